@@ -1,0 +1,40 @@
+import type { FaultController } from './faults.ts';
+
+export interface SimOptions {
+  port?: number;
+  host?: string;
+  dashscopeApiKey?: string;
+  klingAccessKey?: string;
+  klingSecretKey?: string;
+  /** How long simulated async tasks take to finish (ms). */
+  taskDurationMs?: number;
+  /** How long result URLs stay valid (ms). */
+  resultTtlMs?: number;
+  /** Fixed delay before every answer (ms); 0 for benchmarks. */
+  latencyMs?: number;
+}
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown;
+  at: number;
+}
+
+export interface SimContext {
+  opts: Required<Omit<SimOptions, 'port' | 'host'>>;
+  faults: FaultController;
+  /** Every request received (bounded), for tests to observe what the gateway sent. */
+  recorded: RecordedRequest[];
+  /** Base URL the simulator is reachable at (set once listening). */
+  baseUrl: string;
+  /** Extension point: per-area state (tasks, sessions …) keyed by area name. */
+  state: Map<string, unknown>;
+}
+
+export const DEFAULT_SIM_KEYS = {
+  dashscopeApiKey: 'sk-sim-dashscope-0000000000000000',
+  klingAccessKey: 'sim-kling-access-key',
+  klingSecretKey: 'sim-kling-secret-key-000000000000',
+};

@@ -1,0 +1,103 @@
+import type { ServerResponse } from 'node:http';
+import type { SimContext } from '../context.ts';
+import { countTokens, requestId, sendJson, sleep } from '../http-util.ts';
+import type { SimRequest, SimRouter } from '../router.ts';
+import { compatError } from './errors.ts';
+
+interface ChatBody {
+  model?: unknown;
+  messages?: unknown;
+  stream?: unknown;
+  stream_options?: { include_usage?: unknown } | null;
+}
+
+/** Text of all messages and the number of image parts (for usage). */
+export function flattenMessages(messages: unknown[]): { text: string; images: number; lastUser: string } {
+  let text = '';
+  let images = 0;
+  let lastUser = '';
+  for (const m of messages) {
+    if (typeof m !== 'object' || m === null) continue;
+    const { role, content } = m as { role?: unknown; content?: unknown };
+    let t = '';
+    if (typeof content === 'string') t = content;
+    else if (Array.isArray(content)) {
+      for (const part of content) {
+        const p = part as { type?: unknown; text?: unknown; image_url?: unknown; image?: unknown };
+        if (typeof p.text === 'string') t += p.text;
+        if (p.type === 'image_url' || p.type === 'image' || p.image !== undefined) images += 1;
+      }
+    }
+    text += t;
+    if (role === 'user') lastUser = t;
+  }
+  return { text, images, lastUser };
+}
+
+export function replyFor(lastUser: string): string {
+  const topic = lastUser.replace(/sim-fault:[a-z-]+(:\d+)?/g, '').trim().slice(0, 60);
+  return `This is a simulated reply about: ${topic || 'nothing in particular'}. It has a few words to stream.`;
+}
+
+export const IMAGE_TOKENS = 258;
+
+export function chatUsage(text: string, images: number, completion: string) {
+  const prompt = countTokens(text) + images * IMAGE_TOKENS;
+  const completionTokens = countTokens(completion);
+  // Implicit cache: inputs of 256+ tokens hit the cache for their first 256-token blocks beyond the first block.
+  const cached = prompt >= 512 ? Math.floor((prompt - 256) / 256) * 256 : 0;
+  const usage: Record<string, unknown> = { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: prompt + completionTokens };
+  if (cached > 0) usage.prompt_tokens_details = { cached_tokens: cached };
+  return usage;
+}
+
+export function registerCompatChat(router: SimRouter, ctx: SimContext): void {
+  router.on('POST', '/compatible-mode/v1/chat/completions', async (req, res) => handleChat(req, res, ctx));
+}
+
+async function handleChat(req: SimRequest, res: ServerResponse, ctx: SimContext): Promise<void> {
+  const body = req.json as ChatBody | undefined;
+  if (!body || typeof body !== 'object') return compatError(res, 400, 'invalid_parameter_error', 'Request body is not valid JSON.');
+  if (typeof body.model !== 'string' || !body.model) return compatError(res, 400, 'invalid_parameter_error', 'Model not specified.');
+  if (!Array.isArray(body.messages) || body.messages.length === 0) {
+    return compatError(res, 400, 'invalid_parameter_error', 'Required parameter messages is missing or empty.');
+  }
+  const { text, images, lastUser } = flattenMessages(body.messages);
+  const reply = replyFor(lastUser);
+  const usage = chatUsage(text, images, reply);
+  const id = `chatcmpl-${requestId()}`;
+  const created = Math.floor(Date.now() / 1000);
+  if (body.stream !== true) {
+    return sendJson(res, 200, {
+      id,
+      object: 'chat.completion',
+      created,
+      model: body.model,
+      choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop', logprobs: null }],
+      usage,
+      system_fingerprint: null,
+    });
+  }
+  const includeUsage = body.stream_options?.include_usage === true;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  const words = reply.split(/(?<= )/);
+  const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }], usage: null, system_fingerprint: null })}\n\n`;
+  const trickle = req.fault?.kind === 'trickle' ? (req.fault.arg ?? 200) : 0;
+  res.write(chunk({ role: 'assistant', content: '' }, null));
+  for (let i = 0; i < words.length; i++) {
+    if (req.fault?.kind === 'cut' && i === Math.min(3, words.length - 1)) {
+      res.socket?.destroy();
+      return;
+    }
+    if (trickle) await sleep(trickle);
+    if (res.destroyed) return;
+    res.write(chunk({ content: words[i] }, null));
+  }
+  res.write(chunk({}, 'stop'));
+  if (includeUsage) {
+    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage, system_fingerprint: null })}\n\n`);
+  }
+  res.end('data: [DONE]\n\n');
+  void ctx;
+}

@@ -1,0 +1,61 @@
+// Fault injection. Selectable per run (FaultController.add, or POST /__sim/faults) and per request
+// (a marker `sim-fault:<kind>[:<arg>]` anywhere in the request body, e.g. in a prompt).
+
+export type FaultKind =
+  | 'status' // respond with an upstream error status and the provider's own error body (arg: HTTP status)
+  | 'delay' // wait arg ms before answering normally
+  | 'reset' // destroy the connection without answering
+  | 'timeout' // never answer (until the client gives up)
+  | 'malformed' // 200 with a body that is not valid JSON
+  | 'cut' // streams: send some events then destroy the connection
+  | 'trickle' // streams: send events slowly (arg ms between events)
+  | 'fail-task' // async tasks: the task ends FAILED / failed
+  | 'stay-running' // async tasks: never finish
+  | 'vanish' // async tasks: the upstream forgets the task (UNKNOWN / not found)
+  | 'partial' // images: fewer results than n
+  | 'no-output'; // images: success without any image
+
+export interface FaultSpec {
+  kind: FaultKind;
+  /** Numeric argument: status code, ms … */
+  arg?: number;
+  /** Only requests whose path contains this substring. */
+  path?: string;
+  /** How many requests it applies to (default: every request until cleared). */
+  times?: number;
+}
+
+const MARKER = /sim-fault:([a-z-]+)(?::(\d+))?/;
+
+export class FaultController {
+  private faults: Array<FaultSpec & { left: number }> = [];
+
+  add(spec: FaultSpec): void {
+    this.faults.push({ ...spec, left: spec.times ?? Number.POSITIVE_INFINITY });
+  }
+
+  clear(): void {
+    this.faults = [];
+  }
+
+  /** The fault for this request, if any (a body marker wins over run-wide faults). */
+  take(path: string, raw: Buffer): FaultSpec | null {
+    if (raw.length > 0 && raw.length < 4_000_000) {
+      const m = MARKER.exec(raw.toString('utf8'));
+      if (m) return { kind: m[1] as FaultKind, ...(m[2] ? { arg: Number(m[2]) } : {}) };
+    }
+    for (const f of this.faults) {
+      if (f.left <= 0) continue;
+      if (f.path && !path.includes(f.path)) continue;
+      f.left -= 1;
+      return f;
+    }
+    return null;
+  }
+}
+
+/** Marker lookup on arbitrary text (task prompts are checked again when the task runs). */
+export function markerIn(text: string): FaultSpec | null {
+  const m = MARKER.exec(text);
+  return m ? { kind: m[1] as FaultKind, ...(m[2] ? { arg: Number(m[2]) } : {}) } : null;
+}

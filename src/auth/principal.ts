@@ -1,0 +1,10 @@
+/** Who is calling: resolved from the bearer token once per request. */
+export interface Principal {
+  tokenId: string;
+  name: string;
+  /** Allowed public model names, null = any. */
+  models: string[] | null;
+  quota: number | null;
+  rpmLimit: number | null;
+  concurrencyLimit: number | null;
+}

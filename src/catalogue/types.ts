@@ -1,0 +1,89 @@
+import type { ChannelKind } from '../store/repos/channels.ts';
+
+export type ModelKind =
+  | 'chat' // text (and some multimodal) chat models
+  | 'vision' // image-understanding chat models
+  | 'embedding'
+  | 'image' // image generation (and edit when capabilities.imageEdit)
+  | 'image-edit' // edit-only image models
+  | 'video' // family B /v1/videos models
+  | 'vidx-video' // family A text2video
+  | 'vidx-edit' // family A multi-element edit
+  | 'vidx-omni'; // family A omni-video
+
+/** Integer micro-units per 1K tokens. */
+export interface TokenPriceTier {
+  /** Inclusive upper bound of input tokens for this tier; null = no bound. */
+  maxInputTokens: number | null;
+  inputPer1k: number;
+  outputPer1k: number;
+  cachedInputPer1k?: number;
+  cacheCreationPer1k?: number;
+}
+
+export type Price =
+  | { unit: 'tokens'; tiers: TokenPriceTier[] }
+  | { unit: 'image'; perImage: number }
+  | { unit: 'video-second'; perSecond: { '720p': number; '1080p': number }; basis: 'output' | 'input+output' }
+  | { unit: 'video-mode-second'; perSecond: { std: number; pro: number } };
+
+export type VideoRefRule =
+  | 'none' // text only
+  | 'first-frame' // hhx-1.1-i2v / hhx-1.0-i2v: one image
+  | 'reference-images' // hhx r2v: 1..9 images
+  | 'wan-i2v' // first video → first_clip, first image → first_frame, later images → last_frame
+  | 'wan-r2v' // videos → reference_video, images → reference_image
+  | 'hhx-edit' // one source video + optional images
+  | 'wan-edit'; // one source video + optional images
+
+export interface VideoRules {
+  minSeconds: number;
+  maxSeconds: number;
+  defaultSeconds: number;
+  defaultResolution: '720p' | '1080p';
+  seed: boolean;
+  refs: VideoRefRule;
+  maxReferenceImages?: number;
+  /** Upstream parameters this model takes (HappyHorse edit takes no ratio/duration). */
+  ratio: boolean;
+  duration: boolean;
+}
+
+export interface ModelEntry {
+  /** Public name (what clients send). */
+  id: string;
+  kind: ModelKind;
+  upstream: ChannelKind;
+  /** Name sent to the upstream. */
+  upstreamModel: string;
+  ownedBy: string;
+  price: Price;
+  capabilities: {
+    /** Chat model that takes image parts (routed to the multimodal path when not `vision`). */
+    imageInput?: boolean;
+    imageEdit?: boolean;
+    imageGenerate?: boolean;
+    maxEditImages?: number;
+    maxN?: number;
+    responses?: boolean;
+    messages?: boolean;
+  };
+  video?: VideoRules;
+  /** Dated-snapshot pattern: public names `${id}-<date>` resolve to this entry. */
+  snapshots?: boolean;
+  /** Historical names normalised to this one. */
+  aliases?: string[];
+  /** Listed in the catalogue but refused with a pointer elsewhere. */
+  hidden?: boolean;
+}
+
+/** What a public name resolved to: the entry plus the exact names to send and to show. */
+export interface ResolvedModel {
+  entry: ModelEntry;
+  /** Canonical public name (aliases normalised; snapshots kept). */
+  publicName: string;
+  /** Upstream model name to send. */
+  upstreamModel: string;
+  /** Model whose price applies (a snapshot bills as its base). */
+  billingModel: string;
+}

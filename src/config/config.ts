@@ -1,0 +1,146 @@
+// The only reader of process.env. Everything else receives a typed Config.
+import { resolve } from 'node:path';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export interface UpstreamDashscope {
+  apiKey: string | undefined;
+  baseUrl: string;
+}
+export interface UpstreamKling {
+  accessKey: string | undefined;
+  secretKey: string | undefined;
+  baseUrl: string;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  adminKey: string | undefined;
+  secret: string | undefined;
+  dashscope: UpstreamDashscope;
+  kling: UpstreamKling;
+  /** Public URL of this gateway (for upstream callbacks); optional. */
+  publicUrl: string | undefined;
+  redisUrl: string | undefined;
+  logLevel: string;
+  /** Max request body in bytes for JSON endpoints. */
+  bodyLimit: number;
+  /** Hosts the gateway may download results from (b64 conversion, video content). */
+  resultHosts: string[];
+  /** Allow outbound calls to loopback/private addresses (tests, demo). */
+  allowPrivateNetwork: boolean;
+  /** Exact origins (scheme://host:port) trusted for result downloads even on private addresses: the demo simulator. */
+  trustedResultOrigins: string[];
+  /** Demo-mode simulated task duration (ms). */
+  simTaskMs: number;
+  /** Port for the in-process simulator in demo mode (0 = any). */
+  simPort: number;
+  dataDir: string;
+}
+
+export const DEFAULT_DASHSCOPE_BASE_URL = 'https://dashscope.aliyuncs.com';
+export const DEFAULT_KLING_BASE_URL = 'https://api-beijing.klingai.com';
+
+export const DEFAULT_RESULT_HOSTS = [
+  'dashscope-result-bj.oss-cn-beijing.aliyuncs.com',
+  'dashscope-result-wlcb.oss-cn-wulanchabu.aliyuncs.com',
+  'dashscope-result-wlcb-acdr-1.oss-cn-wulanchabu-acdr-1.aliyuncs.com',
+  'cdn.klingai.com',
+  'v1-kling.klingai.com',
+  'p1-kling.klingai.com',
+];
+
+type Env = Record<string, string | undefined>;
+
+function intVar(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function urlVar(env: Env, name: string, def: string): string {
+  const raw = (env[name] ?? '').trim() || def;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name} must use http or https, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
+}
+
+// The contract describes a single domestic region; endpoints of other regions must never be mixed in.
+const FOREIGN_DASHSCOPE = /(^|\.)dashscope-intl\.aliyuncs\.com$|(^|\.)dashscope-us\.aliyuncs\.com$|\.ap-[a-z]+-\d\.maas\.aliyuncs\.com$|\.(us|eu|me|ap)-[a-z]+-\d+\.maas\.aliyuncs\.com$/i;
+const FOREIGN_KLING = /^api-(singapore|sg|us|eu|global|intl)[a-z0-9-]*\.klingai\.com$|^api\.klingai\.com$/i;
+
+export function checkRegion(name: string, url: string, foreign: RegExp): void {
+  const host = new URL(url).hostname;
+  if (foreign.test(host)) {
+    throw new ConfigError(
+      `${name} points at ${host}, an endpoint outside the single domestic region this gateway serves; ` +
+        'use the Beijing endpoint (keys and endpoints of another region must not be mixed in)',
+    );
+  }
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = resolve(env.TOLLWAY_DATA_DIR?.trim() || './data');
+  const databaseUrl = (env.DATABASE_URL ?? '').trim() || `sqlite:${resolve(dataDir, 'tollway.db')}`;
+  if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(databaseUrl)) {
+    throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${databaseUrl.replace(/:[^:@/]*@/, ':***@')}"`);
+  }
+  const dashscopeBase = urlVar(env, 'DASHSCOPE_BASE_URL', DEFAULT_DASHSCOPE_BASE_URL);
+  checkRegion('DASHSCOPE_BASE_URL', dashscopeBase, FOREIGN_DASHSCOPE);
+  const klingBase = urlVar(env, 'KLING_BASE_URL', DEFAULT_KLING_BASE_URL);
+  checkRegion('KLING_BASE_URL', klingBase, FOREIGN_KLING);
+
+  const ak = env.KLING_ACCESS_KEY?.trim() || undefined;
+  const sk = env.KLING_SECRET_KEY?.trim() || undefined;
+  if ((ak && !sk) || (!ak && sk)) throw new ConfigError('KLING_ACCESS_KEY and KLING_SECRET_KEY must be set together');
+
+  const adminKey = env.TOLLWAY_ADMIN_KEY?.trim() || undefined;
+  if (adminKey !== undefined && adminKey.length < 16) throw new ConfigError('TOLLWAY_ADMIN_KEY must be at least 16 characters');
+  const secret = env.TOLLWAY_SECRET?.trim() || undefined;
+  if (secret !== undefined && secret.length < 16) throw new ConfigError('TOLLWAY_SECRET must be at least 16 characters');
+
+  const publicUrl = env.TOLLWAY_PUBLIC_URL?.trim() ? urlVar(env, 'TOLLWAY_PUBLIC_URL', '') : undefined;
+  const extraHosts = (env.TOLLWAY_RESULT_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+
+  const host = env.HOST?.trim() || '0.0.0.0';
+  const logLevel = env.LOG_LEVEL?.trim() || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of fatal,error,warn,info,debug,trace,silent, got "${logLevel}"`);
+  }
+  return {
+    port: intVar(env, 'PORT', 8080, 0, 65535),
+    host,
+    databaseUrl,
+    adminKey,
+    secret,
+    dashscope: { apiKey: env.DASHSCOPE_API_KEY?.trim() || undefined, baseUrl: dashscopeBase },
+    kling: { accessKey: ak, secretKey: sk, baseUrl: klingBase },
+    publicUrl,
+    redisUrl: env.REDIS_URL?.trim() || undefined,
+    logLevel,
+    bodyLimit: intVar(env, 'TOLLWAY_BODY_LIMIT', 20 * 1024 * 1024, 1024, 512 * 1024 * 1024),
+    resultHosts: [...DEFAULT_RESULT_HOSTS, ...extraHosts],
+    allowPrivateNetwork: env.TOLLWAY_ALLOW_PRIVATE_NETWORK === '1' || env.TOLLWAY_ALLOW_PRIVATE_NETWORK === 'true',
+    trustedResultOrigins: [],
+    simTaskMs: intVar(env, 'TOLLWAY_SIM_TASK_MS', 5000, 0, 3_600_000),
+    simPort: intVar(env, 'TOLLWAY_SIM_PORT', 0, 0, 65535),
+    dataDir,
+  };
+}
+
+/** True when no upstream credentials are configured: demo mode runs the built-in simulator. */
+export function isDemoMode(c: Config): boolean {
+  return !c.dashscope.apiKey && !c.kling.accessKey;
+}

@@ -1,0 +1,61 @@
+// Small typed readers for request fields: each returns the value or throws a catalogue error naming the field.
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { ErrorCode } from '../errors/codes.ts';
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type JsonObject = { [k: string]: unknown };
+
+export function isObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function requireBody(body: unknown): JsonObject {
+  if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
+  return body;
+}
+
+export function optString(o: JsonObject, key: string, opts: { max?: number; code?: ErrorCode } = {}): string | undefined {
+  const v = o[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw new GatewayError(opts.code ?? 'invalid_parameter', `${key} must be a string`, { param: key });
+  if (opts.max !== undefined && v.length > opts.max) {
+    throw new GatewayError(opts.code ?? 'invalid_parameter', `${key} must be at most ${opts.max} characters`, { param: key });
+  }
+  return v;
+}
+
+export function reqString(o: JsonObject, key: string, opts: { max?: number; code?: ErrorCode } = {}): string {
+  const v = optString(o, key, opts);
+  if (v === undefined || v.trim() === '') throw new GatewayError('missing_parameter', `${key} is required`, { param: key });
+  return v;
+}
+
+export function optInt(o: JsonObject, key: string, min: number, max: number, code: ErrorCode = 'invalid_parameter'): number | undefined {
+  const v = o[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+    throw new GatewayError(code, `${key} must be an integer between ${min} and ${max}`, { param: key });
+  }
+  return v;
+}
+
+export function optStringArray(o: JsonObject, key: string, opts: { maxItems?: number } = {}): string[] | undefined {
+  const v = o[key];
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) {
+    throw new GatewayError('invalid_parameter', `${key} must be an array of strings`, { param: key });
+  }
+  if (opts.maxItems !== undefined && v.length > opts.maxItems) {
+    throw new GatewayError('invalid_parameter', `${key} must have at most ${opts.maxItems} items`, { param: key });
+  }
+  return v as string[];
+}
+
+export function optEnum<T extends string>(o: JsonObject, key: string, values: readonly T[], code: ErrorCode = 'invalid_parameter'): T | undefined {
+  const v = o[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string' || !(values as readonly string[]).includes(v)) {
+    throw new GatewayError(code, `${key} must be one of ${values.join(', ')}`, { param: key });
+  }
+  return v as T;
+}

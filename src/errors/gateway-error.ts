@@ -1,0 +1,44 @@
+import { codeSpec, type ErrorCode } from './codes.ts';
+
+export interface GatewayErrorOptions {
+  status?: number;
+  upstreamRequestId?: string;
+  /** Field the error is about, when there is one (shown as `param` in family B). */
+  param?: string;
+  cause?: unknown;
+  /** Extra headers for the response (Retry-After …). */
+  headers?: Record<string, string>;
+}
+
+/** The one error type every layer throws; renderers turn it into the family's shape. */
+export class GatewayError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly type: string;
+  readonly upstreamRequestId: string | undefined;
+  readonly param: string | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(code: ErrorCode, message: string, opts: GatewayErrorOptions = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    const spec = codeSpec(code);
+    this.name = 'GatewayError';
+    this.code = code;
+    this.status = opts.status ?? spec.status;
+    this.type = spec.type;
+    this.upstreamRequestId = opts.upstreamRequestId;
+    this.param = opts.param;
+    this.headers = opts.headers;
+  }
+
+  get vendorCode(): number {
+    return codeSpec(this.code).vendorCode;
+  }
+}
+
+export function isGatewayError(e: unknown): e is GatewayError {
+  return e instanceof GatewayError;
+}
+
+export const badRequest = (message: string, param?: string, code: ErrorCode = 'invalid_parameter') =>
+  new GatewayError(code, message, param === undefined ? {} : { param });

@@ -1,0 +1,89 @@
+// Builds a complete gateway (store, repos, caches, app) from a Config. Used by main.ts and tests.
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { SecretBox } from './auth/secret-box.ts';
+import { TokenAuth } from './auth/token-auth.ts';
+import { applyOverrides, Catalogue } from './catalogue/catalogue.ts';
+import { DEFAULT_CATALOGUE } from './catalogue/default-catalogue.ts';
+import type { ModelEntry } from './catalogue/types.ts';
+import type { Config } from './config/config.ts';
+import { redactSecrets, registerSecret } from './errors/redact.ts';
+import { buildApp } from './http/app.ts';
+import type { AppDeps } from './http/deps.ts';
+import { ChannelRegistry } from './routing/channel-registry.ts';
+import { parseJson } from './store/json.ts';
+import { AuditRepo } from './store/repos/audit.ts';
+import { ChannelsRepo } from './store/repos/channels.ts';
+import { RequestLogWriter } from './store/repos/request-log.ts';
+import { TokensRepo } from './store/repos/tokens.ts';
+import { openStore, type Store } from './store/store.ts';
+
+export interface GatewayOptions {
+  /** Where log lines go (tests capture them); default stdout. */
+  logStream?: NodeJS.WritableStream;
+  adminKey: string;
+  secret: string;
+  pgSchema?: string;
+  store?: Store;
+}
+
+export interface Gateway {
+  app: FastifyInstance;
+  deps: AppDeps;
+  close(): Promise<void>;
+}
+
+export function makeLogger(level: string, stream?: NodeJS.WritableStream): Logger {
+  return pino(
+    {
+      level,
+      base: null,
+      // Last line of defence: secrets never reach a log line, whatever a caller logged.
+      hooks: {
+        streamWrite: (s: string) => redactSecrets(s),
+      },
+      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization'], censor: '[redacted]' },
+    },
+    stream ?? process.stdout,
+  );
+}
+
+async function loadCatalogue(store: Store): Promise<Catalogue> {
+  const rows = await store.db.selectFrom('catalogue_overrides').selectAll().execute();
+  const overrides = rows.map((r) => ({ model: r.model, entry: parseJson<Partial<ModelEntry>>(r.entry) ?? {} }));
+  return new Catalogue(applyOverrides(DEFAULT_CATALOGUE, overrides));
+}
+
+export async function createGateway(config: Config, opts: GatewayOptions): Promise<Gateway> {
+  registerSecret(opts.adminKey);
+  registerSecret(opts.secret);
+  registerSecret(config.dashscope.apiKey);
+  registerSecret(config.kling.secretKey);
+  const logger = makeLogger(config.logLevel, opts.logStream);
+  const store = opts.store ?? (await openStore(config.databaseUrl, opts.pgSchema ? { pgSchema: opts.pgSchema } : {}));
+  const box = new SecretBox(opts.secret);
+  const repos = { tokens: new TokensRepo(store.db), channels: new ChannelsRepo(store.db), audit: new AuditRepo(store.db) };
+  const channels = new ChannelRegistry(repos.channels, box);
+  await channels.reload();
+  const deps: AppDeps = {
+    config,
+    store,
+    logger,
+    adminKey: opts.adminKey,
+    box,
+    catalogue: await loadCatalogue(store),
+    channels,
+    tokenAuth: new TokenAuth(repos.tokens),
+    repos,
+    requestLog: new RequestLogWriter(store.db, (e) => logger.error({ err: String(e) }, 'request log write failed')),
+  };
+  const app = await buildApp(deps);
+  return {
+    app,
+    deps,
+    close: async () => {
+      await app.close();
+      if (!opts.store) await store.close();
+    },
+  };
+}

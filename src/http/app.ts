@@ -1,0 +1,124 @@
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { credentialFrom } from '../auth/token-auth.ts';
+import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
+import { familyOf, renderError } from '../errors/render.ts';
+import type { AppDeps } from './deps.ts';
+import { RouteTable } from './method-guard.ts';
+import { newRequestId, REQUEST_ID_HEADER } from './request-id.ts';
+import type { RequestState } from './request-state.ts';
+import { registerAdminRoutes } from './routes/admin/index.ts';
+import { registerFamilyARoutes } from './routes/family-a/index.ts';
+import { registerFamilyBRoutes } from './routes/family-b/index.ts';
+
+const CONTRACT_PREFIXES = ['/v1/', '/vidx/'];
+
+/** Translate framework errors (body parsing, limits, validation) into catalogue errors. */
+export function toGatewayError(err: unknown): GatewayError {
+  if (isGatewayError(err)) return err;
+  const e = err as Partial<FastifyError> & { message?: string };
+  switch (e.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new GatewayError('invalid_json', 'Request body is not valid JSON');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_FILES_LIMIT':
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return new GatewayError('payload_too_large', 'Request body is too large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new GatewayError('unsupported_content_type', 'Unsupported Content-Type: send application/json');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new GatewayError('invalid_request', 'Request body size did not match Content-Length');
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return new GatewayError('unsupported_content_type', 'Expected a multipart/form-data body');
+    default:
+      break;
+  }
+  if (e.validation) return new GatewayError('invalid_request', `Invalid request: ${e.message ?? 'validation failed'}`);
+  if (err instanceof SyntaxError) return new GatewayError('invalid_json', 'Request body is not valid JSON');
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return new GatewayError('invalid_request', e.message ?? 'Bad request', { status: e.statusCode });
+  }
+  return new GatewayError('internal_error', 'Internal error', { cause: err });
+}
+
+export function sendError(req: FastifyRequest, reply: FastifyReply, err: GatewayError): FastifyReply {
+  req.tw.errorCode = err.code;
+  if (err.upstreamRequestId) req.tw.upstreamRequestId = err.upstreamRequestId;
+  if (err.headers) reply.headers(err.headers);
+  return reply.code(err.status).type('application/json; charset=utf-8').send(renderError(familyOf(req.url), err, req.id));
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger as unknown as FastifyBaseLogger,
+    logController: { disableRequestLogging: true, requestIdLogLabel: 'request_id' },
+    genReqId: () => newRequestId(),
+    bodyLimit: deps.config.bodyLimit,
+    return503OnClosing: true,
+    forceCloseConnections: false,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  const routes = new RouteTable();
+  app.addHook('onRoute', (r) => routes.add(r.url, r.method));
+
+  app.decorateRequest('tw', null as unknown as RequestState);
+  app.addHook('onRequest', async (req, reply) => {
+    req.tw = { startedAt: process.hrtime.bigint(), principal: null, model: null, usage: null, amount: 0, upstreamRequestId: null, errorCode: null };
+    reply.header(REQUEST_ID_HEADER, req.id);
+    // Authenticate contract paths before the body is parsed: unauthenticated callers get 401 cheaply.
+    const path = req.url;
+    if (CONTRACT_PREFIXES.some((p) => path.startsWith(p))) {
+      req.tw.principal = await deps.tokenAuth.authenticate(credentialFrom(req.headers));
+    }
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    const st = req.tw;
+    if (!st || !st.principal) return;
+    deps.requestLog.write({
+      requestId: req.id,
+      tokenId: st.principal.tokenId,
+      model: st.model,
+      endpoint: req.routeOptions.url ?? req.url.split('?')[0] ?? req.url,
+      method: req.method,
+      status: reply.statusCode,
+      latencyMs: Math.round(Number(process.hrtime.bigint() - st.startedAt) / 1e6),
+      usage: st.usage,
+      amount: st.amount,
+      upstreamRequestId: st.upstreamRequestId,
+      errorCode: st.errorCode,
+      createdAt: Date.now(),
+    });
+  });
+
+  app.setErrorHandler((err, req, reply) => {
+    const ge = toGatewayError(err);
+    if (ge.code === 'internal_error') req.log.error({ err: String((err as Error)?.stack ?? err) }, 'unhandled error');
+    if (!req.tw) req.tw = { startedAt: process.hrtime.bigint(), principal: null, model: null, usage: null, amount: 0, upstreamRequestId: null, errorCode: null };
+    reply.header(REQUEST_ID_HEADER, req.id);
+    return sendError(req, reply, ge);
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0] ?? req.url;
+    const allowed = routes.allowed(path);
+    if (allowed && !allowed.includes(req.method)) {
+      reply.header('allow', allowed.join(', '));
+      return sendError(req, reply, new GatewayError('method_not_allowed', `Method ${req.method} is not allowed on ${path}`));
+    }
+    return sendError(req, reply, new GatewayError('not_found', `Unknown path ${path}`));
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+
+  await app.register(async (scope) => registerAdminRoutes(scope, deps), { prefix: '/admin' });
+  await app.register(async (scope) => registerFamilyBRoutes(scope, deps), { prefix: '/v1' });
+  await app.register(async (scope) => registerFamilyARoutes(scope, deps), { prefix: '/vidx/v1' });
+
+  app.addHook('onClose', async () => {
+    await deps.requestLog.flush();
+  });
+  return app;
+}

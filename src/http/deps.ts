@@ -1,0 +1,29 @@
+import type { Logger } from 'pino';
+import type { TokenAuth } from '../auth/token-auth.ts';
+import type { SecretBox } from '../auth/secret-box.ts';
+import type { Catalogue } from '../catalogue/catalogue.ts';
+import type { Config } from '../config/config.ts';
+import type { ChannelRegistry } from '../routing/channel-registry.ts';
+import type { AuditRepo } from '../store/repos/audit.ts';
+import type { ChannelsRepo } from '../store/repos/channels.ts';
+import type { RequestLogWriter } from '../store/repos/request-log.ts';
+import type { TokensRepo } from '../store/repos/tokens.ts';
+import type { Store } from '../store/store.ts';
+
+/** Everything the HTTP layer needs, wired in main.ts (or a test harness): no singletons. */
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  adminKey: string;
+  box: SecretBox;
+  catalogue: Catalogue;
+  channels: ChannelRegistry;
+  tokenAuth: TokenAuth;
+  repos: {
+    tokens: TokensRepo;
+    channels: ChannelsRepo;
+    audit: AuditRepo;
+  };
+  requestLog: RequestLogWriter;
+}

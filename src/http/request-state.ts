@@ -1,0 +1,26 @@
+import type { FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/principal.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+
+/** Per-request facts gathered along the way and written to the request log at the end. */
+export interface RequestState {
+  startedAt: bigint;
+  principal: Principal | null;
+  model: string | null;
+  usage: unknown;
+  amount: number;
+  upstreamRequestId: string | null;
+  errorCode: string | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    tw: RequestState;
+  }
+}
+
+export function principalOf(req: FastifyRequest): Principal {
+  const p = req.tw.principal;
+  if (!p) throw new GatewayError('missing_token', 'Missing bearer token: send Authorization: Bearer <token>');
+  return p;
+}

@@ -1,0 +1,13 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppDeps } from '../../deps.ts';
+import { requireAdmin } from './admin-auth.ts';
+import { registerAuditRoutes } from './audit.ts';
+import { registerChannelRoutes } from './channels.ts';
+import { registerTokenRoutes } from './tokens.ts';
+
+export async function registerAdminRoutes(scope: FastifyInstance, deps: AppDeps): Promise<void> {
+  requireAdmin(scope, deps.adminKey);
+  registerTokenRoutes(scope, deps);
+  registerChannelRoutes(scope, deps);
+  registerAuditRoutes(scope, deps);
+}

@@ -1,0 +1,52 @@
+// Wiring only: config → secrets → simulator (demo) → gateway → channels → listen.
+import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../simulator/index.ts';
+import { demoToken, disableChannelsNamed, ensureChannel, provisionEnvChannels, resolveSecrets } from './bootstrap.ts';
+import { isDemoMode, type Config } from './config/config.ts';
+import { createGateway } from './gateway.ts';
+
+export async function serve(config: Config): Promise<void> {
+  const { adminKey, adminKeyGenerated, secret } = resolveSecrets(config);
+  const demo = isDemoMode(config);
+  let sim: Simulator | null = null;
+  if (demo) {
+    sim = await startSimulator({ port: config.simPort, taskDurationMs: config.simTaskMs });
+    config.trustedResultOrigins.push(new URL(sim.url).origin);
+  }
+  const gw = await createGateway(config, { adminKey, secret });
+  const { deps } = gw;
+  if (sim) {
+    await ensureChannel(deps, 'demo-dashscope', 'dashscope', sim.url, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
+    await ensureChannel(deps, 'demo-kling', 'kling', sim.url, { accessKey: DEFAULT_SIM_KEYS.klingAccessKey, secretKey: DEFAULT_SIM_KEYS.klingSecretKey });
+  } else {
+    await disableChannelsNamed(deps, 'demo-');
+    await provisionEnvChannels(deps, config);
+  }
+  const address = await gw.app.listen({ port: config.port, host: config.host });
+  const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${new URL(address).port}`;
+  const out = (s: string) => process.stderr.write(`${s}\n`);
+  out(`\nTollway gateway listening on ${base} (store: ${deps.store.dialect})`);
+  if (adminKeyGenerated) out(`Admin key (generated, kept in ${config.dataDir}/admin-key): ${adminKey}`);
+  if (sim) {
+    const token = await demoToken(deps, config);
+    out('');
+    out('*** DEMO MODE: no upstream keys configured. The upstream is the BUILT-IN SIMULATOR, not a real provider. ***');
+    out(`*** Simulator: ${sim.url}  (set DASHSCOPE_API_KEY / KLING_ACCESS_KEY+KLING_SECRET_KEY to use real upstreams) ***`);
+    out('');
+    out(`Demo token: ${token}`);
+    out(`Try: curl -s ${base}/v1/models -H "Authorization: Bearer ${token}"`);
+    out(`     curl -s ${base}/v1/chat/completions -H "Authorization: Bearer ${token}" -H "Content-Type: application/json" \\`);
+    out(`       -d '{"model":"qwx3.7-plus","messages":[{"role":"user","content":"Hello"}]}'`);
+    out('');
+  }
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    out(`${signal}: draining in-flight requests…`);
+    await gw.close();
+    await sim?.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}

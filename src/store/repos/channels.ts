@@ -1,0 +1,102 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, ChannelsTable } from '../schema.ts';
+import { parseJson } from '../json.ts';
+
+export type ChannelKind = 'dashscope' | 'kling';
+export const CHANNEL_KINDS: readonly ChannelKind[] = ['dashscope', 'kling'];
+
+export interface ChannelRecord {
+  id: string;
+  name: string;
+  kind: ChannelKind;
+  baseUrl: string;
+  keyEnc: string;
+  models: string[] | null;
+  status: 'enabled' | 'disabled';
+  priority: number;
+  weight: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+function toRecord(r: Selectable<ChannelsTable>): ChannelRecord {
+  return {
+    id: r.id,
+    name: r.name,
+    kind: r.kind as ChannelKind,
+    baseUrl: r.base_url,
+    keyEnc: r.key_enc,
+    models: parseJson<string[]>(r.models),
+    status: r.status === 'enabled' ? 'enabled' : 'disabled',
+    priority: Number(r.priority),
+    weight: Number(r.weight),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+export interface NewChannel {
+  id: string;
+  name: string;
+  kind: ChannelKind;
+  baseUrl: string;
+  keyEnc: string;
+  models: string[] | null;
+  priority?: number;
+  weight?: number;
+}
+
+export class ChannelsRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async create(c: NewChannel, now = Date.now()): Promise<ChannelRecord> {
+    const row = {
+      id: c.id,
+      name: c.name,
+      kind: c.kind,
+      base_url: c.baseUrl,
+      key_enc: c.keyEnc,
+      models: c.models === null ? null : JSON.stringify(c.models),
+      status: 'enabled',
+      priority: c.priority ?? 0,
+      weight: c.weight ?? 1,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.db.insertInto('channels').values(row).execute();
+    return toRecord(row);
+  }
+
+  async list(): Promise<ChannelRecord[]> {
+    const rows = await this.db.selectFrom('channels').selectAll().orderBy('created_at', 'asc').execute();
+    return rows.map(toRecord);
+  }
+
+  async get(id: string): Promise<ChannelRecord | null> {
+    const r = await this.db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
+    return r ? toRecord(r) : null;
+  }
+
+  async setStatus(id: string, status: 'enabled' | 'disabled', now = Date.now()): Promise<boolean> {
+    const r = await this.db.updateTable('channels').set({ status, updated_at: now }).where('id', '=', id).executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  async findByName(name: string): Promise<ChannelRecord | null> {
+    const r = await this.db.selectFrom('channels').selectAll().where('name', '=', name).executeTakeFirst();
+    return r ? toRecord(r) : null;
+  }
+
+  async update(id: string, patch: { baseUrl?: string; keyEnc?: string; models?: string[] | null }, now = Date.now()): Promise<void> {
+    await this.db
+      .updateTable('channels')
+      .set({
+        ...(patch.baseUrl !== undefined ? { base_url: patch.baseUrl } : {}),
+        ...(patch.keyEnc !== undefined ? { key_enc: patch.keyEnc } : {}),
+        ...(patch.models !== undefined ? { models: patch.models === null ? null : JSON.stringify(patch.models) } : {}),
+        updated_at: now,
+      })
+      .where('id', '=', id)
+      .execute();
+  }
+}

@@ -1,0 +1,78 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.ts';
+
+export interface RequestLogRow {
+  requestId: string;
+  tokenId: string | null;
+  model: string | null;
+  endpoint: string;
+  method: string;
+  status: number;
+  latencyMs: number;
+  usage: unknown;
+  amount: number;
+  upstreamRequestId: string | null;
+  errorCode: string | null;
+  createdAt: number;
+}
+
+/**
+ * Group-commits request-log rows off the request's critical path: rows are buffered and written
+ * in one multi-row insert every `intervalMs` (or when `maxBatch` is reached), and flushed on close.
+ * Crash window: at most `intervalMs` of log rows (the ledger has its own guarantees).
+ */
+export class RequestLogWriter {
+  private buf: RequestLogRow[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly onError: (e: unknown) => void,
+    private readonly intervalMs = 10,
+    private readonly maxBatch = 500,
+  ) {}
+
+  write(row: RequestLogRow): void {
+    this.buf.push(row);
+    if (this.buf.length >= this.maxBatch) void this.flush();
+    else if (!this.timer) this.timer = setTimeout(() => void this.flush(), this.intervalMs);
+  }
+
+  flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    const batch = this.buf;
+    if (batch.length === 0) return this.flushing;
+    this.buf = [];
+    this.flushing = this.flushing.then(() => this.insert(batch)).catch((e: unknown) => this.onError(e));
+    return this.flushing;
+  }
+
+  private async insert(rows: RequestLogRow[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += 100) {
+      await this.db
+        .insertInto('request_log')
+        .values(
+          rows.slice(i, i + 100).map((r) => ({
+            request_id: r.requestId,
+            token_id: r.tokenId,
+            model: r.model,
+            endpoint: r.endpoint,
+            method: r.method,
+            status: r.status,
+            latency_ms: r.latencyMs,
+            usage: r.usage === undefined || r.usage === null ? null : JSON.stringify(r.usage),
+            amount: r.amount,
+            upstream_request_id: r.upstreamRequestId,
+            error_code: r.errorCode,
+            created_at: r.createdAt,
+          })),
+        )
+        .onConflict((oc) => oc.column('request_id').doNothing())
+        .execute();
+    }
+  }
+}

@@ -1,0 +1,158 @@
+// Kysely Database interface. Timestamps are integer milliseconds since the epoch; money is
+// integer micro-units; JSON columns are text (parsed in repos) so both dialects behave alike.
+import type { Generated } from 'kysely';
+
+export interface TokensTable {
+  id: string;
+  name: string;
+  secret_hash: string;
+  prefix: string;
+  models: string | null; // JSON array of public model names, null = all
+  quota: number | null; // micro-units, null = unlimited
+  spent: Generated<number>; // micro-units charged so far
+  held: Generated<number>; // micro-units currently held by open tasks
+  rpm_limit: number | null;
+  concurrency_limit: number | null;
+  expires_at: number | null;
+  revoked_at: number | null;
+  created_at: number;
+}
+
+export interface ChannelsTable {
+  id: string;
+  name: string;
+  kind: string; // 'dashscope' | 'kling'
+  base_url: string;
+  key_enc: string; // AES-GCM encrypted JSON of the credentials
+  models: string | null; // JSON array of public names served, null = all of its kind
+  status: string; // 'enabled' | 'disabled'
+  priority: number;
+  weight: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: number;
+  actor: string;
+  action: string;
+  target: string | null;
+  detail: string | null; // JSON
+  request_id: string | null;
+}
+
+export interface RequestLogTable {
+  request_id: string;
+  token_id: string | null;
+  model: string | null;
+  endpoint: string;
+  method: string;
+  status: number;
+  latency_ms: number;
+  usage: string | null; // JSON
+  amount: number;
+  upstream_request_id: string | null;
+  error_code: string | null;
+  created_at: number;
+}
+
+export interface LedgerTable {
+  id: Generated<number>;
+  idempotency_key: string; // unique
+  token_id: string;
+  model: string;
+  kind: string; // 'tokens' | 'images' | 'video' ...
+  quantities: string; // JSON
+  unit_prices: string; // JSON
+  amount: number;
+  request_id: string | null;
+  task_id: string | null;
+  upstream_request_id: string | null;
+  created_at: number;
+}
+
+export interface HoldsTable {
+  task_id: string; // primary key: one hold per task
+  token_id: string;
+  amount: number;
+  state: string; // 'held' | 'settled' | 'released'
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TasksTable {
+  id: string; // our public id (video_id / family A task_id)
+  family: string; // 'a' | 'b'
+  kind: string; // 'video' | 't2v' | 'multi-elements' | 'omni' ...
+  token_id: string;
+  model: string; // canonical public name
+  billing_model: string; // model whose price applies (snapshot → base)
+  upstream_model: string;
+  channel_id: string;
+  upstream_task_id: string | null;
+  state: string; // 'queued' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled'
+  upstream_status: string | null;
+  progress: number | null;
+  request: string; // JSON snapshot of the client request (public fields)
+  result: string | null; // JSON: {url, expires_at, videos: [...]}
+  usage: string | null; // JSON: provider-reported usage
+  error: string | null; // JSON: {code, message}
+  external_task_id: string | null;
+  callback_url: string | null;
+  session_id: string | null;
+  request_id: string;
+  upstream_request_id: string | null;
+  tier: string | null; // '720p' | '1080p' | 'std' | 'pro'
+  hold_amount: number;
+  next_poll_at: number;
+  poll_attempts: Generated<number>;
+  lease_owner: string | null;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+export interface SessionsTable {
+  id: string; // our public session id
+  token_id: string;
+  channel_id: string;
+  upstream_session_id: string;
+  data: string | null; // JSON of the init response
+  created_at: number;
+  expires_at: number;
+}
+
+export interface CallbacksTable {
+  id: string;
+  task_id: string;
+  token_id: string;
+  url: string;
+  payload: string; // JSON
+  state: string; // 'pending' | 'delivered' | 'failed'
+  attempts: Generated<number>;
+  next_at: number;
+  last_error: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CatalogueOverridesTable {
+  model: string;
+  entry: string; // JSON of a partial ModelEntry (price, upstream model …)
+  updated_at: number;
+}
+
+export interface Database {
+  tokens: TokensTable;
+  channels: ChannelsTable;
+  audit_log: AuditLogTable;
+  request_log: RequestLogTable;
+  ledger: LedgerTable;
+  holds: HoldsTable;
+  tasks: TasksTable;
+  sessions: SessionsTable;
+  callbacks: CallbacksTable;
+  catalogue_overrides: CatalogueOverridesTable;
+}

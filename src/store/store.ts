@@ -1,0 +1,31 @@
+import type { Kysely } from 'kysely';
+import { dialectOf, type Dialect } from './dialect.ts';
+import { migrateToLatest } from './migrate.ts';
+import { openPostgres } from './postgres.ts';
+import type { Database } from './schema.ts';
+import { openSqlite } from './sqlite.ts';
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  close(): Promise<void>;
+}
+
+export interface OpenStoreOptions {
+  migrate?: boolean;
+  pgSchema?: string;
+}
+
+export async function openStore(url: string, opts: OpenStoreOptions = {}): Promise<Store> {
+  const dialect = dialectOf(url);
+  const db = dialect === 'postgres' ? await openPostgres(url, opts.pgSchema ? { schema: opts.pgSchema } : {}) : openSqlite(url);
+  if (opts.migrate !== false) await migrateToLatest(db as unknown as Kysely<unknown>, dialect);
+  return { db, dialect, close: () => db.destroy() };
+}
+
+/** True when an error is a unique-constraint violation, in either dialect. */
+export function isUniqueViolation(e: unknown): boolean {
+  const err = e as { code?: string; message?: string };
+  return err?.code === '23505' || err?.code === 'SQLITE_CONSTRAINT_UNIQUE' || err?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    /UNIQUE constraint failed/.test(String(err?.message));
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    // PostgreSQL schemas and SQLite files are per test file, so files can run in parallel.
+    fileParallelism: true,
+    maxWorkers: 4,
+  },
+});
