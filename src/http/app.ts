@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { credentialFrom } from '../auth/token-auth.ts';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 import { familyOf, renderError } from '../errors/render.ts';
@@ -53,7 +53,8 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: Gateway
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as unknown as FastifyBaseLogger,
-    logController: { disableRequestLogging: true, requestIdLogLabel: 'request_id' },
+    // Our own access line (onResponse) replaces Fastify's two per-request lines.
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId: () => newRequestId(),
     bodyLimit: deps.config.bodyLimit,
     return503OnClosing: true,
@@ -76,15 +77,23 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onResponse', async (req, reply) => {
     const st = req.tw;
-    if (!st || !st.principal) return;
+    if (!st) return;
+    const latencyMs = Math.round(Number(process.hrtime.bigint() - st.startedAt) / 1e4) / 100;
+    const endpoint = req.routeOptions.url ?? req.url.split('?')[0] ?? req.url;
+    // The access/audit line: one per request, request id on it, no bodies, no secrets.
+    req.log.info(
+      { method: req.method, path: endpoint, status: reply.statusCode, latency_ms: latencyMs, token_id: st.principal?.tokenId, model: st.model, error_code: st.errorCode ?? undefined, upstream_request_id: st.upstreamRequestId ?? undefined },
+      'request',
+    );
+    if (!st.principal) return;
     deps.requestLog.write({
       requestId: req.id,
       tokenId: st.principal.tokenId,
       model: st.model,
-      endpoint: req.routeOptions.url ?? req.url.split('?')[0] ?? req.url,
+      endpoint,
       method: req.method,
       status: reply.statusCode,
-      latencyMs: Math.round(Number(process.hrtime.bigint() - st.startedAt) / 1e6),
+      latencyMs: Math.round(latencyMs),
       usage: st.usage,
       amount: st.amount,
       upstreamRequestId: st.upstreamRequestId,
