@@ -10,6 +10,8 @@ import type { Config } from './config/config.ts';
 import { redactSecrets, registerSecret } from './errors/redact.ts';
 import { buildApp } from './http/app.ts';
 import type { AppDeps } from './http/deps.ts';
+import { UpstreamClient } from './adapters/http-client.ts';
+import { StoreMeter } from './metering/meter.ts';
 import { ChannelRegistry } from './routing/channel-registry.ts';
 import { parseJson } from './store/json.ts';
 import { AuditRepo } from './store/repos/audit.ts';
@@ -65,17 +67,20 @@ export async function createGateway(config: Config, opts: GatewayOptions): Promi
   const repos = { tokens: new TokensRepo(store.db), channels: new ChannelsRepo(store.db), audit: new AuditRepo(store.db) };
   const channels = new ChannelRegistry(repos.channels, box);
   await channels.reload();
+  const catalogue = await loadCatalogue(store);
   const deps: AppDeps = {
     config,
     store,
     logger,
     adminKey: opts.adminKey,
     box,
-    catalogue: await loadCatalogue(store),
+    catalogue,
     channels,
     tokenAuth: new TokenAuth(repos.tokens),
     repos,
     requestLog: new RequestLogWriter(store.db, (e) => logger.error({ err: String(e) }, 'request log write failed')),
+    meter: new StoreMeter(store.db, () => deps.catalogue),
+    upstream: new UpstreamClient(),
   };
   const app = await buildApp(deps);
   return {
@@ -83,6 +88,8 @@ export async function createGateway(config: Config, opts: GatewayOptions): Promi
     deps,
     close: async () => {
       await app.close();
+      await deps.meter.flush();
+      await deps.upstream.close();
       if (!opts.store) await store.close();
     },
   };

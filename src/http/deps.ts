@@ -3,6 +3,8 @@ import type { TokenAuth } from '../auth/token-auth.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { Config } from '../config/config.ts';
+import type { Meter } from '../metering/types.ts';
+import type { UpstreamClient } from '../adapters/http-client.ts';
 import type { ChannelRegistry } from '../routing/channel-registry.ts';
 import type { AuditRepo } from '../store/repos/audit.ts';
 import type { ChannelsRepo } from '../store/repos/channels.ts';
@@ -26,4 +28,6 @@ export interface AppDeps {
     audit: AuditRepo;
   };
   requestLog: RequestLogWriter;
+  meter: Meter;
+  upstream: UpstreamClient;
 }

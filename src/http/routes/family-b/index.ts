@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../deps.ts';
+import { registerMultipart } from '../../multipart.ts';
 import { registerModelRoutes } from './models.ts';
 
 // Family B (/v1): each capability registers its routes here.
 export async function registerFamilyBRoutes(scope: FastifyInstance, deps: AppDeps): Promise<void> {
+  await registerMultipart(scope);
   registerModelRoutes(scope, deps);
 }

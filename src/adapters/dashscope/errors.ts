@@ -1,0 +1,42 @@
+// DashScope error bodies (native {code,message,request_id} and compatible-mode {error:{…}}) → GatewayError.
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { ErrorCode } from '../../errors/codes.ts';
+import { isObject } from '../../contracts/fields.ts';
+
+export function upstreamErrorCode(status: number, vendorCode: string | undefined): ErrorCode {
+  if (status === 401) return 'upstream_auth_error';
+  if (status === 403) return 'upstream_permission_denied';
+  if (status === 429) return 'upstream_rate_limited';
+  if (vendorCode === 'DataInspectionFailed') return 'upstream_content_filtered';
+  if (status === 400 || status === 404 || status === 413 || status === 422) return 'upstream_invalid_request';
+  if (status === 504) return 'upstream_timeout';
+  return 'upstream_error';
+}
+
+/** Build the client-facing error from an upstream error answer, keeping its readable meaning. */
+export function dashscopeError(status: number, body: unknown): GatewayError {
+  let vendorCode: string | undefined;
+  let message: string | undefined;
+  let upstreamRequestId: string | undefined;
+  if (isObject(body)) {
+    if (typeof body.request_id === 'string') upstreamRequestId = body.request_id;
+    if (isObject(body.error)) {
+      if (typeof body.error.code === 'string') vendorCode = body.error.code;
+      if (typeof body.error.message === 'string') message = body.error.message;
+    } else {
+      if (typeof body.code === 'string') vendorCode = body.code;
+      if (typeof body.message === 'string') message = body.message;
+    }
+  }
+  const code = upstreamErrorCode(status, vendorCode);
+  const prefix =
+    status === 401
+      ? 'Upstream rejected the gateway credentials (operator: check the channel key)'
+      : status === 403
+        ? 'Upstream permission denied (operator: check model activation, key permission and quota)'
+        : status === 429
+          ? 'Upstream rate limit or quota exceeded'
+          : 'Upstream error';
+  const text = `${prefix}: ${vendorCode ? `${vendorCode}: ` : ''}${(message ?? `HTTP ${status}`).trim()}`;
+  return new GatewayError(code, text, upstreamRequestId ? { upstreamRequestId } : {});
+}

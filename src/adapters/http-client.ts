@@ -1,0 +1,102 @@
+// One undici Pool per upstream origin (keep-alive), with connect/header/body timeouts.
+// Network failures become GatewayErrors here, so adapters only deal with HTTP answers.
+import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
+import { GatewayError } from '../errors/gateway-error.ts';
+
+export interface UpstreamTimeouts {
+  connectMs: number;
+  /** Time to response headers (first byte). */
+  headersMs: number;
+  /** Max idle time between body chunks (streams). */
+  bodyIdleMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: UpstreamTimeouts = { connectMs: 5_000, headersMs: 120_000, bodyIdleMs: 60_000 };
+
+export interface UpstreamRequest {
+  method: 'GET' | 'POST' | 'DELETE';
+  /** Absolute base URL of the channel (scheme://host[:port][/prefix]). */
+  baseUrl: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer | null;
+  signal?: AbortSignal;
+  timeouts?: Partial<UpstreamTimeouts>;
+}
+
+export type UpstreamResponse = Dispatcher.ResponseData;
+
+export class UpstreamClient {
+  private readonly pools = new Map<string, Pool>();
+
+  constructor(private readonly defaults: UpstreamTimeouts = DEFAULT_TIMEOUTS) {}
+
+  private pool(origin: string, t: UpstreamTimeouts): Pool {
+    let p = this.pools.get(origin);
+    if (!p) {
+      p = new Pool(origin, {
+        connections: 256,
+        pipelining: 1,
+        keepAliveTimeout: 30_000,
+        connect: { timeout: t.connectMs },
+        headersTimeout: t.headersMs,
+        bodyTimeout: t.bodyIdleMs,
+      });
+      this.pools.set(origin, p);
+    }
+    return p;
+  }
+
+  async request(r: UpstreamRequest): Promise<UpstreamResponse> {
+    const t = { ...this.defaults, ...r.timeouts };
+    const base = new URL(r.baseUrl);
+    const prefix = base.pathname.replace(/\/+$/, '');
+    try {
+      return await this.pool(base.origin, t).request({
+        method: r.method,
+        path: prefix + r.path,
+        headers: r.headers ?? {},
+        body: r.body ?? null,
+        signal: r.signal ?? null,
+        headersTimeout: t.headersMs,
+        bodyTimeout: t.bodyIdleMs,
+      });
+    } catch (e) {
+      throw networkError(e);
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((p) => p.close().catch(() => undefined)));
+    this.pools.clear();
+  }
+}
+
+/** Map a transport failure to a gateway error (never exposing the upstream address). */
+export function networkError(e: unknown): GatewayError {
+  if (e instanceof GatewayError) return e;
+  if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError || e instanceof undiciErrors.ConnectTimeoutError) {
+    return new GatewayError('upstream_timeout', 'The upstream did not answer in time', { cause: e });
+  }
+  if (e instanceof undiciErrors.RequestAbortedError || (e as Error)?.name === 'AbortError') {
+    return new GatewayError('upstream_error', 'The upstream request was aborted', { cause: e });
+  }
+  return new GatewayError('upstream_unavailable', 'The upstream connection failed', { cause: e });
+}
+
+/** Read a whole (small) upstream body as JSON; malformed JSON is an upstream error, not a crash. */
+export async function readJson(res: UpstreamResponse, maxBytes = 32 * 1024 * 1024): Promise<unknown> {
+  let text: string;
+  try {
+    const buf = Buffer.from(await res.body.arrayBuffer());
+    if (buf.length > maxBytes) throw new GatewayError('upstream_error', 'The upstream answer was too large');
+    text = buf.toString('utf8');
+  } catch (e) {
+    throw networkError(e);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new GatewayError('upstream_error', 'The upstream returned a malformed response');
+  }
+}
