@@ -4,6 +4,7 @@ import { dashscopeAuthOk, klingAuth } from './auth.ts';
 import { DEFAULT_SIM_KEYS, type RecordedRequest, type SimContext, type SimOptions } from './context.ts';
 import { registerCompatChat } from './dashscope/compat-chat.ts';
 import { registerCompatEmbeddings } from './dashscope/compat-embeddings.ts';
+import { registerMultimodal } from './dashscope/multimodal.ts';
 import { compatError, nativeError, statusFaultBody } from './dashscope/errors.ts';
 import { FaultController, type FaultSpec } from './faults.ts';
 import { requestId, sendJson, sleep } from './http-util.ts';
@@ -21,7 +22,7 @@ export interface Simulator {
 }
 
 /** Area modules register their routes here; each later capability adds one line. */
-const AREAS: Array<(router: SimRouter, ctx: SimContext) => void> = [registerCompatChat, registerCompatEmbeddings];
+const AREAS: Array<(router: SimRouter, ctx: SimContext) => void> = [registerCompatChat, registerCompatEmbeddings, registerMultimodal];
 
 type Provider = 'dashscope-compat' | 'dashscope-native' | 'anthropic' | 'kling' | 'public';
 
