@@ -11,6 +11,8 @@ import { redactSecrets, registerSecret } from './errors/redact.ts';
 import { buildApp } from './http/app.ts';
 import type { AppDeps } from './http/deps.ts';
 import { UpstreamClient } from './adapters/http-client.ts';
+import { Redis } from 'ioredis';
+import { MemoryCounters, RateLimiter, RedisCounters } from './limits/rate-limiter.ts';
 import { StoreMeter } from './metering/meter.ts';
 import { ChannelRegistry } from './routing/channel-registry.ts';
 import { parseJson } from './store/json.ts';
@@ -81,6 +83,7 @@ export async function createGateway(config: Config, opts: GatewayOptions): Promi
     requestLog: new RequestLogWriter(store.db, (e) => logger.error({ err: String(e) }, 'request log write failed')),
     meter: new StoreMeter(store.db, () => deps.catalogue),
     upstream: new UpstreamClient(),
+    limiter: new RateLimiter(config.redisUrl ? new RedisCounters(new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : new MemoryCounters()),
   };
   const app = await buildApp(deps);
   return {
@@ -90,6 +93,7 @@ export async function createGateway(config: Config, opts: GatewayOptions): Promi
       await app.close();
       await deps.meter.flush();
       await deps.upstream.close();
+      await deps.limiter.close();
       if (!opts.store) await store.close();
     },
   };

@@ -71,7 +71,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Authenticate contract paths before the body is parsed: unauthenticated callers get 401 cheaply.
     const path = req.url;
     if (CONTRACT_PREFIXES.some((p) => path.startsWith(p))) {
-      req.tw.principal = await deps.tokenAuth.authenticate(credentialFrom(req.headers));
+      const principal = await deps.tokenAuth.authenticate(credentialFrom(req.headers));
+      req.tw.principal = principal;
+      const release = await deps.limiter.admit(principal);
+      if (release) reply.raw.once('close', release);
     }
   });
 

@@ -5,6 +5,7 @@ import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { Config } from '../config/config.ts';
 import type { Meter } from '../metering/types.ts';
 import type { UpstreamClient } from '../adapters/http-client.ts';
+import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { ChannelRegistry } from '../routing/channel-registry.ts';
 import type { AuditRepo } from '../store/repos/audit.ts';
 import type { ChannelsRepo } from '../store/repos/channels.ts';
@@ -30,4 +31,5 @@ export interface AppDeps {
   requestLog: RequestLogWriter;
   meter: Meter;
   upstream: UpstreamClient;
+  limiter: RateLimiter;
 }
