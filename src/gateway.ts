@@ -13,6 +13,7 @@ import type { AppDeps } from './http/deps.ts';
 import { UpstreamClient } from './adapters/http-client.ts';
 import { Redis } from 'ioredis';
 import { MemoryCounters, RateLimiter, RedisCounters } from './limits/rate-limiter.ts';
+import { CircuitBreakers } from './routing/circuit-breaker.ts';
 import { StoreMeter } from './metering/meter.ts';
 import { ChannelRegistry } from './routing/channel-registry.ts';
 import { parseJson } from './store/json.ts';
@@ -83,6 +84,7 @@ export async function createGateway(config: Config, opts: GatewayOptions): Promi
     requestLog: new RequestLogWriter(store.db, (e) => logger.error({ err: String(e) }, 'request log write failed')),
     meter: new StoreMeter(store.db, () => deps.catalogue),
     upstream: new UpstreamClient(),
+    breakers: new CircuitBreakers(),
     limiter: new RateLimiter(config.redisUrl ? new RedisCounters(new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : new MemoryCounters()),
   };
   const app = await buildApp(deps);

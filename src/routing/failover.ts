@@ -1,0 +1,90 @@
+// Retry and fail over across the channels serving a model — only before any byte reached the client,
+// and only where repeating is safe. Async task creation uses `connect-only`: a request that may have
+// been accepted upstream is never sent twice.
+import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
+import type { Channel } from './channel-registry.ts';
+import type { CircuitBreakers } from './circuit-breaker.ts';
+
+export type RetryPolicy = 'safe' | 'connect-only';
+
+export interface FailoverOptions {
+  policy: RetryPolicy;
+  /** Total attempts across all channels. */
+  maxAttempts?: number;
+  /** Base back-off between attempts (ms); doubled each time, with jitter. */
+  backoffMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+/** Was the request certainly not processed upstream? (connection never established / refused / reset before send) */
+export function isConnectFailure(e: unknown): boolean {
+  return isGatewayError(e) && e.code === 'upstream_unavailable';
+}
+
+/** Errors worth another attempt when repeating the call is safe. */
+export function isRetryable(e: unknown, policy: RetryPolicy): boolean {
+  if (!isGatewayError(e)) return false;
+  if (isConnectFailure(e)) return true;
+  if (policy === 'connect-only') return false;
+  return e.code === 'upstream_timeout' || e.code === 'upstream_rate_limited' || e.code === 'upstream_error' || e.code === 'upstream_unavailable';
+}
+
+/** Order channels by priority, weighted-random within a priority level, skipping open circuits. */
+export function orderChannels(channels: Channel[], breakers: CircuitBreakers, rand: () => number = Math.random): Channel[] {
+  const byPriority = new Map<number, Channel[]>();
+  for (const c of channels) {
+    const list = byPriority.get(c.priority) ?? [];
+    list.push(c);
+    byPriority.set(c.priority, list);
+  }
+  const out: Channel[] = [];
+  for (const p of [...byPriority.keys()].sort((a, b) => b - a)) {
+    const pool = [...byPriority.get(p)!];
+    while (pool.length) {
+      const total = pool.reduce((a, c) => a + Math.max(1, c.weight), 0);
+      let r = rand() * total;
+      let idx = 0;
+      for (; idx < pool.length - 1; idx++) {
+        r -= Math.max(1, pool[idx]!.weight);
+        if (r < 0) break;
+      }
+      out.push(pool.splice(idx, 1)[0]!);
+    }
+  }
+  const closed = out.filter((c) => !breakers.isOpen(c.id));
+  // When every circuit is open, still try (the best) one rather than fail without asking.
+  return closed.length ? closed : out.slice(0, 1);
+}
+
+/**
+ * Run `attempt` against channels in order until one succeeds. `attempt` must throw GatewayErrors and
+ * must not have written anything to the client when it throws.
+ */
+export async function withFailover<T>(
+  channels: Channel[],
+  breakers: CircuitBreakers,
+  attempt: (channel: Channel) => Promise<T>,
+  opts: FailoverOptions,
+): Promise<T> {
+  if (channels.length === 0) throw new GatewayError('no_channel', 'No upstream channel is available for this model');
+  const ordered = orderChannels(channels, breakers);
+  const max = Math.max(1, opts.maxAttempts ?? Math.min(3, ordered.length + 1));
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  let last: unknown;
+  for (let i = 0; i < max; i++) {
+    const ch = ordered[i % ordered.length]!;
+    if (i > 0) await sleep((opts.backoffMs ?? 50) * 2 ** (i - 1) * (0.5 + Math.random() / 2));
+    if (!breakers.allow(ch.id) && ordered.length > 1) continue;
+    try {
+      const r = await attempt(ch);
+      breakers.success(ch.id);
+      return r;
+    } catch (e) {
+      last = e;
+      const countsAsChannelFailure = isGatewayError(e) && (e.code === 'upstream_unavailable' || e.code === 'upstream_timeout' || e.code === 'upstream_error' || e.code === 'upstream_auth_error');
+      if (countsAsChannelFailure) breakers.failure(ch.id);
+      if (!isRetryable(e, opts.policy)) throw e;
+    }
+  }
+  throw last;
+}

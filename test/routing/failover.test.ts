@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { GatewayError } from '../../src/errors/gateway-error.ts';
+import type { Channel } from '../../src/routing/channel-registry.ts';
+import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
+import { orderChannels, withFailover } from '../../src/routing/failover.ts';
+
+const ch = (id: string, priority = 0, weight = 1): Channel => ({ id, name: id, kind: 'dashscope', baseUrl: 'http://x', keys: {}, models: null, priority, weight });
+const noSleep = async () => undefined;
+
+describe('failover', () => {
+  it('fails over to the next channel on a connect failure, even for connect-only calls', async () => {
+    const seen: string[] = [];
+    const r = await withFailover([ch('a', 2), ch('b', 1)], new CircuitBreakers(), async (c) => {
+      seen.push(c.id);
+      if (c.id === 'a') throw new GatewayError('upstream_unavailable', 'refused');
+      return c.id;
+    }, { policy: 'connect-only', sleep: noSleep });
+    expect(r).toBe('b');
+    expect(seen).toEqual(['a', 'b']);
+  });
+
+  it('never repeats a connect-only call after a timeout (the upstream may have accepted it)', async () => {
+    let calls = 0;
+    await expect(
+      withFailover([ch('a', 2), ch('b', 1)], new CircuitBreakers(), async () => {
+        calls++;
+        throw new GatewayError('upstream_timeout', 'slow');
+      }, { policy: 'connect-only', sleep: noSleep }),
+    ).rejects.toMatchObject({ code: 'upstream_timeout' });
+    expect(calls).toBe(1);
+  });
+
+  it('retries safe calls on 5xx/429/timeouts and gives up after maxAttempts', async () => {
+    let calls = 0;
+    await expect(
+      withFailover([ch('a')], new CircuitBreakers(), async () => {
+        calls++;
+        throw new GatewayError('upstream_rate_limited', '429');
+      }, { policy: 'safe', maxAttempts: 3, sleep: noSleep }),
+    ).rejects.toMatchObject({ code: 'upstream_rate_limited' });
+    expect(calls).toBe(3);
+  });
+
+  it('does not retry client errors', async () => {
+    let calls = 0;
+    await expect(
+      withFailover([ch('a'), ch('b')], new CircuitBreakers(), async () => {
+        calls++;
+        throw new GatewayError('upstream_invalid_request', 'bad');
+      }, { policy: 'safe', sleep: noSleep }),
+    ).rejects.toMatchObject({ code: 'upstream_invalid_request' });
+    expect(calls).toBe(1);
+  });
+
+  it('no channel → no_channel', async () => {
+    await expect(withFailover([], new CircuitBreakers(), async () => 1, { policy: 'safe' })).rejects.toMatchObject({ code: 'no_channel' });
+  });
+});
+
+describe('circuit breaker', () => {
+  it('opens after the threshold, skips the channel, then lets one trial through after the cooldown', () => {
+    let now = 1000;
+    const b = new CircuitBreakers({ threshold: 2, cooldownMs: 100 }, () => now);
+    b.failure('a');
+    expect(b.allow('a')).toBe(true);
+    b.failure('a');
+    expect(b.isOpen('a')).toBe(true);
+    expect(b.allow('a')).toBe(false);
+    expect(orderChannels([ch('a', 5), ch('b', 1)], b).map((c) => c.id)).toEqual(['b']);
+    now += 150;
+    expect(b.allow('a')).toBe(true); // half-open trial
+    expect(b.allow('a')).toBe(false); // only one trial at a time
+    b.success('a');
+    expect(b.isOpen('a')).toBe(false);
+    expect(b.allow('a')).toBe(true);
+  });
+
+  it('orders by priority and spreads by weight within a priority', () => {
+    const b = new CircuitBreakers();
+    const counts = { x: 0, y: 0 };
+    let seed = 1;
+    const rand = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    for (let i = 0; i < 2000; i++) {
+      const first = orderChannels([ch('x', 1, 3), ch('y', 1, 1), ch('z', 0, 100)], b, rand)[0]!.id as 'x' | 'y';
+      counts[first]++;
+    }
+    expect(counts.x + counts.y).toBe(2000); // z (lower priority) is never first
+    expect(counts.x / 2000).toBeGreaterThan(0.65);
+    expect(counts.x / 2000).toBeLessThan(0.85);
+  });
+});
