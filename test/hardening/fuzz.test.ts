@@ -1,0 +1,138 @@
+// Property-based bad-input fuzzing at every contract path: never a 500, never a hang, always the
+// family's error shape with the request id, never a key, JWT, upstream host or stack trace.
+import fc from 'fast-check';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
+import { startHarness, type Harness } from '../helpers/harness.ts';
+
+const POST_PATHS = [
+  '/v1/chat/completions',
+  '/v1/responses',
+  '/v1/messages',
+  '/v1/embeddings',
+  '/v1/images/generations',
+  '/v1/images/edits',
+  '/v1/videos',
+  '/vidx/v1/videos/text2video',
+  '/vidx/v1/videos/multi-elements/init-selection',
+  '/vidx/v1/videos/multi-elements/add-selection',
+  '/vidx/v1/videos/multi-elements/delete-selection',
+  '/vidx/v1/videos/multi-elements/clear-selection',
+  '/vidx/v1/videos/multi-elements/preview-selection',
+  '/vidx/v1/videos/multi-elements',
+  '/vidx/v1/videos/omni-video',
+];
+const GET_PATHS = [
+  '/v1/models',
+  '/v1/videos/vid_doesnotexist',
+  '/v1/videos/vid_doesnotexist/content',
+  '/vidx/v1/videos/text2video/tsk_nope',
+  '/vidx/v1/videos/text2video',
+  '/vidx/v1/videos/multi-elements/tsk_nope',
+  '/vidx/v1/videos/multi-elements',
+];
+
+const MODELS = ['qwx3.7-plus', 'qwx3-vl-plus', 'text-embedding-v4', 'qwx-image-2.0', 'qwx-image-edit-plus', 'hhx-1.1-t2v', 'wnx2.7-i2v', 'vidx-v1', 'vidx-v1-6', 'vidx-v3-omni', 'nope'];
+
+const FORBIDDEN = [/at [\w.<>]+ \(.*:\d+:\d+\)/, /node_modules/, /aliyuncs\.com/, /klingai\.com/, /127\.0\.0\.1:\d+/, /eyJ[A-Za-z0-9_-]{5,}\./, new RegExp(DEFAULT_SIM_KEYS.dashscopeApiKey), new RegExp(DEFAULT_SIM_KEYS.klingSecretKey)];
+
+let h: Harness;
+let token: string;
+beforeAll(async () => {
+  h = await startHarness({ env: { TOLLWAY_BODY_LIMIT: String(256 * 1024) } });
+  token = (await h.token()).secret;
+});
+afterAll(async () => h?.close());
+
+const fieldValue = fc.oneof(
+  fc.constantFrom(...MODELS),
+  fc.string(),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.oneof(fc.string(), fc.integer(), fc.object()), { maxLength: 5 }),
+  fc.object({ maxDepth: 3 }),
+);
+const KEYS = ['model', 'model_name', 'messages', 'input', 'prompt', 'stream', 'n', 'size', 'seconds', 'resolution', 'seed', 'images', 'image_list', 'session_id', 'points', 'frame_index', 'duration', 'mode', 'camera_control', 'max_tokens', 'input_reference', 'references', 'edit_mode', 'video_url', 'cfg_scale', 'external_task_id', 'response_format'];
+const plausibleBody = fc.dictionary(fc.constantFrom(...KEYS), fieldValue, { maxKeys: 8 });
+
+type Case = { path: string; method: 'POST' | 'GET'; body: Buffer | string | null; contentType: string | null; headers: Record<string, string> };
+
+const bodyArb: fc.Arbitrary<Pick<Case, 'body' | 'contentType'>> = fc.oneof(
+  plausibleBody.map((b) => ({ body: JSON.stringify(b), contentType: 'application/json' })),
+  fc.jsonValue().map((b) => ({ body: JSON.stringify(b), contentType: 'application/json' })),
+  fc.string().map((s) => ({ body: s, contentType: 'application/json' })),
+  fc.uint8Array({ maxLength: 300 }).map((u) => ({ body: Buffer.from(u), contentType: 'application/json' })),
+  fc.constantFrom('text/plain', 'application/xml', 'multipart/form-data', 'multipart/form-data; boundary=xyz', 'application/x-www-form-urlencoded', 'application/json; charset=latin1').chain((ct) =>
+    fc.string().map((s) => ({ body: s, contentType: ct })),
+  ),
+  fc.constant({ body: null, contentType: null }),
+  fc.integer({ min: 1000, max: 20000 }).map((d) => ({ body: '['.repeat(d) + ']'.repeat(d), contentType: 'application/json' })),
+  fc.integer({ min: 300, max: 2000 }).map((d) => ({ body: `{"model":"qwx3.7-plus","messages":${'['.repeat(d)}${']'.repeat(d)}}`, contentType: 'application/json' })),
+);
+
+const headerArb = fc.record({
+  'x-weird': fc.string({ maxLength: 50 }).map((s) => s.replace(/[^\x20-\x7e]/g, '')),
+  accept: fc.constantFrom('*/*', 'text/event-stream', 'application/json', 'image/png'),
+});
+
+async function check(c: Case): Promise<void> {
+  const r = await request(h.url + c.path, {
+    method: c.method,
+    headers: { authorization: `Bearer ${token}`, ...(c.contentType ? { 'content-type': c.contentType } : {}), ...c.headers },
+    body: c.method === 'GET' ? null : c.body,
+    headersTimeout: 15_000,
+    bodyTimeout: 15_000,
+  });
+  const text = await r.body.text();
+  const rid = r.headers['x-gateway-request-id'];
+  expect(rid, `${c.method} ${c.path}`).toMatch(/^req_/);
+  expect(r.statusCode, `${c.method} ${c.path} → ${text.slice(0, 300)}`).toBeLessThan(500);
+  for (const re of FORBIDDEN) expect(text, `${c.path} leaked ${re}`).not.toMatch(re);
+  if (r.statusCode >= 400) {
+    const body = JSON.parse(text) as Record<string, unknown>;
+    if (c.path.startsWith('/vidx/')) {
+      expect(typeof body.code).toBe('number');
+      expect(body.code).not.toBe(0);
+      expect(body.request_id).toBe(rid);
+      expect(body.data).toBeNull();
+    } else {
+      const err = body.error as Record<string, unknown>;
+      expect(typeof err.code).toBe('string');
+      expect(err.request_id).toBe(rid);
+      expect(String(err.message)).toContain(String(rid));
+    }
+  }
+}
+
+describe('bad-input fuzzing at every contract path', () => {
+  it('POST paths: random and mutated bodies, content types and headers', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...POST_PATHS), bodyArb, headerArb, async (path, b, headers) => {
+        await check({ path, method: 'POST', ...b, headers });
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 300), interruptAfterTimeLimit: 60_000 },
+    );
+  }, 120_000);
+
+  it('GET paths: random query strings', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...GET_PATHS), fc.dictionary(fc.constantFrom('pageNum', 'pageSize', 'x', 'limit'), fc.oneof(fc.string(), fc.integer().map(String))), async (path, q) => {
+        const qs = new URLSearchParams(q).toString();
+        await check({ path: qs ? `${path}?${qs}` : path, method: 'GET', body: null, contentType: null, headers: {} });
+      }),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 150), interruptAfterTimeLimit: 30_000 },
+    );
+  }, 60_000);
+
+  it('an oversized body is refused with 413 in the family shape', async () => {
+    const big = JSON.stringify({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'x'.repeat(400 * 1024) }] });
+    const r = await h.fetch('/v1/chat/completions', { method: 'POST', token, body: big, headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(413);
+    const a = await h.fetch('/vidx/v1/videos/text2video', { method: 'POST', token, body: big, headers: { 'content-type': 'application/json' } });
+    expect(a.status).toBe(413);
+    expect(((await a.json()) as { code: number }).code).not.toBe(0);
+  });
+});
