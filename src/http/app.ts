@@ -58,7 +58,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: () => newRequestId(),
     bodyLimit: deps.config.bodyLimit,
     return503OnClosing: true,
-    forceCloseConnections: false,
+    // Graceful shutdown: idle keep-alive sockets close at once; in-flight requests and streams drain.
+    forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
   });
   const routes = new RouteTable();
