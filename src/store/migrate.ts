@@ -1,12 +1,14 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Dialect } from './dialect.ts';
 import * as m001 from './migrations/001-init.ts';
+import * as m002 from './migrations/002-channel-names.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
 // Ordered by name. Add new migrations here with the next number.
 const MIGRATIONS: Record<string, DialectMigration> = {
   '001-init': m001,
+  '002-channel-names': m002,
 };
 
 class StaticProvider implements MigrationProvider {
