@@ -44,7 +44,7 @@ export async function serve(config: Config): Promise<void> {
     closing = true;
     out(`${signal}: draining in-flight requests…`);
     // Bounded drain: a stuck stream must not keep the process alive forever.
-    setTimeout(() => process.exit(1), Number(process.env.TOLLWAY_DRAIN_MS ?? 30_000)).unref();
+    setTimeout(() => process.exit(1), config.drainMs).unref();
     await gw.close();
     await sim?.close();
     process.exit(0);

@@ -40,6 +40,8 @@ export interface Config {
   /** Port for the in-process simulator in demo mode (0 = any). */
   simPort: number;
   dataDir: string;
+  /** Graceful shutdown: how long in-flight requests and streams may take to drain (ms). */
+  drainMs: number;
 }
 
 export const DEFAULT_DASHSCOPE_BASE_URL = 'https://dashscope.aliyuncs.com';
@@ -137,6 +139,7 @@ export function loadConfig(env: Env = process.env): Config {
     simTaskMs: intVar(env, 'TOLLWAY_SIM_TASK_MS', 5000, 0, 3_600_000),
     simPort: intVar(env, 'TOLLWAY_SIM_PORT', 0, 0, 65535),
     dataDir,
+    drainMs: intVar(env, 'TOLLWAY_DRAIN_MS', 30_000, 0, 3_600_000),
   };
 }
 
