@@ -37,11 +37,26 @@ export interface Config {
   trustedResultOrigins: string[];
   /** Demo-mode simulated task duration (ms). */
   simTaskMs: number;
+  /** Async task engine (src/tasks): poller, back-off, leases, max age. */
+  tasks: TaskConfig;
   /** Port for the in-process simulator in demo mode (0 = any). */
   simPort: number;
   dataDir: string;
   /** Graceful shutdown: how long in-flight requests and streams may take to drain (ms). */
   drainMs: number;
+}
+
+export interface TaskConfig {
+  pollerEnabled: boolean;
+  tickMs: number;
+  pollBaseMs: number;
+  pollMaxMs: number;
+  maxAgeMs: number;
+  leaseMs: number;
+  refreshStaleMs: number;
+  perChannelConcurrency: number;
+  batchSize: number;
+  pollTimeoutMs: number;
 }
 
 export const DEFAULT_DASHSCOPE_BASE_URL = 'https://dashscope.aliyuncs.com';
@@ -80,8 +95,35 @@ function urlVar(env: Env, name: string, def: string): string {
 }
 
 // The contract describes a single domestic region; endpoints of other regions must never be mixed in.
-const FOREIGN_DASHSCOPE = /(^|\.)dashscope-intl\.aliyuncs\.com$|(^|\.)dashscope-us\.aliyuncs\.com$|\.ap-[a-z]+-\d\.maas\.aliyuncs\.com$|\.(us|eu|me|ap)-[a-z]+-\d+\.maas\.aliyuncs\.com$/i;
-const FOREIGN_KLING = /^api-(singapore|sg|us|eu|global|intl)[a-z0-9-]*\.klingai\.com$|^api\.klingai\.com$/i;
+export const FOREIGN_DASHSCOPE = /(^|\.)dashscope-intl\.aliyuncs\.com$|(^|\.)dashscope-us\.aliyuncs\.com$|\.ap-[a-z]+-\d\.maas\.aliyuncs\.com$|\.(us|eu|me|ap)-[a-z]+-\d+\.maas\.aliyuncs\.com$/i;
+export const FOREIGN_KLING = /^api-(singapore|sg|us|eu|global|intl)[a-z0-9-]*\.klingai\.com$|^api\.klingai\.com$/i;
+
+function boolVar(env: Env, name: string): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '' || raw === '0' || raw === 'false' || raw === 'no') return false;
+  if (raw === '1' || raw === 'true' || raw === 'yes') return true;
+  throw new ConfigError(`${name} must be true or false (1/0), got "${env[name]}"`);
+}
+
+/** sqlite:<path> or postgres://user[:password]@host[:port]/db; the password never appears in the message. */
+function checkDatabaseUrl(url: string): void {
+  const shown = url.replace(/:[^:@/]*@/, ':***@');
+  if (url.startsWith('sqlite:')) {
+    if (url.replace(/^sqlite:(\/\/)?/, '').trim() === '') throw new ConfigError('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/tollway.db');
+    return;
+  }
+  if (/^postgres(ql)?:\/\//.test(url)) {
+    let host = '';
+    try {
+      host = new URL(url).hostname;
+    } catch {
+      host = '';
+    }
+    if (!host) throw new ConfigError(`DATABASE_URL is not a valid postgres:// URL, got "${shown}"`);
+    return;
+  }
+  throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${shown}"`);
+}
 
 export function checkRegion(name: string, url: string, foreign: RegExp): void {
   const host = new URL(url).hostname;
@@ -96,9 +138,7 @@ export function checkRegion(name: string, url: string, foreign: RegExp): void {
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = resolve(env.TOLLWAY_DATA_DIR?.trim() || './data');
   const databaseUrl = (env.DATABASE_URL ?? '').trim() || `sqlite:${resolve(dataDir, 'tollway.db')}`;
-  if (!/^(sqlite:|postgres:\/\/|postgresql:\/\/)/.test(databaseUrl)) {
-    throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${databaseUrl.replace(/:[^:@/]*@/, ':***@')}"`);
-  }
+  checkDatabaseUrl(databaseUrl);
   const dashscopeBase = urlVar(env, 'DASHSCOPE_BASE_URL', DEFAULT_DASHSCOPE_BASE_URL);
   checkRegion('DASHSCOPE_BASE_URL', dashscopeBase, FOREIGN_DASHSCOPE);
   const klingBase = urlVar(env, 'KLING_BASE_URL', DEFAULT_KLING_BASE_URL);
@@ -134,9 +174,21 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel,
     bodyLimit: intVar(env, 'TOLLWAY_BODY_LIMIT', 20 * 1024 * 1024, 1024, 512 * 1024 * 1024),
     resultHosts: [...DEFAULT_RESULT_HOSTS, ...extraHosts],
-    allowPrivateNetwork: env.TOLLWAY_ALLOW_PRIVATE_NETWORK === '1' || env.TOLLWAY_ALLOW_PRIVATE_NETWORK === 'true',
+    allowPrivateNetwork: boolVar(env, 'TOLLWAY_ALLOW_PRIVATE_NETWORK'),
     trustedResultOrigins: [],
     simTaskMs: intVar(env, 'TOLLWAY_SIM_TASK_MS', 5000, 0, 3_600_000),
+    tasks: {
+      pollerEnabled: env.TOLLWAY_TASK_POLLER?.trim() !== '0' && env.TOLLWAY_TASK_POLLER?.trim() !== 'false',
+      tickMs: intVar(env, 'TOLLWAY_TASK_TICK_MS', 500, 10, 600_000),
+      pollBaseMs: intVar(env, 'TOLLWAY_TASK_POLL_BASE_MS', 1000, 10, 600_000),
+      pollMaxMs: intVar(env, 'TOLLWAY_TASK_POLL_MAX_MS', 30_000, 10, 3_600_000),
+      maxAgeMs: intVar(env, 'TOLLWAY_TASK_MAX_AGE_MS', 24 * 3600_000, 1000, 30 * 24 * 3600_000),
+      leaseMs: intVar(env, 'TOLLWAY_TASK_LEASE_MS', 60_000, 1000, 3_600_000),
+      refreshStaleMs: intVar(env, 'TOLLWAY_TASK_REFRESH_STALE_MS', 1000, 0, 600_000),
+      perChannelConcurrency: intVar(env, 'TOLLWAY_TASK_POLL_CONCURRENCY', 8, 1, 256),
+      batchSize: 200,
+      pollTimeoutMs: 20_000,
+    },
     simPort: intVar(env, 'TOLLWAY_SIM_PORT', 0, 0, 65535),
     dataDir,
     drainMs: intVar(env, 'TOLLWAY_DRAIN_MS', 30_000, 0, 3_600_000),

@@ -6,7 +6,7 @@ import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { ChannelKeys } from '../../../routing/channel-registry.ts';
 import { CHANNEL_KINDS, type ChannelKind, type ChannelRecord } from '../../../store/repos/channels.ts';
 import type { AppDeps } from '../../deps.ts';
-import { DEFAULT_DASHSCOPE_BASE_URL, DEFAULT_KLING_BASE_URL } from '../../../config/config.ts';
+import { DEFAULT_DASHSCOPE_BASE_URL, DEFAULT_KLING_BASE_URL, FOREIGN_DASHSCOPE, FOREIGN_KLING } from '../../../config/config.ts';
 
 /** Channel as shown to the operator: never the keys. */
 export function publicChannel(c: ChannelRecord) {
@@ -34,10 +34,8 @@ export interface CreateChannelInput {
   weight?: number | undefined;
 }
 
-const FOREIGN: Record<ChannelKind, RegExp> = {
-  dashscope: /(^|\.)dashscope-intl\.aliyuncs\.com$|\.ap-[a-z]+-\d\.maas\.aliyuncs\.com$/i,
-  kling: /^api-(singapore|sg|us|eu|global|intl)[a-z0-9-]*\.klingai\.com$/i,
-};
+// The same region rule as the start-up configuration: one domestic region, never mixed.
+const FOREIGN: Record<ChannelKind, RegExp> = { dashscope: FOREIGN_DASHSCOPE, kling: FOREIGN_KLING };
 
 export function parseCreateChannel(body: unknown): CreateChannelInput {
   if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
