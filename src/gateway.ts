@@ -15,6 +15,8 @@ import { Redis } from 'ioredis';
 import { MemoryCounters, RateLimiter, RedisCounters } from './limits/rate-limiter.ts';
 import { CircuitBreakers } from './routing/circuit-breaker.ts';
 import { StoreMeter } from './metering/meter.ts';
+import { TasksRepo } from './store/repos/tasks.ts';
+import { TaskEngine } from './tasks/engine.ts';
 import { ChannelRegistry } from './routing/channel-registry.ts';
 import { parseJson } from './store/json.ts';
 import { AuditRepo } from './store/repos/audit.ts';
@@ -84,15 +86,19 @@ export async function createGateway(config: Config, opts: GatewayOptions): Promi
     requestLog: new RequestLogWriter(store.db, (e) => logger.error({ err: String(e) }, 'request log write failed')),
     meter: new StoreMeter(store.db, () => deps.catalogue),
     upstream: new UpstreamClient(),
+    tasks: new TaskEngine({ repo: new TasksRepo(store.db, store.dialect), meter: () => deps.meter, channels, logger, options: config.tasks }),
     breakers: new CircuitBreakers(),
     limiter: new RateLimiter(config.redisUrl ? new RedisCounters(new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : new MemoryCounters()),
   };
   const app = await buildApp(deps);
+  // Drivers register while routes are built; the poller starts once they are all in.
+  if (config.tasks.pollerEnabled) deps.tasks.start();
   return {
     app,
     deps,
     close: async () => {
       await app.close();
+      await deps.tasks.stop();
       await deps.meter.flush();
       await deps.upstream.close();
       await deps.limiter.close();

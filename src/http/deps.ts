@@ -13,6 +13,7 @@ import type { ChannelsRepo } from '../store/repos/channels.ts';
 import type { RequestLogWriter } from '../store/repos/request-log.ts';
 import type { TokensRepo } from '../store/repos/tokens.ts';
 import type { Store } from '../store/store.ts';
+import type { TaskEngine } from '../tasks/engine.ts';
 
 /** Everything the HTTP layer needs, wired in main.ts (or a test harness): no singletons. */
 export interface AppDeps {
@@ -32,6 +33,8 @@ export interface AppDeps {
   requestLog: RequestLogWriter;
   meter: Meter;
   upstream: UpstreamClient;
+  /** Durable async task engine (videos, family A tasks); drivers register per kind. */
+  tasks: TaskEngine;
   limiter: RateLimiter;
   /** Per-channel circuit breakers (routing/failover.ts). */
   breakers: CircuitBreakers;

@@ -1,0 +1,261 @@
+// The tasks table. Every state change is a compare-and-set (`WHERE id = ? AND state = ?`) so two
+// pollers (or a poller and an on-demand GET) can never both move a task; claims use leases.
+import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
+import type { Usage } from '../../metering/types.ts';
+import type { TaskError, TaskFamily, TaskRecord, TaskState } from '../../tasks/types.ts';
+import { OPEN_STATES } from '../../tasks/types.ts';
+import type { Dialect } from '../dialect.ts';
+import { parseJson } from '../json.ts';
+import type { Database, TasksTable } from '../schema.ts';
+
+type TaskRow = Selectable<TasksTable>;
+const num = (v: number | null): number | null => (v === null ? null : Number(v));
+
+export function toTaskRecord(r: TaskRow): TaskRecord {
+  return {
+    id: r.id,
+    family: r.family as TaskFamily,
+    kind: r.kind,
+    tokenId: r.token_id,
+    model: r.model,
+    billingModel: r.billing_model,
+    upstreamModel: r.upstream_model,
+    channelId: r.channel_id,
+    upstreamTaskId: r.upstream_task_id,
+    state: r.state as TaskState,
+    upstreamStatus: r.upstream_status,
+    progress: r.progress,
+    request: parseJson(r.request),
+    result: parseJson(r.result),
+    usage: parseJson<Usage>(r.usage),
+    error: parseJson<TaskError>(r.error),
+    externalTaskId: r.external_task_id,
+    callbackUrl: r.callback_url,
+    sessionId: r.session_id,
+    requestId: r.request_id,
+    upstreamRequestId: r.upstream_request_id,
+    tier: r.tier,
+    holdAmount: Number(r.hold_amount),
+    nextPollAt: Number(r.next_poll_at),
+    pollAttempts: Number(r.poll_attempts),
+    leaseOwner: r.lease_owner,
+    leaseUntil: num(r.lease_until),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+    finishedAt: num(r.finished_at),
+  };
+}
+
+export interface NewTaskRow {
+  id: string;
+  family: TaskFamily;
+  kind: string;
+  tokenId: string;
+  model: string;
+  billingModel: string;
+  upstreamModel: string;
+  channelId: string;
+  request: unknown;
+  requestId: string;
+  tier: string | null;
+  estimate: Usage;
+  externalTaskId: string | null;
+  callbackUrl: string | null;
+  sessionId: string | null;
+  /** The submit deadline: a `submitting` row still there after it is failed by the poller. */
+  nextPollAt: number;
+  leaseOwner: string;
+  leaseUntil: number;
+}
+
+/** Fields a transition may set. */
+export interface TaskPatch {
+  state?: TaskState;
+  upstreamTaskId?: string | null;
+  upstreamStatus?: string | null;
+  progress?: number | null;
+  result?: unknown;
+  usage?: Usage | null;
+  error?: TaskError | null;
+  upstreamRequestId?: string | null;
+  holdAmount?: number;
+  channelId?: string;
+  nextPollAt?: number;
+  pollAttempts?: number;
+  leaseOwner?: string | null;
+  leaseUntil?: number | null;
+  finishedAt?: number | null;
+}
+
+function patchRow(p: TaskPatch, now: number): Updateable<TasksTable> {
+  const o: Record<string, unknown> = { updated_at: now };
+  if (p.state !== undefined) o.state = p.state;
+  if (p.upstreamTaskId !== undefined) o.upstream_task_id = p.upstreamTaskId;
+  if (p.upstreamStatus !== undefined) o.upstream_status = p.upstreamStatus;
+  if (p.progress !== undefined) o.progress = p.progress;
+  if (p.result !== undefined) o.result = p.result === null ? null : JSON.stringify(p.result);
+  if (p.usage !== undefined) o.usage = p.usage === null ? null : JSON.stringify(p.usage);
+  if (p.error !== undefined) o.error = p.error === null ? null : JSON.stringify(p.error);
+  if (p.upstreamRequestId !== undefined) o.upstream_request_id = p.upstreamRequestId;
+  if (p.holdAmount !== undefined) o.hold_amount = p.holdAmount;
+  if (p.channelId !== undefined) o.channel_id = p.channelId;
+  if (p.nextPollAt !== undefined) o.next_poll_at = p.nextPollAt;
+  if (p.pollAttempts !== undefined) o.poll_attempts = p.pollAttempts;
+  if (p.leaseOwner !== undefined) o.lease_owner = p.leaseOwner;
+  if (p.leaseUntil !== undefined) o.lease_until = p.leaseUntil;
+  if (p.finishedAt !== undefined) o.finished_at = p.finishedAt;
+  return o as Updateable<TasksTable>;
+}
+
+export interface ListTasksFilter {
+  family?: TaskFamily;
+  kind?: string;
+  limit?: number;
+  /** Tasks created strictly before this ms timestamp (paging). */
+  before?: number;
+}
+
+export class TasksRepo {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
+
+  async insert(t: NewTaskRow, now = Date.now()): Promise<TaskRecord> {
+    const row = {
+      id: t.id,
+      family: t.family,
+      kind: t.kind,
+      token_id: t.tokenId,
+      model: t.model,
+      billing_model: t.billingModel,
+      upstream_model: t.upstreamModel,
+      channel_id: t.channelId,
+      upstream_task_id: null,
+      state: 'submitting',
+      upstream_status: null,
+      progress: null,
+      request: JSON.stringify(t.request ?? null),
+      result: null,
+      usage: JSON.stringify(t.estimate),
+      error: null,
+      external_task_id: t.externalTaskId,
+      callback_url: t.callbackUrl,
+      session_id: t.sessionId,
+      request_id: t.requestId,
+      upstream_request_id: null,
+      tier: t.tier,
+      hold_amount: 0,
+      next_poll_at: t.nextPollAt,
+      poll_attempts: 0,
+      lease_owner: t.leaseOwner,
+      lease_until: t.leaseUntil,
+      created_at: now,
+      updated_at: now,
+      finished_at: null,
+    };
+    await this.db.insertInto('tasks').values(row).execute();
+    return toTaskRecord(row);
+  }
+
+  async get(id: string): Promise<TaskRecord | null> {
+    const r = await this.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
+    return r ? toTaskRecord(r) : null;
+  }
+
+  /** The task if this token owns it; null otherwise (callers answer 404 either way). */
+  async getFor(id: string, tokenId: string): Promise<TaskRecord | null> {
+    const r = await this.db.selectFrom('tasks').selectAll().where('id', '=', id).where('token_id', '=', tokenId).executeTakeFirst();
+    return r ? toTaskRecord(r) : null;
+  }
+
+  async findByExternal(tokenId: string, kind: string, externalTaskId: string): Promise<TaskRecord | null> {
+    const r = await this.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('token_id', '=', tokenId)
+      .where('kind', '=', kind)
+      .where('external_task_id', '=', externalTaskId)
+      .executeTakeFirst();
+    return r ? toTaskRecord(r) : null;
+  }
+
+  async listFor(tokenId: string, f: ListTasksFilter = {}): Promise<TaskRecord[]> {
+    let q = this.db.selectFrom('tasks').selectAll().where('token_id', '=', tokenId).where('state', '!=', 'submitting');
+    if (f.family) q = q.where('family', '=', f.family);
+    if (f.kind) q = q.where('kind', '=', f.kind);
+    if (f.before !== undefined) q = q.where('created_at', '<', f.before);
+    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit ?? 20).execute();
+    return rows.map(toTaskRecord);
+  }
+
+  /** Compare-and-set: apply the patch only while the task is still in `from`. True when it applied. */
+  async transition(id: string, from: TaskState, patch: TaskPatch, now = Date.now()): Promise<boolean> {
+    const r = await this.db.updateTable('tasks').set(patchRow(patch, now)).where('id', '=', id).where('state', '=', from).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.db.deleteFrom('tasks').where('id', '=', id).execute();
+  }
+
+  /** Take (or renew) the lease on one open task. True when this owner now holds it. */
+  async lease(id: string, owner: string, leaseMs: number, now = Date.now()): Promise<boolean> {
+    const r = await this.db
+      .updateTable('tasks')
+      .set({ lease_owner: owner, lease_until: now + leaseMs })
+      .where('id', '=', id)
+      .where('state', 'in', [...OPEN_STATES])
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now), eb('lease_owner', '=', owner)]))
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  async unlease(id: string, owner: string): Promise<void> {
+    await this.db.updateTable('tasks').set({ lease_owner: null, lease_until: null }).where('id', '=', id).where('lease_owner', '=', owner).execute();
+  }
+
+  /** Drop every lease this owner holds (graceful shutdown: another instance may take over at once). */
+  async unleaseAll(owner: string): Promise<void> {
+    await this.db.updateTable('tasks').set({ lease_owner: null, lease_until: null }).where('lease_owner', '=', owner).execute();
+  }
+
+  /**
+   * Claim up to `limit` due open tasks for `owner`. PostgreSQL: `FOR UPDATE SKIP LOCKED` so several
+   * instances claim disjoint sets; SQLite has a single writer, so a select + conditional update is enough.
+   */
+  async claimDue(owner: string, leaseMs: number, limit: number, now = Date.now()): Promise<TaskRecord[]> {
+    const until = now + leaseMs;
+    if (this.dialect === 'postgres') {
+      const rows = await sql<TaskRow>`
+        UPDATE tasks SET lease_owner = ${owner}, lease_until = ${until}
+        WHERE id IN (
+          SELECT id FROM tasks
+          WHERE state IN ('submitting', 'queued', 'in_progress') AND next_poll_at <= ${now}
+            AND (lease_until IS NULL OR lease_until < ${now})
+          ORDER BY next_poll_at
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED
+        )
+        RETURNING *`.execute(this.db);
+      return rows.rows.map(toTaskRecord);
+    }
+    const due = await this.db
+      .selectFrom('tasks')
+      .select('id')
+      .where('state', 'in', [...OPEN_STATES])
+      .where('next_poll_at', '<=', now)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .orderBy('next_poll_at')
+      .limit(limit)
+      .execute();
+    const out: TaskRecord[] = [];
+    for (const { id } of due) {
+      if (await this.lease(id, owner, leaseMs, now)) {
+        const t = await this.get(id);
+        if (t) out.push(t);
+      }
+    }
+    return out;
+  }
+}

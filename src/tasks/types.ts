@@ -1,0 +1,107 @@
+// The task engine's public types: the stored task record and the pluggable upstream driver.
+// A driver only talks to the upstream (like an adapter); the engine owns the store, leases,
+// compare-and-set transitions, back-off, max age and metering (settle / release).
+import type { Usage } from '../metering/types.ts';
+import type { Channel } from '../routing/channel-registry.ts';
+
+export type TaskFamily = 'a' | 'b';
+
+/** Non-terminal: submitting (row written, upstream call in flight), queued, in_progress. */
+export type TaskState = 'submitting' | 'queued' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled';
+export const OPEN_STATES: readonly TaskState[] = ['submitting', 'queued', 'in_progress'];
+export const TERMINAL_STATES: readonly TaskState[] = ['succeeded', 'failed', 'cancelled'];
+export const isTerminal = (s: TaskState): boolean => TERMINAL_STATES.includes(s);
+
+/** Sanitised error kept on a failed task (never an upstream key, host or internal URL). */
+export interface TaskError {
+  code: string;
+  message: string;
+  upstreamRequestId?: string | null;
+}
+
+export interface TaskRecord {
+  id: string;
+  family: TaskFamily;
+  /** Driver key, e.g. 'dashscope-video' or 'kling-text2video'. */
+  kind: string;
+  tokenId: string;
+  model: string;
+  billingModel: string;
+  upstreamModel: string;
+  channelId: string;
+  upstreamTaskId: string | null;
+  state: TaskState;
+  upstreamStatus: string | null;
+  progress: number | null;
+  /** Request snapshot (JSON) — whatever the route wants to show back later. */
+  request: unknown;
+  /** Driver's result (JSON), e.g. {url, expiresAt}. */
+  result: unknown;
+  /** The hold estimate until terminal success, then the provider-reported usage. */
+  usage: Usage | null;
+  error: TaskError | null;
+  externalTaskId: string | null;
+  callbackUrl: string | null;
+  sessionId: string | null;
+  requestId: string;
+  upstreamRequestId: string | null;
+  tier: string | null;
+  holdAmount: number;
+  nextPollAt: number;
+  pollAttempts: number;
+  leaseOwner: string | null;
+  leaseUntil: number | null;
+  createdAt: number;
+  updatedAt: number;
+  finishedAt: number | null;
+}
+
+/** What one upstream status query said. `unknown` = the upstream no longer knows the task. */
+export interface PollOutcome {
+  state: 'queued' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled' | 'unknown';
+  upstreamStatus: string;
+  progress?: number;
+  /** Stored as tasks.result (JSON). */
+  result?: unknown;
+  /** Provider-reported usage; settled at `succeeded`. Absent → the hold estimate is charged. */
+  usage?: Usage;
+  error?: TaskError;
+  upstreamRequestId?: string | null;
+}
+
+/** What the upstream answered to the creation call. */
+export interface SubmitOutcome {
+  upstreamTaskId: string;
+  upstreamRequestId?: string | null;
+  upstreamStatus?: string;
+  state?: 'queued' | 'in_progress';
+  /** Set when the submit failed over to another channel than the one passed in. */
+  channelId?: string;
+}
+
+export interface TaskDriver {
+  /** Query the upstream for one task. Must not touch the store. Throw (GatewayError) on transport/5xx: the engine backs off. */
+  poll(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<PollOutcome>;
+}
+
+export interface CreateTaskInput {
+  family: TaskFamily;
+  kind: string;
+  tokenId: string;
+  model: string;
+  billingModel: string;
+  upstreamModel: string;
+  channel: Channel;
+  request: unknown;
+  requestId: string;
+  tier: string | null;
+  /** Estimated usage to hold (e.g. requested seconds × tier). */
+  estimate: Usage;
+  externalTaskId?: string | null;
+  callbackUrl?: string | null;
+  sessionId?: string | null;
+  /** Our id; the engine makes one when absent. */
+  id?: string;
+  /** Calls the upstream creation endpoint. Throwing fails the creation: the hold is released, the row deleted, the error rethrown. */
+  submit(taskId: string, channel: Channel): Promise<SubmitOutcome>;
+}
