@@ -5,6 +5,8 @@ import { DEFAULT_SIM_KEYS, type RecordedRequest, type SimContext, type SimOption
 import { registerCompatChat } from './dashscope/compat-chat.ts';
 import { registerCompatEmbeddings } from './dashscope/compat-embeddings.ts';
 import { registerMultimodal } from './dashscope/multimodal.ts';
+import { registerResponses } from './dashscope/responses.ts';
+import { registerAnthropic } from './dashscope/anthropic.ts';
 import { compatError, nativeError, statusFaultBody } from './dashscope/errors.ts';
 import { FaultController, type FaultSpec } from './faults.ts';
 import { requestId, sendJson, sleep } from './http-util.ts';
@@ -22,7 +24,7 @@ export interface Simulator {
 }
 
 /** Area modules register their routes here; each later capability adds one line. */
-const AREAS: Array<(router: SimRouter, ctx: SimContext) => void> = [registerCompatChat, registerCompatEmbeddings, registerMultimodal];
+const AREAS: Array<(router: SimRouter, ctx: SimContext) => void> = [registerCompatChat, registerCompatEmbeddings, registerMultimodal, registerResponses, registerAnthropic];
 
 type Provider = 'dashscope-compat' | 'dashscope-native' | 'anthropic' | 'kling' | 'public';
 

@@ -65,6 +65,12 @@ async function handleChat(req: SimRequest, res: ServerResponse, ctx: SimContext)
   const { text, images, lastUser } = flattenMessages(body.messages);
   const reply = replyFor(lastUser);
   const usage = chatUsage(text, images, reply);
+  // Explicit cache (cache_control on a part): half the prompt is written to the cache on this call.
+  if (req.raw.includes('"cache_control"')) {
+    const details = (usage.prompt_tokens_details as Record<string, number> | undefined) ?? { cached_tokens: 0 };
+    details.cache_creation_input_tokens = Math.floor((usage.prompt_tokens as number) / 2);
+    usage.prompt_tokens_details = details;
+  }
   const id = `chatcmpl-${requestId()}`;
   const created = Math.floor(Date.now() / 1000);
   if (body.stream !== true) {
