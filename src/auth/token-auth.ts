@@ -58,10 +58,9 @@ export class TokenAuth {
 export function credentialFrom(headers: Record<string, string | string[] | undefined>): string | undefined {
   const auth = headers.authorization;
   const a = Array.isArray(auth) ? auth[0] : auth;
-  if (a) {
-    const m = /^Bearer\s+(.+)$/i.exec(a.trim());
-    return m ? m[1]!.trim() : undefined;
-  }
+  const m = a ? /^Bearer\s+(\S.*)$/i.exec(a.trim()) : null;
+  if (m) return m[1]!.trim();
+  // No usable bearer (absent, or another scheme): the messages-style SDK sends x-api-key instead.
   const k = headers['x-api-key'];
   const key = Array.isArray(k) ? k[0] : k;
   return key?.trim() || undefined;

@@ -5,6 +5,7 @@ import { checkRegion, ConfigError } from '../../../config/config.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { ChannelKeys } from '../../../routing/channel-registry.ts';
 import { CHANNEL_KINDS, type ChannelKind, type ChannelRecord } from '../../../store/repos/channels.ts';
+import { isUniqueViolation } from '../../../store/store.ts';
 import type { AppDeps } from '../../deps.ts';
 import { DEFAULT_DASHSCOPE_BASE_URL, DEFAULT_KLING_BASE_URL, FOREIGN_DASHSCOPE, FOREIGN_KLING } from '../../../config/config.ts';
 
@@ -62,16 +63,24 @@ export function parseCreateChannel(body: unknown): CreateChannelInput {
 }
 
 export async function createChannel(deps: Pick<AppDeps, 'repos' | 'box' | 'channels'>, input: CreateChannelInput): Promise<ChannelRecord> {
-  const rec = await deps.repos.channels.create({
-    id: newId('ch'),
-    name: input.name,
-    kind: input.kind,
-    baseUrl: input.baseUrl,
-    keyEnc: deps.box.seal(JSON.stringify(input.keys)),
-    models: input.models,
-    ...(input.priority !== undefined ? { priority: input.priority } : {}),
-    ...(input.weight !== undefined ? { weight: input.weight } : {}),
-  });
+  if (await deps.repos.channels.findByName(input.name)) {
+    throw new GatewayError('conflict', `A channel named '${input.name}' already exists`, { param: 'name' });
+  }
+  const rec = await deps.repos.channels
+    .create({
+      id: newId('ch'),
+      name: input.name,
+      kind: input.kind,
+      baseUrl: input.baseUrl,
+      keyEnc: deps.box.seal(JSON.stringify(input.keys)),
+      models: input.models,
+      ...(input.priority !== undefined ? { priority: input.priority } : {}),
+      ...(input.weight !== undefined ? { weight: input.weight } : {}),
+    })
+    .catch((e: unknown) => {
+      // Two concurrent creates with one name: the unique index decides, the loser gets 409.
+      throw isUniqueViolation(e) ? new GatewayError('conflict', `A channel named '${input.name}' already exists`, { param: 'name' }) : e;
+    });
   await deps.channels.reload();
   return rec;
 }
@@ -81,7 +90,7 @@ export function registerChannelRoutes(scope: FastifyInstance, deps: AppDeps): vo
     const input = parseCreateChannel(req.body);
     for (const m of input.models ?? []) {
       const r = deps.catalogue.resolve(m);
-      if (!r) throw new GatewayError('model_not_found', `Unknown model: ${m}`, { param: 'models' });
+      if (!r) throw new GatewayError('invalid_parameter', `Unknown model: ${m}`, { param: 'models' });
       if (r.entry.upstream !== input.kind) throw new GatewayError('invalid_parameter', `Model ${m} is not served by a ${input.kind} channel`, { param: 'models' });
     }
     const rec = await createChannel(deps, input);

@@ -34,7 +34,7 @@ export interface CreateTokenInput {
 /** Shared by the admin API and the CLI: returns the record and the secret (shown once). */
 export async function createToken(deps: Pick<AppDeps, 'repos' | 'catalogue'>, input: CreateTokenInput): Promise<{ record: TokenRecord; secret: string }> {
   for (const m of input.models ?? []) {
-    if (!deps.catalogue.resolve(m)) throw new GatewayError('model_not_found', `Unknown model in allow-list: ${m}`, { param: 'models' });
+    if (!deps.catalogue.resolve(m)) throw new GatewayError('invalid_parameter', `Unknown model in allow-list: ${m}`, { param: 'models' });
   }
   const secret = newTokenSecret();
   const record = await deps.repos.tokens.create({
@@ -57,6 +57,10 @@ export function parseCreateToken(body: unknown): CreateTokenInput {
   const models = optStringArray(body, 'models', { maxItems: 1000 });
   const quota = optInt(body, 'quota', 0, Number.MAX_SAFE_INTEGER);
   const expiresAt = optInt(body, 'expires_at', 0, Number.MAX_SAFE_INTEGER);
+  // Milliseconds since the epoch, like every timestamp here; a past value (or seconds by mistake) is refused.
+  if (expiresAt !== undefined && expiresAt <= Date.now()) {
+    throw new GatewayError('invalid_parameter', 'expires_at must be a future time in milliseconds since the epoch', { param: 'expires_at' });
+  }
   const rpmLimit = optInt(body, 'rpm_limit', 1, 1_000_000);
   const concurrencyLimit = optInt(body, 'concurrency_limit', 1, 100_000);
   optString(body, 'description');

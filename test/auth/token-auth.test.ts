@@ -1,0 +1,153 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { credentialFrom, TokenAuth } from '../../src/auth/token-auth.ts';
+import { hashToken, newTokenSecret, safeEqual } from '../../src/auth/token-secret.ts';
+import { isGatewayError } from '../../src/errors/gateway-error.ts';
+import { TokensRepo, type TokenRecord } from '../../src/store/repos/tokens.ts';
+import { startHarness, type Harness } from '../helpers/harness.ts';
+
+type BErr = { error: { code: string; type: string; message: string; request_id: string } };
+type AErr = { code: number; message: string; request_id: string; data: null };
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => h?.close());
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** GET /v1/models (family B) and POST text2video (family A) with the given headers. */
+async function both(headers: Record<string, string>) {
+  const b = await h.fetch('/v1/models', { headers });
+  const a = await h.fetch('/vidx/v1/videos/text2video', { method: 'POST', headers, json: { prompt: 'a cat' } });
+  return { a, b, aBody: (await a.json()) as AErr, bBody: (await b.json()) as BErr };
+}
+
+function expectFamilyShapes(r: Awaited<ReturnType<typeof both>>, code: string, vendorCode: number) {
+  expect(r.b.status).toBe(401);
+  expect(r.a.status).toBe(401);
+  expect(r.bBody.error.code).toBe(code);
+  expect(r.bBody.error.type).toBe('authentication_error');
+  expect(r.bBody.error.request_id).toBe(r.b.headers.get('x-gateway-request-id'));
+  expect(r.bBody.error.message).toMatch(/\(request id: req_[0-9a-f]{32}\)$/);
+  expect(r.aBody.code).toBe(vendorCode);
+  expect(r.aBody.data).toBeNull();
+  expect(r.aBody.request_id).toBe(r.a.headers.get('x-gateway-request-id'));
+  expect(r.aBody.message.length).toBeGreaterThan(0);
+}
+
+describe('client auth through the real server', () => {
+  it('missing token → 401 missing_token in both families', async () => {
+    expectFamilyShapes(await both({}), 'missing_token', 1001);
+  });
+
+  it('a non-Bearer Authorization header is not a credential', async () => {
+    expectFamilyShapes(await both({ authorization: 'Basic dXNlcjpwYXNz' }), 'missing_token', 1001);
+  });
+
+  it('unknown token → 401 invalid_token in both families', async () => {
+    expectFamilyShapes(await both({ authorization: `Bearer ${newTokenSecret()}` }), 'invalid_token', 1002);
+  });
+
+  it('revoked token → 401 token_revoked in both families', async () => {
+    const t = await h.token();
+    await h.gw.deps.repos.tokens.revoke(t.id);
+    h.gw.deps.tokenAuth.clear();
+    expectFamilyShapes(await both({ authorization: `Bearer ${t.secret}` }), 'token_revoked', 1002);
+  });
+
+  it('expired token → 401 token_expired in both families', async () => {
+    const t = await h.token({ expiresAt: Date.now() - 1_000 });
+    expectFamilyShapes(await both({ authorization: `Bearer ${t.secret}` }), 'token_expired', 1004);
+  });
+
+  it('a token that has not expired yet works', async () => {
+    const t = await h.token({ expiresAt: Date.now() + 3_600_000 });
+    expect((await h.fetch('/v1/models', { token: t.secret })).status).toBe(200);
+  });
+
+  it('x-api-key is accepted (messages-style SDKs)', async () => {
+    const t = await h.token();
+    const r = await h.fetch('/v1/models', { headers: { 'x-api-key': t.secret } });
+    expect(r.status).toBe(200);
+    // and a Basic header does not hide a valid x-api-key
+    const r2 = await h.fetch('/v1/models', { headers: { authorization: 'Basic abc', 'x-api-key': t.secret } });
+    expect(r2.status).toBe(200);
+  });
+
+  it('the bearer scheme is case-insensitive', async () => {
+    const t = await h.token();
+    expect((await h.fetch('/v1/models', { headers: { authorization: `bearer ${t.secret}` } })).status).toBe(200);
+  });
+
+  it('token lookups are cached: many requests, one database lookup; revoke invalidates at once', async () => {
+    const t = await h.token();
+    const spy = vi.spyOn(TokensRepo.prototype, 'findByHash');
+    for (let i = 0; i < 6; i++) expect((await h.fetch('/v1/models', { token: t.secret })).status).toBe(200);
+    const forThisToken = () => spy.mock.calls.filter(([hash]) => hash === hashToken(t.secret)).length;
+    expect(forThisToken()).toBe(1);
+
+    expect((await h.admin(`/admin/tokens/${t.id}`, { method: 'DELETE' })).status).toBe(200);
+    const r = await h.fetch('/v1/models', { token: t.secret });
+    expect(r.status).toBe(401);
+    expect(((await r.json()) as BErr).error.code).toBe('token_revoked');
+    expect(forThisToken()).toBe(2);
+  });
+
+  it('the admin key is not a client token', async () => {
+    const r = await h.fetch('/v1/models', { token: h.adminKey });
+    expect(r.status).toBe(401);
+  });
+});
+
+describe('TokenAuth unit', () => {
+  const rec = (over: Partial<TokenRecord> = {}): TokenRecord => ({
+    id: 'tok_1', name: 'n', prefix: 'tw-', models: null, quota: null, spent: 0, held: 0, rpmLimit: null, concurrencyLimit: null, expiresAt: null, revokedAt: null, createdAt: 0, ...over,
+  });
+
+  it('re-reads after the TTL so other instances\' revocations converge', async () => {
+    let current: TokenRecord = rec();
+    let lookups = 0;
+    const repo = { findByHash: async () => (lookups++, current) } as unknown as TokensRepo;
+    const auth = new TokenAuth(repo, 1_000);
+    await auth.authenticate('tw-x', 10_000);
+    await auth.authenticate('tw-x', 10_500);
+    expect(lookups).toBe(1);
+    current = rec({ revokedAt: 10_600 });
+    await expect(auth.authenticate('tw-x', 10_900)).resolves.toMatchObject({ tokenId: 'tok_1' });
+    const e = await auth.authenticate('tw-x', 11_100).catch((x: unknown) => x);
+    expect(isGatewayError(e) && e.code).toBe('token_revoked');
+    expect(lookups).toBe(2);
+  });
+
+  it('expiry is checked on every request, not cached', async () => {
+    const repo = { findByHash: async () => rec({ expiresAt: 5_000 }) } as unknown as TokensRepo;
+    const auth = new TokenAuth(repo);
+    await expect(auth.authenticate('tw-x', 4_000)).resolves.toBeTruthy();
+    const e = await auth.authenticate('tw-x', 5_000).catch((x: unknown) => x);
+    expect(isGatewayError(e) && e.code).toBe('token_expired');
+  });
+
+  it('the principal carries the allow-list and limits', async () => {
+    const repo = { findByHash: async () => rec({ models: ['a'], quota: 5, rpmLimit: 3, concurrencyLimit: 2 }) } as unknown as TokensRepo;
+    expect(await new TokenAuth(repo).authenticate('tw-x')).toEqual({ tokenId: 'tok_1', name: 'n', models: ['a'], quota: 5, rpmLimit: 3, concurrencyLimit: 2 });
+  });
+
+  it('credentialFrom', () => {
+    expect(credentialFrom({ authorization: 'Bearer  abc ' })).toBe('abc');
+    expect(credentialFrom({ authorization: 'Bearer ' })).toBeUndefined();
+    expect(credentialFrom({ 'x-api-key': ' k ' })).toBe('k');
+    expect(credentialFrom({})).toBeUndefined();
+  });
+
+  it('secrets and hashes', () => {
+    const s = newTokenSecret();
+    expect(s).toMatch(/^tw-[A-Za-z0-9]{43}$/);
+    expect(newTokenSecret()).not.toBe(s);
+    expect(hashToken(s)).toMatch(/^[0-9a-f]{64}$/);
+    expect(safeEqual('abc', 'abc')).toBe(true);
+    expect(safeEqual('abc', 'abd')).toBe(false);
+    expect(safeEqual('abc', 'abcd')).toBe(false);
+  });
+});
