@@ -7,6 +7,7 @@ import { registerCompatEmbeddings } from './dashscope/compat-embeddings.ts';
 import { registerMultimodal } from './dashscope/multimodal.ts';
 import { registerResponses } from './dashscope/responses.ts';
 import { registerAnthropic } from './dashscope/anthropic.ts';
+import { registerKling } from './kling/index.ts';
 import { compatError, nativeError, statusFaultBody } from './dashscope/errors.ts';
 import { FaultController, type FaultSpec } from './faults.ts';
 import { requestId, sendJson, sleep } from './http-util.ts';
@@ -24,7 +25,7 @@ export interface Simulator {
 }
 
 /** Area modules register their routes here; each later capability adds one line. */
-const AREAS: Array<(router: SimRouter, ctx: SimContext) => void> = [registerCompatChat, registerCompatEmbeddings, registerMultimodal, registerResponses, registerAnthropic];
+const AREAS: Array<(router: SimRouter, ctx: SimContext) => void> = [registerCompatChat, registerCompatEmbeddings, registerMultimodal, registerResponses, registerAnthropic, registerKling];
 
 type Provider = 'dashscope-compat' | 'dashscope-native' | 'anthropic' | 'kling' | 'public';
 

@@ -1,0 +1,47 @@
+// One Kling call: sign the JWT for the channel, send JSON, unwrap the envelope. Returns `data`
+// (still `unknown`) and the upstream request id; non-zero codes become GatewayErrors.
+import { isObject } from '../../contracts/fields.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { Channel } from '../../routing/channel-registry.ts';
+import { readJson, type UpstreamClient } from '../http-client.ts';
+import { klingError } from './errors.ts';
+import type { KlingJwtSigner } from './jwt.ts';
+
+export interface KlingReply {
+  data: unknown;
+  upstreamRequestId: string | null;
+}
+
+export class KlingClient {
+  constructor(
+    private readonly upstream: UpstreamClient,
+    private readonly signer: KlingJwtSigner,
+  ) {}
+
+  async call(channel: Channel, method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal): Promise<KlingReply> {
+    const { accessKey, secretKey } = channel.keys;
+    if (!accessKey || !secretKey) throw new GatewayError('no_channel', 'The video channel has no access key / secret key configured');
+    const jwt = await this.signer.token(accessKey, secretKey);
+    const headers: Record<string, string> = { authorization: `Bearer ${jwt}`, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await this.upstream.request({
+      method,
+      baseUrl: channel.baseUrl,
+      path,
+      headers,
+      body: body === undefined ? null : JSON.stringify(body),
+      ...(signal ? { signal } : {}),
+      timeouts: { headersMs: 60_000 },
+    });
+    let json: unknown;
+    try {
+      json = await readJson(res);
+    } catch (e) {
+      if (res.statusCode >= 400) throw klingError(res.statusCode, undefined);
+      throw e;
+    }
+    const upstreamRequestId = isObject(json) && typeof json.request_id === 'string' ? json.request_id : null;
+    if (res.statusCode >= 400 || !isObject(json) || json.code !== 0) throw klingError(res.statusCode, json);
+    return { data: json.data, upstreamRequestId };
+  }
+}

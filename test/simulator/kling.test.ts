@@ -1,0 +1,171 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../../simulator/index.ts';
+import { klingState } from '../../simulator/kling/index.ts';
+import { KlingJwtSigner } from '../../src/adapters/kling/jwt.ts';
+
+let sim: Simulator;
+const signer = new KlingJwtSigner();
+const jwt = () => signer.token(DEFAULT_SIM_KEYS.klingAccessKey, DEFAULT_SIM_KEYS.klingSecretKey);
+
+interface Env {
+  code: number;
+  message: string;
+  request_id: string;
+  data?: Record<string, unknown> & { task_id?: string; task_status?: string; session_id?: string };
+}
+
+async function call(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: Env }> {
+  const headers: Record<string, string> = { authorization: `Bearer ${token ?? (await jwt())}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const r = await fetch(sim.url + path, { method, headers, body: body === undefined ? null : JSON.stringify(body) });
+  return { status: r.status, body: (await r.json()) as Env };
+}
+
+async function until(path: string, status: string): Promise<Env> {
+  for (let i = 0; i < 100; i++) {
+    const r = await call('GET', path);
+    if (r.body.data?.task_status === status) return r.body;
+    await new Promise((res) => setTimeout(res, 30));
+  }
+  throw new Error(`never reached ${status}`);
+}
+
+beforeAll(async () => {
+  sim = await startSimulator({ taskDurationMs: 200 });
+});
+afterAll(async () => sim?.close());
+
+describe('kling simulator: auth', () => {
+  it('rejects a missing, forged or expired JWT with the vendor auth codes', async () => {
+    const none = await fetch(`${sim.url}/v1/videos/text2video`, { method: 'POST', body: '{}' });
+    expect(none.status).toBe(401);
+    expect(((await none.json()) as Env).code).toBe(1001);
+    const forged = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setIssuer(DEFAULT_SIM_KEYS.klingAccessKey).setExpirationTime('30m').sign(new TextEncoder().encode('wrong-secret'));
+    expect((await call('POST', '/v1/videos/text2video', { prompt: 'x' }, forged)).body.code).toBe(1002);
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setIssuer(DEFAULT_SIM_KEYS.klingAccessKey).setExpirationTime(now - 10).setNotBefore(now - 100).sign(new TextEncoder().encode(DEFAULT_SIM_KEYS.klingSecretKey));
+    const r = await call('POST', '/v1/videos/text2video', { prompt: 'x' }, expired);
+    expect(r.status).toBe(401);
+    expect(r.body.code).toBe(1004);
+  });
+
+  it('the signer caches and refreshes before expiry', async () => {
+    let now = 1_800_000_000_000;
+    const s = new KlingJwtSigner({ now: () => now, ttlSec: 1800, refreshMarginSec: 300 });
+    const a = await s.token('ak', 'sk-secret');
+    now += 1000 * 1000; // 1000 s later: 800 s left, still cached
+    expect(await s.token('ak', 'sk-secret')).toBe(a);
+    now += 600 * 1000; // 200 s left < margin: re-signed
+    const b = await s.token('ak', 'sk-secret');
+    expect(b).not.toBe(a);
+    const payload = JSON.parse(Buffer.from(b.split('.')[1]!, 'base64url').toString()) as { iss: string; exp: number; nbf: number };
+    expect(payload.iss).toBe('ak');
+    expect(payload.exp).toBe(Math.floor(now / 1000) + 1800);
+    expect(payload.nbf).toBe(Math.floor(now / 1000) - 5);
+    expect(await s.token('ak', 'other-secret')).not.toBe(b);
+  });
+});
+
+describe('kling simulator: text2video', () => {
+  it('creates, progresses to succeed, and is found by id, external id and list', async () => {
+    const c = await call('POST', '/v1/videos/text2video', { model_name: 'kling-v2-6', prompt: 'a cat', duration: '10', mode: 'pro', sound: 'on', external_task_id: 'ext-1' });
+    expect(c.status).toBe(200);
+    expect(c.body).toMatchObject({ code: 0, message: 'SUCCEED', data: { task_status: 'submitted', task_info: { external_task_id: 'ext-1' } } });
+    const id = c.body.data!.task_id!;
+    const done = await until(`/v1/videos/text2video/${id}`, 'succeed');
+    const videos = (done.data!.task_result as { videos: Array<{ id: string; url: string; duration: string }> }).videos;
+    expect(videos).toHaveLength(1);
+    expect(videos[0]!.duration).toBe('10.1');
+    expect(videos[0]!.url).toMatch(/\.mp4$/);
+    expect((await call('GET', '/v1/videos/text2video/ext-1')).body.data!.task_id).toBe(id);
+    const list = await call('GET', '/v1/videos/text2video?pageNum=1&pageSize=500');
+    expect((list.body.data as unknown as Array<{ task_id: string }>).map((t) => t.task_id)).toContain(id);
+    expect((await call('GET', '/v1/videos/text2video?pageSize=501')).body.code).toBe(1201);
+    expect((await call('POST', '/v1/videos/text2video', { prompt: 'again', external_task_id: 'ext-1' })).body.code).toBe(1201);
+  });
+
+  it('applies the parameter rules with code 1201', async () => {
+    const bad = [
+      { prompt: 'x', model_name: 'vidx-v1' },
+      { prompt: 'x'.repeat(2501) },
+      {},
+      { prompt: 'x', duration: 5 },
+      { prompt: 'x', cfg_scale: 0.5, model_name: 'kling-v2-master' },
+      { prompt: 'x', sound: 'on', model_name: 'kling-v1' },
+      { prompt: 'x', camera_control: { type: 'simple', config: { horizontal: 1, zoom: 2 } } },
+      { prompt: 'x', camera_control: { type: 'simple' } },
+    ];
+    for (const b of bad) {
+      const r = await call('POST', '/v1/videos/text2video', b);
+      expect(r.status, JSON.stringify(b)).toBe(400);
+      expect(r.body.code).toBe(1201);
+    }
+  });
+
+  it('task faults: fail-task ends failed, vanish is forgotten', async () => {
+    const f = await call('POST', '/v1/videos/text2video', { prompt: 'x sim-fault:fail-task' });
+    const failed = await until(`/v1/videos/text2video/${f.body.data!.task_id}`, 'failed');
+    expect(failed.data!.task_status_msg).toBeTruthy();
+    const v = await call('POST', '/v1/videos/text2video', { prompt: 'x sim-fault:vanish' });
+    await new Promise((r) => setTimeout(r, 250));
+    const gone = await call('GET', `/v1/videos/text2video/${v.body.data!.task_id}`);
+    expect(gone.status).toBe(404);
+    expect(gone.body.code).toBe(1203);
+  });
+
+  it('POSTs the task data to callback_url at the terminal state', async () => {
+    const got: unknown[] = [];
+    const srv: Server = createServer((req, res) => {
+      let b = '';
+      req.on('data', (c: Buffer) => (b += c.toString()));
+      req.on('end', () => {
+        got.push(JSON.parse(b));
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    const port = (srv.address() as AddressInfo).port;
+    const c = await call('POST', '/v1/videos/text2video', { prompt: 'cb', callback_url: `http://127.0.0.1:${port}/hook` });
+    for (let i = 0; i < 100 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    srv.close();
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({ task_id: c.body.data!.task_id, task_status: 'succeed' });
+    expect(klingState(sim.ctx).callbacks.some((x) => x.status === 200)).toBe(true);
+  });
+});
+
+describe('kling simulator: multi-elements and omni', () => {
+  it('runs the selection workflow and an edit task', async () => {
+    const t2v = await call('POST', '/v1/videos/text2video', { prompt: 'source' });
+    const done = await until(`/v1/videos/text2video/${t2v.body.data!.task_id}`, 'succeed');
+    const videoId = (done.data!.task_result as { videos: Array<{ id: string }> }).videos[0]!.id;
+    expect((await call('POST', '/v1/videos/multi-elements/init-selection', { video_id: videoId, video_url: 'https://x/a.mp4' })).body.code).toBe(1201);
+    const init = await call('POST', '/v1/videos/multi-elements/init-selection', { video_id: videoId });
+    expect(init.body.data).toMatchObject({ status: 0, fps: 30, width: 1280, height: 720 });
+    const sid = init.body.data!.session_id!;
+    const pts = [{ x: 0.5, y: 0.5 }];
+    expect((await call('POST', '/v1/videos/multi-elements/preview-selection', { session_id: sid })).body.code).toBe(1201);
+    const add = await call('POST', '/v1/videos/multi-elements/add-selection', { session_id: sid, frame_index: 0, points: pts });
+    expect((add.body.data!.res as { rle_mask_list: unknown[] }).rle_mask_list).toHaveLength(1);
+    expect((await call('POST', '/v1/videos/multi-elements/delete-selection', { session_id: sid, frame_index: 0, points: [{ x: 0.1, y: 0.1 }] })).body.code).toBe(1201);
+    expect((await call('POST', '/v1/videos/multi-elements/delete-selection', { session_id: sid, frame_index: 0, points: pts })).body.code).toBe(0);
+    await call('POST', '/v1/videos/multi-elements/add-selection', { session_id: sid, frame_index: 3, points: pts });
+    expect((await call('POST', '/v1/videos/multi-elements/preview-selection', { session_id: sid })).body.data!.res).toHaveProperty('video_cover');
+    expect((await call('POST', '/v1/videos/multi-elements', { session_id: sid, edit_mode: 'swap', prompt: 'p', image_list: [] })).body.code).toBe(1201);
+    const edit = await call('POST', '/v1/videos/multi-elements', { session_id: sid, edit_mode: 'removal', prompt: 'remove it' });
+    expect(edit.body.code).toBe(0);
+    const e = await until(`/v1/videos/multi-elements/${edit.body.data!.task_id}`, 'succeed');
+    expect((e.data!.task_result as { videos: Array<{ session_id: string }> }).videos[0]!.session_id).toBe(sid);
+    expect((await call('POST', '/v1/videos/multi-elements/clear-selection', { session_id: sid })).body.data).toMatchObject({ status: 0 });
+  });
+
+  it('omni-video takes kling-v3-omni and refuses other models', async () => {
+    const ok = await call('POST', '/v1/videos/omni-video', { model_name: 'kling-v3-omni', prompt: 'o', duration: '7' });
+    expect(ok.body.code).toBe(0);
+    expect((await call('POST', '/v1/videos/omni-video', { model_name: 'kling-v1', prompt: 'o' })).body.code).toBe(1201);
+    await until(`/v1/videos/omni-video/${ok.body.data!.task_id}`, 'succeed');
+  });
+});
