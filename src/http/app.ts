@@ -9,6 +9,7 @@ import type { RequestState } from './request-state.ts';
 import { registerAdminRoutes } from './routes/admin/index.ts';
 import { registerFamilyARoutes } from './routes/family-a/index.ts';
 import { registerFamilyBRoutes } from './routes/family-b/index.ts';
+import { openApiDocument } from './openapi.ts';
 
 const CONTRACT_PREFIXES = ['/v1/', '/vidx/'];
 
@@ -124,7 +125,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return sendError(req, reply, new GatewayError('not_found', `Unknown path ${path}`));
   });
 
+  // Bodies are JSON (or multipart where a route registers it): without this, Fastify's built-in
+  // text/plain parser would hand routes a string instead of answering 415.
+  app.removeContentTypeParser('text/plain');
+
   app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/openapi.json', async () => openApiDocument());
 
   await app.register(async (scope) => registerAdminRoutes(scope, deps), { prefix: '/admin' });
   await app.register(async (scope) => registerFamilyBRoutes(scope, deps), { prefix: '/v1' });

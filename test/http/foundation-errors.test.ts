@@ -1,0 +1,183 @@
+// Request ids and error shapes on every kind of response, through the real server.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../helpers/harness.ts';
+
+type BErr = { error: { code: string; type: string; message: string; request_id: string; param?: string } };
+type AErr = { code: number; message: string; request_id: string; data: null };
+
+const RID = /^req_[0-9a-f]{32}$/;
+let h: Harness;
+let token: string;
+beforeAll(async () => {
+  h = await startHarness({ env: { TOLLWAY_BODY_LIMIT: '2048' } });
+  token = (await h.token()).secret;
+});
+afterAll(async () => h?.close());
+
+async function expectB(r: Response, status: number, code: string): Promise<BErr> {
+  expect(r.status).toBe(status);
+  const rid = r.headers.get('x-gateway-request-id');
+  expect(rid).toMatch(RID);
+  expect(r.headers.get('content-type')).toMatch(/^application\/json/);
+  const body = (await r.json()) as BErr;
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(body.error.code).toBe(code);
+  expect(body.error.request_id).toBe(rid);
+  expect(body.error.message.endsWith(`(request id: ${rid})`)).toBe(true);
+  expect(typeof body.error.type).toBe('string');
+  return body;
+}
+
+async function expectA(r: Response, status: number, vendorCode: number): Promise<AErr> {
+  expect(r.status).toBe(status);
+  const rid = r.headers.get('x-gateway-request-id');
+  expect(rid).toMatch(RID);
+  const body = (await r.json()) as AErr;
+  expect(Object.keys(body).sort()).toEqual(['code', 'data', 'message', 'request_id']);
+  expect(body.code).toBe(vendorCode);
+  expect(body.data).toBeNull();
+  expect(body.request_id).toBe(rid);
+  return body;
+}
+
+describe('X-Gateway-Request-Id on every response kind', () => {
+  it('2xx: healthz, models, admin, openapi — unique per response', async () => {
+    const seen = new Set<string>();
+    for (const r of [await h.fetch('/healthz'), await h.fetch('/v1/models', { token }), await h.admin('/admin/tokens'), await h.fetch('/openapi.json')]) {
+      expect(r.status).toBe(200);
+      const rid = r.headers.get('x-gateway-request-id')!;
+      expect(rid).toMatch(RID);
+      seen.add(rid);
+    }
+    expect(seen.size).toBe(4);
+  });
+
+  it('a client-sent X-Gateway-Request-Id is not trusted', async () => {
+    const r = await h.fetch('/healthz', { headers: { 'x-gateway-request-id': 'req_forged' } });
+    expect(r.headers.get('x-gateway-request-id')).not.toBe('req_forged');
+  });
+
+  it('401 (both families)', async () => {
+    await expectB(await h.fetch('/v1/models'), 401, 'missing_token');
+    await expectA(await h.fetch('/vidx/v1/videos/text2video', { method: 'POST', json: {} }), 401, 1001);
+  });
+
+  it('404 unknown paths in the family shape', async () => {
+    await expectB(await h.fetch('/v1/no-such-endpoint', { token }), 404, 'not_found');
+    await expectB(await h.fetch('/no-such-thing'), 404, 'not_found');
+    await expectB(await h.admin('/admin/no-such-thing'), 404, 'not_found');
+    const a = await expectA(await h.fetch('/vidx/v1/no-such-endpoint', { token }), 404, 1203);
+    expect(a.message).toContain('/vidx/v1/no-such-endpoint');
+  });
+
+  it('405 wrong method with Allow', async () => {
+    const r = await h.fetch('/v1/models', { method: 'POST', token, json: {} });
+    await expectB(r, 405, 'method_not_allowed');
+    expect(r.headers.get('allow')).toMatch(/\bGET\b/);
+    const r2 = await h.fetch('/healthz', { method: 'DELETE' });
+    await expectB(r2, 405, 'method_not_allowed');
+    expect(r2.headers.get('allow')).toContain('GET');
+    const r3 = await h.admin('/admin/tokens', { method: 'PUT', json: {} });
+    await expectB(r3, 405, 'method_not_allowed');
+    expect(r3.headers.get('allow')?.split(', ').sort()).toEqual(expect.arrayContaining(['GET', 'POST']));
+  });
+
+  it('400 invalid_json (family B and A)', async () => {
+    const bad = { method: 'POST', body: '{"model": "qwx3.7-plus", ', headers: { 'content-type': 'application/json' }, token };
+    await expectB(await h.fetch('/v1/chat/completions', bad), 400, 'invalid_json');
+    await expectA(await h.fetch('/vidx/v1/videos/text2video', bad), 400, 1200);
+    await expectB(await h.admin('/admin/tokens', { method: 'POST', body: 'nope{', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+    // an empty JSON body is invalid JSON too
+    await expectB(await h.fetch('/v1/chat/completions', { ...bad, body: '' }), 400, 'invalid_json');
+  });
+
+  it('413 payload_too_large over TOLLWAY_BODY_LIMIT (family B and A)', async () => {
+    const big = { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'x'.repeat(4096) }] };
+    await expectB(await h.fetch('/v1/chat/completions', { method: 'POST', token, json: big }), 413, 'payload_too_large');
+    await expectA(await h.fetch('/vidx/v1/videos/text2video', { method: 'POST', token, json: { prompt: 'x'.repeat(4096) } }), 413, 1200);
+    await expectB(await h.admin('/admin/tokens', { method: 'POST', json: { name: 'x'.repeat(4096) } }), 413, 'payload_too_large');
+    // a body just under the limit is parsed (and then validated), not refused for size
+    const r = await h.admin('/admin/tokens', { method: 'POST', json: { name: 'x'.repeat(150) } });
+    expect(r.status).toBe(201);
+  });
+
+  it('415 unsupported content type', async () => {
+    await expectB(await h.admin('/admin/tokens', { method: 'POST', body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_content_type');
+    await expectB(await h.admin('/admin/tokens', { method: 'POST', body: '{"name":"x"}', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_content_type');
+    // (family A 415 needs a family A route; its shape is the same renderer as the 413/400 cases above)
+  });
+
+  it('403 and validation 400s from the admin API carry the request id too', async () => {
+    await expectB(await h.fetch('/admin/tokens', { token }), 403, 'permission_denied');
+    const b = await expectB(await h.admin('/admin/tokens', { method: 'POST', json: {} }), 400, 'missing_parameter');
+    expect(b.error.param).toBe('name');
+  });
+
+  it('model_not_found (404) for an unknown model', async () => {
+    const b = await expectB(await h.fetch('/v1/models/no-such-model', { token }), 404, 'model_not_found');
+    expect(b.error.type).toBe('invalid_request_error');
+  });
+});
+
+describe('GET /openapi.json', () => {
+  const CONTRACT: Array<[string, string]> = [
+    ['post', '/vidx/v1/videos/text2video'],
+    ['post', '/vidx/v1/videos/multi-elements/init-selection'],
+    ['post', '/vidx/v1/videos/multi-elements/add-selection'],
+    ['post', '/vidx/v1/videos/multi-elements/delete-selection'],
+    ['post', '/vidx/v1/videos/multi-elements/clear-selection'],
+    ['post', '/vidx/v1/videos/multi-elements/preview-selection'],
+    ['post', '/vidx/v1/videos/multi-elements'],
+    ['get', '/vidx/v1/videos/multi-elements/{task_id}'],
+    ['get', '/vidx/v1/videos/multi-elements'],
+    ['post', '/vidx/v1/videos/omni-video'],
+    ['get', '/v1/models'],
+    ['post', '/v1/chat/completions'],
+    ['post', '/v1/responses'],
+    ['post', '/v1/messages'],
+    ['post', '/v1/embeddings'],
+    ['post', '/v1/images/generations'],
+    ['post', '/v1/images/edits'],
+    ['post', '/v1/videos'],
+    ['get', '/v1/videos/{video_id}'],
+    ['get', '/v1/videos/{video_id}/content'],
+  ];
+  const ADMIN: Array<[string, string]> = [
+    ['post', '/admin/tokens'],
+    ['get', '/admin/tokens'],
+    ['delete', '/admin/tokens/{id}'],
+    ['post', '/admin/channels'],
+    ['get', '/admin/channels'],
+    ['post', '/admin/channels/{id}/disable'],
+    ['get', '/admin/audit'],
+  ];
+
+  it('is served without auth, parses, and lists every contract path with bearer security and error shapes', async () => {
+    const r = await h.fetch('/openapi.json');
+    expect(r.status).toBe(200);
+    type Doc = {
+      openapi: string;
+      paths: Record<string, Record<string, { security?: Array<Record<string, unknown>>; responses: Record<string, { $ref?: string }>; requestBody?: { content: Record<string, unknown> } }>>;
+      components: { securitySchemes: Record<string, { type: string; scheme: string }>; schemas: Record<string, { properties?: Record<string, unknown> }> };
+    };
+    const doc = JSON.parse(await r.text()) as Doc;
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    expect(doc.components.securitySchemes.bearer).toEqual(expect.objectContaining({ type: 'http', scheme: 'bearer' }));
+    for (const [method, path] of CONTRACT) {
+      const op = doc.paths[path]?.[method];
+      expect(op, `${method.toUpperCase()} ${path}`).toBeDefined();
+      expect(op!.security).toEqual([{ bearer: [] }]);
+      expect(op!.responses['200']).toBeDefined();
+      const errRef = path.startsWith('/vidx/') ? '#/components/responses/FamilyAError' : '#/components/responses/FamilyBError';
+      for (const s of ['401', '404', '413']) expect(op!.responses[s]?.$ref, `${path} ${s}`).toBe(errRef);
+      if (method === 'post') expect(op!.requestBody?.content['application/json']).toBeDefined();
+    }
+    for (const [method, path] of ADMIN) {
+      expect(doc.paths[path]?.[method]?.security, `${method} ${path}`).toEqual([{ adminBearer: [] }]);
+    }
+    expect(doc.paths['/healthz']?.get?.security).toEqual([]);
+    expect(doc.paths['/v1/images/edits']?.post?.requestBody?.content['multipart/form-data']).toBeDefined();
+    expect(Object.keys(doc.components.schemas.FamilyBError!.properties!)).toEqual(['error']);
+    expect(Object.keys(doc.components.schemas.FamilyAError!.properties!).sort()).toEqual(['code', 'data', 'message', 'request_id']);
+  });
+});
