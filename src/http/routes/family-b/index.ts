@@ -2,9 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../deps.ts';
 import { registerMultipart } from '../../multipart.ts';
 import { registerModelRoutes } from './models.ts';
+import { registerTextRoutes } from './text-routes.ts';
 
 // Family B (/v1): each capability registers its routes here.
 export async function registerFamilyBRoutes(scope: FastifyInstance, deps: AppDeps): Promise<void> {
   await registerMultipart(scope);
   registerModelRoutes(scope, deps);
+  registerTextRoutes(scope, deps);
 }

@@ -1,0 +1,94 @@
+// One POST to a DashScope endpoint: auth header, body, error answer → GatewayError (sanitised by the renderer).
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { networkError, type UpstreamClient, type UpstreamResponse } from '../http-client.ts';
+import type { CallOptions } from '../types.ts';
+import { dashscopeError } from './errors.ts';
+
+export interface PostOptions {
+  path: string;
+  body: string;
+  stream?: boolean;
+  /** Auth header style: DashScope uses Bearer; the anthropic-compatible path takes x-api-key. */
+  auth?: 'bearer' | 'x-api-key';
+  headers?: Record<string, string>;
+}
+
+export async function postDashscope(client: UpstreamClient, o: CallOptions, p: PostOptions): Promise<UpstreamResponse> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...o.headers, ...p.headers };
+  if (p.auth === 'x-api-key') headers['x-api-key'] = o.target.apiKey;
+  else headers.authorization = `Bearer ${o.target.apiKey}`;
+  if (p.stream) headers.accept = 'text/event-stream';
+  const res = await client.request({ method: 'POST', baseUrl: o.target.baseUrl, path: p.path, headers, body: p.body, ...(o.signal ? { signal: o.signal } : {}) });
+  if (res.statusCode !== 200) throw await errorFrom(res);
+  return res;
+}
+
+async function errorFrom(res: UpstreamResponse): Promise<GatewayError> {
+  let text = '';
+  try {
+    text = await res.body.text();
+  } catch (e) {
+    return networkError(e);
+  }
+  let parsed: unknown = null;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = null;
+  }
+  const err = dashscopeError(res.statusCode, parsed);
+  const headerRid = headerString(res.headers['x-request-id']) ?? headerString(res.headers['request-id']);
+  if (!err.upstreamRequestId && headerRid) return new GatewayError(err.code, err.message, { upstreamRequestId: headerRid });
+  return err;
+}
+
+export function headerString(v: string | string[] | undefined): string | null {
+  if (Array.isArray(v)) return v[0] ?? null;
+  return v ?? null;
+}
+
+/** Read a whole 200 body as text (transport failures become gateway errors). */
+export async function bodyText(res: UpstreamResponse): Promise<string> {
+  try {
+    return await res.body.text();
+  } catch (e) {
+    throw networkError(e);
+  }
+}
+
+/** A 200 body that carried no usage must at least be JSON; otherwise the upstream answer was broken. */
+export function assertJson(text: string): void {
+  try {
+    JSON.parse(text);
+  } catch {
+    throw new GatewayError('upstream_error', 'The upstream returned a malformed response');
+  }
+}
+
+/** The break of an upstream stream, as a gateway error (never a hang, never a raw transport message). */
+export function streamBroke(e: unknown): GatewayError {
+  if (e instanceof GatewayError) return e;
+  const ge = networkError(e);
+  if (ge.code === 'upstream_unavailable' || ge.code === 'upstream_error') return new GatewayError('upstream_error', 'The upstream stream broke off before it was complete', { cause: e });
+  return ge;
+}
+
+/** First `"<key>":"value"` string in a JSON text (ids), without parsing. */
+export function firstString(text: string, key: string): string | null {
+  const needle = `"${key}":"`;
+  const i = text.indexOf(needle);
+  if (i < 0) return null;
+  const end = text.indexOf('"', i + needle.length);
+  return end < 0 ? null : text.slice(i + needle.length, end);
+}
+
+/** An error event inside an upstream stream (compatible `{"error":…}` or native `{code,message}`). */
+export function dashscopeStreamError(data: string): GatewayError {
+  let parsed: unknown = null;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    parsed = null;
+  }
+  return dashscopeError(500, parsed);
+}

@@ -1,0 +1,67 @@
+// Cheap edits on upstream JSON text, so pass-through answers are not parsed and re-serialised whole.
+// Safe because inside a JSON string every `"` is escaped: the byte sequence `"key":` (quote directly
+// followed by a colon) can only be a real object key, never text inside a value.
+
+/** The JSON object value of the last `"key":{…}` in `text`, parsed; null when absent or not an object. */
+export function objectAfterKey(text: string, key: string): Record<string, unknown> | null {
+  const needle = `"${key}":`;
+  let at = text.lastIndexOf(needle);
+  if (at < 0) return null;
+  at += needle.length;
+  while (at < text.length && (text.charCodeAt(at) === 32 || text.charCodeAt(at) === 10 || text.charCodeAt(at) === 13 || text.charCodeAt(at) === 9)) at++;
+  if (text.charCodeAt(at) !== 123 /* { */) return null;
+  let depth = 0;
+  let inStr = false;
+  for (let i = at; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inStr) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34) inStr = false;
+      continue;
+    }
+    if (c === 34) inStr = true;
+    else if (c === 123) depth++;
+    else if (c === 125 && --depth === 0) {
+      try {
+        const v: unknown = JSON.parse(text.slice(at, i + 1));
+        return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+      } catch {
+        return null;
+      }
+    }
+  }
+  return null;
+}
+
+/** Replace the first `"model":"<from>"` with the public name (no-op when the names are equal). */
+export function renameModel(text: string, from: string, to: string): string {
+  if (from === to) return text;
+  const compact = `"model":"${from}"`;
+  const i = text.indexOf(compact);
+  if (i >= 0) return text.slice(0, i) + `"model":${JSON.stringify(to)}` + text.slice(i + compact.length);
+  const spaced = `"model": "${from}"`;
+  const j = text.indexOf(spaced);
+  if (j >= 0) return text.slice(0, j) + `"model": ${JSON.stringify(to)}` + text.slice(j + spaced.length);
+  return text;
+}
+
+/** Sum of the lengths of every string value of `"key":"…"` (delta text in a chunk), without parsing. */
+export function stringValueLength(text: string, key: string): number {
+  const needle = `"${key}":"`;
+  let total = 0;
+  let at = text.indexOf(needle);
+  while (at >= 0) {
+    let i = at + needle.length;
+    const start = i;
+    for (; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 92) i++;
+      else if (c === 34) break;
+    }
+    total += i - start;
+    at = text.indexOf(needle, i);
+  }
+  return total;
+}
+
+export const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0);

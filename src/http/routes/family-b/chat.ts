@@ -1,0 +1,59 @@
+// POST /v1/chat/completions — text and image understanding, streaming and not.
+// Routing of image input: a vision model (qwx3-vl-plus) takes image_url parts on the compatible-mode path as
+// they are (the upstream documents image_url for VL models there, and that path streams usage natively);
+// a chat model that also takes images (qwx3.7-plus) is sent to the native multimodal path when a request
+// carries an image, and its answer is translated back to the chat-completions shape.
+import type { FastifyInstance } from 'fastify';
+import type { TextRequest } from '../../../adapters/types.ts';
+import type { UpstreamAdapter } from '../../../adapters/types.ts';
+import { isObject, requireBody } from '../../../contracts/fields.ts';
+import { GatewayError } from '../../../errors/gateway-error.ts';
+import type { AppDeps } from '../../deps.ts';
+import { chatErrorFrame, isKind, prepare, sendComplete, sendStream } from './text-call.ts';
+
+/** Does any message carry an image (or video) part? */
+export function hasImagePart(messages: unknown[]): boolean {
+  for (const m of messages) {
+    if (!isObject(m) || !Array.isArray(m.content)) continue;
+    for (const p of m.content) if (isObject(p) && (p.type === 'image_url' || p.type === 'video_url')) return true;
+  }
+  return false;
+}
+
+function validate(body: Record<string, unknown>): unknown[] {
+  const messages = body.messages;
+  if (messages === undefined || messages === null) throw new GatewayError('missing_parameter', 'messages is required', { param: 'messages' });
+  if (!Array.isArray(messages) || messages.length === 0) throw new GatewayError('invalid_parameter', 'messages must be a non-empty array', { param: 'messages' });
+  for (const m of messages) {
+    if (!isObject(m) || typeof m.role !== 'string') throw new GatewayError('invalid_parameter', 'each message must be an object with a role', { param: 'messages' });
+    const c = m.content;
+    if (c !== undefined && c !== null && typeof c !== 'string' && !Array.isArray(c)) {
+      throw new GatewayError('invalid_parameter', 'message content must be a string or an array of parts', { param: 'messages' });
+    }
+  }
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw new GatewayError('invalid_parameter', 'stream must be a boolean', { param: 'stream' });
+  return messages;
+}
+
+export function registerChatRoutes(scope: FastifyInstance, deps: AppDeps, ds: Required<Pick<UpstreamAdapter, 'chat' | 'visionChat'>>): void {
+  scope.post('/chat/completions', async (req, reply) => {
+    const body = requireBody(req.body);
+    const messages = validate(body);
+    const prep = await prepare(deps, req, body, isKind('chat', 'vision'), 'chat completions');
+    const image = hasImagePart(messages);
+    const entry = prep.r.entry;
+    if (image && !entry.capabilities.imageInput && entry.kind !== 'vision') {
+      throw new GatewayError('model_not_supported', `The model '${prep.r.publicName}' does not take image input`, { param: 'messages' });
+    }
+    const cap = image && entry.kind !== 'vision' ? ds.visionChat : ds.chat;
+    const so = body.stream_options;
+    const treq: TextRequest = {
+      body,
+      upstreamModel: prep.r.upstreamModel,
+      publicModel: prep.r.publicName,
+      clientWantsUsage: isObject(so) && so.include_usage === true,
+    };
+    if (body.stream === true) return sendStream(deps, req, reply, prep, cap, treq, chatErrorFrame);
+    return sendComplete(deps, req, reply, prep, (o) => cap.complete(treq, o));
+  });
+}

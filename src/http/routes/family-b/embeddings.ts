@@ -1,0 +1,24 @@
+// POST /v1/embeddings — input as a string or an array of strings; the OpenAI list shape with usage.
+import type { FastifyInstance } from 'fastify';
+import type { EmbeddingsCapability, TextRequest } from '../../../adapters/types.ts';
+import { requireBody } from '../../../contracts/fields.ts';
+import { GatewayError } from '../../../errors/gateway-error.ts';
+import type { AppDeps } from '../../deps.ts';
+import { isKind, prepare, sendComplete } from './text-call.ts';
+
+function validate(body: Record<string, unknown>): void {
+  const input = body.input;
+  if (input === undefined || input === null) throw new GatewayError('missing_parameter', 'input is required', { param: 'input' });
+  const ok = typeof input === 'string' ? input.length > 0 : Array.isArray(input) && input.length > 0 && input.every((s) => typeof s === 'string' && s.length > 0);
+  if (!ok) throw new GatewayError('invalid_parameter', 'input must be a non-empty string or a non-empty array of non-empty strings', { param: 'input' });
+}
+
+export function registerEmbeddingsRoutes(scope: FastifyInstance, deps: AppDeps, cap: EmbeddingsCapability): void {
+  scope.post('/embeddings', async (req, reply) => {
+    const body = requireBody(req.body);
+    validate(body);
+    const prep = await prepare(deps, req, body, isKind('embedding'), 'embeddings');
+    const treq: TextRequest = { body, upstreamModel: prep.r.upstreamModel, publicModel: prep.r.publicName };
+    return sendComplete(deps, req, reply, prep, (o) => cap.embed(treq, o));
+  });
+}

@@ -1,0 +1,54 @@
+// POST /v1/messages — the messages-style protocol (streaming and not) on the upstream's anthropic-compatible path.
+// The token may come as `Authorization: Bearer` or `x-api-key` (auth handles both). The client's version/beta
+// headers are forwarded in both spellings (the contract's `messages-*` and the official SDK's `anthropic-*`).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ErrorFrame, TextCapability, TextRequest } from '../../../adapters/types.ts';
+import { requireBody } from '../../../contracts/fields.ts';
+import { GatewayError } from '../../../errors/gateway-error.ts';
+import type { AppDeps } from '../../deps.ts';
+import { prepare, sendComplete, sendStream } from './text-call.ts';
+
+/** Messages-style error event, as the official SDK expects it. */
+const messagesErrorFrame: ErrorFrame = (e, body) =>
+  `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: e.status >= 500 ? 'api_error' : body.type, message: body.message, code: body.code, request_id: body.request_id } })}\n\n`;
+
+const PAIRS: Array<[string, string]> = [
+  ['messages-version', 'anthropic-version'],
+  ['messages-beta', 'anthropic-beta'],
+];
+
+export function forwardedHeaders(req: FastifyRequest): Record<string, string> {
+  const out: Record<string, string> = {};
+  const get = (n: string) => {
+    const v = req.headers[n];
+    return Array.isArray(v) ? v.join(',') : v;
+  };
+  for (const [neutral, vendor] of PAIRS) {
+    const v = get(neutral) ?? get(vendor);
+    if (v === undefined) continue;
+    out[neutral] = get(neutral) ?? v;
+    out[vendor] = get(vendor) ?? v;
+  }
+  return out;
+}
+
+function validate(body: Record<string, unknown>): void {
+  if (body.max_tokens === undefined || body.max_tokens === null) throw new GatewayError('missing_parameter', 'max_tokens is required', { param: 'max_tokens' });
+  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) {
+    throw new GatewayError('invalid_parameter', 'max_tokens must be a positive integer', { param: 'max_tokens' });
+  }
+  if (!Array.isArray(body.messages) || body.messages.length === 0) throw new GatewayError('invalid_parameter', 'messages must be a non-empty array', { param: 'messages' });
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw new GatewayError('invalid_parameter', 'stream must be a boolean', { param: 'stream' });
+}
+
+export function registerMessagesRoutes(scope: FastifyInstance, deps: AppDeps, cap: TextCapability): void {
+  scope.post('/messages', async (req, reply) => {
+    const body = requireBody(req.body);
+    validate(body);
+    const prep = await prepare(deps, req, body, (r) => r.entry.capabilities.messages === true, 'the messages API');
+    const treq: TextRequest = { body, upstreamModel: prep.r.upstreamModel, publicModel: prep.r.publicName };
+    const headers = forwardedHeaders(req);
+    if (body.stream === true) return sendStream(deps, req, reply, prep, cap, treq, messagesErrorFrame, headers);
+    return sendComplete(deps, req, reply, prep, (o) => cap.complete(treq, o), { headers });
+  });
+}

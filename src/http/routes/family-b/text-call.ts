@@ -1,0 +1,136 @@
+// What chat, responses, messages and embeddings share: resolve the public model, check quota (only when the
+// token has one: no DB read on the hot path otherwise), pick a channel with failover before any byte is sent,
+// call the adapter, and meter exactly once — from the upstream's usage, or an estimate when none arrived.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CallOptions, CompleteResult, ErrorFrame, StreamResult, TextCapability, TextRequest, TokenUsage, UpstreamTarget } from '../../../adapters/types.ts';
+import type { ModelKind, ResolvedModel } from '../../../catalogue/types.ts';
+import { isObject, type JsonObject } from '../../../contracts/fields.ts';
+import { GatewayError } from '../../../errors/gateway-error.ts';
+import type { Meter, SyncChargeInput } from '../../../metering/types.ts';
+import type { Channel } from '../../../routing/channel-registry.ts';
+import { withFailover } from '../../../routing/failover.ts';
+import type { AppDeps } from '../../deps.ts';
+import { principalOf } from '../../request-state.ts';
+import { ClientWatch, sendSse, type StreamOutcome } from '../../sse.ts';
+import { resolveVisibleModel } from './models.ts';
+
+export interface Prepared {
+  r: ResolvedModel;
+  tokenId: string;
+}
+
+/** Resolve and authorise the model for this endpoint; quota is checked only for tokens that have one. */
+export async function prepare(deps: AppDeps, req: FastifyRequest, body: JsonObject, ok: (r: ResolvedModel) => boolean, what: string): Promise<Prepared> {
+  const r = resolveVisibleModel(deps, req, body.model);
+  if (!ok(r)) throw new GatewayError('model_not_supported', `The model '${r.publicName}' does not support ${what}`, { param: 'model' });
+  const p = principalOf(req);
+  if (p.quota !== null) await deps.meter.assertQuota(p.tokenId);
+  return { r, tokenId: p.tokenId };
+}
+
+export const isKind = (...kinds: ModelKind[]) => (r: ResolvedModel) => kinds.includes(r.entry.kind);
+
+function targetOf(ch: Channel): UpstreamTarget {
+  if (!ch.keys.apiKey) throw new GatewayError('no_channel', 'The upstream channel has no API key configured');
+  return { baseUrl: ch.baseUrl, apiKey: ch.keys.apiKey };
+}
+
+/** Call the upstream on the best channel, failing over while nothing has reached the client. */
+export function callUpstream<T>(deps: AppDeps, prep: Prepared, fn: (o: CallOptions) => Promise<T>, extra: Omit<CallOptions, 'target'> = {}): Promise<T> {
+  const channels = deps.channels.forModel(prep.r.entry);
+  return withFailover(channels, deps.breakers, (ch) => fn({ ...extra, target: targetOf(ch) }), { policy: 'safe', maxAttempts: Math.min(2, channels.length + 1) });
+}
+
+/** ≈4 characters a token, 258 tokens an image: the documented estimate when the upstream reported no usage. */
+export const CHARS_PER_TOKEN = 4;
+export const IMAGE_TOKENS_ESTIMATE = 258;
+const MEDIA_KEYS = new Set(['image_url', 'image', 'url', 'data', 'source', 'video_url', 'input_image', 'file_data']);
+
+/** Input characters and media parts of a request value (URLs/base64 are not text). */
+export function inputSize(v: unknown, acc = { chars: 0, media: 0 }, key = ''): { chars: number; media: number } {
+  if (typeof v === 'string') acc.chars += v.length;
+  else if (Array.isArray(v)) for (const x of v) inputSize(x, acc);
+  else if (isObject(v)) {
+    for (const [k, x] of Object.entries(v)) {
+      if (MEDIA_KEYS.has(k)) {
+        acc.media += 1;
+        continue;
+      }
+      if (k === 'type' || k === 'role' || k === 'cache_control') continue;
+      inputSize(x, acc, k);
+    }
+  }
+  void key;
+  return acc;
+}
+
+export function estimateUsage(input: { chars: number; media: number }, outputChars: number): TokenUsage {
+  return {
+    kind: 'tokens',
+    inputTokens: Math.ceil(input.chars / CHARS_PER_TOKEN) + input.media * IMAGE_TOKENS_ESTIMATE,
+    outputTokens: Math.ceil(outputChars / CHARS_PER_TOKEN),
+  };
+}
+
+function usageJson(u: TokenUsage, estimated: boolean): Record<string, unknown> {
+  return {
+    input_tokens: u.inputTokens,
+    output_tokens: u.outputTokens,
+    ...(u.cachedTokens ? { cached_tokens: u.cachedTokens } : {}),
+    ...(u.cacheCreationTokens ? { cache_creation_tokens: u.cacheCreationTokens } : {}),
+    ...(estimated ? { estimated: true } : {}),
+  };
+}
+
+/** Exactly one ledger entry for this request (idempotent by request id), never awaited on the request path. */
+export function meter(deps: AppDeps, req: FastifyRequest, prep: Prepared, usage: TokenUsage, estimated: boolean, upstreamRequestId: string | null): void {
+  const input: SyncChargeInput = { requestId: req.id, tokenId: prep.tokenId, model: prep.r.publicName, billingModel: prep.r.billingModel, usage, upstreamRequestId };
+  req.tw.usage = usageJson(usage, estimated);
+  if (upstreamRequestId) req.tw.upstreamRequestId = upstreamRequestId;
+  const m = deps.meter as Meter & { chargeSyncDeferred?: (i: SyncChargeInput) => number };
+  if (typeof m.chargeSyncDeferred === 'function') {
+    req.tw.amount = m.chargeSyncDeferred(input);
+    return;
+  }
+  req.tw.amount = deps.meter.price(prep.r.billingModel, usage).amount;
+  deps.meter.chargeSync(input).catch((e: unknown) => req.log.error({ err: String(e) }, 'ledger write failed'));
+}
+
+/** Non-streaming: forward the adapter's bytes, meter from its usage (or the estimate). */
+export async function sendComplete(deps: AppDeps, req: FastifyRequest, reply: FastifyReply, prep: Prepared, run: (o: CallOptions) => Promise<CompleteResult>, extra: Omit<CallOptions, 'target'> = {}) {
+  const out = await callUpstream(deps, prep, run, extra);
+  const estimated = out.usage === null;
+  meter(deps, req, prep, out.usage ?? estimateUsage(inputSize(req.body), 0), estimated, out.upstreamRequestId);
+  return reply.type('application/json; charset=utf-8').send(out.body);
+}
+
+/**
+ * Streaming: start the upstream stream (errors before the first byte are ordinary JSON errors), then pipe it.
+ * Metering rule: once the upstream accepted the stream, the call is metered once — by the upstream's
+ * reported usage if it arrived, otherwise by the estimate of the request's input and the output produced.
+ */
+export async function sendStream(deps: AppDeps, req: FastifyRequest, reply: FastifyReply, prep: Prepared, cap: TextCapability, treq: TextRequest, errorFrame: ErrorFrame, headers?: Record<string, string>) {
+  const watch = new ClientWatch(reply.raw);
+  let s: StreamResult;
+  try {
+    s = await callUpstream(deps, prep, (o) => cap.stream(treq, o), { signal: watch.signal, ...(headers ? { headers } : {}) });
+  } catch (e) {
+    watch.dispose();
+    throw e;
+  }
+  if (s.upstreamRequestId) req.tw.upstreamRequestId = s.upstreamRequestId;
+  await sendSse(req, reply, {
+    frames: s.frames,
+    watch,
+    errorFrame,
+    onEnd: (outcome: StreamOutcome) => {
+      const reported = s.usage();
+      const usage = reported ?? estimateUsage(inputSize(req.body), s.producedChars());
+      meter(deps, req, prep, usage, reported === null, s.upstreamRequestId);
+      if (outcome !== 'complete') req.log.info({ outcome, metered_by: reported ? 'upstream usage' : 'estimate' }, 'stream ended early');
+    },
+  });
+}
+
+/** Chat-style error event: `data: {"error":{…}}` (what OpenAI-style SDKs raise on). */
+export const chatErrorFrame: ErrorFrame = (_e, body) => `data: ${JSON.stringify({ error: body })}\n\n`;

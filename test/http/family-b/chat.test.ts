@@ -1,0 +1,122 @@
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../../helpers/harness.ts';
+import { ledgerRows, sseEvents } from './text-helpers.ts';
+
+let h: Harness;
+let token: { id: string; secret: string };
+let client: OpenAI;
+beforeAll(async () => {
+  h = await startHarness();
+  token = await h.token();
+  client = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: token.secret, maxRetries: 0 });
+});
+afterAll(async () => h?.close());
+
+describe('POST /v1/chat/completions (openai SDK)', () => {
+  it('non-streaming: one complete message with usage, public model name, upstream name sent upstream, one ledger row', async () => {
+    const before = h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+    const { data, response } = await client.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hello there' }] }).withResponse();
+    const rid = response.headers.get('x-gateway-request-id')!;
+    expect(rid).toMatch(/^req_/);
+    expect(data.object).toBe('chat.completion');
+    expect(data.model).toBe('qwx3.7-plus');
+    expect(data.choices[0]!.message.content).toContain('hello there');
+    expect(data.usage!.prompt_tokens).toBeGreaterThan(0);
+    expect(data.usage!.completion_tokens).toBeGreaterThan(0);
+    const sent = h.sim.requestsTo('/compatible-mode/v1/chat/completions').slice(before);
+    expect(sent).toHaveLength(1);
+    expect((sent[0]!.body as { model: string }).model).toBe('qwen3.7-plus');
+    const rows = await ledgerRows(h, rid);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.model).toBe('qwx3.7-plus');
+    expect(Number(rows[0]!.amount)).toBeGreaterThan(0);
+    expect(JSON.parse(rows[0]!.quantities).input_tokens).toBe(data.usage!.prompt_tokens);
+  });
+
+  it('streaming: chunks ending with a finish chunk; usage chunk only when the client asked', async () => {
+    const stream = await client.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'stream please' }], stream: true, stream_options: { include_usage: true } });
+    let text = '';
+    let finish: string | null = null;
+    let usage: OpenAI.CompletionUsage | null | undefined = null;
+    for await (const c of stream) {
+      expect(c.model).toBe('qwx3.7-plus');
+      if (c.choices[0]?.delta.content) text += c.choices[0].delta.content;
+      if (c.choices[0]?.finish_reason) finish = c.choices[0].finish_reason;
+      if (c.usage) usage = c.usage;
+    }
+    expect(text).toContain('stream please');
+    expect(finish).toBe('stop');
+    expect(usage?.completion_tokens).toBeGreaterThan(0);
+  });
+
+  it('stream usage is captured upstream even when the client did not ask (client sees no usage chunk; ledger row exists)', async () => {
+    const before = h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+    const r = await h.fetch('/v1/chat/completions', { method: 'POST', token: token.secret, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'no usage asked' }], stream: true } });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toContain('text/event-stream');
+    const rid = r.headers.get('x-gateway-request-id')!;
+    expect(rid).toMatch(/^req_/);
+    const events = sseEvents(await r.text());
+    expect(events.at(-1)!.data).toBe('[DONE]');
+    const chunks = events.filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data) as { usage: unknown; choices: unknown[] });
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks.every((c) => c.usage === null && c.choices.length === 1)).toBe(true);
+    const sent = h.sim.requestsTo('/compatible-mode/v1/chat/completions').slice(before);
+    expect((sent[0]!.body as { stream_options: { include_usage: boolean } }).stream_options.include_usage).toBe(true);
+    const rows = await ledgerRows(h, rid);
+    expect(rows).toHaveLength(1);
+    expect(JSON.parse(rows[0]!.quantities).output_tokens).toBeGreaterThan(0);
+  });
+
+  it('image part on qwx3.7-plus goes to the native multimodal path (both modes); answer in chat shape', async () => {
+    const before = h.sim.requestsTo('multimodal-generation').length;
+    const compatBefore = h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+    const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
+      { role: 'user', content: [{ type: 'text', text: 'what is in the picture' }, { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] },
+    ];
+    const done = await client.chat.completions.create({ model: 'qwx3.7-plus', messages });
+    expect(done.object).toBe('chat.completion');
+    expect(done.model).toBe('qwx3.7-plus');
+    expect(done.choices[0]!.message.content).toContain('what is in the picture');
+    expect(done.usage!.prompt_tokens).toBeGreaterThan(258);
+    const stream = await client.chat.completions.create({ model: 'qwx3.7-plus', messages, stream: true, stream_options: { include_usage: true } });
+    let text = '';
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    for await (const c of stream) {
+      text += c.choices[0]?.delta.content ?? '';
+      if (c.usage) usage = c.usage;
+    }
+    expect(text).toContain('what is in the picture');
+    expect(usage!.prompt_tokens).toBe(done.usage!.prompt_tokens);
+    const native = h.sim.requestsTo('multimodal-generation').slice(before);
+    expect(native).toHaveLength(2);
+    const body = native[0]!.body as { model: string; input: { messages: Array<{ content: unknown[] }> } };
+    expect(body.model).toBe('qwen3.7-plus');
+    expect(body.input.messages[0]!.content).toEqual([{ text: 'what is in the picture' }, { image: 'https://example.com/cat.png' }]);
+    expect(native[1]!.headers['x-dashscope-sse']).toBe('enable');
+    expect(h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(compatBefore);
+  });
+
+  it('qwx3-vl-plus with an image part stays on compatible mode (VL models take image_url there)', async () => {
+    const before = h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+    const nativeBefore = h.sim.requestsTo('multimodal-generation').length;
+    const r = await client.chat.completions.create({
+      model: 'qwx3-vl-plus',
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }, { type: 'text', text: 'describe' }] }],
+    });
+    expect(r.model).toBe('qwx3-vl-plus');
+    const sent = h.sim.requestsTo('/compatible-mode/v1/chat/completions').slice(before);
+    expect((sent[0]!.body as { model: string }).model).toBe('qwen3-vl-plus');
+    expect(h.sim.requestsTo('multimodal-generation').length).toBe(nativeBefore);
+  });
+
+  it('an embedding model is refused on chat; bad messages are 400 in family-B shape', async () => {
+    const r = await h.fetch('/v1/chat/completions', { method: 'POST', token: token.secret, json: { model: 'text-embedding-v4', messages: [{ role: 'user', content: 'x' }] } });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as { error: { code: string } }).error.code).toBe('model_not_supported');
+    const r2 = await h.fetch('/v1/chat/completions', { method: 'POST', token: token.secret, json: { model: 'qwx3.7-plus', messages: 'hi' } });
+    expect(r2.status).toBe(400);
+    expect(((await r2.json()) as { error: { param: string } }).error.param).toBe('messages');
+  });
+});
