@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 
 /** AES-256-GCM for upstream keys at rest, keyed from TOLLWAY_SECRET. */
 export class SecretBox {
@@ -11,6 +11,10 @@ export class SecretBox {
     const c = createCipheriv('aes-256-gcm', this.key, iv);
     const enc = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
     return `v1:${iv.toString('base64')}:${c.getAuthTag().toString('base64')}:${enc.toString('base64')}`;
+  }
+  /** A deterministic sub-key for one purpose (e.g. callback signing), so TOLLWAY_SECRET itself is never reused raw. */
+  derive(label: string): string {
+    return createHmac('sha256', this.key).update(label).digest('hex');
   }
   open(sealed: string): string {
     const [v, iv, tag, enc] = sealed.split(':');

@@ -39,11 +39,24 @@ export interface Config {
   simTaskMs: number;
   /** Async task engine (src/tasks): poller, back-off, leases, max age. */
   tasks: TaskConfig;
+  /** Family A completion callbacks to clients (src/tasks/callbacks.ts). */
+  callbacks: CallbackConfig;
   /** Port for the in-process simulator in demo mode (0 = any). */
   simPort: number;
   dataDir: string;
   /** Graceful shutdown: how long in-flight requests and streams may take to drain (ms). */
   drainMs: number;
+}
+
+export interface CallbackConfig {
+  /** Dispatcher wake-up interval (ms). */
+  tickMs: number;
+  /** First retry delay (ms); doubles per failed attempt, capped at 1 hour. */
+  backoffBaseMs: number;
+  /** Attempts before a callback is given up (state `failed`). */
+  maxAttempts: number;
+  /** HMAC signing secret; default derived from TOLLWAY_SECRET. */
+  secret: string | undefined;
 }
 
 export interface TaskConfig {
@@ -189,10 +202,22 @@ export function loadConfig(env: Env = process.env): Config {
       batchSize: 200,
       pollTimeoutMs: 20_000,
     },
+    callbacks: {
+      tickMs: intVar(env, 'TOLLWAY_CALLBACK_TICK_MS', 1000, 10, 600_000),
+      backoffBaseMs: intVar(env, 'TOLLWAY_CALLBACK_BACKOFF_MS', 5000, 10, 3_600_000),
+      maxAttempts: intVar(env, 'TOLLWAY_CALLBACK_MAX_ATTEMPTS', 8, 1, 100),
+      secret: callbackSecret(env),
+    },
     simPort: intVar(env, 'TOLLWAY_SIM_PORT', 0, 0, 65535),
     dataDir,
     drainMs: intVar(env, 'TOLLWAY_DRAIN_MS', 30_000, 0, 3_600_000),
   };
+}
+
+function callbackSecret(env: Env): string | undefined {
+  const v = env.TOLLWAY_CALLBACK_SECRET?.trim() || undefined;
+  if (v !== undefined && v.length < 16) throw new ConfigError('TOLLWAY_CALLBACK_SECRET must be at least 16 characters');
+  return v;
 }
 
 /** True when no upstream credentials are configured: demo mode runs the built-in simulator. */
