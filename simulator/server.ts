@@ -4,6 +4,7 @@ import { dashscopeAuthOk, klingAuth } from './auth.ts';
 import { DEFAULT_SIM_KEYS, type RecordedRequest, type SimContext, type SimOptions } from './context.ts';
 import { registerCompatChat } from './dashscope/compat-chat.ts';
 import { registerCompatEmbeddings } from './dashscope/compat-embeddings.ts';
+import { registerCompatModels } from './dashscope/compat-models.ts';
 import { registerMultimodal } from './dashscope/multimodal.ts';
 import { registerResponses } from './dashscope/responses.ts';
 import { registerAnthropic } from './dashscope/anthropic.ts';
@@ -25,7 +26,7 @@ export interface Simulator {
 }
 
 /** Area modules register their routes here; each later capability adds one line. */
-const AREAS: Array<(router: SimRouter, ctx: SimContext) => void> = [registerCompatChat, registerCompatEmbeddings, registerMultimodal, registerResponses, registerAnthropic, registerKling];
+const AREAS: Array<(router: SimRouter, ctx: SimContext) => void> = [registerCompatChat, registerCompatEmbeddings, registerCompatModels, registerMultimodal, registerResponses, registerAnthropic, registerKling];
 
 type Provider = 'dashscope-compat' | 'dashscope-native' | 'anthropic' | 'kling' | 'public';
 
