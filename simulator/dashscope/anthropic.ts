@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import type { SimContext } from '../context.ts';
 import { countTokens, requestId, sendJson, sleep } from '../http-util.ts';
 import type { SimRequest, SimRouter } from '../router.ts';
-import { IMAGE_TOKENS, replyFor } from './compat-chat.ts';
+import { cutStream, IMAGE_TOKENS, replyFor } from './compat-chat.ts';
 
 export const MESSAGES_PATH = '/apps/anthropic/v1/messages';
 
@@ -81,7 +81,7 @@ async function handleMessages(req: SimRequest, res: ServerResponse): Promise<voi
   const trickle = req.fault?.kind === 'trickle' ? (req.fault.arg ?? 200) : 0;
   for (let i = 0; i < words.length; i++) {
     if (req.fault?.kind === 'cut' && i === Math.min(3, words.length - 1)) {
-      res.socket?.destroy();
+      await cutStream(res);
       return;
     }
     if (trickle) await sleep(trickle);

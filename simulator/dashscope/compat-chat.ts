@@ -51,6 +51,22 @@ export function chatUsage(text: string, images: number, completion: string) {
   return usage;
 }
 
+/** Stream outcomes seen by the simulator (tests check that a client abort reached the upstream). */
+export function streamStats(ctx: SimContext): { completed: number; aborted: number } {
+  let st = ctx.state.get('compat-chat.streams') as { completed: number; aborted: number } | undefined;
+  if (!st) {
+    st = { completed: 0, aborted: 0 };
+    ctx.state.set('compat-chat.streams', st);
+  }
+  return st;
+}
+
+/** The `cut` fault: let what was written reach the client first, then drop the connection mid-stream. */
+export async function cutStream(res: ServerResponse): Promise<void> {
+  await sleep(25);
+  res.socket?.destroy();
+}
+
 export function registerCompatChat(router: SimRouter, ctx: SimContext): void {
   router.on('POST', '/compatible-mode/v1/chat/completions', async (req, res) => handleChat(req, res, ctx));
 }
@@ -85,6 +101,11 @@ async function handleChat(req: SimRequest, res: ServerResponse, ctx: SimContext)
     });
   }
   const includeUsage = body.stream_options?.include_usage === true;
+  const stats = streamStats(ctx);
+  res.on('close', () => {
+    if (res.writableFinished) stats.completed += 1;
+    else stats.aborted += 1; // the client (gateway) went away mid-stream
+  });
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   const words = reply.split(/(?<= )/);
   const chunk = (delta: Record<string, unknown>, finish: string | null) =>
@@ -93,7 +114,7 @@ async function handleChat(req: SimRequest, res: ServerResponse, ctx: SimContext)
   res.write(chunk({ role: 'assistant', content: '' }, null));
   for (let i = 0; i < words.length; i++) {
     if (req.fault?.kind === 'cut' && i === Math.min(3, words.length - 1)) {
-      res.socket?.destroy();
+      await cutStream(res);
       return;
     }
     if (trickle) await sleep(trickle);
@@ -105,5 +126,4 @@ async function handleChat(req: SimRequest, res: ServerResponse, ctx: SimContext)
     res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage, system_fingerprint: null })}\n\n`);
   }
   res.end('data: [DONE]\n\n');
-  void ctx;
 }

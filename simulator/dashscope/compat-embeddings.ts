@@ -28,6 +28,8 @@ export function registerCompatEmbeddings(router: SimRouter, _ctx: SimContext): v
       return compatError(res, 400, 'invalid_parameter_error', 'input must be a string or an array of strings.');
     }
     if (inputs.length > 10) return compatError(res, 400, 'invalid_parameter_error', 'batch size is invalid, it should not be larger than 10.');
+    const ef = (body as { encoding_format?: unknown }).encoding_format;
+    if (ef !== undefined && ef !== 'float') return compatError(res, 400, 'invalid_parameter_error', 'encoding_format only supports float.');
     const dims = body.dimensions === undefined ? 1024 : Number(body.dimensions);
     if (!DIMENSIONS.includes(dims)) return compatError(res, 400, 'invalid_parameter_error', `dimensions must be one of ${DIMENSIONS.join(', ')}.`);
     const tokens = (inputs as string[]).reduce((a, s) => a + countTokens(s), 0);

@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http';
 import type { SimContext } from '../context.ts';
 import { countTokens, requestId, sendJson, sleep } from '../http-util.ts';
 import type { SimRequest, SimRouter } from '../router.ts';
-import { IMAGE_TOKENS, replyFor } from './compat-chat.ts';
+import { cutStream, IMAGE_TOKENS, replyFor } from './compat-chat.ts';
 import { nativeError } from './errors.ts';
 
 export const MULTIMODAL_PATH = '/api/v1/services/aigc/multimodal-generation/generation';
@@ -107,7 +107,7 @@ async function handleVisionChat(req: SimRequest, res: ServerResponse, _ctx: SimC
   let sofar = '';
   for (let i = 0; i < words.length; i++) {
     if (req.fault?.kind === 'cut' && i === Math.min(3, words.length - 1)) {
-      res.socket?.destroy();
+      await cutStream(res);
       return;
     }
     if (trickle) await sleep(trickle);

@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import type { SimContext } from '../context.ts';
 import { countTokens, requestId, sendJson, sleep } from '../http-util.ts';
 import type { SimRequest, SimRouter } from '../router.ts';
-import { replyFor } from './compat-chat.ts';
+import { cutStream, replyFor } from './compat-chat.ts';
 import { compatError } from './errors.ts';
 
 export const RESPONSES_PATH = '/api/v2/apps/protocols/compatible-mode/v1/responses';
@@ -83,7 +83,7 @@ async function handleResponses(req: SimRequest, res: ServerResponse): Promise<vo
   const trickle = req.fault?.kind === 'trickle' ? (req.fault.arg ?? 200) : 0;
   for (let i = 0; i < words.length; i++) {
     if (req.fault?.kind === 'cut' && i === Math.min(3, words.length - 1)) {
-      res.socket?.destroy();
+      await cutStream(res);
       return;
     }
     if (trickle) await sleep(trickle);

@@ -1,5 +1,7 @@
 // Embeddings on DashScope (/compatible-mode/v1/embeddings). The answer is large (vectors): it is forwarded as
 // bytes; only the small usage object is parsed, and the model renamed only when the names differ.
+import { isObject } from '../../contracts/fields.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel } from '../json-scan.ts';
 import type { CallOptions, CompleteResult, EmbeddingsCapability, TextRequest } from '../types.ts';
@@ -10,15 +12,36 @@ export const EMBEDDINGS_PATH = '/compatible-mode/v1/embeddings';
 export function dashscopeEmbeddings(client: UpstreamClient): EmbeddingsCapability {
   return {
     async embed(req: TextRequest, o: CallOptions): Promise<CompleteResult> {
-      const res = await postDashscope(client, o, { path: EMBEDDINGS_PATH, body: JSON.stringify({ ...req.body, model: req.upstreamModel }) });
+      // The upstream returns floats only; base64 (the OpenAI SDK's default) is encoded here from those floats.
+      const base64 = req.body.encoding_format === 'base64';
+      const upstreamBody = { ...req.body, model: req.upstreamModel, ...(base64 ? { encoding_format: 'float' } : {}) };
+      const res = await postDashscope(client, o, { path: EMBEDDINGS_PATH, body: JSON.stringify(upstreamBody) });
       const text = await bodyText(res);
       const u = objectAfterKey(text, 'usage');
       if (!u) assertJson(text);
       return {
-        body: renameModel(text, req.upstreamModel, req.publicModel),
+        body: base64 ? toBase64Embeddings(text, req.publicModel) : renameModel(text, req.upstreamModel, req.publicModel),
         usage: u ? { kind: 'tokens', inputTokens: num(u.prompt_tokens ?? u.total_tokens), outputTokens: 0 } : null,
         upstreamRequestId: headerString(res.headers['x-request-id']) ?? firstString(text, 'id'),
       };
     },
   };
+}
+
+/** Float vectors → base64 of little-endian float32, as OpenAI's `encoding_format: "base64"` answers. */
+export function toBase64Embeddings(text: string, publicModel: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new GatewayError('upstream_error', 'The upstream returned a malformed response');
+  }
+  if (!isObject(parsed) || !Array.isArray(parsed.data)) throw new GatewayError('upstream_error', 'The upstream answer had no data');
+  for (const item of parsed.data) {
+    if (!isObject(item) || !Array.isArray(item.embedding)) continue;
+    const f = Float32Array.from(item.embedding as number[]);
+    item.embedding = Buffer.from(f.buffer, f.byteOffset, f.byteLength).toString('base64');
+  }
+  parsed.model = publicModel;
+  return JSON.stringify(parsed);
 }

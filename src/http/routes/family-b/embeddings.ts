@@ -11,6 +11,8 @@ function validate(body: Record<string, unknown>): void {
   if (input === undefined || input === null) throw new GatewayError('missing_parameter', 'input is required', { param: 'input' });
   const ok = typeof input === 'string' ? input.length > 0 : Array.isArray(input) && input.length > 0 && input.every((s) => typeof s === 'string' && s.length > 0);
   if (!ok) throw new GatewayError('invalid_parameter', 'input must be a non-empty string or a non-empty array of non-empty strings', { param: 'input' });
+  const ef = body.encoding_format;
+  if (ef !== undefined && ef !== null && ef !== 'float' && ef !== 'base64') throw new GatewayError('invalid_parameter', 'encoding_format must be float or base64', { param: 'encoding_format' });
 }
 
 export function registerEmbeddingsRoutes(scope: FastifyInstance, deps: AppDeps, cap: EmbeddingsCapability): void {

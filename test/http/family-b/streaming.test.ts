@@ -1,0 +1,149 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { streamStats } from '../../../simulator/dashscope/compat-chat.ts';
+import { DEFAULT_SIM_KEYS } from '../../../simulator/index.ts';
+import { startHarness, type Harness } from '../../helpers/harness.ts';
+import { ledgerRows, sseEvents } from './text-helpers.ts';
+
+let h: Harness;
+let token: string;
+beforeAll(async () => {
+  h = await startHarness();
+  token = (await h.token()).secret;
+});
+afterAll(async () => h?.close());
+afterEach(() => h.sim.faults.clear());
+
+const post = (path: string, json: unknown, init: RequestInit = {}) => h.fetch(path, { method: 'POST', token, json, ...init });
+
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+}
+
+describe('streaming done right', () => {
+  it('client abort mid-stream aborts the upstream request and is metered exactly once', async () => {
+    const stats = streamStats(h.sim.ctx);
+    const abortedBefore = stats.aborted;
+    const ac = new AbortController();
+    const r = await post('/v1/chat/completions', { model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: 'a slow one sim-fault:trickle:150' }] }, { signal: ac.signal });
+    expect(r.status).toBe(200);
+    const rid = r.headers.get('x-gateway-request-id')!;
+    const reader = r.body!.getReader();
+    const dec = new TextDecoder();
+    let seen = '';
+    while (!seen.includes('"content":"This')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += dec.decode(value);
+    }
+    ac.abort();
+    await reader.cancel().catch(() => undefined);
+    await until(() => stats.aborted > abortedBefore);
+    expect(stats.aborted).toBe(abortedBefore + 1);
+    const rows = await ledgerRows(h, rid);
+    expect(rows).toHaveLength(1);
+    const q = JSON.parse(rows[0]!.quantities) as { input_tokens: number; output_tokens: number };
+    expect(q.input_tokens).toBeGreaterThan(0);
+    expect(q.output_tokens).toBeGreaterThan(0);
+    // still exactly one after everything settled
+    await new Promise((res) => setTimeout(res, 100));
+    expect(await ledgerRows(h, rid)).toHaveLength(1);
+  });
+
+  it('upstream cut mid-stream (chat): the client gets an error event, then the end; metered once', async () => {
+    const r = await post('/v1/chat/completions', { model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: 'cut me sim-fault:cut' }] });
+    expect(r.status).toBe(200);
+    const rid = r.headers.get('x-gateway-request-id')!;
+    const events = sseEvents(await r.text());
+    const last = JSON.parse(events.at(-1)!.data) as { error: { code: string; request_id: string; message: string } };
+    expect(last.error.code).toBe('upstream_error');
+    expect(last.error.request_id).toBe(rid);
+    expect(events.some((e) => e.data === '[DONE]')).toBe(false);
+    expect(events.length).toBeGreaterThan(1);
+    const rows = await ledgerRows(h, rid);
+    expect(rows).toHaveLength(1);
+    expect(JSON.parse(rows[0]!.quantities).output_tokens).toBeGreaterThan(0);
+  });
+
+  it('upstream cut: the openai SDK raises instead of hanging', async () => {
+    const client = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: token, maxRetries: 0 });
+    const stream = await client.chat.completions.create({ model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: 'sim-fault:cut' }] });
+    await expect(
+      (async () => {
+        for await (const _c of stream) void _c;
+      })(),
+    ).rejects.toThrow(/upstream stream broke off/);
+  });
+
+  it('upstream cut (messages): an `event: error` then the end; anthropic SDK raises; metered once', async () => {
+    const r = await post('/v1/messages', { model: 'qwx3.7-plus', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'sim-fault:cut please' }] });
+    const rid = r.headers.get('x-gateway-request-id')!;
+    const events = sseEvents(await r.text());
+    expect(events.at(-1)!.event).toBe('error');
+    expect((JSON.parse(events.at(-1)!.data) as { type: string }).type).toBe('error');
+    expect(await ledgerRows(h, rid)).toHaveLength(1);
+    const client = new Anthropic({ baseURL: h.url, apiKey: token, maxRetries: 0 });
+    await expect(client.messages.stream({ model: 'qwx3.7-plus', max_tokens: 64, messages: [{ role: 'user', content: 'sim-fault:cut' }] }).finalMessage()).rejects.toThrow();
+  });
+
+  it('upstream cut (responses): an `event: error`; metered once', async () => {
+    const r = await post('/v1/responses', { model: 'qwx3.7-plus', stream: true, input: [{ role: 'user', content: [{ type: 'input_text', text: 'sim-fault:cut x' }] }] });
+    const rid = r.headers.get('x-gateway-request-id')!;
+    const events = sseEvents(await r.text());
+    expect(events.at(-1)!.event).toBe('error');
+    expect(events.some((e) => e.event === 'response.completed')).toBe(false);
+    expect(await ledgerRows(h, rid)).toHaveLength(1);
+  });
+
+  it('upstream cut on the native multimodal stream ends with an error event', async () => {
+    const r = await post('/v1/chat/completions', {
+      model: 'qwx3.7-plus',
+      stream: true,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'sim-fault:cut look' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }],
+    });
+    const events = sseEvents(await r.text());
+    expect((JSON.parse(events.at(-1)!.data) as { error: { code: string } }).error.code).toBe('upstream_error');
+  });
+});
+
+describe('upstream errors are mapped and sanitised', () => {
+  const cases: Array<[number, number, string]> = [
+    [401, 502, 'upstream_auth_error'],
+    [403, 403, 'upstream_permission_denied'],
+    [429, 429, 'upstream_rate_limited'],
+    [500, 502, 'upstream_error'],
+  ];
+  for (const [upstream, status, code] of cases) {
+    it(`upstream ${upstream} → ${status} ${code}, no URL or key in the body, no ledger row`, async () => {
+      h.sim.faults.add({ kind: 'status', arg: upstream, path: '/compatible-mode/v1/chat/completions' });
+      for (const stream of [false, true]) {
+        const r = await post('/v1/chat/completions', { model: 'qwx3.7-plus', stream, messages: [{ role: 'user', content: 'hi' }] });
+        expect(r.status).toBe(status);
+        const rid = r.headers.get('x-gateway-request-id')!;
+        const text = await r.text();
+        expect(text).not.toContain(h.sim.url);
+        expect(text).not.toContain(String(h.sim.port));
+        expect(text).not.toContain(DEFAULT_SIM_KEYS.dashscopeApiKey);
+        const body = JSON.parse(text) as { error: { code: string; message: string; upstream_request_id?: string; request_id: string } };
+        expect(body.error.code).toBe(code);
+        expect(body.error.request_id).toBe(rid);
+        expect(body.error.upstream_request_id).toMatch(/^[0-9a-f-]{36}$/);
+        if (upstream === 403) expect(body.error.message).toMatch(/permission denied.*activation.*access.denied/i);
+        if (upstream === 429) expect(body.error.message).toMatch(/rate limit/i);
+        await h.gw.deps.meter.flush();
+        const rows = await h.store.db.selectFrom('ledger').selectAll().where('request_id', '=', rid).execute();
+        expect(rows).toHaveLength(0);
+      }
+    });
+  }
+
+  it('the messages path maps upstream errors too (anthropic error body)', async () => {
+    h.sim.faults.add({ kind: 'status', arg: 403, path: '/apps/anthropic/' });
+    const r = await post('/v1/messages', { model: 'qwx3.7-plus', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] });
+    expect(r.status).toBe(403);
+    const body = (await r.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('upstream_permission_denied');
+    expect(body.error.message).toContain('not activated');
+  });
+});
