@@ -119,4 +119,24 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     expect(r2.status).toBe(400);
     expect(((await r2.json()) as { error: { param: string } }).error.param).toBe('messages');
   });
+
+  it('qwx3-vl-plus is metered at the context tier of its input token count', async () => {
+    const big = 'word '.repeat(28_000); // 140K chars ≈ 35K tokens: above the 32K tier
+    const { response } = await client.chat.completions.create({ model: 'qwx3-vl-plus', messages: [{ role: 'user', content: big }] }).withResponse();
+    const small = await client.chat.completions.create({ model: 'qwx3-vl-plus', messages: [{ role: 'user', content: 'small' }] }).withResponse();
+    const [bigRow] = await ledgerRows(h, response.headers.get('x-gateway-request-id')!);
+    const [smallRow] = await ledgerRows(h, small.response.headers.get('x-gateway-request-id')!);
+    expect(JSON.parse(bigRow!.quantities).tier_max_input_tokens).toBe(128_000);
+    expect(JSON.parse(smallRow!.quantities).tier_max_input_tokens).toBe(32_000);
+  });
+
+  it('a token with a quota is checked before the upstream call', async () => {
+    const t = await h.token({ quota: 1 });
+    const c = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: t.secret, maxRetries: 0 });
+    const first = await c.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'spend' }] }).withResponse();
+    await ledgerRows(h, first.response.headers.get('x-gateway-request-id')!);
+    const before = h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+    await expect(c.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'again' }] })).rejects.toMatchObject({ status: 429 });
+    expect(h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before);
+  });
 });

@@ -1,0 +1,90 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SIM_KEYS } from '../../../simulator/index.ts';
+import { startHarness, type Harness } from '../../helpers/harness.ts';
+import { ledgerRows, sseEvents } from './text-helpers.ts';
+
+let h: Harness;
+let token: string;
+let client: Anthropic;
+beforeAll(async () => {
+  h = await startHarness();
+  token = (await h.token()).secret;
+  client = new Anthropic({ baseURL: h.url, apiKey: token, maxRetries: 0 });
+});
+afterAll(async () => h?.close());
+
+const UPSTREAM = '/apps/anthropic/v1/messages';
+
+describe('POST /v1/messages (@anthropic-ai/sdk)', () => {
+  it('non-streaming: a messages object with the four usage fields; x-api-key accepted; headers and fields passed through', async () => {
+    const before = h.sim.requestsTo(UPSTREAM).length;
+    const params = {
+      model: 'qwx3.7-plus',
+      max_tokens: 256,
+      thinking: { type: 'enabled' as const, budget_tokens: 128 },
+      tools: [{ name: 'get_weather', description: 'weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } }],
+      system: [{ type: 'text' as const, text: 'be brief', cache_control: { type: 'ephemeral' as const } }],
+      messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hello messages' }, { type: 'image' as const, source: { type: 'url' as const, url: 'https://example.com/a.png' } }] }],
+    };
+    const { data, response } = await client.messages.create(params, { headers: { 'anthropic-beta': 'prompt-caching-2024-07-31' } }).withResponse();
+    expect(data.type).toBe('message');
+    expect(data.model).toBe('qwx3.7-plus');
+    expect(data.content.map((b) => b.type)).toEqual(['thinking', 'text']);
+    expect(data.usage.input_tokens).toBeGreaterThan(0);
+    expect(data.usage.output_tokens).toBeGreaterThan(0);
+    expect(data.usage.cache_creation_input_tokens).toBeGreaterThan(0);
+    expect(typeof data.usage.cache_read_input_tokens).toBe('number');
+    const sent = h.sim.requestsTo(UPSTREAM).slice(before);
+    expect(sent).toHaveLength(1);
+    const { model, ...rest } = sent[0]!.body as Record<string, unknown>;
+    expect(model).toBe('qwen3.7-plus');
+    const { model: _m, ...expected } = params;
+    expect(rest).toEqual(expected);
+    expect(sent[0]!.headers['anthropic-version']).toBe('2023-06-01');
+    expect(sent[0]!.headers['messages-version']).toBe('2023-06-01');
+    expect(sent[0]!.headers['anthropic-beta']).toBe('prompt-caching-2024-07-31');
+    expect(sent[0]!.headers['messages-beta']).toBe('prompt-caching-2024-07-31');
+    expect(sent[0]!.headers['x-api-key']).toBe(DEFAULT_SIM_KEYS.dashscopeApiKey);
+    const rows = await ledgerRows(h, response.headers.get('x-gateway-request-id')!);
+    expect(rows).toHaveLength(1);
+    const q = JSON.parse(rows[0]!.quantities) as Record<string, number>;
+    // metering counts all input: uncached + cache reads + cache writes
+    expect(q.input_tokens).toBe(data.usage.input_tokens + (data.usage.cache_read_input_tokens ?? 0) + (data.usage.cache_creation_input_tokens ?? 0));
+    expect(q.cache_creation_tokens).toBe(data.usage.cache_creation_input_tokens);
+  });
+
+  it('streaming: the SDK assembles the final message; usage from message_start + message_delta', async () => {
+    const stream = client.messages.stream({ model: 'qwx3.7-plus', max_tokens: 100, messages: [{ role: 'user', content: 'stream messages' }] });
+    const msg = await stream.finalMessage();
+    expect(msg.model).toBe('qwx3.7-plus');
+    const text = msg.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+    expect(text).toContain('stream messages');
+    expect(msg.usage.input_tokens).toBeGreaterThan(0);
+    expect(msg.usage.output_tokens).toBeGreaterThan(1);
+  });
+
+  it('Bearer auth works too, and the contract header names are forwarded in both spellings', async () => {
+    const before = h.sim.requestsTo(UPSTREAM).length;
+    const r = await h.fetch('/v1/messages', {
+      method: 'POST',
+      token,
+      headers: { 'messages-version': '2023-06-01', 'messages-beta': 'x-beta' },
+      json: { model: 'qwx3.7-plus', max_tokens: 20, stream: true, messages: [{ role: 'user', content: 'bearer' }] },
+    });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('x-gateway-request-id')).toMatch(/^req_/);
+    const events = sseEvents(await r.text());
+    expect(events[0]!.event).toBe('message_start');
+    expect(events.at(-1)!.event).toBe('message_stop');
+    const sent = h.sim.requestsTo(UPSTREAM).slice(before);
+    expect(sent[0]!.headers['anthropic-version']).toBe('2023-06-01');
+    expect(sent[0]!.headers['anthropic-beta']).toBe('x-beta');
+  });
+
+  it('max_tokens is required (400, family-B shape)', async () => {
+    const r = await h.fetch('/v1/messages', { method: 'POST', token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'x' }] } });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as { error: { param: string } }).error.param).toBe('max_tokens');
+  });
+});
