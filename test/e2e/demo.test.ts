@@ -1,0 +1,133 @@
+// `tollway serve` on a fresh data dir with no configuration: demo mode (built-in simulator, demo token,
+// generated admin key), then restarts with an admin key and with upstream keys on the same data dir.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../../simulator/index.ts';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'tollway.mjs');
+let dir: string;
+let sim: Simulator;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tollway-demo-'));
+  sim = await startSimulator({ taskDurationMs: 300 });
+});
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await sim?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+interface Running {
+  child: ChildProcess;
+  base: string;
+  stderr: () => string;
+  stop(): Promise<number | null>;
+}
+
+/** Start `tollway serve` and wait until it prints that it listens (and, in demo mode, the curl line). */
+async function serve(extraEnv: Record<string, string>, waitFor: RegExp): Promise<Running> {
+  const port = await freePort();
+  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, PORT: String(port), HOST: '127.0.0.1', TOLLWAY_DATA_DIR: dir, TOLLWAY_SIM_TASK_MS: '300', LOG_LEVEL: 'warn', ...extraEnv };
+  const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let err = '';
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const check = () => {
+      if (waitFor.test(err)) resolve();
+    };
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      check();
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited early (${code}): ${err}${out}`)));
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    base: `http://127.0.0.1:${port}`,
+    stderr: () => err + out,
+    stop: async () => {
+      child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+const getJson = async (url: string, token: string) => {
+  const r = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+  return { status: r.status, body: (await r.json()) as { data: Array<{ id: string }> } };
+};
+
+let demoToken = '';
+let generatedAdminKey = '';
+
+describe('demo mode', () => {
+  it('no configuration: simulator warning, demo token with a curl line, generated admin key; /v1/models works; SIGTERM exits', async () => {
+    const s = await serve({}, /Try: curl .*\n.*\n.*\n/);
+    const text = s.stderr();
+    expect(text).toMatch(/DEMO MODE/);
+    expect(text).toMatch(/SIMULATOR/);
+    demoToken = /Demo token: (tw-\S+)/.exec(text)?.[1] ?? '';
+    generatedAdminKey = /Admin key \(generated[^)]*\): (\S+)/.exec(text)?.[1] ?? '';
+    expect(demoToken).toMatch(/^tw-/);
+    expect(generatedAdminKey.length).toBeGreaterThanOrEqual(16);
+    expect(text).toContain(`curl -s ${s.base}/v1/models -H "Authorization: Bearer ${demoToken}"`);
+
+    const models = await getJson(`${s.base}/v1/models`, demoToken);
+    expect(models.status).toBe(200);
+    const ids = models.body.data.map((m) => m.id);
+    expect(ids).toContain('qwx3.7-plus');
+    expect(ids).toContain('vidx-v1');
+    expect((await fetch(`${s.base}/healthz`)).status).toBe(200);
+    expect((await getJson(`${s.base}/admin/tokens`, generatedAdminKey)).status).toBe(200);
+
+    expect(await s.stop()).toBe(0);
+  });
+
+  it('restart with TOLLWAY_ADMIN_KEY: that key is the admin key, the demo token is kept', async () => {
+    const ADMIN = 'operator-chosen-admin-key-0001';
+    const s = await serve({ TOLLWAY_ADMIN_KEY: ADMIN }, /Try: curl /);
+    const text = s.stderr();
+    expect(text).not.toMatch(/Admin key \(generated/);
+    expect(text).not.toContain(ADMIN);
+    expect(text).toContain(`Demo token: ${demoToken}`);
+    expect((await getJson(`${s.base}/admin/tokens`, ADMIN)).status).toBe(200);
+    expect((await getJson(`${s.base}/admin/tokens`, generatedAdminKey)).status).toBe(403);
+    expect(await s.stop()).toBe(0);
+  });
+
+  it('with upstream keys: no simulator, a channel per configured upstream, demo channels disabled', async () => {
+    const s = await serve({ DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey, DASHSCOPE_BASE_URL: sim.url, TOLLWAY_ADMIN_KEY: 'operator-chosen-admin-key-0001' }, /listening on /);
+    // give the process a moment to print anything else it would print after listening
+    await new Promise((r) => setTimeout(r, 200));
+    const text = s.stderr();
+    expect(text).not.toMatch(/SIMULATOR|DEMO MODE|Demo token/);
+    const ch = (await (await fetch(`${s.base}/admin/channels`, { headers: { authorization: 'Bearer operator-chosen-admin-key-0001' } })).json()) as { data: Array<{ name: string; status: string; base_url: string }> };
+    expect(ch.data.find((c) => c.name === 'env-dashscope')).toMatchObject({ status: 'enabled', base_url: sim.url });
+    for (const c of ch.data.filter((x) => x.name.startsWith('demo-'))) expect(c.status).toBe('disabled');
+    expect(JSON.stringify(ch)).not.toContain(DEFAULT_SIM_KEYS.dashscopeApiKey);
+    const ids = (await getJson(`${s.base}/v1/models`, demoToken)).body.data.map((m) => m.id);
+    expect(ids).toContain('qwx3.7-plus');
+    expect(ids.some((id) => id.startsWith('vidx-'))).toBe(false);
+    expect(await s.stop()).toBe(0);
+  });
+});
