@@ -13,7 +13,8 @@ export type FaultKind =
   | 'stay-running' // async tasks: never finish
   | 'vanish' // async tasks: the upstream forgets the task (UNKNOWN / not found)
   | 'partial' // images: fewer results than n
-  | 'no-output'; // images: success without any image
+  | 'no-output' // images: success without any image
+  | 'leak'; // a careless upstream: error status (arg, default 400) whose message echoes the credential and URL it received
 
 export interface FaultSpec {
   kind: FaultKind;
@@ -58,4 +59,9 @@ export class FaultController {
 export function markerIn(text: string): FaultSpec | null {
   const m = MARKER.exec(text);
   return m ? { kind: m[1] as FaultKind, ...(m[2] ? { arg: Number(m[2]) } : {}) } : null;
+}
+
+/** The message of a `leak` fault: what a careless upstream might echo back (credential and full URL). */
+export function leakMessage(authorization: string | undefined, url: string): string {
+  return `Request rejected. Credential received: ${authorization ?? '(none)'}; endpoint: ${url}`;
 }

@@ -10,7 +10,7 @@ import { registerResponses } from './dashscope/responses.ts';
 import { registerAnthropic } from './dashscope/anthropic.ts';
 import { registerKling } from './kling/index.ts';
 import { compatError, nativeError, statusFaultBody } from './dashscope/errors.ts';
-import { FaultController, type FaultSpec } from './faults.ts';
+import { FaultController, leakMessage, type FaultSpec } from './faults.ts';
 import { requestId, sendJson, sleep } from './http-util.ts';
 import { SimRouter, type SimRequest } from './router.ts';
 
@@ -38,8 +38,8 @@ function providerOf(path: string): Provider {
   return 'public';
 }
 
-function upstreamErrorFor(provider: Provider, res: ServerResponse, status: number): void {
-  const b = statusFaultBody(status);
+function upstreamErrorFor(provider: Provider, res: ServerResponse, status: number, message?: string): void {
+  const b = { ...statusFaultBody(status), ...(message === undefined ? {} : { message }) };
   if (provider === 'dashscope-compat') return compatError(res, status, b.compatCode, b.message, b.type);
   if (provider === 'anthropic') {
     const type = status === 401 ? 'authentication_error' : status === 403 ? 'permission_error' : status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
@@ -88,8 +88,11 @@ async function checkAuth(provider: Provider, req: IncomingMessage, res: ServerRe
 }
 
 /** Applies the pre-handler faults; returns true when the fault has answered (or dropped) the request. */
-async function applyFault(f: FaultSpec, provider: Provider, res: ServerResponse): Promise<boolean> {
+async function applyFault(f: FaultSpec, provider: Provider, res: ServerResponse, req: IncomingMessage, url: string): Promise<boolean> {
   switch (f.kind) {
+    case 'leak':
+      upstreamErrorFor(provider, res, f.arg ?? 400, leakMessage(req.headers.authorization ?? (req.headers['x-api-key'] as string | undefined), url));
+      return true;
     case 'status':
       upstreamErrorFor(provider, res, f.arg ?? 500);
       return true;
@@ -167,7 +170,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       if (ctx.opts.latencyMs > 0) await sleep(ctx.opts.latencyMs);
       const fault = faults.take(url.pathname, raw);
       sreq.fault = fault;
-      if (fault && (await applyFault(fault, provider, res))) return;
+      if (fault && (await applyFault(fault, provider, res, req, ctx.baseUrl + url.pathname))) return;
       const m = router.match(method, url.pathname);
       if (!m) {
         if (provider === 'kling') return sendJson(res, 404, { code: 1203, message: 'resource not found', request_id: requestId() });
