@@ -9,6 +9,9 @@ import { registerMultimodal } from './dashscope/multimodal.ts';
 import { registerResponses } from './dashscope/responses.ts';
 import { registerAnthropic } from './dashscope/anthropic.ts';
 import { registerKling } from './kling/index.ts';
+import { registerDashscopeTasks } from './dashscope/tasks.ts';
+import { registerVideoSynthesis } from './dashscope/video-synthesis.ts';
+import { registerResultVideos } from './dashscope/results-video.ts';
 import { compatError, nativeError, statusFaultBody } from './dashscope/errors.ts';
 import { FaultController, leakMessage, type FaultSpec } from './faults.ts';
 import { requestId, sendJson, sleep } from './http-util.ts';
@@ -26,7 +29,7 @@ export interface Simulator {
 }
 
 /** Area modules register their routes here; each later capability adds one line. */
-const AREAS: Array<(router: SimRouter, ctx: SimContext) => void> = [registerCompatChat, registerCompatEmbeddings, registerCompatModels, registerMultimodal, registerResponses, registerAnthropic, registerKling];
+const AREAS: Array<(router: SimRouter, ctx: SimContext) => void> = [registerCompatChat, registerCompatEmbeddings, registerCompatModels, registerMultimodal, registerResponses, registerAnthropic, registerKling, registerDashscopeTasks, registerVideoSynthesis, registerResultVideos];
 
 type Provider = 'dashscope-compat' | 'dashscope-native' | 'anthropic' | 'kling' | 'public';
 

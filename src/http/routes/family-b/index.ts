@@ -3,10 +3,12 @@ import type { AppDeps } from '../../deps.ts';
 import { registerMultipart } from '../../multipart.ts';
 import { registerModelRoutes } from './models.ts';
 import { registerTextRoutes } from './text-routes.ts';
+import { registerVideoRoutes } from './videos.ts';
 
 // Family B (/v1): each capability registers its routes here.
 export async function registerFamilyBRoutes(scope: FastifyInstance, deps: AppDeps): Promise<void> {
   await registerMultipart(scope);
   registerModelRoutes(scope, deps);
   registerTextRoutes(scope, deps);
+  registerVideoRoutes(scope, deps);
 }

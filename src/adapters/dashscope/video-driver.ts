@@ -1,0 +1,48 @@
+// The task-engine driver for DashScope video synthesis: one status query → PollOutcome, with the
+// provider-reported duration (edit models: input + output) at the reported (or requested) tier.
+import type { Usage, VideoTier } from '../../metering/types.ts';
+import type { Channel } from '../../routing/channel-registry.ts';
+import type { PollOutcome, TaskDriver, TaskRecord } from '../../tasks/types.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { UpstreamClient } from '../http-client.ts';
+import { queryVideoTask } from './video.ts';
+import { billedSeconds } from './video-usage.ts';
+
+export const DASHSCOPE_VIDEO_TASK_KIND = 'dashscope-video';
+
+/** What `tasks.result` holds for a finished video. */
+export interface VideoTaskResult {
+  url: string;
+  /** ms since epoch, from the signed URL's Expires, when known. */
+  expiresAt: number | null;
+}
+
+export class DashscopeVideoDriver implements TaskDriver {
+  constructor(
+    private readonly client: UpstreamClient,
+    /** Price basis of a billing model ('input+output' for edit models). */
+    private readonly basisOf: (billingModel: string) => 'output' | 'input+output',
+  ) {}
+
+  async poll(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<PollOutcome> {
+    if (!task.upstreamTaskId) return { state: 'unknown', upstreamStatus: 'NO_TASK_ID' };
+    if (!channel.keys.apiKey) throw new GatewayError('no_channel', 'The upstream channel has no API key configured');
+    const s = await queryVideoTask(this.client, { baseUrl: channel.baseUrl, apiKey: channel.keys.apiKey }, task.upstreamTaskId, signal);
+    const base = { upstreamStatus: s.upstreamStatus, upstreamRequestId: s.upstreamRequestId };
+    switch (s.state) {
+      case 'queued':
+        return { ...base, state: 'queued', progress: 0 };
+      case 'in_progress':
+        return { ...base, state: 'in_progress', progress: 50 };
+      case 'succeeded': {
+        const result: VideoTaskResult = { url: s.videoUrl, expiresAt: s.expiresAt };
+        const secs = billedSeconds(s.usage, this.basisOf(task.billingModel));
+        const tier: VideoTier = s.usage.sr === 1080 ? '1080p' : s.usage.sr === 720 ? '720p' : task.tier === '720p' ? '720p' : '1080p';
+        const usage: Usage | undefined = secs ? { kind: 'video', outputSeconds: secs.outputSeconds, inputSeconds: secs.inputSeconds, tier } : undefined;
+        return { ...base, state: 'succeeded', progress: 100, result, ...(usage ? { usage } : {}) };
+      }
+      default:
+        return { ...base, state: s.state, error: { code: s.code, message: s.message, upstreamRequestId: s.upstreamRequestId } };
+    }
+  }
+}
