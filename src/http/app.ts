@@ -7,11 +7,13 @@ import { RouteTable } from './method-guard.ts';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id.ts';
 import type { RequestState } from './request-state.ts';
 import { registerAdminRoutes } from './routes/admin/index.ts';
-import { registerFamilyARoutes } from './routes/family-a/index.ts';
+import { registerFamilyACallbackRoutes, registerFamilyARoutes } from './routes/family-a/index.ts';
 import { registerFamilyBRoutes } from './routes/family-b/index.ts';
 import { openApiDocument } from './openapi.ts';
 
 const CONTRACT_PREFIXES = ['/v1/', '/vidx/'];
+// Upstream completion notices carry no bearer token (their address holds an HMAC tag instead).
+const UNAUTHENTICATED_PREFIXES = ['/vidx/callbacks/'];
 
 /** Translate framework errors (body parsing, limits, validation) into catalogue errors. */
 export function toGatewayError(err: unknown): GatewayError {
@@ -72,7 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header(REQUEST_ID_HEADER, req.id);
     // Authenticate contract paths before the body is parsed: unauthenticated callers get 401 cheaply.
     const path = req.url;
-    if (CONTRACT_PREFIXES.some((p) => path.startsWith(p))) {
+    if (CONTRACT_PREFIXES.some((p) => path.startsWith(p)) && !UNAUTHENTICATED_PREFIXES.some((p) => path.startsWith(p))) {
       const principal = await deps.tokenAuth.authenticate(credentialFrom(req.headers));
       req.tw.principal = principal;
       const release = await deps.limiter.admit(principal);
@@ -135,6 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async (scope) => registerAdminRoutes(scope, deps), { prefix: '/admin' });
   await app.register(async (scope) => registerFamilyBRoutes(scope, deps), { prefix: '/v1' });
   await app.register(async (scope) => registerFamilyARoutes(scope, deps), { prefix: '/vidx/v1' });
+  await app.register(async (scope) => registerFamilyACallbackRoutes(scope, deps), { prefix: '/vidx/callbacks' });
 
   app.addHook('onClose', async () => {
     await deps.requestLog.flush();

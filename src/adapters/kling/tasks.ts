@@ -1,0 +1,80 @@
+// Kling task replies → engine outcomes. The create reply gives the upstream task id; the query's
+// `data` gives status, failure reason and `task_result.videos[]`, whose durations are the usage.
+import { isObject } from '../../contracts/fields.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { ModeTier } from '../../metering/types.ts';
+import type { PollOutcome, SubmitOutcome } from '../../tasks/types.ts';
+
+export type KlingTaskPath = 'text2video' | 'multi-elements' | 'omni-video';
+
+/** One produced video as we keep it (upstream id kept for init-selection by video_id; never shown). */
+export interface StoredVideo {
+  upstreamId: string;
+  url: string;
+  watermarkUrl?: string;
+  /** Seconds as the vendor reported them (a string such as "5.1"). */
+  duration: string;
+  upstreamSessionId?: string;
+}
+
+export interface KlingTaskResult {
+  videos: StoredVideo[];
+}
+
+const STATES: Record<string, PollOutcome['state']> = { submitted: 'queued', processing: 'in_progress', succeed: 'succeeded', failed: 'failed' };
+
+export function parseCreated(data: unknown, upstreamRequestId: string | null): SubmitOutcome {
+  if (!isObject(data) || typeof data.task_id !== 'string' || data.task_id === '') {
+    throw new GatewayError('upstream_error', 'The upstream accepted the task but returned no task id');
+  }
+  const status = typeof data.task_status === 'string' ? data.task_status : 'submitted';
+  return { upstreamTaskId: data.task_id, upstreamRequestId, upstreamStatus: status, state: status === 'processing' ? 'in_progress' : 'queued' };
+}
+
+function parseVideos(data: Record<string, unknown>): StoredVideo[] {
+  const r = data.task_result;
+  if (!isObject(r) || !Array.isArray(r.videos)) return [];
+  const out: StoredVideo[] = [];
+  for (const v of r.videos) {
+    if (!isObject(v) || typeof v.url !== 'string') continue;
+    const item: StoredVideo = { upstreamId: typeof v.id === 'string' ? v.id : String(v.id ?? ''), url: v.url, duration: typeof v.duration === 'string' ? v.duration : String(v.duration ?? '') };
+    if (typeof v.watermark_url === 'string') item.watermarkUrl = v.watermark_url;
+    if (typeof v.session_id === 'string') item.upstreamSessionId = v.session_id;
+    out.push(item);
+  }
+  return out;
+}
+
+/** Reported output seconds: the sum of the videos' durations (null when none is a number). */
+export function reportedSeconds(videos: StoredVideo[]): number | null {
+  let total = 0;
+  let any = false;
+  for (const v of videos) {
+    const n = Number(v.duration);
+    if (v.duration !== '' && Number.isFinite(n) && n > 0) {
+      total += n;
+      any = true;
+    }
+  }
+  return any ? total : null;
+}
+
+export function parseTaskData(data: unknown, tier: ModeTier, upstreamRequestId: string | null): PollOutcome {
+  if (!isObject(data) || typeof data.task_status !== 'string') throw new GatewayError('upstream_error', 'The upstream returned a malformed task status');
+  const state = STATES[data.task_status];
+  if (!state) throw new GatewayError('upstream_error', `The upstream returned an unknown task status ${data.task_status}`);
+  const out: PollOutcome = { state, upstreamStatus: data.task_status, upstreamRequestId };
+  if (state === 'succeeded') {
+    const videos = parseVideos(data);
+    const result: KlingTaskResult = { videos };
+    out.result = result;
+    out.progress = 100;
+    const seconds = reportedSeconds(videos);
+    // No reported duration → the engine charges the hold estimate (requested seconds).
+    if (seconds !== null) out.usage = { kind: 'video-mode', outputSeconds: seconds, tier };
+  } else if (state === 'failed') {
+    const msg = typeof data.task_status_msg === 'string' && data.task_status_msg ? data.task_status_msg : 'The upstream task failed';
+    out.error = { code: 'upstream_task_failed', message: msg, upstreamRequestId };
+  }
+  return out;
+}

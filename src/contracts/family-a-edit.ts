@@ -1,0 +1,136 @@
+// Multi-element editing (contract 2.4, 4.1, 8): selection calls and the edit-task body; and the
+// omni-video path's minimal checks (its body is the vendor's, passed through).
+import { GatewayError } from '../errors/gateway-error.ts';
+import { readCallbackUrl, readDuration, readExternalTaskId, readMode, readOptionalString, readPrompt, readWatermark, requireSessionId, type Mode } from './family-a.ts';
+import type { FieldOptions } from './family-a-text2video.ts';
+import { isObject, requireBody } from './fields.ts';
+
+export const EDIT_MODEL = 'vidx-v1-6';
+/** Hidden catalogue entry whose price applies to edit tasks. */
+export const EDIT_BILLING_MODEL = 'vidx-v1-6-multi-elements';
+export const EDIT_MODES = ['addition', 'swap', 'removal'] as const;
+export type EditMode = (typeof EDIT_MODES)[number];
+export const IMAGE_COUNT: Record<EditMode, [number, number]> = { addition: [1, 2], swap: [1, 1], removal: [0, 0] };
+export const MAX_POINTS = 10;
+export const OMNI_MODELS = ['vidx-v3-omni', 'vidx-video-o1'];
+export const DEFAULT_OMNI_MODEL = 'vidx-v3-omni';
+export const OMNI_DURATIONS = ['3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15'];
+
+const invalid = (message: string, param: string) => new GatewayError('invalid_parameter', message, { param });
+
+export type InitSelection = { videoId: string } | { videoUrl: string };
+
+export function parseInitSelection(body: unknown): InitSelection {
+  const o = requireBody(body);
+  const id = o.video_id === undefined || o.video_id === null || o.video_id === '' ? undefined : o.video_id;
+  const url = o.video_url === undefined || o.video_url === null || o.video_url === '' ? undefined : o.video_url;
+  if ((id === undefined) === (url === undefined)) throw invalid('exactly one of video_id and video_url is required', id === undefined ? 'video_id' : 'video_url');
+  if (id !== undefined) {
+    if (typeof id !== 'string' || id.length > 200) throw invalid('video_id must be a string', 'video_id');
+    return { videoId: id };
+  }
+  if (typeof url !== 'string' || url.length > 2048) throw invalid('video_url must be a string', 'video_url');
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw invalid('video_url must be an absolute http(s) URL', 'video_url');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw invalid('video_url must use http or https', 'video_url');
+  return { videoUrl: url };
+}
+
+export interface SelectionPoints {
+  sessionId: string;
+  frameIndex: number;
+  points: Array<{ x: number; y: number }>;
+}
+
+export function parseSelectionPoints(body: unknown): SelectionPoints {
+  const o = requireBody(body);
+  const sessionId = requireSessionId(o);
+  const f = o.frame_index;
+  if (f === undefined || f === null) throw new GatewayError('missing_parameter', 'frame_index is required', { param: 'frame_index' });
+  if (typeof f !== 'number' || !Number.isInteger(f) || f < 0) throw invalid('frame_index must be a non-negative integer', 'frame_index');
+  const p = o.points;
+  if (p === undefined || p === null) throw new GatewayError('missing_parameter', 'points is required', { param: 'points' });
+  if (!Array.isArray(p) || p.length === 0 || p.length > MAX_POINTS) throw invalid(`points must be an array of 1 to ${MAX_POINTS} points`, 'points');
+  const points = p.map((pt, i) => {
+    if (!isObject(pt) || typeof pt.x !== 'number' || typeof pt.y !== 'number' || !Number.isFinite(pt.x) || !Number.isFinite(pt.y)) {
+      throw invalid(`points[${i}] must be an object with numeric x and y`, `points[${i}]`);
+    }
+    if (pt.x < 0 || pt.x > 1 || pt.y < 0 || pt.y > 1) throw invalid(`points[${i}].x and .y must be in [0, 1]`, `points[${i}]`);
+    return { x: pt.x, y: pt.y };
+  });
+  return { sessionId, frameIndex: f, points };
+}
+
+export function parseSessionOnly(body: unknown): { sessionId: string } {
+  return { sessionId: requireSessionId(requireBody(body)) };
+}
+
+export interface EditRequest {
+  sessionId: string;
+  editMode: EditMode;
+  images: string[];
+  prompt: string;
+  negativePrompt?: string;
+  mode: Mode;
+  duration: number;
+  watermarkInfo?: { enabled?: boolean };
+  callbackUrl?: string;
+  externalTaskId?: string;
+}
+
+export function parseEditRequest(body: unknown, opts: FieldOptions): EditRequest {
+  const o = requireBody(body);
+  if (o.model_name !== undefined && o.model_name !== null && o.model_name !== EDIT_MODEL) {
+    throw new GatewayError('model_not_supported', `model_name must be ${EDIT_MODEL} for multi-element editing`, { param: 'model_name' });
+  }
+  const sessionId = requireSessionId(o);
+  if (o.edit_mode === undefined || o.edit_mode === null) throw new GatewayError('missing_parameter', 'edit_mode is required', { param: 'edit_mode' });
+  if (typeof o.edit_mode !== 'string' || !(EDIT_MODES as readonly string[]).includes(o.edit_mode)) throw invalid(`edit_mode must be one of ${EDIT_MODES.join(', ')}`, 'edit_mode');
+  const editMode = o.edit_mode as EditMode;
+  const list = o.image_list ?? [];
+  if (!Array.isArray(list)) throw invalid('image_list must be an array of {image}', 'image_list');
+  const images = list.map((it, i) => {
+    if (!isObject(it) || typeof it.image !== 'string' || it.image.trim() === '') throw invalid(`image_list[${i}] must be an object with a non-empty image`, `image_list[${i}].image`);
+    return it.image;
+  });
+  const [min, max] = IMAGE_COUNT[editMode];
+  if (images.length < min || images.length > max) {
+    const want = min === max ? (min === 0 ? 'no images' : `exactly ${min} image`) : `${min} to ${max} images`;
+    throw invalid(`edit_mode ${editMode} takes ${want} in image_list (got ${images.length})`, 'image_list');
+  }
+  const out: EditRequest = { sessionId, editMode, images, prompt: readPrompt(o)!, mode: readMode(o), duration: readDuration(o) };
+  const neg = readOptionalString(o, 'negative_prompt');
+  if (neg !== undefined) out.negativePrompt = neg;
+  const wm = readWatermark(o);
+  if (wm) out.watermarkInfo = wm;
+  const cb = readCallbackUrl(o, opts.allowPrivateNetwork, opts.forbiddenReason);
+  if (cb) out.callbackUrl = cb;
+  const ext = readExternalTaskId(o);
+  if (ext) out.externalTaskId = ext;
+  return out;
+}
+
+export interface OmniRequest {
+  /** The vendor body as sent (model_name, callback_url and external_task_id are rewritten on the way up). */
+  body: Record<string, unknown>;
+  mode: Mode;
+  duration: number;
+  callbackUrl?: string;
+  externalTaskId?: string;
+}
+
+/** Omni-video: the body is the vendor's; we check only what auth, admission and the hold need. */
+export function parseOmni(body: unknown, opts: FieldOptions): OmniRequest {
+  const o = requireBody(body);
+  readPrompt(o);
+  const out: OmniRequest = { body: o, mode: readMode(o, 'pro'), duration: readDuration(o, OMNI_DURATIONS) };
+  const cb = readCallbackUrl(o, opts.allowPrivateNetwork, opts.forbiddenReason);
+  if (cb) out.callbackUrl = cb;
+  const ext = readExternalTaskId(o);
+  if (ext) out.externalTaskId = ext;
+  return out;
+}

@@ -1,0 +1,130 @@
+// POST /vidx/v1/videos/text2video: model admission and the field rules of contract 2.1 / 2.2 / 8.
+import type { Catalogue } from '../catalogue/catalogue.ts';
+import { REFUSED_MODELS } from '../catalogue/default-catalogue.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { readCallbackUrl, readDuration, readExternalTaskId, readMode, readOptionalString, readPrompt, readWatermark, type Mode } from './family-a.ts';
+import { isObject, requireBody, type JsonObject } from './fields.ts';
+
+export const DEFAULT_T2V_MODEL = 'vidx-v1';
+export const CFG_SCALE_MODELS = ['vidx-v1', 'vidx-v1-5', 'vidx-v1-6'];
+export const SOUND_MODELS = ['vidx-v2-6'];
+export const ASPECT_RATIOS = ['16:9', '9:16', '1:1'] as const;
+export const CAMERA_TYPES = ['simple', 'down_back', 'forward_up', 'right_turn_forward', 'left_turn_forward'] as const;
+export const CAMERA_FIELDS = ['horizontal', 'vertical', 'pan', 'tilt', 'roll', 'zoom'] as const;
+export const OMNI_PATH = '/vidx/v1/videos/omni-video';
+
+export interface CameraControl {
+  type: (typeof CAMERA_TYPES)[number];
+  config?: Partial<Record<(typeof CAMERA_FIELDS)[number], number>>;
+}
+
+export interface Text2VideoRequest {
+  prompt: string;
+  negativePrompt?: string;
+  cfgScale?: number;
+  sound?: 'on' | 'off';
+  mode: Mode;
+  aspectRatio: (typeof ASPECT_RATIOS)[number];
+  duration: number;
+  cameraControl?: CameraControl;
+  watermarkInfo?: { enabled?: boolean };
+  callbackUrl?: string;
+  externalTaskId?: string;
+}
+
+const invalid = (message: string, param: string) => new GatewayError('invalid_parameter', message, { param });
+
+/** Public text-to-video models, from the catalogue (so operator overrides apply). */
+export function text2VideoModels(catalogue: Catalogue): string[] {
+  return catalogue.entries().filter((e) => e.kind === 'vidx-video' && !e.hidden).map((e) => e.id);
+}
+
+/**
+ * The canonical public model for a text2video request, before visibility is checked. Refusals with
+ * a reason (3.0 turbo, omni on the wrong path, a model of another kind) are 400/1201; a name the
+ * catalogue does not know at all is model_not_found (404/1203), as everywhere else.
+ */
+export function admitText2VideoModel(raw: unknown, catalogue: Catalogue): string {
+  if (raw === undefined || raw === null) return DEFAULT_T2V_MODEL;
+  if (typeof raw !== 'string' || raw.trim() === '') throw invalid('model_name must be a non-empty string', 'model_name');
+  const canonical = catalogue.canonicalName(raw);
+  if (REFUSED_MODELS.includes(raw) || REFUSED_MODELS.includes(canonical)) {
+    throw new GatewayError('model_not_supported', `The model '${raw}' (version 3.0 turbo) is not admitted`, { param: 'model_name' });
+  }
+  const entry = catalogue.get(canonical);
+  if (entry?.kind === 'vidx-omni') {
+    throw new GatewayError('model_not_supported', `The model '${raw}' is not accepted on text2video; use POST ${OMNI_PATH}`, { param: 'model_name' });
+  }
+  if (!entry) throw new GatewayError('model_not_found', `The model '${raw}' does not exist or you do not have access to it`, { param: 'model_name' });
+  if (entry.kind !== 'vidx-video' || entry.hidden) {
+    throw new GatewayError('model_not_supported', `The model '${raw}' is not a text-to-video model; allowed: ${text2VideoModels(catalogue).join(', ')}`, { param: 'model_name' });
+  }
+  return canonical;
+}
+
+function readCameraControl(o: JsonObject): CameraControl | undefined {
+  const v = o.camera_control;
+  if (v === undefined || v === null) return undefined;
+  if (!isObject(v)) throw invalid('camera_control must be an object', 'camera_control');
+  if (typeof v.type !== 'string' || !(CAMERA_TYPES as readonly string[]).includes(v.type)) {
+    throw invalid(`camera_control.type must be one of ${CAMERA_TYPES.join(', ')}`, 'camera_control.type');
+  }
+  const type = v.type as CameraControl['type'];
+  if (type !== 'simple') {
+    // The vendor takes config only with `simple`; sending it with a preset is a client mistake.
+    if (v.config !== undefined && v.config !== null) throw invalid('camera_control.config is only allowed when type is simple', 'camera_control.config');
+    return { type };
+  }
+  if (!isObject(v.config)) throw invalid('camera_control.config is required when type is simple', 'camera_control.config');
+  const config: NonNullable<CameraControl['config']> = {};
+  let nonZero = 0;
+  for (const [k, val] of Object.entries(v.config)) {
+    if (!(CAMERA_FIELDS as readonly string[]).includes(k)) throw invalid(`camera_control.config.${k} is not a camera field (${CAMERA_FIELDS.join(', ')})`, `camera_control.config.${k}`);
+    if (typeof val !== 'number' || !Number.isFinite(val)) throw invalid(`camera_control.config.${k} must be a number`, `camera_control.config.${k}`);
+    // Contract: horizontal in [-10, 10]; the vendor applies the same range to every field.
+    if (val < -10 || val > 10) throw invalid(`camera_control.config.${k} must be in [-10, 10]`, `camera_control.config.${k}`);
+    if (val !== 0) nonZero++;
+    config[k as (typeof CAMERA_FIELDS)[number]] = val;
+  }
+  if (nonZero !== 1) throw invalid('camera_control.config must have exactly one non-zero field; all others must be 0', 'camera_control.config');
+  return { type, config };
+}
+
+export interface FieldOptions {
+  allowPrivateNetwork: boolean;
+  forbiddenReason: (ip: string) => string | null;
+}
+
+/** Field rules for a text2video body, given the admitted canonical model. */
+export function parseText2Video(body: unknown, model: string, opts: FieldOptions): Text2VideoRequest {
+  const o = requireBody(body);
+  const prompt = readPrompt(o)!;
+  const out: Text2VideoRequest = { prompt, mode: readMode(o), aspectRatio: '16:9', duration: readDuration(o) };
+  const neg = readOptionalString(o, 'negative_prompt');
+  if (neg !== undefined) out.negativePrompt = neg;
+  if (o.cfg_scale !== undefined && o.cfg_scale !== null) {
+    if (!CFG_SCALE_MODELS.includes(model)) throw invalid(`cfg_scale is not supported by ${model} (only ${CFG_SCALE_MODELS.join(', ')})`, 'cfg_scale');
+    if (typeof o.cfg_scale !== 'number' || !Number.isFinite(o.cfg_scale) || o.cfg_scale < 0 || o.cfg_scale > 1) throw invalid('cfg_scale must be a number in [0, 1]', 'cfg_scale');
+    out.cfgScale = o.cfg_scale;
+  }
+  if (o.sound !== undefined && o.sound !== null) {
+    if (!SOUND_MODELS.includes(model)) throw invalid(`sound is not supported by ${model} (only ${SOUND_MODELS.join(', ')})`, 'sound');
+    if (o.sound !== 'on' && o.sound !== 'off') throw invalid('sound must be on or off', 'sound');
+    out.sound = o.sound;
+  }
+  if (o.aspect_ratio !== undefined && o.aspect_ratio !== null) {
+    if (typeof o.aspect_ratio !== 'string' || !(ASPECT_RATIOS as readonly string[]).includes(o.aspect_ratio)) {
+      throw invalid(`aspect_ratio must be one of ${ASPECT_RATIOS.join(', ')}`, 'aspect_ratio');
+    }
+    out.aspectRatio = o.aspect_ratio as Text2VideoRequest['aspectRatio'];
+  }
+  const cam = readCameraControl(o);
+  if (cam) out.cameraControl = cam;
+  const wm = readWatermark(o);
+  if (wm) out.watermarkInfo = wm;
+  const cb = readCallbackUrl(o, opts.allowPrivateNetwork, opts.forbiddenReason);
+  if (cb) out.callbackUrl = cb;
+  const ext = readExternalTaskId(o);
+  if (ext) out.externalTaskId = ext;
+  return out;
+}

@@ -1,0 +1,121 @@
+// Family A (/vidx/v1/videos) request rules shared by text2video, multi-elements and omni-video
+// (contract 2.1, 2.2, 2.4, 8). Every rejection is a catalogue code; on /vidx paths the renderer turns
+// it into the vendor envelope (400 → 1201, model_not_found → 404/1203).
+import { isIP } from 'node:net';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { isObject, type JsonObject } from './fields.ts';
+
+export const PROMPT_MAX = 2500;
+export const EXTERNAL_ID_MAX = 200;
+export const CALLBACK_URL_MAX = 2048;
+export type Mode = 'std' | 'pro';
+
+const bad = (message: string, param: string, code: 'invalid_parameter' | 'missing_parameter' | 'invalid_duration' = 'invalid_parameter') =>
+  new GatewayError(code, message, { param });
+
+/** Characters as a person counts them (code points, so one emoji is one character). */
+export const charLength = (s: string): number => [...s].length;
+
+export function readPrompt(o: JsonObject, key = 'prompt', required = true): string | undefined {
+  const v = o[key];
+  if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) {
+    if (required) throw bad(`${key} is required`, key, 'missing_parameter');
+    return undefined;
+  }
+  if (typeof v !== 'string') throw bad(`${key} must be a string`, key);
+  if (charLength(v) > PROMPT_MAX) throw bad(`${key} must be at most ${PROMPT_MAX} characters`, key);
+  return v;
+}
+
+export function readMode(o: JsonObject, def: Mode = 'std'): Mode {
+  const v = o.mode;
+  if (v === undefined || v === null) return def;
+  if (v !== 'std' && v !== 'pro') throw bad('mode must be std or pro', 'mode');
+  return v;
+}
+
+/**
+ * `duration` is a string, as the vendor API takes it. A JSON number (5) is rejected rather than
+ * coerced: the vendor rejects it too, and silently accepting it would hide client bugs.
+ */
+export function readDuration(o: JsonObject, allowed: readonly string[] = ['5', '10']): number {
+  const v = o.duration;
+  if (v === undefined || v === null) return 5;
+  if (typeof v !== 'string') throw bad(`duration must be a string: one of ${allowed.map((a) => `"${a}"`).join(', ')}`, 'duration', 'invalid_duration');
+  if (!allowed.includes(v)) throw bad(`duration must be one of ${allowed.map((a) => `"${a}"`).join(', ')}`, 'duration', 'invalid_duration');
+  return Number(v);
+}
+
+export function readWatermark(o: JsonObject): { enabled?: boolean } | undefined {
+  const v = o.watermark_info;
+  if (v === undefined || v === null) return undefined;
+  if (!isObject(v)) throw bad('watermark_info must be an object', 'watermark_info');
+  if (v.enabled !== undefined && typeof v.enabled !== 'boolean') throw bad('watermark_info.enabled must be a boolean', 'watermark_info.enabled');
+  return v.enabled === undefined ? {} : { enabled: v.enabled };
+}
+
+export function readExternalTaskId(o: JsonObject): string | undefined {
+  const v = o.external_task_id;
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string' || v.trim() === '') throw bad('external_task_id must be a non-empty string', 'external_task_id');
+  if (v.length > EXTERNAL_ID_MAX) throw bad(`external_task_id must be at most ${EXTERNAL_ID_MAX} characters`, 'external_task_id');
+  return v;
+}
+
+const LOCAL_NAMES = /^(localhost|localhost\.localdomain|ip6-localhost|ip6-loopback)$|\.localhost$|\.local$|\.internal$/i;
+
+/**
+ * `callback_url`: an absolute http(s) URL without credentials. Literal loopback/private addresses and
+ * local names are refused here unless the operator allows private networks; names that resolve to
+ * such addresses are refused again at delivery time (connect-time address check).
+ */
+export function readCallbackUrl(o: JsonObject, allowPrivate: boolean, forbiddenReason: (ip: string) => string | null): string | undefined {
+  const v = o.callback_url;
+  if (v === undefined || v === null || v === '') return undefined;
+  if (typeof v !== 'string') throw bad('callback_url must be a string', 'callback_url');
+  if (v.length > CALLBACK_URL_MAX) throw bad(`callback_url must be at most ${CALLBACK_URL_MAX} characters`, 'callback_url');
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw bad('callback_url must be an absolute http(s) URL', 'callback_url');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw bad('callback_url must use http or https', 'callback_url');
+  if (u.username || u.password) throw bad('callback_url must not contain credentials', 'callback_url');
+  if (!allowPrivate) {
+    const host = u.hostname.replace(/^\[|\]$/g, '');
+    const why = isIP(host) ? forbiddenReason(host) : LOCAL_NAMES.test(host) ? 'local host name' : null;
+    if (why) throw bad(`callback_url must be a public address (not a ${why})`, 'callback_url');
+  }
+  return v;
+}
+
+export function readOptionalString(o: JsonObject, key: string, max = PROMPT_MAX): string | undefined {
+  const v = o[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw bad(`${key} must be a string`, key);
+  if (charLength(v) > max) throw bad(`${key} must be at most ${max} characters`, key);
+  return v;
+}
+
+export function requireSessionId(o: JsonObject): string {
+  const v = o.session_id;
+  if (v === undefined || v === null || v === '') throw bad('session_id is required', 'session_id', 'missing_parameter');
+  if (typeof v !== 'string' || v.length > 200) throw bad('session_id must be a string', 'session_id');
+  return v;
+}
+
+/** Page parameters of the list endpoints: defaults 1 / 30; pageNum ≤ 1000, pageSize ≤ 500 (the vendor's bounds). */
+export const PAGE_DEFAULTS = { pageNum: 1, pageSize: 30, maxPageNum: 1000, maxPageSize: 500 } as const;
+
+export function readPage(q: Record<string, unknown>): { pageNum: number; pageSize: number } {
+  const one = (key: 'pageNum' | 'pageSize', def: number, max: number): number => {
+    const raw = q[key];
+    if (raw === undefined || raw === '') return def;
+    if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw bad(`${key} must be an integer between 1 and ${max}`, key);
+    const n = Number(raw);
+    if (n < 1 || n > max) throw bad(`${key} must be an integer between 1 and ${max}`, key);
+    return n;
+  };
+  return { pageNum: one('pageNum', PAGE_DEFAULTS.pageNum, PAGE_DEFAULTS.maxPageNum), pageSize: one('pageSize', PAGE_DEFAULTS.pageSize, PAGE_DEFAULTS.maxPageSize) };
+}

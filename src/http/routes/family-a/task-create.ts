@@ -1,0 +1,83 @@
+// Creating a family A task: external_task_id idempotency (per token and kind, backed by the unique
+// index, so two concurrent creates yield one task), the metering hold and the upstream submit through
+// the task engine, connect-only failover across channels.
+import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import { parseCreated, type KlingTaskPath } from '../../../adapters/kling/tasks.ts';
+import { GatewayError } from '../../../errors/gateway-error.ts';
+import type { ModeTier } from '../../../metering/types.ts';
+import type { Channel } from '../../../routing/channel-registry.ts';
+import { withFailover } from '../../../routing/failover.ts';
+import { isUniqueViolation } from '../../../store/store.ts';
+import type { TaskRecord } from '../../../tasks/types.ts';
+import { principalOf } from '../../request-state.ts';
+import { upstreamCallbackUrl, type FamilyAContext } from './context.ts';
+
+export interface NewFamilyATask {
+  kind: string;
+  path: KlingTaskPath;
+  model: string;
+  billingModel: string;
+  upstreamModel: string;
+  channels: Channel[];
+  /** Public request fields kept with the task (shown back, used in callbacks). */
+  request: Record<string, unknown>;
+  tier: ModeTier;
+  seconds: number;
+  externalTaskId?: string | undefined;
+  callbackUrl?: string | undefined;
+  sessionId?: string | undefined;
+  /** The vendor body for this task id and upstream callback address. */
+  body(taskId: string, upstreamCallback: string | null): Record<string, unknown>;
+}
+
+export async function createFamilyATask(ctx: FamilyAContext, req: FastifyRequest, t: NewFamilyATask): Promise<TaskRecord> {
+  const { deps } = ctx;
+  const tokenId = principalOf(req).tokenId;
+  const ext = t.externalTaskId;
+  if (ext) {
+    const existing = await deps.tasks.repo.findByExternal(tokenId, t.kind, ext);
+    if (existing) return existing;
+  }
+  if (t.channels.length === 0) throw new GatewayError('no_channel', 'No upstream channel is available for this model');
+  try {
+    const task = await deps.tasks.create({
+      id: `task_${randomUUID().replace(/-/g, '')}`,
+      family: 'a',
+      kind: t.kind,
+      tokenId,
+      model: t.model,
+      billingModel: t.billingModel,
+      upstreamModel: t.upstreamModel,
+      channel: t.channels[0]!,
+      request: t.request,
+      requestId: req.id,
+      tier: t.tier,
+      estimate: { kind: 'video-mode', outputSeconds: t.seconds, tier: t.tier },
+      externalTaskId: ext ?? null,
+      callbackUrl: t.callbackUrl ?? null,
+      sessionId: t.sessionId ?? null,
+      submit: (taskId) =>
+        // connect-only: a creation the upstream may have accepted is never sent twice.
+        withFailover(
+          t.channels,
+          deps.breakers,
+          async (ch) => {
+            const r = await ctx.client.call(ch, 'POST', `/v1/videos/${t.path}`, t.body(taskId, upstreamCallbackUrl(ctx, taskId)));
+            req.tw.upstreamRequestId = r.upstreamRequestId;
+            return { ...parseCreated(r.data, r.upstreamRequestId), channelId: ch.id };
+          },
+          { policy: 'connect-only' },
+        ),
+    });
+    return task;
+  } catch (e) {
+    // Lost the race for this external_task_id: the winner's task is the answer (no second hold, no second upstream task).
+    if (ext && isUniqueViolation(e)) {
+      const winner = await deps.tasks.repo.findByExternal(tokenId, t.kind, ext);
+      if (winner) return winner;
+      throw new GatewayError('conflict', `A task with external_task_id ${ext} is being created; retry shortly`, { param: 'external_task_id' });
+    }
+    throw e;
+  }
+}

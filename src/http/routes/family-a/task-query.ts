@@ -1,0 +1,47 @@
+// GET …/{task_id} and GET …?pageNum=&pageSize= for one task kind, served from our store and only
+// for the caller's own tasks (the upstream account's list would show every tenant's tasks).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { readPage } from '../../../contracts/family-a.ts';
+import { GatewayError } from '../../../errors/gateway-error.ts';
+import { toTaskRecord } from '../../../store/repos/tasks.ts';
+import type { TaskRecord } from '../../../tasks/types.ts';
+import { isTerminal } from '../../../tasks/types.ts';
+import { principalOf } from '../../request-state.ts';
+import type { FamilyAContext } from './context.ts';
+import { ok } from './envelope.ts';
+import { taskView } from './task-view.ts';
+
+/** By our task id, else by the caller's external_task_id; refreshed from the upstream when stale. */
+export async function findOwnTask(ctx: FamilyAContext, req: FastifyRequest, kind: string, idOrExternal: string): Promise<TaskRecord> {
+  const tokenId = principalOf(req).tokenId;
+  const { tasks } = ctx.deps;
+  let t = await tasks.repo.getFor(idOrExternal, tokenId);
+  if (!t || t.kind !== kind) t = await tasks.repo.findByExternal(tokenId, kind, idOrExternal);
+  if (!t || t.kind !== kind) throw new GatewayError('task_not_found', `Task ${idOrExternal} not found`, { param: 'task_id' });
+  const fresh = (await tasks.getFresh(t.id, tokenId)) ?? t;
+  if (isTerminal(fresh.state) && fresh.callbackUrl) ctx.kick();
+  req.tw.model = fresh.model;
+  return fresh;
+}
+
+export async function listOwnTasks(ctx: FamilyAContext, req: FastifyRequest, kind: string): Promise<TaskRecord[]> {
+  const { pageNum, pageSize } = readPage(req.query as Record<string, unknown>);
+  const rows = await ctx.deps.store.db
+    .selectFrom('tasks')
+    .selectAll()
+    .where('token_id', '=', principalOf(req).tokenId)
+    .where('family', '=', 'a')
+    .where('kind', '=', kind)
+    .where('state', '!=', 'submitting')
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(pageSize)
+    .offset((pageNum - 1) * pageSize)
+    .execute();
+  return rows.map(toTaskRecord);
+}
+
+export function registerTaskQueries(scope: FastifyInstance, ctx: FamilyAContext, path: string, kind: string): void {
+  scope.get<{ Params: { id: string } }>(`${path}/:id`, async (req) => ok(req, taskView(await findOwnTask(ctx, req, kind, req.params.id))));
+  scope.get(path, async (req) => ok(req, (await listOwnTasks(ctx, req, kind)).map(taskView)));
+}
