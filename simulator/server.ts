@@ -9,6 +9,8 @@ import { registerMultimodal } from './dashscope/multimodal.ts';
 import { registerResponses } from './dashscope/responses.ts';
 import { registerAnthropic } from './dashscope/anthropic.ts';
 import { registerKling } from './kling/index.ts';
+import { registerImages } from './dashscope/images.ts';
+import { registerImagesAsync } from './dashscope/images-async.ts';
 import { registerDashscopeTasks } from './dashscope/tasks.ts';
 import { registerVideoSynthesis } from './dashscope/video-synthesis.ts';
 import { registerResultVideos } from './dashscope/results-video.ts';
@@ -29,7 +31,7 @@ export interface Simulator {
 }
 
 /** Area modules register their routes here; each later capability adds one line. */
-const AREAS: Array<(router: SimRouter, ctx: SimContext) => void> = [registerCompatChat, registerCompatEmbeddings, registerCompatModels, registerMultimodal, registerResponses, registerAnthropic, registerKling, registerDashscopeTasks, registerVideoSynthesis, registerResultVideos];
+const AREAS: Array<(router: SimRouter, ctx: SimContext) => void> = [registerCompatChat, registerCompatEmbeddings, registerCompatModels, registerMultimodal, registerResponses, registerAnthropic, registerKling, registerImages, registerImagesAsync, registerDashscopeTasks, registerVideoSynthesis, registerResultVideos];
 
 type Provider = 'dashscope-compat' | 'dashscope-native' | 'anthropic' | 'kling' | 'public';
 

@@ -11,6 +11,7 @@ export {
   createSafeNet,
   safeFetch,
   safeStream,
+  sharedSafeNet,
   type SafeFetchOptions,
   type SafeFetchResult,
   type SafeStreamResult,

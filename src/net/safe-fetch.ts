@@ -190,19 +190,20 @@ export function createSafeNet(opts: { resolve?: Resolver; connectTimeoutMs?: num
 }
 
 let shared: SafeNet | undefined;
-function defaultNet(): SafeNet {
+/** The process-wide SafeNet (system DNS), created on first use. */
+export function sharedSafeNet(): SafeNet {
   shared ??= createSafeNet();
   return shared;
 }
 
 /** Buffered download through the process-wide SafeNet (system DNS). */
 export function safeFetch(url: string | URL, o: SafeFetchOptions): Promise<SafeFetchResult> {
-  return defaultNet().fetch(url, o);
+  return sharedSafeNet().fetch(url, o);
 }
 
 /** Streaming download through the process-wide SafeNet (system DNS). */
 export function safeStream(url: string | URL, o: SafeFetchOptions): Promise<SafeStreamResult> {
-  return defaultNet().stream(url, o);
+  return sharedSafeNet().stream(url, o);
 }
 
 export async function closeSharedSafeNet(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../deps.ts';
 import { registerMultipart } from '../../multipart.ts';
+import { registerImageRoutes } from './images.ts';
 import { registerModelRoutes } from './models.ts';
 import { registerTextRoutes } from './text-routes.ts';
 import { registerVideoRoutes } from './videos.ts';
@@ -9,6 +10,7 @@ import { registerVideoRoutes } from './videos.ts';
 export async function registerFamilyBRoutes(scope: FastifyInstance, deps: AppDeps): Promise<void> {
   await registerMultipart(scope);
   registerModelRoutes(scope, deps);
+  registerImageRoutes(scope, deps);
   registerTextRoutes(scope, deps);
   registerVideoRoutes(scope, deps);
 }
