@@ -111,9 +111,10 @@ function urlVar(env: Env, name: string, def: string): string {
 export const FOREIGN_DASHSCOPE = /(^|\.)dashscope-intl\.aliyuncs\.com$|(^|\.)dashscope-us\.aliyuncs\.com$|\.ap-[a-z]+-\d\.maas\.aliyuncs\.com$|\.(us|eu|me|ap)-[a-z]+-\d+\.maas\.aliyuncs\.com$/i;
 export const FOREIGN_KLING = /^api-(singapore|sg|us|eu|global|intl)[a-z0-9-]*\.klingai\.com$|^api\.klingai\.com$/i;
 
-function boolVar(env: Env, name: string): boolean {
+function boolVar(env: Env, name: string, def = false): boolean {
   const raw = (env[name] ?? '').trim().toLowerCase();
-  if (raw === '' || raw === '0' || raw === 'false' || raw === 'no') return false;
+  if (raw === '') return def;
+  if (raw === '0' || raw === 'false' || raw === 'no') return false;
   if (raw === '1' || raw === 'true' || raw === 'yes') return true;
   throw new ConfigError(`${name} must be true or false (1/0), got "${env[name]}"`);
 }
@@ -191,7 +192,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustedResultOrigins: [],
     simTaskMs: intVar(env, 'TOLLWAY_SIM_TASK_MS', 5000, 0, 3_600_000),
     tasks: {
-      pollerEnabled: env.TOLLWAY_TASK_POLLER?.trim() !== '0' && env.TOLLWAY_TASK_POLLER?.trim() !== 'false',
+      pollerEnabled: boolVar(env, 'TOLLWAY_TASK_POLLER', true),
       tickMs: intVar(env, 'TOLLWAY_TASK_TICK_MS', 500, 10, 600_000),
       pollBaseMs: intVar(env, 'TOLLWAY_TASK_POLL_BASE_MS', 1000, 10, 600_000),
       pollMaxMs: intVar(env, 'TOLLWAY_TASK_POLL_MAX_MS', 30_000, 10, 3_600_000),

@@ -121,3 +121,12 @@ describe('config rejects bad values with a clear message', () => {
     expect(loadConfig({ DASHSCOPE_BASE_URL: 'http://127.0.0.1:9999' }).dashscope.baseUrl).toBe('http://127.0.0.1:9999');
   });
 });
+
+describe('booleans', () => {
+  it('TOLLWAY_TASK_POLLER defaults on, accepts 0/false/no, refuses nonsense', () => {
+    expect(loadConfig({}).tasks.pollerEnabled).toBe(true);
+    for (const v of ['0', 'false', 'no', 'FALSE']) expect(loadConfig({ TOLLWAY_TASK_POLLER: v }).tasks.pollerEnabled).toBe(false);
+    expect(loadConfig({ TOLLWAY_TASK_POLLER: '1' }).tasks.pollerEnabled).toBe(true);
+    expect(bad({ TOLLWAY_TASK_POLLER: 'off-ish' })).toMatch(/^TOLLWAY_TASK_POLLER must be true or false/);
+  });
+});
