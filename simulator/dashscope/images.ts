@@ -1,6 +1,7 @@
 // Qwen-Image on the native multimodal-generation path (sync generation and editing), plus the
 // result files the answers point at (`/results/img/<id>.png?Expires=…`, like the OSS signed URLs).
 // Faults: `partial[:k]` (fewer images than n), `no-output` (200 with no image); status faults are generic.
+// A `sim-result-gone:<k>` prompt marker makes the first k result files missing (404), for download tests.
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { SimContext } from '../context.ts';
@@ -49,13 +50,13 @@ function store(ctx: SimContext): Map<string, StoredImage> {
   return m;
 }
 
-/** Make one result file and return its signed-looking URL. */
-export function makeResultImage(ctx: SimContext, seed: string): string {
+/** Make one result file and return its signed-looking URL (`stored: false`: the URL 404s, as a lost OSS object). */
+export function makeResultImage(ctx: SimContext, seed: string, stored = true): string {
   const id = randomUUID().replace(/-/g, '');
   const expiresAt = Date.now() + ctx.opts.resultTtlMs;
   const m = store(ctx);
   if (m.size > 2000) m.delete(m.keys().next().value!);
-  m.set(id, { png: solidPng(`${seed}:${id}`), expiresAt });
+  if (stored) m.set(id, { png: solidPng(`${seed}:${id}`), expiresAt });
   const expires = Math.floor(expiresAt / 1000);
   return `${ctx.baseUrl}/results/img/${id}.png?Expires=${expires}&OSSAccessKeyId=SIM&Signature=${id.slice(0, 16)}`;
 }
@@ -121,7 +122,9 @@ async function handleImage(req: SimRequest, res: ServerResponse, ctx: SimContext
   const size = parseUpstreamSize(sizeRaw, rule);
   if (typeof size === 'string') return nativeError(res, 400, 'InvalidParameter', size);
   const produced = producedCount(req, n);
-  const parts = Array.from({ length: produced }, (_v, i) => ({ image: makeResultImage(ctx, `${content.prompt}:${i}`) }));
+  // `sim-result-gone:<k>` in the prompt: the first k result URLs point at files that do not exist (download tests).
+  const gone = Number(/sim-result-gone:(\d+)/.exec(content.prompt)?.[1] ?? 0);
+  const parts = Array.from({ length: produced }, (_v, i) => ({ image: makeResultImage(ctx, `${content.prompt}:${i}`, i >= gone) }));
   sendJson(res, 200, {
     output: { choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: parts } }] },
     usage: { width: size.width, height: size.height, image_count: produced },

@@ -81,6 +81,24 @@ describe('POST /v1/images/generations (openai SDK)', () => {
     expect(JSON.parse((await requestLogFor(h, rid))!.usage!)).toEqual({ images: 2, requested: 4, produced: 2 });
   });
 
+  it('b64_json with some result files missing: returns and charges only the images delivered', async () => {
+    const { data: r, response } = await client.images.generate({ model: 'qwx-image-2.0', prompt: 'sim-result-gone:1 birds', n: 3, response_format: 'b64_json' }).withResponse();
+    expect(r.data).toHaveLength(2);
+    const rid = response.headers.get('x-gateway-request-id')!;
+    expect((await ledgerFor(h, rid)).map((x) => x.amount)).toEqual([2 * PRICE]);
+    expect(JSON.parse((await requestLogFor(h, rid))!.usage!)).toEqual({ images: 2, requested: 3, produced: 3 });
+    expect(h.logs.some((l) => l.includes('image b64 conversion failed') && l.includes(rid))).toBe(true);
+  });
+
+  it('b64_json with no result downloadable: download_failed, nothing charged', async () => {
+    const res = await post('/images/generations', { model: 'qwx-image-2.0', prompt: 'sim-result-gone:2 birds', n: 2, response_format: 'b64_json' });
+    const e = await errorOf(res);
+    expect([e.status, e.code]).toEqual([502, 'download_failed']);
+    expect(e.message).toMatch(/HTTP 404/);
+    expect(e.message).toMatch(/Nothing was charged/);
+    expect(await ledgerFor(h, res.headers.get('x-gateway-request-id')!)).toHaveLength(0);
+  });
+
   it('validates size, n and response_format before calling the upstream', async () => {
     const before = imageCalls(h).length;
     const cases: Array<[Record<string, unknown>, string, string]> = [
@@ -216,7 +234,7 @@ describe('POST /v1/images/edits', () => {
   it('the token was charged exactly the successful images of this file', async () => {
     const rows = await ledgerForToken(h, token.id);
     const total = rows.reduce((a, r) => a + r.amount, 0);
-    // 2 (url) + 1 (b64, pro at 500_000) + 2 (partial) + 2 (edit upload) + 1 (image[] b64) + 1 (JSON edit) + 3 (n "3")
-    expect(total).toBe(2 * PRICE + 500_000 + 2 * PRICE + 2 * PRICE + PRICE + PRICE + 3 * PRICE);
+    // 2 (url) + 1 (b64, pro at 500_000) + 2 (partial) + 2 (b64, one file missing) + 2 (edit upload) + 1 (image[] b64) + 1 (JSON edit) + 3 (n "3")
+    expect(total).toBe(2 * PRICE + 500_000 + 2 * PRICE + 2 * PRICE + 2 * PRICE + PRICE + PRICE + 3 * PRICE);
   });
 });
