@@ -1,0 +1,31 @@
+// A real gateway (SQLite store in a temp dir, async logging to /dev/null) in its own process,
+// with one DashScope channel pointing at the simulator and one token.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { DEFAULT_SIM_KEYS } from '../simulator/index.ts';
+import { ensureChannel } from '../src/bootstrap.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { createGateway } from '../src/gateway.ts';
+import { createToken } from '../src/http/routes/admin/tokens.ts';
+import { answerStats } from './proc-stats.ts';
+
+const simUrl = `http://127.0.0.1:${process.env.BENCH_TARGET_PORT}`;
+const dir = mkdtempSync(join(tmpdir(), 'tollway-bench-'));
+const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'info', TOLLWAY_DATA_DIR: dir });
+const logStream = pino.destination({ dest: '/dev/null', sync: false, minLength: 8192 }) as unknown as NodeJS.WritableStream;
+const gw = await createGateway(config, { adminKey: 'bench-admin-key-0123456789', secret: 'bench-secret-0123456789abcdefghij', logStream });
+await ensureChannel(gw.deps, 'sim', 'dashscope', simUrl, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
+await gw.deps.channels.reload();
+const { secret } = await createToken(gw.deps, { name: 'bench' });
+const address = await gw.app.listen({ port: 0, host: '127.0.0.1' });
+answerStats();
+process.on('message', async (m: unknown) => {
+  if ((m as { type?: string })?.type !== 'ledger') return;
+  await gw.deps.meter.flush();
+  await gw.deps.requestLog.flush();
+  const r = await gw.deps.store.db.selectFrom('ledger').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  process.send?.({ type: 'ledger', rows: Number(r?.n ?? 0) });
+});
+process.send?.({ type: 'ready', port: Number(new URL(address).port), token: secret });

@@ -1,0 +1,180 @@
+// npm run bench — simulator (no delay), a bare pass-through proxy and the gateway, each in its own process;
+// autocannon drives load directly at the simulator, through the proxy and through the gateway.
+// Prints req/s, p50/p99, gateway/direct and gateway/proxy ratios, added p50, gateway CPU µs per request and peak RSS.
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Pool } from 'undici';
+import { DEFAULT_SIM_KEYS } from '../simulator/index.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
+
+interface Proc {
+  child: ChildProcess;
+  port: number;
+  token?: string;
+}
+
+function start(file: string, env: Record<string, string> = {}): Promise<Proc> {
+  const child = fork(here(file), { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.on('message', (m: { type: string; port: number; token?: string }) => {
+      if (m.type === 'ready') resolve({ child, port: m.port, ...(m.token ? { token: m.token } : {}) });
+    });
+  });
+}
+
+function ask<T>(p: Proc, type: string): Promise<T> {
+  return new Promise((resolve) => {
+    const on = (m: { type: string }) => {
+      if (m.type !== type) return;
+      p.child.off('message', on);
+      resolve(m as T);
+    };
+    p.child.on('message', on);
+    p.child.send({ type });
+  });
+}
+
+interface Stats {
+  cpuUs: number;
+  peakRss: number;
+  maxRssKb: number;
+}
+
+interface Target {
+  name: 'direct' | 'proxy' | 'gateway';
+  port: number;
+  auth: string;
+  model: (kind: 'chat' | 'embed') => string;
+  proc?: Proc;
+}
+
+interface Row {
+  scenario: string;
+  target: string;
+  conns: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  cpuUsPerReq?: number;
+}
+
+const chatBody = (model: string, stream: boolean) =>
+  JSON.stringify({ model, stream, messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Benchmark question: what is a gateway?' }] });
+const embedBody = (model: string) => JSON.stringify({ model, input: ['first benchmark sentence', 'second benchmark sentence'], dimensions: 256 });
+
+async function load(t: Target, scenario: string, path: string, body: string, conns: number, seconds = SECONDS): Promise<Row> {
+  const before = t.proc ? await ask<Stats>(t.proc, 'stats') : null;
+  const r = await autocannon({
+    url: `http://127.0.0.1:${t.port}${path}`,
+    method: 'POST',
+    connections: conns,
+    duration: seconds,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.auth}` },
+    body,
+  });
+  const after = t.proc ? await ask<Stats>(t.proc, 'stats') : null;
+  const ok = r.requests.total - r.non2xx;
+  const row: Row = { scenario, target: t.name, conns, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx + r.timeouts };
+  if (before && after && ok > 0) row.cpuUsPerReq = Math.round((after.cpuUs - before.cpuUs) / ok);
+  return row;
+}
+
+/**
+ * Sequential requests on one keep-alive connection, timed with hrtime (autocannon reports whole ms,
+ * too coarse for sub-millisecond added latency). `firstChunk` times the first body chunk (streams).
+ */
+async function sequential(t: Target, scenario: string, path: string, body: string, opts: { firstChunk?: boolean; seconds?: number } = {}): Promise<Row> {
+  const pool = new Pool(`http://127.0.0.1:${t.port}`, { connections: 1, pipelining: 1 });
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${t.auth}` };
+  const times: number[] = [];
+  let errors = 0;
+  const before = t.proc ? await ask<Stats>(t.proc, 'stats') : null;
+  const end = Date.now() + (opts.seconds ?? Math.max(2, SECONDS / 2)) * 1000;
+  const startAll = process.hrtime.bigint();
+  while (Date.now() < end) {
+    const t0 = process.hrtime.bigint();
+    const res = await pool.request({ method: 'POST', path, headers, body });
+    if (res.statusCode !== 200) errors++;
+    let first = true;
+    for await (const _c of res.body) {
+      if (first && opts.firstChunk) times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      first = false;
+    }
+    if (!opts.firstChunk) times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  const elapsed = Number(process.hrtime.bigint() - startAll) / 1e9;
+  const after = t.proc ? await ask<Stats>(t.proc, 'stats') : null;
+  await pool.close();
+  times.sort((a, b) => a - b);
+  const row: Row = { scenario, target: t.name, conns: 1, rps: Math.round(times.length / elapsed), p50: times[Math.floor(times.length / 2)]!, p99: times[Math.floor(times.length * 0.99)]!, errors };
+  if (before && after) row.cpuUsPerReq = Math.round((after.cpuUs - before.cpuUs) / times.length);
+  return row;
+}
+
+const fmt = (r: Row) =>
+  `${r.scenario.padEnd(16)} ${r.target.padEnd(8)} c=${String(r.conns).padEnd(3)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50.toFixed(3).padStart(7)} ms  p99 ${r.p99.toFixed(3).padStart(7)} ms  err ${r.errors}${r.cpuUsPerReq !== undefined ? `  cpu ${r.cpuUsPerReq} µs/req` : ''}`;
+
+async function main(): Promise<void> {
+  const t0 = Date.now();
+  const sim = await start('./sim-proc.ts');
+  const proxy = await start('./bare-proxy.ts', { BENCH_TARGET_PORT: String(sim.port) });
+  const gw = await start('./gateway-proc.ts', { BENCH_TARGET_PORT: String(sim.port) });
+  const up = (k: 'chat' | 'embed') => (k === 'chat' ? 'qwen3.7-plus' : 'text-embedding-v4');
+  const targets: Target[] = [
+    { name: 'direct', port: sim.port, auth: DEFAULT_SIM_KEYS.dashscopeApiKey, model: up },
+    { name: 'proxy', port: proxy.port, auth: DEFAULT_SIM_KEYS.dashscopeApiKey, model: up, proc: proxy },
+    { name: 'gateway', port: gw.port, auth: gw.token!, model: (k) => (k === 'chat' ? 'qwx3.7-plus' : 'text-embedding-v4'), proc: gw },
+  ];
+  const pathOf = (t: Target, p: string) => (t.name === 'gateway' ? `/v1${p}` : `/compatible-mode/v1${p}`);
+  console.log(`tollway bench — ${SECONDS}s per run, node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`);
+  // warm-up (JIT, pools, SQLite pages)
+  for (const t of targets) await load(t, 'warmup', pathOf(t, '/chat/completions'), chatBody(t.model('chat'), false), 16, 2);
+
+  const rows: Row[] = [];
+  const scenarios: Array<[string, string, (t: Target) => string, number]> = [
+    ['chat', '/chat/completions', (t) => chatBody(t.model('chat'), false), 64],
+    ['chat-stream', '/chat/completions', (t) => chatBody(t.model('chat'), true), 64],
+    ['embeddings', '/embeddings', (t) => embedBody(t.model('embed')), 64],
+  ];
+  for (const [name, path, body, conns] of scenarios) {
+    for (const t of targets) {
+      const r = await load(t, name, pathOf(t, path), body(t), conns);
+      rows.push(r);
+      console.log(fmt(r));
+    }
+  }
+  for (const t of targets) {
+    const r = await sequential(t, 'chat', pathOf(t, '/chat/completions'), chatBody(t.model('chat'), false));
+    rows.push(r);
+    console.log(fmt(r));
+  }
+  for (const t of targets) {
+    const r = await sequential(t, 'stream-first', pathOf(t, '/chat/completions'), chatBody(t.model('chat'), true), { firstChunk: true });
+    rows.push(r);
+    console.log(fmt(r));
+  }
+  const gwStats = await ask<Stats>(gw, 'stats');
+  const ledger = await ask<{ rows: number }>(gw, 'ledger');
+
+  const get = (s: string, t: string, c: number) => rows.find((r) => r.scenario === s && r.target === t && r.conns === c)!;
+  console.log('\nsummary');
+  for (const [s, c] of [['chat', 64], ['chat', 1], ['chat-stream', 64], ['stream-first', 1], ['embeddings', 64]] as const) {
+    const d = get(s, 'direct', c);
+    const p = get(s, 'proxy', c);
+    const g = get(s, 'gateway', c);
+    console.log(
+      `${`${s} c=${c}`.padEnd(18)} gateway/direct ${(g.rps / d.rps * 100).toFixed(1)}%  proxy/direct ${(p.rps / d.rps * 100).toFixed(1)}%  gateway/proxy ${(g.rps / p.rps * 100).toFixed(1)}%  ` +
+        `added p50 ${(g.p50 - d.p50).toFixed(3)} ms (proxy ${(p.p50 - d.p50).toFixed(3)} ms)  cpu gateway ${g.cpuUsPerReq} µs/req, proxy ${p.cpuUsPerReq} µs/req`,
+    );
+  }
+  console.log(`gateway peak RSS ${(gwStats.peakRss / 1048576).toFixed(0)} MB (maxRSS ${(gwStats.maxRssKb / 1024).toFixed(0)} MB); ledger rows written ${ledger.rows}`);
+  console.log(`total bench time ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  for (const p of [gw, proxy, sim]) p.child.kill();
+}
+
+await main();
