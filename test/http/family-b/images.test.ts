@@ -122,6 +122,18 @@ describe('POST /v1/images/generations (openai SDK)', () => {
     expect(imageCalls(h).length).toBe(before);
   });
 
+  it('an exhausted quota is refused before the upstream is called', async () => {
+    const t = await h.token({ quota: 300_000 });
+    const call = () => h.fetch('/v1/images/generations', { method: 'POST', token: t.secret, json: { model: 'qwx-image-2.0', prompt: 'q' } });
+    expect((await call()).status).toBe(200);
+    expect((await call()).status).toBe(200); // 200k spent < 300k: still allowed
+    const before = imageCalls(h).length;
+    const e = await errorOf(await call());
+    expect([e.status, e.code]).toEqual([429, 'insufficient_quota']);
+    expect(imageCalls(h).length).toBe(before);
+    expect((await ledgerForToken(h, t.id)).reduce((a, r) => a + r.amount, 0)).toBe(2 * PRICE);
+  });
+
   it('refuses edit-only and non-image models with a clear error', async () => {
     const edit = await errorOf(await post('/images/generations', { model: 'qwx-image-edit-plus', prompt: 'x' }));
     expect([edit.status, edit.code]).toEqual([400, 'model_not_supported']);
