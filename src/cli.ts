@@ -24,7 +24,8 @@ const USAGE = `Usage: tollway <command>
 
 async function withGateway<T>(config: Config, fn: (gw: Gateway) => Promise<T>): Promise<T> {
   const { adminKey, secret } = resolveSecrets(config);
-  const gw = await createGateway({ ...config, logLevel: 'silent' }, { adminKey, secret });
+  // A one-shot command: no task poller, no shared counters (an unreachable Redis must not hang the CLI).
+  const gw = await createGateway({ ...config, logLevel: 'silent', redisUrl: undefined, tasks: { ...config.tasks, pollerEnabled: false } }, { adminKey, secret });
   try {
     return await fn(gw);
   } finally {

@@ -26,6 +26,10 @@ export async function serve(config: Config): Promise<void> {
   const out = (s: string) => process.stderr.write(`${s}\n`);
   out(`\nTollway gateway listening on ${base} (store: ${deps.store.dialect})`);
   if (adminKeyGenerated) out(`Admin key (generated, kept in ${config.dataDir}/admin-key): ${adminKey}`);
+  if (deps.store.dialect === 'postgres' && (!config.secret || !config.adminKey)) {
+    // Each instance would generate its own: channel keys sealed by one could not be read by another.
+    out('WARNING: on PostgreSQL (shared by several instances) set TOLLWAY_SECRET and TOLLWAY_ADMIN_KEY explicitly, the same on every instance.');
+  }
   if (sim) {
     const token = await demoToken(deps, config);
     out('');

@@ -10,6 +10,7 @@ import { registerAdminRoutes } from './routes/admin/index.ts';
 import { registerFamilyACallbackRoutes, registerFamilyARoutes } from './routes/family-a/index.ts';
 import { registerFamilyBRoutes } from './routes/family-b/index.ts';
 import { openApiDocument } from './openapi.ts';
+import { sql } from 'kysely';
 
 const CONTRACT_PREFIXES = ['/v1/', '/vidx/'];
 // Upstream completion notices carry no bearer token (their address holds an HMAC tag instead).
@@ -131,7 +132,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // text/plain parser would hand routes a string instead of answering 415.
   app.removeContentTypeParser('text/plain');
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  // "Can serve" includes the store: a lost database answers 503, so a load balancer stops sending traffic.
+  app.get('/healthz', async () => {
+    try {
+      await sql`select 1`.execute(deps.store.db);
+    } catch (e) {
+      throw new GatewayError('service_unavailable', 'The database is not reachable', { cause: e });
+    }
+    return { status: 'ok' };
+  });
   app.get('/openapi.json', async () => openApiDocument());
 
   await app.register(async (scope) => registerAdminRoutes(scope, deps), { prefix: '/admin' });

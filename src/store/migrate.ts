@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Dialect } from './dialect.ts';
 import * as m001 from './migrations/001-init.ts';
 import * as m002 from './migrations/002-channel-names.ts';
@@ -26,7 +26,11 @@ class StaticProvider implements MigrationProvider {
 }
 
 export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new StaticProvider(dialect) });
+  // Kysely looks for its migration tables in *any* schema unless told which one; on a PostgreSQL database
+  // with several schemas (test isolation, shared servers) it would find another schema's lock table and
+  // never create its own. Pin the bookkeeping to the schema this connection actually uses.
+  const schema = dialect === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s : undefined;
+  const migrator = new Migrator({ db, provider: new StaticProvider(dialect), ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -1,5 +1,8 @@
 // Request ids and error shapes on every kind of response, through the real server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database } from '../../src/store/schema.ts';
+import type { Store } from '../../src/store/store.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 
 type BErr = { error: { code: string; type: string; message: string; request_id: string; param?: string } };
@@ -179,5 +182,24 @@ describe('GET /openapi.json', () => {
     expect(doc.paths['/v1/images/edits']?.post?.requestBody?.content['multipart/form-data']).toBeDefined();
     expect(Object.keys(doc.components.schemas.FamilyBError!.properties!)).toEqual(['error']);
     expect(Object.keys(doc.components.schemas.FamilyAError!.properties!).sort()).toEqual(['code', 'data', 'message', 'request_id']);
+  });
+});
+
+describe('GET /healthz', () => {
+  it('checks the store: 503 service_unavailable (with request id) when the database is unreachable', async () => {
+    expect((await h.fetch('/healthz')).status).toBe(200);
+    const deps = h.gw.deps as { store: Store };
+    const real = deps.store;
+    // A store whose connections all fail, as when the database server is gone.
+    const broken = new Kysely<Database>({ dialect: new SqliteDialect({ database: async () => { throw new Error('database gone'); } }) });
+    deps.store = { ...real, db: broken };
+    try {
+      const body = await expectB(await h.fetch('/healthz'), 503, 'service_unavailable');
+      expect(body.error.message).not.toContain('database gone');
+    } finally {
+      deps.store = real;
+      await broken.destroy().catch(() => undefined);
+    }
+    expect((await h.fetch('/healthz')).status).toBe(200);
   });
 });
