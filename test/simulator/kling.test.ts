@@ -129,11 +129,12 @@ describe('kling simulator: text2video', () => {
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
     const port = (srv.address() as AddressInfo).port;
     const c = await call('POST', '/v1/videos/text2video', { prompt: 'cb', callback_url: `http://127.0.0.1:${port}/hook` });
-    for (let i = 0; i < 100 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    const sent = () => klingState(sim.ctx).callbacks.some((x) => x.status === 200 && (x.body as { task_id?: string }).task_id === c.body.data!.task_id);
+    for (let i = 0; i < 100 && !sent(); i++) await new Promise((r) => setTimeout(r, 20));
     srv.close();
     expect(got).toHaveLength(1);
     expect(got[0]).toMatchObject({ task_id: c.body.data!.task_id, task_status: 'succeed' });
-    expect(klingState(sim.ctx).callbacks.some((x) => x.status === 200)).toBe(true);
+    expect(sent()).toBe(true);
   });
 });
 
