@@ -107,7 +107,8 @@ describe('X-Gateway-Request-Id on every response kind', () => {
   it('415 unsupported content type', async () => {
     await expectB(await h.admin('/admin/tokens', { method: 'POST', body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_content_type');
     await expectB(await h.admin('/admin/tokens', { method: 'POST', body: '{"name":"x"}', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_content_type');
-    // (family A 415 needs a family A route; its shape is the same renderer as the 413/400 cases above)
+    await expectA(await h.fetch('/vidx/v1/videos/text2video', { method: 'POST', token, body: 'prompt=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 1200);
+    await expectB(await h.fetch('/v1/chat/completions', { method: 'POST', token, body: '{"model":"qwx3.7-plus"}', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_content_type');
   });
 
   it('403 and validation 400s from the admin API carry the request id too', async () => {
