@@ -132,6 +132,25 @@ describe('metering at terminal success', () => {
     expect((await holdFor(h, v.id))?.state).toBe('settled');
   });
 
+  it('success is charged exactly once while many concurrent GETs and the poller race', async () => {
+    const own = await h.token({ name: 'racer' });
+    const c = await createVideo(h, own.secret, { model: 'wnx2.7-t2v', prompt: 'race', seconds: 2, resolution: '1080p' });
+    const id = c.json.id as string;
+    let done = false;
+    const poller = async () => {
+      while (!done) {
+        const r = await getVideo(h, own.secret, id);
+        if (r.json.status === 'completed') done = true;
+      }
+    };
+    await Promise.all(Array.from({ length: 12 }, poller));
+    await Promise.all(Array.from({ length: 12 }, () => getVideo(h, own.secret, id)));
+    const rows = await ledgerFor(h, id);
+    expect(rows).toHaveLength(1);
+    expect(Number(rows[0]!.amount)).toBe(2 * 1_000_000);
+    expect(await tokenRow(h, own.id)).toMatchObject({ spent: 2 * 1_000_000, held: 0 });
+  });
+
   it('a dated snapshot is forwarded pinned and billed as its base model', async () => {
     const c = await createVideo(h, tok.secret, { model: 'wnx2.7-t2v-2026-01-15', prompt: 'pinned', seconds: 3, resolution: '720p' });
     expect(c.status).toBe(200);
