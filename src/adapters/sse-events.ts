@@ -16,10 +16,11 @@ export async function* sseEvents(body: AsyncIterable<Buffer | Uint8Array | strin
   let data: string[] = [];
   for await (const chunk of body) {
     buf += typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
+    let pos = 0;
     let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      let line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
+    while ((nl = buf.indexOf('\n', pos)) >= 0) {
+      let line = buf.slice(pos, nl);
+      pos = nl + 1;
       if (line.endsWith('\r')) line = line.slice(0, -1);
       if (line === '') {
         if (data.length > 0 || event !== null) yield { event, data: data.join('\n'), id };
@@ -37,6 +38,7 @@ export async function* sseEvents(body: AsyncIterable<Buffer | Uint8Array | strin
       else if (field === 'event') event = value;
       else if (field === 'id') id = value;
     }
+    buf = pos === 0 ? buf : buf.slice(pos);
   }
   buf += decoder.end();
   if (buf.length > 0 && buf.startsWith('data:')) data.push(buf.slice(5).trimStart());

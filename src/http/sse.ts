@@ -70,8 +70,20 @@ export async function sendSse(req: FastifyRequest, reply: FastifyReply, o: SseOp
       'x-accel-buffering': 'no',
       [REQUEST_ID_HEADER]: req.id,
     });
+    // Frames produced from one upstream chunk arrive in one microtask run: cork the socket and uncork on
+    // the next tick, so they leave in a single write instead of one syscall per frame.
+    let corked = false;
+    const uncork = () => {
+      corked = false;
+      res.uncork();
+    };
     for await (const frame of o.frames) {
       if (watch.gone) break;
+      if (!corked) {
+        corked = true;
+        res.cork();
+        process.nextTick(uncork);
+      }
       if (!res.write(frame) && !watch.gone) await waitDrain(res, watch);
     }
     if (watch.gone) outcome = 'client-abort';
