@@ -107,6 +107,9 @@ export async function sendSse(req: FastifyRequest, reply: FastifyReply, o: SseOp
     if (outcome === 'client-abort') {
       req.tw.errorCode ??= 'client_closed';
       res.destroy();
+      // A response cut by the client never emits 'finish': report the end through 'error' so the framework's
+      // onResponse hook still writes the access line and the request-log row (only if someone listens).
+      if (res.listenerCount('error') > 0) res.emit('error', new Error('client closed the stream'));
     } else {
       if (errorText) res.write(errorText);
       res.end();

@@ -49,6 +49,10 @@ describe('streaming done right', () => {
     // still exactly one after everything settled
     await new Promise((res) => setTimeout(res, 100));
     expect(await ledgerRows(h, rid)).toHaveLength(1);
+    await h.gw.deps.requestLog.flush();
+    const logRows = await h.store.db.selectFrom('request_log').selectAll().where('request_id', '=', rid).execute();
+    expect(logRows).toHaveLength(1);
+    expect(logRows[0]!.error_code).toBe('client_closed');
   });
 
   it('upstream cut mid-stream (chat): the client gets an error event, then the end; metered once', async () => {
