@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SIM_KEYS } from '../../../simulator/index.ts';
 import type { Harness } from '../../helpers/harness.ts';
 import { call, startFamilyA, waitStatus, type TaskData } from './helpers.ts';
 
@@ -42,5 +43,10 @@ describe('family A text2video end to end', () => {
     const tok = await h.store.db.selectFrom('tokens').select(['spent', 'held']).where('id', '=', tokenId).executeTakeFirstOrThrow();
     expect(Number(tok.spent)).toBe(10.1 * 500_000);
     expect(Number(tok.held)).toBe(0);
+    // Upstream credentials and the signed JWT never reach a log line.
+    const logs = h.logs.join('');
+    expect(logs).not.toContain(DEFAULT_SIM_KEYS.klingSecretKey);
+    expect(logs).not.toContain(String(up.headers.authorization).slice(7));
+    expect(logs).toContain('"model":"vidx-v2-5-turbo"');
   });
 });
