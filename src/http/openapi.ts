@@ -39,6 +39,7 @@ const ok = (schema: Schema, description = 'Success', contentType = 'application/
   content: { [contentType]: { schema } },
 });
 const pathParam = (name: string, description: string) => ({ name, in: 'path', required: true, schema: str(), description });
+const PAGE = [{ name: 'pageNum', in: 'query', schema: int() }, { name: 'pageSize', in: 'query', schema: int() }];
 
 function familyB(summary: string, op: Omit<Operation, 'summary'>, okResponse: unknown): Operation {
   return { tags: ['family B (/v1)'], summary, security: [{ bearer: [] }], ...op, responses: { '200': okResponse, ...errorResponses('b') } };
@@ -78,6 +79,7 @@ function paths(): Record<string, Record<string, Operation>> {
           external_task_id: str(),
         }, ['prompt'])),
       }, ok(envelope(taskData), 'Task created')),
+      get: familyA('List text-to-video tasks', { parameters: PAGE }, ok(envelope(arr(taskData)))),
     },
     '/vidx/v1/videos/multi-elements/init-selection': {
       post: familyA('Initialise a video for multi-element editing', {
@@ -103,7 +105,7 @@ function paths(): Record<string, Record<string, Operation>> {
           external_task_id: str(),
         }, ['session_id', 'edit_mode', 'prompt'])),
       }, ok(envelope(taskData), 'Task created')),
-      get: familyA('List multi-element edit tasks', { parameters: [{ name: 'pageNum', in: 'query', schema: int() }, { name: 'pageSize', in: 'query', schema: int() }] }, ok(envelope(arr(taskData)))),
+      get: familyA('List multi-element edit tasks', { parameters: PAGE }, ok(envelope(arr(taskData)))),
     },
     '/vidx/v1/videos/multi-elements/{task_id}': {
       get: familyA('Query a multi-element edit task', { parameters: [pathParam('task_id', 'Task id')] }, ok(envelope(obj({
@@ -111,7 +113,16 @@ function paths(): Record<string, Record<string, Operation>> {
         task_result: obj({ videos: arr(obj({ id: str(), session_id: str(), url: str(), duration: str() })) }),
       })))),
     },
-    '/vidx/v1/videos/omni-video': { post: familyA('Create a vidx-v3-omni task', { requestBody: jsonBody(obj({ model_name: { type: 'string', enum: ['vidx-v3-omni'] } })) }, ok(envelope(taskData), 'Task created')) },
+    '/vidx/v1/videos/omni-video': {
+      post: familyA('Create a vidx-v3-omni task', { requestBody: jsonBody(obj({ model_name: { type: 'string', enum: ['vidx-v3-omni'] } })) }, ok(envelope(taskData), 'Task created')),
+      get: familyA('List omni-video tasks', { parameters: PAGE }, ok(envelope(arr(taskData)))),
+    },
+    // Beyond the contract table: the query/list routes the vendor API has for the other task kinds.
+    '/vidx/v1/videos/omni-video/{task_id}': { get: familyA('Query an omni-video task', { parameters: [pathParam('task_id', 'Task id')] }, ok(envelope(taskData))) },
+    '/vidx/v1/videos/text2video/{task_id}': { get: familyA('Query a text-to-video task', { parameters: [pathParam('task_id', 'Task id')] }, ok(envelope(taskData))) },
+    '/vidx/callbacks/kling/{ref}': {
+      post: { tags: ['internal'], summary: 'Receiver for upstream task callbacks (not for clients; the reference authenticates it)', security: [], parameters: [pathParam('ref', 'Opaque callback reference')], responses: { '200': ok(obj()) } },
+    },
 
     // ---- family B (contract §4.2)
     '/v1/models': { get: familyB('List the models visible to the token', {}, ok(obj({ object: { const: 'list' }, data: arr(ref('Model')) }))) },
@@ -145,6 +156,7 @@ function paths(): Record<string, Record<string, Operation>> {
           seed: { type: 'integer', minimum: 0, maximum: 2147483647 }, input_reference: {}, input_image: {}, references: obj({ video: arr(str()) }),
         }, ['model']), true),
       }, ok(videoTask, 'Task created')),
+      get: familyB('List the token\'s video tasks, newest first', { parameters: [{ name: 'limit', in: 'query', schema: int() }, { name: 'after', in: 'query', schema: str() }] }, ok(obj({ object: { const: 'list' }, data: arr(videoTask), has_more: { type: 'boolean' } }))),
     },
     '/v1/videos/{video_id}': { get: familyB('Query a video task', { parameters: [pathParam('video_id', 'Our video id')] }, ok(videoTask)) },
     '/v1/videos/{video_id}/content': { get: familyB('Download the finished video', { parameters: [pathParam('video_id', 'Our video id')] }, ok({ type: 'string', format: 'binary' }, 'The video file', 'video/mp4')) },

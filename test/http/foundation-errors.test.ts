@@ -204,3 +204,27 @@ describe('GET /healthz', () => {
     expect((await h.fetch('/healthz')).status).toBe(200);
   });
 });
+
+describe('OpenAPI covers the server', () => {
+  it('every registered route (method and path) is described in /openapi.json', async () => {
+    const doc = (await (await h.fetch('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
+    const described = new Set<string>();
+    for (const [p, ops] of Object.entries(doc.paths)) for (const m of Object.keys(ops)) described.add(`${m.toUpperCase()} ${p.replace(/\{[^}]+\}/g, ':p')}`);
+    const missing: string[] = [];
+    const walk = (text: string) => {
+      // printRoutes with commonPrefix:false prints one line per path segment tree; rebuild full paths.
+      const stack: string[] = [];
+      for (const line of text.split('\n')) {
+        const m = /^([│ ]*)[├└]── (\S+) \(([^)]+)\)/.exec(line);
+        if (!m) continue;
+        const depth = m[1]!.length / 4;
+        stack.length = depth;
+        stack[depth] = m[2]!;
+        const path = stack.join('').replace(/:[A-Za-z0-9_]+/g, ':p');
+        for (const method of m[3]!.split(', ')) if (method !== 'HEAD' && !described.has(`${method} ${path}`)) missing.push(`${method} ${path}`);
+      }
+    };
+    walk(h.gw.app.printRoutes({ commonPrefix: false }));
+    expect(missing).toEqual([]);
+  });
+});
