@@ -97,6 +97,14 @@ describe('demo mode', () => {
     const ids = models.body.data.map((m) => m.id);
     expect(ids).toContain('qwx3.7-plus');
     expect(ids).toContain('vidx-v1');
+    // the printed chat curl works against the in-process simulator
+    const chat = await fetch(`${s.base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${demoToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'Hello' }] }),
+    });
+    expect(chat.status).toBe(200);
+    expect(((await chat.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content.length).toBeGreaterThan(0);
     expect((await fetch(`${s.base}/healthz`)).status).toBe(200);
     expect((await getJson(`${s.base}/admin/tokens`, generatedAdminKey)).status).toBe(200);
 
