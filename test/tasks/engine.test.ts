@@ -3,6 +3,7 @@
 // bounded per-channel concurrency, max age and lost submits.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
+import type { TaskRecord } from '../../src/tasks/types.ts';
 import { engineFixture, type EngineFixture } from './engine-helpers.ts';
 
 let f: EngineFixture;
@@ -71,7 +72,7 @@ describe('task engine', () => {
       { state: 'cancelled', upstreamStatus: 'CANCELED' },
       { state: 'unknown', upstreamStatus: 'UNKNOWN' },
     ] as const;
-    const tasks = [];
+    const tasks: TaskRecord[] = [];
     for (const o of outs) {
       const t = await e.create(f.input(e));
       f.driver.outcomes.set(t.upstreamTaskId!, o);
