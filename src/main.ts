@@ -3,6 +3,7 @@ import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../simulator/i
 import { demoToken, disableChannelsNamed, ensureChannel, provisionEnvChannels, resolveSecrets } from './bootstrap.ts';
 import { isDemoMode, type Config } from './config/config.ts';
 import { createGateway } from './gateway.ts';
+import { closeSharedSafeNet } from './net/index.ts';
 
 export async function serve(config: Config): Promise<void> {
   const { adminKey, adminKeyGenerated, secret } = resolveSecrets(config);
@@ -50,6 +51,7 @@ export async function serve(config: Config): Promise<void> {
     // Bounded drain: a stuck stream must not keep the process alive forever.
     setTimeout(() => process.exit(1), config.drainMs).unref();
     await gw.close();
+    await closeSharedSafeNet();
     await sim?.close();
     process.exit(0);
   };

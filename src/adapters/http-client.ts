@@ -72,16 +72,27 @@ export class UpstreamClient {
   }
 }
 
-/** Map a transport failure to a gateway error (never exposing the upstream address). */
+// Connection-phase failures: the request never reached the upstream, so repeating it is always safe.
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/**
+ * Map a transport failure to a gateway error (never exposing the upstream address).
+ * `upstream_unreachable` means "certainly not sent" (retry-safe for anything); a reset or close after
+ * the request went out is `upstream_error`, since the upstream may have acted on it.
+ */
 export function networkError(e: unknown): GatewayError {
   if (e instanceof GatewayError) return e;
-  if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError || e instanceof undiciErrors.ConnectTimeoutError) {
+  const code = (e as { code?: string })?.code ?? '';
+  if (e instanceof undiciErrors.ConnectTimeoutError || CONNECT_CODES.has(code)) {
+    return new GatewayError('upstream_unreachable', 'The upstream could not be reached', { cause: e });
+  }
+  if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError) {
     return new GatewayError('upstream_timeout', 'The upstream did not answer in time', { cause: e });
   }
   if (e instanceof undiciErrors.RequestAbortedError || (e as Error)?.name === 'AbortError') {
     return new GatewayError('upstream_error', 'The upstream request was aborted', { cause: e });
   }
-  return new GatewayError('upstream_unavailable', 'The upstream connection failed', { cause: e });
+  return new GatewayError('upstream_error', 'The upstream connection was closed unexpectedly', { cause: e });
 }
 
 /** Read a whole (small) upstream body as JSON; malformed JSON is an upstream error, not a crash. */

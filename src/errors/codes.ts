@@ -49,6 +49,8 @@ export const ERROR_CODES = {
   upstream_error: { status: 502, type: 'upstream_error', vendorCode: 5001 },
   upstream_timeout: { status: 504, type: 'upstream_error', vendorCode: 5002 },
   upstream_unavailable: { status: 503, type: 'upstream_error', vendorCode: 5001 },
+  /** The connection to the upstream could not be made: the request certainly was not sent. */
+  upstream_unreachable: { status: 502, type: 'upstream_error', vendorCode: 5001 },
   no_channel: { status: 503, type: 'upstream_error', vendorCode: 5001 },
   download_failed: { status: 502, type: 'upstream_error', vendorCode: 5001 },
   download_refused: { status: 502, type: 'upstream_error', vendorCode: 5001 },

@@ -18,7 +18,7 @@ export interface FailoverOptions {
 
 /** Was the request certainly not processed upstream? (connection never established / refused / reset before send) */
 export function isConnectFailure(e: unknown): boolean {
-  return isGatewayError(e) && e.code === 'upstream_unavailable';
+  return isGatewayError(e) && e.code === 'upstream_unreachable';
 }
 
 /** Errors worth another attempt when repeating the call is safe. */
@@ -26,7 +26,7 @@ export function isRetryable(e: unknown, policy: RetryPolicy): boolean {
   if (!isGatewayError(e)) return false;
   if (isConnectFailure(e)) return true;
   if (policy === 'connect-only') return false;
-  return e.code === 'upstream_timeout' || e.code === 'upstream_rate_limited' || e.code === 'upstream_error' || e.code === 'upstream_unavailable';
+  return e.code === 'upstream_timeout' || e.code === 'upstream_rate_limited' || e.code === 'upstream_error' || e.code === 'upstream_unavailable' || e.code === 'upstream_unreachable';
 }
 
 /** Order channels by priority, weighted-random within a priority level, skipping open circuits. */
@@ -81,7 +81,7 @@ export async function withFailover<T>(
       return r;
     } catch (e) {
       last = e;
-      const countsAsChannelFailure = isGatewayError(e) && (e.code === 'upstream_unavailable' || e.code === 'upstream_timeout' || e.code === 'upstream_error' || e.code === 'upstream_auth_error');
+      const countsAsChannelFailure = isGatewayError(e) && (e.code === 'upstream_unreachable' || e.code === 'upstream_unavailable' || e.code === 'upstream_timeout' || e.code === 'upstream_error' || e.code === 'upstream_auth_error');
       if (countsAsChannelFailure) breakers.failure(ch.id);
       if (!isRetryable(e, opts.policy)) throw e;
     }

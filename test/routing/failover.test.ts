@@ -12,11 +12,22 @@ describe('failover', () => {
     const seen: string[] = [];
     const r = await withFailover([ch('a', 2), ch('b', 1)], new CircuitBreakers(), async (c) => {
       seen.push(c.id);
-      if (c.id === 'a') throw new GatewayError('upstream_unavailable', 'refused');
+      if (c.id === 'a') throw new GatewayError('upstream_unreachable', 'refused');
       return c.id;
     }, { policy: 'connect-only', sleep: noSleep });
     expect(r).toBe('b');
     expect(seen).toEqual(['a', 'b']);
+  });
+
+  it('never repeats a connect-only call after a reset once the request was sent', async () => {
+    let calls = 0;
+    await expect(
+      withFailover([ch('a', 2), ch('b', 1)], new CircuitBreakers(), async () => {
+        calls++;
+        throw new GatewayError('upstream_error', 'closed after send');
+      }, { policy: 'connect-only', sleep: noSleep }),
+    ).rejects.toMatchObject({ code: 'upstream_error' });
+    expect(calls).toBe(1);
   });
 
   it('never repeats a connect-only call after a timeout (the upstream may have accepted it)', async () => {

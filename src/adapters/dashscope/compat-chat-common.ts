@@ -69,7 +69,7 @@ export function assertJson(text: string): void {
 export function streamBroke(e: unknown): GatewayError {
   if (e instanceof GatewayError) return e;
   const ge = networkError(e);
-  if (ge.code === 'upstream_unavailable' || ge.code === 'upstream_error') return new GatewayError('upstream_error', 'The upstream stream broke off before it was complete', { cause: e });
+  if (ge.code === 'upstream_unreachable' || ge.code === 'upstream_unavailable' || ge.code === 'upstream_error') return new GatewayError('upstream_error', 'The upstream stream broke off before it was complete', { cause: e });
   return ge;
 }
 
