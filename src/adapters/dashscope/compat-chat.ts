@@ -73,7 +73,7 @@ export function compatChat(client: UpstreamClient): TextCapability {
                 d = JSON.stringify(parsed);
               }
             }
-            produced += stringValueLength(d, 'content') + stringValueLength(d, 'reasoning_content');
+            produced += stringValueLength(d, 'content') + (d.includes('"reasoning_content":"') ? stringValueLength(d, 'reasoning_content') : 0);
             yield `data: ${renameModel(d, req.upstreamModel, req.publicModel)}\n\n`;
           }
         } catch (e) {
