@@ -6,7 +6,7 @@ import { resolveSecrets } from './bootstrap.ts';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { createGateway, type Gateway } from './gateway.ts';
 import { createChannel, parseCreateChannel, publicChannel } from './http/routes/admin/channels.ts';
-import { createToken, publicToken } from './http/routes/admin/tokens.ts';
+import { createToken, parseCreateToken, publicToken } from './http/routes/admin/tokens.ts';
 import { serve } from './main.ts';
 import { openStore } from './store/store.ts';
 import { isGatewayError } from './errors/gateway-error.ts';
@@ -21,6 +21,9 @@ const USAGE = `Usage: tollway <command>
   channel list
   channel disable ID
   simulate [--port N] [--task-ms MS]        run the upstream simulator alone`;
+
+/** A wrong command line (not a wrong environment): printed without the "configuration error" label. */
+class UsageError extends Error {}
 
 async function withGateway<T>(config: Config, fn: (gw: Gateway) => Promise<T>): Promise<T> {
   const { adminKey, secret } = resolveSecrets(config);
@@ -56,11 +59,15 @@ async function main(argv: string[]): Promise<number> {
       });
       return withGateway(config, async ({ deps }) => {
         if (sub === 'create') {
-          if (!values.name) throw new ConfigError('--name is required');
-          const quota = values.quota === undefined ? undefined : Number(values.quota);
-          if (quota !== undefined && (!Number.isInteger(quota) || quota < 0)) throw new ConfigError('--quota must be a non-negative integer');
-          const expiresAt = values['expires-at'] === undefined ? undefined : Number(values['expires-at']);
-          const { record, secret } = await createToken(deps, { name: values.name, models: list(values.models), quota, expiresAt });
+          if (!values.name) throw new UsageError('--name is required');
+          const num = (flag: string, v: string | undefined) => {
+            if (v === undefined) return undefined;
+            if (!/^\d+$/.test(v.trim())) throw new UsageError(`${flag} must be a non-negative integer, got "${v}"`);
+            return Number(v);
+          };
+          // The same validation as POST /admin/tokens (unknown models, past expiry …).
+          const input = parseCreateToken({ name: values.name, models: list(values.models), quota: num('--quota', values.quota), expires_at: num('--expires-at', values['expires-at']) });
+          const { record, secret } = await createToken(deps, input);
           await deps.repos.audit.write({ actor: 'cli', action: 'token.create', target: record.id });
           console.log(`id:    ${record.id}\ntoken: ${secret}\n(the token is shown only once)`);
           return 0;
@@ -71,7 +78,7 @@ async function main(argv: string[]): Promise<number> {
         }
         if (sub === 'revoke' && positionals[0]) {
           const h = await deps.repos.tokens.revoke(positionals[0]);
-          if (!h) throw new ConfigError(`no token ${positionals[0]}`);
+          if (!h) throw new UsageError(`no token ${positionals[0]}`);
           await deps.repos.audit.write({ actor: 'cli', action: 'token.revoke', target: positionals[0] });
           console.log(`revoked ${positionals[0]}`);
           return 0;
@@ -115,7 +122,7 @@ async function main(argv: string[]): Promise<number> {
           return 0;
         }
         if (sub === 'disable' && positionals[0]) {
-          if (!(await deps.repos.channels.setStatus(positionals[0], 'disabled'))) throw new ConfigError(`no channel ${positionals[0]}`);
+          if (!(await deps.repos.channels.setStatus(positionals[0], 'disabled'))) throw new UsageError(`no channel ${positionals[0]}`);
           await deps.repos.audit.write({ actor: 'cli', action: 'channel.disable', target: positionals[0] });
           console.log(`disabled ${positionals[0]}`);
           return 0;
@@ -147,6 +154,7 @@ main(process.argv.slice(2)).then(
   },
   (e: unknown) => {
     if (e instanceof ConfigError) console.error(`tollway: configuration error: ${e.message}`);
+    else if (e instanceof UsageError) console.error(`tollway: ${e.message}`);
     else if (isGatewayError(e)) console.error(`tollway: ${e.message}`);
     else console.error(`tollway: ${e instanceof Error ? e.message : String(e)}`);
     process.exit(1);

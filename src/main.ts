@@ -27,6 +27,9 @@ export async function serve(config: Config): Promise<void> {
   const out = (s: string) => process.stderr.write(`${s}\n`);
   out(`\nTollway gateway listening on ${base} (store: ${deps.store.dialect})`);
   if (adminKeyGenerated) out(`Admin key (generated, kept in ${config.dataDir}/admin-key): ${adminKey}`);
+  for (const c of deps.channels.all()) {
+    if (!c.keys.apiKey && !c.keys.secretKey) out(`WARNING: channel '${c.name}' has no readable key (was TOLLWAY_SECRET changed?); its requests will fail until the key is set again.`);
+  }
   if (deps.store.dialect === 'postgres' && (!config.secret || !config.adminKey)) {
     // Each instance would generate its own: channel keys sealed by one could not be read by another.
     out('WARNING: on PostgreSQL (shared by several instances) set TOLLWAY_SECRET and TOLLWAY_ADMIN_KEY explicitly, the same on every instance.');
