@@ -85,7 +85,7 @@ export async function createGateway(config: Config, opts: GatewayOptions): Promi
     repos,
     requestLog: new RequestLogWriter(store.db, (e) => logger.error({ err: String(e) }, 'request log write failed')),
     meter: new StoreMeter(store.db, () => deps.catalogue),
-    upstream: new UpstreamClient(),
+    upstream: new UpstreamClient(config.upstreamTimeouts),
     tasks: new TaskEngine({ repo: new TasksRepo(store.db, store.dialect), meter: () => deps.meter, channels, logger, options: config.tasks }),
     breakers: new CircuitBreakers(),
     limiter: new RateLimiter(config.redisUrl ? new RedisCounters(new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : new MemoryCounters()),

@@ -46,6 +46,8 @@ export interface Config {
   dataDir: string;
   /** Graceful shutdown: how long in-flight requests and streams may take to drain (ms). */
   drainMs: number;
+  /** Upstream call timeouts (ms): connect, first byte (response headers), idle gap in a body/stream. */
+  upstreamTimeouts: { connectMs: number; headersMs: number; bodyIdleMs: number };
 }
 
 export interface CallbackConfig {
@@ -212,6 +214,11 @@ export function loadConfig(env: Env = process.env): Config {
     simPort: intVar(env, 'TOLLWAY_SIM_PORT', 0, 0, 65535),
     dataDir,
     drainMs: intVar(env, 'TOLLWAY_DRAIN_MS', 30_000, 0, 3_600_000),
+    upstreamTimeouts: {
+      connectMs: intVar(env, 'TOLLWAY_UPSTREAM_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),
+      headersMs: intVar(env, 'TOLLWAY_UPSTREAM_FIRST_BYTE_TIMEOUT_MS', 120_000, 100, 3_600_000),
+      bodyIdleMs: intVar(env, 'TOLLWAY_UPSTREAM_IDLE_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    },
   };
 }
 
