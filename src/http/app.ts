@@ -65,6 +65,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Graceful shutdown: idle keep-alive sockets close at once; in-flight requests and streams drain.
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
+    // A URL that cannot be decoded (e.g. `/v1/%zz`) fails before any hook runs: answer it in the family
+    // shape with a request id instead of Fastify's own body.
+    frameworkErrors: (err, req, reply) => {
+      req.tw = { startedAt: process.hrtime.bigint(), principal: null, model: null, usage: null, amount: 0, upstreamRequestId: null, errorCode: null };
+      reply.header(REQUEST_ID_HEADER, req.id);
+      void sendError(req, reply, new GatewayError('invalid_request', err.code === 'FST_ERR_BAD_URL' ? 'The request URL is not valid' : 'Bad request', { cause: err }));
+    },
   });
   const routes = new RouteTable();
   app.addHook('onRoute', (r) => routes.add(r.url, r.method));

@@ -73,6 +73,16 @@ describe('X-Gateway-Request-Id on every response kind', () => {
     expect(a.message).toContain('/vidx/v1/no-such-endpoint');
   });
 
+  it('400 for an undecodable URL, in the family shape', async () => {
+    const { request } = await import('undici');
+    for (const [path, family] of [['/v1/%zz', 'b'], ['/vidx/v1/videos/%zz', 'a'], ['/%zz', 'b']] as const) {
+      const r = await request(h.url + path, { headers: { authorization: `Bearer ${token}` } });
+      const res = new Response(await r.body.text(), { status: r.statusCode, headers: r.headers as Record<string, string> });
+      if (family === 'a') await expectA(res, 400, 1201);
+      else await expectB(res, 400, 'invalid_request');
+    }
+  });
+
   it('405 wrong method with Allow', async () => {
     const r = await h.fetch('/v1/models', { method: 'POST', token, json: {} });
     await expectB(r, 405, 'method_not_allowed');
