@@ -5,6 +5,7 @@ export type FaultKind =
   | 'status' // respond with an upstream error status and the provider's own error body (arg: HTTP status)
   | 'delay' // wait arg ms before answering normally
   | 'reset' // destroy the connection without answering
+  | 'lost-reply' // process the request normally (a task IS created) but destroy the connection instead of answering
   | 'timeout' // never answer (until the client gives up)
   | 'malformed' // 200 with a body that is not valid JSON
   | 'cut' // streams: send some events then destroy the connection

@@ -107,6 +107,17 @@ async function applyFault(f: FaultSpec, provider: Provider, res: ServerResponse,
     case 'reset':
       res.socket?.destroy();
       return true;
+    case 'lost-reply': {
+      // The handler runs (side effects happen); its answer never leaves: the client sees a reset.
+      const drop = () => {
+        res.socket?.destroy();
+        return res;
+      };
+      res.writeHead = (() => res) as typeof res.writeHead;
+      res.write = (() => true) as typeof res.write;
+      res.end = drop as typeof res.end;
+      return false;
+    }
     case 'timeout':
       return true; // never answer; the socket stays open until the client gives up or the server closes
     case 'malformed':

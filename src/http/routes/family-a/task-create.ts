@@ -3,6 +3,7 @@
 // the task engine, connect-only failover across channels.
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { findSubmitted, isAmbiguousSubmitError } from '../../../adapters/kling/resolve-submit.ts';
 import { parseCreated, type KlingTaskPath } from '../../../adapters/kling/tasks.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { ModeTier } from '../../../metering/types.ts';
@@ -63,9 +64,16 @@ export async function createFamilyATask(ctx: FamilyAContext, req: FastifyRequest
           t.channels,
           deps.breakers,
           async (ch) => {
-            const r = await ctx.client.call(ch, 'POST', `/v1/videos/${t.path}`, t.body(taskId, upstreamCallbackUrl(ctx, taskId)));
-            req.tw.upstreamRequestId = r.upstreamRequestId;
-            return { ...parseCreated(r.data, r.upstreamRequestId), channelId: ch.id };
+            try {
+              const r = await ctx.client.call(ch, 'POST', `/v1/videos/${t.path}`, t.body(taskId, upstreamCallbackUrl(ctx, taskId)));
+              req.tw.upstreamRequestId = r.upstreamRequestId;
+              return { ...parseCreated(r.data, r.upstreamRequestId), channelId: ch.id };
+            } catch (e) {
+              // The answer was lost but the creation may have been accepted: ask by external_task_id (= our id).
+              const found = isAmbiguousSubmitError(e) ? await findSubmitted(ctx.client, ch, t.path, taskId) : null;
+              if (!found) throw e;
+              return { ...found, channelId: ch.id };
+            }
           },
           { policy: 'connect-only' },
         ),
