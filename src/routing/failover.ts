@@ -25,8 +25,7 @@ export function isConnectFailure(e: unknown): boolean {
 export function isRetryable(e: unknown, policy: RetryPolicy): boolean {
   if (!isGatewayError(e)) return false;
   if (isConnectFailure(e)) return true;
-  // A 429 is a definite refusal (nothing was accepted), so even a creation may go to the next channel.
-  if (policy === 'connect-only') return e.code === 'upstream_rate_limited';
+  if (policy === 'connect-only') return false;
   return e.code === 'upstream_timeout' || e.code === 'upstream_rate_limited' || e.code === 'upstream_error' || e.code === 'upstream_unavailable' || e.code === 'upstream_unreachable';
 }
 
