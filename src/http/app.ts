@@ -61,7 +61,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
     genReqId: () => newRequestId(),
     bodyLimit: deps.config.bodyLimit,
-    return503OnClosing: true,
+    // Requests arriving during the drain are refused by our onRequest hook (family shape, request id)
+    // rather than by Fastify's built-in 503 body.
+    return503OnClosing: false,
     // Graceful shutdown: idle keep-alive sockets close at once; in-flight requests and streams drain.
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
@@ -77,9 +79,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRoute', (r) => routes.add(r.url, r.method));
 
   app.decorateRequest('tw', null as unknown as RequestState);
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onRequest', async (req, reply) => {
     req.tw = { startedAt: process.hrtime.bigint(), principal: null, model: null, usage: null, amount: 0, upstreamRequestId: null, errorCode: null };
     reply.header(REQUEST_ID_HEADER, req.id);
+    if (closing) throw new GatewayError('service_unavailable', 'The gateway is shutting down; retry the request', { headers: { connection: 'close', 'retry-after': '1' } });
     // Authenticate contract paths before the body is parsed: unauthenticated callers get 401 cheaply.
     const path = req.url;
     if (CONTRACT_PREFIXES.some((p) => path.startsWith(p)) && !UNAUTHENTICATED_PREFIXES.some((p) => path.startsWith(p))) {

@@ -238,3 +238,32 @@ describe('OpenAPI covers the server', () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe('during shutdown', () => {
+  it('a request arriving while the gateway drains gets 503 service_unavailable in the family shape, with request id', async () => {
+    const { Client } = await import('undici');
+    const h2 = await startHarness();
+    const c = new Client(h2.url, { pipelining: 2 });
+    try {
+      const { secret } = await h2.token();
+      // An in-flight request keeps the connection busy (not idle) while close() starts.
+      const slow = c.request({ method: 'POST', path: '/v1/chat/completions', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'drain sim-fault:delay:1000' }] }) });
+      while (!h2.sim.requestsTo('/chat/completions').some((r) => JSON.stringify(r.body).includes('drain'))) await new Promise((r) => setTimeout(r, 10));
+      const closing = h2.gw.app.close();
+      // Pipelined on the same busy connection: the server reads it after close() began.
+      const late = c.request({ method: 'GET', path: '/v1/models', headers: { authorization: `Bearer ${secret}` } });
+      const first = await slow;
+      expect(first.statusCode).toBe(200); // in-flight work drains
+      await first.body.text();
+      const r = await late;
+      const text = await r.body.text();
+      const res = new Response(text, { status: r.statusCode, headers: r.headers as Record<string, string> });
+      await expectB(res, 503, 'service_unavailable');
+      expect(r.headers.connection).toBe('close');
+      await closing;
+    } finally {
+      await c.close().catch(() => undefined);
+      await h2.close().catch(() => undefined);
+    }
+  });
+});
