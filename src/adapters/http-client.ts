@@ -48,7 +48,14 @@ export class UpstreamClient {
   }
 
   async request(r: UpstreamRequest): Promise<UpstreamResponse> {
-    const t = { ...this.defaults, ...r.timeouts };
+    // A call may ask for tighter timeouts than the configured ones, never for looser ones (config is the ceiling).
+    const d = this.defaults;
+    const o = r.timeouts ?? {};
+    const t: UpstreamTimeouts = {
+      connectMs: Math.min(d.connectMs, o.connectMs ?? d.connectMs),
+      headersMs: Math.min(d.headersMs, o.headersMs ?? d.headersMs),
+      bodyIdleMs: Math.min(d.bodyIdleMs, o.bodyIdleMs ?? d.bodyIdleMs),
+    };
     const base = new URL(r.baseUrl);
     const prefix = base.pathname.replace(/\/+$/, '');
     try {
