@@ -3,9 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { SecretBox } from './auth/secret-box.ts';
 import { TokenAuth } from './auth/token-auth.ts';
-import { applyOverrides, Catalogue } from './catalogue/catalogue.ts';
-import { DEFAULT_CATALOGUE } from './catalogue/default-catalogue.ts';
-import type { ModelEntry } from './catalogue/types.ts';
+import type { Catalogue } from './catalogue/catalogue.ts';
+import { loadCatalogue as loadCatalogueLayers } from './metering/catalogue-source.ts';
 import type { Config } from './config/config.ts';
 import { redactSecrets, registerSecret } from './errors/redact.ts';
 import { buildApp } from './http/app.ts';
@@ -18,7 +17,6 @@ import { StoreMeter } from './metering/meter.ts';
 import { TasksRepo } from './store/repos/tasks.ts';
 import { TaskEngine } from './tasks/engine.ts';
 import { ChannelRegistry } from './routing/channel-registry.ts';
-import { parseJson } from './store/json.ts';
 import { AuditRepo } from './store/repos/audit.ts';
 import { ChannelsRepo } from './store/repos/channels.ts';
 import { RequestLogWriter } from './store/repos/request-log.ts';
@@ -55,10 +53,9 @@ export function makeLogger(level: string, stream?: NodeJS.WritableStream): Logge
   );
 }
 
-async function loadCatalogue(store: Store): Promise<Catalogue> {
-  const rows = await store.db.selectFrom('catalogue_overrides').selectAll().execute();
-  const overrides = rows.map((r) => ({ model: r.model, entry: parseJson<Partial<ModelEntry>>(r.entry) ?? {} }));
-  return new Catalogue(applyOverrides(DEFAULT_CATALOGUE, overrides));
+/** Built-in catalogue ← TOLLWAY_CATALOGUE_FILE ← admin overrides (a bad file stops the start with a ConfigError). */
+async function loadCatalogue(store: Store, config: Config): Promise<Catalogue> {
+  return loadCatalogueLayers(store.db, config.catalogueFile);
 }
 
 export async function createGateway(config: Config, opts: GatewayOptions): Promise<Gateway> {
@@ -72,7 +69,7 @@ export async function createGateway(config: Config, opts: GatewayOptions): Promi
   const repos = { tokens: new TokensRepo(store.db), channels: new ChannelsRepo(store.db), audit: new AuditRepo(store.db) };
   const channels = new ChannelRegistry(repos.channels, box);
   await channels.reload();
-  const catalogue = await loadCatalogue(store);
+  const catalogue = await loadCatalogue(store, config);
   const deps: AppDeps = {
     config,
     store,
@@ -84,7 +81,7 @@ export async function createGateway(config: Config, opts: GatewayOptions): Promi
     tokenAuth: new TokenAuth(repos.tokens),
     repos,
     requestLog: new RequestLogWriter(store.db, (e) => logger.error({ err: String(e) }, 'request log write failed')),
-    meter: new StoreMeter(store.db, () => deps.catalogue),
+    meter: new StoreMeter(store.db, () => deps.catalogue, { onError: (e, queued) => logger.error({ err: String(e), queued }, 'ledger batch write failed; charges stay queued and are retried') }),
     upstream: new UpstreamClient(config.upstreamTimeouts),
     tasks: new TaskEngine({ repo: new TasksRepo(store.db, store.dialect), meter: () => deps.meter, channels, logger, options: config.tasks }),
     breakers: new CircuitBreakers(),

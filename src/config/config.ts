@@ -44,6 +44,8 @@ export interface Config {
   /** Port for the in-process simulator in demo mode (0 = any). */
   simPort: number;
   dataDir: string;
+  /** Operator catalogue file (JSON array of {model, ...partial entry}) applied over the built-in catalogue. */
+  catalogueFile: string | undefined;
   /** Graceful shutdown: how long in-flight requests and streams may take to drain (ms). */
   drainMs: number;
   /** Upstream call timeouts (ms): connect, first byte (response headers), idle gap in a body/stream. */
@@ -213,6 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     simPort: intVar(env, 'TOLLWAY_SIM_PORT', 0, 0, 65535),
     dataDir,
+    catalogueFile: env.TOLLWAY_CATALOGUE_FILE?.trim() ? resolve(env.TOLLWAY_CATALOGUE_FILE.trim()) : undefined,
     drainMs: intVar(env, 'TOLLWAY_DRAIN_MS', 30_000, 0, 3_600_000),
     upstreamTimeouts: {
       connectMs: intVar(env, 'TOLLWAY_UPSTREAM_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),

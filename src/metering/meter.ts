@@ -1,114 +1,266 @@
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Catalogue } from '../catalogue/catalogue.ts';
+import type { ModelEntry } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { Database } from '../store/schema.ts';
-import { isUniqueViolation } from '../store/store.ts';
-import { priceUsage } from './prices.ts';
+import { isBillable, priceForEntry } from './prices.ts';
 import type { Charge, Meter, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
+/** One ledger row to write. */
+interface LedgerRow {
+  key: string;
+  tokenId: string;
+  model: string;
+  kind: string;
+  charge: Charge;
+  requestId: string | null;
+  taskId: string | null;
+  upstreamRequestId: string | null;
+  createdAt: number;
+}
+
+function ledgerValues(r: LedgerRow) {
+  return {
+    idempotency_key: r.key,
+    token_id: r.tokenId,
+    model: r.model,
+    kind: r.kind,
+    quantities: JSON.stringify(r.charge.quantities),
+    unit_prices: JSON.stringify(r.charge.unitPrices),
+    amount: r.charge.amount,
+    request_id: r.requestId,
+    task_id: r.taskId,
+    upstream_request_id: r.upstreamRequestId,
+    created_at: r.createdAt,
+  };
+}
+
+export interface StoreMeterOptions {
+  /** Group-commit interval of chargeSyncDeferred (ms). */
+  flushIntervalMs?: number;
+  /** Rows per batch transaction. */
+  maxBatch?: number;
+  /** Reports a failed batch write (the rows stay queued and are retried). */
+  onError?: (e: unknown, queued: number) => void;
+}
+
 /**
- * Store-backed metering. Exactly-once is by construction: every charge is an insert keyed by a
- * unique idempotency key, and the token's spent/held counters move in the same transaction only
- * when that insert (or the hold's compare-and-set) actually happened.
+ * Store-backed metering. Exactly-once is by construction, on SQLite and PostgreSQL alike:
+ * - every charge is `INSERT … ON CONFLICT (idempotency_key) DO NOTHING`, and the token's `spent` moves in the
+ *   same transaction only when that insert actually happened;
+ * - a task's outcome is decided by one compare-and-set on its `holds` row (`state: held → settled|released`);
+ *   only the winner of that CAS touches `held`/`spent`, so settle/settle and settle/release races have one
+ *   outcome. A hold CAS on the token (`spent + held + amount <= quota`) makes overspending by parallel
+ *   task creations impossible.
  */
 export class StoreMeter implements Meter {
+  private queue: LedgerRow[] = [];
+  private readonly queuedKeys = new Set<string>();
+  /** Amounts queued but not yet committed, per token: counted by quota checks so the lag cannot be exploited. */
+  private readonly pending = new Map<string, number>();
+  private timer: NodeJS.Timeout | null = null;
+  private chain: Promise<void> = Promise.resolve();
+  private failures = 0;
+  private readonly intervalMs: number;
+  private readonly maxBatch: number;
+  private readonly onError: (e: unknown, queued: number) => void;
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly catalogue: () => Catalogue,
-  ) {}
+    opts: StoreMeterOptions = {},
+  ) {
+    this.intervalMs = opts.flushIntervalMs ?? 5;
+    this.maxBatch = opts.maxBatch ?? 200;
+    this.onError = opts.onError ?? (() => undefined);
+  }
+
+  /** A billing model id, or any public name (alias, dated snapshot) that resolves to one. */
+  private entryFor(model: string): ModelEntry {
+    const cat = this.catalogue();
+    const entry = cat.get(model) ?? cat.resolve(model)?.entry;
+    if (!entry) throw new GatewayError('internal_error', `metering: no price for model ${model}`);
+    return entry;
+  }
 
   price(billingModel: string, usage: Usage): Charge {
-    const entry = this.catalogue().get(billingModel);
-    if (!entry) throw new GatewayError('internal_error', `no price for model ${billingModel}`);
-    return priceUsage(entry.price, usage);
+    return priceForEntry(this.entryFor(billingModel), usage);
   }
 
   async assertQuota(tokenId: string): Promise<void> {
     const t = await this.db.selectFrom('tokens').select(['quota', 'spent', 'held']).where('id', '=', tokenId).executeTakeFirst();
-    if (t && t.quota !== null && Number(t.spent) + Number(t.held) >= Number(t.quota)) {
+    if (t && t.quota !== null && Number(t.spent) + Number(t.held) + (this.pending.get(tokenId) ?? 0) >= Number(t.quota)) {
       throw new GatewayError('insufficient_quota', 'Token quota exhausted');
     }
   }
 
-  private async insertCharge(
-    trx: Kysely<Database>,
-    key: string,
-    row: { tokenId: string; model: string; kind: string; charge: Charge; requestId: string | null; taskId: string | null; upstreamRequestId: string | null },
-  ): Promise<boolean> {
-    try {
-      await trx
-        .insertInto('ledger')
-        .values({
-          idempotency_key: key,
-          token_id: row.tokenId,
-          model: row.model,
-          kind: row.kind,
-          quantities: JSON.stringify(row.charge.quantities),
-          unit_prices: JSON.stringify(row.charge.unitPrices),
-          amount: row.charge.amount,
-          request_id: row.requestId,
-          task_id: row.taskId,
-          upstream_request_id: row.upstreamRequestId,
-          created_at: Date.now(),
-        })
-        .execute();
-      return true;
-    } catch (e) {
-      if (isUniqueViolation(e)) return false;
-      throw e;
-    }
+  private async insertCharge(trx: Kysely<Database>, row: LedgerRow): Promise<boolean> {
+    const r = await trx
+      .insertInto('ledger')
+      .values(ledgerValues(row))
+      .onConflict((oc) => oc.column('idempotency_key').doNothing())
+      .executeTakeFirst();
+    return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+
+  private addSpent(trx: Kysely<Database>, tokenId: string, amount: number) {
+    return trx.updateTable('tokens').set({ spent: sql`spent + ${amount}` }).where('id', '=', tokenId).execute();
+  }
+
+  private syncRow(input: SyncChargeInput, charge: Charge): LedgerRow {
+    return {
+      key: input.idempotencyKey ?? input.requestId,
+      tokenId: input.tokenId,
+      model: input.model,
+      kind: input.usage.kind,
+      charge,
+      requestId: input.requestId,
+      taskId: null,
+      upstreamRequestId: input.upstreamRequestId ?? null,
+      createdAt: Date.now(),
+    };
   }
 
   async chargeSync(input: SyncChargeInput): Promise<number> {
+    if (!isBillable(input.usage)) return 0;
     const charge = this.price(input.billingModel, input.usage);
+    const row = this.syncRow(input, charge);
     return this.db.transaction().execute(async (trx) => {
-      const inserted = await this.insertCharge(trx, input.requestId, {
-        tokenId: input.tokenId,
-        model: input.model,
-        kind: input.usage.kind,
-        charge,
-        requestId: input.requestId,
-        taskId: null,
-        upstreamRequestId: input.upstreamRequestId ?? null,
-      });
-      if (!inserted) return 0;
-      await trx.updateTable('tokens').set({ spent: sql`spent + ${charge.amount}` }).where('id', '=', input.tokenId).execute();
+      if (!(await this.insertCharge(trx, row))) return 0;
+      if (charge.amount > 0) await this.addSpent(trx, input.tokenId, charge.amount);
       return charge.amount;
+    });
+  }
+
+  chargeSyncDeferred(input: SyncChargeInput): number {
+    if (!isBillable(input.usage)) return 0;
+    const charge = this.price(input.billingModel, input.usage);
+    const row = this.syncRow(input, charge);
+    if (this.queuedKeys.has(row.key)) return 0;
+    this.queuedKeys.add(row.key);
+    this.queue.push(row);
+    this.pending.set(row.tokenId, (this.pending.get(row.tokenId) ?? 0) + charge.amount);
+    if (this.queue.length >= this.maxBatch) void this.flush();
+    else this.schedule(this.intervalMs);
+    return charge.amount;
+  }
+
+  private schedule(delay: number): void {
+    if (!this.timer) this.timer = setTimeout(() => void this.flush(), delay);
+  }
+
+  /** Commit everything queued so far; resolves when those rows are written (or the attempt failed). */
+  flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    this.chain = this.chain.then(() => this.drain());
+    return this.chain;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.slice(0, this.maxBatch);
+      try {
+        await this.writeBatch(batch);
+        this.failures = 0;
+      } catch (e) {
+        // Rows stay queued (the unique key makes a retry safe); back off and try again later.
+        this.failures++;
+        this.onError(e, this.queue.length);
+        this.schedule(Math.min(5000, 50 * 2 ** Math.min(this.failures, 7)));
+        return;
+      }
+      this.queue = this.queue.slice(batch.length);
+      for (const r of batch) {
+        this.queuedKeys.delete(r.key);
+        const left = (this.pending.get(r.tokenId) ?? 0) - r.charge.amount;
+        if (left > 0) this.pending.set(r.tokenId, left);
+        else this.pending.delete(r.tokenId);
+      }
+    }
+  }
+
+  /** One transaction per batch: the rows that were really inserted (RETURNING) move `spent`. */
+  private async writeBatch(batch: LedgerRow[]): Promise<void> {
+    const amountByKey = new Map(batch.map((r) => [r.key, r]));
+    await this.db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto('ledger')
+        .values(batch.map(ledgerValues))
+        .onConflict((oc) => oc.column('idempotency_key').doNothing())
+        .returning(['idempotency_key'])
+        .execute();
+      const perToken = new Map<string, number>();
+      for (const { idempotency_key } of inserted) {
+        const r = amountByKey.get(idempotency_key);
+        if (r) perToken.set(r.tokenId, (perToken.get(r.tokenId) ?? 0) + r.charge.amount);
+      }
+      for (const [tokenId, amount] of perToken) if (amount > 0) await this.addSpent(trx, tokenId, amount);
     });
   }
 
   async hold(task: TaskRef, estimate: Usage): Promise<number> {
     const amount = this.price(task.billingModel, estimate).amount;
+    const pending = this.pending.get(task.tokenId) ?? 0;
     return this.db.transaction().execute(async (trx) => {
-      // Compare-and-set on the token: the hold only lands if it fits the quota.
+      const now = Date.now();
+      const ins = await trx
+        .insertInto('holds')
+        .values({ task_id: task.taskId, token_id: task.tokenId, amount, state: 'held', created_at: now, updated_at: now })
+        .onConflict((oc) => oc.column('task_id').doNothing())
+        .executeTakeFirst();
+      if (Number(ins.numInsertedOrUpdatedRows ?? 0n) === 0) {
+        // A repeated hold for the same task is a no-op: report what is held (0 if the task already ended).
+        const h = await trx.selectFrom('holds').select(['amount', 'state']).where('task_id', '=', task.taskId).executeTakeFirst();
+        return h && h.state === 'held' ? Number(h.amount) : 0;
+      }
+      // Compare-and-set on the token: the hold only lands if it fits the quota. Rolled back with the insert.
       const r = await trx
         .updateTable('tokens')
         .set({ held: sql`held + ${amount}` })
         .where('id', '=', task.tokenId)
-        .where((eb) => eb.or([eb('quota', 'is', null), eb(sql`spent + held + ${amount}`, '<=', eb.ref('quota'))]))
+        .where((eb) => eb.or([eb('quota', 'is', null), eb(sql`spent + held + ${amount + pending}`, '<=', eb.ref('quota'))]))
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) === 0) throw new GatewayError('insufficient_quota', 'Token quota is not enough for this task');
-      const now = Date.now();
-      await trx.insertInto('holds').values({ task_id: task.taskId, token_id: task.tokenId, amount, state: 'held', created_at: now, updated_at: now }).execute();
       return amount;
     });
   }
 
-  /** Close the hold (held → to); returns the held amount, or null if it was not open. */
+  /**
+   * Decide the task's outcome: CAS its hold row held → `to`. A task without a hold gets a zero-amount row
+   * first, so the CAS (and its one-outcome guarantee) applies to every task. Returns the held amount released
+   * from `tokens.held`, or null if the outcome was already decided.
+   */
   private async closeHold(trx: Kysely<Database>, task: TaskRef, to: 'settled' | 'released'): Promise<number | null> {
-    const h = await trx.selectFrom('holds').select(['amount', 'state']).where('task_id', '=', task.taskId).executeTakeFirst();
-    if (!h || h.state !== 'held') return null;
-    const r = await trx.updateTable('holds').set({ state: to, updated_at: Date.now() }).where('task_id', '=', task.taskId).where('state', '=', 'held').executeTakeFirst();
-    if (Number(r.numUpdatedRows) === 0) return null;
-    await trx.updateTable('tokens').set({ held: sql`held - ${Number(h.amount)}` }).where('id', '=', task.tokenId).execute();
-    return Number(h.amount);
+    const now = Date.now();
+    await trx
+      .insertInto('holds')
+      .values({ task_id: task.taskId, token_id: task.tokenId, amount: 0, state: 'held', created_at: now, updated_at: now })
+      .onConflict((oc) => oc.column('task_id').doNothing())
+      .execute();
+    const closed = await trx
+      .updateTable('holds')
+      .set({ state: to, updated_at: now })
+      .where('task_id', '=', task.taskId)
+      .where('state', '=', 'held')
+      .returning(['amount', 'token_id'])
+      .executeTakeFirst();
+    if (!closed) return null;
+    const amount = Number(closed.amount);
+    if (amount > 0) await trx.updateTable('tokens').set({ held: sql`held - ${amount}` }).where('id', '=', closed.token_id).execute();
+    return amount;
   }
 
   async settle(task: TaskRef, reported: Usage): Promise<number> {
     const charge = this.price(task.billingModel, reported);
     return this.db.transaction().execute(async (trx) => {
-      const inserted = await this.insertCharge(trx, `${task.taskId}:success`, {
+      if ((await this.closeHold(trx, task, 'settled')) === null) return 0;
+      if (!isBillable(reported)) return 0;
+      const inserted = await this.insertCharge(trx, {
+        key: `${task.taskId}:success`,
         tokenId: task.tokenId,
         model: task.model,
         kind: reported.kind,
@@ -116,10 +268,10 @@ export class StoreMeter implements Meter {
         requestId: task.requestId ?? null,
         taskId: task.taskId,
         upstreamRequestId: task.upstreamRequestId ?? null,
+        createdAt: Date.now(),
       });
       if (!inserted) return 0;
-      await this.closeHold(trx, task, 'settled');
-      await trx.updateTable('tokens').set({ spent: sql`spent + ${charge.amount}` }).where('id', '=', task.tokenId).execute();
+      if (charge.amount > 0) await this.addSpent(trx, task.tokenId, charge.amount);
       return charge.amount;
     });
   }
@@ -129,6 +281,4 @@ export class StoreMeter implements Meter {
       await this.closeHold(trx, task, 'released');
     });
   }
-
-  async flush(): Promise<void> {}
 }

@@ -1,60 +1,168 @@
-import type { Price, TokenPriceTier } from '../catalogue/types.ts';
-import type { Charge, Usage } from './types.ts';
+// Price rules: Usage × catalogue Price → Charge. Pure functions, integer micro-units only
+// (1 unit = 1,000,000 micro-units). Rounding happens once per charge, upwards, in BigInt.
+import type { ModelEntry, Price, TokenPriceTier } from '../catalogue/types.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { Charge, ModeTier, Usage, VideoTier } from './types.ts';
+
+export const MICRO_PER_UNIT = 1_000_000;
 
 /** ceil(a * b / d) in exact integer arithmetic (BigInt: no float drift in money). */
 export function mulDivCeil(a: number, b: number, d: number): number {
-  const n = BigInt(a) * BigInt(b);
+  return ceilDiv(BigInt(a) * BigInt(b), d);
+}
+
+function ceilDiv(n: bigint, d: number): number {
   const D = BigInt(d);
   return Number((n + D - 1n) / D);
 }
 
+/**
+ * Context-length tier: the first tier whose inclusive `maxInputTokens` bound holds the request's total input.
+ * "32K" in the contract is 32,000 (the catalogue's bounds are 32_000 / 128_000 / 256_000): 32,000 input tokens
+ * are in the first tier, 32,001 in the second. Above the last bound the last tier applies.
+ */
 export function pickTier(tiers: TokenPriceTier[], inputTokens: number): TokenPriceTier {
   for (const t of tiers) if (t.maxInputTokens === null || inputTokens <= t.maxInputTokens) return t;
   return tiers[tiers.length - 1]!;
 }
 
-/** Seconds as integer milliseconds (providers report floats such as 13.24). */
+/** Seconds as integer milliseconds (providers report floats such as 6.62). */
 const ms = (seconds: number) => Math.round(seconds * 1000);
 
-export function priceUsage(price: Price, usage: Usage): Charge {
+export interface PriceDefaults {
+  defaultResolution?: VideoTier;
+  defaultMode?: ModeTier;
+}
+
+/** Defaults a model's entry supplies when the usage does not name a tier. */
+export function priceDefaultsOf(entry: ModelEntry): PriceDefaults {
+  return {
+    ...(entry.video ? { defaultResolution: entry.video.defaultResolution } : {}),
+    // Family A: mode defaults to std, except omni-video whose upstream default is pro.
+    defaultMode: entry.kind === 'vidx-omni' ? 'pro' : 'std',
+  };
+}
+
+function checkCount(v: number | undefined, name: string, integer: boolean): number {
+  const n = v ?? 0;
+  if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) {
+    throw new GatewayError('internal_error', `metering: ${name} must be a non-negative ${integer ? 'integer' : 'number'}, got ${String(v)}`);
+  }
+  return n;
+}
+
+function unitMismatch(price: Price, kind: Usage['kind']): GatewayError {
+  return new GatewayError('internal_error', `metering: a ${price.unit} price cannot meter ${kind} usage`);
+}
+
+/** True when the usage has something to charge (a failed image call, 0 images, writes nothing). */
+export function isBillable(usage: Usage): boolean {
+  switch (usage.kind) {
+    case 'tokens':
+      return usage.inputTokens > 0 || usage.outputTokens > 0;
+    case 'images':
+      return usage.images > 0;
+    case 'video':
+      return usage.outputSeconds > 0 || (usage.inputSeconds ?? 0) > 0;
+    case 'video-mode':
+      return usage.outputSeconds > 0;
+  }
+}
+
+export function priceUsage(price: Price, usage: Usage, defaults: PriceDefaults = {}): Charge {
   switch (usage.kind) {
     case 'tokens': {
-      if (price.unit !== 'tokens') throw new Error(`price unit ${price.unit} cannot meter tokens`);
-      const tier = pickTier(price.tiers, usage.inputTokens);
-      const cached = Math.min(usage.cachedTokens ?? 0, usage.inputTokens);
-      const creation = Math.min(usage.cacheCreationTokens ?? 0, usage.inputTokens - cached);
-      const plain = usage.inputTokens - cached - creation;
+      if (price.unit !== 'tokens') throw unitMismatch(price, usage.kind);
+      const input = checkCount(usage.inputTokens, 'inputTokens', true);
+      const output = checkCount(usage.outputTokens, 'outputTokens', true);
+      const tier = pickTier(price.tiers, input);
+      // Cached and cache-creation tokens are part of the input total; never count more than it holds.
+      const cached = Math.min(checkCount(usage.cachedTokens, 'cachedTokens', true), input);
+      const creation = Math.min(checkCount(usage.cacheCreationTokens, 'cacheCreationTokens', true), input - cached);
+      const plain = input - cached - creation;
       const cachedRate = tier.cachedInputPer1k ?? tier.inputPer1k;
       const creationRate = tier.cacheCreationPer1k ?? tier.inputPer1k;
-      const amount = mulDivCeil(plain, tier.inputPer1k, 1000) + mulDivCeil(cached, cachedRate, 1000) + mulDivCeil(creation, creationRate, 1000) + mulDivCeil(usage.outputTokens, tier.outputPer1k, 1000);
+      const n = BigInt(plain) * BigInt(tier.inputPer1k) + BigInt(cached) * BigInt(cachedRate) + BigInt(creation) * BigInt(creationRate) + BigInt(output) * BigInt(tier.outputPer1k);
       return {
-        amount,
-        quantities: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens, cached_tokens: cached, cache_creation_tokens: creation, tier_max_input_tokens: tier.maxInputTokens },
+        amount: ceilDiv(n, 1000),
+        quantities: { input_tokens: input, output_tokens: output, cached_tokens: cached, cache_creation_tokens: creation, tier_max_input_tokens: tier.maxInputTokens },
         unitPrices: { input_per_1k: tier.inputPer1k, output_per_1k: tier.outputPer1k, cached_input_per_1k: cachedRate, cache_creation_per_1k: creationRate },
       };
     }
     case 'images': {
-      if (price.unit !== 'image') throw new Error(`price unit ${price.unit} cannot meter images`);
-      return { amount: usage.images * price.perImage, quantities: { images: usage.images }, unitPrices: { per_image: price.perImage } };
+      if (price.unit !== 'image') throw unitMismatch(price, usage.kind);
+      const images = checkCount(usage.images, 'images', true);
+      return { amount: images * price.perImage, quantities: { images }, unitPrices: { per_image: price.perImage } };
     }
     case 'video': {
-      if (price.unit !== 'video-second') throw new Error(`price unit ${price.unit} cannot meter video seconds`);
-      const rate = price.perSecond[usage.tier];
-      const billedMs = price.basis === 'input+output' ? ms(usage.outputSeconds) + ms(usage.inputSeconds ?? 0) : ms(usage.outputSeconds);
+      if (price.unit !== 'video-second') throw unitMismatch(price, usage.kind);
+      const tier = usage.tier ?? defaults.defaultResolution;
+      if (!tier) throw new GatewayError('internal_error', 'metering: video usage without a resolution tier and no model default');
+      const rate = price.perSecond[tier];
+      const outMs = ms(checkCount(usage.outputSeconds, 'outputSeconds', false));
+      const inMs = price.basis === 'input+output' ? ms(checkCount(usage.inputSeconds, 'inputSeconds', false)) : 0;
+      const billedMs = outMs + inMs;
       return {
         amount: mulDivCeil(billedMs, rate, 1000),
-        quantities: { output_seconds: usage.outputSeconds, input_seconds: usage.inputSeconds ?? 0, billed_seconds: billedMs / 1000, tier: usage.tier, basis: price.basis },
+        quantities: { output_seconds: outMs / 1000, input_seconds: inMs / 1000, billed_seconds: billedMs / 1000, tier, basis: price.basis },
         unitPrices: { per_second: rate },
       };
     }
     case 'video-mode': {
-      if (price.unit !== 'video-mode-second') throw new Error(`price unit ${price.unit} cannot meter mode seconds`);
-      const rate = price.perSecond[usage.tier];
+      if (price.unit !== 'video-mode-second') throw unitMismatch(price, usage.kind);
+      const tier = usage.tier ?? defaults.defaultMode ?? 'std';
+      const rate = price.perSecond[tier];
+      const outMs = ms(checkCount(usage.outputSeconds, 'outputSeconds', false));
       return {
-        amount: mulDivCeil(ms(usage.outputSeconds), rate, 1000),
-        quantities: { output_seconds: usage.outputSeconds, tier: usage.tier },
+        amount: mulDivCeil(outMs, rate, 1000),
+        quantities: { output_seconds: outMs / 1000, billed_seconds: outMs / 1000, tier },
         unitPrices: { per_second: rate },
       };
     }
   }
+}
+
+/** Price usage against a catalogue entry (its tier defaults applied). */
+export function priceForEntry(entry: ModelEntry, usage: Usage): Charge {
+  return priceUsage(entry.price, usage, priceDefaultsOf(entry));
+}
+
+/**
+ * DashScope reports the output resolution as `SR` (a number such as 720 or 1080, or a string "1080P").
+ * ≥1080 bills at the 1080p tier; anything lower (480P included) at 720p, the lowest tier the contract has.
+ * Returns null when absent or unreadable (the caller then uses the requested or default tier).
+ */
+export function videoTierFromSR(sr: unknown): VideoTier | null {
+  const n = typeof sr === 'number' ? sr : typeof sr === 'string' ? Number.parseInt(sr, 10) : Number.NaN;
+  if (!Number.isFinite(n) || n <= 0) return null;
+  return n >= 1080 ? '1080p' : '720p';
+}
+
+/**
+ * The hold estimate for an async video task at creation: requested (or default) seconds at the requested (or
+ * default) tier. For input+output edit models the input length is not known before the provider reports it,
+ * so the estimate assumes the longest input (the model's max seconds) plus an output of the same length.
+ */
+export function estimateVideoUsage(entry: ModelEntry, req: { seconds?: number; resolution?: VideoTier; mode?: ModeTier }): Usage {
+  if (entry.price.unit === 'video-mode-second') {
+    const tier = req.mode ?? priceDefaultsOf(entry).defaultMode ?? 'std';
+    return { kind: 'video-mode', outputSeconds: req.seconds ?? 5, tier };
+  }
+  if (entry.price.unit !== 'video-second') throw new GatewayError('internal_error', `metering: ${entry.id} is not a video model`);
+  const rules = entry.video;
+  const tier = req.resolution ?? rules?.defaultResolution ?? '1080p';
+  if (entry.price.basis === 'input+output') {
+    const max = rules?.maxSeconds ?? 15;
+    return { kind: 'video', outputSeconds: max, inputSeconds: max, tier };
+  }
+  return { kind: 'video', outputSeconds: req.seconds ?? rules?.defaultSeconds ?? 5, tier };
+}
+
+/** Micro-units as a decimal string of units, exactly (1234567 → "1.234567"). */
+export function formatUnits(micro: number): string {
+  const neg = micro < 0;
+  const abs = BigInt(Math.abs(micro));
+  const whole = abs / BigInt(MICRO_PER_UNIT);
+  const frac = (abs % BigInt(MICRO_PER_UNIT)).toString().padStart(6, '0');
+  return `${neg ? '-' : ''}${whole}.${frac}`;
 }

@@ -3,14 +3,21 @@
 export type VideoTier = '720p' | '1080p';
 export type ModeTier = 'std' | 'pro';
 
-/** Provider-reported (or produced) quantities for one call or task. */
+/**
+ * Provider-reported (or produced) quantities for one call or task.
+ * - tokens: `inputTokens` is the TOTAL input (cached and cache-creation tokens are counted inside it, as in
+ *   chat-style usage; a messages-style caller adds cache_read/cache_creation to input_tokens first). The
+ *   context-length tier is chosen from this total.
+ * - images: successful images only (0 → nothing is written).
+ * - video: seconds as reported (floats allowed, billed by the millisecond); `inputSeconds` only counts for
+ *   `input+output` edit models; `tier` defaults to the model's `video.defaultResolution`.
+ * - video-mode: family A output seconds; `tier` defaults to std (pro for omni models, the upstream default).
+ */
 export type Usage =
   | { kind: 'tokens'; inputTokens: number; outputTokens: number; cachedTokens?: number; cacheCreationTokens?: number }
   | { kind: 'images'; images: number }
-  /** /v1/videos: output seconds (and input seconds for edit models) at a resolution tier. */
-  | { kind: 'video'; outputSeconds: number; inputSeconds?: number; tier: VideoTier }
-  /** Family A: output seconds at a mode tier. */
-  | { kind: 'video-mode'; outputSeconds: number; tier: ModeTier };
+  | { kind: 'video'; outputSeconds: number; inputSeconds?: number; tier?: VideoTier }
+  | { kind: 'video-mode'; outputSeconds: number; tier?: ModeTier };
 
 export interface Charge {
   amount: number;
@@ -20,7 +27,10 @@ export interface Charge {
 }
 
 export interface SyncChargeInput {
+  /** Gateway request id: the ledger's idempotency key (unless `idempotencyKey` is given). */
   requestId: string;
+  /** Override of the unique key, for a request that legitimately writes more than one charge. */
+  idempotencyKey?: string;
   tokenId: string;
   /** Public model name as shown to the client (the ledger shows this). */
   model: string;
@@ -31,6 +41,7 @@ export interface SyncChargeInput {
 }
 
 export interface TaskRef {
+  /** The public task id the client was given (`video_id` / family A `task_id`). */
   taskId: string;
   tokenId: string;
   model: string;
@@ -52,6 +63,12 @@ export interface Meter {
   settle(task: TaskRef, reported: Usage): Promise<number>;
   /** Release a task's hold at failure/cancel; nothing is charged. Idempotent. */
   release(task: TaskRef): Promise<void>;
-  /** Flush queued writes (graceful shutdown, tests). */
+  /**
+   * Group-commit variant of chargeSync for the request path: prices now, returns the amount at once and
+   * queues the ledger row; a writer commits queued rows in batches (same unique key → still exactly once).
+   * Rows still queued at a crash are lost (under-billing, never double billing): see README.
+   */
+  chargeSyncDeferred(input: SyncChargeInput): number;
+  /** Flush queued writes (graceful shutdown, tests, admin reads). */
   flush(): Promise<void>;
 }

@@ -2,6 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { AppDeps } from '../../deps.ts';
 import { requireAdmin } from './admin-auth.ts';
 import { registerAuditRoutes } from './audit.ts';
+import { registerBillRoutes } from './bills.ts';
+import { registerLedgerRoutes } from './ledger.ts';
+import { registerLogRoutes } from './logs.ts';
+import { registerPriceRoutes } from './prices.ts';
 import { registerChannelRoutes } from './channels.ts';
 import { registerTokenRoutes } from './tokens.ts';
 
@@ -10,4 +14,8 @@ export async function registerAdminRoutes(scope: FastifyInstance, deps: AppDeps)
   registerTokenRoutes(scope, deps);
   registerChannelRoutes(scope, deps);
   registerAuditRoutes(scope, deps);
+  registerLedgerRoutes(scope, deps);
+  registerLogRoutes(scope, deps);
+  registerBillRoutes(scope, deps);
+  registerPriceRoutes(scope, deps);
 }

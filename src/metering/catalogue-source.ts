@@ -1,0 +1,134 @@
+// Where the live catalogue comes from: built-in defaults, then the operator's catalogue file
+// (TOLLWAY_CATALOGUE_FILE), then overrides stored by the admin API (catalogue_overrides). Later layers win,
+// field by field at the top level (a `price` is replaced whole). Rebuilt whenever the admin API edits a price.
+import { readFileSync } from 'node:fs';
+import type { Kysely } from 'kysely';
+import { applyOverrides, Catalogue } from '../catalogue/catalogue.ts';
+import { DEFAULT_CATALOGUE } from '../catalogue/default-catalogue.ts';
+import type { ModelEntry } from '../catalogue/types.ts';
+import { ConfigError } from '../config/config.ts';
+import { isGatewayError } from '../errors/gateway-error.ts';
+import { parseJson } from '../store/json.ts';
+import type { Database } from '../store/schema.ts';
+import { validatePrice } from './price-validation.ts';
+
+export interface CatalogueOverride {
+  model: string;
+  entry: Partial<ModelEntry>;
+}
+
+const ENTRY_KEYS = ['kind', 'upstream', 'upstreamModel', 'ownedBy', 'price', 'capabilities', 'video', 'snapshots', 'aliases', 'hidden'] as const;
+
+function isObj(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * Check one partial entry (file item or stored override) against the model it changes. Throws a message that
+ * names the field. Prices are validated fully; the other fields by type.
+ */
+export function validateOverrideEntry(model: string, raw: Record<string, unknown>, base: ModelEntry | undefined): Partial<ModelEntry> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (k === 'model' || k === 'id') continue;
+    if (!(ENTRY_KEYS as readonly string[]).includes(k)) throw new Error(`${model}: unknown field "${k}" (allowed: model, ${ENTRY_KEYS.join(', ')})`);
+    const bad = (want: string) => new Error(`${model}: ${k} must be ${want}`);
+    switch (k) {
+      case 'price':
+        out.price = validatePrice(v, base?.price);
+        break;
+      case 'kind':
+      case 'upstreamModel':
+      case 'ownedBy':
+        if (typeof v !== 'string' || v === '') throw bad('a non-empty string');
+        out[k] = v;
+        break;
+      case 'upstream':
+        if (v !== 'dashscope' && v !== 'kling') throw bad('"dashscope" or "kling"');
+        out[k] = v;
+        break;
+      case 'snapshots':
+      case 'hidden':
+        if (typeof v !== 'boolean') throw bad('a boolean');
+        out[k] = v;
+        break;
+      case 'aliases':
+        if (!Array.isArray(v) || !v.every((a) => typeof a === 'string')) throw bad('an array of strings');
+        out[k] = v;
+        break;
+      case 'capabilities':
+      case 'video':
+        if (!isObj(v)) throw bad('an object');
+        out[k] = v;
+        break;
+    }
+  }
+  if (!base && !(typeof out.kind === 'string' && typeof out.upstream === 'string' && typeof out.upstreamModel === 'string' && out.price)) {
+    throw new Error(`${model}: not a built-in model, so kind, upstream, upstreamModel and price are all required`);
+  }
+  return out as Partial<ModelEntry>;
+}
+
+/** Read and validate the catalogue file: a JSON array of {model, ...partial entry}. Errors are ConfigErrors. */
+export function readCatalogueFile(path: string): CatalogueOverride[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`TOLLWAY_CATALOGUE_FILE ${path} cannot be read: ${(e as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new ConfigError(`TOLLWAY_CATALOGUE_FILE ${path} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (!Array.isArray(json)) throw new ConfigError(`TOLLWAY_CATALOGUE_FILE ${path} must hold a JSON array of {"model": …, …entry fields}`);
+  const base = new Map(DEFAULT_CATALOGUE.map((e) => [e.id, e]));
+  const seen = new Set<string>();
+  return json.map((item, i) => {
+    if (!isObj(item) || typeof item.model !== 'string' || item.model === '') {
+      throw new ConfigError(`TOLLWAY_CATALOGUE_FILE ${path}: item ${i} must be an object with a "model" string`);
+    }
+    if (seen.has(item.model)) throw new ConfigError(`TOLLWAY_CATALOGUE_FILE ${path}: model ${item.model} appears twice`);
+    seen.add(item.model);
+    try {
+      return { model: item.model, entry: validateOverrideEntry(item.model, item, base.get(item.model)) };
+    } catch (e) {
+      const msg = isGatewayError(e) ? `${item.model}: ${e.message}` : (e as Error).message;
+      throw new ConfigError(`TOLLWAY_CATALOGUE_FILE ${path}: item ${i}: ${msg}`);
+    }
+  });
+}
+
+export async function readStoredOverrides(db: Kysely<Database>): Promise<CatalogueOverride[]> {
+  const rows = await db.selectFrom('catalogue_overrides').select(['model', 'entry']).orderBy('model').execute();
+  return rows.map((r) => ({ model: r.model, entry: parseJson<Partial<ModelEntry>>(r.entry) ?? {} }));
+}
+
+/** Build the live catalogue: defaults ← file ← stored overrides. */
+export async function loadCatalogue(db: Kysely<Database>, catalogueFile: string | undefined): Promise<Catalogue> {
+  const fileOverrides = catalogueFile ? readCatalogueFile(catalogueFile) : [];
+  const stored = await readStoredOverrides(db);
+  return new Catalogue(applyOverrides(applyOverrides(DEFAULT_CATALOGUE, fileOverrides), stored));
+}
+
+/** Store (merge) fields of a model's override; other stored fields of that model are kept. */
+export async function upsertOverride(db: Kysely<Database>, model: string, patch: Partial<ModelEntry>, remove: Array<keyof ModelEntry> = []): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const row = await trx.selectFrom('catalogue_overrides').select('entry').where('model', '=', model).executeTakeFirst();
+    const cur: Record<string, unknown> = { ...(parseJson<Record<string, unknown>>(row?.entry) ?? {}), ...patch };
+    for (const k of remove) delete cur[k];
+    const now = Date.now();
+    if (Object.keys(cur).length === 0) {
+      await trx.deleteFrom('catalogue_overrides').where('model', '=', model).execute();
+      return;
+    }
+    const entry = JSON.stringify(cur);
+    await trx
+      .insertInto('catalogue_overrides')
+      .values({ model, entry, updated_at: now })
+      .onConflict((oc) => oc.column('model').doUpdateSet({ entry, updated_at: now }))
+      .execute();
+  });
+}

@@ -1,0 +1,151 @@
+// Read side of metering: ledger entries, request-log rows and bill totals. Writes to the ledger happen only
+// in src/metering/meter.ts (where the exactly-once invariants live).
+import { sql, type Kysely } from 'kysely';
+import { parseJson } from '../json.ts';
+import type { Database } from '../schema.ts';
+
+export interface TimeFilter {
+  tokenId?: string | undefined;
+  model?: string | undefined;
+  /** Inclusive lower bound, ms since epoch. */
+  since?: number | undefined;
+  /** Exclusive upper bound, ms since epoch. */
+  until?: number | undefined;
+}
+
+export interface LedgerFilter extends TimeFilter {
+  requestId?: string | undefined;
+  taskId?: string | undefined;
+  /** Only entries with id < beforeId (paging backwards). */
+  beforeId?: number | undefined;
+  limit: number;
+}
+
+export interface LedgerEntry {
+  id: number;
+  idempotency_key: string;
+  token_id: string;
+  model: string;
+  kind: string;
+  quantities: unknown;
+  unit_prices: unknown;
+  amount: number;
+  request_id: string | null;
+  task_id: string | null;
+  upstream_request_id: string | null;
+  created_at: number;
+}
+
+export interface RequestLogFilter extends TimeFilter {
+  requestId?: string | undefined;
+  beforeCreatedAt?: number | undefined;
+  limit: number;
+}
+
+export interface RequestLogEntry {
+  request_id: string;
+  token_id: string | null;
+  model: string | null;
+  endpoint: string;
+  method: string;
+  status: number;
+  latency_ms: number;
+  usage: unknown;
+  amount: number;
+  upstream_request_id: string | null;
+  error_code: string | null;
+  created_at: number;
+}
+
+/** Ledger totals of one token on one UTC day. */
+export interface DayTotal {
+  tokenId: string;
+  model: string;
+  /** UTC day number (ms since epoch / 86,400,000). */
+  day: number;
+  entries: number;
+  amount: number;
+}
+
+export const DAY_MS = 86_400_000;
+
+export class LedgerRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async list(f: LedgerFilter): Promise<LedgerEntry[]> {
+    let q = this.db.selectFrom('ledger').selectAll();
+    if (f.tokenId !== undefined) q = q.where('token_id', '=', f.tokenId);
+    if (f.model !== undefined) q = q.where('model', '=', f.model);
+    if (f.requestId !== undefined) q = q.where('request_id', '=', f.requestId);
+    if (f.taskId !== undefined) q = q.where('task_id', '=', f.taskId);
+    if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
+    if (f.until !== undefined) q = q.where('created_at', '<', f.until);
+    if (f.beforeId !== undefined) q = q.where('id', '<', f.beforeId);
+    const rows = await q.orderBy('id', 'desc').limit(f.limit).execute();
+    return rows.map((r) => ({
+      id: Number(r.id),
+      idempotency_key: r.idempotency_key,
+      token_id: r.token_id,
+      model: r.model,
+      kind: r.kind,
+      quantities: parseJson(r.quantities),
+      unit_prices: parseJson(r.unit_prices),
+      amount: Number(r.amount),
+      request_id: r.request_id,
+      task_id: r.task_id,
+      upstream_request_id: r.upstream_request_id,
+      created_at: Number(r.created_at),
+    }));
+  }
+
+  /**
+   * Ledger totals per token, model and UTC day, computed in the database (integer division of the ms timestamp
+   * is the same in both dialects). Months are folded from days by the caller.
+   */
+  async dayTotals(f: TimeFilter): Promise<DayTotal[]> {
+    // A literal (not a bound parameter) so PostgreSQL sees the same expression in SELECT and GROUP BY.
+    const day = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
+    let q = this.db
+      .selectFrom('ledger')
+      .select(['token_id', 'model', day.as('day'), sql<number>`count(*)`.as('entries'), sql<number>`sum(amount)`.as('amount')]);
+    if (f.tokenId !== undefined) q = q.where('token_id', '=', f.tokenId);
+    if (f.model !== undefined) q = q.where('model', '=', f.model);
+    if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
+    if (f.until !== undefined) q = q.where('created_at', '<', f.until);
+    const rows = await q.groupBy(['token_id', 'model', day]).execute();
+    // PostgreSQL returns sum(bigint) as numeric (a string): money stays exact because Number() of an integer
+    // string below 2^53 is exact.
+    return rows.map((r) => ({ tokenId: r.token_id, model: r.model, day: Math.floor(Number(r.day)), entries: Number(r.entries), amount: Number(r.amount) }));
+  }
+
+  async tokenNames(ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.selectFrom('tokens').select(['id', 'name']).where('id', 'in', ids).execute();
+    return new Map(rows.map((r) => [r.id, r.name]));
+  }
+
+  async listRequestLog(f: RequestLogFilter): Promise<RequestLogEntry[]> {
+    let q = this.db.selectFrom('request_log').selectAll();
+    if (f.requestId !== undefined) q = q.where('request_id', '=', f.requestId);
+    if (f.tokenId !== undefined) q = q.where('token_id', '=', f.tokenId);
+    if (f.model !== undefined) q = q.where('model', '=', f.model);
+    if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
+    if (f.until !== undefined) q = q.where('created_at', '<', f.until);
+    if (f.beforeCreatedAt !== undefined) q = q.where('created_at', '<', f.beforeCreatedAt);
+    const rows = await q.orderBy('created_at', 'desc').orderBy('request_id', 'desc').limit(f.limit).execute();
+    return rows.map((r) => ({
+      request_id: r.request_id,
+      token_id: r.token_id,
+      model: r.model,
+      endpoint: r.endpoint,
+      method: r.method,
+      status: Number(r.status),
+      latency_ms: Number(r.latency_ms),
+      usage: parseJson(r.usage),
+      amount: Number(r.amount),
+      upstream_request_id: r.upstream_request_id,
+      error_code: r.error_code,
+      created_at: Number(r.created_at),
+    }));
+  }
+}
