@@ -76,7 +76,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
   const routes = new RouteTable();
-  app.addHook('onRoute', (r) => routes.add(r.url, r.method));
+  const registered: Array<{ url: string; method: string | string[] }> = [];
+  app.addHook('onRoute', (r) => {
+    routes.add(r.url, r.method);
+    registered.push({ url: r.url, method: r.method });
+  });
 
   app.decorateRequest('tw', null as unknown as RequestState);
   let closing = false;
@@ -155,7 +159,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
     return { status: 'ok' };
   });
-  app.get('/openapi.json', async () => openApiDocument());
+  let openApi: Record<string, unknown> | null = null;
+  app.get('/openapi.json', async () => (openApi ??= openApiDocument(registered)));
 
   await app.register(async (scope) => registerAdminRoutes(scope, deps), { prefix: '/admin' });
   await app.register(async (scope) => registerFamilyBRoutes(scope, deps), { prefix: '/v1' });

@@ -186,11 +186,38 @@ function paths(): Record<string, Record<string, Operation>> {
   };
 }
 
+/** A route registered on the server but not described above gets a generic, free-form description. */
+function genericOperation(path: string, method: string): Operation {
+  const params = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => pathParam(m[1]!, m[1]!));
+  const parameters = params.length ? { parameters: params } : {};
+  const body = ['post', 'put', 'patch'].includes(method) ? { requestBody: jsonBody(obj()) } : {};
+  if (path.startsWith('/admin/')) return admin(`${method.toUpperCase()} ${path}`, { ...parameters, ...body });
+  if (path.startsWith('/vidx/callbacks/')) return { tags: ['internal'], summary: 'Upstream callback receiver', security: [], ...parameters, ...body, responses: { '200': ok(obj()) } };
+  if (path.startsWith('/vidx/')) return familyA(`${method.toUpperCase()} ${path}`, { ...parameters, ...body }, ok(envelope(obj())));
+  return familyB(`${method.toUpperCase()} ${path}`, { ...parameters, ...body }, ok(obj()));
+}
+
+function withRegisteredRoutes(described: Record<string, Record<string, Operation>>, registered: Array<{ url: string; method: string | string[] }>) {
+  const out = { ...described };
+  for (const r of registered) {
+    const path = r.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/+$/, '') || '/';
+    // Same route shape, other parameter names: keep the hand-written description.
+    const shape = (p: string) => p.replace(/\{[^}]+\}/g, '{}');
+    const key = Object.keys(out).find((p) => shape(p) === shape(path)) ?? path;
+    for (const m of (Array.isArray(r.method) ? r.method : [r.method]).map((x) => x.toLowerCase())) {
+      if (m === 'head' || out[key]?.[m]) continue;
+      out[key] = { ...out[key], [m]: genericOperation(key, m) };
+    }
+  }
+  return out;
+}
+
 let cached: Record<string, unknown> | null = null;
 
-export function openApiDocument(): Record<string, unknown> {
-  if (cached) return cached;
-  cached = {
+/** The document; `registered` (the server's routes) fills in any route not described by hand. */
+export function openApiDocument(registered: Array<{ url: string; method: string | string[] }> = []): Record<string, unknown> {
+  if (cached && registered.length === 0) return cached;
+  const doc = {
     openapi: '3.1.0',
     info: {
       title: 'Tollway',
@@ -199,7 +226,7 @@ export function openApiDocument(): Record<string, unknown> {
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
-    paths: paths(),
+    paths: withRegisteredRoutes(paths(), registered),
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'Client token (`x-api-key` is accepted too)' },
@@ -226,5 +253,6 @@ export function openApiDocument(): Record<string, unknown> {
       },
     },
   };
-  return cached;
+  if (registered.length === 0) cached = doc;
+  return doc;
 }
