@@ -1,0 +1,123 @@
+// Upstream faults on the text endpoints (chat, responses, messages — streaming and not — and embeddings),
+// injected by the simulator: each has one expected client-visible result (status, code, family shape, no
+// leak) and one ledger state (nothing charged when nothing was delivered; exactly one charge otherwise).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../helpers/harness.ts';
+import { expectFamilyBError, expectNoLeak, ledgerOfRequest, requestLogRow } from './faults-helpers.ts';
+
+const TIMEOUTS = { TOLLWAY_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '600', TOLLWAY_UPSTREAM_IDLE_TIMEOUT_MS: '500' };
+
+type Body = (marker: string, stream: boolean) => Record<string, unknown>;
+const ENDPOINTS: Array<{ path: string; body: Body; streams: boolean }> = [
+  { path: '/v1/chat/completions', streams: true, body: (m, s) => ({ model: 'qwx3.7-plus', stream: s, messages: [{ role: 'user', content: `hello ${m}` }] }) },
+  { path: '/v1/responses', streams: true, body: (m, s) => ({ model: 'qwx3.7-plus', stream: s, input: [{ role: 'user', content: [{ type: 'input_text', text: `hello ${m}` }] }] }) },
+  { path: '/v1/messages', streams: true, body: (m, s) => ({ model: 'qwx3.7-plus', stream: s, max_tokens: 64, messages: [{ role: 'user', content: `hello ${m}` }] }) },
+  { path: '/v1/embeddings', streams: false, body: (m) => ({ model: 'text-embedding-v4', input: `hello ${m}` }) },
+];
+
+/** Faults answered before any byte reached the client: a JSON error, nothing charged. */
+const BEFORE_FIRST_BYTE: Array<{ fault: string; status: number; code: string; only?: string }> = [
+  { fault: 'status:500', status: 502, code: 'upstream_error' },
+  { fault: 'status:503', status: 502, code: 'upstream_error' },
+  { fault: 'status:429', status: 429, code: 'upstream_rate_limited' },
+  { fault: 'timeout', status: 504, code: 'upstream_timeout' },
+  { fault: 'delay:3000', status: 504, code: 'upstream_timeout', only: '/v1/chat/completions' },
+  { fault: 'reset', status: 502, code: 'upstream_error' },
+  { fault: 'lost-reply', status: 502, code: 'upstream_error' },
+];
+
+let h: Harness;
+let token: string;
+beforeAll(async () => {
+  h = await startHarness({ env: TIMEOUTS });
+  token = (await h.token()).secret;
+});
+afterAll(async () => h?.close());
+
+async function post(path: string, json: unknown) {
+  const r = await h.fetch(path, { method: 'POST', token, json });
+  return { status: r.status, type: r.headers.get('content-type') ?? '', rid: r.headers.get('x-gateway-request-id'), text: await r.text() };
+}
+
+describe('text endpoints: faults before the first byte → family-B JSON error, no charge', () => {
+  for (const ep of ENDPOINTS) {
+    for (const stream of ep.streams ? [false, true] : [false]) {
+      for (const f of BEFORE_FIRST_BYTE.filter((x) => !x.only || x.only === ep.path)) {
+        it(`${ep.path}${stream ? ' (stream)' : ''}: upstream ${f.fault} → ${f.status} ${f.code}`, async () => {
+          const r = await post(ep.path, ep.body(`sim-fault:${f.fault}`, stream));
+          expect(r.status).toBe(f.status);
+          expect(r.type).toContain('application/json');
+          expectFamilyBError(r.text, r.rid, f.code);
+          expectNoLeak(h, r.text);
+          expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(0);
+          const log = await requestLogRow(h, r.rid!);
+          expect(log.status).toBe(f.status);
+          expect(log.error_code).toBe(f.code);
+          expect(Number(log.amount)).toBe(0);
+        });
+      }
+      if (!stream) {
+        it(`${ep.path}: malformed upstream JSON → 502 upstream_error, no charge`, async () => {
+          const r = await post(ep.path, ep.body('sim-fault:malformed', false));
+          expect(r.status).toBe(502);
+          expectFamilyBError(r.text, r.rid, 'upstream_error');
+          expectNoLeak(h, r.text);
+          expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(0);
+        });
+      }
+    }
+  }
+});
+
+describe('text streams: faults after the first byte → an error event ends the stream, metered once', () => {
+  const STREAMING = ENDPOINTS.filter((e) => e.streams);
+  for (const ep of STREAMING) {
+    for (const fault of ['cut', 'malformed', 'trickle:3000']) {
+      it(`${ep.path} (stream): upstream ${fault} → 200, partial stream ending in an error event, one charge`, async () => {
+        const r = await post(ep.path, ep.body(`sim-fault:${fault}`, true));
+        expect(r.status).toBe(200);
+        expect(r.type).toContain('text/event-stream');
+        const last = r.text.trim().split('\n\n').pop() ?? '';
+        expect(last).toMatch(/"error"/);
+        const code = fault.startsWith('trickle') ? 'upstream_timeout' : 'upstream_error';
+        expect(last).toContain(`"code":"${code}"`);
+        expect(last).toContain(String(r.rid));
+        expectNoLeak(h, r.text);
+        // The upstream accepted the call and produced output: metered exactly once (reported usage or the estimate).
+        const rows = await ledgerOfRequest(h, r.rid!);
+        expect(rows).toHaveLength(1);
+        const log = await requestLogRow(h, r.rid!);
+        expect(Number(log.amount)).toBe(Number(rows[0]!.amount));
+      });
+    }
+    it(`${ep.path} (stream): a slow trickle within the idle timeout completes, one charge`, async () => {
+      const r = await post(ep.path, ep.body('sim-fault:trickle:60', true));
+      expect(r.status).toBe(200);
+      expect(r.text).not.toMatch(/"error"/);
+      expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(1);
+    });
+  }
+
+  it('a cut stream is never repeated upstream (bytes already reached the client)', async () => {
+    const before = h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+    const r = await post('/v1/chat/completions', ENDPOINTS[0]!.body('sim-fault:cut', true));
+    expect(r.status).toBe(200);
+    expect(h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before + 1);
+  });
+
+  it('a failed non-streaming call is retried (safe) but charged nothing', async () => {
+    const before = h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+    const r = await post('/v1/chat/completions', ENDPOINTS[0]!.body('sim-fault:status:500', false));
+    expect(r.status).toBe(502);
+    expect(h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before + 2);
+    expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(0);
+  });
+
+  it('one transient upstream failure is absorbed by the retry: 200, exactly one charge', async () => {
+    h.sim.faults.add({ kind: 'status', arg: 503, path: '/compatible-mode/v1/chat/completions', times: 1 });
+    const r = await post('/v1/chat/completions', ENDPOINTS[0]!.body('', false));
+    expect(r.status).toBe(200);
+    expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(1);
+    h.sim.faults.clear();
+  });
+});
