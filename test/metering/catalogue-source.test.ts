@@ -1,0 +1,103 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
+import { ConfigError } from '../../src/config/config.ts';
+import { loadCatalogue, readCatalogueFile, upsertOverride } from '../../src/metering/catalogue-source.ts';
+import { validatePrice } from '../../src/metering/price-validation.ts';
+import { priceForEntry } from '../../src/metering/prices.ts';
+import { freshStore } from '../helpers/harness.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'tollway-cat-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+function file(content: unknown): string {
+  const p = join(dir, `cat-${++n}.json`);
+  writeFileSync(p, typeof content === 'string' ? content : JSON.stringify(content));
+  return p;
+}
+const base = (id: string) => DEFAULT_CATALOGUE.find((e) => e.id === id)!;
+
+describe('validatePrice', () => {
+  it('accepts each unit with integer micro-units', () => {
+    expect(validatePrice({ unit: 'image', perImage: 0 })).toEqual({ unit: 'image', perImage: 0 });
+    expect(validatePrice({ unit: 'video-mode-second', perSecond: { std: 1, pro: 2 } })).toEqual({ unit: 'video-mode-second', perSecond: { std: 1, pro: 2 } });
+    // basis may be omitted when replacing a video price: the current basis is kept.
+    expect(validatePrice({ unit: 'video-second', perSecond: { '720p': 1, '1080p': 2 } }, base('hhx-1.0-video-edit').price)).toMatchObject({ basis: 'input+output' });
+    expect(validatePrice({ unit: 'tokens', tiers: [{ maxInputTokens: 10, inputPer1k: 1, outputPer1k: 2 }, { maxInputTokens: null, inputPer1k: 3, outputPer1k: 4, cachedInputPer1k: 1 }] })).toMatchObject({ unit: 'tokens' });
+  });
+
+  it.each([
+    [{ unit: 'image', perImage: 1.5 }, 'price.perImage'],
+    [{ unit: 'image', perImage: -1 }, 'price.perImage'],
+    [{ unit: 'image', perImage: '100' }, 'price.perImage'],
+    [{ unit: 'image' }, 'price.perImage'],
+    [{ unit: 'image', perImage: 1, extra: 1 }, 'price.extra'],
+    [{ unit: 'coins', perImage: 1 }, 'price.unit'],
+    [{ unit: 'tokens', tiers: [] }, 'price.tiers'],
+    [{ unit: 'tokens', tiers: [{ maxInputTokens: null, inputPer1k: 1, outputPer1k: 1 }, { maxInputTokens: 5, inputPer1k: 1, outputPer1k: 1 }] }, 'price.tiers[0].maxInputTokens'],
+    [{ unit: 'tokens', tiers: [{ maxInputTokens: 10, inputPer1k: 1, outputPer1k: 1 }, { maxInputTokens: 10, inputPer1k: 1, outputPer1k: 1 }] }, 'price.tiers[1].maxInputTokens'],
+    [{ unit: 'tokens', tiers: [{ maxInputTokens: 10, inputPer1k: 1, outputPer1k: 0.5 }] }, 'price.tiers[0].outputPer1k'],
+    [{ unit: 'video-second', perSecond: { '720p': 1, '1080p': 2, '4k': 3 }, basis: 'output' }, 'price.perSecond.4k'],
+    [{ unit: 'video-second', perSecond: { '720p': 1, '1080p': 2 } }, 'price.basis'],
+    [{ unit: 'video-mode-second', perSecond: { std: 1 } }, 'price.perSecond.pro'],
+  ])('refuses %j (param %s)', (price, param) => {
+    expect(() => validatePrice(price)).toThrow(expect.objectContaining({ code: 'invalid_parameter', status: 400, param }));
+  });
+
+  it('refuses changing a model to another unit', () => {
+    expect(() => validatePrice({ unit: 'image', perImage: 1 }, base('qwx3.7-plus').price)).toThrow(expect.objectContaining({ param: 'price.unit' }));
+  });
+});
+
+describe('catalogue file', () => {
+  it('applies partial entries over the built-ins (price replaced whole, other fields kept)', () => {
+    const p = file([{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: 123 } }]);
+    const o = readCatalogueFile(p);
+    expect(o).toEqual([{ model: 'qwx-image-2.0', entry: { price: { unit: 'image', perImage: 123 } } }]);
+  });
+
+  it.each([
+    ['not json', /not valid JSON/],
+    [{ model: 'x' }, /JSON array/],
+    [[{ price: { unit: 'image', perImage: 1 } }], /item 0 must be an object with a "model"/],
+    [[{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: 1.2 } }], /item 0: qwx-image-2.0: price\.perImage must be a non-negative integer/],
+    [[{ model: 'qwx-image-2.0', prcie: {} }], /unknown field "prcie"/],
+    [[{ model: 'new-model', price: { unit: 'image', perImage: 1 } }], /kind, upstream, upstreamModel and price are all required/],
+    [[{ model: 'qwx-image-2.0', hidden: true }, { model: 'qwx-image-2.0', hidden: false }], /appears twice/],
+  ])('refuses %j with a clear ConfigError', (content, msg) => {
+    const p = file(content);
+    expect(() => readCatalogueFile(p)).toThrow(ConfigError);
+    expect(() => readCatalogueFile(p)).toThrow(msg);
+  });
+
+  it('a missing file is a ConfigError naming the path', () => {
+    expect(() => readCatalogueFile(join(dir, 'nope.json'))).toThrow(/nope\.json cannot be read/);
+  });
+
+  it('layers: built-in ← file ← stored overrides; a new complete model can be added by file', async () => {
+    const fresh = await freshStore();
+    try {
+      const p = file([
+        { model: 'qwx-image-2.0', price: { unit: 'image', perImage: 111 } },
+        { model: 'qwx-image-2.0-pro', price: { unit: 'image', perImage: 222 } },
+        { model: 'qwx-image-lite', kind: 'image', upstream: 'dashscope', upstreamModel: 'qwen-image-lite', ownedBy: 'qwx', capabilities: {}, price: { unit: 'image', perImage: 5 } },
+      ]);
+      await upsertOverride(fresh.store.db, 'qwx-image-2.0-pro', { price: { unit: 'image', perImage: 333 } });
+      const cat = await loadCatalogue(fresh.store.db, p);
+      const img = { kind: 'images' as const, images: 1 };
+      expect(priceForEntry(cat.get('qwx-image-2.0')!, img).amount).toBe(111);
+      expect(priceForEntry(cat.get('qwx-image-2.0-pro')!, img).amount).toBe(333);
+      expect(priceForEntry(cat.get('qwx-image-lite')!, img).amount).toBe(5);
+      expect(cat.get('qwx-image-2.0')!.capabilities.maxN).toBe(6);
+      // Removing the stored price falls back to the file's.
+      await upsertOverride(fresh.store.db, 'qwx-image-2.0-pro', {}, ['price']);
+      expect(priceForEntry((await loadCatalogue(fresh.store.db, p)).get('qwx-image-2.0-pro')!, img).amount).toBe(222);
+      const rows = await fresh.store.db.selectFrom('catalogue_overrides').selectAll().execute();
+      expect(rows).toHaveLength(0);
+    } finally {
+      await fresh.cleanup();
+    }
+  });
+});
