@@ -147,7 +147,11 @@ export class StoreMeter implements Meter {
   }
 
   private schedule(delay: number): void {
-    if (!this.timer) this.timer = setTimeout(() => void this.flush(), delay);
+    if (this.timer) return;
+    // unref: a pending flush (or a retry after a failed batch) must not keep a stopped process alive; graceful
+    // shutdown drains through flush(), and a live server keeps the loop running anyway.
+    this.timer = setTimeout(() => void this.flush(), delay);
+    this.timer.unref();
   }
 
   /** Commit everything queued so far; resolves when those rows are written (or the attempt failed). */
