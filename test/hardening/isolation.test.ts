@@ -1,0 +1,285 @@
+// Tenant isolation: a token never sees, downloads, lists, edits or gets callbacks for another token's tasks,
+// sessions or logs; an allow-listed token reaches no other model by any name; admin endpoints refuse client
+// tokens. "Another token's X" and "no such X" must look exactly alike (no existence oracle).
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from '../helpers/harness.ts';
+import { FAST_TASK_ENV, waitTerminal } from '../http/family-b/videos-helpers.ts';
+import { flushWriters } from './faults-helpers.ts';
+
+const T2V = '/vidx/v1/videos/text2video';
+const ME = '/vidx/v1/videos/multi-elements';
+
+let h: Harness;
+let A: { id: string; secret: string };
+let B: { id: string; secret: string };
+let rx: { url: string; bodies: string[]; close(): Promise<void> };
+
+async function receiver() {
+  const bodies: string[] = [];
+  const srv: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      bodies.push(`${req.url} ${body}`);
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`, bodies, close: () => new Promise<void>((r) => srv.close(() => r())) };
+}
+
+beforeAll(async () => {
+  rx = await receiver();
+  h = await startHarness({
+    env: { ...FAST_TASK_ENV, TOLLWAY_CALLBACK_TICK_MS: '40', TOLLWAY_ALLOW_PRIVATE_NETWORK: '1' },
+    sim: { taskDurationMs: 200 },
+    configure: (c) => {
+      c.publicUrl = 'http://gateway.example.test';
+    },
+  });
+  A = await h.token({ name: 'tenant-a' });
+  B = await h.token({ name: 'tenant-b' });
+});
+afterAll(async () => {
+  await h?.close();
+  await rx?.close();
+});
+
+async function get(path: string, token: string) {
+  const r = await h.fetch(path, { token });
+  return { status: r.status, text: await r.text() };
+}
+async function post(path: string, token: string, json: unknown) {
+  const r = await h.fetch(path, { method: 'POST', token, json });
+  const text = await r.text();
+  let parsed: Record<string, unknown> | null = null;
+  try {
+    parsed = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    parsed = null;
+  }
+  return { status: r.status, text, json: parsed };
+}
+/** Strip the per-request parts so a "foreign" and an "unknown" answer can be compared. */
+const shape = (r: { status: number; text: string }, id: string, other: string) => ({ status: r.status, body: r.text.replace(/req_[0-9a-f]+/g, 'REQ').split(id).join('ID').split(other).join('ID') });
+
+describe('family B videos', () => {
+  let videoA: string;
+  beforeAll(async () => {
+    const r = await post('/v1/videos', A.secret, { model: 'wnx2.7-t2v', prompt: 'tenant a', seconds: 2 });
+    videoA = (JSON.parse(r.text) as { id: string }).id;
+    expect((await waitTerminal(h, A.secret, videoA)).status).toBe('completed');
+  });
+
+  it('B cannot retrieve or download A\'s video; the answer equals the one for an unknown id', async () => {
+    const unknown = `video_${'0'.repeat(32)}`;
+    for (const suffix of ['', '/content']) {
+      const foreign = await get(`/v1/videos/${videoA}${suffix}`, B.secret);
+      const none = await get(`/v1/videos/${unknown}${suffix}`, B.secret);
+      expect(foreign.status).toBe(404);
+      expect(shape(foreign, videoA, unknown)).toEqual(shape(none, unknown, videoA));
+    }
+    expect((await get(`/v1/videos/${videoA}/content`, A.secret)).status).toBe(200);
+  });
+
+  it('B\'s list never contains A\'s video, also when paging "after" A\'s id', async () => {
+    for (const q of ['', '?after=' + videoA, '?limit=100']) {
+      const r = await get(`/v1/videos${q}`, B.secret);
+      expect(r.status).toBe(200);
+      expect(r.text).not.toContain(videoA);
+    }
+    expect((await get('/v1/videos', A.secret)).text).toContain(videoA);
+  });
+
+  it('A\'s family B video id is not reachable through the family A query paths (and vice versa)', async () => {
+    expect((await get(`${T2V}/${videoA}`, A.secret)).status).toBe(404);
+    const t = await post(T2V, A.secret, { prompt: 'a' });
+    const taskA = (t.json!.data as { task_id: string }).task_id;
+    expect((await get(`/v1/videos/${taskA}`, A.secret)).status).toBe(404);
+  });
+});
+
+describe('family A tasks, external ids, sessions and callbacks', () => {
+  let taskA: string;
+  beforeAll(async () => {
+    const r = await post(T2V, A.secret, { prompt: 'tenant a task', external_task_id: 'order-42', callback_url: `${rx.url}/a` });
+    taskA = (r.json!.data as { task_id: string }).task_id;
+    for (let i = 0; i < 200; i++) {
+      const q = JSON.parse((await get(`${T2V}/${taskA}`, A.secret)).text) as { data: { task_status: string } };
+      if (q.data.task_status === 'succeed') break;
+      await new Promise((res) => setTimeout(res, 25));
+    }
+  });
+
+  it('B cannot query A\'s task by task id or external_task_id; the same answer as for an unknown id', async () => {
+    const unknown = `task_${'0'.repeat(32)}`;
+    for (const id of [taskA, 'order-42']) {
+      const foreign = await get(`${T2V}/${id}`, B.secret);
+      const none = await get(`${T2V}/${unknown}`, B.secret);
+      expect(foreign.status).toBe(404);
+      expect(shape(foreign, id, unknown)).toEqual(shape(none, unknown, id));
+    }
+    expect((await get(`${T2V}/order-42`, A.secret)).status).toBe(200);
+  });
+
+  it('B\'s lists (text2video, multi-elements, omni) never show A\'s tasks', async () => {
+    for (const path of [T2V, ME, '/vidx/v1/videos/omni-video']) {
+      const r = await get(`${path}?pageNum=1&pageSize=500`, B.secret);
+      expect(r.status).toBe(200);
+      expect(r.text).not.toContain(taskA);
+      expect(r.text).not.toContain('order-42');
+    }
+  });
+
+  it('B reusing A\'s external_task_id gets its own new task (never A\'s), and each callback goes only to its owner', async () => {
+    const r = await post(T2V, B.secret, { prompt: 'tenant b task', external_task_id: 'order-42', callback_url: `${rx.url}/b` });
+    expect(r.status).toBe(200);
+    const taskB = (r.json!.data as { task_id: string }).task_id;
+    expect(taskB).not.toBe(taskA);
+    for (let i = 0; i < 300; i++) {
+      if (rx.bodies.some((b) => b.startsWith('/a ')) && rx.bodies.some((b) => b.startsWith('/b '))) break;
+      await get(`${T2V}/${taskB}`, B.secret);
+      await new Promise((res) => setTimeout(res, 25));
+    }
+    const toA = rx.bodies.filter((b) => b.startsWith('/a '));
+    const toB = rx.bodies.filter((b) => b.startsWith('/b '));
+    expect(toA.length).toBeGreaterThan(0);
+    expect(toB.length).toBeGreaterThan(0);
+    for (const b of toA) expect(b).not.toContain(taskB);
+    for (const b of toB) expect(b).not.toContain(taskA);
+  });
+
+  it('a forged upstream callback address (A\'s task id with a wrong or borrowed tag) is refused', async () => {
+    const rows = await h.store.db.selectFrom('tasks').select(['id']).where('token_id', '=', B.id).execute();
+    const bId = rows[0]!.id;
+    // B's genuine callback address (the tag the gateway gave the upstream for B's task).
+    const sent = h.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST').map((x) => (x.body as { callback_url?: string }).callback_url ?? '');
+    const bRef = sent.find((u) => u.includes(`/${bId}.`))!.split('/').pop()!;
+    const bTag = bRef.slice(bRef.lastIndexOf('.') + 1);
+    for (const ref of [`${taskA}.${bTag}`, `${taskA}.${'0'.repeat(bTag.length)}`, taskA, `${taskA}.`]) {
+      const r = await h.fetch(`/vidx/callbacks/kling/${ref}`, { method: 'POST', json: { task_id: 'x', task_status: 'failed' } });
+      expect(r.status, ref).toBe(404);
+    }
+  });
+
+  it('sessions: B cannot use, preview, clear, edit from or delete selections in A\'s session', async () => {
+    const init = await post(`${ME}/init-selection`, A.secret, { video_url: 'https://cdn.example.com/clip.mp4' });
+    const sid = (init.json!.data as { session_id: string }).session_id;
+    const before = h.sim.recorded.filter((r) => r.method === 'POST').length;
+    for (const [path, body] of [
+      [`${ME}/add-selection`, { session_id: sid, frame_index: 0, points: [{ x: 0.5, y: 0.5 }] }],
+      [`${ME}/delete-selection`, { session_id: sid, frame_index: 0, points: [{ x: 0.5, y: 0.5 }] }],
+      [`${ME}/clear-selection`, { session_id: sid }],
+      [`${ME}/preview-selection`, { session_id: sid }],
+      [ME, { session_id: sid, edit_mode: 'removal', prompt: 'x' }],
+    ] as const) {
+      const r = await post(path, B.secret, body);
+      expect(r.status, path).toBe(404);
+      expect(r.json).toMatchObject({ data: null });
+    }
+    expect(h.sim.recorded.filter((r) => r.method === 'POST').length).toBe(before);
+    // B cannot start a session from A's produced video either.
+    const q = JSON.parse((await get(`${T2V}/${taskA}`, A.secret)).text) as { data: { task_result: { videos: Array<{ id: string }> } } };
+    const vid = q.data.task_result.videos[0]!.id;
+    expect((await post(`${ME}/init-selection`, B.secret, { video_id: vid })).status).toBe(404);
+  });
+});
+
+describe('logs, ledger and admin endpoints refuse client tokens', () => {
+  const ADMIN: Array<[string, string]> = [
+    ['GET', '/admin/tokens'],
+    ['POST', '/admin/tokens'],
+    ['GET', '/admin/channels'],
+    ['POST', '/admin/channels'],
+    ['GET', '/admin/logs'],
+    ['GET', '/admin/ledger'],
+    ['GET', '/admin/bills'],
+    ['GET', '/admin/audit'],
+    ['GET', '/admin/prices'],
+    ['PUT', '/admin/prices/qwx3.7-plus'],
+  ];
+  for (const [method, path] of ADMIN) {
+    it(`${method} ${path} with a client token → refused, nothing disclosed`, async () => {
+      for (const headers of [{ authorization: `Bearer ${A.secret}` }, { 'x-api-key': A.secret }, {} as Record<string, string>]) {
+        const r = await h.fetch(path, { method, headers, ...(method === 'GET' ? {} : { json: { name: 'x', kind: 'dashscope' } }) });
+        expect([401, 403]).toContain(r.status);
+        const text = await r.text();
+        expect(text).not.toContain(B.id);
+        expect(text).not.toContain('tenant-b');
+      }
+    });
+  }
+
+  it('the admin key still works (the refusals above are about the caller, not the route)', async () => {
+    expect((await h.admin('/admin/logs')).status).toBe(200);
+  });
+
+  it('request-log rows carry only the caller\'s token id (no cross-tenant attribution)', async () => {
+    await flushWriters(h);
+    const rows = await h.store.db.selectFrom('request_log').select(['token_id', 'endpoint']).where('endpoint', 'like', '%text2video%').execute();
+    expect(rows.every((r) => r.token_id === A.id || r.token_id === B.id || r.token_id === null)).toBe(true);
+  });
+});
+
+describe('allow-listed tokens reach no other model by any name', () => {
+  const cases: Array<{ allow: string[]; path: string; body: (m: string) => unknown; names: string[] }> = [
+    {
+      allow: ['qwx3.7-plus'],
+      path: '/v1/chat/completions',
+      body: (m) => ({ model: m, messages: [{ role: 'user', content: 'hi' }] }),
+      names: ['qwx3-vl-plus', 'QWX3-VL-PLUS', ' qwx3-vl-plus', 'qwx3-vl-plus ', 'qwx3-vl-plus-2025-01-01', 'qwx3-vl-plus-20250101', 'qwx3.7-plus/../qwx3-vl-plus', 'vidx-v1-6-multi-elements', 'qwen3-vl-plus'],
+    },
+    {
+      allow: ['wnx2.7-i2v'],
+      path: '/v1/videos',
+      body: (m) => ({ model: m, prompt: 'x', seconds: 2 }),
+      names: ['wnx2.7-t2v', 'wnx2.7-t2v-20250101', 'wnx2.7-t2v-2025-01-01', 'WNX2.7-T2V', 'wan2.7-t2v', 'hhx-1.1-t2v', 'vidx-v1'],
+    },
+    {
+      allow: ['vidx-v1'],
+      path: T2V,
+      body: (m) => ({ model_name: m, prompt: 'x' }),
+      names: ['vidx-v2-5', 'vidx-v2-5-turbo', 'vidx-v1-6', 'vidx-v1-6-multi-elements', 'kling-v1-6', 'kling-v2-5-turbo', 'VIDX-V1-6', 'vidx-v1-6-20250101', 'vidx-v3-omni'],
+    },
+    {
+      allow: ['vidx-v1'],
+      path: '/vidx/v1/videos/omni-video',
+      body: (m) => ({ model_name: m, prompt: 'x' }),
+      names: ['vidx-v3-omni', 'vidx-video-o1', 'kling-video-o1', 'kling-v3-omni'],
+    },
+  ];
+  for (const c of cases) {
+    it(`a token allowed ${c.allow.join(',')} cannot reach other models on ${c.path}`, async () => {
+      const t = await h.token({ models: c.allow });
+      const before = h.sim.recorded.length;
+      for (const name of c.names) {
+        const r = await post(c.path, t.secret, c.body(name));
+        expect(r.status, `${name} → ${r.text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
+        expect(r.status, name).toBeLessThan(500);
+      }
+      expect(h.sim.recorded.length, 'nothing may reach the upstream').toBe(before);
+    });
+  }
+
+  it('the multi-element editor (billed as the hidden vidx-v1-6-multi-elements) needs vidx-v1-6 on the allow-list', async () => {
+    for (const allow of [['vidx-v1'], ['vidx-v1-6-multi-elements'], ['vidx-v2-5']]) {
+      const t = await h.token({ models: allow });
+      const before = h.sim.recorded.length;
+      const r = await post(`${ME}/init-selection`, t.secret, { video_url: 'https://cdn.example.com/clip.mp4' });
+      expect(r.status, allow.join()).toBe(404);
+      expect(h.sim.recorded.length).toBe(before);
+    }
+  });
+
+  it('/v1/models and /v1/models/:id show only the allowed models (hidden entries never)', async () => {
+    const t = await h.token({ models: ['qwx3.7-plus'] });
+    const list = JSON.parse((await get('/v1/models', t.secret)).text) as { data: Array<{ id: string }> };
+    expect(list.data.map((m) => m.id)).toEqual(['qwx3.7-plus']);
+    expect((await get('/v1/models/qwx3-vl-plus', t.secret)).status).toBe(404);
+    const all = JSON.parse((await get('/v1/models', A.secret)).text) as { data: Array<{ id: string }> };
+    expect(all.data.map((m) => m.id)).not.toContain('vidx-v1-6-multi-elements');
+    expect((await get('/v1/models/vidx-v1-6-multi-elements', A.secret)).status).toBe(404);
+  });
+});
