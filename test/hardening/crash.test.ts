@@ -1,0 +1,241 @@
+// Crash safety: `tollway serve` as a child process (real upstream configuration pointing at a simulator in
+// this process), SIGKILLed while synchronous calls, streams, video tasks and a task submission are in
+// flight, then restarted on the same store. Every task must reach a terminal state, every success is
+// charged exactly once, nothing failed is charged, no hold stays open, and the ledger and the request log
+// agree for the calls that completed before the kill.
+//
+// The group-commit window: ledger and request-log rows are written in small batches a few ms after the
+// response. A call answered in the last few ms before a SIGKILL can therefore be missing from both (or,
+// in principle, from one of them). The test waits until the rows of the completed calls are in the store
+// before killing, so it checks agreement, not that window (documented in the README).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../../simulator/index.ts';
+import { openStore, type Store } from '../../src/store/store.ts';
+import { testDialect } from '../helpers/harness.ts';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'tollway.mjs');
+const ADMIN = 'crash-admin-key-0123456789abcdef';
+const SECRET = 'crash-secret-0123456789abcdefghij';
+
+let dir: string;
+let sim: Simulator;
+let dbUrl: string;
+let store: Store;
+let dropSchema: (() => Promise<void>) | null = null;
+const children: ChildProcess[] = [];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+interface Running {
+  child: ChildProcess;
+  base: string;
+  exited: Promise<void>;
+}
+
+async function serve(): Promise<Running> {
+  const port = await freePort();
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? dir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    TOLLWAY_DATA_DIR: dir,
+    DATABASE_URL: dbUrl,
+    TOLLWAY_ADMIN_KEY: ADMIN,
+    TOLLWAY_SECRET: SECRET,
+    DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey,
+    DASHSCOPE_BASE_URL: sim.url,
+    KLING_ACCESS_KEY: DEFAULT_SIM_KEYS.klingAccessKey,
+    KLING_SECRET_KEY: DEFAULT_SIM_KEYS.klingSecretKey,
+    KLING_BASE_URL: sim.url,
+    TOLLWAY_TASK_TICK_MS: '50',
+    TOLLWAY_TASK_POLL_BASE_MS: '50',
+    TOLLWAY_TASK_POLL_MAX_MS: '200',
+    TOLLWAY_TASK_LEASE_MS: '1000',
+    TOLLWAY_TASK_REFRESH_STALE_MS: '0',
+    LOG_LEVEL: 'warn',
+  };
+  const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let err = '';
+  child.stdout!.on('data', () => undefined);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+      if (/listening on/.test(err)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`serve exited early (${code}): ${err}`)));
+  });
+  return { child, base: `http://127.0.0.1:${port}`, exited };
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tollway-crash-'));
+  // Tasks stay open long enough to be in flight at the kill, short enough for a fast test.
+  sim = await startSimulator({ taskDurationMs: 1500 });
+  if (testDialect() === 'postgres') {
+    const base = process.env.TEST_DATABASE_URL;
+    if (!base) throw new Error('TOLLWAY_TEST_DIALECT=postgres needs TEST_DATABASE_URL');
+    const schema = `crash_${process.pid}_${Date.now().toString(36)}`;
+    store = await openStore(base, { pgSchema: schema }); // creates and migrates the dedicated schema
+    // The child reaches the same schema through the URL (libpq `options`, honoured by node-postgres).
+    dbUrl = `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    dropSchema = async () => {
+      await store.db.schema.dropSchema(schema).ifExists().cascade().execute().catch(() => undefined);
+    };
+  } else {
+    dbUrl = `sqlite:${join(dir, 'crash.db')}`;
+    store = await openStore(dbUrl);
+  }
+});
+
+afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  await dropSchema?.();
+  await store?.close();
+  await sim?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, tries = 400): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const v = await fn();
+    if (v) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
+describe('SIGKILL mid-flight, restart on the same store', () => {
+  it('every task ends terminal, successes are charged once, failures never, ledger and request log agree', async () => {
+    const g1 = await serve();
+    const tok = await fetch(`${g1.base}/admin/tokens`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'crash' }) });
+    expect(tok.status).toBe(201);
+    const { token, id: tokenId } = (await tok.json()) as { token: string; id: string };
+    const post = (base: string, path: string, json: unknown) =>
+      request(`${base}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(json) });
+    const chat = (content: string, stream = false) => ({ model: 'qwx3.7-plus', stream, messages: [{ role: 'user', content }] });
+
+    // 1. Synchronous calls and a stream that complete before the kill.
+    const completed: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const r = await post(g1.base, '/v1/chat/completions', chat(`done ${i}`));
+      expect(r.statusCode).toBe(200);
+      await r.body.text();
+      completed.push(String(r.headers['x-gateway-request-id']));
+    }
+    for (const [path, body] of [['/v1/embeddings', { model: 'text-embedding-v4', input: 'x' }], ['/v1/chat/completions', chat('stream done', true)]] as const) {
+      const r = await post(g1.base, path, body);
+      expect(r.statusCode).toBe(200);
+      await r.body.text();
+      completed.push(String(r.headers['x-gateway-request-id']));
+    }
+
+    // 2. Open video tasks (family B and family A).
+    const videoIds: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await post(g1.base, '/v1/videos', { model: 'wnx2.7-t2v', prompt: `open ${i}`, seconds: 2 });
+      expect(r.statusCode).toBe(200);
+      videoIds.push(((await r.body.json()) as { id: string }).id);
+    }
+    const failing = await post(g1.base, '/v1/videos', { model: 'wnx2.7-t2v', prompt: 'sim-fault:fail-task', seconds: 2 });
+    videoIds.push(((await failing.body.json()) as { id: string }).id);
+    const familyA: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const r = await post(g1.base, '/vidx/v1/videos/text2video', { prompt: `open a ${i}` });
+      expect(r.statusCode).toBe(200);
+      familyA.push(((await r.body.json()) as { data: { task_id: string } }).data.task_id);
+    }
+
+    // The completed calls' rows are in the store (group commit done) before the kill.
+    await until('ledger and request-log rows of the completed calls', async () => {
+      const l = await store.db.selectFrom('ledger').select('request_id').where('request_id', 'in', completed).execute();
+      const q = await store.db.selectFrom('request_log').select('request_id').where('request_id', 'in', completed).execute();
+      return l.length === completed.length && q.length === completed.length;
+    });
+
+    // 3. In flight at the kill: two trickling streams (first bytes received), two slow sync calls, and a
+    //    video creation whose submit is still waiting for the upstream.
+    const inflight: Array<Promise<unknown>> = [];
+    const inflightIds: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const r = await post(g1.base, '/v1/chat/completions', chat(`killed stream ${i} sim-fault:trickle:300`, true));
+      inflightIds.push(String(r.headers['x-gateway-request-id']));
+      const it = r.body[Symbol.asyncIterator]();
+      await it.next(); // the stream has started reaching the client
+      inflight.push((async () => { while (!(await it.next()).done); })().catch(() => 'cut'));
+    }
+    const synthBefore = sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST').length;
+    for (const body of [chat('slow a sim-fault:delay:4000'), chat('slow b sim-fault:delay:4000')]) {
+      inflight.push(post(g1.base, '/v1/chat/completions', body).then((r) => r.body.text()).catch(() => 'cut'));
+    }
+    inflight.push(post(g1.base, '/v1/videos', { model: 'wnx2.7-t2v', prompt: 'submit in flight sim-fault:delay:2500', seconds: 2 }).then((r) => r.body.text()).catch(() => 'cut'));
+    await until('the in-flight submit reached the upstream', async () => sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST').length > synthBefore);
+    await until('two slow calls reached the upstream', async () => sim.requestsTo('/compatible-mode/v1/chat/completions').filter((x) => JSON.stringify(x.body).includes('slow ')).length >= 2);
+
+    g1.child.kill('SIGKILL');
+    await g1.exited;
+    const outcomes = await Promise.all(inflight);
+    expect(outcomes.filter((o) => o === 'cut').length).toBeGreaterThanOrEqual(3);
+
+    // 4. Restart on the same store; the poller takes over the open tasks (stale leases) and fails the lost submit.
+    const g2 = await serve();
+    const tasks = await until('every task terminal', async () => {
+      const rows = await store.db.selectFrom('tasks').selectAll().where('token_id', '=', tokenId).execute();
+      return rows.length >= 7 && rows.every((t) => ['succeeded', 'failed', 'cancelled'].includes(t.state)) ? rows : null;
+    }, 600);
+    g2.child.kill('SIGTERM'); // graceful: flushes the batched writers
+    await g2.exited;
+
+    expect(tasks).toHaveLength(7);
+    for (const id of [...videoIds.slice(0, 3), ...familyA]) expect(tasks.find((t) => t.id === id)?.state, id).toBe('succeeded');
+    expect(tasks.find((t) => t.id === videoIds[3])?.state).toBe('failed');
+    const lost = tasks.find((t) => ![...videoIds, ...familyA].includes(t.id))!;
+    expect(lost.state).toBe('failed'); // the submit in flight at the kill: failed, not charged (ambiguity → failed)
+
+    const ledger = await store.db.selectFrom('ledger').selectAll().where('token_id', '=', tokenId).execute();
+    for (const t of tasks) {
+      const rows = ledger.filter((l) => l.task_id === t.id);
+      if (t.state === 'succeeded') expect(rows.map((r) => r.idempotency_key), t.id).toEqual([`${t.id}:success`]);
+      else expect(rows, t.id).toHaveLength(0);
+    }
+    expect(await store.db.selectFrom('holds').selectAll().where('token_id', '=', tokenId).where('state', '=', 'held').execute()).toHaveLength(0);
+
+    // Sync calls completed before the kill: one ledger row each, equal to the request log's amount.
+    const logs = await store.db.selectFrom('request_log').selectAll().where('request_id', 'in', completed).execute();
+    for (const rid of completed) {
+      const l = ledger.filter((x) => x.request_id === rid && x.task_id === null);
+      const q = logs.find((x) => x.request_id === rid);
+      expect(l, rid).toHaveLength(1);
+      expect(q?.status).toBe(200);
+      expect(Number(q?.amount)).toBe(Number(l[0]!.amount));
+    }
+    // Calls killed mid-flight were never answered completely: never charged (revenue lost, never billed twice).
+    expect(ledger.filter((x) => x.request_id !== null && inflightIds.includes(x.request_id))).toHaveLength(0);
+
+    // The token's balance equals the ledger (spent) and nothing is still held.
+    const t = await store.db.selectFrom('tokens').select(['spent', 'held']).where('id', '=', tokenId).executeTakeFirstOrThrow();
+    expect(Number(t.spent)).toBe(ledger.reduce((a, r) => a + Number(r.amount), 0));
+    expect(Number(t.held)).toBe(0);
+
+    // No task was created twice upstream: one creation per task (4 family B + the lost submit, 2 family A).
+    expect(sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST')).toHaveLength(5);
+    expect(sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST')).toHaveLength(2);
+  }, 120_000);
+});
