@@ -113,7 +113,8 @@ describe('upstream callbacks to the public URL; dispatcher by hand', () => {
     const sent = h.sim.requestsTo('/v1/videos/text2video').filter((r) => r.method === 'POST').at(-1)!.body as { callback_url: string };
     expect(sent.callback_url.startsWith(`${h.url}/vidx/callbacks/kling/${id}.`)).toBe(true);
     await until(async () => (await h.store.db.selectFrom('tasks').select('state').where('id', '=', id).executeTakeFirst())?.state === 'succeeded', 'task updated by the upstream callback');
-    expect(klingState(h.sim.ctx).callbacks.some((x) => x.url === sent.callback_url && x.status === 200)).toBe(true);
+    // The poller may finish the task before the simulator's callback POST completes: wait for that too.
+    await until(async () => klingState(h.sim.ctx).callbacks.some((x) => x.url === sent.callback_url && x.status === 200), 'upstream callback answered 200');
     expect(await h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', id).execute()).toHaveLength(1);
     const q = await waitStatus(h, secret, `${T2V}/${id}`, 'succeed');
     expect(q.task_id).toBe(id);
