@@ -29,6 +29,8 @@ export interface Config {
   logLevel: string;
   /** Max request body in bytes for JSON endpoints. */
   bodyLimit: number;
+  /** Max request body in bytes for upload endpoints (image edits, video creation; multipart in total). */
+  uploadBodyLimit: number;
   /** Hosts the gateway may download results from (b64 conversion, video content). */
   resultHosts: string[];
   /** Allow outbound calls to loopback/private addresses (tests, demo). */
@@ -191,6 +193,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: env.REDIS_URL?.trim() || undefined,
     logLevel,
     bodyLimit: intVar(env, 'TOLLWAY_BODY_LIMIT', 20 * 1024 * 1024, 1024, 512 * 1024 * 1024),
+    uploadBodyLimit: intVar(env, 'TOLLWAY_UPLOAD_BODY_LIMIT', 64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     resultHosts: [...DEFAULT_RESULT_HOSTS, ...extraHosts],
     allowPrivateNetwork: boolVar(env, 'TOLLWAY_ALLOW_PRIVATE_NETWORK'),
     trustedResultOrigins: [],

@@ -6,6 +6,7 @@ import type { AppDeps } from './deps.ts';
 import { RouteTable } from './method-guard.ts';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id.ts';
 import type { RequestState } from './request-state.ts';
+import { applyBodyLimits } from './body-limits.ts';
 import { registerAdminRoutes } from './routes/admin/index.ts';
 import { registerFamilyACallbackRoutes, registerFamilyARoutes } from './routes/family-a/index.ts';
 import { registerFamilyBRoutes } from './routes/family-b/index.ts';
@@ -81,6 +82,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routes.add(r.url, r.method);
     registered.push({ url: r.url, method: r.method });
   });
+  app.addHook('onRoute', applyBodyLimits(deps.config));
 
   app.decorateRequest('tw', null as unknown as RequestState);
   let closing = false;

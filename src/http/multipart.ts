@@ -30,12 +30,22 @@ export function isMultipart(req: FastifyRequest): boolean {
 export async function readMultipart(req: FastifyRequest): Promise<MultipartBody> {
   const fields: Record<string, string | string[]> = {};
   const files: UploadedFile[] = [];
+  // The route's body limit bounds the whole upload, not only each file (busboy limits are per part).
+  const limit = req.routeOptions.bodyLimit ?? Number.POSITIVE_INFINITY;
+  const tooLarge = () => new GatewayError('payload_too_large', 'Multipart body exceeds the upload limits');
+  if (Number(req.headers['content-length'] ?? 0) > limit) throw tooLarge();
+  let total = 0;
   try {
     for await (const part of req.parts()) {
       if (part.type === 'file') {
-        files.push({ field: part.fieldname, filename: part.filename, mimetype: part.mimetype, data: await part.toBuffer() });
+        const data = await part.toBuffer();
+        total += data.length;
+        if (total > limit) throw tooLarge();
+        files.push({ field: part.fieldname, filename: part.filename, mimetype: part.mimetype, data });
       } else {
         const value = typeof part.value === 'string' ? part.value : String(part.value);
+        total += value.length;
+        if (total > limit) throw tooLarge();
         const key = part.fieldname.endsWith('[]') ? part.fieldname.slice(0, -2) : part.fieldname;
         const prev = fields[key];
         if (prev === undefined) fields[key] = part.fieldname.endsWith('[]') ? [value] : value;
@@ -43,6 +53,7 @@ export async function readMultipart(req: FastifyRequest): Promise<MultipartBody>
       }
     }
   } catch (e) {
+    if (e instanceof GatewayError) throw e;
     const code = (e as { code?: string }).code ?? '';
     if (/LIMIT|TOO_LARGE/.test(code)) throw new GatewayError('payload_too_large', 'Multipart body exceeds the upload limits');
     throw new GatewayError('invalid_request', 'Malformed multipart/form-data body');
