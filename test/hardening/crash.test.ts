@@ -208,6 +208,7 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
     expect(tasks.find((t) => t.id === videoIds[3])?.state).toBe('failed');
     const lost = tasks.find((t) => ![...videoIds, ...familyA].includes(t.id))!;
     expect(lost.state).toBe('failed'); // the submit in flight at the kill: failed, not charged (ambiguity → failed)
+    expect(String(lost.error)).toContain('task_submit_lost');
 
     const ledger = await store.db.selectFrom('ledger').selectAll().where('token_id', '=', tokenId).execute();
     for (const t of tasks) {
