@@ -4,6 +4,8 @@ import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { Database } from '../store/schema.ts';
+import { withSqliteHandle } from '../store/sqlite.ts';
+import type BetterSqlite3 from 'better-sqlite3';
 import { isBillable, priceForEntry } from './prices.ts';
 import type { Charge, Meter, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
@@ -187,8 +189,33 @@ export class StoreMeter implements Meter {
     }
   }
 
+  private sqliteBatch: { raw: BetterSqlite3.Database; run: (batch: LedgerRow[]) => void } | null = null;
+
+  /** SQLite: the same transaction as below, as prepared statements in one synchronous better-sqlite3 transaction. */
+  private writeBatchSqlite(raw: BetterSqlite3.Database, batch: LedgerRow[]): void {
+    if (this.sqliteBatch?.raw !== raw) {
+      const ins = raw.prepare(
+        'INSERT INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at) ' +
+          'VALUES (@idempotency_key, @token_id, @model, @kind, @quantities, @unit_prices, @amount, @request_id, @task_id, @upstream_request_id, @created_at) ON CONFLICT (idempotency_key) DO NOTHING',
+      );
+      const spend = raw.prepare('UPDATE tokens SET spent = spent + ? WHERE id = ?');
+      const run = raw.transaction((rows: LedgerRow[]) => {
+        const perToken = new Map<string, number>();
+        for (const r of rows) {
+          // Only a row that was really inserted (not a duplicate key) moves `spent`.
+          if (ins.run(ledgerValues(r)).changes > 0) perToken.set(r.tokenId, (perToken.get(r.tokenId) ?? 0) + r.charge.amount);
+        }
+        for (const [tokenId, amount] of perToken) if (amount > 0) spend.run(amount, tokenId);
+      });
+      this.sqliteBatch = { raw, run };
+    }
+    this.sqliteBatch.run(batch);
+  }
+
   /** One transaction per batch: the rows that were really inserted (RETURNING) move `spent`. */
   private async writeBatch(batch: LedgerRow[]): Promise<void> {
+    const fast = withSqliteHandle(this.db, (raw) => this.writeBatchSqlite(raw, batch));
+    if (fast) return fast;
     const amountByKey = new Map(batch.map((r) => [r.key, r]));
     await this.db.transaction().execute(async (trx) => {
       const inserted = await trx

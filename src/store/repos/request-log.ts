@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+import { withSqliteHandle } from '../sqlite.ts';
+import type BetterSqlite3 from 'better-sqlite3';
 
 export interface RequestLogRow {
   requestId: string;
@@ -52,27 +54,45 @@ export class RequestLogWriter {
   }
 
   private async insert(rows: RequestLogRow[]): Promise<void> {
+    // SQLite: one synchronous transaction of prepared single-row inserts (no query building per batch).
+    const fast = withSqliteHandle(this.db, (raw) => this.insertSqlite(raw, rows));
+    if (fast) return fast;
     for (let i = 0; i < rows.length; i += 100) {
       await this.db
         .insertInto('request_log')
-        .values(
-          rows.slice(i, i + 100).map((r) => ({
-            request_id: r.requestId,
-            token_id: r.tokenId,
-            model: r.model,
-            endpoint: r.endpoint,
-            method: r.method,
-            status: r.status,
-            latency_ms: r.latencyMs,
-            usage: r.usage === undefined || r.usage === null ? null : JSON.stringify(r.usage),
-            amount: r.amount,
-            upstream_request_id: r.upstreamRequestId,
-            error_code: r.errorCode,
-            created_at: r.createdAt,
-          })),
-        )
+        .values(rows.slice(i, i + 100).map(columns))
         .onConflict((oc) => oc.column('request_id').doNothing())
         .execute();
     }
   }
+
+  private stmt: { raw: BetterSqlite3.Database; run: (rows: RequestLogRow[]) => void } | null = null;
+
+  private insertSqlite(raw: BetterSqlite3.Database, rows: RequestLogRow[]): void {
+    if (this.stmt?.raw !== raw) {
+      const ins = raw.prepare(
+        'INSERT INTO request_log (request_id, token_id, model, endpoint, method, status, latency_ms, usage, amount, upstream_request_id, error_code, created_at) ' +
+          'VALUES (@request_id, @token_id, @model, @endpoint, @method, @status, @latency_ms, @usage, @amount, @upstream_request_id, @error_code, @created_at) ON CONFLICT (request_id) DO NOTHING',
+      );
+      this.stmt = { raw, run: raw.transaction((batch: RequestLogRow[]) => { for (const r of batch) ins.run(columns(r)); }) };
+    }
+    this.stmt.run(rows);
+  }
+}
+
+function columns(r: RequestLogRow) {
+  return {
+    request_id: r.requestId,
+    token_id: r.tokenId,
+    model: r.model,
+    endpoint: r.endpoint,
+    method: r.method,
+    status: r.status,
+    latency_ms: r.latencyMs,
+    usage: r.usage === undefined || r.usage === null ? null : JSON.stringify(r.usage),
+    amount: r.amount,
+    upstream_request_id: r.upstreamRequestId,
+    error_code: r.errorCode,
+    created_at: r.createdAt,
+  };
 }
