@@ -273,6 +273,16 @@ describe('allow-listed tokens reach no other model by any name', () => {
     }
   });
 
+  it('an allow-list naming a historical alias admits the model under both names (stored canonical)', async () => {
+    const t = await h.token({ models: ['vidx-v2-5'] });
+    for (const name of ['vidx-v2-5', 'vidx-v2-5-turbo']) {
+      const r = await post(T2V, t.secret, { model_name: name, prompt: 'alias allowed' });
+      expect(r.status, `${name} → ${r.text.slice(0, 200)}`).toBe(200);
+    }
+    const other = await post(T2V, t.secret, { model_name: 'vidx-v1', prompt: 'not allowed' });
+    expect(other.status).toBe(404);
+  });
+
   it('/v1/models and /v1/models/:id show only the allowed models (hidden entries never)', async () => {
     const t = await h.token({ models: ['qwx3.7-plus'] });
     const list = JSON.parse((await get('/v1/models', t.secret)).text) as { data: Array<{ id: string }> };

@@ -42,7 +42,8 @@ export async function createToken(deps: Pick<AppDeps, 'repos' | 'catalogue'>, in
     name: input.name,
     secretHash: hashToken(secret),
     prefix: secret.slice(0, 7),
-    models: input.models ?? null,
+    // Historical aliases are stored under their canonical name, the name visibility checks compare.
+    models: input.models ? [...new Set(input.models.map((m) => deps.catalogue.canonicalName(m)))] : null,
     quota: input.quota ?? null,
     expiresAt: input.expiresAt ?? null,
     rpmLimit: input.rpmLimit ?? null,
