@@ -1,47 +1,18 @@
 // Result files of simulated video tasks: `GET /dashscope-result/video/<name>.mp4?Expires=<unix s>&Signature=…`,
 // like the OSS signed URLs the real API returns. Honours Range (206 / 416) and refuses expired URLs
 // with OSS's 403 XML, so the gateway's content proxy can be exercised end to end.
+import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import type { SimContext } from '../context.ts';
 import type { SimRouter } from '../router.ts';
 
 export const RESULT_VIDEO_PREFIX = '/dashscope-result/video/';
 
-function box(type: string, ...parts: Buffer[]): Buffer {
-  const body = Buffer.concat(parts);
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(8 + body.length, 0);
-  head.write(type, 4, 'latin1');
-  return Buffer.concat([head, body]);
-}
-
-function u32(...v: number[]): Buffer {
-  const b = Buffer.alloc(4 * v.length);
-  v.forEach((x, i) => b.writeUInt32BE(x >>> 0, i * 4));
-  return b;
-}
-
-/** A small, structurally valid ISO-BMFF file (ftyp, moov/mvhd, mdat) of about 16 KiB. */
-function buildMp4(durationSeconds: number): Buffer {
-  const ftyp = box('ftyp', Buffer.from('isom', 'latin1'), u32(0x200), Buffer.from('isomiso2avc1mp41', 'latin1'));
-  const timescale = 1000;
-  // mvhd v0: version/flags, creation, modification, timescale, duration, rate 1.0, volume 1.0 + reserved, matrix, pre_defined, next_track_id
-  const mvhd = box(
-    'mvhd',
-    u32(0, 0, 0, timescale, Math.round(durationSeconds * timescale), 0x00010000),
-    Buffer.from([0x01, 0x00, 0, 0]),
-    u32(0, 0),
-    u32(0x00010000, 0, 0, 0, 0x00010000, 0, 0, 0, 0x40000000),
-    u32(0, 0, 0, 0, 0, 0),
-    u32(2),
-  );
-  const moov = box('moov', mvhd);
-  const payload = Buffer.alloc(16 * 1024);
-  for (let i = 0; i < payload.length; i++) payload[i] = (i * 31 + 7) & 0xff;
-  return Buffer.concat([ftyp, moov, box('mdat', payload)]);
-}
-
-export const SIM_VIDEO_BYTES = buildMp4(5);
+// A real, playable 2-second 160x90 H.264 MP4 (4 KiB), generated once with ffmpeg:
+//   ffmpeg -f lavfi -i testsrc=size=160x90:rate=24:duration=2 -c:v libx264 -profile:v baseline \
+//     -pix_fmt yuv420p -crf 40 -movflags +faststart -an simulator/fixtures/sample.mp4
+export const SIM_VIDEO_BYTES = readFileSync(fileURLToPath(new URL('../fixtures/sample.mp4', import.meta.url)));
 
 /** A signed-looking result URL valid for ctx.opts.resultTtlMs from now. */
 export function resultVideoUrl(ctx: SimContext, name: string, now = Date.now()): { url: string; expiresAt: number } {

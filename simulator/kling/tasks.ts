@@ -7,6 +7,7 @@ import type { SimRequest, SimRouter } from '../router.ts';
 import { badParam, isObj, klingErr, klingOk, notFound, SimParamError } from './envelope.ts';
 import { isVanished, klingState, numericId, statusOf, taskData, type KlingState, type KlingTask, type KlingTaskFault, type KlingTaskKind } from './state.ts';
 import { checkCommon, checkDuration, checkMode, checkOmni, checkPrompt, checkText2Video } from './validate.ts';
+import { SIM_VIDEO_BYTES } from '../dashscope/results-video.ts';
 
 const TASK_FAULTS = ['fail-task', 'stay-running', 'vanish'];
 
@@ -195,10 +196,9 @@ export function registerKlingTasks(router: SimRouter, ctx: SimContext): void {
 
   for (const kind of ['text2video', 'omni-video', 'multi-elements'] as const) registerQueryAndList(router, ctx, kind);
 
-  // Result files: a tiny MP4 header is enough for downloads to be exercised.
+  // Result files: the same real sample MP4 the DashScope side serves.
   router.on('GET', '/kling-cdn/:file', (_req, res) => {
-    const bytes = Buffer.from('000000186674797069736f6d0000020069736f6d69736f32', 'hex');
-    res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': bytes.length });
-    res.end(bytes);
+    res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': SIM_VIDEO_BYTES.length });
+    res.end(SIM_VIDEO_BYTES);
   });
 }

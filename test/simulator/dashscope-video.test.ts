@@ -94,6 +94,9 @@ describe('simulated video synthesis', () => {
     expect(whole.status).toBe(200);
     expect(Buffer.from(await whole.arrayBuffer()).equals(SIM_VIDEO_BYTES)).toBe(true);
     expect(SIM_VIDEO_BYTES.subarray(4, 8).toString('latin1')).toBe('ftyp');
+    // A real H.264 video, not just a container header: a video track with an AVC decoder configuration and samples.
+    const text = SIM_VIDEO_BYTES.toString('latin1');
+    for (const box of ['moov', 'trak', 'avc1', 'avcC', 'stsz', 'mdat']) expect(text, box).toContain(box);
     const part = await fetch(url, { headers: { range: 'bytes=0-15' } });
     expect(part.status).toBe(206);
     expect(part.headers.get('content-range')).toBe(`bytes 0-15/${SIM_VIDEO_BYTES.length}`);
