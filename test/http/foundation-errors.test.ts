@@ -193,8 +193,45 @@ describe('GET /openapi.json', () => {
     }
     expect(doc.paths['/healthz']?.get?.security).toEqual([]);
     expect(doc.paths['/v1/images/edits']?.post?.requestBody?.content['multipart/form-data']).toBeDefined();
+    // every HTTP status an error code can have is described (410 session/result expired, 422 no image output …)
+    const { ERROR_CODES } = await import('../../src/errors/codes.ts');
+    for (const { status } of Object.values(ERROR_CODES)) {
+      expect(doc.paths['/v1/chat/completions']!.post!.responses[String(status)]?.$ref, `status ${status}`).toBe('#/components/responses/FamilyBError');
+      expect(doc.paths['/vidx/v1/videos/text2video']!.post!.responses[String(status)]?.$ref, `status ${status}`).toBe('#/components/responses/FamilyAError');
+    }
     expect(Object.keys(doc.components.schemas.FamilyBError!.properties!)).toEqual(['error']);
     expect(Object.keys(doc.components.schemas.FamilyAError!.properties!).sort()).toEqual(['code', 'data', 'message', 'request_id']);
+  });
+
+  it('describes the admin metering routes by hand: their query parameters and answer fields', async () => {
+    type Param = { name: string; in: string; required?: boolean };
+    type Op = { summary: string; security: unknown; parameters?: Param[]; requestBody?: unknown; responses: Record<string, { content?: Record<string, { schema: { properties?: Record<string, { items?: { properties?: Record<string, unknown> } }> } }> }> };
+    const doc = (await (await h.fetch('/openapi.json')).json()) as { paths: Record<string, Record<string, Op>> };
+    const METERING: Array<[string, string, string[], string[]]> = [
+      // method, path, parameters (query or path), fields of each item of `data` (or of the answer itself)
+      ['get', '/admin/ledger', ['token_id', 'model', 'request_id', 'task_id', 'since', 'until', 'limit', 'before_id'], ['id', 'idempotency_key', 'token_id', 'model', 'kind', 'quantities', 'unit_prices', 'amount', 'request_id', 'task_id', 'upstream_request_id', 'created_at']],
+      ['get', '/admin/logs', ['request_id', 'token_id', 'model', 'since', 'until', 'limit', 'before'], ['request_id', 'token_id', 'model', 'endpoint', 'status', 'latency_ms', 'usage', 'amount', 'upstream_request_id']],
+      ['get', '/admin/bills', ['token_id', 'model', 'period', 'since', 'until', 'format'], ['token_id', 'token_name', 'period', 'period_start', 'entries', 'amount', 'amount_units', 'models']],
+      ['get', '/admin/prices', [], ['model', 'kind', 'price', 'price_overridden']],
+      ['get', '/admin/prices/{model}', ['model'], []],
+      ['put', '/admin/prices/{model}', ['model'], []],
+      ['delete', '/admin/prices/{model}', ['model'], []],
+      ['get', '/admin/audit', ['limit'], ['id', 'at', 'actor', 'action', 'target', 'detail', 'request_id']],
+    ];
+    for (const [method, path, params, fields] of METERING) {
+      const op = doc.paths[path]?.[method];
+      expect(op, `${method} ${path}`).toBeDefined();
+      expect(op!.summary, `${method} ${path}`).not.toMatch(/^(GET|POST|DELETE|PUT|PATCH) \//);
+      expect(op!.security).toEqual([{ adminBearer: [] }]);
+      expect((op!.parameters ?? []).map((p) => p.name).sort(), `${method} ${path}`).toEqual([...params].sort());
+      for (const p of op!.parameters ?? []) expect(p.in, `${path} ${p.name}`).toBe(p.name === 'model' && path.includes('{model}') ? 'path' : 'query');
+      const schema = op!.responses['200']!.content!['application/json']!.schema;
+      const itemProps = schema.properties?.data?.items?.properties ?? {};
+      for (const f of fields) expect(Object.keys(itemProps), `${path} data[].${f}`).toContain(f);
+    }
+    expect(doc.paths['/admin/prices/{model}']!.put!.requestBody).toBeDefined();
+    expect(Object.keys(doc.paths['/admin/bills']!.get!.responses['200']!.content!)).toEqual(expect.arrayContaining(['application/json', 'text/csv']));
+    expect(Object.keys(doc.paths['/admin/ledger']!.get!.responses['200']!.content!['application/json']!.schema.properties!)).toEqual(expect.arrayContaining(['data', 'has_more', 'next_before_id']));
   });
 });
 
