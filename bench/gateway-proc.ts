@@ -4,7 +4,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import { DEFAULT_SIM_KEYS } from '../simulator/index.ts';
+// Only the key constant: importing simulator/index.ts would load the whole simulator into the gateway process.
+import { DEFAULT_SIM_KEYS } from '../simulator/context.ts';
 import { ensureChannel } from '../src/bootstrap.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { createGateway } from '../src/gateway.ts';

@@ -7,6 +7,7 @@ import { RouteTable } from './method-guard.ts';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id.ts';
 import type { RequestState } from './request-state.ts';
 import { applyBodyLimits } from './body-limits.ts';
+import { accessLogger } from './access-log.ts';
 import { registerAdminRoutes } from './routes/admin/index.ts';
 import { registerFamilyACallbackRoutes, registerFamilyARoutes } from './routes/family-a/index.ts';
 import { registerFamilyBRoutes } from './routes/family-b/index.ts';
@@ -89,30 +90,48 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (req, reply) => {
+  // Callback-style hook: a cached token without limits (the common case) is admitted synchronously, without
+  // a promise per request; a cache miss or a token with limits takes the async path.
+  app.addHook('onRequest', (req, reply, done) => {
     req.tw = { startedAt: process.hrtime.bigint(), principal: null, model: null, usage: null, amount: 0, upstreamRequestId: null, errorCode: null };
     reply.header(REQUEST_ID_HEADER, req.id);
     if (closing) throw new GatewayError('service_unavailable', 'The gateway is shutting down; retry the request', { headers: { connection: 'close', 'retry-after': '1' } });
     // Authenticate contract paths before the body is parsed: unauthenticated callers get 401 cheaply.
     const path = req.url;
-    if (CONTRACT_PREFIXES.some((p) => path.startsWith(p)) && !UNAUTHENTICATED_PREFIXES.some((p) => path.startsWith(p))) {
-      const principal = await deps.tokenAuth.authenticate(credentialFrom(req.headers));
+    if (!CONTRACT_PREFIXES.some((p) => path.startsWith(p)) || UNAUTHENTICATED_PREFIXES.some((p) => path.startsWith(p))) return done();
+    const credential = credentialFrom(req.headers);
+    const principal = deps.tokenAuth.authenticateCached(credential);
+    // Same rule as RateLimiter.admit: a token with neither limit has nothing to admit.
+    if (principal && principal.rpmLimit === null && principal.concurrencyLimit === null) {
       req.tw.principal = principal;
-      const release = await deps.limiter.admit(principal);
-      if (release) reply.raw.once('close', release);
+      return done();
     }
+    void (async () => {
+      const p = principal ?? (await deps.tokenAuth.authenticate(credential));
+      req.tw.principal = p;
+      const release = await deps.limiter.admit(p);
+      if (release) reply.raw.once('close', release);
+    })().then(() => done(), done);
   });
 
-  app.addHook('onResponse', async (req, reply) => {
+  // Synchronous work (a log line, a buffered row): a callback hook spares a promise per request.
+  app.addHook('onResponse', (req, reply, done) => {
+    try {
+      recordRequest(req, reply);
+    } catch (e) {
+      done(e as Error);
+      return;
+    }
+    done();
+  });
+  const access = accessLogger(deps.logger);
+  const recordRequest = (req: FastifyRequest, reply: FastifyReply): void => {
     const st = req.tw;
     if (!st) return;
     const latencyMs = Math.round(Number(process.hrtime.bigint() - st.startedAt) / 1e4) / 100;
     const endpoint = req.routeOptions.url ?? req.url.split('?')[0] ?? req.url;
     // The access/audit line: one per request, request id on it, no bodies, no secrets.
-    req.log.info(
-      { method: req.method, path: endpoint, status: reply.statusCode, latency_ms: latencyMs, token_id: st.principal?.tokenId, model: st.model, error_code: st.errorCode ?? undefined, upstream_request_id: st.upstreamRequestId ?? undefined },
-      'request',
-    );
+    access({ requestId: req.id, method: req.method, path: endpoint, status: reply.statusCode, latencyMs, tokenId: st.principal?.tokenId, model: st.model, errorCode: st.errorCode, upstreamRequestId: st.upstreamRequestId });
     if (!st.principal) return;
     deps.requestLog.write({
       requestId: req.id,
@@ -128,7 +147,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       errorCode: st.errorCode,
       createdAt: Date.now(),
     });
-  });
+  };
 
   app.setErrorHandler((err, req, reply) => {
     const ge = toGatewayError(err);

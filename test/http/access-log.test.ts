@@ -1,0 +1,70 @@
+import { Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { makeLogger } from '../../src/gateway.ts';
+import { accessLogger, type AccessLine } from '../../src/http/access-log.ts';
+
+function capture(level = 'info') {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      lines.push(chunk.toString('utf8'));
+      cb();
+    },
+  });
+  return { lines, logger: makeLogger(level, stream) };
+}
+
+const line = (over: Partial<AccessLine> = {}): AccessLine => ({
+  requestId: 'req_0123456789abcdef0123456789abcdef',
+  method: 'POST',
+  path: '/v1/chat/completions',
+  status: 200,
+  latencyMs: 1.25,
+  tokenId: 'tok_abc',
+  model: 'qwx3.7-plus',
+  errorCode: null,
+  upstreamRequestId: 'chatcmpl-1',
+  ...over,
+});
+
+/** What the generic pino call (a request child logger) writes for the same fields. */
+function viaPino(a: AccessLine): Record<string, unknown> {
+  const c = capture();
+  c.logger.child({ request_id: a.requestId }).info(
+    { method: a.method, path: a.path, status: a.status, latency_ms: a.latencyMs, token_id: a.tokenId, model: a.model, error_code: a.errorCode ?? undefined, upstream_request_id: a.upstreamRequestId ?? undefined },
+    'request',
+  );
+  return JSON.parse(c.lines[0]!) as Record<string, unknown>;
+}
+
+describe('access line', () => {
+  it('is the line pino writes for the same fields (same keys, order and values), one line per call', () => {
+    for (const a of [line(), line({ tokenId: undefined, model: null, status: 401, errorCode: 'invalid_token', upstreamRequestId: null }), line({ path: '/v1/odd "path"\\x', model: 'm\u00e9' })]) {
+      const c = capture();
+      accessLogger(c.logger)(a);
+      expect(c.lines).toHaveLength(1);
+      expect(c.lines[0]!.endsWith('}\n')).toBe(true);
+      const ours = JSON.parse(c.lines[0]!) as Record<string, unknown>;
+      const theirs = viaPino(a);
+      expect(typeof ours.time).toBe('number');
+      expect(Math.abs((ours.time as number) - (theirs.time as number))).toBeLessThan(60_000);
+      delete ours.time;
+      delete theirs.time;
+      expect(Object.keys(ours)).toEqual(Object.keys(theirs));
+      expect(ours).toEqual(theirs);
+    }
+  });
+
+  it('scrubs credentials like every other log line', () => {
+    const c = capture();
+    accessLogger(c.logger)(line({ path: '/v1/x/sk-abcdefghijklmnop', upstreamRequestId: 'Bearer abcdefghijklmnop' }));
+    expect(c.lines[0]).not.toContain('sk-abcdefghijklmnop');
+    expect(c.lines[0]).not.toContain('abcdefghijklmnop');
+  });
+
+  it('writes nothing when info is disabled', () => {
+    const c = capture('warn');
+    accessLogger(c.logger)(line());
+    expect(c.lines).toHaveLength(0);
+  });
+});
