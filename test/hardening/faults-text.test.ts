@@ -18,7 +18,7 @@ const ENDPOINTS: Array<{ path: string; body: Body; streams: boolean }> = [
 /** Faults answered before any byte reached the client: a JSON error, nothing charged. */
 const BEFORE_FIRST_BYTE: Array<{ fault: string; status: number; code: string; only?: string }> = [
   { fault: 'status:500', status: 502, code: 'upstream_error' },
-  { fault: 'status:503', status: 502, code: 'upstream_error' },
+  { fault: 'status:503', status: 503, code: 'upstream_unavailable' },
   { fault: 'status:429', status: 429, code: 'upstream_rate_limited' },
   { fault: 'timeout', status: 504, code: 'upstream_timeout' },
   { fault: 'delay:3000', status: 504, code: 'upstream_timeout', only: '/v1/chat/completions' },

@@ -10,6 +10,8 @@ export function upstreamErrorCode(status: number, vendorCode: string | undefined
   if (vendorCode === 'DataInspectionFailed') return 'upstream_content_filtered';
   if (status === 400 || status === 404 || status === 413 || status === 422) return 'upstream_invalid_request';
   if (status === 504) return 'upstream_timeout';
+  // 503 says "temporarily unavailable, try again": clients get 503 upstream_unavailable for it; other 5xx stay 502.
+  if (status === 503) return 'upstream_unavailable';
   return 'upstream_error';
 }
 
