@@ -1,5 +1,6 @@
 // The only reader of process.env. Everything else receives a typed Config.
 import { resolve } from 'node:path';
+import { DEFAULT_TASK_ENGINE_OPTIONS as TASK_DEFAULTS, type TaskEngineOptions } from '../tasks/options.ts';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -65,18 +66,8 @@ export interface CallbackConfig {
   secret: string | undefined;
 }
 
-export interface TaskConfig {
-  pollerEnabled: boolean;
-  tickMs: number;
-  pollBaseMs: number;
-  pollMaxMs: number;
-  maxAgeMs: number;
-  leaseMs: number;
-  refreshStaleMs: number;
-  perChannelConcurrency: number;
-  batchSize: number;
-  pollTimeoutMs: number;
-}
+/** TOLLWAY_TASK_* over the engine's defaults (the fields are documented in src/tasks/options.ts). */
+export type TaskConfig = TaskEngineOptions;
 
 export const DEFAULT_DASHSCOPE_BASE_URL = 'https://dashscope.aliyuncs.com';
 export const DEFAULT_KLING_BASE_URL = 'https://api-beijing.klingai.com';
@@ -199,16 +190,16 @@ export function loadConfig(env: Env = process.env): Config {
     trustedResultOrigins: [],
     simTaskMs: intVar(env, 'TOLLWAY_SIM_TASK_MS', 5000, 0, 3_600_000),
     tasks: {
-      pollerEnabled: boolVar(env, 'TOLLWAY_TASK_POLLER', true),
-      tickMs: intVar(env, 'TOLLWAY_TASK_TICK_MS', 500, 10, 600_000),
-      pollBaseMs: intVar(env, 'TOLLWAY_TASK_POLL_BASE_MS', 1000, 10, 600_000),
-      pollMaxMs: intVar(env, 'TOLLWAY_TASK_POLL_MAX_MS', 30_000, 10, 3_600_000),
-      maxAgeMs: intVar(env, 'TOLLWAY_TASK_MAX_AGE_MS', 24 * 3600_000, 1000, 30 * 24 * 3600_000),
-      leaseMs: intVar(env, 'TOLLWAY_TASK_LEASE_MS', 60_000, 1000, 3_600_000),
-      refreshStaleMs: intVar(env, 'TOLLWAY_TASK_REFRESH_STALE_MS', 1000, 0, 600_000),
-      perChannelConcurrency: intVar(env, 'TOLLWAY_TASK_POLL_CONCURRENCY', 8, 1, 256),
-      batchSize: 200,
-      pollTimeoutMs: 20_000,
+      pollerEnabled: boolVar(env, 'TOLLWAY_TASK_POLLER', TASK_DEFAULTS.pollerEnabled),
+      tickMs: intVar(env, 'TOLLWAY_TASK_TICK_MS', TASK_DEFAULTS.tickMs, 10, 600_000),
+      pollBaseMs: intVar(env, 'TOLLWAY_TASK_POLL_BASE_MS', TASK_DEFAULTS.pollBaseMs, 10, 600_000),
+      pollMaxMs: intVar(env, 'TOLLWAY_TASK_POLL_MAX_MS', TASK_DEFAULTS.pollMaxMs, 10, 3_600_000),
+      maxAgeMs: intVar(env, 'TOLLWAY_TASK_MAX_AGE_MS', TASK_DEFAULTS.maxAgeMs, 1000, 30 * 24 * 3600_000),
+      leaseMs: intVar(env, 'TOLLWAY_TASK_LEASE_MS', TASK_DEFAULTS.leaseMs, 1000, 3_600_000),
+      refreshStaleMs: intVar(env, 'TOLLWAY_TASK_REFRESH_STALE_MS', TASK_DEFAULTS.refreshStaleMs, 0, 600_000),
+      perChannelConcurrency: intVar(env, 'TOLLWAY_TASK_POLL_CONCURRENCY', TASK_DEFAULTS.perChannelConcurrency, 1, 256),
+      batchSize: TASK_DEFAULTS.batchSize,
+      pollTimeoutMs: TASK_DEFAULTS.pollTimeoutMs,
     },
     callbacks: {
       tickMs: intVar(env, 'TOLLWAY_CALLBACK_TICK_MS', 1000, 10, 600_000),

@@ -1,0 +1,35 @@
+// Options of the task engine, in one place for the engine and the environment configuration
+// (src/config/config.ts reads TOLLWAY_TASK_* over these defaults). No imports: config.ts depends on it.
+export interface TaskEngineOptions {
+  pollerEnabled: boolean;
+  /** Poller wake-up interval. */
+  tickMs: number;
+  /** First back-off step; doubles per poll up to pollMaxMs. */
+  pollBaseMs: number;
+  pollMaxMs: number;
+  /** Open tasks older than this end as failed (hold released). */
+  maxAgeMs: number;
+  /** How long a claim protects a task from other pollers (and the submit deadline). */
+  leaseMs: number;
+  /** A GET refreshes an open task whose last update is older than this. */
+  refreshStaleMs: number;
+  /** Parallel upstream polls per channel (upstream account). */
+  perChannelConcurrency: number;
+  /** Max tasks claimed per tick. */
+  batchSize: number;
+  /** Timeout of one upstream status query. */
+  pollTimeoutMs: number;
+}
+
+export const DEFAULT_TASK_ENGINE_OPTIONS: TaskEngineOptions = {
+  pollerEnabled: true,
+  tickMs: 500,
+  pollBaseMs: 1000,
+  pollMaxMs: 30_000,
+  maxAgeMs: 24 * 3600_000,
+  leaseMs: 60_000,
+  refreshStaleMs: 1000,
+  perChannelConcurrency: 8,
+  batchSize: 200,
+  pollTimeoutMs: 20_000,
+};
