@@ -1,8 +1,7 @@
 // Multi-element editing (contract 2.4, 4.1, 8): selection calls and the edit-task body; and the
 // omni-video path's minimal checks (its body is the vendor's, passed through).
 import { GatewayError } from '../errors/gateway-error.ts';
-import { readCallbackUrl, readDuration, readExternalTaskId, readMode, readOptionalString, readPrompt, readWatermark, requireSessionId, type Mode } from './family-a.ts';
-import type { FieldOptions } from './family-a-text2video.ts';
+import { readDuration, readHttpUrl, readMode, readOptionalString, readPrompt, readTaskExtras, requireSessionId, type FieldOptions, type Mode } from './family-a.ts';
 import { isObject, requireBody } from './fields.ts';
 
 export const EDIT_MODEL = 'vidx-v1-6';
@@ -30,13 +29,7 @@ export function parseInitSelection(body: unknown): InitSelection {
     return { videoId: id };
   }
   if (typeof url !== 'string' || url.length > 2048) throw invalid('video_url must be a string', 'video_url');
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    throw invalid('video_url must be an absolute http(s) URL', 'video_url');
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw invalid('video_url must use http or https', 'video_url');
+  readHttpUrl(url, 'video_url');
   return { videoUrl: url };
 }
 
@@ -105,13 +98,7 @@ export function parseEditRequest(body: unknown, opts: FieldOptions): EditRequest
   const out: EditRequest = { sessionId, editMode, images, prompt: readPrompt(o)!, mode: readMode(o), duration: readDuration(o) };
   const neg = readOptionalString(o, 'negative_prompt');
   if (neg !== undefined) out.negativePrompt = neg;
-  const wm = readWatermark(o);
-  if (wm) out.watermarkInfo = wm;
-  const cb = readCallbackUrl(o, opts.allowPrivateNetwork, opts.forbiddenReason);
-  if (cb) out.callbackUrl = cb;
-  const ext = readExternalTaskId(o);
-  if (ext) out.externalTaskId = ext;
-  return out;
+  return Object.assign(out, readTaskExtras(o, opts, true));
 }
 
 export interface OmniRequest {
@@ -128,9 +115,6 @@ export function parseOmni(body: unknown, opts: FieldOptions): OmniRequest {
   const o = requireBody(body);
   readPrompt(o);
   const out: OmniRequest = { body: o, mode: readMode(o, 'pro'), duration: readDuration(o, OMNI_DURATIONS) };
-  const cb = readCallbackUrl(o, opts.allowPrivateNetwork, opts.forbiddenReason);
-  if (cb) out.callbackUrl = cb;
-  const ext = readExternalTaskId(o);
-  if (ext) out.externalTaskId = ext;
-  return out;
+  // watermark_info is the vendor's and passes through unchecked here.
+  return Object.assign(out, readTaskExtras(o, opts, false));
 }

@@ -2,7 +2,7 @@
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import { REFUSED_MODELS } from '../catalogue/default-catalogue.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { readCallbackUrl, readDuration, readExternalTaskId, readMode, readOptionalString, readPrompt, readWatermark, type Mode } from './family-a.ts';
+import { readDuration, readMode, readOptionalString, readPrompt, readTaskExtras, type FieldOptions, type Mode } from './family-a.ts';
 import { isObject, requireBody, type JsonObject } from './fields.ts';
 
 export const DEFAULT_T2V_MODEL = 'vidx-v1';
@@ -90,11 +90,6 @@ function readCameraControl(o: JsonObject): CameraControl | undefined {
   return { type, config };
 }
 
-export interface FieldOptions {
-  allowPrivateNetwork: boolean;
-  forbiddenReason: (ip: string) => string | null;
-}
-
 /** Field rules for a text2video body, given the admitted canonical model. */
 export function parseText2Video(body: unknown, model: string, opts: FieldOptions): Text2VideoRequest {
   const o = requireBody(body);
@@ -120,11 +115,5 @@ export function parseText2Video(body: unknown, model: string, opts: FieldOptions
   }
   const cam = readCameraControl(o);
   if (cam) out.cameraControl = cam;
-  const wm = readWatermark(o);
-  if (wm) out.watermarkInfo = wm;
-  const cb = readCallbackUrl(o, opts.allowPrivateNetwork, opts.forbiddenReason);
-  if (cb) out.callbackUrl = cb;
-  const ext = readExternalTaskId(o);
-  if (ext) out.externalTaskId = ext;
-  return out;
+  return Object.assign(out, readTaskExtras(o, opts, true));
 }

@@ -62,6 +62,18 @@ export function readExternalTaskId(o: JsonObject): string | undefined {
   return v;
 }
 
+/** An absolute http(s) URL given in field `param` (callback_url, video_url), or invalid_parameter naming it. */
+export function readHttpUrl(v: string, param: string): URL {
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw bad(`${param} must be an absolute http(s) URL`, param);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw bad(`${param} must use http or https`, param);
+  return u;
+}
+
 const LOCAL_NAMES = /^(localhost|localhost\.localdomain|ip6-localhost|ip6-loopback)$|\.localhost$|\.local$|\.internal$/i;
 
 /**
@@ -74,13 +86,7 @@ export function readCallbackUrl(o: JsonObject, allowPrivate: boolean, forbiddenR
   if (v === undefined || v === null || v === '') return undefined;
   if (typeof v !== 'string') throw bad('callback_url must be a string', 'callback_url');
   if (v.length > CALLBACK_URL_MAX) throw bad(`callback_url must be at most ${CALLBACK_URL_MAX} characters`, 'callback_url');
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    throw bad('callback_url must be an absolute http(s) URL', 'callback_url');
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw bad('callback_url must use http or https', 'callback_url');
+  const u = readHttpUrl(v, 'callback_url');
   if (u.username || u.password) throw bad('callback_url must not contain credentials', 'callback_url');
   if (!allowPrivate) {
     const host = u.hostname.replace(/^\[|\]$/g, '');
@@ -88,6 +94,23 @@ export function readCallbackUrl(o: JsonObject, allowPrivate: boolean, forbiddenR
     if (why) throw bad(`callback_url must be a public address (not a ${why})`, 'callback_url');
   }
   return v;
+}
+
+export interface FieldOptions {
+  allowPrivateNetwork: boolean;
+  forbiddenReason: (ip: string) => string | null;
+}
+
+/** watermark_info (when `watermark`), callback_url and external_task_id, read in that order: the creation fields every family A task body shares. */
+export function readTaskExtras(o: JsonObject, opts: FieldOptions, watermark: boolean): { watermarkInfo?: { enabled?: boolean }; callbackUrl?: string; externalTaskId?: string } {
+  const out: { watermarkInfo?: { enabled?: boolean }; callbackUrl?: string; externalTaskId?: string } = {};
+  const wm = watermark ? readWatermark(o) : undefined;
+  if (wm) out.watermarkInfo = wm;
+  const cb = readCallbackUrl(o, opts.allowPrivateNetwork, opts.forbiddenReason);
+  if (cb) out.callbackUrl = cb;
+  const ext = readExternalTaskId(o);
+  if (ext) out.externalTaskId = ext;
+  return out;
 }
 
 export function readOptionalString(o: JsonObject, key: string, max = PROMPT_MAX): string | undefined {
