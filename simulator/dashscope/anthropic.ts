@@ -2,9 +2,9 @@
 // Usage follows the Messages semantics: input_tokens excludes cache reads and cache writes.
 import type { ServerResponse } from 'node:http';
 import type { SimContext } from '../context.ts';
-import { countTokens, requestId, sendJson, sleep } from '../http-util.ts';
+import { countTokens, requestId, sendJson } from '../http-util.ts';
 import type { SimRequest, SimRouter } from '../router.ts';
-import { cutStream, IMAGE_TOKENS, replyFor } from './compat-chat.ts';
+import { IMAGE_TOKENS, replyFor, streamWords } from './compat-chat.ts';
 
 export const MESSAGES_PATH = '/apps/anthropic/v1/messages';
 
@@ -77,17 +77,7 @@ async function handleMessages(req: SimRequest, res: ServerResponse): Promise<voi
     index += 1;
   }
   send('content_block_start', { index, content_block: { type: 'text', text: '' } });
-  const words = reply.split(/(?<= )/);
-  const trickle = req.fault?.kind === 'trickle' ? (req.fault.arg ?? 200) : 0;
-  for (let i = 0; i < words.length; i++) {
-    if (req.fault?.kind === 'cut' && i === Math.min(3, words.length - 1)) {
-      await cutStream(res);
-      return;
-    }
-    if (trickle) await sleep(trickle);
-    if (res.destroyed) return;
-    send('content_block_delta', { index, delta: { type: 'text_delta', text: words[i] } });
-  }
+  if (!(await streamWords(req, res, reply, (word) => send('content_block_delta', { index, delta: { type: 'text_delta', text: word } })))) return;
   send('content_block_stop', { index });
   send('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: outputTokens } });
   send('message_stop', {});

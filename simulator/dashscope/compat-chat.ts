@@ -41,11 +41,15 @@ export function replyFor(lastUser: string): string {
 
 export const IMAGE_TOKENS = 258;
 
+/** Implicit cache: an input of 512+ tokens hits the cache for its whole 256-token blocks beyond the first block. */
+export function implicitCachedTokens(inputTokens: number): number {
+  return inputTokens >= 512 ? Math.floor((inputTokens - 256) / 256) * 256 : 0;
+}
+
 export function chatUsage(text: string, images: number, completion: string) {
   const prompt = countTokens(text) + images * IMAGE_TOKENS;
   const completionTokens = countTokens(completion);
-  // Implicit cache: inputs of 256+ tokens hit the cache for their first 256-token blocks beyond the first block.
-  const cached = prompt >= 512 ? Math.floor((prompt - 256) / 256) * 256 : 0;
+  const cached = implicitCachedTokens(prompt);
   const usage: Record<string, unknown> = { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: prompt + completionTokens };
   if (cached > 0) usage.prompt_tokens_details = { cached_tokens: cached };
   return usage;
@@ -65,6 +69,26 @@ export function streamStats(ctx: SimContext): { completed: number; aborted: numb
 export async function cutStream(res: ServerResponse): Promise<void> {
   await sleep(25);
   res.socket?.destroy();
+}
+
+/**
+ * Stream `reply` word by word, as every text protocol here does, honouring the stream faults: `trickle[:ms]`
+ * waits before each word, `cut` drops the connection after a few words. `emit` writes one word's event.
+ * Resolves false when the stream ended early (cut, or the client went away): the caller writes nothing more.
+ */
+export async function streamWords(req: SimRequest, res: ServerResponse, reply: string, emit: (word: string, index: number, last: boolean) => void): Promise<boolean> {
+  const words = reply.split(/(?<= )/);
+  const trickle = req.fault?.kind === 'trickle' ? (req.fault.arg ?? 200) : 0;
+  for (let i = 0; i < words.length; i++) {
+    if (req.fault?.kind === 'cut' && i === Math.min(3, words.length - 1)) {
+      await cutStream(res);
+      return false;
+    }
+    if (trickle) await sleep(trickle);
+    if (res.destroyed) return false;
+    emit(words[i]!, i, i === words.length - 1);
+  }
+  return true;
 }
 
 export function registerCompatChat(router: SimRouter, ctx: SimContext): void {
@@ -107,20 +131,10 @@ async function handleChat(req: SimRequest, res: ServerResponse, ctx: SimContext)
     else stats.aborted += 1; // the client (gateway) went away mid-stream
   });
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  const words = reply.split(/(?<= )/);
   const chunk = (delta: Record<string, unknown>, finish: string | null) =>
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }], usage: null, system_fingerprint: null })}\n\n`;
-  const trickle = req.fault?.kind === 'trickle' ? (req.fault.arg ?? 200) : 0;
   res.write(chunk({ role: 'assistant', content: '' }, null));
-  for (let i = 0; i < words.length; i++) {
-    if (req.fault?.kind === 'cut' && i === Math.min(3, words.length - 1)) {
-      await cutStream(res);
-      return;
-    }
-    if (trickle) await sleep(trickle);
-    if (res.destroyed) return;
-    res.write(chunk({ content: words[i] }, null));
-  }
+  if (!(await streamWords(req, res, reply, (word) => res.write(chunk({ content: word }, null))))) return;
   res.write(chunk({}, 'stop'));
   if (includeUsage) {
     res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage, system_fingerprint: null })}\n\n`);

@@ -3,9 +3,9 @@
 // handler for a model-name prefix (e.g. 'qwen-image') and the dispatcher picks it by the body's `model`.
 import type { ServerResponse } from 'node:http';
 import type { SimContext } from '../context.ts';
-import { countTokens, requestId, sendJson, sleep } from '../http-util.ts';
+import { countTokens, requestId, sendJson } from '../http-util.ts';
 import type { SimRequest, SimRouter } from '../router.ts';
-import { cutStream, IMAGE_TOKENS, replyFor } from './compat-chat.ts';
+import { IMAGE_TOKENS, replyFor, streamWords } from './compat-chat.ts';
 import { nativeError } from './errors.ts';
 
 export const MULTIMODAL_PATH = '/api/v1/services/aigc/multimodal-generation/generation';
@@ -102,24 +102,16 @@ async function handleVisionChat(req: SimRequest, res: ServerResponse, _ctx: SimC
   }
   const incremental = body.parameters?.incremental_output === true;
   res.writeHead(200, { 'content-type': 'text/event-stream;charset=UTF-8', 'cache-control': 'no-cache', 'x-dashscope-call-gateway': 'true' });
-  const words = reply.split(/(?<= )/);
-  const trickle = req.fault?.kind === 'trickle' ? (req.fault.arg ?? 200) : 0;
   let sofar = '';
-  for (let i = 0; i < words.length; i++) {
-    if (req.fault?.kind === 'cut' && i === Math.min(3, words.length - 1)) {
-      await cutStream(res);
-      return;
-    }
-    if (trickle) await sleep(trickle);
-    if (res.destroyed) return;
-    sofar += words[i]!;
-    const last = i === words.length - 1;
+  const sent = await streamWords(req, res, reply, (word, i, last) => {
+    sofar += word;
     const event = {
-      output: { choices: [{ message: { content: [{ text: incremental ? words[i] : sofar }], role: 'assistant' }, finish_reason: last ? 'stop' : 'null' }] },
+      output: { choices: [{ message: { content: [{ text: incremental ? word : sofar }], role: 'assistant' }, finish_reason: last ? 'stop' : 'null' }] },
       usage: nativeUsage(flat.text, flat.images, sofar),
       request_id: rid,
     };
     res.write(`id:${i + 1}\nevent:result\n:HTTP_STATUS/200\ndata:${JSON.stringify(event)}\n\n`);
-  }
+  });
+  if (!sent) return;
   res.end();
 }

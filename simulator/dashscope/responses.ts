@@ -2,9 +2,9 @@
 // Its SSE lines have no space after `data:`/`event:`, as the real upstream writes them.
 import type { ServerResponse } from 'node:http';
 import type { SimContext } from '../context.ts';
-import { countTokens, requestId, sendJson, sleep } from '../http-util.ts';
+import { countTokens, requestId, sendJson } from '../http-util.ts';
 import type { SimRequest, SimRouter } from '../router.ts';
-import { cutStream, replyFor } from './compat-chat.ts';
+import { implicitCachedTokens, replyFor, streamWords } from './compat-chat.ts';
 import { compatError } from './errors.ts';
 
 export const RESPONSES_PATH = '/api/v2/apps/protocols/compatible-mode/v1/responses';
@@ -48,7 +48,7 @@ async function handleResponses(req: SimRequest, res: ServerResponse): Promise<vo
   const inputTokens = countTokens(instructions + inp.text);
   // Session cache (header) or a long prompt: part of the input is served from the cache.
   const sessionCache = req.headers['x-dashscope-session-cache'] === 'enable';
-  const cached = sessionCache ? Math.floor(inputTokens / 2) : inputTokens >= 512 ? Math.floor((inputTokens - 256) / 256) * 256 : 0;
+  const cached = sessionCache ? Math.floor(inputTokens / 2) : implicitCachedTokens(inputTokens);
   const outputTokens = countTokens(reply);
   const usage = {
     input_tokens: inputTokens,
@@ -79,17 +79,7 @@ async function handleResponses(req: SimRequest, res: ServerResponse): Promise<vo
   send('response.in_progress', { response: response('in_progress', '', false) });
   send('response.output_item.added', { output_index: 0, item: message('', 'in_progress') });
   send('response.content_part.added', { output_index: 0, item_id: msgId, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
-  const words = reply.split(/(?<= )/);
-  const trickle = req.fault?.kind === 'trickle' ? (req.fault.arg ?? 200) : 0;
-  for (let i = 0; i < words.length; i++) {
-    if (req.fault?.kind === 'cut' && i === Math.min(3, words.length - 1)) {
-      await cutStream(res);
-      return;
-    }
-    if (trickle) await sleep(trickle);
-    if (res.destroyed) return;
-    send('response.output_text.delta', { output_index: 0, item_id: msgId, content_index: 0, delta: words[i] });
-  }
+  if (!(await streamWords(req, res, reply, (word) => send('response.output_text.delta', { output_index: 0, item_id: msgId, content_index: 0, delta: word })))) return;
   send('response.output_text.done', { output_index: 0, item_id: msgId, content_index: 0, text: reply });
   send('response.content_part.done', { output_index: 0, item_id: msgId, content_index: 0, part: { type: 'output_text', text: reply, annotations: [] } });
   send('response.output_item.done', { output_index: 0, item: message(reply, 'completed') });
