@@ -3,10 +3,10 @@
 import { isObject } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
-import { num, objectAfterKey, renameModel, stringValueLength } from '../json-scan.ts';
-import { sseEvents } from '../sse-events.ts';
+import { num, objectAfterKey, renameModel } from '../json-scan.ts';
 import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
-import { assertJson, bodyText, dashscopeStreamError, firstString, headerString, postDashscope, streamBroke } from './compat-chat-common.ts';
+import { assertJson, bodyText, firstString, headerString, postDashscope } from './compat-chat-common.ts';
+import { chatStreamTransformer, type ChatStreamState } from './compat-chat-stream.ts';
 
 export const COMPAT_CHAT_PATH = '/compatible-mode/v1/chat/completions';
 
@@ -47,41 +47,9 @@ export function compatChat(client: UpstreamClient): TextCapability {
 
     async stream(req: TextRequest, o: CallOptions): Promise<StreamResult> {
       const res = await postDashscope(client, o, { path: COMPAT_CHAT_PATH, body: compatChatBody(req, true), stream: true });
-      let usage: TokenUsage | null = null;
-      let produced = 0;
-      let rid = headerString(res.headers['x-request-id']);
-      async function* frames(): AsyncGenerator<string> {
-        let done = false;
-        try {
-          for await (const ev of sseEvents(res.body)) {
-            let d = ev.data;
-            if (d === '[DONE]') {
-              done = true;
-              yield 'data: [DONE]\n\n';
-              continue;
-            }
-            if (d.startsWith('{"error"')) throw dashscopeStreamError(d);
-            rid ??= firstString(d, 'id');
-            if (d.includes('"usage":{')) {
-              const u = objectAfterKey(d, 'usage');
-              if (u) usage = chatUsage(u);
-              if (!req.clientWantsUsage) {
-                // The client did not ask for usage: drop the usage-only chunk, strip usage from any other.
-                if (d.includes('"choices":[]')) continue;
-                const parsed = JSON.parse(d) as Record<string, unknown>;
-                parsed.usage = null;
-                d = JSON.stringify(parsed);
-              }
-            }
-            produced += stringValueLength(d, 'content') + (d.includes('"reasoning_content":"') ? stringValueLength(d, 'reasoning_content') : 0);
-            yield `data: ${renameModel(d, req.upstreamModel, req.publicModel)}\n\n`;
-          }
-        } catch (e) {
-          throw streamBroke(e);
-        }
-        if (!done) throw new GatewayError('upstream_error', 'The upstream stream ended before it was complete');
-      }
-      return { upstreamRequestId: rid, frames: frames(), usage: () => usage, producedChars: () => produced };
+      const st: ChatStreamState = { usage: null, produced: 0, rid: headerString(res.headers['x-request-id']), done: false };
+      const frames = chatStreamTransformer({ upstreamModel: req.upstreamModel, publicModel: req.publicModel, clientWantsUsage: req.clientWantsUsage === true, chatUsage }, st);
+      return { upstreamRequestId: st.rid, frames: frames(res.body), usage: () => st.usage, producedChars: () => st.produced };
     },
   };
 }
