@@ -2,11 +2,11 @@
 // generated admin key), then restarts with an admin key and with upstream keys on the same data dir.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../../simulator/index.ts';
+import { freePort } from '../helpers/free-port.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'tollway.mjs');
 let dir: string;
@@ -22,17 +22,6 @@ afterAll(async () => {
   await sim?.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 interface Running {
   child: ChildProcess;

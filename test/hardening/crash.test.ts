@@ -10,7 +10,6 @@
 // before killing, so it checks agreement, not that window (documented in the README).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -18,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../../simulator/index.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { testDialect } from '../helpers/harness.ts';
+import { freePort } from '../helpers/free-port.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'tollway.mjs');
 const ADMIN = 'crash-admin-key-0123456789abcdef';
@@ -29,17 +29,6 @@ let dbUrl: string;
 let store: Store;
 let dropSchema: (() => Promise<void>) | null = null;
 const children: ChildProcess[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 interface Running {
   child: ChildProcess;
