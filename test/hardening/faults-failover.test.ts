@@ -8,7 +8,7 @@ import { createChannel } from '../../src/http/routes/admin/channels.ts';
 import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import { FAST_TASK_ENV, waitTerminal } from '../http/family-b/videos-helpers.ts';
-import { DEAD_URL, expectFamilyBError, expectNoLeak, flushWriters, ledgerOfRequest, secondUpstream } from './faults-helpers.ts';
+import { DEAD_URL, expectFamilyBError, expectNoLeak, flushWriters, ledgerOfRequest, secondUpstream, waitForFamilyATask } from './faults-helpers.ts';
 
 let h: Harness;
 let backup: { sim: Simulator; close(): Promise<void> };
@@ -163,13 +163,7 @@ describe('connect-only calls: a request that may have been accepted is never sen
       const r = await post('/vidx/v1/videos/text2video', { prompt: 'x' });
       expect(r.status).toBe(200);
       const id = (JSON.parse(r.text) as { data: { task_id: string } }).data.task_id;
-      let state = '';
-      for (let i = 0; i < 200 && state !== 'succeed'; i++) {
-        const q = await h.fetch(`/vidx/v1/videos/text2video/${id}`, { token });
-        state = ((await q.json()) as { data: { task_status: string } }).data.task_status;
-        if (state !== 'succeed') await new Promise((res) => setTimeout(res, 30));
-      }
-      expect(state).toBe('succeed');
+      expect(await waitForFamilyATask(h, token, '/vidx/v1/videos/text2video', id, 'succeed')).toBe('succeed');
       await flushWriters(h);
       const rows = await h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', id).execute();
       expect(rows.map((x) => x.idempotency_key)).toEqual([`${id}:success`]);

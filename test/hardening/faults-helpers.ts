@@ -54,6 +54,17 @@ export async function requestLogRow(h: Harness, rid: string) {
   throw new Error(`no request_log row for ${rid}`);
 }
 
+/** Poll a family A task (`GET <path>/<id>`) until it reaches `want` (or ~6 s pass); the last status seen. */
+export async function waitForFamilyATask(h: Harness, token: string, path: string, id: string, want: 'succeed' | 'failed'): Promise<string> {
+  let state = '';
+  for (let i = 0; i < 200 && state !== want; i++) {
+    const q = await h.fetch(`${path}/${id}`, { token });
+    state = ((await q.json()) as { data: { task_status: string } }).data.task_status;
+    if (state !== want) await new Promise((res) => setTimeout(res, 30));
+  }
+  return state;
+}
+
 /** A second simulator and a DashScope + Kling channel on it (lower priority than the harness's own unless said). */
 export async function secondUpstream(h: Harness, opts: { priority?: number; name?: string } = {}): Promise<{ sim: Simulator; close(): Promise<void> }> {
   const sim = await startSimulator({ taskDurationMs: 300 });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import { FAST_TASK_ENV, waitTerminal } from '../http/family-b/videos-helpers.ts';
-import { expectFamilyAError, expectFamilyBError, expectNoLeak, flushWriters, ledgerOfRequest } from './faults-helpers.ts';
+import { expectFamilyAError, expectFamilyBError, expectNoLeak, flushWriters, ledgerOfRequest, waitForFamilyATask } from './faults-helpers.ts';
 
 let h: Harness;
 let token: string;
@@ -134,13 +134,7 @@ describe('family A creation: faults → vendor envelope, no task, no hold; a los
     expect(env.code).toBe(0);
     expect(posts()).toBe(before + 1); // never re-sent
     const id = env.data.task_id;
-    let state = '';
-    for (let i = 0; i < 200 && state !== 'succeed'; i++) {
-      const q = await h.fetch(`${T2V}/${id}`, { token });
-      state = ((await q.json()) as { data: { task_status: string } }).data.task_status;
-      if (state !== 'succeed') await new Promise((res) => setTimeout(res, 30));
-    }
-    expect(state).toBe('succeed');
+    expect(await waitForFamilyATask(h, token, T2V, id, 'succeed')).toBe('succeed');
     await flushWriters(h);
     const rows = await h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', id).execute();
     expect(rows.map((x) => x.idempotency_key)).toEqual([`${id}:success`]);
@@ -149,13 +143,7 @@ describe('family A creation: faults → vendor envelope, no task, no hold; a los
   it('the task fails upstream → failed, hold released, no charge', async () => {
     const r = await post(T2V, { prompt: 'sim-fault:fail-task' });
     const id = (JSON.parse(r.text) as { data: { task_id: string } }).data.task_id;
-    let state = '';
-    for (let i = 0; i < 200 && state !== 'failed'; i++) {
-      const q = await h.fetch(`${T2V}/${id}`, { token });
-      state = ((await q.json()) as { data: { task_status: string } }).data.task_status;
-      if (state !== 'failed') await new Promise((res) => setTimeout(res, 30));
-    }
-    expect(state).toBe('failed');
+    expect(await waitForFamilyATask(h, token, T2V, id, 'failed')).toBe('failed');
     const hold = await h.store.db.selectFrom('holds').selectAll().where('task_id', '=', id).executeTakeFirst();
     expect(hold?.state).not.toBe('held');
     expect(await h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', id).execute()).toHaveLength(0);
