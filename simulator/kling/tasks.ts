@@ -155,21 +155,17 @@ export function registerKlingTasks(router: SimRouter, ctx: SimContext): void {
     }
   };
 
-  router.on('POST', '/v1/videos/text2video', guarded((req, res) => {
-    const body = bodyOf(req, res);
-    if (!body) return;
-    const v = checkText2Video(body);
-    if (duplicateExternal(s, body, res)) return;
-    creationReply(res, createTask(ctx, s, 'text2video', body, { ...v, fault: taskFault(req, body) }));
-  }));
-
-  router.on('POST', '/v1/videos/omni-video', guarded((req, res) => {
-    const body = bodyOf(req, res);
-    if (!body) return;
-    const v = checkOmni(body);
-    if (duplicateExternal(s, body, res)) return;
-    creationReply(res, createTask(ctx, s, 'omni-video', body, { ...v, fault: taskFault(req, body) }));
-  }));
+  // text2video and omni-video: validate the body, refuse a reused external_task_id, create.
+  const simpleCreation = (kind: 'text2video' | 'omni-video', check: (b: Record<string, unknown>) => { model: string; mode: string; seconds: number }) =>
+    router.on('POST', `/v1/videos/${kind}`, guarded((req, res) => {
+      const body = bodyOf(req, res);
+      if (!body) return;
+      const v = check(body);
+      if (duplicateExternal(s, body, res)) return;
+      creationReply(res, createTask(ctx, s, kind, body, { ...v, fault: taskFault(req, body) }));
+    }));
+  simpleCreation('text2video', checkText2Video);
+  simpleCreation('omni-video', checkOmni);
 
   router.on('POST', '/v1/videos/multi-elements', guarded((req, res) => {
     const body = bodyOf(req, res);
