@@ -10,11 +10,14 @@ import { ensureChannel } from '../src/bootstrap.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { createGateway } from '../src/gateway.ts';
 import { createToken } from '../src/http/routes/admin/tokens.ts';
+import { tuneHeap } from '../src/runtime/heap.ts';
 import { answerStats } from './proc-stats.ts';
 
 const simUrl = `http://127.0.0.1:${process.env.BENCH_TARGET_PORT}`;
 const dir = mkdtempSync(join(tmpdir(), 'tollway-bench-'));
 const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'info', TOLLWAY_DATA_DIR: dir });
+// The same process-level tuning as `tollway serve` (src/main.ts), so the bench measures the deployed configuration.
+tuneHeap(config.heapGrowingPercent);
 const logStream = pino.destination({ dest: '/dev/null', sync: false, minLength: 8192 }) as unknown as NodeJS.WritableStream;
 const gw = await createGateway(config, { adminKey: 'bench-admin-key-0123456789', secret: 'bench-secret-0123456789abcdefghij', logStream });
 await ensureChannel(gw.deps, 'sim', 'dashscope', simUrl, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });

@@ -10,7 +10,6 @@ import { redactSecrets, registerSecret } from './errors/redact.ts';
 import { buildApp } from './http/app.ts';
 import type { AppDeps } from './http/deps.ts';
 import { UpstreamClient } from './adapters/http-client.ts';
-import { Redis } from 'ioredis';
 import { MemoryCounters, RateLimiter, RedisCounters } from './limits/rate-limiter.ts';
 import { CircuitBreakers } from './routing/circuit-breaker.ts';
 import { StoreMeter } from './metering/meter.ts';
@@ -85,7 +84,8 @@ export async function createGateway(config: Config, opts: GatewayOptions): Promi
     upstream: new UpstreamClient(config.upstreamTimeouts),
     tasks: new TaskEngine({ repo: new TasksRepo(store.db, store.dialect), meter: () => deps.meter, channels, logger, options: config.tasks }),
     breakers: new CircuitBreakers(),
-    limiter: new RateLimiter(config.redisUrl ? new RedisCounters(new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : new MemoryCounters()),
+    // ioredis is loaded only when Redis is configured (memory: a single instance does not carry it).
+    limiter: new RateLimiter(config.redisUrl ? new RedisCounters(new (await import('ioredis')).Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : new MemoryCounters()),
   };
   const app = await buildApp(deps);
   // Drivers register while routes are built; the poller starts once they are all in.

@@ -1,21 +1,26 @@
 // Wiring only: config → secrets → simulator (demo) → gateway → channels → listen.
-import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../simulator/index.ts';
+import type { Simulator } from '../simulator/index.ts';
 import { demoToken, disableChannelsNamed, ensureChannel, provisionEnvChannels, resolveSecrets } from './bootstrap.ts';
 import { isDemoMode, type Config } from './config/config.ts';
 import { createGateway } from './gateway.ts';
 import { closeSharedSafeNet } from './net/index.ts';
+import { tuneHeap } from './runtime/heap.ts';
 
 export async function serve(config: Config): Promise<void> {
+  tuneHeap(config.heapGrowingPercent);
   const { adminKey, adminKeyGenerated, secret } = resolveSecrets(config);
   const demo = isDemoMode(config);
   let sim: Simulator | null = null;
-  if (demo) {
-    sim = await startSimulator({ port: config.simPort, taskDurationMs: config.simTaskMs });
+  // The simulator is loaded only in demo mode: a production gateway does not carry its code in memory.
+  const simulator = demo ? await import('../simulator/index.ts') : null;
+  const DEFAULT_SIM_KEYS = simulator?.DEFAULT_SIM_KEYS;
+  if (simulator) {
+    sim = await simulator.startSimulator({ port: config.simPort, taskDurationMs: config.simTaskMs });
     config.trustedResultOrigins.push(new URL(sim.url).origin);
   }
   const gw = await createGateway(config, { adminKey, secret });
   const { deps } = gw;
-  if (sim) {
+  if (sim && DEFAULT_SIM_KEYS) {
     await ensureChannel(deps, 'demo-dashscope', 'dashscope', sim.url, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
     await ensureChannel(deps, 'demo-kling', 'kling', sim.url, { accessKey: DEFAULT_SIM_KEYS.klingAccessKey, secretKey: DEFAULT_SIM_KEYS.klingSecretKey });
   } else {

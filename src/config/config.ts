@@ -53,6 +53,8 @@ export interface Config {
   drainMs: number;
   /** Upstream call timeouts (ms): connect, first byte (response headers), idle gap in a body/stream. */
   upstreamTimeouts: { connectMs: number; headersMs: number; bodyIdleMs: number };
+  /** V8 old-generation growth between full GCs, in % over the live size (0 = V8's own heuristic); see src/runtime/heap.ts. */
+  heapGrowingPercent: number;
 }
 
 export interface CallbackConfig {
@@ -216,6 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
       headersMs: intVar(env, 'TOLLWAY_UPSTREAM_FIRST_BYTE_TIMEOUT_MS', 120_000, 100, 3_600_000),
       bodyIdleMs: intVar(env, 'TOLLWAY_UPSTREAM_IDLE_TIMEOUT_MS', 60_000, 100, 3_600_000),
     },
+    heapGrowingPercent: intVar(env, 'TOLLWAY_HEAP_GROWING_PERCENT', 30, 0, 400),
   };
 }
 

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import { dialectOf, type Dialect } from './dialect.ts';
 import { migrateToLatest } from './migrate.ts';
-import { openPostgres } from './postgres.ts';
 import type { Database } from './schema.ts';
 import { openSqlite } from './sqlite.ts';
 
@@ -18,7 +17,8 @@ export interface OpenStoreOptions {
 
 export async function openStore(url: string, opts: OpenStoreOptions = {}): Promise<Store> {
   const dialect = dialectOf(url);
-  const db = dialect === 'postgres' ? await openPostgres(url, opts.pgSchema ? { schema: opts.pgSchema } : {}) : openSqlite(url);
+  // pg is loaded only for a PostgreSQL store (a SQLite deployment does not carry its memory).
+  const db = dialect === 'postgres' ? await (await import('./postgres.ts')).openPostgres(url, opts.pgSchema ? { schema: opts.pgSchema } : {}) : openSqlite(url);
   if (opts.migrate !== false) await migrateToLatest(db as unknown as Kysely<unknown>, dialect);
   return { db, dialect, close: () => db.destroy() };
 }

@@ -2,7 +2,6 @@
 // Tokens are cached per key pair and re-signed a few minutes before they expire, so a request never
 // goes out with a token that could lapse in flight.
 import { createHash } from 'node:crypto';
-import { SignJWT } from 'jose';
 
 export interface KlingJwtOptions {
   /** Token lifetime (s). The vendor's reference uses 1800. */
@@ -54,6 +53,8 @@ export class KlingJwtSigner {
 
   private async sign(accessKey: string, secretKey: string, nowSec: number): Promise<Cached> {
     const exp = nowSec + this.ttl;
+    // jose is loaded on the first Kling call only: a gateway without Kling traffic does not carry its memory.
+    const { SignJWT } = await import('jose');
     const token = await new SignJWT({})
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setIssuer(accessKey)
