@@ -196,14 +196,16 @@ export class StoreMeter implements Meter {
     if (this.sqliteBatch?.raw !== raw) {
       const ins = raw.prepare(
         'INSERT INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at) ' +
-          'VALUES (@idempotency_key, @token_id, @model, @kind, @quantities, @unit_prices, @amount, @request_id, @task_id, @upstream_request_id, @created_at) ON CONFLICT (idempotency_key) DO NOTHING',
+          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING',
       );
       const spend = raw.prepare('UPDATE tokens SET spent = spent + ? WHERE id = ?');
       const run = raw.transaction((rows: LedgerRow[]) => {
         const perToken = new Map<string, number>();
         for (const r of rows) {
           // Only a row that was really inserted (not a duplicate key) moves `spent`.
-          if (ins.run(ledgerValues(r)).changes > 0) perToken.set(r.tokenId, (perToken.get(r.tokenId) ?? 0) + r.charge.amount);
+          // Positional binding (same columns as ledgerValues): no per-row object for named parameters.
+          const inserted = ins.run(r.key, r.tokenId, r.model, r.kind, JSON.stringify(r.charge.quantities), JSON.stringify(r.charge.unitPrices), r.charge.amount, r.requestId, r.taskId, r.upstreamRequestId, r.createdAt).changes > 0;
+          if (inserted) perToken.set(r.tokenId, (perToken.get(r.tokenId) ?? 0) + r.charge.amount);
         }
         for (const [tokenId, amount] of perToken) if (amount > 0) spend.run(amount, tokenId);
       });

@@ -72,9 +72,13 @@ export class RequestLogWriter {
     if (this.stmt?.raw !== raw) {
       const ins = raw.prepare(
         'INSERT INTO request_log (request_id, token_id, model, endpoint, method, status, latency_ms, usage, amount, upstream_request_id, error_code, created_at) ' +
-          'VALUES (@request_id, @token_id, @model, @endpoint, @method, @status, @latency_ms, @usage, @amount, @upstream_request_id, @error_code, @created_at) ON CONFLICT (request_id) DO NOTHING',
+          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING',
       );
-      this.stmt = { raw, run: raw.transaction((batch: RequestLogRow[]) => { for (const r of batch) ins.run(columns(r)); }) };
+      // Positional binding, in the order of `columns` (no per-row object for named parameters).
+      const run = raw.transaction((batch: RequestLogRow[]) => {
+        for (const r of batch) ins.run(r.requestId, r.tokenId, r.model, r.endpoint, r.method, r.status, r.latencyMs, usageText(r.usage), r.amount, r.upstreamRequestId, r.errorCode, r.createdAt);
+      });
+      this.stmt = { raw, run };
     }
     this.stmt.run(rows);
   }
@@ -89,10 +93,12 @@ function columns(r: RequestLogRow) {
     method: r.method,
     status: r.status,
     latency_ms: r.latencyMs,
-    usage: r.usage === undefined || r.usage === null ? null : JSON.stringify(r.usage),
+    usage: usageText(r.usage),
     amount: r.amount,
     upstream_request_id: r.upstreamRequestId,
     error_code: r.errorCode,
     created_at: r.createdAt,
   };
 }
+
+const usageText = (u: unknown): string | null => (u === undefined || u === null ? null : JSON.stringify(u));
