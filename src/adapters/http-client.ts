@@ -47,6 +47,20 @@ export class UpstreamClient {
     return p;
   }
 
+  /** Channel base URLs parsed once (a URL parse per request showed in the hot-path profile). */
+  private readonly bases = new Map<string, { origin: string; prefix: string }>();
+
+  private base(baseUrl: string): { origin: string; prefix: string } {
+    let b = this.bases.get(baseUrl);
+    if (!b) {
+      const u = new URL(baseUrl);
+      b = { origin: u.origin, prefix: u.pathname.replace(/\/+$/, '') };
+      if (this.bases.size >= 1000) this.bases.clear();
+      this.bases.set(baseUrl, b);
+    }
+    return b;
+  }
+
   async request(r: UpstreamRequest): Promise<UpstreamResponse> {
     // A call may ask for tighter timeouts than the configured ones, never for looser ones (config is the ceiling).
     const d = this.defaults;
@@ -56,12 +70,11 @@ export class UpstreamClient {
       headersMs: Math.min(d.headersMs, o.headersMs ?? d.headersMs),
       bodyIdleMs: Math.min(d.bodyIdleMs, o.bodyIdleMs ?? d.bodyIdleMs),
     };
-    const base = new URL(r.baseUrl);
-    const prefix = base.pathname.replace(/\/+$/, '');
+    const base = this.base(r.baseUrl);
     try {
       return await this.pool(base.origin, t).request({
         method: r.method,
-        path: prefix + r.path,
+        path: base.prefix + r.path,
         headers: r.headers ?? {},
         body: r.body ?? null,
         signal: r.signal ?? null,

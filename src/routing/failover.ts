@@ -31,6 +31,8 @@ export function isRetryable(e: unknown, policy: RetryPolicy): boolean {
 
 /** Order channels by priority, weighted-random within a priority level, skipping open circuits. */
 export function orderChannels(channels: Channel[], breakers: CircuitBreakers, rand: () => number = Math.random): Channel[] {
+  // One channel (the common case): the general path below would return exactly it, open circuit or not.
+  if (channels.length === 1) return [channels[0]!];
   const byPriority = new Map<number, Channel[]>();
   for (const c of channels) {
     const list = byPriority.get(c.priority) ?? [];
