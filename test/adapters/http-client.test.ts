@@ -23,3 +23,54 @@ describe('upstream client transport errors', () => {
     await new Promise<void>((r) => srv.close(() => r()));
   });
 });
+
+describe('requestText (whole answers without a body stream) maps failures like request', () => {
+  const listen = async (onConn: Parameters<typeof createServer>[0]) => {
+    const srv = createServer(onConn);
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    return { srv, base: `http://127.0.0.1:${(srv.address() as { port: number }).port}` };
+  };
+  const close = (srv: ReturnType<typeof createServer>) => new Promise<void>((r) => srv.close(() => r()));
+
+  it('returns status, headers and the whole body, across several TCP writes and a UTF-8 sequence split between them', async () => {
+    const body = Buffer.from('{"a":"é€😀"}', 'utf8');
+    const { srv, base } = await listen((s) =>
+      s.once('data', () => {
+        s.write(`HTTP/1.1 201 Created\r\ncontent-type: application/json\r\nx-request-id: rid-1\r\ncontent-length: ${body.length}\r\n\r\n`);
+        s.write(body.subarray(0, 8));
+        setTimeout(() => s.end(body.subarray(8)), 20);
+      }),
+    );
+    const c = new UpstreamClient();
+    const r = await c.requestText({ method: 'POST', baseUrl: base, path: '/x', body: '{}' });
+    expect(r).toMatchObject({ statusCode: 201, text: '{"a":"é€😀"}' });
+    expect(r.headers['x-request-id']).toBe('rid-1');
+    await c.close();
+    await close(srv);
+  });
+
+  it('refused → upstream_unreachable; reset after send → upstream_error', async () => {
+    const { srv, base } = await listen(() => undefined);
+    await close(srv);
+    const c = new UpstreamClient();
+    await expect(c.requestText({ method: 'POST', baseUrl: base, path: '/x', body: '{}' })).rejects.toMatchObject({ code: 'upstream_unreachable' });
+    const reset = await listen((s) => s.once('data', () => s.destroy()));
+    await expect(c.requestText({ method: 'POST', baseUrl: reset.base, path: '/x', body: '{}' })).rejects.toMatchObject({ code: 'upstream_error' });
+    await c.close();
+    await close(reset.srv);
+  });
+
+  it('no headers in time → upstream_timeout; an aborted signal → upstream_error (aborted)', async () => {
+    const held: Array<import('node:net').Socket> = [];
+    const { srv, base } = await listen((s) => void held.push(s)); // accepts, never answers
+    const c = new UpstreamClient({ connectMs: 1000, headersMs: 150, bodyIdleMs: 1000 });
+    await expect(c.requestText({ method: 'POST', baseUrl: base, path: '/x', body: '{}' })).rejects.toMatchObject({ code: 'upstream_timeout' });
+    const ac = new AbortController();
+    const p = c.requestText({ method: 'POST', baseUrl: base, path: '/y', body: '{}', signal: ac.signal, timeouts: { headersMs: 5000 } });
+    setTimeout(() => ac.abort(), 30);
+    await expect(p).rejects.toMatchObject({ code: 'upstream_error', message: 'The upstream request was aborted' });
+    for (const s of held) s.destroy();
+    await c.close();
+    await close(srv);
+  });
+});

@@ -1,6 +1,6 @@
 // One POST to a DashScope endpoint: auth header, body, error answer → GatewayError (sanitised by the renderer).
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { networkError, type UpstreamClient, type UpstreamResponse } from '../http-client.ts';
+import { networkError, type UpstreamClient, type UpstreamResponse, type UpstreamTextResponse } from '../http-client.ts';
 import type { CallOptions } from '../types.ts';
 import { dashscopeError } from './errors.ts';
 
@@ -13,13 +13,24 @@ export interface PostOptions {
   headers?: Record<string, string>;
 }
 
-export async function postDashscope(client: UpstreamClient, o: CallOptions, p: PostOptions): Promise<UpstreamResponse> {
+function postHeaders(o: CallOptions, p: PostOptions): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...o.headers, ...p.headers };
   if (p.auth === 'x-api-key') headers['x-api-key'] = o.target.apiKey;
   else headers.authorization = `Bearer ${o.target.apiKey}`;
   if (p.stream) headers.accept = 'text/event-stream';
-  const res = await client.request({ method: 'POST', baseUrl: o.target.baseUrl, path: p.path, headers, body: p.body, ...(o.signal ? { signal: o.signal } : {}) });
+  return headers;
+}
+
+export async function postDashscope(client: UpstreamClient, o: CallOptions, p: PostOptions): Promise<UpstreamResponse> {
+  const res = await client.request({ method: 'POST', baseUrl: o.target.baseUrl, path: p.path, headers: postHeaders(o, p), body: p.body, ...(o.signal ? { signal: o.signal } : {}) });
   if (res.statusCode !== 200) throw await errorFrom(res);
+  return res;
+}
+
+/** A non-streaming POST read whole (no body stream): the 200 answer's status, headers and text. */
+export async function postDashscopeText(client: UpstreamClient, o: CallOptions, p: Omit<PostOptions, 'stream'>): Promise<UpstreamTextResponse> {
+  const res = await client.requestText({ method: 'POST', baseUrl: o.target.baseUrl, path: p.path, headers: postHeaders(o, p), body: p.body, ...(o.signal ? { signal: o.signal } : {}) });
+  if (res.statusCode !== 200) throw errorFromText(res.statusCode, res.headers, res.text);
   return res;
 }
 
@@ -30,14 +41,18 @@ async function errorFrom(res: UpstreamResponse): Promise<GatewayError> {
   } catch (e) {
     return networkError(e);
   }
+  return errorFromText(res.statusCode, res.headers, text);
+}
+
+function errorFromText(statusCode: number, headers: UpstreamResponse['headers'], text: string): GatewayError {
   let parsed: unknown = null;
   try {
     parsed = JSON.parse(text);
   } catch {
     parsed = null;
   }
-  const err = dashscopeError(res.statusCode, parsed);
-  const headerRid = headerString(res.headers['x-request-id']) ?? headerString(res.headers['request-id']);
+  const err = dashscopeError(statusCode, parsed);
+  const headerRid = headerString(headers['x-request-id']) ?? headerString(headers['request-id']);
   if (!err.upstreamRequestId && headerRid) return new GatewayError(err.code, err.message, { upstreamRequestId: headerRid });
   return err;
 }

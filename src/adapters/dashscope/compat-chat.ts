@@ -5,7 +5,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel } from '../json-scan.ts';
 import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
-import { assertJson, bodyText, firstString, headerString, postDashscope } from './compat-chat-common.ts';
+import { assertJson, firstString, headerString, postDashscope, postDashscopeText } from './compat-chat-common.ts';
 import { chatStreamTransformer, type ChatStreamState } from './compat-chat-stream.ts';
 
 export const COMPAT_CHAT_PATH = '/compatible-mode/v1/chat/completions';
@@ -34,8 +34,8 @@ export function compatChatBody(req: TextRequest, stream: boolean): string {
 export function compatChat(client: UpstreamClient): TextCapability {
   return {
     async complete(req: TextRequest, o: CallOptions): Promise<CompleteResult> {
-      const res = await postDashscope(client, o, { path: COMPAT_CHAT_PATH, body: compatChatBody(req, false) });
-      const text = await bodyText(res);
+      const res = await postDashscopeText(client, o, { path: COMPAT_CHAT_PATH, body: compatChatBody(req, false) });
+      const text = res.text;
       const u = objectAfterKey(text, 'usage');
       if (!u) assertJson(text);
       return {

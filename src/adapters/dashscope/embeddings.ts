@@ -5,7 +5,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel } from '../json-scan.ts';
 import type { CallOptions, CompleteResult, EmbeddingsCapability, TextRequest } from '../types.ts';
-import { assertJson, bodyText, firstString, headerString, postDashscope } from './compat-chat-common.ts';
+import { assertJson, firstString, headerString, postDashscopeText } from './compat-chat-common.ts';
 
 export const EMBEDDINGS_PATH = '/compatible-mode/v1/embeddings';
 
@@ -15,8 +15,8 @@ export function dashscopeEmbeddings(client: UpstreamClient): EmbeddingsCapabilit
       // The upstream returns floats only; base64 (the OpenAI SDK's default) is encoded here from those floats.
       const base64 = req.body.encoding_format === 'base64';
       const upstreamBody = { ...req.body, model: req.upstreamModel, ...(base64 ? { encoding_format: 'float' } : {}) };
-      const res = await postDashscope(client, o, { path: EMBEDDINGS_PATH, body: JSON.stringify(upstreamBody) });
-      const text = await bodyText(res);
+      const res = await postDashscopeText(client, o, { path: EMBEDDINGS_PATH, body: JSON.stringify(upstreamBody) });
+      const text = res.text;
       const u = objectAfterKey(text, 'usage');
       if (!u) assertJson(text);
       return {
