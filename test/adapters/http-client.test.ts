@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { UpstreamClient } from '../../src/adapters/http-client.ts';
 
@@ -25,7 +25,7 @@ describe('upstream client transport errors', () => {
 });
 
 describe('requestText (whole answers without a body stream) maps failures like request', () => {
-  const listen = async (onConn: Parameters<typeof createServer>[0]) => {
+  const listen = async (onConn: (s: Socket) => void) => {
     const srv = createServer(onConn);
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
     return { srv, base: `http://127.0.0.1:${(srv.address() as { port: number }).port}` };
@@ -61,7 +61,7 @@ describe('requestText (whole answers without a body stream) maps failures like r
   });
 
   it('no headers in time → upstream_timeout; an aborted signal → upstream_error (aborted)', async () => {
-    const held: Array<import('node:net').Socket> = [];
+    const held: Socket[] = [];
     const { srv, base } = await listen((s) => void held.push(s)); // accepts, never answers
     const c = new UpstreamClient({ connectMs: 1000, headersMs: 150, bodyIdleMs: 1000 });
     await expect(c.requestText({ method: 'POST', baseUrl: base, path: '/x', body: '{}' })).rejects.toMatchObject({ code: 'upstream_timeout' });

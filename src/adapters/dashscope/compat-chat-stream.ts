@@ -100,12 +100,10 @@ export function chatStreamTransformer(o: ChatStreamOptions, st: ChatStreamState)
    * A block of complete events (ends with a blank line, LF line ends) → client frames, appended to `out.text`
    * as they are decided (so the frames before an error event still reach the client when it throws).
    */
-  async function block(text: string, out: { text: string }): Promise<void> {
+  function block(text: string, out: { text: string }): Promise<void> | undefined {
     const b = canonical(text);
-    if (!b) {
-      for await (const ev of sseEvents(once(text))) out.text += event(ev.data);
-      return;
-    }
+    // Only the generic parser is asynchronous: the canonical path adds no promise hop per upstream read.
+    if (!b) return generic(text, out);
     let from = 0; // start of the events not emitted yet
     let i = 0; // index into the bounds pairs
     const seen = SPECIALS.map((m) => text.indexOf(m));
@@ -123,6 +121,11 @@ export function chatStreamTransformer(o: ChatStreamOptions, st: ChatStreamState)
       from = b[i + 1]! + 2;
       i += 2;
     }
+    return undefined;
+  }
+
+  async function generic(text: string, out: { text: string }): Promise<void> {
+    for await (const ev of sseEvents(once(text))) out.text += event(ev.data);
   }
 
   return async function* frames(body: AsyncIterable<Buffer | Uint8Array | string>): AsyncGenerator<string> {
@@ -150,7 +153,8 @@ export function chatStreamTransformer(o: ChatStreamOptions, st: ChatStreamState)
         if (end < 0) continue;
         const text = buf.slice(0, end + 2);
         buf = buf.slice(end + 2);
-        await block(text, out);
+        const pending = block(text, out);
+        if (pending) await pending;
         if (out.text) {
           const t = out.text;
           out.text = '';
@@ -160,7 +164,7 @@ export function chatStreamTransformer(o: ChatStreamOptions, st: ChatStreamState)
       buf += decoder.end() + (pendingCr ? '\n' : '');
       if (buf.length > 0) {
         // A last event without its blank line (or a stream cut mid-event): the generic parser decides.
-        for await (const ev of sseEvents(once(buf.replace(/\r\n?/g, '\n')))) out.text += event(ev.data);
+        await generic(buf.replace(/\r\n?/g, '\n'), out);
       }
     } catch (e) {
       if (out.text) {
