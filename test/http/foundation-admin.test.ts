@@ -211,3 +211,15 @@ describe('audit log', () => {
     expect(dump).not.toContain(t.token);
   });
 });
+
+describe('audit log paging', () => {
+  it('limit is strict: out-of-range or non-numeric values are 400 invalid_parameter', async () => {
+    for (const qs of ['limit=0', 'limit=1001', 'limit=ten']) {
+      const r = await h.admin(`/admin/audit?${qs}`);
+      expect(r.status, qs).toBe(400);
+      expect(((await r.json()) as { error: { code: string } }).error.code).toBe('invalid_parameter');
+    }
+    const one = await h.admin('/admin/audit?limit=1');
+    expect(((await one.json()) as { data: unknown[] }).data.length).toBeLessThanOrEqual(1);
+  });
+});

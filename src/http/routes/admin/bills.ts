@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { formatUnits } from '../../../metering/prices.ts';
 import { DAY_MS, LedgerRepo, type DayTotal } from '../../../store/repos/ledger.ts';
 import type { AppDeps } from '../../deps.ts';
-import { qEnum, qString, timeRange, type Query } from './ledger.ts';
+import { qEnum, qString, type Query } from '../../../contracts/query.ts';
+import { timeRange } from './ledger.ts';
 
 export type BillPeriod = 'day' | 'month';
 

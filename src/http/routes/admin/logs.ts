@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { LedgerRepo } from '../../../store/repos/ledger.ts';
 import type { AppDeps } from '../../deps.ts';
-import { qInt, qString, timeRange, type Query } from './ledger.ts';
+import { qInt, qString, type Query } from '../../../contracts/query.ts';
+import { timeRange } from './ledger.ts';
 
 /**
  * GET /admin/logs?request_id=&token_id=&model=&since=&until=&limit=&before=

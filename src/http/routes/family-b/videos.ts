@@ -16,6 +16,7 @@ import type { AppDeps } from '../../deps.ts';
 import { isMultipart, readMultipart } from '../../multipart.ts';
 import { principalOf } from '../../request-state.ts';
 import { resolveVisibleModel } from './models.ts';
+import { qInt, qString, type Query } from '../../../contracts/query.ts';
 
 /** Videos can be large; the proxy streams them, so this cap only guards against a runaway upstream. */
 const MAX_VIDEO_BYTES = 4 * 1024 * 1024 * 1024;
@@ -183,13 +184,16 @@ export function registerVideoRoutes(scope: FastifyInstance, deps: AppDeps): void
 
   scope.post('/videos', async (req) => createVideo(deps, req));
 
-  scope.get<{ Querystring: { limit?: string; after?: string } }>('/videos', async (req) => {
+  scope.get<{ Querystring: Query }>('/videos', async (req) => {
     const p = principalOf(req);
-    const limit = Math.min(100, Math.max(1, Number(req.query.limit ?? 20) || 20));
+    const limit = qInt(req.query, 'limit', 1, 100, 20)!;
+    const after = qString(req.query, 'after', 64);
     let before: number | undefined;
-    if (req.query.after) {
-      const a = await deps.tasks.getFor(req.query.after, p.tokenId);
-      if (a) before = a.createdAt;
+    if (after) {
+      // An unknown cursor and another token's id look alike: both are a bad parameter.
+      const a = await deps.tasks.getFor(after, p.tokenId);
+      if (!a) throw new GatewayError('invalid_parameter', 'after must be the id of one of your videos', { param: 'after' });
+      before = a.createdAt;
     }
     const rows = await deps.tasks.repo.listFor(p.tokenId, { family: 'b', kind: DASHSCOPE_VIDEO_TASK_KIND, limit: limit + 1, ...(before !== undefined ? { before } : {}) });
     const data = rows.slice(0, limit).map(videoObject);

@@ -1,0 +1,44 @@
+// Query-string readers shared by every route that takes paging or filter parameters:
+// a bad value is a 400 invalid_parameter naming the parameter, never silently clamped.
+import { GatewayError } from '../errors/gateway-error.ts';
+
+export type Query = Record<string, string | string[] | undefined>;
+
+/** A single-valued string query parameter (repeated → 400). */
+export function qString(q: Query, key: string, max = 200): string | undefined {
+  const v = q[key];
+  if (v === undefined || v === '') return undefined;
+  if (Array.isArray(v)) throw new GatewayError('invalid_parameter', `${key} must be given once`, { param: key });
+  if (v.length > max) throw new GatewayError('invalid_parameter', `${key} must be at most ${max} characters`, { param: key });
+  return v;
+}
+
+/** A time bound: integer milliseconds since the epoch, or an ISO 8601 date/date-time (UTC unless it says). */
+export function qTime(q: Query, key: string): number | undefined {
+  const v = qString(q, key, 64);
+  if (v === undefined) return undefined;
+  if (/^\d{1,16}$/.test(v)) return Number(v);
+  if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v)) {
+    const withZone = /^\d{4}-\d{2}-\d{2}$/.test(v) || /(Z|[+-]\d{2}:?\d{2})$/.test(v) ? v : `${v}Z`;
+    const t = Date.parse(withZone);
+    if (Number.isFinite(t)) return t;
+  }
+  throw new GatewayError('invalid_parameter', `${key} must be milliseconds since the epoch or an ISO 8601 date (e.g. 2026-01-31 or 2026-01-31T12:00:00Z)`, { param: key });
+}
+
+export function qInt(q: Query, key: string, min: number, max: number, def?: number): number | undefined {
+  const v = qString(q, key, 20);
+  if (v === undefined) return def;
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
+    throw new GatewayError('invalid_parameter', `${key} must be an integer between ${min} and ${max}`, { param: key });
+  }
+  return Number(v);
+}
+
+export function qEnum<T extends string>(q: Query, key: string, values: readonly T[], def: T): T {
+  const v = qString(q, key, 20);
+  if (v === undefined) return def;
+  if (!(values as readonly string[]).includes(v)) throw new GatewayError('invalid_parameter', `${key} must be one of ${values.join(', ')}`, { param: key });
+  return v as T;
+}
+
