@@ -85,6 +85,10 @@ export async function withFailover<T>(
       last = e;
       const countsAsChannelFailure = isGatewayError(e) && (e.code === 'upstream_unreachable' || e.code === 'upstream_unavailable' || e.code === 'upstream_timeout' || e.code === 'upstream_error' || e.code === 'upstream_auth_error');
       if (countsAsChannelFailure) breakers.failure(ch.id);
+      // A 429 is an explicit refusal: the upstream did not take the call, so even a connect-only call (an
+      // async task creation) may go to another account — but not again to this one.
+      const refusedHere = opts.policy === 'connect-only' && isGatewayError(e) && e.code === 'upstream_rate_limited';
+      if (refusedHere && i + 1 < ordered.length) continue;
       if (!isRetryable(e, opts.policy)) throw e;
     }
   }

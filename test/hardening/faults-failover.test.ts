@@ -123,6 +123,22 @@ describe('connect-only calls: a request that may have been accepted is never sen
     expect(backup.sim.requestsTo('video-synthesis').length).toBe(b);
   });
 
+  it('video and family A creation: a primary 429 is a refusal (nothing accepted) → created on the backup', async () => {
+    h.sim.faults.add({ kind: 'status', arg: 429, path: 'video-synthesis' });
+    const b = backup.sim.requestsTo('video-synthesis').length;
+    const r = await post('/v1/videos', { model: 'wnx2.7-t2v', prompt: 'refused then moved', seconds: 2 });
+    expect(r.status, r.text).toBe(200);
+    expect(backup.sim.requestsTo('video-synthesis').length).toBe(b + 1);
+    expect(h.sim.requestsTo('video-synthesis').filter((x) => JSON.stringify(x.body).includes('refused then moved'))).toHaveLength(1);
+
+    h.sim.faults.add({ kind: 'status', arg: 429, path: '/v1/videos/text2video' });
+    const posts = () => backup.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST').length;
+    const kb = posts();
+    const a = await post('/vidx/v1/videos/text2video', { prompt: 'refused then moved too' });
+    expect(a.status, a.text).toBe(200);
+    expect(posts()).toBe(kb + 1);
+  });
+
   describe('with an unreachable primary account (connection refused)', () => {
     let deadIds: string[] = [];
     beforeAll(async () => {

@@ -30,6 +30,25 @@ describe('failover', () => {
     expect(calls).toBe(1);
   });
 
+  it('a connect-only call refused with 429 moves to another account, but is not sent to the same one again', async () => {
+    const seen: string[] = [];
+    const r = await withFailover([ch('a', 2), ch('b', 1)], new CircuitBreakers(), async (c) => {
+      seen.push(c.id);
+      if (c.id === 'a') throw new GatewayError('upstream_rate_limited', '429');
+      return c.id;
+    }, { policy: 'connect-only', sleep: noSleep });
+    expect(r).toBe('b');
+    expect(seen).toEqual(['a', 'b']);
+    let calls = 0;
+    await expect(
+      withFailover([ch('only')], new CircuitBreakers(), async () => {
+        calls++;
+        throw new GatewayError('upstream_rate_limited', '429');
+      }, { policy: 'connect-only', sleep: noSleep }),
+    ).rejects.toMatchObject({ code: 'upstream_rate_limited' });
+    expect(calls).toBe(1);
+  });
+
   it('never repeats a connect-only call after a timeout (the upstream may have accepted it)', async () => {
     let calls = 0;
     await expect(
