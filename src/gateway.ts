@@ -21,6 +21,7 @@ import { ChannelsRepo } from './store/repos/channels.ts';
 import { RequestLogWriter } from './store/repos/request-log.ts';
 import { TokensRepo } from './store/repos/tokens.ts';
 import { openStore, type Store } from './store/store.ts';
+import { LocalBus, RedisBus, type ClusterBus } from './cluster/cluster-bus.ts';
 
 export interface GatewayOptions {
   /** Where log lines go (tests capture them); default stdout. */
@@ -57,6 +58,33 @@ async function loadCatalogue(store: Store, config: Config): Promise<Catalogue> {
   return loadCatalogueLayers(store.db, config.catalogueFile);
 }
 
+async function redisBus(url: string, logger: Logger): Promise<ClusterBus> {
+  const { Redis } = await import('ioredis');
+  const bus = new RedisBus(new Redis(url, { maxRetriesPerRequest: 2 }), new Redis(url), (e) => logger.warn({ err: String(e) }, 'cluster bus error'));
+  await bus.whenReady();
+  return bus;
+}
+
+/** Apply other instances' admin changes: at once from the bus, and by a periodic re-read as the fallback. */
+function keepCachesCoherent(deps: AppDeps): () => void {
+  const reloadCatalogue = async () => {
+    deps.catalogue = await loadCatalogueLayers(deps.store.db, deps.config.catalogueFile);
+  };
+  const warn = (e: unknown) => deps.logger.warn({ err: String(e) }, 'cache refresh failed');
+  deps.cluster.onEvent((e) => {
+    if (e.kind === 'token-revoked') deps.tokenAuth.invalidateHash(e.hash);
+    else if (e.kind === 'channels-changed') deps.channels.reload().catch(warn);
+    else reloadCatalogue().catch(warn);
+  });
+  if (deps.config.refreshMs <= 0) return () => undefined;
+  const timer = setInterval(() => {
+    deps.channels.reload().catch(warn);
+    reloadCatalogue().catch(warn);
+  }, deps.config.refreshMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
 export async function createGateway(config: Config, opts: GatewayOptions): Promise<Gateway> {
   registerSecret(opts.adminKey);
   registerSecret(opts.secret);
@@ -86,7 +114,9 @@ export async function createGateway(config: Config, opts: GatewayOptions): Promi
     breakers: new CircuitBreakers(),
     // ioredis is loaded only when Redis is configured (memory: a single instance does not carry it).
     limiter: new RateLimiter(config.redisUrl ? new RedisCounters(new (await import('ioredis')).Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : new MemoryCounters()),
+    cluster: config.redisUrl ? await redisBus(config.redisUrl, logger) : new LocalBus(),
   };
+  const stopRefresh = keepCachesCoherent(deps);
   const app = await buildApp(deps);
   // Drivers register while routes are built; the poller starts once they are all in.
   if (config.tasks.pollerEnabled) deps.tasks.start();
@@ -99,6 +129,8 @@ export async function createGateway(config: Config, opts: GatewayOptions): Promi
       await deps.meter.flush();
       await deps.upstream.close();
       await deps.limiter.close();
+      stopRefresh();
+      await deps.cluster.close();
       if (!opts.store) await store.close();
     },
   };

@@ -27,6 +27,8 @@ export interface Config {
   /** Public URL of this gateway (for upstream callbacks); optional. */
   publicUrl: string | undefined;
   redisUrl: string | undefined;
+  /** How often channels and the catalogue are re-read from the store (other instances' admin changes), ms; 0 = never. */
+  refreshMs: number;
   logLevel: string;
   /** Max request body in bytes for JSON endpoints. */
   bodyLimit: number;
@@ -184,6 +186,7 @@ export function loadConfig(env: Env = process.env): Config {
     kling: { accessKey: ak, secretKey: sk, baseUrl: klingBase },
     publicUrl,
     redisUrl: env.REDIS_URL?.trim() || undefined,
+    refreshMs: intVar(env, 'TOLLWAY_REFRESH_MS', 10_000, 0, 3_600_000),
     logLevel,
     bodyLimit: intVar(env, 'TOLLWAY_BODY_LIMIT', 20 * 1024 * 1024, 1024, 512 * 1024 * 1024),
     uploadBodyLimit: intVar(env, 'TOLLWAY_UPLOAD_BODY_LIMIT', 64 * 1024 * 1024, 1024, 1024 * 1024 * 1024),

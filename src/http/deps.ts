@@ -6,6 +6,7 @@ import type { Config } from '../config/config.ts';
 import type { Meter } from '../metering/types.ts';
 import type { UpstreamClient } from '../adapters/http-client.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
+import type { ClusterBus } from '../cluster/cluster-bus.ts';
 import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import type { ChannelRegistry } from '../routing/channel-registry.ts';
 import type { AuditRepo } from '../store/repos/audit.ts';
@@ -38,4 +39,6 @@ export interface AppDeps {
   limiter: RateLimiter;
   /** Per-channel circuit breakers (routing/failover.ts). */
   breakers: CircuitBreakers;
+  /** Announces admin changes to the other gateway instances (Redis pub/sub when configured). */
+  cluster: ClusterBus;
 }

@@ -94,6 +94,7 @@ export function registerChannelRoutes(scope: FastifyInstance, deps: AppDeps): vo
       if (r.entry.upstream !== input.kind) throw new GatewayError('invalid_parameter', `Model ${m} is not served by a ${input.kind} channel`, { param: 'models' });
     }
     const rec = await createChannel(deps, input);
+    deps.cluster.publish({ kind: 'channels-changed' });
     await deps.repos.audit.write({ actor: 'admin', action: 'channel.create', target: rec.id, detail: { name: rec.name, kind: rec.kind, models: rec.models }, requestId: req.id });
     return reply.code(201).send(publicChannel(rec));
   });
@@ -104,6 +105,7 @@ export function registerChannelRoutes(scope: FastifyInstance, deps: AppDeps): vo
     const ok = await deps.repos.channels.setStatus(req.params.id, status);
     if (!ok) throw new GatewayError('not_found', 'Channel not found');
     await deps.channels.reload();
+    deps.cluster.publish({ kind: 'channels-changed' });
     await deps.repos.audit.write({ actor: 'admin', action: status === 'enabled' ? 'channel.enable' : 'channel.disable', target: req.params.id, requestId: req.id });
     return publicChannel((await deps.repos.channels.get(req.params.id))!);
   };

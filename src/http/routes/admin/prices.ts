@@ -35,6 +35,7 @@ function entryOf(deps: AppDeps, name: string): ModelEntry {
 async function rebuild(deps: AppDeps): Promise<void> {
   // AppDeps.catalogue is reassigned: readers take deps.catalogue at call time (the meter through a getter).
   deps.catalogue = await loadCatalogue(deps.store.db, deps.config.catalogueFile);
+  deps.cluster.publish({ kind: 'catalogue-changed' });
 }
 
 /**

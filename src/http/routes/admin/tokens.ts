@@ -89,6 +89,7 @@ export function registerTokenRoutes(scope: FastifyInstance, deps: AppDeps): void
     const hash = await deps.repos.tokens.revoke(req.params.id);
     if (!hash) throw new GatewayError('not_found', 'Token not found');
     deps.tokenAuth.invalidateHash(hash);
+    deps.cluster.publish({ kind: 'token-revoked', hash });
     await deps.repos.audit.write({ actor: 'admin', action: 'token.revoke', target: req.params.id, requestId: req.id });
     const t = await deps.repos.tokens.get(req.params.id);
     return publicToken(t!);

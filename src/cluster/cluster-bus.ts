@@ -1,0 +1,74 @@
+// Keeps the per-instance caches of several gateway instances coherent. Each instance caches tokens,
+// channels and the catalogue in memory; an admin change made through one instance is applied there at
+// once and announced here, so the others apply it too: immediately through Redis pub/sub when REDIS_URL
+// is set, and within the refresh interval otherwise (token cache TTL, periodic channel/catalogue reload).
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+export type ClusterEvent = { kind: 'token-revoked'; hash: string } | { kind: 'channels-changed' } | { kind: 'catalogue-changed' };
+
+export interface ClusterBus {
+  /** Tell the other instances (this instance applies its own change itself). */
+  publish(e: ClusterEvent): void;
+  onEvent(handler: (e: ClusterEvent) => void): void;
+  close(): Promise<void>;
+}
+
+/** A single instance (or no Redis): nothing to tell; the periodic refresh covers other instances. */
+export class LocalBus implements ClusterBus {
+  publish(): void {}
+  onEvent(): void {}
+  async close(): Promise<void> {}
+}
+
+const CHANNEL = 'tollway:cluster-events';
+
+export function parseClusterEvent(text: string): { from: string; event: ClusterEvent } | null {
+  try {
+    const m = JSON.parse(text) as { from?: unknown; event?: { kind?: unknown; hash?: unknown } };
+    if (typeof m.from !== 'string' || !m.event) return null;
+    const k = m.event.kind;
+    if (k === 'token-revoked' && typeof m.event.hash === 'string' && /^[0-9a-f]{64}$/.test(m.event.hash)) return { from: m.from, event: { kind: k, hash: m.event.hash } };
+    if (k === 'channels-changed' || k === 'catalogue-changed') return { from: m.from, event: { kind: k } };
+    return null;
+  } catch {
+    return null;
+  }
+}
+
+export class RedisBus implements ClusterBus {
+  private readonly id = randomUUID();
+  private readonly handlers: Array<(e: ClusterEvent) => void> = [];
+  private readonly ready: Promise<unknown>;
+
+  constructor(
+    private readonly pub: Redis,
+    private readonly sub: Redis,
+    private readonly onError: (e: unknown) => void,
+  ) {
+    this.sub.on('message', (_channel: string, text: string) => {
+      const m = parseClusterEvent(text);
+      if (!m || m.from === this.id) return;
+      for (const h of this.handlers) h(m.event);
+    });
+    this.ready = this.sub.subscribe(CHANNEL).catch(onError);
+  }
+
+  /** Resolves once this instance is subscribed (tests; start-up). */
+  whenReady(): Promise<unknown> {
+    return this.ready;
+  }
+
+  publish(e: ClusterEvent): void {
+    this.pub.publish(CHANNEL, JSON.stringify({ from: this.id, event: e })).catch(this.onError);
+  }
+
+  onEvent(handler: (e: ClusterEvent) => void): void {
+    this.handlers.push(handler);
+  }
+
+  async close(): Promise<void> {
+    this.sub.disconnect();
+    this.pub.disconnect();
+  }
+}
