@@ -124,7 +124,11 @@ export async function createGateway(config: Config, opts: GatewayOptions): Promi
     app,
     deps,
     close: async () => {
-      await app.close();
+      // Drain in-flight requests and streams, but bounded: a connection still busy after drainMs (a client
+      // that never finishes its body, a stuck upstream) is cut so shutdown always completes.
+      const force = setTimeout(() => app.server.closeAllConnections(), config.drainMs);
+      force.unref();
+      await app.close().finally(() => clearTimeout(force));
       await deps.tasks.stop();
       await deps.meter.flush();
       await deps.upstream.close();

@@ -82,7 +82,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const sim = await startSimulator({ taskDurationMs: 300, ...opts.sim });
   const fresh = await freshStore();
   const dataDir = mkdtempSync(join(tmpdir(), 'tollway-data-'));
-  const config = loadConfig({ DATABASE_URL: fresh.url, LOG_LEVEL: 'info', TOLLWAY_DATA_DIR: dataDir, ...opts.env });
+  // A short drain keeps a test's teardown bounded when it left a request hanging on purpose.
+  const config = loadConfig({ DATABASE_URL: fresh.url, LOG_LEVEL: 'info', TOLLWAY_DATA_DIR: dataDir, TOLLWAY_DRAIN_MS: '5000', ...opts.env });
   config.trustedResultOrigins.push(new URL(sim.url).origin);
   opts.configure?.(config);
   const logs: string[] = [];
