@@ -97,8 +97,8 @@ describe('family A tasks', () => {
 
   it('an upstream refusal keeps its meaning in the vendor envelope, and leaves no task or hold', async () => {
     const { id: tokenId, secret } = await h.token();
-    h.sim.faults.add({ kind: 'status', arg: 429, path: '/v1/videos/text2video', times: 1 });
-    const r = await call(h, secret, 'POST', T2V, { prompt: 'busy' });
+    // A per-request marker: a run-wide path fault could be consumed by the poller's GET of an earlier task.
+    const r = await call(h, secret, 'POST', T2V, { prompt: 'busy sim-fault:status:429' });
     expect(r.status).toBe(429);
     expect(r.body.code).toBe(1302);
     expect(r.body.data).toBeNull();
