@@ -56,6 +56,9 @@ export interface TaskRecord {
   finishedAt: number | null;
 }
 
+/** The identity of a task as given at creation (shared by the engine's input and the repo's new row). */
+export type TaskIdentity = Pick<TaskRecord, 'family' | 'kind' | 'tokenId' | 'model' | 'billingModel' | 'upstreamModel' | 'request' | 'requestId' | 'tier'>;
+
 /** What one upstream status query said. `unknown` = the upstream no longer knows the task. */
 export interface PollOutcome {
   state: 'queued' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled' | 'unknown';
@@ -84,17 +87,8 @@ export interface TaskDriver {
   poll(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<PollOutcome>;
 }
 
-export interface CreateTaskInput {
-  family: TaskFamily;
-  kind: string;
-  tokenId: string;
-  model: string;
-  billingModel: string;
-  upstreamModel: string;
+export interface CreateTaskInput extends TaskIdentity {
   channel: Channel;
-  request: unknown;
-  requestId: string;
-  tier: string | null;
   /** Estimated usage to hold (e.g. requested seconds × tier). */
   estimate: Usage;
   externalTaskId?: string | null;

@@ -2,7 +2,7 @@
 // pollers (or a poller and an on-demand GET) can never both move a task; claims use leases.
 import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
 import type { Usage } from '../../metering/types.ts';
-import type { TaskError, TaskFamily, TaskRecord, TaskState } from '../../tasks/types.ts';
+import type { TaskError, TaskFamily, TaskIdentity, TaskRecord, TaskState } from '../../tasks/types.ts';
 import { OPEN_STATES } from '../../tasks/types.ts';
 import type { Dialect } from '../dialect.ts';
 import { parseJson } from '../json.ts';
@@ -46,18 +46,9 @@ export function toTaskRecord(r: TaskRow): TaskRecord {
   };
 }
 
-export interface NewTaskRow {
+export interface NewTaskRow extends TaskIdentity {
   id: string;
-  family: TaskFamily;
-  kind: string;
-  tokenId: string;
-  model: string;
-  billingModel: string;
-  upstreamModel: string;
   channelId: string;
-  request: unknown;
-  requestId: string;
-  tier: string | null;
   estimate: Usage;
   externalTaskId: string | null;
   callbackUrl: string | null;
