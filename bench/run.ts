@@ -8,7 +8,8 @@ import { Pool } from 'undici';
 import { DEFAULT_SIM_KEYS } from '../simulator/index.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
-const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
+// The processes under test run the compiled build (dist/, refreshed by `prebench`), as `npm start` does.
+const compiled = (f: string) => fileURLToPath(new URL(`../dist/bench/${f.replace(/\.ts$/, '.js')}`, import.meta.url));
 
 interface Proc {
   child: ChildProcess;
@@ -17,7 +18,7 @@ interface Proc {
 }
 
 function start(file: string, env: Record<string, string> = {}): Promise<Proc> {
-  const child = fork(here(file), { execArgv: ['--import', 'tsx'], env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(compiled(file), { execArgv: [], env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.on('message', (m: { type: string; port: number; token?: string }) => {

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // tollway serve | migrate | token create|list|revoke | channel add|list|disable | simulate
 import { parseArgs } from 'node:util';
-import { startSimulator } from '../simulator/index.ts';
 import { resolveSecrets } from './bootstrap.ts';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { createGateway, type Gateway } from './gateway.ts';
@@ -133,6 +132,8 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'simulate': {
       const { values } = parseArgs({ args: [sub, ...rest].filter((x): x is string => x !== undefined), options: { port: { type: 'string' }, 'task-ms': { type: 'string' } } });
+      // Loaded on demand: `serve` in production never carries the simulator's code.
+      const { startSimulator } = await import('../simulator/index.ts');
       const sim = await startSimulator({ port: Number(values.port ?? 9090), taskDurationMs: Number(values['task-ms'] ?? 5000) });
       console.error(`Upstream SIMULATOR listening on ${sim.url} (DashScope + Kling wire protocols; not a real provider)`);
       return -1;
