@@ -4,8 +4,9 @@ import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { Database } from '../store/schema.ts';
-import { withSqliteHandle } from '../store/sqlite.ts';
-import type BetterSqlite3 from 'better-sqlite3';
+import { GroupCommit } from '../store/group-commit.ts';
+import type { LedgerTuple } from '../store/sqlite-batch-writer.ts';
+import { sqliteBatchWriter } from '../store/sqlite.ts';
 import { isBillable, priceForEntry } from './prices.ts';
 import type { Charge, Meter, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
@@ -38,6 +39,10 @@ function ledgerValues(r: LedgerRow) {
   };
 }
 
+function ledgerTuple(r: LedgerRow): LedgerTuple {
+  return [r.key, r.tokenId, r.model, r.kind, r.charge.quantities, r.charge.unitPrices, r.charge.amount, r.requestId, r.taskId, r.upstreamRequestId, r.createdAt];
+}
+
 export interface StoreMeterOptions {
   /** Group-commit interval of chargeSyncDeferred (ms). */
   flushIntervalMs?: number;
@@ -57,25 +62,31 @@ export interface StoreMeterOptions {
  *   task creations impossible.
  */
 export class StoreMeter implements Meter {
-  private queue: LedgerRow[] = [];
+  private readonly batches: GroupCommit<LedgerRow>;
   private readonly queuedKeys = new Set<string>();
   /** Amounts queued but not yet committed, per token: counted by quota checks so the lag cannot be exploited. */
   private readonly pending = new Map<string, number>();
-  private timer: NodeJS.Timeout | null = null;
-  private chain: Promise<void> = Promise.resolve();
-  private failures = 0;
-  private readonly intervalMs: number;
-  private readonly maxBatch: number;
-  private readonly onError: (e: unknown, queued: number) => void;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly catalogue: () => Catalogue,
     opts: StoreMeterOptions = {},
   ) {
-    this.intervalMs = opts.flushIntervalMs ?? 5;
-    this.maxBatch = opts.maxBatch ?? 200;
-    this.onError = opts.onError ?? (() => undefined);
+    const onError = opts.onError ?? (() => undefined);
+    this.batches = new GroupCommit<LedgerRow>({
+      intervalMs: opts.flushIntervalMs ?? 5,
+      maxBatch: opts.maxBatch ?? 200,
+      write: (batch) => this.writeBatch(batch),
+      onCommitted: (batch) => {
+        for (const r of batch) {
+          this.queuedKeys.delete(r.key);
+          const left = (this.pending.get(r.tokenId) ?? 0) - r.charge.amount;
+          if (left > 0) this.pending.set(r.tokenId, left);
+          else this.pending.delete(r.tokenId);
+        }
+      },
+      onError,
+    });
   }
 
   /** A billing model id, or any public name (alias, dated snapshot) that resolves to one. */
@@ -141,83 +152,21 @@ export class StoreMeter implements Meter {
     const row = this.syncRow(input, charge);
     if (this.queuedKeys.has(row.key)) return 0;
     this.queuedKeys.add(row.key);
-    this.queue.push(row);
     this.pending.set(row.tokenId, (this.pending.get(row.tokenId) ?? 0) + charge.amount);
-    if (this.queue.length >= this.maxBatch) void this.flush();
-    else this.schedule(this.intervalMs);
+    this.batches.push(row);
     return charge.amount;
-  }
-
-  private schedule(delay: number): void {
-    if (this.timer) return;
-    // unref: a pending flush (or a retry after a failed batch) must not keep a stopped process alive; graceful
-    // shutdown drains through flush(), and a live server keeps the loop running anyway.
-    this.timer = setTimeout(() => void this.flush(), delay);
-    this.timer.unref();
   }
 
   /** Commit everything queued so far; resolves when those rows are written (or the attempt failed). */
   flush(): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = null;
-    }
-    this.chain = this.chain.then(() => this.drain());
-    return this.chain;
-  }
-
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.slice(0, this.maxBatch);
-      try {
-        await this.writeBatch(batch);
-        this.failures = 0;
-      } catch (e) {
-        // Rows stay queued (the unique key makes a retry safe); back off and try again later.
-        this.failures++;
-        this.onError(e, this.queue.length);
-        this.schedule(Math.min(5000, 50 * 2 ** Math.min(this.failures, 7)));
-        return;
-      }
-      this.queue = this.queue.slice(batch.length);
-      for (const r of batch) {
-        this.queuedKeys.delete(r.key);
-        const left = (this.pending.get(r.tokenId) ?? 0) - r.charge.amount;
-        if (left > 0) this.pending.set(r.tokenId, left);
-        else this.pending.delete(r.tokenId);
-      }
-    }
-  }
-
-  private sqliteBatch: { raw: BetterSqlite3.Database; run: (batch: LedgerRow[]) => void } | null = null;
-
-  /** SQLite: the same transaction as below, as prepared statements in one synchronous better-sqlite3 transaction. */
-  private writeBatchSqlite(raw: BetterSqlite3.Database, batch: LedgerRow[]): void {
-    if (this.sqliteBatch?.raw !== raw) {
-      const ins = raw.prepare(
-        'INSERT INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at) ' +
-          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING',
-      );
-      const spend = raw.prepare('UPDATE tokens SET spent = spent + ? WHERE id = ?');
-      const run = raw.transaction((rows: LedgerRow[]) => {
-        const perToken = new Map<string, number>();
-        for (const r of rows) {
-          // Only a row that was really inserted (not a duplicate key) moves `spent`.
-          // Positional binding (same columns as ledgerValues): no per-row object for named parameters.
-          const inserted = ins.run(r.key, r.tokenId, r.model, r.kind, JSON.stringify(r.charge.quantities), JSON.stringify(r.charge.unitPrices), r.charge.amount, r.requestId, r.taskId, r.upstreamRequestId, r.createdAt).changes > 0;
-          if (inserted) perToken.set(r.tokenId, (perToken.get(r.tokenId) ?? 0) + r.charge.amount);
-        }
-        for (const [tokenId, amount] of perToken) if (amount > 0) spend.run(amount, tokenId);
-      });
-      this.sqliteBatch = { raw, run };
-    }
-    this.sqliteBatch.run(batch);
+    return this.batches.flush();
   }
 
   /** One transaction per batch: the rows that were really inserted (RETURNING) move `spent`. */
   private async writeBatch(batch: LedgerRow[]): Promise<void> {
-    const fast = withSqliteHandle(this.db, (raw) => this.writeBatchSqlite(raw, batch));
-    if (fast) return fast;
+    // SQLite: the same transaction as prepared statements (src/store/sqlite-batch-writer.ts).
+    const writer = sqliteBatchWriter(this.db);
+    if (writer) return writer.ledger(batch.map(ledgerTuple));
     const amountByKey = new Map(batch.map((r) => [r.key, r]));
     await this.db.transaction().execute(async (trx) => {
       const inserted = await trx

@@ -1,12 +1,34 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
+import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig } from 'kysely';
 import type { Database } from './schema.ts';
+import { SqliteBatchWriter } from './sqlite-batch-writer.ts';
 
-// The better-sqlite3 handle behind each Kysely instance we opened: hot-path group commits (request log,
-// ledger) run prepared statements on it directly — see withSqliteHandle.
-const handles = new WeakMap<object, BetterSqlite3.Database>();
+// The group-commit writer behind each SQLite store we opened.
+const writers = new WeakMap<object, SqliteBatchWriter>();
+
+/**
+ * Transactions take the write lock when they begin (BEGIN IMMEDIATE). Another process may write the same file
+ * (the CLI beside a running gateway, a second instance), and a deferred transaction that read first and then
+ * writes would fail with SQLITE_BUSY_SNAPSHOT if that writer committed in between; an immediate one waits for
+ * the lock (busy_timeout) instead.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly cfg: SqliteDialectConfig) {
+    super(cfg);
+  }
+
+  override createDriver(): SqliteDriver {
+    return new ImmediateSqliteDriver(this.cfg);
+  }
+}
 
 /** Open a SQLite file (WAL, a busy timeout so concurrent writers wait instead of failing). */
 export function openSqlite(url: string): Kysely<Database> {
@@ -17,19 +39,12 @@ export function openSqlite(url: string): Kysely<Database> {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  handles.set(db, sqlite);
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  writers.set(db, new SqliteBatchWriter(db, sqlite));
   return db;
 }
 
-/**
- * Run `fn` synchronously on the raw SQLite handle behind `db` (null when `db` is not a SQLite store we opened).
- * It runs while holding Kysely's single connection, so it can never interleave with an open Kysely
- * transaction (whose ROLLBACK would otherwise take our rows with it); being synchronous, nothing else runs
- * in between either. Used for group commits where Kysely's per-query compile cost dominates.
- */
-export function withSqliteHandle<T>(db: Kysely<Database>, fn: (raw: BetterSqlite3.Database) => T): Promise<T> | null {
-  const raw = handles.get(db);
-  if (!raw) return null;
-  return db.connection().execute(async () => fn(raw));
+/** The group-commit writer of a SQLite store (null for PostgreSQL). */
+export function sqliteBatchWriter(db: Kysely<Database>): SqliteBatchWriter | null {
+  return writers.get(db) ?? null;
 }

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
-import { withSqliteHandle } from '../sqlite.ts';
-import type BetterSqlite3 from 'better-sqlite3';
+import { GroupCommit } from '../group-commit.ts';
+import type { LogTuple } from '../sqlite-batch-writer.ts';
+import { sqliteBatchWriter } from '../sqlite.ts';
 
 export interface RequestLogRow {
   requestId: string;
@@ -19,44 +20,33 @@ export interface RequestLogRow {
 }
 
 /**
- * Group-commits request-log rows off the request's critical path: rows are buffered and written
- * in one multi-row insert every `intervalMs` (or when `maxBatch` is reached), and flushed on close.
- * Crash window: at most `intervalMs` of log rows (the ledger has its own guarantees).
+ * Group-commits request-log rows off the request's critical path: rows are queued and written in one batch
+ * every `intervalMs` (or when `maxBatch` are queued), and flushed on close. A failed batch stays queued and is retried. Crash window: at most `intervalMs` of rows
+ * plus the batch being written (the ledger has its own guarantees).
  */
 export class RequestLogWriter {
-  private buf: RequestLogRow[] = [];
-  private timer: NodeJS.Timeout | null = null;
-  private flushing: Promise<void> = Promise.resolve();
+  private readonly batches: GroupCommit<RequestLogRow>;
 
   constructor(
     private readonly db: Kysely<Database>,
-    private readonly onError: (e: unknown) => void,
-    private readonly intervalMs = 10,
-    private readonly maxBatch = 500,
-  ) {}
+    onError: (e: unknown) => void,
+    intervalMs = 10,
+    maxBatch = 500,
+  ) {
+    this.batches = new GroupCommit({ intervalMs, maxBatch, write: (rows) => this.insert(rows), onError: (e) => onError(e) });
+  }
 
   write(row: RequestLogRow): void {
-    this.buf.push(row);
-    if (this.buf.length >= this.maxBatch) void this.flush();
-    else if (!this.timer) this.timer = setTimeout(() => void this.flush(), this.intervalMs);
+    this.batches.push(row);
   }
 
   flush(): Promise<void> {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = null;
-    }
-    const batch = this.buf;
-    if (batch.length === 0) return this.flushing;
-    this.buf = [];
-    this.flushing = this.flushing.then(() => this.insert(batch)).catch((e: unknown) => this.onError(e));
-    return this.flushing;
+    return this.batches.flush();
   }
 
   private async insert(rows: RequestLogRow[]): Promise<void> {
-    // SQLite: one synchronous transaction of prepared single-row inserts (no query building per batch).
-    const fast = withSqliteHandle(this.db, (raw) => this.insertSqlite(raw, rows));
-    if (fast) return fast;
+    const writer = sqliteBatchWriter(this.db);
+    if (writer) return writer.requestLog(rows.map(logTuple));
     for (let i = 0; i < rows.length; i += 100) {
       await this.db
         .insertInto('request_log')
@@ -65,23 +55,10 @@ export class RequestLogWriter {
         .execute();
     }
   }
+}
 
-  private stmt: { raw: BetterSqlite3.Database; run: (rows: RequestLogRow[]) => void } | null = null;
-
-  private insertSqlite(raw: BetterSqlite3.Database, rows: RequestLogRow[]): void {
-    if (this.stmt?.raw !== raw) {
-      const ins = raw.prepare(
-        'INSERT INTO request_log (request_id, token_id, model, endpoint, method, status, latency_ms, usage, amount, upstream_request_id, error_code, created_at) ' +
-          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING',
-      );
-      // Positional binding, in the order of `columns` (no per-row object for named parameters).
-      const run = raw.transaction((batch: RequestLogRow[]) => {
-        for (const r of batch) ins.run(r.requestId, r.tokenId, r.model, r.endpoint, r.method, r.status, r.latencyMs, usageText(r.usage), r.amount, r.upstreamRequestId, r.errorCode, r.createdAt);
-      });
-      this.stmt = { raw, run };
-    }
-    this.stmt.run(rows);
-  }
+function logTuple(r: RequestLogRow): LogTuple {
+  return [r.requestId, r.tokenId, r.model, r.endpoint, r.method, r.status, r.latencyMs, r.usage ?? null, r.amount, r.upstreamRequestId, r.errorCode, r.createdAt];
 }
 
 function columns(r: RequestLogRow) {

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { GroupCommit } from '../../src/store/group-commit.ts';
+
+function recorder(opts: { fail?: number; delayMs?: number } = {}) {
+  const batches: number[][] = [];
+  const committed: number[] = [];
+  const errors: unknown[] = [];
+  let failuresLeft = opts.fail ?? 0;
+  const gc = new GroupCommit<number>({
+    intervalMs: 5,
+    maxBatch: 4,
+    write: async (batch) => {
+      if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
+      if (failuresLeft > 0) {
+        failuresLeft--;
+        throw new Error('store down');
+      }
+      batches.push([...batch]);
+    },
+    onCommitted: (batch) => committed.push(...batch),
+    onError: (e) => errors.push(e),
+  });
+  return { gc, batches, committed, errors };
+}
+
+describe('GroupCommit', () => {
+  it('writes queued rows in batches of at most maxBatch, in order, when flushed', async () => {
+    const r = recorder();
+    for (let i = 1; i <= 10; i++) r.gc.push(i);
+    await r.gc.flush();
+    expect(r.batches.flat()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(Math.max(...r.batches.map((b) => b.length))).toBeLessThanOrEqual(4);
+    expect(r.committed).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(r.gc.queued).toBe(0);
+  });
+
+  it('writes on its own after the interval, without a flush', async () => {
+    const r = recorder();
+    r.gc.push(1);
+    r.gc.push(2);
+    expect(r.batches).toEqual([]);
+    await new Promise((res) => setTimeout(res, 40));
+    expect(r.batches).toEqual([[1, 2]]);
+  });
+
+  it('keeps a failed batch queued and writes it on a later attempt (nothing lost, nothing written twice)', async () => {
+    const r = recorder({ fail: 1 });
+    r.gc.push(1);
+    r.gc.push(2);
+    await r.gc.flush();
+    expect(r.errors).toHaveLength(1);
+    expect(r.batches).toEqual([]);
+    expect(r.gc.queued).toBe(2);
+    expect(r.committed).toEqual([]);
+    await r.gc.flush();
+    expect(r.batches).toEqual([[1, 2]]);
+    expect(r.committed).toEqual([1, 2]);
+  });
+
+  it('rows arriving while a batch is being written wait for the next batch (no stream of one-row batches)', async () => {
+    const r = recorder({ delayMs: 15 });
+    r.gc.push(1);
+    const first = r.gc.flush();
+    await new Promise((res) => setTimeout(res, 5)); // the first write is now in progress
+    r.gc.push(2);
+    r.gc.push(3);
+    await first;
+    expect(r.batches).toEqual([[1]]);
+    await r.gc.flush();
+    expect(r.batches).toEqual([[1], [2, 3]]);
+  });
+});
