@@ -74,7 +74,7 @@ export class StoreMeter implements Meter {
   ) {
     const onError = opts.onError ?? (() => undefined);
     this.batches = new GroupCommit<LedgerRow>({
-      intervalMs: opts.flushIntervalMs ?? 5,
+      intervalMs: opts.flushIntervalMs ?? 10,
       maxBatch: opts.maxBatch ?? 200,
       write: (batch) => this.writeBatch(batch),
       onCommitted: (batch) => {
