@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { DEFAULT_SIM_KEYS } from '../simulator/index.ts';
+import { NODE_HEAP_FLAGS } from '../src/runtime/heap.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 // The processes under test run the compiled build (dist/, refreshed by `prebench`), as `npm start` does.
@@ -17,8 +18,8 @@ interface Proc {
   token?: string;
 }
 
-function start(file: string, env: Record<string, string> = {}): Promise<Proc> {
-  const child = fork(compiled(file), { execArgv: [], env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+function start(file: string, env: Record<string, string> = {}, execArgv: string[] = []): Promise<Proc> {
+  const child = fork(compiled(file), { execArgv, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.on('message', (m: { type: string; port: number; token?: string }) => {
@@ -124,7 +125,8 @@ async function main(): Promise<void> {
   const t0 = Date.now();
   const sim = await start('./sim-proc.ts');
   const proxy = await start('./bare-proxy.ts', { BENCH_TARGET_PORT: String(sim.port) });
-  const gw = await start('./gateway-proc.ts', { BENCH_TARGET_PORT: String(sim.port) });
+  // The gateway with the node flags `npm start` uses; the simulator and the bare proxy run on defaults.
+  const gw = await start('./gateway-proc.ts', { BENCH_TARGET_PORT: String(sim.port) }, [...NODE_HEAP_FLAGS]);
   const up = (k: 'chat' | 'embed') => (k === 'chat' ? 'qwen3.7-plus' : 'text-embedding-v4');
   const targets: Target[] = [
     { name: 'direct', port: sim.port, auth: DEFAULT_SIM_KEYS.dashscopeApiKey, model: up },
