@@ -1,5 +1,19 @@
 // Child processes answer {type:'stats'} over IPC with their CPU time and RSS, so the driver can
-// compute CPU µs per request for exactly the process under test.
+// compute CPU µs per request for exactly the process under test (all its threads), and the main
+// thread's own CPU time (Linux: /proc/self/task/<pid>/stat; 0 elsewhere) — with work on other threads the two differ.
+import { readFileSync } from 'node:fs';
+
+/** CPU time of the main thread in µs (utime + stime, in clock ticks of 10 ms). */
+function mainThreadCpuUs(): number {
+  try {
+    const f = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const rest = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return (Number(rest[11]) + Number(rest[12])) * 10_000;
+  } catch {
+    return 0;
+  }
+}
+
 export function answerStats(): void {
   let peakRss = process.memoryUsage().rss;
   const t = setInterval(() => {
@@ -10,7 +24,7 @@ export function answerStats(): void {
     if ((m as { type?: string })?.type !== 'stats') return;
     const cpu = process.cpuUsage();
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
-    process.send?.({ type: 'stats', cpuUs: cpu.user + cpu.system, rss: process.memoryUsage().rss, peakRss, maxRssKb: process.resourceUsage().maxRSS });
+    process.send?.({ type: 'stats', cpuUs: cpu.user + cpu.system, mainCpuUs: mainThreadCpuUs(), rss: process.memoryUsage().rss, peakRss, maxRssKb: process.resourceUsage().maxRSS });
   });
   process.on('disconnect', () => process.exit(0));
 }

@@ -42,6 +42,7 @@ function ask<T>(p: Proc, type: string): Promise<T> {
 
 interface Stats {
   cpuUs: number;
+  mainCpuUs: number;
   peakRss: number;
   maxRssKb: number;
 }
@@ -63,6 +64,7 @@ interface Row {
   p99: number;
   errors: number;
   cpuUsPerReq?: number;
+  mainUsPerReq?: number;
 }
 
 const chatBody = (model: string, stream: boolean) =>
@@ -82,7 +84,10 @@ async function load(t: Target, scenario: string, path: string, body: string, con
   const after = t.proc ? await ask<Stats>(t.proc, 'stats') : null;
   const ok = r.requests.total - r.non2xx;
   const row: Row = { scenario, target: t.name, conns, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx + r.timeouts };
-  if (before && after && ok > 0) row.cpuUsPerReq = Math.round((after.cpuUs - before.cpuUs) / ok);
+  if (before && after && ok > 0) {
+    row.cpuUsPerReq = Math.round((after.cpuUs - before.cpuUs) / ok);
+    row.mainUsPerReq = Math.round((after.mainCpuUs - before.mainCpuUs) / ok);
+  }
   return row;
 }
 
@@ -114,12 +119,15 @@ async function sequential(t: Target, scenario: string, path: string, body: strin
   await pool.close();
   times.sort((a, b) => a - b);
   const row: Row = { scenario, target: t.name, conns: 1, rps: Math.round(times.length / elapsed), p50: times[Math.floor(times.length / 2)]!, p99: times[Math.floor(times.length * 0.99)]!, errors };
-  if (before && after) row.cpuUsPerReq = Math.round((after.cpuUs - before.cpuUs) / times.length);
+  if (before && after) {
+    row.cpuUsPerReq = Math.round((after.cpuUs - before.cpuUs) / times.length);
+    row.mainUsPerReq = Math.round((after.mainCpuUs - before.mainCpuUs) / times.length);
+  }
   return row;
 }
 
 const fmt = (r: Row) =>
-  `${r.scenario.padEnd(16)} ${r.target.padEnd(8)} c=${String(r.conns).padEnd(3)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50.toFixed(3).padStart(7)} ms  p99 ${r.p99.toFixed(3).padStart(7)} ms  err ${r.errors}${r.cpuUsPerReq !== undefined ? `  cpu ${r.cpuUsPerReq} µs/req` : ''}`;
+  `${r.scenario.padEnd(16)} ${r.target.padEnd(8)} c=${String(r.conns).padEnd(3)} ${String(r.rps).padStart(7)} req/s  p50 ${r.p50.toFixed(3).padStart(7)} ms  p99 ${r.p99.toFixed(3).padStart(7)} ms  err ${r.errors}${r.cpuUsPerReq !== undefined ? `  cpu ${r.cpuUsPerReq} µs/req (main thread ${r.mainUsPerReq})` : ''}`;
 
 async function main(): Promise<void> {
   const t0 = Date.now();
@@ -172,7 +180,7 @@ async function main(): Promise<void> {
     const g = get(s, 'gateway', c);
     console.log(
       `${`${s} c=${c}`.padEnd(18)} gateway/direct ${(g.rps / d.rps * 100).toFixed(1)}%  proxy/direct ${(p.rps / d.rps * 100).toFixed(1)}%  gateway/proxy ${(g.rps / p.rps * 100).toFixed(1)}%  ` +
-        `added p50 ${(g.p50 - d.p50).toFixed(3)} ms (proxy ${(p.p50 - d.p50).toFixed(3)} ms)  cpu gateway ${g.cpuUsPerReq} µs/req, proxy ${p.cpuUsPerReq} µs/req`,
+        `added p50 ${(g.p50 - d.p50).toFixed(3)} ms (proxy ${(p.p50 - d.p50).toFixed(3)} ms)  cpu gateway ${g.cpuUsPerReq} µs/req (main thread ${g.mainUsPerReq}), proxy ${p.cpuUsPerReq} µs/req`,
     );
   }
   console.log(`gateway peak RSS ${(gwStats.peakRss / 1048576).toFixed(0)} MB (maxRSS ${(gwStats.maxRssKb / 1024).toFixed(0)} MB); ledger rows written ${ledger.rows}`);
