@@ -1,9 +1,8 @@
-// A real gateway (SQLite store in a temp dir, async logging to /dev/null) in its own process,
-// with one DashScope channel pointing at the simulator and one token.
+// A real gateway (SQLite store in a temp dir, the production logger — asynchronous stdout, which the bench
+// points at /dev/null) in its own process, with one DashScope channel pointing at the simulator and one token.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 // Only the key constant: importing simulator/index.ts would load the whole simulator into the gateway process.
 import { DEFAULT_SIM_KEYS } from '../simulator/context.ts';
 import { ensureChannel } from '../src/bootstrap.ts';
@@ -18,8 +17,7 @@ const dir = mkdtempSync(join(tmpdir(), 'tollway-bench-'));
 const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'info', TOLLWAY_DATA_DIR: dir });
 // The same process-level tuning as `tollway serve` (src/main.ts), so the bench measures the deployed configuration.
 tuneHeap(config.heapGrowingPercent);
-const logStream = pino.destination({ dest: '/dev/null', sync: false, minLength: 8192 }) as unknown as NodeJS.WritableStream;
-const gw = await createGateway(config, { adminKey: 'bench-admin-key-0123456789', secret: 'bench-secret-0123456789abcdefghij', logStream });
+const gw = await createGateway(config, { adminKey: 'bench-admin-key-0123456789', secret: 'bench-secret-0123456789abcdefghij' });
 await ensureChannel(gw.deps, 'sim', 'dashscope', simUrl, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
 await gw.deps.channels.reload();
 const { secret } = await createToken(gw.deps, { name: 'bench' });

@@ -49,7 +49,10 @@ export function makeLogger(level: string, stream?: NodeJS.WritableStream): Logge
       },
       redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization'], censor: '[redacted]' },
     },
-    stream ?? process.stdout,
+    // Default: stdout written asynchronously (pino's SonicBoom): a line is handed to the kernel without blocking
+    // the event loop, lines arriving meanwhile go out together, and pino flushes synchronously on exit. Plain
+    // process.stdout to a file or pipe is one synchronous write() per line — per request, for the access line.
+    stream ?? pino.destination({ dest: 1, sync: false }),
   );
 }
 

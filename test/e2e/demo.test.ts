@@ -100,6 +100,26 @@ describe('demo mode', () => {
     expect(await s.stop()).toBe(0);
   });
 
+  it('access lines go to stdout (asynchronously), one per request with its request id, all flushed by a graceful stop', async () => {
+    const s = await serve({ LOG_LEVEL: 'info' }, /Try: curl /);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const r = await fetch(`${s.base}/v1/models`, { headers: { authorization: `Bearer ${demoToken}` } });
+      expect(r.status).toBe(200);
+      ids.push(r.headers.get('x-gateway-request-id')!);
+    }
+    expect(await s.stop()).toBe(0);
+    const jsonLines = s
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('{'));
+    const lines = jsonLines.map((l) => JSON.parse(l) as { msg?: string; request_id?: string; path?: string; status?: number });
+    const access = lines.filter((l) => l.msg === 'request' && l.path === '/v1/models');
+    expect(access.map((l) => l.request_id)).toEqual(ids);
+    expect(access.every((l) => l.status === 200)).toBe(true);
+    expect(jsonLines.join('\n')).not.toContain(demoToken); // the banner prints it; log lines never do
+  });
+
   it('restart with TOLLWAY_ADMIN_KEY: that key is the admin key, the demo token is kept', async () => {
     const ADMIN = 'operator-chosen-admin-key-0001';
     const s = await serve({ TOLLWAY_ADMIN_KEY: ADMIN }, /Try: curl /);
