@@ -48,9 +48,14 @@ export function buildBill(days: DayTotal[], period: BillPeriod, names: Map<strin
   return out.sort((a, b) => (a.period_start === b.period_start ? a.token_id.localeCompare(b.token_id) : a.period_start.localeCompare(b.period_start)));
 }
 
-/** RFC 4180 field: quoted when it holds a comma, quote, CR or LF; quotes doubled. */
+/**
+ * RFC 4180 field: quoted when it holds a comma, quote, CR or LF; quotes doubled. A text value that a
+ * spreadsheet would run as a formula (starting with = + - @ TAB CR — a token name is operator input) is
+ * prefixed with ' so it opens as text (OWASP "CSV injection"); numbers, signed or not, are written as they are.
+ */
 export function csvField(v: string | number | null): string {
-  const s = v === null ? '' : String(v);
+  let s = v === null ? '' : String(v);
+  if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s) && !/^[+-]?\d+(\.\d+)?$/.test(s)) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
