@@ -48,7 +48,7 @@ interface Stats {
 }
 
 interface Target {
-  name: 'direct' | 'proxy' | 'gateway';
+  name: 'direct' | 'proxy' | 'gateway' | 'skeleton';
   port: number;
   auth: string;
   model: (kind: 'chat' | 'embed') => string;
@@ -135,16 +135,19 @@ async function main(): Promise<void> {
   const proxy = await start('./bare-proxy.ts', { BENCH_TARGET_PORT: String(sim.port) });
   // The gateway with the node flags `npm start` uses; the simulator and the bare proxy run on defaults.
   const gw = await start('./gateway-proc.ts', { BENCH_TARGET_PORT: String(sim.port) }, [...NODE_HEAP_FLAGS]);
+  const skeleton = process.env.BENCH_SKELETON === '1' ? await start('./lean-skeleton.ts', { BENCH_TARGET_PORT: String(sim.port) }) : null;
   const up = (k: 'chat' | 'embed') => (k === 'chat' ? 'qwen3.7-plus' : 'text-embedding-v4');
   const targets: Target[] = [
     { name: 'direct', port: sim.port, auth: DEFAULT_SIM_KEYS.dashscopeApiKey, model: up },
     { name: 'proxy', port: proxy.port, auth: DEFAULT_SIM_KEYS.dashscopeApiKey, model: up, proc: proxy },
     { name: 'gateway', port: gw.port, auth: gw.token!, model: (k) => (k === 'chat' ? 'qwx3.7-plus' : 'text-embedding-v4'), proc: gw },
   ];
+  // The skeleton speaks the upstream's path and only takes non-streaming chat.
+  const skeletonTarget: Target | null = skeleton ? { name: 'skeleton', port: skeleton.port, auth: 'unused', model: () => 'qwx3.7-plus', proc: skeleton } : null;
   const pathOf = (t: Target, p: string) => (t.name === 'gateway' ? `/v1${p}` : `/compatible-mode/v1${p}`);
   console.log(`tollway bench — ${SECONDS}s per run, node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`);
   // warm-up (JIT, pools, SQLite pages)
-  for (const t of targets) await load(t, 'warmup', pathOf(t, '/chat/completions'), chatBody(t.model('chat'), false), 16, 2);
+  for (const t of skeletonTarget ? [...targets, skeletonTarget] : targets) await load(t, 'warmup', pathOf(t, '/chat/completions'), chatBody(t.model('chat'), false), 16, 2);
 
   const rows: Row[] = [];
   const scenarios: Array<[string, string, (t: Target) => string, number]> = [
@@ -153,7 +156,7 @@ async function main(): Promise<void> {
     ['embeddings', '/embeddings', (t) => embedBody(t.model('embed')), 64],
   ];
   for (const [name, path, body, conns] of scenarios) {
-    for (const t of targets) {
+    for (const t of name === 'chat' && skeletonTarget ? [...targets, skeletonTarget] : targets) {
       const r = await load(t, name, pathOf(t, path), body(t), conns);
       rows.push(r);
       console.log(fmt(r));
@@ -185,7 +188,12 @@ async function main(): Promise<void> {
   }
   console.log(`gateway peak RSS ${(gwStats.peakRss / 1048576).toFixed(0)} MB (maxRSS ${(gwStats.maxRssKb / 1024).toFixed(0)} MB); ledger rows written ${ledger.rows}`);
   console.log(`total bench time ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-  for (const p of [gw, proxy, sim]) p.child.kill();
+  if (skeletonTarget) {
+    const k = get('chat', 'skeleton', 64);
+    const p = get('chat', 'proxy', 64);
+    console.log(`skeleton chat c=64  skeleton/proxy ${(k.rps / p.rps * 100).toFixed(1)}%  cpu skeleton ${k.cpuUsPerReq} µs/req (the floor under every gateway feature)`);
+  }
+  for (const p of [gw, proxy, sim, ...(skeleton ? [skeleton] : [])]) p.child.kill();
 }
 
 await main();
