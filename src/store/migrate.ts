@@ -31,7 +31,16 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Pr
   // never create its own. Pin the bookkeeping to the schema this connection actually uses.
   const schema = dialect === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s : undefined;
   const migrator = new Migrator({ db, provider: new StaticProvider(dialect), ...(schema ? { migrationTableSchema: schema } : {}) });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    // Kysely's PostgreSQL introspection reads the tables of *every* schema; one that another client drops at that
+    // moment fails the read with 3F000 ("schema … does not exist") although ours is fine (seen in CI, where test
+    // files drop their schemas while others migrate). Nothing was applied yet: read again.
+    if (dialect === 'postgres' && (error as { code?: unknown }).code === '3F000' && attempt < 10) {
+      await new Promise((r) => setTimeout(r, 20 * attempt));
+      continue;
+    }
+    throw error instanceof Error ? error : new Error(String(error));
+  }
 }
