@@ -1,6 +1,9 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS } from '../../../simulator/index.ts';
+import { GatewayError } from '../../../src/errors/gateway-error.ts';
+import { renderFamilyB } from '../../../src/errors/render.ts';
+import { messagesErrorFrame } from '../../../src/http/routes/family-b/messages.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { ledgerRows, sseEvents } from './text-helpers.ts';
 
@@ -86,5 +89,35 @@ describe('POST /v1/messages (@anthropic-ai/sdk)', () => {
     const r = await h.fetch('/v1/messages', { method: 'POST', token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'x' }] } });
     expect(r.status).toBe(400);
     expect(((await r.json()) as { error: { param: string } }).error.param).toBe('max_tokens');
+  });
+
+  it.each([
+    ['a message without a role', [{ content: 'x' }]],
+    ['a message without content', [{ role: 'user' }]],
+    ['a message whose content is a number', [{ role: 'user', content: 7 }]],
+    ['a message that is not an object', ['hello']],
+  ])('%s is refused (400 invalid_parameter, param messages) and never sent upstream', async (_name, messages) => {
+    const before = h.sim.requestsTo(UPSTREAM).length;
+    const r = await h.fetch('/v1/messages', { method: 'POST', token, json: { model: 'qwx3.7-plus', max_tokens: 10, messages } });
+    expect(r.status).toBe(400);
+    const e = ((await r.json()) as { error: { code: string; param: string; request_id: string } }).error;
+    expect(e).toMatchObject({ code: 'invalid_parameter', param: 'messages' });
+    expect(e.request_id).toBe(r.headers.get('x-gateway-request-id'));
+    expect(h.sim.requestsTo(UPSTREAM).length).toBe(before);
+  });
+});
+
+describe('messages error event', () => {
+  it('carries the upstream request id and param beside type/message (contract 7.2)', () => {
+    const ge = new GatewayError('upstream_error', 'The upstream stream broke', { upstreamRequestId: 'up-req-42' });
+    const frame = messagesErrorFrame(ge, renderFamilyB(ge, 'req_1').error);
+    expect(frame.startsWith('event: error\ndata: ')).toBe(true);
+    const data = JSON.parse(frame.slice('event: error\ndata: '.length)) as { type: string; error: Record<string, unknown> };
+    expect(data.type).toBe('error');
+    expect(data.error).toMatchObject({ type: 'api_error', code: 'upstream_error', request_id: 'req_1', upstream_request_id: 'up-req-42' });
+    const bad = new GatewayError('invalid_parameter', 'bad', { param: 'messages' });
+    const badData = JSON.parse(messagesErrorFrame(bad, renderFamilyB(bad, 'req_2').error).slice('event: error\ndata: '.length)) as { error: Record<string, unknown> };
+    expect(badData.error).toMatchObject({ param: 'messages', request_id: 'req_2' });
+    expect(badData.error).not.toHaveProperty('upstream_request_id');
   });
 });

@@ -3,14 +3,27 @@
 // headers are forwarded in both spellings (the contract's `messages-*` and the official SDK's `anthropic-*`).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ErrorFrame, TextCapability, TextRequest } from '../../../adapters/types.ts';
-import { requireBody } from '../../../contracts/fields.ts';
+import { isObject, requireBody } from '../../../contracts/fields.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { AppDeps } from '../../deps.ts';
 import { prepare, sendComplete, sendStream } from './text-call.ts';
 
-/** Messages-style error event, as the official SDK expects it. */
-const messagesErrorFrame: ErrorFrame = (e, body) =>
-  `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: e.status >= 500 ? 'api_error' : body.type, message: body.message, code: body.code, request_id: body.request_id } })}\n\n`;
+/**
+ * Messages-style error event, as the official SDK expects it (`{type:"error", error:{type, message}}`), with the
+ * family B fields beside them: code, request id, and `param` / `upstream_request_id` when known (contract 7.2).
+ */
+export const messagesErrorFrame: ErrorFrame = (e, body) =>
+  `event: error\ndata: ${JSON.stringify({
+    type: 'error',
+    error: {
+      type: e.status >= 500 ? 'api_error' : body.type,
+      message: body.message,
+      code: body.code,
+      request_id: body.request_id,
+      ...(body.param !== undefined ? { param: body.param } : {}),
+      ...(body.upstream_request_id !== undefined ? { upstream_request_id: body.upstream_request_id } : {}),
+    },
+  })}\n\n`;
 
 const PAIRS: Array<[string, string]> = [
   ['messages-version', 'anthropic-version'],
@@ -38,6 +51,11 @@ function validate(body: Record<string, unknown>): void {
     throw new GatewayError('invalid_parameter', 'max_tokens must be a positive integer', { param: 'max_tokens' });
   }
   if (!Array.isArray(body.messages) || body.messages.length === 0) throw new GatewayError('invalid_parameter', 'messages must be a non-empty array', { param: 'messages' });
+  // Contract 2.5: each item has a role and a content (a string or an array of content blocks).
+  for (const m of body.messages) {
+    if (!isObject(m) || typeof m.role !== 'string' || m.role === '') throw new GatewayError('invalid_parameter', 'each message must be an object with a role', { param: 'messages' });
+    if (typeof m.content !== 'string' && !Array.isArray(m.content)) throw new GatewayError('invalid_parameter', 'each message needs a content: a string or an array of content blocks', { param: 'messages' });
+  }
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw new GatewayError('invalid_parameter', 'stream must be a boolean', { param: 'stream' });
 }
 
