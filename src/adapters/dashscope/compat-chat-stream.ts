@@ -30,7 +30,9 @@ async function* once(s: string): AsyncGenerator<string> {
   yield s;
 }
 
-const SPECIALS = ['"usage":{', '{"error"', '[DONE]'];
+// An upstream that spaces its JSON (`"usage": {`) is recognised too, like the spaced model-name rename below.
+const SPECIALS = ['"usage":{', '"usage": {', '{"error"', '[DONE]'];
+const hasUsage = (d: string) => d.includes('"usage":{') || d.includes('"usage": {');
 
 export function chatStreamTransformer(o: ChatStreamOptions, st: ChatStreamState) {
   const renames: Array<[string, string]> =
@@ -57,13 +59,14 @@ export function chatStreamTransformer(o: ChatStreamOptions, st: ChatStreamState)
       return 'data: [DONE]\n\n';
     }
     if (d.startsWith('{"error"')) throw dashscopeStreamError(d);
-    if (d.includes('"usage":{')) {
+    if (hasUsage(d)) {
       const u = objectAfterKey(d, 'usage');
       if (u) st.usage = o.chatUsage(u);
       if (!o.clientWantsUsage) {
-        // The client did not ask for usage: drop the usage-only chunk, strip usage from any other.
-        if (d.includes('"choices":[]')) return '';
+        // The client did not ask for usage: drop the usage-only chunk (empty choices, however it is spaced),
+        // strip usage from any other. One parse per stream: only the chunk that carries usage gets here.
         const parsed = JSON.parse(d) as Record<string, unknown>;
+        if (Array.isArray(parsed.choices) && parsed.choices.length === 0) return '';
         parsed.usage = null;
         d = JSON.stringify(parsed);
       }

@@ -6,7 +6,8 @@ import type { TokenUsage } from '../types.ts';
 
 type NativePart = { text: string } | { image: string } | { video: string | string[] };
 
-function imageUrlOf(part: JsonObject): string {
+/** The URL of an `image_url` part; 400 unless it is an http(s) URL or a data:image/… URI (every chat model). */
+export function imageUrlOf(part: JsonObject): string {
   const iu = part.image_url;
   const url = typeof iu === 'string' ? iu : isObject(iu) && typeof iu.url === 'string' ? iu.url : undefined;
   if (!url || !(/^https?:\/\//i.test(url) || /^data:image\//i.test(url))) {

@@ -30,12 +30,12 @@ async function reference(parts: string[], wantsUsage: boolean) {
         continue;
       }
       if (d.startsWith('{"error"')) throw new Error('stream error event');
-      if (d.includes('"usage":{')) {
+      if (d.includes('"usage":{') || d.includes('"usage": {')) {
         const u = objectAfterKey(d, 'usage');
         if (u) usage = chatUsage(u);
         if (!wantsUsage) {
-          if (d.includes('"choices":[]')) continue;
           const parsed = JSON.parse(d) as Record<string, unknown>;
+          if (Array.isArray(parsed.choices) && parsed.choices.length === 0) continue;
           parsed.usage = null;
           d = JSON.stringify(parsed);
         }
@@ -120,6 +120,19 @@ describe('compatible-mode chat stream transformer', () => {
     // The client that asked gets the usage chunk.
     const b = await actual([s], true);
     expect(b.out).toContain('"usage":{"prompt_tokens":11');
+  });
+
+  it('drops the usage-only chunk the client did not ask for also when the upstream spaces its JSON', async () => {
+    const spaced = `{"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "${UP}", "choices": [], "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}`;
+    const s = [chunk({ content: 'hi' }), spaced, '[DONE]'].map((d) => `data: ${d}\n\n`).join('');
+    const a = await actual([s], false);
+    expect(a.error).toBeNull();
+    expect(a.out).not.toContain('"choices": []');
+    expect(a.out).not.toContain('"usage": {');
+    expect(a).toMatchObject(await reference([s], false));
+    expect(a.usage).toEqual({ kind: 'tokens', inputTokens: 11, outputTokens: 7 });
+    const b = await actual([s], true);
+    expect(b.out).toContain('"choices": []');
   });
 
   it('an error event mid-block: the frames before it are delivered, then the stream fails', async () => {

@@ -111,6 +111,29 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     expect(h.sim.requestsTo('multimodal-generation').length).toBe(nativeBefore);
   });
 
+  it.each([
+    ['qwx3-vl-plus', 'file:///etc/passwd'],
+    ['qwx3-vl-plus', undefined],
+    ['qwx3.7-plus', 'ftp://example.com/a.png'],
+  ])('%s with image_url %j: 400 invalid_parameter (param messages), nothing sent upstream', async (model, url) => {
+    const before = h.sim.requestsTo('/compatible-mode/v1/chat/completions').length + h.sim.requestsTo('multimodal-generation').length;
+    const part = { type: 'image_url', image_url: url === undefined ? {} : { url } };
+    const r = await h.fetch('/v1/chat/completions', { method: 'POST', token: token.secret, json: { model, messages: [{ role: 'user', content: [part, { type: 'text', text: 'describe' }] }] } });
+    expect(r.status).toBe(400);
+    expect(((await r.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: 'invalid_parameter', param: 'messages' });
+    expect(h.sim.requestsTo('/compatible-mode/v1/chat/completions').length + h.sim.requestsTo('multimodal-generation').length).toBe(before);
+  });
+
+  it('GET /v1/models through the SDK lists the visible public models', async () => {
+    const ids: string[] = [];
+    for await (const m of client.models.list()) ids.push(m.id);
+    expect(ids).toContain('qwx3.7-plus');
+    expect(ids).toContain('qwx3-vl-plus');
+    expect(ids.some((id) => id.startsWith('qwen'))).toBe(false); // public names only
+    const one = await client.models.retrieve('qwx3.7-plus');
+    expect(one.id).toBe('qwx3.7-plus');
+  });
+
   it('an embedding model is refused on chat; bad messages are 400 in family-B shape', async () => {
     const r = await h.fetch('/v1/chat/completions', { method: 'POST', token: token.secret, json: { model: 'text-embedding-v4', messages: [{ role: 'user', content: 'x' }] } });
     expect(r.status).toBe(400);

@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { TextRequest } from '../../../adapters/types.ts';
 import type { UpstreamAdapter } from '../../../adapters/types.ts';
+import { imageUrlOf } from '../../../adapters/dashscope/multimodal-translate.ts';
 import { isObject, requireBody } from '../../../contracts/fields.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { AppDeps } from '../../deps.ts';
@@ -30,6 +31,9 @@ function validate(body: Record<string, unknown>): unknown[] {
     if (c !== undefined && c !== null && typeof c !== 'string' && !Array.isArray(c)) {
       throw new GatewayError('invalid_parameter', 'message content must be a string or an array of parts', { param: 'messages' });
     }
+    // Image parts carry an http(s) URL or a data URI, whichever upstream path the model takes (a vision model's
+    // parts go upstream as they are: a file:// or missing URL must not).
+    if (Array.isArray(c)) for (const p of c) if (isObject(p) && p.type === 'image_url') imageUrlOf(p);
   }
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw new GatewayError('invalid_parameter', 'stream must be a boolean', { param: 'stream' });
   return messages;
