@@ -3,6 +3,7 @@
 
 export type FaultKind =
   | 'status' // respond with an upstream error status and the provider's own error body (arg: HTTP status)
+  | 'not-entitled' // the account has no access to the model: DashScope 403 Model.AccessDenied, Kling 403 code 1103
   | 'delay' // wait arg ms before answering normally
   | 'reset' // destroy the connection without answering
   | 'lost-reply' // process the request normally (a task IS created) but destroy the connection instead of answering

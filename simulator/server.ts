@@ -101,6 +101,12 @@ async function applyFault(f: FaultSpec, provider: Provider, res: ServerResponse,
     case 'status':
       upstreamErrorFor(provider, res, f.arg ?? 500);
       return true;
+    case 'not-entitled':
+      if (provider === 'kling') sendJson(res, 403, { code: 1103, message: 'No access to this model for the account.', request_id: requestId() });
+      else if (provider === 'dashscope-compat') compatError(res, 403, 'Model.AccessDenied', 'Model access denied.');
+      else if (provider === 'anthropic') upstreamErrorFor(provider, res, 403, 'Model access denied.');
+      else nativeError(res, 403, 'Model.AccessDenied', 'Model access denied.');
+      return true;
     case 'delay':
       await sleep(f.arg ?? 1000);
       return false;

@@ -8,6 +8,8 @@ export interface GatewayErrorOptions {
   cause?: unknown;
   /** Extra headers for the response (Retry-After …). */
   headers?: Record<string, string>;
+  /** The upstream account is not entitled to the model it was asked for (not activated / not purchased). */
+  notEntitled?: boolean;
 }
 
 /** The one error type every layer throws; renderers turn it into the family's shape. */
@@ -18,6 +20,7 @@ export class GatewayError extends Error {
   readonly upstreamRequestId: string | undefined;
   readonly param: string | undefined;
   readonly headers: Record<string, string> | undefined;
+  readonly notEntitled: boolean;
 
   constructor(code: ErrorCode, message: string, opts: GatewayErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -29,6 +32,7 @@ export class GatewayError extends Error {
     this.upstreamRequestId = opts.upstreamRequestId;
     this.param = opts.param;
     this.headers = opts.headers;
+    this.notEntitled = opts.notEntitled === true;
   }
 
   get vendorCode(): number {

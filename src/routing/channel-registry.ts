@@ -22,21 +22,57 @@ export interface Channel {
   weight: number;
 }
 
-/** Enabled channels in memory (reloaded on admin changes), so routing never reads the DB per request. */
+/** How long a channel stays out of a model's routing after its account said it is not entitled to it. */
+export const NOT_ENTITLED_TTL_MS = 10 * 60_000;
+
+/**
+ * Enabled channels in memory (reloaded on admin changes), so routing never reads the DB per request.
+ * Also what each channel's upstream account is entitled to, as far as the upstream has told us: a model the
+ * account refused as not activated/purchased (DashScope 403 Model.AccessDenied / AccessDenied.Unpurchased,
+ * Kling 1103) leaves that channel's routing for NOT_ENTITLED_TTL_MS — and the model's visibility, when no
+ * other channel serves it (contract 2.5: visibility depends on upstream account entitlements). Changing the
+ * channel (key, URL, models) forgets what was learnt about it.
+ */
 export class ChannelRegistry {
   private channels: Channel[] = [];
   private byId = new Map<string, Channel>();
+  private signatures = new Map<string, string>();
+  /** `${channelId}\n${modelId}` → until when the account is taken as not entitled. */
+  private readonly notEntitled = new Map<string, number>();
 
   constructor(
     private readonly repo: ChannelsRepo,
     private readonly box: SecretBox,
+    private readonly now: () => number = Date.now,
   ) {}
 
   async reload(): Promise<void> {
     const rows = await this.repo.list();
     const enabled = rows.filter((r) => r.status === 'enabled').map((r) => this.decrypt(r));
+    const signatures = new Map(rows.map((r) => [r.id, `${r.status}|${r.baseUrl}|${r.keyEnc}|${JSON.stringify(r.models)}`]));
+    for (const key of [...this.notEntitled.keys()]) {
+      const id = key.slice(0, key.indexOf('\n'));
+      if (signatures.get(id) !== this.signatures.get(id)) this.notEntitled.delete(key);
+    }
+    this.signatures = signatures;
     this.channels = enabled;
     this.byId = new Map(enabled.map((c) => [c.id, c]));
+  }
+
+  /** The channel's account refused the model (catalogue id) as not entitled: leave it out of that model's routing for a while. */
+  markNotEntitled(channelId: string, modelId: string): void {
+    if (this.notEntitled.size > 10_000) this.notEntitled.clear();
+    this.notEntitled.set(`${channelId}\n${modelId}`, this.now() + NOT_ENTITLED_TTL_MS);
+  }
+
+  private entitled(c: Channel, entry: ModelEntry): boolean {
+    if (this.notEntitled.size === 0) return true;
+    const key = `${c.id}\n${entry.id}`;
+    const until = this.notEntitled.get(key);
+    if (until === undefined) return true;
+    if (until > this.now()) return false;
+    this.notEntitled.delete(key);
+    return true;
   }
 
   private decrypt(r: ChannelRecord): Channel {
@@ -62,17 +98,19 @@ export class ChannelRegistry {
 
   /** Enabled channels able to serve a model, best first (priority desc). */
   forModel(entry: ModelEntry): Channel[] {
-    return this.channels
-      .filter((c) => c.kind === entry.upstream && (c.models === null || c.models.includes(entry.id)))
-      .sort((a, b) => b.priority - a.priority);
+    return this.channels.filter((c) => this.servesWith(c, entry)).sort((a, b) => b.priority - a.priority);
   }
 
   serves(entry: ModelEntry): boolean {
-    return this.channels.some((c) => c.kind === entry.upstream && (c.models === null || c.models.includes(entry.id)));
+    return this.channels.some((c) => this.servesWith(c, entry));
+  }
+
+  private servesWith(c: Channel, entry: ModelEntry): boolean {
+    return c.kind === entry.upstream && (c.models === null || c.models.includes(entry.id)) && this.entitled(c, entry);
   }
 }
 
-/** Is this public model usable by the token? (allow-list AND an enabled channel serves it) */
+/** Is this public model usable by the token? (allow-list AND an enabled channel whose account is entitled serves it) */
 export function isVisible(models: string[] | null, entry: ModelEntry, publicName: string, registry: ChannelRegistry): boolean {
   if (entry.hidden) return false;
   if (models !== null && !models.includes(publicName) && !models.includes(entry.id)) return false;

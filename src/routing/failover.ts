@@ -14,6 +14,8 @@ export interface FailoverOptions {
   /** Base back-off between attempts (ms); doubled each time, with jitter. */
   backoffMs?: number;
   sleep?: (ms: number) => Promise<void>;
+  /** Told when a channel's upstream account turned out not to be entitled to the model (see ChannelRegistry). */
+  onNotEntitled?: (channel: Channel) => void;
 }
 
 /** Was the request certainly not processed upstream? (connection never established / refused / reset before send) */
@@ -85,6 +87,13 @@ export async function withFailover<T>(
       last = e;
       const countsAsChannelFailure = isGatewayError(e) && (e.code === 'upstream_unreachable' || e.code === 'upstream_unavailable' || e.code === 'upstream_timeout' || e.code === 'upstream_error' || e.code === 'upstream_auth_error');
       if (countsAsChannelFailure) breakers.failure(ch.id);
+      // The account is not entitled to the model: it refused before doing anything, so any call (connect-only
+      // included) may go to another account, and this one is not asked for this model again for a while.
+      if (isGatewayError(e) && e.notEntitled) {
+        opts.onNotEntitled?.(ch);
+        if (i + 1 < ordered.length) continue;
+        throw e;
+      }
       // A 429 is an explicit refusal: the upstream did not take the call, so even a connect-only call (an
       // async task creation) may go to another account — but not again to this one.
       const refusedHere = opts.policy === 'connect-only' && isGatewayError(e) && e.code === 'upstream_rate_limited';

@@ -40,5 +40,7 @@ export function dashscopeError(status: number, body: unknown): GatewayError {
           ? 'Upstream rate limit or quota exceeded'
           : 'Upstream error';
   const text = `${prefix}: ${vendorCode ? `${vendorCode}: ` : ''}${(message ?? `HTTP ${status}`).trim()}`;
-  return new GatewayError(code, text, upstreamRequestId ? { upstreamRequestId } : {});
+  // The account has no access to this model (not activated / not purchased): an entitlement of this account.
+  const notEntitled = status === 403 && (vendorCode === 'Model.AccessDenied' || vendorCode === 'AccessDenied.Unpurchased');
+  return new GatewayError(code, text, { ...(upstreamRequestId ? { upstreamRequestId } : {}), ...(notEntitled ? { notEntitled } : {}) });
 }

@@ -65,5 +65,6 @@ export function klingError(status: number, body: unknown): GatewayError {
   const code = klingErrorCode(status, vendor);
   // Credential problems: the vendor's own text is not useful to a client and may name the key.
   const detail = code === 'upstream_auth_error' ? '' : `: ${(message ?? `HTTP ${status}`).trim()}`;
-  return new GatewayError(code, `${prefixFor(code, vendor)}${detail}`, upstreamRequestId ? { upstreamRequestId } : {});
+  // 1103: no access to the API or model — an entitlement of this account.
+  return new GatewayError(code, `${prefixFor(code, vendor)}${detail}`, { ...(upstreamRequestId ? { upstreamRequestId } : {}), ...(vendor === 1103 ? { notEntitled: true } : {}) });
 }

@@ -75,7 +75,7 @@ export async function createFamilyATask(ctx: FamilyAContext, req: FastifyRequest
               return { ...found, channelId: ch.id };
             }
           },
-          { policy: 'connect-only' },
+          { policy: 'connect-only', onNotEntitled: (ch) => deps.channels.markNotEntitled(ch.id, t.billingModel) },
         ),
     });
     return task;

@@ -88,7 +88,10 @@ async function run(deps: AppDeps, req: FastifyRequest, r: ResolvedModel, ir: Ima
   if (p.quota !== null) await deps.meter.assertQuota(p.tokenId);
   const channels = deps.channels.forModel(r.entry);
   // connect-only: a call that may have reached the upstream is never sent again (it would produce and bill twice).
-  const result = await withFailover(channels, deps.breakers, (ch) => generateImages(deps.upstream, targetOf(ch), ir, r.upstreamModel), { policy: 'connect-only' });
+  const result = await withFailover(channels, deps.breakers, (ch) => generateImages(deps.upstream, targetOf(ch), ir, r.upstreamModel), {
+    policy: 'connect-only',
+    onNotEntitled: (ch) => deps.channels.markNotEntitled(ch.id, r.entry.id),
+  });
   req.tw.upstreamRequestId = result.upstreamRequestId;
   const produced = result.urls.length + result.b64.length;
   req.tw.usage = { images: 0, requested: ir.n, produced };

@@ -38,7 +38,11 @@ function targetOf(ch: Channel): UpstreamTarget {
 /** Call the upstream on the best channel, failing over while nothing has reached the client. */
 export function callUpstream<T>(deps: AppDeps, prep: Prepared, fn: (o: CallOptions) => Promise<T>, extra: Omit<CallOptions, 'target'> = {}): Promise<T> {
   const channels = deps.channels.forModel(prep.r.entry);
-  return withFailover(channels, deps.breakers, (ch) => fn({ ...extra, target: targetOf(ch) }), { policy: 'safe', maxAttempts: Math.min(2, channels.length + 1) });
+  return withFailover(channels, deps.breakers, (ch) => fn({ ...extra, target: targetOf(ch) }), {
+    policy: 'safe',
+    maxAttempts: Math.min(2, channels.length + 1),
+    onNotEntitled: (ch) => deps.channels.markNotEntitled(ch.id, prep.r.entry.id),
+  });
 }
 
 /** ≈4 characters a token, 258 tokens an image: the documented estimate when the upstream reported no usage. */

@@ -120,7 +120,7 @@ async function createVideo(deps: AppDeps, req: FastifyRequest): Promise<Record<s
           const out = await submitVideoSynthesis(deps.upstream, { baseUrl: ch.baseUrl, apiKey: ch.keys.apiKey }, upstreamBody);
           return { upstreamTaskId: out.upstreamTaskId, upstreamStatus: out.upstreamStatus, upstreamRequestId: out.upstreamRequestId, channelId: ch.id };
         },
-        { policy: 'connect-only' },
+        { policy: 'connect-only', onNotEntitled: (ch) => deps.channels.markNotEntitled(ch.id, r.entry.id) },
       ),
   });
   req.tw.upstreamRequestId = task.upstreamRequestId;

@@ -1,0 +1,120 @@
+// Contract 2.5: model visibility depends on upstream account entitlements. The upstream tells the gateway when an
+// account is not entitled to a model (DashScope 403 Model.AccessDenied / AccessDenied.Unpurchased, Kling 1103);
+// that channel then leaves the model's routing, and the model its visibility when no other account serves it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Simulator } from '../../simulator/index.ts';
+import type { ModelEntry } from '../../src/catalogue/types.ts';
+import { ChannelRegistry, NOT_ENTITLED_TTL_MS } from '../../src/routing/channel-registry.ts';
+import type { ChannelRecord, ChannelsRepo } from '../../src/store/repos/channels.ts';
+import type { SecretBox } from '../../src/auth/secret-box.ts';
+import { startHarness, type Harness } from '../helpers/harness.ts';
+import { ledgerOfRequest, secondUpstream } from '../hardening/faults-helpers.ts';
+
+const CHAT = '/compatible-mode/v1/chat/completions';
+const chat = (content = 'hello') => ({ model: 'qwx3.7-plus', messages: [{ role: 'user', content }] });
+
+async function modelIds(h: Harness, token: string): Promise<string[]> {
+  const r = await h.fetch('/v1/models', { token });
+  return ((await r.json()) as { data: Array<{ id: string }> }).data.map((m) => m.id);
+}
+
+describe('one account, not entitled to a model', () => {
+  let h: Harness;
+  let token: string;
+  beforeAll(async () => {
+    h = await startHarness();
+    token = (await h.token()).secret;
+  });
+  afterAll(async () => h?.close());
+
+  it('the refusal reaches the client with its meaning; then the model is not visible and not callable (404, no upstream call)', async () => {
+    expect(await modelIds(h, token)).toContain('qwx3.7-plus');
+    const r = await h.fetch('/v1/chat/completions', { method: 'POST', token, json: chat('sim-fault:not-entitled') });
+    expect(r.status).toBe(403);
+    const e = ((await r.json()) as { error: { code: string; message: string } }).error;
+    expect(e.code).toBe('upstream_permission_denied');
+    expect(e.message).toMatch(/Model\.AccessDenied/);
+    expect(e.message).toMatch(/model activation/);
+
+    const ids = await modelIds(h, token);
+    expect(ids).not.toContain('qwx3.7-plus');
+    expect(ids).toContain('qwx3-vl-plus'); // only that model, only that account
+    const other = (await h.token()).secret;
+    expect(await modelIds(h, other)).not.toContain('qwx3.7-plus'); // the account's entitlement, whoever asks
+
+    const before = h.sim.requestsTo(CHAT).length;
+    const again = await h.fetch('/v1/chat/completions', { method: 'POST', token, json: chat() });
+    expect(again.status).toBe(404);
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe('model_not_found');
+    expect(h.sim.requestsTo(CHAT).length).toBe(before);
+  });
+});
+
+describe('two accounts, the primary not entitled', () => {
+  let h: Harness;
+  let backup: { sim: Simulator; close(): Promise<void> };
+  let token: string;
+  beforeAll(async () => {
+    h = await startHarness();
+    backup = await secondUpstream(h);
+    token = (await h.token()).secret;
+  });
+  afterAll(async () => {
+    await h?.close();
+    await backup?.close();
+  });
+
+  it('chat is served by the account that is entitled, charged once; later calls skip the primary; the model stays visible', async () => {
+    h.sim.faults.add({ kind: 'not-entitled', path: CHAT });
+    const b = backup.sim.requestsTo(CHAT).length;
+    const r = await h.fetch('/v1/chat/completions', { method: 'POST', token, json: chat() });
+    expect(r.status).toBe(200);
+    expect(backup.sim.requestsTo(CHAT).length).toBe(b + 1);
+    expect(await ledgerOfRequest(h, r.headers.get('x-gateway-request-id')!)).toHaveLength(1);
+
+    const p = h.sim.requestsTo(CHAT).length;
+    for (let i = 0; i < 3; i++) expect((await h.fetch('/v1/chat/completions', { method: 'POST', token, json: chat() })).status).toBe(200);
+    expect(h.sim.requestsTo(CHAT).length).toBe(p);
+    expect(backup.sim.requestsTo(CHAT).length).toBe(b + 4);
+    expect(await modelIds(h, token)).toContain('qwx3.7-plus');
+  });
+
+  it('an image call (never repeated once it may have been accepted) still moves on after a not-entitled refusal', async () => {
+    const IMG = 'multimodal-generation/generation';
+    h.sim.faults.add({ kind: 'not-entitled', path: IMG });
+    const b = backup.sim.requestsTo(IMG).length;
+    const r = await h.fetch('/v1/images/generations', { method: 'POST', token, json: { model: 'qwx-image-2.0', prompt: 'a cat', n: 1 } });
+    expect(r.status).toBe(200);
+    expect(backup.sim.requestsTo(IMG).length).toBe(b + 1);
+    expect(await ledgerOfRequest(h, r.headers.get('x-gateway-request-id')!)).toHaveLength(1);
+  });
+});
+
+describe('ChannelRegistry entitlement memory', () => {
+  const entry = { id: 'qwx3.7-plus', upstream: 'dashscope' } as ModelEntry;
+  const record = (over: Partial<ChannelRecord> = {}): ChannelRecord =>
+    ({ id: 'ch_1', name: 'a', kind: 'dashscope', baseUrl: 'http://u', keyEnc: 'k1', models: null, priority: 0, weight: 1, status: 'enabled', ...over }) as ChannelRecord;
+  let rows: ChannelRecord[] = [record()];
+  const repo = { list: async () => rows } as unknown as ChannelsRepo;
+  const box = { open: () => '{"apiKey":"sk-x"}' } as unknown as SecretBox;
+
+  it('forgets a refusal after its time, and at once when the channel is changed (not on a plain reload)', async () => {
+    let now = 1_000_000;
+    const reg = new ChannelRegistry(repo, box, () => now);
+    await reg.reload();
+    expect(reg.serves(entry)).toBe(true);
+    reg.markNotEntitled('ch_1', entry.id);
+    expect(reg.serves(entry)).toBe(false);
+    expect(reg.forModel(entry)).toEqual([]);
+    await reg.reload(); // a periodic refresh with nothing changed keeps what was learnt
+    expect(reg.serves(entry)).toBe(false);
+    now += NOT_ENTITLED_TTL_MS + 1;
+    expect(reg.serves(entry)).toBe(true);
+
+    reg.markNotEntitled('ch_1', entry.id);
+    expect(reg.serves(entry)).toBe(false);
+    rows = [record({ keyEnc: 'k2' })]; // the operator put another key on the channel
+    await reg.reload();
+    expect(reg.serves(entry)).toBe(true);
+  });
+});
