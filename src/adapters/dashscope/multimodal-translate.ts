@@ -34,7 +34,23 @@ function toNativeContent(content: unknown): string | NativePart[] {
 // Request fields that mean the same on the native path (as `parameters`).
 const PASSED_PARAMETERS = ['temperature', 'top_p', 'top_k', 'seed', 'stop', 'presence_penalty', 'repetition_penalty', 'enable_thinking', 'thinking_budget', 'vl_high_resolution_images'] as const;
 
+/**
+ * Chat fields the native multimodal path has no equivalent for: refused (400, with the field) instead of being
+ * dropped, since dropping them silently would change the answer the client asked for (no tool calls, no JSON
+ * mode, one choice instead of n).
+ */
+function assertNativeCanHonour(body: JsonObject): void {
+  const unsupported = (param: string) =>
+    new GatewayError('invalid_parameter', `${param} is not supported together with image input on this model (use a vision model such as qwx3-vl-plus, or send the request without images)`, { param });
+  for (const k of ['tools', 'tool_choice', 'functions', 'function_call'] as const) if (body[k] !== undefined && body[k] !== null) throw unsupported(k);
+  const rf = body.response_format;
+  if (isObject(rf) && rf.type !== undefined && rf.type !== 'text') throw unsupported('response_format');
+  if (typeof body.n === 'number' && body.n > 1) throw unsupported('n');
+  if (body.logprobs === true) throw unsupported('logprobs');
+}
+
 export function toNativeBody(body: JsonObject, upstreamModel: string, stream: boolean): string {
+  assertNativeCanHonour(body);
   const messages = body.messages as unknown[];
   const native = messages.map((m) => {
     if (!isObject(m) || typeof m.role !== 'string') throw new GatewayError('invalid_parameter', 'each message needs a role', { param: 'messages' });

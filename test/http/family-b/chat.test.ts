@@ -124,6 +124,24 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     expect(h.sim.requestsTo('/compatible-mode/v1/chat/completions').length + h.sim.requestsTo('multimodal-generation').length).toBe(before);
   });
 
+  it.each([
+    ['tools', { tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] }],
+    ['response_format', { response_format: { type: 'json_object' } }],
+    ['n', { n: 2 }],
+  ])('qwx3.7-plus with an image and %s (no equivalent on the multimodal path): 400 naming the field, nothing sent', async (param, extra) => {
+    const before = h.sim.requestsTo('multimodal-generation').length + h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+    const r = await h.fetch('/v1/chat/completions', {
+      method: 'POST',
+      token: token.secret,
+      json: { model: 'qwx3.7-plus', ...extra, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }, { type: 'text', text: 'what is it' }] }] },
+    });
+    expect(r.status).toBe(400);
+    const e = ((await r.json()) as { error: { code: string; param: string; message: string } }).error;
+    expect(e).toMatchObject({ code: 'invalid_parameter', param });
+    expect(e.message).toMatch(/image input/);
+    expect(h.sim.requestsTo('multimodal-generation').length + h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before);
+  });
+
   it('GET /v1/models through the SDK lists the visible public models', async () => {
     const ids: string[] = [];
     for await (const m of client.models.list()) ids.push(m.id);
