@@ -142,6 +142,33 @@ describe('upstream errors are mapped and sanitised', () => {
     });
   }
 
+  const endpoints: Array<[string, string, string, Record<string, unknown>]> = [
+    ['responses', '/v1/responses', '/compatible-mode/v1/responses', { model: 'qwx3.7-plus', input: 'hi' }],
+    ['embeddings', '/v1/embeddings', '/compatible-mode/v1/embeddings', { model: 'text-embedding-v4', input: ['hi'] }],
+    ['chat with an image (native multimodal)', '/v1/chat/completions', 'multimodal-generation', { model: 'qwx3.7-plus', messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] }],
+    ['messages', '/v1/messages', '/apps/anthropic/', { model: 'qwx3.7-plus', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }],
+  ];
+  for (const [name, path, upstreamPath, json] of endpoints) {
+    it(`${name}: upstream 401/403/429/500 → the same mapping, request id, no URL or key, no ledger row`, async () => {
+      for (const [upstream, status, code] of cases) {
+        h.sim.faults.clear();
+        h.sim.faults.add({ kind: 'status', arg: upstream, path: upstreamPath });
+        const r = await post(path, json);
+        expect(r.status).toBe(status);
+        const rid = r.headers.get('x-gateway-request-id')!;
+        const text = await r.text();
+        expect(text).not.toContain(h.sim.url);
+        expect(text).not.toContain(DEFAULT_SIM_KEYS.dashscopeApiKey);
+        const body = JSON.parse(text) as { error: { code: string; request_id: string } };
+        expect(body.error.code).toBe(code);
+        expect(body.error.request_id).toBe(rid);
+        await h.gw.deps.meter.flush();
+        expect(await h.store.db.selectFrom('ledger').selectAll().where('request_id', '=', rid).execute()).toHaveLength(0);
+      }
+      h.sim.faults.clear();
+    });
+  }
+
   it('the messages path maps upstream errors too (anthropic error body)', async () => {
     h.sim.faults.add({ kind: 'status', arg: 403, path: '/apps/anthropic/' });
     const r = await post('/v1/messages', { model: 'qwx3.7-plus', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] });
