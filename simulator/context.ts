@@ -20,6 +20,8 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
   at: number;
+  /** The client closed the connection before the answer was complete (the simulator did not cut it itself). */
+  aborted?: boolean;
 }
 
 export interface SimContext {

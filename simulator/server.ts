@@ -186,7 +186,12 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       const sreq: SimRequest = { method, path: url.pathname, query: url.searchParams, headers: req.headers, raw, json, params: {}, req, fault: null };
       if (url.pathname.startsWith('/__sim/')) return handleControl(sreq, res, ctx);
       if (ctx.recorded.length >= 5000) ctx.recorded.splice(0, 1000);
-      ctx.recorded.push({ method, path: url.pathname + url.search, headers: { ...req.headers }, body: json ?? (raw.length ? `<${raw.length} bytes>` : null), at: Date.now() });
+      const entry: RecordedRequest = { method, path: url.pathname + url.search, headers: { ...req.headers }, body: json ?? (raw.length ? `<${raw.length} bytes>` : null), at: Date.now() };
+      ctx.recorded.push(entry);
+      res.once('close', () => {
+        const k = sreq.fault?.kind;
+        if (!res.writableFinished && k !== 'cut' && k !== 'reset' && k !== 'lost-reply') entry.aborted = true;
+      });
       const provider = providerOf(url.pathname);
       if (!(await checkAuth(provider, req, res, ctx))) return;
       if (ctx.opts.latencyMs > 0) await sleep(ctx.opts.latencyMs);

@@ -55,6 +55,42 @@ describe('streaming done right', () => {
     expect(logRows[0]!.error_code).toBe('client_closed');
   });
 
+  const abortCases: Array<[string, string, string, Record<string, unknown>]> = [
+    ['messages', '/v1/messages', '/apps/anthropic/v1/messages', { model: 'qwx3.7-plus', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'slow sim-fault:trickle:150' }] }],
+    ['responses', '/v1/responses', '/compatible-mode/v1/responses', { model: 'qwx3.7-plus', stream: true, input: 'slow sim-fault:trickle:150' }],
+    ['chat with an image (native multimodal)', '/v1/chat/completions', 'multimodal-generation', { model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'slow sim-fault:trickle:150' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] }],
+  ];
+  for (const [name, path, upstreamPath, json] of abortCases) {
+    it(`${name}: a client abort mid-stream aborts the upstream request and is metered exactly once`, async () => {
+      const ac = new AbortController();
+      const before = h.sim.requestsTo(upstreamPath).length;
+      const r = await post(path, json, { signal: ac.signal });
+      expect(r.status).toBe(200);
+      const rid = r.headers.get('x-gateway-request-id')!;
+      const reader = r.body!.getReader();
+      let bytes = 0;
+      while (bytes < 200) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        bytes += value.length;
+      }
+      ac.abort();
+      await reader.cancel().catch(() => undefined);
+      const sent = () => h.sim.requestsTo(upstreamPath).slice(before);
+      await until(() => sent()[0]?.aborted === true);
+      expect(sent()).toHaveLength(1);
+      expect(sent()[0]!.aborted).toBe(true);
+      const rows = await ledgerRows(h, rid);
+      expect(rows).toHaveLength(1);
+      expect((JSON.parse(rows[0]!.quantities) as { input_tokens: number }).input_tokens).toBeGreaterThan(0);
+      await new Promise((res) => setTimeout(res, 100));
+      expect(await ledgerRows(h, rid)).toHaveLength(1);
+      await h.gw.deps.requestLog.flush();
+      const log = await h.store.db.selectFrom('request_log').selectAll().where('request_id', '=', rid).execute();
+      expect(log.map((l) => l.error_code)).toEqual(['client_closed']);
+    });
+  }
+
   it('upstream cut mid-stream (chat): the client gets an error event, then the end; metered once', async () => {
     const r = await post('/v1/chat/completions', { model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: 'cut me sim-fault:cut' }] });
     expect(r.status).toBe(200);
