@@ -1,5 +1,7 @@
 // One POST to a DashScope endpoint: auth header, body, error answer → GatewayError (sanitised by the renderer).
+import { isObject } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { num } from '../json-scan.ts';
 import { networkError, type UpstreamClient, type UpstreamResponse, type UpstreamTextResponse } from '../http-client.ts';
 import type { CallOptions } from '../types.ts';
 import { dashscopeError } from './errors.ts';
@@ -106,4 +108,18 @@ export function dashscopeStreamError(data: string): GatewayError {
     parsed = null;
   }
   return dashscopeError(500, parsed);
+}
+
+/**
+ * Contract 2.5 puts chat-style cache writes at `usage.prompt_tokens_details.cache_creation_input_tokens`. An
+ * upstream answer that reports them only at `usage.cache_creation_input_tokens` gets them copied there (the
+ * JSON is re-serialised only in that case). Returns null when nothing needs to change.
+ */
+export function withContractCacheFields(json: string, u: Record<string, unknown>): string | null {
+  const d = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : null;
+  if (!num(u.cache_creation_input_tokens) || (d && d.cache_creation_input_tokens !== undefined)) return null;
+  const parsed = JSON.parse(json) as Record<string, unknown>;
+  const usage = parsed.usage as Record<string, unknown>;
+  usage.prompt_tokens_details = { ...(d ?? { cached_tokens: 0 }), cache_creation_input_tokens: u.cache_creation_input_tokens };
+  return JSON.stringify(parsed);
 }

@@ -10,7 +10,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { objectAfterKey, stringValueLength } from '../json-scan.ts';
 import { sseEvents } from '../sse-events.ts';
 import type { TokenUsage } from '../types.ts';
-import { dashscopeStreamError, firstString, streamBroke } from './compat-chat-common.ts';
+import { dashscopeStreamError, firstString, streamBroke, withContractCacheFields } from './compat-chat-common.ts';
 
 export interface ChatStreamState {
   usage: TokenUsage | null;
@@ -62,6 +62,7 @@ export function chatStreamTransformer(o: ChatStreamOptions, st: ChatStreamState)
     if (hasUsage(d)) {
       const u = objectAfterKey(d, 'usage');
       if (u) st.usage = o.chatUsage(u);
+      if (o.clientWantsUsage && u) d = withContractCacheFields(d, u) ?? d;
       if (!o.clientWantsUsage) {
         // The client did not ask for usage: drop the usage-only chunk (empty choices, however it is spaced),
         // strip usage from any other. One parse per stream: only the chunk that carries usage gets here.

@@ -5,7 +5,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel } from '../json-scan.ts';
 import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
-import { assertJson, firstString, headerString, postDashscope, postDashscopeText } from './compat-chat-common.ts';
+import { assertJson, firstString, headerString, postDashscope, postDashscopeText, withContractCacheFields } from './compat-chat-common.ts';
 import { chatStreamTransformer, type ChatStreamState } from './compat-chat-stream.ts';
 
 export const COMPAT_CHAT_PATH = '/compatible-mode/v1/chat/completions';
@@ -38,8 +38,9 @@ export function compatChat(client: UpstreamClient): TextCapability {
       const text = res.text;
       const u = objectAfterKey(text, 'usage');
       if (!u) assertJson(text);
+      const body = (u && withContractCacheFields(text, u)) ?? text;
       return {
-        body: renameModel(text, req.upstreamModel, req.publicModel),
+        body: renameModel(body, req.upstreamModel, req.publicModel),
         usage: u ? chatUsage(u) : null,
         upstreamRequestId: headerString(res.headers['x-request-id']) ?? firstString(text, 'id'),
       };
