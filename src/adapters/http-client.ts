@@ -2,6 +2,7 @@
 // Network failures become GatewayErrors here, so adapters only deal with HTTP answers.
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { dispatchStream, type UpstreamStreamResponse } from './http-stream.ts';
 
 export interface UpstreamTimeouts {
   connectMs: number;
@@ -146,6 +147,18 @@ export class UpstreamClient {
         reject(networkError(e));
       }
     });
+  }
+
+  /** The same call as `request`, for streams: the body is iterated as it arrives (see http-stream.ts). */
+  requestStream(r: UpstreamRequest): Promise<UpstreamStreamResponse> {
+    const t = this.timeouts(r);
+    const base = this.base(r.baseUrl);
+    return dispatchStream(
+      this.pool(base.origin, t),
+      { method: r.method, path: base.prefix + r.path, headers: r.headers ?? {}, body: r.body ?? null, headersTimeout: t.headersMs, bodyTimeout: t.bodyIdleMs },
+      r.signal,
+      networkError,
+    );
   }
 
   async close(): Promise<void> {

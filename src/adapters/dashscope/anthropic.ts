@@ -6,7 +6,7 @@ import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel, stringValueLength } from '../json-scan.ts';
 import { sseEvents } from '../sse-events.ts';
 import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
-import { assertJson, bodyText, dashscopeStreamError, firstString, headerString, postDashscope, streamBroke } from './compat-chat-common.ts';
+import { assertJson, bodyText, dashscopeStreamError, firstString, headerString, postDashscope, postDashscopeStream, streamBroke } from './compat-chat-common.ts';
 
 export const MESSAGES_PATH = '/apps/anthropic/v1/messages';
 
@@ -33,16 +33,13 @@ function merge(into: MessagesUsageParts, u: Record<string, unknown>): void {
 }
 
 export function dashscopeMessages(client: UpstreamClient): TextCapability {
-  const post = (req: TextRequest, o: CallOptions, stream: boolean) =>
-    postDashscope(client, o, {
-      path: MESSAGES_PATH,
-      body: JSON.stringify({ ...req.body, model: req.upstreamModel }),
-      auth: 'x-api-key',
-      stream,
-    });
+  const post = (req: TextRequest, o: CallOptions) =>
+    postDashscope(client, o, { path: MESSAGES_PATH, body: JSON.stringify({ ...req.body, model: req.upstreamModel }), auth: 'x-api-key' });
+  const postStream = (req: TextRequest, o: CallOptions) =>
+    postDashscopeStream(client, o, { path: MESSAGES_PATH, body: JSON.stringify({ ...req.body, model: req.upstreamModel }), auth: 'x-api-key' });
   return {
     async complete(req: TextRequest, o: CallOptions): Promise<CompleteResult> {
-      const res = await post(req, o, false);
+      const res = await post(req, o);
       const text = await bodyText(res);
       const u = objectAfterKey(text, 'usage');
       if (!u) assertJson(text);
@@ -56,7 +53,7 @@ export function dashscopeMessages(client: UpstreamClient): TextCapability {
     },
 
     async stream(req: TextRequest, o: CallOptions): Promise<StreamResult> {
-      const res = await post(req, o, true);
+      const res = await postStream(req, o);
       const parts = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0 };
       let reported = false;
       let produced = 0;

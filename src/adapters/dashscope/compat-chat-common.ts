@@ -3,6 +3,7 @@ import { isObject } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { num } from '../json-scan.ts';
 import { networkError, type UpstreamClient, type UpstreamResponse, type UpstreamTextResponse } from '../http-client.ts';
+import type { UpstreamStreamResponse } from '../http-stream.ts';
 import type { CallOptions } from '../types.ts';
 import { dashscopeError } from './errors.ts';
 
@@ -26,6 +27,21 @@ function postHeaders(o: CallOptions, p: PostOptions): Record<string, string> {
 export async function postDashscope(client: UpstreamClient, o: CallOptions, p: PostOptions): Promise<UpstreamResponse> {
   const res = await client.request({ method: 'POST', baseUrl: o.target.baseUrl, path: p.path, headers: postHeaders(o, p), body: p.body, ...(o.signal ? { signal: o.signal } : {}) });
   if (res.statusCode !== 200) throw await errorFrom(res);
+  return res;
+}
+
+/** A streaming POST: the 200 answer's headers and its body as it arrives (error answers are read whole). */
+export async function postDashscopeStream(client: UpstreamClient, o: CallOptions, p: Omit<PostOptions, 'stream'>): Promise<UpstreamStreamResponse> {
+  const res = await client.requestStream({ method: 'POST', baseUrl: o.target.baseUrl, path: p.path, headers: postHeaders(o, { ...p, stream: true }), body: p.body, ...(o.signal ? { signal: o.signal } : {}) });
+  if (res.statusCode !== 200) {
+    let text = '';
+    try {
+      text = await res.text();
+    } catch (e) {
+      throw networkError(e);
+    }
+    throw errorFromText(res.statusCode, res.headers, text);
+  }
   return res;
 }
 

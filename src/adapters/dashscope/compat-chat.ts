@@ -5,7 +5,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel } from '../json-scan.ts';
 import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
-import { assertJson, firstString, headerString, postDashscope, postDashscopeText, withContractCacheFields } from './compat-chat-common.ts';
+import { assertJson, firstString, headerString, postDashscopeStream, postDashscopeText, withContractCacheFields } from './compat-chat-common.ts';
 import { chatStreamTransformer, type ChatStreamState } from './compat-chat-stream.ts';
 
 export const COMPAT_CHAT_PATH = '/compatible-mode/v1/chat/completions';
@@ -47,7 +47,7 @@ export function compatChat(client: UpstreamClient): TextCapability {
     },
 
     async stream(req: TextRequest, o: CallOptions): Promise<StreamResult> {
-      const res = await postDashscope(client, o, { path: COMPAT_CHAT_PATH, body: compatChatBody(req, true), stream: true });
+      const res = await postDashscopeStream(client, o, { path: COMPAT_CHAT_PATH, body: compatChatBody(req, true) });
       const st: ChatStreamState = { usage: null, produced: 0, rid: headerString(res.headers['x-request-id']), done: false };
       const frames = chatStreamTransformer({ upstreamModel: req.upstreamModel, publicModel: req.publicModel, clientWantsUsage: req.clientWantsUsage === true, chatUsage }, st);
       return { upstreamRequestId: st.rid, frames: frames(res.body), usage: () => st.usage, producedChars: () => st.produced };

@@ -5,7 +5,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { sseEvents } from '../sse-events.ts';
 import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
-import { bodyText, dashscopeStreamError, headerString, postDashscope, streamBroke } from './compat-chat-common.ts';
+import { bodyText, dashscopeStreamError, headerString, postDashscope, postDashscopeStream, streamBroke } from './compat-chat-common.ts';
 import { chatUsageJson, nativeChoice, nativeUsage, toNativeBody } from './multimodal-translate.ts';
 
 export const MULTIMODAL_PATH = '/api/v1/services/aigc/multimodal-generation/generation';
@@ -40,10 +40,9 @@ export function multimodalChat(client: UpstreamClient): TextCapability {
     },
 
     async stream(req: TextRequest, o: CallOptions): Promise<StreamResult> {
-      const res = await postDashscope(client, o, {
+      const res = await postDashscopeStream(client, o, {
         path: MULTIMODAL_PATH,
         body: toNativeBody(req.body, req.upstreamModel, true),
-        stream: true,
         headers: { 'x-dashscope-sse': 'enable' },
       });
       let usage: TokenUsage | null = null;

@@ -6,7 +6,7 @@ import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel, stringValueLength } from '../json-scan.ts';
 import { sseEvents } from '../sse-events.ts';
 import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
-import { assertJson, bodyText, dashscopeStreamError, firstString, headerString, postDashscope, streamBroke } from './compat-chat-common.ts';
+import { assertJson, bodyText, dashscopeStreamError, firstString, headerString, postDashscope, postDashscopeStream, streamBroke } from './compat-chat-common.ts';
 
 export const RESPONSES_PATH = '/api/v2/apps/protocols/compatible-mode/v1/responses';
 
@@ -38,7 +38,7 @@ export function dashscopeResponses(client: UpstreamClient): TextCapability {
     },
 
     async stream(req: TextRequest, o: CallOptions): Promise<StreamResult> {
-      const res = await postDashscope(client, o, { path: RESPONSES_PATH, body: body(req, true), stream: true });
+      const res = await postDashscopeStream(client, o, { path: RESPONSES_PATH, body: body(req, true) });
       let usage: TokenUsage | null = null;
       let produced = 0;
       let rid = headerString(res.headers['x-request-id']);
