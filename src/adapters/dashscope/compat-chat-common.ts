@@ -134,8 +134,14 @@ export function dashscopeStreamError(data: string): GatewayError {
 export function withContractCacheFields(json: string, u: Record<string, unknown>): string | null {
   const d = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : null;
   if (!num(u.cache_creation_input_tokens) || (d && d.cache_creation_input_tokens !== undefined)) return null;
-  const parsed = JSON.parse(json) as Record<string, unknown>;
-  const usage = parsed.usage as Record<string, unknown>;
-  usage.prompt_tokens_details = { ...(d ?? { cached_tokens: 0 }), cache_creation_input_tokens: u.cache_creation_input_tokens };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    return null;
+  }
+  // Only the answer's own top-level usage is rewritten (a `usage` key found deeper is left alone).
+  if (!isObject(parsed) || !isObject(parsed.usage) || parsed.usage.cache_creation_input_tokens !== u.cache_creation_input_tokens) return null;
+  parsed.usage.prompt_tokens_details = { ...(d ?? { cached_tokens: 0 }), cache_creation_input_tokens: u.cache_creation_input_tokens };
   return JSON.stringify(parsed);
 }

@@ -54,6 +54,12 @@ describe('chat cache-creation tokens in the contract place', () => {
     expect(out.body).toBe(answer.replace(`"model":"${UP}"`, '"model":"qwx3.7-plus"'));
   });
 
+  it('a usage object found deeper than the top level is left alone (no rewrite, no failure)', async () => {
+    answer = JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', model: UP, choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop', usage: { cache_creation_input_tokens: 7 } }] });
+    const out = await cap.complete(req(), target());
+    expect(out.body).toBe(answer.replace(`"model":"${UP}"`, '"model":"qwx3.7-plus"'));
+  });
+
   it('streaming, usage asked for: the usage chunk carries the field under prompt_tokens_details', async () => {
     const chunk = (o: Record<string, unknown>) => `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: UP, ...o })}\n\n`;
     streamAnswer =
