@@ -10,17 +10,16 @@ import { dashscopeError } from './errors.ts';
 export interface PostOptions {
   path: string;
   body: string;
-  stream?: boolean;
   /** Auth header style: DashScope uses Bearer; the anthropic-compatible path takes x-api-key. */
   auth?: 'bearer' | 'x-api-key';
   headers?: Record<string, string>;
 }
 
-function postHeaders(o: CallOptions, p: PostOptions): Record<string, string> {
+function postHeaders(o: CallOptions, p: PostOptions, stream = false): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...o.headers, ...p.headers };
   if (p.auth === 'x-api-key') headers['x-api-key'] = o.target.apiKey;
   else headers.authorization = `Bearer ${o.target.apiKey}`;
-  if (p.stream) headers.accept = 'text/event-stream';
+  if (stream) headers.accept = 'text/event-stream';
   return headers;
 }
 
@@ -31,8 +30,8 @@ export async function postDashscope(client: UpstreamClient, o: CallOptions, p: P
 }
 
 /** A streaming POST: the 200 answer's headers and its body as it arrives (error answers are read whole). */
-export async function postDashscopeStream(client: UpstreamClient, o: CallOptions, p: Omit<PostOptions, 'stream'>): Promise<UpstreamStreamResponse> {
-  const res = await client.requestStream({ method: 'POST', baseUrl: o.target.baseUrl, path: p.path, headers: postHeaders(o, { ...p, stream: true }), body: p.body, ...(o.signal ? { signal: o.signal } : {}) });
+export async function postDashscopeStream(client: UpstreamClient, o: CallOptions, p: PostOptions): Promise<UpstreamStreamResponse> {
+  const res = await client.requestStream({ method: 'POST', baseUrl: o.target.baseUrl, path: p.path, headers: postHeaders(o, p, true), body: p.body, ...(o.signal ? { signal: o.signal } : {}) });
   if (res.statusCode !== 200) {
     let text = '';
     try {
@@ -46,7 +45,7 @@ export async function postDashscopeStream(client: UpstreamClient, o: CallOptions
 }
 
 /** A non-streaming POST read whole (no body stream): the 200 answer's status, headers and text. */
-export async function postDashscopeText(client: UpstreamClient, o: CallOptions, p: Omit<PostOptions, 'stream'>): Promise<UpstreamTextResponse> {
+export async function postDashscopeText(client: UpstreamClient, o: CallOptions, p: PostOptions): Promise<UpstreamTextResponse> {
   const res = await client.requestText({ method: 'POST', baseUrl: o.target.baseUrl, path: p.path, headers: postHeaders(o, p), body: p.body, ...(o.signal ? { signal: o.signal } : {}) });
   if (res.statusCode !== 200) throw errorFromText(res.statusCode, res.headers, res.text);
   return res;
