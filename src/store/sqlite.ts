@@ -40,8 +40,13 @@ export function openSqlite(url: string): Kysely<Database> {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
-  writers.set(db, new SqliteBatchWriter(db, sqlite));
+  writers.set(db, new SqliteBatchWriter(db, sqlite, path === ':memory:' ? null : path));
   return db;
+}
+
+/** Stop a SQLite store's writer thread (no-op for PostgreSQL); call before destroying the Kysely instance. */
+export async function closeSqliteWriter(db: Kysely<Database>): Promise<void> {
+  await writers.get(db)?.close();
 }
 
 /** The group-commit writer of a SQLite store (null for PostgreSQL). */

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { dialectOf, type Dialect } from './dialect.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
-import { openSqlite } from './sqlite.ts';
+import { closeSqliteWriter, openSqlite } from './sqlite.ts';
 
 export interface Store {
   db: Kysely<Database>;
@@ -20,7 +20,14 @@ export async function openStore(url: string, opts: OpenStoreOptions = {}): Promi
   // pg is loaded only for a PostgreSQL store (a SQLite deployment does not carry its memory).
   const db = dialect === 'postgres' ? await (await import('./postgres.ts')).openPostgres(url, opts.pgSchema ? { schema: opts.pgSchema } : {}) : openSqlite(url);
   if (opts.migrate !== false) await migrateToLatest(db as unknown as Kysely<unknown>, dialect);
-  return { db, dialect, close: () => db.destroy() };
+  return {
+    db,
+    dialect,
+    close: async () => {
+      await closeSqliteWriter(db);
+      await db.destroy();
+    },
+  };
 }
 
 /** True when an error is a unique-constraint violation, in either dialect. */

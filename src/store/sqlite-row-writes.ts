@@ -1,0 +1,85 @@
+// The SQL of the per-request rows (ledger charges, request-log rows) as prepared better-sqlite3 statements, one
+// transaction per batch. Shared by the in-thread writer and the writer thread (sqlite-writer-thread.ts); the
+// SQL mirrors the dialect-neutral Kysely writes in src/metering/meter.ts and src/store/repos/request-log.ts.
+import type BetterSqlite3 from 'better-sqlite3';
+
+/** One ledger charge, in column order. */
+export type LedgerTuple = [key: string, tokenId: string, model: string, kind: string, quantities: unknown, unitPrices: unknown, amount: number, requestId: string | null, taskId: string | null, upstreamRequestId: string | null, createdAt: number];
+/** One request-log row, in column order. */
+export type LogTuple = [requestId: string, tokenId: string | null, model: string | null, endpoint: string, method: string, status: number, latencyMs: number, usage: unknown, amount: number, upstreamRequestId: string | null, errorCode: string | null, createdAt: number];
+
+const json = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
+
+export interface RowWrites {
+  both: (ledger: LedgerTuple[], log: LogTuple[]) => void;
+  onlyLedger: (rows: LedgerTuple[]) => void;
+  onlyLog: (rows: LogTuple[]) => void;
+}
+
+/** What became of each kind of a batch: undefined when written, else the error. */
+export interface BatchOutcome {
+  ledger?: unknown;
+  log?: unknown;
+}
+
+/** Prepare the statements (the tables must exist: call after the store's migrations ran). */
+export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
+  const ins = raw.prepare(
+    'INSERT INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at) ' +
+      'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING',
+  );
+  const spend = raw.prepare('UPDATE tokens SET spent = spent + ? WHERE id = ?');
+  const insertLedger = (rows: LedgerTuple[]) => {
+    const perToken = new Map<string, number>();
+    for (const r of rows) {
+      // Only a row that was really inserted (not a duplicate key) moves `spent`, in the same transaction.
+      const inserted = ins.run(r[0], r[1], r[2], r[3], json(r[4]), json(r[5]), r[6], r[7], r[8], r[9], r[10]).changes > 0;
+      if (inserted) perToken.set(r[1], (perToken.get(r[1]) ?? 0) + r[6]);
+    }
+    for (const [tokenId, amount] of perToken) if (amount > 0) spend.run(amount, tokenId);
+  };
+  const log = raw.prepare(
+    'INSERT INTO request_log (request_id, token_id, model, endpoint, method, status, latency_ms, usage, amount, upstream_request_id, error_code, created_at) ' +
+      'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING',
+  );
+  const insertLog = (rows: LogTuple[]) => {
+    for (const r of rows) log.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json(r[7]), r[8], r[9], r[10], r[11]);
+  };
+  // IMMEDIATE: take the write lock up front, so another connection's commit in between cannot fail the batch.
+  const both = raw.transaction((l: LedgerTuple[], g: LogTuple[]) => {
+    if (l.length > 0) insertLedger(l);
+    if (g.length > 0) insertLog(g);
+  });
+  const onlyLedger = raw.transaction(insertLedger);
+  const onlyLog = raw.transaction(insertLog);
+  return { both: (l, g) => both.immediate(l, g), onlyLedger: (r) => onlyLedger.immediate(r), onlyLog: (r) => onlyLog.immediate(r) };
+}
+
+/**
+ * Both kinds in one transaction (under load the commit — the touched pages written to the WAL — costs as much as
+ * the inserts); if that fails, each kind on its own, so a bad request-log batch never holds back charges.
+ */
+export function writeBatch(w: RowWrites, ledger: LedgerTuple[], log: LogTuple[]): BatchOutcome {
+  try {
+    w.both(ledger, log);
+    return {};
+  } catch {
+    // fall through: each part on its own
+  }
+  const out: BatchOutcome = {};
+  if (ledger.length > 0) {
+    try {
+      w.onlyLedger(ledger);
+    } catch (e) {
+      out.ledger = e;
+    }
+  }
+  if (log.length > 0) {
+    try {
+      w.onlyLog(log);
+    } catch (e) {
+      out.log = e;
+    }
+  }
+  return out;
+}
