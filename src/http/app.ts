@@ -1,5 +1,5 @@
+import { createServer } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { credentialFrom } from '../auth/token-auth.ts';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 import { familyOf, renderError } from '../errors/render.ts';
 import type { AppDeps } from './deps.ts';
@@ -7,7 +7,9 @@ import { RouteTable } from './method-guard.ts';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id.ts';
 import type { RequestState } from './request-state.ts';
 import { applyBodyLimits } from './body-limits.ts';
-import { accessLogger } from './access-log.ts';
+import { TextLane, type Lifecycle } from './lane/text-lane.ts';
+import { admit, newRequestState, requestRecorder } from './pipeline.ts';
+import { textRoutes } from './routes/family-b/text-routes.ts';
 import { registerAdminRoutes } from './routes/admin/index.ts';
 import { registerFamilyACallbackRoutes, registerFamilyARoutes } from './routes/family-a/index.ts';
 import { registerFamilyBRoutes } from './routes/family-b/index.ts';
@@ -57,7 +59,19 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: Gateway
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const life: Lifecycle = { closing: false };
+  const record = requestRecorder(deps);
+  const lane = new TextLane(deps, life, record, textRoutes(deps));
   const app = Fastify({
+    // The text lane takes its routes straight from node:http; everything else goes to Fastify.
+    serverFactory: (handler) => {
+      const server = createServer((req, res) => {
+        if (!lane.serve(req, res)) handler(req, res);
+      });
+      // What Fastify sets on a server it creates itself (its keep-alive default outlives common load balancers').
+      server.keepAliveTimeout = 72_000;
+      return server;
+    },
     loggerInstance: deps.logger as unknown as FastifyBaseLogger,
     // Our own access line (onResponse) replaces Fastify's two per-request lines.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'request_id' }),
@@ -72,13 +86,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A URL that cannot be decoded (e.g. `/v1/%zz`) fails before any hook runs: answer it in the family
     // shape with a request id instead of Fastify's own body.
     frameworkErrors: (err, req, reply) => {
-      req.tw = { startedAt: process.hrtime.bigint(), principal: null, model: null, usage: null, amount: 0, upstreamRequestId: null, errorCode: null };
+      req.tw = newRequestState();
       reply.header(REQUEST_ID_HEADER, req.id);
       void sendError(req, reply, new GatewayError('invalid_request', err.code === 'FST_ERR_BAD_URL' ? 'The request URL is not valid' : 'Bad request', { cause: err }));
     },
   });
   const routes = new RouteTable();
   const registered: Array<{ url: string; method: string | string[] }> = [];
+  for (const path of lane.paths) {
+    routes.add(path, 'POST');
+    registered.push({ url: path, method: 'POST' });
+  }
   app.addHook('onRoute', (r) => {
     routes.add(r.url, r.method);
     registered.push({ url: r.url, method: r.method });
@@ -86,73 +104,39 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRoute', applyBodyLimits(deps.config));
 
   app.decorateRequest('tw', null as unknown as RequestState);
-  let closing = false;
   app.addHook('preClose', async () => {
-    closing = true;
+    life.closing = true;
   });
   // Callback-style hook: a cached token without limits (the common case) is admitted synchronously, without
   // a promise per request; a cache miss or a token with limits takes the async path.
   app.addHook('onRequest', (req, reply, done) => {
-    req.tw = { startedAt: process.hrtime.bigint(), principal: null, model: null, usage: null, amount: 0, upstreamRequestId: null, errorCode: null };
+    req.tw = newRequestState();
     reply.header(REQUEST_ID_HEADER, req.id);
-    if (closing) throw new GatewayError('service_unavailable', 'The gateway is shutting down; retry the request', { headers: { connection: 'close', 'retry-after': '1' } });
+    if (life.closing) throw new GatewayError('service_unavailable', 'The gateway is shutting down; retry the request', { headers: { connection: 'close', 'retry-after': '1' } });
     // Authenticate contract paths before the body is parsed: unauthenticated callers get 401 cheaply.
     const path = req.url;
     if (!CONTRACT_PREFIXES.some((p) => path.startsWith(p)) || UNAUTHENTICATED_PREFIXES.some((p) => path.startsWith(p))) return done();
-    const credential = credentialFrom(req.headers);
-    const principal = deps.tokenAuth.authenticateCached(credential);
-    // Same rule as RateLimiter.admit: a token with neither limit has nothing to admit.
-    if (principal && principal.rpmLimit === null && principal.concurrencyLimit === null) {
-      req.tw.principal = principal;
-      return done();
-    }
-    void (async () => {
-      const p = principal ?? (await deps.tokenAuth.authenticate(credential));
-      req.tw.principal = p;
-      const release = await deps.limiter.admit(p);
-      if (release) reply.raw.once('close', release);
-    })().then(() => done(), done);
+    // Callback-style hook: admitted synchronously (a cached token without limits) without a promise.
+    const pending = admit(deps, req.headers, req.tw, reply.raw);
+    if (pending === null) return done();
+    pending.then(() => done(), done);
   });
 
   // Synchronous work (a log line, a buffered row): a callback hook spares a promise per request.
   app.addHook('onResponse', (req, reply, done) => {
     try {
-      recordRequest(req, reply);
+      if (req.tw) record({ id: req.id, method: req.method, endpoint: req.routeOptions.url ?? req.url.split('?')[0] ?? req.url, status: reply.statusCode, tw: req.tw });
     } catch (e) {
       done(e as Error);
       return;
     }
     done();
   });
-  const access = accessLogger(deps.logger);
-  const recordRequest = (req: FastifyRequest, reply: FastifyReply): void => {
-    const st = req.tw;
-    if (!st) return;
-    const latencyMs = Math.round(Number(process.hrtime.bigint() - st.startedAt) / 1e4) / 100;
-    const endpoint = req.routeOptions.url ?? req.url.split('?')[0] ?? req.url;
-    // The access/audit line: one per request, request id on it, no bodies, no secrets.
-    access({ requestId: req.id, method: req.method, path: endpoint, status: reply.statusCode, latencyMs, tokenId: st.principal?.tokenId, model: st.model, errorCode: st.errorCode, upstreamRequestId: st.upstreamRequestId });
-    if (!st.principal) return;
-    deps.requestLog.write({
-      requestId: req.id,
-      tokenId: st.principal.tokenId,
-      model: st.model,
-      endpoint,
-      method: req.method,
-      status: reply.statusCode,
-      latencyMs: Math.round(latencyMs),
-      usage: st.usage,
-      amount: st.amount,
-      upstreamRequestId: st.upstreamRequestId,
-      errorCode: st.errorCode,
-      createdAt: Date.now(),
-    });
-  };
 
   app.setErrorHandler((err, req, reply) => {
     const ge = toGatewayError(err);
     if (ge.code === 'internal_error') req.log.error({ err: String((err as Error)?.stack ?? err) }, 'unhandled error');
-    if (!req.tw) req.tw = { startedAt: process.hrtime.bigint(), principal: null, model: null, usage: null, amount: 0, upstreamRequestId: null, errorCode: null };
+    if (!req.tw) req.tw = newRequestState();
     reply.header(REQUEST_ID_HEADER, req.id);
     return sendError(req, reply, ge);
   });

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../auth/principal.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 
@@ -19,7 +18,12 @@ declare module 'fastify' {
   }
 }
 
-export function principalOf(req: FastifyRequest): Principal {
+/** Anything carrying a request state: a Fastify request or a text-lane exchange. */
+export interface HasState {
+  tw: RequestState;
+}
+
+export function principalOf(req: HasState): Principal {
   const p = req.tw.principal;
   if (!p) throw new GatewayError('missing_token', 'Missing bearer token: send Authorization: Bearer <token>');
   return p;

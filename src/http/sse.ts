@@ -2,11 +2,11 @@
 // (a `write()` that returns false waits for 'drain'), client disconnect (aborts the upstream request),
 // an upstream break (a family-specific error event, then the end — never a hang), and exactly one
 // end-of-stream callback (metering) that runs before the response is finished.
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import type { ErrorFrame } from '../adapters/types.ts';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 import { renderFamilyB } from '../errors/render.ts';
+import type { Exchange } from './exchange.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
 
 export type StreamOutcome = 'complete' | 'client-abort' | 'upstream-error';
@@ -54,9 +54,8 @@ function waitDrain(res: ServerResponse, watch: ClientWatch): Promise<void> {
   });
 }
 
-export async function sendSse(req: FastifyRequest, reply: FastifyReply, o: SseOptions): Promise<void> {
-  reply.hijack();
-  const res = reply.raw;
+export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
+  const res = req.res;
   const { watch } = o;
   let outcome: StreamOutcome = 'complete';
   let errorText: string | null = null;
@@ -64,7 +63,6 @@ export async function sendSse(req: FastifyRequest, reply: FastifyReply, o: SseOp
   try {
     if (watch.gone) throw new GatewayError('upstream_error', 'client left before the stream started');
     res.writeHead(200, {
-      ...(reply.getHeaders() as Record<string, string>),
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       connection: 'keep-alive',
@@ -111,10 +109,8 @@ export async function sendSse(req: FastifyRequest, reply: FastifyReply, o: SseOp
     watch.dispose();
     if (outcome === 'client-abort') {
       req.tw.errorCode ??= 'client_closed';
+      // The lane records the request on the response's 'close' (which a cut response emits too).
       res.destroy();
-      // A response cut by the client never emits 'finish': report the end through 'error' so the framework's
-      // onResponse hook still writes the access line and the request-log row (only if someone listens).
-      if (res.listenerCount('error') > 0) res.emit('error', new Error('client closed the stream'));
     } else {
       flush();
       if (errorText) res.write(errorText);

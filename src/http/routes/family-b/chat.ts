@@ -3,13 +3,13 @@
 // they are (the upstream documents image_url for VL models there, and that path streams usage natively);
 // a chat model that also takes images (qwx3.7-plus) is sent to the native multimodal path when a request
 // carries an image, and its answer is translated back to the chat-completions shape.
-import type { FastifyInstance } from 'fastify';
 import type { TextRequest } from '../../../adapters/types.ts';
 import type { UpstreamAdapter } from '../../../adapters/types.ts';
 import { imageUrlOf } from '../../../adapters/dashscope/multimodal-translate.ts';
 import { isObject, requireBody } from '../../../contracts/fields.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { AppDeps } from '../../deps.ts';
+import type { Exchange } from '../../exchange.ts';
 import { chatErrorFrame, isKind, prepare, sendComplete, sendStream } from './text-call.ts';
 
 /** Does any message carry an image (or video) part? */
@@ -39,8 +39,8 @@ function validate(body: Record<string, unknown>): unknown[] {
   return messages;
 }
 
-export function registerChatRoutes(scope: FastifyInstance, deps: AppDeps, ds: Required<Pick<UpstreamAdapter, 'chat' | 'visionChat'>>): void {
-  scope.post('/chat/completions', async (req, reply) => {
+export function chatRoute(deps: AppDeps, ds: Required<Pick<UpstreamAdapter, 'chat' | 'visionChat'>>): (req: Exchange) => Promise<void> {
+  return async (req) => {
     const body = requireBody(req.body);
     const messages = validate(body);
     const prep = await prepare(deps, req, body, isKind('chat', 'vision'), 'chat completions');
@@ -57,7 +57,7 @@ export function registerChatRoutes(scope: FastifyInstance, deps: AppDeps, ds: Re
       publicModel: prep.r.publicName,
       clientWantsUsage: isObject(so) && so.include_usage === true,
     };
-    if (body.stream === true) return sendStream(deps, req, reply, prep, cap, treq, chatErrorFrame);
-    return sendComplete(deps, req, reply, prep, (o) => cap.complete(treq, o));
-  });
+    if (body.stream === true) return sendStream(deps, req, prep, cap, treq, chatErrorFrame);
+    return sendComplete(deps, req, prep, (o) => cap.complete(treq, o));
+  };
 }

@@ -1,9 +1,9 @@
 // POST /v1/embeddings — input as a string or an array of strings; the OpenAI list shape with usage.
-import type { FastifyInstance } from 'fastify';
 import type { EmbeddingsCapability, TextRequest } from '../../../adapters/types.ts';
 import { requireBody } from '../../../contracts/fields.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { AppDeps } from '../../deps.ts';
+import type { Exchange } from '../../exchange.ts';
 import { isKind, prepare, sendComplete } from './text-call.ts';
 
 function validate(body: Record<string, unknown>): void {
@@ -15,12 +15,12 @@ function validate(body: Record<string, unknown>): void {
   if (ef !== undefined && ef !== null && ef !== 'float' && ef !== 'base64') throw new GatewayError('invalid_parameter', 'encoding_format must be float or base64', { param: 'encoding_format' });
 }
 
-export function registerEmbeddingsRoutes(scope: FastifyInstance, deps: AppDeps, cap: EmbeddingsCapability): void {
-  scope.post('/embeddings', async (req, reply) => {
+export function embeddingsRoute(deps: AppDeps, cap: EmbeddingsCapability): (req: Exchange) => Promise<void> {
+  return async (req) => {
     const body = requireBody(req.body);
     validate(body);
     const prep = await prepare(deps, req, body, isKind('embedding'), 'embeddings');
     const treq: TextRequest = { body, upstreamModel: prep.r.upstreamModel, publicModel: prep.r.publicName };
-    return sendComplete(deps, req, reply, prep, (o) => cap.embed(treq, o));
-  });
+    return sendComplete(deps, req, prep, (o) => cap.embed(treq, o));
+  };
 }

@@ -3,7 +3,6 @@ import type { AppDeps } from '../../deps.ts';
 import { registerMultipart } from '../../multipart.ts';
 import { registerImageRoutes } from './images.ts';
 import { registerModelRoutes } from './models.ts';
-import { registerTextRoutes } from './text-routes.ts';
 import { registerVideoRoutes } from './videos.ts';
 
 // Family B (/v1): each capability registers its routes here.
@@ -11,6 +10,5 @@ export async function registerFamilyBRoutes(scope: FastifyInstance, deps: AppDep
   await registerMultipart(scope);
   registerModelRoutes(scope, deps);
   registerImageRoutes(scope, deps);
-  registerTextRoutes(scope, deps);
   registerVideoRoutes(scope, deps);
 }

@@ -1,11 +1,11 @@
 // POST /v1/messages — the messages-style protocol (streaming and not) on the upstream's anthropic-compatible path.
 // The token may come as `Authorization: Bearer` or `x-api-key` (auth handles both). The client's version/beta
 // headers are forwarded in both spellings (the contract's `messages-*` and the official SDK's `anthropic-*`).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ErrorFrame, TextCapability, TextRequest } from '../../../adapters/types.ts';
 import { isObject, requireBody } from '../../../contracts/fields.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { AppDeps } from '../../deps.ts';
+import type { Exchange } from '../../exchange.ts';
 import { prepare, sendComplete, sendStream } from './text-call.ts';
 
 /**
@@ -30,7 +30,7 @@ const PAIRS: Array<[string, string]> = [
   ['messages-beta', 'anthropic-beta'],
 ];
 
-export function forwardedHeaders(req: FastifyRequest): Record<string, string> {
+export function forwardedHeaders(req: Pick<Exchange, 'headers'>): Record<string, string> {
   const out: Record<string, string> = {};
   const get = (n: string) => {
     const v = req.headers[n];
@@ -59,14 +59,14 @@ function validate(body: Record<string, unknown>): void {
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw new GatewayError('invalid_parameter', 'stream must be a boolean', { param: 'stream' });
 }
 
-export function registerMessagesRoutes(scope: FastifyInstance, deps: AppDeps, cap: TextCapability): void {
-  scope.post('/messages', async (req, reply) => {
+export function messagesRoute(deps: AppDeps, cap: TextCapability): (req: Exchange) => Promise<void> {
+  return async (req) => {
     const body = requireBody(req.body);
     validate(body);
     const prep = await prepare(deps, req, body, (r) => r.entry.capabilities.messages === true, 'the messages API');
     const treq: TextRequest = { body, upstreamModel: prep.r.upstreamModel, publicModel: prep.r.publicName };
     const headers = forwardedHeaders(req);
-    if (body.stream === true) return sendStream(deps, req, reply, prep, cap, treq, messagesErrorFrame, headers);
-    return sendComplete(deps, req, reply, prep, (o) => cap.complete(treq, o), { headers });
-  });
+    if (body.stream === true) return sendStream(deps, req, prep, cap, treq, messagesErrorFrame, headers);
+    return sendComplete(deps, req, prep, (o) => cap.complete(treq, o), { headers });
+  };
 }

@@ -1,9 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ResolvedModel } from '../../../catalogue/types.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { isVisible, visibleModels } from '../../../routing/channel-registry.ts';
 import type { AppDeps } from '../../deps.ts';
-import { principalOf } from '../../request-state.ts';
+import { principalOf, type HasState } from '../../request-state.ts';
 
 // A fixed "created" time per model: the catalogue is data, not a clock.
 const CATALOGUE_EPOCH = 1_767_225_600; // 2026-01-01T00:00:00Z
@@ -21,7 +21,7 @@ export function registerModelRoutes(scope: FastifyInstance, deps: AppDeps): void
 }
 
 /** Resolve a public model name the caller may use, or throw model_not_found (unknown and invisible look alike). */
-export function resolveVisibleModel(deps: Pick<AppDeps, 'catalogue' | 'channels'>, req: FastifyRequest, name: unknown): ResolvedModel {
+export function resolveVisibleModel(deps: Pick<AppDeps, 'catalogue' | 'channels'>, req: HasState, name: unknown): ResolvedModel {
   if (typeof name !== 'string' || name.trim() === '') throw new GatewayError('missing_parameter', 'model is required', { param: 'model' });
   const p = principalOf(req);
   const r = deps.catalogue.resolve(name);

@@ -1,9 +1,9 @@
 // POST /v1/responses — the responses-style call (streaming and not) on the upstream's responses path.
-import type { FastifyInstance } from 'fastify';
 import type { ErrorFrame, TextCapability, TextRequest } from '../../../adapters/types.ts';
 import { requireBody } from '../../../contracts/fields.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { AppDeps } from '../../deps.ts';
+import type { Exchange } from '../../exchange.ts';
 import { prepare, sendComplete, sendStream } from './text-call.ts';
 
 /** Responses-style error event; OpenAI-style SDKs raise on `event: error` carrying an `error` object. */
@@ -20,8 +20,8 @@ function validate(body: Record<string, unknown>): void {
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw new GatewayError('invalid_parameter', 'stream must be a boolean', { param: 'stream' });
 }
 
-export function registerResponsesRoutes(scope: FastifyInstance, deps: AppDeps, cap: TextCapability): void {
-  scope.post('/responses', async (req, reply) => {
+export function responsesRoute(deps: AppDeps, cap: TextCapability): (req: Exchange) => Promise<void> {
+  return async (req) => {
     const body = requireBody(req.body);
     validate(body);
     const prep = await prepare(deps, req, body, (r) => r.entry.capabilities.responses === true, 'the responses API');
@@ -29,7 +29,7 @@ export function registerResponsesRoutes(scope: FastifyInstance, deps: AppDeps, c
     // The upstream's session cache is opt-in by header; pass the client's choice on.
     const sc = req.headers['x-dashscope-session-cache'];
     const headers = typeof sc === 'string' ? { 'x-dashscope-session-cache': sc } : undefined;
-    if (body.stream === true) return sendStream(deps, req, reply, prep, cap, treq, responsesErrorFrame, headers);
-    return sendComplete(deps, req, reply, prep, (o) => cap.complete(treq, o), headers ? { headers } : {});
-  });
+    if (body.stream === true) return sendStream(deps, req, prep, cap, treq, responsesErrorFrame, headers);
+    return sendComplete(deps, req, prep, (o) => cap.complete(treq, o), headers ? { headers } : {});
+  };
 }

@@ -1,7 +1,6 @@
 // What chat, responses, messages and embeddings share: resolve the public model, check quota (only when the
 // token has one: no DB read on the hot path otherwise), pick a channel with failover before any byte is sent,
 // call the adapter, and meter exactly once — from the upstream's usage, or an estimate when none arrived.
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CallOptions, CompleteResult, ErrorFrame, StreamResult, TextCapability, TextRequest, TokenUsage, UpstreamTarget } from '../../../adapters/types.ts';
 import type { ModelKind, ResolvedModel } from '../../../catalogue/types.ts';
 import { isObject, type JsonObject } from '../../../contracts/fields.ts';
@@ -10,6 +9,7 @@ import type { Meter, SyncChargeInput } from '../../../metering/types.ts';
 import type { Channel } from '../../../routing/channel-registry.ts';
 import { withFailover } from '../../../routing/failover.ts';
 import type { AppDeps } from '../../deps.ts';
+import { sendBody, type Exchange } from '../../exchange.ts';
 import { principalOf } from '../../request-state.ts';
 import { ClientWatch, sendSse, type StreamOutcome } from '../../sse.ts';
 import { resolveVisibleModel } from './models.ts';
@@ -20,7 +20,7 @@ export interface Prepared {
 }
 
 /** Resolve and authorise the model for this endpoint; quota is checked only for tokens that have one. */
-export async function prepare(deps: AppDeps, req: FastifyRequest, body: JsonObject, ok: (r: ResolvedModel) => boolean, what: string): Promise<Prepared> {
+export async function prepare(deps: AppDeps, req: Exchange, body: JsonObject, ok: (r: ResolvedModel) => boolean, what: string): Promise<Prepared> {
   const r = resolveVisibleModel(deps, req, body.model);
   if (!ok(r)) throw new GatewayError('model_not_supported', `The model '${r.publicName}' does not support ${what}`, { param: 'model' });
   const p = principalOf(req);
@@ -87,7 +87,7 @@ function usageJson(u: TokenUsage, estimated: boolean): Record<string, unknown> {
 }
 
 /** Exactly one ledger entry for this request (idempotent by request id), never awaited on the request path. */
-export function meter(deps: AppDeps, req: FastifyRequest, prep: Prepared, usage: TokenUsage, estimated: boolean, upstreamRequestId: string | null): void {
+export function meter(deps: AppDeps, req: Exchange, prep: Prepared, usage: TokenUsage, estimated: boolean, upstreamRequestId: string | null): void {
   const input: SyncChargeInput = { requestId: req.id, tokenId: prep.tokenId, model: prep.r.publicName, billingModel: prep.r.billingModel, usage, upstreamRequestId };
   req.tw.usage = usageJson(usage, estimated);
   if (upstreamRequestId) req.tw.upstreamRequestId = upstreamRequestId;
@@ -101,11 +101,11 @@ export function meter(deps: AppDeps, req: FastifyRequest, prep: Prepared, usage:
 }
 
 /** Non-streaming: forward the adapter's bytes, meter from its usage (or the estimate). */
-export async function sendComplete(deps: AppDeps, req: FastifyRequest, reply: FastifyReply, prep: Prepared, run: (o: CallOptions) => Promise<CompleteResult>, extra: Omit<CallOptions, 'target'> = {}) {
+export async function sendComplete(deps: AppDeps, req: Exchange, prep: Prepared, run: (o: CallOptions) => Promise<CompleteResult>, extra: Omit<CallOptions, 'target'> = {}): Promise<void> {
   const out = await callUpstream(deps, prep, run, extra);
   const estimated = out.usage === null;
   meter(deps, req, prep, out.usage ?? estimateUsage(inputSize(req.body), 0), estimated, out.upstreamRequestId);
-  return reply.type('application/json; charset=utf-8').send(out.body);
+  sendBody(req, 200, out.body);
 }
 
 /**
@@ -113,8 +113,8 @@ export async function sendComplete(deps: AppDeps, req: FastifyRequest, reply: Fa
  * Metering rule: once the upstream accepted the stream, the call is metered once — by the upstream's
  * reported usage if it arrived, otherwise by the estimate of the request's input and the output produced.
  */
-export async function sendStream(deps: AppDeps, req: FastifyRequest, reply: FastifyReply, prep: Prepared, cap: TextCapability, treq: TextRequest, errorFrame: ErrorFrame, headers?: Record<string, string>) {
-  const watch = new ClientWatch(reply.raw);
+export async function sendStream(deps: AppDeps, req: Exchange, prep: Prepared, cap: TextCapability, treq: TextRequest, errorFrame: ErrorFrame, headers?: Record<string, string>): Promise<void> {
+  const watch = new ClientWatch(req.res);
   let s: StreamResult;
   try {
     s = await callUpstream(deps, prep, (o) => cap.stream(treq, o), { signal: watch.signal, ...(headers ? { headers } : {}) });
@@ -123,7 +123,7 @@ export async function sendStream(deps: AppDeps, req: FastifyRequest, reply: Fast
     throw e;
   }
   if (s.upstreamRequestId) req.tw.upstreamRequestId = s.upstreamRequestId;
-  await sendSse(req, reply, {
+  await sendSse(req, {
     frames: s.frames,
     watch,
     errorFrame,

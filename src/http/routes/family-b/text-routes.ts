@@ -1,16 +1,19 @@
-// Registers chat, responses, messages and embeddings around one DashScope text adapter per app.
-import type { FastifyInstance } from 'fastify';
+// Chat, responses, messages and embeddings around one DashScope text adapter per app. These are the hot routes:
+// the text lane (src/http/lane/text-lane.ts) serves them straight from node:http, ahead of Fastify.
 import { dashscopeTextAdapter } from '../../../adapters/dashscope/compat-chat-adapter.ts';
 import type { AppDeps } from '../../deps.ts';
-import { registerChatRoutes } from './chat.ts';
-import { registerEmbeddingsRoutes } from './embeddings.ts';
-import { registerMessagesRoutes } from './messages.ts';
-import { registerResponsesRoutes } from './responses.ts';
+import type { LaneRoute } from '../../lane/text-lane.ts';
+import { chatRoute } from './chat.ts';
+import { embeddingsRoute } from './embeddings.ts';
+import { messagesRoute } from './messages.ts';
+import { responsesRoute } from './responses.ts';
 
-export function registerTextRoutes(scope: FastifyInstance, deps: AppDeps): void {
+export function textRoutes(deps: AppDeps): LaneRoute[] {
   const ds = dashscopeTextAdapter(deps.upstream);
-  registerChatRoutes(scope, deps, ds);
-  registerResponsesRoutes(scope, deps, ds.responses);
-  registerMessagesRoutes(scope, deps, ds.messages);
-  registerEmbeddingsRoutes(scope, deps, ds.embeddings);
+  return [
+    { path: '/v1/chat/completions', handler: chatRoute(deps, ds) },
+    { path: '/v1/responses', handler: responsesRoute(deps, ds.responses) },
+    { path: '/v1/messages', handler: messagesRoute(deps, ds.messages) },
+    { path: '/v1/embeddings', handler: embeddingsRoute(deps, ds.embeddings) },
+  ];
 }

@@ -1,0 +1,24 @@
+// One request as the text lane hands it to a route: what the handler reads (id, state, headers, parsed body)
+// and the raw response it answers on. Deliberately small — no framework objects on the hot path.
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { REQUEST_ID_HEADER } from './request-id.ts';
+import type { RequestState } from './request-state.ts';
+
+export interface Exchange {
+  readonly id: string;
+  readonly tw: RequestState;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: unknown;
+  readonly res: ServerResponse;
+  /** A logger bound to the request id. */
+  readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
+}
+
+/** A whole answer: status, content type and length, the request id, and any extra headers. */
+export function sendBody(ex: Pick<Exchange, 'id' | 'res'>, status: number, body: string, contentType = 'application/json; charset=utf-8', headers?: Record<string, string>): void {
+  const res = ex.res;
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(status, { ...headers, 'content-type': contentType, 'content-length': Buffer.byteLength(body), [REQUEST_ID_HEADER]: ex.id });
+  res.end(body);
+}
