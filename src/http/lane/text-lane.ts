@@ -29,6 +29,9 @@ export interface Lifecycle {
 
 class LaneExchange implements Exchange {
   body: unknown = undefined;
+  /** Whether the route is running: the record waits for it to settle. */
+  stage: 'before' | 'running' | 'settled' = 'before';
+  onSettled: () => void = () => undefined;
   private child: Logger | null = null;
   constructor(
     readonly id: string,
@@ -90,10 +93,20 @@ export class TextLane {
   private run(req: IncomingMessage, res: ServerResponse, route: Route): void {
     const tw = newRequestState();
     const ex = new LaneExchange(newRequestId(), tw, req.headers, res, this.deps.logger);
-    // 'close' follows 'finish', and also ends a response the client cut: one record either way.
+    const record = () => this.record({ id: ex.id, method: 'POST', endpoint: route.path, status: res.statusCode, tw });
+    // One record per request, written when the response is over ('close' follows 'finish', and also ends a
+    // response the client cut) — but not before a route already running has settled: a client that leaves a
+    // non-streaming call does not stop it, and its row must carry the usage and amount the ledger got.
+    ex.onSettled = () => {
+      if (res.closed) record();
+    };
     res.once('close', () => {
-      if (!res.writableFinished) tw.errorCode ??= 'client_closed';
-      this.record({ id: ex.id, method: 'POST', endpoint: route.path, status: res.statusCode, tw });
+      if (!res.writableFinished) {
+        tw.errorCode ??= 'client_closed';
+        // Nothing was answered: 499, the usual "client closed request" status, rather than an unsent 200.
+        if (!res.headersSent) res.statusCode = 499;
+      }
+      if (ex.stage !== 'running') record();
     });
     try {
       if (this.life.closing) throw new GatewayError('service_unavailable', 'The gateway is shutting down; retry the request', { headers: { connection: 'close', 'retry-after': '1' } });
@@ -147,14 +160,22 @@ export class TextLane {
   }
 
   private dispatch(ex: LaneExchange, route: Route): void {
+    if (ex.res.closed) return; // the client left while its body was read: nothing to run
+    ex.stage = 'running';
     let p: Promise<void>;
     try {
       p = route.handler(ex);
     } catch (e) {
-      this.fail(ex, e);
-      return;
+      p = Promise.reject(e);
     }
-    p.catch((e: unknown) => this.fail(ex, e));
+    const settled = () => {
+      ex.stage = 'settled';
+      ex.onSettled();
+    };
+    p.then(settled, (e: unknown) => {
+      this.fail(ex, e);
+      settled();
+    });
   }
 
   /** The family B error answer (request id, no secrets); a stream already under way is cut instead. */
