@@ -38,10 +38,6 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-/** Buffered stdout log writes: at least this many bytes per write, or whatever is buffered every LOG_FLUSH_MS. */
-export const LOG_WRITE_MIN_BYTES = 4096;
-export const LOG_FLUSH_MS = 100;
-
 export function makeLogger(level: string, stream?: NodeJS.WritableStream): Logger {
   return pino(
     {
@@ -54,11 +50,9 @@ export function makeLogger(level: string, stream?: NodeJS.WritableStream): Logge
       redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization'], censor: '[redacted]' },
     },
     // Default: stdout written asynchronously (pino's SonicBoom): a line is handed to the kernel without blocking
-    // the event loop, and pino flushes synchronously on exit. Plain process.stdout to a file or pipe is one
-    // synchronous write() per line — per request, for the access line. Lines are written 4 KiB at a time, and at
-    // least every 100 ms when fewer arrive: under load one write() (a thread-pool round trip) carries ~15 access
-    // lines instead of one or two.
-    stream ?? pino.destination({ dest: 1, sync: false, minLength: LOG_WRITE_MIN_BYTES, periodicFlush: LOG_FLUSH_MS }),
+    // the event loop, lines arriving meanwhile go out together, and pino flushes synchronously on exit. Plain
+    // process.stdout to a file or pipe is one synchronous write() per line — per request, for the access line.
+    stream ?? pino.destination({ dest: 1, sync: false }),
   );
 }
 
