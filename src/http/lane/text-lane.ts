@@ -31,13 +31,13 @@ class LaneExchange implements Exchange {
   body: unknown = undefined;
   /** Whether the route is running: the record waits for it to settle. */
   stage: 'before' | 'running' | 'settled' = 'before';
-  onSettled: () => void = () => undefined;
   private child: Logger | null = null;
   constructor(
     readonly id: string,
     readonly tw: RequestState,
     readonly headers: IncomingHttpHeaders,
     readonly res: ServerResponse,
+    readonly route: Route,
     private readonly logger: Logger,
   ) {}
   // Bound lazily: only an error path logs, and a child logger per request is not free.
@@ -90,41 +90,54 @@ export class TextLane {
     return true;
   }
 
+  // The per-request callbacks below close over the exchange only (state lives on it, steps are methods): a
+  // closure over run()'s whole scope, kept on the exchange, made every request's objects outlive two young-
+  // generation collections — ~3.6 KB per request promoted to the old generation, a mark-compact every ~200 ms.
   private run(req: IncomingMessage, res: ServerResponse, route: Route): void {
-    const tw = newRequestState();
-    const ex = new LaneExchange(newRequestId(), tw, req.headers, res, this.deps.logger);
-    const record = () => this.record({ id: ex.id, method: 'POST', endpoint: route.path, status: res.statusCode, tw });
-    // One record per request, written when the response is over ('close' follows 'finish', and also ends a
-    // response the client cut) — but not before a route already running has settled: a client that leaves a
-    // non-streaming call does not stop it, and its row must carry the usage and amount the ledger got.
-    ex.onSettled = () => {
-      if (res.closed) record();
-    };
-    res.once('close', () => {
-      if (!res.writableFinished) {
-        tw.errorCode ??= 'client_closed';
-        // Nothing was answered: 499, the usual "client closed request" status, rather than an unsent 200.
-        if (!res.headersSent) res.statusCode = 499;
-      }
-      if (ex.stage !== 'running') record();
-    });
+    const ex = new LaneExchange(newRequestId(), newRequestState(), req.headers, res, route, this.deps.logger);
+    res.once('close', () => this.closed(ex));
     try {
       if (this.life.closing) throw new GatewayError('service_unavailable', 'The gateway is shutting down; retry the request', { headers: { connection: 'close', 'retry-after': '1' } });
       // Authenticate before the body is read: unauthenticated callers get 401 cheaply.
-      const pending = admit(this.deps, req.headers, tw, res);
-      if (pending === null) this.readBody(req, ex, route);
-      else pending.then(() => this.readBody(req, ex, route), (e: unknown) => this.fail(ex, e));
+      const pending = admit(this.deps, req.headers, ex.tw, res);
+      if (pending === null) this.readBody(req, ex);
+      else pending.then(() => this.readBody(req, ex), (e: unknown) => this.fail(ex, e));
     } catch (e) {
       this.fail(ex, e);
     }
   }
 
-  private readBody(req: IncomingMessage, ex: LaneExchange, route: Route): void {
+  /**
+   * One record per request, written when the response is over ('close' follows 'finish', and also ends a
+   * response the client cut) — but not before a route already running has settled: a client that leaves a
+   * non-streaming call does not stop it, and its row must carry the usage and amount the ledger got.
+   */
+  private closed(ex: LaneExchange): void {
+    const res = ex.res;
+    if (!res.writableFinished) {
+      ex.tw.errorCode ??= 'client_closed';
+      // Nothing was answered: 499, the usual "client closed request" status, rather than an unsent 200.
+      if (!res.headersSent) res.statusCode = 499;
+    }
+    if (ex.stage !== 'running') this.recordOf(ex);
+  }
+
+  private settled(ex: LaneExchange): void {
+    ex.stage = 'settled';
+    if (ex.res.closed) this.recordOf(ex);
+  }
+
+  private recordOf(ex: LaneExchange): void {
+    this.record({ id: ex.id, method: 'POST', endpoint: ex.route.path, status: ex.res.statusCode, tw: ex.tw });
+  }
+
+  private readBody(req: IncomingMessage, ex: LaneExchange): void {
+    const route = ex.route;
     const h = req.headers;
     const declared = h['content-length'] === undefined ? null : Number(h['content-length']);
     const hasBody = declared !== null ? declared > 0 : h['transfer-encoding'] !== undefined;
     const ct = h['content-type'];
-    if (ct === undefined && !hasBody) return this.dispatch(ex, route);
+    if (ct === undefined && !hasBody) return this.dispatch(ex);
     if (ct === undefined || mediaType(ct) !== JSON_TYPE) return this.fail(ex, new GatewayError('unsupported_content_type', 'Unsupported Content-Type: send application/json'));
     if (declared !== null && declared > route.limit) return this.tooLarge(req, ex);
     const chunks: Buffer[] = [];
@@ -149,7 +162,7 @@ export class TextLane {
       } catch {
         return this.fail(ex, new GatewayError('invalid_json', 'Request body is not valid JSON'));
       }
-      this.dispatch(ex, route);
+      this.dispatch(ex);
     });
   }
 
@@ -159,23 +172,22 @@ export class TextLane {
     req.resume();
   }
 
-  private dispatch(ex: LaneExchange, route: Route): void {
+  private dispatch(ex: LaneExchange): void {
     if (ex.res.closed) return; // the client left while its body was read: nothing to run
     ex.stage = 'running';
     let p: Promise<void>;
     try {
-      p = route.handler(ex);
+      p = ex.route.handler(ex);
     } catch (e) {
       p = Promise.reject(e);
     }
-    const settled = () => {
-      ex.stage = 'settled';
-      ex.onSettled();
-    };
-    p.then(settled, (e: unknown) => {
-      this.fail(ex, e);
-      settled();
-    });
+    p.then(
+      () => this.settled(ex),
+      (e: unknown) => {
+        this.fail(ex, e);
+        this.settled(ex);
+      },
+    );
   }
 
   /** The family B error answer (request id, no secrets); a stream already under way is cut instead. */
