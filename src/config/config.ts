@@ -57,6 +57,8 @@ export interface Config {
   upstreamTimeouts: { connectMs: number; headersMs: number; bodyIdleMs: number };
   /** V8 old-generation growth between full GCs, in % over the live size (0 = V8's own heuristic); see src/runtime/heap.ts. */
   heapGrowingPercent: number;
+  /** SQLite: commit per-request rows from a writer thread (off the event loop) instead of in-thread; see sqlite-batch-writer.ts. */
+  sqliteWriterThread: boolean;
 }
 
 export interface CallbackConfig {
@@ -222,6 +224,7 @@ export function loadConfig(env: Env = process.env): Config {
       bodyIdleMs: intVar(env, 'TOLLWAY_UPSTREAM_IDLE_TIMEOUT_MS', 60_000, 100, 3_600_000),
     },
     heapGrowingPercent: intVar(env, 'TOLLWAY_HEAP_GROWING_PERCENT', 30, 0, 400),
+    sqliteWriterThread: boolVar(env, 'TOLLWAY_SQLITE_WRITER_THREAD', false),
   };
 }
 

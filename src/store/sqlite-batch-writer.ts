@@ -1,11 +1,15 @@
-// SQLite group-commit writes of per-request rows (ledger charges, request-log rows). A file-backed store hands
-// each batch to its writer thread (sqlite-writer-thread.ts: a second connection to the same file), so neither
-// the inserts, the commit's WAL writes nor the checkpoints run on the event loop — in the bench profile they
-// were ~12 µs of the main thread per request; the hand-over (a structured clone of the row tuples, once per
-// batch) is under 1 µs. An in-memory store, or one whose thread cannot start or has died, writes in-thread:
-// the same statements (sqlite-row-writes.ts) in one synchronous transaction per batch, run while holding
-// Kysely's single connection so it never interleaves with an open Kysely transaction (whose ROLLBACK would
-// otherwise take these rows with it).
+// SQLite group-commit writes of per-request rows (ledger charges, request-log rows), one transaction of prepared
+// statements per batch (sqlite-row-writes.ts). By default the batch is written in-thread: one synchronous
+// transaction, run while holding Kysely's single connection so it never interleaves with an open Kysely
+// transaction (whose ROLLBACK would otherwise take these rows with it).
+// With TOLLWAY_SQLITE_WRITER_THREAD a file store hands each batch to a writer thread instead
+// (sqlite-writer-thread.ts: a second connection to the same file), so neither the inserts, the commit's WAL
+// writes nor the checkpoints (and their fsync) run on the event loop; the hand-over is one structured clone per
+// batch. It is opt-in because it trades event-loop time for total CPU and memory: on the 2-core bench machine
+// it cut the main thread by ~10 µs per request but added ~15–20 µs on the writer thread and ~15 MB of RSS (a
+// second V8 isolate), and throughput did not rise — the other core is busy with the load generator and the
+// upstream. With cores to spare it takes the database off the request path's thread. An in-memory store, or one
+// whose thread cannot start or has died, writes in-thread.
 // Exactly-once does not depend on which path wrote: every row is keyed (ledger idempotency key, request id) and
 // inserted with ON CONFLICT DO NOTHING, so a batch retried after a thread died mid-reply cannot count twice.
 import { createRequire } from 'node:module';
@@ -66,7 +70,7 @@ export class SqliteBatchWriter {
   private readonly inFlight = new Map<number, InFlight>();
   private drained: (() => void) | null = null;
 
-  /** `file`: the database file for the writer thread; null writes in-thread (an in-memory database). */
+  /** `file`: the database file for a writer thread; null writes in-thread. */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly raw: BetterSqlite3.Database,

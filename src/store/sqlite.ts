@@ -31,7 +31,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
 }
 
 /** Open a SQLite file (WAL, a busy timeout so concurrent writers wait instead of failing). */
-export function openSqlite(url: string): Kysely<Database> {
+export function openSqlite(url: string, opts: { writerThread?: boolean } = {}): Kysely<Database> {
   const path = url.replace(/^sqlite:(\/\/)?/, '');
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new BetterSqlite3(path);
@@ -40,7 +40,8 @@ export function openSqlite(url: string): Kysely<Database> {
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
-  writers.set(db, new SqliteBatchWriter(db, sqlite, path === ':memory:' ? null : path));
+  // A writer thread needs a file (another connection cannot see an in-memory database).
+  writers.set(db, new SqliteBatchWriter(db, sqlite, opts.writerThread === true && path !== ':memory:' ? path : null));
   return db;
 }
 

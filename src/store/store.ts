@@ -13,12 +13,14 @@ export interface Store {
 export interface OpenStoreOptions {
   migrate?: boolean;
   pgSchema?: string;
+  /** SQLite file stores: commit per-request rows from a writer thread (TOLLWAY_SQLITE_WRITER_THREAD). */
+  writerThread?: boolean;
 }
 
 export async function openStore(url: string, opts: OpenStoreOptions = {}): Promise<Store> {
   const dialect = dialectOf(url);
   // pg is loaded only for a PostgreSQL store (a SQLite deployment does not carry its memory).
-  const db = dialect === 'postgres' ? await (await import('./postgres.ts')).openPostgres(url, opts.pgSchema ? { schema: opts.pgSchema } : {}) : openSqlite(url);
+  const db = dialect === 'postgres' ? await (await import('./postgres.ts')).openPostgres(url, opts.pgSchema ? { schema: opts.pgSchema } : {}) : openSqlite(url, { writerThread: opts.writerThread === true });
   if (opts.migrate !== false) await migrateToLatest(db as unknown as Kysely<unknown>, dialect);
   return {
     db,

@@ -10,6 +10,9 @@ import type { LedgerTuple, LogTuple } from '../../src/store/sqlite-row-writes.ts
 import { sqliteBatchWriter } from '../../src/store/sqlite.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { freshStore, testDialect } from '../helpers/harness.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const ledgerRow = (key: string, amount: number): LedgerTuple => [key, 'tok_t', 'qwx3.7-plus', 'tokens', { input_tokens: 3 }, { input: 1 }, amount, key, null, null, 1];
 const logRow = (id: string): LogTuple => [id, 'tok_t', 'qwx3.7-plus', '/v1/chat/completions', 'POST', 200, 3, { input_tokens: 3 }, 7, null, null, 1];
@@ -22,11 +25,27 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite writer thread', () => {
     while (cleanups.length) await cleanups.pop()!();
   });
 
+  /** A file store with the writer thread on (TOLLWAY_SQLITE_WRITER_THREAD). */
+  async function threadedStore(): Promise<{ store: Store; url: string; close(): Promise<void> }> {
+    const dir = mkdtempSync(join(tmpdir(), 'tollway-wt-'));
+    const url = `sqlite:${join(dir, 'test.db')}`;
+    const s = await openStore(url, { writerThread: true });
+    await s.db.insertInto('tokens').values({ id: 'tok_t', name: 't', secret_hash: 'h-t', prefix: 'sk-t', spent: 0, held: 0, created_at: 1 }).execute();
+    let closed = false;
+    const close = async () => {
+      if (!closed) await s.close();
+      closed = true;
+    };
+    cleanups.push(async () => {
+      await close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    return { store: s, url, close };
+  }
+
   async function store(): Promise<{ store: Store; w: SqliteBatchWriter; file: string }> {
-    const f = await freshStore();
-    cleanups.push(f.cleanup);
-    await f.store.db.insertInto('tokens').values({ id: 'tok_t', name: 't', secret_hash: 'h-t', prefix: 'sk-t', spent: 0, held: 0, created_at: 1 }).execute();
-    return { store: f.store, w: sqliteBatchWriter(f.store.db)!, file: f.url.replace(/^sqlite:/, '') };
+    const t = await threadedStore();
+    return { store: t.store, w: sqliteBatchWriter(t.store.db)!, file: t.url.replace(/^sqlite:/, '') };
   }
   const count = async (s: Store, table: 'ledger' | 'request_log') => Number((await s.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
   const spent = async (s: Store) => Number((await s.db.selectFrom('tokens').select('spent').where('id', '=', 'tok_t').executeTakeFirstOrThrow()).spent);
@@ -67,22 +86,19 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite writer thread', () => {
   });
 
   it('close() waits for the batches already handed over, then stops the thread', async () => {
-    const f = await freshStore();
-    await f.store.db.insertInto('tokens').values({ id: 'tok_t', name: 't', secret_hash: 'h-t', prefix: 'sk-t', spent: 0, held: 0, created_at: 1 }).execute();
-    const w = sqliteBatchWriter(f.store.db)!;
-    const t = (async () => {
-      const p = w.ledger(Array.from({ length: 200 }, (_, i) => ledgerRow(`c${i}`, 1)));
-      await new Promise((r) => setImmediate(r)); // the batch is handed over on the next turn
-      const thread = threadOf(w)!;
-      let exited = false;
-      thread.once('exit', () => (exited = true));
-      await f.store.close();
-      await p;
-      return exited;
-    })();
-    expect(await t).toBe(true);
+    const t = await threadedStore();
+    const w = sqliteBatchWriter(t.store.db)!;
+    const p = w.ledger(Array.from({ length: 200 }, (_, i) => ledgerRow(`c${i}`, 1)));
+    await new Promise((r) => setImmediate(r)); // the batch is handed over on the next turn
+    const thread = threadOf(w)!;
+    expect(thread).not.toBeNull();
+    let exited = false;
+    thread.once('exit', () => (exited = true));
+    await t.close();
+    await p;
+    expect(exited).toBe(true);
     // Reopen the file: every row of the batch is there.
-    const again = await openStore(f.url);
+    const again = await openStore(t.url);
     try {
       expect(await count(again, 'ledger')).toBe(200);
       expect(await spent(again)).toBe(200);
@@ -91,8 +107,11 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite writer thread', () => {
     }
   });
 
-  it('an in-memory database has no thread (another connection could not see it): batches commit in-thread', async () => {
-    const s = await openStore('sqlite::memory:');
+  it('off by default, and never for an in-memory database (another connection could not see it): batches commit in-thread', async () => {
+    const f = await freshStore();
+    cleanups.push(f.cleanup);
+    expect(sqliteBatchWriter(f.store.db)!.threaded).toBe(false);
+    const s = await openStore('sqlite::memory:', { writerThread: true });
     cleanups.push(() => s.close());
     await s.db.insertInto('tokens').values({ id: 'tok_t', name: 't', secret_hash: 'h-t', prefix: 'sk-t', spent: 0, held: 0, created_at: 1 }).execute();
     const w = sqliteBatchWriter(s.db)!;
