@@ -19,6 +19,9 @@ export interface Exchange {
 export function sendBody(ex: Pick<Exchange, 'id' | 'res'>, status: number, body: string, contentType = 'application/json; charset=utf-8', headers?: Record<string, string>): void {
   const res = ex.res;
   if (res.headersSent || res.destroyed) return;
-  res.writeHead(status, { ...headers, 'content-type': contentType, 'content-length': Buffer.byteLength(body), [REQUEST_ID_HEADER]: ex.id });
+  // A flat [name, value, …] list: no header object built (and copied) per answer.
+  const list: string[] = ['content-type', contentType, 'content-length', String(Buffer.byteLength(body)), REQUEST_ID_HEADER, ex.id];
+  if (headers) for (const k of Object.keys(headers)) list.push(k, headers[k]!);
+  res.writeHead(status, list);
   res.end(body);
 }

@@ -43,7 +43,8 @@ export function chatRoute(deps: AppDeps, ds: Required<Pick<UpstreamAdapter, 'cha
   return async (req) => {
     const body = requireBody(req.body);
     const messages = validate(body);
-    const prep = await prepare(deps, req, body, isKind('chat', 'vision'), 'chat completions');
+    const prepared = prepare(deps, req, body, isKind('chat', 'vision'), 'chat completions');
+    const prep = prepared instanceof Promise ? await prepared : prepared;
     const image = hasImagePart(messages);
     const entry = prep.r.entry;
     if (image && !entry.capabilities.imageInput && entry.kind !== 'vision') {

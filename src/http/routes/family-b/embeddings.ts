@@ -19,7 +19,8 @@ export function embeddingsRoute(deps: AppDeps, cap: EmbeddingsCapability): (req:
   return async (req) => {
     const body = requireBody(req.body);
     validate(body);
-    const prep = await prepare(deps, req, body, isKind('embedding'), 'embeddings');
+    const prepared = prepare(deps, req, body, isKind('embedding'), 'embeddings');
+    const prep = prepared instanceof Promise ? await prepared : prepared;
     const treq: TextRequest = { body, upstreamModel: prep.r.upstreamModel, publicModel: prep.r.publicName };
     return sendComplete(deps, req, prep, (o) => cap.embed(treq, o));
   };

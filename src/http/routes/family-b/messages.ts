@@ -63,7 +63,8 @@ export function messagesRoute(deps: AppDeps, cap: TextCapability): (req: Exchang
   return async (req) => {
     const body = requireBody(req.body);
     validate(body);
-    const prep = await prepare(deps, req, body, (r) => r.entry.capabilities.messages === true, 'the messages API');
+    const prepared = prepare(deps, req, body, (r) => r.entry.capabilities.messages === true, 'the messages API');
+    const prep = prepared instanceof Promise ? await prepared : prepared;
     const treq: TextRequest = { body, upstreamModel: prep.r.upstreamModel, publicModel: prep.r.publicName };
     const headers = forwardedHeaders(req);
     if (body.stream === true) return sendStream(deps, req, prep, cap, treq, messagesErrorFrame, headers);

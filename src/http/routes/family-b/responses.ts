@@ -24,7 +24,8 @@ export function responsesRoute(deps: AppDeps, cap: TextCapability): (req: Exchan
   return async (req) => {
     const body = requireBody(req.body);
     validate(body);
-    const prep = await prepare(deps, req, body, (r) => r.entry.capabilities.responses === true, 'the responses API');
+    const prepared = prepare(deps, req, body, (r) => r.entry.capabilities.responses === true, 'the responses API');
+    const prep = prepared instanceof Promise ? await prepared : prepared;
     const treq: TextRequest = { body, upstreamModel: prep.r.upstreamModel, publicModel: prep.r.publicName };
     // The upstream's session cache is opt-in by header; pass the client's choice on.
     const sc = req.headers['x-dashscope-session-cache'];

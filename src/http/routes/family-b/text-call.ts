@@ -19,13 +19,16 @@ export interface Prepared {
   tokenId: string;
 }
 
-/** Resolve and authorise the model for this endpoint; quota is checked only for tokens that have one. */
-export async function prepare(deps: AppDeps, req: Exchange, body: JsonObject, ok: (r: ResolvedModel) => boolean, what: string): Promise<Prepared> {
+/**
+ * Resolve and authorise the model for this endpoint. Synchronous for a token without a quota (the common case:
+ * no database read and no promise on the hot path); a token with a quota gets a promise that checks it.
+ */
+export function prepare(deps: AppDeps, req: Exchange, body: JsonObject, ok: (r: ResolvedModel) => boolean, what: string): Prepared | Promise<Prepared> {
   const r = resolveVisibleModel(deps, req, body.model);
   if (!ok(r)) throw new GatewayError('model_not_supported', `The model '${r.publicName}' does not support ${what}`, { param: 'model' });
   const p = principalOf(req);
-  if (p.quota !== null) await deps.meter.assertQuota(p.tokenId);
-  return { r, tokenId: p.tokenId };
+  const prep: Prepared = { r, tokenId: p.tokenId };
+  return p.quota === null ? prep : deps.meter.assertQuota(p.tokenId).then(() => prep);
 }
 
 export const isKind = (...kinds: ModelKind[]) => (r: ResolvedModel) => kinds.includes(r.entry.kind);
@@ -77,13 +80,11 @@ export function estimateUsage(input: { chars: number; media: number }, outputCha
 }
 
 function usageJson(u: TokenUsage, estimated: boolean): Record<string, unknown> {
-  return {
-    input_tokens: u.inputTokens,
-    output_tokens: u.outputTokens,
-    ...(u.cachedTokens ? { cached_tokens: u.cachedTokens } : {}),
-    ...(u.cacheCreationTokens ? { cache_creation_tokens: u.cacheCreationTokens } : {}),
-    ...(estimated ? { estimated: true } : {}),
-  };
+  const out: Record<string, unknown> = { input_tokens: u.inputTokens, output_tokens: u.outputTokens };
+  if (u.cachedTokens) out.cached_tokens = u.cachedTokens;
+  if (u.cacheCreationTokens) out.cache_creation_tokens = u.cacheCreationTokens;
+  if (estimated) out.estimated = true;
+  return out;
 }
 
 /** Exactly one ledger entry for this request (idempotent by request id), never awaited on the request path. */
