@@ -4,11 +4,10 @@ import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from '../../src/store/schema.ts';
 import type { Store } from '../../src/store/store.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
+import { expectB, RID, type BErr } from '../helpers/family-b.ts';
 
-type BErr = { error: { code: string; type: string; message: string; request_id: string; param?: string } };
 type AErr = { code: number; message: string; request_id: string; data: null };
 
-const RID = /^req_[0-9a-f]{32}$/;
 let h: Harness;
 let token: string;
 beforeAll(async () => {
@@ -17,19 +16,6 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-async function expectB(r: Response, status: number, code: string): Promise<BErr> {
-  expect(r.status).toBe(status);
-  const rid = r.headers.get('x-gateway-request-id');
-  expect(rid).toMatch(RID);
-  expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-  const body = (await r.json()) as BErr;
-  expect(Object.keys(body)).toEqual(['error']);
-  expect(body.error.code).toBe(code);
-  expect(body.error.request_id).toBe(rid);
-  expect(body.error.message.endsWith(`(request id: ${rid})`)).toBe(true);
-  expect(typeof body.error.type).toBe('string');
-  return body;
-}
 
 async function expectA(r: Response, status: number, vendorCode: number): Promise<AErr> {
   expect(r.status).toBe(status);

@@ -6,10 +6,9 @@ import { Readable } from 'node:stream';
 import { Client, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
+import { expectB, RID } from '../../helpers/family-b.ts';
 
-type BErr = { error: { code: string; type: string; message: string; request_id: string; param?: string } };
 
-const RID = /^req_[0-9a-f]{32}$/;
 const LIMIT = 2048;
 const CHAT = '/v1/chat/completions';
 const chat = (content: string) => ({ model: 'qwx3.7-plus', messages: [{ role: 'user', content }] });
@@ -23,20 +22,6 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-/** Status, family B shape, code, and `error.request_id` equal to the `x-gateway-request-id` header. */
-async function expectB(r: Response, status: number, code: string): Promise<BErr> {
-  expect(r.status).toBe(status);
-  const rid = r.headers.get('x-gateway-request-id');
-  expect(rid).toMatch(RID);
-  expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-  const body = (await r.json()) as BErr;
-  expect(Object.keys(body)).toEqual(['error']);
-  expect(body.error.code).toBe(code);
-  expect(body.error.request_id).toBe(rid);
-  expect(body.error.message.endsWith(`(request id: ${rid})`)).toBe(true);
-  expect(typeof body.error.type).toBe('string');
-  return body;
-}
 
 /** An undici answer as a fetch Response (so expectB applies). */
 async function asResponse(r: Awaited<ReturnType<typeof request>>): Promise<Response> {
