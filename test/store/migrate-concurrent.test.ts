@@ -1,6 +1,7 @@
 // PostgreSQL: migrating a schema while another client creates and drops other schemas (what parallel test
 // files, or other tenants of a shared server, do). Kysely's introspection reads every schema's tables, so a
-// schema dropped mid-read used to fail the migration with "schema … does not exist".
+// schema dropped mid-read used to fail the migration with "schema … does not exist", and a table dropped
+// mid-read with "relation … does not exist".
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/store.ts';
@@ -16,7 +17,9 @@ describe.skipIf(testDialect() !== 'postgres')('migrations beside concurrent sche
     const churning = (async () => {
       for (let i = 0; !stop; i++) {
         const s = `churn_${process.pid}_${i % 4}`;
-        await churn.query(`CREATE SCHEMA IF NOT EXISTS ${s}; CREATE TABLE IF NOT EXISTS ${s}.t (id serial primary key, v text)`);
+        await churn.query(`CREATE SCHEMA IF NOT EXISTS ${s}; CREATE TABLE IF NOT EXISTS ${s}.t (id serial primary key, v text); CREATE TABLE IF NOT EXISTS ${s}.u (id serial primary key)`);
+        // Tables dropped one by one as well as with their schema: a relation gone mid-read fails with 42P01.
+        if (i % 2 === 0) await churn.query(`DROP TABLE ${s}.t; DROP TABLE ${s}.u`);
         await churn.query(`DROP SCHEMA ${s} CASCADE`);
         cycles++;
       }
