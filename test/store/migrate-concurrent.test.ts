@@ -1,7 +1,8 @@
 // PostgreSQL: migrating a schema while another client creates and drops other schemas (what parallel test
 // files, or other tenants of a shared server, do). Kysely's introspection reads every schema's tables, so a
 // schema dropped mid-read used to fail the migration with "schema … does not exist", and a table dropped
-// mid-read with "relation … does not exist".
+// mid-read with "relation … does not exist" (and a column with "column … does not exist"). Introspection is now
+// scoped to the connection's own schema.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/store.ts';
@@ -18,8 +19,8 @@ describe.skipIf(testDialect() !== 'postgres')('migrations beside concurrent sche
       for (let i = 0; !stop; i++) {
         const s = `churn_${process.pid}_${i % 4}`;
         await churn.query(`CREATE SCHEMA IF NOT EXISTS ${s}; CREATE TABLE IF NOT EXISTS ${s}.t (id serial primary key, v text); CREATE TABLE IF NOT EXISTS ${s}.u (id serial primary key)`);
-        // Tables dropped one by one as well as with their schema: a relation gone mid-read fails with 42P01.
-        if (i % 2 === 0) await churn.query(`DROP TABLE ${s}.t; DROP TABLE ${s}.u`);
+        // Columns and tables dropped one by one as well as with their schema (42703, 42P01 and 3F000 mid-read).
+        if (i % 2 === 0) await churn.query(`ALTER TABLE ${s}.t DROP COLUMN v; DROP TABLE ${s}.t; DROP TABLE ${s}.u`);
         await churn.query(`DROP SCHEMA ${s} CASCADE`);
         cycles++;
       }
