@@ -8,7 +8,7 @@ import { newRequestId, REQUEST_ID_HEADER } from './request-id.ts';
 import type { RequestState } from './request-state.ts';
 import { applyBodyLimits } from './body-limits.ts';
 import { TextLane, type Lifecycle } from './lane/text-lane.ts';
-import { admit, newRequestState, requestRecorder } from './pipeline.ts';
+import { admit, newRequestState, requestRecorder, shuttingDown } from './pipeline.ts';
 import { textRoutes } from './routes/family-b/text-routes.ts';
 import { registerAdminRoutes } from './routes/admin/index.ts';
 import { registerFamilyACallbackRoutes, registerFamilyARoutes } from './routes/family-a/index.ts';
@@ -112,11 +112,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onRequest', (req, reply, done) => {
     req.tw = newRequestState();
     reply.header(REQUEST_ID_HEADER, req.id);
-    if (life.closing) throw new GatewayError('service_unavailable', 'The gateway is shutting down; retry the request', { headers: { connection: 'close', 'retry-after': '1' } });
+    if (life.closing) throw shuttingDown();
     // Authenticate contract paths before the body is parsed: unauthenticated callers get 401 cheaply.
     const path = req.url;
     if (!CONTRACT_PREFIXES.some((p) => path.startsWith(p)) || UNAUTHENTICATED_PREFIXES.some((p) => path.startsWith(p))) return done();
-    // Callback-style hook: admitted synchronously (a cached token without limits) without a promise.
     const pending = admit(deps, req.headers, req.tw, reply.raw);
     if (pending === null) return done();
     pending.then(() => done(), done);

@@ -3,9 +3,15 @@
 // at the end (the access line and the request-log row).
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { credentialFrom } from '../auth/token-auth.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
 import { accessLogger } from './access-log.ts';
 import type { AppDeps } from './deps.ts';
 import type { RequestState } from './request-state.ts';
+
+/** The answer to a request that arrives while the gateway drains: retry elsewhere, and this connection closes. */
+export function shuttingDown(): GatewayError {
+  return new GatewayError('service_unavailable', 'The gateway is shutting down; retry the request', { headers: { connection: 'close', 'retry-after': '1' } });
+}
 
 export function newRequestState(): RequestState {
   return { startedAt: process.hrtime.bigint(), principal: null, model: null, usage: null, amount: 0, upstreamRequestId: null, errorCode: null };

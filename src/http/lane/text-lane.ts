@@ -12,7 +12,7 @@ import { renderFamilyB } from '../../errors/render.ts';
 import { bodyLimitFor } from '../body-limits.ts';
 import type { AppDeps } from '../deps.ts';
 import { sendBody, type Exchange } from '../exchange.ts';
-import { admit, newRequestState, type Finished } from '../pipeline.ts';
+import { admit, newRequestState, shuttingDown, type Finished } from '../pipeline.ts';
 import { newRequestId } from '../request-id.ts';
 import type { RequestState } from '../request-state.ts';
 
@@ -97,7 +97,7 @@ export class TextLane {
     const ex = new LaneExchange(newRequestId(), newRequestState(), req.headers, res, route, this.deps.logger);
     res.once('close', () => this.closed(ex));
     try {
-      if (this.life.closing) throw new GatewayError('service_unavailable', 'The gateway is shutting down; retry the request', { headers: { connection: 'close', 'retry-after': '1' } });
+      if (this.life.closing) throw shuttingDown();
       // Authenticate before the body is read: unauthenticated callers get 401 cheaply.
       const pending = admit(this.deps, req.headers, ex.tw, res);
       if (pending === null) this.readBody(req, ex);
