@@ -1,6 +1,7 @@
 // Builds a complete gateway (store, repos, caches, app) from a Config. Used by main.ts and tests.
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
+import { stdoutSink } from './runtime/log-sink.ts';
 import { SecretBox } from './auth/secret-box.ts';
 import { TokenAuth } from './auth/token-auth.ts';
 import type { Catalogue } from './catalogue/catalogue.ts';
@@ -49,10 +50,10 @@ export function makeLogger(level: string, stream?: NodeJS.WritableStream): Logge
       },
       redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization'], censor: '[redacted]' },
     },
-    // Default: stdout written asynchronously (pino's SonicBoom): a line is handed to the kernel without blocking
-    // the event loop, lines arriving meanwhile go out together, and pino flushes synchronously on exit. Plain
-    // process.stdout to a file or pipe is one synchronous write() per line — per request, for the access line.
-    stream ?? pino.destination({ dest: 1, sync: false }),
+    // Default: stdout written asynchronously (src/runtime/log-sink.ts): a line is handed to the kernel without
+    // blocking the event loop, lines arriving meanwhile go out together in one write, and what is still queued is
+    // written synchronously on exit. Plain process.stdout to a file or pipe is one synchronous write() per line.
+    stream ?? stdoutSink(),
   );
 }
 
@@ -139,6 +140,8 @@ export async function createGateway(config: Config, opts: GatewayOptions): Promi
       stopRefresh();
       await deps.cluster.close();
       if (!opts.store) await store.close();
+      // The last lines (the drain's access lines included) reach stdout before the process exits.
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
     },
   };
 }

@@ -1,8 +1,8 @@
 // The access line (one per request) written as a pre-shaped JSON string straight to the logger's stream.
 // Same line pino would write for `req.log.info({...}, 'request')` ({"level":30,"time":…,"request_id":…,
 // fields…,"msg":"request"}), without pino's generic object walk per request — that walk and the redaction
-// hook were the largest logging cost in the bench profile. Secrets are still scrubbed (redactSecrets runs on
-// the finished line, exactly as the logger's streamWrite hook does), and a logger whose stream needs pino's
+// hook were the largest logging cost in the bench profile. Secrets are still scrubbed (redactSecrets, as the
+// logger's streamWrite hook does, on each value that is not plain ASCII of our own making), and a logger whose stream needs pino's
 // metadata (multistream, transports) or has info disabled gets the ordinary call.
 import pino, { type Logger } from 'pino';
 import { redactSecrets } from '../errors/redact.ts';
@@ -20,6 +20,23 @@ export interface AccessLine {
 }
 
 const str = JSON.stringify;
+// Characters that need no JSON escaping and cannot start a secret pattern's delimiter.
+const PLAIN = /^[\w.:/@+-]*$/;
+
+/**
+ * A field whose value came from outside (the path, the model name, the upstream's request id): scrubbed on its
+ * own, then quoted. Scrubbing the few outside values instead of the whole finished line gives the same result
+ * — no secret pattern spans a `","` — at a quarter of the cost per line (the line scan was ~0.9 µs of ~1.5).
+ */
+function outside(v: string): string {
+  const r = redactSecrets(v);
+  return PLAIN.test(r) ? `"${r}"` : str(r);
+}
+
+/** A value we made (request id, method token, token id, error code): quoted as is when plain, else scrubbed. */
+function ours(v: string): string {
+  return PLAIN.test(v) ? `"${v}"` : outside(v);
+}
 
 export function accessLogger(logger: Logger): (a: AccessLine) => void {
   const stream = (logger as unknown as Record<symbol, { write(s: string): unknown } | undefined>)[pino.symbols.streamSym];
@@ -37,11 +54,11 @@ export function accessLogger(logger: Logger): (a: AccessLine) => void {
       );
       return;
     }
-    let s = `{"level":30,"time":${Date.now()},"request_id":${str(a.requestId)},"method":${str(a.method)},"path":${str(a.path)},"status":${a.status},"latency_ms":${a.latencyMs}`;
-    if (a.tokenId !== undefined) s += `,"token_id":${str(a.tokenId)}`;
-    s += `,"model":${str(a.model)}`;
-    if (a.errorCode !== null) s += `,"error_code":${str(a.errorCode)}`;
-    if (a.upstreamRequestId !== null) s += `,"upstream_request_id":${str(a.upstreamRequestId)}`;
-    stream.write(redactSecrets(`${s},"msg":"request"}\n`));
+    let s = `{"level":30,"time":${Date.now()},"request_id":${ours(a.requestId)},"method":${ours(a.method)},"path":${outside(a.path)},"status":${a.status},"latency_ms":${a.latencyMs}`;
+    if (a.tokenId !== undefined) s += `,"token_id":${ours(a.tokenId)}`;
+    s += `,"model":${a.model === null ? 'null' : outside(a.model)}`;
+    if (a.errorCode !== null) s += `,"error_code":${ours(a.errorCode)}`;
+    if (a.upstreamRequestId !== null) s += `,"upstream_request_id":${outside(a.upstreamRequestId)}`;
+    stream.write(`${s},"msg":"request"}\n`);
   };
 }

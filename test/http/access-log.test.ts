@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { makeLogger } from '../../src/gateway.ts';
+import { registerSecret } from '../../src/errors/redact.ts';
 import { accessLogger, type AccessLine } from '../../src/http/access-log.ts';
 
 function capture(level = 'info') {
@@ -60,6 +61,29 @@ describe('access line', () => {
     accessLogger(c.logger)(line({ path: '/v1/x/sk-abcdefghijklmnop', upstreamRequestId: 'Bearer abcdefghijklmnop' }));
     expect(c.lines[0]).not.toContain('sk-abcdefghijklmnop');
     expect(c.lines[0]).not.toContain('abcdefghijklmnop');
+  });
+
+  it('scrubs a registered secret and credential patterns in every outside value, and stays valid JSON whatever a value holds', () => {
+    registerSecret('upstream-key-for-access-test');
+    const c = capture();
+    accessLogger(c.logger)(
+      line({
+        model: 'xupstream-key-for-access-testx',
+        upstreamRequestId: 'id sk-abcdefghijklmnop eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abcdefghijk',
+        path: '/v1/p?k=upstream-key-for-access-test',
+        requestId: 'req_"odd\\',
+        errorCode: 'code with space',
+      }),
+    );
+    const text = c.lines[0]!;
+    expect(text).not.toContain('upstream-key-for-access-test');
+    expect(text).not.toContain('sk-abcdefghijklmnop');
+    expect(text).not.toContain('eyJhbGciOiJIUzI1NiJ9');
+    const parsed = JSON.parse(text) as Record<string, unknown>;
+    expect(parsed.request_id).toBe('req_"odd\\');
+    expect(parsed.error_code).toBe('code with space');
+    expect(parsed.model).toBe('x[redacted]x');
+    expect(parsed.path).toBe('/v1/p?k=[redacted]');
   });
 
   it('writes nothing when info is disabled', () => {
