@@ -151,11 +151,15 @@ describe('compatible-mode chat stream transformer', () => {
   });
 
   it('matches the per-event reference for any chunking, line-end style and SSE form', async () => {
-    const content = fc.string({ unit: fc.constantFrom('a', ' ', '"', '\\', 'é', '😀', '\n', '[DONE]', '"usage":{', 'data: ', '\r') });
+    const content = fc.string({ unit: fc.constantFrom('a', ' ', '"', '\\', 'é', '😀', '\n', '[DONE]', '"usage":{', 'usage":', 'content":"', 'data: ', '\r') });
     const eventArb = fc.oneof(
       content.map((c) => chunk({ content: c })),
       content.map((c) => chunk({ reasoning_content: c })),
+      // Keys that merely end like the counted ones are not delta text.
+      content.map((c) => chunk({ extra_content: c, content: c })),
       fc.constant(usageChunk),
+      fc.constant(usageChunk.replace('"usage":{', '"usage": {')),
+      fc.constant(chunk({ content: 'n' }, { usage: null, note: { usage: 1 } })),
       fc.constant(chunk({ content: 'u' }, { usage: { prompt_tokens: 2, completion_tokens: 1 } })),
     );
     await fc.assert(
