@@ -2,6 +2,7 @@
 // Network failures become GatewayErrors here, so adapters only deal with HTTP answers.
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { DeadlineSweep } from './deadlines.ts';
 import { dispatchStream, type UpstreamStreamResponse } from './http-stream.ts';
 
 export interface UpstreamTimeouts {
@@ -36,6 +37,8 @@ export interface UpstreamTextResponse {
 
 export class UpstreamClient {
   private readonly pools = new Map<string, Pool>();
+  /** The time limits of requestText/requestStream calls (undici's own per-request timers are off for them). */
+  private readonly deadlines = new DeadlineSweep();
 
   constructor(private readonly defaults: UpstreamTimeouts = DEFAULT_TIMEOUTS) {}
 
@@ -110,21 +113,28 @@ export class UpstreamClient {
     return new Promise<UpstreamTextResponse>((resolve, reject) => {
       const signal = r.signal;
       let controller: Dispatcher.DispatchController | null = null;
+      const deadline = this.deadlines.deadline(t.headersMs, t.bodyIdleMs);
       const onAbort = () => controller?.abort(new undiciErrors.RequestAbortedError());
-      const settle = () => signal?.removeEventListener('abort', onAbort);
+      const settle = () => {
+        deadline.done();
+        signal?.removeEventListener('abort', onAbort);
+      };
       let statusCode = 0;
       let headers: Dispatcher.ResponseData['headers'] = {};
       const chunks: Buffer[] = [];
       const handler: Dispatcher.DispatchHandler = {
         onRequestStart(c) {
           controller = c;
+          deadline.started(c);
           if (signal?.aborted) c.abort(new undiciErrors.RequestAbortedError());
         },
         onResponseStart(_c, status, h) {
+          deadline.progressed();
           statusCode = status;
           headers = h;
         },
         onResponseData(_c, chunk) {
+          deadline.progressed();
           chunks.push(chunk);
         },
         onResponseEnd() {
@@ -138,10 +148,8 @@ export class UpstreamClient {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       try {
-        this.pool(base.origin, t).dispatch(
-          { method: r.method, path: base.prefix + r.path, headers: r.headers ?? {}, body: r.body ?? null, headersTimeout: t.headersMs, bodyTimeout: t.bodyIdleMs },
-          handler,
-        );
+        // undici's timers off (0): the deadline sweep applies the same limits.
+        this.pool(base.origin, t).dispatch({ method: r.method, path: base.prefix + r.path, headers: r.headers ?? {}, body: r.body ?? null, headersTimeout: 0, bodyTimeout: 0 }, handler);
       } catch (e) {
         settle();
         reject(networkError(e));
@@ -155,13 +163,16 @@ export class UpstreamClient {
     const base = this.base(r.baseUrl);
     return dispatchStream(
       this.pool(base.origin, t),
-      { method: r.method, path: base.prefix + r.path, headers: r.headers ?? {}, body: r.body ?? null, headersTimeout: t.headersMs, bodyTimeout: t.bodyIdleMs },
+      // undici's timers off (0): the deadline applies the same limits.
+      { method: r.method, path: base.prefix + r.path, headers: r.headers ?? {}, body: r.body ?? null, headersTimeout: 0, bodyTimeout: 0 },
       r.signal,
       networkError,
+      this.deadlines.deadline(t.headersMs, t.bodyIdleMs),
     );
   }
 
   async close(): Promise<void> {
+    this.deadlines.stop();
     await Promise.all([...this.pools.values()].map((p) => p.close().catch(() => undefined)));
     this.pools.clear();
   }

@@ -5,6 +5,7 @@
 // Backpressure: past HIGH_WATER queued chunks the upstream socket is paused, and resumed once the consumer has
 // caught up. Leaving the iteration early (client gone) aborts the upstream request.
 import { errors as undiciErrors, type Dispatcher } from 'undici';
+import type { Deadline } from './deadlines.ts';
 
 export interface UpstreamStreamResponse {
   statusCode: number;
@@ -21,7 +22,14 @@ const HIGH_WATER = 32;
  * `networkError` maps a transport failure before the answer started (passed in by http-client.ts, which owns
  * that mapping); a failure mid-body is thrown to the iterating consumer as it is, as a Readable body would.
  */
-export function dispatchStream(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, signal: AbortSignal | undefined, networkError: (e: unknown) => Error): Promise<UpstreamStreamResponse> {
+export function dispatchStream(
+  dispatcher: Dispatcher,
+  opts: Dispatcher.DispatchOptions,
+  signal: AbortSignal | undefined,
+  networkError: (e: unknown) => Error,
+  /** The call's time limits, when undici's own timers are off for it (see deadlines.ts). */
+  deadline?: Deadline,
+): Promise<UpstreamStreamResponse> {
   return new Promise<UpstreamStreamResponse>((resolveHead, rejectHead) => {
     let controller: Dispatcher.DispatchController | null = null;
     let started = false;
@@ -30,7 +38,15 @@ export function dispatchStream(dispatcher: Dispatcher, opts: Dispatcher.Dispatch
     let failure: unknown = null;
     let waiting: { resolve: (r: IteratorResult<Buffer>) => void; reject: (e: unknown) => void } | null = null;
     const abort = () => controller?.abort(new undiciErrors.RequestAbortedError());
-    const detach = () => signal?.removeEventListener('abort', abort);
+    const detach = () => {
+      deadline?.done();
+      signal?.removeEventListener('abort', abort);
+    };
+    // A paused body is not idle on the upstream's side: the idle limit restarts when reading resumes.
+    const resume = (c: Dispatcher.DispatchController) => {
+      deadline?.progressed();
+      c.resume();
+    };
 
     const wake = () => {
       const w = waiting;
@@ -51,12 +67,12 @@ export function dispatchStream(dispatcher: Dispatcher, opts: Dispatcher.Dispatch
       next() {
         if (queue.length > 0) {
           const value = queue.shift()!;
-          if (controller?.paused && queue.length <= HIGH_WATER / 2) controller.resume();
+          if (controller?.paused && queue.length <= HIGH_WATER / 2) resume(controller);
           return Promise.resolve({ value, done: false });
         }
         if (failure !== null) return Promise.reject(failure);
         if (ended) return Promise.resolve({ value: undefined, done: true });
-        if (controller?.paused) controller.resume();
+        if (controller?.paused) resume(controller);
         return new Promise((resolve, reject) => {
           waiting = { resolve, reject };
         });
@@ -73,9 +89,11 @@ export function dispatchStream(dispatcher: Dispatcher, opts: Dispatcher.Dispatch
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c;
+        deadline?.started(c);
         if (signal?.aborted) c.abort(new undiciErrors.RequestAbortedError());
       },
       onResponseStart(_c, statusCode, headers) {
+        deadline?.progressed();
         started = true;
         resolveHead({
           statusCode,
@@ -89,6 +107,7 @@ export function dispatchStream(dispatcher: Dispatcher, opts: Dispatcher.Dispatch
         });
       },
       onResponseData(c, chunk) {
+        deadline?.progressed();
         queue.push(chunk);
         if (queue.length >= HIGH_WATER) c.pause();
         wake();

@@ -73,4 +73,54 @@ describe('requestText (whole answers without a body stream) maps failures like r
     await c.close();
     await close(srv);
   });
+
+  it('a body that stalls → upstream_timeout; the limit restarts with each chunk, so a slow but steady body completes', async () => {
+    const held: Socket[] = [];
+    const stall = await listen((s) =>
+      s.once('data', () => {
+        held.push(s);
+        s.write('HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\n{"a":');
+      }),
+    );
+    const steady = await listen((s) =>
+      s.once('data', () => {
+        s.write('HTTP/1.1 200 OK\r\ncontent-length: 8\r\n\r\n');
+        // 8 bytes, one every 100 ms: 800 ms in all, never 300 ms without a byte.
+        let i = 0;
+        const t = setInterval(() => {
+          s.write('12345678'[i]!);
+          if (++i === 8) clearInterval(t);
+        }, 100);
+      }),
+    );
+    const c = new UpstreamClient({ connectMs: 1000, headersMs: 1000, bodyIdleMs: 300 });
+    await expect(c.requestText({ method: 'POST', baseUrl: stall.base, path: '/x', body: '{}' })).rejects.toMatchObject({ code: 'upstream_timeout' });
+    await expect(c.requestText({ method: 'POST', baseUrl: steady.base, path: '/x', body: '{}' })).resolves.toMatchObject({ text: '12345678' });
+    for (const s of held) s.destroy();
+    await c.close();
+    await close(stall.srv);
+    await close(steady.srv);
+  });
+
+  it('a stream: no headers in time, or a body that stalls mid-way, fail as timeouts', async () => {
+    const held: Socket[] = [];
+    const silent = await listen((s) => void held.push(s));
+    const stall = await listen((s) =>
+      s.once('data', () => {
+        held.push(s);
+        s.write('HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n6\r\ndata: \r\n');
+      }),
+    );
+    const c = new UpstreamClient({ connectMs: 1000, headersMs: 200, bodyIdleMs: 200 });
+    await expect(c.requestStream({ method: 'POST', baseUrl: silent.base, path: '/x', body: '{}' })).rejects.toMatchObject({ code: 'upstream_timeout' });
+    const res = await c.requestStream({ method: 'POST', baseUrl: stall.base, path: '/x', body: '{}' });
+    const read = async () => {
+      for await (const _ of res.body) void _;
+    };
+    await expect(read()).rejects.toThrow(/timeout/i);
+    for (const s of held) s.destroy();
+    await c.close();
+    await close(silent.srv);
+    await close(stall.srv);
+  });
 });

@@ -1,0 +1,47 @@
+import { errors as undiciErrors, type Dispatcher } from 'undici';
+import { describe, expect, it } from 'vitest';
+import { DeadlineSweep } from '../../src/adapters/deadlines.ts';
+
+/** A stand-in for undici's controller: records what the sweep aborted it with. */
+function controller(): Dispatcher.DispatchController & { reason: unknown } {
+  const c = { reason: undefined as unknown, aborted: false, paused: false, abort: (r: Error) => void (c.reason = r), pause() {}, resume() {} };
+  return c as unknown as Dispatcher.DispatchController & { reason: unknown };
+}
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('deadline sweep', () => {
+  it('aborts a call with no answer as a headers timeout, one past its body idle limit as a body timeout', async () => {
+    const sweep = new DeadlineSweep();
+    const a = controller();
+    const b = controller();
+    sweep.deadline(150, 10_000).started(a);
+    const db = sweep.deadline(10_000, 150);
+    db.started(b);
+    db.progressed();
+    expect(sweep.size).toBe(2);
+    await wait(400);
+    expect(a.reason).toBeInstanceOf(undiciErrors.HeadersTimeoutError);
+    expect(b.reason).toBeInstanceOf(undiciErrors.BodyTimeoutError);
+    expect(sweep.size).toBe(0);
+  });
+
+  it('progress keeps a call alive; a finished call is forgotten and never aborted', async () => {
+    const sweep = new DeadlineSweep();
+    const busy = controller();
+    const finished = controller();
+    const d = sweep.deadline(10_000, 200);
+    d.started(busy);
+    const f = sweep.deadline(100, 100);
+    f.started(finished);
+    f.done();
+    for (let i = 0; i < 5; i++) {
+      await wait(100);
+      d.progressed();
+    }
+    expect(busy.reason).toBeUndefined();
+    expect(finished.reason).toBeUndefined();
+    expect(sweep.size).toBe(1);
+    d.done();
+    expect(sweep.size).toBe(0);
+  });
+});
