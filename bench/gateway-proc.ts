@@ -14,9 +14,9 @@ import { answerStats } from './proc-stats.ts';
 
 const simUrl = `http://127.0.0.1:${process.env.BENCH_TARGET_PORT}`;
 const dir = mkdtempSync(join(tmpdir(), 'tollway-bench-'));
-// TOLLWAY_SQLITE_WRITER_THREAD passes through, to measure both SQLite write paths.
-const writerThread = process.env.TOLLWAY_SQLITE_WRITER_THREAD;
-const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'info', TOLLWAY_DATA_DIR: dir, ...(writerThread ? { TOLLWAY_SQLITE_WRITER_THREAD: writerThread } : {}) });
+// The SQLite thread switches pass through, to measure each configuration.
+const passed = Object.fromEntries(['TOLLWAY_SQLITE_WRITER_THREAD', 'TOLLWAY_SQLITE_CHECKPOINT_THREAD'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'info', TOLLWAY_DATA_DIR: dir, ...passed });
 // The same process-level tuning as `tollway serve` (src/main.ts), so the bench measures the deployed configuration.
 tuneHeap(config.heapGrowingPercent);
 const gw = await createGateway(config, { adminKey: 'bench-admin-key-0123456789', secret: 'bench-secret-0123456789abcdefghij' });

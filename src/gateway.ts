@@ -95,7 +95,7 @@ export async function createGateway(config: Config, opts: GatewayOptions): Promi
   registerSecret(config.dashscope.apiKey);
   registerSecret(config.kling.secretKey);
   const logger = makeLogger(config.logLevel, opts.logStream);
-  const store = opts.store ?? (await openStore(config.databaseUrl, { writerThread: config.sqliteWriterThread, ...(opts.pgSchema ? { pgSchema: opts.pgSchema } : {}) }));
+  const store = opts.store ?? (await openStore(config.databaseUrl, { writerThread: config.sqliteWriterThread, checkpointThread: config.sqliteCheckpointThread, ...(opts.pgSchema ? { pgSchema: opts.pgSchema } : {}) }));
   const box = new SecretBox(opts.secret);
   const repos = { tokens: new TokensRepo(store.db), channels: new ChannelsRepo(store.db), audit: new AuditRepo(store.db) };
   const channels = new ChannelRegistry(repos.channels, box);

@@ -59,6 +59,8 @@ export interface Config {
   heapGrowingPercent: number;
   /** SQLite: commit per-request rows from a writer thread (off the event loop) instead of in-thread; see sqlite-batch-writer.ts. */
   sqliteWriterThread: boolean;
+  /** SQLite: WAL checkpoints on a thread instead of on the event loop. */
+  sqliteCheckpointThread: boolean;
 }
 
 export interface CallbackConfig {
@@ -225,6 +227,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     heapGrowingPercent: intVar(env, 'TOLLWAY_HEAP_GROWING_PERCENT', 30, 0, 400),
     sqliteWriterThread: boolVar(env, 'TOLLWAY_SQLITE_WRITER_THREAD', false),
+    sqliteCheckpointThread: boolVar(env, 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', true),
   };
 }
 

@@ -12,15 +12,14 @@
 // whose thread cannot start or has died, writes in-thread.
 // Exactly-once does not depend on which path wrote: every row is keyed (ledger idempotency key, request id) and
 // inserted with ON CONFLICT DO NOTHING, so a batch retried after a thread died mid-reply cannot count twice.
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 import { prepareRowWrites, writeBatch, type LedgerTuple, type LogTuple, type RowWrites } from './sqlite-row-writes.ts';
 import type { WriterReply, WriterRequest } from './sqlite-writer-thread.ts';
+import type { SqliteCheckpointer } from './sqlite-checkpointer.ts';
+import { storeThreadEntry } from './thread-entry.ts';
 
 export type { LedgerTuple, LogTuple } from './sqlite-row-writes.ts';
 
@@ -37,20 +36,6 @@ interface InFlight {
 
 // The thread's own heap stays small: it holds one batch at a time.
 const THREAD_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 48 };
-
-/**
- * How to start the writer thread: its compiled module (dist), or — when this module runs from source (tests,
- * the tsx fallback of bin/tollway.mjs) — a two-line bootstrap that registers tsx in the thread and imports the
- * TypeScript module (a worker's `--import` flag does not install module hooks in the thread).
- */
-function threadEntry(): { entry: URL | string; eval: boolean } {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const url = new URL(`./sqlite-writer-thread.${fromSource ? 'ts' : 'js'}`, import.meta.url);
-  if (!fromSource) return { entry: url, eval: false };
-  // tsx's ESM API (its package exports map `./esm/api` → dist/esm/api/index.mjs for `import`).
-  const api = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
-  return { entry: `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`, eval: true };
-}
 
 /**
  * Batches handed over in the same turn of the event loop (the ledger's and the request log's group commits
@@ -75,6 +60,8 @@ export class SqliteBatchWriter {
     private readonly db: Kysely<Database>,
     private readonly raw: BetterSqlite3.Database,
     private readonly file: string | null = null,
+    /** The store's checkpoint thread: told after each commit, and holds the next one while it checkpoints. */
+    private readonly checkpoints: SqliteCheckpointer | null = null,
   ) {
     this.threadDown = file === null;
   }
@@ -114,12 +101,19 @@ export class SqliteBatchWriter {
       this.waiters.push({ kind, resolve, reject });
       if (this.scheduled) return;
       this.scheduled = true;
-      setImmediate(() => void this.commit());
+      setImmediate(() => this.commit());
     });
   }
 
-  private async commit(): Promise<void> {
+  private commit(): void {
+    if (this.checkpoints) this.checkpoints.whenIdle(() => void this.commitNow());
+    else void this.commitNow();
+  }
+
+  private async commitNow(): Promise<void> {
     this.scheduled = false;
+    // (A commit that waited for a checkpoint may find its rows already taken by a later one.)
+    if (this.waiters.length === 0) return;
     const ledger = this.ledgerRows;
     const log = this.logRows;
     const waiters = this.waiters;
@@ -150,7 +144,7 @@ export class SqliteBatchWriter {
 
   private startThread(): Worker {
     if (this.thread) return this.thread;
-    const { entry, eval: isEval } = threadEntry();
+    const { entry, eval: isEval } = storeThreadEntry('sqlite-writer-thread');
     const t = new Worker(entry, { eval: isEval, workerData: { path: this.file }, resourceLimits: THREAD_LIMITS });
     t.unref();
     t.on('message', (r: WriterReply) => this.answered(r));
@@ -181,6 +175,7 @@ export class SqliteBatchWriter {
       this.drained?.();
       this.drained = null;
     }
+    this.checkpoints?.committed();
     for (const w of f.waiters) {
       const e = w.kind === 'ledger' ? r.ledger : r.log;
       if (e === null) w.resolve();
@@ -200,6 +195,7 @@ export class SqliteBatchWriter {
         const out = writeBatch(this.writes, ledger, log);
         settle('ledger', out.ledger);
         settle('log', out.log);
+        this.checkpoints?.committed();
       })
       .catch((e: unknown) => {
         settle('ledger', e);

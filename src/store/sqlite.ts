@@ -4,9 +4,12 @@ import BetterSqlite3 from 'better-sqlite3';
 import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig } from 'kysely';
 import type { Database } from './schema.ts';
 import { SqliteBatchWriter } from './sqlite-batch-writer.ts';
+import { SqliteCheckpointer } from './sqlite-checkpointer.ts';
 
 // The group-commit writer behind each SQLite store we opened.
 const writers = new WeakMap<object, SqliteBatchWriter>();
+// The checkpoint thread behind each SQLite file store that asked for one.
+const checkpointers = new WeakMap<object, SqliteCheckpointer>();
 
 /**
  * Transactions take the write lock when they begin (BEGIN IMMEDIATE). Another process may write the same file
@@ -30,8 +33,15 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
+export interface SqliteOptions {
+  /** Commit the per-request rows from a writer thread (TOLLWAY_SQLITE_WRITER_THREAD). */
+  writerThread?: boolean;
+  /** Run WAL checkpoints on a thread instead of inside commits on the event loop (TOLLWAY_SQLITE_CHECKPOINT_THREAD). */
+  checkpointThread?: boolean;
+}
+
 /** Open a SQLite file (WAL, a busy timeout so concurrent writers wait instead of failing). */
-export function openSqlite(url: string, opts: { writerThread?: boolean } = {}): Kysely<Database> {
+export function openSqlite(url: string, opts: SqliteOptions = {}): Kysely<Database> {
   const path = url.replace(/^sqlite:(\/\/)?/, '');
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new BetterSqlite3(path);
@@ -41,13 +51,25 @@ export function openSqlite(url: string, opts: { writerThread?: boolean } = {}): 
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   // A writer thread needs a file (another connection cannot see an in-memory database).
-  writers.set(db, new SqliteBatchWriter(db, sqlite, opts.writerThread === true && path !== ':memory:' ? path : null));
+  let checkpoints: SqliteCheckpointer | null = null;
+  if (opts.checkpointThread === true && path !== ':memory:') {
+    checkpoints = new SqliteCheckpointer(sqlite, path);
+    checkpoints.start();
+    checkpointers.set(db, checkpoints);
+  }
+  writers.set(db, new SqliteBatchWriter(db, sqlite, opts.writerThread === true && path !== ':memory:' ? path : null, checkpoints));
   return db;
 }
 
-/** Stop a SQLite store's writer thread (no-op for PostgreSQL); call before destroying the Kysely instance. */
-export async function closeSqliteWriter(db: Kysely<Database>): Promise<void> {
+/** The checkpoint thread of a SQLite store (null when it has none). */
+export function sqliteCheckpointer(db: Kysely<Database>): SqliteCheckpointer | null {
+  return checkpointers.get(db) ?? null;
+}
+
+/** Stop a SQLite store's threads (no-op for PostgreSQL); call before destroying the Kysely instance. */
+export async function closeSqliteThreads(db: Kysely<Database>): Promise<void> {
   await writers.get(db)?.close();
+  await checkpointers.get(db)?.close();
 }
 
 /** The group-commit writer of a SQLite store (null for PostgreSQL). */
