@@ -46,7 +46,10 @@ export class LogSink {
     else this.drained.push(cb);
   }
 
-  /** Write everything queued, synchronously (at exit: there is no event loop left for the asynchronous writes). */
+  /**
+   * Write everything queued, synchronously (at exit: there is no event loop left for the asynchronous writes).
+   * A batch already handed to the thread pool is that thread's to write: it may land after these lines.
+   */
   flushSync(): void {
     if (this.stopped) return;
     let data = this.take();
