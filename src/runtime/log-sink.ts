@@ -75,9 +75,7 @@ export class LogSink {
   private take(): Buffer {
     const head = this.rest;
     this.rest = null;
-    const text = this.queue.length === 1 ? this.queue[0]! : this.queue.join('');
-    this.queue = [];
-    this.queuedChars = 0;
+    const text = this.takeQueued();
     if (head === null) return Buffer.from(text, 'utf8');
     return text === '' ? head : Buffer.concat([head, Buffer.from(text, 'utf8')]);
   }
@@ -91,10 +89,16 @@ export class LogSink {
     this.writing = true;
     if (this.rest !== null) return this.send(this.rest);
     // A string goes to the kernel without an intermediate Buffer; only a partial write is kept as bytes.
+    const text = this.takeQueued();
+    fs.write(this.fd, text, null, 'utf8', (err, n) => this.done(err, n, text));
+  }
+
+  /** The queued lines as one string; the queue is empty afterwards. */
+  private takeQueued(): string {
     const text = this.queue.length === 1 ? this.queue[0]! : this.queue.join('');
     this.queue = [];
     this.queuedChars = 0;
-    fs.write(this.fd, text, null, 'utf8', (err, n) => this.done(err, n, text));
+    return text;
   }
 
   private send(buf: Buffer): void {
@@ -104,17 +108,16 @@ export class LogSink {
 
   private done(err: NodeJS.ErrnoException | null, n: number, sent: string | Buffer): void {
     if (this.stopped) return;
+    const bytes = () => (typeof sent === 'string' ? Buffer.from(sent, 'utf8') : sent);
     if (err) {
-      if (err.code === 'EAGAIN') {
-        // The pipe is full: try the same bytes again shortly (nothing was written).
-        this.rest = typeof sent === 'string' ? Buffer.from(sent, 'utf8') : sent;
-        setTimeout(() => this.next(), RETRY_MS).unref();
-        return;
-      }
-      return this.stop(err);
+      if (err.code !== 'EAGAIN') return this.stop(err);
+      // The pipe is full: try the same bytes again shortly (nothing was written).
+      this.rest = bytes();
+      setTimeout(() => this.next(), RETRY_MS).unref();
+      return;
     }
-    const bytes = typeof sent === 'string' ? Buffer.byteLength(sent, 'utf8') : sent.length;
-    if (n < bytes) this.rest = (typeof sent === 'string' ? Buffer.from(sent, 'utf8') : sent).subarray(n);
+    const length = typeof sent === 'string' ? Buffer.byteLength(sent, 'utf8') : sent.length;
+    if (n < length) this.rest = bytes().subarray(n);
     this.next();
   }
 

@@ -148,7 +148,7 @@ export function chatStreamTransformer(o: ChatStreamOptions, st: ChatStreamState)
       from = end + 2;
       if (carriesUsage) usage = nextUsage(text, end);
     }
-    if (from < text.length) out.text += plain(from === 0 ? text : text.slice(from));
+    if (from < text.length) out.text += plain(text.slice(from));
     return undefined;
   }
 
