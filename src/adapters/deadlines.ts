@@ -36,6 +36,10 @@ export class Deadline {
 
   done(): void {
     this.sweep.delete(this);
+    // Let go of the call: a discarded table of the sweep's Set that reached the old generation still points at
+    // this deadline until the next full GC, and through the controller it kept the whole finished upstream call
+    // alive — promoted to the old generation on every request, a mark-compact every ~0.4 s under load.
+    this.controller = null;
   }
 }
 
