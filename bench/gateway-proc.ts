@@ -14,8 +14,8 @@ import { answerStats } from './proc-stats.ts';
 
 const simUrl = `http://127.0.0.1:${process.env.BENCH_TARGET_PORT}`;
 const dir = mkdtempSync(join(tmpdir(), 'tollway-bench-'));
-// The SQLite thread switches pass through, to measure each configuration.
-const passed = Object.fromEntries(['TOLLWAY_SQLITE_WRITER_THREAD', 'TOLLWAY_SQLITE_CHECKPOINT_THREAD'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+// The SQLite thread switches and the heap growing percent pass through, to measure each configuration.
+const passed = Object.fromEntries(['TOLLWAY_SQLITE_WRITER_THREAD', 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', 'TOLLWAY_HEAP_GROWING_PERCENT'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
 const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'info', TOLLWAY_DATA_DIR: dir, ...passed });
 // The same process-level tuning as `tollway serve` (src/main.ts), so the bench measures the deployed configuration.
 tuneHeap(config.heapGrowingPercent);

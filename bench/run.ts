@@ -139,7 +139,9 @@ async function main(): Promise<void> {
   const proxy = await start('./bare-proxy.ts', { BENCH_TARGET_PORT: String(sim.port) });
   // The gateway with the node flags `npm start` uses; the simulator and the bare proxy run on defaults.
   const gw = await start('./gateway-proc.ts', { BENCH_TARGET_PORT: String(sim.port) }, [...NODE_HEAP_FLAGS]);
-  const skeleton = process.env.BENCH_SKELETON === '1' ? await start('./lean-skeleton.ts', { BENCH_TARGET_PORT: String(sim.port) }) : null;
+  // BENCH_SKELETON=1: the lean skeleton; =durable: the skeleton plus the work no gateway here can skip (its file).
+  const skeletonKind = process.env.BENCH_SKELETON === 'durable' ? 'durable' : process.env.BENCH_SKELETON === '1' ? 'lean' : null;
+  const skeleton = skeletonKind ? await start('./lean-skeleton.ts', { BENCH_TARGET_PORT: String(sim.port), SKELETON_DURABLE: skeletonKind === 'durable' ? '1' : '0' }) : null;
   const up = (k: 'chat' | 'embed') => (k === 'chat' ? 'qwen3.7-plus' : 'text-embedding-v4');
   const targets: Target[] = [
     { name: 'direct', port: sim.port, auth: DEFAULT_SIM_KEYS.dashscopeApiKey, model: up },
@@ -147,7 +149,7 @@ async function main(): Promise<void> {
     { name: 'gateway', port: gw.port, auth: gw.token!, model: (k) => (k === 'chat' ? 'qwx3.7-plus' : 'text-embedding-v4'), proc: gw },
   ];
   // The skeleton speaks the upstream's path and only takes non-streaming chat.
-  const skeletonTarget: Target | null = skeleton ? { name: 'skeleton', port: skeleton.port, auth: 'unused', model: () => 'qwx3.7-plus', proc: skeleton } : null;
+  const skeletonTarget: Target | null = skeleton ? { name: 'skeleton', port: skeleton.port, auth: skeleton.token!, model: () => 'qwx3.7-plus', proc: skeleton } : null;
   const pathOf = (t: Target, p: string) => (t.name === 'gateway' ? `/v1${p}` : `/compatible-mode/v1${p}`);
   console.log(`tollway bench — ${SECONDS}s per run, node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`);
   // warm-up (JIT, pools, SQLite pages)
@@ -211,7 +213,8 @@ async function main(): Promise<void> {
   if (skeletonTarget) {
     const k = get('chat', 'skeleton', 64);
     const p = get('chat', 'proxy', 64);
-    console.log(`skeleton chat c=64  skeleton/proxy ${(k.rps / p.rps * 100).toFixed(1)}%  cpu skeleton ${k.cpuUsPerReq} µs/req (the floor under every gateway feature)`);
+    const what = skeletonKind === 'durable' ? 'durable floor: + token hash, ledger and request-log rows, access line' : 'the floor under every gateway feature';
+    console.log(`skeleton chat c=64  skeleton/proxy ${(k.rps / p.rps * 100).toFixed(1)}%  cpu skeleton ${k.cpuUsPerReq} µs/req (${what})`);
   }
   for (const p of [gw, proxy, sim, ...(skeleton ? [skeleton] : [])]) p.child.kill();
 }
