@@ -3,7 +3,7 @@
 // and again for the body; cleared timers are only dropped at its next tick (~0.5 s later), so under load every
 // request's two timer objects outlived the young generation: about half of the bytes the gateway promoted to
 // the old generation per request (--trace-gc-nvp: ~500 → ~245 B/request without them). Here a call is one
-// entry in a Set while it runs; the sweep aborts a call past its deadline with the same undici timeout errors,
+// entry in a list while it runs; the sweep aborts a call past its deadline with the same undici timeout errors,
 // so the error mapping (upstream_timeout) is unchanged. Resolution: SWEEP_MS, finer than undici's ~0.5–1 s.
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 
@@ -14,6 +14,10 @@ export class Deadline {
   at = 0;
   inBody = false;
   controller: Dispatcher.DispatchController | null = null;
+  /** Neighbours in the sweep's list of running calls; both null (and `listed` false) once the call is done. */
+  prev: Deadline | null = null;
+  next: Deadline | null = null;
+  listed = false;
 
   constructor(
     private readonly sweep: DeadlineSweep,
@@ -36,15 +40,23 @@ export class Deadline {
 
   done(): void {
     this.sweep.delete(this);
-    // Let go of the call: a discarded table of the sweep's Set that reached the old generation still points at
-    // this deadline until the next full GC, and through the controller it kept the whole finished upstream call
-    // alive — promoted to the old generation on every request, a mark-compact every ~0.4 s under load.
+    // Let go of the call: anything that still points at a finished deadline must not keep the upstream call
+    // (request, handler, headers, chunks) alive. When the sweep kept a Set, a discarded table of it that had
+    // reached the old generation did exactly that until the next full GC — the whole call promoted on every
+    // request, a mark-compact every ~0.4 s under load.
     this.controller = null;
   }
 }
 
+/**
+ * The running calls, as a list threaded through the deadlines themselves: adding and removing allocate nothing
+ * (a Set reallocates its table as entries come and go — one discarded table every few dozen calls, each of them
+ * promoted to the old generation under load) and a removed deadline points at nothing.
+ */
 export class DeadlineSweep {
-  private readonly live = new Set<Deadline>();
+  private head: Deadline | null = null;
+  private tail: Deadline | null = null;
+  private count = 0;
   private timer: NodeJS.Timeout | null = null;
 
   deadline(headersMs: number, bodyIdleMs: number): Deadline {
@@ -53,11 +65,17 @@ export class DeadlineSweep {
 
   /** Calls being watched (tests). */
   get size(): number {
-    return this.live.size;
+    return this.count;
   }
 
   add(d: Deadline): void {
-    this.live.add(d);
+    if (d.listed) return;
+    d.listed = true;
+    d.prev = this.tail;
+    if (this.tail) this.tail.next = d;
+    else this.head = d;
+    this.tail = d;
+    this.count++;
     if (this.timer === null) {
       this.timer = setInterval(() => this.check(), SWEEP_MS);
       // Never keeps the process alive on its own: a running call holds its socket, which does.
@@ -66,8 +84,16 @@ export class DeadlineSweep {
   }
 
   delete(d: Deadline): void {
-    this.live.delete(d);
-    if (this.live.size === 0) this.stop();
+    if (!d.listed) return;
+    if (d.prev) d.prev.next = d.next;
+    else this.head = d.next;
+    if (d.next) d.next.prev = d.prev;
+    else this.tail = d.prev;
+    d.prev = null;
+    d.next = null;
+    d.listed = false;
+    this.count--;
+    if (this.count === 0) this.stop();
   }
 
   stop(): void {
@@ -77,11 +103,13 @@ export class DeadlineSweep {
 
   private check(): void {
     const now = Date.now();
-    for (const d of this.live) {
-      if (now < d.at) continue;
-      this.live.delete(d);
-      d.controller?.abort(d.inBody ? new undiciErrors.BodyTimeoutError() : new undiciErrors.HeadersTimeoutError());
+    // Collected first, aborted after: an abort settles its call synchronously, which edits the list.
+    const expired: Deadline[] = [];
+    for (let d = this.head; d !== null; d = d.next) if (now >= d.at) expired.push(d);
+    for (const d of expired) {
+      const c = d.controller;
+      this.delete(d);
+      c?.abort(d.inBody ? new undiciErrors.BodyTimeoutError() : new undiciErrors.HeadersTimeoutError());
     }
-    if (this.live.size === 0) this.stop();
   }
 }

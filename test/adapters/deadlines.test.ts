@@ -47,6 +47,29 @@ describe('deadline sweep', () => {
     expect(sweep.size).toBe(0);
   });
 
+  it('calls finish in any order: the rest stay watched, a finished one is never aborted, done twice is harmless', async () => {
+    const sweep = new DeadlineSweep();
+    const cs = [controller(), controller(), controller(), controller()];
+    const ds = cs.map((c) => {
+      const d = sweep.deadline(150, 150);
+      d.started(c);
+      return d;
+    });
+    ds[1]!.done(); // from the middle
+    ds[0]!.done(); // the head
+    ds[3]!.done(); // the tail
+    ds[3]!.done();
+    expect(sweep.size).toBe(1);
+    await wait(400);
+    expect(cs.map((c) => c.reason !== undefined)).toEqual([false, false, true, false]);
+    expect(sweep.size).toBe(0);
+    // the list is usable again after it emptied
+    const again = controller();
+    sweep.deadline(100, 100).started(again);
+    await wait(300);
+    expect(again.reason).toBeInstanceOf(undiciErrors.HeadersTimeoutError);
+  });
+
   it('a finished deadline lets go of its call, even while something still holds the deadline', async () => {
     // Why it matters: the Set of live deadlines reallocates its table as calls come and go, and a discarded table
     // that had reached the old generation still points at the deadlines it held until the next full GC. Through
