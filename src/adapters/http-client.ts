@@ -2,6 +2,7 @@
 // Network failures become GatewayErrors here, so adapters only deal with HTTP answers.
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { AbortLink } from './abort-link.ts';
 import { DeadlineSweep } from './deadlines.ts';
 import { dispatchStream, type UpstreamStreamResponse } from './http-stream.ts';
 
@@ -112,19 +113,18 @@ export class UpstreamClient {
     const base = this.base(r.baseUrl);
     return new Promise<UpstreamTextResponse>((resolve, reject) => {
       const signal = r.signal;
-      let controller: Dispatcher.DispatchController | null = null;
       const deadline = this.deadlines.deadline(t.headersMs, t.bodyIdleMs);
-      const onAbort = () => controller?.abort(new undiciErrors.RequestAbortedError());
+      const link = AbortLink.on(signal);
       const settle = () => {
         deadline.done();
-        signal?.removeEventListener('abort', onAbort);
+        link?.off();
       };
       let statusCode = 0;
       let headers: Dispatcher.ResponseData['headers'] = {};
       const chunks: Buffer[] = [];
       const handler: Dispatcher.DispatchHandler = {
         onRequestStart(c) {
-          controller = c;
+          link?.attach(c);
           deadline.started(c);
           if (signal?.aborted) c.abort(new undiciErrors.RequestAbortedError());
         },
@@ -146,7 +146,6 @@ export class UpstreamClient {
           reject(networkError(e));
         },
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
       try {
         // undici's timers off (0): the deadline sweep applies the same limits.
         this.pool(base.origin, t).dispatch({ method: r.method, path: base.prefix + r.path, headers: r.headers ?? {}, body: r.body ?? null, headersTimeout: 0, bodyTimeout: 0 }, handler);

@@ -5,6 +5,7 @@
 // Backpressure: past HIGH_WATER queued chunks the upstream socket is paused, and resumed once the consumer has
 // caught up. Leaving the iteration early (client gone) aborts the upstream request.
 import { errors as undiciErrors, type Dispatcher } from 'undici';
+import { AbortLink } from './abort-link.ts';
 import type { Deadline } from './deadlines.ts';
 
 export interface UpstreamStreamResponse {
@@ -37,10 +38,11 @@ export function dispatchStream(
     let ended = false;
     let failure: unknown = null;
     let waiting: { resolve: (r: IteratorResult<Buffer>) => void; reject: (e: unknown) => void } | null = null;
+    const link = AbortLink.on(signal);
     const abort = () => controller?.abort(new undiciErrors.RequestAbortedError());
     const detach = () => {
       deadline?.done();
-      signal?.removeEventListener('abort', abort);
+      link?.off();
     };
     // A paused body is not idle on the upstream's side: the idle limit restarts when reading resumes.
     const resume = (c: Dispatcher.DispatchController) => {
@@ -89,6 +91,7 @@ export function dispatchStream(
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c;
+        link?.attach(c);
         deadline?.started(c);
         if (signal?.aborted) c.abort(new undiciErrors.RequestAbortedError());
       },
@@ -124,7 +127,6 @@ export function dispatchStream(
         else wake();
       },
     };
-    signal?.addEventListener('abort', abort, { once: true });
     try {
       dispatcher.dispatch(opts, handler);
     } catch (e) {

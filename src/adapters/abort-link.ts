@@ -1,0 +1,32 @@
+// The abort listener an upstream call puts on its caller's signal. It holds only the call's controller, and lets
+// go of it when the call settles. A closure from the call's own scope would hold that scope's shared context —
+// chunk queue, handler, iterator: the whole call — for as long as anything still reaches the listener (a signal
+// outlives its call when failover retries with it, or when the caller keeps it). The same shape of leak, through
+// the deadline sweep, promoted every finished call to the old generation (see deadlines.ts).
+import { errors as undiciErrors, type Dispatcher } from 'undici';
+
+export class AbortLink {
+  private controller: Dispatcher.DispatchController | null = null;
+  private readonly listener = (): void => this.controller?.abort(new undiciErrors.RequestAbortedError());
+
+  private constructor(private signal: AbortSignal | null) {
+    signal?.addEventListener('abort', this.listener, { once: true });
+  }
+
+  /** A link listening on `signal`; none without a signal. */
+  static on(signal: AbortSignal | null | undefined): AbortLink | null {
+    return signal ? new AbortLink(signal) : null;
+  }
+
+  /** The call reached a connection: an abort from now on aborts it (an abort before is seen by the caller). */
+  attach(c: Dispatcher.DispatchController): void {
+    this.controller = c;
+  }
+
+  /** The call settled: stop listening and drop the controller. */
+  off(): void {
+    this.controller = null;
+    this.signal?.removeEventListener('abort', this.listener);
+    this.signal = null;
+  }
+}
