@@ -18,9 +18,10 @@ export class AbortLink {
     return signal ? new AbortLink(signal) : null;
   }
 
-  /** The call reached a connection: an abort from now on aborts it (an abort before is seen by the caller). */
+  /** The call reached a connection: a signal already aborted aborts it now, a later abort when it comes. */
   attach(c: Dispatcher.DispatchController): void {
     this.controller = c;
+    if (this.signal?.aborted) c.abort(new undiciErrors.RequestAbortedError());
   }
 
   /** The call settled: stop listening and drop the controller. */

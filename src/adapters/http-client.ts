@@ -112,9 +112,8 @@ export class UpstreamClient {
     const t = this.timeouts(r);
     const base = this.base(r.baseUrl);
     return new Promise<UpstreamTextResponse>((resolve, reject) => {
-      const signal = r.signal;
       const deadline = this.deadlines.deadline(t.headersMs, t.bodyIdleMs);
-      const link = AbortLink.on(signal);
+      const link = AbortLink.on(r.signal);
       const settle = () => {
         deadline.done();
         link?.off();
@@ -124,9 +123,8 @@ export class UpstreamClient {
       const chunks: Buffer[] = [];
       const handler: Dispatcher.DispatchHandler = {
         onRequestStart(c) {
-          link?.attach(c);
           deadline.started(c);
-          if (signal?.aborted) c.abort(new undiciErrors.RequestAbortedError());
+          link?.attach(c);
         },
         onResponseStart(_c, status, h) {
           deadline.progressed();

@@ -91,9 +91,8 @@ export function dispatchStream(
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c;
-        link?.attach(c);
         deadline?.started(c);
-        if (signal?.aborted) c.abort(new undiciErrors.RequestAbortedError());
+        link?.attach(c);
       },
       onResponseStart(_c, statusCode, headers) {
         deadline?.progressed();

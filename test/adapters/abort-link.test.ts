@@ -26,6 +26,15 @@ describe('abort link', () => {
     expect(c.reason).toBeInstanceOf(undiciErrors.RequestAbortedError);
   });
 
+  it('a signal aborted before the call reached a connection aborts it on attach', () => {
+    const ac = new AbortController();
+    const link = AbortLink.on(ac.signal)!;
+    ac.abort();
+    const c = controller();
+    link.attach(c);
+    expect(c.reason).toBeInstanceOf(undiciErrors.RequestAbortedError);
+  });
+
   it('a settled call is neither aborted nor held: the listener is gone and the controller dropped', async () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
