@@ -5,6 +5,10 @@ declare module 'autocannon' {
     method?: string;
     connections?: number;
     duration?: number;
+    /** Stop after this many requests (instead of a duration). */
+    amount?: number;
+    /** Seconds before a request counts as timed out. */
+    timeout?: number;
     headers?: Record<string, string>;
     body?: string;
   }

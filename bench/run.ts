@@ -2,12 +2,11 @@
 // autocannon drives load directly at the simulator, through the proxy and through the gateway.
 // Prints req/s, p50/p99, gateway/direct and gateway/proxy ratios, added p50, gateway CPU µs per request and peak RSS,
 // and the median gateway/proxy ratio of paired back-to-back rounds for non-streaming chat.
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { DEFAULT_SIM_KEYS } from '../simulator/index.ts';
 import { NODE_HEAP_FLAGS } from '../src/runtime/heap.ts';
+import { ask, chatBody, start, type Proc } from './procs.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 /** Paired proxy/gateway rounds for non-streaming chat at 64 connections (BENCH_ROUNDS, default 3, 4 s each). */
@@ -19,36 +18,6 @@ const ROUND_SECONDS = 4;
  * background threads) 2–5 s into load and settled after ~10 s, while the dozen-line proxy is compiled in moments.
  */
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 6);
-// The processes under test run the compiled build (dist/, refreshed by `prebench`), as `npm start` does.
-const compiled = (f: string) => fileURLToPath(new URL(`../dist/bench/${f.replace(/\.ts$/, '.js')}`, import.meta.url));
-
-interface Proc {
-  child: ChildProcess;
-  port: number;
-  token?: string;
-}
-
-function start(file: string, env: Record<string, string> = {}, execArgv: string[] = []): Promise<Proc> {
-  const child = fork(compiled(file), { execArgv, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.on('message', (m: { type: string; port: number; token?: string }) => {
-      if (m.type === 'ready') resolve({ child, port: m.port, ...(m.token ? { token: m.token } : {}) });
-    });
-  });
-}
-
-function ask<T>(p: Proc, type: string): Promise<T> {
-  return new Promise((resolve) => {
-    const on = (m: { type: string }) => {
-      if (m.type !== type) return;
-      p.child.off('message', on);
-      resolve(m as T);
-    };
-    p.child.on('message', on);
-    p.child.send({ type });
-  });
-}
 
 interface Stats {
   cpuUs: number;
@@ -77,8 +46,6 @@ interface Row {
   mainUsPerReq?: number;
 }
 
-const chatBody = (model: string, stream: boolean) =>
-  JSON.stringify({ model, stream, messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Benchmark question: what is a gateway?' }] });
 const embedBody = (model: string) => JSON.stringify({ model, input: ['first benchmark sentence', 'second benchmark sentence'], dimensions: 256 });
 
 async function load(t: Target, scenario: string, path: string, body: string, conns: number, seconds = SECONDS): Promise<Row> {

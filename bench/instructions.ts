@@ -1,0 +1,121 @@
+// npm run bench:instructions — instructions per request, counted by valgrind (callgrind), for non-streaming chat
+// through the bare proxy, the durable floor (bench/lean-skeleton.ts with SKELETON_DURABLE=1) and the gateway.
+// Why: on the shared 2-core bench machine the wall-clock figures of `npm run bench` drift by ±30% between windows
+// of a few seconds, so two builds can only be compared in many paired rounds. Instruction counts do not depend on
+// the machine's speed: the main thread's count per request repeats within ~0.5% from run to run, which makes it
+// the figure for A/B comparisons of hot-path changes. Counts cover user space only (the kernel's share — socket
+// writes and reads, the same for every target — is not in them), and V8's helper threads (concurrent GC and JIT)
+// are reported apart: their counts vary more, and callgrind runs threads one at a time.
+// Each target runs under callgrind with instrumentation off while it warms up (BENCH_IR_WARMUP requests), then
+// it is switched on for BENCH_IR_REQUESTS requests (16 connections) and the counters are dumped.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { DEFAULT_SIM_KEYS } from '../simulator/context.ts';
+import { NODE_HEAP_FLAGS } from '../src/runtime/heap.ts';
+import { chatBody, start } from './procs.ts';
+
+const REQUESTS = Number(process.env.BENCH_IR_REQUESTS ?? 3000);
+const WARMUP = Number(process.env.BENCH_IR_WARMUP ?? 8000);
+
+interface IrTarget {
+  name: 'proxy' | 'floor' | 'gateway';
+  file: string;
+  env: Record<string, string>;
+  path: string;
+  model: string;
+  /** The bearer the target expects (the gateway and the floor hand theirs over when ready). */
+  auth: (token: string | undefined) => string;
+}
+
+export interface ThreadCounts {
+  /** Instructions per request on the main thread (the event loop). */
+  main: number;
+  /** Instructions per request on every thread together. */
+  all: number;
+}
+
+/** Per-request counts from callgrind's per-thread dump files (`--separate-threads=yes`): the main thread is thread 1. */
+export function countsFrom(dumps: string[], requests: number): ThreadCounts {
+  let main = 0;
+  let all = 0;
+  for (const text of dumps) {
+    const total = Number(/^(?:summary|totals): (\d+)/m.exec(text)?.[1] ?? 0);
+    all += total;
+    if (/^thread: 1$/m.test(text)) main += total;
+  }
+  return { main: Math.round(main / requests), all: Math.round(all / requests) };
+}
+
+function valgrindPresent(): boolean {
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+    execFileSync('callgrind_control', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function measure(t: IrTarget, simPort: number, dir: string): Promise<ThreadCounts> {
+  const out = join(dir, `${t.name}.out`);
+  const args = ['-q', '--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${out}`];
+  const p = await start(t.file, { ...t.env, BENCH_TARGET_PORT: String(simPort) }, [...NODE_HEAP_FLAGS], { execPath: 'valgrind', args });
+  try {
+    const run = (amount: number) =>
+      autocannon({
+        url: `http://127.0.0.1:${p.port}${t.path}`,
+        method: 'POST',
+        connections: 16,
+        amount,
+        timeout: 60,
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${t.auth(p.token)}` },
+        body: chatBody(t.model, false),
+      });
+    await run(WARMUP);
+    const pid = String(p.child.pid);
+    execFileSync('callgrind_control', ['--instr=on', pid], { stdio: 'ignore' });
+    const r = await run(REQUESTS);
+    execFileSync('callgrind_control', ['--dump', pid], { stdio: 'ignore' });
+    if (r.non2xx + r.errors > 0 || r.requests.total !== REQUESTS) throw new Error(`${t.name}: ${r.non2xx} non-2xx, ${r.errors} errors of ${r.requests.total}`);
+    const dumps = readdirSync(dir)
+      .filter((f) => f.startsWith(`${t.name}.out`))
+      .map((f) => readFileSync(join(dir, f), 'utf8'));
+    return countsFrom(dumps, REQUESTS);
+  } finally {
+    p.child.kill('SIGKILL');
+  }
+}
+
+async function main(): Promise<void> {
+  if (!valgrindPresent()) {
+    console.error('bench:instructions needs valgrind (Debian package valgrind: apt-get install valgrind)');
+    process.exit(1);
+  }
+  const sim = await start('./sim-proc.ts');
+  const dir = mkdtempSync(join(tmpdir(), 'tollway-ir-'));
+  const targets: IrTarget[] = [
+    { name: 'proxy', file: './bare-proxy.ts', env: {}, path: '/compatible-mode/v1/chat/completions', model: 'qwen3.7-plus', auth: () => DEFAULT_SIM_KEYS.dashscopeApiKey },
+    { name: 'floor', file: './lean-skeleton.ts', env: { SKELETON_DURABLE: '1' }, path: '/compatible-mode/v1/chat/completions', model: 'qwx3.7-plus', auth: (k) => k! },
+    { name: 'gateway', file: './gateway-proc.ts', env: {}, path: '/v1/chat/completions', model: 'qwx3.7-plus', auth: (k) => k! },
+  ];
+  const only = process.env.BENCH_IR_TARGETS?.split(',');
+  console.log(`tollway bench:instructions — non-streaming chat, ${REQUESTS} requests counted after ${WARMUP} of warm-up, 16 connections, under callgrind`);
+  const got = new Map<string, ThreadCounts>();
+  try {
+    for (const t of targets.filter((x) => !only || only.includes(x.name))) {
+      const c = await measure(t, sim.port, dir);
+      got.set(t.name, c);
+      const proxy = got.get('proxy');
+      const rel = proxy && t.name !== 'proxy' ? `  (${(c.main / proxy.main).toFixed(2)}× the proxy's main thread, ${(c.all / proxy.all).toFixed(2)}× its threads)` : '';
+      console.log(`${t.name.padEnd(8)} main thread ${String(c.main).padStart(7)} instr/req   all threads ${String(c.all).padStart(7)} instr/req${rel}`);
+    }
+  } finally {
+    sim.child.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main();
