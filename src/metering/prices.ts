@@ -17,6 +17,39 @@ function ceilDiv(n: bigint, d: number): number {
 }
 
 /**
+ * ceil((a·b + c·d + e·f + g·h) / div), exact, for non-negative integers. In plain numbers when the sum is a safe
+ * integer — then every product and partial sum is exact too, since none exceeds the sum (any realistic call:
+ * millions of tokens times rates in micro-units) — so the text hot path allocates no BigInts; BigInt otherwise.
+ */
+function productsCeil(a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number, div: number): number {
+  const n = a * b + c * d + e * f + g * h;
+  if (!Number.isSafeInteger(n)) return ceilDiv(BigInt(a) * BigInt(b) + BigInt(c) * BigInt(d) + BigInt(e) * BigInt(f) + BigInt(g) * BigInt(h), div);
+  // Integer division without trusting the float quotient's last bit: fix the remainder into [0, div).
+  let q = Math.floor(n / div);
+  let r = n - q * div;
+  if (r < 0) {
+    q -= 1;
+    r += div;
+  } else if (r >= div) {
+    q += 1;
+    r -= div;
+  }
+  return r > 0 ? q + 1 : q;
+}
+
+// One frozen unit-price object per price tier, the same for every call on that tier, so the SQLite ledger writer
+// serialises it once (sqlite-row-writes.ts) instead of once per request. Checked against the tier's rates on
+// every use, so a tier object changed in place can never be billed with stale rates.
+const unitPriceCache = new WeakMap<TokenPriceTier, Readonly<Record<'input_per_1k' | 'output_per_1k' | 'cached_input_per_1k' | 'cache_creation_per_1k', number>>>();
+function tokenUnitPrices(tier: TokenPriceTier, cachedRate: number, creationRate: number): Readonly<Record<string, number>> {
+  const u = unitPriceCache.get(tier);
+  if (u && u.input_per_1k === tier.inputPer1k && u.output_per_1k === tier.outputPer1k && u.cached_input_per_1k === cachedRate && u.cache_creation_per_1k === creationRate) return u;
+  const fresh = Object.freeze({ input_per_1k: tier.inputPer1k, output_per_1k: tier.outputPer1k, cached_input_per_1k: cachedRate, cache_creation_per_1k: creationRate });
+  unitPriceCache.set(tier, fresh);
+  return fresh;
+}
+
+/**
  * Context-length tier: the first tier whose inclusive `maxInputTokens` bound holds the request's total input.
  * "32K" in the contract is 32,000 (the catalogue's bounds are 32_000 / 128_000 / 256_000): 32,000 input tokens
  * are in the first tier, 32,001 in the second. Above the last bound the last tier applies.
@@ -82,11 +115,10 @@ export function priceUsage(price: Price, usage: Usage, defaults: PriceDefaults =
       const plain = input - cached - creation;
       const cachedRate = tier.cachedInputPer1k ?? tier.inputPer1k;
       const creationRate = tier.cacheCreationPer1k ?? tier.inputPer1k;
-      const n = BigInt(plain) * BigInt(tier.inputPer1k) + BigInt(cached) * BigInt(cachedRate) + BigInt(creation) * BigInt(creationRate) + BigInt(output) * BigInt(tier.outputPer1k);
       return {
-        amount: ceilDiv(n, 1000),
+        amount: productsCeil(plain, tier.inputPer1k, cached, cachedRate, creation, creationRate, output, tier.outputPer1k, 1000),
         quantities: { input_tokens: input, output_tokens: output, cached_tokens: cached, cache_creation_tokens: creation, tier_max_input_tokens: tier.maxInputTokens },
-        unitPrices: { input_per_1k: tier.inputPer1k, output_per_1k: tier.outputPer1k, cached_input_per_1k: cachedRate, cache_creation_per_1k: creationRate },
+        unitPrices: tokenUnitPrices(tier, cachedRate, creationRate),
       };
     }
     case 'images': {

@@ -10,6 +10,15 @@ export type LogTuple = [requestId: string, tokenId: string | null, model: string
 
 const json = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
 
+// Frozen values (a price tier's unit prices: metering/prices.ts) cannot change, so their JSON is built once.
+const frozenJson = new WeakMap<object, string>();
+function jsonOnce(v: unknown): string | null {
+  if (typeof v !== 'object' || v === null || !Object.isFrozen(v)) return json(v);
+  let s = frozenJson.get(v);
+  if (s === undefined) frozenJson.set(v, (s = JSON.stringify(v)));
+  return s;
+}
+
 export interface RowWrites {
   both: (ledger: LedgerTuple[], log: LogTuple[]) => void;
   onlyLedger: (rows: LedgerTuple[]) => void;
@@ -33,7 +42,7 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
     const perToken = new Map<string, number>();
     for (const r of rows) {
       // Only a row that was really inserted (not a duplicate key) moves `spent`, in the same transaction.
-      const inserted = ins.run(r[0], r[1], r[2], r[3], json(r[4]), json(r[5]), r[6], r[7], r[8], r[9], r[10]).changes > 0;
+      const inserted = ins.run(r[0], r[1], r[2], r[3], json(r[4]), jsonOnce(r[5]), r[6], r[7], r[8], r[9], r[10]).changes > 0;
       if (inserted) perToken.set(r[1], (perToken.get(r[1]) ?? 0) + r[6]);
     }
     for (const [tokenId, amount] of perToken) if (amount > 0) spend.run(amount, tokenId);

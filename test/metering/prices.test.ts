@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Catalogue } from '../../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
-import { estimateVideoUsage, formatUnits, isBillable, mulDivCeil, priceForEntry, videoTierFromSR } from '../../src/metering/prices.ts';
+import { estimateVideoUsage, formatUnits, isBillable, mulDivCeil, priceForEntry, priceUsage, videoTierFromSR } from '../../src/metering/prices.ts';
+import type { Price } from '../../src/catalogue/types.ts';
 import type { Usage } from '../../src/metering/types.ts';
 
 const cat = new Catalogue(DEFAULT_CATALOGUE);
@@ -179,5 +181,48 @@ describe('helpers', () => {
   it('mulDivCeil is exact beyond 2^53 intermediates', () => {
     expect(mulDivCeil(9_007_199_254, 1_000_001, 1000)).toBe(9_007_208_261_200); // 9,007,208,261,199,254 / 1000, rounded up
     expect(mulDivCeil(3, 1, 2)).toBe(2);
+  });
+});
+
+describe('token amounts are exact at every size', () => {
+  // The reference: the same formula in BigInt only.
+  const reference = (plain: number, cached: number, creation: number, output: number, t: { i: number; o: number; c: number; w: number }) => {
+    const n = BigInt(plain) * BigInt(t.i) + BigInt(cached) * BigInt(t.c) + BigInt(creation) * BigInt(t.w) + BigInt(output) * BigInt(t.o);
+    return Number((n + 999n) / 1000n);
+  };
+  const count = fc.oneof(fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 0, max: 2 ** 40 }), fc.constantFrom(0, 1, 999, 1_000, 1_001, 2 ** 43));
+  const rate = fc.oneof(fc.integer({ min: 0, max: 100_000 }), fc.integer({ min: 0, max: 2 ** 30 }), fc.constantFrom(1, 999, 1_000, 1_001));
+
+  it('equals the BigInt reference, below and above 2^53 (plain numbers must fall back, never round)', () => {
+    fc.assert(
+      fc.property(count, count, count, count, rate, rate, rate, rate, (input, cachedIn, creationIn, output, i, o, c, w) => {
+        const price: Price = { unit: 'tokens', tiers: [{ maxInputTokens: null, inputPer1k: i, outputPer1k: o, cachedInputPer1k: c, cacheCreationPer1k: w }] };
+        const cached = Math.min(cachedIn, input);
+        const creation = Math.min(creationIn, input - cached);
+        const got = priceUsage(price, { kind: 'tokens', inputTokens: input, outputTokens: output, cachedTokens: cachedIn, cacheCreationTokens: creationIn });
+        expect(got.amount).toBe(reference(input - cached - creation, cached, creation, output, { i, o, c, w }));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('rounds up once across every boundary of the division', () => {
+    const price: Price = { unit: 'tokens', tiers: [{ maxInputTokens: null, inputPer1k: 1, outputPer1k: 1 }] };
+    // Sums of 2^53 - 1 (the largest exact number) and just past it take the two different paths.
+    for (const input of [0, 1, 999, 1_000, 1_001, 2 ** 53 - 1, 2 ** 53 + 2]) {
+      expect(priceUsage(price, tok(input)).amount).toBe(reference(input, 0, 0, 0, { i: 1, o: 1, c: 1, w: 1 }));
+    }
+  });
+
+  it('gives one frozen unit-price object per tier, and a fresh one when the tier\'s rates change', () => {
+    const tier = { maxInputTokens: null, inputPer1k: 800, outputPer1k: 2_000, cachedInputPer1k: 160, cacheCreationPer1k: 1_000 };
+    const price: Price = { unit: 'tokens', tiers: [tier] };
+    const a = priceUsage(price, tok(10, 5)).unitPrices;
+    expect(Object.isFrozen(a)).toBe(true);
+    expect(priceUsage(price, tok(99, 1)).unitPrices).toBe(a);
+    tier.inputPer1k = 900;
+    const b = priceUsage(price, tok(10, 5));
+    expect(b.unitPrices).toEqual({ input_per_1k: 900, output_per_1k: 2_000, cached_input_per_1k: 160, cache_creation_per_1k: 1_000 });
+    expect(b.amount).toBe(Math.ceil((10 * 900 + 5 * 2_000) / 1000));
   });
 });
