@@ -10,7 +10,7 @@ export type LogTuple = [requestId: string, tokenId: string | null, model: string
 
 const json = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
 
-// Frozen values (a price tier's unit prices: metering/prices.ts) cannot change, so their JSON is built once.
+// A frozen flat value (a price tier's unit prices: metering/prices.ts) cannot change, so its JSON is built once.
 const frozenJson = new WeakMap<object, string>();
 function jsonOnce(v: unknown): string | null {
   if (typeof v !== 'object' || v === null || !Object.isFrozen(v)) return json(v);
