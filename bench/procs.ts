@@ -10,7 +10,7 @@ export interface Proc {
 }
 
 /** The compiled form of a bench file (dist/ is refreshed by `prebench`). */
-export const compiled = (f: string) => fileURLToPath(new URL(`../dist/bench/${f.replace(/\.ts$/, '.js')}`, import.meta.url));
+const compiled = (f: string) => fileURLToPath(new URL(`../dist/bench/${f.replace(/\.ts$/, '.js')}`, import.meta.url));
 
 /**
  * Fork a bench process and wait until it listens. `wrap` runs it under another program (valgrind): that
