@@ -3,10 +3,15 @@
 // chunk queue, handler, iterator: the whole call — for as long as anything still reaches the listener (a signal
 // outlives its call when failover retries with it, or when the caller keeps it). The same shape of leak, through
 // the deadline sweep, promoted every finished call to the old generation (see deadlines.ts).
-import { errors as undiciErrors, type Dispatcher } from 'undici';
+import { errors as undiciErrors } from 'undici';
+
+/** What an upstream call can be stopped through: undici's dispatch controller, or its original abort callback. */
+export interface Abortable {
+  abort(reason: Error): void;
+}
 
 export class AbortLink {
-  private controller: Dispatcher.DispatchController | null = null;
+  private controller: Abortable | null = null;
   private readonly listener = (): void => this.controller?.abort(new undiciErrors.RequestAbortedError());
 
   private constructor(private signal: AbortSignal | null) {
@@ -19,7 +24,7 @@ export class AbortLink {
   }
 
   /** The call reached a connection: a signal already aborted aborts it now, a later abort when it comes. */
-  attach(c: Dispatcher.DispatchController): void {
+  attach(c: Abortable): void {
     this.controller = c;
     if (this.signal?.aborted) c.abort(new undiciErrors.RequestAbortedError());
   }

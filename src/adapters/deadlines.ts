@@ -5,7 +5,8 @@
 // the old generation per request (--trace-gc-nvp: ~500 → ~245 B/request without them). Here a call is one
 // entry in a list while it runs; the sweep aborts a call past its deadline with the same undici timeout errors,
 // so the error mapping (upstream_timeout) is unchanged. Resolution: SWEEP_MS, finer than undici's ~0.5–1 s.
-import { errors as undiciErrors, type Dispatcher } from 'undici';
+import { errors as undiciErrors } from 'undici';
+import type { Abortable } from './abort-link.ts';
 
 const SWEEP_MS = 100;
 
@@ -13,7 +14,7 @@ const SWEEP_MS = 100;
 export class Deadline {
   at = 0;
   inBody = false;
-  controller: Dispatcher.DispatchController | null = null;
+  controller: Abortable | null = null;
   /** Neighbours in the sweep's list of running calls; both null (and `listed` false) once the call is done. */
   prev: Deadline | null = null;
   next: Deadline | null = null;
@@ -26,7 +27,7 @@ export class Deadline {
   ) {}
 
   /** The request was handed to a connection (undici's headers timer starts at the same point). */
-  started(c: Dispatcher.DispatchController): void {
+  started(c: Abortable): void {
     this.controller = c;
     this.at = Date.now() + this.headersMs;
     this.sweep.add(this);

@@ -49,6 +49,26 @@ describe('requestText (whole answers without a body stream) maps failures like r
     await close(srv);
   });
 
+  it('header() reads one header from the raw list as the headers object would: any case, the first of repeats, null when absent', async () => {
+    const { srv, base } = await listen((s) =>
+      s.once('data', () =>
+        s.end('HTTP/1.1 200 OK\r\nX-Request-Ix: near-miss\r\nX-REQUEST-ID: first\r\nx-request-id: second\r\nRequest-Id: r-9\r\ncontent-length: 2\r\n\r\n{}'),
+      ),
+    );
+    const c = new UpstreamClient();
+    const r = await c.requestText({ method: 'POST', baseUrl: base, path: '/x', body: '{}' });
+    expect(r.header('x-request-id')).toBe('first');
+    expect(r.header('request-id')).toBe('r-9');
+    expect(r.header('x-request-ix')).toBe('near-miss');
+    expect(r.header('x-trace-id')).toBeNull();
+    // The object (built on first use) agrees: names lower-cased, repeats as an array in order.
+    expect(r.headers['x-request-id']).toEqual(['first', 'second']);
+    expect(r.headers['request-id']).toBe('r-9');
+    expect(r.headers).toBe(r.headers);
+    await c.close();
+    await close(srv);
+  });
+
   it('refused → upstream_unreachable; reset after send → upstream_error', async () => {
     const { srv, base } = await listen(() => undefined);
     await close(srv);

@@ -42,7 +42,7 @@ export function compatChat(client: UpstreamClient): TextCapability {
       return {
         body: renameModel(body, req.upstreamModel, req.publicModel),
         usage: u ? chatUsage(u) : null,
-        upstreamRequestId: headerString(res.headers['x-request-id']) ?? firstString(text, 'id'),
+        upstreamRequestId: res.header('x-request-id') ?? firstString(text, 'id'),
       };
     },
 

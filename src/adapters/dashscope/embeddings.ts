@@ -5,7 +5,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel } from '../json-scan.ts';
 import type { CallOptions, CompleteResult, EmbeddingsCapability, TextRequest } from '../types.ts';
-import { assertJson, firstString, headerString, postDashscopeText } from './compat-chat-common.ts';
+import { assertJson, firstString, postDashscopeText } from './compat-chat-common.ts';
 
 export const EMBEDDINGS_PATH = '/compatible-mode/v1/embeddings';
 
@@ -22,7 +22,7 @@ export function dashscopeEmbeddings(client: UpstreamClient): EmbeddingsCapabilit
       return {
         body: base64 ? toBase64Embeddings(text, req.publicModel) : renameModel(text, req.upstreamModel, req.publicModel),
         usage: u ? { kind: 'tokens', inputTokens: num(u.prompt_tokens ?? u.total_tokens), outputTokens: 0 } : null,
-        upstreamRequestId: headerString(res.headers['x-request-id']) ?? firstString(text, 'id'),
+        upstreamRequestId: res.header('x-request-id') ?? firstString(text, 'id'),
       };
     },
   };
