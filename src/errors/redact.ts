@@ -2,10 +2,19 @@
 // upstream keys, JWTs, bearer credentials and upstream/internal URLs are removed.
 
 const secrets = new Set<string>();
+let secretsVersion = 0;
 
 /** Register a secret value (upstream key, admin key …) so it is scrubbed wherever it appears. */
 export function registerSecret(value: string | undefined | null): void {
-  if (value && value.length >= 6) secrets.add(value);
+  if (value && value.length >= 6 && !secrets.has(value)) {
+    secrets.add(value);
+    secretsVersion++;
+  }
+}
+
+/** Changes whenever a secret is registered: a cache of scrubbed values is valid only while it stays the same. */
+export function redactionVersion(): number {
+  return secretsVersion;
 }
 
 const PATTERNS: Array<[RegExp, string]> = [

@@ -5,7 +5,7 @@
 // logger's streamWrite hook does, on each value that is not plain ASCII of our own making), and a logger whose stream needs pino's
 // metadata (multistream, transports) or has info disabled gets the ordinary call.
 import pino, { type Logger } from 'pino';
-import { redactSecrets } from '../errors/redact.ts';
+import { redactionVersion, redactSecrets } from '../errors/redact.ts';
 
 export interface AccessLine {
   requestId: string;
@@ -33,6 +33,40 @@ function outside(v: string): string {
   return PLAIN.test(r) ? `"${r}"` : str(r);
 }
 
+// The path and the model repeat from line to line (route paths, catalogue names): their scrubbed, quoted forms are
+// kept, for as long as no new secret is registered. Bounded: a client sending many distinct model names only
+// empties it now and then.
+const MAX_KNOWN = 512;
+const known = new Map<string, string>();
+let knownVersion = -1;
+
+function repeated(v: string): string {
+  const version = redactionVersion();
+  if (version !== knownVersion) {
+    known.clear();
+    knownVersion = version;
+  }
+  let q = known.get(v);
+  if (q === undefined) {
+    q = outside(v);
+    if (known.size >= MAX_KNOWN) known.clear();
+    known.set(v, q);
+  }
+  return q;
+}
+
+// The epoch-ms field as text, made once per millisecond (several lines share one under load).
+let lastMs = -1;
+let lastMsText = '';
+function nowText(): string {
+  const now = Date.now();
+  if (now !== lastMs) {
+    lastMs = now;
+    lastMsText = String(now);
+  }
+  return lastMsText;
+}
+
 /** A value we made (request id, method token, token id, error code): quoted as is when plain, else scrubbed. */
 function ours(v: string): string {
   return PLAIN.test(v) ? `"${v}"` : outside(v);
@@ -54,9 +88,9 @@ export function accessLogger(logger: Logger): (a: AccessLine) => void {
       );
       return;
     }
-    let s = `{"level":30,"time":${Date.now()},"request_id":${ours(a.requestId)},"method":${ours(a.method)},"path":${outside(a.path)},"status":${a.status},"latency_ms":${a.latencyMs}`;
+    let s = `{"level":30,"time":${nowText()},"request_id":${ours(a.requestId)},"method":${ours(a.method)},"path":${repeated(a.path)},"status":${a.status},"latency_ms":${a.latencyMs}`;
     if (a.tokenId !== undefined) s += `,"token_id":${ours(a.tokenId)}`;
-    s += `,"model":${a.model === null ? 'null' : outside(a.model)}`;
+    s += `,"model":${a.model === null ? 'null' : repeated(a.model)}`;
     if (a.errorCode !== null) s += `,"error_code":${ours(a.errorCode)}`;
     if (a.upstreamRequestId !== null) s += `,"upstream_request_id":${outside(a.upstreamRequestId)}`;
     stream.write(`${s},"msg":"request"}\n`);

@@ -63,6 +63,19 @@ describe('access line', () => {
     expect(c.lines[0]).not.toContain('abcdefghijklmnop');
   });
 
+  it('a path or model seen before is scrubbed again once a new secret is registered (their scrubbed forms are reused until then)', () => {
+    const c = capture();
+    const log = accessLogger(c.logger);
+    const a = line({ model: 'model-late-secret-0042', path: '/v1/late-secret-0042' });
+    log(a);
+    log(a);
+    expect(c.lines[1]).toContain('model-late-secret-0042');
+    registerSecret('late-secret-0042');
+    log(a);
+    expect(c.lines[2]).not.toContain('late-secret-0042');
+    expect(JSON.parse(c.lines[2]!)).toMatchObject({ model: 'model-[redacted]', path: '/v1/[redacted]' });
+  });
+
   it('scrubs a registered secret and credential patterns in every outside value, and stays valid JSON whatever a value holds', () => {
     registerSecret('upstream-key-for-access-test');
     const c = capture();
