@@ -10,6 +10,36 @@ export function objectAfterKey(text: string, key: string): Record<string, unknow
   at += needle.length;
   while (at < text.length && (text.charCodeAt(at) === 32 || text.charCodeAt(at) === 10 || text.charCodeAt(at) === 13 || text.charCodeAt(at) === 9)) at++;
   if (text.charCodeAt(at) !== 123 /* { */) return null;
+  return balancedByBraces(text, at) ?? objectByScan(text, at);
+}
+
+/**
+ * The object at `at` found with substring searches: the first `}` after which the braces since `at` balance, if
+ * JSON.parse accepts that slice. A slice that parses is the whole object (a JSON value has no proper prefix that is
+ * itself a complete value); a brace inside a string makes the slice fail to parse or never balance, and the
+ * character scan decides instead. Usage objects hold no strings with braces, so the scan almost never runs.
+ */
+function balancedByBraces(text: string, at: number): Record<string, unknown> | null {
+  let opens = 1;
+  let closes = 0;
+  let nextOpen = text.indexOf('{', at + 1);
+  for (let end = text.indexOf('}', at); end >= 0; end = text.indexOf('}', end + 1)) {
+    while (nextOpen >= 0 && nextOpen < end) {
+      opens++;
+      nextOpen = text.indexOf('{', nextOpen + 1);
+    }
+    if (++closes < opens) continue;
+    try {
+      const v: unknown = JSON.parse(text.slice(at, end + 1));
+      return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+    } catch {
+      return null;
+    }
+  }
+  return null;
+}
+
+function objectByScan(text: string, at: number): Record<string, unknown> | null {
   let depth = 0;
   let inStr = false;
   for (let i = at; i < text.length; i++) {

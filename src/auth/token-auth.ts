@@ -75,12 +75,26 @@ function principalOf(t: TokenRecord): Principal {
   });
 }
 
+/**
+ * The credential of an `Authorization: Bearer <token>` value (scheme case-insensitive, whitespace around and after
+ * the scheme ignored), or undefined for another scheme or an empty token. Without a regular expression: this runs
+ * on every request.
+ */
+function bearerOf(value: string): string | undefined {
+  const v = value.trim();
+  if (v.length < 8 || v.slice(0, 6).toLowerCase() !== 'bearer') return undefined;
+  const rest = v.slice(6);
+  const token = rest.trimStart();
+  // The scheme must be followed by whitespace ("Bearerabc" is no bearer token).
+  return token.length < rest.length && token !== '' ? token : undefined;
+}
+
 /** Extract the client credential: `Authorization: Bearer …` or `x-api-key` (the messages SDK). */
 export function credentialFrom(headers: Record<string, string | string[] | undefined>): string | undefined {
   const auth = headers.authorization;
   const a = Array.isArray(auth) ? auth[0] : auth;
-  const m = a ? /^Bearer\s+(\S.*)$/i.exec(a.trim()) : null;
-  if (m) return m[1]!.trim();
+  const token = a ? bearerOf(a) : undefined;
+  if (token) return token;
   // No usable bearer (absent, or another scheme): the messages-style SDK sends x-api-key instead.
   const k = headers['x-api-key'];
   const key = Array.isArray(k) ? k[0] : k;

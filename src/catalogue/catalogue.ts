@@ -7,6 +7,8 @@ const SNAPSHOT_SUFFIX = /^(.+)-(\d{4}-\d{2}-\d{2}|\d{8})$/;
 export class Catalogue {
   private readonly byId = new Map<string, ModelEntry>();
   private readonly aliases = new Map<string, string>();
+  // Answers of resolve(), frozen and shared (the catalogue never changes): one object per model, not per request.
+  private readonly resolved = new Map<string, ResolvedModel>();
 
   constructor(entries: ModelEntry[]) {
     for (const e of entries) {
@@ -30,14 +32,26 @@ export class Catalogue {
 
   /** Resolve a public name: aliases, then exact, then dated snapshots of a snapshot-capable base. */
   resolve(name: string): ResolvedModel | null {
+    const known = this.resolved.get(name);
+    if (known !== undefined) return known;
+    const r = this.resolveNew(name);
+    // Only names that resolve are kept (misses cannot fill it); bounded all the same.
+    if (r !== null) {
+      if (this.resolved.size >= 1000) this.resolved.clear();
+      this.resolved.set(name, r);
+    }
+    return r;
+  }
+
+  private resolveNew(name: string): ResolvedModel | null {
     const canonical = this.canonicalName(name);
     const exact = this.byId.get(canonical);
-    if (exact) return { entry: exact, publicName: canonical, upstreamModel: exact.upstreamModel, billingModel: exact.id };
+    if (exact) return Object.freeze({ entry: exact, publicName: canonical, upstreamModel: exact.upstreamModel, billingModel: exact.id });
     const m = SNAPSHOT_SUFFIX.exec(canonical);
     if (m) {
       const base = this.byId.get(m[1]!);
       if (base?.snapshots) {
-        return { entry: base, publicName: canonical, upstreamModel: `${base.upstreamModel}-${m[2]}`, billingModel: base.id };
+        return Object.freeze({ entry: base, publicName: canonical, upstreamModel: `${base.upstreamModel}-${m[2]}`, billingModel: base.id });
       }
     }
     return null;

@@ -67,7 +67,7 @@ function nowText(): string {
   return lastMsText;
 }
 
-/** A value we made (request id, method token, token id, error code): quoted as is when plain, else scrubbed. */
+/** A value we made (the request id): quoted as is when plain, else scrubbed. */
 function ours(v: string): string {
   return PLAIN.test(v) ? `"${v}"` : outside(v);
 }
@@ -88,10 +88,11 @@ export function accessLogger(logger: Logger): (a: AccessLine) => void {
       );
       return;
     }
-    let s = `{"level":30,"time":${nowText()},"request_id":${ours(a.requestId)},"method":${ours(a.method)},"path":${repeated(a.path)},"status":${a.status},"latency_ms":${a.latencyMs}`;
-    if (a.tokenId !== undefined) s += `,"token_id":${ours(a.tokenId)}`;
+    // The method, token id and error code repeat from line to line as well: quoted once (repeated), not checked per line.
+    let s = `{"level":30,"time":${nowText()},"request_id":${ours(a.requestId)},"method":${repeated(a.method)},"path":${repeated(a.path)},"status":${a.status},"latency_ms":${a.latencyMs}`;
+    if (a.tokenId !== undefined) s += `,"token_id":${repeated(a.tokenId)}`;
     s += `,"model":${a.model === null ? 'null' : repeated(a.model)}`;
-    if (a.errorCode !== null) s += `,"error_code":${ours(a.errorCode)}`;
+    if (a.errorCode !== null) s += `,"error_code":${repeated(a.errorCode)}`;
     if (a.upstreamRequestId !== null) s += `,"upstream_request_id":${outside(a.upstreamRequestId)}`;
     stream.write(`${s},"msg":"request"}\n`);
   };

@@ -14,7 +14,7 @@ export function shuttingDown(): GatewayError {
 }
 
 export function newRequestState(): RequestState {
-  return { startedAt: process.hrtime.bigint(), principal: null, model: null, usage: null, amount: 0, upstreamRequestId: null, errorCode: null };
+  return { startedAt: performance.now(), principal: null, model: null, usage: null, amount: 0, upstreamRequestId: null, errorCode: null };
 }
 
 /**
@@ -52,7 +52,7 @@ export function requestRecorder(deps: AppDeps): (f: Finished) => void {
   const access = accessLogger(deps.logger);
   return (f) => {
     const st = f.tw;
-    const latencyMs = Math.round(Number(process.hrtime.bigint() - st.startedAt) / 1e4) / 100;
+    const latencyMs = Math.round((performance.now() - st.startedAt) * 100) / 100;
     access({ requestId: f.id, method: f.method, path: f.endpoint, status: f.status, latencyMs, tokenId: st.principal?.tokenId, model: st.model, errorCode: st.errorCode, upstreamRequestId: st.upstreamRequestId });
     if (!st.principal) return;
     deps.requestLog.write({

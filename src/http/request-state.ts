@@ -3,7 +3,8 @@ import { GatewayError } from '../errors/gateway-error.ts';
 
 /** Per-request facts gathered along the way and written to the request log at the end. */
 export interface RequestState {
-  startedAt: bigint;
+  /** performance.now() when the request arrived (ms, sub-ms precision; a number, not a BigInt per request). */
+  startedAt: number;
   principal: Principal | null;
   model: string | null;
   usage: unknown;

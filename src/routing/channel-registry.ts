@@ -39,6 +39,11 @@ export class ChannelRegistry {
   private signatures = new Map<string, string>();
   /** `${channelId}\n${modelId}` → until when the account is taken as not entitled. */
   private readonly notEntitled = new Map<string, number>();
+  /**
+   * forModel's answer per model while no channel is marked not entitled (the steady state): the filter and sort
+   * ran on every request twice (visibility, then routing). Emptied whenever the channels are reloaded.
+   */
+  private routes = new Map<ModelEntry, readonly Channel[]>();
 
   constructor(
     private readonly repo: ChannelsRepo,
@@ -57,6 +62,7 @@ export class ChannelRegistry {
     this.signatures = signatures;
     this.channels = enabled;
     this.byId = new Map(enabled.map((c) => [c.id, c]));
+    this.routes = new Map();
   }
 
   /** The channel's account refused the model (catalogue id) as not entitled: leave it out of that model's routing for a while. */
@@ -96,13 +102,25 @@ export class ChannelRegistry {
     return this.byId.get(id);
   }
 
-  /** Enabled channels able to serve a model, best first (priority desc). */
-  forModel(entry: ModelEntry): Channel[] {
-    return this.channels.filter((c) => this.servesWith(c, entry)).sort((a, b) => b.priority - a.priority);
+  /** Enabled channels able to serve a model, best first (priority desc). Shared: callers must not change it. */
+  forModel(entry: ModelEntry): readonly Channel[] {
+    if (this.notEntitled.size > 0) return this.computeFor(entry);
+    let r = this.routes.get(entry);
+    if (r === undefined) {
+      r = this.computeFor(entry);
+      // Bounded by the catalogue (entries are its objects); an override reload makes new ones.
+      if (this.routes.size >= 1000) this.routes.clear();
+      this.routes.set(entry, r);
+    }
+    return r;
   }
 
   serves(entry: ModelEntry): boolean {
-    return this.channels.some((c) => this.servesWith(c, entry));
+    return this.forModel(entry).length > 0;
+  }
+
+  private computeFor(entry: ModelEntry): readonly Channel[] {
+    return Object.freeze(this.channels.filter((c) => this.servesWith(c, entry)).sort((a, b) => b.priority - a.priority));
   }
 
   private servesWith(c: Channel, entry: ModelEntry): boolean {

@@ -32,9 +32,9 @@ export function isRetryable(e: unknown, policy: RetryPolicy): boolean {
 }
 
 /** Order channels by priority, weighted-random within a priority level, skipping open circuits. */
-export function orderChannels(channels: Channel[], breakers: CircuitBreakers, rand: () => number = Math.random): Channel[] {
+export function orderChannels(channels: readonly Channel[], breakers: CircuitBreakers, rand: () => number = Math.random): readonly Channel[] {
   // One channel (the common case): the general path below would return exactly it, open circuit or not.
-  if (channels.length === 1) return [channels[0]!];
+  if (channels.length === 1) return channels;
   const byPriority = new Map<number, Channel[]>();
   for (const c of channels) {
     const list = byPriority.get(c.priority) ?? [];
@@ -60,12 +60,14 @@ export function orderChannels(channels: Channel[], breakers: CircuitBreakers, ra
   return closed.length ? closed : out.slice(0, 1);
 }
 
+const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
 /**
  * Run `attempt` against channels in order until one succeeds. `attempt` must throw GatewayErrors and
  * must not have written anything to the client when it throws.
  */
 export async function withFailover<T>(
-  channels: Channel[],
+  channels: readonly Channel[],
   breakers: CircuitBreakers,
   attempt: (channel: Channel) => Promise<T>,
   opts: FailoverOptions,
@@ -73,7 +75,7 @@ export async function withFailover<T>(
   if (channels.length === 0) throw new GatewayError('no_channel', 'No upstream channel is available for this model');
   const ordered = orderChannels(channels, breakers);
   const max = Math.max(1, opts.maxAttempts ?? Math.min(3, ordered.length + 1));
-  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const sleep = opts.sleep ?? pause;
   let last: unknown;
   for (let i = 0; i < max; i++) {
     const ch = ordered[i % ordered.length]!;

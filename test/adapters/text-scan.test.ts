@@ -21,6 +21,16 @@ describe('json-scan', () => {
     expect(objectAfterKey('{"a":1', 'usage')).toBeNull();
   });
 
+  it('finds the end of the usage object when braces appear inside its strings, and when other keys follow it', () => {
+    const usage = { prompt_tokens: 3, note: 'a } and a { and "}"', details: { cached_tokens: 1, x: '{{' } };
+    expect(objectAfterKey(JSON.stringify({ id: 'x', usage, created: 1, model: 'm' }), 'usage')).toEqual(usage);
+    const closeFirst = { prompt_tokens: 3, note: '}' };
+    expect(objectAfterKey(JSON.stringify({ usage: closeFirst, id: 'y' }), 'usage')).toEqual(closeFirst);
+    const plain = { prompt_tokens: 3, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 2 } };
+    expect(objectAfterKey(`{"usage": ${JSON.stringify(plain)} ,"system_fingerprint":null,"id":"z"}`, 'usage')).toEqual(plain);
+    expect(objectAfterKey('{"usage":{"a":{"b":1}', 'usage')).toBeNull(); // cut off
+  });
+
   it('renames only the real model key', () => {
     const text = JSON.stringify({ choices: [{ message: { content: 'say "model":"qwen3.7-plus"' } }], model: 'qwen3.7-plus' });
     const out = JSON.parse(renameModel(text, 'qwen3.7-plus', 'qwx3.7-plus')) as { model: string; choices: Array<{ message: { content: string } }> };

@@ -139,6 +139,12 @@ describe('TokenAuth unit', () => {
     expect(credentialFrom({ authorization: 'Bearer ' })).toBeUndefined();
     expect(credentialFrom({ 'x-api-key': ' k ' })).toBe('k');
     expect(credentialFrom({})).toBeUndefined();
+    expect(credentialFrom({ authorization: ' bearer\tabc' })).toBe('abc'); // scheme in any case, any whitespace
+    expect(credentialFrom({ authorization: 'BEARER abc def' })).toBe('abc def');
+    expect(credentialFrom({ authorization: 'Bearerabc' })).toBeUndefined(); // no space after the scheme
+    expect(credentialFrom({ authorization: 'Bearer\u00a0\u00a0' })).toBeUndefined();
+    expect(credentialFrom({ authorization: 'Basic dXNlcg==', 'x-api-key': 'k2' })).toBe('k2'); // another scheme: x-api-key
+    expect(credentialFrom({ authorization: ['Bearer first', 'Bearer second'] })).toBe('first');
   });
 
   it('secrets and hashes', () => {

@@ -117,4 +117,18 @@ describe('ChannelRegistry entitlement memory', () => {
     await reg.reload();
     expect(reg.serves(entry)).toBe(true);
   });
+
+  it("a model's routes are kept between calls (frozen), and recomputed after a reload", async () => {
+    rows = [record(), record({ id: 'ch_2', priority: 5 }), record({ id: 'ch_3', kind: 'kling' } as Partial<ChannelRecord>)];
+    const reg = new ChannelRegistry(repo, box, () => 1_000_000);
+    await reg.reload();
+    const first = reg.forModel(entry);
+    expect(first.map((c) => c.id)).toEqual(['ch_2', 'ch_1']);
+    expect(reg.forModel(entry)).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    rows = [record({ priority: 9 }), record({ id: 'ch_2', priority: 5 })];
+    await reg.reload();
+    expect(reg.forModel(entry).map((c) => c.id)).toEqual(['ch_1', 'ch_2']);
+    rows = [record()];
+  });
 });

@@ -4,7 +4,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { num } from '../json-scan.ts';
 import { networkError, type UpstreamClient, type UpstreamResponse, type UpstreamTextResponse } from '../http-client.ts';
 import type { UpstreamStreamResponse } from '../http-stream.ts';
-import type { CallOptions } from '../types.ts';
+import type { CallOptions, UpstreamTarget } from '../types.ts';
 import { dashscopeError } from './errors.ts';
 
 export interface PostOptions {
@@ -15,7 +15,19 @@ export interface PostOptions {
   headers?: Record<string, string>;
 }
 
+// The headers of a call that forwards none of the client's: the same four variants per target on every request,
+// so they are built once (targets are one object per channel: text-call.ts).
+const plainHeaders = new WeakMap<UpstreamTarget, Array<Record<string, string>>>();
+
 function postHeaders(o: CallOptions, p: PostOptions, stream = false): Record<string, string> {
+  if (o.headers || p.headers) return buildHeaders(o, p, stream);
+  let variants = plainHeaders.get(o.target);
+  if (variants === undefined) plainHeaders.set(o.target, (variants = []));
+  const i = (p.auth === 'x-api-key' ? 2 : 0) + (stream ? 1 : 0);
+  return (variants[i] ??= Object.freeze(buildHeaders(o, p, stream)));
+}
+
+function buildHeaders(o: CallOptions, p: PostOptions, stream: boolean): Record<string, string> {
   const headers: Record<string, string> = { 'content-type': 'application/json', ...o.headers, ...p.headers };
   if (p.auth === 'x-api-key') headers['x-api-key'] = o.target.apiKey;
   else headers.authorization = `Bearer ${o.target.apiKey}`;

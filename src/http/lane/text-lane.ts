@@ -54,6 +54,19 @@ interface Route {
 
 const JSON_TYPE = 'application/json';
 
+/**
+ * JSON.parse, refusing prototype poisoning as Fastify's parser does (secure-json-parse: a `__proto__` key, or a
+ * `constructor` key holding `prototype`). secure-json-parse runs two regular expressions over every body to decide
+ * whether to look; a body in which neither word can appear — not literally, and no `\u` escape that could spell it —
+ * is parsed directly (one substring search per word instead of two regex scans on every request).
+ */
+export function parseJsonBody(text: string): unknown {
+  if (text.includes('proto') || text.includes('constructor') || text.includes('\\u') || text.charCodeAt(0) === 0xfeff) {
+    return sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
+  }
+  return JSON.parse(text);
+}
+
 /** The media type of a Content-Type header, lower-cased, without parameters. */
 function mediaType(ct: string): string {
   const i = ct.indexOf(';');
@@ -95,7 +108,8 @@ export class TextLane {
   // generation collections — ~3.6 KB per request promoted to the old generation, a mark-compact every ~200 ms.
   private run(req: IncomingMessage, res: ServerResponse, route: Route): void {
     const ex = new LaneExchange(newRequestId(), newRequestState(), req.headers, res, route, this.deps.logger);
-    res.once('close', () => this.closed(ex));
+    // `on`, not `once`: a response emits 'close' once, and once()'s wrapper and removal cost ~1% of a request.
+    res.on('close', () => this.closed(ex));
     try {
       if (this.life.closing) throw shuttingDown();
       // Authenticate before the body is read: unauthenticated callers get 401 cheaply.
@@ -158,7 +172,7 @@ export class TextLane {
       const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
       if (text === '') return this.fail(ex, new GatewayError('invalid_json', 'Request body is not valid JSON'));
       try {
-        ex.body = sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
+        ex.body = parseJsonBody(text);
       } catch {
         return this.fail(ex, new GatewayError('invalid_json', 'Request body is not valid JSON'));
       }

@@ -20,7 +20,7 @@ export interface NewFamilyATask {
   model: string;
   billingModel: string;
   upstreamModel: string;
-  channels: Channel[];
+  channels: readonly Channel[];
   /** Public request fields kept with the task (shown back, used in callbacks). */
   request: Record<string, unknown>;
   tier: ModeTier;

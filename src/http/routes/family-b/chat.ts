@@ -6,11 +6,11 @@
 import type { TextRequest } from '../../../adapters/types.ts';
 import type { UpstreamAdapter } from '../../../adapters/types.ts';
 import { imageUrlOf } from '../../../adapters/dashscope/multimodal-translate.ts';
-import { isObject, requireBody } from '../../../contracts/fields.ts';
+import { isObject, requireBody, type JsonObject } from '../../../contracts/fields.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { AppDeps } from '../../deps.ts';
 import type { Exchange } from '../../exchange.ts';
-import { chatErrorFrame, isKind, prepare, sendComplete, sendStream } from './text-call.ts';
+import { chatErrorFrame, isKind, prepare, sendComplete, sendStream, type Prepared } from './text-call.ts';
 
 /** Does any message carry an image (or video) part? */
 export function hasImagePart(messages: unknown[]): boolean {
@@ -40,11 +40,18 @@ function validate(body: Record<string, unknown>): unknown[] {
 }
 
 export function chatRoute(deps: AppDeps, ds: Required<Pick<UpstreamAdapter, 'chat' | 'visionChat'>>): (req: Exchange) => Promise<void> {
-  return async (req) => {
+  const isChat = isKind('chat', 'vision');
+  // Not an async function: a token without a quota is prepared synchronously, and the call's own promise is the
+  // answer (one promise layer less per request). The lane turns a synchronous throw into the same error answer.
+  return (req) => {
     const body = requireBody(req.body);
     const messages = validate(body);
-    const prepared = prepare(deps, req, body, isKind('chat', 'vision'), 'chat completions');
-    const prep = prepared instanceof Promise ? await prepared : prepared;
+    const prepared = prepare(deps, req, body, isChat, 'chat completions');
+    if (prepared instanceof Promise) return prepared.then((prep) => call(req, body, messages, prep));
+    return call(req, body, messages, prepared);
+  };
+
+  function call(req: Exchange, body: JsonObject, messages: unknown[], prep: Prepared): Promise<void> {
     const image = hasImagePart(messages);
     const entry = prep.r.entry;
     if (image && !entry.capabilities.imageInput && entry.kind !== 'vision') {
@@ -60,5 +67,5 @@ export function chatRoute(deps: AppDeps, ds: Required<Pick<UpstreamAdapter, 'cha
     };
     if (body.stream === true) return sendStream(deps, req, prep, cap, treq, chatErrorFrame);
     return sendComplete(deps, req, prep, (o) => cap.complete(treq, o));
-  };
+  }
 }

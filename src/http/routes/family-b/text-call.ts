@@ -33,9 +33,17 @@ export function prepare(deps: AppDeps, req: Exchange, body: JsonObject, ok: (r: 
 
 export const isKind = (...kinds: ModelKind[]) => (r: ResolvedModel) => kinds.includes(r.entry.kind);
 
+// One target per channel object (a reload makes new channel objects), not one per request.
+const targets = new WeakMap<Channel, UpstreamTarget>();
+
 function targetOf(ch: Channel): UpstreamTarget {
-  if (!ch.keys.apiKey) throw new GatewayError('no_channel', 'The upstream channel has no API key configured');
-  return { baseUrl: ch.baseUrl, apiKey: ch.keys.apiKey };
+  let t = targets.get(ch);
+  if (t === undefined) {
+    if (!ch.keys.apiKey) throw new GatewayError('no_channel', 'The upstream channel has no API key configured');
+    t = Object.freeze({ baseUrl: ch.baseUrl, apiKey: ch.keys.apiKey });
+    targets.set(ch, t);
+  }
+  return t;
 }
 
 /** Call the upstream on the best channel, failing over while nothing has reached the client. */
