@@ -92,11 +92,14 @@ function bearerOf(value: string): string | undefined {
 /** Extract the client credential: `Authorization: Bearer …` or `x-api-key` (the messages SDK). */
 export function credentialFrom(headers: Record<string, string | string[] | undefined>): string | undefined {
   const auth = headers.authorization;
-  const a = Array.isArray(auth) ? auth[0] : auth;
-  const token = a ? bearerOf(a) : undefined;
+  const k = headers['x-api-key'];
+  return credentialOf(Array.isArray(auth) ? auth[0] : auth, Array.isArray(k) ? k[0] : k);
+}
+
+/** The same from the two header values. */
+export function credentialOf(authorization: string | undefined, apiKey: string | undefined): string | undefined {
+  const token = authorization ? bearerOf(authorization) : undefined;
   if (token) return token;
   // No usable bearer (absent, or another scheme): the messages-style SDK sends x-api-key instead.
-  const k = headers['x-api-key'];
-  const key = Array.isArray(k) ? k[0] : k;
-  return key?.trim() || undefined;
+  return apiKey?.trim() || undefined;
 }

@@ -15,6 +15,7 @@ import { registerFamilyACallbackRoutes, registerFamilyARoutes } from './routes/f
 import { registerFamilyBRoutes } from './routes/family-b/index.ts';
 import { openApiDocument } from './openapi.ts';
 import { sql } from 'kysely';
+import { credentialFrom } from '../auth/token-auth.ts';
 
 const CONTRACT_PREFIXES = ['/v1/', '/vidx/'];
 // Upstream completion notices carry no bearer token (their address holds an HMAC tag instead).
@@ -116,7 +117,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Authenticate contract paths before the body is parsed: unauthenticated callers get 401 cheaply.
     const path = req.url;
     if (!CONTRACT_PREFIXES.some((p) => path.startsWith(p)) || UNAUTHENTICATED_PREFIXES.some((p) => path.startsWith(p))) return done();
-    const pending = admit(deps, req.headers, req.tw, reply.raw);
+    const pending = admit(deps, credentialFrom(req.headers), req.tw, reply.raw);
     if (pending === null) return done();
     pending.then(() => done(), done);
   });

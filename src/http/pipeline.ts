@@ -1,8 +1,7 @@
 // The steps every request shares, whichever front serves it (Fastify for most routes, the text lane for the
 // hot text routes — see lane/text-lane.ts): a fresh request state, admission (token, limits), and the record
 // at the end (the access line and the request-log row).
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import { credentialFrom } from '../auth/token-auth.ts';
+import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { accessLogger } from './access-log.ts';
 import type { AppDeps } from './deps.ts';
@@ -18,12 +17,11 @@ export function newRequestState(): RequestState {
 }
 
 /**
- * Authenticate and apply the token's limits. A cached token without limits (the common case) is admitted
+ * Authenticate the request's credential (token-auth.ts: credentialFrom / credentialOf) and apply the token's limits. A cached token without limits (the common case) is admitted
  * synchronously — null, no promise per request; a cache miss or a token with limits returns a promise.
  * Auth failures throw (synchronously or through the promise) as GatewayErrors.
  */
-export function admit(deps: AppDeps, headers: IncomingHttpHeaders, tw: RequestState, res: ServerResponse): Promise<void> | null {
-  const credential = credentialFrom(headers);
+export function admit(deps: AppDeps, credential: string | undefined, tw: RequestState, res: ServerResponse): Promise<void> | null {
   const principal = deps.tokenAuth.authenticateCached(credential);
   // Same rule as RateLimiter.admit: a token with neither limit has nothing to admit.
   if (principal && principal.rpmLimit === null && principal.concurrencyLimit === null) {

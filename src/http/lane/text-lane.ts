@@ -7,6 +7,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import sjson from 'secure-json-parse';
+import { credentialOf } from '../../auth/token-auth.ts';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
 import { renderFamilyB } from '../../errors/render.ts';
 import { bodyLimitFor } from '../body-limits.ts';
@@ -14,6 +15,7 @@ import type { AppDeps } from '../deps.ts';
 import { sendBody, type Exchange } from '../exchange.ts';
 import { admit, newRequestState, shuttingDown, type Finished } from '../pipeline.ts';
 import { newRequestId } from '../request-id.ts';
+import { laneHeaders, type LaneHeaders } from './raw-headers.ts';
 import type { RequestState } from '../request-state.ts';
 
 export interface LaneRoute {
@@ -35,11 +37,15 @@ class LaneExchange implements Exchange {
   constructor(
     readonly id: string,
     readonly tw: RequestState,
-    readonly headers: IncomingHttpHeaders,
+    private readonly req: IncomingMessage,
     readonly res: ServerResponse,
     readonly route: Route,
     private readonly logger: Logger,
   ) {}
+  // Node builds the headers object on first use: only a route that forwards headers pays for it (raw-headers.ts).
+  get headers(): IncomingHttpHeaders {
+    return this.req.headers;
+  }
   // Bound lazily: only an error path logs, and a child logger per request is not free.
   get log(): Logger {
     return (this.child ??= this.logger.child({ request_id: this.id }));
@@ -107,15 +113,16 @@ export class TextLane {
   // closure over run()'s whole scope, kept on the exchange, made every request's objects outlive two young-
   // generation collections — ~3.6 KB per request promoted to the old generation, a mark-compact every ~200 ms.
   private run(req: IncomingMessage, res: ServerResponse, route: Route): void {
-    const ex = new LaneExchange(newRequestId(), newRequestState(), req.headers, res, route, this.deps.logger);
+    const ex = new LaneExchange(newRequestId(), newRequestState(), req, res, route, this.deps.logger);
     // `on`, not `once`: a response emits 'close' once, and once()'s wrapper and removal cost ~1% of a request.
     res.on('close', () => this.closed(ex));
     try {
       if (this.life.closing) throw shuttingDown();
+      const h = laneHeaders(req.rawHeaders);
       // Authenticate before the body is read: unauthenticated callers get 401 cheaply.
-      const pending = admit(this.deps, req.headers, ex.tw, res);
-      if (pending === null) this.readBody(req, ex);
-      else pending.then(() => this.readBody(req, ex), (e: unknown) => this.fail(ex, e));
+      const pending = admit(this.deps, credentialOf(h.authorization, h.apiKey), ex.tw, res);
+      if (pending === null) this.readBody(req, h, ex);
+      else pending.then(() => this.readBody(req, h, ex), (e: unknown) => this.fail(ex, e));
     } catch (e) {
       this.fail(ex, e);
     }
@@ -145,12 +152,11 @@ export class TextLane {
     this.record({ id: ex.id, method: 'POST', endpoint: ex.route.path, status: ex.res.statusCode, tw: ex.tw });
   }
 
-  private readBody(req: IncomingMessage, ex: LaneExchange): void {
+  private readBody(req: IncomingMessage, h: LaneHeaders, ex: LaneExchange): void {
     const route = ex.route;
-    const h = req.headers;
-    const declared = h['content-length'] === undefined ? null : Number(h['content-length']);
-    const hasBody = declared !== null ? declared > 0 : h['transfer-encoding'] !== undefined;
-    const ct = h['content-type'];
+    const declared = h.contentLength === undefined ? null : Number(h.contentLength);
+    const hasBody = declared !== null ? declared > 0 : h.transferEncoding !== undefined;
+    const ct = h.contentType;
     if (ct === undefined && !hasBody) return this.dispatch(ex);
     if (ct === undefined || mediaType(ct) !== JSON_TYPE) return this.fail(ex, new GatewayError('unsupported_content_type', 'Unsupported Content-Type: send application/json'));
     if (declared !== null && declared > route.limit) return this.tooLarge(req, ex);

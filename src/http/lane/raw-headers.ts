@@ -1,0 +1,53 @@
+// The few request headers the text lane reads before a route runs, taken straight from node's raw header list.
+// Reading `req.headers` makes node build an object of every header the client sent (SDKs send a dozen or more);
+// the lane needs five, and a route that wants the rest still gets `req.headers` (built then, on first use).
+// Same answers as node's object: for Authorization, Content-Type and Content-Length the first value counts (node
+// drops later duplicates of these), x-api-key and Transfer-Encoding repeated are joined with ", " (as node does).
+
+export interface LaneHeaders {
+  authorization: string | undefined;
+  apiKey: string | undefined;
+  contentLength: string | undefined;
+  contentType: string | undefined;
+  transferEncoding: string | undefined;
+}
+
+/** Is `name` equal to `lower` (all lower-case ASCII) ignoring case? */
+function named(name: string, lower: string): boolean {
+  if (name === lower) return true;
+  for (let i = 0; i < lower.length; i++) {
+    const c = name.charCodeAt(i);
+    // An upper-case ASCII letter compares as its lower-case form; anything else as it is.
+    if ((c >= 65 && c <= 90 ? c | 0x20 : c) !== lower.charCodeAt(i)) return false;
+  }
+  return true;
+}
+
+const joined = (prev: string | undefined, v: string): string => (prev === undefined ? v : `${prev}, ${v}`);
+
+/** One pass over `rawHeaders` ([name, value, name, value, …]). */
+export function laneHeaders(raw: readonly string[]): LaneHeaders {
+  const h: LaneHeaders = { authorization: undefined, apiKey: undefined, contentLength: undefined, contentType: undefined, transferEncoding: undefined };
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const n = raw[i]!;
+    const v = raw[i + 1]!;
+    switch (n.length) {
+      case 13:
+        if (h.authorization === undefined && named(n, 'authorization')) h.authorization = v;
+        break;
+      case 9:
+        if (named(n, 'x-api-key')) h.apiKey = joined(h.apiKey, v);
+        break;
+      case 14:
+        if (h.contentLength === undefined && named(n, 'content-length')) h.contentLength = v;
+        break;
+      case 12:
+        if (h.contentType === undefined && named(n, 'content-type')) h.contentType = v;
+        break;
+      case 17:
+        if (named(n, 'transfer-encoding')) h.transferEncoding = joined(h.transferEncoding, v);
+        break;
+    }
+  }
+  return h;
+}

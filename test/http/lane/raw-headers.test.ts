@@ -1,0 +1,36 @@
+// The lane's five request headers read from node's raw list must be what node's own headers object says.
+import { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { laneHeaders } from '../../../src/http/lane/raw-headers.ts';
+
+/** node's headers object for a raw list, filled the way node's HTTP parser fills it (_addHeaderLines). */
+function nodeHeaders(raw: string[]) {
+  const m = new IncomingMessage(new Socket()) as IncomingMessage & { _addHeaderLines(h: string[], n: number): void };
+  m._addHeaderLines(raw, raw.length);
+  return m.headers;
+}
+
+function agree(raw: string[]): void {
+  const n = nodeHeaders(raw);
+  const l = laneHeaders(raw);
+  expect(l).toEqual({ authorization: n.authorization, apiKey: n['x-api-key'], contentLength: n['content-length'], contentType: n['content-type'], transferEncoding: n['transfer-encoding'] });
+}
+
+describe('laneHeaders', () => {
+  it('reads the five headers in any case, as node does', () => {
+    agree(['Host', 'x', 'Authorization', 'Bearer a', 'Content-Type', 'application/json', 'Content-Length', '12']);
+    agree(['AUTHORIZATION', 'Bearer a', 'X-Api-Key', 'k', 'content-type', 'text/plain', 'Transfer-Encoding', 'chunked']);
+    agree(['user-agent', 'u', 'x-stainless-os', 'Linux']);
+  });
+
+  it('repeated headers: first Authorization, Content-Type and Content-Length; x-api-key and Transfer-Encoding joined', () => {
+    agree(['authorization', 'Bearer first', 'Authorization', 'Bearer second', 'content-type', 'a/b', 'Content-Type', 'c/d', 'content-length', '1', 'content-length', '2']);
+    agree(['x-api-key', 'k1', 'X-API-KEY', 'k2', 'transfer-encoding', 'gzip', 'Transfer-Encoding', 'chunked']);
+  });
+
+  it('names of the right length that differ are not taken', () => {
+    agree(['authorizatiom', 'Bearer a', 'x-api-kez', 'k', 'content-lengtH', '5', 'content-typ3', 'x', 'transfer-encodinG', 'chunked']);
+    expect(laneHeaders(['authorizatio\u0000', 'x', 'x-api-ke\u00ff', 'y']).authorization).toBeUndefined();
+  });
+});
