@@ -47,9 +47,9 @@ function targetOf(ch: Channel): UpstreamTarget {
 }
 
 /** Call the upstream on the best channel, failing over while nothing has reached the client. */
-export function callUpstream<T>(deps: AppDeps, prep: Prepared, fn: (o: CallOptions) => Promise<T>, extra: Omit<CallOptions, 'target'> = {}): Promise<T> {
+export function callUpstream<T>(deps: AppDeps, prep: Prepared, fn: (o: CallOptions) => Promise<T>, extra?: Omit<CallOptions, 'target'>): Promise<T> {
   const channels = deps.channels.forModel(prep.r.entry);
-  return withFailover(channels, deps.breakers, (ch) => fn({ ...extra, target: targetOf(ch) }), {
+  return withFailover(channels, deps.breakers, (ch) => fn(extra ? { ...extra, target: targetOf(ch) } : { target: targetOf(ch) }), {
     policy: 'safe',
     maxAttempts: Math.min(2, channels.length + 1),
     onNotEntitled: (ch) => deps.channels.markNotEntitled(ch.id, prep.r.entry.id),
@@ -110,7 +110,7 @@ export function meter(deps: AppDeps, req: Exchange, prep: Prepared, usage: Token
 }
 
 /** Non-streaming: forward the adapter's bytes, meter from its usage (or the estimate). */
-export async function sendComplete(deps: AppDeps, req: Exchange, prep: Prepared, run: (o: CallOptions) => Promise<CompleteResult>, extra: Omit<CallOptions, 'target'> = {}): Promise<void> {
+export async function sendComplete(deps: AppDeps, req: Exchange, prep: Prepared, run: (o: CallOptions) => Promise<CompleteResult>, extra?: Omit<CallOptions, 'target'>): Promise<void> {
   const out = await callUpstream(deps, prep, run, extra);
   // The answer is written first and the charge queued right after, in the same turn: the client does not wait on
   // pricing and the ledger push, and nothing but a throw can come between the two (hence finally). The request's
