@@ -29,14 +29,19 @@ function balancedByBraces(text: string, at: number): Record<string, unknown> | n
       nextOpen = text.indexOf('{', nextOpen + 1);
     }
     if (++closes < opens) continue;
-    try {
-      const v: unknown = JSON.parse(text.slice(at, end + 1));
-      return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-    } catch {
-      return null;
-    }
+    return objectIn(text, at, end + 1);
   }
   return null;
+}
+
+/** `text.slice(from, to)` parsed, if it is a JSON object. */
+function objectIn(text: string, from: number, to: number): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(text.slice(from, to));
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
 }
 
 function objectByScan(text: string, at: number): Record<string, unknown> | null {
@@ -51,14 +56,7 @@ function objectByScan(text: string, at: number): Record<string, unknown> | null 
     }
     if (c === 34) inStr = true;
     else if (c === 123) depth++;
-    else if (c === 125 && --depth === 0) {
-      try {
-        const v: unknown = JSON.parse(text.slice(at, i + 1));
-        return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-      } catch {
-        return null;
-      }
-    }
+    else if (c === 125 && --depth === 0) return objectIn(text, at, i + 1);
   }
   return null;
 }
