@@ -67,7 +67,7 @@ function nowText(): string {
   return lastMsText;
 }
 
-/** A value we made (the request id): quoted as is when plain, else scrubbed. */
+/** A value we made (request id, token id): quoted as is when plain, else scrubbed. */
 function ours(v: string): string {
   return PLAIN.test(v) ? `"${v}"` : outside(v);
 }
@@ -88,9 +88,10 @@ export function accessLogger(logger: Logger): (a: AccessLine) => void {
       );
       return;
     }
-    // The method, token id and error code repeat from line to line as well: quoted once (repeated), not checked per line.
+    // The method and error code repeat from line to line as well (a handful of values): quoted once (repeated). Token ids
+    // are many and our own: checked per line, so they cannot crowd paths and models out of the bounded cache.
     let s = `{"level":30,"time":${nowText()},"request_id":${ours(a.requestId)},"method":${repeated(a.method)},"path":${repeated(a.path)},"status":${a.status},"latency_ms":${a.latencyMs}`;
-    if (a.tokenId !== undefined) s += `,"token_id":${repeated(a.tokenId)}`;
+    if (a.tokenId !== undefined) s += `,"token_id":${ours(a.tokenId)}`;
     s += `,"model":${a.model === null ? 'null' : repeated(a.model)}`;
     if (a.errorCode !== null) s += `,"error_code":${repeated(a.errorCode)}`;
     if (a.upstreamRequestId !== null) s += `,"upstream_request_id":${outside(a.upstreamRequestId)}`;

@@ -104,7 +104,7 @@ export class ChannelRegistry {
 
   /** Enabled channels able to serve a model, best first (priority desc). Shared: callers must not change it. */
   forModel(entry: ModelEntry): readonly Channel[] {
-    if (this.notEntitled.size > 0) return this.computeFor(entry);
+    if (this.notEntitled.size > 0 && this.pruneExpired() > 0) return this.computeFor(entry);
     let r = this.routes.get(entry);
     if (r === undefined) {
       r = this.computeFor(entry);
@@ -117,6 +117,16 @@ export class ChannelRegistry {
 
   serves(entry: ModelEntry): boolean {
     return this.forModel(entry).length > 0;
+  }
+
+  /**
+   * Forget the not-entitled marks whose time is over (otherwise a mark for a model nobody asks for again would keep
+   * every model off the kept routes until the channel changes). Returns how many marks remain.
+   */
+  private pruneExpired(): number {
+    const now = this.now();
+    for (const [key, until] of this.notEntitled) if (until <= now) this.notEntitled.delete(key);
+    return this.notEntitled.size;
   }
 
   private computeFor(entry: ModelEntry): readonly Channel[] {

@@ -119,16 +119,32 @@ describe('ChannelRegistry entitlement memory', () => {
   });
 
   it("a model's routes are kept between calls (frozen), and recomputed after a reload", async () => {
-    rows = [record(), record({ id: 'ch_2', priority: 5 }), record({ id: 'ch_3', kind: 'kling' } as Partial<ChannelRecord>)];
-    const reg = new ChannelRegistry(repo, box, () => 1_000_000);
+    try {
+      rows = [record(), record({ id: 'ch_2', priority: 5 }), record({ id: 'ch_3', kind: 'kling' } as Partial<ChannelRecord>)];
+      const reg = new ChannelRegistry(repo, box, () => 1_000_000);
+      await reg.reload();
+      const first = reg.forModel(entry);
+      expect(first.map((c) => c.id)).toEqual(['ch_2', 'ch_1']);
+      expect(reg.forModel(entry)).toBe(first);
+      expect(Object.isFrozen(first)).toBe(true);
+      rows = [record({ priority: 9 }), record({ id: 'ch_2', priority: 5 })];
+      await reg.reload();
+      expect(reg.forModel(entry).map((c) => c.id)).toEqual(['ch_1', 'ch_2']);
+    } finally {
+      rows = [record()];
+    }
+  });
+
+  it('an expired mark on a model nobody asks for again does not keep other models off their kept routes', async () => {
+    let now = 1_000_000;
+    const reg = new ChannelRegistry(repo, box, () => now);
     await reg.reload();
-    const first = reg.forModel(entry);
-    expect(first.map((c) => c.id)).toEqual(['ch_2', 'ch_1']);
-    expect(reg.forModel(entry)).toBe(first);
-    expect(Object.isFrozen(first)).toBe(true);
-    rows = [record({ priority: 9 }), record({ id: 'ch_2', priority: 5 })];
-    await reg.reload();
-    expect(reg.forModel(entry).map((c) => c.id)).toEqual(['ch_1', 'ch_2']);
-    rows = [record()];
+    reg.markNotEntitled('ch_1', 'some-other-model');
+    const during = reg.forModel(entry);
+    expect(reg.forModel(entry)).not.toBe(during); // while a mark stands, routes are computed each time
+    now += NOT_ENTITLED_TTL_MS + 1;
+    const after = reg.forModel(entry);
+    expect(reg.forModel(entry)).toBe(after); // the expired mark is gone: kept again
+    expect(after.map((c) => c.id)).toEqual(['ch_1']);
   });
 });

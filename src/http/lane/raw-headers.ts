@@ -25,10 +25,17 @@ function named(name: string, lower: string): boolean {
 
 const joined = (prev: string | undefined, v: string): string => (prev === undefined ? v : `${prev}, ${v}`);
 
-/** One pass over `rawHeaders` ([name, value, name, value, …]). */
-export function laneHeaders(raw: readonly string[]): LaneHeaders {
+/**
+ * How many raw entries (names and values) node turns into `req.headers` when the server sets no `maxHeadersCount`:
+ * 1000 headers. `rawHeaders` can hold more; node ignores the rest, and so must the lane.
+ */
+export const NODE_HEADER_ENTRIES = 2000;
+
+/** One pass over `rawHeaders` ([name, value, name, value, …]), within the entries node reads (`limit`). */
+export function laneHeaders(raw: readonly string[], limit = NODE_HEADER_ENTRIES): LaneHeaders {
   const h: LaneHeaders = { authorization: undefined, apiKey: undefined, contentLength: undefined, contentType: undefined, transferEncoding: undefined };
-  for (let i = 0; i + 1 < raw.length; i += 2) {
+  const end = Math.min(raw.length, limit);
+  for (let i = 0; i + 1 < end; i += 2) {
     const n = raw[i]!;
     const v = raw[i + 1]!;
     switch (n.length) {

@@ -1,6 +1,6 @@
 // The lane's five request headers read from node's raw list must be what node's own headers object says.
-import { IncomingMessage } from 'node:http';
-import { Socket } from 'node:net';
+import { createServer, IncomingMessage, type IncomingHttpHeaders } from 'node:http';
+import { connect, Socket, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { laneHeaders } from '../../../src/http/lane/raw-headers.ts';
 
@@ -32,5 +32,28 @@ describe('laneHeaders', () => {
   it('names of the right length that differ are not taken', () => {
     agree(['authorizatiom', 'Bearer a', 'x-api-kez', 'k', 'content-lengtH', '5', 'content-typ3', 'x', 'transfer-encodinG', 'chunked']);
     expect(laneHeaders(['authorizatio\u0000', 'x', 'x-api-ke\u00ff', 'y']).authorization).toBeUndefined();
+  });
+
+  it('past the 1000 headers node reads, nothing counts: a credential sent after them is ignored as node ignores it', async () => {
+    const seen = await new Promise<{ raw: string[]; headers: IncomingHttpHeaders }>((resolve, reject) => {
+      const server = createServer((req, res) => {
+        resolve({ raw: req.rawHeaders, headers: req.headers });
+        res.end();
+        server.close();
+      });
+      server.listen(0, '127.0.0.1', () => {
+        const filler = Array.from({ length: 1005 }, (_, i) => `x-f${i}: 1\r\n`).join('');
+        const s = connect((server.address() as AddressInfo).port, '127.0.0.1', () => {
+          s.end(`GET / HTTP/1.1\r\nHost: x\r\n${filler}Authorization: Bearer late\r\nContent-Type: application/json\r\n\r\n`);
+        });
+        s.on('error', reject);
+        s.resume();
+      });
+    });
+    expect(seen.raw).toContain('Bearer late');
+    expect(seen.headers.authorization).toBeUndefined();
+    const l = laneHeaders(seen.raw);
+    expect(l.authorization).toBeUndefined();
+    expect(l.contentType).toBeUndefined();
   });
 });

@@ -112,14 +112,10 @@ export function meter(deps: AppDeps, req: Exchange, prep: Prepared, usage: Token
 /** Non-streaming: forward the adapter's bytes, meter from its usage (or the estimate). */
 export async function sendComplete(deps: AppDeps, req: Exchange, prep: Prepared, run: (o: CallOptions) => Promise<CompleteResult>, extra?: Omit<CallOptions, 'target'>): Promise<void> {
   const out = await callUpstream(deps, prep, run, extra);
-  // The answer is written first and the charge queued right after, in the same turn: the client does not wait on
-  // pricing and the ledger push, and nothing but a throw can come between the two (hence finally). The request's
-  // record is written later ('close'), after both.
-  try {
-    sendBody(req, 200, out.body);
-  } finally {
-    meter(deps, req, prep, out.usage ?? estimateUsage(inputSize(req.body), 0), out.usage === null, out.upstreamRequestId);
-  }
+  // Charged before the answer goes out: a charge that cannot be made (no price) fails the call with a clean error
+  // instead of delivering an unbilled answer on a socket it would then have to cut.
+  meter(deps, req, prep, out.usage ?? estimateUsage(inputSize(req.body), 0), out.usage === null, out.upstreamRequestId);
+  sendBody(req, 200, out.body);
 }
 
 /**
