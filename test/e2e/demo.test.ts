@@ -30,8 +30,21 @@ interface Running {
   stop(): Promise<number | null>;
 }
 
-/** Start `tollway serve` and wait until it prints that it listens (and, in demo mode, the curl line). */
+/**
+ * Start `tollway serve` and wait until it prints that it listens (and, in demo mode, the curl line). A port found free
+ * can be taken by another test process before the child binds it: on EADDRINUSE, again on another port.
+ */
 async function serve(extraEnv: Record<string, string>, waitFor: RegExp): Promise<Running> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await serveOnce(extraEnv, waitFor);
+    } catch (e) {
+      if (attempt >= 3 || !/EADDRINUSE/.test(String(e))) throw e;
+    }
+  }
+}
+
+async function serveOnce(extraEnv: Record<string, string>, waitFor: RegExp): Promise<Running> {
   const port = await freePort();
   const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, PORT: String(port), HOST: '127.0.0.1', TOLLWAY_DATA_DIR: dir, TOLLWAY_SIM_TASK_MS: '300', LOG_LEVEL: 'warn', ...extraEnv };
   const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
