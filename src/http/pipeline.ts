@@ -17,8 +17,9 @@ export function newRequestState(): RequestState {
 }
 
 /**
- * Authenticate the request's credential (token-auth.ts: credentialFrom / credentialOf) and apply the token's limits. A cached token without limits (the common case) is admitted
- * synchronously — null, no promise per request; a cache miss or a token with limits returns a promise.
+ * Authenticate the request's credential (token-auth.ts: credentialFrom / credentialOf) and apply the token's limits.
+ * A cached token without limits (the common case) is admitted synchronously — null, no promise per request; a cache
+ * miss or a token with limits returns a promise.
  * Auth failures throw (synchronously or through the promise) as GatewayErrors.
  */
 export function admit(deps: AppDeps, credential: string | undefined, tw: RequestState, res: ServerResponse): Promise<void> | null {

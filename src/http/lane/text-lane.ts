@@ -63,11 +63,11 @@ const JSON_TYPE = 'application/json';
 /**
  * JSON.parse, refusing prototype poisoning as Fastify's parser does (secure-json-parse: a `__proto__` key, or a
  * `constructor` key holding `prototype`). secure-json-parse runs two regular expressions over every body to decide
- * whether to look; a body in which neither word can appear — not literally, and no `\u` escape that could spell it —
- * is parsed directly (one substring search per word instead of two regex scans on every request).
+ * whether to look. Both keys it refuses contain "proto" (`__proto__`, and `prototype` under `constructor`), so a body
+ * with no "proto", no `\u` escape that could spell it and no BOM (which secure-json-parse strips) is parsed directly.
  */
 export function parseJsonBody(text: string): unknown {
-  if (text.includes('proto') || text.includes('constructor') || text.includes('\\u') || text.charCodeAt(0) === 0xfeff) {
+  if (text.includes('proto') || text.includes('\\u') || text.charCodeAt(0) === 0xfeff) {
     return sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
   }
   return JSON.parse(text);
