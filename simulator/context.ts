@@ -19,6 +19,8 @@ export interface RecordedRequest {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
+  /** The JSON body's text as it arrived (JSON bodies only), to check what was sent byte for byte. */
+  text?: string;
   at: number;
   /** The client closed the connection before the answer was complete (the simulator did not cut it itself). */
   aborted?: boolean;

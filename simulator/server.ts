@@ -174,10 +174,12 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       const url = new URL(req.url ?? '/', 'http://sim');
       const raw = await readBody(req);
       let json: unknown;
+      let text: string | undefined;
       const ct = String(req.headers['content-type'] ?? '');
       if (raw.length > 0 && (ct.includes('json') || ct === '')) {
+        text = raw.toString('utf8');
         try {
-          json = JSON.parse(raw.toString('utf8'));
+          json = JSON.parse(text);
         } catch {
           json = undefined;
         }
@@ -187,6 +189,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       if (url.pathname.startsWith('/__sim/')) return handleControl(sreq, res, ctx);
       if (ctx.recorded.length >= 5000) ctx.recorded.splice(0, 1000);
       const entry: RecordedRequest = { method, path: url.pathname + url.search, headers: { ...req.headers }, body: json ?? (raw.length ? `<${raw.length} bytes>` : null), at: Date.now() };
+      if (text !== undefined) entry.text = text;
       ctx.recorded.push(entry);
       res.once('close', () => {
         const k = sreq.fault?.kind;

@@ -29,6 +29,8 @@ export interface TextRequest {
   publicModel: string;
   /** Did the client ask for the usage chunk on a stream (`stream_options.include_usage`)? */
   clientWantsUsage?: boolean;
+  /** The client's JSON text `body` was parsed from (unchanged since), if the adapter may send it on edited. */
+  raw?: string | undefined;
 }
 
 /** A complete answer already in the client's wire shape (bytes to send as they are). */

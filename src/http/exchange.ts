@@ -10,6 +10,8 @@ export interface Exchange {
   readonly tw: RequestState;
   readonly headers: IncomingHttpHeaders;
   readonly body: unknown;
+  /** The JSON text `body` was parsed from, when the route may send it on as it is (json-splice.ts). */
+  readonly rawBody?: string | undefined;
   readonly res: ServerResponse;
   /** A logger bound to the request id. */
   readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;

@@ -4,6 +4,7 @@ import { isObject } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel, stringValueLength } from '../json-scan.ts';
+import { bodyWithModel } from '../json-splice.ts';
 import { sseEvents } from '../sse-events.ts';
 import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
 import { assertJson, bodyText, dashscopeStreamError, firstString, headerString, postDashscope, postDashscopeStream, streamBroke } from './compat-chat-common.ts';
@@ -34,9 +35,9 @@ function merge(into: MessagesUsageParts, u: Record<string, unknown>): void {
 
 export function dashscopeMessages(client: UpstreamClient): TextCapability {
   const post = (req: TextRequest, o: CallOptions) =>
-    postDashscope(client, o, { path: MESSAGES_PATH, body: JSON.stringify({ ...req.body, model: req.upstreamModel }), auth: 'x-api-key' });
+    postDashscope(client, o, { path: MESSAGES_PATH, body: bodyWithModel(req), auth: 'x-api-key' });
   const postStream = (req: TextRequest, o: CallOptions) =>
-    postDashscopeStream(client, o, { path: MESSAGES_PATH, body: JSON.stringify({ ...req.body, model: req.upstreamModel }), auth: 'x-api-key' });
+    postDashscopeStream(client, o, { path: MESSAGES_PATH, body: bodyWithModel(req), auth: 'x-api-key' });
   return {
     async complete(req: TextRequest, o: CallOptions): Promise<CompleteResult> {
       const res = await post(req, o);

@@ -4,6 +4,7 @@ import { isObject } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel } from '../json-scan.ts';
+import { bodyWithModel } from '../json-splice.ts';
 import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
 import { assertJson, firstString, headerString, postDashscopeStream, postDashscopeText, withContractCacheFields } from './compat-chat-common.ts';
 import { chatStreamTransformer, type ChatStreamState } from './compat-chat-stream.ts';
@@ -22,13 +23,10 @@ export function chatUsage(u: Record<string, unknown>): TokenUsage {
 }
 
 export function compatChatBody(req: TextRequest, stream: boolean): string {
-  const b: Record<string, unknown> = { ...req.body, model: req.upstreamModel };
-  if (stream) {
-    // Always ask for stream usage: metering needs it even when the client did not ask.
-    b.stream = true;
-    b.stream_options = { ...(isObject(req.body.stream_options) ? req.body.stream_options : {}), include_usage: true };
-  }
-  return JSON.stringify(b);
+  if (!stream) return bodyWithModel(req);
+  // Always ask for stream usage: metering needs it even when the client did not ask.
+  const so = { ...(isObject(req.body.stream_options) ? req.body.stream_options : {}), include_usage: true };
+  return JSON.stringify({ ...req.body, model: req.upstreamModel, stream: true, stream_options: so });
 }
 
 export function compatChat(client: UpstreamClient): TextCapability {

@@ -4,6 +4,7 @@ import { isObject } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel } from '../json-scan.ts';
+import { bodyWithModel } from '../json-splice.ts';
 import type { CallOptions, CompleteResult, EmbeddingsCapability, TextRequest } from '../types.ts';
 import { assertJson, firstString, postDashscopeText } from './compat-chat-common.ts';
 
@@ -14,8 +15,8 @@ export function dashscopeEmbeddings(client: UpstreamClient): EmbeddingsCapabilit
     async embed(req: TextRequest, o: CallOptions): Promise<CompleteResult> {
       // The upstream returns floats only; base64 (the OpenAI SDK's default) is encoded here from those floats.
       const base64 = req.body.encoding_format === 'base64';
-      const upstreamBody = { ...req.body, model: req.upstreamModel, ...(base64 ? { encoding_format: 'float' } : {}) };
-      const res = await postDashscopeText(client, o, { path: EMBEDDINGS_PATH, body: JSON.stringify(upstreamBody) });
+      const upstreamBody = base64 ? JSON.stringify({ ...req.body, model: req.upstreamModel, encoding_format: 'float' }) : bodyWithModel(req);
+      const res = await postDashscopeText(client, o, { path: EMBEDDINGS_PATH, body: upstreamBody });
       const text = res.text;
       const u = objectAfterKey(text, 'usage');
       if (!u) assertJson(text);

@@ -4,6 +4,7 @@ import { isObject } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel, stringValueLength } from '../json-scan.ts';
+import { bodyWithModel } from '../json-splice.ts';
 import { sseEvents } from '../sse-events.ts';
 import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
 import { assertJson, bodyText, dashscopeStreamError, firstString, headerString, postDashscope, postDashscopeStream, streamBroke } from './compat-chat-common.ts';
@@ -23,7 +24,8 @@ export function responsesUsage(u: Record<string, unknown>): TokenUsage {
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
 export function dashscopeResponses(client: UpstreamClient): TextCapability {
-  const body = (req: TextRequest, stream: boolean) => JSON.stringify({ ...req.body, model: req.upstreamModel, ...(stream ? { stream: true } : {}) });
+  // The route streams only when the client asked (`stream: true`), so the client's text already says so.
+  const body = (req: TextRequest, stream: boolean) => (stream && req.body.stream !== true ? JSON.stringify({ ...req.body, model: req.upstreamModel, stream: true }) : bodyWithModel(req));
   return {
     async complete(req: TextRequest, o: CallOptions): Promise<CompleteResult> {
       const res = await postDashscope(client, o, { path: RESPONSES_PATH, body: body(req, false) });

@@ -31,6 +31,7 @@ export interface Lifecycle {
 
 class LaneExchange implements Exchange {
   body: unknown = undefined;
+  rawBody: string | undefined = undefined;
   /** Whether the route is running: the record waits for it to settle. */
   stage: 'before' | 'running' | 'settled' = 'before';
   private child: Logger | null = null;
@@ -179,6 +180,7 @@ export class TextLane {
       if (text === '') return this.fail(ex, new GatewayError('invalid_json', 'Request body is not valid JSON'));
       try {
         ex.body = parseJsonBody(text);
+        ex.rawBody = text;
       } catch {
         return this.fail(ex, new GatewayError('invalid_json', 'Request body is not valid JSON'));
       }

@@ -64,6 +64,7 @@ export function chatRoute(deps: AppDeps, ds: Required<Pick<UpstreamAdapter, 'cha
       upstreamModel: prep.r.upstreamModel,
       publicModel: prep.r.publicName,
       clientWantsUsage: isObject(so) && so.include_usage === true,
+      raw: req.rawBody,
     };
     if (body.stream === true) return sendStream(deps, req, prep, cap, treq, chatErrorFrame);
     return sendComplete(deps, req, prep, (o) => cap.complete(treq, o));

@@ -21,7 +21,7 @@ export function embeddingsRoute(deps: AppDeps, cap: EmbeddingsCapability): (req:
     validate(body);
     const prepared = prepare(deps, req, body, isKind('embedding'), 'embeddings');
     const prep = prepared instanceof Promise ? await prepared : prepared;
-    const treq: TextRequest = { body, upstreamModel: prep.r.upstreamModel, publicModel: prep.r.publicName };
+    const treq: TextRequest = { body, upstreamModel: prep.r.upstreamModel, publicModel: prep.r.publicName, raw: req.rawBody };
     return sendComplete(deps, req, prep, (o) => cap.embed(treq, o));
   };
 }

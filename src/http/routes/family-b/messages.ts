@@ -65,7 +65,7 @@ export function messagesRoute(deps: AppDeps, cap: TextCapability): (req: Exchang
     validate(body);
     const prepared = prepare(deps, req, body, (r) => r.entry.capabilities.messages === true, 'the messages API');
     const prep = prepared instanceof Promise ? await prepared : prepared;
-    const treq: TextRequest = { body, upstreamModel: prep.r.upstreamModel, publicModel: prep.r.publicName };
+    const treq: TextRequest = { body, upstreamModel: prep.r.upstreamModel, publicModel: prep.r.publicName, raw: req.rawBody };
     const headers = forwardedHeaders(req);
     if (body.stream === true) return sendStream(deps, req, prep, cap, treq, messagesErrorFrame, headers);
     return sendComplete(deps, req, prep, (o) => cap.complete(treq, o), { headers });

@@ -26,7 +26,7 @@ export function responsesRoute(deps: AppDeps, cap: TextCapability): (req: Exchan
     validate(body);
     const prepared = prepare(deps, req, body, (r) => r.entry.capabilities.responses === true, 'the responses API');
     const prep = prepared instanceof Promise ? await prepared : prepared;
-    const treq: TextRequest = { body, upstreamModel: prep.r.upstreamModel, publicModel: prep.r.publicName };
+    const treq: TextRequest = { body, upstreamModel: prep.r.upstreamModel, publicModel: prep.r.publicName, raw: req.rawBody };
     // The upstream's session cache is opt-in by header; pass the client's choice on.
     const sc = req.headers['x-dashscope-session-cache'];
     const headers = typeof sc === 'string' ? { 'x-dashscope-session-cache': sc } : undefined;
