@@ -147,21 +147,25 @@ async function main(): Promise<void> {
     }
   }
   // The machine's speed drifts between runs of a few seconds (other tenants of the host), so one proxy run and
-  // one gateway run may fall in different phases. Paired rounds — proxy then gateway, back to back — give a
-  // ratio per round; the median of those is the figure to read for the throughput target.
+  // one gateway run may fall in different phases. Paired rounds — proxy and gateway back to back — give a
+  // ratio per round; the median of those is the figure to read for the throughput target. The order alternates
+  // (proxy first in odd rounds, gateway first in even ones), so a drift within a round favours neither.
   const pairedRatios: number[] = [];
   const skeletonRatios: number[] = [];
   const proxyT = targets.find((t) => t.name === 'proxy')!;
   const gatewayT = targets.find((t) => t.name === 'gateway')!;
   for (let i = 0; i < ROUNDS; i++) {
-    const p = await load(proxyT, 'chat-paired', pathOf(proxyT, '/chat/completions'), chatBody(proxyT.model('chat'), false), 64, ROUND_SECONDS);
-    const g = await load(gatewayT, 'chat-paired', pathOf(gatewayT, '/chat/completions'), chatBody(gatewayT.model('chat'), false), 64, ROUND_SECONDS);
+    const run = (t: Target) => load(t, 'chat-paired', pathOf(t, '/chat/completions'), chatBody(t.model('chat'), false), 64, ROUND_SECONDS);
+    const proxyFirst = i % 2 === 0;
+    const first = await run(proxyFirst ? proxyT : gatewayT);
+    const second = await run(proxyFirst ? gatewayT : proxyT);
+    const [p, g] = proxyFirst ? [first, second] : [second, first];
     pairedRatios.push(g.rps / p.rps);
     // With a skeleton, it runs in the same round, right after the gateway.
     const k = skeletonTarget ? await load(skeletonTarget, 'chat-paired', pathOf(skeletonTarget, '/chat/completions'), chatBody(skeletonTarget.model('chat'), false), 64, ROUND_SECONDS) : null;
     if (k) skeletonRatios.push(k.rps / p.rps);
     const kText = k ? `, skeleton ${k.rps} req/s (cpu ${k.cpuUsPerReq} µs) → ${((k.rps / p.rps) * 100).toFixed(1)}%` : '';
-    console.log(`chat c=64 paired round ${i + 1}: proxy ${p.rps} req/s (cpu ${p.cpuUsPerReq} µs), gateway ${g.rps} req/s (cpu ${g.cpuUsPerReq} µs) → ${((g.rps / p.rps) * 100).toFixed(1)}%${kText}`);
+    console.log(`chat c=64 paired round ${i + 1} (${proxyFirst ? 'proxy first' : 'gateway first'}): proxy ${p.rps} req/s (cpu ${p.cpuUsPerReq} µs), gateway ${g.rps} req/s (cpu ${g.cpuUsPerReq} µs) → ${((g.rps / p.rps) * 100).toFixed(1)}%${kText}`);
   }
   for (const t of targets) {
     const r = await sequential(t, 'chat', pathOf(t, '/chat/completions'), chatBody(t.model('chat'), false));
