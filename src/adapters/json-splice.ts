@@ -7,6 +7,7 @@
 // counted too, and the two agree only when no key was dropped by JSON.parse. It is also refused when the member
 // is not written plainly at the top level (an escaped key name, a non-string value); the caller serialises then.
 import type { JsonObject } from '../contracts/fields.ts';
+import { stringEnd } from '../contracts/json-text.ts';
 import type { TextRequest } from './types.ts';
 
 /** The client's body with the upstream model name: its own text, spliced, when that is safe; else serialised. */
@@ -79,18 +80,6 @@ function scanKeys(raw: string, key: string): KeyScan | null {
     else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
   }
   return { keys, valueStart, valueEnd };
-}
-
-/** The index of the quote closing the string that opens at `open`; -1 if none. */
-function stringEnd(raw: string, open: number): number {
-  let q = raw.indexOf('"', open + 1);
-  while (q >= 0) {
-    let slashes = 0;
-    while (raw.charCodeAt(q - 1 - slashes) === 92 /* \ */) slashes++;
-    if ((slashes & 1) === 0) return q;
-    q = raw.indexOf('"', q + 1);
-  }
-  return -1;
 }
 
 function skipSpace(raw: string, i: number): number {

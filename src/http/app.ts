@@ -7,6 +7,7 @@ import { RouteTable } from './method-guard.ts';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id.ts';
 import type { RequestState } from './request-state.ts';
 import { applyBodyLimits } from './body-limits.ts';
+import { parseJsonBody } from './json-body.ts';
 import { TextLane, type Lifecycle } from './lane/text-lane.ts';
 import { admit, newRequestState, requestRecorder, shuttingDown } from './pipeline.ts';
 import { textRoutes } from './routes/family-b/text-routes.ts';
@@ -154,6 +155,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Bodies are JSON (or multipart where a route registers it): without this, Fastify's built-in
   // text/plain parser would hand routes a string instead of answering 415.
   app.removeContentTypeParser('text/plain');
+  // The lane's JSON parser on Fastify's routes too (json-body.ts): the same poisoning and nesting refusals.
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const invalid = () => new GatewayError('invalid_json', 'Request body is not valid JSON');
+    if (body === '') return done(invalid(), undefined);
+    try {
+      done(null, parseJsonBody(String(body)));
+    } catch (e) {
+      done(isGatewayError(e) ? e : invalid(), undefined);
+    }
+  });
 
   // "Can serve" includes the store: a lost database answers 503, so a load balancer stops sending traffic.
   app.get('/healthz', async () => {

@@ -6,11 +6,11 @@
 // parsing (prototype poisoning refused, as Fastify's parser does), the route, family B errors, and the record.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import sjson from 'secure-json-parse';
 import { credentialOf } from '../../auth/token-auth.ts';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
 import { renderFamilyB } from '../../errors/render.ts';
 import { bodyLimitFor } from '../body-limits.ts';
+import { parseJsonBody } from '../json-body.ts';
 import type { AppDeps } from '../deps.ts';
 import { sendBody, type Exchange } from '../exchange.ts';
 import { admit, newRequestState, shuttingDown, type Finished } from '../pipeline.ts';
@@ -60,19 +60,6 @@ interface Route {
 }
 
 const JSON_TYPE = 'application/json';
-
-/**
- * JSON.parse, refusing prototype poisoning as Fastify's parser does (secure-json-parse: a `__proto__` key, or a
- * `constructor` key holding `prototype`). secure-json-parse runs two regular expressions over every body to decide
- * whether to look. Both keys it refuses contain "proto" (`__proto__`, and `prototype` under `constructor`), so a body
- * with no "proto", no `\u` escape that could spell it and no BOM (which secure-json-parse strips) is parsed directly.
- */
-export function parseJsonBody(text: string): unknown {
-  if (text.includes('proto') || text.includes('\\u') || text.charCodeAt(0) === 0xfeff) {
-    return sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
-  }
-  return JSON.parse(text);
-}
 
 /** The media type of a Content-Type header, lower-cased, without parameters. */
 function mediaType(ct: string): string {
@@ -181,8 +168,8 @@ export class TextLane {
       try {
         ex.body = parseJsonBody(text);
         ex.rawBody = text;
-      } catch {
-        return this.fail(ex, new GatewayError('invalid_json', 'Request body is not valid JSON'));
+      } catch (e) {
+        return this.fail(ex, isGatewayError(e) ? e : new GatewayError('invalid_json', 'Request body is not valid JSON'));
       }
       this.dispatch(ex);
     });

@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Client, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseJsonBody } from '../../../src/http/lane/text-lane.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { expectB, RID } from '../../helpers/family-b.ts';
 
@@ -104,18 +103,6 @@ describe('body handling on a lane route', () => {
     const ctor = '{"model":"qwx3.7-plus","constructor":{"prototype":{"x":1}},"messages":[{"role":"user","content":"hi"}]}';
     await expectB(await h.fetch(CHAT, { method: 'POST', token, body: ctor, headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
     expect(simCount()).toBe(before);
-  });
-
-  it('parseJsonBody: the direct parse only for bodies that cannot spell a poisoning key; escapes and a BOM take the checked parse', () => {
-    expect(parseJsonBody('{"model":"m","messages":[{"role":"user","content":"a\\nb"}]}')).toEqual({ model: 'm', messages: [{ role: 'user', content: 'a\nb' }] });
-    // "__proto__" spelt with \u escapes: JSON.parse alone would accept it.
-    expect(() => parseJsonBody('{"\\u005f_pr\\u006fto__":{"x":1}}')).toThrow();
-    expect(() => parseJsonBody('{"\\u0063onstructor":{"prototype":{"x":1}}}')).toThrow();
-    expect(() => parseJsonBody('{"a":{"__proto__":{"x":1}}}')).toThrow();
-    // The words inside values are fine, escaped text is fine.
-    expect(parseJsonBody('{"content":"the constructor of proto\\u00e9"}')).toEqual({ content: 'the constructor of protoé' });
-    expect(parseJsonBody('\ufeff{"a":1}')).toEqual({ a: 1 });
-    expect(() => parseJsonBody('{"a":')).toThrow(SyntaxError);
   });
 
   it('bytes without a Content-Type → 415 unsupported_content_type', async () => {

@@ -1,0 +1,29 @@
+// Request bodies as JSON: one parser for the text lane and Fastify's routes, with the same refusals.
+import sjson from 'secure-json-parse';
+import { nestsDeeperThan } from '../contracts/json-text.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+
+/**
+ * Deepest nesting of arrays and objects a body may have. JSON.parse itself nests arbitrarily deep, but serialising
+ * or walking such a value again (JSON.stringify, the validators, the usage estimate) overflows the stack: a body
+ * 10,000 levels deep was a 500. No API request here comes near this.
+ */
+export const MAX_JSON_DEPTH = 256;
+
+/**
+ * JSON.parse, refusing prototype poisoning as Fastify's default parser does (secure-json-parse: a `__proto__` key,
+ * or a `constructor` key holding `prototype`) and nesting deeper than MAX_JSON_DEPTH. secure-json-parse runs two
+ * regular expressions over every body to decide whether to look. Both keys it refuses contain "proto" (`__proto__`,
+ * and `prototype` under `constructor`), so a body with no "proto", no `\u` escape that could spell it and no BOM
+ * (which secure-json-parse strips) is parsed directly. Throws a SyntaxError for text that is not JSON.
+ */
+export function parseJsonBody(text: string): unknown {
+  const value: unknown =
+    text.includes('proto') || text.includes('\\u') || text.charCodeAt(0) === 0xfeff
+      ? sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' })
+      : JSON.parse(text);
+  if (typeof value === 'object' && value !== null && nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new GatewayError('invalid_request', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
+  }
+  return value;
+}

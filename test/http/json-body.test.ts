@@ -1,0 +1,82 @@
+// One JSON body parser for the text lane and Fastify's routes (src/http/json-body.ts): prototype poisoning and
+// nesting too deep to serialise again are refused in each family's error shape, never a 500.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nestsDeeperThan } from '../../src/contracts/json-text.ts';
+import { MAX_JSON_DEPTH, parseJsonBody } from '../../src/http/json-body.ts';
+import { expectB, RID } from '../helpers/family-b.ts';
+import { startHarness, type Harness } from '../helpers/harness.ts';
+
+/** An array `depth` levels deep. */
+const nested = (depth: number) => `${'['.repeat(depth)}0${']'.repeat(depth)}`;
+
+describe('parseJsonBody', () => {
+  it('the direct parse only for bodies that cannot spell a poisoning key; escapes and a BOM take the checked parse', () => {
+    expect(parseJsonBody('{"model":"m","messages":[{"role":"user","content":"a\\nb"}]}')).toEqual({ model: 'm', messages: [{ role: 'user', content: 'a\nb' }] });
+    // "__proto__" spelt with \u escapes: JSON.parse alone would accept it.
+    expect(() => parseJsonBody('{"\\u005f_pr\\u006fto__":{"x":1}}')).toThrow();
+    expect(() => parseJsonBody('{"\\u0063onstructor":{"prototype":{"x":1}}}')).toThrow();
+    expect(() => parseJsonBody('{"a":{"__proto__":{"x":1}}}')).toThrow();
+    // The words inside values are fine, escaped text is fine.
+    expect(parseJsonBody('{"content":"the constructor of proto\\u00e9"}')).toEqual({ content: 'the constructor of protoé' });
+    expect(parseJsonBody('\ufeff{"a":1}')).toEqual({ a: 1 });
+    expect(() => parseJsonBody('{"a":')).toThrow(SyntaxError);
+  });
+
+  it(`nesting: ${MAX_JSON_DEPTH} levels are accepted, one more is refused`, () => {
+    // The outer object is one level.
+    expect(parseJsonBody(`{"x":${nested(MAX_JSON_DEPTH - 1)}}`)).toBeTypeOf('object');
+    expect(() => parseJsonBody(`{"x":${nested(MAX_JSON_DEPTH)}}`)).toThrow(/more than 256 levels/);
+    expect(() => parseJsonBody(`[${'{"a":'.repeat(MAX_JSON_DEPTH)}1${'}'.repeat(MAX_JSON_DEPTH)}]`)).toThrow(/levels/);
+  });
+});
+
+describe('nestsDeeperThan', () => {
+  it('counts only brackets outside strings, escaped quotes included', () => {
+    const brackets = '[{'.repeat(50);
+    // 300 brackets inside strings (one after an escaped quote), nesting 2.
+    expect(nestsDeeperThan(`{"a":"${brackets}","b":["\\"${brackets}\\\\"]}`, 2)).toBe(false);
+    expect(nestsDeeperThan(`{"a":"${brackets}","b":[[1]]}`, 2)).toBe(true);
+    // Many brackets side by side, none deep.
+    expect(nestsDeeperThan(`[${'[1],'.repeat(500)}[1]]`, 2)).toBe(false);
+    expect(nestsDeeperThan(nested(3), 2)).toBe(true);
+    expect(nestsDeeperThan(nested(2), 2)).toBe(false);
+  });
+});
+
+describe('a body nested 10,000 levels deep, through the server', () => {
+  let h: Harness;
+  let token: string;
+  beforeAll(async () => {
+    h = await startHarness();
+    token = (await h.token()).secret;
+  });
+  afterAll(async () => h?.close());
+  const deep = nested(10_000);
+  const post = (path: string, text: string) => h.fetch(path, { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: text });
+
+  it('text lane (chat, also with a repeated key): 400 invalid_request in the family B shape, nothing sent upstream', async () => {
+    const before = h.sim.requestsTo('/chat/completions').length;
+    for (const text of [
+      `{"model":"qwx3.7-plus","messages":[{"role":"user","content":"x"}],"x":${deep}}`,
+      `{"model":"qwx3.7-plus","user":"a","user":"b","messages":[{"role":"user","content":"x"}],"x":${deep}}`,
+    ]) {
+      const body = await expectB(await post('/v1/chat/completions', text), 400, 'invalid_request');
+      expect(body.error.message).toContain('levels deep');
+    }
+    expect(h.sim.requestsTo('/chat/completions').length).toBe(before);
+  });
+
+  it('a framework route (images): 400 invalid_request in the family B shape', async () => {
+    await expectB(await post('/v1/images/generations', `{"model":"qwx-image","prompt":"p","x":${deep}}`), 400, 'invalid_request');
+  });
+
+  it('family A: 400 with the vendor envelope and the request id', async () => {
+    const r = await post('/vidx/v1/videos/text2video', `{"model_name":"kling-v2-6","prompt":"p","x":${deep}}`);
+    expect(r.status).toBe(400);
+    const body = (await r.json()) as { code: number; message: string; request_id: string; data: unknown };
+    expect(body.code).toBe(1201);
+    expect(body.request_id).toMatch(RID);
+    expect(body.message).toContain('levels deep');
+    expect(body.data).toBeNull();
+  });
+});
