@@ -476,7 +476,7 @@ export function openApiDocument(registered: Array<{ url: string; method: string 
     info: {
       title: 'Tollway',
       version: '0.1.0',
-      description: 'Metered model gateway: family A (/vidx/v1, vendor-style video API, envelope errors) and family B (/v1, OpenAI/messages-compatible). Every response carries X-Gateway-Request-Id.',
+      description: 'Metered model gateway: family A (/vidx/v1, vendor-style video API, envelope errors) and family B (/v1, OpenAI/messages-compatible). Every response carries X-Gateway-Request-Id. JSON bodies may nest arrays and objects at most 256 levels deep (deeper: 400 invalid_request).',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],

@@ -71,7 +71,7 @@ describe('a body nested 10,000 levels deep, through the server', () => {
   });
 
   it('family A: 400 with the vendor envelope and the request id', async () => {
-    const r = await post('/vidx/v1/videos/text2video', `{"model_name":"kling-v2-6","prompt":"p","x":${deep}}`);
+    const r = await post('/vidx/v1/videos/text2video', `{"model_name":"vidx-v2-6","prompt":"p","x":${deep}}`);
     expect(r.status).toBe(400);
     const body = (await r.json()) as { code: number; message: string; request_id: string; data: unknown };
     expect(body.code).toBe(1201);
