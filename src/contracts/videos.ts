@@ -34,6 +34,9 @@ const SEED_MAX = 2147483647;
 const bad = (code: 'invalid_duration' | 'invalid_resolution' | 'invalid_seed' | 'seed_not_supported' | 'invalid_reference' | 'invalid_parameter' | 'invalid_size' | 'missing_parameter', message: string, param: string) =>
   new GatewayError(code, message, { param });
 
+/** Multipart field-name segments that would reach an object's prototype. */
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
 /**
  * Multipart fields arrive flattened the way the SDK's form encoder writes them:
  * `input_reference[image_url]`, `references[video][]` (read as `references[video]` with an array value),
@@ -45,6 +48,8 @@ export function unflattenFields(fields: Record<string, string | string[]>): Json
     const m = /^([^[\]]+)((?:\[[^[\]]*\])*)$/.exec(rawKey);
     if (!m) continue;
     const path = [m[1]!, ...[...m[2]!.matchAll(/\[([^[\]]*)\]/g)].map((x) => x[1]!)];
+    // `__proto__[x]` would walk into Object.prototype and change it for every request the process serves.
+    if (path.some((k) => UNSAFE_KEYS.has(k))) throw new GatewayError('invalid_parameter', `Field name '${rawKey}' is not allowed`, { param: rawKey });
     setPath(out, path, value);
   }
   return out;

@@ -133,6 +133,25 @@ describe('validation rows', () => {
   });
 });
 
+describe('multipart field names that reach a prototype', () => {
+  it('`__proto__[x]`, `constructor[prototype][x]`, `a[__proto__][x]` are refused (400) and pollute nothing: the next JSON chat still works', async () => {
+    for (const name of ['__proto__[stream]', 'constructor[prototype][stream]', 'input_reference[__proto__][stream]']) {
+      const form = new FormData();
+      form.append('model', 'wnx2.7-t2v');
+      form.append('prompt', 'cat');
+      form.append(name, 'yes');
+      const r = await h.fetch('/v1/videos', { method: 'POST', token, body: form });
+      expect(r.status).toBe(400);
+      const body = (await r.json()) as { error: { code: string; param?: string } };
+      expect(body.error.code).toBe('invalid_parameter');
+      expect(body.error.param).toBe(name);
+      expect(({} as Record<string, unknown>).stream).toBeUndefined();
+    }
+    const chat = await h.fetch('/v1/chat/completions', { method: 'POST', token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'after' }] } });
+    expect(chat.status).toBe(200);
+  });
+});
+
 describe('reference mapping, observed at the simulator', () => {
   const cases: Array<[string, Record<string, unknown>, string, Array<[string, string]>]> = [
     ['hhx-1.1-t2v', {}, 'happyhorse-1.1-t2v', []],
