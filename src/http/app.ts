@@ -57,7 +57,7 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: Gateway
   req.tw.errorCode = err.code;
   if (err.upstreamRequestId) req.tw.upstreamRequestId = err.upstreamRequestId;
   if (err.headers) reply.headers(err.headers);
-  return reply.code(err.status).type('application/json; charset=utf-8').send(renderError(familyOf(req.url), err, req.id));
+  return reply.code(err.status).type('application/json; charset=utf-8').send(renderError(familyOf(req.routeOptions?.url ?? req.url), err, req.id));
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -115,8 +115,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     req.tw = newRequestState();
     reply.header(REQUEST_ID_HEADER, req.id);
     if (life.closing) throw shuttingDown();
-    // Authenticate contract paths before the body is parsed: unauthenticated callers get 401 cheaply.
-    const path = req.url;
+    // No id, name or query value here can hold a NUL, and PostgreSQL refuses one in text (a 500 otherwise).
+    if (req.url.includes('%00')) throw new GatewayError('invalid_request', 'The request URL contains an encoded NUL character (%00)');
+    // Authenticate contract paths before the body is parsed: unauthenticated callers get 401 cheaply. The matched
+    // route decides, not the raw URL: the router decodes `/%761/models` to /v1/models.
+    const path = req.routeOptions.url ?? req.url;
     if (!CONTRACT_PREFIXES.some((p) => path.startsWith(p)) || UNAUTHENTICATED_PREFIXES.some((p) => path.startsWith(p))) return done();
     const pending = admit(deps, credentialFrom(req.headers), req.tw, reply.raw);
     if (pending === null) return done();

@@ -18,12 +18,27 @@ export const MAX_JSON_DEPTH = 256;
  * (which secure-json-parse strips) is parsed directly. Throws a SyntaxError for text that is not JSON.
  */
 export function parseJsonBody(text: string): unknown {
+  const escapes = text.includes('\\u');
   const value: unknown =
-    text.includes('proto') || text.includes('\\u') || text.charCodeAt(0) === 0xfeff
+    escapes || text.includes('proto') || text.charCodeAt(0) === 0xfeff
       ? sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' })
       : JSON.parse(text);
   if (typeof value === 'object' && value !== null && nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     throw new GatewayError('invalid_request', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
   }
+  // A NUL can only arrive escaped (a raw control character is not JSON). PostgreSQL refuses one in text, and a row
+  // refused in a group commit would take its batch with it: no string in a body may hold one.
+  if (escapes && text.includes('\\u0000') && holdsNul(value)) {
+    throw new GatewayError('invalid_request', 'Strings in the request body may not contain the NUL character (\\u0000)');
+  }
   return value;
+}
+
+/** Does any string (key or value) in a parsed JSON value contain U+0000? (The value nests at most MAX_JSON_DEPTH.) */
+function holdsNul(v: unknown): boolean {
+  if (typeof v === 'string') return v.includes('\0');
+  if (typeof v !== 'object' || v === null) return false;
+  if (Array.isArray(v)) return v.some(holdsNul);
+  for (const [k, x] of Object.entries(v)) if (k.includes('\0') || holdsNul(x)) return true;
+  return false;
 }

@@ -44,6 +44,8 @@ export async function readMultipart(req: FastifyRequest): Promise<MultipartBody>
         files.push({ field: part.fieldname, filename: part.filename, mimetype: part.mimetype, data });
       } else {
         const value = typeof part.value === 'string' ? part.value : String(part.value);
+        // PostgreSQL refuses a NUL in text; no field here can hold one.
+        if (value.includes('\0') || part.fieldname.includes('\0')) throw new GatewayError('invalid_parameter', 'Form fields may not contain the NUL character', { param: part.fieldname.replaceAll('\0', '') });
         total += value.length;
         if (total > limit) throw tooLarge();
         const key = part.fieldname.endsWith('[]') ? part.fieldname.slice(0, -2) : part.fieldname;

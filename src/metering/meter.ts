@@ -1,3 +1,4 @@
+import { clip } from '../store/clip.ts';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Catalogue } from '../catalogue/catalogue.ts';
@@ -130,7 +131,7 @@ export class StoreMeter implements Meter {
       charge,
       requestId: input.requestId,
       taskId: null,
-      upstreamRequestId: input.upstreamRequestId ?? null,
+      upstreamRequestId: clip(input.upstreamRequestId ?? null, 200),
       createdAt: Date.now(),
     };
   }
@@ -249,7 +250,7 @@ export class StoreMeter implements Meter {
         charge,
         requestId: task.requestId ?? null,
         taskId: task.taskId,
-        upstreamRequestId: task.upstreamRequestId ?? null,
+        upstreamRequestId: clip(task.upstreamRequestId ?? null, 200),
         createdAt: Date.now(),
       });
       if (!inserted) return 0;
