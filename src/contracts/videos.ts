@@ -125,14 +125,19 @@ function readSeed(body: JsonObject, rules: VideoRules, multipart: boolean): numb
   return v;
 }
 
+const SIDE_MIN = 128;
+const SIDE_MAX = 4096;
+
 /** `WxH` (OpenAI) → tier and ratio. */
 function readSize(body: JsonObject): { size: string; tier: VideoTier; ratio: string | null } | null {
   const v = body.size;
   if (v === undefined || v === null) return null;
-  const m = typeof v === 'string' ? /^(\d{2,5})[x*](\d{2,5})$/.exec(v.trim()) : null;
+  // Exactly as echoed back: no surrounding space.
+  const m = typeof v === 'string' ? /^(\d{2,5})[x*](\d{2,5})$/.exec(v) : null;
   if (!m) throw bad('invalid_size', 'size must look like 1280x720', 'size');
   const w = Number(m[1]);
   const h = Number(m[2]);
+  if (w < SIDE_MIN || h < SIDE_MIN || w > SIDE_MAX || h > SIDE_MAX) throw bad('invalid_size', `size must be between ${SIDE_MIN} and ${SIDE_MAX} pixels on each side`, 'size');
   const tier: VideoTier = Math.min(w, h) >= 1080 ? '1080p' : '720p';
   const g = gcd(w, h);
   const r = `${w / g}:${h / g}`;

@@ -96,6 +96,8 @@ describe('POST /v1/messages (@anthropic-ai/sdk)', () => {
     ['a message without content', [{ role: 'user' }]],
     ['a message whose content is a number', [{ role: 'user', content: 7 }]],
     ['a message that is not an object', ['hello']],
+    ['a null content block', [{ role: 'user', content: [null] }]],
+    ['a content block without a type', [{ role: 'user', content: [{ text: 'x' }] }]],
   ])('%s is refused (400 invalid_parameter, param messages) and never sent upstream', async (_name, messages) => {
     const before = h.sim.requestsTo(UPSTREAM).length;
     const r = await h.fetch('/v1/messages', { method: 'POST', token, json: { model: 'qwx3.7-plus', max_tokens: 10, messages } });

@@ -43,6 +43,11 @@ describe('validation rows', () => {
     [{ model: 'wnx2.7-t2v', prompt: 'x', seed: -1 }, 'invalid_seed'],
     [{ model: 'wnx2.7-t2v', prompt: 'x', seed: 2147483648 }, 'invalid_seed'],
     [{ model: 'wnx2.7-t2v', prompt: 'x', seed: true }, 'invalid_seed'],
+    [{ model: 'wnx2.7-t2v', prompt: 'x', size: '00x00' }, 'invalid_size'],
+    [{ model: 'wnx2.7-t2v', prompt: 'x', size: '99999x99999' }, 'invalid_size'],
+    [{ model: 'wnx2.7-t2v', prompt: 'x', size: '1280x64' }, 'invalid_size'],
+    [{ model: 'wnx2.7-t2v', prompt: 'x', size: ' 1280x720' }, 'invalid_size'],
+    [{ model: 'wnx2.7-t2v', prompt: 'x', size: '1280x720\n' }, 'invalid_size'],
   ])('%j → %s', async (body, code) => {
     await rejects(body, code);
   });

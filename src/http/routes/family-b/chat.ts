@@ -33,7 +33,12 @@ function validate(body: Record<string, unknown>): unknown[] {
     }
     // Image parts carry an http(s) URL or a data URI, whichever upstream path the model takes (a vision model's
     // parts go upstream as they are: a file:// or missing URL must not).
-    if (Array.isArray(c)) for (const p of c) if (isObject(p) && p.type === 'image_url') imageUrlOf(p);
+    if (Array.isArray(c)) {
+      for (const p of c) {
+        if (!isObject(p) || typeof p.type !== 'string') throw new GatewayError('invalid_parameter', 'each content part must be an object with a type', { param: 'messages' });
+        if (p.type === 'image_url') imageUrlOf(p);
+      }
+    }
   }
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw new GatewayError('invalid_parameter', 'stream must be a boolean', { param: 'stream' });
   return messages;

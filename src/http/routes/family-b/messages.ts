@@ -55,6 +55,9 @@ function validate(body: Record<string, unknown>): void {
   for (const m of body.messages) {
     if (!isObject(m) || typeof m.role !== 'string' || m.role === '') throw new GatewayError('invalid_parameter', 'each message must be an object with a role', { param: 'messages' });
     if (typeof m.content !== 'string' && !Array.isArray(m.content)) throw new GatewayError('invalid_parameter', 'each message needs a content: a string or an array of content blocks', { param: 'messages' });
+    if (Array.isArray(m.content) && !m.content.every((b) => isObject(b) && typeof b.type === 'string')) {
+      throw new GatewayError('invalid_parameter', 'each content block must be an object with a type', { param: 'messages' });
+    }
   }
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw new GatewayError('invalid_parameter', 'stream must be a boolean', { param: 'stream' });
 }
