@@ -8,6 +8,7 @@ import { newRequestId, REQUEST_ID_HEADER } from './request-id.ts';
 import type { RequestState } from './request-state.ts';
 import { applyBodyLimits } from './body-limits.ts';
 import { parseJsonBody } from './json-body.ts';
+import { clientErrorHandler } from './client-error.ts';
 import { TextLane, type Lifecycle } from './lane/text-lane.ts';
 import { admit, newRequestState, requestRecorder, shuttingDown } from './pipeline.ts';
 import { textRoutes } from './routes/family-b/text-routes.ts';
@@ -85,6 +86,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Graceful shutdown: idle keep-alive sockets close at once; in-flight requests and streams drain.
     forceCloseConnections: 'idle',
     routerOptions: { ignoreTrailingSlash: true },
+    // Requests node's parser refuses (before any hook): the family's error shape and a request id.
+    clientErrorHandler,
     // A URL that cannot be decoded (e.g. `/v1/%zz`) fails before any hook runs: answer it in the family
     // shape with a request id instead of Fastify's own body.
     frameworkErrors: (err, req, reply) => {

@@ -1,0 +1,66 @@
+// Requests node's HTTP parser refuses before any hook runs: the family's error shape, a request id, the connection
+// closed — not the framework's own body (src/http/client-error.ts).
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RID } from '../helpers/family-b.ts';
+import { startHarness, type Harness } from '../helpers/harness.ts';
+
+let h: Harness;
+let token: string;
+beforeAll(async () => {
+  h = await startHarness();
+  token = (await h.token()).secret;
+});
+afterAll(async () => h?.close());
+
+/** Send raw bytes; the whole answer once the server closes the connection. */
+function raw(bytes: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  const u = new URL(h.url);
+  return new Promise((resolve, reject) => {
+    const s = connect(Number(u.port), u.hostname, () => s.write(bytes));
+    let text = '';
+    s.setEncoding('latin1');
+    s.on('data', (d: string) => (text += d));
+    s.on('error', reject);
+    s.on('close', () => {
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      const [line = '', ...rest] = head.split('\r\n');
+      const headers = Object.fromEntries(rest.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(line.split(' ')[1]), headers, body });
+    });
+  });
+}
+
+describe('requests the HTTP parser refuses', () => {
+  it.each([
+    ['two different Content-Length values', 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}'],
+    ['Content-Length and Transfer-Encoding together', 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
+    // Authenticated, so the body is read (an anonymous caller is answered 401 before it).
+    ['a bad chunk size', 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
+    ['a request line without a leading slash', 'GET v1/models HTTP/1.1\r\nHost: x\r\n\r\n'],
+  ])('%s: 400 in the family B shape with a request id, connection closed', async (_name, bytes) => {
+    const r = await raw(bytes.replace('TOKEN', token));
+    expect(r.status).toBe(400);
+    expect(r.headers['x-gateway-request-id']).toMatch(RID);
+    expect(r.headers.connection).toBe('close');
+    const body = JSON.parse(r.body) as { error: { code: string; request_id: string } };
+    expect(body.error.code).toBe('invalid_request');
+    expect(body.error.request_id).toBe(r.headers['x-gateway-request-id']);
+  });
+
+  it('headers over the size limit: 431, family B shape', async () => {
+    const r = await raw(`GET /v1/models?x=${'a'.repeat(70_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(r.status).toBe(431);
+    expect(r.headers['x-gateway-request-id']).toMatch(RID);
+    expect((JSON.parse(r.body) as { error: { code: string } }).error.code).toBe('invalid_request');
+  });
+
+  it('a family A path: the vendor envelope', async () => {
+    const r = await raw('POST /vidx/v1/videos/text2video HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}');
+    expect(r.status).toBe(400);
+    const body = JSON.parse(r.body) as { code: number; request_id: string; data: unknown };
+    expect(body.code).toBe(1201);
+    expect(body.request_id).toBe(r.headers['x-gateway-request-id']);
+    expect(body.data).toBeNull();
+  });
+});
