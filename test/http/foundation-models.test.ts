@@ -64,6 +64,7 @@ describe('/v1/models', () => {
     const { secret } = await h.token({ models: ['qwx3.7-plus', 'vidx-v1'] });
     const unknown = await notFound(secret, 'gpt-4o');
     await notFound(secret, 'qwx3-vl-plus'); // exists, not in the allow-list
+    await notFound(secret, ' '); // a blank id names no model: 404 as well, not "model is required"
     await notFound(secret, 'vidx-v1'); // allowed, but no enabled channel serves it
     const open = (await h.token()).secret;
     await notFound(open, 'vidx-v1-6-multi-elements'); // internal entry

@@ -45,5 +45,11 @@ describe('POST /v1/embeddings (openai SDK)', () => {
     expect(((await wrong.json()) as { error: { code: string } }).error.code).toBe('model_not_supported');
     const hidden = await h.fetch('/v1/embeddings', { method: 'POST', token, json: { model: 'qwx3-vl-plus', input: 'x' } });
     expect(hidden.status).toBe(404);
+    for (const stream of [true, 'NaN']) {
+      const streamed = await h.fetch('/v1/embeddings', { method: 'POST', token, json: { model: 'text-embedding-v4', input: 'x', stream } });
+      expect(streamed.status).toBe(400);
+      expect(((await streamed.json()) as { error: { param: string } }).error.param).toBe('stream');
+    }
+    expect((await h.fetch('/v1/embeddings', { method: 'POST', token, json: { model: 'text-embedding-v4', input: 'x', stream: false } })).status).toBe(200);
   });
 });

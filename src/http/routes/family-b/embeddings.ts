@@ -13,6 +13,8 @@ function validate(body: Record<string, unknown>): void {
   if (!ok) throw new GatewayError('invalid_parameter', 'input must be a non-empty string or a non-empty array of non-empty strings', { param: 'input' });
   const ef = body.encoding_format;
   if (ef !== undefined && ef !== null && ef !== 'float' && ef !== 'base64') throw new GatewayError('invalid_parameter', 'encoding_format must be float or base64', { param: 'encoding_format' });
+  // Embeddings never stream: say so rather than answer JSON to a client that asked for events.
+  if (body.stream !== undefined && body.stream !== null && body.stream !== false) throw new GatewayError('invalid_parameter', 'embeddings do not stream; remove stream', { param: 'stream' });
 }
 
 export function embeddingsRoute(deps: AppDeps, cap: EmbeddingsCapability): (req: Exchange) => Promise<void> {

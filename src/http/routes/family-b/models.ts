@@ -15,7 +15,10 @@ export function registerModelRoutes(scope: FastifyInstance, deps: AppDeps): void
     return { object: 'list', data };
   });
   scope.get<{ Params: { id: string } }>('/models/:id', async (req) => {
-    const r = resolveVisibleModel(deps, req, req.params.id);
+    // A path always names a model, even a blank one: one that does not exist is 404, not "model is required".
+    const id = req.params.id;
+    if (id.trim() === '') throw new GatewayError('model_not_found', `The model '${id}' does not exist or you do not have access to it`, { param: 'model' });
+    const r = resolveVisibleModel(deps, req, id);
     return { id: r.publicName, object: 'model', created: CATALOGUE_EPOCH, owned_by: r.entry.ownedBy };
   });
 }
