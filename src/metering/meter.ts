@@ -12,7 +12,7 @@ import { isBillable, priceForEntry } from './prices.ts';
 import type { Charge, Meter, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
 /** One ledger row to write. */
-interface LedgerRow {
+export interface LedgerRow {
   key: string;
   tokenId: string;
   model: string;
@@ -51,6 +51,8 @@ export interface StoreMeterOptions {
   maxBatch?: number;
   /** Reports a failed batch write (the rows stay queued and are retried). */
   onError?: (e: unknown, queued: number) => void;
+  /** Charges the store refused while others were written (group-commit.ts): they leave the queue; report them. */
+  onRejected?: (rows: LedgerRow[], e: unknown) => void;
 }
 
 /**
@@ -78,16 +80,23 @@ export class StoreMeter implements Meter {
       intervalMs: opts.flushIntervalMs ?? 10,
       maxBatch: opts.maxBatch ?? 200,
       write: (batch) => this.writeBatch(batch),
-      onCommitted: (batch) => {
-        for (const r of batch) {
-          this.queuedKeys.delete(r.key);
-          const left = (this.pending.get(r.tokenId) ?? 0) - r.charge.amount;
-          if (left > 0) this.pending.set(r.tokenId, left);
-          else this.pending.delete(r.tokenId);
-        }
+      onCommitted: (batch) => this.settled(batch),
+      onRejected: (rows, e) => {
+        this.settled(rows);
+        opts.onRejected?.(rows, e);
       },
       onError,
     });
+  }
+
+  /** Rows that left the queue (written, or refused by the store): no longer pending. */
+  private settled(rows: LedgerRow[]): void {
+    for (const r of rows) {
+      this.queuedKeys.delete(r.key);
+      const left = (this.pending.get(r.tokenId) ?? 0) - r.charge.amount;
+      if (left > 0) this.pending.set(r.tokenId, left);
+      else this.pending.delete(r.tokenId);
+    }
   }
 
   /** A billing model id, or any public name (alias, dated snapshot) that resolves to one. */

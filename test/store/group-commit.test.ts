@@ -70,3 +70,61 @@ describe('GroupCommit', () => {
     expect(r.batches).toEqual([[1], [2, 3]]);
   });
 });
+
+describe('GroupCommit: a row the store refuses', () => {
+  function refusing(bad: Set<number>, down = { value: false }) {
+    const committed: number[] = [];
+    const rejected: number[] = [];
+    const attempts: number[][] = [];
+    const gc = new GroupCommit<number>({
+      intervalMs: 5,
+      maxBatch: 10,
+      write: async (batch) => {
+        attempts.push([...batch]);
+        if (down.value) throw new Error('store down');
+        const b = batch.find((x) => bad.has(x));
+        if (b !== undefined) throw new Error(`row ${b} refused`);
+      },
+      onCommitted: (batch) => committed.push(...batch),
+      onError: () => undefined,
+      onRejected: (rows) => rejected.push(...rows),
+    });
+    return { gc, committed, rejected, attempts, down };
+  }
+
+  it('is set aside when the other rows of its batch go through; the rows after it are not held back', async () => {
+    const r = refusing(new Set([3]));
+    for (let i = 1; i <= 6; i++) r.gc.push(i);
+    await r.gc.flush();
+    expect(r.committed.sort((a, b) => a - b)).toEqual([1, 2, 4, 5, 6]);
+    expect(r.rejected).toEqual([3]);
+    expect(r.gc.queued).toBe(0);
+    r.gc.push(7);
+    await r.gc.flush();
+    expect(r.committed).toContain(7);
+  });
+
+  it('is not set aside while the store itself fails: the batch stays queued, and few rows are tried alone', async () => {
+    const r = refusing(new Set(), { value: true });
+    for (let i = 1; i <= 8; i++) r.gc.push(i);
+    await r.gc.flush();
+    expect(r.rejected).toEqual([]);
+    expect(r.committed).toEqual([]);
+    expect(r.gc.queued).toBe(8);
+    // One batch attempt, then at most three single rows before giving up on this round.
+    expect(r.attempts.length).toBeLessThanOrEqual(4);
+    r.down.value = false;
+    await r.gc.flush();
+    expect(r.committed.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it('without onRejected, a refused row keeps its batch queued (the old behaviour)', async () => {
+    const committed: number[] = [];
+    const gc = new GroupCommit<number>({ intervalMs: 5, maxBatch: 10, write: async (b) => { if (b.includes(2)) throw new Error('refused'); }, onCommitted: (b) => committed.push(...b), onError: () => undefined });
+    gc.push(1);
+    gc.push(2);
+    await gc.flush();
+    expect(committed).toEqual([]);
+    expect(gc.queued).toBe(2);
+  });
+});

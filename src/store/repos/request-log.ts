@@ -32,8 +32,9 @@ export class RequestLogWriter {
     onError: (e: unknown) => void,
     intervalMs = 10,
     maxBatch = 500,
+    onRejected?: (rows: RequestLogRow[], e: unknown) => void,
   ) {
-    this.batches = new GroupCommit({ intervalMs, maxBatch, write: (rows) => this.insert(rows), onError: (e) => onError(e) });
+    this.batches = new GroupCommit({ intervalMs, maxBatch, write: (rows) => this.insert(rows), onError: (e) => onError(e), ...(onRejected ? { onRejected } : {}) });
   }
 
   write(row: RequestLogRow): void {
