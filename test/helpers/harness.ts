@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { afterAll, beforeAll } from 'vitest';
 import { DEFAULT_SIM_KEYS, startSimulator, type SimOptions, type Simulator } from '../../simulator/index.ts';
 import { ensureChannel } from '../../src/bootstrap.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
@@ -129,6 +130,27 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       await sim.close();
       await fresh.cleanup();
       rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * A harness and one client token for a test file: started before its tests, closed after them. Read `.h` and
+ * `.token` inside tests (they are set once beforeAll has run).
+ */
+export function useHarness(opts: HarnessOptions = {}): { readonly h: Harness; readonly token: string } {
+  const state: { h?: Harness; token?: string } = {};
+  beforeAll(async () => {
+    state.h = await startHarness(opts);
+    state.token = (await state.h.token()).secret;
+  });
+  afterAll(async () => state.h?.close());
+  return {
+    get h() {
+      return state.h!;
+    },
+    get token() {
+      return state.token!;
     },
   };
 }

@@ -1,21 +1,15 @@
 // Requests node's HTTP parser refuses before any hook runs: the family's error shape, a request id, the connection
 // closed — not the framework's own body (src/http/client-error.ts).
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RID } from '../helpers/family-b.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
+import { useHarness } from '../helpers/harness.ts';
 
-let h: Harness;
-let token: string;
-beforeAll(async () => {
-  h = await startHarness();
-  token = (await h.token()).secret;
-});
-afterAll(async () => h?.close());
+const t = useHarness();
 
 /** Send raw bytes; the whole answer once the server closes the connection. */
 function raw(bytes: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
-  const u = new URL(h.url);
+  const u = new URL(t.h.url);
   return new Promise((resolve, reject) => {
     const s = connect(Number(u.port), u.hostname, () => s.write(bytes));
     let text = '';
@@ -39,7 +33,7 @@ describe('requests the HTTP parser refuses', () => {
     ['a bad chunk size', 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
     ['a request line without a leading slash', 'GET v1/models HTTP/1.1\r\nHost: x\r\n\r\n'],
   ])('%s: 400 in the family B shape with a request id, connection closed', async (_name, bytes) => {
-    const r = await raw(bytes.replace('TOKEN', token));
+    const r = await raw(bytes.replace('TOKEN', t.token));
     expect(r.status).toBe(400);
     expect(r.headers['x-gateway-request-id']).toMatch(RID);
     expect(r.headers.connection).toBe('close');

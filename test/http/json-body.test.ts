@@ -1,10 +1,10 @@
 // One JSON body parser for the text lane and Fastify's routes (src/http/json-body.ts): prototype poisoning and
 // nesting too deep to serialise again are refused in each family's error shape, never a 500.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nestsDeeperThan } from '../../src/contracts/json-text.ts';
 import { MAX_JSON_DEPTH, parseJsonBody } from '../../src/http/json-body.ts';
 import { expectB, RID } from '../helpers/family-b.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
+import { useHarness } from '../helpers/harness.ts';
 
 /** An array `depth` levels deep. */
 const nested = (depth: number) => `${'['.repeat(depth)}0${']'.repeat(depth)}`;
@@ -44,18 +44,12 @@ describe('nestsDeeperThan', () => {
 });
 
 describe('a body nested 10,000 levels deep, through the server', () => {
-  let h: Harness;
-  let token: string;
-  beforeAll(async () => {
-    h = await startHarness();
-    token = (await h.token()).secret;
-  });
-  afterAll(async () => h?.close());
+  const t = useHarness();
   const deep = nested(10_000);
-  const post = (path: string, text: string) => h.fetch(path, { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: text });
+  const post = (path: string, text: string) => t.h.fetch(path, { method: 'POST', token: t.token, headers: { 'content-type': 'application/json' }, body: text });
 
   it('text lane (chat, also with a repeated key): 400 invalid_request in the family B shape, nothing sent upstream', async () => {
-    const before = h.sim.requestsTo('/chat/completions').length;
+    const before = t.h.sim.requestsTo('/chat/completions').length;
     for (const text of [
       `{"model":"qwx3.7-plus","messages":[{"role":"user","content":"x"}],"x":${deep}}`,
       `{"model":"qwx3.7-plus","user":"a","user":"b","messages":[{"role":"user","content":"x"}],"x":${deep}}`,
@@ -63,7 +57,7 @@ describe('a body nested 10,000 levels deep, through the server', () => {
       const body = await expectB(await post('/v1/chat/completions', text), 400, 'invalid_request');
       expect(body.error.message).toContain('levels deep');
     }
-    expect(h.sim.requestsTo('/chat/completions').length).toBe(before);
+    expect(t.h.sim.requestsTo('/chat/completions').length).toBe(before);
   });
 
   it('a framework route (images): 400 invalid_request in the family B shape', async () => {

@@ -1,23 +1,17 @@
 // What goes upstream on the text routes: the client's own JSON text with only the model renamed — unless a key
 // repeats somewhere in it, when the body JSON.parse kept (and the gateway validated) is serialised instead.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../../helpers/harness.ts';
 
-let h: Harness;
-let token: string;
-beforeAll(async () => {
-  h = await startHarness();
-  token = (await h.token()).secret;
-});
-afterAll(async () => h?.close());
+const t = useHarness();
 
 /** POST `text` as it is; the one upstream request it caused, as the simulator received it. */
 async function sentFor(path: string, upstreamPath: string, text: string, headers: Record<string, string> = {}): Promise<string> {
-  const before = h.sim.requestsTo(upstreamPath).length;
-  const r = await h.fetch(path, { method: 'POST', token, headers: { 'content-type': 'application/json', ...headers }, body: text });
+  const before = t.h.sim.requestsTo(upstreamPath).length;
+  const r = await t.h.fetch(path, { method: 'POST', token: t.token, headers: { 'content-type': 'application/json', ...headers }, body: text });
   expect(r.status).toBe(200);
   await r.arrayBuffer();
-  const sent = h.sim.requestsTo(upstreamPath).slice(before);
+  const sent = t.h.sim.requestsTo(upstreamPath).slice(before);
   expect(sent).toHaveLength(1);
   return sent[0]!.text!;
 }
