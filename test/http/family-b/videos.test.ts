@@ -75,6 +75,12 @@ describe('video task object and ownership', () => {
     expect(r.headers.get('content-length')).toBe('90');
     const bytes = Buffer.from(await r.arrayBuffer());
     expect(bytes.equals(SIM_VIDEO_BYTES.subarray(10, 100))).toBe(true);
+    // A Range that is not a byte range is ignored (RFC 9110): the whole file, 200.
+    for (const range of ['bytes=abc', 'items=0-1', 'bytes=5']) {
+      const whole = await h.fetch(`/v1/videos/${c.json.id}/content`, { token: tok.secret, headers: { range } });
+      expect(whole.status, range).toBe(200);
+      expect(Buffer.from(await whole.arrayBuffer()).equals(SIM_VIDEO_BYTES), range).toBe(true);
+    }
   });
 
   it('failure: sanitised error and upstream_request_id, hold released, nothing charged', async () => {

@@ -142,6 +142,8 @@ async function ownedVideo(deps: AppDeps, req: FastifyRequest, id: string, fresh:
   return t;
 }
 
+const BYTE_RANGES = /^bytes=(?:\d+-\d*|-\d+)(?:\s*,\s*(?:\d+-\d*|-\d+))*$/;
+
 async function sendContent(deps: AppDeps, req: FastifyRequest, reply: FastifyReply, t: TaskRecord): Promise<FastifyReply> {
   if (t.state !== 'succeeded') {
     throw new GatewayError('video_not_ready', `The video is not ready (status: ${STATUS[t.state]}); poll GET /v1/videos/${t.id} until it is completed`);
@@ -151,8 +153,10 @@ async function sendContent(deps: AppDeps, req: FastifyRequest, reply: FastifyRep
   const expired = () => new GatewayError('result_expired', 'The video result URL has expired; renewal is not supported — create the video again');
   if (result.expiresAt !== null && result.expiresAt <= Date.now()) throw expired();
   const headers: Record<string, string> = {};
+  // Only a well-formed byte range goes on; RFC 9110 has a server ignore any other Range (a whole 200 answer)
+  // rather than answer 416 as some result hosts do.
   const range = req.headers.range;
-  if (typeof range === 'string') headers.range = range;
+  if (typeof range === 'string' && BYTE_RANGES.test(range)) headers.range = range;
   const up = await safeStream(result.url, { ...resultDownloadPolicy(deps.config), headers, maxBytes: MAX_VIDEO_BYTES, timeoutMs: 60_000 });
   if (up.statusCode === 403 || up.statusCode === 404 || up.statusCode === 410) {
     up.body.destroy();
