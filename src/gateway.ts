@@ -111,9 +111,10 @@ export async function createGateway(config: Config, opts: GatewayOptions): Promi
     channels,
     tokenAuth: new TokenAuth(repos.tokens),
     repos,
-    requestLog: new RequestLogWriter(store.db, (e) => logger.error({ err: String(e) }, 'request log write failed'), undefined, undefined, (rows, e) =>
-      logger.error({ err: String(e), request_ids: rows.map((r) => r.requestId) }, 'request-log rows refused by the store; set aside'),
-    ),
+    requestLog: new RequestLogWriter(store.db, {
+      onError: (e) => logger.error({ err: String(e) }, 'request log write failed'),
+      onRejected: (rows, e) => logger.error({ err: String(e), request_ids: rows.map((r) => r.requestId) }, 'request-log rows refused by the store; set aside'),
+    }),
     meter: new StoreMeter(store.db, () => deps.catalogue, {
       onError: (e, queued) => logger.error({ err: String(e), queued }, 'ledger batch write failed; charges stay queued and are retried'),
       // Every field of the refused charge, so the operator can enter it by hand: it is not retried.

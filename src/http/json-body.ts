@@ -26,8 +26,8 @@ export function parseJsonBody(text: string): unknown {
   if (typeof value === 'object' && value !== null && nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     throw new GatewayError('invalid_request', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
   }
-  // A NUL can only arrive escaped (a raw control character is not JSON). PostgreSQL refuses one in text, and a row
-  // refused in a group commit would take its batch with it: no string in a body may hold one.
+  // A NUL can only arrive escaped (a raw control character is not JSON). PostgreSQL refuses one in text (an id
+  // looked up, a name stored, a row that would be set aside unwritten): no string in a body may hold one.
   if (escapes && text.includes('\\u0000') && holdsNul(value)) {
     throw new GatewayError('invalid_request', 'Strings in the request body may not contain the NUL character (\\u0000)');
   }

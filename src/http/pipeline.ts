@@ -1,7 +1,6 @@
 // The steps every request shares, whichever front serves it (Fastify for most routes, the text lane for the
 // hot text routes — see lane/text-lane.ts): a fresh request state, admission (token, limits), and the record
 // at the end (the access line and the request-log row).
-import { clip } from '../store/clip.ts';
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { accessLogger } from './access-log.ts';
@@ -55,19 +54,18 @@ export function requestRecorder(deps: AppDeps): (f: Finished) => void {
     const latencyMs = Math.round((performance.now() - st.startedAt) * 100) / 100;
     access({ requestId: f.id, method: f.method, path: f.endpoint, status: f.status, latencyMs, tokenId: st.principal?.tokenId, model: st.model, errorCode: st.errorCode, upstreamRequestId: st.upstreamRequestId });
     if (!st.principal) return;
-    // Columns: model, endpoint and upstream_request_id varchar(200), error_code varchar(100), method varchar(10).
     deps.requestLog.write({
       requestId: f.id,
       tokenId: st.principal.tokenId,
-      model: clip(st.model, 200),
-      endpoint: clip(f.endpoint, 200),
-      method: clip(f.method, 10),
+      model: st.model,
+      endpoint: f.endpoint,
+      method: f.method,
       status: f.status,
       latencyMs: Math.round(latencyMs),
       usage: st.usage,
       amount: st.amount,
-      upstreamRequestId: clip(st.upstreamRequestId, 200),
-      errorCode: clip(st.errorCode, 100),
+      upstreamRequestId: st.upstreamRequestId,
+      errorCode: st.errorCode,
       createdAt: Date.now(),
     });
   };

@@ -1,10 +1,10 @@
-import { clip } from '../store/clip.ts';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { Database } from '../store/schema.ts';
+import { clip } from '../store/clip.ts';
 import { GroupCommit } from '../store/group-commit.ts';
 import type { LedgerTuple } from '../store/sqlite-batch-writer.ts';
 import { sqliteBatchWriter } from '../store/sqlite.ts';
@@ -35,13 +35,14 @@ function ledgerValues(r: LedgerRow) {
     amount: r.charge.amount,
     request_id: r.requestId,
     task_id: r.taskId,
-    upstream_request_id: r.upstreamRequestId,
+    // The upstream's request id is outside text: cut to its varchar(200) column (store/clip.ts).
+    upstream_request_id: clip(r.upstreamRequestId, 200),
     created_at: r.createdAt,
   };
 }
 
 function ledgerTuple(r: LedgerRow): LedgerTuple {
-  return [r.key, r.tokenId, r.model, r.kind, r.charge.quantities, r.charge.unitPrices, r.charge.amount, r.requestId, r.taskId, r.upstreamRequestId, r.createdAt];
+  return [r.key, r.tokenId, r.model, r.kind, r.charge.quantities, r.charge.unitPrices, r.charge.amount, r.requestId, r.taskId, clip(r.upstreamRequestId, 200), r.createdAt];
 }
 
 export interface StoreMeterOptions {
@@ -140,7 +141,7 @@ export class StoreMeter implements Meter {
       charge,
       requestId: input.requestId,
       taskId: null,
-      upstreamRequestId: clip(input.upstreamRequestId ?? null, 200),
+      upstreamRequestId: input.upstreamRequestId ?? null,
       createdAt: Date.now(),
     };
   }
@@ -259,7 +260,7 @@ export class StoreMeter implements Meter {
         charge,
         requestId: task.requestId ?? null,
         taskId: task.taskId,
-        upstreamRequestId: clip(task.upstreamRequestId ?? null, 200),
+        upstreamRequestId: task.upstreamRequestId ?? null,
         createdAt: Date.now(),
       });
       if (!inserted) return 0;

@@ -69,6 +69,17 @@ describe('chargeSync', () => {
     expect((await tokenRow(tokenId)).spent).toBe(600_000);
   });
 
+  it("an upstream request id longer than its column is stored cut to 200 characters (PostgreSQL would refuse the row)", async () => {
+    const tokenId = await newToken();
+    const long = 'u'.repeat(500);
+    expect(await meter.chargeSync({ requestId: `req_long_${seq}`, tokenId, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: chatUsage, upstreamRequestId: long })).toBe(1800);
+    meter.chargeSyncDeferred({ requestId: `req_long_deferred_${seq}`, tokenId, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: chatUsage, upstreamRequestId: long });
+    await meter.flush();
+    const rows = await ledgerFor(tokenId);
+    expect(rows).toHaveLength(2);
+    for (const r of rows) expect(r.upstream_request_id).toBe(long.slice(0, 200));
+  });
+
   it('prices a snapshot public name passed as billing model like its base', async () => {
     expect(meter.price('wnx2.7-i2v-20260101', { kind: 'video', outputSeconds: 2, tier: '1080p' }).amount).toBe(2_000_000);
   });

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+import { clip } from '../clip.ts';
 import { GroupCommit } from '../group-commit.ts';
 import type { LogTuple } from '../sqlite-batch-writer.ts';
 import { sqliteBatchWriter } from '../sqlite.ts';
@@ -29,11 +30,11 @@ export class RequestLogWriter {
 
   constructor(
     private readonly db: Kysely<Database>,
-    onError: (e: unknown) => void,
+    report: { onError: (e: unknown) => void; onRejected?: (rows: RequestLogRow[], e: unknown) => void },
     intervalMs = 10,
     maxBatch = 500,
-    onRejected?: (rows: RequestLogRow[], e: unknown) => void,
   ) {
+    const { onError, onRejected } = report;
     this.batches = new GroupCommit({ intervalMs, maxBatch, write: (rows) => this.insert(rows), onError: (e) => onError(e), ...(onRejected ? { onRejected } : {}) });
   }
 
@@ -58,23 +59,25 @@ export class RequestLogWriter {
   }
 }
 
+// Text from outside (the path, the upstream's request id) is cut to its column's length — model, endpoint and
+// upstream_request_id varchar(200), error_code varchar(100), method varchar(10) — on both dialects alike.
 function logTuple(r: RequestLogRow): LogTuple {
-  return [r.requestId, r.tokenId, r.model, r.endpoint, r.method, r.status, r.latencyMs, r.usage ?? null, r.amount, r.upstreamRequestId, r.errorCode, r.createdAt];
+  return [r.requestId, r.tokenId, clip(r.model, 200), clip(r.endpoint, 200), clip(r.method, 10), r.status, r.latencyMs, r.usage ?? null, r.amount, clip(r.upstreamRequestId, 200), clip(r.errorCode, 100), r.createdAt];
 }
 
 function columns(r: RequestLogRow) {
   return {
     request_id: r.requestId,
     token_id: r.tokenId,
-    model: r.model,
-    endpoint: r.endpoint,
-    method: r.method,
+    model: clip(r.model, 200),
+    endpoint: clip(r.endpoint, 200),
+    method: clip(r.method, 10),
     status: r.status,
     latency_ms: r.latencyMs,
     usage: usageText(r.usage),
     amount: r.amount,
-    upstream_request_id: r.upstreamRequestId,
-    error_code: r.errorCode,
+    upstream_request_id: clip(r.upstreamRequestId, 200),
+    error_code: clip(r.errorCode, 100),
     created_at: r.createdAt,
   };
 }
