@@ -1,11 +1,12 @@
 import { GatewayError } from './gateway-error.ts';
 import { redact } from './redact.ts';
 
-export type Family = 'a' | 'b';
+/** Which error shape: the vendor envelope of /vidx/v1 (family A), or the OpenAI-style body of /v1 (family B). */
+export type Family = 'vidx' | 'v1';
 
 /** Family A paths are the vendor-style video API; everything else uses the OpenAI-style body. */
 export function familyOf(url: string): Family {
-  return url.startsWith('/vidx/') ? 'a' : 'b';
+  return url.startsWith('/vidx/') ? 'vidx' : 'v1';
 }
 
 export interface FamilyBErrorBody {
@@ -32,5 +33,5 @@ export function renderFamilyA(err: GatewayError, requestId: string): FamilyAErro
 }
 
 export function renderError(family: Family, err: GatewayError, requestId: string): FamilyAErrorBody | FamilyBErrorBody {
-  return family === 'a' ? renderFamilyA(err, requestId) : renderFamilyB(err, requestId);
+  return family === 'vidx' ? renderFamilyA(err, requestId) : renderFamilyB(err, requestId);
 }

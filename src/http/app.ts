@@ -11,10 +11,10 @@ import { parseJsonBody } from './json-body.ts';
 import { clientErrorHandler } from './client-error.ts';
 import { TextLane, type Lifecycle } from './lane/text-lane.ts';
 import { admit, newRequestState, requestRecorder, shuttingDown } from './pipeline.ts';
-import { textRoutes } from './routes/family-b/text-routes.ts';
+import { textRoutes } from './routes/v1/text-routes.ts';
 import { registerAdminRoutes } from './routes/admin/index.ts';
-import { registerFamilyACallbackRoutes, registerFamilyARoutes } from './routes/family-a/index.ts';
-import { registerFamilyBRoutes } from './routes/family-b/index.ts';
+import { registerFamilyACallbackRoutes, registerFamilyARoutes } from './routes/vidx/index.ts';
+import { registerFamilyBRoutes } from './routes/v1/index.ts';
 import { openApiDocument } from './openapi.ts';
 import { sql } from 'kysely';
 import { credentialFrom } from '../auth/token-auth.ts';
@@ -55,8 +55,8 @@ export function toGatewayError(err: unknown): GatewayError {
 }
 
 export function sendError(req: FastifyRequest, reply: FastifyReply, err: GatewayError): FastifyReply {
-  req.tw.errorCode = err.code;
-  if (err.upstreamRequestId) req.tw.upstreamRequestId = err.upstreamRequestId;
+  req.state.errorCode = err.code;
+  if (err.upstreamRequestId) req.state.upstreamRequestId = err.upstreamRequestId;
   if (err.headers) reply.headers(err.headers);
   return reply.code(err.status).type('application/json; charset=utf-8').send(renderError(familyOf(req.routeOptions?.url ?? req.url), err, req.id));
 }
@@ -91,7 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A URL that cannot be decoded (e.g. `/v1/%zz`) fails before any hook runs: answer it in the family
     // shape with a request id instead of Fastify's own body.
     frameworkErrors: (err, req, reply) => {
-      req.tw = newRequestState();
+      req.state = newRequestState();
       reply.header(REQUEST_ID_HEADER, req.id);
       void sendError(req, reply, new GatewayError('invalid_request', err.code === 'FST_ERR_BAD_URL' ? 'The request URL is not valid' : 'Bad request', { cause: err }));
     },
@@ -108,14 +108,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook('onRoute', applyBodyLimits(deps.config));
 
-  app.decorateRequest('tw', null as unknown as RequestState);
+  app.decorateRequest('state', null as unknown as RequestState);
   app.addHook('preClose', async () => {
     life.closing = true;
   });
   // Callback-style hook: a cached token without limits (the common case) is admitted synchronously, without
   // a promise per request; a cache miss or a token with limits takes the async path.
   app.addHook('onRequest', (req, reply, done) => {
-    req.tw = newRequestState();
+    req.state = newRequestState();
     reply.header(REQUEST_ID_HEADER, req.id);
     if (life.closing) throw shuttingDown();
     // No id, name or query value here can hold a NUL, and PostgreSQL refuses one in text (a 500 otherwise).
@@ -124,7 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // route decides, not the raw URL: the router decodes `/%761/models` to /v1/models.
     const path = req.routeOptions.url ?? req.url;
     if (!CONTRACT_PREFIXES.some((p) => path.startsWith(p)) || UNAUTHENTICATED_PREFIXES.some((p) => path.startsWith(p))) return done();
-    const pending = admit(deps, credentialFrom(req.headers), req.tw, reply.raw);
+    const pending = admit(deps, credentialFrom(req.headers), req.state, reply.raw);
     if (pending === null) return done();
     pending.then(() => done(), done);
   });
@@ -132,7 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Synchronous work (a log line, a buffered row): a callback hook spares a promise per request.
   app.addHook('onResponse', (req, reply, done) => {
     try {
-      if (req.tw) record({ id: req.id, method: req.method, endpoint: req.routeOptions.url ?? req.url.split('?')[0] ?? req.url, status: reply.statusCode, tw: req.tw });
+      if (req.state) record({ id: req.id, method: req.method, endpoint: req.routeOptions.url ?? req.url.split('?')[0] ?? req.url, status: reply.statusCode, state: req.state });
     } catch (e) {
       done(e as Error);
       return;
@@ -143,7 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setErrorHandler((err, req, reply) => {
     const ge = toGatewayError(err);
     if (ge.code === 'internal_error') req.log.error({ err: String((err as Error)?.stack ?? err) }, 'unhandled error');
-    if (!req.tw) req.tw = newRequestState();
+    if (!req.state) req.state = newRequestState();
     reply.header(REQUEST_ID_HEADER, req.id);
     return sendError(req, reply, ge);
   });

@@ -7,7 +7,7 @@ import type { RequestState } from './request-state.ts';
 
 export interface Exchange {
   readonly id: string;
-  readonly tw: RequestState;
+  readonly state: RequestState;
   readonly headers: IncomingHttpHeaders;
   readonly body: unknown;
   /** The JSON text `body` was parsed from, when the route may send it on as it is (json-splice.ts). */

@@ -1,6 +1,7 @@
 // GET /openapi.json: an OpenAPI 3.1 description of every contract path (family A and B), the admin
 // API and /healthz. As the contract says, request and response bodies are free-form objects; the
 // documented fields are listed as properties (additionalProperties stays open).
+import type { Family } from '../errors/render.ts';
 import { ERROR_CODES } from '../errors/codes.ts';
 
 type Schema = Record<string, unknown>;
@@ -22,10 +23,10 @@ const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` })
 const FAMILY_B_ERROR_STATUSES = ['400', '401', '403', '404', '405', '409', '410', '413', '415', '422', '429', '500', '502', '503', '504'];
 const FAMILY_A_ERROR_STATUSES = FAMILY_B_ERROR_STATUSES;
 
-function errorResponses(family: 'a' | 'b'): Record<string, unknown> {
+function errorResponses(family: Family): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const s of family === 'a' ? FAMILY_A_ERROR_STATUSES : FAMILY_B_ERROR_STATUSES) {
-    out[s] = { $ref: `#/components/responses/${family === 'a' ? 'FamilyAError' : 'FamilyBError'}` };
+  for (const s of family === 'vidx' ? FAMILY_A_ERROR_STATUSES : FAMILY_B_ERROR_STATUSES) {
+    out[s] = { $ref: `#/components/responses/${family === 'vidx' ? 'FamilyAError' : 'FamilyBError'}` };
   }
   return out;
 }
@@ -47,13 +48,13 @@ const PAGE = [
 ];
 
 function familyB(summary: string, op: Omit<Operation, 'summary'>, okResponse: unknown): Operation {
-  return { tags: ['family B (/v1)'], summary, security: [{ bearer: [] }], ...op, responses: { '200': okResponse, ...errorResponses('b') } };
+  return { tags: ['family B (/v1)'], summary, security: [{ bearer: [] }], ...op, responses: { '200': okResponse, ...errorResponses('v1') } };
 }
 function familyA(summary: string, op: Omit<Operation, 'summary'>, okResponse: unknown): Operation {
-  return { tags: ['family A (/vidx/v1)'], summary, security: [{ bearer: [] }], ...op, responses: { '200': okResponse, ...errorResponses('a') } };
+  return { tags: ['family A (/vidx/v1)'], summary, security: [{ bearer: [] }], ...op, responses: { '200': okResponse, ...errorResponses('vidx') } };
 }
 function admin(summary: string, op: Omit<Operation, 'summary'> = {}, okSchema: Schema = obj(), status = '200', okResponse?: unknown): Operation {
-  return { tags: ['admin'], summary, security: [{ adminBearer: [] }], ...op, responses: { [status]: okResponse ?? ok(okSchema), ...errorResponses('b') } };
+  return { tags: ['admin'], summary, security: [{ adminBearer: [] }], ...op, responses: { [status]: okResponse ?? ok(okSchema), ...errorResponses('v1') } };
 }
 
 const envelope = (data: Schema): Schema => obj({ code: int('0 on success'), message: str('`success` on success'), request_id: str(), data }, ['code', 'message', 'request_id']);

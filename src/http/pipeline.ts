@@ -22,16 +22,16 @@ export function newRequestState(): RequestState {
  * miss or a token with limits returns a promise.
  * Auth failures throw (synchronously or through the promise) as GatewayErrors.
  */
-export function admit(deps: AppDeps, credential: string | undefined, tw: RequestState, res: ServerResponse): Promise<void> | null {
+export function admit(deps: AppDeps, credential: string | undefined, state: RequestState, res: ServerResponse): Promise<void> | null {
   const principal = deps.tokenAuth.authenticateCached(credential);
   // Same rule as RateLimiter.admit: a token with neither limit has nothing to admit.
   if (principal && principal.rpmLimit === null && principal.concurrencyLimit === null) {
-    tw.principal = principal;
+    state.principal = principal;
     return null;
   }
   return (async () => {
     const p = principal ?? (await deps.tokenAuth.authenticate(credential));
-    tw.principal = p;
+    state.principal = p;
     const release = await deps.limiter.admit(p);
     if (release) res.once('close', release);
   })();
@@ -43,14 +43,14 @@ export interface Finished {
   /** The route's path (no query string). */
   endpoint: string;
   status: number;
-  tw: RequestState;
+  state: RequestState;
 }
 
 /** The end of every request: one access line (request id on it, no bodies, no secrets) and, for a caller we know, a request-log row. */
 export function requestRecorder(deps: AppDeps): (f: Finished) => void {
   const access = accessLogger(deps.logger);
   return (f) => {
-    const st = f.tw;
+    const st = f.state;
     const latencyMs = Math.round((performance.now() - st.startedAt) * 100) / 100;
     access({ requestId: f.id, method: f.method, path: f.endpoint, status: f.status, latencyMs, tokenId: st.principal?.tokenId, model: st.model, errorCode: st.errorCode, upstreamRequestId: st.upstreamRequestId });
     if (!st.principal) return;

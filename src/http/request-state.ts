@@ -15,17 +15,17 @@ export interface RequestState {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    tw: RequestState;
+    state: RequestState;
   }
 }
 
 /** Anything carrying a request state: a Fastify request or a text-lane exchange. */
 export interface HasState {
-  tw: RequestState;
+  state: RequestState;
 }
 
 export function principalOf(req: HasState): Principal {
-  const p = req.tw.principal;
+  const p = req.state.principal;
   if (!p) throw new GatewayError('missing_token', 'Missing bearer token: send Authorization: Bearer <token>');
   return p;
 }

@@ -95,8 +95,8 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
     else {
       outcome = 'upstream-error';
       const ge = isGatewayError(e) ? e : new GatewayError('upstream_error', 'The stream failed', { cause: e });
-      req.tw.errorCode = ge.code;
-      if (ge.upstreamRequestId) req.tw.upstreamRequestId = ge.upstreamRequestId;
+      req.state.errorCode = ge.code;
+      if (ge.upstreamRequestId) req.state.upstreamRequestId = ge.upstreamRequestId;
       errorText = o.errorFrame(ge, renderFamilyB(ge, req.id).error);
     }
   } finally {
@@ -108,7 +108,7 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
     }
     watch.dispose();
     if (outcome === 'client-abort') {
-      req.tw.errorCode ??= 'client_closed';
+      req.state.errorCode ??= 'client_closed';
       // The lane records the request on the response's 'close' (which a cut response emits too).
       res.destroy();
     } else {

@@ -12,6 +12,6 @@ import type { Meter } from './types.ts';
  * queries) must not call it. Tokens without a quota always pass.
  */
 export async function enforceQuota(meter: Meter, req: FastifyRequest): Promise<void> {
-  const p = req.tw?.principal;
+  const p = req.state?.principal;
   if (p) await meter.assertQuota(p.tokenId);
 }

@@ -10,7 +10,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { request } from 'undici';
 import { createSafeAgents, findForbidden, type SafeAgents } from '../net/safe-agent.ts';
-import { toTaskRecord } from '../store/repos/tasks.ts';
+import { storedFamily, toTaskRecord } from '../store/repos/tasks.ts';
 import type { Database } from '../store/schema.ts';
 import { isUniqueViolation } from '../store/store.ts';
 import type { TaskRecord } from './types.ts';
@@ -108,7 +108,7 @@ export class CallbackDispatcher {
     const rows = await this.deps.db
       .selectFrom('tasks')
       .selectAll()
-      .where('family', '=', 'a')
+      .where('family', '=', storedFamily('vidx'))
       .where('state', 'in', ['succeeded', 'failed', 'cancelled'])
       .where('callback_url', 'is not', null)
       .where('finished_at', '>', now - ENQUEUE_WINDOW_MS)

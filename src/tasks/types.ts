@@ -4,7 +4,8 @@
 import type { Usage } from '../metering/types.ts';
 import type { Channel } from '../routing/channel-registry.ts';
 
-export type TaskFamily = 'a' | 'b';
+/** Which API the task belongs to: /vidx/v1 (family A) or /v1 (family B). Stored as 'a' | 'b' (repos/tasks.ts maps). */
+export type TaskFamily = 'vidx' | 'v1';
 
 /** Non-terminal: submitting (row written, upstream call in flight), queued, in_progress. */
 export type TaskState = 'submitting' | 'queued' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled';

@@ -7,7 +7,7 @@ import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
 import { createChannel } from '../../src/http/routes/admin/channels.ts';
 import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
-import { FAST_TASK_ENV, waitTerminal } from '../http/family-b/videos-helpers.ts';
+import { FAST_TASK_ENV, waitTerminal } from '../http/v1/videos-helpers.ts';
 import { DEAD_URL, expectFamilyBError, expectNoLeak, flushWriters, ledgerOfRequest, secondUpstream, waitForFamilyATask } from './faults-helpers.ts';
 
 let h: Harness;

@@ -3,7 +3,7 @@
 // leak, no charge and no open hold on failure; exactly one `<task>:success` charge on success.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../helpers/harness.ts';
-import { FAST_TASK_ENV, waitTerminal } from '../http/family-b/videos-helpers.ts';
+import { FAST_TASK_ENV, waitTerminal } from '../http/v1/videos-helpers.ts';
 import { expectFamilyAError, expectFamilyBError, expectNoLeak, flushWriters, ledgerOfRequest, waitForFamilyATask } from './faults-helpers.ts';
 
 let h: Harness;

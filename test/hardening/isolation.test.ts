@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../helpers/harness.ts';
-import { FAST_TASK_ENV, waitTerminal } from '../http/family-b/videos-helpers.ts';
+import { FAST_TASK_ENV, waitTerminal } from '../http/v1/videos-helpers.ts';
 import { flushWriters } from './faults-helpers.ts';
 
 const T2V = '/vidx/v1/videos/text2video';

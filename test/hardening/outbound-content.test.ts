@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_VIDEO_BYTES } from '../../simulator/dashscope/results-video.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
-import { createVideo, FAST_TASK_ENV, waitTerminal } from '../http/family-b/videos-helpers.ts';
+import { createVideo, FAST_TASK_ENV, waitTerminal } from '../http/v1/videos-helpers.ts';
 
 let h: Harness;
 let token: string;

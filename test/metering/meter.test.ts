@@ -148,9 +148,9 @@ describe('quota', () => {
 
   it('enforceQuota(meter, req) applies assertQuota to the request principal', async () => {
     const tokenId = await newToken(0);
-    const req = { tw: { principal: { tokenId } } } as unknown as FastifyRequest;
+    const req = { state: { principal: { tokenId } } } as unknown as FastifyRequest;
     await expect(enforceQuota(meter, req)).rejects.toMatchObject({ code: 'insufficient_quota', status: 429 });
-    const free = { tw: { principal: { tokenId: await newToken(1) } } } as unknown as FastifyRequest;
+    const free = { state: { principal: { tokenId: await newToken(1) } } } as unknown as FastifyRequest;
     await enforceQuota(meter, free);
   });
 

@@ -83,7 +83,7 @@ export async function engineFixture(): Promise<EngineFixture> {
       return e;
     },
     input: (_engine, over = {}) => ({
-      family: 'b',
+      family: 'v1',
       kind: 'test-video',
       tokenId,
       model: 'wnx2.7-t2v',

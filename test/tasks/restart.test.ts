@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway.ts';
 import { ADMIN_KEY, SECRET, startHarness, type Harness } from '../helpers/harness.ts';
-import { createVideo, FAST_TASK_ENV, ledgerFor, tokenRow, waitTerminal } from '../http/family-b/videos-helpers.ts';
+import { createVideo, FAST_TASK_ENV, ledgerFor, tokenRow, waitTerminal } from '../http/v1/videos-helpers.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {

@@ -1,7 +1,7 @@
 // Contract text2video request → the vendor's body. Public names never go up: the model is the
 // catalogue's upstream name, and our own task id is the upstream external_task_id (unique per account,
 // and it lets an operator find the upstream task from ours).
-import type { Text2VideoRequest } from '../../contracts/family-a-text2video.ts';
+import type { Text2VideoRequest } from '../../contracts/vidx-text2video.ts';
 
 export function text2VideoBody(r: Text2VideoRequest, upstreamModel: string, ourTaskId: string, upstreamCallbackUrl: string | null): Record<string, unknown> {
   const b: Record<string, unknown> = {

@@ -37,7 +37,7 @@ class LaneExchange implements Exchange {
   private child: Logger | null = null;
   constructor(
     readonly id: string,
-    readonly tw: RequestState,
+    readonly state: RequestState,
     private readonly req: IncomingMessage,
     readonly res: ServerResponse,
     readonly route: Route,
@@ -108,7 +108,7 @@ export class TextLane {
       if (this.life.closing) throw shuttingDown();
       const h = laneHeaders(req.rawHeaders);
       // Authenticate before the body is read: unauthenticated callers get 401 cheaply.
-      const pending = admit(this.deps, credentialOf(h.authorization, h.apiKey), ex.tw, res);
+      const pending = admit(this.deps, credentialOf(h.authorization, h.apiKey), ex.state, res);
       if (pending === null) this.readBody(req, h, ex);
       else pending.then(() => this.readBody(req, h, ex), (e: unknown) => this.fail(ex, e));
     } catch (e) {
@@ -124,7 +124,7 @@ export class TextLane {
   private closed(ex: LaneExchange): void {
     const res = ex.res;
     if (!res.writableFinished) {
-      ex.tw.errorCode ??= 'client_closed';
+      ex.state.errorCode ??= 'client_closed';
       // Nothing was answered: 499, the usual "client closed request" status, rather than an unsent 200.
       if (!res.headersSent) res.statusCode = 499;
     }
@@ -137,7 +137,7 @@ export class TextLane {
   }
 
   private recordOf(ex: LaneExchange): void {
-    this.record({ id: ex.id, method: 'POST', endpoint: ex.route.path, status: ex.res.statusCode, tw: ex.tw });
+    this.record({ id: ex.id, method: 'POST', endpoint: ex.route.path, status: ex.res.statusCode, state: ex.state });
   }
 
   private readBody(req: IncomingMessage, h: LaneHeaders, ex: LaneExchange): void {
@@ -203,8 +203,8 @@ export class TextLane {
   private fail(ex: LaneExchange, e: unknown): void {
     const ge = isGatewayError(e) ? e : new GatewayError('internal_error', 'Internal error', { cause: e });
     if (ge.code === 'internal_error') ex.log.error({ err: String((e as Error)?.stack ?? e) }, 'unhandled error');
-    ex.tw.errorCode = ge.code;
-    if (ge.upstreamRequestId) ex.tw.upstreamRequestId = ge.upstreamRequestId;
+    ex.state.errorCode = ge.code;
+    if (ge.upstreamRequestId) ex.state.upstreamRequestId = ge.upstreamRequestId;
     if (ex.res.headersSent) {
       ex.res.destroy();
       return;

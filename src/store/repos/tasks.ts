@@ -9,12 +9,17 @@ import { parseJson } from '../json.ts';
 import type { Database, TasksTable } from '../schema.ts';
 
 type TaskRow = Selectable<TasksTable>;
+
+/** The stored `tasks.family` values: 'a' (/vidx/v1) and 'b' (/v1), kept from the first schema. */
+const STORED_FAMILY: Record<TaskFamily, string> = { vidx: 'a', v1: 'b' };
+export const storedFamily = (f: TaskFamily): string => STORED_FAMILY[f];
+const familyOfStored = (s: string): TaskFamily => (s === 'a' ? 'vidx' : 'v1');
 const num = (v: number | null): number | null => (v === null ? null : Number(v));
 
 export function toTaskRecord(r: TaskRow): TaskRecord {
   return {
     id: r.id,
-    family: r.family as TaskFamily,
+    family: familyOfStored(r.family),
     kind: r.kind,
     tokenId: r.token_id,
     model: r.model,
@@ -115,7 +120,7 @@ export class TasksRepo {
   async insert(t: NewTaskRow, now = Date.now()): Promise<TaskRecord> {
     const row = {
       id: t.id,
-      family: t.family,
+      family: storedFamily(t.family),
       kind: t.kind,
       token_id: t.tokenId,
       model: t.model,
@@ -173,7 +178,7 @@ export class TasksRepo {
 
   async listFor(tokenId: string, f: ListTasksFilter = {}): Promise<TaskRecord[]> {
     let q = this.db.selectFrom('tasks').selectAll().where('token_id', '=', tokenId).where('state', '!=', 'submitting');
-    if (f.family) q = q.where('family', '=', f.family);
+    if (f.family) q = q.where('family', '=', storedFamily(f.family));
     if (f.kind) q = q.where('kind', '=', f.kind);
     if (f.before !== undefined) q = q.where('created_at', '<', f.before);
     const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit ?? 20).execute();

@@ -7,7 +7,7 @@ import { GatewayError } from '../../../src/errors/gateway-error.ts';
 import type { AppDeps } from '../../../src/http/deps.ts';
 import type { Exchange } from '../../../src/http/exchange.ts';
 import { newRequestState } from '../../../src/http/pipeline.ts';
-import { sendComplete, type Prepared } from '../../../src/http/routes/family-b/text-call.ts';
+import { sendComplete, type Prepared } from '../../../src/http/routes/v1/text-call.ts';
 import type { Channel } from '../../../src/routing/channel-registry.ts';
 
 const channel: Channel = { id: 'ch_1', name: 'a', kind: 'dashscope', baseUrl: 'http://u', keys: { apiKey: 'sk-x' }, models: null, priority: 0, weight: 1 };
@@ -21,7 +21,7 @@ function setup(charge: () => number) {
     breakers: { allow: () => true, isOpen: () => false, success: () => undefined, failure: () => undefined },
     meter: { chargeSyncDeferred: vi.fn(charge) },
   } as unknown as AppDeps;
-  const ex = { id: 'req_1', tw: newRequestState(), headers: {}, body: {}, res, log: { info: vi.fn(), warn: vi.fn(), error: vi.fn() } } as unknown as Exchange;
+  const ex = { id: 'req_1', state: newRequestState(), headers: {}, body: {}, res, log: { info: vi.fn(), warn: vi.fn(), error: vi.fn() } } as unknown as Exchange;
   return { deps, ex, res };
 }
 
@@ -29,7 +29,7 @@ describe('sendComplete', () => {
   it('charges, then answers', async () => {
     const { deps, ex, res } = setup(() => 7);
     await sendComplete(deps, ex, prep, async () => answer);
-    expect(ex.tw.amount).toBe(7);
+    expect(ex.state.amount).toBe(7);
     expect(res.end).toHaveBeenCalledWith('{"ok":true}');
   });
 

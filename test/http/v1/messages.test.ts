@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS } from '../../../simulator/index.ts';
 import { GatewayError } from '../../../src/errors/gateway-error.ts';
 import { renderFamilyB } from '../../../src/errors/render.ts';
-import { messagesErrorFrame } from '../../../src/http/routes/family-b/messages.ts';
+import { messagesErrorFrame } from '../../../src/http/routes/v1/messages.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { ledgerRows, sseEvents } from './text-helpers.ts';
 

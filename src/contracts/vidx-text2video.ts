@@ -2,7 +2,7 @@
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import { REFUSED_MODELS } from '../catalogue/default-catalogue.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { readDuration, readMode, readOptionalString, readPrompt, readTaskExtras, type FieldOptions, type Mode } from './family-a.ts';
+import { readDuration, readMode, readOptionalString, readPrompt, readTaskExtras, type FieldOptions, type Mode } from './vidx.ts';
 import { isObject, requireBody, type JsonObject } from './fields.ts';
 
 export const DEFAULT_T2V_MODEL = 'vidx-v1';

@@ -2,10 +2,10 @@
 // the metering hold (+ query and list, as the vendor has them).
 import type { FastifyInstance } from 'fastify';
 import { omniBody } from '../../../adapters/kling/omni-video.ts';
-import { DEFAULT_OMNI_MODEL, OMNI_MODELS, parseOmni } from '../../../contracts/family-a-edit.ts';
+import { DEFAULT_OMNI_MODEL, OMNI_MODELS, parseOmni } from '../../../contracts/vidx-edit.ts';
 import { requireBody } from '../../../contracts/fields.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
-import { resolveVisibleModel } from '../family-b/models.ts';
+import { resolveVisibleModel } from '../v1/models.ts';
 import { fieldOptions, type FamilyAContext } from './context.ts';
 import { ok } from './envelope.ts';
 import { createFamilyATask } from './task-create.ts';

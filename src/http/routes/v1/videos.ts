@@ -99,7 +99,7 @@ async function createVideo(deps: AppDeps, req: FastifyRequest): Promise<Record<s
   const upstreamBody = buildVideoSynthesisBody(spec, rules, r.upstreamModel);
   const task = await deps.tasks.create({
     id: `video_${randomUUID().replace(/-/g, '')}`,
-    family: 'b',
+    family: 'v1',
     kind: DASHSCOPE_VIDEO_TASK_KIND,
     tokenId: p.tokenId,
     model: r.publicName,
@@ -123,8 +123,8 @@ async function createVideo(deps: AppDeps, req: FastifyRequest): Promise<Record<s
         { policy: 'connect-only', onNotEntitled: (ch) => deps.channels.markNotEntitled(ch.id, r.entry.id) },
       ),
   });
-  req.tw.upstreamRequestId = task.upstreamRequestId;
-  req.tw.usage = { hold: task.holdAmount, estimate };
+  req.state.upstreamRequestId = task.upstreamRequestId;
+  req.state.usage = { hold: task.holdAmount, estimate };
   return videoObject(task);
 }
 
@@ -136,9 +136,9 @@ async function ownedVideo(deps: AppDeps, req: FastifyRequest, id: string, fresh:
   const p = principalOf(req);
   // Another token's task and an unknown id look exactly alike.
   const t = fresh ? await deps.tasks.getFresh(id, p.tokenId) : await deps.tasks.getFor(id, p.tokenId);
-  if (!t || t.family !== 'b' || t.kind !== DASHSCOPE_VIDEO_TASK_KIND || t.state === 'submitting') throw notFound(id);
-  req.tw.model = t.model;
-  if (t.upstreamRequestId) req.tw.upstreamRequestId = t.upstreamRequestId;
+  if (!t || t.family !== 'v1' || t.kind !== DASHSCOPE_VIDEO_TASK_KIND || t.state === 'submitting') throw notFound(id);
+  req.state.model = t.model;
+  if (t.upstreamRequestId) req.state.upstreamRequestId = t.upstreamRequestId;
   return t;
 }
 
@@ -199,7 +199,7 @@ export function registerVideoRoutes(scope: FastifyInstance, deps: AppDeps): void
       if (!a) throw new GatewayError('invalid_parameter', 'after must be the id of one of your videos', { param: 'after' });
       before = a.createdAt;
     }
-    const rows = await deps.tasks.repo.listFor(p.tokenId, { family: 'b', kind: DASHSCOPE_VIDEO_TASK_KIND, limit: limit + 1, ...(before !== undefined ? { before } : {}) });
+    const rows = await deps.tasks.repo.listFor(p.tokenId, { family: 'v1', kind: DASHSCOPE_VIDEO_TASK_KIND, limit: limit + 1, ...(before !== undefined ? { before } : {}) });
     const data = rows.slice(0, limit).map(videoObject);
     return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: rows.length > limit };
   });

@@ -98,14 +98,14 @@ function usageJson(u: TokenUsage, estimated: boolean): Record<string, unknown> {
 /** Exactly one ledger entry for this request (idempotent by request id), never awaited on the request path. */
 export function meter(deps: AppDeps, req: Exchange, prep: Prepared, usage: TokenUsage, estimated: boolean, upstreamRequestId: string | null): void {
   const input: SyncChargeInput = { requestId: req.id, tokenId: prep.tokenId, model: prep.r.publicName, billingModel: prep.r.billingModel, usage, upstreamRequestId };
-  req.tw.usage = usageJson(usage, estimated);
-  if (upstreamRequestId) req.tw.upstreamRequestId = upstreamRequestId;
+  req.state.usage = usageJson(usage, estimated);
+  if (upstreamRequestId) req.state.upstreamRequestId = upstreamRequestId;
   const m = deps.meter as Meter & { chargeSyncDeferred?: (i: SyncChargeInput) => number };
   if (typeof m.chargeSyncDeferred === 'function') {
-    req.tw.amount = m.chargeSyncDeferred(input);
+    req.state.amount = m.chargeSyncDeferred(input);
     return;
   }
-  req.tw.amount = deps.meter.price(prep.r.billingModel, usage).amount;
+  req.state.amount = deps.meter.price(prep.r.billingModel, usage).amount;
   deps.meter.chargeSync(input).catch((e: unknown) => req.log.error({ err: String(e) }, 'ledger write failed'));
 }
 
@@ -134,7 +134,7 @@ export async function sendStream(deps: AppDeps, req: Exchange, prep: Prepared, c
     watch.dispose();
     throw e;
   }
-  if (s.upstreamRequestId) req.tw.upstreamRequestId = s.upstreamRequestId;
+  if (s.upstreamRequestId) req.state.upstreamRequestId = s.upstreamRequestId;
   await sendSse(req, {
     frames: s.frames,
     watch,

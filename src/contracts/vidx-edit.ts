@@ -1,7 +1,7 @@
 // Multi-element editing (contract 2.4, 4.1, 8): selection calls and the edit-task body; and the
 // omni-video path's minimal checks (its body is the vendor's, passed through).
 import { GatewayError } from '../errors/gateway-error.ts';
-import { readDuration, readHttpUrl, readMode, readOptionalString, readPrompt, readTaskExtras, requireSessionId, type FieldOptions, type Mode } from './family-a.ts';
+import { readDuration, readHttpUrl, readMode, readOptionalString, readPrompt, readTaskExtras, requireSessionId, type FieldOptions, type Mode } from './vidx.ts';
 import { isObject, requireBody } from './fields.ts';
 
 export const EDIT_MODEL = 'vidx-v1-6';

@@ -31,6 +31,6 @@ export function resolveVisibleModel(deps: Pick<AppDeps, 'catalogue' | 'channels'
   if (!r || !isVisible(p.models, r.entry, r.publicName, deps.channels)) {
     throw new GatewayError('model_not_found', `The model '${name}' does not exist or you do not have access to it`, { param: 'model' });
   }
-  req.tw.model = r.publicName;
+  req.state.model = r.publicName;
   return r;
 }

@@ -2,7 +2,7 @@
 // sessions repo, and how to build the upstream callback address for a task.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { KlingClient } from '../../../adapters/kling/client.ts';
-import type { FieldOptions } from '../../../contracts/family-a.ts';
+import type { FieldOptions } from '../../../contracts/vidx.ts';
 import { forbiddenAddressReason } from '../../../net/address-policy.ts';
 import type { CallbackDispatcher } from '../../../tasks/callbacks.ts';
 import type { AppDeps } from '../../deps.ts';

@@ -1,9 +1,9 @@
 // POST /vidx/v1/videos/text2video (+ query and list).
 import type { FastifyInstance } from 'fastify';
 import { text2VideoBody } from '../../../adapters/kling/text2video.ts';
-import { admitText2VideoModel, parseText2Video } from '../../../contracts/family-a-text2video.ts';
+import { admitText2VideoModel, parseText2Video } from '../../../contracts/vidx-text2video.ts';
 import { requireBody } from '../../../contracts/fields.ts';
-import { resolveVisibleModel } from '../family-b/models.ts';
+import { resolveVisibleModel } from '../v1/models.ts';
 import { fieldOptions, type FamilyAContext } from './context.ts';
 import { ok } from './envelope.ts';
 import { createFamilyATask } from './task-create.ts';

@@ -1,7 +1,7 @@
 // GET …/{task_id} and GET …?pageNum=&pageSize= for one task kind, served from our store and only
 // for the caller's own tasks (the upstream account's list would show every tenant's tasks).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { readPage } from '../../../contracts/family-a.ts';
+import { readPage } from '../../../contracts/vidx.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { toTaskRecord } from '../../../store/repos/tasks.ts';
 import type { TaskRecord } from '../../../tasks/types.ts';
@@ -20,7 +20,7 @@ export async function findOwnTask(ctx: FamilyAContext, req: FastifyRequest, kind
   if (!t || t.kind !== kind) throw new GatewayError('task_not_found', `Task ${idOrExternal} not found`, { param: 'task_id' });
   const fresh = (await tasks.getFresh(t.id, tokenId)) ?? t;
   if (isTerminal(fresh.state) && fresh.callbackUrl) ctx.kick();
-  req.tw.model = fresh.model;
+  req.state.model = fresh.model;
   return fresh;
 }
 

@@ -92,9 +92,9 @@ async function run(deps: AppDeps, req: FastifyRequest, r: ResolvedModel, ir: Ima
     policy: 'connect-only',
     onNotEntitled: (ch) => deps.channels.markNotEntitled(ch.id, r.entry.id),
   });
-  req.tw.upstreamRequestId = result.upstreamRequestId;
+  req.state.upstreamRequestId = result.upstreamRequestId;
   const produced = result.urls.length + result.b64.length;
-  req.tw.usage = { images: 0, requested: ir.n, produced };
+  req.state.usage = { images: 0, requested: ir.n, produced };
   if (produced === 0) throw noOutput(ir, result);
 
   const data = await deliver(deps, req, ir, result, net);
@@ -106,8 +106,8 @@ async function run(deps: AppDeps, req: FastifyRequest, r: ResolvedModel, ir: Ima
     usage: { kind: 'images', images: data.length },
     upstreamRequestId: result.upstreamRequestId,
   });
-  req.tw.usage = { images: data.length, requested: ir.n, produced };
-  req.tw.amount = amount;
+  req.state.usage = { images: data.length, requested: ir.n, produced };
+  req.state.amount = amount;
   const size = ir.size ?? (result.width && result.height ? { width: result.width, height: result.height } : null);
   return {
     created: Math.floor(Date.now() / 1000),

@@ -2,13 +2,13 @@
 // then POST /vidx/v1/videos/multi-elements (+ query and list).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { editBody, initSelectionBody, parseInitReply, SELECTION_PATH, withOurSession, type SelectionCall } from '../../../adapters/kling/multi-elements.ts';
-import { EDIT_BILLING_MODEL, EDIT_MODEL, parseEditRequest, parseInitSelection, parseSelectionPoints, parseSessionOnly } from '../../../contracts/family-a-edit.ts';
+import { EDIT_BILLING_MODEL, EDIT_MODEL, parseEditRequest, parseInitSelection, parseSelectionPoints, parseSessionOnly } from '../../../contracts/vidx-edit.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { Channel } from '../../../routing/channel-registry.ts';
 import { withFailover } from '../../../routing/failover.ts';
 import type { ResolvedModel } from '../../../catalogue/types.ts';
 import { principalOf } from '../../request-state.ts';
-import { resolveVisibleModel } from '../family-b/models.ts';
+import { resolveVisibleModel } from '../v1/models.ts';
 import { fieldOptions, type FamilyAContext } from './context.ts';
 import { ok } from './envelope.ts';
 import { createFamilyATask } from './task-create.ts';
@@ -44,7 +44,7 @@ function registerSelection(scope: FastifyInstance, ctx: FamilyAContext): void {
     const tokenId = principalOf(req).tokenId;
     const call = async (ch: Channel, body: Record<string, unknown>) => {
       const r = await ctx.client.call(ch, 'POST', `${SELECTION_PATH}/init-selection`, body);
-      req.tw.upstreamRequestId = r.upstreamRequestId;
+      req.state.upstreamRequestId = r.upstreamRequestId;
       return { ch, ...parseInitReply(r.data) };
     };
     let out;
@@ -68,7 +68,7 @@ function registerSelection(scope: FastifyInstance, ctx: FamilyAContext): void {
       if (input.frameIndex !== undefined) body.frame_index = input.frameIndex;
       if (input.points) body.points = input.points;
       const r = await ctx.client.call(channelOf(ctx, session.channelId), 'POST', `${SELECTION_PATH}/${name}`, body);
-      req.tw.upstreamRequestId = r.upstreamRequestId;
+      req.state.upstreamRequestId = r.upstreamRequestId;
       return ok(req, withOurSession(r.data, session.id));
     });
   op('add-selection', parseSelectionPoints);

@@ -44,7 +44,7 @@ export async function createFamilyATask(ctx: FamilyAContext, req: FastifyRequest
   try {
     const task = await deps.tasks.create({
       id: `task_${randomUUID().replace(/-/g, '')}`,
-      family: 'a',
+      family: 'vidx',
       kind: t.kind,
       tokenId,
       model: t.model,
@@ -66,7 +66,7 @@ export async function createFamilyATask(ctx: FamilyAContext, req: FastifyRequest
           async (ch) => {
             try {
               const r = await ctx.client.call(ch, 'POST', `/v1/videos/${t.path}`, t.body(taskId, upstreamCallbackUrl(ctx, taskId)));
-              req.tw.upstreamRequestId = r.upstreamRequestId;
+              req.state.upstreamRequestId = r.upstreamRequestId;
               return { ...parseCreated(r.data, r.upstreamRequestId), channelId: ch.id };
             } catch (e) {
               // The answer was lost but the creation may have been accepted: ask by external_task_id (= our id).
