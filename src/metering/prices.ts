@@ -170,26 +170,6 @@ export function videoTierFromSR(sr: unknown): VideoTier | null {
   return n >= 1080 ? '1080p' : '720p';
 }
 
-/**
- * The hold estimate for an async video task at creation: requested (or default) seconds at the requested (or
- * default) tier. For input+output edit models the input length is not known before the provider reports it,
- * so the estimate assumes the longest input (the model's max seconds) plus an output of the same length.
- */
-export function estimateVideoUsage(entry: ModelEntry, req: { seconds?: number; resolution?: VideoTier; mode?: ModeTier }): Usage {
-  if (entry.price.unit === 'video-mode-second') {
-    const tier = req.mode ?? priceDefaultsOf(entry).defaultMode ?? 'std';
-    return { kind: 'video-mode', outputSeconds: req.seconds ?? 5, tier };
-  }
-  if (entry.price.unit !== 'video-second') throw new GatewayError('internal_error', `metering: ${entry.id} is not a video model`);
-  const rules = entry.video;
-  const tier = req.resolution ?? rules?.defaultResolution ?? '1080p';
-  if (entry.price.basis === 'input+output') {
-    const max = rules?.maxSeconds ?? 15;
-    return { kind: 'video', outputSeconds: max, inputSeconds: max, tier };
-  }
-  return { kind: 'video', outputSeconds: req.seconds ?? rules?.defaultSeconds ?? 5, tier };
-}
-
 /** Micro-units as a decimal string of units, exactly (1234567 → "1.234567"). */
 export function formatUnits(micro: number): string {
   const neg = micro < 0;

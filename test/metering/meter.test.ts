@@ -3,8 +3,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalogue } from '../../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
-import type { FastifyRequest } from 'fastify';
-import { enforceQuota } from '../../src/metering/enforce-quota.ts';
 import { StoreMeter } from '../../src/metering/meter.ts';
 import type { TaskRef, Usage } from '../../src/metering/types.ts';
 import { TokensRepo } from '../../src/store/repos/tokens.ts';
@@ -144,14 +142,6 @@ describe('quota', () => {
     const t2 = await newToken(3_000_000);
     await meter.hold(task(t2), videoEstimate);
     await expect(meter.assertQuota(t2)).rejects.toMatchObject({ code: 'insufficient_quota' });
-  });
-
-  it('enforceQuota(meter, req) applies assertQuota to the request principal', async () => {
-    const tokenId = await newToken(0);
-    const req = { state: { principal: { tokenId } } } as unknown as FastifyRequest;
-    await expect(enforceQuota(meter, req)).rejects.toMatchObject({ code: 'insufficient_quota', status: 429 });
-    const free = { state: { principal: { tokenId: await newToken(1) } } } as unknown as FastifyRequest;
-    await enforceQuota(meter, free);
   });
 
   it('tokens without a quota are never refused', async () => {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Catalogue } from '../../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
-import { estimateVideoUsage, formatUnits, isBillable, mulDivCeil, priceForEntry, priceUsage, videoTierFromSR } from '../../src/metering/prices.ts';
+import { formatUnits, isBillable, mulDivCeil, priceForEntry, priceUsage, videoTierFromSR } from '../../src/metering/prices.ts';
 import type { Price } from '../../src/catalogue/types.ts';
 import type { Usage } from '../../src/metering/types.ts';
 
@@ -164,13 +164,6 @@ describe('mode prices (family A)', () => {
 });
 
 describe('helpers', () => {
-  it('hold estimates use requested or default seconds and tier; edit models assume the longest input', () => {
-    expect(estimateVideoUsage(cat.get('hhx-1.1-t2v')!, {})).toEqual({ kind: 'video', outputSeconds: 5, tier: '1080p' });
-    expect(estimateVideoUsage(cat.get('wnx2.7-t2v')!, { seconds: 8, resolution: '720p' })).toEqual({ kind: 'video', outputSeconds: 8, tier: '720p' });
-    expect(estimateVideoUsage(cat.get('hhx-1.0-video-edit')!, {})).toEqual({ kind: 'video', outputSeconds: 15, inputSeconds: 15, tier: '720p' });
-    expect(estimateVideoUsage(cat.get('vidx-v3-omni')!, { seconds: 10 })).toEqual({ kind: 'video-mode', outputSeconds: 10, tier: 'pro' });
-  });
-
   it('formats micro-units as exact unit strings', () => {
     expect(formatUnits(0)).toBe('0.000000');
     expect(formatUnits(1_234_567)).toBe('1.234567');

@@ -3,7 +3,8 @@
 import type { Usage, VideoTier } from '../../metering/types.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
 import type { PollOutcome, TaskDriver, TaskRecord } from '../../tasks/types.ts';
-import { GatewayError } from '../../errors/gateway-error.ts';
+import { videoTierFromSR } from '../../metering/prices.ts';
+import { apiKeyTarget } from '../../routing/channel-target.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { queryVideoTask } from './video.ts';
 import { billedSeconds } from './video-usage.ts';
@@ -26,8 +27,7 @@ export class DashscopeVideoDriver implements TaskDriver {
 
   async poll(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<PollOutcome> {
     if (!task.upstreamTaskId) return { state: 'unknown', upstreamStatus: 'NO_TASK_ID' };
-    if (!channel.keys.apiKey) throw new GatewayError('no_channel', 'The upstream channel has no API key configured');
-    const s = await queryVideoTask(this.client, { baseUrl: channel.baseUrl, apiKey: channel.keys.apiKey }, task.upstreamTaskId, signal);
+    const s = await queryVideoTask(this.client, apiKeyTarget(channel), task.upstreamTaskId, signal);
     const base = { upstreamStatus: s.upstreamStatus, upstreamRequestId: s.upstreamRequestId };
     switch (s.state) {
       case 'queued':
@@ -37,7 +37,8 @@ export class DashscopeVideoDriver implements TaskDriver {
       case 'succeeded': {
         const result: VideoTaskResult = { url: s.videoUrl, expiresAt: s.expiresAt };
         const secs = billedSeconds(s.usage, this.basisOf(task.billingModel));
-        const tier: VideoTier = s.usage.sr === 1080 ? '1080p' : s.usage.sr === 720 ? '720p' : task.tier === '720p' ? '720p' : '1080p';
+        // The reported resolution decides the tier; without one, the tier the task was created (and held) at.
+        const tier: VideoTier = videoTierFromSR(s.usage.sr) ?? (task.tier === '720p' ? '720p' : '1080p');
         const usage: Usage | undefined = secs ? { kind: 'video', outputSeconds: secs.outputSeconds, inputSeconds: secs.inputSeconds, tier } : undefined;
         return { ...base, state: 'succeeded', progress: 100, result, ...(usage ? { usage } : {}) };
       }

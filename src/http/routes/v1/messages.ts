@@ -2,15 +2,15 @@
 // The token may come as `Authorization: Bearer` or `x-api-key` (auth handles both). The client's version/beta
 // headers are forwarded in both spellings (the contract's `messages-*` and the official SDK's `anthropic-*`).
 import type { ErrorFrame, TextCapability, TextRequest } from '../../../adapters/types.ts';
-import { isObject, requireBody } from '../../../contracts/fields.ts';
-import { GatewayError } from '../../../errors/gateway-error.ts';
-import type { AppDeps } from '../../deps.ts';
+import { requireBody } from '../../../contracts/fields.ts';
+import { validateMessages } from '../../../core/text-rules.ts';
+import { textModel, textRequest, type TextDeps } from '../../../core/text.ts';
 import type { Exchange } from '../../exchange.ts';
-import { prepare, sendComplete, sendStream } from './text-call.ts';
+import { sendComplete, sendStream } from './text-reply.ts';
 
 /**
  * Messages-style error event, as the official SDK expects it (`{type:"error", error:{type, message}}`), with the
- * family B fields beside them: code, request id, and `param` / `upstream_request_id` when known (contract 7.2).
+ * family B fields beside them: code, request id, and `param` / `upstream_request_id` when known.
  */
 export const messagesErrorFrame: ErrorFrame = (e, body) =>
   `event: error\ndata: ${JSON.stringify({
@@ -45,32 +45,14 @@ export function forwardedHeaders(req: Pick<Exchange, 'headers'>): Record<string,
   return out;
 }
 
-function validate(body: Record<string, unknown>): void {
-  if (body.max_tokens === undefined || body.max_tokens === null) throw new GatewayError('missing_parameter', 'max_tokens is required', { param: 'max_tokens' });
-  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) {
-    throw new GatewayError('invalid_parameter', 'max_tokens must be a positive integer', { param: 'max_tokens' });
-  }
-  if (!Array.isArray(body.messages) || body.messages.length === 0) throw new GatewayError('invalid_parameter', 'messages must be a non-empty array', { param: 'messages' });
-  // Contract 2.5: each item has a role and a content (a string or an array of content blocks).
-  for (const m of body.messages) {
-    if (!isObject(m) || typeof m.role !== 'string' || m.role === '') throw new GatewayError('invalid_parameter', 'each message must be an object with a role', { param: 'messages' });
-    if (typeof m.content !== 'string' && !Array.isArray(m.content)) throw new GatewayError('invalid_parameter', 'each message needs a content: a string or an array of content blocks', { param: 'messages' });
-    if (Array.isArray(m.content) && !m.content.every((b) => isObject(b) && typeof b.type === 'string')) {
-      throw new GatewayError('invalid_parameter', 'each content block must be an object with a type', { param: 'messages' });
-    }
-  }
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw new GatewayError('invalid_parameter', 'stream must be a boolean', { param: 'stream' });
-}
-
-export function messagesRoute(deps: AppDeps, cap: TextCapability): (req: Exchange) => Promise<void> {
-  return async (req) => {
-    const body = requireBody(req.body);
-    validate(body);
-    const prepared = prepare(deps, req, body, (r) => r.entry.capabilities.messages === true, 'the messages API');
-    const prep = prepared instanceof Promise ? await prepared : prepared;
-    const treq: TextRequest = { body, upstreamModel: prep.r.upstreamModel, publicModel: prep.r.publicName, raw: req.rawBody };
-    const headers = forwardedHeaders(req);
-    if (body.stream === true) return sendStream(deps, req, prep, cap, treq, messagesErrorFrame, headers);
-    return sendComplete(deps, req, prep, (o) => cap.complete(treq, o), { headers });
+export function messagesRoute(deps: TextDeps, cap: TextCapability): (ex: Exchange) => Promise<void> {
+  return (ex) => {
+    const body = requireBody(ex.body);
+    validateMessages(body);
+    const r = textModel(deps, ex, body, (m) => m.entry.capabilities.messages === true, 'the messages API');
+    const treq = textRequest(r, body, ex.rawBody);
+    const headers = forwardedHeaders(ex);
+    if (body.stream === true) return sendStream(deps, ex, r, cap, treq, messagesErrorFrame, headers);
+    return sendComplete(deps, ex, r, (o) => cap.complete(treq, o), { headers });
   };
 }

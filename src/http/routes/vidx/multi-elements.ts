@@ -5,10 +5,10 @@ import { editBody, initSelectionBody, parseInitReply, SELECTION_PATH, withOurSes
 import { EDIT_BILLING_MODEL, EDIT_MODEL, parseEditRequest, parseInitSelection, parseSelectionPoints, parseSessionOnly } from '../../../contracts/vidx-edit.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { Channel } from '../../../routing/channel-registry.ts';
-import { withFailover } from '../../../routing/failover.ts';
+import { upstreamCall } from '../../../core/upstream-call.ts';
 import type { ResolvedModel } from '../../../catalogue/types.ts';
-import { principalOf } from '../../request-state.ts';
-import { resolveVisibleModel } from '../v1/models.ts';
+import { principalOf } from '../../../core/call.ts';
+import { resolveVisibleModel } from '../../../core/model-access.ts';
 import { fieldOptions, type FamilyAContext } from './context.ts';
 import { ok } from './envelope.ts';
 import { createFamilyATask } from './task-create.ts';
@@ -52,8 +52,9 @@ function registerSelection(scope: FastifyInstance, ctx: FamilyAContext): void {
       const src = await sourceOf(ctx, req, input.videoId);
       out = await call(src.channel, initSelectionBody({ upstreamVideoId: src.upstreamVideoId }));
     } else {
-      const channels = ctx.deps.channels.forModel(billing.entry).length ? ctx.deps.channels.forModel(billing.entry) : ctx.deps.channels.forModel(visible.entry);
-      out = await withFailover(channels, ctx.deps.breakers, (ch) => call(ch, initSelectionBody({ videoUrl: input.videoUrl })), { policy: 'connect-only' });
+      // The hidden edit entry's channels, else the visible model's. Not metered: a selection session costs nothing.
+      const entry = ctx.deps.channels.forModel(billing.entry).length ? billing.entry : visible.entry;
+      out = await upstreamCall(ctx.deps, req, { entry, retry: 'connect-only', quota: 'free' }, (ch) => call(ch, initSelectionBody({ videoUrl: input.videoUrl })));
     }
     const session = await ctx.sessions.create(tokenId, out.ch.id, out.upstreamSessionId, out.data);
     return ok(req, withOurSession(out.data, session.id));
@@ -89,6 +90,7 @@ export function registerMultiElements(scope: FastifyInstance, ctx: FamilyAContex
       model: visible.publicName,
       billingModel: billing.billingModel,
       upstreamModel: billing.upstreamModel,
+      entry: billing.entry,
       // The session lives in one upstream account: the edit must go there.
       channels: [channelOf(ctx, session.channelId)],
       request: { model_name: visible.publicName, edit_mode: r.editMode, mode: r.mode, duration: String(r.duration), ...(r.watermarkInfo ? { watermark_info: r.watermarkInfo } : {}) },

@@ -5,7 +5,7 @@ import { omniBody } from '../../../adapters/kling/omni-video.ts';
 import { DEFAULT_OMNI_MODEL, OMNI_MODELS, parseOmni } from '../../../contracts/vidx-edit.ts';
 import { requireBody } from '../../../contracts/fields.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
-import { resolveVisibleModel } from '../v1/models.ts';
+import { resolveVisibleModel } from '../../../core/model-access.ts';
 import { fieldOptions, type FamilyAContext } from './context.ts';
 import { ok } from './envelope.ts';
 import { createFamilyATask } from './task-create.ts';
@@ -33,6 +33,7 @@ export function registerOmniVideo(scope: FastifyInstance, ctx: FamilyAContext): 
       model: m.publicName,
       billingModel: m.billingModel,
       upstreamModel: m.upstreamModel,
+      entry: m.entry,
       channels: deps.channels.forModel(m.entry),
       request: { model_name: m.publicName, mode: r.mode, duration: String(r.duration) },
       tier: r.mode,

@@ -8,10 +8,12 @@ import { parseCreated, type KlingTaskPath } from '../../../adapters/kling/tasks.
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { ModeTier } from '../../../metering/types.ts';
 import type { Channel } from '../../../routing/channel-registry.ts';
-import { withFailover } from '../../../routing/failover.ts';
 import { isUniqueViolation } from '../../../store/store.ts';
 import type { TaskRecord } from '../../../tasks/types.ts';
-import { principalOf } from '../../request-state.ts';
+import { principalOf } from '../../../core/call.ts';
+import { videoHoldEstimate } from '../../../core/charge.ts';
+import { upstreamCall } from '../../../core/upstream-call.ts';
+import type { ModelEntry } from '../../../catalogue/types.ts';
 import { upstreamCallbackUrl, type FamilyAContext } from './context.ts';
 
 export interface NewFamilyATask {
@@ -20,6 +22,8 @@ export interface NewFamilyATask {
   model: string;
   billingModel: string;
   upstreamModel: string;
+  /** The entry whose price applies: its channels are refused for it when an account is not entitled. */
+  entry: ModelEntry;
   channels: readonly Channel[];
   /** Public request fields kept with the task (shown back, used in callbacks). */
   request: Record<string, unknown>;
@@ -54,29 +58,24 @@ export async function createFamilyATask(ctx: FamilyAContext, req: FastifyRequest
       request: t.request,
       requestId: req.id,
       tier: t.tier,
-      estimate: { kind: 'video-mode', outputSeconds: t.seconds, tier: t.tier },
+      estimate: videoHoldEstimate(t.entry, { seconds: t.seconds, mode: t.tier }),
       externalTaskId: ext ?? null,
       callbackUrl: t.callbackUrl ?? null,
       sessionId: t.sessionId ?? null,
+      // connect-only: a creation the upstream may have accepted is never sent twice. The hold is the quota step.
       submit: (taskId) =>
-        // connect-only: a creation the upstream may have accepted is never sent twice.
-        withFailover(
-          t.channels,
-          deps.breakers,
-          async (ch) => {
-            try {
-              const r = await ctx.client.call(ch, 'POST', `/v1/videos/${t.path}`, t.body(taskId, upstreamCallbackUrl(ctx, taskId)));
-              req.state.upstreamRequestId = r.upstreamRequestId;
-              return { ...parseCreated(r.data, r.upstreamRequestId), channelId: ch.id };
-            } catch (e) {
-              // The answer was lost but the creation may have been accepted: ask by external_task_id (= our id).
-              const found = isAmbiguousSubmitError(e) ? await findSubmitted(ctx.client, ch, t.path, taskId) : null;
-              if (!found) throw e;
-              return { ...found, channelId: ch.id };
-            }
-          },
-          { policy: 'connect-only', onNotEntitled: (ch) => deps.channels.markNotEntitled(ch.id, t.billingModel) },
-        ),
+        upstreamCall(deps, req, { entry: t.entry, retry: 'connect-only', quota: 'held', channels: t.channels }, async (ch) => {
+          try {
+            const r = await ctx.client.call(ch, 'POST', `/v1/videos/${t.path}`, t.body(taskId, upstreamCallbackUrl(ctx, taskId)));
+            req.state.upstreamRequestId = r.upstreamRequestId;
+            return { ...parseCreated(r.data, r.upstreamRequestId), channelId: ch.id };
+          } catch (e) {
+            // The answer was lost but the creation may have been accepted: ask by external_task_id (= our id).
+            const found = isAmbiguousSubmitError(e) ? await findSubmitted(ctx.client, ch, t.path, taskId) : null;
+            if (!found) throw e;
+            return { ...found, channelId: ch.id };
+          }
+        }),
     });
     return task;
   } catch (e) {

@@ -6,7 +6,7 @@ import { GatewayError } from '../../../errors/gateway-error.ts';
 import { toTaskRecord } from '../../../store/repos/tasks.ts';
 import type { TaskRecord } from '../../../tasks/types.ts';
 import { isTerminal } from '../../../tasks/types.ts';
-import { principalOf } from '../../request-state.ts';
+import { principalOf } from '../../../core/call.ts';
 import type { FamilyAContext } from './context.ts';
 import { ok } from './envelope.ts';
 import { taskView } from './task-view.ts';

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { text2VideoBody } from '../../../adapters/kling/text2video.ts';
 import { admitText2VideoModel, parseText2Video } from '../../../contracts/vidx-text2video.ts';
 import { requireBody } from '../../../contracts/fields.ts';
-import { resolveVisibleModel } from '../v1/models.ts';
+import { resolveVisibleModel } from '../../../core/model-access.ts';
 import { fieldOptions, type FamilyAContext } from './context.ts';
 import { ok } from './envelope.ts';
 import { createFamilyATask } from './task-create.ts';
@@ -23,6 +23,7 @@ export function registerText2Video(scope: FastifyInstance, ctx: FamilyAContext):
       model: m.publicName,
       billingModel: m.billingModel,
       upstreamModel: m.upstreamModel,
+      entry: m.entry,
       channels: deps.channels.forModel(m.entry),
       request: { model_name: m.publicName, mode: r.mode, duration: String(r.duration), aspect_ratio: r.aspectRatio, ...(r.watermarkInfo ? { watermark_info: r.watermarkInfo } : {}) },
       tier: r.mode,

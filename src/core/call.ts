@@ -1,0 +1,34 @@
+// One call as the core sees it, whichever HTTP front carried it: its request id, the facts gathered along the way
+// (written to the request log at the end), and a logger bound to the request id. No HTTP types.
+import type { Logger } from 'pino';
+import type { Principal } from '../auth/principal.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+
+/** Per-request facts gathered along the way and written to the request log at the end. */
+export interface RequestState {
+  /** performance.now() when the request arrived (ms, sub-ms precision; a number, not a BigInt per request). */
+  startedAt: number;
+  principal: Principal | null;
+  model: string | null;
+  usage: unknown;
+  amount: number;
+  upstreamRequestId: string | null;
+  errorCode: string | null;
+}
+
+/** Anything carrying a request state: a Fastify request, a text-lane exchange, a core call. */
+export interface HasState {
+  readonly state: RequestState;
+}
+
+export interface CallContext extends HasState {
+  readonly id: string;
+  /** A logger bound to the request id. */
+  readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
+}
+
+export function principalOf(call: HasState): Principal {
+  const p = call.state.principal;
+  if (!p) throw new GatewayError('missing_token', 'Missing bearer token: send Authorization: Bearer <token>');
+  return p;
+}

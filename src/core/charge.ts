@@ -1,0 +1,80 @@
+// Charging rules for calls answered at once, and the estimates used when the upstream reports no usage (text)
+// or before it can (the hold of an async video task). One rule each; async tasks settle in tasks/engine.ts.
+import type { TokenUsage } from '../adapters/types.ts';
+import type { ModelEntry, ResolvedModel } from '../catalogue/types.ts';
+import { isObject } from '../contracts/fields.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { priceDefaultsOf } from '../metering/prices.ts';
+import type { Meter, ModeTier, Usage, VideoTier } from '../metering/types.ts';
+import { principalOf, type CallContext } from './call.ts';
+
+/** ≈4 characters a token, 258 tokens an image: the documented estimate when the upstream reported no usage. */
+export const CHARS_PER_TOKEN = 4;
+export const IMAGE_TOKENS_ESTIMATE = 258;
+const MEDIA_KEYS = new Set(['image_url', 'image', 'url', 'data', 'source', 'video_url', 'input_image', 'file_data']);
+
+/** Input characters and media parts of a request value (URLs/base64 are not text). */
+export function inputSize(v: unknown, acc = { chars: 0, media: 0 }): { chars: number; media: number } {
+  if (typeof v === 'string') acc.chars += v.length;
+  else if (Array.isArray(v)) for (const x of v) inputSize(x, acc);
+  else if (isObject(v)) {
+    for (const [k, x] of Object.entries(v)) {
+      if (MEDIA_KEYS.has(k)) {
+        acc.media += 1;
+        continue;
+      }
+      if (k === 'type' || k === 'role' || k === 'cache_control') continue;
+      inputSize(x, acc);
+    }
+  }
+  return acc;
+}
+
+export function estimateUsage(input: { chars: number; media: number }, outputChars: number): TokenUsage {
+  return {
+    kind: 'tokens',
+    inputTokens: Math.ceil(input.chars / CHARS_PER_TOKEN) + input.media * IMAGE_TOKENS_ESTIMATE,
+    outputTokens: Math.ceil(outputChars / CHARS_PER_TOKEN),
+  };
+}
+
+function usageJson(u: TokenUsage, estimated: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = { input_tokens: u.inputTokens, output_tokens: u.outputTokens };
+  if (u.cachedTokens) out.cached_tokens = u.cachedTokens;
+  if (u.cacheCreationTokens) out.cache_creation_tokens = u.cacheCreationTokens;
+  if (estimated) out.estimated = true;
+  return out;
+}
+
+/**
+ * Exactly one ledger entry for a text call (idempotent by request id), queued for the group commit and never
+ * awaited on the request path. Throws when the call cannot be priced, before anything is answered.
+ */
+export function chargeTokens(meter: Meter, call: CallContext, model: ResolvedModel, usage: TokenUsage, estimated: boolean, upstreamRequestId: string | null): void {
+  const st = call.state;
+  st.usage = usageJson(usage, estimated);
+  if (upstreamRequestId) st.upstreamRequestId = upstreamRequestId;
+  st.amount = meter.chargeSyncDeferred({ requestId: call.id, tokenId: principalOf(call).tokenId, model: model.publicName, billingModel: model.billingModel, usage, upstreamRequestId });
+}
+
+/** One charge for the images delivered to the client (never for images produced but not delivered). */
+export async function chargeImages(meter: Meter, call: CallContext, model: ResolvedModel, images: number, upstreamRequestId: string | null): Promise<number> {
+  const amount = await meter.chargeSync({ requestId: call.id, tokenId: principalOf(call).tokenId, model: model.publicName, billingModel: model.billingModel, usage: { kind: 'images', images }, upstreamRequestId });
+  call.state.amount = amount;
+  return amount;
+}
+
+/**
+ * The hold of an async video task at creation: requested (or default) seconds at the requested (or default) tier.
+ * For input+output edit models the input length is unknown until the provider reports it; the requested output
+ * length is counted for the input as well.
+ */
+export function videoHoldEstimate(entry: ModelEntry, req: { seconds?: number; resolution?: VideoTier; mode?: ModeTier }): Usage {
+  if (entry.price.unit === 'video-mode-second') {
+    return { kind: 'video-mode', outputSeconds: req.seconds ?? 5, tier: req.mode ?? priceDefaultsOf(entry).defaultMode ?? 'std' };
+  }
+  if (entry.price.unit !== 'video-second') throw new GatewayError('internal_error', `metering: ${entry.id} is not a video model`);
+  const tier = req.resolution ?? entry.video?.defaultResolution ?? '1080p';
+  const seconds = req.seconds ?? entry.video?.defaultSeconds ?? 5;
+  return { kind: 'video', outputSeconds: seconds, inputSeconds: entry.price.basis === 'input+output' ? seconds : 0, tier };
+}

@@ -1,0 +1,34 @@
+// Which public models a caller may use: the token's allow-list, the catalogue, and the channels that serve them.
+import type { Catalogue } from '../catalogue/catalogue.ts';
+import type { ModelEntry, ResolvedModel } from '../catalogue/types.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { isVisible, visibleModels, type ChannelRegistry } from '../routing/channel-registry.ts';
+import { principalOf, type HasState } from './call.ts';
+
+export interface ModelAccessDeps {
+  readonly catalogue: Catalogue;
+  readonly channels: ChannelRegistry;
+}
+
+const notFound = (name: string) => new GatewayError('model_not_found', `The model '${name}' does not exist or you do not have access to it`, { param: 'model' });
+
+/** Resolve a public model name the caller may use, or throw model_not_found (unknown and invisible look alike). */
+export function resolveVisibleModel(deps: ModelAccessDeps, call: HasState, name: unknown): ResolvedModel {
+  if (typeof name !== 'string' || name.trim() === '') throw new GatewayError('missing_parameter', 'model is required', { param: 'model' });
+  const p = principalOf(call);
+  const r = deps.catalogue.resolve(name);
+  if (!r || !isVisible(p.models, r.entry, r.publicName, deps.channels)) throw notFound(name);
+  call.state.model = r.publicName;
+  return r;
+}
+
+/** A model named by a path (GET /v1/models/{id}): a blank name is an unknown model, not a missing parameter. */
+export function resolveNamedModel(deps: ModelAccessDeps, call: HasState, id: string): ResolvedModel {
+  if (id.trim() === '') throw notFound(id);
+  return resolveVisibleModel(deps, call, id);
+}
+
+/** The models the caller may use, in catalogue order. */
+export function listVisibleModels(deps: ModelAccessDeps, call: HasState): ModelEntry[] {
+  return visibleModels(principalOf(call).models, deps.catalogue, deps.channels);
+}

@@ -1,0 +1,68 @@
+// Chat, responses, messages and embeddings: which model serves the call, the upstream call through upstreamCall,
+// and exactly one charge — from the upstream's usage, or the documented estimate when none arrived.
+import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest } from '../adapters/types.ts';
+import type { ModelKind, ResolvedModel } from '../catalogue/types.ts';
+import type { JsonObject } from '../contracts/fields.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { apiKeyTarget } from '../routing/channel-target.ts';
+import type { CallContext } from './call.ts';
+import { chargeTokens, estimateUsage, inputSize } from './charge.ts';
+import { resolveVisibleModel, type ModelAccessDeps } from './model-access.ts';
+import { upstreamCall, type CallPlan, type UpstreamCallDeps } from './upstream-call.ts';
+
+export type TextDeps = ModelAccessDeps & UpstreamCallDeps;
+
+/** A text call: its context and the parsed client body (the basis of the estimate). */
+export interface TextCall extends CallContext {
+  readonly body: unknown;
+}
+
+export const isKind = (...kinds: ModelKind[]) => (r: ResolvedModel) => kinds.includes(r.entry.kind);
+
+/** The model for this endpoint, visible to the caller and able to serve it. */
+export function textModel(deps: ModelAccessDeps, call: TextCall, body: JsonObject, ok: (r: ResolvedModel) => boolean, what: string): ResolvedModel {
+  const r = resolveVisibleModel(deps, call, body.model);
+  if (!ok(r)) throw new GatewayError('model_not_supported', `The model '${r.publicName}' does not support ${what}`, { param: 'model' });
+  return r;
+}
+
+export function textRequest(r: ResolvedModel, body: JsonObject, raw: string | undefined): TextRequest {
+  return { body, upstreamModel: r.upstreamModel, publicModel: r.publicName, raw };
+}
+
+// Text calls may be repeated on another channel until a byte reached the client: two attempts at most.
+const planOf = (r: ResolvedModel): CallPlan => ({ entry: r.entry, retry: 'safe', quota: 'check', maxAttempts: 2 });
+
+function run<T>(deps: TextDeps, call: TextCall, r: ResolvedModel, fn: (o: CallOptions) => Promise<T>, extra: Omit<CallOptions, 'target'> | undefined): Promise<T> {
+  return upstreamCall(deps, call, planOf(r), (ch) => fn(extra ? { ...extra, target: apiKeyTarget(ch) } : { target: apiKeyTarget(ch) }));
+}
+
+/**
+ * Non-streaming: the upstream's answer is charged, then handed to `answer` (the caller writes it). Charged first:
+ * a charge that cannot be made fails the call with a clean error instead of delivering an unbilled answer.
+ */
+export function completeText(deps: TextDeps, call: TextCall, r: ResolvedModel, fn: (o: CallOptions) => Promise<CompleteResult>, answer: (body: string) => void, extra?: Omit<CallOptions, 'target'>): Promise<void> {
+  // Not async: the call's promise, continued (one promise layer less per request).
+  return run(deps, call, r, fn, extra).then((out) => {
+    chargeTokens(deps.meter, call, r, out.usage ?? estimateUsage(inputSize(call.body), 0), out.usage === null, out.upstreamRequestId);
+    answer(out.body);
+  });
+}
+
+/** Streaming: start the upstream stream (errors before its first byte are ordinary errors). */
+export function startTextStream(deps: TextDeps, call: TextCall, r: ResolvedModel, cap: TextCapability, treq: TextRequest, o: Omit<CallOptions, 'target'>): Promise<StreamResult> {
+  return run(deps, call, r, (opts) => cap.stream(treq, opts), o).then((s) => {
+    if (s.upstreamRequestId) call.state.upstreamRequestId = s.upstreamRequestId;
+    return s;
+  });
+}
+
+/**
+ * The end of an accepted stream, however it ended: metered once — by the upstream's reported usage if it arrived,
+ * otherwise by the estimate of the request's input and the output produced. Returns what it was metered by.
+ */
+export function chargeStream(deps: TextDeps, call: TextCall, r: ResolvedModel, s: StreamResult): 'upstream usage' | 'estimate' {
+  const reported = s.usage();
+  chargeTokens(deps.meter, call, r, reported ?? estimateUsage(inputSize(call.body), s.producedChars()), reported === null, s.upstreamRequestId);
+  return reported ? 'upstream usage' : 'estimate';
+}

@@ -1,0 +1,53 @@
+// THE metered upstream call: the quota step, the channels that serve the model, and failover across them with the
+// retry policy stated at the call. Every upstream call a client request makes — text, images, video creation,
+// family A tasks and selections — goes through upstreamCall; the charge that follows is in charge.ts.
+import type { ModelEntry } from '../catalogue/types.ts';
+import type { Meter } from '../metering/types.ts';
+import type { Channel, ChannelRegistry } from '../routing/channel-registry.ts';
+import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
+import { withFailover, type RetryPolicy } from '../routing/failover.ts';
+import { principalOf, type HasState } from './call.ts';
+
+export type { RetryPolicy };
+
+export interface UpstreamCallDeps {
+  readonly channels: ChannelRegistry;
+  readonly breakers: CircuitBreakers;
+  readonly meter: Meter;
+}
+
+export interface CallPlan {
+  /** The catalogue entry whose channels serve the call (and whose entitlement a refusal marks). */
+  entry: ModelEntry;
+  /** 'safe': may be repeated on timeouts and 5xx; 'connect-only': repeated only when it surely never arrived. */
+  retry: RetryPolicy;
+  /**
+   * 'check': refuse when the token's quota is already spent. 'held': the caller already holds the estimate
+   * against the quota (async tasks hold through the task engine before they submit). 'free': the call is not
+   * metered (a selection session).
+   */
+  quota: 'check' | 'held' | 'free';
+  /** Channels to use instead of the entry's (a selection session lives in one upstream account). */
+  channels?: readonly Channel[];
+  /** Attempts across channels (default: one more than there are channels, at most 3). */
+  maxAttempts?: number;
+}
+
+/**
+ * Run `attempt` on the best channel for the plan, failing over while nothing reached the client. For a token
+ * without a quota nothing is awaited before the attempt (the text hot path takes no extra promise).
+ */
+export function upstreamCall<T>(deps: UpstreamCallDeps, call: HasState, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
+  const p = principalOf(call);
+  if (plan.quota !== 'check' || p.quota === null) return failover(deps, plan, attempt);
+  return deps.meter.assertQuota(p.tokenId).then(() => failover(deps, plan, attempt));
+}
+
+function failover<T>(deps: UpstreamCallDeps, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
+  const channels = plan.channels ?? deps.channels.forModel(plan.entry);
+  return withFailover(channels, deps.breakers, attempt, {
+    policy: plan.retry,
+    ...(plan.maxAttempts !== undefined ? { maxAttempts: plan.maxAttempts } : {}),
+    onNotEntitled: (ch) => deps.channels.markNotEntitled(ch.id, plan.entry.id),
+  });
+}

@@ -1,0 +1,153 @@
+// /v1/videos: create (a metering hold through the task engine; the charge happens at terminal success), query,
+// list, and what a download needs. Video ids are ours, bound to the owning token, never the upstream's.
+import { randomUUID } from 'node:crypto';
+import type { UpstreamClient } from '../adapters/http-client.ts';
+import { DASHSCOPE_VIDEO_TASK_KIND, type VideoTaskResult } from '../adapters/dashscope/video-driver.ts';
+import { buildVideoSynthesisBody, submitVideoSynthesis } from '../adapters/dashscope/video.ts';
+import { isObject, type JsonObject } from '../contracts/fields.ts';
+import { validateVideoRequest, type VideoSpec } from '../contracts/videos.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { redact } from '../errors/redact.ts';
+import { apiKeyTarget } from '../routing/channel-target.ts';
+import type { TaskEngine } from '../tasks/engine.ts';
+import type { TaskRecord } from '../tasks/types.ts';
+import { principalOf, type CallContext, type HasState } from './call.ts';
+import { videoHoldEstimate } from './charge.ts';
+import { resolveVisibleModel, type ModelAccessDeps } from './model-access.ts';
+import { upstreamCall, type UpstreamCallDeps } from './upstream-call.ts';
+
+export interface VideoDeps extends ModelAccessDeps, UpstreamCallDeps {
+  readonly upstream: UpstreamClient;
+  readonly tasks: TaskEngine;
+}
+
+const STATUS: Record<TaskRecord['state'], string> = {
+  submitting: 'queued',
+  queued: 'queued',
+  in_progress: 'in_progress',
+  succeeded: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
+
+interface StoredVideoRequest {
+  prompt: string | null;
+  seconds: number;
+  resolution: string;
+  size: string | null;
+}
+
+function snapshot(spec: VideoSpec, seconds: number): StoredVideoRequest {
+  return { prompt: spec.prompt ?? null, seconds, resolution: spec.resolution, size: spec.size };
+}
+
+const unix = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : Math.floor(ms / 1000));
+
+/** The video object: our own id (as `id` and `video_id`), never the upstream's. */
+export function videoObject(t: TaskRecord): Record<string, unknown> {
+  const req = (isObject(t.request) ? t.request : {}) as Partial<StoredVideoRequest>;
+  const result = (isObject(t.result) ? t.result : null) as VideoTaskResult | null;
+  const completed = t.state === 'succeeded';
+  const o: Record<string, unknown> = {
+    id: t.id,
+    video_id: t.id,
+    object: 'video',
+    model: t.model,
+    status: STATUS[t.state],
+    progress: completed ? 100 : (t.progress ?? 0),
+    created_at: unix(t.createdAt),
+    completed_at: completed ? unix(t.finishedAt) : null,
+    expires_at: completed ? unix(result?.expiresAt) : null,
+    prompt: req.prompt ?? null,
+    seconds: req.seconds !== undefined ? String(req.seconds) : null,
+    size: req.size ?? null,
+    resolution: req.resolution ?? null,
+    error: null,
+  };
+  if (completed && result) o.url = result.url;
+  if ((t.state === 'failed' || t.state === 'cancelled') && t.error) {
+    o.error = { code: t.error.code, message: redact(t.error.message) };
+  }
+  if (t.upstreamRequestId) o.upstream_request_id = t.upstreamRequestId;
+  return o;
+}
+
+/** POST /v1/videos: validate, hold the estimate, submit (through the task engine); the charge comes at success. */
+export async function createVideo(deps: VideoDeps, req: CallContext, body: JsonObject, multipart: boolean): Promise<Record<string, unknown>> {
+  const r = resolveVisibleModel(deps, req, body.model);
+  const rules = r.entry.video;
+  if (r.entry.kind !== 'video' || !rules) throw new GatewayError('model_not_supported', `The model '${r.publicName}' is not a video model`, { param: 'model' });
+  const spec = validateVideoRequest(body, rules, r.entry.id, { multipart });
+  const p = principalOf(req);
+  const channels = deps.channels.forModel(r.entry);
+  if (channels.length === 0) throw new GatewayError('no_channel', 'No upstream channel is available for this model');
+  const seconds = spec.seconds ?? rules.defaultSeconds;
+  const estimate = videoHoldEstimate(r.entry, { seconds, resolution: spec.resolution });
+  const upstreamBody = buildVideoSynthesisBody(spec, rules, r.upstreamModel);
+  const task = await deps.tasks.create({
+    id: `video_${randomUUID().replace(/-/g, '')}`,
+    family: 'v1',
+    kind: DASHSCOPE_VIDEO_TASK_KIND,
+    tokenId: p.tokenId,
+    model: r.publicName,
+    billingModel: r.billingModel,
+    upstreamModel: r.upstreamModel,
+    channel: channels[0]!,
+    request: snapshot(spec, seconds),
+    requestId: req.id,
+    tier: spec.resolution,
+    estimate,
+    // connect-only: a creation the upstream may have accepted is never sent twice.
+    // connect-only: a creation the upstream may have accepted is never sent twice. The hold is the quota step.
+    submit: () =>
+      upstreamCall(deps, req, { entry: r.entry, retry: 'connect-only', quota: 'held', channels }, async (ch) => {
+        const out = await submitVideoSynthesis(deps.upstream, apiKeyTarget(ch), upstreamBody);
+        return { upstreamTaskId: out.upstreamTaskId, upstreamStatus: out.upstreamStatus, upstreamRequestId: out.upstreamRequestId, channelId: ch.id };
+      }),
+  });
+  req.state.upstreamRequestId = task.upstreamRequestId;
+  req.state.usage = { hold: task.holdAmount, estimate };
+  return videoObject(task);
+}
+
+function notFound(id: string): GatewayError {
+  return new GatewayError('not_found', `No video found with id '${id}'`, { param: 'video_id' });
+}
+
+/** One of the caller's videos, refreshed from the upstream when stale (`fresh`); another token's is not found. */
+export async function ownedVideo(deps: VideoDeps, req: HasState, id: string, fresh: boolean): Promise<TaskRecord> {
+  const p = principalOf(req);
+  // Another token's task and an unknown id look exactly alike.
+  const t = fresh ? await deps.tasks.getFresh(id, p.tokenId) : await deps.tasks.getFor(id, p.tokenId);
+  if (!t || t.family !== 'v1' || t.kind !== DASHSCOPE_VIDEO_TASK_KIND || t.state === 'submitting') throw notFound(id);
+  req.state.model = t.model;
+  if (t.upstreamRequestId) req.state.upstreamRequestId = t.upstreamRequestId;
+  return t;
+}
+
+/** GET /v1/videos: the caller's videos, newest first, paged by `after` (one of the caller's video ids). */
+export async function listVideos(deps: VideoDeps, req: HasState, q: { limit: number; after?: string | undefined }): Promise<Record<string, unknown>> {
+  const p = principalOf(req);
+  let before: number | undefined;
+  if (q.after) {
+    // An unknown cursor and another token's id look alike: both are a bad parameter.
+    const a = await deps.tasks.getFor(q.after, p.tokenId);
+    if (!a) throw new GatewayError('invalid_parameter', 'after must be the id of one of your videos', { param: 'after' });
+    before = a.createdAt;
+  }
+  const rows = await deps.tasks.repo.listFor(p.tokenId, { family: 'v1', kind: DASHSCOPE_VIDEO_TASK_KIND, limit: q.limit + 1, ...(before !== undefined ? { before } : {}) });
+  const data = rows.slice(0, q.limit).map(videoObject);
+  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: rows.length > q.limit };
+}
+
+/** The finished video's result (URL, expiry) for download, or why it cannot be downloaded. */
+export function downloadableResult(t: TaskRecord): { url: string; expired: () => GatewayError } {
+  if (t.state !== 'succeeded') {
+    throw new GatewayError('video_not_ready', `The video is not ready (status: ${STATUS[t.state]}); poll GET /v1/videos/${t.id} until it is completed`);
+  }
+  const result = (isObject(t.result) ? t.result : null) as VideoTaskResult | null;
+  if (!result?.url) throw new GatewayError('download_failed', 'The finished task has no result file');
+  const expired = () => new GatewayError('result_expired', 'The video result URL has expired; renewal is not supported — create the video again');
+  if (result.expiresAt !== null && result.expiresAt <= Date.now()) throw expired();
+  return { url: result.url, expired };
+}

@@ -1,0 +1,33 @@
+// How a text call's answer reaches the client: a whole JSON body, or server-sent events piped with backpressure
+// and client-disconnect handling (sse.ts). The call itself — model, upstream, charge — is core/text.ts.
+import type { CallOptions, CompleteResult, ErrorFrame, TextCapability, TextRequest } from '../../../adapters/types.ts';
+import type { ResolvedModel } from '../../../catalogue/types.ts';
+import { chargeStream, completeText, startTextStream, type TextDeps } from '../../../core/text.ts';
+import { sendBody, type Exchange } from '../../exchange.ts';
+import { ClientWatch, sendSse, type StreamOutcome } from '../../sse.ts';
+
+/** Non-streaming: the core's answer written whole. */
+export function sendComplete(deps: TextDeps, ex: Exchange, r: ResolvedModel, run: (o: CallOptions) => Promise<CompleteResult>, extra?: Omit<CallOptions, 'target'>): Promise<void> {
+  return completeText(deps, ex, r, run, (body) => sendBody(ex, 200, body), extra);
+}
+
+/** Streaming: the client is watched from before the upstream call, so its leaving aborts even the wait for headers. */
+export async function sendStream(deps: TextDeps, ex: Exchange, r: ResolvedModel, cap: TextCapability, treq: TextRequest, errorFrame: ErrorFrame, headers?: Record<string, string>): Promise<void> {
+  const watch = new ClientWatch(ex.res);
+  const s = await startTextStream(deps, ex, r, cap, treq, headers ? { signal: watch.signal, headers } : { signal: watch.signal }).catch((e: unknown) => {
+    watch.dispose();
+    throw e;
+  });
+  await sendSse(ex, {
+    frames: s.frames,
+    watch,
+    errorFrame,
+    onEnd: (outcome: StreamOutcome) => {
+      const by = chargeStream(deps, ex, r, s);
+      if (outcome !== 'complete') ex.log.info({ outcome, metered_by: by }, 'stream ended early');
+    },
+  });
+}
+
+/** Chat-style error event: `data: {"error":{…}}` (what OpenAI-style SDKs raise on). */
+export const chatErrorFrame: ErrorFrame = (_e, body) => `data: ${JSON.stringify({ error: body })}\n\n`;

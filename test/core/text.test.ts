@@ -1,0 +1,50 @@
+// completeText's order: the charge is made before the answer is handed out, so a charge that cannot be made fails
+// the call with an error instead of delivering an answer nobody was billed for.
+import { describe, expect, it, vi } from 'vitest';
+import type { CompleteResult } from '../../src/adapters/types.ts';
+import type { ModelEntry, ResolvedModel } from '../../src/catalogue/types.ts';
+import { completeText, type TextCall, type TextDeps } from '../../src/core/text.ts';
+import { GatewayError } from '../../src/errors/gateway-error.ts';
+import { newRequestState } from '../../src/http/pipeline.ts';
+import type { Channel } from '../../src/routing/channel-registry.ts';
+
+const channel: Channel = { id: 'ch_1', name: 'a', kind: 'dashscope', baseUrl: 'http://u', keys: { apiKey: 'sk-x' }, models: null, priority: 0, weight: 1 };
+const model: ResolvedModel = { entry: { id: 'm', upstream: 'dashscope' } as ModelEntry, publicName: 'm', upstreamModel: 'm', billingModel: 'm' };
+const answer: CompleteResult = { body: '{"ok":true}', usage: { kind: 'tokens', inputTokens: 3, outputTokens: 4 }, upstreamRequestId: null };
+
+function setup(charge: () => number) {
+  const deps = {
+    channels: { forModel: () => [channel], markNotEntitled: () => undefined },
+    breakers: { allow: () => true, isOpen: () => false, success: () => undefined, failure: () => undefined },
+    meter: { chargeSyncDeferred: vi.fn(charge) },
+  } as unknown as TextDeps;
+  const state = newRequestState();
+  state.principal = { tokenId: 'tok_1', name: 't', models: null, quota: null, rpmLimit: null, concurrencyLimit: null };
+  const call: TextCall = { id: 'req_1', state, body: {}, log: { info: vi.fn(), warn: vi.fn(), error: vi.fn() } };
+  return { deps, call, written: vi.fn() };
+}
+
+describe('completeText', () => {
+  it('charges, then answers', async () => {
+    const { deps, call, written } = setup(() => 7);
+    await completeText(deps, call, model, async () => answer, written);
+    expect(call.state.amount).toBe(7);
+    expect(call.state.usage).toEqual({ input_tokens: 3, output_tokens: 4 });
+    expect(written).toHaveBeenCalledWith('{"ok":true}');
+  });
+
+  it('a charge that cannot be made fails the call before anything is answered', async () => {
+    const { deps, call, written } = setup(() => {
+      throw new GatewayError('internal_error', 'metering: no price');
+    });
+    await expect(completeText(deps, call, model, async () => answer, written)).rejects.toMatchObject({ code: 'internal_error' });
+    expect(written).not.toHaveBeenCalled();
+  });
+
+  it('no usage from the upstream: charged by the estimate and marked estimated', async () => {
+    const { deps, call, written } = setup(() => 1);
+    const noUsage: CompleteResult = { ...answer, usage: null };
+    await completeText(deps, { ...call, body: { messages: [{ role: 'user', content: 'x'.repeat(40) }] } }, model, async () => noUsage, written);
+    expect(call.state.usage).toEqual({ input_tokens: 10, output_tokens: 0, estimated: true });
+  });
+});

@@ -1,0 +1,75 @@
+// The one metered upstream call: the quota step by plan, the entry's channels (or the plan's), the retry policy,
+// and the entitlement mark — the rules every upstream call of a client request goes through.
+import { describe, expect, it, vi } from 'vitest';
+import type { ModelEntry } from '../../src/catalogue/types.ts';
+import type { RequestState } from '../../src/core/call.ts';
+import { upstreamCall, type CallPlan, type UpstreamCallDeps } from '../../src/core/upstream-call.ts';
+import { GatewayError } from '../../src/errors/gateway-error.ts';
+import type { Channel } from '../../src/routing/channel-registry.ts';
+import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
+
+const ch = (id: string): Channel => ({ id, name: id, kind: 'dashscope', baseUrl: 'http://u', keys: { apiKey: 'k' }, models: null, priority: 0, weight: 1 });
+const entry = { id: 'm1' } as ModelEntry;
+
+function setup(channels: Channel[], quota: number | null, exhausted = false) {
+  const marked: string[] = [];
+  const deps = {
+    channels: { forModel: () => channels, markNotEntitled: (c: string, m: string) => marked.push(`${c}:${m}`) },
+    breakers: new CircuitBreakers(),
+    meter: { assertQuota: vi.fn(async () => (exhausted ? Promise.reject(new GatewayError('insufficient_quota', 'spent')) : undefined)) },
+  } as unknown as UpstreamCallDeps;
+  const state = { principal: { tokenId: 'tok', name: 't', models: null, quota, rpmLimit: null, concurrencyLimit: null } } as unknown as RequestState;
+  return { deps, call: { state }, marked };
+}
+
+const plan = (p: Partial<CallPlan> = {}): CallPlan => ({ entry, retry: 'safe', quota: 'check', ...p });
+
+describe('upstreamCall', () => {
+  it("'check' refuses a token whose quota is spent before any upstream attempt", async () => {
+    const { deps, call } = setup([ch('a')], 100, true);
+    const attempt = vi.fn(async () => 'ok');
+    await expect(upstreamCall(deps, call, plan(), attempt)).rejects.toMatchObject({ code: 'insufficient_quota' });
+    expect(attempt).not.toHaveBeenCalled();
+  });
+
+  it("'held' and 'free' skip the check (the task engine's hold is the quota step); no quota: no check", async () => {
+    for (const [quota, q] of [['held', 100], ['free', 100], ['check', null]] as const) {
+      const { deps, call } = setup([ch('a')], q, true);
+      await expect(upstreamCall(deps, call, plan({ quota }), async () => 'ok')).resolves.toBe('ok');
+      expect(deps.meter.assertQuota).not.toHaveBeenCalled();
+    }
+  });
+
+  it('no channel serves the model: no_channel', async () => {
+    const { deps, call } = setup([], null);
+    await expect(upstreamCall(deps, call, plan(), async () => 'ok')).rejects.toMatchObject({ code: 'no_channel' });
+  });
+
+  it("'safe' fails over on an upstream 5xx; 'connect-only' does not", async () => {
+    for (const retry of ['safe', 'connect-only'] as const) {
+      const { deps, call } = setup([ch('a'), ch('b')], null);
+      const seen: string[] = [];
+      const out = upstreamCall(deps, call, plan({ retry }), async (c) => {
+        seen.push(c.id);
+        if (seen.length === 1) throw new GatewayError('upstream_error', 'boom');
+        return c.id;
+      });
+      if (retry === 'safe') expect(await out).toBe(seen[1]);
+      else await expect(out).rejects.toMatchObject({ code: 'upstream_error' });
+      expect(seen.length).toBe(retry === 'safe' ? 2 : 1);
+    }
+  });
+
+  it("the plan's channels replace the entry's; a not-entitled refusal marks the channel for the plan's entry and moves on", async () => {
+    const { deps, call, marked } = setup([ch('x')], null);
+    const seen: string[] = [];
+    const out = await upstreamCall(deps, call, plan({ retry: 'connect-only', channels: [ch('a'), ch('b')] }), async (c) => {
+      seen.push(c.id);
+      if (seen.length === 1) throw new GatewayError('upstream_permission_denied', 'not entitled', { notEntitled: true });
+      return c.id;
+    });
+    expect(seen.every((id) => id === 'a' || id === 'b')).toBe(true);
+    expect(out).toBe(seen[1]);
+    expect(marked).toEqual([`${seen[0]}:m1`]);
+  });
+});
