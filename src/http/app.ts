@@ -15,7 +15,7 @@ import { textRoutes } from './routes/v1/text-routes.ts';
 import { registerAdminRoutes } from './routes/admin/index.ts';
 import { registerFamilyACallbackRoutes, registerFamilyARoutes } from './routes/vidx/index.ts';
 import { registerFamilyBRoutes } from './routes/v1/index.ts';
-import { openApiDocument } from './openapi.ts';
+import { openApiDocument } from './openapi/document.ts';
 import { sql } from 'kysely';
 import { credentialFrom } from '../auth/token-auth.ts';
 

@@ -242,7 +242,7 @@ describe('GET /healthz', () => {
 
 describe('OpenAPI covers the server', () => {
   it('routes nobody described yet get a generic entry with the right security and family', async () => {
-    const { openApiDocument } = await import('../../src/http/openapi.ts');
+    const { openApiDocument } = await import('../../src/http/openapi/document.ts');
     type Op = { security: unknown; parameters?: Array<{ name: string; in: string }>; responses: Record<string, { $ref?: string }>; requestBody?: unknown };
     const doc = openApiDocument([
       { url: '/admin/widgets/:wid', method: ['GET', 'HEAD', 'DELETE'] },

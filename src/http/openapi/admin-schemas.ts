@@ -1,0 +1,78 @@
+// Schemas of the admin API: metering, billing, tokens, channels, audit.
+import { str, int, arr, obj, pathParam, query, admin, usage, type Schema } from './schema.ts';
+
+export const micro = (description = 'integer micro-units (1 unit = 1,000,000)'): Schema => ({ type: 'integer', minimum: 0, description });
+export const timeParam = (name: 'since' | 'until') =>
+  query(name, str(), `${name === 'since' ? 'Inclusive lower' : 'Exclusive upper'} bound on created_at: milliseconds since the epoch or an ISO 8601 date/date-time (UTC unless a zone is given)`);
+export const limitParam = query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'Rows per page');
+export const tokenPriceTier = obj({ maxInputTokens: { type: ['integer', 'null'], description: 'inclusive bound on the request\'s total input tokens; null = no bound' }, inputPer1k: micro(), outputPer1k: micro(), cachedInputPer1k: micro(), cacheCreationPer1k: micro() }, ['maxInputTokens', 'inputPer1k', 'outputPer1k']);
+export const price: Schema = {
+  description: 'A price, all amounts integer micro-units; an override keeps the model\'s unit',
+  oneOf: [
+    obj({ unit: { const: 'tokens' }, tiers: arr(tokenPriceTier) }, ['unit', 'tiers']),
+    obj({ unit: { const: 'image' }, perImage: micro() }, ['unit', 'perImage']),
+    obj({ unit: { const: 'video-second' }, perSecond: obj({ '720p': micro(), '1080p': micro() }, ['720p', '1080p']), basis: { type: 'string', enum: ['output', 'input+output'] } }, ['unit', 'perSecond']),
+    obj({ unit: { const: 'video-mode-second' }, perSecond: obj({ std: micro(), pro: micro() }, ['std', 'pro']) }, ['unit', 'perSecond']),
+  ],
+};
+export const priceView = obj({
+  model: str(),
+  kind: str(),
+  owned_by: str(),
+  price,
+  default_resolution: str('video models'),
+  snapshots: { type: 'boolean', description: 'dated snapshots resolve to this model' },
+  aliases: arr(str()),
+  hidden: { type: 'boolean' },
+  price_overridden: { type: 'boolean', description: 'an admin override is stored' },
+}, ['model', 'kind', 'price', 'price_overridden']);
+export const ledgerEntry = obj({
+  id: int(),
+  idempotency_key: str('request id (synchronous calls) or <task id>:success'),
+  token_id: str(),
+  model: str('billing model'),
+  kind: str(),
+  quantities: obj(),
+  unit_prices: obj(),
+  amount: micro(),
+  request_id: { type: ['string', 'null'] },
+  task_id: { type: ['string', 'null'], description: 'the public task id the client was given' },
+  upstream_request_id: { type: ['string', 'null'] },
+  created_at: int('ms'),
+}, ['id', 'idempotency_key', 'token_id', 'model', 'kind', 'amount', 'created_at']);
+export const requestLogEntry = obj({
+  request_id: str(),
+  token_id: { type: ['string', 'null'] },
+  model: { type: ['string', 'null'] },
+  endpoint: str(),
+  method: str(),
+  status: int('HTTP status'),
+  latency_ms: int(),
+  usage: {},
+  amount: micro('micro-units computed on the request path (the ledger is the authority)'),
+  upstream_request_id: { type: ['string', 'null'] },
+  error_code: { type: ['string', 'null'] },
+  created_at: int('ms'),
+}, ['request_id', 'endpoint', 'method', 'status', 'latency_ms', 'amount', 'created_at']);
+export const billLine = obj({
+  token_id: str(),
+  token_name: { type: ['string', 'null'] },
+  period: { type: 'string', enum: ['day', 'month'] },
+  period_start: str('UTC label: YYYY-MM-DD or YYYY-MM'),
+  entries: int(),
+  amount: micro(),
+  amount_units: str('the amount as an exact decimal string of units'),
+  models: { type: 'object', additionalProperties: obj({ entries: int(), amount: micro() }) },
+}, ['token_id', 'period', 'period_start', 'entries', 'amount', 'amount_units']);
+export const auditEntry = obj({ id: int(), at: int('ms'), actor: str(), action: str('token.create, channel.disable, price.set, …'), target: { type: ['string', 'null'] }, detail: {}, request_id: { type: ['string', 'null'] } });
+export const tokenView = obj({
+  id: str(), name: str(), prefix: str('first characters of the secret'), models: { type: ['array', 'null'], items: str() }, quota: { type: ['integer', 'null'], description: 'micro-units; null = unlimited' },
+  spent: micro(), held: micro(), rpm_limit: { type: ['integer', 'null'] }, concurrency_limit: { type: ['integer', 'null'] },
+  expires_at: { type: ['integer', 'null'], description: 'ms' }, revoked_at: { type: ['integer', 'null'], description: 'ms' }, created_at: int('ms'),
+});
+export const channelView = obj({
+  id: str(), name: str(), kind: { type: 'string', enum: ['dashscope', 'kling'] }, base_url: str(), models: { type: ['array', 'null'], items: str() },
+  status: { type: 'string', enum: ['enabled', 'disabled'] }, priority: int(), weight: int(), created_at: int('ms'), updated_at: int('ms'),
+});
+export const modelParam = pathParam('model', 'Public model name (an alias or dated snapshot means its base model)');
+

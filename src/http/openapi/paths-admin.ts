@@ -1,0 +1,95 @@
+// OpenAPI paths of the admin API (bearer TOLLWAY_ADMIN_KEY) and the operations endpoints.
+import { str, int, arr, obj, ref, jsonBody, ok, pathParam, query, admin, type Operation } from './schema.ts';
+import { micro, timeParam, limitParam, price, priceView, ledgerEntry, requestLogEntry, billLine, auditEntry, tokenView, channelView, modelParam } from './admin-schemas.ts';
+
+export function adminPaths(): Record<string, Record<string, Operation>> {
+  return {
+    '/admin/tokens': {
+      post: admin('Create a client token (the secret is shown only in this answer)', {
+        requestBody: jsonBody(obj({
+          name: str(), models: arr(str(), 'allow-list of public model names; absent = every model'), quota: micro('micro-units; absent = unlimited'), expires_at: int('ms since the epoch, in the future'),
+          rpm_limit: { type: 'integer', minimum: 1, maximum: 1000000 }, concurrency_limit: { type: 'integer', minimum: 1, maximum: 100000 },
+        }, ['name'])),
+      }, obj({ id: str(), name: str(), token: str('the secret, shown once'), models: { type: ['array', 'null'], items: str() }, quota: { type: ['integer', 'null'] }, expires_at: { type: ['integer', 'null'] }, created_at: int('ms') }), '201'),
+      get: admin('List tokens (never the secret)', {}, obj({ data: arr(tokenView) })),
+    },
+    '/admin/tokens/{id}': {
+      get: admin('One token', { parameters: [pathParam('id', 'Token id')] }, tokenView),
+      delete: admin('Revoke a token (takes effect at once)', { parameters: [pathParam('id', 'Token id')] }, tokenView),
+    },
+    '/admin/channels': {
+      post: admin('Add an upstream channel (keys encrypted at rest, never shown again)', {
+        requestBody: jsonBody(obj({
+          name: str(), kind: { type: 'string', enum: ['dashscope', 'kling'] }, base_url: str('Beijing region only'), api_key: str('dashscope'), access_key: str('kling'), secret_key: str('kling'),
+          models: arr(str()), priority: { type: 'integer', minimum: -1000, maximum: 1000 }, weight: { type: 'integer', minimum: 1, maximum: 1000 },
+        }, ['name', 'kind'])),
+      }, channelView, '201'),
+      get: admin('List channels (never the keys)', {}, obj({ data: arr(channelView) })),
+    },
+    '/admin/channels/{id}': { delete: admin('Disable a channel', { parameters: [pathParam('id', 'Channel id')] }, channelView) },
+    '/admin/channels/{id}/disable': { post: admin('Disable a channel', { parameters: [pathParam('id', 'Channel id')] }, channelView) },
+    '/admin/channels/{id}/enable': { post: admin('Enable a channel', { parameters: [pathParam('id', 'Channel id')] }, channelView) },
+    '/admin/audit': {
+      get: admin('Audit log: every admin action, newest first', { parameters: [query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'Entries to return')] }, obj({ data: arr(auditEntry) })),
+    },
+    '/admin/ledger': {
+      get: admin('Ledger entries (the billing authority), newest first; queued charges are flushed first', {
+        parameters: [
+          query('token_id', str(), 'Only this token'),
+          query('model', str(), 'Only this billing model'),
+          query('request_id', str(), 'Only this request'),
+          query('task_id', str(), 'Only this task (the public id the client was given)'),
+          timeParam('since'),
+          timeParam('until'),
+          limitParam,
+          query('before_id', { type: 'integer', minimum: 1 }, 'Page on: entries with a smaller id (next_before_id of the previous page)'),
+        ],
+      }, obj({ data: arr(ledgerEntry), has_more: { type: 'boolean' }, next_before_id: int('present when has_more') }, ['data', 'has_more'])),
+    },
+    '/admin/logs': {
+      get: admin('Request log (one row per request), newest first', {
+        parameters: [
+          query('request_id', str(), 'Only this request'),
+          query('token_id', str(), 'Only this token'),
+          query('model', str(), 'Only this public model'),
+          timeParam('since'),
+          timeParam('until'),
+          limitParam,
+          query('before', { type: 'integer', minimum: 1 }, 'Page on: rows created before this time (ms)'),
+        ],
+      }, obj({ data: arr(requestLogEntry), has_more: { type: 'boolean' } }, ['data', 'has_more'])),
+    },
+    '/admin/bills': {
+      get: admin('Bills: ledger totals per token per UTC day or month', {
+        parameters: [
+          query('token_id', str(), 'Only this token'),
+          query('model', str(), 'Only this billing model'),
+          query('period', { type: 'string', enum: ['day', 'month'], default: 'month' }, 'UTC day or month'),
+          timeParam('since'),
+          timeParam('until'),
+          query('format', { type: 'string', enum: ['json', 'csv'], default: 'json' }, 'csv: RFC 4180 with a header row'),
+        ],
+      }, obj(), '200', {
+        ...ok(obj()),
+        content: {
+          'application/json': { schema: obj({ object: { const: 'bill' }, period: { type: 'string', enum: ['day', 'month'] }, unit: str(), data: arr(billLine), total: obj({ entries: int(), amount: micro(), amount_units: str() }) }, ['object', 'period', 'data', 'total']) },
+          'text/csv': { schema: str('header: token_id,token_name,period,period_start,entries,amount_micro,amount_units') },
+        },
+      }),
+    },
+    '/admin/prices': {
+      get: admin('Every model with its live price (micro-units)', {}, obj({ object: { const: 'list' }, unit: str(), data: arr(priceView) }, ['object', 'data'])),
+    },
+    '/admin/prices/{model}': {
+      get: admin('One model\'s live price', { parameters: [modelParam] }, priceView),
+      put: admin('Override a model\'s price (applied at once, audited)', {
+        parameters: [modelParam],
+        requestBody: jsonBody({ description: 'the price object, or {"price": {...}}; the unit must stay the model\'s', oneOf: [price, obj({ price }, ['price'])] }),
+      }, priceView),
+      delete: admin('Drop the stored override (back to the file/built-in price)', { parameters: [modelParam] }, priceView),
+    },
+
+    '/healthz': { get: { tags: ['operations'], summary: 'Liveness: 200 once the server and its database can serve', security: [], responses: { '200': ok(obj({ status: { const: 'ok' } })), '503': { $ref: '#/components/responses/FamilyBError' } } } },
+    '/openapi.json': { get: { tags: ['operations'], summary: 'This document', security: [], responses: { '200': ok(obj()) } } },
+  };
+}

@@ -1,0 +1,115 @@
+// Building blocks of the OpenAPI 3.1 document. As the contract says, request and response bodies are free-form
+// objects; the documented fields are listed as properties (additionalProperties stays open).
+import type { Family } from '../../errors/render.ts';
+
+export type Schema = Record<string, unknown>;
+export type Operation = Record<string, unknown>;
+
+export const str = (description?: string): Schema => ({ type: 'string', ...(description ? { description } : {}) });
+export const int = (description?: string): Schema => ({ type: 'integer', ...(description ? { description } : {}) });
+export const num = (description?: string): Schema => ({ type: 'number', ...(description ? { description } : {}) });
+export const arr = (items: Schema, description?: string): Schema => ({ type: 'array', items, ...(description ? { description } : {}) });
+export const obj = (properties: Record<string, Schema> = {}, required: string[] = []): Schema => ({
+  type: 'object',
+  additionalProperties: true,
+  properties,
+  ...(required.length ? { required } : {}),
+});
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+
+// Every status a code in src/errors/codes.ts can have.
+export const FAMILY_B_ERROR_STATUSES = ['400', '401', '403', '404', '405', '409', '410', '413', '415', '422', '429', '500', '502', '503', '504'];
+export const FAMILY_A_ERROR_STATUSES = FAMILY_B_ERROR_STATUSES;
+
+export function errorResponses(family: Family): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const s of family === 'vidx' ? FAMILY_A_ERROR_STATUSES : FAMILY_B_ERROR_STATUSES) {
+    out[s] = { $ref: `#/components/responses/${family === 'vidx' ? 'FamilyAError' : 'FamilyBError'}` };
+  }
+  return out;
+}
+
+export const jsonBody = (schema: Schema, multipart = false) => ({
+  required: true,
+  content: { 'application/json': { schema }, ...(multipart ? { 'multipart/form-data': { schema } } : {}) },
+});
+export const ok = (schema: Schema, description = 'Success', contentType = 'application/json') => ({
+  description,
+  headers: { 'X-Gateway-Request-Id': { $ref: '#/components/headers/RequestId' } },
+  content: { [contentType]: { schema } },
+});
+export const pathParam = (name: string, description: string) => ({ name, in: 'path', required: true, schema: str(), description });
+export const query = (name: string, schema: Schema, description: string) => ({ name, in: 'query', required: false, schema, description });
+export const PAGE = [
+  query('pageNum', { type: 'integer', minimum: 1, maximum: 1000, default: 1 }, 'Page number'),
+  query('pageSize', { type: 'integer', minimum: 1, maximum: 500, default: 30 }, 'Tasks per page'),
+];
+
+export function familyB(summary: string, op: Omit<Operation, 'summary'>, okResponse: unknown): Operation {
+  return { tags: ['family B (/v1)'], summary, security: [{ bearer: [] }], ...op, responses: { '200': okResponse, ...errorResponses('v1') } };
+}
+export function familyA(summary: string, op: Omit<Operation, 'summary'>, okResponse: unknown): Operation {
+  return { tags: ['family A (/vidx/v1)'], summary, security: [{ bearer: [] }], ...op, responses: { '200': okResponse, ...errorResponses('vidx') } };
+}
+export function admin(summary: string, op: Omit<Operation, 'summary'> = {}, okSchema: Schema = obj(), status = '200', okResponse?: unknown): Operation {
+  return { tags: ['admin'], summary, security: [{ adminBearer: [] }], ...op, responses: { [status]: okResponse ?? ok(okSchema), ...errorResponses('v1') } };
+}
+
+export const envelope = (data: Schema): Schema => obj({ code: int('0 on success'), message: str('`success` on success'), request_id: str(), data }, ['code', 'message', 'request_id']);
+export const taskStatus: Schema = { type: 'string', enum: ['submitted', 'processing', 'succeed', 'failed'] };
+export const taskInfo = obj({ external_task_id: str('the caller\'s external_task_id, when given') });
+// The creation reply's data.
+export const taskData = obj({ task_id: str('Our task id (task_…)'), task_status: taskStatus, task_info: taskInfo, created_at: int('ms'), updated_at: int('ms') }, ['task_id', 'task_status', 'created_at', 'updated_at']);
+export const resultVideo = obj({ id: str('Our video id (video_<task>_<n>)'), url: str(), watermark_url: str(), duration: str('seconds'), session_id: str('edit tasks') });
+// Query, list item and callback body: the creation fields plus the task's state and result (ids ours, model canonical).
+export const taskQueryData = obj({
+  task_id: str(),
+  task_status: taskStatus,
+  task_status_msg: str('why the task failed (sanitised); empty otherwise'),
+  task_info: taskInfo,
+  model_name: str('canonical public model name'),
+  session_id: str('edit tasks: our session id'),
+  watermark_info: obj(),
+  task_result: obj({ videos: arr(resultVideo, 'on succeed') }),
+  created_at: int('ms'),
+  updated_at: int('ms'),
+}, ['task_id', 'task_status', 'created_at', 'updated_at']);
+export const point = obj({ x: num('in [0, 1]'), y: num('in [0, 1]') }, ['x', 'y']);
+export const selection = obj({ session_id: str(), frame_index: { type: 'integer', minimum: 0, description: 'frame number' }, points: { ...arr(point), minItems: 1, maxItems: 10 } }, ['session_id', 'frame_index', 'points']);
+export const selectionData = (res?: Schema): Schema => obj({ status: int('0 = accepted'), session_id: str('our session id'), ...(res ? { res } : {}) });
+export const rleMask = obj({ object_id: int(), rle_mask: obj({ size: arr(int(), '[height, width]'), counts: str('COCO-style compressed RLE') }), png_mask: obj({ size: arr(int()), base64: str() }) });
+export const modeEnum = (def: 'std' | 'pro'): Schema => ({ type: 'string', enum: ['std', 'pro'], default: def });
+export const usage = obj({ prompt_tokens: int(), completion_tokens: int(), input_tokens: int(), output_tokens: int(), total_tokens: int(), prompt_tokens_details: obj({ cached_tokens: int(), cache_creation_input_tokens: int() }), input_tokens_details: obj({ cached_tokens: int() }), cache_read_input_tokens: int(), cache_creation_input_tokens: int() });
+export const chatMessage = obj({ role: str(), content: { oneOf: [str(), arr(obj({ type: str('text | image_url'), text: str(), image_url: obj({ url: str('http(s) URL or data:image/… URI') }) }))] } }, ['role', 'content']);
+export const videoStatus: Schema = { type: 'string', enum: ['queued', 'in_progress', 'processing', 'completed', 'success', 'failed', 'cancelled'], description: 'clients should accept every value listed' };
+export const videoTask = obj({
+  id: str('equals video_id'),
+  video_id: str('our video id, never the upstream\'s'),
+  object: { const: 'video' },
+  model: str(),
+  status: videoStatus,
+  progress: int('0–100'),
+  created_at: int('unix seconds'),
+  completed_at: { type: ['integer', 'null'], description: 'unix seconds' },
+  expires_at: { type: ['integer', 'null'], description: 'unix seconds: when the result URL expires' },
+  url: str('result URL, once completed'),
+  prompt: { type: ['string', 'null'] },
+  seconds: { type: ['string', 'null'] },
+  size: { type: ['string', 'null'] },
+  resolution: { type: ['string', 'null'] },
+  error: { oneOf: [{ type: 'null' }, obj({ code: str(), message: str('sanitised') })] },
+  upstream_request_id: str(),
+}, ['id', 'video_id', 'object', 'status']);
+export const imageResult = obj({ created: int('unix seconds'), data: arr(obj({ url: str(), b64_json: str() })), size: str('<width>x<height>'), usage: obj({ images: int('images returned (and charged)') }) });
+export const imageFields = {
+  model: str(),
+  prompt: str(),
+  size: str('<width>x<height>, 512x512 to 2048x2048 pixels; omitted or `auto` = upstream default'),
+  response_format: { type: 'string', enum: ['url', 'b64_json'], default: 'url' },
+  n: { type: 'integer', minimum: 1, maximum: 6, default: 1 },
+  negative_prompt: str(),
+  seed: { type: 'integer', minimum: 0, maximum: 2147483647 },
+  watermark: { type: 'boolean', default: false },
+  prompt_extend: { type: 'boolean' },
+};
+
