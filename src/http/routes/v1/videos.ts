@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DashscopeVideoDriver, DASHSCOPE_VIDEO_TASK_KIND } from '../../../adapters/dashscope/video-driver.ts';
 import { requireBody, type JsonObject } from '../../../contracts/fields.ts';
 import { qInt, qString, type Query } from '../../../contracts/query.ts';
-import { unflattenFields } from '../../../contracts/videos.ts';
+import { unflattenFields } from '../../../contracts/form-fields.ts';
 import { createVideo, downloadableResult, listVideos, ownedVideo, videoObject } from '../../../core/videos.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { resultDownloadPolicy, safeStream } from '../../../net/index.ts';
