@@ -92,6 +92,15 @@ async function checkAuth(provider: Provider, req: IncomingMessage, res: ServerRe
   return false;
 }
 
+/** A success-shaped answer with no result and no usage, as each API spells it. */
+function emptyAnswer(provider: Provider, url: string): Record<string, unknown> {
+  if (provider === 'anthropic') return { id: `msg_${requestId()}`, type: 'message', role: 'assistant', content: [] };
+  if (url.includes('/embeddings')) return { object: 'list', data: [] };
+  if (url.includes('/responses')) return { id: `resp_${requestId()}`, object: 'response', status: 'completed', output: [] };
+  if (provider === 'dashscope-compat') return { id: `chatcmpl-${requestId()}`, object: 'chat.completion', choices: [] };
+  return { output: {}, request_id: requestId() };
+}
+
 /** Applies the pre-handler faults; returns true when the fault has answered (or dropped) the request. */
 async function applyFault(f: FaultSpec, provider: Provider, res: ServerResponse, req: IncomingMessage, url: string): Promise<boolean> {
   switch (f.kind) {
@@ -129,6 +138,9 @@ async function applyFault(f: FaultSpec, provider: Provider, res: ServerResponse,
     case 'malformed':
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"output": {"choices": [ this is not json');
+      return true;
+    case 'empty':
+      sendJson(res, 200, emptyAnswer(provider, url));
       return true;
     default:
       return false; // stream/task/image faults are read by the handlers

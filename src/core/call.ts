@@ -14,6 +14,8 @@ export interface RequestState {
   amount: number;
   upstreamRequestId: string | null;
   errorCode: string | null;
+  /** A reservation is held against the token's quota under this call's request id (core/upstream-call.ts). */
+  reserved?: boolean;
 }
 
 /** Anything carrying a request state: a Fastify request, a text-lane exchange, a core call. */

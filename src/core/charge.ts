@@ -5,7 +5,7 @@ import type { ModelEntry, ResolvedModel } from '../catalogue/types.ts';
 import { isObject } from '../contracts/fields.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { priceDefaultsOf } from '../metering/prices.ts';
-import type { Meter, ModeTier, Usage, VideoTier } from '../metering/types.ts';
+import type { Meter, ModeTier, SyncChargeInput, Usage, VideoTier } from '../metering/types.ts';
 import { principalOf, type CallContext } from './call.ts';
 
 /** ≈4 characters a token, 258 tokens an image: the documented estimate when the upstream reported no usage. */
@@ -47,21 +47,60 @@ function usageJson(u: TokenUsage, estimated: boolean): Record<string, unknown> {
 }
 
 /**
- * Exactly one ledger entry for a text call (idempotent by request id), queued for the group commit and never
- * awaited on the request path. Throws when the call cannot be priced, before anything is answered.
+ * Exactly one ledger entry for a text call (idempotent by request id). Without a reservation it is queued for the
+ * group commit and never awaited on the request path; a reserved call (a token with a quota) settles its
+ * reservation and writes the charge in one transaction, and the promise resolves when both are committed.
+ * Throws when the call cannot be priced, before anything is answered.
  */
-export function chargeTokens(meter: Meter, call: CallContext, model: ResolvedModel, usage: TokenUsage, estimated: boolean, upstreamRequestId: string | null): void {
+export function chargeTokens(meter: Meter, call: CallContext, model: ResolvedModel, usage: TokenUsage, estimated: boolean, upstreamRequestId: string | null): void | Promise<void> {
   const st = call.state;
   st.usage = usageJson(usage, estimated);
   if (upstreamRequestId) st.upstreamRequestId = upstreamRequestId;
-  st.amount = meter.chargeSyncDeferred({ requestId: call.id, tokenId: principalOf(call).tokenId, model: model.publicName, billingModel: model.billingModel, usage, upstreamRequestId });
+  const input: SyncChargeInput = { requestId: call.id, tokenId: principalOf(call).tokenId, model: model.publicName, billingModel: model.billingModel, usage, upstreamRequestId };
+  if (!st.reserved) {
+    st.amount = meter.chargeSyncDeferred(input);
+    return;
+  }
+  return settle(meter, call, input);
+}
+
+async function settle(meter: Meter, call: CallContext, input: SyncChargeInput): Promise<void> {
+  call.state.reserved = false;
+  call.state.amount = await meter.settleReserved(input);
 }
 
 /** One charge for the images delivered to the client (never for images produced but not delivered). */
 export async function chargeImages(meter: Meter, call: CallContext, model: ResolvedModel, images: number, upstreamRequestId: string | null): Promise<number> {
-  const amount = await meter.chargeSync({ requestId: call.id, tokenId: principalOf(call).tokenId, model: model.publicName, billingModel: model.billingModel, usage: { kind: 'images', images }, upstreamRequestId });
-  call.state.amount = amount;
-  return amount;
+  const input: SyncChargeInput = { requestId: call.id, tokenId: principalOf(call).tokenId, model: model.publicName, billingModel: model.billingModel, usage: { kind: 'images', images }, upstreamRequestId };
+  if (call.state.reserved) await settle(meter, call, input);
+  else call.state.amount = await meter.chargeSync(input);
+  return call.state.amount;
+}
+
+/** Output tokens reserved for a text call that names no output limit of its own. */
+export const DEFAULT_OUTPUT_RESERVE = 4096;
+/** Tokens reserved per image or other media part of a text call's input. */
+export const MEDIA_TOKENS_RESERVE = 1280;
+const OUTPUT_LIMIT_KEYS = ['max_tokens', 'max_completion_tokens', 'max_output_tokens'] as const;
+
+/**
+ * What a text call may cost at most, held against the quota before the call: a token per input character (no
+ * tokenizer yields fewer characters per token), MEDIA_TOKENS_RESERVE per media part, and the call's own output
+ * limit (else DEFAULT_OUTPUT_RESERVE; none for embeddings).
+ */
+export function textReservation(body: unknown, output: boolean): TokenUsage {
+  const size = inputSize(body);
+  let out = 0;
+  if (output) {
+    out = DEFAULT_OUTPUT_RESERVE;
+    if (isObject(body)) {
+      for (const k of OUTPUT_LIMIT_KEYS) {
+        const v = body[k];
+        if (typeof v === 'number' && Number.isSafeInteger(v) && v > 0) out = v;
+      }
+    }
+  }
+  return { kind: 'tokens', inputTokens: size.chars + size.media * MEDIA_TOKENS_RESERVE, outputTokens: out };
 }
 
 /**

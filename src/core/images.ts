@@ -13,7 +13,7 @@ import { apiKeyTarget } from '../routing/channel-target.ts';
 import type { CallContext } from './call.ts';
 import { chargeImages } from './charge.ts';
 import { resolveVisibleModel, type ModelAccessDeps } from './model-access.ts';
-import { upstreamCall, type UpstreamCallDeps } from './upstream-call.ts';
+import { releaseReservation, upstreamCall, type UpstreamCallDeps } from './upstream-call.ts';
 
 export interface ImageDeps extends ModelAccessDeps, UpstreamCallDeps {
   readonly upstream: UpstreamClient;
@@ -49,13 +49,19 @@ export function edit(deps: ImageDeps, net: ImageNet, call: CallContext, fields: 
 /** Run one image request: the upstream call, b64 delivery when asked, and one charge per image delivered. */
 async function run(deps: ImageDeps, net: ImageNet, req: CallContext, r: ResolvedModel, ir: ImageRequest) {
   // connect-only: a call that may have reached the upstream is never sent again (it would produce and bill twice).
-  const result = await upstreamCall(deps, req, { entry: r.entry, retry: 'connect-only', quota: 'check' }, (ch) => generateImages(deps.upstream, apiKeyTarget(ch), ir, r.upstreamModel));
+  const result = await upstreamCall(deps, req, { entry: r.entry, retry: 'connect-only', quota: { reserve: () => ({ kind: 'images', images: ir.n }) } }, (ch) => generateImages(deps.upstream, apiKeyTarget(ch), ir, r.upstreamModel));
   req.state.upstreamRequestId = result.upstreamRequestId;
   const produced = result.urls.length + result.b64.length;
   req.state.usage = { images: 0, requested: ir.n, produced };
-  if (produced === 0) throw noOutput(ir, result);
-
-  const data = await deliver(deps, net, req, ir, result);
+  let data: ImageItem[];
+  try {
+    if (produced === 0) throw noOutput(ir, result);
+    data = await deliver(deps, net, req, ir, result);
+  } catch (e) {
+    // Nothing delivered, nothing charged: the reservation goes back to the quota.
+    await releaseReservation(deps.meter, req);
+    throw e;
+  }
   await chargeImages(deps.meter, req, r, data.length, result.upstreamRequestId);
   req.state.usage = { images: data.length, requested: ir.n, produced };
   const size = ir.size ?? (result.width && result.height ? { width: result.width, height: result.height } : null);

@@ -6,9 +6,9 @@ import type { JsonObject } from '../contracts/fields.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { apiKeyTarget } from '../routing/channel-target.ts';
 import type { CallContext } from './call.ts';
-import { chargeTokens, estimateUsage, inputSize } from './charge.ts';
+import { chargeTokens, estimateUsage, inputSize, textReservation } from './charge.ts';
 import { resolveVisibleModel, type ModelAccessDeps } from './model-access.ts';
-import { upstreamCall, type CallPlan, type UpstreamCallDeps } from './upstream-call.ts';
+import { releaseReservation, upstreamCall, type CallPlan, type UpstreamCallDeps } from './upstream-call.ts';
 
 export type TextDeps = ModelAccessDeps & UpstreamCallDeps;
 
@@ -30,27 +30,55 @@ export function textRequest(r: ResolvedModel, body: JsonObject, raw: string | un
   return { body, upstreamModel: r.upstreamModel, publicModel: r.publicName, raw };
 }
 
-// Text calls may be repeated on another channel until a byte reached the client: two attempts at most.
-const planOf = (r: ResolvedModel): CallPlan => ({ entry: r.entry, retry: 'safe', quota: 'check', maxAttempts: 2 });
+// Text calls may be repeated on another channel until a byte reached the client: two attempts at most. A token
+// with a quota reserves the call's upper estimate first (embeddings produce no output tokens).
+function planOf(r: ResolvedModel, body: unknown): CallPlan {
+  return { entry: r.entry, retry: 'safe', quota: { reserve: () => textReservation(body, r.entry.kind !== 'embedding') }, maxAttempts: 2 };
+}
 
 function run<T>(deps: TextDeps, call: TextCall, r: ResolvedModel, fn: (o: CallOptions) => Promise<T>, extra: Omit<CallOptions, 'target'> | undefined): Promise<T> {
-  return upstreamCall(deps, call, planOf(r), (ch) => fn(extra ? { ...extra, target: apiKeyTarget(ch) } : { target: apiKeyTarget(ch) }));
+  return upstreamCall(deps, call, planOf(r, call.body), (ch) => fn(extra ? { ...extra, target: apiKeyTarget(ch) } : { target: apiKeyTarget(ch) }));
 }
 
 /**
  * Non-streaming: the upstream's answer is charged, then handed to `answer` (the caller writes it). Charged first:
- * a charge that cannot be made fails the call with a clean error instead of delivering an unbilled answer.
+ * a charge that cannot be made fails the call with a clean error instead of delivering an unbilled answer. An
+ * answer with no result and no usage is an upstream error, and nothing is charged.
  */
 export function completeText(deps: TextDeps, call: TextCall, r: ResolvedModel, fn: (o: CallOptions) => Promise<CompleteResult>, answer: (body: string) => void, extra?: Omit<CallOptions, 'target'>): Promise<void> {
   // Not async: the call's promise, continued (one promise layer less per request).
   return run(deps, call, r, fn, extra).then((out) => {
-    chargeTokens(deps.meter, call, r, out.usage ?? estimateUsage(inputSize(call.body), 0), out.usage === null, out.upstreamRequestId);
-    answer(out.body);
+    if (out.usage === null && !hasResult(out.body)) return noResult(deps, call, out.upstreamRequestId);
+    const charged = chargeTokens(deps.meter, call, r, out.usage ?? estimateUsage(inputSize(call.body), 0), out.usage === null, out.upstreamRequestId);
+    if (charged === undefined) return answer(out.body);
+    return charged.then(() => answer(out.body), (e: unknown) => releaseReservation(deps.meter, call).then(() => Promise.reject(e)));
   });
+}
+
+// Where each text API puts its result: chat `choices`, responses `output`, messages `content`, embeddings `data`.
+const RESULT_KEYS = ['choices', 'output', 'content', 'data'];
+
+/** Does an answer that reported no usage carry a result at all? Read only on that rare path. */
+export function hasResult(body: string): boolean {
+  let v: unknown;
+  try {
+    v = JSON.parse(body);
+  } catch {
+    return false;
+  }
+  if (typeof v !== 'object' || v === null) return false;
+  const o = v as Record<string, unknown>;
+  return RESULT_KEYS.some((k) => (Array.isArray(o[k]) && (o[k] as unknown[]).length > 0) || (typeof o[k] === 'string' && o[k] !== ''));
+}
+
+async function noResult(deps: TextDeps, call: TextCall, upstreamRequestId: string | null): Promise<never> {
+  await releaseReservation(deps.meter, call);
+  throw new GatewayError('upstream_error', 'The upstream answered without a result or usage; nothing was charged', upstreamRequestId ? { upstreamRequestId } : {});
 }
 
 /** Streaming: start the upstream stream (errors before its first byte are ordinary errors). */
 export function startTextStream(deps: TextDeps, call: TextCall, r: ResolvedModel, cap: TextCapability, treq: TextRequest, o: Omit<CallOptions, 'target'>): Promise<StreamResult> {
+  // A reserved stream is settled (or released) at its end by chargeStream.
   return run(deps, call, r, (opts) => cap.stream(treq, opts), o).then((s) => {
     if (s.upstreamRequestId) call.state.upstreamRequestId = s.upstreamRequestId;
     return s;
@@ -61,8 +89,19 @@ export function startTextStream(deps: TextDeps, call: TextCall, r: ResolvedModel
  * The end of an accepted stream, however it ended: metered once — by the upstream's reported usage if it arrived,
  * otherwise by the estimate of the request's input and the output produced. Returns what it was metered by.
  */
-export function chargeStream(deps: TextDeps, call: TextCall, r: ResolvedModel, s: StreamResult): 'upstream usage' | 'estimate' {
+export function chargeStream(deps: TextDeps, call: TextCall, r: ResolvedModel, s: StreamResult, clientLeft: boolean): StreamCharge {
   const reported = s.usage();
-  chargeTokens(deps.meter, call, r, reported ?? estimateUsage(inputSize(call.body), s.producedChars()), reported === null, s.upstreamRequestId);
-  return reported ? 'upstream usage' : 'estimate';
+  // The upstream ended the stream with no output and no usage: no result, no charge. A client that leaves is
+  // charged for what the upstream processed (the input estimate at least).
+  if (reported === null && s.producedChars() === 0 && !clientLeft) return { by: 'nothing produced', committed: releaseReservation(deps.meter, call) };
+  const charged = chargeTokens(deps.meter, call, r, reported ?? estimateUsage(inputSize(call.body), s.producedChars()), reported === null, s.upstreamRequestId);
+  const by = reported ? 'upstream usage' : 'estimate';
+  if (charged === undefined) return { by };
+  return { by, committed: charged.catch((e: unknown) => call.log.error({ err: String(e) }, 'stream charge failed; the reservation is released by the reaper')) };
+}
+
+export interface StreamCharge {
+  by: 'upstream usage' | 'estimate' | 'nothing produced';
+  /** For a reserved call: resolves once its settlement (or release) is committed. */
+  committed?: Promise<void>;
 }

@@ -2,11 +2,11 @@
 // retry policy stated at the call. Every upstream call a client request makes — text, images, video creation,
 // family A tasks and selections — goes through upstreamCall; the charge that follows is in charge.ts.
 import type { ModelEntry } from '../catalogue/types.ts';
-import type { Meter } from '../metering/types.ts';
+import type { Meter, Usage } from '../metering/types.ts';
 import type { Channel, ChannelRegistry } from '../routing/channel-registry.ts';
 import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import { withFailover, type RetryPolicy } from '../routing/failover.ts';
-import { principalOf, type HasState } from './call.ts';
+import { principalOf, type CallContext } from './call.ts';
 
 export type { RetryPolicy };
 
@@ -22,11 +22,12 @@ export interface CallPlan {
   /** 'safe': may be repeated on timeouts and 5xx; 'connect-only': repeated only when it surely never arrived. */
   retry: RetryPolicy;
   /**
-   * 'check': refuse when the token's quota is already spent. 'held': the caller already holds the estimate
-   * against the quota (async tasks hold through the task engine before they submit). 'free': the call is not
-   * metered (a selection session).
+   * `{ reserve }`: for a token with a quota, an upper estimate of the call's usage is held against the quota
+   * before the call (refused with insufficient_quota when it does not fit) and settled by its charge
+   * (charge.ts) or released when the call fails. 'held': the caller already holds the estimate (async tasks
+   * hold through the task engine before they submit). 'free': the call is not metered (a selection session).
    */
-  quota: 'check' | 'held' | 'free';
+  quota: { reserve: () => Usage } | 'held' | 'free';
   /** Channels to use instead of the entry's (a selection session lives in one upstream account). */
   channels?: readonly Channel[];
   /** Attempts across channels (default: one more than there are channels, at most 3). */
@@ -37,10 +38,28 @@ export interface CallPlan {
  * Run `attempt` on the best channel for the plan, failing over while nothing reached the client. For a token
  * without a quota nothing is awaited before the attempt (the text hot path takes no extra promise).
  */
-export function upstreamCall<T>(deps: UpstreamCallDeps, call: HasState, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
+export function upstreamCall<T>(deps: UpstreamCallDeps, call: CallContext, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
   const p = principalOf(call);
-  if (plan.quota !== 'check' || p.quota === null) return failover(deps, plan, attempt);
-  return deps.meter.assertQuota(p.tokenId).then(() => failover(deps, plan, attempt));
+  if (typeof plan.quota === 'string' || p.quota === null) return failover(deps, plan, attempt);
+  return reserved(deps, call, p.tokenId, plan.quota.reserve(), plan, attempt);
+}
+
+async function reserved<T>(deps: UpstreamCallDeps, call: CallContext, tokenId: string, estimate: Usage, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
+  await deps.meter.reserve(call.id, tokenId, deps.meter.price(plan.entry.id, estimate).amount);
+  call.state.reserved = true;
+  try {
+    return await failover(deps, plan, attempt);
+  } catch (e) {
+    await releaseReservation(deps.meter, call);
+    throw e;
+  }
+}
+
+/** The call ends without a charge: its reservation (if any) goes back to the quota. Never throws. */
+export async function releaseReservation(meter: Meter, call: CallContext): Promise<void> {
+  if (!call.state.reserved) return;
+  call.state.reserved = false;
+  await meter.releaseReserved(call.id).catch((e: unknown) => call.log.error({ err: String(e) }, 'reservation release failed; the reaper releases it'));
 }
 
 function failover<T>(deps: UpstreamCallDeps, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {

@@ -11,6 +11,9 @@ import { sqliteBatchWriter } from '../store/sqlite.ts';
 import { isBillable, priceForEntry } from './prices.ts';
 import type { Charge, Meter, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
+/** Reservations of calls answered at once are keyed by their request id (tasks by task_… / video_… ids). */
+export const RESERVATION_PREFIX = 'req_';
+
 /** One ledger row to write. */
 export interface LedgerRow {
   key: string;
@@ -112,13 +115,6 @@ export class StoreMeter implements Meter {
     return priceForEntry(this.entryFor(billingModel), usage);
   }
 
-  async assertQuota(tokenId: string): Promise<void> {
-    const t = await this.db.selectFrom('tokens').select(['quota', 'spent', 'held']).where('id', '=', tokenId).executeTakeFirst();
-    if (t && t.quota !== null && Number(t.spent) + Number(t.held) + (this.pending.get(tokenId) ?? 0) >= Number(t.quota)) {
-      throw new GatewayError('insufficient_quota', 'Token quota exhausted');
-    }
-  }
-
   private async insertCharge(trx: Kysely<Database>, row: LedgerRow): Promise<boolean> {
     const r = await trx
       .insertInto('ledger')
@@ -197,29 +193,74 @@ export class StoreMeter implements Meter {
 
   async hold(task: TaskRef, estimate: Usage): Promise<number> {
     const amount = this.price(task.billingModel, estimate).amount;
-    const pending = this.pending.get(task.tokenId) ?? 0;
     return this.db.transaction().execute(async (trx) => {
-      const now = Date.now();
-      const ins = await trx
-        .insertInto('holds')
-        .values({ task_id: task.taskId, token_id: task.tokenId, amount, state: 'held', created_at: now, updated_at: now })
-        .onConflict((oc) => oc.column('task_id').doNothing())
-        .executeTakeFirst();
-      if (Number(ins.numInsertedOrUpdatedRows ?? 0n) === 0) {
-        // A repeated hold for the same task is a no-op: report what is held (0 if the task already ended).
-        const h = await trx.selectFrom('holds').select(['amount', 'state']).where('task_id', '=', task.taskId).executeTakeFirst();
-        return h && h.state === 'held' ? Number(h.amount) : 0;
-      }
-      // Compare-and-set on the token: the hold only lands if it fits the quota. Rolled back with the insert.
-      const r = await trx
-        .updateTable('tokens')
-        .set({ held: sql`held + ${amount}` })
-        .where('id', '=', task.tokenId)
-        .where((eb) => eb.or([eb('quota', 'is', null), eb(sql`spent + held + ${amount + pending}`, '<=', eb.ref('quota'))]))
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 0) throw new GatewayError('insufficient_quota', 'Token quota is not enough for this task');
-      return amount;
+      // A repeated hold for the same task is a no-op: report what is held (0 if the task already ended).
+      if (await this.placeHold(trx, task.taskId, task.tokenId, amount, 'Token quota is not enough for this task')) return amount;
+      const h = await trx.selectFrom('holds').select(['amount', 'state']).where('task_id', '=', task.taskId).executeTakeFirst();
+      return h && h.state === 'held' ? Number(h.amount) : 0;
     });
+  }
+
+  /**
+   * Insert the hold row and move the token's `held` by compare-and-set: it lands only if it fits the quota
+   * (queued charges not yet committed count too). False when a hold with this key already exists.
+   */
+  private async placeHold(trx: Kysely<Database>, key: string, tokenId: string, amount: number, refusal: string): Promise<boolean> {
+    const pending = this.pending.get(tokenId) ?? 0;
+    const now = Date.now();
+    const ins = await trx
+      .insertInto('holds')
+      .values({ task_id: key, token_id: tokenId, amount, state: 'held', created_at: now, updated_at: now })
+      .onConflict((oc) => oc.column('task_id').doNothing())
+      .executeTakeFirst();
+    if (Number(ins.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
+    const r = await trx
+      .updateTable('tokens')
+      .set({ held: sql`held + ${amount}` })
+      .where('id', '=', tokenId)
+      .where((eb) => eb.or([eb('quota', 'is', null), eb(sql`spent + held + ${amount + pending}`, '<=', eb.ref('quota'))]))
+      .executeTakeFirst();
+    // Rolled back with the insert.
+    if (Number(r.numUpdatedRows) === 0) throw new GatewayError('insufficient_quota', refusal);
+    return true;
+  }
+
+  async reserve(key: string, tokenId: string, amount: number): Promise<void> {
+    await this.db.transaction().execute((trx) => this.placeHold(trx, key, tokenId, amount, 'Token quota is not enough for this call'));
+  }
+
+  async settleReserved(input: SyncChargeInput): Promise<number> {
+    const charge = isBillable(input.usage) ? this.price(input.billingModel, input.usage) : null;
+    return this.db.transaction().execute(async (trx) => {
+      if ((await this.closeHold(trx, input.requestId, input.tokenId, 'settled')) === null || !charge) return 0;
+      if (!(await this.insertCharge(trx, this.syncRow(input, charge)))) return 0;
+      if (charge.amount > 0) await this.addSpent(trx, input.tokenId, charge.amount);
+      return charge.amount;
+    });
+  }
+
+  async releaseReserved(key: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const h = await trx.selectFrom('holds').select('token_id').where('task_id', '=', key).executeTakeFirst();
+      if (h) await this.closeHold(trx, key, h.token_id, 'released');
+    });
+  }
+
+  async reapReservations(olderThanMs: number): Promise<number> {
+    const stale = await this.db
+      .selectFrom('holds')
+      .select(['task_id', 'token_id'])
+      .where('state', '=', 'held')
+      .where('task_id', 'like', `${RESERVATION_PREFIX}%`)
+      .where('created_at', '<', Date.now() - olderThanMs)
+      .limit(1000)
+      .execute();
+    let n = 0;
+    for (const h of stale) {
+      const closed = await this.db.transaction().execute((trx) => this.closeHold(trx, h.task_id, h.token_id, 'released'));
+      if (closed !== null) n++;
+    }
+    return n;
   }
 
   /**
@@ -227,17 +268,17 @@ export class StoreMeter implements Meter {
    * first, so the CAS (and its one-outcome guarantee) applies to every task. Returns the held amount released
    * from `tokens.held`, or null if the outcome was already decided.
    */
-  private async closeHold(trx: Kysely<Database>, task: TaskRef, to: 'settled' | 'released'): Promise<number | null> {
+  private async closeHold(trx: Kysely<Database>, key: string, tokenId: string, to: 'settled' | 'released'): Promise<number | null> {
     const now = Date.now();
     await trx
       .insertInto('holds')
-      .values({ task_id: task.taskId, token_id: task.tokenId, amount: 0, state: 'held', created_at: now, updated_at: now })
+      .values({ task_id: key, token_id: tokenId, amount: 0, state: 'held', created_at: now, updated_at: now })
       .onConflict((oc) => oc.column('task_id').doNothing())
       .execute();
     const closed = await trx
       .updateTable('holds')
       .set({ state: to, updated_at: now })
-      .where('task_id', '=', task.taskId)
+      .where('task_id', '=', key)
       .where('state', '=', 'held')
       .returning(['amount', 'token_id'])
       .executeTakeFirst();
@@ -250,7 +291,7 @@ export class StoreMeter implements Meter {
   async settle(task: TaskRef, reported: Usage): Promise<number> {
     const charge = this.price(task.billingModel, reported);
     return this.db.transaction().execute(async (trx) => {
-      if ((await this.closeHold(trx, task, 'settled')) === null) return 0;
+      if ((await this.closeHold(trx, task.taskId, task.tokenId, 'settled')) === null) return 0;
       if (!isBillable(reported)) return 0;
       const inserted = await this.insertCharge(trx, {
         key: `${task.taskId}:success`,
@@ -271,7 +312,7 @@ export class StoreMeter implements Meter {
 
   async release(task: TaskRef): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await this.closeHold(trx, task, 'released');
+      await this.closeHold(trx, task.taskId, task.tokenId, 'released');
     });
   }
 }

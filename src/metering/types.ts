@@ -51,8 +51,6 @@ export interface TaskRef {
 }
 
 export interface Meter {
-  /** Refuse a request when the token's quota is already exhausted (insufficient_quota). */
-  assertQuota(tokenId: string): Promise<void>;
   /** Price usage without writing anything. */
   price(billingModel: string, usage: Usage): Charge;
   /** One ledger entry keyed by the request id; a repeated key is a no-op. Returns the amount charged. */
@@ -69,6 +67,17 @@ export interface Meter {
    * Rows still queued at a crash are lost (under-billing, never double billing): see README.
    */
   chargeSyncDeferred(input: SyncChargeInput): number;
+  /**
+   * Reserve `amount` against the token's quota for one call answered at once (key: its request id), atomically
+   * with every other hold: refuses (insufficient_quota) when spent + held + amount would pass the quota.
+   */
+  reserve(key: string, tokenId: string, amount: number): Promise<void>;
+  /** Close a call's reservation and write its one charge (ledger key: the request id) in one transaction. */
+  settleReserved(input: SyncChargeInput): Promise<number>;
+  /** Close a call's reservation without a charge (the call produced no result). Idempotent. */
+  releaseReserved(key: string): Promise<void>;
+  /** Release reservations of calls older than `olderThanMs` that were never closed (their instance died). */
+  reapReservations(olderThanMs: number): Promise<number>;
   /** Flush queued writes (graceful shutdown, tests, admin reads). */
   flush(): Promise<void>;
 }

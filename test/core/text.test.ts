@@ -43,8 +43,18 @@ describe('completeText', () => {
 
   it('no usage from the upstream: charged by the estimate and marked estimated', async () => {
     const { deps, call, written } = setup(() => 1);
-    const noUsage: CompleteResult = { ...answer, usage: null };
+    const noUsage: CompleteResult = { body: '{"choices":[{"message":{"content":"hi"}}]}', usage: null, upstreamRequestId: null };
     await completeText(deps, { ...call, body: { messages: [{ role: 'user', content: 'x'.repeat(40) }] } }, model, async () => noUsage, written);
     expect(call.state.usage).toEqual({ input_tokens: 10, output_tokens: 0, estimated: true });
+    expect(written).toHaveBeenCalled();
+  });
+
+  it('no result and no usage: an upstream error, nothing charged, nothing answered', async () => {
+    for (const body of ['{"choices":[]}', '{"object":"list","data":[]}', '{"output":[]}', '{}', 'not json']) {
+      const { deps, call, written } = setup(() => 1);
+      await expect(completeText(deps, call, model, async () => ({ body, usage: null, upstreamRequestId: 'up-9' }), written)).rejects.toMatchObject({ code: 'upstream_error', upstreamRequestId: 'up-9' });
+      expect(deps.meter.chargeSyncDeferred).not.toHaveBeenCalled();
+      expect(written).not.toHaveBeenCalled();
+    }
   });
 });

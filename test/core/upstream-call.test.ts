@@ -13,30 +13,49 @@ const entry = { id: 'm1' } as ModelEntry;
 
 function setup(channels: Channel[], quota: number | null, exhausted = false) {
   const marked: string[] = [];
+  const meter = {
+    price: vi.fn(() => ({ amount: 42, quantities: {}, unitPrices: {} })),
+    reserve: vi.fn(async () => (exhausted ? Promise.reject(new GatewayError('insufficient_quota', 'spent')) : undefined)),
+    releaseReserved: vi.fn(async () => undefined),
+  };
   const deps = {
     channels: { forModel: () => channels, markNotEntitled: (c: string, m: string) => marked.push(`${c}:${m}`) },
     breakers: new CircuitBreakers(),
-    meter: { assertQuota: vi.fn(async () => (exhausted ? Promise.reject(new GatewayError('insufficient_quota', 'spent')) : undefined)) },
+    meter,
   } as unknown as UpstreamCallDeps;
   const state = { principal: { tokenId: 'tok', name: 't', models: null, quota, rpmLimit: null, concurrencyLimit: null } } as unknown as RequestState;
-  return { deps, call: { state }, marked };
+  return { deps, meter, call: { id: 'req_1', state, log: { info: vi.fn(), warn: vi.fn(), error: vi.fn() } }, marked };
 }
 
-const plan = (p: Partial<CallPlan> = {}): CallPlan => ({ entry, retry: 'safe', quota: 'check', ...p });
+const estimate = () => ({ kind: 'images', images: 2 }) as const;
+const plan = (p: Partial<CallPlan> = {}): CallPlan => ({ entry, retry: 'safe', quota: { reserve: estimate }, ...p });
 
 describe('upstreamCall', () => {
-  it("'check' refuses a token whose quota is spent before any upstream attempt", async () => {
+  it('a reservation that does not fit refuses the call before any upstream attempt', async () => {
     const { deps, call } = setup([ch('a')], 100, true);
     const attempt = vi.fn(async () => 'ok');
     await expect(upstreamCall(deps, call, plan(), attempt)).rejects.toMatchObject({ code: 'insufficient_quota' });
     expect(attempt).not.toHaveBeenCalled();
+    expect(call.state.reserved).toBeFalsy();
   });
 
-  it("'held' and 'free' skip the check (the task engine's hold is the quota step); no quota: no check", async () => {
-    for (const [quota, q] of [['held', 100], ['free', 100], ['check', null]] as const) {
-      const { deps, call } = setup([ch('a')], q, true);
+  it('the estimate is priced by the entry and reserved under the request id; a failed call releases it', async () => {
+    const { deps, meter, call } = setup([ch('a')], 100);
+    await expect(upstreamCall(deps, call, plan(), async () => 'ok')).resolves.toBe('ok');
+    expect(meter.price).toHaveBeenCalledWith('m1', estimate());
+    expect(meter.reserve).toHaveBeenCalledWith('req_1', 'tok', 42);
+    expect(call.state.reserved).toBe(true);
+    const failed = setup([ch('a')], 100);
+    await expect(upstreamCall(failed.deps, failed.call, plan({ retry: 'connect-only' }), async () => Promise.reject(new GatewayError('upstream_error', 'x')))).rejects.toMatchObject({ code: 'upstream_error' });
+    expect(failed.meter.releaseReserved).toHaveBeenCalledWith('req_1');
+    expect(failed.call.state.reserved).toBe(false);
+  });
+
+  it("'held' and 'free' reserve nothing (the task engine's hold is the quota step); a token without a quota neither", async () => {
+    for (const [quota, q] of [['held', 100], ['free', 100], [{ reserve: estimate }, null]] as const) {
+      const { deps, meter, call } = setup([ch('a')], q, true);
       await expect(upstreamCall(deps, call, plan({ quota }), async () => 'ok')).resolves.toBe('ok');
-      expect(deps.meter.assertQuota).not.toHaveBeenCalled();
+      expect(meter.reserve).not.toHaveBeenCalled();
     }
   });
 

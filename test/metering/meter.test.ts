@@ -120,34 +120,70 @@ describe('chargeSyncDeferred (group commit)', () => {
   it('queued (not yet committed) charges count against the quota', async () => {
     const tokenId = await newToken(1800);
     const slow = new StoreMeter(store.db, () => catalogue, { flushIntervalMs: 60_000 });
-    await slow.assertQuota(tokenId);
     slow.chargeSyncDeferred({ requestId: `req_q_${seq}`, tokenId, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: chatUsage });
     expect((await tokenRow(tokenId)).spent).toBe(0);
-    await expect(slow.assertQuota(tokenId)).rejects.toMatchObject({ code: 'insufficient_quota', status: 429 });
+    await expect(slow.reserve(`req_qr_${seq}`, tokenId, 1)).rejects.toMatchObject({ code: 'insufficient_quota', status: 429 });
     await slow.flush();
     expect((await tokenRow(tokenId)).spent).toBe(1800);
-    await expect(slow.assertQuota(tokenId)).rejects.toMatchObject({ code: 'insufficient_quota' });
+    await expect(slow.reserve(`req_qs_${seq}`, tokenId, 1)).rejects.toMatchObject({ code: 'insufficient_quota' });
+    expect((await tokenRow(tokenId)).held).toBe(0);
   });
 });
 
-describe('quota', () => {
-  it('assertQuota refuses once spent reaches the quota, and counts held amounts', async () => {
-    const tokenId = await newToken(3600);
-    await meter.assertQuota(tokenId);
-    await meter.chargeSync({ requestId: `req_qa_${seq}`, tokenId, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: chatUsage });
-    await meter.assertQuota(tokenId);
-    await meter.chargeSync({ requestId: `req_qb_${seq}`, tokenId, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: chatUsage });
-    await expect(meter.assertQuota(tokenId)).rejects.toMatchObject({ code: 'insufficient_quota', status: 429 });
+describe('reservations of calls answered at once', () => {
+  const charge = (requestId: string, tokenId: string, usage: Usage = chatUsage) => ({ requestId, tokenId, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage });
 
-    const t2 = await newToken(3_000_000);
-    await meter.hold(task(t2), videoEstimate);
-    await expect(meter.assertQuota(t2)).rejects.toMatchObject({ code: 'insufficient_quota' });
+  it('a reservation must fit spent + held + itself; settling charges once and frees the reservation', async () => {
+    const tokenId = await newToken(3600);
+    const k1 = `req_r1_${seq}`;
+    await meter.reserve(k1, tokenId, 2000);
+    expect(await tokenRow(tokenId)).toEqual({ spent: 0, held: 2000 });
+    await expect(meter.reserve(`req_r2_${seq}`, tokenId, 1601)).rejects.toMatchObject({ code: 'insufficient_quota' });
+    expect(await meter.settleReserved(charge(k1, tokenId))).toBe(1800);
+    expect(await meter.settleReserved(charge(k1, tokenId))).toBe(0);
+    expect(await tokenRow(tokenId)).toEqual({ spent: 1800, held: 0 });
+    await meter.reserve(`req_r3_${seq}`, tokenId, 1800);
+    await expect(meter.reserve(`req_r4_${seq}`, tokenId, 1)).rejects.toMatchObject({ code: 'insufficient_quota' });
+    expect(await ledgerFor(tokenId)).toHaveLength(1);
+  });
+
+  it('held task amounts count; a released reservation charges nothing and cannot be settled after', async () => {
+    const tokenId = await newToken(3_000_000);
+    await meter.hold(task(tokenId), videoEstimate);
+    await expect(meter.reserve(`req_rh_${seq}`, tokenId, 1)).rejects.toMatchObject({ code: 'insufficient_quota' });
+    const t2 = await newToken(10_000);
+    const k = `req_rr_${seq}`;
+    await meter.reserve(k, t2, 5000);
+    await meter.releaseReserved(k);
+    await meter.releaseReserved(k);
+    expect(await meter.settleReserved(charge(k, t2))).toBe(0);
+    expect(await tokenRow(t2)).toEqual({ spent: 0, held: 0 });
+    expect(await ledgerFor(t2)).toHaveLength(0);
+  });
+
+  it('50 parallel reservations against a quota that fits 5 → exactly 5 land', async () => {
+    const tokenId = await newToken(5 * 1000 + 999);
+    const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => meter.reserve(`req_rp_${seq}_${i}`, tokenId, 1000)));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5);
+    expect((await tokenRow(tokenId)).held).toBe(5000);
+  });
+
+  it('the reaper releases reservations left open by a dead instance, and only old ones', async () => {
+    const tokenId = await newToken(10_000);
+    await meter.reserve(`req_old_${seq}`, tokenId, 3000);
+    await store.db.updateTable('holds').set({ created_at: Date.now() - 60_000 }).where('task_id', '=', `req_old_${seq}`).execute();
+    await meter.reserve(`req_new_${seq}`, tokenId, 2000);
+    await meter.hold(task(tokenId), { kind: 'video', outputSeconds: 0.001, tier: '720p' });
+    const heldBefore = (await tokenRow(tokenId)).held;
+    expect(await meter.reapReservations(30_000)).toBeGreaterThanOrEqual(1);
+    expect((await tokenRow(tokenId)).held).toBe(heldBefore - 3000);
+    const states = await store.db.selectFrom('holds').select(['task_id', 'state']).where('token_id', '=', tokenId).execute();
+    expect(Object.fromEntries(states.map((h) => [h.task_id.startsWith('req_old') ? 'old' : h.task_id.startsWith('req_new') ? 'new' : 'task', h.state]))).toEqual({ old: 'released', new: 'held', task: 'held' });
   });
 
   it('tokens without a quota are never refused', async () => {
     const tokenId = await newToken(null);
-    await meter.chargeSync({ requestId: `req_nq_${seq}`, tokenId, model: 'qwx-image-2.0-pro', billingModel: 'qwx-image-2.0-pro', usage: { kind: 'images', images: 6 } });
-    await meter.assertQuota(tokenId);
+    await meter.reserve(`req_nq_${seq}`, tokenId, 10 ** 12);
   });
 });
 

@@ -190,6 +190,17 @@ describe('fault injection', () => {
     expect(() => JSON.parse(text)).toThrow();
   });
 
+  it('empty answers 200 in each API\'s success shape with no result and no usage', async () => {
+    const chatR = (await (await chat('sim-fault:empty')).json()) as Record<string, unknown>;
+    expect(chatR).toMatchObject({ object: 'chat.completion', choices: [] });
+    expect(chatR.usage).toBeUndefined();
+    const emb = (await (await post('/compatible-mode/v1/embeddings', JSON.stringify({ model: 'text-embedding-v4', input: ['sim-fault:empty'] }))).json()) as Record<string, unknown>;
+    expect(emb).toEqual({ object: 'list', data: [] });
+    const resp = (await (await post('/api/v2/apps/protocols/compatible-mode/v1/responses', JSON.stringify({ model: 'qwen3.7-plus', input: 'sim-fault:empty' }))).json()) as Record<string, unknown>;
+    expect(resp).toMatchObject({ object: 'response', output: [] });
+    expect(resp.usage).toBeUndefined();
+  });
+
   it('cut sends some stream events then drops the connection (no [DONE])', async () => {
     const full = await (await chat('tell me', { stream: true })).text();
     expect(full).toContain('data: [DONE]');

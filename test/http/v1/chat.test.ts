@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { textReservation } from '../../../src/core/charge.ts';
 import { startHarness, type Harness } from '../../helpers/harness.ts';
 import { ledgerRows, sseEvents } from './text-helpers.ts';
 
@@ -180,7 +181,8 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
   });
 
   it('a token with a quota is checked before the upstream call', async () => {
-    const t = await h.token({ quota: 1 });
+    // The quota fits one call's reservation (its upper estimate), not two.
+    const t = await h.token({ quota: h.gw.deps.meter.price('qwx3.7-plus', textReservation({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'spend' }] }, true)).amount });
     const c = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: t.secret, maxRetries: 0 });
     const first = await c.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'spend' }] }).withResponse();
     await ledgerRows(h, first.response.headers.get('x-gateway-request-id')!);

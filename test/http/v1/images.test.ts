@@ -123,10 +123,11 @@ describe('POST /v1/images/generations (openai SDK)', () => {
   });
 
   it('an exhausted quota is refused before the upstream is called', async () => {
-    const t = await h.token({ quota: 300_000 });
+    // Each call reserves its price first: two fit the quota, a third would pass it.
+    const t = await h.token({ quota: 2 * PRICE + PRICE / 2 });
     const call = () => h.fetch('/v1/images/generations', { method: 'POST', token: t.secret, json: { model: 'qwx-image-2.0', prompt: 'q' } });
     expect((await call()).status).toBe(200);
-    expect((await call()).status).toBe(200); // 200k spent < 300k: still allowed
+    expect((await call()).status).toBe(200);
     const before = imageCalls(h).length;
     const e = await errorOf(await call());
     expect([e.status, e.code]).toEqual([429, 'insufficient_quota']);

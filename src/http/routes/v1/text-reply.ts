@@ -18,15 +18,19 @@ export async function sendStream(deps: TextDeps, ex: Exchange, r: ResolvedModel,
     watch.dispose();
     throw e;
   });
+  let committed: Promise<void> | undefined;
   await sendSse(ex, {
     frames: s.frames,
     watch,
     errorFrame,
     onEnd: (outcome: StreamOutcome) => {
-      const by = chargeStream(deps, ex, r, s);
-      if (outcome !== 'complete') ex.log.info({ outcome, metered_by: by }, 'stream ended early');
+      const c = chargeStream(deps, ex, r, s, outcome === 'client-abort');
+      committed = c.committed;
+      if (outcome !== 'complete') ex.log.info({ outcome, metered_by: c.by }, 'stream ended early');
     },
   });
+  // The request's record waits for a reserved call's settlement, so it carries the amount the ledger got.
+  if (committed) await committed;
 }
 
 /** Chat-style error event: `data: {"error":{…}}` (what OpenAI-style SDKs raise on). */
