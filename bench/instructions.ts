@@ -1,12 +1,13 @@
 // npm run bench:instructions — instructions per request, counted by valgrind (callgrind), for non-streaming chat
 // through the bare proxy, the durable floor (bench/lean-skeleton.ts with SKELETON_DURABLE=1) and the gateway.
-// Why: on the shared 2-core bench machine the wall-clock figures of `npm run bench` drift by ±30% between windows
-// of a few seconds, so two builds can only be compared in many paired rounds. Instruction counts do not depend on
-// the machine's speed: on an otherwise idle machine the main thread's count per request repeats within ~0.5% from
-// run to run, which makes it the figure for A/B comparisons of hot-path changes run back to back. (Other load shifts
-// it: a target slowed further does its clock-driven work — group commits, pollers — over fewer requests.) Counts cover user space only (the kernel's share — socket
-// writes and reads, the same for every target — is not in them), and V8's helper threads (concurrent GC and JIT)
-// are reported apart: their counts vary more, and callgrind runs threads one at a time.
+// Why: on a shared host the wall-clock figures of `npm run bench` drift between windows of a few seconds, so two
+// builds can only be compared in many paired rounds. Instruction counts do not depend on the machine's speed: on
+// an otherwise idle machine the main thread's count per request repeats closely from run to run
+// (docs/performance.md), which makes it the figure for A/B comparisons of hot-path changes run back to back.
+// (Other load shifts it: a target slowed further does its clock-driven work — group commits, pollers — over fewer
+// requests.) Counts cover user space only (the kernel's share — socket writes and reads, the same for every
+// target — is not in them), and V8's helper threads (concurrent GC and JIT) are reported apart: their counts vary
+// more, and callgrind runs threads one at a time.
 // Each target runs under callgrind with instrumentation off while it warms up (BENCH_IR_WARMUP requests), then
 // it is switched on for BENCH_IR_REQUESTS requests (16 connections) and the counters are dumped.
 import { execFileSync } from 'node:child_process';

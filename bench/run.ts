@@ -14,8 +14,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ROUND_SECONDS = 4;
 /**
  * Warm-up per target before anything is measured (BENCH_WARMUP seconds, default 6, at 64 connections). Throughput
- * is measured in steady state: with `--trace-opt` the gateway's JIT was still compiling ~300 ms of code (on V8's
- * background threads) 2–5 s into load and settled after ~10 s, while the dozen-line proxy is compiled in moments.
+ * is measured in steady state: the gateway's JIT keeps compiling (on V8's background threads) for several seconds
+ * into load, while the dozen-line proxy is compiled in moments.
  */
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP ?? 6);
 

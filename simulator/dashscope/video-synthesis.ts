@@ -1,5 +1,5 @@
 // DashScope video synthesis, media protocol (wan2.7-*, happyhorse-*): async only (`X-DashScope-Async:
-// enable`), validated per model as upstream-protocols.md §6 describes, results through the shared task store.
+// enable`), validated per model (checkMedia below), results through the shared task store.
 import type { ServerResponse } from 'node:http';
 import type { SimContext } from '../context.ts';
 import type { SimRequest, SimRouter } from '../router.ts';
@@ -69,7 +69,7 @@ function onlyTypes(media: MediaItem[], allowed: string[], model: string): void {
   if (bad) invalid(`media type ${bad.type} is not supported by ${model}`);
 }
 
-/** Media rules of §6, per model. */
+/** Media rules of the video synthesis protocol, per model. */
 function checkMedia(info: ModelInfo, model: string, media: MediaItem[]): void {
   const { family, variant } = info;
   if (variant === 't2v') return void (media.length > 0 && invalid(`${model} takes no media`));

@@ -1,8 +1,8 @@
 // The abort listener an upstream call puts on its caller's signal. It holds only the call's controller, and lets
 // go of it when the call settles. A closure from the call's own scope would hold that scope's shared context —
 // chunk queue, handler, iterator: the whole call — for as long as anything still reaches the listener (a signal
-// outlives its call when failover retries with it, or when the caller keeps it). The same shape of leak, through
-// the deadline sweep, promoted every finished call to the old generation (see deadlines.ts).
+// outlives its call when failover retries with it, or when the caller keeps it). deadlines.ts lets go of its
+// calls for the same reason.
 import { errors as undiciErrors } from 'undici';
 
 /** What an upstream call can be stopped through: undici's dispatch controller, or its original abort callback. */

@@ -1,8 +1,7 @@
 // Upstream time limits for the hot calls (answers read whole, and streams), checked by one periodic sweep
 // instead of undici's per-request timers. undici arms a fresh low-resolution timer per request for the headers
-// and again for the body; cleared timers are only dropped at its next tick (~0.5 s later), so under load every
-// request's two timer objects outlived the young generation: about half of the bytes the gateway promoted to
-// the old generation per request (--trace-gc-nvp: ~500 → ~245 B/request without them). Here a call is one
+// and again for the body; cleared timers are only dropped at its next tick, so under load every request's two
+// timer objects outlive the young generation and are promoted to the old one. Here a call is one
 // entry in a list while it runs; the sweep aborts a call past its deadline with the same undici timeout errors,
 // so the error mapping (upstream_timeout) is unchanged. Resolution: SWEEP_MS, finer than undici's ~0.5–1 s.
 import { errors as undiciErrors } from 'undici';
@@ -42,9 +41,8 @@ export class Deadline {
   done(): void {
     this.sweep.delete(this);
     // Let go of the call: anything that still points at a finished deadline must not keep the upstream call
-    // (request, handler, headers, chunks) alive. When the sweep kept a Set, a discarded table of it that had
-    // reached the old generation did exactly that until the next full GC — the whole call promoted on every
-    // request, a mark-compact every ~0.4 s under load.
+    // (request, handler, headers, chunks) alive — an old-generation reference to a finished deadline would
+    // otherwise promote the whole call on every request until the next full GC.
     this.controller = null;
   }
 }

@@ -1,7 +1,6 @@
 // An upstream answer read as it arrives, for streams (SSE): a plain undici dispatch handler feeding a small
 // chunk queue that the consumer iterates. Compared with undici's `request()` body (a Readable) iterated with
-// for-await, it allocates no stream machinery per call and one promise per wait instead of several per chunk —
-// the streaming path's largest CPU/GC cost in the bench profile after the socket writes.
+// for-await, it allocates no stream machinery per call and one promise per wait instead of several per chunk.
 // Backpressure: past HIGH_WATER queued chunks the upstream socket is paused, and resumed once the consumer has
 // caught up. Leaving the iteration early (client gone) aborts the upstream request.
 import { errors as undiciErrors, type Dispatcher } from 'undici';

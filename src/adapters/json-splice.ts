@@ -1,5 +1,5 @@
 // The client's own JSON text, sent upstream with one top-level string member replaced (the model name), instead of
-// serialising the parsed body again — JSON.stringify of the body was ~2% of a non-streaming chat call's CPU.
+// serialising the parsed body again (a JSON.stringify of the whole body on every call).
 //
 // It must send exactly what was validated. JSON.parse keeps the last of two equal keys; an upstream parser that
 // keeps the first would act on a member the gateway never saw (an image URL, say). So the splice is refused when

@@ -16,7 +16,7 @@ export function newTokenSecret(): string {
 
 /** Tokens are high-entropy, so a plain SHA-256 is a sound (and fast) stored hash. */
 export function hashToken(secret: string): string {
-  // One-shot crypto.hash: about a third of createHash().update().digest() per request (no Hash object).
+  // One-shot crypto.hash: cheaper than createHash().update().digest() (no Hash object per request).
   return hash('sha256', secret, 'hex');
 }
 

@@ -1,4 +1,4 @@
-// Image generation and edit requests (contract 2.5, 4.2, 8): JSON or multipart (where every field is a
+// Image generation and edit requests: JSON or multipart (where every field is a
 // string) become one typed ImageRequest, with a specific error code for every bad field.
 import type { ModelEntry } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';

@@ -1,4 +1,4 @@
-// Multi-element editing (contract 2.4, 4.1, 8): selection calls and the edit-task body; and the
+// Multi-element editing: selection calls and the edit-task body; and the
 // omni-video path's minimal checks (its body is the vendor's, passed through).
 import { GatewayError } from '../errors/gateway-error.ts';
 import { readDuration, readHttpUrl, readMode, readOptionalString, readPrompt, readTaskExtras, requireSessionId, type FieldOptions, type Mode } from './vidx.ts';

@@ -1,4 +1,4 @@
-// POST /vidx/v1/videos/text2video: model admission and the field rules of contract 2.1 / 2.2 / 8.
+// POST /vidx/v1/videos/text2video: model admission and the field rules (camera_control included).
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import { REFUSED_MODELS } from '../catalogue/default-catalogue.ts';
 import { GatewayError } from '../errors/gateway-error.ts';

@@ -1,5 +1,5 @@
-// Family A (/vidx/v1/videos) request rules shared by text2video, multi-elements and omni-video
-// (contract 2.1, 2.2, 2.4, 8). Every rejection is a catalogue code; on /vidx paths the renderer turns
+// Family A (/vidx/v1/videos) request rules shared by text2video, multi-elements and omni-video.
+// Every rejection is a catalogue code; on /vidx paths the renderer turns
 // it into the vendor envelope (400 → 1201, model_not_found → 404/1203).
 import { isIP } from 'node:net';
 import { GatewayError } from '../errors/gateway-error.ts';

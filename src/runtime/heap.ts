@@ -1,8 +1,8 @@
 // Memory bound for a long-running gateway process. Under load, per-request state that happens to be alive
 // during two young-generation GCs is promoted to the old generation and dies there soon after; V8's default
 // heuristic lets the old generation grow to several times its live size (up to 4x) before a full GC, which
-// showed as ~100 MB of extra RSS in the bench. A fixed growth factor keeps the heap near live size; a full GC
-// of a ~30 MB live heap costs a few ms, so the CPU cost per request is within the bench's noise.
+// shows as extra RSS under load. A fixed growth factor keeps the heap near live size; a full GC of a small live
+// heap is cheap, so the CPU cost per request stays within the bench's noise.
 // V8 reads this flag each time it sets the next GC limit, so setting it at start-up takes effect (unlike the
 // young-generation size, which only a command-line flag can change).
 import v8 from 'node:v8';
@@ -18,8 +18,8 @@ export function tuneHeap(heapGrowingPercent: number): void {
 
 /**
  * Node flags the gateway is started with (`npm start`, the `tollway` launcher's shebang, the bench): a young
- * generation of 2 × 8 MB semi-spaces instead of 2 × 16 MB. Per-request garbage dies young either way; the
- * bench measured 13–16 MB less peak RSS under load for no measurable CPU cost. Only settable on the command
+ * generation of 2 × 8 MB semi-spaces instead of 2 × 16 MB. Per-request garbage dies young either way, so the
+ * smaller young generation lowers peak RSS under load at no measurable CPU cost. Only settable on the command
  * line (or NODE_OPTIONS), hence a list the start paths share (test/runtime/heap.test.ts checks they agree).
  */
 export const NODE_HEAP_FLAGS = ['--max-semi-space-size=8'] as const;

@@ -34,7 +34,7 @@ export async function openPostgres(url: string, opts: PostgresOptions = {}): Pro
  * Introspection of the connection's own schema only. Kysely's PostgreSQL introspector reads the tables and columns
  * of *every* schema; its migrator uses it just to ask whether its bookkeeping tables exist. On a server shared with
  * other schemas (other tenants, parallel test files) a schema, table or column dropped during that read failed our
- * migration — "schema … does not exist", "relation … does not exist", "column … does not exist", all seen in CI.
+ * migration — "schema … does not exist", "relation … does not exist", "column … does not exist".
  * Reading `current_schema()` alone cannot meet another schema's changes.
  */
 class ScopedIntrospector implements DatabaseIntrospector {

@@ -5,11 +5,10 @@
 // With TOLLWAY_SQLITE_WRITER_THREAD a file store hands each batch to a writer thread instead
 // (sqlite-writer-thread.ts: a second connection to the same file), so neither the inserts, the commit's WAL
 // writes nor the checkpoints (and their fsync) run on the event loop; the hand-over is one structured clone per
-// batch. It is opt-in because it trades event-loop time for total CPU and memory: on the 2-core bench machine
-// it cut the main thread by ~10 µs per request but added ~15–20 µs on the writer thread and ~15 MB of RSS (a
-// second V8 isolate), and throughput did not rise — the other core is busy with the load generator and the
-// upstream. With cores to spare it takes the database off the request path's thread. An in-memory store, or one
-// whose thread cannot start or has died, writes in-thread.
+// batch. It is opt-in because it trades event-loop time for more total CPU and memory (a second V8 isolate): on
+// a 2-core host the other core is busy with the load generator and the upstream, so throughput does not rise
+// (docs/performance.md#sqlite-threads). With cores to spare it takes the database off the request path's
+// thread. An in-memory store, or one whose thread cannot start or has died, writes in-thread.
 // Exactly-once does not depend on which path wrote: every row is keyed (ledger idempotency key, request id) and
 // inserted with ON CONFLICT DO NOTHING, so a batch retried after a thread died mid-reply cannot count twice.
 import { Worker } from 'node:worker_threads';

@@ -1,13 +1,13 @@
 // Runs the WAL checkpoints of a SQLite file store on a thread (sqlite-checkpoint-thread.ts) instead of on the
 // event loop. SQLite's automatic checkpoint runs inside whichever commit crosses 1,000 WAL frames: under load
-// that was a group commit on the event loop copying ~1,000 pages and waiting for three fsyncs — `perf trace` saw
-// ~12 ms of blocked event loop every ~0.3 s, which every in-flight request waited out (tail latency, and their
-// objects then outlived young-generation collections).
+// that is a group commit on the event loop copying ~1,000 pages and waiting for fsyncs, which every in-flight
+// request waits out (tail latency, and their objects then outlive young-generation collections). See
+// docs/performance.md#sqlite-threads.
 //
 // When: at most every `intervalMs`, right after a group commit, and the next group commit waits until the thread
 // answers (the rows are write-behind: a few ms more in the queue costs no request anything). With no commit in
 // between, the checkpoint copies every frame, so the next commit starts the WAL over from its beginning and the
-// file stays small; checkpoints racing with commits instead let the WAL grow to tens of MB under load.
+// file stays small; checkpoints racing with commits instead let the WAL grow under load.
 // While the thread runs, the event loop's connection has automatic checkpoints off; until it is ready, and if it
 // ever stops, they are on again — the WAL never grows without bound. A checkpoint only copies committed frames:
 // durability is unchanged.

@@ -71,10 +71,10 @@ describe('deadline sweep', () => {
   });
 
   it('a finished deadline lets go of its call, even while something still holds the deadline', async () => {
-    // Why it matters: the Set of live deadlines reallocates its table as calls come and go, and a discarded table
-    // that had reached the old generation still points at the deadlines it held until the next full GC. Through
-    // the controller those reached the whole upstream call (request, handler, headers, chunks), which then
-    // survived young collections and were promoted: under load ~3 KB a request, a mark-compact every ~0.4 s.
+    // Why it matters: a collection of live deadlines that reallocates its table as calls come and go leaves
+    // discarded tables in the old generation, still pointing at the deadlines they held until the next full GC.
+    // Through the controller those reach the whole upstream call (request, handler, headers, chunks), which would
+    // then survive young collections and be promoted on every request under load.
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     const sweep = new DeadlineSweep();

@@ -4,13 +4,13 @@ import { DEFAULT_CATALOGUE, REFUSED_MODELS } from '../../src/catalogue/default-c
 
 const cat = new Catalogue(DEFAULT_CATALOGUE);
 
-// Every public model name the contract gives (§2.1, §2.5, §4.1, §4.2).
+// Every public model name of both APIs.
 const VIDX_T2V = ['vidx-video-o1', 'vidx-v1', 'vidx-v1-5', 'vidx-v1-6', 'vidx-v2-master', 'vidx-v2-1', 'vidx-v2-1-master', 'vidx-v2-5-turbo', 'vidx-v2-6', 'vidx-v3'];
 const VIDEO = ['hhx-1.1-t2v', 'hhx-1.1-i2v', 'hhx-1.1-r2v', 'hhx-1.0-i2v', 'hhx-1.0-r2v', 'hhx-1.0-video-edit', 'wnx2.7-t2v', 'wnx2.7-i2v', 'wnx2.7-r2v', 'wnx2.7-videoedit'];
 const TEXT = ['qwx3.7-plus', 'qwx3-vl-plus', 'text-embedding-v4'];
 const IMAGES = ['qwx-image-2.0', 'qwx-image-2.0-pro', 'qwx-image-edit-plus'];
 
-/** The default public → upstream mapping of upstream-protocols.md §0. */
+/** The default public → upstream name mapping (stand-in prefixes → the upstream's model names). */
 const upstreamName = (id: string) => id.replace(/^qwx/, 'qwen').replace(/^wnx/, 'wan').replace(/^hhx/, 'happyhorse').replace(/^vidx/, 'kling');
 
 describe('default catalogue', () => {

@@ -7,7 +7,7 @@
 // The group-commit window: ledger and request-log rows are written in small batches a few ms after the
 // response. A call answered in the last few ms before a SIGKILL can therefore be missing from both (or,
 // in principle, from one of them). The test waits until the rows of the completed calls are in the store
-// before killing, so it checks agreement, not that window (documented in the README).
+// before killing, so it checks agreement, not that window (docs/operations.md, Graceful shutdown).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -88,7 +88,7 @@ const mutation: fc.Arbitrary<(b: Body) => Body> = fc.oneof(
   fc.constant((b: Body) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, Array.isArray(v) ? v.concat(v) : v]))),
   fc.constant((b: Body) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k.toUpperCase(), v]))),
   fc.constant((b: Body) => ({ ...b, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'http://169.254.169.254/latest/meta-data' } }] }] })),
-  // Deep nesting in a field no validator looks at (serialising the body again once overflowed the stack).
+  // Deep nesting in a field no validator looks at (serialising the body again must not overflow the stack).
   fc.integer({ min: 200, max: 3000 }).map((d) => (b: Body) => ({ ...b, metadata: nested(d) })),
 );
 
@@ -118,7 +118,7 @@ const headerArb = fc.record({
   accept: fc.constantFrom('*/*', 'text/event-stream', 'application/json', 'image/png'),
 });
 
-/** Cases run per property (printed at the end: the README's figures come from here). */
+/** Cases run per property (printed at the end). */
 const ran = new Map<string, number>();
 let current = '';
 afterAll(() => {

@@ -1,4 +1,4 @@
-// Per-token concurrency limit through the real server (issue 8, item 7): while a token's only slot is taken by
+// Per-token concurrency limit through the real server: while a token's only slot is taken by
 // an in-flight call, a second call is refused with 429 concurrency_limited and Retry-After, in the family's
 // shape; once the call ends (also a stream) the slot is free again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

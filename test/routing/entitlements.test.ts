@@ -1,4 +1,4 @@
-// Contract 2.5: model visibility depends on upstream account entitlements. The upstream tells the gateway when an
+// Model visibility depends on upstream account entitlements. The upstream tells the gateway when an
 // account is not entitled to a model (DashScope 403 Model.AccessDenied / AccessDenied.Unpurchased, Kling 1103);
 // that channel then leaves the model's routing, and the model its visibility when no other account serves it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

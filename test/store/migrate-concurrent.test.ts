@@ -1,7 +1,7 @@
 // PostgreSQL: migrating a schema while another client creates and drops other schemas (what parallel test
-// files, or other tenants of a shared server, do). Kysely's introspection reads every schema's tables, so a
-// schema dropped mid-read used to fail the migration with "schema … does not exist", and a table dropped
-// mid-read with "relation … does not exist" (and a column with "column … does not exist"). Introspection is now
+// files, or other tenants of a shared server, do). Kysely's own introspection reads every schema's tables, so a
+// schema dropped mid-read would fail the migration with "schema … does not exist", and a table dropped
+// mid-read with "relation … does not exist" (and a column with "column … does not exist"). Introspection is
 // scoped to the connection's own schema.
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';

@@ -142,7 +142,7 @@ export function dashscopeStreamError(data: string): GatewayError {
 }
 
 /**
- * Contract 2.5 puts chat-style cache writes at `usage.prompt_tokens_details.cache_creation_input_tokens`. An
+ * The chat-style API reports cache writes at `usage.prompt_tokens_details.cache_creation_input_tokens`. An
  * upstream answer that reports them only at `usage.cache_creation_input_tokens` gets them copied there (the
  * JSON is re-serialised only in that case). Returns null when nothing needs to change.
  */

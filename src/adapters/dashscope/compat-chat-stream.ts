@@ -1,8 +1,8 @@
 // The compatible-mode chat stream, upstream bytes → client SSE, handled a block at a time: every complete event
 // that arrived in one upstream read is transformed together (model renamed, delta text counted) with one
 // string operation each, and only the rare events that need a decision — the usage chunk, an error event,
-// `[DONE]` — are cut out and handled one by one. The per-event parse/slice/join of a generic SSE parser was
-// most of the gateway's streaming cost (CPU and garbage) in the bench profile.
+// `[DONE]` — are cut out and handled one by one, sparing the per-event parse/slice/join (CPU and garbage) of a
+// generic SSE parser on every chunk of every stream.
 // Anything not in the canonical `data: <json>\n\n` form (comments, `event:`/`id:` lines, multi-line data,
 // `data:` without the space) goes through the generic parser instead, so behaviour does not depend on it.
 import { StringDecoder } from 'node:string_decoder';
@@ -34,8 +34,8 @@ async function* once(s: string): AsyncGenerator<string> {
 const hasUsage = (d: string) => d.includes('"usage":{') || d.includes('"usage": {');
 
 // Searches start from a letter, not from `"`: JSON text has a quote every few characters, and a search whose
-// first character is a quote stops at each of them (V8 looks for the first character, then compares the rest)
-// — that was most of the transformer's time in the bench profile. The character before a hit is checked after.
+// first character is a quote stops at each of them (V8 looks for the first character, then compares the rest).
+// The character before a hit is checked after.
 
 /** Position of the next `"usage":{` (or `"usage": {`) at or after `from`; -1 when none. */
 function nextUsage(text: string, from: number): number {

@@ -1,4 +1,4 @@
-// Qwen-Image over the sync native multimodal-generation endpoint (upstream-protocols §5):
+// Qwen-Image over the sync native multimodal-generation endpoint:
 // ImageRequest → {model, input.messages[{role:user, content:[{image}…,{text}]}], parameters{size:"W*H", n…}}
 // and back: every {image} part of every choice is one produced image.
 import { isObject } from '../../contracts/fields.ts';

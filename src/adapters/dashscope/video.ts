@@ -17,7 +17,7 @@ export interface DashscopeTarget {
   apiKey: string;
 }
 
-/** Upstream body for one checked request. Parameters follow each model's own rules (§6 table). */
+/** Upstream body for one checked request. Parameters follow each model's own rules (catalogue `video` rules). */
 export function buildVideoSynthesisBody(spec: VideoSpec, rules: VideoRules, upstreamModel: string): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   if (spec.prompt !== undefined) input.prompt = spec.prompt;

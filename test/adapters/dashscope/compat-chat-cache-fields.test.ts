@@ -1,4 +1,4 @@
-// Contract 2.5: chat-style cache writes are reported at usage.prompt_tokens_details.cache_creation_input_tokens.
+// Chat-style cache writes are reported at usage.prompt_tokens_details.cache_creation_input_tokens.
 // An upstream answer that has them only at usage.cache_creation_input_tokens is normalised (both modes); an
 // answer already in the contract's shape passes byte for byte (apart from the model name).
 import http from 'node:http';

@@ -1,4 +1,4 @@
-// GET /admin/logs filters (issue 3, item 4: "filterable by token, model, time and request id"). Each filter is
+// GET /admin/logs filters: by token, model, time and request id. Each filter is
 // checked on its own against rows it must exclude, so an ignored filter fails the test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../helpers/harness.ts';

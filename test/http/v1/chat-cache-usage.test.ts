@@ -1,4 +1,4 @@
-// Contract 2.5 usage fields on the chat-style API: prompt_tokens_details.cached_tokens and
+// Cache usage fields on the chat-style API: prompt_tokens_details.cached_tokens and
 // prompt_tokens_details.cache_creation_input_tokens reach the client unchanged (streaming and not), and the
 // ledger records the same quantities from the upstream usage (responses and messages have their own tests).
 import OpenAI from 'openai';

@@ -160,7 +160,7 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     const r2 = await h.fetch('/v1/chat/completions', { method: 'POST', token: token.secret, json: { model: 'qwx3.7-plus', messages: 'hi' } });
     expect(r2.status).toBe(400);
     expect(((await r2.json()) as { error: { param: string } }).error.param).toBe('messages');
-    // Content parts are objects with a type (a null part reached the upstream and came back as a 502).
+    // Content parts are objects with a type; anything else is refused before it reaches the upstream.
     for (const content of [[null], ['text'], [{ text: 'no type' }]]) {
       const before = h.sim.requestsTo('/chat/completions').length;
       const r3 = await h.fetch('/v1/chat/completions', { method: 'POST', token: token.secret, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content }] } });

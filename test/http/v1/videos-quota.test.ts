@@ -1,4 +1,4 @@
-// Quota through the real server (issue 3 acceptance, issue 6): parallel /v1/videos creations place holds by
+// Quota through the real server: parallel /v1/videos creations place holds by
 // compare-and-set, so a burst can never hold more than the quota; the refused ones get 429 insufficient_quota
 // in the family B shape and never reach the upstream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

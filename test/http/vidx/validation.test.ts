@@ -1,4 +1,4 @@
-// Table-driven: every rule of contract 2.1, 2.2, 2.4 and 8 through the real server, with the exact
+// Table-driven: every family A field rule and limit through the real server, with the exact
 // HTTP status, vendor code and the envelope `{code, message, request_id, data:null}`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Harness } from '../../helpers/harness.ts';
@@ -42,7 +42,7 @@ const good = (name: string, path: string, body: unknown): Case => ({ name, path,
 const edit = (extra: Record<string, unknown>) => ({ session_id: 'SESSION', edit_mode: 'removal', prompt: 'remove the cup', ...extra });
 
 const CASES: Case[] = [
-  // 2.1 model_name
+  // text2video: model_name
   good('model_name defaults to vidx-v1', T2V, p({})),
   good('every allowed model is admitted (vidx-video-o1)', T2V, p({ model_name: 'vidx-video-o1' })),
   good('vidx-v2-5 is normalised', T2V, p({ model_name: 'vidx-v2-5' })),
@@ -52,7 +52,7 @@ const CASES: Case[] = [
   bad('model_name must be a string', T2V, p({ model_name: 7 })),
   { name: 'unknown model is model_not_found', path: T2V, body: p({ model_name: 'vidx-v9' }), status: 404, code: 1203 },
   { name: 'model outside the token allow-list is model_not_found', path: T2V, body: p({ model_name: 'vidx-v2-6' }), status: 404, code: 1203, as: 'narrow' },
-  // 2.1 prompt / negative_prompt (8: ≤ 2500 characters)
+  // text2video: prompt / negative_prompt (≤ 2500 characters)
   bad('prompt is required', T2V, {}),
   bad('prompt must not be blank', T2V, { prompt: '   ' }),
   bad('prompt of 2501 characters', T2V, { prompt: 'x'.repeat(2501) }, '2500'),
@@ -60,18 +60,18 @@ const CASES: Case[] = [
   good('2500 characters counted as characters, not UTF-16 units', T2V, { prompt: '🦊'.repeat(2500) }),
   bad('prompt must be a string', T2V, { prompt: 42 }),
   bad('negative_prompt must be a string', T2V, p({ negative_prompt: ['no'] })),
-  // 2.1 cfg_scale (8: [0,1], v1/v1-5/v1-6 only)
+  // text2video: cfg_scale ([0,1], v1/v1-5/v1-6 only)
   good('cfg_scale 0 on vidx-v1-5', T2V, p({ model_name: 'vidx-v1-5', cfg_scale: 0 })),
   good('cfg_scale 1 on vidx-v1-6', T2V, p({ model_name: 'vidx-v1-6', cfg_scale: 1 })),
   bad('cfg_scale above 1', T2V, p({ cfg_scale: 1.01 })),
   bad('cfg_scale below 0', T2V, p({ cfg_scale: -0.1 })),
   bad('cfg_scale as a string', T2V, p({ cfg_scale: '0.5' })),
   bad('cfg_scale on the v2 series', T2V, p({ model_name: 'vidx-v2-master', cfg_scale: 0.5 }), 'not supported'),
-  // 2.1 sound
+  // text2video: sound
   good('sound on for vidx-v2-6', T2V, p({ model_name: 'vidx-v2-6', sound: 'on' })),
   bad('sound for another model', T2V, p({ model_name: 'vidx-v2-1', sound: 'off' }), 'not supported'),
   bad('sound other than on/off', T2V, p({ model_name: 'vidx-v2-6', sound: 'loud' })),
-  // 2.1 mode, aspect_ratio, duration
+  // text2video: mode, aspect_ratio, duration
   good('mode pro', T2V, p({ mode: 'pro' })),
   bad('mode other than std/pro', T2V, p({ mode: 'fast' })),
   good('aspect_ratio 9:16', T2V, p({ aspect_ratio: '9:16' })),
@@ -79,7 +79,7 @@ const CASES: Case[] = [
   good('duration "10"', T2V, p({ duration: '10' })),
   bad('duration as a number is rejected', T2V, p({ duration: 5 }), 'string'),
   bad('duration "7"', T2V, p({ duration: '7' })),
-  // 2.2 camera_control
+  // text2video: camera_control
   good('camera simple with one non-zero field', T2V, p({ camera_control: { type: 'simple', config: { horizontal: -10, vertical: 0, pan: 0, tilt: 0, roll: 0, zoom: 0 } } })),
   good('camera preset without config', T2V, p({ camera_control: { type: 'down_back' } })),
   bad('camera type outside the five', T2V, p({ camera_control: { type: 'zoom_in' } })),
@@ -92,7 +92,7 @@ const CASES: Case[] = [
   bad('no non-zero field', T2V, p({ camera_control: { type: 'simple', config: { horizontal: 0, zoom: 0 } } }), 'exactly one'),
   bad('unknown config field', T2V, p({ camera_control: { type: 'simple', config: { yaw: 1 } } })),
   bad('config with a preset type', T2V, p({ camera_control: { type: 'forward_up', config: { zoom: 1 } } })),
-  // 2.1 watermark_info, callback_url, external_task_id
+  // text2video: watermark_info, callback_url, external_task_id
   good('watermark_info, callback_url and external_task_id accepted', T2V, p({ watermark_info: { enabled: true }, callback_url: CB, external_task_id: 'order-accepted-1' })),
   bad('watermark_info not an object', T2V, p({ watermark_info: 'yes' })),
   bad('callback_url not http(s)', T2V, p({ callback_url: 'ftp://example.com/x' })),
@@ -104,7 +104,7 @@ const CASES: Case[] = [
   bad('external_task_id not a string', T2V, p({ external_task_id: 12 })),
   bad('body must be an object', T2V, [1, 2]),
 
-  // 2.4 selection calls (8: ≤10 points, x/y in [0,1])
+  // selection calls (≤ 10 points, x/y in [0,1])
   bad('init-selection with neither video_id nor video_url', `${ME}/init-selection`, {}, 'exactly one'),
   bad('init-selection with both', `${ME}/init-selection`, { video_id: 'video_0', video_url: 'https://cdn.example.com/a.mp4' }, 'exactly one'),
   bad('init-selection video_url not http(s)', `${ME}/init-selection`, { video_url: 'file:///etc/passwd' }),
@@ -123,7 +123,7 @@ const CASES: Case[] = [
   bad('clear-selection without session_id', `${ME}/clear-selection`, {}),
   bad('preview-selection without session_id', `${ME}/preview-selection`, {}),
 
-  // 2.4 edit task (8: model only vidx-v1-6; image_list sizes)
+  // edit task (model only vidx-v1-6; image_list sizes)
   bad('edit model other than vidx-v1-6', ME, edit({ model_name: 'vidx-v1' }), 'vidx-v1-6'),
   bad('edit without session_id', ME, edit({ session_id: undefined })),
   bad('edit without edit_mode', ME, edit({ edit_mode: undefined })),
