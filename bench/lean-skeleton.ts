@@ -15,7 +15,6 @@ import { DEFAULT_SIM_KEYS } from '../simulator/context.ts';
 import { hashToken } from '../src/auth/token-secret.ts';
 import { stdoutSink } from '../src/runtime/log-sink.ts';
 import { GroupCommit } from '../src/store/group-commit.ts';
-import { sqliteBatchWriter } from '../src/store/sqlite.ts';
 import type { LedgerTuple, LogTuple } from '../src/store/sqlite-row-writes.ts';
 import { openStore } from '../src/store/store.ts';
 import { answerStats } from './proc-stats.ts';
@@ -26,7 +25,7 @@ const durable = process.env.SKELETON_DURABLE === '1' ? await openDurable() : nul
 async function openDurable() {
   const store = await openStore(`sqlite:${join(mkdtempSync(join(tmpdir(), 'tollway-skeleton-')), 'floor.db')}`, { checkpointThread: true });
   await store.db.insertInto('tokens').values({ id: 'tok_1', name: 'skeleton', secret_hash: hashToken(TOKEN), prefix: TOKEN.slice(0, 8), created_at: Date.now() }).execute();
-  const writer = sqliteBatchWriter(store.db)!;
+  const writer = store.batchWriter!;
   const onError = (e: unknown) => console.error(e);
   return {
     tokens: new Map([[hashToken(TOKEN), 'tok_1']]),

@@ -112,10 +112,12 @@ export async function createGateway(config: Config, opts: GatewayOptions): Promi
     tokenAuth: new TokenAuth(repos.tokens),
     repos,
     requestLog: new RequestLogWriter(store.db, {
+      batchWriter: store.batchWriter,
       onError: (e) => logger.error({ err: String(e) }, 'request log write failed'),
       onRejected: (rows, e) => logger.error({ err: String(e), request_ids: rows.map((r) => r.requestId) }, 'request-log rows refused by the store; set aside'),
     }),
     meter: new StoreMeter(store.db, () => deps.catalogue, {
+      batchWriter: store.batchWriter,
       onError: (e, queued) => logger.error({ err: String(e), queued }, 'ledger batch write failed; charges stay queued and are retried'),
       // Every field of the refused charge, so the operator can enter it by hand: it is not retried.
       onRejected: (rows, e) => logger.error({ err: String(e), charges: rows.map((r) => ({ key: r.key, token_id: r.tokenId, model: r.model, kind: r.kind, amount: r.charge.amount, quantities: r.charge.quantities, request_id: r.requestId, task_id: r.taskId, created_at: r.createdAt })) }, 'ledger charges refused by the store; set aside, not billed'),

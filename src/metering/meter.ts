@@ -6,8 +6,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { Database } from '../store/schema.ts';
 import { clip } from '../store/clip.ts';
 import { GroupCommit } from '../store/group-commit.ts';
-import type { LedgerTuple } from '../store/sqlite-batch-writer.ts';
-import { sqliteBatchWriter } from '../store/sqlite.ts';
+import type { LedgerTuple, SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
 import { isBillable, priceForEntry } from './prices.ts';
 import type { Charge, Meter, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
@@ -49,6 +48,8 @@ function ledgerTuple(r: LedgerRow): LedgerTuple {
 }
 
 export interface StoreMeterOptions {
+  /** SQLite: write batches through the store's prepared statements (store.batchWriter) instead of Kysely. */
+  batchWriter?: SqliteBatchWriter | null;
   /** Group-commit interval of chargeSyncDeferred (ms). */
   flushIntervalMs?: number;
   /** Rows per batch transaction. */
@@ -73,6 +74,7 @@ export class StoreMeter implements Meter {
   private readonly queuedKeys = new Set<string>();
   /** Amounts queued but not yet committed, per token: counted by quota checks so the lag cannot be exploited. */
   private readonly pending = new Map<string, number>();
+  private readonly batchWriter: SqliteBatchWriter | null;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -80,6 +82,7 @@ export class StoreMeter implements Meter {
     opts: StoreMeterOptions = {},
   ) {
     const onError = opts.onError ?? (() => undefined);
+    this.batchWriter = opts.batchWriter ?? null;
     this.batches = new GroupCommit<LedgerRow>({
       intervalMs: opts.flushIntervalMs ?? 10,
       maxBatch: opts.maxBatch ?? 200,
@@ -172,8 +175,7 @@ export class StoreMeter implements Meter {
   /** One transaction per batch: the rows that were really inserted (RETURNING) move `spent`. */
   private async writeBatch(batch: LedgerRow[]): Promise<void> {
     // SQLite: the same transaction as prepared statements (src/store/sqlite-batch-writer.ts).
-    const writer = sqliteBatchWriter(this.db);
-    if (writer) return writer.ledger(batch.map(ledgerTuple));
+    if (this.batchWriter) return this.batchWriter.ledger(batch.map(ledgerTuple));
     const amountByKey = new Map(batch.map((r) => [r.key, r]));
     await this.db.transaction().execute(async (trx) => {
       const inserted = await trx

@@ -6,11 +6,6 @@ import type { Database } from './schema.ts';
 import { SqliteBatchWriter } from './sqlite-batch-writer.ts';
 import { SqliteCheckpointer } from './sqlite-checkpointer.ts';
 
-// The group-commit writer behind each SQLite store we opened.
-const writers = new WeakMap<object, SqliteBatchWriter>();
-// The checkpoint thread behind each SQLite file store that asked for one.
-const checkpointers = new WeakMap<object, SqliteCheckpointer>();
-
 /**
  * Transactions take the write lock when they begin (BEGIN IMMEDIATE). Another process may write the same file
  * (the CLI beside a running gateway, a second instance), and a deferred transaction that read first and then
@@ -40,8 +35,17 @@ export interface SqliteOptions {
   checkpointThread?: boolean;
 }
 
+/** An opened SQLite store: the Kysely instance, its group-commit writer and its checkpoint thread (if any). */
+export interface SqliteHandle {
+  db: Kysely<Database>;
+  batchWriter: SqliteBatchWriter;
+  checkpointer: SqliteCheckpointer | null;
+  /** Stop the threads; call before destroying the Kysely instance. */
+  closeThreads(): Promise<void>;
+}
+
 /** Open a SQLite file (WAL, a busy timeout so concurrent writers wait instead of failing). */
-export function openSqlite(url: string, opts: SqliteOptions = {}): Kysely<Database> {
+export function openSqlite(url: string, opts: SqliteOptions = {}): SqliteHandle {
   const path = url.replace(/^sqlite:(\/\/)?/, '');
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const sqlite = new BetterSqlite3(path);
@@ -51,28 +55,19 @@ export function openSqlite(url: string, opts: SqliteOptions = {}): Kysely<Databa
   sqlite.pragma('foreign_keys = ON');
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   // A writer thread needs a file (another connection cannot see an in-memory database).
-  let checkpoints: SqliteCheckpointer | null = null;
+  let checkpointer: SqliteCheckpointer | null = null;
   if (opts.checkpointThread === true && path !== ':memory:') {
-    checkpoints = new SqliteCheckpointer(sqlite, path);
-    checkpoints.start();
-    checkpointers.set(db, checkpoints);
+    checkpointer = new SqliteCheckpointer(sqlite, path);
+    checkpointer.start();
   }
-  writers.set(db, new SqliteBatchWriter(db, sqlite, opts.writerThread === true && path !== ':memory:' ? path : null, checkpoints));
-  return db;
-}
-
-/** The checkpoint thread of a SQLite store (null when it has none). */
-export function sqliteCheckpointer(db: Kysely<Database>): SqliteCheckpointer | null {
-  return checkpointers.get(db) ?? null;
-}
-
-/** Stop a SQLite store's threads (no-op for PostgreSQL); call before destroying the Kysely instance. */
-export async function closeSqliteThreads(db: Kysely<Database>): Promise<void> {
-  await writers.get(db)?.close();
-  await checkpointers.get(db)?.close();
-}
-
-/** The group-commit writer of a SQLite store (null for PostgreSQL). */
-export function sqliteBatchWriter(db: Kysely<Database>): SqliteBatchWriter | null {
-  return writers.get(db) ?? null;
+  const batchWriter = new SqliteBatchWriter(db, sqlite, opts.writerThread === true && path !== ':memory:' ? path : null, checkpointer);
+  return {
+    db,
+    batchWriter,
+    checkpointer,
+    closeThreads: async () => {
+      await batchWriter.close();
+      await checkpointer?.close();
+    },
+  };
 }

@@ -2,11 +2,17 @@ import type { Kysely } from 'kysely';
 import { dialectOf, type Dialect } from './dialect.ts';
 import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
-import { closeSqliteThreads, openSqlite } from './sqlite.ts';
+import type { SqliteBatchWriter } from './sqlite-batch-writer.ts';
+import type { SqliteCheckpointer } from './sqlite-checkpointer.ts';
+import { openSqlite } from './sqlite.ts';
 
 export interface Store {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** SQLite: the group-commit writer (prepared statements) for the meter and the request log; null on PostgreSQL. */
+  batchWriter: SqliteBatchWriter | null;
+  /** SQLite file store with TOLLWAY_SQLITE_CHECKPOINT_THREAD: the checkpoint thread; null otherwise. */
+  checkpointer: SqliteCheckpointer | null;
   close(): Promise<void>;
 }
 
@@ -22,13 +28,16 @@ export interface OpenStoreOptions {
 export async function openStore(url: string, opts: OpenStoreOptions = {}): Promise<Store> {
   const dialect = dialectOf(url);
   // pg is loaded only for a PostgreSQL store (a SQLite deployment does not carry its memory).
-  const db = dialect === 'postgres' ? await (await import('./postgres.ts')).openPostgres(url, opts.pgSchema ? { schema: opts.pgSchema } : {}) : openSqlite(url, { writerThread: opts.writerThread === true, checkpointThread: opts.checkpointThread === true });
+  const sqlite = dialect === 'sqlite' ? openSqlite(url, { writerThread: opts.writerThread === true, checkpointThread: opts.checkpointThread === true }) : null;
+  const db = sqlite ? sqlite.db : await (await import('./postgres.ts')).openPostgres(url, opts.pgSchema ? { schema: opts.pgSchema } : {});
   if (opts.migrate !== false) await migrateToLatest(db as unknown as Kysely<unknown>, dialect);
   return {
     db,
     dialect,
+    batchWriter: sqlite?.batchWriter ?? null,
+    checkpointer: sqlite?.checkpointer ?? null,
     close: async () => {
-      await closeSqliteThreads(db);
+      await sqlite?.closeThreads();
       await db.destroy();
     },
   };

@@ -18,7 +18,7 @@ let seq = 0;
 beforeAll(async () => {
   fresh = await freshStore();
   store = fresh.store;
-  meter = new StoreMeter(store.db, () => catalogue, { flushIntervalMs: 2 });
+  meter = new StoreMeter(store.db, () => catalogue, { batchWriter: store.batchWriter, flushIntervalMs: 2 });
 });
 afterAll(async () => {
   await meter?.flush();
@@ -119,7 +119,7 @@ describe('chargeSyncDeferred (group commit)', () => {
 
   it('queued (not yet committed) charges count against the quota', async () => {
     const tokenId = await newToken(1800);
-    const slow = new StoreMeter(store.db, () => catalogue, { flushIntervalMs: 60_000 });
+    const slow = new StoreMeter(store.db, () => catalogue, { batchWriter: store.batchWriter, flushIntervalMs: 60_000 });
     slow.chargeSyncDeferred({ requestId: `req_q_${seq}`, tokenId, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: chatUsage });
     expect((await tokenRow(tokenId)).spent).toBe(0);
     await expect(slow.reserve(`req_qr_${seq}`, tokenId, 1)).rejects.toMatchObject({ code: 'insufficient_quota', status: 429 });

@@ -1,7 +1,6 @@
 // The SQLite group-commit writer: ledger and request-log batches handed over together commit in one
 // transaction, and a batch that cannot be written never holds back the other kind.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqliteBatchWriter } from '../../src/store/sqlite.ts';
 import type { LedgerTuple, LogTuple } from '../../src/store/sqlite-batch-writer.ts';
 import type { Store } from '../../src/store/store.ts';
 import { freshStore, testDialect } from '../helpers/harness.ts';
@@ -22,7 +21,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
   const spent = async () => Number((await store.db.selectFrom('tokens').select('spent').where('id', '=', 'tok_w').executeTakeFirstOrThrow()).spent);
 
   it('writes both kinds handed over together, and a repeated key neither inserts nor moves spent', async () => {
-    const w = sqliteBatchWriter(store.db)!;
+    const w = store.batchWriter!;
     await Promise.all([w.ledger([ledgerRow('k1', 'tok_w', 5), ledgerRow('k2', 'tok_w', 6)]), w.requestLog([logRow('r1'), logRow('r2')])]);
     expect(await count('ledger')).toBe(2);
     expect(await count('request_log')).toBe(2);
@@ -33,7 +32,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
   });
 
   it('a request-log batch that fails does not stop the charges handed over with it (and vice versa)', async () => {
-    const w = sqliteBatchWriter(store.db)!;
+    const w = store.batchWriter!;
     const bad = logRow('r-bad');
     bad[3] = null as unknown as string; // endpoint is NOT NULL
     const [charges, log] = await Promise.allSettled([w.ledger([ledgerRow('k3', 'tok_w', 4)]), w.requestLog([logRow('r3'), bad])]);

@@ -9,7 +9,6 @@ import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LedgerTuple, LogTuple } from '../../src/store/sqlite-row-writes.ts';
-import { sqliteBatchWriter, sqliteCheckpointer } from '../../src/store/sqlite.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { testDialect } from '../helpers/harness.ts';
 
@@ -57,10 +56,10 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite checkpoint thread', () => {
 
   it('takes the checkpoints off the event loop: automatic checkpoints off, rows copied into the database by the thread', async () => {
     const { store, file } = await fileStore(true);
-    const cp = sqliteCheckpointer(store.db)!;
+    const cp = store.checkpointer!;
     await until(() => cp.active);
     expect(await autoCheckpoint(store)).toBe(0);
-    const w = sqliteBatchWriter(store.db)!;
+    const w = store.batchWriter!;
     // A few rows: far below SQLite's automatic threshold (1,000 frames), so only the thread puts them in the file.
     await Promise.all([w.ledger([ledgerRow('k1'), ledgerRow('k2')]), w.requestLog([logRow('r1')])]);
     await wait(250);
@@ -75,9 +74,9 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite checkpoint thread', () => {
 
   it('keeps the WAL small under sustained group commits (each checkpoint completes, the WAL starts over)', async () => {
     const { store, file } = await fileStore(true);
-    const cp = sqliteCheckpointer(store.db)!;
+    const cp = store.checkpointer!;
     await until(() => cp.active);
-    const w = sqliteBatchWriter(store.db)!;
+    const w = store.batchWriter!;
     let n = 0;
     const end = Date.now() + 2500;
     // ~100 commits of 200 rows each: ~50 MB of WAL frames in all.
@@ -98,12 +97,12 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite checkpoint thread', () => {
 
   it('a thread that dies gives the checkpoints back to the event loop and holds no commit', async () => {
     const { store } = await fileStore(true);
-    const cp = sqliteCheckpointer(store.db)!;
+    const cp = store.checkpointer!;
     await until(() => cp.active);
     await cp.kill();
     await until(() => !cp.active);
     expect(await autoCheckpoint(store)).toBe(1000);
-    const w = sqliteBatchWriter(store.db)!;
+    const w = store.batchWriter!;
     await wait(250);
     await Promise.all([w.ledger([ledgerRow('after')]), w.requestLog([logRow('after')])]);
     await w.requestLog([logRow('after-2')]);
@@ -112,7 +111,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite checkpoint thread', () => {
 
   it('without the thread (the default of openStore), SQLite checkpoints by itself', async () => {
     const { store } = await fileStore(false);
-    expect(sqliteCheckpointer(store.db)).toBeNull();
+    expect(store.checkpointer).toBeNull();
     expect(await autoCheckpoint(store)).toBe(1000);
   });
 });

@@ -7,7 +7,6 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SqliteBatchWriter } from '../../src/store/sqlite-batch-writer.ts';
 import type { LedgerTuple, LogTuple } from '../../src/store/sqlite-row-writes.ts';
-import { sqliteBatchWriter } from '../../src/store/sqlite.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { freshStore, testDialect } from '../helpers/harness.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -45,7 +44,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite writer thread', () => {
 
   async function store(): Promise<{ store: Store; w: SqliteBatchWriter; file: string }> {
     const t = await threadedStore();
-    return { store: t.store, w: sqliteBatchWriter(t.store.db)!, file: t.url.replace(/^sqlite:/, '') };
+    return { store: t.store, w: t.store.batchWriter!, file: t.url.replace(/^sqlite:/, '') };
   }
   const count = async (s: Store, table: 'ledger' | 'request_log') => Number((await s.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
   const spent = async (s: Store) => Number((await s.db.selectFrom('tokens').select('spent').where('id', '=', 'tok_t').executeTakeFirstOrThrow()).spent);
@@ -87,7 +86,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite writer thread', () => {
 
   it('close() waits for the batches already handed over, then stops the thread', async () => {
     const t = await threadedStore();
-    const w = sqliteBatchWriter(t.store.db)!;
+    const w = t.store.batchWriter!;
     const p = w.ledger(Array.from({ length: 200 }, (_, i) => ledgerRow(`c${i}`, 1)));
     await new Promise((r) => setImmediate(r)); // the batch is handed over on the next turn
     const thread = threadOf(w)!;
@@ -110,11 +109,11 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite writer thread', () => {
   it('off by default, and never for an in-memory database (another connection could not see it): batches commit in-thread', async () => {
     const f = await freshStore();
     cleanups.push(f.cleanup);
-    expect(sqliteBatchWriter(f.store.db)!.threaded).toBe(false);
+    expect(f.store.batchWriter!.threaded).toBe(false);
     const s = await openStore('sqlite::memory:', { writerThread: true });
     cleanups.push(() => s.close());
     await s.db.insertInto('tokens').values({ id: 'tok_t', name: 't', secret_hash: 'h-t', prefix: 'sk-t', spent: 0, held: 0, created_at: 1 }).execute();
-    const w = sqliteBatchWriter(s.db)!;
+    const w = s.batchWriter!;
     expect(w.threaded).toBe(false);
     await w.ledger([ledgerRow('m1', 4)]);
     expect(threadOf(w)).toBeNull();

@@ -159,7 +159,7 @@ describe(`store on ${testDialect()}`, () => {
   describe('request log', () => {
     it('batches rows, flushes them, and ignores a duplicate request id', async () => {
       const errors: unknown[] = [];
-      const w = new RequestLogWriter(store.db, { onError: (e) => errors.push(e) }, 1_000_000);
+      const w = new RequestLogWriter(store.db, { batchWriter: store.batchWriter, onError: (e) => errors.push(e), intervalMs: 1_000_000 });
       const row = { requestId: 'req_store_1', tokenId: 'tok_a', model: 'qwx3.7-plus', endpoint: '/v1/chat/completions', method: 'POST', status: 200, latencyMs: 12, usage: { prompt_tokens: 3 }, amount: 42, upstreamRequestId: 'up-1', errorCode: null, createdAt: 99 };
       w.write(row);
       w.write({ ...row, status: 500 });

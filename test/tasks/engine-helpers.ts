@@ -57,7 +57,7 @@ export async function engineFixture(): Promise<EngineFixture> {
   const fresh = await freshStore();
   const store = fresh.store;
   const catalogue = new Catalogue(DEFAULT_CATALOGUE);
-  const meter = new StoreMeter(store.db, () => catalogue);
+  const meter = new StoreMeter(store.db, () => catalogue, { batchWriter: store.batchWriter });
   const logs: string[] = [];
   const logger = makeLogger('info', new Writable({ write: (c: Buffer, _e, cb) => (logs.push(c.toString()), cb()) }));
   const tokenId = `tok_engine_${seq++}`;

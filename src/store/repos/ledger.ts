@@ -1,5 +1,5 @@
-// Read side of metering: ledger entries, request-log rows and bill totals. Writes to the ledger happen only
-// in src/metering/meter.ts (where the exactly-once invariants live).
+// Read side of metering: ledger entries and bill totals. Writes to the ledger happen only in
+// src/metering/meter.ts (where the exactly-once invariants live); request-log reads are in request-log.ts.
 import { sql, type Kysely } from 'kysely';
 import { parseJson } from '../json.ts';
 import type { Database } from '../schema.ts';
@@ -33,27 +33,6 @@ export interface LedgerEntry {
   request_id: string | null;
   task_id: string | null;
   upstream_request_id: string | null;
-  created_at: number;
-}
-
-export interface RequestLogFilter extends TimeFilter {
-  requestId?: string | undefined;
-  beforeCreatedAt?: number | undefined;
-  limit: number;
-}
-
-export interface RequestLogEntry {
-  request_id: string;
-  token_id: string | null;
-  model: string | null;
-  endpoint: string;
-  method: string;
-  status: number;
-  latency_ms: number;
-  usage: unknown;
-  amount: number;
-  upstream_request_id: string | null;
-  error_code: string | null;
   created_at: number;
 }
 
@@ -122,30 +101,5 @@ export class LedgerRepo {
     if (ids.length === 0) return new Map();
     const rows = await this.db.selectFrom('tokens').select(['id', 'name']).where('id', 'in', ids).execute();
     return new Map(rows.map((r) => [r.id, r.name]));
-  }
-
-  async listRequestLog(f: RequestLogFilter): Promise<RequestLogEntry[]> {
-    let q = this.db.selectFrom('request_log').selectAll();
-    if (f.requestId !== undefined) q = q.where('request_id', '=', f.requestId);
-    if (f.tokenId !== undefined) q = q.where('token_id', '=', f.tokenId);
-    if (f.model !== undefined) q = q.where('model', '=', f.model);
-    if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
-    if (f.until !== undefined) q = q.where('created_at', '<', f.until);
-    if (f.beforeCreatedAt !== undefined) q = q.where('created_at', '<', f.beforeCreatedAt);
-    const rows = await q.orderBy('created_at', 'desc').orderBy('request_id', 'desc').limit(f.limit).execute();
-    return rows.map((r) => ({
-      request_id: r.request_id,
-      token_id: r.token_id,
-      model: r.model,
-      endpoint: r.endpoint,
-      method: r.method,
-      status: Number(r.status),
-      latency_ms: Number(r.latency_ms),
-      usage: parseJson(r.usage),
-      amount: Number(r.amount),
-      upstream_request_id: r.upstream_request_id,
-      error_code: r.error_code,
-      created_at: Number(r.created_at),
-    }));
   }
 }

@@ -107,8 +107,10 @@ export interface ListTasksFilter {
   family?: TaskFamily;
   kind?: string;
   limit?: number;
-  /** Tasks created strictly before this ms timestamp (paging). */
+  /** Tasks created strictly before this ms timestamp (paging by cursor). */
   before?: number;
+  /** Rows to skip (paging by page number). */
+  offset?: number;
 }
 
 export class TasksRepo {
@@ -181,8 +183,9 @@ export class TasksRepo {
     if (f.family) q = q.where('family', '=', storedFamily(f.family));
     if (f.kind) q = q.where('kind', '=', f.kind);
     if (f.before !== undefined) q = q.where('created_at', '<', f.before);
-    const rows = await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit ?? 20).execute();
-    return rows.map(toTaskRecord);
+    q = q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit ?? 20);
+    if (f.offset) q = q.offset(f.offset);
+    return (await q.execute()).map(toTaskRecord);
   }
 
   /** Compare-and-set: apply the patch only while the task is still in `from`. True when it applied. */

@@ -28,7 +28,7 @@ const row = (id: string, endpoint: string | null): RequestLogRow => ({
 it('a refused row is set aside and reported; the rows before and after it are written', async () => {
   const rejected: string[] = [];
   const errors: unknown[] = [];
-  const w = new RequestLogWriter(fresh.store.db, { onError: (e) => errors.push(e), onRejected: (rows) => rejected.push(...rows.map((r) => r.requestId)) });
+  const w = new RequestLogWriter(fresh.store.db, { batchWriter: fresh.store.batchWriter, onError: (e) => errors.push(e), onRejected: (rows) => rejected.push(...rows.map((r) => r.requestId)) });
   w.write(row('req_a', '/v1/a'));
   w.write(row('req_bad', null));
   w.write(row('req_b', '/v1/b'));

@@ -6,7 +6,7 @@ import type { FieldOptions } from '../../../contracts/vidx.ts';
 import { forbiddenAddressReason } from '../../../net/address-policy.ts';
 import type { CallbackDispatcher } from '../../../tasks/callbacks.ts';
 import type { AppDeps } from '../../deps.ts';
-import type { SessionsRepo } from './sessions.ts';
+import type { SessionsRepo } from '../../../store/repos/sessions.ts';
 
 export interface FamilyAContext {
   deps: AppDeps;

@@ -7,7 +7,7 @@ import type { AppDeps } from '../../deps.ts';
 import type { FamilyAContext } from './context.ts';
 import { registerMultiElements } from './multi-elements.ts';
 import { registerOmniVideo } from './omni-video.ts';
-import { SessionsRepo } from './sessions.ts';
+import { SessionsRepo } from '../../../store/repos/sessions.ts';
 import { KINDS, taskView } from './task-view.ts';
 import { registerText2Video } from './text2video.ts';
 import { registerUpstreamCallbacks } from './upstream-callback.ts';

@@ -3,7 +3,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { readPage } from '../../../contracts/vidx.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
-import { toTaskRecord } from '../../../store/repos/tasks.ts';
 import type { TaskRecord } from '../../../tasks/types.ts';
 import { isTerminal } from '../../../tasks/types.ts';
 import { principalOf } from '../../../core/call.ts';
@@ -26,19 +25,7 @@ export async function findOwnTask(ctx: FamilyAContext, req: FastifyRequest, kind
 
 export async function listOwnTasks(ctx: FamilyAContext, req: FastifyRequest, kind: string): Promise<TaskRecord[]> {
   const { pageNum, pageSize } = readPage(req.query as Record<string, unknown>);
-  const rows = await ctx.deps.store.db
-    .selectFrom('tasks')
-    .selectAll()
-    .where('token_id', '=', principalOf(req).tokenId)
-    .where('family', '=', 'a')
-    .where('kind', '=', kind)
-    .where('state', '!=', 'submitting')
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(pageSize)
-    .offset((pageNum - 1) * pageSize)
-    .execute();
-  return rows.map(toTaskRecord);
+  return ctx.deps.tasks.repo.listFor(principalOf(req).tokenId, { family: 'vidx', kind, limit: pageSize, offset: (pageNum - 1) * pageSize });
 }
 
 export function registerTaskQueries(scope: FastifyInstance, ctx: FamilyAContext, path: string, kind: string): void {

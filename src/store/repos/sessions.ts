@@ -2,9 +2,9 @@
 // account) that holds it, valid 24 hours from creation — enforced here, not left to the upstream.
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { GatewayError } from '../../../errors/gateway-error.ts';
-import { parseJson } from '../../../store/json.ts';
-import type { Database } from '../../../store/schema.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { parseJson } from '../json.ts';
+import type { Database } from '../schema.ts';
 
 export const SESSION_TTL_MS = 24 * 3600 * 1000;
 

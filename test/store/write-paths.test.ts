@@ -1,0 +1,64 @@
+// SQLite has two write paths for the per-request rows: the store's prepared statements (store.batchWriter, what the
+// gateway uses) and Kysely (what PostgreSQL uses). The same charges and request-log rows, written each way into a
+// store of its own, must leave the same rows behind.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Catalogue } from '../../src/catalogue/catalogue.ts';
+import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
+import { StoreMeter } from '../../src/metering/meter.ts';
+import type { SyncChargeInput } from '../../src/metering/types.ts';
+import { RequestLogWriter, type RequestLogRow } from '../../src/store/repos/request-log.ts';
+import { TokensRepo } from '../../src/store/repos/tokens.ts';
+import { freshStore, testDialect } from '../helpers/harness.ts';
+
+type Fresh = Awaited<ReturnType<typeof freshStore>>;
+const catalogue = new Catalogue(DEFAULT_CATALOGUE);
+
+const charges: SyncChargeInput[] = [
+  { requestId: 'req_1', tokenId: 'tok_w', model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: { kind: 'tokens', inputTokens: 1200, outputTokens: 345, cachedTokens: 200 }, upstreamRequestId: 'up-1' },
+  // An upstream request id longer than its column: cut to 200 either way.
+  { requestId: 'req_2', tokenId: 'tok_w', model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: { kind: 'tokens', inputTokens: 1, outputTokens: 0 }, upstreamRequestId: 'x'.repeat(500) },
+  { requestId: 'req_3', idempotencyKey: 'req_3:extra', tokenId: 'tok_w', model: 'qwx-image-2.0', billingModel: 'qwx-image-2.0', usage: { kind: 'images', images: 2 }, upstreamRequestId: null },
+  // A repeated key: neither a second row nor a second move of `spent`.
+  { requestId: 'req_1', tokenId: 'tok_w', model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: { kind: 'tokens', inputTokens: 9, outputTokens: 9 } },
+];
+
+const logRows: RequestLogRow[] = [
+  { requestId: 'req_1', tokenId: 'tok_w', model: 'qwx3.7-plus', endpoint: '/v1/chat/completions', method: 'POST', status: 200, latencyMs: 12, usage: { prompt_tokens: 3, nested: { a: [1, 'é'] } }, amount: 42, upstreamRequestId: 'up-1', errorCode: null, createdAt: 1000 },
+  { requestId: 'req_2', tokenId: null, model: null, endpoint: `/v1/${'p'.repeat(300)}`, method: 'PROPFIND-LONG', status: 404, latencyMs: 0, usage: null, amount: 0, upstreamRequestId: 'y'.repeat(250), errorCode: 'e'.repeat(150), createdAt: 1001 },
+  { requestId: 'req_1', tokenId: 'tok_w', model: 'qwx3.7-plus', endpoint: '/v1/chat/completions', method: 'POST', status: 500, latencyMs: 1, usage: undefined, amount: 1, upstreamRequestId: null, errorCode: 'x', createdAt: 1002 },
+];
+
+async function writeBoth(f: Fresh, prepared: boolean) {
+  const { store } = f;
+  await new TokensRepo(store.db).create({ id: 'tok_w', name: 'w', secretHash: 'h_w', prefix: 'tw-w', models: null, quota: null, expiresAt: null });
+  const batchWriter = prepared ? store.batchWriter : null;
+  const meter = new StoreMeter(store.db, () => catalogue, { batchWriter });
+  const log = new RequestLogWriter(store.db, { batchWriter, onError: (e) => expect.fail(String(e)) });
+  for (const c of charges) meter.chargeSyncDeferred(c);
+  for (const r of logRows) log.write(r);
+  await meter.flush();
+  await log.flush();
+  const ledger = await store.db.selectFrom('ledger').selectAll().orderBy('idempotency_key').execute();
+  const spent = await store.db.selectFrom('tokens').select(['spent', 'held']).where('id', '=', 'tok_w').executeTakeFirstOrThrow();
+  const requestLog = await store.db.selectFrom('request_log').selectAll().orderBy('request_id').execute();
+  // The row id and the moment of the charge differ between the two runs by nature.
+  return { ledger: ledger.map(({ id: _id, created_at: _at, ...rest }) => rest), spent, requestLog };
+}
+
+describe.skipIf(testDialect() !== 'sqlite')('SQLite write paths', () => {
+  let a: Fresh;
+  let b: Fresh;
+  beforeAll(async () => {
+    [a, b] = await Promise.all([freshStore(), freshStore()]);
+  });
+  afterAll(async () => Promise.all([a?.cleanup(), b?.cleanup()]));
+
+  it('prepared statements and Kysely leave the same ledger, spent and request-log rows', async () => {
+    const prepared = await writeBoth(a, true);
+    const kysely = await writeBoth(b, false);
+    expect(prepared.ledger).toHaveLength(3);
+    expect(prepared.requestLog).toHaveLength(2);
+    expect(prepared.spent.spent).toBeGreaterThan(0);
+    expect(kysely).toEqual(prepared);
+  });
+});
