@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 import { familyOf, renderError } from '../errors/render.ts';
-import type { AppDeps } from './deps.ts';
+import type { AppDeps, AppParts } from './deps.ts';
 import { RouteTable } from './method-guard.ts';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id.ts';
 import type { RequestState } from './request-state.ts';
@@ -61,10 +61,10 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: Gateway
   return reply.code(err.status).type('application/json; charset=utf-8').send(renderError(familyOf(req.routeOptions?.url ?? req.url), err, req.id));
 }
 
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+export async function buildApp(deps: AppDeps, parts: AppParts): Promise<FastifyInstance> {
   const life: Lifecycle = { closing: false };
   const record = requestRecorder(deps);
-  const lane = new TextLane(deps, life, record, textRoutes(deps));
+  const lane = new TextLane(deps, life, record, textRoutes(deps, parts.text));
   const app = Fastify({
     // The text lane takes its routes straight from node:http; everything else goes to Fastify.
     serverFactory: (handler) => {
@@ -187,8 +187,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(async (scope) => registerAdminRoutes(scope, deps), { prefix: '/admin' });
   await app.register(async (scope) => registerFamilyBRoutes(scope, deps), { prefix: '/v1' });
-  await app.register(async (scope) => registerFamilyARoutes(scope, deps), { prefix: '/vidx/v1' });
-  await app.register(async (scope) => registerFamilyACallbackRoutes(scope, deps), { prefix: '/vidx/callbacks' });
+  await app.register(async (scope) => registerFamilyARoutes(scope, parts.vidx), { prefix: '/vidx/v1' });
+  await app.register(async (scope) => registerFamilyACallbackRoutes(scope, parts.vidx), { prefix: '/vidx/callbacks' });
 
   app.addHook('onClose', async () => {
     await deps.requestLog.flush();

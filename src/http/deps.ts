@@ -6,17 +6,20 @@ import type { Config } from '../config/config.ts';
 import type { Meter } from '../metering/types.ts';
 import type { UpstreamClient } from '../adapters/http-client.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
-import type { ClusterBus } from '../cluster/cluster-bus.ts';
+import type { DashscopeTextAdapter } from '../adapters/dashscope/compat-chat-adapter.ts';
+import type { ClusterBus, ClusterEvent } from '../cluster/cluster-bus.ts';
 import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import type { ChannelRegistry } from '../routing/channel-registry.ts';
 import type { AuditRepo } from '../store/repos/audit.ts';
 import type { ChannelsRepo } from '../store/repos/channels.ts';
-import type { RequestLogWriter } from '../store/repos/request-log.ts';
+import type { LedgerRepo } from '../store/repos/ledger.ts';
+import type { RequestLogRepo, RequestLogWriter } from '../store/repos/request-log.ts';
 import type { TokensRepo } from '../store/repos/tokens.ts';
 import type { Store } from '../store/store.ts';
 import type { TaskEngine } from '../tasks/engine.ts';
+import type { FamilyAContext } from './routes/vidx/context.ts';
 
-/** Everything the HTTP layer needs, wired in main.ts (or a test harness): no singletons. */
+/** Everything the HTTP layer needs, built in src/compose.ts: no singletons. */
 export interface AppDeps {
   config: Config;
   store: Store;
@@ -30,6 +33,9 @@ export interface AppDeps {
     tokens: TokensRepo;
     channels: ChannelsRepo;
     audit: AuditRepo;
+    ledger: LedgerRepo;
+    /** Reads of the request log (the writer is `requestLog`). */
+    requestLog: RequestLogRepo;
   };
   requestLog: RequestLogWriter;
   meter: Meter;
@@ -41,4 +47,14 @@ export interface AppDeps {
   breakers: CircuitBreakers;
   /** Announces admin changes to the other gateway instances (Redis pub/sub when configured). */
   cluster: ClusterBus;
+  /** Apply an admin change to this instance's caches, then announce it on `cluster`. */
+  applyChange(e: ClusterEvent): Promise<void>;
+}
+
+/** Objects built in src/compose.ts that only the routes use. */
+export interface AppParts {
+  /** The DashScope text adapter behind chat, responses, messages and embeddings. */
+  text: DashscopeTextAdapter;
+  /** What every /vidx route shares. */
+  vidx: FamilyAContext;
 }

@@ -1,28 +1,50 @@
-// The `tollway` CLI as an operator runs it (bin/tollway.mjs → tsx). Spawning is slow (~1 s), so few tests.
-// Always SQLite: these test the CLI, the store suite covers both dialects.
+// The `tollway` CLI as an operator runs it (bin/tollway.mjs → tsx), on the suite's dialect: a SQLite file, or a
+// PostgreSQL schema of its own (search_path in the URL). Spawning is slow, so few tests, each doing several steps.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveSecrets } from '../../src/bootstrap.ts';
+import { composeGateway } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { createGateway } from '../../src/gateway.ts';
+import { freshStore, testDialect } from '../helpers/harness.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'tollway.mjs');
 const KEY_CANARY = 'sk-CLI-CANARY-0123456789abcdef';
 let dir: string;
+let fresh: Awaited<ReturnType<typeof freshStore>>;
 let env: Record<string, string>;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tollway-cli-'));
-  env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: `sqlite:${join(dir, 'cli.db')}`, TOLLWAY_DATA_DIR: dir };
+  fresh = await freshStore();
+  const databaseUrl = fresh.pgSchema ? `${fresh.url}?options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}` : fresh.url;
+  env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: databaseUrl, TOLLWAY_DATA_DIR: dir };
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await fresh?.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 function tollway(args: string[], extraEnv: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 60_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function ok(args: string[]): string {
+  const r = tollway(args);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return r.stdout;
+}
+
+const tokenOf = (stdout: string) => /token:\s+(\S+)/.exec(stdout)?.[1] ?? '';
+const idOf = (stdout: string) => /id:\s+(\S+)/.exec(stdout)?.[1] ?? '';
+
+async function auditedByCli(): Promise<string[]> {
+  const rows = await fresh.store.db.selectFrom('audit_log').select(['action', 'target']).where('actor', '=', 'cli').orderBy('id').execute();
+  return rows.map((r) => `${r.action} ${r.target}`);
 }
 
 describe('tollway CLI', () => {
@@ -37,48 +59,66 @@ describe('tollway CLI', () => {
   });
 
   it('migrate applies the migrations', () => {
-    const r = tollway(['migrate']);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/migrations applied \(sqlite\)/);
+    expect(ok(['migrate'])).toContain(`migrations applied (${testDialect()})`);
   });
 
-  it('channel add / channel list never print keys; token create prints the token once and it authenticates', async () => {
-    const add = tollway(['channel', 'add', '--name', 'cli-ds', '--kind', 'dashscope', '--base-url', 'http://127.0.0.1:9', '--api-key', KEY_CANARY, '--models', 'qwx3.7-plus,text-embedding-v4']);
-    expect(add.code).toBe(0);
-    expect(add.stdout + add.stderr).not.toContain(KEY_CANARY);
-    expect(JSON.parse(add.stdout)).toMatchObject({ name: 'cli-ds', kind: 'dashscope', status: 'enabled' });
+  it('channel add / list / disable: keys are never printed, a disabled channel is listed as such, each change is audited', async () => {
+    const ds = JSON.parse(ok(['channel', 'add', '--name', 'cli-ds', '--kind', 'dashscope', '--base-url', 'http://127.0.0.1:9', '--api-key', KEY_CANARY, '--models', 'qwx3.7-plus,text-embedding-v4'])) as { id: string };
+    expect(ds).toMatchObject({ name: 'cli-ds', kind: 'dashscope', status: 'enabled' });
+    const kl = JSON.parse(ok(['channel', 'add', '--name', 'cli-kl', '--kind', 'kling', '--base-url', 'http://127.0.0.1:9', '--access-key', 'ak-cli', '--secret-key', KEY_CANARY])) as { id: string };
+    expect(ok(['channel', 'disable', kl.id])).toBe(`disabled ${kl.id}\n`);
 
-    const list = tollway(['channel', 'list']);
-    expect(list.code).toBe(0);
-    expect(list.stdout).toContain('cli-ds');
-    expect(list.stdout + list.stderr).not.toContain(KEY_CANARY);
+    const list = ok(['channel', 'list']);
+    expect(list).not.toContain(KEY_CANARY);
+    const byName = Object.fromEntries((JSON.parse(list) as Array<{ name: string; status: string }>).map((c) => [c.name, c.status]));
+    expect(byName).toEqual({ 'cli-ds': 'enabled', 'cli-kl': 'disabled' });
+    expect(await auditedByCli()).toEqual([`channel.create ${ds.id}`, `channel.create ${kl.id}`, `channel.disable ${kl.id}`]);
 
-    const created = tollway(['token', 'create', '--name', 'x', '--models', 'qwx3.7-plus,text-embedding-v4', '--quota', '5']);
-    expect(created.code).toBe(0);
-    const token = /token:\s+(\S+)/.exec(created.stdout)?.[1];
+    // The same validation as the admin API: a model the kind does not serve is refused, nothing is stored.
+    const wrong = tollway(['channel', 'add', '--name', 'cli-bad', '--kind', 'kling', '--access-key', 'a', '--secret-key', 'b', '--models', 'qwx3.7-plus']);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toBe('tollway: Model qwx3.7-plus is not served by a kling channel\n');
+  });
+
+  it('token create / list / revoke: the token is printed once; a gateway on the same store takes it, and refuses it once revoked', async () => {
+    const kept = ok(['token', 'create', '--name', 'kept', '--models', 'qwx3.7-plus,text-embedding-v4', '--quota', '5']);
+    const token = tokenOf(kept);
     expect(token).toMatch(/^tw-/);
-    expect(created.stdout.split(token!).length - 1).toBe(1);
+    expect(kept.split(token).length - 1).toBe(1);
+    const gone = ok(['token', 'create', '--name', 'gone']);
+    expect(ok(['token', 'revoke', idOf(gone)])).toBe(`revoked ${idOf(gone)}\n`);
 
-    const tokens = tollway(['token', 'list']);
-    expect(tokens.code).toBe(0);
-    expect(tokens.stdout).toContain('"name": "x"');
-    expect(tokens.stdout).not.toContain(token!);
+    const tokens = ok(['token', 'list']);
+    expect(tokens).not.toContain(token);
+    const byName = Object.fromEntries((JSON.parse(tokens) as Array<{ name: string; quota: number | null; revoked_at: number | null }>).map((t) => [t.name, t]));
+    expect(byName.kept).toMatchObject({ quota: 5, revoked_at: null });
+    expect(byName.gone?.revoked_at).toEqual(expect.any(Number));
+    expect((await auditedByCli()).slice(-3)).toEqual([`token.create ${idOf(kept)}`, `token.create ${idOf(gone)}`, `token.revoke ${idOf(gone)}`]);
 
-    // The printed token authenticates against a gateway on the same database and data dir.
     const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
     const { adminKey, secret } = resolveSecrets(config);
-    const gw = await createGateway(config, { adminKey, secret });
+    const gw = await composeGateway({ ...config, tasks: { ...config.tasks, pollerEnabled: false } }, { adminKey, secret, store: fresh.store });
     try {
-      const r = await gw.app.inject({ method: 'GET', url: '/v1/models', headers: { authorization: `Bearer ${token}` } });
-      expect(r.statusCode).toBe(200);
-      expect((r.json() as { data: Array<{ id: string }> }).data.map((m) => m.id)).toEqual(['qwx3.7-plus', 'text-embedding-v4']);
-      const p = await gw.deps.tokenAuth.authenticate(token);
-      expect(p.quota).toBe(5);
-      // the CLI-added channel decrypts to the key given on the command line
+      const models = await gw.app.inject({ method: 'GET', url: '/v1/models', headers: { authorization: `Bearer ${token}` } });
+      expect(models.statusCode).toBe(200);
+      expect((models.json() as { data: Array<{ id: string }> }).data.map((m) => m.id)).toEqual(['qwx3.7-plus', 'text-embedding-v4']);
+      const revoked = await gw.app.inject({ method: 'GET', url: '/v1/models', headers: { authorization: `Bearer ${tokenOf(gone)}` } });
+      expect(revoked.statusCode).toBe(401);
+      // The CLI sealed the channel key with the data dir's secret: the gateway reads it back; the disabled one is not in use.
       expect(gw.deps.channels.all().find((c) => c.name === 'cli-ds')?.keys.apiKey).toBe(KEY_CANARY);
+      expect(gw.deps.channels.all().map((c) => c.name)).not.toContain('cli-kl');
     } finally {
       await gw.close();
     }
+  });
+
+  it('an unknown id: one line and a non-zero exit, nothing audited', async () => {
+    const before = (await auditedByCli()).length;
+    for (const args of [['token', 'revoke', 'tok_nope'], ['channel', 'disable', 'ch_nope']]) {
+      const r = tollway(args);
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    expect((await auditedByCli()).length).toBe(before);
   });
 });

@@ -3,7 +3,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { parseClusterEvent } from '../../src/cluster/cluster-bus.ts';
-import { createGateway, type Gateway } from '../../src/gateway.ts';
+import { composeGateway, type Gateway } from '../../src/compose.ts';
 import { ADMIN_KEY, SECRET, startHarness, type Harness } from '../helpers/harness.ts';
 
 const redisUrl = process.env.TEST_REDIS_URL;
@@ -20,7 +20,7 @@ async function until(cond: () => Promise<boolean>, ms = 3000): Promise<boolean> 
 
 /** A second gateway instance on the first one's store and config (plus overrides). */
 async function secondInstance(h: Harness, over: Partial<Harness['config']>): Promise<{ gw: Gateway; url: string }> {
-  const gw = await createGateway({ ...h.config, ...over, tasks: { ...h.config.tasks, pollerEnabled: false } }, { adminKey: ADMIN_KEY, secret: SECRET, store: h.store, logStream: quiet() });
+  const gw = await composeGateway({ ...h.config, ...over, tasks: { ...h.config.tasks, pollerEnabled: false } }, { adminKey: ADMIN_KEY, secret: SECRET, store: h.store, logStream: quiet() });
   const url = (await gw.app.listen({ port: 0, host: '127.0.0.1' })).replace('[::1]', '127.0.0.1');
   return { gw, url };
 }

@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../simulator/index.ts';
 import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
-import { createChannel } from '../../src/http/routes/admin/channels.ts';
+import { createChannel } from '../../src/core/admin/channels.ts';
 import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 import { FAST_TASK_ENV, waitTerminal } from '../http/v1/videos-helpers.ts';

@@ -2,7 +2,7 @@
 // log state of one request (after the group-committed writers are flushed).
 import { expect } from 'vitest';
 import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../../simulator/index.ts';
-import { createChannel } from '../../src/http/routes/admin/channels.ts';
+import { createChannel } from '../../src/core/admin/channels.ts';
 import type { Harness } from '../helpers/harness.ts';
 
 /** Text that must never reach a client: upstream credentials, upstream addresses, stack traces, JWTs. */

@@ -6,10 +6,10 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll } from 'vitest';
 import { DEFAULT_SIM_KEYS, startSimulator, type SimOptions, type Simulator } from '../../simulator/index.ts';
-import { ensureChannel } from '../../src/bootstrap.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
-import { createGateway, type Gateway } from '../../src/gateway.ts';
-import { createToken } from '../../src/http/routes/admin/tokens.ts';
+import { composeGateway, type Gateway } from '../../src/compose.ts';
+import { ensureChannel } from '../../src/core/admin/channels.ts';
+import { createToken } from '../../src/core/admin/tokens.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
@@ -94,7 +94,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       cb();
     },
   });
-  const gw = await createGateway(config, { adminKey: ADMIN_KEY, secret: SECRET, logStream, store: fresh.store });
+  const gw = await composeGateway(config, { adminKey: ADMIN_KEY, secret: SECRET, logStream, store: fresh.store });
   if (opts.channels !== false) {
     await ensureChannel(gw.deps, 'sim-dashscope', 'dashscope', sim.url, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
     await ensureChannel(gw.deps, 'sim-kling', 'kling', sim.url, { accessKey: DEFAULT_SIM_KEYS.klingAccessKey, secretKey: DEFAULT_SIM_KEYS.klingSecretKey });

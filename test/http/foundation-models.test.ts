@@ -1,7 +1,7 @@
 // GET /v1/models and model visibility: token allow-list AND an enabled channel serving the model.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
-import { ensureChannel } from '../../src/bootstrap.ts';
+import { ensureChannel } from '../../src/core/admin/channels.ts';
 import { startHarness, type Harness } from '../helpers/harness.ts';
 
 type BErr = { error: { code: string; param?: string; message: string } };

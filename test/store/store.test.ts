@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SecretBox } from '../../src/auth/secret-box.ts';
 import { hashToken, newId, newTokenSecret } from '../../src/auth/token-secret.ts';
-import { createChannel } from '../../src/http/routes/admin/channels.ts';
+import { createChannel } from '../../src/core/admin/channels.ts';
 import { ChannelRegistry } from '../../src/routing/channel-registry.ts';
 import { migrateToLatest } from '../../src/store/migrate.ts';
 import { AuditRepo } from '../../src/store/repos/audit.ts';
@@ -130,7 +130,7 @@ describe(`store on ${testDialect()}`, () => {
       const repos = { channels: new ChannelsRepo(store.db) };
       const box = new SecretBox('store-test-secret-0123456789');
       const registry = new ChannelRegistry(repos.channels, box);
-      const rec = await createChannel({ repos: repos as never, box, channels: registry }, { name: 'enc', kind: 'dashscope', baseUrl: 'https://dashscope.aliyuncs.com', keys: { apiKey: CANARY_KEY }, models: null });
+      const rec = await createChannel({ repos: repos as never, box, applyChange: () => registry.reload() }, { name: 'enc', kind: 'dashscope', baseUrl: 'https://dashscope.aliyuncs.com', keys: { apiKey: CANARY_KEY }, models: null });
       const rows = await store.db.selectFrom('channels').selectAll().execute();
       const dump = JSON.stringify(rows);
       expect(dump).not.toContain(CANARY_KEY);

@@ -2,7 +2,7 @@
 import { Writable } from 'node:stream';
 import { Catalogue } from '../../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
-import { makeLogger } from '../../src/gateway.ts';
+import { makeLogger } from '../../src/compose.ts';
 import { StoreMeter } from '../../src/metering/meter.ts';
 import type { Channel } from '../../src/routing/channel-registry.ts';
 import { TasksRepo } from '../../src/store/repos/tasks.ts';

@@ -2,7 +2,7 @@
 // expire), and the task still completes and is charged exactly once, through the HTTP API.
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateway } from '../../src/gateway.ts';
+import { composeGateway } from '../../src/compose.ts';
 import { ADMIN_KEY, SECRET, startHarness, type Harness } from '../helpers/harness.ts';
 import { createVideo, FAST_TASK_ENV, ledgerFor, tokenRow, waitTerminal } from '../http/v1/videos-helpers.ts';
 
@@ -22,7 +22,7 @@ async function restart(hh: Harness, crash: boolean): Promise<Harness> {
   }
   await hh.gw.close();
   const logs = new Writable({ write: (c: Buffer, _e, cb) => (hh.logs.push(c.toString()), cb()) });
-  const gw = await createGateway(hh.config, { adminKey: ADMIN_KEY, secret: SECRET, logStream: logs, store: hh.store });
+  const gw = await composeGateway(hh.config, { adminKey: ADMIN_KEY, secret: SECRET, logStream: logs, store: hh.store });
   const address = await gw.app.listen({ port: 0, host: '127.0.0.1' });
   hh.gw = gw; // the harness closes the new gateway at the end
   const url = address.replace('[::1]', '127.0.0.1');

@@ -1,7 +1,7 @@
 // CSV cells of the bill export: RFC 4180 quoting, and operator-entered text (token names) that a spreadsheet
 // would execute as a formula is neutralised.
 import { describe, expect, it } from 'vitest';
-import { billCsv, BILL_CSV_HEADER, csvField } from '../../../src/http/routes/admin/bills.ts';
+import { billCsv, BILL_CSV_HEADER, csvField } from '../../../src/core/admin/bills.ts';
 
 describe('bill CSV cells', () => {
   it('quotes commas, quotes and line breaks', () => {

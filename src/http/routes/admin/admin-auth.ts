@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { safeEqual } from '../../../auth/token-secret.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
+import type { Actor } from '../../../core/admin/deps.ts';
 
 /** Admin endpoints take only the admin key, never a client token. */
 export function requireAdmin(scope: FastifyInstance, adminKey: string): void {
@@ -11,3 +12,6 @@ export function requireAdmin(scope: FastifyInstance, adminKey: string): void {
     if (!safeEqual(m[1]!.trim(), adminKey)) throw new GatewayError('permission_denied', 'Not an admin key');
   });
 }
+
+/** The audit line's author for a change made through the admin API. */
+export const adminActor = (req: { id: string }): Actor => ({ actor: 'admin', requestId: req.id });

@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { qInt, qString, qTime, type Query } from '../../../contracts/query.ts';
-import { LedgerRepo } from '../../../store/repos/ledger.ts';
 import type { AppDeps } from '../../deps.ts';
 
 export function timeRange(q: Query): { since?: number; until?: number } {
@@ -17,7 +16,6 @@ export function timeRange(q: Query): { since?: number; until?: number } {
  * operator read sees every call that has already been answered.
  */
 export function registerLedgerRoutes(scope: FastifyInstance, deps: AppDeps): void {
-  const repo = new LedgerRepo(deps.store.db);
   scope.get<{ Querystring: Query }>('/ledger', async (req) => {
     const q = req.query;
     const limit = qInt(q, 'limit', 1, 1000, 100)!;
@@ -31,7 +29,7 @@ export function registerLedgerRoutes(scope: FastifyInstance, deps: AppDeps): voi
       limit,
     };
     await deps.meter.flush();
-    const data = await repo.list(filter);
+    const data = await deps.repos.ledger.list(filter);
     return { data, has_more: data.length === limit, ...(data.length === limit ? { next_before_id: data[data.length - 1]!.id } : {}) };
   });
 }

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { RequestLogRepo } from '../../../store/repos/request-log.ts';
 import type { AppDeps } from '../../deps.ts';
 import { qInt, qString, type Query } from '../../../contracts/query.ts';
 import { timeRange } from './ledger.ts';
@@ -10,7 +9,6 @@ import { timeRange } from './ledger.ts';
  * newest first. `amount` is what the request path computed; the ledger stays the billing authority.
  */
 export function registerLogRoutes(scope: FastifyInstance, deps: AppDeps): void {
-  const repo = new RequestLogRepo(deps.store.db);
   scope.get<{ Querystring: Query }>('/logs', async (req) => {
     const q = req.query;
     const limit = qInt(q, 'limit', 1, 1000, 100)!;
@@ -24,7 +22,7 @@ export function registerLogRoutes(scope: FastifyInstance, deps: AppDeps): void {
     };
     // Request-log rows are group-committed too: make the ones already answered visible.
     await deps.requestLog.flush();
-    const data = await repo.list(filter);
+    const data = await deps.repos.requestLog.list(filter);
     return { data, has_more: data.length === limit };
   });
 }

@@ -1,6 +1,5 @@
 // /v1/videos over HTTP: the body (JSON or the SDK's multipart) and the content proxy; the rest is core/videos.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DashscopeVideoDriver, DASHSCOPE_VIDEO_TASK_KIND } from '../../../adapters/dashscope/video-driver.ts';
 import { requireBody, type JsonObject } from '../../../contracts/fields.ts';
 import { qInt, qString, type Query } from '../../../contracts/query.ts';
 import { unflattenFields } from '../../../contracts/form-fields.ts';
@@ -54,14 +53,6 @@ async function sendContent(deps: AppDeps, req: FastifyRequest, reply: FastifyRep
 }
 
 export function registerVideoRoutes(scope: FastifyInstance, deps: AppDeps): void {
-  deps.tasks.registerDriver(
-    DASHSCOPE_VIDEO_TASK_KIND,
-    new DashscopeVideoDriver(deps.upstream, (billingModel) => {
-      const e = deps.catalogue.get(billingModel);
-      return e && e.price.unit === 'video-second' ? e.price.basis : 'output';
-    }),
-  );
-
   scope.post('/videos', async (req) => {
     const { body, multipart } = await readBody(req);
     return createVideo(deps, req, body, multipart);

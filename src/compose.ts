@@ -1,0 +1,238 @@
+// The composition root: every long-lived object (store, repos, meter, caches, upstream clients, adapters, task
+// drivers, dispatchers, the HTTP app) is built here and nowhere else. Used by main.ts, the CLI and the tests.
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { dashscopeTextAdapter } from './adapters/dashscope/compat-chat-adapter.ts';
+import { DashscopeVideoDriver, DASHSCOPE_VIDEO_TASK_KIND } from './adapters/dashscope/video-driver.ts';
+import { UpstreamClient } from './adapters/http-client.ts';
+import { KlingClient } from './adapters/kling/client.ts';
+import { KlingJwtSigner } from './adapters/kling/jwt.ts';
+import { KlingTaskDriver } from './adapters/kling/task-driver.ts';
+import { SecretBox } from './auth/secret-box.ts';
+import { TokenAuth } from './auth/token-auth.ts';
+import { LocalBus, RedisBus, type ClusterBus, type ClusterEvent } from './cluster/cluster-bus.ts';
+import type { Config } from './config/config.ts';
+import type { AdminDeps } from './core/admin/deps.ts';
+import { redactSecrets, registerSecret } from './errors/redact.ts';
+import type { AppDeps } from './http/deps.ts';
+import type { FamilyAContext } from './http/routes/vidx/context.ts';
+import { MemoryCounters, RateLimiter, RedisCounters } from './limits/rate-limiter.ts';
+import { loadCatalogue } from './metering/catalogue-source.ts';
+import { StoreMeter } from './metering/meter.ts';
+import { ChannelRegistry } from './routing/channel-registry.ts';
+import { CircuitBreakers } from './routing/circuit-breaker.ts';
+import { stdoutSink } from './runtime/log-sink.ts';
+import { AuditRepo } from './store/repos/audit.ts';
+import { ChannelsRepo } from './store/repos/channels.ts';
+import { LedgerRepo } from './store/repos/ledger.ts';
+import { RequestLogRepo, RequestLogWriter } from './store/repos/request-log.ts';
+import { SessionsRepo } from './store/repos/sessions.ts';
+import { TasksRepo } from './store/repos/tasks.ts';
+import { TokensRepo } from './store/repos/tokens.ts';
+import { openStore, type Store } from './store/store.ts';
+import { CallbackDispatcher } from './tasks/callbacks.ts';
+import { TaskEngine } from './tasks/engine.ts';
+
+export interface GatewayOptions {
+  /** Where log lines go (tests capture them); default stdout. */
+  logStream?: NodeJS.WritableStream;
+  adminKey: string;
+  secret: string;
+  pgSchema?: string;
+  /** A store opened by the caller (and closed by it). */
+  store?: Store;
+}
+
+export interface Gateway {
+  app: FastifyInstance;
+  deps: AppDeps;
+  close(): Promise<void>;
+}
+
+export function makeLogger(level: string, stream?: NodeJS.WritableStream): Logger {
+  return pino(
+    {
+      level,
+      base: null,
+      // Last line of defence: secrets never reach a log line, whatever a caller logged.
+      hooks: {
+        streamWrite: (s: string) => redactSecrets(s),
+      },
+      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization'], censor: '[redacted]' },
+    },
+    // Asynchronous stdout (runtime/log-sink.ts): a line never blocks the event loop; what is queued is written on exit.
+    stream ?? stdoutSink(),
+  );
+}
+
+function registerSecrets(config: Config, secrets: string[]): void {
+  for (const s of [...secrets, config.dashscope.apiKey, config.kling.secretKey]) registerSecret(s);
+}
+
+function buildRepos(store: Store): AppDeps['repos'] {
+  const { db } = store;
+  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(db), requestLog: new RequestLogRepo(db) };
+}
+
+/** The CLI's objects: the store, repos and catalogue for core/admin operations, without caches or HTTP. */
+export async function composeAdmin(config: Config, secret: string): Promise<{ deps: AdminDeps; close(): Promise<void> }> {
+  registerSecrets(config, [secret]);
+  const store = await openStore(config.databaseUrl);
+  const catalogue = await loadCatalogue(store.db, config.catalogueFile);
+  // A one-shot command keeps no caches; running instances see its changes within their refresh interval.
+  const deps: AdminDeps = { repos: buildRepos(store), box: new SecretBox(secret), catalogue, applyChange: async () => undefined };
+  return { deps, close: () => store.close() };
+}
+
+async function redisBus(url: string, logger: Logger): Promise<ClusterBus> {
+  const { Redis } = await import('ioredis');
+  const bus = new RedisBus(new Redis(url, { maxRetriesPerRequest: 2 }), new Redis(url), (e) => logger.warn({ err: String(e) }, 'cluster bus error'));
+  await bus.whenReady();
+  return bus;
+}
+
+/** An admin change, made here or announced by another instance, applied to this instance's caches. */
+async function applyLocally(deps: AppDeps, e: ClusterEvent): Promise<void> {
+  if (e.kind === 'token-revoked') deps.tokenAuth.invalidateHash(e.hash);
+  else if (e.kind === 'channels-changed') await deps.channels.reload();
+  // AppDeps.catalogue is reassigned: readers take deps.catalogue at call time (the meter through a getter).
+  else deps.catalogue = await loadCatalogue(deps.store.db, deps.config.catalogueFile);
+}
+
+/** Apply other instances' admin changes: at once from the bus, and by a periodic re-read as the fallback. */
+function keepCachesCoherent(deps: AppDeps): () => void {
+  const warn = (e: unknown) => deps.logger.warn({ err: String(e) }, 'cache refresh failed');
+  deps.cluster.onEvent((e) => applyLocally(deps, e).catch(warn));
+  if (deps.config.refreshMs <= 0) return () => undefined;
+  const timer = setInterval(() => {
+    applyLocally(deps, { kind: 'channels-changed' }).catch(warn);
+    applyLocally(deps, { kind: 'catalogue-changed' }).catch(warn);
+  }, deps.config.refreshMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+/** Store-backed objects and caches: everything AppDeps holds. */
+async function composeDeps(config: Config, opts: GatewayOptions, store: Store, logger: Logger): Promise<AppDeps> {
+  const box = new SecretBox(opts.secret);
+  const repos = buildRepos(store);
+  const channels = new ChannelRegistry(repos.channels, box);
+  await channels.reload();
+  const catalogue = await loadCatalogue(store.db, config.catalogueFile);
+  const meter = new StoreMeter(store.db, () => deps.catalogue, {
+    batchWriter: store.batchWriter,
+    onError: (e, queued) => logger.error({ err: String(e), queued }, 'ledger batch write failed; charges stay queued and are retried'),
+    // Every field of the refused charge, so the operator can enter it by hand: it is not retried.
+    onRejected: (rows, e) => logger.error({ err: String(e), charges: rows.map((r) => ({ key: r.key, token_id: r.tokenId, model: r.model, kind: r.kind, amount: r.charge.amount, quantities: r.charge.quantities, request_id: r.requestId, task_id: r.taskId, created_at: r.createdAt })) }, 'ledger charges refused by the store; set aside, not billed'),
+  });
+  const requestLog = new RequestLogWriter(store.db, {
+    batchWriter: store.batchWriter,
+    onError: (e) => logger.error({ err: String(e) }, 'request log write failed'),
+    onRejected: (rows, e) => logger.error({ err: String(e), request_ids: rows.map((r) => r.requestId) }, 'request-log rows refused by the store; set aside'),
+  });
+  const cluster = config.redisUrl ? await redisBus(config.redisUrl, logger) : new LocalBus();
+  const deps: AppDeps = {
+    config,
+    store,
+    logger,
+    adminKey: opts.adminKey,
+    box,
+    catalogue,
+    channels,
+    tokenAuth: new TokenAuth(repos.tokens),
+    repos,
+    requestLog,
+    meter,
+    upstream: new UpstreamClient(config.upstreamTimeouts),
+    tasks: new TaskEngine({ repo: new TasksRepo(store.db, store.dialect), meter: () => meter, channels, logger, options: config.tasks }),
+    breakers: new CircuitBreakers(),
+    // ioredis is loaded only when Redis is configured (memory: a single instance does not carry it).
+    limiter: new RateLimiter(config.redisUrl ? new RedisCounters(new (await import('ioredis')).Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : new MemoryCounters()),
+    cluster,
+    applyChange: async (e) => {
+      await applyLocally(deps, e);
+      cluster.publish(e);
+    },
+  };
+  return deps;
+}
+
+/** The DashScope video driver: polls /v1/videos tasks; the price basis says which seconds are charged. */
+function registerVideoDriver(deps: AppDeps): void {
+  const basisOf = (billingModel: string) => {
+    const e = deps.catalogue.get(billingModel);
+    return e && e.price.unit === 'video-second' ? e.price.basis : 'output';
+  };
+  deps.tasks.registerDriver(DASHSCOPE_VIDEO_TASK_KIND, new DashscopeVideoDriver(deps.upstream, basisOf));
+}
+
+/** Family A: the Kling client (JWT signer inside), selection sessions, client callbacks and the Kling task drivers. */
+function composeVidx(deps: AppDeps, views: typeof import('./http/routes/vidx/task-view.ts')): FamilyAContext {
+  const client = new KlingClient(deps.upstream, new KlingJwtSigner());
+  const cb = deps.config.callbacks;
+  const dispatcher = new CallbackDispatcher({
+    db: deps.store.db,
+    logger: deps.logger,
+    render: views.taskView,
+    options: {
+      tickMs: cb.tickMs,
+      backoffBaseMs: cb.backoffBaseMs,
+      maxAttempts: cb.maxAttempts,
+      allowPrivateNetwork: deps.config.allowPrivateNetwork,
+      // Per-deployment signing key: TOLLWAY_CALLBACK_SECRET, else derived from TOLLWAY_SECRET (README).
+      secret: cb.secret ?? deps.box.derive('tollway:callback-signing:v1'),
+    },
+  });
+  const { KINDS } = views;
+  deps.tasks.registerDriver(KINDS.text2video, new KlingTaskDriver(client, 'text2video'));
+  deps.tasks.registerDriver(KINDS.edit, new KlingTaskDriver(client, 'multi-elements'));
+  deps.tasks.registerDriver(KINDS.omni, new KlingTaskDriver(client, 'omni-video'));
+  const callbackKey = deps.box.derive('tollway:kling-callback-url:v1');
+  return { deps, client, sessions: new SessionsRepo(deps.store.db), callbackKey, kick: () => dispatcher.kick(), dispatcher };
+}
+
+/** A gateway: its deps, every task driver, the HTTP app; the poller and client callbacks run when enabled. */
+export async function composeGateway(config: Config, opts: GatewayOptions): Promise<Gateway> {
+  registerSecrets(config, [opts.adminKey, opts.secret]);
+  const logger = makeLogger(config.logLevel, opts.logStream);
+  const store = opts.store ?? (await openStore(config.databaseUrl, { writerThread: config.sqliteWriterThread, checkpointThread: config.sqliteCheckpointThread, ...(opts.pgSchema ? { pgSchema: opts.pgSchema } : {}) }));
+  const deps = await composeDeps(config, opts, store, logger);
+  const stopRefresh = keepCachesCoherent(deps);
+  // The HTTP modules load only here: the CLI composes the admin core alone and never carries Fastify.
+  const [{ buildApp }, views] = await Promise.all([import('./http/app.ts'), import('./http/routes/vidx/task-view.ts')]);
+  registerVideoDriver(deps);
+  const vidx = composeVidx(deps, views);
+  const app = await buildApp(deps, { text: dashscopeTextAdapter(deps.upstream), vidx });
+  // Every driver is registered: the poller and the client-callback dispatcher may start.
+  if (config.tasks.pollerEnabled) {
+    deps.tasks.start();
+    vidx.dispatcher.start();
+  }
+  const own = { dispatcher: vidx.dispatcher, stopRefresh, store: opts.store ? null : store };
+  return { app, deps, close: () => closeGateway(app, deps, own) };
+}
+
+/** What closing stops besides deps: the dispatcher, the cache refresh, and the store unless the caller owns it. */
+interface Owned {
+  dispatcher: CallbackDispatcher;
+  stopRefresh: () => void;
+  store: Store | null;
+}
+
+async function closeGateway(app: FastifyInstance, deps: AppDeps, own: Owned): Promise<void> {
+  // Drain in-flight requests and streams, but bounded: a connection still busy after drainMs (a client that
+  // never finishes its body, a stuck upstream) is cut so shutdown always completes.
+  const force = setTimeout(() => app.server.closeAllConnections(), deps.config.drainMs);
+  force.unref();
+  await app.close().finally(() => clearTimeout(force));
+  await own.dispatcher.stop();
+  await deps.tasks.stop();
+  await deps.meter.flush();
+  await deps.upstream.close();
+  await deps.limiter.close();
+  own.stopRefresh();
+  await deps.cluster.close();
+  await own.store?.close();
+  // The last lines (the drain's access lines included) reach stdout before the process exits.
+  await new Promise<void>((resolve) => deps.logger.flush(() => resolve()));
+}

@@ -1,0 +1,140 @@
+// Channels (upstream accounts) as the operator manages them (admin API and CLI alike), and the ones the gateway
+// provisions itself at start: the demo simulator's and those for keys given in the environment.
+import { newId } from '../../auth/token-secret.ts';
+import { checkRegion, ConfigError, DEFAULT_DASHSCOPE_BASE_URL, DEFAULT_KLING_BASE_URL, FOREIGN_DASHSCOPE, FOREIGN_KLING, type Config } from '../../config/config.ts';
+import { isObject, optEnum, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { ChannelKeys } from '../../routing/channel-registry.ts';
+import { CHANNEL_KINDS, type ChannelKind, type ChannelRecord } from '../../store/repos/channels.ts';
+import { isUniqueViolation } from '../../store/store.ts';
+import { audit, type Actor, type AdminDeps } from './deps.ts';
+
+type ChannelDeps = Pick<AdminDeps, 'repos' | 'box' | 'applyChange'>;
+
+/** Channel as shown to the operator: never the keys. */
+export function publicChannel(c: ChannelRecord) {
+  return {
+    id: c.id,
+    name: c.name,
+    kind: c.kind,
+    base_url: c.baseUrl,
+    models: c.models,
+    status: c.status,
+    priority: c.priority,
+    weight: c.weight,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+  };
+}
+
+export interface CreateChannelInput {
+  name: string;
+  kind: ChannelKind;
+  baseUrl: string;
+  keys: ChannelKeys;
+  models: string[] | null;
+  priority?: number | undefined;
+  weight?: number | undefined;
+}
+
+// The same region rule as the start-up configuration: one domestic region, never mixed.
+const FOREIGN: Record<ChannelKind, RegExp> = { dashscope: FOREIGN_DASHSCOPE, kling: FOREIGN_KLING };
+
+function parseBaseUrl(body: Record<string, unknown>, kind: ChannelKind): string {
+  const baseUrl = (optString(body, 'base_url') ?? (kind === 'dashscope' ? DEFAULT_DASHSCOPE_BASE_URL : DEFAULT_KLING_BASE_URL)).replace(/\/+$/, '');
+  try {
+    const u = new URL(baseUrl);
+    if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error('scheme');
+    checkRegion('base_url', baseUrl, FOREIGN[kind]);
+  } catch (e) {
+    const msg = e instanceof ConfigError ? e.message : 'base_url must be an absolute http(s) URL';
+    throw new GatewayError('invalid_parameter', msg, { param: 'base_url' });
+  }
+  return baseUrl;
+}
+
+export function parseCreateChannel(body: unknown): CreateChannelInput {
+  if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
+  const name = reqString(body, 'name', { max: 200 });
+  const kind = optEnum(body, 'kind', CHANNEL_KINDS);
+  if (!kind) throw new GatewayError('missing_parameter', `kind is required (${CHANNEL_KINDS.join(', ')})`, { param: 'kind' });
+  const baseUrl = parseBaseUrl(body, kind);
+  const keys: ChannelKeys =
+    kind === 'dashscope' ? { apiKey: reqString(body, 'api_key', { max: 500 }) } : { accessKey: reqString(body, 'access_key', { max: 500 }), secretKey: reqString(body, 'secret_key', { max: 500 }) };
+  const models = optStringArray(body, 'models', { maxItems: 1000 }) ?? null;
+  return { name, kind, baseUrl, keys, models, priority: optInt(body, 'priority', -1000, 1000), weight: optInt(body, 'weight', 1, 1000) };
+}
+
+/** Store a new channel (keys sealed) and apply it. No audit line (start-up provisioning and tests); see addChannel. */
+export async function createChannel(deps: ChannelDeps, input: CreateChannelInput): Promise<ChannelRecord> {
+  const taken = () => new GatewayError('conflict', `A channel named '${input.name}' already exists`, { param: 'name' });
+  if (await deps.repos.channels.findByName(input.name)) throw taken();
+  const rec = await deps.repos.channels
+    .create({
+      id: newId('ch'),
+      name: input.name,
+      kind: input.kind,
+      baseUrl: input.baseUrl,
+      keyEnc: deps.box.seal(JSON.stringify(input.keys)),
+      models: input.models,
+      ...(input.priority !== undefined ? { priority: input.priority } : {}),
+      ...(input.weight !== undefined ? { weight: input.weight } : {}),
+    })
+    .catch((e: unknown) => {
+      // Two concurrent creates with one name: the unique index decides, the loser gets 409.
+      throw isUniqueViolation(e) ? taken() : e;
+    });
+  await deps.applyChange({ kind: 'channels-changed' });
+  return rec;
+}
+
+/** The admin action: every listed model must exist and be served by this kind of upstream; then create and audit. */
+export async function addChannel(deps: AdminDeps, by: Actor, input: CreateChannelInput): Promise<ChannelRecord> {
+  for (const m of input.models ?? []) {
+    const r = deps.catalogue.resolve(m);
+    if (!r) throw new GatewayError('invalid_parameter', `Unknown model: ${m}`, { param: 'models' });
+    if (r.entry.upstream !== input.kind) throw new GatewayError('invalid_parameter', `Model ${m} is not served by a ${input.kind} channel`, { param: 'models' });
+  }
+  const rec = await createChannel(deps, input);
+  await audit(deps, by, 'channel.create', rec.id, { name: rec.name, kind: rec.kind, models: rec.models });
+  return rec;
+}
+
+export function listChannels(deps: Pick<AdminDeps, 'repos'>): Promise<ChannelRecord[]> {
+  return deps.repos.channels.list();
+}
+
+/** Enable or disable (a channel is never deleted: it stays for the audit trail and the ledger). */
+export async function setChannelStatus(deps: AdminDeps, by: Actor, id: string, status: 'enabled' | 'disabled'): Promise<ChannelRecord> {
+  if (!(await deps.repos.channels.setStatus(id, status))) throw new GatewayError('not_found', `Channel ${id} not found`);
+  await deps.applyChange({ kind: 'channels-changed' });
+  await audit(deps, by, status === 'enabled' ? 'channel.enable' : 'channel.disable', id);
+  return (await deps.repos.channels.get(id))!;
+}
+
+/** Make sure a named channel exists with these settings (created, or updated and enabled). */
+export async function ensureChannel(deps: ChannelDeps, name: string, kind: ChannelKind, baseUrl: string, keys: ChannelKeys): Promise<void> {
+  const existing = await deps.repos.channels.findByName(name);
+  if (!existing) {
+    await createChannel(deps, { name, kind, baseUrl, keys, models: null });
+    return;
+  }
+  await deps.repos.channels.update(existing.id, { baseUrl, keyEnc: deps.box.seal(JSON.stringify(keys)) });
+  await deps.repos.channels.setStatus(existing.id, 'enabled');
+  await deps.applyChange({ kind: 'channels-changed' });
+}
+
+export async function disableChannelsNamed(deps: ChannelDeps, prefix: string): Promise<void> {
+  for (const c of await deps.repos.channels.list()) {
+    if (c.name.startsWith(prefix) && c.status === 'enabled') await deps.repos.channels.setStatus(c.id, 'disabled');
+  }
+  await deps.applyChange({ kind: 'channels-changed' });
+}
+
+/** Channels for the upstream keys given in the environment. */
+export async function provisionEnvChannels(deps: ChannelDeps, config: Config): Promise<void> {
+  if (config.dashscope.apiKey) await ensureChannel(deps, 'env-dashscope', 'dashscope', config.dashscope.baseUrl, { apiKey: config.dashscope.apiKey });
+  if (config.kling.accessKey && config.kling.secretKey) {
+    await ensureChannel(deps, 'env-kling', 'kling', config.kling.baseUrl, { accessKey: config.kling.accessKey, secretKey: config.kling.secretKey });
+  }
+}

@@ -1,0 +1,27 @@
+// What the admin operations need, whoever calls them (the admin API or the CLI), and who is calling (the audit line).
+import type { SecretBox } from '../../auth/secret-box.ts';
+import type { Catalogue } from '../../catalogue/catalogue.ts';
+import type { ClusterEvent } from '../../cluster/cluster-bus.ts';
+import type { AuditRepo } from '../../store/repos/audit.ts';
+import type { ChannelsRepo } from '../../store/repos/channels.ts';
+import type { TokensRepo } from '../../store/repos/tokens.ts';
+
+export interface AdminDeps {
+  readonly repos: { readonly tokens: TokensRepo; readonly channels: ChannelsRepo; readonly audit: AuditRepo };
+  readonly box: SecretBox;
+  /** Read at call time: a price change replaces it. */
+  readonly catalogue: Catalogue;
+  /** Apply an admin change to this process's caches, then announce it to the other instances. */
+  applyChange(e: ClusterEvent): Promise<void>;
+}
+
+/** Who made a change: `admin` (the admin API, with its request id) or `cli`. */
+export interface Actor {
+  actor: 'admin' | 'cli';
+  requestId?: string;
+}
+
+/** One audit line per admin action. */
+export function audit(deps: Pick<AdminDeps, 'repos'>, by: Actor, action: string, target: string, detail?: Record<string, unknown>): Promise<void> {
+  return deps.repos.audit.write({ actor: by.actor, action, target, ...(detail ? { detail } : {}), ...(by.requestId ? { requestId: by.requestId } : {}) });
+}

@@ -1,0 +1,119 @@
+// Client tokens as the operator manages them (admin API and CLI alike): create, list, revoke, and the demo token.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hashToken, newId, newTokenSecret } from '../../auth/token-secret.ts';
+import { isObject, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { TokenRecord } from '../../store/repos/tokens.ts';
+import { audit, type Actor, type AdminDeps } from './deps.ts';
+
+/** Token as shown to the operator: never the secret. */
+export function publicToken(t: TokenRecord) {
+  return {
+    id: t.id,
+    name: t.name,
+    prefix: t.prefix,
+    models: t.models,
+    quota: t.quota,
+    spent: t.spent,
+    held: t.held,
+    rpm_limit: t.rpmLimit,
+    concurrency_limit: t.concurrencyLimit,
+    expires_at: t.expiresAt,
+    revoked_at: t.revokedAt,
+    created_at: t.createdAt,
+  };
+}
+
+/** The answer to a creation: the only time the secret is shown. */
+export function createdToken({ record, secret }: { record: TokenRecord; secret: string }) {
+  const { id, name, models, quota, expiresAt, createdAt } = record;
+  return { id, name, token: secret, models, quota, expires_at: expiresAt, created_at: createdAt };
+}
+
+export interface CreateTokenInput {
+  name: string;
+  models?: string[] | undefined;
+  quota?: number | undefined;
+  expiresAt?: number | undefined;
+  rpmLimit?: number | undefined;
+  concurrencyLimit?: number | undefined;
+}
+
+export function parseCreateToken(body: unknown): CreateTokenInput {
+  if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
+  const name = reqString(body, 'name', { max: 200 });
+  const models = optStringArray(body, 'models', { maxItems: 1000 });
+  const quota = optInt(body, 'quota', 0, Number.MAX_SAFE_INTEGER);
+  const expiresAt = optInt(body, 'expires_at', 0, Number.MAX_SAFE_INTEGER);
+  // Milliseconds since the epoch, like every timestamp here; a past value (or seconds by mistake) is refused.
+  if (expiresAt !== undefined && expiresAt <= Date.now()) {
+    throw new GatewayError('invalid_parameter', 'expires_at must be a future time in milliseconds since the epoch', { param: 'expires_at' });
+  }
+  const rpmLimit = optInt(body, 'rpm_limit', 1, 1_000_000);
+  const concurrencyLimit = optInt(body, 'concurrency_limit', 1, 100_000);
+  optString(body, 'description');
+  return { name, models, quota, expiresAt, rpmLimit, concurrencyLimit };
+}
+
+/** Store a new token: the record and its secret. No audit line (start-up provisioning and tests); see issueToken. */
+export async function createToken(deps: Pick<AdminDeps, 'repos' | 'catalogue'>, input: CreateTokenInput): Promise<{ record: TokenRecord; secret: string }> {
+  for (const m of input.models ?? []) {
+    if (!deps.catalogue.resolve(m)) throw new GatewayError('invalid_parameter', `Unknown model in allow-list: ${m}`, { param: 'models' });
+  }
+  const secret = newTokenSecret();
+  const record = await deps.repos.tokens.create({
+    id: newId('tok'),
+    name: input.name,
+    secretHash: hashToken(secret),
+    prefix: secret.slice(0, 7),
+    // Historical aliases are stored under their canonical name, the name visibility checks compare.
+    models: input.models ? [...new Set(input.models.map((m) => deps.catalogue.canonicalName(m)))] : null,
+    quota: input.quota ?? null,
+    expiresAt: input.expiresAt ?? null,
+    rpmLimit: input.rpmLimit ?? null,
+    concurrencyLimit: input.concurrencyLimit ?? null,
+  });
+  return { record, secret };
+}
+
+/** The admin action: create a token and audit it. */
+export async function issueToken(deps: AdminDeps, by: Actor, input: CreateTokenInput): Promise<{ record: TokenRecord; secret: string }> {
+  const created = await createToken(deps, input);
+  const { record } = created;
+  await audit(deps, by, 'token.create', record.id, { name: record.name, models: record.models, quota: record.quota });
+  return created;
+}
+
+export function listTokens(deps: Pick<AdminDeps, 'repos'>): Promise<TokenRecord[]> {
+  return deps.repos.tokens.list();
+}
+
+export async function getToken(deps: Pick<AdminDeps, 'repos'>, id: string): Promise<TokenRecord> {
+  const t = await deps.repos.tokens.get(id);
+  if (!t) throw new GatewayError('not_found', `Token ${id} not found`);
+  return t;
+}
+
+/** Revoke at once: this instance's auth cache forgets the token, the others are told. */
+export async function revokeToken(deps: AdminDeps, by: Actor, id: string): Promise<TokenRecord> {
+  const hash = await deps.repos.tokens.revoke(id);
+  if (!hash) throw new GatewayError('not_found', `Token ${id} not found`);
+  await deps.applyChange({ kind: 'token-revoked', hash });
+  await audit(deps, by, 'token.revoke', id);
+  return getToken(deps, id);
+}
+
+/** The demo token: reused across restarts (its secret kept in the data dir), recreated if revoked or expired. */
+export async function demoToken(deps: Pick<AdminDeps, 'repos' | 'catalogue'>, dataDir: string): Promise<string> {
+  const path = join(dataDir, 'demo-token');
+  if (existsSync(path)) {
+    const secret = readFileSync(path, 'utf8').trim();
+    const t = secret ? await deps.repos.tokens.findByHash(hashToken(secret)) : null;
+    if (t && t.revokedAt === null && (t.expiresAt === null || t.expiresAt > Date.now())) return secret;
+  }
+  const { secret } = await createToken(deps, { name: 'demo' });
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(path, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}

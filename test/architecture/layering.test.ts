@@ -1,0 +1,63 @@
+// The layout's rules, checked on the sources: core/ knows no HTTP, the CLI never loads the HTTP stack, and only
+// the composition root builds repos, adapters, drivers and dispatchers.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+const SRC = join(ROOT, 'src');
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+}
+
+/** Module specifiers a file imports; `runtimeOnly` leaves out `import type` (erased) and dynamic import(). */
+function importsOf(file: string, runtimeOnly: boolean): string[] {
+  const text = readFileSync(file, 'utf8');
+  const out: string[] = [];
+  for (const m of text.matchAll(/^(?:import|export)\s+(type\s+)?(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)) {
+    if (runtimeOnly && m[1]) continue;
+    out.push(m[2]!);
+  }
+  if (!runtimeOnly) for (const m of text.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)) out.push(m[1]!);
+  return out;
+}
+
+const resolveFrom = (file: string, spec: string) => (spec.startsWith('.') ? resolve(dirname(file), spec) : spec);
+
+describe('layering', () => {
+  it('core/ imports nothing from http/ or fastify', () => {
+    const bad = sources(join(SRC, 'core')).flatMap((f) =>
+      importsOf(f, false)
+        .map((s) => resolveFrom(f, s))
+        .filter((s) => s.startsWith(join(SRC, 'http')) || s === 'fastify' || s.startsWith('@fastify/'))
+        .map((s) => `${relative(ROOT, f)} → ${relative(ROOT, s)}`),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it('the CLI loads no http/ module and no fastify until it serves (static runtime imports, transitively)', () => {
+    const seen = new Set<string>();
+    const reached: string[] = [];
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      for (const spec of importsOf(file, true)) {
+        const target = resolveFrom(file, spec);
+        if (target.startsWith(join(SRC, 'http')) || target === 'fastify' || target.startsWith('@fastify/')) reached.push(`${relative(ROOT, file)} → ${relative(ROOT, target)}`);
+        else if (target.startsWith(ROOT) && target.endsWith('.ts')) visit(target);
+      }
+    };
+    // compose.ts loads the HTTP modules with import() when it builds a gateway (`serve`), never for an admin command.
+    visit(join(SRC, 'cli.ts'));
+    expect(reached).toEqual([]);
+  });
+
+  it('only compose.ts builds repos, adapters, drivers, clients and dispatchers', () => {
+    const built = /new \w+(Repo|TaskDriver|VideoDriver)\(|new (CallbackDispatcher|KlingClient|KlingJwtSigner|StoreMeter|RequestLogWriter|TaskEngine)\(|(?<!function )dashscopeTextAdapter\(/;
+    const bad = sources(SRC)
+      .filter((f) => f !== join(SRC, 'compose.ts'))
+      .flatMap((f) => readFileSync(f, 'utf8').split('\n').filter((line) => built.test(line) && !/^\s*(\/\/|\*)/.test(line)).map((line) => `${relative(ROOT, f)}: ${line.trim()}`));
+    expect(bad).toEqual([]);
+  });
+});
