@@ -6,7 +6,7 @@ import { randomString } from './auth/token-secret.ts';
 import type { Config } from './config/config.ts';
 
 /** Read a value persisted in the data dir, or create it (0600) with `make`. */
-export function persisted(config: Config, file: string, make: () => string): { value: string; created: boolean } {
+function persisted(config: Config, file: string, make: () => string): { value: string; created: boolean } {
   const path = join(config.dataDir, file);
   if (existsSync(path)) {
     const v = readFileSync(path, 'utf8').trim();

@@ -11,6 +11,8 @@ import { loadConfig } from '../../src/config/config.ts';
 import { freshStore, testDialect } from '../helpers/harness.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'tollway.mjs');
+// Each command is a new process loading the sources through tsx: a few seconds each on a busy machine.
+const SPAWNS = { timeout: 180_000 };
 const KEY_CANARY = 'sk-CLI-CANARY-0123456789abcdef';
 let dir: string;
 let fresh: Awaited<ReturnType<typeof freshStore>>;
@@ -48,7 +50,7 @@ async function auditedByCli(): Promise<string[]> {
 }
 
 describe('tollway CLI', () => {
-  it('a bad configuration value stops it with one clear line and a non-zero exit', () => {
+  it('a bad configuration value stops it with one clear line and a non-zero exit', SPAWNS, () => {
     const r = tollway(['migrate'], { PORT: 'eighty' });
     expect(r.code).not.toBe(0);
     expect(r.stderr.trim()).toBe('tollway: configuration error: PORT must be an integer, got "eighty"');
@@ -62,7 +64,7 @@ describe('tollway CLI', () => {
     expect(ok(['migrate'])).toContain(`migrations applied (${testDialect()})`);
   });
 
-  it('channel add / list / disable: keys are never printed, a disabled channel is listed as such, each change is audited', async () => {
+  it('channel add / list / disable: keys are never printed, a disabled channel is listed as such, each change is audited', SPAWNS, async () => {
     const ds = JSON.parse(ok(['channel', 'add', '--name', 'cli-ds', '--kind', 'dashscope', '--base-url', 'http://127.0.0.1:9', '--api-key', KEY_CANARY, '--models', 'qwx3.7-plus,text-embedding-v4'])) as { id: string };
     expect(ds).toMatchObject({ name: 'cli-ds', kind: 'dashscope', status: 'enabled' });
     const kl = JSON.parse(ok(['channel', 'add', '--name', 'cli-kl', '--kind', 'kling', '--base-url', 'http://127.0.0.1:9', '--access-key', 'ak-cli', '--secret-key', KEY_CANARY])) as { id: string };
@@ -80,7 +82,7 @@ describe('tollway CLI', () => {
     expect(wrong.stderr).toBe('tollway: Model qwx3.7-plus is not served by a kling channel\n');
   });
 
-  it('token create / list / revoke: the token is printed once; a gateway on the same store takes it, and refuses it once revoked', async () => {
+  it('token create / list / revoke: the token is printed once; a gateway on the same store takes it, and refuses it once revoked', SPAWNS, async () => {
     const kept = ok(['token', 'create', '--name', 'kept', '--models', 'qwx3.7-plus,text-embedding-v4', '--quota', '5']);
     const token = tokenOf(kept);
     expect(token).toMatch(/^tw-/);
@@ -112,7 +114,7 @@ describe('tollway CLI', () => {
     }
   });
 
-  it('an unknown id: one line and a non-zero exit, nothing audited', async () => {
+  it('an unknown id: one line and a non-zero exit, nothing audited', SPAWNS, async () => {
     const before = (await auditedByCli()).length;
     for (const args of [['token', 'revoke', 'tok_nope'], ['channel', 'disable', 'ch_nope']]) {
       const r = tollway(args);

@@ -11,7 +11,7 @@ import { ok } from './envelope.ts';
 import { taskView } from './task-view.ts';
 
 /** By our task id, else by the caller's external_task_id; refreshed from the upstream when stale. */
-export async function findOwnTask(ctx: FamilyAContext, req: FastifyRequest, kind: string, idOrExternal: string): Promise<TaskRecord> {
+async function findOwnTask(ctx: FamilyAContext, req: FastifyRequest, kind: string, idOrExternal: string): Promise<TaskRecord> {
   const tokenId = principalOf(req).tokenId;
   const { tasks } = ctx.deps;
   let t = await tasks.repo.getFor(idOrExternal, tokenId);
@@ -23,7 +23,7 @@ export async function findOwnTask(ctx: FamilyAContext, req: FastifyRequest, kind
   return fresh;
 }
 
-export async function listOwnTasks(ctx: FamilyAContext, req: FastifyRequest, kind: string): Promise<TaskRecord[]> {
+async function listOwnTasks(ctx: FamilyAContext, req: FastifyRequest, kind: string): Promise<TaskRecord[]> {
   const { pageNum, pageSize } = readPage(req.query as Record<string, unknown>);
   return ctx.deps.tasks.repo.listFor(principalOf(req).tokenId, { family: 'vidx', kind, limit: pageSize, offset: (pageNum - 1) * pageSize });
 }
