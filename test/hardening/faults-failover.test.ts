@@ -38,7 +38,7 @@ async function post(path: string, json: unknown) {
 const chat = (stream = false) => ({ model: 'qwx3.7-plus', stream, messages: [{ role: 'user', content: 'hello' }] });
 
 describe('safe calls fail over to the backup account', () => {
-  for (const fault of [{ kind: 'status', arg: 500 }, { kind: 'status', arg: 503 }, { kind: 'status', arg: 429 }, { kind: 'timeout' }, { kind: 'reset' }] as const) {
+  for (const fault of [{ kind: 'status', arg: 500 }, { kind: 'status', arg: 503 }, { kind: 'status', arg: 429 }] as const) {
     it(`chat: primary answers ${fault.kind}${'arg' in fault ? ` ${fault.arg}` : ''} → served by the backup, charged once`, async () => {
       h.sim.faults.add({ ...fault, path: CHAT });
       const b = backup.sim.requestsTo(CHAT).length;
@@ -46,6 +46,21 @@ describe('safe calls fail over to the backup account', () => {
       expect(r.status).toBe(200);
       expect(backup.sim.requestsTo(CHAT).length).toBe(b + 1);
       expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(1);
+    });
+  }
+
+  // The upstream got the whole request and gave no answer that declines it: it may be doing the work (and billing
+  // it), so the call is not sent to another account.
+  for (const fault of [{ kind: 'timeout', code: 'upstream_timeout', status: 504 }, { kind: 'reset', code: 'upstream_error', status: 502 }] as const) {
+    it(`chat: primary ${fault.kind} after the request was sent → not sent again, ${fault.status} ${fault.code}, nothing charged`, async () => {
+      h.sim.faults.add({ kind: fault.kind, path: CHAT });
+      const a = h.sim.requestsTo(CHAT).length;
+      const b = backup.sim.requestsTo(CHAT).length;
+      const r = await post('/v1/chat/completions', chat());
+      expect(r.status).toBe(fault.status);
+      expectFamilyBError(r.text, r.rid, fault.code);
+      expect(h.sim.requestsTo(CHAT).length + backup.sim.requestsTo(CHAT).length).toBe(a + b + 1);
+      expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(0);
     });
   }
 
