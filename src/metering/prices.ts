@@ -154,7 +154,6 @@ export function priceUsage(price: Price, usage: Usage, defaults: PriceDefaults =
   }
 }
 
-/** Price usage against a catalogue entry (its tier defaults applied). */
 /**
  * The largest amount one charge may carry (1e9 units): sums of charges in `spent` stay exact integers in JS numbers
  * and in a bigint column. A charge above it (absurd reported usage) is clamped, and the clamp is recorded in its
@@ -162,6 +161,7 @@ export function priceUsage(price: Price, usage: Usage, defaults: PriceDefaults =
  */
 export const MAX_CHARGE = 1_000_000_000_000_000;
 
+/** Price usage against a catalogue entry (its tier defaults applied). */
 export function priceForEntry(entry: ModelEntry, usage: Usage): Charge {
   const c = priceUsage(entry.price, usage, priceDefaultsOf(entry));
   if (c.amount <= MAX_CHARGE) return c;
