@@ -3,10 +3,8 @@ import { credentialFrom, TokenAuth } from '../../src/auth/token-auth.ts';
 import { hashToken, newTokenSecret, safeEqual } from '../../src/auth/token-secret.ts';
 import { isGatewayError } from '../../src/errors/gateway-error.ts';
 import { TokensRepo, type TokenRecord } from '../../src/store/repos/tokens.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
-
-type BErr = { error: { code: string; type: string; message: string; request_id: string } };
-type AErr = { code: number; message: string; request_id: string; data: null };
+import { startHarness, type Harness } from '../support/harness.ts';
+import type { AErr, BErr } from '../support/error-shapes.ts';
 
 let h: Harness;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { parseClusterEvent } from '../../src/cluster/cluster-bus.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
-import { ADMIN_KEY, SECRET, startHarness, type Harness } from '../helpers/harness.ts';
+import { ADMIN_KEY, type Harness, SECRET, startHarness } from '../support/harness.ts';
 
 const redisUrl = process.env.TEST_REDIS_URL;
 const quiet = () => new Writable({ write: (_c, _e, cb) => cb() });

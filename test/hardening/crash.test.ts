@@ -16,8 +16,8 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../../simulator/index.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
-import { testDialect } from '../helpers/harness.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../support/free-port.ts';
+import { testDialect } from '../support/harness.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'tollway.mjs');
 const ADMIN = 'crash-admin-key-0123456789abcdef';

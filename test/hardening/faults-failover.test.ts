@@ -6,9 +6,12 @@ import type { Simulator } from '../../simulator/index.ts';
 import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
 import { createChannel } from '../../src/http/routes/admin/channels.ts';
 import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
-import { FAST_TASK_ENV, waitTerminal } from '../http/v1/videos-helpers.ts';
-import { DEAD_URL, expectFamilyBError, expectNoLeak, flushWriters, ledgerOfRequest, secondUpstream, waitForFamilyATask } from './faults-helpers.ts';
+import { expectFamilyBError, expectNoLeak } from '../support/error-shapes.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
+import { flushWriters, ledgerOfRequest } from '../support/store-rows.ts';
+import { DEAD_URL, secondUpstream } from '../support/upstreams.ts';
+import { FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
+import { waitForFamilyATask } from '../support/vidx.ts';
 
 let h: Harness;
 let backup: { sim: Simulator; close(): Promise<void> };

@@ -2,9 +2,11 @@
 // request the upstream may have accepted is never sent twice. Expected: the family's error shape, no
 // leak, no charge and no open hold on failure; exactly one `<task>:success` charge on success.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../helpers/harness.ts';
-import { FAST_TASK_ENV, waitTerminal } from '../http/v1/videos-helpers.ts';
-import { expectFamilyAError, expectFamilyBError, expectNoLeak, flushWriters, ledgerOfRequest, waitForFamilyATask } from './faults-helpers.ts';
+import { expectFamilyAError, expectFamilyBError, expectNoLeak } from '../support/error-shapes.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
+import { flushWriters, ledgerOfRequest } from '../support/store-rows.ts';
+import { FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
+import { waitForFamilyATask } from '../support/vidx.ts';
 
 let h: Harness;
 let token: string;

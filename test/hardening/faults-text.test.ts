@@ -2,8 +2,9 @@
 // injected by the simulator: each has one expected client-visible result (status, code, family shape, no
 // leak) and one ledger state (nothing charged when nothing was delivered; exactly one charge otherwise).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../helpers/harness.ts';
-import { expectFamilyBError, expectNoLeak, ledgerOfRequest, requestLogRow } from './faults-helpers.ts';
+import { expectFamilyBError, expectNoLeak } from '../support/error-shapes.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
+import { ledgerOfRequest, requestLogRow } from '../support/store-rows.ts';
 
 const TIMEOUTS = { TOLLWAY_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '600', TOLLWAY_UPSTREAM_IDLE_TIMEOUT_MS: '500' };
 

@@ -4,9 +4,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../helpers/harness.ts';
-import { FAST_TASK_ENV, waitTerminal } from '../http/v1/videos-helpers.ts';
-import { flushWriters } from './faults-helpers.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
+import { flushWriters } from '../support/store-rows.ts';
+import { FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
 
 const T2V = '/vidx/v1/videos/text2video';
 const ME = '/vidx/v1/videos/multi-elements';

@@ -4,8 +4,9 @@
 import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyClassOf, CONTROL_LIMIT, TEXT_LIMIT } from '../../src/http/body-limits.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
-import { expectFamilyAError, expectFamilyBError, ledgerOfRequest } from './faults-helpers.ts';
+import { expectFamilyAError, expectFamilyBError } from '../support/error-shapes.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
+import { ledgerOfRequest } from '../support/store-rows.ts';
 
 const MB = 1024 * 1024;
 

@@ -3,8 +3,8 @@
 // private addresses unless allowed). A result on a host outside that policy is refused without being fetched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_VIDEO_BYTES } from '../../simulator/dashscope/results-video.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
-import { createVideo, FAST_TASK_ENV, waitTerminal } from '../http/v1/videos-helpers.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
+import { createVideo, FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
 
 let h: Harness;
 let token: string;

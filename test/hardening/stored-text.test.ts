@@ -2,19 +2,10 @@
 // varchar column (SQLite accepts both), so they are refused at the door or cut to length — never a 500, and never a
 // row that holds a group commit back. Also: the matched route, not the raw URL, decides authentication and family.
 import { describe, expect, it } from 'vitest';
-import { expectB, RID } from '../helpers/family-b.ts';
-import { useHarness } from '../helpers/harness.ts';
+import { expectA, expectB } from '../support/error-shapes.ts';
+import { useHarness } from '../support/harness.ts';
 
 const t = useHarness();
-
-async function expectA(r: Response, status: number, code: number): Promise<{ message: string }> {
-  expect(r.status).toBe(status);
-  const body = (await r.json()) as { code: number; message: string; request_id: string; data: unknown };
-  expect(body.code).toBe(code);
-  expect(body.request_id).toMatch(RID);
-  expect(r.headers.get('x-gateway-request-id')).toBe(body.request_id);
-  return body;
-}
 
 describe('NUL characters', () => {
   it('in the URL (path or query): 400 invalid_request in the family shape', async () => {

@@ -2,8 +2,8 @@
 // closed — not the framework's own body (src/http/client-error.ts).
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { RID } from '../helpers/family-b.ts';
-import { useHarness } from '../helpers/harness.ts';
+import { RID } from '../support/error-shapes.ts';
+import { useHarness } from '../support/harness.ts';
 
 const t = useHarness();
 

@@ -1,8 +1,8 @@
 // The admin API (/admin/…) through the real server: tokens, channels, audit log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../helpers/harness.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
+import type { BErr } from '../support/error-shapes.ts';
 
-type BErr = { error: { code: string; type: string; param?: string; message: string; request_id: string } };
 type TokenAnswer = { id: string; name: string; token: string; models: string[] | null; quota: number | null; expires_at: number | null; created_at: number };
 type AuditRow = { id: number; at: number; actor: string; action: string; target: string | null; detail: Record<string, unknown> | null; request_id: string | null };
 

@@ -3,10 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from '../../src/store/schema.ts';
 import type { Store } from '../../src/store/store.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
-import { expectB, RID, type BErr } from '../helpers/family-b.ts';
-
-type AErr = { code: number; message: string; request_id: string; data: null };
+import { expectA, expectB, RID } from '../support/error-shapes.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
 
 let h: Harness;
 let token: string;
@@ -16,18 +14,6 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.close());
 
-
-async function expectA(r: Response, status: number, vendorCode: number): Promise<AErr> {
-  expect(r.status).toBe(status);
-  const rid = r.headers.get('x-gateway-request-id');
-  expect(rid).toMatch(RID);
-  const body = (await r.json()) as AErr;
-  expect(Object.keys(body).sort()).toEqual(['code', 'data', 'message', 'request_id']);
-  expect(body.code).toBe(vendorCode);
-  expect(body.data).toBeNull();
-  expect(body.request_id).toBe(rid);
-  return body;
-}
 
 describe('X-Gateway-Request-Id on every response kind', () => {
   it('2xx: healthz, models, admin, openapi — unique per response', async () => {

@@ -2,9 +2,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
 import { ensureChannel } from '../../src/bootstrap.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
+import type { BErr } from '../support/error-shapes.ts';
 
-type BErr = { error: { code: string; param?: string; message: string } };
 type ModelList = { object: string; data: Array<{ id: string; object: string; created: number; owned_by: string }> };
 
 // Only a DashScope channel: every Kling (vidx) model has no channel and must be invisible.

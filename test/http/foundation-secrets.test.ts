@@ -2,7 +2,7 @@
 // of requests (including upstream errors that echo the credential and the upstream URL) is run, and every
 // captured log line and every response body is searched for them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../helpers/harness.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
 
 const GOOD_KEY = 'sk-SECRET-CANARY-123456'; // the simulator accepts this one
 const WRONG_KEY = 'WRONGKEY-CANARY-98765'; // no sk- prefix: only the registered-secret step can catch it

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../helpers/harness.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
 
 let h: Harness;
 beforeAll(async () => {

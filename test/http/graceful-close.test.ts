@@ -2,7 +2,7 @@
 // sending its body cannot keep the gateway from shutting down.
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { startHarness } from '../helpers/harness.ts';
+import { startHarness } from '../support/harness.ts';
 
 describe('bounded drain on close', () => {
   it('cuts a connection still busy after the drain window', async () => {

@@ -2,7 +2,7 @@
 // an in-flight call, a second call is refused with 429 concurrency_limited and Retry-After, in the family's
 // shape; once the call ends (also a stream) the slot is free again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../helpers/harness.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
 
 let h: Harness;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.ts';
 import { MemoryCounters, RateLimiter, RedisCounters, type LimitCounters } from '../../src/limits/rate-limiter.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
 
 const principal = (over: Partial<Principal> = {}): Principal => ({
   tokenId: `tok_${Math.random().toString(36).slice(2)}`,

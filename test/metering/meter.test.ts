@@ -9,7 +9,7 @@ import { StoreMeter } from '../../src/metering/meter.ts';
 import type { TaskRef, Usage } from '../../src/metering/types.ts';
 import { TokensRepo } from '../../src/store/repos/tokens.ts';
 import type { Store } from '../../src/store/store.ts';
-import { freshStore } from '../helpers/harness.ts';
+import { freshStore } from '../support/harness.ts';
 
 let fresh: Awaited<ReturnType<typeof freshStore>>;
 let store: Store;

@@ -7,8 +7,9 @@ import type { ModelEntry } from '../../src/catalogue/types.ts';
 import { ChannelRegistry, NOT_ENTITLED_TTL_MS } from '../../src/routing/channel-registry.ts';
 import type { ChannelRecord, ChannelsRepo } from '../../src/store/repos/channels.ts';
 import type { SecretBox } from '../../src/auth/secret-box.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
-import { ledgerOfRequest, secondUpstream } from '../hardening/faults-helpers.ts';
+import { startHarness, type Harness } from '../support/harness.ts';
+import { ledgerOfRequest } from '../support/store-rows.ts';
+import { secondUpstream } from '../support/upstreams.ts';
 
 const CHAT = '/compatible-mode/v1/chat/completions';
 const chat = (content = 'hello') => ({ model: 'qwx3.7-plus', messages: [{ role: 'user', content }] });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqliteBatchWriter } from '../../src/store/sqlite.ts';
 import type { LedgerTuple, LogTuple } from '../../src/store/sqlite-batch-writer.ts';
 import type { Store } from '../../src/store/store.ts';
-import { freshStore, testDialect } from '../helpers/harness.ts';
+import { freshStore, testDialect } from '../support/harness.ts';
 
 const ledgerRow = (key: string, tokenId: string, amount: number): LedgerTuple => [key, tokenId, 'qwx3.7-plus', 'tokens', { input_tokens: 3 }, { input: 1 }, amount, key, null, null, 1];
 const logRow = (id: string): LogTuple => [id, 'tok_w', 'qwx3.7-plus', '/v1/chat/completions', 'POST', 200, 3, { input_tokens: 3 }, 7, null, null, 1];

@@ -11,7 +11,7 @@ import { ChannelsRepo } from '../../src/store/repos/channels.ts';
 import { RequestLogWriter } from '../../src/store/repos/request-log.ts';
 import { TokensRepo } from '../../src/store/repos/tokens.ts';
 import { isUniqueViolation, type Store } from '../../src/store/store.ts';
-import { freshStore, testDialect } from '../helpers/harness.ts';
+import { freshStore, testDialect } from '../support/harness.ts';
 
 let store: Store;
 let cleanup: () => Promise<void>;

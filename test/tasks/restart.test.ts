@@ -3,8 +3,9 @@
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway.ts';
-import { ADMIN_KEY, SECRET, startHarness, type Harness } from '../helpers/harness.ts';
-import { createVideo, FAST_TASK_ENV, ledgerFor, tokenRow, waitTerminal } from '../http/v1/videos-helpers.ts';
+import { ADMIN_KEY, type Harness, SECRET, startHarness } from '../support/harness.ts';
+import { ledgerOfTask, tokenRow } from '../support/store-rows.ts';
+import { createVideo, FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -52,7 +53,7 @@ describe('restart mid-task', () => {
       expect(state).toBe('succeeded');
       const v = await waitTerminal(h2, t.secret, id);
       expect(v.status).toBe('completed');
-      const rows = await ledgerFor(h, id);
+      const rows = await ledgerOfTask(h, id);
       expect(rows).toHaveLength(1);
       expect(Number(rows[0]!.amount)).toBe(3 * 600_000);
       expect(await tokenRow(h, t.id)).toMatchObject({ spent: 3 * 600_000, held: 0 });

@@ -1,7 +1,7 @@
 // GET /admin/logs filters (issue 3, item 4: "filterable by token, model, time and request id"). Each filter is
 // checked on its own against rows it must exclude, so an ignored filter fails the test.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
+import { startHarness, type Harness } from '../../support/harness.ts';
 
 let h: Harness;
 let tokenId: string;

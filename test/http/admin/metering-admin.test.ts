@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
+import { startHarness, type Harness } from '../../support/harness.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
 let h: Harness;
 const dir = mkdtempSync(join(tmpdir(), 'tollway-admin-metering-'));
@@ -19,7 +20,6 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-type ErrorBody = { error: { code: string; param?: string; message: string } };
 interface LedgerItem {
   id: number;
   idempotency_key: string;
@@ -104,7 +104,7 @@ describe('admin auth on metering endpoints', () => {
     for (const path of ['/admin/ledger', '/admin/logs', '/admin/bills', '/admin/prices']) {
       const r = await h.fetch(path, { token: secret });
       expect(r.status).toBe(403);
-      expect(((await r.json()) as ErrorBody).error.code).toBe('permission_denied');
+      expect(((await r.json()) as BErr).error.code).toBe('permission_denied');
       expect((await h.fetch(path)).status).toBe(401);
     }
     const put = await h.fetch('/admin/prices/qwx-image-2.0', { method: 'PUT', token: secret, json: { unit: 'image', perImage: 1 } });
@@ -131,11 +131,11 @@ describe('prices', () => {
       [{ unit: 'tokens', tiers: [{ maxInputTokens: null, inputPer1k: 1, outputPer1k: 1 }] }, 'price.unit'],
     ];
     for (const [payload, param] of cases) {
-      const b = await json<ErrorBody>(await h.admin('/admin/prices/qwx-image-2.0', { method: 'PUT', json: payload }), 400);
+      const b = await json<BErr>(await h.admin('/admin/prices/qwx-image-2.0', { method: 'PUT', json: payload }), 400);
       expect(b.error.code).toBe('invalid_parameter');
       expect(b.error.param).toBe(param);
     }
-    const nf = await json<ErrorBody>(await h.admin('/admin/prices/no-such-model', { method: 'PUT', json: { unit: 'image', perImage: 1 } }), 404);
+    const nf = await json<BErr>(await h.admin('/admin/prices/no-such-model', { method: 'PUT', json: { unit: 'image', perImage: 1 } }), 404);
     expect(nf.error.code).toBe('model_not_found');
     // Nothing changed.
     expect(h.gw.deps.meter.price('qwx-image-2.0', { kind: 'images', images: 1 }).amount).toBe(FILE_IMAGE_PRICE);
@@ -228,7 +228,7 @@ describe('ledger, logs and bills', () => {
     expect(rest.data).toHaveLength(2);
     expect(new Set([...page.data, ...rest.data].map((e) => e.id)).size).toBe(4);
     for (const q of ['since=yesterday', 'limit=0', 'limit=abc', 'until=2026-01-01&since=2026-02-01']) {
-      const e = await json<ErrorBody>(await h.admin(`/admin/ledger?${q}`), 400);
+      const e = await json<BErr>(await h.admin(`/admin/ledger?${q}`), 400);
       expect(e.error.code).toBe('invalid_parameter');
     }
   });
@@ -256,7 +256,7 @@ describe('ledger, logs and bills', () => {
     const all = await json<{ total: { amount: number } }>(await h.admin('/admin/bills'));
     const ledgerAll = (await json<{ data: LedgerItem[] }>(await h.admin('/admin/ledger?limit=1000'))).data;
     expect(all.total.amount).toBe(ledgerAll.reduce((s, e) => s + e.amount, 0));
-    const bad = await json<ErrorBody>(await h.admin('/admin/bills?period=week'), 400);
+    const bad = await json<BErr>(await h.admin('/admin/bills?period=week'), 400);
     expect(bad.error.param).toBe('period');
   });
 

@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Client, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { expectB, RID } from '../../helpers/family-b.ts';
+import { expectB, RID } from '../../support/error-shapes.ts';
+import { startHarness, type Harness } from '../../support/harness.ts';
 
 
 const LIMIT = 2048;

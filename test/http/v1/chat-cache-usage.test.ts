@@ -3,8 +3,9 @@
 // ledger records the same quantities from the upstream usage (responses and messages have their own tests).
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { ledgerRows, sseEvents } from './text-helpers.ts';
+import { startHarness, type Harness } from '../../support/harness.ts';
+import { sseEvents } from '../../support/sse.ts';
+import { ledgerRows } from '../../support/store-rows.ts';
 
 let h: Harness;
 let client: OpenAI;

@@ -3,8 +3,8 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PNG_SIGNATURE } from '../../../simulator/dashscope/images-png.ts';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { ledgerFor, ledgerForToken, requestLogFor } from './images-helpers.ts';
+import { startHarness, type Harness } from '../../support/harness.ts';
+import { ledgerOfRequest, ledgerOfToken, requestLogRow } from '../../support/store-rows.ts';
 
 let h: Harness;
 let token: { id: string; secret: string };
@@ -41,8 +41,8 @@ describe('b64_json download policy', () => {
     expect(e.upstream_request_id).toBeTruthy();
     expect(h.sim.requestsTo('/results/img/').length).toBe(downloads);
     const rid = res.headers.get('x-gateway-request-id')!;
-    expect(await ledgerFor(h, rid)).toHaveLength(0);
-    const log = await requestLogFor(h, rid);
+    expect(await ledgerOfRequest(h, rid)).toHaveLength(0);
+    const log = await requestLogRow(h, rid);
     expect(log?.amount).toBe(0);
     expect(log?.error_code).toBe('download_refused');
     expect(JSON.parse(log!.usage!)).toEqual({ images: 0, requested: 2, produced: 2 });
@@ -64,7 +64,7 @@ describe('b64_json download policy', () => {
   it('url format still works (nothing to download) and is charged', async () => {
     const r = await client.images.generate({ model: 'qwx-image-2.0', prompt: 'a boat', n: 1 });
     expect(r.data![0]!.url).toMatch(/\/results\/img\//);
-    expect((await ledgerForToken(h, token.id)).map((x) => x.amount)).toEqual([200_000]);
+    expect((await ledgerOfToken(h, token.id)).map((x) => x.amount)).toEqual([200_000]);
   });
 
   it('once the host is on the allow-list the same download succeeds', async () => {

@@ -1,8 +1,9 @@
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PNG_SIGNATURE, solidPng } from '../../../simulator/dashscope/images-png.ts';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { imageCalls, ledgerFor, ledgerForToken, requestLogFor } from './images-helpers.ts';
+import { startHarness, type Harness } from '../../support/harness.ts';
+import { imageCalls } from '../../support/images.ts';
+import { ledgerOfRequest, ledgerOfToken, requestLogRow } from '../../support/store-rows.ts';
 
 let h: Harness;
 let token: { id: string; secret: string };
@@ -48,13 +49,13 @@ describe('POST /v1/images/generations (openai SDK)', () => {
     expect(sent[0]!.parameters).toMatchObject({ size: '1024*1024', n: 2 });
     expect(sent[0]!.input.messages[0]!.content).toEqual([{ text: 'a lighthouse at dusk' }]);
     const rid = response.headers.get('x-gateway-request-id')!;
-    const rows = await ledgerFor(h, rid);
+    const rows = await ledgerOfRequest(h, rid);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.kind).toBe('images');
     expect(rows[0]!.amount).toBe(2 * PRICE);
     expect(rows[0]!.model).toBe('qwx-image-2.0');
     expect(rows[0]!.upstream_request_id).toBeTruthy();
-    const log = await requestLogFor(h, rid);
+    const log = await requestLogRow(h, rid);
     expect(log?.amount).toBe(2 * PRICE);
     expect(JSON.parse(log!.usage!)).toEqual({ images: 2, requested: 2, produced: 2 });
   });
@@ -75,18 +76,18 @@ describe('POST /v1/images/generations (openai SDK)', () => {
     const { data: r, response } = await client.images.generate({ model: 'qwx-image-2.0', prompt: 'sim-fault:partial cats', n: 4, size: '768x768' }).withResponse();
     expect(r.data).toHaveLength(2);
     const rid = response.headers.get('x-gateway-request-id')!;
-    const rows = await ledgerFor(h, rid);
+    const rows = await ledgerOfRequest(h, rid);
     expect(rows.map((x) => x.amount)).toEqual([2 * PRICE]);
     expect(JSON.parse(rows[0]!.quantities)).toMatchObject({ images: 2 });
-    expect(JSON.parse((await requestLogFor(h, rid))!.usage!)).toEqual({ images: 2, requested: 4, produced: 2 });
+    expect(JSON.parse((await requestLogRow(h, rid))!.usage!)).toEqual({ images: 2, requested: 4, produced: 2 });
   });
 
   it('b64_json with some result files missing: returns and charges only the images delivered', async () => {
     const { data: r, response } = await client.images.generate({ model: 'qwx-image-2.0', prompt: 'sim-result-gone:1 birds', n: 3, response_format: 'b64_json' }).withResponse();
     expect(r.data).toHaveLength(2);
     const rid = response.headers.get('x-gateway-request-id')!;
-    expect((await ledgerFor(h, rid)).map((x) => x.amount)).toEqual([2 * PRICE]);
-    expect(JSON.parse((await requestLogFor(h, rid))!.usage!)).toEqual({ images: 2, requested: 3, produced: 3 });
+    expect((await ledgerOfRequest(h, rid)).map((x) => x.amount)).toEqual([2 * PRICE]);
+    expect(JSON.parse((await requestLogRow(h, rid))!.usage!)).toEqual({ images: 2, requested: 3, produced: 3 });
     expect(h.logs.some((l) => l.includes('image b64 conversion failed') && l.includes(rid))).toBe(true);
   });
 
@@ -96,7 +97,7 @@ describe('POST /v1/images/generations (openai SDK)', () => {
     expect([e.status, e.code]).toEqual([502, 'download_failed']);
     expect(e.message).toMatch(/HTTP 404/);
     expect(e.message).toMatch(/Nothing was charged/);
-    expect(await ledgerFor(h, res.headers.get('x-gateway-request-id')!)).toHaveLength(0);
+    expect(await ledgerOfRequest(h, res.headers.get('x-gateway-request-id')!)).toHaveLength(0);
   });
 
   it('validates size, n and response_format before calling the upstream', async () => {
@@ -131,7 +132,7 @@ describe('POST /v1/images/generations (openai SDK)', () => {
     const e = await errorOf(await call());
     expect([e.status, e.code]).toEqual([429, 'insufficient_quota']);
     expect(imageCalls(h).length).toBe(before);
-    expect((await ledgerForToken(h, t.id)).reduce((a, r) => a + r.amount, 0)).toBe(2 * PRICE);
+    expect((await ledgerOfToken(h, t.id)).reduce((a, r) => a + r.amount, 0)).toBe(2 * PRICE);
   });
 
   it('refuses edit-only and non-image models with a clear error', async () => {
@@ -152,8 +153,8 @@ describe('POST /v1/images/generations (openai SDK)', () => {
     expect([e.status, e.code]).toEqual([502, 'upstream_error']);
     expect(imageCalls(h).length - before).toBe(1);
     const rid = res.headers.get('x-gateway-request-id')!;
-    expect(await ledgerFor(h, rid)).toHaveLength(0);
-    const log = await requestLogFor(h, rid);
+    expect(await ledgerOfRequest(h, rid)).toHaveLength(0);
+    const log = await requestLogRow(h, rid);
     expect(log?.amount).toBe(0);
     expect(log?.error_code).toBe('upstream_error');
     const limited = await errorOf(await post('/images/generations', { model: 'qwx-image-2.0', prompt: 'sim-fault:status:429' }));
@@ -174,7 +175,7 @@ describe('POST /v1/images/edits', () => {
     expect(sent[0]!.model).toBe('qwen-image-edit-plus');
     expect(sent[0]!.parameters).toMatchObject({ n: 2, size: '1024*768' });
     expect(sent[0]!.input.messages[0]!.content).toEqual([{ image: `data:image/png;base64,${png.toString('base64')}` }, { text: 'make it blue' }]);
-    expect((await ledgerFor(h, response.headers.get('x-gateway-request-id')!))[0]!.amount).toBe(2 * PRICE);
+    expect((await ledgerOfRequest(h, response.headers.get('x-gateway-request-id')!))[0]!.amount).toBe(2 * PRICE);
   });
 
   it('openai SDK with several files (image[]) and b64_json', async () => {
@@ -234,8 +235,8 @@ describe('POST /v1/images/edits', () => {
     expect(e.message).toMatch(/images\[\]\.image_url is publicly reachable/);
     expect(e.message).toMatch(/image-edit model/);
     const rid = res.headers.get('x-gateway-request-id')!;
-    expect(await ledgerFor(h, rid)).toHaveLength(0);
-    expect(JSON.parse((await requestLogFor(h, rid))!.usage!)).toEqual({ images: 0, requested: 1, produced: 0 });
+    expect(await ledgerOfRequest(h, rid)).toHaveLength(0);
+    expect(JSON.parse((await requestLogRow(h, rid))!.usage!)).toEqual({ images: 0, requested: 1, produced: 0 });
   });
 
   it('a generation-only or non-image model cannot edit', async () => {
@@ -244,7 +245,7 @@ describe('POST /v1/images/edits', () => {
   });
 
   it('the token was charged exactly the successful images of this file', async () => {
-    const rows = await ledgerForToken(h, token.id);
+    const rows = await ledgerOfToken(h, token.id);
     const total = rows.reduce((a, r) => a + r.amount, 0);
     // 2 (url) + 1 (b64, pro at 500_000) + 2 (partial) + 2 (b64, one file missing) + 2 (edit upload) + 1 (image[] b64) + 1 (JSON edit) + 3 (n "3")
     expect(total).toBe(2 * PRICE + 500_000 + 2 * PRICE + 2 * PRICE + 2 * PRICE + PRICE + PRICE + 3 * PRICE);

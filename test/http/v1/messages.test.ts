@@ -4,8 +4,9 @@ import { DEFAULT_SIM_KEYS } from '../../../simulator/index.ts';
 import { GatewayError } from '../../../src/errors/gateway-error.ts';
 import { renderFamilyB } from '../../../src/errors/render.ts';
 import { messagesErrorFrame } from '../../../src/http/routes/v1/messages.ts';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { ledgerRows, sseEvents } from './text-helpers.ts';
+import { startHarness, type Harness } from '../../support/harness.ts';
+import { sseEvents } from '../../support/sse.ts';
+import { ledgerRows } from '../../support/store-rows.ts';
 
 let h: Harness;
 let token: string;

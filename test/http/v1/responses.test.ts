@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { ledgerRows } from './text-helpers.ts';
+import { startHarness, type Harness } from '../../support/harness.ts';
+import { ledgerRows } from '../../support/store-rows.ts';
 
 let h: Harness;
 let client: OpenAI;

@@ -3,8 +3,9 @@ import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { streamStats } from '../../../simulator/dashscope/compat-chat.ts';
 import { DEFAULT_SIM_KEYS } from '../../../simulator/index.ts';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { ledgerRows, sseEvents } from './text-helpers.ts';
+import { startHarness, type Harness } from '../../support/harness.ts';
+import { sseEvents } from '../../support/sse.ts';
+import { ledgerRows } from '../../support/store-rows.ts';
 
 let h: Harness;
 let token: string;

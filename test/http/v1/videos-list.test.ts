@@ -1,8 +1,8 @@
 // GET /v1/videos: the caller's own videos only, newest first, cursor paging, strict query parameters.
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { FAST_TASK_ENV } from './videos-helpers.ts';
+import { startHarness, type Harness } from '../../support/harness.ts';
+import { FAST_TASK_ENV } from '../../support/videos.ts';
 
 let h: Harness;
 beforeAll(async () => {

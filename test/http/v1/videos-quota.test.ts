@@ -2,8 +2,9 @@
 // compare-and-set, so a burst can never hold more than the quota; the refused ones get 429 insufficient_quota
 // in the family B shape and never reach the upstream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { createVideo, FAST_TASK_ENV, ledgerFor, tokenRow, waitTerminal } from './videos-helpers.ts';
+import { startHarness, type Harness } from '../../support/harness.ts';
+import { ledgerOfTask, tokenRow } from '../../support/store-rows.ts';
+import { createVideo, FAST_TASK_ENV, waitTerminal } from '../../support/videos.ts';
 
 // hhx-1.1-t2v, 3 s, default 1080p: 3 × 1.6 units (the hold checked in videos.test.ts).
 const HOLD = 3 * 1_600_000;
@@ -59,6 +60,6 @@ describe('/v1/videos quota', () => {
     const again = await createVideo(h, t.secret, { model: 'hhx-1.1-t2v', prompt: 'z sim-fault:stay-running', seconds: 3 });
     expect(again.status).toBe(200);
     expect(Number((await tokenRow(h, t.id)).held)).toBe(HOLD);
-    expect(await ledgerFor(h, v.id)).toHaveLength(0);
+    expect(await ledgerOfTask(h, v.id)).toHaveLength(0);
   });
 });

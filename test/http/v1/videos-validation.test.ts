@@ -2,8 +2,8 @@
 // observed at the simulator for every model.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyOverrides, Catalogue } from '../../../src/catalogue/catalogue.ts';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { createVideo, lastSynthesisBody } from './videos-helpers.ts';
+import { startHarness, type Harness } from '../../support/harness.ts';
+import { createVideo, lastSynthesisBody } from '../../support/videos.ts';
 
 let h: Harness;
 let token: string;

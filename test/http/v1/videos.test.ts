@@ -3,8 +3,9 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIM_VIDEO_BYTES } from '../../../simulator/dashscope/results-video.ts';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { createVideo, FAST_TASK_ENV, getVideo, holdFor, lastSynthesisBody, ledgerFor, tokenRow, waitTerminal } from './videos-helpers.ts';
+import { startHarness, type Harness } from '../../support/harness.ts';
+import { holdOfTask, ledgerOfTask, tokenRow } from '../../support/store-rows.ts';
+import { createVideo, FAST_TASK_ENV, getVideo, lastSynthesisBody, waitTerminal } from '../../support/videos.ts';
 
 let h: Harness;
 let tok: { id: string; secret: string };
@@ -94,8 +95,8 @@ describe('video task object and ownership', () => {
     expect(v.error?.message).toMatch(/failed/);
     expect(v.upstream_request_id).toMatch(/[0-9a-f-]{36}/);
     expect(v.url).toBeUndefined();
-    expect(await ledgerFor(h, v.id)).toHaveLength(0);
-    expect((await holdFor(h, v.id))?.state).toBe('released');
+    expect(await ledgerOfTask(h, v.id)).toHaveLength(0);
+    expect((await holdOfTask(h, v.id))?.state).toBe('released');
     const after = await tokenRow(h, own.id);
     expect(Number(after.spent)).toBe(0);
     expect(Number(after.held)).toBe(0);
@@ -106,8 +107,8 @@ describe('video task object and ownership', () => {
     const v = await waitTerminal(h, tok.secret, c.json.id as string);
     expect(v.status).toBe('failed');
     expect(v.error?.code).toBe('task_unknown');
-    expect((await holdFor(h, v.id))?.state).toBe('released');
-    expect(await ledgerFor(h, v.id)).toHaveLength(0);
+    expect((await holdOfTask(h, v.id))?.state).toBe('released');
+    expect(await ledgerOfTask(h, v.id)).toHaveLength(0);
     expect(h.logs.some((l) => l.includes(v.id) && l.includes('reconcile'))).toBe(true);
   });
 
@@ -127,15 +128,15 @@ describe('metering at terminal success', () => {
     expect(c.status).toBe(200);
     expect(lastSynthesisBody(h).parameters.resolution).toBe('1080P');
     // A hold, not a charge, at creation: 4 s × 1.6 units.
-    expect(await ledgerFor(h, c.json.id as string)).toHaveLength(0);
-    expect(Number((await holdFor(h, c.json.id as string))?.amount)).toBe(4 * 1_600_000);
+    expect(await ledgerOfTask(h, c.json.id as string)).toHaveLength(0);
+    expect(Number((await holdOfTask(h, c.json.id as string))?.amount)).toBe(4 * 1_600_000);
     const v = await waitTerminal(h, tok.secret, c.json.id as string);
     expect(v.status).toBe('completed');
-    const rows = await ledgerFor(h, v.id);
+    const rows = await ledgerOfTask(h, v.id);
     expect(rows).toHaveLength(1);
     expect(Number(rows[0]!.amount)).toBe(4 * 1_600_000);
     expect(JSON.parse(rows[0]!.quantities).tier).toBe('1080p');
-    expect((await holdFor(h, v.id))?.state).toBe('settled');
+    expect((await holdOfTask(h, v.id))?.state).toBe('settled');
   });
 
   it('success is charged exactly once while many concurrent GETs and the poller race', async () => {
@@ -151,7 +152,7 @@ describe('metering at terminal success', () => {
     };
     await Promise.all(Array.from({ length: 12 }, poller));
     await Promise.all(Array.from({ length: 12 }, () => getVideo(h, own.secret, id)));
-    const rows = await ledgerFor(h, id);
+    const rows = await ledgerOfTask(h, id);
     expect(rows).toHaveLength(1);
     expect(Number(rows[0]!.amount)).toBe(2 * 1_000_000);
     expect(await tokenRow(h, own.id)).toMatchObject({ spent: 2 * 1_000_000, held: 0 });
@@ -164,7 +165,7 @@ describe('metering at terminal success', () => {
     expect(lastSynthesisBody(h).model).toBe('wan2.7-t2v-2026-01-15');
     const v = await waitTerminal(h, tok.secret, c.json.id as string);
     expect(v.status).toBe('completed');
-    const rows = await ledgerFor(h, v.id);
+    const rows = await ledgerOfTask(h, v.id);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.model).toBe('wnx2.7-t2v-2026-01-15');
     expect(Number(rows[0]!.amount)).toBe(3 * 600_000); // wnx2.7-t2v 720p price
@@ -175,7 +176,7 @@ describe('metering at terminal success', () => {
     expect(c.status).toBe(200);
     const v = await waitTerminal(h, tok.secret, c.json.id as string);
     expect(v.status).toBe('completed');
-    const rows = await ledgerFor(h, v.id);
+    const rows = await ledgerOfTask(h, v.id);
     expect(rows).toHaveLength(1);
     // simulator: 6.62 s in + 6.62 s out at 0.9 units/s (720p)
     expect(Number(rows[0]!.amount)).toBe(Math.ceil(13_240 * 900_000 / 1000));

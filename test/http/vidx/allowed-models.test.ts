@@ -1,15 +1,15 @@
 // Contract 2.1: every model of the text-to-video allow-list is admitted on /vidx/v1/videos/text2video and sent
 // upstream under its catalogue upstream name (the validation table admits only one of them explicitly).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Harness } from '../../helpers/harness.ts';
-import { call, startFamilyA, type TaskData } from './helpers.ts';
+import { startHarness, type Harness } from '../../support/harness.ts';
+import { call, type TaskData, vidxHarness } from '../../support/vidx.ts';
 
 const ALLOWED = ['vidx-video-o1', 'vidx-v1', 'vidx-v1-5', 'vidx-v1-6', 'vidx-v2-master', 'vidx-v2-1', 'vidx-v2-1-master', 'vidx-v2-5-turbo', 'vidx-v2-6', 'vidx-v3'];
 
 let h: Harness;
 let token: string;
 beforeAll(async () => {
-  h = await startFamilyA();
+  h = await startHarness(vidxHarness());
   token = (await h.token()).secret;
 });
 afterAll(async () => h?.close());

@@ -8,8 +8,9 @@ import { klingState } from '../../../simulator/kling/index.ts';
 import { SecretBox } from '../../../src/auth/secret-box.ts';
 import { createSafeAgents } from '../../../src/net/safe-agent.ts';
 import { CallbackDispatcher, signCallback } from '../../../src/tasks/callbacks.ts';
-import { SECRET, type Harness } from '../../helpers/harness.ts';
-import { call, startFamilyA, until, waitStatus, type TaskData } from './helpers.ts';
+import { SECRET, startHarness, type Harness } from '../../support/harness.ts';
+import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx.ts';
+import { until } from '../../support/wait.ts';
 
 const T2V = '/vidx/v1/videos/text2video';
 
@@ -40,7 +41,7 @@ const signingKey = new SecretBox(SECRET).derive('tollway:callback-signing:v1');
 describe('client callbacks', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startFamilyA({ env: { TOLLWAY_ALLOW_PRIVATE_NETWORK: '1' } });
+    h = await startHarness(vidxHarness({ env: { TOLLWAY_ALLOW_PRIVATE_NETWORK: '1' } }));
   });
   afterAll(async () => h?.close());
 
@@ -100,7 +101,7 @@ describe('upstream callbacks to the public URL; dispatcher by hand', () => {
   let h: Harness;
   beforeAll(async () => {
     // No poller: only the upstream's callback can move the task.
-    h = await startFamilyA({ env: { TOLLWAY_TASK_POLLER: '0' } });
+    h = await startHarness(vidxHarness({ env: { TOLLWAY_TASK_POLLER: '0' } }));
     h.config.publicUrl = h.url;
   });
   afterAll(async () => h?.close());

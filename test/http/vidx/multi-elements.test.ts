@@ -1,12 +1,12 @@
 // The full editing workflow through the real server against the simulator, session ownership and
 // the 24-hour expiry we enforce ourselves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Harness } from '../../helpers/harness.ts';
-import { call, startFamilyA, waitStatus, type TaskData } from './helpers.ts';
+import { startHarness, type Harness } from '../../support/harness.ts';
+import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx.ts';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startFamilyA();
+  h = await startHarness(vidxHarness());
 });
 afterAll(async () => h?.close());
 

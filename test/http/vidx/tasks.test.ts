@@ -1,12 +1,12 @@
 // external_task_id idempotency (incl. the concurrent race), cross-token task isolation, query by
 // external id, paging, failure → hold released and nothing charged, omni-video.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Harness } from '../../helpers/harness.ts';
-import { call, startFamilyA, waitStatus, type TaskData } from './helpers.ts';
+import { startHarness, type Harness } from '../../support/harness.ts';
+import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx.ts';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startFamilyA();
+  h = await startHarness(vidxHarness());
 });
 afterAll(async () => h?.close());
 

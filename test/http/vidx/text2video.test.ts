@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS } from '../../../simulator/index.ts';
-import type { Harness } from '../../helpers/harness.ts';
-import { call, startFamilyA, waitStatus, type TaskData } from './helpers.ts';
+import { startHarness, type Harness } from '../../support/harness.ts';
+import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx.ts';
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startFamilyA();
+  h = await startHarness(vidxHarness());
 });
 afterAll(async () => h?.close());
 

@@ -1,8 +1,8 @@
 // Table-driven: every rule of contract 2.1, 2.2, 2.4 and 8 through the real server, with the exact
 // HTTP status, vendor code and the envelope `{code, message, request_id, data:null}`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Harness } from '../../helpers/harness.ts';
-import { call, startFamilyA, waitStatus, type TaskData } from './helpers.ts';
+import { startHarness, type Harness } from '../../support/harness.ts';
+import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx.ts';
 
 let h: Harness;
 let token: string;
@@ -15,7 +15,7 @@ const OMNI = '/vidx/v1/videos/omni-video';
 const CB = 'https://callbacks.invalid/hook';
 
 beforeAll(async () => {
-  h = await startFamilyA();
+  h = await startHarness(vidxHarness());
   token = (await h.token()).secret;
   narrow = (await h.token({ models: ['vidx-v1'] })).secret;
   const init = await call<{ session_id: string }>(h, token, 'POST', `${ME}/init-selection`, { video_url: 'https://cdn.example.com/source.mp4' });

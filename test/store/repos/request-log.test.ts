@@ -2,7 +2,7 @@
 // written — on the suite's dialect, SQLite or PostgreSQL.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RequestLogWriter, type RequestLogRow } from '../../../src/store/repos/request-log.ts';
-import { freshStore } from '../../helpers/harness.ts';
+import { freshStore } from '../../support/harness.ts';
 
 let fresh: Awaited<ReturnType<typeof freshStore>>;
 beforeAll(async () => {
