@@ -3,7 +3,7 @@
 // leak) and one ledger state (nothing charged when nothing was delivered; exactly one charge otherwise).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectFamilyBError, expectNoLeak } from '../support/error-shapes.ts';
-import { startHarness, type Harness } from '../support/harness.ts';
+import { useHarness } from '../support/harness.ts';
 import { ledgerOfRequest, requestLogRow } from '../support/store-rows.ts';
 
 const TIMEOUTS = { TOLLWAY_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '600', TOLLWAY_UPSTREAM_IDLE_TIMEOUT_MS: '500' };
@@ -27,16 +27,10 @@ const BEFORE_FIRST_BYTE: Array<{ fault: string; status: number; code: string; on
   { fault: 'lost-reply', status: 502, code: 'upstream_error' },
 ];
 
-let h: Harness;
-let token: string;
-beforeAll(async () => {
-  h = await startHarness({ env: TIMEOUTS });
-  token = (await h.token()).secret;
-});
-afterAll(async () => h?.close());
+const t = useHarness({ env: TIMEOUTS });
 
 async function post(path: string, json: unknown) {
-  const r = await h.fetch(path, { method: 'POST', token, json });
+  const r = await t.h.fetch(path, { method: 'POST', token: t.token, json });
   return { status: r.status, type: r.headers.get('content-type') ?? '', rid: r.headers.get('x-gateway-request-id'), text: await r.text() };
 }
 
@@ -49,9 +43,9 @@ describe('text endpoints: faults before the first byte → family-B JSON error, 
           expect(r.status).toBe(f.status);
           expect(r.type).toContain('application/json');
           expectFamilyBError(r.text, r.rid, f.code);
-          expectNoLeak(h, r.text);
-          expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(0);
-          const log = await requestLogRow(h, r.rid!);
+          expectNoLeak(t.h, r.text);
+          expect(await ledgerOfRequest(t.h, r.rid!)).toHaveLength(0);
+          const log = await requestLogRow(t.h, r.rid!);
           expect(log.status).toBe(f.status);
           expect(log.error_code).toBe(f.code);
           expect(Number(log.amount)).toBe(0);
@@ -62,8 +56,8 @@ describe('text endpoints: faults before the first byte → family-B JSON error, 
           const r = await post(ep.path, ep.body('sim-fault:malformed', false));
           expect(r.status).toBe(502);
           expectFamilyBError(r.text, r.rid, 'upstream_error');
-          expectNoLeak(h, r.text);
-          expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(0);
+          expectNoLeak(t.h, r.text);
+          expect(await ledgerOfRequest(t.h, r.rid!)).toHaveLength(0);
         });
       }
     }
@@ -83,11 +77,11 @@ describe('text streams: faults after the first byte → an error event ends the 
         const code = fault.startsWith('trickle') ? 'upstream_timeout' : 'upstream_error';
         expect(last).toContain(`"code":"${code}"`);
         expect(last).toContain(String(r.rid));
-        expectNoLeak(h, r.text);
+        expectNoLeak(t.h, r.text);
         // The upstream accepted the call and produced output: metered exactly once (reported usage or the estimate).
-        const rows = await ledgerOfRequest(h, r.rid!);
+        const rows = await ledgerOfRequest(t.h, r.rid!);
         expect(rows).toHaveLength(1);
-        const log = await requestLogRow(h, r.rid!);
+        const log = await requestLogRow(t.h, r.rid!);
         expect(Number(log.amount)).toBe(Number(rows[0]!.amount));
       });
     }
@@ -95,30 +89,30 @@ describe('text streams: faults after the first byte → an error event ends the 
       const r = await post(ep.path, ep.body('sim-fault:trickle:60', true));
       expect(r.status).toBe(200);
       expect(r.text).not.toMatch(/"error"/);
-      expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(1);
+      expect(await ledgerOfRequest(t.h, r.rid!)).toHaveLength(1);
     });
   }
 
   it('a cut stream is never repeated upstream (bytes already reached the client)', async () => {
-    const before = h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+    const before = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
     const r = await post('/v1/chat/completions', ENDPOINTS[0]!.body('sim-fault:cut', true));
     expect(r.status).toBe(200);
-    expect(h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before + 1);
+    expect(t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before + 1);
   });
 
   it('a failed non-streaming call is retried (safe) but charged nothing', async () => {
-    const before = h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+    const before = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
     const r = await post('/v1/chat/completions', ENDPOINTS[0]!.body('sim-fault:status:500', false));
     expect(r.status).toBe(502);
-    expect(h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before + 2);
-    expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(0);
+    expect(t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before + 2);
+    expect(await ledgerOfRequest(t.h, r.rid!)).toHaveLength(0);
   });
 
   it('one transient upstream failure is absorbed by the retry: 200, exactly one charge', async () => {
-    h.sim.faults.add({ kind: 'status', arg: 503, path: '/compatible-mode/v1/chat/completions', times: 1 });
+    t.h.sim.faults.add({ kind: 'status', arg: 503, path: '/compatible-mode/v1/chat/completions', times: 1 });
     const r = await post('/v1/chat/completions', ENDPOINTS[0]!.body('', false));
     expect(r.status).toBe(200);
-    expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(1);
-    h.sim.faults.clear();
+    expect(await ledgerOfRequest(t.h, r.rid!)).toHaveLength(1);
+    t.h.sim.faults.clear();
   });
 });

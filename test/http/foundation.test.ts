@@ -1,21 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../support/harness.ts';
+import { useHarness } from '../support/harness.ts';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.close());
+const t = useHarness();
 
 describe('foundation through the real server', () => {
   it('healthz answers without auth', async () => {
-    const r = await h.fetch('/healthz');
+    const r = await t.h.fetch('/healthz');
     expect(r.status).toBe(200);
     expect(r.headers.get('x-gateway-request-id')).toMatch(/^req_[0-9a-f]{32}$/);
   });
 
   it('401 in family B shape without a token, with request id', async () => {
-    const r = await h.fetch('/v1/models');
+    const r = await t.h.fetch('/v1/models');
     expect(r.status).toBe(401);
     const body = (await r.json()) as { error: { code: string; request_id: string; message: string } };
     const rid = r.headers.get('x-gateway-request-id');
@@ -25,7 +21,7 @@ describe('foundation through the real server', () => {
   });
 
   it('401 in family A envelope', async () => {
-    const r = await h.fetch('/vidx/v1/videos/text2video', { method: 'POST', json: { prompt: 'x' }, token: 'tw-wrong' });
+    const r = await t.h.fetch('/vidx/v1/videos/text2video', { method: 'POST', json: { prompt: 'x' }, token: 'tw-wrong' });
     expect(r.status).toBe(401);
     const body = (await r.json()) as { code: number; request_id: string; data: null };
     expect(body.code).not.toBe(0);
@@ -34,10 +30,10 @@ describe('foundation through the real server', () => {
   });
 
   it('lists models for an admin-created token; allow-list shapes the list', async () => {
-    const created = await h.admin('/admin/tokens', { method: 'POST', json: { name: 'a', models: ['qwx3.7-plus', 'text-embedding-v4'] } });
+    const created = await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'a', models: ['qwx3.7-plus', 'text-embedding-v4'] } });
     expect(created.status).toBe(201);
-    const t = (await created.json()) as { id: string; token: string };
-    const r = await h.fetch('/v1/models', { token: t.token });
+    const tok = (await created.json()) as { id: string; token: string };
+    const r = await t.h.fetch('/v1/models', { token: tok.token });
     expect(r.status).toBe(200);
     const list = (await r.json()) as { object: string; data: Array<{ id: string; object: string }> };
     expect(list.object).toBe('list');
@@ -45,19 +41,19 @@ describe('foundation through the real server', () => {
   });
 
   it('revoke takes effect immediately', async () => {
-    const created = (await (await h.admin('/admin/tokens', { method: 'POST', json: { name: 'r' } })).json()) as { id: string; token: string };
-    expect((await h.fetch('/v1/models', { token: created.token })).status).toBe(200);
-    expect((await h.admin(`/admin/tokens/${created.id}`, { method: 'DELETE' })).status).toBe(200);
-    const r = await h.fetch('/v1/models', { token: created.token });
+    const created = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'r' } })).json()) as { id: string; token: string };
+    expect((await t.h.fetch('/v1/models', { token: created.token })).status).toBe(200);
+    expect((await t.h.admin(`/admin/tokens/${created.id}`, { method: 'DELETE' })).status).toBe(200);
+    const r = await t.h.fetch('/v1/models', { token: created.token });
     expect(r.status).toBe(401);
     expect(((await r.json()) as { error: { code: string } }).error.code).toBe('token_revoked');
   });
 
   it('unknown path 404 and wrong method 405 in family shape', async () => {
-    const { secret } = await h.token();
-    const r = await h.fetch('/v1/nope', { token: secret });
+    const { secret } = await t.h.token();
+    const r = await t.h.fetch('/v1/nope', { token: secret });
     expect(r.status).toBe(404);
-    const r2 = await h.fetch('/v1/models', { token: secret, method: 'POST', json: {} });
+    const r2 = await t.h.fetch('/v1/models', { token: secret, method: 'POST', json: {} });
     expect(r2.status).toBe(405);
     expect(((await r2.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
   });
