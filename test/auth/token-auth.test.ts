@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { credentialFrom, TokenAuth } from '../../src/auth/token-auth.ts';
 import { hashToken, newTokenSecret, safeEqual } from '../../src/auth/token-secret.ts';
 import { isGatewayError } from '../../src/errors/gateway-error.ts';

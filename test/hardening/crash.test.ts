@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../../simulator/index.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { freePort } from '../support/free-port.ts';
-import { testDialect } from '../support/harness.ts';
+import { testDialect } from '../support/store.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'tollway.mjs');
 const ADMIN = 'crash-admin-key-0123456789abcdef';

@@ -1,7 +1,7 @@
 // Upstream faults on the text endpoints (chat, responses, messages — streaming and not — and embeddings),
 // injected by the simulator: each has one expected client-visible result (status, code, family shape, no
 // leak) and one ledger state (nothing charged when nothing was delivered; exactly one charge otherwise).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectFamilyBError, expectNoLeak } from '../support/error-shapes.ts';
 import { useHarness } from '../support/harness.ts';
 import { ledgerOfRequest, requestLogRow } from '../support/store-rows.ts';

@@ -2,7 +2,7 @@
 // family's error shape with the request id, never a key, JWT, upstream host or stack trace.
 import fc from 'fast-check';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
 import { useHarness } from '../support/harness.ts';
 

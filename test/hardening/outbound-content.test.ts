@@ -1,7 +1,7 @@
 // Outbound safety of the /v1/videos content proxy (issue 8, item 5): the gateway fetches a finished video's
 // result URL only under the result-host policy (allow-listed host, https unless the origin is trusted, no
 // private addresses unless allowed). A result on a host outside that policy is refused without being fetched.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SIM_VIDEO_BYTES } from '../../simulator/dashscope/results-video.ts';
 import { useHarness } from '../support/harness.ts';
 import { createVideo, FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';

@@ -1,5 +1,5 @@
 // The admin API (/admin/…) through the real server: tokens, channels, audit log.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useHarness } from '../support/harness.ts';
 import type { BErr } from '../support/error-shapes.ts';
 

@@ -1,5 +1,5 @@
 // Request ids and error shapes on every kind of response, through the real server.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from '../../src/store/schema.ts';
 import type { Store } from '../../src/store/store.ts';

@@ -1,5 +1,5 @@
 // GET /v1/models and model visibility: token allow-list AND an enabled channel serving the model.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
 import { ensureChannel } from '../../src/bootstrap.ts';
 import { useHarness } from '../support/harness.ts';
@@ -9,7 +9,9 @@ type ModelList = { object: string; data: Array<{ id: string; object: string; cre
 
 // Only a DashScope channel: every Kling (vidx) model has no channel and must be invisible.
 const t = useHarness({ channels: false });
+beforeAll(async () => {
   await ensureChannel(t.h.gw.deps, 'only-dashscope', 'dashscope', t.h.sim.url, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
+});
 
 const list = async (token: string) => {
   const r = await t.h.fetch('/v1/models', { token });

@@ -1,7 +1,7 @@
 // Per-token concurrency limit through the real server (issue 8, item 7): while a token's only slot is taken by
 // an in-flight call, a second call is refused with 429 concurrency_limited and Retry-After, in the family's
 // shape; once the call ends (also a stream) the slot is free again.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useHarness } from '../support/harness.ts';
 
 const t = useHarness();

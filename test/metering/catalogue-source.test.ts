@@ -7,7 +7,7 @@ import { ConfigError } from '../../src/config/config.ts';
 import { loadCatalogue, readCatalogueFile, upsertOverride } from '../../src/metering/catalogue-source.ts';
 import { validatePrice } from '../../src/metering/price-validation.ts';
 import { priceForEntry } from '../../src/metering/prices.ts';
-import { freshStore } from '../support/harness.ts';
+import { freshStore } from '../support/store.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'tollway-cat-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -9,7 +9,7 @@ import type { SqliteBatchWriter } from '../../src/store/sqlite-batch-writer.ts';
 import type { LedgerTuple, LogTuple } from '../../src/store/sqlite-row-writes.ts';
 import { sqliteBatchWriter } from '../../src/store/sqlite.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
-import { freshStore, testDialect } from '../support/harness.ts';
+import { freshStore, testDialect } from '../support/store.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

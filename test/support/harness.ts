@@ -1,5 +1,5 @@
-// Starts a real gateway (real HTTP server, real store) against a real simulator, for one test file.
-// Dialect comes from TOLLWAY_TEST_DIALECT (scripts/test.mjs runs the suite once per dialect).
+// Starts a real gateway (real HTTP server, real store) against a real simulator, for one test file or block.
+// The store's dialect comes from TOLLWAY_TEST_DIALECT (see store.ts).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,48 +10,11 @@ import { ensureChannel } from '../../src/bootstrap.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { createToken } from '../../src/http/routes/admin/tokens.ts';
-import { openStore, type Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { freshStore } from './store.ts';
 
 export const ADMIN_KEY = 'test-admin-key-0123456789abcdef';
 export const SECRET = 'test-secret-0123456789abcdefghij';
-
-export type TestDialect = 'sqlite' | 'postgres';
-
-export function testDialect(): TestDialect {
-  return process.env.TOLLWAY_TEST_DIALECT === 'postgres' ? 'postgres' : 'sqlite';
-}
-
-let schemaSeq = 0;
-
-/** A fresh, migrated store for the current test dialect (SQLite temp file, or a fresh PostgreSQL schema). */
-export async function freshStore(): Promise<{ store: Store; url: string; pgSchema?: string; cleanup(): Promise<void> }> {
-  if (testDialect() === 'postgres') {
-    const url = process.env.TEST_DATABASE_URL;
-    if (!url) throw new Error('TOLLWAY_TEST_DIALECT=postgres needs TEST_DATABASE_URL');
-    const pgSchema = `t_${process.pid}_${Date.now().toString(36)}_${schemaSeq++}`;
-    const store = await openStore(url, { pgSchema });
-    return {
-      store,
-      url,
-      pgSchema,
-      cleanup: async () => {
-        await store.db.schema.dropSchema(pgSchema).ifExists().cascade().execute().catch(() => undefined);
-        await store.close();
-      },
-    };
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'tollway-test-'));
-  const url = `sqlite:${join(dir, 'test.db')}`;
-  const store = await openStore(url);
-  return {
-    store,
-    url,
-    cleanup: async () => {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 export interface Harness {
   /** The gateway's address; after restart() the new gateway's. */

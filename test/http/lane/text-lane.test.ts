@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Client, request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectB, RID } from '../../support/error-shapes.ts';
 import { useHarness } from '../../support/harness.ts';
 

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { streamStats } from '../../../simulator/dashscope/compat-chat.ts';
 import { DEFAULT_SIM_KEYS } from '../../../simulator/index.ts';
 import { useHarness } from '../../support/harness.ts';

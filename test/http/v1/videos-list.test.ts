@@ -1,6 +1,6 @@
 // GET /v1/videos: the caller's own videos only, newest first, cursor paging, strict query parameters.
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
 import { FAST_TASK_ENV } from '../../support/videos.ts';
 

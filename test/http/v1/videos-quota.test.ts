@@ -1,7 +1,7 @@
 // Quota through the real server (issue 3 acceptance, issue 6): parallel /v1/videos creations place holds by
 // compare-and-set, so a burst can never hold more than the quota; the refused ones get 429 insufficient_quota
 // in the family B shape and never reach the upstream.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
 import { ledgerOfTask, tokenRow } from '../../support/store-rows.ts';
 import { createVideo, FAST_TASK_ENV, waitTerminal } from '../../support/videos.ts';

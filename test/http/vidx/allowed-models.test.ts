@@ -1,6 +1,6 @@
 // Contract 2.1: every model of the text-to-video allow-list is admitted on /vidx/v1/videos/text2video and sent
 // upstream under its catalogue upstream name (the validation table admits only one of them explicitly).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
 import { call, type TaskData, vidxHarness } from '../../support/vidx.ts';
 

@@ -1,6 +1,6 @@
 // The full editing workflow through the real server against the simulator, session ownership and
 // the 24-hour expiry we enforce ourselves.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
 import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx.ts';
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS } from '../../../simulator/index.ts';
 import { useHarness } from '../../support/harness.ts';
 import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx.ts';
