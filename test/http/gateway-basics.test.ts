@@ -1,9 +1,11 @@
+// The basics end to end through the real server: the health check, both families' 401, a token from the admin API
+// and its allow-list, revocation at once, unknown paths and wrong methods.
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../support/harness.ts';
 
 const t = useHarness();
 
-describe('foundation through the real server', () => {
+describe('gateway basics through the real server', () => {
   it('healthz answers without auth', async () => {
     const r = await t.h.fetch('/healthz');
     expect(r.status).toBe(200);

@@ -1,7 +1,7 @@
 // The admin API (/admin/…) through the real server: tokens, channels, audit log.
 import { describe, expect, it } from 'vitest';
-import { useHarness } from '../support/harness.ts';
-import type { BErr } from '../support/error-shapes.ts';
+import { useHarness } from '../../support/harness.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
 type TokenAnswer = { id: string; name: string; token: string; models: string[] | null; quota: number | null; expires_at: number | null; created_at: number };
 type AuditRow = { id: number; at: number; actor: string; action: string; target: string | null; detail: Record<string, unknown> | null; request_id: string | null };
