@@ -5,21 +5,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../../simulator/index.ts';
+import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
 import { freePort } from '../support/free-port.ts';
+import { useSimulator } from '../support/simulator.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'tollway.mjs');
 let dir: string;
-let sim: Simulator;
 const children: ChildProcess[] = [];
+const upstream = useSimulator({ taskDurationMs: 300 });
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tollway-demo-'));
-  sim = await startSimulator({ taskDurationMs: 300 });
 });
 afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  await sim?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -146,13 +145,13 @@ describe('demo mode', () => {
   });
 
   it('with upstream keys: no simulator, a channel per configured upstream, demo channels disabled', async () => {
-    const s = await serve({ DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey, DASHSCOPE_BASE_URL: sim.url, TOLLWAY_ADMIN_KEY: 'operator-chosen-admin-key-0001' }, /listening on /);
+    const s = await serve({ DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey, DASHSCOPE_BASE_URL: upstream.sim.url, TOLLWAY_ADMIN_KEY: 'operator-chosen-admin-key-0001' }, /listening on /);
     // give the process a moment to print anything else it would print after listening
     await new Promise((r) => setTimeout(r, 200));
     const text = s.stderr();
     expect(text).not.toMatch(/SIMULATOR|DEMO MODE|Demo token/);
     const ch = (await (await fetch(`${s.base}/admin/channels`, { headers: { authorization: 'Bearer operator-chosen-admin-key-0001' } })).json()) as { data: Array<{ name: string; status: string; base_url: string }> };
-    expect(ch.data.find((c) => c.name === 'env-dashscope')).toMatchObject({ status: 'enabled', base_url: sim.url });
+    expect(ch.data.find((c) => c.name === 'env-dashscope')).toMatchObject({ status: 'enabled', base_url: upstream.sim.url });
     for (const c of ch.data.filter((x) => x.name.startsWith('demo-'))) expect(c.status).toBe('disabled');
     expect(JSON.stringify(ch)).not.toContain(DEFAULT_SIM_KEYS.dashscopeApiKey);
     const ids = (await getJson(`${s.base}/v1/models`, demoToken)).body.data.map((m) => m.id);

@@ -14,9 +14,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../../simulator/index.ts';
+import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { freePort } from '../support/free-port.ts';
+import { useSimulator } from '../support/simulator.ts';
 import { testDialect } from '../support/store.ts';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'tollway.mjs');
@@ -24,11 +25,12 @@ const ADMIN = 'crash-admin-key-0123456789abcdef';
 const SECRET = 'crash-secret-0123456789abcdefghij';
 
 let dir: string;
-let sim: Simulator;
 let dbUrl: string;
 let store: Store;
 let dropSchema: (() => Promise<void>) | null = null;
 const children: ChildProcess[] = [];
+// Tasks stay open long enough to be in flight at the kill, short enough for a fast test.
+const upstream = useSimulator({ taskDurationMs: 1500 });
 
 interface Running {
   child: ChildProcess;
@@ -48,10 +50,10 @@ async function serve(): Promise<Running> {
     TOLLWAY_ADMIN_KEY: ADMIN,
     TOLLWAY_SECRET: SECRET,
     DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey,
-    DASHSCOPE_BASE_URL: sim.url,
+    DASHSCOPE_BASE_URL: upstream.sim.url,
     KLING_ACCESS_KEY: DEFAULT_SIM_KEYS.klingAccessKey,
     KLING_SECRET_KEY: DEFAULT_SIM_KEYS.klingSecretKey,
-    KLING_BASE_URL: sim.url,
+    KLING_BASE_URL: upstream.sim.url,
     TOLLWAY_TASK_TICK_MS: '50',
     TOLLWAY_TASK_POLL_BASE_MS: '50',
     TOLLWAY_TASK_POLL_MAX_MS: '200',
@@ -76,8 +78,6 @@ async function serve(): Promise<Running> {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tollway-crash-'));
-  // Tasks stay open long enough to be in flight at the kill, short enough for a fast test.
-  sim = await startSimulator({ taskDurationMs: 1500 });
   if (testDialect() === 'postgres') {
     const base = process.env.TEST_DATABASE_URL;
     if (!base) throw new Error('TOLLWAY_TEST_DIALECT=postgres needs TEST_DATABASE_URL');
@@ -98,7 +98,6 @@ afterAll(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await dropSchema?.();
   await store?.close();
-  await sim?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -170,13 +169,13 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
       await it.next(); // the stream has started reaching the client
       inflight.push((async () => { while (!(await it.next()).done); })().catch(() => 'cut'));
     }
-    const synthBefore = sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST').length;
+    const synthBefore = upstream.sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST').length;
     for (const body of [chat('slow a sim-fault:delay:4000'), chat('slow b sim-fault:delay:4000')]) {
       inflight.push(post(g1.base, '/v1/chat/completions', body).then((r) => r.body.text()).catch(() => 'cut'));
     }
     inflight.push(post(g1.base, '/v1/videos', { model: 'wnx2.7-t2v', prompt: 'submit in flight sim-fault:delay:2500', seconds: 2 }).then((r) => r.body.text()).catch(() => 'cut'));
-    await until('the in-flight submit reached the upstream', async () => sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST').length > synthBefore);
-    await until('two slow calls reached the upstream', async () => sim.requestsTo('/compatible-mode/v1/chat/completions').filter((x) => JSON.stringify(x.body).includes('slow ')).length >= 2);
+    await until('the in-flight submit reached the upstream', async () => upstream.sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST').length > synthBefore);
+    await until('two slow calls reached the upstream', async () => upstream.sim.requestsTo('/compatible-mode/v1/chat/completions').filter((x) => JSON.stringify(x.body).includes('slow ')).length >= 2);
 
     g1.child.kill('SIGKILL');
     await g1.exited;
@@ -225,7 +224,7 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
     expect(Number(t.held)).toBe(0);
 
     // No task was created twice upstream: one creation per task (4 family B + the lost submit, 2 family A).
-    expect(sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST')).toHaveLength(5);
-    expect(sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST')).toHaveLength(2);
+    expect(upstream.sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST')).toHaveLength(5);
+    expect(upstream.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST')).toHaveLength(2);
   }, 120_000);
 });

@@ -8,7 +8,7 @@ import { createChannel } from '../../src/http/routes/admin/channels.ts';
 import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
 import { expectFamilyBError, expectNoLeak } from '../support/error-shapes.ts';
 import { useHarness } from '../support/harness.ts';
-import { flushWriters, ledgerOfRequest } from '../support/store-rows.ts';
+import { flushWriters, ledgerOfRequest, ledgerOfTask } from '../support/store-rows.ts';
 import { DEAD_URL, secondUpstream } from '../support/upstreams.ts';
 import { FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
 import { waitForFamilyATask } from '../support/vidx.ts';
@@ -168,7 +168,7 @@ describe('connect-only calls: a request that may have been accepted is never sen
       expect(deadIds).not.toContain(row.channel_id);
       expect((await waitTerminal(t.h, t.token, id)).status).toBe('completed');
       await flushWriters(t.h);
-      const rows = await t.h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', id).execute();
+      const rows = await ledgerOfTask(t.h, id);
       expect(rows.map((x) => x.idempotency_key)).toEqual([`${id}:success`]);
     });
 
@@ -178,7 +178,7 @@ describe('connect-only calls: a request that may have been accepted is never sen
       const id = (JSON.parse(r.text) as { data: { task_id: string } }).data.task_id;
       expect(await waitForFamilyATask(t.h, t.token, '/vidx/v1/videos/text2video', id, 'succeed')).toBe('succeed');
       await flushWriters(t.h);
-      const rows = await t.h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', id).execute();
+      const rows = await ledgerOfTask(t.h, id);
       expect(rows.map((x) => x.idempotency_key)).toEqual([`${id}:success`]);
     });
   });

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectFamilyAError, expectFamilyBError, expectNoLeak } from '../support/error-shapes.ts';
 import { useHarness } from '../support/harness.ts';
-import { flushWriters, ledgerOfRequest } from '../support/store-rows.ts';
+import { flushWriters, holdOfTask, ledgerOfRequest, ledgerOfTask } from '../support/store-rows.ts';
 import { FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
 import { waitForFamilyATask } from '../support/vidx.ts';
 
@@ -83,9 +83,9 @@ describe('/v1/videos creation: faults → no task, hold released, no charge, nev
       const v = await waitTerminal(t.h, t.token, id);
       expect(v.status).toBe('failed');
       expect(v.error?.code).toBeTruthy();
-      const hold = await t.h.store.db.selectFrom('holds').selectAll().where('task_id', '=', id).executeTakeFirst();
+      const hold = await holdOfTask(t.h, id);
       expect(hold?.state).not.toBe('held');
-      expect(await t.h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', id).execute()).toHaveLength(0);
+      expect(await ledgerOfTask(t.h, id)).toHaveLength(0);
     });
   }
 
@@ -97,7 +97,7 @@ describe('/v1/videos creation: faults → no task, hold released, no charge, nev
     const v = await waitTerminal(t.h, t.token, id);
     t.h.sim.faults.clear();
     expect(v.status).toBe('completed');
-    const rows = await t.h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', id).execute();
+    const rows = await ledgerOfTask(t.h, id);
     expect(rows.map((x) => x.idempotency_key)).toEqual([`${id}:success`]);
   });
 });
@@ -129,7 +129,7 @@ describe('family A creation: faults → vendor envelope, no task, no hold; a los
     const id = env.data.task_id;
     expect(await waitForFamilyATask(t.h, t.token, T2V, id, 'succeed')).toBe('succeed');
     await flushWriters(t.h);
-    const rows = await t.h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', id).execute();
+    const rows = await ledgerOfTask(t.h, id);
     expect(rows.map((x) => x.idempotency_key)).toEqual([`${id}:success`]);
   });
 
@@ -137,8 +137,8 @@ describe('family A creation: faults → vendor envelope, no task, no hold; a los
     const r = await post(T2V, { prompt: 'sim-fault:fail-task' });
     const id = (JSON.parse(r.text) as { data: { task_id: string } }).data.task_id;
     expect(await waitForFamilyATask(t.h, t.token, T2V, id, 'failed')).toBe('failed');
-    const hold = await t.h.store.db.selectFrom('holds').selectAll().where('task_id', '=', id).executeTakeFirst();
+    const hold = await holdOfTask(t.h, id);
     expect(hold?.state).not.toBe('held');
-    expect(await t.h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', id).execute()).toHaveLength(0);
+    expect(await ledgerOfTask(t.h, id)).toHaveLength(0);
   });
 });

@@ -43,6 +43,7 @@ export async function ledgerOfToken(h: Harness, tokenId: string) {
 
 /** Ledger rows of one task. */
 export async function ledgerOfTask(h: Harness, taskId: string) {
+  await flushWriters(h);
   return h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', taskId).execute();
 }
 
@@ -54,6 +55,12 @@ export async function holdOfTask(h: Harness, taskId: string) {
 /** A token's `spent` and `held` counters. */
 export async function tokenRow(h: Harness, tokenId: string) {
   return h.store.db.selectFrom('tokens').select(['spent', 'held']).where('id', '=', tokenId).executeTakeFirstOrThrow();
+}
+
+/** The request-log rows of one request id as they are once the writers are flushed (none, or one). */
+export async function requestLogRows(h: Harness, rid: string) {
+  await flushWriters(h);
+  return h.store.db.selectFrom('request_log').selectAll().where('request_id', '=', rid).execute();
 }
 
 /** The request-log row of one request, waiting for the writer (it is written after the response). */

@@ -7,6 +7,7 @@ import { Client, request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { expectB, RID } from '../../support/error-shapes.ts';
 import { useHarness } from '../../support/harness.ts';
+import { ledgerOfRequest, requestLogRows } from '../../support/store-rows.ts';
 
 const LIMIT = 2048;
 const CHAT = '/v1/chat/completions';
@@ -24,16 +25,6 @@ async function asResponse(r: Awaited<ReturnType<typeof request>>): Promise<Respo
 }
 
 const simCount = (fragment = '') => t.h.sim.requestsTo(fragment).length;
-
-async function logRows(rid: string) {
-  await t.h.gw.deps.requestLog.flush();
-  return t.h.store.db.selectFrom('request_log').selectAll().where('request_id', '=', rid).execute();
-}
-
-async function ledgerRows(rid: string) {
-  await t.h.gw.deps.meter.flush();
-  return t.h.store.db.selectFrom('ledger').selectAll().where('request_id', '=', rid).execute();
-}
 
 async function expectChatOk(r: Response): Promise<string> {
   expect(r.status).toBe(200);
@@ -53,7 +44,7 @@ describe('routing parity with the framework path', () => {
     const query = await expectChatOk(await t.h.fetch(`${CHAT}?x=1`, { method: 'POST', token: t.token, json: chat('query') }));
     expect(simCount('/chat/completions')).toBe(before + 3);
     expect(new Set([plain, slash, query]).size).toBe(3);
-    for (const rid of [slash, query]) expect((await logRows(rid)).map((r) => r.endpoint)).toEqual([CHAT]);
+    for (const rid of [slash, query]) expect((await requestLogRows(t.h, rid)).map((r) => r.endpoint)).toEqual([CHAT]);
   });
 
   it('GET on a lane path is 405 method_not_allowed with Allow: POST; a near-miss path is 404 not_found', async () => {
@@ -131,10 +122,10 @@ describe('body handling on a lane route', () => {
 describe('the record', () => {
   it('a successful lane call: one request-log row (endpoint, status 200) and one ledger row for its request id', async () => {
     const rid = await expectChatOk(await t.h.fetch(CHAT, { method: 'POST', token: t.token, json: chat('record me') }));
-    const log = await logRows(rid);
+    const log = await requestLogRows(t.h, rid);
     expect(log).toHaveLength(1);
     expect(log[0]).toMatchObject({ endpoint: CHAT, method: 'POST', status: 200, error_code: null, model: 'qwx3.7-plus' });
-    const ledger = await ledgerRows(rid);
+    const ledger = await ledgerOfRequest(t.h, rid);
     expect(ledger).toHaveLength(1);
     expect(ledger[0]!.request_id).toBe(rid);
     expect(Number(log[0]!.amount)).toBe(Number(ledger[0]!.amount));
@@ -146,10 +137,10 @@ describe('the record', () => {
     const body = await expectB(r, 400, 'missing_parameter');
     expect(body.error.param).toBe('messages');
     const rid = body.error.request_id;
-    const log = await logRows(rid);
+    const log = await requestLogRows(t.h, rid);
     expect(log).toHaveLength(1);
     expect(log[0]).toMatchObject({ endpoint: CHAT, status: 400, error_code: 'missing_parameter' });
-    expect(await ledgerRows(rid)).toHaveLength(0);
+    expect(await ledgerOfRequest(t.h, rid)).toHaveLength(0);
     expect(simCount()).toBe(before);
   });
 });
@@ -179,7 +170,7 @@ describe('a client that goes away', () => {
     }
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ endpoint: CHAT, status: 499, error_code: 'client_closed' });
-    const charged = await ledgerRows(rows[0]!.request_id);
+    const charged = await ledgerOfRequest(t.h, rows[0]!.request_id);
     expect(charged).toHaveLength(1);
     expect(Number(rows[0]!.amount)).toBe(Number(charged[0]!.amount));
     expect(Number(rows[0]!.amount)).toBeGreaterThan(0);

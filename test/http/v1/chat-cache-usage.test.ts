@@ -4,13 +4,14 @@
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
+import { openaiClient } from '../../support/sdk.ts';
 import { sseEvents } from '../../support/sse.ts';
 import { ledgerRows } from '../../support/store-rows.ts';
 
 const t = useHarness();
 let client: OpenAI;
 beforeAll(() => {
-  client = new OpenAI({ baseURL: `${t.h.url}/v1`, apiKey: t.token, maxRetries: 0 });
+  client = openaiClient(t.h, t.token);
 });
 
 // Long enough for the simulated implicit cache (512+ input tokens).

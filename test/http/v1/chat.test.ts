@@ -1,13 +1,14 @@
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
+import { openaiClient } from '../../support/sdk.ts';
 import { sseEvents } from '../../support/sse.ts';
 import { ledgerRows } from '../../support/store-rows.ts';
 
 const t = useHarness();
 let client: OpenAI;
 beforeAll(() => {
-  client = new OpenAI({ baseURL: `${t.h.url}/v1`, apiKey: t.token, maxRetries: 0 });
+  client = openaiClient(t.h, t.token);
 });
 
 describe('POST /v1/chat/completions (openai SDK)', () => {
@@ -178,7 +179,7 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
 
   it('a token with a quota is checked before the upstream call', async () => {
     const tok = await t.h.token({ quota: 1 });
-    const c = new OpenAI({ baseURL: `${t.h.url}/v1`, apiKey: tok.secret, maxRetries: 0 });
+    const c = openaiClient(t.h, tok.secret);
     const first = await c.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'spend' }] }).withResponse();
     await ledgerRows(t.h, first.response.headers.get('x-gateway-request-id')!);
     const before = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;

@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
+import { openaiClient } from '../../support/sdk.ts';
 import { ledgerRows } from '../../support/store-rows.ts';
 
 const t = useHarness();
@@ -8,7 +9,7 @@ let token: string;
 let client: OpenAI;
 beforeAll(async () => {
   token = (await t.h.token({ models: ['text-embedding-v4', 'qwx3.7-plus'] })).secret;
-  client = new OpenAI({ baseURL: `${t.h.url}/v1`, apiKey: token, maxRetries: 0 });
+  client = openaiClient(t.h, token);
 });
 
 describe('POST /v1/embeddings (openai SDK)', () => {

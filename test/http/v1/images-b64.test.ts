@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PNG_SIGNATURE } from '../../../simulator/dashscope/images-png.ts';
 import { useHarness } from '../../support/harness.ts';
+import { openaiClient } from '../../support/sdk.ts';
 import { ledgerOfRequest, ledgerOfToken, requestLogRow } from '../../support/store-rows.ts';
 
 // The simulator's result origin is NOT trusted here and 127.0.0.1 is not a result host.
@@ -16,7 +17,7 @@ const t = useHarness({
 let client: OpenAI;
 
 beforeAll(() => {
-  client = new OpenAI({ baseURL: `${t.h.url}/v1`, apiKey: t.token, maxRetries: 0 });
+  client = openaiClient(t.h, t.token);
 });
 
 async function generateB64(n = 2) {

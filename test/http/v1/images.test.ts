@@ -2,6 +2,7 @@ import OpenAI, { toFile } from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PNG_SIGNATURE, solidPng } from '../../../simulator/dashscope/images-png.ts';
 import { useHarness } from '../../support/harness.ts';
+import { openaiClient } from '../../support/sdk.ts';
 import { imageCalls } from '../../support/images.ts';
 import { ledgerOfRequest, ledgerOfToken, requestLogRow } from '../../support/store-rows.ts';
 
@@ -10,7 +11,7 @@ let client: OpenAI;
 const PRICE = 200_000; // qwx-image-2.0 and qwx-image-edit-plus, micro-units per image
 
 beforeAll(() => {
-  client = new OpenAI({ baseURL: `${t.h.url}/v1`, apiKey: t.token, maxRetries: 0 });
+  client = openaiClient(t.h, t.token);
 });
 
 async function errorOf(res: Response): Promise<{ status: number; code: string; message: string; param?: string }> {

@@ -5,13 +5,14 @@ import { GatewayError } from '../../../src/errors/gateway-error.ts';
 import { renderFamilyB } from '../../../src/errors/render.ts';
 import { messagesErrorFrame } from '../../../src/http/routes/v1/messages.ts';
 import { useHarness } from '../../support/harness.ts';
+import { anthropicClient } from '../../support/sdk.ts';
 import { sseEvents } from '../../support/sse.ts';
 import { ledgerRows } from '../../support/store-rows.ts';
 
 const t = useHarness();
 let client: Anthropic;
 beforeAll(() => {
-  client = new Anthropic({ baseURL: t.h.url, apiKey: t.token, maxRetries: 0 });
+  client = anthropicClient(t.h, t.token);
 });
 
 const UPSTREAM = '/apps/anthropic/v1/messages';

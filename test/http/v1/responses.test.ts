@@ -1,12 +1,13 @@
 import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
+import { openaiClient } from '../../support/sdk.ts';
 import { ledgerRows } from '../../support/store-rows.ts';
 
 const t = useHarness();
 let client: OpenAI;
 beforeAll(() => {
-  client = new OpenAI({ baseURL: `${t.h.url}/v1`, apiKey: t.token, maxRetries: 0 });
+  client = openaiClient(t.h, t.token);
 });
 
 const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: [{ type: 'input_text', text: 'tell me about responses' }] }];

@@ -1,11 +1,10 @@
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { streamStats } from '../../../simulator/dashscope/compat-chat.ts';
 import { DEFAULT_SIM_KEYS } from '../../../simulator/index.ts';
 import { useHarness } from '../../support/harness.ts';
+import { anthropicClient, openaiClient } from '../../support/sdk.ts';
 import { sseEvents } from '../../support/sse.ts';
-import { ledgerRows } from '../../support/store-rows.ts';
+import { ledgerOfRequest, ledgerRows, requestLogRows } from '../../support/store-rows.ts';
 
 const t = useHarness();
 afterEach(() => t.h.sim.faults.clear());
@@ -44,8 +43,7 @@ describe('streaming done right', () => {
     // still exactly one after everything settled
     await new Promise((res) => setTimeout(res, 100));
     expect(await ledgerRows(t.h, rid)).toHaveLength(1);
-    await t.h.gw.deps.requestLog.flush();
-    const logRows = await t.h.store.db.selectFrom('request_log').selectAll().where('request_id', '=', rid).execute();
+    const logRows = await requestLogRows(t.h, rid);
     expect(logRows).toHaveLength(1);
     expect(logRows[0]!.error_code).toBe('client_closed');
   });
@@ -80,8 +78,7 @@ describe('streaming done right', () => {
       expect((JSON.parse(rows[0]!.quantities) as { input_tokens: number }).input_tokens).toBeGreaterThan(0);
       await new Promise((res) => setTimeout(res, 100));
       expect(await ledgerRows(t.h, rid)).toHaveLength(1);
-      await t.h.gw.deps.requestLog.flush();
-      const log = await t.h.store.db.selectFrom('request_log').selectAll().where('request_id', '=', rid).execute();
+      const log = await requestLogRows(t.h, rid);
       expect(log.map((l) => l.error_code)).toEqual(['client_closed']);
     });
   }
@@ -102,7 +99,7 @@ describe('streaming done right', () => {
   });
 
   it('upstream cut: the openai SDK raises instead of hanging', async () => {
-    const client = new OpenAI({ baseURL: `${t.h.url}/v1`, apiKey: t.token, maxRetries: 0 });
+    const client = openaiClient(t.h, t.token);
     const stream = await client.chat.completions.create({ model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: 'sim-fault:cut' }] });
     await expect(
       (async () => {
@@ -118,7 +115,7 @@ describe('streaming done right', () => {
     expect(events.at(-1)!.event).toBe('error');
     expect((JSON.parse(events.at(-1)!.data) as { type: string }).type).toBe('error');
     expect(await ledgerRows(t.h, rid)).toHaveLength(1);
-    const client = new Anthropic({ baseURL: t.h.url, apiKey: t.token, maxRetries: 0 });
+    const client = anthropicClient(t.h, t.token);
     await expect(client.messages.stream({ model: 'qwx3.7-plus', max_tokens: 64, messages: [{ role: 'user', content: 'sim-fault:cut' }] }).finalMessage()).rejects.toThrow();
   });
 
@@ -166,8 +163,7 @@ describe('upstream errors are mapped and sanitised', () => {
         expect(body.error.upstream_request_id).toMatch(/^[0-9a-f-]{36}$/);
         if (upstream === 403) expect(body.error.message).toMatch(/permission denied.*activation.*access.denied/i);
         if (upstream === 429) expect(body.error.message).toMatch(/rate limit/i);
-        await t.h.gw.deps.meter.flush();
-        const rows = await t.h.store.db.selectFrom('ledger').selectAll().where('request_id', '=', rid).execute();
+        const rows = await ledgerOfRequest(t.h, rid);
         expect(rows).toHaveLength(0);
       }
     });
@@ -193,8 +189,7 @@ describe('upstream errors are mapped and sanitised', () => {
         const body = JSON.parse(text) as { error: { code: string; request_id: string } };
         expect(body.error.code).toBe(code);
         expect(body.error.request_id).toBe(rid);
-        await t.h.gw.deps.meter.flush();
-        expect(await t.h.store.db.selectFrom('ledger').selectAll().where('request_id', '=', rid).execute()).toHaveLength(0);
+        expect(await ledgerOfRequest(t.h, rid)).toHaveLength(0);
       }
       t.h.sim.faults.clear();
     });

@@ -1,7 +1,7 @@
 // GET /v1/videos: the caller's own videos only, newest first, cursor paging, strict query parameters.
-import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
+import { openaiClient } from '../../support/sdk.ts';
 import { FAST_TASK_ENV } from '../../support/videos.ts';
 
 const t = useHarness({ env: FAST_TASK_ENV });
@@ -21,7 +21,7 @@ describe('GET /v1/videos', () => {
     }
     const theirs = (await (await t.h.fetch('/v1/videos', { method: 'POST', token: b.secret, json: { model: 'wnx2.7-t2v', prompt: 'other', seconds: 2 } })).json()) as { id: string };
 
-    const client = new OpenAI({ apiKey: a.secret, baseURL: `${t.h.url}/v1`, maxRetries: 0 });
+    const client = openaiClient(t.h, a.secret);
     const first = (await (await t.h.fetch('/v1/videos?limit=2', { token: a.secret })).json()) as VideoList;
     expect(first.object).toBe('list');
     expect(first.data.map((v) => v.id)).toEqual([mine[2], mine[1]]);

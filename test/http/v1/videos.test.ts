@@ -1,9 +1,9 @@
 // /v1/videos end to end: the official openai SDK, status/result/error shapes, ownership, content proxy,
 // metering at terminal success only.
-import OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SIM_VIDEO_BYTES } from '../../../simulator/dashscope/results-video.ts';
 import { useHarness } from '../../support/harness.ts';
+import { openaiClient } from '../../support/sdk.ts';
 import { holdOfTask, ledgerOfTask, tokenRow } from '../../support/store-rows.ts';
 import { createVideo, FAST_TASK_ENV, getVideo, lastSynthesisBody, waitTerminal } from '../../support/videos.ts';
 
@@ -15,7 +15,7 @@ beforeAll(async () => {
 
 describe('/v1/videos with the official openai SDK', () => {
   it('create → retrieve until completed → downloadContent returns the bytes', async () => {
-    const client = new OpenAI({ apiKey: tok.secret, baseURL: `${t.h.url}/v1`, maxRetries: 0 });
+    const client = openaiClient(t.h, tok.secret);
     const created = await client.videos.create({ model: 'wnx2.7-t2v', prompt: 'a cat runs on the grass', seconds: '4', size: '1280x720' } as never);
     expect(created.id).toMatch(/^video_[0-9a-f]{32}$/);
     expect((created as unknown as { video_id: string }).video_id).toBe(created.id);

@@ -9,6 +9,7 @@ import { SecretBox } from '../../../src/auth/secret-box.ts';
 import { createSafeAgents } from '../../../src/net/safe-agent.ts';
 import { CallbackDispatcher, signCallback } from '../../../src/tasks/callbacks.ts';
 import { SECRET, useHarness } from '../../support/harness.ts';
+import { ledgerOfTask } from '../../support/store-rows.ts';
 import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx.ts';
 import { until } from '../../support/wait.ts';
 
@@ -110,7 +111,7 @@ describe('upstream callbacks to the public URL; dispatcher by hand', () => {
     await until(async () => (await t.h.store.db.selectFrom('tasks').select('state').where('id', '=', id).executeTakeFirst())?.state === 'succeeded', 'task updated by the upstream callback');
     // The poller may finish the task before the simulator's callback POST completes: wait for that too.
     await until(async () => klingState(t.h.sim.ctx).callbacks.some((x) => x.url === sent.callback_url && x.status === 200), 'upstream callback answered 200');
-    expect(await t.h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', id).execute()).toHaveLength(1);
+    expect(await ledgerOfTask(t.h, id)).toHaveLength(1);
     const q = await waitStatus(t.h, secret, `${T2V}/${id}`, 'succeed');
     expect(q.task_id).toBe(id);
   });

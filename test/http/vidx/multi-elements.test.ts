@@ -2,6 +2,7 @@
 // the 24-hour expiry we enforce ourselves.
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
+import { holdOfTask, ledgerOfTask } from '../../support/store-rows.ts';
 import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx.ts';
 
 const t = useHarness(vidxHarness());
@@ -72,7 +73,7 @@ describe('multi-element editing workflow', () => {
     expect(upEdit.session_id).toBe(row.upstream_session_id);
     expect(upEdit.model_name).toBe('kling-v1-6');
     // Priced by the edit entry (pro tier), shown as vidx-v1-6.
-    const hold = await t.h.store.db.selectFrom('holds').selectAll().where('task_id', '=', create.body.data.task_id).executeTakeFirstOrThrow();
+    const hold = (await holdOfTask(t.h, create.body.data.task_id))!;
     expect(Number(hold.amount)).toBe(5 * 980_000);
 
     const done = await waitStatus(t.h, secret, `${ME}/${create.body.data.task_id}`, 'succeed');
@@ -81,7 +82,7 @@ describe('multi-element editing workflow', () => {
     const v = done.task_result.videos![0]!;
     expect(v).toMatchObject({ session_id: sid, duration: '5.1' });
     expect(v.id).toMatch(/^video_/);
-    const ledger = await t.h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', create.body.data.task_id).execute();
+    const ledger = await ledgerOfTask(t.h, create.body.data.task_id);
     expect(ledger.map((l) => [l.model, Number(l.amount)])).toEqual([['vidx-v1-6', 5.1 * 980_000]]);
 
     const list = await call<TaskData[]>(t.h, secret, 'GET', `${ME}?pageNum=1&pageSize=10`);

@@ -2,6 +2,7 @@
 // external id, paging, failure → hold released and nothing charged, omni-video.
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
+import { holdOfTask, ledgerOfTask, tokenRow } from '../../support/store-rows.ts';
 import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx.ts';
 
 const t = useHarness(vidxHarness());
@@ -75,10 +76,10 @@ describe('family A tasks', () => {
     const done = await waitStatus(t.h, secret, `${T2V}/${task.body.data.task_id}`, 'failed');
     expect(done.task_status_msg).toBeTruthy();
     expect(done.task_result).toEqual({});
-    expect(await t.h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', task.body.data.task_id).execute()).toHaveLength(0);
-    const hold = await t.h.store.db.selectFrom('holds').selectAll().where('task_id', '=', task.body.data.task_id).executeTakeFirstOrThrow();
+    expect(await ledgerOfTask(t.h, task.body.data.task_id)).toHaveLength(0);
+    const hold = (await holdOfTask(t.h, task.body.data.task_id))!;
     expect(hold.state).toBe('released');
-    const tok = await t.h.store.db.selectFrom('tokens').select(['spent', 'held']).where('id', '=', tokenId).executeTakeFirstOrThrow();
+    const tok = await tokenRow(t.h, tokenId);
     expect([Number(tok.spent), Number(tok.held)]).toEqual([0, 0]);
   });
 
@@ -108,11 +109,11 @@ describe('family A tasks', () => {
     expect(r.body.code).toBe(0);
     const up = t.h.sim.requestsTo('/v1/videos/omni-video').filter((x) => x.method === 'POST').at(-1)!.body as Record<string, unknown>;
     expect(up).toMatchObject({ model_name: 'kling-v3-omni', prompt: 'a dancer <<<image_1>>>', image_list: [{ image_url: 'https://cdn.example.com/d.png' }], duration: '7', external_task_id: r.body.data.task_id });
-    const hold = await t.h.store.db.selectFrom('holds').selectAll().where('task_id', '=', r.body.data.task_id).executeTakeFirstOrThrow();
+    const hold = (await holdOfTask(t.h, r.body.data.task_id))!;
     expect(Number(hold.amount)).toBe(7 * 600_000); // omni defaults to pro
     const done = await waitStatus(t.h, secret, `${OMNI}/${r.body.data.task_id}`, 'succeed');
     expect(done.model_name).toBe('vidx-v3-omni');
-    const ledger = await t.h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', r.body.data.task_id).execute();
+    const ledger = await ledgerOfTask(t.h, r.body.data.task_id);
     expect(ledger.map((l) => Number(l.amount))).toEqual([7.1 * 600_000]);
   });
 });

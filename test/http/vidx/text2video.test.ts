@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS } from '../../../simulator/index.ts';
 import { useHarness } from '../../support/harness.ts';
+import { holdOfTask, ledgerOfTask, tokenRow } from '../../support/store-rows.ts';
 import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx.ts';
 
 const t = useHarness(vidxHarness());
@@ -21,7 +22,7 @@ describe('family A text2video end to end', () => {
     expect(sent.duration).toBe('10');
     expect(sent.external_task_id).toBe(c.body.data.task_id);
     expect(String(up.headers.authorization)).toMatch(/^Bearer eyJ/);
-    const hold = await t.h.store.db.selectFrom('holds').selectAll().where('task_id', '=', c.body.data.task_id).executeTakeFirstOrThrow();
+    const hold = (await holdOfTask(t.h, c.body.data.task_id))!;
     expect(Number(hold.amount)).toBe(10 * 500_000);
 
     const done = await waitStatus(t.h, secret, `${T2V}/${c.body.data.task_id}`, 'succeed');
@@ -32,11 +33,11 @@ describe('family A text2video end to end', () => {
     expect(v.url).toMatch(/\.mp4$/);
     // Queried again: still one ledger entry.
     await call(t.h, secret, 'GET', `${T2V}/${c.body.data.task_id}`);
-    const ledger = await t.h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', c.body.data.task_id).execute();
+    const ledger = await ledgerOfTask(t.h, c.body.data.task_id);
     expect(ledger).toHaveLength(1);
     expect(Number(ledger[0]!.amount)).toBe(10.1 * 500_000);
     expect(ledger[0]!.model).toBe('vidx-v2-5-turbo');
-    const tok = await t.h.store.db.selectFrom('tokens').select(['spent', 'held']).where('id', '=', tokenId).executeTakeFirstOrThrow();
+    const tok = await tokenRow(t.h, tokenId);
     expect(Number(tok.spent)).toBe(10.1 * 500_000);
     expect(Number(tok.held)).toBe(0);
     // Upstream credentials and the signed JWT never reach a log line.
