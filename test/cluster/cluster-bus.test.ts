@@ -3,17 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseClusterEvent } from '../../src/cluster/cluster-bus.ts';
 import { useHarness, type GatewayInstance, type Harness } from '../support/harness.ts';
+import { eventually } from '../support/wait.ts';
 
 const redisUrl = process.env.TEST_REDIS_URL;
-
-async function until(cond: () => Promise<boolean>, ms = 3000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return cond();
-}
 
 /** A second gateway instance on the first one's store and config (plus overrides), without a task poller. */
 function secondInstance(h: Harness, over: Partial<Harness['config']>): Promise<GatewayInstance> {
@@ -50,14 +42,14 @@ describe.runIf(redisUrl)('two instances sharing Redis', () => {
     const channels = (await (await h.admin('/admin/channels')).json()) as { data: Array<{ id: string; kind: string }> };
     const dash = channels.data.find((c) => c.kind === 'dashscope')!;
     expect((await h.admin(`/admin/channels/${dash.id}`, { method: 'DELETE' })).status).toBe(200);
-    expect(await until(async () => !(await models(b.url, tok.token)).ids.includes('qwx3.7-plus'), 2000)).toBe(true);
+    expect(await eventually(async () => !(await models(b.url, tok.token)).ids.includes('qwx3.7-plus'), 2000)).toBe(true);
 
     expect((await h.admin('/admin/prices/qwx-image-2.0', { method: 'PUT', json: { price: { unit: 'image', perImage: 123_456 } } })).status).toBe(200);
-    expect(await until(async () => b.gw.deps.catalogue.get('qwx-image-2.0')?.price.unit === 'image' && (b.gw.deps.catalogue.get('qwx-image-2.0')!.price as { perImage: number }).perImage === 123_456, 2000)).toBe(true);
+    expect(await eventually(async () => b.gw.deps.catalogue.get('qwx-image-2.0')?.price.unit === 'image' && (b.gw.deps.catalogue.get('qwx-image-2.0')!.price as { perImage: number }).perImage === 123_456, 2000)).toBe(true);
 
     expect((await h.admin(`/admin/tokens/${tok.id}`, { method: 'DELETE' })).status).toBe(200);
     // Well inside the 5 s cache TTL: only the bus can have told B.
-    expect(await until(async () => (await models(b.url, tok.token)).status === 401, 1000)).toBe(true);
+    expect(await eventually(async () => (await models(b.url, tok.token)).status === 401, 1000)).toBe(true);
   });
 });
 
@@ -72,6 +64,6 @@ describe('two instances without Redis', () => {
     const channels = (await (await h.admin('/admin/channels')).json()) as { data: Array<{ id: string; kind: string }> };
     const kling = channels.data.find((c) => c.kind === 'kling')!;
     expect((await h.admin(`/admin/channels/${kling.id}`, { method: 'DELETE' })).status).toBe(200);
-    expect(await until(async () => !(await models(b.url, secret)).ids.includes('vidx-v1'), 3000)).toBe(true);
+    expect(await eventually(async () => !(await models(b.url, secret)).ids.includes('vidx-v1'), 3000)).toBe(true);
   });
 });

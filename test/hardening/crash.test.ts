@@ -8,76 +8,27 @@
 // response. A call answered in the last few ms before a SIGKILL can therefore be missing from both (or,
 // in principle, from one of them). The test waits until the rows of the completed calls are in the store
 // before killing, so it checks agreement, not that window (documented in the README).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
-import { freePort } from '../support/free-port.ts';
+import { useServeProcesses, type ServeProcess } from '../support/serve-process.ts';
 import { useSimulator } from '../support/simulator.ts';
 import { testDialect } from '../support/store.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'tollway.mjs');
 const ADMIN = 'crash-admin-key-0123456789abcdef';
 const SECRET = 'crash-secret-0123456789abcdefghij';
 
-let dir: string;
+const dir = tempDir('tollway-crash-');
 let dbUrl: string;
 let store: Store;
 let dropSchema: (() => Promise<void>) | null = null;
-const children: ChildProcess[] = [];
 // Tasks stay open long enough to be in flight at the kill, short enough for a fast test.
 const upstream = useSimulator({ taskDurationMs: 1500 });
 
-interface Running {
-  child: ChildProcess;
-  base: string;
-  exited: Promise<void>;
-}
-
-async function serve(): Promise<Running> {
-  const port = await freePort();
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? dir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    TOLLWAY_DATA_DIR: dir,
-    DATABASE_URL: dbUrl,
-    TOLLWAY_ADMIN_KEY: ADMIN,
-    TOLLWAY_SECRET: SECRET,
-    DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey,
-    DASHSCOPE_BASE_URL: upstream.sim.url,
-    KLING_ACCESS_KEY: DEFAULT_SIM_KEYS.klingAccessKey,
-    KLING_SECRET_KEY: DEFAULT_SIM_KEYS.klingSecretKey,
-    KLING_BASE_URL: upstream.sim.url,
-    TOLLWAY_TASK_TICK_MS: '50',
-    TOLLWAY_TASK_POLL_BASE_MS: '50',
-    TOLLWAY_TASK_POLL_MAX_MS: '200',
-    TOLLWAY_TASK_LEASE_MS: '1000',
-    TOLLWAY_TASK_REFRESH_STALE_MS: '0',
-    LOG_LEVEL: 'warn',
-  };
-  const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let err = '';
-  child.stdout!.on('data', () => undefined);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    child.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      if (/listening on/.test(err)) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited early (${code}): ${err}`)));
-  });
-  return { child, base: `http://127.0.0.1:${port}`, exited };
-}
-
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tollway-crash-'));
   if (testDialect() === 'postgres') {
     const base = process.env.TEST_DATABASE_URL;
     if (!base) throw new Error('TOLLWAY_TEST_DIALECT=postgres needs TEST_DATABASE_URL');
@@ -95,11 +46,34 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await dropSchema?.();
   await store?.close();
-  rmSync(dir, { recursive: true, force: true });
 });
+
+// Registered after the store's afterAll: a process still running is killed before the store is dropped.
+const start = useServeProcesses();
+
+/** `tollway serve` on the test's store, with the simulator as its upstream and fast task polling. */
+function serve(): Promise<ServeProcess> {
+  return start({
+    HOME: process.env.HOME ?? dir,
+    TOLLWAY_DATA_DIR: dir,
+    DATABASE_URL: dbUrl,
+    TOLLWAY_ADMIN_KEY: ADMIN,
+    TOLLWAY_SECRET: SECRET,
+    DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey,
+    DASHSCOPE_BASE_URL: upstream.sim.url,
+    KLING_ACCESS_KEY: DEFAULT_SIM_KEYS.klingAccessKey,
+    KLING_SECRET_KEY: DEFAULT_SIM_KEYS.klingSecretKey,
+    KLING_BASE_URL: upstream.sim.url,
+    TOLLWAY_TASK_TICK_MS: '50',
+    TOLLWAY_TASK_POLL_BASE_MS: '50',
+    TOLLWAY_TASK_POLL_MAX_MS: '200',
+    TOLLWAY_TASK_LEASE_MS: '1000',
+    TOLLWAY_TASK_REFRESH_STALE_MS: '0',
+    LOG_LEVEL: 'warn',
+  });
+}
 
 async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, tries = 400): Promise<T> {
   for (let i = 0; i < tries; i++) {

@@ -7,7 +7,7 @@ import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
 import { createChannel } from '../../src/http/routes/admin/channels.ts';
 import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
 import { expectFamilyBError, expectNoLeak } from '../support/error-shapes.ts';
-import { useHarness } from '../support/harness.ts';
+import { postJson, useHarness } from '../support/harness.ts';
 import { flushWriters, ledgerOfRequest, ledgerOfTask } from '../support/store-rows.ts';
 import { DEAD_URL, secondUpstream } from '../support/upstreams.ts';
 import { FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
@@ -28,10 +28,7 @@ afterEach(() => {
   t.h.gw.deps.breakers = new CircuitBreakers();
 });
 
-async function post(path: string, json: unknown) {
-  const r = await t.h.fetch(path, { method: 'POST', token: t.token, json });
-  return { status: r.status, rid: r.headers.get('x-gateway-request-id'), text: await r.text() };
-}
+const post = (path: string, json: unknown) => postJson(t.h, t.token, path, json);
 const chat = (stream = false) => ({ model: 'qwx3.7-plus', stream, messages: [{ role: 'user', content: 'hello' }] });
 
 describe('safe calls fail over to the backup account', () => {

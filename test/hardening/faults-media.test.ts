@@ -3,17 +3,14 @@
 // leak, no charge and no open hold on failure; exactly one `<task>:success` charge on success.
 import { describe, expect, it } from 'vitest';
 import { expectFamilyAError, expectFamilyBError, expectNoLeak } from '../support/error-shapes.ts';
-import { useHarness } from '../support/harness.ts';
+import { postJson, useHarness } from '../support/harness.ts';
 import { flushWriters, holdOfTask, ledgerOfRequest, ledgerOfTask } from '../support/store-rows.ts';
 import { FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
 import { waitForFamilyATask } from '../support/vidx.ts';
 
 const t = useHarness({ env: { ...FAST_TASK_ENV, TOLLWAY_CALLBACK_TICK_MS: '40', TOLLWAY_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '600', TOLLWAY_UPSTREAM_IDLE_TIMEOUT_MS: '500' }, sim: { taskDurationMs: 250 } });
 
-async function post(path: string, json: unknown) {
-  const r = await t.h.fetch(path, { method: 'POST', token: t.token, json });
-  return { status: r.status, rid: r.headers.get('x-gateway-request-id'), text: await r.text() };
-}
+const post = (path: string, json: unknown) => postJson(t.h, t.token, path, json);
 
 /** Nothing open and nothing charged for this token beyond the given successful tasks. */
 async function ledgerState() {

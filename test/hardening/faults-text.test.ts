@@ -3,7 +3,7 @@
 // leak) and one ledger state (nothing charged when nothing was delivered; exactly one charge otherwise).
 import { describe, expect, it } from 'vitest';
 import { expectFamilyBError, expectNoLeak } from '../support/error-shapes.ts';
-import { useHarness } from '../support/harness.ts';
+import { postJson, useHarness } from '../support/harness.ts';
 import { ledgerOfRequest, requestLogRow } from '../support/store-rows.ts';
 
 const TIMEOUTS = { TOLLWAY_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '600', TOLLWAY_UPSTREAM_IDLE_TIMEOUT_MS: '500' };
@@ -29,10 +29,7 @@ const BEFORE_FIRST_BYTE: Array<{ fault: string; status: number; code: string; on
 
 const t = useHarness({ env: TIMEOUTS });
 
-async function post(path: string, json: unknown) {
-  const r = await t.h.fetch(path, { method: 'POST', token: t.token, json });
-  return { status: r.status, type: r.headers.get('content-type') ?? '', rid: r.headers.get('x-gateway-request-id'), text: await r.text() };
-}
+const post = (path: string, json: unknown) => postJson(t.h, t.token, path, json);
 
 describe('text endpoints: faults before the first byte → family-B JSON error, no charge', () => {
   for (const ep of ENDPOINTS) {

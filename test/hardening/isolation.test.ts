@@ -1,10 +1,9 @@
 // Tenant isolation: a token never sees, downloads, lists, edits or gets callbacks for another token's tasks,
 // sessions or logs; an allow-listed token reaches no other model by any name; admin endpoints refuse client
 // tokens. "Another token's X" and "no such X" must look exactly alike (no existence oracle).
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../support/harness.ts';
+import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { flushWriters } from '../support/store-rows.ts';
 import { FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
 
@@ -13,24 +12,12 @@ const ME = '/vidx/v1/videos/multi-elements';
 
 let A: { id: string; secret: string };
 let B: { id: string; secret: string };
-let rx: { url: string; bodies: string[]; close(): Promise<void> };
-
-async function receiver() {
-  const bodies: string[] = [];
-  const srv: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-    req.on('end', () => {
-      bodies.push(`${req.url} ${body}`);
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`, bodies, close: () => new Promise<void>((r) => srv.close(() => r())) };
-}
+let rx: Receiver;
+/** Every callback the receiver got, as `<path> <body>`. */
+const callbacks = () => rx.hits.map((x) => `${x.url} ${x.body}`);
 
 beforeAll(async () => {
-  rx = await receiver();
+  rx = await startReceiver();
 });
 afterAll(async () => rx?.close());
 const t = useHarness({
@@ -144,12 +131,12 @@ describe('family A tasks, external ids, sessions and callbacks', () => {
     const taskB = (r.json!.data as { task_id: string }).task_id;
     expect(taskB).not.toBe(taskA);
     for (let i = 0; i < 300; i++) {
-      if (rx.bodies.some((b) => b.startsWith('/a ')) && rx.bodies.some((b) => b.startsWith('/b '))) break;
+      if (callbacks().some((b) => b.startsWith('/a ')) && callbacks().some((b) => b.startsWith('/b '))) break;
       await get(`${T2V}/${taskB}`, B.secret);
       await new Promise((res) => setTimeout(res, 25));
     }
-    const toA = rx.bodies.filter((b) => b.startsWith('/a '));
-    const toB = rx.bodies.filter((b) => b.startsWith('/b '));
+    const toA = callbacks().filter((b) => b.startsWith('/a '));
+    const toB = callbacks().filter((b) => b.startsWith('/b '));
     expect(toA.length).toBeGreaterThan(0);
     expect(toB.length).toBeGreaterThan(0);
     for (const b of toA) expect(b).not.toContain(taskB);

@@ -136,6 +136,20 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   return h;
 }
 
+/** An answer read whole: status, request id, content type and body text. */
+export interface TextAnswer {
+  status: number;
+  rid: string | null;
+  type: string;
+  text: string;
+}
+
+/** POST `json` with a client token and read the whole answer. */
+export async function postJson(h: Harness, token: string, path: string, json: unknown): Promise<TextAnswer> {
+  const r = await h.fetch(path, { method: 'POST', token, json });
+  return { status: r.status, rid: r.headers.get('x-gateway-request-id'), type: r.headers.get('content-type') ?? '', text: await r.text() };
+}
+
 export interface UseHarnessOptions extends HarnessOptions {
   /** A fresh harness for every test of the block (default: one for the whole block). */
   perTest?: boolean;

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { openStore, type Store } from '../../src/store/store.ts';
+import { openStore, type OpenStoreOptions, type Store } from '../../src/store/store.ts';
 
 export type TestDialect = 'sqlite' | 'postgres';
 
@@ -59,6 +59,32 @@ export function useStore(): { readonly store: Store; readonly url: string } {
     },
     get url() {
       return fresh!.url;
+    },
+  };
+}
+
+/**
+ * A SQLite store in a file of its own opened with `opts` (the tests of SQLite's own threads), whatever the run's
+ * dialect. `close()` closes it once; `cleanup()` closes it and removes the file.
+ */
+export async function sqliteFileStore(opts: OpenStoreOptions = {}): Promise<{ store: Store; url: string; file: string; close(): Promise<void>; cleanup(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'tollway-sqlite-'));
+  const file = join(dir, 'test.db');
+  const url = `sqlite:${file}`;
+  const store = await openStore(url, opts);
+  let closed = false;
+  const close = async () => {
+    if (!closed) await store.close();
+    closed = true;
+  };
+  return {
+    store,
+    url,
+    file,
+    close,
+    cleanup: async () => {
+      await close();
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -8,3 +8,13 @@ export async function until(cond: () => Promise<boolean> | boolean, what: string
   }
   throw new Error(`never happened: ${what}`);
 }
+
+/** Whether `cond` holds within `ms` (checked every 20 ms, and once more at the end). */
+export async function eventually(cond: () => Promise<boolean> | boolean, ms = 3000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await cond()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return cond();
+}

@@ -1,16 +1,15 @@
 // Admin metering API through the real server: prices (file + edits), ledger, logs, bills (JSON and CSV).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
 import type { BErr } from '../../support/error-shapes.ts';
+import { tempDir } from '../../support/temp-dir.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'tollway-admin-metering-'));
+const dir = tempDir('tollway-admin-metering-');
 const FILE_IMAGE_PRICE = 250_000;
 const catalogueFile = join(dir, 'catalogue.json');
 writeFileSync(catalogueFile, JSON.stringify([{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: FILE_IMAGE_PRICE } }]));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const t = useHarness({ channels: false, env: { TOLLWAY_CATALOGUE_FILE: catalogueFile } });
 
 interface LedgerItem {

@@ -1,7 +1,5 @@
 // Client callbacks (signed, retried, delivered once, private targets refused) and upstream callbacks
 // to the gateway's public URL (the task is updated at once, without the poller).
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { klingState } from '../../../simulator/kling/index.ts';
@@ -9,33 +7,15 @@ import { SecretBox } from '../../../src/auth/secret-box.ts';
 import { createSafeAgents } from '../../../src/net/safe-agent.ts';
 import { CallbackDispatcher, signCallback } from '../../../src/tasks/callbacks.ts';
 import { SECRET, useHarness } from '../../support/harness.ts';
+import { startReceiver } from '../../support/receiver.ts';
 import { ledgerOfTask } from '../../support/store-rows.ts';
 import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx.ts';
 import { until } from '../../support/wait.ts';
 
 const T2V = '/vidx/v1/videos/text2video';
 
-interface Hit {
-  headers: IncomingHttpHeaders;
-  body: string;
-  answered: number;
-}
-
-/** A receiver that answers `failFirst` times with 500, then 200. */
-async function receiver(failFirst: number): Promise<{ url: string; hits: Hit[]; close(): Promise<void> }> {
-  const hits: Hit[] = [];
-  const srv: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-    req.on('end', () => {
-      const answered = hits.length < failFirst ? 500 : 200;
-      hits.push({ headers: req.headers, body, answered });
-      res.writeHead(answered).end();
-    });
-  });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hooks/video`, hits, close: () => new Promise<void>((r) => srv.close(() => r())) };
-}
+/** A client's callback endpoint that answers 500 to the first `failFirst` deliveries, then 200. */
+const receiver = (failFirst: number) => startReceiver({ failFirst, path: '/hooks/video' });
 
 const signingKey = new SecretBox(SECRET).derive('tollway:callback-signing:v1');
 
