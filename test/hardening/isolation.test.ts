@@ -6,6 +6,7 @@ import { useHarness } from '../support/harness.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { flushWriters } from '../support/store-rows.ts';
 import { FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
+import type { BErr } from '../support/error-shapes.ts';
 
 const T2V = '/vidx/v1/videos/text2video';
 const ME = '/vidx/v1/videos/multi-elements';
@@ -81,7 +82,7 @@ describe('family B videos', () => {
     expect(foreign.status).toBe(400);
     expect(unknown.status).toBe(400);
     expect(foreign.text).not.toContain(videoA.slice(6));
-    expect((JSON.parse(foreign.text) as { error: { code: string } }).error.code).toBe((JSON.parse(unknown.text) as { error: { code: string } }).error.code);
+    expect((JSON.parse(foreign.text) as BErr).error.code).toBe((JSON.parse(unknown.text) as BErr).error.code);
     expect((await get('/v1/videos', A.secret)).text).toContain(videoA);
   });
 

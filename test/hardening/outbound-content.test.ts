@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { SIM_VIDEO_BYTES } from '../../simulator/dashscope/results-video.ts';
 import { useHarness } from '../support/harness.ts';
 import { createVideo, FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
+import type { BErr } from '../support/error-shapes.ts';
 
 const t = useHarness({ env: FAST_TASK_ENV });
 
@@ -26,7 +27,7 @@ describe('content proxy outbound policy', () => {
     try {
       const r = await t.h.fetch(`/v1/videos/${c.json.id as string}/content`, { token: t.token });
       expect(r.status).toBe(502);
-      const e = ((await r.json()) as { error: { code: string; message: string; request_id: string } }).error;
+      const e = ((await r.json()) as BErr).error;
       expect(e.code).toBe('download_refused');
       expect(e.request_id).toBe(r.headers.get('x-gateway-request-id'));
       // The internal result address is not disclosed.
@@ -36,7 +37,7 @@ describe('content proxy outbound policy', () => {
       // Private networks not allowed: plain http to a loopback result host is refused too.
       t.h.config.allowPrivateNetwork = false;
       const r2 = await t.h.fetch(`/v1/videos/${c.json.id as string}/content`, { token: t.token });
-      expect(((await r2.json()) as { error: { code: string } }).error.code).toBe('download_refused');
+      expect(((await r2.json()) as BErr).error.code).toBe('download_refused');
       expect(t.h.sim.requestsTo(RESULT_PATH).length).toBe(fetchedBefore);
     } finally {
       t.h.config.trustedResultOrigins.push(...savedOrigins);

@@ -2,6 +2,7 @@
 // and its allow-list, revocation at once, unknown paths and wrong methods.
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../support/harness.ts';
+import type { AErr, BErr } from '../support/error-shapes.ts';
 
 const t = useHarness();
 
@@ -15,7 +16,7 @@ describe('gateway basics through the real server', () => {
   it('401 in family B shape without a token, with request id', async () => {
     const r = await t.h.fetch('/v1/models');
     expect(r.status).toBe(401);
-    const body = (await r.json()) as { error: { code: string; request_id: string; message: string } };
+    const body = (await r.json()) as BErr;
     const rid = r.headers.get('x-gateway-request-id');
     expect(body.error.code).toBe('missing_token');
     expect(body.error.request_id).toBe(rid);
@@ -25,7 +26,7 @@ describe('gateway basics through the real server', () => {
   it('401 in family A envelope', async () => {
     const r = await t.h.fetch('/vidx/v1/videos/text2video', { method: 'POST', json: { prompt: 'x' }, token: 'tw-wrong' });
     expect(r.status).toBe(401);
-    const body = (await r.json()) as { code: number; request_id: string; data: null };
+    const body = (await r.json()) as AErr;
     expect(body.code).not.toBe(0);
     expect(body.data).toBeNull();
     expect(body.request_id).toBe(r.headers.get('x-gateway-request-id'));
@@ -48,7 +49,7 @@ describe('gateway basics through the real server', () => {
     expect((await t.h.admin(`/admin/tokens/${created.id}`, { method: 'DELETE' })).status).toBe(200);
     const r = await t.h.fetch('/v1/models', { token: created.token });
     expect(r.status).toBe(401);
-    expect(((await r.json()) as { error: { code: string } }).error.code).toBe('token_revoked');
+    expect(((await r.json()) as BErr).error.code).toBe('token_revoked');
   });
 
   it('unknown path 404 and wrong method 405 in family shape', async () => {
@@ -57,6 +58,6 @@ describe('gateway basics through the real server', () => {
     expect(r.status).toBe(404);
     const r2 = await t.h.fetch('/v1/models', { token: secret, method: 'POST', json: {} });
     expect(r2.status).toBe(405);
-    expect(((await r2.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
+    expect(((await r2.json()) as BErr).error.code).toBe('method_not_allowed');
   });
 });

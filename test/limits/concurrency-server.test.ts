@@ -3,6 +3,7 @@
 // shape; once the call ends (also a stream) the slot is free again.
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../support/harness.ts';
+import type { AErr, BErr } from '../support/error-shapes.ts';
 
 const t = useHarness();
 
@@ -33,14 +34,14 @@ describe('concurrency limit through the real server', () => {
     const b = await chat(token, 'second');
     expect(b.status).toBe(429);
     expect(b.headers.get('retry-after')).toMatch(/^\d+$/);
-    const body = (await b.json()) as { error: { code: string; request_id: string } };
+    const body = (await b.json()) as BErr;
     expect(body.error.code).toBe('concurrency_limited');
     expect(body.error.request_id).toBe(b.headers.get('x-gateway-request-id'));
 
     const a = await t.h.fetch('/vidx/v1/videos/text2video', { method: 'POST', token, json: { prompt: 'x' } });
     expect(a.status).toBe(429);
     expect(a.headers.get('retry-after')).toMatch(/^\d+$/);
-    const env = (await a.json()) as { code: number; request_id: string; data: null };
+    const env = (await a.json()) as AErr;
     expect(env.code).toBe(1303);
     expect(env.request_id).toBe(a.headers.get('x-gateway-request-id'));
     expect(env.data).toBeNull();
@@ -58,7 +59,7 @@ describe('concurrency limit through the real server', () => {
     // Headers are out, the body is still trickling: the slot is still taken.
     const during = await chat(token, 'during');
     expect(during.status).toBe(429);
-    expect(((await during.json()) as { error: { code: string } }).error.code).toBe('concurrency_limited');
+    expect(((await during.json()) as BErr).error.code).toBe('concurrency_limited');
     const text = await res.text();
     expect(text).toContain('[DONE]');
     let after = await chat(token, 'after-stream');

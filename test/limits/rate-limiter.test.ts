@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.ts';
 import { MemoryCounters, RateLimiter, RedisCounters, type LimitCounters } from '../../src/limits/rate-limiter.ts';
 import { useHarness } from '../support/harness.ts';
+import type { AErr, BErr } from '../support/error-shapes.ts';
 
 const principal = (over: Partial<Principal> = {}): Principal => ({
   tokenId: `tok_${Math.random().toString(36).slice(2)}`,
@@ -79,12 +80,12 @@ describe('rate limit through the real server', () => {
     const r = await t.h.fetch('/v1/models', { token: created.token });
     expect(r.status).toBe(429);
     expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
-    const body = (await r.json()) as { error: { code: string; request_id: string } };
+    const body = (await r.json()) as BErr;
     expect(body.error.code).toBe('rate_limited');
     expect(body.error.request_id).toBe(r.headers.get('x-gateway-request-id'));
     const a = await t.h.fetch('/vidx/v1/videos/text2video', { token: created.token, method: 'POST', json: { prompt: 'x' } });
     expect(a.status).toBe(429);
-    const env = (await a.json()) as { code: number; data: null };
+    const env = (await a.json()) as AErr;
     expect(env.code).toBe(1302);
     expect(env.data).toBeNull();
   });

@@ -10,6 +10,7 @@ import type { SecretBox } from '../../src/auth/secret-box.ts';
 import { useHarness, type Harness } from '../support/harness.ts';
 import { ledgerOfRequest } from '../support/store-rows.ts';
 import { secondUpstream } from '../support/upstreams.ts';
+import type { BErr } from '../support/error-shapes.ts';
 
 const CHAT = '/compatible-mode/v1/chat/completions';
 const chat = (content = 'hello') => ({ model: 'qwx3.7-plus', messages: [{ role: 'user', content }] });
@@ -26,7 +27,7 @@ describe('one account, not entitled to a model', () => {
     expect(await modelIds(t.h, t.token)).toContain('qwx3.7-plus');
     const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: chat('sim-fault:not-entitled') });
     expect(r.status).toBe(403);
-    const e = ((await r.json()) as { error: { code: string; message: string } }).error;
+    const e = ((await r.json()) as BErr).error;
     expect(e.code).toBe('upstream_permission_denied');
     expect(e.message).toMatch(/Model\.AccessDenied/);
     expect(e.message).toMatch(/model activation/);
@@ -40,7 +41,7 @@ describe('one account, not entitled to a model', () => {
     const before = t.h.sim.requestsTo(CHAT).length;
     const again = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: chat() });
     expect(again.status).toBe(404);
-    expect(((await again.json()) as { error: { code: string } }).error.code).toBe('model_not_found');
+    expect(((await again.json()) as BErr).error.code).toBe('model_not_found');
     expect(t.h.sim.requestsTo(CHAT).length).toBe(before);
   });
 });

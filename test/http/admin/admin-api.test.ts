@@ -213,7 +213,7 @@ describe('audit log paging', () => {
     for (const qs of ['limit=0', 'limit=1001', 'limit=ten']) {
       const r = await t.h.admin(`/admin/audit?${qs}`);
       expect(r.status, qs).toBe(400);
-      expect(((await r.json()) as { error: { code: string } }).error.code).toBe('invalid_parameter');
+      expect(((await r.json()) as BErr).error.code).toBe('invalid_parameter');
     }
     const one = await t.h.admin('/admin/audit?limit=1');
     expect(((await one.json()) as { data: unknown[] }).data.length).toBeLessThanOrEqual(1);

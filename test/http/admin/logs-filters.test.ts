@@ -2,6 +2,7 @@
 // checked on its own against rows it must exclude, so an ignored filter fails the test.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
 const t = useHarness();
 let tokenId: string;
@@ -56,7 +57,7 @@ describe('GET /admin/logs filters', () => {
     for (const q of ['since=yesterday', 'until=12:00', 'limit=0', 'request_id=a&request_id=b']) {
       const r = await t.h.admin(`/admin/logs?${q}`);
       expect(r.status, q).toBe(400);
-      expect(((await r.json()) as { error: { code: string } }).error.code).toBe('invalid_parameter');
+      expect(((await r.json()) as BErr).error.code).toBe('invalid_parameter');
     }
   });
 });

@@ -4,6 +4,7 @@ import { useHarness } from '../../support/harness.ts';
 import { openaiClient } from '../../support/sdk.ts';
 import { sseEvents } from '../../support/sse.ts';
 import { ledgerRows } from '../../support/store-rows.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
 const t = useHarness();
 let client: OpenAI;
@@ -118,7 +119,7 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     const part = { type: 'image_url', image_url: url === undefined ? {} : { url } };
     const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model, messages: [{ role: 'user', content: [part, { type: 'text', text: 'describe' }] }] } });
     expect(r.status).toBe(400);
-    expect(((await r.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: 'invalid_parameter', param: 'messages' });
+    expect(((await r.json()) as BErr).error).toMatchObject({ code: 'invalid_parameter', param: 'messages' });
     expect(t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length + t.h.sim.requestsTo('multimodal-generation').length).toBe(before);
   });
 
@@ -134,7 +135,7 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
       json: { model: 'qwx3.7-plus', ...extra, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }, { type: 'text', text: 'what is it' }] }] },
     });
     expect(r.status).toBe(400);
-    const e = ((await r.json()) as { error: { code: string; param: string; message: string } }).error;
+    const e = ((await r.json()) as BErr).error;
     expect(e).toMatchObject({ code: 'invalid_parameter', param });
     expect(e.message).toMatch(/image input/);
     expect(t.h.sim.requestsTo('multimodal-generation').length + t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before);
@@ -153,16 +154,16 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
   it('an embedding model is refused on chat; bad messages are 400 in family-B shape', async () => {
     const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'text-embedding-v4', messages: [{ role: 'user', content: 'x' }] } });
     expect(r.status).toBe(400);
-    expect(((await r.json()) as { error: { code: string } }).error.code).toBe('model_not_supported');
+    expect(((await r.json()) as BErr).error.code).toBe('model_not_supported');
     const r2 = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: 'hi' } });
     expect(r2.status).toBe(400);
-    expect(((await r2.json()) as { error: { param: string } }).error.param).toBe('messages');
+    expect(((await r2.json()) as BErr).error.param).toBe('messages');
     // Content parts are objects with a type (a null part reached the upstream and came back as a 502).
     for (const content of [[null], ['text'], [{ text: 'no type' }]]) {
       const before = t.h.sim.requestsTo('/chat/completions').length;
       const r3 = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content }] } });
       expect(r3.status).toBe(400);
-      expect(((await r3.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: 'invalid_parameter', param: 'messages' });
+      expect(((await r3.json()) as BErr).error).toMatchObject({ code: 'invalid_parameter', param: 'messages' });
       expect(t.h.sim.requestsTo('/chat/completions').length).toBe(before);
     }
   });

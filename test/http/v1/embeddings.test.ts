@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
 import { openaiClient } from '../../support/sdk.ts';
 import { ledgerRows } from '../../support/store-rows.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
 const t = useHarness();
 let token: string;
@@ -38,16 +39,16 @@ describe('POST /v1/embeddings (openai SDK)', () => {
   it('bad input and a chat model are refused', async () => {
     const bad = await t.h.fetch('/v1/embeddings', { method: 'POST', token, json: { model: 'text-embedding-v4', input: [1, 2] } });
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as { error: { param: string } }).error.param).toBe('input');
+    expect(((await bad.json()) as BErr).error.param).toBe('input');
     const wrong = await t.h.fetch('/v1/embeddings', { method: 'POST', token, json: { model: 'qwx3.7-plus', input: 'x' } });
     expect(wrong.status).toBe(400);
-    expect(((await wrong.json()) as { error: { code: string } }).error.code).toBe('model_not_supported');
+    expect(((await wrong.json()) as BErr).error.code).toBe('model_not_supported');
     const hidden = await t.h.fetch('/v1/embeddings', { method: 'POST', token, json: { model: 'qwx3-vl-plus', input: 'x' } });
     expect(hidden.status).toBe(404);
     for (const stream of [true, 'NaN']) {
       const streamed = await t.h.fetch('/v1/embeddings', { method: 'POST', token, json: { model: 'text-embedding-v4', input: 'x', stream } });
       expect(streamed.status).toBe(400);
-      expect(((await streamed.json()) as { error: { param: string } }).error.param).toBe('stream');
+      expect(((await streamed.json()) as BErr).error.param).toBe('stream');
     }
     expect((await t.h.fetch('/v1/embeddings', { method: 'POST', token, json: { model: 'text-embedding-v4', input: 'x', stream: false } })).status).toBe(200);
   });

@@ -6,6 +6,7 @@ import { PNG_SIGNATURE } from '../../../simulator/dashscope/images-png.ts';
 import { useHarness } from '../../support/harness.ts';
 import { openaiClient } from '../../support/sdk.ts';
 import { ledgerOfRequest, ledgerOfToken, requestLogRow } from '../../support/store-rows.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
 // The simulator's result origin is NOT trusted here and 127.0.0.1 is not a result host.
 const t = useHarness({
@@ -29,7 +30,7 @@ describe('b64_json download policy', () => {
     const downloads = t.h.sim.requestsTo('/results/img/').length;
     const res = await generateB64(2);
     expect(res.status).toBe(502);
-    const e = ((await res.json()) as { error: { code: string; message: string; upstream_request_id?: string } }).error;
+    const e = ((await res.json()) as BErr).error;
     expect(e.code).toBe('download_refused');
     expect(e.message).toMatch(/produced 2 images but they could not be converted to b64_json/);
     expect(e.message).toMatch(/result-host allow-list/);
@@ -50,7 +51,7 @@ describe('b64_json download policy', () => {
     t.h.config.allowPrivateNetwork = false;
     try {
       const res = await generateB64(1);
-      const e = ((await res.json()) as { error: { code: string; message: string } }).error;
+      const e = ((await res.json()) as BErr).error;
       expect(e.code).toBe('download_refused');
       expect(e.message).toMatch(/only https/);
     } finally {

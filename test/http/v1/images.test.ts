@@ -5,6 +5,7 @@ import { useHarness } from '../../support/harness.ts';
 import { openaiClient } from '../../support/sdk.ts';
 import { imageCalls } from '../../support/images.ts';
 import { ledgerOfRequest, ledgerOfToken, requestLogRow } from '../../support/store-rows.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
 const t = useHarness();
 let client: OpenAI;
@@ -15,7 +16,7 @@ beforeAll(() => {
 });
 
 async function errorOf(res: Response): Promise<{ status: number; code: string; message: string; param?: string }> {
-  const b = (await res.json()) as { error: { code: string; message: string; param?: string } };
+  const b = (await res.json()) as BErr;
   return { status: res.status, ...b.error };
 }
 

@@ -8,6 +8,7 @@ import { useHarness } from '../../support/harness.ts';
 import { anthropicClient } from '../../support/sdk.ts';
 import { sseEvents } from '../../support/sse.ts';
 import { ledgerRows } from '../../support/store-rows.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
 const t = useHarness();
 let client: Anthropic;
@@ -86,7 +87,7 @@ describe('POST /v1/messages (@anthropic-ai/sdk)', () => {
   it('max_tokens is required (400, family-B shape)', async () => {
     const r = await t.h.fetch('/v1/messages', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'x' }] } });
     expect(r.status).toBe(400);
-    expect(((await r.json()) as { error: { param: string } }).error.param).toBe('max_tokens');
+    expect(((await r.json()) as BErr).error.param).toBe('max_tokens');
   });
 
   it.each([
@@ -100,7 +101,7 @@ describe('POST /v1/messages (@anthropic-ai/sdk)', () => {
     const before = t.h.sim.requestsTo(UPSTREAM).length;
     const r = await t.h.fetch('/v1/messages', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', max_tokens: 10, messages } });
     expect(r.status).toBe(400);
-    const e = ((await r.json()) as { error: { code: string; param: string; request_id: string } }).error;
+    const e = ((await r.json()) as BErr).error;
     expect(e).toMatchObject({ code: 'invalid_parameter', param: 'messages' });
     expect(e.request_id).toBe(r.headers.get('x-gateway-request-id'));
     expect(t.h.sim.requestsTo(UPSTREAM).length).toBe(before);

@@ -5,6 +5,7 @@ import { useHarness } from '../../support/harness.ts';
 import { anthropicClient, openaiClient } from '../../support/sdk.ts';
 import { sseEvents } from '../../support/sse.ts';
 import { ledgerOfRequest, ledgerRows, requestLogRows } from '../../support/store-rows.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
 const t = useHarness();
 afterEach(() => t.h.sim.faults.clear());
@@ -88,7 +89,7 @@ describe('streaming done right', () => {
     expect(r.status).toBe(200);
     const rid = r.headers.get('x-gateway-request-id')!;
     const events = sseEvents(await r.text());
-    const last = JSON.parse(events.at(-1)!.data) as { error: { code: string; request_id: string; message: string } };
+    const last = JSON.parse(events.at(-1)!.data) as BErr;
     expect(last.error.code).toBe('upstream_error');
     expect(last.error.request_id).toBe(rid);
     expect(events.some((e) => e.data === '[DONE]')).toBe(false);
@@ -135,7 +136,7 @@ describe('streaming done right', () => {
       messages: [{ role: 'user', content: [{ type: 'text', text: 'sim-fault:cut look' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }],
     });
     const events = sseEvents(await r.text());
-    expect((JSON.parse(events.at(-1)!.data) as { error: { code: string } }).error.code).toBe('upstream_error');
+    expect((JSON.parse(events.at(-1)!.data) as BErr).error.code).toBe('upstream_error');
   });
 });
 
@@ -157,7 +158,7 @@ describe('upstream errors are mapped and sanitised', () => {
         expect(text).not.toContain(t.h.sim.url);
         expect(text).not.toContain(String(t.h.sim.port));
         expect(text).not.toContain(DEFAULT_SIM_KEYS.dashscopeApiKey);
-        const body = JSON.parse(text) as { error: { code: string; message: string; upstream_request_id?: string; request_id: string } };
+        const body = JSON.parse(text) as BErr;
         expect(body.error.code).toBe(code);
         expect(body.error.request_id).toBe(rid);
         expect(body.error.upstream_request_id).toMatch(/^[0-9a-f-]{36}$/);
@@ -186,7 +187,7 @@ describe('upstream errors are mapped and sanitised', () => {
         const text = await r.text();
         expect(text).not.toContain(t.h.sim.url);
         expect(text).not.toContain(DEFAULT_SIM_KEYS.dashscopeApiKey);
-        const body = JSON.parse(text) as { error: { code: string; request_id: string } };
+        const body = JSON.parse(text) as BErr;
         expect(body.error.code).toBe(code);
         expect(body.error.request_id).toBe(rid);
         expect(await ledgerOfRequest(t.h, rid)).toHaveLength(0);
@@ -199,7 +200,7 @@ describe('upstream errors are mapped and sanitised', () => {
     t.h.sim.faults.add({ kind: 'status', arg: 403, path: '/apps/anthropic/' });
     const r = await post('/v1/messages', { model: 'qwx3.7-plus', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] });
     expect(r.status).toBe(403);
-    const body = (await r.json()) as { error: { code: string; message: string } };
+    const body = (await r.json()) as BErr;
     expect(body.error.code).toBe('upstream_permission_denied');
     expect(body.error.message).toContain('not activated');
   });

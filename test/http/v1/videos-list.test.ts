@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
 import { openaiClient } from '../../support/sdk.ts';
 import { FAST_TASK_ENV } from '../../support/videos.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
 const t = useHarness({ env: FAST_TASK_ENV });
 
@@ -43,7 +44,7 @@ describe('GET /v1/videos', () => {
     for (const qs of ['limit=0', 'limit=101', 'limit=abc', 'limit=-1', 'after=video_nope', `after=${foreign.id}`]) {
       const r = await t.h.fetch(`/v1/videos?${qs}`, { token: a.secret });
       expect(r.status, qs).toBe(400);
-      const body = (await r.json()) as { error: { code: string; param: string } };
+      const body = (await r.json()) as BErr;
       expect(body.error.code, qs).toBe('invalid_parameter');
     }
   });

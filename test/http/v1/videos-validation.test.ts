@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { applyOverrides, Catalogue } from '../../../src/catalogue/catalogue.ts';
 import { useHarness } from '../../support/harness.ts';
 import { createVideo, lastSynthesisBody } from '../../support/videos.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
 // No poller: these tests only look at creation.
 const t = useHarness({ env: { TOLLWAY_TASK_POLLER: '0' } });
@@ -14,7 +15,7 @@ const VID = (n: number) => `https://cdn.example.com/v${n}.mp4`;
 async function rejects(body: Record<string, unknown>, code: string, param?: string): Promise<string> {
   const before = t.h.sim.requestsTo('video-synthesis').length;
   const r = await createVideo(t.h, t.token, body);
-  const err = (r.json as { error: { code: string; message: string; param?: string } }).error;
+  const err = (r.json as BErr).error;
   expect(r.status, JSON.stringify(r.json)).toBe(400);
   expect(err.code).toBe(code);
   if (param) expect(err.message + (err.param ?? '')).toContain(param);
@@ -94,10 +95,10 @@ describe('validation rows', () => {
   it('unknown model → model_not_found; a non-video model → model_not_supported', async () => {
     const r = await createVideo(t.h, t.token, { model: 'wnx9-t2v', prompt: 'x' });
     expect(r.status).toBe(404);
-    expect((r.json as { error: { code: string } }).error.code).toBe('model_not_found');
+    expect((r.json as BErr).error.code).toBe('model_not_found');
     const c = await createVideo(t.h, t.token, { model: 'qwx3.7-plus', prompt: 'x' });
     expect(c.status).toBe(400);
-    expect((c.json as { error: { code: string } }).error.code).toBe('model_not_supported');
+    expect((c.json as BErr).error.code).toBe('model_not_supported');
   });
 
   it('multipart: seconds and seed as form strings are numbers; an uploaded file is refused', async () => {
@@ -114,7 +115,7 @@ describe('validation rows', () => {
     f2.append('input_reference', new Blob([Buffer.from('png')], { type: 'image/png' }), 'a.png');
     const u = await t.h.fetch('/v1/videos', { method: 'POST', token: t.token, body: f2 });
     expect(u.status).toBe(400);
-    expect(((await u.json()) as { error: { code: string } }).error.code).toBe('invalid_reference');
+    expect(((await u.json()) as BErr).error.code).toBe('invalid_reference');
   });
 
   it('multipart: nested fields as the SDK encodes them (input_reference[image_url], references[video][])', async () => {
@@ -141,7 +142,7 @@ describe('multipart field names that reach a prototype', () => {
       form.append(name, 'yes');
       const r = await t.h.fetch('/v1/videos', { method: 'POST', token: t.token, body: form });
       expect(r.status).toBe(400);
-      const body = (await r.json()) as { error: { code: string; param?: string } };
+      const body = (await r.json()) as BErr;
       expect(body.error.code).toBe('invalid_parameter');
       expect(body.error.param).toBe(name);
       expect(({} as Record<string, unknown>).stream).toBeUndefined();

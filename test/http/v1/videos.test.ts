@@ -6,6 +6,7 @@ import { useHarness } from '../../support/harness.ts';
 import { openaiClient } from '../../support/sdk.ts';
 import { holdOfTask, ledgerOfTask, tokenRow } from '../../support/store-rows.ts';
 import { createVideo, FAST_TASK_ENV, getVideo, lastSynthesisBody, waitTerminal } from '../../support/videos.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
 const t = useHarness({ env: FAST_TASK_ENV });
 let tok: { id: string; secret: string };
@@ -51,8 +52,8 @@ describe('video task object and ownership', () => {
     const unknown = await t.h.fetch('/v1/videos/video_00000000000000000000000000000000', { token: other.secret });
     expect(foreign.status).toBe(404);
     expect(unknown.status).toBe(404);
-    const fb = (await foreign.json()) as { error: { code: string; message: string } };
-    const ub = (await unknown.json()) as { error: { code: string; message: string } };
+    const fb = (await foreign.json()) as BErr;
+    const ub = (await unknown.json()) as BErr;
     expect(fb.error.code).toBe(ub.error.code);
     const content = await t.h.fetch(`/v1/videos/${c.json.id}/content`, { token: other.secret });
     expect(content.status).toBe(404);
@@ -62,7 +63,7 @@ describe('video task object and ownership', () => {
     const c = await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'slow sim-fault:stay-running', seconds: 2 });
     const r = await t.h.fetch(`/v1/videos/${c.json.id}/content`, { token: tok.secret });
     expect(r.status).toBe(409);
-    expect(((await r.json()) as { error: { code: string } }).error.code).toBe('video_not_ready');
+    expect(((await r.json()) as BErr).error.code).toBe('video_not_ready');
   });
 
   it('Range download → 206 with the requested slice', async () => {
@@ -190,7 +191,7 @@ describe('metering at terminal success', () => {
     await new Promise((r) => setTimeout(r, 1100)); // the signed URL carries whole seconds
     const r = await short.h.fetch(`/v1/videos/${v.id}/content`, { token: short.token });
     expect(r.status).toBe(410);
-    expect(((await r.json()) as { error: { code: string } }).error.code).toBe('result_expired');
+    expect(((await r.json()) as BErr).error.code).toBe('result_expired');
   });
 });
 

@@ -3,6 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
 import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx.ts';
+import type { AErr } from '../../support/error-shapes.ts';
 
 const t = useHarness(vidxHarness());
 let narrow: string; // allow-list: vidx-v1 only
@@ -177,7 +178,7 @@ describe('family A validation table', () => {
   it('invalid JSON is 400 / 1200', async () => {
     const r = await t.h.fetch(T2V, { method: 'POST', token: t.token, body: '{"prompt":', headers: { 'content-type': 'application/json' } });
     expect(r.status).toBe(400);
-    const b = (await r.json()) as { code: number; data: null };
+    const b = (await r.json()) as AErr;
     expect(b).toMatchObject({ code: 1200, data: null });
   });
 
