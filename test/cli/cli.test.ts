@@ -18,7 +18,8 @@ function tollway(args: string[], extraEnv: Record<string, string> = {}) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-describe('tollway CLI', () => {
+// Each test runs the CLI several times (spawnSync, up to 60 s each): under a loaded machine the default 30 s is too short.
+describe('tollway CLI', { timeout: 180_000 }, () => {
   it('a bad configuration value stops it with one clear line and a non-zero exit', () => {
     const r = tollway(['migrate'], { PORT: 'eighty' });
     expect(r.code).not.toBe(0);
