@@ -1,31 +1,25 @@
 // The `tollway` CLI as an operator runs it (bin/tollway.mjs → tsx). Spawning is slow (~1 s), so few tests.
 // Always SQLite: these test the CLI, the store suite covers both dialects.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveSecrets } from '../../src/bootstrap.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { createGateway } from '../../src/gateway.ts';
+import { TOLLWAY_BIN } from '../support/serve-process.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'tollway.mjs');
 const KEY_CANARY = 'sk-CLI-CANARY-0123456789abcdef';
-let dir: string;
-let env: Record<string, string>;
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'tollway-cli-'));
-  env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: `sqlite:${join(dir, 'cli.db')}`, TOLLWAY_DATA_DIR: dir };
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('tollway-cli-');
+const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: `sqlite:${join(dir, 'cli.db')}`, TOLLWAY_DATA_DIR: dir };
 
 function tollway(args: string[], extraEnv: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [TOLLWAY_BIN, ...args], { env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 60_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-describe('tollway CLI', () => {
+// Each test runs the CLI several times (spawnSync, up to 60 s each): under a loaded machine the default 30 s is too short.
+describe('tollway CLI', { timeout: 180_000 }, () => {
   it('a bad configuration value stops it with one clear line and a non-zero exit', () => {
     const r = tollway(['migrate'], { PORT: 'eighty' });
     expect(r.code).not.toBe(0);

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { isClean, reconcile } from '../../src/core/reconcile.ts';
 import { ReconcileRepo } from '../../src/store/repos/reconcile.ts';
-import { useHarness } from '../helpers/harness.ts';
+import { useHarness } from '../support/harness.ts';
 
 const ctx = useHarness({ env: { TOLLWAY_TASK_TICK_MS: '40', TOLLWAY_TASK_POLL_BASE_MS: '40', TOLLWAY_TASK_POLL_MAX_MS: '200', TOLLWAY_TASK_REFRESH_STALE_MS: '0' }, sim: { taskDurationMs: 200 } });
 

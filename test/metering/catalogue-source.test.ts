@@ -1,16 +1,15 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
 import { ConfigError } from '../../src/config/config.ts';
 import { loadCatalogue, readCatalogueFile, upsertOverride } from '../../src/metering/catalogue-source.ts';
 import { validatePrice } from '../../src/metering/price-validation.ts';
 import { priceForEntry } from '../../src/metering/prices.ts';
-import { freshStore } from '../helpers/harness.ts';
+import { freshStore } from '../support/store.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'tollway-cat-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('tollway-cat-');
 let n = 0;
 function file(content: unknown): string {
   const p = join(dir, `cat-${++n}.json`);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { textReservation } from '../../src/core/charge.ts';
 import { MAX_CHARGE } from '../../src/metering/prices.ts';
 import type { Usage } from '../../src/metering/types.ts';
-import { useHarness } from '../helpers/harness.ts';
+import { useHarness } from '../support/harness.ts';
 
 const ctx = useHarness({ env: { TOLLWAY_SIM_TASK_MS: '60000' } });
 const N = 50;

@@ -1,7 +1,7 @@
 // The admin filters of the ledger and the reservation reaper are served by indexes, on both stores.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freshStore, testDialect } from '../helpers/harness.ts';
+import { freshStore, testDialect } from '../support/store.ts';
 
 let fresh: Awaited<ReturnType<typeof freshStore>>;
 beforeAll(async () => {

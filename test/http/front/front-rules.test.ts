@@ -2,7 +2,7 @@
 // (/v1/chat/completions …) and Fastify (/v1/models, images, videos, /vidx/v1, /admin).
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { useHarness } from '../../helpers/harness.ts';
+import { useHarness } from '../../support/harness.ts';
 
 const ctx = useHarness({ env: { TOLLWAY_REQUEST_TIMEOUT_MS: '1500', TOLLWAY_TASK_POLLER: 'false' } });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
