@@ -124,6 +124,11 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
     onError: (e, queued) => logger.error({ err: String(e), queued }, 'ledger batch write failed; charges stay queued and are retried'),
     // Every field of the refused charge, so the operator can enter it by hand: it is not retried.
     onRejected: (rows, e) => logger.error({ err: String(e), charges: rows.map((r) => ({ key: r.key, token_id: r.tokenId, model: r.model, kind: r.kind, amount: r.charge.amount, quantities: r.charge.quantities, request_id: r.requestId, task_id: r.taskId, created_at: r.createdAt })) }, 'ledger charges refused by the store; set aside, not billed'),
+    onClamped: (r) => {
+      const detail = { key: r.key, token_id: r.tokenId, model: r.model, amount: r.charge.amount, quantities: r.charge.quantities };
+      logger.warn(detail, 'charge clamped to the largest amount one charge may carry');
+      repos.audit.write({ actor: 'meter', action: 'charge.clamped', target: r.key, detail, requestId: r.requestId }).catch((e: unknown) => logger.error({ err: String(e) }, 'audit write failed'));
+    },
   });
   const requestLog = new RequestLogWriter(store.db, {
     batchWriter: store.batchWriter,

@@ -255,8 +255,8 @@ const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTU
 
 /**
  * Map a transport failure to a gateway error (never exposing the upstream address).
- * `upstream_unreachable` means "certainly not sent" (retry-safe for anything); a reset or close after
- * the request went out is `upstream_error`, since the upstream may have acted on it.
+ * `upstream_unreachable` means "certainly not sent" (retry-safe for anything); a timeout, reset or close after
+ * the request went out is marked mayHaveRun, since the upstream may be acting on it.
  */
 export function networkError(e: unknown): GatewayError {
   if (e instanceof GatewayError) return e;
@@ -265,12 +265,12 @@ export function networkError(e: unknown): GatewayError {
     return new GatewayError('upstream_unreachable', 'The upstream could not be reached', { cause: e });
   }
   if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError) {
-    return new GatewayError('upstream_timeout', 'The upstream did not answer in time', { cause: e });
+    return new GatewayError('upstream_timeout', 'The upstream did not answer in time', { cause: e, mayHaveRun: true });
   }
   if (e instanceof undiciErrors.RequestAbortedError || (e as Error)?.name === 'AbortError') {
-    return new GatewayError('upstream_error', 'The upstream request was aborted', { cause: e });
+    return new GatewayError('upstream_error', 'The upstream request was aborted', { cause: e, mayHaveRun: true });
   }
-  return new GatewayError('upstream_error', 'The upstream connection was closed unexpectedly', { cause: e });
+  return new GatewayError('upstream_error', 'The upstream connection was closed unexpectedly', { cause: e, mayHaveRun: true });
 }
 
 /** Read a whole (small) upstream body as JSON; malformed JSON is an upstream error, not a crash. */

@@ -10,6 +10,11 @@ export interface GatewayErrorOptions {
   headers?: Record<string, string>;
   /** The upstream account is not entitled to the model it was asked for (not activated / not purchased). */
   notEntitled?: boolean;
+  /**
+   * The request reached the upstream and no answer says it was declined (a timeout or a cut connection after it
+   * was sent): the upstream may be doing the work, so the call is not sent again (routing/failover.ts).
+   */
+  mayHaveRun?: boolean;
 }
 
 /** The one error type every layer throws; renderers turn it into the family's shape. */
@@ -21,6 +26,7 @@ export class GatewayError extends Error {
   readonly param: string | undefined;
   readonly headers: Record<string, string> | undefined;
   readonly notEntitled: boolean;
+  readonly mayHaveRun: boolean;
 
   constructor(code: ErrorCode, message: string, opts: GatewayErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -33,6 +39,7 @@ export class GatewayError extends Error {
     this.param = opts.param;
     this.headers = opts.headers;
     this.notEntitled = opts.notEntitled === true;
+    this.mayHaveRun = opts.mayHaveRun === true;
   }
 
   get vendorCode(): number {

@@ -10,7 +10,7 @@ import { applyBodyLimits } from './body-limits.ts';
 import { parseJsonBody } from './json-body.ts';
 import { clientErrorHandler } from './client-error.ts';
 import { TextLane, type Lifecycle } from './lane/text-lane.ts';
-import { admit, newRequestState, requestRecorder, shuttingDown } from './pipeline.ts';
+import { admit, checkUrl, closesConnection, markClientLeft, newRequestState, requestRecorder, shuttingDown } from './front.ts';
 import { textRoutes } from './routes/v1/text-routes.ts';
 import { registerAdminRoutes } from './routes/admin/index.ts';
 import { registerFamilyACallbackRoutes, registerFamilyARoutes } from './routes/vidx/index.ts';
@@ -57,7 +57,8 @@ export function toGatewayError(err: unknown): GatewayError {
 export function sendError(req: FastifyRequest, reply: FastifyReply, err: GatewayError): FastifyReply {
   req.state.errorCode = err.code;
   if (err.upstreamRequestId) req.state.upstreamRequestId = err.upstreamRequestId;
-  if (err.headers) reply.headers(err.headers);
+  const headers = closesConnection(err, req.raw.complete);
+  if (headers) reply.headers(headers);
   return reply.code(err.status).type('application/json; charset=utf-8').send(renderError(familyOf(req.routeOptions?.url ?? req.url), err, req.id));
 }
 
@@ -68,7 +69,9 @@ export async function buildApp(deps: AppDeps, parts: AppParts): Promise<FastifyI
   const app = Fastify({
     // The text lane takes its routes straight from node:http; everything else goes to Fastify.
     serverFactory: (handler) => {
-      const server = createServer((req, res) => {
+      // A request not received in time is cut, checked every second rather than node's default 30 s.
+      const timeoutMs = deps.config.requestTimeoutMs;
+      const server = createServer({ requestTimeout: timeoutMs, headersTimeout: Math.min(timeoutMs, 60_000), connectionsCheckingInterval: Math.min(1_000, timeoutMs) }, (req, res) => {
         if (!lane.serve(req, res)) handler(req, res);
       });
       // What Fastify sets on a server it creates itself (its keep-alive default outlives common load balancers').
@@ -118,8 +121,13 @@ export async function buildApp(deps: AppDeps, parts: AppParts): Promise<FastifyI
     req.state = newRequestState();
     reply.header(REQUEST_ID_HEADER, req.id);
     if (life.closing) throw shuttingDown();
-    // No id, name or query value here can hold a NUL, and PostgreSQL refuses one in text (a 500 otherwise).
-    if (req.url.includes('%00')) throw new GatewayError('invalid_request', 'The request URL contains an encoded NUL character (%00)');
+    checkUrl(req.url);
+    // A client that leaves before the answer: recorded once the route has settled (onSend), as on the lane.
+    reply.raw.on('close', () => {
+      if (!markClientLeft(req.state, reply.raw)) return;
+      left.add(req);
+      if (settled.has(req)) recordOnce(req, reply);
+    });
     // Authenticate contract paths before the body is parsed: unauthenticated callers get 401 cheaply. The matched
     // route decides, not the raw URL: the router decodes `/%761/models` to /v1/models.
     const path = req.routeOptions.url ?? req.url;
@@ -129,10 +137,24 @@ export async function buildApp(deps: AppDeps, parts: AppParts): Promise<FastifyI
     pending.then(() => done(), done);
   });
 
-  // Synchronous work (a log line, a buffered row): a callback hook spares a promise per request.
+  // One record per request: when the answer is written (onResponse), or — for a client that left — once the route
+  // settled (onSend). Synchronous work (a log line, a buffered row): callback hooks spare a promise per request.
+  const recorded = new WeakSet<FastifyRequest>();
+  const settled = new WeakSet<FastifyRequest>();
+  const left = new WeakSet<FastifyRequest>();
+  const recordOnce = (req: FastifyRequest, reply: FastifyReply) => {
+    if (!req.state || recorded.has(req)) return;
+    recorded.add(req);
+    record({ id: req.id, method: req.method, endpoint: req.routeOptions.url ?? req.url.split('?')[0] ?? req.url, status: reply.statusCode, state: req.state });
+  };
+  app.addHook('onSend', (req, reply, payload, done) => {
+    settled.add(req);
+    if (left.has(req)) recordOnce(req, reply);
+    done(null, payload);
+  });
   app.addHook('onResponse', (req, reply, done) => {
     try {
-      if (req.state) record({ id: req.id, method: req.method, endpoint: req.routeOptions.url ?? req.url.split('?')[0] ?? req.url, status: reply.statusCode, state: req.state });
+      recordOnce(req, reply);
     } catch (e) {
       done(e as Error);
       return;

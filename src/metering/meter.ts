@@ -7,7 +7,7 @@ import type { Database } from '../store/schema.ts';
 import { clip } from '../store/clip.ts';
 import { GroupCommit } from '../store/group-commit.ts';
 import type { LedgerTuple, SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
-import { isBillable, priceForEntry } from './prices.ts';
+import { isBillable, isClamped, priceForEntry } from './prices.ts';
 import type { Charge, Meter, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
 /** Reservations of calls answered at once are keyed by their request id (tasks by task_… / video_… ids). */
@@ -58,6 +58,8 @@ export interface StoreMeterOptions {
   onError?: (e: unknown, queued: number) => void;
   /** Charges the store refused while others were written (group-commit.ts): they leave the queue; report them. */
   onRejected?: (rows: LedgerRow[], e: unknown) => void;
+  /** A charge was clamped to MAX_CHARGE (absurd reported usage): the operator's audit line. */
+  onClamped?: (row: LedgerRow) => void;
 }
 
 /**
@@ -75,12 +77,14 @@ export class StoreMeter implements Meter {
   /** Amounts queued but not yet committed, per token: counted by quota checks so the lag cannot be exploited. */
   private readonly pending = new Map<string, number>();
   private readonly batchWriter: SqliteBatchWriter | null;
+  private readonly onClamped: (row: LedgerRow) => void;
 
   constructor(
     private readonly db: Kysely<Database>,
     private readonly catalogue: () => Catalogue,
     opts: StoreMeterOptions = {},
   ) {
+    this.onClamped = opts.onClamped ?? (() => undefined);
     const onError = opts.onError ?? (() => undefined);
     this.batchWriter = opts.batchWriter ?? null;
     this.batches = new GroupCommit<LedgerRow>({
@@ -132,7 +136,7 @@ export class StoreMeter implements Meter {
   }
 
   private syncRow(input: SyncChargeInput, charge: Charge): LedgerRow {
-    return {
+    return this.checked({
       key: input.idempotencyKey ?? input.requestId,
       tokenId: input.tokenId,
       model: input.model,
@@ -142,7 +146,13 @@ export class StoreMeter implements Meter {
       taskId: null,
       upstreamRequestId: input.upstreamRequestId ?? null,
       createdAt: Date.now(),
-    };
+    });
+  }
+
+  /** Every ledger row passes here: a clamped charge is reported once, as it is made. */
+  private checked(row: LedgerRow): LedgerRow {
+    if (isClamped(row.charge)) this.onClamped(row);
+    return row;
   }
 
   async chargeSync(input: SyncChargeInput): Promise<number> {
@@ -295,7 +305,7 @@ export class StoreMeter implements Meter {
     return this.db.transaction().execute(async (trx) => {
       if ((await this.closeHold(trx, task.taskId, task.tokenId, 'settled')) === null) return 0;
       if (!isBillable(reported)) return 0;
-      const inserted = await this.insertCharge(trx, {
+      const inserted = await this.insertCharge(trx, this.checked({
         key: `${task.taskId}:success`,
         tokenId: task.tokenId,
         model: task.model,
@@ -305,7 +315,7 @@ export class StoreMeter implements Meter {
         taskId: task.taskId,
         upstreamRequestId: task.upstreamRequestId ?? null,
         createdAt: Date.now(),
-      });
+      }));
       if (!inserted) return 0;
       if (charge.amount > 0) await this.addSpent(trx, task.tokenId, charge.amount);
       return charge.amount;

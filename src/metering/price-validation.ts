@@ -4,7 +4,8 @@
 import type { Price, TokenPriceTier } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 
-const MAX_MICRO = Number.MAX_SAFE_INTEGER;
+/** The highest unit price an operator may set: 1,000,000 units (per 1k tokens, image or second). */
+export const MAX_UNIT_PRICE = 1_000_000_000_000;
 
 export class PriceValidationError extends GatewayError {
   constructor(message: string, param: string) {
@@ -25,8 +26,8 @@ function noExtraKeys(o: Record<string, unknown>, allowed: string[], path: string
 function micro(o: Record<string, unknown>, key: string, path: string, required = true): number | undefined {
   const v = o[key];
   if (v === undefined && !required) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_MICRO) {
-    throw new PriceValidationError(`${path}.${key} must be a non-negative integer number of micro-units (1 unit = 1,000,000), got ${JSON.stringify(v) ?? 'nothing'}`, `${path}.${key}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_UNIT_PRICE) {
+    throw new PriceValidationError(`${path}.${key} must be an integer number of micro-units from 0 to ${MAX_UNIT_PRICE} (1 unit = 1,000,000), got ${JSON.stringify(v) ?? 'nothing'}`, `${path}.${key}`);
   }
   return v;
 }

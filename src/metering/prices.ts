@@ -124,7 +124,7 @@ export function priceUsage(price: Price, usage: Usage, defaults: PriceDefaults =
     case 'images': {
       if (price.unit !== 'image') throw unitMismatch(price, usage.kind);
       const images = checkCount(usage.images, 'images', true);
-      return { amount: images * price.perImage, quantities: { images }, unitPrices: { per_image: price.perImage } };
+      return { amount: mulDivCeil(images, price.perImage, 1), quantities: { images }, unitPrices: { per_image: price.perImage } };
     }
     case 'video': {
       if (price.unit !== 'video-second') throw unitMismatch(price, usage.kind);
@@ -154,10 +154,22 @@ export function priceUsage(price: Price, usage: Usage, defaults: PriceDefaults =
   }
 }
 
+/**
+ * The largest amount one charge may carry (1e9 units): sums of charges in `spent` stay exact integers in JS numbers
+ * and in a bigint column. A charge above it (absurd reported usage) is clamped, and the clamp is recorded in its
+ * quantities (`clamped_from`) so the meter reports it.
+ */
+export const MAX_CHARGE = 1_000_000_000_000_000;
+
 /** Price usage against a catalogue entry (its tier defaults applied). */
 export function priceForEntry(entry: ModelEntry, usage: Usage): Charge {
-  return priceUsage(entry.price, usage, priceDefaultsOf(entry));
+  const c = priceUsage(entry.price, usage, priceDefaultsOf(entry));
+  if (c.amount <= MAX_CHARGE) return c;
+  return { amount: MAX_CHARGE, quantities: { ...c.quantities, clamped_from: String(c.amount) }, unitPrices: c.unitPrices };
 }
+
+/** Was this charge clamped to MAX_CHARGE? */
+export const isClamped = (c: Charge): boolean => c.quantities.clamped_from !== undefined;
 
 /**
  * DashScope reports the output resolution as `SR` (a number such as 720 or 1080, or a string "1080P").

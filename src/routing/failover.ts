@@ -1,6 +1,8 @@
-// Retry and fail over across the channels serving a model — only before any byte reached the client,
-// and only where repeating is safe. Async task creation uses `connect-only`: a request that may have
-// been accepted upstream is never sent twice.
+// Retry and fail over across the channels serving a model — only before any byte reached the client, and never
+// once the upstream may be doing the work. 'safe' (text calls) also retries answers that declined the call (HTTP
+// 429 and 5xx answers); 'connect-only' (image and video creation, which produce and bill per call) retries only what
+// surely never arrived, plus a 429 on another account. Neither repeats a call that timed out or was cut after it
+// was sent (GatewayError.mayHaveRun).
 import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 import type { Channel } from './channel-registry.ts';
 import type { CircuitBreakers } from './circuit-breaker.ts';
@@ -27,7 +29,7 @@ export function isConnectFailure(e: unknown): boolean {
 export function isRetryable(e: unknown, policy: RetryPolicy): boolean {
   if (!isGatewayError(e)) return false;
   if (isConnectFailure(e)) return true;
-  if (policy === 'connect-only') return false;
+  if (policy === 'connect-only' || e.mayHaveRun) return false;
   return e.code === 'upstream_timeout' || e.code === 'upstream_rate_limited' || e.code === 'upstream_error' || e.code === 'upstream_unavailable' || e.code === 'upstream_unreachable';
 }
 

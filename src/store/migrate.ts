@@ -2,6 +2,7 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } fr
 import type { Dialect } from './dialect.ts';
 import * as m001 from './migrations/001-init.ts';
 import * as m002 from './migrations/002-channel-names.ts';
+import * as m003 from './migrations/003-ledger-indexes.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
@@ -9,6 +10,7 @@ type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; do
 const MIGRATIONS: Record<string, DialectMigration> = {
   '001-init': m001,
   '002-channel-names': m002,
+  '003-ledger-indexes': m003,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -1,26 +1,20 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { credentialFrom, TokenAuth } from '../../src/auth/token-auth.ts';
 import { hashToken, newTokenSecret, safeEqual } from '../../src/auth/token-secret.ts';
 import { isGatewayError } from '../../src/errors/gateway-error.ts';
 import { TokensRepo, type TokenRecord } from '../../src/store/repos/tokens.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
+import { useHarness } from '../support/harness.ts';
+import type { AErr, BErr } from '../support/error-shapes.ts';
 
-type BErr = { error: { code: string; type: string; message: string; request_id: string } };
-type AErr = { code: number; message: string; request_id: string; data: null };
-
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.close());
+const t = useHarness();
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
 /** GET /v1/models (family B) and POST text2video (family A) with the given headers. */
 async function both(headers: Record<string, string>) {
-  const b = await h.fetch('/v1/models', { headers });
-  const a = await h.fetch('/vidx/v1/videos/text2video', { method: 'POST', headers, json: { prompt: 'a cat' } });
+  const b = await t.h.fetch('/v1/models', { headers });
+  const a = await t.h.fetch('/vidx/v1/videos/text2video', { method: 'POST', headers, json: { prompt: 'a cat' } });
   return { a, b, aBody: (await a.json()) as AErr, bBody: (await b.json()) as BErr };
 }
 
@@ -51,52 +45,52 @@ describe('client auth through the real server', () => {
   });
 
   it('revoked token → 401 token_revoked in both families', async () => {
-    const t = await h.token();
-    await h.gw.deps.repos.tokens.revoke(t.id);
-    h.gw.deps.tokenAuth.clear();
-    expectFamilyShapes(await both({ authorization: `Bearer ${t.secret}` }), 'token_revoked', 1002);
+    const tok = await t.h.token();
+    await t.h.gw.deps.repos.tokens.revoke(tok.id);
+    t.h.gw.deps.tokenAuth.clear();
+    expectFamilyShapes(await both({ authorization: `Bearer ${tok.secret}` }), 'token_revoked', 1002);
   });
 
   it('expired token → 401 token_expired in both families', async () => {
-    const t = await h.token({ expiresAt: Date.now() - 1_000 });
-    expectFamilyShapes(await both({ authorization: `Bearer ${t.secret}` }), 'token_expired', 1004);
+    const tok = await t.h.token({ expiresAt: Date.now() - 1_000 });
+    expectFamilyShapes(await both({ authorization: `Bearer ${tok.secret}` }), 'token_expired', 1004);
   });
 
   it('a token that has not expired yet works', async () => {
-    const t = await h.token({ expiresAt: Date.now() + 3_600_000 });
-    expect((await h.fetch('/v1/models', { token: t.secret })).status).toBe(200);
+    const tok = await t.h.token({ expiresAt: Date.now() + 3_600_000 });
+    expect((await t.h.fetch('/v1/models', { token: tok.secret })).status).toBe(200);
   });
 
   it('x-api-key is accepted (messages-style SDKs)', async () => {
-    const t = await h.token();
-    const r = await h.fetch('/v1/models', { headers: { 'x-api-key': t.secret } });
+    const tok = await t.h.token();
+    const r = await t.h.fetch('/v1/models', { headers: { 'x-api-key': tok.secret } });
     expect(r.status).toBe(200);
     // and a Basic header does not hide a valid x-api-key
-    const r2 = await h.fetch('/v1/models', { headers: { authorization: 'Basic abc', 'x-api-key': t.secret } });
+    const r2 = await t.h.fetch('/v1/models', { headers: { authorization: 'Basic abc', 'x-api-key': tok.secret } });
     expect(r2.status).toBe(200);
   });
 
   it('the bearer scheme is case-insensitive', async () => {
-    const t = await h.token();
-    expect((await h.fetch('/v1/models', { headers: { authorization: `bearer ${t.secret}` } })).status).toBe(200);
+    const tok = await t.h.token();
+    expect((await t.h.fetch('/v1/models', { headers: { authorization: `bearer ${tok.secret}` } })).status).toBe(200);
   });
 
   it('token lookups are cached: many requests, one database lookup; revoke invalidates at once', async () => {
-    const t = await h.token();
+    const tok = await t.h.token();
     const spy = vi.spyOn(TokensRepo.prototype, 'findByHash');
-    for (let i = 0; i < 6; i++) expect((await h.fetch('/v1/models', { token: t.secret })).status).toBe(200);
-    const forThisToken = () => spy.mock.calls.filter(([hash]) => hash === hashToken(t.secret)).length;
+    for (let i = 0; i < 6; i++) expect((await t.h.fetch('/v1/models', { token: tok.secret })).status).toBe(200);
+    const forThisToken = () => spy.mock.calls.filter(([hash]) => hash === hashToken(tok.secret)).length;
     expect(forThisToken()).toBe(1);
 
-    expect((await h.admin(`/admin/tokens/${t.id}`, { method: 'DELETE' })).status).toBe(200);
-    const r = await h.fetch('/v1/models', { token: t.secret });
+    expect((await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'DELETE' })).status).toBe(200);
+    const r = await t.h.fetch('/v1/models', { token: tok.secret });
     expect(r.status).toBe(401);
     expect(((await r.json()) as BErr).error.code).toBe('token_revoked');
     expect(forThisToken()).toBe(2);
   });
 
   it('the admin key is not a client token', async () => {
-    const r = await h.fetch('/v1/models', { token: h.adminKey });
+    const r = await t.h.fetch('/v1/models', { token: t.h.adminKey });
     expect(r.status).toBe(401);
   });
 });

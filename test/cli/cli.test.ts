@@ -1,36 +1,27 @@
 // The `tollway` CLI as an operator runs it (bin/tollway.mjs → tsx), on the suite's dialect: a SQLite file, or a
 // PostgreSQL schema of its own (search_path in the URL). Spawning is slow, so few tests, each doing several steps.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveSecrets } from '../../src/bootstrap.ts';
 import { composeGateway } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config/config.ts';
-import { freshStore, testDialect } from '../helpers/harness.ts';
+import { TOLLWAY_BIN } from '../support/serve-process.ts';
+import { testDialect, useStore } from '../support/store.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'tollway.mjs');
-// Each command is a new process loading the sources through tsx: a few seconds each on a busy machine.
-const SPAWNS = { timeout: 180_000 };
 const KEY_CANARY = 'sk-CLI-CANARY-0123456789abcdef';
-let dir: string;
-let fresh: Awaited<ReturnType<typeof freshStore>>;
+const dir = tempDir('tollway-cli-');
+const fresh = useStore();
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tollway-cli-'));
-  fresh = await freshStore();
+beforeAll(() => {
+  // PostgreSQL: the CLI reaches the test's own schema through search_path in the URL.
   const databaseUrl = fresh.pgSchema ? `${fresh.url}?options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}` : fresh.url;
   env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: databaseUrl, TOLLWAY_DATA_DIR: dir };
 });
-afterAll(async () => {
-  await fresh?.cleanup();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 function tollway(args: string[], extraEnv: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [TOLLWAY_BIN, ...args], { env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 60_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -49,8 +40,9 @@ async function auditedByCli(): Promise<string[]> {
   return rows.map((r) => `${r.action} ${r.target}`);
 }
 
-describe('tollway CLI', () => {
-  it('a bad configuration value stops it with one clear line and a non-zero exit', SPAWNS, () => {
+// Each test runs the CLI several times (spawnSync, up to 60 s each): under a loaded machine the default 30 s is too short.
+describe('tollway CLI', { timeout: 180_000 }, () => {
+  it('a bad configuration value stops it with one clear line and a non-zero exit', () => {
     const r = tollway(['migrate'], { PORT: 'eighty' });
     expect(r.code).not.toBe(0);
     expect(r.stderr.trim()).toBe('tollway: configuration error: PORT must be an integer, got "eighty"');
@@ -64,7 +56,7 @@ describe('tollway CLI', () => {
     expect(ok(['migrate'])).toContain(`migrations applied (${testDialect()})`);
   });
 
-  it('channel add / list / disable: keys are never printed, a disabled channel is listed as such, each change is audited', SPAWNS, async () => {
+  it('channel add / list / disable: keys are never printed, a disabled channel is listed as such, each change is audited', async () => {
     const ds = JSON.parse(ok(['channel', 'add', '--name', 'cli-ds', '--kind', 'dashscope', '--base-url', 'http://127.0.0.1:9', '--api-key', KEY_CANARY, '--models', 'qwx3.7-plus,text-embedding-v4'])) as { id: string };
     expect(ds).toMatchObject({ name: 'cli-ds', kind: 'dashscope', status: 'enabled' });
     const kl = JSON.parse(ok(['channel', 'add', '--name', 'cli-kl', '--kind', 'kling', '--base-url', 'http://127.0.0.1:9', '--access-key', 'ak-cli', '--secret-key', KEY_CANARY])) as { id: string };
@@ -82,7 +74,7 @@ describe('tollway CLI', () => {
     expect(wrong.stderr).toBe('tollway: Model qwx3.7-plus is not served by a kling channel\n');
   });
 
-  it('token create / list / revoke: the token is printed once; a gateway on the same store takes it, and refuses it once revoked', SPAWNS, async () => {
+  it('token create / list / revoke: the token is printed once; a gateway on the same store takes it, and refuses it once revoked', async () => {
     const kept = ok(['token', 'create', '--name', 'kept', '--models', 'qwx3.7-plus,text-embedding-v4', '--quota', '5']);
     const token = tokenOf(kept);
     expect(token).toMatch(/^tw-/);
@@ -114,7 +106,7 @@ describe('tollway CLI', () => {
     }
   });
 
-  it('an unknown id: one line and a non-zero exit, nothing audited', SPAWNS, async () => {
+  it('an unknown id: one line and a non-zero exit, nothing audited', async () => {
     const before = (await auditedByCli()).length;
     for (const args of [['token', 'revoke', 'tok_nope'], ['channel', 'disable', 'ch_nope']]) {
       const r = tollway(args);

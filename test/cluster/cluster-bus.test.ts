@@ -1,44 +1,21 @@
 // Several gateway instances on one store: an admin change made through one instance applies on the
 // others — at once through Redis pub/sub, and through the periodic refresh without Redis.
-import { Writable } from 'node:stream';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseClusterEvent } from '../../src/cluster/cluster-bus.ts';
-import { composeGateway, type Gateway } from '../../src/compose.ts';
-import { ADMIN_KEY, SECRET, startHarness, type Harness } from '../helpers/harness.ts';
+import { useHarness, type GatewayInstance, type Harness } from '../support/harness.ts';
+import { eventually } from '../support/wait.ts';
 
 const redisUrl = process.env.TEST_REDIS_URL;
-const quiet = () => new Writable({ write: (_c, _e, cb) => cb() });
 
-async function until(cond: () => Promise<boolean>, ms = 3000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await cond()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return cond();
-}
-
-/** A second gateway instance on the first one's store and config (plus overrides). */
-async function secondInstance(h: Harness, over: Partial<Harness['config']>): Promise<{ gw: Gateway; url: string }> {
-  const gw = await composeGateway({ ...h.config, ...over, tasks: { ...h.config.tasks, pollerEnabled: false } }, { adminKey: ADMIN_KEY, secret: SECRET, store: h.store, logStream: quiet() });
-  const url = (await gw.app.listen({ port: 0, host: '127.0.0.1' })).replace('[::1]', '127.0.0.1');
-  return { gw, url };
+/** A second gateway instance on the first one's store and config (plus overrides), without a task poller. */
+function secondInstance(h: Harness, over: Partial<Harness['config']>): Promise<GatewayInstance> {
+  return h.instance({ ...over, tasks: { ...h.config.tasks, pollerEnabled: false } });
 }
 
 const models = async (url: string, token: string) => {
   const r = await fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${token}` } });
   return { status: r.status, ids: r.status === 200 ? ((await r.json()) as { data: Array<{ id: string }> }).data.map((m) => m.id) : [] };
 };
-
-let h: Harness | undefined;
-let other: { gw: Gateway } | undefined;
-afterEach(async () => {
-  await other?.gw.close();
-  await h?.close();
-  other = undefined;
-  h = undefined;
-});
-afterAll(async () => undefined);
 
 describe('cluster event parsing', () => {
   it('accepts only well-formed events', () => {
@@ -52,39 +29,41 @@ describe('cluster event parsing', () => {
 });
 
 describe.runIf(redisUrl)('two instances sharing Redis', () => {
+  const t = useHarness({ env: { REDIS_URL: redisUrl ?? '', TOLLWAY_REFRESH_MS: '0' } });
+
   it('a revoke, a channel disable and a price change through instance A apply on instance B at once', async () => {
-    h = await startHarness({ env: { REDIS_URL: redisUrl!, TOLLWAY_REFRESH_MS: '0' } });
-    other = await secondInstance(h, {});
-    const b = other as { gw: Gateway; url: string };
-    const t = (await (await h.admin('/admin/tokens', { method: 'POST', json: { name: 'cluster' } })).json()) as { id: string; token: string };
+    const h = t.h;
+    const b = await secondInstance(h, {});
+    const tok = (await (await h.admin('/admin/tokens', { method: 'POST', json: { name: 'cluster' } })).json()) as { id: string; token: string };
     // B has the token cached as valid.
-    expect((await models(b.url, t.token)).status).toBe(200);
-    expect((await models(b.url, t.token)).ids).toContain('qwx3.7-plus');
+    expect((await models(b.url, tok.token)).status).toBe(200);
+    expect((await models(b.url, tok.token)).ids).toContain('qwx3.7-plus');
 
     const channels = (await (await h.admin('/admin/channels')).json()) as { data: Array<{ id: string; kind: string }> };
     const dash = channels.data.find((c) => c.kind === 'dashscope')!;
     expect((await h.admin(`/admin/channels/${dash.id}`, { method: 'DELETE' })).status).toBe(200);
-    expect(await until(async () => !(await models(b.url, t.token)).ids.includes('qwx3.7-plus'), 2000)).toBe(true);
+    expect(await eventually(async () => !(await models(b.url, tok.token)).ids.includes('qwx3.7-plus'), 2000)).toBe(true);
 
     expect((await h.admin('/admin/prices/qwx-image-2.0', { method: 'PUT', json: { price: { unit: 'image', perImage: 123_456 } } })).status).toBe(200);
-    expect(await until(async () => b.gw.deps.catalogue.get('qwx-image-2.0')?.price.unit === 'image' && (b.gw.deps.catalogue.get('qwx-image-2.0')!.price as { perImage: number }).perImage === 123_456, 2000)).toBe(true);
+    expect(await eventually(async () => b.gw.deps.catalogue.get('qwx-image-2.0')?.price.unit === 'image' && (b.gw.deps.catalogue.get('qwx-image-2.0')!.price as { perImage: number }).perImage === 123_456, 2000)).toBe(true);
 
-    expect((await h.admin(`/admin/tokens/${t.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await h.admin(`/admin/tokens/${tok.id}`, { method: 'DELETE' })).status).toBe(200);
     // Well inside the 5 s cache TTL: only the bus can have told B.
-    expect(await until(async () => (await models(b.url, t.token)).status === 401, 1000)).toBe(true);
+    expect(await eventually(async () => (await models(b.url, tok.token)).status === 401, 1000)).toBe(true);
   });
 });
 
 describe('two instances without Redis', () => {
+  const t = useHarness({ env: { TOLLWAY_REFRESH_MS: '100' } });
+
   it('channel changes reach the other instance through the periodic refresh', async () => {
-    h = await startHarness({ env: { TOLLWAY_REFRESH_MS: '100' } });
-    other = await secondInstance(h, { refreshMs: 100, redisUrl: undefined });
-    const b = other as { gw: Gateway; url: string };
+    const h = t.h;
+    const b = await secondInstance(h, { refreshMs: 100, redisUrl: undefined });
     const { secret } = await h.token();
     expect((await models(b.url, secret)).ids).toContain('vidx-v1');
     const channels = (await (await h.admin('/admin/channels')).json()) as { data: Array<{ id: string; kind: string }> };
     const kling = channels.data.find((c) => c.kind === 'kling')!;
     expect((await h.admin(`/admin/channels/${kling.id}`, { method: 'DELETE' })).status).toBe(200);
-    expect(await until(async () => !(await models(b.url, secret)).ids.includes('vidx-v1'), 3000)).toBe(true);
+    expect(await eventually(async () => !(await models(b.url, secret)).ids.includes('vidx-v1'), 3000)).toBe(true);
   });
 });

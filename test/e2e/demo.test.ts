@@ -1,78 +1,18 @@
 // `tollway serve` on a fresh data dir with no configuration: demo mode (built-in simulator, demo token,
 // generated admin key), then restarts with an admin key and with upstream keys on the same data dir.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../../simulator/index.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
+import { useServeProcesses } from '../support/serve-process.ts';
+import { useSimulator } from '../support/simulator.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'tollway.mjs');
-let dir: string;
-let sim: Simulator;
-const children: ChildProcess[] = [];
+const dir = tempDir('tollway-demo-');
+const upstream = useSimulator({ taskDurationMs: 300 });
+const start = useServeProcesses();
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tollway-demo-'));
-  sim = await startSimulator({ taskDurationMs: 300 });
-});
-afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-  await sim?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-interface Running {
-  child: ChildProcess;
-  base: string;
-  stderr: () => string;
-  stop(): Promise<number | null>;
-}
-
-/**
- * Start `tollway serve` and wait until it prints that it listens (and, in demo mode, the curl line). A port found free
- * can be taken by another test process before the child binds it: on EADDRINUSE, again on another port.
- */
-async function serve(extraEnv: Record<string, string>, waitFor: RegExp): Promise<Running> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await serveOnce(extraEnv, waitFor);
-    } catch (e) {
-      if (attempt >= 3 || !/EADDRINUSE/.test(String(e))) throw e;
-    }
-  }
-}
-
-async function serveOnce(extraEnv: Record<string, string>, waitFor: RegExp): Promise<Running> {
-  const port = await freePort();
-  const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, PORT: String(port), HOST: '127.0.0.1', TOLLWAY_DATA_DIR: dir, TOLLWAY_SIM_TASK_MS: '300', LOG_LEVEL: 'warn', ...extraEnv };
-  const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let err = '';
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  await new Promise<void>((resolve, reject) => {
-    const check = () => {
-      if (waitFor.test(err)) resolve();
-    };
-    child.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      check();
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited early (${code}): ${err}${out}`)));
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return {
-    child,
-    base: `http://127.0.0.1:${port}`,
-    stderr: () => err + out,
-    stop: async () => {
-      child.kill('SIGTERM');
-      return exited;
-    },
-  };
-}
+/** Start `tollway serve` on the test's data dir and wait until it prints `waitFor` (in demo mode, the curl line). */
+const serve = (extraEnv: Record<string, string>, waitFor: RegExp) =>
+  start({ HOME: process.env.HOME ?? dir, TOLLWAY_DATA_DIR: dir, TOLLWAY_SIM_TASK_MS: '300', LOG_LEVEL: 'warn', ...extraEnv }, waitFor);
 
 const getJson = async (url: string, token: string) => {
   const r = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
@@ -85,7 +25,7 @@ let generatedAdminKey = '';
 describe('demo mode', () => {
   it('no configuration: simulator warning, demo token with a curl line, generated admin key; /v1/models works; SIGTERM exits', async () => {
     const s = await serve({}, /Try: curl .*\n.*\n.*\n/);
-    const text = s.stderr();
+    const text = s.output();
     expect(text).toMatch(/DEMO MODE/);
     expect(text).toMatch(/SIMULATOR/);
     demoToken = /Demo token: (tw-\S+)/.exec(text)?.[1] ?? '';
@@ -123,7 +63,7 @@ describe('demo mode', () => {
     }
     expect(await s.stop()).toBe(0);
     const jsonLines = s
-      .stderr()
+      .output()
       .split('\n')
       .filter((l) => l.startsWith('{'));
     const lines = jsonLines.map((l) => JSON.parse(l) as { msg?: string; request_id?: string; path?: string; status?: number });
@@ -136,7 +76,7 @@ describe('demo mode', () => {
   it('restart with TOLLWAY_ADMIN_KEY: that key is the admin key, the demo token is kept', async () => {
     const ADMIN = 'operator-chosen-admin-key-0001';
     const s = await serve({ TOLLWAY_ADMIN_KEY: ADMIN }, /Try: curl /);
-    const text = s.stderr();
+    const text = s.output();
     expect(text).not.toMatch(/Admin key \(generated/);
     expect(text).not.toContain(ADMIN);
     expect(text).toContain(`Demo token: ${demoToken}`);
@@ -146,13 +86,13 @@ describe('demo mode', () => {
   });
 
   it('with upstream keys: no simulator, a channel per configured upstream, demo channels disabled', async () => {
-    const s = await serve({ DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey, DASHSCOPE_BASE_URL: sim.url, TOLLWAY_ADMIN_KEY: 'operator-chosen-admin-key-0001' }, /listening on /);
+    const s = await serve({ DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey, DASHSCOPE_BASE_URL: upstream.sim.url, TOLLWAY_ADMIN_KEY: 'operator-chosen-admin-key-0001' }, /listening on /);
     // give the process a moment to print anything else it would print after listening
     await new Promise((r) => setTimeout(r, 200));
-    const text = s.stderr();
+    const text = s.output();
     expect(text).not.toMatch(/SIMULATOR|DEMO MODE|Demo token/);
     const ch = (await (await fetch(`${s.base}/admin/channels`, { headers: { authorization: 'Bearer operator-chosen-admin-key-0001' } })).json()) as { data: Array<{ name: string; status: string; base_url: string }> };
-    expect(ch.data.find((c) => c.name === 'env-dashscope')).toMatchObject({ status: 'enabled', base_url: sim.url });
+    expect(ch.data.find((c) => c.name === 'env-dashscope')).toMatchObject({ status: 'enabled', base_url: upstream.sim.url });
     for (const c of ch.data.filter((x) => x.name.startsWith('demo-'))) expect(c.status).toBe('disabled');
     expect(JSON.stringify(ch)).not.toContain(DEFAULT_SIM_KEYS.dashscopeApiKey);
     const ids = (await getJson(`${s.base}/v1/models`, demoToken)).body.data.map((m) => m.id);

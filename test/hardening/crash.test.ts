@@ -8,76 +8,27 @@
 // response. A call answered in the last few ms before a SIGKILL can therefore be missing from both (or,
 // in principle, from one of them). The test waits until the rows of the completed calls are in the store
 // before killing, so it checks agreement, not that window (docs/operations.md, Graceful shutdown).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../../simulator/index.ts';
+import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
-import { testDialect } from '../helpers/harness.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { useServeProcesses, type ServeProcess } from '../support/serve-process.ts';
+import { useSimulator } from '../support/simulator.ts';
+import { testDialect } from '../support/store.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'tollway.mjs');
 const ADMIN = 'crash-admin-key-0123456789abcdef';
 const SECRET = 'crash-secret-0123456789abcdefghij';
 
-let dir: string;
-let sim: Simulator;
+const dir = tempDir('tollway-crash-');
 let dbUrl: string;
 let store: Store;
 let dropSchema: (() => Promise<void>) | null = null;
-const children: ChildProcess[] = [];
-
-interface Running {
-  child: ChildProcess;
-  base: string;
-  exited: Promise<void>;
-}
-
-async function serve(): Promise<Running> {
-  const port = await freePort();
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? dir,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    TOLLWAY_DATA_DIR: dir,
-    DATABASE_URL: dbUrl,
-    TOLLWAY_ADMIN_KEY: ADMIN,
-    TOLLWAY_SECRET: SECRET,
-    DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey,
-    DASHSCOPE_BASE_URL: sim.url,
-    KLING_ACCESS_KEY: DEFAULT_SIM_KEYS.klingAccessKey,
-    KLING_SECRET_KEY: DEFAULT_SIM_KEYS.klingSecretKey,
-    KLING_BASE_URL: sim.url,
-    TOLLWAY_TASK_TICK_MS: '50',
-    TOLLWAY_TASK_POLL_BASE_MS: '50',
-    TOLLWAY_TASK_POLL_MAX_MS: '200',
-    TOLLWAY_TASK_LEASE_MS: '1000',
-    TOLLWAY_TASK_REFRESH_STALE_MS: '0',
-    LOG_LEVEL: 'warn',
-  };
-  const child = spawn(process.execPath, [BIN, 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let err = '';
-  child.stdout!.on('data', () => undefined);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    child.stderr!.on('data', (d: Buffer) => {
-      err += d.toString();
-      if (/listening on/.test(err)) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited early (${code}): ${err}`)));
-  });
-  return { child, base: `http://127.0.0.1:${port}`, exited };
-}
+// Tasks stay open long enough to be in flight at the kill, short enough for a fast test.
+const upstream = useSimulator({ taskDurationMs: 1500 });
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tollway-crash-'));
-  // Tasks stay open long enough to be in flight at the kill, short enough for a fast test.
-  sim = await startSimulator({ taskDurationMs: 1500 });
   if (testDialect() === 'postgres') {
     const base = process.env.TEST_DATABASE_URL;
     if (!base) throw new Error('TOLLWAY_TEST_DIALECT=postgres needs TEST_DATABASE_URL');
@@ -95,12 +46,34 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await dropSchema?.();
   await store?.close();
-  await sim?.close();
-  rmSync(dir, { recursive: true, force: true });
 });
+
+// Registered after the store's afterAll: a process still running is killed before the store is dropped.
+const start = useServeProcesses();
+
+/** `tollway serve` on the test's store, with the simulator as its upstream and fast task polling. */
+function serve(): Promise<ServeProcess> {
+  return start({
+    HOME: process.env.HOME ?? dir,
+    TOLLWAY_DATA_DIR: dir,
+    DATABASE_URL: dbUrl,
+    TOLLWAY_ADMIN_KEY: ADMIN,
+    TOLLWAY_SECRET: SECRET,
+    DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey,
+    DASHSCOPE_BASE_URL: upstream.sim.url,
+    KLING_ACCESS_KEY: DEFAULT_SIM_KEYS.klingAccessKey,
+    KLING_SECRET_KEY: DEFAULT_SIM_KEYS.klingSecretKey,
+    KLING_BASE_URL: upstream.sim.url,
+    TOLLWAY_TASK_TICK_MS: '50',
+    TOLLWAY_TASK_POLL_BASE_MS: '50',
+    TOLLWAY_TASK_POLL_MAX_MS: '200',
+    TOLLWAY_TASK_LEASE_MS: '1000',
+    TOLLWAY_TASK_REFRESH_STALE_MS: '0',
+    LOG_LEVEL: 'warn',
+  });
+}
 
 async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, tries = 400): Promise<T> {
   for (let i = 0; i < tries; i++) {
@@ -170,13 +143,13 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
       await it.next(); // the stream has started reaching the client
       inflight.push((async () => { while (!(await it.next()).done); })().catch(() => 'cut'));
     }
-    const synthBefore = sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST').length;
+    const synthBefore = upstream.sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST').length;
     for (const body of [chat('slow a sim-fault:delay:4000'), chat('slow b sim-fault:delay:4000')]) {
       inflight.push(post(g1.base, '/v1/chat/completions', body).then((r) => r.body.text()).catch(() => 'cut'));
     }
     inflight.push(post(g1.base, '/v1/videos', { model: 'wnx2.7-t2v', prompt: 'submit in flight sim-fault:delay:2500', seconds: 2 }).then((r) => r.body.text()).catch(() => 'cut'));
-    await until('the in-flight submit reached the upstream', async () => sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST').length > synthBefore);
-    await until('two slow calls reached the upstream', async () => sim.requestsTo('/compatible-mode/v1/chat/completions').filter((x) => JSON.stringify(x.body).includes('slow ')).length >= 2);
+    await until('the in-flight submit reached the upstream', async () => upstream.sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST').length > synthBefore);
+    await until('two slow calls reached the upstream', async () => upstream.sim.requestsTo('/compatible-mode/v1/chat/completions').filter((x) => JSON.stringify(x.body).includes('slow ')).length >= 2);
 
     g1.child.kill('SIGKILL');
     await g1.exited;
@@ -225,7 +198,7 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
     expect(Number(t.held)).toBe(0);
 
     // No task was created twice upstream: one creation per task (4 family B + the lost submit, 2 family A).
-    expect(sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST')).toHaveLength(5);
-    expect(sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST')).toHaveLength(2);
+    expect(upstream.sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST')).toHaveLength(5);
+    expect(upstream.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST')).toHaveLength(2);
   }, 120_000);
 });

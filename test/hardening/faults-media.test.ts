@@ -1,33 +1,23 @@
 // Upstream faults on images, /v1/videos and family A task creation. These calls are connect-only: a
 // request the upstream may have accepted is never sent twice. Expected: the family's error shape, no
 // leak, no charge and no open hold on failure; exactly one `<task>:success` charge on success.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../helpers/harness.ts';
-import { FAST_TASK_ENV, waitTerminal } from '../http/v1/videos-helpers.ts';
-import { expectFamilyAError, expectFamilyBError, expectNoLeak, flushWriters, ledgerOfRequest, waitForFamilyATask } from './faults-helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { expectFamilyAError, expectFamilyBError, expectNoLeak } from '../support/error-shapes.ts';
+import { postJson, useHarness } from '../support/harness.ts';
+import { flushWriters, holdOfTask, ledgerOfRequest, ledgerOfTask } from '../support/store-rows.ts';
+import { FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
+import { waitForFamilyATask } from '../support/vidx.ts';
 
-let h: Harness;
-let token: string;
-let tokenId: string;
-beforeAll(async () => {
-  h = await startHarness({ env: { ...FAST_TASK_ENV, TOLLWAY_CALLBACK_TICK_MS: '40', TOLLWAY_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '600', TOLLWAY_UPSTREAM_IDLE_TIMEOUT_MS: '500' }, sim: { taskDurationMs: 250 } });
-  const t = await h.token();
-  token = t.secret;
-  tokenId = t.id;
-});
-afterAll(async () => h?.close());
+const t = useHarness({ env: { ...FAST_TASK_ENV, TOLLWAY_CALLBACK_TICK_MS: '40', TOLLWAY_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '600', TOLLWAY_UPSTREAM_IDLE_TIMEOUT_MS: '500' }, sim: { taskDurationMs: 250 } });
 
-async function post(path: string, json: unknown) {
-  const r = await h.fetch(path, { method: 'POST', token, json });
-  return { status: r.status, rid: r.headers.get('x-gateway-request-id'), text: await r.text() };
-}
+const post = (path: string, json: unknown) => postJson(t.h, t.token, path, json);
 
 /** Nothing open and nothing charged for this token beyond the given successful tasks. */
 async function ledgerState() {
-  await flushWriters(h);
-  const ledger = await h.store.db.selectFrom('ledger').selectAll().where('token_id', '=', tokenId).execute();
-  const held = await h.store.db.selectFrom('holds').selectAll().where('token_id', '=', tokenId).where('state', '=', 'held').execute();
-  const tasks = await h.store.db.selectFrom('tasks').selectAll().where('token_id', '=', tokenId).execute();
+  await flushWriters(t.h);
+  const ledger = await t.h.store.db.selectFrom('ledger').selectAll().where('token_id', '=', t.tokenId).execute();
+  const held = await t.h.store.db.selectFrom('holds').selectAll().where('token_id', '=', t.tokenId).where('state', '=', 'held').execute();
+  const tasks = await t.h.store.db.selectFrom('tasks').selectAll().where('token_id', '=', t.tokenId).execute();
   return { ledger, held, tasks };
 }
 
@@ -42,43 +32,43 @@ const CREATION_FAULTS: Array<{ fault: string; status: number; code: string; vend
 describe('images: faults → no charge, never repeated once sent', () => {
   for (const f of [...CREATION_FAULTS, { fault: 'lost-reply', status: 502, code: 'upstream_error', vendor: 0 }]) {
     it(`upstream ${f.fault} → ${f.status} ${f.code}, one upstream call, no charge`, async () => {
-      const before = h.sim.requestsTo('multimodal-generation/generation').length;
+      const before = t.h.sim.requestsTo('multimodal-generation/generation').length;
       const r = await post('/v1/images/generations', { model: 'qwx-image-2.0', prompt: `a cat sim-fault:${f.fault}` });
       expect(r.status).toBe(f.status);
       expectFamilyBError(r.text, r.rid, f.code);
-      expectNoLeak(h, r.text);
-      expect(h.sim.requestsTo('multimodal-generation/generation').length).toBe(before + 1);
-      expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(0);
+      expectNoLeak(t.h, r.text);
+      expect(t.h.sim.requestsTo('multimodal-generation/generation').length).toBe(before + 1);
+      expect(await ledgerOfRequest(t.h, r.rid!)).toHaveLength(0);
     });
   }
   it('no image in a successful answer → error, no charge', async () => {
     const r = await post('/v1/images/generations', { model: 'qwx-image-2.0', prompt: 'sim-fault:no-output' });
     expect(r.status).toBeGreaterThanOrEqual(500);
     expectFamilyBError(r.text, r.rid, JSON.parse(r.text).error.code);
-    expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(0);
+    expect(await ledgerOfRequest(t.h, r.rid!)).toHaveLength(0);
   });
   it('success → exactly one charge', async () => {
     const r = await post('/v1/images/generations', { model: 'qwx-image-2.0', prompt: 'a fine cat' });
     expect(r.status).toBe(200);
-    expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(1);
+    expect(await ledgerOfRequest(t.h, r.rid!)).toHaveLength(1);
   });
 });
 
 describe('/v1/videos creation: faults → no task, hold released, no charge, never re-created', () => {
   for (const f of [...CREATION_FAULTS, { fault: 'lost-reply', status: 502, code: 'upstream_error', vendor: 0 }]) {
     it(`upstream ${f.fault} on creation → ${f.status} ${f.code}`, async () => {
-      const before = h.sim.requestsTo('video-synthesis').length;
+      const before = t.h.sim.requestsTo('video-synthesis').length;
       const r = await post('/v1/videos', { model: 'wnx2.7-t2v', prompt: `sim-fault:${f.fault}`, seconds: 2 });
       expect(r.status).toBe(f.status);
       expectFamilyBError(r.text, r.rid, f.code);
-      expectNoLeak(h, r.text);
+      expectNoLeak(t.h, r.text);
       // Connect-only: one creation attempt. (After `lost-reply` the upstream did create a task we never
       // learnt the id of: DashScope has no idempotency key, so it is treated as failed — see README.)
-      expect(h.sim.requestsTo('video-synthesis').length).toBe(before + 1);
+      expect(t.h.sim.requestsTo('video-synthesis').length).toBe(before + 1);
       const s = await ledgerState();
       expect(s.held).toHaveLength(0);
       expect(s.ledger.filter((l) => l.request_id === r.rid)).toHaveLength(0);
-      expect(s.tasks.filter((t) => t.request_id === r.rid)).toHaveLength(0);
+      expect(s.tasks.filter((tok) => tok.request_id === r.rid)).toHaveLength(0);
     });
   }
 
@@ -87,24 +77,24 @@ describe('/v1/videos creation: faults → no task, hold released, no charge, nev
       const r = await post('/v1/videos', { model: 'wnx2.7-t2v', prompt: `sim-fault:${fault}`, seconds: 2 });
       expect(r.status).toBe(200);
       const id = (JSON.parse(r.text) as { id: string }).id;
-      const v = await waitTerminal(h, token, id);
+      const v = await waitTerminal(t.h, t.token, id);
       expect(v.status).toBe('failed');
       expect(v.error?.code).toBeTruthy();
-      const hold = await h.store.db.selectFrom('holds').selectAll().where('task_id', '=', id).executeTakeFirst();
+      const hold = await holdOfTask(t.h, id);
       expect(hold?.state).not.toBe('held');
-      expect(await h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', id).execute()).toHaveLength(0);
+      expect(await ledgerOfTask(t.h, id)).toHaveLength(0);
     });
   }
 
   it('polls failing (5xx, timeouts) do not fail or double-charge the task: one success charge', async () => {
     const r = await post('/v1/videos', { model: 'wnx2.7-t2v', prompt: 'polls fail for a while', seconds: 2 });
     const id = (JSON.parse(r.text) as { id: string }).id;
-    h.sim.faults.add({ kind: 'status', arg: 500, path: '/api/v1/tasks/', times: 3 });
-    h.sim.faults.add({ kind: 'reset', path: '/api/v1/tasks/', times: 2 });
-    const v = await waitTerminal(h, token, id);
-    h.sim.faults.clear();
+    t.h.sim.faults.add({ kind: 'status', arg: 500, path: '/api/v1/tasks/', times: 3 });
+    t.h.sim.faults.add({ kind: 'reset', path: '/api/v1/tasks/', times: 2 });
+    const v = await waitTerminal(t.h, t.token, id);
+    t.h.sim.faults.clear();
     expect(v.status).toBe('completed');
-    const rows = await h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', id).execute();
+    const rows = await ledgerOfTask(t.h, id);
     expect(rows.map((x) => x.idempotency_key)).toEqual([`${id}:success`]);
   });
 });
@@ -113,20 +103,20 @@ describe('family A creation: faults → vendor envelope, no task, no hold; a los
   const T2V = '/vidx/v1/videos/text2video';
   for (const f of CREATION_FAULTS) {
     it(`upstream ${f.fault} on creation → ${f.status}, vendor code ${f.vendor}`, async () => {
-      const before = h.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST').length;
+      const before = t.h.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST').length;
       const r = await post(T2V, { prompt: `sim-fault:${f.fault}` });
       expect(r.status).toBe(f.status);
       expectFamilyAError(r.text, r.rid, f.vendor);
-      expectNoLeak(h, r.text);
-      expect(h.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST').length).toBe(before + 1);
+      expectNoLeak(t.h, r.text);
+      expect(t.h.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST').length).toBe(before + 1);
       const s = await ledgerState();
       expect(s.held).toHaveLength(0);
-      expect(s.tasks.filter((t) => t.request_id === r.rid)).toHaveLength(0);
+      expect(s.tasks.filter((tok) => tok.request_id === r.rid)).toHaveLength(0);
     });
   }
 
   it('lost reply (the upstream created the task, the answer never came): adopted via external_task_id, completed, charged once', async () => {
-    const posts = () => h.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST').length;
+    const posts = () => t.h.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST').length;
     const before = posts();
     const r = await post(T2V, { prompt: 'sim-fault:lost-reply' });
     expect(r.status).toBe(200);
@@ -134,18 +124,18 @@ describe('family A creation: faults → vendor envelope, no task, no hold; a los
     expect(env.code).toBe(0);
     expect(posts()).toBe(before + 1); // never re-sent
     const id = env.data.task_id;
-    expect(await waitForFamilyATask(h, token, T2V, id, 'succeed')).toBe('succeed');
-    await flushWriters(h);
-    const rows = await h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', id).execute();
+    expect(await waitForFamilyATask(t.h, t.token, T2V, id, 'succeed')).toBe('succeed');
+    await flushWriters(t.h);
+    const rows = await ledgerOfTask(t.h, id);
     expect(rows.map((x) => x.idempotency_key)).toEqual([`${id}:success`]);
   });
 
   it('the task fails upstream → failed, hold released, no charge', async () => {
     const r = await post(T2V, { prompt: 'sim-fault:fail-task' });
     const id = (JSON.parse(r.text) as { data: { task_id: string } }).data.task_id;
-    expect(await waitForFamilyATask(h, token, T2V, id, 'failed')).toBe('failed');
-    const hold = await h.store.db.selectFrom('holds').selectAll().where('task_id', '=', id).executeTakeFirst();
+    expect(await waitForFamilyATask(t.h, t.token, T2V, id, 'failed')).toBe('failed');
+    const hold = await holdOfTask(t.h, id);
     expect(hold?.state).not.toBe('held');
-    expect(await h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', id).execute()).toHaveLength(0);
+    expect(await ledgerOfTask(t.h, id)).toHaveLength(0);
   });
 });

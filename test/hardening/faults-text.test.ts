@@ -1,9 +1,10 @@
 // Upstream faults on the text endpoints (chat, responses, messages — streaming and not — and embeddings),
 // injected by the simulator: each has one expected client-visible result (status, code, family shape, no
 // leak) and one ledger state (nothing charged when nothing was delivered; exactly one charge otherwise).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../helpers/harness.ts';
-import { expectFamilyBError, expectNoLeak, ledgerOfRequest, requestLogRow } from './faults-helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { expectFamilyBError, expectNoLeak } from '../support/error-shapes.ts';
+import { postJson, useHarness } from '../support/harness.ts';
+import { ledgerOfRequest, requestLogRow } from '../support/store-rows.ts';
 
 const TIMEOUTS = { TOLLWAY_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '600', TOLLWAY_UPSTREAM_IDLE_TIMEOUT_MS: '500' };
 
@@ -26,18 +27,9 @@ const BEFORE_FIRST_BYTE: Array<{ fault: string; status: number; code: string; on
   { fault: 'lost-reply', status: 502, code: 'upstream_error' },
 ];
 
-let h: Harness;
-let token: string;
-beforeAll(async () => {
-  h = await startHarness({ env: TIMEOUTS });
-  token = (await h.token()).secret;
-});
-afterAll(async () => h?.close());
+const t = useHarness({ env: TIMEOUTS });
 
-async function post(path: string, json: unknown) {
-  const r = await h.fetch(path, { method: 'POST', token, json });
-  return { status: r.status, type: r.headers.get('content-type') ?? '', rid: r.headers.get('x-gateway-request-id'), text: await r.text() };
-}
+const post = (path: string, json: unknown) => postJson(t.h, t.token, path, json);
 
 describe('text endpoints: faults before the first byte → family-B JSON error, no charge', () => {
   for (const ep of ENDPOINTS) {
@@ -48,9 +40,9 @@ describe('text endpoints: faults before the first byte → family-B JSON error, 
           expect(r.status).toBe(f.status);
           expect(r.type).toContain('application/json');
           expectFamilyBError(r.text, r.rid, f.code);
-          expectNoLeak(h, r.text);
-          expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(0);
-          const log = await requestLogRow(h, r.rid!);
+          expectNoLeak(t.h, r.text);
+          expect(await ledgerOfRequest(t.h, r.rid!)).toHaveLength(0);
+          const log = await requestLogRow(t.h, r.rid!);
           expect(log.status).toBe(f.status);
           expect(log.error_code).toBe(f.code);
           expect(Number(log.amount)).toBe(0);
@@ -61,8 +53,8 @@ describe('text endpoints: faults before the first byte → family-B JSON error, 
           const r = await post(ep.path, ep.body('sim-fault:malformed', false));
           expect(r.status).toBe(502);
           expectFamilyBError(r.text, r.rid, 'upstream_error');
-          expectNoLeak(h, r.text);
-          expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(0);
+          expectNoLeak(t.h, r.text);
+          expect(await ledgerOfRequest(t.h, r.rid!)).toHaveLength(0);
         });
       }
     }
@@ -82,14 +74,14 @@ describe('text streams: faults after the first byte → an error event ends the 
         const code = fault.startsWith('trickle') ? 'upstream_timeout' : 'upstream_error';
         expect(last).toContain(`"code":"${code}"`);
         expect(last).toContain(String(r.rid));
-        expectNoLeak(h, r.text);
+        expectNoLeak(t.h, r.text);
         // Output produced (a cut stream): metered exactly once, by reported usage or the estimate. A stream that broke
         // before any output and reported no usage has no result: nothing is charged.
-        const rows = await ledgerOfRequest(h, r.rid!);
+        const rows = await ledgerOfRequest(t.h, r.rid!);
         if (fault === 'cut') expect(rows).toHaveLength(1);
         else if (fault === 'malformed') expect(rows).toHaveLength(0);
         else expect(rows.length).toBeLessThanOrEqual(1);
-        const log = await requestLogRow(h, r.rid!);
+        const log = await requestLogRow(t.h, r.rid!);
         expect(Number(log.amount)).toBe(rows.reduce((a, x) => a + Number(x.amount), 0));
       });
     }
@@ -97,30 +89,30 @@ describe('text streams: faults after the first byte → an error event ends the 
       const r = await post(ep.path, ep.body('sim-fault:trickle:60', true));
       expect(r.status).toBe(200);
       expect(r.text).not.toMatch(/"error"/);
-      expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(1);
+      expect(await ledgerOfRequest(t.h, r.rid!)).toHaveLength(1);
     });
   }
 
   it('a cut stream is never repeated upstream (bytes already reached the client)', async () => {
-    const before = h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+    const before = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
     const r = await post('/v1/chat/completions', ENDPOINTS[0]!.body('sim-fault:cut', true));
     expect(r.status).toBe(200);
-    expect(h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before + 1);
+    expect(t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before + 1);
   });
 
   it('a failed non-streaming call is retried (safe) but charged nothing', async () => {
-    const before = h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+    const before = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
     const r = await post('/v1/chat/completions', ENDPOINTS[0]!.body('sim-fault:status:500', false));
     expect(r.status).toBe(502);
-    expect(h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before + 2);
-    expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(0);
+    expect(t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before + 2);
+    expect(await ledgerOfRequest(t.h, r.rid!)).toHaveLength(0);
   });
 
   it('one transient upstream failure is absorbed by the retry: 200, exactly one charge', async () => {
-    h.sim.faults.add({ kind: 'status', arg: 503, path: '/compatible-mode/v1/chat/completions', times: 1 });
+    t.h.sim.faults.add({ kind: 'status', arg: 503, path: '/compatible-mode/v1/chat/completions', times: 1 });
     const r = await post('/v1/chat/completions', ENDPOINTS[0]!.body('', false));
     expect(r.status).toBe(200);
-    expect(await ledgerOfRequest(h, r.rid!)).toHaveLength(1);
-    h.sim.faults.clear();
+    expect(await ledgerOfRequest(t.h, r.rid!)).toHaveLength(1);
+    t.h.sim.faults.clear();
   });
 });

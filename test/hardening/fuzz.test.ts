@@ -2,9 +2,9 @@
 // family's error shape with the request id, never a key, JWT, upstream host or stack trace.
 import fc from 'fast-check';
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
+import { useHarness } from '../support/harness.ts';
 
 const POST_PATHS = [
   '/v1/chat/completions',
@@ -40,13 +40,7 @@ const SIM_HOST = /127\.0\.0\.1:\d+/;
 const UPSTREAM_ADDRESS: RegExp[] = [SIM_HOST];
 const FORBIDDEN = [/at [\w.<>]+ \(.*:\d+:\d+\)/, /node_modules/, /aliyuncs\.com/, /klingai\.com/, SIM_HOST, /eyJ[A-Za-z0-9_-]{5,}\./, new RegExp(DEFAULT_SIM_KEYS.dashscopeApiKey), new RegExp(DEFAULT_SIM_KEYS.klingSecretKey)];
 
-let h: Harness;
-let token: string;
-beforeAll(async () => {
-  h = await startHarness({ env: { TOLLWAY_BODY_LIMIT: String(256 * 1024) } });
-  token = (await h.token()).secret;
-});
-afterAll(async () => h?.close());
+const t = useHarness({ env: { TOLLWAY_BODY_LIMIT: String(256 * 1024) } });
 
 const fieldValue = fc.oneof(
   fc.constantFrom(...MODELS),
@@ -129,9 +123,9 @@ afterAll(() => {
 async function check(c: Case): Promise<void> {
   current = expect.getState().currentTestName ?? '';
   ran.set(current, (ran.get(current) ?? 0) + 1);
-  const r = await request(h.url + c.path, {
+  const r = await request(t.h.url + c.path, {
     method: c.method,
-    headers: { authorization: `Bearer ${token}`, ...(c.contentType ? { 'content-type': c.contentType } : {}), ...c.headers },
+    headers: { authorization: `Bearer ${t.token}`, ...(c.contentType ? { 'content-type': c.contentType } : {}), ...c.headers },
     body: c.method === 'GET' ? null : c.body,
     headersTimeout: 15_000,
     bodyTimeout: 15_000,
@@ -229,9 +223,9 @@ describe('bad-input fuzzing at every contract path', () => {
 
   it('an oversized body is refused with 413 in the family shape', async () => {
     const big = JSON.stringify({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'x'.repeat(400 * 1024) }] });
-    const r = await h.fetch('/v1/chat/completions', { method: 'POST', token, body: big, headers: { 'content-type': 'application/json' } });
+    const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, body: big, headers: { 'content-type': 'application/json' } });
     expect(r.status).toBe(413);
-    const a = await h.fetch('/vidx/v1/videos/text2video', { method: 'POST', token, body: big, headers: { 'content-type': 'application/json' } });
+    const a = await t.h.fetch('/vidx/v1/videos/text2video', { method: 'POST', token: t.token, body: big, headers: { 'content-type': 'application/json' } });
     expect(a.status).toBe(413);
     expect(((await a.json()) as { code: number }).code).not.toBe(0);
   });

@@ -1,58 +1,44 @@
 // Tenant isolation: a token never sees, downloads, lists, edits or gets callbacks for another token's tasks,
 // sessions or logs; an allow-listed token reaches no other model by any name; admin endpoints refuse client
 // tokens. "Another token's X" and "no such X" must look exactly alike (no existence oracle).
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../helpers/harness.ts';
-import { FAST_TASK_ENV, waitTerminal } from '../http/v1/videos-helpers.ts';
-import { flushWriters } from './faults-helpers.ts';
+import { useHarness } from '../support/harness.ts';
+import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { flushWriters } from '../support/store-rows.ts';
+import { FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
+import type { BErr } from '../support/error-shapes.ts';
 
 const T2V = '/vidx/v1/videos/text2video';
 const ME = '/vidx/v1/videos/multi-elements';
 
-let h: Harness;
 let A: { id: string; secret: string };
 let B: { id: string; secret: string };
-let rx: { url: string; bodies: string[]; close(): Promise<void> };
-
-async function receiver() {
-  const bodies: string[] = [];
-  const srv: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-    req.on('end', () => {
-      bodies.push(`${req.url} ${body}`);
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}`, bodies, close: () => new Promise<void>((r) => srv.close(() => r())) };
-}
+let rx: Receiver;
+/** Every callback the receiver got, as `<path> <body>`. */
+const callbacks = () => rx.hits.map((x) => `${x.url} ${x.body}`);
 
 beforeAll(async () => {
-  rx = await receiver();
-  h = await startHarness({
-    env: { ...FAST_TASK_ENV, TOLLWAY_CALLBACK_TICK_MS: '40', TOLLWAY_ALLOW_PRIVATE_NETWORK: '1' },
-    sim: { taskDurationMs: 200 },
-    configure: (c) => {
-      c.publicUrl = 'http://gateway.example.test';
-    },
-  });
-  A = await h.token({ name: 'tenant-a' });
-  B = await h.token({ name: 'tenant-b' });
+  rx = await startReceiver();
 });
-afterAll(async () => {
-  await h?.close();
-  await rx?.close();
+afterAll(async () => rx?.close());
+const t = useHarness({
+  env: { ...FAST_TASK_ENV, TOLLWAY_CALLBACK_TICK_MS: '40', TOLLWAY_ALLOW_PRIVATE_NETWORK: '1' },
+  sim: { taskDurationMs: 200 },
+  configure: (c) => {
+    c.publicUrl = 'http://gateway.example.test';
+  },
+});
+beforeAll(async () => {
+  A = await t.h.token({ name: 'tenant-a' });
+  B = await t.h.token({ name: 'tenant-b' });
 });
 
 async function get(path: string, token: string) {
-  const r = await h.fetch(path, { token });
+  const r = await t.h.fetch(path, { token });
   return { status: r.status, text: await r.text() };
 }
 async function post(path: string, token: string, json: unknown) {
-  const r = await h.fetch(path, { method: 'POST', token, json });
+  const r = await t.h.fetch(path, { method: 'POST', token, json });
   const text = await r.text();
   let parsed: Record<string, unknown> | null = null;
   try {
@@ -70,7 +56,7 @@ describe('family B videos', () => {
   beforeAll(async () => {
     const r = await post('/v1/videos', A.secret, { model: 'wnx2.7-t2v', prompt: 'tenant a', seconds: 2 });
     videoA = (JSON.parse(r.text) as { id: string }).id;
-    expect((await waitTerminal(h, A.secret, videoA)).status).toBe('completed');
+    expect((await waitTerminal(t.h, A.secret, videoA)).status).toBe('completed');
   });
 
   it('B cannot retrieve or download A\'s video; the answer equals the one for an unknown id', async () => {
@@ -96,14 +82,14 @@ describe('family B videos', () => {
     expect(foreign.status).toBe(400);
     expect(unknown.status).toBe(400);
     expect(foreign.text).not.toContain(videoA.slice(6));
-    expect((JSON.parse(foreign.text) as { error: { code: string } }).error.code).toBe((JSON.parse(unknown.text) as { error: { code: string } }).error.code);
+    expect((JSON.parse(foreign.text) as BErr).error.code).toBe((JSON.parse(unknown.text) as BErr).error.code);
     expect((await get('/v1/videos', A.secret)).text).toContain(videoA);
   });
 
   it('A\'s family B video id is not reachable through the family A query paths (and vice versa)', async () => {
     expect((await get(`${T2V}/${videoA}`, A.secret)).status).toBe(404);
-    const t = await post(T2V, A.secret, { prompt: 'a' });
-    const taskA = (t.json!.data as { task_id: string }).task_id;
+    const tok = await post(T2V, A.secret, { prompt: 'a' });
+    const taskA = (tok.json!.data as { task_id: string }).task_id;
     expect((await get(`/v1/videos/${taskA}`, A.secret)).status).toBe(404);
   });
 });
@@ -146,12 +132,12 @@ describe('family A tasks, external ids, sessions and callbacks', () => {
     const taskB = (r.json!.data as { task_id: string }).task_id;
     expect(taskB).not.toBe(taskA);
     for (let i = 0; i < 300; i++) {
-      if (rx.bodies.some((b) => b.startsWith('/a ')) && rx.bodies.some((b) => b.startsWith('/b '))) break;
+      if (callbacks().some((b) => b.startsWith('/a ')) && callbacks().some((b) => b.startsWith('/b '))) break;
       await get(`${T2V}/${taskB}`, B.secret);
       await new Promise((res) => setTimeout(res, 25));
     }
-    const toA = rx.bodies.filter((b) => b.startsWith('/a '));
-    const toB = rx.bodies.filter((b) => b.startsWith('/b '));
+    const toA = callbacks().filter((b) => b.startsWith('/a '));
+    const toB = callbacks().filter((b) => b.startsWith('/b '));
     expect(toA.length).toBeGreaterThan(0);
     expect(toB.length).toBeGreaterThan(0);
     for (const b of toA) expect(b).not.toContain(taskB);
@@ -159,14 +145,14 @@ describe('family A tasks, external ids, sessions and callbacks', () => {
   });
 
   it('a forged upstream callback address (A\'s task id with a wrong or borrowed tag) is refused', async () => {
-    const rows = await h.store.db.selectFrom('tasks').select(['id']).where('token_id', '=', B.id).execute();
+    const rows = await t.h.store.db.selectFrom('tasks').select(['id']).where('token_id', '=', B.id).execute();
     const bId = rows[0]!.id;
     // B's genuine callback address (the tag the gateway gave the upstream for B's task).
-    const sent = h.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST').map((x) => (x.body as { callback_url?: string }).callback_url ?? '');
+    const sent = t.h.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST').map((x) => (x.body as { callback_url?: string }).callback_url ?? '');
     const bRef = sent.find((u) => u.includes(`/${bId}.`))!.split('/').pop()!;
     const bTag = bRef.slice(bRef.lastIndexOf('.') + 1);
     for (const ref of [`${taskA}.${bTag}`, `${taskA}.${'0'.repeat(bTag.length)}`, taskA, `${taskA}.`]) {
-      const r = await h.fetch(`/vidx/callbacks/kling/${ref}`, { method: 'POST', json: { task_id: 'x', task_status: 'failed' } });
+      const r = await t.h.fetch(`/vidx/callbacks/kling/${ref}`, { method: 'POST', json: { task_id: 'x', task_status: 'failed' } });
       expect(r.status, ref).toBe(404);
     }
   });
@@ -174,7 +160,7 @@ describe('family A tasks, external ids, sessions and callbacks', () => {
   it('sessions: B cannot use, preview, clear, edit from or delete selections in A\'s session', async () => {
     const init = await post(`${ME}/init-selection`, A.secret, { video_url: 'https://cdn.example.com/clip.mp4' });
     const sid = (init.json!.data as { session_id: string }).session_id;
-    const before = h.sim.recorded.filter((r) => r.method === 'POST').length;
+    const before = t.h.sim.recorded.filter((r) => r.method === 'POST').length;
     for (const [path, body] of [
       [`${ME}/add-selection`, { session_id: sid, frame_index: 0, points: [{ x: 0.5, y: 0.5 }] }],
       [`${ME}/delete-selection`, { session_id: sid, frame_index: 0, points: [{ x: 0.5, y: 0.5 }] }],
@@ -186,7 +172,7 @@ describe('family A tasks, external ids, sessions and callbacks', () => {
       expect(r.status, path).toBe(404);
       expect(r.json).toMatchObject({ data: null });
     }
-    expect(h.sim.recorded.filter((r) => r.method === 'POST').length).toBe(before);
+    expect(t.h.sim.recorded.filter((r) => r.method === 'POST').length).toBe(before);
     // B cannot start a session from A's produced video either.
     const q = JSON.parse((await get(`${T2V}/${taskA}`, A.secret)).text) as { data: { task_result: { videos: Array<{ id: string }> } } };
     const vid = q.data.task_result.videos[0]!.id;
@@ -210,7 +196,7 @@ describe('logs, ledger and admin endpoints refuse client tokens', () => {
   for (const [method, path] of ADMIN) {
     it(`${method} ${path} with a client token → refused, nothing disclosed`, async () => {
       for (const headers of [{ authorization: `Bearer ${A.secret}` }, { 'x-api-key': A.secret }, {} as Record<string, string>]) {
-        const r = await h.fetch(path, { method, headers, ...(method === 'GET' ? {} : { json: { name: 'x', kind: 'dashscope' } }) });
+        const r = await t.h.fetch(path, { method, headers, ...(method === 'GET' ? {} : { json: { name: 'x', kind: 'dashscope' } }) });
         expect([401, 403]).toContain(r.status);
         const text = await r.text();
         expect(text).not.toContain(B.id);
@@ -220,12 +206,12 @@ describe('logs, ledger and admin endpoints refuse client tokens', () => {
   }
 
   it('the admin key still works (the refusals above are about the caller, not the route)', async () => {
-    expect((await h.admin('/admin/logs')).status).toBe(200);
+    expect((await t.h.admin('/admin/logs')).status).toBe(200);
   });
 
   it('request-log rows carry only the caller\'s token id (no cross-tenant attribution)', async () => {
-    await flushWriters(h);
-    const rows = await h.store.db.selectFrom('request_log').select(['token_id', 'endpoint']).where('endpoint', 'like', '%text2video%').execute();
+    await flushWriters(t.h);
+    const rows = await t.h.store.db.selectFrom('request_log').select(['token_id', 'endpoint']).where('endpoint', 'like', '%text2video%').execute();
     expect(rows.every((r) => r.token_id === A.id || r.token_id === B.id || r.token_id === null)).toBe(true);
   });
 });
@@ -259,42 +245,42 @@ describe('allow-listed tokens reach no other model by any name', () => {
   ];
   for (const c of cases) {
     it(`a token allowed ${c.allow.join(',')} cannot reach other models on ${c.path}`, async () => {
-      const t = await h.token({ models: c.allow });
-      const before = h.sim.recorded.length;
+      const tok = await t.h.token({ models: c.allow });
+      const before = t.h.sim.recorded.length;
       for (const name of c.names) {
-        const r = await post(c.path, t.secret, c.body(name));
+        const r = await post(c.path, tok.secret, c.body(name));
         expect(r.status, `${name} → ${r.text.slice(0, 200)}`).toBeGreaterThanOrEqual(400);
         expect(r.status, name).toBeLessThan(500);
       }
-      expect(h.sim.recorded.length, 'nothing may reach the upstream').toBe(before);
+      expect(t.h.sim.recorded.length, 'nothing may reach the upstream').toBe(before);
     });
   }
 
   it('the multi-element editor (billed as the hidden vidx-v1-6-multi-elements) needs vidx-v1-6 on the allow-list', async () => {
     for (const allow of [['vidx-v1'], ['vidx-v1-6-multi-elements'], ['vidx-v2-5']]) {
-      const t = await h.token({ models: allow });
-      const before = h.sim.recorded.length;
-      const r = await post(`${ME}/init-selection`, t.secret, { video_url: 'https://cdn.example.com/clip.mp4' });
+      const tok = await t.h.token({ models: allow });
+      const before = t.h.sim.recorded.length;
+      const r = await post(`${ME}/init-selection`, tok.secret, { video_url: 'https://cdn.example.com/clip.mp4' });
       expect(r.status, allow.join()).toBe(404);
-      expect(h.sim.recorded.length).toBe(before);
+      expect(t.h.sim.recorded.length).toBe(before);
     }
   });
 
   it('an allow-list naming a historical alias admits the model under both names (stored canonical)', async () => {
-    const t = await h.token({ models: ['vidx-v2-5'] });
+    const tok = await t.h.token({ models: ['vidx-v2-5'] });
     for (const name of ['vidx-v2-5', 'vidx-v2-5-turbo']) {
-      const r = await post(T2V, t.secret, { model_name: name, prompt: 'alias allowed' });
+      const r = await post(T2V, tok.secret, { model_name: name, prompt: 'alias allowed' });
       expect(r.status, `${name} → ${r.text.slice(0, 200)}`).toBe(200);
     }
-    const other = await post(T2V, t.secret, { model_name: 'vidx-v1', prompt: 'not allowed' });
+    const other = await post(T2V, tok.secret, { model_name: 'vidx-v1', prompt: 'not allowed' });
     expect(other.status).toBe(404);
   });
 
   it('/v1/models and /v1/models/:id show only the allowed models (hidden entries never)', async () => {
-    const t = await h.token({ models: ['qwx3.7-plus'] });
-    const list = JSON.parse((await get('/v1/models', t.secret)).text) as { data: Array<{ id: string }> };
+    const tok = await t.h.token({ models: ['qwx3.7-plus'] });
+    const list = JSON.parse((await get('/v1/models', tok.secret)).text) as { data: Array<{ id: string }> };
     expect(list.data.map((m) => m.id)).toEqual(['qwx3.7-plus']);
-    expect((await get('/v1/models/qwx3-vl-plus', t.secret)).status).toBe(404);
+    expect((await get('/v1/models/qwx3-vl-plus', tok.secret)).status).toBe(404);
     const all = JSON.parse((await get('/v1/models', A.secret)).text) as { data: Array<{ id: string }> };
     expect(all.data.map((m) => m.id)).not.toContain('vidx-v1-6-multi-elements');
     expect((await get('/v1/models/vidx-v1-6-multi-elements', A.secret)).status).toBe(404);

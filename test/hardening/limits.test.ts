@@ -2,24 +2,19 @@
 // flight when the gateway starts closing runs to its end (and is charged once); a request arriving after
 // that is refused with 503 in the family shape, and once the listener is closed no connection is accepted.
 import { Client } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { bodyClassOf, CONTROL_LIMIT, TEXT_LIMIT } from '../../src/http/body-limits.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
-import { expectFamilyAError, expectFamilyBError, ledgerOfRequest } from './faults-helpers.ts';
+import { expectFamilyAError, expectFamilyBError } from '../support/error-shapes.ts';
+import { useHarness } from '../support/harness.ts';
+import { ledgerOfRequest } from '../support/store-rows.ts';
 
 const MB = 1024 * 1024;
 
 describe('per-endpoint body limits', () => {
-  let h: Harness;
-  let token: string;
-  beforeAll(async () => {
-    h = await startHarness({ env: { TOLLWAY_BODY_LIMIT: String(4 * MB), TOLLWAY_UPLOAD_BODY_LIMIT: String(8 * MB) } });
-    token = (await h.token()).secret;
-  });
-  afterAll(async () => h?.close());
+  const t = useHarness({ env: { TOLLWAY_BODY_LIMIT: String(4 * MB), TOLLWAY_UPLOAD_BODY_LIMIT: String(8 * MB) } });
 
-  const postRaw = async (path: string, body: string | FormData, headers: Record<string, string> = {}, auth = token) => {
-    const r = await h.fetch(path, { method: 'POST', token: auth, body, headers });
+  const postRaw = async (path: string, body: string | FormData, headers: Record<string, string> = {}, auth = t.token) => {
+    const r = await t.h.fetch(path, { method: 'POST', token: auth, body, headers });
     return { status: r.status, rid: r.headers.get('x-gateway-request-id'), text: await r.text() };
   };
   const json = (o: unknown) => JSON.stringify(o);
@@ -42,7 +37,7 @@ describe('per-endpoint body limits', () => {
     const big = await postRaw('/vidx/v1/videos/multi-elements/add-selection', json({ session_id: 'sess_x', pad: pad(CONTROL_LIMIT + 1024) }), ct);
     expect(big.status).toBe(413);
     expectFamilyAError(big.text, big.rid, 1200);
-    const admin = await postRaw('/admin/tokens', json({ name: pad(CONTROL_LIMIT + 1024) }), ct, h.adminKey);
+    const admin = await postRaw('/admin/tokens', json({ name: pad(CONTROL_LIMIT + 1024) }), ct, t.h.adminKey);
     expect(admin.status).toBe(413);
   });
 
@@ -62,7 +57,7 @@ describe('per-endpoint body limits', () => {
     const big = await postRaw('/v1/chat/completions', json({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: pad(5 * MB) }] }), ct);
     expect(big.status).toBe(413);
     expectFamilyBError(big.text, big.rid, 'payload_too_large');
-    expect(await ledgerOfRequest(h, big.rid!)).toHaveLength(0);
+    expect(await ledgerOfRequest(t.h, big.rid!)).toHaveLength(0);
     const a = await postRaw('/vidx/v1/videos/text2video', json({ prompt: 'x', pad: pad(5 * MB) }), ct);
     expect(a.status).toBe(413);
     expectFamilyAError(a.text, a.rid, 1200);
@@ -93,19 +88,11 @@ describe('per-endpoint body limits', () => {
 });
 
 describe('graceful shutdown', () => {
-  let h: Harness;
-  let token: string;
-  beforeAll(async () => {
-    h = await startHarness();
-    token = (await h.token()).secret;
-  });
-  afterAll(async () => {
-    await h?.close().catch(() => undefined);
-  });
+  const t = useHarness();
 
   it('a stream in flight finishes and is charged once; a request after close begins gets 503 (family shape, Retry-After); new connections are not accepted', async () => {
-    const client = new Client(h.url, { pipelining: 2 });
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const client = new Client(t.h.url, { pipelining: 2 });
+    const headers = { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' };
     const stream = await client.request({
       method: 'POST',
       path: '/v1/chat/completions',
@@ -117,7 +104,7 @@ describe('graceful shutdown', () => {
     const first = await it.next();
     expect(first.done).toBe(false);
 
-    const closing = h.gw.app.close();
+    const closing = t.h.gw.app.close();
     // Queued behind the stream on the same connection: the server sees it only after close began.
     const late = client.request({ method: 'POST', path: '/v1/chat/completions', headers, body: JSON.stringify({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'late' }] }) });
     let text = Buffer.from(first.value as Buffer).toString('utf8');
@@ -134,8 +121,8 @@ describe('graceful shutdown', () => {
     expectFamilyBError(await lateRes.body.text(), lateRid, 'service_unavailable');
     // A brand-new connection after close is not accepted.
     await closing;
-    await expect(fetch(`${h.url}/v1/models`, { headers: { authorization: `Bearer ${token}` } })).rejects.toThrow();
+    await expect(fetch(`${t.h.url}/v1/models`, { headers: { authorization: `Bearer ${t.token}` } })).rejects.toThrow();
     await client.close().catch(() => undefined);
-    expect(await ledgerOfRequest(h, rid)).toHaveLength(1);
+    expect(await ledgerOfRequest(t.h, rid)).toHaveLength(1);
   });
 });

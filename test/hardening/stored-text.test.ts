@@ -2,19 +2,10 @@
 // varchar column (SQLite accepts both), so they are refused at the door or cut to length — never a 500, and never a
 // row that holds a group commit back. Also: the matched route, not the raw URL, decides authentication and family.
 import { describe, expect, it } from 'vitest';
-import { expectB, RID } from '../helpers/family-b.ts';
-import { useHarness } from '../helpers/harness.ts';
+import { type BErr, expectA, expectB } from '../support/error-shapes.ts';
+import { useHarness } from '../support/harness.ts';
 
 const t = useHarness();
-
-async function expectA(r: Response, status: number, code: number): Promise<{ message: string }> {
-  expect(r.status).toBe(status);
-  const body = (await r.json()) as { code: number; message: string; request_id: string; data: unknown };
-  expect(body.code).toBe(code);
-  expect(body.request_id).toMatch(RID);
-  expect(r.headers.get('x-gateway-request-id')).toBe(body.request_id);
-  return body;
-}
 
 describe('NUL characters', () => {
   it('in the URL (path or query): 400 invalid_request in the family shape', async () => {
@@ -28,7 +19,7 @@ describe('NUL characters', () => {
   it('in a JSON body string or key: 400 invalid_request; an escaped backslash before "u0000" is ordinary text', async () => {
     const named = await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'a\u0000b' } });
     expect(named.status).toBe(400);
-    expect(((await named.json()) as { error: { code: string } }).error.code).toBe('invalid_request');
+    expect(((await named.json()) as BErr).error.code).toBe('invalid_request');
     await expectB(await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'x\u0000' }] } }), 400, 'invalid_request');
     await expectA(await t.h.fetch('/vidx/v1/videos/text2video', { method: 'POST', token: t.token, json: { model_name: 'vidx-v2-6', prompt: 'p', external_task_id: 'a\u0000b' } }), 400, 1201);
     const keyed = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, headers: { 'content-type': 'application/json' }, body: '{"model":"qwx3.7-plus","messages":[{"role":"user","content":"x"}],"metadata":{"a\\u0000":"b"}}' });

@@ -2,8 +2,8 @@
 // closed — not the framework's own body (src/http/client-error.ts).
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { RID } from '../helpers/family-b.ts';
-import { useHarness } from '../helpers/harness.ts';
+import { type AErr, type BErr, RID } from '../support/error-shapes.ts';
+import { useHarness } from '../support/harness.ts';
 
 const t = useHarness();
 
@@ -37,7 +37,7 @@ describe('requests the HTTP parser refuses', () => {
     expect(r.status).toBe(400);
     expect(r.headers['x-gateway-request-id']).toMatch(RID);
     expect(r.headers.connection).toBe('close');
-    const body = JSON.parse(r.body) as { error: { code: string; request_id: string } };
+    const body = JSON.parse(r.body) as BErr;
     expect(body.error.code).toBe('invalid_request');
     expect(body.error.request_id).toBe(r.headers['x-gateway-request-id']);
   });
@@ -46,13 +46,13 @@ describe('requests the HTTP parser refuses', () => {
     const r = await raw(`GET /v1/models?x=${'a'.repeat(70_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(r.status).toBe(431);
     expect(r.headers['x-gateway-request-id']).toMatch(RID);
-    expect((JSON.parse(r.body) as { error: { code: string } }).error.code).toBe('invalid_request');
+    expect((JSON.parse(r.body) as BErr).error.code).toBe('invalid_request');
   });
 
   it('a family A path: the vendor envelope', async () => {
     const r = await raw('POST /vidx/v1/videos/text2video HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}');
     expect(r.status).toBe(400);
-    const body = JSON.parse(r.body) as { code: number; request_id: string; data: unknown };
+    const body = JSON.parse(r.body) as AErr;
     expect(body.code).toBe(1201);
     expect(body.request_id).toBe(r.headers['x-gateway-request-id']);
     expect(body.data).toBeNull();

@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { nestsDeeperThan } from '../../src/contracts/json-text.ts';
 import { MAX_JSON_DEPTH, parseJsonBody } from '../../src/http/json-body.ts';
-import { expectB, RID } from '../helpers/family-b.ts';
-import { useHarness } from '../helpers/harness.ts';
+import { expectB, RID, type AErr } from '../support/error-shapes.ts';
+import { useHarness } from '../support/harness.ts';
 
 /** An array `depth` levels deep. */
 const nested = (depth: number) => `${'['.repeat(depth)}0${']'.repeat(depth)}`;
@@ -67,7 +67,7 @@ describe('a body nested 10,000 levels deep, through the server', () => {
   it('family A: 400 with the vendor envelope and the request id', async () => {
     const r = await post('/vidx/v1/videos/text2video', `{"model_name":"vidx-v2-6","prompt":"p","x":${deep}}`);
     expect(r.status).toBe(400);
-    const body = (await r.json()) as { code: number; message: string; request_id: string; data: unknown };
+    const body = (await r.json()) as AErr;
     expect(body.code).toBe(1201);
     expect(body.request_id).toMatch(RID);
     expect(body.message).toContain('levels deep');

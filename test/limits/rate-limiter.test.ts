@@ -1,8 +1,9 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.ts';
 import { MemoryCounters, RateLimiter, RedisCounters, type LimitCounters } from '../../src/limits/rate-limiter.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
+import { useHarness } from '../support/harness.ts';
+import type { AErr, BErr } from '../support/error-shapes.ts';
 
 const principal = (over: Partial<Principal> = {}): Principal => ({
   tokenId: `tok_${Math.random().toString(36).slice(2)}`,
@@ -70,25 +71,21 @@ describe.runIf(redisUrl)('rate limits shared across instances through Redis', ()
 });
 
 describe('rate limit through the real server', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => h?.close());
+  const t = useHarness();
 
   it('answers 429 rate_limited with Retry-After in both family shapes', async () => {
-    const created = (await (await h.admin('/admin/tokens', { method: 'POST', json: { name: 'rl', rpm_limit: 2 } })).json()) as { token: string };
-    expect((await h.fetch('/v1/models', { token: created.token })).status).toBe(200);
-    expect((await h.fetch('/v1/models', { token: created.token })).status).toBe(200);
-    const r = await h.fetch('/v1/models', { token: created.token });
+    const created = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'rl', rpm_limit: 2 } })).json()) as { token: string };
+    expect((await t.h.fetch('/v1/models', { token: created.token })).status).toBe(200);
+    expect((await t.h.fetch('/v1/models', { token: created.token })).status).toBe(200);
+    const r = await t.h.fetch('/v1/models', { token: created.token });
     expect(r.status).toBe(429);
     expect(r.headers.get('retry-after')).toMatch(/^\d+$/);
-    const body = (await r.json()) as { error: { code: string; request_id: string } };
+    const body = (await r.json()) as BErr;
     expect(body.error.code).toBe('rate_limited');
     expect(body.error.request_id).toBe(r.headers.get('x-gateway-request-id'));
-    const a = await h.fetch('/vidx/v1/videos/text2video', { token: created.token, method: 'POST', json: { prompt: 'x' } });
+    const a = await t.h.fetch('/vidx/v1/videos/text2video', { token: created.token, method: 'POST', json: { prompt: 'x' } });
     expect(a.status).toBe(429);
-    const env = (await a.json()) as { code: number; data: null };
+    const env = (await a.json()) as AErr;
     expect(env.code).toBe(1302);
     expect(env.data).toBeNull();
   });

@@ -1,16 +1,15 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
 import { ConfigError } from '../../src/config/config.ts';
 import { loadCatalogue, readCatalogueFile, upsertOverride } from '../../src/metering/catalogue-source.ts';
 import { validatePrice } from '../../src/metering/price-validation.ts';
 import { priceForEntry } from '../../src/metering/prices.ts';
-import { freshStore } from '../helpers/harness.ts';
+import { freshStore } from '../support/store.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'tollway-cat-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir('tollway-cat-');
 let n = 0;
 function file(content: unknown): string {
   const p = join(dir, `cat-${++n}.json`);
@@ -62,7 +61,8 @@ describe('catalogue file', () => {
     ['not json', /not valid JSON/],
     [{ model: 'x' }, /JSON array/],
     [[{ price: { unit: 'image', perImage: 1 } }], /item 0 must be an object with a "model"/],
-    [[{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: 1.2 } }], /item 0: qwx-image-2.0: price\.perImage must be a non-negative integer/],
+    [[{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: 1.2 } }], /item 0: qwx-image-2.0: price\.perImage must be an integer number of micro-units from 0 to 1000000000000/],
+    [[{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: 1_000_000_000_001 } }], /price\.perImage must be an integer number of micro-units from 0 to 1000000000000/],
     [[{ model: 'qwx-image-2.0', prcie: {} }], /unknown field "prcie"/],
     [[{ model: 'new-model', price: { unit: 'image', perImage: 1 } }], /kind, upstream, upstreamModel and price are all required/],
     [[{ model: 'qwx-image-2.0', hidden: true }, { model: 'qwx-image-2.0', hidden: false }], /appears twice/],

@@ -6,38 +6,31 @@ import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
 import { StoreMeter } from '../../src/metering/meter.ts';
 import type { TaskRef, Usage } from '../../src/metering/types.ts';
 import { TokensRepo } from '../../src/store/repos/tokens.ts';
-import type { Store } from '../../src/store/store.ts';
-import { freshStore } from '../helpers/harness.ts';
+import { useStore } from '../support/store.ts';
 
-let fresh: Awaited<ReturnType<typeof freshStore>>;
-let store: Store;
+const fresh = useStore();
 let meter: StoreMeter;
 const catalogue = new Catalogue(DEFAULT_CATALOGUE);
 let seq = 0;
 
-beforeAll(async () => {
-  fresh = await freshStore();
-  store = fresh.store;
-  meter = new StoreMeter(store.db, () => catalogue, { batchWriter: store.batchWriter, flushIntervalMs: 2 });
+beforeAll(() => {
+  meter = new StoreMeter(fresh.store.db, () => catalogue, { batchWriter: fresh.store.batchWriter, flushIntervalMs: 2 });
 });
-afterAll(async () => {
-  await meter?.flush();
-  await fresh?.cleanup();
-});
+afterAll(async () => meter?.flush());
 
 async function newToken(quota: number | null = null): Promise<string> {
   const id = `tok_m${++seq}_${Date.now().toString(36)}`;
-  await new TokensRepo(store.db).create({ id, name: id, secretHash: `h_${id}`, prefix: 'tw-test', models: null, quota, expiresAt: null });
+  await new TokensRepo(fresh.store.db).create({ id, name: id, secretHash: `h_${id}`, prefix: 'tw-test', models: null, quota, expiresAt: null });
   return id;
 }
 
 async function tokenRow(id: string) {
-  const t = await store.db.selectFrom('tokens').select(['spent', 'held', 'quota']).where('id', '=', id).executeTakeFirstOrThrow();
+  const t = await fresh.store.db.selectFrom('tokens').select(['spent', 'held', 'quota']).where('id', '=', id).executeTakeFirstOrThrow();
   return { spent: Number(t.spent), held: Number(t.held) };
 }
 
 async function ledgerFor(tokenId: string) {
-  return store.db.selectFrom('ledger').selectAll().where('token_id', '=', tokenId).execute();
+  return fresh.store.db.selectFrom('ledger').selectAll().where('token_id', '=', tokenId).execute();
 }
 
 const chatUsage: Usage = { kind: 'tokens', inputTokens: 1000, outputTokens: 500 }; // qwx3.7-plus: 800 + 1,000 = 1,800
@@ -119,7 +112,7 @@ describe('chargeSyncDeferred (group commit)', () => {
 
   it('queued (not yet committed) charges count against the quota', async () => {
     const tokenId = await newToken(1800);
-    const slow = new StoreMeter(store.db, () => catalogue, { batchWriter: store.batchWriter, flushIntervalMs: 60_000 });
+    const slow = new StoreMeter(fresh.store.db, () => catalogue, { batchWriter: fresh.store.batchWriter, flushIntervalMs: 60_000 });
     slow.chargeSyncDeferred({ requestId: `req_q_${seq}`, tokenId, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: chatUsage });
     expect((await tokenRow(tokenId)).spent).toBe(0);
     await expect(slow.reserve(`req_qr_${seq}`, tokenId, 1)).rejects.toMatchObject({ code: 'insufficient_quota', status: 429 });
@@ -171,13 +164,13 @@ describe('reservations of calls answered at once', () => {
   it('the reaper releases reservations left open by a dead instance, and only old ones', async () => {
     const tokenId = await newToken(10_000);
     await meter.reserve(`req_old_${seq}`, tokenId, 3000);
-    await store.db.updateTable('holds').set({ created_at: Date.now() - 60_000 }).where('task_id', '=', `req_old_${seq}`).execute();
+    await fresh.store.db.updateTable('holds').set({ created_at: Date.now() - 60_000 }).where('task_id', '=', `req_old_${seq}`).execute();
     await meter.reserve(`req_new_${seq}`, tokenId, 2000);
     await meter.hold(task(tokenId), { kind: 'video', outputSeconds: 0.001, tier: '720p' });
     const heldBefore = (await tokenRow(tokenId)).held;
     expect(await meter.reapReservations(30_000)).toBeGreaterThanOrEqual(1);
     expect((await tokenRow(tokenId)).held).toBe(heldBefore - 3000);
-    const states = await store.db.selectFrom('holds').select(['task_id', 'state']).where('token_id', '=', tokenId).execute();
+    const states = await fresh.store.db.selectFrom('holds').select(['task_id', 'state']).where('token_id', '=', tokenId).execute();
     expect(Object.fromEntries(states.map((h) => [h.task_id.startsWith('req_old') ? 'old' : h.task_id.startsWith('req_new') ? 'new' : 'task', h.state]))).toEqual({ old: 'released', new: 'held', task: 'held' });
   });
 
@@ -197,7 +190,7 @@ describe('holds', () => {
     expect(refused).toHaveLength(17);
     for (const r of refused) expect(r.reason).toMatchObject({ code: 'insufficient_quota' });
     expect(await tokenRow(tokenId)).toEqual({ spent: 0, held: 9_000_000 });
-    const holds = await store.db.selectFrom('holds').selectAll().where('token_id', '=', tokenId).execute();
+    const holds = await fresh.store.db.selectFrom('holds').selectAll().where('token_id', '=', tokenId).execute();
     expect(holds).toHaveLength(3);
   });
 
@@ -234,7 +227,7 @@ describe('holds', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ idempotency_key: `${t.taskId}:success`, task_id: t.taskId, model: 'wnx2.7-t2v-20260101', kind: 'video' });
     expect(await tokenRow(tokenId)).toEqual({ spent: 2_400_000, held: 0 });
-    const hold = await store.db.selectFrom('holds').selectAll().where('task_id', '=', t.taskId).executeTakeFirstOrThrow();
+    const hold = await fresh.store.db.selectFrom('holds').selectAll().where('task_id', '=', t.taskId).executeTakeFirstOrThrow();
     expect(hold.state).toBe('settled');
   });
 
@@ -248,8 +241,8 @@ describe('holds', () => {
       await meter.hold(t, videoEstimate);
       const ops = Array.from({ length: 6 }, (_, k) => (k % 2 === 0 ? meter.settle(t, reported) : meter.release(t).then(() => -1)));
       await Promise.all(ops);
-      const hold = await store.db.selectFrom('holds').select('state').where('task_id', '=', t.taskId).executeTakeFirstOrThrow();
-      const charges = await store.db.selectFrom('ledger').select('amount').where('task_id', '=', t.taskId).execute();
+      const hold = await fresh.store.db.selectFrom('holds').select('state').where('task_id', '=', t.taskId).executeTakeFirstOrThrow();
+      const charges = await fresh.store.db.selectFrom('ledger').select('amount').where('task_id', '=', t.taskId).execute();
       if (hold.state === 'settled') {
         settled++;
         expect(charges).toHaveLength(1);

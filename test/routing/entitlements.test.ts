@@ -7,8 +7,10 @@ import type { ModelEntry } from '../../src/catalogue/types.ts';
 import { ChannelRegistry, NOT_ENTITLED_TTL_MS } from '../../src/routing/channel-registry.ts';
 import type { ChannelRecord, ChannelsRepo } from '../../src/store/repos/channels.ts';
 import type { SecretBox } from '../../src/auth/secret-box.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
-import { ledgerOfRequest, secondUpstream } from '../hardening/faults-helpers.ts';
+import { useHarness, type Harness } from '../support/harness.ts';
+import { ledgerOfRequest } from '../support/store-rows.ts';
+import { secondUpstream } from '../support/upstreams.ts';
+import type { BErr } from '../support/error-shapes.ts';
 
 const CHAT = '/compatible-mode/v1/chat/completions';
 const chat = (content = 'hello') => ({ model: 'qwx3.7-plus', messages: [{ role: 'user', content }] });
@@ -19,74 +21,62 @@ async function modelIds(h: Harness, token: string): Promise<string[]> {
 }
 
 describe('one account, not entitled to a model', () => {
-  let h: Harness;
-  let token: string;
-  beforeAll(async () => {
-    h = await startHarness();
-    token = (await h.token()).secret;
-  });
-  afterAll(async () => h?.close());
+  const t = useHarness();
 
   it('the refusal reaches the client with its meaning; then the model is not visible and not callable (404, no upstream call)', async () => {
-    expect(await modelIds(h, token)).toContain('qwx3.7-plus');
-    const r = await h.fetch('/v1/chat/completions', { method: 'POST', token, json: chat('sim-fault:not-entitled') });
+    expect(await modelIds(t.h, t.token)).toContain('qwx3.7-plus');
+    const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: chat('sim-fault:not-entitled') });
     expect(r.status).toBe(403);
-    const e = ((await r.json()) as { error: { code: string; message: string } }).error;
+    const e = ((await r.json()) as BErr).error;
     expect(e.code).toBe('upstream_permission_denied');
     expect(e.message).toMatch(/Model\.AccessDenied/);
     expect(e.message).toMatch(/model activation/);
 
-    const ids = await modelIds(h, token);
+    const ids = await modelIds(t.h, t.token);
     expect(ids).not.toContain('qwx3.7-plus');
     expect(ids).toContain('qwx3-vl-plus'); // only that model, only that account
-    const other = (await h.token()).secret;
-    expect(await modelIds(h, other)).not.toContain('qwx3.7-plus'); // the account's entitlement, whoever asks
+    const other = (await t.h.token()).secret;
+    expect(await modelIds(t.h, other)).not.toContain('qwx3.7-plus'); // the account's entitlement, whoever asks
 
-    const before = h.sim.requestsTo(CHAT).length;
-    const again = await h.fetch('/v1/chat/completions', { method: 'POST', token, json: chat() });
+    const before = t.h.sim.requestsTo(CHAT).length;
+    const again = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: chat() });
     expect(again.status).toBe(404);
-    expect(((await again.json()) as { error: { code: string } }).error.code).toBe('model_not_found');
-    expect(h.sim.requestsTo(CHAT).length).toBe(before);
+    expect(((await again.json()) as BErr).error.code).toBe('model_not_found');
+    expect(t.h.sim.requestsTo(CHAT).length).toBe(before);
   });
 });
 
 describe('two accounts, the primary not entitled', () => {
-  let h: Harness;
+  const t = useHarness();
   let backup: { sim: Simulator; close(): Promise<void> };
-  let token: string;
   beforeAll(async () => {
-    h = await startHarness();
-    backup = await secondUpstream(h);
-    token = (await h.token()).secret;
+    backup = await secondUpstream(t.h);
   });
-  afterAll(async () => {
-    await h?.close();
-    await backup?.close();
-  });
+  afterAll(async () => backup?.close());
 
   it('chat is served by the account that is entitled, charged once; later calls skip the primary; the model stays visible', async () => {
-    h.sim.faults.add({ kind: 'not-entitled', path: CHAT });
+    t.h.sim.faults.add({ kind: 'not-entitled', path: CHAT });
     const b = backup.sim.requestsTo(CHAT).length;
-    const r = await h.fetch('/v1/chat/completions', { method: 'POST', token, json: chat() });
+    const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: chat() });
     expect(r.status).toBe(200);
     expect(backup.sim.requestsTo(CHAT).length).toBe(b + 1);
-    expect(await ledgerOfRequest(h, r.headers.get('x-gateway-request-id')!)).toHaveLength(1);
+    expect(await ledgerOfRequest(t.h, r.headers.get('x-gateway-request-id')!)).toHaveLength(1);
 
-    const p = h.sim.requestsTo(CHAT).length;
-    for (let i = 0; i < 3; i++) expect((await h.fetch('/v1/chat/completions', { method: 'POST', token, json: chat() })).status).toBe(200);
-    expect(h.sim.requestsTo(CHAT).length).toBe(p);
+    const p = t.h.sim.requestsTo(CHAT).length;
+    for (let i = 0; i < 3; i++) expect((await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: chat() })).status).toBe(200);
+    expect(t.h.sim.requestsTo(CHAT).length).toBe(p);
     expect(backup.sim.requestsTo(CHAT).length).toBe(b + 4);
-    expect(await modelIds(h, token)).toContain('qwx3.7-plus');
+    expect(await modelIds(t.h, t.token)).toContain('qwx3.7-plus');
   });
 
   it('an image call (never repeated once it may have been accepted) still moves on after a not-entitled refusal', async () => {
     const IMG = 'multimodal-generation/generation';
-    h.sim.faults.add({ kind: 'not-entitled', path: IMG });
+    t.h.sim.faults.add({ kind: 'not-entitled', path: IMG });
     const b = backup.sim.requestsTo(IMG).length;
-    const r = await h.fetch('/v1/images/generations', { method: 'POST', token, json: { model: 'qwx-image-2.0', prompt: 'a cat', n: 1 } });
+    const r = await t.h.fetch('/v1/images/generations', { method: 'POST', token: t.token, json: { model: 'qwx-image-2.0', prompt: 'a cat', n: 1 } });
     expect(r.status).toBe(200);
     expect(backup.sim.requestsTo(IMG).length).toBe(b + 1);
-    expect(await ledgerOfRequest(h, r.headers.get('x-gateway-request-id')!)).toHaveLength(1);
+    expect(await ledgerOfRequest(t.h, r.headers.get('x-gateway-request-id')!)).toHaveLength(1);
   });
 });
 

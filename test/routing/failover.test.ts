@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
 import type { Channel } from '../../src/routing/channel-registry.ts';
 import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
-import { orderChannels, withFailover } from '../../src/routing/failover.ts';
+import { isRetryable, orderChannels, withFailover } from '../../src/routing/failover.ts';
 
 const ch = (id: string, priority = 0, weight = 1): Channel => ({ id, name: id, kind: 'dashscope', baseUrl: 'http://x', keys: {}, models: null, priority, weight });
 const noSleep = async () => undefined;
@@ -117,5 +117,18 @@ describe('circuit breaker', () => {
     expect(counts.x + counts.y).toBe(2000); // z (lower priority) is never first
     expect(counts.x / 2000).toBeGreaterThan(0.65);
     expect(counts.x / 2000).toBeLessThan(0.85);
+  });
+});
+
+describe('isRetryable: never repeat a call the upstream may be running', () => {
+  it('a declining answer (5xx, 429) is retried under safe; a timeout or cut after sending is not, under either policy', () => {
+    expect(isRetryable(new GatewayError('upstream_error', 'HTTP 500'), 'safe')).toBe(true);
+    expect(isRetryable(new GatewayError('upstream_rate_limited', '429'), 'safe')).toBe(true);
+    expect(isRetryable(new GatewayError('upstream_timeout', 'HTTP 504 answer'), 'safe')).toBe(true);
+    for (const policy of ['safe', 'connect-only'] as const) {
+      expect(isRetryable(new GatewayError('upstream_timeout', 'no answer', { mayHaveRun: true }), policy)).toBe(false);
+      expect(isRetryable(new GatewayError('upstream_error', 'reset', { mayHaveRun: true }), policy)).toBe(false);
+      expect(isRetryable(new GatewayError('upstream_unreachable', 'refused'), policy)).toBe(true);
+    }
   });
 });

@@ -1,13 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { mkdtempSync, openSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LogSink } from '../../src/runtime/log-sink.ts';
+import { tempDir } from '../support/temp-dir.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'tollway-sink-'));
+const dir = tempDir('tollway-sink-');
 let n = 0;
 function fileSink(): { sink: LogSink; path: string } {
   const path = join(dir, `out-${n++}.log`);

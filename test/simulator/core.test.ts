@@ -1,15 +1,12 @@
 // The simulator is how we know what the upstream does: credentials checked like the real one,
 // and each fault kind selectable per run and per request.
 import { SignJWT } from 'jose';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../../simulator/index.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
+import { useSimulator } from '../support/simulator.ts';
 
-let sim: Simulator;
-beforeAll(async () => {
-  sim = await startSimulator({ taskDurationMs: 300 });
-});
-afterAll(async () => sim?.close());
-afterEach(() => sim.faults.clear());
+const s = useSimulator({ taskDurationMs: 300 });
+afterEach(() => s.sim.faults.clear());
 
 const DS = DEFAULT_SIM_KEYS.dashscopeApiKey;
 const chatBody = (content = 'hello', extra: Record<string, unknown> = {}) => JSON.stringify({ model: 'qwen3.7-plus', messages: [{ role: 'user', content }], ...extra });
@@ -17,7 +14,7 @@ const chatBody = (content = 'hello', extra: Record<string, unknown> = {}) => JSO
 function post(path: string, body: string, key: string | null = DS, init: RequestInit = {}) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (key !== null) headers.authorization = `Bearer ${key}`;
-  return fetch(sim.url + path, { method: 'POST', body, headers, ...init });
+  return fetch(s.sim.url + path, { method: 'POST', body, headers, ...init });
 }
 const chat = (content = 'hello', extra: Record<string, unknown> = {}, init: RequestInit = {}) => post('/compatible-mode/v1/chat/completions', chatBody(content, extra), DS, init);
 
@@ -30,7 +27,7 @@ const jwt = (claims: { iss?: string; exp?: number; nbf?: number }, key: Uint8Arr
   if (claims.nbf !== undefined) j = j.setNotBefore(claims.nbf);
   return j.sign(key);
 };
-const kling = (token: string | null) => fetch(`${sim.url}/v1/videos/text2video?pageNum=1&pageSize=10`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+const kling = (token: string | null) => fetch(`${s.sim.url}/v1/videos/text2video?pageNum=1&pageSize=10`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
 
 describe('DashScope credentials', () => {
   const WRONG = 'sk-wrong-key-000000000000';
@@ -49,13 +46,13 @@ describe('DashScope credentials', () => {
     const e = await post('/compatible-mode/v1/embeddings', JSON.stringify({ model: 'text-embedding-v4', input: ['a'] }), WRONG);
     expect(e.status).toBe(401);
     expect(((await e.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
-    const m = await fetch(`${sim.url}/compatible-mode/v1/models`, { headers: { authorization: `Bearer ${WRONG}` } });
+    const m = await fetch(`${s.sim.url}/compatible-mode/v1/models`, { headers: { authorization: `Bearer ${WRONG}` } });
     expect(m.status).toBe(401);
     expect(((await m.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
   });
 
   it('native paths answer the native 401 body', async () => {
-    const r = await fetch(`${sim.url}/api/v1/tasks/some-task`, { headers: { authorization: `Bearer ${WRONG}` } });
+    const r = await fetch(`${s.sim.url}/api/v1/tasks/some-task`, { headers: { authorization: `Bearer ${WRONG}` } });
     expect(r.status).toBe(401);
     const b = (await r.json()) as Record<string, unknown>;
     expect(b).toMatchObject({ code: 'InvalidApiKey', message: 'Invalid API-key provided.' });
@@ -76,13 +73,13 @@ describe('DashScope credentials', () => {
     expect(eb.data.map((d) => d.index)).toEqual([0, 1]);
     expect(eb.data[0]!.embedding).toHaveLength(64);
 
-    const m = await fetch(`${sim.url}/compatible-mode/v1/models`, { headers: { authorization: `Bearer ${DS}` } });
+    const m = await fetch(`${s.sim.url}/compatible-mode/v1/models`, { headers: { authorization: `Bearer ${DS}` } });
     expect(m.status).toBe(200);
     const mb = (await m.json()) as { object: string; data: Array<{ id: string; object: string }> };
     expect(mb.object).toBe('list');
     expect(mb.data.map((x) => x.id)).toContain('qwen3.7-plus');
     expect(mb.data.every((x) => !/^(qwx|wnx|hhx|vidx)/.test(x.id))).toBe(true);
-    const one = await fetch(`${sim.url}/compatible-mode/v1/models/qwx3.7-plus`, { headers: { authorization: `Bearer ${DS}` } });
+    const one = await fetch(`${s.sim.url}/compatible-mode/v1/models/qwx3.7-plus`, { headers: { authorization: `Bearer ${DS}` } });
     expect(one.status).toBe(404);
   });
 });
@@ -136,7 +133,7 @@ describe('fault injection', () => {
   });
 
   it('status, per run, limited by path and times', async () => {
-    sim.faults.add({ kind: 'status', arg: 500, path: '/chat/completions', times: 2 });
+    s.sim.faults.add({ kind: 'status', arg: 500, path: '/chat/completions', times: 2 });
     const emb = await post('/compatible-mode/v1/embeddings', JSON.stringify({ model: 'text-embedding-v4', input: ['a'] }));
     expect(emb.status).toBe(200);
     const a = await chat();
@@ -147,17 +144,17 @@ describe('fault injection', () => {
   });
 
   it('status on the Kling wire uses the Kling envelope', async () => {
-    sim.faults.add({ kind: 'status', arg: 429, path: '/v1/videos', times: 1 });
+    s.sim.faults.add({ kind: 'status', arg: 429, path: '/v1/videos', times: 1 });
     const r = await kling(await jwt({ iss: DEFAULT_SIM_KEYS.klingAccessKey, exp: now() + 1800, nbf: now() - 5 }));
     expect(r.status).toBe(429);
     expect(((await r.json()) as { code: number }).code).toBe(1302);
   });
 
   it('run-wide faults can be set and cleared over HTTP (/__sim/faults)', async () => {
-    expect((await fetch(`${sim.url}/__sim/faults`, { method: 'POST', body: JSON.stringify({ kind: 'status', arg: 503 }), headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    expect((await fetch(`${s.sim.url}/__sim/faults`, { method: 'POST', body: JSON.stringify({ kind: 'status', arg: 503 }), headers: { 'content-type': 'application/json' } })).status).toBe(200);
     expect((await chat()).status).toBe(503);
     expect((await chat()).status).toBe(503);
-    expect((await fetch(`${sim.url}/__sim/faults`, { method: 'DELETE' })).status).toBe(200);
+    expect((await fetch(`${s.sim.url}/__sim/faults`, { method: 'DELETE' })).status).toBe(200);
     expect((await chat()).status).toBe(200);
   });
 
@@ -170,7 +167,7 @@ describe('fault injection', () => {
 
   it('reset drops the connection without an answer', async () => {
     await expect(chat('sim-fault:reset')).rejects.toThrow();
-    sim.faults.add({ kind: 'reset', times: 1 });
+    s.sim.faults.add({ kind: 'reset', times: 1 });
     await expect(chat()).rejects.toThrow();
     expect((await chat()).status).toBe(200);
   });
@@ -224,7 +221,7 @@ describe('fault injection', () => {
 
   it('the simulator records what it received', async () => {
     await chat('recorded please');
-    const last = sim.requestsTo('/chat/completions').at(-1)!;
+    const last = s.sim.requestsTo('/chat/completions').at(-1)!;
     expect(last.method).toBe('POST');
     expect(JSON.stringify(last.body)).toContain('recorded please');
   });

@@ -1,18 +1,15 @@
 // The simulator's Qwen-Image wire: what the gateway's images adapter is written against.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../../simulator/index.ts';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
 import { PNG_SIGNATURE } from '../../simulator/dashscope/images-png.ts';
+import { useSimulator } from '../support/simulator.ts';
 
 const PATH = '/api/v1/services/aigc/multimodal-generation/generation';
-let sim: Simulator;
 
-beforeAll(async () => {
-  sim = await startSimulator({ taskDurationMs: 150 });
-});
-afterAll(() => sim.close());
+const s = useSimulator({ taskDurationMs: 150 });
 
 function post(path: string, body: unknown, headers: Record<string, string> = {}) {
-  return fetch(sim.url + path, {
+  return fetch(s.sim.url + path, {
     method: 'POST',
     headers: { authorization: `Bearer ${DEFAULT_SIM_KEYS.dashscopeApiKey}`, 'content-type': 'application/json', ...headers },
     body: JSON.stringify(body),
@@ -56,7 +53,7 @@ describe('simulator: Qwen-Image sync (multimodal-generation)', () => {
     expect((await fetch(url.origin + url.pathname)).status).toBe(403);
     url.searchParams.set('Expires', '1000');
     expect((await fetch(url)).status).toBe(403);
-    expect((await fetch(`${sim.url}/results/img/${'0'.repeat(32)}.png?Expires=9999999999&Signature=x`)).status).toBe(404);
+    expect((await fetch(`${s.sim.url}/results/img/${'0'.repeat(32)}.png?Expires=9999999999&Signature=x`)).status).toBe(404);
   });
 
   it('edits with 1-3 images (URL or data URI) and rejects more', async () => {
@@ -105,7 +102,7 @@ describe('simulator: Qwen-Image sync (multimodal-generation)', () => {
   });
 
   it('needs the API key', async () => {
-    const r = await fetch(sim.url + PATH, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(gen('qwen-image-2.0', 'x')) });
+    const r = await fetch(s.sim.url + PATH, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(gen('qwen-image-2.0', 'x')) });
     expect(r.status).toBe(401);
   });
 });
@@ -116,7 +113,7 @@ describe('simulator: Qwen-Image async (image-synthesis + task query)', () => {
 
   async function poll(id: string): Promise<Record<string, unknown>> {
     for (let i = 0; i < 50; i++) {
-      const r = await fetch(`${sim.url}/api/v1/tasks/${id}`, { headers: { authorization: `Bearer ${DEFAULT_SIM_KEYS.dashscopeApiKey}` } });
+      const r = await fetch(`${s.sim.url}/api/v1/tasks/${id}`, { headers: { authorization: `Bearer ${DEFAULT_SIM_KEYS.dashscopeApiKey}` } });
       const b = (await r.json()) as { output: { task_status: string } };
       if (!['PENDING', 'RUNNING'].includes(b.output.task_status)) return b as unknown as Record<string, unknown>;
       await new Promise((res) => setTimeout(res, 40));

@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { registerMultimodalModelHandler } from '../../simulator/dashscope/multimodal.ts';
-import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../../simulator/index.ts';
+import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
+import { useSimulator } from '../support/simulator.ts';
 
-let sim: Simulator;
-beforeAll(async () => {
-  sim = await startSimulator();
-});
-afterAll(async () => sim?.close());
+const s = useSimulator();
 
 const KEY = DEFAULT_SIM_KEYS.dashscopeApiKey;
 const post = (path: string, body: unknown, headers: Record<string, string> = { authorization: `Bearer ${KEY}` }) =>
-  fetch(sim.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(s.sim.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
 describe('simulator: DashScope text wire', () => {
   it('responses stream: SSE lines without a space after data:/event:, ends with response.completed carrying usage', async () => {

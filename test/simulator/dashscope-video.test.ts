@@ -1,25 +1,22 @@
 // The simulated DashScope video synthesis: async-only submit, per-model media rules, the task state
 // machine with its faults, usage keys per family, and expiring result files honouring Range.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../../simulator/index.ts';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
 import { SIM_VIDEO_BYTES } from '../../simulator/dashscope/results-video.ts';
+import { useSimulator } from '../support/simulator.ts';
 
-let sim: Simulator;
-beforeAll(async () => {
-  sim = await startSimulator({ taskDurationMs: 150 });
-});
-afterAll(async () => sim?.close());
+const s = useSimulator({ taskDurationMs: 150 });
 
 const auth = { authorization: `Bearer ${DEFAULT_SIM_KEYS.dashscopeApiKey}` };
 const PATH = '/api/v1/services/aigc/video-generation/video-synthesis';
 
 async function submit(body: unknown, async = true) {
-  const r = await fetch(sim.url + PATH, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', ...(async ? { 'x-dashscope-async': 'enable' } : {}) }, body: JSON.stringify(body) });
+  const r = await fetch(s.sim.url + PATH, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', ...(async ? { 'x-dashscope-async': 'enable' } : {}) }, body: JSON.stringify(body) });
   return { status: r.status, json: (await r.json()) as { output?: { task_id: string; task_status: string }; code?: string; message?: string } };
 }
 
 async function query(id: string) {
-  const r = await fetch(`${sim.url}/api/v1/tasks/${id}`, { headers: auth });
+  const r = await fetch(`${s.sim.url}/api/v1/tasks/${id}`, { headers: auth });
   return (await r.json()) as { output: Record<string, unknown>; usage?: Record<string, unknown> };
 }
 

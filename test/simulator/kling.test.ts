@@ -1,12 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SIM_KEYS, startSimulator, type Simulator } from '../../simulator/index.ts';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
 import { klingState } from '../../simulator/kling/index.ts';
 import { KlingJwtSigner } from '../../src/adapters/kling/jwt.ts';
+import { useSimulator } from '../support/simulator.ts';
 
-let sim: Simulator;
+const s = useSimulator({ taskDurationMs: 200 });
 const signer = new KlingJwtSigner();
 const jwt = () => signer.token(DEFAULT_SIM_KEYS.klingAccessKey, DEFAULT_SIM_KEYS.klingSecretKey);
 
@@ -20,7 +21,7 @@ interface Env {
 async function call(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: Env }> {
   const headers: Record<string, string> = { authorization: `Bearer ${token ?? (await jwt())}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const r = await fetch(sim.url + path, { method, headers, body: body === undefined ? null : JSON.stringify(body) });
+  const r = await fetch(s.sim.url + path, { method, headers, body: body === undefined ? null : JSON.stringify(body) });
   return { status: r.status, body: (await r.json()) as Env };
 }
 
@@ -33,14 +34,9 @@ async function until(path: string, status: string): Promise<Env> {
   throw new Error(`never reached ${status}`);
 }
 
-beforeAll(async () => {
-  sim = await startSimulator({ taskDurationMs: 200 });
-});
-afterAll(async () => sim?.close());
-
 describe('kling simulator: auth', () => {
   it('rejects a missing, forged or expired JWT with the vendor auth codes', async () => {
-    const none = await fetch(`${sim.url}/v1/videos/text2video`, { method: 'POST', body: '{}' });
+    const none = await fetch(`${s.sim.url}/v1/videos/text2video`, { method: 'POST', body: '{}' });
     expect(none.status).toBe(401);
     expect(((await none.json()) as Env).code).toBe(1001);
     const forged = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setIssuer(DEFAULT_SIM_KEYS.klingAccessKey).setExpirationTime('30m').sign(new TextEncoder().encode('wrong-secret'));
@@ -129,7 +125,7 @@ describe('kling simulator: text2video', () => {
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
     const port = (srv.address() as AddressInfo).port;
     const c = await call('POST', '/v1/videos/text2video', { prompt: 'cb', callback_url: `http://127.0.0.1:${port}/hook` });
-    const sent = () => klingState(sim.ctx).callbacks.some((x) => x.status === 200 && (x.body as { task_id?: string }).task_id === c.body.data!.task_id);
+    const sent = () => klingState(s.sim.ctx).callbacks.some((x) => x.status === 200 && (x.body as { task_id?: string }).task_id === c.body.data!.task_id);
     for (let i = 0; i < 100 && !sent(); i++) await new Promise((r) => setTimeout(r, 20));
     srv.close();
     expect(got).toHaveLength(1);

@@ -6,7 +6,7 @@
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/store.ts';
-import { testDialect } from '../helpers/harness.ts';
+import { testDialect } from '../support/store.ts';
 
 describe.skipIf(testDialect() !== 'postgres')('migrations beside concurrent schema drops', () => {
   it('every migration succeeds while other schemas (with serial tables) come and go', async () => {

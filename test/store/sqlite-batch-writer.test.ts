@@ -1,27 +1,23 @@
 // The SQLite group-commit writer: ledger and request-log batches handed over together commit in one
 // transaction, and a batch that cannot be written never holds back the other kind.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerTuple, LogTuple } from '../../src/store/sqlite-batch-writer.ts';
-import type { Store } from '../../src/store/store.ts';
-import { freshStore, testDialect } from '../helpers/harness.ts';
+import { testDialect, useStore } from '../support/store.ts';
 
 const ledgerRow = (key: string, tokenId: string, amount: number): LedgerTuple => [key, tokenId, 'qwx3.7-plus', 'tokens', { input_tokens: 3 }, { input: 1 }, amount, key, null, null, 1];
 const logRow = (id: string): LogTuple => [id, 'tok_w', 'qwx3.7-plus', '/v1/chat/completions', 'POST', 200, 3, { input_tokens: 3 }, 7, null, null, 1];
 
 describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
-  let store: Store;
-  let cleanup: () => Promise<void>;
+  const fresh = useStore();
   beforeAll(async () => {
-    ({ store, cleanup } = await freshStore());
-    await store.db.insertInto('tokens').values({ id: 'tok_w', name: 'w', secret_hash: 'h-w', prefix: 'sk-w', spent: 0, held: 0, created_at: 1 }).execute();
+    await fresh.store.db.insertInto('tokens').values({ id: 'tok_w', name: 'w', secret_hash: 'h-w', prefix: 'sk-w', spent: 0, held: 0, created_at: 1 }).execute();
   });
-  afterAll(async () => cleanup());
 
-  const count = async (table: 'ledger' | 'request_log') => Number((await store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-  const spent = async () => Number((await store.db.selectFrom('tokens').select('spent').where('id', '=', 'tok_w').executeTakeFirstOrThrow()).spent);
+  const count = async (table: 'ledger' | 'request_log') => Number((await fresh.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const spent = async () => Number((await fresh.store.db.selectFrom('tokens').select('spent').where('id', '=', 'tok_w').executeTakeFirstOrThrow()).spent);
 
   it('writes both kinds handed over together, and a repeated key neither inserts nor moves spent', async () => {
-    const w = store.batchWriter!;
+    const w = fresh.store.batchWriter!;
     await Promise.all([w.ledger([ledgerRow('k1', 'tok_w', 5), ledgerRow('k2', 'tok_w', 6)]), w.requestLog([logRow('r1'), logRow('r2')])]);
     expect(await count('ledger')).toBe(2);
     expect(await count('request_log')).toBe(2);
@@ -32,7 +28,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
   });
 
   it('a request-log batch that fails does not stop the charges handed over with it (and vice versa)', async () => {
-    const w = store.batchWriter!;
+    const w = fresh.store.batchWriter!;
     const bad = logRow('r-bad');
     bad[3] = null as unknown as string; // endpoint is NOT NULL
     const [charges, log] = await Promise.allSettled([w.ledger([ledgerRow('k3', 'tok_w', 4)]), w.requestLog([logRow('r3'), bad])]);

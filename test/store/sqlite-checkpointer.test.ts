@@ -2,15 +2,13 @@
 // off), the thread copies the WAL into the database between group commits so the WAL starts over and stays
 // small under sustained writes, and a thread that dies gives the automatic checkpoints back without holding
 // any commit.
-import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { copyFileSync, rmSync, statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LedgerTuple, LogTuple } from '../../src/store/sqlite-row-writes.ts';
-import { openStore, type Store } from '../../src/store/store.ts';
-import { testDialect } from '../helpers/harness.ts';
+import { type Store } from '../../src/store/store.ts';
+import { sqliteFileStore, testDialect } from '../support/store.ts';
 
 const ledgerRow = (key: string): LedgerTuple => [key, 'tok_t', 'qwx3.7-plus', 'tokens', { input_tokens: 3, output_tokens: 5 }, { input_per_1k: 800 }, 2, key, null, 'chatcmpl-0123456789abcdef', Date.now()];
 const logRow = (id: string): LogTuple => [id, 'tok_t', 'qwx3.7-plus', '/v1/chat/completions', 'POST', 200, 3, { input_tokens: 3, output_tokens: 5 }, 2, 'chatcmpl-0123456789abcdef', null, Date.now()];
@@ -23,14 +21,9 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite checkpoint thread', () => {
   });
 
   async function fileStore(checkpointThread: boolean): Promise<{ store: Store; file: string }> {
-    const dir = mkdtempSync(join(tmpdir(), 'tollway-cp-'));
-    const file = join(dir, 'test.db');
-    const store = await openStore(`sqlite:${file}`, { checkpointThread });
+    const { store, file, cleanup } = await sqliteFileStore({ checkpointThread });
+    cleanups.push(cleanup);
     await store.db.insertInto('tokens').values({ id: 'tok_t', name: 't', secret_hash: 'h-t', prefix: 'sk-t', spent: 0, held: 0, created_at: 1 }).execute();
-    cleanups.push(async () => {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
     return { store, file };
   }
   const autoCheckpoint = async (s: Store) => Number(Object.values((await sql<Record<string, number>>`PRAGMA wal_autocheckpoint`.execute(s.db)).rows[0]!)[0]);

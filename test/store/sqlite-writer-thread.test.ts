@@ -8,10 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SqliteBatchWriter } from '../../src/store/sqlite-batch-writer.ts';
 import type { LedgerTuple, LogTuple } from '../../src/store/sqlite-row-writes.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
-import { freshStore, testDialect } from '../helpers/harness.ts';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { freshStore, sqliteFileStore, testDialect } from '../support/store.ts';
 
 const ledgerRow = (key: string, amount: number): LedgerTuple => [key, 'tok_t', 'qwx3.7-plus', 'tokens', { input_tokens: 3 }, { input: 1 }, amount, key, null, null, 1];
 const logRow = (id: string): LogTuple => [id, 'tok_t', 'qwx3.7-plus', '/v1/chat/completions', 'POST', 200, 3, { input_tokens: 3 }, 7, null, null, 1];
@@ -26,20 +23,10 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite writer thread', () => {
 
   /** A file store with the writer thread on (TOLLWAY_SQLITE_WRITER_THREAD). */
   async function threadedStore(): Promise<{ store: Store; url: string; close(): Promise<void> }> {
-    const dir = mkdtempSync(join(tmpdir(), 'tollway-wt-'));
-    const url = `sqlite:${join(dir, 'test.db')}`;
-    const s = await openStore(url, { writerThread: true });
-    await s.db.insertInto('tokens').values({ id: 'tok_t', name: 't', secret_hash: 'h-t', prefix: 'sk-t', spent: 0, held: 0, created_at: 1 }).execute();
-    let closed = false;
-    const close = async () => {
-      if (!closed) await s.close();
-      closed = true;
-    };
-    cleanups.push(async () => {
-      await close();
-      rmSync(dir, { recursive: true, force: true });
-    });
-    return { store: s, url, close };
+    const { store, url, close, cleanup } = await sqliteFileStore({ writerThread: true });
+    cleanups.push(cleanup);
+    await store.db.insertInto('tokens').values({ id: 'tok_t', name: 't', secret_hash: 'h-t', prefix: 'sk-t', spent: 0, held: 0, created_at: 1 }).execute();
+    return { store, url, close };
   }
 
   async function store(): Promise<{ store: Store; w: SqliteBatchWriter; file: string }> {

@@ -1,6 +1,6 @@
 // The store suite: runs on whichever dialect TOLLWAY_TEST_DIALECT selects (npm test runs it on both).
 import type { Kysely } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SecretBox } from '../../src/auth/secret-box.ts';
 import { hashToken, newId, newTokenSecret } from '../../src/auth/token-secret.ts';
 import { createChannel } from '../../src/core/admin/channels.ts';
@@ -10,45 +10,38 @@ import { AuditRepo } from '../../src/store/repos/audit.ts';
 import { ChannelsRepo } from '../../src/store/repos/channels.ts';
 import { RequestLogWriter } from '../../src/store/repos/request-log.ts';
 import { TokensRepo } from '../../src/store/repos/tokens.ts';
-import { isUniqueViolation, type Store } from '../../src/store/store.ts';
-import { freshStore, testDialect } from '../helpers/harness.ts';
+import { isUniqueViolation } from '../../src/store/store.ts';
+import { testDialect, useStore } from '../support/store.ts';
 
-let store: Store;
-let cleanup: () => Promise<void>;
-beforeAll(async () => {
-  const f = await freshStore();
-  store = f.store;
-  cleanup = f.cleanup;
-});
-afterAll(async () => cleanup?.());
+const fresh = useStore();
 
 const CANARY_KEY = 'sk-STORE-CANARY-abcdef123456';
 
 describe(`store on ${testDialect()}`, () => {
   it('opens the dialect the test run asked for', () => {
-    expect(store.dialect).toBe(testDialect());
+    expect(fresh.store.dialect).toBe(testDialect());
   });
 
   it('migrations are idempotent: migrating again applies nothing and keeps data', async () => {
-    const tokens = new TokensRepo(store.db);
+    const tokens = new TokensRepo(fresh.store.db);
     await tokens.create({ id: 'tok_migr', name: 'm', secretHash: hashToken('x-migr'), prefix: 'x-mi', models: null, quota: null, expiresAt: null });
-    const again = await migrateToLatest(store.db as unknown as Kysely<unknown>, store.dialect);
+    const again = await migrateToLatest(fresh.store.db as unknown as Kysely<unknown>, fresh.store.dialect);
     expect(again).toEqual([]);
-    const third = await migrateToLatest(store.db as unknown as Kysely<unknown>, store.dialect);
+    const third = await migrateToLatest(fresh.store.db as unknown as Kysely<unknown>, fresh.store.dialect);
     expect(third).toEqual([]);
     expect((await tokens.get('tok_migr'))?.name).toBe('m');
   });
 
   it('has every table later issues rely on', async () => {
     for (const t of ['tokens', 'channels', 'audit_log', 'request_log', 'ledger', 'holds', 'tasks', 'sessions', 'callbacks', 'catalogue_overrides'] as const) {
-      const rows = await store.db.selectFrom(t).selectAll().limit(1).execute();
+      const rows = await fresh.store.db.selectFrom(t).selectAll().limit(1).execute();
       expect(Array.isArray(rows)).toBe(true);
     }
   });
 
   describe('tokens', () => {
     it('create / get / findByHash / list / revoke round-trip', async () => {
-      const repo = new TokensRepo(store.db);
+      const repo = new TokensRepo(fresh.store.db);
       const secret = newTokenSecret();
       const id = newId('tok');
       const rec = await repo.create(
@@ -71,7 +64,7 @@ describe(`store on ${testDialect()}`, () => {
     });
 
     it('null allow-list and quota round-trip as null (any model, unlimited)', async () => {
-      const repo = new TokensRepo(store.db);
+      const repo = new TokensRepo(fresh.store.db);
       const rec = await repo.create({ id: newId('tok'), name: 'open', secretHash: hashToken(newTokenSecret()), prefix: 'tw-', models: null, quota: null, expiresAt: null });
       const back = await repo.get(rec.id);
       expect(back?.models).toBeNull();
@@ -80,18 +73,18 @@ describe(`store on ${testDialect()}`, () => {
     });
 
     it('stores only the SHA-256 hash of the secret, never the secret', async () => {
-      const repo = new TokensRepo(store.db);
+      const repo = new TokensRepo(fresh.store.db);
       const secret = newTokenSecret();
       const rec = await repo.create({ id: newId('tok'), name: 'hash', secretHash: hashToken(secret), prefix: secret.slice(0, 7), models: null, quota: null, expiresAt: null });
-      const row = await store.db.selectFrom('tokens').selectAll().where('id', '=', rec.id).executeTakeFirstOrThrow();
+      const row = await fresh.store.db.selectFrom('tokens').selectAll().where('id', '=', rec.id).executeTakeFirstOrThrow();
       expect(row.secret_hash).toBe(hashToken(secret));
       expect(row.secret_hash).toMatch(/^[0-9a-f]{64}$/);
-      const all = JSON.stringify(await store.db.selectFrom('tokens').selectAll().execute());
+      const all = JSON.stringify(await fresh.store.db.selectFrom('tokens').selectAll().execute());
       expect(all).not.toContain(secret);
     });
 
     it('unique: the same id or the same secret hash cannot be stored twice', async () => {
-      const repo = new TokensRepo(store.db);
+      const repo = new TokensRepo(fresh.store.db);
       const h = hashToken(newTokenSecret());
       await repo.create({ id: 'tok_uniq', name: 'u', secretHash: h, prefix: 'tw-', models: null, quota: null, expiresAt: null });
       const dupHash = await repo.create({ id: 'tok_uniq2', name: 'u', secretHash: h, prefix: 'tw-', models: null, quota: null, expiresAt: null }).then(() => null, (e: unknown) => e);
@@ -103,7 +96,7 @@ describe(`store on ${testDialect()}`, () => {
 
   describe('channels', () => {
     it('create / get / list / setStatus / update / findByName', async () => {
-      const repo = new ChannelsRepo(store.db);
+      const repo = new ChannelsRepo(fresh.store.db);
       const rec = await repo.create({ id: 'ch_crud', name: 'crud-ch', kind: 'dashscope', baseUrl: 'https://dashscope.aliyuncs.com', keyEnc: 'v1:x:y:z', models: ['qwx3.7-plus'], priority: 5 }, 1_000);
       expect(rec).toMatchObject({ id: 'ch_crud', status: 'enabled', priority: 5, weight: 1, models: ['qwx3.7-plus'], createdAt: 1_000 });
       expect(await repo.get('ch_crud')).toEqual(rec);
@@ -118,7 +111,7 @@ describe(`store on ${testDialect()}`, () => {
     });
 
     it('unique: channel ids and names are unique', async () => {
-      const repo = new ChannelsRepo(store.db);
+      const repo = new ChannelsRepo(fresh.store.db);
       await repo.create({ id: 'ch_u1', name: 'uniq-name', kind: 'kling', baseUrl: 'https://api-beijing.klingai.com', keyEnc: 'v1:a:b:c', models: null });
       const dupId = await repo.create({ id: 'ch_u1', name: 'other-name', kind: 'kling', baseUrl: 'https://api-beijing.klingai.com', keyEnc: 'v1:a:b:c', models: null }).then(() => null, (e: unknown) => e);
       expect(isUniqueViolation(dupId)).toBe(true);
@@ -127,11 +120,11 @@ describe(`store on ${testDialect()}`, () => {
     });
 
     it('keys are stored encrypted: the raw key never appears in the channels table, and decrypts back', async () => {
-      const repos = { channels: new ChannelsRepo(store.db) };
+      const repos = { channels: new ChannelsRepo(fresh.store.db) };
       const box = new SecretBox('store-test-secret-0123456789');
       const registry = new ChannelRegistry(repos.channels, box);
       const rec = await createChannel({ repos: repos as never, box, applyChange: () => registry.reload() }, { name: 'enc', kind: 'dashscope', baseUrl: 'https://dashscope.aliyuncs.com', keys: { apiKey: CANARY_KEY }, models: null });
-      const rows = await store.db.selectFrom('channels').selectAll().execute();
+      const rows = await fresh.store.db.selectFrom('channels').selectAll().execute();
       const dump = JSON.stringify(rows);
       expect(dump).not.toContain(CANARY_KEY);
       expect(dump).not.toContain('STORE-CANARY');
@@ -145,7 +138,7 @@ describe(`store on ${testDialect()}`, () => {
 
   describe('audit log', () => {
     it('writes and lists newest first with detail JSON', async () => {
-      const repo = new AuditRepo(store.db);
+      const repo = new AuditRepo(fresh.store.db);
       await repo.write({ actor: 'admin', action: 'token.create', target: 'tok_a', detail: { name: 'a', models: ['x'] }, requestId: 'req_1' }, 10);
       await repo.write({ actor: 'cli', action: 'token.revoke', target: 'tok_a' }, 20);
       const list = await repo.list(2);
@@ -159,14 +152,14 @@ describe(`store on ${testDialect()}`, () => {
   describe('request log', () => {
     it('batches rows, flushes them, and ignores a duplicate request id', async () => {
       const errors: unknown[] = [];
-      const w = new RequestLogWriter(store.db, { batchWriter: store.batchWriter, onError: (e) => errors.push(e), intervalMs: 1_000_000 });
+      const w = new RequestLogWriter(fresh.store.db, { batchWriter: fresh.store.batchWriter, onError: (e) => errors.push(e), intervalMs: 1_000_000 });
       const row = { requestId: 'req_store_1', tokenId: 'tok_a', model: 'qwx3.7-plus', endpoint: '/v1/chat/completions', method: 'POST', status: 200, latencyMs: 12, usage: { prompt_tokens: 3 }, amount: 42, upstreamRequestId: 'up-1', errorCode: null, createdAt: 99 };
       w.write(row);
       w.write({ ...row, status: 500 });
       w.write({ ...row, requestId: 'req_store_2', usage: null });
       await w.flush();
       expect(errors).toEqual([]);
-      const rows = await store.db.selectFrom('request_log').selectAll().where('request_id', 'in', ['req_store_1', 'req_store_2']).orderBy('request_id').execute();
+      const rows = await fresh.store.db.selectFrom('request_log').selectAll().where('request_id', 'in', ['req_store_1', 'req_store_2']).orderBy('request_id').execute();
       expect(rows).toHaveLength(2);
       expect(rows[0]).toMatchObject({ request_id: 'req_store_1', status: 200, amount: 42, usage: JSON.stringify({ prompt_tokens: 3 }) });
       expect(rows[1]!.usage).toBeNull();
@@ -176,11 +169,11 @@ describe(`store on ${testDialect()}`, () => {
   describe('ledger', () => {
     it('idempotency keys are unique', async () => {
       const entry = { idempotency_key: 'idem-1', token_id: 'tok_a', model: 'qwx3.7-plus', kind: 'tokens', quantities: '{}', unit_prices: '{}', amount: 7, request_id: null, task_id: null, upstream_request_id: null, created_at: 1 };
-      await store.db.insertInto('ledger').values(entry).execute();
-      const dup = await store.db.insertInto('ledger').values(entry).execute().then(() => null, (e: unknown) => e);
+      await fresh.store.db.insertInto('ledger').values(entry).execute();
+      const dup = await fresh.store.db.insertInto('ledger').values(entry).execute().then(() => null, (e: unknown) => e);
       expect(isUniqueViolation(dup)).toBe(true);
       // bigint columns come back as JS numbers in both dialects.
-      const back = await store.db.selectFrom('ledger').select(['amount', 'created_at']).where('idempotency_key', '=', 'idem-1').executeTakeFirstOrThrow();
+      const back = await fresh.store.db.selectFrom('ledger').select(['amount', 'created_at']).where('idempotency_key', '=', 'idem-1').executeTakeFirstOrThrow();
       expect(back.amount).toBe(7);
       expect(typeof back.created_at).toBe('number');
     });

@@ -8,7 +8,7 @@ import { StoreMeter } from '../../src/metering/meter.ts';
 import type { SyncChargeInput } from '../../src/metering/types.ts';
 import { RequestLogWriter, type RequestLogRow } from '../../src/store/repos/request-log.ts';
 import { TokensRepo } from '../../src/store/repos/tokens.ts';
-import { freshStore, testDialect } from '../helpers/harness.ts';
+import { freshStore, testDialect } from '../support/store.ts';
 
 type Fresh = Awaited<ReturnType<typeof freshStore>>;
 const catalogue = new Catalogue(DEFAULT_CATALOGUE);

@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
 import type { TaskRecord } from '../../src/tasks/types.ts';
-import { engineFixture, type EngineFixture } from './engine-helpers.ts';
+import { engineFixture, type EngineFixture } from '../support/task-engine.ts';
 
 let f: EngineFixture;
 beforeEach(async () => {

@@ -2,7 +2,7 @@
 // from node:http, ahead of Fastify (which serves every other route). These calls are the gateway's volume; a
 // framework's request/reply objects, hook chains and reply pipeline were ~15 µs of each one's ~80 µs of CPU
 // in the bench profile. The lane runs the same steps as the framework path, in the same order and with the same
-// answers: request id and state, shutdown refusal, admission (pipeline.ts), body limits, content type and JSON
+// answers: request id and state, shutdown refusal, admission (front.ts), body limits, content type and JSON
 // parsing (prototype poisoning refused, as Fastify's parser does), the route, family B errors, and the record.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -13,7 +13,7 @@ import { bodyLimitFor } from '../body-limits.ts';
 import { parseJsonBody } from '../json-body.ts';
 import type { AppDeps } from '../deps.ts';
 import { sendBody, type Exchange } from '../exchange.ts';
-import { admit, newRequestState, shuttingDown, type Finished } from '../pipeline.ts';
+import { admit, checkUrl, closesConnection, markClientLeft, newRequestState, routePath, shuttingDown, type Finished } from '../front.ts';
 import { newRequestId } from '../request-id.ts';
 import { laneHeaders, type LaneHeaders } from './raw-headers.ts';
 import type { RequestState } from '../request-state.ts';
@@ -34,6 +34,8 @@ class LaneExchange implements Exchange {
   rawBody: string | undefined = undefined;
   /** Whether the route is running: the record waits for it to settle. */
   stage: 'before' | 'running' | 'settled' = 'before';
+  /** The request body was read to its end (an error answered before that closes the connection). */
+  bodyRead = false;
   private child: Logger | null = null;
   constructor(
     readonly id: string,
@@ -87,11 +89,8 @@ export class TextLane {
   /** Serve the request if it is one of the lane's routes (true); otherwise leave it untouched (false). */
   serve(req: IncomingMessage, res: ServerResponse): boolean {
     if (req.method !== 'POST') return false;
-    const url = req.url ?? '';
-    const q = url.indexOf('?');
-    let path = q < 0 ? url : url.slice(0, q);
-    if (path.length > 1 && path.charCodeAt(path.length - 1) === 47 /* / */) path = path.slice(0, -1);
-    const route = this.routes.get(path);
+    const path = routePath(req.url ?? '');
+    const route = path === null ? undefined : this.routes.get(path);
     if (!route) return false;
     this.run(req, res, route);
     return true;
@@ -106,6 +105,7 @@ export class TextLane {
     res.on('close', () => this.closed(ex));
     try {
       if (this.life.closing) throw shuttingDown();
+      checkUrl(req.url ?? '');
       const h = laneHeaders(req.rawHeaders);
       // Authenticate before the body is read: unauthenticated callers get 401 cheaply.
       const pending = admit(this.deps, credentialOf(h.authorization, h.apiKey), ex.state, res);
@@ -122,12 +122,7 @@ export class TextLane {
    * non-streaming call does not stop it, and its row must carry the usage and amount the ledger got.
    */
   private closed(ex: LaneExchange): void {
-    const res = ex.res;
-    if (!res.writableFinished) {
-      ex.state.errorCode ??= 'client_closed';
-      // Nothing was answered: 499, the usual "client closed request" status, rather than an unsent 200.
-      if (!res.headersSent) res.statusCode = 499;
-    }
+    markClientLeft(ex.state, ex.res);
     if (ex.stage !== 'running') this.recordOf(ex);
   }
 
@@ -145,7 +140,10 @@ export class TextLane {
     const declared = h.contentLength === undefined ? null : Number(h.contentLength);
     const hasBody = declared !== null ? declared > 0 : h.transferEncoding !== undefined;
     const ct = h.contentType;
-    if (ct === undefined && !hasBody) return this.dispatch(ex);
+    if (ct === undefined && !hasBody) {
+      ex.bodyRead = true;
+      return this.dispatch(ex);
+    }
     if (ct === undefined || mediaType(ct) !== JSON_TYPE) return this.fail(ex, new GatewayError('unsupported_content_type', 'Unsupported Content-Type: send application/json'));
     if (declared !== null && declared > route.limit) return this.tooLarge(req, ex);
     const chunks: Buffer[] = [];
@@ -162,6 +160,7 @@ export class TextLane {
       chunks.push(c);
     });
     req.on('end', () => {
+      ex.bodyRead = true;
       if (over) return;
       const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
       if (text === '') return this.fail(ex, new GatewayError('invalid_json', 'Request body is not valid JSON'));
@@ -209,6 +208,6 @@ export class TextLane {
       ex.res.destroy();
       return;
     }
-    sendBody(ex, ge.status, JSON.stringify(renderFamilyB(ge, ex.id)), undefined, ge.headers);
+    sendBody(ex, ge.status, JSON.stringify(renderFamilyB(ge, ex.id)), undefined, closesConnection(ge, ex.bodyRead));
   }
 }

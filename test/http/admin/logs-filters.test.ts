@@ -1,32 +1,31 @@
 // GET /admin/logs filters: by token, model, time and request id. Each filter is
 // checked on its own against rows it must exclude, so an ignored filter fails the test.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useHarness } from '../../support/harness.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
-let h: Harness;
+const t = useHarness();
 let tokenId: string;
 let secret: string;
 beforeAll(async () => {
-  h = await startHarness();
-  ({ id: tokenId, secret } = await h.token({ name: 'logs-filters' }));
+  ({ id: tokenId, secret } = await t.h.token({ name: 'logs-filters' }));
 });
-afterAll(async () => h?.close());
 
 type Row = { request_id: string; token_id: string; model: string | null; created_at: number };
 async function logs(query: string): Promise<Row[]> {
-  const r = await h.admin(`/admin/logs?${query}`);
+  const r = await t.h.admin(`/admin/logs?${query}`);
   expect(r.status).toBe(200);
   return ((await r.json()) as { data: Row[] }).data;
 }
 
 describe('GET /admin/logs filters', () => {
   it('model and time range each narrow the result on their own', async () => {
-    const chat = await h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }] } });
+    const chat = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }] } });
     expect(chat.status).toBe(200);
     const chatRid = chat.headers.get('x-gateway-request-id')!;
     // Two distinct timestamps, so a time bound can separate the rows.
     await new Promise((r) => setTimeout(r, 5));
-    const emb = await h.fetch('/v1/embeddings', { method: 'POST', token: secret, json: { model: 'text-embedding-v4', input: ['hi'] } });
+    const emb = await t.h.fetch('/v1/embeddings', { method: 'POST', token: secret, json: { model: 'text-embedding-v4', input: ['hi'] } });
     expect(emb.status).toBe(200);
     const embRid = emb.headers.get('x-gateway-request-id')!;
 
@@ -56,9 +55,9 @@ describe('GET /admin/logs filters', () => {
 
   it('bad filter values are 400 invalid_parameter', async () => {
     for (const q of ['since=yesterday', 'until=12:00', 'limit=0', 'request_id=a&request_id=b']) {
-      const r = await h.admin(`/admin/logs?${q}`);
+      const r = await t.h.admin(`/admin/logs?${q}`);
       expect(r.status, q).toBe(400);
-      expect(((await r.json()) as { error: { code: string } }).error.code).toBe('invalid_parameter');
+      expect(((await r.json()) as BErr).error.code).toBe('invalid_parameter');
     }
   });
 });

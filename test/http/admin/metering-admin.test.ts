@@ -1,25 +1,17 @@
 // Admin metering API through the real server: prices (file + edits), ledger, logs, bills (JSON and CSV).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useHarness } from '../../support/harness.ts';
+import type { BErr } from '../../support/error-shapes.ts';
+import { tempDir } from '../../support/temp-dir.ts';
 
-let h: Harness;
-const dir = mkdtempSync(join(tmpdir(), 'tollway-admin-metering-'));
+const dir = tempDir('tollway-admin-metering-');
 const FILE_IMAGE_PRICE = 250_000;
+const catalogueFile = join(dir, 'catalogue.json');
+writeFileSync(catalogueFile, JSON.stringify([{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: FILE_IMAGE_PRICE } }]));
+const t = useHarness({ channels: false, env: { TOLLWAY_CATALOGUE_FILE: catalogueFile } });
 
-beforeAll(async () => {
-  const catalogueFile = join(dir, 'catalogue.json');
-  writeFileSync(catalogueFile, JSON.stringify([{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: FILE_IMAGE_PRICE } }]));
-  h = await startHarness({ channels: false, env: { TOLLWAY_CATALOGUE_FILE: catalogueFile } });
-});
-afterAll(async () => {
-  await h?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
-type ErrorBody = { error: { code: string; param?: string; message: string } };
 interface LedgerItem {
   id: number;
   idempotency_key: string;
@@ -100,27 +92,27 @@ function parseCsv(text: string): string[][] {
 
 describe('admin auth on metering endpoints', () => {
   it('client tokens are refused (403), no token is 401', async () => {
-    const { secret } = await h.token();
+    const { secret } = await t.h.token();
     for (const path of ['/admin/ledger', '/admin/logs', '/admin/bills', '/admin/prices']) {
-      const r = await h.fetch(path, { token: secret });
+      const r = await t.h.fetch(path, { token: secret });
       expect(r.status).toBe(403);
-      expect(((await r.json()) as ErrorBody).error.code).toBe('permission_denied');
-      expect((await h.fetch(path)).status).toBe(401);
+      expect(((await r.json()) as BErr).error.code).toBe('permission_denied');
+      expect((await t.h.fetch(path)).status).toBe(401);
     }
-    const put = await h.fetch('/admin/prices/qwx-image-2.0', { method: 'PUT', token: secret, json: { unit: 'image', perImage: 1 } });
+    const put = await t.h.fetch('/admin/prices/qwx-image-2.0', { method: 'PUT', token: secret, json: { unit: 'image', perImage: 1 } });
     expect(put.status).toBe(403);
   });
 });
 
 describe('prices', () => {
   it('lists every model with its live price; the catalogue file was applied at start', async () => {
-    const body = await json<{ data: Array<{ model: string; price: { unit: string; perImage?: number }; price_overridden: boolean; default_resolution?: string }> }>(await h.admin('/admin/prices'));
+    const body = await json<{ data: Array<{ model: string; price: { unit: string; perImage?: number }; price_overridden: boolean; default_resolution?: string }> }>(await t.h.admin('/admin/prices'));
     const img = body.data.find((m) => m.model === 'qwx-image-2.0')!;
     expect(img.price).toEqual({ unit: 'image', perImage: FILE_IMAGE_PRICE });
     expect(img.price_overridden).toBe(false);
     expect(body.data.find((m) => m.model === 'hhx-1.1-t2v')!.default_resolution).toBe('1080p');
     expect(body.data.length).toBeGreaterThan(20);
-    expect(h.gw.deps.meter.price('qwx-image-2.0', { kind: 'images', images: 2 }).amount).toBe(2 * FILE_IMAGE_PRICE);
+    expect(t.h.gw.deps.meter.price('qwx-image-2.0', { kind: 'images', images: 2 }).amount).toBe(2 * FILE_IMAGE_PRICE);
   });
 
   it('refuses bad overrides with clear 400s and unknown models with 404', async () => {
@@ -131,40 +123,40 @@ describe('prices', () => {
       [{ unit: 'tokens', tiers: [{ maxInputTokens: null, inputPer1k: 1, outputPer1k: 1 }] }, 'price.unit'],
     ];
     for (const [payload, param] of cases) {
-      const b = await json<ErrorBody>(await h.admin('/admin/prices/qwx-image-2.0', { method: 'PUT', json: payload }), 400);
+      const b = await json<BErr>(await t.h.admin('/admin/prices/qwx-image-2.0', { method: 'PUT', json: payload }), 400);
       expect(b.error.code).toBe('invalid_parameter');
       expect(b.error.param).toBe(param);
     }
-    const nf = await json<ErrorBody>(await h.admin('/admin/prices/no-such-model', { method: 'PUT', json: { unit: 'image', perImage: 1 } }), 404);
+    const nf = await json<BErr>(await t.h.admin('/admin/prices/no-such-model', { method: 'PUT', json: { unit: 'image', perImage: 1 } }), 404);
     expect(nf.error.code).toBe('model_not_found');
     // Nothing changed.
-    expect(h.gw.deps.meter.price('qwx-image-2.0', { kind: 'images', images: 1 }).amount).toBe(FILE_IMAGE_PRICE);
+    expect(t.h.gw.deps.meter.price('qwx-image-2.0', { kind: 'images', images: 1 }).amount).toBe(FILE_IMAGE_PRICE);
   });
 
   it('PUT stores an override and the live meter prices with it at once; DELETE falls back to the file price', async () => {
     const put = await json<{ model: string; price: unknown; price_overridden: boolean }>(
-      await h.admin('/admin/prices/qwx-image-2.0', { method: 'PUT', json: { price: { unit: 'image', perImage: 300_000 } } }),
+      await t.h.admin('/admin/prices/qwx-image-2.0', { method: 'PUT', json: { price: { unit: 'image', perImage: 300_000 } } }),
     );
     expect(put).toMatchObject({ model: 'qwx-image-2.0', price: { unit: 'image', perImage: 300_000 }, price_overridden: true });
-    expect(h.gw.deps.meter.price('qwx-image-2.0', { kind: 'images', images: 2 }).amount).toBe(600_000);
-    const row = await h.store.db.selectFrom('catalogue_overrides').selectAll().where('model', '=', 'qwx-image-2.0').executeTakeFirstOrThrow();
+    expect(t.h.gw.deps.meter.price('qwx-image-2.0', { kind: 'images', images: 2 }).amount).toBe(600_000);
+    const row = await t.h.store.db.selectFrom('catalogue_overrides').selectAll().where('model', '=', 'qwx-image-2.0').executeTakeFirstOrThrow();
     expect(JSON.parse(row.entry)).toEqual({ price: { unit: 'image', perImage: 300_000 } });
     // Other entry fields are untouched.
-    expect(h.gw.deps.catalogue.get('qwx-image-2.0')!.capabilities.maxN).toBe(6);
+    expect(t.h.gw.deps.catalogue.get('qwx-image-2.0')!.capabilities.maxN).toBe(6);
 
-    const del = await json<{ price: unknown; price_overridden: boolean }>(await h.admin('/admin/prices/qwx-image-2.0', { method: 'DELETE' }));
+    const del = await json<{ price: unknown; price_overridden: boolean }>(await t.h.admin('/admin/prices/qwx-image-2.0', { method: 'DELETE' }));
     expect(del).toMatchObject({ price: { unit: 'image', perImage: FILE_IMAGE_PRICE }, price_overridden: false });
-    expect(h.gw.deps.meter.price('qwx-image-2.0', { kind: 'images', images: 1 }).amount).toBe(FILE_IMAGE_PRICE);
+    expect(t.h.gw.deps.meter.price('qwx-image-2.0', { kind: 'images', images: 1 }).amount).toBe(FILE_IMAGE_PRICE);
   });
 
   it('a price set through a snapshot name applies to the base model (and so to every snapshot)', async () => {
-    await json(await h.admin('/admin/prices/wnx2.7-t2v-20260101', { method: 'PUT', json: { unit: 'video-second', perSecond: { '720p': 700_000, '1080p': 1_100_000 } } }));
-    const got = await json<{ model: string; price: { basis: string } }>(await h.admin('/admin/prices/wnx2.7-t2v'));
+    await json(await t.h.admin('/admin/prices/wnx2.7-t2v-20260101', { method: 'PUT', json: { unit: 'video-second', perSecond: { '720p': 700_000, '1080p': 1_100_000 } } }));
+    const got = await json<{ model: string; price: { basis: string } }>(await t.h.admin('/admin/prices/wnx2.7-t2v'));
     expect(got.model).toBe('wnx2.7-t2v');
     expect(got.price.basis).toBe('output');
-    expect(h.gw.deps.meter.price('wnx2.7-t2v-20991231', { kind: 'video', outputSeconds: 2, tier: '720p' }).amount).toBe(1_400_000);
-    await json(await h.admin('/admin/prices/wnx2.7-t2v', { method: 'DELETE' }));
-    expect(h.gw.deps.meter.price('wnx2.7-t2v-20991231', { kind: 'video', outputSeconds: 2, tier: '720p' }).amount).toBe(1_200_000);
+    expect(t.h.gw.deps.meter.price('wnx2.7-t2v-20991231', { kind: 'video', outputSeconds: 2, tier: '720p' }).amount).toBe(1_400_000);
+    await json(await t.h.admin('/admin/prices/wnx2.7-t2v', { method: 'DELETE' }));
+    expect(t.h.gw.deps.meter.price('wnx2.7-t2v-20991231', { kind: 'video', outputSeconds: 2, tier: '720p' }).amount).toBe(1_200_000);
   });
 });
 
@@ -173,9 +165,9 @@ describe('ledger, logs and bills', () => {
   let b: { id: string; secret: string };
 
   beforeAll(async () => {
-    a = await h.token({ name: 'Acme, "R&D"' });
-    b = await h.token({ name: 'beta' });
-    const meter = h.gw.deps.meter;
+    a = await t.h.token({ name: 'Acme, "R&D"' });
+    b = await t.h.token({ name: 'beta' });
+    const meter = t.h.gw.deps.meter;
     await meter.chargeSync({ requestId: 'req_led_a1', tokenId: a.id, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: { kind: 'tokens', inputTokens: 1000, outputTokens: 500 }, upstreamRequestId: 'up-a1' });
     // Deferred: not flushed here — the admin read flushes it.
     meter.chargeSyncDeferred({ requestId: 'req_led_a2', tokenId: a.id, model: 'qwx-image-2.0', billingModel: 'qwx-image-2.0', usage: { kind: 'images', images: 2 } });
@@ -191,7 +183,7 @@ describe('ledger, logs and bills', () => {
       ['old_b3', at('2026-02-01T00:00:00Z'), 4_000],
     ] as const;
     for (const [key, created, amount] of older) {
-      await h.store.db
+      await t.h.store.db
         .insertInto('ledger')
         .values({ idempotency_key: key, token_id: b.id, model: 'text-embedding-v4', kind: 'tokens', quantities: '{}', unit_prices: '{}', amount, request_id: key, task_id: null, upstream_request_id: null, created_at: created })
         .execute();
@@ -199,7 +191,7 @@ describe('ledger, logs and bills', () => {
   });
 
   it('GET /admin/ledger filters by token and shows every field (sync, deferred and task entries)', async () => {
-    const { data } = await json<{ data: LedgerItem[] }>(await h.admin(`/admin/ledger?token_id=${a.id}`));
+    const { data } = await json<{ data: LedgerItem[] }>(await t.h.admin(`/admin/ledger?token_id=${a.id}`));
     expect(data.map((e) => e.idempotency_key).sort()).toEqual(['req_led_a1', 'req_led_a2', 'video_led_1:success']);
     expect(data.every((e) => e.token_id === a.id)).toBe(true);
     const chat = data.find((e) => e.request_id === 'req_led_a1')!;
@@ -214,29 +206,29 @@ describe('ledger, logs and bills', () => {
   });
 
   it('ledger filters: model, time range (since inclusive, until exclusive), limit; bad input is 400', async () => {
-    const byModel = await json<{ data: LedgerItem[] }>(await h.admin('/admin/ledger?model=text-embedding-v4'));
+    const byModel = await json<{ data: LedgerItem[] }>(await t.h.admin('/admin/ledger?model=text-embedding-v4'));
     expect(byModel.data.length).toBe(4);
     expect(byModel.data.every((e) => e.model === 'text-embedding-v4')).toBe(true);
-    const jan = await json<{ data: LedgerItem[] }>(await h.admin(`/admin/ledger?token_id=${b.id}&since=2026-01-30&until=2026-02-01`));
+    const jan = await json<{ data: LedgerItem[] }>(await t.h.admin(`/admin/ledger?token_id=${b.id}&since=2026-01-30&until=2026-02-01`));
     expect(jan.data.map((e) => e.idempotency_key).sort()).toEqual(['old_b1', 'old_b2']);
-    const ms = await json<{ data: LedgerItem[] }>(await h.admin(`/admin/ledger?token_id=${b.id}&since=${Date.parse('2026-02-01T00:00:00Z')}&until=2026-02-02T00:00:00Z`));
+    const ms = await json<{ data: LedgerItem[] }>(await t.h.admin(`/admin/ledger?token_id=${b.id}&since=${Date.parse('2026-02-01T00:00:00Z')}&until=2026-02-02T00:00:00Z`));
     expect(ms.data.map((e) => e.idempotency_key)).toEqual(['old_b3']);
-    const page = await json<{ data: LedgerItem[]; has_more: boolean; next_before_id: number }>(await h.admin(`/admin/ledger?token_id=${b.id}&limit=2`));
+    const page = await json<{ data: LedgerItem[]; has_more: boolean; next_before_id: number }>(await t.h.admin(`/admin/ledger?token_id=${b.id}&limit=2`));
     expect(page.data).toHaveLength(2);
     expect(page.has_more).toBe(true);
-    const rest = await json<{ data: LedgerItem[] }>(await h.admin(`/admin/ledger?token_id=${b.id}&limit=10&before_id=${page.next_before_id}`));
+    const rest = await json<{ data: LedgerItem[] }>(await t.h.admin(`/admin/ledger?token_id=${b.id}&limit=10&before_id=${page.next_before_id}`));
     expect(rest.data).toHaveLength(2);
     expect(new Set([...page.data, ...rest.data].map((e) => e.id)).size).toBe(4);
     for (const q of ['since=yesterday', 'limit=0', 'limit=abc', 'until=2026-01-01&since=2026-02-01']) {
-      const e = await json<ErrorBody>(await h.admin(`/admin/ledger?${q}`), 400);
+      const e = await json<BErr>(await t.h.admin(`/admin/ledger?${q}`), 400);
       expect(e.error.code).toBe('invalid_parameter');
     }
   });
 
   it('bills per month and per day: totals equal the sum of ledger entries', async () => {
-    const ledgerB = (await json<{ data: LedgerItem[] }>(await h.admin(`/admin/ledger?token_id=${b.id}&limit=1000`))).data;
+    const ledgerB = (await json<{ data: LedgerItem[] }>(await t.h.admin(`/admin/ledger?token_id=${b.id}&limit=1000`))).data;
     const sumB = ledgerB.reduce((s, e) => s + e.amount, 0);
-    const month = await json<{ data: BillLine[]; total: { amount: number; entries: number } }>(await h.admin(`/admin/bills?token_id=${b.id}&period=month`));
+    const month = await json<{ data: BillLine[]; total: { amount: number; entries: number } }>(await t.h.admin(`/admin/bills?token_id=${b.id}&period=month`));
     expect(month.total.amount).toBe(sumB);
     expect(month.total.entries).toBe(ledgerB.length);
     const jan = month.data.find((l) => l.period_start === '2026-01')!;
@@ -244,7 +236,7 @@ describe('ledger, logs and bills', () => {
     expect(jan.models).toEqual({ 'text-embedding-v4': { entries: 2, amount: 3_000 } });
     expect(month.data.find((l) => l.period_start === '2026-02')!.amount).toBe(4_000);
 
-    const day = await json<{ data: BillLine[]; total: { amount: number } }>(await h.admin(`/admin/bills?token_id=${b.id}&period=day`));
+    const day = await json<{ data: BillLine[]; total: { amount: number } }>(await t.h.admin(`/admin/bills?token_id=${b.id}&period=day`));
     expect(day.total.amount).toBe(sumB);
     expect(day.data.filter((l) => l.period_start.startsWith('2026-0')).map((l) => [l.period_start, l.amount])).toEqual([
       ['2026-01-30', 1_000],
@@ -253,15 +245,15 @@ describe('ledger, logs and bills', () => {
     ]);
 
     // All tokens: the bill total is the sum of the whole ledger.
-    const all = await json<{ total: { amount: number } }>(await h.admin('/admin/bills'));
-    const ledgerAll = (await json<{ data: LedgerItem[] }>(await h.admin('/admin/ledger?limit=1000'))).data;
+    const all = await json<{ total: { amount: number } }>(await t.h.admin('/admin/bills'));
+    const ledgerAll = (await json<{ data: LedgerItem[] }>(await t.h.admin('/admin/ledger?limit=1000'))).data;
     expect(all.total.amount).toBe(ledgerAll.reduce((s, e) => s + e.amount, 0));
-    const bad = await json<ErrorBody>(await h.admin('/admin/bills?period=week'), 400);
+    const bad = await json<BErr>(await t.h.admin('/admin/bills?period=week'), 400);
     expect(bad.error.param).toBe('period');
   });
 
   it('CSV export parses, has a header row, quotes names with commas and quotes, and sums to the ledger', async () => {
-    const r = await h.admin('/admin/bills?period=day&format=csv');
+    const r = await t.h.admin('/admin/bills?period=day&format=csv');
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/csv/);
     const rows = parseCsv(await r.text());
@@ -271,7 +263,7 @@ describe('ledger, logs and bills', () => {
     const aRows = body.filter((row) => row[0] === a.id);
     expect(aRows.length).toBeGreaterThan(0);
     expect(aRows[0]![1]).toBe('Acme, "R&D"');
-    const ledgerAll = (await json<{ data: LedgerItem[] }>(await h.admin('/admin/ledger?limit=1000'))).data;
+    const ledgerAll = (await json<{ data: LedgerItem[] }>(await t.h.admin('/admin/ledger?limit=1000'))).data;
     expect(body.reduce((s, row) => s + Number(row[5]), 0)).toBe(ledgerAll.reduce((s, e) => s + e.amount, 0));
     const aLedger = ledgerAll.filter((e) => e.token_id === a.id).reduce((s, e) => s + e.amount, 0);
     expect(aRows.reduce((s, row) => s + Number(row[5]), 0)).toBe(aLedger);
@@ -279,26 +271,26 @@ describe('ledger, logs and bills', () => {
   });
 
   it('GET /admin/logs returns the request log, filterable by request id and token, usage parsed', async () => {
-    const r = await h.fetch('/v1/models', { token: a.secret });
+    const r = await t.h.fetch('/v1/models', { token: a.secret });
     expect(r.status).toBe(200);
     const rid = r.headers.get('x-gateway-request-id')!;
-    await h.fetch('/v1/models', { token: b.secret });
-    const one = await json<{ data: Array<Record<string, unknown>> }>(await h.admin(`/admin/logs?request_id=${rid}`));
+    await t.h.fetch('/v1/models', { token: b.secret });
+    const one = await json<{ data: Array<Record<string, unknown>> }>(await t.h.admin(`/admin/logs?request_id=${rid}`));
     expect(one.data).toHaveLength(1);
     expect(one.data[0]).toMatchObject({ request_id: rid, token_id: a.id, endpoint: '/v1/models', method: 'GET', status: 200, amount: 0 });
     expect(typeof one.data[0]!.latency_ms).toBe('number');
-    const byToken = await json<{ data: Array<{ token_id: string }> }>(await h.admin(`/admin/logs?token_id=${b.id}`));
+    const byToken = await json<{ data: Array<{ token_id: string }> }>(await t.h.admin(`/admin/logs?token_id=${b.id}`));
     expect(byToken.data.length).toBeGreaterThan(0);
     expect(byToken.data.every((l) => l.token_id === b.id)).toBe(true);
-    const none = await json<{ data: unknown[] }>(await h.admin(`/admin/logs?token_id=${a.id}&until=2000-01-01`));
+    const none = await json<{ data: unknown[] }>(await t.h.admin(`/admin/logs?token_id=${a.id}&until=2000-01-01`));
     expect(none.data).toEqual([]);
 
     // Usage is stored as JSON and returned parsed.
-    await h.store.db
+    await t.h.store.db
       .insertInto('request_log')
       .values({ request_id: 'req_log_usage', token_id: a.id, model: 'qwx3.7-plus', endpoint: '/v1/chat/completions', method: 'POST', status: 200, latency_ms: 12, usage: JSON.stringify({ prompt_tokens: 10, completion_tokens: 2 }), amount: 12, upstream_request_id: 'up-x', error_code: null, created_at: Date.now() })
       .execute();
-    const u = await json<{ data: Array<{ usage: unknown; model: string; upstream_request_id: string }> }>(await h.admin('/admin/logs?request_id=req_log_usage&model=qwx3.7-plus'));
+    const u = await json<{ data: Array<{ usage: unknown; model: string; upstream_request_id: string }> }>(await t.h.admin('/admin/logs?request_id=req_log_usage&model=qwx3.7-plus'));
     expect(u.data[0]).toMatchObject({ usage: { prompt_tokens: 10, completion_tokens: 2 }, upstream_request_id: 'up-x' });
   });
 });

@@ -4,24 +4,17 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Client, request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { expectB, RID } from '../../helpers/family-b.ts';
-
+import { describe, expect, it } from 'vitest';
+import { expectB, RID } from '../../support/error-shapes.ts';
+import { useHarness } from '../../support/harness.ts';
+import { ledgerOfRequest, requestLogRows } from '../../support/store-rows.ts';
 
 const LIMIT = 2048;
 const CHAT = '/v1/chat/completions';
 const chat = (content: string) => ({ model: 'qwx3.7-plus', messages: [{ role: 'user', content }] });
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-let h: Harness;
-let token: string;
-beforeAll(async () => {
-  h = await startHarness({ env: { TOLLWAY_BODY_LIMIT: String(LIMIT) } });
-  token = (await h.token()).secret;
-});
-afterAll(async () => h?.close());
-
+const t = useHarness({ env: { TOLLWAY_BODY_LIMIT: String(LIMIT) } });
 
 /** An undici answer as a fetch Response (so expectB applies). */
 async function asResponse(r: Awaited<ReturnType<typeof request>>): Promise<Response> {
@@ -31,17 +24,7 @@ async function asResponse(r: Awaited<ReturnType<typeof request>>): Promise<Respo
   return new Response(text, { status: r.statusCode, headers });
 }
 
-const simCount = (fragment = '') => h.sim.requestsTo(fragment).length;
-
-async function logRows(rid: string) {
-  await h.gw.deps.requestLog.flush();
-  return h.store.db.selectFrom('request_log').selectAll().where('request_id', '=', rid).execute();
-}
-
-async function ledgerRows(rid: string) {
-  await h.gw.deps.meter.flush();
-  return h.store.db.selectFrom('ledger').selectAll().where('request_id', '=', rid).execute();
-}
+const simCount = (fragment = '') => t.h.sim.requestsTo(fragment).length;
 
 async function expectChatOk(r: Response): Promise<string> {
   expect(r.status).toBe(200);
@@ -56,20 +39,20 @@ async function expectChatOk(r: Response): Promise<string> {
 describe('routing parity with the framework path', () => {
   it('a trailing slash and a query string reach the chat route (200), recorded under the route path', async () => {
     const before = simCount('/chat/completions');
-    const plain = await expectChatOk(await h.fetch(CHAT, { method: 'POST', token, json: chat('plain') }));
-    const slash = await expectChatOk(await h.fetch(`${CHAT}/`, { method: 'POST', token, json: chat('slash') }));
-    const query = await expectChatOk(await h.fetch(`${CHAT}?x=1`, { method: 'POST', token, json: chat('query') }));
+    const plain = await expectChatOk(await t.h.fetch(CHAT, { method: 'POST', token: t.token, json: chat('plain') }));
+    const slash = await expectChatOk(await t.h.fetch(`${CHAT}/`, { method: 'POST', token: t.token, json: chat('slash') }));
+    const query = await expectChatOk(await t.h.fetch(`${CHAT}?x=1`, { method: 'POST', token: t.token, json: chat('query') }));
     expect(simCount('/chat/completions')).toBe(before + 3);
     expect(new Set([plain, slash, query]).size).toBe(3);
-    for (const rid of [slash, query]) expect((await logRows(rid)).map((r) => r.endpoint)).toEqual([CHAT]);
+    for (const rid of [slash, query]) expect((await requestLogRows(t.h, rid)).map((r) => r.endpoint)).toEqual([CHAT]);
   });
 
   it('GET on a lane path is 405 method_not_allowed with Allow: POST; a near-miss path is 404 not_found', async () => {
-    const r = await h.fetch(CHAT, { token });
+    const r = await t.h.fetch(CHAT, { token: t.token });
     await expectB(r, 405, 'method_not_allowed');
     expect(r.headers.get('allow')?.split(/,\s*/)).toContain('POST');
     const before = simCount();
-    await expectB(await h.fetch(`${CHAT}X`, { method: 'POST', token, json: chat('nope') }), 404, 'not_found');
+    await expectB(await t.h.fetch(`${CHAT}X`, { method: 'POST', token: t.token, json: chat('nope') }), 404, 'not_found');
     expect(simCount()).toBe(before);
   });
 });
@@ -78,8 +61,8 @@ describe('auth before the body', () => {
   it('no token → 401 missing_token, a bad token → 401 invalid_token; nothing reaches the upstream', async () => {
     const before = simCount();
     for (const path of [CHAT, '/v1/responses', '/v1/messages', '/v1/embeddings']) {
-      await expectB(await h.fetch(path, { method: 'POST', json: chat('no token') }), 401, 'missing_token');
-      await expectB(await h.fetch(path, { method: 'POST', token: 'tw-not-a-real-token-0123456789', json: chat('bad token') }), 401, 'invalid_token');
+      await expectB(await t.h.fetch(path, { method: 'POST', json: chat('no token') }), 401, 'missing_token');
+      await expectB(await t.h.fetch(path, { method: 'POST', token: 'tw-not-a-real-token-0123456789', json: chat('bad token') }), 401, 'invalid_token');
     }
     expect(simCount()).toBe(before);
   });
@@ -88,10 +71,10 @@ describe('auth before the body', () => {
     // Never-seen tokens: the check misses the cache and goes to the store (asynchronously), so a lane that
     // looked at the body meanwhile would answer 400/413/415 first.
     const bogus = () => `tw-bogus-${randomUUID()}`;
-    await expectB(await h.fetch(CHAT, { method: 'POST', token: bogus(), body: '{"model": ', headers: { 'content-type': 'application/json' } }), 401, 'invalid_token');
-    await expectB(await h.fetch(CHAT, { method: 'POST', token: bogus(), body: 'x', headers: { 'content-type': 'text/plain' } }), 401, 'invalid_token');
-    await expectB(await h.fetch(CHAT, { method: 'POST', token: bogus(), json: chat('x'.repeat(LIMIT * 2)) }), 401, 'invalid_token');
-    await expectB(await h.fetch(CHAT, { method: 'POST', body: '{"model": ', headers: { 'content-type': 'application/json' } }), 401, 'missing_token');
+    await expectB(await t.h.fetch(CHAT, { method: 'POST', token: bogus(), body: '{"model": ', headers: { 'content-type': 'application/json' } }), 401, 'invalid_token');
+    await expectB(await t.h.fetch(CHAT, { method: 'POST', token: bogus(), body: 'x', headers: { 'content-type': 'text/plain' } }), 401, 'invalid_token');
+    await expectB(await t.h.fetch(CHAT, { method: 'POST', token: bogus(), json: chat('x'.repeat(LIMIT * 2)) }), 401, 'invalid_token');
+    await expectB(await t.h.fetch(CHAT, { method: 'POST', body: '{"model": ', headers: { 'content-type': 'application/json' } }), 401, 'missing_token');
   });
 });
 
@@ -99,20 +82,20 @@ describe('body handling on a lane route', () => {
   it('prototype poisoning is refused: 400 invalid_json, nothing sent upstream', async () => {
     const before = simCount();
     const body = '{"model":"qwx3.7-plus","__proto__":{"x":1},"messages":[{"role":"user","content":"hi"}]}';
-    await expectB(await h.fetch(CHAT, { method: 'POST', token, body, headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+    await expectB(await t.h.fetch(CHAT, { method: 'POST', token: t.token, body, headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
     const ctor = '{"model":"qwx3.7-plus","constructor":{"prototype":{"x":1}},"messages":[{"role":"user","content":"hi"}]}';
-    await expectB(await h.fetch(CHAT, { method: 'POST', token, body: ctor, headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+    await expectB(await t.h.fetch(CHAT, { method: 'POST', token: t.token, body: ctor, headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
     expect(simCount()).toBe(before);
   });
 
   it('bytes without a Content-Type → 415 unsupported_content_type', async () => {
-    const r = await request(h.url + CHAT, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: Buffer.from(JSON.stringify(chat('no type'))) });
+    const r = await request(t.h.url + CHAT, { method: 'POST', headers: { authorization: `Bearer ${t.token}` }, body: Buffer.from(JSON.stringify(chat('no type'))) });
     await expectB(await asResponse(r), 415, 'unsupported_content_type');
   });
 
   it('application/json with parameters (and any case) is accepted', async () => {
-    await expectChatOk(await h.fetch(CHAT, { method: 'POST', token, body: JSON.stringify(chat('charset')), headers: { 'content-type': 'application/json; charset=utf-8' } }));
-    await expectChatOk(await h.fetch(CHAT, { method: 'POST', token, body: JSON.stringify(chat('case')), headers: { 'content-type': 'Application/JSON' } }));
+    await expectChatOk(await t.h.fetch(CHAT, { method: 'POST', token: t.token, body: JSON.stringify(chat('charset')), headers: { 'content-type': 'application/json; charset=utf-8' } }));
+    await expectChatOk(await t.h.fetch(CHAT, { method: 'POST', token: t.token, body: JSON.stringify(chat('case')), headers: { 'content-type': 'Application/JSON' } }));
   });
 
   it('a chunked body (no Content-Length) over the limit → 413 payload_too_large, connection closed', async () => {
@@ -123,14 +106,14 @@ describe('body handling on a lane route', () => {
       for (let i = 0; i < 8; i++) yield chunk; // 4 KiB of content: twice the limit
       yield Buffer.from('"}]}');
     }
-    const r = await request(h.url + CHAT, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: Readable.from(big()) });
+    const r = await request(t.h.url + CHAT, { method: 'POST', headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' }, body: Readable.from(big()) });
     expect(r.headers.connection).toBe('close');
     await expectB(await asResponse(r), 413, 'payload_too_large');
     // under the limit, the same chunked transfer is read and answered
     async function* small() {
       yield Buffer.from(JSON.stringify(chat('small chunked')));
     }
-    const ok = await request(h.url + CHAT, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: Readable.from(small()) });
+    const ok = await request(t.h.url + CHAT, { method: 'POST', headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' }, body: Readable.from(small()) });
     await expectChatOk(await asResponse(ok));
     expect(simCount()).toBe(before + 1);
   });
@@ -138,11 +121,11 @@ describe('body handling on a lane route', () => {
 
 describe('the record', () => {
   it('a successful lane call: one request-log row (endpoint, status 200) and one ledger row for its request id', async () => {
-    const rid = await expectChatOk(await h.fetch(CHAT, { method: 'POST', token, json: chat('record me') }));
-    const log = await logRows(rid);
+    const rid = await expectChatOk(await t.h.fetch(CHAT, { method: 'POST', token: t.token, json: chat('record me') }));
+    const log = await requestLogRows(t.h, rid);
     expect(log).toHaveLength(1);
     expect(log[0]).toMatchObject({ endpoint: CHAT, method: 'POST', status: 200, error_code: null, model: 'qwx3.7-plus' });
-    const ledger = await ledgerRows(rid);
+    const ledger = await ledgerOfRequest(t.h, rid);
     expect(ledger).toHaveLength(1);
     expect(ledger[0]!.request_id).toBe(rid);
     expect(Number(log[0]!.amount)).toBe(Number(ledger[0]!.amount));
@@ -150,34 +133,34 @@ describe('the record', () => {
 
   it('a failed lane call (messages missing): a 400 missing_parameter row, no ledger row', async () => {
     const before = simCount();
-    const r = await h.fetch(CHAT, { method: 'POST', token, json: { model: 'qwx3.7-plus' } });
+    const r = await t.h.fetch(CHAT, { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus' } });
     const body = await expectB(r, 400, 'missing_parameter');
     expect(body.error.param).toBe('messages');
     const rid = body.error.request_id;
-    const log = await logRows(rid);
+    const log = await requestLogRows(t.h, rid);
     expect(log).toHaveLength(1);
     expect(log[0]).toMatchObject({ endpoint: CHAT, status: 400, error_code: 'missing_parameter' });
-    expect(await ledgerRows(rid)).toHaveLength(0);
+    expect(await ledgerOfRequest(t.h, rid)).toHaveLength(0);
     expect(simCount()).toBe(before);
   });
 });
 
 describe('a client that goes away', () => {
   it('closing during a slow non-streaming call: the call still completes upstream, and its one row (499, client_closed) carries the amount the ledger was charged', async () => {
-    const t = await h.token({ name: 'closer' });
+    const tok = await t.h.token({ name: 'closer' });
     const ac = new AbortController();
-    const pending = h.fetch(CHAT, { method: 'POST', token: t.secret, json: chat('close me sim-fault:delay:800'), signal: ac.signal }).then(
+    const pending = t.h.fetch(CHAT, { method: 'POST', token: tok.secret, json: chat('close me sim-fault:delay:800'), signal: ac.signal }).then(
       () => 'answered',
       (e: unknown) => (e instanceof Error ? e.name : 'error'),
     );
-    const reached = () => h.sim.requestsTo('/chat/completions').some((r) => JSON.stringify(r.body).includes('close me'));
+    const reached = () => t.h.sim.requestsTo('/chat/completions').some((r) => JSON.stringify(r.body).includes('close me'));
     for (let i = 0; i < 300 && !reached(); i++) await sleep(10);
     expect(reached()).toBe(true);
     ac.abort();
     expect(await pending).toBe('AbortError');
     const rowsOf = async () => {
-      await h.gw.deps.requestLog.flush();
-      return h.store.db.selectFrom('request_log').selectAll().where('token_id', '=', t.id).execute();
+      await t.h.gw.deps.requestLog.flush();
+      return t.h.store.db.selectFrom('request_log').selectAll().where('token_id', '=', tok.id).execute();
     };
     // The row waits for the upstream answer (~800 ms): written once, after the route settled.
     let rows = await rowsOf();
@@ -187,7 +170,7 @@ describe('a client that goes away', () => {
     }
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ endpoint: CHAT, status: 499, error_code: 'client_closed' });
-    const charged = await ledgerRows(rows[0]!.request_id);
+    const charged = await ledgerOfRequest(t.h, rows[0]!.request_id);
     expect(charged).toHaveLength(1);
     expect(Number(rows[0]!.amount)).toBe(Number(charged[0]!.amount));
     expect(Number(rows[0]!.amount)).toBeGreaterThan(0);
@@ -195,23 +178,24 @@ describe('a client that goes away', () => {
     await sleep(200);
     rows = await rowsOf();
     expect(rows.map((r) => r.error_code)).toEqual(['client_closed']);
-    await expectChatOk(await h.fetch(CHAT, { method: 'POST', token: t.secret, json: chat('still there') }));
+    await expectChatOk(await t.h.fetch(CHAT, { method: 'POST', token: tok.secret, json: chat('still there') }));
   });
 });
 
 describe('during shutdown', () => {
+  const t2 = useHarness();
+
   it('a lane POST pipelined on a busy connection after close() began gets 503 service_unavailable, connection: close', async () => {
-    const h2 = await startHarness();
-    const c = new Client(h2.url, { pipelining: 2 });
+    const c = new Client(t2.h.url, { pipelining: 2 });
     try {
-      const { secret } = await h2.token();
+      const { secret } = await t2.h.token();
       const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
       // An in-flight request keeps the connection busy (not idle) while close() starts.
       const slow = c.request({ method: 'POST', path: CHAT, headers, body: JSON.stringify(chat('drain sim-fault:delay:1000')) });
-      while (!h2.sim.requestsTo('/chat/completions').some((r) => JSON.stringify(r.body).includes('drain'))) await sleep(10);
-      const closing = h2.gw.app.close();
+      while (!t2.h.sim.requestsTo('/chat/completions').some((r) => JSON.stringify(r.body).includes('drain'))) await sleep(10);
+      const closing = t2.h.gw.app.close();
       // Pipelined on the same busy connection: the server reads it after close() began.
-      const before = h2.sim.requestsTo('').length;
+      const before = t2.h.sim.requestsTo('').length;
       const late = c.request({ method: 'POST', path: CHAT, headers, body: JSON.stringify(chat('too late')) });
       const first = await slow;
       expect(first.statusCode).toBe(200); // in-flight work drains
@@ -220,11 +204,10 @@ describe('during shutdown', () => {
       expect(r.headers.connection).toBe('close');
       expect(r.headers['retry-after']).toBe('1');
       await expectB(await asResponse(r), 503, 'service_unavailable');
-      expect(h2.sim.requestsTo('').length).toBe(before);
+      expect(t2.h.sim.requestsTo('').length).toBe(before);
       await closing;
     } finally {
       await c.close().catch(() => undefined);
-      await h2.close().catch(() => undefined);
     }
   });
 });

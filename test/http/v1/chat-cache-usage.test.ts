@@ -2,19 +2,17 @@
 // prompt_tokens_details.cache_creation_input_tokens reach the client unchanged (streaming and not), and the
 // ledger records the same quantities from the upstream usage (responses and messages have their own tests).
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { ledgerRows, sseEvents } from './text-helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useHarness } from '../../support/harness.ts';
+import { openaiClient } from '../../support/sdk.ts';
+import { sseEvents } from '../../support/sse.ts';
+import { ledgerRows } from '../../support/store-rows.ts';
 
-let h: Harness;
+const t = useHarness();
 let client: OpenAI;
-let secret: string;
-beforeAll(async () => {
-  h = await startHarness();
-  secret = (await h.token()).secret;
-  client = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: secret, maxRetries: 0 });
+beforeAll(() => {
+  client = openaiClient(t.h, t.token);
 });
-afterAll(async () => h?.close());
 
 // Long enough for the simulated implicit cache (512+ input tokens).
 const LONG = Array.from({ length: 900 }, (_, i) => `w${i}`).join(' ');
@@ -28,7 +26,7 @@ describe('chat usage cache fields', () => {
     const { data, response } = await client.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: LONG }] }).withResponse();
     const details = data.usage!.prompt_tokens_details as Details;
     expect(details.cached_tokens).toBeGreaterThan(0);
-    const [row] = await ledgerRows(h, response.headers.get('x-gateway-request-id')!);
+    const [row] = await ledgerRows(t.h, response.headers.get('x-gateway-request-id')!);
     const q = JSON.parse(row!.quantities) as { input_tokens: number; cached_tokens: number };
     expect(q.input_tokens).toBe(data.usage!.prompt_tokens);
     expect(q.cached_tokens).toBe(details.cached_tokens);
@@ -38,27 +36,27 @@ describe('chat usage cache fields', () => {
     const { data, response } = await client.chat.completions
       .create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: [{ type: 'text', text: SHORT, cache_control: { type: 'ephemeral' } } as never] }] })
       .withResponse();
-    const sent = h.sim.requestsTo('/compatible-mode/v1/chat/completions').at(-1)!;
+    const sent = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').at(-1)!;
     expect(JSON.stringify(sent.body)).toContain('cache_control');
     const details = data.usage!.prompt_tokens_details as Details;
     expect(details.cache_creation_input_tokens).toBeGreaterThan(0);
     expect(details.cached_tokens ?? 0).toBe(0);
-    const [row] = await ledgerRows(h, response.headers.get('x-gateway-request-id')!);
+    const [row] = await ledgerRows(t.h, response.headers.get('x-gateway-request-id')!);
     const q = JSON.parse(row!.quantities) as { cache_creation_tokens: number };
     expect(q.cache_creation_tokens).toBe(details.cache_creation_input_tokens);
   });
 
   it('streaming with include_usage: the usage chunk carries the cache fields', async () => {
-    const r = await h.fetch('/v1/chat/completions', {
+    const r = await t.h.fetch('/v1/chat/completions', {
       method: 'POST',
-      token: secret,
+      token: t.token,
       json: { model: 'qwx3.7-plus', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: LONG }] },
     });
     expect(r.status).toBe(200);
     const chunks = sseEvents(await r.text()).filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data) as { usage?: { prompt_tokens: number; prompt_tokens_details?: Details } | null });
     const usage = chunks.map((c) => c.usage).find((u) => u);
     expect(usage?.prompt_tokens_details?.cached_tokens).toBeGreaterThan(0);
-    const [row] = await ledgerRows(h, r.headers.get('x-gateway-request-id')!);
+    const [row] = await ledgerRows(t.h, r.headers.get('x-gateway-request-id')!);
     expect((JSON.parse(row!.quantities) as { cached_tokens: number }).cached_tokens).toBe(usage!.prompt_tokens_details!.cached_tokens);
   });
 });

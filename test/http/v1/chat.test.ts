@@ -1,22 +1,21 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { textReservation } from '../../../src/core/charge.ts';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { ledgerRows, sseEvents } from './text-helpers.ts';
+import { useHarness } from '../../support/harness.ts';
+import { openaiClient } from '../../support/sdk.ts';
+import { sseEvents } from '../../support/sse.ts';
+import { ledgerRows } from '../../support/store-rows.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
-let h: Harness;
-let token: { id: string; secret: string };
+const t = useHarness();
 let client: OpenAI;
-beforeAll(async () => {
-  h = await startHarness();
-  token = await h.token();
-  client = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: token.secret, maxRetries: 0 });
+beforeAll(() => {
+  client = openaiClient(t.h, t.token);
 });
-afterAll(async () => h?.close());
 
 describe('POST /v1/chat/completions (openai SDK)', () => {
   it('non-streaming: one complete message with usage, public model name, upstream name sent upstream, one ledger row', async () => {
-    const before = h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+    const before = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
     const { data, response } = await client.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hello there' }] }).withResponse();
     const rid = response.headers.get('x-gateway-request-id')!;
     expect(rid).toMatch(/^req_/);
@@ -25,10 +24,10 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     expect(data.choices[0]!.message.content).toContain('hello there');
     expect(data.usage!.prompt_tokens).toBeGreaterThan(0);
     expect(data.usage!.completion_tokens).toBeGreaterThan(0);
-    const sent = h.sim.requestsTo('/compatible-mode/v1/chat/completions').slice(before);
+    const sent = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').slice(before);
     expect(sent).toHaveLength(1);
     expect((sent[0]!.body as { model: string }).model).toBe('qwen3.7-plus');
-    const rows = await ledgerRows(h, rid);
+    const rows = await ledgerRows(t.h, rid);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.model).toBe('qwx3.7-plus');
     expect(Number(rows[0]!.amount)).toBeGreaterThan(0);
@@ -52,8 +51,8 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
   });
 
   it('stream usage is captured upstream even when the client did not ask (client sees no usage chunk; ledger row exists)', async () => {
-    const before = h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
-    const r = await h.fetch('/v1/chat/completions', { method: 'POST', token: token.secret, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'no usage asked' }], stream: true } });
+    const before = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+    const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'no usage asked' }], stream: true } });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toContain('text/event-stream');
     const rid = r.headers.get('x-gateway-request-id')!;
@@ -63,16 +62,16 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     const chunks = events.filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data) as { usage: unknown; choices: unknown[] });
     expect(chunks.length).toBeGreaterThan(2);
     expect(chunks.every((c) => c.usage === null && c.choices.length === 1)).toBe(true);
-    const sent = h.sim.requestsTo('/compatible-mode/v1/chat/completions').slice(before);
+    const sent = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').slice(before);
     expect((sent[0]!.body as { stream_options: { include_usage: boolean } }).stream_options.include_usage).toBe(true);
-    const rows = await ledgerRows(h, rid);
+    const rows = await ledgerRows(t.h, rid);
     expect(rows).toHaveLength(1);
     expect(JSON.parse(rows[0]!.quantities).output_tokens).toBeGreaterThan(0);
   });
 
   it('image part on qwx3.7-plus goes to the native multimodal path (both modes); answer in chat shape', async () => {
-    const before = h.sim.requestsTo('multimodal-generation').length;
-    const compatBefore = h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+    const before = t.h.sim.requestsTo('multimodal-generation').length;
+    const compatBefore = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
     const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
       { role: 'user', content: [{ type: 'text', text: 'what is in the picture' }, { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] },
     ];
@@ -90,26 +89,26 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     }
     expect(text).toContain('what is in the picture');
     expect(usage!.prompt_tokens).toBe(done.usage!.prompt_tokens);
-    const native = h.sim.requestsTo('multimodal-generation').slice(before);
+    const native = t.h.sim.requestsTo('multimodal-generation').slice(before);
     expect(native).toHaveLength(2);
     const body = native[0]!.body as { model: string; input: { messages: Array<{ content: unknown[] }> } };
     expect(body.model).toBe('qwen3.7-plus');
     expect(body.input.messages[0]!.content).toEqual([{ text: 'what is in the picture' }, { image: 'https://example.com/cat.png' }]);
     expect(native[1]!.headers['x-dashscope-sse']).toBe('enable');
-    expect(h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(compatBefore);
+    expect(t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(compatBefore);
   });
 
   it('qwx3-vl-plus with an image part stays on compatible mode (VL models take image_url there)', async () => {
-    const before = h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
-    const nativeBefore = h.sim.requestsTo('multimodal-generation').length;
+    const before = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+    const nativeBefore = t.h.sim.requestsTo('multimodal-generation').length;
     const r = await client.chat.completions.create({
       model: 'qwx3-vl-plus',
       messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }, { type: 'text', text: 'describe' }] }],
     });
     expect(r.model).toBe('qwx3-vl-plus');
-    const sent = h.sim.requestsTo('/compatible-mode/v1/chat/completions').slice(before);
+    const sent = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').slice(before);
     expect((sent[0]!.body as { model: string }).model).toBe('qwen3-vl-plus');
-    expect(h.sim.requestsTo('multimodal-generation').length).toBe(nativeBefore);
+    expect(t.h.sim.requestsTo('multimodal-generation').length).toBe(nativeBefore);
   });
 
   it.each([
@@ -117,12 +116,12 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     ['qwx3-vl-plus', undefined],
     ['qwx3.7-plus', 'ftp://example.com/a.png'],
   ])('%s with image_url %j: 400 invalid_parameter (param messages), nothing sent upstream', async (model, url) => {
-    const before = h.sim.requestsTo('/compatible-mode/v1/chat/completions').length + h.sim.requestsTo('multimodal-generation').length;
+    const before = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length + t.h.sim.requestsTo('multimodal-generation').length;
     const part = { type: 'image_url', image_url: url === undefined ? {} : { url } };
-    const r = await h.fetch('/v1/chat/completions', { method: 'POST', token: token.secret, json: { model, messages: [{ role: 'user', content: [part, { type: 'text', text: 'describe' }] }] } });
+    const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model, messages: [{ role: 'user', content: [part, { type: 'text', text: 'describe' }] }] } });
     expect(r.status).toBe(400);
-    expect(((await r.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: 'invalid_parameter', param: 'messages' });
-    expect(h.sim.requestsTo('/compatible-mode/v1/chat/completions').length + h.sim.requestsTo('multimodal-generation').length).toBe(before);
+    expect(((await r.json()) as BErr).error).toMatchObject({ code: 'invalid_parameter', param: 'messages' });
+    expect(t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length + t.h.sim.requestsTo('multimodal-generation').length).toBe(before);
   });
 
   it.each([
@@ -130,17 +129,17 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     ['response_format', { response_format: { type: 'json_object' } }],
     ['n', { n: 2 }],
   ])('qwx3.7-plus with an image and %s (no equivalent on the multimodal path): 400 naming the field, nothing sent', async (param, extra) => {
-    const before = h.sim.requestsTo('multimodal-generation').length + h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
-    const r = await h.fetch('/v1/chat/completions', {
+    const before = t.h.sim.requestsTo('multimodal-generation').length + t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+    const r = await t.h.fetch('/v1/chat/completions', {
       method: 'POST',
-      token: token.secret,
+      token: t.token,
       json: { model: 'qwx3.7-plus', ...extra, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }, { type: 'text', text: 'what is it' }] }] },
     });
     expect(r.status).toBe(400);
-    const e = ((await r.json()) as { error: { code: string; param: string; message: string } }).error;
+    const e = ((await r.json()) as BErr).error;
     expect(e).toMatchObject({ code: 'invalid_parameter', param });
     expect(e.message).toMatch(/image input/);
-    expect(h.sim.requestsTo('multimodal-generation').length + h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before);
+    expect(t.h.sim.requestsTo('multimodal-generation').length + t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before);
   });
 
   it('GET /v1/models through the SDK lists the visible public models', async () => {
@@ -154,19 +153,19 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
   });
 
   it('an embedding model is refused on chat; bad messages are 400 in family-B shape', async () => {
-    const r = await h.fetch('/v1/chat/completions', { method: 'POST', token: token.secret, json: { model: 'text-embedding-v4', messages: [{ role: 'user', content: 'x' }] } });
+    const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'text-embedding-v4', messages: [{ role: 'user', content: 'x' }] } });
     expect(r.status).toBe(400);
-    expect(((await r.json()) as { error: { code: string } }).error.code).toBe('model_not_supported');
-    const r2 = await h.fetch('/v1/chat/completions', { method: 'POST', token: token.secret, json: { model: 'qwx3.7-plus', messages: 'hi' } });
+    expect(((await r.json()) as BErr).error.code).toBe('model_not_supported');
+    const r2 = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: 'hi' } });
     expect(r2.status).toBe(400);
-    expect(((await r2.json()) as { error: { param: string } }).error.param).toBe('messages');
+    expect(((await r2.json()) as BErr).error.param).toBe('messages');
     // Content parts are objects with a type; anything else is refused before it reaches the upstream.
     for (const content of [[null], ['text'], [{ text: 'no type' }]]) {
-      const before = h.sim.requestsTo('/chat/completions').length;
-      const r3 = await h.fetch('/v1/chat/completions', { method: 'POST', token: token.secret, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content }] } });
+      const before = t.h.sim.requestsTo('/chat/completions').length;
+      const r3 = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content }] } });
       expect(r3.status).toBe(400);
-      expect(((await r3.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: 'invalid_parameter', param: 'messages' });
-      expect(h.sim.requestsTo('/chat/completions').length).toBe(before);
+      expect(((await r3.json()) as BErr).error).toMatchObject({ code: 'invalid_parameter', param: 'messages' });
+      expect(t.h.sim.requestsTo('/chat/completions').length).toBe(before);
     }
   });
 
@@ -174,20 +173,20 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     const big = 'word '.repeat(28_000); // 140K chars ≈ 35K tokens: above the 32K tier
     const { response } = await client.chat.completions.create({ model: 'qwx3-vl-plus', messages: [{ role: 'user', content: big }] }).withResponse();
     const small = await client.chat.completions.create({ model: 'qwx3-vl-plus', messages: [{ role: 'user', content: 'small' }] }).withResponse();
-    const [bigRow] = await ledgerRows(h, response.headers.get('x-gateway-request-id')!);
-    const [smallRow] = await ledgerRows(h, small.response.headers.get('x-gateway-request-id')!);
+    const [bigRow] = await ledgerRows(t.h, response.headers.get('x-gateway-request-id')!);
+    const [smallRow] = await ledgerRows(t.h, small.response.headers.get('x-gateway-request-id')!);
     expect(JSON.parse(bigRow!.quantities).tier_max_input_tokens).toBe(128_000);
     expect(JSON.parse(smallRow!.quantities).tier_max_input_tokens).toBe(32_000);
   });
 
   it('a token with a quota is checked before the upstream call', async () => {
     // The quota fits one call's reservation (its upper estimate), not two.
-    const t = await h.token({ quota: h.gw.deps.meter.price('qwx3.7-plus', textReservation({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'spend' }] }, true)).amount });
-    const c = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: t.secret, maxRetries: 0 });
+    const tok = await t.h.token({ quota: t.h.gw.deps.meter.price('qwx3.7-plus', textReservation({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'spend' }] }, true)).amount });
+    const c = openaiClient(t.h, tok.secret);
     const first = await c.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'spend' }] }).withResponse();
-    await ledgerRows(h, first.response.headers.get('x-gateway-request-id')!);
-    const before = h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+    await ledgerRows(t.h, first.response.headers.get('x-gateway-request-id')!);
+    const before = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
     await expect(c.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'again' }] })).rejects.toMatchObject({ status: 429 });
-    expect(h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before);
+    expect(t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before);
   });
 });

@@ -1,28 +1,27 @@
 import OpenAI, { toFile } from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PNG_SIGNATURE, solidPng } from '../../../simulator/dashscope/images-png.ts';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { imageCalls, ledgerFor, ledgerForToken, requestLogFor } from './images-helpers.ts';
+import { useHarness } from '../../support/harness.ts';
+import { openaiClient } from '../../support/sdk.ts';
+import { imageCalls } from '../../support/images.ts';
+import { ledgerOfRequest, ledgerOfToken, requestLogRow } from '../../support/store-rows.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
-let h: Harness;
-let token: { id: string; secret: string };
+const t = useHarness();
 let client: OpenAI;
 const PRICE = 200_000; // qwx-image-2.0 and qwx-image-edit-plus, micro-units per image
 
-beforeAll(async () => {
-  h = await startHarness();
-  token = await h.token();
-  client = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: token.secret, maxRetries: 0 });
+beforeAll(() => {
+  client = openaiClient(t.h, t.token);
 });
-afterAll(async () => h?.close());
 
 async function errorOf(res: Response): Promise<{ status: number; code: string; message: string; param?: string }> {
-  const b = (await res.json()) as { error: { code: string; message: string; param?: string } };
+  const b = (await res.json()) as BErr;
   return { status: res.status, ...b.error };
 }
 
 function post(path: string, json: unknown) {
-  return h.fetch(`/v1${path}`, { method: 'POST', token: token.secret, json });
+  return t.h.fetch(`/v1${path}`, { method: 'POST', token: t.token, json });
 }
 
 function form(fields: Record<string, string>, files: Array<[string, Buffer, string]> = []): FormData {
@@ -34,7 +33,7 @@ function form(fields: Record<string, string>, files: Array<[string, Buffer, stri
 
 describe('POST /v1/images/generations (openai SDK)', () => {
   it('url: n images of the requested size, size translated to W*H, one charge per image', async () => {
-    const before = imageCalls(h).length;
+    const before = imageCalls(t.h).length;
     const { data: r, response } = await client.images.generate({ model: 'qwx-image-2.0', prompt: 'a lighthouse at dusk', n: 2, size: '1024x1024' }).withResponse();
     expect(r.data).toHaveLength(2);
     for (const d of r.data!) {
@@ -42,31 +41,31 @@ describe('POST /v1/images/generations (openai SDK)', () => {
       expect(d.b64_json).toBeUndefined();
     }
     expect(r.created).toBeGreaterThan(0);
-    const sent = imageCalls(h).slice(before);
+    const sent = imageCalls(t.h).slice(before);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.model).toBe('qwen-image-2.0');
     expect(sent[0]!.parameters).toMatchObject({ size: '1024*1024', n: 2 });
     expect(sent[0]!.input.messages[0]!.content).toEqual([{ text: 'a lighthouse at dusk' }]);
     const rid = response.headers.get('x-gateway-request-id')!;
-    const rows = await ledgerFor(h, rid);
+    const rows = await ledgerOfRequest(t.h, rid);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.kind).toBe('images');
     expect(rows[0]!.amount).toBe(2 * PRICE);
     expect(rows[0]!.model).toBe('qwx-image-2.0');
     expect(rows[0]!.upstream_request_id).toBeTruthy();
-    const log = await requestLogFor(h, rid);
+    const log = await requestLogRow(t.h, rid);
     expect(log?.amount).toBe(2 * PRICE);
     expect(JSON.parse(log!.usage!)).toEqual({ images: 2, requested: 2, produced: 2 });
   });
 
   it('b64_json: the gateway downloads the result and returns the PNG bytes', async () => {
-    const downloadsBefore = h.sim.requestsTo('/results/img/').length;
+    const downloadsBefore = t.h.sim.requestsTo('/results/img/').length;
     const r = await client.images.generate({ model: 'qwx-image-2.0-pro', prompt: 'a teapot', response_format: 'b64_json' });
     expect(r.data).toHaveLength(1);
     const png = Buffer.from(r.data![0]!.b64_json!, 'base64');
     expect(png.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
     expect(r.data![0]!.url).toBeUndefined();
-    expect(h.sim.requestsTo('/results/img/').length - downloadsBefore).toBe(1);
+    expect(t.h.sim.requestsTo('/results/img/').length - downloadsBefore).toBe(1);
     // Default size: none sent, the upstream's own default reported back.
     expect((r as unknown as { size: string }).size).toBe('2048x2048');
   });
@@ -75,19 +74,19 @@ describe('POST /v1/images/generations (openai SDK)', () => {
     const { data: r, response } = await client.images.generate({ model: 'qwx-image-2.0', prompt: 'sim-fault:partial cats', n: 4, size: '768x768' }).withResponse();
     expect(r.data).toHaveLength(2);
     const rid = response.headers.get('x-gateway-request-id')!;
-    const rows = await ledgerFor(h, rid);
+    const rows = await ledgerOfRequest(t.h, rid);
     expect(rows.map((x) => x.amount)).toEqual([2 * PRICE]);
     expect(JSON.parse(rows[0]!.quantities)).toMatchObject({ images: 2 });
-    expect(JSON.parse((await requestLogFor(h, rid))!.usage!)).toEqual({ images: 2, requested: 4, produced: 2 });
+    expect(JSON.parse((await requestLogRow(t.h, rid))!.usage!)).toEqual({ images: 2, requested: 4, produced: 2 });
   });
 
   it('b64_json with some result files missing: returns and charges only the images delivered', async () => {
     const { data: r, response } = await client.images.generate({ model: 'qwx-image-2.0', prompt: 'sim-result-gone:1 birds', n: 3, response_format: 'b64_json' }).withResponse();
     expect(r.data).toHaveLength(2);
     const rid = response.headers.get('x-gateway-request-id')!;
-    expect((await ledgerFor(h, rid)).map((x) => x.amount)).toEqual([2 * PRICE]);
-    expect(JSON.parse((await requestLogFor(h, rid))!.usage!)).toEqual({ images: 2, requested: 3, produced: 3 });
-    expect(h.logs.some((l) => l.includes('image b64 conversion failed') && l.includes(rid))).toBe(true);
+    expect((await ledgerOfRequest(t.h, rid)).map((x) => x.amount)).toEqual([2 * PRICE]);
+    expect(JSON.parse((await requestLogRow(t.h, rid))!.usage!)).toEqual({ images: 2, requested: 3, produced: 3 });
+    expect(t.h.logs.some((l) => l.includes('image b64 conversion failed') && l.includes(rid))).toBe(true);
   });
 
   it('b64_json with no result downloadable: download_failed, nothing charged', async () => {
@@ -96,11 +95,11 @@ describe('POST /v1/images/generations (openai SDK)', () => {
     expect([e.status, e.code]).toEqual([502, 'download_failed']);
     expect(e.message).toMatch(/HTTP 404/);
     expect(e.message).toMatch(/Nothing was charged/);
-    expect(await ledgerFor(h, res.headers.get('x-gateway-request-id')!)).toHaveLength(0);
+    expect(await ledgerOfRequest(t.h, res.headers.get('x-gateway-request-id')!)).toHaveLength(0);
   });
 
   it('validates size, n and response_format before calling the upstream', async () => {
-    const before = imageCalls(h).length;
+    const before = imageCalls(t.h).length;
     const cases: Array<[Record<string, unknown>, string, string]> = [
       [{ size: '1024*1024' }, 'invalid_size', 'size'],
       [{ size: 'large' }, 'invalid_size', 'size'],
@@ -119,20 +118,20 @@ describe('POST /v1/images/generations (openai SDK)', () => {
     }
     const big = await errorOf(await post('/images/generations', { model: 'qwx-image-2.0', prompt: 'x', size: '256x256' }));
     expect(big.message).toMatch(/between 512×512 .* and 2048×2048/);
-    expect(imageCalls(h).length).toBe(before);
+    expect(imageCalls(t.h).length).toBe(before);
   });
 
   it('an exhausted quota is refused before the upstream is called', async () => {
     // Each call reserves its price first: two fit the quota, a third would pass it.
-    const t = await h.token({ quota: 2 * PRICE + PRICE / 2 });
-    const call = () => h.fetch('/v1/images/generations', { method: 'POST', token: t.secret, json: { model: 'qwx-image-2.0', prompt: 'q' } });
+    const tok = await t.h.token({ quota: 2 * PRICE + PRICE / 2 });
+    const call = () => t.h.fetch('/v1/images/generations', { method: 'POST', token: tok.secret, json: { model: 'qwx-image-2.0', prompt: 'q' } });
     expect((await call()).status).toBe(200);
     expect((await call()).status).toBe(200);
-    const before = imageCalls(h).length;
+    const before = imageCalls(t.h).length;
     const e = await errorOf(await call());
     expect([e.status, e.code]).toEqual([429, 'insufficient_quota']);
-    expect(imageCalls(h).length).toBe(before);
-    expect((await ledgerForToken(h, t.id)).reduce((a, r) => a + r.amount, 0)).toBe(2 * PRICE);
+    expect(imageCalls(t.h).length).toBe(before);
+    expect((await ledgerOfToken(t.h, tok.id)).reduce((a, r) => a + r.amount, 0)).toBe(2 * PRICE);
   });
 
   it('refuses edit-only and non-image models with a clear error', async () => {
@@ -147,14 +146,14 @@ describe('POST /v1/images/generations (openai SDK)', () => {
   });
 
   it('an upstream failure is returned with its meaning, is not retried, and is not charged', async () => {
-    const before = imageCalls(h).length;
+    const before = imageCalls(t.h).length;
     const res = await post('/images/generations', { model: 'qwx-image-2.0', prompt: 'sim-fault:status:500', n: 2 });
     const e = await errorOf(res);
     expect([e.status, e.code]).toEqual([502, 'upstream_error']);
-    expect(imageCalls(h).length - before).toBe(1);
+    expect(imageCalls(t.h).length - before).toBe(1);
     const rid = res.headers.get('x-gateway-request-id')!;
-    expect(await ledgerFor(h, rid)).toHaveLength(0);
-    const log = await requestLogFor(h, rid);
+    expect(await ledgerOfRequest(t.h, rid)).toHaveLength(0);
+    const log = await requestLogRow(t.h, rid);
     expect(log?.amount).toBe(0);
     expect(log?.error_code).toBe('upstream_error');
     const limited = await errorOf(await post('/images/generations', { model: 'qwx-image-2.0', prompt: 'sim-fault:status:429' }));
@@ -164,65 +163,65 @@ describe('POST /v1/images/generations (openai SDK)', () => {
 
 describe('POST /v1/images/edits', () => {
   it('openai SDK with an uploaded file: sent upstream as a data URI, n as a multipart string', async () => {
-    const before = imageCalls(h).length;
+    const before = imageCalls(t.h).length;
     const png = solidPng('input-a');
     const { data: r, response } = await client.images
       .edit({ model: 'qwx-image-edit-plus', prompt: 'make it blue', image: await toFile(png, 'a.png', { type: 'image/png' }), n: 2, size: '1024x768' })
       .withResponse();
     expect(r.data).toHaveLength(2);
-    const sent = imageCalls(h).slice(before);
+    const sent = imageCalls(t.h).slice(before);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.model).toBe('qwen-image-edit-plus');
     expect(sent[0]!.parameters).toMatchObject({ n: 2, size: '1024*768' });
     expect(sent[0]!.input.messages[0]!.content).toEqual([{ image: `data:image/png;base64,${png.toString('base64')}` }, { text: 'make it blue' }]);
-    expect((await ledgerFor(h, response.headers.get('x-gateway-request-id')!))[0]!.amount).toBe(2 * PRICE);
+    expect((await ledgerOfRequest(t.h, response.headers.get('x-gateway-request-id')!))[0]!.amount).toBe(2 * PRICE);
   });
 
   it('openai SDK with several files (image[]) and b64_json', async () => {
-    const before = imageCalls(h).length;
+    const before = imageCalls(t.h).length;
     const files = await Promise.all(['x', 'y'].map((s) => toFile(solidPng(s), `${s}.png`)));
     const r = await client.images.edit({ model: 'qwx-image-2.0', prompt: 'merge them', image: files, response_format: 'b64_json' });
     expect(Buffer.from(r.data![0]!.b64_json!, 'base64').subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
-    const content = imageCalls(h).slice(before)[0]!.input.messages[0]!.content;
+    const content = imageCalls(t.h).slice(before)[0]!.input.messages[0]!.content;
     expect(content.filter((c) => c.image?.startsWith('data:image/png;base64,'))).toHaveLength(2);
   });
 
   it('JSON images[].image_url (client.post): URLs passed to the upstream, never fetched by the gateway', async () => {
-    const before = imageCalls(h).length;
-    const downloads = h.sim.requestsTo('/results/img/').length;
+    const before = imageCalls(t.h).length;
+    const downloads = t.h.sim.requestsTo('/results/img/').length;
     const urls = ['https://img.example.com/a.png', 'https://img.example.com/b.jpg'];
     const r = await client.post<OpenAI.ImagesResponse>('/images/edits', { body: { model: 'qwx-image-2.0', prompt: 'swap the sky', images: urls.map((image_url) => ({ image_url })) } });
     expect(r.data).toHaveLength(1);
     expect(r.data![0]!.url).toMatch(/\/results\/img\//);
-    expect(imageCalls(h).slice(before)[0]!.input.messages[0]!.content).toEqual([{ image: urls[0] }, { image: urls[1] }, { text: 'swap the sky' }]);
-    expect(h.sim.requestsTo('/results/img/').length).toBe(downloads);
+    expect(imageCalls(t.h).slice(before)[0]!.input.messages[0]!.content).toEqual([{ image: urls[0] }, { image: urls[1] }, { text: 'swap the sky' }]);
+    expect(t.h.sim.requestsTo('/results/img/').length).toBe(downloads);
   });
 
   it('more than 3 images → too_many_images; none → missing; bad URLs and files refused', async () => {
-    const before = imageCalls(h).length;
+    const before = imageCalls(t.h).length;
     const four = Array.from({ length: 4 }, (_v, i) => ({ image_url: `https://img.example.com/${i}.png` }));
     const e = await errorOf(await post('/images/edits', { model: 'qwx-image-2.0', prompt: 'x', images: four }));
     expect([e.status, e.code, e.param]).toEqual([400, 'too_many_images', 'images']);
     expect(e.message).toMatch(/at most 3 input images/);
-    const fourFiles = await h.fetch('/v1/images/edits', {
+    const fourFiles = await t.h.fetch('/v1/images/edits', {
       method: 'POST',
-      token: token.secret,
+      token: t.token,
       body: form({ model: 'qwx-image-2.0-pro', prompt: 'x' }, [0, 1, 2, 3].map((i) => ['image[]', solidPng(String(i)), `${i}.png`] as [string, Buffer, string])),
     });
     expect((await errorOf(fourFiles)).code).toBe('too_many_images');
     expect((await errorOf(await post('/images/edits', { model: 'qwx-image-2.0', prompt: 'x' }))).code).toBe('missing_parameter');
     expect((await errorOf(await post('/images/edits', { model: 'qwx-image-2.0', prompt: 'x', images: [{ image_url: 'file:///etc/passwd' }] }))).code).toBe('invalid_reference');
-    const notImage = await h.fetch('/v1/images/edits', { method: 'POST', token: token.secret, body: form({ model: 'qwx-image-2.0', prompt: 'x' }, [['image', Buffer.from('hello'), 'a.txt']]) });
+    const notImage = await t.h.fetch('/v1/images/edits', { method: 'POST', token: t.token, body: form({ model: 'qwx-image-2.0', prompt: 'x' }, [['image', Buffer.from('hello'), 'a.txt']]) });
     expect((await errorOf(notImage)).code).toBe('invalid_reference');
-    expect(imageCalls(h).length).toBe(before);
+    expect(imageCalls(t.h).length).toBe(before);
   });
 
   it('multipart numbers are parsed: n "3" works, n "abc" is invalid_n', async () => {
     const file: [string, Buffer, string] = ['image', solidPng('m'), 'm.png'];
-    const ok = await h.fetch('/v1/images/edits', { method: 'POST', token: token.secret, body: form({ model: 'qwx-image-edit-plus', prompt: 'x', n: '3' }, [file]) });
+    const ok = await t.h.fetch('/v1/images/edits', { method: 'POST', token: t.token, body: form({ model: 'qwx-image-edit-plus', prompt: 'x', n: '3' }, [file]) });
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { data: unknown[] }).data).toHaveLength(3);
-    const bad = await h.fetch('/v1/images/edits', { method: 'POST', token: token.secret, body: form({ model: 'qwx-image-edit-plus', prompt: 'x', n: 'abc' }, [file]) });
+    const bad = await t.h.fetch('/v1/images/edits', { method: 'POST', token: t.token, body: form({ model: 'qwx-image-edit-plus', prompt: 'x', n: 'abc' }, [file]) });
     const e = await errorOf(bad);
     expect([e.status, e.code, e.param]).toEqual([400, 'invalid_n', 'n']);
     expect(e.message).toMatch(/"abc"/);
@@ -235,8 +234,8 @@ describe('POST /v1/images/edits', () => {
     expect(e.message).toMatch(/images\[\]\.image_url is publicly reachable/);
     expect(e.message).toMatch(/image-edit model/);
     const rid = res.headers.get('x-gateway-request-id')!;
-    expect(await ledgerFor(h, rid)).toHaveLength(0);
-    expect(JSON.parse((await requestLogFor(h, rid))!.usage!)).toEqual({ images: 0, requested: 1, produced: 0 });
+    expect(await ledgerOfRequest(t.h, rid)).toHaveLength(0);
+    expect(JSON.parse((await requestLogRow(t.h, rid))!.usage!)).toEqual({ images: 0, requested: 1, produced: 0 });
   });
 
   it('a generation-only or non-image model cannot edit', async () => {
@@ -245,7 +244,7 @@ describe('POST /v1/images/edits', () => {
   });
 
   it('the token was charged exactly the successful images of this file', async () => {
-    const rows = await ledgerForToken(h, token.id);
+    const rows = await ledgerOfToken(t.h, t.tokenId);
     const total = rows.reduce((a, r) => a + r.amount, 0);
     // 2 (url) + 1 (b64, pro at 500_000) + 2 (partial) + 2 (b64, one file missing) + 2 (edit upload) + 1 (image[] b64) + 1 (JSON edit) + 3 (n "3")
     expect(total).toBe(2 * PRICE + 500_000 + 2 * PRICE + 2 * PRICE + 2 * PRICE + PRICE + PRICE + 3 * PRICE);

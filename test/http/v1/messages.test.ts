@@ -1,27 +1,26 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS } from '../../../simulator/index.ts';
 import { GatewayError } from '../../../src/errors/gateway-error.ts';
 import { renderFamilyB } from '../../../src/errors/render.ts';
 import { messagesErrorFrame } from '../../../src/http/routes/v1/messages.ts';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { ledgerRows, sseEvents } from './text-helpers.ts';
+import { useHarness } from '../../support/harness.ts';
+import { anthropicClient } from '../../support/sdk.ts';
+import { sseEvents } from '../../support/sse.ts';
+import { ledgerRows } from '../../support/store-rows.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
-let h: Harness;
-let token: string;
+const t = useHarness();
 let client: Anthropic;
-beforeAll(async () => {
-  h = await startHarness();
-  token = (await h.token()).secret;
-  client = new Anthropic({ baseURL: h.url, apiKey: token, maxRetries: 0 });
+beforeAll(() => {
+  client = anthropicClient(t.h, t.token);
 });
-afterAll(async () => h?.close());
 
 const UPSTREAM = '/apps/anthropic/v1/messages';
 
 describe('POST /v1/messages (@anthropic-ai/sdk)', () => {
   it('non-streaming: a messages object with the four usage fields; x-api-key accepted; headers and fields passed through', async () => {
-    const before = h.sim.requestsTo(UPSTREAM).length;
+    const before = t.h.sim.requestsTo(UPSTREAM).length;
     const params = {
       model: 'qwx3.7-plus',
       max_tokens: 256,
@@ -38,7 +37,7 @@ describe('POST /v1/messages (@anthropic-ai/sdk)', () => {
     expect(data.usage.output_tokens).toBeGreaterThan(0);
     expect(data.usage.cache_creation_input_tokens).toBeGreaterThan(0);
     expect(typeof data.usage.cache_read_input_tokens).toBe('number');
-    const sent = h.sim.requestsTo(UPSTREAM).slice(before);
+    const sent = t.h.sim.requestsTo(UPSTREAM).slice(before);
     expect(sent).toHaveLength(1);
     const { model, ...rest } = sent[0]!.body as Record<string, unknown>;
     expect(model).toBe('qwen3.7-plus');
@@ -49,7 +48,7 @@ describe('POST /v1/messages (@anthropic-ai/sdk)', () => {
     expect(sent[0]!.headers['anthropic-beta']).toBe('prompt-caching-2024-07-31');
     expect(sent[0]!.headers['messages-beta']).toBe('prompt-caching-2024-07-31');
     expect(sent[0]!.headers['x-api-key']).toBe(DEFAULT_SIM_KEYS.dashscopeApiKey);
-    const rows = await ledgerRows(h, response.headers.get('x-gateway-request-id')!);
+    const rows = await ledgerRows(t.h, response.headers.get('x-gateway-request-id')!);
     expect(rows).toHaveLength(1);
     const q = JSON.parse(rows[0]!.quantities) as Record<string, number>;
     // metering counts all input: uncached + cache reads + cache writes
@@ -68,10 +67,10 @@ describe('POST /v1/messages (@anthropic-ai/sdk)', () => {
   });
 
   it('Bearer auth works too, and the contract header names are forwarded in both spellings', async () => {
-    const before = h.sim.requestsTo(UPSTREAM).length;
-    const r = await h.fetch('/v1/messages', {
+    const before = t.h.sim.requestsTo(UPSTREAM).length;
+    const r = await t.h.fetch('/v1/messages', {
       method: 'POST',
-      token,
+      token: t.token,
       headers: { 'messages-version': '2023-06-01', 'messages-beta': 'x-beta' },
       json: { model: 'qwx3.7-plus', max_tokens: 20, stream: true, messages: [{ role: 'user', content: 'bearer' }] },
     });
@@ -80,15 +79,15 @@ describe('POST /v1/messages (@anthropic-ai/sdk)', () => {
     const events = sseEvents(await r.text());
     expect(events[0]!.event).toBe('message_start');
     expect(events.at(-1)!.event).toBe('message_stop');
-    const sent = h.sim.requestsTo(UPSTREAM).slice(before);
+    const sent = t.h.sim.requestsTo(UPSTREAM).slice(before);
     expect(sent[0]!.headers['anthropic-version']).toBe('2023-06-01');
     expect(sent[0]!.headers['anthropic-beta']).toBe('x-beta');
   });
 
   it('max_tokens is required (400, family-B shape)', async () => {
-    const r = await h.fetch('/v1/messages', { method: 'POST', token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'x' }] } });
+    const r = await t.h.fetch('/v1/messages', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'x' }] } });
     expect(r.status).toBe(400);
-    expect(((await r.json()) as { error: { param: string } }).error.param).toBe('max_tokens');
+    expect(((await r.json()) as BErr).error.param).toBe('max_tokens');
   });
 
   it.each([
@@ -99,13 +98,13 @@ describe('POST /v1/messages (@anthropic-ai/sdk)', () => {
     ['a null content block', [{ role: 'user', content: [null] }]],
     ['a content block without a type', [{ role: 'user', content: [{ text: 'x' }] }]],
   ])('%s is refused (400 invalid_parameter, param messages) and never sent upstream', async (_name, messages) => {
-    const before = h.sim.requestsTo(UPSTREAM).length;
-    const r = await h.fetch('/v1/messages', { method: 'POST', token, json: { model: 'qwx3.7-plus', max_tokens: 10, messages } });
+    const before = t.h.sim.requestsTo(UPSTREAM).length;
+    const r = await t.h.fetch('/v1/messages', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', max_tokens: 10, messages } });
     expect(r.status).toBe(400);
-    const e = ((await r.json()) as { error: { code: string; param: string; request_id: string } }).error;
+    const e = ((await r.json()) as BErr).error;
     expect(e).toMatchObject({ code: 'invalid_parameter', param: 'messages' });
     expect(e.request_id).toBe(r.headers.get('x-gateway-request-id'));
-    expect(h.sim.requestsTo(UPSTREAM).length).toBe(before);
+    expect(t.h.sim.requestsTo(UPSTREAM).length).toBe(before);
   });
 });
 

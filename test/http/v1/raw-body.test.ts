@@ -1,7 +1,7 @@
 // What goes upstream on the text routes: the client's own JSON text with only the model renamed — unless a key
 // repeats somewhere in it, when the body JSON.parse kept (and the gateway validated) is serialised instead.
 import { describe, expect, it } from 'vitest';
-import { useHarness } from '../../helpers/harness.ts';
+import { useHarness } from '../../support/harness.ts';
 
 const t = useHarness();
 

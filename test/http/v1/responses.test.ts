@@ -1,21 +1,20 @@
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { ledgerRows } from './text-helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useHarness } from '../../support/harness.ts';
+import { openaiClient } from '../../support/sdk.ts';
+import { ledgerRows } from '../../support/store-rows.ts';
 
-let h: Harness;
+const t = useHarness();
 let client: OpenAI;
-beforeAll(async () => {
-  h = await startHarness();
-  client = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: (await h.token()).secret, maxRetries: 0 });
+beforeAll(() => {
+  client = openaiClient(t.h, t.token);
 });
-afterAll(async () => h?.close());
 
 const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: [{ type: 'input_text', text: 'tell me about responses' }] }];
 
 describe('POST /v1/responses (openai SDK)', () => {
   it('non-streaming: a responses object; cached_tokens preserved in usage; upstream path and name', async () => {
-    const before = h.sim.requestsTo('/api/v2/apps/protocols/compatible-mode/v1/responses').length;
+    const before = t.h.sim.requestsTo('/api/v2/apps/protocols/compatible-mode/v1/responses').length;
     const { data, response } = await client.responses
       .create({ model: 'qwx3.7-plus', input }, { headers: { 'x-dashscope-session-cache': 'enable' } })
       .withResponse();
@@ -25,11 +24,11 @@ describe('POST /v1/responses (openai SDK)', () => {
     expect(data.output_text).toContain('tell me about responses');
     expect(data.usage!.input_tokens).toBeGreaterThan(0);
     expect(data.usage!.input_tokens_details.cached_tokens).toBe(Math.floor(data.usage!.input_tokens / 2));
-    const sent = h.sim.requestsTo('/api/v2/apps/protocols/compatible-mode/v1/responses').slice(before);
+    const sent = t.h.sim.requestsTo('/api/v2/apps/protocols/compatible-mode/v1/responses').slice(before);
     expect(sent).toHaveLength(1);
     expect((sent[0]!.body as { model: string }).model).toBe('qwen3.7-plus');
     expect(sent[0]!.headers['x-dashscope-session-cache']).toBe('enable');
-    const rows = await ledgerRows(h, response.headers.get('x-gateway-request-id')!);
+    const rows = await ledgerRows(t.h, response.headers.get('x-gateway-request-id')!);
     expect(rows).toHaveLength(1);
     expect(JSON.parse(rows[0]!.quantities).cached_tokens).toBe(data.usage!.input_tokens_details.cached_tokens);
   });

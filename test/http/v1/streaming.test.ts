@@ -1,21 +1,16 @@
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { streamStats } from '../../../simulator/dashscope/compat-chat.ts';
 import { DEFAULT_SIM_KEYS } from '../../../simulator/index.ts';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { ledgerRows, sseEvents } from './text-helpers.ts';
+import { useHarness } from '../../support/harness.ts';
+import { anthropicClient, openaiClient } from '../../support/sdk.ts';
+import { sseEvents } from '../../support/sse.ts';
+import { ledgerOfRequest, ledgerRows, requestLogRows } from '../../support/store-rows.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
-let h: Harness;
-let token: string;
-beforeAll(async () => {
-  h = await startHarness();
-  token = (await h.token()).secret;
-});
-afterAll(async () => h?.close());
-afterEach(() => h.sim.faults.clear());
+const t = useHarness();
+afterEach(() => t.h.sim.faults.clear());
 
-const post = (path: string, json: unknown, init: RequestInit = {}) => h.fetch(path, { method: 'POST', token, json, ...init });
+const post = (path: string, json: unknown, init: RequestInit = {}) => t.h.fetch(path, { method: 'POST', token: t.token, json, ...init });
 
 async function until(cond: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
@@ -23,7 +18,7 @@ async function until(cond: () => boolean): Promise<void> {
 
 describe('streaming done right', () => {
   it('client abort mid-stream aborts the upstream request and is metered exactly once', async () => {
-    const stats = streamStats(h.sim.ctx);
+    const stats = streamStats(t.h.sim.ctx);
     const abortedBefore = stats.aborted;
     const ac = new AbortController();
     const r = await post('/v1/chat/completions', { model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: 'a slow one sim-fault:trickle:150' }] }, { signal: ac.signal });
@@ -41,16 +36,15 @@ describe('streaming done right', () => {
     await reader.cancel().catch(() => undefined);
     await until(() => stats.aborted > abortedBefore);
     expect(stats.aborted).toBe(abortedBefore + 1);
-    const rows = await ledgerRows(h, rid);
+    const rows = await ledgerRows(t.h, rid);
     expect(rows).toHaveLength(1);
     const q = JSON.parse(rows[0]!.quantities) as { input_tokens: number; output_tokens: number };
     expect(q.input_tokens).toBeGreaterThan(0);
     expect(q.output_tokens).toBeGreaterThan(0);
     // still exactly one after everything settled
     await new Promise((res) => setTimeout(res, 100));
-    expect(await ledgerRows(h, rid)).toHaveLength(1);
-    await h.gw.deps.requestLog.flush();
-    const logRows = await h.store.db.selectFrom('request_log').selectAll().where('request_id', '=', rid).execute();
+    expect(await ledgerRows(t.h, rid)).toHaveLength(1);
+    const logRows = await requestLogRows(t.h, rid);
     expect(logRows).toHaveLength(1);
     expect(logRows[0]!.error_code).toBe('client_closed');
   });
@@ -63,7 +57,7 @@ describe('streaming done right', () => {
   for (const [name, path, upstreamPath, json] of abortCases) {
     it(`${name}: a client abort mid-stream aborts the upstream request and is metered exactly once`, async () => {
       const ac = new AbortController();
-      const before = h.sim.requestsTo(upstreamPath).length;
+      const before = t.h.sim.requestsTo(upstreamPath).length;
       const r = await post(path, json, { signal: ac.signal });
       expect(r.status).toBe(200);
       const rid = r.headers.get('x-gateway-request-id')!;
@@ -76,17 +70,16 @@ describe('streaming done right', () => {
       }
       ac.abort();
       await reader.cancel().catch(() => undefined);
-      const sent = () => h.sim.requestsTo(upstreamPath).slice(before);
+      const sent = () => t.h.sim.requestsTo(upstreamPath).slice(before);
       await until(() => sent()[0]?.aborted === true);
       expect(sent()).toHaveLength(1);
       expect(sent()[0]!.aborted).toBe(true);
-      const rows = await ledgerRows(h, rid);
+      const rows = await ledgerRows(t.h, rid);
       expect(rows).toHaveLength(1);
       expect((JSON.parse(rows[0]!.quantities) as { input_tokens: number }).input_tokens).toBeGreaterThan(0);
       await new Promise((res) => setTimeout(res, 100));
-      expect(await ledgerRows(h, rid)).toHaveLength(1);
-      await h.gw.deps.requestLog.flush();
-      const log = await h.store.db.selectFrom('request_log').selectAll().where('request_id', '=', rid).execute();
+      expect(await ledgerRows(t.h, rid)).toHaveLength(1);
+      const log = await requestLogRows(t.h, rid);
       expect(log.map((l) => l.error_code)).toEqual(['client_closed']);
     });
   }
@@ -96,18 +89,18 @@ describe('streaming done right', () => {
     expect(r.status).toBe(200);
     const rid = r.headers.get('x-gateway-request-id')!;
     const events = sseEvents(await r.text());
-    const last = JSON.parse(events.at(-1)!.data) as { error: { code: string; request_id: string; message: string } };
+    const last = JSON.parse(events.at(-1)!.data) as BErr;
     expect(last.error.code).toBe('upstream_error');
     expect(last.error.request_id).toBe(rid);
     expect(events.some((e) => e.data === '[DONE]')).toBe(false);
     expect(events.length).toBeGreaterThan(1);
-    const rows = await ledgerRows(h, rid);
+    const rows = await ledgerRows(t.h, rid);
     expect(rows).toHaveLength(1);
     expect(JSON.parse(rows[0]!.quantities).output_tokens).toBeGreaterThan(0);
   });
 
   it('upstream cut: the openai SDK raises instead of hanging', async () => {
-    const client = new OpenAI({ baseURL: `${h.url}/v1`, apiKey: token, maxRetries: 0 });
+    const client = openaiClient(t.h, t.token);
     const stream = await client.chat.completions.create({ model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: 'sim-fault:cut' }] });
     await expect(
       (async () => {
@@ -122,8 +115,8 @@ describe('streaming done right', () => {
     const events = sseEvents(await r.text());
     expect(events.at(-1)!.event).toBe('error');
     expect((JSON.parse(events.at(-1)!.data) as { type: string }).type).toBe('error');
-    expect(await ledgerRows(h, rid)).toHaveLength(1);
-    const client = new Anthropic({ baseURL: h.url, apiKey: token, maxRetries: 0 });
+    expect(await ledgerRows(t.h, rid)).toHaveLength(1);
+    const client = anthropicClient(t.h, t.token);
     await expect(client.messages.stream({ model: 'qwx3.7-plus', max_tokens: 64, messages: [{ role: 'user', content: 'sim-fault:cut' }] }).finalMessage()).rejects.toThrow();
   });
 
@@ -133,7 +126,7 @@ describe('streaming done right', () => {
     const events = sseEvents(await r.text());
     expect(events.at(-1)!.event).toBe('error');
     expect(events.some((e) => e.event === 'response.completed')).toBe(false);
-    expect(await ledgerRows(h, rid)).toHaveLength(1);
+    expect(await ledgerRows(t.h, rid)).toHaveLength(1);
   });
 
   it('upstream cut on the native multimodal stream ends with an error event', async () => {
@@ -143,7 +136,7 @@ describe('streaming done right', () => {
       messages: [{ role: 'user', content: [{ type: 'text', text: 'sim-fault:cut look' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }],
     });
     const events = sseEvents(await r.text());
-    expect((JSON.parse(events.at(-1)!.data) as { error: { code: string } }).error.code).toBe('upstream_error');
+    expect((JSON.parse(events.at(-1)!.data) as BErr).error.code).toBe('upstream_error');
   });
 });
 
@@ -156,23 +149,22 @@ describe('upstream errors are mapped and sanitised', () => {
   ];
   for (const [upstream, status, code] of cases) {
     it(`upstream ${upstream} → ${status} ${code}, no URL or key in the body, no ledger row`, async () => {
-      h.sim.faults.add({ kind: 'status', arg: upstream, path: '/compatible-mode/v1/chat/completions' });
+      t.h.sim.faults.add({ kind: 'status', arg: upstream, path: '/compatible-mode/v1/chat/completions' });
       for (const stream of [false, true]) {
         const r = await post('/v1/chat/completions', { model: 'qwx3.7-plus', stream, messages: [{ role: 'user', content: 'hi' }] });
         expect(r.status).toBe(status);
         const rid = r.headers.get('x-gateway-request-id')!;
         const text = await r.text();
-        expect(text).not.toContain(h.sim.url);
-        expect(text).not.toContain(String(h.sim.port));
+        expect(text).not.toContain(t.h.sim.url);
+        expect(text).not.toContain(String(t.h.sim.port));
         expect(text).not.toContain(DEFAULT_SIM_KEYS.dashscopeApiKey);
-        const body = JSON.parse(text) as { error: { code: string; message: string; upstream_request_id?: string; request_id: string } };
+        const body = JSON.parse(text) as BErr;
         expect(body.error.code).toBe(code);
         expect(body.error.request_id).toBe(rid);
         expect(body.error.upstream_request_id).toMatch(/^[0-9a-f-]{36}$/);
         if (upstream === 403) expect(body.error.message).toMatch(/permission denied.*activation.*access.denied/i);
         if (upstream === 429) expect(body.error.message).toMatch(/rate limit/i);
-        await h.gw.deps.meter.flush();
-        const rows = await h.store.db.selectFrom('ledger').selectAll().where('request_id', '=', rid).execute();
+        const rows = await ledgerOfRequest(t.h, rid);
         expect(rows).toHaveLength(0);
       }
     });
@@ -187,29 +179,28 @@ describe('upstream errors are mapped and sanitised', () => {
   for (const [name, path, upstreamPath, json] of endpoints) {
     it(`${name}: upstream 401/403/429/500 → the same mapping, request id, no URL or key, no ledger row`, async () => {
       for (const [upstream, status, code] of cases) {
-        h.sim.faults.clear();
-        h.sim.faults.add({ kind: 'status', arg: upstream, path: upstreamPath });
+        t.h.sim.faults.clear();
+        t.h.sim.faults.add({ kind: 'status', arg: upstream, path: upstreamPath });
         const r = await post(path, json);
         expect(r.status).toBe(status);
         const rid = r.headers.get('x-gateway-request-id')!;
         const text = await r.text();
-        expect(text).not.toContain(h.sim.url);
+        expect(text).not.toContain(t.h.sim.url);
         expect(text).not.toContain(DEFAULT_SIM_KEYS.dashscopeApiKey);
-        const body = JSON.parse(text) as { error: { code: string; request_id: string } };
+        const body = JSON.parse(text) as BErr;
         expect(body.error.code).toBe(code);
         expect(body.error.request_id).toBe(rid);
-        await h.gw.deps.meter.flush();
-        expect(await h.store.db.selectFrom('ledger').selectAll().where('request_id', '=', rid).execute()).toHaveLength(0);
+        expect(await ledgerOfRequest(t.h, rid)).toHaveLength(0);
       }
-      h.sim.faults.clear();
+      t.h.sim.faults.clear();
     });
   }
 
   it('the messages path maps upstream errors too (anthropic error body)', async () => {
-    h.sim.faults.add({ kind: 'status', arg: 403, path: '/apps/anthropic/' });
+    t.h.sim.faults.add({ kind: 'status', arg: 403, path: '/apps/anthropic/' });
     const r = await post('/v1/messages', { model: 'qwx3.7-plus', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] });
     expect(r.status).toBe(403);
-    const body = (await r.json()) as { error: { code: string; message: string } };
+    const body = (await r.json()) as BErr;
     expect(body.error.code).toBe('upstream_permission_denied');
     expect(body.error.message).toContain('not activated');
   });

@@ -1,36 +1,33 @@
 // GET /v1/videos: the caller's own videos only, newest first, cursor paging, strict query parameters.
-import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { FAST_TASK_ENV } from './videos-helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../../support/harness.ts';
+import { openaiClient } from '../../support/sdk.ts';
+import { FAST_TASK_ENV } from '../../support/videos.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ env: FAST_TASK_ENV });
-});
-afterAll(async () => h?.close());
+const t = useHarness({ env: FAST_TASK_ENV });
 
 type VideoList = { object: string; data: Array<{ id: string }>; first_id: string | null; last_id: string | null; has_more: boolean };
 
 describe('GET /v1/videos', () => {
   it('pages through the caller’s own videos with limit and after, and never shows another token’s', async () => {
-    const a = await h.token({ name: 'list-a' });
-    const b = await h.token({ name: 'list-b' });
+    const a = await t.h.token({ name: 'list-a' });
+    const b = await t.h.token({ name: 'list-b' });
     const mine: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const r = await h.fetch('/v1/videos', { method: 'POST', token: a.secret, json: { model: 'wnx2.7-t2v', prompt: `clip ${i}`, seconds: 2 } });
+      const r = await t.h.fetch('/v1/videos', { method: 'POST', token: a.secret, json: { model: 'wnx2.7-t2v', prompt: `clip ${i}`, seconds: 2 } });
       expect(r.status).toBe(200);
       mine.push(((await r.json()) as { id: string }).id);
       await new Promise((res) => setTimeout(res, 5)); // distinct creation times
     }
-    const theirs = (await (await h.fetch('/v1/videos', { method: 'POST', token: b.secret, json: { model: 'wnx2.7-t2v', prompt: 'other', seconds: 2 } })).json()) as { id: string };
+    const theirs = (await (await t.h.fetch('/v1/videos', { method: 'POST', token: b.secret, json: { model: 'wnx2.7-t2v', prompt: 'other', seconds: 2 } })).json()) as { id: string };
 
-    const client = new OpenAI({ apiKey: a.secret, baseURL: `${h.url}/v1`, maxRetries: 0 });
-    const first = (await (await h.fetch('/v1/videos?limit=2', { token: a.secret })).json()) as VideoList;
+    const client = openaiClient(t.h, a.secret);
+    const first = (await (await t.h.fetch('/v1/videos?limit=2', { token: a.secret })).json()) as VideoList;
     expect(first.object).toBe('list');
     expect(first.data.map((v) => v.id)).toEqual([mine[2], mine[1]]);
     expect(first.has_more).toBe(true);
-    const second = (await (await h.fetch(`/v1/videos?limit=2&after=${first.last_id}`, { token: a.secret })).json()) as VideoList;
+    const second = (await (await t.h.fetch(`/v1/videos?limit=2&after=${first.last_id}`, { token: a.secret })).json()) as VideoList;
     expect(second.data.map((v) => v.id)).toEqual([mine[0]]);
     expect(second.has_more).toBe(false);
     // The official SDK's auto-paginating list sees exactly the three, never the other token's.
@@ -41,13 +38,13 @@ describe('GET /v1/videos', () => {
   });
 
   it('refuses bad paging parameters with 400 invalid_parameter (another token’s id as a cursor too)', async () => {
-    const a = await h.token({ name: 'list-bad' });
-    const other = await h.token({ name: 'list-other' });
-    const foreign = (await (await h.fetch('/v1/videos', { method: 'POST', token: other.secret, json: { model: 'wnx2.7-t2v', prompt: 'x', seconds: 2 } })).json()) as { id: string };
+    const a = await t.h.token({ name: 'list-bad' });
+    const other = await t.h.token({ name: 'list-other' });
+    const foreign = (await (await t.h.fetch('/v1/videos', { method: 'POST', token: other.secret, json: { model: 'wnx2.7-t2v', prompt: 'x', seconds: 2 } })).json()) as { id: string };
     for (const qs of ['limit=0', 'limit=101', 'limit=abc', 'limit=-1', 'after=video_nope', `after=${foreign.id}`]) {
-      const r = await h.fetch(`/v1/videos?${qs}`, { token: a.secret });
+      const r = await t.h.fetch(`/v1/videos?${qs}`, { token: a.secret });
       expect(r.status, qs).toBe(400);
-      const body = (await r.json()) as { error: { code: string; param: string } };
+      const body = (await r.json()) as BErr;
       expect(body.error.code, qs).toBe('invalid_parameter');
     }
   });

@@ -1,27 +1,24 @@
 // Quota through the real server: parallel /v1/videos creations place holds by
 // compare-and-set, so a burst can never hold more than the quota; the refused ones get 429 insufficient_quota
 // in the family B shape and never reach the upstream.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { createVideo, FAST_TASK_ENV, ledgerFor, tokenRow, waitTerminal } from './videos-helpers.ts';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../../support/harness.ts';
+import { ledgerOfTask, tokenRow } from '../../support/store-rows.ts';
+import { createVideo, FAST_TASK_ENV, waitTerminal } from '../../support/videos.ts';
 
 // hhx-1.1-t2v, 3 s, default 1080p: 3 × 1.6 units (the hold checked in videos.test.ts).
 const HOLD = 3 * 1_600_000;
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness({ env: FAST_TASK_ENV });
-});
-afterAll(async () => h?.close());
+const t = useHarness({ env: FAST_TASK_ENV });
 
 describe('/v1/videos quota', () => {
   it('10 parallel creations against a quota that fits 3 holds → exactly 3 tasks upstream, 7 × 429 insufficient_quota', async () => {
-    const t = await h.token({ name: 'burst', quota: 3 * HOLD + HOLD / 2 });
-    const before = h.sim.requestsTo('video-synthesis').length;
+    const tok = await t.h.token({ name: 'burst', quota: 3 * HOLD + HOLD / 2 });
+    const before = t.h.sim.requestsTo('video-synthesis').length;
     // stay-running keeps every accepted task open, so its hold stays in place for the whole burst.
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        h.fetch('/v1/videos', { method: 'POST', token: t.secret, json: { model: 'hhx-1.1-t2v', prompt: `burst ${i} sim-fault:stay-running`, seconds: 3 } }).then(async (r) => ({
+        t.h.fetch('/v1/videos', { method: 'POST', token: tok.secret, json: { model: 'hhx-1.1-t2v', prompt: `burst ${i} sim-fault:stay-running`, seconds: 3 } }).then(async (r) => ({
           status: r.status,
           rid: r.headers.get('x-gateway-request-id'),
           json: (await r.json()) as { id?: string; error?: { code: string; type: string; request_id: string; message: string } },
@@ -39,26 +36,26 @@ describe('/v1/videos quota', () => {
       expect(r.json.error?.message).toContain(`(request id: ${r.rid})`);
     }
     // Only the accepted creations reached the upstream; the holds add up to exactly those three.
-    expect(h.sim.requestsTo('video-synthesis').length - before).toBe(3);
-    const row = await tokenRow(h, t.id);
+    expect(t.h.sim.requestsTo('video-synthesis').length - before).toBe(3);
+    const row = await tokenRow(t.h, tok.id);
     expect(Number(row.held)).toBe(3 * HOLD);
     expect(Number(row.spent)).toBe(0);
-    const holds = await h.store.db.selectFrom('holds').selectAll().where('token_id', '=', t.id).execute();
+    const holds = await t.h.store.db.selectFrom('holds').selectAll().where('token_id', '=', tok.id).execute();
     expect(holds.map((x) => x.state)).toEqual(['held', 'held', 'held']);
   });
 
   it('a failed task releases its hold, so the quota it held can be used again; nothing is charged', async () => {
     // The quota fits one hold, not two: a hold that was never released would refuse the second creation.
-    const t = await h.token({ name: 'reuse', quota: HOLD + HOLD / 2 });
-    const first = await createVideo(h, t.secret, { model: 'hhx-1.1-t2v', prompt: 'x sim-fault:fail-task', seconds: 3 });
+    const tok = await t.h.token({ name: 'reuse', quota: HOLD + HOLD / 2 });
+    const first = await createVideo(t.h, tok.secret, { model: 'hhx-1.1-t2v', prompt: 'x sim-fault:fail-task', seconds: 3 });
     expect(first.status).toBe(200);
-    const v = await waitTerminal(h, t.secret, first.json.id as string);
+    const v = await waitTerminal(t.h, tok.secret, first.json.id as string);
     expect(v.status).toBe('failed');
-    const mid = await tokenRow(h, t.id);
+    const mid = await tokenRow(t.h, tok.id);
     expect([Number(mid.held), Number(mid.spent)]).toEqual([0, 0]);
-    const again = await createVideo(h, t.secret, { model: 'hhx-1.1-t2v', prompt: 'z sim-fault:stay-running', seconds: 3 });
+    const again = await createVideo(t.h, tok.secret, { model: 'hhx-1.1-t2v', prompt: 'z sim-fault:stay-running', seconds: 3 });
     expect(again.status).toBe(200);
-    expect(Number((await tokenRow(h, t.id)).held)).toBe(HOLD);
-    expect(await ledgerFor(h, v.id)).toHaveLength(0);
+    expect(Number((await tokenRow(t.h, tok.id)).held)).toBe(HOLD);
+    expect(await ledgerOfTask(t.h, v.id)).toHaveLength(0);
   });
 });

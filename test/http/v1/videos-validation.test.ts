@@ -1,31 +1,26 @@
 // POST /v1/videos validation rows (each with its own code) and the contract's reference mapping,
 // observed at the simulator for every model.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { applyOverrides, Catalogue } from '../../../src/catalogue/catalogue.ts';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { createVideo, lastSynthesisBody } from './videos-helpers.ts';
+import { useHarness } from '../../support/harness.ts';
+import { createVideo, lastSynthesisBody } from '../../support/videos.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
-let h: Harness;
-let token: string;
-beforeAll(async () => {
-  // No poller: these tests only look at creation.
-  h = await startHarness({ env: { TOLLWAY_TASK_POLLER: '0' } });
-  token = (await h.token()).secret;
-});
-afterAll(async () => h?.close());
+// No poller: these tests only look at creation.
+const t = useHarness({ env: { TOLLWAY_TASK_POLLER: '0' } });
 
 const IMG = (n: number) => `https://img.example.com/p${n}.png`;
 const VID = (n: number) => `https://cdn.example.com/v${n}.mp4`;
 
 async function rejects(body: Record<string, unknown>, code: string, param?: string): Promise<string> {
-  const before = h.sim.requestsTo('video-synthesis').length;
-  const r = await createVideo(h, token, body);
-  const err = (r.json as { error: { code: string; message: string; param?: string } }).error;
+  const before = t.h.sim.requestsTo('video-synthesis').length;
+  const r = await createVideo(t.h, t.token, body);
+  const err = (r.json as BErr).error;
   expect(r.status, JSON.stringify(r.json)).toBe(400);
   expect(err.code).toBe(code);
   if (param) expect(err.message + (err.param ?? '')).toContain(param);
   // Nothing reached the upstream and nothing was held.
-  expect(h.sim.requestsTo('video-synthesis').length).toBe(before);
+  expect(t.h.sim.requestsTo('video-synthesis').length).toBe(before);
   return err.message;
 }
 
@@ -58,20 +53,20 @@ describe('validation rows', () => {
       { model: 'hhx-1.1-t2v', prompt: 'x', seconds: 3, seed: 2147483647 },
       { model: 'wnx2.7-t2v', prompt: 'x', seconds: 15 },
     ]) {
-      const r = await createVideo(h, token, body);
+      const r = await createVideo(t.h, t.token, body);
       expect(r.status, JSON.stringify(r.json)).toBe(200);
-      expect(lastSynthesisBody(h).parameters.duration).toBe(body.seconds);
-      if ('seed' in body) expect(lastSynthesisBody(h).parameters.seed).toBe(body.seed);
+      expect(lastSynthesisBody(t.h).parameters.duration).toBe(body.seconds);
+      if ('seed' in body) expect(lastSynthesisBody(t.h).parameters.seed).toBe(body.seed);
     }
   });
 
   it('a seed for a model without fixed-seed support → seed_not_supported', async () => {
-    const saved = h.gw.deps.catalogue;
-    h.gw.deps.catalogue = new Catalogue(applyOverrides(saved.entries(), [{ model: 'wnx2.7-r2v', entry: { video: { ...saved.get('wnx2.7-r2v')!.video!, seed: false } } }]));
+    const saved = t.h.gw.deps.catalogue;
+    t.h.gw.deps.catalogue = new Catalogue(applyOverrides(saved.entries(), [{ model: 'wnx2.7-r2v', entry: { video: { ...saved.get('wnx2.7-r2v')!.video!, seed: false } } }]));
     try {
       await rejects({ model: 'wnx2.7-r2v', prompt: 'x', seed: 7, references: { video: [VID(1)] } }, 'seed_not_supported', 'seed');
     } finally {
-      h.gw.deps.catalogue = saved;
+      t.h.gw.deps.catalogue = saved;
     }
   });
 
@@ -98,12 +93,12 @@ describe('validation rows', () => {
   });
 
   it('unknown model → model_not_found; a non-video model → model_not_supported', async () => {
-    const r = await createVideo(h, token, { model: 'wnx9-t2v', prompt: 'x' });
+    const r = await createVideo(t.h, t.token, { model: 'wnx9-t2v', prompt: 'x' });
     expect(r.status).toBe(404);
-    expect((r.json as { error: { code: string } }).error.code).toBe('model_not_found');
-    const c = await createVideo(h, token, { model: 'qwx3.7-plus', prompt: 'x' });
+    expect((r.json as BErr).error.code).toBe('model_not_found');
+    const c = await createVideo(t.h, t.token, { model: 'qwx3.7-plus', prompt: 'x' });
     expect(c.status).toBe(400);
-    expect((c.json as { error: { code: string } }).error.code).toBe('model_not_supported');
+    expect((c.json as BErr).error.code).toBe('model_not_supported');
   });
 
   it('multipart: seconds and seed as form strings are numbers; an uploaded file is refused', async () => {
@@ -112,15 +107,15 @@ describe('validation rows', () => {
     form.append('prompt', 'form');
     form.append('seconds', '8');
     form.append('seed', '42');
-    const r = await h.fetch('/v1/videos', { method: 'POST', token, body: form });
+    const r = await t.h.fetch('/v1/videos', { method: 'POST', token: t.token, body: form });
     expect(r.status).toBe(200);
-    expect(lastSynthesisBody(h).parameters).toMatchObject({ duration: 8, seed: 42 });
+    expect(lastSynthesisBody(t.h).parameters).toMatchObject({ duration: 8, seed: 42 });
     const f2 = new FormData();
     f2.append('model', 'hhx-1.1-i2v');
     f2.append('input_reference', new Blob([Buffer.from('png')], { type: 'image/png' }), 'a.png');
-    const u = await h.fetch('/v1/videos', { method: 'POST', token, body: f2 });
+    const u = await t.h.fetch('/v1/videos', { method: 'POST', token: t.token, body: f2 });
     expect(u.status).toBe(400);
-    expect(((await u.json()) as { error: { code: string } }).error.code).toBe('invalid_reference');
+    expect(((await u.json()) as BErr).error.code).toBe('invalid_reference');
   });
 
   it('multipart: nested fields as the SDK encodes them (input_reference[image_url], references[video][])', async () => {
@@ -129,9 +124,9 @@ describe('validation rows', () => {
     form.append('prompt', 'nested');
     form.append('references[video][]', VID(7));
     form.append('input_reference[image_url]', IMG(7));
-    const r = await h.fetch('/v1/videos', { method: 'POST', token, body: form });
+    const r = await t.h.fetch('/v1/videos', { method: 'POST', token: t.token, body: form });
     expect(r.status).toBe(200);
-    expect(lastSynthesisBody(h).input.media).toEqual([
+    expect(lastSynthesisBody(t.h).input.media).toEqual([
       { type: 'reference_video', url: VID(7) },
       { type: 'reference_image', url: IMG(7) },
     ]);
@@ -145,14 +140,14 @@ describe('multipart field names that reach a prototype', () => {
       form.append('model', 'wnx2.7-t2v');
       form.append('prompt', 'cat');
       form.append(name, 'yes');
-      const r = await h.fetch('/v1/videos', { method: 'POST', token, body: form });
+      const r = await t.h.fetch('/v1/videos', { method: 'POST', token: t.token, body: form });
       expect(r.status).toBe(400);
-      const body = (await r.json()) as { error: { code: string; param?: string } };
+      const body = (await r.json()) as BErr;
       expect(body.error.code).toBe('invalid_parameter');
       expect(body.error.param).toBe(name);
       expect(({} as Record<string, unknown>).stream).toBeUndefined();
     }
-    const chat = await h.fetch('/v1/chat/completions', { method: 'POST', token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'after' }] } });
+    const chat = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'after' }] } });
     expect(chat.status).toBe(200);
   });
 });
@@ -180,22 +175,22 @@ describe('reference mapping, observed at the simulator', () => {
     ['wnx2.7-videoedit', { references: { video: ['https://cdn.example.com/clip.MOV'] }, input_reference: { image_url: IMG(9) } }, 'wan2.7-videoedit', [['video', 'https://cdn.example.com/clip.MOV'], ['reference_image', IMG(9)]]],
   ];
   it.each(cases)('%s %j → %s %j', async (model, extra, upstream, media) => {
-    const r = await createVideo(h, token, { model, prompt: 'character1 waves', ...extra });
+    const r = await createVideo(t.h, t.token, { model, prompt: 'character1 waves', ...extra });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
-    const sent = lastSynthesisBody(h);
+    const sent = lastSynthesisBody(t.h);
     expect(sent.model).toBe(upstream);
     expect((sent.input.media ?? []).map((m) => [m.type, m.url])).toEqual(media);
   });
 
   it('upstream parameters follow each model: no ratio/duration for the HappyHorse edit, hhx-1.1 defaults to 1080P', async () => {
-    await createVideo(h, token, { model: 'hhx-1.0-video-edit', prompt: 'x', references: { video: [VID(1)] }, seconds: 5, size: '1280x720' });
-    const edit = lastSynthesisBody(h).parameters;
+    await createVideo(t.h, t.token, { model: 'hhx-1.0-video-edit', prompt: 'x', references: { video: [VID(1)] }, seconds: 5, size: '1280x720' });
+    const edit = lastSynthesisBody(t.h).parameters;
     expect(edit.duration).toBeUndefined();
     expect(edit.ratio).toBeUndefined();
-    await createVideo(h, token, { model: 'hhx-1.1-i2v', input_image: IMG(1) });
-    expect(lastSynthesisBody(h).parameters).toMatchObject({ resolution: '1080P', duration: 5 });
-    expect(lastSynthesisBody(h).parameters.ratio).toBeUndefined();
-    await createVideo(h, token, { model: 'hhx-1.1-t2v', prompt: 'x', resolution: '720p' });
-    expect(lastSynthesisBody(h).parameters.resolution).toBe('720P');
+    await createVideo(t.h, t.token, { model: 'hhx-1.1-i2v', input_image: IMG(1) });
+    expect(lastSynthesisBody(t.h).parameters).toMatchObject({ resolution: '1080P', duration: 5 });
+    expect(lastSynthesisBody(t.h).parameters.ratio).toBeUndefined();
+    await createVideo(t.h, t.token, { model: 'hhx-1.1-t2v', prompt: 'x', resolution: '720p' });
+    expect(lastSynthesisBody(t.h).parameters.resolution).toBe('720P');
   });
 });

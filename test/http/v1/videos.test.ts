@@ -1,22 +1,22 @@
 // /v1/videos end to end: the official openai SDK, status/result/error shapes, ownership, content proxy,
 // metering at terminal success only.
-import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { SIM_VIDEO_BYTES } from '../../../simulator/dashscope/results-video.ts';
-import { startHarness, type Harness } from '../../helpers/harness.ts';
-import { createVideo, FAST_TASK_ENV, getVideo, holdFor, lastSynthesisBody, ledgerFor, tokenRow, waitTerminal } from './videos-helpers.ts';
+import { useHarness } from '../../support/harness.ts';
+import { openaiClient } from '../../support/sdk.ts';
+import { holdOfTask, ledgerOfTask, tokenRow } from '../../support/store-rows.ts';
+import { createVideo, FAST_TASK_ENV, getVideo, lastSynthesisBody, waitTerminal } from '../../support/videos.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
-let h: Harness;
+const t = useHarness({ env: FAST_TASK_ENV });
 let tok: { id: string; secret: string };
 beforeAll(async () => {
-  h = await startHarness({ env: FAST_TASK_ENV });
-  tok = await h.token({ name: 'videos' });
+  tok = await t.h.token({ name: 'videos' });
 });
-afterAll(async () => h?.close());
 
 describe('/v1/videos with the official openai SDK', () => {
   it('create → retrieve until completed → downloadContent returns the bytes', async () => {
-    const client = new OpenAI({ apiKey: tok.secret, baseURL: `${h.url}/v1`, maxRetries: 0 });
+    const client = openaiClient(t.h, tok.secret);
     const created = await client.videos.create({ model: 'wnx2.7-t2v', prompt: 'a cat runs on the grass', seconds: '4', size: '1280x720' } as never);
     expect(created.id).toMatch(/^video_[0-9a-f]{32}$/);
     expect((created as unknown as { video_id: string }).video_id).toBe(created.id);
@@ -24,7 +24,7 @@ describe('/v1/videos with the official openai SDK', () => {
     expect(['queued', 'in_progress']).toContain(created.status);
     expect(created.model).toBe('wnx2.7-t2v');
     // Multipart from the SDK: seconds "4" became 4 upstream, size 1280x720 → 720P and ratio 16:9.
-    const sent = lastSynthesisBody(h);
+    const sent = lastSynthesisBody(t.h);
     expect(sent.model).toBe('wan2.7-t2v');
     expect(sent.parameters).toMatchObject({ duration: 4, resolution: '720P', ratio: '16:9' });
 
@@ -45,31 +45,31 @@ describe('/v1/videos with the official openai SDK', () => {
 
 describe('video task object and ownership', () => {
   it('another token gets 404 exactly like an unknown id', async () => {
-    const c = await createVideo(h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'mine', seconds: 2 });
+    const c = await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'mine', seconds: 2 });
     expect(c.status).toBe(200);
-    const other = await h.token({ name: 'other' });
-    const foreign = await h.fetch(`/v1/videos/${c.json.id}`, { token: other.secret });
-    const unknown = await h.fetch('/v1/videos/video_00000000000000000000000000000000', { token: other.secret });
+    const other = await t.h.token({ name: 'other' });
+    const foreign = await t.h.fetch(`/v1/videos/${c.json.id}`, { token: other.secret });
+    const unknown = await t.h.fetch('/v1/videos/video_00000000000000000000000000000000', { token: other.secret });
     expect(foreign.status).toBe(404);
     expect(unknown.status).toBe(404);
-    const fb = (await foreign.json()) as { error: { code: string; message: string } };
-    const ub = (await unknown.json()) as { error: { code: string; message: string } };
+    const fb = (await foreign.json()) as BErr;
+    const ub = (await unknown.json()) as BErr;
     expect(fb.error.code).toBe(ub.error.code);
-    const content = await h.fetch(`/v1/videos/${c.json.id}/content`, { token: other.secret });
+    const content = await t.h.fetch(`/v1/videos/${c.json.id}/content`, { token: other.secret });
     expect(content.status).toBe(404);
   });
 
   it('content before completion → 409 video_not_ready', async () => {
-    const c = await createVideo(h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'slow sim-fault:stay-running', seconds: 2 });
-    const r = await h.fetch(`/v1/videos/${c.json.id}/content`, { token: tok.secret });
+    const c = await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'slow sim-fault:stay-running', seconds: 2 });
+    const r = await t.h.fetch(`/v1/videos/${c.json.id}/content`, { token: tok.secret });
     expect(r.status).toBe(409);
-    expect(((await r.json()) as { error: { code: string } }).error.code).toBe('video_not_ready');
+    expect(((await r.json()) as BErr).error.code).toBe('video_not_ready');
   });
 
   it('Range download → 206 with the requested slice', async () => {
-    const c = await createVideo(h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'range', seconds: 2 });
-    expect((await waitTerminal(h, tok.secret, c.json.id as string)).status).toBe('completed');
-    const r = await h.fetch(`/v1/videos/${c.json.id}/content`, { token: tok.secret, headers: { range: 'bytes=10-99' } });
+    const c = await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'range', seconds: 2 });
+    expect((await waitTerminal(t.h, tok.secret, c.json.id as string)).status).toBe('completed');
+    const r = await t.h.fetch(`/v1/videos/${c.json.id}/content`, { token: tok.secret, headers: { range: 'bytes=10-99' } });
     expect(r.status).toBe(206);
     expect(r.headers.get('content-range')).toBe(`bytes 10-99/${SIM_VIDEO_BYTES.length}`);
     expect(r.headers.get('content-length')).toBe('90');
@@ -77,137 +77,134 @@ describe('video task object and ownership', () => {
     expect(bytes.equals(SIM_VIDEO_BYTES.subarray(10, 100))).toBe(true);
     // A Range that is not a byte range is ignored (RFC 9110): the whole file, 200.
     for (const range of ['bytes=abc', 'items=0-1', 'bytes=5']) {
-      const whole = await h.fetch(`/v1/videos/${c.json.id}/content`, { token: tok.secret, headers: { range } });
+      const whole = await t.h.fetch(`/v1/videos/${c.json.id}/content`, { token: tok.secret, headers: { range } });
       expect(whole.status, range).toBe(200);
       expect(Buffer.from(await whole.arrayBuffer()).equals(SIM_VIDEO_BYTES), range).toBe(true);
     }
   });
 
   it('failure: sanitised error and upstream_request_id, hold released, nothing charged', async () => {
-    const own = await h.token({ name: 'failing' });
-    const c = await createVideo(h, own.secret, { model: 'hhx-1.1-t2v', prompt: 'boom sim-fault:fail-task', seconds: 3 });
+    const own = await t.h.token({ name: 'failing' });
+    const c = await createVideo(t.h, own.secret, { model: 'hhx-1.1-t2v', prompt: 'boom sim-fault:fail-task', seconds: 3 });
     expect(c.status).toBe(200);
-    expect(Number((await tokenRow(h, own.id)).held)).toBe(3 * 1_600_000);
-    const v = await waitTerminal(h, own.secret, c.json.id as string);
+    expect(Number((await tokenRow(t.h, own.id)).held)).toBe(3 * 1_600_000);
+    const v = await waitTerminal(t.h, own.secret, c.json.id as string);
     expect(v.status).toBe('failed');
     expect(v.error?.code).toBe('InternalError.Algo');
     expect(v.error?.message).toMatch(/failed/);
     expect(v.upstream_request_id).toMatch(/[0-9a-f-]{36}/);
     expect(v.url).toBeUndefined();
-    expect(await ledgerFor(h, v.id)).toHaveLength(0);
-    expect((await holdFor(h, v.id))?.state).toBe('released');
-    const after = await tokenRow(h, own.id);
+    expect(await ledgerOfTask(t.h, v.id)).toHaveLength(0);
+    expect((await holdOfTask(t.h, v.id))?.state).toBe('released');
+    const after = await tokenRow(t.h, own.id);
     expect(Number(after.spent)).toBe(0);
     expect(Number(after.held)).toBe(0);
   });
 
   it('an upstream that forgets the task → failed, hold released, a reconciliation log line', async () => {
-    const c = await createVideo(h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'gone sim-fault:vanish', seconds: 2 });
-    const v = await waitTerminal(h, tok.secret, c.json.id as string);
+    const c = await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'gone sim-fault:vanish', seconds: 2 });
+    const v = await waitTerminal(t.h, tok.secret, c.json.id as string);
     expect(v.status).toBe('failed');
     expect(v.error?.code).toBe('task_unknown');
-    expect((await holdFor(h, v.id))?.state).toBe('released');
-    expect(await ledgerFor(h, v.id)).toHaveLength(0);
-    expect(h.logs.some((l) => l.includes(v.id) && l.includes('reconcile'))).toBe(true);
+    expect((await holdOfTask(t.h, v.id))?.state).toBe('released');
+    expect(await ledgerOfTask(t.h, v.id)).toHaveLength(0);
+    expect(t.h.logs.some((l) => l.includes(v.id) && l.includes('reconcile'))).toBe(true);
   });
 
   it('lists the token\'s own videos, newest first', async () => {
-    const mine = await h.token({ name: 'lister' });
-    const a = await createVideo(h, mine.secret, { model: 'wnx2.7-t2v', prompt: 'one', seconds: 2 });
-    const b = await createVideo(h, mine.secret, { model: 'wnx2.7-t2v', prompt: 'two', seconds: 2 });
-    const r = await h.fetch('/v1/videos', { token: mine.secret });
+    const mine = await t.h.token({ name: 'lister' });
+    const a = await createVideo(t.h, mine.secret, { model: 'wnx2.7-t2v', prompt: 'one', seconds: 2 });
+    const b = await createVideo(t.h, mine.secret, { model: 'wnx2.7-t2v', prompt: 'two', seconds: 2 });
+    const r = await t.h.fetch('/v1/videos', { token: mine.secret });
     const body = (await r.json()) as { data: Array<{ id: string }> };
     expect(body.data.map((d) => d.id)).toEqual([b.json.id, a.json.id]);
   });
 });
 
 describe('metering at terminal success', () => {
+  // A second gateway whose simulator signs result URLs that expire at once.
+  const short = useHarness({ env: FAST_TASK_ENV, sim: { resultTtlMs: 1 } });
+
   it('hhx-1.1 without resolution defaults to 1080p and is billed at the 1080p tier', async () => {
-    const c = await createVideo(h, tok.secret, { model: 'hhx-1.1-t2v', prompt: 'a horse', seconds: 4 });
+    const c = await createVideo(t.h, tok.secret, { model: 'hhx-1.1-t2v', prompt: 'a horse', seconds: 4 });
     expect(c.status).toBe(200);
-    expect(lastSynthesisBody(h).parameters.resolution).toBe('1080P');
+    expect(lastSynthesisBody(t.h).parameters.resolution).toBe('1080P');
     // A hold, not a charge, at creation: 4 s × 1.6 units.
-    expect(await ledgerFor(h, c.json.id as string)).toHaveLength(0);
-    expect(Number((await holdFor(h, c.json.id as string))?.amount)).toBe(4 * 1_600_000);
-    const v = await waitTerminal(h, tok.secret, c.json.id as string);
+    expect(await ledgerOfTask(t.h, c.json.id as string)).toHaveLength(0);
+    expect(Number((await holdOfTask(t.h, c.json.id as string))?.amount)).toBe(4 * 1_600_000);
+    const v = await waitTerminal(t.h, tok.secret, c.json.id as string);
     expect(v.status).toBe('completed');
-    const rows = await ledgerFor(h, v.id);
+    const rows = await ledgerOfTask(t.h, v.id);
     expect(rows).toHaveLength(1);
     expect(Number(rows[0]!.amount)).toBe(4 * 1_600_000);
     expect(JSON.parse(rows[0]!.quantities).tier).toBe('1080p');
-    expect((await holdFor(h, v.id))?.state).toBe('settled');
+    expect((await holdOfTask(t.h, v.id))?.state).toBe('settled');
   });
 
   it('success is charged exactly once while many concurrent GETs and the poller race', async () => {
-    const own = await h.token({ name: 'racer' });
-    const c = await createVideo(h, own.secret, { model: 'wnx2.7-t2v', prompt: 'race', seconds: 2, resolution: '1080p' });
+    const own = await t.h.token({ name: 'racer' });
+    const c = await createVideo(t.h, own.secret, { model: 'wnx2.7-t2v', prompt: 'race', seconds: 2, resolution: '1080p' });
     const id = c.json.id as string;
     let done = false;
     const poller = async () => {
       while (!done) {
-        const r = await getVideo(h, own.secret, id);
+        const r = await getVideo(t.h, own.secret, id);
         if (r.json.status === 'completed') done = true;
       }
     };
     await Promise.all(Array.from({ length: 12 }, poller));
-    await Promise.all(Array.from({ length: 12 }, () => getVideo(h, own.secret, id)));
-    const rows = await ledgerFor(h, id);
+    await Promise.all(Array.from({ length: 12 }, () => getVideo(t.h, own.secret, id)));
+    const rows = await ledgerOfTask(t.h, id);
     expect(rows).toHaveLength(1);
     expect(Number(rows[0]!.amount)).toBe(2 * 1_000_000);
-    expect(await tokenRow(h, own.id)).toMatchObject({ spent: 2 * 1_000_000, held: 0 });
+    expect(await tokenRow(t.h, own.id)).toMatchObject({ spent: 2 * 1_000_000, held: 0 });
   });
 
   it('a dated snapshot is forwarded pinned and billed as its base model', async () => {
-    const c = await createVideo(h, tok.secret, { model: 'wnx2.7-t2v-2026-01-15', prompt: 'pinned', seconds: 3, resolution: '720p' });
+    const c = await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v-2026-01-15', prompt: 'pinned', seconds: 3, resolution: '720p' });
     expect(c.status).toBe(200);
     expect(c.json.model).toBe('wnx2.7-t2v-2026-01-15');
-    expect(lastSynthesisBody(h).model).toBe('wan2.7-t2v-2026-01-15');
-    const v = await waitTerminal(h, tok.secret, c.json.id as string);
+    expect(lastSynthesisBody(t.h).model).toBe('wan2.7-t2v-2026-01-15');
+    const v = await waitTerminal(t.h, tok.secret, c.json.id as string);
     expect(v.status).toBe('completed');
-    const rows = await ledgerFor(h, v.id);
+    const rows = await ledgerOfTask(t.h, v.id);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.model).toBe('wnx2.7-t2v-2026-01-15');
     expect(Number(rows[0]!.amount)).toBe(3 * 600_000); // wnx2.7-t2v 720p price
   });
 
   it('edit models are billed by input + output duration', async () => {
-    const c = await createVideo(h, tok.secret, { model: 'hhx-1.0-video-edit', prompt: 'make it snow', references: { video: ['https://cdn.example.com/src.mp4'] }, resolution: '720p' });
+    const c = await createVideo(t.h, tok.secret, { model: 'hhx-1.0-video-edit', prompt: 'make it snow', references: { video: ['https://cdn.example.com/src.mp4'] }, resolution: '720p' });
     expect(c.status).toBe(200);
-    const v = await waitTerminal(h, tok.secret, c.json.id as string);
+    const v = await waitTerminal(t.h, tok.secret, c.json.id as string);
     expect(v.status).toBe('completed');
-    const rows = await ledgerFor(h, v.id);
+    const rows = await ledgerOfTask(t.h, v.id);
     expect(rows).toHaveLength(1);
     // simulator: 6.62 s in + 6.62 s out at 0.9 units/s (720p)
     expect(Number(rows[0]!.amount)).toBe(Math.ceil(13_240 * 900_000 / 1000));
   });
 
   it('an expired result URL → result_expired, not a proxy error', async () => {
-    const short = await startHarness({ env: FAST_TASK_ENV, sim: { resultTtlMs: 1 } });
-    try {
-      const t = await short.token();
-      const c = await createVideo(short, t.secret, { model: 'wnx2.7-t2v', prompt: 'short-lived', seconds: 2 });
-      const v = await waitTerminal(short, t.secret, c.json.id as string);
-      expect(v.status).toBe('completed');
-      await new Promise((r) => setTimeout(r, 1100)); // the signed URL carries whole seconds
-      const r = await short.fetch(`/v1/videos/${v.id}/content`, { token: t.secret });
-      expect(r.status).toBe(410);
-      expect(((await r.json()) as { error: { code: string } }).error.code).toBe('result_expired');
-    } finally {
-      await short.close();
-    }
+    const c = await createVideo(short.h, short.token, { model: 'wnx2.7-t2v', prompt: 'short-lived', seconds: 2 });
+    const v = await waitTerminal(short.h, short.token, c.json.id as string);
+    expect(v.status).toBe('completed');
+    await new Promise((r) => setTimeout(r, 1100)); // the signed URL carries whole seconds
+    const r = await short.h.fetch(`/v1/videos/${v.id}/content`, { token: short.token });
+    expect(r.status).toBe(410);
+    expect(((await r.json()) as BErr).error.code).toBe('result_expired');
   });
 });
 
 describe('status fields', () => {
   it('the completed object carries the result url and expires_at; ids are ours', async () => {
-    const c = await createVideo(h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'fields', seconds: 5 });
-    const v = await waitTerminal(h, tok.secret, c.json.id as string);
+    const c = await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'fields', seconds: 5 });
+    const v = await waitTerminal(t.h, tok.secret, c.json.id as string);
     expect(v.url).toMatch(/\/dashscope-result\/video\/.+\.mp4\?Expires=/);
     expect(v.expires_at).toBeGreaterThan(Math.floor(Date.now() / 1000));
     expect(v.seconds).toBe('5');
-    const upstreamId = (h.sim.requestsTo('/api/v1/tasks/').at(-1)?.path ?? '').split('/').pop();
+    const upstreamId = (t.h.sim.requestsTo('/api/v1/tasks/').at(-1)?.path ?? '').split('/').pop();
     expect(v.id).not.toBe(upstreamId);
-    const again = await getVideo(h, tok.secret, v.id);
+    const again = await getVideo(t.h, tok.secret, v.id);
     expect(again.json.status).toBe('completed');
   });
 });

@@ -1,59 +1,37 @@
 // Client callbacks (signed, retried, delivered once, private targets refused) and upstream callbacks
 // to the gateway's public URL (the task is updated at once, without the poller).
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { klingState } from '../../../simulator/kling/index.ts';
 import { SecretBox } from '../../../src/auth/secret-box.ts';
 import { createSafeAgents } from '../../../src/net/safe-agent.ts';
 import { CallbackDispatcher, signCallback } from '../../../src/tasks/callbacks.ts';
-import { SECRET, type Harness } from '../../helpers/harness.ts';
-import { call, startFamilyA, until, waitStatus, type TaskData } from './helpers.ts';
+import { SECRET, useHarness } from '../../support/harness.ts';
+import { startReceiver } from '../../support/receiver.ts';
+import { ledgerOfTask } from '../../support/store-rows.ts';
+import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx.ts';
+import { until } from '../../support/wait.ts';
 
 const T2V = '/vidx/v1/videos/text2video';
 
-interface Hit {
-  headers: IncomingHttpHeaders;
-  body: string;
-  answered: number;
-}
-
-/** A receiver that answers `failFirst` times with 500, then 200. */
-async function receiver(failFirst: number): Promise<{ url: string; hits: Hit[]; close(): Promise<void> }> {
-  const hits: Hit[] = [];
-  const srv: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
-    req.on('end', () => {
-      const answered = hits.length < failFirst ? 500 : 200;
-      hits.push({ headers: req.headers, body, answered });
-      res.writeHead(answered).end();
-    });
-  });
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/hooks/video`, hits, close: () => new Promise<void>((r) => srv.close(() => r())) };
-}
+/** A client's callback endpoint that answers 500 to the first `failFirst` deliveries, then 200. */
+const receiver = (failFirst: number) => startReceiver({ failFirst, path: '/hooks/video' });
 
 const signingKey = new SecretBox(SECRET).derive('tollway:callback-signing:v1');
 
 describe('client callbacks', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startFamilyA({ env: { TOLLWAY_ALLOW_PRIVATE_NETWORK: '1' } });
-  });
-  afterAll(async () => h?.close());
+  const t = useHarness(vidxHarness({ env: { TOLLWAY_ALLOW_PRIVATE_NETWORK: '1' } }));
 
   it('POSTs the task data once at succeed, signed, after retrying failed attempts with back-off', async () => {
     const rx = await receiver(2);
     try {
-      const { secret } = await h.token();
-      const c = await call<TaskData>(h, secret, 'POST', T2V, { model_name: 'vidx-v2-5', prompt: 'callback me', callback_url: rx.url, external_task_id: 'cb-order-7' });
+      const { secret } = await t.h.token();
+      const c = await call<TaskData>(t.h, secret, 'POST', T2V, { model_name: 'vidx-v2-5', prompt: 'callback me', callback_url: rx.url, external_task_id: 'cb-order-7' });
       const id = c.body.data.task_id;
       await until(() => rx.hits.some((x) => x.answered === 200), 'a successful delivery');
-      await until(async () => (await h.store.db.selectFrom('callbacks').select('state').where('task_id', '=', id).executeTakeFirst())?.state === 'delivered', 'delivered state');
+      await until(async () => (await t.h.store.db.selectFrom('callbacks').select('state').where('task_id', '=', id).executeTakeFirst())?.state === 'delivered', 'delivered state');
       // Several more dispatcher rounds and a query: still exactly one successful delivery.
-      await call(h, secret, 'GET', `${T2V}/${id}`);
+      await call(t.h, secret, 'GET', `${T2V}/${id}`);
       await new Promise((r) => setTimeout(r, 300));
       expect(rx.hits.map((x) => x.answered)).toEqual([500, 500, 200]);
 
@@ -73,9 +51,9 @@ describe('client callbacks', () => {
       expect(payload).toMatchObject({ task_id: id, task_status: 'succeed', model_name: 'vidx-v2-5-turbo', task_info: { external_task_id: 'cb-order-7' } });
       expect(payload.task_result.videos![0]!.id).toMatch(/^video_/);
       // Our ids only: the upstream task id never appears.
-      const upstreamId = (await h.store.db.selectFrom('tasks').select('upstream_task_id').where('id', '=', id).executeTakeFirstOrThrow()).upstream_task_id!;
+      const upstreamId = (await t.h.store.db.selectFrom('tasks').select('upstream_task_id').where('id', '=', id).executeTakeFirstOrThrow()).upstream_task_id!;
       expect(last.body).not.toContain(upstreamId);
-      const row = await h.store.db.selectFrom('callbacks').selectAll().where('task_id', '=', id).executeTakeFirstOrThrow();
+      const row = await t.h.store.db.selectFrom('callbacks').selectAll().where('task_id', '=', id).executeTakeFirstOrThrow();
       expect(Number(row.attempts)).toBe(3);
     } finally {
       await rx.close();
@@ -85,8 +63,8 @@ describe('client callbacks', () => {
   it('a failed task is reported too', async () => {
     const rx = await receiver(0);
     try {
-      const { secret } = await h.token();
-      const c = await call<TaskData>(h, secret, 'POST', T2V, { prompt: 'sim-fault:fail-task', callback_url: rx.url });
+      const { secret } = await t.h.token();
+      const c = await call<TaskData>(t.h, secret, 'POST', T2V, { prompt: 'sim-fault:fail-task', callback_url: rx.url });
       await until(() => rx.hits.length > 0, 'delivery');
       expect(JSON.parse(rx.hits[0]!.body)).toMatchObject({ task_id: c.body.data.task_id, task_status: 'failed' });
     } finally {
@@ -97,45 +75,43 @@ describe('client callbacks', () => {
 
 // No poller and no dispatcher in this harness: the dispatcher tests below drive delivery by hand.
 describe('upstream callbacks to the public URL; dispatcher by hand', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    // No poller: only the upstream's callback can move the task.
-    h = await startFamilyA({ env: { TOLLWAY_TASK_POLLER: '0' } });
-    h.config.publicUrl = h.url;
+  // No poller: only the upstream's callback can move the task.
+  const t = useHarness(vidxHarness({ env: { TOLLWAY_TASK_POLLER: '0' } }));
+  beforeAll(() => {
+    t.h.config.publicUrl = t.h.url;
   });
-  afterAll(async () => h?.close());
-  afterEach(() => h.sim.faults.clear());
+  afterEach(() => t.h.sim.faults.clear());
 
   it('asks the upstream to call the gateway back, and updates the task at once', async () => {
-    const { secret } = await h.token();
-    const c = await call<TaskData>(h, secret, 'POST', T2V, { prompt: 'tell me when done' });
+    const { secret } = await t.h.token();
+    const c = await call<TaskData>(t.h, secret, 'POST', T2V, { prompt: 'tell me when done' });
     const id = c.body.data.task_id;
-    const sent = h.sim.requestsTo('/v1/videos/text2video').filter((r) => r.method === 'POST').at(-1)!.body as { callback_url: string };
-    expect(sent.callback_url.startsWith(`${h.url}/vidx/callbacks/kling/${id}.`)).toBe(true);
-    await until(async () => (await h.store.db.selectFrom('tasks').select('state').where('id', '=', id).executeTakeFirst())?.state === 'succeeded', 'task updated by the upstream callback');
+    const sent = t.h.sim.requestsTo('/v1/videos/text2video').filter((r) => r.method === 'POST').at(-1)!.body as { callback_url: string };
+    expect(sent.callback_url.startsWith(`${t.h.url}/vidx/callbacks/kling/${id}.`)).toBe(true);
+    await until(async () => (await t.h.store.db.selectFrom('tasks').select('state').where('id', '=', id).executeTakeFirst())?.state === 'succeeded', 'task updated by the upstream callback');
     // The poller may finish the task before the simulator's callback POST completes: wait for that too.
-    await until(async () => klingState(h.sim.ctx).callbacks.some((x) => x.url === sent.callback_url && x.status === 200), 'upstream callback answered 200');
-    expect(await h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', id).execute()).toHaveLength(1);
-    const q = await waitStatus(h, secret, `${T2V}/${id}`, 'succeed');
+    await until(async () => klingState(t.h.sim.ctx).callbacks.some((x) => x.url === sent.callback_url && x.status === 200), 'upstream callback answered 200');
+    expect(await ledgerOfTask(t.h, id)).toHaveLength(1);
+    const q = await waitStatus(t.h, secret, `${T2V}/${id}`, 'succeed');
     expect(q.task_id).toBe(id);
   });
 
   it('gives up after the maximum attempts', async () => {
     const rx = await receiver(1000);
     const dispatcher = new CallbackDispatcher({
-      db: h.store.db,
+      db: t.h.store.db,
       logger: pino({ level: 'silent' }),
-      render: (t) => ({ task_id: t.id }),
+      render: (tok) => ({ task_id: tok.id }),
       options: { tickMs: 1000, backoffBaseMs: 1, maxAttempts: 3, allowPrivateNetwork: true, secret: 'k'.repeat(16) },
     });
     try {
       const now = Date.now();
-      await h.store.db.insertInto('callbacks').values({ id: 'cb_manual_1', task_id: 'task_manual_1', token_id: 'tok', url: rx.url, payload: '{}', state: 'pending', attempts: 0, next_at: now, last_error: null, created_at: now, updated_at: now }).execute();
+      await t.h.store.db.insertInto('callbacks').values({ id: 'cb_manual_1', task_id: 'task_manual_1', token_id: 'tok', url: rx.url, payload: '{}', state: 'pending', attempts: 0, next_at: now, last_error: null, created_at: now, updated_at: now }).execute();
       for (let i = 0; i < 3; i++) {
         await new Promise((r) => setTimeout(r, 5));
         await dispatcher.deliverDue();
       }
-      const row = await h.store.db.selectFrom('callbacks').selectAll().where('id', '=', 'cb_manual_1').executeTakeFirstOrThrow();
+      const row = await t.h.store.db.selectFrom('callbacks').selectAll().where('id', '=', 'cb_manual_1').executeTakeFirstOrThrow();
       expect(row.state).toBe('failed');
       expect(row.last_error).toBe('HTTP 500');
       expect(rx.hits).toHaveLength(3);
@@ -152,17 +128,17 @@ describe('upstream callbacks to the public URL; dispatcher by hand', () => {
     // hooks.example.test "resolves" to loopback: the connect-time check must refuse it.
     const agents = createSafeAgents(async () => [{ address: '127.0.0.1', family: 4 }]);
     const dispatcher = new CallbackDispatcher({
-      db: h.store.db,
+      db: t.h.store.db,
       logger: pino({ level: 'silent' }),
-      render: (t) => ({ task_id: t.id }),
+      render: (tok) => ({ task_id: tok.id }),
       options: { tickMs: 1000, backoffBaseMs: 1, maxAttempts: 5, allowPrivateNetwork: false, secret: 'k'.repeat(16) },
       agents,
     });
     try {
       const now = Date.now();
-      await h.store.db.insertInto('callbacks').values({ id: 'cb_manual_2', task_id: 'task_manual_2', token_id: 'tok', url: `http://hooks.example.test:${port}/x`, payload: '{}', state: 'pending', attempts: 0, next_at: now, last_error: null, created_at: now, updated_at: now }).execute();
+      await t.h.store.db.insertInto('callbacks').values({ id: 'cb_manual_2', task_id: 'task_manual_2', token_id: 'tok', url: `http://hooks.example.test:${port}/x`, payload: '{}', state: 'pending', attempts: 0, next_at: now, last_error: null, created_at: now, updated_at: now }).execute();
       await dispatcher.deliverDue();
-      const row = await h.store.db.selectFrom('callbacks').selectAll().where('id', '=', 'cb_manual_2').executeTakeFirstOrThrow();
+      const row = await t.h.store.db.selectFrom('callbacks').selectAll().where('id', '=', 'cb_manual_2').executeTakeFirstOrThrow();
       expect(row.state).toBe('failed');
       expect(row.last_error).toMatch(/^refused: .*loopback/);
       expect(rx.hits).toHaveLength(0);
@@ -173,9 +149,9 @@ describe('upstream callbacks to the public URL; dispatcher by hand', () => {
     }
   });
   it('refuses a callback address it did not issue', async () => {
-    const { secret } = await h.token();
-    const c = await call<TaskData>(h, secret, 'POST', T2V, { prompt: 'forged' });
-    const r = await h.fetch(`/vidx/callbacks/kling/${c.body.data.task_id}.${'0'.repeat(32)}`, { method: 'POST', json: { task_status: 'succeed' } });
+    const { secret } = await t.h.token();
+    const c = await call<TaskData>(t.h, secret, 'POST', T2V, { prompt: 'forged' });
+    const r = await t.h.fetch(`/vidx/callbacks/kling/${c.body.data.task_id}.${'0'.repeat(32)}`, { method: 'POST', json: { task_status: 'succeed' } });
     expect(r.status).toBe(404);
     expect(((await r.json()) as { code: number }).code).toBe(1203);
   });

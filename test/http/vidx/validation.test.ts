@@ -1,11 +1,11 @@
 // Table-driven: every family A field rule and limit through the real server, with the exact
 // HTTP status, vendor code and the envelope `{code, message, request_id, data:null}`.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Harness } from '../../helpers/harness.ts';
-import { call, startFamilyA, waitStatus, type TaskData } from './helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useHarness } from '../../support/harness.ts';
+import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx.ts';
+import type { AErr } from '../../support/error-shapes.ts';
 
-let h: Harness;
-let token: string;
+const t = useHarness(vidxHarness());
 let narrow: string; // allow-list: vidx-v1 only
 let sessionId: string;
 
@@ -15,14 +15,11 @@ const OMNI = '/vidx/v1/videos/omni-video';
 const CB = 'https://callbacks.invalid/hook';
 
 beforeAll(async () => {
-  h = await startFamilyA();
-  token = (await h.token()).secret;
-  narrow = (await h.token({ models: ['vidx-v1'] })).secret;
-  const init = await call<{ session_id: string }>(h, token, 'POST', `${ME}/init-selection`, { video_url: 'https://cdn.example.com/source.mp4' });
+  narrow = (await t.h.token({ models: ['vidx-v1'] })).secret;
+  const init = await call<{ session_id: string }>(t.h, t.token, 'POST', `${ME}/init-selection`, { video_url: 'https://cdn.example.com/source.mp4' });
   expect(init.body.code).toBe(0);
   sessionId = init.body.data.session_id;
 });
-afterAll(async () => h?.close());
 
 interface Case {
   name: string;
@@ -161,9 +158,9 @@ describe('family A validation table', () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_n, c) => {
     const body = c.body === undefined ? undefined : JSON.parse(JSON.stringify(c.body).replaceAll('"SESSION"', JSON.stringify(sessionId)));
     const method = c.method ?? (body === undefined ? 'GET' : 'POST');
-    const posts = () => h.sim.recorded.filter((x) => x.method === 'POST').length;
+    const posts = () => t.h.sim.recorded.filter((x) => x.method === 'POST').length;
     const before = posts();
-    const r = await call(h, c.as === 'narrow' ? narrow : token, method, c.path, body);
+    const r = await call(t.h, c.as === 'narrow' ? narrow : t.token, method, c.path, body);
     expect({ status: r.status, code: r.body.code }).toEqual({ status: c.status, code: c.code });
     if (c.code === 0) {
       expect(r.body.message).toBe('success');
@@ -179,28 +176,28 @@ describe('family A validation table', () => {
   });
 
   it('invalid JSON is 400 / 1200', async () => {
-    const r = await h.fetch(T2V, { method: 'POST', token, body: '{"prompt":', headers: { 'content-type': 'application/json' } });
+    const r = await t.h.fetch(T2V, { method: 'POST', token: t.token, body: '{"prompt":', headers: { 'content-type': 'application/json' } });
     expect(r.status).toBe(400);
-    const b = (await r.json()) as { code: number; data: null };
+    const b = (await r.json()) as AErr;
     expect(b).toMatchObject({ code: 1200, data: null });
   });
 
   it('auth errors use the vendor auth codes', async () => {
-    const none = await h.fetch(T2V, { method: 'POST', json: p({}) });
+    const none = await t.h.fetch(T2V, { method: 'POST', json: p({}) });
     expect(none.status).toBe(401);
     expect(((await none.json()) as { code: number }).code).toBe(1001);
-    const wrong = await h.fetch(T2V, { method: 'POST', json: p({}), token: 'tw-not-a-token' });
+    const wrong = await t.h.fetch(T2V, { method: 'POST', json: p({}), token: 'tw-not-a-token' });
     expect(wrong.status).toBe(401);
     expect(((await wrong.json()) as { code: number }).code).toBe(1002);
   });
 
   it('the canonical name of a normalised model is what the upstream and the query show', async () => {
-    const c = await call<TaskData>(h, token, 'POST', T2V, p({ model_name: 'vidx-v2-5' }));
-    const sent = h.sim.requestsTo('/v1/videos/text2video').filter((r) => r.method === 'POST').map((r) => r.body as { external_task_id: string; model_name: string });
+    const c = await call<TaskData>(t.h, t.token, 'POST', T2V, p({ model_name: 'vidx-v2-5' }));
+    const sent = t.h.sim.requestsTo('/v1/videos/text2video').filter((r) => r.method === 'POST').map((r) => r.body as { external_task_id: string; model_name: string });
     expect(sent.find((b) => b.external_task_id === c.body.data.task_id)?.model_name).toBe('kling-v2-5-turbo');
-    const q = await waitStatus(h, token, `${T2V}/${c.body.data.task_id}`, 'succeed');
+    const q = await waitStatus(t.h, t.token, `${T2V}/${c.body.data.task_id}`, 'succeed');
     expect(q.model_name).toBe('vidx-v2-5-turbo');
     // Public stand-in names never reach the upstream.
-    expect(JSON.stringify(h.sim.requestsTo('/v1/videos').map((r) => r.body))).not.toMatch(/"model_name":"vidx/);
+    expect(JSON.stringify(t.h.sim.requestsTo('/v1/videos').map((r) => r.body))).not.toMatch(/"model_name":"vidx/);
   });
 });

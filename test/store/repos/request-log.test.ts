@@ -1,14 +1,10 @@
 // A request-log row the store refuses (here: a NOT NULL column left empty) is set aside; the rows around it are
 // written — on the suite's dialect, SQLite or PostgreSQL.
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { RequestLogWriter, type RequestLogRow } from '../../../src/store/repos/request-log.ts';
-import { freshStore } from '../../helpers/harness.ts';
+import { useStore } from '../../support/store.ts';
 
-let fresh: Awaited<ReturnType<typeof freshStore>>;
-beforeAll(async () => {
-  fresh = await freshStore();
-});
-afterAll(async () => fresh?.cleanup());
+const fresh = useStore();
 
 const row = (id: string, endpoint: string | null): RequestLogRow => ({
   requestId: id,

@@ -10,7 +10,7 @@ import { TokensRepo } from '../../src/store/repos/tokens.ts';
 import type { Store } from '../../src/store/store.ts';
 import { DEFAULT_TASK_ENGINE_OPTIONS, TaskEngine, type TaskEngineOptions } from '../../src/tasks/engine.ts';
 import type { CreateTaskInput, PollOutcome, TaskDriver, TaskRecord } from '../../src/tasks/types.ts';
-import { freshStore } from '../helpers/harness.ts';
+import { freshStore } from './store.ts';
 
 export const CHANNELS: Record<string, Channel> = {
   ch1: { id: 'ch1', name: 'one', kind: 'dashscope', baseUrl: 'http://127.0.0.1:1', keys: { apiKey: 'k' }, models: null, priority: 0, weight: 1 },

@@ -1,7 +1,9 @@
-// Shared helpers for the /v1/videos tests.
+// The /v1/videos calls as the tests make them: create, read, wait for a terminal state, and the body the
+// gateway sent to the simulator's video-synthesis endpoint.
 import { expect } from 'vitest';
-import type { Harness } from '../../helpers/harness.ts';
+import type { Harness } from './harness.ts';
 
+/** Task timings short enough for a test to watch a video task finish. */
 export const FAST_TASK_ENV = {
   TOLLWAY_TASK_TICK_MS: '40',
   TOLLWAY_TASK_POLL_BASE_MS: '40',
@@ -44,18 +46,6 @@ export async function waitTerminal(h: Harness, token: string, id: string, maxPol
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`video ${id} never reached a terminal state`);
-}
-
-export async function ledgerFor(h: Harness, taskId: string) {
-  return h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', taskId).execute();
-}
-
-export async function holdFor(h: Harness, taskId: string) {
-  return h.store.db.selectFrom('holds').selectAll().where('task_id', '=', taskId).executeTakeFirst();
-}
-
-export async function tokenRow(h: Harness, tokenId: string) {
-  return h.store.db.selectFrom('tokens').select(['spent', 'held']).where('id', '=', tokenId).executeTakeFirstOrThrow();
 }
 
 /** The last body the gateway sent to the video-synthesis endpoint. */

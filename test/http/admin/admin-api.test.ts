@@ -1,40 +1,36 @@
 // The admin API (/admin/…) through the real server: tokens, channels, audit log.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../helpers/harness.ts';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../../support/harness.ts';
+import type { BErr } from '../../support/error-shapes.ts';
 
-type BErr = { error: { code: string; type: string; param?: string; message: string; request_id: string } };
 type TokenAnswer = { id: string; name: string; token: string; models: string[] | null; quota: number | null; expires_at: number | null; created_at: number };
 type AuditRow = { id: number; at: number; actor: string; action: string; target: string | null; detail: Record<string, unknown> | null; request_id: string | null };
 
-let h: Harness;
-beforeAll(async () => {
-  h = await startHarness();
-});
-afterAll(async () => h?.close());
+const t = useHarness();
 
 const KEY_CANARY = 'sk-ADMIN-CANARY-7777777777';
 const KLING_SK_CANARY = 'KLINGSECRET-CANARY-55555';
 
 async function audit(): Promise<AuditRow[]> {
-  const r = await h.admin('/admin/audit?limit=1000');
+  const r = await t.h.admin('/admin/audit?limit=1000');
   expect(r.status).toBe(200);
   return ((await r.json()) as { data: AuditRow[] }).data;
 }
 
 async function modelIds(token: string): Promise<string[]> {
-  const r = await h.fetch('/v1/models', { token });
+  const r = await t.h.fetch('/v1/models', { token });
   expect(r.status).toBe(200);
   return ((await r.json()) as { data: Array<{ id: string }> }).data.map((m) => m.id);
 }
 
 describe('admin auth', () => {
   it('no key → 401, a client token → 403, a wrong key → 403; all with request id', async () => {
-    const none = await h.fetch('/admin/tokens');
+    const none = await t.h.fetch('/admin/tokens');
     expect(none.status).toBe(401);
     expect(((await none.json()) as BErr).error.code).toBe('missing_token');
-    const { secret } = await h.token();
+    const { secret } = await t.h.token();
     for (const key of [secret, 'not-the-admin-key-at-all']) {
-      const r = await h.fetch('/admin/tokens', { token: key });
+      const r = await t.h.fetch('/admin/tokens', { token: key });
       expect(r.status).toBe(403);
       const body = (await r.json()) as BErr;
       expect(body.error.code).toBe('permission_denied');
@@ -42,7 +38,7 @@ describe('admin auth', () => {
     }
     // Refused writes change nothing.
     const before = (await audit()).length;
-    expect((await h.fetch('/admin/tokens', { method: 'POST', token: secret, json: { name: 'sneaky' } })).status).toBe(403);
+    expect((await t.h.fetch('/admin/tokens', { method: 'POST', token: secret, json: { name: 'sneaky' } })).status).toBe(403);
     expect((await audit()).length).toBe(before);
   });
 });
@@ -50,39 +46,39 @@ describe('admin auth', () => {
 describe('admin tokens', () => {
   it('POST /admin/tokens → 201 with exactly {id,name,token,models,quota,expires_at,created_at}; the token works', async () => {
     const exp = Date.now() + 86_400_000;
-    const r = await h.admin('/admin/tokens', { method: 'POST', json: { name: 'alice', models: ['qwx3.7-plus'], quota: 5_000_000, expires_at: exp } });
+    const r = await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'alice', models: ['qwx3.7-plus'], quota: 5_000_000, expires_at: exp } });
     expect(r.status).toBe(201);
     expect(r.headers.get('x-gateway-request-id')).toMatch(/^req_/);
-    const t = (await r.json()) as TokenAnswer;
-    expect(Object.keys(t).sort()).toEqual(['created_at', 'expires_at', 'id', 'models', 'name', 'quota', 'token']);
-    expect(t).toMatchObject({ name: 'alice', models: ['qwx3.7-plus'], quota: 5_000_000, expires_at: exp });
-    expect(t.token).toMatch(/^tw-/);
-    expect(Math.abs(t.created_at - Date.now())).toBeLessThan(600_000);
-    expect(await modelIds(t.token)).toEqual(['qwx3.7-plus']);
+    const tok = (await r.json()) as TokenAnswer;
+    expect(Object.keys(tok).sort()).toEqual(['created_at', 'expires_at', 'id', 'models', 'name', 'quota', 'token']);
+    expect(tok).toMatchObject({ name: 'alice', models: ['qwx3.7-plus'], quota: 5_000_000, expires_at: exp });
+    expect(tok.token).toMatch(/^tw-/);
+    expect(Math.abs(tok.created_at - Date.now())).toBeLessThan(600_000);
+    expect(await modelIds(tok.token)).toEqual(['qwx3.7-plus']);
   });
 
   it('defaults: no allow-list, no quota, no expiry', async () => {
-    const t = (await (await h.admin('/admin/tokens', { method: 'POST', json: { name: 'bob' } })).json()) as TokenAnswer;
-    expect(t).toMatchObject({ name: 'bob', models: null, quota: null, expires_at: null });
+    const tok = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'bob' } })).json()) as TokenAnswer;
+    expect(tok).toMatchObject({ name: 'bob', models: null, quota: null, expires_at: null });
   });
 
   it('the secret appears only in the creation answer', async () => {
-    const t = (await (await h.admin('/admin/tokens', { method: 'POST', json: { name: 'carol' } })).json()) as TokenAnswer;
-    const list = await (await h.admin('/admin/tokens')).text();
-    expect(list).toContain(t.id);
-    expect(list).not.toContain(t.token);
-    const one = await h.admin(`/admin/tokens/${t.id}`);
+    const tok = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'carol' } })).json()) as TokenAnswer;
+    const list = await (await t.h.admin('/admin/tokens')).text();
+    expect(list).toContain(tok.id);
+    expect(list).not.toContain(tok.token);
+    const one = await t.h.admin(`/admin/tokens/${tok.id}`);
     expect(one.status).toBe(200);
     const oneText = await one.text();
     expect(oneText).toContain('"name":"carol"');
-    expect(oneText).not.toContain(t.token);
-    const revoked = await h.admin(`/admin/tokens/${t.id}`, { method: 'DELETE' });
+    expect(oneText).not.toContain(tok.token);
+    const revoked = await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'DELETE' });
     expect(revoked.status).toBe(200);
     const revokedBody = (await revoked.json()) as { revoked_at: number | null };
     expect(revokedBody.revoked_at).toEqual(expect.any(Number));
-    expect(JSON.stringify(revokedBody)).not.toContain(t.token);
-    expect(JSON.stringify(await audit())).not.toContain(t.token);
-    expect(h.logs.join('')).not.toContain(t.token);
+    expect(JSON.stringify(revokedBody)).not.toContain(tok.token);
+    expect(JSON.stringify(await audit())).not.toContain(tok.token);
+    expect(t.h.logs.join('')).not.toContain(tok.token);
   });
 
   it('validation errors are 400 with the field named', async () => {
@@ -99,35 +95,35 @@ describe('admin tokens', () => {
       [{ name: 'x', expires_at: Math.floor(Date.now() / 1000) + 3600 }, 'invalid_parameter', 'expires_at'], // seconds by mistake
     ];
     for (const [json, code, param] of cases) {
-      const r = await h.admin('/admin/tokens', { method: 'POST', json });
+      const r = await t.h.admin('/admin/tokens', { method: 'POST', json });
       expect(r.status, JSON.stringify(json)).toBe(400);
       const body = (await r.json()) as BErr;
       expect(body.error.code, JSON.stringify(json)).toBe(code);
       expect(body.error.param, JSON.stringify(json)).toBe(param);
     }
-    const arr = await h.admin('/admin/tokens', { method: 'POST', json: [] });
+    const arr = await t.h.admin('/admin/tokens', { method: 'POST', json: [] });
     expect(arr.status).toBe(400);
-    const broken = await h.admin('/admin/tokens', { method: 'POST', body: '{"name":', headers: { 'content-type': 'application/json' } });
+    const broken = await t.h.admin('/admin/tokens', { method: 'POST', body: '{"name":', headers: { 'content-type': 'application/json' } });
     expect(broken.status).toBe(400);
     expect(((await broken.json()) as BErr).error.code).toBe('invalid_json');
   });
 
   it('unknown token id → 404 on get and revoke', async () => {
-    expect((await h.admin('/admin/tokens/tok_nope')).status).toBe(404);
-    expect((await h.admin('/admin/tokens/tok_nope', { method: 'DELETE' })).status).toBe(404);
+    expect((await t.h.admin('/admin/tokens/tok_nope')).status).toBe(404);
+    expect((await t.h.admin('/admin/tokens/tok_nope', { method: 'DELETE' })).status).toBe(404);
   });
 });
 
 describe('admin channels', () => {
   it('add (201, no keys in the answer), list (never keys), disable removes its models from /v1/models, enable restores', async () => {
-    const { secret } = await h.token({ models: ['qwx3.7-plus', 'vidx-v1'] });
+    const { secret } = await t.h.token({ models: ['qwx3.7-plus', 'vidx-v1'] });
     // The harness channels serve everything; disable them so this test's channel is the only dashscope one.
-    const listed = (await (await h.admin('/admin/channels')).json()) as { data: Array<{ id: string; name: string }> };
+    const listed = (await (await t.h.admin('/admin/channels')).json()) as { data: Array<{ id: string; name: string }> };
     const simDash = listed.data.find((c) => c.name === 'sim-dashscope')!;
-    expect((await h.admin(`/admin/channels/${simDash.id}/disable`, { method: 'POST' })).status).toBe(200);
+    expect((await t.h.admin(`/admin/channels/${simDash.id}/disable`, { method: 'POST' })).status).toBe(200);
     expect(await modelIds(secret)).toEqual(['vidx-v1']);
 
-    const add = await h.admin('/admin/channels', { method: 'POST', json: { name: 'ds-main', kind: 'dashscope', base_url: h.sim.url, api_key: KEY_CANARY, models: ['qwx3.7-plus'] } });
+    const add = await t.h.admin('/admin/channels', { method: 'POST', json: { name: 'ds-main', kind: 'dashscope', base_url: t.h.sim.url, api_key: KEY_CANARY, models: ['qwx3.7-plus'] } });
     expect(add.status).toBe(201);
     const addText = await add.text();
     expect(addText).not.toContain(KEY_CANARY);
@@ -135,30 +131,30 @@ describe('admin channels', () => {
     expect(ch).toMatchObject({ name: 'ds-main', kind: 'dashscope', status: 'enabled', models: ['qwx3.7-plus'] });
     expect(await modelIds(secret)).toEqual(['qwx3.7-plus', 'vidx-v1']);
 
-    const kl = await h.admin('/admin/channels', { method: 'POST', json: { name: 'kl-2', kind: 'kling', base_url: h.sim.url, access_key: 'ak-visible', secret_key: KLING_SK_CANARY } });
+    const kl = await t.h.admin('/admin/channels', { method: 'POST', json: { name: 'kl-2', kind: 'kling', base_url: t.h.sim.url, access_key: 'ak-visible', secret_key: KLING_SK_CANARY } });
     expect(kl.status).toBe(201);
     expect(await kl.text()).not.toContain(KLING_SK_CANARY);
 
-    const list = await (await h.admin('/admin/channels')).text();
+    const list = await (await t.h.admin('/admin/channels')).text();
     expect(list).toContain('ds-main');
     expect(list).not.toContain(KEY_CANARY);
     expect(list).not.toContain(KLING_SK_CANARY);
     expect(list).not.toContain('key_enc');
 
-    const dis = await h.admin(`/admin/channels/${ch.id}/disable`, { method: 'POST' });
+    const dis = await t.h.admin(`/admin/channels/${ch.id}/disable`, { method: 'POST' });
     expect(dis.status).toBe(200);
     expect(((await dis.json()) as { status: string }).status).toBe('disabled');
     expect(await modelIds(secret)).toEqual(['vidx-v1']);
-    const gone = await h.fetch('/v1/models/qwx3.7-plus', { token: secret });
+    const gone = await t.h.fetch('/v1/models/qwx3.7-plus', { token: secret });
     expect(gone.status).toBe(404);
     expect(((await gone.json()) as BErr).error.code).toBe('model_not_found');
 
-    expect((await h.admin(`/admin/channels/${ch.id}/enable`, { method: 'POST' })).status).toBe(200);
+    expect((await t.h.admin(`/admin/channels/${ch.id}/enable`, { method: 'POST' })).status).toBe(200);
     expect(await modelIds(secret)).toEqual(['qwx3.7-plus', 'vidx-v1']);
     // DELETE is a disable too (channels are kept for the audit trail)
-    expect((await h.admin(`/admin/channels/${ch.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await t.h.admin(`/admin/channels/${ch.id}`, { method: 'DELETE' })).status).toBe(200);
     expect(await modelIds(secret)).toEqual(['vidx-v1']);
-    await h.admin(`/admin/channels/${simDash.id}/enable`, { method: 'POST' });
+    await t.h.admin(`/admin/channels/${simDash.id}/enable`, { method: 'POST' });
     expect(await modelIds(secret)).toEqual(['qwx3.7-plus', 'vidx-v1']);
   });
 
@@ -176,30 +172,30 @@ describe('admin channels', () => {
       [{ name: 'sim-dashscope', kind: 'dashscope', api_key: 'k' }, 409, 'conflict', 'name'],
     ];
     for (const [json, status, code, param] of cases) {
-      const r = await h.admin('/admin/channels', { method: 'POST', json });
+      const r = await t.h.admin('/admin/channels', { method: 'POST', json });
       expect(r.status, JSON.stringify(json)).toBe(status);
       const body = (await r.json()) as BErr;
       expect(body.error.code, JSON.stringify(json)).toBe(code);
       expect(body.error.param, JSON.stringify(json)).toBe(param);
     }
-    expect((await h.admin('/admin/channels/ch_nope/disable', { method: 'POST' })).status).toBe(404);
+    expect((await t.h.admin('/admin/channels/ch_nope/disable', { method: 'POST' })).status).toBe(404);
   });
 });
 
 describe('audit log', () => {
   it('every admin action is recorded with actor, target and the request id', async () => {
-    const created = await h.admin('/admin/tokens', { method: 'POST', json: { name: 'audited', models: ['qwx3.7-plus'] } });
-    const t = (await created.json()) as TokenAnswer;
-    const revoked = await h.admin(`/admin/tokens/${t.id}`, { method: 'DELETE' });
-    const ch = await h.admin('/admin/channels', { method: 'POST', json: { name: 'audited-ch', kind: 'dashscope', base_url: h.sim.url, api_key: KEY_CANARY } });
+    const created = await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'audited', models: ['qwx3.7-plus'] } });
+    const tok = (await created.json()) as TokenAnswer;
+    const revoked = await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'DELETE' });
+    const ch = await t.h.admin('/admin/channels', { method: 'POST', json: { name: 'audited-ch', kind: 'dashscope', base_url: t.h.sim.url, api_key: KEY_CANARY } });
     const c = (await ch.json()) as { id: string };
-    const dis = await h.admin(`/admin/channels/${c.id}/disable`, { method: 'POST' });
-    const en = await h.admin(`/admin/channels/${c.id}/enable`, { method: 'POST' });
+    const dis = await t.h.admin(`/admin/channels/${c.id}/disable`, { method: 'POST' });
+    const en = await t.h.admin(`/admin/channels/${c.id}/enable`, { method: 'POST' });
 
     const rows = await audit();
     const find = (action: string, target: string) => rows.find((r) => r.action === action && r.target === target);
-    expect(find('token.create', t.id)).toMatchObject({ actor: 'admin', request_id: created.headers.get('x-gateway-request-id'), detail: { name: 'audited', models: ['qwx3.7-plus'] } });
-    expect(find('token.revoke', t.id)).toMatchObject({ actor: 'admin', request_id: revoked.headers.get('x-gateway-request-id') });
+    expect(find('token.create', tok.id)).toMatchObject({ actor: 'admin', request_id: created.headers.get('x-gateway-request-id'), detail: { name: 'audited', models: ['qwx3.7-plus'] } });
+    expect(find('token.revoke', tok.id)).toMatchObject({ actor: 'admin', request_id: revoked.headers.get('x-gateway-request-id') });
     expect(find('channel.create', c.id)).toMatchObject({ actor: 'admin', request_id: ch.headers.get('x-gateway-request-id'), detail: { name: 'audited-ch', kind: 'dashscope' } });
     expect(find('channel.disable', c.id)).toMatchObject({ request_id: dis.headers.get('x-gateway-request-id') });
     expect(find('channel.enable', c.id)).toMatchObject({ request_id: en.headers.get('x-gateway-request-id') });
@@ -208,18 +204,18 @@ describe('audit log', () => {
     // never a key, never a token secret
     const dump = JSON.stringify(rows);
     expect(dump).not.toContain(KEY_CANARY);
-    expect(dump).not.toContain(t.token);
+    expect(dump).not.toContain(tok.token);
   });
 });
 
 describe('audit log paging', () => {
   it('limit is strict: out-of-range or non-numeric values are 400 invalid_parameter', async () => {
     for (const qs of ['limit=0', 'limit=1001', 'limit=ten']) {
-      const r = await h.admin(`/admin/audit?${qs}`);
+      const r = await t.h.admin(`/admin/audit?${qs}`);
       expect(r.status, qs).toBe(400);
-      expect(((await r.json()) as { error: { code: string } }).error.code).toBe('invalid_parameter');
+      expect(((await r.json()) as BErr).error.code).toBe('invalid_parameter');
     }
-    const one = await h.admin('/admin/audit?limit=1');
+    const one = await t.h.admin('/admin/audit?limit=1');
     expect(((await one.json()) as { data: unknown[] }).data.length).toBeLessThanOrEqual(1);
   });
 });

@@ -1,6 +1,8 @@
-// The steps every request shares, whichever front serves it (Fastify for most routes, the text lane for the
-// hot text routes — see lane/text-lane.ts): a fresh request state, admission (token, limits), and the record
-// at the end (the access line and the request-log row).
+// The rules every request follows, whichever front serves it (Fastify for most routes, the text lane for the hot
+// text routes — lane/text-lane.ts): one function each, called by both. In order: a fresh request state, the drain
+// refusal, the URL rules (no encoded NUL; the path percent-decoded as the router decodes it), admission (token,
+// limits), the error answer in the family's shape, the client that leaves (499), and the record at the end (the
+// access line and the request-log row).
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { accessLogger } from './access-log.ts';
@@ -10,6 +12,47 @@ import type { RequestState } from './request-state.ts';
 /** The answer to a request that arrives while the gateway drains: retry elsewhere, and this connection closes. */
 export function shuttingDown(): GatewayError {
   return new GatewayError('service_unavailable', 'The gateway is shutting down; retry the request', { headers: { connection: 'close', 'retry-after': '1' } });
+}
+
+/** An encoded NUL anywhere in the URL: no id, name or query value can hold one, and PostgreSQL refuses it in text. */
+export function checkUrl(url: string): void {
+  if (url.includes('%00')) throw new GatewayError('invalid_request', 'The request URL contains an encoded NUL character (%00)');
+}
+
+/**
+ * The route path of a URL as the router sees it: no query string, no trailing slash, percent-escapes decoded
+ * (`/v1/chat/completion%73` is `/v1/chat/completions`, as Fastify's router decodes `/v1/model%73`). Null when
+ * the escapes are malformed (the framework answers those).
+ */
+export function routePath(url: string): string | null {
+  const q = url.indexOf('?');
+  let path = q < 0 ? url : url.slice(0, q);
+  if (path.includes('%')) {
+    try {
+      path = decodeURIComponent(path);
+    } catch {
+      return null;
+    }
+  }
+  if (path.length > 1 && path.charCodeAt(path.length - 1) === 47 /* / */) path = path.slice(0, -1);
+  return path;
+}
+
+/**
+ * The client closed its connection before the whole answer was written: the request's record says so — 499, the
+ * usual "client closed request" status, when nothing was answered. Returns true when the answer was not complete.
+ */
+export function markClientLeft(state: RequestState, res: ServerResponse): boolean {
+  if (res.writableFinished) return false;
+  state.errorCode ??= 'client_closed';
+  if (!res.headersSent) res.statusCode = 499;
+  return true;
+}
+
+/** An error answered before the request body was read closes the connection, so an unread body cannot hold it. */
+export function closesConnection(err: GatewayError, bodyRead: boolean): Record<string, string> | undefined {
+  if (bodyRead) return err.headers;
+  return { ...err.headers, connection: 'close' };
 }
 
 export function newRequestState(): RequestState {

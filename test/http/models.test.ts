@@ -1,28 +1,26 @@
 // GET /v1/models and model visibility: token allow-list AND an enabled channel serving the model.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
 import { ensureChannel } from '../../src/core/admin/channels.ts';
-import { startHarness, type Harness } from '../helpers/harness.ts';
+import { useHarness } from '../support/harness.ts';
+import type { BErr } from '../support/error-shapes.ts';
 
-type BErr = { error: { code: string; param?: string; message: string } };
 type ModelList = { object: string; data: Array<{ id: string; object: string; created: number; owned_by: string }> };
 
 // Only a DashScope channel: every Kling (vidx) model has no channel and must be invisible.
-let h: Harness;
+const t = useHarness({ channels: false });
 beforeAll(async () => {
-  h = await startHarness({ channels: false });
-  await ensureChannel(h.gw.deps, 'only-dashscope', 'dashscope', h.sim.url, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
+  await ensureChannel(t.h.gw.deps, 'only-dashscope', 'dashscope', t.h.sim.url, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
 });
-afterAll(async () => h?.close());
 
 const list = async (token: string) => {
-  const r = await h.fetch('/v1/models', { token });
+  const r = await t.h.fetch('/v1/models', { token });
   expect(r.status).toBe(200);
   return (await r.json()) as ModelList;
 };
 
 async function notFound(token: string, model: string) {
-  const r = await h.fetch(`/v1/models/${encodeURIComponent(model)}`, { token });
+  const r = await t.h.fetch(`/v1/models/${encodeURIComponent(model)}`, { token });
   expect(r.status, model).toBe(404);
   const body = (await r.json()) as BErr;
   expect(body.error.code, model).toBe('model_not_found');
@@ -31,7 +29,7 @@ async function notFound(token: string, model: string) {
 
 describe('/v1/models', () => {
   it('OpenAI list shape; only models an enabled channel serves', async () => {
-    const { secret } = await h.token();
+    const { secret } = await t.h.token();
     const l = await list(secret);
     expect(l.object).toBe('list');
     const ids = l.data.map((m) => m.id);
@@ -48,63 +46,63 @@ describe('/v1/models', () => {
   });
 
   it('the token allow-list shapes the list', async () => {
-    const { secret } = await h.token({ models: ['text-embedding-v4', 'qwx-image-2.0', 'vidx-v1'] });
+    const { secret } = await t.h.token({ models: ['text-embedding-v4', 'qwx-image-2.0', 'vidx-v1'] });
     // vidx-v1 is allowed but has no channel → not listed
     expect((await list(secret)).data.map((m) => m.id)).toEqual(['text-embedding-v4', 'qwx-image-2.0']);
   });
 
   it('GET /v1/models/{id}: a visible model answers 200 in the model shape', async () => {
-    const { secret } = await h.token({ models: ['qwx3.7-plus'] });
-    const r = await h.fetch('/v1/models/qwx3.7-plus', { token: secret });
+    const { secret } = await t.h.token({ models: ['qwx3.7-plus'] });
+    const r = await t.h.fetch('/v1/models/qwx3.7-plus', { token: secret });
     expect(r.status).toBe(200);
     expect(await r.json()).toEqual({ id: 'qwx3.7-plus', object: 'model', created: expect.any(Number), owned_by: 'qwx' });
   });
 
   it('model_not_found (404) for unknown, not-allowed, no-channel and hidden models alike', async () => {
-    const { secret } = await h.token({ models: ['qwx3.7-plus', 'vidx-v1'] });
+    const { secret } = await t.h.token({ models: ['qwx3.7-plus', 'vidx-v1'] });
     const unknown = await notFound(secret, 'gpt-4o');
     await notFound(secret, 'qwx3-vl-plus'); // exists, not in the allow-list
     await notFound(secret, ' '); // a blank id names no model: 404 as well, not "model is required"
     await notFound(secret, 'vidx-v1'); // allowed, but no enabled channel serves it
-    const open = (await h.token()).secret;
+    const open = (await t.h.token()).secret;
     await notFound(open, 'vidx-v1-6-multi-elements'); // internal entry
     await notFound(open, 'qwen3.7-plus'); // an upstream name is not a public name
     expect(unknown.error.message).toContain("'gpt-4o'");
   });
 
   it('aliases normalise; dated snapshots resolve only where the catalogue allows them', async () => {
-    const open = (await h.token()).secret;
-    const snap = await h.fetch('/v1/models/wnx2.7-t2v-2026-01-15', { token: open });
+    const open = (await t.h.token()).secret;
+    const snap = await t.h.fetch('/v1/models/wnx2.7-t2v-2026-01-15', { token: open });
     expect(snap.status).toBe(200);
     expect(((await snap.json()) as { id: string }).id).toBe('wnx2.7-t2v-2026-01-15');
     await notFound(open, 'hhx-1.1-t2v-2026-01-15');
     // an allow-list naming the base model admits its snapshots
-    const base = (await h.token({ models: ['wnx2.7-i2v'] })).secret;
-    expect((await h.fetch('/v1/models/wnx2.7-i2v-20260115', { token: base })).status).toBe(200);
+    const base = (await t.h.token({ models: ['wnx2.7-i2v'] })).secret;
+    expect((await t.h.fetch('/v1/models/wnx2.7-i2v-20260115', { token: base })).status).toBe(200);
   });
 });
 
 describe('visibility follows channel changes at once', () => {
   it('adding a Kling channel makes vidx models visible; disabling it hides them again', async () => {
-    const { secret } = await h.token({ models: ['vidx-v1', 'vidx-v2-5-turbo'] });
+    const { secret } = await t.h.token({ models: ['vidx-v1', 'vidx-v2-5-turbo'] });
     expect((await list(secret)).data).toEqual([]);
-    const add = await h.admin('/admin/channels', { method: 'POST', json: { name: 'kling-late', kind: 'kling', base_url: h.sim.url, access_key: DEFAULT_SIM_KEYS.klingAccessKey, secret_key: DEFAULT_SIM_KEYS.klingSecretKey } });
+    const add = await t.h.admin('/admin/channels', { method: 'POST', json: { name: 'kling-late', kind: 'kling', base_url: t.h.sim.url, access_key: DEFAULT_SIM_KEYS.klingAccessKey, secret_key: DEFAULT_SIM_KEYS.klingSecretKey } });
     expect(add.status).toBe(201);
     expect((await list(secret)).data.map((m) => m.id)).toEqual(['vidx-v1', 'vidx-v2-5-turbo']);
     // historical alias is accepted and shown under its canonical name
-    const alias = await h.fetch('/v1/models/vidx-v2-5', { token: secret });
+    const alias = await t.h.fetch('/v1/models/vidx-v2-5', { token: secret });
     expect(alias.status).toBe(200);
     expect(((await alias.json()) as { id: string }).id).toBe('vidx-v2-5-turbo');
     const { id } = (await add.json()) as { id: string };
-    expect((await h.admin(`/admin/channels/${id}/disable`, { method: 'POST' })).status).toBe(200);
+    expect((await t.h.admin(`/admin/channels/${id}/disable`, { method: 'POST' })).status).toBe(200);
     expect((await list(secret)).data).toEqual([]);
     await notFound(secret, 'vidx-v1');
   });
 
   it('a channel limited to some models serves only those', async () => {
-    const add = await h.admin('/admin/channels', { method: 'POST', json: { name: 'kling-v3-only', kind: 'kling', base_url: h.sim.url, access_key: DEFAULT_SIM_KEYS.klingAccessKey, secret_key: DEFAULT_SIM_KEYS.klingSecretKey, models: ['vidx-v3'] } });
+    const add = await t.h.admin('/admin/channels', { method: 'POST', json: { name: 'kling-v3-only', kind: 'kling', base_url: t.h.sim.url, access_key: DEFAULT_SIM_KEYS.klingAccessKey, secret_key: DEFAULT_SIM_KEYS.klingSecretKey, models: ['vidx-v3'] } });
     expect(add.status).toBe(201);
-    const { secret } = await h.token();
+    const { secret } = await t.h.token();
     const vidx = (await list(secret)).data.map((m) => m.id).filter((id) => id.startsWith('vidx-'));
     expect(vidx).toEqual(['vidx-v3']);
   });

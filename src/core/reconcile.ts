@@ -1,0 +1,126 @@
+// Reconciliation: for a period, the ledger against what the upstream reported (the usage stored with each request
+// and task), re-priced with the unit prices the ledger recorded. Per day, model and channel: the two totals and
+// their difference; then every charge whose stored usage disagrees, every reported usage without its charge,
+// charges of tasks without a terminal success, successes without a charge, and holds still open.
+import type { Price } from '../catalogue/types.ts';
+import { isObject } from '../contracts/fields.ts';
+import { MAX_CHARGE, priceUsage } from '../metering/prices.ts';
+import type { Usage } from '../metering/types.ts';
+import type { ReconcileRows } from '../store/repos/reconcile.ts';
+
+export interface ReconcileGroup {
+  day: string;
+  model: string;
+  /** The upstream account for tasks; sync calls do not record theirs ('-'). */
+  channel: string;
+  ledger_amount: number;
+  reported_amount: number;
+  difference: number;
+  charges: number;
+}
+
+export interface ReconcileReport {
+  from: number;
+  to: number;
+  groups: ReconcileGroup[];
+  /** Sum of the groups' differences: zero when the ledger and the stored usage agree. */
+  difference: number;
+  mismatches: Array<{ key: string; model: string; ledger_amount: number; reported_amount: number | null; reason: string }>;
+  open_holds: Array<{ key: string; token_id: string; amount: number; age_ms: number; reason: string }>;
+  tasks_charged_without_success: Array<{ task_id: string; state: string; amount: number }>;
+  successes_without_charge: Array<{ task_id: string; model: string }>;
+}
+
+const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+const parse = (s: string | null): Record<string, unknown> | null => {
+  if (s === null) return null;
+  try {
+    const v: unknown = JSON.parse(s);
+    return isObject(v) ? v : null;
+  } catch {
+    return null;
+  }
+};
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+/** The stored usage as metering usage, for the ledger row's kind. */
+function usageOf(kind: string, stored: Record<string, unknown>): Usage | null {
+  if (kind === 'tokens') return { kind, inputTokens: num(stored.input_tokens), outputTokens: num(stored.output_tokens), cachedTokens: num(stored.cached_tokens), cacheCreationTokens: num(stored.cache_creation_tokens) };
+  if (kind === 'images') return { kind, images: num(stored.images) };
+  if (kind === 'video' || kind === 'video-mode') return stored.kind === kind ? (stored as unknown as Usage) : null;
+  return null;
+}
+
+/** The ledger row's own unit prices as a price, so a price changed since does not count as a difference. */
+function priceOf(kind: string, unit: Record<string, unknown>, q: Record<string, unknown>): Price | null {
+  const tier = String(q.tier ?? '');
+  if (kind === 'tokens') return { unit: 'tokens', tiers: [{ maxInputTokens: null, inputPer1k: num(unit.input_per_1k), outputPer1k: num(unit.output_per_1k), cachedInputPer1k: num(unit.cached_input_per_1k), cacheCreationPer1k: num(unit.cache_creation_per_1k) }] };
+  if (kind === 'images') return { unit: 'image', perImage: num(unit.per_image) };
+  if (kind === 'video') return { unit: 'video-second', perSecond: { [tier]: num(unit.per_second) } as Record<'720p' | '1080p', number>, basis: q.basis === 'input+output' ? 'input+output' : 'output' };
+  if (kind === 'video-mode') return { unit: 'video-mode-second', perSecond: { [tier]: num(unit.per_second) } as Record<'std' | 'pro', number> };
+  return null;
+}
+
+function reprice(kind: string, stored: Record<string, unknown> | null, unitPrices: string, quantities: string): number | null {
+  if (!stored) return null;
+  const usage = usageOf(kind, stored);
+  const price = priceOf(kind, parse(unitPrices) ?? {}, parse(quantities) ?? {});
+  if (!usage || !price) return null;
+  try {
+    return Math.min(priceUsage(price, usage).amount, MAX_CHARGE);
+  } catch {
+    return null;
+  }
+}
+
+export function reconcile(rows: ReconcileRows, from: number, to: number, now = Date.now(), reservationTtlMs = 30 * 60_000): ReconcileReport {
+  const requests = new Map(rows.requests.map((r) => [r.requestId, r]));
+  const tasks = new Map(rows.tasks.map((t) => [t.id, t]));
+  const groups = new Map<string, ReconcileGroup>();
+  const report: ReconcileReport = { from, to, groups: [], difference: 0, mismatches: [], open_holds: [], tasks_charged_without_success: [], successes_without_charge: [] };
+  const add = (at: number, model: string, channel: string, ledger: number, reported: number, charges: number) => {
+    const k = `${day(at)}|${model}|${channel}`;
+    const g = groups.get(k) ?? { day: day(at), model, channel, ledger_amount: 0, reported_amount: 0, difference: 0, charges: 0 };
+    g.ledger_amount += ledger;
+    g.reported_amount += reported;
+    g.difference = g.ledger_amount - g.reported_amount;
+    g.charges += charges;
+    groups.set(k, g);
+  };
+  const charged = new Set<string>();
+  for (const l of rows.ledger) {
+    const task = l.taskId ? tasks.get(l.taskId) : undefined;
+    const req = !l.taskId && l.requestId ? requests.get(l.requestId) : undefined;
+    const stored = task ? parse(task.usage) : req ? parse(req.usage) : null;
+    const expected = reprice(l.kind, stored, l.unitPrices, l.quantities);
+    add(l.createdAt, l.model, task?.channelId ?? '-', l.amount, expected ?? 0, 1);
+    if (l.requestId && !l.taskId) charged.add(l.requestId);
+    if (l.taskId) {
+      charged.add(l.taskId);
+      if (!task || task.state !== 'succeeded') report.tasks_charged_without_success.push({ task_id: l.taskId, state: task?.state ?? 'unknown', amount: l.amount });
+    }
+    if (expected === null) report.mismatches.push({ key: l.key, model: l.model, ledger_amount: l.amount, reported_amount: null, reason: 'no stored usage for this charge' });
+    else if (expected !== l.amount) report.mismatches.push({ key: l.key, model: l.model, ledger_amount: l.amount, reported_amount: expected, reason: 'the stored usage prices differently' });
+  }
+  for (const r of rows.requests) {
+    if (r.amount > 0 && !charged.has(r.requestId)) {
+      report.mismatches.push({ key: r.requestId, model: r.model ?? '-', ledger_amount: 0, reported_amount: r.amount, reason: 'the request log shows a charge the ledger does not have' });
+      add(r.createdAt, r.model ?? '-', '-', 0, r.amount, 0);
+    }
+  }
+  for (const t of rows.tasks) {
+    if (t.state === 'succeeded' && t.finishedAt !== null && t.finishedAt >= from && t.finishedAt < to && !charged.has(t.id)) report.successes_without_charge.push({ task_id: t.id, model: t.model });
+  }
+  for (const h of rows.openHolds) {
+    const age = now - h.createdAt;
+    if (h.taskState === null && age > reservationTtlMs) report.open_holds.push({ key: h.key, token_id: h.tokenId, amount: h.amount, age_ms: age, reason: 'a reservation older than its time to live' });
+    else if (h.taskState !== null && ['succeeded', 'failed', 'cancelled'].includes(h.taskState)) report.open_holds.push({ key: h.key, token_id: h.tokenId, amount: h.amount, age_ms: age, reason: `held for a ${h.taskState} task` });
+  }
+  report.groups = [...groups.values()].sort((a, b) => a.day.localeCompare(b.day) || a.model.localeCompare(b.model) || a.channel.localeCompare(b.channel));
+  report.difference = report.groups.reduce((a, g) => a + g.difference, 0);
+  return report;
+}
+
+/** True when nothing needs an operator's eye. */
+export const isClean = (r: ReconcileReport): boolean =>
+  r.difference === 0 && r.mismatches.length === 0 && r.open_holds.length === 0 && r.tasks_charged_without_success.length === 0 && r.successes_without_charge.length === 0;

@@ -1,0 +1,49 @@
+// The rows a reconciliation reads for a period: ledger charges, the request log (usage as the upstream reported it),
+// tasks that finished or were charged, and holds still open. Plain reads; the comparison is core/reconcile.ts.
+import type { Kysely } from 'kysely';
+import type { Database } from '../schema.ts';
+
+export interface ReconcileRows {
+  ledger: Array<{ key: string; tokenId: string; model: string; kind: string; quantities: string; unitPrices: string; amount: number; requestId: string | null; taskId: string | null; createdAt: number }>;
+  requests: Array<{ requestId: string; model: string | null; usage: string | null; amount: number; createdAt: number }>;
+  tasks: Array<{ id: string; model: string; state: string; usage: string | null; channelId: string; finishedAt: number | null; createdAt: number }>;
+  openHolds: Array<{ key: string; tokenId: string; amount: number; createdAt: number; taskState: string | null }>;
+}
+
+export class ReconcileRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async read(from: number, to: number): Promise<ReconcileRows> {
+    const ledger = await this.db.selectFrom('ledger').selectAll().where('created_at', '>=', from).where('created_at', '<', to).orderBy('id').execute();
+    const requests = await this.db
+      .selectFrom('request_log')
+      .select(['request_id', 'model', 'usage', 'amount', 'created_at'])
+      .where('created_at', '>=', from)
+      .where('created_at', '<', to)
+      .where((eb) => eb.or([eb('amount', '>', 0), eb('usage', 'is not', null)]))
+      .execute();
+    // Tasks that finished in the period, and any task a charge of the period names.
+    const charged = [...new Set(ledger.map((l) => l.task_id).filter((t): t is string => t !== null))];
+    const tasks = await this.db
+      .selectFrom('tasks')
+      .select(['id', 'model', 'state', 'usage', 'channel_id', 'finished_at', 'created_at'])
+      .where((eb) => {
+        const finished = eb.and([eb('finished_at', '>=', from), eb('finished_at', '<', to)]);
+        return charged.length ? eb.or([finished, eb('id', 'in', charged)]) : finished;
+      })
+      .execute();
+    const holds = await this.db
+      .selectFrom('holds')
+      .leftJoin('tasks', 'tasks.id', 'holds.task_id')
+      .select(['holds.task_id as key', 'holds.token_id', 'holds.amount', 'holds.created_at', 'tasks.state as task_state'])
+      .where('holds.state', '=', 'held')
+      .where('holds.created_at', '<', to)
+      .execute();
+    return {
+      ledger: ledger.map((l) => ({ key: l.idempotency_key, tokenId: l.token_id, model: l.model, kind: l.kind, quantities: l.quantities, unitPrices: l.unit_prices, amount: Number(l.amount), requestId: l.request_id, taskId: l.task_id, createdAt: Number(l.created_at) })),
+      requests: requests.map((r) => ({ requestId: r.request_id, model: r.model, usage: r.usage, amount: Number(r.amount), createdAt: Number(r.created_at) })),
+      tasks: tasks.map((t) => ({ id: t.id, model: t.model, state: t.state, usage: t.usage, channelId: t.channel_id, finishedAt: t.finished_at === null ? null : Number(t.finished_at), createdAt: Number(t.created_at) })),
+      openHolds: holds.map((h) => ({ key: h.key, tokenId: h.token_id, amount: Number(h.amount), createdAt: Number(h.created_at), taskState: h.task_state ?? null })),
+    };
+  }
+}

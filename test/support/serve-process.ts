@@ -1,0 +1,67 @@
+// `tollway serve` as a child process (bin/tollway.mjs through tsx), for what only a real process shows: demo
+// mode on an empty data dir, a SIGKILL mid-flight.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
+import { freePort } from './free-port.ts';
+
+export const TOLLWAY_BIN = join(import.meta.dirname, '..', '..', 'bin', 'tollway.mjs');
+
+export interface ServeProcess {
+  child: ChildProcess;
+  base: string;
+  /** What it printed so far: stderr, then stdout. */
+  output(): string;
+  /** Its exit code, once it ended. */
+  exited: Promise<number | null>;
+  /** SIGTERM, then its exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * A `serve(env, waitFor)` for a test file: starts `tollway serve` on a free port of 127.0.0.1 with `env` (plus PATH,
+ * PORT and HOST) and resolves once its stderr matches `waitFor`. A port found free can be taken by another test
+ * process before the child binds it: on EADDRINUSE, again on another port. Every process still running after the
+ * file's tests is killed (SIGKILL) — call this after the file's own afterAll hooks that need the processes gone.
+ */
+export function useServeProcesses(): (env: Record<string, string>, waitFor?: RegExp) => Promise<ServeProcess> {
+  const children: ChildProcess[] = [];
+  afterAll(() => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  });
+  const once = async (env: Record<string, string>, waitFor: RegExp): Promise<ServeProcess> => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [TOLLWAY_BIN, 'serve'], { env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let err = '';
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    await new Promise<void>((resolve, reject) => {
+      child.stderr!.on('data', (d: Buffer) => {
+        err += d.toString();
+        if (waitFor.test(err)) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`serve exited early (${code}): ${err}${out}`)));
+    });
+    return {
+      child,
+      base: `http://127.0.0.1:${port}`,
+      output: () => err + out,
+      exited,
+      stop: async () => {
+        child.kill('SIGTERM');
+        return exited;
+      },
+    };
+  };
+  return async (env, waitFor = /listening on /) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await once(env, waitFor);
+      } catch (e) {
+        if (attempt >= 3 || !/EADDRINUSE/.test(String(e))) throw e;
+      }
+    }
+  };
+}

@@ -1,0 +1,75 @@
+// What a request or a task left in the store: ledger rows, request-log rows, holds and token counters. The
+// ledger and the request log are group-committed, so each read first flushes the writers.
+import type { Harness } from './harness.ts';
+
+export async function flushWriters(h: Harness): Promise<void> {
+  await h.gw.deps.meter.flush();
+  await h.gw.deps.requestLog.flush();
+}
+
+/** Ledger rows of one request id (sync calls), as they are once the writers are flushed. */
+export async function ledgerOfRequest(h: Harness, rid: string) {
+  await flushWriters(h);
+  return h.store.db.selectFrom('ledger').selectAll().where('request_id', '=', rid).execute();
+}
+
+export interface LedgerRow {
+  idempotency_key: string;
+  token_id: string;
+  model: string;
+  amount: number | string;
+  quantities: string;
+  request_id: string | null;
+  upstream_request_id: string | null;
+}
+
+/** Ledger rows of one request id, waiting (up to ~2 s) until there are at least `wantAtLeast` of them. */
+export async function ledgerRows(h: Harness, requestId: string, wantAtLeast = 1): Promise<LedgerRow[]> {
+  let rows: LedgerRow[] = [];
+  for (let i = 0; i < 100; i++) {
+    await h.gw.deps.meter.flush();
+    rows = (await h.store.db.selectFrom('ledger').selectAll().where('request_id', '=', requestId).execute()) as unknown as LedgerRow[];
+    if (rows.length >= wantAtLeast) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return rows;
+}
+
+/** Ledger rows of one token. */
+export async function ledgerOfToken(h: Harness, tokenId: string) {
+  await h.gw.deps.meter.flush();
+  return h.store.db.selectFrom('ledger').selectAll().where('token_id', '=', tokenId).execute();
+}
+
+/** Ledger rows of one task. */
+export async function ledgerOfTask(h: Harness, taskId: string) {
+  await flushWriters(h);
+  return h.store.db.selectFrom('ledger').selectAll().where('task_id', '=', taskId).execute();
+}
+
+/** The hold of one task. */
+export async function holdOfTask(h: Harness, taskId: string) {
+  return h.store.db.selectFrom('holds').selectAll().where('task_id', '=', taskId).executeTakeFirst();
+}
+
+/** A token's `spent` and `held` counters. */
+export async function tokenRow(h: Harness, tokenId: string) {
+  return h.store.db.selectFrom('tokens').select(['spent', 'held']).where('id', '=', tokenId).executeTakeFirstOrThrow();
+}
+
+/** The request-log rows of one request id as they are once the writers are flushed (none, or one). */
+export async function requestLogRows(h: Harness, rid: string) {
+  await flushWriters(h);
+  return h.store.db.selectFrom('request_log').selectAll().where('request_id', '=', rid).execute();
+}
+
+/** The request-log row of one request, waiting for the writer (it is written after the response). */
+export async function requestLogRow(h: Harness, rid: string) {
+  for (let i = 0; i < 100; i++) {
+    await flushWriters(h);
+    const row = await h.store.db.selectFrom('request_log').selectAll().where('request_id', '=', rid).executeTakeFirst();
+    if (row) return row;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no request_log row for ${rid}`);
+}
