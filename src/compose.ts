@@ -11,6 +11,7 @@ import { KlingTaskDriver } from './adapters/kling/task-driver.ts';
 import { SecretBox } from './auth/secret-box.ts';
 import { TokenAuth } from './auth/token-auth.ts';
 import { LocalBus, RedisBus, type ClusterBus, type ClusterEvent } from './cluster/cluster-bus.ts';
+import type { Catalogue } from './catalogue/catalogue.ts';
 import type { Config } from './config/config.ts';
 import type { AdminDeps } from './core/admin/deps.ts';
 import { redactSecrets, registerSecret } from './errors/redact.ts';
@@ -112,14 +113,9 @@ function keepCachesCoherent(deps: AppDeps): () => void {
   return () => clearInterval(timer);
 }
 
-/** Store-backed objects and caches: everything AppDeps holds. */
-async function composeDeps(config: Config, opts: GatewayOptions, store: Store, logger: Logger): Promise<AppDeps> {
-  const box = new SecretBox(opts.secret);
-  const repos = buildRepos(store);
-  const channels = new ChannelRegistry(repos.channels, box);
-  await channels.reload();
-  const catalogue = await loadCatalogue(store.db, config.catalogueFile);
-  const meter = new StoreMeter(store.db, () => deps.catalogue, {
+/** The meter and the request-log writer: both group-commit through the SQLite batch writer when there is one. */
+function composeWriters(store: Store, audit: AuditRepo, catalogue: () => Catalogue, logger: Logger): { meter: StoreMeter; requestLog: RequestLogWriter } {
+  const meter = new StoreMeter(store.db, catalogue, {
     batchWriter: store.batchWriter,
     onError: (e, queued) => logger.error({ err: String(e), queued }, 'ledger batch write failed; charges stay queued and are retried'),
     // Every field of the refused charge, so the operator can enter it by hand: it is not retried.
@@ -127,7 +123,7 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
     onClamped: (r) => {
       const detail = { key: r.key, token_id: r.tokenId, model: r.model, amount: r.charge.amount, quantities: r.charge.quantities };
       logger.warn(detail, 'charge clamped to the largest amount one charge may carry');
-      repos.audit.write({ actor: 'meter', action: 'charge.clamped', target: r.key, detail, requestId: r.requestId }).catch((e: unknown) => logger.error({ err: String(e) }, 'audit write failed'));
+      audit.write({ actor: 'meter', action: 'charge.clamped', target: r.key, detail, requestId: r.requestId }).catch((e: unknown) => logger.error({ err: String(e) }, 'audit write failed'));
     },
   });
   const requestLog = new RequestLogWriter(store.db, {
@@ -135,6 +131,17 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
     onError: (e) => logger.error({ err: String(e) }, 'request log write failed'),
     onRejected: (rows, e) => logger.error({ err: String(e), request_ids: rows.map((r) => r.requestId) }, 'request-log rows refused by the store; set aside'),
   });
+  return { meter, requestLog };
+}
+
+/** Store-backed objects and caches: everything AppDeps holds. */
+async function composeDeps(config: Config, opts: GatewayOptions, store: Store, logger: Logger): Promise<AppDeps> {
+  const box = new SecretBox(opts.secret);
+  const repos = buildRepos(store);
+  const channels = new ChannelRegistry(repos.channels, box);
+  await channels.reload();
+  const catalogue = await loadCatalogue(store.db, config.catalogueFile);
+  const { meter, requestLog } = composeWriters(store, repos.audit, () => deps.catalogue, logger);
   const cluster = config.redisUrl ? await redisBus(config.redisUrl, logger) : new LocalBus();
   const deps: AppDeps = {
     config,
