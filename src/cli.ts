@@ -7,6 +7,8 @@ import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { addChannel, listChannels, parseCreateChannel, publicChannel, setChannelStatus } from './core/admin/channels.ts';
 import type { Actor, AdminDeps } from './core/admin/deps.ts';
 import { issueToken, listTokens, parseCreateToken, publicToken, revokeToken } from './core/admin/tokens.ts';
+import { reconcilePeriod, reconcileReport } from './core/admin/reconcile.ts';
+import { isClean } from './core/reconcile.ts';
 import { serve } from './main.ts';
 import { openStore } from './store/store.ts';
 
@@ -19,6 +21,7 @@ const USAGE = `Usage: tollway <command>
   channel add --name N --kind dashscope|kling [--base-url U] [--api-key K | --access-key A --secret-key S] [--models a,b]
   channel list
   channel disable ID
+  reconcile [--from MS] [--to MS]         the ledger against the stored upstream usage (default: the last 24 h); exit 1 if anything needs a look
   simulate [--port N] [--task-ms MS]        run the upstream simulator alone`;
 
 /** A wrong command line (not a wrong environment): printed without the "configuration error" label. */
@@ -96,6 +99,18 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
   return 2;
 }
 
+/** Prints the report as JSON; exit code 0 when it is clean, 1 when something needs a look. */
+async function reconcileCommand(config: Config, args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { from: { type: 'string' }, to: { type: 'string' } } });
+  const { from, to } = reconcilePeriod(num('--from', values.from), num('--to', values.to));
+  if (from >= to) throw new UsageError('--from must be before --to');
+  return withAdmin(config, async (deps) => {
+    const report = await reconcileReport(deps, from, to, config.reservationTtlMs);
+    print(report);
+    return isClean(report) ? 0 : 1;
+  });
+}
+
 async function main(argv: string[]): Promise<number> {
   const [cmd = 'serve', sub, ...rest] = argv;
   const config = loadConfig();
@@ -113,6 +128,8 @@ async function main(argv: string[]): Promise<number> {
       return tokenCommand(config, sub, rest);
     case 'channel':
       return channelCommand(config, sub, rest);
+    case 'reconcile':
+      return reconcileCommand(config, [sub, ...rest].filter((x): x is string => x !== undefined));
     case 'simulate': {
       const { values } = parseArgs({ args: [sub, ...rest].filter((x): x is string => x !== undefined), options: { port: { type: 'string' }, 'task-ms': { type: 'string' } } });
       // Loaded on demand: `serve` in production never carries the simulator's code.

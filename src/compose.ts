@@ -27,6 +27,7 @@ import { AuditRepo } from './store/repos/audit.ts';
 import { ChannelsRepo } from './store/repos/channels.ts';
 import { LedgerRepo } from './store/repos/ledger.ts';
 import { RequestLogRepo, RequestLogWriter } from './store/repos/request-log.ts';
+import { ReconcileRepo } from './store/repos/reconcile.ts';
 import { SessionsRepo } from './store/repos/sessions.ts';
 import { TasksRepo } from './store/repos/tasks.ts';
 import { TokensRepo } from './store/repos/tokens.ts';
@@ -72,7 +73,7 @@ function registerSecrets(config: Config, secrets: string[]): void {
 
 function buildRepos(store: Store): AppDeps['repos'] {
   const { db } = store;
-  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(db), requestLog: new RequestLogRepo(db) };
+  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(db), requestLog: new RequestLogRepo(db), reconcile: new ReconcileRepo(db) };
 }
 
 /** The CLI's objects: the store, repos and catalogue for core/admin operations, without caches or HTTP. */
@@ -220,8 +221,23 @@ export async function composeGateway(config: Config, opts: GatewayOptions): Prom
     deps.tasks.start();
     vidx.dispatcher.start();
   }
-  const own = { dispatcher: vidx.dispatcher, stopRefresh, store: opts.store ? null : store };
+  const stopReaper = reapReservations(deps);
+  const own = { dispatcher: vidx.dispatcher, stopRefresh: () => (stopRefresh(), stopReaper()), store: opts.store ? null : store };
   return { app, deps, close: () => closeGateway(app, deps, own) };
+}
+
+/** Reservations a dead instance left open go back to their tokens' quotas once older than their time to live. */
+function reapReservations(deps: AppDeps): () => void {
+  const ttl = deps.config.reservationTtlMs;
+  const reap = () =>
+    deps.meter.reapReservations(ttl).then(
+      (n) => n > 0 && deps.logger.warn({ released: n }, 'reservations left open by a stopped instance released'),
+      (e: unknown) => deps.logger.warn({ err: String(e) }, 'reservation reaper failed'),
+    );
+  void reap();
+  const timer = setInterval(reap, Math.min(60_000, ttl));
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 /** What closing stops besides deps: the dispatcher, the cache refresh, and the store unless the caller owns it. */

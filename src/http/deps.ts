@@ -14,6 +14,7 @@ import type { AuditRepo } from '../store/repos/audit.ts';
 import type { ChannelsRepo } from '../store/repos/channels.ts';
 import type { LedgerRepo } from '../store/repos/ledger.ts';
 import type { RequestLogRepo, RequestLogWriter } from '../store/repos/request-log.ts';
+import type { ReconcileRepo } from '../store/repos/reconcile.ts';
 import type { TokensRepo } from '../store/repos/tokens.ts';
 import type { Store } from '../store/store.ts';
 import type { TaskEngine } from '../tasks/engine.ts';
@@ -36,6 +37,7 @@ export interface AppDeps {
     ledger: LedgerRepo;
     /** Reads of the request log (the writer is `requestLog`). */
     requestLog: RequestLogRepo;
+    reconcile: ReconcileRepo;
   };
   requestLog: RequestLogWriter;
   meter: Meter;

@@ -115,4 +115,20 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
     }
     expect((await auditedByCli()).length).toBe(before);
   });
+
+  it('reconcile: a clean period exits 0 with zero difference; a charge without its reported usage is named and exits 1', async () => {
+    const from = Date.now() - 1000;
+    const clean = tollway(['reconcile', '--from', String(from), '--to', String(Date.now() + 1000)]);
+    expect(clean.code).toBe(0);
+    expect(JSON.parse(clean.stdout)).toMatchObject({ difference: 0, mismatches: [], open_holds: [] });
+    await fresh.store.db
+      .insertInto('ledger')
+      .values({ idempotency_key: 'req_cli_orphan', token_id: 'tok_x', model: 'qwx3.7-plus', kind: 'tokens', quantities: '{"input_tokens":10,"output_tokens":0}', unit_prices: '{"input_per_1k":800,"output_per_1k":2000}', amount: 8, request_id: 'req_cli_orphan', task_id: null, upstream_request_id: null, created_at: Date.now() })
+      .execute();
+    const off = tollway(['reconcile', '--from', String(from), '--to', String(Date.now() + 1000)]);
+    expect(off.code).toBe(1);
+    const report = JSON.parse(off.stdout) as { difference: number; mismatches: Array<{ key: string; reason: string }> };
+    expect(report.difference).toBe(8);
+    expect(report.mismatches).toEqual([expect.objectContaining({ key: 'req_cli_orphan', reason: 'no stored usage for this charge' })]);
+  });
 });

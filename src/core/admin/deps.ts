@@ -4,10 +4,11 @@ import type { Catalogue } from '../../catalogue/catalogue.ts';
 import type { ClusterEvent } from '../../cluster/cluster-bus.ts';
 import type { AuditRepo } from '../../store/repos/audit.ts';
 import type { ChannelsRepo } from '../../store/repos/channels.ts';
+import type { ReconcileRepo } from '../../store/repos/reconcile.ts';
 import type { TokensRepo } from '../../store/repos/tokens.ts';
 
 export interface AdminDeps {
-  readonly repos: { readonly tokens: TokensRepo; readonly channels: ChannelsRepo; readonly audit: AuditRepo };
+  readonly repos: { readonly tokens: TokensRepo; readonly channels: ChannelsRepo; readonly audit: AuditRepo; readonly reconcile: ReconcileRepo };
   readonly box: SecretBox;
   /** Read at call time: a price change replaces it. */
   readonly catalogue: Catalogue;

@@ -6,6 +6,7 @@ import { registerBillRoutes } from './bills.ts';
 import { registerLedgerRoutes } from './ledger.ts';
 import { registerLogRoutes } from './logs.ts';
 import { registerPriceRoutes } from './prices.ts';
+import { registerReconcileRoutes } from './reconcile.ts';
 import { registerChannelRoutes } from './channels.ts';
 import { registerTokenRoutes } from './tokens.ts';
 
@@ -18,4 +19,5 @@ export async function registerAdminRoutes(scope: FastifyInstance, deps: AppDeps)
   registerLogRoutes(scope, deps);
   registerBillRoutes(scope, deps);
   registerPriceRoutes(scope, deps);
+  registerReconcileRoutes(scope, deps);
 }
