@@ -15,8 +15,8 @@ import type { Catalogue } from './catalogue/catalogue.ts';
 import type { Config } from './config/config.ts';
 import type { AdminDeps } from './core/admin/deps.ts';
 import { redactSecrets, registerSecret } from './errors/redact.ts';
-import type { AppDeps } from './http/deps.ts';
-import type { FamilyAContext } from './http/routes/vidx/context.ts';
+import type { GatewayDeps } from './core/deps.ts';
+import type { VidxContext } from './core/vidx/context.ts';
 import { MemoryCounters, RateLimiter, RedisCounters } from './limits/rate-limiter.ts';
 import { loadCatalogue } from './metering/catalogue-source.ts';
 import { StoreMeter } from './metering/meter.ts';
@@ -47,7 +47,7 @@ export interface GatewayOptions {
 
 export interface Gateway {
   app: FastifyInstance;
-  deps: AppDeps;
+  deps: GatewayDeps;
   close(): Promise<void>;
 }
 
@@ -71,7 +71,7 @@ function registerSecrets(config: Config, secrets: string[]): void {
   for (const s of [...secrets, config.dashscope.apiKey, config.kling.secretKey]) registerSecret(s);
 }
 
-function buildRepos(store: Store): AppDeps['repos'] {
+function buildRepos(store: Store): GatewayDeps['repos'] {
   const { db } = store;
   return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(db), requestLog: new RequestLogRepo(db), reconcile: new ReconcileRepo(db) };
 }
@@ -94,15 +94,15 @@ async function redisBus(url: string, logger: Logger): Promise<ClusterBus> {
 }
 
 /** An admin change, made here or announced by another instance, applied to this instance's caches. */
-async function applyLocally(deps: AppDeps, e: ClusterEvent): Promise<void> {
+async function applyLocally(deps: GatewayDeps, e: ClusterEvent): Promise<void> {
   if (e.kind === 'token-revoked') deps.tokenAuth.invalidateHash(e.hash);
   else if (e.kind === 'channels-changed') await deps.channels.reload();
-  // AppDeps.catalogue is reassigned: readers take deps.catalogue at call time (the meter through a getter).
+  // GatewayDeps.catalogue is reassigned: readers take deps.catalogue at call time (the meter through a getter).
   else deps.catalogue = await loadCatalogue(deps.store.db, deps.config.catalogueFile);
 }
 
 /** Apply other instances' admin changes: at once from the bus, and by a periodic re-read as the fallback. */
-function keepCachesCoherent(deps: AppDeps): () => void {
+function keepCachesCoherent(deps: GatewayDeps): () => void {
   const warn = (e: unknown) => deps.logger.warn({ err: String(e) }, 'cache refresh failed');
   deps.cluster.onEvent((e) => applyLocally(deps, e).catch(warn));
   if (deps.config.refreshMs <= 0) return () => undefined;
@@ -135,8 +135,8 @@ function composeWriters(store: Store, audit: AuditRepo, catalogue: () => Catalog
   return { meter, requestLog };
 }
 
-/** Store-backed objects and caches: everything AppDeps holds. */
-async function composeDeps(config: Config, opts: GatewayOptions, store: Store, logger: Logger): Promise<AppDeps> {
+/** Store-backed objects and caches: everything GatewayDeps holds. */
+async function composeDeps(config: Config, opts: GatewayOptions, store: Store, logger: Logger): Promise<GatewayDeps> {
   const box = new SecretBox(opts.secret);
   const repos = buildRepos(store);
   const channels = new ChannelRegistry(repos.channels, box);
@@ -144,7 +144,7 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
   const catalogue = await loadCatalogue(store.db, config.catalogueFile);
   const { meter, requestLog } = composeWriters(store, repos.audit, () => deps.catalogue, logger);
   const cluster = config.redisUrl ? await redisBus(config.redisUrl, logger) : new LocalBus();
-  const deps: AppDeps = {
+  const deps: GatewayDeps = {
     config,
     store,
     logger,
@@ -171,7 +171,7 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
 }
 
 /** The DashScope video driver: polls /v1/videos tasks; the price basis says which seconds are charged. */
-function registerVideoDriver(deps: AppDeps): void {
+function registerVideoDriver(deps: GatewayDeps): void {
   const basisOf = (billingModel: string) => {
     const e = deps.catalogue.get(billingModel);
     return e && e.price.unit === 'video-second' ? e.price.basis : 'output';
@@ -180,7 +180,7 @@ function registerVideoDriver(deps: AppDeps): void {
 }
 
 /** Family A: the Kling client (JWT signer inside), selection sessions, client callbacks and the Kling task drivers. */
-function composeVidx(deps: AppDeps, views: typeof import('./http/routes/vidx/task-view.ts')): FamilyAContext {
+function composeVidx(deps: GatewayDeps, views: typeof import('./core/vidx/views.ts')): VidxContext {
   const client = new KlingClient(deps.upstream, new KlingJwtSigner());
   const cb = deps.config.callbacks;
   const dispatcher = new CallbackDispatcher({
@@ -212,7 +212,7 @@ export async function composeGateway(config: Config, opts: GatewayOptions): Prom
   const deps = await composeDeps(config, opts, store, logger);
   const stopRefresh = keepCachesCoherent(deps);
   // The HTTP modules load only here: the CLI composes the admin core alone and never carries Fastify.
-  const [{ buildApp }, views] = await Promise.all([import('./http/app.ts'), import('./http/routes/vidx/task-view.ts')]);
+  const [{ buildApp }, views] = await Promise.all([import('./http/app.ts'), import('./core/vidx/views.ts')]);
   registerVideoDriver(deps);
   const vidx = composeVidx(deps, views);
   const app = await buildApp(deps, { text: dashscopeTextAdapter(deps.upstream), vidx });
@@ -227,7 +227,7 @@ export async function composeGateway(config: Config, opts: GatewayOptions): Prom
 }
 
 /** Reservations a dead instance left open go back to their tokens' quotas once older than their time to live. */
-function reapReservations(deps: AppDeps): () => void {
+function reapReservations(deps: GatewayDeps): () => void {
   const ttl = deps.config.reservationTtlMs;
   const reap = () =>
     deps.meter.reapReservations(ttl).then(
@@ -247,7 +247,7 @@ interface Owned {
   store: Store | null;
 }
 
-async function closeGateway(app: FastifyInstance, deps: AppDeps, own: Owned): Promise<void> {
+async function closeGateway(app: FastifyInstance, deps: GatewayDeps, own: Owned): Promise<void> {
   // Drain in-flight requests and streams, but bounded: a connection still busy after drainMs (a client that
   // never finishes its body, a stuck upstream) is cut so shutdown always completes.
   const force = setTimeout(() => app.server.closeAllConnections(), deps.config.drainMs);

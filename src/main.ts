@@ -5,7 +5,7 @@ import { composeGateway, type Gateway } from './compose.ts';
 import { isDemoMode, type Config } from './config/config.ts';
 import { disableChannelsNamed, ensureChannel, provisionEnvChannels } from './core/admin/channels.ts';
 import { demoToken } from './core/admin/tokens.ts';
-import type { AppDeps } from './http/deps.ts';
+import type { GatewayDeps } from './core/deps.ts';
 import { closeSharedSafeNet } from './net/index.ts';
 import { tuneHeap } from './runtime/heap.ts';
 
@@ -23,7 +23,7 @@ async function startDemoUpstream(config: Config): Promise<DemoUpstream | null> {
 }
 
 /** The simulator's channels in demo mode; otherwise those from the environment (and no demo channel left enabled). */
-async function provisionChannels(deps: AppDeps, config: Config, demo: DemoUpstream | null): Promise<void> {
+async function provisionChannels(deps: GatewayDeps, config: Config, demo: DemoUpstream | null): Promise<void> {
   if (demo) {
     await ensureChannel(deps, 'demo-dashscope', 'dashscope', demo.sim.url, { apiKey: demo.keys.dashscopeApiKey });
     await ensureChannel(deps, 'demo-kling', 'kling', demo.sim.url, { accessKey: demo.keys.klingAccessKey, secretKey: demo.keys.klingSecretKey });
@@ -33,7 +33,7 @@ async function provisionChannels(deps: AppDeps, config: Config, demo: DemoUpstre
   await provisionEnvChannels(deps, config);
 }
 
-function warnings(deps: AppDeps, config: Config): void {
+function warnings(deps: GatewayDeps, config: Config): void {
   for (const c of deps.channels.all()) {
     if (!c.keys.apiKey && !c.keys.secretKey) out(`WARNING: channel '${c.name}' has no readable key (was TOLLWAY_SECRET changed?); its requests will fail until the key is set again.`);
   }

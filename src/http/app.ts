@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 import { familyOf, renderError } from '../errors/render.ts';
-import type { AppDeps, AppParts } from './deps.ts';
+import type { GatewayDeps, AppParts } from '../core/deps.ts';
 import { RouteTable } from './method-guard.ts';
 import { newRequestId, REQUEST_ID_HEADER } from './request-id.ts';
 import type { RequestState } from './request-state.ts';
@@ -62,7 +62,7 @@ export function sendError(req: FastifyRequest, reply: FastifyReply, err: Gateway
   return reply.code(err.status).type('application/json; charset=utf-8').send(renderError(familyOf(req.routeOptions?.url ?? req.url), err, req.id));
 }
 
-export async function buildApp(deps: AppDeps, parts: AppParts): Promise<FastifyInstance> {
+export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<FastifyInstance> {
   const life: Lifecycle = { closing: false };
   const record = requestRecorder(deps);
   const lane = new TextLane(deps, life, record, textRoutes(deps, parts.text));

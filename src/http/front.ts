@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { accessLogger } from './access-log.ts';
-import type { AppDeps } from './deps.ts';
+import type { GatewayDeps } from '../core/deps.ts';
 import type { RequestState } from './request-state.ts';
 
 /** The answer to a request that arrives while the gateway drains: retry elsewhere, and this connection closes. */
@@ -65,7 +65,7 @@ export function newRequestState(): RequestState {
  * miss or a token with limits returns a promise.
  * Auth failures throw (synchronously or through the promise) as GatewayErrors.
  */
-export function admit(deps: AppDeps, credential: string | undefined, state: RequestState, res: ServerResponse): Promise<void> | null {
+export function admit(deps: GatewayDeps, credential: string | undefined, state: RequestState, res: ServerResponse): Promise<void> | null {
   const principal = deps.tokenAuth.authenticateCached(credential);
   // Same rule as RateLimiter.admit: a token with neither limit has nothing to admit.
   if (principal && principal.rpmLimit === null && principal.concurrencyLimit === null) {
@@ -90,7 +90,7 @@ export interface Finished {
 }
 
 /** The end of every request: one access line (request id on it, no bodies, no secrets) and, for a caller we know, a request-log row. */
-export function requestRecorder(deps: AppDeps): (f: Finished) => void {
+export function requestRecorder(deps: GatewayDeps): (f: Finished) => void {
   const access = accessLogger(deps.logger);
   return (f) => {
     const st = f.state;

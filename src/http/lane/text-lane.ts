@@ -11,7 +11,7 @@ import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
 import { renderFamilyB } from '../../errors/render.ts';
 import { bodyLimitFor } from '../body-limits.ts';
 import { parseJsonBody } from '../json-body.ts';
-import type { AppDeps } from '../deps.ts';
+import type { GatewayDeps } from '../../core/deps.ts';
 import { sendBody, type Exchange } from '../exchange.ts';
 import { admit, checkUrl, closesConnection, markClientLeft, newRequestState, routePath, shuttingDown, type Finished } from '../front.ts';
 import { newRequestId } from '../request-id.ts';
@@ -73,7 +73,7 @@ export class TextLane {
   private readonly routes = new Map<string, Route>();
 
   constructor(
-    private readonly deps: AppDeps,
+    private readonly deps: GatewayDeps,
     private readonly life: Lifecycle,
     private readonly record: (f: Finished) => void,
     routes: LaneRoute[],

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { qInt, type Query } from '../../../contracts/query.ts';
-import type { AppDeps } from '../../deps.ts';
+import type { GatewayDeps } from '../../../core/deps.ts';
 
-export function registerAuditRoutes(scope: FastifyInstance, deps: AppDeps): void {
+export function registerAuditRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
   scope.get<{ Querystring: Query }>('/audit', async (req) => {
     const limit = qInt(req.query, 'limit', 1, 1000, 100)!;
     const rows = await deps.repos.audit.list(limit);

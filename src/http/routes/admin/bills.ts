@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { qEnum, qString, type Query } from '../../../contracts/query.ts';
 import { billCsv, billDocument, billLines } from '../../../core/admin/bills.ts';
-import type { AppDeps } from '../../deps.ts';
+import type { GatewayDeps } from '../../../core/deps.ts';
 import { timeRange } from './ledger.ts';
 
 /**
  * GET /admin/bills?token_id=&model=&period=day|month&since=&until=&format=json|csv
  * Totals per token per UTC day or month, from the ledger (core/admin/bills.ts).
  */
-export function registerBillRoutes(scope: FastifyInstance, deps: AppDeps): void {
+export function registerBillRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
   scope.get<{ Querystring: Query }>('/bills', async (req, reply) => {
     const q = req.query;
     const period = qEnum(q, 'period', ['day', 'month'] as const, 'month');

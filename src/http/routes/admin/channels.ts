@@ -1,12 +1,12 @@
 // /admin/channels: upstream accounts (core/admin/channels.ts). DELETE disables: a channel stays for the audit trail.
 import type { FastifyInstance } from 'fastify';
 import { addChannel, listChannels, parseCreateChannel, publicChannel, setChannelStatus } from '../../../core/admin/channels.ts';
-import type { AppDeps } from '../../deps.ts';
+import type { GatewayDeps } from '../../../core/deps.ts';
 import { adminActor } from './admin-auth.ts';
 
 type ById = { Params: { id: string } };
 
-export function registerChannelRoutes(scope: FastifyInstance, deps: AppDeps): void {
+export function registerChannelRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
   scope.post('/channels', async (req, reply) => {
     const channel = await addChannel(deps, adminActor(req), parseCreateChannel(req.body));
     return reply.code(201).send(publicChannel(channel));

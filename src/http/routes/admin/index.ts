@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../deps.ts';
+import type { GatewayDeps } from '../../../core/deps.ts';
 import { requireAdmin } from './admin-auth.ts';
 import { registerAuditRoutes } from './audit.ts';
 import { registerBillRoutes } from './bills.ts';
@@ -10,7 +10,7 @@ import { registerReconcileRoutes } from './reconcile.ts';
 import { registerChannelRoutes } from './channels.ts';
 import { registerTokenRoutes } from './tokens.ts';
 
-export async function registerAdminRoutes(scope: FastifyInstance, deps: AppDeps): Promise<void> {
+export async function registerAdminRoutes(scope: FastifyInstance, deps: GatewayDeps): Promise<void> {
   requireAdmin(scope, deps.adminKey);
   registerTokenRoutes(scope, deps);
   registerChannelRoutes(scope, deps);

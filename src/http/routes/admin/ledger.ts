@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { qInt, qString, qTime, type Query } from '../../../contracts/query.ts';
-import type { AppDeps } from '../../deps.ts';
+import type { GatewayDeps } from '../../../core/deps.ts';
 
 export function timeRange(q: Query): { since?: number; until?: number } {
   const since = qTime(q, 'since');
@@ -15,7 +15,7 @@ export function timeRange(q: Query): { since?: number; until?: number } {
  * Newest first. `since` is inclusive, `until` exclusive. Queued deferred charges are flushed first, so an
  * operator read sees every call that has already been answered.
  */
-export function registerLedgerRoutes(scope: FastifyInstance, deps: AppDeps): void {
+export function registerLedgerRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
   scope.get<{ Querystring: Query }>('/ledger', async (req) => {
     const q = req.query;
     const limit = qInt(q, 'limit', 1, 1000, 100)!;

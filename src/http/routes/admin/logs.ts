@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../deps.ts';
+import type { GatewayDeps } from '../../../core/deps.ts';
 import { qInt, qString, type Query } from '../../../contracts/query.ts';
 import { timeRange } from './ledger.ts';
 
@@ -8,7 +8,7 @@ import { timeRange } from './ledger.ts';
  * The per-request log (request id, token, model, endpoint, status, latency, usage, amount, upstream request id),
  * newest first. `amount` is what the request path computed; the ledger stays the billing authority.
  */
-export function registerLogRoutes(scope: FastifyInstance, deps: AppDeps): void {
+export function registerLogRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
   scope.get<{ Querystring: Query }>('/logs', async (req) => {
     const q = req.query;
     const limit = qInt(q, 'limit', 1, 1000, 100)!;

@@ -3,9 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import { qTime, type Query } from '../../../contracts/query.ts';
 import { reconcilePeriod, reconcileReport } from '../../../core/admin/reconcile.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
-import type { AppDeps } from '../../deps.ts';
+import type { GatewayDeps } from '../../../core/deps.ts';
 
-export function registerReconcileRoutes(scope: FastifyInstance, deps: AppDeps): void {
+export function registerReconcileRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
   scope.get<{ Querystring: Query }>('/reconcile', async (req) => {
     const { from, to } = reconcilePeriod(qTime(req.query, 'from'), qTime(req.query, 'to'));
     if (from >= to) throw new GatewayError('invalid_parameter', 'from must be before to', { param: 'from' });

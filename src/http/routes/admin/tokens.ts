@@ -1,10 +1,10 @@
 // /admin/tokens: client tokens (core/admin/tokens.ts).
 import type { FastifyInstance } from 'fastify';
 import { createdToken, getToken, issueToken, listTokens, parseCreateToken, publicToken, revokeToken } from '../../../core/admin/tokens.ts';
-import type { AppDeps } from '../../deps.ts';
+import type { GatewayDeps } from '../../../core/deps.ts';
 import { adminActor } from './admin-auth.ts';
 
-export function registerTokenRoutes(scope: FastifyInstance, deps: AppDeps): void {
+export function registerTokenRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
   scope.post('/tokens', async (req, reply) => {
     const created = await issueToken(deps, adminActor(req), parseCreateToken(req.body));
     return reply.code(201).send(createdToken(created));

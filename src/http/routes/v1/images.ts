@@ -6,7 +6,7 @@ import { checkImageRef, parseJsonImages, uploadToDataUri } from '../../../contra
 import * as images from '../../../core/images.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { sharedSafeNet, type SafeNet } from '../../../net/index.ts';
-import type { AppDeps } from '../../deps.ts';
+import type { GatewayDeps } from '../../../core/deps.ts';
 import { isMultipart, readMultipart } from '../../multipart.ts';
 
 export interface ImageRouteOptions {
@@ -14,7 +14,7 @@ export interface ImageRouteOptions {
   net?: Pick<SafeNet, 'fetch'>;
 }
 
-export function registerImageRoutes(scope: FastifyInstance, deps: AppDeps, opts: ImageRouteOptions = {}): void {
+export function registerImageRoutes(scope: FastifyInstance, deps: GatewayDeps, opts: ImageRouteOptions = {}): void {
   const net = () => opts.net ?? sharedSafeNet();
 
   scope.post('/images/generations', async (req) => {

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../../deps.ts';
+import type { GatewayDeps } from '../../../core/deps.ts';
 import { registerMultipart } from '../../multipart.ts';
 import { registerImageRoutes } from './images.ts';
 import { registerModelRoutes } from './models.ts';
 import { registerVideoRoutes } from './videos.ts';
 
 // Family B (/v1): each capability registers its routes here.
-export async function registerFamilyBRoutes(scope: FastifyInstance, deps: AppDeps): Promise<void> {
+export async function registerFamilyBRoutes(scope: FastifyInstance, deps: GatewayDeps): Promise<void> {
   await registerMultipart(scope);
   registerModelRoutes(scope, deps);
   registerImageRoutes(scope, deps);

@@ -7,7 +7,7 @@ import { createVideo, downloadableResult, listVideos, ownedVideo, videoObject } 
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { resultDownloadPolicy, safeStream } from '../../../net/index.ts';
 import type { TaskRecord } from '../../../tasks/types.ts';
-import type { AppDeps } from '../../deps.ts';
+import type { GatewayDeps } from '../../../core/deps.ts';
 import { isMultipart, readMultipart } from '../../multipart.ts';
 
 /** Videos can be large; the proxy streams them, so this cap only guards against a runaway upstream. */
@@ -25,7 +25,7 @@ async function readBody(req: FastifyRequest): Promise<{ body: JsonObject; multip
 
 const BYTE_RANGES = /^bytes=(?:\d+-\d*|-\d+)(?:\s*,\s*(?:\d+-\d*|-\d+))*$/;
 
-async function sendContent(deps: AppDeps, req: FastifyRequest, reply: FastifyReply, t: TaskRecord): Promise<FastifyReply> {
+async function sendContent(deps: GatewayDeps, req: FastifyRequest, reply: FastifyReply, t: TaskRecord): Promise<FastifyReply> {
   const { url, expired } = downloadableResult(t);
   const headers: Record<string, string> = {};
   // Only a well-formed byte range goes on; RFC 9110 has a server ignore any other Range (a whole 200 answer)
@@ -52,7 +52,7 @@ async function sendContent(deps: AppDeps, req: FastifyRequest, reply: FastifyRep
   return reply.send(up.body);
 }
 
-export function registerVideoRoutes(scope: FastifyInstance, deps: AppDeps): void {
+export function registerVideoRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
   scope.post('/videos', async (req) => {
     const { body, multipart } = await readBody(req);
     return createVideo(deps, req, body, multipart);

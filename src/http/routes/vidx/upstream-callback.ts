@@ -5,9 +5,9 @@
 import type { FastifyInstance } from 'fastify';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { isTerminal } from '../../../tasks/types.ts';
-import { verifyCallbackRef, type FamilyAContext } from './context.ts';
+import { verifyCallbackRef, type VidxContext } from '../../../core/vidx/context.ts';
 
-export function registerUpstreamCallbacks(scope: FastifyInstance, ctx: FamilyAContext): void {
+export function registerUpstreamCallbacks(scope: FastifyInstance, ctx: VidxContext): void {
   scope.post<{ Params: { ref: string } }>('/kling/:ref', async (req) => {
     const taskId = verifyCallbackRef(ctx, req.params.ref);
     const task = taskId ? await ctx.deps.tasks.repo.get(taskId) : null;

@@ -1,9 +1,9 @@
 // Our task record → the vendor's task data shape (query, list, creation reply, client callbacks).
 // Ids are ours (task, video, session); model names are the canonical public names.
-import type { StoredVideo } from '../../../adapters/kling/tasks.ts';
-import { isObject } from '../../../contracts/fields.ts';
-import { redact } from '../../../errors/redact.ts';
-import type { TaskRecord, TaskState } from '../../../tasks/types.ts';
+import type { StoredVideo } from '../../adapters/kling/tasks.ts';
+import { isObject } from '../../contracts/fields.ts';
+import { redact } from '../../errors/redact.ts';
+import type { TaskRecord, TaskState } from '../../tasks/types.ts';
 
 export type VendorStatus = 'submitted' | 'processing' | 'succeed' | 'failed';
 

@@ -1,15 +1,15 @@
 // What every family A route shares: the app deps, the Kling client (JWT signer inside), the
 // sessions repo, and how to build the upstream callback address for a task.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { KlingClient } from '../../../adapters/kling/client.ts';
-import type { FieldOptions } from '../../../contracts/vidx.ts';
-import { forbiddenAddressReason } from '../../../net/address-policy.ts';
-import type { CallbackDispatcher } from '../../../tasks/callbacks.ts';
-import type { AppDeps } from '../../deps.ts';
-import type { SessionsRepo } from '../../../store/repos/sessions.ts';
+import type { KlingClient } from '../../adapters/kling/client.ts';
+import type { FieldOptions } from '../../contracts/vidx.ts';
+import { forbiddenAddressReason } from '../../net/address-policy.ts';
+import type { CallbackDispatcher } from '../../tasks/callbacks.ts';
+import type { GatewayDeps } from '../deps.ts';
+import type { SessionsRepo } from '../../store/repos/sessions.ts';
 
-export interface FamilyAContext {
-  deps: AppDeps;
+export interface VidxContext {
+  deps: GatewayDeps;
   client: KlingClient;
   sessions: SessionsRepo;
   /** Key for the unguessable part of upstream callback addresses. */
@@ -21,7 +21,7 @@ export interface FamilyAContext {
 
 export const UPSTREAM_CALLBACK_PREFIX = '/vidx/callbacks/kling/';
 
-export function fieldOptions(ctx: FamilyAContext): FieldOptions {
+export function fieldOptions(ctx: VidxContext): FieldOptions {
   return { allowPrivateNetwork: ctx.deps.config.allowPrivateNetwork, forbiddenReason: forbiddenAddressReason };
 }
 
@@ -30,14 +30,14 @@ function tagOf(key: string, taskId: string): string {
 }
 
 /** `${publicUrl}/vidx/callbacks/kling/<task id>.<tag>` when a public URL is configured, else null. */
-export function upstreamCallbackUrl(ctx: FamilyAContext, taskId: string): string | null {
+export function upstreamCallbackUrl(ctx: VidxContext, taskId: string): string | null {
   const base = ctx.deps.config.publicUrl;
   if (!base) return null;
   return `${base.replace(/\/+$/, '')}${UPSTREAM_CALLBACK_PREFIX}${taskId}.${tagOf(ctx.callbackKey, taskId)}`;
 }
 
 /** The task id named by a callback reference, or null when the tag does not verify. */
-export function verifyCallbackRef(ctx: FamilyAContext, ref: string): string | null {
+export function verifyCallbackRef(ctx: VidxContext, ref: string): string | null {
   const dot = ref.lastIndexOf('.');
   if (dot <= 0) return null;
   const taskId = ref.slice(0, dot);

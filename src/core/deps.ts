@@ -18,10 +18,10 @@ import type { ReconcileRepo } from '../store/repos/reconcile.ts';
 import type { TokensRepo } from '../store/repos/tokens.ts';
 import type { Store } from '../store/store.ts';
 import type { TaskEngine } from '../tasks/engine.ts';
-import type { FamilyAContext } from './routes/vidx/context.ts';
+import type { VidxContext } from './vidx/context.ts';
 
 /** Everything the HTTP layer needs, built in src/compose.ts: no singletons. */
-export interface AppDeps {
+export interface GatewayDeps {
   config: Config;
   store: Store;
   logger: Logger;
@@ -58,5 +58,5 @@ export interface AppParts {
   /** The DashScope text adapter behind chat, responses, messages and embeddings. */
   text: DashscopeTextAdapter;
   /** What every /vidx route shares. */
-  vidx: FamilyAContext;
+  vidx: VidxContext;
 }

@@ -2,21 +2,22 @@
 // index, so two concurrent creates yield one task), the metering hold and the upstream submit through
 // the task engine, connect-only failover across channels.
 import { randomUUID } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
-import { findSubmitted, isAmbiguousSubmitError } from '../../../adapters/kling/resolve-submit.ts';
-import { parseCreated, type KlingTaskPath } from '../../../adapters/kling/tasks.ts';
-import { GatewayError } from '../../../errors/gateway-error.ts';
-import type { ModeTier } from '../../../metering/types.ts';
-import type { Channel } from '../../../routing/channel-registry.ts';
-import { isUniqueViolation } from '../../../store/store.ts';
-import type { TaskRecord } from '../../../tasks/types.ts';
-import { principalOf } from '../../../core/call.ts';
-import { videoHoldEstimate } from '../../../core/charge.ts';
-import { upstreamCall } from '../../../core/upstream-call.ts';
-import type { ModelEntry } from '../../../catalogue/types.ts';
-import { upstreamCallbackUrl, type FamilyAContext } from './context.ts';
+import { findSubmitted, isAmbiguousSubmitError } from '../../adapters/kling/resolve-submit.ts';
+import { parseCreated, type KlingTaskPath } from '../../adapters/kling/tasks.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { ModeTier } from '../../metering/types.ts';
+import type { Channel } from '../../routing/channel-registry.ts';
+import { isUniqueViolation } from '../../store/store.ts';
+import type { TaskRecord } from '../../tasks/types.ts';
+import { principalOf, type CallContext, type HasState } from '../call.ts';
+import { readPage } from '../../contracts/vidx.ts';
+import { isTerminal } from '../../tasks/types.ts';
+import { videoHoldEstimate } from '../charge.ts';
+import { upstreamCall } from '../upstream-call.ts';
+import type { ModelEntry } from '../../catalogue/types.ts';
+import { upstreamCallbackUrl, type VidxContext } from './context.ts';
 
-export interface NewFamilyATask {
+export interface NewVidxTask {
   kind: string;
   path: KlingTaskPath;
   model: string;
@@ -36,7 +37,7 @@ export interface NewFamilyATask {
   body(taskId: string, upstreamCallback: string | null): Record<string, unknown>;
 }
 
-export async function createFamilyATask(ctx: FamilyAContext, req: FastifyRequest, t: NewFamilyATask): Promise<TaskRecord> {
+export async function createVidxTask(ctx: VidxContext, req: CallContext, t: NewVidxTask): Promise<TaskRecord> {
   const { deps } = ctx;
   const tokenId = principalOf(req).tokenId;
   const ext = t.externalTaskId;
@@ -87,4 +88,23 @@ export async function createFamilyATask(ctx: FamilyAContext, req: FastifyRequest
     }
     throw e;
   }
+}
+
+/** By our task id, else by the caller's external_task_id; refreshed from the upstream when stale. */
+export async function findOwnTask(ctx: VidxContext, req: HasState, kind: string, idOrExternal: string): Promise<TaskRecord> {
+  const tokenId = principalOf(req).tokenId;
+  const { tasks } = ctx.deps;
+  let t = await tasks.repo.getFor(idOrExternal, tokenId);
+  if (!t || t.kind !== kind) t = await tasks.repo.findByExternal(tokenId, kind, idOrExternal);
+  if (!t || t.kind !== kind) throw new GatewayError('task_not_found', `Task ${idOrExternal} not found`, { param: 'task_id' });
+  const fresh = (await tasks.getFresh(t.id, tokenId)) ?? t;
+  if (isTerminal(fresh.state) && fresh.callbackUrl) ctx.kick();
+  req.state.model = fresh.model;
+  return fresh;
+}
+
+/** The caller's own tasks of one kind, newest first (the upstream account's list would show every tenant's). */
+export async function listOwnTasks(ctx: VidxContext, req: HasState, kind: string, query: Record<string, unknown>): Promise<TaskRecord[]> {
+  const { pageNum, pageSize } = readPage(query);
+  return ctx.deps.tasks.repo.listFor(principalOf(req).tokenId, { family: 'vidx', kind, limit: pageSize, offset: (pageNum - 1) * pageSize });
 }
