@@ -192,7 +192,7 @@ function composeVidx(deps: GatewayDeps, views: typeof import('./core/vidx/views.
       backoffBaseMs: cb.backoffBaseMs,
       maxAttempts: cb.maxAttempts,
       allowPrivateNetwork: deps.config.allowPrivateNetwork,
-      // Per-deployment signing key: TOLLWAY_CALLBACK_SECRET, else derived from TOLLWAY_SECRET (README).
+      // Per-deployment signing key: TOLLWAY_CALLBACK_SECRET, else derived from TOLLWAY_SECRET (docs/api.md, callbacks).
       secret: cb.secret ?? deps.box.derive('tollway:callback-signing:v1'),
     },
   });

@@ -26,7 +26,7 @@ const PLAIN = /^[\w.:/@+-]*$/;
 /**
  * A field whose value came from outside (the path, the model name, the upstream's request id): scrubbed on its
  * own, then quoted. Scrubbing the few outside values instead of the whole finished line gives the same result
- * — no secret pattern spans a `","` — at a quarter of the cost per line (the line scan was ~0.9 µs of ~1.5).
+ * — no secret pattern spans a `","` — at a fraction of the cost per line (docs/performance.md).
  */
 function outside(v: string): string {
   const r = redactSecrets(v);

@@ -64,7 +64,7 @@ export interface Meter {
   /**
    * Group-commit variant of chargeSync for the request path: prices now, returns the amount at once and
    * queues the ledger row; a writer commits queued rows in batches (same unique key → still exactly once).
-   * Rows still queued at a crash are lost (under-billing, never double billing): see README.
+   * Rows still queued at a crash are lost (under-billing, never double billing): docs/api.md, Metering and billing.
    */
   chargeSyncDeferred(input: SyncChargeInput): number;
   /**

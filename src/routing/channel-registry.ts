@@ -30,7 +30,7 @@ export const NOT_ENTITLED_TTL_MS = 10 * 60_000;
  * Also what each channel's upstream account is entitled to, as far as the upstream has told us: a model the
  * account refused as not activated/purchased (DashScope 403 Model.AccessDenied / AccessDenied.Unpurchased,
  * Kling 1103) leaves that channel's routing for NOT_ENTITLED_TTL_MS — and the model's visibility, when no
- * other channel serves it (contract 2.5: visibility depends on upstream account entitlements). Changing the
+ * other channel serves it (visibility depends on upstream account entitlements). Changing the
  * channel (key, URL, models) forgets what was learnt about it.
  */
 export class ChannelRegistry {

@@ -65,7 +65,7 @@ export function taskView(t: TaskRecord): Record<string, unknown> {
   return data;
 }
 
-/** The creation reply's data (contract 2.3). */
+/** The creation reply's data. */
 export function createdView(t: TaskRecord): Record<string, unknown> {
   return {
     task_id: t.id,

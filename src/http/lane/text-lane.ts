@@ -1,9 +1,10 @@
 // The text lane: POST /v1/chat/completions, /v1/responses, /v1/messages and /v1/embeddings served straight
-// from node:http, ahead of Fastify (which serves every other route). These calls are the gateway's volume; a
-// framework's request/reply objects, hook chains and reply pipeline were ~15 µs of each one's ~80 µs of CPU
-// in the bench profile. The lane runs the same steps as the framework path, in the same order and with the same
-// answers: request id and state, shutdown refusal, admission (front.ts), body limits, content type and JSON
-// parsing (prototype poisoning refused, as Fastify's parser does), the route, family B errors, and the record.
+// from node:http, ahead of Fastify (which serves every other route). These calls are the gateway's volume, and a
+// framework's request/reply objects, hook chains and reply pipeline are a large share of their CPU
+// (docs/performance.md). The lane takes the same steps as the framework path through the same functions of
+// front.ts, in the same order: request id and state, shutdown refusal, the URL rules, admission, body limits,
+// content type and JSON parsing (prototype poisoning refused, as on Fastify's routes), the route, family B errors,
+// the client that leaves, and the record.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { credentialOf } from '../../auth/token-auth.ts';
@@ -98,10 +99,10 @@ export class TextLane {
 
   // The per-request callbacks below close over the exchange only (state lives on it, steps are methods): a
   // closure over run()'s whole scope, kept on the exchange, made every request's objects outlive two young-
-  // generation collections — ~3.6 KB per request promoted to the old generation, a mark-compact every ~200 ms.
+  // generation collections — promoted to the old generation, with frequent mark-compacts (docs/performance.md).
   private run(req: IncomingMessage, res: ServerResponse, route: Route): void {
     const ex = new LaneExchange(newRequestId(), newRequestState(), req, res, route, this.deps.logger);
-    // `on`, not `once`: a response emits 'close' once, and once()'s wrapper and removal cost ~1% of a request.
+    // `on`, not `once`: a response emits 'close' once, and once()'s wrapper and removal are measurable per request.
     res.on('close', () => this.closed(ex));
     try {
       if (this.life.closing) throw shuttingDown();
