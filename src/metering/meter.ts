@@ -4,48 +4,14 @@ import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { Database } from '../store/schema.ts';
-import { clip } from '../store/clip.ts';
 import { GroupCommit } from '../store/group-commit.ts';
-import type { LedgerTuple, SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
+import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
+import { ledgerTuple, ledgerValues, type LedgerRow } from './ledger-row.ts';
 import { isBillable, isClamped, priceForEntry } from './prices.ts';
 import type { Charge, Meter, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
 /** Reservations of calls answered at once are keyed by their request id (tasks by task_… / video_… ids). */
 export const RESERVATION_PREFIX = 'req_';
-
-/** One ledger row to write. */
-export interface LedgerRow {
-  key: string;
-  tokenId: string;
-  model: string;
-  kind: string;
-  charge: Charge;
-  requestId: string | null;
-  taskId: string | null;
-  upstreamRequestId: string | null;
-  createdAt: number;
-}
-
-function ledgerValues(r: LedgerRow) {
-  return {
-    idempotency_key: r.key,
-    token_id: r.tokenId,
-    model: r.model,
-    kind: r.kind,
-    quantities: JSON.stringify(r.charge.quantities),
-    unit_prices: JSON.stringify(r.charge.unitPrices),
-    amount: r.charge.amount,
-    request_id: r.requestId,
-    task_id: r.taskId,
-    // The upstream's request id is outside text: cut to its varchar(200) column (store/clip.ts).
-    upstream_request_id: clip(r.upstreamRequestId, 200),
-    created_at: r.createdAt,
-  };
-}
-
-function ledgerTuple(r: LedgerRow): LedgerTuple {
-  return [r.key, r.tokenId, r.model, r.kind, r.charge.quantities, r.charge.unitPrices, r.charge.amount, r.requestId, r.taskId, clip(r.upstreamRequestId, 200), r.createdAt];
-}
 
 export interface StoreMeterOptions {
   /** SQLite: write batches through the store's prepared statements (store.batchWriter) instead of Kysely. */

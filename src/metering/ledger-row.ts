@@ -1,0 +1,39 @@
+// One ledger row as the meter builds it, and as the two write paths take it: Kysely values and the SQLite
+// batch writer's tuple (the same columns, compared by test/store/write-paths.test.ts).
+import { clip } from '../store/clip.ts';
+import type { LedgerTuple } from '../store/sqlite-batch-writer.ts';
+import type { Charge } from './types.ts';
+
+/** One ledger row to write. */
+export interface LedgerRow {
+  key: string;
+  tokenId: string;
+  model: string;
+  kind: string;
+  charge: Charge;
+  requestId: string | null;
+  taskId: string | null;
+  upstreamRequestId: string | null;
+  createdAt: number;
+}
+
+export function ledgerValues(r: LedgerRow) {
+  return {
+    idempotency_key: r.key,
+    token_id: r.tokenId,
+    model: r.model,
+    kind: r.kind,
+    quantities: JSON.stringify(r.charge.quantities),
+    unit_prices: JSON.stringify(r.charge.unitPrices),
+    amount: r.charge.amount,
+    request_id: r.requestId,
+    task_id: r.taskId,
+    // The upstream's request id is outside text: cut to its varchar(200) column (store/clip.ts).
+    upstream_request_id: clip(r.upstreamRequestId, 200),
+    created_at: r.createdAt,
+  };
+}
+
+export function ledgerTuple(r: LedgerRow): LedgerTuple {
+  return [r.key, r.tokenId, r.model, r.kind, r.charge.quantities, r.charge.unitPrices, r.charge.amount, r.requestId, r.taskId, clip(r.upstreamRequestId, 200), r.createdAt];
+}
