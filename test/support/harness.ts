@@ -22,6 +22,8 @@ export interface Harness {
   gw: Gateway;
   sim: Simulator;
   store: Store;
+  /** The PostgreSQL schema of the store (another process's connection reaches it through this). */
+  pgSchema: string | undefined;
   config: Config;
   /** Every log line the gateway wrote (and the gateways restart() started after it). */
   logs: string[];
@@ -95,6 +97,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     gw: first.gw,
     sim,
     store: fresh.store,
+    pgSchema: fresh.pgSchema,
     config,
     logs,
     adminKey: ADMIN_KEY,
