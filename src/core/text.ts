@@ -32,12 +32,22 @@ export function textRequest(r: ResolvedModel, body: JsonObject, raw: string | un
 
 // Text calls may be repeated on another channel until a byte reached the client: two attempts at most. A token
 // with a quota reserves the call's upper estimate first (embeddings produce no output tokens).
-function planOf(r: ResolvedModel, body: unknown): CallPlan {
-  return { entry: r.entry, retry: 'safe', quota: { reserve: () => textReservation(body, r.entry.kind !== 'embedding') }, maxAttempts: 2 };
+// One plan per resolved model (resolve() answers are shared), so a call allocates none.
+const plans = new WeakMap<ResolvedModel, CallPlan>();
+const reserveText = (call: CallContext) => textReservation((call as TextCall).body, true);
+const reserveEmbedding = (call: CallContext) => textReservation((call as TextCall).body, false);
+
+function planOf(r: ResolvedModel): CallPlan {
+  let plan = plans.get(r);
+  if (plan === undefined) {
+    plan = { entry: r.entry, retry: 'safe', quota: { reserve: r.entry.kind === 'embedding' ? reserveEmbedding : reserveText }, maxAttempts: 2 };
+    plans.set(r, plan);
+  }
+  return plan;
 }
 
 function run<T>(deps: TextDeps, call: TextCall, r: ResolvedModel, fn: (o: CallOptions) => Promise<T>, extra: Omit<CallOptions, 'target'> | undefined): Promise<T> {
-  return upstreamCall(deps, call, planOf(r, call.body), (ch) => fn(extra ? { ...extra, target: apiKeyTarget(ch) } : { target: apiKeyTarget(ch) }));
+  return upstreamCall(deps, call, planOf(r), (ch) => fn(extra ? { ...extra, target: apiKeyTarget(ch) } : { target: apiKeyTarget(ch) }));
 }
 
 /**

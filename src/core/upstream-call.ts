@@ -5,7 +5,7 @@ import type { ModelEntry } from '../catalogue/types.ts';
 import type { Meter, Usage } from '../metering/types.ts';
 import type { Channel, ChannelRegistry } from '../routing/channel-registry.ts';
 import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
-import { withFailover, type RetryPolicy } from '../routing/failover.ts';
+import { withFailover, type FailoverOptions, type RetryPolicy } from '../routing/failover.ts';
 import { principalOf, type CallContext } from './call.ts';
 
 export type { RetryPolicy };
@@ -27,7 +27,7 @@ export interface CallPlan {
    * (charge.ts) or released when the call fails. 'held': the caller already holds the estimate (async tasks
    * hold through the task engine before they submit). 'free': the call is not metered (a selection session).
    */
-  quota: { reserve: () => Usage } | 'held' | 'free';
+  quota: { reserve: (call: CallContext) => Usage } | 'held' | 'free';
   /** Channels to use instead of the entry's (a selection session lives in one upstream account). */
   channels?: readonly Channel[];
   /** Attempts across channels (default: one more than there are channels, at most 3). */
@@ -41,7 +41,7 @@ export interface CallPlan {
 export function upstreamCall<T>(deps: UpstreamCallDeps, call: CallContext, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
   const p = principalOf(call);
   if (typeof plan.quota === 'string' || p.quota === null) return failover(deps, plan, attempt);
-  return reserved(deps, call, p.tokenId, plan.quota.reserve(), plan, attempt);
+  return reserved(deps, call, p.tokenId, plan.quota.reserve(call), plan, attempt);
 }
 
 async function reserved<T>(deps: UpstreamCallDeps, call: CallContext, tokenId: string, estimate: Usage, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
@@ -63,10 +63,17 @@ export async function releaseReservation(meter: Meter, call: CallContext): Promi
 }
 
 function failover<T>(deps: UpstreamCallDeps, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
-  const channels = plan.channels ?? deps.channels.forModel(plan.entry);
-  return withFailover(channels, deps.breakers, attempt, {
-    policy: plan.retry,
-    ...(plan.maxAttempts !== undefined ? { maxAttempts: plan.maxAttempts } : {}),
-    onNotEntitled: (ch) => deps.channels.markNotEntitled(ch.id, plan.entry.id),
-  });
+  return withFailover(plan.channels ?? deps.channels.forModel(plan.entry), deps.breakers, attempt, failoverOptions(deps, plan));
+}
+
+// One options object per plan and channel registry, so a call with a shared plan (text) allocates none.
+const optionsByPlan = new WeakMap<CallPlan, { channels: ChannelRegistry; opts: FailoverOptions }>();
+
+function failoverOptions(deps: UpstreamCallDeps, plan: CallPlan): FailoverOptions {
+  const known = optionsByPlan.get(plan);
+  if (known !== undefined && known.channels === deps.channels) return known.opts;
+  const opts: FailoverOptions = { policy: plan.retry, onNotEntitled: (ch) => deps.channels.markNotEntitled(ch.id, plan.entry.id) };
+  if (plan.maxAttempts !== undefined) opts.maxAttempts = plan.maxAttempts;
+  optionsByPlan.set(plan, { channels: deps.channels, opts });
+  return opts;
 }
