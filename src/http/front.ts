@@ -57,7 +57,8 @@ export function closesConnection(err: GatewayError, bodyRead: boolean): Record<s
 }
 
 export function newRequestState(): RequestState {
-  return { startedAt: performance.now(), principal: null, model: null, usage: null, amount: 0, upstreamRequestId: null, errorCode: null };
+  // Every field present from the start (tokens too): one object shape for every request.
+  return { startedAt: performance.now(), principal: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null };
 }
 
 /**
@@ -101,7 +102,7 @@ export function requestRecorder(deps: GatewayDeps): (f: Finished) => void {
     access({ requestId: f.id, method: f.method, path: f.endpoint, status: f.status, latencyMs, tokenId: st.principal?.tokenId, model: st.model, errorCode: st.errorCode, upstreamRequestId: st.upstreamRequestId });
     if (!st.principal) return;
     // A settled call's tokens count against its token's tokens-per-minute window.
-    if (st.tokens !== undefined && st.principal.tpmLimit !== null) void deps.limiter.addTokens(st.principal, st.tokens);
+    if (st.tokens && st.principal.tpmLimit !== null) void deps.limiter.addTokens(st.principal, st.tokens);
     deps.requestLog.write({
       requestId: f.id,
       tokenId: st.principal.tokenId,
