@@ -1,11 +1,13 @@
 // Per-token rate limits through the real server, on every front and family: the x-ratelimit-* headers on every
 // answer of a token with limits (the official openai SDK reads them), none for a token without, and a refusal as
 // 429 rate_limit_exceeded in the family's shape with the request id and Retry-After.
+import Anthropic from '@anthropic-ai/sdk';
 import { RateLimitError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../support/harness.ts';
 import { expectA, expectB } from '../support/error-shapes.ts';
-import { openaiClient } from '../support/sdk.ts';
+import { anthropicClient, openaiClient } from '../support/sdk.ts';
+import { MemoryCounters, RateLimiter } from '../../src/limits/rate-limiter.ts';
 
 const t = useHarness();
 
@@ -63,20 +65,22 @@ describe('rate limits through the server', () => {
     expect(body.error.message).toContain('5 tokens per minute');
   });
 
-  it('/v1/messages: headers on the answer, then 429 with Retry-After and the request id', async () => {
+  it('/v1/messages with the Anthropic SDK: headers on the answer, then its RateLimitError with Retry-After and the request id', async () => {
     const token = await limitedToken({ rpm_limit: 1 });
-    const json = { model: 'qwx3.7-plus', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] };
-    const ok = await t.h.fetch('/v1/messages', { method: 'POST', token, json });
-    expect(ok.status).toBe(200);
-    expect(ok.headers.get('x-ratelimit-remaining-requests')).toBe('0');
-    const r = await t.h.fetch('/v1/messages', { method: 'POST', token, json });
-    expect(r.status).toBe(429);
-    expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(r.headers.get('x-ratelimit-limit-requests')).toBe('1');
-    const rid = r.headers.get('x-gateway-request-id');
-    const text = await r.text();
-    expect((JSON.parse(text) as { error: { type: string } }).error.type).toBe('rate_limit_error');
-    expect(text).toContain(String(rid));
+    const client = anthropicClient(t.h, token);
+    const body = { model: 'qwx3.7-plus', max_tokens: 50, messages: [{ role: 'user' as const, content: 'hi' }] };
+    const { response } = await client.messages.create(body).withResponse();
+    expect(response.headers.get('x-ratelimit-limit-requests')).toBe('1');
+    expect(response.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+    const e = await client.messages.create(body).then(() => null, (x: unknown) => x);
+    expect(e).toBeInstanceOf(Anthropic.RateLimitError);
+    const err = e as InstanceType<typeof Anthropic.RateLimitError>;
+    expect(err.status).toBe(429);
+    expect(Number(err.headers?.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(err.headers?.get('x-ratelimit-remaining-requests')).toBe('0');
+    const rid = err.headers?.get('x-gateway-request-id');
+    expect((err.error as { error: { type: string } }).error.type).toBe('rate_limit_error');
+    expect(JSON.stringify(err.error)).toContain(String(rid));
   });
 
   it('Fastify routes of both families: headers on every answer (an error too), 429 in the family B shape and the family A envelope', async () => {
@@ -96,6 +100,30 @@ describe('rate limits through the server', () => {
     expect(a.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(a.headers.get('x-ratelimit-remaining-requests')).toBe('0');
     await expectA(a, 429, 1302);
+  });
+
+  it('without Redis: told N seconds, refused just before, admitted after N seconds (the gateway\'s clock moved, not waited)', async () => {
+    const deps = t.h.gw.deps;
+    const real = deps.limiter;
+    // Mid-minute: a window that opens here must not reset at the next whole minute.
+    let now = 1_700_000_030_000;
+    deps.limiter = new RateLimiter(new MemoryCounters(() => now));
+    try {
+      const token = await limitedToken({ rpm_limit: 1 });
+      expect((await t.h.fetch('/v1/models', { token })).status).toBe(200);
+      now += 40_000;
+      const refused = await t.h.fetch('/v1/models', { token });
+      expect(refused.status).toBe(429);
+      const n = Number(refused.headers.get('retry-after'));
+      expect(n).toBe(20);
+      expect(refused.headers.get('x-ratelimit-reset-requests')).toBe('20s');
+      now += (n - 1) * 1000;
+      expect((await t.h.fetch('/v1/models', { token })).status).toBe(429);
+      now += 1000;
+      expect((await t.h.fetch('/v1/models', { token })).status).toBe(200);
+    } finally {
+      deps.limiter = real;
+    }
   });
 
   it('a token without limits gets no x-ratelimit-* headers', async () => {
