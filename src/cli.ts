@@ -15,7 +15,7 @@ import { openStore } from './store/store.ts';
 const USAGE = `Usage: tollway <command>
   serve                                   run the gateway (default)
   migrate                                 apply database migrations
-  token create --name NAME [--models a,b] [--quota N] [--expires-at MS]
+  token create --name NAME [--models a,b] [--quota N] [--expires-at MS] [--rpm N] [--tpm N] [--concurrency N]
   token list
   token revoke ID
   channel add --name N --kind dashscope|kling [--base-url U] [--api-key K | --access-key A --secret-key S] [--models a,b]
@@ -53,13 +53,21 @@ async function tokenCommand(config: Config, sub: string | undefined, args: strin
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { name: { type: 'string' }, models: { type: 'string' }, quota: { type: 'string' }, 'expires-at': { type: 'string' } },
+    options: { name: { type: 'string' }, models: { type: 'string' }, quota: { type: 'string' }, 'expires-at': { type: 'string' }, rpm: { type: 'string' }, tpm: { type: 'string' }, concurrency: { type: 'string' } },
   });
   const id = positionals[0];
   if (sub === 'create') {
     if (!values.name) throw new UsageError('--name is required');
     // The same validation as POST /admin/tokens (unknown models, past expiry …).
-    const input = parseCreateToken({ name: values.name, models: list(values.models), quota: num('--quota', values.quota), expires_at: num('--expires-at', values['expires-at']) });
+    const input = parseCreateToken({
+      name: values.name,
+      models: list(values.models),
+      quota: num('--quota', values.quota),
+      expires_at: num('--expires-at', values['expires-at']),
+      rpm_limit: num('--rpm', values.rpm),
+      tpm_limit: num('--tpm', values.tpm),
+      concurrency_limit: num('--concurrency', values.concurrency),
+    });
     return withAdmin(config, async (deps) => {
       const { record, secret } = await issueToken(deps, CLI, input);
       print(`id:    ${record.id}\ntoken: ${secret}\n(the token is shown only once)`);
