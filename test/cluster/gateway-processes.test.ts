@@ -138,7 +138,7 @@ describe.runIf(onPostgres)('two gateway processes on one PostgreSQL + Redis, the
   it('the simulator process and two gateway processes start together on one empty schema', async () => {
     sim = await start({}, /SIMULATOR listening/, (port) => ['simulate', '--host', '127.0.0.1', '--port', String(port), '--public-url', `http://127.0.0.1:${port}`, '--task-ms', String(TASK_MS)]);
     // Started at the same time: both provision the env channels and neither fails on the other's rows.
-    [a, b] = await Promise.all(dirs.map((d) => start(gatewayEnv(d))));
+    [a, b] = await Promise.all([start(gatewayEnv(dirs[0]!)), start(gatewayEnv(dirs[1]!))]);
     for (const g of [a, b]) expect((await fetch(`${g.base}/healthz`)).status).toBe(200);
     const channels = await fresh.store.db.selectFrom('channels').select(['name', 'status']).where('status', '=', 'enabled').orderBy('name').execute();
     expect(channels.map((c) => c.name)).toEqual(['env-dashscope', 'env-kling']);
