@@ -8,14 +8,16 @@ export interface SseEvent {
   id: string | null;
 }
 
-export async function* sseEvents(body: AsyncIterable<Buffer | Uint8Array | string>): AsyncGenerator<SseEvent> {
-  const decoder = new StringDecoder('utf8');
-  let buf = '';
-  let event: string | null = null;
-  let id: string | null = null;
-  let data: string[] = [];
-  for await (const chunk of body) {
-    buf += typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
+/** The parser itself, synchronous: text in (any cut), complete events out. */
+export class SseParser {
+  private buf = '';
+  private event: string | null = null;
+  private id: string | null = null;
+  private data: string[] = [];
+
+  /** More text; returns the events it completed (in order). */
+  push(text: string, out: SseEvent[] = []): SseEvent[] {
+    const buf = this.buf + text;
     let pos = 0;
     let nl: number;
     while ((nl = buf.indexOf('\n', pos)) >= 0) {
@@ -23,10 +25,10 @@ export async function* sseEvents(body: AsyncIterable<Buffer | Uint8Array | strin
       pos = nl + 1;
       if (line.endsWith('\r')) line = line.slice(0, -1);
       if (line === '') {
-        if (data.length > 0 || event !== null) yield { event, data: data.join('\n'), id };
-        event = null;
-        id = null;
-        data = [];
+        if (this.data.length > 0 || this.event !== null) out.push({ event: this.event, data: this.data.join('\n'), id: this.id });
+        this.event = null;
+        this.id = null;
+        this.data = [];
         continue;
       }
       if (line.charCodeAt(0) === 58 /* ':' */) continue;
@@ -34,13 +36,36 @@ export async function* sseEvents(body: AsyncIterable<Buffer | Uint8Array | strin
       const field = colon < 0 ? line : line.slice(0, colon);
       let value = colon < 0 ? '' : line.slice(colon + 1);
       if (value.charCodeAt(0) === 32) value = value.slice(1);
-      if (field === 'data') data.push(value);
-      else if (field === 'event') event = value;
-      else if (field === 'id') id = value;
+      if (field === 'data') this.data.push(value);
+      else if (field === 'event') this.event = value;
+      else if (field === 'id') this.id = value;
     }
-    buf = pos === 0 ? buf : buf.slice(pos);
+    this.buf = pos === 0 ? buf : buf.slice(pos);
+    return out;
   }
-  buf += decoder.end();
-  if (buf.length > 0 && buf.startsWith('data:')) data.push(buf.slice(5).trimStart());
-  if (data.length > 0) yield { event, data: data.join('\n'), id };
+
+  /** The end of the stream: a last event without its blank line still counts. */
+  end(out: SseEvent[] = []): SseEvent[] {
+    const buf = this.buf;
+    this.buf = '';
+    if (buf.length > 0 && buf.startsWith('data:')) this.data.push(buf.slice(5).trimStart());
+    if (this.data.length > 0) out.push({ event: this.event, data: this.data.join('\n'), id: this.id });
+    this.data = [];
+    return out;
+  }
+}
+
+/** Every event of a complete text (the stream's whole rest), synchronously. */
+export function sseEventsOf(text: string): SseEvent[] {
+  const p = new SseParser();
+  return p.end(p.push(text));
+}
+
+export async function* sseEvents(body: AsyncIterable<Buffer | Uint8Array | string>): AsyncGenerator<SseEvent> {
+  const decoder = new StringDecoder('utf8');
+  const parser = new SseParser();
+  for await (const chunk of body) {
+    yield* parser.push(typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer));
+  }
+  yield* parser.end(parser.push(decoder.end()));
 }

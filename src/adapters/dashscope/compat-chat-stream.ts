@@ -2,13 +2,15 @@
 // that arrived in one upstream read is transformed together (model renamed, delta text counted) with one
 // string operation each, and only the rare events that need a decision — the usage chunk, an error event,
 // `[DONE]` — are cut out and handled one by one, sparing the per-event parse/slice/join (CPU and garbage) of a
-// generic SSE parser on every chunk of every stream.
+// generic SSE parser on every chunk of every stream. The transform is synchronous (chatStreamCore): the SSE
+// writer drives it straight from the upstream's reads (push), with no promise per chunk; the async-iterable form
+// (chatStreamTransformer) wraps the same core.
 // Anything not in the canonical `data: <json>\n\n` form (comments, `event:`/`id:` lines, multi-line data,
 // `data:` without the space) goes through the generic parser instead, so behaviour does not depend on it.
 import { StringDecoder } from 'node:string_decoder';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { objectAfterKey } from '../json-scan.ts';
-import { sseEvents } from '../sse-events.ts';
+import { sseEventsOf } from '../sse-events.ts';
 import type { TokenUsage } from '../types.ts';
 import { dashscopeStreamError, firstString, streamBroke, withContractCacheFields } from './compat-chat-common.ts';
 
@@ -24,10 +26,6 @@ export interface ChatStreamOptions {
   publicModel: string;
   clientWantsUsage: boolean;
   chatUsage: (u: Record<string, unknown>) => TokenUsage;
-}
-
-async function* once(s: string): AsyncGenerator<string> {
-  yield s;
 }
 
 // An upstream that spaces its JSON (`"usage": {`) is recognised too, like the spaced model-name rename below.
@@ -68,25 +66,55 @@ function deltaChars(text: string): number {
   return total;
 }
 
-export function chatStreamTransformer(o: ChatStreamOptions, st: ChatStreamState) {
-  const renames: Array<[string, string]> =
-    o.upstreamModel === o.publicModel
-      ? []
-      : [
-          [`"model":"${o.upstreamModel}"`, `"model":${JSON.stringify(o.publicModel)}`],
-          [`"model": "${o.upstreamModel}"`, `"model": ${JSON.stringify(o.publicModel)}`],
-        ];
+/**
+ * Every `"model":"<from>"` (or `"model": "<from>"`) in `text`, renamed. The search is for the name itself —
+ * it starts with a letter, which JSON text holds far fewer of than quotes — and the key before it is checked after.
+ */
+export function renameModels(text: string, from: string, compact: string, spaced: string): string {
+  let i = text.indexOf(from);
+  if (i < 0) return text;
+  let out = '';
+  let done = 0; // text before this is in `out`
+  while (i >= 0) {
+    const end = i + from.length;
+    if (text.charCodeAt(end) === 34 && text.charCodeAt(i - 1) === 34) {
+      if (text.startsWith('"model":', i - 9) && i - 9 >= done) {
+        out += text.slice(done, i - 9) + compact;
+        done = end + 1;
+      } else if (text.startsWith('"model": ', i - 10) && i - 10 >= done) {
+        out += text.slice(done, i - 10) + spaced;
+        done = end + 1;
+      }
+    }
+    i = text.indexOf(from, end);
+  }
+  return done === 0 ? text : out + text.slice(done);
+}
+
+/** The synchronous transform: upstream reads in, client frames out. */
+export interface ChatStreamCore {
+  /**
+   * One upstream read. The client frames it completes are appended to what take() returns. Throws (a
+   * GatewayError) on an error event: the frames before it are there to take first.
+   */
+  push(chunk: Buffer | Uint8Array | string): void;
+  /** The upstream ended: the rest is decided. Throws if the stream was not complete (no `[DONE]`). */
+  end(): void;
+  /** The frames produced since the last take ('' when none). */
+  take(): string;
+}
+
+export function chatStreamCore(o: ChatStreamOptions, st: ChatStreamState): ChatStreamCore {
+  const rename = o.upstreamModel !== o.publicModel && o.upstreamModel !== '';
+  const from = o.upstreamModel;
+  const compact = `"model":${JSON.stringify(o.publicModel)}`;
+  const spaced = `"model": ${JSON.stringify(o.publicModel)}`;
 
   /** Events without a special marker: count, note the id, rename — on the whole run of them at once. */
   function plain(text: string): string {
     st.rid ??= firstString(text, 'id');
     st.produced += deltaChars(text);
-    // An upstream writes its JSON one way: the spaced form is only looked for when the compact one is absent.
-    for (const [from, to] of renames) {
-      const r = text.replaceAll(from, to);
-      if (r !== text) return r;
-    }
-    return text;
+    return rename ? renameModels(text, from, compact, spaced) : text;
   }
 
   /** One event's data (a decision to make): the client frame, or '' to drop it. Throws on an error event. */
@@ -112,6 +140,8 @@ export function chatStreamTransformer(o: ChatStreamOptions, st: ChatStreamState)
     return plain(`data: ${d}\n\n`);
   }
 
+  let out = '';
+
   /** Payload bounds [start, end) of each event when the block is all canonical `data: …\n\n`; else null. */
   function canonical(block: string): number[] | null {
     const bounds: number[] = [];
@@ -127,15 +157,14 @@ export function chatStreamTransformer(o: ChatStreamOptions, st: ChatStreamState)
   }
 
   /**
-   * A block of complete events (ends with a blank line, LF line ends) → client frames, appended to `out.text`
-   * as they are decided (so the frames before an error event still reach the client when it throws). Runs of
-   * ordinary events are handled as one piece; an event that needs a decision — it carries usage, is an error
-   * event or is `[DONE]` — is handled alone.
+   * A block of complete events (ends with a blank line, LF line ends) → client frames, appended to `out` as they
+   * are decided (so the frames before an error event still reach the client when it throws). Runs of ordinary
+   * events are handled as one piece; an event that needs a decision — it carries usage, is an error event or is
+   * `[DONE]` — is handled alone.
    */
-  function block(text: string, out: { text: string }): Promise<void> | undefined {
+  function block(text: string): void {
     const b = canonical(text);
-    // Only the generic parser is asynchronous: the canonical path adds no promise hop per upstream read.
-    if (!b) return generic(text, out);
+    if (!b) return generic(text);
     let from = 0; // start of the events not emitted yet
     let usage = nextUsage(text, -1);
     for (let i = 0; i < b.length; i += 2) {
@@ -143,66 +172,83 @@ export function chatStreamTransformer(o: ChatStreamOptions, st: ChatStreamState)
       const end = b[i + 1]!;
       const carriesUsage = usage >= 0 && usage < end;
       if (!carriesUsage && !text.startsWith('{"error"', start) && !(end - start === 6 && text.startsWith('[DONE]', start))) continue;
-      if (start - 6 > from) out.text += plain(text.slice(from, start - 6));
-      out.text += event(text.slice(start, end));
+      if (start - 6 > from) out += plain(text.slice(from, start - 6));
+      out += event(text.slice(start, end));
       from = end + 2;
       if (carriesUsage) usage = nextUsage(text, end);
     }
-    if (from < text.length) out.text += plain(text.slice(from));
-    return undefined;
+    if (from === 0) out += plain(text);
+    else if (from < text.length) out += plain(text.slice(from));
   }
 
-  async function generic(text: string, out: { text: string }): Promise<void> {
-    for await (const ev of sseEvents(once(text))) out.text += event(ev.data);
+  function generic(text: string): void {
+    for (const ev of sseEventsOf(text)) out += event(ev.data);
   }
 
+  const decoder = new StringDecoder('utf8');
+  let buf = '';
+  let pendingCr = false;
+
+  return {
+    push(chunk) {
+      let s = typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
+      if (pendingCr) {
+        s = `\r${s}`;
+        pendingCr = false;
+      }
+      if (s.includes('\r')) {
+        // CRLF (or CR) line ends → LF; a trailing CR waits for the next read (it may be half of a CRLF).
+        if (s.endsWith('\r')) {
+          pendingCr = true;
+          s = s.slice(0, -1);
+        }
+        s = s.replace(/\r\n?/g, '\n');
+      }
+      // The usual read: whole events, nothing held back from the one before.
+      if (buf === '' && s.length > 1 && s.charCodeAt(s.length - 1) === 10 && s.charCodeAt(s.length - 2) === 10) return block(s);
+      buf += s;
+      const end = buf.lastIndexOf('\n\n');
+      if (end < 0) return;
+      const text = buf.slice(0, end + 2);
+      buf = buf.slice(end + 2);
+      block(text);
+    },
+    end() {
+      buf += decoder.end() + (pendingCr ? '\n' : '');
+      pendingCr = false;
+      // A last event without its blank line (or a stream cut mid-event): the generic parser decides.
+      if (buf.length > 0) generic(buf.replace(/\r\n?/g, '\n'));
+      buf = '';
+      if (!st.done) throw new GatewayError('upstream_error', 'The upstream stream ended before it was complete');
+    },
+    take() {
+      const t = out;
+      out = '';
+      return t;
+    },
+  };
+}
+
+/** The same transform as an async iterable of client frames over an async iterable of upstream reads. */
+export function chatStreamTransformer(o: ChatStreamOptions, st: ChatStreamState) {
   return async function* frames(body: AsyncIterable<Buffer | Uint8Array | string>): AsyncGenerator<string> {
-    const decoder = new StringDecoder('utf8');
-    const out = { text: '' };
-    let buf = '';
-    let pendingCr = false;
+    const core = chatStreamCore(o, st);
+    let t: string;
     try {
       for await (const chunk of body) {
-        let s = typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
-        if (pendingCr) {
-          s = `\r${s}`;
-          pendingCr = false;
-        }
-        if (s.includes('\r')) {
-          // CRLF (or CR) line ends → LF; a trailing CR waits for the next read (it may be half of a CRLF).
-          if (s.endsWith('\r')) {
-            pendingCr = true;
-            s = s.slice(0, -1);
-          }
-          s = s.replace(/\r\n?/g, '\n');
-        }
-        buf += s;
-        const end = buf.lastIndexOf('\n\n');
-        if (end < 0) continue;
-        const text = buf.slice(0, end + 2);
-        buf = buf.slice(end + 2);
-        const pending = block(text, out);
-        if (pending) await pending;
-        if (out.text) {
-          const t = out.text;
-          out.text = '';
-          yield t;
-        }
-      }
-      buf += decoder.end() + (pendingCr ? '\n' : '');
-      if (buf.length > 0) {
-        // A last event without its blank line (or a stream cut mid-event): the generic parser decides.
-        await generic(buf.replace(/\r\n?/g, '\n'), out);
+        core.push(chunk);
+        if ((t = core.take())) yield t;
       }
     } catch (e) {
-      if (out.text) {
-        const t = out.text;
-        out.text = '';
-        yield t;
-      }
+      if ((t = core.take())) yield t;
       throw streamBroke(e);
     }
-    if (out.text) yield out.text;
-    if (!st.done) throw new GatewayError('upstream_error', 'The upstream stream ended before it was complete');
+    try {
+      core.end();
+    } catch (e) {
+      if ((t = core.take())) yield t;
+      throw e instanceof GatewayError ? e : streamBroke(e);
+    }
+    if ((t = core.take())) yield t;
   };
 }
