@@ -3,6 +3,8 @@
 // for-await, it allocates no stream machinery per call and one promise per wait instead of several per chunk.
 // Backpressure: past HIGH_WATER queued chunks the upstream socket is paused, and resumed once the consumer has
 // caught up. Leaving the iteration early (client gone) aborts the upstream request.
+// A consumer can also take the body pushed (`push`): each read is handed over synchronously as it arrives, with
+// no promise or queue per chunk; it pauses and resumes the upstream itself.
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 import { AbortLink } from './abort-link.ts';
 import type { Deadline } from './deadlines.ts';
@@ -14,6 +16,24 @@ export interface UpstreamStreamResponse {
   body: AsyncIterable<Buffer>;
   /** The whole body as text (for error answers). */
   text(): Promise<string>;
+  /** The body pushed to `consumer` instead (chunks that came before are handed over at once). Once, not with `body`. */
+  push(consumer: BodyConsumer): BodyFlow;
+}
+
+/** Takes a body pushed chunk by chunk; exactly one of `end` and `error` is called, once. */
+export interface BodyConsumer {
+  /** A chunk; false holds the upstream back until the flow's `resume()`. */
+  data(chunk: Buffer): boolean;
+  end(): void;
+  error(e: unknown): void;
+}
+
+/** The pushed body's flow control. */
+export interface BodyFlow {
+  /** Read on after a chunk's consumer said false. */
+  resume(): void;
+  /** Stop the upstream request (the consumer wants no more; no end or error follows). */
+  abort(): void;
 }
 
 const HIGH_WATER = 32;
@@ -37,6 +57,8 @@ export function dispatchStream(
     let ended = false;
     let failure: unknown = null;
     let waiting: { resolve: (r: IteratorResult<Buffer>) => void; reject: (e: unknown) => void } | null = null;
+    let pushed: BodyConsumer | null = null;
+    let held = false; // a pushed consumer asked for a pause
     const link = AbortLink.on(signal);
     const abort = () => controller?.abort(new undiciErrors.RequestAbortedError());
     const detach = () => {
@@ -87,6 +109,44 @@ export function dispatchStream(
     };
     const body: AsyncIterable<Buffer> = { [Symbol.asyncIterator]: () => iterator };
 
+    // Hands queued chunks to the pushed consumer until it pauses; then, with none left, the end. A failure is
+    // handed over at once, after the chunks before it (a paused consumer is most often one that left).
+    let over = false;
+    const drain = (consumer: BodyConsumer) => {
+      if (over) return;
+      if (failure !== null) {
+        over = true;
+        while (queue.length > 0) consumer.data(queue.shift()!);
+        return consumer.error(failure);
+      }
+      while (queue.length > 0 && !held) if (consumer.data(queue.shift()!) === false) hold();
+      if (queue.length > 0 || held) return;
+      if (ended) {
+        over = true;
+        consumer.end();
+      } else if (controller?.paused) resume(controller);
+    };
+    const hold = () => {
+      held = true;
+      controller?.pause();
+    };
+    const flow: BodyFlow = {
+      resume() {
+        held = false;
+        if (pushed !== null) drain(pushed);
+      },
+      abort() {
+        over = true;
+        queue.length = 0;
+        if (!ended && failure === null) abort();
+      },
+    };
+    const push = (consumer: BodyConsumer): BodyFlow => {
+      pushed = consumer;
+      drain(consumer);
+      return flow;
+    };
+
     const handler: Dispatcher.DispatchHandler = {
       onRequestStart(c) {
         controller = c;
@@ -100,6 +160,7 @@ export function dispatchStream(
           statusCode,
           headers,
           body,
+          push,
           async text() {
             const parts: Buffer[] = [];
             for await (const c of body) parts.push(c);
@@ -109,6 +170,10 @@ export function dispatchStream(
       },
       onResponseData(c, chunk) {
         deadline?.progressed();
+        if (pushed !== null && !held && queue.length === 0) {
+          if (!over && pushed.data(chunk) === false) hold();
+          return;
+        }
         queue.push(chunk);
         if (queue.length >= HIGH_WATER) c.pause();
         wake();
@@ -116,12 +181,14 @@ export function dispatchStream(
       onResponseEnd() {
         ended = true;
         detach();
-        wake();
+        if (pushed !== null) drain(pushed);
+        else wake();
       },
       onResponseError(_c, e) {
         failure = e;
         detach();
         if (!started) rejectHead(networkError(e));
+        else if (pushed !== null) drain(pushed);
         else wake();
       },
     };

@@ -46,10 +46,28 @@ export interface StreamResult {
   upstreamRequestId: string | null;
   /** SSE frames for the client; throws a GatewayError if the upstream stream breaks. */
   frames: AsyncIterable<string>;
+  /**
+   * The same frames pushed to `sink` as each upstream read arrives (no promise per chunk), where the adapter
+   * offers it. Use either this or `frames`, once.
+   */
+  pipe?(sink: FrameSink): FrameFlow;
   /** Usage reported so far (null until the upstream reports it). */
   usage(): TokenUsage | null;
   /** Output characters produced so far (basis of the estimate when no usage arrived). */
   producedChars(): number;
+}
+
+/** Takes a stream's client frames as they are made; `end` is called exactly once. */
+export interface FrameSink {
+  /** Client frames. False: the client is not taking more now — the source holds back until `resume()`. */
+  write(frames: string): boolean;
+  /** The end: no argument when the stream completed; else why it broke (a GatewayError, or the transport's error). */
+  end(error?: unknown): void;
+}
+
+/** A piped stream's flow control. */
+export interface FrameFlow {
+  resume(): void;
 }
 
 /** How a family frames an error event inside its stream (the body is already rendered and redacted). */

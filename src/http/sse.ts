@@ -3,7 +3,7 @@
 // an upstream break (a family-specific error event, then the end — never a hang), and exactly one
 // end-of-stream callback (metering) that runs before the response is finished.
 import type { ServerResponse } from 'node:http';
-import type { ErrorFrame } from '../adapters/types.ts';
+import type { ErrorFrame, FrameFlow, FrameSink, StreamResult } from '../adapters/types.ts';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 import { renderFamilyB } from '../errors/render.ts';
 import type { Exchange } from './exchange.ts';
@@ -35,7 +35,8 @@ export class ClientWatch {
 }
 
 export interface SseOptions {
-  frames: AsyncIterable<string>;
+  /** The frames: pushed (`pipe`) where the stream offers it, else iterated (`frames`). */
+  stream: Pick<StreamResult, 'frames' | 'pipe'>;
   watch: ClientWatch;
   errorFrame: ErrorFrame;
   /** Called exactly once, before the response ends (or after the client left). */
@@ -69,26 +70,31 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
       'x-accel-buffering': 'no',
       [REQUEST_ID_HEADER]: req.id,
     });
-    // Frames produced from one upstream chunk arrive in one microtask run: they are joined and written once on
-    // the next tick (one string, one syscall) instead of one write per frame.
-    let pending = '';
-    let full = false;
-    flush = () => {
-      if (pending === '' || watch.gone) return;
-      const out = pending;
-      pending = '';
-      if (!res.write(out)) full = true;
-    };
-    for await (const frame of o.frames) {
-      if (watch.gone) break;
-      if (pending === '') process.nextTick(flush);
-      pending += frame;
-      if (full) {
-        full = false;
-        await waitDrain(res, watch);
+    if (o.stream.pipe) {
+      const broke = await piped(res, watch, o.stream.pipe.bind(o.stream));
+      if (broke !== undefined) throw broke;
+    } else {
+      // Frames produced from one upstream chunk arrive in one microtask run: they are joined and written once on
+      // the next tick (one string, one syscall) instead of one write per frame.
+      let pending = '';
+      let full = false;
+      flush = () => {
+        if (pending === '' || watch.gone) return;
+        const out = pending;
+        pending = '';
+        if (!res.write(out)) full = true;
+      };
+      for await (const frame of o.stream.frames) {
+        if (watch.gone) break;
+        if (pending === '') process.nextTick(flush);
+        pending += frame;
+        if (full) {
+          full = false;
+          await waitDrain(res, watch);
+        }
       }
+      flush();
     }
-    flush();
     if (watch.gone) outcome = 'client-abort';
   } catch (e) {
     if (watch.gone) outcome = 'client-abort';
@@ -117,4 +123,50 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
       res.end();
     }
   }
+}
+
+/**
+ * A pushed stream written to the client: the frames of one upstream read (or of several in one tick) are joined
+ * and written once on the next tick. A write the socket did not take whole holds the source back until 'drain'.
+ * Resolves once the stream ended: undefined when it completed, else why it broke. A client that leaves aborts the
+ * upstream request through the watch's signal, which ends the stream too.
+ */
+function piped(res: ServerResponse, watch: ClientWatch, pipe: (sink: FrameSink) => FrameFlow): Promise<unknown> {
+  return new Promise((resolve) => {
+    let pending = '';
+    let full = false; // the last write was not taken whole: waiting for 'drain'
+    let held = false; // the source was told to hold back
+    let flow: FrameFlow | null = null;
+    const flush = () => {
+      if (pending === '') return;
+      const out = pending;
+      pending = '';
+      if (watch.gone) return;
+      if (!res.write(out) && !full) {
+        full = true;
+        res.once('drain', drained);
+      }
+    };
+    const drained = () => {
+      full = false;
+      if (held) {
+        held = false;
+        flow?.resume();
+      }
+    };
+    flow = pipe({
+      write(frames) {
+        if (pending === '') process.nextTick(flush);
+        pending += frames;
+        if (!full) return true;
+        held = true;
+        return false;
+      },
+      end(error) {
+        flush();
+        res.off('drain', drained);
+        resolve(error);
+      },
+    });
+  });
 }

@@ -11,7 +11,8 @@ import { StringDecoder } from 'node:string_decoder';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { objectAfterKey } from '../json-scan.ts';
 import { sseEventsOf } from '../sse-events.ts';
-import type { TokenUsage } from '../types.ts';
+import type { BodyConsumer, BodyFlow, UpstreamStreamResponse } from '../http-stream.ts';
+import type { FrameFlow, FrameSink, TokenUsage } from '../types.ts';
 import { dashscopeStreamError, firstString, streamBroke, withContractCacheFields } from './compat-chat-common.ts';
 
 export interface ChatStreamState {
@@ -251,4 +252,57 @@ export function chatStreamTransformer(o: ChatStreamOptions, st: ChatStreamState)
     }
     if ((t = core.take())) yield t;
   };
+}
+
+/**
+ * The upstream body pushed through the core to `sink`, read by read: frames are written as each read completes
+ * them, the upstream is paused while the sink is full, and the end (or the break, as a gateway error) reported once.
+ */
+export function pipeChatStream(res: Pick<UpstreamStreamResponse, 'push'>, core: ChatStreamCore, sink: FrameSink): FrameFlow {
+  let flow: BodyFlow | null = null;
+  let failed = false;
+  const fail = (e: unknown) => {
+    failed = true;
+    const t = core.take();
+    if (t) sink.write(t);
+    sink.end(streamBroke(e));
+  };
+  const consumer: BodyConsumer = {
+    data(chunk) {
+      if (failed) return true;
+      try {
+        core.push(chunk);
+      } catch (e) {
+        // An error event ends the stream: nothing after it is read.
+        fail(e);
+        stop();
+        return true;
+      }
+      const t = core.take();
+      return t === '' || sink.write(t);
+    },
+    end() {
+      if (failed) return;
+      try {
+        core.end();
+      } catch (e) {
+        return fail(e);
+      }
+      const t = core.take();
+      if (t) sink.write(t);
+      sink.end();
+    },
+    error(e) {
+      if (!failed) fail(e);
+    },
+  };
+  // A failure while the queued chunks are handed over (inside push) stops the upstream once push has returned.
+  let stopLater = false;
+  const stop = () => {
+    if (flow) flow.abort();
+    else stopLater = true;
+  };
+  flow = res.push(consumer);
+  if (stopLater) flow.abort();
+  return flow;
 }

@@ -7,7 +7,7 @@ import { num, objectAfterKey, renameModel } from '../json-scan.ts';
 import { bodyWithModel } from '../json-splice.ts';
 import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
 import { assertJson, firstString, headerString, postDashscopeStream, postDashscopeText, withContractCacheFields } from './compat-chat-common.ts';
-import { chatStreamTransformer, type ChatStreamState } from './compat-chat-stream.ts';
+import { chatStreamCore, chatStreamTransformer, pipeChatStream, type ChatStreamState } from './compat-chat-stream.ts';
 
 export const COMPAT_CHAT_PATH = '/compatible-mode/v1/chat/completions';
 
@@ -49,8 +49,17 @@ export function compatChat(client: UpstreamClient): TextCapability {
     async stream(req: TextRequest, o: CallOptions): Promise<StreamResult> {
       const res = await postDashscopeStream(client, o, { path: COMPAT_CHAT_PATH, body: compatChatBody(req, true) });
       const st: ChatStreamState = { usage: null, produced: 0, rid: headerString(res.headers['x-request-id']), done: false };
-      const frames = chatStreamTransformer({ upstreamModel: req.upstreamModel, publicModel: req.publicModel, clientWantsUsage: req.clientWantsUsage === true, chatUsage }, st);
-      return { upstreamRequestId: st.rid, frames: frames(res.body), usage: () => st.usage, producedChars: () => st.produced };
+      const opts = { upstreamModel: req.upstreamModel, publicModel: req.publicModel, clientWantsUsage: req.clientWantsUsage === true, chatUsage };
+      return {
+        upstreamRequestId: st.rid,
+        // Made on first use: a piped stream never builds the generator.
+        get frames() {
+          return chatStreamTransformer(opts, st)(res.body);
+        },
+        pipe: (sink) => pipeChatStream(res, chatStreamCore(opts, st), sink),
+        usage: () => st.usage,
+        producedChars: () => st.produced,
+      };
     },
   };
 }

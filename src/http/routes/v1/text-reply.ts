@@ -20,7 +20,7 @@ export async function sendStream(deps: TextDeps, ex: Exchange, r: ResolvedModel,
   });
   let committed: Promise<void> | undefined;
   await sendSse(ex, {
-    frames: s.frames,
+    stream: s,
     watch,
     errorFrame,
     onEnd: (outcome: StreamOutcome) => {
