@@ -59,7 +59,10 @@ export interface StreamResult {
 
 /** Takes a stream's client frames as they are made; `end` is called exactly once. */
 export interface FrameSink {
-  /** Client frames. False: the client is not taking more now — the source holds back until `resume()`. */
+  /**
+   * Client frames as a byte string: one char per byte of their UTF-8 form (written as latin1). False: the client
+   * is not taking more now — the source holds back until `resume()`.
+   */
   write(frames: string): boolean;
   /** The end: no argument when the stream completed; else why it broke (a GatewayError, or the transport's error). */
   end(error?: unknown): void;

@@ -127,7 +127,7 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
 
 /**
  * A pushed stream written to the client: the frames of one upstream read (or of several in one tick) are joined
- * and written once on the next tick. A write the socket did not take whole holds the source back until 'drain'.
+ * and written once on the next tick, as the byte string they are (latin1: no UTF-8 length scan and encode). A write the socket did not take whole holds the source back until 'drain'.
  * Resolves once the stream ended: undefined when it completed, else why it broke. A client that leaves aborts the
  * upstream request through the watch's signal, which ends the stream too.
  */
@@ -142,7 +142,7 @@ function piped(res: ServerResponse, watch: ClientWatch, pipe: (sink: FrameSink) 
       const out = pending;
       pending = '';
       if (watch.gone) return;
-      if (!res.write(out) && !full) {
+      if (!res.write(out, 'latin1') && !full) {
         full = true;
         res.once('drain', drained);
       }

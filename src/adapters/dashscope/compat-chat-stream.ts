@@ -7,7 +7,6 @@
 // (chatStreamTransformer) wraps the same core.
 // Anything not in the canonical `data: <json>\n\n` form (comments, `event:`/`id:` lines, multi-line data,
 // `data:` without the space) goes through the generic parser instead, so behaviour does not depend on it.
-import { StringDecoder } from 'node:string_decoder';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { objectAfterKey } from '../json-scan.ts';
 import { sseEventsOf } from '../sse-events.ts';
@@ -48,7 +47,11 @@ function nextUsage(text: string, from: number): number {
   return -1;
 }
 
-/** Characters of delta text in a run of chunks: every `"content":"…"` and `"reasoning_content":"…"` value. */
+/**
+ * Characters of delta text in a run of chunks: every `"content":"…"` and `"reasoning_content":"…"` value. The text
+ * is a byte string (one char per UTF-8 byte): a character is counted at its first byte, in UTF-16 units as a
+ * decoded string has them (a four-byte sequence is two), continuation bytes not at all.
+ */
 function deltaChars(text: string): number {
   let total = 0;
   let at = text.indexOf('content":"');
@@ -56,16 +59,25 @@ function deltaChars(text: string): number {
     let i = at + 10;
     const own = text.charCodeAt(at - 1) === 34 || (text.charCodeAt(at - 11) === 34 && text.startsWith('reasoning_', at - 10));
     const start = i;
+    let wide = 0; // UTF-16 units minus bytes, for the non-ASCII characters
     for (; i < text.length; i++) {
       const c = text.charCodeAt(i);
       if (c === 92) i++;
       else if (c === 34) break;
+      else if (c >= 0x80) wide += c < 0xc0 ? -1 : c >= 0xf0 ? 1 : 0;
     }
-    if (own) total += i - start;
+    if (own) total += i - start + wide;
     at = text.indexOf('content":"', i);
   }
   return total;
 }
+
+// Buffer's own latin1 decoder (what toString('latin1') calls, minus its argument handling).
+type Latin1Buffer = Buffer & { latin1Slice(start: number, end: number): string };
+
+/** A byte string (one char per byte, as latin1 decodes) of a text's UTF-8 form, and back. */
+export const bytesOf = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
+export const textOf = (bytes: string): string => Buffer.from(bytes, 'latin1').toString('utf8');
 
 /**
  * Every `"model":"<from>"` (or `"model": "<from>"`) in `text`, renamed. The search is for the name itself —
@@ -92,53 +104,62 @@ export function renameModels(text: string, from: string, compact: string, spaced
   return done === 0 ? text : out + text.slice(done);
 }
 
-/** The synchronous transform: upstream reads in, client frames out. */
+/**
+ * The synchronous transform: upstream reads in, client frames out. It works on byte strings — each upstream read
+ * decoded as latin1, one char per byte, and the frames written back the same way — so the bytes pass through
+ * unchanged without a UTF-8 decode and re-encode of every chunk (every marker it looks for is ASCII); the few
+ * texts it reads or rewrites (usage, error events, the id) are decoded for that.
+ */
 export interface ChatStreamCore {
   /**
-   * One upstream read. The client frames it completes are appended to what take() returns. Throws (a
-   * GatewayError) on an error event: the frames before it are there to take first.
+   * One upstream read (bytes, or a byte string). The client frames it completes are appended to what take()
+   * returns. Throws (a GatewayError) on an error event: the frames before it are there to take first.
    */
-  push(chunk: Buffer | Uint8Array | string): void;
+  push(chunk: Buffer | string): void;
   /** The upstream ended: the rest is decided. Throws if the stream was not complete (no `[DONE]`). */
   end(): void;
-  /** The frames produced since the last take ('' when none). */
+  /** The frames produced since the last take, as a byte string ('' when none). */
   take(): string;
 }
 
 export function chatStreamCore(o: ChatStreamOptions, st: ChatStreamState): ChatStreamCore {
   const rename = o.upstreamModel !== o.publicModel && o.upstreamModel !== '';
-  const from = o.upstreamModel;
-  const compact = `"model":${JSON.stringify(o.publicModel)}`;
-  const spaced = `"model": ${JSON.stringify(o.publicModel)}`;
+  const from = bytesOf(o.upstreamModel);
+  const compact = bytesOf(`"model":${JSON.stringify(o.publicModel)}`);
+  const spaced = bytesOf(`"model": ${JSON.stringify(o.publicModel)}`);
 
   /** Events without a special marker: count, note the id, rename — on the whole run of them at once. */
   function plain(text: string): string {
-    st.rid ??= firstString(text, 'id');
+    if (st.rid === null) {
+      const id = firstString(text, 'id');
+      if (id !== null) st.rid = textOf(id);
+    }
     st.produced += deltaChars(text);
     return rename ? renameModels(text, from, compact, spaced) : text;
   }
 
-  /** One event's data (a decision to make): the client frame, or '' to drop it. Throws on an error event. */
-  function event(d: string): string {
-    if (d === '[DONE]') {
+  /** One event's data (a byte string, a decision to make): the client frame, or '' to drop it. Throws on an error event. */
+  function event(bytes: string): string {
+    if (bytes === '[DONE]') {
       st.done = true;
       return 'data: [DONE]\n\n';
     }
-    if (d.startsWith('{"error"')) throw dashscopeStreamError(d);
-    if (hasUsage(d)) {
-      const u = objectAfterKey(d, 'usage');
-      if (u) st.usage = o.chatUsage(u);
-      if (o.clientWantsUsage && u) d = withContractCacheFields(d, u) ?? d;
-      if (!o.clientWantsUsage) {
-        // The client did not ask for usage: drop the usage-only chunk (empty choices, however it is spaced),
-        // strip usage from any other. One parse per stream: only the chunk that carries usage gets here.
-        const parsed = JSON.parse(d) as Record<string, unknown>;
-        if (Array.isArray(parsed.choices) && parsed.choices.length === 0) return '';
-        parsed.usage = null;
-        d = JSON.stringify(parsed);
-      }
+    if (bytes.startsWith('{"error"')) throw dashscopeStreamError(textOf(bytes));
+    if (!hasUsage(bytes)) return plain(`data: ${bytes}\n\n`);
+    const text = textOf(bytes);
+    let d = text;
+    const u = objectAfterKey(d, 'usage');
+    if (u) st.usage = o.chatUsage(u);
+    if (o.clientWantsUsage && u) d = withContractCacheFields(d, u) ?? d;
+    if (!o.clientWantsUsage) {
+      // The client did not ask for usage: drop the usage-only chunk (empty choices, however it is spaced),
+      // strip usage from any other. One parse per stream: only the chunk that carries usage gets here.
+      const parsed = JSON.parse(d) as Record<string, unknown>;
+      if (Array.isArray(parsed.choices) && parsed.choices.length === 0) return '';
+      parsed.usage = null;
+      d = JSON.stringify(parsed);
     }
-    return plain(`data: ${d}\n\n`);
+    return plain(`data: ${d === text ? bytes : bytesOf(d)}\n\n`);
   }
 
   let out = '';
@@ -186,13 +207,12 @@ export function chatStreamCore(o: ChatStreamOptions, st: ChatStreamState): ChatS
     for (const ev of sseEventsOf(text)) out += event(ev.data);
   }
 
-  const decoder = new StringDecoder('utf8');
   let buf = '';
   let pendingCr = false;
 
   return {
     push(chunk) {
-      let s = typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
+      let s = typeof chunk === 'string' ? chunk : (chunk as Latin1Buffer).latin1Slice(0, chunk.length);
       if (pendingCr) {
         s = `\r${s}`;
         pendingCr = false;
@@ -215,7 +235,7 @@ export function chatStreamCore(o: ChatStreamOptions, st: ChatStreamState): ChatS
       block(text);
     },
     end() {
-      buf += decoder.end() + (pendingCr ? '\n' : '');
+      if (pendingCr) buf += '\n';
       pendingCr = false;
       // A last event without its blank line (or a stream cut mid-event): the generic parser decides.
       if (buf.length > 0) generic(buf.replace(/\r\n?/g, '\n'));
@@ -230,27 +250,30 @@ export function chatStreamCore(o: ChatStreamOptions, st: ChatStreamState): ChatS
   };
 }
 
-/** The same transform as an async iterable of client frames over an async iterable of upstream reads. */
+/**
+ * The same transform as an async iterable of client frames (text) over an async iterable of upstream reads
+ * (bytes). Frames come whole, so each decodes on its own.
+ */
 export function chatStreamTransformer(o: ChatStreamOptions, st: ChatStreamState) {
-  return async function* frames(body: AsyncIterable<Buffer | Uint8Array | string>): AsyncGenerator<string> {
+  return async function* frames(body: AsyncIterable<Buffer>): AsyncGenerator<string> {
     const core = chatStreamCore(o, st);
     let t: string;
     try {
       for await (const chunk of body) {
         core.push(chunk);
-        if ((t = core.take())) yield t;
+        if ((t = core.take())) yield textOf(t);
       }
     } catch (e) {
-      if ((t = core.take())) yield t;
+      if ((t = core.take())) yield textOf(t);
       throw streamBroke(e);
     }
     try {
       core.end();
     } catch (e) {
-      if ((t = core.take())) yield t;
+      if ((t = core.take())) yield textOf(t);
       throw e instanceof GatewayError ? e : streamBroke(e);
     }
-    if ((t = core.take())) yield t;
+    if ((t = core.take())) yield textOf(t);
   };
 }
 
