@@ -61,6 +61,22 @@ afterAll(async () => {
 const get = (path: string, signal?: AbortSignal) => client.requestStream({ method: 'GET', baseUrl: base, path, ...(signal ? { signal } : {}) });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Pushes a body into an array; `hold` says which chunk numbers answer false (hold the upstream back). */
+function collect(res: Awaited<ReturnType<typeof get>>, hold: (n: number) => boolean = () => false) {
+  const got = { chunks: 0, bytes: 0, ended: false, error: null as unknown, text: '' };
+  const flow = res.push({
+    data(c) {
+      got.chunks++;
+      got.bytes += c.length;
+      if (got.text.length < 64) got.text += c.toString();
+      return !hold(got.chunks);
+    },
+    end: () => void (got.ended = true),
+    error: (e) => void (got.error = e),
+  });
+  return { got, flow };
+}
+
 describe('requestStream', () => {
   it('yields the body in order and completely; text() reads an error answer whole', async () => {
     const res = await get('/small');
@@ -104,5 +120,42 @@ describe('requestStream', () => {
 
     const unreachable = await client.requestStream({ method: 'GET', baseUrl: 'http://127.0.0.1:9', path: '/' }).then(() => null, (e: unknown) => e);
     expect(isGatewayError(unreachable) && unreachable.code).toBe('upstream_unreachable');
+  });
+
+  it('push: every read handed over in order, then the end', async () => {
+    const res = await get('/small');
+    await sleep(30); // the whole body arrived before the consumer: it is handed over at once
+    const { got } = collect(res);
+    expect(got.text).toBe('data: 1\n\ndata: 2\n\n');
+    expect(got.ended).toBe(true);
+  });
+
+  it('push: a consumer that answers false holds the upstream back until resume, then gets every byte', async () => {
+    const res = await get('/big');
+    const { got, flow } = collect(res, (n) => n === 1);
+    await sleep(400);
+    const total = CHUNKS * CHUNK.length;
+    expect(got.chunks).toBe(1);
+    expect(state.flushed).toBeLessThan(total / 2); // the server is waiting for 'drain'
+    flow.resume();
+    for (let i = 0; i < 500 && !got.ended; i++) await sleep(10);
+    expect(got.ended).toBe(true);
+    expect(got.bytes).toBe(total);
+  });
+
+  it('push: abort stops the upstream request (no end follows); a cut is handed over as an error', async () => {
+    const before = state.closedEarly;
+    const res = await get('/big');
+    const { got, flow } = collect(res);
+    flow.abort();
+    for (let i = 0; i < 100 && state.closedEarly === before; i++) await sleep(10);
+    expect(state.closedEarly).toBe(before + 1);
+    expect(got.ended).toBe(false);
+
+    const broken = collect(await get('/broken')).got;
+    for (let i = 0; i < 100 && broken.error === null; i++) await sleep(10);
+    expect(broken.error).toBeInstanceOf(Error);
+    expect(broken.text).toBe('data: 1\n\n');
+    expect(broken.ended).toBe(false);
   });
 });

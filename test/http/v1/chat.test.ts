@@ -50,6 +50,18 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     expect(usage?.completion_tokens).toBeGreaterThan(0);
   });
 
+  it('streaming: text in any script reaches the client byte for byte, in frames renamed to the public model', async () => {
+    const said = 'grüß 你好，世界 😀 "quoted" \\ end';
+    const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: said }], stream: true, stream_options: { include_usage: true } } });
+    expect(r.status).toBe(200);
+    const events = sseEvents(await r.text());
+    expect(events.at(-1)!.data).toBe('[DONE]');
+    const chunks = events.filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data) as { model: string; choices: Array<{ delta: { content?: string } }>; usage: { completion_tokens: number } | null });
+    expect(chunks.every((c) => c.model === 'qwx3.7-plus')).toBe(true);
+    expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toContain(said);
+    expect(chunks.at(-1)!.usage!.completion_tokens).toBeGreaterThan(0);
+  });
+
   it('stream usage is captured upstream even when the client did not ask (client sees no usage chunk; ledger row exists)', async () => {
     const before = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
     const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'no usage asked' }], stream: true } });
