@@ -110,12 +110,15 @@ export function dispatchStream(
     const body: AsyncIterable<Buffer> = { [Symbol.asyncIterator]: () => iterator };
 
     // Hands queued chunks to the pushed consumer until it pauses; then, with none left, the end. A failure is
-    // handed over at once, after the chunks before it (a paused consumer is most often one that left).
+    // handed over at once, after the chunks before it (a paused consumer is most often one that left). At the end
+    // the consumer is let go: the dispatcher may keep this handler past the call, and the consumer reaches the
+    // client's whole request.
     let over = false;
     const drain = (consumer: BodyConsumer) => {
       if (over) return;
       if (failure !== null) {
         over = true;
+        pushed = null;
         while (queue.length > 0) consumer.data(queue.shift()!);
         return consumer.error(failure);
       }
@@ -123,6 +126,7 @@ export function dispatchStream(
       if (queue.length > 0 || held) return;
       if (ended) {
         over = true;
+        pushed = null;
         consumer.end();
       } else if (controller?.paused) resume(controller);
     };
@@ -137,6 +141,7 @@ export function dispatchStream(
       },
       abort() {
         over = true;
+        pushed = null;
         queue.length = 0;
         if (!ended && failure === null) abort();
       },
