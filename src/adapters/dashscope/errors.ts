@@ -1,13 +1,13 @@
 // DashScope error bodies (native {code,message,request_id}, compatible-mode {error:{…}} and the messages-compatible
 // {type:"error", error:{type,message}}) → GatewayError.
-import { isContentFiltered } from '../../errors/content-filter.ts';
+import { isContentFiltered, mentionsContentFilter } from '../../errors/content-filter.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ErrorCode } from '../../errors/codes.ts';
 import { isObject } from '../../contracts/fields.ts';
 
-/** The catalogue code for an upstream error: its status, and its codes (`vendorCode`, `vendorType`) for a content filter. */
-export function upstreamErrorCode(status: number, vendorCode: string | undefined, vendorType?: string): ErrorCode {
-  if (isContentFiltered(vendorCode, vendorType)) return 'upstream_content_filtered';
+/** The catalogue code for an upstream error: its status, and its codes (`vendorCode`, `vendorType`) or message for a content filter. */
+export function upstreamErrorCode(status: number, vendorCode: string | undefined, vendorType?: string, message?: string): ErrorCode {
+  if (isContentFiltered(vendorCode, vendorType) || mentionsContentFilter(message)) return 'upstream_content_filtered';
   if (status === 401) return 'upstream_auth_error';
   if (status === 403) return 'upstream_permission_denied';
   if (status === 429) return 'upstream_rate_limited';
@@ -35,7 +35,7 @@ export function dashscopeError(status: number, body: unknown): GatewayError {
       if (typeof body.message === 'string') message = body.message;
     }
   }
-  const code = upstreamErrorCode(status, vendorCode, vendorType);
+  const code = upstreamErrorCode(status, vendorCode, vendorType, message);
   const prefix =
     code === 'upstream_content_filtered'
       ? 'Upstream content policy rejected the request'
