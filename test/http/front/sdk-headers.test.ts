@@ -13,6 +13,14 @@ import { flushWriters } from '../../support/store-rows.ts';
 const t = useHarness();
 const MODEL = 'qwx3.7-plus';
 
+/** What the SDKs put on a result (`_request_id`, from x-request-id / request-id), beside withResponse()'s `request_id`. */
+type Sent = { data: unknown; response: Response; request_id: string | null | undefined };
+function sdkSaw(r: Sent): void {
+  const id = idOf(r.response.headers);
+  expect(r.request_id).toBe(id);
+  expect((r.data as { _request_id?: string })._request_id).toBe(id);
+}
+
 /** All three headers carry one request id; returns it. */
 function idOf(headers: Headers): string {
   const id = headers.get('x-gateway-request-id');
@@ -25,15 +33,12 @@ function idOf(headers: Headers): string {
 describe('request id headers, read by the official SDKs', () => {
   it('openai: chat and embeddings (text lane), a chat stream, a model (Fastify), and an error', async () => {
     const client = openaiClient(t.h, t.token);
-    const chat = await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
-    expect(chat.data._request_id).toBe(idOf(chat.response.headers));
-    const emb = await client.embeddings.create({ model: 'text-embedding-v4', input: 'hi' }).withResponse();
-    expect(emb.data._request_id).toBe(idOf(emb.response.headers));
+    sdkSaw(await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }).withResponse());
+    sdkSaw(await client.embeddings.create({ model: 'text-embedding-v4', input: 'hi' }).withResponse());
     const stream = await client.chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
     idOf(stream.response.headers);
     for await (const _ of stream.data) void _;
-    const model = await client.models.retrieve(MODEL).withResponse();
-    expect(model.data._request_id).toBe(idOf(model.response.headers));
+    sdkSaw(await client.models.retrieve(MODEL).withResponse());
     const err = await client.models.retrieve('no-such-model').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.NotFoundError);
     expect((err as InstanceType<typeof OpenAI.APIError>).requestID).toBe(idOf((err as InstanceType<typeof OpenAI.APIError>).headers!));
@@ -41,13 +46,11 @@ describe('request id headers, read by the official SDKs', () => {
 
   it('anthropic: a message and a message stream (text lane), a token count (Fastify)', async () => {
     const client = anthropicClient(t.h, t.token);
-    const msg = await client.messages.create({ model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
-    expect(msg.data._request_id).toBe(idOf(msg.response.headers));
+    sdkSaw(await client.messages.create({ model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }).withResponse());
     const stream = await client.messages.create({ model: MODEL, max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
     idOf(stream.response.headers);
     for await (const _ of stream.data) void _;
-    const count = await client.messages.countTokens({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
-    expect(count.data._request_id).toBe(idOf(count.response.headers));
+    sdkSaw(await client.messages.countTokens({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }).withResponse());
   });
 
   it('plain HTTP: family A, admin, health, the OpenAPI document, a 404 — each its own id', async () => {

@@ -13,6 +13,9 @@ const t = useHarness({ env: { TOLLWAY_BODY_LIMIT: '65536' } });
 const MODEL = 'qwx3.7-plus';
 const body = (content: string, extra: Record<string, unknown> = {}) => ({ model: MODEL, max_tokens: 16, messages: [{ role: 'user' as const, content }], ...extra });
 
+/** An SDK error class (APIError or one of its status classes). */
+type ErrorClass = abstract new (...args: never[]) => Error;
+
 type MessagesErrorBody = { type: string; error: { type: string; code: string; message: string; request_id: string }; request_id: string };
 
 async function caught(p: Promise<unknown>): Promise<InstanceType<typeof Anthropic.APIError>> {
@@ -26,7 +29,7 @@ async function caught(p: Promise<unknown>): Promise<InstanceType<typeof Anthropi
 }
 
 /** The SDK's error: its class, status, the messages-shaped body, and the request id it read from `request-id`. */
-function expectSdkError(e: InstanceType<typeof Anthropic.APIError>, cls: typeof Anthropic.APIError, status: number, code: string): void {
+function expectSdkError(e: InstanceType<typeof Anthropic.APIError>, cls: ErrorClass, status: number, code: string): void {
   expect(e).toBeInstanceOf(cls);
   expect(e.status).toBe(status);
   expect(e.requestID).toMatch(RID);
@@ -41,7 +44,7 @@ function expectSdkError(e: InstanceType<typeof Anthropic.APIError>, cls: typeof 
 }
 
 describe('/v1/messages errors through @anthropic-ai/sdk', () => {
-  const cases: Array<[string, () => Promise<string>, Record<string, unknown>, typeof Anthropic.APIError, number, string]> = [
+  const cases: Array<[string, () => Promise<string>, Record<string, unknown>, ErrorClass, number, string]> = [
     ['a bad token', async () => 'tw-not-a-token-0000000000', body('hi'), Anthropic.AuthenticationError, 401, 'invalid_token'],
     ['validation (max_tokens missing)', async () => t.token, { model: MODEL, messages: [{ role: 'user', content: 'hi' }] }, Anthropic.BadRequestError, 400, 'missing_parameter'],
     ['an unknown model', async () => t.token, { ...body('hi'), model: 'no-such-model' }, Anthropic.NotFoundError, 404, 'model_not_found'],
