@@ -74,7 +74,7 @@ export class TaskEngine {
       externalTaskId: input.externalTaskId ?? null,
       callbackUrl: input.callbackUrl ?? null,
       sessionId: input.sessionId ?? null,
-      // A row still `submitting` after the lease is a lost submit (crash): the poller fails it.
+      // A row still `submitting` after the lease is a lost submit (crash): the poller looks for it upstream.
       nextPollAt: now + o.leaseMs,
       leaseOwner: this.owner,
       leaseUntil: now + o.leaseMs,
@@ -91,8 +91,8 @@ export class TaskEngine {
     try {
       out = await input.submit(id, input.channel);
     } catch (e) {
-      await this.deps.meter().release(ref);
-      await this.repo.delete(id);
+      // Only while still `submitting`: past the deadline the poller may have found the task upstream and adopted it.
+      if (await this.repo.delete(id, 'submitting')) await this.deps.meter().release(ref);
       throw e;
     }
     const patch = {
