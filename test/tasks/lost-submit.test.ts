@@ -4,7 +4,7 @@
 // simulator holds back (`late-reply`) or never sends (`timeout`): its row stays `submitting` like a crashed one.
 // Family A tasks are found again upstream by their external_task_id (our id) and charged once; a task the upstream
 // never got, and a /v1/videos task (DashScope keeps no id of ours), fail uncharged and are reported.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { klingState } from '../../simulator/kling/index.ts';
 import type { ReconcileReport } from '../../src/core/reconcile.ts';
 import { useHarness, type GatewayInstance } from '../support/harness.ts';
@@ -17,6 +17,8 @@ const t = useHarness({
   env: { ...FAST_TASK_ENV, TOLLWAY_TASK_POLLER: 'false', TOLLWAY_TASK_LEASE_MS: String(LEASE), TOLLWAY_DRAIN_MS: '300' },
   sim: { taskDurationMs: 300 },
 });
+// The stopped gateway's creation is still waiting for the simulator: cut it before the harness closes that gateway.
+afterEach(() => t.h?.sim.close());
 
 async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>): Promise<T> {
   for (let i = 0; i < 300; i++) {
