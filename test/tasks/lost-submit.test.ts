@@ -6,7 +6,7 @@
 // never got, and a /v1/videos task (DashScope keeps no id of ours), fail uncharged and are reported.
 import { afterEach, describe, expect, it } from 'vitest';
 import { klingState } from '../../simulator/kling/index.ts';
-import type { ReconcileReport } from '../../src/core/reconcile.ts';
+import { isClean, type ReconcileReport } from '../../src/core/reconcile.ts';
 import { useHarness, type GatewayInstance } from '../support/harness.ts';
 import { ledgerOfTask, tokenRow } from '../support/store-rows.ts';
 import { FAST_TASK_ENV } from '../support/videos.ts';
@@ -111,6 +111,7 @@ describe('a task whose creation answer was lost to a stopped gateway', () => {
     expect(report.lost_submits).toEqual([{ task_id: id, token_id: t.tokenId, kind: done.kind, model: 'vidx-v1', channel: done.channel_id, created_at: Number(done.created_at), reason: 'The task never reached the upstream; it was not charged' }]);
     expect(report.open_holds).toEqual([]);
     expect(report.difference).toBe(0);
+    expect(isClean(report)).toBe(false); // `tollway reconcile` exits 1: the operator has a look
 
     await h.sim.close();
     await answer;
