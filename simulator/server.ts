@@ -249,7 +249,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
   });
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  ctx.baseUrl = `http://${opts.host && opts.host !== '0.0.0.0' ? opts.host : '127.0.0.1'}:${port}`;
+  ctx.baseUrl = opts.publicUrl?.replace(/\/+$/, '') ?? `http://${opts.host && opts.host !== '0.0.0.0' ? opts.host : '127.0.0.1'}:${port}`;
   return {
     url: ctx.baseUrl,
     port,

@@ -164,7 +164,7 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
     cluster,
     applyChange: async (e) => {
       await applyLocally(deps, e);
-      cluster.publish(e);
+      await cluster.publish(e);
     },
   };
   return deps;
