@@ -4,6 +4,7 @@
 // synthesis, Kling 1300/1301) — in each family's error shape.
 import { describe, expect, it } from 'vitest';
 import { dashscopeError } from '../../src/adapters/dashscope/errors.ts';
+import { parseVideoTask } from '../../src/adapters/dashscope/video.ts';
 import { klingError } from '../../src/adapters/kling/errors.ts';
 import { isContentFilterCode, mentionsContentFilter } from '../../src/errors/content-filter.ts';
 import { expectA, expectB } from '../support/error-shapes.ts';
@@ -34,6 +35,12 @@ describe('the rule', () => {
     for (const b of bodies) expect(dashscopeError(400, b).code).toBe('upstream_content_filtered');
     for (const code of [1300, 1301]) expect(klingError(400, { code, message: 'x', request_id: 'u' }).code).toBe('upstream_content_filtered');
     expect(dashscopeError(400, { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } }).code).toBe('upstream_invalid_request');
+  });
+
+  it('a DashScope video task the inspection stopped fails as upstream_content_filtered; other failures keep their code', () => {
+    const failed = (code: string) => parseVideoTask({ output: { task_status: 'FAILED', code, message: 'Output data may contain inappropriate content.' }, request_id: 'u' });
+    expect(failed('DataInspectionFailed')).toMatchObject({ state: 'failed', code: 'upstream_content_filtered' });
+    expect(failed('InternalError')).toMatchObject({ state: 'failed', code: 'InternalError' });
   });
 });
 
