@@ -22,6 +22,8 @@ export function publicToken(t: TokenRecord) {
     expires_at: t.expiresAt,
     revoked_at: t.revokedAt,
     created_at: t.createdAt,
+    /** After a rotation with a grace period: until when the previous secret still works. */
+    previous_secret_until: t.previousSecretUntil,
   };
 }
 

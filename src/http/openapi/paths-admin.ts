@@ -73,7 +73,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
         ...ok(obj()),
         content: {
           'application/json': { schema: obj({ object: { const: 'bill' }, period: { type: 'string', enum: ['day', 'month'] }, unit: str(), data: arr(billLine), total: obj({ entries: int(), amount: micro(), amount_units: str() }) }, ['object', 'period', 'data', 'total']) },
-          'text/csv': { schema: str('header: token_id,token_name,period,period_start,entries,amount_micro,amount_units') },
+          'text/csv': { schema: str('header: token_id,token_name,period,period_start,entries,amount_micro,amount_units,credit_micro') },
         },
       }),
     },
