@@ -259,7 +259,7 @@ describe('ledger, logs and bills', () => {
     const rows = parseCsv(await r.text());
     expect(rows[0]).toEqual(['token_id', 'token_name', 'period', 'period_start', 'entries', 'amount_micro', 'amount_units', 'credit_micro']);
     const body = rows.slice(1);
-    expect(body.every((row) => row.length === 7)).toBe(true);
+    expect(body.every((row) => row.length === 8)).toBe(true);
     const aRows = body.filter((row) => row[0] === a.id);
     expect(aRows.length).toBeGreaterThan(0);
     expect(aRows[0]![1]).toBe('Acme, "R&D"');
