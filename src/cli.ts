@@ -17,10 +17,10 @@ import { openStore } from './store/store.ts';
 const USAGE = `Usage: tollway <command>
   serve                                   run the gateway (default)
   migrate                                 apply database migrations
-  token create --name NAME [--models a,b] [--quota N] [--expires-at MS]
+  token create --name NAME [--models a,b] [--quota N] [--expires-at MS] [--rpm N] [--tpm N] [--concurrency N]
   token list
   token revoke ID
-  token update ID [--name N] [--models a,b|none] [--quota N|none] [--rpm-limit N|none] [--concurrency-limit N|none] [--expires-at MS|none]
+  token update ID [--name N] [--models a,b|none] [--quota N|none] [--rpm N|none] [--tpm N|none] [--concurrency N|none] [--expires-at MS|none]
   token topup ID --amount N [--idempotency-key K]   add N micro-units to the quota (a credit line in the ledger)
   token rotate ID [--grace-ms MS]         a new secret for the same token; the old one works for MS more (default 0)
   channel add --name N --kind dashscope|kling [--base-url U] [--api-key K | --access-key A --secret-key S] [--models a,b]
@@ -28,7 +28,8 @@ const USAGE = `Usage: tollway <command>
   channel disable ID
   channel update ID [--name N] [--models a,b|none] [--priority N] [--weight N] [--enable|--disable] [--base-url U] [--api-key K | --access-key A --secret-key S]
   reconcile [--from MS] [--to MS]         the ledger against the stored upstream usage (default: the last 24 h); exit 1 if anything needs a look
-  simulate [--port N] [--task-ms MS]        run the upstream simulator alone`;
+  simulate [--port N] [--task-ms MS] [--host H] [--public-url U]
+                                          run the upstream simulator alone (U: the address in its result URLs)`;
 
 /** A wrong command line (not a wrong environment): printed without the "configuration error" label. */
 class UsageError extends Error {}
@@ -80,8 +81,9 @@ async function tokenCommand(config: Config, sub: string | undefined, args: strin
       models: { type: 'string' },
       quota: { type: 'string' },
       'expires-at': { type: 'string' },
-      'rpm-limit': { type: 'string' },
-      'concurrency-limit': { type: 'string' },
+      rpm: { type: 'string' },
+      tpm: { type: 'string' },
+      concurrency: { type: 'string' },
       amount: { type: 'string' },
       'idempotency-key': { type: 'string' },
       'grace-ms': { type: 'string' },
@@ -91,7 +93,15 @@ async function tokenCommand(config: Config, sub: string | undefined, args: strin
   if (sub === 'create') {
     if (!values.name) throw new UsageError('--name is required');
     // The same validation as POST /admin/tokens (unknown models, past expiry …).
-    const input = parseCreateToken({ name: values.name, models: list(values.models), quota: num('--quota', values.quota), expires_at: num('--expires-at', values['expires-at']) });
+    const input = parseCreateToken({
+      name: values.name,
+      models: list(values.models),
+      quota: num('--quota', values.quota),
+      expires_at: num('--expires-at', values['expires-at']),
+      rpm_limit: num('--rpm', values.rpm),
+      tpm_limit: num('--tpm', values.tpm),
+      concurrency_limit: num('--concurrency', values.concurrency),
+    });
     return withAdmin(config, async (deps) => {
       const { record, secret } = await issueToken(deps, CLI, input);
       print(`id:    ${record.id}\ntoken: ${secret}\n(the token is shown only once)`);
@@ -107,8 +117,9 @@ async function tokenCommand(config: Config, sub: string | undefined, args: strin
         name: values.name,
         models: orNone(values.models, (v) => list(v)),
         quota: orNone(values.quota, (v) => num('--quota', v)),
-        rpm_limit: orNone(values['rpm-limit'], (v) => num('--rpm-limit', v)),
-        concurrency_limit: orNone(values['concurrency-limit'], (v) => num('--concurrency-limit', v)),
+        rpm_limit: orNone(values.rpm, (v) => num('--rpm', v)),
+        tpm_limit: orNone(values.tpm, (v) => num('--tpm', v)),
+        concurrency_limit: orNone(values.concurrency, (v) => num('--concurrency', v)),
         expires_at: orNone(values['expires-at'], (v) => num('--expires-at', v)),
       }),
     );
@@ -218,11 +229,17 @@ async function main(argv: string[]): Promise<number> {
     case 'reconcile':
       return reconcileCommand(config, [sub, ...rest].filter((x): x is string => x !== undefined));
     case 'simulate': {
-      const { values } = parseArgs({ args: [sub, ...rest].filter((x): x is string => x !== undefined), options: { port: { type: 'string' }, 'task-ms': { type: 'string' } } });
+      const { values } = parseArgs({
+        args: [sub, ...rest].filter((x): x is string => x !== undefined),
+        options: { port: { type: 'string' }, 'task-ms': { type: 'string' }, host: { type: 'string' }, 'public-url': { type: 'string' } },
+      });
+      const publicUrl = values['public-url'];
+      if (publicUrl !== undefined && !/^https?:\/\/[^/]/.test(publicUrl)) throw new UsageError(`--public-url must be an http(s) URL, got "${publicUrl}"`);
       // Loaded on demand: `serve` in production never carries the simulator's code.
       const { startSimulator } = await import('../simulator/index.ts');
-      const sim = await startSimulator({ port: Number(values.port ?? 9090), taskDurationMs: Number(values['task-ms'] ?? 5000) });
-      console.error(`Upstream SIMULATOR listening on ${sim.url} (DashScope + Kling wire protocols; not a real provider)`);
+      const host = values.host ?? '127.0.0.1';
+      const sim = await startSimulator({ port: num('--port', values.port) ?? 9090, host, taskDurationMs: num('--task-ms', values['task-ms']) ?? 5000, ...(publicUrl ? { publicUrl } : {}) });
+      console.error(`Upstream SIMULATOR listening on ${host}:${sim.port}, results at ${sim.url} (DashScope + Kling wire protocols; not a real provider)`);
       return -1;
     }
     case 'help':

@@ -6,10 +6,10 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { topUpToken } from '../../metering/top-up.ts';
 import type { TokenPatch, TokenRecord } from '../../store/repos/tokens.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
-import { getToken } from './tokens.ts';
+import { getToken, MAX_TPM } from './tokens.ts';
 
 /** The fields PATCH /admin/tokens/{id} takes. */
-export const TOKEN_PATCH_FIELDS = ['name', 'models', 'quota', 'rpm_limit', 'concurrency_limit', 'expires_at'] as const;
+export const TOKEN_PATCH_FIELDS = ['name', 'models', 'quota', 'rpm_limit', 'tpm_limit', 'concurrency_limit', 'expires_at'] as const;
 
 /** The longest grace a rotated secret may keep: a week. */
 export const MAX_GRACE_MS = 7 * 86_400_000;
@@ -19,7 +19,7 @@ function bodyObject(body: unknown): JsonObject {
   return body;
 }
 
-/** Validate an edit. `null` removes a limit (quota, rpm_limit, concurrency_limit, expires_at) or the allow-list (models). */
+/** Validate an edit. `null` removes a limit (quota, rpm_limit, tpm_limit, concurrency_limit, expires_at) or the allow-list (models). */
 export function parseTokenPatch(body: unknown, now = Date.now()): TokenPatch {
   const o = bodyObject(body);
   onlyFields(o, TOKEN_PATCH_FIELDS);
@@ -35,6 +35,8 @@ export function parseTokenPatch(body: unknown, now = Date.now()): TokenPatch {
   if (quota !== undefined) p.quota = quota;
   const rpm = patchInt(o, 'rpm_limit', 1, 1_000_000);
   if (rpm !== undefined) p.rpmLimit = rpm;
+  const tpm = patchInt(o, 'tpm_limit', 1, MAX_TPM);
+  if (tpm !== undefined) p.tpmLimit = tpm;
   const conc = patchInt(o, 'concurrency_limit', 1, 100_000);
   if (conc !== undefined) p.concurrencyLimit = conc;
   const exp = patchInt(o, 'expires_at', 0, Number.MAX_SAFE_INTEGER);

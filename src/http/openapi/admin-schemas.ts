@@ -68,7 +68,8 @@ export const billLine = obj({
 export const auditEntry = obj({ id: int(), at: int('ms'), actor: str(), action: str('token.create, channel.disable, price.set, …'), target: { type: ['string', 'null'] }, detail: {}, request_id: { type: ['string', 'null'] } });
 export const tokenView = obj({
   id: str(), name: str(), prefix: str('first characters of the secret'), models: { type: ['array', 'null'], items: str() }, quota: { type: ['integer', 'null'], description: 'micro-units; null = unlimited' },
-  spent: micro(), held: micro(), rpm_limit: { type: ['integer', 'null'] }, concurrency_limit: { type: ['integer', 'null'] },
+  spent: micro(), held: micro(), rpm_limit: { type: ['integer', 'null'], description: 'requests per minute' },
+  tpm_limit: { type: ['integer', 'null'], description: 'tokens (input + output) per minute' }, concurrency_limit: { type: ['integer', 'null'], description: 'calls in flight' },
   expires_at: { type: ['integer', 'null'], description: 'ms' }, revoked_at: { type: ['integer', 'null'], description: 'ms' }, created_at: int('ms'),
   previous_secret_until: { type: ['integer', 'null'], description: 'after a rotation with a grace period: until when (ms) the previous secret still works' },
 });
@@ -79,6 +80,7 @@ export const tokenPatch = {
     models: { type: ['array', 'null'], items: str(), description: 'allow-list of public model names; null = every model' },
     quota: nullableInt('micro-units; null = unlimited', 0, Number.MAX_SAFE_INTEGER),
     rpm_limit: nullableInt('null = no limit', 1, 1000000),
+    tpm_limit: nullableInt('tokens per minute; null = no limit', 1, 1000000000),
     concurrency_limit: nullableInt('null = no limit', 1, 100000),
     expires_at: { type: ['integer', 'null'], description: 'ms since the epoch, in the future; null = never' },
   }),

@@ -13,6 +13,7 @@ export interface TokenRecord {
   spent: number;
   held: number;
   rpmLimit: number | null;
+  tpmLimit: number | null;
   concurrencyLimit: number | null;
   expiresAt: number | null;
   revokedAt: number | null;
@@ -34,6 +35,7 @@ export interface TokenPatch {
   models?: string[] | null;
   quota?: number | null;
   rpmLimit?: number | null;
+  tpmLimit?: number | null;
   concurrencyLimit?: number | null;
   expiresAt?: number | null;
 }
@@ -48,6 +50,7 @@ export function toTokenRecord(r: TokenRow): TokenRecord {
     spent: Number(r.spent),
     held: Number(r.held),
     rpmLimit: r.rpm_limit,
+    tpmLimit: r.tpm_limit === null ? null : Number(r.tpm_limit),
     concurrencyLimit: r.concurrency_limit,
     expiresAt: r.expires_at === null ? null : Number(r.expires_at),
     revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
@@ -65,6 +68,7 @@ export interface NewToken {
   quota: number | null;
   expiresAt: number | null;
   rpmLimit?: number | null;
+  tpmLimit?: number | null;
   concurrencyLimit?: number | null;
 }
 
@@ -80,6 +84,7 @@ export class TokensRepo {
       models: t.models === null ? null : JSON.stringify(t.models),
       quota: t.quota,
       rpm_limit: t.rpmLimit ?? null,
+      tpm_limit: t.tpmLimit ?? null,
       concurrency_limit: t.concurrencyLimit ?? null,
       expires_at: t.expiresAt,
       revoked_at: null,
@@ -118,6 +123,7 @@ export class TokensRepo {
       ...(p.models !== undefined ? { models: p.models === null ? null : JSON.stringify(p.models) } : {}),
       ...(p.quota !== undefined ? { quota: p.quota } : {}),
       ...(p.rpmLimit !== undefined ? { rpm_limit: p.rpmLimit } : {}),
+      ...(p.tpmLimit !== undefined ? { tpm_limit: p.tpmLimit } : {}),
       ...(p.concurrencyLimit !== undefined ? { concurrency_limit: p.concurrencyLimit } : {}),
       ...(p.expiresAt !== undefined ? { expires_at: p.expiresAt } : {}),
     };

@@ -41,9 +41,9 @@ describe('PATCH /admin/tokens/{id}', () => {
     const tok = await newToken();
     expect(await modelIds(tok.token)).toContain('qwx-image-2.0'); // cached now as "every model"
     const exp = Date.now() + 3_600_000;
-    const r = await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json: { name: 'renamed', models: [CHAT], quota: 9_000_000, rpm_limit: 2, concurrency_limit: 3, expires_at: exp } });
+    const r = await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json: { name: 'renamed', models: [CHAT], quota: 9_000_000, rpm_limit: 2, tpm_limit: 5000, concurrency_limit: 3, expires_at: exp } });
     expect(r.status).toBe(200);
-    expect(await r.json()).toMatchObject({ id: tok.id, name: 'renamed', models: [CHAT], quota: 9_000_000, rpm_limit: 2, concurrency_limit: 3, expires_at: exp });
+    expect(await r.json()).toMatchObject({ id: tok.id, name: 'renamed', models: [CHAT], quota: 9_000_000, rpm_limit: 2, tpm_limit: 5000, concurrency_limit: 3, expires_at: exp });
     expect(await getToken(tok.id)).toMatchObject({ name: 'renamed', models: [CHAT], quota: 9_000_000, rpm_limit: 2 });
     // At once: the allow-list and the rate limit (2 a minute: /v1/models above was before the limit existed).
     expect(await modelIds(tok.token)).toEqual([CHAT]);
@@ -74,7 +74,7 @@ describe('PATCH /admin/tokens/{id}', () => {
     const unknown = await expectB(await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json: { quota: 5, spent: 0 } }), 400, 'invalid_parameter');
     expect(unknown.error.param).toBe('spent');
     expect(unknown.error.message).toContain('Unknown field: spent');
-    for (const [json, param] of [[{ quota: -1 }, 'quota'], [{ quota: 1.5 }, 'quota'], [{ rpm_limit: 0 }, 'rpm_limit'], [{ concurrency_limit: '3' }, 'concurrency_limit'], [{ name: '' }, 'name'], [{ models: ['no-such-model'] }, 'models'], [{ models: 'qwx3.7-plus' }, 'models']] as const) {
+    for (const [json, param] of [[{ quota: -1 }, 'quota'], [{ quota: 1.5 }, 'quota'], [{ rpm_limit: 0 }, 'rpm_limit'], [{ tpm_limit: 0 }, 'tpm_limit'], [{ concurrency_limit: '3' }, 'concurrency_limit'], [{ name: '' }, 'name'], [{ models: ['no-such-model'] }, 'models'], [{ models: 'qwx3.7-plus' }, 'models']] as const) {
       const e = await expectB(await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json }), 400, 'invalid_parameter');
       expect(e.error.param).toBe(param);
     }
