@@ -48,7 +48,7 @@ describe('PATCH /admin/tokens/{id}', () => {
     // At once: the allow-list and the rate limit (2 a minute: /v1/models above was before the limit existed).
     expect(await modelIds(tok.token)).toEqual([CHAT]);
     expect((await t.h.fetch('/v1/models', { token: tok.token })).status).toBe(200);
-    await expectB(await t.h.fetch('/v1/models', { token: tok.token }), 429, 'rate_limited');
+    await expectB(await t.h.fetch('/v1/models', { token: tok.token }), 429, 'rate_limit_exceeded');
     // null removes a limit; the limit is gone at once too.
     expect((await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json: { rpm_limit: null, models: null, expires_at: null } })).status).toBe(200);
     expect(await getToken(tok.id)).toMatchObject({ rpm_limit: null, models: null, expires_at: null, quota: 9_000_000, concurrency_limit: 3 });
