@@ -144,6 +144,22 @@ describe('POST /admin/tokens/{id}/topup', () => {
     expect((await auditFor(tok.id)).filter((a) => a.action === 'token.topup')).toHaveLength(1);
   });
 
+  it('parallel top-ups and charges: every credit counted exactly once', async () => {
+    const tok = await newToken({ quota: 50_000_000 });
+    const results = await Promise.all([
+      ...Array.from({ length: 12 }, (_, i) => t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json: { amount: 1_000 + i } })),
+      ...Array.from({ length: 4 }, () => chat(tok.token)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(Array(16).fill(200));
+    const credits = 12 * 1_000 + (11 * 12) / 2;
+    const token = await getToken(tok.id);
+    expect(token.quota).toBe(50_000_000 + credits);
+    const u = await usage(tok.token);
+    expect(u.usage.credited).toBe(credits);
+    expect(u.usage.total.requests).toBe(4);
+    expect(u.balance.remaining).toBe(50_000_000 + credits - u.balance.used);
+  });
+
   it('bad amounts, unknown fields, an unlimited or unknown token are refused', async () => {
     const tok = await newToken({ quota: 10 });
     for (const json of [{}, { amount: 0 }, { amount: -5 }, { amount: 1.5 }, { amount: '5' }, { amount: Number.MAX_SAFE_INTEGER }]) {
