@@ -221,6 +221,15 @@ describe('POST /admin/tokens/{id}/rotate', () => {
     await expectB(await t.h.fetch('/v1/models', { token: tok.token }), 401, 'invalid_token');
   });
 
+  it('revoking a token in its grace period refuses the previous secret at once too', async () => {
+    const tok = await newToken();
+    const rotated = (await (await t.h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST', json: { grace_ms: 60_000 } })).json()) as { token: string };
+    expect((await t.h.fetch('/v1/models', { token: tok.token })).status).toBe(200); // cached under the previous secret
+    expect((await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'DELETE' })).status).toBe(200);
+    await expectB(await t.h.fetch('/v1/models', { token: tok.token }), 401, 'token_revoked');
+    await expectB(await t.h.fetch('/v1/models', { token: rotated.token }), 401, 'token_revoked');
+  });
+
   it('a revoked or unknown token is not rotated; a bad grace is refused', async () => {
     const tok = await newToken();
     await expectB(await t.h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST', json: { grace_ms: -1 } }), 400, 'invalid_parameter');
