@@ -4,6 +4,7 @@ import { registerMultipart } from '../../multipart.ts';
 import { registerImageRoutes } from './images.ts';
 import { registerCountTokensRoute } from './count-tokens.ts';
 import { registerModelRoutes } from './models.ts';
+import { registerUsageRoutes } from './usage.ts';
 import { registerVideoRoutes } from './videos.ts';
 
 // Family B (/v1): each capability registers its routes here.
@@ -13,4 +14,5 @@ export async function registerFamilyBRoutes(scope: FastifyInstance, deps: Gatewa
   registerCountTokensRoute(scope, deps);
   registerImageRoutes(scope, deps);
   registerVideoRoutes(scope, deps);
+  registerUsageRoutes(scope, deps);
 }
