@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { REQUEST_ID_HEADER } from './request-id.ts';
 import type { RequestState } from './request-state.ts';
+import { markFirstByte } from './front.ts';
 
 export interface Exchange {
   readonly id: string;
@@ -18,12 +19,13 @@ export interface Exchange {
 }
 
 /** A whole answer: status, content type and length, the request id, and any extra headers. */
-export function sendBody(ex: Pick<Exchange, 'id' | 'res'>, status: number, body: string, contentType = 'application/json; charset=utf-8', headers?: Record<string, string>): void {
+export function sendBody(ex: Pick<Exchange, 'id' | 'res' | 'state'>, status: number, body: string, contentType = 'application/json; charset=utf-8', headers?: Record<string, string>): void {
   const res = ex.res;
   if (res.headersSent || res.destroyed) return;
   // A flat [name, value, …] list: no header object built (and copied) per answer.
   const list: string[] = ['content-type', contentType, 'content-length', String(Buffer.byteLength(body)), REQUEST_ID_HEADER, ex.id];
   if (headers) for (const k of Object.keys(headers)) list.push(k, headers[k]!);
+  markFirstByte(ex.state);
   res.writeHead(status, list);
   res.end(body);
 }

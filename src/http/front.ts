@@ -56,7 +56,7 @@ export function closesConnection(err: GatewayError, bodyRead: boolean): Record<s
 }
 
 export function newRequestState(): RequestState {
-  return { startedAt: performance.now(), principal: null, model: null, usage: null, amount: 0, upstreamRequestId: null, errorCode: null };
+  return { startedAt: performance.now(), principal: null, model: null, usage: null, amount: 0, upstreamRequestId: null, errorCode: null, channelId: null, attempts: null, ttfbMs: null };
 }
 
 /**
@@ -78,6 +78,11 @@ export function admit(deps: GatewayDeps, credential: string | undefined, state: 
     const release = await deps.limiter.admit(p);
     if (release) res.once('close', release);
   })();
+}
+
+/** The first byte of the answer goes out now: its time since arrival is the request's time to first byte (once). */
+export function markFirstByte(state: RequestState): void {
+  if (state.ttfbMs === null) state.ttfbMs = Math.round(performance.now() - state.startedAt);
 }
 
 export interface Finished {
@@ -109,6 +114,9 @@ export function requestRecorder(deps: GatewayDeps): (f: Finished) => void {
       amount: st.amount,
       upstreamRequestId: st.upstreamRequestId,
       errorCode: st.errorCode,
+      channelId: st.channelId,
+      attempts: st.attempts,
+      ttfbMs: st.ttfbMs,
       createdAt: Date.now(),
     });
   };
