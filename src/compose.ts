@@ -32,6 +32,7 @@ import { SessionsRepo } from './store/repos/sessions.ts';
 import { TasksRepo } from './store/repos/tasks.ts';
 import { TokensRepo } from './store/repos/tokens.ts';
 import { openStore, type Store } from './store/store.ts';
+import { sweepRequestLog } from './store/retention.ts';
 import { CallbackDispatcher } from './tasks/callbacks.ts';
 import { TaskEngine } from './tasks/engine.ts';
 
@@ -222,7 +223,8 @@ export async function composeGateway(config: Config, opts: GatewayOptions): Prom
     vidx.dispatcher.start();
   }
   const stopReaper = reapReservations(deps);
-  const own = { dispatcher: vidx.dispatcher, stopRefresh: () => (stopRefresh(), stopReaper()), store: opts.store ? null : store };
+  const stopSweeper = sweepRequestLogPeriodically(deps);
+  const own = { dispatcher: vidx.dispatcher, stopRefresh: () => (stopRefresh(), stopReaper(), stopSweeper()), store: opts.store ? null : store };
   return { app, deps, close: () => closeGateway(app, deps, own) };
 }
 
@@ -238,6 +240,28 @@ function reapReservations(deps: GatewayDeps): () => void {
   const timer = setInterval(reap, Math.min(60_000, ttl));
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/** The request log's retention (TOLLWAY_REQUEST_LOG_RETENTION_DAYS): a sweep at start, then hourly. */
+function sweepRequestLogPeriodically(deps: GatewayDeps): () => void {
+  const days = deps.config.requestLogRetentionDays;
+  if (days <= 0) return () => undefined;
+  let running = false;
+  const sweep = () => {
+    if (running) return;
+    running = true;
+    sweepRequestLog(deps.repos.requestLog, { days })
+      .then(
+        (n) => n > 0 && deps.logger.info({ deleted: n, retention_days: days }, 'request-log rows past their retention deleted'),
+        (e: unknown) => deps.logger.warn({ err: String(e) }, 'request-log retention sweep failed; retried at the next sweep'),
+      )
+      .finally(() => (running = false));
+  };
+  const first = setTimeout(sweep, 1_000);
+  const timer = setInterval(sweep, 3_600_000);
+  first.unref();
+  timer.unref();
+  return () => (clearTimeout(first), clearInterval(timer));
 }
 
 /** What closing stops besides deps: the dispatcher, the cache refresh, and the store unless the caller owns it. */

@@ -65,6 +65,10 @@ export interface Config {
   sqliteWriterThread: boolean;
   /** SQLite: WAL checkpoints on a thread instead of on the event loop. */
   sqliteCheckpointThread: boolean;
+  /** SQLite file stores: heavy admin reads (bills, lists, reconciliation) on a read-only connection in a thread. */
+  sqliteReadThread: boolean;
+  /** Request-log rows older than this many days are deleted by the retention sweeper (0 = kept forever). */
+  requestLogRetentionDays: number;
 }
 
 export interface CallbackConfig {
@@ -233,6 +237,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     heapGrowingPercent: intVar(env, 'TOLLWAY_HEAP_GROWING_PERCENT', 30, 0, 400),
     sqliteWriterThread: boolVar(env, 'TOLLWAY_SQLITE_WRITER_THREAD', false),
+    sqliteReadThread: boolVar(env, 'TOLLWAY_SQLITE_READ_THREAD', true),
+    requestLogRetentionDays: intVar(env, 'TOLLWAY_REQUEST_LOG_RETENTION_DAYS', 90, 0, 36_500),
     sqliteCheckpointThread: boolVar(env, 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', true),
   };
 }

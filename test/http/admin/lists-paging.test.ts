@@ -6,7 +6,8 @@ import { expectB } from '../../support/error-shapes.ts';
 import { useHarness } from '../../support/harness.ts';
 
 const t = useHarness();
-const SAME_MS = 1_767_225_600_123; // every row below shares this millisecond
+// Every row below shares this millisecond: a recent one (older rows would be the retention sweeper's to delete).
+const SAME_MS = Date.now() - 60_000;
 
 type Page<T> = { data: T[]; has_more: boolean; next_cursor?: string };
 
