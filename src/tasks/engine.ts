@@ -8,7 +8,7 @@ import type { Channel } from '../routing/channel-registry.ts';
 import type { TasksRepo } from '../store/repos/tasks.ts';
 import { runLimited } from './limit.ts';
 import type { TaskEngineOptions } from './options.ts';
-import type { CreateTaskInput, PollOutcome, TaskDriver, TaskError, TaskRecord } from './types.ts';
+import type { CancelOutcome, CreateTaskInput, PollOutcome, TaskDriver, TaskError, TaskRecord } from './types.ts';
 import { isTerminal } from './types.ts';
 
 export { DEFAULT_TASK_ENGINE_OPTIONS, type TaskEngineOptions } from './options.ts';
@@ -197,6 +197,34 @@ export class TaskEngine {
     await this.repo.unleaseAll(this.owner).catch(() => undefined);
   }
 
+  /**
+   * An operator's cancel of an open task: fail it without a charge. Its hold decides, by one compare-and-set
+   * (meter.release): when the release wins, no settle can charge afterwards and the task is moved to `cancelled`;
+   * when a settle already won, the task is being charged and is left to finish. The upstream is then asked to stop
+   * the task where it offers that, best-effort. Null when there is no such task.
+   */
+  async cancel(id: string): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
+    const t = await this.repo.get(id);
+    if (!t) return null;
+    if (t.state === 'submitting' || isTerminal(t.state)) return { outcome: 'not_open', task: t };
+    if (!(await this.deps.meter().release(refOf(t)))) return { outcome: 'finishing', task: (await this.repo.get(id)) ?? t };
+    const error: TaskError = { code: 'task_cancelled', message: 'The task was cancelled by an operator', upstreamRequestId: t.upstreamRequestId };
+    // The state may move under us (queued → in_progress by a poll); retry the compare-and-set from the state read.
+    for (let cur: TaskRecord | null = t; cur && !isTerminal(cur.state); cur = await this.repo.get(id)) {
+      if (await this.repo.transition(id, cur.state, { state: 'cancelled', error, finishedAt: Date.now(), leaseOwner: null, leaseUntil: null })) break;
+    }
+    const after = (await this.repo.get(id)) ?? t;
+    this.cancelUpstream(t);
+    return { outcome: after.state === 'cancelled' ? 'cancelled' : 'not_open', task: after };
+  }
+
+  private cancelUpstream(t: TaskRecord): void {
+    const driver = this.drivers.get(t.kind);
+    const channel = this.deps.channels.get(t.channelId);
+    if (!driver?.cancel || !channel) return;
+    driver.cancel(t, channel, AbortSignal.timeout(this.deps.options.pollTimeoutMs)).catch((e: unknown) => this.deps.logger.warn({ task_id: t.id, channel_id: t.channelId, err: String(e) }, 'upstream cancel of a cancelled task failed (the gateway charges nothing either way)'));
+  }
+
   private backoff(attempts: number): number {
     const o = this.deps.options;
     const d = Math.min(o.pollBaseMs * 2 ** Math.min(attempts, 20), o.pollMaxMs);
@@ -267,7 +295,10 @@ export class TaskEngine {
     const usage = out.usage ?? t.usage;
     if (!usage) throw new Error(`task ${t.id} succeeded without usage or estimate`);
     try {
-      await this.deps.meter().settle(refOf(t), usage);
+      const charged = await this.deps.meter().settle(refOf(t), usage);
+      // Nothing charged: a re-settle after a crash (the hold is settled: go on), or an operator cancelled the task
+      // first (the hold was released: the cancel is its outcome, not this success).
+      if (charged === 0 && (await this.deps.meter().holdState(t.id)) === 'released') return (await this.repo.get(t.id)) ?? t;
     } catch (e) {
       this.deps.logger.error({ task_id: t.id, err: String(e) }, 'settling a finished task failed; will retry');
       return this.retryLater(t);

@@ -86,7 +86,12 @@ export interface SubmitOutcome {
 export interface TaskDriver {
   /** Query the upstream for one task. Must not touch the store. Throw (GatewayError) on transport/5xx: the engine backs off. */
   poll(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<PollOutcome>;
+  /** Ask the upstream to stop the task, where it offers that (best-effort: the gateway's outcome is already decided). */
+  cancel?(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<void>;
 }
+
+/** What an operator's cancel did: `cancelled`; `not_open` (already finished, or still being submitted); `finishing` (being charged). */
+export type CancelOutcome = 'cancelled' | 'not_open' | 'finishing';
 
 export interface CreateTaskInput extends TaskIdentity {
   channel: Channel;
