@@ -73,14 +73,15 @@ function registerSecrets(config: Config, secrets: string[]): void {
 }
 
 function buildRepos(store: Store): GatewayDeps['repos'] {
-  const { db } = store;
-  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(db), requestLog: new RequestLogRepo(db), reconcile: new ReconcileRepo(db) };
+  const { db, reads } = store;
+  // The heavy reads (bills, lists, reconciliation) go to `reads`: off the event loop on a SQLite file store.
+  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(reads), requestLog: new RequestLogRepo(reads, db), reconcile: new ReconcileRepo(reads) };
 }
 
 /** The CLI's objects: the store, repos and catalogue for core/admin operations, without caches or HTTP. */
 export async function composeAdmin(config: Config, secret: string): Promise<{ deps: AdminDeps; close(): Promise<void> }> {
   registerSecrets(config, [secret]);
-  const store = await openStore(config.databaseUrl);
+  const store = await openStore(config.databaseUrl, { readThread: config.sqliteReadThread });
   const catalogue = await loadCatalogue(store.db, config.catalogueFile);
   // A one-shot command keeps no caches; running instances see its changes within their refresh interval.
   const deps: AdminDeps = { repos: buildRepos(store), box: new SecretBox(secret), catalogue, applyChange: async () => undefined };
@@ -209,7 +210,7 @@ function composeVidx(deps: GatewayDeps, views: typeof import('./core/vidx/views.
 export async function composeGateway(config: Config, opts: GatewayOptions): Promise<Gateway> {
   registerSecrets(config, [opts.adminKey, opts.secret]);
   const logger = makeLogger(config.logLevel, opts.logStream);
-  const store = opts.store ?? (await openStore(config.databaseUrl, { writerThread: config.sqliteWriterThread, checkpointThread: config.sqliteCheckpointThread, ...(opts.pgSchema ? { pgSchema: opts.pgSchema } : {}) }));
+  const store = opts.store ?? (await openStore(config.databaseUrl, { writerThread: config.sqliteWriterThread, checkpointThread: config.sqliteCheckpointThread, readThread: config.sqliteReadThread, ...(opts.pgSchema ? { pgSchema: opts.pgSchema } : {}) }));
   const deps = await composeDeps(config, opts, store, logger);
   const stopRefresh = keepCachesCoherent(deps);
   // The HTTP modules load only here: the CLI composes the admin core alone and never carries Fastify.
