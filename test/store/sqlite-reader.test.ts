@@ -1,21 +1,14 @@
 // Heavy admin reads of a SQLite file store run on the read thread: while a monthly bill over many ledger rows is
 // computed, the event loop keeps answering requests. The same bill on the gateway's own connection holds the loop
 // until it is done (the contrast shows the test can tell the two apart). Ordering assertions, no timings.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import BetterSqlite3 from 'better-sqlite3';
-import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { billLines } from '../../src/core/admin/bills.ts';
-import { LedgerRepo } from '../../src/store/repos/ledger.ts';
-import type { Database } from '../../src/store/schema.ts';
+import { answeredDuringBill, pingServer, SEED_MONTH as MONTH } from '../support/busy-loop.ts';
 import { sqliteFileStore } from '../support/store.ts';
 
 const ROWS = 200_000;
-const MONTH = Date.parse('2026-03-01T00:00:00Z');
 let fs: Awaited<ReturnType<typeof sqliteFileStore>>;
-let server: Server;
-let url: string;
+let ping: Awaited<ReturnType<typeof pingServer>>;
 
 beforeAll(async () => {
   fs = await sqliteFileStore({ readThread: true });
@@ -26,43 +19,26 @@ beforeAll(async () => {
     for (let i = 0; i < ROWS; i++) ins.run(`seed_${i}`, `tok_${i % 50}`, i % 3 ? 'qwx3.7-plus' : 'text-embedding-v4', 'tokens', '{}', '{}', 1 + (i % 7), MONTH + (i % 28) * 86_400_000 + i);
   })();
   raw.close();
-  server = createServer((_req, res) => res.end('ok'));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  await (await fetch(url)).text(); // a warm connection
+  ping = await pingServer();
 }, 120_000);
 afterAll(async () => {
-  server?.close();
+  ping?.close();
   await fs?.cleanup();
 });
-
-/** Requests answered (one after another) while the bill computes, and whether the bill was right. */
-async function answeredDuringBill(db: Kysely<Database>): Promise<{ answered: number; total: number }> {
-  const deps = { repos: { ledger: new LedgerRepo(db) }, meter: { flush: async () => undefined } };
-  let done = false;
-  const bill = billLines(deps, { since: MONTH, until: MONTH + 31 * 86_400_000 }, 'month').finally(() => (done = true));
-  let answered = 0;
-  while (!done) {
-    const text = await (await fetch(url)).text();
-    if (!done && text === 'ok') answered++;
-  }
-  const lines = await bill;
-  return { answered, total: lines.reduce((s, l) => s + l.entries, 0) };
-}
 
 describe('SQLite read thread', () => {
   it('a monthly bill over many ledger rows runs off the event loop: requests are answered while it computes', async () => {
     expect(fs.store.reads).not.toBe(fs.store.db);
     // The thread is started first, so the requests counted below are answered while the bill's query runs.
     await fs.store.reads.selectFrom('tokens').select('id').execute();
-    const r = await answeredDuringBill(fs.store.reads);
+    const r = await answeredDuringBill(fs.store.reads, ping.url);
     expect(r.total).toBe(ROWS);
     expect(r.answered).toBeGreaterThan(0);
     expect(fs.store.reader!.inFlight).toBe(0);
   });
 
   it('contrast: the same bill on the gateway connection answers no request until it is done', async () => {
-    const r = await answeredDuringBill(fs.store.db);
+    const r = await answeredDuringBill(fs.store.db, ping.url);
     expect(r.total).toBe(ROWS);
     expect(r.answered).toBe(0);
   });
