@@ -226,7 +226,7 @@ export async function composeGateway(config: Config, opts: GatewayOptions): Prom
   }
   const stopReaper = reapReservations(deps);
   const stopSweeper = sweepRequestLogPeriodically(deps);
-  const own = { dispatcher: vidx.dispatcher, stopRefresh: () => (stopRefresh(), stopReaper(), stopSweeper()), store: opts.store ? null : store };
+  const own = { dispatcher: vidx.dispatcher, stopRefresh: () => (stopRefresh(), stopReaper()), stopSweeper, store: opts.store ? null : store };
   return { app, deps, close: () => closeGateway(app, deps, own) };
 }
 
@@ -244,32 +244,35 @@ function reapReservations(deps: GatewayDeps): () => void {
   return () => clearInterval(timer);
 }
 
-/** The request log's retention (TOLLWAY_REQUEST_LOG_RETENTION_DAYS): a sweep at start, then hourly. */
-function sweepRequestLogPeriodically(deps: GatewayDeps): () => void {
+/** The request log's retention (TOLLWAY_REQUEST_LOG_RETENTION_DAYS): a sweep at start, then hourly. The stop waits for a sweep under way. */
+function sweepRequestLogPeriodically(deps: GatewayDeps): () => Promise<void> {
   const days = deps.config.requestLogRetentionDays;
-  if (days <= 0) return () => undefined;
-  let running = false;
+  if (days <= 0) return async () => undefined;
+  let running: Promise<unknown> | null = null;
   const sweep = () => {
-    if (running) return;
-    running = true;
-    sweepRequestLog(deps.repos.requestLog, { days })
+    running ??= sweepRequestLog(deps.repos.requestLog, { days })
       .then(
         (n) => n > 0 && deps.logger.info({ deleted: n, retention_days: days }, 'request-log rows past their retention deleted'),
         (e: unknown) => deps.logger.warn({ err: String(e) }, 'request-log retention sweep failed; retried at the next sweep'),
       )
-      .finally(() => (running = false));
+      .finally(() => (running = null));
   };
   const first = setTimeout(sweep, 1_000);
   const timer = setInterval(sweep, 3_600_000);
   first.unref();
   timer.unref();
-  return () => (clearTimeout(first), clearInterval(timer));
+  return async () => {
+    clearTimeout(first);
+    clearInterval(timer);
+    await running;
+  };
 }
 
 /** What closing stops besides deps: the dispatcher, the cache refresh, and the store unless the caller owns it. */
 interface Owned {
   dispatcher: CallbackDispatcher;
   stopRefresh: () => void;
+  stopSweeper: () => Promise<void>;
   store: Store | null;
 }
 
@@ -285,6 +288,7 @@ async function closeGateway(app: FastifyInstance, deps: GatewayDeps, own: Owned)
   await deps.upstream.close();
   await deps.limiter.close();
   own.stopRefresh();
+  await own.stopSweeper();
   await deps.cluster.close();
   await own.store?.close();
   // The last lines (the drain's access lines included) reach stdout before the process exits.
