@@ -6,11 +6,12 @@ import type { Logger } from 'pino';
 import type { Meter, TaskRef } from '../metering/types.ts';
 import type { Channel } from '../routing/channel-registry.ts';
 import type { TasksRepo } from '../store/repos/tasks.ts';
+import { cancelTask } from './cancel.ts';
 import { runLimited } from './limit.ts';
 import { LOST_SUBMIT_CODE, lookForLostSubmit } from './lost-submit.ts';
 import type { TaskEngineOptions } from './options.ts';
 import type { CancelOutcome, CreateTaskInput, PollOutcome, TaskDriver, TaskError, TaskRecord } from './types.ts';
-import { isTerminal } from './types.ts';
+import { isTerminal, refOf } from './types.ts';
 
 export { DEFAULT_TASK_ENGINE_OPTIONS, type TaskEngineOptions } from './options.ts';
 
@@ -23,14 +24,6 @@ export interface TaskEngineDeps {
   options: TaskEngineOptions;
 }
 
-const refOf = (t: TaskRecord): TaskRef => ({
-  taskId: t.id,
-  tokenId: t.tokenId,
-  model: t.model,
-  billingModel: t.billingModel,
-  requestId: t.requestId,
-  upstreamRequestId: t.upstreamRequestId,
-});
 
 export class TaskEngine {
   readonly owner = `inst_${randomUUID()}`;
@@ -200,32 +193,9 @@ export class TaskEngine {
     await this.repo.unleaseAll(this.owner).catch(() => undefined);
   }
 
-  /**
-   * An operator's cancel of an open task: fail it without a charge. Its hold decides, by one compare-and-set
-   * (meter.release): when the release wins, no settle can charge afterwards and the task is moved to `cancelled`;
-   * when a settle already won, the task is being charged and is left to finish. The upstream is then asked to stop
-   * the task where it offers that, best-effort. Null when there is no such task.
-   */
-  async cancel(id: string): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
-    const t = await this.repo.get(id);
-    if (!t) return null;
-    if (t.state === 'submitting' || isTerminal(t.state)) return { outcome: 'not_open', task: t };
-    if (!(await this.deps.meter().release(refOf(t)))) return { outcome: 'finishing', task: (await this.repo.get(id)) ?? t };
-    const error: TaskError = { code: 'task_cancelled', message: 'The task was cancelled by an operator', upstreamRequestId: t.upstreamRequestId };
-    // The state may move under us (queued → in_progress by a poll); retry the compare-and-set from the state read.
-    for (let cur: TaskRecord | null = t; cur && !isTerminal(cur.state); cur = await this.repo.get(id)) {
-      if (await this.repo.transition(id, cur.state, { state: 'cancelled', error, finishedAt: Date.now(), leaseOwner: null, leaseUntil: null })) break;
-    }
-    const after = (await this.repo.get(id)) ?? t;
-    this.cancelUpstream(t);
-    return { outcome: after.state === 'cancelled' ? 'cancelled' : 'not_open', task: after };
-  }
-
-  private cancelUpstream(t: TaskRecord): void {
-    const driver = this.drivers.get(t.kind);
-    const channel = this.deps.channels.get(t.channelId);
-    if (!driver?.cancel || !channel) return;
-    driver.cancel(t, channel, AbortSignal.timeout(this.deps.options.pollTimeoutMs)).catch((e: unknown) => this.deps.logger.warn({ task_id: t.id, channel_id: t.channelId, err: String(e) }, 'upstream cancel of a cancelled task failed (the gateway charges nothing either way)'));
+  /** An operator's cancel of an open task, without a charge (tasks/cancel.ts). Null when there is no such task. */
+  cancel(id: string): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
+    return cancelTask({ repo: this.repo, meter: this.deps.meter(), driverOf: (kind) => this.drivers.get(kind), channels: this.deps.channels, logger: this.deps.logger, timeoutMs: this.deps.options.pollTimeoutMs }, id);
   }
 
   private backoff(attempts: number): number {

@@ -1,7 +1,7 @@
 // The task engine's public types: the stored task record and the pluggable upstream driver.
 // A driver only talks to the upstream (like an adapter); the engine owns the store, leases,
 // compare-and-set transitions, back-off, max age and metering (settle / release).
-import type { Usage } from '../metering/types.ts';
+import type { TaskRef, Usage } from '../metering/types.ts';
 import type { Channel } from '../routing/channel-registry.ts';
 
 /** Which API the task belongs to: /vidx/v1 (family A) or /v1 (family B). Stored as 'a' | 'b' (repos/tasks.ts maps). */
@@ -112,3 +112,13 @@ export interface CreateTaskInput extends TaskIdentity {
   /** Calls the upstream creation endpoint. Throwing fails the creation: the hold is released, the row deleted, the error rethrown. */
   submit(taskId: string, channel: Channel): Promise<SubmitOutcome>;
 }
+
+/** The task as the meter knows it (hold, settle, release). */
+export const refOf = (t: TaskRecord): TaskRef => ({
+  taskId: t.id,
+  tokenId: t.tokenId,
+  model: t.model,
+  billingModel: t.billingModel,
+  requestId: t.requestId,
+  upstreamRequestId: t.upstreamRequestId,
+});
