@@ -55,6 +55,8 @@ export interface TaskRecord {
   createdAt: number;
   updatedAt: number;
   finishedAt: number | null;
+  /** When the upstream was last asked about the task (claim or lease time); null before the first poll. */
+  checkedAt: number | null;
 }
 
 /** The identity of a task as given at creation (shared by the engine's input and the repo's new row). */
@@ -86,6 +88,11 @@ export interface SubmitOutcome {
 export interface TaskDriver {
   /** Query the upstream for one task. Must not touch the store. Throw (GatewayError) on transport/5xx: the engine backs off. */
   poll(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<PollOutcome>;
+  /**
+   * Optional: ask about many tasks of one channel with few upstream queries (a list endpoint). Answers by upstream
+   * task id; a task missing from the map is polled alone. Only where the upstream documents such a query.
+   */
+  pollMany?(tasks: readonly TaskRecord[], channel: Channel, signal: AbortSignal): Promise<Map<string, PollOutcome>>;
 }
 
 export interface CreateTaskInput extends TaskIdentity {
