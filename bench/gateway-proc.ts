@@ -14,8 +14,9 @@ import { answerStats } from './proc-stats.ts';
 
 const simUrl = `http://127.0.0.1:${process.env.BENCH_TARGET_PORT}`;
 const dir = mkdtempSync(join(tmpdir(), 'tollway-bench-'));
-// The SQLite thread switches and the heap growing percent pass through, to measure each configuration.
-const passed = Object.fromEntries(['TOLLWAY_SQLITE_WRITER_THREAD', 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', 'TOLLWAY_HEAP_GROWING_PERCENT'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+// The SQLite thread switches, the heap growing percent and the task engine's settings pass through, to measure each configuration.
+const passedKeys = ['TOLLWAY_SQLITE_WRITER_THREAD', 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', 'TOLLWAY_HEAP_GROWING_PERCENT', ...Object.keys(process.env).filter((k) => k.startsWith('TOLLWAY_TASK_'))];
+const passed = Object.fromEntries(passedKeys.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
 const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'info', TOLLWAY_DATA_DIR: dir, ...passed });
 // The same process-level tuning as `tollway serve` (src/main.ts), so the bench measures the deployed configuration.
 tuneHeap(config.heapGrowingPercent);
@@ -26,7 +27,15 @@ const { secret } = await createToken(gw.deps, { name: 'bench' });
 const address = await gw.app.listen({ port: 0, host: '127.0.0.1' });
 answerStats();
 process.on('message', async (m: unknown) => {
-  if ((m as { type?: string })?.type !== 'ledger') return;
+  const type = (m as { type?: string })?.type;
+  // bench:tasks pauses and resumes the task poller (paired rounds without and with the polling work).
+  if (type === 'poller-stop' || type === 'poller-start') {
+    if (type === 'poller-stop') await gw.deps.tasks.stop();
+    else gw.deps.tasks.start();
+    process.send?.({ type });
+    return;
+  }
+  if (type !== 'ledger') return;
   await gw.deps.meter.flush();
   await gw.deps.requestLog.flush();
   const r = await gw.deps.store.db.selectFrom('ledger').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
