@@ -1,5 +1,6 @@
 // A real gateway (SQLite store in a temp dir, the production logger — asynchronous stdout, which the bench
 // points at /dev/null) in its own process, with one DashScope channel pointing at the simulator and one token.
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +34,33 @@ process.on('message', async (m: unknown) => {
     if (type === 'poller-stop') await gw.deps.tasks.stop();
     else gw.deps.tasks.start();
     process.send?.({ type });
+    return;
+  }
+  // bench:tasks: open tasks cloned from one made through the API, each bound to a simulator task id.
+  if (type === 'seed-clone') {
+    const ids = (m as { ids: string[] }).ids;
+    const tpl = await gw.deps.store.db.selectFrom('tasks').selectAll().where('state', 'in', ['queued', 'in_progress']).limit(1).executeTakeFirstOrThrow();
+    const now = Date.now();
+    for (let i = 0; i < ids.length; i += 200) {
+      const rows = ids.slice(i, i + 200).map((up, j) => ({
+        ...tpl,
+        id: `video_bench${String(i + j).padStart(8, '0')}${randomUUID().slice(0, 8)}`,
+        upstream_task_id: up,
+        request_id: `req_bench_${i + j}`,
+        state: 'queued',
+        upstream_status: 'PENDING',
+        progress: 0,
+        poll_attempts: 0,
+        lease_owner: null,
+        lease_until: null,
+        // Spread like tasks created over a few seconds: the first poll comes one back-off step after creation.
+        next_poll_at: now + Math.floor(Math.random() * 5000),
+        created_at: now,
+        updated_at: now,
+      }));
+      await gw.deps.store.db.insertInto('tasks').values(rows).execute();
+    }
+    process.send?.({ type, n: ids.length });
     return;
   }
   if (type !== 'ledger') return;

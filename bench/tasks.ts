@@ -1,6 +1,7 @@
 // npm run bench:tasks — the task engine under a backlog: the simulator (tasks that run for minutes,
 // TOLLWAY_SIM_TASK_MS) and the gateway (default task settings) in their own processes; BENCH_TASKS (default
-// 10,000) open /v1/videos tasks are created through the API, then, side by side in one run:
+// 10,000) open /v1/videos tasks are seeded (BENCH_API_TASKS through the API, the rest as simulator tasks with
+// matching store rows), then, side by side in one run:
 //  1. poll cost: with no requests, the gateway's CPU per upstream status query while the backlog is polled;
 //  2. staleness: under chat load, the longest time any open task went without a status query (as the simulator
 //     saw it), against the back-off window (TOLLWAY_TASK_POLL_MAX_MS + 10 % jitter + one tick);
@@ -13,6 +14,7 @@ import { NODE_HEAP_FLAGS } from '../src/runtime/heap.ts';
 import { ask, chatBody, start, type Proc } from './procs.ts';
 
 const TASKS = Number(process.env.BENCH_TASKS ?? 10_000);
+const API_TASKS = Number(process.env.BENCH_API_TASKS ?? 500);
 const SIM_TASK_MS = process.env.TOLLWAY_SIM_TASK_MS ?? String(20 * 60_000);
 const POLL_MAX_MS = Number(process.env.TOLLWAY_TASK_POLL_MAX_MS ?? 30_000);
 const TICK_MS = Number(process.env.TOLLWAY_TASK_TICK_MS ?? 500);
@@ -57,14 +59,14 @@ async function chat(gw: Proc, seconds: number): Promise<Row> {
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx + r.timeouts };
 }
 
-/** BENCH_TASKS creations through the API (32 at a time), as clients would make them. */
-async function seed(gw: Proc): Promise<number> {
+/** BENCH_API_TASKS creations through the API (32 at a time), as clients would make them. */
+async function seedApi(gw: Proc, count: number): Promise<number> {
   const pool = new Pool(`http://127.0.0.1:${gw.port}`, { connections: 32 });
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${gw.token}` };
   let next = 0;
   let failed = 0;
   const worker = async () => {
-    while (next < TASKS) {
+    while (next < count) {
       const i = next++;
       const res = await pool.request({ method: 'POST', path: '/v1/videos', headers, body: JSON.stringify({ model: 'wnx2.7-t2v', prompt: `bench task ${i}`, seconds: 5 }) });
       await res.body.dump();
@@ -88,9 +90,18 @@ async function main(): Promise<void> {
   console.log(`tollway bench:tasks — ${TASKS} open /v1/videos tasks of ${Number(SIM_TASK_MS) / 60_000} min, poll back-off up to ${POLL_MAX_MS / 1000} s, node ${process.version}, ${cpus} CPUs`);
   await chat(gw, WARMUP_SECONDS);
 
+  // Seeding: BENCH_API_TASKS through POST /v1/videos; the rest as simulator tasks plus matching rows cloned from
+  // one of those (a creation through the API costs the gateway and simulator far more than a poll does).
   const s0 = Date.now();
-  const failed = await seed(gw);
-  console.log(`seeded ${TASKS - failed} tasks through POST /v1/videos in ${((Date.now() - s0) / 1000).toFixed(1)} s (${failed} failed)`);
+  const viaApi = Math.min(TASKS, API_TASKS);
+  const failed = await seedApi(gw, viaApi);
+  const apiSeconds = (Date.now() - s0) / 1000;
+  const { ids } = await ask<{ ids: string[] }>(sim, 'seed-tasks', { n: TASKS - viaApi });
+  await ask(gw, 'seed-clone', { ids });
+  console.log(
+    `seeded ${viaApi - failed} tasks through POST /v1/videos in ${apiSeconds.toFixed(1)} s (${failed} failed) and ${ids.length} as simulator tasks + store rows ` +
+      `in ${((Date.now() - s0) / 1000 - apiSeconds).toFixed(1)} s`,
+  );
   await sleep(RAMP_SECONDS * 1000);
 
   // 1. CPU per status query, no requests.
