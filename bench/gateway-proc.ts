@@ -39,6 +39,7 @@ process.on('message', async (m: unknown) => {
   // bench:tasks: open tasks cloned from one made through the API, each bound to a simulator task id.
   if (type === 'seed-clone') {
     const ids = (m as { ids: string[] }).ids;
+    const pollMaxMs = config.tasks.pollMaxMs;
     const tpl = await gw.deps.store.db.selectFrom('tasks').selectAll().where('state', 'in', ['queued', 'in_progress']).limit(1).executeTakeFirstOrThrow();
     const now = Date.now();
     for (let i = 0; i < ids.length; i += 200) {
@@ -50,12 +51,12 @@ process.on('message', async (m: unknown) => {
         state: 'queued',
         upstream_status: 'PENDING',
         progress: 0,
-        poll_attempts: 0,
+        // A steady backlog: created over the last minutes (past the back-off ramp), next polls spread over the window.
+        poll_attempts: 6,
         lease_owner: null,
         lease_until: null,
-        // Spread like tasks created over a few seconds: the first poll comes one back-off step after creation.
-        next_poll_at: now + Math.floor(Math.random() * 5000),
-        created_at: now,
+        next_poll_at: now + Math.floor(Math.random() * pollMaxMs),
+        created_at: now - Math.floor(Math.random() * 600_000),
         updated_at: now,
       }));
       await gw.deps.store.db.insertInto('tasks').values(rows).execute();

@@ -1,13 +1,15 @@
 // npm run bench:tasks — the task engine under a backlog: the simulator (tasks that run for minutes,
 // TOLLWAY_SIM_TASK_MS) and the gateway (default task settings) in their own processes; BENCH_TASKS (default
 // 10,000) open /v1/videos tasks are seeded (BENCH_API_TASKS through the API, the rest as simulator tasks with
-// matching store rows), then, side by side in one run:
+// matching store rows, as a steady backlog: past the back-off ramp, next polls spread over the window), then, side
+// by side in one run:
 //  1. poll cost: with no requests, the gateway's CPU per upstream status query while the backlog is polled;
 //  2. staleness: under chat load, the longest time any open task went without a status query (as the simulator
 //     saw it), against the back-off window (TOLLWAY_TASK_POLL_MAX_MS + 10 % jitter + one tick);
 //  3. chat with the backlog vs without: paired rounds at 64 connections, the poller paused (no polling work at
 //     all) then running (or the other order), each "with" round started once the poller has caught up with what
-//     fell due while it was paused. Ratios of throughput and p99 per round, and their medians.
+//     fell due while it was paused. Ratios of throughput, p99 and gateway CPU per chat request (polling work
+//     included) per round, and their medians.
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { NODE_HEAP_FLAGS } from '../src/runtime/heap.ts';
@@ -24,7 +26,7 @@ const RAMP_SECONDS = Number(process.env.BENCH_RAMP ?? 45);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE ?? 15);
 /** The staleness window: at least two full back-off periods, under chat load. */
 const STALE_SECONDS = Number(process.env.BENCH_STALE ?? Math.ceil((2.2 * POLL_MAX_MS) / 1000));
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 5);
 const CONNS = 64;
 
@@ -43,11 +45,14 @@ interface Row {
   p50: number;
   p99: number;
   errors: number;
+  /** Gateway CPU (all threads) per answered request, polling work included. */
+  cpuUs: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function chat(gw: Proc, seconds: number): Promise<Row> {
+  const before = await ask<Stats>(gw, 'stats');
   const r = await autocannon({
     url: `http://127.0.0.1:${gw.port}/v1/chat/completions`,
     method: 'POST',
@@ -56,7 +61,9 @@ async function chat(gw: Proc, seconds: number): Promise<Row> {
     headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.token}` },
     body: chatBody('qwx3.7-plus', false),
   });
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx + r.timeouts };
+  const after = await ask<Stats>(gw, 'stats');
+  const ok = Math.max(1, r.requests.total - r.non2xx);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx + r.timeouts, cpuUs: (after.cpuUs - before.cpuUs) / ok };
 }
 
 /** BENCH_API_TASKS creations through the API (32 at a time), as clients would make them. */
@@ -78,9 +85,13 @@ async function seedApi(gw: Proc, count: number): Promise<number> {
   return failed;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-const fmt = (r: Row) => `${Math.round(r.rps)} req/s p50 ${r.p50.toFixed(2)} ms p99 ${r.p99.toFixed(2)} ms err ${r.errors}`;
+const fmt = (r: Row) => `${Math.round(r.rps)} req/s p50 ${r.p50.toFixed(1)} ms p99 ${r.p99.toFixed(1)} ms err ${r.errors} cpu ${Math.round(r.cpuUs)} µs/req`;
 
 async function main(): Promise<void> {
   const t0 = Date.now();
@@ -131,6 +142,7 @@ async function main(): Promise<void> {
   // 3. Paired rounds: poller paused (no backlog work) vs running.
   const tpRatios: number[] = [];
   const p99Ratios: number[] = [];
+  const cpuRatios: number[] = [];
   for (let i = 0; i < ROUNDS; i++) {
     const withoutFirst = i % 2 === 0;
     const without = async () => {
@@ -149,12 +161,16 @@ async function main(): Promise<void> {
     const [wo, wi] = withoutFirst ? [a, b] : [b, a];
     tpRatios.push(wi.rps / wo.rps);
     p99Ratios.push(wi.p99 / wo.p99);
-    console.log(`round ${i + 1} (${withoutFirst ? 'without first' : 'with first'}): without ${fmt(wo)} | with backlog ${fmt(wi)} → throughput ${pct(wi.rps / wo.rps)}, p99 ${(wi.p99 / wo.p99).toFixed(2)}×`);
+    cpuRatios.push(wi.cpuUs / wo.cpuUs);
+    console.log(
+      `round ${i + 1} (${withoutFirst ? 'without first' : 'with first'}): without ${fmt(wo)} | with backlog ${fmt(wi)} → ` +
+        `throughput ${pct(wi.rps / wo.rps)}, p99 ${(wi.p99 / wo.p99).toFixed(2)}×, cpu/req ${(wi.cpuUs / wo.cpuUs).toFixed(2)}×`,
+    );
   }
   await ask(gw, 'poller-start');
   const st = await ask<Stats>(gw, 'stats');
   console.log('\nsummary');
-  console.log(`chat c=${CONNS} with ${TASKS} open tasks vs without: throughput median ${pct(median(tpRatios))} (target ≥ 90%), p99 median ${median(p99Ratios).toFixed(2)}× (target ≤ 1.10×)`);
+  console.log(`chat c=${CONNS} with ${TASKS} open tasks vs without: throughput median ${pct(median(tpRatios))} (target ≥ 90%), p99 median ${median(p99Ratios).toFixed(2)}× (target ≤ 1.10×), gateway cpu per chat request (polling included) median ${median(cpuRatios).toFixed(2)}×`);
   console.log(`worst staleness ${(g2.worstGapMs / 1000).toFixed(1)} s vs back-off window ${(window / 1000).toFixed(1)} s; gateway cpu per status query ${polls ? Math.round((c1.cpuUs - c0.cpuUs) / polls) : '-'} µs`);
   console.log(`gateway peak RSS ${(st.peakRss / 1048576).toFixed(0)} MB; total bench time ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   for (const p of [gw, sim]) p.child.kill();

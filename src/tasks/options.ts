@@ -13,7 +13,10 @@ export interface TaskEngineOptions {
   leaseMs: number;
   /** A GET refreshes an open task whose last update is older than this. */
   refreshStaleMs: number;
-  /** Parallel upstream polls per channel (upstream account). */
+  /**
+   * Parallel upstream polls per channel (upstream account): a cap, the rate follows the back-off schedule. High enough
+   * that a busy event loop (slow answers) does not hold a large backlog's polls behind their schedule.
+   */
   perChannelConcurrency: number;
   /** Max tasks claimed per tick. */
   batchSize: number;
@@ -29,7 +32,7 @@ export const DEFAULT_TASK_ENGINE_OPTIONS: TaskEngineOptions = {
   maxAgeMs: 24 * 3600_000,
   leaseMs: 60_000,
   refreshStaleMs: 1000,
-  perChannelConcurrency: 8,
+  perChannelConcurrency: 32,
   batchSize: 200,
   pollTimeoutMs: 20_000,
 };

@@ -14,9 +14,13 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .column('next_poll_at')
     .where(sql<boolean>`state in ('submitting', 'queued', 'in_progress')`)
     .execute();
+  // The client-callback outbox's scan for recently finished tasks with a callback address (every second) reads its own
+  // index: neither open tasks nor tasks without a callback address are in it.
+  await db.schema.createIndex('tasks_callback_finished').on('tasks').column('finished_at').where(sql<boolean>`callback_url is not null`).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('tasks_callback_finished').ifExists().execute();
   await db.schema.dropIndex('tasks_open_due').ifExists().execute();
   await db.schema.createIndex('tasks_due').on('tasks').columns(['state', 'next_poll_at']).execute();
   await db.schema.alterTable('tasks').dropColumn('checked_at').execute();

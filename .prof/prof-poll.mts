@@ -1,0 +1,53 @@
+import { Session } from 'node:inspector/promises';
+import BetterSqlite3 from 'better-sqlite3';
+const counts = new Map<string, number>();
+const orig = (BetterSqlite3 as any).prototype.prepare;
+(BetterSqlite3 as any).prototype.prepare = function (sql: string) { const k = sql.replace(/\s+/g, ' ').slice(0, 60); counts.set(k, (counts.get(k) ?? 0) + 1); return orig.call(this, sql); };
+import { writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fork } from 'node:child_process';
+import { TasksRepo } from '/work/wt/taskscale/src/store/repos/tasks.ts';
+for (const m of Object.getOwnPropertyNames(TasksRepo.prototype)) { if (m === 'constructor') continue; const o = (TasksRepo.prototype as any)[m]; (TasksRepo.prototype as any)[m] = function (...a: any[]) { counts.set(m, (counts.get(m) ?? 0) + 1); return o.apply(this, a); }; }
+import { loadConfig } from '/work/wt/taskscale/src/config/config.ts';
+import { composeGateway } from '/work/wt/taskscale/src/compose.ts';
+import { ensureChannel } from '/work/wt/taskscale/src/core/admin/channels.ts';
+import { createToken } from '/work/wt/taskscale/src/core/admin/tokens.ts';
+import { DEFAULT_SIM_KEYS } from '/work/wt/taskscale/simulator/context.ts';
+
+const sim = fork('/work/wt/taskscale/dist/bench/sim-proc.js', [], { env: { ...process.env, TOLLWAY_SIM_TASK_MS: '1200000' }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+const simPort: number = await new Promise((r) => sim.on('message', (m: any) => m.type === 'ready' && r(m.port)));
+const dir = mkdtempSync(join(tmpdir(), 'tw-prof-'));
+const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'b.db')}`, LOG_LEVEL: 'info', TOLLWAY_DATA_DIR: dir, TOLLWAY_TASK_POLL_MAX_MS: '2000' });
+const gw = await composeGateway(config, { adminKey: 'bench-admin-key-0123456789', secret: 'bench-secret-0123456789abcdefghij', logStream: { write: () => true } as any });
+await ensureChannel(gw.deps, 'sim', 'dashscope', `http://127.0.0.1:${simPort}`, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
+await gw.deps.channels.reload();
+const { secret } = await createToken(gw.deps, { name: 'b' });
+const addr = await gw.app.listen({ port: 0, host: '127.0.0.1' });
+const r = await fetch(`${addr}/v1/videos`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'wnx2.7-t2v', prompt: 'x', seconds: 5 }) });
+console.log(r.status);
+const ids: string[] = await new Promise((res) => { sim.on('message', (m: any) => m.type === 'seed-tasks' && res(m.ids)); sim.send({ type: 'seed-tasks', n: 3000 }); });
+const tpl = await gw.deps.store.db.selectFrom('tasks').selectAll().limit(1).executeTakeFirstOrThrow();
+const now = Date.now();
+for (let i = 0; i < ids.length; i += 200) await gw.deps.store.db.insertInto('tasks').values(ids.slice(i, i + 200).map((up, j) => ({ ...tpl, id: `v_${i + j}`, upstream_task_id: up, request_id: `r${i+j}`, poll_attempts: 5, next_poll_at: now + Math.floor(Math.random() * 2000) }))).execute();
+await new Promise((r) => setTimeout(r, 3000));
+const g0: any = await new Promise((res) => { const on = (m: any) => { if (m.type === 'task-gaps') { sim.off('message', on); res(m); } }; sim.on('message', on); sim.send({ type: 'task-gaps' }); });
+const s = new Session(); s.connect();
+await s.post('Profiler.enable'); await s.post('Profiler.start');
+counts.clear();
+const c0 = process.cpuUsage();
+await new Promise((r) => setTimeout(r, 8000));
+const c1 = process.cpuUsage(c0);
+const { profile } = await s.post('Profiler.stop');
+writeFileSync('/tmp/poll.cpuprofile', JSON.stringify(profile));
+const g: any = await new Promise((res) => { sim.on('message', (m: any) => m.type === 'task-gaps' && res(m)); sim.send({ type: 'task-gaps' }); });
+console.log('cpu us', c1.user + c1.system, 'queries', g.queries - g0.queries, 'us/query', (c1.user + c1.system) / (g.queries - g0.queries));
+// summarize self time by function
+const self = new Map<string, number>();
+const nodes = new Map(profile.nodes.map((n: any) => [n.id, n]));
+const dt = profile.timeDeltas; const samples = profile.samples;
+for (let i = 0; i < samples.length; i++) { const n: any = nodes.get(samples[i]); const k = `${n.callFrame.functionName || '(anon)'} ${n.callFrame.url.split('/').slice(-2).join('/')}:${n.callFrame.lineNumber}`; self.set(k, (self.get(k) ?? 0) + (dt[i] ?? 0)); }
+const tot = [...self.values()].reduce((a, b) => a + b, 0);
+for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log((v / tot * 100).toFixed(1).padStart(5), k);
+console.log([...counts].sort((a, b) => b[1] - a[1]).slice(0, 10));
+sim.kill(); await gw.close(); process.exit(0);
