@@ -27,12 +27,24 @@ await gw.deps.channels.reload();
 const { secret } = await createToken(gw.deps, { name: 'bench' });
 const address = await gw.app.listen({ port: 0, host: '127.0.0.1' });
 answerStats();
+let pausedAt: number | null = null;
 process.on('message', async (m: unknown) => {
   const type = (m as { type?: string })?.type;
   // bench:tasks pauses and resumes the task poller (paired rounds without and with the polling work).
+  // While paused the schedule is held still (on resume every open task's next poll moves by the pause), so a
+  // "with" round measures the steady polling work, not a catch-up the pause itself caused.
   if (type === 'poller-stop' || type === 'poller-start') {
-    if (type === 'poller-stop') await gw.deps.tasks.stop();
-    else gw.deps.tasks.start();
+    if (type === 'poller-stop') {
+      await gw.deps.tasks.stop();
+      pausedAt = Date.now();
+    } else {
+      if (pausedAt !== null) {
+        const by = Date.now() - pausedAt;
+        await gw.deps.store.db.updateTable('tasks').set((eb) => ({ next_poll_at: eb('next_poll_at', '+', by) })).where('state', 'in', ['queued', 'in_progress']).execute();
+      }
+      pausedAt = null;
+      gw.deps.tasks.start();
+    }
     process.send?.({ type });
     return;
   }

@@ -18,7 +18,7 @@ export interface TaskEngineOptions {
    * that a busy event loop (slow answers) does not hold a large backlog's polls behind their schedule.
    */
   perChannelConcurrency: number;
-  /** Max tasks claimed per tick. */
+  /** Max tasks claimed per round: the claim is one statement on the event loop, so rounds stay small and follow each other. */
   batchSize: number;
   /** Timeout of one upstream status query. */
   pollTimeoutMs: number;
@@ -33,6 +33,6 @@ export const DEFAULT_TASK_ENGINE_OPTIONS: TaskEngineOptions = {
   leaseMs: 60_000,
   refreshStaleMs: 1000,
   perChannelConcurrency: 32,
-  batchSize: 200,
+  batchSize: 64,
   pollTimeoutMs: 20_000,
 };

@@ -273,7 +273,7 @@ export class TasksRepo {
 
   /**
    * Claim up to `limit` due open tasks for `owner`, in one statement that also schedules each task's next poll
-   * (back-off by attempt, ±10 % jitter) and records the check: a poll that then finds nothing changed needs no
+   * (back-off by attempt, less up to 10 % of jitter: the longest back-off is never exceeded) and records the check: a poll that then finds nothing changed needs no
    * write of its own. The due head is read in next_poll_at order from the partial index of open tasks.
    * PostgreSQL: `FOR UPDATE SKIP LOCKED`, so instances claim disjoint sets without waiting on each other;
    * SQLite has a single writer, and the statement is atomic.
@@ -285,7 +285,7 @@ export class TasksRepo {
       this.dialect === 'postgres'
         ? sql<TaskRow>`
         UPDATE tasks SET lease_owner = ${owner}, lease_until = ${until}, checked_at = ${now}, poll_attempts = poll_attempts + 1,
-          next_poll_at = ${now} + CAST(LEAST(CAST(${maxMs} AS bigint), CAST(${baseMs} AS bigint) << LEAST(poll_attempts + 1, 20)) * (0.9 + random() * 0.2) AS bigint)
+          next_poll_at = ${now} + CAST(LEAST(CAST(${maxMs} AS bigint), CAST(${baseMs} AS bigint) << LEAST(poll_attempts + 1, 20)) * (0.9 + random() * 0.1) AS bigint)
         WHERE id IN (
           SELECT id FROM tasks
           WHERE state IN ('submitting', 'queued', 'in_progress') AND next_poll_at <= ${now}
@@ -297,7 +297,7 @@ export class TasksRepo {
         RETURNING ${POLL_COLUMNS}`
         : sql<TaskRow>`
         UPDATE tasks SET lease_owner = ${owner}, lease_until = ${until}, checked_at = ${now}, poll_attempts = poll_attempts + 1,
-          next_poll_at = ${now} + CAST(min(${maxMs}, ${baseMs} << min(poll_attempts + 1, 20)) * (0.9 + abs(random() % 1001) / 5000.0) AS INTEGER)
+          next_poll_at = ${now} + CAST(min(${maxMs}, ${baseMs} << min(poll_attempts + 1, 20)) * (0.9 + abs(random() % 1001) / 10000.0) AS INTEGER)
         WHERE id IN (
           SELECT id FROM tasks
           WHERE state IN ('submitting', 'queued', 'in_progress') AND next_poll_at <= ${now}
