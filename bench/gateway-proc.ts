@@ -76,6 +76,12 @@ process.on('message', async (m: unknown) => {
     process.send?.({ type, n: ids.length });
     return;
   }
+  // bench:tasks: how late the most overdue open task is (0 when none is due).
+  if (type === 'poll-lag') {
+    const due = await gw.deps.tasks.repo.nextDueAt();
+    process.send?.({ type, lagMs: due === null ? 0 : Math.max(0, Date.now() - due) });
+    return;
+  }
   if (type !== 'ledger') return;
   await gw.deps.meter.flush();
   await gw.deps.requestLog.flush();

@@ -130,10 +130,21 @@ async function main(): Promise<void> {
   // 2. Staleness under chat load.
   await ask<Gaps>(sim, 'task-gaps-reset');
   const q0 = (await ask<Gaps>(sim, 'task-gaps')).queries;
+  // The gateway's own view meanwhile: how overdue its most overdue task is, sampled each second.
+  let worstLagMs = 0;
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      worstLagMs = Math.max(worstLagMs, (await ask<{ lagMs: number }>(gw, 'poll-lag')).lagMs);
+      await sleep(1000);
+    }
+  })();
   const loaded = await chat(gw, STALE_SECONDS);
+  sampling = false;
+  await sampler;
   const g2 = await ask<Gaps>(sim, 'task-gaps');
   const window = POLL_MAX_MS + TICK_MS;
-  console.log(`under chat load ${STALE_SECONDS} s: ${fmt(loaded)}; ${((g2.queries - q0) / STALE_SECONDS).toFixed(0)} status queries/s`);
+  console.log(`under chat load ${STALE_SECONDS} s: ${fmt(loaded)}; ${((g2.queries - q0) / STALE_SECONDS).toFixed(0)} status queries/s; most overdue task (sampled each second) ${(worstLagMs / 1000).toFixed(1)} s late`);
   console.log(
     `staleness: ${g2.open} open tasks, worst time without a status query ${(g2.worstGapMs / 1000).toFixed(1)} s ` +
       `(back-off window ${(window / 1000).toFixed(1)} s) → ${g2.worstGapMs <= window ? 'every open task checked within its window' : 'SOME TASK WAITED LONGER THAN ITS WINDOW'}`,
