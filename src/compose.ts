@@ -6,6 +6,7 @@ import { dashscopeTextAdapter } from './adapters/dashscope/compat-chat-adapter.t
 import { DashscopeVideoDriver, DASHSCOPE_VIDEO_TASK_KIND } from './adapters/dashscope/video-driver.ts';
 import { UpstreamClient } from './adapters/http-client.ts';
 import { KlingClient } from './adapters/kling/client.ts';
+import { ChannelProber } from './adapters/probe.ts';
 import { KlingJwtSigner } from './adapters/kling/jwt.ts';
 import { KlingTaskDriver } from './adapters/kling/task-driver.ts';
 import { SecretBox } from './auth/secret-box.ts';
@@ -82,7 +83,7 @@ export async function composeAdmin(config: Config, secret: string): Promise<{ de
   const store = await openStore(config.databaseUrl);
   const catalogue = await loadCatalogue(store.db, config.catalogueFile);
   // A one-shot command keeps no caches; running instances see its changes within their refresh interval.
-  const deps: AdminDeps = { repos: buildRepos(store), box: new SecretBox(secret), catalogue, applyChange: async () => undefined };
+  const deps: AdminDeps = { repos: buildRepos(store), store, box: new SecretBox(secret), catalogue, applyChange: async () => undefined };
   return { deps, close: () => store.close() };
 }
 
@@ -96,6 +97,7 @@ async function redisBus(url: string, logger: Logger): Promise<ClusterBus> {
 /** An admin change, made here or announced by another instance, applied to this instance's caches. */
 async function applyLocally(deps: GatewayDeps, e: ClusterEvent): Promise<void> {
   if (e.kind === 'token-revoked') deps.tokenAuth.invalidateHash(e.hash);
+  else if (e.kind === 'token-changed') for (const h of e.hashes) deps.tokenAuth.invalidateHash(h);
   else if (e.kind === 'channels-changed') await deps.channels.reload();
   // GatewayDeps.catalogue is reassigned: readers take deps.catalogue at call time (the meter through a getter).
   else deps.catalogue = await loadCatalogue(deps.store.db, deps.config.catalogueFile);
@@ -144,6 +146,7 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
   const catalogue = await loadCatalogue(store.db, config.catalogueFile);
   const { meter, requestLog } = composeWriters(store, repos.audit, () => deps.catalogue, logger);
   const cluster = config.redisUrl ? await redisBus(config.redisUrl, logger) : new LocalBus();
+  const upstream = new UpstreamClient(config.upstreamTimeouts);
   const deps: GatewayDeps = {
     config,
     store,
@@ -156,9 +159,10 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
     repos,
     requestLog,
     meter,
-    upstream: new UpstreamClient(config.upstreamTimeouts),
+    upstream,
     tasks: new TaskEngine({ repo: new TasksRepo(store.db, store.dialect), meter: () => meter, channels, logger, options: config.tasks }),
     breakers: new CircuitBreakers(),
+    prober: new ChannelProber(upstream, new KlingClient(upstream, new KlingJwtSigner())),
     // ioredis is loaded only when Redis is configured (memory: a single instance does not carry it).
     limiter: new RateLimiter(config.redisUrl ? new RedisCounters(new (await import('ioredis')).Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : new MemoryCounters()),
     cluster,
