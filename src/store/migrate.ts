@@ -6,6 +6,7 @@ import * as m003 from './migrations/003-ledger-indexes.ts';
 import * as m004 from './migrations/004-token-tpm-limit.ts';
 import * as m005 from './migrations/005-token-rotation.ts';
 import * as m006 from './migrations/006-request-log-incident.ts';
+import * as m008 from './migrations/008-task-due-index.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '004-token-tpm-limit': m004,
   '005-token-rotation': m005,
   '006-request-log-incident': m006,
+  '008-task-due-index': m008,
 };
 
 class StaticProvider implements MigrationProvider {
