@@ -23,8 +23,11 @@ import { StoreMeter } from './metering/meter.ts';
 import { ChannelRegistry } from './routing/channel-registry.ts';
 import { CircuitBreakers } from './routing/circuit-breaker.ts';
 import { stdoutSink } from './runtime/log-sink.ts';
+import { GatewayMetrics } from './observe/metrics.ts';
+import { startTracing } from './observe/tracing.ts';
 import { AuditRepo } from './store/repos/audit.ts';
 import { ChannelsRepo } from './store/repos/channels.ts';
+import { GaugesRepo } from './store/repos/gauges.ts';
 import { LedgerRepo } from './store/repos/ledger.ts';
 import { RequestLogRepo, RequestLogWriter } from './store/repos/request-log.ts';
 import { ReconcileRepo } from './store/repos/reconcile.ts';
@@ -68,7 +71,7 @@ export function makeLogger(level: string, stream?: NodeJS.WritableStream): Logge
 }
 
 function registerSecrets(config: Config, secrets: string[]): void {
-  for (const s of [...secrets, config.dashscope.apiKey, config.kling.secretKey]) registerSecret(s);
+  for (const s of [...secrets, config.dashscope.apiKey, config.kling.secretKey, config.metricsToken, ...Object.values(config.tracing?.headers ?? {})]) registerSecret(s);
 }
 
 function buildRepos(store: Store): GatewayDeps['repos'] {
@@ -144,6 +147,8 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
   const catalogue = await loadCatalogue(store.db, config.catalogueFile);
   const { meter, requestLog } = composeWriters(store, repos.audit, () => deps.catalogue, logger);
   const cluster = config.redisUrl ? await redisBus(config.redisUrl, logger) : new LocalBus();
+  const breakers = new CircuitBreakers();
+  const metrics = new GatewayMetrics({ channels, breakers, ledger: meter.backlog, requestLog: requestLog.backlog, gauges: new GaugesRepo(store.db), logger });
   const deps: GatewayDeps = {
     config,
     store,
@@ -158,7 +163,7 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
     meter,
     upstream: new UpstreamClient(config.upstreamTimeouts),
     tasks: new TaskEngine({ repo: new TasksRepo(store.db, store.dialect), meter: () => meter, channels, logger, options: config.tasks }),
-    breakers: new CircuitBreakers(),
+    breakers,
     // ioredis is loaded only when Redis is configured (memory: a single instance does not carry it).
     limiter: new RateLimiter(config.redisUrl ? new RedisCounters(new (await import('ioredis')).Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : new MemoryCounters()),
     cluster,
@@ -166,6 +171,8 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
       await applyLocally(deps, e);
       cluster.publish(e);
     },
+    metrics,
+    tracing: await startTracing(config.tracing, logger),
   };
   return deps;
 }
@@ -261,6 +268,8 @@ async function closeGateway(app: FastifyInstance, deps: GatewayDeps, own: Owned)
   own.stopRefresh();
   await deps.cluster.close();
   await own.store?.close();
+  // The spans of the drained requests are sent before the process exits.
+  await deps.tracing?.shutdown().catch((e: unknown) => deps.logger.warn({ err: String(e) }, 'tracing: last spans not sent'));
   // The last lines (the drain's access lines included) reach stdout before the process exits.
   await new Promise<void>((resolve) => deps.logger.flush(() => resolve()));
 }

@@ -11,6 +11,8 @@ export interface ClusterBus {
   /** Tell the other instances (this instance applies its own change itself). */
   publish(e: ClusterEvent): void;
   onEvent(handler: (e: ClusterEvent) => void): void;
+  /** Ask Redis for an answer (readiness); null when there is no Redis. */
+  ping(): Promise<void> | null;
   close(): Promise<void>;
 }
 
@@ -18,6 +20,9 @@ export interface ClusterBus {
 export class LocalBus implements ClusterBus {
   publish(): void {}
   onEvent(): void {}
+  ping(): null {
+    return null;
+  }
   async close(): Promise<void> {}
 }
 
@@ -65,6 +70,10 @@ export class RedisBus implements ClusterBus {
 
   onEvent(handler: (e: ClusterEvent) => void): void {
     this.handlers.push(handler);
+  }
+
+  async ping(): Promise<void> {
+    await this.pub.ping();
   }
 
   async close(): Promise<void> {

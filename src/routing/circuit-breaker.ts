@@ -39,6 +39,13 @@ export class CircuitBreakers {
     return true;
   }
 
+  /** The channel's circuit now: 'closed' (in rotation), 'open' (cooling down) or 'half-open' (a trial may go). */
+  stateOf(id: string): 'closed' | 'open' | 'half-open' {
+    const s = this.states.get(id);
+    if (!s || s.failures < this.opts.threshold) return 'closed';
+    return this.now() < s.openUntil ? 'open' : 'half-open';
+  }
+
   isOpen(id: string): boolean {
     const s = this.states.get(id);
     return !!s && s.failures >= this.opts.threshold && this.now() < s.openUntil;

@@ -18,7 +18,11 @@ export interface FailoverOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Told when a channel's upstream account turned out not to be entitled to the model (see ChannelRegistry). */
   onNotEntitled?: (channel: Channel) => void;
+  /** Told of every attempt: its channel, how long it took (ms) and its error (null when it succeeded). */
+  onAttempt?: AttemptObserver;
 }
+
+export type AttemptObserver = (channel: Channel, ms: number, error: unknown) => void;
 
 /** Was the request certainly not processed upstream? (connection never established / refused / reset before send) */
 export function isConnectFailure(e: unknown): boolean {
@@ -83,12 +87,15 @@ export async function withFailover<T>(
     const ch = ordered[i % ordered.length]!;
     if (i > 0) await sleep((opts.backoffMs ?? 50) * 2 ** (i - 1) * (0.5 + Math.random() / 2));
     if (!breakers.allow(ch.id) && ordered.length > 1) continue;
+    const began = opts.onAttempt === undefined ? 0 : performance.now();
     try {
       const r = await attempt(ch);
       breakers.success(ch.id);
+      opts.onAttempt?.(ch, performance.now() - began, null);
       return r;
     } catch (e) {
       last = e;
+      opts.onAttempt?.(ch, performance.now() - began, e);
       const countsAsChannelFailure = isGatewayError(e) && (e.code === 'upstream_unreachable' || e.code === 'upstream_unavailable' || e.code === 'upstream_timeout' || e.code === 'upstream_error' || e.code === 'upstream_auth_error');
       if (countsAsChannelFailure) breakers.failure(ch.id);
       // The account is not entitled to the model: it refused before doing anything, so any call (connect-only
