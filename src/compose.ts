@@ -89,9 +89,27 @@ export async function composeAdmin(config: Config, secret: string): Promise<{ de
   return { deps, close: () => store.close() };
 }
 
-async function redisBus(url: string, logger: Logger): Promise<ClusterBus> {
+/**
+ * A Redis client whose connection errors reach the log (once per outage, not per reconnect attempt) instead of
+ * ioredis's "Unhandled error event" on stderr; it keeps reconnecting on its own.
+ */
+async function redisClient(url: string, logger: Logger, role: string, opts: { maxRetriesPerRequest?: number } = {}): Promise<import('ioredis').Redis> {
   const { Redis } = await import('ioredis');
-  const bus = new RedisBus(new Redis(url, { maxRetriesPerRequest: 2 }), new Redis(url), (e) => logger.warn({ err: String(e) }, 'cluster bus error'));
+  const r = new Redis(url, opts);
+  let down = false;
+  r.on('error', (e: unknown) => {
+    if (!down) logger.warn({ err: String(e), role }, 'Redis is not reachable; reconnecting');
+    down = true;
+  });
+  r.on('ready', () => {
+    if (down) logger.info({ role }, 'Redis is reachable again');
+    down = false;
+  });
+  return r;
+}
+
+async function redisBus(url: string, logger: Logger): Promise<ClusterBus> {
+  const bus = new RedisBus(await redisClient(url, logger, 'cluster-publish', { maxRetriesPerRequest: 2 }), await redisClient(url, logger, 'cluster-subscribe'), (e) => logger.warn({ err: String(e) }, 'cluster bus error'));
   await bus.whenReady();
   return bus;
 }
@@ -165,7 +183,7 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
     tasks: new TaskEngine({ repo: new TasksRepo(store.db, store.dialect), meter: () => meter, channels, logger, options: config.tasks }),
     breakers,
     // ioredis is loaded only when Redis is configured (memory: a single instance does not carry it).
-    limiter: new RateLimiter(config.redisUrl ? new RedisCounters(new (await import('ioredis')).Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : new MemoryCounters()),
+    limiter: new RateLimiter(config.redisUrl ? new RedisCounters(await redisClient(config.redisUrl, logger, 'limits', { maxRetriesPerRequest: 2 })) : new MemoryCounters()),
     cluster,
     applyChange: async (e) => {
       await applyLocally(deps, e);
