@@ -41,7 +41,8 @@ export class GaugesRepo {
   }
 
   async openHolds(): Promise<OpenHolds[]> {
-    const kind = sql<string>`case when task_id like ${`${RESERVATION_PREFIX}%`} then 'reservation' else 'task' end`;
+    // A literal, not a parameter: PostgreSQL groups by the select's expression only when both are the same text.
+    const kind = sql<string>`case when task_id like ${sql.lit(`${RESERVATION_PREFIX}%`)} then 'reservation' else 'task' end`;
     const rows = await this.db
       .selectFrom('holds')
       .select((eb) => [kind.as('kind'), eb.fn.countAll<number | string>().as('n'), eb.fn.coalesce(eb.fn.sum<number | string>('amount'), sql<number>`0`).as('amount')])
