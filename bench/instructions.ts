@@ -1,5 +1,6 @@
-// npm run bench:instructions — instructions per request, counted by valgrind (callgrind), for non-streaming chat
-// through the bare proxy, the durable floor (bench/lean-skeleton.ts with SKELETON_DURABLE=1) and the gateway.
+// npm run bench:instructions — instructions per request, counted by valgrind (callgrind), for non-streaming chat,
+// streamed chat and embeddings (BENCH_IR_KINDS) through the bare proxy, the durable floor (bench/lean-skeleton.ts
+// with SKELETON_DURABLE=1, chat only) and the gateway.
 // Why: on a shared host the wall-clock figures of `npm run bench` drift between windows of a few seconds, so two
 // builds can only be compared in many paired rounds. Instruction counts do not depend on the machine's speed: on
 // an otherwise idle machine the main thread's count per request repeats closely from run to run
@@ -17,17 +18,23 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { DEFAULT_SIM_KEYS } from '../simulator/context.ts';
 import { NODE_HEAP_FLAGS } from '../src/runtime/heap.ts';
-import { chatBody, start } from './procs.ts';
+import { chatBody, embedBody, start } from './procs.ts';
 
 const REQUESTS = Number(process.env.BENCH_IR_REQUESTS ?? 3000);
 const WARMUP = Number(process.env.BENCH_IR_WARMUP ?? 8000);
+
+type Kind = 'chat' | 'stream' | 'embeddings';
+const KINDS: readonly Kind[] = ['chat', 'stream', 'embeddings'];
 
 interface IrTarget {
   name: 'proxy' | 'floor' | 'gateway';
   file: string;
   env: Record<string, string>;
-  path: string;
-  model: string;
+  /** The API path prefix ('/v1' or the upstream's '/compatible-mode/v1'). */
+  base: string;
+  /** Public names for the gateway and the floor, upstream names for the proxy. */
+  upstreamNames: boolean;
+  kinds: readonly Kind[];
   /** The bearer the target expects (the gateway and the floor hand theirs over when ready). */
   auth: (token: string | undefined) => string;
 }
@@ -61,20 +68,26 @@ function valgrindPresent(): boolean {
   }
 }
 
-async function measure(t: IrTarget, simPort: number, dir: string): Promise<ThreadCounts> {
-  const out = join(dir, `${t.name}.out`);
+function request(t: IrTarget, kind: Kind): { path: string; body: string } {
+  if (kind === 'embeddings') return { path: `${t.base}/embeddings`, body: embedBody('text-embedding-v4') };
+  return { path: `${t.base}/chat/completions`, body: chatBody(t.upstreamNames ? 'qwen3.7-plus' : 'qwx3.7-plus', kind === 'stream') };
+}
+
+async function measure(t: IrTarget, kind: Kind, simPort: number, dir: string): Promise<ThreadCounts> {
+  const out = join(dir, `${t.name}-${kind}.out`);
+  const { path, body } = request(t, kind);
   const args = ['-q', '--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${out}`];
   const p = await start(t.file, { ...t.env, BENCH_TARGET_PORT: String(simPort) }, [...NODE_HEAP_FLAGS], { execPath: 'valgrind', args });
   try {
     const run = (amount: number) =>
       autocannon({
-        url: `http://127.0.0.1:${p.port}${t.path}`,
+        url: `http://127.0.0.1:${p.port}${path}`,
         method: 'POST',
         connections: 16,
         amount,
         timeout: 60,
         headers: { 'content-type': 'application/json', authorization: `Bearer ${t.auth(p.token)}` },
-        body: chatBody(t.model, false),
+        body,
       });
     await run(WARMUP);
     const pid = String(p.child.pid);
@@ -83,7 +96,7 @@ async function measure(t: IrTarget, simPort: number, dir: string): Promise<Threa
     execFileSync('callgrind_control', ['--dump', pid], { stdio: 'ignore' });
     if (r.non2xx + r.errors > 0 || r.requests.total !== REQUESTS) throw new Error(`${t.name}: ${r.non2xx} non-2xx, ${r.errors} errors of ${r.requests.total}`);
     const dumps = readdirSync(dir)
-      .filter((f) => f.startsWith(`${t.name}.out`))
+      .filter((f) => f.startsWith(`${t.name}-${kind}.out`))
       .map((f) => readFileSync(join(dir, f), 'utf8'));
     return countsFrom(dumps, REQUESTS);
   } finally {
@@ -99,20 +112,23 @@ async function main(): Promise<void> {
   const sim = await start('./sim-proc.ts');
   const dir = mkdtempSync(join(tmpdir(), 'tollway-ir-'));
   const targets: IrTarget[] = [
-    { name: 'proxy', file: './bare-proxy.ts', env: {}, path: '/compatible-mode/v1/chat/completions', model: 'qwen3.7-plus', auth: () => DEFAULT_SIM_KEYS.dashscopeApiKey },
-    { name: 'floor', file: './lean-skeleton.ts', env: { SKELETON_DURABLE: '1' }, path: '/compatible-mode/v1/chat/completions', model: 'qwx3.7-plus', auth: (k) => k! },
-    { name: 'gateway', file: './gateway-proc.ts', env: {}, path: '/v1/chat/completions', model: 'qwx3.7-plus', auth: (k) => k! },
+    { name: 'proxy', file: './bare-proxy.ts', env: {}, base: '/compatible-mode/v1', upstreamNames: true, kinds: KINDS, auth: () => DEFAULT_SIM_KEYS.dashscopeApiKey },
+    { name: 'floor', file: './lean-skeleton.ts', env: { SKELETON_DURABLE: '1' }, base: '/compatible-mode/v1', upstreamNames: false, kinds: ['chat'], auth: (k) => k! },
+    { name: 'gateway', file: './gateway-proc.ts', env: {}, base: '/v1', upstreamNames: false, kinds: KINDS, auth: (k) => k! },
   ];
   const only = process.env.BENCH_IR_TARGETS?.split(',');
-  console.log(`tollway bench:instructions — non-streaming chat, ${REQUESTS} requests counted after ${WARMUP} of warm-up, 16 connections, under callgrind`);
+  const kinds = (process.env.BENCH_IR_KINDS?.split(',') ?? KINDS).filter((k): k is Kind => (KINDS as readonly string[]).includes(k));
+  console.log(`tollway bench:instructions — ${kinds.join(', ')}: ${REQUESTS} requests counted after ${WARMUP} of warm-up, 16 connections, under callgrind`);
   const got = new Map<string, ThreadCounts>();
   try {
-    for (const t of targets.filter((x) => !only || only.includes(x.name))) {
-      const c = await measure(t, sim.port, dir);
-      got.set(t.name, c);
-      const proxy = got.get('proxy');
-      const rel = proxy && t.name !== 'proxy' ? `  (${(c.main / proxy.main).toFixed(2)}× the proxy's main thread, ${(c.all / proxy.all).toFixed(2)}× its threads)` : '';
-      console.log(`${t.name.padEnd(8)} main thread ${String(c.main).padStart(7)} instr/req   all threads ${String(c.all).padStart(7)} instr/req${rel}`);
+    for (const kind of kinds) {
+      for (const t of targets.filter((x) => (!only || only.includes(x.name)) && x.kinds.includes(kind))) {
+        const c = await measure(t, kind, sim.port, dir);
+        got.set(`${t.name}-${kind}`, c);
+        const proxy = got.get(`proxy-${kind}`);
+        const rel = proxy && t.name !== 'proxy' ? `  (${(c.main / proxy.main).toFixed(2)}× the proxy's main thread, ${(c.all / proxy.all).toFixed(2)}× its threads)` : '';
+        console.log(`${kind.padEnd(10)} ${t.name.padEnd(8)} main thread ${String(c.main).padStart(7)} instr/req   all threads ${String(c.all).padStart(7)} instr/req${rel}`);
+      }
     }
   } finally {
     sim.child.kill();

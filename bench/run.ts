@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { DEFAULT_SIM_KEYS } from '../simulator/index.ts';
 import { NODE_HEAP_FLAGS } from '../src/runtime/heap.ts';
-import { ask, chatBody, start, type Proc } from './procs.ts';
+import { ask, chatBody, embedBody, start, type Proc } from './procs.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 /** Paired proxy/gateway rounds for non-streaming chat at 64 connections (BENCH_ROUNDS, default 3, 4 s each). */
@@ -46,7 +46,6 @@ interface Row {
   mainUsPerReq?: number;
 }
 
-const embedBody = (model: string) => JSON.stringify({ model, input: ['first benchmark sentence', 'second benchmark sentence'], dimensions: 256 });
 
 async function load(t: Target, scenario: string, path: string, body: string, conns: number, seconds = SECONDS): Promise<Row> {
   const before = t.proc ? await ask<Stats>(t.proc, 'stats') : null;

@@ -6,5 +6,7 @@ export interface Principal {
   models: string[] | null;
   quota: number | null;
   rpmLimit: number | null;
+  /** Tokens (input + output) per minute. */
+  tpmLimit: number | null;
   concurrencyLimit: number | null;
 }

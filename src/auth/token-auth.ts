@@ -71,6 +71,7 @@ function principalOf(t: TokenRecord): Principal {
     models: t.models,
     quota: t.quota,
     rpmLimit: t.rpmLimit,
+    tpmLimit: t.tpmLimit,
     concurrencyLimit: t.concurrencyLimit,
   });
 }

@@ -11,6 +11,8 @@ export interface RequestState {
   principal: Principal | null;
   model: string | null;
   usage: unknown;
+  /** The metered tokens (input + output) of a text call, counted against a tokens-per-minute limit at the end. */
+  tokens?: number;
   amount: number;
   upstreamRequestId: string | null;
   errorCode: string | null;

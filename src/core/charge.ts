@@ -55,6 +55,7 @@ function usageJson(u: TokenUsage, estimated: boolean): Record<string, unknown> {
 export function chargeTokens(meter: Meter, call: CallContext, model: ResolvedModel, usage: TokenUsage, estimated: boolean, upstreamRequestId: string | null): void | Promise<void> {
   const st = call.state;
   st.usage = usageJson(usage, estimated);
+  st.tokens = usage.inputTokens + usage.outputTokens;
   if (upstreamRequestId) st.upstreamRequestId = upstreamRequestId;
   const input: SyncChargeInput = { requestId: call.id, tokenId: principalOf(call).tokenId, model: model.publicName, billingModel: model.billingModel, usage, upstreamRequestId };
   if (!st.reserved) {

@@ -39,7 +39,7 @@ export const ERROR_CODES = {
   video_not_ready: { status: 409, type: 'invalid_request_error', vendorCode: 1201 },
   result_expired: { status: 410, type: 'invalid_request_error', vendorCode: 1203 },
   payload_too_large: { status: 413, type: 'invalid_request_error', vendorCode: 1200 },
-  rate_limited: { status: 429, type: 'rate_limit_error', vendorCode: 1302 },
+  rate_limit_exceeded: { status: 429, type: 'rate_limit_error', vendorCode: 1302 },
   concurrency_limited: { status: 429, type: 'rate_limit_error', vendorCode: 1303 },
   upstream_auth_error: { status: 502, type: 'upstream_error', vendorCode: 5001 },
   upstream_permission_denied: { status: 403, type: 'permission_error', vendorCode: 1103 },

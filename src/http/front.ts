@@ -8,6 +8,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { accessLogger } from './access-log.ts';
 import type { GatewayDeps } from '../core/deps.ts';
 import type { RequestState } from './request-state.ts';
+import { hasLimits } from '../limits/rate-limiter.ts';
 
 /** The answer to a request that arrives while the gateway drains: retry elsewhere, and this connection closes. */
 export function shuttingDown(): GatewayError {
@@ -56,27 +57,30 @@ export function closesConnection(err: GatewayError, bodyRead: boolean): Record<s
 }
 
 export function newRequestState(): RequestState {
-  return { startedAt: performance.now(), principal: null, model: null, usage: null, amount: 0, upstreamRequestId: null, errorCode: null, trace: null };
+  // Every field present from the start (tokens too): one object shape for every request.
+  return { startedAt: performance.now(), principal: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null, trace: null };
 }
 
 /**
  * Authenticate the request's credential (token-auth.ts: credentialFrom / credentialOf) and apply the token's limits.
  * A cached token without limits (the common case) is admitted synchronously — null, no promise per request; a cache
- * miss or a token with limits returns a promise.
+ * miss or a token with limits returns a promise. A token with a requests or tokens limit gets the x-ratelimit-*
+ * headers on every answer: set on the response here, so whatever writes the answer (either front) sends them.
  * Auth failures throw (synchronously or through the promise) as GatewayErrors.
  */
 export function admit(deps: GatewayDeps, credential: string | undefined, state: RequestState, res: ServerResponse): Promise<void> | null {
   const principal = deps.tokenAuth.authenticateCached(credential);
-  // Same rule as RateLimiter.admit: a token with neither limit has nothing to admit.
-  if (principal && principal.rpmLimit === null && principal.concurrencyLimit === null) {
+  if (principal && !hasLimits(principal)) {
     state.principal = principal;
     return null;
   }
   return (async () => {
     const p = principal ?? (await deps.tokenAuth.authenticate(credential));
     state.principal = p;
-    const release = await deps.limiter.admit(p);
+    if (!hasLimits(p)) return;
+    const { release, headers } = await deps.limiter.admit(p);
     if (release) res.once('close', release);
+    if (headers) for (const k in headers) res.setHeader(k, headers[k]!);
   })();
 }
 
@@ -102,6 +106,8 @@ export function requestRecorder(deps: GatewayDeps): (f: Finished) => void {
     const route = deps.metrics.request(f.endpoint, st.model, f.status, latencyMs);
     if (st.trace !== null) st.trace.end(route, f.status, st);
     if (!st.principal) return;
+    // A settled call's tokens count against its token's tokens-per-minute window.
+    if (st.tokens && st.principal.tpmLimit !== null) void deps.limiter.addTokens(st.principal, st.tokens);
     deps.requestLog.write({
       requestId: f.id,
       tokenId: st.principal.tokenId,

@@ -1,94 +1,85 @@
-// Per-token requests-per-minute and concurrency limits. In-process by default; with REDIS_URL the
-// counters live in Redis so every gateway instance shares them. Tokens without limits cost nothing.
-import type { Redis } from 'ioredis';
+// Per-token limits: requests per minute, tokens per minute and requests in flight, counted in memory or, with
+// REDIS_URL, in Redis so every gateway instance shares them (counters.ts). Tokens without limits cost nothing: the
+// fronts admit them without calling in here (front.ts).
+//
+// Tokens per minute are counted after a call settles (the tokens its metered usage reports, input + output), and a
+// call is refused while the current window is already at or over the limit. So the window can overshoot the limit
+// by the calls admitted before it was reached — one call's tokens for calls made one after another, the tokens of
+// every call then in flight otherwise. Every request, admitted or refused, counts toward the requests window.
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { Principal } from '../auth/principal.ts';
+import type { LimitCounters, WindowCount } from './counters.ts';
+import { rateLimitHeaders, retryAfterSeconds } from './rate-limit-headers.ts';
 
-export interface LimitCounters {
-  /** Increment the fixed-window counter for key and return the new value. */
-  incrWindow(key: string, windowMs: number): Promise<number>;
-  incrConcurrent(key: string): Promise<number>;
-  decrConcurrent(key: string): Promise<void>;
-  close(): Promise<void>;
+export { MemoryCounters, RedisCounters, type LimitCounters } from './counters.ts';
+
+export const WINDOW_MS = 60_000;
+
+/** Whether a token has any limit to apply: one without is admitted with no counting and no headers. */
+export function hasLimits(p: Principal): boolean {
+  return p.rpmLimit !== null || p.tpmLimit !== null || p.concurrencyLimit !== null;
 }
 
-export class MemoryCounters implements LimitCounters {
-  private readonly windows = new Map<string, { n: number; until: number }>();
-  private readonly concurrent = new Map<string, number>();
-
-  async incrWindow(key: string, windowMs: number): Promise<number> {
-    const now = Date.now();
-    const w = this.windows.get(key);
-    if (!w || w.until <= now) {
-      if (this.windows.size > 100_000) this.windows.clear();
-      this.windows.set(key, { n: 1, until: now + windowMs });
-      return 1;
-    }
-    w.n += 1;
-    return w.n;
-  }
-  async incrConcurrent(key: string): Promise<number> {
-    const n = (this.concurrent.get(key) ?? 0) + 1;
-    this.concurrent.set(key, n);
-    return n;
-  }
-  async decrConcurrent(key: string): Promise<void> {
-    const n = (this.concurrent.get(key) ?? 1) - 1;
-    if (n <= 0) this.concurrent.delete(key);
-    else this.concurrent.set(key, n);
-  }
-  async close(): Promise<void> {}
-}
-
-export class RedisCounters implements LimitCounters {
-  constructor(private readonly redis: Redis, private readonly prefix = 'tollway:') {}
-
-  async incrWindow(key: string, windowMs: number): Promise<number> {
-    const k = `${this.prefix}rpm:${key}:${Math.floor(Date.now() / windowMs)}`;
-    const [[, n]] = (await this.redis.multi().incr(k).pexpire(k, windowMs * 2).exec()) as [[unknown, number]];
-    return n;
-  }
-  async incrConcurrent(key: string): Promise<number> {
-    const k = `${this.prefix}conc:${key}`;
-    // The TTL bounds the damage of an instance that died holding slots.
-    const [[, n]] = (await this.redis.multi().incr(k).pexpire(k, 10 * 60_000).exec()) as [[unknown, number]];
-    return n;
-  }
-  async decrConcurrent(key: string): Promise<void> {
-    await this.redis.decr(`${this.prefix}conc:${key}`);
-  }
-  async close(): Promise<void> {
-    this.redis.disconnect();
-  }
+export interface Admission {
+  /** Frees the call's in-flight slot (a concurrency limit); calling it more than once frees one slot. */
+  release: (() => void) | null;
+  /** The answer's x-ratelimit-* headers; null without a requests or tokens limit. */
+  headers: Record<string, string> | null;
 }
 
 export class RateLimiter {
-  constructor(private readonly counters: LimitCounters) {}
+  /** `windowMs` is a minute; tests shorten it to see a window reset without waiting. */
+  constructor(private readonly counters: LimitCounters, private readonly windowMs = WINDOW_MS) {}
 
-  /** Admit a request or throw 429 with Retry-After; returns the release function for concurrency. */
-  async admit(p: Principal): Promise<(() => void) | null> {
-    if (p.rpmLimit !== null) {
-      const n = await this.counters.incrWindow(p.tokenId, 60_000);
-      if (n > p.rpmLimit) {
-        const retry = String(60 - Math.floor((Date.now() % 60_000) / 1000));
-        throw new GatewayError('rate_limited', `Rate limit of ${p.rpmLimit} requests per minute exceeded`, { headers: { 'retry-after': retry } });
-      }
-    }
-    if (p.concurrencyLimit === null) return null;
+  /** Admit a request or throw 429 (Retry-After: until the refusing window resets; the x-ratelimit-* headers). */
+  async admit(p: Principal): Promise<Admission> {
+    const rpm = p.rpmLimit;
+    const tpm = p.tpmLimit;
+    // Both windows in one round of requests.
+    const [requests, tokens] = await Promise.all([
+      rpm === null ? null : this.counters.add(`req:${p.tokenId}`, 1, this.windowMs),
+      tpm === null ? null : this.counters.read(`tok:${p.tokenId}`),
+    ]);
+    const headers = rateLimitHeaders(rpm, requests, tpm, tokens);
+    const refusal = refusedBy(rpm, requests, tpm, tokens);
+    if (refusal) throw new GatewayError('rate_limit_exceeded', refusal.message, { headers: { ...headers, 'retry-after': retryAfterSeconds(refusal.resetMs) } });
+    if (p.concurrencyLimit === null) return { release: null, headers };
     const n = await this.counters.incrConcurrent(p.tokenId);
     if (n > p.concurrencyLimit) {
       await this.counters.decrConcurrent(p.tokenId);
-      throw new GatewayError('concurrency_limited', `Concurrency limit of ${p.concurrencyLimit} in-flight requests exceeded`, { headers: { 'retry-after': '1' } });
+      throw new GatewayError('concurrency_limited', `Concurrency limit of ${p.concurrencyLimit} in-flight requests exceeded`, { headers: { ...headers, 'retry-after': '1' } });
     }
     let released = false;
-    return () => {
+    const release = () => {
       if (released) return;
       released = true;
-      void this.counters.decrConcurrent(p.tokenId);
+      void this.counters.decrConcurrent(p.tokenId).catch(() => undefined);
     };
+    return { release, headers };
+  }
+
+  /**
+   * Count a settled call's tokens against its token's tokens-per-minute window. The request path does not await
+   * it (the answer is already on its way); a count lost to a Redis failure only loosens the limit for one window.
+   */
+  async addTokens(p: Principal, n: number): Promise<void> {
+    if (p.tpmLimit === null || !(n > 0)) return;
+    await this.counters.add(`tok:${p.tokenId}`, n, this.windowMs).catch(() => undefined);
   }
 
   close(): Promise<void> {
     return this.counters.close();
   }
+}
+
+/** Which window refuses the request, and when it resets (the later of the two when both do). */
+function refusedBy(rpm: number | null, requests: WindowCount | null, tpm: number | null, tokens: WindowCount | null): { message: string; resetMs: number } | null {
+  const overRequests = rpm !== null && requests !== null && requests.n > rpm;
+  const overTokens = tpm !== null && tokens !== null && tokens.n >= tpm;
+  if (!overRequests && !overTokens) return null;
+  const parts: string[] = [];
+  if (overRequests) parts.push(`${rpm} requests per minute`);
+  if (overTokens) parts.push(`${tpm} tokens per minute`);
+  const resetMs = Math.max(overRequests ? requests!.resetMs : 0, overTokens ? tokens!.resetMs : 0);
+  return { message: `Rate limit of ${parts.join(' and ')} reached; retry after the window resets`, resetMs };
 }

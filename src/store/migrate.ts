@@ -3,6 +3,7 @@ import type { Dialect } from './dialect.ts';
 import * as m001 from './migrations/001-init.ts';
 import * as m002 from './migrations/002-channel-names.ts';
 import * as m003 from './migrations/003-ledger-indexes.ts';
+import * as m004 from './migrations/004-token-tpm-limit.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '001-init': m001,
   '002-channel-names': m002,
   '003-ledger-indexes': m003,
+  '004-token-tpm-limit': m004,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -12,6 +12,7 @@ export interface TokensTable {
   spent: Generated<number>; // micro-units charged so far
   held: Generated<number>; // micro-units currently held by open tasks
   rpm_limit: number | null;
+  tpm_limit: number | null; // tokens per minute (migration 004)
   concurrency_limit: number | null;
   expires_at: number | null;
   revoked_at: number | null;

@@ -97,7 +97,7 @@ describe('client auth through the real server', () => {
 
 describe('TokenAuth unit', () => {
   const rec = (over: Partial<TokenRecord> = {}): TokenRecord => ({
-    id: 'tok_1', name: 'n', prefix: 'tw-', models: null, quota: null, spent: 0, held: 0, rpmLimit: null, concurrencyLimit: null, expiresAt: null, revokedAt: null, createdAt: 0, ...over,
+    id: 'tok_1', name: 'n', prefix: 'tw-', models: null, quota: null, spent: 0, held: 0, rpmLimit: null, tpmLimit: null, concurrencyLimit: null, expiresAt: null, revokedAt: null, createdAt: 0, ...over,
   });
 
   it('re-reads after the TTL so other instances\' revocations converge', async () => {
@@ -125,7 +125,7 @@ describe('TokenAuth unit', () => {
 
   it('the principal carries the allow-list and limits', async () => {
     const repo = { findByHash: async () => rec({ models: ['a'], quota: 5, rpmLimit: 3, concurrencyLimit: 2 }) } as unknown as TokensRepo;
-    expect(await new TokenAuth(repo).authenticate('tw-x')).toEqual({ tokenId: 'tok_1', name: 'n', models: ['a'], quota: 5, rpmLimit: 3, concurrencyLimit: 2 });
+    expect(await new TokenAuth(repo).authenticate('tw-x')).toEqual({ tokenId: 'tok_1', name: 'n', models: ['a'], quota: 5, rpmLimit: 3, tpmLimit: null, concurrencyLimit: 2 });
   });
 
   it('credentialFrom', () => {

@@ -75,7 +75,7 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
   });
 
   it('token create / list / revoke: the token is printed once; a gateway on the same store takes it, and refuses it once revoked', async () => {
-    const kept = ok(['token', 'create', '--name', 'kept', '--models', 'qwx3.7-plus,text-embedding-v4', '--quota', '5']);
+    const kept = ok(['token', 'create', '--name', 'kept', '--models', 'qwx3.7-plus,text-embedding-v4', '--quota', '5', '--rpm', '30', '--tpm', '1000', '--concurrency', '2']);
     const token = tokenOf(kept);
     expect(token).toMatch(/^tw-/);
     expect(kept.split(token).length - 1).toBe(1);
@@ -84,8 +84,8 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
 
     const tokens = ok(['token', 'list']);
     expect(tokens).not.toContain(token);
-    const byName = Object.fromEntries((JSON.parse(tokens) as Array<{ name: string; quota: number | null; revoked_at: number | null }>).map((t) => [t.name, t]));
-    expect(byName.kept).toMatchObject({ quota: 5, revoked_at: null });
+    const byName = Object.fromEntries((JSON.parse(tokens) as Array<{ name: string; quota: number | null; revoked_at: number | null; tpm_limit: number | null }>).map((t) => [t.name, t]));
+    expect(byName.kept).toMatchObject({ quota: 5, rpm_limit: 30, tpm_limit: 1000, concurrency_limit: 2, revoked_at: null });
     expect(byName.gone?.revoked_at).toEqual(expect.any(Number));
     expect((await auditedByCli()).slice(-3)).toEqual([`token.create ${idOf(kept)}`, `token.create ${idOf(gone)}`, `token.revoke ${idOf(gone)}`]);
 

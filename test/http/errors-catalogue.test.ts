@@ -40,7 +40,7 @@ describe('error catalogue', () => {
     expect(ERROR_CODES.conflict.status).toBe(409);
     expect(ERROR_CODES.payload_too_large.status).toBe(413);
     expect(ERROR_CODES.unsupported_content_type.status).toBe(415);
-    expect(ERROR_CODES.rate_limited.status).toBe(429);
+    expect(ERROR_CODES.rate_limit_exceeded.status).toBe(429);
     expect(ERROR_CODES.upstream_error.status).toBe(502);
     expect(ERROR_CODES.upstream_timeout.status).toBe(504);
   });

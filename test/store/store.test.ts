@@ -45,10 +45,10 @@ describe(`store on ${testDialect()}`, () => {
       const secret = newTokenSecret();
       const id = newId('tok');
       const rec = await repo.create(
-        { id, name: 'crud', secretHash: hashToken(secret), prefix: secret.slice(0, 7), models: ['qwx3.7-plus'], quota: 5_000_000, expiresAt: 4_102_444_800_000, rpmLimit: 60, concurrencyLimit: 2 },
+        { id, name: 'crud', secretHash: hashToken(secret), prefix: secret.slice(0, 7), models: ['qwx3.7-plus'], quota: 5_000_000, expiresAt: 4_102_444_800_000, rpmLimit: 60, tpmLimit: 90_000, concurrencyLimit: 2 },
         1_700_000_000_000,
       );
-      expect(rec).toMatchObject({ id, name: 'crud', models: ['qwx3.7-plus'], quota: 5_000_000, spent: 0, held: 0, rpmLimit: 60, concurrencyLimit: 2, revokedAt: null, createdAt: 1_700_000_000_000 });
+      expect(rec).toMatchObject({ id, name: 'crud', models: ['qwx3.7-plus'], quota: 5_000_000, spent: 0, held: 0, rpmLimit: 60, tpmLimit: 90_000, concurrencyLimit: 2, revokedAt: null, createdAt: 1_700_000_000_000 });
       expect(await repo.get(id)).toEqual(rec);
       expect(await repo.findByHash(hashToken(secret))).toEqual(rec);
       expect(await repo.findByHash(hashToken('tw-not-a-token'))).toBeNull();

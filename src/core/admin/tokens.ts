@@ -18,6 +18,7 @@ export function publicToken(t: TokenRecord) {
     spent: t.spent,
     held: t.held,
     rpm_limit: t.rpmLimit,
+    tpm_limit: t.tpmLimit,
     concurrency_limit: t.concurrencyLimit,
     expires_at: t.expiresAt,
     revoked_at: t.revokedAt,
@@ -37,8 +38,12 @@ export interface CreateTokenInput {
   quota?: number | undefined;
   expiresAt?: number | undefined;
   rpmLimit?: number | undefined;
+  tpmLimit?: number | undefined;
   concurrencyLimit?: number | undefined;
 }
+
+/** The largest tokens-per-minute limit accepted (an integer column on both stores). */
+export const MAX_TPM = 1_000_000_000;
 
 export function parseCreateToken(body: unknown): CreateTokenInput {
   if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
@@ -51,9 +56,10 @@ export function parseCreateToken(body: unknown): CreateTokenInput {
     throw new GatewayError('invalid_parameter', 'expires_at must be a future time in milliseconds since the epoch', { param: 'expires_at' });
   }
   const rpmLimit = optInt(body, 'rpm_limit', 1, 1_000_000);
+  const tpmLimit = optInt(body, 'tpm_limit', 1, MAX_TPM);
   const concurrencyLimit = optInt(body, 'concurrency_limit', 1, 100_000);
   optString(body, 'description');
-  return { name, models, quota, expiresAt, rpmLimit, concurrencyLimit };
+  return { name, models, quota, expiresAt, rpmLimit, tpmLimit, concurrencyLimit };
 }
 
 /** Store a new token: the record and its secret. No audit line (start-up provisioning and tests); see issueToken. */
@@ -72,6 +78,7 @@ export async function createToken(deps: Pick<AdminDeps, 'repos' | 'catalogue'>, 
     quota: input.quota ?? null,
     expiresAt: input.expiresAt ?? null,
     rpmLimit: input.rpmLimit ?? null,
+    tpmLimit: input.tpmLimit ?? null,
     concurrencyLimit: input.concurrencyLimit ?? null,
   });
   return { record, secret };

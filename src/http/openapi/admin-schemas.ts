@@ -67,7 +67,8 @@ export const billLine = obj({
 export const auditEntry = obj({ id: int(), at: int('ms'), actor: str(), action: str('token.create, channel.disable, price.set, …'), target: { type: ['string', 'null'] }, detail: {}, request_id: { type: ['string', 'null'] } });
 export const tokenView = obj({
   id: str(), name: str(), prefix: str('first characters of the secret'), models: { type: ['array', 'null'], items: str() }, quota: { type: ['integer', 'null'], description: 'micro-units; null = unlimited' },
-  spent: micro(), held: micro(), rpm_limit: { type: ['integer', 'null'] }, concurrency_limit: { type: ['integer', 'null'] },
+  spent: micro(), held: micro(), rpm_limit: { type: ['integer', 'null'], description: 'requests per minute' },
+  tpm_limit: { type: ['integer', 'null'], description: 'tokens (input + output) per minute' }, concurrency_limit: { type: ['integer', 'null'], description: 'calls in flight' },
   expires_at: { type: ['integer', 'null'], description: 'ms' }, revoked_at: { type: ['integer', 'null'], description: 'ms' }, created_at: int('ms'),
 });
 export const channelView = obj({

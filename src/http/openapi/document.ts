@@ -1,7 +1,7 @@
 // GET /openapi.json: the document, from the hand-written paths of each API plus a generic entry for any other
 // registered route.
 import { ERROR_CODES } from '../../errors/codes.ts';
-import { str, int, obj, ref, jsonBody, ok, pathParam, familyB, familyA, admin, envelope, type Operation } from './schema.ts';
+import { str, int, obj, ref, jsonBody, ok, pathParam, familyB, familyA, admin, envelope, RATE_LIMIT_HEADERS, type Operation } from './schema.ts';
 import { adminPaths } from './paths-admin.ts';
 import { v1Paths } from './paths-v1.ts';
 import { vidxPaths } from './paths-vidx.ts';
@@ -54,7 +54,7 @@ export function openApiDocument(registered: Array<{ url: string; method: string 
         adminBearer: { type: 'http', scheme: 'bearer', description: 'TOLLWAY_ADMIN_KEY; client tokens are refused' },
         metricsBearer: { type: 'http', scheme: 'bearer', description: 'TOLLWAY_METRICS_TOKEN (GET /metrics only)' },
       },
-      headers: { RequestId: { description: 'Gateway request id', schema: str() } },
+      headers: { RequestId: { description: 'Gateway request id', schema: str() }, ...RATE_LIMIT_HEADERS },
       schemas: {
         Model: obj({ id: str(), object: { const: 'model' }, created: int(), owned_by: str() }, ['id', 'object', 'created', 'owned_by']),
         FamilyBError: obj({

@@ -8,7 +8,9 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       post: admin('Create a client token (the secret is shown only in this answer)', {
         requestBody: jsonBody(obj({
           name: str(), models: arr(str(), 'allow-list of public model names; absent = every model'), quota: micro('micro-units; absent = unlimited'), expires_at: int('ms since the epoch, in the future'),
-          rpm_limit: { type: 'integer', minimum: 1, maximum: 1000000 }, concurrency_limit: { type: 'integer', minimum: 1, maximum: 100000 },
+          rpm_limit: { type: 'integer', minimum: 1, maximum: 1000000, description: 'requests per minute' },
+          tpm_limit: { type: 'integer', minimum: 1, maximum: 1000000000, description: 'tokens (input + output) per minute, counted when a call settles' },
+          concurrency_limit: { type: 'integer', minimum: 1, maximum: 100000 },
         }, ['name'])),
       }, obj({ id: str(), name: str(), token: str('the secret, shown once'), models: { type: ['array', 'null'], items: str() }, quota: { type: ['integer', 'null'] }, expires_at: { type: ['integer', 'null'] }, created_at: int('ms') }), '201'),
       get: admin('List tokens (never the secret)', {}, obj({ data: arr(tokenView) })),

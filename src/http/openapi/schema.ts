@@ -17,6 +17,15 @@ export const obj = (properties: Record<string, Schema> = {}, required: string[] 
 });
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 
+/** Sent on every answer to a token with `rpm_limit` (the -requests trio) or `tpm_limit` (the -tokens trio). */
+export const RATE_LIMIT_HEADERS: Record<string, { description: string; schema: Schema }> = Object.fromEntries(
+  (['requests', 'tokens'] as const).flatMap((kind) => [
+    [`x-ratelimit-limit-${kind}`, { description: `The token's ${kind} per minute`, schema: str() }],
+    [`x-ratelimit-remaining-${kind}`, { description: `${kind === 'requests' ? 'Requests' : 'Tokens'} left in the current window`, schema: str() }],
+    [`x-ratelimit-reset-${kind}`, { description: 'Time until the window resets, e.g. `850ms`, `20s`, `1m0s`', schema: str() }],
+  ]),
+);
+
 // Every status a code in src/errors/codes.ts can have.
 export const FAMILY_B_ERROR_STATUSES = ['400', '401', '403', '404', '405', '409', '410', '413', '415', '422', '429', '500', '502', '503', '504'];
 export const FAMILY_A_ERROR_STATUSES = FAMILY_B_ERROR_STATUSES;

@@ -13,6 +13,7 @@ export interface TokenRecord {
   spent: number;
   held: number;
   rpmLimit: number | null;
+  tpmLimit: number | null;
   concurrencyLimit: number | null;
   expiresAt: number | null;
   revokedAt: number | null;
@@ -29,6 +30,7 @@ export function toTokenRecord(r: TokenRow): TokenRecord {
     spent: Number(r.spent),
     held: Number(r.held),
     rpmLimit: r.rpm_limit,
+    tpmLimit: r.tpm_limit === null ? null : Number(r.tpm_limit),
     concurrencyLimit: r.concurrency_limit,
     expiresAt: r.expires_at === null ? null : Number(r.expires_at),
     revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
@@ -45,6 +47,7 @@ export interface NewToken {
   quota: number | null;
   expiresAt: number | null;
   rpmLimit?: number | null;
+  tpmLimit?: number | null;
   concurrencyLimit?: number | null;
 }
 
@@ -60,6 +63,7 @@ export class TokensRepo {
       models: t.models === null ? null : JSON.stringify(t.models),
       quota: t.quota,
       rpm_limit: t.rpmLimit ?? null,
+      tpm_limit: t.tpmLimit ?? null,
       concurrency_limit: t.concurrencyLimit ?? null,
       expires_at: t.expiresAt,
       revoked_at: null,

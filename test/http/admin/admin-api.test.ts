@@ -62,6 +62,13 @@ describe('admin tokens', () => {
     expect(tok).toMatchObject({ name: 'bob', models: null, quota: null, expires_at: null });
   });
 
+  it('limits set on create are shown in the token\'s view (rpm, tpm, concurrency; null when not set)', async () => {
+    const tok = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'limited', rpm_limit: 30, tpm_limit: 40_000, concurrency_limit: 2 } })).json()) as TokenAnswer;
+    expect(await (await t.h.admin(`/admin/tokens/${tok.id}`)).json()).toMatchObject({ rpm_limit: 30, tpm_limit: 40_000, concurrency_limit: 2 });
+    const plain = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'plain' } })).json()) as TokenAnswer;
+    expect(await (await t.h.admin(`/admin/tokens/${plain.id}`)).json()).toMatchObject({ rpm_limit: null, tpm_limit: null, concurrency_limit: null });
+  });
+
   it('the secret appears only in the creation answer', async () => {
     const tok = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'carol' } })).json()) as TokenAnswer;
     const list = await (await t.h.admin('/admin/tokens')).text();
@@ -91,6 +98,8 @@ describe('admin tokens', () => {
       [{ name: 'x', quota: -1 }, 'invalid_parameter', 'quota'],
       [{ name: 'x', quota: 1.5 }, 'invalid_parameter', 'quota'],
       [{ name: 'x', quota: '5' }, 'invalid_parameter', 'quota'],
+      [{ name: 'x', tpm_limit: 0 }, 'invalid_parameter', 'tpm_limit'],
+      [{ name: 'x', tpm_limit: 2_000_000_000 }, 'invalid_parameter', 'tpm_limit'],
       [{ name: 'x', expires_at: Date.now() - 1000 }, 'invalid_parameter', 'expires_at'],
       [{ name: 'x', expires_at: Math.floor(Date.now() / 1000) + 3600 }, 'invalid_parameter', 'expires_at'], // seconds by mistake
     ];
