@@ -6,6 +6,7 @@ import { dashscopeTextAdapter } from './adapters/dashscope/compat-chat-adapter.t
 import { DashscopeVideoDriver, DASHSCOPE_VIDEO_TASK_KIND } from './adapters/dashscope/video-driver.ts';
 import { UpstreamClient } from './adapters/http-client.ts';
 import { KlingClient } from './adapters/kling/client.ts';
+import { ChannelProber } from './adapters/probe.ts';
 import { KlingJwtSigner } from './adapters/kling/jwt.ts';
 import { KlingTaskDriver } from './adapters/kling/task-driver.ts';
 import { SecretBox } from './auth/secret-box.ts';
@@ -85,7 +86,7 @@ export async function composeAdmin(config: Config, secret: string): Promise<{ de
   const store = await openStore(config.databaseUrl);
   const catalogue = await loadCatalogue(store.db, config.catalogueFile);
   // A one-shot command keeps no caches; running instances see its changes within their refresh interval.
-  const deps: AdminDeps = { repos: buildRepos(store), box: new SecretBox(secret), catalogue, applyChange: async () => undefined };
+  const deps: AdminDeps = { repos: buildRepos(store), store, box: new SecretBox(secret), catalogue, applyChange: async () => undefined };
   return { deps, close: () => store.close() };
 }
 
@@ -117,6 +118,7 @@ async function redisBus(url: string, logger: Logger): Promise<ClusterBus> {
 /** An admin change, made here or announced by another instance, applied to this instance's caches. */
 async function applyLocally(deps: GatewayDeps, e: ClusterEvent): Promise<void> {
   if (e.kind === 'token-revoked') deps.tokenAuth.invalidateHash(e.hash);
+  else if (e.kind === 'token-changed') for (const h of e.hashes) deps.tokenAuth.invalidateHash(h);
   else if (e.kind === 'channels-changed') await deps.channels.reload();
   // GatewayDeps.catalogue is reassigned: readers take deps.catalogue at call time (the meter through a getter).
   else deps.catalogue = await loadCatalogue(deps.store.db, deps.config.catalogueFile);
@@ -165,6 +167,7 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
   const catalogue = await loadCatalogue(store.db, config.catalogueFile);
   const { meter, requestLog } = composeWriters(store, repos.audit, () => deps.catalogue, logger);
   const cluster = config.redisUrl ? await redisBus(config.redisUrl, logger) : new LocalBus();
+  const upstream = new UpstreamClient(config.upstreamTimeouts);
   const breakers = new CircuitBreakers();
   const metrics = new GatewayMetrics({ channels, breakers, ledger: meter.backlog, requestLog: requestLog.backlog, gauges: new GaugesRepo(store.db), logger });
   const deps: GatewayDeps = {
@@ -179,9 +182,10 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
     repos,
     requestLog,
     meter,
-    upstream: new UpstreamClient(config.upstreamTimeouts),
+    upstream,
     tasks: new TaskEngine({ repo: new TasksRepo(store.db, store.dialect), meter: () => meter, channels, logger, options: config.tasks }),
     breakers,
+    prober: new ChannelProber(upstream, new KlingClient(upstream, new KlingJwtSigner())),
     // ioredis is loaded only when Redis is configured (memory: a single instance does not carry it).
     limiter: new RateLimiter(config.redisUrl ? new RedisCounters(await redisClient(config.redisUrl, logger, 'limits', { maxRetriesPerRequest: 2 })) : new MemoryCounters()),
     cluster,

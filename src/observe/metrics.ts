@@ -138,7 +138,7 @@ export class GatewayMetrics {
       registers: [registry],
       collect() {
         this.reset();
-        for (const ch of src.channels.all()) this.set({ channel: ch.name }, BREAKER_STATE[src.breakers.stateOf(ch.id)]);
+        for (const ch of src.channels.all()) this.set({ channel: ch.name }, BREAKER_STATE[src.breakers.view(ch.id).state]);
       },
     });
     const queues = [['ledger', src.ledger], ['request_log', src.requestLog]] as const;

@@ -97,7 +97,7 @@ export async function withFailover<T>(
       last = e;
       opts.onAttempt?.(ch, performance.now() - began, e);
       const countsAsChannelFailure = isGatewayError(e) && (e.code === 'upstream_unreachable' || e.code === 'upstream_unavailable' || e.code === 'upstream_timeout' || e.code === 'upstream_error' || e.code === 'upstream_auth_error');
-      if (countsAsChannelFailure) breakers.failure(ch.id);
+      if (countsAsChannelFailure) breakers.failure(ch.id, e.code);
       // The account is not entitled to the model: it refused before doing anything, so any call (connect-only
       // included) may go to another account, and this one is not asked for this model again for a while.
       if (isGatewayError(e) && e.notEntitled) {

@@ -17,6 +17,9 @@ export interface TokensTable {
   expires_at: number | null;
   revoked_at: number | null;
   created_at: number;
+  /** The secret before the last rotation, accepted until previous_secret_until (ms); null when none. */
+  previous_secret_hash: string | null;
+  previous_secret_until: number | null;
 }
 
 export interface ChannelsTable {

@@ -63,6 +63,7 @@ export const billLine = obj({
   amount: micro(),
   amount_units: str('the amount as an exact decimal string of units'),
   models: { type: 'object', additionalProperties: obj({ entries: int(), amount: micro() }) },
+  credits: obj({ entries: int(), amount: micro('top-ups credited in the period: added to the quota, not part of amount') }),
 }, ['token_id', 'period', 'period_start', 'entries', 'amount', 'amount_units']);
 export const auditEntry = obj({ id: int(), at: int('ms'), actor: str(), action: str('token.create, channel.disable, price.set, …'), target: { type: ['string', 'null'] }, detail: {}, request_id: { type: ['string', 'null'] } });
 export const tokenView = obj({
@@ -70,10 +71,56 @@ export const tokenView = obj({
   spent: micro(), held: micro(), rpm_limit: { type: ['integer', 'null'], description: 'requests per minute' },
   tpm_limit: { type: ['integer', 'null'], description: 'tokens (input + output) per minute' }, concurrency_limit: { type: ['integer', 'null'], description: 'calls in flight' },
   expires_at: { type: ['integer', 'null'], description: 'ms' }, revoked_at: { type: ['integer', 'null'], description: 'ms' }, created_at: int('ms'),
+  previous_secret_until: { type: ['integer', 'null'], description: 'after a rotation with a grace period: until when (ms) the previous secret still works' },
 });
+const nullableInt = (description: string, minimum: number, maximum: number): Schema => ({ type: ['integer', 'null'], minimum, maximum, description });
+export const tokenPatch = {
+  ...obj({
+    name: str(),
+    models: { type: ['array', 'null'], items: str(), description: 'allow-list of public model names; null = every model' },
+    quota: nullableInt('micro-units; null = unlimited', 0, Number.MAX_SAFE_INTEGER),
+    rpm_limit: nullableInt('null = no limit', 1, 1000000),
+    tpm_limit: nullableInt('tokens per minute; null = no limit', 1, 1000000000),
+    concurrency_limit: nullableInt('null = no limit', 1, 100000),
+    expires_at: { type: ['integer', 'null'], description: 'ms since the epoch, in the future; null = never' },
+  }),
+  additionalProperties: false,
+  minProperties: 1,
+};
+const masked = (description: string): Schema => ({ type: ['string', 'null'], description });
+export const breakerView = obj({
+  state: { type: 'string', enum: ['closed', 'open', 'half-open'] },
+  consecutive_failures: int(),
+  open_until: { type: ['integer', 'null'], description: 'ms; while open' },
+  recent_failures: arr(obj({ at: int('ms'), code: str('error code') }), 'the last five, oldest first'),
+}, ['state', 'consecutive_failures', 'open_until', 'recent_failures']);
 export const channelView = obj({
   id: str(), name: str(), kind: { type: 'string', enum: ['dashscope', 'kling'] }, base_url: str(), models: { type: ['array', 'null'], items: str() },
   status: { type: 'string', enum: ['enabled', 'disabled'] }, priority: int(), weight: int(), created_at: int('ms'), updated_at: int('ms'),
+  keys: obj({ api_key: masked('dashscope: **** and the last four characters'), access_key: masked('kling: **** and the last four characters'), secret_key: masked('kling: **** when set') }),
+  breaker: { ...breakerView, description: 'this instance\'s circuit breaker for the channel' },
 });
+export const channelPatch = {
+  ...obj({
+    name: str(),
+    models: { type: ['array', 'null'], items: str(), description: 'null = every model of its kind' },
+    priority: { type: 'integer', minimum: -1000, maximum: 1000 },
+    weight: { type: 'integer', minimum: 1, maximum: 1000 },
+    enabled: { type: 'boolean' },
+    base_url: str('Beijing region only'),
+    api_key: str('dashscope; write-only'),
+    access_key: str('kling; write-only'),
+    secret_key: str('kling; write-only'),
+  }),
+  additionalProperties: false,
+  minProperties: 1,
+};
+export const channelCheck = obj({
+  id: str(),
+  ok: { type: 'boolean' },
+  latency_ms: int(),
+  error: { type: ['object', 'null'], properties: { code: str('catalogue code, e.g. upstream_auth_error'), message: str('a fixed text; never the upstream\'s words') } },
+  upstream_request_id: { type: ['string', 'null'] },
+}, ['id', 'ok', 'latency_ms', 'error']);
 export const modelParam = pathParam('model', 'Public model name (an alias or dated snapshot means its base model)');
 

@@ -4,6 +4,21 @@ import { str, int, num, arr, obj, ref, jsonBody, ok, pathParam, query, familyB, 
 export function v1Paths(): Record<string, Record<string, Operation>> {
   return {
     '/v1/models': { get: familyB('List the models visible to the token', {}, ok(obj({ object: { const: 'list' }, data: arr(ref('Model')) }))) },
+    '/v1/usage': {
+      get: familyB('The calling token\'s balance and its charges per model for a period (default: the current UTC month)', {
+        parameters: [
+          query('since', str(), 'Inclusive start: ms since the epoch or an ISO 8601 date/date-time'),
+          query('until', str(), 'Exclusive end (at most 367 days after since); other parameters are refused'),
+        ],
+      }, ok(obj({
+        object: { const: 'token_usage' },
+        token: obj({ id: str(), name: str(), models: { type: ['array', 'null'], items: str() }, expires_at: { type: ['integer', 'null'] } }),
+        unit: str(),
+        balance: obj({ quota: { type: ['integer', 'null'], description: 'micro-units; null = unlimited' }, used: int('charged so far'), reserved: int('held by running calls and tasks'), remaining: { type: ['integer', 'null'], description: 'quota - used - reserved, at least 0' } }),
+        period: obj({ since: int('ms'), until: int('ms') }),
+        usage: obj({ data: arr(obj({ model: str(), requests: int(), amount: int('micro-units'), amount_units: str() })), total: obj({ requests: int(), amount: int(), amount_units: str() }), credited: int('top-ups in the period') }),
+      }, ['object', 'balance', 'usage']))),
+    },
     '/v1/models/{model}': { get: familyB('One visible model (model_not_found otherwise)', { parameters: [pathParam('model', 'Public model name')] }, ok(ref('Model'))) },
     '/v1/chat/completions': {
       post: familyB('Chat completions (SSE when stream is true), image understanding', {

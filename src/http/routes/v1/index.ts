@@ -3,6 +3,7 @@ import type { GatewayDeps } from '../../../core/deps.ts';
 import { registerMultipart } from '../../multipart.ts';
 import { registerImageRoutes } from './images.ts';
 import { registerModelRoutes } from './models.ts';
+import { registerUsageRoutes } from './usage.ts';
 import { registerVideoRoutes } from './videos.ts';
 
 // Family B (/v1): each capability registers its routes here.
@@ -11,4 +12,5 @@ export async function registerFamilyBRoutes(scope: FastifyInstance, deps: Gatewa
   registerModelRoutes(scope, deps);
   registerImageRoutes(scope, deps);
   registerVideoRoutes(scope, deps);
+  registerUsageRoutes(scope, deps);
 }
