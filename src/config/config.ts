@@ -19,6 +19,11 @@ export interface UpstreamKling {
   baseUrl: string;
 }
 
+/** Browser origins allowed to call the gateway (src/http/cors.ts): every origin, or exact `scheme://host[:port]` ones. */
+export interface CorsConfig {
+  origins: '*' | ReadonlySet<string>;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -68,6 +73,8 @@ export interface Config {
   sqliteWriterThread: boolean;
   /** SQLite: WAL checkpoints on a thread instead of on the event loop. */
   sqliteCheckpointThread: boolean;
+  /** TOLLWAY_CORS_ORIGINS: cross-origin access for browser clients; null (the default) = off. */
+  cors: CorsConfig | null;
   /** Bearer token of GET /metrics (the admin key is taken too). */
   metricsToken: string | undefined;
   /** OpenTelemetry tracing from the standard OTEL_* variables (otel-env.ts); null: off. */
@@ -165,6 +172,27 @@ export function checkRegion(name: string, url: string, foreign: RegExp): void {
   }
 }
 
+/** TOLLWAY_CORS_ORIGINS: empty = off, `*` = any origin, else a comma list of exact origins (`https://app.example.com`). */
+export function corsVar(env: Env): CorsConfig | null {
+  const raw = env.TOLLWAY_CORS_ORIGINS?.trim() ?? '';
+  if (raw === '') return null;
+  if (raw === '*') return { origins: '*' };
+  const origins = new Set<string>();
+  for (const item of raw.split(',').map((o) => o.trim()).filter(Boolean)) {
+    let u: URL;
+    try {
+      u = new URL(item);
+    } catch {
+      throw new ConfigError(`TOLLWAY_CORS_ORIGINS: "${item}" is not an origin (scheme://host[:port])`);
+    }
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== item.replace(/\/$/, '').toLowerCase()) {
+      throw new ConfigError(`TOLLWAY_CORS_ORIGINS: "${item}" is not an origin (scheme://host[:port], no path)`);
+    }
+    origins.add(u.origin);
+  }
+  return origins.size === 0 ? null : { origins };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = resolve(env.TOLLWAY_DATA_DIR?.trim() || './data');
   const databaseUrl = (env.DATABASE_URL ?? '').trim() || `sqlite:${resolve(dataDir, 'tollway.db')}`;
@@ -241,6 +269,7 @@ export function loadConfig(env: Env = process.env): Config {
     heapGrowingPercent: intVar(env, 'TOLLWAY_HEAP_GROWING_PERCENT', 30, 0, 400),
     sqliteWriterThread: boolVar(env, 'TOLLWAY_SQLITE_WRITER_THREAD', false),
     sqliteCheckpointThread: boolVar(env, 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', true),
+    cors: corsVar(env),
     metricsToken: secretVar(env, 'TOLLWAY_METRICS_TOKEN'),
     tracing: tracingConfig(env, (message) => {
       throw new ConfigError(message);

@@ -21,6 +21,7 @@ describe('GET /openapi.json', () => {
     ['post', '/v1/chat/completions'],
     ['post', '/v1/responses'],
     ['post', '/v1/messages'],
+    ['post', '/v1/messages/count_tokens'],
     ['post', '/v1/embeddings'],
     ['post', '/v1/images/generations'],
     ['post', '/v1/images/edits'],
@@ -60,7 +61,7 @@ describe('GET /openapi.json', () => {
       expect(op, `${method.toUpperCase()} ${path}`).toBeDefined();
       expect(op!.security).toEqual([{ bearer: [] }]);
       expect(op!.responses['200']).toBeDefined();
-      const errRef = path.startsWith('/vidx/') ? '#/components/responses/FamilyAError' : '#/components/responses/FamilyBError';
+      const errRef = path.startsWith('/vidx/') ? '#/components/responses/FamilyAError' : path.startsWith('/v1/messages') ? '#/components/responses/MessagesError' : '#/components/responses/FamilyBError';
       for (const s of ['401', '404', '413']) expect(op!.responses[s]?.$ref, `${path} ${s}`).toBe(errRef);
       if (method === 'post') expect(op!.requestBody?.content['application/json']).toBeDefined();
       // described by hand, not by the generic fallback for undocumented routes

@@ -3,6 +3,7 @@
 import type { VideoRules } from '../../catalogue/types.ts';
 import { isObject } from '../../contracts/fields.ts';
 import type { VideoSpec } from '../../contracts/videos.ts';
+import { isContentFilterCode, mentionsContentFilter } from '../../errors/content-filter.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { readJson } from '../http-client.ts';
@@ -107,7 +108,8 @@ export function parseVideoTask(json: unknown): VideoTaskStatus {
       return { state: 'succeeded', upstreamStatus: status, upstreamRequestId: rid, videoUrl: url, expiresAt: expiresOf(url), usage: parseVideoUsage(json.usage) };
     }
     case 'FAILED':
-      return { state: 'failed', upstreamStatus: status, upstreamRequestId: rid, code: code || 'upstream_task_failed', message: message || 'The upstream task failed' };
+      // A task the content inspection stopped fails with the catalogue's code, whatever the upstream spelled.
+      return { state: 'failed', upstreamStatus: status, upstreamRequestId: rid, code: isContentFilterCode(code) || mentionsContentFilter(message) ? 'upstream_content_filtered' : code || 'upstream_task_failed', message: message || 'The upstream task failed' };
     case 'CANCELED':
       return { state: 'cancelled', upstreamStatus: status, upstreamRequestId: rid, code: 'cancelled', message: 'The upstream task was cancelled' };
     case 'UNKNOWN':

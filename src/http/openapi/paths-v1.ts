@@ -1,5 +1,5 @@
 // OpenAPI paths of the family B API (/v1).
-import { str, int, num, arr, obj, ref, jsonBody, ok, pathParam, query, familyB, usage, chatMessage, videoTask, imageResult, imageFields, type Operation } from './schema.ts';
+import { str, int, num, arr, obj, ref, jsonBody, ok, pathParam, query, familyB, messagesOp, usage, chatMessage, videoTask, imageResult, imageFields, type Operation } from './schema.ts';
 
 export function v1Paths(): Record<string, Record<string, Operation>> {
   return {
@@ -43,7 +43,7 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
       }),
     },
     '/v1/messages': {
-      post: familyB('Messages-style call (streaming and non-streaming)', {
+      post: messagesOp('Messages-style call (streaming and non-streaming); errors in the messages shape', {
         parameters: ['messages-version', 'messages-beta', 'anthropic-version', 'anthropic-beta'].map((name) => ({ name, in: 'header', schema: str(), description: 'forwarded upstream' })),
         requestBody: jsonBody(obj({ model: str(), max_tokens: int(), messages: arr(obj({ role: str(), content: {} }, ['role', 'content'])), system: {}, stream: { type: 'boolean', default: false } }, ['model', 'max_tokens', 'messages'])),
       }, {
@@ -53,6 +53,11 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
           'text/event-stream': { schema: str('messages events ending with message_stop; a broken upstream stream ends with `event: error`') },
         },
       }),
+    },
+    '/v1/messages/count_tokens': {
+      post: messagesOp('Input tokens of a messages body: a local estimate (4 characters of text a token, 258 an image or document block), not charged', {
+        requestBody: jsonBody(obj({ model: str(), messages: arr(obj({ role: str(), content: {} }, ['role', 'content'])), system: {}, tools: arr(obj()) }, ['model', 'messages'])),
+      }, ok(obj({ input_tokens: int() }, ['input_tokens']))),
     },
     '/v1/embeddings': {
       post: familyB('Text vectors', {
