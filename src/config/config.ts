@@ -75,6 +75,10 @@ export interface Config {
   sqliteCheckpointThread: boolean;
   /** TOLLWAY_CORS_ORIGINS: cross-origin access for browser clients; null (the default) = off. */
   cors: CorsConfig | null;
+  /** SQLite file stores: heavy admin reads (bills, lists, reconciliation) on a read-only connection in a thread. */
+  sqliteReadThread: boolean;
+  /** Request-log rows older than this many days are deleted by the retention sweeper (0 = kept forever). */
+  requestLogRetentionDays: number;
   /** Bearer token of GET /metrics (the admin key is taken too). */
   metricsToken: string | undefined;
   /** OpenTelemetry tracing from the standard OTEL_* variables (otel-env.ts); null: off. */
@@ -268,6 +272,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     heapGrowingPercent: intVar(env, 'TOLLWAY_HEAP_GROWING_PERCENT', 30, 0, 400),
     sqliteWriterThread: boolVar(env, 'TOLLWAY_SQLITE_WRITER_THREAD', false),
+    sqliteReadThread: boolVar(env, 'TOLLWAY_SQLITE_READ_THREAD', true),
+    requestLogRetentionDays: intVar(env, 'TOLLWAY_REQUEST_LOG_RETENTION_DAYS', 90, 0, 36_500),
     sqliteCheckpointThread: boolVar(env, 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', true),
     cors: corsVar(env),
     metricsToken: secretVar(env, 'TOLLWAY_METRICS_TOKEN'),

@@ -10,7 +10,7 @@ import { applyBodyLimits } from './body-limits.ts';
 import { parseJsonBody } from './json-body.ts';
 import { clientErrorHandler } from './client-error.ts';
 import { TextLane, type Lifecycle } from './lane/text-lane.ts';
-import { admit, checkUrl, corsHeaders, errorHeaders, markClientLeft, newRequestState, preflightHeaders, REQUEST_ID_HEADERS, requestRecorder, shuttingDown } from './front.ts';
+import { admit, checkUrl, corsHeaders, errorHeaders, markClientLeft, markFirstByte, newRequestState, preflightHeaders, REQUEST_ID_HEADERS, requestRecorder, shuttingDown } from './front.ts';
 import { textRoutes } from './routes/v1/text-routes.ts';
 import { registerAdminRoutes } from './routes/admin/index.ts';
 import { registerFamilyACallbackRoutes, registerFamilyARoutes } from './routes/vidx/index.ts';
@@ -167,6 +167,7 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
   };
   app.addHook('onSend', (req, reply, payload, done) => {
     settled.add(req);
+    if (req.state) markFirstByte(req.state);
     if (left.has(req)) recordOnce(req, reply);
     done(null, payload);
   });

@@ -71,7 +71,7 @@ export function errorHeaders(err: GatewayError, bodyRead: boolean): Record<strin
 
 export function newRequestState(): RequestState {
   // Every field present from the start (tokens too): one object shape for every request.
-  return { startedAt: performance.now(), principal: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null, trace: null };
+  return { startedAt: performance.now(), principal: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null, channelId: null, attempts: null, ttfbMs: null, trace: null };
 }
 
 /**
@@ -95,6 +95,11 @@ export function admit(deps: GatewayDeps, credential: string | undefined, state: 
     if (release) res.once('close', release);
     if (headers) for (const k in headers) res.setHeader(k, headers[k]!);
   })();
+}
+
+/** The first byte of the answer goes out now: its time since arrival is the request's time to first byte (once). */
+export function markFirstByte(state: RequestState): void {
+  if (state.ttfbMs === null) state.ttfbMs = Math.round(performance.now() - state.startedAt);
 }
 
 export interface Finished {
@@ -133,6 +138,9 @@ export function requestRecorder(deps: GatewayDeps): (f: Finished) => void {
       amount: st.amount,
       upstreamRequestId: st.upstreamRequestId,
       errorCode: st.errorCode,
+      channelId: st.channelId,
+      attempts: st.attempts,
+      ttfbMs: st.ttfbMs,
       createdAt: Date.now(),
     });
   };

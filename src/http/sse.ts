@@ -7,7 +7,7 @@ import type { ErrorFrame } from '../adapters/types.ts';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 import { renderFamilyB } from '../errors/render.ts';
 import type { Exchange } from './exchange.ts';
-import { REQUEST_ID_HEADERS } from './front.ts';
+import { markFirstByte, REQUEST_ID_HEADERS } from './front.ts';
 
 export type StreamOutcome = 'complete' | 'client-abort' | 'upstream-error';
 
@@ -79,6 +79,7 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
       if (pending === '' || watch.gone) return;
       const out = pending;
       pending = '';
+      markFirstByte(req.state);
       if (!res.write(out)) full = true;
     };
     for await (const frame of o.frames) {

@@ -59,6 +59,9 @@ export interface RequestLogTable {
   upstream_request_id: string | null;
   error_code: string | null;
   created_at: number;
+  channel_id: string | null; // the channel that answered
+  attempts: string | null; // JSON array of upstream attempts
+  ttfb_ms: number | null; // time to the first byte of the answer
 }
 
 export interface LedgerTable {

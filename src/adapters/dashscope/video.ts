@@ -89,6 +89,20 @@ export async function queryVideoTask(client: UpstreamClient, t: DashscopeTarget,
   return parseVideoTask(json);
 }
 
+/** Ask DashScope to cancel a task (it accepts only tasks still PENDING; a refusal is thrown as its error). */
+export async function cancelVideoTask(client: UpstreamClient, t: DashscopeTarget, upstreamTaskId: string, signal?: AbortSignal): Promise<void> {
+  const res = await client.request({
+    method: 'POST',
+    baseUrl: t.baseUrl,
+    path: `${TASK_PATH(upstreamTaskId)}/cancel`,
+    headers: { authorization: `Bearer ${t.apiKey}` },
+    ...(signal ? { signal } : {}),
+    timeouts: { headersMs: 20_000 },
+  });
+  const json = await readJson(res);
+  if (res.statusCode !== 200) throw dashscopeError(res.statusCode, json);
+}
+
 export function parseVideoTask(json: unknown): VideoTaskStatus {
   if (!isObject(json) || !isObject(json.output)) throw new GatewayError('upstream_error', 'The upstream task answer has no output');
   const out = json.output;

@@ -1,5 +1,8 @@
 // Schemas of the admin API: metering, billing, tokens, channels, audit.
 import { str, int, arr, obj, pathParam, query, admin, usage, type Schema } from './schema.ts';
+import { LEDGER_CSV_HEADER, REQUEST_LOG_CSV_HEADER } from '../../core/admin/lists.ts';
+export const LEDGER_CSV = LEDGER_CSV_HEADER.join(',');
+export const REQUEST_LOG_CSV = REQUEST_LOG_CSV_HEADER.join(',');
 
 export const micro = (description = 'integer micro-units (1 unit = 1,000,000)'): Schema => ({ type: 'integer', minimum: 0, description });
 export const timeParam = (name: 'since' | 'until') =>
@@ -48,12 +51,35 @@ export const requestLogEntry = obj({
   method: str(),
   status: int('HTTP status'),
   latency_ms: int(),
+  ttfb_ms: { type: ['integer', 'null'], description: 'ms from arrival to the first byte of the answer; null when nothing was written' },
+  channel_id: { type: ['string', 'null'], description: 'the channel whose attempt answered' },
+  attempts: {
+    type: ['array', 'null'],
+    description: 'every upstream attempt in order (failovers included); null when no upstream call was made',
+    items: obj({ channel_id: str(), outcome: { type: 'string', enum: ['ok', 'error'] }, error_code: { type: ['string', 'null'] }, latency_ms: { type: 'number' } }, ['channel_id', 'outcome', 'error_code', 'latency_ms']),
+  },
   usage: {},
   amount: micro('micro-units computed on the request path (the ledger is the authority)'),
   upstream_request_id: { type: ['string', 'null'] },
   error_code: { type: ['string', 'null'] },
   created_at: int('ms'),
-}, ['request_id', 'endpoint', 'method', 'status', 'latency_ms', 'amount', 'created_at']);
+}, ['request_id', 'endpoint', 'method', 'status', 'latency_ms', 'ttfb_ms', 'channel_id', 'attempts', 'amount', 'created_at']);
+export const cursorParam = query('cursor', str(), 'Page on: next_cursor of the previous page, passed back as it is (opaque)');
+export const formatParam = (what: string) => query('format', { type: 'string', enum: ['json', 'csv'], default: 'json' }, `csv: ${what} as RFC 4180 with a header row; text starting with = + - @ is prefixed with ' so a spreadsheet opens it as text; the next page's cursor is in the X-Next-Cursor header`);
+/** A list page: JSON, or CSV with the header `csvHeader`. */
+export const listAnswer = (item: Schema, csvHeader: string, extra: Record<string, Schema> = {}) => ({
+  description: 'Success',
+  content: {
+    'application/json': { schema: obj({ data: arr(item), has_more: { type: 'boolean' }, next_cursor: str('present when has_more'), ...extra }, ['data', 'has_more']) },
+    'text/csv': { schema: str(`header: ${csvHeader}`) },
+  },
+});
+export const adminTaskView = obj({
+  id: str(), family: { type: 'string', enum: ['v1', 'vidx'] }, kind: str(), state: { type: 'string', enum: ['submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] },
+  token_id: str(), model: str(), channel_id: str(), upstream_task_id: { type: ['string', 'null'] }, upstream_status: { type: ['string', 'null'] }, progress: { type: ['integer', 'null'] },
+  error: { type: ['object', 'null'], properties: { code: str(), message: str() } }, hold_amount: micro('held against the token\'s quota while open'), poll_attempts: int(), next_poll_at: int('ms'),
+  request_id: str(), created_at: int('ms'), updated_at: int('ms'), finished_at: { type: ['integer', 'null'], description: 'ms' },
+}, ['id', 'kind', 'state', 'token_id', 'model', 'channel_id', 'created_at']);
 export const billLine = obj({
   token_id: str(),
   token_name: { type: ['string', 'null'] },

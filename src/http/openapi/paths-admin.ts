@@ -1,6 +1,6 @@
 // OpenAPI paths of the admin API (bearer TOLLWAY_ADMIN_KEY) and the operations endpoints.
 import { str, int, arr, obj, ref, jsonBody, ok, pathParam, query, admin, type Operation, type Schema } from './schema.ts';
-import { micro, timeParam, limitParam, price, priceView, ledgerEntry, requestLogEntry, billLine, auditEntry, tokenView, tokenPatch, channelView, channelPatch, channelCheck, modelParam } from './admin-schemas.ts';
+import { micro, timeParam, limitParam, price, priceView, ledgerEntry, requestLogEntry, billLine, auditEntry, tokenView, tokenPatch, channelView, channelPatch, channelCheck, modelParam, cursorParam, formatParam, listAnswer, LEDGER_CSV, REQUEST_LOG_CSV } from './admin-schemas.ts';
 
 const tokenId = [pathParam('id', 'Token id')];
 const channelId = [pathParam('id', 'Channel id')];
@@ -67,22 +67,26 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
           timeParam('since'),
           timeParam('until'),
           limitParam,
-          query('before_id', { type: 'integer', minimum: 1 }, 'Page on: entries with a smaller id (next_before_id of the previous page)'),
+          cursorParam,
+          query('before_id', { type: 'integer', minimum: 1 }, 'Page on: entries with a smaller id (next_before_id of the previous page; the same position as cursor)'),
+          formatParam('the page'),
         ],
-      }, obj({ data: arr(ledgerEntry), has_more: { type: 'boolean' }, next_before_id: int('present when has_more') }, ['data', 'has_more'])),
+      }, obj(), '200', listAnswer(ledgerEntry, LEDGER_CSV, { next_before_id: int('present when has_more') })),
     },
     '/admin/logs': {
-      get: admin('Request log (one row per request), newest first', {
+      get: admin('Request log (one row per request: channel, upstream attempts, time to first byte), newest first; unknown parameters are refused', {
         parameters: [
           query('request_id', str(), 'Only this request'),
           query('token_id', str(), 'Only this token'),
           query('model', str(), 'Only this public model'),
+          query('status', { type: 'string', pattern: '^[1-5](\\d\\d|xx)$' }, 'Only this HTTP status (429) or class (5xx)'),
           timeParam('since'),
           timeParam('until'),
           limitParam,
-          query('before', { type: 'integer', minimum: 1 }, 'Page on: rows created before this time (ms)'),
+          cursorParam,
+          formatParam('the page'),
         ],
-      }, obj({ data: arr(requestLogEntry), has_more: { type: 'boolean' } }, ['data', 'has_more'])),
+      }, obj(), '200', listAnswer(requestLogEntry, REQUEST_LOG_CSV)),
     },
     '/admin/bills': {
       get: admin('Bills: ledger totals per token per UTC day or month', {
