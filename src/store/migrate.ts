@@ -35,12 +35,22 @@ class StaticProvider implements MigrationProvider {
   }
 }
 
-export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
+async function migratorFor(db: Kysely<unknown>, dialect: Dialect): Promise<Migrator> {
   // Kysely looks for its migration tables in *any* schema unless told which one; on a PostgreSQL database
   // with several schemas (test isolation, shared servers) it would find another schema's lock table and
   // never create its own. Pin the bookkeeping to the schema this connection actually uses.
   const schema = dialect === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s : undefined;
-  const migrator = new Migrator({ db, provider: new StaticProvider(dialect), ...(schema ? { migrationTableSchema: schema } : {}) });
+  return new Migrator({ db, provider: new StaticProvider(dialect), ...(schema ? { migrationTableSchema: schema } : {}) });
+}
+
+/** The migrations this build knows that the database has not recorded as applied (readiness). */
+export async function pendingMigrations(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
+  const all = await (await migratorFor(db, dialect)).getMigrations();
+  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
+  const migrator = await migratorFor(db, dialect);
   // (Its introspection is scoped to this schema on PostgreSQL — see postgres.ts — so other schemas changing
   // meanwhile cannot fail it.)
   const { error, results } = await migrator.migrateToLatest();
