@@ -3,7 +3,7 @@
 // exactly-once settle (ledger key `${taskId}:success`) and release on failure / unknown / max age.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Meter, TaskRef } from '../metering/types.ts';
+import type { Meter } from '../metering/types.ts';
 import type { Channel } from '../routing/channel-registry.ts';
 import type { TasksRepo } from '../store/repos/tasks.ts';
 import { cancelTask } from './cancel.ts';
@@ -11,7 +11,9 @@ import { runLimited } from './limit.ts';
 import { LOST_SUBMIT_CODE, lookForLostSubmit } from './lost-submit.ts';
 import type { TaskEngineOptions } from './options.ts';
 import type { CancelOutcome, CreateTaskInput, PollOutcome, TaskDriver, TaskError, TaskRecord } from './types.ts';
-import { isTerminal, refOf } from './types.ts';
+import { isTerminal } from './types.ts';
+import { createTask } from './create.ts';
+import { applyOutcome, failTask } from './settle.ts';
 
 /** Fewer due tasks of one kind on one channel than this are asked about one by one, not listed. */
 const BATCH_MIN = 4;
@@ -54,66 +56,9 @@ export class TaskEngine {
     this.drivers.set(kind, driver);
   }
 
-  async create(input: CreateTaskInput): Promise<TaskRecord> {
-    const o = this.deps.options;
-    const id = input.id ?? `task_${randomUUID().replace(/-/g, '')}`;
-    const now = Date.now();
-    await this.repo.insert({
-      id,
-      family: input.family,
-      kind: input.kind,
-      tokenId: input.tokenId,
-      model: input.model,
-      billingModel: input.billingModel,
-      upstreamModel: input.upstreamModel,
-      channelId: input.channel.id,
-      request: input.request,
-      requestId: input.requestId,
-      tier: input.tier,
-      estimate: input.estimate,
-      externalTaskId: input.externalTaskId ?? null,
-      callbackUrl: input.callbackUrl ?? null,
-      sessionId: input.sessionId ?? null,
-      // A row still `submitting` after the lease is a lost submit (crash): the poller looks for it upstream.
-      nextPollAt: now + o.leaseMs,
-      leaseOwner: this.owner,
-      leaseUntil: now + o.leaseMs,
-    }, now);
-    const ref: TaskRef = { taskId: id, tokenId: input.tokenId, model: input.model, billingModel: input.billingModel, requestId: input.requestId };
-    let holdAmount: number;
-    try {
-      holdAmount = await this.deps.meter().hold(ref, input.estimate);
-    } catch (e) {
-      await this.repo.delete(id);
-      throw e;
-    }
-    let out;
-    try {
-      out = await input.submit(id, input.channel);
-    } catch (e) {
-      // Only while still `submitting`: past the deadline the poller may have found the task upstream and adopted it.
-      if (await this.repo.delete(id, 'submitting')) await this.deps.meter().release(ref);
-      throw e;
-    }
-    const patch = {
-      state: out.state ?? 'queued',
-      upstreamTaskId: out.upstreamTaskId,
-      upstreamStatus: out.upstreamStatus ?? null,
-      upstreamRequestId: out.upstreamRequestId ?? null,
-      holdAmount,
-      nextPollAt: Date.now() + o.pollBaseMs,
-      leaseOwner: null,
-      leaseUntil: null,
-      ...(out.channelId ? { channelId: out.channelId } : {}),
-    } as const;
-    const moved = await this.repo.transition(id, 'submitting', patch);
-    const t = await this.repo.get(id);
-    // Past its deadline the poller took the row over: fine when it found this upstream task, else it failed it.
-    if (!moved && t?.upstreamTaskId !== out.upstreamTaskId) {
-      this.deps.logger.error({ task_id: id, channel_id: out.channelId ?? input.channel.id, upstream_task_id: out.upstreamTaskId }, 'task submit finished after its deadline; task already failed — reconcile');
-    }
-    if (!t) throw new Error(`task ${id} vanished after creation`);
-    return t;
+  /** Create a task: row, hold, submit (tasks/create.ts). */
+  create(input: CreateTaskInput): Promise<TaskRecord> {
+    return createTask(this.deps, this.owner, input);
   }
 
   getFor(id: string, tokenId: string): Promise<TaskRecord | null> {
@@ -328,78 +273,11 @@ export class TaskEngine {
     return t;
   }
 
-  private async apply(t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
-    const upstreamRequestId = out.upstreamRequestId ?? t.upstreamRequestId;
-    const task = { ...t, upstreamRequestId };
-    switch (out.state) {
-      case 'queued':
-      case 'in_progress': {
-        const progress = out.progress ?? t.progress;
-        // Nothing changed: no write (the schedule was set when the task was claimed).
-        if (out.state === t.state && out.upstreamStatus === t.upstreamStatus && progress === t.progress) return t;
-        const now = Date.now();
-        const patch = { state: out.state, upstreamStatus: out.upstreamStatus, progress, upstreamRequestId } as const;
-        if (await this.repo.transition(t.id, t.state, patch, now)) return Object.assign(t, patch, { updatedAt: now });
-        return (await this.repo.get(t.id)) ?? t;
-      }
-      case 'succeeded':
-        return this.succeed(task, out);
-      case 'failed':
-      case 'cancelled':
-        return this.fail(task, out.error ?? { code: 'upstream_task_failed', message: 'The upstream task failed' }, null, out);
-      case 'unknown':
-        return this.fail(task, out.error ?? { code: 'task_unknown', message: 'The upstream no longer knows this task' }, 'upstream reports the task unknown', out);
-    }
+  private apply(t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
+    return applyOutcome(this.deps, t, out);
   }
 
-  /** Settle first (idempotent by ledger key), then compare-and-set: a crash in between re-settles as a no-op. */
-  private async succeed(t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
-    const usage = out.usage ?? t.usage;
-    if (!usage) throw new Error(`task ${t.id} succeeded without usage or estimate`);
-    try {
-      const charged = await this.deps.meter().settle(refOf(t), usage);
-      // Nothing charged: a re-settle after a crash (the hold is settled: go on), or an operator cancelled the task
-      // first (the hold was released: the cancel is its outcome, not this success).
-      if (charged === 0 && (await this.deps.meter().holdState(t.id)) === 'released') return (await this.repo.get(t.id)) ?? t;
-    } catch (e) {
-      this.deps.logger.error({ task_id: t.id, err: String(e) }, 'settling a finished task failed; will retry');
-      return this.retryLater(t);
-    }
-    await this.repo.transition(t.id, t.state, {
-      state: 'succeeded',
-      upstreamStatus: out.upstreamStatus,
-      progress: 100,
-      result: out.result ?? null,
-      usage,
-      upstreamRequestId: t.upstreamRequestId,
-      finishedAt: Date.now(),
-    });
-    return (await this.repo.get(t.id)) ?? t;
-  }
-
-  /** Release first (idempotent), then compare-and-set to failed/cancelled. */
-  private async fail(t: TaskRecord, error: TaskError, reconcileReason: string | null, out?: PollOutcome): Promise<TaskRecord> {
-    try {
-      await this.deps.meter().release(refOf(t));
-    } catch (e) {
-      this.deps.logger.error({ task_id: t.id, err: String(e) }, 'releasing a failed task hold failed; will retry');
-      return this.retryLater(t);
-    }
-    const state = out?.state === 'cancelled' ? 'cancelled' : 'failed';
-    const err: TaskError = { code: error.code, message: error.message, upstreamRequestId: error.upstreamRequestId ?? t.upstreamRequestId };
-    const moved = await this.repo.transition(t.id, t.state, {
-      state,
-      upstreamStatus: out?.upstreamStatus ?? t.upstreamStatus,
-      error: err,
-      upstreamRequestId: t.upstreamRequestId,
-      finishedAt: Date.now(),
-    });
-    if (moved && reconcileReason) {
-      this.deps.logger.warn(
-        { task_id: t.id, channel_id: t.channelId, upstream_task_id: t.upstreamTaskId, token_id: t.tokenId, model: t.model, hold_amount: t.holdAmount, reason: error.code },
-        `task failed and hold released: ${reconcileReason} (reconcile)`,
-      );
-    }
-    return (await this.repo.get(t.id)) ?? t;
+  private fail(t: TaskRecord, error: TaskError, reconcileReason: string | null): Promise<TaskRecord> {
+    return failTask(this.deps, t, error, reconcileReason);
   }
 }
