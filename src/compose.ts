@@ -18,7 +18,7 @@ import type { AdminDeps } from './core/admin/deps.ts';
 import { redactSecrets, registerSecret } from './errors/redact.ts';
 import type { GatewayDeps } from './core/deps.ts';
 import type { VidxContext } from './core/vidx/context.ts';
-import { MemoryCounters, RateLimiter, RedisCounters } from './limits/rate-limiter.ts';
+import { MemoryCounters, RateLimiter, RedisCounters, WINDOW_MS } from './limits/rate-limiter.ts';
 import { loadCatalogue } from './metering/catalogue-source.ts';
 import { StoreMeter } from './metering/meter.ts';
 import { ChannelRegistry } from './routing/channel-registry.ts';
@@ -189,7 +189,11 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
     breakers,
     prober: new ChannelProber(upstream, new KlingClient(upstream, new KlingJwtSigner())),
     // ioredis is loaded only when Redis is configured (memory: a single instance does not carry it).
-    limiter: new RateLimiter(config.redisUrl ? new RedisCounters(await redisClient(config.redisUrl, logger, 'limits', { maxRetriesPerRequest: 2 })) : new MemoryCounters()),
+    limiter: new RateLimiter(
+      config.redisUrl ? new RedisCounters(await redisClient(config.redisUrl, logger, 'limits', { maxRetriesPerRequest: 2 })) : new MemoryCounters(),
+      WINDOW_MS,
+      (e) => logger.warn({ err: String(e) }, 'rate-limit counters unavailable; request admitted uncounted'),
+    ),
     cluster,
     applyChange: async (e) => {
       await applyLocally(deps, e);
