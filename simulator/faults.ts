@@ -7,6 +7,7 @@ export type FaultKind =
   | 'delay' // wait arg ms before answering normally
   | 'reset' // destroy the connection without answering
   | 'lost-reply' // process the request normally (a task IS created) but destroy the connection instead of answering
+  | 'late-reply' // process the request at once (a task IS created) but send the answer only after arg ms (default 1000)
   | 'timeout' // never answer (until the client gives up)
   | 'malformed' // 200 with a body that is not valid JSON
   | 'huge-usage' // chat: reports a usage of 1e20 tokens (a provider bug the gateway must not turn into a float charge)
@@ -18,6 +19,7 @@ export type FaultKind =
   | 'vanish' // async tasks: the upstream forgets the task (UNKNOWN / not found)
   | 'partial' // images: fewer results than n
   | 'no-output' // images: success without any image
+  | 'content-filter' // the content filter refuses the input, in each API's spelling (Kling: arg 1300 or 1301, default 1301)
   | 'leak'; // a careless upstream: error status (arg, default 400) whose message echoes the credential and URL it received
 
 export interface FaultSpec {

@@ -1,6 +1,9 @@
 // The only reader of process.env. Everything else receives a typed Config.
 import { resolve } from 'node:path';
 import { DEFAULT_TASK_ENGINE_OPTIONS as TASK_DEFAULTS, type TaskEngineOptions } from '../tasks/options.ts';
+import { tracingConfig, type TracingConfig } from './otel-env.ts';
+
+export type { TracingConfig };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -14,6 +17,11 @@ export interface UpstreamKling {
   accessKey: string | undefined;
   secretKey: string | undefined;
   baseUrl: string;
+}
+
+/** Browser origins allowed to call the gateway (src/http/cors.ts): every origin, or exact `scheme://host[:port]` ones. */
+export interface CorsConfig {
+  origins: '*' | ReadonlySet<string>;
 }
 
 export interface Config {
@@ -65,6 +73,16 @@ export interface Config {
   sqliteWriterThread: boolean;
   /** SQLite: WAL checkpoints on a thread instead of on the event loop. */
   sqliteCheckpointThread: boolean;
+  /** TOLLWAY_CORS_ORIGINS: cross-origin access for browser clients; null (the default) = off. */
+  cors: CorsConfig | null;
+  /** SQLite file stores: heavy admin reads (bills, lists, reconciliation) on a read-only connection in a thread. */
+  sqliteReadThread: boolean;
+  /** Request-log rows older than this many days are deleted by the retention sweeper (0 = kept forever). */
+  requestLogRetentionDays: number;
+  /** Bearer token of GET /metrics (the admin key is taken too). */
+  metricsToken: string | undefined;
+  /** OpenTelemetry tracing from the standard OTEL_* variables (otel-env.ts); null: off. */
+  tracing: TracingConfig | null;
 }
 
 export interface CallbackConfig {
@@ -158,6 +176,27 @@ export function checkRegion(name: string, url: string, foreign: RegExp): void {
   }
 }
 
+/** TOLLWAY_CORS_ORIGINS: empty = off, `*` = any origin, else a comma list of exact origins (`https://app.example.com`). */
+export function corsVar(env: Env): CorsConfig | null {
+  const raw = env.TOLLWAY_CORS_ORIGINS?.trim() ?? '';
+  if (raw === '') return null;
+  if (raw === '*') return { origins: '*' };
+  const origins = new Set<string>();
+  for (const item of raw.split(',').map((o) => o.trim()).filter(Boolean)) {
+    let u: URL;
+    try {
+      u = new URL(item);
+    } catch {
+      throw new ConfigError(`TOLLWAY_CORS_ORIGINS: "${item}" is not an origin (scheme://host[:port])`);
+    }
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== item.replace(/\/$/, '').toLowerCase()) {
+      throw new ConfigError(`TOLLWAY_CORS_ORIGINS: "${item}" is not an origin (scheme://host[:port], no path)`);
+    }
+    origins.add(u.origin);
+  }
+  return origins.size === 0 ? null : { origins };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = resolve(env.TOLLWAY_DATA_DIR?.trim() || './data');
   const databaseUrl = (env.DATABASE_URL ?? '').trim() || `sqlite:${resolve(dataDir, 'tollway.db')}`;
@@ -233,14 +272,26 @@ export function loadConfig(env: Env = process.env): Config {
     },
     heapGrowingPercent: intVar(env, 'TOLLWAY_HEAP_GROWING_PERCENT', 30, 0, 400),
     sqliteWriterThread: boolVar(env, 'TOLLWAY_SQLITE_WRITER_THREAD', false),
+    sqliteReadThread: boolVar(env, 'TOLLWAY_SQLITE_READ_THREAD', true),
+    requestLogRetentionDays: intVar(env, 'TOLLWAY_REQUEST_LOG_RETENTION_DAYS', 90, 0, 36_500),
     sqliteCheckpointThread: boolVar(env, 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', true),
+    cors: corsVar(env),
+    metricsToken: secretVar(env, 'TOLLWAY_METRICS_TOKEN'),
+    tracing: tracingConfig(env, (message) => {
+      throw new ConfigError(message);
+    }),
   };
 }
 
-function callbackSecret(env: Env): string | undefined {
-  const v = env.TOLLWAY_CALLBACK_SECRET?.trim() || undefined;
-  if (v !== undefined && v.length < 16) throw new ConfigError('TOLLWAY_CALLBACK_SECRET must be at least 16 characters');
+/** An optional secret of at least 16 characters. */
+function secretVar(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim() || undefined;
+  if (v !== undefined && v.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
   return v;
+}
+
+function callbackSecret(env: Env): string | undefined {
+  return secretVar(env, 'TOLLWAY_CALLBACK_SECRET');
 }
 
 /** True when no upstream credentials are configured: demo mode runs the built-in simulator. */

@@ -8,6 +8,7 @@ import type { UpstreamClient } from '../adapters/http-client.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { DashscopeTextAdapter } from '../adapters/dashscope/compat-chat-adapter.ts';
 import type { ClusterBus, ClusterEvent } from '../cluster/cluster-bus.ts';
+import type { ChannelProber } from '../adapters/probe.ts';
 import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import type { ChannelRegistry } from '../routing/channel-registry.ts';
 import type { AuditRepo } from '../store/repos/audit.ts';
@@ -19,6 +20,8 @@ import type { TokensRepo } from '../store/repos/tokens.ts';
 import type { Store } from '../store/store.ts';
 import type { TaskEngine } from '../tasks/engine.ts';
 import type { VidxContext } from './vidx/context.ts';
+import type { GatewayMetrics } from '../observe/metrics.ts';
+import type { Tracing } from '../observe/tracing.ts';
 
 /** Everything the HTTP layer needs, built in src/compose.ts: no singletons. */
 export interface GatewayDeps {
@@ -47,10 +50,16 @@ export interface GatewayDeps {
   limiter: RateLimiter;
   /** Per-channel circuit breakers (routing/failover.ts). */
   breakers: CircuitBreakers;
+  /** The operator's channel check (POST /admin/channels/{id}/test). */
+  prober: ChannelProber;
   /** Announces admin changes to the other gateway instances (Redis pub/sub when configured). */
   cluster: ClusterBus;
   /** Apply an admin change to this instance's caches, then announce it on `cluster`. */
   applyChange(e: ClusterEvent): Promise<void>;
+  /** Prometheus metrics (GET /metrics): requests and upstream attempts counted on the way, the rest read at scrape time. */
+  metrics: GatewayMetrics;
+  /** OpenTelemetry tracing when the OTEL_* variables switch it on; null (the default) when off. */
+  tracing: Tracing | null;
 }
 
 /** Objects built in src/compose.ts that only the routes use. */

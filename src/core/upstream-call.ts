@@ -5,7 +5,7 @@ import type { ModelEntry } from '../catalogue/types.ts';
 import type { Meter, Usage } from '../metering/types.ts';
 import type { Channel, ChannelRegistry } from '../routing/channel-registry.ts';
 import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
-import { withFailover, type FailoverOptions, type RetryPolicy } from '../routing/failover.ts';
+import { withFailover, type AttemptObserver, type FailoverOptions, type RetryPolicy } from '../routing/failover.ts';
 import { principalOf, type CallContext } from './call.ts';
 
 export type { RetryPolicy };
@@ -14,6 +14,8 @@ export interface UpstreamCallDeps {
   readonly channels: ChannelRegistry;
   readonly breakers: CircuitBreakers;
   readonly meter: Meter;
+  /** Told of every upstream attempt (the gateway's metrics). */
+  readonly metrics?: { readonly upstreamAttempt: AttemptObserver };
 }
 
 export interface CallPlan {
@@ -39,8 +41,14 @@ export interface CallPlan {
  * without a quota nothing is awaited before the attempt (the text hot path takes no extra promise).
  */
 export function upstreamCall<T>(deps: UpstreamCallDeps, call: CallContext, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
+  // Tracing on: each attempt runs in a child span of the request's (the one check made when it is off).
+  const trace = call.state.trace;
+  if (trace !== null) {
+    const bare = attempt;
+    attempt = (ch) => trace.attempt(ch, () => bare(ch));
+  }
   const p = principalOf(call);
-  if (typeof plan.quota === 'string' || p.quota === null) return failover(deps, plan, attempt);
+  if (typeof plan.quota === 'string' || p.quota === null) return failover(deps, call, plan, attempt);
   return reserved(deps, call, p.tokenId, plan.quota.reserve(call), plan, attempt);
 }
 
@@ -48,7 +56,7 @@ async function reserved<T>(deps: UpstreamCallDeps, call: CallContext, tokenId: s
   await deps.meter.reserve(call.id, tokenId, deps.meter.price(plan.entry.id, estimate).amount);
   call.state.reserved = true;
   try {
-    return await failover(deps, plan, attempt);
+    return await failover(deps, call, plan, attempt);
   } catch (e) {
     await releaseReservation(deps.meter, call);
     throw e;
@@ -62,8 +70,8 @@ export async function releaseReservation(meter: Meter, call: CallContext): Promi
   await meter.releaseReserved(call.id).catch((e: unknown) => call.log.error({ err: String(e) }, 'reservation release failed; the reaper releases it'));
 }
 
-function failover<T>(deps: UpstreamCallDeps, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
-  return withFailover(plan.channels ?? deps.channels.forModel(plan.entry), deps.breakers, attempt, failoverOptions(deps, plan));
+function failover<T>(deps: UpstreamCallDeps, call: CallContext, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
+  return withFailover(plan.channels ?? deps.channels.forModel(plan.entry), deps.breakers, attempt, failoverOptions(deps, plan), call);
 }
 
 // One options object per plan and channel registry, so a call with a shared plan (text) allocates none.
@@ -72,7 +80,8 @@ const optionsByPlan = new WeakMap<CallPlan, { channels: ChannelRegistry; opts: F
 function failoverOptions(deps: UpstreamCallDeps, plan: CallPlan): FailoverOptions {
   const known = optionsByPlan.get(plan);
   if (known !== undefined && known.channels === deps.channels) return known.opts;
-  const opts: FailoverOptions = { policy: plan.retry, onNotEntitled: (ch) => deps.channels.markNotEntitled(ch.id, plan.entry.id) };
+  const opts: FailoverOptions = { policy: plan.retry, model: plan.entry.id, onNotEntitled: (ch) => deps.channels.markNotEntitled(ch.id, plan.entry.id) };
+  if (deps.metrics) opts.onAttempt = deps.metrics.upstreamAttempt;
   if (plan.maxAttempts !== undefined) opts.maxAttempts = plan.maxAttempts;
   optionsByPlan.set(plan, { channels: deps.channels, opts });
   return opts;

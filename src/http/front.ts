@@ -8,7 +8,16 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { accessLogger } from './access-log.ts';
 import type { GatewayDeps } from '../core/deps.ts';
 import type { RequestState } from './request-state.ts';
+import { REQUEST_ID_HEADER } from './request-id.ts';
 import { hasLimits } from '../limits/rate-limiter.ts';
+
+export { corsHeaders, preflightHeaders } from './cors.ts';
+
+/**
+ * The request id under every name a client reads, on every answer: ours, `x-request-id` (the openai SDK's
+ * `_request_id`) and `request-id` (the Anthropic SDK's `_request_id` and `err.requestID`).
+ */
+export const REQUEST_ID_HEADERS = [REQUEST_ID_HEADER, 'x-request-id', 'request-id'] as const;
 
 /** The answer to a request that arrives while the gateway drains: retry elsewhere, and this connection closes. */
 export function shuttingDown(): GatewayError {
@@ -50,15 +59,19 @@ export function markClientLeft(state: RequestState, res: ServerResponse): boolea
   return true;
 }
 
-/** An error answered before the request body was read closes the connection, so an unread body cannot hold it. */
-export function closesConnection(err: GatewayError, bodyRead: boolean): Record<string, string> | undefined {
-  if (bodyRead) return err.headers;
-  return { ...err.headers, connection: 'close' };
+/**
+ * The headers of an error answer: the error's own; `x-should-retry: false` for an exhausted quota (the SDKs would
+ * otherwise retry a 429 that only a top-up can cure); and an error answered before the request body was read closes
+ * the connection, so an unread body cannot hold it.
+ */
+export function errorHeaders(err: GatewayError, bodyRead: boolean): Record<string, string> | undefined {
+  if (bodyRead && err.code !== 'insufficient_quota') return err.headers;
+  return { ...err.headers, ...(err.code === 'insufficient_quota' ? { 'x-should-retry': 'false' } : {}), ...(bodyRead ? {} : { connection: 'close' }) };
 }
 
 export function newRequestState(): RequestState {
   // Every field present from the start (tokens too): one object shape for every request.
-  return { startedAt: performance.now(), principal: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null };
+  return { startedAt: performance.now(), principal: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null, channelId: null, attempts: null, ttfbMs: null, trace: null };
 }
 
 /**
@@ -84,6 +97,11 @@ export function admit(deps: GatewayDeps, credential: string | undefined, state: 
   })();
 }
 
+/** The first byte of the answer goes out now: its time since arrival is the request's time to first byte (once). */
+export function markFirstByte(state: RequestState): void {
+  if (state.ttfbMs === null) state.ttfbMs = Math.round(performance.now() - state.startedAt);
+}
+
 export interface Finished {
   id: string;
   method: string;
@@ -93,13 +111,18 @@ export interface Finished {
   state: RequestState;
 }
 
-/** The end of every request: one access line (request id on it, no bodies, no secrets) and, for a caller we know, a request-log row. */
+/**
+ * The end of every request: one access line (request id on it, no bodies, no secrets), its metrics, the end of its
+ * trace span when tracing is on and, for a caller we know, a request-log row.
+ */
 export function requestRecorder(deps: GatewayDeps): (f: Finished) => void {
   const access = accessLogger(deps.logger);
   return (f) => {
     const st = f.state;
     const latencyMs = Math.round((performance.now() - st.startedAt) * 100) / 100;
     access({ requestId: f.id, method: f.method, path: f.endpoint, status: f.status, latencyMs, tokenId: st.principal?.tokenId, model: st.model, errorCode: st.errorCode, upstreamRequestId: st.upstreamRequestId });
+    const route = deps.metrics.request(f.endpoint, st.model, f.status, latencyMs);
+    if (st.trace !== null) st.trace.end(route, f.status, st);
     if (!st.principal) return;
     // A settled call's tokens count against its token's tokens-per-minute window.
     if (st.tokens && st.principal.tpmLimit !== null) void deps.limiter.addTokens(st.principal, st.tokens);
@@ -115,6 +138,9 @@ export function requestRecorder(deps: GatewayDeps): (f: Finished) => void {
       amount: st.amount,
       upstreamRequestId: st.upstreamRequestId,
       errorCode: st.errorCode,
+      channelId: st.channelId,
+      attempts: st.attempts,
+      ttfbMs: st.ttfbMs,
       createdAt: Date.now(),
     });
   };

@@ -7,7 +7,8 @@ import type { ErrorFrame, FrameFlow, FrameSink, StreamResult } from '../adapters
 import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 import { renderFamilyB } from '../errors/render.ts';
 import type { Exchange } from './exchange.ts';
-import { REQUEST_ID_HEADER } from './request-id.ts';
+import type { RequestState } from './request-state.ts';
+import { markFirstByte, REQUEST_ID_HEADERS } from './front.ts';
 
 export type StreamOutcome = 'complete' | 'client-abort' | 'upstream-error';
 
@@ -68,10 +69,12 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
       'cache-control': 'no-cache',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
-      [REQUEST_ID_HEADER]: req.id,
+      [REQUEST_ID_HEADERS[0]]: req.id,
+      [REQUEST_ID_HEADERS[1]]: req.id,
+      [REQUEST_ID_HEADERS[2]]: req.id,
     });
     if (o.stream.pipe) {
-      const broke = await piped(res, watch, o.stream.pipe.bind(o.stream));
+      const broke = await piped(res, req.state, watch, o.stream.pipe.bind(o.stream));
       if (broke !== undefined) throw broke;
     } else {
       // Frames produced from one upstream chunk arrive in one microtask run: they are joined and written once on
@@ -82,6 +85,7 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
         if (pending === '' || watch.gone) return;
         const out = pending;
         pending = '';
+        markFirstByte(req.state);
         if (!res.write(out)) full = true;
       };
       for await (const frame of o.stream.frames) {
@@ -131,7 +135,7 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
  * Resolves once the stream ended: undefined when it completed, else why it broke. A client that leaves aborts the
  * upstream request through the watch's signal, which ends the stream too.
  */
-function piped(res: ServerResponse, watch: ClientWatch, pipe: (sink: FrameSink) => FrameFlow): Promise<unknown> {
+function piped(res: ServerResponse, state: RequestState, watch: ClientWatch, pipe: (sink: FrameSink) => FrameFlow): Promise<unknown> {
   return new Promise((resolve) => {
     let pending = '';
     let full = false; // the last write was not taken whole: waiting for 'drain'
@@ -142,6 +146,7 @@ function piped(res: ServerResponse, watch: ClientWatch, pipe: (sink: FrameSink) 
       const out = pending;
       pending = '';
       if (watch.gone) return;
+      markFirstByte(state);
       if (!res.write(out, 'latin1') && !full) {
         full = true;
         res.once('drain', drained);

@@ -1,7 +1,7 @@
 // The task engine's public types: the stored task record and the pluggable upstream driver.
 // A driver only talks to the upstream (like an adapter); the engine owns the store, leases,
 // compare-and-set transitions, back-off, max age and metering (settle / release).
-import type { Usage } from '../metering/types.ts';
+import type { TaskRef, Usage } from '../metering/types.ts';
 import type { Channel } from '../routing/channel-registry.ts';
 
 /** Which API the task belongs to: /vidx/v1 (family A) or /v1 (family B). Stored as 'a' | 'b' (repos/tasks.ts maps). */
@@ -55,6 +55,8 @@ export interface TaskRecord {
   createdAt: number;
   updatedAt: number;
   finishedAt: number | null;
+  /** When the upstream was last asked about the task (claim or lease time); null before the first poll. */
+  checkedAt: number | null;
 }
 
 /** The identity of a task as given at creation (shared by the engine's input and the repo's new row). */
@@ -86,7 +88,24 @@ export interface SubmitOutcome {
 export interface TaskDriver {
   /** Query the upstream for one task. Must not touch the store. Throw (GatewayError) on transport/5xx: the engine backs off. */
   poll(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<PollOutcome>;
+  /**
+   * A task left `submitting` (the gateway stopped before storing the creation's answer): find it upstream by an id
+   * the creation carried (our task id as the upstream's external id). The creation is never sent again.
+   * Returns the creation outcome when found, null when the upstream certainly has no such task; throws when it
+   * cannot tell now (the engine asks again later). Absent: the upstream cannot be asked, the task fails uncharged.
+   */
+  recoverSubmit?(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<SubmitOutcome | null>;
+  /** Ask the upstream to stop the task, where it offers that (best-effort: the gateway's outcome is already decided). */
+  cancel?(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<void>;
+  /**
+   * Optional: ask about many tasks of one channel with few upstream queries (a list endpoint). Answers by upstream
+   * task id; a task missing from the map is polled alone. Only where the upstream documents such a query.
+   */
+  pollMany?(tasks: readonly TaskRecord[], channel: Channel, signal: AbortSignal): Promise<Map<string, PollOutcome>>;
 }
+
+/** What an operator's cancel did: `cancelled`; `not_open` (already finished, or still being submitted); `finishing` (being charged). */
+export type CancelOutcome = 'cancelled' | 'not_open' | 'finishing';
 
 export interface CreateTaskInput extends TaskIdentity {
   channel: Channel;
@@ -100,3 +119,13 @@ export interface CreateTaskInput extends TaskIdentity {
   /** Calls the upstream creation endpoint. Throwing fails the creation: the hold is released, the row deleted, the error rethrown. */
   submit(taskId: string, channel: Channel): Promise<SubmitOutcome>;
 }
+
+/** The task as the meter knows it (hold, settle, release). */
+export const refOf = (t: TaskRecord): TaskRef => ({
+  taskId: t.id,
+  tokenId: t.tokenId,
+  model: t.model,
+  billingModel: t.billingModel,
+  requestId: t.requestId,
+  upstreamRequestId: t.upstreamRequestId,
+});

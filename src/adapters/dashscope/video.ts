@@ -3,6 +3,7 @@
 import type { VideoRules } from '../../catalogue/types.ts';
 import { isObject } from '../../contracts/fields.ts';
 import type { VideoSpec } from '../../contracts/videos.ts';
+import { isContentFilterCode, mentionsContentFilter } from '../../errors/content-filter.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { readJson } from '../http-client.ts';
@@ -75,7 +76,8 @@ export function expiresOf(url: string): number | null {
 }
 
 export async function queryVideoTask(client: UpstreamClient, t: DashscopeTarget, upstreamTaskId: string, signal?: AbortSignal): Promise<VideoTaskStatus> {
-  const res = await client.request({
+  // Read whole as text (no body stream per query): the poller makes many of these.
+  const res = await client.requestText({
     method: 'GET',
     baseUrl: t.baseUrl,
     path: TASK_PATH(upstreamTaskId),
@@ -83,9 +85,28 @@ export async function queryVideoTask(client: UpstreamClient, t: DashscopeTarget,
     ...(signal ? { signal } : {}),
     timeouts: { headersMs: 20_000 },
   });
-  const json = await readJson(res);
+  let json: unknown;
+  try {
+    json = JSON.parse(res.text);
+  } catch {
+    throw new GatewayError('upstream_error', 'The upstream returned a malformed response');
+  }
   if (res.statusCode !== 200) throw dashscopeError(res.statusCode, json);
   return parseVideoTask(json);
+}
+
+/** Ask DashScope to cancel a task (it accepts only tasks still PENDING; a refusal is thrown as its error). */
+export async function cancelVideoTask(client: UpstreamClient, t: DashscopeTarget, upstreamTaskId: string, signal?: AbortSignal): Promise<void> {
+  const res = await client.request({
+    method: 'POST',
+    baseUrl: t.baseUrl,
+    path: `${TASK_PATH(upstreamTaskId)}/cancel`,
+    headers: { authorization: `Bearer ${t.apiKey}` },
+    ...(signal ? { signal } : {}),
+    timeouts: { headersMs: 20_000 },
+  });
+  const json = await readJson(res);
+  if (res.statusCode !== 200) throw dashscopeError(res.statusCode, json);
 }
 
 export function parseVideoTask(json: unknown): VideoTaskStatus {
@@ -107,7 +128,8 @@ export function parseVideoTask(json: unknown): VideoTaskStatus {
       return { state: 'succeeded', upstreamStatus: status, upstreamRequestId: rid, videoUrl: url, expiresAt: expiresOf(url), usage: parseVideoUsage(json.usage) };
     }
     case 'FAILED':
-      return { state: 'failed', upstreamStatus: status, upstreamRequestId: rid, code: code || 'upstream_task_failed', message: message || 'The upstream task failed' };
+      // A task the content inspection stopped fails with the catalogue's code, whatever the upstream spelled.
+      return { state: 'failed', upstreamStatus: status, upstreamRequestId: rid, code: isContentFilterCode(code) || mentionsContentFilter(message) ? 'upstream_content_filtered' : code || 'upstream_task_failed', message: message || 'The upstream task failed' };
     case 'CANCELED':
       return { state: 'cancelled', upstreamStatus: status, upstreamRequestId: rid, code: 'cancelled', message: 'The upstream task was cancelled' };
     case 'UNKNOWN':

@@ -1,23 +1,48 @@
-// The task engine's driver for Kling tasks: one status query per poll, no store access.
-import { GatewayError } from '../../errors/gateway-error.ts';
+// The task engine's driver for Kling tasks: one status query per task, or — for many due tasks of one
+// account — the documented list query (`GET /v1/videos/<path>?pageNum&pageSize`, up to 500 a page). No store access.
+// A creation whose answer was lost to a crash is found again by its external_task_id (our task id, unique per
+// upstream account).
+import { isObject } from '../../contracts/fields.ts';
+import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
 import type { ModeTier } from '../../metering/types.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
-import type { PollOutcome, TaskDriver, TaskRecord } from '../../tasks/types.ts';
+import type { PollOutcome, SubmitOutcome, TaskDriver, TaskRecord } from '../../tasks/types.ts';
 import type { KlingClient } from './client.ts';
-import { parseTaskData, type KlingTaskPath } from './tasks.ts';
+import { parseCreated, parseTaskData, type KlingTaskPath } from './tasks.ts';
+
+const PAGE_SIZE = 500;
+/** Pages read beyond what the wanted tasks could fill: the list holds other tasks of the account too. */
+const EXTRA_PAGES = 2;
+
+const tierOf = (task: TaskRecord): ModeTier => (task.tier === 'pro' ? 'pro' : 'std');
 
 export class KlingTaskDriver implements TaskDriver {
   constructor(
     private readonly client: KlingClient,
     private readonly path: KlingTaskPath,
+    /** Every Kling channel now: a connect-only failover may have sent the creation to another account than the stored one. */
+    private readonly klingChannels: () => readonly Channel[] = () => [],
   ) {}
+
+  /** Ask the stored channel, then the other Kling accounts, for our task id; null only when every one said 1203/404. */
+  async recoverSubmit(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<SubmitOutcome | null> {
+    const others = this.klingChannels().filter((c) => c.id !== channel.id);
+    for (const ch of [channel, ...others]) {
+      try {
+        const r = await this.client.call(ch, 'GET', `/v1/videos/${this.path}/${encodeURIComponent(task.id)}`, undefined, signal);
+        return { ...parseCreated(r.data, r.upstreamRequestId), channelId: ch.id };
+      } catch (e) {
+        if (!(isGatewayError(e) && e.code === 'not_found')) throw e; // cannot tell now: the engine asks again later
+      }
+    }
+    return null;
+  }
 
   async poll(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<PollOutcome> {
     if (!task.upstreamTaskId) return { state: 'unknown', upstreamStatus: 'missing', error: { code: 'task_unknown', message: 'The task has no upstream id' } };
-    const tier: ModeTier = task.tier === 'pro' ? 'pro' : 'std';
     try {
       const r = await this.client.call(channel, 'GET', `/v1/videos/${this.path}/${encodeURIComponent(task.upstreamTaskId)}`, undefined, signal);
-      return parseTaskData(r.data, tier, r.upstreamRequestId);
+      return parseTaskData(r.data, tierOf(task), r.upstreamRequestId);
     } catch (e) {
       // 1203 on a task we created: the upstream forgot it. Other errors back off (thrown).
       if (e instanceof GatewayError && e.code === 'not_found') {
@@ -25,5 +50,27 @@ export class KlingTaskDriver implements TaskDriver {
       }
       throw e;
     }
+  }
+
+  /**
+   * Pages of the account's task list until every wanted task was seen, the list ends, or a bounded number of pages
+   * was read. The list's order is not documented, so nothing is inferred from it: a task not seen is polled alone.
+   */
+  async pollMany(tasks: readonly TaskRecord[], channel: Channel, signal: AbortSignal): Promise<Map<string, PollOutcome>> {
+    const wanted = new Map<string, TaskRecord>();
+    for (const t of tasks) if (t.upstreamTaskId) wanted.set(t.upstreamTaskId, t);
+    const out = new Map<string, PollOutcome>();
+    const maxPages = Math.ceil(wanted.size / PAGE_SIZE) + EXTRA_PAGES;
+    for (let page = 1; page <= maxPages && out.size < wanted.size; page++) {
+      const r = await this.client.call(channel, 'GET', `/v1/videos/${this.path}?pageNum=${page}&pageSize=${PAGE_SIZE}`, undefined, signal);
+      if (!Array.isArray(r.data)) throw new GatewayError('upstream_error', 'The upstream task list answer has no list');
+      for (const item of r.data) {
+        const id = isObject(item) && typeof item.task_id === 'string' ? item.task_id : null;
+        const t = id ? wanted.get(id) : undefined;
+        if (t && id) out.set(id, parseTaskData(item, tierOf(t), r.upstreamRequestId));
+      }
+      if (r.data.length < PAGE_SIZE) break;
+    }
+    return out;
   }
 }

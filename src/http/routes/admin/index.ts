@@ -9,6 +9,7 @@ import { registerPriceRoutes } from './prices.ts';
 import { registerReconcileRoutes } from './reconcile.ts';
 import { registerChannelRoutes } from './channels.ts';
 import { registerTokenRoutes } from './tokens.ts';
+import { registerTaskRoutes } from './tasks.ts';
 
 export async function registerAdminRoutes(scope: FastifyInstance, deps: GatewayDeps): Promise<void> {
   requireAdmin(scope, deps.adminKey);
@@ -20,4 +21,5 @@ export async function registerAdminRoutes(scope: FastifyInstance, deps: GatewayD
   registerBillRoutes(scope, deps);
   registerPriceRoutes(scope, deps);
   registerReconcileRoutes(scope, deps);
+  registerTaskRoutes(scope, deps);
 }
