@@ -25,8 +25,10 @@ import { CircuitBreakers } from './routing/circuit-breaker.ts';
 import { stdoutSink } from './runtime/log-sink.ts';
 import { AuditRepo } from './store/repos/audit.ts';
 import { ChannelsRepo } from './store/repos/channels.ts';
+import { ConsoleSessionsRepo } from './store/repos/console-sessions.ts';
 import { LedgerRepo } from './store/repos/ledger.ts';
 import { RequestLogRepo, RequestLogWriter } from './store/repos/request-log.ts';
+import { RequestStatsRepo } from './store/repos/request-stats.ts';
 import { ReconcileRepo } from './store/repos/reconcile.ts';
 import { SessionsRepo } from './store/repos/sessions.ts';
 import { TasksRepo } from './store/repos/tasks.ts';
@@ -73,7 +75,7 @@ function registerSecrets(config: Config, secrets: string[]): void {
 
 function buildRepos(store: Store): GatewayDeps['repos'] {
   const { db } = store;
-  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(db), requestLog: new RequestLogRepo(db), reconcile: new ReconcileRepo(db) };
+  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(db), requestLog: new RequestLogRepo(db), reconcile: new ReconcileRepo(db), consoleSessions: new ConsoleSessionsRepo(db), requestStats: new RequestStatsRepo(db) };
 }
 
 /** The CLI's objects: the store, repos and catalogue for core/admin operations, without caches or HTTP. */

@@ -65,6 +65,8 @@ export interface Config {
   sqliteWriterThread: boolean;
   /** SQLite: WAL checkpoints on a thread instead of on the event loop. */
   sqliteCheckpointThread: boolean;
+  /** The operator console at /console (TOLLWAY_CONSOLE, default on) and how long its sign-in lasts. */
+  console: { enabled: boolean; sessionMs: number };
 }
 
 export interface CallbackConfig {
@@ -234,6 +236,7 @@ export function loadConfig(env: Env = process.env): Config {
     heapGrowingPercent: intVar(env, 'TOLLWAY_HEAP_GROWING_PERCENT', 30, 0, 400),
     sqliteWriterThread: boolVar(env, 'TOLLWAY_SQLITE_WRITER_THREAD', false),
     sqliteCheckpointThread: boolVar(env, 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', true),
+    console: { enabled: boolVar(env, 'TOLLWAY_CONSOLE', true), sessionMs: intVar(env, 'TOLLWAY_CONSOLE_SESSION_MS', 8 * 3600_000, 60_000, 30 * 24 * 3600_000) },
   };
 }
 

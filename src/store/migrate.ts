@@ -4,6 +4,7 @@ import * as m001 from './migrations/001-init.ts';
 import * as m002 from './migrations/002-channel-names.ts';
 import * as m003 from './migrations/003-ledger-indexes.ts';
 import * as m004 from './migrations/004-token-tpm-limit.ts';
+import * as m009 from './migrations/009-console-sessions.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
@@ -13,6 +14,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '002-channel-names': m002,
   '003-ledger-indexes': m003,
   '004-token-tpm-limit': m004,
+  '009-console-sessions': m009,
 };
 
 class StaticProvider implements MigrationProvider {

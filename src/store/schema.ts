@@ -145,6 +145,17 @@ export interface CatalogueOverridesTable {
   updated_at: number;
 }
 
+/** Operator console sign-ins (migration 009): the cookie's secret only as its SHA-256. */
+export interface ConsoleSessionsTable {
+  id: string; // public id, named in audit lines
+  secret_hash: string;
+  csrf: string;
+  client: string | null; // the address that signed in
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
 export interface Database {
   tokens: TokensTable;
   channels: ChannelsTable;
@@ -156,4 +167,5 @@ export interface Database {
   sessions: SessionsTable;
   callbacks: CallbacksTable;
   catalogue_overrides: CatalogueOverridesTable;
+  console_sessions: ConsoleSessionsTable;
 }

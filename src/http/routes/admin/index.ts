@@ -8,10 +8,11 @@ import { registerLogRoutes } from './logs.ts';
 import { registerPriceRoutes } from './prices.ts';
 import { registerReconcileRoutes } from './reconcile.ts';
 import { registerChannelRoutes } from './channels.ts';
+import { registerStatsRoutes } from './stats.ts';
 import { registerTokenRoutes } from './tokens.ts';
 
 export async function registerAdminRoutes(scope: FastifyInstance, deps: GatewayDeps): Promise<void> {
-  requireAdmin(scope, deps.adminKey);
+  requireAdmin(scope, deps);
   registerTokenRoutes(scope, deps);
   registerChannelRoutes(scope, deps);
   registerAuditRoutes(scope, deps);
@@ -20,4 +21,5 @@ export async function registerAdminRoutes(scope: FastifyInstance, deps: GatewayD
   registerBillRoutes(scope, deps);
   registerPriceRoutes(scope, deps);
   registerReconcileRoutes(scope, deps);
+  registerStatsRoutes(scope, deps);
 }

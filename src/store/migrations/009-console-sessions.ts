@@ -1,0 +1,25 @@
+import type { Kysely } from 'kysely';
+import type { Dialect } from '../dialect.ts';
+
+// Operator console sessions (core/console/sessions.ts): kept in the store, not in one process, so every instance
+// accepts them and signing out revokes them everywhere. The cookie's secret is stored only as its SHA-256.
+// The request log gets a time index: the console's overview and its unfiltered request search read a time range
+// of every token's rows, which the token/time index cannot serve.
+export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
+  await db.schema
+    .createTable('console_sessions')
+    .addColumn('id', 'varchar(64)', (c) => c.primaryKey())
+    .addColumn('secret_hash', 'varchar(64)', (c) => c.notNull().unique())
+    .addColumn('csrf', 'varchar(64)', (c) => c.notNull())
+    .addColumn('client', 'varchar(100)')
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addColumn('expires_at', 'bigint', (c) => c.notNull())
+    .addColumn('revoked_at', 'bigint')
+    .execute();
+  await db.schema.createIndex('request_log_time').on('request_log').column('created_at').execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('request_log_time').ifExists().execute();
+  await db.schema.dropTable('console_sessions').ifExists().execute();
+}
