@@ -1,6 +1,6 @@
 // The console's session cookie: HttpOnly (scripts never read it), SameSite=Strict (no cross-site request carries
 // it), Path=/ (the admin API at /admin reads it too), Secure when the console is reached over HTTPS.
-import { fastifyCookie } from '@fastify/cookie';
+import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyRequest } from 'fastify';
 
 export const SESSION_COOKIE = 'tollway_console';
@@ -8,7 +8,7 @@ export const SESSION_COOKIE = 'tollway_console';
 export function sessionCookie(req: FastifyRequest): string | undefined {
   const h = req.headers.cookie;
   if (!h) return undefined;
-  return fastifyCookie.parse(h)[SESSION_COOKIE] || undefined;
+  return parseCookie(h)[SESSION_COOKIE] || undefined;
 }
 
 /** HTTPS as the browser sees it: TLS here, a proxy's X-Forwarded-Proto, or an https public URL. */
@@ -18,11 +18,11 @@ export function overHttps(req: FastifyRequest, publicUrl: string | undefined): b
 }
 
 export function setCookieHeader(value: string, expiresAt: number, secure: boolean): string {
-  return fastifyCookie.serialize(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'strict', secure, path: '/', expires: new Date(expiresAt) });
+  return stringifySetCookie({ name: SESSION_COOKIE, value, httpOnly: true, sameSite: 'strict', secure, path: '/', expires: new Date(expiresAt) });
 }
 
 export function clearCookieHeader(secure: boolean): string {
-  return fastifyCookie.serialize(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', secure, path: '/', expires: new Date(0) });
+  return stringifySetCookie({ name: SESSION_COOKIE, value: '', httpOnly: true, sameSite: 'strict', secure, path: '/', expires: new Date(0) });
 }
 
 /** A browser's Origin, when sent, must be this server's own (a second check beside the CSRF token). */
