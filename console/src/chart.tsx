@@ -28,6 +28,7 @@ export function Chart({ label, times, lines, height = 180, bars = false }: { lab
           stroke: l.color,
           fill: `${l.color}33`,
           width: 2,
+          points: { show: false },
           ...(bars ? { paths: uPlot.paths.bars!({ size: [0.8, 40] }) } : {}),
           value: (_u: uPlot, v: number | null) => (v === null ? '—' : l.format ? l.format(v) : v.toLocaleString('en')),
         })),
