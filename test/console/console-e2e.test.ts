@@ -53,7 +53,7 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     const key = page.getByLabel('Admin key');
     await expect.poll(() => key.isVisible()).toBe(true);
     // The key field has focus (autofocus); Tab from the page start would reach it first as well.
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('admin-key');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('admin-key');
     await page.keyboard.type('wrong-admin-key-123456');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.locator('#signin-error').textContent()).toMatch(/not the admin key/);
@@ -62,11 +62,11 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => heading().textContent()).toBe('Overview');
     // Nothing of the key is kept in the browser's storage.
-    expect(await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie)).not.toContain(t.h.adminKey);
+    expect(await page.evaluate<string>('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie')).not.toContain(t.h.adminKey);
     // Keyboard navigation: Tab reaches the navigation links, Enter follows one.
     for (let i = 0; i < 8; i++) {
       await page.keyboard.press('Tab');
-      if ((await page.evaluate(() => document.activeElement?.textContent)) === 'Tokens') break;
+      if ((await page.evaluate('document.activeElement?.textContent')) === 'Tokens') break;
     }
     await page.keyboard.press('Enter');
     await expect.poll(() => heading().textContent()).toBe('Tokens');
@@ -83,7 +83,7 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     tokenId = (await row.getAttribute('data-token-id'))!;
     expect(tokenId).toMatch(/^tok_/);
     // No hash or other secret in what the page received about tokens.
-    const listed = await page.evaluate(() => fetch('/admin/tokens').then((r) => r.text()));
+    const listed = await page.evaluate<string>("fetch('/admin/tokens').then((r) => r.text())");
     expect(listed).not.toMatch(/secret_hash|"token":/);
     expect(listed).not.toContain(secret);
 
@@ -150,7 +150,7 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
       await page.goto(`${t.h.url}/console#/${p}`);
       await expect.poll(() => page.locator('main h1').count()).toBe(1);
       await page.waitForLoadState('networkidle');
-      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      const width = await page.evaluate<number>('document.documentElement.scrollWidth');
       expect(width, p).toBeLessThanOrEqual(390);
     }
     await page.setViewportSize({ width: 1280, height: 860 });

@@ -1,0 +1,56 @@
+// npm run bench:stats [-- rows]: how long GET /admin/stats's aggregation (core/admin/stats.ts) takes over a request
+// log of N rows (default 1,000,000) spread evenly over 30 days, per window, on SQLite — or on PostgreSQL with
+// BENCH_DATABASE_URL. Side by side: with the request_log(created_at) index, and with it dropped.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { overviewStats, WINDOWS, type StatsWindow } from '../src/core/admin/stats.ts';
+import { LedgerRepo } from '../src/store/repos/ledger.ts';
+import { RequestStatsRepo } from '../src/store/repos/request-stats.ts';
+import { openStore } from '../src/store/store.ts';
+
+const N = Number(process.argv[2] ?? 1_000_000);
+const dir = mkdtempSync(join(tmpdir(), 'tollway-bench-stats-'));
+const schema = `bench_stats_${process.pid}`;
+const url = process.env.BENCH_DATABASE_URL ?? `sqlite:${join(dir, 'bench.db')}`;
+const store = await openStore(url, url.startsWith('postgres') ? { pgSchema: schema } : {});
+const now = Date.now();
+const span = 30 * 86_400_000;
+const models = ['qwx3.7-plus', 'qwx3.7-turbo', 'text-embedding-v4', 'wanx-video', 'kling-v2'];
+
+const t0 = performance.now();
+for (let i = 0; i < N; i += 1000) {
+  const rows = [];
+  for (let j = i; j < Math.min(N, i + 1000); j++) {
+    rows.push({ request_id: `req_${j}`, token_id: `tok_${j % 200}`, model: models[j % models.length]!, endpoint: '/v1/chat/completions', method: 'POST', status: j % 50 === 0 ? 502 : 200, latency_ms: 20, usage: null, amount: j % 997, upstream_request_id: null, error_code: null, created_at: now - Math.floor(((j + 0.5) / N) * span) });
+  }
+  await store.db.insertInto('request_log').values(rows).execute();
+}
+// BENCH_STATS_COVERING=1: measure a covering index (every column the aggregation reads) in place of the plain one.
+if (process.env.BENCH_STATS_COVERING === '1') {
+  await sql`drop index request_log_time`.execute(store.db);
+  await sql`create index request_log_time on request_log (created_at, status, amount, model, token_id)`.execute(store.db);
+}
+if (store.dialect === 'postgres') await sql`analyze request_log`.execute(store.db);
+console.log(`${N} rows written in ${((performance.now() - t0) / 1000).toFixed(1)} s (${store.dialect})`);
+
+const deps = { repos: { requestStats: new RequestStatsRepo(store.db), ledger: new LedgerRepo(store.db) } };
+async function measure(label: string): Promise<void> {
+  for (const w of Object.keys(WINDOWS) as StatsWindow[]) {
+    const times: number[] = [];
+    for (let k = 0; k < 5; k++) {
+      const s = performance.now();
+      const r = await overviewStats(deps, w, now);
+      times.push(performance.now() - s);
+      if (k === 0 && r.totals.requests === 0) throw new Error('no rows counted');
+    }
+    times.sort((a, b) => a - b);
+    console.log(`${label.padEnd(14)} window=${w.padEnd(4)} median ${times[2]!.toFixed(1)} ms (min ${times[0]!.toFixed(1)}, max ${times[4]!.toFixed(1)})`);
+  }
+}
+await measure('with index');
+await sql`drop index request_log_time`.execute(store.db);
+await measure('without index');
+await store.close();
+rmSync(dir, { recursive: true, force: true });
