@@ -3,6 +3,8 @@ import type { FaultController } from './faults.ts';
 export interface SimOptions {
   port?: number;
   host?: string;
+  /** The URL others reach the simulator at, used in the result URLs it hands out (default: its listening address). */
+  publicUrl?: string;
   dashscopeApiKey?: string;
   klingAccessKey?: string;
   klingSecretKey?: string;
@@ -27,7 +29,7 @@ export interface RecordedRequest {
 }
 
 export interface SimContext {
-  opts: Required<Omit<SimOptions, 'port' | 'host'>>;
+  opts: Required<Omit<SimOptions, 'port' | 'host' | 'publicUrl'>>;
   faults: FaultController;
   /** Every request received (bounded), for tests to observe what the gateway sent. */
   recorded: RecordedRequest[];

@@ -7,6 +7,7 @@ export type FaultKind =
   | 'delay' // wait arg ms before answering normally
   | 'reset' // destroy the connection without answering
   | 'lost-reply' // process the request normally (a task IS created) but destroy the connection instead of answering
+  | 'late-reply' // process the request at once (a task IS created) but send the answer only after arg ms (default 1000)
   | 'timeout' // never answer (until the client gives up)
   | 'malformed' // 200 with a body that is not valid JSON
   | 'huge-usage' // chat: reports a usage of 1e20 tokens (a provider bug the gateway must not turn into a float charge)

@@ -133,6 +133,22 @@ async function applyFault(f: FaultSpec, provider: Provider, res: ServerResponse,
       res.end = drop as typeof res.end;
       return false;
     }
+    case 'late-reply': {
+      // The handler runs now (side effects happen); its answer is held back — a client gone by then never gets it.
+      const queued: Array<() => void> = [];
+      const { writeHead, write, end } = res;
+      const hold = <F extends (...a: never[]) => unknown>(fn: F, ret: unknown) => ((...a: Parameters<F>) => (queued.push(() => fn.apply(res, a)), ret)) as unknown as F;
+      res.writeHead = hold(writeHead, res);
+      res.write = hold(write, true);
+      res.end = ((...a: Parameters<typeof end>) => {
+        queued.push(() => end.apply(res, a));
+        setTimeout(() => {
+          if (!res.destroyed && !res.socket?.destroyed) for (const send of queued) send();
+        }, f.arg ?? 1000).unref();
+        return res;
+      }) as typeof res.end;
+      return false;
+    }
     case 'timeout':
       return true; // never answer; the socket stays open until the client gives up or the server closes
     case 'malformed':
@@ -233,7 +249,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
   });
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  ctx.baseUrl = `http://${opts.host && opts.host !== '0.0.0.0' ? opts.host : '127.0.0.1'}:${port}`;
+  ctx.baseUrl = opts.publicUrl?.replace(/\/+$/, '') ?? `http://${opts.host && opts.host !== '0.0.0.0' ? opts.host : '127.0.0.1'}:${port}`;
   return {
     url: ctx.baseUrl,
     port,

@@ -22,7 +22,8 @@ const USAGE = `Usage: tollway <command>
   channel list
   channel disable ID
   reconcile [--from MS] [--to MS]         the ledger against the stored upstream usage (default: the last 24 h); exit 1 if anything needs a look
-  simulate [--port N] [--task-ms MS]        run the upstream simulator alone`;
+  simulate [--port N] [--task-ms MS] [--host H] [--public-url U]
+                                          run the upstream simulator alone (U: the address in its result URLs)`;
 
 /** A wrong command line (not a wrong environment): printed without the "configuration error" label. */
 class UsageError extends Error {}
@@ -139,11 +140,17 @@ async function main(argv: string[]): Promise<number> {
     case 'reconcile':
       return reconcileCommand(config, [sub, ...rest].filter((x): x is string => x !== undefined));
     case 'simulate': {
-      const { values } = parseArgs({ args: [sub, ...rest].filter((x): x is string => x !== undefined), options: { port: { type: 'string' }, 'task-ms': { type: 'string' } } });
+      const { values } = parseArgs({
+        args: [sub, ...rest].filter((x): x is string => x !== undefined),
+        options: { port: { type: 'string' }, 'task-ms': { type: 'string' }, host: { type: 'string' }, 'public-url': { type: 'string' } },
+      });
+      const publicUrl = values['public-url'];
+      if (publicUrl !== undefined && !/^https?:\/\/[^/]/.test(publicUrl)) throw new UsageError(`--public-url must be an http(s) URL, got "${publicUrl}"`);
       // Loaded on demand: `serve` in production never carries the simulator's code.
       const { startSimulator } = await import('../simulator/index.ts');
-      const sim = await startSimulator({ port: Number(values.port ?? 9090), taskDurationMs: Number(values['task-ms'] ?? 5000) });
-      console.error(`Upstream SIMULATOR listening on ${sim.url} (DashScope + Kling wire protocols; not a real provider)`);
+      const host = values.host ?? '127.0.0.1';
+      const sim = await startSimulator({ port: num('--port', values.port) ?? 9090, host, taskDurationMs: num('--task-ms', values['task-ms']) ?? 5000, ...(publicUrl ? { publicUrl } : {}) });
+      console.error(`Upstream SIMULATOR listening on ${host}:${sim.port}, results at ${sim.url} (DashScope + Kling wire protocols; not a real provider)`);
       return -1;
     }
     case 'help':

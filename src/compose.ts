@@ -166,7 +166,7 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
     cluster,
     applyChange: async (e) => {
       await applyLocally(deps, e);
-      cluster.publish(e);
+      await cluster.publish(e);
     },
   };
   return deps;
@@ -199,9 +199,10 @@ function composeVidx(deps: GatewayDeps, views: typeof import('./core/vidx/views.
     },
   });
   const { KINDS } = views;
-  deps.tasks.registerDriver(KINDS.text2video, new KlingTaskDriver(client, 'text2video'));
-  deps.tasks.registerDriver(KINDS.edit, new KlingTaskDriver(client, 'multi-elements'));
-  deps.tasks.registerDriver(KINDS.omni, new KlingTaskDriver(client, 'omni-video'));
+  const klingChannels = () => deps.channels.all().filter((c) => c.kind === 'kling');
+  deps.tasks.registerDriver(KINDS.text2video, new KlingTaskDriver(client, 'text2video', klingChannels));
+  deps.tasks.registerDriver(KINDS.edit, new KlingTaskDriver(client, 'multi-elements', klingChannels));
+  deps.tasks.registerDriver(KINDS.omni, new KlingTaskDriver(client, 'omni-video', klingChannels));
   const callbackKey = deps.box.derive('tollway:kling-callback-url:v1');
   return { deps, client, sessions: new SessionsRepo(deps.store.db), callbackKey, kick: () => dispatcher.kick(), dispatcher };
 }

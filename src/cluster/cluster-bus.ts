@@ -8,15 +8,19 @@ import type { Redis } from 'ioredis';
 export type ClusterEvent = { kind: 'token-revoked'; hash: string } | { kind: 'channels-changed' } | { kind: 'catalogue-changed' };
 
 export interface ClusterBus {
-  /** Tell the other instances (this instance applies its own change itself). */
-  publish(e: ClusterEvent): void;
+  /**
+   * Tell the other instances (this instance applies its own change itself). Resolves once Redis has taken the
+   * message: an admin answer sent after it reaches the client after the other instances were sent the change.
+   * Never rejects (a bus error is logged; the periodic refresh still applies the change).
+   */
+  publish(e: ClusterEvent): Promise<void>;
   onEvent(handler: (e: ClusterEvent) => void): void;
   close(): Promise<void>;
 }
 
 /** A single instance (or no Redis): nothing to tell; the periodic refresh covers other instances. */
 export class LocalBus implements ClusterBus {
-  publish(): void {}
+  async publish(): Promise<void> {}
   onEvent(): void {}
   async close(): Promise<void> {}
 }
@@ -59,8 +63,8 @@ export class RedisBus implements ClusterBus {
     return this.ready;
   }
 
-  publish(e: ClusterEvent): void {
-    this.pub.publish(CHANNEL, JSON.stringify({ from: this.id, event: e })).catch(this.onError);
+  async publish(e: ClusterEvent): Promise<void> {
+    await this.pub.publish(CHANNEL, JSON.stringify({ from: this.id, event: e })).catch(this.onError);
   }
 
   onEvent(handler: (e: ClusterEvent) => void): void {

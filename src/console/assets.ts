@@ -1,5 +1,6 @@
-// The console's built files, held in memory: built first (scripts/build-console.mjs, esbuild) when dist/console is
-// missing or older than console/, whether the gateway runs from dist/ or from source.
+// The console's built files, held in memory. From a checkout (console/ sources present) the bundle is built first
+// (scripts/build-console.mjs, esbuild) when dist/console is missing or older than console/, whether the gateway runs
+// from dist/ or from source; an image carrying only dist/ serves the bundle built into it.
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -10,22 +11,19 @@ export interface ConsoleAsset {
 }
 
 interface ConsoleBuilder {
-  FILES: string[];
-  consoleOut(root: string): string;
   consoleIsFresh(root: string): boolean;
   buildConsole(root: string): Promise<void>;
 }
 
+const FILES = ['index.html', 'app.js', 'app.css'];
 const TYPES: Record<string, string> = { html: 'text/html; charset=utf-8', js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
 
-/** The package root: the nearest directory above this file holding console/index.html (src/ or dist/src/). */
+/** The package root: the nearest directory above this file (src/console/ or dist/src/console/) with a package.json. */
 function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, 'console', 'index.html')) && existsSync(join(dir, 'scripts', 'build-console.mjs'))) return dir;
-    const up = dirname(dir);
-    if (up === dir) throw new Error('console sources (console/index.html) not found above ' + fileURLToPath(import.meta.url));
-    dir = up;
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (let dir = here; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no package.json above ${here}`);
   }
 }
 
@@ -34,10 +32,17 @@ let building: Promise<void> | null = null;
 /** index.html, app.js and app.css by file name. */
 export async function consoleAssets(): Promise<Map<string, ConsoleAsset>> {
   const root = packageRoot();
-  const builder = (await import(pathToFileURL(join(root, 'scripts', 'build-console.mjs')).href)) as ConsoleBuilder;
-  if (!builder.consoleIsFresh(root)) await (building ??= builder.buildConsole(root).finally(() => (building = null)));
-  const out = builder.consoleOut(root);
+  const script = join(root, 'scripts', 'build-console.mjs');
+  if (existsSync(join(root, 'console', 'index.html')) && existsSync(script)) {
+    const builder = (await import(pathToFileURL(script).href)) as ConsoleBuilder;
+    if (!builder.consoleIsFresh(root)) await (building ??= builder.buildConsole(root).finally(() => (building = null)));
+  }
+  const out = join(root, 'dist', 'console');
   const assets = new Map<string, ConsoleAsset>();
-  for (const f of builder.FILES) assets.set(f, { type: TYPES[f.split('.').pop()!] ?? 'application/octet-stream', body: readFileSync(join(out, f)) });
+  for (const f of FILES) {
+    const path = join(out, f);
+    if (!existsSync(path)) throw new Error(`The console's ${path} is missing: run npm run build, or set TOLLWAY_CONSOLE=false`);
+    assets.set(f, { type: TYPES[f.split('.').pop()!]!, body: readFileSync(path) });
+  }
   return assets;
 }

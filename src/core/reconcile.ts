@@ -1,12 +1,13 @@
 // Reconciliation: for a period, the ledger against what the upstream reported (the usage stored with each request
 // and task), re-priced with the unit prices the ledger recorded. Per day, model and channel: the two totals and
 // their difference; then every charge whose stored usage disagrees, every reported usage without its charge,
-// charges of tasks without a terminal success, successes without a charge, and holds still open.
+// charges of tasks without a terminal success, successes without a charge, holds still open, and lost submits.
 import type { Price } from '../catalogue/types.ts';
 import { isObject } from '../contracts/fields.ts';
 import { MAX_CHARGE, priceUsage } from '../metering/prices.ts';
 import type { Usage } from '../metering/types.ts';
 import type { ReconcileRows } from '../store/repos/reconcile.ts';
+import { LOST_SUBMIT_CODE } from '../tasks/lost-submit.ts';
 
 export interface ReconcileGroup {
   day: string;
@@ -29,6 +30,11 @@ export interface ReconcileReport {
   open_holds: Array<{ key: string; token_id: string; amount: number; age_ms: number; reason: string }>;
   tasks_charged_without_success: Array<{ task_id: string; state: string; amount: number }>;
   successes_without_charge: Array<{ task_id: string; model: string }>;
+  /**
+   * Tasks whose creation answer was lost (gateway stopped mid-submit) and that were failed uncharged: not found
+   * upstream, or not searchable there (DashScope: the upstream may have run, and billed, the task).
+   */
+  lost_submits: Array<{ task_id: string; token_id: string; kind: string; model: string; channel: string; created_at: number; reason: string }>;
 }
 
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
@@ -77,7 +83,7 @@ export function reconcile(rows: ReconcileRows, from: number, to: number, now = D
   const requests = new Map(rows.requests.map((r) => [r.requestId, r]));
   const tasks = new Map(rows.tasks.map((t) => [t.id, t]));
   const groups = new Map<string, ReconcileGroup>();
-  const report: ReconcileReport = { from, to, groups: [], difference: 0, mismatches: [], open_holds: [], tasks_charged_without_success: [], successes_without_charge: [] };
+  const report: ReconcileReport = { from, to, groups: [], difference: 0, mismatches: [], open_holds: [], tasks_charged_without_success: [], successes_without_charge: [], lost_submits: [] };
   const add = (at: number, model: string, channel: string, ledger: number, reported: number, charges: number) => {
     const k = `${day(at)}|${model}|${channel}`;
     const g = groups.get(k) ?? { day: day(at), model, channel, ledger_amount: 0, reported_amount: 0, difference: 0, charges: 0 };
@@ -110,6 +116,10 @@ export function reconcile(rows: ReconcileRows, from: number, to: number, now = D
   }
   for (const t of rows.tasks) {
     if (t.state === 'succeeded' && t.finishedAt !== null && t.finishedAt >= from && t.finishedAt < to && !charged.has(t.id)) report.successes_without_charge.push({ task_id: t.id, model: t.model });
+    const err = t.state === 'failed' ? parse(t.error) : null;
+    if (err?.code === LOST_SUBMIT_CODE) {
+      report.lost_submits.push({ task_id: t.id, token_id: t.tokenId, kind: t.kind, model: t.model, channel: t.channelId, created_at: t.createdAt, reason: String(err.message ?? '') });
+    }
   }
   for (const h of rows.openHolds) {
     const age = now - h.createdAt;
@@ -123,4 +133,4 @@ export function reconcile(rows: ReconcileRows, from: number, to: number, now = D
 
 /** True when nothing needs an operator's eye. */
 export const isClean = (r: ReconcileReport): boolean =>
-  r.difference === 0 && r.mismatches.length === 0 && r.open_holds.length === 0 && r.tasks_charged_without_success.length === 0 && r.successes_without_charge.length === 0;
+  r.difference === 0 && r.mismatches.length === 0 && r.open_holds.length === 0 && r.tasks_charged_without_success.length === 0 && r.successes_without_charge.length === 0 && r.lost_submits.length === 0;

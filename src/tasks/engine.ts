@@ -7,6 +7,7 @@ import type { Meter, TaskRef } from '../metering/types.ts';
 import type { Channel } from '../routing/channel-registry.ts';
 import type { TasksRepo } from '../store/repos/tasks.ts';
 import { runLimited } from './limit.ts';
+import { LOST_SUBMIT_CODE, lookForLostSubmit } from './lost-submit.ts';
 import type { TaskEngineOptions } from './options.ts';
 import type { CreateTaskInput, PollOutcome, TaskDriver, TaskError, TaskRecord } from './types.ts';
 import { isTerminal } from './types.ts';
@@ -73,7 +74,7 @@ export class TaskEngine {
       externalTaskId: input.externalTaskId ?? null,
       callbackUrl: input.callbackUrl ?? null,
       sessionId: input.sessionId ?? null,
-      // A row still `submitting` after the lease is a lost submit (crash): the poller fails it.
+      // A row still `submitting` after the lease is a lost submit (crash): the poller looks for it upstream.
       nextPollAt: now + o.leaseMs,
       leaseOwner: this.owner,
       leaseUntil: now + o.leaseMs,
@@ -90,8 +91,8 @@ export class TaskEngine {
     try {
       out = await input.submit(id, input.channel);
     } catch (e) {
-      await this.deps.meter().release(ref);
-      await this.repo.delete(id);
+      // Only while still `submitting`: past the deadline the poller may have found the task upstream and adopted it.
+      if (await this.repo.delete(id, 'submitting')) await this.deps.meter().release(ref);
       throw e;
     }
     const patch = {
@@ -105,10 +106,12 @@ export class TaskEngine {
       leaseUntil: null,
       ...(out.channelId ? { channelId: out.channelId } : {}),
     } as const;
-    if (!(await this.repo.transition(id, 'submitting', patch))) {
-      this.deps.logger.error({ task_id: id, upstream_task_id: out.upstreamTaskId }, 'task submit finished after its deadline; task already failed — reconcile');
-    }
+    const moved = await this.repo.transition(id, 'submitting', patch);
     const t = await this.repo.get(id);
+    // Past its deadline the poller took the row over: fine when it found this upstream task, else it failed it.
+    if (!moved && t?.upstreamTaskId !== out.upstreamTaskId) {
+      this.deps.logger.error({ task_id: id, channel_id: out.channelId ?? input.channel.id, upstream_task_id: out.upstreamTaskId }, 'task submit finished after its deadline; task already failed — reconcile');
+    }
     if (!t) throw new Error(`task ${id} vanished after creation`);
     return t;
   }
@@ -207,9 +210,7 @@ export class TaskEngine {
   private async advance(t: TaskRecord): Promise<TaskRecord> {
     const o = this.deps.options;
     const now = Date.now();
-    if (t.state === 'submitting') {
-      return this.fail(t, { code: 'task_submit_lost', message: 'The task was not submitted to the upstream' }, 'submit never completed (gateway stopped mid-submit)');
-    }
+    if (t.state === 'submitting') return this.recoverSubmit(t);
     if (now - t.createdAt > o.maxAgeMs) {
       return this.fail(t, { code: 'task_timeout', message: 'The task did not finish within the maximum task age' }, 'task exceeded the maximum age');
     }
@@ -227,6 +228,32 @@ export class TaskEngine {
       return this.retryLater(t);
     }
     return this.apply(t, out);
+  }
+
+  /** A task still `submitting` after its deadline (see lost-submit.ts): adopt what the upstream has, else fail uncharged. */
+  private async recoverSubmit(t: TaskRecord): Promise<TaskRecord> {
+    const step = await lookForLostSubmit(t, this.drivers.get(t.kind), this.deps.channels.get(t.channelId), this.deps.options);
+    if (step.do === 'fail') return this.fail(t, { code: LOST_SUBMIT_CODE, message: step.message }, `lost submit: ${step.why}`);
+    if (step.do === 'back-off') {
+      this.deps.logger.warn({ task_id: t.id, kind: t.kind, channel_id: t.channelId, reason: step.why }, 'lost task submit not looked up yet; backing off');
+      return this.retryLater(t);
+    }
+    if (step.do === 'look-again') {
+      await this.repo.transition(t.id, 'submitting', { pollAttempts: t.pollAttempts + 1, nextPollAt: step.at });
+      return (await this.repo.get(t.id)) ?? t;
+    }
+    const { found } = step;
+    const moved = await this.repo.transition(t.id, 'submitting', {
+      state: found.state ?? 'queued',
+      upstreamTaskId: found.upstreamTaskId,
+      upstreamStatus: found.upstreamStatus ?? null,
+      upstreamRequestId: found.upstreamRequestId ?? null,
+      nextPollAt: Date.now(), // its status at once: it may have finished meanwhile
+      pollAttempts: 0,
+      ...(found.channelId ? { channelId: found.channelId } : {}),
+    });
+    if (moved) this.deps.logger.warn({ task_id: t.id, channel_id: found.channelId ?? t.channelId, upstream_task_id: found.upstreamTaskId }, 'lost task submit found upstream; the task continues');
+    return (await this.repo.get(t.id)) ?? t;
   }
 
   private async retryLater(t: TaskRecord): Promise<TaskRecord> {
@@ -303,7 +330,7 @@ export class TaskEngine {
     });
     if (moved && reconcileReason) {
       this.deps.logger.warn(
-        { task_id: t.id, upstream_task_id: t.upstreamTaskId, token_id: t.tokenId, model: t.model, hold_amount: t.holdAmount, reason: error.code },
+        { task_id: t.id, channel_id: t.channelId, upstream_task_id: t.upstreamTaskId, token_id: t.tokenId, model: t.model, hold_amount: t.holdAmount, reason: error.code },
         `task failed and hold released: ${reconcileReason} (reconcile)`,
       );
     }

@@ -86,6 +86,13 @@ export interface SubmitOutcome {
 export interface TaskDriver {
   /** Query the upstream for one task. Must not touch the store. Throw (GatewayError) on transport/5xx: the engine backs off. */
   poll(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<PollOutcome>;
+  /**
+   * A task left `submitting` (the gateway stopped before storing the creation's answer): find it upstream by an id
+   * the creation carried (our task id as the upstream's external id). The creation is never sent again.
+   * Returns the creation outcome when found, null when the upstream certainly has no such task; throws when it
+   * cannot tell now (the engine asks again later). Absent: the upstream cannot be asked, the task fails uncharged.
+   */
+  recoverSubmit?(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<SubmitOutcome | null>;
 }
 
 export interface CreateTaskInput extends TaskIdentity {

@@ -68,12 +68,13 @@ describe('reconcile', () => {
     expect(clean.open_holds).toEqual([]);
     expect(clean.tasks_charged_without_success).toEqual([]);
     expect(clean.successes_without_charge).toEqual([]);
+    expect(clean.lost_submits).toEqual([]);
     expect(clean.difference).toBe(0);
     expect(isClean(clean)).toBe(true);
     // The admin API gives the same report.
     const viaApi = await h.admin(`/admin/reconcile?from=${from}&to=${clean.to}`);
     expect(viaApi.status).toBe(200);
-    expect(await viaApi.json()).toMatchObject({ difference: 0, mismatches: [], open_holds: [], tasks_charged_without_success: [], successes_without_charge: [] });
+    expect(await viaApi.json()).toMatchObject({ difference: 0, mismatches: [], open_holds: [], tasks_charged_without_success: [], successes_without_charge: [], lost_submits: [] });
 
     // One charge raised by a micro-unit, one removed: both are named, and the totals differ by what changed.
     const rows = await h.store.db.selectFrom('ledger').select(['id', 'idempotency_key', 'amount', 'request_id', 'task_id']).where('created_at', '>=', from).orderBy('id').execute();

@@ -1,8 +1,9 @@
 // Crash safety: `tollway serve` as a child process (real upstream configuration pointing at a simulator in
-// this process), SIGKILLed while synchronous calls, streams, video tasks and a task submission are in
-// flight, then restarted on the same store. Every task must reach a terminal state, every success is
-// charged exactly once, nothing failed is charged, no hold stays open, and the ledger and the request log
-// agree for the calls that completed before the kill.
+// this process), SIGKILLed while synchronous calls, streams, video tasks and two task submissions are in
+// flight (one the upstream already accepted), then restarted on the same store. Every task must reach a
+// terminal state (the accepted one found again upstream), every success is charged exactly once, nothing
+// failed is charged, no hold stays open, and the ledger and the request log agree for the calls that
+// completed before the kill.
 //
 // The group-commit window: ledger and request-log rows are written in small batches a few ms after the
 // response. A call answered in the last few ms before a SIGKILL can therefore be missing from both (or,
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
+import { klingState } from '../../simulator/kling/index.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { useServeProcesses, type ServeProcess } from '../support/serve-process.ts';
 import { useSimulator } from '../support/simulator.ts';
@@ -149,6 +151,12 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
     }
     inflight.push(post(g1.base, '/v1/videos', { model: 'wnx2.7-t2v', prompt: 'submit in flight sim-fault:delay:2500', seconds: 2 }).then((r) => r.body.text()).catch(() => 'cut'));
     await until('the in-flight submit reached the upstream', async () => upstream.sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST').length > synthBefore);
+    // A family A creation the upstream accepted at once but whose answer it holds back: the kill comes first.
+    inflight.push(post(g1.base, '/vidx/v1/videos/text2video', { prompt: 'accepted, answer lost sim-fault:late-reply:600000' }).then((r) => r.body.text()).catch(() => 'cut'));
+    const acceptedId = await until('the accepted family A task upstream', async () => {
+      const row = await store.db.selectFrom('tasks').select('id').where('token_id', '=', tokenId).where('state', '=', 'submitting').where('kind', '!=', 'dashscope-video').executeTakeFirst();
+      return row && klingState(upstream.sim.ctx).byExternal.has(row.id) ? row.id : null;
+    });
     await until('two slow calls reached the upstream', async () => upstream.sim.requestsTo('/compatible-mode/v1/chat/completions').filter((x) => JSON.stringify(x.body).includes('slow ')).length >= 2);
 
     g1.child.kill('SIGKILL');
@@ -156,21 +164,23 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
     const outcomes = await Promise.all(inflight);
     expect(outcomes.filter((o) => o === 'cut').length).toBeGreaterThanOrEqual(3);
 
-    // 4. Restart on the same store; the poller takes over the open tasks (stale leases) and fails the lost submit.
+    // 4. Restart on the same store; the poller takes over the open tasks (stale leases), finds the accepted family A
+    //    task upstream by its external_task_id, and fails the /v1/videos submit (DashScope keeps no id of ours).
     const g2 = await serve();
     const tasks = await until('every task terminal', async () => {
       const rows = await store.db.selectFrom('tasks').selectAll().where('token_id', '=', tokenId).execute();
-      return rows.length >= 7 && rows.every((t) => ['succeeded', 'failed', 'cancelled'].includes(t.state)) ? rows : null;
+      return rows.length >= 8 && rows.every((t) => ['succeeded', 'failed', 'cancelled'].includes(t.state)) ? rows : null;
     }, 600);
     g2.child.kill('SIGTERM'); // graceful: flushes the batched writers
     await g2.exited;
 
-    expect(tasks).toHaveLength(7);
-    for (const id of [...videoIds.slice(0, 3), ...familyA]) expect(tasks.find((t) => t.id === id)?.state, id).toBe('succeeded');
+    expect(tasks).toHaveLength(8);
+    for (const id of [...videoIds.slice(0, 3), ...familyA, acceptedId]) expect(tasks.find((t) => t.id === id)?.state, id).toBe('succeeded');
     expect(tasks.find((t) => t.id === videoIds[3])?.state).toBe('failed');
-    const lost = tasks.find((t) => ![...videoIds, ...familyA].includes(t.id))!;
-    expect(lost.state).toBe('failed'); // the submit in flight at the kill: failed, not charged (ambiguity → failed)
+    const lost = tasks.find((t) => ![...videoIds, ...familyA, acceptedId].includes(t.id))!;
+    expect(lost.state).toBe('failed'); // the /v1/videos submit in flight at the kill: failed, not charged
     expect(String(lost.error)).toContain('task_submit_lost');
+    expect(g2.output()).toMatch(new RegExp(`"task_id":"${lost.id}".*lost submit`));
 
     const ledger = await store.db.selectFrom('ledger').selectAll().where('token_id', '=', tokenId).execute();
     for (const t of tasks) {
@@ -197,8 +207,8 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
     expect(Number(t.spent)).toBe(ledger.reduce((a, r) => a + Number(r.amount), 0));
     expect(Number(t.held)).toBe(0);
 
-    // No task was created twice upstream: one creation per task (4 family B + the lost submit, 2 family A).
+    // No task was created twice upstream: one creation per task (4 family B + the lost submit, 3 family A).
     expect(upstream.sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST')).toHaveLength(5);
-    expect(upstream.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST')).toHaveLength(2);
+    expect(upstream.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST')).toHaveLength(3);
   }, 120_000);
 });

@@ -1,6 +1,6 @@
 // The simulator's Qwen-Image wire: what the gateway's images adapter is written against.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
+import { DEFAULT_SIM_KEYS, startSimulator } from '../../simulator/index.ts';
 import { PNG_SIGNATURE } from '../../simulator/dashscope/images-png.ts';
 import { useSimulator } from '../support/simulator.ts';
 
@@ -147,5 +147,26 @@ describe('simulator: Qwen-Image async (image-synthesis + task query)', () => {
     expect(done.output.code).toBe('InternalError.Algo');
     const bad = await post(ASYNC, { ...body('x'), model: 'qwen-image-2.0' }, { 'x-dashscope-async': 'enable' });
     expect(bad.status).toBe(400);
+  });
+});
+
+describe('simulator: result URLs at a public address', () => {
+  it('hands out result URLs at publicUrl (the address other containers reach it at), served from where it listens', async () => {
+    const sim = await startSimulator({ host: '127.0.0.1', publicUrl: 'http://simulator.internal:9090/' });
+    try {
+      expect(sim.url).toBe('http://simulator.internal:9090');
+      const r = await fetch(`http://127.0.0.1:${sim.port}${PATH}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEFAULT_SIM_KEYS.dashscopeApiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(gen('qwen-image-2.0', 'a red fox', { size: '1024*768', n: 1 })),
+      });
+      expect(r.status).toBe(200);
+      const url = new URL(((await r.json()) as SyncAnswer).output.choices[0]!.message.content[0]!.image);
+      expect(url.origin).toBe('http://simulator.internal:9090');
+      // The path and query are served by the simulator where it listens.
+      expect((await fetch(`http://127.0.0.1:${sim.port}${url.pathname}${url.search}`)).status).toBe(200);
+    } finally {
+      await sim.close();
+    }
   });
 });

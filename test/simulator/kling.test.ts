@@ -112,6 +112,37 @@ describe('kling simulator: text2video', () => {
     expect(gone.body.code).toBe(1203);
   });
 
+  it('late-reply: the task exists at once, its creation answer comes later, and never to a client that left', async () => {
+    const post = async (body: unknown, signal?: AbortSignal) => {
+      const r = await fetch(`${s.sim.url}/v1/videos/text2video`, { method: 'POST', headers: { authorization: `Bearer ${await jwt()}`, 'content-type': 'application/json' }, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
+      return (await r.json()) as Env;
+    };
+    const found = async (ext: string) => {
+      for (let i = 0; i < 100; i++) {
+        const q = await call('GET', `/v1/videos/text2video/${ext}`);
+        if (q.status === 200) return q.body;
+        await new Promise((res) => setTimeout(res, 10));
+      }
+      throw new Error(`${ext} never created`);
+    };
+    // A client that gives up (a gateway that dies) before the answer: the task is there all the same.
+    const ac = new AbortController();
+    let answered = false;
+    const gone = post({ prompt: 'a lighthouse sim-fault:late-reply:60000', external_task_id: 'ext-late-1' }, ac.signal).then(() => (answered = true), () => 'aborted');
+    const q = await found('ext-late-1');
+    expect(answered).toBe(false);
+    ac.abort();
+    expect(await gone).toBe('aborted');
+    expect(q.data?.task_info).toEqual({ external_task_id: 'ext-late-1' });
+    expect((await until('/v1/videos/text2video/ext-late-1', 'succeed')).data?.task_id).toBe(q.data?.task_id);
+    // A client that waits gets the ordinary creation answer, for the task already queryable.
+    const waiting = post({ prompt: 'a harbour sim-fault:late-reply:200', external_task_id: 'ext-late-2' });
+    const q2 = await found('ext-late-2');
+    const created = await waiting;
+    expect(created.code).toBe(0);
+    expect(created.data?.task_id).toBe(q2.data?.task_id);
+  });
+
   it('POSTs the task data to callback_url at the terminal state', async () => {
     const got: unknown[] = [];
     const srv: Server = createServer((req, res) => {

@@ -19,19 +19,20 @@ export interface ServeProcess {
 }
 
 /**
- * A `serve(env, waitFor)` for a test file: starts `tollway serve` on a free port of 127.0.0.1 with `env` (plus PATH,
- * PORT and HOST) and resolves once its stderr matches `waitFor`. A port found free can be taken by another test
+ * A `serve(env, waitFor, argv)` for a test file: starts `tollway serve` (or `tollway <argv(port)>`, e.g. `simulate
+ * --port <port>`) on a free port of 127.0.0.1 with `env` (plus PATH, PORT and HOST) and resolves once its stderr
+ * matches `waitFor`. A port found free can be taken by another test
  * process before the child binds it: on EADDRINUSE, again on another port. Every process still running after the
  * file's tests is killed (SIGKILL) — call this after the file's own afterAll hooks that need the processes gone.
  */
-export function useServeProcesses(): (env: Record<string, string>, waitFor?: RegExp) => Promise<ServeProcess> {
+export function useServeProcesses(): (env: Record<string, string>, waitFor?: RegExp, argv?: (port: number) => string[]) => Promise<ServeProcess> {
   const children: ChildProcess[] = [];
   afterAll(() => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   });
-  const once = async (env: Record<string, string>, waitFor: RegExp): Promise<ServeProcess> => {
+  const once = async (env: Record<string, string>, waitFor: RegExp, argv: (port: number) => string[]): Promise<ServeProcess> => {
     const port = await freePort();
-    const child = spawn(process.execPath, [TOLLWAY_BIN, 'serve'], { env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [TOLLWAY_BIN, ...argv(port)], { env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     let err = '';
@@ -55,10 +56,10 @@ export function useServeProcesses(): (env: Record<string, string>, waitFor?: Reg
       },
     };
   };
-  return async (env, waitFor = /listening on /) => {
+  return async (env, waitFor = /listening on /, argv = () => ['serve']) => {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await once(env, waitFor);
+        return await once(env, waitFor, argv);
       } catch (e) {
         if (attempt >= 3 || !/EADDRINUSE/.test(String(e))) throw e;
       }

@@ -18,6 +18,11 @@ export interface VideoTaskResult {
   expiresAt: number | null;
 }
 
+/**
+ * No `recoverSubmit`: a DashScope creation carries no id of ours (no external id, no idempotency key) and its list
+ * endpoint's shape is unverified, so a task whose creation answer was lost cannot be told apart from another
+ * tenant's on the same account. The engine fails it uncharged and reports it for the operator to check.
+ */
 export class DashscopeVideoDriver implements TaskDriver {
   constructor(
     private readonly client: UpstreamClient,

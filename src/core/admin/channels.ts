@@ -116,8 +116,14 @@ export async function setChannelStatus(deps: AdminDeps, by: Actor, id: string, s
 export async function ensureChannel(deps: ChannelDeps, name: string, kind: ChannelKind, baseUrl: string, keys: ChannelKeys): Promise<void> {
   const existing = await deps.repos.channels.findByName(name);
   if (!existing) {
-    await createChannel(deps, { name, kind, baseUrl, keys, models: null });
-    return;
+    try {
+      await createChannel(deps, { name, kind, baseUrl, keys, models: null });
+      return;
+    } catch (e) {
+      // Instances starting together on one database: another one created it first; update that one instead.
+      if (!(e instanceof GatewayError && e.code === 'conflict')) throw e;
+      return ensureChannel(deps, name, kind, baseUrl, keys);
+    }
   }
   await deps.repos.channels.update(existing.id, { baseUrl, keyEnc: deps.box.seal(JSON.stringify(keys)) });
   await deps.repos.channels.setStatus(existing.id, 'enabled');

@@ -194,8 +194,12 @@ export class TasksRepo {
     return Number(r.numUpdatedRows) === 1;
   }
 
-  async delete(id: string): Promise<void> {
-    await this.db.deleteFrom('tasks').where('id', '=', id).execute();
+  /** Delete the row (only while it is in `onlyIn`, when given). True when a row was deleted. */
+  async delete(id: string, onlyIn?: TaskState): Promise<boolean> {
+    let q = this.db.deleteFrom('tasks').where('id', '=', id);
+    if (onlyIn) q = q.where('state', '=', onlyIn);
+    const r = await q.executeTakeFirst();
+    return Number(r.numDeletedRows) === 1;
   }
 
   /** Take (or renew) the lease on one open task. True when this owner now holds it. */
