@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { overviewStats, WINDOWS, type StatsWindow } from '../src/core/admin/stats.ts';
 import { LedgerRepo } from '../src/store/repos/ledger.ts';
+import { RequestLogRepo } from '../src/store/repos/request-log.ts';
 import { RequestStatsRepo } from '../src/store/repos/request-stats.ts';
 import { openStore } from '../src/store/store.ts';
 
@@ -47,6 +48,18 @@ async function measure(label: string): Promise<void> {
     }
     times.sort((a, b) => a - b);
     console.log(`${label.padEnd(14)} window=${w.padEnd(4)} median ${times[2]!.toFixed(1)} ms (min ${times[0]!.toFixed(1)}, max ${times[4]!.toFixed(1)})`);
+  }
+  // The request-log page: the newest 50 of every token, and a page 15 days back.
+  const logs = new RequestLogRepo(store.db);
+  for (const [name, before] of [['newest 50', undefined], ['50 before -15d', now - 15 * 86_400_000]] as const) {
+    const times: number[] = [];
+    for (let k = 0; k < 5; k++) {
+      const s = performance.now();
+      await logs.list({ limit: 50, ...(before ? { beforeCreatedAt: before } : {}) });
+      times.push(performance.now() - s);
+    }
+    times.sort((a, b) => a - b);
+    console.log(`${label.padEnd(14)} logs ${name.padEnd(15)} median ${times[2]!.toFixed(1)} ms`);
   }
 }
 await measure('with index');
