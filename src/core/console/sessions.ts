@@ -40,6 +40,8 @@ export async function signIn(deps: ConsoleDeps, key: unknown, client: string, no
   const secret = randomString(43);
   const session: ConsoleSession = { id: newId('csn'), csrf: randomString(32), client: client.slice(0, 100), createdAt: now, expiresAt: now + deps.sessionMs };
   await deps.sessions.create({ ...session, secretHash: hashToken(secret) });
+  // Sign-ins are rare: a good moment to forget sessions that ended more than a day ago.
+  await deps.sessions.purge(now - 86_400_000);
   return { secret, session };
 }
 
