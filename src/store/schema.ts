@@ -156,6 +156,22 @@ export interface ConsoleSessionsTable {
   revoked_at: number | null;
 }
 
+/** The overview's rollup of closed request-log time buckets (migration 009); model and token_id '' for none. */
+export interface RequestStatsBucketsTable {
+  bucket_ms: number;
+  bucket: number;
+  model: string;
+  token_id: string;
+  requests: number;
+  errors: number;
+  amount: number;
+}
+
+export interface RequestStatsFilledTable {
+  bucket_ms: number;
+  bucket: number;
+}
+
 export interface Database {
   tokens: TokensTable;
   channels: ChannelsTable;
@@ -168,4 +184,6 @@ export interface Database {
   callbacks: CallbacksTable;
   catalogue_overrides: CatalogueOverridesTable;
   console_sessions: ConsoleSessionsTable;
+  request_stats_buckets: RequestStatsBucketsTable;
+  request_stats_filled: RequestStatsFilledTable;
 }

@@ -94,6 +94,20 @@ describe('GET /admin/stats', () => {
     expect(month.top_tokens[0]!.name).toBe('stats-a');
   });
 
+  it('closed buckets are rolled up once and read from the rollup; the open part is read from the log', async () => {
+    const before = await stats('1h');
+    const marks = await t.h.store.db.selectFrom('request_stats_filled').select('bucket').where('bucket_ms', '=', MIN).execute();
+    // Every bucket that ended over two minutes ago is marked rolled up, none of the newer ones.
+    expect(marks.length).toBeGreaterThanOrEqual(56);
+    expect(Math.max(...marks.map((m) => Number(m.bucket))) * MIN).toBeLessThan(Date.now() - 2 * MIN);
+    // A row now (the open part) counts at once...
+    await t.h.store.db.insertInto('request_log').values(row(tokB, 'm-two', 500, 3, Date.now())).execute();
+    // ...and a row arriving late in a bucket already rolled up does not (the rollup is not read again).
+    await t.h.store.db.insertInto('request_log').values(row(tokB, 'm-two', 200, 5, now - 5 * MIN)).execute();
+    const after = await stats('1h');
+    expect(after.totals).toEqual({ requests: before.totals.requests + 1, errors: before.totals.errors + 1, spend: before.totals.spend + 3 });
+  });
+
   it('an unknown window is a clear 400; a client token is refused', async () => {
     const bad = await t.h.admin('/admin/stats?window=7y');
     expect(bad.status).toBe(400);
