@@ -88,15 +88,12 @@ export class RequestStatsRepo {
     if (end <= first) return;
     const done = await this.db.selectFrom('request_stats_filled').select('bucket').where('bucket_ms', '=', bucketMs).where('bucket', '>=', first).where('bucket', '<', end).execute();
     const have = new Set(done.map((r) => Number(r.bucket)));
-    for (let b = first; b < end; ) {
-      if (have.has(b)) {
-        b++;
-        continue;
-      }
-      let e = b;
-      while (e < end && !have.has(e)) e++;
-      await this.rollUp(bucketMs, b, e);
-      b = e;
+    for (let b = first; b < end; b++) {
+      if (have.has(b)) continue;
+      // One bucket per statement, and the event loop served between them: on SQLite a query holds the process
+      // (better-sqlite3 is synchronous), so a month's first roll-up must not be one long statement.
+      await this.rollUp(bucketMs, b, b + 1);
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
