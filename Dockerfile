@@ -23,11 +23,12 @@ COPY src ./src
 COPY simulator ./simulator
 COPY bench ./bench
 COPY console ./console
-# Compile to dist/, then drop the dev dependencies, tsx with esbuild (they run the TypeScript sources; the image
-# runs dist/) and what the SQLite binding needed only to be compiled.
+# Compile to dist/, then drop the dev dependencies, the compiler (a dependency so that a plain production install can
+# build dist/; the image ships dist/ built), tsx with esbuild (they run the TypeScript sources; the image runs dist/)
+# and what the SQLite binding needed only to be compiled.
 RUN node scripts/build.mjs \
  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
- && rm -rf dist/bench node_modules/tsx node_modules/esbuild node_modules/@esbuild node_modules/get-tsconfig node_modules/resolve-pkg-maps \
+ && rm -rf dist/bench node_modules/typescript node_modules/tsx node_modules/esbuild node_modules/@esbuild node_modules/get-tsconfig node_modules/resolve-pkg-maps \
  && cd node_modules/better-sqlite3 \
  && rm -rf deps src build/deps build/Release/obj build/Release/obj.target build/Release/.deps build/Release/sqlite3.a build/Release/test_extension.node
 

@@ -68,7 +68,7 @@ const server = http.createServer((req, res) => {
           const q = { input_tokens: u.prompt_tokens, output_tokens: u.completion_tokens };
           const amount = u.prompt_tokens * 2 + u.completion_tokens * 8;
           durable.ledger.push([id, tokenId, 'qwx3.7-plus', 'tokens', q, { input: 2, output: 8 }, amount, id, null, null, started]);
-          durable.log.push([id, tokenId, 'qwx3.7-plus', '/v1/chat/completions', 'POST', status, Date.now() - started, q, amount, null, null, started]);
+          durable.log.push([id, tokenId, 'qwx3.7-plus', '/v1/chat/completions', 'POST', status, Date.now() - started, q, amount, null, null, started, null, null, null]);
           durable.sink.write(`{"level":30,"time":${Date.now()},"request_id":"${id}","method":"POST","path":"${req.url}","status":${status},"model":"qwx3.7-plus","ms":${Date.now() - started},"msg":"request"}\n`);
         }
         res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-gateway-request-id': id, 'x-usage-at': String(usageAt), 'content-length': Buffer.byteLength(answer) });

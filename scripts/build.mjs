@@ -1,5 +1,6 @@
-// npm run build (also run by `npm install` through `prepare`, and before `npm start`/`npm run bench` when stale):
-// compile src/, simulator/ and bench/ to dist/ with tsc and copy the simulator's fixtures beside them.
+// npm run build (also run by `npm install` through `prepare` — `npm install --omit=dev` too, typescript being a
+// dependency — and before `npm start`/`npm run bench` when stale): compile src/, simulator/ and bench/ to dist/ with
+// tsc (emit only; tsconfig.build.json) and copy the simulator's fixtures beside them.
 // `--if-stale` skips the compile when dist/ is newer than every source.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,9 +14,8 @@ let tsc;
 try {
   tsc = createRequire(join(ROOT, 'package.json')).resolve('typescript/bin/tsc');
 } catch {
-  // An install without dev dependencies: bin/tollway.mjs runs the sources through tsx instead.
-  console.error('build: typescript is not installed; the gateway will run from source through tsx');
-  process.exit(0);
+  console.error('build: typescript is not installed (it is a dependency): run npm install');
+  process.exit(1);
 }
 rmSync(DIST, { recursive: true, force: true });
 const r = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit', cwd: ROOT });

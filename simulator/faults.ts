@@ -19,6 +19,7 @@ export type FaultKind =
   | 'vanish' // async tasks: the upstream forgets the task (UNKNOWN / not found)
   | 'partial' // images: fewer results than n
   | 'no-output' // images: success without any image
+  | 'content-filter' // the content filter refuses the input, in each API's spelling (Kling: arg 1300 or 1301, default 1301)
   | 'leak'; // a careless upstream: error status (arg, default 400) whose message echoes the credential and URL it received
 
 export interface FaultSpec {

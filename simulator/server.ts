@@ -57,6 +57,17 @@ function upstreamErrorFor(provider: Provider, res: ServerResponse, status: numbe
   return nativeError(res, status, b.code, b.message);
 }
 
+const FILTERED = 'Input data may contain inappropriate content.';
+
+/** A content-filter refusal as each API spells it (see upstream-protocols.md §1 and §7 of the Kling part). */
+function contentFilterFor(provider: Provider, res: ServerResponse, arg: number | undefined): void {
+  if (provider === 'dashscope-compat') return compatError(res, 400, 'data_inspection_failed', FILTERED, 'data_inspection_failed');
+  // The messages-compatible path: a generic type, the DashScope code inside the message.
+  if (provider === 'anthropic') return sendJson(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: `<400> InternalError.Algo.DataInspectionFailed: ${FILTERED}` }, request_id: requestId() });
+  if (provider === 'kling') return sendJson(res, 400, { code: arg === 1300 ? 1300 : 1301, message: arg === 1300 ? 'Request blocked by content policy.' : 'Content security check failed.', request_id: requestId() });
+  return nativeError(res, 400, 'DataInspectionFailed', FILTERED);
+}
+
 const MAX_BODY = 64 * 1024 * 1024;
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -109,6 +120,9 @@ async function applyFault(f: FaultSpec, provider: Provider, res: ServerResponse,
       return true;
     case 'status':
       upstreamErrorFor(provider, res, f.arg ?? 500);
+      return true;
+    case 'content-filter':
+      contentFilterFor(provider, res, f.arg);
       return true;
     case 'not-entitled':
       if (provider === 'kling') sendJson(res, 403, { code: 1103, message: 'No access to this model for the account.', request_id: requestId() });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// tollway serve | migrate | token create|list|revoke | channel add|list|disable | simulate
+// tollway serve | migrate | token create|list|revoke|update|topup|rotate | channel add|list|disable|update | reconcile | simulate
 import { parseArgs } from 'node:util';
 import { resolveSecrets } from './bootstrap.ts';
 import { composeAdmin } from './compose.ts';
@@ -7,6 +7,8 @@ import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { addChannel, listChannels, parseCreateChannel, publicChannel, setChannelStatus } from './core/admin/channels.ts';
 import type { Actor, AdminDeps } from './core/admin/deps.ts';
 import { issueToken, listTokens, parseCreateToken, publicToken, revokeToken } from './core/admin/tokens.ts';
+import { parseRotate, parseTokenPatch, parseTopUp, rotateToken, topUp, updateToken } from './core/admin/token-changes.ts';
+import { channelView, getChannel, parseChannelEdit, updateChannel } from './core/admin/channel-changes.ts';
 import { reconcilePeriod, reconcileReport } from './core/admin/reconcile.ts';
 import { isClean } from './core/reconcile.ts';
 import { serve } from './main.ts';
@@ -18,9 +20,13 @@ const USAGE = `Usage: tollway <command>
   token create --name NAME [--models a,b] [--quota N] [--expires-at MS] [--rpm N] [--tpm N] [--concurrency N]
   token list
   token revoke ID
+  token update ID [--name N] [--models a,b|none] [--quota N|none] [--rpm N|none] [--tpm N|none] [--concurrency N|none] [--expires-at MS|none]
+  token topup ID --amount N [--idempotency-key K]   add N micro-units to the quota (a credit line in the ledger)
+  token rotate ID [--grace-ms MS]         a new secret for the same token; the old one works for MS more (default 0)
   channel add --name N --kind dashscope|kling [--base-url U] [--api-key K | --access-key A --secret-key S] [--models a,b]
   channel list
   channel disable ID
+  channel update ID [--name N] [--models a,b|none] [--priority N] [--weight N] [--enable|--disable] [--base-url U] [--api-key K | --access-key A --secret-key S]
   reconcile [--from MS] [--to MS]         the ledger against the stored upstream usage (default: the last 24 h); exit 1 if anything needs a look
   simulate [--port N] [--task-ms MS] [--host H] [--public-url U]
                                           run the upstream simulator alone (U: the address in its result URLs)`;
@@ -48,13 +54,40 @@ function num(flag: string, v: string | undefined): number | undefined {
   return Number(v);
 }
 
+/** An integer (negative allowed), or undefined when the flag is absent. */
+function int(flag: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^-?\d+$/.test(v.trim())) throw new UsageError(`${flag} must be an integer, got "${v}"`);
+  return Number(v);
+}
+
+/** For an edit: absent → not sent; `none` → null (remove); else the parsed value. */
+function orNone<T>(v: string | undefined, parse: (s: string) => T): T | null | undefined {
+  if (v === undefined) return undefined;
+  return v === 'none' ? null : parse(v);
+}
+
+/** A JSON body from the flags that were given (absent flags leave their field out). */
+const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
 const print = (v: unknown) => console.log(typeof v === 'string' ? v : JSON.stringify(v, null, 2));
 
 async function tokenCommand(config: Config, sub: string | undefined, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { name: { type: 'string' }, models: { type: 'string' }, quota: { type: 'string' }, 'expires-at': { type: 'string' }, rpm: { type: 'string' }, tpm: { type: 'string' }, concurrency: { type: 'string' } },
+    options: {
+      name: { type: 'string' },
+      models: { type: 'string' },
+      quota: { type: 'string' },
+      'expires-at': { type: 'string' },
+      rpm: { type: 'string' },
+      tpm: { type: 'string' },
+      concurrency: { type: 'string' },
+      amount: { type: 'string' },
+      'idempotency-key': { type: 'string' },
+      'grace-ms': { type: 'string' },
+    },
   });
   const id = positionals[0];
   if (sub === 'create') {
@@ -77,6 +110,38 @@ async function tokenCommand(config: Config, sub: string | undefined, args: strin
   }
   if (sub === 'list') return withAdmin(config, async (deps) => (print((await listTokens(deps)).map(publicToken)), 0));
   if (sub === 'revoke' && id) return withAdmin(config, async (deps) => (await revokeToken(deps, CLI, id), print(`revoked ${id}`), 0));
+  if (sub === 'update' && id) {
+    // The same validation as PATCH /admin/tokens/{id}.
+    const patch = parseTokenPatch(
+      defined({
+        name: values.name,
+        models: orNone(values.models, (v) => list(v)),
+        quota: orNone(values.quota, (v) => num('--quota', v)),
+        rpm_limit: orNone(values.rpm, (v) => num('--rpm', v)),
+        tpm_limit: orNone(values.tpm, (v) => num('--tpm', v)),
+        concurrency_limit: orNone(values.concurrency, (v) => num('--concurrency', v)),
+        expires_at: orNone(values['expires-at'], (v) => num('--expires-at', v)),
+      }),
+    );
+    return withAdmin(config, async (deps) => (print(publicToken(await updateToken(deps, CLI, id, patch))), 0));
+  }
+  if (sub === 'topup' && id) {
+    const input = parseTopUp(defined({ amount: num('--amount', values.amount), idempotency_key: values['idempotency-key'] }));
+    return withAdmin(config, async (deps) => {
+      const r = await topUp(deps, CLI, id, input);
+      print({ ...publicToken(r.token), topup: { amount: r.amount, credited: r.credited } });
+      return 0;
+    });
+  }
+  if (sub === 'rotate' && id) {
+    const opts = parseRotate(defined({ grace_ms: num('--grace-ms', values['grace-ms']) }));
+    return withAdmin(config, async (deps) => {
+      const { record, secret } = await rotateToken(deps, CLI, id, opts);
+      const grace = record.previousSecretUntil === null ? 'the previous token is refused from now on' : `the previous token works until ${new Date(record.previousSecretUntil).toISOString()}`;
+      print(`id:    ${record.id}\ntoken: ${secret}\n(the token is shown only once; ${grace})`);
+      return 0;
+    });
+  }
   console.error(USAGE);
   return 2;
 }
@@ -93,6 +158,10 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
       'access-key': { type: 'string' },
       'secret-key': { type: 'string' },
       models: { type: 'string' },
+      priority: { type: 'string' },
+      weight: { type: 'string' },
+      enable: { type: 'boolean' },
+      disable: { type: 'boolean' },
     },
   });
   const id = positionals[0];
@@ -104,6 +173,26 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
   }
   if (sub === 'list') return withAdmin(config, async (deps) => (print((await listChannels(deps)).map(publicChannel)), 0));
   if (sub === 'disable' && id) return withAdmin(config, async (deps) => (await setChannelStatus(deps, CLI, id, 'disabled'), print(`disabled ${id}`), 0));
+  if (sub === 'update' && id) {
+    if (values.enable && values.disable) throw new UsageError('--enable and --disable exclude each other');
+    const body = defined({
+      name: values.name,
+      models: orNone(values.models, (v) => list(v)),
+      priority: int('--priority', values.priority),
+      weight: int('--weight', values.weight),
+      enabled: values.enable ? true : values.disable ? false : undefined,
+      base_url: values['base-url'],
+      api_key: values['api-key'],
+      access_key: values['access-key'],
+      secret_key: values['secret-key'],
+    });
+    // The same validation as PATCH /admin/channels/{id}; keys are never printed.
+    return withAdmin(config, async (deps) => {
+      const edit = parseChannelEdit(body, (await getChannel(deps, id)).kind);
+      print(channelView(deps, await updateChannel(deps, CLI, id, edit)));
+      return 0;
+    });
+  }
   console.error(USAGE);
   return 2;
 }

@@ -6,6 +6,7 @@ import { dashscopeTextAdapter } from './adapters/dashscope/compat-chat-adapter.t
 import { DashscopeVideoDriver, DASHSCOPE_VIDEO_TASK_KIND } from './adapters/dashscope/video-driver.ts';
 import { UpstreamClient } from './adapters/http-client.ts';
 import { KlingClient } from './adapters/kling/client.ts';
+import { ChannelProber } from './adapters/probe.ts';
 import { KlingJwtSigner } from './adapters/kling/jwt.ts';
 import { KlingTaskDriver } from './adapters/kling/task-driver.ts';
 import { SecretBox } from './auth/secret-box.ts';
@@ -34,6 +35,7 @@ import { SessionsRepo } from './store/repos/sessions.ts';
 import { TasksRepo } from './store/repos/tasks.ts';
 import { TokensRepo } from './store/repos/tokens.ts';
 import { openStore, type Store } from './store/store.ts';
+import { sweepRequestLog } from './store/retention.ts';
 import { CallbackDispatcher } from './tasks/callbacks.ts';
 import { TaskEngine } from './tasks/engine.ts';
 
@@ -74,17 +76,18 @@ function registerSecrets(config: Config, secrets: string[]): void {
 }
 
 function buildRepos(store: Store): GatewayDeps['repos'] {
-  const { db } = store;
-  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(db), requestLog: new RequestLogRepo(db), reconcile: new ReconcileRepo(db), consoleSessions: new ConsoleSessionsRepo(db), requestStats: new RequestStatsRepo(db) };
+  const { db, reads } = store;
+  // The heavy reads (bills, lists, reconciliation) go to `reads`: off the event loop on a SQLite file store.
+  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(reads), requestLog: new RequestLogRepo(reads, db), reconcile: new ReconcileRepo(reads), consoleSessions: new ConsoleSessionsRepo(db), requestStats: new RequestStatsRepo(db, reads) };
 }
 
 /** The CLI's objects: the store, repos and catalogue for core/admin operations, without caches or HTTP. */
 export async function composeAdmin(config: Config, secret: string): Promise<{ deps: AdminDeps; close(): Promise<void> }> {
   registerSecrets(config, [secret]);
-  const store = await openStore(config.databaseUrl);
+  const store = await openStore(config.databaseUrl, { readThread: config.sqliteReadThread });
   const catalogue = await loadCatalogue(store.db, config.catalogueFile);
   // A one-shot command keeps no caches; running instances see its changes within their refresh interval.
-  const deps: AdminDeps = { repos: buildRepos(store), box: new SecretBox(secret), catalogue, applyChange: async () => undefined };
+  const deps: AdminDeps = { repos: buildRepos(store), store, box: new SecretBox(secret), catalogue, applyChange: async () => undefined };
   return { deps, close: () => store.close() };
 }
 
@@ -98,6 +101,7 @@ async function redisBus(url: string, logger: Logger): Promise<ClusterBus> {
 /** An admin change, made here or announced by another instance, applied to this instance's caches. */
 async function applyLocally(deps: GatewayDeps, e: ClusterEvent): Promise<void> {
   if (e.kind === 'token-revoked') deps.tokenAuth.invalidateHash(e.hash);
+  else if (e.kind === 'token-changed') for (const h of e.hashes) deps.tokenAuth.invalidateHash(h);
   else if (e.kind === 'channels-changed') await deps.channels.reload();
   // GatewayDeps.catalogue is reassigned: readers take deps.catalogue at call time (the meter through a getter).
   else deps.catalogue = await loadCatalogue(deps.store.db, deps.config.catalogueFile);
@@ -146,6 +150,7 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
   const catalogue = await loadCatalogue(store.db, config.catalogueFile);
   const { meter, requestLog } = composeWriters(store, repos.audit, () => deps.catalogue, logger);
   const cluster = config.redisUrl ? await redisBus(config.redisUrl, logger) : new LocalBus();
+  const upstream = new UpstreamClient(config.upstreamTimeouts);
   const deps: GatewayDeps = {
     config,
     store,
@@ -158,9 +163,10 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
     repos,
     requestLog,
     meter,
-    upstream: new UpstreamClient(config.upstreamTimeouts),
+    upstream,
     tasks: new TaskEngine({ repo: new TasksRepo(store.db, store.dialect), meter: () => meter, channels, logger, options: config.tasks }),
     breakers: new CircuitBreakers(),
+    prober: new ChannelProber(upstream, new KlingClient(upstream, new KlingJwtSigner())),
     // ioredis is loaded only when Redis is configured (memory: a single instance does not carry it).
     limiter: new RateLimiter(config.redisUrl ? new RedisCounters(new (await import('ioredis')).Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : new MemoryCounters()),
     cluster,
@@ -211,7 +217,7 @@ function composeVidx(deps: GatewayDeps, views: typeof import('./core/vidx/views.
 export async function composeGateway(config: Config, opts: GatewayOptions): Promise<Gateway> {
   registerSecrets(config, [opts.adminKey, opts.secret]);
   const logger = makeLogger(config.logLevel, opts.logStream);
-  const store = opts.store ?? (await openStore(config.databaseUrl, { writerThread: config.sqliteWriterThread, checkpointThread: config.sqliteCheckpointThread, ...(opts.pgSchema ? { pgSchema: opts.pgSchema } : {}) }));
+  const store = opts.store ?? (await openStore(config.databaseUrl, { writerThread: config.sqliteWriterThread, checkpointThread: config.sqliteCheckpointThread, readThread: config.sqliteReadThread, ...(opts.pgSchema ? { pgSchema: opts.pgSchema } : {}) }));
   const deps = await composeDeps(config, opts, store, logger);
   const stopRefresh = keepCachesCoherent(deps);
   // The HTTP modules load only here: the CLI composes the admin core alone and never carries Fastify.
@@ -225,7 +231,8 @@ export async function composeGateway(config: Config, opts: GatewayOptions): Prom
     vidx.dispatcher.start();
   }
   const stopReaper = reapReservations(deps);
-  const own = { dispatcher: vidx.dispatcher, stopRefresh: () => (stopRefresh(), stopReaper()), store: opts.store ? null : store };
+  const stopSweeper = sweepRequestLogPeriodically(deps);
+  const own = { dispatcher: vidx.dispatcher, stopRefresh: () => (stopRefresh(), stopReaper()), stopSweeper, store: opts.store ? null : store };
   return { app, deps, close: () => closeGateway(app, deps, own) };
 }
 
@@ -243,10 +250,35 @@ function reapReservations(deps: GatewayDeps): () => void {
   return () => clearInterval(timer);
 }
 
+/** The request log's retention (TOLLWAY_REQUEST_LOG_RETENTION_DAYS): a sweep at start, then hourly. The stop waits for a sweep under way. */
+function sweepRequestLogPeriodically(deps: GatewayDeps): () => Promise<void> {
+  const days = deps.config.requestLogRetentionDays;
+  if (days <= 0) return async () => undefined;
+  let running: Promise<unknown> | null = null;
+  const sweep = () => {
+    running ??= sweepRequestLog(deps.repos.requestLog, { days })
+      .then(
+        (n) => n > 0 && deps.logger.info({ deleted: n, retention_days: days }, 'request-log rows past their retention deleted'),
+        (e: unknown) => deps.logger.warn({ err: String(e) }, 'request-log retention sweep failed; retried at the next sweep'),
+      )
+      .finally(() => (running = null));
+  };
+  const first = setTimeout(sweep, 1_000);
+  const timer = setInterval(sweep, 3_600_000);
+  first.unref();
+  timer.unref();
+  return async () => {
+    clearTimeout(first);
+    clearInterval(timer);
+    await running;
+  };
+}
+
 /** What closing stops besides deps: the dispatcher, the cache refresh, and the store unless the caller owns it. */
 interface Owned {
   dispatcher: CallbackDispatcher;
   stopRefresh: () => void;
+  stopSweeper: () => Promise<void>;
   store: Store | null;
 }
 
@@ -262,6 +294,7 @@ async function closeGateway(app: FastifyInstance, deps: GatewayDeps, own: Owned)
   await deps.upstream.close();
   await deps.limiter.close();
   own.stopRefresh();
+  await own.stopSweeper();
   await deps.cluster.close();
   await own.store?.close();
   // The last lines (the drain's access lines included) reach stdout before the process exits.

@@ -7,6 +7,8 @@ interface CacheEntry {
   record: TokenRecord | null;
   /** Built once per cache fill (the record is immutable until the next fill). */
   principal: Principal | null;
+  /** The bearer is the token's previous secret (a rotation): refused from this time on (ms). */
+  graceUntil: number | null;
   at: number;
 }
 
@@ -40,8 +42,9 @@ export class TokenAuth {
   }
 
   private async fill(hash: string, now: number): Promise<CacheEntry> {
-    const record = await this.repo.findByHash(hash);
-    const entry: CacheEntry = { record, principal: record ? principalOf(record) : null, at: now };
+    const match = await this.repo.findForAuth(hash);
+    const record = match?.record ?? null;
+    const entry: CacheEntry = { record, principal: record ? principalOf(record) : null, graceUntil: match?.graceUntil ?? null, at: now };
     if (this.cache.size >= this.maxEntries) this.cache.clear();
     this.cache.set(hash, entry);
     return entry;
@@ -50,6 +53,8 @@ export class TokenAuth {
   private check(hit: CacheEntry, now: number): Principal {
     const t = hit.record;
     if (!t || !hit.principal) throw new GatewayError('invalid_token', 'Invalid token');
+    // Checked on every request, cached or not: the old secret stops at the end of its grace on every instance.
+    if (hit.graceUntil !== null && hit.graceUntil <= now) throw new GatewayError('invalid_token', 'Invalid token: it was replaced by a rotation and its grace period is over');
     if (t.revokedAt !== null) throw new GatewayError('token_revoked', 'Token has been revoked');
     if (t.expiresAt !== null && t.expiresAt <= now) throw new GatewayError('token_expired', 'Token has expired');
     return hit.principal;

@@ -5,7 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
-export type ClusterEvent = { kind: 'token-revoked'; hash: string } | { kind: 'channels-changed' } | { kind: 'catalogue-changed' };
+/** `token-changed`: a token was edited, topped up or rotated — forget what is cached under each of its secrets. */
+export type ClusterEvent =
+  | { kind: 'token-revoked'; hash: string }
+  | { kind: 'token-changed'; hashes: string[] }
+  | { kind: 'channels-changed' }
+  | { kind: 'catalogue-changed' };
+
+const isHash = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
 
 export interface ClusterBus {
   /**
@@ -29,10 +36,12 @@ const CHANNEL = 'tollway:cluster-events';
 
 export function parseClusterEvent(text: string): { from: string; event: ClusterEvent } | null {
   try {
-    const m = JSON.parse(text) as { from?: unknown; event?: { kind?: unknown; hash?: unknown } };
+    const m = JSON.parse(text) as { from?: unknown; event?: { kind?: unknown; hash?: unknown; hashes?: unknown } };
     if (typeof m.from !== 'string' || !m.event) return null;
     const k = m.event.kind;
-    if (k === 'token-revoked' && typeof m.event.hash === 'string' && /^[0-9a-f]{64}$/.test(m.event.hash)) return { from: m.from, event: { kind: k, hash: m.event.hash } };
+    if (k === 'token-revoked' && isHash(m.event.hash)) return { from: m.from, event: { kind: k, hash: m.event.hash } };
+    const hashes = m.event.hashes;
+    if (k === 'token-changed' && Array.isArray(hashes) && hashes.length <= 2 && hashes.every(isHash)) return { from: m.from, event: { kind: k, hashes } };
     if (k === 'channels-changed' || k === 'catalogue-changed') return { from: m.from, event: { kind: k } };
     return null;
   } catch {

@@ -16,6 +16,11 @@ export interface UpstreamKling {
   baseUrl: string;
 }
 
+/** Browser origins allowed to call the gateway (src/http/cors.ts): every origin, or exact `scheme://host[:port]` ones. */
+export interface CorsConfig {
+  origins: '*' | ReadonlySet<string>;
+}
+
 export interface Config {
   port: number;
   host: string;
@@ -67,6 +72,12 @@ export interface Config {
   sqliteCheckpointThread: boolean;
   /** The operator console at /console (TOLLWAY_CONSOLE, default on) and how long its sign-in lasts. */
   console: { enabled: boolean; sessionMs: number };
+  /** TOLLWAY_CORS_ORIGINS: cross-origin access for browser clients; null (the default) = off. */
+  cors: CorsConfig | null;
+  /** SQLite file stores: heavy admin reads (bills, lists, reconciliation) on a read-only connection in a thread. */
+  sqliteReadThread: boolean;
+  /** Request-log rows older than this many days are deleted by the retention sweeper (0 = kept forever). */
+  requestLogRetentionDays: number;
 }
 
 export interface CallbackConfig {
@@ -160,6 +171,27 @@ export function checkRegion(name: string, url: string, foreign: RegExp): void {
   }
 }
 
+/** TOLLWAY_CORS_ORIGINS: empty = off, `*` = any origin, else a comma list of exact origins (`https://app.example.com`). */
+export function corsVar(env: Env): CorsConfig | null {
+  const raw = env.TOLLWAY_CORS_ORIGINS?.trim() ?? '';
+  if (raw === '') return null;
+  if (raw === '*') return { origins: '*' };
+  const origins = new Set<string>();
+  for (const item of raw.split(',').map((o) => o.trim()).filter(Boolean)) {
+    let u: URL;
+    try {
+      u = new URL(item);
+    } catch {
+      throw new ConfigError(`TOLLWAY_CORS_ORIGINS: "${item}" is not an origin (scheme://host[:port])`);
+    }
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== item.replace(/\/$/, '').toLowerCase()) {
+      throw new ConfigError(`TOLLWAY_CORS_ORIGINS: "${item}" is not an origin (scheme://host[:port], no path)`);
+    }
+    origins.add(u.origin);
+  }
+  return origins.size === 0 ? null : { origins };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = resolve(env.TOLLWAY_DATA_DIR?.trim() || './data');
   const databaseUrl = (env.DATABASE_URL ?? '').trim() || `sqlite:${resolve(dataDir, 'tollway.db')}`;
@@ -235,8 +267,11 @@ export function loadConfig(env: Env = process.env): Config {
     },
     heapGrowingPercent: intVar(env, 'TOLLWAY_HEAP_GROWING_PERCENT', 30, 0, 400),
     sqliteWriterThread: boolVar(env, 'TOLLWAY_SQLITE_WRITER_THREAD', false),
+    sqliteReadThread: boolVar(env, 'TOLLWAY_SQLITE_READ_THREAD', true),
+    requestLogRetentionDays: intVar(env, 'TOLLWAY_REQUEST_LOG_RETENTION_DAYS', 90, 0, 36_500),
     sqliteCheckpointThread: boolVar(env, 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', true),
     console: { enabled: boolVar(env, 'TOLLWAY_CONSOLE', true), sessionMs: intVar(env, 'TOLLWAY_CONSOLE_SESSION_MS', 8 * 3600_000, 60_000, 30 * 24 * 3600_000) },
+    cors: corsVar(env),
   };
 }
 

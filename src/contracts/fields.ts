@@ -59,3 +59,17 @@ export function optEnum<T extends string>(o: JsonObject, key: string, values: re
   }
   return v as T;
 }
+
+/** Refuse any field outside `allowed` (an edit that silently ignored a misspelt field would look applied). */
+export function onlyFields(o: JsonObject, allowed: readonly string[]): void {
+  for (const k of Object.keys(o)) {
+    if (!allowed.includes(k)) throw new GatewayError('invalid_parameter', `Unknown field: ${k} (allowed: ${allowed.join(', ')})`, { param: k });
+  }
+}
+
+/** For an edit: undefined when absent, null when sent as null (remove the value), else an integer in range. */
+export function patchInt(o: JsonObject, key: string, min: number, max: number): number | null | undefined {
+  if (!(key in o)) return undefined;
+  if (o[key] === null) return null;
+  return optInt(o, key, min, max);
+}

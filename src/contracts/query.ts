@@ -42,3 +42,10 @@ export function qEnum<T extends string>(q: Query, key: string, values: readonly 
   return v as T;
 }
 
+
+/** Refuse a parameter the route does not know: a misspelt filter must not silently list everything. */
+export function qOnly(q: Query, known: readonly string[]): void {
+  for (const key of Object.keys(q)) {
+    if (!known.includes(key)) throw new GatewayError('invalid_parameter', `Unknown query parameter ${key}; this endpoint takes ${known.join(', ')}`, { param: key });
+  }
+}

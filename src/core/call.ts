@@ -4,6 +4,15 @@ import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 
+/** One upstream attempt of a call (routing/failover.ts), as the request log stores and the admin API shows it. */
+export interface UpstreamAttempt {
+  channel_id: string;
+  outcome: 'ok' | 'error';
+  /** The gateway error code of a failed attempt; null when it succeeded. */
+  error_code: string | null;
+  latency_ms: number;
+}
+
 /** Per-request facts gathered along the way and written to the request log at the end. */
 export interface RequestState {
   /** performance.now() when the request arrived (ms, sub-ms precision; a number, not a BigInt per request). */
@@ -16,6 +25,12 @@ export interface RequestState {
   amount: number;
   upstreamRequestId: string | null;
   errorCode: string | null;
+  /** The channel whose attempt answered (null: no upstream call, or none succeeded). */
+  channelId: string | null;
+  /** Every upstream attempt in order (null: no upstream call was made). */
+  attempts: UpstreamAttempt[] | null;
+  /** ms from arrival to the first byte of the answer written to the client (null: nothing was written). */
+  ttfbMs: number | null;
   /** A reservation is held against the token's quota under this call's request id (core/upstream-call.ts). */
   reserved?: boolean;
 }

@@ -8,6 +8,7 @@ import type { UpstreamClient } from '../adapters/http-client.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { DashscopeTextAdapter } from '../adapters/dashscope/compat-chat-adapter.ts';
 import type { ClusterBus, ClusterEvent } from '../cluster/cluster-bus.ts';
+import type { ChannelProber } from '../adapters/probe.ts';
 import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import type { ChannelRegistry } from '../routing/channel-registry.ts';
 import type { AuditRepo } from '../store/repos/audit.ts';
@@ -51,6 +52,8 @@ export interface GatewayDeps {
   limiter: RateLimiter;
   /** Per-channel circuit breakers (routing/failover.ts). */
   breakers: CircuitBreakers;
+  /** The operator's channel check (POST /admin/channels/{id}/test). */
+  prober: ChannelProber;
   /** Announces admin changes to the other gateway instances (Redis pub/sub when configured). */
   cluster: ClusterBus;
   /** Apply an admin change to this instance's caches, then announce it on `cluster`. */

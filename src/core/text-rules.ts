@@ -52,6 +52,12 @@ export function validateMessages(body: Record<string, unknown>): void {
   if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) {
     throw new GatewayError('invalid_parameter', 'max_tokens must be a positive integer', { param: 'max_tokens' });
   }
+  validateMessageList(body);
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw new GatewayError('invalid_parameter', 'stream must be a boolean', { param: 'stream' });
+}
+
+/** The messages of a messages-style body (a call, or a count of its tokens): each with a role and a content. */
+export function validateMessageList(body: Record<string, unknown>): unknown[] {
   if (!Array.isArray(body.messages) || body.messages.length === 0) throw new GatewayError('invalid_parameter', 'messages must be a non-empty array', { param: 'messages' });
   // Each item has a role and a content (a string or an array of content blocks).
   for (const m of body.messages) {
@@ -61,7 +67,7 @@ export function validateMessages(body: Record<string, unknown>): void {
       throw new GatewayError('invalid_parameter', 'each content block must be an object with a type', { param: 'messages' });
     }
   }
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw new GatewayError('invalid_parameter', 'stream must be a boolean', { param: 'stream' });
+  return body.messages;
 }
 
 export function validateEmbeddings(body: Record<string, unknown>): void {

@@ -40,7 +40,7 @@ export interface CallPlan {
  */
 export function upstreamCall<T>(deps: UpstreamCallDeps, call: CallContext, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
   const p = principalOf(call);
-  if (typeof plan.quota === 'string' || p.quota === null) return failover(deps, plan, attempt);
+  if (typeof plan.quota === 'string' || p.quota === null) return failover(deps, call, plan, attempt);
   return reserved(deps, call, p.tokenId, plan.quota.reserve(call), plan, attempt);
 }
 
@@ -48,7 +48,7 @@ async function reserved<T>(deps: UpstreamCallDeps, call: CallContext, tokenId: s
   await deps.meter.reserve(call.id, tokenId, deps.meter.price(plan.entry.id, estimate).amount);
   call.state.reserved = true;
   try {
-    return await failover(deps, plan, attempt);
+    return await failover(deps, call, plan, attempt);
   } catch (e) {
     await releaseReservation(deps.meter, call);
     throw e;
@@ -62,8 +62,8 @@ export async function releaseReservation(meter: Meter, call: CallContext): Promi
   await meter.releaseReserved(call.id).catch((e: unknown) => call.log.error({ err: String(e) }, 'reservation release failed; the reaper releases it'));
 }
 
-function failover<T>(deps: UpstreamCallDeps, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
-  return withFailover(plan.channels ?? deps.channels.forModel(plan.entry), deps.breakers, attempt, failoverOptions(deps, plan));
+function failover<T>(deps: UpstreamCallDeps, call: CallContext, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
+  return withFailover(plan.channels ?? deps.channels.forModel(plan.entry), deps.breakers, attempt, failoverOptions(deps, plan), call);
 }
 
 // One options object per plan and channel registry, so a call with a shared plan (text) allocates none.
@@ -72,7 +72,7 @@ const optionsByPlan = new WeakMap<CallPlan, { channels: ChannelRegistry; opts: F
 function failoverOptions(deps: UpstreamCallDeps, plan: CallPlan): FailoverOptions {
   const known = optionsByPlan.get(plan);
   if (known !== undefined && known.channels === deps.channels) return known.opts;
-  const opts: FailoverOptions = { policy: plan.retry, onNotEntitled: (ch) => deps.channels.markNotEntitled(ch.id, plan.entry.id) };
+  const opts: FailoverOptions = { policy: plan.retry, model: plan.entry.id, onNotEntitled: (ch) => deps.channels.markNotEntitled(ch.id, plan.entry.id) };
   if (plan.maxAttempts !== undefined) opts.maxAttempts = plan.maxAttempts;
   optionsByPlan.set(plan, { channels: deps.channels, opts });
   return opts;

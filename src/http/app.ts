@@ -4,13 +4,13 @@ import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 import { familyOf, renderError } from '../errors/render.ts';
 import type { GatewayDeps, AppParts } from '../core/deps.ts';
 import { RouteTable } from './method-guard.ts';
-import { newRequestId, REQUEST_ID_HEADER } from './request-id.ts';
+import { newRequestId } from './request-id.ts';
 import type { RequestState } from './request-state.ts';
 import { applyBodyLimits } from './body-limits.ts';
 import { parseJsonBody } from './json-body.ts';
 import { clientErrorHandler } from './client-error.ts';
 import { TextLane, type Lifecycle } from './lane/text-lane.ts';
-import { admit, checkUrl, closesConnection, markClientLeft, newRequestState, requestRecorder, shuttingDown } from './front.ts';
+import { admit, checkUrl, corsHeaders, errorHeaders, markClientLeft, markFirstByte, newRequestState, preflightHeaders, REQUEST_ID_HEADERS, requestRecorder, shuttingDown } from './front.ts';
 import { textRoutes } from './routes/v1/text-routes.ts';
 import { registerAdminRoutes } from './routes/admin/index.ts';
 import { registerConsoleRoutes } from './routes/console/index.ts';
@@ -58,9 +58,14 @@ export function toGatewayError(err: unknown): GatewayError {
 export function sendError(req: FastifyRequest, reply: FastifyReply, err: GatewayError): FastifyReply {
   req.state.errorCode = err.code;
   if (err.upstreamRequestId) req.state.upstreamRequestId = err.upstreamRequestId;
-  const headers = closesConnection(err, req.raw.complete);
+  const headers = errorHeaders(err, req.raw.complete);
   if (headers) reply.headers(headers);
   return reply.code(err.status).type('application/json; charset=utf-8').send(renderError(familyOf(req.routeOptions?.url ?? req.url), err, req.id));
+}
+
+/** The request id under each of its names (front.ts). */
+function idHeaders(reply: FastifyReply, id: string): void {
+  for (const h of REQUEST_ID_HEADERS) reply.header(h, id);
 }
 
 export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<FastifyInstance> {
@@ -96,7 +101,7 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
     // shape with a request id instead of Fastify's own body.
     frameworkErrors: (err, req, reply) => {
       req.state = newRequestState();
-      reply.header(REQUEST_ID_HEADER, req.id);
+      idHeaders(reply, req.id);
       void sendError(req, reply, new GatewayError('invalid_request', err.code === 'FST_ERR_BAD_URL' ? 'The request URL is not valid' : 'Bad request', { cause: err }));
     },
   });
@@ -120,7 +125,15 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
   // a promise per request; a cache miss or a token with limits takes the async path.
   app.addHook('onRequest', (req, reply, done) => {
     req.state = newRequestState();
-    reply.header(REQUEST_ID_HEADER, req.id);
+    idHeaders(reply, req.id);
+    const origin = req.headers.origin;
+    if (origin !== undefined && deps.config.cors !== null) {
+      // A preflight from an allowed origin is answered here, before authentication (it carries no credential).
+      const pre = preflightHeaders(deps.config.cors, req.method, req.headers as Record<string, string | undefined>);
+      if (pre) return void reply.code(204).headers(pre).send();
+      const c = corsHeaders(deps.config.cors, origin);
+      if (c) reply.headers(c);
+    }
     if (life.closing) throw shuttingDown();
     checkUrl(req.url);
     // A client that leaves before the answer: recorded once the route has settled (onSend), as on the lane.
@@ -150,6 +163,7 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
   };
   app.addHook('onSend', (req, reply, payload, done) => {
     settled.add(req);
+    if (req.state) markFirstByte(req.state);
     if (left.has(req)) recordOnce(req, reply);
     done(null, payload);
   });
@@ -167,7 +181,7 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
     const ge = toGatewayError(err);
     if (ge.code === 'internal_error') req.log.error({ err: String((err as Error)?.stack ?? err) }, 'unhandled error');
     if (!req.state) req.state = newRequestState();
-    reply.header(REQUEST_ID_HEADER, req.id);
+    idHeaders(reply, req.id);
     return sendError(req, reply, ge);
   });
 

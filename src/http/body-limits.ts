@@ -2,7 +2,7 @@
 // small control call cannot be used to push megabytes and uploads get the room they need:
 //   control  — family A selection calls, admin API, upstream callbacks: ≤ 256 KiB
 //   text     — embeddings (strings only): ≤ 2 MiB
-//   media    — chat/responses/messages, image generation, family A task creation (inline base64 images
+//   media    — chat/responses/messages (and its token count), image generation, family A task creation (inline base64 images
 //              allowed): TOLLWAY_BODY_LIMIT
 //   upload   — image edits and video creation (multipart uploads): TOLLWAY_UPLOAD_BODY_LIMIT; the whole
 //              multipart body is bounded by it too (readMultipart), not only each file.
@@ -17,7 +17,7 @@ export const TEXT_LIMIT = 2 * 1024 * 1024;
 
 const UPLOAD = [/^\/v1\/images\/edits$/, /^\/v1\/videos$/];
 const TEXT = [/^\/v1\/embeddings$/];
-const MEDIA = [/^\/v1\/chat\/completions$/, /^\/v1\/responses$/, /^\/v1\/messages$/, /^\/v1\/images\/generations$/, /^\/vidx\/v1\/videos\/(text2video|omni-video|multi-elements)$/];
+const MEDIA = [/^\/v1\/chat\/completions$/, /^\/v1\/responses$/, /^\/v1\/messages$/, /^\/v1\/messages\/count_tokens$/, /^\/v1\/images\/generations$/, /^\/vidx\/v1\/videos\/(text2video|omni-video|multi-elements)$/];
 
 export function bodyClassOf(url: string): BodyClass {
   const path = url.replace(/\/+$/, '');

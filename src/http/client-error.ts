@@ -5,7 +5,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { familyOf, renderError } from '../errors/render.ts';
-import { newRequestId, REQUEST_ID_HEADER } from './request-id.ts';
+import { newRequestId } from './request-id.ts';
+import { REQUEST_ID_HEADERS } from './front.ts';
 
 interface ParserError extends Error {
   code?: string;
@@ -36,7 +37,7 @@ export function clientErrorHandler(err: ParserError, socket: Socket): void {
   // As node does: answer only if nothing was written on this connection yet (not in the middle of a response).
   const untouched = socket.bytesWritten === 0;
   if (socket.writable && untouched) {
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADER}: ${id}\r\nConnection: close\r\n\r\n${body}`);
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADERS.map((h) => `${h}: ${id}\r\n`).join('')}Connection: close\r\n\r\n${body}`);
   } else {
     socket.destroy();
   }

@@ -2,7 +2,7 @@
 // and the raw response it answers on. Deliberately small — no framework objects on the hot path.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { REQUEST_ID_HEADER } from './request-id.ts';
+import { markFirstByte, REQUEST_ID_HEADERS } from './front.ts';
 import type { RequestState } from './request-state.ts';
 
 export interface Exchange {
@@ -17,13 +17,17 @@ export interface Exchange {
   readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
 }
 
-/** A whole answer: status, content type and length, the request id, and any extra headers. */
-export function sendBody(ex: Pick<Exchange, 'id' | 'res'>, status: number, body: string, contentType = 'application/json; charset=utf-8', headers?: Record<string, string>): void {
+const [RID0, RID1, RID2] = REQUEST_ID_HEADERS;
+
+/** A whole answer: status, content type and length, the request id (under each of its names), and any extra headers. */
+export function sendBody(ex: Pick<Exchange, 'id' | 'res' | 'state'>, status: number, body: string, contentType = 'application/json; charset=utf-8', headers?: Record<string, string>): void {
   const res = ex.res;
   if (res.headersSent || res.destroyed) return;
   // A flat [name, value, …] list: no header object built (and copied) per answer.
-  const list: string[] = ['content-type', contentType, 'content-length', String(Buffer.byteLength(body)), REQUEST_ID_HEADER, ex.id];
+  const id = ex.id;
+  const list: string[] = ['content-type', contentType, 'content-length', String(Buffer.byteLength(body)), RID0, id, RID1, id, RID2, id];
   if (headers) for (const k of Object.keys(headers)) list.push(k, headers[k]!);
+  markFirstByte(ex.state);
   res.writeHead(status, list);
   res.end(body);
 }

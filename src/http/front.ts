@@ -8,7 +8,16 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { accessLogger } from './access-log.ts';
 import type { GatewayDeps } from '../core/deps.ts';
 import type { RequestState } from './request-state.ts';
+import { REQUEST_ID_HEADER } from './request-id.ts';
 import { hasLimits } from '../limits/rate-limiter.ts';
+
+export { corsHeaders, preflightHeaders } from './cors.ts';
+
+/**
+ * The request id under every name a client reads, on every answer: ours, `x-request-id` (the openai SDK's
+ * `_request_id`) and `request-id` (the Anthropic SDK's `_request_id` and `err.requestID`).
+ */
+export const REQUEST_ID_HEADERS = [REQUEST_ID_HEADER, 'x-request-id', 'request-id'] as const;
 
 /** The answer to a request that arrives while the gateway drains: retry elsewhere, and this connection closes. */
 export function shuttingDown(): GatewayError {
@@ -50,15 +59,19 @@ export function markClientLeft(state: RequestState, res: ServerResponse): boolea
   return true;
 }
 
-/** An error answered before the request body was read closes the connection, so an unread body cannot hold it. */
-export function closesConnection(err: GatewayError, bodyRead: boolean): Record<string, string> | undefined {
-  if (bodyRead) return err.headers;
-  return { ...err.headers, connection: 'close' };
+/**
+ * The headers of an error answer: the error's own; `x-should-retry: false` for an exhausted quota (the SDKs would
+ * otherwise retry a 429 that only a top-up can cure); and an error answered before the request body was read closes
+ * the connection, so an unread body cannot hold it.
+ */
+export function errorHeaders(err: GatewayError, bodyRead: boolean): Record<string, string> | undefined {
+  if (bodyRead && err.code !== 'insufficient_quota') return err.headers;
+  return { ...err.headers, ...(err.code === 'insufficient_quota' ? { 'x-should-retry': 'false' } : {}), ...(bodyRead ? {} : { connection: 'close' }) };
 }
 
 export function newRequestState(): RequestState {
   // Every field present from the start (tokens too): one object shape for every request.
-  return { startedAt: performance.now(), principal: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null };
+  return { startedAt: performance.now(), principal: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null, channelId: null, attempts: null, ttfbMs: null };
 }
 
 /**
@@ -82,6 +95,11 @@ export function admit(deps: GatewayDeps, credential: string | undefined, state: 
     if (release) res.once('close', release);
     if (headers) for (const k in headers) res.setHeader(k, headers[k]!);
   })();
+}
+
+/** The first byte of the answer goes out now: its time since arrival is the request's time to first byte (once). */
+export function markFirstByte(state: RequestState): void {
+  if (state.ttfbMs === null) state.ttfbMs = Math.round(performance.now() - state.startedAt);
 }
 
 export interface Finished {
@@ -115,6 +133,9 @@ export function requestRecorder(deps: GatewayDeps): (f: Finished) => void {
       amount: st.amount,
       upstreamRequestId: st.upstreamRequestId,
       errorCode: st.errorCode,
+      channelId: st.channelId,
+      attempts: st.attempts,
+      ttfbMs: st.ttfbMs,
       createdAt: Date.now(),
     });
   };

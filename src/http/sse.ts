@@ -7,7 +7,7 @@ import type { ErrorFrame } from '../adapters/types.ts';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 import { renderFamilyB } from '../errors/render.ts';
 import type { Exchange } from './exchange.ts';
-import { REQUEST_ID_HEADER } from './request-id.ts';
+import { markFirstByte, REQUEST_ID_HEADERS } from './front.ts';
 
 export type StreamOutcome = 'complete' | 'client-abort' | 'upstream-error';
 
@@ -67,7 +67,9 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
       'cache-control': 'no-cache',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
-      [REQUEST_ID_HEADER]: req.id,
+      [REQUEST_ID_HEADERS[0]]: req.id,
+      [REQUEST_ID_HEADERS[1]]: req.id,
+      [REQUEST_ID_HEADERS[2]]: req.id,
     });
     // Frames produced from one upstream chunk arrive in one microtask run: they are joined and written once on
     // the next tick (one string, one syscall) instead of one write per frame.
@@ -77,6 +79,7 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
       if (pending === '' || watch.gone) return;
       const out = pending;
       pending = '';
+      markFirstByte(req.state);
       if (!res.write(out)) full = true;
     };
     for await (const frame of o.frames) {

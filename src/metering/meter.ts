@@ -288,9 +288,12 @@ export class StoreMeter implements Meter {
     });
   }
 
-  async release(task: TaskRef): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      await this.closeHold(trx, task.taskId, task.tokenId, 'released');
-    });
+  async release(task: TaskRef): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => (await this.closeHold(trx, task.taskId, task.tokenId, 'released')) !== null);
+  }
+
+  async holdState(taskId: string): Promise<'held' | 'settled' | 'released' | null> {
+    const h = await this.db.selectFrom('holds').select('state').where('task_id', '=', taskId).executeTakeFirst();
+    return h ? (h.state as 'held' | 'settled' | 'released') : null;
   }
 }

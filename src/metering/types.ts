@@ -59,8 +59,13 @@ export interface Meter {
   hold(task: TaskRef, estimate: Usage): Promise<number>;
   /** Settle a task at terminal success: exactly one charge (key `${taskId}:success`), hold closed. */
   settle(task: TaskRef, reported: Usage): Promise<number>;
-  /** Release a task's hold at failure/cancel; nothing is charged. Idempotent. */
-  release(task: TaskRef): Promise<void>;
+  /**
+   * Release a task's hold at failure/cancel; nothing is charged. Idempotent. True when this call decided the task's
+   * outcome (the hold was still open); false when it was already settled (charged) or released.
+   */
+  release(task: TaskRef): Promise<boolean>;
+  /** The state of a task's hold: 'held' while open, then 'settled' (charged) or 'released'; null when it has none. */
+  holdState(taskId: string): Promise<'held' | 'settled' | 'released' | null>;
   /**
    * Group-commit variant of chargeSync for the request path: prices now, returns the amount at once and
    * queues the ledger row; a writer commits queued rows in batches (same unique key → still exactly once).

@@ -35,6 +35,8 @@ export const NOT_ENTITLED_TTL_MS = 10 * 60_000;
  */
 export class ChannelRegistry {
   private channels: Channel[] = [];
+  /** Disabled channels, by what they would serve (kind and model list): no keys are opened for them. */
+  private disabled: Array<Pick<Channel, 'kind' | 'models'>> = [];
   private byId = new Map<string, Channel>();
   private signatures = new Map<string, string>();
   /** `${channelId}\n${modelId}` → until when the account is taken as not entitled. */
@@ -53,7 +55,8 @@ export class ChannelRegistry {
 
   async reload(): Promise<void> {
     const rows = await this.repo.list();
-    const enabled = rows.filter((r) => r.status === 'enabled').map((r) => this.decrypt(r));
+    const enabled = rows.filter((r) => r.status === 'enabled').map((r) => openChannel(r, this.box));
+    this.disabled = rows.filter((r) => r.status !== 'enabled').map((r) => ({ kind: r.kind, models: r.models }));
     const signatures = new Map(rows.map((r) => [r.id, `${r.status}|${r.baseUrl}|${r.keyEnc}|${JSON.stringify(r.models)}`]));
     for (const key of [...this.notEntitled.keys()]) {
       const id = key.slice(0, key.indexOf('\n'));
@@ -79,19 +82,6 @@ export class ChannelRegistry {
     if (until > this.now()) return false;
     this.notEntitled.delete(key);
     return true;
-  }
-
-  private decrypt(r: ChannelRecord): Channel {
-    let keys: ChannelKeys = {};
-    try {
-      keys = JSON.parse(this.box.open(r.keyEnc)) as ChannelKeys;
-    } catch {
-      keys = {};
-    }
-    registerSecret(keys.apiKey);
-    registerSecret(keys.secretKey);
-    registerSecret(keys.accessKey);
-    return { id: r.id, name: r.name, kind: r.kind, baseUrl: r.baseUrl, keys, models: r.models, priority: r.priority, weight: r.weight };
   }
 
   all(): Channel[] {
@@ -120,6 +110,16 @@ export class ChannelRegistry {
   }
 
   /**
+   * The model is offered by channel configuration but every channel for it is disabled: a temporary outage the
+   * operator made (answered 503 no_channel), unlike a model no channel is configured for, or one whose enabled
+   * channels' accounts are not entitled to it (unknown to this token: 404 model_not_found).
+   */
+  unavailable(entry: ModelEntry): boolean {
+    const configured = (c: Pick<Channel, 'kind' | 'models'>) => c.kind === entry.upstream && (c.models === null || c.models.includes(entry.id));
+    return !this.channels.some(configured) && this.disabled.some(configured);
+  }
+
+  /**
    * Forget the not-entitled marks whose time is over (otherwise a mark for a model nobody asks for again would keep
    * every model off the kept routes until the channel changes). Returns how many marks remain.
    */
@@ -138,11 +138,28 @@ export class ChannelRegistry {
   }
 }
 
+/** A channel record with its keys opened (every key registered for redaction). */
+export function openChannel(r: ChannelRecord, box: SecretBox): Channel {
+  let keys: ChannelKeys = {};
+  try {
+    keys = JSON.parse(box.open(r.keyEnc)) as ChannelKeys;
+  } catch {
+    keys = {};
+  }
+  registerSecret(keys.apiKey);
+  registerSecret(keys.secretKey);
+  registerSecret(keys.accessKey);
+  return { id: r.id, name: r.name, kind: r.kind, baseUrl: r.baseUrl, keys, models: r.models, priority: r.priority, weight: r.weight };
+}
+
 /** Is this public model usable by the token? (allow-list AND an enabled channel whose account is entitled serves it) */
 export function isVisible(models: string[] | null, entry: ModelEntry, publicName: string, registry: ChannelRegistry): boolean {
-  if (entry.hidden) return false;
-  if (models !== null && !models.includes(publicName) && !models.includes(entry.id)) return false;
-  return registry.serves(entry);
+  return isAllowed(models, entry, publicName) && registry.serves(entry);
+}
+
+/** The catalogue lists the model and the token's allow-list names it (or has none): whatever the channels say. */
+export function isAllowed(models: string[] | null, entry: ModelEntry, publicName: string): boolean {
+  return !entry.hidden && (models === null || models.includes(publicName) || models.includes(entry.id));
 }
 
 export function visibleModels(models: string[] | null, catalogue: Catalogue, registry: ChannelRegistry): ModelEntry[] {

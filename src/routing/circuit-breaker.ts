@@ -10,6 +10,20 @@ interface State {
   failures: number;
   openUntil: number;
   trialInFlight: boolean;
+  /** The last few failures, newest last (what the operator sees in the channel view). */
+  recent: Array<{ at: number; code: string }>;
+}
+
+/** How many recent failures a channel view shows. */
+export const RECENT_FAILURES = 5;
+
+/** A channel's breaker as the operator sees it (this instance's view: each instance keeps its own breakers). */
+export interface BreakerView {
+  state: 'closed' | 'open' | 'half-open';
+  consecutive_failures: number;
+  /** While open: when a trial request will be let through (ms). */
+  open_until: number | null;
+  recent_failures: Array<{ at: number; code: string }>;
 }
 
 export class CircuitBreakers {
@@ -23,7 +37,7 @@ export class CircuitBreakers {
   private state(id: string): State {
     let s = this.states.get(id);
     if (!s) {
-      s = { failures: 0, openUntil: 0, trialInFlight: false };
+      s = { failures: 0, openUntil: 0, trialInFlight: false, recent: [] };
       this.states.set(id, s);
     }
     return s;
@@ -53,10 +67,25 @@ export class CircuitBreakers {
     }
   }
 
-  failure(id: string): void {
+  failure(id: string, code = 'unknown'): void {
     const s = this.state(id);
+    s.recent.push({ at: this.now(), code });
+    if (s.recent.length > RECENT_FAILURES) s.recent.shift();
     s.failures += 1;
     s.trialInFlight = false;
     if (s.failures >= this.opts.threshold) s.openUntil = this.now() + this.opts.cooldownMs;
+  }
+
+  /** Forget a channel's failures (its key or address changed: the old failures say nothing of the new ones). */
+  reset(id: string): void {
+    this.states.delete(id);
+  }
+
+  view(id: string): BreakerView {
+    const s = this.states.get(id);
+    if (!s) return { state: 'closed', consecutive_failures: 0, open_until: null, recent_failures: [] };
+    const tripped = s.failures >= this.opts.threshold;
+    const state = !tripped ? 'closed' : this.now() < s.openUntil ? 'open' : 'half-open';
+    return { state, consecutive_failures: s.failures, open_until: state === 'open' ? s.openUntil : null, recent_failures: s.recent.map((f) => ({ ...f })) };
   }
 }

@@ -6,6 +6,7 @@
 import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 import type { Channel } from './channel-registry.ts';
 import type { CircuitBreakers } from './circuit-breaker.ts';
+import type { UpstreamAttempt } from '../core/call.ts';
 
 export type RetryPolicy = 'safe' | 'connect-only';
 
@@ -18,6 +19,28 @@ export interface FailoverOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Told when a channel's upstream account turned out not to be entitled to the model (see ChannelRegistry). */
   onNotEntitled?: (channel: Channel) => void;
+  /** The model asked for (named on the failover log line). */
+  model?: string;
+}
+
+/**
+ * Where a call's attempts are recorded (its request state, for the request log) and its failovers logged: a warn
+ * line per failed attempt that is followed by another — channel id, model, error code (the logger is bound to the
+ * request id); never a key, URL or upstream message.
+ */
+export interface AttemptSink {
+  readonly state: { channelId: string | null; attempts: UpstreamAttempt[] | null };
+  readonly log: { warn(obj: object, msg: string): void };
+}
+
+const errorCodeOf = (e: unknown): string => (isGatewayError(e) ? e.code : 'internal_error');
+const elapsed = (since: number): number => Math.round((performance.now() - since) * 100) / 100;
+
+function recordAttempt(sink: AttemptSink | undefined, a: UpstreamAttempt): void {
+  if (!sink) return;
+  const list = sink.state.attempts;
+  if (list === null) sink.state.attempts = [a];
+  else list.push(a);
 }
 
 /** Was the request certainly not processed upstream? (connection never established / refused / reset before send) */
@@ -66,13 +89,14 @@ const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Run `attempt` against channels in order until one succeeds. `attempt` must throw GatewayErrors and
- * must not have written anything to the client when it throws.
+ * must not have written anything to the client when it throws. `sink` records each attempt and logs each failover.
  */
 export async function withFailover<T>(
   channels: readonly Channel[],
   breakers: CircuitBreakers,
   attempt: (channel: Channel) => Promise<T>,
   opts: FailoverOptions,
+  sink?: AttemptSink,
 ): Promise<T> {
   if (channels.length === 0) throw new GatewayError('no_channel', 'No upstream channel is available for this model');
   const ordered = orderChannels(channels, breakers);
@@ -83,27 +107,38 @@ export async function withFailover<T>(
     const ch = ordered[i % ordered.length]!;
     if (i > 0) await sleep((opts.backoffMs ?? 50) * 2 ** (i - 1) * (0.5 + Math.random() / 2));
     if (!breakers.allow(ch.id) && ordered.length > 1) continue;
+    const started = performance.now();
     try {
       const r = await attempt(ch);
       breakers.success(ch.id);
+      if (sink) {
+        recordAttempt(sink, { channel_id: ch.id, outcome: 'ok', error_code: null, latency_ms: elapsed(started) });
+        sink.state.channelId = ch.id;
+      }
       return r;
     } catch (e) {
       last = e;
-      const countsAsChannelFailure = isGatewayError(e) && (e.code === 'upstream_unreachable' || e.code === 'upstream_unavailable' || e.code === 'upstream_timeout' || e.code === 'upstream_error' || e.code === 'upstream_auth_error');
-      if (countsAsChannelFailure) breakers.failure(ch.id);
-      // The account is not entitled to the model: it refused before doing anything, so any call (connect-only
-      // included) may go to another account, and this one is not asked for this model again for a while.
-      if (isGatewayError(e) && e.notEntitled) {
-        opts.onNotEntitled?.(ch);
-        if (i + 1 < ordered.length) continue;
-        throw e;
-      }
-      // A 429 is an explicit refusal: the upstream did not take the call, so even a connect-only call (an
-      // async task creation) may go to another account — but not again to this one.
-      const refusedHere = opts.policy === 'connect-only' && isGatewayError(e) && e.code === 'upstream_rate_limited';
-      if (refusedHere && i + 1 < ordered.length) continue;
-      if (!isRetryable(e, opts.policy)) throw e;
+      recordAttempt(sink, { channel_id: ch.id, outcome: 'error', error_code: errorCodeOf(e), latency_ms: elapsed(started) });
+      if (!afterFailure(e, ch, breakers, opts, i + 1 < ordered.length)) throw e;
+      if (i + 1 < max) sink?.log.warn({ channel_id: ch.id, model: opts.model ?? null, error_code: errorCodeOf(e), attempt: i + 1 }, 'upstream attempt failed; failing over');
     }
   }
   throw last;
+}
+
+/** A failed attempt on `ch`: counts it against the channel, and says whether another attempt may follow. */
+function afterFailure(e: unknown, ch: Channel, breakers: CircuitBreakers, opts: FailoverOptions, otherChannelLeft: boolean): boolean {
+  const countsAsChannelFailure = isGatewayError(e) && (e.code === 'upstream_unreachable' || e.code === 'upstream_unavailable' || e.code === 'upstream_timeout' || e.code === 'upstream_error' || e.code === 'upstream_auth_error');
+  if (countsAsChannelFailure) breakers.failure(ch.id, e.code);
+  // The account is not entitled to the model: it refused before doing anything, so any call (connect-only
+  // included) may go to another account, and this one is not asked for this model again for a while.
+  if (isGatewayError(e) && e.notEntitled) {
+    opts.onNotEntitled?.(ch);
+    return otherChannelLeft;
+  }
+  // A 429 is an explicit refusal: the upstream did not take the call, so even a connect-only call (an
+  // async task creation) may go to another account — but not again to this one.
+  const refusedHere = opts.policy === 'connect-only' && isGatewayError(e) && e.code === 'upstream_rate_limited';
+  if (refusedHere && otherChannelLeft) return true;
+  return isRetryable(e, opts.policy);
 }

@@ -4,6 +4,8 @@ import * as m001 from './migrations/001-init.ts';
 import * as m002 from './migrations/002-channel-names.ts';
 import * as m003 from './migrations/003-ledger-indexes.ts';
 import * as m004 from './migrations/004-token-tpm-limit.ts';
+import * as m005 from './migrations/005-token-rotation.ts';
+import * as m006 from './migrations/006-request-log-incident.ts';
 import * as m009 from './migrations/009-console-sessions.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
@@ -14,6 +16,8 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '002-channel-names': m002,
   '003-ledger-indexes': m003,
   '004-token-tpm-limit': m004,
+  '005-token-rotation': m005,
+  '006-request-log-incident': m006,
   '009-console-sessions': m009,
 };
 

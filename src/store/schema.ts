@@ -17,6 +17,9 @@ export interface TokensTable {
   expires_at: number | null;
   revoked_at: number | null;
   created_at: number;
+  /** The secret before the last rotation, accepted until previous_secret_until (ms); null when none. */
+  previous_secret_hash: string | null;
+  previous_secret_until: number | null;
 }
 
 export interface ChannelsTable {
@@ -56,6 +59,9 @@ export interface RequestLogTable {
   upstream_request_id: string | null;
   error_code: string | null;
   created_at: number;
+  channel_id: string | null; // the channel that answered
+  attempts: string | null; // JSON array of upstream attempts
+  ttfb_ms: number | null; // time to the first byte of the answer
 }
 
 export interface LedgerTable {

@@ -6,7 +6,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 /** One ledger charge, in column order. */
 export type LedgerTuple = [key: string, tokenId: string, model: string, kind: string, quantities: unknown, unitPrices: unknown, amount: number, requestId: string | null, taskId: string | null, upstreamRequestId: string | null, createdAt: number];
 /** One request-log row, in column order. */
-export type LogTuple = [requestId: string, tokenId: string | null, model: string | null, endpoint: string, method: string, status: number, latencyMs: number, usage: unknown, amount: number, upstreamRequestId: string | null, errorCode: string | null, createdAt: number];
+export type LogTuple = [requestId: string, tokenId: string | null, model: string | null, endpoint: string, method: string, status: number, latencyMs: number, usage: unknown, amount: number, upstreamRequestId: string | null, errorCode: string | null, createdAt: number, channelId: string | null, attempts: unknown, ttfbMs: number | null];
 
 const json = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v));
 
@@ -48,11 +48,11 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
     for (const [tokenId, amount] of perToken) if (amount > 0) spend.run(amount, tokenId);
   };
   const log = raw.prepare(
-    'INSERT INTO request_log (request_id, token_id, model, endpoint, method, status, latency_ms, usage, amount, upstream_request_id, error_code, created_at) ' +
-      'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING',
+    'INSERT INTO request_log (request_id, token_id, model, endpoint, method, status, latency_ms, usage, amount, upstream_request_id, error_code, created_at, channel_id, attempts, ttfb_ms) ' +
+      'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING',
   );
   const insertLog = (rows: LogTuple[]) => {
-    for (const r of rows) log.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json(r[7]), r[8], r[9], r[10], r[11]);
+    for (const r of rows) log.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json(r[7]), r[8], r[9], r[10], r[11], r[12], json(r[13]), r[14]);
   };
   // IMMEDIATE: take the write lock up front, so another connection's commit in between cannot fail the batch.
   const both = raw.transaction((l: LedgerTuple[], g: LogTuple[]) => {

@@ -5,6 +5,7 @@ import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnec
 import type { Database } from './schema.ts';
 import { SqliteBatchWriter } from './sqlite-batch-writer.ts';
 import { SqliteCheckpointer } from './sqlite-checkpointer.ts';
+import { SqliteReader, SqliteReaderDialect } from './sqlite-reader.ts';
 
 /**
  * Transactions take the write lock when they begin (BEGIN IMMEDIATE). Another process may write the same file
@@ -33,6 +34,8 @@ export interface SqliteOptions {
   writerThread?: boolean;
   /** Run WAL checkpoints on a thread instead of inside commits on the event loop (TOLLWAY_SQLITE_CHECKPOINT_THREAD). */
   checkpointThread?: boolean;
+  /** Run heavy admin reads on a read-only connection in a thread (TOLLWAY_SQLITE_READ_THREAD). */
+  readThread?: boolean;
 }
 
 /** An opened SQLite store: the Kysely instance, its group-commit writer and its checkpoint thread (if any). */
@@ -40,6 +43,10 @@ export interface SqliteHandle {
   db: Kysely<Database>;
   batchWriter: SqliteBatchWriter;
   checkpointer: SqliteCheckpointer | null;
+  /** Where heavy admin reads go: the read thread's dialect for a file store (readThread), else `db`. */
+  reads: Kysely<Database>;
+  /** The read thread, when there is one. */
+  reader: SqliteReader | null;
   /** Stop the threads; call before destroying the Kysely instance. */
   closeThreads(): Promise<void>;
 }
@@ -61,11 +68,17 @@ export function openSqlite(url: string, opts: SqliteOptions = {}): SqliteHandle 
     checkpointer.start();
   }
   const batchWriter = new SqliteBatchWriter(db, sqlite, opts.writerThread === true && path !== ':memory:' ? path : null, checkpointer);
+  // Another connection cannot see an in-memory database: its reads stay on `db`.
+  const reader = opts.readThread === true && path !== ':memory:' ? new SqliteReader(path) : null;
+  const reads = reader ? new Kysely<Database>({ dialect: new SqliteReaderDialect(reader) }) : db;
   return {
     db,
     batchWriter,
     checkpointer,
+    reads,
+    reader,
     closeThreads: async () => {
+      if (reads !== db) await reads.destroy();
       await batchWriter.close();
       await checkpointer?.close();
     },

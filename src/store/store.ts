@@ -4,6 +4,7 @@ import { migrateToLatest } from './migrate.ts';
 import type { Database } from './schema.ts';
 import type { SqliteBatchWriter } from './sqlite-batch-writer.ts';
 import type { SqliteCheckpointer } from './sqlite-checkpointer.ts';
+import type { SqliteReader } from './sqlite-reader.ts';
 import { openSqlite } from './sqlite.ts';
 
 export interface Store {
@@ -13,6 +14,14 @@ export interface Store {
   batchWriter: SqliteBatchWriter | null;
   /** SQLite file store with TOLLWAY_SQLITE_CHECKPOINT_THREAD: the checkpoint thread; null otherwise. */
   checkpointer: SqliteCheckpointer | null;
+  /**
+   * Where heavy admin reads go (bills, ledger and request-log lists, reconciliation). A SQLite file store: a read-only
+   * connection in a thread of its own (sqlite-reader.ts), so they never hold the event loop; otherwise `db` (the
+   * PostgreSQL pool is asynchronous already).
+   */
+  reads: Kysely<Database>;
+  /** SQLite file store: the read thread behind `reads`; null otherwise. */
+  reader: SqliteReader | null;
   close(): Promise<void>;
 }
 
@@ -23,12 +32,14 @@ export interface OpenStoreOptions {
   writerThread?: boolean;
   /** SQLite file stores: WAL checkpoints on a thread (TOLLWAY_SQLITE_CHECKPOINT_THREAD; the gateway's default). */
   checkpointThread?: boolean;
+  /** SQLite file stores: heavy admin reads on a read-only connection in a thread (TOLLWAY_SQLITE_READ_THREAD); default true. */
+  readThread?: boolean;
 }
 
 export async function openStore(url: string, opts: OpenStoreOptions = {}): Promise<Store> {
   const dialect = dialectOf(url);
   // pg is loaded only for a PostgreSQL store (a SQLite deployment does not carry its memory).
-  const sqlite = dialect === 'sqlite' ? openSqlite(url, { writerThread: opts.writerThread === true, checkpointThread: opts.checkpointThread === true }) : null;
+  const sqlite = dialect === 'sqlite' ? openSqlite(url, { writerThread: opts.writerThread === true, checkpointThread: opts.checkpointThread === true, readThread: opts.readThread !== false }) : null;
   const db = sqlite ? sqlite.db : await (await import('./postgres.ts')).openPostgres(url, opts.pgSchema ? { schema: opts.pgSchema } : {});
   if (opts.migrate !== false) await migrateToLatest(db as unknown as Kysely<unknown>, dialect);
   return {
@@ -36,6 +47,8 @@ export async function openStore(url: string, opts: OpenStoreOptions = {}): Promi
     dialect,
     batchWriter: sqlite?.batchWriter ?? null,
     checkpointer: sqlite?.checkpointer ?? null,
+    reads: sqlite?.reads ?? db,
+    reader: sqlite?.reader ?? null,
     close: async () => {
       await sqlite?.closeThreads();
       await db.destroy();

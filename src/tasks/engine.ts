@@ -6,11 +6,12 @@ import type { Logger } from 'pino';
 import type { Meter, TaskRef } from '../metering/types.ts';
 import type { Channel } from '../routing/channel-registry.ts';
 import type { TasksRepo } from '../store/repos/tasks.ts';
+import { cancelTask } from './cancel.ts';
 import { runLimited } from './limit.ts';
 import { LOST_SUBMIT_CODE, lookForLostSubmit } from './lost-submit.ts';
 import type { TaskEngineOptions } from './options.ts';
-import type { CreateTaskInput, PollOutcome, TaskDriver, TaskError, TaskRecord } from './types.ts';
-import { isTerminal } from './types.ts';
+import type { CancelOutcome, CreateTaskInput, PollOutcome, TaskDriver, TaskError, TaskRecord } from './types.ts';
+import { isTerminal, refOf } from './types.ts';
 
 export { DEFAULT_TASK_ENGINE_OPTIONS, type TaskEngineOptions } from './options.ts';
 
@@ -23,14 +24,6 @@ export interface TaskEngineDeps {
   options: TaskEngineOptions;
 }
 
-const refOf = (t: TaskRecord): TaskRef => ({
-  taskId: t.id,
-  tokenId: t.tokenId,
-  model: t.model,
-  billingModel: t.billingModel,
-  requestId: t.requestId,
-  upstreamRequestId: t.upstreamRequestId,
-});
 
 export class TaskEngine {
   readonly owner = `inst_${randomUUID()}`;
@@ -200,6 +193,11 @@ export class TaskEngine {
     await this.repo.unleaseAll(this.owner).catch(() => undefined);
   }
 
+  /** An operator's cancel of an open task, without a charge (tasks/cancel.ts). Null when there is no such task. */
+  cancel(id: string): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
+    return cancelTask({ repo: this.repo, meter: this.deps.meter(), driverOf: (kind) => this.drivers.get(kind), channels: this.deps.channels, logger: this.deps.logger, timeoutMs: this.deps.options.pollTimeoutMs }, id);
+  }
+
   private backoff(attempts: number): number {
     const o = this.deps.options;
     const d = Math.min(o.pollBaseMs * 2 ** Math.min(attempts, 20), o.pollMaxMs);
@@ -294,7 +292,10 @@ export class TaskEngine {
     const usage = out.usage ?? t.usage;
     if (!usage) throw new Error(`task ${t.id} succeeded without usage or estimate`);
     try {
-      await this.deps.meter().settle(refOf(t), usage);
+      const charged = await this.deps.meter().settle(refOf(t), usage);
+      // Nothing charged: a re-settle after a crash (the hold is settled: go on), or an operator cancelled the task
+      // first (the hold was released: the cancel is its outcome, not this success).
+      if (charged === 0 && (await this.deps.meter().holdState(t.id)) === 'released') return (await this.repo.get(t.id)) ?? t;
     } catch (e) {
       this.deps.logger.error({ task_id: t.id, err: String(e) }, 'settling a finished task failed; will retry');
       return this.retryLater(t);

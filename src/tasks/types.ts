@@ -1,7 +1,7 @@
 // The task engine's public types: the stored task record and the pluggable upstream driver.
 // A driver only talks to the upstream (like an adapter); the engine owns the store, leases,
 // compare-and-set transitions, back-off, max age and metering (settle / release).
-import type { Usage } from '../metering/types.ts';
+import type { TaskRef, Usage } from '../metering/types.ts';
 import type { Channel } from '../routing/channel-registry.ts';
 
 /** Which API the task belongs to: /vidx/v1 (family A) or /v1 (family B). Stored as 'a' | 'b' (repos/tasks.ts maps). */
@@ -93,7 +93,12 @@ export interface TaskDriver {
    * cannot tell now (the engine asks again later). Absent: the upstream cannot be asked, the task fails uncharged.
    */
   recoverSubmit?(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<SubmitOutcome | null>;
+  /** Ask the upstream to stop the task, where it offers that (best-effort: the gateway's outcome is already decided). */
+  cancel?(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<void>;
 }
+
+/** What an operator's cancel did: `cancelled`; `not_open` (already finished, or still being submitted); `finishing` (being charged). */
+export type CancelOutcome = 'cancelled' | 'not_open' | 'finishing';
 
 export interface CreateTaskInput extends TaskIdentity {
   channel: Channel;
@@ -107,3 +112,13 @@ export interface CreateTaskInput extends TaskIdentity {
   /** Calls the upstream creation endpoint. Throwing fails the creation: the hold is released, the row deleted, the error rethrown. */
   submit(taskId: string, channel: Channel): Promise<SubmitOutcome>;
 }
+
+/** The task as the meter knows it (hold, settle, release). */
+export const refOf = (t: TaskRecord): TaskRef => ({
+  taskId: t.id,
+  tokenId: t.tokenId,
+  model: t.model,
+  billingModel: t.billingModel,
+  requestId: t.requestId,
+  upstreamRequestId: t.upstreamRequestId,
+});

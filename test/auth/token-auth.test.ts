@@ -97,13 +97,13 @@ describe('client auth through the real server', () => {
 
 describe('TokenAuth unit', () => {
   const rec = (over: Partial<TokenRecord> = {}): TokenRecord => ({
-    id: 'tok_1', name: 'n', prefix: 'tw-', models: null, quota: null, spent: 0, held: 0, rpmLimit: null, tpmLimit: null, concurrencyLimit: null, expiresAt: null, revokedAt: null, createdAt: 0, ...over,
+    id: 'tok_1', name: 'n', prefix: 'tw-', models: null, quota: null, spent: 0, held: 0, rpmLimit: null, tpmLimit: null, concurrencyLimit: null, expiresAt: null, revokedAt: null, createdAt: 0, previousSecretUntil: null, ...over,
   });
 
   it('re-reads after the TTL so other instances\' revocations converge', async () => {
     let current: TokenRecord = rec();
     let lookups = 0;
-    const repo = { findByHash: async () => (lookups++, current) } as unknown as TokensRepo;
+    const repo = { findForAuth: async () => (lookups++, { record: current, graceUntil: null }) } as unknown as TokensRepo;
     const auth = new TokenAuth(repo, 1_000);
     await auth.authenticate('tw-x', 10_000);
     await auth.authenticate('tw-x', 10_500);
@@ -116,7 +116,7 @@ describe('TokenAuth unit', () => {
   });
 
   it('expiry is checked on every request, not cached', async () => {
-    const repo = { findByHash: async () => rec({ expiresAt: 5_000 }) } as unknown as TokensRepo;
+    const repo = { findForAuth: async () => ({ record: rec({ expiresAt: 5_000 }), graceUntil: null }) } as unknown as TokensRepo;
     const auth = new TokenAuth(repo);
     await expect(auth.authenticate('tw-x', 4_000)).resolves.toBeTruthy();
     const e = await auth.authenticate('tw-x', 5_000).catch((x: unknown) => x);
@@ -124,7 +124,7 @@ describe('TokenAuth unit', () => {
   });
 
   it('the principal carries the allow-list and limits', async () => {
-    const repo = { findByHash: async () => rec({ models: ['a'], quota: 5, rpmLimit: 3, concurrencyLimit: 2 }) } as unknown as TokensRepo;
+    const repo = { findForAuth: async () => ({ record: rec({ models: ['a'], quota: 5, rpmLimit: 3, concurrencyLimit: 2 }), graceUntil: null }) } as unknown as TokensRepo;
     expect(await new TokenAuth(repo).authenticate('tw-x')).toEqual({ tokenId: 'tok_1', name: 'n', models: ['a'], quota: 5, rpmLimit: 3, tpmLimit: null, concurrencyLimit: 2 });
   });
 

@@ -106,6 +106,27 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
     }
   });
 
+  it('token update / topup / rotate and channel update: same rules as the admin API, audited, the new secret printed once', async () => {
+    const id = idOf(ok(['token', 'create', '--name', 'edit-me', '--quota', '100']));
+    expect(JSON.parse(ok(['token', 'update', id, '--name', 'edited', '--rpm', '7', '--tpm', '900', '--models', 'qwx3.7-plus']))).toMatchObject({ name: 'edited', rpm_limit: 7, tpm_limit: 900, models: ['qwx3.7-plus'], quota: 100 });
+    expect(JSON.parse(ok(['token', 'update', id, '--rpm', 'none']))).toMatchObject({ rpm_limit: null });
+    const bad = tollway(['token', 'update', id, '--quota', '-3']);
+    expect(bad.code).not.toBe(0);
+    expect(JSON.parse(ok(['token', 'topup', id, '--amount', '250']))).toMatchObject({ quota: 350, topup: { amount: 250, credited: true } });
+    const credit = await fresh.store.db.selectFrom('ledger').select(['kind', 'amount']).where('token_id', '=', id).execute();
+    expect(credit.map((c) => ({ kind: c.kind, amount: Number(c.amount) }))).toEqual([{ kind: 'credit', amount: 250 }]);
+    const rotated = ok(['token', 'rotate', id, '--grace-ms', '60000']);
+    expect(idOf(rotated)).toBe(id);
+    expect(tokenOf(rotated)).toMatch(/^tw-/);
+    expect(rotated).toContain('the previous token works until');
+
+    const ch = JSON.parse(ok(['channel', 'add', '--name', 'cli-edit', '--kind', 'dashscope', '--base-url', 'http://127.0.0.1:9', '--api-key', KEY_CANARY])) as { id: string };
+    const edited = ok(['channel', 'update', ch.id, '--weight', '4', '--priority=-2', '--disable', '--api-key', `${KEY_CANARY}-2`]);
+    expect(edited).not.toContain(KEY_CANARY);
+    expect(JSON.parse(edited)).toMatchObject({ weight: 4, priority: -2, status: 'disabled', keys: { api_key: '****ef-2' } });
+    expect((await auditedByCli()).slice(-6)).toEqual([`token.update ${id}`, `token.update ${id}`, `token.topup ${id}`, `token.rotate ${id}`, `channel.create ${ch.id}`, `channel.update ${ch.id}`]);
+  });
+
   it('an unknown id: one line and a non-zero exit, nothing audited', async () => {
     const before = (await auditedByCli()).length;
     for (const args of [['token', 'revoke', 'tok_nope'], ['channel', 'disable', 'ch_nope']]) {

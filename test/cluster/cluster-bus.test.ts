@@ -22,7 +22,8 @@ describe('cluster event parsing', () => {
     const hash = 'a'.repeat(64);
     expect(parseClusterEvent(JSON.stringify({ from: 'x', event: { kind: 'token-revoked', hash } }))).toEqual({ from: 'x', event: { kind: 'token-revoked', hash } });
     expect(parseClusterEvent(JSON.stringify({ from: 'x', event: { kind: 'channels-changed' } }))?.event.kind).toBe('channels-changed');
-    for (const bad of ['nope', '{}', JSON.stringify({ from: 'x', event: { kind: 'token-revoked', hash: 'short' } }), JSON.stringify({ from: 1, event: { kind: 'channels-changed' } }), JSON.stringify({ from: 'x', event: { kind: 'drop-tables' } })]) {
+    expect(parseClusterEvent(JSON.stringify({ from: 'x', event: { kind: 'token-changed', hashes: [hash] } }))).toEqual({ from: 'x', event: { kind: 'token-changed', hashes: [hash] } });
+    for (const bad of [JSON.stringify({ from: 'x', event: { kind: 'token-changed', hashes: ['short'] } }), JSON.stringify({ from: 'x', event: { kind: 'token-changed', hashes: hash } }), 'nope', '{}', JSON.stringify({ from: 'x', event: { kind: 'token-revoked', hash: 'short' } }), JSON.stringify({ from: 1, event: { kind: 'channels-changed' } }), JSON.stringify({ from: 'x', event: { kind: 'drop-tables' } })]) {
       expect(parseClusterEvent(bad)).toBeNull();
     }
   });
@@ -50,6 +51,23 @@ describe.runIf(redisUrl)('two instances sharing Redis', () => {
     expect((await h.admin(`/admin/tokens/${tok.id}`, { method: 'DELETE' })).status).toBe(200);
     // Well inside the 5 s cache TTL: only the bus can have told B.
     expect(await eventually(async () => (await models(b.url, tok.token)).status === 401, 1000)).toBe(true);
+  });
+});
+
+describe.runIf(redisUrl)('token changes across instances sharing Redis', () => {
+  const t = useHarness({ env: { REDIS_URL: redisUrl ?? '', TOLLWAY_REFRESH_MS: '0' } });
+
+  it('an edit and a rotation through instance A apply on instance B at once (B had the token cached)', async () => {
+    const h = t.h;
+    const b = await secondInstance(h, {});
+    const tok = (await (await h.admin('/admin/tokens', { method: 'POST', json: { name: 'cluster-edit' } })).json()) as { id: string; token: string };
+    expect((await models(b.url, tok.token)).ids.length).toBeGreaterThan(1);
+    expect((await h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json: { models: ['qwx3.7-plus'] } })).status).toBe(200);
+    // Well inside the 5 s cache TTL: only the bus can have told B.
+    expect(await eventually(async () => (await models(b.url, tok.token)).ids.join() === 'qwx3.7-plus', 1000)).toBe(true);
+    const rotated = (await (await h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST' })).json()) as { token: string };
+    expect(await eventually(async () => (await models(b.url, tok.token)).status === 401, 1000)).toBe(true);
+    expect((await models(b.url, rotated.token)).ids).toEqual(['qwx3.7-plus']);
   });
 });
 

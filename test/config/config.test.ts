@@ -77,6 +77,15 @@ describe('config rejects bad values with a clear message', () => {
     expect(bad({ DATABASE_URL: 'postgres://' })).toMatch(/^DATABASE_URL is not a valid postgres:\/\/ URL/);
   });
 
+  it('TOLLWAY_CORS_ORIGINS: off when empty, * for any origin, else exact origins; a path or another scheme is refused', () => {
+    expect(loadConfig({}).cors).toBeNull();
+    expect(loadConfig({ TOLLWAY_CORS_ORIGINS: ' * ' }).cors).toEqual({ origins: '*' });
+    expect(loadConfig({ TOLLWAY_CORS_ORIGINS: 'https://App.example.com, http://localhost:5173/' }).cors).toEqual({ origins: new Set(['https://app.example.com', 'http://localhost:5173']) });
+    expect(bad({ TOLLWAY_CORS_ORIGINS: 'https://app.example.com/path' })).toMatch(/^TOLLWAY_CORS_ORIGINS: "https:\/\/app.example.com\/path" is not an origin/);
+    expect(bad({ TOLLWAY_CORS_ORIGINS: 'app.example.com' })).toMatch(/is not an origin/);
+    expect(bad({ TOLLWAY_CORS_ORIGINS: 'ftp://app.example.com' })).toMatch(/is not an origin/);
+  });
+
   it('DATABASE_URL messages never show the password', () => {
     const msg = bad({ DATABASE_URL: 'mysql://user:hunter2secret@h/db' });
     expect(msg).not.toContain('hunter2secret');

@@ -21,6 +21,7 @@ describe('GET /openapi.json', () => {
     ['post', '/v1/chat/completions'],
     ['post', '/v1/responses'],
     ['post', '/v1/messages'],
+    ['post', '/v1/messages/count_tokens'],
     ['post', '/v1/embeddings'],
     ['post', '/v1/images/generations'],
     ['post', '/v1/images/edits'],
@@ -32,6 +33,12 @@ describe('GET /openapi.json', () => {
     ['post', '/admin/tokens'],
     ['get', '/admin/tokens'],
     ['delete', '/admin/tokens/{id}'],
+    ['patch', '/admin/tokens/{id}'],
+    ['post', '/admin/tokens/{id}/topup'],
+    ['post', '/admin/tokens/{id}/rotate'],
+    ['get', '/admin/channels/{id}'],
+    ['patch', '/admin/channels/{id}'],
+    ['post', '/admin/channels/{id}/test'],
     ['post', '/admin/channels'],
     ['get', '/admin/channels'],
     ['post', '/admin/channels/{id}/disable'],
@@ -54,7 +61,7 @@ describe('GET /openapi.json', () => {
       expect(op, `${method.toUpperCase()} ${path}`).toBeDefined();
       expect(op!.security).toEqual([{ bearer: [] }]);
       expect(op!.responses['200']).toBeDefined();
-      const errRef = path.startsWith('/vidx/') ? '#/components/responses/FamilyAError' : '#/components/responses/FamilyBError';
+      const errRef = path.startsWith('/vidx/') ? '#/components/responses/FamilyAError' : path.startsWith('/v1/messages') ? '#/components/responses/MessagesError' : '#/components/responses/FamilyBError';
       for (const s of ['401', '404', '413']) expect(op!.responses[s]?.$ref, `${path} ${s}`).toBe(errRef);
       if (method === 'post') expect(op!.requestBody?.content['application/json']).toBeDefined();
       // described by hand, not by the generic fallback for undocumented routes
@@ -81,8 +88,10 @@ describe('GET /openapi.json', () => {
     const doc = (await (await t.h.fetch('/openapi.json')).json()) as { paths: Record<string, Record<string, Op>> };
     const METERING: Array<[string, string, string[], string[]]> = [
       // method, path, parameters (query or path), fields of each item of `data` (or of the answer itself)
-      ['get', '/admin/ledger', ['token_id', 'model', 'request_id', 'task_id', 'since', 'until', 'limit', 'before_id'], ['id', 'idempotency_key', 'token_id', 'model', 'kind', 'quantities', 'unit_prices', 'amount', 'request_id', 'task_id', 'upstream_request_id', 'created_at']],
-      ['get', '/admin/logs', ['request_id', 'token_id', 'model', 'since', 'until', 'limit', 'before'], ['request_id', 'token_id', 'model', 'endpoint', 'status', 'latency_ms', 'usage', 'amount', 'upstream_request_id']],
+      ['get', '/admin/ledger', ['token_id', 'model', 'request_id', 'task_id', 'since', 'until', 'limit', 'cursor', 'before_id', 'format'], ['id', 'idempotency_key', 'token_id', 'model', 'kind', 'quantities', 'unit_prices', 'amount', 'request_id', 'task_id', 'upstream_request_id', 'created_at']],
+      ['get', '/admin/logs', ['request_id', 'token_id', 'model', 'status', 'since', 'until', 'limit', 'cursor', 'format'], ['request_id', 'token_id', 'model', 'endpoint', 'status', 'latency_ms', 'ttfb_ms', 'channel_id', 'attempts', 'usage', 'amount', 'upstream_request_id']],
+      ['get', '/admin/tasks', ['state', 'kind', 'token_id', 'model', 'since', 'until', 'limit', 'cursor'], ['id', 'kind', 'state', 'token_id', 'model', 'channel_id', 'hold_amount', 'created_at']],
+      ['post', '/admin/tasks/{id}/cancel', ['id'], []],
       ['get', '/admin/bills', ['token_id', 'model', 'period', 'since', 'until', 'format'], ['token_id', 'token_name', 'period', 'period_start', 'entries', 'amount', 'amount_units', 'models']],
       ['get', '/admin/prices', [], ['model', 'kind', 'price', 'price_overridden']],
       ['get', '/admin/prices/{model}', ['model'], []],
@@ -96,14 +105,15 @@ describe('GET /openapi.json', () => {
       expect(op!.summary, `${method} ${path}`).not.toMatch(/^(GET|POST|DELETE|PUT|PATCH) \//);
       expect(op!.security).toEqual([{ adminBearer: [] }]);
       expect((op!.parameters ?? []).map((p) => p.name).sort(), `${method} ${path}`).toEqual([...params].sort());
-      for (const p of op!.parameters ?? []) expect(p.in, `${path} ${p.name}`).toBe(p.name === 'model' && path.includes('{model}') ? 'path' : 'query');
+      for (const p of op!.parameters ?? []) expect(p.in, `${path} ${p.name}`).toBe(path.includes(`{${p.name}}`) ? 'path' : 'query');
       const schema = op!.responses['200']!.content!['application/json']!.schema;
       const itemProps = schema.properties?.data?.items?.properties ?? {};
       for (const f of fields) expect(Object.keys(itemProps), `${path} data[].${f}`).toContain(f);
     }
     expect(doc.paths['/admin/prices/{model}']!.put!.requestBody).toBeDefined();
     expect(Object.keys(doc.paths['/admin/bills']!.get!.responses['200']!.content!)).toEqual(expect.arrayContaining(['application/json', 'text/csv']));
-    expect(Object.keys(doc.paths['/admin/ledger']!.get!.responses['200']!.content!['application/json']!.schema.properties!)).toEqual(expect.arrayContaining(['data', 'has_more', 'next_before_id']));
+    expect(Object.keys(doc.paths['/admin/ledger']!.get!.responses['200']!.content!['application/json']!.schema.properties!)).toEqual(expect.arrayContaining(['data', 'has_more', 'next_cursor', 'next_before_id']));
+    for (const path of ['/admin/ledger', '/admin/logs']) expect(Object.keys(doc.paths[path]!.get!.responses['200']!.content!), path).toEqual(expect.arrayContaining(['application/json', 'text/csv']));
   });
 });
 

@@ -132,6 +132,26 @@ describe('fault injection', () => {
     expect((await chat()).status).toBe(200);
   });
 
+  it('content-filter: each API refuses in its own spelling', async () => {
+    const compat = await chat('sim-fault:content-filter');
+    expect(compat.status).toBe(400);
+    expect(((await compat.json()) as { error: Record<string, unknown> }).error).toMatchObject({ code: 'data_inspection_failed', type: 'data_inspection_failed' });
+    const native = await post('/api/v1/services/aigc/multimodal-generation/generation', JSON.stringify({ model: 'qwen-image-2.0', input: { messages: [{ role: 'user', content: [{ text: 'sim-fault:content-filter' }] }] } }));
+    expect(native.status).toBe(400);
+    expect(((await native.json()) as { code: string }).code).toBe('DataInspectionFailed');
+    const messages = await fetch(`${s.sim.url}/apps/anthropic/v1/messages`, { method: 'POST', headers: { 'x-api-key': DS, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'qwen3.7-plus', max_tokens: 8, messages: [{ role: 'user', content: 'sim-fault:content-filter' }] }) });
+    expect(messages.status).toBe(400);
+    const mb = (await messages.json()) as { type: string; error: { type: string; message: string } };
+    expect([mb.type, mb.error.type]).toEqual(['error', 'invalid_request_error']);
+    expect(mb.error.message).toContain('DataInspectionFailed');
+    const token = await jwt({ iss: DEFAULT_SIM_KEYS.klingAccessKey, exp: now() + 1800, nbf: now() - 5 });
+    for (const [arg, code] of [['', 1301], [':1300', 1300]] as const) {
+      const k = await fetch(`${s.sim.url}/v1/videos/text2video`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ model_name: 'kling-v1', prompt: `sim-fault:content-filter${arg}` }) });
+      expect(k.status).toBe(400);
+      expect(((await k.json()) as { code: number }).code).toBe(code);
+    }
+  });
+
   it('status, per run, limited by path and times', async () => {
     s.sim.faults.add({ kind: 'status', arg: 500, path: '/chat/completions', times: 2 });
     const emb = await post('/compatible-mode/v1/embeddings', JSON.stringify({ model: 'text-embedding-v4', input: ['a'] }));

@@ -5,7 +5,7 @@ import type { LedgerTuple, LogTuple } from '../../src/store/sqlite-batch-writer.
 import { testDialect, useStore } from '../support/store.ts';
 
 const ledgerRow = (key: string, tokenId: string, amount: number): LedgerTuple => [key, tokenId, 'qwx3.7-plus', 'tokens', { input_tokens: 3 }, { input: 1 }, amount, key, null, null, 1];
-const logRow = (id: string): LogTuple => [id, 'tok_w', 'qwx3.7-plus', '/v1/chat/completions', 'POST', 200, 3, { input_tokens: 3 }, 7, null, null, 1];
+const logRow = (id: string): LogTuple => [id, 'tok_w', 'qwx3.7-plus', '/v1/chat/completions', 'POST', 200, 3, { input_tokens: 3 }, 7, null, null, 1, 'ch_1', [{ channel_id: 'ch_1', outcome: 'ok', error_code: null, latency_ms: 2 }], 2];
 
 describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
   const fresh = useStore();

@@ -11,7 +11,7 @@ import { type Store } from '../../src/store/store.ts';
 import { sqliteFileStore, testDialect } from '../support/store.ts';
 
 const ledgerRow = (key: string): LedgerTuple => [key, 'tok_t', 'qwx3.7-plus', 'tokens', { input_tokens: 3, output_tokens: 5 }, { input_per_1k: 800 }, 2, key, null, 'chatcmpl-0123456789abcdef', Date.now()];
-const logRow = (id: string): LogTuple => [id, 'tok_t', 'qwx3.7-plus', '/v1/chat/completions', 'POST', 200, 3, { input_tokens: 3, output_tokens: 5 }, 2, 'chatcmpl-0123456789abcdef', null, Date.now()];
+const logRow = (id: string): LogTuple => [id, 'tok_t', 'qwx3.7-plus', '/v1/chat/completions', 'POST', 200, 3, { input_tokens: 3, output_tokens: 5 }, 2, 'chatcmpl-0123456789abcdef', null, Date.now(), null, null, null];
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(testDialect() !== 'sqlite')('SQLite checkpoint thread', () => {

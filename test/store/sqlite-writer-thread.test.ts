@@ -11,7 +11,7 @@ import { openStore, type Store } from '../../src/store/store.ts';
 import { freshStore, sqliteFileStore, testDialect } from '../support/store.ts';
 
 const ledgerRow = (key: string, amount: number): LedgerTuple => [key, 'tok_t', 'qwx3.7-plus', 'tokens', { input_tokens: 3 }, { input: 1 }, amount, key, null, null, 1];
-const logRow = (id: string): LogTuple => [id, 'tok_t', 'qwx3.7-plus', '/v1/chat/completions', 'POST', 200, 3, { input_tokens: 3 }, 7, null, null, 1];
+const logRow = (id: string): LogTuple => [id, 'tok_t', 'qwx3.7-plus', '/v1/chat/completions', 'POST', 200, 3, { input_tokens: 3 }, 7, null, null, 1, 'ch_1', null, 2];
 /** The thread behind a writer (internal: only this test reaches for it). */
 const threadOf = (w: SqliteBatchWriter) => (w as unknown as { thread: Worker | null }).thread;
 

@@ -21,14 +21,28 @@ export type AErr = VidxEnvelope<null>;
 
 export const RID = /^req_[0-9a-f]{32}$/;
 
-/** A family B error answer: status, JSON, exactly `{error}`, the code, the request id in header, body and message. */
+/** The messages API's error types by status, as its SDK expects them. */
+export const MESSAGES_ERROR_TYPE: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 405: 'invalid_request_error', 413: 'request_too_large', 415: 'invalid_request_error', 429: 'rate_limit_error', 500: 'api_error', 502: 'api_error', 503: 'overloaded_error', 504: 'timeout_error' };
+
+/**
+ * A family B error answer: status, JSON, the code, the request id in its three headers, body and message. The
+ * shape follows the route: exactly `{error}`, or on /v1/messages (and below) the messages API's
+ * `{type:"error", error:{type, …family B fields}, request_id}` with the messages type for the status.
+ */
 export async function expectB(r: Response, status: number, code: string): Promise<BErr> {
   expect(r.status).toBe(status);
   const rid = r.headers.get('x-gateway-request-id');
   expect(rid).toMatch(RID);
+  expect(r.headers.get('x-request-id')).toBe(rid);
+  expect(r.headers.get('request-id')).toBe(rid);
   expect(r.headers.get('content-type')).toMatch(/^application\/json/);
-  const body = (await r.json()) as BErr;
-  expect(Object.keys(body)).toEqual(['error']);
+  const body = (await r.json()) as BErr & { type?: string; request_id?: string };
+  if (r.url !== '' && /^\/v1\/messages(\/|$)/.test(new URL(r.url).pathname)) {
+    expect(Object.keys(body)).toEqual(['type', 'error', 'request_id']);
+    expect(body.type).toBe('error');
+    expect(body.request_id).toBe(rid);
+    expect(body.error.type).toBe(MESSAGES_ERROR_TYPE[status]);
+  } else expect(Object.keys(body)).toEqual(['error']);
   expect(body.error.code).toBe(code);
   expect(body.error.request_id).toBe(rid);
   expect(body.error.message.endsWith(`(request id: ${rid})`)).toBe(true);

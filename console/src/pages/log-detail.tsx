@@ -76,7 +76,27 @@ export function LogDetail({ requestId }: { requestId: string }) {
             <dt>Model</dt>
             <dd>{row.model ?? '—'}</dd>
             <dt>Latency</dt>
-            <dd>{num(row.latency_ms)} ms</dd>
+            <dd>
+              {num(row.latency_ms)} ms{row.ttfb_ms !== null && row.ttfb_ms !== undefined ? ` (first byte after ${num(row.ttfb_ms)} ms)` : ''}
+            </dd>
+            <dt>Channel</dt>
+            <dd>
+              <code>{row.channel_id ?? '—'}</code>
+            </dd>
+            <dt>Upstream attempts</dt>
+            <dd>
+              {row.attempts && row.attempts.length > 0 ? (
+                <ol class="attempts">
+                  {row.attempts.map((a, i) => (
+                    <li key={i}>
+                      <code>{a.channel_id}</code>: {a.outcome === 'ok' ? 'answered' : `failed (${a.error_code ?? 'error'})`}, {num(a.latency_ms)} ms
+                    </li>
+                  ))}
+                </ol>
+              ) : (
+                <span class="muted">none recorded</span>
+              )}
+            </dd>
             <dt>Upstream request id</dt>
             <dd>
               <code>{row.upstream_request_id ?? '—'}</code>

@@ -1,5 +1,5 @@
-// The request log: search by request id (the X-Gateway-Request-Id a user reports), token, model and time; paged by
-// the server (newest first, 50 a page).
+// The request log: search by request id (the X-Gateway-Request-Id a user reports), token, model, status and time;
+// paged by the server (newest first, 50 a page, by its cursor).
 import { useState } from 'preact/hooks';
 import { call, qs } from '../api.ts';
 import { fromLocalInput, num, time, units } from '../format.ts';
@@ -18,25 +18,28 @@ export interface LogRow {
   amount: number;
   upstream_request_id: string | null;
   error_code: string | null;
+  channel_id?: string | null;
+  attempts?: Array<{ channel_id: string; outcome: string; error_code: string | null; latency_ms: number }> | null;
+  ttfb_ms?: number | null;
   created_at: number;
 }
 
 const PAGE = 50;
-const FIELDS = ['request_id', 'token_id', 'model', 'since', 'until'] as const;
+const FIELDS = ['request_id', 'token_id', 'model', 'status', 'since', 'until'] as const;
 
 export function Logs({ query }: { query: URLSearchParams }) {
   const current = Object.fromEntries(FIELDS.map((f) => [f, query.get(f) ?? ''])) as Record<(typeof FIELDS)[number], string>;
   const [form, setForm] = useState(current);
-  // Pages already passed: each entry is the `before` cursor of that page (undefined = newest).
-  const [cursors, setCursors] = useState<Array<number | undefined>>([undefined]);
-  const before = cursors[cursors.length - 1];
+  // Pages already passed: each entry is the cursor of that page (undefined = newest).
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const cursor = cursors[cursors.length - 1];
   const key = query.toString();
   const rows = useLoad(
     () =>
-      call<{ data: LogRow[]; has_more: boolean }>(
-        `/admin/logs${qs({ request_id: current.request_id, token_id: current.token_id, model: current.model, since: fromLocalInput(current.since), until: fromLocalInput(current.until), before, limit: PAGE })}`,
+      call<{ data: LogRow[]; has_more: boolean; next_cursor?: string }>(
+        `/admin/logs${qs({ request_id: current.request_id, token_id: current.token_id, model: current.model, status: current.status, since: fromLocalInput(current.since), until: fromLocalInput(current.until), cursor, limit: PAGE })}`,
       ),
-    [key, before],
+    [key, cursor],
   );
   const submit = (e: Event) => {
     e.preventDefault();
@@ -59,6 +62,7 @@ export function Logs({ query }: { query: URLSearchParams }) {
         {field('request_id', 'Request id')}
         {field('token_id', 'Token id')}
         {field('model', 'Model')}
+        {field('status', 'Status (e.g. 429 or 5xx)')}
         {field('since', 'From', 'datetime-local')}
         {field('until', 'Until', 'datetime-local')}
         <div class="field end">
@@ -109,7 +113,7 @@ export function Logs({ query }: { query: URLSearchParams }) {
         <button type="button" class="quiet" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
           Newer
         </button>
-        <button type="button" class="quiet" disabled={!rows.data?.has_more} onClick={() => setCursors([...cursors, data[data.length - 1]?.created_at])}>
+        <button type="button" class="quiet" disabled={!rows.data?.has_more} onClick={() => setCursors([...cursors, rows.data?.next_cursor])}>
           Older
         </button>
       </div>

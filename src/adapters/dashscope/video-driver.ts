@@ -6,7 +6,7 @@ import type { PollOutcome, TaskDriver, TaskRecord } from '../../tasks/types.ts';
 import { videoTierFromSR } from '../../metering/prices.ts';
 import { apiKeyTarget } from '../../routing/channel-target.ts';
 import type { UpstreamClient } from '../http-client.ts';
-import { queryVideoTask } from './video.ts';
+import { cancelVideoTask, queryVideoTask } from './video.ts';
 import { billedSeconds } from './video-usage.ts';
 
 export const DASHSCOPE_VIDEO_TASK_KIND = 'dashscope-video';
@@ -29,6 +29,10 @@ export class DashscopeVideoDriver implements TaskDriver {
     /** Price basis of a billing model ('input+output' for edit models). */
     private readonly basisOf: (billingModel: string) => 'output' | 'input+output',
   ) {}
+
+  async cancel(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<void> {
+    if (task.upstreamTaskId) await cancelVideoTask(this.client, apiKeyTarget(channel), task.upstreamTaskId, signal);
+  }
 
   async poll(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<PollOutcome> {
     if (!task.upstreamTaskId) return { state: 'unknown', upstreamStatus: 'NO_TASK_ID' };

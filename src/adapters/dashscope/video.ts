@@ -3,6 +3,7 @@
 import type { VideoRules } from '../../catalogue/types.ts';
 import { isObject } from '../../contracts/fields.ts';
 import type { VideoSpec } from '../../contracts/videos.ts';
+import { isContentFilterCode, mentionsContentFilter } from '../../errors/content-filter.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { readJson } from '../http-client.ts';
@@ -88,6 +89,20 @@ export async function queryVideoTask(client: UpstreamClient, t: DashscopeTarget,
   return parseVideoTask(json);
 }
 
+/** Ask DashScope to cancel a task (it accepts only tasks still PENDING; a refusal is thrown as its error). */
+export async function cancelVideoTask(client: UpstreamClient, t: DashscopeTarget, upstreamTaskId: string, signal?: AbortSignal): Promise<void> {
+  const res = await client.request({
+    method: 'POST',
+    baseUrl: t.baseUrl,
+    path: `${TASK_PATH(upstreamTaskId)}/cancel`,
+    headers: { authorization: `Bearer ${t.apiKey}` },
+    ...(signal ? { signal } : {}),
+    timeouts: { headersMs: 20_000 },
+  });
+  const json = await readJson(res);
+  if (res.statusCode !== 200) throw dashscopeError(res.statusCode, json);
+}
+
 export function parseVideoTask(json: unknown): VideoTaskStatus {
   if (!isObject(json) || !isObject(json.output)) throw new GatewayError('upstream_error', 'The upstream task answer has no output');
   const out = json.output;
@@ -107,7 +122,8 @@ export function parseVideoTask(json: unknown): VideoTaskStatus {
       return { state: 'succeeded', upstreamStatus: status, upstreamRequestId: rid, videoUrl: url, expiresAt: expiresOf(url), usage: parseVideoUsage(json.usage) };
     }
     case 'FAILED':
-      return { state: 'failed', upstreamStatus: status, upstreamRequestId: rid, code: code || 'upstream_task_failed', message: message || 'The upstream task failed' };
+      // A task the content inspection stopped fails with the catalogue's code, whatever the upstream spelled.
+      return { state: 'failed', upstreamStatus: status, upstreamRequestId: rid, code: isContentFilterCode(code) || mentionsContentFilter(message) ? 'upstream_content_filtered' : code || 'upstream_task_failed', message: message || 'The upstream task failed' };
     case 'CANCELED':
       return { state: 'cancelled', upstreamStatus: status, upstreamRequestId: rid, code: 'cancelled', message: 'The upstream task was cancelled' };
     case 'UNKNOWN':

@@ -1,6 +1,7 @@
 // Kling envelope errors ({code, message, request_id}, non-zero code) → GatewayError, keeping the
 // vendor's meaning. Auth and account codes are the operator's problem, said so without details.
 import { isObject } from '../../contracts/fields.ts';
+import { isContentFilterCode } from '../../errors/content-filter.ts';
 import type { ErrorCode } from '../../errors/codes.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 
@@ -11,7 +12,7 @@ export function klingErrorCode(status: number, code: number | undefined): ErrorC
     if (code >= 1100 && code <= 1103) return 'upstream_permission_denied';
     if (code === 1200 || code === 1201 || code === 1202) return 'upstream_invalid_request';
     if (code === 1203) return 'not_found';
-    if (code === 1300 || code === 1301) return 'upstream_content_filtered';
+    if (isContentFilterCode(code)) return 'upstream_content_filtered';
     if (code === 1302) return 'upstream_rate_limited';
     if (code === 1303) return 'concurrency_limited';
     if (code === 1304) return 'upstream_permission_denied';

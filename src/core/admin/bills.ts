@@ -23,6 +23,8 @@ export interface BillLine {
   /** The same amount as an exact decimal string of units. */
   amount_units: string;
   models: Record<string, { entries: number; amount: number }>;
+  /** Top-ups credited in the period (integer micro-units): added to the quota, not part of `amount`. */
+  credits: { entries: number; amount: number };
 }
 
 function periodLabel(day: number, period: BillPeriod): string {
@@ -38,11 +40,15 @@ export function buildBill(days: DayTotal[], period: BillPeriod, names: Map<strin
     const key = `${d.tokenId}\u0000${label}`;
     let line = lines.get(key);
     if (!line) {
-      line = { token_id: d.tokenId, token_name: names.get(d.tokenId) ?? null, period, period_start: label, entries: 0, amount: 0, amount_units: '', models: {} };
+      line = { token_id: d.tokenId, token_name: names.get(d.tokenId) ?? null, period, period_start: label, entries: 0, amount: 0, amount_units: '', models: {}, credits: { entries: 0, amount: 0 } };
       lines.set(key, line);
     }
     line.entries += d.entries;
     line.amount += d.amount;
+    line.credits.entries += d.credits;
+    line.credits.amount += d.credit;
+    // A day of credit lines only (their model is '-') adds no model.
+    if (d.entries === 0) continue;
     const m = (line.models[d.model] ??= { entries: 0, amount: 0 });
     m.entries += d.entries;
     m.amount += d.amount;
@@ -64,7 +70,8 @@ export async function billLines(deps: BillDeps, filter: TimeFilter, period: Bill
 export function billDocument(period: BillPeriod, lines: BillLine[]) {
   const amount = lines.reduce((s, l) => s + l.amount, 0);
   const entries = lines.reduce((s, l) => s + l.entries, 0);
-  return { object: 'bill', period, unit: 'micro-units (1 unit = 1,000,000)', data: lines, total: { entries, amount, amount_units: formatUnits(amount) } };
+  const credit = lines.reduce((s, l) => s + l.credits.amount, 0);
+  return { object: 'bill', period, unit: 'micro-units (1 unit = 1,000,000)', data: lines, total: { entries, amount, amount_units: formatUnits(amount), credit } };
 }
 
 /**
@@ -78,9 +85,9 @@ export function csvField(v: string | number | null): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-export const BILL_CSV_HEADER = ['token_id', 'token_name', 'period', 'period_start', 'entries', 'amount_micro', 'amount_units'];
+export const BILL_CSV_HEADER = ['token_id', 'token_name', 'period', 'period_start', 'entries', 'amount_micro', 'amount_units', 'credit_micro'];
 
 export function billCsv(lines: BillLine[]): string {
-  const rows = [BILL_CSV_HEADER, ...lines.map((l) => [l.token_id, l.token_name, l.period, l.period_start, l.entries, l.amount, l.amount_units])];
+  const rows = [BILL_CSV_HEADER, ...lines.map((l) => [l.token_id, l.token_name, l.period, l.period_start, l.entries, l.amount, l.amount_units, l.credits.amount])];
   return rows.map((r) => r.map(csvField).join(',')).join('\r\n') + '\r\n';
 }

@@ -40,7 +40,7 @@ export interface CreateChannelInput {
 // The same region rule as the start-up configuration: one domestic region, never mixed.
 const FOREIGN: Record<ChannelKind, RegExp> = { dashscope: FOREIGN_DASHSCOPE, kling: FOREIGN_KLING };
 
-function parseBaseUrl(body: Record<string, unknown>, kind: ChannelKind): string {
+export function parseBaseUrl(body: Record<string, unknown>, kind: ChannelKind): string {
   const baseUrl = (optString(body, 'base_url') ?? (kind === 'dashscope' ? DEFAULT_DASHSCOPE_BASE_URL : DEFAULT_KLING_BASE_URL)).replace(/\/+$/, '');
   try {
     const u = new URL(baseUrl);

@@ -23,6 +23,8 @@ export function publicToken(t: TokenRecord) {
     expires_at: t.expiresAt,
     revoked_at: t.revokedAt,
     created_at: t.createdAt,
+    /** After a rotation with a grace period: until when the previous secret still works. */
+    previous_secret_until: t.previousSecretUntil,
   };
 }
 
@@ -104,9 +106,10 @@ export async function getToken(deps: Pick<AdminDeps, 'repos'>, id: string): Prom
 
 /** Revoke at once: this instance's auth cache forgets the token, the others are told. */
 export async function revokeToken(deps: AdminDeps, by: Actor, id: string): Promise<TokenRecord> {
-  const hash = await deps.repos.tokens.revoke(id);
-  if (!hash) throw new GatewayError('not_found', `Token ${id} not found`);
-  await deps.applyChange({ kind: 'token-revoked', hash });
+  // Every secret it has: a previous one still in its grace period (a rotation) is cached under its own hash.
+  const hashes = await deps.repos.tokens.secretHashes(id);
+  if (!hashes || !(await deps.repos.tokens.revoke(id))) throw new GatewayError('not_found', `Token ${id} not found`);
+  await deps.applyChange({ kind: 'token-changed', hashes });
   await audit(deps, by, 'token.revoke', id);
   return getToken(deps, id);
 }

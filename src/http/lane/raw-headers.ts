@@ -1,6 +1,6 @@
 // The few request headers the text lane reads before a route runs, taken straight from node's raw header list.
 // Reading `req.headers` makes node build an object of every header the client sent (SDKs send a dozen or more);
-// the lane needs five, and a route that wants the rest still gets `req.headers` (built then, on first use).
+// the lane needs six, and a route that wants the rest still gets `req.headers` (built then, on first use).
 // Same answers as node's object: for Authorization, Content-Type and Content-Length the first value counts (node
 // drops later duplicates of these), x-api-key and Transfer-Encoding repeated are joined with ", " (as node does).
 
@@ -10,6 +10,8 @@ export interface LaneHeaders {
   contentLength: string | undefined;
   contentType: string | undefined;
   transferEncoding: string | undefined;
+  /** A browser's Origin (the CORS rules, cors.ts). */
+  origin: string | undefined;
 }
 
 /** Is `name` equal to `lower` (all lower-case ASCII) ignoring case? */
@@ -33,7 +35,7 @@ export const NODE_HEADER_ENTRIES = 2000;
 
 /** One pass over `rawHeaders` ([name, value, name, value, …]), within the entries node reads (`limit`). */
 export function laneHeaders(raw: readonly string[], limit = NODE_HEADER_ENTRIES): LaneHeaders {
-  const h: LaneHeaders = { authorization: undefined, apiKey: undefined, contentLength: undefined, contentType: undefined, transferEncoding: undefined };
+  const h: LaneHeaders = { authorization: undefined, apiKey: undefined, contentLength: undefined, contentType: undefined, transferEncoding: undefined, origin: undefined };
   const end = Math.min(raw.length, limit);
   for (let i = 0; i + 1 < end; i += 2) {
     const n = raw[i]!;
@@ -53,6 +55,9 @@ export function laneHeaders(raw: readonly string[], limit = NODE_HEADER_ENTRIES)
         break;
       case 17:
         if (named(n, 'transfer-encoding')) h.transferEncoding = joined(h.transferEncoding, v);
+        break;
+      case 6:
+        if (h.origin === undefined && named(n, 'origin')) h.origin = v;
         break;
     }
   }

@@ -3,18 +3,18 @@
 // framework's request/reply objects, hook chains and reply pipeline are a large share of their CPU
 // (docs/performance.md). The lane takes the same steps as the framework path through the same functions of
 // front.ts, in the same order: request id and state, shutdown refusal, the URL rules, admission, body limits,
-// content type and JSON parsing (prototype poisoning refused, as on Fastify's routes), the route, family B errors,
+// content type and JSON parsing (prototype poisoning refused, as on Fastify's routes), the route, errors in the route's shape,
 // the client that leaves, and the record.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { credentialOf } from '../../auth/token-auth.ts';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
-import { renderFamilyB } from '../../errors/render.ts';
+import { familyOf, renderError } from '../../errors/render.ts';
 import { bodyLimitFor } from '../body-limits.ts';
 import { parseJsonBody } from '../json-body.ts';
 import type { GatewayDeps } from '../../core/deps.ts';
 import { sendBody, type Exchange } from '../exchange.ts';
-import { admit, checkUrl, closesConnection, markClientLeft, newRequestState, routePath, shuttingDown, type Finished } from '../front.ts';
+import { admit, checkUrl, corsHeaders, errorHeaders, markClientLeft, newRequestState, routePath, shuttingDown, type Finished } from '../front.ts';
 import { newRequestId } from '../request-id.ts';
 import { laneHeaders, type LaneHeaders } from './raw-headers.ts';
 import type { RequestState } from '../request-state.ts';
@@ -104,10 +104,11 @@ export class TextLane {
     const ex = new LaneExchange(newRequestId(), newRequestState(), req, res, route, this.deps.logger);
     // `on`, not `once`: a response emits 'close' once, and once()'s wrapper and removal are measurable per request.
     res.on('close', () => this.closed(ex));
+    const h = laneHeaders(req.rawHeaders);
+    if (h.origin !== undefined) this.crossOrigin(res, h.origin);
     try {
       if (this.life.closing) throw shuttingDown();
       checkUrl(req.url ?? '');
-      const h = laneHeaders(req.rawHeaders);
       // Authenticate before the body is read: unauthenticated callers get 401 cheaply.
       const pending = admit(this.deps, credentialOf(h.authorization, h.apiKey), ex.state, res);
       if (pending === null) this.readBody(req, h, ex);
@@ -115,6 +116,12 @@ export class TextLane {
     } catch (e) {
       this.fail(ex, e);
     }
+  }
+
+  /** A browser's call from an allowed origin: the CORS headers join whatever the answer writes (cors.ts). */
+  private crossOrigin(res: ServerResponse, origin: string): void {
+    const c = corsHeaders(this.deps.config.cors, origin);
+    if (c) for (const k of Object.keys(c)) res.setHeader(k, c[k]!);
   }
 
   /**
@@ -199,7 +206,7 @@ export class TextLane {
     );
   }
 
-  /** The family B error answer (request id, no secrets); a stream already under way is cut instead. */
+  /** The error answer in the route's shape (request id, no secrets); a stream already under way is cut instead. */
   private fail(ex: LaneExchange, e: unknown): void {
     const ge = isGatewayError(e) ? e : new GatewayError('internal_error', 'Internal error', { cause: e });
     if (ge.code === 'internal_error') ex.log.error({ err: String((e as Error)?.stack ?? e) }, 'unhandled error');
@@ -209,6 +216,6 @@ export class TextLane {
       ex.res.destroy();
       return;
     }
-    sendBody(ex, ge.status, JSON.stringify(renderFamilyB(ge, ex.id)), undefined, closesConnection(ge, ex.bodyRead));
+    sendBody(ex, ge.status, JSON.stringify(renderError(familyOf(ex.route.path), ge, ex.id)), undefined, errorHeaders(ge, ex.bodyRead));
   }
 }

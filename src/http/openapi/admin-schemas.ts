@@ -1,5 +1,8 @@
 // Schemas of the admin API: metering, billing, tokens, channels, audit.
 import { str, int, arr, obj, pathParam, query, admin, usage, type Schema } from './schema.ts';
+import { LEDGER_CSV_HEADER, REQUEST_LOG_CSV_HEADER } from '../../core/admin/lists.ts';
+export const LEDGER_CSV = LEDGER_CSV_HEADER.join(',');
+export const REQUEST_LOG_CSV = REQUEST_LOG_CSV_HEADER.join(',');
 
 export const micro = (description = 'integer micro-units (1 unit = 1,000,000)'): Schema => ({ type: 'integer', minimum: 0, description });
 export const timeParam = (name: 'since' | 'until') =>
@@ -48,12 +51,35 @@ export const requestLogEntry = obj({
   method: str(),
   status: int('HTTP status'),
   latency_ms: int(),
+  ttfb_ms: { type: ['integer', 'null'], description: 'ms from arrival to the first byte of the answer; null when nothing was written' },
+  channel_id: { type: ['string', 'null'], description: 'the channel whose attempt answered' },
+  attempts: {
+    type: ['array', 'null'],
+    description: 'every upstream attempt in order (failovers included); null when no upstream call was made',
+    items: obj({ channel_id: str(), outcome: { type: 'string', enum: ['ok', 'error'] }, error_code: { type: ['string', 'null'] }, latency_ms: { type: 'number' } }, ['channel_id', 'outcome', 'error_code', 'latency_ms']),
+  },
   usage: {},
   amount: micro('micro-units computed on the request path (the ledger is the authority)'),
   upstream_request_id: { type: ['string', 'null'] },
   error_code: { type: ['string', 'null'] },
   created_at: int('ms'),
-}, ['request_id', 'endpoint', 'method', 'status', 'latency_ms', 'amount', 'created_at']);
+}, ['request_id', 'endpoint', 'method', 'status', 'latency_ms', 'ttfb_ms', 'channel_id', 'attempts', 'amount', 'created_at']);
+export const cursorParam = query('cursor', str(), 'Page on: next_cursor of the previous page, passed back as it is (opaque)');
+export const formatParam = (what: string) => query('format', { type: 'string', enum: ['json', 'csv'], default: 'json' }, `csv: ${what} as RFC 4180 with a header row; text starting with = + - @ is prefixed with ' so a spreadsheet opens it as text; the next page's cursor is in the X-Next-Cursor header`);
+/** A list page: JSON, or CSV with the header `csvHeader`. */
+export const listAnswer = (item: Schema, csvHeader: string, extra: Record<string, Schema> = {}) => ({
+  description: 'Success',
+  content: {
+    'application/json': { schema: obj({ data: arr(item), has_more: { type: 'boolean' }, next_cursor: str('present when has_more'), ...extra }, ['data', 'has_more']) },
+    'text/csv': { schema: str(`header: ${csvHeader}`) },
+  },
+});
+export const adminTaskView = obj({
+  id: str(), family: { type: 'string', enum: ['v1', 'vidx'] }, kind: str(), state: { type: 'string', enum: ['submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] },
+  token_id: str(), model: str(), channel_id: str(), upstream_task_id: { type: ['string', 'null'] }, upstream_status: { type: ['string', 'null'] }, progress: { type: ['integer', 'null'] },
+  error: { type: ['object', 'null'], properties: { code: str(), message: str() } }, hold_amount: micro('held against the token\'s quota while open'), poll_attempts: int(), next_poll_at: int('ms'),
+  request_id: str(), created_at: int('ms'), updated_at: int('ms'), finished_at: { type: ['integer', 'null'], description: 'ms' },
+}, ['id', 'kind', 'state', 'token_id', 'model', 'channel_id', 'created_at']);
 export const billLine = obj({
   token_id: str(),
   token_name: { type: ['string', 'null'] },
@@ -63,6 +89,7 @@ export const billLine = obj({
   amount: micro(),
   amount_units: str('the amount as an exact decimal string of units'),
   models: { type: 'object', additionalProperties: obj({ entries: int(), amount: micro() }) },
+  credits: obj({ entries: int(), amount: micro('top-ups credited in the period: added to the quota, not part of amount') }),
 }, ['token_id', 'period', 'period_start', 'entries', 'amount', 'amount_units']);
 export const auditEntry = obj({ id: int(), at: int('ms'), actor: str(), action: str('token.create, channel.disable, price.set, …'), target: { type: ['string', 'null'] }, detail: {}, request_id: { type: ['string', 'null'] } });
 export const tokenView = obj({
@@ -70,10 +97,56 @@ export const tokenView = obj({
   spent: micro(), held: micro(), rpm_limit: { type: ['integer', 'null'], description: 'requests per minute' },
   tpm_limit: { type: ['integer', 'null'], description: 'tokens (input + output) per minute' }, concurrency_limit: { type: ['integer', 'null'], description: 'calls in flight' },
   expires_at: { type: ['integer', 'null'], description: 'ms' }, revoked_at: { type: ['integer', 'null'], description: 'ms' }, created_at: int('ms'),
+  previous_secret_until: { type: ['integer', 'null'], description: 'after a rotation with a grace period: until when (ms) the previous secret still works' },
 });
+const nullableInt = (description: string, minimum: number, maximum: number): Schema => ({ type: ['integer', 'null'], minimum, maximum, description });
+export const tokenPatch = {
+  ...obj({
+    name: str(),
+    models: { type: ['array', 'null'], items: str(), description: 'allow-list of public model names; null = every model' },
+    quota: nullableInt('micro-units; null = unlimited', 0, Number.MAX_SAFE_INTEGER),
+    rpm_limit: nullableInt('null = no limit', 1, 1000000),
+    tpm_limit: nullableInt('tokens per minute; null = no limit', 1, 1000000000),
+    concurrency_limit: nullableInt('null = no limit', 1, 100000),
+    expires_at: { type: ['integer', 'null'], description: 'ms since the epoch, in the future; null = never' },
+  }),
+  additionalProperties: false,
+  minProperties: 1,
+};
+const masked = (description: string): Schema => ({ type: ['string', 'null'], description });
+export const breakerView = obj({
+  state: { type: 'string', enum: ['closed', 'open', 'half-open'] },
+  consecutive_failures: int(),
+  open_until: { type: ['integer', 'null'], description: 'ms; while open' },
+  recent_failures: arr(obj({ at: int('ms'), code: str('error code') }), 'the last five, oldest first'),
+}, ['state', 'consecutive_failures', 'open_until', 'recent_failures']);
 export const channelView = obj({
   id: str(), name: str(), kind: { type: 'string', enum: ['dashscope', 'kling'] }, base_url: str(), models: { type: ['array', 'null'], items: str() },
   status: { type: 'string', enum: ['enabled', 'disabled'] }, priority: int(), weight: int(), created_at: int('ms'), updated_at: int('ms'),
+  keys: obj({ api_key: masked('dashscope: **** and the last four characters'), access_key: masked('kling: **** and the last four characters'), secret_key: masked('kling: **** when set') }),
+  breaker: { ...breakerView, description: 'this instance\'s circuit breaker for the channel' },
 });
+export const channelPatch = {
+  ...obj({
+    name: str(),
+    models: { type: ['array', 'null'], items: str(), description: 'null = every model of its kind' },
+    priority: { type: 'integer', minimum: -1000, maximum: 1000 },
+    weight: { type: 'integer', minimum: 1, maximum: 1000 },
+    enabled: { type: 'boolean' },
+    base_url: str('Beijing region only'),
+    api_key: str('dashscope; write-only'),
+    access_key: str('kling; write-only'),
+    secret_key: str('kling; write-only'),
+  }),
+  additionalProperties: false,
+  minProperties: 1,
+};
+export const channelCheck = obj({
+  id: str(),
+  ok: { type: 'boolean' },
+  latency_ms: int(),
+  error: { type: ['object', 'null'], properties: { code: str('catalogue code, e.g. upstream_auth_error'), message: str('a fixed text; never the upstream\'s words') } },
+  upstream_request_id: { type: ['string', 'null'] },
+}, ['id', 'ok', 'latency_ms', 'error']);
 export const modelParam = pathParam('model', 'Public model name (an alias or dated snapshot means its base model)');
 

@@ -1,8 +1,9 @@
 // GET /openapi.json: the document, from the hand-written paths of each API plus a generic entry for any other
 // registered route.
 import { ERROR_CODES } from '../../errors/codes.ts';
-import { str, int, obj, ref, jsonBody, ok, pathParam, familyB, familyA, admin, envelope, RATE_LIMIT_HEADERS, type Operation } from './schema.ts';
+import { str, int, obj, ref, jsonBody, ok, pathParam, familyB, familyA, admin, envelope, RATE_LIMIT_HEADERS, REQUEST_ID_HEADERS, type Operation } from './schema.ts';
 import { adminPaths } from './paths-admin.ts';
+import { adminTaskPaths } from './paths-admin-tasks.ts';
 import { v1Paths } from './paths-v1.ts';
 import { vidxPaths } from './paths-vidx.ts';
 
@@ -43,11 +44,11 @@ export function openApiDocument(registered: Array<{ url: string; method: string 
     info: {
       title: 'Tollway',
       version: '0.1.0',
-      description: 'Metered model gateway: family A (/vidx/v1, vendor-style video API, envelope errors) and family B (/v1, OpenAI/messages-compatible). Every response carries X-Gateway-Request-Id. JSON bodies may nest arrays and objects at most 256 levels deep (deeper: 400 invalid_request).',
+      description: 'Metered model gateway: family A (/vidx/v1, vendor-style video API, envelope errors) and family B (/v1, OpenAI/messages-compatible). Every response carries X-Gateway-Request-Id (also as x-request-id and request-id). /v1/messages routes answer errors in the messages shape. With TOLLWAY_CORS_ORIGINS set, allowed browser origins get CORS preflights and headers. JSON bodies may nest arrays and objects at most 256 levels deep (deeper: 400 invalid_request).',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
-    paths: withRegisteredRoutes({ ...vidxPaths(), ...v1Paths(), ...adminPaths() }, registered),
+    paths: withRegisteredRoutes({ ...vidxPaths(), ...v1Paths(), ...adminPaths(), ...adminTaskPaths() }, registered),
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'Client token (`x-api-key` is accepted too)' },
@@ -66,11 +67,24 @@ export function openApiDocument(registered: Array<{ url: string; method: string 
             upstream_request_id: str(),
           }, ['message', 'type', 'code', 'request_id']),
         }, ['error']),
+        MessagesError: obj({
+          type: { const: 'error' },
+          error: obj({
+            type: { type: 'string', enum: ['invalid_request_error', 'authentication_error', 'permission_error', 'not_found_error', 'request_too_large', 'rate_limit_error', 'api_error', 'overloaded_error', 'timeout_error'] },
+            message: str('Readable text ending with "(request id: <id>)"'),
+            code: { type: 'string', enum: Object.keys(ERROR_CODES) },
+            param: str(),
+            request_id: str(),
+            upstream_request_id: str(),
+          }, ['type', 'message', 'code', 'request_id']),
+          request_id: str(),
+        }, ['type', 'error', 'request_id']),
         FamilyAError: obj({ code: int('non-zero'), message: str(), request_id: str(), data: { type: 'null' } }, ['code', 'message', 'request_id', 'data']),
       },
       responses: {
-        FamilyBError: { description: 'Error (family B shape)', headers: { 'X-Gateway-Request-Id': { $ref: '#/components/headers/RequestId' } }, content: { 'application/json': { schema: ref('FamilyBError') } } },
-        FamilyAError: { description: 'Error (family A envelope)', headers: { 'X-Gateway-Request-Id': { $ref: '#/components/headers/RequestId' } }, content: { 'application/json': { schema: ref('FamilyAError') } } },
+        FamilyBError: { description: 'Error (family B shape)', headers: REQUEST_ID_HEADERS, content: { 'application/json': { schema: ref('FamilyBError') } } },
+        MessagesError: { description: 'Error (the messages shape, family B fields inside; 429 insufficient_quota carries x-should-retry: false)', headers: REQUEST_ID_HEADERS, content: { 'application/json': { schema: ref('MessagesError') } } },
+        FamilyAError: { description: 'Error (family A envelope)', headers: REQUEST_ID_HEADERS, content: { 'application/json': { schema: ref('FamilyAError') } } },
       },
     },
   };

@@ -1,6 +1,9 @@
 // OpenAPI paths of the admin API (bearer TOLLWAY_ADMIN_KEY) and the operations endpoints.
-import { str, int, arr, obj, ref, jsonBody, ok, pathParam, query, admin, type Operation } from './schema.ts';
-import { micro, timeParam, limitParam, price, priceView, ledgerEntry, requestLogEntry, billLine, auditEntry, tokenView, channelView, modelParam } from './admin-schemas.ts';
+import { str, int, arr, obj, ref, jsonBody, ok, pathParam, query, admin, type Operation, type Schema } from './schema.ts';
+import { micro, timeParam, limitParam, price, priceView, ledgerEntry, requestLogEntry, billLine, auditEntry, tokenView, tokenPatch, channelView, channelPatch, channelCheck, modelParam, cursorParam, formatParam, listAnswer, LEDGER_CSV, REQUEST_LOG_CSV } from './admin-schemas.ts';
+
+const tokenId = [pathParam('id', 'Token id')];
+const channelId = [pathParam('id', 'Channel id')];
 
 export function adminPaths(): Record<string, Record<string, Operation>> {
   return {
@@ -16,8 +19,21 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       get: admin('List tokens (never the secret)', {}, obj({ data: arr(tokenView) })),
     },
     '/admin/tokens/{id}': {
-      get: admin('One token', { parameters: [pathParam('id', 'Token id')] }, tokenView),
-      delete: admin('Revoke a token (takes effect at once)', { parameters: [pathParam('id', 'Token id')] }, tokenView),
+      get: admin('One token', { parameters: tokenId }, tokenView),
+      patch: admin('Edit a token (applies on its next request; unknown fields are refused)', { parameters: tokenId, requestBody: jsonBody(tokenPatch) }, tokenView),
+      delete: admin('Revoke a token (takes effect at once)', { parameters: tokenId }, tokenView),
+    },
+    '/admin/tokens/{id}/topup': {
+      post: admin('Add to a token\'s quota: one ledger line of kind credit, in the same transaction', {
+        parameters: tokenId,
+        requestBody: jsonBody({ ...obj({ amount: { type: 'integer', minimum: 1, description: 'micro-units' }, idempotency_key: str('a retried top-up with the same key credits once') }, ['amount']), additionalProperties: false }),
+      }, { ...tokenView, properties: { ...(tokenView.properties as Schema), topup: obj({ amount: micro(), credited: { type: 'boolean', description: 'false when the idempotency key was used before' } }) } }),
+    },
+    '/admin/tokens/{id}/rotate': {
+      post: admin('A new secret for the same token (shown only in this answer); the old one works for grace_ms more', {
+        parameters: tokenId,
+        requestBody: jsonBody({ ...obj({ grace_ms: { type: 'integer', minimum: 0, maximum: 604800000, default: 0 } }), additionalProperties: false }),
+      }, { ...tokenView, properties: { ...(tokenView.properties as Schema), token: str('the new secret, shown once') } }),
     },
     '/admin/channels': {
       post: admin('Add an upstream channel (keys encrypted at rest, never shown again)', {
@@ -28,7 +44,14 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       }, channelView, '201'),
       get: admin('List channels (never the keys)', {}, obj({ data: arr(channelView) })),
     },
-    '/admin/channels/{id}': { delete: admin('Disable a channel', { parameters: [pathParam('id', 'Channel id')] }, channelView) },
+    '/admin/channels/{id}': {
+      get: admin('One channel: masked keys and this instance\'s breaker state', { parameters: channelId }, channelView),
+      patch: admin('Edit a channel (keys write-only; kind cannot change; unknown fields are refused)', { parameters: channelId, requestBody: jsonBody(channelPatch) }, channelView),
+      delete: admin('Disable a channel', { parameters: channelId }, channelView),
+    },
+    '/admin/channels/{id}/test': {
+      post: admin('Check a channel with one cheap authenticated upstream call (nothing generated or billed)', { parameters: channelId }, channelCheck),
+    },
     '/admin/channels/{id}/disable': { post: admin('Disable a channel', { parameters: [pathParam('id', 'Channel id')] }, channelView) },
     '/admin/channels/{id}/enable': { post: admin('Enable a channel', { parameters: [pathParam('id', 'Channel id')] }, channelView) },
     '/admin/audit': {
@@ -55,22 +78,26 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
           timeParam('since'),
           timeParam('until'),
           limitParam,
-          query('before_id', { type: 'integer', minimum: 1 }, 'Page on: entries with a smaller id (next_before_id of the previous page)'),
+          cursorParam,
+          query('before_id', { type: 'integer', minimum: 1 }, 'Page on: entries with a smaller id (next_before_id of the previous page; the same position as cursor)'),
+          formatParam('the page'),
         ],
-      }, obj({ data: arr(ledgerEntry), has_more: { type: 'boolean' }, next_before_id: int('present when has_more') }, ['data', 'has_more'])),
+      }, obj(), '200', listAnswer(ledgerEntry, LEDGER_CSV, { next_before_id: int('present when has_more') })),
     },
     '/admin/logs': {
-      get: admin('Request log (one row per request), newest first', {
+      get: admin('Request log (one row per request: channel, upstream attempts, time to first byte), newest first; unknown parameters are refused', {
         parameters: [
           query('request_id', str(), 'Only this request'),
           query('token_id', str(), 'Only this token'),
           query('model', str(), 'Only this public model'),
+          query('status', { type: 'string', pattern: '^[1-5](\\d\\d|xx)$' }, 'Only this HTTP status (429) or class (5xx)'),
           timeParam('since'),
           timeParam('until'),
           limitParam,
-          query('before', { type: 'integer', minimum: 1 }, 'Page on: rows created before this time (ms)'),
+          cursorParam,
+          formatParam('the page'),
         ],
-      }, obj({ data: arr(requestLogEntry), has_more: { type: 'boolean' } }, ['data', 'has_more'])),
+      }, obj(), '200', listAnswer(requestLogEntry, REQUEST_LOG_CSV)),
     },
     '/admin/bills': {
       get: admin('Bills: ledger totals per token per UTC day or month', {
@@ -85,8 +112,8 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       }, obj(), '200', {
         ...ok(obj()),
         content: {
-          'application/json': { schema: obj({ object: { const: 'bill' }, period: { type: 'string', enum: ['day', 'month'] }, unit: str(), data: arr(billLine), total: obj({ entries: int(), amount: micro(), amount_units: str() }) }, ['object', 'period', 'data', 'total']) },
-          'text/csv': { schema: str('header: token_id,token_name,period,period_start,entries,amount_micro,amount_units') },
+          'application/json': { schema: obj({ object: { const: 'bill' }, period: { type: 'string', enum: ['day', 'month'] }, unit: str(), data: arr(billLine), total: obj({ entries: int(), amount: micro(), amount_units: str(), credit: micro('top-ups credited') }) }, ['object', 'period', 'data', 'total']) },
+          'text/csv': { schema: str('header: token_id,token_name,period,period_start,entries,amount_micro,amount_units,credit_micro') },
         },
       }),
     },

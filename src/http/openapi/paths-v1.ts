@@ -1,9 +1,24 @@
 // OpenAPI paths of the family B API (/v1).
-import { str, int, num, arr, obj, ref, jsonBody, ok, pathParam, query, familyB, usage, chatMessage, videoTask, imageResult, imageFields, type Operation } from './schema.ts';
+import { str, int, num, arr, obj, ref, jsonBody, ok, pathParam, query, familyB, messagesOp, usage, chatMessage, videoTask, imageResult, imageFields, type Operation } from './schema.ts';
 
 export function v1Paths(): Record<string, Record<string, Operation>> {
   return {
     '/v1/models': { get: familyB('List the models visible to the token', {}, ok(obj({ object: { const: 'list' }, data: arr(ref('Model')) }))) },
+    '/v1/usage': {
+      get: familyB('The calling token\'s balance and its charges per model for a period (default: the current UTC month)', {
+        parameters: [
+          query('since', str(), 'Inclusive start: ms since the epoch or an ISO 8601 date/date-time'),
+          query('until', str(), 'Exclusive end (at most 367 days after since); other parameters are refused'),
+        ],
+      }, ok(obj({
+        object: { const: 'token_usage' },
+        token: obj({ id: str(), name: str(), models: { type: ['array', 'null'], items: str() }, expires_at: { type: ['integer', 'null'] } }),
+        unit: str(),
+        balance: obj({ quota: { type: ['integer', 'null'], description: 'micro-units; null = unlimited' }, used: int('charged so far'), reserved: int('held by running calls and tasks'), remaining: { type: ['integer', 'null'], description: 'quota - used - reserved, at least 0' } }),
+        period: obj({ since: int('ms'), until: int('ms') }),
+        usage: obj({ data: arr(obj({ model: str(), requests: int(), amount: int('micro-units'), amount_units: str() })), total: obj({ requests: int(), amount: int(), amount_units: str() }), credited: int('top-ups in the period') }),
+      }, ['object', 'balance', 'usage']))),
+    },
     '/v1/models/{model}': { get: familyB('One visible model (model_not_found otherwise)', { parameters: [pathParam('model', 'Public model name')] }, ok(ref('Model'))) },
     '/v1/chat/completions': {
       post: familyB('Chat completions (SSE when stream is true), image understanding', {
@@ -28,7 +43,7 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
       }),
     },
     '/v1/messages': {
-      post: familyB('Messages-style call (streaming and non-streaming)', {
+      post: messagesOp('Messages-style call (streaming and non-streaming); errors in the messages shape', {
         parameters: ['messages-version', 'messages-beta', 'anthropic-version', 'anthropic-beta'].map((name) => ({ name, in: 'header', schema: str(), description: 'forwarded upstream' })),
         requestBody: jsonBody(obj({ model: str(), max_tokens: int(), messages: arr(obj({ role: str(), content: {} }, ['role', 'content'])), system: {}, stream: { type: 'boolean', default: false } }, ['model', 'max_tokens', 'messages'])),
       }, {
@@ -38,6 +53,11 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
           'text/event-stream': { schema: str('messages events ending with message_stop; a broken upstream stream ends with `event: error`') },
         },
       }),
+    },
+    '/v1/messages/count_tokens': {
+      post: messagesOp('Input tokens of a messages body: a local estimate (4 characters of text a token, 258 an image or document block), not charged', {
+        requestBody: jsonBody(obj({ model: str(), messages: arr(obj({ role: str(), content: {} }, ['role', 'content'])), system: {}, tools: arr(obj()) }, ['model', 'messages'])),
+      }, ok(obj({ input_tokens: int() }, ['input_tokens']))),
     },
     '/v1/embeddings': {
       post: familyB('Text vectors', {

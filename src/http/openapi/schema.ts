@@ -32,11 +32,17 @@ export const FAMILY_A_ERROR_STATUSES = FAMILY_B_ERROR_STATUSES;
 
 export function errorResponses(family: Family): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const s of family === 'vidx' ? FAMILY_A_ERROR_STATUSES : FAMILY_B_ERROR_STATUSES) {
-    out[s] = { $ref: `#/components/responses/${family === 'vidx' ? 'FamilyAError' : 'FamilyBError'}` };
-  }
+  const name = family === 'vidx' ? 'FamilyAError' : family === 'messages' ? 'MessagesError' : 'FamilyBError';
+  for (const s of family === 'vidx' ? FAMILY_A_ERROR_STATUSES : FAMILY_B_ERROR_STATUSES) out[s] = { $ref: `#/components/responses/${name}` };
   return out;
 }
+
+/** The request id under its three names (src/http/front.ts REQUEST_ID_HEADERS), on every answer. */
+export const REQUEST_ID_HEADERS = {
+  'X-Gateway-Request-Id': { $ref: '#/components/headers/RequestId' },
+  'x-request-id': { $ref: '#/components/headers/RequestId' },
+  'request-id': { $ref: '#/components/headers/RequestId' },
+};
 
 export const jsonBody = (schema: Schema, multipart = false) => ({
   required: true,
@@ -44,7 +50,7 @@ export const jsonBody = (schema: Schema, multipart = false) => ({
 });
 export const ok = (schema: Schema, description = 'Success', contentType = 'application/json') => ({
   description,
-  headers: { 'X-Gateway-Request-Id': { $ref: '#/components/headers/RequestId' } },
+  headers: REQUEST_ID_HEADERS,
   content: { [contentType]: { schema } },
 });
 export const pathParam = (name: string, description: string) => ({ name, in: 'path', required: true, schema: str(), description });
@@ -56,6 +62,10 @@ export const PAGE = [
 
 export function familyB(summary: string, op: Omit<Operation, 'summary'>, okResponse: unknown): Operation {
   return { tags: ['family B (/v1)'], summary, security: [{ bearer: [] }], ...op, responses: { '200': okResponse, ...errorResponses('v1') } };
+}
+/** A messages route (/v1/messages …): family B, its errors in the messages API's shape. */
+export function messagesOp(summary: string, op: Omit<Operation, 'summary'>, okResponse: unknown): Operation {
+  return { tags: ['family B (/v1)'], summary, security: [{ bearer: [] }], ...op, responses: { '200': okResponse, ...errorResponses('messages') } };
 }
 export function familyA(summary: string, op: Omit<Operation, 'summary'>, okResponse: unknown): Operation {
   return { tags: ['family A (/vidx/v1)'], summary, security: [{ bearer: [] }], ...op, responses: { '200': okResponse, ...errorResponses('vidx') } };

@@ -3,10 +3,9 @@ import type { Dialect } from '../dialect.ts';
 
 // Operator console sessions (core/console/sessions.ts): kept in the store, not in one process, so every instance
 // accepts them and signing out revokes them everywhere. The cookie's secret is stored only as its SHA-256.
-// The request log gets a time index: the console's overview and its unfiltered request search read a time range
-// of every token's rows, which the token/time index cannot serve. The overview's closed time buckets are rolled up
-// once (request_stats_buckets, per bucket size, model and token; request_stats_filled marks a rolled-up bucket), so
-// a 30-day view reads the rollup and only the newest hours of the log (store/repos/request-stats.ts).
+// The overview's closed time buckets are rolled up once (request_stats_buckets, per bucket size, model and token;
+// request_stats_filled marks a rolled-up bucket), so a 30-day view reads the rollup and only the newest hours of the
+// log, on its time index (migration 006) — see store/repos/request-stats.ts.
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
   await db.schema
     .createTable('console_sessions')
@@ -18,7 +17,6 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .addColumn('revoked_at', 'bigint')
     .execute();
-  await db.schema.createIndex('request_log_time').on('request_log').column('created_at').execute();
   await db.schema
     .createTable('request_stats_buckets')
     .addColumn('bucket_ms', 'bigint', (c) => c.notNull())
@@ -41,6 +39,5 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('request_stats_filled').ifExists().execute();
   await db.schema.dropTable('request_stats_buckets').ifExists().execute();
-  await db.schema.dropIndex('request_log_time').ifExists().execute();
   await db.schema.dropTable('console_sessions').ifExists().execute();
 }

@@ -46,6 +46,17 @@ export interface NewChannel {
   weight?: number;
 }
 
+/** Stored fields a change may set (absent = unchanged). */
+export interface ChannelPatch {
+  name?: string;
+  status?: 'enabled' | 'disabled';
+  priority?: number;
+  weight?: number;
+  baseUrl?: string;
+  keyEnc?: string;
+  models?: string[] | null;
+}
+
 export class ChannelsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -87,10 +98,14 @@ export class ChannelsRepo {
     return r ? toRecord(r) : null;
   }
 
-  async update(id: string, patch: { baseUrl?: string; keyEnc?: string; models?: string[] | null }, now = Date.now()): Promise<void> {
+  async update(id: string, patch: ChannelPatch, now = Date.now()): Promise<void> {
     await this.db
       .updateTable('channels')
       .set({
+        ...(patch.name !== undefined ? { name: patch.name } : {}),
+        ...(patch.status !== undefined ? { status: patch.status } : {}),
+        ...(patch.priority !== undefined ? { priority: patch.priority } : {}),
+        ...(patch.weight !== undefined ? { weight: patch.weight } : {}),
         ...(patch.baseUrl !== undefined ? { base_url: patch.baseUrl } : {}),
         ...(patch.keyEnc !== undefined ? { key_enc: patch.keyEnc } : {}),
         ...(patch.models !== undefined ? { models: patch.models === null ? null : JSON.stringify(patch.models) } : {}),

@@ -1,5 +1,6 @@
 // Read side of metering: ledger entries and bill totals. Writes to the ledger happen only in
-// src/metering/meter.ts (where the exactly-once invariants live); request-log reads are in request-log.ts.
+// src/metering/meter.ts (charges, where the exactly-once invariants live) and src/metering/top-up.ts (credit lines);
+// request-log reads are in request-log.ts.
 import { sql, type Kysely } from 'kysely';
 import { parseJson } from '../json.ts';
 import type { Database } from '../schema.ts';
@@ -42,8 +43,12 @@ export interface DayTotal {
   model: string;
   /** UTC day number (ms since epoch / 86,400,000). */
   day: number;
+  /** Charges (credit lines are not charges). */
   entries: number;
   amount: number;
+  /** Credit lines (top-ups, kind `credit`): how many and their sum. */
+  credits: number;
+  credit: number;
 }
 
 export const DAY_MS = 86_400_000;
@@ -84,9 +89,19 @@ export class LedgerRepo {
   async dayTotals(f: TimeFilter): Promise<DayTotal[]> {
     // A literal (not a bound parameter) so PostgreSQL sees the same expression in SELECT and GROUP BY.
     const day = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
+    // Credit lines (top-ups) are summed apart from charges: a bill's amount is what was spent.
+    const credit = sql`kind = ${sql.lit('credit')}`;
     let q = this.db
       .selectFrom('ledger')
-      .select(['token_id', 'model', day.as('day'), sql<number>`count(*)`.as('entries'), sql<number>`sum(amount)`.as('amount')]);
+      .select([
+        'token_id',
+        'model',
+        day.as('day'),
+        sql<number>`count(case when ${credit} then null else 1 end)`.as('entries'),
+        sql<number>`coalesce(sum(case when ${credit} then 0 else amount end), 0)`.as('amount'),
+        sql<number>`count(case when ${credit} then 1 else null end)`.as('credits'),
+        sql<number>`coalesce(sum(case when ${credit} then amount else 0 end), 0)`.as('credit'),
+      ]);
     if (f.tokenId !== undefined) q = q.where('token_id', '=', f.tokenId);
     if (f.model !== undefined) q = q.where('model', '=', f.model);
     if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
@@ -94,7 +109,7 @@ export class LedgerRepo {
     const rows = await q.groupBy(['token_id', 'model', day]).execute();
     // PostgreSQL returns sum(bigint) as numeric (a string): money stays exact because Number() of an integer
     // string below 2^53 is exact.
-    return rows.map((r) => ({ tokenId: r.token_id, model: r.model, day: Math.floor(Number(r.day)), entries: Number(r.entries), amount: Number(r.amount) }));
+    return rows.map((r) => ({ tokenId: r.token_id, model: r.model, day: Math.floor(Number(r.day)), entries: Number(r.entries), amount: Number(r.amount), credits: Number(r.credits), credit: Number(r.credit) }));
   }
 
   async tokenNames(ids: string[]): Promise<Map<string, string>> {

@@ -14,7 +14,8 @@ export class ReconcileRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async read(from: number, to: number): Promise<ReconcileRows> {
-    const ledger = await this.db.selectFrom('ledger').selectAll().where('created_at', '>=', from).where('created_at', '<', to).orderBy('id').execute();
+    // Charges only: a credit line (a top-up) has no upstream usage to be checked against.
+    const ledger = await this.db.selectFrom('ledger').selectAll().where('created_at', '>=', from).where('created_at', '<', to).where('kind', '!=', 'credit').orderBy('id').execute();
     const requests = await this.db
       .selectFrom('request_log')
       .select(['request_id', 'model', 'usage', 'amount', 'created_at'])

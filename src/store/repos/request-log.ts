@@ -7,6 +7,7 @@ import { GroupCommit } from '../group-commit.ts';
 import { parseJson } from '../json.ts';
 import type { LogTuple, SqliteBatchWriter } from '../sqlite-batch-writer.ts';
 import type { TimeFilter } from './ledger.ts';
+import type { UpstreamAttempt } from '../../core/call.ts';
 
 export interface RequestLogRow {
   requestId: string;
@@ -20,6 +21,12 @@ export interface RequestLogRow {
   amount: number;
   upstreamRequestId: string | null;
   errorCode: string | null;
+  /** The channel that answered; absent or null when no upstream attempt succeeded. */
+  channelId?: string | null;
+  /** Every upstream attempt, in order; absent or null when no upstream call was made. */
+  attempts?: readonly UpstreamAttempt[] | null;
+  /** ms to the first byte of the answer; absent or null when nothing was written. */
+  ttfbMs?: number | null;
   createdAt: number;
 }
 
@@ -75,8 +82,11 @@ export class RequestLogWriter {
 // Text from outside (the path, the upstream's request id) is cut to its column's length — model, endpoint and
 // upstream_request_id varchar(200), error_code varchar(100), method varchar(10) — on both dialects alike.
 function logTuple(r: RequestLogRow): LogTuple {
-  return [r.requestId, r.tokenId, clip(r.model, 200), clip(r.endpoint, 200), clip(r.method, 10), r.status, r.latencyMs, r.usage ?? null, r.amount, clip(r.upstreamRequestId, 200), clip(r.errorCode, 100), r.createdAt];
+  return [r.requestId, r.tokenId, clip(r.model, 200), clip(r.endpoint, 200), clip(r.method, 10), r.status, r.latencyMs, r.usage ?? null, r.amount, clip(r.upstreamRequestId, 200), clip(r.errorCode, 100), r.createdAt, r.channelId ?? null, attemptsOf(r), r.ttfbMs ?? null];
 }
+
+/** The attempts as stored: a JSON array, or null when there were none. */
+const attemptsOf = (r: RequestLogRow): UpstreamAttempt[] | null => (r.attempts && r.attempts.length > 0 ? (r.attempts as UpstreamAttempt[]) : null);
 
 function columns(r: RequestLogRow) {
   return {
@@ -92,14 +102,28 @@ function columns(r: RequestLogRow) {
     upstream_request_id: clip(r.upstreamRequestId, 200),
     error_code: clip(r.errorCode, 100),
     created_at: r.createdAt,
+    channel_id: r.channelId ?? null,
+    attempts: usageText(attemptsOf(r)),
+    ttfb_ms: r.ttfbMs ?? null,
   };
 }
 
 const usageText = (u: unknown): string | null => (u === undefined || u === null ? null : JSON.stringify(u));
 
+/** A status filter: one HTTP status, or a class (4 for 4xx). */
+export type StatusFilter = { exact: number } | { hundreds: number };
+
+/** A position in the newest-first order: the last row of a page (its time, then its request id). */
+export interface LogCursor {
+  createdAt: number;
+  requestId: string;
+}
+
 export interface RequestLogFilter extends TimeFilter {
   requestId?: string | undefined;
-  beforeCreatedAt?: number | undefined;
+  status?: StatusFilter | undefined;
+  /** Only rows after this one in the newest-first order. */
+  after?: LogCursor | undefined;
   limit: number;
 }
 
@@ -111,6 +135,9 @@ export interface RequestLogEntry {
   method: string;
   status: number;
   latency_ms: number;
+  ttfb_ms: number | null;
+  channel_id: string | null;
+  attempts: UpstreamAttempt[] | null;
   usage: unknown;
   amount: number;
   upstream_request_id: string | null;
@@ -118,10 +145,18 @@ export interface RequestLogEntry {
   created_at: number;
 }
 
-/** Reads of the request log, newest first. */
+/** Reads of the request log, newest first; and the retention sweep. */
 export class RequestLogRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    /** Where deletes go (the read side may be a read-only connection). */
+    private readonly writeDb: Kysely<Database> = db,
+  ) {}
 
+  /**
+   * Newest first, ordered by (created_at, request_id): a cursor is a row's pair, so rows sharing a millisecond are
+   * neither skipped nor repeated from one page to the next.
+   */
   async list(f: RequestLogFilter): Promise<RequestLogEntry[]> {
     let q = this.db.selectFrom('request_log').selectAll();
     if (f.requestId !== undefined) q = q.where('request_id', '=', f.requestId);
@@ -129,7 +164,12 @@ export class RequestLogRepo {
     if (f.model !== undefined) q = q.where('model', '=', f.model);
     if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
     if (f.until !== undefined) q = q.where('created_at', '<', f.until);
-    if (f.beforeCreatedAt !== undefined) q = q.where('created_at', '<', f.beforeCreatedAt);
+    const st = f.status;
+    if (st !== undefined) q = 'exact' in st ? q.where('status', '=', st.exact) : q.where('status', '>=', st.hundreds * 100).where('status', '<', st.hundreds * 100 + 100);
+    const after = f.after;
+    if (after !== undefined) {
+      q = q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('request_id', '<', after.requestId)])]));
+    }
     const rows = await q.orderBy('created_at', 'desc').orderBy('request_id', 'desc').limit(f.limit).execute();
     return rows.map((r) => ({
       request_id: r.request_id,
@@ -139,11 +179,26 @@ export class RequestLogRepo {
       method: r.method,
       status: Number(r.status),
       latency_ms: Number(r.latency_ms),
+      ttfb_ms: r.ttfb_ms === null ? null : Number(r.ttfb_ms),
+      channel_id: r.channel_id,
+      attempts: parseJson<UpstreamAttempt[]>(r.attempts),
       usage: parseJson(r.usage),
       amount: Number(r.amount),
       upstream_request_id: r.upstream_request_id,
       error_code: r.error_code,
       created_at: Number(r.created_at),
     }));
+  }
+
+  /**
+   * Delete up to `batch` rows created before `before`, oldest first; returns how many went. Small batches keep each
+   * delete's write lock short (SQLite has one writer; the request path's rows wait for it).
+   */
+  async deleteOlderThan(before: number, batch: number): Promise<number> {
+    const r = await this.writeDb
+      .deleteFrom('request_log')
+      .where('request_id', 'in', (eb) => eb.selectFrom('request_log').select('request_id').where('created_at', '<', before).orderBy('created_at').limit(batch))
+      .executeTakeFirst();
+    return Number(r.numDeletedRows);
   }
 }

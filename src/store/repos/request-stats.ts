@@ -38,7 +38,12 @@ export function mergeFigures(a: RangeFigures, b: RangeFigures): RangeFigures {
 }
 
 export class RequestStatsRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    /** Where the rollup is written. */
+    private readonly db: Kysely<Database>,
+    /** Where the aggregations are read (the read thread on a SQLite file store). */
+    private readonly reads: Kysely<Database> = db,
+  ) {}
 
   /** Figures of [since, until) grouped from the request log itself (the open part of a range). */
   async live(since: number, until: number, bucketMs: number): Promise<RangeFigures> {
@@ -46,7 +51,7 @@ export class RequestStatsRepo {
     if (until <= since) return out;
     // A literal so PostgreSQL sees the same expression in SELECT and GROUP BY (as in ledger.ts).
     const bucket = sql<number>`created_at / ${sql.lit(bucketMs)}`;
-    const rows = await this.db
+    const rows = await this.reads
       .selectFrom('request_log')
       .where('created_at', '>=', since)
       .where('created_at', '<', until)
@@ -68,7 +73,7 @@ export class RequestStatsRepo {
    */
   async closed(bucketMs: number, first: number, end: number): Promise<RangeFigures> {
     await this.fill(bucketMs, first, end);
-    const range = () => this.db.selectFrom('request_stats_buckets').where('bucket_ms', '=', bucketMs).where('bucket', '>=', first).where('bucket', '<', end);
+    const range = () => this.reads.selectFrom('request_stats_buckets').where('bucket_ms', '=', bucketMs).where('bucket', '>=', first).where('bucket', '<', end);
     const sums = [sql<number>`sum(requests)`.as('requests'), sql<number>`sum(errors)`.as('errors'), sql<number>`sum(amount)`.as('amount')] as const;
     const [b, m, t] = await Promise.all([
       range().select(['bucket', ...sums]).groupBy('bucket').execute(),

@@ -113,6 +113,20 @@ export interface ListTasksFilter {
   offset?: number;
 }
 
+/** The operator's list of every token's tasks (GET /admin/tasks). */
+export interface AdminTasksFilter {
+  state?: TaskState | undefined;
+  kind?: string | undefined;
+  tokenId?: string | undefined;
+  model?: string | undefined;
+  /** created_at bounds: inclusive, exclusive. */
+  since?: number | undefined;
+  until?: number | undefined;
+  /** Only tasks after this one in the newest-first order (created_at, then id). */
+  after?: { createdAt: number; id: string } | undefined;
+  limit: number;
+}
+
 export class TasksRepo {
   constructor(
     private readonly db: Kysely<Database>,
@@ -186,6 +200,20 @@ export class TasksRepo {
     q = q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit ?? 20);
     if (f.offset) q = q.offset(f.offset);
     return (await q.execute()).map(toTaskRecord);
+  }
+
+  /** Every token's tasks, newest first by (created_at, id): a cursor never skips tasks created in the same ms. */
+  async listAdmin(f: AdminTasksFilter): Promise<TaskRecord[]> {
+    let q = this.db.selectFrom('tasks').selectAll();
+    if (f.state !== undefined) q = q.where('state', '=', f.state);
+    if (f.kind !== undefined) q = q.where('kind', '=', f.kind);
+    if (f.tokenId !== undefined) q = q.where('token_id', '=', f.tokenId);
+    if (f.model !== undefined) q = q.where('model', '=', f.model);
+    if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
+    if (f.until !== undefined) q = q.where('created_at', '<', f.until);
+    const after = f.after;
+    if (after !== undefined) q = q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+    return (await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit).execute()).map(toTaskRecord);
   }
 
   /** Compare-and-set: apply the patch only while the task is still in `from`. True when it applied. */

@@ -18,6 +18,26 @@ export interface TokenRecord {
   expiresAt: number | null;
   revokedAt: number | null;
   createdAt: number;
+  /** Until when the secret before the last rotation is still accepted (ms), or null. */
+  previousSecretUntil: number | null;
+}
+
+/** A token found by one of its secrets: the current one (`graceUntil` null) or the previous one within its grace. */
+export interface TokenMatch {
+  record: TokenRecord;
+  /** Set when the secret matched is the previous one: it stops working at this time (ms). */
+  graceUntil: number | null;
+}
+
+/** The fields an operator may change on a token (absent = unchanged; null = remove the limit). */
+export interface TokenPatch {
+  name?: string;
+  models?: string[] | null;
+  quota?: number | null;
+  rpmLimit?: number | null;
+  tpmLimit?: number | null;
+  concurrencyLimit?: number | null;
+  expiresAt?: number | null;
 }
 
 export function toTokenRecord(r: TokenRow): TokenRecord {
@@ -35,6 +55,7 @@ export function toTokenRecord(r: TokenRow): TokenRecord {
     expiresAt: r.expires_at === null ? null : Number(r.expires_at),
     revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
     createdAt: Number(r.created_at),
+    previousSecretUntil: r.previous_secret_hash === null || r.previous_secret_until === null ? null : Number(r.previous_secret_until),
   };
 }
 
@@ -70,12 +91,64 @@ export class TokensRepo {
       created_at: now,
     };
     await this.db.insertInto('tokens').values(row).execute();
-    return toTokenRecord({ ...row, spent: 0, held: 0 });
+    return toTokenRecord({ ...row, spent: 0, held: 0, previous_secret_hash: null, previous_secret_until: null });
   }
 
   async findByHash(hash: string): Promise<TokenRecord | null> {
     const r = await this.db.selectFrom('tokens').selectAll().where('secret_hash', '=', hash).executeTakeFirst();
     return r ? toTokenRecord(r) : null;
+  }
+
+  /** The token whose current secret, or previous secret (whatever its grace), hashes to `hash`. */
+  async findForAuth(hash: string): Promise<TokenMatch | null> {
+    const current = await this.findByHash(hash);
+    if (current) return { record: current, graceUntil: null };
+    const r = await this.db.selectFrom('tokens').selectAll().where('previous_secret_hash', '=', hash).executeTakeFirst();
+    if (!r) return null;
+    // Past its grace the previous secret is no secret of this token; the caller refuses it like any unknown one.
+    return { record: toTokenRecord(r), graceUntil: r.previous_secret_until === null ? 0 : Number(r.previous_secret_until) };
+  }
+
+  /** The secret hashes a cache may hold for this token (current and previous), or null when the token is unknown. */
+  async secretHashes(id: string): Promise<string[] | null> {
+    const r = await this.db.selectFrom('tokens').select(['secret_hash', 'previous_secret_hash']).where('id', '=', id).executeTakeFirst();
+    if (!r) return null;
+    return r.previous_secret_hash === null ? [r.secret_hash] : [r.secret_hash, r.previous_secret_hash];
+  }
+
+  /** Change the given fields; false when the token is unknown. */
+  async update(id: string, p: TokenPatch): Promise<boolean> {
+    const set = {
+      ...(p.name !== undefined ? { name: p.name } : {}),
+      ...(p.models !== undefined ? { models: p.models === null ? null : JSON.stringify(p.models) } : {}),
+      ...(p.quota !== undefined ? { quota: p.quota } : {}),
+      ...(p.rpmLimit !== undefined ? { rpm_limit: p.rpmLimit } : {}),
+      ...(p.tpmLimit !== undefined ? { tpm_limit: p.tpmLimit } : {}),
+      ...(p.concurrencyLimit !== undefined ? { concurrency_limit: p.concurrencyLimit } : {}),
+      ...(p.expiresAt !== undefined ? { expires_at: p.expiresAt } : {}),
+    };
+    if (Object.keys(set).length === 0) return (await this.get(id)) !== null;
+    const r = await this.db.updateTable('tokens').set(set).where('id', '=', id).executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /**
+   * A new secret for the same token. The current secret becomes the previous one, accepted until `graceUntil`
+   * (null: refused at once). Only a token not revoked is rotated; false otherwise.
+   */
+  async rotate(id: string, secretHash: string, prefix: string, graceUntil: number | null): Promise<boolean> {
+    const r = await this.db
+      .updateTable('tokens')
+      .set((eb) => ({
+        secret_hash: secretHash,
+        prefix,
+        previous_secret_hash: graceUntil === null ? null : eb.ref('secret_hash'),
+        previous_secret_until: graceUntil,
+      }))
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
   }
 
   async get(id: string): Promise<TokenRecord | null> {

@@ -257,9 +257,9 @@ describe('ledger, logs and bills', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/csv/);
     const rows = parseCsv(await r.text());
-    expect(rows[0]).toEqual(['token_id', 'token_name', 'period', 'period_start', 'entries', 'amount_micro', 'amount_units']);
+    expect(rows[0]).toEqual(['token_id', 'token_name', 'period', 'period_start', 'entries', 'amount_micro', 'amount_units', 'credit_micro']);
     const body = rows.slice(1);
-    expect(body.every((row) => row.length === 7)).toBe(true);
+    expect(body.every((row) => row.length === 8)).toBe(true);
     const aRows = body.filter((row) => row[0] === a.id);
     expect(aRows.length).toBeGreaterThan(0);
     expect(aRows[0]![1]).toBe('Acme, "R&D"');

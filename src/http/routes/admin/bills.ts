@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { qEnum, qString, type Query } from '../../../contracts/query.ts';
+import { qEnum, qOnly, qString, type Query } from '../../../contracts/query.ts';
 import { billCsv, billDocument, billLines } from '../../../core/admin/bills.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import { timeRange } from './ledger.ts';
@@ -11,6 +11,7 @@ import { timeRange } from './ledger.ts';
 export function registerBillRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
   scope.get<{ Querystring: Query }>('/bills', async (req, reply) => {
     const q = req.query;
+    qOnly(q, ['token_id', 'model', 'period', 'since', 'until', 'format']);
     const period = qEnum(q, 'period', ['day', 'month'] as const, 'month');
     const format = qEnum(q, 'format', ['json', 'csv'] as const, 'json');
     const lines = await billLines(deps, { tokenId: qString(q, 'token_id'), model: qString(q, 'model'), ...timeRange(q) }, period);

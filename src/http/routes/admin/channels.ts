@@ -1,6 +1,8 @@
-// /admin/channels: upstream accounts (core/admin/channels.ts). DELETE disables: a channel stays for the audit trail.
+// /admin/channels: upstream accounts (core/admin/channels.ts, core/admin/channel-changes.ts). DELETE disables: a
+// channel stays for the audit trail. Reads never show keys (masked) and carry this instance's breaker state.
 import type { FastifyInstance } from 'fastify';
-import { addChannel, listChannels, parseCreateChannel, publicChannel, setChannelStatus } from '../../../core/admin/channels.ts';
+import { channelView, getChannel, parseChannelEdit, testChannel, updateChannel } from '../../../core/admin/channel-changes.ts';
+import { addChannel, listChannels, parseCreateChannel, setChannelStatus } from '../../../core/admin/channels.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import { adminActor } from './admin-auth.ts';
 
@@ -9,11 +11,17 @@ type ById = { Params: { id: string } };
 export function registerChannelRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
   scope.post('/channels', async (req, reply) => {
     const channel = await addChannel(deps, adminActor(req), parseCreateChannel(req.body));
-    return reply.code(201).send(publicChannel(channel));
+    return reply.code(201).send(channelView(deps, channel));
   });
-  scope.get('/channels', async () => ({ data: (await listChannels(deps)).map(publicChannel) }));
+  scope.get('/channels', async () => ({ data: (await listChannels(deps)).map((c) => channelView(deps, c)) }));
+  scope.get<ById>('/channels/:id', async (req) => channelView(deps, await getChannel(deps, req.params.id)));
+  scope.patch<ById>('/channels/:id', async (req) => {
+    const { kind } = await getChannel(deps, req.params.id);
+    return channelView(deps, await updateChannel(deps, adminActor(req), req.params.id, parseChannelEdit(req.body, kind)));
+  });
+  scope.post<ById>('/channels/:id/test', async (req) => testChannel(deps, adminActor(req), req.params.id));
   const setStatus = (status: 'enabled' | 'disabled') => async (req: { params: { id: string }; id: string }) =>
-    publicChannel(await setChannelStatus(deps, adminActor(req), req.params.id, status));
+    channelView(deps, await setChannelStatus(deps, adminActor(req), req.params.id, status));
   scope.delete<ById>('/channels/:id', setStatus('disabled'));
   scope.post<ById>('/channels/:id/disable', setStatus('disabled'));
   scope.post<ById>('/channels/:id/enable', setStatus('enabled'));

@@ -10,6 +10,7 @@ import { registerReconcileRoutes } from './reconcile.ts';
 import { registerChannelRoutes } from './channels.ts';
 import { registerStatsRoutes } from './stats.ts';
 import { registerTokenRoutes } from './tokens.ts';
+import { registerTaskRoutes } from './tasks.ts';
 
 export async function registerAdminRoutes(scope: FastifyInstance, deps: GatewayDeps): Promise<void> {
   requireAdmin(scope, deps);
@@ -21,5 +22,6 @@ export async function registerAdminRoutes(scope: FastifyInstance, deps: GatewayD
   registerBillRoutes(scope, deps);
   registerPriceRoutes(scope, deps);
   registerReconcileRoutes(scope, deps);
+  registerTaskRoutes(scope, deps);
   registerStatsRoutes(scope, deps);
 }

@@ -1,28 +1,47 @@
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../../../core/deps.ts';
-import { qInt, qString, type Query } from '../../../contracts/query.ts';
-import { timeRange } from './ledger.ts';
+import { decodeCursor } from '../../../contracts/cursor.ts';
+import { qEnum, qInt, qOnly, qString, type Query } from '../../../contracts/query.ts';
+import { requestLogCsv, requestLogPage } from '../../../core/admin/lists.ts';
+import { GatewayError } from '../../../errors/gateway-error.ts';
+import type { StatusFilter } from '../../../store/repos/request-log.ts';
+import { sendList, timeRange } from './ledger.ts';
+
+const PARAMS = ['request_id', 'token_id', 'model', 'status', 'since', 'until', 'limit', 'cursor', 'format'] as const;
+
+/** `status=429` (one status) or `status=4xx` (a class). */
+function statusOf(q: Query): StatusFilter | undefined {
+  const v = qString(q, 'status', 3);
+  if (v === undefined) return undefined;
+  if (/^[1-5]\d\d$/.test(v)) return { exact: Number(v) };
+  if (/^[1-5]xx$/i.test(v)) return { hundreds: Number(v[0]) };
+  throw new GatewayError('invalid_parameter', 'status must be an HTTP status (e.g. 429) or a class (e.g. 5xx)', { param: 'status' });
+}
 
 /**
- * GET /admin/logs?request_id=&token_id=&model=&since=&until=&limit=&before=
- * The per-request log (request id, token, model, endpoint, status, latency, usage, amount, upstream request id),
- * newest first. `amount` is what the request path computed; the ledger stays the billing authority.
+ * GET /admin/logs?request_id=&token_id=&model=&status=&since=&until=&limit=&cursor=&format=json|csv
+ * The per-request log (token, model, endpoint, status, latency, time to first byte, the channel that answered and
+ * every upstream attempt, usage, amount), newest first, paged by an opaque cursor. `amount` is what the request path
+ * computed; the ledger stays the billing authority.
  */
 export function registerLogRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
-  scope.get<{ Querystring: Query }>('/logs', async (req) => {
+  scope.get<{ Querystring: Query }>('/logs', async (req, reply) => {
     const q = req.query;
-    const limit = qInt(q, 'limit', 1, 1000, 100)!;
+    qOnly(q, PARAMS);
+    const cursor = qString(q, 'cursor', 400);
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, ['n', 's']);
+    const format = qEnum(q, 'format', ['json', 'csv'] as const, 'json');
     const filter = {
       requestId: qString(q, 'request_id'),
       tokenId: qString(q, 'token_id'),
       model: qString(q, 'model'),
-      beforeCreatedAt: qInt(q, 'before', 1, Number.MAX_SAFE_INTEGER),
+      status: statusOf(q),
       ...timeRange(q),
-      limit,
+      ...(after ? { after: { createdAt: after[0] as number, requestId: after[1] as string } } : {}),
+      limit: qInt(q, 'limit', 1, 1000, 100)!,
     };
     // Request-log rows are group-committed too: make the ones already answered visible.
     await deps.requestLog.flush();
-    const data = await deps.repos.requestLog.list(filter);
-    return { data, has_more: data.length === limit };
+    return sendList(reply, format, 'tollway-request-log.csv', await requestLogPage(deps.repos.requestLog, filter), requestLogCsv);
   });
 }

@@ -1,8 +1,11 @@
-// /admin/tokens: client tokens (core/admin/tokens.ts).
+// /admin/tokens: client tokens (core/admin/tokens.ts; edits, top-ups and rotations in core/admin/token-changes.ts).
 import type { FastifyInstance } from 'fastify';
+import { parseRotate, parseTokenPatch, parseTopUp, rotateToken, topUp, updateToken } from '../../../core/admin/token-changes.ts';
 import { createdToken, getToken, issueToken, listTokens, parseCreateToken, publicToken, revokeToken } from '../../../core/admin/tokens.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import { adminActor } from './admin-auth.ts';
+
+type ById = { Params: { id: string } };
 
 export function registerTokenRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
   scope.post('/tokens', async (req, reply) => {
@@ -10,6 +13,16 @@ export function registerTokenRoutes(scope: FastifyInstance, deps: GatewayDeps): 
     return reply.code(201).send(createdToken(created));
   });
   scope.get('/tokens', async () => ({ data: (await listTokens(deps)).map(publicToken) }));
-  scope.get<{ Params: { id: string } }>('/tokens/:id', async (req) => publicToken(await getToken(deps, req.params.id)));
-  scope.delete<{ Params: { id: string } }>('/tokens/:id', async (req) => publicToken(await revokeToken(deps, adminActor(req), req.params.id)));
+  scope.get<ById>('/tokens/:id', async (req) => publicToken(await getToken(deps, req.params.id)));
+  scope.patch<ById>('/tokens/:id', async (req) => publicToken(await updateToken(deps, adminActor(req), req.params.id, parseTokenPatch(req.body))));
+  scope.delete<ById>('/tokens/:id', async (req) => publicToken(await revokeToken(deps, adminActor(req), req.params.id)));
+  scope.post<ById>('/tokens/:id/topup', async (req) => {
+    const r = await topUp(deps, adminActor(req), req.params.id, parseTopUp(req.body));
+    return { ...publicToken(r.token), topup: { amount: r.amount, credited: r.credited } };
+  });
+  scope.post<ById>('/tokens/:id/rotate', async (req) => {
+    const { record, secret } = await rotateToken(deps, adminActor(req), req.params.id, parseRotate(req.body));
+    // The only time the new secret is shown.
+    return { ...publicToken(record), token: secret };
+  });
 }

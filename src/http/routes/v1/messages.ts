@@ -3,27 +3,21 @@
 // headers are forwarded in both spellings (the contract's `messages-*` and the official SDK's `anthropic-*`).
 import type { ErrorFrame, TextCapability, TextRequest } from '../../../adapters/types.ts';
 import { requireBody } from '../../../contracts/fields.ts';
+import { messagesErrorType } from '../../../errors/render.ts';
 import { validateMessages } from '../../../core/text-rules.ts';
 import { textModel, textRequest, type TextDeps } from '../../../core/text.ts';
 import type { Exchange } from '../../exchange.ts';
 import { sendComplete, sendStream } from './text-reply.ts';
 
 /**
- * Messages-style error event, as the official SDK expects it (`{type:"error", error:{type, message}}`), with the
- * family B fields beside them: code, request id, and `param` / `upstream_request_id` when known.
+ * Messages-style error event, as the official SDK expects it: the same body as the route's error answers
+ * (errors/render.ts renderMessages) — the messages type, with the family B fields (code, request id, `param` and
+ * `upstream_request_id` when known) beside it.
  */
-export const messagesErrorFrame: ErrorFrame = (e, body) =>
-  `event: error\ndata: ${JSON.stringify({
-    type: 'error',
-    error: {
-      type: e.status >= 500 ? 'api_error' : body.type,
-      message: body.message,
-      code: body.code,
-      request_id: body.request_id,
-      ...(body.param !== undefined ? { param: body.param } : {}),
-      ...(body.upstream_request_id !== undefined ? { upstream_request_id: body.upstream_request_id } : {}),
-    },
-  })}\n\n`;
+export const messagesErrorFrame: ErrorFrame = (e, body) => {
+  const { type: _familyB, ...rest } = body;
+  return `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: messagesErrorType(e.status), ...rest }, request_id: body.request_id })}\n\n`;
+};
 
 const PAIRS: Array<[string, string]> = [
   ['messages-version', 'anthropic-version'],

@@ -1,0 +1,75 @@
+// The operator's view of async tasks (videos, family A tasks) across every token: a list to find stuck ones, and a
+// cancel that fails a task without a charge (tasks/engine.ts: TaskEngine.cancel decides by the hold's compare-and-set).
+import { encodeCursor } from '../../contracts/cursor.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { AdminTasksFilter, TasksRepo } from '../../store/repos/tasks.ts';
+import type { TaskEngine } from '../../tasks/engine.ts';
+import type { TaskRecord } from '../../tasks/types.ts';
+import { audit, type Actor, type AdminDeps } from './deps.ts';
+import type { Page } from './lists.ts';
+
+/** What an operator sees of a task: its state, owner, model, channel and timing; not the client's request body. */
+export interface AdminTaskView {
+  id: string;
+  family: string;
+  kind: string;
+  state: string;
+  token_id: string;
+  model: string;
+  channel_id: string;
+  upstream_task_id: string | null;
+  upstream_status: string | null;
+  progress: number | null;
+  error: { code: string; message: string } | null;
+  hold_amount: number;
+  poll_attempts: number;
+  next_poll_at: number;
+  request_id: string;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+export function adminTaskView(t: TaskRecord): AdminTaskView {
+  return {
+    id: t.id,
+    family: t.family,
+    kind: t.kind,
+    state: t.state,
+    token_id: t.tokenId,
+    model: t.model,
+    channel_id: t.channelId,
+    upstream_task_id: t.upstreamTaskId,
+    upstream_status: t.upstreamStatus,
+    progress: t.progress,
+    error: t.error ? { code: t.error.code, message: t.error.message } : null,
+    hold_amount: t.holdAmount,
+    poll_attempts: t.pollAttempts,
+    next_poll_at: t.nextPollAt,
+    request_id: t.requestId,
+    created_at: t.createdAt,
+    updated_at: t.updatedAt,
+    finished_at: t.finishedAt,
+  };
+}
+
+export async function adminTaskPage(repo: Pick<TasksRepo, 'listAdmin'>, f: AdminTasksFilter): Promise<Page<AdminTaskView>> {
+  const rows = await repo.listAdmin({ ...f, limit: f.limit + 1 });
+  const more = rows.length > f.limit;
+  const data = (more ? rows.slice(0, f.limit) : rows).map(adminTaskView);
+  const last = data[data.length - 1];
+  return { data, has_more: more, ...(more && last ? { next_cursor: encodeCursor([last.created_at, last.id]) } : {}) };
+}
+
+/**
+ * Cancel a stuck task: 200 with the cancelled task, 404 when there is none, 409 when it is not open (finished, or
+ * still being submitted) or is being charged right now. One audit line per cancel that took effect.
+ */
+export async function cancelTask(deps: Pick<AdminDeps, 'repos'>, tasks: Pick<TaskEngine, 'cancel'>, id: string, by: Actor): Promise<AdminTaskView> {
+  const r = await tasks.cancel(id);
+  if (!r) throw new GatewayError('task_not_found', `No task ${id}`);
+  if (r.outcome === 'finishing') throw new GatewayError('conflict', `Task ${id} has just finished upstream and is being charged; it cannot be cancelled`);
+  if (r.outcome === 'not_open') throw new GatewayError('conflict', `Task ${id} is ${r.task.state}; only queued or in-progress tasks can be cancelled`);
+  await audit(deps, by, 'task.cancel', id, { token_id: r.task.tokenId, model: r.task.model, kind: r.task.kind, hold_released: r.task.holdAmount });
+  return adminTaskView(r.task);
+}

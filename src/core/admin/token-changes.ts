@@ -1,0 +1,133 @@
+// Changes to an existing token (admin API and CLI alike): edit, top-up, rotation. Each takes effect at once on this
+// instance and is announced to the others (the auth cache forgets every secret of the token), and writes an audit line.
+import { hashToken, newTokenSecret } from '../../auth/token-secret.ts';
+import { isObject, onlyFields, optInt, optString, optStringArray, patchInt, type JsonObject } from '../../contracts/fields.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { topUpToken } from '../../metering/top-up.ts';
+import type { TokenPatch, TokenRecord } from '../../store/repos/tokens.ts';
+import { audit, type Actor, type AdminDeps } from './deps.ts';
+import { getToken, MAX_TPM } from './tokens.ts';
+
+/** The fields PATCH /admin/tokens/{id} takes. */
+export const TOKEN_PATCH_FIELDS = ['name', 'models', 'quota', 'rpm_limit', 'tpm_limit', 'concurrency_limit', 'expires_at'] as const;
+
+/** The longest grace a rotated secret may keep: a week. */
+export const MAX_GRACE_MS = 7 * 86_400_000;
+
+function bodyObject(body: unknown): JsonObject {
+  if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
+  return body;
+}
+
+/** Validate an edit. `null` removes a limit (quota, rpm_limit, tpm_limit, concurrency_limit, expires_at) or the allow-list (models). */
+export function parseTokenPatch(body: unknown, now = Date.now()): TokenPatch {
+  const o = bodyObject(body);
+  onlyFields(o, TOKEN_PATCH_FIELDS);
+  if (Object.keys(o).length === 0) throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${TOKEN_PATCH_FIELDS.join(', ')}`);
+  const p: TokenPatch = {};
+  if ('name' in o) {
+    const name = optString(o, 'name', { max: 200 });
+    if (name === undefined || name.trim() === '') throw new GatewayError('invalid_parameter', 'name must be a non-empty string', { param: 'name' });
+    p.name = name;
+  }
+  if ('models' in o) p.models = o.models === null ? null : optStringArray(o, 'models', { maxItems: 1000 })!;
+  const quota = patchInt(o, 'quota', 0, Number.MAX_SAFE_INTEGER);
+  if (quota !== undefined) p.quota = quota;
+  const rpm = patchInt(o, 'rpm_limit', 1, 1_000_000);
+  if (rpm !== undefined) p.rpmLimit = rpm;
+  const tpm = patchInt(o, 'tpm_limit', 1, MAX_TPM);
+  if (tpm !== undefined) p.tpmLimit = tpm;
+  const conc = patchInt(o, 'concurrency_limit', 1, 100_000);
+  if (conc !== undefined) p.concurrencyLimit = conc;
+  const exp = patchInt(o, 'expires_at', 0, Number.MAX_SAFE_INTEGER);
+  if (exp !== undefined) {
+    if (exp !== null && exp <= now) throw new GatewayError('invalid_parameter', 'expires_at must be a future time in milliseconds since the epoch (or null for none)', { param: 'expires_at' });
+    p.expiresAt = exp;
+  }
+  return p;
+}
+
+/** Forget the token in this instance's auth cache and tell the other instances. */
+async function announce(deps: Pick<AdminDeps, 'applyChange'>, hashes: string[]): Promise<void> {
+  await deps.applyChange({ kind: 'token-changed', hashes });
+}
+
+async function liveToken(deps: Pick<AdminDeps, 'repos'>, id: string): Promise<TokenRecord> {
+  const t = await getToken(deps, id);
+  if (t.revokedAt !== null) throw new GatewayError('conflict', `Token ${id} is revoked`);
+  return t;
+}
+
+export async function updateToken(deps: AdminDeps, by: Actor, id: string, patch: TokenPatch): Promise<TokenRecord> {
+  const before = await liveToken(deps, id);
+  const p = { ...patch };
+  if (p.models) {
+    for (const m of p.models) {
+      if (!deps.catalogue.resolve(m)) throw new GatewayError('invalid_parameter', `Unknown model in allow-list: ${m}`, { param: 'models' });
+    }
+    // Stored under canonical names, as at creation.
+    p.models = [...new Set(p.models.map((m) => deps.catalogue.canonicalName(m)))];
+  }
+  await deps.repos.tokens.update(id, p);
+  await announce(deps, (await deps.repos.tokens.secretHashes(id)) ?? []);
+  const after = await getToken(deps, id);
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
+  for (const k of Object.keys(p) as Array<keyof TokenPatch>) changes[k] = { from: before[k], to: after[k] };
+  await audit(deps, by, 'token.update', id, { changes });
+  return after;
+}
+
+export interface TopUpInput {
+  /** Integer micro-units. */
+  amount: number;
+  /** Makes a retried top-up credit once. */
+  idempotencyKey?: string | undefined;
+}
+
+export function parseTopUp(body: unknown): TopUpInput {
+  const o = bodyObject(body);
+  onlyFields(o, ['amount', 'idempotency_key']);
+  const amount = optInt(o, 'amount', 1, Number.MAX_SAFE_INTEGER);
+  if (amount === undefined) throw new GatewayError('missing_parameter', 'amount is required (a positive integer of micro-units)', { param: 'amount' });
+  const idempotencyKey = optString(o, 'idempotency_key', { max: 100 });
+  return { amount, idempotencyKey };
+}
+
+export interface TopUpAnswer {
+  token: TokenRecord;
+  amount: number;
+  /** False when the idempotency key was used before: nothing was credited again. */
+  credited: boolean;
+}
+
+export async function topUp(deps: AdminDeps, by: Actor, id: string, input: TopUpInput): Promise<TopUpAnswer> {
+  const key = `topup:${id}:${input.idempotencyKey ?? `${by.requestId ?? 'cli'}:${Date.now()}:${Math.random().toString(36).slice(2)}`}`;
+  const r = await topUpToken(deps.store.db, { tokenId: id, amount: input.amount, key, requestId: by.requestId ?? null });
+  if (r.outcome === 'unknown') throw new GatewayError('not_found', `Token ${id} not found`);
+  if (r.outcome === 'revoked') throw new GatewayError('conflict', `Token ${id} is revoked`);
+  if (r.outcome === 'unlimited') throw new GatewayError('conflict', `Token ${id} has no quota (unlimited): set one with PATCH /admin/tokens/${id} first`);
+  if (r.outcome === 'conflict') throw new GatewayError('conflict', 'This idempotency_key was already used for another top-up', { param: 'idempotency_key' });
+  if (r.outcome === 'too-large') throw new GatewayError('invalid_parameter', 'The quota would exceed the largest amount a quota may hold', { param: 'amount' });
+  await announce(deps, (await deps.repos.tokens.secretHashes(id)) ?? []);
+  if (r.outcome === 'credited') await audit(deps, by, 'token.topup', id, { amount: input.amount, quota_after: r.quota, ledger_key: key });
+  return { token: await getToken(deps, id), amount: input.amount, credited: r.outcome === 'credited' };
+}
+
+export function parseRotate(body: unknown): { graceMs: number } {
+  const o = body === undefined || body === null ? {} : bodyObject(body);
+  onlyFields(o, ['grace_ms']);
+  return { graceMs: optInt(o, 'grace_ms', 0, MAX_GRACE_MS) ?? 0 };
+}
+
+/** A new secret for the same token (id, quota, usage kept). The old one works for `graceMs` more (0: refused at once). */
+export async function rotateToken(deps: AdminDeps, by: Actor, id: string, opts: { graceMs: number }, now = Date.now()): Promise<{ record: TokenRecord; secret: string }> {
+  await liveToken(deps, id);
+  const old = (await deps.repos.tokens.secretHashes(id)) ?? [];
+  const secret = newTokenSecret();
+  const graceUntil = opts.graceMs > 0 ? now + opts.graceMs : null;
+  if (!(await deps.repos.tokens.rotate(id, hashToken(secret), secret.slice(0, 7), graceUntil))) throw new GatewayError('conflict', `Token ${id} is revoked`);
+  // Every secret it had: the one just replaced (now previous, or refused) and an older previous one now dropped.
+  await announce(deps, old);
+  await audit(deps, by, 'token.rotate', id, { grace_ms: opts.graceMs, previous_secret_until: graceUntil });
+  return { record: await getToken(deps, id), secret };
+}

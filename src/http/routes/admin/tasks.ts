@@ -1,0 +1,32 @@
+// GET /admin/tasks (every token's async tasks, newest first, filters and cursor) and POST /admin/tasks/{id}/cancel.
+import type { FastifyInstance } from 'fastify';
+import { decodeCursor } from '../../../contracts/cursor.ts';
+import { qEnum, qInt, qOnly, qString, type Query } from '../../../contracts/query.ts';
+import { adminTaskPage, cancelTask } from '../../../core/admin/tasks.ts';
+import type { GatewayDeps } from '../../../core/deps.ts';
+import type { TaskState } from '../../../tasks/types.ts';
+import { timeRange } from './ledger.ts';
+
+const STATES = ['submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] as const satisfies readonly TaskState[];
+const PARAMS = ['state', 'kind', 'token_id', 'model', 'since', 'until', 'limit', 'cursor'] as const;
+
+export function registerTaskRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
+  scope.get<{ Querystring: Query }>('/tasks', async (req) => {
+    const q = req.query;
+    qOnly(q, PARAMS);
+    const cursor = qString(q, 'cursor', 400);
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, ['n', 's']);
+    const state = qString(q, 'state') === undefined ? undefined : qEnum(q, 'state', STATES, 'queued');
+    return adminTaskPage(deps.tasks.repo, {
+      state,
+      kind: qString(q, 'kind'),
+      tokenId: qString(q, 'token_id'),
+      model: qString(q, 'model'),
+      ...timeRange(q),
+      ...(after ? { after: { createdAt: after[0] as number, id: after[1] as string } } : {}),
+      limit: qInt(q, 'limit', 1, 1000, 100)!,
+    });
+  });
+
+  scope.post<{ Params: { id: string } }>('/tasks/:id/cancel', async (req) => cancelTask(deps, deps.tasks, req.params.id, { actor: 'admin', requestId: req.id }));
+}

@@ -1,0 +1,43 @@
+// An operator's cancel of an open task (POST /admin/tasks/{id}/cancel): it fails without a charge. The task's hold
+// decides, by one compare-and-set (meter.release): when the release wins, no settle can charge afterwards (the
+// engine's success path sees the released hold and leaves the task alone) and the task is moved to `cancelled`; when
+// a settle already won, the task is being charged and is left to finish. The upstream is then asked to stop the task
+// where it offers that, best-effort.
+import type { Logger } from 'pino';
+import type { Meter } from '../metering/types.ts';
+import type { Channel } from '../routing/channel-registry.ts';
+import type { TasksRepo } from '../store/repos/tasks.ts';
+import type { CancelOutcome, TaskDriver, TaskError, TaskRecord } from './types.ts';
+import { isTerminal, refOf } from './types.ts';
+
+export interface CancelDeps {
+  repo: TasksRepo;
+  meter: Meter;
+  driverOf(kind: string): TaskDriver | undefined;
+  channels: { get(id: string): Channel | undefined };
+  logger: Pick<Logger, 'warn'>;
+  /** Time allowed for the upstream's cancel call. */
+  timeoutMs: number;
+}
+
+export async function cancelTask(d: CancelDeps, id: string): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
+  const t = await d.repo.get(id);
+  if (!t) return null;
+  if (t.state === 'submitting' || isTerminal(t.state)) return { outcome: 'not_open', task: t };
+  if (!(await d.meter.release(refOf(t)))) return { outcome: 'finishing', task: (await d.repo.get(id)) ?? t };
+  const error: TaskError = { code: 'task_cancelled', message: 'The task was cancelled by an operator', upstreamRequestId: t.upstreamRequestId };
+  // The state may move under us (queued → in_progress by a poll); retry the compare-and-set from the state read.
+  for (let cur: TaskRecord | null = t; cur && !isTerminal(cur.state); cur = await d.repo.get(id)) {
+    if (await d.repo.transition(id, cur.state, { state: 'cancelled', error, finishedAt: Date.now(), leaseOwner: null, leaseUntil: null })) break;
+  }
+  const after = (await d.repo.get(id)) ?? t;
+  cancelUpstream(d, t);
+  return { outcome: after.state === 'cancelled' ? 'cancelled' : 'not_open', task: after };
+}
+
+function cancelUpstream(d: CancelDeps, t: TaskRecord): void {
+  const driver = d.driverOf(t.kind);
+  const channel = d.channels.get(t.channelId);
+  if (!driver?.cancel || !channel) return;
+  driver.cancel(t, channel, AbortSignal.timeout(d.timeoutMs)).catch((e: unknown) => d.logger.warn({ task_id: t.id, channel_id: t.channelId, err: String(e) }, 'upstream cancel of a cancelled task failed (the gateway charges nothing either way)'));
+}
