@@ -12,12 +12,14 @@ import { Logs } from './pages/logs.tsx';
 import { LogDetail } from './pages/log-detail.tsx';
 import { Channels } from './pages/channels.tsx';
 import { Bills } from './pages/bills.tsx';
+import { Tasks } from './pages/tasks.tsx';
 import { errorText } from './use-load.ts';
 
 const PAGES = [
   ['overview', 'Overview'],
   ['tokens', 'Tokens'],
   ['logs', 'Request log'],
+  ['tasks', 'Tasks'],
   ['channels', 'Channels'],
   ['bills', 'Bills'],
 ] as const;
@@ -33,6 +35,8 @@ function Page() {
       return <Tokens />;
     case 'logs':
       return route.arg ? <LogDetail requestId={route.arg} /> : <Logs query={route.query} />;
+    case 'tasks':
+      return <Tasks />;
     case 'channels':
       return <Channels />;
     case 'bills':

@@ -10,12 +10,13 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../support/harness.ts';
 import { openaiClient } from '../support/sdk.ts';
+import { createVideo, FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) console.warn(`console e2e skipped: ${CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it)`);
 
-const t = useHarness();
+const t = useHarness({ env: FAST_TASK_ENV });
 let profile: string;
 let browser: BrowserContext;
 let page: Page;
@@ -144,9 +145,25 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     await page.screenshot({ path: join(import.meta.dirname, '..', '..', 'docs', 'console-overview.png'), fullPage: true });
   });
 
+  it('a video task shows in the task list with its state and, once finished, its charge', async () => {
+    const tok = await t.h.token({ name: 'video-maker' });
+    const created = await createVideo(t.h, tok.secret, { model: 'hhx-1.1-t2v', prompt: 'a lighthouse at dusk', seconds: 3 });
+    expect(created.status).toBe(200);
+    const id = String(created.json.id);
+    await waitTerminal(t.h, tok.secret, id);
+    await page.goto(`${t.h.url}/console#/tasks`);
+    await page.getByLabel('State').selectOption('succeeded');
+    const row = page.locator('tr', { hasText: id });
+    await expect.poll(() => row.locator('.pill').textContent()).toBe('succeeded');
+    const [charge] = ((await (await t.h.admin(`/admin/ledger?task_id=${id}`)).json()) as { data: Array<{ amount: number }> }).data;
+    expect(charge!.amount).toBeGreaterThan(0);
+    await expect.poll(async () => (await row.locator('td').nth(6).textContent())?.trim()).not.toBe('…');
+    expect(Number((await row.locator('td').nth(6).textContent())!.replace(/,/g, '')) * 1_000_000).toBeCloseTo(charge!.amount, 0);
+  });
+
   it('every page fits a 390 px wide screen without horizontal scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    for (const p of ['overview', 'tokens', 'logs', `logs/${requestId}`, 'channels', 'bills']) {
+    for (const p of ['overview', 'tokens', 'logs', `logs/${requestId}`, 'tasks', 'channels', 'bills']) {
       await page.goto(`${t.h.url}/console#/${p}`);
       await expect.poll(() => page.locator('main h1').count()).toBe(1);
       await page.waitForLoadState('networkidle');

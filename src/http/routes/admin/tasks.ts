@@ -5,6 +5,7 @@ import { qEnum, qInt, qOnly, qString, type Query } from '../../../contracts/quer
 import { adminTaskPage, cancelTask } from '../../../core/admin/tasks.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import type { TaskState } from '../../../tasks/types.ts';
+import { adminActor } from './admin-auth.ts';
 import { timeRange } from './ledger.ts';
 
 const STATES = ['submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] as const satisfies readonly TaskState[];
@@ -28,5 +29,5 @@ export function registerTaskRoutes(scope: FastifyInstance, deps: GatewayDeps): v
     });
   });
 
-  scope.post<{ Params: { id: string } }>('/tasks/:id/cancel', async (req) => cancelTask(deps, deps.tasks, req.params.id, { actor: 'admin', requestId: req.id }));
+  scope.post<{ Params: { id: string } }>('/tasks/:id/cancel', async (req) => cancelTask(deps, deps.tasks, req.params.id, adminActor(req)));
 }
