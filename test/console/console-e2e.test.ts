@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import OpenAI from 'openai';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
 import { useHarness } from '../support/harness.ts';
 import { openaiClient } from '../support/sdk.ts';
 import { createVideo, FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
@@ -113,6 +114,27 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     expect(await page.locator('main').textContent()).toContain('micro-units');
   });
 
+  it('edits the quota and rotates the secret in the page: the new secret works, the old one is refused', async () => {
+    await page.goto(`${t.h.url}/console#/tokens`);
+    const row = page.locator(`tr[data-token-id="${tokenId}"]`);
+    await row.getByRole('button', { name: 'Edit e2e-console' }).click();
+    await page.getByLabel('Quota in units (empty = unlimited)').last().fill('5');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => row.locator('td').nth(4).textContent()).toBe('5.00');
+    const stored = (await (await t.h.admin(`/admin/tokens/${tokenId}`)).json()) as { quota: number };
+    expect(stored.quota).toBe(5_000_000);
+
+    await row.getByRole('button', { name: 'Rotate e2e-console' }).click();
+    const shown = page.locator('#new-secret');
+    await expect.poll(async () => (await shown.textContent())?.trim()).not.toBe(secret);
+    const old = secret;
+    secret = (await shown.textContent())!.trim();
+    expect(secret).toMatch(/^tw-/);
+    await openaiClient(t.h, secret).models.list();
+    const refused = await openaiClient(t.h, old).models.list().then(() => null, (e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
+  });
+
   it('revokes the token in the page; the SDK is then refused', async () => {
     await page.goto(`${t.h.url}/console#/tokens`);
     const row = page.locator(`tr[data-token-id="${tokenId}"]`);
@@ -159,6 +181,17 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     expect(charge!.amount).toBeGreaterThan(0);
     await expect.poll(async () => (await row.locator('td').nth(6).textContent())?.trim()).not.toBe('…');
     expect(Number((await row.locator('td').nth(6).textContent())!.replace(/,/g, '')) * 1_000_000).toBeCloseTo(charge!.amount, 0);
+  });
+
+  it('channels show masked keys and breaker state; a test call reports its outcome', async () => {
+    await page.goto(`${t.h.url}/console#/channels`);
+    const row = page.locator('tr', { hasText: 'sim-dashscope' });
+    await expect.poll(() => row.textContent()).toContain('breaker closed');
+    expect(await row.textContent()).toMatch(/api_key: \*\*\*\*/);
+    // No upstream key reaches the page.
+    expect(await page.content()).not.toContain(DEFAULT_SIM_KEYS.dashscopeApiKey);
+    await row.getByRole('button', { name: 'Test sim-dashscope' }).click();
+    await expect.poll(() => row.getByRole('status').textContent()).toMatch(/test: ok in \d+ ms/);
   });
 
   it('every page fits a 390 px wide screen without horizontal scrolling', async () => {

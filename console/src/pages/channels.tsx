@@ -1,4 +1,5 @@
-// Upstream channels: list and enable/disable. Their keys never reach the browser (the admin API does not return them).
+// Upstream channels: list, health (circuit breaker), masked keys, a test call, enable/disable. The admin API never
+// returns a key in full, so none reaches the browser.
 import { useState } from 'preact/hooks';
 import { call } from '../api.ts';
 import { time } from '../format.ts';
@@ -14,11 +15,29 @@ interface Channel {
   priority: number;
   weight: number;
   updated_at: number;
+  keys?: Record<string, string | null>;
+  breaker?: { state: string; consecutive_failures: number; open_until: number | null; recent_failures: Array<{ at: number; code: string }> } | null;
+}
+
+interface Check {
+  ok: boolean;
+  latency_ms: number;
+  error: { code: string; message: string } | null;
 }
 
 export function Channels() {
   const channels = useLoad(() => call<{ data: Channel[] }>('/admin/channels').then((r) => r.data), []);
   const [error, setError] = useState<string | null>(null);
+  const [checks, setChecks] = useState<Record<string, Check | 'testing'>>({});
+  const test = async (c: Channel) => {
+    setChecks((m) => ({ ...m, [c.id]: 'testing' }));
+    try {
+      const r = await call<Check>(`/admin/channels/${encodeURIComponent(c.id)}/test`, { method: 'POST' });
+      setChecks((m) => ({ ...m, [c.id]: r }));
+    } catch (e) {
+      setChecks((m) => ({ ...m, [c.id]: { ok: false, latency_ms: 0, error: { code: 'error', message: errorText(e) } } }));
+    }
+  };
   const toggle = async (c: Channel) => {
     setError(null);
     try {
@@ -44,6 +63,8 @@ export function Channels() {
               <th scope="col" class="num">Priority</th>
               <th scope="col" class="num">Weight</th>
               <th scope="col">Status</th>
+              <th scope="col">Health</th>
+              <th scope="col">Keys</th>
               <th scope="col">Updated</th>
               <th scope="col">Actions</th>
             </tr>
@@ -64,11 +85,38 @@ export function Channels() {
                 <td>
                   <span class={`pill ${c.status === 'enabled' ? 'active' : 'revoked'}`}>{c.status}</span>
                 </td>
+                <td>
+                  {c.breaker ? (
+                    <>
+                      <span class={`pill ${c.breaker.state === 'closed' ? 'active' : 'revoked'}`}>breaker {c.breaker.state}</span>
+                      {c.breaker.recent_failures.length > 0 && (
+                        <div class="muted">
+                          last failure {c.breaker.recent_failures[c.breaker.recent_failures.length - 1]!.code} at {time(c.breaker.recent_failures[c.breaker.recent_failures.length - 1]!.at)}
+                        </div>
+                      )}
+                    </>
+                  ) : (
+                    '—'
+                  )}
+                  <CheckResult check={checks[c.id]} />
+                </td>
+                <td>
+                  {Object.entries(c.keys ?? {}).map(([k, v]) => (
+                    <div key={k}>
+                      {k}: <code>{v ?? 'not set'}</code>
+                    </div>
+                  ))}
+                </td>
                 <td>{time(c.updated_at)}</td>
                 <td>
+                  <span class="actions">
+                  <button type="button" class="quiet" onClick={() => void test(c)} aria-label={`Test ${c.name}`}>
+                    Test
+                  </button>
                   <button type="button" class="quiet" onClick={() => void toggle(c)} aria-label={`${c.status === 'enabled' ? 'Disable' : 'Enable'} ${c.name}`}>
                     {c.status === 'enabled' ? 'Disable' : 'Enable'}
                   </button>
+                  </span>
                 </td>
               </tr>
             ))}
@@ -76,5 +124,15 @@ export function Channels() {
         </table>
       </div>
     </section>
+  );
+}
+
+function CheckResult({ check }: { check: Check | 'testing' | undefined }) {
+  if (!check) return null;
+  if (check === 'testing') return <div role="status">testing…</div>;
+  return (
+    <div role="status" class={check.ok ? '' : 'error'}>
+      test: {check.ok ? `ok in ${check.latency_ms} ms` : `failed — ${check.error?.code}: ${check.error?.message}`}
+    </div>
   );
 }

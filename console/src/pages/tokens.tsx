@@ -1,4 +1,5 @@
-// Client tokens: search, create (the secret shown once), revoke; quota, spend and model allow-list per token.
+// Client tokens: search, create (the secret shown once), edit quota / models / limit, rotate (the new secret shown
+// once), revoke; quota, spend and model allow-list per token.
 import { useState } from 'preact/hooks';
 import { call } from '../api.ts';
 import { num, time, units } from '../format.ts';
@@ -70,6 +71,43 @@ function CreateForm({ onCreated }: { onCreated: (c: Created) => void }) {
   );
 }
 
+function EditForm({ token, onDone }: { token: Token; onDone: () => void }) {
+  const [models, setModels] = useState(token.models ? token.models.join(', ') : '');
+  const [quota, setQuota] = useState(token.quota === null ? '' : String(token.quota / 1_000_000));
+  const [rpm, setRpm] = useState(token.rpm_limit === null ? '' : String(token.rpm_limit));
+  const [error, setError] = useState<string | null>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    const list = models.split(',').map((m) => m.trim()).filter(Boolean);
+    const body = { models: list.length ? list : null, quota: quota.trim() ? Math.round(Number(quota) * 1_000_000) : null, rpm_limit: rpm.trim() ? Number(rpm) : null };
+    try {
+      await call(`/admin/tokens/${encodeURIComponent(token.id)}`, { method: 'PATCH', json: body });
+      onDone();
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+  return (
+    <form class="card form-grid" onSubmit={submit} aria-labelledby="edit-title">
+      <h2 id="edit-title">Edit “{token.name}”</h2>
+      <label for="edit-models">Models (comma-separated; empty = all)</label>
+      <input id="edit-models" value={models} onInput={(e) => setModels(e.currentTarget.value)} />
+      <label for="edit-quota">Quota in units (empty = unlimited)</label>
+      <input id="edit-quota" type="number" min="0" step="0.000001" value={quota} onInput={(e) => setQuota(e.currentTarget.value)} />
+      <label for="edit-rpm">Requests per minute (empty = no limit)</label>
+      <input id="edit-rpm" type="number" min="1" step="1" value={rpm} onInput={(e) => setRpm(e.currentTarget.value)} />
+      {error && <p role="alert" class="error">{error}</p>}
+      <div class="actions">
+        <button type="submit">Save</button>
+        <button type="button" class="quiet" onClick={onDone}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
 function RevokeButton({ token, onDone }: { token: Token; onDone: () => void }) {
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -107,6 +145,17 @@ export function Tokens() {
   const tokens = useLoad(() => call<{ data: Token[] }>('/admin/tokens').then((r) => r.data), []);
   const [search, setSearch] = useState('');
   const [created, setCreated] = useState<Created | null>(null);
+  const [editing, setEditing] = useState<Token | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const rotate = async (t: Token) => {
+    setError(null);
+    try {
+      setCreated(await call<Created>(`/admin/tokens/${encodeURIComponent(t.id)}/rotate`, { method: 'POST', json: {} }));
+      tokens.reload();
+    } catch (e) {
+      setError(errorText(e));
+    }
+  };
   const q = search.trim().toLowerCase();
   const shown = (tokens.data ?? []).filter((t) => !q || t.name.toLowerCase().includes(q) || t.id.toLowerCase().includes(q) || t.prefix.toLowerCase().startsWith(q));
   return (
@@ -114,7 +163,7 @@ export function Tokens() {
       <h1 tabIndex={-1}>Tokens</h1>
       {created && (
         <div class="card secret" role="status">
-          <h2>Token “{created.name}” created</h2>
+          <h2>Secret of token “{created.name}”</h2>
           <p>Copy its secret now: it is shown only this once and is stored hashed.</p>
           <code id="new-secret" class="wrap">
             {created.token}
@@ -129,12 +178,24 @@ export function Tokens() {
           </div>
         </div>
       )}
-      <CreateForm
-        onCreated={(c) => {
-          setCreated(c);
-          tokens.reload();
-        }}
-      />
+      {editing ? (
+        <EditForm
+          key={editing.id}
+          token={editing}
+          onDone={() => {
+            setEditing(null);
+            tokens.reload();
+          }}
+        />
+      ) : (
+        <CreateForm
+          onCreated={(c) => {
+            setCreated(c);
+            tokens.reload();
+          }}
+        />
+      )}
+      {error && <p role="alert" class="error">{error}</p>}
       <div class="toolbar">
         <label for="tok-search">Search tokens</label>
         <input id="tok-search" type="search" placeholder="name, id or prefix" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
@@ -176,6 +237,16 @@ export function Tokens() {
                 <td>
                   <span class="actions">
                     <a href={`#/logs?token_id=${encodeURIComponent(t.id)}`}>Requests</a>
+                    {t.revoked_at === null && (
+                      <>
+                        <button type="button" class="quiet" onClick={() => setEditing(t)} aria-label={`Edit ${t.name}`}>
+                          Edit
+                        </button>
+                        <button type="button" class="quiet" onClick={() => void rotate(t)} aria-label={`Rotate ${t.name}`}>
+                          Rotate
+                        </button>
+                      </>
+                    )}
                     <RevokeButton token={t} onDone={tokens.reload} />
                   </span>
                 </td>
