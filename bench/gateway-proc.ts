@@ -1,5 +1,6 @@
 // A real gateway (SQLite store in a temp dir, the production logger — asynchronous stdout, which the bench
 // points at /dev/null) in its own process, with one DashScope channel pointing at the simulator and one token.
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,8 +15,9 @@ import { answerStats } from './proc-stats.ts';
 
 const simUrl = `http://127.0.0.1:${process.env.BENCH_TARGET_PORT}`;
 const dir = mkdtempSync(join(tmpdir(), 'tollway-bench-'));
-// The SQLite thread switches and the heap growing percent pass through, to measure each configuration.
-const passed = Object.fromEntries(['TOLLWAY_SQLITE_WRITER_THREAD', 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', 'TOLLWAY_HEAP_GROWING_PERCENT'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+// The SQLite thread switches, the heap growing percent and the task engine's settings pass through, to measure each configuration.
+const passedKeys = ['TOLLWAY_SQLITE_WRITER_THREAD', 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', 'TOLLWAY_HEAP_GROWING_PERCENT', ...Object.keys(process.env).filter((k) => k.startsWith('TOLLWAY_TASK_'))];
+const passed = Object.fromEntries(passedKeys.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
 const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'info', TOLLWAY_DATA_DIR: dir, ...passed });
 // The same process-level tuning as `tollway serve` (src/main.ts), so the bench measures the deployed configuration.
 tuneHeap(config.heapGrowingPercent);
@@ -25,8 +27,62 @@ await gw.deps.channels.reload();
 const { secret } = await createToken(gw.deps, { name: 'bench' });
 const address = await gw.app.listen({ port: 0, host: '127.0.0.1' });
 answerStats();
+let pausedAt: number | null = null;
 process.on('message', async (m: unknown) => {
-  if ((m as { type?: string })?.type !== 'ledger') return;
+  const type = (m as { type?: string })?.type;
+  // bench:tasks pauses and resumes the task poller (paired rounds without and with the polling work).
+  // While paused the schedule is held still (on resume every open task's next poll moves by the pause), so a
+  // "with" round measures the steady polling work, not a catch-up the pause itself caused.
+  if (type === 'poller-stop' || type === 'poller-start') {
+    if (type === 'poller-stop') {
+      await gw.deps.tasks.stop();
+      pausedAt = Date.now();
+    } else {
+      if (pausedAt !== null) {
+        const by = Date.now() - pausedAt;
+        await gw.deps.store.db.updateTable('tasks').set((eb) => ({ next_poll_at: eb('next_poll_at', '+', by) })).where('state', 'in', ['queued', 'in_progress']).execute();
+      }
+      pausedAt = null;
+      gw.deps.tasks.start();
+    }
+    process.send?.({ type });
+    return;
+  }
+  // bench:tasks: open tasks cloned from one made through the API, each bound to a simulator task id.
+  if (type === 'seed-clone') {
+    const ids = (m as { ids: string[] }).ids;
+    const pollMaxMs = config.tasks.pollMaxMs;
+    const tpl = await gw.deps.store.db.selectFrom('tasks').selectAll().where('state', 'in', ['queued', 'in_progress']).limit(1).executeTakeFirstOrThrow();
+    const now = Date.now();
+    for (let i = 0; i < ids.length; i += 200) {
+      const rows = ids.slice(i, i + 200).map((up, j) => ({
+        ...tpl,
+        id: `video_bench${String(i + j).padStart(8, '0')}${randomUUID().slice(0, 8)}`,
+        upstream_task_id: up,
+        request_id: `req_bench_${i + j}`,
+        state: 'queued',
+        upstream_status: 'PENDING',
+        progress: 0,
+        // A steady backlog: created over the last minutes (past the back-off ramp), next polls spread over the window.
+        poll_attempts: 6,
+        lease_owner: null,
+        lease_until: null,
+        next_poll_at: now + Math.floor(Math.random() * pollMaxMs),
+        created_at: now - Math.floor(Math.random() * 600_000),
+        updated_at: now,
+      }));
+      await gw.deps.store.db.insertInto('tasks').values(rows).execute();
+    }
+    process.send?.({ type, n: ids.length });
+    return;
+  }
+  // bench:tasks: how late the most overdue open task is (0 when none is due).
+  if (type === 'poll-lag') {
+    const due = await gw.deps.tasks.repo.nextDueAt();
+    process.send?.({ type, lagMs: due === null ? 0 : Math.max(0, Date.now() - due) });
+    return;
+  }
+  if (type !== 'ledger') return;
   await gw.deps.meter.flush();
   await gw.deps.requestLog.flush();
   const r = await gw.deps.store.db.selectFrom('ledger').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();

@@ -32,8 +32,8 @@ export function start(file: string, env: Record<string, string> = {}, execArgv: 
   });
 }
 
-/** Send `{type}` and wait for the child's answer of the same type. */
-export function ask<T>(p: Proc, type: string): Promise<T> {
+/** Send `{type, ...payload}` and wait for the child's answer of the same type. */
+export function ask<T>(p: Proc, type: string, payload: Record<string, unknown> = {}): Promise<T> {
   return new Promise((resolve) => {
     const on = (m: { type: string }) => {
       if (m.type !== type) return;
@@ -41,7 +41,7 @@ export function ask<T>(p: Proc, type: string): Promise<T> {
       resolve(m as T);
     };
     p.child.on('message', on);
-    p.child.send({ type });
+    p.child.send({ ...payload, type });
   });
 }
 

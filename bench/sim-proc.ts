@@ -1,7 +1,41 @@
-// The upstream simulator with no artificial delay, in its own process.
+// The upstream simulator with no artificial delay, in its own process. TOLLWAY_SIM_TASK_MS sets how long its
+// async tasks run (bench:tasks: minutes); {type:'task-gaps'} reports how often open DashScope tasks were queried.
 import { startSimulator } from '../simulator/index.ts';
+import { resultVideoUrl } from '../simulator/dashscope/results-video.ts';
+import { createDashscopeTask, dashscopeTaskStore, statusOf } from '../simulator/dashscope/tasks.ts';
 import { answerStats } from './proc-stats.ts';
 
-const sim = await startSimulator({ latencyMs: 0 });
+const taskMs = process.env.TOLLWAY_SIM_TASK_MS;
+const sim = await startSimulator({ latencyMs: 0, ...(taskMs ? { taskDurationMs: Number(taskMs) } : {}) });
 answerStats();
+process.on('message', (m: unknown) => {
+  const type = (m as { type?: string })?.type;
+  // bench:tasks: video tasks as a wan2.7-t2v creation makes them (5 s at 720P), without their HTTP round trips.
+  if (type === 'seed-tasks') {
+    const n = (m as { n: number }).n;
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const usage = { video_count: 1, video_duration: 5, duration: 5, output_video_duration: 5, input_video_duration: 0, SR: 720, ratio: '16:9' };
+      const t = createDashscopeTask(sim.ctx, { area: 'video-synthesis', model: 'wan2.7-t2v', fault: null, extra: { orig_prompt: `bench task ${i}` }, succeed: (x) => ({ output: { video_url: resultVideoUrl(sim.ctx, x.id).url }, usage }) });
+      ids.push(t.id);
+    }
+    process.send?.({ type, ids });
+    return;
+  }
+  if (type !== 'task-gaps' && type !== 'task-gaps-reset') return;
+  const now = Date.now();
+  let open = 0;
+  let queries = 0;
+  let worstGapMs = 0;
+  for (const t of dashscopeTaskStore(sim.ctx).values()) {
+    queries += t.queries;
+    if (type === 'task-gaps-reset') t.maxGapMs = 0;
+    const s = statusOf(t, now);
+    if (s !== 'PENDING' && s !== 'RUNNING') continue;
+    open++;
+    // The longest wait between two queries since the reset, or the wait still running now.
+    worstGapMs = Math.max(worstGapMs, t.maxGapMs, now - t.lastQueryAt);
+  }
+  process.send?.({ type, open, queries, worstGapMs });
+});
 process.send?.({ type: 'ready', port: sim.port });

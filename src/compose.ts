@@ -18,15 +18,18 @@ import type { AdminDeps } from './core/admin/deps.ts';
 import { redactSecrets, registerSecret } from './errors/redact.ts';
 import type { GatewayDeps } from './core/deps.ts';
 import type { VidxContext } from './core/vidx/context.ts';
-import { MemoryCounters, RateLimiter, RedisCounters } from './limits/rate-limiter.ts';
+import { MemoryCounters, RateLimiter, RedisCounters, WINDOW_MS } from './limits/rate-limiter.ts';
 import { loadCatalogue } from './metering/catalogue-source.ts';
 import { StoreMeter } from './metering/meter.ts';
 import { ChannelRegistry } from './routing/channel-registry.ts';
 import { CircuitBreakers } from './routing/circuit-breaker.ts';
 import { stdoutSink } from './runtime/log-sink.ts';
+import { GatewayMetrics } from './observe/metrics.ts';
+import { startTracing } from './observe/tracing.ts';
 import { AuditRepo } from './store/repos/audit.ts';
 import { ChannelsRepo } from './store/repos/channels.ts';
 import { ConsoleSessionsRepo } from './store/repos/console-sessions.ts';
+import { GaugesRepo } from './store/repos/gauges.ts';
 import { LedgerRepo } from './store/repos/ledger.ts';
 import { RequestLogRepo, RequestLogWriter } from './store/repos/request-log.ts';
 import { RequestStatsRepo } from './store/repos/request-stats.ts';
@@ -72,7 +75,7 @@ export function makeLogger(level: string, stream?: NodeJS.WritableStream): Logge
 }
 
 function registerSecrets(config: Config, secrets: string[]): void {
-  for (const s of [...secrets, config.dashscope.apiKey, config.kling.secretKey]) registerSecret(s);
+  for (const s of [...secrets, config.dashscope.apiKey, config.kling.secretKey, config.metricsToken, ...Object.values(config.tracing?.headers ?? {})]) registerSecret(s);
 }
 
 function buildRepos(store: Store): GatewayDeps['repos'] {
@@ -91,9 +94,27 @@ export async function composeAdmin(config: Config, secret: string): Promise<{ de
   return { deps, close: () => store.close() };
 }
 
-async function redisBus(url: string, logger: Logger): Promise<ClusterBus> {
+/**
+ * A Redis client whose connection errors reach the log (once per outage, not per reconnect attempt) instead of
+ * ioredis's "Unhandled error event" on stderr; it keeps reconnecting on its own.
+ */
+async function redisClient(url: string, logger: Logger, role: string, opts: { maxRetriesPerRequest?: number } = {}): Promise<import('ioredis').Redis> {
   const { Redis } = await import('ioredis');
-  const bus = new RedisBus(new Redis(url, { maxRetriesPerRequest: 2 }), new Redis(url), (e) => logger.warn({ err: String(e) }, 'cluster bus error'));
+  const r = new Redis(url, opts);
+  let down = false;
+  r.on('error', (e: unknown) => {
+    if (!down) logger.warn({ err: String(e), role }, 'Redis is not reachable; reconnecting');
+    down = true;
+  });
+  r.on('ready', () => {
+    if (down) logger.info({ role }, 'Redis is reachable again');
+    down = false;
+  });
+  return r;
+}
+
+async function redisBus(url: string, logger: Logger): Promise<ClusterBus> {
+  const bus = new RedisBus(await redisClient(url, logger, 'cluster-publish', { maxRetriesPerRequest: 2 }), await redisClient(url, logger, 'cluster-subscribe'), (e) => logger.warn({ err: String(e) }, 'cluster bus error'));
   await bus.whenReady();
   return bus;
 }
@@ -151,6 +172,8 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
   const { meter, requestLog } = composeWriters(store, repos.audit, () => deps.catalogue, logger);
   const cluster = config.redisUrl ? await redisBus(config.redisUrl, logger) : new LocalBus();
   const upstream = new UpstreamClient(config.upstreamTimeouts);
+  const breakers = new CircuitBreakers();
+  const metrics = new GatewayMetrics({ channels, breakers, ledger: meter.backlog, requestLog: requestLog.backlog, gauges: new GaugesRepo(store.db), logger });
   const deps: GatewayDeps = {
     config,
     store,
@@ -165,15 +188,21 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
     meter,
     upstream,
     tasks: new TaskEngine({ repo: new TasksRepo(store.db, store.dialect), meter: () => meter, channels, logger, options: config.tasks }),
-    breakers: new CircuitBreakers(),
+    breakers,
     prober: new ChannelProber(upstream, new KlingClient(upstream, new KlingJwtSigner())),
     // ioredis is loaded only when Redis is configured (memory: a single instance does not carry it).
-    limiter: new RateLimiter(config.redisUrl ? new RedisCounters(new (await import('ioredis')).Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 })) : new MemoryCounters()),
+    limiter: new RateLimiter(
+      config.redisUrl ? new RedisCounters(await redisClient(config.redisUrl, logger, 'limits', { maxRetriesPerRequest: 2 })) : new MemoryCounters(),
+      WINDOW_MS,
+      (e) => logger.warn({ err: String(e) }, 'rate-limit counters unavailable; request admitted uncounted'),
+    ),
     cluster,
     applyChange: async (e) => {
       await applyLocally(deps, e);
       await cluster.publish(e);
     },
+    metrics,
+    tracing: await startTracing(config.tracing, logger),
   };
   return deps;
 }
@@ -297,6 +326,8 @@ async function closeGateway(app: FastifyInstance, deps: GatewayDeps, own: Owned)
   await own.stopSweeper();
   await deps.cluster.close();
   await own.store?.close();
+  // The spans of the drained requests are sent before the process exits.
+  await deps.tracing?.shutdown().catch((e: unknown) => deps.logger.warn({ err: String(e) }, 'tracing: last spans not sent'));
   // The last lines (the drain's access lines included) reach stdout before the process exits.
   await new Promise<void>((resolve) => deps.logger.flush(() => resolve()));
 }

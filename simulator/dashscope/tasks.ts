@@ -45,6 +45,9 @@ export interface DashscopeTask {
   result: DashscopeTaskResult | null;
   /** How many times the task was queried (tests: the gateway did not poll one by one forever). */
   queries: number;
+  /** When it was last queried (its creation until then), and the longest time between two queries. */
+  lastQueryAt: number;
+  maxGapMs: number;
 }
 
 const KEY = 'dashscope-tasks';
@@ -62,7 +65,7 @@ export function dashscopeTaskStore(ctx: SimContext): Map<string, DashscopeTask> 
 export function createDashscopeTask(ctx: SimContext, spec: DashscopeTaskSpec): DashscopeTask {
   const now = Date.now();
   const d = spec.durationMs ?? ctx.opts.taskDurationMs;
-  const task: DashscopeTask = { id: randomUUID(), spec, createdAt: now, scheduledAt: now + Math.floor(d * 0.2), finishAt: now + d, canceled: false, result: null, queries: 0 };
+  const task: DashscopeTask = { id: randomUUID(), spec, createdAt: now, scheduledAt: now + Math.floor(d * 0.2), finishAt: now + d, canceled: false, result: null, queries: 0, lastQueryAt: now, maxGapMs: 0 };
   dashscopeTaskStore(ctx).set(task.id, task);
   return task;
 }
@@ -114,8 +117,11 @@ export function registerDashscopeTasks(router: SimRouter, ctx: SimContext): void
     const t = dashscopeTaskStore(ctx).get(req.params.id ?? '');
     // An id the account never had reads as UNKNOWN too (HTTP 200), as the API does for expired ids.
     if (!t) return sendJson(res, 200, { request_id: requestId(), output: { task_id: req.params.id, task_status: 'UNKNOWN' } });
+    const now = Date.now();
     t.queries += 1;
-    sendJson(res, 200, taskQueryBody(t));
+    t.maxGapMs = Math.max(t.maxGapMs, now - t.lastQueryAt);
+    t.lastQueryAt = now;
+    sendJson(res, 200, taskQueryBody(t, now));
   });
   router.on('POST', '/api/v1/tasks/:id/cancel', (req, res) => {
     const t = dashscopeTaskStore(ctx).get(req.params.id ?? '');

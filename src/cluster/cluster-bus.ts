@@ -22,6 +22,8 @@ export interface ClusterBus {
    */
   publish(e: ClusterEvent): Promise<void>;
   onEvent(handler: (e: ClusterEvent) => void): void;
+  /** Ask Redis for an answer (readiness); null when there is no Redis. */
+  ping(): Promise<void> | null;
   close(): Promise<void>;
 }
 
@@ -29,6 +31,9 @@ export interface ClusterBus {
 export class LocalBus implements ClusterBus {
   async publish(): Promise<void> {}
   onEvent(): void {}
+  ping(): null {
+    return null;
+  }
   async close(): Promise<void> {}
 }
 
@@ -78,6 +83,10 @@ export class RedisBus implements ClusterBus {
 
   onEvent(handler: (e: ClusterEvent) => void): void {
     this.handlers.push(handler);
+  }
+
+  async ping(): Promise<void> {
+    await this.pub.ping();
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,9 @@
 // The only reader of process.env. Everything else receives a typed Config.
 import { resolve } from 'node:path';
 import { DEFAULT_TASK_ENGINE_OPTIONS as TASK_DEFAULTS, type TaskEngineOptions } from '../tasks/options.ts';
+import { tracingConfig, type TracingConfig } from './otel-env.ts';
+
+export type { TracingConfig };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -78,6 +81,10 @@ export interface Config {
   sqliteReadThread: boolean;
   /** Request-log rows older than this many days are deleted by the retention sweeper (0 = kept forever). */
   requestLogRetentionDays: number;
+  /** Bearer token of GET /metrics (the admin key is taken too). */
+  metricsToken: string | undefined;
+  /** OpenTelemetry tracing from the standard OTEL_* variables (otel-env.ts); null: off. */
+  tracing: TracingConfig | null;
 }
 
 export interface CallbackConfig {
@@ -272,13 +279,22 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteCheckpointThread: boolVar(env, 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', true),
     console: { enabled: boolVar(env, 'TOLLWAY_CONSOLE', true), sessionMs: intVar(env, 'TOLLWAY_CONSOLE_SESSION_MS', 8 * 3600_000, 60_000, 30 * 24 * 3600_000) },
     cors: corsVar(env),
+    metricsToken: secretVar(env, 'TOLLWAY_METRICS_TOKEN'),
+    tracing: tracingConfig(env, (message) => {
+      throw new ConfigError(message);
+    }),
   };
 }
 
-function callbackSecret(env: Env): string | undefined {
-  const v = env.TOLLWAY_CALLBACK_SECRET?.trim() || undefined;
-  if (v !== undefined && v.length < 16) throw new ConfigError('TOLLWAY_CALLBACK_SECRET must be at least 16 characters');
+/** An optional secret of at least 16 characters. */
+function secretVar(env: Env, name: string): string | undefined {
+  const v = env[name]?.trim() || undefined;
+  if (v !== undefined && v.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
   return v;
+}
+
+function callbackSecret(env: Env): string | undefined {
+  return secretVar(env, 'TOLLWAY_CALLBACK_SECRET');
 }
 
 /** True when no upstream credentials are configured: demo mode runs the built-in simulator. */

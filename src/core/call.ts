@@ -33,6 +33,14 @@ export interface RequestState {
   ttfbMs: number | null;
   /** A reservation is held against the token's quota under this call's request id (core/upstream-call.ts). */
   reserved?: boolean;
+  /** The request's trace span while tracing is on (observe/tracing.ts); null when it is off. */
+  trace: RequestTrace | null;
+}
+
+/** A request's server span: upstream attempts run in child spans of it; it ends with the request's record. */
+export interface RequestTrace {
+  attempt<T>(channel: { readonly id: string; readonly name: string }, run: () => Promise<T>): Promise<T>;
+  end(route: string, status: number, state: RequestState): void;
 }
 
 /** Anything carrying a request state: a Fastify request, a text-lane exchange, a core call. */

@@ -22,6 +22,8 @@ import type { TokensRepo } from '../store/repos/tokens.ts';
 import type { Store } from '../store/store.ts';
 import type { TaskEngine } from '../tasks/engine.ts';
 import type { VidxContext } from './vidx/context.ts';
+import type { GatewayMetrics } from '../observe/metrics.ts';
+import type { Tracing } from '../observe/tracing.ts';
 
 /** Everything the HTTP layer needs, built in src/compose.ts: no singletons. */
 export interface GatewayDeps {
@@ -58,6 +60,10 @@ export interface GatewayDeps {
   cluster: ClusterBus;
   /** Apply an admin change to this instance's caches, then announce it on `cluster`. */
   applyChange(e: ClusterEvent): Promise<void>;
+  /** Prometheus metrics (GET /metrics): requests and upstream attempts counted on the way, the rest read at scrape time. */
+  metrics: GatewayMetrics;
+  /** OpenTelemetry tracing when the OTEL_* variables switch it on; null (the default) when off. */
+  tracing: Tracing | null;
 }
 
 /** Objects built in src/compose.ts that only the routes use. */

@@ -5,7 +5,7 @@ import type { ModelEntry } from '../catalogue/types.ts';
 import type { Meter, Usage } from '../metering/types.ts';
 import type { Channel, ChannelRegistry } from '../routing/channel-registry.ts';
 import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
-import { withFailover, type FailoverOptions, type RetryPolicy } from '../routing/failover.ts';
+import { withFailover, type AttemptObserver, type FailoverOptions, type RetryPolicy } from '../routing/failover.ts';
 import { principalOf, type CallContext } from './call.ts';
 
 export type { RetryPolicy };
@@ -14,6 +14,8 @@ export interface UpstreamCallDeps {
   readonly channels: ChannelRegistry;
   readonly breakers: CircuitBreakers;
   readonly meter: Meter;
+  /** Told of every upstream attempt (the gateway's metrics). */
+  readonly metrics?: { readonly upstreamAttempt: AttemptObserver };
 }
 
 export interface CallPlan {
@@ -39,6 +41,12 @@ export interface CallPlan {
  * without a quota nothing is awaited before the attempt (the text hot path takes no extra promise).
  */
 export function upstreamCall<T>(deps: UpstreamCallDeps, call: CallContext, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
+  // Tracing on: each attempt runs in a child span of the request's (the one check made when it is off).
+  const trace = call.state.trace;
+  if (trace !== null) {
+    const bare = attempt;
+    attempt = (ch) => trace.attempt(ch, () => bare(ch));
+  }
   const p = principalOf(call);
   if (typeof plan.quota === 'string' || p.quota === null) return failover(deps, call, plan, attempt);
   return reserved(deps, call, p.tokenId, plan.quota.reserve(call), plan, attempt);
@@ -73,6 +81,7 @@ function failoverOptions(deps: UpstreamCallDeps, plan: CallPlan): FailoverOption
   const known = optionsByPlan.get(plan);
   if (known !== undefined && known.channels === deps.channels) return known.opts;
   const opts: FailoverOptions = { policy: plan.retry, model: plan.entry.id, onNotEntitled: (ch) => deps.channels.markNotEntitled(ch.id, plan.entry.id) };
+  if (deps.metrics) opts.onAttempt = deps.metrics.upstreamAttempt;
   if (plan.maxAttempts !== undefined) opts.maxAttempts = plan.maxAttempts;
   optionsByPlan.set(plan, { channels: deps.channels, opts });
   return opts;

@@ -17,7 +17,7 @@ import { registerConsoleRoutes } from './routes/console/index.ts';
 import { registerFamilyACallbackRoutes, registerFamilyARoutes } from './routes/vidx/index.ts';
 import { registerFamilyBRoutes } from './routes/v1/index.ts';
 import { openApiDocument } from './openapi/document.ts';
-import { sql } from 'kysely';
+import { registerOpsRoutes } from './routes/ops.ts';
 import { credentialFrom } from '../auth/token-auth.ts';
 
 const CONTRACT_PREFIXES = ['/v1/', '/vidx/'];
@@ -115,6 +115,10 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
     routes.add(r.url, r.method);
     registered.push({ url: r.url, method: r.method });
   });
+  // A request's metrics are labelled with its route; a path that matched none is not a label (metrics.ts).
+  const routeUrls = new Set(registered.map((r) => r.url));
+  app.addHook('onRoute', (r) => void routeUrls.add(r.url));
+  deps.metrics.knowRoutes((path) => routeUrls.has(path));
   app.addHook('onRoute', applyBodyLimits(deps.config));
 
   app.decorateRequest('state', null as unknown as RequestState);
@@ -125,6 +129,7 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
   // a promise per request; a cache miss or a token with limits takes the async path.
   app.addHook('onRequest', (req, reply, done) => {
     req.state = newRequestState();
+    if (deps.tracing !== null) req.state.trace = deps.tracing.begin(req.id, req.method, req.headers);
     idHeaders(reply, req.id);
     const origin = req.headers.origin;
     if (origin !== undefined && deps.config.cors !== null) {
@@ -210,15 +215,7 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
     }
   });
 
-  // "Can serve" includes the store: a lost database answers 503, so a load balancer stops sending traffic.
-  app.get('/healthz', async () => {
-    try {
-      await sql`select 1`.execute(deps.store.db);
-    } catch (e) {
-      throw new GatewayError('service_unavailable', 'The database is not reachable', { cause: e });
-    }
-    return { status: 'ok' };
-  });
+  registerOpsRoutes(app, deps);
   let openApi: Record<string, unknown> | null = null;
   app.get('/openapi.json', async () => (openApi ??= openApiDocument(registered)));
 

@@ -71,7 +71,7 @@ export function errorHeaders(err: GatewayError, bodyRead: boolean): Record<strin
 
 export function newRequestState(): RequestState {
   // Every field present from the start (tokens too): one object shape for every request.
-  return { startedAt: performance.now(), principal: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null, channelId: null, attempts: null, ttfbMs: null };
+  return { startedAt: performance.now(), principal: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null, channelId: null, attempts: null, ttfbMs: null, trace: null };
 }
 
 /**
@@ -111,13 +111,18 @@ export interface Finished {
   state: RequestState;
 }
 
-/** The end of every request: one access line (request id on it, no bodies, no secrets) and, for a caller we know, a request-log row. */
+/**
+ * The end of every request: one access line (request id on it, no bodies, no secrets), its metrics, the end of its
+ * trace span when tracing is on and, for a caller we know, a request-log row.
+ */
 export function requestRecorder(deps: GatewayDeps): (f: Finished) => void {
   const access = accessLogger(deps.logger);
   return (f) => {
     const st = f.state;
     const latencyMs = Math.round((performance.now() - st.startedAt) * 100) / 100;
     access({ requestId: f.id, method: f.method, path: f.endpoint, status: f.status, latencyMs, tokenId: st.principal?.tokenId, model: st.model, errorCode: st.errorCode, upstreamRequestId: st.upstreamRequestId });
+    const route = deps.metrics.request(f.endpoint, st.model, f.status, latencyMs);
+    if (st.trace !== null) st.trace.end(route, f.status, st);
     if (!st.principal) return;
     // A settled call's tokens count against its token's tokens-per-minute window.
     if (st.tokens && st.principal.tpmLimit !== null) void deps.limiter.addTokens(st.principal, st.tokens);

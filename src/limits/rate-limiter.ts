@@ -27,12 +27,32 @@ export interface Admission {
   headers: Record<string, string> | null;
 }
 
+const UNCOUNTED: Admission = { release: null, headers: null };
+
 export class RateLimiter {
-  /** `windowMs` is a minute; tests shorten it to see a window reset without waiting. */
-  constructor(private readonly counters: LimitCounters, private readonly windowMs = WINDOW_MS) {}
+  /**
+   * `windowMs` is a minute; tests shorten it to see a window reset without waiting. `onCountersDown` hears of a
+   * counter store (Redis) that failed: limits protect the upstream, they do not bill, so the request is admitted
+   * uncounted rather than refused with an error the client cannot act on.
+   */
+  constructor(
+    private readonly counters: LimitCounters,
+    private readonly windowMs = WINDOW_MS,
+    private readonly onCountersDown: (e: unknown) => void = () => {},
+  ) {}
 
   /** Admit a request or throw 429 (Retry-After: until the refusing window resets; the x-ratelimit-* headers). */
   async admit(p: Principal): Promise<Admission> {
+    try {
+      return await this.counted(p);
+    } catch (e) {
+      if (e instanceof GatewayError) throw e;
+      this.onCountersDown(e);
+      return UNCOUNTED;
+    }
+  }
+
+  private async counted(p: Principal): Promise<Admission> {
     const rpm = p.rpmLimit;
     const tpm = p.tpmLimit;
     // Both windows in one round of requests.

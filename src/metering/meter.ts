@@ -4,7 +4,7 @@ import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { Database } from '../store/schema.ts';
-import { GroupCommit } from '../store/group-commit.ts';
+import { GroupCommit, type WriteBacklog } from '../store/group-commit.ts';
 import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
 import { ledgerTuple, ledgerValues, type LedgerRow } from './ledger-row.ts';
 import { isBillable, isClamped, priceForEntry } from './prices.ts';
@@ -141,6 +141,11 @@ export class StoreMeter implements Meter {
     this.pending.set(row.tokenId, (this.pending.get(row.tokenId) ?? 0) + charge.amount);
     this.batches.push(row);
     return charge.amount;
+  }
+
+  /** The queue of charges not yet committed: its depth and lag (metrics). */
+  get backlog(): WriteBacklog {
+    return this.batches;
   }
 
   /** Commit everything queued so far; resolves when those rows are written (or the attempt failed). */

@@ -21,6 +21,8 @@ export interface FailoverOptions {
   onNotEntitled?: (channel: Channel) => void;
   /** The model asked for (named on the failover log line). */
   model?: string;
+  /** Told of every attempt: its channel, how long it took (ms) and its error (null when it succeeded). */
+  onAttempt?: AttemptObserver;
 }
 
 /**
@@ -42,6 +44,8 @@ function recordAttempt(sink: AttemptSink | undefined, a: UpstreamAttempt): void 
   if (list === null) sink.state.attempts = [a];
   else list.push(a);
 }
+
+export type AttemptObserver = (channel: Channel, ms: number, error: unknown) => void;
 
 /** Was the request certainly not processed upstream? (connection never established / refused / reset before send) */
 export function isConnectFailure(e: unknown): boolean {
@@ -111,6 +115,7 @@ export async function withFailover<T>(
     try {
       const r = await attempt(ch);
       breakers.success(ch.id);
+      opts.onAttempt?.(ch, performance.now() - started, null);
       if (sink) {
         recordAttempt(sink, { channel_id: ch.id, outcome: 'ok', error_code: null, latency_ms: elapsed(started) });
         sink.state.channelId = ch.id;
@@ -118,6 +123,7 @@ export async function withFailover<T>(
       return r;
     } catch (e) {
       last = e;
+      opts.onAttempt?.(ch, performance.now() - started, e);
       recordAttempt(sink, { channel_id: ch.id, outcome: 'error', error_code: errorCodeOf(e), latency_ms: elapsed(started) });
       if (!afterFailure(e, ch, breakers, opts, i + 1 < ordered.length)) throw e;
       if (i + 1 < max) sink?.log.warn({ channel_id: ch.id, model: opts.model ?? null, error_code: errorCodeOf(e), attempt: i + 1 }, 'upstream attempt failed; failing over');

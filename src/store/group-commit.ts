@@ -17,11 +17,25 @@ export interface GroupCommitOptions<T> {
   maxBatch: number;
 }
 
-export class GroupCommit<T> {
+/** What the metrics read of a write-behind queue at scrape time. */
+export interface WriteBacklog {
+  /** Rows queued and not yet written (a batch being written included). */
+  readonly queued: number;
+  /** How long the oldest of them has waited (ms). */
+  lagMs(): number;
+}
+
+export class GroupCommit<T> implements WriteBacklog {
   private queue: T[] = [];
   private timer: NodeJS.Timeout | null = null;
   private chain: Promise<void> = Promise.resolve();
   private failures = 0;
+  /**
+   * When the oldest row still queued was queued (performance.now()), taken only when a row lands in an empty queue,
+   * so a push costs no clock read while rows wait. After a commit leaves rows, the time that batch's write began:
+   * those rows came in during it (or were a backlog already older), so the age read from it never understates.
+   */
+  private oldestAt = 0;
 
   constructor(private readonly opts: GroupCommitOptions<T>) {}
 
@@ -30,7 +44,13 @@ export class GroupCommit<T> {
     return this.queue.length;
   }
 
+  /** How long the oldest row still queued has waited (ms); 0 when none waits. */
+  lagMs(now: number = performance.now()): number {
+    return this.queue.length === 0 ? 0 : Math.max(0, now - this.oldestAt);
+  }
+
   push(row: T): void {
+    if (this.queue.length === 0) this.oldestAt = performance.now();
     this.queue.push(row);
     if (this.queue.length >= this.opts.maxBatch) void this.flush();
     else this.schedule(this.opts.intervalMs);
@@ -59,6 +79,7 @@ export class GroupCommit<T> {
     let left = this.queue.length;
     while (left > 0) {
       const batch = this.queue.slice(0, Math.min(left, this.opts.maxBatch));
+      const writeBegan = performance.now();
       try {
         await this.opts.write(batch);
         this.failures = 0;
@@ -66,6 +87,7 @@ export class GroupCommit<T> {
         if (batch.length > 1 && this.opts.onRejected && (await this.rowByRow(batch))) {
           this.queue = this.queue.slice(batch.length);
           left -= batch.length;
+          if (left === 0) this.oldestAt = writeBegan;
           continue;
         }
         this.failures++;
@@ -75,6 +97,8 @@ export class GroupCommit<T> {
       }
       this.queue = this.queue.slice(batch.length);
       left -= batch.length;
+      // A backlog older than this write keeps its time; rows queued during the write are no older than it.
+      if (left === 0) this.oldestAt = writeBegan;
       this.opts.onCommitted?.(batch);
     }
     if (this.queue.length > 0) this.schedule(this.opts.intervalMs);

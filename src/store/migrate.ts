@@ -6,6 +6,7 @@ import * as m003 from './migrations/003-ledger-indexes.ts';
 import * as m004 from './migrations/004-token-tpm-limit.ts';
 import * as m005 from './migrations/005-token-rotation.ts';
 import * as m006 from './migrations/006-request-log-incident.ts';
+import * as m008 from './migrations/008-task-due-index.ts';
 import * as m009 from './migrations/009-console-sessions.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '004-token-tpm-limit': m004,
   '005-token-rotation': m005,
   '006-request-log-incident': m006,
+  '008-task-due-index': m008,
   '009-console-sessions': m009,
 };
 
@@ -35,12 +37,22 @@ class StaticProvider implements MigrationProvider {
   }
 }
 
-export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
+async function migratorFor(db: Kysely<unknown>, dialect: Dialect): Promise<Migrator> {
   // Kysely looks for its migration tables in *any* schema unless told which one; on a PostgreSQL database
   // with several schemas (test isolation, shared servers) it would find another schema's lock table and
   // never create its own. Pin the bookkeeping to the schema this connection actually uses.
   const schema = dialect === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s : undefined;
-  const migrator = new Migrator({ db, provider: new StaticProvider(dialect), ...(schema ? { migrationTableSchema: schema } : {}) });
+  return new Migrator({ db, provider: new StaticProvider(dialect), ...(schema ? { migrationTableSchema: schema } : {}) });
+}
+
+/** The migrations this build knows that the database has not recorded as applied (readiness). */
+export async function pendingMigrations(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
+  const all = await (await migratorFor(db, dialect)).getMigrations();
+  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Promise<string[]> {
+  const migrator = await migratorFor(db, dialect);
   // (Its introspection is scoped to this schema on PostgreSQL — see postgres.ts — so other schemas changing
   // meanwhile cannot fail it.)
   const { error, results } = await migrator.migrateToLatest();

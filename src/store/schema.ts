@@ -119,6 +119,8 @@ export interface TasksTable {
   created_at: number;
   updated_at: number;
   finished_at: number | null;
+  /** When the upstream was last asked (set by the claim / lease statement). Added by migration 008. */
+  checked_at: number | null;
 }
 
 export interface SessionsTable {

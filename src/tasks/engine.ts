@@ -3,7 +3,7 @@
 // exactly-once settle (ledger key `${taskId}:success`) and release on failure / unknown / max age.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Meter, TaskRef } from '../metering/types.ts';
+import type { Meter } from '../metering/types.ts';
 import type { Channel } from '../routing/channel-registry.ts';
 import type { TasksRepo } from '../store/repos/tasks.ts';
 import { cancelTask } from './cancel.ts';
@@ -11,7 +11,16 @@ import { runLimited } from './limit.ts';
 import { LOST_SUBMIT_CODE, lookForLostSubmit } from './lost-submit.ts';
 import type { TaskEngineOptions } from './options.ts';
 import type { CancelOutcome, CreateTaskInput, PollOutcome, TaskDriver, TaskError, TaskRecord } from './types.ts';
-import { isTerminal, refOf } from './types.ts';
+import { isTerminal } from './types.ts';
+import { createTask } from './create.ts';
+import { applyOutcome, failTask } from './settle.ts';
+
+/** Fewer due tasks of one kind on one channel than this are asked about one by one, not listed. */
+const BATCH_MIN = 4;
+
+type PollUnit = { task: TaskRecord } | { batch: TaskRecord[]; driver: TaskDriver; channel: Channel };
+
+const yieldTurn = () => new Promise<void>((r) => setImmediate(r));
 
 export { DEFAULT_TASK_ENGINE_OPTIONS, type TaskEngineOptions } from './options.ts';
 
@@ -47,77 +56,20 @@ export class TaskEngine {
     this.drivers.set(kind, driver);
   }
 
-  async create(input: CreateTaskInput): Promise<TaskRecord> {
-    const o = this.deps.options;
-    const id = input.id ?? `task_${randomUUID().replace(/-/g, '')}`;
-    const now = Date.now();
-    await this.repo.insert({
-      id,
-      family: input.family,
-      kind: input.kind,
-      tokenId: input.tokenId,
-      model: input.model,
-      billingModel: input.billingModel,
-      upstreamModel: input.upstreamModel,
-      channelId: input.channel.id,
-      request: input.request,
-      requestId: input.requestId,
-      tier: input.tier,
-      estimate: input.estimate,
-      externalTaskId: input.externalTaskId ?? null,
-      callbackUrl: input.callbackUrl ?? null,
-      sessionId: input.sessionId ?? null,
-      // A row still `submitting` after the lease is a lost submit (crash): the poller looks for it upstream.
-      nextPollAt: now + o.leaseMs,
-      leaseOwner: this.owner,
-      leaseUntil: now + o.leaseMs,
-    }, now);
-    const ref: TaskRef = { taskId: id, tokenId: input.tokenId, model: input.model, billingModel: input.billingModel, requestId: input.requestId };
-    let holdAmount: number;
-    try {
-      holdAmount = await this.deps.meter().hold(ref, input.estimate);
-    } catch (e) {
-      await this.repo.delete(id);
-      throw e;
-    }
-    let out;
-    try {
-      out = await input.submit(id, input.channel);
-    } catch (e) {
-      // Only while still `submitting`: past the deadline the poller may have found the task upstream and adopted it.
-      if (await this.repo.delete(id, 'submitting')) await this.deps.meter().release(ref);
-      throw e;
-    }
-    const patch = {
-      state: out.state ?? 'queued',
-      upstreamTaskId: out.upstreamTaskId,
-      upstreamStatus: out.upstreamStatus ?? null,
-      upstreamRequestId: out.upstreamRequestId ?? null,
-      holdAmount,
-      nextPollAt: Date.now() + o.pollBaseMs,
-      leaseOwner: null,
-      leaseUntil: null,
-      ...(out.channelId ? { channelId: out.channelId } : {}),
-    } as const;
-    const moved = await this.repo.transition(id, 'submitting', patch);
-    const t = await this.repo.get(id);
-    // Past its deadline the poller took the row over: fine when it found this upstream task, else it failed it.
-    if (!moved && t?.upstreamTaskId !== out.upstreamTaskId) {
-      this.deps.logger.error({ task_id: id, channel_id: out.channelId ?? input.channel.id, upstream_task_id: out.upstreamTaskId }, 'task submit finished after its deadline; task already failed — reconcile');
-    }
-    if (!t) throw new Error(`task ${id} vanished after creation`);
-    return t;
+  /** Create a task: row, hold, submit (tasks/create.ts). */
+  create(input: CreateTaskInput): Promise<TaskRecord> {
+    return createTask(this.deps, this.owner, input);
   }
 
   getFor(id: string, tokenId: string): Promise<TaskRecord | null> {
     return this.repo.getFor(id, tokenId);
   }
 
-  /** The task for its owner, refreshed from the upstream first when it is open and stale. */
+  /** The task for its owner, refreshed from the upstream first when it is open and was not checked lately. */
   async getFresh(id: string, tokenId: string): Promise<TaskRecord | null> {
     const t = await this.repo.getFor(id, tokenId);
     if (!t || isTerminal(t.state) || t.state === 'submitting') return t;
-    if (Date.now() - t.updatedAt < this.deps.options.refreshStaleMs) return t;
+    if (Date.now() - Math.max(t.updatedAt, t.checkedAt ?? 0) < this.deps.options.refreshStaleMs) return t;
     return this.pollNow(t);
   }
 
@@ -138,34 +90,97 @@ export class TaskEngine {
     return p;
   }
 
-  /** One poller round: claim due tasks, poll them in parallel with bounded concurrency per channel. */
+  /**
+   * An upstream said the task changed (a callback): make it due at once, so that whichever instance polls next
+   * takes it even when this one cannot lease it now, then refresh it here.
+   */
+  async upstreamNotified(t: TaskRecord): Promise<TaskRecord> {
+    if (isTerminal(t.state) || t.state === 'submitting') return t;
+    await this.repo.markDue(t.id);
+    return this.pollNow(t);
+  }
+
+  /**
+   * One poller round: claim due tasks (the claim schedules their next poll), poll them with bounded concurrency per
+   * channel — one list query for a group of tasks where the driver can batch — and drop the round's leases in
+   * one statement. A poll that finds nothing changed writes nothing.
+   */
   async tick(): Promise<number> {
     const o = this.deps.options;
-    const claimed = await this.repo.claimDue(this.owner, o.leaseMs, o.batchSize);
+    const claimed = await this.repo.claimDue(this.owner, o.leaseMs, o.batchSize, { baseMs: o.pollBaseMs, maxMs: o.pollMaxMs });
+    if (claimed.length === 0) return 0;
     const byChannel = new Map<string, TaskRecord[]>();
     for (const t of claimed) {
-      const list = byChannel.get(t.channelId) ?? [];
-      list.push(t);
-      byChannel.set(t.channelId, list);
+      const list = byChannel.get(t.channelId);
+      if (list) list.push(t);
+      else byChannel.set(t.channelId, [t]);
     }
-    await Promise.all(
-      [...byChannel.values()].map((list) =>
-        runLimited(list, o.perChannelConcurrency, async (t) => {
-          const running = this.inflight.get(t.id);
-          if (running) return void (await running.catch(() => undefined));
-          const p = this.advance(t).finally(() => this.inflight.delete(t.id));
-          this.inflight.set(t.id, p);
-          try {
-            await p;
-          } catch (e) {
-            this.deps.logger.error({ task_id: t.id, err: String(e) }, 'task poll failed');
-          } finally {
-            await this.repo.unlease(t.id, this.owner).catch(() => undefined);
-          }
-        }),
-      ),
-    );
+    try {
+      await Promise.all([...byChannel.entries()].map(([channelId, list]) => runLimited(this.unitsOf(channelId, list), o.perChannelConcurrency, (u) => this.runUnit(u))));
+    } finally {
+      await this.repo.unleaseMany(claimed.map((t) => t.id), this.owner).catch((e) => this.deps.logger.warn({ err: String(e) }, 'dropping poll leases failed; they expire'));
+    }
     return claimed.length;
+  }
+
+  /** Single polls, or one batch per task kind whose driver answers many tasks with one upstream query. */
+  private unitsOf(channelId: string, list: TaskRecord[]): PollUnit[] {
+    const channel = this.deps.channels.get(channelId);
+    const units: PollUnit[] = [];
+    const batches = new Map<string, TaskRecord[]>();
+    for (const t of list) {
+      const driver = this.drivers.get(t.kind);
+      if (channel && driver?.pollMany && t.upstreamTaskId && t.state !== 'submitting') {
+        const b = batches.get(t.kind);
+        if (b) b.push(t);
+        else batches.set(t.kind, [t]);
+      } else units.push({ task: t });
+    }
+    for (const [kind, tasks] of batches) {
+      if (tasks.length >= BATCH_MIN) units.push({ batch: tasks, driver: this.drivers.get(kind)!, channel: channel! });
+      else for (const t of tasks) units.push({ task: t });
+    }
+    return units;
+  }
+
+  private async runUnit(u: PollUnit): Promise<void> {
+    if ('task' in u) return this.guarded(u.task, () => this.advance(u.task));
+    const o = this.deps.options;
+    let outcomes: Map<string, PollOutcome>;
+    const batch = u.driver.pollMany!(u.batch, u.channel, AbortSignal.timeout(o.pollTimeoutMs));
+    try {
+      outcomes = await batch;
+    } catch (e) {
+      // The next polls are scheduled already (by the claim): nothing to write.
+      this.deps.logger.warn({ channel_id: u.channel.id, tasks: u.batch.length, err: String(e) }, 'task list query failed; backing off');
+      return;
+    }
+    const missing: TaskRecord[] = [];
+    for (let i = 0; i < u.batch.length; i++) {
+      const t = u.batch[i]!;
+      const out = outcomes.get(t.upstreamTaskId!);
+      if (!out) missing.push(t);
+      else if (out.state !== t.state || out.upstreamStatus !== t.upstreamStatus || (out.progress ?? t.progress) !== t.progress || Date.now() - t.createdAt > o.maxAgeMs) {
+        await this.guarded(t, () => (Date.now() - t.createdAt > o.maxAgeMs ? this.advance(t) : this.apply(t, out)));
+      }
+      // A long list is applied in slices, so request handling is never held up behind it.
+      if (i % 64 === 63) await yieldTurn();
+    }
+    // Not in the listed pages (an older task, or one the upstream forgot): asked about one by one.
+    await runLimited(missing, 2, (t) => this.guarded(t, () => this.advance(t)));
+  }
+
+  /** Run one task's poll as the poller's (GETs in this process join it); log, never throw. */
+  private async guarded(t: TaskRecord, fn: () => Promise<TaskRecord>): Promise<void> {
+    const running = this.inflight.get(t.id);
+    if (running) return void (await running.catch(() => undefined));
+    const p = fn().finally(() => this.inflight.delete(t.id));
+    this.inflight.set(t.id, p);
+    try {
+      await p;
+    } catch (e) {
+      this.deps.logger.error({ task_id: t.id, err: String(e) }, 'task poll failed');
+    }
   }
 
   start(): void {
@@ -173,11 +188,16 @@ export class TaskEngine {
     this.stopped = false;
     const loop = () => {
       if (this.stopped) return;
+      let full = false;
       this.ticking = this.tick()
+        .then((n) => void (full = n >= this.deps.options.batchSize))
         .catch((e) => this.deps.logger.error({ err: String(e) }, 'task poller round failed'))
         .finally(() => {
           this.ticking = null;
-          if (!this.stopped) this.timer = setTimeout(loop, this.deps.options.tickMs);
+          if (this.stopped) return;
+          // A full round means more is due: go on after this turn's I/O; otherwise sleep a tick.
+          if (full) this.timer = setTimeout(loop, 0);
+          else this.timer = setTimeout(loop, this.deps.options.tickMs);
         });
     };
     this.timer = setTimeout(loop, 0);
@@ -196,12 +216,6 @@ export class TaskEngine {
   /** An operator's cancel of an open task, without a charge (tasks/cancel.ts). Null when there is no such task. */
   cancel(id: string): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
     return cancelTask({ repo: this.repo, meter: this.deps.meter(), driverOf: (kind) => this.drivers.get(kind), channels: this.deps.channels, logger: this.deps.logger, timeoutMs: this.deps.options.pollTimeoutMs }, id);
-  }
-
-  private backoff(attempts: number): number {
-    const o = this.deps.options;
-    const d = Math.min(o.pollBaseMs * 2 ** Math.min(attempts, 20), o.pollMaxMs);
-    return Math.round(d * (0.9 + Math.random() * 0.2));
   }
 
   /** Move one leased task forward. Never throws for upstream trouble: it backs off instead. */
@@ -254,87 +268,16 @@ export class TaskEngine {
     return (await this.repo.get(t.id)) ?? t;
   }
 
+  /** The next poll is already scheduled (the claim set it by back-off): try again then, writing nothing now. */
   private async retryLater(t: TaskRecord): Promise<TaskRecord> {
-    const attempts = t.pollAttempts + 1;
-    await this.repo.transition(t.id, t.state, { pollAttempts: attempts, nextPollAt: Date.now() + this.backoff(attempts) });
-    return (await this.repo.get(t.id)) ?? t;
+    return t;
   }
 
-  private async apply(t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
-    const upstreamRequestId = out.upstreamRequestId ?? t.upstreamRequestId;
-    const task = { ...t, upstreamRequestId };
-    switch (out.state) {
-      case 'queued':
-      case 'in_progress': {
-        const attempts = t.pollAttempts + 1;
-        await this.repo.transition(t.id, t.state, {
-          state: out.state,
-          upstreamStatus: out.upstreamStatus,
-          progress: out.progress ?? t.progress,
-          pollAttempts: attempts,
-          nextPollAt: Date.now() + this.backoff(attempts),
-          upstreamRequestId,
-        });
-        return (await this.repo.get(t.id)) ?? t;
-      }
-      case 'succeeded':
-        return this.succeed(task, out);
-      case 'failed':
-      case 'cancelled':
-        return this.fail(task, out.error ?? { code: 'upstream_task_failed', message: 'The upstream task failed' }, null, out);
-      case 'unknown':
-        return this.fail(task, out.error ?? { code: 'task_unknown', message: 'The upstream no longer knows this task' }, 'upstream reports the task unknown', out);
-    }
+  private apply(t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
+    return applyOutcome(this.deps, t, out);
   }
 
-  /** Settle first (idempotent by ledger key), then compare-and-set: a crash in between re-settles as a no-op. */
-  private async succeed(t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
-    const usage = out.usage ?? t.usage;
-    if (!usage) throw new Error(`task ${t.id} succeeded without usage or estimate`);
-    try {
-      const charged = await this.deps.meter().settle(refOf(t), usage);
-      // Nothing charged: a re-settle after a crash (the hold is settled: go on), or an operator cancelled the task
-      // first (the hold was released: the cancel is its outcome, not this success).
-      if (charged === 0 && (await this.deps.meter().holdState(t.id)) === 'released') return (await this.repo.get(t.id)) ?? t;
-    } catch (e) {
-      this.deps.logger.error({ task_id: t.id, err: String(e) }, 'settling a finished task failed; will retry');
-      return this.retryLater(t);
-    }
-    await this.repo.transition(t.id, t.state, {
-      state: 'succeeded',
-      upstreamStatus: out.upstreamStatus,
-      progress: 100,
-      result: out.result ?? null,
-      usage,
-      upstreamRequestId: t.upstreamRequestId,
-      finishedAt: Date.now(),
-    });
-    return (await this.repo.get(t.id)) ?? t;
-  }
-
-  /** Release first (idempotent), then compare-and-set to failed/cancelled. */
-  private async fail(t: TaskRecord, error: TaskError, reconcileReason: string | null, out?: PollOutcome): Promise<TaskRecord> {
-    try {
-      await this.deps.meter().release(refOf(t));
-    } catch (e) {
-      this.deps.logger.error({ task_id: t.id, err: String(e) }, 'releasing a failed task hold failed; will retry');
-      return this.retryLater(t);
-    }
-    const state = out?.state === 'cancelled' ? 'cancelled' : 'failed';
-    const err: TaskError = { code: error.code, message: error.message, upstreamRequestId: error.upstreamRequestId ?? t.upstreamRequestId };
-    const moved = await this.repo.transition(t.id, t.state, {
-      state,
-      upstreamStatus: out?.upstreamStatus ?? t.upstreamStatus,
-      error: err,
-      upstreamRequestId: t.upstreamRequestId,
-      finishedAt: Date.now(),
-    });
-    if (moved && reconcileReason) {
-      this.deps.logger.warn(
-        { task_id: t.id, channel_id: t.channelId, upstream_task_id: t.upstreamTaskId, token_id: t.tokenId, model: t.model, hold_amount: t.holdAmount, reason: error.code },
-        `task failed and hold released: ${reconcileReason} (reconcile)`,
-      );
-    }
-    return (await this.repo.get(t.id)) ?? t;
+  private fail(t: TaskRecord, error: TaskError, reconcileReason: string | null): Promise<TaskRecord> {
+    return failTask(this.deps, t, error, reconcileReason);
   }
 }

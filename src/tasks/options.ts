@@ -13,9 +13,12 @@ export interface TaskEngineOptions {
   leaseMs: number;
   /** A GET refreshes an open task whose last update is older than this. */
   refreshStaleMs: number;
-  /** Parallel upstream polls per channel (upstream account). */
+  /**
+   * Parallel upstream polls per channel (upstream account): a cap, the rate follows the back-off schedule. High enough
+   * that a busy event loop (slow answers) does not hold a large backlog's polls behind their schedule.
+   */
   perChannelConcurrency: number;
-  /** Max tasks claimed per tick. */
+  /** Max tasks claimed per round: the claim is one statement on the event loop, so rounds stay small and follow each other. */
   batchSize: number;
   /** Timeout of one upstream status query. */
   pollTimeoutMs: number;
@@ -29,7 +32,7 @@ export const DEFAULT_TASK_ENGINE_OPTIONS: TaskEngineOptions = {
   maxAgeMs: 24 * 3600_000,
   leaseMs: 60_000,
   refreshStaleMs: 1000,
-  perChannelConcurrency: 8,
-  batchSize: 200,
+  perChannelConcurrency: 32,
+  batchSize: 64,
   pollTimeoutMs: 20_000,
 };

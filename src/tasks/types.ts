@@ -55,6 +55,8 @@ export interface TaskRecord {
   createdAt: number;
   updatedAt: number;
   finishedAt: number | null;
+  /** When the upstream was last asked about the task (claim or lease time); null before the first poll. */
+  checkedAt: number | null;
 }
 
 /** The identity of a task as given at creation (shared by the engine's input and the repo's new row). */
@@ -95,6 +97,11 @@ export interface TaskDriver {
   recoverSubmit?(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<SubmitOutcome | null>;
   /** Ask the upstream to stop the task, where it offers that (best-effort: the gateway's outcome is already decided). */
   cancel?(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<void>;
+  /**
+   * Optional: ask about many tasks of one channel with few upstream queries (a list endpoint). Answers by upstream
+   * task id; a task missing from the map is polled alone. Only where the upstream documents such a query.
+   */
+  pollMany?(tasks: readonly TaskRecord[], channel: Channel, signal: AbortSignal): Promise<Map<string, PollOutcome>>;
 }
 
 /** What an operator's cancel did: `cancelled`; `not_open` (already finished, or still being submitted); `finishing` (being charged). */

@@ -53,6 +53,18 @@ describe('layering', () => {
     expect(reached).toEqual([]);
   });
 
+  it('the OpenTelemetry SDK is loaded only when tracing is on: observe/otel.ts alone imports it, and only import() reaches otel.ts', () => {
+    const otel = join(SRC, 'observe', 'otel.ts');
+    const bad = sources(SRC).flatMap((f) =>
+      importsOf(f, true)
+        .filter((spec) => (f !== otel && spec.startsWith('@opentelemetry/')) || resolveFrom(f, spec).replace(/\.ts$/, '') === otel.replace(/\.ts$/, ''))
+        .map((spec) => `${relative(ROOT, f)} → ${spec}`),
+    );
+    expect(bad).toEqual([]);
+    const dynamic = sources(SRC).filter((f) => importsOf(f, false).some((spec) => resolveFrom(f, spec) === otel));
+    expect(dynamic.map((f) => relative(ROOT, f))).toEqual(['src/observe/tracing.ts']);
+  });
+
   it('only compose.ts builds repos, adapters, drivers, clients and dispatchers', () => {
     const built = /new \w+(Repo|TaskDriver|VideoDriver)\(|new (CallbackDispatcher|KlingClient|KlingJwtSigner|StoreMeter|RequestLogWriter|TaskEngine)\(|(?<!function )dashscopeTextAdapter\(/;
     const bad = sources(SRC)

@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
-const source = readFileSync(join(root, 'src', 'config', 'config.ts'), 'utf8');
+const source = ['config.ts', 'otel-env.ts'].map((f) => readFileSync(join(root, 'src', 'config', f), 'utf8')).join('\n');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 
 describe('README configuration table', () => {
   it('lists every environment variable the config reads', () => {
     const names = new Set<string>();
     for (const m of source.matchAll(/env\.([A-Z][A-Z0-9_]+)/g)) names.add(m[1]!);
-    for (const m of source.matchAll(/(?:intVar|urlVar|boolVar)\(env, '([A-Z][A-Z0-9_]+)'/g)) names.add(m[1]!);
+    for (const m of source.matchAll(/(?:intVar|urlVar|boolVar|secretVar|val)\(env, '([A-Z][A-Z0-9_]+)'/g)) names.add(m[1]!);
     expect(names.size).toBeGreaterThan(15);
     const section = readme.split(/^## Configuration$/m)[1]?.split(/^## /m)[0] ?? '';
     const missing = [...names].filter((n) => !section.includes(`\`${n}\``));

@@ -23,7 +23,7 @@ function setup(channels: Channel[], quota: number | null, exhausted = false) {
     breakers: new CircuitBreakers(),
     meter,
   } as unknown as UpstreamCallDeps;
-  const state = { channelId: null, attempts: null, ttfbMs: null, principal: { tokenId: 'tok', name: 't', models: null, quota, rpmLimit: null, tpmLimit: null, concurrencyLimit: null } } as unknown as RequestState;
+  const state = { channelId: null, attempts: null, ttfbMs: null, principal: { tokenId: 'tok', name: 't', models: null, quota, rpmLimit: null, tpmLimit: null, concurrencyLimit: null }, trace: null } as unknown as RequestState;
   return { deps, meter, call: { id: 'req_1', state, log: { info: vi.fn(), warn: vi.fn(), error: vi.fn() } }, marked };
 }
 

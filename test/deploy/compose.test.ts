@@ -91,7 +91,8 @@ describe('deploy/compose.yaml', () => {
   it('starts the instances after the migration, Redis and the simulator, and the load balancer after both instances', () => {
     for (const [, s] of gateways) {
       expect(s.depends_on).toEqual({ migrate: { condition: 'service_completed_successfully' }, redis: { condition: 'service_healthy' }, simulator: { condition: 'service_healthy' } });
-      expect(s.healthcheck!.test.join(' ')).toContain(`http://127.0.0.1:${envOf(s).PORT}/healthz`);
+      // Readiness: the load balancer's dependency waits for the database, the migrations and Redis.
+      expect(s.healthcheck!.test.join(' ')).toContain(`http://127.0.0.1:${envOf(s).PORT}/readyz`);
     }
     expect(services.migrate!.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
     expect(services.lb!.depends_on).toEqual({ gateway1: { condition: 'service_healthy' }, gateway2: { condition: 'service_healthy' } });

@@ -99,22 +99,24 @@ describe('X-Gateway-Request-Id on every response kind', () => {
   });
 });
 
-describe('GET /healthz', () => {
-  it('checks the store: 503 service_unavailable (with request id) when the database is unreachable', async () => {
-    expect((await t.h.fetch('/healthz')).status).toBe(200);
+describe('GET /readyz and /healthz', () => {
+  it('readyz checks the store: 503 service_unavailable (with request id) when the database is unreachable; healthz (liveness) stays 200', async () => {
+    expect((await t.h.fetch('/readyz')).status).toBe(200);
     const deps = t.h.gw.deps as { store: Store };
     const real = deps.store;
     // A store whose connections all fail, as when the database server is gone.
     const broken = new Kysely<Database>({ dialect: new SqliteDialect({ database: async () => { throw new Error('database gone'); } }) });
     deps.store = { ...real, db: broken };
     try {
-      const body = await expectB(await t.h.fetch('/healthz'), 503, 'service_unavailable');
+      const body = await expectB(await t.h.fetch('/readyz'), 503, 'service_unavailable');
+      expect(body.error.message).toContain('the database is not reachable');
       expect(body.error.message).not.toContain('database gone');
+      expect(await (await t.h.fetch('/healthz')).json()).toEqual({ status: 'ok' });
     } finally {
       deps.store = real;
       await broken.destroy().catch(() => undefined);
     }
-    expect((await t.h.fetch('/healthz')).status).toBe(200);
+    expect((await t.h.fetch('/readyz')).status).toBe(200);
   });
 });
 

@@ -71,6 +71,8 @@ describe('GET /openapi.json', () => {
       expect(doc.paths[path]?.[method]?.security, `${method} ${path}`).toEqual([{ adminBearer: [] }]);
     }
     expect(doc.paths['/healthz']?.get?.security).toEqual([]);
+    expect(doc.paths['/readyz']?.get?.security).toEqual([]);
+    expect(doc.paths['/metrics']?.get?.security).toEqual([{ metricsBearer: [] }, { adminBearer: [] }]);
     expect(doc.paths['/v1/images/edits']?.post?.requestBody?.content['multipart/form-data']).toBeDefined();
     // every HTTP status an error code can have is described (410 session/result expired, 422 no image output …)
     const { ERROR_CODES } = await import('../../src/errors/codes.ts');

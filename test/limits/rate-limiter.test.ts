@@ -178,3 +178,26 @@ describe.runIf(redisUrl)('rate limits shared across instances through Redis', ()
     await b.close();
   });
 });
+
+describe('counters that cannot be reached', () => {
+  it('a request is admitted uncounted (no headers, no slot) and the failure is reported, never turned into an error answer', async () => {
+    // A real client on a port nobody listens on: every command fails after one reconnect attempt.
+    const redis = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 1, retryStrategy: () => 20, lazyConnect: true });
+    redis.on('error', () => undefined);
+    const reported: unknown[] = [];
+    const limiter = new RateLimiter(new RedisCounters(redis), 60_000, (e) => reported.push(e));
+    try {
+      const a = await limiter.admit(principal({ rpmLimit: 1, tpmLimit: 10, concurrencyLimit: 1 }));
+      expect(a).toEqual({ release: null, headers: null });
+      expect(reported).toHaveLength(1);
+      // A refusal is still a refusal: only counter failures are let through.
+      const memory = new RateLimiter(new MemoryCounters(), 60_000, (e) => reported.push(e));
+      const p = principal({ rpmLimit: 1 });
+      await memory.admit(p);
+      await expect(memory.admit(p)).rejects.toMatchObject({ code: 'rate_limit_exceeded' });
+      expect(reported).toHaveLength(1);
+    } finally {
+      redis.disconnect();
+    }
+  });
+});

@@ -128,3 +128,38 @@ describe('GroupCommit: a row the store refuses', () => {
     expect(gc.queued).toBe(2);
   });
 });
+
+describe('GroupCommit backlog', () => {
+  it('reports its backlog: rows queued and how long the oldest has waited, through a slow write and after it', async () => {
+    let release: () => void = () => undefined;
+    const gc = new GroupCommit<number>({
+      intervalMs: 60_000,
+      maxBatch: 10,
+      write: () => new Promise<void>((r) => (release = r)),
+      onError: () => undefined,
+    });
+    expect([gc.queued, gc.lagMs()]).toEqual([0, 0]);
+    gc.push(1);
+    await new Promise((r) => setTimeout(r, 40));
+    // (A timer may fire a fraction of a millisecond early on the performance clock.)
+    expect(gc.lagMs()).toBeGreaterThanOrEqual(35);
+    const writeBegan = performance.now();
+    const flushed = gc.flush();
+    await new Promise((r) => setTimeout(r, 40));
+    // A row queued while the batch is written waits behind it.
+    gc.push(2);
+    expect(gc.queued).toBe(2);
+    expect(gc.lagMs()).toBeGreaterThanOrEqual(70);
+    release();
+    await flushed;
+    // Row 2 came in during the write: its wait is counted from the write's start, never from before it.
+    expect(gc.queued).toBe(1);
+    expect(gc.lagMs()).toBeGreaterThanOrEqual(35);
+    expect(gc.lagMs()).toBeLessThanOrEqual(performance.now() - writeBegan + 1);
+    const last = gc.flush();
+    await new Promise((r) => setTimeout(r, 5));
+    release();
+    await last;
+    expect([gc.queued, gc.lagMs()]).toEqual([0, 0]);
+  });
+});

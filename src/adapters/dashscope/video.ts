@@ -76,7 +76,8 @@ export function expiresOf(url: string): number | null {
 }
 
 export async function queryVideoTask(client: UpstreamClient, t: DashscopeTarget, upstreamTaskId: string, signal?: AbortSignal): Promise<VideoTaskStatus> {
-  const res = await client.request({
+  // Read whole as text (no body stream per query): the poller makes many of these.
+  const res = await client.requestText({
     method: 'GET',
     baseUrl: t.baseUrl,
     path: TASK_PATH(upstreamTaskId),
@@ -84,7 +85,12 @@ export async function queryVideoTask(client: UpstreamClient, t: DashscopeTarget,
     ...(signal ? { signal } : {}),
     timeouts: { headersMs: 20_000 },
   });
-  const json = await readJson(res);
+  let json: unknown;
+  try {
+    json = JSON.parse(res.text);
+  } catch {
+    throw new GatewayError('upstream_error', 'The upstream returned a malformed response');
+  }
   if (res.statusCode !== 200) throw dashscopeError(res.statusCode, json);
   return parseVideoTask(json);
 }

@@ -102,6 +102,7 @@ export class TextLane {
   // generation collections — promoted to the old generation, with frequent mark-compacts (docs/performance.md).
   private run(req: IncomingMessage, res: ServerResponse, route: Route): void {
     const ex = new LaneExchange(newRequestId(), newRequestState(), req, res, route, this.deps.logger);
+    if (this.deps.tracing !== null) ex.state.trace = this.deps.tracing.begin(ex.id, 'POST', req.headers);
     // `on`, not `once`: a response emits 'close' once, and once()'s wrapper and removal are measurable per request.
     res.on('close', () => this.closed(ex));
     const h = laneHeaders(req.rawHeaders);

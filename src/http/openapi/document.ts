@@ -53,6 +53,7 @@ export function openApiDocument(registered: Array<{ url: string; method: string 
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'Client token (`x-api-key` is accepted too)' },
         adminBearer: { type: 'http', scheme: 'bearer', description: 'TOLLWAY_ADMIN_KEY; client tokens are refused' },
+        metricsBearer: { type: 'http', scheme: 'bearer', description: 'TOLLWAY_METRICS_TOKEN (GET /metrics only)' },
       },
       headers: { RequestId: { description: 'Gateway request id', schema: str() }, ...RATE_LIMIT_HEADERS },
       schemas: {

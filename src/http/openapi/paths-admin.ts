@@ -131,7 +131,26 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
 
     '/console/api/session': consoleSession(),
     ...consoleFiles(),
-    '/healthz': { get: { tags: ['operations'], summary: 'Liveness: 200 once the server and its database can serve', security: [], responses: { '200': ok(obj({ status: { const: 'ok' } })), '503': { $ref: '#/components/responses/FamilyBError' } } } },
+    '/healthz': { get: { tags: ['operations'], summary: 'Liveness: 200 while the process serves HTTP (nothing else is checked; 503 only while it drains)', security: [], responses: { '200': ok(obj({ status: { const: 'ok' } })), '503': { $ref: '#/components/responses/FamilyBError' } } } },
+    '/readyz': {
+      get: {
+        tags: ['operations'],
+        summary: 'Readiness: 200 when the database answers, holds every migration, and Redis answers when configured; 503 service_unavailable naming what is missing',
+        security: [],
+        responses: {
+          '200': ok(obj({ status: { const: 'ready' }, checks: obj({ database: { const: 'ok' }, migrations: { const: 'ok' }, redis: { enum: ['ok', 'not_configured'] } }, ['database', 'migrations', 'redis']) }, ['status', 'checks'])),
+          '503': { $ref: '#/components/responses/FamilyBError' },
+        },
+      },
+    },
+    '/metrics': {
+      get: {
+        tags: ['operations'],
+        summary: 'Prometheus metrics (text exposition format): requests, upstream attempts, breakers, write queues, tasks, holds (docs/operations.md)',
+        security: [{ metricsBearer: [] }, { adminBearer: [] }],
+        responses: { '200': ok(str(), 'Prometheus text format 0.0.4', 'text/plain'), '401': { $ref: '#/components/responses/FamilyBError' }, '403': { $ref: '#/components/responses/FamilyBError' } },
+      },
+    },
     '/openapi.json': { get: { tags: ['operations'], summary: 'This document', security: [], responses: { '200': ok(obj()) } } },
   };
 }

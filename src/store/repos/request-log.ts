@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 import { clip } from '../clip.ts';
-import { GroupCommit } from '../group-commit.ts';
+import { GroupCommit, type WriteBacklog } from '../group-commit.ts';
 import { parseJson } from '../json.ts';
 import type { LogTuple, SqliteBatchWriter } from '../sqlite-batch-writer.ts';
 import type { TimeFilter } from './ledger.ts';
@@ -61,6 +61,11 @@ export class RequestLogWriter {
 
   write(row: RequestLogRow): void {
     this.batches.push(row);
+  }
+
+  /** The queue of rows not yet written: its depth and lag (metrics). */
+  get backlog(): WriteBacklog {
+    return this.batches;
   }
 
   flush(): Promise<void> {

@@ -48,7 +48,38 @@ export function toTaskRecord(r: TaskRow): TaskRecord {
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
     finishedAt: num(r.finished_at),
+    checkedAt: num(r.checked_at ?? null),
   };
+}
+
+/** The columns a poll needs: not the request snapshot (the largest), which no driver reads. */
+const POLL_COLUMNS = sql.raw(
+  'id, family, kind, token_id, model, billing_model, upstream_model, channel_id, upstream_task_id, state, upstream_status, progress, ' +
+    'result, usage, error, external_task_id, callback_url, session_id, request_id, upstream_request_id, tier, hold_amount, next_poll_at, ' +
+    'poll_attempts, lease_owner, lease_until, created_at, updated_at, finished_at, checked_at',
+);
+
+/**
+ * A claimed task as the poller sees it: no request snapshot, and the JSON columns parsed only when read (an
+ * open task's `usage` is the hold estimate, needed only when the task succeeds without reported usage).
+ */
+function toPollRecord(r: Omit<TaskRow, 'request'>): TaskRecord {
+  const t = toTaskRecord({ ...r, request: 'null', usage: null, result: null, error: null } as TaskRow);
+  let usage: Usage | null | undefined;
+  let result: unknown;
+  let error: TaskError | null | undefined;
+  Object.defineProperties(t, {
+    usage: { enumerable: true, configurable: true, get: () => (usage === undefined ? (usage = parseJson<Usage>(r.usage)) : usage), set: (v: Usage | null) => (usage = v) },
+    result: { enumerable: true, configurable: true, get: () => (result === undefined ? (result = parseJson(r.result)) : result), set: (v: unknown) => (result = v) },
+    error: { enumerable: true, configurable: true, get: () => (error === undefined ? (error = parseJson<TaskError>(r.error)) : error), set: (v: TaskError | null) => (error = v) },
+  });
+  return t;
+}
+
+/** Back-off of the poll schedule, as the claim statement computes it (`attempts` = the attempt being made). */
+export interface PollSchedule {
+  baseMs: number;
+  maxMs: number;
 }
 
 export interface NewTaskRow extends TaskIdentity {
@@ -165,6 +196,7 @@ export class TasksRepo {
       created_at: now,
       updated_at: now,
       finished_at: null,
+      checked_at: null,
     };
     await this.db.insertInto('tasks').values(row).execute();
     return toTaskRecord(row);
@@ -230,11 +262,11 @@ export class TasksRepo {
     return Number(r.numDeletedRows) === 1;
   }
 
-  /** Take (or renew) the lease on one open task. True when this owner now holds it. */
+  /** Take (or renew) the lease on one open task (an on-demand poll). True when this owner now holds it. */
   async lease(id: string, owner: string, leaseMs: number, now = Date.now()): Promise<boolean> {
     const r = await this.db
       .updateTable('tasks')
-      .set({ lease_owner: owner, lease_until: now + leaseMs })
+      .set({ lease_owner: owner, lease_until: now + leaseMs, checked_at: now })
       .where('id', '=', id)
       .where('state', 'in', [...OPEN_STATES])
       .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now), eb('lease_owner', '=', owner)]))
@@ -246,20 +278,46 @@ export class TasksRepo {
     await this.db.updateTable('tasks').set({ lease_owner: null, lease_until: null }).where('id', '=', id).where('lease_owner', '=', owner).execute();
   }
 
+  /** Drop this owner's leases on these tasks: one statement for a whole poller round. */
+  async unleaseMany(ids: readonly string[], owner: string): Promise<void> {
+    for (let i = 0; i < ids.length; i += 500) {
+      await this.db.updateTable('tasks').set({ lease_owner: null, lease_until: null }).where('id', 'in', ids.slice(i, i + 500)).where('lease_owner', '=', owner).execute();
+    }
+  }
+
   /** Drop every lease this owner holds (graceful shutdown: another instance may take over at once). */
   async unleaseAll(owner: string): Promise<void> {
     await this.db.updateTable('tasks').set({ lease_owner: null, lease_until: null }).where('lease_owner', '=', owner).execute();
   }
 
+  /** Make an open task due now (an upstream callback said it changed): the next poller round picks it up. */
+  async markDue(id: string, now = Date.now()): Promise<boolean> {
+    const r = await this.db.updateTable('tasks').set({ next_poll_at: now }).where('id', '=', id).where('state', 'in', [...OPEN_STATES]).executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1;
+  }
+
+  /** The earliest next poll time among open tasks (null when none is open): the poller sleeps until then. */
+  async nextDueAt(): Promise<number | null> {
+    const r = await sql<{ t: number | string | null }>`SELECT min(next_poll_at) AS t FROM tasks WHERE state IN ('submitting', 'queued', 'in_progress')`.execute(this.db);
+    const t = r.rows[0]?.t;
+    return t === null || t === undefined ? null : Number(t);
+  }
+
   /**
-   * Claim up to `limit` due open tasks for `owner`. PostgreSQL: `FOR UPDATE SKIP LOCKED` so several
-   * instances claim disjoint sets; SQLite has a single writer, so a select + conditional update is enough.
+   * Claim up to `limit` due open tasks for `owner`, in one statement that also schedules each task's next poll
+   * (back-off by attempt, less up to 10 % of jitter: the longest back-off is never exceeded) and records the check: a poll that then finds nothing changed needs no
+   * write of its own. The due head is read in next_poll_at order from the partial index of open tasks.
+   * PostgreSQL: `FOR UPDATE SKIP LOCKED`, so instances claim disjoint sets without waiting on each other;
+   * SQLite has a single writer, and the statement is atomic.
    */
-  async claimDue(owner: string, leaseMs: number, limit: number, now = Date.now()): Promise<TaskRecord[]> {
+  async claimDue(owner: string, leaseMs: number, limit: number, schedule: PollSchedule, now = Date.now()): Promise<TaskRecord[]> {
     const until = now + leaseMs;
-    if (this.dialect === 'postgres') {
-      const rows = await sql<TaskRow>`
-        UPDATE tasks SET lease_owner = ${owner}, lease_until = ${until}
+    const { baseMs, maxMs } = schedule;
+    const q =
+      this.dialect === 'postgres'
+        ? sql<TaskRow>`
+        UPDATE tasks SET lease_owner = ${owner}, lease_until = ${until}, checked_at = ${now}, poll_attempts = poll_attempts + 1,
+          next_poll_at = ${now} + CAST(LEAST(CAST(${maxMs} AS bigint), CAST(${baseMs} AS bigint) << LEAST(poll_attempts + 1, 20)) * (0.9 + random() * 0.1) AS bigint)
         WHERE id IN (
           SELECT id FROM tasks
           WHERE state IN ('submitting', 'queued', 'in_progress') AND next_poll_at <= ${now}
@@ -268,25 +326,18 @@ export class TasksRepo {
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
         )
-        RETURNING *`.execute(this.db);
-      return rows.rows.map(toTaskRecord);
-    }
-    const due = await this.db
-      .selectFrom('tasks')
-      .select('id')
-      .where('state', 'in', [...OPEN_STATES])
-      .where('next_poll_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .orderBy('next_poll_at')
-      .limit(limit)
-      .execute();
-    const out: TaskRecord[] = [];
-    for (const { id } of due) {
-      if (await this.lease(id, owner, leaseMs, now)) {
-        const t = await this.get(id);
-        if (t) out.push(t);
-      }
-    }
-    return out;
+        RETURNING ${POLL_COLUMNS}`
+        : sql<TaskRow>`
+        UPDATE tasks SET lease_owner = ${owner}, lease_until = ${until}, checked_at = ${now}, poll_attempts = poll_attempts + 1,
+          next_poll_at = ${now} + CAST(min(${maxMs}, ${baseMs} << min(poll_attempts + 1, 20)) * (0.9 + abs(random() % 1001) / 10000.0) AS INTEGER)
+        WHERE id IN (
+          SELECT id FROM tasks
+          WHERE state IN ('submitting', 'queued', 'in_progress') AND next_poll_at <= ${now}
+            AND (lease_until IS NULL OR lease_until < ${now})
+          ORDER BY next_poll_at
+          LIMIT ${limit}
+        )
+        RETURNING ${POLL_COLUMNS}`;
+    return (await q.execute(this.db)).rows.map(toPollRecord);
   }
 }

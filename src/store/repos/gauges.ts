@@ -1,0 +1,65 @@
+// What the metrics read from the store at scrape time (never on the request path): open tasks by state with the
+// oldest due poll, and the holds still open. Both are database-wide: every instance reads the same figures.
+// The reads follow the `tasks_due` (state, next_poll_at) and `holds_state_time` (state, created_at) indexes.
+import { sql, type Kysely } from 'kysely';
+import { RESERVATION_PREFIX } from '../../metering/meter.ts';
+import { OPEN_STATES, type TaskState } from '../../tasks/types.ts';
+import type { Database } from '../schema.ts';
+
+export interface OpenTasks {
+  /** Open tasks per state; every open state is present (0 when none). */
+  byState: Map<TaskState, number>;
+  /** The earliest `next_poll_at` among open tasks (ms), null when none is open. */
+  earliestDue: number | null;
+}
+
+export interface OpenHolds {
+  /** `reservation`: a call answered at once, held until its charge; `task`: an async task's estimate. */
+  kind: 'reservation' | 'task';
+  count: number;
+  /** Micro-units held. */
+  amount: number;
+}
+
+export class GaugesRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async openTasks(): Promise<OpenTasks> {
+    const rows = await this.db
+      .selectFrom('tasks')
+      .select((eb) => ['state', eb.fn.countAll<number | string>().as('n'), eb.fn.min<number | string | null>('next_poll_at').as('due')])
+      .where('state', 'in', [...OPEN_STATES])
+      .groupBy('state')
+      .execute();
+    const byState = new Map<TaskState, number>(OPEN_STATES.map((s) => [s, 0]));
+    let earliestDue: number | null = null;
+    for (const r of rows) {
+      byState.set(r.state as TaskState, Number(r.n));
+      if (r.due !== null && (earliestDue === null || Number(r.due) < earliestDue)) earliestDue = Number(r.due);
+    }
+    return { byState, earliestDue };
+  }
+
+  async openHolds(): Promise<OpenHolds[]> {
+    // A literal, not a parameter: PostgreSQL groups by the select's expression only when both are the same text.
+    const kind = sql<string>`case when task_id like ${sql.lit(`${RESERVATION_PREFIX}%`)} then 'reservation' else 'task' end`;
+    const rows = await this.db
+      .selectFrom('holds')
+      .select((eb) => [kind.as('kind'), eb.fn.countAll<number | string>().as('n'), eb.fn.coalesce(eb.fn.sum<number | string>('amount'), sql<number>`0`).as('amount')])
+      .where('state', '=', 'held')
+      .groupBy(kind)
+      .execute();
+    const out: OpenHolds[] = [
+      { kind: 'reservation', count: 0, amount: 0 },
+      { kind: 'task', count: 0, amount: 0 },
+    ];
+    for (const r of rows) {
+      const o = out.find((h) => h.kind === r.kind);
+      if (o) {
+        o.count = Number(r.n);
+        o.amount = Number(r.amount);
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,69 @@
+// Creating a task: its row (still `submitting`, leased until the submit deadline), the metering hold, then the
+// upstream submit. A submit that fails removes the row and releases the hold only while the row is still
+// `submitting`: past the deadline the poller may have found the task upstream and adopted it (lost-submit.ts).
+import { randomUUID } from 'node:crypto';
+import type { TaskRef } from '../metering/types.ts';
+import type { TaskEngineDeps } from './engine.ts';
+import type { CreateTaskInput, TaskRecord } from './types.ts';
+
+export async function createTask(deps: TaskEngineDeps, owner: string, input: CreateTaskInput): Promise<TaskRecord> {
+  const o = deps.options;
+  const id = input.id ?? `task_${randomUUID().replace(/-/g, '')}`;
+  const now = Date.now();
+  await deps.repo.insert({
+    id,
+    family: input.family,
+    kind: input.kind,
+    tokenId: input.tokenId,
+    model: input.model,
+    billingModel: input.billingModel,
+    upstreamModel: input.upstreamModel,
+    channelId: input.channel.id,
+    request: input.request,
+    requestId: input.requestId,
+    tier: input.tier,
+    estimate: input.estimate,
+    externalTaskId: input.externalTaskId ?? null,
+    callbackUrl: input.callbackUrl ?? null,
+    sessionId: input.sessionId ?? null,
+    // A row still `submitting` after the lease is a lost submit (crash): the poller looks for it upstream.
+    nextPollAt: now + o.leaseMs,
+    leaseOwner: owner,
+    leaseUntil: now + o.leaseMs,
+  }, now);
+  const ref: TaskRef = { taskId: id, tokenId: input.tokenId, model: input.model, billingModel: input.billingModel, requestId: input.requestId };
+  let holdAmount: number;
+  try {
+    holdAmount = await deps.meter().hold(ref, input.estimate);
+  } catch (e) {
+    await deps.repo.delete(id);
+    throw e;
+  }
+  let out;
+  try {
+    out = await input.submit(id, input.channel);
+  } catch (e) {
+    // Only while still `submitting`: past the deadline the poller may have found the task upstream and adopted it.
+    if (await deps.repo.delete(id, 'submitting')) await deps.meter().release(ref);
+    throw e;
+  }
+  const patch = {
+    state: out.state ?? 'queued',
+    upstreamTaskId: out.upstreamTaskId,
+    upstreamStatus: out.upstreamStatus ?? null,
+    upstreamRequestId: out.upstreamRequestId ?? null,
+    holdAmount,
+    nextPollAt: Date.now() + o.pollBaseMs,
+    leaseOwner: null,
+    leaseUntil: null,
+    ...(out.channelId ? { channelId: out.channelId } : {}),
+  } as const;
+  const moved = await deps.repo.transition(id, 'submitting', patch);
+  const t = await deps.repo.get(id);
+  // Past its deadline the poller took the row over: fine when it found this upstream task, else it failed it.
+  if (!moved && t?.upstreamTaskId !== out.upstreamTaskId) {
+    deps.logger.error({ task_id: id, channel_id: out.channelId ?? input.channel.id, upstream_task_id: out.upstreamTaskId }, 'task submit finished after its deadline; task already failed — reconcile');
+  }
+  if (!t) throw new Error(`task ${id} vanished after creation`);
+  return t;
+}

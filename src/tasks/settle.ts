@@ -1,0 +1,83 @@
+// What a poll's answer does to a task: progress is written only when it changed; a success is charged once (the
+// ledger key `${taskId}:success`) and then compare-and-set to succeeded; a failure releases the hold and is
+// compare-and-set to failed/cancelled. Two pollers can never both settle a task.
+import { refOf, type PollOutcome, type TaskError, type TaskRecord } from './types.ts';
+import type { TaskEngineDeps } from './engine.ts';
+
+type SettleDeps = Pick<TaskEngineDeps, 'repo' | 'meter' | 'logger'>;
+
+/** A poll's answer applied to a leased task: progress (written only when it changed), success or failure. */
+export async function applyOutcome(deps: SettleDeps, t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
+  const upstreamRequestId = out.upstreamRequestId ?? t.upstreamRequestId;
+  const task = { ...t, upstreamRequestId };
+  switch (out.state) {
+    case 'queued':
+    case 'in_progress': {
+      const progress = out.progress ?? t.progress;
+      // Nothing changed: no write (the schedule was set when the task was claimed).
+      if (out.state === t.state && out.upstreamStatus === t.upstreamStatus && progress === t.progress) return t;
+      const now = Date.now();
+      const patch = { state: out.state, upstreamStatus: out.upstreamStatus, progress, upstreamRequestId } as const;
+      if (await deps.repo.transition(t.id, t.state, patch, now)) return Object.assign(t, patch, { updatedAt: now });
+      return (await deps.repo.get(t.id)) ?? t;
+    }
+    case 'succeeded':
+      return succeed(deps, task, out);
+    case 'failed':
+    case 'cancelled':
+      return failTask(deps, task, out.error ?? { code: 'upstream_task_failed', message: 'The upstream task failed' }, null, out);
+    case 'unknown':
+      return failTask(deps, task, out.error ?? { code: 'task_unknown', message: 'The upstream no longer knows this task' }, 'upstream reports the task unknown', out);
+  }
+}
+
+/** Settle first (idempotent by ledger key), then compare-and-set: a crash in between re-settles as a no-op. */
+async function succeed(deps: SettleDeps, t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
+  const usage = out.usage ?? t.usage;
+  if (!usage) throw new Error(`task ${t.id} succeeded without usage or estimate`);
+  try {
+    const charged = await deps.meter().settle(refOf(t), usage);
+    // Nothing charged: a re-settle after a crash (the hold is settled: go on), or an operator cancelled the task
+    // first (the hold was released: the cancel is its outcome, not this success).
+    if (charged === 0 && (await deps.meter().holdState(t.id)) === 'released') return (await deps.repo.get(t.id)) ?? t;
+  } catch (e) {
+    deps.logger.error({ task_id: t.id, err: String(e) }, 'settling a finished task failed; will retry');
+    return t; // the next poll is already scheduled (by the claim)
+  }
+  await deps.repo.transition(t.id, t.state, {
+    state: 'succeeded',
+    upstreamStatus: out.upstreamStatus,
+    progress: 100,
+    result: out.result ?? null,
+    usage,
+    upstreamRequestId: t.upstreamRequestId,
+    finishedAt: Date.now(),
+  });
+  return (await deps.repo.get(t.id)) ?? t;
+}
+
+/** Release first (idempotent), then compare-and-set to failed/cancelled. */
+export async function failTask(deps: SettleDeps, t: TaskRecord, error: TaskError, reconcileReason: string | null, out?: PollOutcome): Promise<TaskRecord> {
+  try {
+    await deps.meter().release(refOf(t));
+  } catch (e) {
+    deps.logger.error({ task_id: t.id, err: String(e) }, 'releasing a failed task hold failed; will retry');
+    return t; // the next poll is already scheduled (by the claim)
+  }
+  const state = out?.state === 'cancelled' ? 'cancelled' : 'failed';
+  const err: TaskError = { code: error.code, message: error.message, upstreamRequestId: error.upstreamRequestId ?? t.upstreamRequestId };
+  const moved = await deps.repo.transition(t.id, t.state, {
+    state,
+    upstreamStatus: out?.upstreamStatus ?? t.upstreamStatus,
+    error: err,
+    upstreamRequestId: t.upstreamRequestId,
+    finishedAt: Date.now(),
+  });
+  if (moved && reconcileReason) {
+    deps.logger.warn(
+      { task_id: t.id, channel_id: t.channelId, upstream_task_id: t.upstreamTaskId, token_id: t.tokenId, model: t.model, hold_amount: t.holdAmount, reason: error.code },
+      `task failed and hold released: ${reconcileReason} (reconcile)`,
+    );
+  }
+  return (await deps.repo.get(t.id)) ?? t;
+}

@@ -1,0 +1,163 @@
+// The task engine at scale, over a real store (SQLite, or PostgreSQL with TOLLWAY_TEST_DIALECT=postgres): claims
+// read the due head of the open-task index in order and schedule the next poll themselves, a poll that finds
+// nothing changed writes nothing, instances claim disjoint sets, batch-capable drivers are asked once per group,
+// and an upstream notice makes a task due at once.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Channel } from '../../src/routing/channel-registry.ts';
+import type { PollOutcome, TaskRecord } from '../../src/tasks/types.ts';
+import { engineFixture, ScriptedDriver, type EngineFixture } from '../support/task-engine.ts';
+
+let f: EngineFixture;
+beforeEach(async () => {
+  f = await engineFixture();
+});
+afterEach(async () => f?.cleanup());
+
+const row = (id: string) => f.store.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const setDue = (id: string, at: number) => f.store.db.updateTable('tasks').set({ next_poll_at: at }).where('id', '=', id).execute();
+const ledger = (taskId: string) => f.store.db.selectFrom('ledger').selectAll().where('task_id', '=', taskId).execute();
+
+/** A scripted driver that also answers many tasks in one call (as a list endpoint would), leaving some out. */
+class ListingDriver extends ScriptedDriver {
+  listCalls: number[] = [];
+  unlisted = new Set<string>();
+  async pollMany(tasks: readonly TaskRecord[], channel: Channel): Promise<Map<string, PollOutcome>> {
+    this.listCalls.push(tasks.length);
+    const out = new Map<string, PollOutcome>();
+    for (const t of tasks) {
+      if (this.unlisted.has(t.upstreamTaskId!)) continue;
+      out.set(t.upstreamTaskId!, this.outcomes.get(t.upstreamTaskId!) ?? { state: 'in_progress', upstreamStatus: 'RUNNING', progress: 50 });
+    }
+    void channel;
+    return out;
+  }
+}
+
+describe('task engine at scale', () => {
+  it('claims the due head in next-poll order, leaves tasks not yet due, and schedules the next poll by back-off in the claim', async () => {
+    const e = f.engine({ batchSize: 2, pollBaseMs: 1000, pollMaxMs: 60_000 });
+    const tasks = [];
+    for (let i = 0; i < 4; i++) tasks.push(await e.create(f.input(e)));
+    const now = Date.now();
+    await setDue(tasks[0]!.id, now - 1000);
+    await setDue(tasks[1]!.id, now - 3000);
+    await setDue(tasks[2]!.id, now - 2000);
+    await setDue(tasks[3]!.id, now + 60_000);
+    const before = Date.now();
+    expect(await e.tick()).toBe(2);
+    // The two that were due longest, not the third due one, nor the one not yet due.
+    expect(f.driver.polls).toBe(2);
+    const [r0, r1, r2, r3] = await Promise.all(tasks.map((t) => row(t.id)));
+    expect([r1!.poll_attempts, r2!.poll_attempts, r0!.poll_attempts, r3!.poll_attempts].map(Number)).toEqual([1, 1, 0, 0]);
+    // First attempt: base × 2 (± 10 %), set by the claim; the check time is recorded, the lease dropped after the round.
+    for (const r of [r1!, r2!]) {
+      expect(Number(r.next_poll_at) - before).toBeGreaterThanOrEqual(1800);
+      expect(Number(r.next_poll_at) - before).toBeLessThanOrEqual(2200 + (Date.now() - before));
+      expect(Number(r.checked_at)).toBeGreaterThanOrEqual(before);
+      expect(r.lease_owner).toBeNull();
+    }
+    expect(r0!.checked_at).toBeNull();
+    // The next round takes the remaining due one only.
+    expect(await e.tick()).toBe(1);
+    expect(Number((await row(tasks[0]!.id)).poll_attempts)).toBe(1);
+    expect(await e.tick()).toBe(0);
+  });
+
+  it('a poll that finds nothing changed writes nothing; a change is one compare-and-set write', async () => {
+    const e = f.engine();
+    const t = await e.create(f.input(e));
+    const transition = vi.spyOn(e.repo, 'transition');
+    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'queued', upstreamStatus: 'PENDING', upstreamRequestId: 'rid-poll-1' });
+    await f.store.db.updateTable('tasks').set({ upstream_status: 'PENDING', progress: null }).where('id', '=', t.id).execute();
+    const base = await row(t.id);
+    for (let i = 0; i < 3; i++) {
+      await setDue(t.id, 0);
+      expect(await e.tick()).toBe(1);
+    }
+    expect(f.driver.polls).toBe(3);
+    expect(transition).not.toHaveBeenCalled();
+    const after = await row(t.id);
+    // Only the claim's own columns moved.
+    const { next_poll_at: _n, poll_attempts: _p, checked_at: _c, lease_owner: _o, lease_until: _u, ...rest } = after;
+    const { next_poll_at: _n0, poll_attempts: _p0, checked_at: _c0, lease_owner: _o0, lease_until: _u0, ...rest0 } = base;
+    expect(rest).toEqual(rest0);
+    expect(Number(after.poll_attempts)).toBe(3);
+
+    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'in_progress', upstreamStatus: 'RUNNING', progress: 50, upstreamRequestId: 'rid-poll-2' });
+    await setDue(t.id, 0);
+    await e.tick();
+    expect(transition).toHaveBeenCalledTimes(1);
+    const moved = await row(t.id);
+    expect(moved).toMatchObject({ state: 'in_progress', upstream_status: 'RUNNING', progress: 50, upstream_request_id: 'rid-poll-2' });
+    expect(Number(moved.updated_at)).toBeGreaterThan(0);
+  });
+
+  it('two instances polling at once claim disjoint sets (SKIP LOCKED on PostgreSQL) and cover every due task once', async () => {
+    const slow = { batchSize: 25, pollBaseMs: 60_000, pollMaxMs: 600_000 };
+    const a = f.engine(slow);
+    const b = f.engine(slow);
+    f.driver.delayMs = 5;
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) ids.push((await a.create(f.input(a))).id);
+    await f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).execute();
+    const claims: string[][] = [[], []];
+    for (const [i, e] of [a, b].entries()) {
+      const claim = e.repo.claimDue.bind(e.repo);
+      vi.spyOn(e.repo, 'claimDue').mockImplementation(async (...args) => {
+        const got = await claim(...args);
+        claims[i]!.push(...got.map((t) => t.id));
+        return got;
+      });
+    }
+    const counts = await Promise.all([a.tick(), b.tick(), a.tick(), b.tick()]);
+    expect(counts.reduce((x, y) => x + y, 0)).toBe(40);
+    const all = [...claims[0]!, ...claims[1]!];
+    expect(new Set(all).size).toBe(40);
+    expect(all.sort()).toEqual([...ids].sort());
+    expect(f.driver.polls).toBe(40);
+  });
+
+  it('a driver that can list is asked once per group of due tasks; tasks it does not list are polled alone; a success is charged once', async () => {
+    const driver = new ListingDriver();
+    const e = f.engine({ pollBaseMs: 60_000, pollMaxMs: 600_000 });
+    e.registerDriver('test-video', driver);
+    const tasks = [];
+    for (let i = 0; i < 6; i++) tasks.push(await e.create(f.input(e)));
+    driver.unlisted.add(tasks[5]!.upstreamTaskId!);
+    driver.outcomes.set(tasks[0]!.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', usage: { kind: 'video', outputSeconds: 3, tier: '720p' } });
+    await f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).execute();
+    expect(await e.tick()).toBe(6);
+    expect(driver.listCalls).toEqual([6]);
+    expect(driver.polls).toBe(1); // the unlisted one
+    expect((await row(tasks[0]!.id)).state).toBe('succeeded');
+    expect((await row(tasks[1]!.id)).state).toBe('in_progress');
+    expect(await ledger(tasks[0]!.id)).toHaveLength(1);
+    // Fewer than the batch minimum: asked one by one.
+    await f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).where('id', 'in', [tasks[1]!.id, tasks[2]!.id]).execute();
+    expect(await e.tick()).toBe(2);
+    expect(driver.listCalls).toEqual([6]);
+    expect(driver.polls).toBe(3);
+    expect(await ledger(tasks[0]!.id)).toHaveLength(1);
+  });
+
+  it('an upstream notice makes the task due at once: while another instance holds it nothing is polled here, and the next round takes it', async () => {
+    const e = f.engine();
+    const t = await e.create(f.input(e));
+    await setDue(t.id, Date.now() + 600_000);
+    expect(await e.repo.lease(t.id, 'inst_other', 60_000)).toBe(true);
+    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', usage: { kind: 'video', outputSeconds: 2, tier: '720p' } });
+    const seen = await e.upstreamNotified((await e.repo.get(t.id))!);
+    expect(seen.state).toBe('queued');
+    expect(f.driver.polls).toBe(0);
+    expect(Number((await row(t.id)).next_poll_at)).toBeLessThanOrEqual(Date.now());
+    await e.repo.unlease(t.id, 'inst_other');
+    expect(await e.tick()).toBe(1);
+    expect((await row(t.id)).state).toBe('succeeded');
+    expect(await ledger(t.id)).toHaveLength(1);
+    // Without a lease in the way, the notice refreshes the task itself.
+    const u = await e.create(f.input(e));
+    f.driver.outcomes.set(u.upstreamTaskId!, { state: 'failed', upstreamStatus: 'FAILED', error: { code: 'x', message: 'y' } });
+    expect((await e.upstreamNotified(u)).state).toBe('failed');
+    expect((await f.tokenRow()).held).toBe(0);
+  });
+});
