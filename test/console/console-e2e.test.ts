@@ -161,6 +161,8 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     await page.goto(`${t.h.url}/console#/overview`);
     await page.getByRole('button', { name: 'Last hour' }).click();
     await expect.poll(() => page.locator('.chart canvas').count()).toBe(2);
+    // The hour's figures, not the default day's still on screen: one-minute buckets.
+    await expect.poll(() => page.locator('.chart[aria-label^="Requests and errors per 1 minutes, last hour"]').count()).toBe(1);
     await expect.poll(() => page.locator('table', { hasText: 'Top tokens' }).textContent()).toContain('web-app');
     const requests = Number((await page.locator('.stat', { hasText: 'Requests' }).locator('strong').textContent())!.replace(/,/g, ''));
     expect(requests).toBeGreaterThanOrEqual(13);

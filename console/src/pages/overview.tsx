@@ -35,7 +35,9 @@ export function Overview() {
     [s],
   );
   const spend = useMemo(() => (s ? [{ label: 'Spend', values: s.series.spend, color: '#1d8a5a', format: units }] : []), [s]);
-  const label = WINDOWS.find(([w]) => w === win)?.[1] ?? win;
+  // Named after the window the figures are for: until a new window's answer arrives, the previous one stays up.
+  const shown = s?.window ?? win;
+  const label = WINDOWS.find(([w]) => w === shown)?.[1] ?? shown;
   return (
     <section>
       <h1 tabIndex={-1}>Overview</h1>
