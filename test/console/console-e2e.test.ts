@@ -13,6 +13,9 @@ import { useHarness } from '../support/harness.ts';
 import { openaiClient } from '../support/sdk.ts';
 import { createVideo, FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
 
+/** What the test reads of a <video> (the test's TypeScript has no DOM types). */
+type VideoElement = { readyState: number; duration: number; error: { code: number } | null; currentSrc: string };
+
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) console.warn(`console e2e skipped: ${CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it)`);
@@ -183,6 +186,14 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     expect(charge!.amount).toBeGreaterThan(0);
     await expect.poll(async () => (await row.locator('td').nth(6).textContent())?.trim()).not.toBe('…');
     expect(Number((await row.locator('td').nth(6).textContent())!.replace(/,/g, '')) * 1_000_000).toBeCloseTo(charge!.amount, 0);
+    // The finished video plays in the page, streamed through the gateway with the console's session.
+    await row.getByRole('button', { name: `Play the video of task ${id}` }).click();
+    const video = page.locator(`video[aria-label="Video of task ${id}"]`);
+    await expect.poll(() => video.evaluate((v) => (v as unknown as VideoElement).readyState), { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    expect(await video.evaluate((el) => {
+      const v = el as unknown as VideoElement;
+      return { error: v.error?.code ?? null, playable: v.duration > 0, src: new URL(v.currentSrc).pathname };
+    })).toEqual({ error: null, playable: true, src: `/admin/tasks/${id}/content` });
   });
 
   it('channels show masked keys and breaker state; a test call reports its outcome', async () => {

@@ -1,5 +1,6 @@
 // Async tasks (videos, family A): every token's, newest first, by state; cancel an open one; its charge from the
-// ledger (by task id).
+// ledger (by task id); play a finished one (streamed through GET /admin/tasks/{id}/content).
+import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { call, qs } from '../api.ts';
 import { num, time, units } from '../format.ts';
@@ -37,6 +38,7 @@ export function Tasks() {
   const cursor = cursors[cursors.length - 1];
   const tasks = useLoad(() => call<{ data: Task[]; has_more: boolean; next_cursor?: string }>(`/admin/tasks${qs({ state, cursor, limit: 50 })}`), [state, cursor]);
   const [error, setError] = useState<string | null>(null);
+  const [playing, setPlaying] = useState<string | null>(null);
   const cancel = async (t: Task) => {
     setError(null);
     try {
@@ -88,7 +90,8 @@ export function Tasks() {
           </thead>
           <tbody>
             {data.map((t) => (
-              <tr key={t.id}>
+              <Fragment key={t.id}>
+              <tr>
                 <td>{time(t.created_at)}</td>
                 <td>
                   <code>{t.id}</code>
@@ -120,9 +123,22 @@ export function Tasks() {
                         Cancel
                       </button>
                     )}
+                    {t.state === 'succeeded' && (
+                      <button type="button" class="quiet" aria-expanded={playing === t.id} onClick={() => setPlaying(playing === t.id ? null : t.id)} aria-label={`Play the video of task ${t.id}`}>
+                        {playing === t.id ? 'Hide' : 'Play'}
+                      </button>
+                    )}
                   </span>
                 </td>
               </tr>
+              {playing === t.id && (
+                <tr>
+                  <td colSpan={8}>
+                    <video class="player" controls preload="metadata" src={`/admin/tasks/${encodeURIComponent(t.id)}/content`} aria-label={`Video of task ${t.id}`} />
+                  </td>
+                </tr>
+              )}
+              </Fragment>
             ))}
           </tbody>
         </table>
