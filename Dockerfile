@@ -22,6 +22,7 @@ COPY scripts ./scripts
 COPY src ./src
 COPY simulator ./simulator
 COPY bench ./bench
+COPY console ./console
 # Compile to dist/, then drop the dev dependencies, the compiler (a dependency so that a plain production install can
 # build dist/; the image ships dist/ built), tsx with esbuild (they run the TypeScript sources; the image runs dist/)
 # and what the SQLite binding needed only to be compiled.

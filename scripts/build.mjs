@@ -26,3 +26,4 @@ if (r.status !== 0) {
 const fixtures = join(ROOT, 'simulator', 'fixtures');
 if (existsSync(fixtures)) cpSync(fixtures, join(DIST, 'simulator', 'fixtures'), { recursive: true });
 writeFileSync(STAMP, `${new Date().toISOString()}\n`);
+await import('./build-console.mjs').then((c) => c.buildConsole(ROOT));

@@ -28,9 +28,11 @@ import { GatewayMetrics } from './observe/metrics.ts';
 import { startTracing } from './observe/tracing.ts';
 import { AuditRepo } from './store/repos/audit.ts';
 import { ChannelsRepo } from './store/repos/channels.ts';
+import { ConsoleSessionsRepo } from './store/repos/console-sessions.ts';
 import { GaugesRepo } from './store/repos/gauges.ts';
 import { LedgerRepo } from './store/repos/ledger.ts';
 import { RequestLogRepo, RequestLogWriter } from './store/repos/request-log.ts';
+import { RequestStatsRepo } from './store/repos/request-stats.ts';
 import { ReconcileRepo } from './store/repos/reconcile.ts';
 import { SessionsRepo } from './store/repos/sessions.ts';
 import { TasksRepo } from './store/repos/tasks.ts';
@@ -79,7 +81,7 @@ function registerSecrets(config: Config, secrets: string[]): void {
 function buildRepos(store: Store): GatewayDeps['repos'] {
   const { db, reads } = store;
   // The heavy reads (bills, lists, reconciliation) go to `reads`: off the event loop on a SQLite file store.
-  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(reads), requestLog: new RequestLogRepo(reads, db), reconcile: new ReconcileRepo(reads) };
+  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(reads), requestLog: new RequestLogRepo(reads, db), reconcile: new ReconcileRepo(reads), consoleSessions: new ConsoleSessionsRepo(db), requestStats: new RequestStatsRepo(db, reads) };
 }
 
 /** The CLI's objects: the store, repos and catalogue for core/admin operations, without caches or HTTP. */

@@ -83,6 +83,7 @@ export async function serve(config: Config): Promise<void> {
   const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${new URL(address).port}`;
   out(`\nTollway gateway listening on ${base} (store: ${deps.store.dialect})`);
   if (adminKeyGenerated) out(`Admin key (generated, kept in ${config.dataDir}/admin-key): ${adminKey}`);
+  if (config.console.enabled) out(`Operator console: ${base}/console (sign in with the admin key)`);
   warnings(deps, config);
   if (demo) demoBanner(base, demo.sim.url, await demoToken(deps, config.dataDir));
   closeOnSignals(gw, demo, config.drainMs);

@@ -73,6 +73,8 @@ export interface Config {
   sqliteWriterThread: boolean;
   /** SQLite: WAL checkpoints on a thread instead of on the event loop. */
   sqliteCheckpointThread: boolean;
+  /** The operator console at /console (TOLLWAY_CONSOLE, default on) and how long its sign-in lasts. */
+  console: { enabled: boolean; sessionMs: number };
   /** TOLLWAY_CORS_ORIGINS: cross-origin access for browser clients; null (the default) = off. */
   cors: CorsConfig | null;
   /** SQLite file stores: heavy admin reads (bills, lists, reconciliation) on a read-only connection in a thread. */
@@ -275,6 +277,7 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteReadThread: boolVar(env, 'TOLLWAY_SQLITE_READ_THREAD', true),
     requestLogRetentionDays: intVar(env, 'TOLLWAY_REQUEST_LOG_RETENTION_DAYS', 90, 0, 36_500),
     sqliteCheckpointThread: boolVar(env, 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', true),
+    console: { enabled: boolVar(env, 'TOLLWAY_CONSOLE', true), sessionMs: intVar(env, 'TOLLWAY_CONSOLE_SESSION_MS', 8 * 3600_000, 60_000, 30 * 24 * 3600_000) },
     cors: corsVar(env),
     metricsToken: secretVar(env, 'TOLLWAY_METRICS_TOKEN'),
     tracing: tracingConfig(env, (message) => {

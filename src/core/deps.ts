@@ -16,6 +16,8 @@ import type { ChannelsRepo } from '../store/repos/channels.ts';
 import type { LedgerRepo } from '../store/repos/ledger.ts';
 import type { RequestLogRepo, RequestLogWriter } from '../store/repos/request-log.ts';
 import type { ReconcileRepo } from '../store/repos/reconcile.ts';
+import type { ConsoleSessionsRepo } from '../store/repos/console-sessions.ts';
+import type { RequestStatsRepo } from '../store/repos/request-stats.ts';
 import type { TokensRepo } from '../store/repos/tokens.ts';
 import type { Store } from '../store/store.ts';
 import type { TaskEngine } from '../tasks/engine.ts';
@@ -41,6 +43,8 @@ export interface GatewayDeps {
     /** Reads of the request log (the writer is `requestLog`). */
     requestLog: RequestLogRepo;
     reconcile: ReconcileRepo;
+    consoleSessions: ConsoleSessionsRepo;
+    requestStats: RequestStatsRepo;
   };
   requestLog: RequestLogWriter;
   meter: Meter;

@@ -140,14 +140,17 @@ export async function listVideos(deps: VideoDeps, req: HasState, q: { limit: num
   return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: rows.length > q.limit };
 }
 
-/** The finished video's result (URL, expiry) for download, or why it cannot be downloaded. */
+/** The finished video's result (URL, expiry) for download — of a /v1 video or a family A task — or why it cannot be. */
 export function downloadableResult(t: TaskRecord): { url: string; expired: () => GatewayError } {
   if (t.state !== 'succeeded') {
     throw new GatewayError('video_not_ready', `The video is not ready (status: ${STATUS[t.state]}); poll GET /v1/videos/${t.id} until it is completed`);
   }
-  const result = (isObject(t.result) ? t.result : null) as VideoTaskResult | null;
-  if (!result?.url) throw new GatewayError('download_failed', 'The finished task has no result file');
+  const result = (isObject(t.result) ? t.result : null) as (Partial<VideoTaskResult> & { videos?: unknown }) | null;
+  // A /v1 video keeps its URL and expiry; a family A task its `videos` list (the first is the video).
+  const first: unknown = Array.isArray(result?.videos) ? result.videos[0] : undefined;
+  const url = typeof result?.url === 'string' ? result.url : isObject(first) && typeof first.url === 'string' ? first.url : null;
+  if (!url) throw new GatewayError('download_failed', 'The finished task has no result file');
   const expired = () => new GatewayError('result_expired', 'The video result URL has expired; renewal is not supported — create the video again');
-  if (result.expiresAt !== null && result.expiresAt <= Date.now()) throw expired();
-  return { url: result.url, expired };
+  if (typeof result?.expiresAt === 'number' && result.expiresAt <= Date.now()) throw expired();
+  return { url, expired };
 }

@@ -13,6 +13,7 @@ import { TextLane, type Lifecycle } from './lane/text-lane.ts';
 import { admit, checkUrl, corsHeaders, errorHeaders, markClientLeft, markFirstByte, newRequestState, preflightHeaders, REQUEST_ID_HEADERS, requestRecorder, shuttingDown } from './front.ts';
 import { textRoutes } from './routes/v1/text-routes.ts';
 import { registerAdminRoutes } from './routes/admin/index.ts';
+import { registerConsoleRoutes } from './routes/console/index.ts';
 import { registerFamilyACallbackRoutes, registerFamilyARoutes } from './routes/vidx/index.ts';
 import { registerFamilyBRoutes } from './routes/v1/index.ts';
 import { openApiDocument } from './openapi/document.ts';
@@ -219,6 +220,7 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
   app.get('/openapi.json', async () => (openApi ??= openApiDocument(registered)));
 
   await app.register(async (scope) => registerAdminRoutes(scope, deps), { prefix: '/admin' });
+  if (deps.config.console.enabled) await app.register(async (scope) => registerConsoleRoutes(scope, deps), { prefix: '/console' });
   await app.register(async (scope) => registerFamilyBRoutes(scope, deps), { prefix: '/v1' });
   await app.register(async (scope) => registerFamilyARoutes(scope, parts.vidx), { prefix: '/vidx/v1' });
   await app.register(async (scope) => registerFamilyACallbackRoutes(scope, parts.vidx), { prefix: '/vidx/callbacks' });

@@ -87,6 +87,16 @@ export class RateLimiter {
     await this.counters.add(`tok:${p.tokenId}`, n, this.windowMs).catch(() => undefined);
   }
 
+  /** Count one event under `key` in a window of `windowMs` (console sign-in failures), shared like the limits. */
+  countEvent(key: string, windowMs: number): Promise<WindowCount> {
+    return this.counters.add(`evt:${key}`, 1, windowMs);
+  }
+
+  /** The events counted under `key` in its open window. */
+  events(key: string): Promise<WindowCount> {
+    return this.counters.read(`evt:${key}`);
+  }
+
   close(): Promise<void> {
     return this.counters.close();
   }

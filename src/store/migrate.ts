@@ -7,6 +7,7 @@ import * as m004 from './migrations/004-token-tpm-limit.ts';
 import * as m005 from './migrations/005-token-rotation.ts';
 import * as m006 from './migrations/006-request-log-incident.ts';
 import * as m008 from './migrations/008-task-due-index.ts';
+import * as m009 from './migrations/009-console-sessions.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '005-token-rotation': m005,
   '006-request-log-incident': m006,
   '008-task-due-index': m008,
+  '009-console-sessions': m009,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -153,6 +153,33 @@ export interface CatalogueOverridesTable {
   updated_at: number;
 }
 
+/** Operator console sign-ins (migration 009): the cookie's secret only as its SHA-256. */
+export interface ConsoleSessionsTable {
+  id: string; // public id, named in audit lines
+  secret_hash: string;
+  csrf: string;
+  client: string | null; // the address that signed in
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+/** The overview's rollup of closed request-log time buckets (migration 009); model and token_id '' for none. */
+export interface RequestStatsBucketsTable {
+  bucket_ms: number;
+  bucket: number;
+  model: string;
+  token_id: string;
+  requests: number;
+  errors: number;
+  amount: number;
+}
+
+export interface RequestStatsFilledTable {
+  bucket_ms: number;
+  bucket: number;
+}
+
 export interface Database {
   tokens: TokensTable;
   channels: ChannelsTable;
@@ -164,4 +191,7 @@ export interface Database {
   sessions: SessionsTable;
   callbacks: CallbacksTable;
   catalogue_overrides: CatalogueOverridesTable;
+  console_sessions: ConsoleSessionsTable;
+  request_stats_buckets: RequestStatsBucketsTable;
+  request_stats_filled: RequestStatsFilledTable;
 }

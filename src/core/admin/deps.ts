@@ -19,13 +19,15 @@ export interface AdminDeps {
   applyChange(e: ClusterEvent): Promise<void>;
 }
 
-/** Who made a change: `admin` (the admin API, with its request id) or `cli`. */
+/** Who made a change: `admin` (the admin API, with its request id), `console` (a console session) or `cli`. */
 export interface Actor {
-  actor: 'admin' | 'cli';
+  actor: 'admin' | 'cli' | 'console';
+  /** The console session's public id. */
+  session?: string;
   requestId?: string;
 }
 
 /** One audit line per admin action. */
 export function audit(deps: Pick<AdminDeps, 'repos'>, by: Actor, action: string, target: string, detail?: Record<string, unknown>): Promise<void> {
-  return deps.repos.audit.write({ actor: by.actor, action, target, ...(detail ? { detail } : {}), ...(by.requestId ? { requestId: by.requestId } : {}) });
+  return deps.repos.audit.write({ actor: by.session ? `console:${by.session}` : by.actor, action, target, ...(detail ? { detail } : {}), ...(by.requestId ? { requestId: by.requestId } : {}) });
 }

@@ -7,6 +7,7 @@ import type { TaskEngine } from '../../tasks/engine.ts';
 import type { TaskRecord } from '../../tasks/types.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 import type { Page } from './lists.ts';
+import { downloadableResult } from '../videos.ts';
 
 /** What an operator sees of a task: its state, owner, model, channel and timing; not the client's request body. */
 export interface AdminTaskView {
@@ -72,4 +73,11 @@ export async function cancelTask(deps: Pick<AdminDeps, 'repos'>, tasks: Pick<Tas
   if (r.outcome === 'not_open') throw new GatewayError('conflict', `Task ${id} is ${r.task.state}; only queued or in-progress tasks can be cancelled`);
   await audit(deps, by, 'task.cancel', id, { token_id: r.task.tokenId, model: r.task.model, kind: r.task.kind, hold_released: r.task.holdAmount });
   return adminTaskView(r.task);
+}
+
+/** Any token's finished video, for the operator (the console plays it): where it is, or why it cannot be had. */
+export async function adminTaskVideo(repo: TasksRepo, id: string): Promise<{ url: string; expired: () => GatewayError }> {
+  const t = await repo.get(id);
+  if (!t) throw new GatewayError('task_not_found', `Task ${id} not found`, { param: 'id' });
+  return downloadableResult(t);
 }

@@ -57,6 +57,17 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
     '/admin/audit': {
       get: admin('Audit log: every admin action, newest first', { parameters: [query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'Entries to return')] }, obj({ data: arr(auditEntry) })),
     },
+    '/admin/stats': {
+      get: admin('Overview figures: requests, errors (status >= 400) and spend per time bucket, and the top 5 models and tokens, from the request log', {
+        parameters: [query('window', { type: 'string', enum: ['1h', '24h', '30d'], default: '24h' }, 'Last hour (1-minute buckets), day (15 minutes) or 30 days (6 hours)')],
+      }, obj({
+        window: str(), since: int('ms, inclusive'), until: int('ms, exclusive'), bucket_ms: int(),
+        series: obj({ t: arr(int(), 'bucket start, ms'), requests: arr(int()), errors: arr(int()), spend: arr(micro()) }),
+        totals: obj({ requests: int(), errors: int(), spend: micro() }),
+        top_models: arr(obj({ model: { type: ['string', 'null'] }, requests: int(), errors: int(), spend: micro() })),
+        top_tokens: arr(obj({ token_id: { type: ['string', 'null'] }, name: { type: ['string', 'null'] }, requests: int(), errors: int(), spend: micro() })),
+      })),
+    },
     '/admin/ledger': {
       get: admin('Ledger entries (the billing authority), newest first; queued charges are flushed first', {
         parameters: [
@@ -118,6 +129,8 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       delete: admin('Drop the stored override (back to the file/built-in price)', { parameters: [modelParam] }, priceView),
     },
 
+    '/console/api/session': consoleSession(),
+    ...consoleFiles(),
     '/healthz': { get: { tags: ['operations'], summary: 'Liveness: 200 while the process serves HTTP (nothing else is checked; 503 only while it drains)', security: [], responses: { '200': ok(obj({ status: { const: 'ok' } })), '503': { $ref: '#/components/responses/FamilyBError' } } } },
     '/readyz': {
       get: {
@@ -139,5 +152,31 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       },
     },
     '/openapi.json': { get: { tags: ['operations'], summary: 'This document', security: [], responses: { '200': ok(obj()) } } },
+  };
+}
+
+/** The operator console's page and bundle (TOLLWAY_CONSOLE; served under a strict Content-Security-Policy). */
+function consoleFiles(): Record<string, Record<string, Operation>> {
+  const file = (summary: string, type: string): Record<string, Operation> => ({
+    get: { tags: ['console'], summary, security: [], responses: { '200': { description: summary, content: { [type]: { schema: str() } } } } },
+  });
+  return {
+    '/console': file('The operator console (one page; its routes are in the URL fragment)', 'text/html'),
+    '/console/app.js': file("The console's script bundle", 'text/javascript'),
+    '/console/app.css': file("The console's style sheet", 'text/css'),
+  };
+}
+
+/** The operator console's sign-in (docs/operations.md#operator-console); its page and bundle are not API. */
+function consoleSession(): Record<string, Operation> {
+  const session = obj({ session_id: str(), csrf: str('send as X-CSRF-Token with every change'), expires_at: int('ms') });
+  const op = (summary: string, extra: Omit<Operation, 'summary'>): Operation => ({ tags: ['console'], summary, security: [], ...extra });
+  return {
+    post: op('Sign in with the admin key: sets the HttpOnly session cookie; 403 wrong key, 429 after 5 wrong keys a minute', {
+      requestBody: jsonBody(obj({ key: str('the admin key') }, ['key'])),
+      responses: { '201': ok(session), '403': { $ref: '#/components/responses/FamilyBError' }, '429': { $ref: '#/components/responses/FamilyBError' } },
+    }),
+    get: op('The signed-in session (by its cookie), or 401', { responses: { '200': ok(session), '401': { $ref: '#/components/responses/FamilyBError' } } }),
+    delete: op('Sign out (needs X-CSRF-Token): the session is revoked on every instance', { responses: { '204': { description: 'Signed out' } } }),
   };
 }

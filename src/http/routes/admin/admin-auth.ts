@@ -1,17 +1,43 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { safeEqual } from '../../../auth/token-secret.ts';
+import { sessionOf } from '../../../core/console/sessions.ts';
+import type { GatewayDeps } from '../../../core/deps.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { Actor } from '../../../core/admin/deps.ts';
+import { sameOrigin, sessionCookie } from '../console/cookie.ts';
 
-/** Admin endpoints take only the admin key, never a client token. */
-export function requireAdmin(scope: FastifyInstance, adminKey: string): void {
+// The console session behind a request authenticated by cookie (its audit lines name it).
+const bySession = new WeakMap<object, string>();
+
+/**
+ * Admin endpoints take the admin key, or (with the console on) a live console session cookie; never a client
+ * token. A change made with the cookie must carry the session's CSRF token and, when sent, this server's Origin.
+ */
+export function requireAdmin(scope: FastifyInstance, deps: Pick<GatewayDeps, 'adminKey' | 'repos' | 'config'>): void {
   scope.addHook('onRequest', async (req) => {
     const h = req.headers.authorization;
     const m = h ? /^Bearer\s+(.+)$/i.exec(h.trim()) : null;
-    if (!m) throw new GatewayError('missing_token', 'Admin API requires Authorization: Bearer <admin key>');
-    if (!safeEqual(m[1]!.trim(), adminKey)) throw new GatewayError('permission_denied', 'Not an admin key');
+    if (m) {
+      if (!safeEqual(m[1]!.trim(), deps.adminKey)) throw new GatewayError('permission_denied', 'Not an admin key');
+      return;
+    }
+    const secret = deps.config.console.enabled ? sessionCookie(req) : undefined;
+    if (!secret) throw new GatewayError('missing_token', 'Admin API requires Authorization: Bearer <admin key>');
+    const session = await sessionOf({ sessions: deps.repos.consoleSessions }, secret);
+    if (!session) throw new GatewayError('invalid_token', 'The console session has expired or was signed out; sign in again');
+    if (req.method !== 'GET' && req.method !== 'HEAD') checkCsrf(req, session.csrf);
+    bySession.set(req, session.id);
   });
 }
 
-/** The audit line's author for a change made through the admin API. */
-export const adminActor = (req: { id: string }): Actor => ({ actor: 'admin', requestId: req.id });
+function checkCsrf(req: FastifyRequest, csrf: string): void {
+  const sent = req.headers['x-csrf-token'];
+  if (typeof sent !== 'string' || !safeEqual(sent, csrf)) throw new GatewayError('permission_denied', 'A console change needs the session\'s X-CSRF-Token header');
+  if (!sameOrigin(req)) throw new GatewayError('permission_denied', 'Cross-origin console requests are refused');
+}
+
+/** The audit line's author for a change made through the admin API (the console session, when signed in by cookie). */
+export const adminActor = (req: { id: string }): Actor => {
+  const session = bySession.get(req);
+  return session ? { actor: 'console', session, requestId: req.id } : { actor: 'admin', requestId: req.id };
+};

@@ -8,11 +8,12 @@ import { registerLogRoutes } from './logs.ts';
 import { registerPriceRoutes } from './prices.ts';
 import { registerReconcileRoutes } from './reconcile.ts';
 import { registerChannelRoutes } from './channels.ts';
+import { registerStatsRoutes } from './stats.ts';
 import { registerTokenRoutes } from './tokens.ts';
 import { registerTaskRoutes } from './tasks.ts';
 
 export async function registerAdminRoutes(scope: FastifyInstance, deps: GatewayDeps): Promise<void> {
-  requireAdmin(scope, deps.adminKey);
+  requireAdmin(scope, deps);
   registerTokenRoutes(scope, deps);
   registerChannelRoutes(scope, deps);
   registerAuditRoutes(scope, deps);
@@ -22,4 +23,5 @@ export async function registerAdminRoutes(scope: FastifyInstance, deps: GatewayD
   registerPriceRoutes(scope, deps);
   registerReconcileRoutes(scope, deps);
   registerTaskRoutes(scope, deps);
+  registerStatsRoutes(scope, deps);
 }

@@ -1,10 +1,13 @@
-// GET /admin/tasks (every token's async tasks, newest first, filters and cursor) and POST /admin/tasks/{id}/cancel.
+// GET /admin/tasks (every token's async tasks, newest first, filters and cursor), POST /admin/tasks/{id}/cancel and
+// GET /admin/tasks/{id}/content (the finished video, streamed from its result host).
 import type { FastifyInstance } from 'fastify';
 import { decodeCursor } from '../../../contracts/cursor.ts';
 import { qEnum, qInt, qOnly, qString, type Query } from '../../../contracts/query.ts';
-import { adminTaskPage, cancelTask } from '../../../core/admin/tasks.ts';
+import { adminTaskPage, adminTaskVideo, cancelTask } from '../../../core/admin/tasks.ts';
+import { sendVideoContent } from '../../video-content.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import type { TaskState } from '../../../tasks/types.ts';
+import { adminActor } from './admin-auth.ts';
 import { timeRange } from './ledger.ts';
 
 const STATES = ['submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] as const satisfies readonly TaskState[];
@@ -28,5 +31,7 @@ export function registerTaskRoutes(scope: FastifyInstance, deps: GatewayDeps): v
     });
   });
 
-  scope.post<{ Params: { id: string } }>('/tasks/:id/cancel', async (req) => cancelTask(deps, deps.tasks, req.params.id, { actor: 'admin', requestId: req.id }));
+  scope.get<{ Params: { id: string } }>('/tasks/:id/content', async (req, reply) => sendVideoContent(deps.config, req, reply, await adminTaskVideo(deps.tasks.repo, req.params.id), req.params.id));
+
+  scope.post<{ Params: { id: string } }>('/tasks/:id/cancel', async (req) => cancelTask(deps, deps.tasks, req.params.id, adminActor(req)));
 }

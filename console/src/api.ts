@@ -1,0 +1,82 @@
+// Calls to the gateway: the console's session API and the admin API, authenticated by the HttpOnly session cookie.
+// A change carries the session's CSRF token; the admin key itself is never kept here.
+
+let csrf: string | null = null;
+let onSignedOut: () => void = () => undefined;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly requestId: string | null,
+  ) {
+    super(message);
+  }
+}
+
+export function whenSignedOut(f: () => void): void {
+  onSignedOut = f;
+}
+
+async function errorOf(res: Response): Promise<ApiError> {
+  let message = `${res.status} ${res.statusText}`;
+  try {
+    const body = (await res.json()) as { error?: { message?: string }; message?: string };
+    message = body.error?.message ?? body.message ?? message;
+  } catch {
+    // not JSON: keep the status line
+  }
+  return new ApiError(res.status, message, res.headers.get('x-gateway-request-id'));
+}
+
+export async function call<T>(path: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
+  const method = init.method ?? 'GET';
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (init.json !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
+  const res = await fetch(path, { method, headers, credentials: 'same-origin', ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}) });
+  if (res.status === 401 && !path.startsWith('/console/api/session')) {
+    csrf = null;
+    onSignedOut();
+  }
+  if (!res.ok) throw await errorOf(res);
+  if (res.status === 204) return undefined as T;
+  return (await res.json()) as T;
+}
+
+export interface SessionInfo {
+  session_id: string;
+  csrf: string;
+  expires_at: number;
+}
+
+/** The current session, or null when not signed in. */
+export async function currentSession(): Promise<SessionInfo | null> {
+  try {
+    const s = await call<SessionInfo>('/console/api/session');
+    csrf = s.csrf;
+    return s;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) return null;
+    throw e;
+  }
+}
+
+export async function signIn(key: string): Promise<SessionInfo> {
+  const s = await call<SessionInfo>('/console/api/session', { method: 'POST', json: { key } });
+  csrf = s.csrf;
+  return s;
+}
+
+export async function signOut(): Promise<void> {
+  await call<void>('/console/api/session', { method: 'DELETE' });
+  csrf = null;
+}
+
+/** A query string from the set fields. */
+export function qs(params: Record<string, string | number | undefined | null>): string {
+  const u = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') u.set(k, String(v));
+  const s = u.toString();
+  return s ? `?${s}` : '';
+}

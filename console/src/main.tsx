@@ -1,0 +1,105 @@
+// The Tollway operator console: sign-in, then the pages behind the navigation bar.
+import 'uplot/dist/uPlot.min.css';
+import './app.css';
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { currentSession, signOut, whenSignedOut, type SessionInfo } from './api.ts';
+import { useRoute } from './router.ts';
+import { SignIn } from './pages/sign-in.tsx';
+import { Overview } from './pages/overview.tsx';
+import { Tokens } from './pages/tokens.tsx';
+import { Logs } from './pages/logs.tsx';
+import { LogDetail } from './pages/log-detail.tsx';
+import { Channels } from './pages/channels.tsx';
+import { Bills } from './pages/bills.tsx';
+import { Tasks } from './pages/tasks.tsx';
+import { errorText } from './use-load.ts';
+
+const PAGES = [
+  ['overview', 'Overview'],
+  ['tokens', 'Tokens'],
+  ['logs', 'Request log'],
+  ['tasks', 'Tasks'],
+  ['channels', 'Channels'],
+  ['bills', 'Bills'],
+] as const;
+
+function Page() {
+  const route = useRoute();
+  useEffect(() => {
+    // Each page change moves focus to the page's heading, so keyboard and screen-reader users land on it.
+    document.querySelector<HTMLElement>('main h1')?.focus();
+  }, [route.page, route.arg]);
+  switch (route.page) {
+    case 'tokens':
+      return <Tokens />;
+    case 'logs':
+      return route.arg ? <LogDetail requestId={route.arg} /> : <Logs query={route.query} />;
+    case 'tasks':
+      return <Tasks />;
+    case 'channels':
+      return <Channels />;
+    case 'bills':
+      return <Bills />;
+    case 'overview':
+      return <Overview />;
+    default:
+      return (
+        <section>
+          <h1 tabIndex={-1}>Not found</h1>
+          <p>
+            There is no console page <code>{route.page}</code>. <a href="#/overview">Go to the overview</a>.
+          </p>
+        </section>
+      );
+  }
+}
+
+function Shell({ onSignOut }: { onSignOut: () => void }) {
+  const route = useRoute();
+  const [error, setError] = useState<string | null>(null);
+  const out = () => signOut().then(onSignOut, (e: unknown) => setError(errorText(e)));
+  return (
+    <>
+      <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
+        Skip to content
+      </a>
+      <header class="bar">
+        <span class="brand">Tollway</span>
+        <nav aria-label="Console pages">
+          <ul>
+            {PAGES.map(([id, label]) => (
+              <li key={id}>
+                <a href={`#/${id}`} aria-current={route.page === id ? 'page' : undefined}>
+                  {label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <button type="button" class="quiet" onClick={out}>
+          Sign out
+        </button>
+      </header>
+      {error && <p role="alert" class="error">{error}</p>}
+      <main id="main" tabIndex={-1}>
+        <Page />
+      </main>
+    </>
+  );
+}
+
+function App() {
+  const [session, setSession] = useState<SessionInfo | null | undefined>(undefined);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    whenSignedOut(() => setSession(null));
+    currentSession().then(setSession, (e: unknown) => setError(errorText(e)));
+  }, []);
+  if (error) return <p role="alert" class="error">The console could not reach the gateway: {error}</p>;
+  if (session === undefined) return <p class="boot">Loading…</p>;
+  if (session === null) return <SignIn onSignedIn={setSession} />;
+  return <Shell onSignOut={() => setSession(null)} />;
+}
+
+render(<App />, document.getElementById('app')!);

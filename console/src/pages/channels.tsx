@@ -1,0 +1,138 @@
+// Upstream channels: list, health (circuit breaker), masked keys, a test call, enable/disable. The admin API never
+// returns a key in full, so none reaches the browser.
+import { useState } from 'preact/hooks';
+import { call } from '../api.ts';
+import { time } from '../format.ts';
+import { errorText, useLoad } from '../use-load.ts';
+
+interface Channel {
+  id: string;
+  name: string;
+  kind: string;
+  base_url: string;
+  models: string[] | null;
+  status: 'enabled' | 'disabled';
+  priority: number;
+  weight: number;
+  updated_at: number;
+  keys?: Record<string, string | null>;
+  breaker?: { state: string; consecutive_failures: number; open_until: number | null; recent_failures: Array<{ at: number; code: string }> } | null;
+}
+
+interface Check {
+  ok: boolean;
+  latency_ms: number;
+  error: { code: string; message: string } | null;
+}
+
+export function Channels() {
+  const channels = useLoad(() => call<{ data: Channel[] }>('/admin/channels').then((r) => r.data), []);
+  const [error, setError] = useState<string | null>(null);
+  const [checks, setChecks] = useState<Record<string, Check | 'testing'>>({});
+  const test = async (c: Channel) => {
+    setChecks((m) => ({ ...m, [c.id]: 'testing' }));
+    try {
+      const r = await call<Check>(`/admin/channels/${encodeURIComponent(c.id)}/test`, { method: 'POST' });
+      setChecks((m) => ({ ...m, [c.id]: r }));
+    } catch (e) {
+      setChecks((m) => ({ ...m, [c.id]: { ok: false, latency_ms: 0, error: { code: 'error', message: errorText(e) } } }));
+    }
+  };
+  const toggle = async (c: Channel) => {
+    setError(null);
+    try {
+      await call(`/admin/channels/${encodeURIComponent(c.id)}/${c.status === 'enabled' ? 'disable' : 'enable'}`, { method: 'POST' });
+      channels.reload();
+    } catch (e) {
+      setError(errorText(e));
+    }
+  };
+  return (
+    <section>
+      <h1 tabIndex={-1}>Channels</h1>
+      {(channels.error || error) && <p role="alert" class="error">{channels.error ?? error}</p>}
+      <div class="table-wrap">
+        <table>
+          <caption>{channels.data ? `${channels.data.length} channels (upstream keys are stored encrypted and never shown)` : 'Loading…'}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Base URL</th>
+              <th scope="col">Models</th>
+              <th scope="col" class="num">Priority</th>
+              <th scope="col" class="num">Weight</th>
+              <th scope="col">Status</th>
+              <th scope="col">Health</th>
+              <th scope="col">Keys</th>
+              <th scope="col">Updated</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(channels.data ?? []).map((c) => (
+              <tr key={c.id}>
+                <th scope="row">
+                  {c.name}
+                  <br />
+                  <code>{c.id}</code>
+                </th>
+                <td>{c.kind}</td>
+                <td class="wrap">{c.base_url}</td>
+                <td>{c.models ? c.models.join(', ') : `all ${c.kind} models`}</td>
+                <td class="num">{c.priority}</td>
+                <td class="num">{c.weight}</td>
+                <td>
+                  <span class={`pill ${c.status === 'enabled' ? 'active' : 'revoked'}`}>{c.status}</span>
+                </td>
+                <td>
+                  {c.breaker ? (
+                    <>
+                      <span class={`pill ${c.breaker.state === 'closed' ? 'active' : 'revoked'}`}>breaker {c.breaker.state}</span>
+                      {c.breaker.recent_failures.length > 0 && (
+                        <div class="muted">
+                          last failure {c.breaker.recent_failures[c.breaker.recent_failures.length - 1]!.code} at {time(c.breaker.recent_failures[c.breaker.recent_failures.length - 1]!.at)}
+                        </div>
+                      )}
+                    </>
+                  ) : (
+                    '—'
+                  )}
+                  <CheckResult check={checks[c.id]} />
+                </td>
+                <td>
+                  {Object.entries(c.keys ?? {}).map(([k, v]) => (
+                    <div key={k}>
+                      {k}: <code>{v ?? 'not set'}</code>
+                    </div>
+                  ))}
+                </td>
+                <td>{time(c.updated_at)}</td>
+                <td>
+                  <span class="actions">
+                  <button type="button" class="quiet" onClick={() => void test(c)} aria-label={`Test ${c.name}`}>
+                    Test
+                  </button>
+                  <button type="button" class="quiet" onClick={() => void toggle(c)} aria-label={`${c.status === 'enabled' ? 'Disable' : 'Enable'} ${c.name}`}>
+                    {c.status === 'enabled' ? 'Disable' : 'Enable'}
+                  </button>
+                  </span>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function CheckResult({ check }: { check: Check | 'testing' | undefined }) {
+  if (!check) return null;
+  if (check === 'testing') return <div role="status">testing…</div>;
+  return (
+    <div role="status" class={check.ok ? '' : 'error'}>
+      test: {check.ok ? `ok in ${check.latency_ms} ms` : `failed — ${check.error?.code}: ${check.error?.message}`}
+    </div>
+  );
+}

@@ -1,0 +1,154 @@
+// One request: its request-log row and the ledger lines charged for it, with quantities and unit prices —
+// "why was I charged this".
+import { call, qs } from '../api.ts';
+import { num, pairs, time, units } from '../format.ts';
+import { useLoad } from '../use-load.ts';
+import type { LogRow } from './logs.tsx';
+
+interface LedgerLine {
+  id: number;
+  kind: string;
+  model: string;
+  token_id: string;
+  quantities: unknown;
+  unit_prices: unknown;
+  amount: number;
+  task_id: string | null;
+  upstream_request_id: string | null;
+  created_at: number;
+}
+
+function Pairs({ value, label }: { value: unknown; label: string }) {
+  const list = pairs(value);
+  if (!list.length) return <span class="muted">none</span>;
+  return (
+    <dl class="pairs" aria-label={label}>
+      {list.map(([k, v]) => (
+        <div key={k}>
+          <dt>{k}</dt>
+          <dd>{v}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+export function LogDetail({ requestId }: { requestId: string }) {
+  const detail = useLoad(async () => {
+    const [log, ledger] = await Promise.all([
+      call<{ data: LogRow[] }>(`/admin/logs${qs({ request_id: requestId, limit: 1 })}`),
+      call<{ data: LedgerLine[] }>(`/admin/ledger${qs({ request_id: requestId, limit: 100 })}`),
+    ]);
+    return { row: log.data[0] ?? null, ledger: ledger.data };
+  }, [requestId]);
+  const row = detail.data?.row;
+  const ledger = detail.data?.ledger ?? [];
+  const total = ledger.reduce((s, l) => s + l.amount, 0);
+  return (
+    <section>
+      <p>
+        <a href="#/logs">← Request log</a>
+      </p>
+      <h1 tabIndex={-1}>
+        Request <code class="wrap">{requestId}</code>
+      </h1>
+      {detail.error && <p role="alert" class="error">{detail.error}</p>}
+      {detail.loading && !detail.data && <p>Loading…</p>}
+      {detail.data && !row && <p class="card">No request with this id is in the request log (only authenticated calls are logged).</p>}
+      {row && (
+        <div class="card">
+          <dl class="facts">
+            <dt>Time</dt>
+            <dd>{time(row.created_at)}</dd>
+            <dt>Endpoint</dt>
+            <dd>
+              {row.method} {row.endpoint}
+            </dd>
+            <dt>Status</dt>
+            <dd class={row.status >= 400 ? 'bad' : ''}>
+              {row.status}
+              {row.error_code ? ` (${row.error_code})` : ''}
+            </dd>
+            <dt>Token</dt>
+            <dd>
+              <code>{row.token_id ?? '—'}</code>
+            </dd>
+            <dt>Model</dt>
+            <dd>{row.model ?? '—'}</dd>
+            <dt>Latency</dt>
+            <dd>
+              {num(row.latency_ms)} ms{row.ttfb_ms !== null && row.ttfb_ms !== undefined ? ` (first byte after ${num(row.ttfb_ms)} ms)` : ''}
+            </dd>
+            <dt>Channel</dt>
+            <dd>
+              <code>{row.channel_id ?? '—'}</code>
+            </dd>
+            <dt>Upstream attempts</dt>
+            <dd>
+              {row.attempts && row.attempts.length > 0 ? (
+                <ol class="attempts">
+                  {row.attempts.map((a, i) => (
+                    <li key={i}>
+                      <code>{a.channel_id}</code>: {a.outcome === 'ok' ? 'answered' : `failed (${a.error_code ?? 'error'})`}, {num(a.latency_ms)} ms
+                    </li>
+                  ))}
+                </ol>
+              ) : (
+                <span class="muted">none recorded</span>
+              )}
+            </dd>
+            <dt>Upstream request id</dt>
+            <dd>
+              <code>{row.upstream_request_id ?? '—'}</code>
+            </dd>
+            <dt>Usage</dt>
+            <dd>
+              <Pairs value={row.usage} label="Usage" />
+            </dd>
+            <dt>Amount (request path)</dt>
+            <dd>{units(row.amount)}</dd>
+          </dl>
+        </div>
+      )}
+      {detail.data && (
+        <>
+          <h2>Ledger lines</h2>
+          <p>What was charged for this request, with the quantities metered and the unit prices in force (micro-units per unit of each quantity). The ledger is the billing record.</p>
+          <div class="table-wrap">
+            <table id="ledger-lines">
+              <caption>
+                {ledger.length} line{ledger.length === 1 ? '' : 's'}, total {units(total)}
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Line</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Model</th>
+                  <th scope="col">Quantities</th>
+                  <th scope="col">Unit prices</th>
+                  <th scope="col" class="num">Amount</th>
+                </tr>
+              </thead>
+              <tbody>
+                {ledger.map((l) => (
+                  <tr key={l.id}>
+                    <td>{l.id}</td>
+                    <td>{l.kind}</td>
+                    <td>{l.model}</td>
+                    <td>
+                      <Pairs value={l.quantities} label="Quantities" />
+                    </td>
+                    <td>
+                      <Pairs value={l.unit_prices} label="Unit prices" />
+                    </td>
+                    <td class="num">{units(l.amount)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}

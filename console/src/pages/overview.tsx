@@ -1,0 +1,134 @@
+// The overview: requests, errors and spend over the last hour, day or 30 days, and the busiest models and tokens.
+import { useMemo, useState } from 'preact/hooks';
+import { call } from '../api.ts';
+import { Chart } from '../chart.tsx';
+import { num, units } from '../format.ts';
+import { useLoad } from '../use-load.ts';
+
+interface Stats {
+  window: string;
+  bucket_ms: number;
+  series: { t: number[]; requests: number[]; errors: number[]; spend: number[] };
+  totals: { requests: number; errors: number; spend: number };
+  top_models: Array<{ model: string | null; requests: number; errors: number; spend: number }>;
+  top_tokens: Array<{ token_id: string | null; name: string | null; requests: number; errors: number; spend: number }>;
+}
+
+const WINDOWS = [
+  ['1h', 'Last hour'],
+  ['24h', 'Last day'],
+  ['30d', 'Last 30 days'],
+] as const;
+
+export function Overview() {
+  const [win, setWin] = useState<string>('24h');
+  const stats = useLoad(() => call<Stats>(`/admin/stats?window=${win}`), [win]);
+  const s = stats.data;
+  const traffic = useMemo(
+    () =>
+      s
+        ? [
+            { label: 'Requests', values: s.series.requests, color: '#2f6fde' },
+            { label: 'Errors', values: s.series.errors, color: '#d43d3d' },
+          ]
+        : [],
+    [s],
+  );
+  const spend = useMemo(() => (s ? [{ label: 'Spend', values: s.series.spend, color: '#1d8a5a', format: units }] : []), [s]);
+  // Named after the window the figures are for: until a new window's answer arrives, the previous one stays up.
+  const shown = s?.window ?? win;
+  const label = WINDOWS.find(([w]) => w === shown)?.[1] ?? shown;
+  return (
+    <section>
+      <h1 tabIndex={-1}>Overview</h1>
+      <div class="toolbar" role="group" aria-label="Time window">
+        {WINDOWS.map(([w, text]) => (
+          <button key={w} type="button" class={w === win ? '' : 'quiet'} aria-pressed={w === win} onClick={() => setWin(w)}>
+            {text}
+          </button>
+        ))}
+        <button type="button" class="quiet" onClick={stats.reload}>
+          Refresh
+        </button>
+      </div>
+      {stats.error && <p role="alert" class="error">{stats.error}</p>}
+      {s && (
+        <>
+          <div class="cards">
+            <div class="card stat">
+              <span>Requests</span>
+              <strong>{num(s.totals.requests)}</strong>
+            </div>
+            <div class="card stat">
+              <span>Errors</span>
+              <strong>
+                {num(s.totals.errors)}
+                {s.totals.requests ? ` (${((100 * s.totals.errors) / s.totals.requests).toFixed(1)} %)` : ''}
+              </strong>
+            </div>
+            <div class="card stat">
+              <span>Spend</span>
+              <strong>{units(s.totals.spend)}</strong>
+            </div>
+          </div>
+          <div class="card">
+            <h2>Requests and errors — {label.toLowerCase()}</h2>
+            <Chart label={`Requests and errors per ${s.bucket_ms / 60000} minutes, ${label.toLowerCase()}: ${s.totals.requests} requests, ${s.totals.errors} errors`} times={s.series.t} lines={traffic} />
+          </div>
+          <div class="card">
+            <h2>Spend — {label.toLowerCase()}</h2>
+            <Chart label={`Spend per ${s.bucket_ms / 60000} minutes, ${label.toLowerCase()}: ${units(s.totals.spend)} in all`} times={s.series.t} lines={spend} bars />
+          </div>
+          <div class="two">
+            <div class="card table-wrap">
+              <table>
+                <caption>Top models</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Model</th>
+                    <th scope="col" class="num">Requests</th>
+                    <th scope="col" class="num">Errors</th>
+                    <th scope="col" class="num">Spend</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {s.top_models.map((m) => (
+                    <tr key={m.model ?? '-'}>
+                      <th scope="row">{m.model ?? '—'}</th>
+                      <td class="num">{num(m.requests)}</td>
+                      <td class="num">{num(m.errors)}</td>
+                      <td class="num">{units(m.spend)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <div class="card table-wrap">
+              <table>
+                <caption>Top tokens</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Token</th>
+                    <th scope="col" class="num">Requests</th>
+                    <th scope="col" class="num">Errors</th>
+                    <th scope="col" class="num">Spend</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {s.top_tokens.map((t) => (
+                    <tr key={t.token_id ?? '-'}>
+                      <th scope="row">{t.token_id ? <a href={`#/logs?token_id=${encodeURIComponent(t.token_id)}`}>{t.name ?? t.token_id}</a> : '—'}</th>
+                      <td class="num">{num(t.requests)}</td>
+                      <td class="num">{num(t.errors)}</td>
+                      <td class="num">{units(t.spend)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </div>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,63 @@
+// The console overview's figures: requests, errors and spend over the last hour, day or 30 days in fixed buckets,
+// and the busiest models and tokens. Buckets that ended more than SETTLE_MS ago are read from the store's rollup
+// (request-stats.ts), the rest from the request log. Spend here is what the request path computed per call
+// (request_log.amount); the ledger stays the billing authority (bills).
+import { mergeFigures, type RequestStatsRepo, type Totals } from '../../store/repos/request-stats.ts';
+import type { LedgerRepo } from '../../store/repos/ledger.ts';
+
+export const WINDOWS = {
+  '1h': { spanMs: 3_600_000, bucketMs: 60_000 },
+  '24h': { spanMs: 86_400_000, bucketMs: 900_000 },
+  '30d': { spanMs: 30 * 86_400_000, bucketMs: 6 * 3_600_000 },
+} as const;
+export type StatsWindow = keyof typeof WINDOWS;
+
+/**
+ * A bucket is rolled up once it ended this long ago: request-log rows are group-committed within milliseconds of
+ * their time, so a row reaching the store later than this (a store outage while it was queued) is in the request
+ * log and the bills but not in an overview bucket already rolled up.
+ */
+export const SETTLE_MS = 120_000;
+
+export interface StatsDeps {
+  repos: { requestStats: RequestStatsRepo; ledger: Pick<LedgerRepo, 'tokenNames'> };
+}
+
+const TOP = 5;
+
+function top(m: Map<string, Totals>): Array<[string, Totals]> {
+  return [...m].sort((a, b) => b[1].requests - a[1].requests || b[1].amount - a[1].amount || (a[0] < b[0] ? -1 : 1)).slice(0, TOP);
+}
+
+export async function overviewStats(deps: StatsDeps, window: StatsWindow, now = Date.now()) {
+  const { spanMs, bucketMs } = WINDOWS[window];
+  // Whole buckets, the last one holding `now`.
+  const until = (Math.floor(now / bucketMs) + 1) * bucketMs;
+  const since = until - spanMs;
+  const n = spanMs / bucketMs;
+  const first = since / bucketMs;
+  const closedEnd = Math.min(first + n, Math.max(first, Math.floor((now - SETTLE_MS) / bucketMs)));
+  const stats = deps.repos.requestStats;
+  const figures = mergeFigures(await stats.closed(bucketMs, first, closedEnd), await stats.live(closedEnd * bucketMs, until, bucketMs));
+  const series = { t: Array.from({ length: n }, (_, i) => (first + i) * bucketMs), requests: new Array<number>(n).fill(0), errors: new Array<number>(n).fill(0), spend: new Array<number>(n).fill(0) };
+  for (const [b, t] of figures.buckets) {
+    const i = b - first;
+    if (i < 0 || i >= n) continue;
+    series.requests[i] = t.requests;
+    series.errors[i] = t.errors;
+    series.spend[i] = t.amount;
+  }
+  const tokens = top(figures.tokens);
+  const names = await deps.repos.ledger.tokenNames(tokens.map(([k]) => k).filter((k) => k !== ''));
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  return {
+    window,
+    since,
+    until,
+    bucket_ms: bucketMs,
+    series,
+    totals: { requests: sum(series.requests), errors: sum(series.errors), spend: sum(series.spend) },
+    top_models: top(figures.models).map(([k, t]) => ({ model: k || null, requests: t.requests, errors: t.errors, spend: t.amount })),
+    top_tokens: tokens.map(([k, t]) => ({ token_id: k || null, name: k ? (names.get(k) ?? null) : null, requests: t.requests, errors: t.errors, spend: t.amount })),
+  };
+}

@@ -1,0 +1,57 @@
+// Operator console sign-in: the admin key is exchanged for a session whose secret lives only in an HttpOnly cookie
+// (and, hashed, in the store). Wrong keys are counted per client address and refused for a while after a few.
+import { hashToken, newId, randomString, safeEqual } from '../../auth/token-secret.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { RateLimiter } from '../../limits/rate-limiter.ts';
+import type { ConsoleSession, ConsoleSessionsRepo } from '../../store/repos/console-sessions.ts';
+
+export const MAX_SIGNIN_FAILURES = 5;
+export const SIGNIN_WINDOW_MS = 60_000;
+
+export interface ConsoleDeps {
+  readonly adminKey: string;
+  readonly sessions: ConsoleSessionsRepo;
+  readonly limiter: Pick<RateLimiter, 'countEvent' | 'events'>;
+  readonly sessionMs: number;
+}
+
+export interface SignedIn {
+  /** The cookie's value: shown to the browser once, stored only hashed. */
+  secret: string;
+  session: ConsoleSession;
+}
+
+const failuresKey = (client: string) => `console-signin:${client}`;
+
+function tooMany(resetMs: number): GatewayError {
+  const s = Math.max(1, Math.ceil(resetMs / 1000));
+  return new GatewayError('rate_limit_exceeded', `Too many wrong admin keys from this address; try again in ${s} s`, { headers: { 'retry-after': String(s) } });
+}
+
+/** Exchange the admin key for a session, or refuse: a wrong key (counted) or too many wrong keys lately (429). */
+export async function signIn(deps: ConsoleDeps, key: unknown, client: string, now = Date.now()): Promise<SignedIn> {
+  const seen = await deps.limiter.events(failuresKey(client));
+  if (seen.n >= MAX_SIGNIN_FAILURES) throw tooMany(seen.resetMs);
+  if (typeof key !== 'string' || key.length === 0) throw new GatewayError('missing_parameter', 'Enter the admin key', { param: 'key' });
+  if (!safeEqual(key.trim(), deps.adminKey)) {
+    await deps.limiter.countEvent(failuresKey(client), SIGNIN_WINDOW_MS);
+    throw new GatewayError('permission_denied', 'That is not the admin key (TOLLWAY_ADMIN_KEY)');
+  }
+  const secret = randomString(43);
+  const session: ConsoleSession = { id: newId('csn'), csrf: randomString(32), client: client.slice(0, 100), createdAt: now, expiresAt: now + deps.sessionMs };
+  await deps.sessions.create({ ...session, secretHash: hashToken(secret) });
+  // Sign-ins are rare: a good moment to forget sessions that ended more than a day ago.
+  await deps.sessions.purge(now - 86_400_000);
+  return { secret, session };
+}
+
+/** The live session a cookie's secret names, or null. */
+export function sessionOf(deps: Pick<ConsoleDeps, 'sessions'>, secret: string | undefined): Promise<ConsoleSession | null> {
+  if (!secret) return Promise.resolve(null);
+  return deps.sessions.findLive(hashToken(secret));
+}
+
+/** Sign out: the session is revoked in the store, so no instance accepts its cookie any more. */
+export async function signOut(deps: Pick<ConsoleDeps, 'sessions'>, secret: string | undefined): Promise<void> {
+  if (secret) await deps.sessions.revoke(hashToken(secret));
+}

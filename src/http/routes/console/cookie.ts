@@ -1,0 +1,37 @@
+// The console's session cookie: HttpOnly (scripts never read it), SameSite=Strict (no cross-site request carries
+// it), Path=/ (the admin API at /admin reads it too), Secure when the console is reached over HTTPS.
+import { parseCookie, stringifySetCookie } from 'cookie';
+import type { FastifyRequest } from 'fastify';
+
+export const SESSION_COOKIE = 'tollway_console';
+
+export function sessionCookie(req: FastifyRequest): string | undefined {
+  const h = req.headers.cookie;
+  if (!h) return undefined;
+  return parseCookie(h)[SESSION_COOKIE] || undefined;
+}
+
+/** HTTPS as the browser sees it: TLS here, a proxy's X-Forwarded-Proto, or an https public URL. */
+export function overHttps(req: FastifyRequest, publicUrl: string | undefined): boolean {
+  const fwd = req.headers['x-forwarded-proto'];
+  return req.protocol === 'https' || (typeof fwd === 'string' && fwd.split(',')[0]!.trim() === 'https') || Boolean(publicUrl?.startsWith('https:'));
+}
+
+export function setCookieHeader(value: string, expiresAt: number, secure: boolean): string {
+  return stringifySetCookie({ name: SESSION_COOKIE, value, httpOnly: true, sameSite: 'strict', secure, path: '/', expires: new Date(expiresAt) });
+}
+
+export function clearCookieHeader(secure: boolean): string {
+  return stringifySetCookie({ name: SESSION_COOKIE, value: '', httpOnly: true, sameSite: 'strict', secure, path: '/', expires: new Date(0) });
+}
+
+/** A browser's Origin, when sent, must be this server's own (a second check beside the CSRF token). */
+export function sameOrigin(req: FastifyRequest): boolean {
+  const origin = req.headers.origin;
+  if (origin === undefined) return true;
+  try {
+    return new URL(origin).host === req.headers.host;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,39 @@
+// /console/api/session: sign in with the admin key (a session cookie), read the session's CSRF token, sign out.
+import type { FastifyInstance } from 'fastify';
+import { isObject } from '../../../contracts/fields.ts';
+import { sessionOf, signIn, signOut, type ConsoleDeps } from '../../../core/console/sessions.ts';
+import type { GatewayDeps } from '../../../core/deps.ts';
+import { GatewayError } from '../../../errors/gateway-error.ts';
+import { clearCookieHeader, overHttps, sameOrigin, sessionCookie, setCookieHeader } from './cookie.ts';
+
+export function registerSessionRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
+  const core: ConsoleDeps = { adminKey: deps.adminKey, sessions: deps.repos.consoleSessions, limiter: deps.limiter, sessionMs: deps.config.console.sessionMs };
+  const secure = (req: Parameters<typeof overHttps>[0]) => overHttps(req, deps.config.publicUrl);
+
+  scope.post('/api/session', async (req, reply) => {
+    if (!sameOrigin(req)) throw new GatewayError('permission_denied', 'Cross-origin sign-in is refused');
+    const key = isObject(req.body) ? req.body.key : undefined;
+    const { secret, session } = await signIn(core, key, req.ip);
+    reply.header('set-cookie', setCookieHeader(secret, session.expiresAt, secure(req)));
+    return reply.code(201).send({ session_id: session.id, csrf: session.csrf, expires_at: session.expiresAt });
+  });
+
+  scope.get('/api/session', async (req) => {
+    const session = await sessionOf(core, sessionCookie(req));
+    if (!session) throw new GatewayError('missing_token', 'Not signed in to the console');
+    return { session_id: session.id, csrf: session.csrf, expires_at: session.expiresAt };
+  });
+
+  scope.delete('/api/session', async (req, reply) => {
+    const secret = sessionCookie(req);
+    const session = await sessionOf(core, secret);
+    // Signing out needs the CSRF token too: another site must not be able to sign the operator out.
+    if (session) {
+      const sent = req.headers['x-csrf-token'];
+      if (sent !== session.csrf || !sameOrigin(req)) throw new GatewayError('permission_denied', 'Signing out needs the session\'s X-CSRF-Token header');
+      await signOut(core, secret);
+    }
+    reply.header('set-cookie', clearCookieHeader(secure(req)));
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,43 @@
+// A finished video streamed from its result host to the client (GET /v1/videos/{id}/content for its owner,
+// GET /admin/tasks/{id}/content for the operator's console): never buffered, a well-formed byte Range forwarded.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../config/config.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import { resultDownloadPolicy, safeStream } from '../net/index.ts';
+
+/** Videos can be large; the proxy streams them, so this cap only guards against a runaway upstream. */
+const MAX_VIDEO_BYTES = 4 * 1024 * 1024 * 1024;
+
+const BYTE_RANGES = /^bytes=(?:\d+-\d*|-\d+)(?:\s*,\s*(?:\d+-\d*|-\d+))*$/;
+
+/** Where the finished video is, and the error to give when its host says it is gone. */
+export interface VideoSource {
+  url: string;
+  expired: () => GatewayError;
+}
+
+export async function sendVideoContent(config: Config, req: FastifyRequest, reply: FastifyReply, src: VideoSource, name: string): Promise<FastifyReply> {
+  const headers: Record<string, string> = {};
+  // Only a well-formed byte range goes on; RFC 9110 has a server ignore any other Range (a whole 200 answer)
+  // rather than answer 416 as some result hosts do.
+  const range = req.headers.range;
+  if (typeof range === 'string' && BYTE_RANGES.test(range)) headers.range = range;
+  const up = await safeStream(src.url, { ...resultDownloadPolicy(config), headers, maxBytes: MAX_VIDEO_BYTES, timeoutMs: 60_000 });
+  if (up.statusCode === 403 || up.statusCode === 404 || up.statusCode === 410) {
+    up.body.destroy();
+    throw src.expired();
+  }
+  if (up.statusCode !== 200 && up.statusCode !== 206 && up.statusCode !== 416) {
+    up.body.destroy();
+    throw new GatewayError('download_failed', `The result host answered HTTP ${up.statusCode}`);
+  }
+  reply.code(up.statusCode);
+  for (const h of ['content-type', 'content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified']) {
+    const v = up.headers[h];
+    if (typeof v === 'string') reply.header(h, v);
+  }
+  if (!up.headers['content-type']) reply.header('content-type', 'video/mp4');
+  reply.header('content-disposition', `inline; filename="${name}.mp4"`);
+  // Streamed through, never buffered: Fastify pipes the Readable and destroys it if the client goes away.
+  return reply.send(up.body);
+}

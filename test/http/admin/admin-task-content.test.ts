@@ -1,0 +1,53 @@
+// GET /admin/tasks/{id}/content: the operator (the console's player) gets any token's finished video, a /v1 video or
+// a family A task, streamed through the gateway from its result host — the same bytes its owner downloads.
+import { describe, expect, it } from 'vitest';
+import { expectB } from '../../support/error-shapes.ts';
+import { useHarness } from '../../support/harness.ts';
+import { createVideo, waitTerminal } from '../../support/videos.ts';
+import { call, vidxHarness, waitStatus, type TaskData } from '../../support/vidx.ts';
+
+const t = useHarness(vidxHarness());
+
+const bytes = async (r: Response) => Buffer.from(await r.arrayBuffer());
+
+describe('GET /admin/tasks/{id}/content', () => {
+  it('streams a finished /v1 video: the bytes its owner downloads, as video/mp4, a byte range honoured', async () => {
+    const tok = await t.h.token({ name: 'content-v1' });
+    const created = await createVideo(t.h, tok.secret, { model: 'hhx-1.1-t2v', prompt: 'a lighthouse', seconds: 3 });
+    expect(created.status).toBe(200);
+    const id = String(created.json.id);
+    expect((await waitTerminal(t.h, tok.secret, id)).status).toBe('completed');
+    const own = await t.h.fetch(`/v1/videos/${id}/content`, { token: tok.secret });
+    const admin = await t.h.admin(`/admin/tasks/${id}/content`);
+    expect(admin.status).toBe(200);
+    expect(admin.headers.get('content-type')).toMatch(/^video\/mp4/);
+    const body = await bytes(admin);
+    expect(body.length).toBeGreaterThan(0);
+    expect(body.equals(await bytes(own))).toBe(true);
+    const part = await t.h.admin(`/admin/tasks/${id}/content`, { headers: { range: 'bytes=0-9' } });
+    expect(part.status).toBe(206);
+    expect((await bytes(part)).equals(body.subarray(0, 10))).toBe(true);
+  });
+
+  it('streams a finished family A task (its first video)', async () => {
+    const tok = await t.h.token({ name: 'content-vidx' });
+    const r = await call<TaskData>(t.h, tok.secret, 'POST', '/vidx/v1/videos/text2video', { model_name: 'vidx-v1', prompt: 'a harbour', duration: '5' });
+    expect(r.body.code).toBe(0);
+    const id = r.body.data.task_id;
+    await waitStatus(t.h, tok.secret, `/vidx/v1/videos/text2video/${id}`, 'succeed');
+    const admin = await t.h.admin(`/admin/tasks/${id}/content`);
+    expect(admin.status).toBe(200);
+    expect((await bytes(admin)).length).toBeGreaterThan(0);
+  });
+
+  it('an unfinished task is not ready, an unknown one 404, and a client token is refused', async () => {
+    const tok = await t.h.token({ name: 'content-open' });
+    const created = await createVideo(t.h, tok.secret, { model: 'hhx-1.1-t2v', prompt: 'never ends sim-fault:stay-running', seconds: 3 });
+    expect(created.status).toBe(200);
+    const id = String(created.json.id);
+    await expectB(await t.h.admin(`/admin/tasks/${id}/content`), 409, 'video_not_ready');
+    await expectB(await t.h.admin('/admin/tasks/task_nope/content'), 404, 'task_not_found');
+    const asClient = await t.h.fetch(`/admin/tasks/${id}/content`, { token: tok.secret });
+    expect([401, 403]).toContain(asClient.status);
+  });
+});
