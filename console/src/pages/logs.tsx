@@ -5,6 +5,7 @@ import { call, qs } from '../api.ts';
 import { fromLocalInput, num, time, units } from '../format.ts';
 import { go } from '../router.ts';
 import { useLoad } from '../use-load.ts';
+import { Pager, usePaging } from '../pager.tsx';
 
 export interface LogRow {
   request_id: string;
@@ -30,9 +31,8 @@ const FIELDS = ['request_id', 'token_id', 'model', 'status', 'since', 'until'] a
 export function Logs({ query }: { query: URLSearchParams }) {
   const current = Object.fromEntries(FIELDS.map((f) => [f, query.get(f) ?? ''])) as Record<(typeof FIELDS)[number], string>;
   const [form, setForm] = useState(current);
-  // Pages already passed: each entry is the cursor of that page (undefined = newest).
-  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
-  const cursor = cursors[cursors.length - 1];
+  const paging = usePaging();
+  const cursor = paging.cursor;
   const key = query.toString();
   const rows = useLoad(
     () =>
@@ -43,7 +43,7 @@ export function Logs({ query }: { query: URLSearchParams }) {
   );
   const submit = (e: Event) => {
     e.preventDefault();
-    setCursors([undefined]);
+    paging.reset();
     const u = new URLSearchParams();
     for (const f of FIELDS) if (form[f].trim()) u.set(f, form[f].trim());
     go(`#/logs${u.toString() ? `?${u}` : ''}`);
@@ -72,7 +72,7 @@ export function Logs({ query }: { query: URLSearchParams }) {
       {rows.error && <p role="alert" class="error">{rows.error}</p>}
       <div class="table-wrap">
         <table>
-          <caption>{rows.loading ? 'Loading…' : `${data.length} request${data.length === 1 ? '' : 's'}${cursors.length > 1 ? ` (page ${cursors.length})` : ''}`}</caption>
+          <caption>{rows.loading ? 'Loading…' : `${data.length} request${data.length === 1 ? '' : 's'}${paging.page > 1 ? ` (page ${paging.page})` : ''}`}</caption>
           <thead>
             <tr>
               <th scope="col">Time</th>
@@ -109,14 +109,7 @@ export function Logs({ query }: { query: URLSearchParams }) {
           </tbody>
         </table>
       </div>
-      <div class="actions pager">
-        <button type="button" class="quiet" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Newer
-        </button>
-        <button type="button" class="quiet" disabled={!rows.data?.has_more} onClick={() => setCursors([...cursors, rows.data?.next_cursor])}>
-          Older
-        </button>
-      </div>
+      <Pager paging={paging} hasMore={rows.data?.has_more ?? false} nextCursor={rows.data?.next_cursor} />
     </section>
   );
 }

@@ -1,4 +1,5 @@
 // The overview: requests, errors and spend over the last hour, day or 30 days, and the busiest models and tokens.
+import type { ComponentChildren } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
 import { call } from '../api.ts';
 import { Chart } from '../chart.tsx';
@@ -80,55 +81,51 @@ export function Overview() {
             <Chart label={`Spend per ${s.bucket_ms / 60000} minutes, ${label.toLowerCase()}: ${units(s.totals.spend)} in all`} times={s.series.t} lines={spend} bars />
           </div>
           <div class="two">
-            <div class="card table-wrap">
-              <table>
-                <caption>Top models</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Model</th>
-                    <th scope="col" class="num">Requests</th>
-                    <th scope="col" class="num">Errors</th>
-                    <th scope="col" class="num">Spend</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {s.top_models.map((m) => (
-                    <tr key={m.model ?? '-'}>
-                      <th scope="row">{m.model ?? '—'}</th>
-                      <td class="num">{num(m.requests)}</td>
-                      <td class="num">{num(m.errors)}</td>
-                      <td class="num">{units(m.spend)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <div class="card table-wrap">
-              <table>
-                <caption>Top tokens</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Token</th>
-                    <th scope="col" class="num">Requests</th>
-                    <th scope="col" class="num">Errors</th>
-                    <th scope="col" class="num">Spend</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {s.top_tokens.map((t) => (
-                    <tr key={t.token_id ?? '-'}>
-                      <th scope="row">{t.token_id ? <a href={`#/logs?token_id=${encodeURIComponent(t.token_id)}`}>{t.name ?? t.token_id}</a> : '—'}</th>
-                      <td class="num">{num(t.requests)}</td>
-                      <td class="num">{num(t.errors)}</td>
-                      <td class="num">{units(t.spend)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <TopTable caption="Top models" head="Model" rows={s.top_models.map((m) => ({ key: m.model ?? '-', name: m.model ?? '—', requests: m.requests, errors: m.errors, spend: m.spend }))} />
+            <TopTable
+              caption="Top tokens"
+              head="Token"
+              rows={s.top_tokens.map((t) => ({ key: t.token_id ?? '-', name: t.token_id ? <a href={`#/logs?token_id=${encodeURIComponent(t.token_id)}`}>{t.name ?? t.token_id}</a> : '—', requests: t.requests, errors: t.errors, spend: t.spend }))}
+            />
           </div>
         </>
       )}
     </section>
+  );
+}
+
+interface TopRow {
+  key: string;
+  name: ComponentChildren;
+  requests: number;
+  errors: number;
+  spend: number;
+}
+
+function TopTable({ caption, head, rows }: { caption: string; head: string; rows: TopRow[] }) {
+  return (
+    <div class="card table-wrap">
+      <table>
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{head}</th>
+            <th scope="col" class="num">Requests</th>
+            <th scope="col" class="num">Errors</th>
+            <th scope="col" class="num">Spend</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.key}>
+              <th scope="row">{r.name}</th>
+              <td class="num">{num(r.requests)}</td>
+              <td class="num">{num(r.errors)}</td>
+              <td class="num">{units(r.spend)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

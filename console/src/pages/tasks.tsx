@@ -5,6 +5,7 @@ import { useState } from 'preact/hooks';
 import { call, qs } from '../api.ts';
 import { num, time, units } from '../format.ts';
 import { errorText, useLoad } from '../use-load.ts';
+import { Pager, usePaging } from '../pager.tsx';
 
 interface Task {
   id: string;
@@ -34,8 +35,8 @@ function Charge({ taskId }: { taskId: string }) {
 
 export function Tasks() {
   const [state, setState] = useState('');
-  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
-  const cursor = cursors[cursors.length - 1];
+  const paging = usePaging();
+  const cursor = paging.cursor;
   const tasks = useLoad(() => call<{ data: Task[]; has_more: boolean; next_cursor?: string }>(`/admin/tasks${qs({ state, cursor, limit: 50 })}`), [state, cursor]);
   const [error, setError] = useState<string | null>(null);
   const [playing, setPlaying] = useState<string | null>(null);
@@ -58,7 +59,7 @@ export function Tasks() {
           id="task-state"
           value={state}
           onChange={(e) => {
-            setCursors([undefined]);
+            paging.reset();
             setState(e.currentTarget.value);
           }}
         >
@@ -143,14 +144,7 @@ export function Tasks() {
           </tbody>
         </table>
       </div>
-      <div class="actions pager">
-        <button type="button" class="quiet" disabled={cursors.length <= 1} onClick={() => setCursors(cursors.slice(0, -1))}>
-          Newer
-        </button>
-        <button type="button" class="quiet" disabled={!tasks.data?.has_more} onClick={() => setCursors([...cursors, tasks.data?.next_cursor])}>
-          Older
-        </button>
-      </div>
+      <Pager paging={paging} hasMore={tasks.data?.has_more ?? false} nextCursor={tasks.data?.next_cursor} />
     </section>
   );
 }

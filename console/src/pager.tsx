@@ -1,0 +1,36 @@
+// Cursor paging for a server-side list: the stack of cursors of the pages seen, newest page first.
+import { useState } from 'preact/hooks';
+
+export interface Paging {
+  /** The cursor of the page to show (undefined: the first). */
+  cursor: string | undefined;
+  /** Which page this is, from 1. */
+  page: number;
+  back: () => void;
+  next: (cursor: string | undefined) => void;
+  reset: () => void;
+}
+
+export function usePaging(): Paging {
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  return {
+    cursor: cursors[cursors.length - 1],
+    page: cursors.length,
+    back: () => setCursors(cursors.slice(0, -1)),
+    next: (cursor) => setCursors([...cursors, cursor]),
+    reset: () => setCursors([undefined]),
+  };
+}
+
+export function Pager({ paging, hasMore, nextCursor }: { paging: Paging; hasMore: boolean; nextCursor: string | undefined }) {
+  return (
+    <div class="actions pager">
+      <button type="button" class="quiet" disabled={paging.page <= 1} onClick={paging.back}>
+        Newer
+      </button>
+      <button type="button" class="quiet" disabled={!hasMore} onClick={() => paging.next(nextCursor)}>
+        Older
+      </button>
+    </div>
+  );
+}
