@@ -267,8 +267,9 @@ export function networkError(e: unknown): GatewayError {
   if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError) {
     return new GatewayError('upstream_timeout', 'The upstream did not answer in time', { cause: e, mayHaveRun: true });
   }
+  // Only the caller's signal aborts a call (deadlines abort with the timeout errors above): its client left.
   if (e instanceof undiciErrors.RequestAbortedError || (e as Error)?.name === 'AbortError') {
-    return new GatewayError('upstream_error', 'The upstream request was aborted', { cause: e, mayHaveRun: true });
+    return new GatewayError('upstream_error', 'The upstream request was aborted', { cause: e, mayHaveRun: true, callerAborted: true });
   }
   return new GatewayError('upstream_error', 'The upstream connection was closed unexpectedly', { cause: e, mayHaveRun: true });
 }

@@ -15,6 +15,8 @@ export interface GatewayErrorOptions {
    * was sent): the upstream may be doing the work, so the call is not sent again (routing/failover.ts).
    */
   mayHaveRun?: boolean;
+  /** The caller stopped the call (its client left): not the upstream's or the channel's failure. */
+  callerAborted?: boolean;
 }
 
 /** The one error type every layer throws; renderers turn it into the family's shape. */
@@ -27,6 +29,7 @@ export class GatewayError extends Error {
   readonly headers: Record<string, string> | undefined;
   readonly notEntitled: boolean;
   readonly mayHaveRun: boolean;
+  readonly callerAborted: boolean;
 
   constructor(code: ErrorCode, message: string, opts: GatewayErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -40,6 +43,7 @@ export class GatewayError extends Error {
     this.headers = opts.headers;
     this.notEntitled = opts.notEntitled === true;
     this.mayHaveRun = opts.mayHaveRun === true;
+    this.callerAborted = opts.callerAborted === true;
   }
 
   get vendorCode(): number {

@@ -89,12 +89,17 @@ export class RateLimiter {
 
   /** Count one event under `key` in a window of `windowMs` (console sign-in failures), shared like the limits. */
   countEvent(key: string, windowMs: number): Promise<WindowCount> {
-    return this.counters.add(`evt:${key}`, 1, windowMs);
+    return this.counters.add(`evt:${key}`, 1, windowMs).catch((e: unknown) => this.uncounted(e));
   }
 
-  /** The events counted under `key` in its open window. */
+  /** The events counted under `key` in its open window (none while the counters cannot be reached). */
   events(key: string): Promise<WindowCount> {
-    return this.counters.read(`evt:${key}`);
+    return this.counters.read(`evt:${key}`).catch((e: unknown) => this.uncounted(e));
+  }
+
+  private uncounted(e: unknown): WindowCount {
+    this.onCountersDown(e);
+    return { n: 0, resetMs: 0 };
   }
 
   close(): Promise<void> {

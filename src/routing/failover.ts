@@ -35,7 +35,7 @@ export interface AttemptSink {
   readonly log: { warn(obj: object, msg: string): void };
 }
 
-const errorCodeOf = (e: unknown): string => (isGatewayError(e) ? e.code : 'internal_error');
+const errorCodeOf = (e: unknown): string => (isGatewayError(e) ? (e.callerAborted ? 'client_closed' : e.code) : 'internal_error');
 const elapsed = (since: number): number => Math.round((performance.now() - since) * 100) / 100;
 
 function recordAttempt(sink: AttemptSink | undefined, a: UpstreamAttempt): void {
@@ -134,6 +134,8 @@ export async function withFailover<T>(
 
 /** A failed attempt on `ch`: counts it against the channel, and says whether another attempt may follow. */
 function afterFailure(e: unknown, ch: Channel, breakers: CircuitBreakers, opts: FailoverOptions, otherChannelLeft: boolean): boolean {
+  // The client left: nothing to hold against the channel, and nobody to answer.
+  if (isGatewayError(e) && e.callerAborted) return false;
   const countsAsChannelFailure = isGatewayError(e) && (e.code === 'upstream_unreachable' || e.code === 'upstream_unavailable' || e.code === 'upstream_timeout' || e.code === 'upstream_error' || e.code === 'upstream_auth_error');
   if (countsAsChannelFailure) breakers.failure(ch.id, e.code);
   // The account is not entitled to the model: it refused before doing anything, so any call (connect-only

@@ -1,6 +1,7 @@
 import { createServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { UpstreamClient } from '../../src/adapters/http-client.ts';
+import { networkError, UpstreamClient } from '../../src/adapters/http-client.ts';
+import { errors as undiciErrors } from 'undici';
 
 describe('upstream client transport errors', () => {
   it('a refused connection is upstream_unreachable (certainly not sent)', async () => {
@@ -142,5 +143,13 @@ describe('requestText (whole answers without a body stream) maps failures like r
     await c.close();
     await close(silent.srv);
     await close(stall.srv);
+  });
+});
+
+describe('transport failures as gateway errors', () => {
+  it('an abort through the caller\'s signal is the caller\'s (its client left); a timeout is the upstream\'s', () => {
+    expect(networkError(new undiciErrors.RequestAbortedError())).toMatchObject({ code: 'upstream_error', callerAborted: true, mayHaveRun: true });
+    expect(networkError(new undiciErrors.HeadersTimeoutError())).toMatchObject({ code: 'upstream_timeout', callerAborted: false });
+    expect(networkError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))).toMatchObject({ callerAborted: false });
   });
 });

@@ -190,6 +190,11 @@ describe('counters that cannot be reached', () => {
       const a = await limiter.admit(principal({ rpmLimit: 1, tpmLimit: 10, concurrencyLimit: 1 }));
       expect(a).toEqual({ release: null, headers: null });
       expect(reported).toHaveLength(1);
+      // Counted events (console sign-in failures) read as none and count nothing, reported too.
+      expect(await limiter.events('k')).toEqual({ n: 0, resetMs: 0 });
+      expect(await limiter.countEvent('k', 60_000)).toEqual({ n: 0, resetMs: 0 });
+      expect(reported).toHaveLength(3);
+      reported.length = 1;
       // A refusal is still a refusal: only counter failures are let through.
       const memory = new RateLimiter(new MemoryCounters(), 60_000, (e) => reported.push(e));
       const p = principal({ rpmLimit: 1 });

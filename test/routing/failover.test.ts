@@ -132,3 +132,23 @@ describe('isRetryable: never repeat a call the upstream may be running', () => {
     }
   });
 });
+
+describe('a call its client stopped', () => {
+  it('is neither counted against the channel nor sent again, and its attempt is recorded as client_closed', async () => {
+    const breakers = new CircuitBreakers();
+    let calls = 0;
+    for (let i = 0; i < 10; i++) {
+      await expect(
+        withFailover([ch('a', 2), ch('b', 1)], breakers, async () => {
+          calls++;
+          throw new GatewayError('upstream_error', 'aborted', { mayHaveRun: true, callerAborted: true });
+        }, { policy: 'safe', sleep: noSleep }),
+      ).rejects.toMatchObject({ callerAborted: true });
+    }
+    expect(calls).toBe(10);
+    expect(breakers.view('a').state).toBe('closed');
+    // The same failure from the upstream's side does count.
+    for (let i = 0; i < 10; i++) await withFailover([ch('a')], breakers, async () => { throw new GatewayError('upstream_error', 'cut'); }, { policy: 'connect-only', sleep: noSleep }).catch(() => undefined);
+    expect(breakers.view('a').state).toBe('open');
+  });
+});

@@ -45,6 +45,8 @@ export function parseBaseUrl(body: Record<string, unknown>, kind: ChannelKind): 
   try {
     const u = new URL(baseUrl);
     if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error('scheme');
+    // Keys go in the key fields (write-only, masked); a URL is shown in channel views and audit lines.
+    if (u.username || u.password) throw new ConfigError('base_url must not carry credentials; put keys in the key fields');
     checkRegion('base_url', baseUrl, FOREIGN[kind]);
   } catch (e) {
     const msg = e instanceof ConfigError ? e.message : 'base_url must be an absolute http(s) URL';

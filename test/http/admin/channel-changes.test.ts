@@ -131,6 +131,8 @@ describe('one channel: read, edit, check', () => {
       [dash.id, { priority: null }, 400, 'invalid_parameter', 'priority'],
       [dash.id, { enabled: 'yes' }, 400, 'invalid_parameter', 'enabled'],
       [dash.id, { base_url: 'ftp://example.test' }, 400, 'invalid_parameter', 'base_url'],
+      // A password in the URL would be shown in channel views and audit lines: keys go in the key fields.
+      [dash.id, { base_url: 'http://user:secretpw@127.0.0.1:1/x' }, 400, 'invalid_parameter', 'base_url'],
       [dash.id, { models: ['wnx2.7-t2v-nope'] }, 400, 'invalid_parameter', 'models'],
       [kling.id, { models: [CHAT] }, 400, 'invalid_parameter', 'models'],
       [dash.id, { api_key: '' }, 400, 'missing_parameter', 'api_key'],
