@@ -81,7 +81,7 @@ function registerSecrets(config: Config, secrets: string[]): void {
 function buildRepos(store: Store): GatewayDeps['repos'] {
   const { db, reads } = store;
   // The heavy reads (bills, lists, reconciliation) go to `reads`: off the event loop on a SQLite file store.
-  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(reads), requestLog: new RequestLogRepo(reads, db), reconcile: new ReconcileRepo(reads), consoleSessions: new ConsoleSessionsRepo(db), requestStats: new RequestStatsRepo(db, reads) };
+  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(reads), requestLog: new RequestLogRepo(reads, db), reconcile: new ReconcileRepo(reads), consoleSessions: new ConsoleSessionsRepo(db), requestStats: new RequestStatsRepo(db, reads), gauges: new GaugesRepo(reads) };
 }
 
 /** The CLI's objects: the store, repos and catalogue for core/admin operations, without caches or HTTP. */
@@ -173,7 +173,7 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
   const cluster = config.redisUrl ? await redisBus(config.redisUrl, logger) : new LocalBus();
   const upstream = new UpstreamClient(config.upstreamTimeouts);
   const breakers = new CircuitBreakers();
-  const metrics = new GatewayMetrics({ channels, breakers, ledger: meter.backlog, requestLog: requestLog.backlog, gauges: new GaugesRepo(store.db), logger });
+  const metrics = new GatewayMetrics({ channels, breakers, ledger: meter.backlog, requestLog: requestLog.backlog, gauges: repos.gauges, logger });
   const deps: GatewayDeps = {
     config,
     store,

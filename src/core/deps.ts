@@ -17,6 +17,7 @@ import type { LedgerRepo } from '../store/repos/ledger.ts';
 import type { RequestLogRepo, RequestLogWriter } from '../store/repos/request-log.ts';
 import type { ReconcileRepo } from '../store/repos/reconcile.ts';
 import type { ConsoleSessionsRepo } from '../store/repos/console-sessions.ts';
+import type { GaugesRepo } from '../store/repos/gauges.ts';
 import type { RequestStatsRepo } from '../store/repos/request-stats.ts';
 import type { TokensRepo } from '../store/repos/tokens.ts';
 import type { Store } from '../store/store.ts';
@@ -45,6 +46,7 @@ export interface GatewayDeps {
     reconcile: ReconcileRepo;
     consoleSessions: ConsoleSessionsRepo;
     requestStats: RequestStatsRepo;
+    gauges: GaugesRepo;
   };
   requestLog: RequestLogWriter;
   meter: Meter;

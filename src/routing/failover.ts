@@ -125,6 +125,8 @@ export async function withFailover<T>(
       last = e;
       opts.onAttempt?.(ch, performance.now() - started, e);
       recordAttempt(sink, { channel_id: ch.id, outcome: 'error', error_code: errorCodeOf(e), latency_ms: elapsed(started) });
+      // Until an attempt succeeds, the request is the last tried channel's (its failure is the client's answer).
+      if (sink && !(isGatewayError(e) && e.callerAborted)) sink.state.channelId = ch.id;
       if (!afterFailure(e, ch, breakers, opts, i + 1 < ordered.length)) throw e;
       if (i + 1 < max) sink?.log.warn({ channel_id: ch.id, model: opts.model ?? null, error_code: errorCodeOf(e), attempt: i + 1 }, 'upstream attempt failed; failing over');
     }

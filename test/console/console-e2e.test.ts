@@ -167,6 +167,10 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     // The hour's figures, not the default day's still on screen: one-minute buckets.
     await expect.poll(() => page.locator('.chart[aria-label^="Requests and errors per 1 minutes, last hour"]').count()).toBe(1);
     await expect.poll(() => page.locator('table', { hasText: 'Top tokens' }).textContent()).toContain('web-app');
+    // Upstream health beside it: the channel that served the calls, its breaker and recent traffic; open tasks.
+    const channels = page.locator('table', { hasText: 'Channels, last 5 minutes' });
+    await expect.poll(() => channels.locator('tr', { hasText: 'sim-dashscope' }).textContent()).toMatch(/closed/);
+    await expect.poll(() => page.locator('table', { hasText: 'Open tasks' }).textContent()).toContain('in_progress');
     const requests = Number((await page.locator('.stat', { hasText: 'Requests' }).locator('strong').textContent())!.replace(/,/g, ''));
     expect(requests).toBeGreaterThanOrEqual(13);
     await page.screenshot({ path: join(import.meta.dirname, '..', '..', 'docs', 'console-overview.png'), fullPage: true });

@@ -45,6 +45,21 @@ export class RequestStatsRepo {
     private readonly reads: Kysely<Database> = db,
   ) {}
 
+  /**
+   * Per answering channel since `since` (a few recent minutes, on the log's time index): requests, errors (the
+   * gateway's 5xx answers: what a channel's trouble turns into) and the mean latency.
+   */
+  async channels(since: number): Promise<Array<{ channelId: string; requests: number; errors: number; meanLatencyMs: number }>> {
+    const rows = await this.reads
+      .selectFrom('request_log')
+      .where('created_at', '>=', since)
+      .where('channel_id', 'is not', null)
+      .select(['channel_id', sql<number>`count(*)`.as('requests'), sql<number>`sum(case when status >= 500 then 1 else 0 end)`.as('errors'), sql<number>`avg(latency_ms)`.as('latency')])
+      .groupBy('channel_id')
+      .execute();
+    return rows.map((r) => ({ channelId: String(r.channel_id), requests: Number(r.requests), errors: Number(r.errors), meanLatencyMs: Math.round(Number(r.latency)) }));
+  }
+
   /** Figures of [since, until) grouped from the request log itself (the open part of a range). */
   async live(since: number, until: number, bucketMs: number): Promise<RangeFigures> {
     const out: RangeFigures = { buckets: new Map(), models: new Map(), tokens: new Map() };
