@@ -57,15 +57,14 @@ describe('the task poller thread', () => {
     expect(t.h.config.tasks.pollerNice).toBe(10);
   });
 
-  it('charges at a price changed through this process after the task was created (the change reached the thread)', async () => {
+  it('charges at a price changed through this process while the thread runs (the change reached the thread)', async () => {
     const { secret } = await t.h.token({ name: 'price' });
-    await t.h.gw.poller!.stop(); // nothing is polled until the price has changed
+    // The thread read the catalogue when it started; only the forwarded change can tell it the new price.
+    const put = await t.h.admin('/admin/prices/wnx2.7-t2v', { method: 'PUT', json: { unit: 'video-second', perSecond: { '720p': 7_000_000, '1080p': 9_000_000 }, basis: 'output' } });
+    expect(put.status).toBe(200);
     const c = await createVideo(t.h, secret, { model: 'wnx2.7-t2v', prompt: 'priced later', seconds: 2, size: '1280x720' });
     expect(c.status).toBe(200);
     const id = String(c.json.id);
-    await t.h.gw.poller!.start();
-    const put = await t.h.admin('/admin/prices/wnx2.7-t2v', { method: 'PUT', json: { unit: 'video-second', perSecond: { '720p': 7_000_000, '1080p': 9_000_000 }, basis: 'output' } });
-    expect(put.status).toBe(200);
     expect((await finished(id)).state).toBe('succeeded');
     const [line] = await ledgerOfTask(t.h, id);
     const q = JSON.parse(String(line!.quantities)) as Record<string, unknown>;
