@@ -13,6 +13,7 @@ import { LogDetail } from './pages/log-detail.tsx';
 import { Channels } from './pages/channels.tsx';
 import { Bills } from './pages/bills.tsx';
 import { Tasks } from './pages/tasks.tsx';
+import { TaskDetail } from './pages/task-detail.tsx';
 import { errorText } from './use-load.ts';
 
 const PAGES = [
@@ -36,7 +37,7 @@ function Page() {
     case 'logs':
       return route.arg ? <LogDetail requestId={route.arg} /> : <Logs query={route.query} />;
     case 'tasks':
-      return <Tasks />;
+      return route.arg ? <TaskDetail taskId={route.arg} /> : <Tasks />;
     case 'channels':
       return <Channels />;
     case 'bills':
