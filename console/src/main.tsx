@@ -11,6 +11,8 @@ import { Tokens } from './pages/tokens.tsx';
 import { Logs } from './pages/logs.tsx';
 import { LogDetail } from './pages/log-detail.tsx';
 import { Channels } from './pages/channels.tsx';
+import { Prices } from './pages/prices.tsx';
+import { PriceDetail } from './pages/price-detail.tsx';
 import { Bills } from './pages/bills.tsx';
 import { Tasks } from './pages/tasks.tsx';
 import { TaskDetail } from './pages/task-detail.tsx';
@@ -22,6 +24,7 @@ const PAGES = [
   ['logs', 'Request log'],
   ['tasks', 'Tasks'],
   ['channels', 'Channels'],
+  ['prices', 'Prices'],
   ['bills', 'Bills'],
 ] as const;
 
@@ -40,6 +43,8 @@ function Page() {
       return route.arg ? <TaskDetail taskId={route.arg} /> : <Tasks />;
     case 'channels':
       return <Channels />;
+    case 'prices':
+      return route.arg ? <PriceDetail model={route.arg} /> : <Prices />;
     case 'bills':
       return <Bills />;
     case 'overview':
