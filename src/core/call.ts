@@ -18,6 +18,8 @@ export interface RequestState {
   /** performance.now() when the request arrived (ms, sub-ms precision; a number, not a BigInt per request). */
   startedAt: number;
   principal: Principal | null;
+  /** The console session behind an admin request authenticated by cookie (null otherwise): audit lines name it. */
+  consoleSession: string | null;
   model: string | null;
   usage: unknown;
   /** The metered tokens (input + output) of a text call, counted against a tokens-per-minute limit at the end. */

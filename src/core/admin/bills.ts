@@ -2,7 +2,8 @@
 // clients saw; as JSON or as CSV for a spreadsheet.
 import { formatUnits } from '../../metering/prices.ts';
 import type { Meter } from '../../metering/types.ts';
-import { DAY_MS, type DayTotal, type LedgerRepo, type TimeFilter } from '../../store/repos/ledger.ts';
+import type { TimeFilter } from '../../store/keyset.ts';
+import { DAY_MS, type DayTotal, type LedgerRepo } from '../../store/repos/ledger.ts';
 
 export interface BillDeps {
   readonly repos: { readonly ledger: LedgerRepo };

@@ -32,7 +32,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
     '/admin/tokens/{id}/rotate': {
       post: admin('A new secret for the same token (shown only in this answer); the old one works for grace_ms more', {
         parameters: tokenId,
-        requestBody: jsonBody({ ...obj({ grace_ms: { type: 'integer', minimum: 0, maximum: 604800000, default: 0 } }), additionalProperties: false }),
+        requestBody: { ...jsonBody({ ...obj({ grace_ms: { type: 'integer', minimum: 0, maximum: 604800000, default: 0 } }), additionalProperties: false }), required: false },
       }, { ...tokenView, properties: { ...(tokenView.properties as Schema), token: str('the new secret, shown once') } }),
     },
     '/admin/channels': {
