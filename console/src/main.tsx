@@ -15,6 +15,7 @@ import { Prices } from './pages/prices.tsx';
 import { PriceDetail } from './pages/price-detail.tsx';
 import { Bills } from './pages/bills.tsx';
 import { Tasks } from './pages/tasks.tsx';
+import { TaskDetail } from './pages/task-detail.tsx';
 import { errorText } from './use-load.ts';
 
 const PAGES = [
@@ -39,7 +40,7 @@ function Page() {
     case 'logs':
       return route.arg ? <LogDetail requestId={route.arg} /> : <Logs query={route.query} />;
     case 'tasks':
-      return <Tasks />;
+      return route.arg ? <TaskDetail taskId={route.arg} /> : <Tasks />;
     case 'channels':
       return <Channels />;
     case 'prices':

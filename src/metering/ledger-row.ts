@@ -4,6 +4,9 @@ import { clip } from '../store/clip.ts';
 import type { LedgerTuple } from '../store/sqlite-batch-writer.ts';
 import type { Charge } from './types.ts';
 
+/** The ledger key of a task's one charge (settled at success): exactly once per task. */
+export const taskChargeKey = (taskId: string): string => `${taskId}:success`;
+
 /** One ledger row to write. */
 export interface LedgerRow {
   key: string;

@@ -6,7 +6,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { Database } from '../store/schema.ts';
 import { GroupCommit, type WriteBacklog } from '../store/group-commit.ts';
 import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
-import { ledgerTuple, ledgerValues, type LedgerRow } from './ledger-row.ts';
+import { ledgerTuple, ledgerValues, taskChargeKey, type LedgerRow } from './ledger-row.ts';
 import { isBillable, isClamped, priceForEntry } from './prices.ts';
 import type { Charge, Meter, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
@@ -277,7 +277,7 @@ export class StoreMeter implements Meter {
       if ((await this.closeHold(trx, task.taskId, task.tokenId, 'settled')) === null) return 0;
       if (!isBillable(reported)) return 0;
       const inserted = await this.insertCharge(trx, this.checked({
-        key: `${task.taskId}:success`,
+        key: taskChargeKey(task.taskId),
         tokenId: task.tokenId,
         model: task.model,
         kind: reported.kind,

@@ -9,6 +9,7 @@ import * as m006 from './migrations/006-request-log-incident.ts';
 import * as m008 from './migrations/008-task-due-index.ts';
 import * as m009 from './migrations/009-console-sessions.ts';
 import * as m010 from './migrations/010-price-history.ts';
+import * as m011 from './migrations/011-task-events.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '008-task-due-index': m008,
   '009-console-sessions': m009,
   '010-price-history': m010,
+  '011-task-events': m011,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -192,6 +192,20 @@ export interface PriceChangesTable {
   at: number;
 }
 
+/** A task's timeline (migration 011): one row per state change or money move, written with the change it records. */
+export interface TaskEventsTable {
+  id: Generated<number>;
+  task_id: string;
+  at: number;
+  kind: string; // tasks/events.ts TaskEventKind
+  from_state: string | null;
+  to_state: string | null;
+  upstream_status: string | null;
+  amount: number | null; // micro-units: charged, hold released, or held at submit
+  ledger_id: number | null; // the charge's ledger line
+  detail: string | null;
+}
+
 export interface Database {
   tokens: TokensTable;
   channels: ChannelsTable;
@@ -207,4 +221,5 @@ export interface Database {
   request_stats_buckets: RequestStatsBucketsTable;
   request_stats_filled: RequestStatsFilledTable;
   price_changes: PriceChangesTable;
+  task_events: TaskEventsTable;
 }

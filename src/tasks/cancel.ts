@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Meter } from '../metering/types.ts';
 import type { Channel } from '../routing/channel-registry.ts';
 import type { TasksRepo } from '../store/repos/tasks.ts';
+import { errorDetail } from './events.ts';
 import type { CancelOutcome, TaskDriver, TaskError, TaskRecord } from './types.ts';
 import { isTerminal, refOf } from './types.ts';
 
@@ -28,7 +29,8 @@ export async function cancelTask(d: CancelDeps, id: string): Promise<{ outcome: 
   const error: TaskError = { code: 'task_cancelled', message: 'The task was cancelled by an operator', upstreamRequestId: t.upstreamRequestId };
   // The state may move under us (queued → in_progress by a poll); retry the compare-and-set from the state read.
   for (let cur: TaskRecord | null = t; cur && !isTerminal(cur.state); cur = await d.repo.get(id)) {
-    if (await d.repo.transition(id, cur.state, { state: 'cancelled', error, finishedAt: Date.now(), leaseOwner: null, leaseUntil: null })) break;
+    const patch = { state: 'cancelled', error, finishedAt: Date.now(), leaseOwner: null, leaseUntil: null } as const;
+    if (await d.repo.transition(id, cur.state, patch, Date.now(), [{ kind: 'cancelled', detail: errorDetail(error) }, { kind: 'hold_released' }])) break;
   }
   const after = (await d.repo.get(id)) ?? t;
   cancelUpstream(d, t);

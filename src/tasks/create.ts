@@ -58,7 +58,7 @@ export async function createTask(deps: TaskEngineDeps, owner: string, input: Cre
     leaseUntil: null,
     ...(out.channelId ? { channelId: out.channelId } : {}),
   } as const;
-  const moved = await deps.repo.transition(id, 'submitting', patch);
+  const moved = await deps.repo.transition(id, 'submitting', patch, Date.now(), [{ kind: 'submitted', detail: `upstream task ${out.upstreamTaskId}`, amount: holdAmount }]);
   const t = await deps.repo.get(id);
   // Past its deadline the poller took the row over: fine when it found this upstream task, else it failed it.
   if (!moved && t?.upstreamTaskId !== out.upstreamTaskId) {

@@ -263,7 +263,7 @@ export class TaskEngine {
       nextPollAt: Date.now(), // its status at once: it may have finished meanwhile
       pollAttempts: 0,
       ...(found.channelId ? { channelId: found.channelId } : {}),
-    });
+    }, Date.now(), [{ kind: 'recovered', detail: `creation answer lost; found upstream as task ${found.upstreamTaskId}` }]);
     if (moved) this.deps.logger.warn({ task_id: t.id, channel_id: found.channelId ?? t.channelId, upstream_task_id: found.upstreamTaskId }, 'lost task submit found upstream; the task continues');
     return (await this.repo.get(t.id)) ?? t;
   }

@@ -1,6 +1,8 @@
 // What a poll's answer does to a task: progress is written only when it changed; a success is charged once (the
 // ledger key `${taskId}:success`) and then compare-and-set to succeeded; a failure releases the hold and is
 // compare-and-set to failed/cancelled. Two pollers can never both settle a task.
+import { taskChargeKey } from '../metering/ledger-row.ts';
+import { errorDetail, statusDetail, type TaskEventInput } from './events.ts';
 import { refOf, type PollOutcome, type TaskError, type TaskRecord } from './types.ts';
 import type { TaskEngineDeps } from './engine.ts';
 
@@ -18,7 +20,11 @@ export async function applyOutcome(deps: SettleDeps, t: TaskRecord, out: PollOut
       if (out.state === t.state && out.upstreamStatus === t.upstreamStatus && progress === t.progress) return t;
       const now = Date.now();
       const patch = { state: out.state, upstreamStatus: out.upstreamStatus, progress, upstreamRequestId } as const;
-      if (await deps.repo.transition(t.id, t.state, patch, now)) return Object.assign(t, patch, { updatedAt: now });
+      // A state or upstream-status change is on the timeline (once: the write is conditional on the status it saw);
+      // progress alone is not.
+      const changed = out.state !== t.state || out.upstreamStatus !== t.upstreamStatus;
+      const events: TaskEventInput[] = changed ? [{ kind: 'status', detail: statusDetail(t.upstreamStatus, out.upstreamStatus) }] : [];
+      if (await deps.repo.transition(t.id, t.state, patch, now, events, changed ? t.upstreamStatus : undefined)) return Object.assign(t, patch, { updatedAt: now });
       return (await deps.repo.get(t.id)) ?? t;
     }
     case 'succeeded':
@@ -52,7 +58,7 @@ async function succeed(deps: SettleDeps, t: TaskRecord, out: PollOutcome): Promi
     usage,
     upstreamRequestId: t.upstreamRequestId,
     finishedAt: Date.now(),
-  });
+  }, Date.now(), [{ kind: 'succeeded', detail: statusDetail(t.upstreamStatus, out.upstreamStatus) }, { kind: 'charged', ledgerKey: taskChargeKey(t.id) }]);
   return (await deps.repo.get(t.id)) ?? t;
 }
 
@@ -72,7 +78,7 @@ export async function failTask(deps: SettleDeps, t: TaskRecord, error: TaskError
     error: err,
     upstreamRequestId: t.upstreamRequestId,
     finishedAt: Date.now(),
-  });
+  }, Date.now(), [{ kind: state, detail: errorDetail(err) }, { kind: 'hold_released' }]);
   if (moved && reconcileReason) {
     deps.logger.warn(
       { task_id: t.id, channel_id: t.channelId, upstream_task_id: t.upstreamTaskId, token_id: t.tokenId, model: t.model, hold_amount: t.holdAmount, reason: error.code },

@@ -18,7 +18,7 @@ interface LedgerLine {
   created_at: number;
 }
 
-function Pairs({ value, label }: { value: unknown; label: string }) {
+export function Pairs({ value, label }: { value: unknown; label: string }) {
   const list = pairs(value);
   if (!list.length) return <span class="muted">none</span>;
   return (

@@ -1,5 +1,6 @@
 // Async tasks (videos, family A): every token's, newest first, by state; cancel an open one; its charge from the
-// ledger (by task id); play a finished one (streamed through GET /admin/tasks/{id}/content).
+// ledger (by task id); play a finished one (streamed through GET /admin/tasks/{id}/content). A task's id opens its
+// detail page (task-detail.tsx): the timeline of its state changes and its charge.
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import { call, qs } from '../api.ts';
@@ -95,7 +96,9 @@ export function Tasks() {
               <tr>
                 <td>{time(t.created_at)}</td>
                 <td>
-                  <code>{t.id}</code>
+                  <a href={`#/tasks/${encodeURIComponent(t.id)}`} aria-label={`Task ${t.id}: timeline and charge`}>
+                    <code>{t.id}</code>
+                  </a>
                   <br />
                   <span class="muted">
                     {t.family} {t.kind}, token <code>{t.token_id}</code>

@@ -1,8 +1,11 @@
-// The operator's view of async tasks (videos, family A tasks) across every token: a list to find stuck ones, and a
-// cancel that fails a task without a charge (tasks/engine.ts: TaskEngine.cancel decides by the hold's compare-and-set).
+// The operator's view of async tasks (videos, family A tasks) across every token: a list to find stuck ones, one task
+// with its timeline and ledger lines, and a cancel that fails a task without a charge (tasks/engine.ts:
+// TaskEngine.cancel decides by the hold's compare-and-set).
 import { encodeCursor } from '../../contracts/cursor.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import type { LedgerEntry, LedgerRepo } from '../../store/repos/ledger.ts';
 import type { AdminTasksFilter, TasksRepo } from '../../store/repos/tasks.ts';
+import type { TaskEvent } from '../../tasks/events.ts';
 import type { TaskEngine } from '../../tasks/engine.ts';
 import type { TaskRecord } from '../../tasks/types.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
@@ -52,6 +55,36 @@ export function adminTaskView(t: TaskRecord): AdminTaskView {
     updated_at: t.updatedAt,
     finished_at: t.finishedAt,
   };
+}
+
+/** One event of a task's timeline as the admin API shows it. */
+export interface AdminTaskEventView {
+  id: number;
+  at: number;
+  kind: string;
+  from: string | null;
+  to: string | null;
+  upstream_status: string | null;
+  amount: number | null;
+  ledger_id: number | null;
+  detail: string | null;
+}
+
+const eventView = (e: TaskEvent): AdminTaskEventView => ({ id: e.id, at: e.at, kind: e.kind, from: e.from, to: e.to, upstream_status: e.upstreamStatus, amount: e.amount, ledger_id: e.ledgerId, detail: e.detail });
+
+/** One task, its timeline (oldest first) and its ledger lines with their total: what it was charged and why. */
+export interface AdminTaskDetail extends AdminTaskView {
+  upstream_request_id: string | null;
+  events: AdminTaskEventView[];
+  ledger: LedgerEntry[];
+  charged: number;
+}
+
+export async function adminTaskDetail(repo: Pick<TasksRepo, 'get' | 'events'>, ledger: Pick<LedgerRepo, 'list'>, id: string): Promise<AdminTaskDetail> {
+  const t = await repo.get(id);
+  if (!t) throw new GatewayError('task_not_found', `Task ${id} not found`, { param: 'id' });
+  const [events, lines] = await Promise.all([repo.events(id), ledger.list({ taskId: id, limit: 100 })]);
+  return { ...adminTaskView(t), upstream_request_id: t.upstreamRequestId, events: events.map(eventView), ledger: lines, charged: lines.reduce((s, l) => s + l.amount, 0) };
 }
 
 export async function adminTaskPage(repo: Pick<TasksRepo, 'listAdmin'>, f: AdminTasksFilter): Promise<Page<AdminTaskView>> {

@@ -1,81 +1,18 @@
 // The tasks table. Every state change is a compare-and-set (`WHERE id = ? AND state = ?`) so two
-// pollers (or a poller and an on-demand GET) can never both move a task; claims use leases.
-import { sql, type Kysely, type Selectable, type Updateable } from 'kysely';
+// pollers (or a poller and an on-demand GET) can never both move a task; claims use leases. A change that carries
+// timeline events writes them in its own transaction (task-events.ts); one without events is a single statement.
+import { sql, type Kysely } from 'kysely';
 import type { Usage } from '../../metering/types.ts';
-import type { TaskError, TaskFamily, TaskIdentity, TaskRecord, TaskState } from '../../tasks/types.ts';
+import type { TaskEvent, TaskEventInput } from '../../tasks/events.ts';
+import type { TaskFamily, TaskIdentity, TaskRecord, TaskState } from '../../tasks/types.ts';
 import { OPEN_STATES } from '../../tasks/types.ts';
 import type { Dialect } from '../dialect.ts';
 import { newestFirst, whereList, type Keyset } from '../keyset.ts';
-import { parseJson } from '../json.ts';
-import type { Database, TasksTable } from '../schema.ts';
+import type { Database } from '../schema.ts';
+import { listTaskEvents, writeTaskEvents } from './task-events.ts';
+import { patchRow, POLL_COLUMNS, storedFamily, toPollRecord, toTaskRecord, type TaskPatch, type TaskRow } from './task-rows.ts';
 
-type TaskRow = Selectable<TasksTable>;
-
-/** The stored `tasks.family` values: 'a' (/vidx/v1) and 'b' (/v1), kept from the first schema. */
-const STORED_FAMILY: Record<TaskFamily, string> = { vidx: 'a', v1: 'b' };
-export const storedFamily = (f: TaskFamily): string => STORED_FAMILY[f];
-const familyOfStored = (s: string): TaskFamily => (s === 'a' ? 'vidx' : 'v1');
-const num = (v: number | null): number | null => (v === null ? null : Number(v));
-
-export function toTaskRecord(r: TaskRow): TaskRecord {
-  return {
-    id: r.id,
-    family: familyOfStored(r.family),
-    kind: r.kind,
-    tokenId: r.token_id,
-    model: r.model,
-    billingModel: r.billing_model,
-    upstreamModel: r.upstream_model,
-    channelId: r.channel_id,
-    upstreamTaskId: r.upstream_task_id,
-    state: r.state as TaskState,
-    upstreamStatus: r.upstream_status,
-    progress: r.progress,
-    request: parseJson(r.request),
-    result: parseJson(r.result),
-    usage: parseJson<Usage>(r.usage),
-    error: parseJson<TaskError>(r.error),
-    externalTaskId: r.external_task_id,
-    callbackUrl: r.callback_url,
-    sessionId: r.session_id,
-    requestId: r.request_id,
-    upstreamRequestId: r.upstream_request_id,
-    tier: r.tier,
-    holdAmount: Number(r.hold_amount),
-    nextPollAt: Number(r.next_poll_at),
-    pollAttempts: Number(r.poll_attempts),
-    leaseOwner: r.lease_owner,
-    leaseUntil: num(r.lease_until),
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at),
-    finishedAt: num(r.finished_at),
-    checkedAt: num(r.checked_at ?? null),
-  };
-}
-
-/** The columns a poll needs: not the request snapshot (the largest), which no driver reads. */
-const POLL_COLUMNS = sql.raw(
-  'id, family, kind, token_id, model, billing_model, upstream_model, channel_id, upstream_task_id, state, upstream_status, progress, ' +
-    'result, usage, error, external_task_id, callback_url, session_id, request_id, upstream_request_id, tier, hold_amount, next_poll_at, ' +
-    'poll_attempts, lease_owner, lease_until, created_at, updated_at, finished_at, checked_at',
-);
-
-/**
- * A claimed task as the poller sees it: no request snapshot, and the JSON columns parsed only when read (an
- * open task's `usage` is the hold estimate, needed only when the task succeeds without reported usage).
- */
-function toPollRecord(r: Omit<TaskRow, 'request'>): TaskRecord {
-  const t = toTaskRecord({ ...r, request: 'null', usage: null, result: null, error: null } as TaskRow);
-  let usage: Usage | null | undefined;
-  let result: unknown;
-  let error: TaskError | null | undefined;
-  Object.defineProperties(t, {
-    usage: { enumerable: true, configurable: true, get: () => (usage === undefined ? (usage = parseJson<Usage>(r.usage)) : usage), set: (v: Usage | null) => (usage = v) },
-    result: { enumerable: true, configurable: true, get: () => (result === undefined ? (result = parseJson(r.result)) : result), set: (v: unknown) => (result = v) },
-    error: { enumerable: true, configurable: true, get: () => (error === undefined ? (error = parseJson<TaskError>(r.error)) : error), set: (v: TaskError | null) => (error = v) },
-  });
-  return t;
-}
+export { storedFamily, toTaskRecord, type TaskPatch } from './task-rows.ts';
 
 /** Back-off of the poll schedule, as the claim statement computes it (`attempts` = the attempt being made). */
 export interface PollSchedule {
@@ -94,45 +31,6 @@ export interface NewTaskRow extends TaskIdentity {
   nextPollAt: number;
   leaseOwner: string;
   leaseUntil: number;
-}
-
-/** Fields a transition may set. */
-export interface TaskPatch {
-  state?: TaskState;
-  upstreamTaskId?: string | null;
-  upstreamStatus?: string | null;
-  progress?: number | null;
-  result?: unknown;
-  usage?: Usage | null;
-  error?: TaskError | null;
-  upstreamRequestId?: string | null;
-  holdAmount?: number;
-  channelId?: string;
-  nextPollAt?: number;
-  pollAttempts?: number;
-  leaseOwner?: string | null;
-  leaseUntil?: number | null;
-  finishedAt?: number | null;
-}
-
-function patchRow(p: TaskPatch, now: number): Updateable<TasksTable> {
-  const o: Record<string, unknown> = { updated_at: now };
-  if (p.state !== undefined) o.state = p.state;
-  if (p.upstreamTaskId !== undefined) o.upstream_task_id = p.upstreamTaskId;
-  if (p.upstreamStatus !== undefined) o.upstream_status = p.upstreamStatus;
-  if (p.progress !== undefined) o.progress = p.progress;
-  if (p.result !== undefined) o.result = p.result === null ? null : JSON.stringify(p.result);
-  if (p.usage !== undefined) o.usage = p.usage === null ? null : JSON.stringify(p.usage);
-  if (p.error !== undefined) o.error = p.error === null ? null : JSON.stringify(p.error);
-  if (p.upstreamRequestId !== undefined) o.upstream_request_id = p.upstreamRequestId;
-  if (p.holdAmount !== undefined) o.hold_amount = p.holdAmount;
-  if (p.channelId !== undefined) o.channel_id = p.channelId;
-  if (p.nextPollAt !== undefined) o.next_poll_at = p.nextPollAt;
-  if (p.pollAttempts !== undefined) o.poll_attempts = p.pollAttempts;
-  if (p.leaseOwner !== undefined) o.lease_owner = p.leaseOwner;
-  if (p.leaseUntil !== undefined) o.lease_until = p.leaseUntil;
-  if (p.finishedAt !== undefined) o.finished_at = p.finishedAt;
-  return o as Updateable<TasksTable>;
 }
 
 export interface ListTasksFilter {
@@ -165,7 +63,8 @@ export class TasksRepo {
     private readonly dialect: Dialect,
   ) {}
 
-  async insert(t: NewTaskRow, now = Date.now()): Promise<TaskRecord> {
+  /** Write a new task (`submitting`) with its `created` event. */
+  async insert(t: NewTaskRow, now = Date.now(), events: readonly TaskEventInput[] = [{ kind: 'created' }]): Promise<TaskRecord> {
     const row = {
       id: t.id,
       family: storedFamily(t.family),
@@ -199,7 +98,10 @@ export class TasksRepo {
       finished_at: null,
       checked_at: null,
     };
-    await this.db.insertInto('tasks').values(row).execute();
+    await this.db.transaction().execute(async (trx) => {
+      await trx.insertInto('tasks').values(row).execute();
+      await writeTaskEvents(trx, t.id, { from: null, to: 'submitting', upstreamStatus: null }, events, now);
+    });
     return toTaskRecord(row);
   }
 
@@ -240,18 +142,41 @@ export class TasksRepo {
     return (await newestFirst(q, 'tasks').limit(f.limit).execute()).map(toTaskRecord);
   }
 
-  /** Compare-and-set: apply the patch only while the task is still in `from`. True when it applied. */
-  async transition(id: string, from: TaskState, patch: TaskPatch, now = Date.now()): Promise<boolean> {
-    const r = await this.db.updateTable('tasks').set(patchRow(patch, now)).where('id', '=', id).where('state', '=', from).executeTakeFirst();
+  /**
+   * Compare-and-set: apply the patch only while the task is still in `from` (and, when `whileStatus` is given, its
+   * upstream status still that: an upstream status change is then recorded once). True when it applied. The events
+   * are written in the same transaction, only when the patch applied; without events it is one statement.
+   */
+  async transition(id: string, from: TaskState, patch: TaskPatch, now = Date.now(), events: readonly TaskEventInput[] = [], whileStatus?: string | null): Promise<boolean> {
+    if (events.length === 0) return this.update(this.db, id, from, patch, now, whileStatus);
+    return this.db.transaction().execute(async (trx) => {
+      if (!(await this.update(trx, id, from, patch, now, whileStatus))) return false;
+      await writeTaskEvents(trx, id, { from, to: patch.state ?? from, upstreamStatus: patch.upstreamStatus ?? null }, events, now);
+      return true;
+    });
+  }
+
+  private async update(db: Kysely<Database>, id: string, from: TaskState, patch: TaskPatch, now: number, whileStatus: string | null | undefined): Promise<boolean> {
+    let q = db.updateTable('tasks').set(patchRow(patch, now)).where('id', '=', id).where('state', '=', from);
+    if (whileStatus !== undefined) q = whileStatus === null ? q.where('upstream_status', 'is', null) : q.where('upstream_status', '=', whileStatus);
+    const r = await q.executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
 
-  /** Delete the row (only while it is in `onlyIn`, when given). True when a row was deleted. */
+  /** Delete the row and its events (only while it is in `onlyIn`, when given). True when a row was deleted. */
   async delete(id: string, onlyIn?: TaskState): Promise<boolean> {
-    let q = this.db.deleteFrom('tasks').where('id', '=', id);
-    if (onlyIn) q = q.where('state', '=', onlyIn);
-    const r = await q.executeTakeFirst();
-    return Number(r.numDeletedRows) === 1;
+    return this.db.transaction().execute(async (trx) => {
+      let q = trx.deleteFrom('tasks').where('id', '=', id);
+      if (onlyIn) q = q.where('state', '=', onlyIn);
+      if (Number((await q.executeTakeFirst()).numDeletedRows) !== 1) return false;
+      await trx.deleteFrom('task_events').where('task_id', '=', id).execute();
+      return true;
+    });
+  }
+
+  /** The task's timeline, oldest first. */
+  events(id: string): Promise<TaskEvent[]> {
+    return listTaskEvents(this.db, id);
   }
 
   /** Take (or renew) the lease on one open task (an on-demand poll). True when this owner now holds it. */

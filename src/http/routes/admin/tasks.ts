@@ -1,9 +1,10 @@
-// GET /admin/tasks (every token's async tasks, newest first, filters and cursor), POST /admin/tasks/{id}/cancel and
-// GET /admin/tasks/{id}/content (the finished video, streamed from its result host).
+// GET /admin/tasks (every token's async tasks, newest first, filters and cursor), GET /admin/tasks/{id} (one task with
+// its timeline and ledger lines), POST /admin/tasks/{id}/cancel and GET /admin/tasks/{id}/content (the finished
+// video, streamed from its result host).
 import type { FastifyInstance } from 'fastify';
 import { decodeCursor } from '../../../contracts/cursor.ts';
 import { qEnum, qInt, qOnly, qString, type Query } from '../../../contracts/query.ts';
-import { adminTaskPage, adminTaskVideo, cancelTask } from '../../../core/admin/tasks.ts';
+import { adminTaskDetail, adminTaskPage, adminTaskVideo, cancelTask } from '../../../core/admin/tasks.ts';
 import { sendVideoContent } from '../../video-content.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import type { TaskState } from '../../../tasks/types.ts';
@@ -30,6 +31,8 @@ export function registerTaskRoutes(scope: FastifyInstance, deps: GatewayDeps): v
       limit: qInt(q, 'limit', 1, 1000, 100)!,
     });
   });
+
+  scope.get<{ Params: { id: string } }>('/tasks/:id', async (req) => adminTaskDetail(deps.tasks.repo, deps.repos.ledger, req.params.id));
 
   scope.get<{ Params: { id: string } }>('/tasks/:id/content', async (req, reply) => sendVideoContent(deps.config, req, reply, await adminTaskVideo(deps.tasks.repo, req.params.id), req.params.id));
 
