@@ -10,7 +10,8 @@ import type { GatewayDeps } from '../core/deps.ts';
 import type { RequestState } from './request-state.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
 import { hasLimits } from '../limits/rate-limiter.ts';
-import { trustFunction, type TrustProxy } from '../config/trust-proxy.ts';
+import proxyAddr from '@fastify/proxy-addr';
+import type { TrustProxy } from '../config/trust-proxy.ts';
 
 export { corsHeaders, preflightHeaders } from './cors.ts';
 
@@ -73,6 +74,16 @@ export function errorHeaders(err: GatewayError, bodyRead: boolean): Record<strin
 export function newRequestState(client = ''): RequestState {
   // Every field present from the start (tokens too): one object shape for every request.
   return { startedAt: performance.now(), client, principal: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null, channelId: null, attempts: null, ttfbMs: null, trace: null };
+}
+
+/** Is the address at hop `i` (0: the connection's peer, 1: the right-most X-Forwarded-For entry, …) a trusted proxy? */
+function trustFunction(t: TrustProxy): ((address: string, hop: number) => boolean) | null {
+  if (t === null) return null;
+  if ('hops' in t) {
+    const n = t.hops;
+    return (_a, hop) => hop < n;
+  }
+  return proxyAddr.compile([...t.addresses]);
 }
 
 /** The longest client address kept: an X-Forwarded-For entry is the sender's text. */
