@@ -40,7 +40,7 @@ function Page() {
     case 'channels':
       return <Channels />;
     case 'bills':
-      return <Bills />;
+      return <Bills query={route.query} />;
     case 'overview':
       return <Overview />;
     default:
