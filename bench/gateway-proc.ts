@@ -35,7 +35,7 @@ process.on('message', async (m: unknown) => {
   // "with" round measures the steady polling work, not a catch-up the pause itself caused.
   if (type === 'poller-stop' || type === 'poller-start') {
     if (type === 'poller-stop') {
-      await gw.deps.tasks.stop();
+      await gw.poller?.stop();
       pausedAt = Date.now();
     } else {
       if (pausedAt !== null) {
@@ -43,7 +43,7 @@ process.on('message', async (m: unknown) => {
         await gw.deps.store.db.updateTable('tasks').set((eb) => ({ next_poll_at: eb('next_poll_at', '+', by) })).where('state', 'in', ['queued', 'in_progress']).execute();
       }
       pausedAt = null;
-      gw.deps.tasks.start();
+      await gw.poller?.start();
     }
     process.send?.({ type });
     return;

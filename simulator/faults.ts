@@ -11,6 +11,7 @@ export type FaultKind =
   | 'timeout' // never answer (until the client gives up)
   | 'malformed' // 200 with a body that is not valid JSON
   | 'huge-usage' // chat: reports a usage of 1e20 tokens (a provider bug the gateway must not turn into a float charge)
+  | 'no-usage' // compatible-mode chat: the answer, or the stream (even when include_usage asked for it), carries no usage
   | 'empty' // 200 in the API's success shape with no result and no usage ({"choices":[]}, empty data …)
   | 'cut' // streams: send some events then destroy the connection
   | 'trickle' // streams: send events slowly (arg ms between events)

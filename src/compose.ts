@@ -1,7 +1,7 @@
 // The composition root: every long-lived object (store, repos, meter, caches, upstream clients, adapters, task
 // drivers, dispatchers, the HTTP app) is built here and nowhere else. Used by main.ts, the CLI and the tests.
 import type { FastifyInstance } from 'fastify';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import { dashscopeTextAdapter } from './adapters/dashscope/compat-chat-adapter.ts';
 import { DashscopeVideoDriver, DASHSCOPE_VIDEO_TASK_KIND } from './adapters/dashscope/video-driver.ts';
 import { UpstreamClient } from './adapters/http-client.ts';
@@ -41,10 +41,11 @@ import { openStore, type Store } from './store/store.ts';
 import { sweepRequestLog } from './store/retention.ts';
 import { CallbackDispatcher } from './tasks/callbacks.ts';
 import { TaskEngine } from './tasks/engine.ts';
+import { PollerThread } from './tasks/poller-thread.ts';
 
 export interface GatewayOptions {
   /** Where log lines go (tests capture them); default stdout. */
-  logStream?: NodeJS.WritableStream;
+  logStream?: DestinationStream;
   adminKey: string;
   secret: string;
   pgSchema?: string;
@@ -55,10 +56,12 @@ export interface GatewayOptions {
 export interface Gateway {
   app: FastifyInstance;
   deps: GatewayDeps;
+  /** The background task work (pause/resume); null on an API-only instance. */
+  poller: BackgroundPoller | null;
   close(): Promise<void>;
 }
 
-export function makeLogger(level: string, stream?: NodeJS.WritableStream): Logger {
+export function makeLogger(level: string, stream: DestinationStream = stdoutSink()): Logger {
   return pino(
     {
       level,
@@ -69,8 +72,7 @@ export function makeLogger(level: string, stream?: NodeJS.WritableStream): Logge
       },
       redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization'], censor: '[redacted]' },
     },
-    // Asynchronous stdout (runtime/log-sink.ts): a line never blocks the event loop; what is queued is written on exit.
-    stream ?? stdoutSink(),
+    stream,
   );
 }
 
@@ -242,10 +244,18 @@ function composeVidx(deps: GatewayDeps, views: typeof import('./core/vidx/views.
   return { deps, client, sessions: new SessionsRepo(deps.store.db), callbackKey, kick: () => dispatcher.kick(), dispatcher };
 }
 
+/** The background task work this process runs: none, in process, or on its own thread. Start/stop pause it. */
+export interface BackgroundPoller {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
 /** A gateway: its deps, every task driver, the HTTP app; the poller and client callbacks run when enabled. */
 export async function composeGateway(config: Config, opts: GatewayOptions): Promise<Gateway> {
   registerSecrets(config, [opts.adminKey, opts.secret]);
-  const logger = makeLogger(config.logLevel, opts.logStream);
+  // Asynchronous stdout (runtime/log-sink.ts): a line never blocks the event loop; what is queued is written on exit.
+  const sink = opts.logStream ?? stdoutSink();
+  const logger = makeLogger(config.logLevel, sink);
   const store = opts.store ?? (await openStore(config.databaseUrl, { writerThread: config.sqliteWriterThread, checkpointThread: config.sqliteCheckpointThread, readThread: config.sqliteReadThread, ...(opts.pgSchema ? { pgSchema: opts.pgSchema } : {}) }));
   const deps = await composeDeps(config, opts, store, logger);
   const stopRefresh = keepCachesCoherent(deps);
@@ -255,14 +265,74 @@ export async function composeGateway(config: Config, opts: GatewayOptions): Prom
   const vidx = composeVidx(deps, views);
   const app = await buildApp(deps, { text: dashscopeTextAdapter(deps.upstream), vidx });
   // Every driver is registered: the poller and the client-callback dispatcher may start.
-  if (config.tasks.pollerEnabled) {
-    deps.tasks.start();
-    vidx.dispatcher.start();
-  }
+  const poller = backgroundPoller(deps, vidx.dispatcher, opts, sink);
+  await poller?.start();
   const stopReaper = reapReservations(deps);
   const stopSweeper = sweepRequestLogPeriodically(deps);
-  const own = { dispatcher: vidx.dispatcher, stopRefresh: () => (stopRefresh(), stopReaper()), stopSweeper, store: opts.store ? null : store };
-  return { app, deps, close: () => closeGateway(app, deps, own) };
+  const own = { dispatcher: vidx.dispatcher, poller, stopRefresh: () => (stopRefresh(), stopReaper()), stopSweeper, store: opts.store ? null : store };
+  return { app, deps, poller, close: () => closeGateway(app, deps, own) };
+}
+
+/**
+ * The poller and client callbacks: on a thread with its own store connection (TOLLWAY_TASK_POLLER_THREAD, not for
+ * an in-memory SQLite store, which no other connection can see), else on the event loop; null for an API-only
+ * instance (TOLLWAY_TASK_POLLER=false).
+ */
+function backgroundPoller(deps: GatewayDeps, dispatcher: CallbackDispatcher, opts: GatewayOptions, sink: DestinationStream): BackgroundPoller | null {
+  const { config, store } = deps;
+  if (!config.tasks.pollerEnabled) return null;
+  if (config.tasks.pollerThread && !/^sqlite:(\/\/)?:memory:$/.test(store.location.url)) {
+    // The thread composes its own objects: no tracing there (its spans would have no request to belong to).
+    const thread = new PollerThread({ config: { ...config, tracing: null }, adminKey: opts.adminKey, secret: opts.secret, location: store.location }, sink, deps.logger);
+    const applyChange = deps.applyChange;
+    deps.applyChange = async (e) => {
+      await applyChange(e);
+      thread.publish(e);
+    };
+    return thread;
+  }
+  return {
+    start: async () => {
+      deps.tasks.start();
+      dispatcher.start();
+    },
+    stop: async () => {
+      await dispatcher.stop();
+      await deps.tasks.stop();
+    },
+  };
+}
+
+/**
+ * The poller thread's objects (tasks/poller-worker.ts): deps on its own connection to the gateway's store, every
+ * task driver, the poller and the client-callback dispatcher, running; no HTTP.
+ */
+export async function composePoller(config: Config, opts: { adminKey: string; secret: string; location: { url: string; pgSchema?: string }; logStream: DestinationStream }): Promise<{ apply(e: ClusterEvent): Promise<void>; close(): Promise<void> }> {
+  registerSecrets(config, [opts.adminKey, opts.secret]);
+  const logger = makeLogger(config.logLevel, opts.logStream);
+  const { url, pgSchema } = opts.location;
+  const store = await openStore(url, { migrate: false, readThread: false, ...(pgSchema ? { pgSchema } : {}) });
+  const deps = await composeDeps(config, { adminKey: opts.adminKey, secret: opts.secret }, store, logger);
+  const stopRefresh = keepCachesCoherent(deps);
+  registerVideoDriver(deps);
+  const vidx = composeVidx(deps, await import('./core/vidx/views.ts'));
+  deps.tasks.start();
+  vidx.dispatcher.start();
+  const warn = (e: unknown) => logger.warn({ err: String(e) }, 'cache refresh failed');
+  return {
+    apply: (e) => applyLocally(deps, e).catch(warn),
+    close: async () => {
+      await vidx.dispatcher.stop();
+      await deps.tasks.stop();
+      await deps.meter.flush();
+      stopRefresh();
+      await deps.upstream.close();
+      await deps.limiter.close();
+      await deps.cluster.close();
+      await store.close();
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
+    },
+  };
 }
 
 /** Reservations a dead instance left open go back to their tokens' quotas once older than their time to live. */
@@ -306,6 +376,7 @@ function sweepRequestLogPeriodically(deps: GatewayDeps): () => Promise<void> {
 /** What closing stops besides deps: the dispatcher, the cache refresh, and the store unless the caller owns it. */
 interface Owned {
   dispatcher: CallbackDispatcher;
+  poller: BackgroundPoller | null;
   stopRefresh: () => void;
   stopSweeper: () => Promise<void>;
   store: Store | null;
@@ -317,6 +388,7 @@ async function closeGateway(app: FastifyInstance, deps: GatewayDeps, own: Owned)
   const force = setTimeout(() => app.server.closeAllConnections(), deps.config.drainMs);
   force.unref();
   await app.close().finally(() => clearTimeout(force));
+  await own.poller?.stop();
   await own.dispatcher.stop();
   await deps.tasks.stop();
   await deps.meter.flush();

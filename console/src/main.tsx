@@ -11,6 +11,8 @@ import { Tokens } from './pages/tokens.tsx';
 import { Logs } from './pages/logs.tsx';
 import { LogDetail } from './pages/log-detail.tsx';
 import { Channels } from './pages/channels.tsx';
+import { Prices } from './pages/prices.tsx';
+import { PriceDetail } from './pages/price-detail.tsx';
 import { Bills } from './pages/bills.tsx';
 import { Tasks } from './pages/tasks.tsx';
 import { errorText } from './use-load.ts';
@@ -21,6 +23,7 @@ const PAGES = [
   ['logs', 'Request log'],
   ['tasks', 'Tasks'],
   ['channels', 'Channels'],
+  ['prices', 'Prices'],
   ['bills', 'Bills'],
 ] as const;
 
@@ -39,6 +42,8 @@ function Page() {
       return <Tasks />;
     case 'channels':
       return <Channels />;
+    case 'prices':
+      return route.arg ? <PriceDetail model={route.arg} /> : <Prices />;
     case 'bills':
       return <Bills query={route.query} />;
     case 'overview':

@@ -3,12 +3,15 @@ import type { SimContext } from '../context.ts';
 import { countTokens, requestId, sendJson, sleep } from '../http-util.ts';
 import type { SimRequest, SimRouter } from '../router.ts';
 import { compatError } from './errors.ts';
+import { argumentPieces, toolCallFor } from './tool-calls.ts';
 
 interface ChatBody {
   model?: unknown;
   messages?: unknown;
   stream?: unknown;
   stream_options?: { include_usage?: unknown } | null;
+  tools?: unknown;
+  tool_choice?: unknown;
 }
 
 /** Text of all messages and the number of image parts (for usage). */
@@ -34,9 +37,11 @@ export function flattenMessages(messages: unknown[]): { text: string; images: nu
   return { text, images, lastUser };
 }
 
+/** What the user asked about, fault markers left out. */
+export const topicOf = (lastUser: string): string => lastUser.replace(/sim-fault:[a-z-]+(:\d+)?/g, '').trim().slice(0, 60);
+
 export function replyFor(lastUser: string): string {
-  const topic = lastUser.replace(/sim-fault:[a-z-]+(:\d+)?/g, '').trim().slice(0, 60);
-  return `This is a simulated reply about: ${topic || 'nothing in particular'}. It has a few words to stream.`;
+  return `This is a simulated reply about: ${topicOf(lastUser) || 'nothing in particular'}. It has a few words to stream.`;
 }
 
 export const IMAGE_TOKENS = 258;
@@ -103,8 +108,10 @@ async function handleChat(req: SimRequest, res: ServerResponse, ctx: SimContext)
     return compatError(res, 400, 'invalid_parameter_error', 'Required parameter messages is missing or empty.');
   }
   const { text, images, lastUser } = flattenMessages(body.messages);
-  const reply = replyFor(lastUser);
-  const usage = chatUsage(text, images, reply);
+  const id = `chatcmpl-${requestId()}`;
+  const call = toolCallFor({ tools: body.tools, tool_choice: body.tool_choice, messages: body.messages }, topicOf(lastUser), requestId());
+  const reply = call ? '' : replyFor(lastUser);
+  const usage = chatUsage(text, images, call ? call.arguments : reply);
   // Explicit cache (cache_control on a part): half the prompt is written to the cache on this call.
   if (req.raw.includes('"cache_control"')) {
     const details = (usage.prompt_tokens_details as Record<string, number> | undefined) ?? { cached_tokens: 0 };
@@ -112,31 +119,42 @@ async function handleChat(req: SimRequest, res: ServerResponse, ctx: SimContext)
     usage.prompt_tokens_details = details;
   }
   if (req.fault?.kind === 'huge-usage') Object.assign(usage, { prompt_tokens: 1e20, completion_tokens: 1e20, total_tokens: 2e20 });
-  const id = `chatcmpl-${requestId()}`;
+  const noUsage = req.fault?.kind === 'no-usage';
   const created = Math.floor(Date.now() / 1000);
+  const finish = call ? 'tool_calls' : 'stop';
+  const toolCall = call && { id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } };
   if (body.stream !== true) {
     return sendJson(res, 200, {
       id,
       object: 'chat.completion',
       created,
       model: body.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop', logprobs: null }],
-      usage,
+      choices: [{ index: 0, message: { role: 'assistant', content: reply, ...(toolCall ? { tool_calls: [toolCall] } : {}) }, finish_reason: finish, logprobs: null }],
+      ...(noUsage ? {} : { usage }),
       system_fingerprint: null,
     });
   }
-  const includeUsage = body.stream_options?.include_usage === true;
+  const includeUsage = body.stream_options?.include_usage === true && !noUsage;
   const stats = streamStats(ctx);
   res.on('close', () => {
     if (res.writableFinished) stats.completed += 1;
     else stats.aborted += 1; // the client (gateway) went away mid-stream
   });
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
-  const chunk = (delta: Record<string, unknown>, finish: string | null) =>
-    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }], usage: null, system_fingerprint: null })}\n\n`;
-  res.write(chunk({ role: 'assistant', content: '' }, null));
-  if (!(await streamWords(req, res, reply, (word) => res.write(chunk({ content: word }, null))))) return;
-  res.write(chunk({}, 'stop'));
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null) =>
+    `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }], usage: null, system_fingerprint: null })}\n\n`;
+  if (call) {
+    // The call's id, type and name first, then its arguments a few characters at a time.
+    res.write(chunk({ role: 'assistant', content: '', tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, null));
+    for (const piece of argumentPieces(call.arguments)) {
+      if (res.destroyed) return;
+      res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null));
+    }
+  } else {
+    res.write(chunk({ role: 'assistant', content: '' }, null));
+    if (!(await streamWords(req, res, reply, (word) => res.write(chunk({ content: word }, null))))) return;
+  }
+  res.write(chunk({}, finish));
   if (includeUsage) {
     res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage, system_fingerprint: null })}\n\n`);
   }

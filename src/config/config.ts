@@ -252,6 +252,7 @@ export function loadConfig(env: Env = process.env): Config {
     simTaskMs: intVar(env, 'TOLLWAY_SIM_TASK_MS', 5000, 0, 3_600_000),
     tasks: {
       pollerEnabled: boolVar(env, 'TOLLWAY_TASK_POLLER', TASK_DEFAULTS.pollerEnabled),
+      pollerThread: boolVar(env, 'TOLLWAY_TASK_POLLER_THREAD', TASK_DEFAULTS.pollerThread),
       tickMs: intVar(env, 'TOLLWAY_TASK_TICK_MS', TASK_DEFAULTS.tickMs, 10, 600_000),
       pollBaseMs: intVar(env, 'TOLLWAY_TASK_POLL_BASE_MS', TASK_DEFAULTS.pollBaseMs, 10, 600_000),
       pollMaxMs: intVar(env, 'TOLLWAY_TASK_POLL_MAX_MS', TASK_DEFAULTS.pollMaxMs, 10, 3_600_000),

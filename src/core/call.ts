@@ -20,6 +20,8 @@ export interface RequestState {
   /** The client's address (http/front.ts clientAddress: the peer, or the one trusted proxies name). */
   client: string;
   principal: Principal | null;
+  /** The console session behind an admin request authenticated by cookie (null otherwise): audit lines name it. */
+  consoleSession: string | null;
   model: string | null;
   usage: unknown;
   /** The metered tokens (input + output) of a text call, counted against a tokens-per-minute limit at the end. */

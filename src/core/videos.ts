@@ -10,6 +10,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { redact } from '../errors/redact.ts';
 import { apiKeyTarget } from '../routing/channel-target.ts';
 import type { TaskEngine } from '../tasks/engine.ts';
+import type { Keyset } from '../store/keyset.ts';
 import type { TaskRecord } from '../tasks/types.ts';
 import { principalOf, type CallContext, type HasState } from './call.ts';
 import { videoHoldEstimate } from './charge.ts';
@@ -128,14 +129,14 @@ export async function ownedVideo(deps: VideoDeps, req: HasState, id: string, fre
 /** GET /v1/videos: the caller's videos, newest first, paged by `after` (one of the caller's video ids). */
 export async function listVideos(deps: VideoDeps, req: HasState, q: { limit: number; after?: string | undefined }): Promise<Record<string, unknown>> {
   const p = principalOf(req);
-  let before: number | undefined;
+  let after: Keyset | undefined;
   if (q.after) {
     // An unknown cursor and another token's id look alike: both are a bad parameter.
     const a = await deps.tasks.getFor(q.after, p.tokenId);
     if (!a) throw new GatewayError('invalid_parameter', 'after must be the id of one of your videos', { param: 'after' });
-    before = a.createdAt;
+    after = { createdAt: a.createdAt, id: a.id };
   }
-  const rows = await deps.tasks.repo.listFor(p.tokenId, { family: 'v1', kind: DASHSCOPE_VIDEO_TASK_KIND, limit: q.limit + 1, ...(before !== undefined ? { before } : {}) });
+  const rows = await deps.tasks.repo.listFor(p.tokenId, { family: 'v1', kind: DASHSCOPE_VIDEO_TASK_KIND, limit: q.limit + 1, ...(after ? { after } : {}) });
   const data = rows.slice(0, q.limit).map(videoObject);
   return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: rows.length > q.limit };
 }

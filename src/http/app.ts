@@ -7,7 +7,7 @@ import { RouteTable } from './method-guard.ts';
 import { newRequestId } from './request-id.ts';
 import type { RequestState } from './request-state.ts';
 import { applyBodyLimits } from './body-limits.ts';
-import { parseJsonBody } from './json-body.ts';
+import { useJsonBodyParser } from './json-body.ts';
 import { clientErrorHandler } from './client-error.ts';
 import { TextLane, type Lifecycle } from './lane/text-lane.ts';
 import { admit, checkUrl, clientAddress, corsHeaders, errorHeaders, markClientLeft, markFirstByte, newRequestState, preflightHeaders, REQUEST_ID_HEADERS, requestRecorder, shuttingDown } from './front.ts';
@@ -206,16 +206,7 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
   // text/plain parser would hand routes a string instead of answering 415.
   app.removeContentTypeParser('text/plain');
   // The lane's JSON parser on Fastify's routes too (json-body.ts): the same poisoning and nesting refusals.
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const invalid = () => new GatewayError('invalid_json', 'Request body is not valid JSON');
-    if (body === '') return done(invalid(), undefined);
-    try {
-      done(null, parseJsonBody(String(body)));
-    } catch (e) {
-      done(isGatewayError(e) ? e : invalid(), undefined);
-    }
-  });
+  useJsonBodyParser(app, 'refuse');
 
   registerOpsRoutes(app, deps);
   let openApi: Record<string, unknown> | null = null;

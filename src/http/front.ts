@@ -73,7 +73,7 @@ export function errorHeaders(err: GatewayError, bodyRead: boolean): Record<strin
 
 export function newRequestState(client = ''): RequestState {
   // Every field present from the start (tokens too): one object shape for every request.
-  return { startedAt: performance.now(), client, principal: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null, channelId: null, attempts: null, ttfbMs: null, trace: null };
+  return { startedAt: performance.now(), client, principal: null, consoleSession: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null, channelId: null, attempts: null, ttfbMs: null, trace: null };
 }
 
 /** Is the address at hop `i` (0: the connection's peer, 1: the right-most X-Forwarded-For entry, …) a trusted proxy? */

@@ -1,7 +1,8 @@
 // Request bodies as JSON: one parser for the text lane and Fastify's routes, with the same refusals.
+import type { FastifyInstance } from 'fastify';
 import sjson from 'secure-json-parse';
 import { nestsDeeperThan } from '../contracts/json-text.ts';
-import { GatewayError } from '../errors/gateway-error.ts';
+import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 
 /**
  * Deepest nesting of arrays and objects a body may have. JSON.parse itself nests arbitrarily deep, but serialising
@@ -41,4 +42,25 @@ function holdsNul(v: unknown): boolean {
   if (Array.isArray(v)) return v.some(holdsNul);
   for (const [k, x] of Object.entries(v)) if (k.includes('\0') || holdsNul(x)) return true;
   return false;
+}
+
+/**
+ * What a zero-length `application/json` body is: `refuse` — not JSON (400 invalid_json; the API families, as their
+ * upstreams answer); `absent` — no body at all, as if none had been sent (the admin API: an action whose body is
+ * all optional, such as a rotation, takes its defaults; one that needs a body says so).
+ */
+export type EmptyJsonBody = 'refuse' | 'absent';
+
+/** Fastify's `application/json` parser for `scope` and the scopes registered under it: parseJsonBody's refusals. */
+export function useJsonBodyParser(scope: FastifyInstance, empty: EmptyJsonBody): void {
+  if (scope.hasContentTypeParser('application/json')) scope.removeContentTypeParser('application/json');
+  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const invalid = () => new GatewayError('invalid_json', 'Request body is not valid JSON');
+    if (body === '') return empty === 'absent' ? done(null, undefined) : done(invalid(), undefined);
+    try {
+      done(null, parseJsonBody(String(body)));
+    } catch (e) {
+      done(isGatewayError(e) ? e : invalid(), undefined);
+    }
+  });
 }

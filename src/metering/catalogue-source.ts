@@ -2,7 +2,7 @@
 // (TOLLWAY_CATALOGUE_FILE), then overrides stored by the admin API (catalogue_overrides). Later layers win,
 // field by field at the top level (a `price` is replaced whole). Rebuilt whenever the admin API edits a price.
 import { readFileSync } from 'node:fs';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import { applyOverrides, Catalogue } from '../catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../catalogue/default-catalogue.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
@@ -106,29 +106,43 @@ export async function readStoredOverrides(db: Kysely<Database>): Promise<Catalog
   return rows.map((r) => ({ model: r.model, entry: parseJson<Partial<ModelEntry>>(r.entry) ?? {} }));
 }
 
+/** The entries before stored overrides: defaults ← file (what a model falls back to when its override is dropped). */
+export function baseEntries(catalogueFile: string | undefined): ModelEntry[] {
+  return applyOverrides(DEFAULT_CATALOGUE, catalogueFile ? readCatalogueFile(catalogueFile) : []);
+}
+
 /** Build the live catalogue: defaults ← file ← stored overrides. */
 export async function loadCatalogue(db: Kysely<Database>, catalogueFile: string | undefined): Promise<Catalogue> {
-  const fileOverrides = catalogueFile ? readCatalogueFile(catalogueFile) : [];
-  const stored = await readStoredOverrides(db);
-  return new Catalogue(applyOverrides(applyOverrides(DEFAULT_CATALOGUE, fileOverrides), stored));
+  const base = baseEntries(catalogueFile);
+  return new Catalogue(applyOverrides(base, await readStoredOverrides(db)));
 }
 
 /** Store (merge) fields of a model's override; other stored fields of that model are kept. */
 export async function upsertOverride(db: Kysely<Database>, model: string, patch: Partial<ModelEntry>, remove: Array<keyof ModelEntry> = []): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom('catalogue_overrides').select('entry').where('model', '=', model).executeTakeFirst();
-    const cur: Record<string, unknown> = { ...(parseJson<Record<string, unknown>>(row?.entry) ?? {}), ...patch };
-    for (const k of remove) delete cur[k];
-    const now = Date.now();
-    if (Object.keys(cur).length === 0) {
-      await trx.deleteFrom('catalogue_overrides').where('model', '=', model).execute();
-      return;
-    }
-    const entry = JSON.stringify(cur);
-    await trx
-      .insertInto('catalogue_overrides')
-      .values({ model, entry, updated_at: now })
-      .onConflict((oc) => oc.column('model').doUpdateSet({ entry, updated_at: now }))
-      .execute();
-  });
+  await db.transaction().execute((trx) => writeOverride(trx, model, patch, remove));
+}
+
+/**
+ * Merge a patch into a model's stored override inside the caller's transaction; answers the override as it was.
+ * The row is locked first (an upsert that touches it), so concurrent changes of one model take turns and each sees
+ * the one before it.
+ */
+export async function writeOverride(trx: Transaction<Database>, model: string, patch: Partial<ModelEntry>, remove: Array<keyof ModelEntry> = []): Promise<Partial<ModelEntry>> {
+  const now = Date.now();
+  await trx
+    .insertInto('catalogue_overrides')
+    .values({ model, entry: '{}', updated_at: now })
+    .onConflict((oc) => oc.column('model').doUpdateSet({ updated_at: (eb) => eb.ref('catalogue_overrides.updated_at') }))
+    .execute();
+  const row = await trx.selectFrom('catalogue_overrides').select('entry').where('model', '=', model).executeTakeFirst();
+  const before = parseJson<Partial<ModelEntry>>(row?.entry) ?? {};
+  const cur: Record<string, unknown> = { ...before, ...patch };
+  for (const k of remove) delete cur[k];
+  if (Object.keys(cur).length === 0) {
+    await trx.deleteFrom('catalogue_overrides').where('model', '=', model).execute();
+    return before;
+  }
+  const entry = JSON.stringify(cur);
+  await trx.updateTable('catalogue_overrides').set({ entry, updated_at: now }).where('model', '=', model).execute();
+  return before;
 }

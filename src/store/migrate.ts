@@ -8,6 +8,7 @@ import * as m005 from './migrations/005-token-rotation.ts';
 import * as m006 from './migrations/006-request-log-incident.ts';
 import * as m008 from './migrations/008-task-due-index.ts';
 import * as m009 from './migrations/009-console-sessions.ts';
+import * as m010 from './migrations/010-price-history.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '006-request-log-incident': m006,
   '008-task-due-index': m008,
   '009-console-sessions': m009,
+  '010-price-history': m010,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -180,6 +180,18 @@ export interface RequestStatsFilledTable {
   bucket: number;
 }
 
+/** The history of model prices (migration 010): one row per change, prices as JSON (null: the model had none). */
+export interface PriceChangesTable {
+  id: Generated<number>;
+  model: string;
+  action: string; // 'set' | 'reset'
+  old_price: string | null;
+  new_price: string | null;
+  actor: string; // as the audit line names it: admin, cli, console:<session id>
+  request_id: string | null;
+  at: number;
+}
+
 export interface Database {
   tokens: TokensTable;
   channels: ChannelsTable;
@@ -194,4 +206,5 @@ export interface Database {
   console_sessions: ConsoleSessionsTable;
   request_stats_buckets: RequestStatsBucketsTable;
   request_stats_filled: RequestStatsFilledTable;
+  price_changes: PriceChangesTable;
 }

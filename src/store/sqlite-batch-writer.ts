@@ -91,6 +91,8 @@ export class SqliteBatchWriter {
     this.thread = null;
     await new Promise<void>((resolve) => {
       t.once('exit', () => resolve());
+      // Referenced until it has exited: an idle (unreferenced) thread would let the process end before this resolves.
+      t.ref();
       t.postMessage('close');
     });
   }

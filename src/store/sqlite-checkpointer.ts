@@ -107,6 +107,8 @@ export class SqliteCheckpointer {
     if (!t) return;
     await new Promise<void>((resolve) => {
       t.once('exit', () => resolve());
+      // Referenced until it has exited: an idle (unreferenced) thread would let the process end before this resolves.
+      t.ref();
       t.postMessage('close');
     });
   }

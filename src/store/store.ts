@@ -22,6 +22,8 @@ export interface Store {
   reads: Kysely<Database>;
   /** SQLite file store: the read thread behind `reads`; null otherwise. */
   reader: SqliteReader | null;
+  /** Where the store is, so another thread or process can open its own connection to it. */
+  location: { url: string; pgSchema?: string };
   close(): Promise<void>;
 }
 
@@ -49,6 +51,7 @@ export async function openStore(url: string, opts: OpenStoreOptions = {}): Promi
     checkpointer: sqlite?.checkpointer ?? null,
     reads: sqlite?.reads ?? db,
     reader: sqlite?.reader ?? null,
+    location: { url, ...(opts.pgSchema ? { pgSchema: opts.pgSchema } : {}) },
     close: async () => {
       await sqlite?.closeThreads();
       await db.destroy();

@@ -1,22 +1,9 @@
-// How to start one of the store's worker threads from its module name: the compiled module (dist), or — when
-// this code runs from source (tests, the tsx fallback of bin/tollway.mjs) — a two-line bootstrap that registers
-// tsx in the thread and imports the TypeScript module (a worker's `--import` flag does not install module hooks
-// in the thread).
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+// The store's worker threads start from their module name (runtime/thread-entry.ts says how).
+import { threadEntry, type ThreadEntry } from '../runtime/thread-entry.ts';
 
-export interface ThreadEntry {
-  entry: URL | string;
-  eval: boolean;
-}
+export type { ThreadEntry };
 
 /** `name`: a module of src/store without its extension (e.g. 'sqlite-writer-thread'). */
 export function storeThreadEntry(name: string): ThreadEntry {
-  const fromSource = import.meta.url.endsWith('.ts');
-  const url = new URL(`./${name}.${fromSource ? 'ts' : 'js'}`, import.meta.url);
-  if (!fromSource) return { entry: url, eval: false };
-  // tsx's ESM API (its package exports map `./esm/api` → dist/esm/api/index.mjs for `import`).
-  const api = pathToFileURL(join(dirname(createRequire(import.meta.url).resolve('tsx/package.json')), 'dist/esm/api/index.mjs')).href;
-  return { entry: `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(url.href)}); });`, eval: true };
+  return threadEntry(import.meta.url, name);
 }

@@ -2,6 +2,11 @@
 // (src/config/config.ts reads TOLLWAY_TASK_* over these defaults). No imports: config.ts depends on it.
 export interface TaskEngineOptions {
   pollerEnabled: boolean;
+  /**
+   * The poller and client callbacks on a thread of their own with their own store connection (not for an in-memory
+   * SQLite store): a backlog of open tasks then takes nothing from the request thread.
+   */
+  pollerThread: boolean;
   /** Poller wake-up interval. */
   tickMs: number;
   /** First back-off step; doubles per poll up to pollMaxMs. */
@@ -26,6 +31,7 @@ export interface TaskEngineOptions {
 
 export const DEFAULT_TASK_ENGINE_OPTIONS: TaskEngineOptions = {
   pollerEnabled: true,
+  pollerThread: true,
   tickMs: 500,
   pollBaseMs: 1000,
   pollMaxMs: 30_000,

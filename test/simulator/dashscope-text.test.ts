@@ -52,6 +52,51 @@ describe('simulator: DashScope text wire', () => {
     expect(((await bad.json()) as { type: string }).type).toBe('error');
   });
 
+  it('compat chat tools: the named (else first) function is called with arguments from the prompt, streamed in pieces; none after a tool result or with tool_choice none', async () => {
+    const tools = [
+      { type: 'function', function: { name: 'first', parameters: { type: 'object', properties: { q: { type: 'string' } } } } },
+      { type: 'function', function: { name: 'second', parameters: { type: 'object', properties: { city: { type: 'string' }, n: { type: 'number' }, ok: { type: 'boolean' } } } } },
+    ];
+    const chat = (extra: Record<string, unknown>, messages: unknown[] = [{ role: 'user', content: 'Lyon' }]) => post('/compatible-mode/v1/chat/completions', { model: 'qwen3.7-plus', tools, messages, ...extra });
+    type Answer = { choices: Array<{ finish_reason: string; message: { content: string; tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }> } }>; usage: { completion_tokens: number } };
+    const one = (await (await chat({ tool_choice: { type: 'function', function: { name: 'second' } } })).json()) as Answer;
+    expect(one.choices[0]!.finish_reason).toBe('tool_calls');
+    const call = one.choices[0]!.message.tool_calls![0]!;
+    expect(call.type).toBe('function');
+    expect(call.id).toMatch(/^call_/);
+    expect(call.function.name).toBe('second');
+    expect(JSON.parse(call.function.arguments)).toEqual({ city: 'Lyon', n: 1, ok: true });
+    expect(one.usage.completion_tokens).toBeGreaterThan(0);
+    expect(((await (await chat({})).json()) as Answer).choices[0]!.message.tool_calls![0]!.function.name).toBe('first');
+    for (const answer of [await chat({ tool_choice: 'none' }), await chat({}, [{ role: 'user', content: 'Lyon' }, { role: 'tool', tool_call_id: 'call_1', content: 'sunny' }])]) {
+      const a = (await answer.json()) as Answer;
+      expect(a.choices[0]!.finish_reason).toBe('stop');
+      expect(a.choices[0]!.message.tool_calls).toBeUndefined();
+    }
+    // Streamed: the id and name first, then the arguments in pieces; usage last (as asked).
+    const text = await (await chat({ stream: true, stream_options: { include_usage: true } })).text();
+    const events = text.trim().split('\n\n').map((e) => e.slice('data: '.length));
+    expect(events.at(-1)).toBe('[DONE]');
+    const chunks = events.slice(0, -1).map((e) => JSON.parse(e) as { choices: Array<{ delta: { tool_calls?: Array<{ id?: string; function: { name?: string; arguments: string } }> }; finish_reason: string | null }>; usage: unknown });
+    expect(chunks[0]!.choices[0]!.delta.tool_calls![0]!.function.name).toBe('first');
+    const pieces = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls?.map((tc) => tc.function.arguments) ?? []);
+    expect(pieces.filter((p) => p !== '').length).toBeGreaterThan(1);
+    expect(JSON.parse(pieces.join(''))).toEqual({ q: 'Lyon' });
+    expect(chunks.at(-2)!.choices[0]!.finish_reason).toBe('tool_calls');
+    expect(chunks.at(-1)!.usage).toMatchObject({ completion_tokens: expect.any(Number) as number });
+  });
+
+  it('no-usage fault: compat chat answers and streams (include_usage asked) without usage', async () => {
+    const body = { model: 'qwen3.7-plus', messages: [{ role: 'user', content: 'hi sim-fault:no-usage' }] };
+    const plain = (await (await post('/compatible-mode/v1/chat/completions', body)).json()) as Record<string, unknown>;
+    expect(plain.choices).toHaveLength(1);
+    expect(plain).not.toHaveProperty('usage');
+    const streamed = await (await post('/compatible-mode/v1/chat/completions', { ...body, stream: true, stream_options: { include_usage: true } })).text();
+    expect(streamed).toContain('"content":"');
+    expect(streamed).not.toContain('"usage":{');
+    expect(streamed.endsWith('data: [DONE]\n\n')).toBe(true);
+  });
+
   it('compat chat stream: usage chunk only with include_usage; embeddings refuse base64', async () => {
     const t = await (await post('/compatible-mode/v1/chat/completions', { model: 'qwen3.7-plus', stream: true, messages: [{ role: 'user', content: 'x' }] })).text();
     expect(t).not.toContain('"usage":{');

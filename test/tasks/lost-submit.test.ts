@@ -39,8 +39,12 @@ async function submitAndStop(path: string, body: Record<string, unknown>, upstre
   return { id: row.id, answer };
 }
 
-/** The gateway that takes over: another instance on the same store with its poller running. */
-const restarted = () => t.h.instance({ tasks: { ...t.h.config.tasks, pollerEnabled: true } });
+/**
+ * The gateway that takes over: another instance on the same store with its poller running — on the event loop, so
+ * that it looks for the lost task within the lease (a poller thread's start-up time would decide whether it looks
+ * once or twice; test/tasks/poller-thread.test.ts covers the thread).
+ */
+const restarted = () => t.h.instance({ tasks: { ...t.h.config.tasks, pollerEnabled: true, pollerThread: false } });
 
 const taskRow = (id: string) => t.h.store.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const terminal = (id: string) => until(`task ${id} terminal`, async () => {

@@ -48,28 +48,47 @@ function nextUsage(text: string, from: number): number {
 }
 
 /**
- * Characters of delta text in a run of chunks: every `"content":"…"` and `"reasoning_content":"…"` value. The text
- * is a byte string (one char per UTF-8 byte): a character is counted at its first byte, in UTF-16 units as a
- * decoded string has them (a four-byte sequence is two), continuation bytes not at all.
+ * Characters of output in a run of chunks: every `"content":"…"` and `"reasoning_content":"…"` value, and every
+ * tool call's `"arguments":"…"` (model output too: a stream that only calls a tool is not free when the upstream
+ * reports no usage).
  */
 function deltaChars(text: string): number {
   let total = 0;
   let at = text.indexOf('content":"');
   while (at >= 0) {
-    let i = at + 10;
     const own = text.charCodeAt(at - 1) === 34 || (text.charCodeAt(at - 11) === 34 && text.startsWith('reasoning_', at - 10));
-    const start = i;
-    let wide = 0; // UTF-16 units minus bytes, for the non-ASCII characters
-    for (; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      if (c === 92) i++;
-      else if (c === 34) break;
-      else if (c >= 0x80) wide += c < 0xc0 ? -1 : c >= 0xf0 ? 1 : 0;
-    }
-    if (own) total += i - start + wide;
-    at = text.indexOf('content":"', i);
+    const chars = stringChars(text, at + 10);
+    if (own) total += chars;
+    at = text.indexOf('content":"', stringEndAt);
+  }
+  at = text.indexOf('arguments":"');
+  while (at >= 0) {
+    const chars = stringChars(text, at + 12);
+    if (text.charCodeAt(at - 1) === 34) total += chars;
+    at = text.indexOf('arguments":"', stringEndAt);
   }
   return total;
+}
+
+/** Where the string stringChars last read ends (its closing quote): a variable, not an object per value. */
+let stringEndAt = 0;
+
+/**
+ * The length of the JSON string whose text starts at `start`, as written (an escape as its characters); its end is
+ * left in stringEndAt. The text is a byte string (one char per UTF-8 byte): a character is counted at its first
+ * byte, in UTF-16 units as a decoded string has them (a four-byte sequence is two), continuation bytes not at all.
+ */
+function stringChars(text: string, start: number): number {
+  let i = start;
+  let wide = 0; // UTF-16 units minus bytes, for the non-ASCII characters
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92) i++;
+    else if (c === 34) break;
+    else if (c >= 0x80) wide += c < 0xc0 ? -1 : c >= 0xf0 ? 1 : 0;
+  }
+  stringEndAt = i;
+  return i - start + wide;
 }
 
 // Buffer's own latin1 decoder (what toString('latin1') calls, minus its argument handling).

@@ -3,7 +3,8 @@
 // spreadsheet, a line per token or per model.
 import { formatUnits } from '../../metering/prices.ts';
 import type { Meter } from '../../metering/types.ts';
-import { DAY_MS, type DayTotal, type LedgerRepo, type TimeFilter } from '../../store/repos/ledger.ts';
+import type { TimeFilter } from '../../store/keyset.ts';
+import { DAY_MS, type DayTotal, type LedgerRepo } from '../../store/repos/ledger.ts';
 import type { BillByModelView, BillLine, BillModelLine, BillPeriod, BillTotal, BillView } from '../views.ts';
 
 export type { BillLine, BillModelLine, BillPeriod };

@@ -27,7 +27,12 @@ export interface Actor {
   requestId?: string;
 }
 
+/** The actor as audit lines (and the price history) name it: `admin`, `cli` or `console:<session id>`. */
+export function actorName(by: Actor): string {
+  return by.session ? `console:${by.session}` : by.actor;
+}
+
 /** One audit line per admin action. */
 export function audit(deps: Pick<AdminDeps, 'repos'>, by: Actor, action: string, target: string, detail?: Record<string, unknown>): Promise<void> {
-  return deps.repos.audit.write({ actor: by.session ? `console:${by.session}` : by.actor, action, target, ...(detail ? { detail } : {}), ...(by.requestId ? { requestId: by.requestId } : {}) });
+  return deps.repos.audit.write({ actor: actorName(by), action, target, ...(detail ? { detail } : {}), ...(by.requestId ? { requestId: by.requestId } : {}) });
 }

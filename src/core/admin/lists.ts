@@ -14,7 +14,7 @@ export interface Page<T> {
 }
 
 /** Rows asked for one more than the limit: the extra one says whether there is a next page, without a count. */
-function pageOf<T>(rows: T[], limit: number, cursorOf: (last: T) => string): { data: T[]; more: boolean; next: string | null } {
+export function pageOf<T>(rows: T[], limit: number, cursorOf: (last: T) => string): { data: T[]; more: boolean; next: string | null } {
   const more = rows.length > limit;
   const data = more ? rows.slice(0, limit) : rows;
   return { data, more, next: more ? cursorOf(data[data.length - 1]!) : null };

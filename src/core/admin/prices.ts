@@ -1,17 +1,26 @@
 // Prices as data: every model's live price, and stored overrides that apply at once (on every instance) and can
-// be dropped again (back to the file or built-in price).
+// be dropped again (back to the file or built-in price). Each change is kept in the price history with the
+// effective price before and after it.
 import type { Kysely } from 'kysely';
 import type { ModelEntry } from '../../catalogue/types.ts';
+import { encodeCursor } from '../../contracts/cursor.ts';
 import { isObject } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { readStoredOverrides, upsertOverride } from '../../metering/catalogue-source.ts';
+import { baseEntries, readStoredOverrides } from '../../metering/catalogue-source.ts';
+import { changePriceOverride } from '../../metering/price-overrides.ts';
 import { validatePrice } from '../../metering/price-validation.ts';
+import { listPriceChanges, type PriceChange } from '../../store/repos/price-changes.ts';
 import type { Database } from '../../store/schema.ts';
-import { audit, type Actor, type AdminDeps } from './deps.ts';
+import { actorName, audit, type Actor, type AdminDeps } from './deps.ts';
+import { pageOf, type Page } from './lists.ts';
 
 export interface PriceDeps extends AdminDeps {
   readonly store: { readonly db: Kysely<Database> };
+  /** The catalogue file: a dropped override falls back to its price (or the built-in one). */
+  readonly config: { readonly catalogueFile: string | undefined };
 }
+
+const UNIT = 'micro-units (1 unit = 1,000,000)';
 
 function priceView(e: ModelEntry, overridden: Set<string>) {
   return {
@@ -44,9 +53,16 @@ async function currentView(deps: PriceDeps, entry: ModelEntry) {
   return priceView(deps.catalogue.get(entry.id) ?? entry, await overriddenPrices(deps));
 }
 
+/** Store or drop the override with its history row, then apply it on every instance and audit it. */
+async function change(deps: PriceDeps, by: Actor, entry: ModelEntry, price: ModelEntry['price'] | null): Promise<void> {
+  const basePrice = baseEntries(deps.config.catalogueFile).find((e) => e.id === entry.id)?.price ?? null;
+  await changePriceOverride(deps.store.db, { model: entry.id, price, basePrice, actor: actorName(by), requestId: by.requestId ?? null });
+  await deps.applyChange({ kind: 'catalogue-changed' });
+}
+
 export async function listPrices(deps: PriceDeps) {
   const overridden = await overriddenPrices(deps);
-  return { object: 'list', unit: 'micro-units (1 unit = 1,000,000)', data: deps.catalogue.entries().map((e) => priceView(e, overridden)) };
+  return { object: 'list', unit: UNIT, data: deps.catalogue.entries().map((e) => priceView(e, overridden)) };
 }
 
 export async function getPrice(deps: PriceDeps, name: string) {
@@ -59,8 +75,7 @@ export async function setPrice(deps: PriceDeps, by: Actor, name: string, body: u
   if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object: a price, or {"price": {...}}');
   const raw = body.unit === undefined && isObject(body.price) ? body.price : body;
   const price = validatePrice(raw, entry.price);
-  await upsertOverride(deps.store.db, entry.id, { price });
-  await deps.applyChange({ kind: 'catalogue-changed' });
+  await change(deps, by, entry, price);
   await audit(deps, by, 'price.set', entry.id, { price });
   return currentView(deps, entry);
 }
@@ -68,8 +83,15 @@ export async function setPrice(deps: PriceDeps, by: Actor, name: string, body: u
 /** Drop the stored override: the file or built-in price applies again. */
 export async function resetPrice(deps: PriceDeps, by: Actor, name: string) {
   const entry = entryOf(deps, name);
-  await upsertOverride(deps.store.db, entry.id, {}, ['price']);
-  await deps.applyChange({ kind: 'catalogue-changed' });
+  await change(deps, by, entry, null);
   await audit(deps, by, 'price.reset', entry.id);
   return currentView(deps, entry);
+}
+
+/** A model's price changes, newest first, one page at a time (`beforeId`: from the previous page's cursor). */
+export async function priceHistory(deps: PriceDeps, name: string, page: { beforeId?: number; limit: number }): Promise<Page<PriceChange> & { object: 'list'; model: string; unit: string }> {
+  const entry = entryOf(deps, name);
+  const rows = await listPriceChanges(deps.store.db, { model: entry.id, ...(page.beforeId !== undefined ? { beforeId: page.beforeId } : {}), limit: page.limit + 1 });
+  const { data, more, next } = pageOf(rows, page.limit, (r) => encodeCursor([r.id]));
+  return { object: 'list', model: entry.id, unit: UNIT, data, has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
 }

@@ -58,8 +58,15 @@ async function liveToken(deps: Pick<AdminDeps, 'repos'>, id: string): Promise<To
   return t;
 }
 
+/** How many times an edit is tried again when the quota moved between its read and its write, before 409. */
+const EDIT_ATTEMPTS = 50;
+
+/**
+ * Apply an edit. The write is a compare-and-set on the quota just read: a top-up (or another edit) landing between
+ * the read and the write makes it try again from a fresh read, so the audit line's `from` is the value the edit
+ * replaced and an edit never silently undoes a credit it did not see.
+ */
 export async function updateToken(deps: AdminDeps, by: Actor, id: string, patch: TokenPatch): Promise<TokenRecord> {
-  const before = await liveToken(deps, id);
   const p = { ...patch };
   if (p.models) {
     for (const m of p.models) {
@@ -68,13 +75,16 @@ export async function updateToken(deps: AdminDeps, by: Actor, id: string, patch:
     // Stored under canonical names, as at creation.
     p.models = [...new Set(p.models.map((m) => deps.catalogue.canonicalName(m)))];
   }
-  await deps.repos.tokens.update(id, p);
-  await announce(deps, (await deps.repos.tokens.secretHashes(id)) ?? []);
-  const after = await getToken(deps, id);
-  const changes: Record<string, { from: unknown; to: unknown }> = {};
-  for (const k of Object.keys(p) as Array<keyof TokenPatch>) changes[k] = { from: before[k], to: after[k] };
-  await audit(deps, by, 'token.update', id, { changes });
-  return after;
+  for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
+    const before = await liveToken(deps, id);
+    if (!(await deps.repos.tokens.update(id, p, before.quota))) continue;
+    await announce(deps, (await deps.repos.tokens.secretHashes(id)) ?? []);
+    const changes: Record<string, { from: unknown; to: unknown }> = {};
+    for (const k of Object.keys(p) as Array<keyof TokenPatch>) changes[k] = { from: before[k], to: p[k] };
+    await audit(deps, by, 'token.update', id, { changes });
+    return getToken(deps, id);
+  }
+  throw new GatewayError('conflict', `Token ${id} kept changing while it was being edited (top-ups in flight); try again`);
 }
 
 export interface TopUpInput {

@@ -29,6 +29,16 @@ export const priceView = obj({
   hidden: { type: 'boolean' },
   price_overridden: { type: 'boolean', description: 'an admin override is stored' },
 }, ['model', 'kind', 'price', 'price_overridden']);
+export const priceChange = obj({
+  id: int(),
+  model: str(),
+  action: { type: 'string', enum: ['set', 'reset'], description: 'set: an override stored; reset: dropped, back to the file or built-in price' },
+  old_price: { oneOf: [price, { type: 'null' }], description: 'the effective price before the change' },
+  new_price: { oneOf: [price, { type: 'null' }], description: 'the effective price after it' },
+  actor: str('as the audit line names it: admin, cli or console:<session id>'),
+  request_id: { type: ['string', 'null'] },
+  at: int('ms since the epoch'),
+}, ['id', 'model', 'action', 'old_price', 'new_price', 'actor', 'request_id', 'at']);
 export const ledgerEntry = obj({
   id: int(),
   idempotency_key: str('request id (synchronous calls) or <task id>:success'),

@@ -1,6 +1,6 @@
 // OpenAPI paths of the admin API (bearer TOLLWAY_ADMIN_KEY) and the operations endpoints.
 import { str, int, arr, obj, ref, jsonBody, ok, pathParam, query, admin, tokenUsageView, type Operation, type Schema } from './schema.ts';
-import { micro, timeParam, limitParam, price, priceView, ledgerEntry, requestLogEntry, billLine, billModelLine, auditEntry, tokenView, tokenPatch, channelView, channelPatch, channelCheck, modelParam, cursorParam, formatParam, listAnswer, LEDGER_CSV, REQUEST_LOG_CSV } from './admin-schemas.ts';
+import { micro, timeParam, limitParam, price, priceView, priceChange, ledgerEntry, requestLogEntry, billLine, billModelLine, auditEntry, tokenView, tokenPatch, channelView, channelPatch, channelCheck, modelParam, cursorParam, formatParam, listAnswer, LEDGER_CSV, REQUEST_LOG_CSV } from './admin-schemas.ts';
 
 const tokenId = [pathParam('id', 'Token id')];
 const channelId = [pathParam('id', 'Channel id')];
@@ -37,7 +37,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
     '/admin/tokens/{id}/rotate': {
       post: admin('A new secret for the same token (shown only in this answer); the old one works for grace_ms more', {
         parameters: tokenId,
-        requestBody: jsonBody({ ...obj({ grace_ms: { type: 'integer', minimum: 0, maximum: 604800000, default: 0 } }), additionalProperties: false }),
+        requestBody: { ...jsonBody({ ...obj({ grace_ms: { type: 'integer', minimum: 0, maximum: 604800000, default: 0 } }), additionalProperties: false }), required: false },
       }, { ...tokenView, properties: { ...(tokenView.properties as Schema), token: str('the new secret, shown once') } }),
     },
     '/admin/channels': {
@@ -146,6 +146,11 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
         requestBody: jsonBody({ description: 'the price object, or {"price": {...}}; the unit must stay the model\'s', oneOf: [price, obj({ price }, ['price'])] }),
       }, priceView),
       delete: admin('Drop the stored override (back to the file/built-in price)', { parameters: [modelParam] }, priceView),
+    },
+    '/admin/prices/{model}/history': {
+      get: admin('A model\'s price changes, newest first: every set and reset with its time, actor and the effective price before and after; paged like the admin lists', {
+        parameters: [modelParam, limitParam, cursorParam],
+      }, obj({ object: { const: 'list' }, model: str('the base model'), unit: str(), data: arr(priceChange), has_more: { type: 'boolean' }, next_cursor: str('present when has_more') }, ['object', 'model', 'data', 'has_more'])),
     },
 
     '/console/api/session': consoleSession(),

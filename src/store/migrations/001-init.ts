@@ -2,7 +2,7 @@ import type { Kysely, CreateTableBuilder } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 
 // An auto-increment primary key in each dialect's own idiom.
-function serialPk<T extends string>(b: CreateTableBuilder<T, never>, dialect: Dialect): CreateTableBuilder<T, 'id'> {
+export function serialPk<T extends string>(b: CreateTableBuilder<T, never>, dialect: Dialect): CreateTableBuilder<T, 'id'> {
   return dialect === 'postgres'
     ? b.addColumn('id', 'bigserial', (c) => c.primaryKey())
     : b.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());

@@ -3,16 +3,8 @@
 // request-log reads are in request-log.ts.
 import { sql, type Kysely } from 'kysely';
 import { parseJson } from '../json.ts';
+import { whereList, type TimeFilter } from '../keyset.ts';
 import type { Database } from '../schema.ts';
-
-export interface TimeFilter {
-  tokenId?: string | undefined;
-  model?: string | undefined;
-  /** Inclusive lower bound, ms since epoch. */
-  since?: number | undefined;
-  /** Exclusive upper bound, ms since epoch. */
-  until?: number | undefined;
-}
 
 export interface LedgerFilter extends TimeFilter {
   requestId?: string | undefined;
@@ -57,13 +49,8 @@ export class LedgerRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async list(f: LedgerFilter): Promise<LedgerEntry[]> {
-    let q = this.db.selectFrom('ledger').selectAll();
-    if (f.tokenId !== undefined) q = q.where('token_id', '=', f.tokenId);
-    if (f.model !== undefined) q = q.where('model', '=', f.model);
-    if (f.requestId !== undefined) q = q.where('request_id', '=', f.requestId);
-    if (f.taskId !== undefined) q = q.where('task_id', '=', f.taskId);
-    if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
-    if (f.until !== undefined) q = q.where('created_at', '<', f.until);
+    let q = whereList(this.db.selectFrom('ledger').selectAll(), 'ledger', { ...f, equal: { request_id: f.requestId, task_id: f.taskId } });
+    // The ledger pages by its id alone: ids grow with every line, so no two lines share a place.
     if (f.beforeId !== undefined) q = q.where('id', '<', f.beforeId);
     const rows = await q.orderBy('id', 'desc').limit(f.limit).execute();
     return rows.map((r) => ({
@@ -91,7 +78,7 @@ export class LedgerRepo {
     const day = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
     // Credit lines (top-ups) are summed apart from charges: a bill's amount is what was spent.
     const credit = sql`kind = ${sql.lit('credit')}`;
-    let q = this.db
+    const q = this.db
       .selectFrom('ledger')
       .select([
         'token_id',
@@ -102,11 +89,7 @@ export class LedgerRepo {
         sql<number>`count(case when ${credit} then 1 else null end)`.as('credits'),
         sql<number>`coalesce(sum(case when ${credit} then amount else 0 end), 0)`.as('credit'),
       ]);
-    if (f.tokenId !== undefined) q = q.where('token_id', '=', f.tokenId);
-    if (f.model !== undefined) q = q.where('model', '=', f.model);
-    if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
-    if (f.until !== undefined) q = q.where('created_at', '<', f.until);
-    const rows = await q.groupBy(['token_id', 'model', day]).execute();
+    const rows = await whereList(q, 'ledger', f).groupBy(['token_id', 'model', day]).execute();
     // PostgreSQL returns sum(bigint) as numeric (a string): money stays exact because Number() of an integer
     // string below 2^53 is exact.
     return rows.map((r) => ({ tokenId: r.token_id, model: r.model, day: Math.floor(Number(r.day)), entries: Number(r.entries), amount: Number(r.amount), credits: Number(r.credits), credit: Number(r.credit) }));

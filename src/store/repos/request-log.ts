@@ -6,7 +6,7 @@ import { clip } from '../clip.ts';
 import { GroupCommit, type WriteBacklog } from '../group-commit.ts';
 import { parseJson } from '../json.ts';
 import type { LogTuple, SqliteBatchWriter } from '../sqlite-batch-writer.ts';
-import type { TimeFilter } from './ledger.ts';
+import { newestFirst, whereList, type Keyset, type TimeFilter } from '../keyset.ts';
 import type { UpstreamAttempt } from '../../core/call.ts';
 
 export interface RequestLogRow {
@@ -118,17 +118,11 @@ const usageText = (u: unknown): string | null => (u === undefined || u === null 
 /** A status filter: one HTTP status, or a class (4 for 4xx). */
 export type StatusFilter = { exact: number } | { hundreds: number };
 
-/** A position in the newest-first order: the last row of a page (its time, then its request id). */
-export interface LogCursor {
-  createdAt: number;
-  requestId: string;
-}
-
 export interface RequestLogFilter extends TimeFilter {
   requestId?: string | undefined;
   status?: StatusFilter | undefined;
-  /** Only rows after this one in the newest-first order. */
-  after?: LogCursor | undefined;
+  /** Only rows after this one in the newest-first order (`id`: its request id). */
+  after?: Keyset | undefined;
   limit: number;
 }
 
@@ -163,19 +157,10 @@ export class RequestLogRepo {
    * neither skipped nor repeated from one page to the next.
    */
   async list(f: RequestLogFilter): Promise<RequestLogEntry[]> {
-    let q = this.db.selectFrom('request_log').selectAll();
-    if (f.requestId !== undefined) q = q.where('request_id', '=', f.requestId);
-    if (f.tokenId !== undefined) q = q.where('token_id', '=', f.tokenId);
-    if (f.model !== undefined) q = q.where('model', '=', f.model);
-    if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
-    if (f.until !== undefined) q = q.where('created_at', '<', f.until);
+    let q = whereList(this.db.selectFrom('request_log').selectAll(), 'request_log', { ...f, equal: { request_id: f.requestId } });
     const st = f.status;
     if (st !== undefined) q = 'exact' in st ? q.where('status', '=', st.exact) : q.where('status', '>=', st.hundreds * 100).where('status', '<', st.hundreds * 100 + 100);
-    const after = f.after;
-    if (after !== undefined) {
-      q = q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('request_id', '<', after.requestId)])]));
-    }
-    const rows = await q.orderBy('created_at', 'desc').orderBy('request_id', 'desc').limit(f.limit).execute();
+    const rows = await newestFirst(q, 'request_log').limit(f.limit).execute();
     return rows.map((r) => ({
       request_id: r.request_id,
       token_id: r.token_id,

@@ -5,6 +5,7 @@ import type { Usage } from '../../metering/types.ts';
 import type { TaskError, TaskFamily, TaskIdentity, TaskRecord, TaskState } from '../../tasks/types.ts';
 import { OPEN_STATES } from '../../tasks/types.ts';
 import type { Dialect } from '../dialect.ts';
+import { newestFirst, whereList, type Keyset } from '../keyset.ts';
 import { parseJson } from '../json.ts';
 import type { Database, TasksTable } from '../schema.ts';
 
@@ -138,8 +139,8 @@ export interface ListTasksFilter {
   family?: TaskFamily;
   kind?: string;
   limit?: number;
-  /** Tasks created strictly before this ms timestamp (paging by cursor). */
-  before?: number;
+  /** Only tasks after this one in the newest-first order (paging by cursor). */
+  after?: Keyset;
   /** Rows to skip (paging by page number). */
   offset?: number;
 }
@@ -154,7 +155,7 @@ export interface AdminTasksFilter {
   since?: number | undefined;
   until?: number | undefined;
   /** Only tasks after this one in the newest-first order (created_at, then id). */
-  after?: { createdAt: number; id: string } | undefined;
+  after?: Keyset | undefined;
   limit: number;
 }
 
@@ -224,28 +225,19 @@ export class TasksRepo {
     return r ? toTaskRecord(r) : null;
   }
 
+  /** One token's tasks (not those still being submitted), newest first. */
   async listFor(tokenId: string, f: ListTasksFilter = {}): Promise<TaskRecord[]> {
-    let q = this.db.selectFrom('tasks').selectAll().where('token_id', '=', tokenId).where('state', '!=', 'submitting');
-    if (f.family) q = q.where('family', '=', storedFamily(f.family));
-    if (f.kind) q = q.where('kind', '=', f.kind);
-    if (f.before !== undefined) q = q.where('created_at', '<', f.before);
-    q = q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit ?? 20);
+    let q = this.db.selectFrom('tasks').selectAll().where('state', '!=', 'submitting');
+    q = whereList(q, 'tasks', { tokenId, equal: { family: f.family && storedFamily(f.family), kind: f.kind }, after: f.after });
+    q = newestFirst(q, 'tasks').limit(f.limit ?? 20);
     if (f.offset) q = q.offset(f.offset);
     return (await q.execute()).map(toTaskRecord);
   }
 
   /** Every token's tasks, newest first by (created_at, id): a cursor never skips tasks created in the same ms. */
   async listAdmin(f: AdminTasksFilter): Promise<TaskRecord[]> {
-    let q = this.db.selectFrom('tasks').selectAll();
-    if (f.state !== undefined) q = q.where('state', '=', f.state);
-    if (f.kind !== undefined) q = q.where('kind', '=', f.kind);
-    if (f.tokenId !== undefined) q = q.where('token_id', '=', f.tokenId);
-    if (f.model !== undefined) q = q.where('model', '=', f.model);
-    if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
-    if (f.until !== undefined) q = q.where('created_at', '<', f.until);
-    const after = f.after;
-    if (after !== undefined) q = q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
-    return (await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(f.limit).execute()).map(toTaskRecord);
+    const q = whereList(this.db.selectFrom('tasks').selectAll(), 'tasks', { ...f, equal: { state: f.state, kind: f.kind } });
+    return (await newestFirst(q, 'tasks').limit(f.limit).execute()).map(toTaskRecord);
   }
 
   /** Compare-and-set: apply the patch only while the task is still in `from`. True when it applied. */

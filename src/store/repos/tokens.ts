@@ -116,8 +116,11 @@ export class TokensRepo {
     return r.previous_secret_hash === null ? [r.secret_hash] : [r.secret_hash, r.previous_secret_hash];
   }
 
-  /** Change the given fields; false when the token is unknown. */
-  async update(id: string, p: TokenPatch): Promise<boolean> {
+  /**
+   * Change the given fields of a token not revoked, only while its quota is still `quotaWas` (a compare-and-set: a
+   * quota written from a read never overwrites a top-up or edit made since). False when nothing was changed.
+   */
+  async update(id: string, p: TokenPatch, quotaWas: number | null): Promise<boolean> {
     const set = {
       ...(p.name !== undefined ? { name: p.name } : {}),
       ...(p.models !== undefined ? { models: p.models === null ? null : JSON.stringify(p.models) } : {}),
@@ -127,8 +130,14 @@ export class TokensRepo {
       ...(p.concurrencyLimit !== undefined ? { concurrency_limit: p.concurrencyLimit } : {}),
       ...(p.expiresAt !== undefined ? { expires_at: p.expiresAt } : {}),
     };
-    if (Object.keys(set).length === 0) return (await this.get(id)) !== null;
-    const r = await this.db.updateTable('tokens').set(set).where('id', '=', id).executeTakeFirst();
+    // With nothing to set, the same conditions are checked by writing the quota read back onto itself.
+    const r = await this.db
+      .updateTable('tokens')
+      .set(Object.keys(set).length === 0 ? { quota: quotaWas } : set)
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .where('quota', quotaWas === null ? 'is' : '=', quotaWas)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
 

@@ -40,7 +40,7 @@ async function reference(parts: string[], wantsUsage: boolean) {
           d = JSON.stringify(parsed);
         }
       }
-      produced += stringValueLength(d, 'content') + (d.includes('"reasoning_content":"') ? stringValueLength(d, 'reasoning_content') : 0);
+      produced += stringValueLength(d, 'content') + (d.includes('"reasoning_content":"') ? stringValueLength(d, 'reasoning_content') : 0) + stringValueLength(d, 'arguments');
       out += `data: ${renameModel(d, UP, PUB)}\n\n`;
     }
     if (!done) throw new Error('incomplete');
@@ -122,6 +122,22 @@ describe('compatible-mode chat stream transformer', () => {
     expect(b.out).toContain('"usage":{"prompt_tokens":11');
   });
 
+  it('counts a tool call\'s arguments as output, not its name or id', async () => {
+    const s = [
+      chunk({ role: 'assistant', content: '', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
+      chunk({}, { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }),
+      '[DONE]',
+    ]
+      .map((d) => `data: ${d}\n\n`)
+      .join('');
+    const a = await actual([s], false);
+    expect(a.error).toBeNull();
+    expect(a.usage).toBeNull();
+    expect(a.produced).toBe(JSON.stringify('{"city":"Paris"}').length - 2);
+  });
+
   it('drops the usage-only chunk the client did not ask for also when the upstream spaces its JSON', async () => {
     const spaced = `{"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "${UP}", "choices": [], "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}}`;
     const s = [chunk({ content: 'hi' }), spaced, '[DONE]'].map((d) => `data: ${d}\n\n`).join('');
@@ -157,6 +173,8 @@ describe('compatible-mode chat stream transformer', () => {
       content.map((c) => chunk({ reasoning_content: c })),
       // Keys that merely end like the counted ones are not delta text.
       content.map((c) => chunk({ extra_content: c, content: c })),
+      content.map((c) => chunk({ tool_calls: [{ index: 0, function: { arguments: c } }] })),
+      content.map((c) => chunk({ tool_calls: [{ index: 0, function: { name: 'f', extra_arguments: c, arguments: c } }] })),
       fc.constant(usageChunk),
       fc.constant(usageChunk.replace('"usage":{', '"usage": {')),
       fc.constant(chunk({ content: 'n' }, { usage: null, note: { usage: 1 } })),

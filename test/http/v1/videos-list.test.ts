@@ -4,6 +4,7 @@ import { useHarness } from '../../support/harness.ts';
 import { openaiClient } from '../../support/sdk.ts';
 import { FAST_TASK_ENV } from '../../support/videos.ts';
 import type { BErr } from '../../support/error-shapes.ts';
+import { DASHSCOPE_VIDEO_TASK_KIND } from '../../../src/adapters/dashscope/video-driver.ts';
 
 const t = useHarness({ env: FAST_TASK_ENV });
 
@@ -35,6 +36,29 @@ describe('GET /v1/videos', () => {
     for await (const v of client.videos.list({ limit: 1 })) all.push(v.id);
     expect(all).toEqual([mine[2], mine[1], mine[0]]);
     expect(all).not.toContain(theirs.id);
+  });
+
+  it('pages through videos created in the same millisecond: each once, newest first then by id', async () => {
+    const a = await t.h.token({ name: 'list-same-ms' });
+    const repo = t.h.gw.deps.tasks.repo;
+    const at = Date.now() - 1000;
+    const ids = ['video_samems_a', 'video_samems_b', 'video_samems_c', 'video_samems_d'];
+    for (const id of ids) {
+      await repo.insert(
+        { id, family: 'v1', kind: DASHSCOPE_VIDEO_TASK_KIND, tokenId: a.id, model: 'wnx2.7-t2v', billingModel: 'wnx2.7-t2v', upstreamModel: 'wnx2.7-t2v', request: { prompt: id, seconds: 2 }, requestId: `req_${id}`, tier: null, channelId: 'ch_none', estimate: { kind: 'video', outputSeconds: 2 }, externalTaskId: null, callbackUrl: null, sessionId: null, nextPollAt: at + 3_600_000, leaseOwner: 'test', leaseUntil: at },
+        at,
+      );
+      expect(await repo.transition(id, 'submitting', { state: 'queued', leaseOwner: null, leaseUntil: null })).toBe(true);
+    }
+    const seen: string[] = [];
+    let after = '';
+    for (let i = 0; i < 10; i++) {
+      const page = (await (await t.h.fetch(`/v1/videos?limit=1${after}`, { token: a.secret })).json()) as VideoList;
+      seen.push(...page.data.map((v) => v.id));
+      if (!page.has_more) break;
+      after = `&after=${page.last_id}`;
+    }
+    expect(seen).toEqual([...ids].reverse());
   });
 
   it('refuses bad paging parameters with 400 invalid_parameter (another token’s id as a cursor too)', async () => {

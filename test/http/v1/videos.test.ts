@@ -2,6 +2,7 @@
 // metering at terminal success only.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SIM_VIDEO_BYTES } from '../../../simulator/dashscope/results-video.ts';
+import { eventually } from '../../support/wait.ts';
 import { useHarness } from '../../support/harness.ts';
 import { openaiClient } from '../../support/sdk.ts';
 import { holdOfTask, ledgerOfTask, tokenRow } from '../../support/store-rows.ts';
@@ -108,7 +109,8 @@ describe('video task object and ownership', () => {
     expect(v.error?.code).toBe('task_unknown');
     expect((await holdOfTask(t.h, v.id))?.state).toBe('released');
     expect(await ledgerOfTask(t.h, v.id)).toHaveLength(0);
-    expect(t.h.logs.some((l) => l.includes(v.id) && l.includes('reconcile'))).toBe(true);
+    // Written by the poller (on its thread: the line reaches the gateway's log a moment later).
+    expect(await eventually(() => t.h.logs.some((l) => l.includes(v.id) && l.includes('reconcile')))).toBe(true);
   });
 
   it('lists the token\'s own videos, newest first', async () => {

@@ -4,10 +4,8 @@ import { sessionOf } from '../../../core/console/sessions.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { Actor } from '../../../core/admin/deps.ts';
+import type { HasState } from '../../../core/call.ts';
 import { sameOrigin, sessionCookie } from '../console/cookie.ts';
-
-// The console session behind a request authenticated by cookie (its audit lines name it).
-const bySession = new WeakMap<object, string>();
 
 /**
  * Admin endpoints take the admin key, or (with the console on) a live console session cookie; never a client
@@ -26,7 +24,7 @@ export function requireAdmin(scope: FastifyInstance, deps: Pick<GatewayDeps, 'ad
     const session = await sessionOf({ sessions: deps.repos.consoleSessions }, secret);
     if (!session) throw new GatewayError('invalid_token', 'The console session has expired or was signed out; sign in again');
     if (req.method !== 'GET' && req.method !== 'HEAD') checkCsrf(req, session.csrf);
-    bySession.set(req, session.id);
+    req.state.consoleSession = session.id;
   });
 }
 
@@ -37,7 +35,7 @@ function checkCsrf(req: FastifyRequest, csrf: string): void {
 }
 
 /** The audit line's author for a change made through the admin API (the console session, when signed in by cookie). */
-export const adminActor = (req: { id: string }): Actor => {
-  const session = bySession.get(req);
-  return session ? { actor: 'console', session, requestId: req.id } : { actor: 'admin', requestId: req.id };
+export const adminActor = (req: HasState & { readonly id: string }): Actor => {
+  const session = req.state.consoleSession;
+  return session !== null ? { actor: 'console', session, requestId: req.id } : { actor: 'admin', requestId: req.id };
 };

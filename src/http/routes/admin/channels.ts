@@ -1,6 +1,6 @@
 // /admin/channels: upstream accounts (core/admin/channels.ts, core/admin/channel-changes.ts). DELETE disables: a
 // channel stays for the audit trail. Reads never show keys (masked) and carry this instance's breaker state.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { channelView, getChannel, parseChannelEdit, testChannel, updateChannel } from '../../../core/admin/channel-changes.ts';
 import { addChannel, listChannels, parseCreateChannel, setChannelStatus } from '../../../core/admin/channels.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
@@ -20,7 +20,7 @@ export function registerChannelRoutes(scope: FastifyInstance, deps: GatewayDeps)
     return channelView(deps, await updateChannel(deps, adminActor(req), req.params.id, parseChannelEdit(req.body, kind)));
   });
   scope.post<ById>('/channels/:id/test', async (req) => testChannel(deps, adminActor(req), req.params.id));
-  const setStatus = (status: 'enabled' | 'disabled') => async (req: { params: { id: string }; id: string }) =>
+  const setStatus = (status: 'enabled' | 'disabled') => async (req: FastifyRequest<ById>) =>
     channelView(deps, await setChannelStatus(deps, adminActor(req), req.params.id, status));
   scope.delete<ById>('/channels/:id', setStatus('disabled'));
   scope.post<ById>('/channels/:id/disable', setStatus('disabled'));

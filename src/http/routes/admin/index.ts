@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { GatewayDeps } from '../../../core/deps.ts';
+import { useJsonBodyParser } from '../../json-body.ts';
 import { requireAdmin } from './admin-auth.ts';
 import { registerAuditRoutes } from './audit.ts';
 import { registerBillRoutes } from './bills.ts';
@@ -14,6 +15,8 @@ import { registerTaskRoutes } from './tasks.ts';
 
 export async function registerAdminRoutes(scope: FastifyInstance, deps: GatewayDeps): Promise<void> {
   requireAdmin(scope, deps);
+  // An empty JSON body is no body: POST /admin/tokens/{id}/rotate, .../enable and the like need none.
+  useJsonBodyParser(scope, 'absent');
   registerTokenRoutes(scope, deps);
   registerChannelRoutes(scope, deps);
   registerAuditRoutes(scope, deps);

@@ -37,7 +37,7 @@ export function registerLogRoutes(scope: FastifyInstance, deps: GatewayDeps): vo
       model: qString(q, 'model'),
       status: statusOf(q),
       ...timeRange(q),
-      ...(after ? { after: { createdAt: after[0] as number, requestId: after[1] as string } } : {}),
+      ...(after ? { after: { createdAt: after[0] as number, id: after[1] as string } } : {}),
       limit: qInt(q, 'limit', 1, 1000, 100)!,
     };
     // Request-log rows are group-committed too: make the ones already answered visible.

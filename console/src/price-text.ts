@@ -1,0 +1,114 @@
+// Model prices in the console: a price as readable text, its amounts as form fields in units, and the price rebuilt
+// from the fields. Amounts are integer micro-units (1 unit = 1,000,000); the page reads and writes units, converted
+// exactly (no floating point), so what the operator typed is what is stored.
+import { num, units } from './format.ts';
+
+export interface TokenTier {
+  maxInputTokens: number | null;
+  inputPer1k: number;
+  outputPer1k: number;
+  cachedInputPer1k?: number;
+  cacheCreationPer1k?: number;
+}
+
+export type Price =
+  | { unit: 'tokens'; tiers: TokenTier[] }
+  | { unit: 'image'; perImage: number }
+  | { unit: 'video-second'; perSecond: { '720p': number; '1080p': number }; basis: string }
+  | { unit: 'video-mode-second'; perSecond: { std: number; pro: number } };
+
+export const UNIT_TEXT: Record<Price['unit'], string> = {
+  tokens: 'per 1,000 tokens',
+  image: 'per image',
+  'video-second': 'per second of video',
+  'video-mode-second': 'per second of video, by mode',
+};
+
+function tierName(tiers: TokenTier[], i: number): string {
+  if (tiers.length === 1) return '';
+  const max = tiers[i]!.maxInputTokens;
+  return max === null ? `above ${num(tiers[i - 1]?.maxInputTokens ?? 0)} input tokens` : `up to ${num(max)} input tokens`;
+}
+
+/** The price as short lines of text, amounts in units. */
+export function priceLines(p: Price | null): string[] {
+  if (!p) return ['none'];
+  switch (p.unit) {
+    case 'tokens':
+      return p.tiers.map((t, i) => {
+        const name = tierName(p.tiers, i);
+        const parts = [`input ${units(t.inputPer1k)}`, `output ${units(t.outputPer1k)}`];
+        if (t.cachedInputPer1k !== undefined) parts.push(`cached ${units(t.cachedInputPer1k)}`);
+        if (t.cacheCreationPer1k !== undefined) parts.push(`cache write ${units(t.cacheCreationPer1k)}`);
+        return `${name ? `${name}: ` : ''}${parts.join(' · ')}`;
+      });
+    case 'image':
+      return [units(p.perImage)];
+    case 'video-second':
+      return [`720p ${units(p.perSecond['720p'])} · 1080p ${units(p.perSecond['1080p'])}`, `(${p.basis === 'input+output' ? 'input + output seconds' : 'output seconds'})`];
+    case 'video-mode-second':
+      return [`std ${units(p.perSecond.std)} · pro ${units(p.perSecond.pro)}`];
+  }
+}
+
+/** One amount of a price as a form field: its path in the price, its group (a token tier), label and micro-units. */
+export interface PriceField {
+  path: string;
+  /** The token tier it belongs to ('' when the price has one). */
+  group: string;
+  label: string;
+  micro: number | undefined;
+  /** May be left empty (the input rate applies). */
+  optional?: boolean;
+}
+
+export function priceFields(p: Price): PriceField[] {
+  const one = (path: string, label: string, micro: number): PriceField => ({ path, group: '', label, micro });
+  switch (p.unit) {
+    case 'tokens':
+      return p.tiers.flatMap((t, i) => {
+        const name = tierName(p.tiers, i);
+        const group = name ? `${name[0]!.toUpperCase()}${name.slice(1)}` : '';
+        return [
+          { path: `tiers.${i}.inputPer1k`, group, label: 'Input, per 1,000 tokens', micro: t.inputPer1k },
+          { path: `tiers.${i}.outputPer1k`, group, label: 'Output, per 1,000 tokens', micro: t.outputPer1k },
+          { path: `tiers.${i}.cachedInputPer1k`, group, label: 'Cached input (empty = input rate)', micro: t.cachedInputPer1k, optional: true },
+          { path: `tiers.${i}.cacheCreationPer1k`, group, label: 'Cache write (empty = input rate)', micro: t.cacheCreationPer1k, optional: true },
+        ];
+      });
+    case 'image':
+      return [one('perImage', 'Per image', p.perImage)];
+    case 'video-second':
+      return [one('perSecond.720p', 'Per second at 720p', p.perSecond['720p']), one('perSecond.1080p', 'Per second at 1080p', p.perSecond['1080p'])];
+    case 'video-mode-second':
+      return [one('perSecond.std', 'Per second, std mode', p.perSecond.std), one('perSecond.pro', 'Per second, pro mode', p.perSecond.pro)];
+  }
+}
+
+/** The price with the fields' amounts put in (undefined removes an optional amount); tiers and basis are kept. */
+export function withAmounts(p: Price, amounts: Record<string, number | undefined>): Price {
+  const out = JSON.parse(JSON.stringify(p)) as Record<string, unknown>;
+  for (const [path, v] of Object.entries(amounts)) {
+    const keys = path.split('.');
+    let at = out as Record<string, unknown>;
+    for (const k of keys.slice(0, -1)) at = at[k] as Record<string, unknown>;
+    const last = keys[keys.length - 1]!;
+    if (v === undefined) delete at[last];
+    else at[last] = v;
+  }
+  return out as unknown as Price;
+}
+
+/** Units as typed ("0.25", "3", "0.000001") to exact micro-units; null when it is not such a number. */
+export function toMicro(text: string): number | null {
+  const m = /^(\d{1,7})(?:\.(\d{0,6}))?$/.exec(text.trim());
+  if (!m) return null;
+  return Number(m[1]) * 1_000_000 + Number((m[2] ?? '').padEnd(6, '0'));
+}
+
+/** Micro-units as an input's value in units, exact. */
+export function fromMicro(micro: number | undefined): string {
+  if (micro === undefined) return '';
+  const frac = String(micro % 1_000_000).padStart(6, '0').replace(/0+$/, '');
+  return `${Math.floor(micro / 1_000_000)}${frac ? `.${frac}` : ''}`;
+}

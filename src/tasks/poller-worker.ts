@@ -1,0 +1,26 @@
+// The task poller thread's entry (poller-thread.ts starts it): composes the background work against its own store
+// connection and runs it until told to stop.
+import { parentPort, workerData } from 'node:worker_threads';
+import { composePoller } from '../compose.ts';
+import type { PollerThreadCommand, PollerThreadData, PollerThreadMessage } from './poller-thread.ts';
+
+const port = parentPort!;
+const data = workerData as PollerThreadData;
+const send = (m: PollerThreadMessage) => port.postMessage(m);
+
+try {
+  const poller = await composePoller(data.config, { adminKey: data.adminKey, secret: data.secret, location: data.location, logStream: { write: (line: string) => (send({ log: line }), true) } });
+  port.on('message', (m: PollerThreadCommand) => {
+    if ('event' in m) void poller.apply(m.event);
+    else
+      void poller.close().finally(() => {
+        send({ stopped: true });
+        // Whatever a library left referenced (a socket's keep-alive timer) must not keep the thread alive.
+        process.exit(0);
+      });
+  });
+  send({ ready: true });
+} catch (e) {
+  send({ failed: String(e instanceof Error ? e.message : e) });
+  port.close();
+}

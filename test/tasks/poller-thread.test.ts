@@ -1,0 +1,101 @@
+// The poller on its own thread (TOLLWAY_TASK_POLLER_THREAD, the default): open tasks finish and are charged once
+// while the request thread claims and polls nothing; a price changed through this process's admin API reaches the
+// thread before it charges; the thread's log lines reach the gateway's log; a thread that dies is started again;
+// closing the gateway stops it and drops its leases.
+import { describe, expect, it } from 'vitest';
+import { PollerThread } from '../../src/tasks/poller-thread.ts';
+import { useHarness } from '../support/harness.ts';
+import { ledgerOfTask } from '../support/store-rows.ts';
+import { createVideo, FAST_TASK_ENV } from '../support/videos.ts';
+
+// No refresh on a client's GET (this test never GETs the tasks anyway): only a poller can move them.
+const t = useHarness({ env: { ...FAST_TASK_ENV, TOLLWAY_TASK_REFRESH_STALE_MS: '600000' }, sim: { taskDurationMs: 600 } });
+
+async function until<T>(what: string, fn: () => Promise<T | null | false>, ms: number): Promise<T> {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 25))) {
+    const v = await fn();
+    if (v) return v;
+  }
+  throw new Error(`never happened: ${what}`);
+}
+
+const row = (id: string) => t.h.store.db.selectFrom('tasks').select(['state', 'lease_owner']).where('id', '=', id).executeTakeFirstOrThrow();
+const finished = (id: string) => until(`task ${id} terminal`, async () => ((r) => (['succeeded', 'failed'].includes(r.state) ? r : null))(await row(id)), 20_000);
+
+/** Count the request thread's own poller rounds: with the thread polling, there are none. */
+function countMainClaims(): { readonly n: number } {
+  const repo = t.h.gw.deps.tasks.repo;
+  const claimDue = repo.claimDue.bind(repo);
+  const c = { n: 0 };
+  repo.claimDue = (...a: Parameters<typeof claimDue>) => (c.n++, claimDue(...a));
+  return c;
+}
+
+describe('the task poller thread', () => {
+  it('is the default: tasks finish and are charged once with no poller round on the request thread', async () => {
+    expect(t.h.gw.poller).toBeInstanceOf(PollerThread);
+    const claims = countMainClaims();
+    const { secret } = await t.h.token({ name: 'thread' });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const c = await createVideo(t.h, secret, { model: 'wnx2.7-t2v', prompt: `thread ${i}`, seconds: 2 });
+      expect(c.status).toBe(200);
+      ids.push(String(c.json.id));
+    }
+    for (const id of ids) {
+      expect((await finished(id)).state).toBe('succeeded');
+      expect((await ledgerOfTask(t.h, id)).map((r) => r.idempotency_key)).toEqual([`${id}:success`]);
+    }
+    expect(claims.n).toBe(0);
+  });
+
+  it('charges at a price changed through this process after the task was created (the change reached the thread)', async () => {
+    const { secret } = await t.h.token({ name: 'price' });
+    await t.h.gw.poller!.stop(); // nothing is polled until the price has changed
+    const c = await createVideo(t.h, secret, { model: 'wnx2.7-t2v', prompt: 'priced later', seconds: 2, size: '1280x720' });
+    expect(c.status).toBe(200);
+    const id = String(c.json.id);
+    await t.h.gw.poller!.start();
+    const put = await t.h.admin('/admin/prices/wnx2.7-t2v', { method: 'PUT', json: { unit: 'video-second', perSecond: { '720p': 7_000_000, '1080p': 9_000_000 }, basis: 'output' } });
+    expect(put.status).toBe(200);
+    expect((await finished(id)).state).toBe('succeeded');
+    const [line] = await ledgerOfTask(t.h, id);
+    const q = JSON.parse(String(line!.quantities)) as Record<string, unknown>;
+    expect(q.tier).toBe('720p');
+    expect(Number(line!.amount)).toBe(Math.round(Number(q.billed_seconds) * 7_000_000));
+    await t.h.admin('/admin/prices/wnx2.7-t2v', { method: 'DELETE' });
+  });
+
+  it("writes the thread's log lines to the gateway's log", async () => {
+    const { secret } = await t.h.token({ name: 'logs' });
+    // The upstream forgets the task: it fails uncharged with a warn line for the operator, written by the thread.
+    const c = await createVideo(t.h, secret, { model: 'wnx2.7-t2v', prompt: 'a storm sim-fault:vanish', seconds: 2 });
+    expect(c.status).toBe(200);
+    const id = String(c.json.id);
+    expect((await finished(id)).state).toBe('failed');
+    expect(await ledgerOfTask(t.h, id)).toEqual([]);
+    const line = await until('the thread logged the failure', async () => t.h.logs.find((l) => l.includes(id) && l.includes('hold released')), 5000);
+    expect(JSON.parse(line!)).toMatchObject({ level: 40, task_id: id });
+  });
+
+  it('starts a thread that died again, and the work goes on', async () => {
+    const poller = t.h.gw.poller as PollerThread;
+    const { secret } = await t.h.token({ name: 'crash' });
+    await poller.kill();
+    const c = await createVideo(t.h, secret, { model: 'wnx2.7-t2v', prompt: 'after a crash', seconds: 2 });
+    const id = String(c.json.id);
+    expect((await finished(id)).state).toBe('succeeded');
+    expect(t.h.logs.some((l) => l.includes('task poller thread exited; restarting it'))).toBe(true);
+  });
+
+  it('stops with its leases dropped, so another instance continues at once; the gateway restarts it', async () => {
+    const { secret } = await t.h.token({ name: 'close' });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(String((await createVideo(t.h, secret, { model: 'wnx2.7-t2v', prompt: `left open ${i}`, seconds: 2 })).json.id));
+    await t.h.gw.poller!.stop();
+    const open = await t.h.store.db.selectFrom('tasks').select(['id', 'lease_owner']).where('state', 'in', ['queued', 'in_progress']).execute();
+    expect(open.filter((r) => r.lease_owner !== null)).toEqual([]);
+    await t.h.restart();
+    for (const id of ids) expect((await finished(id)).state).toBe('succeeded');
+  });
+});
