@@ -135,12 +135,16 @@ describe.skipIf(!HAVE_CHROMIUM)('console: token usage, top-up, edit and the bill
     ]);
   });
 
-  it('the token panel and the bills fit a 390 px wide screen without horizontal scrolling', async () => {
+  it('the token panel and the bills fit a 390 px wide screen without horizontal scrolling; the panel closes from the keyboard', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${t.h.url}/console#/tokens`);
     await page.getByRole('button', { name: 'Usage & edit e2e-usage' }).click();
     await expect.poll(() => page.locator('#token-usage tbody tr').count()).toBe(1);
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    // Closing the panel from the keyboard puts the focus back on the button that opened it.
+    await page.getByRole('button', { name: 'Close' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate("document.activeElement?.getAttribute('aria-label')")).toBe('Usage & edit e2e-usage');
     await page.goto(`${t.h.url}/console#/bills?token_id=${tokenId}`);
     await expect.poll(() => page.locator('#bill-lines tbody tr').count()).toBe(1);
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);

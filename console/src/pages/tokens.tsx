@@ -54,7 +54,15 @@ export function Tokens() {
       <h1 tabIndex={-1}>Tokens</h1>
       {created && <SecretCard created={created} onDone={() => setCreated(null)} />}
       {open ? (
-        <TokenPanel token={open} onChanged={tokens.reload} onClose={() => setOpenId(null)} />
+        <TokenPanel
+          token={open}
+          onChanged={tokens.reload}
+          onClose={() => {
+            setOpenId(null);
+            // Back to the button that opened it, for keyboard users.
+            requestAnimationFrame(() => document.querySelector<HTMLElement>(`tr[data-token-id="${CSS.escape(open.id)}"] button`)?.focus());
+          }}
+        />
       ) : (
         <div class="card">
           <TokenForm
