@@ -253,6 +253,7 @@ export function loadConfig(env: Env = process.env): Config {
     tasks: {
       pollerEnabled: boolVar(env, 'TOLLWAY_TASK_POLLER', TASK_DEFAULTS.pollerEnabled),
       pollerThread: boolVar(env, 'TOLLWAY_TASK_POLLER_THREAD', TASK_DEFAULTS.pollerThread),
+      pollerNice: intVar(env, 'TOLLWAY_TASK_POLLER_NICE', TASK_DEFAULTS.pollerNice, 0, 19),
       tickMs: intVar(env, 'TOLLWAY_TASK_TICK_MS', TASK_DEFAULTS.tickMs, 10, 600_000),
       pollBaseMs: intVar(env, 'TOLLWAY_TASK_POLL_BASE_MS', TASK_DEFAULTS.pollBaseMs, 10, 600_000),
       pollMaxMs: intVar(env, 'TOLLWAY_TASK_POLL_MAX_MS', TASK_DEFAULTS.pollMaxMs, 10, 3_600_000),

@@ -7,6 +7,11 @@ export interface TaskEngineOptions {
    * SQLite store): a backlog of open tasks then takes nothing from the request thread.
    */
   pollerThread: boolean;
+  /**
+   * Nice value of the poller thread (Linux; 0–19): with the CPU contended, the scheduler favours the request thread,
+   * and the poller takes what is left (it needs little: see docs/performance.md#open-tasks).
+   */
+  pollerNice: number;
   /** Poller wake-up interval. */
   tickMs: number;
   /** First back-off step; doubles per poll up to pollMaxMs. */
@@ -32,6 +37,7 @@ export interface TaskEngineOptions {
 export const DEFAULT_TASK_ENGINE_OPTIONS: TaskEngineOptions = {
   pollerEnabled: true,
   pollerThread: true,
+  pollerNice: 10,
   tickMs: 500,
   pollBaseMs: 1000,
   pollMaxMs: 30_000,

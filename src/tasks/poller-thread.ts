@@ -18,7 +18,7 @@ export interface PollerThreadData {
 }
 
 /** Thread → parent: a log line, ready (composed and polling), stopped (store closed), or a start failure. */
-export type PollerThreadMessage = { log: string } | { ready: true } | { stopped: true } | { failed: string };
+export type PollerThreadMessage = { log: string } | { ready: true; tid: number | null } | { stopped: true } | { failed: string };
 /** Parent → thread. */
 export type PollerThreadCommand = { stop: true } | { event: ClusterEvent };
 
@@ -28,6 +28,8 @@ export class PollerThread {
   private worker: Worker | null = null;
   private wanted = false;
   private restartTimer: NodeJS.Timeout | null = null;
+  /** The running thread's OS thread id (Linux), e.g. to see its scheduling priority. */
+  tid: number | null = null;
 
   constructor(
     private readonly data: PollerThreadData,
@@ -74,6 +76,7 @@ export class PollerThread {
         if ('log' in m) this.sink.write(m.log);
         else if ('ready' in m) {
           started = true;
+          this.tid = m.tid;
           resolve();
         } else if ('failed' in m && !started) reject(new Error(`the task poller thread did not start: ${m.failed}`));
       });

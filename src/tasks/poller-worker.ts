@@ -2,6 +2,7 @@
 // connection and runs it until told to stop.
 import { parentPort, workerData } from 'node:worker_threads';
 import { composePoller } from '../compose.ts';
+import { niceCurrentThread } from '../runtime/thread-priority.ts';
 import type { PollerThreadCommand, PollerThreadData, PollerThreadMessage } from './poller-thread.ts';
 
 const port = parentPort!;
@@ -9,6 +10,7 @@ const data = workerData as PollerThreadData;
 const send = (m: PollerThreadMessage) => port.postMessage(m);
 
 try {
+  const tid = niceCurrentThread(data.config.tasks.pollerNice);
   const poller = await composePoller(data.config, { adminKey: data.adminKey, secret: data.secret, location: data.location, logStream: { write: (line: string) => (send({ log: line }), true) } });
   port.on('message', (m: PollerThreadCommand) => {
     if ('event' in m) void poller.apply(m.event);
@@ -19,7 +21,7 @@ try {
         process.exit(0);
       });
   });
-  send({ ready: true });
+  send({ ready: true, tid });
 } catch (e) {
   send({ failed: String(e instanceof Error ? e.message : e) });
   port.close();

@@ -2,6 +2,7 @@
 // while the request thread claims and polls nothing; a price changed through this process's admin API reaches the
 // thread before it charges; the thread's log lines reach the gateway's log; a thread that dies is started again;
 // closing the gateway stops it and drops its leases.
+import { getPriority } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { PollerThread } from '../../src/tasks/poller-thread.ts';
 import { useHarness } from '../support/harness.ts';
@@ -47,6 +48,13 @@ describe('the task poller thread', () => {
       expect((await ledgerOfTask(t.h, id)).map((r) => r.idempotency_key)).toEqual([`${id}:success`]);
     }
     expect(claims.n).toBe(0);
+  });
+
+  it.runIf(process.platform === 'linux')('runs at a lower scheduling priority than the request thread (TOLLWAY_TASK_POLLER_NICE)', () => {
+    const tid = (t.h.gw.poller as PollerThread).tid;
+    expect(tid).not.toBe(process.pid);
+    expect(getPriority(tid!)).toBe(t.h.config.tasks.pollerNice);
+    expect(t.h.config.tasks.pollerNice).toBe(10);
   });
 
   it('charges at a price changed through this process after the task was created (the change reached the thread)', async () => {
