@@ -9,6 +9,13 @@ export interface Line {
   format?: (v: number) => string;
 }
 
+/** Half the smallest gap between points, in seconds (a day when there is one point). */
+function pad(times: number[]): number {
+  let step = Infinity;
+  for (let i = 1; i < times.length; i++) step = Math.min(step, times[i]! - times[i - 1]!);
+  return (Number.isFinite(step) && step > 0 ? step : 86_400_000) / 2000;
+}
+
 export function Chart({ label, times, lines, height = 180, bars = false }: { label: string; times: number[]; lines: Line[]; height?: number; bars?: boolean }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -19,8 +26,10 @@ export function Chart({ label, times, lines, height = 180, bars = false }: { lab
       height,
       legend: { show: true },
       cursor: { drag: { x: false, y: false } },
-      scales: { x: { time: true } },
-      axes: [{}, { size: 60, values: (_u, ticks) => ticks.map((v) => (lines[0]?.format ? lines[0].format(v) : String(v))) }],
+      // Bars: half a step of room either side, so the first and last are whole (one bar: a day either side).
+      scales: { x: { time: true, ...(bars && times.length > 0 ? { range: (): uPlot.Range.MinMax => [times[0]! / 1000 - pad(times), times[times.length - 1]! / 1000 + pad(times)] } : {}) } },
+      // The value axis as wide as its longest label.
+      axes: [{}, { size: (_u, values) => Math.max(48, Math.max(0, ...(values ?? []).map((v) => v.length)) * 8 + 18), values: (_u, ticks) => ticks.map((v) => (lines[0]?.format ? lines[0].format(v) : String(v))) }],
       series: [
         {},
         ...lines.map((l) => ({

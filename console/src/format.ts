@@ -27,10 +27,43 @@ export function num(n: number | null | undefined): string {
   return n === null || n === undefined ? '—' : n.toLocaleString('en');
 }
 
+/** "1 request", "3 requests". */
+export function count(n: number, noun: string): string {
+  return `${num(n)} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** Quantities or unit prices of a ledger line as "key: value" pairs. */
 export function pairs(o: unknown): Array<[string, string]> {
   if (!o || typeof o !== 'object') return [];
   return Object.entries(o as Record<string, unknown>)
     .filter(([, v]) => v !== null && v !== undefined)
     .map(([k, v]) => [k, typeof v === 'object' ? JSON.stringify(v) : String(v)]);
+}
+
+/**
+ * An amount typed in units ("12.5") as integer micro-units, exactly (no float rounding): null when empty, NaN when it
+ * is not a non-negative decimal with at most six decimals (or too large to be exact).
+ */
+export function parseUnits(v: string): number | null {
+  const s = v.trim();
+  if (s === '') return null;
+  const m = /^(\d+)(?:\.(\d{1,6}))?$/.exec(s);
+  if (!m) return NaN;
+  const micro = Number(m[1]) * 1_000_000 + Number((m[2] ?? '').padEnd(6, '0'));
+  return Number.isSafeInteger(micro) ? micro : NaN;
+}
+
+/** Integer micro-units as what parseUnits reads back ("" for null). */
+export function unitsInput(micro: number | null): string {
+  if (micro === null) return '';
+  const frac = String(micro % 1_000_000).padStart(6, '0').replace(/0+$/, '');
+  return `${Math.floor(micro / 1_000_000)}${frac ? `.${frac}` : ''}`;
+}
+
+/** ms since the epoch as a datetime-local input's value (local time), "" for null. */
+export function toLocalInput(ms: number | null): string {
+  if (ms === null) return '';
+  const d = new Date(ms);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}`;
 }

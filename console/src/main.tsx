@@ -46,7 +46,7 @@ function Page() {
     case 'prices':
       return route.arg ? <PriceDetail model={route.arg} /> : <Prices />;
     case 'bills':
-      return <Bills />;
+      return <Bills query={route.query} />;
     case 'overview':
       return <Overview />;
     default:

@@ -2,8 +2,9 @@
 import { resolve } from 'node:path';
 import { DEFAULT_TASK_ENGINE_OPTIONS as TASK_DEFAULTS, type TaskEngineOptions } from '../tasks/options.ts';
 import { tracingConfig, type TracingConfig } from './otel-env.ts';
+import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts';
 
-export type { TracingConfig };
+export type { TracingConfig, TrustProxy };
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -77,6 +78,8 @@ export interface Config {
   console: { enabled: boolean; sessionMs: number };
   /** TOLLWAY_CORS_ORIGINS: cross-origin access for browser clients; null (the default) = off. */
   cors: CorsConfig | null;
+  /** TOLLWAY_TRUST_PROXY: the proxies whose X-Forwarded-For names the client (trust-proxy.ts); null (the default) = none. */
+  trustProxy: TrustProxy;
   /** SQLite file stores: heavy admin reads (bills, lists, reconciliation) on a read-only connection in a thread. */
   sqliteReadThread: boolean;
   /** Request-log rows older than this many days are deleted by the retention sweeper (0 = kept forever). */
@@ -114,6 +117,10 @@ export const DEFAULT_RESULT_HOSTS = [
 ];
 
 type Env = Record<string, string | undefined>;
+
+const fail = (message: string): never => {
+  throw new ConfigError(message);
+};
 
 function intVar(env: Env, name: string, def: number, min: number, max: number): number {
   const raw = env[name];
@@ -281,10 +288,9 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteCheckpointThread: boolVar(env, 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', true),
     console: { enabled: boolVar(env, 'TOLLWAY_CONSOLE', true), sessionMs: intVar(env, 'TOLLWAY_CONSOLE_SESSION_MS', 8 * 3600_000, 60_000, 30 * 24 * 3600_000) },
     cors: corsVar(env),
+    trustProxy: parseTrustProxy(env.TOLLWAY_TRUST_PROXY, fail),
     metricsToken: secretVar(env, 'TOLLWAY_METRICS_TOKEN'),
-    tracing: tracingConfig(env, (message) => {
-      throw new ConfigError(message);
-    }),
+    tracing: tracingConfig(env, fail),
   };
 }
 

@@ -1,11 +1,13 @@
 // GET /v1/usage: what a token holder may know about its own token — the balance (quota, used, reserved, remaining)
-// and its charges per model over a period, from the ledger (the billing authority). No other token is reachable.
+// and its charges per model over a period, from the ledger (the billing authority). No other token is reachable
+// there; the operator reads any token's the same way (core/admin/token-usage.ts).
 import { formatUnits } from '../metering/prices.ts';
 import type { Meter } from '../metering/types.ts';
 import type { LedgerRepo } from '../store/repos/ledger.ts';
 import type { TokensRepo } from '../store/repos/tokens.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { principalOf, type HasState } from './call.ts';
+import type { TokenUsageView } from './views.ts';
 
 export interface TokenUsageDeps {
   readonly repos: { readonly tokens: TokensRepo; readonly ledger: LedgerRepo };
@@ -21,8 +23,18 @@ export function monthStart(now: number): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
 }
 
-export async function tokenUsage(deps: TokenUsageDeps, call: HasState, range: { since?: number | undefined; until?: number | undefined }, now = Date.now()) {
-  const { tokenId } = principalOf(call);
+export interface UsageRange {
+  since?: number | undefined;
+  until?: number | undefined;
+}
+
+/** GET /v1/usage: the calling token's own usage. */
+export function tokenUsage(deps: TokenUsageDeps, call: HasState, range: UsageRange, now = Date.now()): Promise<TokenUsageView> {
+  return usageOf(deps, principalOf(call).tokenId, range, now, () => new GatewayError('invalid_token', 'Invalid token'));
+}
+
+/** A token's balance and charges per model over a period (by default the current UTC month); `unknown`: the error when there is no such token. */
+export async function usageOf(deps: TokenUsageDeps, tokenId: string, range: UsageRange, now: number, unknown: () => GatewayError): Promise<TokenUsageView> {
   const since = range.since ?? monthStart(now);
   const until = range.until ?? now + 1;
   if (until <= since) throw new GatewayError('invalid_parameter', 'until must be after since', { param: 'until' });
@@ -30,7 +42,7 @@ export async function tokenUsage(deps: TokenUsageDeps, call: HasState, range: { 
   // Charges of answered calls may still be queued: count them, as the quota check does.
   await deps.meter.flush();
   const t = await deps.repos.tokens.get(tokenId);
-  if (!t) throw new GatewayError('invalid_token', 'Invalid token');
+  if (!t) throw unknown();
   const days = await deps.repos.ledger.dayTotals({ tokenId, since, until });
   const byModel = new Map<string, { requests: number; amount: number }>();
   let credit = 0;
@@ -50,10 +62,8 @@ export async function tokenUsage(deps: TokenUsageDeps, call: HasState, range: { 
     token: { id: t.id, name: t.name, models: t.models, expires_at: t.expiresAt },
     unit: 'micro-units (1 unit = 1,000,000)',
     balance: {
-      /** null: no quota (unlimited). */
       quota: t.quota,
       used: t.spent,
-      /** Held for calls and tasks still running. */
       reserved: t.held,
       remaining: t.quota === null ? null : Math.max(0, t.quota - t.spent - t.held),
     },

@@ -13,6 +13,8 @@ export interface AccessLine {
   path: string;
   status: number;
   latencyMs: number;
+  /** The client's address (front.ts clientAddress); behind trusted proxies, the one they name. */
+  client: string;
   tokenId: string | undefined;
   model: string | null;
   errorCode: string | null;
@@ -83,14 +85,15 @@ export function accessLogger(logger: Logger): (a: AccessLine) => void {
     if (!logger.isLevelEnabled('info')) return;
     if (!direct) {
       logger.info(
-        { request_id: a.requestId, method: a.method, path: a.path, status: a.status, latency_ms: a.latencyMs, token_id: a.tokenId, model: a.model, error_code: a.errorCode ?? undefined, upstream_request_id: a.upstreamRequestId ?? undefined },
+        { request_id: a.requestId, method: a.method, path: a.path, status: a.status, latency_ms: a.latencyMs, client: a.client, token_id: a.tokenId, model: a.model, error_code: a.errorCode ?? undefined, upstream_request_id: a.upstreamRequestId ?? undefined },
         'request',
       );
       return;
     }
     // The method and error code repeat from line to line as well (a handful of values): quoted once (repeated). Token ids
-    // are many and our own: checked per line, so they cannot crowd paths and models out of the bounded cache.
-    let s = `{"level":30,"time":${nowText()},"request_id":${ours(a.requestId)},"method":${repeated(a.method)},"path":${repeated(a.path)},"status":${a.status},"latency_ms":${a.latencyMs}`;
+    // and client addresses are many: checked per line (scrubbed when not plain: a forwarded address is the sender's
+    // text), so they cannot crowd paths and models out of the bounded cache.
+    let s = `{"level":30,"time":${nowText()},"request_id":${ours(a.requestId)},"method":${repeated(a.method)},"path":${repeated(a.path)},"status":${a.status},"latency_ms":${a.latencyMs},"client":${ours(a.client)}`;
     if (a.tokenId !== undefined) s += `,"token_id":${ours(a.tokenId)}`;
     s += `,"model":${a.model === null ? 'null' : repeated(a.model)}`;
     if (a.errorCode !== null) s += `,"error_code":${repeated(a.errorCode)}`;

@@ -10,7 +10,7 @@ import { applyBodyLimits } from './body-limits.ts';
 import { useJsonBodyParser } from './json-body.ts';
 import { clientErrorHandler } from './client-error.ts';
 import { TextLane, type Lifecycle } from './lane/text-lane.ts';
-import { admit, checkUrl, corsHeaders, errorHeaders, markClientLeft, markFirstByte, newRequestState, preflightHeaders, REQUEST_ID_HEADERS, requestRecorder, shuttingDown } from './front.ts';
+import { admit, checkUrl, clientAddress, corsHeaders, errorHeaders, markClientLeft, markFirstByte, newRequestState, preflightHeaders, REQUEST_ID_HEADERS, requestRecorder, shuttingDown } from './front.ts';
 import { textRoutes } from './routes/v1/text-routes.ts';
 import { registerAdminRoutes } from './routes/admin/index.ts';
 import { registerConsoleRoutes } from './routes/console/index.ts';
@@ -71,6 +71,8 @@ function idHeaders(reply: FastifyReply, id: string): void {
 export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<FastifyInstance> {
   const life: Lifecycle = { closing: false };
   const record = requestRecorder(deps);
+  const addressOf = clientAddress(deps.config.trustProxy);
+  const stateOf = (req: FastifyRequest) => newRequestState(addressOf(req.raw.socket.remoteAddress, req.headers['x-forwarded-for']));
   const lane = new TextLane(deps, life, record, textRoutes(deps, parts.text));
   const app = Fastify({
     // The text lane takes its routes straight from node:http; everything else goes to Fastify.
@@ -100,7 +102,7 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
     // A URL that cannot be decoded (e.g. `/v1/%zz`) fails before any hook runs: answer it in the family
     // shape with a request id instead of Fastify's own body.
     frameworkErrors: (err, req, reply) => {
-      req.state = newRequestState();
+      req.state = stateOf(req);
       idHeaders(reply, req.id);
       void sendError(req, reply, new GatewayError('invalid_request', err.code === 'FST_ERR_BAD_URL' ? 'The request URL is not valid' : 'Bad request', { cause: err }));
     },
@@ -128,7 +130,7 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
   // Callback-style hook: a cached token without limits (the common case) is admitted synchronously, without
   // a promise per request; a cache miss or a token with limits takes the async path.
   app.addHook('onRequest', (req, reply, done) => {
-    req.state = newRequestState();
+    req.state = stateOf(req);
     if (deps.tracing !== null) req.state.trace = deps.tracing.begin(req.id, req.method, req.headers);
     idHeaders(reply, req.id);
     const origin = req.headers.origin;
@@ -185,7 +187,7 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
   app.setErrorHandler((err, req, reply) => {
     const ge = toGatewayError(err);
     if (ge.code === 'internal_error') req.log.error({ err: String((err as Error)?.stack ?? err) }, 'unhandled error');
-    if (!req.state) req.state = newRequestState();
+    if (!req.state) req.state = stateOf(req);
     idHeaders(reply, req.id);
     return sendError(req, reply, ge);
   });

@@ -10,6 +10,8 @@ import type { GatewayDeps } from '../core/deps.ts';
 import type { RequestState } from './request-state.ts';
 import { REQUEST_ID_HEADER } from './request-id.ts';
 import { hasLimits } from '../limits/rate-limiter.ts';
+import proxyAddr from '@fastify/proxy-addr';
+import type { TrustProxy } from '../config/trust-proxy.ts';
 
 export { corsHeaders, preflightHeaders } from './cors.ts';
 
@@ -69,9 +71,44 @@ export function errorHeaders(err: GatewayError, bodyRead: boolean): Record<strin
   return { ...err.headers, ...(err.code === 'insufficient_quota' ? { 'x-should-retry': 'false' } : {}), ...(bodyRead ? {} : { connection: 'close' }) };
 }
 
-export function newRequestState(): RequestState {
+export function newRequestState(client = ''): RequestState {
   // Every field present from the start (tokens too): one object shape for every request.
-  return { startedAt: performance.now(), principal: null, consoleSession: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null, channelId: null, attempts: null, ttfbMs: null, trace: null };
+  return { startedAt: performance.now(), client, principal: null, consoleSession: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null, channelId: null, attempts: null, ttfbMs: null, trace: null };
+}
+
+/** Is the address at hop `i` (0: the connection's peer, 1: the right-most X-Forwarded-For entry, …) a trusted proxy? */
+function trustFunction(t: TrustProxy): ((address: string, hop: number) => boolean) | null {
+  if (t === null) return null;
+  if ('hops' in t) {
+    const n = t.hops;
+    return (_a, hop) => hop < n;
+  }
+  return proxyAddr.compile([...t.addresses]);
+}
+
+/** The longest client address kept: an X-Forwarded-For entry is the sender's text. */
+const MAX_CLIENT = 100;
+
+/**
+ * The client's address, the one rule for every use (the console's sign-in limit, the access line): the connection's
+ * peer; or, with TOLLWAY_TRUST_PROXY, walking X-Forwarded-For from the right while the hop is a trusted proxy, the
+ * first address that is not (as Fastify's and Express's trustProxy). Off, the header is never read, so a forged one
+ * changes nothing.
+ */
+export function clientAddress(trustProxy: TrustProxy): (peer: string | undefined, forwardedFor: string | string[] | undefined) => string {
+  const trust = trustFunction(trustProxy);
+  return (peer, forwardedFor) => {
+    let addr = peer ?? '';
+    if (trust === null || forwardedFor === undefined || !trust(addr, 0)) return addr;
+    const hops = (typeof forwardedFor === 'string' ? forwardedFor : forwardedFor.join(',')).split(',');
+    for (let i = hops.length - 1, hop = 1; i >= 0; i--) {
+      const h = hops[i]!.trim();
+      if (h === '') continue;
+      addr = h;
+      if (!trust(h, hop++)) break;
+    }
+    return addr.length > MAX_CLIENT ? addr.slice(0, MAX_CLIENT) : addr;
+  };
 }
 
 /**
@@ -120,7 +157,7 @@ export function requestRecorder(deps: GatewayDeps): (f: Finished) => void {
   return (f) => {
     const st = f.state;
     const latencyMs = Math.round((performance.now() - st.startedAt) * 100) / 100;
-    access({ requestId: f.id, method: f.method, path: f.endpoint, status: f.status, latencyMs, tokenId: st.principal?.tokenId, model: st.model, errorCode: st.errorCode, upstreamRequestId: st.upstreamRequestId });
+    access({ requestId: f.id, method: f.method, path: f.endpoint, status: f.status, latencyMs, client: st.client, tokenId: st.principal?.tokenId, model: st.model, errorCode: st.errorCode, upstreamRequestId: st.upstreamRequestId });
     const route = deps.metrics.request(f.endpoint, st.model, f.status, latencyMs);
     if (st.trace !== null) st.trace.end(route, f.status, st);
     if (!st.principal) return;

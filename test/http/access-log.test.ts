@@ -21,6 +21,7 @@ const line = (over: Partial<AccessLine> = {}): AccessLine => ({
   path: '/v1/chat/completions',
   status: 200,
   latencyMs: 1.25,
+  client: '203.0.113.7',
   tokenId: 'tok_abc',
   model: 'qwx3.7-plus',
   errorCode: null,
@@ -32,7 +33,7 @@ const line = (over: Partial<AccessLine> = {}): AccessLine => ({
 function viaPino(a: AccessLine): Record<string, unknown> {
   const c = capture();
   c.logger.child({ request_id: a.requestId }).info(
-    { method: a.method, path: a.path, status: a.status, latency_ms: a.latencyMs, token_id: a.tokenId, model: a.model, error_code: a.errorCode ?? undefined, upstream_request_id: a.upstreamRequestId ?? undefined },
+    { method: a.method, path: a.path, status: a.status, latency_ms: a.latencyMs, client: a.client, token_id: a.tokenId, model: a.model, error_code: a.errorCode ?? undefined, upstream_request_id: a.upstreamRequestId ?? undefined },
     'request',
   );
   return JSON.parse(c.lines[0]!) as Record<string, unknown>;
@@ -40,7 +41,7 @@ function viaPino(a: AccessLine): Record<string, unknown> {
 
 describe('access line', () => {
   it('is the line pino writes for the same fields (same keys, order and values), one line per call', () => {
-    for (const a of [line(), line({ tokenId: undefined, model: null, status: 401, errorCode: 'invalid_token', upstreamRequestId: null }), line({ path: '/v1/odd "path"\\x', model: 'm\u00e9' })]) {
+    for (const a of [line(), line({ tokenId: undefined, model: null, status: 401, errorCode: 'invalid_token', upstreamRequestId: null, client: '::1' }), line({ path: '/v1/odd "path"\\x', model: 'm\u00e9', client: 'fe80::1%eth0' })]) {
       const c = capture();
       accessLogger(c.logger)(a);
       expect(c.lines).toHaveLength(1);
@@ -86,6 +87,7 @@ describe('access line', () => {
         path: '/v1/p?k=upstream-key-for-access-test',
         requestId: 'req_"odd\\',
         errorCode: 'code with space',
+        client: '"forged" sk-abcdefghijklmnop',
       }),
     );
     const text = c.lines[0]!;
@@ -97,6 +99,7 @@ describe('access line', () => {
     expect(parsed.error_code).toBe('code with space');
     expect(parsed.model).toBe('x[redacted]x');
     expect(parsed.path).toBe('/v1/p?k=[redacted]');
+    expect(parsed.client).toBe('"forged" [redacted-key]');
   });
 
   it('writes nothing when info is disabled', () => {

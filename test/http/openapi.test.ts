@@ -86,7 +86,8 @@ describe('GET /openapi.json', () => {
 
   it('describes the admin metering routes by hand: their query parameters and answer fields', async () => {
     type Param = { name: string; in: string; required?: boolean };
-    type Op = { summary: string; security: unknown; parameters?: Param[]; requestBody?: unknown; responses: Record<string, { content?: Record<string, { schema: { properties?: Record<string, { items?: { properties?: Record<string, unknown> } }> } }> }> };
+    type Props = { properties?: Record<string, unknown> };
+    type Op = { summary: string; security: unknown; parameters?: Param[]; requestBody?: unknown; responses: Record<string, { content?: Record<string, { schema: { properties?: Record<string, { items?: Props & { oneOf?: Props[] } }> } }> }> };
     const doc = (await (await t.h.fetch('/openapi.json')).json()) as { paths: Record<string, Record<string, Op>> };
     const METERING: Array<[string, string, string[], string[]]> = [
       // method, path, parameters (query or path), fields of each item of `data` (or of the answer itself)
@@ -94,7 +95,8 @@ describe('GET /openapi.json', () => {
       ['get', '/admin/logs', ['request_id', 'token_id', 'model', 'status', 'since', 'until', 'limit', 'cursor', 'format'], ['request_id', 'token_id', 'model', 'endpoint', 'status', 'latency_ms', 'ttfb_ms', 'channel_id', 'attempts', 'usage', 'amount', 'upstream_request_id']],
       ['get', '/admin/tasks', ['state', 'kind', 'token_id', 'model', 'since', 'until', 'limit', 'cursor'], ['id', 'kind', 'state', 'token_id', 'model', 'channel_id', 'hold_amount', 'created_at']],
       ['post', '/admin/tasks/{id}/cancel', ['id'], []],
-      ['get', '/admin/bills', ['token_id', 'model', 'period', 'since', 'until', 'format'], ['token_id', 'token_name', 'period', 'period_start', 'entries', 'amount', 'amount_units', 'models']],
+      ['get', '/admin/bills', ['token_id', 'model', 'period', 'since', 'until', 'format', 'by'], ['token_id', 'token_name', 'period', 'period_start', 'entries', 'amount', 'amount_units', 'models']],
+      ['get', '/admin/tokens/{id}/usage', ['id', 'since', 'until'], []],
       ['get', '/admin/prices', [], ['model', 'kind', 'price', 'price_overridden']],
       ['get', '/admin/prices/{model}', ['model'], []],
       ['put', '/admin/prices/{model}', ['model'], []],
@@ -109,11 +111,17 @@ describe('GET /openapi.json', () => {
       expect((op!.parameters ?? []).map((p) => p.name).sort(), `${method} ${path}`).toEqual([...params].sort());
       for (const p of op!.parameters ?? []) expect(p.in, `${path} ${p.name}`).toBe(path.includes(`{${p.name}}`) ? 'path' : 'query');
       const schema = op!.responses['200']!.content!['application/json']!.schema;
-      const itemProps = schema.properties?.data?.items?.properties ?? {};
+      // A list whose items take one of several shapes (the bill's lines per token or per model): the first is the default.
+      const items = schema.properties?.data?.items;
+      const itemProps = items?.properties ?? items?.oneOf?.[0]?.properties ?? {};
       for (const f of fields) expect(Object.keys(itemProps), `${path} data[].${f}`).toContain(f);
     }
     expect(doc.paths['/admin/prices/{model}']!.put!.requestBody).toBeDefined();
     expect(Object.keys(doc.paths['/admin/bills']!.get!.responses['200']!.content!)).toEqual(expect.arrayContaining(['application/json', 'text/csv']));
+    const modelLine = doc.paths['/admin/bills']!.get!.responses['200']!.content!['application/json']!.schema.properties!.data!.items!.oneOf![1]!;
+    expect(Object.keys(modelLine.properties!)).toEqual(expect.arrayContaining(['kind', 'model', 'entries', 'amount', 'amount_units']));
+    const usage = doc.paths['/admin/tokens/{id}/usage']!.get!.responses['200']!.content!['application/json']!.schema.properties!;
+    expect(Object.keys(usage)).toEqual(expect.arrayContaining(['balance', 'usage', 'period']));
     expect(Object.keys(doc.paths['/admin/ledger']!.get!.responses['200']!.content!['application/json']!.schema.properties!)).toEqual(expect.arrayContaining(['data', 'has_more', 'next_cursor', 'next_before_id']));
     for (const path of ['/admin/ledger', '/admin/logs']) expect(Object.keys(doc.paths[path]!.get!.responses['200']!.content!), path).toEqual(expect.arrayContaining(['application/json', 'text/csv']));
   });

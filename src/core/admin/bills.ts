@@ -1,31 +1,17 @@
 // Bills: totals per token per UTC day or month, computed from the ledger (the authority), never from usage fields
-// clients saw; as JSON or as CSV for a spreadsheet.
+// clients saw, with each line's models and top-ups (credits, apart from charges); as JSON or as CSV for a
+// spreadsheet, a line per token or per model.
 import { formatUnits } from '../../metering/prices.ts';
 import type { Meter } from '../../metering/types.ts';
 import type { TimeFilter } from '../../store/keyset.ts';
 import { DAY_MS, type DayTotal, type LedgerRepo } from '../../store/repos/ledger.ts';
+import type { BillByModelView, BillLine, BillModelLine, BillPeriod, BillTotal, BillView } from '../views.ts';
+
+export type { BillLine, BillModelLine, BillPeriod };
 
 export interface BillDeps {
   readonly repos: { readonly ledger: LedgerRepo };
   readonly meter: Pick<Meter, 'flush'>;
-}
-
-export type BillPeriod = 'day' | 'month';
-
-export interface BillLine {
-  token_id: string;
-  token_name: string | null;
-  period: BillPeriod;
-  /** UTC period label: YYYY-MM-DD or YYYY-MM. */
-  period_start: string;
-  entries: number;
-  /** Integer micro-units. */
-  amount: number;
-  /** The same amount as an exact decimal string of units. */
-  amount_units: string;
-  models: Record<string, { entries: number; amount: number }>;
-  /** Top-ups credited in the period (integer micro-units): added to the quota, not part of `amount`. */
-  credits: { entries: number; amount: number };
 }
 
 function periodLabel(day: number, period: BillPeriod): string {
@@ -50,12 +36,15 @@ export function buildBill(days: DayTotal[], period: BillPeriod, names: Map<strin
     line.credits.amount += d.credit;
     // A day of credit lines only (their model is '-') adds no model.
     if (d.entries === 0) continue;
-    const m = (line.models[d.model] ??= { entries: 0, amount: 0 });
+    const m = (line.models[d.model] ??= { entries: 0, amount: 0, amount_units: '' });
     m.entries += d.entries;
     m.amount += d.amount;
   }
   const out = [...lines.values()];
-  for (const l of out) l.amount_units = formatUnits(l.amount);
+  for (const l of out) {
+    l.amount_units = formatUnits(l.amount);
+    for (const m of Object.values(l.models)) m.amount_units = formatUnits(m.amount);
+  }
   return out.sort((a, b) => (a.period_start === b.period_start ? a.token_id.localeCompare(b.token_id) : a.period_start.localeCompare(b.period_start)));
 }
 
@@ -67,12 +56,37 @@ export async function billLines(deps: BillDeps, filter: TimeFilter, period: Bill
   return buildBill(days, period, names);
 }
 
-/** The JSON bill: the lines and their total. */
-export function billDocument(period: BillPeriod, lines: BillLine[]) {
+function billTotal(lines: BillLine[]): BillTotal {
   const amount = lines.reduce((s, l) => s + l.amount, 0);
   const entries = lines.reduce((s, l) => s + l.entries, 0);
   const credit = lines.reduce((s, l) => s + l.credits.amount, 0);
-  return { object: 'bill', period, unit: 'micro-units (1 unit = 1,000,000)', data: lines, total: { entries, amount, amount_units: formatUnits(amount), credit } };
+  return { entries, amount, amount_units: formatUnits(amount), credit };
+}
+
+const UNIT = 'micro-units (1 unit = 1,000,000)';
+
+/** The JSON bill: the lines and their total. */
+export function billDocument(period: BillPeriod, lines: BillLine[]): BillView {
+  return { object: 'bill', period, unit: UNIT, data: lines, total: billTotal(lines) };
+}
+
+/** A bill's lines split per model, each token's top-ups of a period on a `credit` line of their own after its models. */
+export function modelLines(lines: BillLine[]): BillModelLine[] {
+  const out: BillModelLine[] = [];
+  for (const l of lines) {
+    const base = { token_id: l.token_id, token_name: l.token_name, period: l.period, period_start: l.period_start };
+    for (const model of Object.keys(l.models).sort()) {
+      const m = l.models[model]!;
+      out.push({ ...base, kind: 'charges', model, entries: m.entries, amount: m.amount, amount_units: m.amount_units });
+    }
+    if (l.credits.entries > 0) out.push({ ...base, kind: 'credit', model: null, entries: l.credits.entries, amount: l.credits.amount, amount_units: formatUnits(l.credits.amount) });
+  }
+  return out;
+}
+
+/** The JSON bill per model (`by=model`): the same total as billDocument's. */
+export function billByModelDocument(period: BillPeriod, lines: BillLine[]): BillByModelView {
+  return { object: 'bill', period, by: 'model', unit: UNIT, data: modelLines(lines), total: billTotal(lines) };
 }
 
 /**
@@ -88,7 +102,15 @@ export function csvField(v: string | number | null): string {
 
 export const BILL_CSV_HEADER = ['token_id', 'token_name', 'period', 'period_start', 'entries', 'amount_micro', 'amount_units', 'credit_micro'];
 
+const csv = (rows: Array<Array<string | number | null>>): string => rows.map((r) => r.map(csvField).join(',')).join('\r\n') + '\r\n';
+
 export function billCsv(lines: BillLine[]): string {
-  const rows = [BILL_CSV_HEADER, ...lines.map((l) => [l.token_id, l.token_name, l.period, l.period_start, l.entries, l.amount, l.amount_units, l.credits.amount])];
-  return rows.map((r) => r.map(csvField).join(',')).join('\r\n') + '\r\n';
+  return csv([BILL_CSV_HEADER, ...lines.map((l) => [l.token_id, l.token_name, l.period, l.period_start, l.entries, l.amount, l.amount_units, l.credits.amount])]);
+}
+
+export const BILL_MODEL_CSV_HEADER = ['token_id', 'token_name', 'period', 'period_start', 'kind', 'model', 'entries', 'amount_micro', 'amount_units'];
+
+/** One row per model (and per credit line) of each token and period: modelLines. */
+export function billModelCsv(lines: BillLine[]): string {
+  return csv([BILL_MODEL_CSV_HEADER, ...modelLines(lines).map((l) => [l.token_id, l.token_name, l.period, l.period_start, l.kind, l.model, l.entries, l.amount, l.amount_units])]);
 }

@@ -5,10 +5,11 @@ import { hashToken, newId, newTokenSecret } from '../../auth/token-secret.ts';
 import { isObject, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { TokenRecord } from '../../store/repos/tokens.ts';
+import type { CreatedTokenView, TokenView } from '../views.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 
 /** Token as shown to the operator: never the secret. */
-export function publicToken(t: TokenRecord) {
+export function publicToken(t: TokenRecord): TokenView {
   return {
     id: t.id,
     name: t.name,
@@ -23,13 +24,12 @@ export function publicToken(t: TokenRecord) {
     expires_at: t.expiresAt,
     revoked_at: t.revokedAt,
     created_at: t.createdAt,
-    /** After a rotation with a grace period: until when the previous secret still works. */
     previous_secret_until: t.previousSecretUntil,
   };
 }
 
 /** The answer to a creation: the only time the secret is shown. */
-export function createdToken({ record, secret }: { record: TokenRecord; secret: string }) {
+export function createdToken({ record, secret }: { record: TokenRecord; secret: string }): CreatedTokenView {
   const { id, name, models, quota, expiresAt, createdAt } = record;
   return { id, name, token: secret, models, quota, expires_at: expiresAt, created_at: createdAt };
 }

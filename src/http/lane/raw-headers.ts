@@ -1,8 +1,9 @@
 // The few request headers the text lane reads before a route runs, taken straight from node's raw header list.
 // Reading `req.headers` makes node build an object of every header the client sent (SDKs send a dozen or more);
-// the lane needs six, and a route that wants the rest still gets `req.headers` (built then, on first use).
+// the lane needs seven, and a route that wants the rest still gets `req.headers` (built then, on first use).
 // Same answers as node's object: for Authorization, Content-Type and Content-Length the first value counts (node
-// drops later duplicates of these), x-api-key and Transfer-Encoding repeated are joined with ", " (as node does).
+// drops later duplicates of these), x-api-key, Transfer-Encoding and X-Forwarded-For repeated are joined with ", "
+// (as node does).
 
 export interface LaneHeaders {
   authorization: string | undefined;
@@ -12,6 +13,8 @@ export interface LaneHeaders {
   transferEncoding: string | undefined;
   /** A browser's Origin (the CORS rules, cors.ts). */
   origin: string | undefined;
+  /** X-Forwarded-For, repeated ones joined (read by front.ts clientAddress only behind trusted proxies). */
+  forwardedFor: string | undefined;
 }
 
 /** Is `name` equal to `lower` (all lower-case ASCII) ignoring case? */
@@ -35,7 +38,7 @@ export const NODE_HEADER_ENTRIES = 2000;
 
 /** One pass over `rawHeaders` ([name, value, name, value, …]), within the entries node reads (`limit`). */
 export function laneHeaders(raw: readonly string[], limit = NODE_HEADER_ENTRIES): LaneHeaders {
-  const h: LaneHeaders = { authorization: undefined, apiKey: undefined, contentLength: undefined, contentType: undefined, transferEncoding: undefined, origin: undefined };
+  const h: LaneHeaders = { authorization: undefined, apiKey: undefined, contentLength: undefined, contentType: undefined, transferEncoding: undefined, origin: undefined, forwardedFor: undefined };
   const end = Math.min(raw.length, limit);
   for (let i = 0; i + 1 < end; i += 2) {
     const n = raw[i]!;
@@ -58,6 +61,9 @@ export function laneHeaders(raw: readonly string[], limit = NODE_HEADER_ENTRIES)
         break;
       case 6:
         if (h.origin === undefined && named(n, 'origin')) h.origin = v;
+        break;
+      case 15:
+        if (named(n, 'x-forwarded-for')) h.forwardedFor = joined(h.forwardedFor, v);
         break;
     }
   }

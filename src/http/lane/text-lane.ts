@@ -14,7 +14,7 @@ import { bodyLimitFor } from '../body-limits.ts';
 import { parseJsonBody } from '../json-body.ts';
 import type { GatewayDeps } from '../../core/deps.ts';
 import { sendBody, type Exchange } from '../exchange.ts';
-import { admit, checkUrl, corsHeaders, errorHeaders, markClientLeft, newRequestState, routePath, shuttingDown, type Finished } from '../front.ts';
+import { admit, checkUrl, clientAddress, corsHeaders, errorHeaders, markClientLeft, newRequestState, routePath, shuttingDown, type Finished } from '../front.ts';
 import { newRequestId } from '../request-id.ts';
 import { laneHeaders, type LaneHeaders } from './raw-headers.ts';
 import type { RequestState } from '../request-state.ts';
@@ -72,6 +72,7 @@ function mediaType(ct: string): string {
 
 export class TextLane {
   private readonly routes = new Map<string, Route>();
+  private readonly addressOf: ReturnType<typeof clientAddress>;
 
   constructor(
     private readonly deps: GatewayDeps,
@@ -80,6 +81,7 @@ export class TextLane {
     routes: LaneRoute[],
   ) {
     for (const r of routes) this.routes.set(r.path, { path: r.path, handler: r.handler, limit: bodyLimitFor(r.path, deps.config) });
+    this.addressOf = clientAddress(deps.config.trustProxy);
   }
 
   /** The lane's paths (all POST): the method guard and the OpenAPI document list them with the framework's. */
@@ -101,11 +103,11 @@ export class TextLane {
   // closure over run()'s whole scope, kept on the exchange, made every request's objects outlive two young-
   // generation collections — promoted to the old generation, with frequent mark-compacts (docs/performance.md).
   private run(req: IncomingMessage, res: ServerResponse, route: Route): void {
-    const ex = new LaneExchange(newRequestId(), newRequestState(), req, res, route, this.deps.logger);
+    const h = laneHeaders(req.rawHeaders);
+    const ex = new LaneExchange(newRequestId(), newRequestState(this.addressOf(req.socket.remoteAddress, h.forwardedFor)), req, res, route, this.deps.logger);
     if (this.deps.tracing !== null) ex.state.trace = this.deps.tracing.begin(ex.id, 'POST', req.headers);
     // `on`, not `once`: a response emits 'close' once, and once()'s wrapper and removal are measurable per request.
     res.on('close', () => this.closed(ex));
-    const h = laneHeaders(req.rawHeaders);
     if (h.origin !== undefined) this.crossOrigin(res, h.origin);
     try {
       if (this.life.closing) throw shuttingDown();

@@ -98,9 +98,20 @@ export const billLine = obj({
   entries: int(),
   amount: micro(),
   amount_units: str('the amount as an exact decimal string of units'),
-  models: { type: 'object', additionalProperties: obj({ entries: int(), amount: micro() }) },
+  models: { type: 'object', additionalProperties: obj({ entries: int(), amount: micro(), amount_units: str() }) },
   credits: obj({ entries: int(), amount: micro('top-ups credited in the period: added to the quota, not part of amount') }),
 }, ['token_id', 'period', 'period_start', 'entries', 'amount', 'amount_units']);
+export const billModelLine = obj({
+  token_id: str(),
+  token_name: { type: ['string', 'null'] },
+  period: { type: 'string', enum: ['day', 'month'] },
+  period_start: str('UTC label: YYYY-MM-DD or YYYY-MM'),
+  kind: { type: 'string', enum: ['charges', 'credit'], description: 'credit: the top-ups of the token in the period (no model)' },
+  model: { type: ['string', 'null'] },
+  entries: int(),
+  amount: micro(),
+  amount_units: str(),
+}, ['token_id', 'period', 'period_start', 'kind', 'model', 'entries', 'amount', 'amount_units']);
 export const auditEntry = obj({ id: int(), at: int('ms'), actor: str(), action: str('token.create, channel.disable, price.set, …'), target: { type: ['string', 'null'] }, detail: {}, request_id: { type: ['string', 'null'] } });
 export const tokenView = obj({
   id: str(), name: str(), prefix: str('first characters of the secret'), models: { type: ['array', 'null'], items: str() }, quota: { type: ['integer', 'null'], description: 'micro-units; null = unlimited' },

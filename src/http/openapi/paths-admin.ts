@@ -1,6 +1,6 @@
 // OpenAPI paths of the admin API (bearer TOLLWAY_ADMIN_KEY) and the operations endpoints.
-import { str, int, arr, obj, ref, jsonBody, ok, pathParam, query, admin, type Operation, type Schema } from './schema.ts';
-import { micro, timeParam, limitParam, price, priceView, priceChange, ledgerEntry, requestLogEntry, billLine, auditEntry, tokenView, tokenPatch, channelView, channelPatch, channelCheck, modelParam, cursorParam, formatParam, listAnswer, LEDGER_CSV, REQUEST_LOG_CSV } from './admin-schemas.ts';
+import { str, int, arr, obj, ref, jsonBody, ok, pathParam, query, admin, tokenUsageView, type Operation, type Schema } from './schema.ts';
+import { micro, timeParam, limitParam, price, priceView, priceChange, ledgerEntry, requestLogEntry, billLine, billModelLine, auditEntry, tokenView, tokenPatch, channelView, channelPatch, channelCheck, modelParam, cursorParam, formatParam, listAnswer, LEDGER_CSV, REQUEST_LOG_CSV } from './admin-schemas.ts';
 
 const tokenId = [pathParam('id', 'Token id')];
 const channelId = [pathParam('id', 'Channel id')];
@@ -22,6 +22,11 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       get: admin('One token', { parameters: tokenId }, tokenView),
       patch: admin('Edit a token (applies on its next request; unknown fields are refused)', { parameters: tokenId, requestBody: jsonBody(tokenPatch) }, tokenView),
       delete: admin('Revoke a token (takes effect at once)', { parameters: tokenId }, tokenView),
+    },
+    '/admin/tokens/{id}/usage': {
+      get: admin('A token\'s balance and its charges per model for a period (default: the current UTC month), from the ledger: what its holder reads at GET /v1/usage', {
+        parameters: [...tokenId, timeParam('since'), query('until', str(), 'Exclusive upper bound (at most 367 days after since): ms since the epoch or an ISO 8601 date/date-time')],
+      }, tokenUsageView),
     },
     '/admin/tokens/{id}/topup': {
       post: admin('Add to a token\'s quota: one ledger line of kind credit, in the same transaction', {
@@ -107,7 +112,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       }, obj(), '200', listAnswer(requestLogEntry, REQUEST_LOG_CSV)),
     },
     '/admin/bills': {
-      get: admin('Bills: ledger totals per token per UTC day or month', {
+      get: admin('Bills: ledger totals per token per UTC day or month, each with its models and top-ups; by=model: a line per model', {
         parameters: [
           query('token_id', str(), 'Only this token'),
           query('model', str(), 'Only this billing model'),
@@ -115,12 +120,19 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
           timeParam('since'),
           timeParam('until'),
           query('format', { type: 'string', enum: ['json', 'csv'], default: 'json' }, 'csv: RFC 4180 with a header row'),
+          query('by', { type: 'string', enum: ['token', 'model'], default: 'token' }, 'model: a line per token, period and model, and one (kind credit) for the top-ups'),
         ],
       }, obj(), '200', {
         ...ok(obj()),
         content: {
-          'application/json': { schema: obj({ object: { const: 'bill' }, period: { type: 'string', enum: ['day', 'month'] }, unit: str(), data: arr(billLine), total: obj({ entries: int(), amount: micro(), amount_units: str(), credit: micro('top-ups credited') }) }, ['object', 'period', 'data', 'total']) },
-          'text/csv': { schema: str('header: token_id,token_name,period,period_start,entries,amount_micro,amount_units,credit_micro') },
+          'application/json': {
+            schema: obj({
+              object: { const: 'bill' }, period: { type: 'string', enum: ['day', 'month'] }, by: { const: 'model', description: 'present with by=model' }, unit: str(),
+              data: { type: 'array', items: { oneOf: [billLine, billModelLine] }, description: 'bill lines; with by=model, model lines' },
+              total: obj({ entries: int(), amount: micro(), amount_units: str(), credit: micro('top-ups credited') }),
+            }, ['object', 'period', 'data', 'total']),
+          },
+          'text/csv': { schema: str('header: token_id,token_name,period,period_start,entries,amount_micro,amount_units,credit_micro; with by=model: token_id,token_name,period,period_start,kind,model,entries,amount_micro,amount_units') },
         },
       }),
     },

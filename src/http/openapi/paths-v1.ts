@@ -1,5 +1,5 @@
 // OpenAPI paths of the family B API (/v1).
-import { str, int, num, arr, obj, ref, jsonBody, ok, pathParam, query, familyB, messagesOp, usage, chatMessage, videoTask, imageResult, imageFields, type Operation } from './schema.ts';
+import { str, int, num, arr, obj, ref, jsonBody, ok, pathParam, query, familyB, messagesOp, usage, chatMessage, videoTask, imageResult, imageFields, tokenUsageView, type Operation } from './schema.ts';
 
 export function v1Paths(): Record<string, Record<string, Operation>> {
   return {
@@ -10,14 +10,7 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
           query('since', str(), 'Inclusive start: ms since the epoch or an ISO 8601 date/date-time'),
           query('until', str(), 'Exclusive end (at most 367 days after since); other parameters are refused'),
         ],
-      }, ok(obj({
-        object: { const: 'token_usage' },
-        token: obj({ id: str(), name: str(), models: { type: ['array', 'null'], items: str() }, expires_at: { type: ['integer', 'null'] } }),
-        unit: str(),
-        balance: obj({ quota: { type: ['integer', 'null'], description: 'micro-units; null = unlimited' }, used: int('charged so far'), reserved: int('held by running calls and tasks'), remaining: { type: ['integer', 'null'], description: 'quota - used - reserved, at least 0' } }),
-        period: obj({ since: int('ms'), until: int('ms') }),
-        usage: obj({ data: arr(obj({ model: str(), requests: int(), amount: int('micro-units'), amount_units: str() })), total: obj({ requests: int(), amount: int(), amount_units: str() }), credited: int('top-ups in the period') }),
-      }, ['object', 'balance', 'usage']))),
+      }, ok(tokenUsageView)),
     },
     '/v1/models/{model}': { get: familyB('One visible model (model_not_found otherwise)', { parameters: [pathParam('model', 'Public model name')] }, ok(ref('Model'))) },
     '/v1/chat/completions': {

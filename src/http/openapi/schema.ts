@@ -132,3 +132,13 @@ export const imageFields = {
   prompt_extend: { type: 'boolean' },
 };
 
+
+/** A token's balance and charges per model over a period (GET /v1/usage, GET /admin/tokens/{id}/usage). */
+export const tokenUsageView = obj({
+  object: { const: 'token_usage' },
+  token: obj({ id: str(), name: str(), models: { type: ['array', 'null'], items: str() }, expires_at: { type: ['integer', 'null'] } }),
+  unit: str(),
+  balance: obj({ quota: { type: ['integer', 'null'], description: 'micro-units; null = unlimited' }, used: int('charged so far'), reserved: int('held by running calls and tasks'), remaining: { type: ['integer', 'null'], description: 'quota - used - reserved, at least 0' } }),
+  period: obj({ since: int('ms'), until: int('ms') }),
+  usage: obj({ data: arr(obj({ model: str(), requests: int(), amount: int('micro-units'), amount_units: str() })), total: obj({ requests: int(), amount: int(), amount_units: str() }), credited: int('top-ups in the period') }),
+}, ['object', 'balance', 'usage']);

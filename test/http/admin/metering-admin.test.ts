@@ -233,7 +233,7 @@ describe('ledger, logs and bills', () => {
     expect(month.total.entries).toBe(ledgerB.length);
     const jan = month.data.find((l) => l.period_start === '2026-01')!;
     expect(jan).toMatchObject({ token_id: b.id, token_name: 'beta', period: 'month', entries: 2, amount: 3_000, amount_units: '0.003000' });
-    expect(jan.models).toEqual({ 'text-embedding-v4': { entries: 2, amount: 3_000 } });
+    expect(jan.models).toEqual({ 'text-embedding-v4': { entries: 2, amount: 3_000, amount_units: '0.003000' } });
     expect(month.data.find((l) => l.period_start === '2026-02')!.amount).toBe(4_000);
 
     const day = await json<{ data: BillLine[]; total: { amount: number } }>(await t.h.admin(`/admin/bills?token_id=${b.id}&period=day`));

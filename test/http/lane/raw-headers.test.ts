@@ -1,4 +1,4 @@
-// The lane's five request headers read from node's raw list must be what node's own headers object says.
+// The lane's request headers read from node's raw list must be what node's own headers object says.
 import { createServer, IncomingMessage, type IncomingHttpHeaders } from 'node:http';
 import { connect, Socket, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ function nodeHeaders(raw: string[]) {
 function agree(raw: string[]): void {
   const n = nodeHeaders(raw);
   const l = laneHeaders(raw);
-  expect(l).toEqual({ authorization: n.authorization, apiKey: n['x-api-key'], contentLength: n['content-length'], contentType: n['content-type'], transferEncoding: n['transfer-encoding'] });
+  expect(l).toEqual({ authorization: n.authorization, apiKey: n['x-api-key'], contentLength: n['content-length'], contentType: n['content-type'], transferEncoding: n['transfer-encoding'], forwardedFor: n['x-forwarded-for'] });
 }
 
 describe('laneHeaders', () => {
@@ -24,9 +24,10 @@ describe('laneHeaders', () => {
     agree(['user-agent', 'u', 'x-stainless-os', 'Linux']);
   });
 
-  it('repeated headers: first Authorization, Content-Type and Content-Length; x-api-key and Transfer-Encoding joined', () => {
+  it('repeated headers: first Authorization, Content-Type and Content-Length; x-api-key, Transfer-Encoding and X-Forwarded-For joined', () => {
     agree(['authorization', 'Bearer first', 'Authorization', 'Bearer second', 'content-type', 'a/b', 'Content-Type', 'c/d', 'content-length', '1', 'content-length', '2']);
     agree(['x-api-key', 'k1', 'X-API-KEY', 'k2', 'transfer-encoding', 'gzip', 'Transfer-Encoding', 'chunked']);
+    agree(['X-Forwarded-For', '203.0.113.9, 10.0.0.2', 'x-forwarded-for', '10.0.0.3']);
   });
 
   it('names of the right length that differ are not taken', () => {

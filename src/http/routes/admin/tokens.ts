@@ -1,6 +1,9 @@
-// /admin/tokens: client tokens (core/admin/tokens.ts; edits, top-ups and rotations in core/admin/token-changes.ts).
+// /admin/tokens: client tokens (core/admin/tokens.ts; edits, top-ups and rotations in core/admin/token-changes.ts;
+// usage in core/admin/token-usage.ts).
 import type { FastifyInstance } from 'fastify';
 import { parseRotate, parseTokenPatch, parseTopUp, rotateToken, topUp, updateToken } from '../../../core/admin/token-changes.ts';
+import { qOnly, qTime, type Query } from '../../../contracts/query.ts';
+import { adminTokenUsage } from '../../../core/admin/token-usage.ts';
 import { createdToken, getToken, issueToken, listTokens, parseCreateToken, publicToken, revokeToken } from '../../../core/admin/tokens.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import { adminActor } from './admin-auth.ts';
@@ -14,6 +17,10 @@ export function registerTokenRoutes(scope: FastifyInstance, deps: GatewayDeps): 
   });
   scope.get('/tokens', async () => ({ data: (await listTokens(deps)).map(publicToken) }));
   scope.get<ById>('/tokens/:id', async (req) => publicToken(await getToken(deps, req.params.id)));
+  scope.get<ById & { Querystring: Query }>('/tokens/:id/usage', async (req) => {
+    qOnly(req.query, ['since', 'until']);
+    return adminTokenUsage(deps, req.params.id, { since: qTime(req.query, 'since'), until: qTime(req.query, 'until') });
+  });
   scope.patch<ById>('/tokens/:id', async (req) => publicToken(await updateToken(deps, adminActor(req), req.params.id, parseTokenPatch(req.body))));
   scope.delete<ById>('/tokens/:id', async (req) => publicToken(await revokeToken(deps, adminActor(req), req.params.id)));
   scope.post<ById>('/tokens/:id/topup', async (req) => {

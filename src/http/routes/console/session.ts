@@ -13,7 +13,7 @@ export function registerSessionRoutes(scope: FastifyInstance, deps: GatewayDeps)
   scope.post('/api/session', async (req, reply) => {
     if (!sameOrigin(req)) throw new GatewayError('permission_denied', 'Cross-origin sign-in is refused');
     const key = isObject(req.body) ? req.body.key : undefined;
-    const { secret, session } = await signIn(core, key, req.ip);
+    const { secret, session } = await signIn(core, key, req.state.client);
     reply.header('set-cookie', setCookieHeader(secret, session.expiresAt, secure(req)));
     return reply.code(201).send({ session_id: session.id, csrf: session.csrf, expires_at: session.expiresAt });
   });

@@ -1,0 +1,58 @@
+// One token opened from the list: its balance and spend per model, a top-up, and the edit form (a revoked token:
+// its usage only).
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { Token } from '../../types.ts';
+import { editableKey, TokenForm } from './token-form.tsx';
+import { TokenUsage } from './token-usage.tsx';
+import { TopUpForm } from './top-up-form.tsx';
+
+export function TokenPanel({ token, onChanged, onClose }: { token: Token; onChanged: () => void; onClose: () => void }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  // Balance figures change with a top-up or an edit: the usage is read again.
+  const [version, setVersion] = useState(0);
+  const [saved, setSaved] = useState<string | null>(null);
+  useEffect(() => {
+    heading.current?.focus();
+    setSaved(null);
+  }, [token.id]);
+  const changed = () => {
+    setVersion((v) => v + 1);
+    onChanged();
+  };
+  const live = token.revoked_at === null;
+  return (
+    <section class="card panel" aria-labelledby="panel-title">
+      <div class="panel-head">
+        <h2 id="panel-title" tabIndex={-1} ref={heading}>
+          Token “{token.name}” <code>{token.id}</code>
+        </h2>
+        <button type="button" class="quiet" onClick={onClose}>
+          Close
+        </button>
+      </div>
+      <div class="two">
+        <TokenUsage tokenId={token.id} version={version} />
+        {live && (
+          <div>
+            <TopUpForm token={token} onDone={changed} />
+            <TokenForm
+              key={editableKey(token)}
+              token={token}
+              onSaved={(t) => {
+                setSaved(`Saved “${t.name}”`);
+                changed();
+              }}
+            />
+            <p role="status" class="muted">
+              {saved}
+            </p>
+          </div>
+        )}
+      </div>
+      <p class="actions">
+        <a href={`#/bills?token_id=${encodeURIComponent(token.id)}`}>Bills of this token</a>
+        <a href={`#/logs?token_id=${encodeURIComponent(token.id)}`}>Its requests</a>
+      </p>
+    </section>
+  );
+}

@@ -1,0 +1,123 @@
+// The answers of the token and bill endpoints as their readers see them: types only, importing nothing, so the
+// operator console (console/src/types.ts) checks its pages against what the server builds instead of copying them.
+// Money is integer micro-units (1 unit = 1,000,000); `*_units` the same amount as an exact decimal string of units.
+
+/** A client token as the operator sees it: never the secret or its hash. */
+export interface TokenView {
+  id: string;
+  name: string;
+  /** The secret's first characters, to recognise it. */
+  prefix: string;
+  /** The model allow-list; null = every model. */
+  models: string[] | null;
+  /** null = unlimited. */
+  quota: number | null;
+  spent: number;
+  /** Held for calls and tasks still running. */
+  held: number;
+  rpm_limit: number | null;
+  tpm_limit: number | null;
+  concurrency_limit: number | null;
+  expires_at: number | null;
+  revoked_at: number | null;
+  created_at: number;
+  /** After a rotation with a grace period: until when the previous secret still works. */
+  previous_secret_until: number | null;
+}
+
+/** The answer to a creation: the only time the secret is shown. */
+export interface CreatedTokenView {
+  id: string;
+  name: string;
+  token: string;
+  models: string[] | null;
+  quota: number | null;
+  expires_at: number | null;
+  created_at: number;
+}
+
+/** A top-up's answer: the token after it. */
+export interface TopUpView extends TokenView {
+  topup: { amount: number; credited: boolean };
+}
+
+/** A token's balance and its charges per model over a period (GET /v1/usage, GET /admin/tokens/{id}/usage). */
+export interface TokenUsageView {
+  object: 'token_usage';
+  token: { id: string; name: string; models: string[] | null; expires_at: number | null };
+  unit: string;
+  balance: {
+    /** null: no quota (unlimited). */
+    quota: number | null;
+    used: number;
+    /** Held for calls and tasks still running. */
+    reserved: number;
+    /** null when unlimited. */
+    remaining: number | null;
+  };
+  /** ms since the epoch: since inclusive, until exclusive. */
+  period: { since: number; until: number };
+  usage: {
+    data: Array<{ model: string; requests: number; amount: number; amount_units: string }>;
+    total: { requests: number; amount: number; amount_units: string };
+    /** Top-ups credited in the period. */
+    credited: number;
+  };
+}
+
+export type BillPeriod = 'day' | 'month';
+
+/** Ledger totals of one token in one UTC day or month. */
+export interface BillLine {
+  token_id: string;
+  token_name: string | null;
+  period: BillPeriod;
+  /** UTC period label: YYYY-MM-DD or YYYY-MM. */
+  period_start: string;
+  /** Charges (credit lines are not charges). */
+  entries: number;
+  amount: number;
+  amount_units: string;
+  models: Record<string, { entries: number; amount: number; amount_units: string }>;
+  /** Top-ups credited in the period: added to the quota, not part of `amount`. */
+  credits: { entries: number; amount: number };
+}
+
+/** One model's charges, or the top-ups (kind `credit`, no model), of one token in one period (`by=model`). */
+export interface BillModelLine {
+  token_id: string;
+  token_name: string | null;
+  period: BillPeriod;
+  period_start: string;
+  kind: 'charges' | 'credit';
+  /** null on a credit line. */
+  model: string | null;
+  entries: number;
+  amount: number;
+  amount_units: string;
+}
+
+export interface BillTotal {
+  entries: number;
+  amount: number;
+  amount_units: string;
+  /** Top-ups credited. */
+  credit: number;
+}
+
+export interface BillView {
+  object: 'bill';
+  period: BillPeriod;
+  unit: string;
+  data: BillLine[];
+  total: BillTotal;
+}
+
+export interface BillByModelView {
+  object: 'bill';
+  period: BillPeriod;
+  by: 'model';
+  unit: string;
+  data: BillModelLine[];
+  total: BillTotal;
+}
