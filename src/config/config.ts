@@ -1,14 +1,14 @@
 // The only reader of process.env. Everything else receives a typed Config.
 import { resolve } from 'node:path';
-import { DEFAULT_TASK_ENGINE_OPTIONS as TASK_DEFAULTS, type TaskEngineOptions } from '../tasks/options.ts';
+import type { TaskEngineOptions } from '../tasks/options.ts';
+import { boolVar, ConfigError, intVar, type Env } from './env-vars.ts';
 import { tracingConfig, type TracingConfig } from './otel-env.ts';
+import { taskConfig } from './task-env.ts';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts';
 
 export type { TracingConfig, TrustProxy };
+export { ConfigError };
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
 
 export interface UpstreamDashscope {
   apiKey: string | undefined;
@@ -116,20 +116,11 @@ export const DEFAULT_RESULT_HOSTS = [
   'p1-kling.klingai.com',
 ];
 
-type Env = Record<string, string | undefined>;
 
 const fail = (message: string): never => {
   throw new ConfigError(message);
 };
 
-function intVar(env: Env, name: string, def: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return def;
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
-  const n = Number(raw);
-  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
 
 function urlVar(env: Env, name: string, def: string): string {
   const raw = (env[name] ?? '').trim() || def;
@@ -147,13 +138,6 @@ function urlVar(env: Env, name: string, def: string): string {
 export const FOREIGN_DASHSCOPE = /(^|\.)dashscope-intl\.aliyuncs\.com$|(^|\.)dashscope-us\.aliyuncs\.com$|\.ap-[a-z]+-\d\.maas\.aliyuncs\.com$|\.(us|eu|me|ap)-[a-z]+-\d+\.maas\.aliyuncs\.com$/i;
 export const FOREIGN_KLING = /^api-(singapore|sg|us|eu|global|intl)[a-z0-9-]*\.klingai\.com$|^api\.klingai\.com$/i;
 
-function boolVar(env: Env, name: string, def = false): boolean {
-  const raw = (env[name] ?? '').trim().toLowerCase();
-  if (raw === '') return def;
-  if (raw === '0' || raw === 'false' || raw === 'no') return false;
-  if (raw === '1' || raw === 'true' || raw === 'yes') return true;
-  throw new ConfigError(`${name} must be true or false (1/0), got "${env[name]}"`);
-}
 
 /** sqlite:<path> or postgres://user[:password]@host[:port]/db; the password never appears in the message. */
 function checkDatabaseUrl(url: string): void {
@@ -250,20 +234,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowPrivateNetwork: boolVar(env, 'TOLLWAY_ALLOW_PRIVATE_NETWORK'),
     trustedResultOrigins: [],
     simTaskMs: intVar(env, 'TOLLWAY_SIM_TASK_MS', 5000, 0, 3_600_000),
-    tasks: {
-      pollerEnabled: boolVar(env, 'TOLLWAY_TASK_POLLER', TASK_DEFAULTS.pollerEnabled),
-      pollerThread: boolVar(env, 'TOLLWAY_TASK_POLLER_THREAD', TASK_DEFAULTS.pollerThread),
-      pollerNice: intVar(env, 'TOLLWAY_TASK_POLLER_NICE', TASK_DEFAULTS.pollerNice, 0, 19),
-      tickMs: intVar(env, 'TOLLWAY_TASK_TICK_MS', TASK_DEFAULTS.tickMs, 10, 600_000),
-      pollBaseMs: intVar(env, 'TOLLWAY_TASK_POLL_BASE_MS', TASK_DEFAULTS.pollBaseMs, 10, 600_000),
-      pollMaxMs: intVar(env, 'TOLLWAY_TASK_POLL_MAX_MS', TASK_DEFAULTS.pollMaxMs, 10, 3_600_000),
-      maxAgeMs: intVar(env, 'TOLLWAY_TASK_MAX_AGE_MS', TASK_DEFAULTS.maxAgeMs, 1000, 30 * 24 * 3600_000),
-      leaseMs: intVar(env, 'TOLLWAY_TASK_LEASE_MS', TASK_DEFAULTS.leaseMs, 1000, 3_600_000),
-      refreshStaleMs: intVar(env, 'TOLLWAY_TASK_REFRESH_STALE_MS', TASK_DEFAULTS.refreshStaleMs, 0, 600_000),
-      perChannelConcurrency: intVar(env, 'TOLLWAY_TASK_POLL_CONCURRENCY', TASK_DEFAULTS.perChannelConcurrency, 1, 256),
-      batchSize: TASK_DEFAULTS.batchSize,
-      pollTimeoutMs: TASK_DEFAULTS.pollTimeoutMs,
-    },
+    tasks: taskConfig(env),
     callbacks: {
       tickMs: intVar(env, 'TOLLWAY_CALLBACK_TICK_MS', 1000, 10, 600_000),
       backoffBaseMs: intVar(env, 'TOLLWAY_CALLBACK_BACKOFF_MS', 5000, 10, 3_600_000),

@@ -1,0 +1,20 @@
+// TOLLWAY_TASK_* over the task engine's defaults (the fields are documented in src/tasks/options.ts).
+import { DEFAULT_TASK_ENGINE_OPTIONS as TASK_DEFAULTS, type TaskEngineOptions } from '../tasks/options.ts';
+import { boolVar, intVar, type Env } from './env-vars.ts';
+
+export function taskConfig(env: Env): TaskEngineOptions {
+  return {
+    pollerEnabled: boolVar(env, 'TOLLWAY_TASK_POLLER', TASK_DEFAULTS.pollerEnabled),
+    pollerThread: boolVar(env, 'TOLLWAY_TASK_POLLER_THREAD', TASK_DEFAULTS.pollerThread),
+    pollerNice: intVar(env, 'TOLLWAY_TASK_POLLER_NICE', TASK_DEFAULTS.pollerNice, 0, 19),
+    tickMs: intVar(env, 'TOLLWAY_TASK_TICK_MS', TASK_DEFAULTS.tickMs, 10, 600_000),
+    pollBaseMs: intVar(env, 'TOLLWAY_TASK_POLL_BASE_MS', TASK_DEFAULTS.pollBaseMs, 10, 600_000),
+    pollMaxMs: intVar(env, 'TOLLWAY_TASK_POLL_MAX_MS', TASK_DEFAULTS.pollMaxMs, 10, 3_600_000),
+    maxAgeMs: intVar(env, 'TOLLWAY_TASK_MAX_AGE_MS', TASK_DEFAULTS.maxAgeMs, 1000, 30 * 24 * 3600_000),
+    leaseMs: intVar(env, 'TOLLWAY_TASK_LEASE_MS', TASK_DEFAULTS.leaseMs, 1000, 3_600_000),
+    refreshStaleMs: intVar(env, 'TOLLWAY_TASK_REFRESH_STALE_MS', TASK_DEFAULTS.refreshStaleMs, 0, 600_000),
+    perChannelConcurrency: intVar(env, 'TOLLWAY_TASK_POLL_CONCURRENCY', TASK_DEFAULTS.perChannelConcurrency, 1, 256),
+    batchSize: TASK_DEFAULTS.batchSize,
+    pollTimeoutMs: TASK_DEFAULTS.pollTimeoutMs,
+  };
+}
