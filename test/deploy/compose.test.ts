@@ -2,7 +2,7 @@
 // here): every gateway instance gets a configuration the gateway accepts, pointed at the PostgreSQL, Redis and
 // simulator services of the file with matching credentials and ports, with no variable it does not read; the load
 // balancer reaches both instances; the image is built as the Dockerfile's stages say from files the context keeps.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -59,7 +59,8 @@ describe('deploy/compose.yaml', () => {
   });
 
   it('sets no variable the gateway does not read (a misspelt name would be silently ignored)', () => {
-    const configSource = read(join(ROOT, 'src', 'config', 'config.ts'));
+    const dir = join(ROOT, 'src', 'config');
+    const configSource = readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => read(join(dir, f))).join('\n');
     for (const [name, s] of [...gateways, ['migrate', services.migrate!] as const]) {
       for (const key of Object.keys(s.environment ?? {})) {
         expect(configSource.includes(`'${key}'`) || configSource.includes(`env.${key}`), `${name}: ${key}`).toBe(true);
