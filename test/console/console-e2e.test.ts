@@ -2,13 +2,12 @@
 // create a token in the page and read its secret there, call the gateway with it through the openai SDK, find the
 // call in the request log by its X-Gateway-Request-Id, see its ledger line, revoke the token in the page and see
 // the SDK refused; every page fits a 390 px wide phone screen. The run saves the overview's screenshot for the README.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
+import { HAVE_CHROMIUM, useBrowser } from '../support/browser.ts';
 import { useHarness } from '../support/harness.ts';
 import { openaiClient } from '../support/sdk.ts';
 import { createVideo, FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
@@ -16,35 +15,12 @@ import { createVideo, FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
 /** What the test reads of a <video> (the test's TypeScript has no DOM types). */
 type VideoElement = { readyState: number; duration: number; error: { code: number } | null; currentSrc: string };
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.warn(`console e2e skipped: ${CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it)`);
-
 const t = useHarness({ env: FAST_TASK_ENV });
-let profile: string;
-let browser: BrowserContext;
-let page: Page;
 
-beforeAll(async () => {
-  if (!HAVE_CHROMIUM) return;
-  profile = mkdtempSync(join(tmpdir(), 'tollway-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1280, height: 860 },
-  });
-  page = browser.pages()[0] ?? (await browser.newPage());
-  // A script error or a CSP violation ("Refused to …") fails the run; answers the page expects (401 before
-  // sign-in, 403 for the wrong key) are not errors.
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()));
-});
-afterAll(async () => {
-  await browser?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
-});
-const errors: string[] = [];
+const browser = useBrowser('console e2e');
+let page: Page;
+beforeAll(() => void (HAVE_CHROMIUM && (page = browser.page)));
+const errors = browser.errors;
 
 const heading = () => page.locator('main h1').first();
 

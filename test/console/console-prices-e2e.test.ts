@@ -2,41 +2,17 @@
 // from the price table, set a new price with the keyboard and see its history row appear (old and new price, the
 // console session as the actor), refuse a malformed amount in the page, reset to the catalogue price; the pages fit
 // a 390 px wide phone screen.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HAVE_CHROMIUM, useBrowser } from '../support/browser.ts';
 import { useHarness } from '../support/harness.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.warn(`console prices e2e skipped: ${CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it)`);
-
 const t = useHarness({ channels: false });
-let profile: string;
-let browser: BrowserContext;
-let page: Page;
-const errors: string[] = [];
 
-beforeAll(async () => {
-  if (!HAVE_CHROMIUM) return;
-  profile = mkdtempSync(join(tmpdir(), 'tollway-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1280, height: 860 },
-  });
-  page = browser.pages()[0] ?? (await browser.newPage());
-  // A script error or a CSP violation fails the run; answers the page expects (a refused price) are not errors.
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()));
-});
-afterAll(async () => {
-  await browser?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
-});
+const browser = useBrowser('console prices e2e');
+let page: Page;
+beforeAll(() => void (HAVE_CHROMIUM && (page = browser.page)));
+const errors = browser.errors;
 
 const heading = () => page.locator('main h1').first();
 const historyRows = () => page.locator('#price-history tbody tr');

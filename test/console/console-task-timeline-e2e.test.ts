@@ -2,11 +2,9 @@
 // made through the openai SDK is opened from the Tasks page while it runs, and its page grows by itself to the end —
 // created, submitted, the upstream's status changes, succeeded, the charge naming its ledger line — and plays; a
 // failing video shows its failure and the hold released, with nothing charged. Both fit a 390 px wide phone screen.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HAVE_CHROMIUM, useBrowser } from '../support/browser.ts';
 import { useHarness } from '../support/harness.ts';
 import { openaiClient } from '../support/sdk.ts';
 import { FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
@@ -14,35 +12,13 @@ import { FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
 /** What the test reads of a <video> (the test's TypeScript has no DOM types). */
 type VideoElement = { readyState: number; duration: number; error: { code: number } | null; currentSrc: string };
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.warn(`console task timeline e2e skipped: ${CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it)`);
-
 // Tasks that run for a few seconds, so the page is opened while the task is still open.
 const t = useHarness({ env: FAST_TASK_ENV, sim: { taskDurationMs: 5000 } });
-let profile: string;
-let browser: BrowserContext;
-let page: Page;
-const errors: string[] = [];
 
-beforeAll(async () => {
-  if (!HAVE_CHROMIUM) return;
-  profile = mkdtempSync(join(tmpdir(), 'tollway-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1280, height: 860 },
-  });
-  page = browser.pages()[0] ?? (await browser.newPage());
-  // A script error or a CSP violation fails the run; an answer the page expects (401 before sign-in) is not one.
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()));
-});
-afterAll(async () => {
-  await browser?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
-});
+const browser = useBrowser('console task timeline e2e');
+let page: Page;
+beforeAll(() => void (HAVE_CHROMIUM && (page = browser.page)));
+const errors = browser.errors;
 
 const heading = () => page.locator('main h1').first();
 const rows = () => page.locator('#task-timeline > li');

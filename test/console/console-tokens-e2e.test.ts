@@ -2,43 +2,19 @@
 // playwright-core): a chat call made through the openai SDK shows in the token's spend per model; a top-up submitted
 // with a double click credits once (checked through the admin API); a limit edited in the page is stored and leaves
 // the top-up alone; the Bills page shows the call's model line and its CSV download holds it.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HAVE_CHROMIUM, useBrowser } from '../support/browser.ts';
 import { useHarness } from '../support/harness.ts';
 import { openaiClient } from '../support/sdk.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.warn(`console tokens e2e skipped: ${CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it)`);
-
 const t = useHarness();
-let profile: string;
-let browser: BrowserContext;
-let page: Page;
-const errors: string[] = [];
 
-beforeAll(async () => {
-  if (!HAVE_CHROMIUM) return;
-  profile = mkdtempSync(join(tmpdir(), 'tollway-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    viewport: { width: 1280, height: 860 },
-    acceptDownloads: true,
-  });
-  page = browser.pages()[0] ?? (await browser.newPage());
-  // A script error or a CSP violation ("Refused to …") fails the run.
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()));
-});
-afterAll(async () => {
-  await browser?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
-});
+const browser = useBrowser('console tokens e2e');
+let page: Page;
+beforeAll(() => void (HAVE_CHROMIUM && (page = browser.page)));
+const errors = browser.errors;
 
 const heading = () => page.locator('main h1').first();
 const MODEL = 'qwx3.7-plus';
