@@ -121,3 +121,62 @@ export interface BillByModelView {
   data: BillModelLine[];
   total: BillTotal;
 }
+
+/** What an operator sees of a task: its state, owner, model, channel and timing; not the client's request body. */
+export interface AdminTaskView {
+  id: string;
+  family: string;
+  kind: string;
+  state: string;
+  token_id: string;
+  model: string;
+  channel_id: string;
+  upstream_task_id: string | null;
+  upstream_status: string | null;
+  progress: number | null;
+  error: { code: string; message: string } | null;
+  hold_amount: number;
+  poll_attempts: number;
+  next_poll_at: number;
+  request_id: string;
+  created_at: number;
+  updated_at: number;
+  finished_at: number | null;
+}
+
+/** One event of a task's timeline as the admin API shows it. */
+export interface AdminTaskEventView {
+  id: number;
+  at: number;
+  kind: string;
+  from: string | null;
+  to: string | null;
+  upstream_status: string | null;
+  amount: number | null;
+  ledger_id: number | null;
+  detail: string | null;
+}
+
+/** A ledger line as the admin API lists it. */
+export interface LedgerLineView {
+  id: number;
+  idempotency_key: string;
+  token_id: string;
+  model: string;
+  kind: string;
+  quantities: unknown;
+  unit_prices: unknown;
+  amount: number;
+  request_id: string | null;
+  task_id: string | null;
+  upstream_request_id: string | null;
+  created_at: number;
+}
+
+/** One task, its timeline (oldest first) and its ledger lines with their total: what it was charged and why. */
+export interface AdminTaskDetail extends AdminTaskView {
+  upstream_request_id: string | null;
+  events: AdminTaskEventView[];
+  ledger: LedgerLineView[];
+  charged: number;
+}

@@ -5,49 +5,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.ts';
 import { num, time, units } from '../format.ts';
 import { useLoad } from '../use-load.ts';
+import type { AdminTaskDetail as TaskDetailData, TaskEvent } from '../types.ts';
 import { Pairs } from './log-detail.tsx';
-
-interface TaskEvent {
-  id: number;
-  at: number;
-  kind: string;
-  from: string | null;
-  to: string | null;
-  upstream_status: string | null;
-  amount: number | null;
-  ledger_id: number | null;
-  detail: string | null;
-}
-
-interface LedgerLine {
-  id: number;
-  kind: string;
-  model: string;
-  quantities: unknown;
-  unit_prices: unknown;
-  amount: number;
-}
-
-interface TaskDetailData {
-  id: string;
-  family: string;
-  kind: string;
-  state: string;
-  token_id: string;
-  model: string;
-  channel_id: string;
-  upstream_task_id: string | null;
-  upstream_request_id: string | null;
-  progress: number | null;
-  error: { code: string; message: string } | null;
-  hold_amount: number;
-  request_id: string;
-  created_at: number;
-  finished_at: number | null;
-  events: TaskEvent[];
-  ledger: LedgerLine[];
-  charged: number;
-}
 
 const OPEN = new Set(['submitting', 'queued', 'in_progress']);
 const RELOAD_MS = 3000;

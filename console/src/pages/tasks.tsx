@@ -7,24 +7,7 @@ import { call, qs } from '../api.ts';
 import { num, time, units } from '../format.ts';
 import { errorText, useLoad } from '../use-load.ts';
 import { Pager, usePaging } from '../pager.tsx';
-
-interface Task {
-  id: string;
-  family: string;
-  kind: string;
-  state: string;
-  token_id: string;
-  model: string;
-  channel_id: string;
-  upstream_task_id: string | null;
-  progress: number | null;
-  error: { code: string; message: string } | null;
-  hold_amount: number;
-  request_id: string;
-  created_at: number;
-  updated_at: number;
-  finished_at: number | null;
-}
+import type { Task } from '../types.ts';
 
 const STATES = ['', 'submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'];
 const OPEN = new Set(['submitting', 'queued', 'in_progress']);

@@ -3,36 +3,17 @@
 // TaskEngine.cancel decides by the hold's compare-and-set).
 import { encodeCursor } from '../../contracts/cursor.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { LedgerEntry, LedgerRepo } from '../../store/repos/ledger.ts';
+import type { LedgerRepo } from '../../store/repos/ledger.ts';
 import type { AdminTasksFilter, TasksRepo } from '../../store/repos/tasks.ts';
 import type { TaskEvent } from '../../tasks/events.ts';
 import type { TaskEngine } from '../../tasks/engine.ts';
 import type { TaskRecord } from '../../tasks/types.ts';
+import type { AdminTaskDetail, AdminTaskEventView, AdminTaskView } from '../views.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 import type { Page } from './lists.ts';
-import { downloadableResult } from '../videos.ts';
 
-/** What an operator sees of a task: its state, owner, model, channel and timing; not the client's request body. */
-export interface AdminTaskView {
-  id: string;
-  family: string;
-  kind: string;
-  state: string;
-  token_id: string;
-  model: string;
-  channel_id: string;
-  upstream_task_id: string | null;
-  upstream_status: string | null;
-  progress: number | null;
-  error: { code: string; message: string } | null;
-  hold_amount: number;
-  poll_attempts: number;
-  next_poll_at: number;
-  request_id: string;
-  created_at: number;
-  updated_at: number;
-  finished_at: number | null;
-}
+export type { AdminTaskDetail, AdminTaskEventView, AdminTaskView };
+import { downloadableResult } from '../videos.ts';
 
 export function adminTaskView(t: TaskRecord): AdminTaskView {
   return {
@@ -57,28 +38,7 @@ export function adminTaskView(t: TaskRecord): AdminTaskView {
   };
 }
 
-/** One event of a task's timeline as the admin API shows it. */
-export interface AdminTaskEventView {
-  id: number;
-  at: number;
-  kind: string;
-  from: string | null;
-  to: string | null;
-  upstream_status: string | null;
-  amount: number | null;
-  ledger_id: number | null;
-  detail: string | null;
-}
-
 const eventView = (e: TaskEvent): AdminTaskEventView => ({ id: e.id, at: e.at, kind: e.kind, from: e.from, to: e.to, upstream_status: e.upstreamStatus, amount: e.amount, ledger_id: e.ledgerId, detail: e.detail });
-
-/** One task, its timeline (oldest first) and its ledger lines with their total: what it was charged and why. */
-export interface AdminTaskDetail extends AdminTaskView {
-  upstream_request_id: string | null;
-  events: AdminTaskEventView[];
-  ledger: LedgerEntry[];
-  charged: number;
-}
 
 export async function adminTaskDetail(repo: Pick<TasksRepo, 'get' | 'events'>, ledger: Pick<LedgerRepo, 'list'>, id: string): Promise<AdminTaskDetail> {
   const t = await repo.get(id);
