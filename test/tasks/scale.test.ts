@@ -63,6 +63,21 @@ describe('task engine at scale', () => {
     expect(await e.tick()).toBe(0);
   });
 
+  it('schedules a task at its longest back-off 1 to 10 % early, never later: the round\'s own time stays within the back-off', async () => {
+    const e = f.engine({ batchSize: 200, pollBaseMs: 1000, pollMaxMs: 10_000 });
+    const tasks = [];
+    for (let i = 0; i < 120; i++) tasks.push(await e.create(f.input(e)));
+    // Past the ramp: every task is at the longest back-off.
+    await f.store.db.updateTable('tasks').set({ poll_attempts: 10, next_poll_at: 0 }).execute();
+    const claimedAt = Date.now();
+    expect(await e.tick()).toBe(120);
+    const delays = (await Promise.all(tasks.map((t) => row(t.id)))).map((r) => Number(r.next_poll_at) - claimedAt);
+    expect(Math.min(...delays)).toBeGreaterThanOrEqual(9000);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(9900 + (Date.now() - claimedAt));
+    // Jitter, not one fixed step: the schedule spreads over the range.
+    expect(Math.max(...delays) - Math.min(...delays)).toBeGreaterThan(300);
+  });
+
   it('a poll that finds nothing changed writes nothing; a change is one compare-and-set write', async () => {
     const e = f.engine();
     const t = await e.create(f.input(e));

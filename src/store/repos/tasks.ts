@@ -222,8 +222,9 @@ export class TasksRepo {
 
   /**
    * Claim up to `limit` due open tasks for `owner`, in one statement that also schedules each task's next poll
-   * (back-off by attempt, less up to 10 % of jitter: the longest back-off is never exceeded) and records the check: a poll that then finds nothing changed needs no
-   * write of its own. The due head is read in next_poll_at order from the partial index of open tasks.
+   * (back-off by attempt, less a jitter of 1 to 10 %: the longest back-off is never exceeded, and at least 1 % of it is
+   * left for the round's own time between this claim and the status query) and records the check: a poll that then
+   * finds nothing changed needs no write of its own. The due head is read in next_poll_at order from the partial index of open tasks.
    * PostgreSQL: `FOR UPDATE SKIP LOCKED`, so instances claim disjoint sets without waiting on each other;
    * SQLite has a single writer, and the statement is atomic.
    */
@@ -234,7 +235,7 @@ export class TasksRepo {
       this.dialect === 'postgres'
         ? sql<TaskRow>`
         UPDATE tasks SET lease_owner = ${owner}, lease_until = ${until}, checked_at = ${now}, poll_attempts = poll_attempts + 1,
-          next_poll_at = ${now} + CAST(LEAST(CAST(${maxMs} AS bigint), CAST(${baseMs} AS bigint) << LEAST(poll_attempts + 1, 20)) * (0.9 + random() * 0.1) AS bigint)
+          next_poll_at = ${now} + CAST(LEAST(CAST(${maxMs} AS bigint), CAST(${baseMs} AS bigint) << LEAST(poll_attempts + 1, 20)) * (0.9 + random() * 0.09) AS bigint)
         WHERE id IN (
           SELECT id FROM tasks
           WHERE state IN ('submitting', 'queued', 'in_progress') AND next_poll_at <= ${now}
@@ -246,7 +247,7 @@ export class TasksRepo {
         RETURNING ${POLL_COLUMNS}`
         : sql<TaskRow>`
         UPDATE tasks SET lease_owner = ${owner}, lease_until = ${until}, checked_at = ${now}, poll_attempts = poll_attempts + 1,
-          next_poll_at = ${now} + CAST(min(${maxMs}, ${baseMs} << min(poll_attempts + 1, 20)) * (0.9 + abs(random() % 1001) / 10000.0) AS INTEGER)
+          next_poll_at = ${now} + CAST(min(${maxMs}, ${baseMs} << min(poll_attempts + 1, 20)) * (0.9 + abs(random() % 901) / 10000.0) AS INTEGER)
         WHERE id IN (
           SELECT id FROM tasks
           WHERE state IN ('submitting', 'queued', 'in_progress') AND next_poll_at <= ${now}
