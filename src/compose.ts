@@ -265,7 +265,7 @@ export async function composeGateway(config: Config, opts: GatewayOptions): Prom
   const vidx = composeVidx(deps, views);
   const app = await buildApp(deps, { text: dashscopeTextAdapter(deps.upstream), vidx });
   // Every driver is registered: the poller and the client-callback dispatcher may start.
-  const poller = backgroundPoller(deps, vidx.dispatcher, opts, sink);
+  const poller = backgroundPoller(deps, vidx, opts, sink);
   await poller?.start();
   const stopReaper = reapReservations(deps);
   const stopSweeper = sweepRequestLogPeriodically(deps);
@@ -278,7 +278,8 @@ export async function composeGateway(config: Config, opts: GatewayOptions): Prom
  * an in-memory SQLite store, which no other connection can see), else on the event loop; null for an API-only
  * instance (TOLLWAY_TASK_POLLER=false).
  */
-function backgroundPoller(deps: GatewayDeps, dispatcher: CallbackDispatcher, opts: GatewayOptions, sink: DestinationStream): BackgroundPoller | null {
+function backgroundPoller(deps: GatewayDeps, vidx: VidxContext, opts: GatewayOptions, sink: DestinationStream): BackgroundPoller | null {
+  const { dispatcher } = vidx;
   const { config, store } = deps;
   if (!config.tasks.pollerEnabled) return null;
   if (config.tasks.pollerThread && !/^sqlite:(\/\/)?:memory:$/.test(store.location.url)) {
@@ -289,6 +290,9 @@ function backgroundPoller(deps: GatewayDeps, dispatcher: CallbackDispatcher, opt
       await applyChange(e);
       thread.publish(e);
     };
+    // This process's dispatcher does not run: a task finished here (a client's read, an upstream callback) has its
+    // client callback sent by the thread's.
+    vidx.kick = () => thread.kick();
     return thread;
   }
   return {
@@ -303,15 +307,19 @@ function backgroundPoller(deps: GatewayDeps, dispatcher: CallbackDispatcher, opt
   };
 }
 
+/** PostgreSQL connections of an instance's poller thread (besides the instance's own pool of 10). */
+export const POLLER_PG_POOL = 4;
+
 /**
  * The poller thread's objects (tasks/poller-worker.ts): deps on its own connection to the gateway's store, every
  * task driver, the poller and the client-callback dispatcher, running; no HTTP.
  */
-export async function composePoller(config: Config, opts: { adminKey: string; secret: string; location: { url: string; pgSchema?: string }; logStream: DestinationStream }): Promise<{ apply(e: ClusterEvent): Promise<void>; close(): Promise<void> }> {
+export async function composePoller(config: Config, opts: { adminKey: string; secret: string; location: { url: string; pgSchema?: string }; logStream: DestinationStream }): Promise<{ apply(e: ClusterEvent): Promise<void>; kick(): void; close(): Promise<void> }> {
   registerSecrets(config, [opts.adminKey, opts.secret]);
   const logger = makeLogger(config.logLevel, opts.logStream);
   const { url, pgSchema } = opts.location;
-  const store = await openStore(url, { migrate: false, readThread: false, ...(pgSchema ? { pgSchema } : {}) });
+  // A small PostgreSQL pool: the poller's statements are few and short (docs/operations.md counts it per instance).
+  const store = await openStore(url, { migrate: false, readThread: false, pgPoolMax: POLLER_PG_POOL, ...(pgSchema ? { pgSchema } : {}) });
   const deps = await composeDeps(config, { adminKey: opts.adminKey, secret: opts.secret }, store, logger);
   const stopRefresh = keepCachesCoherent(deps);
   registerVideoDriver(deps);
@@ -321,6 +329,7 @@ export async function composePoller(config: Config, opts: { adminKey: string; se
   const warn = (e: unknown) => logger.warn({ err: String(e) }, 'cache refresh failed');
   return {
     apply: (e) => applyLocally(deps, e).catch(warn),
+    kick: () => vidx.dispatcher.kick(),
     close: async () => {
       await vidx.dispatcher.stop();
       await deps.tasks.stop();

@@ -30,6 +30,8 @@ export interface Store {
 export interface OpenStoreOptions {
   migrate?: boolean;
   pgSchema?: string;
+  /** PostgreSQL: the pool's size (default 10). */
+  pgPoolMax?: number;
   /** SQLite file stores: commit per-request rows from a writer thread (TOLLWAY_SQLITE_WRITER_THREAD). */
   writerThread?: boolean;
   /** SQLite file stores: WAL checkpoints on a thread (TOLLWAY_SQLITE_CHECKPOINT_THREAD; the gateway's default). */
@@ -42,7 +44,7 @@ export async function openStore(url: string, opts: OpenStoreOptions = {}): Promi
   const dialect = dialectOf(url);
   // pg is loaded only for a PostgreSQL store (a SQLite deployment does not carry its memory).
   const sqlite = dialect === 'sqlite' ? openSqlite(url, { writerThread: opts.writerThread === true, checkpointThread: opts.checkpointThread === true, readThread: opts.readThread !== false }) : null;
-  const db = sqlite ? sqlite.db : await (await import('./postgres.ts')).openPostgres(url, opts.pgSchema ? { schema: opts.pgSchema } : {});
+  const db = sqlite ? sqlite.db : await (await import('./postgres.ts')).openPostgres(url, { ...(opts.pgSchema ? { schema: opts.pgSchema } : {}), ...(opts.pgPoolMax ? { max: opts.pgPoolMax } : {}) });
   if (opts.migrate !== false) await migrateToLatest(db as unknown as Kysely<unknown>, dialect);
   return {
     db,

@@ -20,14 +20,21 @@ export interface PollerThreadData {
 /** Thread → parent: a log line, ready (composed and polling), stopped (store closed), or a start failure. */
 export type PollerThreadMessage = { log: string } | { ready: true; tid: number | null } | { stopped: true } | { failed: string };
 /** Parent → thread. */
-export type PollerThreadCommand = { stop: true } | { event: ClusterEvent };
+export type PollerThreadCommand = { stop: true } | { event: ClusterEvent } | { kick: true };
 
+/** First restart delay after the thread ended unexpectedly; doubles per failed start, up to RESTART_MAX_MS. */
 const RESTART_MS = 1000;
+const RESTART_MAX_MS = 30_000;
+/** A thread that has not finished its round and closed its store by then is terminated (its leases expire). */
+const STOP_TIMEOUT_MS = 30_000;
 
 export class PollerThread {
   private worker: Worker | null = null;
   private wanted = false;
   private restartTimer: NodeJS.Timeout | null = null;
+  private restartDelay = RESTART_MS;
+  /** A thread has been ready once: later failed starts are retried (the first is the caller's to handle). */
+  private everStarted = false;
   /** The running thread's OS thread id (Linux), e.g. to see its scheduling priority. */
   tid: number | null = null;
 
@@ -37,10 +44,16 @@ export class PollerThread {
     private readonly logger: Logger,
   ) {}
 
-  /** Start the thread; resolves once it polls. */
+  /** Start the thread; resolves once it polls. A failed start is not retried: it rejects (the gateway does not start). */
   async start(): Promise<void> {
     this.wanted = true;
-    if (!this.worker) await this.spawn();
+    if (this.worker) return;
+    try {
+      await this.spawn();
+    } catch (e) {
+      await this.stop();
+      throw e;
+    }
   }
 
   /** Stop polling: the thread finishes its round, drops its leases, closes its store and exits. */
@@ -51,7 +64,11 @@ export class PollerThread {
     const w = this.worker;
     if (!w) return;
     await new Promise<void>((resolve) => {
-      w.once('exit', () => resolve());
+      const force = setTimeout(() => {
+        this.logger.error({ timeout_ms: STOP_TIMEOUT_MS }, 'task poller thread did not stop in time; terminated (its leases expire)');
+        void w.terminate();
+      }, STOP_TIMEOUT_MS);
+      w.once('exit', () => (clearTimeout(force), resolve()));
       w.postMessage({ stop: true } satisfies PollerThreadCommand);
     });
   }
@@ -66,34 +83,48 @@ export class PollerThread {
     this.worker?.postMessage({ event } satisfies PollerThreadCommand);
   }
 
+  /** A family A task finished here with a client callback due: the thread's dispatcher sends it now, not at its next tick. */
+  kick(): void {
+    this.worker?.postMessage({ kick: true } satisfies PollerThreadCommand);
+  }
+
   private spawn(): Promise<void> {
     const { entry, eval: isEval } = threadEntry(import.meta.url, 'poller-worker');
     const w = new Worker(entry, { eval: isEval, workerData: this.data, stdout: false, stderr: false });
     this.worker = w;
     return new Promise<void>((resolve, reject) => {
       let started = false;
+      let failure = '';
       w.on('message', (m: PollerThreadMessage) => {
         if ('log' in m) this.sink.write(m.log);
         else if ('ready' in m) {
           started = true;
+          this.everStarted = true;
           this.tid = m.tid;
+          this.restartDelay = RESTART_MS;
           resolve();
-        } else if ('failed' in m && !started) reject(new Error(`the task poller thread did not start: ${m.failed}`));
+        } else if ('failed' in m) failure = m.failed;
       });
       w.on('error', (e) => this.logger.error({ err: String(e) }, 'task poller thread failed'));
       w.on('exit', (code) => {
         if (this.worker === w) this.worker = null;
-        if (!started) return reject(new Error(`the task poller thread exited with code ${code} before it started`));
-        // An unexpected end (not stop()): polling must not silently stop, so it starts again.
-        if (this.wanted) {
-          this.logger.error({ code }, 'task poller thread exited; restarting it');
-          this.restartTimer = setTimeout(() => {
-            this.restartTimer = null;
-            if (this.wanted && !this.worker) this.spawn().catch((e: unknown) => this.logger.error({ err: String(e) }, 'task poller thread restart failed'));
-          }, RESTART_MS);
-          this.restartTimer.unref();
-        }
+        if (!started) reject(new Error(`the task poller thread did not start (exit code ${code})${failure ? `: ${failure}` : ''}`));
+        // An unexpected end (not stop()): polling must not silently stop, so it starts again, backing off while
+        // starts fail (the store or Redis unreachable) and for as long as it takes.
+        if (this.wanted && this.everStarted) this.restartLater(code, failure);
       });
     });
+  }
+
+  private restartLater(code: number, failure: string): void {
+    const delay = this.restartDelay;
+    this.restartDelay = Math.min(RESTART_MAX_MS, delay * 2);
+    this.logger.error({ code, retry_ms: delay, ...(failure ? { err: failure } : {}) }, 'task poller thread exited; restarting it');
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = null;
+      // A failed start ends in the thread's exit, which schedules the next attempt.
+      if (this.wanted && !this.worker) this.spawn().catch(() => undefined);
+    }, delay);
+    this.restartTimer.unref();
   }
 }

@@ -9,20 +9,29 @@ const port = parentPort!;
 const data = workerData as PollerThreadData;
 const send = (m: PollerThreadMessage) => port.postMessage(m);
 
+// A stop asked for while the thread is still composing is applied once it has.
+let stopAsked = false;
+let poller: Awaited<ReturnType<typeof composePoller>> | null = null;
+const stop = () =>
+  void (poller?.close() ?? Promise.resolve()).finally(() => {
+    send({ stopped: true });
+    // Whatever a library left referenced (a socket's keep-alive timer) must not keep the thread alive.
+    process.exit(0);
+  });
+port.on('message', (m: PollerThreadCommand) => {
+  if ('event' in m) void poller?.apply(m.event);
+  else if ('kick' in m) poller?.kick();
+  else if (poller) stop();
+  else stopAsked = true;
+});
+
 try {
   const tid = niceCurrentThread(data.config.tasks.pollerNice);
-  const poller = await composePoller(data.config, { adminKey: data.adminKey, secret: data.secret, location: data.location, logStream: { write: (line: string) => (send({ log: line }), true) } });
-  port.on('message', (m: PollerThreadCommand) => {
-    if ('event' in m) void poller.apply(m.event);
-    else
-      void poller.close().finally(() => {
-        send({ stopped: true });
-        // Whatever a library left referenced (a socket's keep-alive timer) must not keep the thread alive.
-        process.exit(0);
-      });
-  });
+  poller = await composePoller(data.config, { adminKey: data.adminKey, secret: data.secret, location: data.location, logStream: { write: (line: string) => (send({ log: line }), true) } });
   send({ ready: true, tid });
+  if (stopAsked) stop();
 } catch (e) {
   send({ failed: String(e instanceof Error ? e.message : e) });
-  port.close();
+  // What composing opened before it failed (a pool, a Redis client) must not keep a failed thread alive.
+  process.exit(1);
 }
