@@ -2,20 +2,9 @@
 // from the fields. Amounts are integer micro-units (1 unit = 1,000,000); the page reads and writes units, converted
 // exactly (no floating point), so what the operator typed is what is stored.
 import { num, units } from './format.ts';
+import type { Price, TokenPriceTier as TokenTier } from '../../src/catalogue/price-types.ts';
 
-export interface TokenTier {
-  maxInputTokens: number | null;
-  inputPer1k: number;
-  outputPer1k: number;
-  cachedInputPer1k?: number;
-  cacheCreationPer1k?: number;
-}
-
-export type Price =
-  | { unit: 'tokens'; tiers: TokenTier[] }
-  | { unit: 'image'; perImage: number }
-  | { unit: 'video-second'; perSecond: { '720p': number; '1080p': number }; basis: string }
-  | { unit: 'video-mode-second'; perSecond: { std: number; pro: number } };
+export type { Price, TokenPriceTier as TokenTier } from '../../src/catalogue/price-types.ts';
 
 export const UNIT_TEXT: Record<Price['unit'], string> = {
   tokens: 'per 1,000 tokens',

@@ -1,4 +1,5 @@
 import type { ChannelKind } from '../store/repos/channels.ts';
+import type { Price } from './price-types.ts';
 
 export type ModelKind =
   | 'chat' // text (and some multimodal) chat models
@@ -11,21 +12,7 @@ export type ModelKind =
   | 'vidx-edit' // family A multi-element edit
   | 'vidx-omni'; // family A omni-video
 
-/** Integer micro-units per 1K tokens. */
-export interface TokenPriceTier {
-  /** Inclusive upper bound of input tokens for this tier; null = no bound. */
-  maxInputTokens: number | null;
-  inputPer1k: number;
-  outputPer1k: number;
-  cachedInputPer1k?: number;
-  cacheCreationPer1k?: number;
-}
-
-export type Price =
-  | { unit: 'tokens'; tiers: TokenPriceTier[] }
-  | { unit: 'image'; perImage: number }
-  | { unit: 'video-second'; perSecond: { '720p': number; '1080p': number }; basis: 'output' | 'input+output' }
-  | { unit: 'video-mode-second'; perSecond: { std: number; pro: number } };
+export type { Price, TokenPriceTier } from './price-types.ts';
 
 export type VideoRefRule =
   | 'none' // text only

@@ -2,6 +2,7 @@
 // "why was I charged this".
 import { call, qs } from '../api.ts';
 import { num, pairs, time, units } from '../format.ts';
+import { LedgerTable } from '../ledger-table.tsx';
 import { useLoad } from '../use-load.ts';
 import type { LogRow } from './logs.tsx';
 
@@ -114,39 +115,7 @@ export function LogDetail({ requestId }: { requestId: string }) {
         <>
           <h2>Ledger lines</h2>
           <p>What was charged for this request, with the quantities metered and the unit prices in force (micro-units per unit of each quantity). The ledger is the billing record.</p>
-          <div class="table-wrap">
-            <table id="ledger-lines">
-              <caption>
-                {ledger.length} line{ledger.length === 1 ? '' : 's'}, total {units(total)}
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Line</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Model</th>
-                  <th scope="col">Quantities</th>
-                  <th scope="col">Unit prices</th>
-                  <th scope="col" class="num">Amount</th>
-                </tr>
-              </thead>
-              <tbody>
-                {ledger.map((l) => (
-                  <tr key={l.id}>
-                    <td>{l.id}</td>
-                    <td>{l.kind}</td>
-                    <td>{l.model}</td>
-                    <td>
-                      <Pairs value={l.quantities} label="Quantities" />
-                    </td>
-                    <td>
-                      <Pairs value={l.unit_prices} label="Unit prices" />
-                    </td>
-                    <td class="num">{units(l.amount)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <LedgerTable id="ledger-lines" lines={ledger} withModel caption={`${ledger.length} line${ledger.length === 1 ? '' : 's'}, total ${units(total)}`} />
         </>
       )}
     </section>

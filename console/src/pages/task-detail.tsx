@@ -6,7 +6,7 @@ import { call } from '../api.ts';
 import { num, time, units } from '../format.ts';
 import { useLoad } from '../use-load.ts';
 import type { AdminTaskDetail as TaskDetailData, TaskEvent } from '../types.ts';
-import { Pairs } from './log-detail.tsx';
+import { LedgerTable } from '../ledger-table.tsx';
 
 const OPEN = new Set(['submitting', 'queued', 'in_progress']);
 const RELOAD_MS = 3000;
@@ -134,35 +134,7 @@ export function TaskDetail({ taskId }: { taskId: string }) {
           {t.ledger.length === 0 ? (
             <p class="card">Nothing charged{open ? ' yet: a task is charged once, when it succeeds' : ''}.</p>
           ) : (
-            <div class="table-wrap">
-              <table id="task-ledger">
-                <caption>
-                  {t.ledger.length} line{t.ledger.length === 1 ? '' : 's'}, total {units(t.charged)} (micro-units per unit in unit prices)
-                </caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Line</th>
-                    <th scope="col">Quantities</th>
-                    <th scope="col">Unit prices</th>
-                    <th scope="col" class="num">Amount</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {t.ledger.map((l) => (
-                    <tr key={l.id}>
-                      <td>{l.id}</td>
-                      <td>
-                        <Pairs value={l.quantities} label="Quantities" />
-                      </td>
-                      <td>
-                        <Pairs value={l.unit_prices} label="Unit prices" />
-                      </td>
-                      <td class="num">{units(l.amount)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <LedgerTable id="task-ledger" lines={t.ledger} caption={`${t.ledger.length} line${t.ledger.length === 1 ? '' : 's'}, total ${units(t.charged)} (micro-units per unit in unit prices)`} />
           )}
         </>
       )}
