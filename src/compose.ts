@@ -127,7 +127,7 @@ async function applyLocally(deps: GatewayDeps, e: ClusterEvent): Promise<void> {
   else if (e.kind === 'token-changed') for (const h of e.hashes) deps.tokenAuth.invalidateHash(h);
   else if (e.kind === 'channels-changed') await deps.channels.reload();
   // GatewayDeps.catalogue is reassigned: readers take deps.catalogue at call time (the meter through a getter).
-  else deps.catalogue = await loadCatalogue(deps.store.db, deps.config.catalogueFile);
+  else deps.catalogue = await loadCatalogue(deps.store.db, deps.config.catalogueFile, deps.catalogue);
 }
 
 /** Apply other instances' admin changes: at once from the bus, and by a periodic re-read as the fallback. */

@@ -71,12 +71,18 @@ export function validateOverrideEntry(model: string, raw: Record<string, unknown
 
 /** Read and validate the catalogue file: a JSON array of {model, ...partial entry}. Errors are ConfigErrors. */
 export function readCatalogueFile(path: string): CatalogueOverride[] {
-  let text: string;
+  return parseCatalogueFile(path, catalogueFileText(path));
+}
+
+function catalogueFileText(path: string): string {
   try {
-    text = readFileSync(path, 'utf8');
+    return readFileSync(path, 'utf8');
   } catch (e) {
     throw new ConfigError(`TOLLWAY_CATALOGUE_FILE ${path} cannot be read: ${(e as Error).message}`);
   }
+}
+
+function parseCatalogueFile(path: string, text: string): CatalogueOverride[] {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -101,9 +107,16 @@ export function readCatalogueFile(path: string): CatalogueOverride[] {
   });
 }
 
+interface StoredOverrideRow {
+  model: string;
+  entry: string;
+}
+
+const storedOverrideRows = (db: Kysely<Database>): Promise<StoredOverrideRow[]> => db.selectFrom('catalogue_overrides').select(['model', 'entry']).orderBy('model').execute();
+const toOverrides = (rows: StoredOverrideRow[]): CatalogueOverride[] => rows.map((r) => ({ model: r.model, entry: parseJson<Partial<ModelEntry>>(r.entry) ?? {} }));
+
 export async function readStoredOverrides(db: Kysely<Database>): Promise<CatalogueOverride[]> {
-  const rows = await db.selectFrom('catalogue_overrides').select(['model', 'entry']).orderBy('model').execute();
-  return rows.map((r) => ({ model: r.model, entry: parseJson<Partial<ModelEntry>>(r.entry) ?? {} }));
+  return toOverrides(await storedOverrideRows(db));
 }
 
 /** The entries before stored overrides: defaults ← file (what a model falls back to when its override is dropped). */
@@ -111,10 +124,23 @@ export function baseEntries(catalogueFile: string | undefined): ModelEntry[] {
   return applyOverrides(DEFAULT_CATALOGUE, catalogueFile ? readCatalogueFile(catalogueFile) : []);
 }
 
-/** Build the live catalogue: defaults ← file ← stored overrides. */
-export async function loadCatalogue(db: Kysely<Database>, catalogueFile: string | undefined): Promise<Catalogue> {
-  const base = baseEntries(catalogueFile);
-  return new Catalogue(applyOverrides(base, await readStoredOverrides(db)));
+/** What each live catalogue was built from (the file's text and the stored override rows), to tell whether a reload changes anything. */
+const builtFrom = new WeakMap<Catalogue, string>();
+
+/**
+ * Build the live catalogue: defaults ← file ← stored overrides. Given the catalogue in use, answers that same object
+ * when neither the file nor the stored overrides changed: the periodic re-read then leaves the hot path's objects
+ * (and the routing caches keyed by them) alone.
+ */
+export async function loadCatalogue(db: Kysely<Database>, catalogueFile: string | undefined, current?: Catalogue): Promise<Catalogue> {
+  const text = catalogueFile ? catalogueFileText(catalogueFile) : '';
+  const rows = await storedOverrideRows(db);
+  const source = JSON.stringify([catalogueFile ?? null, text, rows.map((r) => [r.model, r.entry])]);
+  if (current && builtFrom.get(current) === source) return current;
+  const base = applyOverrides(DEFAULT_CATALOGUE, catalogueFile ? parseCatalogueFile(catalogueFile, text) : []);
+  const catalogue = new Catalogue(applyOverrides(base, toOverrides(rows)));
+  builtFrom.set(catalogue, source);
+  return catalogue;
 }
 
 /** Store (merge) fields of a model's override; other stored fields of that model are kept. */

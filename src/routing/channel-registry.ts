@@ -46,6 +46,7 @@ export class ChannelRegistry {
    * ran on every request twice (visibility, then routing). Emptied whenever the channels are reloaded.
    */
   private routes = new Map<ModelEntry, readonly Channel[]>();
+  private lastRead = '';
 
   constructor(
     private readonly repo: ChannelsRepo,
@@ -53,8 +54,15 @@ export class ChannelRegistry {
     private readonly now: () => number = Date.now,
   ) {}
 
+  /**
+   * Re-read the channels. Rows identical to the last read change nothing: the channel objects, and the routes cached
+   * for them, stay as they are (the periodic re-read runs every few seconds on every instance).
+   */
   async reload(): Promise<void> {
     const rows = await this.repo.list();
+    const read = JSON.stringify(rows);
+    if (read === this.lastRead) return;
+    this.lastRead = read;
     const enabled = rows.filter((r) => r.status === 'enabled').map((r) => openChannel(r, this.box));
     this.disabled = rows.filter((r) => r.status !== 'enabled').map((r) => ({ kind: r.kind, models: r.models }));
     const signatures = new Map(rows.map((r) => [r.id, `${r.status}|${r.baseUrl}|${r.keyEnc}|${JSON.stringify(r.models)}`]));

@@ -100,4 +100,27 @@ describe('catalogue file', () => {
       await fresh.cleanup();
     }
   });
+
+  it('a reload with the catalogue in use keeps it while nothing changed, and builds a new one on a stored change or a file edit', async () => {
+    const fresh = await freshStore();
+    try {
+      const p = file([{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: 111 } }]);
+      const img = { kind: 'images' as const, images: 1 };
+      const first = await loadCatalogue(fresh.store.db, p);
+      expect(await loadCatalogue(fresh.store.db, p, first)).toBe(first);
+      await upsertOverride(fresh.store.db, 'qwx-image-2.0', { price: { unit: 'image', perImage: 7 } });
+      const second = await loadCatalogue(fresh.store.db, p, first);
+      expect(second).not.toBe(first);
+      expect(priceForEntry(second.get('qwx-image-2.0')!, img).amount).toBe(7);
+      expect(await loadCatalogue(fresh.store.db, p, second)).toBe(second);
+      await upsertOverride(fresh.store.db, 'qwx-image-2.0', {}, ['price']);
+      writeFileSync(p, JSON.stringify([{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: 112 } }]));
+      const third = await loadCatalogue(fresh.store.db, p, second);
+      expect(priceForEntry(third.get('qwx-image-2.0')!, img).amount).toBe(112);
+      // Another file with the same text is another source.
+      expect(await loadCatalogue(fresh.store.db, file([{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: 112 } }]), third)).not.toBe(third);
+    } finally {
+      await fresh.cleanup();
+    }
+  });
 });

@@ -108,7 +108,7 @@ describe('ChannelRegistry entitlement memory', () => {
     expect(reg.serves(entry)).toBe(true);
   });
 
-  it("a model's routes are kept between calls (frozen), and recomputed after a reload", async () => {
+  it("a model's routes are kept between calls (frozen) and across a reload that changes nothing, and recomputed after a change", async () => {
     try {
       rows = [record(), record({ id: 'ch_2', priority: 5 }), record({ id: 'ch_3', kind: 'kling' } as Partial<ChannelRecord>)];
       const reg = new ChannelRegistry(repo, box, () => 1_000_000);
@@ -117,9 +117,16 @@ describe('ChannelRegistry entitlement memory', () => {
       expect(first.map((c) => c.id)).toEqual(['ch_2', 'ch_1']);
       expect(reg.forModel(entry)).toBe(first);
       expect(Object.isFrozen(first)).toBe(true);
+      // The periodic re-read of unchanged rows keeps the channel objects and the routes cached for them.
+      const channels = reg.all();
+      rows = rows.map((r) => ({ ...r }));
+      await reg.reload();
+      expect(reg.forModel(entry)).toBe(first);
+      expect(reg.all()).toBe(channels);
       rows = [record({ priority: 9 }), record({ id: 'ch_2', priority: 5 })];
       await reg.reload();
       expect(reg.forModel(entry).map((c) => c.id)).toEqual(['ch_1', 'ch_2']);
+      expect(reg.all()).not.toBe(channels);
     } finally {
       rows = [record()];
     }
