@@ -3,6 +3,7 @@
 // lets this reader run while the gateway's connection commits; each query sees the last commit before it started.
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
+import { StatementCache } from './sqlite-statement-cache.ts';
 
 export interface ReadRequest {
   id: number;
@@ -15,7 +16,8 @@ export type ReadReply = { id: number; rows: unknown[] } | { id: number; error: s
 const port = parentPort!;
 const db = new BetterSqlite3((workerData as { path: string }).path, { readonly: true, fileMustExist: true });
 db.pragma('busy_timeout = 5000');
-const statements = new Map<string, BetterSqlite3.Statement>();
+// The admin reads reuse a handful of statements.
+const statements = new StatementCache(db, 64);
 
 port.on('message', (m: ReadRequest | 'close') => {
   if (m === 'close') {
@@ -25,13 +27,7 @@ port.on('message', (m: ReadRequest | 'close') => {
   }
   let reply: ReadReply;
   try {
-    let st = statements.get(m.sql);
-    if (!st) {
-      st = db.prepare(m.sql);
-      // The admin reads reuse a handful of statements; a bound cache keeps odd ones from piling up.
-      if (statements.size >= 64) statements.clear();
-      statements.set(m.sql, st);
-    }
+    const st = statements.prepare(m.sql);
     if (!st.reader) throw new Error('the read thread runs queries that return rows only');
     reply = { id: m.id, rows: st.all(...m.params) };
   } catch (e) {

@@ -6,6 +6,7 @@ import type { Database } from './schema.ts';
 import { SqliteBatchWriter } from './sqlite-batch-writer.ts';
 import { SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { SqliteReader, SqliteReaderDialect } from './sqlite-reader.ts';
+import { cachingStatements } from './sqlite-statement-cache.ts';
 
 /**
  * Transactions take the write lock when they begin (BEGIN IMMEDIATE). Another process may write the same file
@@ -60,7 +61,7 @@ export function openSqlite(url: string, opts: SqliteOptions = {}): SqliteHandle 
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }) });
   // A writer thread needs a file (another connection cannot see an in-memory database).
   let checkpointer: SqliteCheckpointer | null = null;
   if (opts.checkpointThread === true && path !== ':memory:') {
