@@ -1,6 +1,6 @@
 // The slice of autocannon's API the bench uses (the package ships no types).
 declare module 'autocannon' {
-  interface Options {
+  export interface Options {
     url: string;
     method?: string;
     connections?: number;
@@ -12,19 +12,23 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
   }
-  interface Histogram {
+  export interface Histogram {
     average: number;
     p50: number;
     p99: number;
     total: number;
   }
-  interface Result {
+  export interface Result {
     requests: Histogram;
     latency: Histogram;
     errors: number;
     timeouts: number;
     non2xx: number;
   }
-  function autocannon(opts: Options): Promise<Result>;
+  /** A run: a promise of its result that also emits each response (client, status, bytes, time in fractional ms). */
+  export interface Instance extends PromiseLike<Result> {
+    on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): Instance;
+  }
+  function autocannon(opts: Options): Instance;
   export default autocannon;
 }

@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, SqliteDialect, sql, type Generated } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cachingStatements, StatementCache } from '../../src/store/sqlite-statement-cache.ts';
 
@@ -47,7 +47,7 @@ describe('SQLite statement cache', () => {
   it('through Kysely: repeated queries reuse their statement, writes and reads give the same answers, and a stream left early leaves its statement runnable', async () => {
     const db = open();
     const prepare = vi.spyOn(db, 'prepare');
-    const k = new Kysely<{ t: { id: number; v: string } }>({ dialect: new SqliteDialect({ database: cachingStatements(db) }) });
+    const k = new Kysely<{ t: { id: Generated<number>; v: string } }>({ dialect: new SqliteDialect({ database: cachingStatements(db) }) });
     for (const v of ['d', 'e', 'f']) await k.insertInto('t').values({ v }).execute();
     const updated = await sql<{ id: number }>`UPDATE t SET v = upper(v) WHERE id <= ${2} RETURNING id`.execute(k);
     expect(updated.rows.map((r) => r.id)).toEqual([1, 2]);
