@@ -252,7 +252,7 @@ export function loadConfig(env: Env = process.env): Config {
       headersMs: intVar(env, 'TOLLWAY_UPSTREAM_FIRST_BYTE_TIMEOUT_MS', 120_000, 100, 3_600_000),
       bodyIdleMs: intVar(env, 'TOLLWAY_UPSTREAM_IDLE_TIMEOUT_MS', 60_000, 100, 3_600_000),
     },
-    heapGrowingPercent: intVar(env, 'TOLLWAY_HEAP_GROWING_PERCENT', 30, 0, 400),
+    heapGrowingPercent: intVar(env, 'TOLLWAY_HEAP_GROWING_PERCENT', 100, 0, 400),
     sqliteWriterThread: boolVar(env, 'TOLLWAY_SQLITE_WRITER_THREAD', false),
     sqliteReadThread: boolVar(env, 'TOLLWAY_SQLITE_READ_THREAD', true),
     requestLogRetentionDays: intVar(env, 'TOLLWAY_REQUEST_LOG_RETENTION_DAYS', 90, 0, 36_500),
