@@ -12,10 +12,11 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-# Dependencies first, in their own layer (cached while only sources change). --ignore-scripts: the package's
+# Dependencies first, in their own layer (cached while only sources change), exactly as package-lock.json pins them
+# (npm ci; npm install may resolve anew and rewrite the lock). --ignore-scripts: the package's
 # own `prepare` (the build) needs the sources, copied below; better-sqlite3's install script is run explicitly.
 COPY package.json package-lock.json ./
-RUN npm install --no-audit --no-fund --ignore-scripts \
+RUN npm ci --no-audit --no-fund --ignore-scripts \
  && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts

@@ -240,6 +240,9 @@ async function main(argv: string[]): Promise<number> {
       const host = values.host ?? '127.0.0.1';
       const sim = await startSimulator({ port: num('--port', values.port) ?? 9090, host, taskDurationMs: num('--task-ms', values['task-ms']) ?? 5000, ...(publicUrl ? { publicUrl } : {}) });
       console.error(`Upstream SIMULATOR listening on ${host}:${sim.port}, results at ${sim.url} (DashScope + Kling wire protocols; not a real provider)`);
+      // As a container's PID 1 (`docker run … simulate`, the compose file's simulator) a signal without a handler
+      // is ignored, so `docker stop` would wait for its timeout and kill.
+      for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void sim.close().then(() => process.exit(0)));
       return -1;
     }
     case 'help':

@@ -89,6 +89,14 @@ describe('deploy/compose.yaml', () => {
     expect(new URL(c.publicUrl!).hostname).toBe('lb');
   });
 
+  it('has every instance take the client from the one proxy in front of it (nginx appends it to X-Forwarded-For)', () => {
+    for (const [name, s] of gateways) {
+      expect(s.ports, name).toBeUndefined(); // reachable through the load balancer only
+      expect(loadConfig(envOf(s)).trustProxy, name).toEqual({ hops: 1 });
+    }
+    expect(read(join(DEPLOY, 'nginx.conf'))).toMatch(/proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;/);
+  });
+
   it('starts the instances after the migration, Redis and the simulator, and the load balancer after both instances', () => {
     for (const [, s] of gateways) {
       expect(s.depends_on).toEqual({ migrate: { condition: 'service_completed_successfully' }, redis: { condition: 'service_healthy' }, simulator: { condition: 'service_healthy' } });
