@@ -62,7 +62,6 @@ export class ChannelRegistry {
     const rows = await this.repo.list();
     const read = JSON.stringify(rows);
     if (read === this.lastRead) return;
-    this.lastRead = read;
     const enabled = rows.filter((r) => r.status === 'enabled').map((r) => openChannel(r, this.box));
     this.disabled = rows.filter((r) => r.status !== 'enabled').map((r) => ({ kind: r.kind, models: r.models }));
     const signatures = new Map(rows.map((r) => [r.id, `${r.status}|${r.baseUrl}|${r.keyEnc}|${JSON.stringify(r.models)}`]));
@@ -74,6 +73,7 @@ export class ChannelRegistry {
     this.channels = enabled;
     this.byId = new Map(enabled.map((c) => [c.id, c]));
     this.routes = new Map();
+    this.lastRead = read;
   }
 
   /** The channel's account refused the model (catalogue id) as not entitled: leave it out of that model's routing for a while. */
