@@ -42,20 +42,30 @@ interface IrTarget {
 export interface ThreadCounts {
   /** Instructions per request on the main thread (the event loop). */
   main: number;
+  /** On V8's platform threads: concurrent and parallel GC, background compilation. */
+  v8: number;
+  /** On worker threads with an event loop of their own (the task poller, the SQLite threads): clock-driven work. */
+  workers: number;
   /** Instructions per request on every thread together. */
   all: number;
 }
 
-/** Per-request counts from callgrind's per-thread dump files (`--separate-threads=yes`): the main thread is thread 1. */
+/**
+ * Per-request counts from callgrind's per-thread dump files (`--separate-threads=yes`): the main thread is thread 1;
+ * a dump that names node's PlatformWorkerThread is one of V8's threads; another one that runs libuv's timers is a
+ * worker thread's event loop. What is left (libuv's thread pool) counts in `all` only.
+ */
 export function countsFrom(dumps: string[], requests: number): ThreadCounts {
-  let main = 0;
-  let all = 0;
+  const sum = { main: 0, v8: 0, workers: 0, all: 0 };
   for (const text of dumps) {
     const total = Number(/^(?:summary|totals): (\d+)/m.exec(text)?.[1] ?? 0);
-    all += total;
-    if (/^thread: 1$/m.test(text)) main += total;
+    sum.all += total;
+    if (/^thread: 1$/m.test(text)) sum.main += total;
+    else if (text.includes('PlatformWorkerThread')) sum.v8 += total;
+    else if (/ uv__run_timers$/m.test(text)) sum.workers += total;
   }
-  return { main: Math.round(main / requests), all: Math.round(all / requests) };
+  const per = (n: number) => Math.round(n / requests);
+  return { main: per(sum.main), v8: per(sum.v8), workers: per(sum.workers), all: per(sum.all) };
 }
 
 function valgrindPresent(): boolean {
@@ -131,7 +141,8 @@ async function main(): Promise<void> {
         got.set(`${t.name}-${kind}`, c);
         const proxy = got.get(`proxy-${kind}`);
         const rel = proxy && t.name !== 'proxy' ? `  (${(c.main / proxy.main).toFixed(2)}× the proxy's main thread, ${(c.all / proxy.all).toFixed(2)}× its threads)` : '';
-        console.log(`${kind.padEnd(10)} ${t.name.padEnd(8)} main thread ${String(c.main).padStart(7)} instr/req   all threads ${String(c.all).padStart(7)} instr/req${rel}`);
+        const parts = `(V8's threads ${c.v8}, worker threads ${c.workers})`;
+        console.log(`${kind.padEnd(10)} ${t.name.padEnd(8)} main thread ${String(c.main).padStart(7)} instr/req   all threads ${String(c.all).padStart(7)} instr/req ${parts}${rel}`);
       }
     }
   } finally {
