@@ -121,7 +121,12 @@ export async function readStoredOverrides(db: Kysely<Database>): Promise<Catalog
 
 /** The entries before stored overrides: defaults ← file (what a model falls back to when its override is dropped). */
 export function baseEntries(catalogueFile: string | undefined): ModelEntry[] {
-  return applyOverrides(DEFAULT_CATALOGUE, catalogueFile ? readCatalogueFile(catalogueFile) : []);
+  return baseFrom(catalogueFile, catalogueFile ? catalogueFileText(catalogueFile) : '');
+}
+
+/** Defaults ← the catalogue file, given the file's text (already read). */
+function baseFrom(catalogueFile: string | undefined, text: string): ModelEntry[] {
+  return applyOverrides(DEFAULT_CATALOGUE, catalogueFile ? parseCatalogueFile(catalogueFile, text) : []);
 }
 
 /** What each live catalogue was built from (the file's text and the stored override rows), to tell whether a reload changes anything. */
@@ -137,8 +142,7 @@ export async function loadCatalogue(db: Kysely<Database>, catalogueFile: string 
   const rows = await storedOverrideRows(db);
   const source = JSON.stringify([catalogueFile ?? null, text, rows.map((r) => [r.model, r.entry])]);
   if (current && builtFrom.get(current) === source) return current;
-  const base = applyOverrides(DEFAULT_CATALOGUE, catalogueFile ? parseCatalogueFile(catalogueFile, text) : []);
-  const catalogue = new Catalogue(applyOverrides(base, toOverrides(rows)));
+  const catalogue = new Catalogue(applyOverrides(baseFrom(catalogueFile, text), toOverrides(rows)));
   builtFrom.set(catalogue, source);
   return catalogue;
 }
