@@ -10,16 +10,26 @@ export interface Abortable {
   abort(reason: Error): void;
 }
 
+/**
+ * What a caller stops an upstream call through: an AbortSignal, or the lighter signal a stream's client watch is
+ * (http/sse.ts), which costs no AbortController, EventTarget and listener map per streamed request.
+ */
+export interface CallSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
 export class AbortLink {
   private controller: Abortable | null = null;
   private readonly listener = (): void => this.controller?.abort(new undiciErrors.RequestAbortedError());
 
-  private constructor(private signal: AbortSignal | null) {
+  private constructor(private signal: CallSignal | null) {
     signal?.addEventListener('abort', this.listener, { once: true });
   }
 
   /** A link listening on `signal`; none without a signal. */
-  static on(signal: AbortSignal | null | undefined): AbortLink | null {
+  static on(signal: CallSignal | null | undefined): AbortLink | null {
     return signal ? new AbortLink(signal) : null;
   }
 

@@ -1,10 +1,11 @@
 // One undici Pool per upstream origin (keep-alive), with connect/header/body timeouts.
 // Network failures become GatewayErrors here, so adapters only deal with HTTP answers.
-import { Pool, errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici';
+import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { AbortLink, type Abortable } from './abort-link.ts';
+import { AbortLink, type Abortable, type CallSignal } from './abort-link.ts';
 import { DeadlineSweep, type Deadline } from './deadlines.ts';
 import { dispatchStream, type UpstreamStreamResponse } from './http-stream.ts';
+import { asDispatchHandler, parseRawHeaders, rawHeader, type ParsedHeaders, type RawDispatchHandler } from './raw-dispatch.ts';
 
 export interface UpstreamTimeouts {
   connectMs: number;
@@ -23,7 +24,7 @@ export interface UpstreamRequest {
   path: string;
   headers?: Record<string, string>;
   body?: string | Buffer | null;
-  signal?: AbortSignal;
+  signal?: CallSignal;
   timeouts?: Partial<UpstreamTimeouts>;
 }
 
@@ -39,29 +40,8 @@ export interface UpstreamTextResponse {
   text: string;
 }
 
-/** undici's original handler callbacks, as its connection code calls them (see requestText). */
-interface RawDispatchHandler {
-  onConnect(abort: (reason?: Error) => void): void;
-  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean;
-  onData(chunk: Buffer): boolean;
-  onComplete(trailers: Buffer[] | null): void;
-  onError(e: Error): void;
-}
-
-/** Is `b` the header name `lower` (ASCII, compared case-insensitively)? */
-function isName(b: Buffer, lower: string): boolean {
-  if (b.length !== lower.length) return false;
-  for (let j = 0; j < b.length; j++) {
-    const want = lower.charCodeAt(j);
-    const got = b[j]!;
-    // Letters match either case; any other byte must be the same byte.
-    if (got !== want && !(want >= 97 && want <= 122 && got === want - 32)) return false;
-  }
-  return true;
-}
-
 class TextAnswer implements UpstreamTextResponse {
-  private parsed: Dispatcher.ResponseData['headers'] | null = null;
+  private parsed: ParsedHeaders | null = null;
 
   constructor(
     readonly statusCode: number,
@@ -69,14 +49,12 @@ class TextAnswer implements UpstreamTextResponse {
     readonly text: string,
   ) {}
 
-  get headers(): Dispatcher.ResponseData['headers'] {
-    return (this.parsed ??= undiciUtil.parseHeaders(this.raw) as Dispatcher.ResponseData['headers']);
+  get headers(): ParsedHeaders {
+    return (this.parsed ??= parseRawHeaders(this.raw));
   }
 
   header(name: string): string | null {
-    const raw = this.raw;
-    for (let i = 0; i + 1 < raw.length; i += 2) if (isName(raw[i]!, name)) return raw[i + 1]!.toString('latin1');
-    return null;
+    return rawHeader(this.raw, name);
   }
 }
 
@@ -208,12 +186,7 @@ export class UpstreamClient {
    * The same call as `request`, for answers read whole: the body is collected into one string by a plain
    * dispatch handler — no Readable stream and no async resource per call.
    * Transport failures, timeouts and aborts map to the same GatewayErrors as `request` + reading the body.
-   *
-   * The handler speaks undici's original callbacks (onConnect/onHeaders/onData/onComplete/onError), which
-   * undici's connection code calls directly and its own `request()` and `stream()` still implement. The newer
-   * onRequestStart/onResponse* interface is served through an adapter that parses every answer's headers (and
-   * its empty trailers) into objects on every answer. Here the raw header
-   * list is kept, x-request-id is read from it, and the headers object is built only when asked for (errors).
+   * The handler speaks undici's original callbacks (raw-dispatch.ts).
    */
   requestText(r: UpstreamRequest): Promise<UpstreamTextResponse> {
     const t = this.timeouts(r);
@@ -222,7 +195,7 @@ export class UpstreamClient {
       const call = new TextCall(resolve, reject, this.deadlines.deadline(t.headersMs, t.bodyIdleMs), AbortLink.on(r.signal));
       try {
         // undici's timers off (0): the deadline sweep applies the same limits.
-        this.pool(base.origin, t).dispatch({ method: r.method, path: base.prefix + r.path, headers: r.headers ?? {}, body: r.body ?? null, headersTimeout: 0, bodyTimeout: 0 }, call as Dispatcher.DispatchHandler);
+        this.pool(base.origin, t).dispatch({ method: r.method, path: base.prefix + r.path, headers: r.headers ?? {}, body: r.body ?? null, headersTimeout: 0, bodyTimeout: 0 }, asDispatchHandler(call));
       } catch (e) {
         call.onError(e as Error);
       }

@@ -30,6 +30,15 @@ export function spliceTopLevelString(raw: string, parsed: JsonObject, key: strin
   return raw.slice(0, scan.valueStart) + JSON.stringify(value) + raw.slice(scan.valueEnd);
 }
 
+/**
+ * A JSON object's text with one more member (`"key":value`, written) at its end. The object is known to have a
+ * member already (a splice found one), so a comma goes before it; only whitespace can follow the closing brace.
+ */
+export function withMemberAppended(objectText: string, member: string): string {
+  const close = objectText.lastIndexOf('}');
+  return `${objectText.slice(0, close)},${member}${objectText.slice(close)}`;
+}
+
 interface KeyScan {
   /** Every object key in the text, repeats included. */
   keys: number;

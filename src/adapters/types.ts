@@ -3,6 +3,7 @@
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { JsonObject } from '../contracts/fields.ts';
 import type { Usage } from '../metering/types.ts';
+import type { CallSignal } from './abort-link.ts';
 
 export type TokenUsage = Extract<Usage, { kind: 'tokens' }>;
 
@@ -15,7 +16,7 @@ export interface UpstreamTarget {
 export interface CallOptions {
   target: UpstreamTarget;
   /** Aborts the upstream request (client went away). */
-  signal?: AbortSignal;
+  signal?: CallSignal;
   /** Extra headers to forward (already filtered by the route). */
   headers?: Record<string, string>;
 }

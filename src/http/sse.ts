@@ -3,6 +3,7 @@
 // an upstream break (a family-specific error event, then the end — never a hang), and exactly one
 // end-of-stream callback (metering) that runs before the response is finished.
 import type { ServerResponse } from 'node:http';
+import type { CallSignal } from '../adapters/abort-link.ts';
 import type { ErrorFrame, FrameFlow, FrameSink, StreamResult } from '../adapters/types.ts';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 import { renderFamilyB } from '../errors/render.ts';
@@ -13,22 +14,42 @@ import { markFirstByte, REQUEST_ID_HEADERS } from './front.ts';
 export type StreamOutcome = 'complete' | 'client-abort' | 'upstream-error';
 
 /**
- * Watches the client connection from before the upstream call: `signal` aborts when the client leaves,
- * so even a wait for upstream headers is cut short.
+ * Watches the client connection from before the upstream call, and is the call's abort signal: it aborts when the
+ * client leaves, so even a wait for upstream headers is cut short. A signal of its own rather than an
+ * AbortController's: that is an EventTarget with a listener map per streamed request, all of it alive while the
+ * stream runs.
  */
-export class ClientWatch {
-  readonly controller = new AbortController();
+export class ClientWatch implements CallSignal {
+  aborted = false;
+  private listeners: Array<() => void> | null = null;
   private readonly onClose = () => {
-    if (!this.res.writableFinished) this.controller.abort();
+    if (!this.res.writableFinished) this.abort();
   };
   constructor(private readonly res: ServerResponse) {
     res.on('close', this.onClose);
   }
-  get signal(): AbortSignal {
-    return this.controller.signal;
+  get signal(): CallSignal {
+    return this;
   }
   get gone(): boolean {
-    return this.controller.signal.aborted;
+    return this.aborted;
+  }
+  /** Listeners run once, at the abort; one added after it is not called (as on an AbortSignal). */
+  addEventListener(_type: 'abort', listener: () => void): void {
+    if (this.aborted) return;
+    (this.listeners ??= []).push(listener);
+  }
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const l = this.listeners;
+    const i = l === null ? -1 : l.indexOf(listener);
+    if (i >= 0) l!.splice(i, 1);
+  }
+  private abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    const l = this.listeners;
+    this.listeners = null;
+    if (l !== null) for (const f of l) f();
   }
   dispose(): void {
     this.res.off('close', this.onClose);

@@ -4,7 +4,7 @@ import { isObject } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel } from '../json-scan.ts';
-import { bodyWithModel } from '../json-splice.ts';
+import { bodyWithModel, spliceTopLevelString, withMemberAppended } from '../json-splice.ts';
 import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
 import { assertJson, firstString, headerString, postDashscopeStream, postDashscopeText, withContractCacheFields } from './compat-chat-common.ts';
 import { chatStreamCore, chatStreamTransformer, pipeChatStream, type ChatStreamState } from './compat-chat-stream.ts';
@@ -22,9 +22,16 @@ export function chatUsage(u: Record<string, unknown>): TokenUsage {
   return usage;
 }
 
+const ASK_USAGE = '"stream_options":{"include_usage":true}';
+
 export function compatChatBody(req: TextRequest, stream: boolean): string {
   if (!stream) return bodyWithModel(req);
-  // Always ask for stream usage: metering needs it even when the client did not ask.
+  // Always ask for stream usage: metering needs it even when the client did not ask. The usual streamed body
+  // (stream: true, no stream_options) goes as the client's own text with the model renamed and the option added.
+  if (req.raw !== undefined && req.body.stream === true && req.body.stream_options === undefined) {
+    const spliced = spliceTopLevelString(req.raw, req.body, 'model', req.upstreamModel);
+    if (spliced !== null) return withMemberAppended(spliced, ASK_USAGE);
+  }
   const so = { ...(isObject(req.body.stream_options) ? req.body.stream_options : {}), include_usage: true };
   return JSON.stringify({ ...req.body, model: req.upstreamModel, stream: true, stream_options: so });
 }

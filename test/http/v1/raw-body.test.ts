@@ -40,8 +40,17 @@ describe('the body sent upstream', () => {
     });
   }
 
-  it('a streamed chat still asks the upstream for usage (its body is rebuilt)', async () => {
-    const sent = await sentFor('/v1/chat/completions', '/compatible-mode/v1/chat/completions', '{"model":"qwx3.7-plus","stream":true,"messages":[{"role":"user","content":"x"}]}');
-    expect(JSON.parse(sent)).toMatchObject({ model: 'qwen3.7-plus', stream: true, stream_options: { include_usage: true } });
+  it("a streamed chat asks the upstream for usage: the client's text with the model renamed and the option added", async () => {
+    const text = '{"model":"qwx3.7-plus", "stream" : true,"messages":[{"role":"user","content":"x}"}] }\n';
+    const sent = await sentFor('/v1/chat/completions', '/compatible-mode/v1/chat/completions', text);
+    expect(sent).toBe('{"model":"qwen3.7-plus", "stream" : true,"messages":[{"role":"user","content":"x}"}] ,"stream_options":{"include_usage":true}}\n');
+  });
+
+  it('a streamed chat with its own stream_options, or a repeated key, is serialised with include_usage set', async () => {
+    const own = await sentFor('/v1/chat/completions', '/compatible-mode/v1/chat/completions', '{"model":"qwx3.7-plus","stream":true,"stream_options":{"include_usage":false},"messages":[{"role":"user","content":"x"}]}');
+    expect(JSON.parse(own)).toEqual({ model: 'qwen3.7-plus', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'x' }] });
+    const repeated = await sentFor('/v1/chat/completions', '/compatible-mode/v1/chat/completions', '{"model":"qwx3.7-plus","user":"a","stream":true,"user":"b","messages":[{"role":"user","content":"x"}]}');
+    expect(JSON.parse(repeated)).toEqual({ model: 'qwen3.7-plus', user: 'b', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'x' }] });
+    expect(repeated).not.toContain('"a"');
   });
 });
