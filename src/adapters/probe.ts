@@ -18,9 +18,8 @@ export class ChannelProber {
 
   /** Resolves with the upstream request id when the upstream accepted the channel's credentials; throws a GatewayError otherwise. */
   async probe(ch: Channel): Promise<{ upstreamRequestId: string | null }> {
-    const signal = AbortSignal.timeout(PROBE_TIMEOUT_MS);
     if (ch.kind === 'kling') {
-      const r = await this.kling.call(ch, 'GET', '/v1/videos/text2video?pageNum=1&pageSize=1', undefined, signal);
+      const r = await this.kling.call(ch, 'GET', '/v1/videos/text2video?pageNum=1&pageSize=1', undefined, { timeoutMs: PROBE_TIMEOUT_MS });
       return { upstreamRequestId: r.upstreamRequestId };
     }
     const target = apiKeyTarget(ch);
@@ -29,7 +28,7 @@ export class ChannelProber {
       baseUrl: target.baseUrl,
       path: '/compatible-mode/v1/models',
       headers: { authorization: `Bearer ${target.apiKey}`, accept: 'application/json' },
-      signal,
+      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
       timeouts: { headersMs: PROBE_TIMEOUT_MS },
     });
     let json: unknown;

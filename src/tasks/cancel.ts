@@ -41,5 +41,5 @@ function cancelUpstream(d: CancelDeps, t: TaskRecord): void {
   const driver = d.driverOf(t.kind);
   const channel = d.channels.get(t.channelId);
   if (!driver?.cancel || !channel) return;
-  driver.cancel(t, channel, AbortSignal.timeout(d.timeoutMs)).catch((e: unknown) => d.logger.warn({ task_id: t.id, channel_id: t.channelId, err: String(e) }, 'upstream cancel of a cancelled task failed (the gateway charges nothing either way)'));
+  driver.cancel(t, channel, { timeoutMs: d.timeoutMs }).catch((e: unknown) => d.logger.warn({ task_id: t.id, channel_id: t.channelId, err: String(e) }, 'upstream cancel of a cancelled task failed (the gateway charges nothing either way)'));
 }

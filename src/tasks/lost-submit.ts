@@ -30,7 +30,7 @@ export async function lookForLostSubmit(t: TaskRecord, driver: TaskDriver | unde
   }
   let found: SubmitOutcome | null;
   try {
-    found = await driver.recoverSubmit(t, channel, AbortSignal.timeout(o.pollTimeoutMs));
+    found = await driver.recoverSubmit(t, channel, { timeoutMs: o.pollTimeoutMs });
   } catch (e) {
     return tooOld ? { do: 'fail', message: TOO_OLD, why: 'the upstream could not be asked for the task' } : { do: 'back-off', why: `looking it up failed: ${String(e)}` };
   }

@@ -11,7 +11,6 @@ type SettleDeps = Pick<TaskEngineDeps, 'repo' | 'meter' | 'logger'>;
 /** A poll's answer applied to a leased task: progress (written only when it changed), success or failure. */
 export async function applyOutcome(deps: SettleDeps, t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
   const upstreamRequestId = out.upstreamRequestId ?? t.upstreamRequestId;
-  const task = { ...t, upstreamRequestId };
   switch (out.state) {
     case 'queued':
     case 'in_progress': {
@@ -28,12 +27,12 @@ export async function applyOutcome(deps: SettleDeps, t: TaskRecord, out: PollOut
       return (await deps.repo.get(t.id)) ?? t;
     }
     case 'succeeded':
-      return succeed(deps, task, out);
+      return succeed(deps, { ...t, upstreamRequestId }, out);
     case 'failed':
     case 'cancelled':
-      return failTask(deps, task, out.error ?? { code: 'upstream_task_failed', message: 'The upstream task failed' }, null, out);
+      return failTask(deps, { ...t, upstreamRequestId }, out.error ?? { code: 'upstream_task_failed', message: 'The upstream task failed' }, null, out);
     case 'unknown':
-      return failTask(deps, task, out.error ?? { code: 'task_unknown', message: 'The upstream no longer knows this task' }, 'upstream reports the task unknown', out);
+      return failTask(deps, { ...t, upstreamRequestId }, out.error ?? { code: 'task_unknown', message: 'The upstream no longer knows this task' }, 'upstream reports the task unknown', out);
   }
 }
 

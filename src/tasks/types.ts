@@ -85,23 +85,32 @@ export interface SubmitOutcome {
   channelId?: string;
 }
 
+/**
+ * How long one upstream query of a driver may wait: for the answer to start, and then between its chunks (the HTTP
+ * client's time limits, swept periodically). Not a timer and an AbortSignal per query: the poller makes hundreds of
+ * queries a second, and each AbortSignal.timeout lived on in the timer list for the whole limit.
+ */
+export interface CallLimit {
+  readonly timeoutMs: number;
+}
+
 export interface TaskDriver {
   /** Query the upstream for one task. Must not touch the store. Throw (GatewayError) on transport/5xx: the engine backs off. */
-  poll(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<PollOutcome>;
+  poll(task: TaskRecord, channel: Channel, limit: CallLimit): Promise<PollOutcome>;
   /**
    * A task left `submitting` (the gateway stopped before storing the creation's answer): find it upstream by an id
    * the creation carried (our task id as the upstream's external id). The creation is never sent again.
    * Returns the creation outcome when found, null when the upstream certainly has no such task; throws when it
    * cannot tell now (the engine asks again later). Absent: the upstream cannot be asked, the task fails uncharged.
    */
-  recoverSubmit?(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<SubmitOutcome | null>;
+  recoverSubmit?(task: TaskRecord, channel: Channel, limit: CallLimit): Promise<SubmitOutcome | null>;
   /** Ask the upstream to stop the task, where it offers that (best-effort: the gateway's outcome is already decided). */
-  cancel?(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<void>;
+  cancel?(task: TaskRecord, channel: Channel, limit: CallLimit): Promise<void>;
   /**
    * Optional: ask about many tasks of one channel with few upstream queries (a list endpoint). Answers by upstream
    * task id; a task missing from the map is polled alone. Only where the upstream documents such a query.
    */
-  pollMany?(tasks: readonly TaskRecord[], channel: Channel, signal: AbortSignal): Promise<Map<string, PollOutcome>>;
+  pollMany?(tasks: readonly TaskRecord[], channel: Channel, limit: CallLimit): Promise<Map<string, PollOutcome>>;
 }
 
 /** What an operator's cancel did: `cancelled`; `not_open` (already finished, or still being submitted); `finishing` (being charged). */

@@ -2,7 +2,7 @@
 // provider-reported duration (edit models: input + output) at the reported (or requested) tier.
 import type { Usage, VideoTier } from '../../metering/types.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
-import type { PollOutcome, TaskDriver, TaskRecord } from '../../tasks/types.ts';
+import type { CallLimit, PollOutcome, TaskDriver, TaskRecord } from '../../tasks/types.ts';
 import { videoTierFromSR } from '../../metering/prices.ts';
 import { apiKeyTarget } from '../../routing/channel-target.ts';
 import type { UpstreamClient } from '../http-client.ts';
@@ -30,13 +30,13 @@ export class DashscopeVideoDriver implements TaskDriver {
     private readonly basisOf: (billingModel: string) => 'output' | 'input+output',
   ) {}
 
-  async cancel(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<void> {
-    if (task.upstreamTaskId) await cancelVideoTask(this.client, apiKeyTarget(channel), task.upstreamTaskId, signal);
+  async cancel(task: TaskRecord, channel: Channel, limit: CallLimit): Promise<void> {
+    if (task.upstreamTaskId) await cancelVideoTask(this.client, apiKeyTarget(channel), task.upstreamTaskId, limit);
   }
 
-  async poll(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<PollOutcome> {
+  async poll(task: TaskRecord, channel: Channel, limit: CallLimit): Promise<PollOutcome> {
     if (!task.upstreamTaskId) return { state: 'unknown', upstreamStatus: 'NO_TASK_ID' };
-    const s = await queryVideoTask(this.client, apiKeyTarget(channel), task.upstreamTaskId, signal);
+    const s = await queryVideoTask(this.client, apiKeyTarget(channel), task.upstreamTaskId, limit);
     const base = { upstreamStatus: s.upstreamStatus, upstreamRequestId: s.upstreamRequestId };
     switch (s.state) {
       case 'queued':

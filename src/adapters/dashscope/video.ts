@@ -9,6 +9,7 @@ import type { UpstreamClient } from '../http-client.ts';
 import { readJson } from '../http-client.ts';
 import { dashscopeError } from './errors.ts';
 import { parseVideoUsage, type ParsedVideoUsage } from './video-usage.ts';
+import type { CallLimit } from '../../tasks/types.ts';
 
 export const VIDEO_SYNTHESIS_PATH = '/api/v1/services/aigc/video-generation/video-synthesis';
 export const TASK_PATH = (id: string) => `/api/v1/tasks/${encodeURIComponent(id)}`;
@@ -75,15 +76,17 @@ export function expiresOf(url: string): number | null {
   }
 }
 
-export async function queryVideoTask(client: UpstreamClient, t: DashscopeTarget, upstreamTaskId: string, signal?: AbortSignal): Promise<VideoTaskStatus> {
+/** A status query's (and a cancel's) limit when the caller gives none. */
+const QUERY_LIMIT: CallLimit = { timeoutMs: 20_000 };
+
+export async function queryVideoTask(client: UpstreamClient, t: DashscopeTarget, upstreamTaskId: string, limit: CallLimit = QUERY_LIMIT): Promise<VideoTaskStatus> {
   // Read whole as text (no body stream per query): the poller makes many of these.
   const res = await client.requestText({
     method: 'GET',
     baseUrl: t.baseUrl,
     path: TASK_PATH(upstreamTaskId),
     headers: { authorization: `Bearer ${t.apiKey}` },
-    ...(signal ? { signal } : {}),
-    timeouts: { headersMs: 20_000 },
+    timeouts: { headersMs: limit.timeoutMs, bodyIdleMs: limit.timeoutMs },
   });
   let json: unknown;
   try {
@@ -96,14 +99,13 @@ export async function queryVideoTask(client: UpstreamClient, t: DashscopeTarget,
 }
 
 /** Ask DashScope to cancel a task (it accepts only tasks still PENDING; a refusal is thrown as its error). */
-export async function cancelVideoTask(client: UpstreamClient, t: DashscopeTarget, upstreamTaskId: string, signal?: AbortSignal): Promise<void> {
+export async function cancelVideoTask(client: UpstreamClient, t: DashscopeTarget, upstreamTaskId: string, limit: CallLimit = QUERY_LIMIT): Promise<void> {
   const res = await client.request({
     method: 'POST',
     baseUrl: t.baseUrl,
     path: `${TASK_PATH(upstreamTaskId)}/cancel`,
     headers: { authorization: `Bearer ${t.apiKey}` },
-    ...(signal ? { signal } : {}),
-    timeouts: { headersMs: 20_000 },
+    timeouts: { headersMs: limit.timeoutMs, bodyIdleMs: limit.timeoutMs },
   });
   const json = await readJson(res);
   if (res.statusCode !== 200) throw dashscopeError(res.statusCode, json);

@@ -6,6 +6,7 @@ import type { Channel } from '../../routing/channel-registry.ts';
 import { readJson, type UpstreamClient } from '../http-client.ts';
 import { klingError } from './errors.ts';
 import type { KlingJwtSigner } from './jwt.ts';
+import type { CallLimit } from '../../tasks/types.ts';
 
 export interface KlingReply {
   data: unknown;
@@ -18,7 +19,7 @@ export class KlingClient {
     private readonly signer: KlingJwtSigner,
   ) {}
 
-  async call(channel: Channel, method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal): Promise<KlingReply> {
+  async call(channel: Channel, method: 'GET' | 'POST', path: string, body?: unknown, limit?: CallLimit): Promise<KlingReply> {
     const { accessKey, secretKey } = channel.keys;
     if (!accessKey || !secretKey) throw new GatewayError('no_channel', 'The video channel has no access key / secret key configured');
     const jwt = await this.signer.token(accessKey, secretKey);
@@ -30,8 +31,7 @@ export class KlingClient {
       path,
       headers,
       body: body === undefined ? null : JSON.stringify(body),
-      ...(signal ? { signal } : {}),
-      timeouts: { headersMs: 60_000 },
+      timeouts: limit ? { headersMs: limit.timeoutMs, bodyIdleMs: limit.timeoutMs } : { headersMs: 60_000 },
     });
     let json: unknown;
     try {

@@ -6,7 +6,7 @@ import { isObject } from '../../contracts/fields.ts';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
 import type { ModeTier } from '../../metering/types.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
-import type { PollOutcome, SubmitOutcome, TaskDriver, TaskRecord } from '../../tasks/types.ts';
+import type { CallLimit, PollOutcome, SubmitOutcome, TaskDriver, TaskRecord } from '../../tasks/types.ts';
 import type { KlingClient } from './client.ts';
 import { parseCreated, parseTaskData, type KlingTaskPath } from './tasks.ts';
 
@@ -25,11 +25,11 @@ export class KlingTaskDriver implements TaskDriver {
   ) {}
 
   /** Ask the stored channel, then the other Kling accounts, for our task id; null only when every one said 1203/404. */
-  async recoverSubmit(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<SubmitOutcome | null> {
+  async recoverSubmit(task: TaskRecord, channel: Channel, limit: CallLimit): Promise<SubmitOutcome | null> {
     const others = this.klingChannels().filter((c) => c.id !== channel.id);
     for (const ch of [channel, ...others]) {
       try {
-        const r = await this.client.call(ch, 'GET', `/v1/videos/${this.path}/${encodeURIComponent(task.id)}`, undefined, signal);
+        const r = await this.client.call(ch, 'GET', `/v1/videos/${this.path}/${encodeURIComponent(task.id)}`, undefined, limit);
         return { ...parseCreated(r.data, r.upstreamRequestId), channelId: ch.id };
       } catch (e) {
         if (!(isGatewayError(e) && e.code === 'not_found')) throw e; // cannot tell now: the engine asks again later
@@ -38,10 +38,10 @@ export class KlingTaskDriver implements TaskDriver {
     return null;
   }
 
-  async poll(task: TaskRecord, channel: Channel, signal: AbortSignal): Promise<PollOutcome> {
+  async poll(task: TaskRecord, channel: Channel, limit: CallLimit): Promise<PollOutcome> {
     if (!task.upstreamTaskId) return { state: 'unknown', upstreamStatus: 'missing', error: { code: 'task_unknown', message: 'The task has no upstream id' } };
     try {
-      const r = await this.client.call(channel, 'GET', `/v1/videos/${this.path}/${encodeURIComponent(task.upstreamTaskId)}`, undefined, signal);
+      const r = await this.client.call(channel, 'GET', `/v1/videos/${this.path}/${encodeURIComponent(task.upstreamTaskId)}`, undefined, limit);
       return parseTaskData(r.data, tierOf(task), r.upstreamRequestId);
     } catch (e) {
       // 1203 on a task we created: the upstream forgot it. Other errors back off (thrown).
@@ -56,13 +56,13 @@ export class KlingTaskDriver implements TaskDriver {
    * Pages of the account's task list until every wanted task was seen, the list ends, or a bounded number of pages
    * was read. The list's order is not documented, so nothing is inferred from it: a task not seen is polled alone.
    */
-  async pollMany(tasks: readonly TaskRecord[], channel: Channel, signal: AbortSignal): Promise<Map<string, PollOutcome>> {
+  async pollMany(tasks: readonly TaskRecord[], channel: Channel, limit: CallLimit): Promise<Map<string, PollOutcome>> {
     const wanted = new Map<string, TaskRecord>();
     for (const t of tasks) if (t.upstreamTaskId) wanted.set(t.upstreamTaskId, t);
     const out = new Map<string, PollOutcome>();
     const maxPages = Math.ceil(wanted.size / PAGE_SIZE) + EXTRA_PAGES;
     for (let page = 1; page <= maxPages && out.size < wanted.size; page++) {
-      const r = await this.client.call(channel, 'GET', `/v1/videos/${this.path}?pageNum=${page}&pageSize=${PAGE_SIZE}`, undefined, signal);
+      const r = await this.client.call(channel, 'GET', `/v1/videos/${this.path}?pageNum=${page}&pageSize=${PAGE_SIZE}`, undefined, limit);
       if (!Array.isArray(r.data)) throw new GatewayError('upstream_error', 'The upstream task list answer has no list');
       for (const item of r.data) {
         const id = isObject(item) && typeof item.task_id === 'string' ? item.task_id : null;

@@ -23,7 +23,7 @@ const channel = (id: string, baseUrl: string, accessKey: string, secretKey: stri
 const chA = () => channel('ch_a', a.sim.url, DEFAULT_SIM_KEYS.klingAccessKey, DEFAULT_SIM_KEYS.klingSecretKey);
 const chB = () => channel('ch_b', b.sim.url, B_KEYS.klingAccessKey, B_KEYS.klingSecretKey);
 const task = (id: string) => ({ id, upstreamTaskId: null, tier: 'std' }) as TaskRecord;
-const signal = () => AbortSignal.timeout(5000);
+const limit = () => ({ timeoutMs: 5000 });
 
 /** Create the task on `ch` as the gateway does: our id as the upstream external_task_id. */
 async function createOn(ch: Channel, ourId: string): Promise<string> {
@@ -34,7 +34,7 @@ async function createOn(ch: Channel, ourId: string): Promise<string> {
 describe('KlingTaskDriver.recoverSubmit', () => {
   it('finds the task on the stored channel by our id, with the upstream task id and that channel', async () => {
     const upstreamId = await createOn(chA(), 'task_on_a');
-    const found = await new KlingTaskDriver(client, 'text2video', () => [chA(), chB()]).recoverSubmit(task('task_on_a'), chA(), signal());
+    const found = await new KlingTaskDriver(client, 'text2video', () => [chA(), chB()]).recoverSubmit(task('task_on_a'), chA(), limit());
     expect(found).toMatchObject({ upstreamTaskId: upstreamId, channelId: 'ch_a' });
     expect(['queued', 'in_progress']).toContain(found?.state);
     expect(found?.upstreamRequestId).toBeTruthy();
@@ -42,19 +42,19 @@ describe('KlingTaskDriver.recoverSubmit', () => {
 
   it('finds it on another Kling account when the stored one has no such task', async () => {
     const upstreamId = await createOn(chB(), 'task_on_b');
-    const found = await new KlingTaskDriver(client, 'text2video', () => [chA(), chB()]).recoverSubmit(task('task_on_b'), chA(), signal());
+    const found = await new KlingTaskDriver(client, 'text2video', () => [chA(), chB()]).recoverSubmit(task('task_on_b'), chA(), limit());
     expect(found).toMatchObject({ upstreamTaskId: upstreamId, channelId: 'ch_b' });
     // Without the other accounts it is not found (so the lookup across accounts is what found it).
-    expect(await new KlingTaskDriver(client, 'text2video').recoverSubmit(task('task_on_b'), chA(), signal())).toBeNull();
+    expect(await new KlingTaskDriver(client, 'text2video').recoverSubmit(task('task_on_b'), chA(), limit())).toBeNull();
   });
 
   it('absent on every account → null; an account that cannot answer → throws (cannot tell), never null', async () => {
     const driver = new KlingTaskDriver(client, 'text2video', () => [chA(), chB()]);
-    expect(await driver.recoverSubmit(task('task_nowhere'), chA(), signal())).toBeNull();
+    expect(await driver.recoverSubmit(task('task_nowhere'), chA(), limit())).toBeNull();
     b.sim.faults.add({ kind: 'status', arg: 503, path: '/v1/videos/text2video/task_nowhere', times: 1 });
-    await expect(driver.recoverSubmit(task('task_nowhere'), chA(), signal())).rejects.toMatchObject({ code: 'upstream_error' });
+    await expect(driver.recoverSubmit(task('task_nowhere'), chA(), limit())).rejects.toMatchObject({ code: 'upstream_error' });
     // The task path matters: a text2video id is not looked up among omni-video tasks.
     await createOn(chA(), 'task_t2v');
-    expect(await new KlingTaskDriver(client, 'omni-video', () => [chA()]).recoverSubmit(task('task_t2v'), chA(), signal())).toBeNull();
+    expect(await new KlingTaskDriver(client, 'omni-video', () => [chA()]).recoverSubmit(task('task_t2v'), chA(), limit())).toBeNull();
   });
 });
