@@ -141,11 +141,31 @@ export interface ChatStreamCore {
   take(): string;
 }
 
+/** The byte strings a rename looks for and writes, per model pair: the same few pairs on every stream. */
+interface Renaming {
+  from: string;
+  compact: string;
+  spaced: string;
+}
+const renamings = new Map<string, Map<string, Renaming>>();
+
+function renamingOf(upstreamModel: string, publicModel: string): Renaming {
+  let byPublic = renamings.get(upstreamModel);
+  if (byPublic === undefined) {
+    if (renamings.size >= 1000) renamings.clear(); // names come from the catalogue: a bound, not an eviction policy
+    renamings.set(upstreamModel, (byPublic = new Map()));
+  }
+  let r = byPublic.get(publicModel);
+  if (r === undefined) {
+    r = { from: bytesOf(upstreamModel), compact: bytesOf(`"model":${JSON.stringify(publicModel)}`), spaced: bytesOf(`"model": ${JSON.stringify(publicModel)}`) };
+    byPublic.set(publicModel, r);
+  }
+  return r;
+}
+
 export function chatStreamCore(o: ChatStreamOptions, st: ChatStreamState): ChatStreamCore {
   const rename = o.upstreamModel !== o.publicModel && o.upstreamModel !== '';
-  const from = bytesOf(o.upstreamModel);
-  const compact = bytesOf(`"model":${JSON.stringify(o.publicModel)}`);
-  const spaced = bytesOf(`"model": ${JSON.stringify(o.publicModel)}`);
+  const { from, compact, spaced } = renamingOf(o.upstreamModel, o.publicModel);
 
   /** Events without a special marker: count, note the id, rename — on the whole run of them at once. */
   function plain(text: string): string {

@@ -5,9 +5,10 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel } from '../json-scan.ts';
 import { bodyWithModel, spliceTopLevelString, withMemberAppended } from '../json-splice.ts';
-import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
-import { assertJson, firstString, headerString, postDashscopeStream, postDashscopeText, withContractCacheFields } from './compat-chat-common.ts';
-import { chatStreamCore, chatStreamTransformer, pipeChatStream, type ChatStreamState } from './compat-chat-stream.ts';
+import type { CallOptions, CompleteResult, FrameFlow, FrameSink, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
+import { assertJson, firstString, postDashscopeStream, postDashscopeText, withContractCacheFields } from './compat-chat-common.ts';
+import { chatStreamCore, chatStreamTransformer, pipeChatStream, type ChatStreamOptions, type ChatStreamState } from './compat-chat-stream.ts';
+import type { UpstreamStreamResponse } from '../http-stream.ts';
 
 export const COMPAT_CHAT_PATH = '/compatible-mode/v1/chat/completions';
 
@@ -55,18 +56,38 @@ export function compatChat(client: UpstreamClient): TextCapability {
 
     async stream(req: TextRequest, o: CallOptions): Promise<StreamResult> {
       const res = await postDashscopeStream(client, o, { path: COMPAT_CHAT_PATH, body: compatChatBody(req, true) });
-      const st: ChatStreamState = { usage: null, produced: 0, rid: headerString(res.headers['x-request-id']), done: false };
-      const opts = { upstreamModel: req.upstreamModel, publicModel: req.publicModel, clientWantsUsage: req.clientWantsUsage === true, chatUsage };
-      return {
-        upstreamRequestId: st.rid,
-        // Made on first use: a piped stream never builds the generator.
-        get frames() {
-          return chatStreamTransformer(opts, st)(res.body);
-        },
-        pipe: (sink) => pipeChatStream(res, chatStreamCore(opts, st), sink),
-        usage: () => st.usage,
-        producedChars: () => st.produced,
-      };
+      return new ChatStream(res, { upstreamModel: req.upstreamModel, publicModel: req.publicModel, clientWantsUsage: req.clientWantsUsage === true, chatUsage });
     },
   };
+}
+
+/** A streamed chat's answer: its state and its two ways out (frames iterated, or pushed), in one object. */
+class ChatStream implements StreamResult {
+  private readonly st: ChatStreamState;
+  readonly upstreamRequestId: string | null;
+
+  constructor(
+    private readonly res: UpstreamStreamResponse,
+    private readonly opts: ChatStreamOptions,
+  ) {
+    this.st = { usage: null, produced: 0, rid: res.header('x-request-id'), done: false };
+    this.upstreamRequestId = this.st.rid;
+  }
+
+  // Made on first use: a piped stream never builds the generator.
+  get frames(): AsyncIterable<string> {
+    return chatStreamTransformer(this.opts, this.st)(this.res.body);
+  }
+
+  pipe(sink: FrameSink): FrameFlow {
+    return pipeChatStream(this.res, chatStreamCore(this.opts, this.st), sink);
+  }
+
+  usage(): TokenUsage | null {
+    return this.st.usage;
+  }
+
+  producedChars(): number {
+    return this.st.produced;
+  }
 }
