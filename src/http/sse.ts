@@ -152,47 +152,67 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
 
 /**
  * A pushed stream written to the client: the frames of one upstream read (or of several in one tick) are joined
- * and written once on the next tick, as the byte string they are (latin1: no UTF-8 length scan and encode). A write the socket did not take whole holds the source back until 'drain'.
+ * and written once on the next tick, as the byte string they are (latin1: no UTF-8 length scan and encode). A write
+ * the socket did not take whole holds the source back until 'drain'. One object per stream (the sink, its flush and
+ * its drain listener), not a scope of closures.
+ */
+class SocketSink implements FrameSink {
+  private pending = '';
+  /** The last write was not taken whole: waiting for 'drain'. */
+  private full = false;
+  /** The source was told to hold back. */
+  private held = false;
+  flow: FrameFlow | null = null;
+  private readonly flushLater = () => this.flush();
+  private readonly drained = () => {
+    this.full = false;
+    if (this.held) {
+      this.held = false;
+      this.flow?.resume();
+    }
+  };
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly state: RequestState,
+    private readonly watch: ClientWatch,
+    private readonly done: (broke: unknown) => void,
+  ) {}
+
+  write(frames: string): boolean {
+    if (this.pending === '') process.nextTick(this.flushLater);
+    this.pending += frames;
+    if (!this.full) return true;
+    this.held = true;
+    return false;
+  }
+
+  end(error?: unknown): void {
+    this.flush();
+    this.res.off('drain', this.drained);
+    this.done(error);
+  }
+
+  private flush(): void {
+    if (this.pending === '') return;
+    const out = this.pending;
+    this.pending = '';
+    if (this.watch.gone) return;
+    markFirstByte(this.state);
+    if (!this.res.write(out, 'latin1') && !this.full) {
+      this.full = true;
+      this.res.once('drain', this.drained);
+    }
+  }
+}
+
+/**
  * Resolves once the stream ended: undefined when it completed, else why it broke. A client that leaves aborts the
  * upstream request through the watch's signal, which ends the stream too.
  */
 function piped(res: ServerResponse, state: RequestState, watch: ClientWatch, pipe: (sink: FrameSink) => FrameFlow): Promise<unknown> {
   return new Promise((resolve) => {
-    let pending = '';
-    let full = false; // the last write was not taken whole: waiting for 'drain'
-    let held = false; // the source was told to hold back
-    let flow: FrameFlow | null = null;
-    const flush = () => {
-      if (pending === '') return;
-      const out = pending;
-      pending = '';
-      if (watch.gone) return;
-      markFirstByte(state);
-      if (!res.write(out, 'latin1') && !full) {
-        full = true;
-        res.once('drain', drained);
-      }
-    };
-    const drained = () => {
-      full = false;
-      if (held) {
-        held = false;
-        flow?.resume();
-      }
-    };
-    flow = pipe({
-      write(frames) {
-        if (pending === '') process.nextTick(flush);
-        pending += frames;
-        if (!full) return true;
-        held = true;
-        return false;
-      },
-      end(error) {
-        flush();
-        res.off('drain', drained);
-        resolve(error);
-      },
-    });
+    const sink = new SocketSink(res, state, watch, resolve);
+    sink.flow = pipe(sink);
   });
 }

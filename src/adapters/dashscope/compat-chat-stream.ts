@@ -321,50 +321,67 @@ export function chatStreamTransformer(o: ChatStreamOptions, st: ChatStreamState)
  * them, the upstream is paused while the sink is full, and the end (or the break, as a gateway error) reported once.
  */
 export function pipeChatStream(res: Pick<UpstreamStreamResponse, 'push'>, core: ChatStreamCore, sink: FrameSink): FrameFlow {
-  let flow: BodyFlow | null = null;
-  let failed = false;
-  const fail = (e: unknown) => {
-    failed = true;
-    const t = core.take();
-    if (t) sink.write(t);
-    sink.end(streamBroke(e));
-  };
-  const consumer: BodyConsumer = {
-    data(chunk) {
-      if (failed) return true;
-      try {
-        core.push(chunk);
-      } catch (e) {
-        // An error event ends the stream: nothing after it is read.
-        fail(e);
-        stop();
-        return true;
-      }
-      const t = core.take();
-      return t === '' || sink.write(t);
-    },
-    end() {
-      if (failed) return;
-      try {
-        core.end();
-      } catch (e) {
-        return fail(e);
-      }
-      const t = core.take();
-      if (t) sink.write(t);
-      sink.end();
-    },
-    error(e) {
-      if (!failed) fail(e);
-    },
-  };
-  // A failure while the queued chunks are handed over (inside push) stops the upstream once push has returned.
-  let stopLater = false;
-  const stop = () => {
-    if (flow) flow.abort();
-    else stopLater = true;
-  };
-  flow = res.push(consumer);
-  if (stopLater) flow.abort();
-  return flow;
+  return new ChatPipe(core, sink).start(res);
+}
+
+/** The body consumer of pipeChatStream: one object per stream. */
+class ChatPipe implements BodyConsumer {
+  private flow: BodyFlow | null = null;
+  private failed = false;
+  /** A failure while the queued chunks are handed over (inside push) stops the upstream once push has returned. */
+  private stopLater = false;
+
+  constructor(
+    private readonly core: ChatStreamCore,
+    private readonly sink: FrameSink,
+  ) {}
+
+  start(res: Pick<UpstreamStreamResponse, 'push'>): BodyFlow {
+    const flow = res.push(this);
+    this.flow = flow;
+    if (this.stopLater) flow.abort();
+    return flow;
+  }
+
+  data(chunk: Buffer): boolean {
+    if (this.failed) return true;
+    try {
+      this.core.push(chunk);
+    } catch (e) {
+      // An error event ends the stream: nothing after it is read.
+      this.fail(e);
+      this.stop();
+      return true;
+    }
+    const t = this.core.take();
+    return t === '' || this.sink.write(t);
+  }
+
+  end(): void {
+    if (this.failed) return;
+    try {
+      this.core.end();
+    } catch (e) {
+      return this.fail(e);
+    }
+    const t = this.core.take();
+    if (t) this.sink.write(t);
+    this.sink.end();
+  }
+
+  error(e: unknown): void {
+    if (!this.failed) this.fail(e);
+  }
+
+  private fail(e: unknown): void {
+    this.failed = true;
+    const t = this.core.take();
+    if (t) this.sink.write(t);
+    this.sink.end(streamBroke(e));
+  }
+
+  private stop(): void {
+    if (this.flow) this.flow.abort();
+    else this.stopLater = true;
+  }
 }
