@@ -47,9 +47,10 @@ RUN mkdir -p /app/data && chown node:node /app/data
 VOLUME ["/app/data"]
 USER node
 EXPOSE 8080
-# node:*-slim has no curl: the health check is a one-line fetch by node itself.
+# node:*-slim has no curl: the probe is a small script run by node (the gateway's /healthz on PORT, or the
+# simulator's health on 9090 when the container runs `simulate`).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "dist/src/healthcheck.js"]
 # The compiled CLI directly (not bin/tollway.mjs, which checks sources that are not in the image):
 # `serve` by default; any other command works too, e.g. `docker run … tollway token list`.
 ENTRYPOINT ["node", "--max-semi-space-size=8", "dist/src/cli.js"]

@@ -165,7 +165,9 @@ describe('Dockerfile', () => {
     expect(entry).toContain('dist/src/cli.js');
     expect(existsSync(join(ROOT, 'src', 'cli.ts'))).toBe(true);
     expect(runtime!.lines.find((l) => l.startsWith('CMD'))).toBe('CMD ["serve"]');
-    expect(runtime!.lines.find((l) => l.startsWith('HEALTHCHECK'))).toContain('/healthz');
+    // The probe (test/healthcheck.test.ts) is compiled with the rest.
+    expect(runtime!.lines.find((l) => l.startsWith('HEALTHCHECK'))).toContain('"node", "dist/src/healthcheck.js"');
+    expect(existsSync(join(ROOT, 'src', 'healthcheck.ts'))).toBe(true);
   });
 
   it('copies into the build only files that exist and that .dockerignore keeps in the context', () => {
