@@ -2,10 +2,10 @@
 // Network failures become GatewayErrors here, so adapters only deal with HTTP answers.
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { AbortLink, type Abortable, type CallSignal } from './abort-link.ts';
+import { AbortLink, type CallSignal } from './abort-link.ts';
 import { DeadlineSweep, type Deadline } from './deadlines.ts';
 import { dispatchStream, type UpstreamStreamResponse } from './http-stream.ts';
-import { asDispatchHandler, parseRawHeaders, rawHeader, type ParsedHeaders, type RawDispatchHandler } from './raw-dispatch.ts';
+import { asDispatchHandler, connected, parseRawHeaders, rawHeader, released, type ParsedHeaders, type RawDispatchHandler } from './raw-dispatch.ts';
 
 export interface UpstreamTimeouts {
   connectMs: number;
@@ -75,9 +75,7 @@ class TextCall implements RawDispatchHandler {
   ) {}
 
   onConnect(abort: (reason?: Error) => void): void {
-    const c: Abortable = { abort };
-    this.deadline.started(c);
-    this.link?.attach(c);
+    connected(abort, this.deadline, this.link);
   }
 
   onHeaders(status: number, rawHeaders: Buffer[]): boolean {
@@ -110,8 +108,7 @@ class TextCall implements RawDispatchHandler {
   private settle(): void {
     this.resolve = null;
     this.reject = null;
-    this.deadline.done();
-    this.link?.off();
+    released(this.deadline, this.link);
   }
 }
 

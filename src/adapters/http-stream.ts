@@ -9,9 +9,9 @@
 // A consumer can also take the body pushed (`push`): each read is handed over synchronously as it arrives, with
 // no promise or queue per chunk; it pauses and resumes the upstream itself.
 import { errors as undiciErrors, type Dispatcher } from 'undici';
-import { AbortLink, type Abortable, type CallSignal } from './abort-link.ts';
+import { AbortLink, type CallSignal } from './abort-link.ts';
 import type { Deadline } from './deadlines.ts';
-import { asDispatchHandler, parseRawHeaders, rawHeader, type ParsedHeaders, type RawDispatchHandler } from './raw-dispatch.ts';
+import { asDispatchHandler, connected, parseRawHeaders, rawHeader, released, type ParsedHeaders, type RawDispatchHandler } from './raw-dispatch.ts';
 
 export interface UpstreamStreamResponse {
   statusCode: number;
@@ -80,9 +80,7 @@ class StreamCall implements RawDispatchHandler, UpstreamStreamResponse, BodyFlow
 
   onConnect(abort: (reason?: Error) => void): void {
     this.abortRequest = abort;
-    const c: Abortable = { abort };
-    this.deadline?.started(c);
-    this.link?.attach(c);
+    connected(abort, this.deadline, this.link);
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
@@ -257,8 +255,7 @@ class StreamCall implements RawDispatchHandler, UpstreamStreamResponse, BodyFlow
 
   /** The request settled: its timers and abort listener let go, and so does this call of undici's request. */
   private detach(): void {
-    this.deadline?.done();
-    this.link?.off();
+    released(this.deadline, this.link);
     this.abortRequest = null;
     this.resumeBody = null;
   }

@@ -4,6 +4,8 @@
 // calls (answers read whole, streams) speak this interface instead, keep the raw list, read the one header they
 // need from it, and build the headers object only when asked (error answers).
 import { util as undiciUtil, type Dispatcher } from 'undici';
+import type { AbortLink } from './abort-link.ts';
+import type { Deadline } from './deadlines.ts';
 
 export interface RawDispatchHandler {
   onConnect(abort: (reason?: Error) => void): void;
@@ -38,6 +40,19 @@ export function rawHeader(raw: readonly Buffer[], name: string): string | null {
 /** All headers as an object (names lower-cased; a repeated header is an array). */
 export function parseRawHeaders(raw: Buffer[]): ParsedHeaders {
   return undiciUtil.parseHeaders(raw) as ParsedHeaders;
+}
+
+/** The call reached a connection (onConnect): its time limits start, and its caller's signal can stop it now. */
+export function connected(abort: (reason?: Error) => void, deadline: Deadline | undefined, link: AbortLink | null): void {
+  const c = { abort };
+  deadline?.started(c);
+  link?.attach(c);
+}
+
+/** The call settled: its time limits and its abort listener let go of it. */
+export function released(deadline: Deadline | undefined, link: AbortLink | null): void {
+  deadline?.done();
+  link?.off();
 }
 
 /** undici's type for a handler; it calls the original callbacks of one that has no onRequestStart. */

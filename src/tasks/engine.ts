@@ -10,7 +10,7 @@ import { cancelTask } from './cancel.ts';
 import { runLimited } from './limit.ts';
 import { LOST_SUBMIT_CODE, lookForLostSubmit } from './lost-submit.ts';
 import type { TaskEngineOptions } from './options.ts';
-import type { CallLimit, CancelOutcome, CreateTaskInput, PollOutcome, TaskDriver, TaskError, TaskRecord } from './types.ts';
+import type { CancelOutcome, CreateTaskInput, PollOutcome, TaskDriver, TaskError, TaskRecord } from './types.ts';
 import { isTerminal } from './types.ts';
 import { createTask } from './create.ts';
 import { applyOutcome, failTask } from './settle.ts';
@@ -147,7 +147,7 @@ export class TaskEngine {
     if ('task' in u) return this.guarded(u.task, () => this.advance(u.task));
     const o = this.deps.options;
     let outcomes: Map<string, PollOutcome>;
-    const batch = u.driver.pollMany!(u.batch, u.channel, this.pollLimit());
+    const batch = u.driver.pollMany!(u.batch, u.channel, { timeoutMs: o.pollTimeoutMs });
     try {
       outcomes = await batch;
     } catch (e) {
@@ -234,7 +234,7 @@ export class TaskEngine {
     }
     let out: PollOutcome;
     try {
-      out = await driver.poll(t, channel, this.pollLimit());
+      out = await driver.poll(t, channel, { timeoutMs: o.pollTimeoutMs });
     } catch (e) {
       this.deps.logger.warn({ task_id: t.id, err: String(e) }, 'task status query failed; backing off');
       return this.retryLater(t);
@@ -271,14 +271,6 @@ export class TaskEngine {
   /** The next poll is already scheduled (the claim set it by back-off): try again then, writing nothing now. */
   private async retryLater(t: TaskRecord): Promise<TaskRecord> {
     return t;
-  }
-
-  /** One limit object while the options stay the same (the poller asks for it on every query). */
-  private limit: CallLimit | null = null;
-  private pollLimit(): CallLimit {
-    const ms = this.deps.options.pollTimeoutMs;
-    if (this.limit === null || this.limit.timeoutMs !== ms) this.limit = { timeoutMs: ms };
-    return this.limit;
   }
 
   private apply(t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {

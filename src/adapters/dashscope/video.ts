@@ -76,10 +76,7 @@ export function expiresOf(url: string): number | null {
   }
 }
 
-/** A status query's (and a cancel's) limit when the caller gives none. */
-const QUERY_LIMIT: CallLimit = { timeoutMs: 20_000 };
-
-export async function queryVideoTask(client: UpstreamClient, t: DashscopeTarget, upstreamTaskId: string, limit: CallLimit = QUERY_LIMIT): Promise<VideoTaskStatus> {
+export async function queryVideoTask(client: UpstreamClient, t: DashscopeTarget, upstreamTaskId: string, limit: CallLimit): Promise<VideoTaskStatus> {
   // Read whole as text (no body stream per query): the poller makes many of these.
   const res = await client.requestText({
     method: 'GET',
@@ -99,7 +96,7 @@ export async function queryVideoTask(client: UpstreamClient, t: DashscopeTarget,
 }
 
 /** Ask DashScope to cancel a task (it accepts only tasks still PENDING; a refusal is thrown as its error). */
-export async function cancelVideoTask(client: UpstreamClient, t: DashscopeTarget, upstreamTaskId: string, limit: CallLimit = QUERY_LIMIT): Promise<void> {
+export async function cancelVideoTask(client: UpstreamClient, t: DashscopeTarget, upstreamTaskId: string, limit: CallLimit): Promise<void> {
   const res = await client.request({
     method: 'POST',
     baseUrl: t.baseUrl,
