@@ -1,7 +1,8 @@
 // npm run bench — simulator (no delay), a bare pass-through proxy and the gateway, each in its own process;
 // autocannon drives load directly at the simulator, through the proxy and through the gateway.
 // Prints req/s, p50/p99, gateway/direct and gateway/proxy ratios, added p50, gateway CPU µs per request and peak RSS,
-// and the median gateway/proxy ratio of paired back-to-back rounds for non-streaming chat.
+// the median gateway/proxy ratio of paired back-to-back rounds for non-streaming chat, and the median of the
+// gateway − proxy added latency at one connection over rounds of the three targets back to back.
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { DEFAULT_SIM_KEYS } from '../simulator/index.ts';
@@ -12,6 +13,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 /** Paired proxy/gateway rounds for non-streaming chat at 64 connections (BENCH_ROUNDS, default 3, 4 s each). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ROUND_SECONDS = 4;
+/** Seconds per target in each latency round at one connection (as many rounds as BENCH_ROUNDS). */
+const LATENCY_ROUND_SECONDS = 2;
 /**
  * Warm-up per target before anything is measured (BENCH_WARMUP seconds, default 6, at 64 connections). Throughput
  * is measured in steady state: the gateway's JIT keeps compiling (on V8's background threads) for several seconds
@@ -71,13 +74,13 @@ async function load(t: Target, scenario: string, path: string, body: string, con
  * Sequential requests on one keep-alive connection, timed with hrtime (autocannon reports whole ms,
  * too coarse for sub-millisecond added latency). `firstChunk` times the first body chunk (streams).
  */
-async function sequential(t: Target, scenario: string, path: string, body: string, opts: { firstChunk?: boolean; seconds?: number } = {}): Promise<Row> {
+async function sequential(t: Target, scenario: string, path: string, body: string, opts: { firstChunk: boolean; seconds: number }): Promise<Row> {
   const pool = new Pool(`http://127.0.0.1:${t.port}`, { connections: 1, pipelining: 1 });
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${t.auth}` };
   const times: number[] = [];
   let errors = 0;
   const before = t.proc ? await ask<Stats>(t.proc, 'stats') : null;
-  const end = Date.now() + (opts.seconds ?? Math.max(2, SECONDS / 2)) * 1000;
+  const end = Date.now() + opts.seconds * 1000;
   const startAll = process.hrtime.bigint();
   while (Date.now() < end) {
     const t0 = process.hrtime.bigint();
@@ -99,6 +102,22 @@ async function sequential(t: Target, scenario: string, path: string, body: strin
     row.cpuUsPerReq = Math.round((after.cpuUs - before.cpuUs) / times.length);
     row.mainUsPerReq = Math.round((after.mainCpuUs - before.mainCpuUs) / times.length);
   }
+  return row;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+/** One row of several runs of the same target: the median of each figure. */
+function medianRow(rs: Row[]): Row {
+  const m = (f: (r: Row) => number | undefined) => {
+    const xs = rs.map(f).filter((x): x is number => x !== undefined);
+    return xs.length > 0 ? median(xs) : undefined;
+  };
+  const row: Row = { ...rs[0]!, rps: m((r) => r.rps)!, p50: m((r) => r.p50)!, p99: m((r) => r.p99)!, errors: rs.reduce((a, r) => a + r.errors, 0) };
+  const cpu = m((r) => r.cpuUsPerReq);
+  const main = m((r) => r.mainUsPerReq);
+  if (cpu !== undefined) row.cpuUsPerReq = cpu;
+  if (main !== undefined) row.mainUsPerReq = main;
   return row;
 }
 
@@ -166,15 +185,29 @@ async function main(): Promise<void> {
     const kText = k ? `, skeleton ${k.rps} req/s (cpu ${k.cpuUsPerReq} µs) → ${((k.rps / p.rps) * 100).toFixed(1)}%` : '';
     console.log(`chat c=64 paired round ${i + 1} (${proxyFirst ? 'proxy first' : 'gateway first'}): proxy ${p.rps} req/s (cpu ${p.cpuUsPerReq} µs), gateway ${g.rps} req/s (cpu ${g.cpuUsPerReq} µs) → ${((g.rps / p.rps) * 100).toFixed(1)}%${kText}`);
   }
-  for (const t of targets) {
-    const r = await sequential(t, 'chat', pathOf(t, '/chat/completions'), chatBody(t.model('chat'), false));
-    rows.push(r);
-    console.log(fmt(r));
-  }
-  for (const t of targets) {
-    const r = await sequential(t, 'stream-first', pathOf(t, '/chat/completions'), chatBody(t.model('chat'), true), { firstChunk: true });
-    rows.push(r);
-    console.log(fmt(r));
+  // Latency at one connection, in rounds as well: on a shared host a few seconds' run of one target can land in
+  // a slow phase and another's in a fast one (single runs moved the gateway's added p50 by ±0.05 ms). Each round
+  // times direct, proxy and gateway back to back, the order alternating; the figure to read is the median of the
+  // rounds' gateway − proxy differences.
+  const latencyDiffs: Record<string, number[]> = {};
+  for (const [scenario, stream] of [['chat', false], ['stream-first', true]] as const) {
+    const perTarget = new Map<string, Row[]>();
+    const diffs: number[] = [];
+    for (let i = 0; i < ROUNDS; i++) {
+      const order = i % 2 === 0 ? targets : [...targets].reverse();
+      const got = new Map<string, Row>();
+      for (const t of order) got.set(t.name, await sequential(t, scenario, pathOf(t, '/chat/completions'), chatBody(t.model('chat'), stream), { firstChunk: stream, seconds: LATENCY_ROUND_SECONDS }));
+      for (const [name, r] of got) perTarget.set(name, [...(perTarget.get(name) ?? []), r]);
+      const [d, p, g] = [got.get('direct')!, got.get('proxy')!, got.get('gateway')!];
+      diffs.push(g.p50 - p.p50);
+      console.log(`${scenario} c=1 round ${i + 1}: added p50 gateway ${(g.p50 - d.p50).toFixed(3)} ms, proxy ${(p.p50 - d.p50).toFixed(3)} ms → gateway − proxy ${(g.p50 - p.p50).toFixed(3)} ms`);
+    }
+    latencyDiffs[scenario] = diffs;
+    for (const [, rs] of perTarget) {
+      const r = medianRow(rs);
+      rows.push(r);
+      console.log(fmt(r));
+    }
   }
   const gwStats = await ask<Stats>(gw, 'stats');
   const ledger = await ask<{ rows: number }>(gw, 'ledger');
@@ -190,7 +223,9 @@ async function main(): Promise<void> {
         `added p50 ${(g.p50 - d.p50).toFixed(3)} ms (proxy ${(p.p50 - d.p50).toFixed(3)} ms)  cpu gateway ${g.cpuUsPerReq} µs/req (main thread ${g.mainUsPerReq}), proxy ${p.cpuUsPerReq} µs/req`,
     );
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  for (const [scenario, diffs] of Object.entries(latencyDiffs)) {
+    console.log(`${scenario} c=1 rounds gateway − proxy added p50: ${diffs.map((d) => `${d.toFixed(3)}`).join(', ')} ms → median ${median(diffs).toFixed(3)} ms`);
+  }
   if (pairedRatios.length > 0) {
     console.log(`chat c=64 paired rounds gateway/proxy: ${pairedRatios.map((r) => `${(r * 100).toFixed(1)}%`).join(', ')} → median ${(median(pairedRatios) * 100).toFixed(1)}%`);
   }
