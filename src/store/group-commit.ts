@@ -1,9 +1,12 @@
 // Group commit for write-behind rows (ledger charges, request-log rows): rows are queued on the request path
 // and written in one batch every `intervalMs` (or as soon as `maxBatch` are queued), one batch at a time.
 // A failed batch stays queued and is retried with back-off (the rows' unique keys make a retry safe). With
-// `onRejected`, a failed batch is first tried row by row: when some rows are written and others still fail, the
-// store refuses those rows themselves (not a lost connection) and they are set aside, so one row the store will never
-// take cannot hold back every row after it.
+// `onRejected`, a failed batch is first tried row by row, so one row the store will never take cannot hold back
+// every row after it: a row the store refuses itself (a constraint, a value it cannot hold: store-errors.ts) is set
+// aside once other rows go through; at the first failure that is the store's own (a lost connection, a timeout,
+// a full disk) the pass stops, and that row and those after it stay queued — a passing fault never drops a row.
+import { isRowRefusal } from './store-errors.ts';
+
 export interface GroupCommitOptions<T> {
   /** Write one batch; resolves once it is durable in the store. */
   write(batch: T[]): Promise<void>;
@@ -13,6 +16,8 @@ export interface GroupCommitOptions<T> {
   onError(e: unknown, queued: number): void;
   /** Rows the store refused while other rows of the same attempt were written: they leave the queue. */
   onRejected?(rows: T[], e: unknown): void;
+  /** Is this error the store's refusal of the row written (not a passing fault)? Default: isRowRefusal. */
+  isRefusal?(e: unknown): boolean;
   intervalMs: number;
   maxBatch: number;
 }
@@ -84,14 +89,15 @@ export class GroupCommit<T> implements WriteBacklog {
         await this.opts.write(batch);
         this.failures = 0;
       } catch (e) {
-        if (batch.length > 1 && this.opts.onRejected && (await this.rowByRow(batch))) {
-          this.queue = this.queue.slice(batch.length);
-          left -= batch.length;
+        const pass = batch.length > 1 && this.opts.onRejected ? await this.rowByRow(batch) : null;
+        if (pass !== null && pass.settled > 0) {
+          this.queue = this.queue.slice(pass.settled);
+          left -= pass.settled;
           if (left === 0) this.oldestAt = writeBegan;
-          continue;
+          if (pass.settled === batch.length) continue;
         }
         this.failures++;
-        this.opts.onError(e, this.queue.length);
+        this.opts.onError(pass?.fault ?? e, this.queue.length);
         this.schedule(Math.min(5000, 50 * 2 ** Math.min(this.failures, 7)));
         return;
       }
@@ -105,29 +111,38 @@ export class GroupCommit<T> implements WriteBacklog {
   }
 
   /**
-   * Write `batch` one row at a time. True when at least one row was written: the rows that failed are the store's
-   * refusal of those rows, and are handed to onRejected. False when none was written (the store itself is failing):
-   * the batch stays queued as it was. (Rows written here are not written twice on a retry: unique keys.)
+   * Write `batch` one row at a time, in order, until a failure that is the store's own (`fault`). `settled`: how
+   * many rows from the front are done with — written, or refused by the store and handed to onRejected; the rows
+   * after them stay queued. 0 when none was written (a store that refuses every row tried is failing, not these
+   * rows): the batch stays queued as it was. (Rows written here are not written twice on a retry: unique keys.)
    */
-  private async rowByRow(batch: T[]): Promise<boolean> {
+  private async rowByRow(batch: T[]): Promise<{ settled: number; fault: unknown }> {
+    const isRefusal = this.opts.isRefusal ?? isRowRefusal;
     const written: T[] = [];
     const refused: T[] = [];
-    let last: unknown;
+    let refusal: unknown;
+    let fault: unknown;
+    let settled = 0;
     for (const row of batch) {
       try {
         await this.opts.write([row]);
         written.push(row);
       } catch (e) {
+        if (!isRefusal(e)) {
+          fault = e;
+          break;
+        }
         refused.push(row);
-        last = e;
+        refusal = e;
         // Nothing goes through: the store is failing, not these rows (and each try may wait for a connection).
-        if (written.length === 0 && refused.length >= 3) return false;
+        if (written.length === 0 && refused.length >= 3) return { settled: 0, fault: e };
       }
+      settled++;
     }
-    if (written.length === 0) return false;
+    if (written.length === 0) return { settled: 0, fault: fault ?? refusal };
     this.failures = 0;
     this.opts.onCommitted?.(written);
-    if (refused.length > 0) this.opts.onRejected!(refused, last);
-    return true;
+    if (refused.length > 0) this.opts.onRejected!(refused, refusal);
+    return { settled, fault };
   }
 }

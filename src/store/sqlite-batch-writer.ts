@@ -16,7 +16,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.ts';
 import { prepareRowWrites, writeBatch, type LedgerTuple, type LogTuple, type RowWrites } from './sqlite-row-writes.ts';
-import type { WriterReply, WriterRequest } from './sqlite-writer-thread.ts';
+import type { WriterError, WriterReply, WriterRequest } from './sqlite-writer-thread.ts';
 import type { SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { storeThreadEntry } from './thread-entry.ts';
 
@@ -180,7 +180,7 @@ export class SqliteBatchWriter {
     for (const w of f.waiters) {
       const e = w.kind === 'ledger' ? r.ledger : r.log;
       if (e === null) w.resolve();
-      else w.reject(new Error(e));
+      else w.reject(errorFrom(e));
     }
   }
 
@@ -203,4 +203,10 @@ export class SqliteBatchWriter {
         settle('log', e);
       });
   }
+}
+
+/** The thread's error again as an Error of the same kind, with its code (so isRowRefusal reads it the same). */
+function errorFrom(e: WriterError): Error {
+  const err = e.name === 'TypeError' ? new TypeError(e.message) : e.name === 'RangeError' ? new RangeError(e.message) : new Error(e.message);
+  return e.code === undefined ? err : Object.assign(err, { code: e.code });
 }

@@ -11,11 +11,20 @@ export interface WriterRequest {
   log: LogTuple[];
 }
 
-/** Per kind: null when written, else the error's message. */
+/** An error as it crosses to the event loop: what says whether the store refused the rows (store-errors.ts) kept. */
+export interface WriterError {
+  message: string;
+  /** SQLite's result code (SQLITE_CONSTRAINT_NOTNULL …), when there is one. */
+  code?: string;
+  /** TypeError and RangeError: a value the driver cannot bind. */
+  name?: 'TypeError' | 'RangeError';
+}
+
+/** Per kind: null when written, else the error. */
 export interface WriterReply {
   id: number;
-  ledger: string | null;
-  log: string | null;
+  ledger: WriterError | null;
+  log: WriterError | null;
 }
 
 const port = parentPort!;
@@ -24,7 +33,16 @@ db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
 let writes: RowWrites | null = null;
 
-const message = (e: unknown): string | null => (e === undefined ? null : e instanceof Error ? e.message : String(e));
+function described(e: unknown): WriterError | null {
+  if (e === undefined) return null;
+  if (!(e instanceof Error)) return { message: String(e) };
+  const out: WriterError = { message: e.message };
+  const code = (e as { code?: unknown }).code;
+  if (typeof code === 'string') out.code = code;
+  if (e instanceof TypeError) out.name = 'TypeError';
+  else if (e instanceof RangeError) out.name = 'RangeError';
+  return out;
+}
 
 port.on('message', (m: WriterRequest | 'close') => {
   if (m === 'close') {
@@ -36,9 +54,9 @@ port.on('message', (m: WriterRequest | 'close') => {
   try {
     writes ??= prepareRowWrites(db);
     const out = writeBatch(writes, m.ledger, m.log);
-    reply = { id: m.id, ledger: message(out.ledger), log: message(out.log) };
+    reply = { id: m.id, ledger: described(out.ledger), log: described(out.log) };
   } catch (e) {
-    reply = { id: m.id, ledger: message(e), log: message(e) };
+    reply = { id: m.id, ledger: described(e), log: described(e) };
   }
   port.postMessage(reply);
 });

@@ -60,10 +60,3 @@ export async function openStore(url: string, opts: OpenStoreOptions = {}): Promi
     },
   };
 }
-
-/** True when an error is a unique-constraint violation, in either dialect. */
-export function isUniqueViolation(e: unknown): boolean {
-  const err = e as { code?: string; message?: string };
-  return err?.code === '23505' || err?.code === 'SQLITE_CONSTRAINT_UNIQUE' || err?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
-    /UNIQUE constraint failed/.test(String(err?.message));
-}

@@ -12,7 +12,7 @@ import { request } from 'undici';
 import { createSafeAgents, findForbidden, type SafeAgents } from '../net/safe-agent.ts';
 import { storedFamily, toTaskRecord } from '../store/repos/tasks.ts';
 import type { Database } from '../store/schema.ts';
-import { isUniqueViolation } from '../store/store.ts';
+import { isUniqueViolation } from '../store/store-errors.ts';
 import type { TaskRecord } from './types.ts';
 
 export interface CallbackOptions {

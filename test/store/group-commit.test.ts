@@ -72,7 +72,9 @@ describe('GroupCommit', () => {
 });
 
 describe('GroupCommit: a row the store refuses', () => {
-  function refusing(bad: Set<number>, down = { value: false }) {
+  // A refusal as the SQLite driver throws it; a fault of the store has no such code.
+  const refusal = (row: number) => Object.assign(new Error(`row ${row} refused`), { code: 'SQLITE_CONSTRAINT_NOTNULL' });
+  function refusing(bad: Set<number>, down = { value: false }, faultAt = { row: -1 }) {
     const committed: number[] = [];
     const rejected: number[] = [];
     const attempts: number[][] = [];
@@ -82,14 +84,15 @@ describe('GroupCommit: a row the store refuses', () => {
       write: async (batch) => {
         attempts.push([...batch]);
         if (down.value) throw new Error('store down');
+        if (batch.length === 1 && batch[0] === faultAt.row) throw Object.assign(new Error('connection lost'), { code: 'ECONNRESET' });
         const b = batch.find((x) => bad.has(x));
-        if (b !== undefined) throw new Error(`row ${b} refused`);
+        if (b !== undefined) throw refusal(b);
       },
       onCommitted: (batch) => committed.push(...batch),
       onError: () => undefined,
       onRejected: (rows) => rejected.push(...rows),
     });
-    return { gc, committed, rejected, attempts, down };
+    return { gc, committed, rejected, attempts, down, faultAt };
   }
 
   it('is set aside when the other rows of its batch go through; the rows after it are not held back', async () => {
@@ -116,6 +119,43 @@ describe('GroupCommit: a row the store refuses', () => {
     r.down.value = false;
     await r.gc.flush();
     expect(r.committed.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it('a fault of the store met row by row keeps that row and the rows after it queued: never set aside, written later', async () => {
+    const r = refusing(new Set([2]));
+    r.faultAt.row = 4;
+    for (let i = 1; i <= 6; i++) r.gc.push(i);
+    await r.gc.flush();
+    // 1 and 3 written, 2 refused; the pass stopped at 4's connection fault: 4, 5 and 6 wait, none rejected.
+    expect(r.committed.sort((a, b) => a - b)).toEqual([1, 3]);
+    expect(r.rejected).toEqual([2]);
+    expect(r.gc.queued).toBe(3);
+    r.faultAt.row = -1;
+    await r.gc.flush();
+    expect(r.committed.sort((a, b) => a - b)).toEqual([1, 3, 4, 5, 6]);
+    expect(r.rejected).toEqual([2]);
+    expect(r.gc.queued).toBe(0);
+  });
+
+  it('an error that is not a refusal is never one, however many rows meet it', async () => {
+    const tried: number[][] = [];
+    const gc = new GroupCommit<number>({
+      intervalMs: 5,
+      maxBatch: 10,
+      write: async (b) => {
+        tried.push([...b]);
+        throw Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+      },
+      onError: () => undefined,
+      onRejected: () => {
+        throw new Error('a passing fault set rows aside');
+      },
+    });
+    for (let i = 1; i <= 5; i++) gc.push(i);
+    await gc.flush();
+    expect(gc.queued).toBe(5);
+    // The batch, then its first row alone: the pass stops at the first fault.
+    expect(tried).toEqual([[1, 2, 3, 4, 5], [1]]);
   });
 
   it('without onRejected, a refused row keeps its batch queued (the old behaviour)', async () => {

@@ -7,6 +7,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SqliteBatchWriter } from '../../src/store/sqlite-batch-writer.ts';
 import type { LedgerTuple, LogTuple } from '../../src/store/sqlite-row-writes.ts';
+import { isRowRefusal } from '../../src/store/store-errors.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { freshStore, sqliteFileStore, testDialect } from '../support/store.ts';
 
@@ -44,6 +45,22 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite writer thread', () => {
     expect(await count(s, 'ledger')).toBe(2);
     expect(await count(s, 'request_log')).toBe(1);
     expect(await spent(s)).toBe(11);
+  });
+
+  it('a row the store refuses reaches the event loop as the same kind of error, code kept: a refusal, not a fault', async () => {
+    const { w } = await store();
+    const bad = [...logRow('r_bad')] as unknown as LogTuple;
+    (bad as unknown[])[3] = null; // endpoint is NOT NULL
+    const err = await w.requestLog([bad]).then(() => null, (e: unknown) => e);
+    expect(threadOf(w)).not.toBeNull();
+    expect((err as { code?: string }).code).toBe('SQLITE_CONSTRAINT_NOTNULL');
+    expect(isRowRefusal(err)).toBe(true);
+    const unbindable = [...logRow('r_obj')] as unknown as LogTuple;
+    // An object where a value goes: the driver's RangeError (it reads an object as named parameters).
+    (unbindable as unknown[])[4] = { not: 'bindable' };
+    const rangeErr = await w.requestLog([unbindable]).then(() => null, (e: unknown) => e);
+    expect(rangeErr).toBeInstanceOf(RangeError);
+    expect(isRowRefusal(rangeErr)).toBe(true);
   });
 
   it('a thread that dies after committing but before its answer was read: the retry goes in-thread and counts nothing twice', async () => {

@@ -10,7 +10,7 @@ import { AuditRepo } from '../../src/store/repos/audit.ts';
 import { ChannelsRepo } from '../../src/store/repos/channels.ts';
 import { RequestLogWriter } from '../../src/store/repos/request-log.ts';
 import { TokensRepo } from '../../src/store/repos/tokens.ts';
-import { isUniqueViolation } from '../../src/store/store.ts';
+import { isUniqueViolation } from '../../src/store/store-errors.ts';
 import { testDialect, useStore } from '../support/store.ts';
 
 const fresh = useStore();

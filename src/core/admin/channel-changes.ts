@@ -9,7 +9,7 @@ import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
 import { openChannel, type ChannelKeys } from '../../routing/channel-registry.ts';
 import type { BreakerView, CircuitBreakers } from '../../routing/circuit-breaker.ts';
 import type { ChannelPatch, ChannelRecord } from '../../store/repos/channels.ts';
-import { isUniqueViolation } from '../../store/store.ts';
+import { isUniqueViolation } from '../../store/store-errors.ts';
 import { parseBaseUrl, publicChannel } from './channels.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 

@@ -6,7 +6,7 @@ import { isObject, optEnum, optInt, optString, optStringArray, reqString } from 
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ChannelKeys } from '../../routing/channel-registry.ts';
 import { CHANNEL_KINDS, type ChannelKind, type ChannelRecord } from '../../store/repos/channels.ts';
-import { isUniqueViolation } from '../../store/store.ts';
+import { isUniqueViolation } from '../../store/store-errors.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 
 type ChannelDeps = Pick<AdminDeps, 'repos' | 'box' | 'applyChange'>;

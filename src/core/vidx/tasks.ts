@@ -7,7 +7,7 @@ import { parseCreated, type KlingTaskPath } from '../../adapters/kling/tasks.ts'
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ModeTier } from '../../metering/types.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
-import { isUniqueViolation } from '../../store/store.ts';
+import { isUniqueViolation } from '../../store/store-errors.ts';
 import type { TaskRecord } from '../../tasks/types.ts';
 import { principalOf, type CallContext, type HasState } from '../call.ts';
 import { readPage } from '../../contracts/vidx.ts';

@@ -1,0 +1,31 @@
+// What a store error means, in either dialect: the few questions callers ask of one.
+
+interface CodedError {
+  code?: unknown;
+  message?: unknown;
+}
+
+/** True when an error is a unique-constraint violation, in either dialect. */
+export function isUniqueViolation(e: unknown): boolean {
+  const err = e as CodedError | null;
+  return err?.code === '23505' || err?.code === 'SQLITE_CONSTRAINT_UNIQUE' || err?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    /UNIQUE constraint failed/.test(String(err?.message));
+}
+
+// SQLite's result codes for a row the statement cannot take: a constraint, a value too big, a type it refuses.
+const SQLITE_ROW_CODES = /^SQLITE_(CONSTRAINT|TOOBIG|MISMATCH)/;
+
+/**
+ * Does the store refuse this row itself — so that writing it again can never succeed — rather than fail for a
+ * while (a lost connection, a timeout, a busy or full database, a thread that stopped)? PostgreSQL: SQLSTATE class
+ * 22 (data exception: a value out of range, too long, not valid text) or 23 (integrity constraint). SQLite: a
+ * constraint, a value too big or of the wrong type; and a value the driver cannot bind (its TypeError and
+ * RangeError). Anything else counts as the store's passing fault: a group commit keeps such rows queued.
+ */
+export function isRowRefusal(e: unknown): boolean {
+  if (e instanceof TypeError || e instanceof RangeError) return true;
+  const code = (e as CodedError | null)?.code;
+  if (typeof code !== 'string') return false;
+  if (code.length === 5 && (code.startsWith('22') || code.startsWith('23'))) return true;
+  return SQLITE_ROW_CODES.test(code);
+}
