@@ -21,6 +21,7 @@ import type { VidxContext } from './core/vidx/context.ts';
 import { MemoryCounters, RateLimiter, RedisCounters, WINDOW_MS } from './limits/rate-limiter.ts';
 import { loadCatalogue } from './metering/catalogue-source.ts';
 import { StoreMeter } from './metering/meter.ts';
+import type { LedgerRow } from './metering/ledger-row.ts';
 import { ChannelRegistry } from './routing/channel-registry.ts';
 import { CircuitBreakers } from './routing/circuit-breaker.ts';
 import { stdoutSink } from './runtime/log-sink.ts';
@@ -143,13 +144,18 @@ function keepCachesCoherent(deps: GatewayDeps): () => void {
   return () => clearInterval(timer);
 }
 
+/** A charge the store did not take, on the log line that reports it: every field, to be entered by hand. */
+function chargeOnLog(r: LedgerRow) {
+  return { key: r.key, token_id: r.tokenId, model: r.model, kind: r.kind, amount: r.charge.amount, quantities: r.charge.quantities, unit_prices: r.charge.unitPrices, request_id: r.requestId, task_id: r.taskId, upstream_request_id: r.upstreamRequestId, created_at: r.createdAt };
+}
+
 /** The meter and the request-log writer: both group-commit through the SQLite batch writer when there is one. */
 function composeWriters(store: Store, audit: AuditRepo, catalogue: () => Catalogue, logger: Logger): { meter: StoreMeter; requestLog: RequestLogWriter } {
   const meter = new StoreMeter(store.db, catalogue, {
     batchWriter: store.batchWriter,
     onError: (e, queued) => logger.error({ err: String(e), queued }, 'ledger batch write failed; charges stay queued and are retried'),
     // Every field of the refused charge, so the operator can enter it by hand: it is not retried.
-    onRejected: (rows, e) => logger.error({ err: String(e), charges: rows.map((r) => ({ key: r.key, token_id: r.tokenId, model: r.model, kind: r.kind, amount: r.charge.amount, quantities: r.charge.quantities, request_id: r.requestId, task_id: r.taskId, created_at: r.createdAt })) }, 'ledger charges refused by the store; set aside, not billed'),
+    onRejected: (rows, e) => logger.error({ err: String(e), charges: rows.map(chargeOnLog) }, 'ledger charges refused by the store; set aside, not billed'),
     onClamped: (r) => {
       const detail = { key: r.key, token_id: r.tokenId, model: r.model, amount: r.charge.amount, quantities: r.charge.quantities };
       logger.warn(detail, 'charge clamped to the largest amount one charge may carry');
@@ -391,6 +397,31 @@ interface Owned {
   store: Store | null;
 }
 
+/**
+ * How long a shutdown keeps trying to write the queued ledger and request-log rows after the drain: a store that
+ * fails for a moment is retried meanwhile (main.ts gives the process this long past TOLLWAY_DRAIN_MS).
+ */
+export const FINAL_WRITES_MS = 3_000;
+const FINAL_RETRY_MS = 100;
+
+/**
+ * Every queued row written before the store closes, retried until FINAL_WRITES_MS has passed; what a store that
+ * never came back leaves is reported on the log — each charge in full, to be entered by hand — not dropped silently.
+ */
+export async function writeQueued(deps: Pick<GatewayDeps, 'meter' | 'requestLog' | 'logger'>, limitMs = FINAL_WRITES_MS): Promise<void> {
+  const until = Date.now() + limitMs;
+  for (;;) {
+    await Promise.all([deps.meter.flush(), deps.requestLog.flush()]);
+    if (deps.meter.unwritten().length === 0 && deps.requestLog.unwritten().length === 0) return;
+    if (Date.now() >= until) break;
+    await new Promise((r) => setTimeout(r, FINAL_RETRY_MS));
+  }
+  const charges = deps.meter.unwritten();
+  if (charges.length > 0) deps.logger.error({ charges: charges.map(chargeOnLog) }, 'ledger charges not written at shutdown (the store did not take them); not billed');
+  const logRows = deps.requestLog.unwritten();
+  if (logRows.length > 0) deps.logger.error({ request_ids: logRows.map((r) => r.requestId) }, 'request-log rows not written at shutdown');
+}
+
 async function closeGateway(app: FastifyInstance, deps: GatewayDeps, own: Owned): Promise<void> {
   // Drain in-flight requests and streams, but bounded: a connection still busy after drainMs (a client that
   // never finishes its body, a stuck upstream) is cut so shutdown always completes.
@@ -400,7 +431,7 @@ async function closeGateway(app: FastifyInstance, deps: GatewayDeps, own: Owned)
   await own.poller?.stop();
   await own.dispatcher.stop();
   await deps.tasks.stop();
-  await deps.meter.flush();
+  await writeQueued(deps);
   await deps.upstream.close();
   await deps.limiter.close();
   own.stopRefresh();

@@ -153,6 +153,10 @@ export class StoreMeter implements Meter {
     return this.batches.flush();
   }
 
+  unwritten(): readonly LedgerRow[] {
+    return this.batches.unwritten();
+  }
+
   /** One transaction per batch: the rows that were really inserted (RETURNING) move `spent`. */
   private async writeBatch(batch: LedgerRow[]): Promise<void> {
     // SQLite: the same transaction as prepared statements (src/store/sqlite-batch-writer.ts).

@@ -1,4 +1,5 @@
 // The metering API every capability uses. Money is integer micro-units; the ledger is the authority.
+import type { LedgerRow } from './ledger-row.ts';
 
 export type VideoTier = '720p' | '1080p';
 export type ModeTier = 'std' | 'pro';
@@ -85,4 +86,6 @@ export interface Meter {
   reapReservations(olderThanMs: number): Promise<number>;
   /** Flush queued writes (graceful shutdown, tests, admin reads). */
   flush(): Promise<void>;
+  /** Charges queued and not yet written (what a shutdown whose store never came back reports, every field). */
+  unwritten(): readonly LedgerRow[];
 }

@@ -61,6 +61,11 @@ export class GroupCommit<T> implements WriteBacklog {
     else this.schedule(this.opts.intervalMs);
   }
 
+  /** The rows not yet written, oldest first (a copy): what a shutdown that could not write them reports. */
+  unwritten(): T[] {
+    return [...this.queue];
+  }
+
   /** Write everything queued so far; resolves when it is written (or the attempt failed and was rescheduled). */
   flush(): Promise<void> {
     if (this.timer) {

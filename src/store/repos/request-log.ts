@@ -72,6 +72,11 @@ export class RequestLogWriter {
     return this.batches.flush();
   }
 
+  /** Rows queued and not yet written, oldest first. */
+  unwritten(): readonly RequestLogRow[] {
+    return this.batches.unwritten();
+  }
+
   private async insert(rows: RequestLogRow[]): Promise<void> {
     if (this.batchWriter) return this.batchWriter.requestLog(rows.map(logTuple));
     for (let i = 0; i < rows.length; i += 100) {
