@@ -106,8 +106,10 @@ export function textReservation(body: unknown, output: boolean): TokenUsage {
 
 /**
  * The hold of an async video task at creation: requested (or default) seconds at the requested (or default) tier.
- * For input+output edit models the input length is unknown until the provider reports it; the requested output
- * length is counted for the input as well.
+ * An input+output edit model bills its input's length too, unknown until the provider reports it: with a length
+ * parameter, the requested length is counted for the input as well; without one (`hhx-1.0-video-edit`: the output is
+ * as long as the input, which the upstream cuts to the model's longest), the longest it can bill — so parallel edits
+ * cannot take a token past its quota.
  */
 export function videoHoldEstimate(entry: ModelEntry, req: { seconds?: number; resolution?: VideoTier; mode?: ModeTier }): Usage {
   if (entry.price.unit === 'video-mode-second') {
@@ -115,6 +117,9 @@ export function videoHoldEstimate(entry: ModelEntry, req: { seconds?: number; re
   }
   if (entry.price.unit !== 'video-second') throw new GatewayError('internal_error', `metering: ${entry.id} is not a video model`);
   const tier = req.resolution ?? entry.video?.defaultResolution ?? '1080p';
+  if (entry.price.basis === 'input+output' && entry.video?.duration === false) {
+    return { kind: 'video', outputSeconds: entry.video.maxSeconds, inputSeconds: entry.video.maxSeconds, tier };
+  }
   const seconds = req.seconds ?? entry.video?.defaultSeconds ?? 5;
   return { kind: 'video', outputSeconds: seconds, inputSeconds: entry.price.basis === 'input+output' ? seconds : 0, tier };
 }
