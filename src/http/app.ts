@@ -8,7 +8,7 @@ import { newRequestId } from './request-id.ts';
 import type { RequestState } from './request-state.ts';
 import { applyBodyLimits } from './body-limits.ts';
 import { useJsonBodyParser } from './json-body.ts';
-import { clientErrorHandler } from './client-error.ts';
+import { clientErrorHandler, connectRefused, expectationFailed } from './client-error.ts';
 import { TextLane, type Lifecycle } from './lane/text-lane.ts';
 import { admit, checkUrl, clientAddress, corsHeaders, errorHeaders, markClientLeft, markFirstByte, newRequestState, preflightHeaders, REQUEST_ID_HEADERS, requestRecorder, shuttingDown } from './front.ts';
 import { textRoutes } from './routes/v1/text-routes.ts';
@@ -84,6 +84,9 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
       });
       // What Fastify sets on a server it creates itself (its keep-alive default outlives common load balancers').
       server.keepAliveTimeout = 72_000;
+      // Answered by node before any route: in the family's shape with a request id, like the parser's refusals.
+      server.on('checkExpectation', expectationFailed);
+      server.on('connect', connectRefused);
       return server;
     },
     loggerInstance: deps.logger as unknown as FastifyBaseLogger,

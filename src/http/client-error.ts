@@ -1,8 +1,10 @@
-// Requests node's HTTP parser refuses before any route or hook runs (malformed framing, a request line and headers
-// over the size limit, a request not received in time): answered in the family's error shape with a request id,
-// instead of the framework's own body. The family is read from the request line when node kept it.
-import { STATUS_CODES } from 'node:http';
+// Requests node's HTTP server answers before any route or hook runs — what its parser refuses (malformed framing, a
+// request line and headers over the size limit, a request not received in time), an Expect header it cannot meet,
+// a CONNECT — answered in the family's error shape with a request id, instead of node's bare answer or none. The
+// family is read from the request line when node kept it.
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { familyOf, renderError } from '../errors/render.ts';
 import { newRequestId } from './request-id.ts';
@@ -28,17 +30,43 @@ function pathOf(raw: unknown): string {
   return parts[1] ?? '';
 }
 
+/** node's http server keeps the response in flight on its socket (`_httpMessage`) until that response is done. */
+function responseBegun(socket: Socket): boolean {
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+  return inFlight !== undefined && inFlight !== null && inFlight.headersSent === true;
+}
+
 export function clientErrorHandler(err: ParserError, socket: Socket): void {
   // A reset connection, or one already gone: nothing to answer.
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const { status, message } = classify(err.code);
+  // As node's own handler does: answer unless a response on this connection has begun (its bytes and ours would
+  // interleave). A keep-alive connection whose earlier answers are complete is answered too.
+  if (socket.writable && !responseBegun(socket)) socket.end(rawAnswer(pathOf(err.rawPacket), new GatewayError('invalid_request', message, { status })));
+  else socket.destroy();
+}
+
+/** A whole HTTP answer, the connection closed after it: the error in the path's family, a request id. */
+function rawAnswer(path: string, err: GatewayError): string {
   const id = newRequestId();
-  const body = JSON.stringify(renderError(familyOf(pathOf(err.rawPacket)), new GatewayError('invalid_request', message, { status }), id));
-  // As node does: answer only if nothing was written on this connection yet (not in the middle of a response).
-  const untouched = socket.bytesWritten === 0;
-  if (socket.writable && untouched) {
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADERS.map((h) => `${h}: ${id}\r\n`).join('')}Connection: close\r\n\r\n${body}`);
-  } else {
-    socket.destroy();
-  }
+  const body = JSON.stringify(renderError(familyOf(path), err, id));
+  return `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADERS.map((h) => `${h}: ${id}\r\n`).join('')}Connection: close\r\n\r\n${body}`;
+}
+
+/**
+ * A request whose Expect header is not `100-continue` (node's 'checkExpectation'; without a listener node answers
+ * a bare 417): 417 in the family's shape, and the connection closes (the body it announced is not read).
+ */
+export function expectationFailed(req: IncomingMessage, res: ServerResponse): void {
+  const id = newRequestId();
+  const body = JSON.stringify(renderError(familyOf(req.url ?? ''), new GatewayError('invalid_request', 'Only "Expect: 100-continue" is supported', { status: 417 }), id));
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
+  for (const h of REQUEST_ID_HEADERS) headers[h] = id;
+  res.writeHead(417, headers).end(body);
+}
+
+/** CONNECT, a proxy's tunnel (node's 'connect'; without a listener node closes the connection unanswered): 405. */
+export function connectRefused(req: IncomingMessage, socket: Duplex): void {
+  socket.on('error', () => undefined);
+  socket.end(rawAnswer('', new GatewayError('method_not_allowed', `Method ${req.method ?? 'CONNECT'} is not allowed`)));
 }

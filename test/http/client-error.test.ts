@@ -42,6 +42,44 @@ describe('requests the HTTP parser refuses', () => {
     expect(body.error.request_id).toBe(r.headers['x-gateway-request-id']);
   });
 
+  it('on a keep-alive connection whose earlier answer is complete: answered the same (400, request id, closed)', async () => {
+    const u = new URL(t.h.url);
+    const s = connect(Number(u.port), u.hostname);
+    s.setEncoding('latin1');
+    let text = '';
+    const closed = new Promise<void>((r) => s.on('close', () => r()));
+    s.on('data', (d: string) => (text += d));
+    await new Promise<void>((r) => s.once('connect', () => r()));
+    s.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    for (let i = 0; i < 200 && !text.includes('{"status":"ok"}'); i++) await new Promise((r) => setTimeout(r, 10));
+    expect(text).toContain('HTTP/1.1 200');
+    const first = text.length;
+    s.write('FOO /v1/models HTTP/1.1\r\nHost: x\r\n\r\n');
+    await closed;
+    const second = text.slice(first);
+    expect(second).toMatch(/^HTTP\/1\.1 400 /);
+    const [head = '', body = ''] = second.split('\r\n\r\n');
+    expect(head).toMatch(new RegExp(`x-gateway-request-id: ${RID.source.replace(/^\^|\$$/g, '')}`));
+    expect((JSON.parse(body) as BErr).error.code).toBe('invalid_request');
+  });
+
+  it('an Expect header other than 100-continue: 417 in the family shape with a request id (not node\'s bare answer)', async () => {
+    const b = await raw('POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nExpect: bogus\r\nContent-Length: 2\r\n\r\n{}');
+    expect(b.status).toBe(417);
+    expect(b.headers['x-gateway-request-id']).toMatch(RID);
+    expect((JSON.parse(b.body) as BErr).error).toMatchObject({ code: 'invalid_request', request_id: b.headers['x-gateway-request-id'] });
+    const a = await raw('POST /vidx/v1/videos/text2video HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}');
+    expect(a.status).toBe(417);
+    expect((JSON.parse(a.body) as AErr).request_id).toBe(a.headers['x-gateway-request-id']);
+  });
+
+  it('CONNECT (a proxy tunnel): 405 with a request id, not a connection closed unanswered', async () => {
+    const r = await raw('CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n');
+    expect(r.status).toBe(405);
+    expect(r.headers['x-gateway-request-id']).toMatch(RID);
+    expect((JSON.parse(r.body) as BErr).error.code).toBe('method_not_allowed');
+  });
+
   it('headers over the size limit: 431, family B shape', async () => {
     const r = await raw(`GET /v1/models?x=${'a'.repeat(70_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
     expect(r.status).toBe(431);
