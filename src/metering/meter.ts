@@ -219,7 +219,11 @@ export class StoreMeter implements Meter {
   async settleReserved(input: SyncChargeInput): Promise<number> {
     const charge = isBillable(input.usage) ? this.price(input.billingModel, input.usage) : null;
     return this.db.transaction().execute(async (trx) => {
-      if ((await this.closeHold(trx, input.requestId, input.tokenId, 'settled')) === null || !charge) return 0;
+      // The reservation closes here — or the reaper already released it (a call that outlived
+      // TOLLWAY_RESERVATION_TTL_MS, its instance alive): a call that delivered is charged either way, and its ledger
+      // key (the request id) keeps that to one charge.
+      await this.closeHold(trx, input.requestId, input.tokenId, 'settled');
+      if (!charge) return 0;
       if (!(await this.insertCharge(trx, this.syncRow(input, charge)))) return 0;
       if (charge.amount > 0) await this.addSpent(trx, input.tokenId, charge.amount);
       return charge.amount;

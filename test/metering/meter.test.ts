@@ -140,7 +140,7 @@ describe('reservations of calls answered at once', () => {
     expect(await ledgerFor(tokenId)).toHaveLength(1);
   });
 
-  it('held task amounts count; a released reservation charges nothing and cannot be settled after', async () => {
+  it('held task amounts count; a released reservation charges nothing and frees its amount once', async () => {
     const tokenId = await newToken(3_000_000);
     await meter.hold(task(tokenId), videoEstimate);
     await expect(meter.reserve(`req_rh_${seq}`, tokenId, 1)).rejects.toMatchObject({ code: 'insufficient_quota' });
@@ -149,9 +149,21 @@ describe('reservations of calls answered at once', () => {
     await meter.reserve(k, t2, 5000);
     await meter.releaseReserved(k);
     await meter.releaseReserved(k);
-    expect(await meter.settleReserved(charge(k, t2))).toBe(0);
     expect(await tokenRow(t2)).toEqual({ spent: 0, held: 0 });
     expect(await ledgerFor(t2)).toHaveLength(0);
+  });
+
+  it('a call that outlived its reservation (released by the reaper) and then delivered is still charged, once', async () => {
+    const tokenId = await newToken(10_000);
+    const k = `req_reaped_${seq}`;
+    await meter.reserve(k, tokenId, 5000);
+    await fresh.store.db.updateTable('holds').set({ created_at: Date.now() - 60_000 }).where('task_id', '=', k).execute();
+    expect(await meter.reapReservations(30_000)).toBeGreaterThanOrEqual(1);
+    expect(await tokenRow(tokenId)).toEqual({ spent: 0, held: 0 });
+    expect(await meter.settleReserved(charge(k, tokenId))).toBe(1800);
+    expect(await meter.settleReserved(charge(k, tokenId))).toBe(0);
+    expect(await tokenRow(tokenId)).toEqual({ spent: 1800, held: 0 });
+    expect(await ledgerFor(tokenId)).toHaveLength(1);
   });
 
   it('50 parallel reservations against a quota that fits 5 → exactly 5 land', async () => {
