@@ -50,9 +50,11 @@ function usageJson(u: TokenUsage, estimated: boolean): Record<string, unknown> {
  * Exactly one ledger entry for a text call (idempotent by request id). Without a reservation it is queued for the
  * group commit and never awaited on the request path; a reserved call (a token with a quota) settles its
  * reservation and writes the charge in one transaction, and the promise resolves when both are committed.
- * Throws when the call cannot be priced, before anything is answered.
+ * Throws when the call cannot be priced, before anything is answered. `delivered`: the answer already reached the
+ * client (a stream's end), so a settlement the store refuses for the moment cannot fail the call: the charge goes
+ * to the group commit instead (retried until written; the same key), and the reaper frees the reservation.
  */
-export function chargeTokens(meter: Meter, call: CallContext, model: ResolvedModel, usage: TokenUsage, estimated: boolean, upstreamRequestId: string | null): void | Promise<void> {
+export function chargeTokens(meter: Meter, call: CallContext, model: ResolvedModel, usage: TokenUsage, estimated: boolean, upstreamRequestId: string | null, delivered = false): void | Promise<void> {
   const st = call.state;
   st.usage = usageJson(usage, estimated);
   st.tokens = usage.inputTokens + usage.outputTokens;
@@ -62,7 +64,12 @@ export function chargeTokens(meter: Meter, call: CallContext, model: ResolvedMod
     st.amount = meter.chargeSyncDeferred(input);
     return;
   }
-  return settle(meter, call, input);
+  const settled = settle(meter, call, input);
+  if (!delivered) return settled;
+  return settled.catch((e: unknown) => {
+    call.log.error({ err: String(e) }, 'settling a delivered call failed; its charge is queued for the group commit, the reservation is freed by the reaper');
+    call.state.amount = meter.chargeSyncDeferred(input);
+  });
 }
 
 async function settle(meter: Meter, call: CallContext, input: SyncChargeInput): Promise<void> {

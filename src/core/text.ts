@@ -104,10 +104,10 @@ export function chargeStream(deps: TextDeps, call: TextCall, r: ResolvedModel, s
   // The upstream ended the stream with no output and no usage: no result, no charge. A client that leaves is
   // charged for what the upstream processed (the input estimate at least).
   if (reported === null && s.producedChars() === 0 && !clientLeft) return { by: 'nothing produced', committed: releaseReservation(deps.meter, call) };
-  const charged = chargeTokens(deps.meter, call, r, reported ?? estimateUsage(inputSize(call.body), s.producedChars()), reported === null, s.upstreamRequestId);
+  const charged = chargeTokens(deps.meter, call, r, reported ?? estimateUsage(inputSize(call.body), s.producedChars()), reported === null, s.upstreamRequestId, true);
   const by = reported ? 'upstream usage' : 'estimate';
   if (charged === undefined) return { by };
-  return { by, committed: charged.catch((e: unknown) => call.log.error({ err: String(e) }, 'stream charge failed; the reservation is released by the reaper')) };
+  return { by, committed: charged.catch((e: unknown) => call.log.error({ err: String(e) }, 'stream charge failed')) };
 }
 
 export interface StreamCharge {

@@ -1,7 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Catalogue } from '../../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
-import { estimateUsage, inputSize, videoHoldEstimate } from '../../src/core/charge.ts';
+import { chargeTokens, estimateUsage, inputSize, videoHoldEstimate } from '../../src/core/charge.ts';
+import { newRequestState } from '../../src/http/front.ts';
+import { StoreMeter } from '../../src/metering/meter.ts';
+import { useStore } from '../support/store.ts';
 
 const cat = new Catalogue(DEFAULT_CATALOGUE);
 
@@ -36,5 +39,51 @@ describe('text estimate', () => {
     const size = inputSize({ messages: [{ role: 'user', content: [{ type: 'text', text: 'abcdefgh' }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] });
     expect(size).toEqual({ chars: 8, media: 1 });
     expect(estimateUsage(size, 9)).toEqual({ kind: 'tokens', inputTokens: 2 + 258, outputTokens: 3 });
+  });
+});
+
+describe('chargeTokens for a reserved call whose answer was already delivered (a stream’s end)', () => {
+  const fresh = useStore();
+  let meter: StoreMeter;
+  beforeAll(() => {
+    meter = new StoreMeter(fresh.store.db, () => cat, { batchWriter: fresh.store.batchWriter, flushIntervalMs: 60_000 });
+  });
+  const model = cat.resolve('qwx3.7-plus')!;
+  const usage = { kind: 'tokens', inputTokens: 1000, outputTokens: 200 } as const;
+
+  async function reservedCall(id: string) {
+    const tokenId = `tok_${id}`;
+    await fresh.store.db.insertInto('tokens').values({ id: tokenId, name: id, secret_hash: `h-${id}`, prefix: 'tw-', quota: 10_000_000, spent: 0, held: 0, created_at: 1 }).execute();
+    await meter.reserve(id, tokenId, 50_000);
+    const state = newRequestState();
+    state.principal = { tokenId, name: id, models: null, quota: 10_000_000, rpmLimit: null, tpmLimit: null, concurrencyLimit: null };
+    state.reserved = true;
+    const log = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
+    return { call: { id, state, log }, tokenId };
+  }
+  const spentOf = async (tokenId: string) => Number((await fresh.store.db.selectFrom('tokens').select('spent').where('id', '=', tokenId).executeTakeFirstOrThrow()).spent);
+  const ledgerOf = async (key: string) => fresh.store.db.selectFrom('ledger').select(['amount']).where('idempotency_key', '=', key).execute();
+
+  it('a settlement the store refuses for the moment still charges it: through the group commit, once', async () => {
+    const { call, tokenId } = await reservedCall('req_settle_fails');
+    const price = meter.price(model.billingModel, usage).amount;
+    const spy = vi.spyOn(meter, 'settleReserved').mockRejectedValueOnce(Object.assign(new Error('connection lost'), { code: 'ECONNRESET' }));
+    await chargeTokens(meter, call, model, usage, false, null, true);
+    expect(spy).toHaveBeenCalledTimes(1);
+    expect(call.log.error).toHaveBeenCalledTimes(1);
+    expect(call.state.amount).toBe(price);
+    await meter.flush();
+    expect(await ledgerOf('req_settle_fails')).toEqual([{ amount: price }]);
+    expect(await spentOf(tokenId)).toBe(price);
+    spy.mockRestore();
+  });
+
+  it('before delivery, the same failure fails the call (nothing answered, nothing charged)', async () => {
+    const { call } = await reservedCall('req_settle_fails_early');
+    const spy = vi.spyOn(meter, 'settleReserved').mockRejectedValueOnce(new Error('connection lost'));
+    await expect(chargeTokens(meter, call, model, usage, false, null)).rejects.toThrow('connection lost');
+    await meter.flush();
+    expect(await ledgerOf('req_settle_fails_early')).toEqual([]);
+    spy.mockRestore();
   });
 });
