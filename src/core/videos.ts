@@ -141,10 +141,13 @@ export async function listVideos(deps: VideoDeps, req: HasState, q: { limit: num
   return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: rows.length > q.limit };
 }
 
-/** The finished video's result (URL, expiry) for download — of a /v1 video or a family A task — or why it cannot be. */
-export function downloadableResult(t: TaskRecord): { url: string; expired: () => GatewayError } {
+/**
+ * The finished video's result (URL, expiry) for download — of a /v1 video or a family A task — or why it cannot be.
+ * `statusPath`: where the caller reads the task's status (named in the not-ready answer).
+ */
+export function downloadableResult(t: TaskRecord, statusPath = `/v1/videos/${t.id}`): { url: string; expired: () => GatewayError } {
   if (t.state !== 'succeeded') {
-    throw new GatewayError('video_not_ready', `The video is not ready (status: ${STATUS[t.state]}); poll GET /v1/videos/${t.id} until it is completed`);
+    throw new GatewayError('video_not_ready', `The video is not ready (status: ${STATUS[t.state]}); poll GET ${statusPath} until it is completed`);
   }
   const result = (isObject(t.result) ? t.result : null) as (Partial<VideoTaskResult> & { videos?: unknown }) | null;
   // A /v1 video keeps its URL and expiry; a family A task its `videos` list (the first is the video).

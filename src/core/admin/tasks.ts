@@ -72,5 +72,5 @@ export async function cancelTask(deps: Pick<AdminDeps, 'repos'>, tasks: Pick<Tas
 export async function adminTaskVideo(repo: TasksRepo, id: string): Promise<{ url: string; expired: () => GatewayError }> {
   const t = await repo.get(id);
   if (!t) throw new GatewayError('task_not_found', `Task ${id} not found`, { param: 'id' });
-  return downloadableResult(t);
+  return downloadableResult(t, `/admin/tasks/${t.id}`);
 }
