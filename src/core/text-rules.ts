@@ -14,6 +14,18 @@ export function hasImagePart(messages: unknown[]): boolean {
   return false;
 }
 
+/**
+ * `body[key]`, when present, is an array of objects — each with a string `type` unless `typed` is false (an
+ * Anthropic-style tool is `{name, input_schema}`): tools, content blocks. A null item would reach the upstream.
+ */
+function objectList(body: Record<string, unknown>, key: string, what: string, typed = true): void {
+  const v = body[key];
+  if (v === undefined || v === null) return;
+  if (!Array.isArray(v) || !v.every((x) => isObject(x) && (!typed || typeof x.type === 'string'))) {
+    throw new GatewayError('invalid_parameter', `${key} must be an array of ${what}, each an object${typed ? ' with a type' : ''}`, { param: key });
+  }
+}
+
 export function validateChat(body: Record<string, unknown>): unknown[] {
   const messages = body.messages;
   if (messages === undefined || messages === null) throw new GatewayError('missing_parameter', 'messages is required', { param: 'messages' });
@@ -33,6 +45,7 @@ export function validateChat(body: Record<string, unknown>): unknown[] {
       }
     }
   }
+  objectList(body, 'tools', 'tools');
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw new GatewayError('invalid_parameter', 'stream must be a boolean', { param: 'stream' });
   return messages;
 }
@@ -43,6 +56,16 @@ export function validateResponses(body: Record<string, unknown>): void {
   if (typeof input !== 'string' && (!Array.isArray(input) || input.length === 0)) {
     throw new GatewayError('invalid_parameter', 'input must be a string or a non-empty array of items', { param: 'input' });
   }
+  if (Array.isArray(input)) {
+    for (const item of input) {
+      if (!isObject(item)) throw new GatewayError('invalid_parameter', 'each input item must be an object', { param: 'input' });
+      const c = item.content;
+      if (Array.isArray(c) && !c.every((p) => isObject(p) && typeof p.type === 'string')) {
+        throw new GatewayError('invalid_parameter', 'each content part of an input item must be an object with a type', { param: 'input' });
+      }
+    }
+  }
+  objectList(body, 'tools', 'tools');
   if (body.background === true) throw new GatewayError('invalid_parameter', 'background responses are not supported', { param: 'background' });
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw new GatewayError('invalid_parameter', 'stream must be a boolean', { param: 'stream' });
 }
@@ -53,6 +76,9 @@ export function validateMessages(body: Record<string, unknown>): void {
     throw new GatewayError('invalid_parameter', 'max_tokens must be a positive integer', { param: 'max_tokens' });
   }
   validateMessageList(body);
+  const system = body.system;
+  if (system !== undefined && system !== null && typeof system !== 'string') objectList(body, 'system', 'text blocks');
+  objectList(body, 'tools', 'tools', false);
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') throw new GatewayError('invalid_parameter', 'stream must be a boolean', { param: 'stream' });
 }
 
@@ -75,6 +101,10 @@ export function validateEmbeddings(body: Record<string, unknown>): void {
   if (input === undefined || input === null) throw new GatewayError('missing_parameter', 'input is required', { param: 'input' });
   const ok = typeof input === 'string' ? input.length > 0 : Array.isArray(input) && input.length > 0 && input.every((s) => typeof s === 'string' && s.length > 0);
   if (!ok) throw new GatewayError('invalid_parameter', 'input must be a non-empty string or a non-empty array of non-empty strings', { param: 'input' });
+  const dim = body.dimensions;
+  if (dim !== undefined && dim !== null && (typeof dim !== 'number' || !Number.isSafeInteger(dim) || dim < 1)) {
+    throw new GatewayError('invalid_parameter', 'dimensions must be a positive integer', { param: 'dimensions' });
+  }
   const ef = body.encoding_format;
   if (ef !== undefined && ef !== null && ef !== 'float' && ef !== 'base64') throw new GatewayError('invalid_parameter', 'encoding_format must be float or base64', { param: 'encoding_format' });
   // Embeddings never stream: say so rather than answer JSON to a client that asked for events.
