@@ -66,6 +66,10 @@ export function parseTaskData(data: unknown, tier: ModeTier, upstreamRequestId: 
   const out: PollOutcome = { state, upstreamStatus: data.task_status, upstreamRequestId };
   if (state === 'succeeded') {
     const videos = parseVideos(data);
+    // A success that delivers no video is the task's failure: nothing to charge (as DashScope's without a URL).
+    if (videos.length === 0) {
+      return { state: 'failed', upstreamStatus: data.task_status, upstreamRequestId, error: { code: 'upstream_no_output', message: 'The upstream task succeeded without a video', upstreamRequestId } };
+    }
     const result: KlingTaskResult = { videos };
     out.result = result;
     out.progress = 100;

@@ -34,6 +34,14 @@ describe('kling task data → poll outcome', () => {
     expect(o.usage).toEqual({ kind: 'video-mode', outputSeconds: 10, tier: 'pro' });
     expect((o.result as { videos: Array<{ upstreamId: string }> }).videos.map((v) => v.upstreamId)).toEqual(['9', '10']);
   });
+  it('succeed without any video is a failure (nothing to charge), as DashScope\'s success without a URL', () => {
+    for (const task_result of [{ videos: [] }, { videos: [{ id: '9' }] }, {}]) {
+      const o = parseTaskData({ task_status: 'succeed', task_result }, 'std', 'r2');
+      expect(o).toMatchObject({ state: 'failed', upstreamStatus: 'succeed', error: { code: 'upstream_no_output', upstreamRequestId: 'r2' } });
+      expect(o.usage).toBeUndefined();
+    }
+  });
+
   it('succeed without a duration leaves usage to the hold estimate', () => {
     expect(parseTaskData({ task_status: 'succeed', task_result: { videos: [{ id: '9', url: 'u' }] } }, 'std', null).usage).toBeUndefined();
   });
