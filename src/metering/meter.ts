@@ -8,7 +8,7 @@ import { GroupCommit, type WriteBacklog } from '../store/group-commit.ts';
 import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
 import { ledgerTuple, ledgerValues, taskChargeKey, type LedgerRow } from './ledger-row.ts';
 import { isBillable, isClamped, priceForEntry } from './prices.ts';
-import type { Charge, Meter, SyncChargeInput, TaskRef, Usage } from './types.ts';
+import type { Charge, Meter, StoreTransaction, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
 /** Reservations of calls answered at once are keyed by their request id (tasks by task_… / video_… ids). */
 export const RESERVATION_PREFIX = 'req_';
@@ -279,9 +279,10 @@ export class StoreMeter implements Meter {
     return amount;
   }
 
-  async settle(task: TaskRef, reported: Usage): Promise<number> {
+  async settle(task: TaskRef, reported: Usage, within?: StoreTransaction): Promise<number> {
     const charge = this.price(task.billingModel, reported);
-    return this.db.transaction().execute(async (trx) => {
+    const run = <R>(fn: (trx: Kysely<Database>) => Promise<R>): Promise<R> => (within ? fn(within) : this.db.transaction().execute(fn));
+    return run(async (trx) => {
       if ((await this.closeHold(trx, task.taskId, task.tokenId, 'settled')) === null) return 0;
       if (!isBillable(reported)) return 0;
       const inserted = await this.insertCharge(trx, this.checked({
@@ -305,8 +306,8 @@ export class StoreMeter implements Meter {
     return this.db.transaction().execute(async (trx) => (await this.closeHold(trx, task.taskId, task.tokenId, 'released')) !== null);
   }
 
-  async holdState(taskId: string): Promise<'held' | 'settled' | 'released' | null> {
-    const h = await this.db.selectFrom('holds').select('state').where('task_id', '=', taskId).executeTakeFirst();
+  async holdState(taskId: string, within?: StoreTransaction): Promise<'held' | 'settled' | 'released' | null> {
+    const h = await (within ?? this.db).selectFrom('holds').select('state').where('task_id', '=', taskId).executeTakeFirst();
     return h ? (h.state as 'held' | 'settled' | 'released') : null;
   }
 }

@@ -1,5 +1,10 @@
 // The metering API every capability uses. Money is integer micro-units; the ledger is the authority.
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.ts';
 import type { LedgerRow } from './ledger-row.ts';
+
+/** A store transaction a meter step can join, so that it commits with the caller's other writes or not at all. */
+export type StoreTransaction = Kysely<Database>;
 
 export type VideoTier = '720p' | '1080p';
 export type ModeTier = 'std' | 'pro';
@@ -58,15 +63,18 @@ export interface Meter {
   chargeSync(input: SyncChargeInput): Promise<number>;
   /** Place a hold for a task's estimated cost; refuses (insufficient_quota) if it would exceed the quota. */
   hold(task: TaskRef, estimate: Usage): Promise<number>;
-  /** Settle a task at terminal success: exactly one charge (key `${taskId}:success`), hold closed. */
-  settle(task: TaskRef, reported: Usage): Promise<number>;
+  /**
+   * Settle a task at terminal success: exactly one charge (key `${taskId}:success`), hold closed. `within`: the
+   * caller's transaction (the task's own move to succeeded commits with it), else one of its own.
+   */
+  settle(task: TaskRef, reported: Usage, within?: StoreTransaction): Promise<number>;
   /**
    * Release a task's hold at failure/cancel; nothing is charged. Idempotent. True when this call decided the task's
    * outcome (the hold was still open); false when it was already settled (charged) or released.
    */
   release(task: TaskRef): Promise<boolean>;
   /** The state of a task's hold: 'held' while open, then 'settled' (charged) or 'released'; null when it has none. */
-  holdState(taskId: string): Promise<'held' | 'settled' | 'released' | null>;
+  holdState(taskId: string, within?: StoreTransaction): Promise<'held' | 'settled' | 'released' | null>;
   /**
    * Group-commit variant of chargeSync for the request path: prices now, returns the amount at once and
    * queues the ledger row; a writer commits queued rows in batches (same unique key → still exactly once).

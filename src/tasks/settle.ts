@@ -1,6 +1,7 @@
 // What a poll's answer does to a task: progress is written only when it changed; a success is charged once (the
-// ledger key `${taskId}:success`) and then compare-and-set to succeeded; a failure releases the hold and is
-// compare-and-set to failed/cancelled. Two pollers can never both settle a task.
+// ledger key `${taskId}:success`) and compare-and-set to succeeded in the same transaction; a failure releases the
+// hold and is compare-and-set to failed/cancelled. Two pollers can never both settle a task, and a task is never
+// charged without also being succeeded: a crash, or a poll that finds it failed, between the two cannot happen.
 import { taskChargeKey } from '../metering/ledger-row.ts';
 import { errorDetail, statusDetail, type TaskEventInput } from './events.ts';
 import { refOf, type PollOutcome, type TaskError, type TaskRecord } from './types.ts';
@@ -36,28 +37,37 @@ export async function applyOutcome(deps: SettleDeps, t: TaskRecord, out: PollOut
   }
 }
 
-/** Settle first (idempotent by ledger key), then compare-and-set: a crash in between re-settles as a no-op. */
+/** Thrown inside the success's transaction to undo its charge: the task moved meanwhile (another poller's write). */
+class MovedMeanwhile extends Error {}
+
+/**
+ * The charge (idempotent by ledger key) and the compare-and-set to succeeded, in one transaction: both or neither.
+ * A hold already released — an operator's cancel, or a poll that found the task failed first — is that outcome,
+ * not this success: nothing is charged. A task that moved meanwhile is left to its next poll.
+ */
 async function succeed(deps: SettleDeps, t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
   const usage = out.usage ?? t.usage;
   if (!usage) throw new Error(`task ${t.id} succeeded without usage or estimate`);
+  const now = Date.now();
   try {
-    const charged = await deps.meter().settle(refOf(t), usage);
-    // Nothing charged: a re-settle after a crash (the hold is settled: go on), or an operator cancelled the task
-    // first (the hold was released: the cancel is its outcome, not this success).
-    if (charged === 0 && (await deps.meter().holdState(t.id)) === 'released') return (await deps.repo.get(t.id)) ?? t;
+    await deps.repo.inTransaction(async (trx) => {
+      const charged = await deps.meter().settle(refOf(t), usage, trx);
+      if (charged === 0 && (await deps.meter().holdState(t.id, trx)) === 'released') return;
+      const moved = await deps.repo.transition(t.id, t.state, {
+        state: 'succeeded',
+        upstreamStatus: out.upstreamStatus,
+        progress: 100,
+        result: out.result ?? null,
+        usage,
+        upstreamRequestId: t.upstreamRequestId,
+        finishedAt: now,
+      }, now, [{ kind: 'succeeded', detail: statusDetail(t.upstreamStatus, out.upstreamStatus) }, { kind: 'charged', ledgerKey: taskChargeKey(t.id) }], undefined, trx);
+      if (!moved) throw new MovedMeanwhile();
+    });
   } catch (e) {
-    deps.logger.error({ task_id: t.id, err: String(e) }, 'settling a finished task failed; will retry');
-    return t; // the next poll is already scheduled (by the claim)
+    if (!(e instanceof MovedMeanwhile)) deps.logger.error({ task_id: t.id, err: String(e) }, 'settling a finished task failed; will retry');
+    return (await deps.repo.get(t.id)) ?? t; // the next poll is already scheduled (by the claim)
   }
-  await deps.repo.transition(t.id, t.state, {
-    state: 'succeeded',
-    upstreamStatus: out.upstreamStatus,
-    progress: 100,
-    result: out.result ?? null,
-    usage,
-    upstreamRequestId: t.upstreamRequestId,
-    finishedAt: Date.now(),
-  }, Date.now(), [{ kind: 'succeeded', detail: statusDetail(t.upstreamStatus, out.upstreamStatus) }, { kind: 'charged', ledgerKey: taskChargeKey(t.id) }]);
   return (await deps.repo.get(t.id)) ?? t;
 }
 

@@ -85,18 +85,21 @@ function gatedEngine(pauseAfter: 'settle' | 'release') {
   return { engine, atGate, go };
 }
 
-it('the cancel lands between a settle and its task update: the task is charged and succeeds, the cancel is refused', async () => {
+it('a cancel sent while a success is being settled waits for it: the task is charged once and succeeds, the cancel is refused', async () => {
   const plain = f.engine();
   const t = await plain.create(f.input(plain));
   f.driver.delayMs = 0;
   f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', usage: { kind: 'video', outputSeconds: 5, tier: '720p' } });
+  // The settle's charge is written, and its transaction (charge and move to succeeded together) is still open.
   const { engine, atGate, go } = gatedEngine('settle');
   const polled = engine.pollNow(t);
   await atGate;
-  const r = (await plain.cancel(t.id))!;
+  const cancelled = plain.cancel(t.id);
   go();
-  expect(r.outcome).toBe('finishing');
+  const r = (await cancelled)!;
+  expect(r.outcome).not.toBe('cancelled');
   expect((await polled).state).toBe('succeeded');
+  expect((await plain.repo.get(t.id))!.state).toBe('succeeded');
   expect(await f.store.db.selectFrom('ledger').select('amount').where('task_id', '=', t.id).execute()).toHaveLength(1);
 });
 

@@ -1,7 +1,7 @@
 // The task engine over a real store (SQLite, or PostgreSQL with TOLLWAY_TEST_DIALECT=postgres) with a
 // scripted driver: creation/hold, exactly-once settle under races, release paths, leases, back-off,
 // bounded per-channel concurrency, max age and lost submits.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
 import type { TaskRecord } from '../../src/tasks/types.ts';
 import { engineFixture, type EngineFixture } from '../support/task-engine.ts';
@@ -55,6 +55,26 @@ describe('task engine', () => {
       expect((await hold(t.id))?.state).toBe('settled');
     }
     expect(await f.tokenRow()).toEqual({ spent: 5 * 4 * 600_000, held: 0 });
+  });
+
+  it('a success whose move to succeeded fails is not charged either (one transaction); a later failure finds the hold open and charges nothing', async () => {
+    const e = f.engine();
+    const t = await e.create(f.input(e));
+    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', result: { url: 'https://r/x.mp4', expiresAt: null }, usage: { kind: 'video', outputSeconds: 4, tier: '720p' } });
+    // The state write fails after the charge was written in the same transaction (a crash there, a full disk …).
+    const write = vi.spyOn(e.repo, 'transition').mockRejectedValueOnce(new Error('disk I/O error'));
+    const after = await e.pollNow(t);
+    expect(write).toHaveBeenCalledTimes(1);
+    expect(after.state).toBe('queued');
+    expect(await ledger(t.id)).toHaveLength(0);
+    expect((await hold(t.id))?.state).toBe('held');
+    expect(await f.tokenRow()).toEqual({ spent: 0, held: 5 * 600_000 });
+    // The upstream then reports the task failed (or forgot it): failed, hold released, never charged.
+    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'failed', upstreamStatus: 'FAILED', error: { code: 'upstream_task_failed', message: 'failed' } });
+    const failed = await e.pollNow(after);
+    expect(failed.state).toBe('failed');
+    expect(await ledger(t.id)).toHaveLength(0);
+    expect(await f.tokenRow()).toEqual({ spent: 0, held: 0 });
   });
 
   it('success without reported usage charges the held estimate', async () => {

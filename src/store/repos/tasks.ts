@@ -147,7 +147,17 @@ export class TasksRepo {
    * upstream status still that: an upstream status change is then recorded once). True when it applied. The events
    * are written in the same transaction, only when the patch applied; without events it is one statement.
    */
-  async transition(id: string, from: TaskState, patch: TaskPatch, now = Date.now(), events: readonly TaskEventInput[] = [], whileStatus?: string | null): Promise<boolean> {
+  /** Run `fn` in one store transaction: what it writes through this repo and the meter (`within`) commits together. */
+  inTransaction<R>(fn: (trx: Kysely<Database>) => Promise<R>): Promise<R> {
+    return this.db.transaction().execute(fn);
+  }
+
+  async transition(id: string, from: TaskState, patch: TaskPatch, now = Date.now(), events: readonly TaskEventInput[] = [], whileStatus?: string | null, within?: Kysely<Database>): Promise<boolean> {
+    if (within) {
+      if (!(await this.update(within, id, from, patch, now, whileStatus))) return false;
+      if (events.length > 0) await writeTaskEvents(within, id, { from, to: patch.state ?? from, upstreamStatus: patch.upstreamStatus ?? null }, events, now);
+      return true;
+    }
     if (events.length === 0) return this.update(this.db, id, from, patch, now, whileStatus);
     return this.db.transaction().execute(async (trx) => {
       if (!(await this.update(trx, id, from, patch, now, whileStatus))) return false;
