@@ -28,7 +28,9 @@ export function parseVideoUsage(u: unknown): ParsedVideoUsage {
 
 /**
  * Seconds to bill. Output basis: output duration (else `duration`). Input+output basis: in + out
- * when both are reported, else `duration` (which is already their sum for edit models).
+ * when both are reported, else `duration` (which is already their sum for edit models) — an input reported longer
+ * than that sum counts as the sum: the provider's total is billed, never a negative output that cannot be priced
+ * (the task would stay unsettled until its maximum age).
  */
 export function billedSeconds(p: ParsedVideoUsage, basis: 'output' | 'input+output'): { outputSeconds: number; inputSeconds: number } | null {
   if (basis === 'output') {
@@ -36,7 +38,10 @@ export function billedSeconds(p: ParsedVideoUsage, basis: 'output' | 'input+outp
     return out === null ? null : { outputSeconds: out, inputSeconds: 0 };
   }
   if (p.outputSeconds !== null && p.inputSeconds !== null && p.inputSeconds + p.outputSeconds > 0) return { outputSeconds: p.outputSeconds, inputSeconds: p.inputSeconds };
-  if (p.totalSeconds !== null) return { outputSeconds: p.totalSeconds - (p.inputSeconds ?? 0), inputSeconds: p.inputSeconds ?? 0 };
+  if (p.totalSeconds !== null) {
+    const input = Math.min(p.inputSeconds ?? 0, p.totalSeconds);
+    return { outputSeconds: p.totalSeconds - input, inputSeconds: input };
+  }
   if (p.outputSeconds !== null) return { outputSeconds: p.outputSeconds, inputSeconds: p.inputSeconds ?? 0 };
   return null;
 }
