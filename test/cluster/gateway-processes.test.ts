@@ -14,8 +14,8 @@ import { tempDir } from '../support/temp-dir.ts';
 const redisUrl = process.env.TEST_REDIS_URL;
 const onPostgres = testDialect() === 'postgres' && !!process.env.TEST_DATABASE_URL && !!redisUrl;
 
-/** How long a simulated upstream task runs. */
-const TASK_MS = 2500;
+/** How long a simulated upstream task runs: long enough that a loaded host still kills an instance before its tasks end. */
+const TASK_MS = 4000;
 /** The poll back-off's first step: a task is never asked about twice within it by a poller that holds it. */
 const POLL_BASE_MS = 250;
 /**
