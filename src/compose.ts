@@ -404,18 +404,30 @@ interface Owned {
 export const FINAL_WRITES_MS = 3_000;
 const FINAL_RETRY_MS = 100;
 
+type QueueDeps = Pick<GatewayDeps, 'meter' | 'requestLog' | 'logger'>;
+
 /**
- * Every queued row written before the store closes, retried until FINAL_WRITES_MS has passed; what a store that
- * never came back leaves is reported on the log — each charge in full, to be entered by hand — not dropped silently.
+ * Every queued row written before the store closes, retried until `limitMs` has passed — a flush that hangs (a
+ * database that stopped answering) counts against it too; what a store that never came back leaves is reported
+ * on the log (reportUnwritten), not dropped silently.
  */
-export async function writeQueued(deps: Pick<GatewayDeps, 'meter' | 'requestLog' | 'logger'>, limitMs = FINAL_WRITES_MS): Promise<void> {
+export async function writeQueued(deps: QueueDeps, limitMs = FINAL_WRITES_MS): Promise<void> {
   const until = Date.now() + limitMs;
+  const timeLeft = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)).unref());
   for (;;) {
-    await Promise.all([deps.meter.flush(), deps.requestLog.flush()]);
+    await Promise.race([Promise.all([deps.meter.flush(), deps.requestLog.flush()]), timeLeft(until - Date.now())]);
     if (deps.meter.unwritten().length === 0 && deps.requestLog.unwritten().length === 0) return;
     if (Date.now() >= until) break;
-    await new Promise((r) => setTimeout(r, FINAL_RETRY_MS));
+    await timeLeft(Math.min(FINAL_RETRY_MS, until - Date.now()));
   }
+  reportUnwritten(deps);
+}
+
+/**
+ * What is still queued, on the log: each charge in full — to be entered by hand — and the request-log ids. Also
+ * called by the process's hard exit (main.ts), so an exit that cuts the shutdown short still leaves the record.
+ */
+export function reportUnwritten(deps: QueueDeps): void {
   const charges = deps.meter.unwritten();
   if (charges.length > 0) deps.logger.error({ charges: charges.map(chargeOnLog) }, 'ledger charges not written at shutdown (the store did not take them); not billed');
   const logRows = deps.requestLog.unwritten();
@@ -428,10 +440,13 @@ async function closeGateway(app: FastifyInstance, deps: GatewayDeps, own: Owned)
   const force = setTimeout(() => app.server.closeAllConnections(), deps.config.drainMs);
   force.unref();
   await app.close().finally(() => clearTimeout(force));
+  // The drained requests' charges first: stopping the task work below can wait on slow upstream polls.
+  await writeQueued(deps);
   await own.poller?.stop();
   await own.dispatcher.stop();
   await deps.tasks.stop();
-  await writeQueued(deps);
+  // What those last polls and reads queued.
+  await writeQueued(deps, FINAL_RETRY_MS * 10);
   await deps.upstream.close();
   await deps.limiter.close();
   own.stopRefresh();

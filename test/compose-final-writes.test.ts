@@ -4,7 +4,7 @@
 // store's failure is injected in its queries (a Kysely plugin), the writes themselves are real.
 import { Writable } from 'node:stream';
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { Catalogue } from '../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../src/catalogue/default-catalogue.ts';
 import { makeLogger, writeQueued } from '../src/compose.ts';
@@ -81,5 +81,16 @@ describe('graceful shutdown: the queued rows', () => {
     expect(charges[1]).toMatchObject({ token_id: 'tok_final', model: 'qwx3.7-plus', kind: 'tokens', amount: priced.amount, request_id: 'req_gone_1', upstream_request_id: 'up-1' });
     expect(charges[1]!.quantities).toEqual(priced.quantities);
     expect(lost.find((l) => l.msg === 'request-log rows not written at shutdown')?.request_ids).toEqual(['req_gone_0']);
+  });
+
+  it('a write that never returns (a database that stopped answering) is bounded by the same time, and reported', async () => {
+    const t = setup('hung');
+    t.charge(0);
+    vi.spyOn(t.meter, 'flush').mockReturnValue(new Promise<void>(() => undefined));
+    const began = Date.now();
+    await writeQueued({ meter: t.meter, requestLog: t.requestLog, logger: t.logger }, 300);
+    expect(Date.now() - began).toBeLessThan(2_000);
+    const charges = t.lines.map((l) => JSON.parse(l) as { msg: string; charges?: Array<{ key: string }> }).find((l) => l.msg.startsWith('ledger charges not written'))?.charges;
+    expect(charges?.map((c) => c.key)).toEqual(['req_hung_0']);
   });
 });

@@ -112,11 +112,10 @@ export function textReservation(body: unknown, output: boolean): TokenUsage {
 }
 
 /**
- * The hold of an async video task at creation: requested (or default) seconds at the requested (or default) tier.
- * An input+output edit model bills its input's length too, unknown until the provider reports it: with a length
- * parameter, the requested length is counted for the input as well; without one (`hhx-1.0-video-edit`: the output is
- * as long as the input, which the upstream cuts to the model's longest), the longest it can bill — so parallel edits
- * cannot take a token past its quota.
+ * The usage estimate of an async video task at creation — what it holds, and what a success that reports no usage
+ * is charged: requested (or default) seconds at the requested (or default) tier. An input+output edit model bills
+ * its input's length too, unknown until the provider reports it: the requested length is counted for the input as
+ * well.
  */
 export function videoHoldEstimate(entry: ModelEntry, req: { seconds?: number; resolution?: VideoTier; mode?: ModeTier }): Usage {
   if (entry.price.unit === 'video-mode-second') {
@@ -124,9 +123,17 @@ export function videoHoldEstimate(entry: ModelEntry, req: { seconds?: number; re
   }
   if (entry.price.unit !== 'video-second') throw new GatewayError('internal_error', `metering: ${entry.id} is not a video model`);
   const tier = req.resolution ?? entry.video?.defaultResolution ?? '1080p';
-  if (entry.price.basis === 'input+output' && entry.video?.duration === false) {
-    return { kind: 'video', outputSeconds: entry.video.maxSeconds, inputSeconds: entry.video.maxSeconds, tier };
-  }
   const seconds = req.seconds ?? entry.video?.defaultSeconds ?? 5;
   return { kind: 'video', outputSeconds: seconds, inputSeconds: entry.price.basis === 'input+output' ? seconds : 0, tier };
+}
+
+/**
+ * A larger hold than the estimate, when the estimate can fall short of the charge: an input+output edit model
+ * whose length the request does not set (`hhx-1.0-video-edit`: the output is as long as the input, which the
+ * upstream cuts to the model's longest) holds the longest it can bill — so parallel edits cannot take a token past
+ * its quota. Undefined otherwise (the estimate is held).
+ */
+export function videoHold(entry: ModelEntry, estimate: Usage): Usage | undefined {
+  if (estimate.kind !== 'video' || entry.price.unit !== 'video-second' || entry.price.basis !== 'input+output' || entry.video?.duration !== false) return undefined;
+  return { ...estimate, outputSeconds: entry.video.maxSeconds, inputSeconds: entry.video.maxSeconds };
 }

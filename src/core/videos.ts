@@ -13,7 +13,7 @@ import type { TaskEngine } from '../tasks/engine.ts';
 import type { Keyset } from '../store/keyset.ts';
 import type { TaskRecord } from '../tasks/types.ts';
 import { principalOf, type CallContext, type HasState } from './call.ts';
-import { videoHoldEstimate } from './charge.ts';
+import { videoHold, videoHoldEstimate } from './charge.ts';
 import { resolveVisibleModel, type ModelAccessDeps } from './model-access.ts';
 import { upstreamCall, type UpstreamCallDeps } from './upstream-call.ts';
 
@@ -98,6 +98,7 @@ export async function createVideo(deps: VideoDeps, req: CallContext, body: JsonO
     requestId: req.id,
     tier: spec.resolution,
     estimate,
+    hold: videoHold(r.entry, estimate),
     // connect-only: a creation the upstream may have accepted is never sent twice.
     // connect-only: a creation the upstream may have accepted is never sent twice. The hold is the quota step.
     submit: () =>

@@ -118,8 +118,10 @@ export type CancelOutcome = 'cancelled' | 'not_open' | 'finishing';
 
 export interface CreateTaskInput extends TaskIdentity {
   channel: Channel;
-  /** Estimated usage to hold (e.g. requested seconds × tier). */
+  /** Estimated usage (e.g. requested seconds × tier): held, and charged at a success that reports no usage. */
   estimate: Usage;
+  /** A larger usage to hold instead, when the estimate can fall short of the charge (charge.ts videoHold). */
+  hold?: Usage;
   externalTaskId?: string | null;
   callbackUrl?: string | null;
   sessionId?: string | null;

@@ -85,6 +85,17 @@ describe('task engine', () => {
     expect(Number((await ledger(t.id))[0]!.amount)).toBe(5 * 600_000);
   });
 
+  it('a larger hold than the estimate: held at creation; a success without usage charges the estimate and frees the rest', async () => {
+    const e = f.engine();
+    const t = await e.create(f.input(e, { hold: { kind: 'video', outputSeconds: 15, tier: '720p' } }));
+    expect(t.holdAmount).toBe(15 * 600_000);
+    expect(await f.tokenRow()).toEqual({ spent: 0, held: 15 * 600_000 });
+    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED' });
+    await e.pollNow(t);
+    expect(Number((await ledger(t.id))[0]!.amount)).toBe(5 * 600_000);
+    expect(await f.tokenRow()).toEqual({ spent: 5 * 600_000, held: 0 });
+  });
+
   it('failed / cancelled / unknown release the hold and charge nothing; unknown logs for reconciliation', async () => {
     const e = f.engine();
     const outs = [
