@@ -13,7 +13,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 /** Paired proxy/gateway rounds for non-streaming chat at 64 connections (BENCH_ROUNDS, default 3, 4 s each). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ROUND_SECONDS = 4;
-/** Seconds per target in each latency round at one connection (as many rounds as BENCH_ROUNDS). */
+/** Seconds per target in each latency round at one connection (as many rounds as BENCH_ROUNDS, at least one). */
 const LATENCY_ROUND_SECONDS = 2;
 /**
  * Warm-up per target before anything is measured (BENCH_WARMUP seconds, default 6, at 64 connections). Throughput
@@ -193,7 +193,7 @@ async function main(): Promise<void> {
   for (const [scenario, stream] of [['chat', false], ['stream-first', true]] as const) {
     const perTarget = new Map<string, Row[]>();
     const diffs: number[] = [];
-    for (let i = 0; i < ROUNDS; i++) {
+    for (let i = 0; i < Math.max(1, ROUNDS); i++) {
       const order = i % 2 === 0 ? targets : [...targets].reverse();
       const got = new Map<string, Row>();
       for (const t of order) got.set(t.name, await sequential(t, scenario, pathOf(t, '/chat/completions'), chatBody(t.model('chat'), stream), { firstChunk: stream, seconds: LATENCY_ROUND_SECONDS }));

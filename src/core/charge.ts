@@ -52,7 +52,8 @@ function usageJson(u: TokenUsage, estimated: boolean): Record<string, unknown> {
  * reservation and writes the charge in one transaction, and the promise resolves when both are committed.
  * Throws when the call cannot be priced, before anything is answered. `delivered`: the answer already reached the
  * client (a stream's end), so a settlement the store refuses for the moment cannot fail the call: the charge goes
- * to the group commit instead (retried until written; the same key), and the reaper frees the reservation.
+ * to the group commit instead (retried until written; the same key), and the reservation is released (else the
+ * reaper's), so the quota does not count the call twice meanwhile.
  */
 export function chargeTokens(meter: Meter, call: CallContext, model: ResolvedModel, usage: TokenUsage, estimated: boolean, upstreamRequestId: string | null, delivered = false): void | Promise<void> {
   const st = call.state;
@@ -66,9 +67,11 @@ export function chargeTokens(meter: Meter, call: CallContext, model: ResolvedMod
   }
   const settled = settle(meter, call, input);
   if (!delivered) return settled;
-  return settled.catch((e: unknown) => {
-    call.log.error({ err: String(e) }, 'settling a delivered call failed; its charge is queued for the group commit, the reservation is freed by the reaper');
+  return settled.catch(async (e: unknown) => {
+    call.log.error({ err: String(e) }, 'settling a delivered call failed; its charge is queued for the group commit');
     call.state.amount = meter.chargeSyncDeferred(input);
+    // A no-op when the settlement did commit (its answer lost): the hold is settled then.
+    await meter.releaseReserved(call.id).catch((err: unknown) => call.log.error({ err: String(err) }, 'reservation release failed; the reaper releases it'));
   });
 }
 

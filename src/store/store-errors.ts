@@ -23,7 +23,8 @@ const SQLITE_ROW_CODES = /^SQLITE_(CONSTRAINT|TOOBIG|MISMATCH)/;
  * RangeError). Anything else counts as the store's passing fault: a group commit keeps such rows queued.
  */
 export function isRowRefusal(e: unknown): boolean {
-  if (e instanceof TypeError || e instanceof RangeError) return true;
+  // (The driver's TypeError for a closed connection is the store's state, not the row's.)
+  if (e instanceof TypeError || e instanceof RangeError) return !/connection is not open/i.test(e.message);
   const code = (e as CodedError | null)?.code;
   if (typeof code !== 'string') return false;
   if (code.length === 5 && (code.startsWith('22') || code.startsWith('23'))) return true;

@@ -79,6 +79,8 @@ describe('chargeTokens for a reserved call whose answer was already delivered (a
     await meter.flush();
     expect(await ledgerOf('req_settle_fails')).toEqual([{ amount: price }]);
     expect(await spentOf(tokenId)).toBe(price);
+    // The reservation is released, not left to the reaper: the quota counts the call once.
+    expect(Number((await fresh.store.db.selectFrom('tokens').select('held').where('id', '=', tokenId).executeTakeFirstOrThrow()).held)).toBe(0);
     spy.mockRestore();
   });
 

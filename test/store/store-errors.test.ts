@@ -21,6 +21,7 @@ describe('isRowRefusal', () => {
       expect(isRowRefusal(coded(code)), code).toBe(false);
     }
     expect(isRowRefusal(new Error('the SQLite writer thread stopped'))).toBe(false);
+    expect(isRowRefusal(new TypeError('The database connection is not open'))).toBe(false);
     expect(isRowRefusal(null)).toBe(false);
     expect(isRowRefusal('a string')).toBe(false);
   });

@@ -142,15 +142,17 @@ export class TasksRepo {
     return (await newestFirst(q, 'tasks').limit(f.limit).execute()).map(toTaskRecord);
   }
 
-  /**
-   * Compare-and-set: apply the patch only while the task is still in `from` (and, when `whileStatus` is given, its
-   * upstream status still that: an upstream status change is then recorded once). True when it applied. The events
-   * are written in the same transaction, only when the patch applied; without events it is one statement.
-   */
   /** Run `fn` in one store transaction: what it writes through this repo and the meter (`within`) commits together. */
   inTransaction<R>(fn: (trx: Kysely<Database>) => Promise<R>): Promise<R> {
     return this.db.transaction().execute(fn);
   }
+
+  /**
+   * Compare-and-set: apply the patch only while the task is still in `from` (and, when `whileStatus` is given, its
+   * upstream status still that: an upstream status change is then recorded once). True when it applied. The events
+   * are written in the same transaction, only when the patch applied; without events it is one statement. `within`:
+   * the caller's transaction (inTransaction), which the patch and its events join.
+   */
 
   async transition(id: string, from: TaskState, patch: TaskPatch, now = Date.now(), events: readonly TaskEventInput[] = [], whileStatus?: string | null, within?: Kysely<Database>): Promise<boolean> {
     if (within) {
