@@ -402,6 +402,10 @@ interface Owned {
  * fails for a moment is retried meanwhile (main.ts gives the process this long past TOLLWAY_DRAIN_MS).
  */
 export const FINAL_WRITES_MS = 3_000;
+/** After the task work stopped: what its last polls and reads queued. */
+const LAST_WRITES_MS = 1_000;
+/** How long a shutdown may write after its drain: the two rounds above (main.ts's hard exit waits this long). */
+export const SHUTDOWN_WRITES_MS = FINAL_WRITES_MS + LAST_WRITES_MS;
 const FINAL_RETRY_MS = 100;
 
 type QueueDeps = Pick<GatewayDeps, 'meter' | 'requestLog' | 'logger'>;
@@ -446,7 +450,7 @@ async function closeGateway(app: FastifyInstance, deps: GatewayDeps, own: Owned)
   await own.dispatcher.stop();
   await deps.tasks.stop();
   // What those last polls and reads queued.
-  await writeQueued(deps, FINAL_RETRY_MS * 10);
+  await writeQueued(deps, LAST_WRITES_MS);
   await deps.upstream.close();
   await deps.limiter.close();
   own.stopRefresh();

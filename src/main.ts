@@ -1,7 +1,7 @@
 // Process life: config → secrets → simulator (demo) → compose → channels → listen → signals.
 import type { Simulator } from '../simulator/index.ts';
 import { resolveSecrets } from './bootstrap.ts';
-import { composeGateway, FINAL_WRITES_MS, reportUnwritten, type Gateway } from './compose.ts';
+import { composeGateway, reportUnwritten, SHUTDOWN_WRITES_MS, type Gateway } from './compose.ts';
 import { isDemoMode, type Config } from './config/config.ts';
 import { disableChannelsNamed, ensureChannel, provisionEnvChannels } from './core/admin/channels.ts';
 import { demoToken } from './core/admin/tokens.ts';
@@ -61,12 +61,12 @@ function closeOnSignals(gw: Gateway, demo: DemoUpstream | null, drainMs: number)
     if (closing) return;
     closing = true;
     out(`${signal}: draining in-flight requests…`);
-    // Bounded: the drain (cut at drainMs), then the final writes (FINAL_WRITES_MS); a stuck stream or a store that
+    // Bounded: the drain (cut at drainMs), then the final writes (SHUTDOWN_WRITES_MS); a stuck stream or a store that
     // never answers must not keep the process alive forever. What is still queued then is on the log before exit.
     setTimeout(() => {
       reportUnwritten(gw.deps);
       process.exit(1); // the log sink writes what it holds on exit (runtime/log-sink.ts)
-    }, drainMs + FINAL_WRITES_MS + 1_000).unref();
+    }, drainMs + SHUTDOWN_WRITES_MS).unref();
     await gw.close();
     await closeSharedSafeNet();
     await demo?.sim.close();

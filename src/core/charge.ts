@@ -120,7 +120,7 @@ export function textReservation(body: unknown, output: boolean): TokenUsage {
  * its input's length too, unknown until the provider reports it: the requested length is counted for the input as
  * well.
  */
-export function videoHoldEstimate(entry: ModelEntry, req: { seconds?: number; resolution?: VideoTier; mode?: ModeTier }): Usage {
+export function videoEstimate(entry: ModelEntry, req: { seconds?: number; resolution?: VideoTier; mode?: ModeTier }): Usage {
   if (entry.price.unit === 'video-mode-second') {
     return { kind: 'video-mode', outputSeconds: req.seconds ?? 5, tier: req.mode ?? priceDefaultsOf(entry).defaultMode ?? 'std' };
   }

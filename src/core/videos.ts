@@ -13,7 +13,7 @@ import type { TaskEngine } from '../tasks/engine.ts';
 import type { Keyset } from '../store/keyset.ts';
 import type { TaskRecord } from '../tasks/types.ts';
 import { principalOf, type CallContext, type HasState } from './call.ts';
-import { videoHold, videoHoldEstimate } from './charge.ts';
+import { videoHold, videoEstimate } from './charge.ts';
 import { resolveVisibleModel, type ModelAccessDeps } from './model-access.ts';
 import { upstreamCall, type UpstreamCallDeps } from './upstream-call.ts';
 
@@ -83,7 +83,7 @@ export async function createVideo(deps: VideoDeps, req: CallContext, body: JsonO
   const channels = deps.channels.forModel(r.entry);
   if (channels.length === 0) throw new GatewayError('no_channel', 'No upstream channel is available for this model');
   const seconds = spec.seconds ?? rules.defaultSeconds;
-  const estimate = videoHoldEstimate(r.entry, { seconds, resolution: spec.resolution });
+  const estimate = videoEstimate(r.entry, { seconds, resolution: spec.resolution });
   const upstreamBody = buildVideoSynthesisBody(spec, rules, r.upstreamModel);
   const task = await deps.tasks.create({
     id: `video_${randomUUID().replace(/-/g, '')}`,

@@ -46,11 +46,18 @@ export function clientErrorHandler(err: ParserError, socket: Socket): void {
   else socket.destroy();
 }
 
-/** A whole HTTP answer, the connection closed after it: the error in the path's family, a request id. */
-function rawAnswer(path: string, err: GatewayError): string {
+/** An error answer's headers and body: the error in the path's family, a request id, the connection closed after it. */
+function errorAnswer(path: string, err: GatewayError): { headers: Array<[string, string]>; body: string } {
   const id = newRequestId();
   const body = JSON.stringify(renderError(familyOf(path), err, id));
-  return `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${REQUEST_ID_HEADERS.map((h) => `${h}: ${id}\r\n`).join('')}Connection: close\r\n\r\n${body}`;
+  const headers: Array<[string, string]> = [['Content-Type', 'application/json; charset=utf-8'], ['Content-Length', String(Buffer.byteLength(body))], ...REQUEST_ID_HEADERS.map((h): [string, string] => [h, id]), ['Connection', 'close']];
+  return { headers, body };
+}
+
+/** The same as a whole HTTP answer, for a socket no response object is writing to. */
+function rawAnswer(path: string, err: GatewayError): string {
+  const { headers, body } = errorAnswer(path, err);
+  return `HTTP/1.1 ${err.status} ${STATUS_CODES[err.status]}\r\n${headers.map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`;
 }
 
 /**
@@ -58,11 +65,8 @@ function rawAnswer(path: string, err: GatewayError): string {
  * a bare 417): 417 in the family's shape, and the connection closes (the body it announced is not read).
  */
 export function expectationFailed(req: IncomingMessage, res: ServerResponse): void {
-  const id = newRequestId();
-  const body = JSON.stringify(renderError(familyOf(req.url ?? ''), new GatewayError('invalid_request', 'Only "Expect: 100-continue" is supported', { status: 417 }), id));
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)), connection: 'close' };
-  for (const h of REQUEST_ID_HEADERS) headers[h] = id;
-  res.writeHead(417, headers).end(body);
+  const { headers, body } = errorAnswer(req.url ?? '', new GatewayError('invalid_request', 'Only "Expect: 100-continue" is supported', { status: 417 }));
+  res.writeHead(417, headers.flat()).end(body);
 }
 
 /** CONNECT, a proxy's tunnel (node's 'connect'; without a listener node closes the connection unanswered): 405. */

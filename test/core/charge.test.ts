@@ -1,40 +1,40 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Catalogue } from '../../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
-import { chargeTokens, estimateUsage, inputSize, videoHold, videoHoldEstimate } from '../../src/core/charge.ts';
+import { chargeTokens, estimateUsage, inputSize, videoHold, videoEstimate } from '../../src/core/charge.ts';
 import { newRequestState } from '../../src/http/front.ts';
 import { StoreMeter } from '../../src/metering/meter.ts';
 import { useStore } from '../support/store.ts';
 
 const cat = new Catalogue(DEFAULT_CATALOGUE);
 
-describe('videoHoldEstimate (the hold every video creation places)', () => {
+describe('videoEstimate (the hold every video creation places)', () => {
   it('requested or default seconds at the requested or default tier', () => {
-    expect(videoHoldEstimate(cat.get('hhx-1.1-t2v')!, {})).toEqual({ kind: 'video', outputSeconds: 5, inputSeconds: 0, tier: '1080p' });
-    expect(videoHoldEstimate(cat.get('wnx2.7-t2v')!, { seconds: 8, resolution: '720p' })).toEqual({ kind: 'video', outputSeconds: 8, inputSeconds: 0, tier: '720p' });
+    expect(videoEstimate(cat.get('hhx-1.1-t2v')!, {})).toEqual({ kind: 'video', outputSeconds: 5, inputSeconds: 0, tier: '1080p' });
+    expect(videoEstimate(cat.get('wnx2.7-t2v')!, { seconds: 8, resolution: '720p' })).toEqual({ kind: 'video', outputSeconds: 8, inputSeconds: 0, tier: '720p' });
   });
   it('input+output edit models count the requested length for the input as well', () => {
-    expect(videoHoldEstimate(cat.get('hhx-1.0-video-edit')!, { seconds: 6 })).toEqual({ kind: 'video', outputSeconds: 6, inputSeconds: 6, tier: '720p' });
+    expect(videoEstimate(cat.get('hhx-1.0-video-edit')!, { seconds: 6 })).toEqual({ kind: 'video', outputSeconds: 6, inputSeconds: 6, tier: '720p' });
   });
   it('an input+output edit model without a length parameter holds the longest it can bill (15 s in, 15 s out); the estimate stays', () => {
     // The upstream cuts the source video to 15 s and the edit is as long as its source: the charge is at most 30 s.
     const edit = cat.get('hhx-1.0-video-edit')!;
     expect(edit.video).toMatchObject({ duration: false, maxSeconds: 15 });
-    const estimate = videoHoldEstimate(edit, { resolution: '1080p' });
+    const estimate = videoEstimate(edit, { resolution: '1080p' });
     expect(estimate).toEqual({ kind: 'video', outputSeconds: 5, inputSeconds: 5, tier: '1080p' });
     expect(videoHold(edit, estimate)).toEqual({ kind: 'video', outputSeconds: 15, inputSeconds: 15, tier: '1080p' });
     // Models with a length parameter, or billed by output only, hold their estimate.
     const withLength = { ...edit, video: { ...edit.video!, duration: true } };
-    expect(videoHold(withLength, videoHoldEstimate(withLength, { seconds: 6 }))).toBeUndefined();
-    expect(videoHold(cat.get('hhx-1.1-t2v')!, videoHoldEstimate(cat.get('hhx-1.1-t2v')!, {}))).toBeUndefined();
+    expect(videoHold(withLength, videoEstimate(withLength, { seconds: 6 }))).toBeUndefined();
+    expect(videoHold(cat.get('hhx-1.1-t2v')!, videoEstimate(cat.get('hhx-1.1-t2v')!, {}))).toBeUndefined();
   });
   it('family A models hold by mode; omni defaults to pro, the others to std', () => {
-    expect(videoHoldEstimate(cat.get('vidx-v3-omni')!, { seconds: 10 })).toEqual({ kind: 'video-mode', outputSeconds: 10, tier: 'pro' });
-    expect(videoHoldEstimate(cat.get('vidx-v1')!, { seconds: 5 })).toEqual({ kind: 'video-mode', outputSeconds: 5, tier: 'std' });
-    expect(videoHoldEstimate(cat.get('vidx-v1')!, { seconds: 10, mode: 'pro' })).toEqual({ kind: 'video-mode', outputSeconds: 10, tier: 'pro' });
+    expect(videoEstimate(cat.get('vidx-v3-omni')!, { seconds: 10 })).toEqual({ kind: 'video-mode', outputSeconds: 10, tier: 'pro' });
+    expect(videoEstimate(cat.get('vidx-v1')!, { seconds: 5 })).toEqual({ kind: 'video-mode', outputSeconds: 5, tier: 'std' });
+    expect(videoEstimate(cat.get('vidx-v1')!, { seconds: 10, mode: 'pro' })).toEqual({ kind: 'video-mode', outputSeconds: 10, tier: 'pro' });
   });
   it('a text model has no video hold', () => {
-    expect(() => videoHoldEstimate(cat.get('qwx3.7-plus')!, {})).toThrow(/not a video model/);
+    expect(() => videoEstimate(cat.get('qwx3.7-plus')!, {})).toThrow(/not a video model/);
   });
 });
 

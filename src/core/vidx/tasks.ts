@@ -12,7 +12,7 @@ import type { TaskRecord } from '../../tasks/types.ts';
 import { principalOf, type CallContext, type HasState } from '../call.ts';
 import { readPage } from '../../contracts/vidx.ts';
 import { isTerminal } from '../../tasks/types.ts';
-import { videoHoldEstimate } from '../charge.ts';
+import { videoEstimate } from '../charge.ts';
 import { upstreamCall } from '../upstream-call.ts';
 import type { ModelEntry } from '../../catalogue/types.ts';
 import { upstreamCallbackUrl, type VidxContext } from './context.ts';
@@ -59,7 +59,7 @@ export async function createVidxTask(ctx: VidxContext, req: CallContext, t: NewV
       request: t.request,
       requestId: req.id,
       tier: t.tier,
-      estimate: videoHoldEstimate(t.entry, { seconds: t.seconds, mode: t.tier }),
+      estimate: videoEstimate(t.entry, { seconds: t.seconds, mode: t.tier }),
       externalTaskId: ext ?? null,
       callbackUrl: t.callbackUrl ?? null,
       sessionId: t.sessionId ?? null,

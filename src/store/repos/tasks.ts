@@ -153,19 +153,15 @@ export class TasksRepo {
    * are written in the same transaction, only when the patch applied; without events it is one statement. `within`:
    * the caller's transaction (inTransaction), which the patch and its events join.
    */
-
   async transition(id: string, from: TaskState, patch: TaskPatch, now = Date.now(), events: readonly TaskEventInput[] = [], whileStatus?: string | null, within?: Kysely<Database>): Promise<boolean> {
-    if (within) {
-      if (!(await this.update(within, id, from, patch, now, whileStatus))) return false;
-      if (events.length > 0) await writeTaskEvents(within, id, { from, to: patch.state ?? from, upstreamStatus: patch.upstreamStatus ?? null }, events, now);
+    const apply = async (db: Kysely<Database>): Promise<boolean> => {
+      if (!(await this.update(db, id, from, patch, now, whileStatus))) return false;
+      if (events.length > 0) await writeTaskEvents(db, id, { from, to: patch.state ?? from, upstreamStatus: patch.upstreamStatus ?? null }, events, now);
       return true;
-    }
+    };
+    if (within) return apply(within);
     if (events.length === 0) return this.update(this.db, id, from, patch, now, whileStatus);
-    return this.db.transaction().execute(async (trx) => {
-      if (!(await this.update(trx, id, from, patch, now, whileStatus))) return false;
-      await writeTaskEvents(trx, id, { from, to: patch.state ?? from, upstreamStatus: patch.upstreamStatus ?? null }, events, now);
-      return true;
-    });
+    return this.db.transaction().execute(apply);
   }
 
   private async update(db: Kysely<Database>, id: string, from: TaskState, patch: TaskPatch, now: number, whileStatus: string | null | undefined): Promise<boolean> {
