@@ -8,7 +8,7 @@ import { useStore } from '../support/store.ts';
 
 const cat = new Catalogue(DEFAULT_CATALOGUE);
 
-describe('videoEstimate (the hold every video creation places)', () => {
+describe('videoEstimate (what a video creation holds, unless videoHold is larger)', () => {
   it('requested or default seconds at the requested or default tier', () => {
     expect(videoEstimate(cat.get('hhx-1.1-t2v')!, {})).toEqual({ kind: 'video', outputSeconds: 5, inputSeconds: 0, tier: '1080p' });
     expect(videoEstimate(cat.get('wnx2.7-t2v')!, { seconds: 8, resolution: '720p' })).toEqual({ kind: 'video', outputSeconds: 8, inputSeconds: 0, tier: '720p' });
