@@ -1,8 +1,9 @@
-# syntax=docker/dockerfile:1
 # The Tollway gateway image (also carries the upstream simulator, `simulate`). Two stages: `build` compiles
 # dist/ and the native SQLite binding with the full toolchain; `runtime` gets only dist/ and the production
 # dependencies, and runs as the unprivileged `node` user. Build from the repository root:
 #   docker build -t tollway .
+# No `# syntax=` line: BuildKit would fetch that frontend image from Docker Hub before anything else, even when
+# NODE_IMAGE names a mirror's copy; the builder's own Dockerfile frontend has every feature used here.
 # Run: docker run -p 8080:8080 -e DATABASE_URL=postgres://… -e TOLLWAY_SECRET=… -e TOLLWAY_ADMIN_KEY=… tollway
 ARG NODE_IMAGE=node:20-bookworm-slim
 

@@ -170,6 +170,17 @@ describe('Dockerfile', () => {
     expect(existsSync(join(ROOT, 'src', 'healthcheck.ts'))).toBe(true);
   });
 
+  it('pulls no image but its base (NODE_IMAGE), so it builds from a mirror or an offline copy of that one image', () => {
+    const text = read(join(ROOT, 'Dockerfile'));
+    // A parser directive (`# syntax=…`) makes BuildKit fetch that frontend image from a registry before anything else.
+    const directives = text.split('\n').filter((l) => /^#\s*syntax\s*=/i.test(l.trim()));
+    expect(directives).toEqual([]);
+    const froms = lines.filter((l) => /^FROM\s/i.test(l)).map((l) => l.split(/\s+/)[1]);
+    expect(froms).toEqual(['${NODE_IMAGE}', '${NODE_IMAGE}']);
+    // Every COPY --from names a stage of this file, not an image.
+    for (const l of lines.filter((x) => /^COPY\s+--from=/i.test(x))) expect(stages.map((s) => s.name)).toContain(/--from=(\S+)/.exec(l)![1]);
+  });
+
   it('copies into the build only files that exist and that .dockerignore keeps in the context', () => {
     const ignored = read(join(ROOT, '.dockerignore'))
       .split('\n')
