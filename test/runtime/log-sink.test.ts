@@ -1,23 +1,47 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LogSink } from '../../src/runtime/log-sink.ts';
+import { LogSink, modeOf } from '../../src/runtime/log-sink.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const dir = tempDir('tollway-sink-');
 let n = 0;
-function fileSink(): { sink: LogSink; path: string } {
+function fileSink(max?: number): { sink: LogSink; path: string } {
   const path = join(dir, `out-${n++}.log`);
-  return { sink: new LogSink(openSync(path, 'w')), path };
+  return { sink: new LogSink(openSync(path, 'w'), 'sync', max), path };
 }
 const flushed = (s: LogSink) => new Promise<Error | undefined>((resolve) => s.flush(resolve));
+const SRC = fileURLToPath(new URL('../../src/runtime/log-sink.ts', import.meta.url));
+
+/** Run `code` (an ES module with LogSink imported) in a child whose stdout is a pipe; resolves with what it wrote. */
+function child(code: string, readAfterMs = 0): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `import { LogSink } from ${JSON.stringify(SRC)};\n${code}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const out: Buffer[] = [];
+  let err = '';
+  p.stderr.on('data', (c: Buffer) => (err += c));
+  // Not reading stdout for a while lets the pipe fill: the child's writes then meet a reader that lags.
+  if (readAfterMs > 0) {
+    p.stdout.pause();
+    setTimeout(() => p.stdout.resume(), readAfterMs);
+  }
+  p.stdout.on('data', (c: Buffer) => out.push(c));
+  return new Promise((resolve) => p.on('close', (status) => resolve({ status, stdout: Buffer.concat(out).toString('utf8'), stderr: err })));
+}
 
 afterEach(() => vi.restoreAllMocks());
 
 describe('log sink', () => {
+  it('writes synchronously to files and devices, through a stream to pipes and sockets', () => {
+    const path = join(dir, `mode-${n++}.log`);
+    expect(modeOf(openSync(path, 'w'))).toBe('sync');
+    expect(modeOf(openSync('/dev/null', 'w'))).toBe('sync');
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `import { modeOf } from ${JSON.stringify(SRC)}; process.stderr.write(modeOf(1));`], { encoding: 'utf8' });
+    expect(r.stderr).toBe('stream');
+  });
+
   it('writes every line, in order, and calls flush back once they are all out', async () => {
     const { sink, path } = fileSink();
     const lines = Array.from({ length: 500 }, (_, i) => `{"n":${i},"s":"é ✓"}\n`);
@@ -27,84 +51,118 @@ describe('log sink', () => {
     sink.close();
   });
 
-  it('coalesces the lines queued during one write into the next write', async () => {
+  it('writes the lines of one event-loop turn in one write, never through the thread pool', async () => {
+    const writeSync = vi.spyOn(fs, 'writeSync');
     const write = vi.spyOn(fs, 'write');
     const { sink, path } = fileSink();
     for (let i = 0; i < 1000; i++) sink.write(`line ${i}\n`);
+    // Nothing is written in the turn that queued the lines: the request path never waits for a write.
+    expect(writeSync).not.toHaveBeenCalled();
     await flushed(sink);
-    // The first line goes out at once; the 999 queued meanwhile go in one more write.
-    expect(write.mock.calls.length).toBeLessThanOrEqual(2);
-    expect(readFileSync(path, 'utf8').split('\n')).toHaveLength(1001);
+    expect(writeSync).toHaveBeenCalledTimes(1);
+    await new Promise((r) => setImmediate(r));
+    sink.write('next turn\n');
+    await flushed(sink);
+    expect(writeSync).toHaveBeenCalledTimes(2);
+    expect(write).not.toHaveBeenCalled();
+    expect(readFileSync(path, 'utf8').split('\n')).toHaveLength(1002);
     sink.close();
   });
 
-  it('retries a full pipe (EAGAIN) and sends the rest of a partial write, losing and repeating nothing', async () => {
-    const real = fs.write.bind(fs) as (...a: unknown[]) => void;
+  it('retries a descriptor that is not ready (EAGAIN) and sends the rest of a partial write, losing and repeating nothing', async () => {
+    const real = fs.writeSync.bind(fs) as (...a: unknown[]) => number;
     let call = 0;
-    vi.spyOn(fs, 'write').mockImplementation(((...args: unknown[]) => {
-      const cb = args[args.length - 1] as (e: NodeJS.ErrnoException | null, n: number) => void;
+    vi.spyOn(fs, 'writeSync').mockImplementation(((...args: unknown[]) => {
       call++;
-      if (call === 1) return void setImmediate(() => cb(Object.assign(new Error('again'), { code: 'EAGAIN' }), 0));
-      if (call === 2) {
-        // Only the first 5 bytes go out.
-        const data = Buffer.isBuffer(args[1]) ? (args[1] as Buffer) : Buffer.from(String(args[1]));
-        return real(args[0], data, 0, 5, null, cb);
-      }
+      if (call === 1) throw Object.assign(new Error('again'), { code: 'EAGAIN' });
+      // Only the first 5 bytes go out.
+      if (call === 2) return real(args[0], Buffer.isBuffer(args[1]) ? (args[1] as Buffer).subarray(0, 5) : Buffer.from(String(args[1])).subarray(0, 5));
       return real(...args);
-    }) as typeof fs.write);
+    }) as typeof fs.writeSync);
     const { sink, path } = fileSink();
     sink.write('first line\n');
     sink.write('second line\n');
     await flushed(sink);
-    expect(call).toBeGreaterThanOrEqual(3);
-    expect(readFileSync(path, 'utf8')).toBe('first line\nsecond line\n');
+    sink.write('third line\n');
+    await flushed(sink);
+    expect(call).toBeGreaterThanOrEqual(4);
+    expect(readFileSync(path, 'utf8')).toBe('first line\nsecond line\nthird line\n');
     sink.close();
   });
 
-  it('stops quietly when the destination is gone (EPIPE): no throw, later lines counted as dropped', async () => {
-    vi.spyOn(fs, 'write').mockImplementation(((...args: unknown[]) => {
-      const cb = args[args.length - 1] as (e: NodeJS.ErrnoException | null, n: number) => void;
-      setImmediate(() => cb(Object.assign(new Error('broken pipe'), { code: 'EPIPE' }), 0));
-    }) as typeof fs.write);
+  it('stops quietly when the destination is gone: no throw, later lines counted as dropped', async () => {
+    vi.spyOn(fs, 'writeSync').mockImplementation((() => {
+      throw Object.assign(new Error('bad file descriptor'), { code: 'EBADF' });
+    }) as typeof fs.writeSync);
     const { sink } = fileSink();
     sink.write('a\n');
-    expect((await flushed(sink))?.message).toBe('broken pipe');
+    expect((await flushed(sink))?.message).toBe('bad file descriptor');
     expect(sink.write('b\n')).toBe(false);
     expect(sink.dropped).toBe(1);
     sink.close();
   });
 
   it('drops lines beyond its bound while the destination does not take them', async () => {
-    let release: (() => void) | null = null;
-    const real = fs.write.bind(fs) as (...a: unknown[]) => void;
-    vi.spyOn(fs, 'write').mockImplementation(((...args: unknown[]) => {
-      // The first write is held back until the test releases it.
-      if (release === null) release = () => real(...args);
-      else real(...args);
-    }) as typeof fs.write);
-    const { sink, path } = fileSink();
-    const mb = 'x'.repeat(1024 * 1024 - 1) + '\n';
+    let ready = false;
+    const real = fs.writeSync.bind(fs) as (...a: unknown[]) => number;
+    vi.spyOn(fs, 'writeSync').mockImplementation(((...args: unknown[]) => {
+      if (!ready) throw Object.assign(new Error('again'), { code: 'EAGAIN' });
+      return real(...args);
+    }) as typeof fs.writeSync);
+    const { sink, path } = fileSink(10 * 1024);
+    const kb = 'x'.repeat(1023) + '\n';
     let accepted = 0;
-    for (let i = 0; i < 40; i++) if (sink.write(mb)) accepted++;
-    expect(accepted).toBeLessThan(40);
-    expect(sink.dropped).toBe(40 - accepted);
-    release!();
+    for (let i = 0; i < 40; i++) if (sink.write(kb)) accepted++;
+    expect(accepted).toBe(10);
+    expect(sink.dropped).toBe(30);
+    ready = true;
     await flushed(sink);
-    expect(readFileSync(path).length).toBe(accepted * mb.length);
+    expect(readFileSync(path).length).toBe(accepted * kb.length);
     sink.close();
   });
 
+  it('to a pipe: every line in order, also while the reader lags, and no line is written twice', async () => {
+    // 20,000 lines of 100 bytes over 200 turns: far more than a pipe holds while nobody reads it.
+    const code = `const s = new LogSink(1); let i = 0;
+      const turn = () => { for (let k = 0; k < 100; k++, i++) s.write('line ' + String(i).padStart(93, '.') + '\\n'); if (i < 20000) setImmediate(turn); else s.flush(() => process.stderr.write('flushed')); };
+      process.stderr.write(s.mode); turn();`;
+    const r = await child(code, 300);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe('streamflushed');
+    const lines = r.stdout.split('\n').filter(Boolean);
+    expect(lines).toEqual(Array.from({ length: 20000 }, (_, i) => `line ${String(i).padStart(93, '.')}`));
+  });
+
+  it('to a pipe whose reader lags: drops beyond its bound instead of growing, and keeps the rest in order', async () => {
+    const code = `const s = new LogSink(1, 'stream', 256 * 1024); const kb = 'x'.repeat(1023) + '\\n'; let ok = 0;
+      for (let i = 0; i < 2000; i++) if (s.write(i + ':' + kb)) ok++;
+      s.flush(() => process.stderr.write(JSON.stringify({ ok, dropped: s.dropped })));`;
+    const r = await child(code, 300);
+    const { ok, dropped } = JSON.parse(r.stderr) as { ok: number; dropped: number };
+    expect(ok + dropped).toBe(2000);
+    expect(dropped).toBeGreaterThan(0);
+    const lines = r.stdout.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(ok);
+    expect(lines.map((l) => Number(l.split(':')[0]))).toEqual(Array.from({ length: ok }, (_, i) => i));
+  });
+
+  it('to a pipe whose reader is gone (EPIPE): stops quietly, the process carries on', async () => {
+    const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `import { LogSink } from ${JSON.stringify(SRC)};
+      const s = new LogSink(1); let i = 0;
+      const t = setInterval(() => { s.write('line ' + i++ + '\\n'); if (s.dropped > 0) { clearInterval(t); process.stderr.write('stopped after ' + i); } }, 2);`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    p.stderr.on('data', (c: Buffer) => (err += c));
+    p.stdout.once('data', () => p.stdout.destroy());
+    const status = await new Promise((resolve) => p.on('close', resolve));
+    expect(status).toBe(0);
+    expect(err).toMatch(/^stopped after \d+$/);
+  });
+
   it('writes what is still queued when the process exits', () => {
-    const src = fileURLToPath(new URL('../../src/runtime/log-sink.ts', import.meta.url));
-    // 2000 lines, then exit at once: all but the first are still queued behind the first asynchronous write.
-    const code = `import { LogSink } from ${JSON.stringify(src)}; const s = new LogSink(1); for (let i = 0; i < 2000; i++) s.write('line ' + i + '\\n'); process.exit(0);`;
+    // 2000 lines, then exit at once: none was written yet (the first write waits for the end of the turn).
+    const code = `import { LogSink } from ${JSON.stringify(SRC)}; const s = new LogSink(1); for (let i = 0; i < 2000; i++) s.write('line ' + i + '\\n'); process.exit(0);`;
     const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { encoding: 'utf8' });
     expect(r.status).toBe(0);
-    const lines = r.stdout.split('\n').filter(Boolean);
-    expect(new Set(lines).size).toBe(2000);
-    // The first line was already handed to the thread pool when the process exited: it may land before or after
-    // the synchronous flush (as with pino's own destination). Everything queued behind it is flushed in order.
-    const queued = lines.filter((l) => l !== 'line 0');
-    expect(queued).toEqual(Array.from({ length: 1999 }, (_, i) => `line ${i + 1}`));
+    expect(r.stdout.split('\n').filter(Boolean)).toEqual(Array.from({ length: 2000 }, (_, i) => `line ${i}`));
   });
 });
