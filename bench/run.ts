@@ -2,7 +2,7 @@
 // autocannon drives load directly at the simulator, through the proxy and through the gateway.
 // Prints req/s, p50/p99, gateway/direct and gateway/proxy ratios, added p50, gateway CPU µs per request and peak RSS,
 // the median gateway/proxy ratio of paired back-to-back rounds for non-streaming chat, and the median of the
-// gateway − proxy added latency at one connection over rounds of requests interleaved across the three targets.
+// gateway − proxy added latency at one connection over rounds of the three targets back to back.
 import autocannon from 'autocannon';
 import { Pool } from 'undici';
 import { DEFAULT_SIM_KEYS } from '../simulator/index.ts';
@@ -13,7 +13,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 /** Paired proxy/gateway rounds for non-streaming chat at 64 connections (BENCH_ROUNDS, default 3, 4 s each). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ROUND_SECONDS = 4;
-/** Seconds per target in each latency round at one connection (a round lasts this × 3; as many rounds as BENCH_ROUNDS, at least one). */
+/** Seconds per target in each latency round at one connection (as many rounds as BENCH_ROUNDS, at least one). */
 const LATENCY_ROUND_SECONDS = 2;
 /**
  * Warm-up per target before anything is measured (BENCH_WARMUP seconds, default 6, at 64 connections). Throughput
@@ -71,52 +71,38 @@ async function load(t: Target, scenario: string, path: string, body: string, con
 }
 
 /**
- * Sequential requests on one keep-alive connection per target, timed with hrtime (autocannon reports whole ms, too
- * coarse for sub-millisecond added latency), the targets taking turns request by request (the first of each turn
- * rotating): every target is timed across the same moments of the host, so a slow phase of a shared machine lands on
- * all of them alike instead of on whichever ran then. `firstChunk` times the first body chunk (streams).
+ * Sequential requests on one keep-alive connection, timed with hrtime (autocannon reports whole ms,
+ * too coarse for sub-millisecond added latency). `firstChunk` times the first body chunk (streams).
  */
-async function interleaved(ts: Target[], scenario: string, path: (t: Target) => string, body: (t: Target) => string, opts: { firstChunk: boolean; seconds: number }): Promise<Map<string, Row>> {
-  const lanes = ts.map((t) => ({
-    t,
-    pool: new Pool(`http://127.0.0.1:${t.port}`, { connections: 1, pipelining: 1 }),
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${t.auth}` },
-    path: path(t),
-    body: body(t),
-    times: [] as number[],
-    errors: 0,
-  }));
-  const before = await Promise.all(ts.map((t) => (t.proc ? ask<Stats>(t.proc, 'stats') : null)));
-  const end = Date.now() + opts.seconds * 1000 * ts.length;
-  for (let turn = 0; Date.now() < end; turn++) {
-    for (let k = 0; k < lanes.length; k++) {
-      const l = lanes[(turn + k) % lanes.length]!;
-      const t0 = process.hrtime.bigint();
-      const res = await l.pool.request({ method: 'POST', path: l.path, headers: l.headers, body: l.body });
-      if (res.statusCode !== 200) l.errors++;
-      let first = true;
-      for await (const _c of res.body) {
-        if (first && opts.firstChunk) l.times.push(Number(process.hrtime.bigint() - t0) / 1e6);
-        first = false;
-      }
-      if (!opts.firstChunk) l.times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+async function sequential(t: Target, scenario: string, path: string, body: string, opts: { firstChunk: boolean; seconds: number }): Promise<Row> {
+  const pool = new Pool(`http://127.0.0.1:${t.port}`, { connections: 1, pipelining: 1 });
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${t.auth}` };
+  const times: number[] = [];
+  let errors = 0;
+  const before = t.proc ? await ask<Stats>(t.proc, 'stats') : null;
+  const end = Date.now() + opts.seconds * 1000;
+  const startAll = process.hrtime.bigint();
+  while (Date.now() < end) {
+    const t0 = process.hrtime.bigint();
+    const res = await pool.request({ method: 'POST', path, headers, body });
+    if (res.statusCode !== 200) errors++;
+    let first = true;
+    for await (const _c of res.body) {
+      if (first && opts.firstChunk) times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      first = false;
     }
+    if (!opts.firstChunk) times.push(Number(process.hrtime.bigint() - t0) / 1e6);
   }
-  const after = await Promise.all(ts.map((t) => (t.proc ? ask<Stats>(t.proc, 'stats') : null)));
-  const out = new Map<string, Row>();
-  for (const [i, l] of lanes.entries()) {
-    await l.pool.close();
-    const times = l.times.sort((a, b) => a - b);
-    const row: Row = { scenario, target: l.t.name, conns: 1, rps: Math.round(times.length / (opts.seconds * ts.length)), p50: times[Math.floor(times.length / 2)]!, p99: times[Math.floor(times.length * 0.99)]!, errors: l.errors };
-    const b = before[i];
-    const a = after[i];
-    if (b && a) {
-      row.cpuUsPerReq = Math.round((a.cpuUs - b.cpuUs) / times.length);
-      row.mainUsPerReq = Math.round((a.mainCpuUs - b.mainCpuUs) / times.length);
-    }
-    out.set(l.t.name, row);
+  const elapsed = Number(process.hrtime.bigint() - startAll) / 1e9;
+  const after = t.proc ? await ask<Stats>(t.proc, 'stats') : null;
+  await pool.close();
+  times.sort((a, b) => a - b);
+  const row: Row = { scenario, target: t.name, conns: 1, rps: Math.round(times.length / elapsed), p50: times[Math.floor(times.length / 2)]!, p99: times[Math.floor(times.length * 0.99)]!, errors };
+  if (before && after) {
+    row.cpuUsPerReq = Math.round((after.cpuUs - before.cpuUs) / times.length);
+    row.mainUsPerReq = Math.round((after.mainCpuUs - before.mainCpuUs) / times.length);
   }
-  return out;
+  return row;
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -199,16 +185,18 @@ async function main(): Promise<void> {
     const kText = k ? `, skeleton ${k.rps} req/s (cpu ${k.cpuUsPerReq} µs) → ${((k.rps / p.rps) * 100).toFixed(1)}%` : '';
     console.log(`chat c=64 paired round ${i + 1} (${proxyFirst ? 'proxy first' : 'gateway first'}): proxy ${p.rps} req/s (cpu ${p.cpuUsPerReq} µs), gateway ${g.rps} req/s (cpu ${g.cpuUsPerReq} µs) → ${((g.rps / p.rps) * 100).toFixed(1)}%${kText}`);
   }
-  // Latency at one connection, in rounds of requests interleaved across direct, proxy and gateway (see
-  // interleaved()): on a shared host a few seconds' run of one target can land in a slow phase and another's in a
-  // fast one (back-to-back runs moved the gateway's added p50 by ±0.05 ms). The figure to read is the median of the
+  // Latency at one connection, in rounds as well: on a shared host a few seconds' run of one target can land in
+  // a slow phase and another's in a fast one (single runs moved the gateway's added p50 by ±0.05 ms). Each round
+  // times direct, proxy and gateway back to back, the order alternating; the figure to read is the median of the
   // rounds' gateway − proxy differences.
   const latencyDiffs: Record<string, number[]> = {};
   for (const [scenario, stream] of [['chat', false], ['stream-first', true]] as const) {
     const perTarget = new Map<string, Row[]>();
     const diffs: number[] = [];
     for (let i = 0; i < Math.max(1, ROUNDS); i++) {
-      const got = await interleaved(targets, scenario, (t) => pathOf(t, '/chat/completions'), (t) => chatBody(t.model('chat'), stream), { firstChunk: stream, seconds: LATENCY_ROUND_SECONDS });
+      const order = i % 2 === 0 ? targets : [...targets].reverse();
+      const got = new Map<string, Row>();
+      for (const t of order) got.set(t.name, await sequential(t, scenario, pathOf(t, '/chat/completions'), chatBody(t.model('chat'), stream), { firstChunk: stream, seconds: LATENCY_ROUND_SECONDS }));
       for (const [name, r] of got) perTarget.set(name, [...(perTarget.get(name) ?? []), r]);
       const [d, p, g] = [got.get('direct')!, got.get('proxy')!, got.get('gateway')!];
       diffs.push(g.p50 - p.p50);
