@@ -160,17 +160,7 @@ export class TextLane {
     const chunks: Buffer[] = [];
     let size = 0;
     let over = false;
-    req.on('data', (c: Buffer) => {
-      if (over) return;
-      size += c.length;
-      if (size > route.limit) {
-        over = true;
-        this.tooLarge(req, ex);
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => {
+    const complete = () => {
       ex.bodyRead = true;
       if (over) return;
       const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
@@ -182,6 +172,22 @@ export class TextLane {
         return this.fail(ex, isGatewayError(e) ? e : new GatewayError('invalid_json', 'Request body is not valid JSON'));
       }
       this.dispatch(ex);
+    };
+    req.on('data', (c: Buffer) => {
+      if (over) return;
+      size += c.length;
+      if (size > route.limit) {
+        over = true;
+        this.tooLarge(req, ex);
+        return;
+      }
+      chunks.push(c);
+      // The declared length is all there is (node's parser frames the body by it): go on now rather than after the
+      // stream's 'end', which node emits a tick later.
+      if (size === declared) complete();
+    });
+    req.on('end', () => {
+      if (!ex.bodyRead) complete();
     });
   }
 
