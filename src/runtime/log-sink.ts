@@ -6,7 +6,7 @@
 //   into its page cache (or drops them) at once, so the write costs a system call and nothing else;
 // - a pipe or a socket (a container runtime's log pipe, journald): a libuv stream on the descriptor, which makes it
 //   non-blocking and writes at once while the reader keeps up; when the reader stalls, the lines wait in the queue
-//   (bounded) for the stream's 'drain' — the event loop never blocks on a slow reader.
+//   (bounded) until the stream has written the last turn's lines — the event loop never blocks on a slow reader.
 // Neither hands a write to libuv's thread pool: a thread-pool write per turn woke a pool thread, and then the event
 // loop for its completion, on every request of a lightly loaded gateway (docs/performance.md).
 //
@@ -155,18 +155,16 @@ export class LogSink {
       return;
     }
     this.pending = false;
-    const rest = this.rest;
+    // An unsent part goes first, alone; otherwise the queue, as a string (no intermediate Buffer).
+    const data: string | Buffer = this.rest ?? this.takeQueued();
     this.rest = null;
-    const text = rest === null ? this.takeQueued() : '';
     try {
-      // A string goes to the kernel without an intermediate Buffer; only an unsent part is kept as bytes.
-      const n = rest === null ? fs.writeSync(this.fd, text) : fs.writeSync(this.fd, rest);
-      const sent = rest ?? text;
-      if (n < (rest === null ? Buffer.byteLength(text, 'utf8') : rest.length)) return this.retry(bytes(sent).subarray(n));
+      const n = typeof data === 'string' ? fs.writeSync(this.fd, data) : fs.writeSync(this.fd, data);
+      if (n < (typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : data.length)) return this.retry(bytes(data).subarray(n));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') return this.stop(e as Error);
       // Not ready (a terminal or file set non-blocking by someone else): the same bytes again shortly.
-      return this.retry(rest ?? bytes(text));
+      return this.retry(bytes(data));
     }
     // Lines queued behind an unsent part go in the next turn.
     if (this.queue.length > 0) {
