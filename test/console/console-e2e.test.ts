@@ -24,6 +24,9 @@ const errors = browser.errors;
 
 const heading = () => page.locator('main h1').first();
 
+/** Polls that wait on data the page fetched: the overview's request-log reads can take more than a poll's default second on a loaded CI host (seen on PostgreSQL). */
+const SLOW = { timeout: 10_000 };
+
 describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
   let tokenId = '';
   let secret = '';
@@ -143,13 +146,13 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     }
     await page.goto(`${t.h.url}/console#/overview`);
     await page.getByRole('button', { name: 'Last hour' }).click();
-    await expect.poll(() => page.locator('.chart canvas').count()).toBe(2);
+    await expect.poll(() => page.locator('.chart canvas').count(), SLOW).toBe(2);
     // The hour's figures, not the default day's still on screen: one-minute buckets.
-    await expect.poll(() => page.locator('.chart[aria-label^="Requests and errors per 1 minutes, last hour"]').count()).toBe(1);
-    await expect.poll(() => page.locator('table', { hasText: 'Top tokens' }).textContent()).toContain('web-app');
+    await expect.poll(() => page.locator('.chart[aria-label^="Requests and errors per 1 minutes, last hour"]').count(), SLOW).toBe(1);
+    await expect.poll(() => page.locator('table', { hasText: 'Top tokens' }).textContent(), SLOW).toContain('web-app');
     // Upstream health beside it: the channel that served the calls, its breaker and recent traffic; open tasks.
     const channels = page.locator('table', { hasText: 'Channels, last 5 minutes' });
-    await expect.poll(() => channels.locator('tr', { hasText: 'sim-dashscope' }).textContent()).toMatch(/closed/);
+    await expect.poll(() => channels.locator('tr', { hasText: 'sim-dashscope' }).textContent(), SLOW).toMatch(/closed/);
     await expect.poll(() => page.locator('table', { hasText: 'Open tasks' }).textContent()).toContain('in_progress');
     const requests = Number((await page.locator('.stat', { hasText: 'Requests' }).locator('strong').textContent())!.replace(/,/g, ''));
     expect(requests).toBeGreaterThanOrEqual(13);
