@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 import { clip } from '../clip.ts';
 import { GroupCommit, type WriteBacklog } from '../group-commit.ts';
-import { parseJson } from '../json.ts';
+import { jsonText, parseJson } from '../json.ts';
 import type { LogTuple, SqliteBatchWriter } from '../sqlite-batch-writer.ts';
 import { newestFirst, whereList, type Keyset, type TimeFilter } from '../keyset.ts';
 import type { UpstreamAttempt } from '../../core/call.ts';
@@ -107,18 +107,17 @@ function columns(r: RequestLogRow) {
     method: clip(r.method, 10),
     status: r.status,
     latency_ms: r.latencyMs,
-    usage: usageText(r.usage),
+    usage: jsonText(r.usage),
     amount: r.amount,
     upstream_request_id: clip(r.upstreamRequestId, 200),
     error_code: clip(r.errorCode, 100),
     created_at: r.createdAt,
     channel_id: r.channelId ?? null,
-    attempts: usageText(attemptsOf(r)),
+    attempts: jsonText(attemptsOf(r)),
     ttfb_ms: r.ttfbMs ?? null,
   };
 }
 
-const usageText = (u: unknown): string | null => (u === undefined || u === null ? null : JSON.stringify(u));
 
 /** A status filter: one HTTP status, or a class (4 for 4xx). */
 export type StatusFilter = { exact: number } | { hundreds: number };
