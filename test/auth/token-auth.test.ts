@@ -137,6 +137,12 @@ describe('TokenAuth unit', () => {
     expect(credentialFrom({ authorization: 'BEARER abc def' })).toBe('abc def');
     expect(credentialFrom({ authorization: 'Bearerabc' })).toBeUndefined(); // no space after the scheme
     expect(credentialFrom({ authorization: 'Bearer\u00a0\u00a0' })).toBeUndefined();
+    // Whitespace other than a space at either end of the token is trimmed too.
+    expect(credentialFrom({ authorization: 'Bearer abc' })).toBe('abc');
+    expect(credentialFrom({ authorization: 'Bearer abc\u00a0' })).toBe('abc');
+    expect(credentialFrom({ authorization: 'Bearer \u00a0abc' })).toBe('abc');
+    expect(credentialFrom({ authorization: 'Bearer abc\t' })).toBe('abc');
+    expect(credentialFrom({ authorization: 'Bearer a' })).toBe('a');
     expect(credentialFrom({ authorization: 'Basic dXNlcg==', 'x-api-key': 'k2' })).toBe('k2'); // another scheme: x-api-key
     expect(credentialFrom({ authorization: ['Bearer first', 'Bearer second'] })).toBe('first');
   });

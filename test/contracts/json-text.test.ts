@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jsonText, parseJson } from '../../src/store/json.ts';
+import { jsonText } from '../../src/contracts/json-text.ts';
+import { parseJson } from '../../src/store/json.ts';
 
 // jsonText writes the small values stored with every request itself; whatever it is given, its text must be
 // JSON.stringify's, byte for byte.
