@@ -55,8 +55,12 @@ export function jsonText(v: unknown): string | null {
   return (Array.isArray(v) ? flatList(v) : flatObject(v)) ?? JSON.stringify(v);
 }
 
+// JSON.stringify calls a toJSON method wherever it finds one, own (enumerable or not) or inherited: such a value is
+// left to it.
+const hasToJson = (v: object): boolean => (v as { toJSON?: unknown }).toJSON !== undefined;
 
 function flatList(list: unknown[]): string | undefined {
+  if (hasToJson(list)) return undefined;
   let s = '[';
   for (let i = 0; i < list.length; i++) {
     // A hole or an undefined element is `null` in JSON.stringify's text: left to it, as is every non-object.
@@ -68,8 +72,8 @@ function flatList(list: unknown[]): string | undefined {
 }
 
 function flatObject(v: unknown): string | undefined {
-  // Only plain objects: a class instance or a Date may have toJSON, and a proxy or a getter is not ours to walk.
-  if (typeof v !== 'object' || v === null || Object.getPrototypeOf(v) !== Object.prototype) return undefined;
+  // Only plain objects (not a class instance, a Date, a Map…), and none with a toJSON method.
+  if (typeof v !== 'object' || v === null || Object.getPrototypeOf(v) !== Object.prototype || hasToJson(v)) return undefined;
   const o = v as Record<string, unknown>;
   let s = '{';
   // for…in on a plain object walks its own enumerable string keys in JSON.stringify's order (Object.prototype has

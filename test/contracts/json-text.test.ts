@@ -48,6 +48,9 @@ describe('jsonText', () => {
     same({ when: new Date(0) });
     same(new Date(0));
     same(new Priced(5));
+    same(Object.defineProperty({ a: 1 }, 'toJSON', { value: () => 'hidden toJSON', enumerable: false }));
+    same({ a: 1, toJSON: () => ({ b: 2 }) });
+    same(Object.assign([{ a: 1 }], { toJSON: () => 'list toJSON' }));
     same({ p: new Priced(5) });
     same(Object.assign(Object.create(null) as object, { a: 1 }));
     same('a string');
