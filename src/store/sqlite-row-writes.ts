@@ -14,7 +14,7 @@ const frozenJson = new WeakMap<object, string>();
 function jsonOnce(v: unknown): string | null {
   if (typeof v !== 'object' || v === null || !Object.isFrozen(v)) return jsonText(v);
   let s = frozenJson.get(v);
-  if (s === undefined) frozenJson.set(v, (s = JSON.stringify(v)));
+  if (s === undefined) frozenJson.set(v, (s = jsonText(v) ?? 'null'));
   return s;
 }
 

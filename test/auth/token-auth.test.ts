@@ -137,7 +137,7 @@ describe('TokenAuth unit', () => {
     expect(credentialFrom({ authorization: 'BEARER abc def' })).toBe('abc def');
     expect(credentialFrom({ authorization: 'Bearerabc' })).toBeUndefined(); // no space after the scheme
     expect(credentialFrom({ authorization: 'Bearer\u00a0\u00a0' })).toBeUndefined();
-    // Whitespace other than a space at either end of the token is trimmed too.
+    // The usual form, and whitespace other than a space at either end of the token, trimmed as well.
     expect(credentialFrom({ authorization: 'Bearer abc' })).toBe('abc');
     expect(credentialFrom({ authorization: 'Bearer abc\u00a0' })).toBe('abc');
     expect(credentialFrom({ authorization: 'Bearer \u00a0abc' })).toBe('abc');

@@ -119,7 +119,6 @@ function columns(r: RequestLogRow) {
   };
 }
 
-
 /** A status filter: one HTTP status, or a class (4 for 4xx). */
 export type StatusFilter = { exact: number } | { hundreds: number };
 
