@@ -43,6 +43,18 @@ export function nestsDeeperThan(text: string, max: number): boolean {
 // characters and lone surrogates; other characters are left to it).
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
+// The keys met so far that PLAIN accepts: a stored value's keys are the same few names on every request, and a set
+// lookup costs less than the regular expression. Bounded: past the limit, keys are tested each time.
+const PLAIN_KEYS = new Set<string>();
+const MAX_PLAIN_KEYS = 256;
+
+function plainKey(k: string): boolean {
+  if (PLAIN_KEYS.has(k)) return true;
+  if (!PLAIN.test(k)) return false;
+  if (PLAIN_KEYS.size < MAX_PLAIN_KEYS) PLAIN_KEYS.add(k);
+  return true;
+}
+
 /**
  * The JSON text of a value stored in a text column (null for none): exactly what JSON.stringify writes. Every request
  * stores a few small flat values — a charge's quantities, the usage, the upstream attempts — and a JSON.stringify
@@ -79,7 +91,7 @@ function flatObject(v: unknown): string | undefined {
   // for…in on a plain object walks its own enumerable string keys in JSON.stringify's order (Object.prototype has
   // none: a key it would add is not an own key, and is refused).
   for (const k in o) {
-    if (!Object.hasOwn(o, k) || !PLAIN.test(k)) return undefined;
+    if (!Object.hasOwn(o, k) || !plainKey(k)) return undefined;
     const x = o[k];
     let t: string;
     if (typeof x === 'number') {

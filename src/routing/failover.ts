@@ -95,43 +95,85 @@ const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  * Run `attempt` against channels in order until one succeeds. `attempt` must throw GatewayErrors and
  * must not have written anything to the client when it throws. `sink` records each attempt and logs each failover.
  */
-export async function withFailover<T>(
+export function withFailover<T>(
   channels: readonly Channel[],
   breakers: CircuitBreakers,
   attempt: (channel: Channel) => Promise<T>,
   opts: FailoverOptions,
   sink?: AttemptSink,
 ): Promise<T> {
-  if (channels.length === 0) throw new GatewayError('no_channel', 'No upstream channel is available for this model');
-  const ordered = orderChannels(channels, breakers);
-  const max = Math.max(1, opts.maxAttempts ?? Math.min(3, ordered.length + 1));
-  const sleep = opts.sleep ?? pause;
-  let last: unknown;
-  for (let i = 0; i < max; i++) {
-    const ch = ordered[i % ordered.length]!;
-    if (i > 0) await sleep((opts.backoffMs ?? 50) * 2 ** (i - 1) * (0.5 + Math.random() / 2));
-    if (!breakers.allow(ch.id) && ordered.length > 1) continue;
-    const started = performance.now();
-    try {
-      const r = await attempt(ch);
-      breakers.success(ch.id);
-      opts.onAttempt?.(ch, performance.now() - started, null);
-      if (sink) {
-        recordAttempt(sink, { channel_id: ch.id, outcome: 'ok', error_code: null, latency_ms: elapsed(started) });
-        sink.state.channelId = ch.id;
-      }
-      return r;
-    } catch (e) {
-      last = e;
-      opts.onAttempt?.(ch, performance.now() - started, e);
-      recordAttempt(sink, { channel_id: ch.id, outcome: 'error', error_code: errorCodeOf(e), latency_ms: elapsed(started) });
-      // Until an attempt succeeds, the request is the last tried channel's (its failure is the client's answer).
-      if (sink && !(isGatewayError(e) && e.callerAborted)) sink.state.channelId = ch.id;
-      if (!afterFailure(e, ch, breakers, opts, i + 1 < ordered.length)) throw e;
-      if (i + 1 < max) sink?.log.warn({ channel_id: ch.id, model: opts.model ?? null, error_code: errorCodeOf(e), attempt: i + 1 }, 'upstream attempt failed; failing over');
-    }
+  if (channels.length === 0) return Promise.reject(new GatewayError('no_channel', 'No upstream channel is available for this model'));
+  try {
+    const ordered = orderChannels(channels, breakers);
+    const max = Math.max(1, opts.maxAttempts ?? Math.min(3, ordered.length + 1));
+    return new FailoverRun(ordered, max, breakers, attempt, opts, sink).from(0);
+  } catch (e) {
+    return Promise.reject(e);
   }
-  throw last;
+}
+
+/**
+ * One call's attempts, chained as promise steps rather than an async loop: a call whose first attempt succeeds —
+ * nearly every call — takes one `then` on the attempt's promise, not an async function's frame and its await.
+ */
+class FailoverRun<T> {
+  private last: unknown = undefined;
+
+  constructor(
+    private readonly ordered: readonly Channel[],
+    private readonly max: number,
+    private readonly breakers: CircuitBreakers,
+    private readonly attempt: (channel: Channel) => Promise<T>,
+    private readonly opts: FailoverOptions,
+    private readonly sink: AttemptSink | undefined,
+  ) {}
+
+  /** Attempt `i` (0-based); after the first, a back-off doubled each time, with jitter. Past the last: the last error. */
+  from(i: number): Promise<T> {
+    if (i >= this.max) return Promise.reject(this.last);
+    if (i === 0) return this.at(0);
+    const sleep = this.opts.sleep ?? pause;
+    return sleep((this.opts.backoffMs ?? 50) * 2 ** (i - 1) * (0.5 + Math.random() / 2)).then(() => this.at(i));
+  }
+
+  private at(i: number): Promise<T> {
+    const ch = this.ordered[i % this.ordered.length]!;
+    if (!this.breakers.allow(ch.id) && this.ordered.length > 1) return this.from(i + 1);
+    const started = performance.now();
+    let p: Promise<T>;
+    try {
+      p = this.attempt(ch);
+    } catch (e) {
+      p = Promise.reject(e);
+    }
+    return p.then(
+      (r) => this.succeeded(ch, started, r),
+      (e: unknown) => this.failed(ch, started, e, i),
+    );
+  }
+
+  private succeeded(ch: Channel, started: number, r: T): T {
+    this.breakers.success(ch.id);
+    this.opts.onAttempt?.(ch, performance.now() - started, null);
+    const sink = this.sink;
+    if (sink) {
+      recordAttempt(sink, { channel_id: ch.id, outcome: 'ok', error_code: null, latency_ms: elapsed(started) });
+      sink.state.channelId = ch.id;
+    }
+    return r;
+  }
+
+  private failed(ch: Channel, started: number, e: unknown, i: number): Promise<T> {
+    this.last = e;
+    const { opts, sink } = this;
+    opts.onAttempt?.(ch, performance.now() - started, e);
+    recordAttempt(sink, { channel_id: ch.id, outcome: 'error', error_code: errorCodeOf(e), latency_ms: elapsed(started) });
+    // Until an attempt succeeds, the request is the last tried channel's (its failure is the client's answer).
+    if (sink && !(isGatewayError(e) && e.callerAborted)) sink.state.channelId = ch.id;
+    if (!afterFailure(e, ch, this.breakers, opts, i + 1 < this.ordered.length)) return Promise.reject(e);
+    if (i + 1 < this.max) sink?.log.warn({ channel_id: ch.id, model: opts.model ?? null, error_code: errorCodeOf(e), attempt: i + 1 }, 'upstream attempt failed; failing over');
+    return this.from(i + 1);
+  }
 }
 
 /** A failed attempt on `ch`: counts it against the channel, and says whether another attempt may follow. */

@@ -59,6 +59,14 @@ describe('jsonText', () => {
     same([1, 'two', null]);
   });
 
+  it('escapes a key that needs it however many plain keys it has met before (the known-key set is bounded)', () => {
+    for (let i = 0; i < 600; i++) same({ [`key_${i}`]: i });
+    same({ 'needs "escaping"': 1, key_1: 2 });
+    same({ 'tab\there': 1 });
+    same({ 'é': 1 });
+    for (let i = 0; i < 3; i++) same({ 'needs "escaping"': i });
+  });
+
   it('skips symbol keys and inherited or non-enumerable members, as JSON.stringify does', () => {
     const o: Record<string | symbol, unknown> = { a: 1 };
     o[Symbol('s')] = 2;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
 import type { Channel } from '../../src/routing/channel-registry.ts';
 import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
-import { isRetryable, orderChannels, withFailover } from '../../src/routing/failover.ts';
+import { isRetryable, orderChannels, withFailover, type AttemptSink } from '../../src/routing/failover.ts';
 
 const ch = (id: string, priority = 0, weight = 1): Channel => ({ id, name: id, kind: 'dashscope', baseUrl: 'http://x', keys: {}, models: null, priority, weight });
 const noSleep = async () => undefined;
@@ -80,6 +80,43 @@ describe('failover', () => {
       }, { policy: 'safe', sleep: noSleep }),
     ).rejects.toMatchObject({ code: 'upstream_invalid_request' });
     expect(calls).toBe(1);
+  });
+
+  it('an attempt that throws before returning its promise is a failed attempt like any other: recorded, backed off, failed over', async () => {
+    const sink: AttemptSink = { state: { channelId: null, attempts: null }, log: { warn: () => undefined } };
+    const pauses: number[] = [];
+    const r = await withFailover(
+      [ch('a', 2), ch('b', 1)],
+      new CircuitBreakers(),
+      (c) => {
+        if (c.id === 'a') throw new GatewayError('upstream_unavailable', 'down');
+        return Promise.resolve(c.id);
+      },
+      { policy: 'safe', backoffMs: 40, sleep: async (ms) => void pauses.push(ms) },
+      sink,
+    );
+    expect(r).toBe('b');
+    expect(pauses).toHaveLength(1);
+    expect(pauses[0]).toBeGreaterThanOrEqual(20);
+    expect(pauses[0]).toBeLessThanOrEqual(40);
+    expect(sink.state.attempts?.map((a) => [a.channel_id, a.outcome, a.error_code])).toEqual([
+      ['a', 'error', 'upstream_unavailable'],
+      ['b', 'ok', null],
+    ]);
+    expect(sink.state.channelId).toBe('b');
+  });
+
+  it('skips a channel whose circuit is open, and ends with the last error when every attempt failed', async () => {
+    const breakers = new CircuitBreakers({ threshold: 1, cooldownMs: 60_000 });
+    breakers.failure('b', 'upstream_error');
+    const seen: string[] = [];
+    await expect(
+      withFailover([ch('a', 3), ch('b', 2), ch('c', 1)], breakers, async (c) => {
+        seen.push(c.id);
+        throw new GatewayError('upstream_error', `failed on ${c.id}`);
+      }, { policy: 'safe', maxAttempts: 3, sleep: noSleep }),
+    ).rejects.toMatchObject({ code: 'upstream_error', message: 'failed on c' });
+    expect(seen).toEqual(['a', 'c']);
   });
 
   it('no channel → no_channel', async () => {
