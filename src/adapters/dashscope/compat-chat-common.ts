@@ -1,5 +1,6 @@
 // One POST to a DashScope endpoint: auth header, body, error answer → GatewayError (sanitised by the renderer).
 import { isObject } from '../../contracts/fields.ts';
+import { stringEnd } from '../../contracts/json-text.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { num } from '../json-scan.ts';
 import { networkError, type UpstreamClient, type UpstreamResponse, type UpstreamTextResponse } from '../http-client.ts';
@@ -121,13 +122,24 @@ export function streamBroke(e: unknown): GatewayError {
   return ge;
 }
 
-/** First `"<key>":"value"` string in a JSON text (ids), without parsing. */
+/**
+ * The first `"<key>":"value"` string in a JSON text (ids), without parsing the whole text. Only the value is parsed
+ * (its escapes decoded): that makes a string of its own. A substring (`slice`) would share the answer's text, and
+ * an id outlives the answer — on the request's ledger and request-log rows until they are written, however long
+ * the store keeps them queued — so it would keep a whole answer (an embeddings answer: tens of kilobytes) in memory.
+ */
 export function firstString(text: string, key: string): string | null {
   const needle = `"${key}":"`;
   const i = text.indexOf(needle);
   if (i < 0) return null;
-  const end = text.indexOf('"', i + needle.length);
-  return end < 0 ? null : text.slice(i + needle.length, end);
+  const open = i + needle.length - 1;
+  const end = stringEnd(text, open);
+  if (end < 0) return null;
+  try {
+    return JSON.parse(text.slice(open, end + 1)) as string;
+  } catch {
+    return null;
+  }
 }
 
 /** An error event inside an upstream stream (compatible `{"error":…}` or native `{code,message}`). */
