@@ -67,6 +67,17 @@ export function jsonText(v: unknown): string | null {
   return (Array.isArray(v) ? flatList(v) : flatObject(v)) ?? JSON.stringify(v);
 }
 
+// A frozen value (a price tier's unit prices: metering/prices.ts) cannot change, so its JSON is built once.
+const frozenJson = new WeakMap<object, string>();
+
+/** jsonText, kept per frozen object: the same text, built once for a value every charge of a price tier shares. */
+export function jsonTextOnce(v: unknown): string | null {
+  if (typeof v !== 'object' || v === null || !Object.isFrozen(v)) return jsonText(v);
+  let s = frozenJson.get(v);
+  if (s === undefined) frozenJson.set(v, (s = jsonText(v) ?? 'null'));
+  return s;
+}
+
 // JSON.stringify calls a toJSON method wherever it finds one, own (enumerable or not) or inherited: such a value is
 // left to it.
 const hasToJson = (v: object): boolean => (v as { toJSON?: unknown }).toJSON !== undefined;

@@ -1,7 +1,7 @@
 // One ledger row as the meter builds it, and as the two write paths take it: Kysely values and the SQLite
 // batch writer's tuple (the same columns, compared by test/store/write-paths.test.ts).
 import { clip } from '../store/clip.ts';
-import { jsonText } from '../contracts/json-text.ts';
+import { jsonText, jsonTextOnce } from '../contracts/json-text.ts';
 import type { LedgerTuple } from '../store/sqlite-batch-writer.ts';
 import type { Charge } from './types.ts';
 
@@ -28,7 +28,7 @@ export function ledgerValues(r: LedgerRow) {
     model: r.model,
     kind: r.kind,
     quantities: jsonText(r.charge.quantities) ?? 'null',
-    unit_prices: jsonText(r.charge.unitPrices) ?? 'null',
+    unit_prices: jsonTextOnce(r.charge.unitPrices) ?? 'null',
     amount: r.charge.amount,
     request_id: r.requestId,
     task_id: r.taskId,

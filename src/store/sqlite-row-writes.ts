@@ -2,21 +2,12 @@
 // transaction per batch. Shared by the in-thread writer and the writer thread (sqlite-writer-thread.ts); the
 // SQL mirrors the dialect-neutral Kysely writes in src/metering/meter.ts and src/store/repos/request-log.ts.
 import type BetterSqlite3 from 'better-sqlite3';
-import { jsonText } from '../contracts/json-text.ts';
+import { jsonText, jsonTextOnce } from '../contracts/json-text.ts';
 
 /** One ledger charge, in column order. */
 export type LedgerTuple = [key: string, tokenId: string, model: string, kind: string, quantities: unknown, unitPrices: unknown, amount: number, requestId: string | null, taskId: string | null, upstreamRequestId: string | null, createdAt: number];
 /** One request-log row, in column order. */
 export type LogTuple = [requestId: string, tokenId: string | null, model: string | null, endpoint: string, method: string, status: number, latencyMs: number, usage: unknown, amount: number, upstreamRequestId: string | null, errorCode: string | null, createdAt: number, channelId: string | null, attempts: unknown, ttfbMs: number | null];
-
-// A frozen flat value (a price tier's unit prices: metering/prices.ts) cannot change, so its JSON is built once.
-const frozenJson = new WeakMap<object, string>();
-function jsonOnce(v: unknown): string | null {
-  if (typeof v !== 'object' || v === null || !Object.isFrozen(v)) return jsonText(v);
-  let s = frozenJson.get(v);
-  if (s === undefined) frozenJson.set(v, (s = jsonText(v) ?? 'null'));
-  return s;
-}
 
 export interface RowWrites {
   both: (ledger: LedgerTuple[], log: LogTuple[]) => void;
@@ -41,7 +32,7 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
     const perToken = new Map<string, number>();
     for (const r of rows) {
       // Only a row that was really inserted (not a duplicate key) moves `spent`, in the same transaction.
-      const inserted = ins.run(r[0], r[1], r[2], r[3], jsonText(r[4]), jsonOnce(r[5]), r[6], r[7], r[8], r[9], r[10]).changes > 0;
+      const inserted = ins.run(r[0], r[1], r[2], r[3], jsonText(r[4]), jsonTextOnce(r[5]), r[6], r[7], r[8], r[9], r[10]).changes > 0;
       if (inserted) perToken.set(r[1], (perToken.get(r[1]) ?? 0) + r[6]);
     }
     for (const [tokenId, amount] of perToken) if (amount > 0) spend.run(amount, tokenId);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonText } from '../../src/contracts/json-text.ts';
+import { jsonText, jsonTextOnce } from '../../src/contracts/json-text.ts';
 import { parseJson } from '../../src/store/json.ts';
 
 // jsonText writes the small values stored with every request itself; whatever it is given, its text must be
@@ -87,5 +87,18 @@ describe('jsonText', () => {
   it('reads back what it wrote', () => {
     const usage = { input_tokens: 20, output_tokens: 40, tier_max_input_tokens: null };
     expect(parseJson(jsonText(usage))).toEqual(usage);
+  });
+});
+
+describe('jsonTextOnce', () => {
+  it('writes what jsonText writes, for a frozen value (kept) and for one that may still change (not kept)', () => {
+    const prices = Object.freeze({ input_per_1k: 2, output_per_1k: 8, tier: 'standard' });
+    expect(jsonTextOnce(prices)).toBe(JSON.stringify(prices));
+    expect(jsonTextOnce(prices)).toBe(JSON.stringify(prices));
+    const open: Record<string, number> = { input_per_1k: 2 };
+    expect(jsonTextOnce(open)).toBe('{"input_per_1k":2}');
+    open.input_per_1k = 3;
+    expect(jsonTextOnce(open)).toBe('{"input_per_1k":3}');
+    expect(jsonTextOnce(null)).toBeNull();
   });
 });
