@@ -10,6 +10,7 @@ import * as m008 from './migrations/008-task-due-index.ts';
 import * as m009 from './migrations/009-console-sessions.ts';
 import * as m010 from './migrations/010-price-history.ts';
 import * as m011 from './migrations/011-task-events.ts';
+import * as m012 from './migrations/012-ledger-rowid.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '009-console-sessions': m009,
   '010-price-history': m010,
   '011-task-events': m011,
+  '012-ledger-rowid': m012,
 };
 
 class StaticProvider implements MigrationProvider {
