@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { newRequestId } from '../../src/http/request-id.ts';
 
 describe('newRequestId', () => {
@@ -22,5 +22,18 @@ describe('newRequestId', () => {
   it('spreads the random part over every hex digit', () => {
     const digits = new Set(Array.from({ length: 600 }, () => newRequestId().slice(16)).join(''));
     expect(digits.size).toBe(16);
+  });
+
+  it('writes the time as its 12 hex digits whatever digits are zero', () => {
+    const times = [0x019ac0000abc, 0x019ac0ffffff, 0x019ac1000000, 0x0000000000ff, 0xffffffffffff, 1795721379129];
+    const spy = vi.spyOn(Date, 'now');
+    try {
+      for (const t of times) {
+        spy.mockReturnValue(t);
+        expect(newRequestId().slice(4, 16)).toBe(t.toString(16).padStart(12, '0'));
+      }
+    } finally {
+      spy.mockRestore();
+    }
   });
 });
