@@ -22,6 +22,8 @@ import { chatBody, embedBody, start } from './procs.ts';
 
 const REQUESTS = Number(process.env.BENCH_IR_REQUESTS ?? 3000);
 const WARMUP = Number(process.env.BENCH_IR_WARMUP ?? 8000);
+/** More node flags for the targets, space-separated: `--perf-basic-prof` writes the map that names V8's JIT code in the dumps. */
+const EXTRA_NODE_FLAGS = process.env.BENCH_IR_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 
 type Kind = 'chat' | 'stream' | 'embeddings';
 const KINDS: readonly Kind[] = ['chat', 'stream', 'embeddings'];
@@ -87,7 +89,7 @@ async function measure(t: IrTarget, kind: Kind, simPort: number, dir: string): P
   const out = join(dir, `${t.name}-${kind}.out`);
   const { path, body } = request(t, kind);
   const args = ['-q', '--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${out}`];
-  const p = await start(t.file, { ...t.env, BENCH_TARGET_PORT: String(simPort) }, [...NODE_HEAP_FLAGS], { execPath: 'valgrind', args });
+  const p = await start(t.file, { ...t.env, BENCH_TARGET_PORT: String(simPort) }, [...NODE_HEAP_FLAGS, ...EXTRA_NODE_FLAGS], { execPath: 'valgrind', args });
   try {
     const run = (amount: number) =>
       autocannon({
