@@ -5,6 +5,7 @@
 // logger's streamWrite hook does, on each value that is not plain ASCII of our own making), and a logger whose stream needs pino's
 // metadata (multistream, transports) or has info disabled gets the ordinary call.
 import pino, { type Logger } from 'pino';
+import { hundredthsText, integerText } from '../contracts/number-text.ts';
 import { redactionVersion, redactSecrets } from '../errors/redact.ts';
 
 export interface AccessLine {
@@ -55,28 +56,6 @@ function repeated(v: string): string {
     known.set(v, q);
   }
   return q;
-}
-
-// Numbers as JSON text, the same text String() gives. V8 writes a small integer from a cache, but an epoch-ms time
-// (past 2^30) or a fraction goes through its generic double printing, a runtime call of about 1,000 instructions.
-const SMALL = 0x3fffffff;
-
-/** A non-negative integer (up to 2^53) as String() writes it, in parts below 2^30. */
-export function integerText(n: number): string {
-  if (n <= SMALL) return String(n);
-  const high = Math.floor(n / 1e6);
-  return String(high) + String(n - high * 1e6).padStart(6, '0');
-}
-
-/** A latency in ms (non-negative, rounded to hundredths by the caller) as String() writes it; any other number falls back to String(). */
-export function hundredthsText(n: number): string {
-  const h = Math.round(n * 100);
-  if (!(h >= 0 && h <= SMALL && h / 100 === n)) return String(n);
-  const whole = Math.floor(h / 100);
-  const frac = h - whole * 100;
-  if (frac === 0) return String(whole);
-  // Trailing zeros dropped: 3.2, not 3.20.
-  return frac % 10 === 0 ? `${whole}.${frac / 10}` : `${whole}.${frac < 10 ? '0' : ''}${frac}`;
 }
 
 // The epoch-ms field as text, made once per millisecond (several lines share one under load).

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { integerText } from '../contracts/number-text.ts';
 
 export const REQUEST_ID_HEADER = 'x-gateway-request-id';
 
@@ -20,9 +21,7 @@ export function newRequestId(): string {
   const now = Date.now();
   if (now !== lastMs) {
     lastMs = now;
-    // In two parts below 2^31 each: a number past that takes V8's slow double-to-radix path (µs, not ns).
-    const high = Math.floor(now / 0x1000000);
-    timeHex = high.toString(16).padStart(6, '0') + (now - high * 0x1000000).toString(16).padStart(6, '0');
+    timeHex = integerText(now, 16).padStart(12, '0');
   }
   const rnd = pool.toString('hex', offset, offset + RANDOM_BYTES);
   offset += RANDOM_BYTES;

@@ -30,7 +30,7 @@ async function rebuild(db: Kysely<unknown>, needsChange: (ddl: string) => boolea
 }
 
 const AUTOINCREMENT = /\s+autoincrement\b/i;
-const ID_KEY = /("id"|`id`|\[id\]|\bid)(\s+integer\s+primary\s+key)(?!\s+autoincrement)/i;
+const ID_KEY = /("id"|`id`|\[id\]|\bid)(\s+integer\s+primary\s+key)/i;
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   if (dialect !== 'sqlite') return;
