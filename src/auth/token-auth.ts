@@ -12,6 +12,12 @@ interface CacheEntry {
   at: number;
 }
 
+/** The last credential one connection presented, and its hash. */
+interface Presented {
+  secret: string;
+  hash: string;
+}
+
 /**
  * Bearer token → Principal, with an in-process cache so the hot path does not touch the
  * database. Revocation through this process invalidates at once; other instances converge
@@ -19,6 +25,14 @@ interface CacheEntry {
  */
 export class TokenAuth {
   private readonly cache = new Map<string, CacheEntry>();
+  /**
+   * Per connection (weakly: it goes with the connection), the credential it last presented and that credential's
+   * hash. A keep-alive client repeats the same credential on every request, so its SHA-256 is computed once per
+   * connection instead of once per request. The plain credential is kept only with the connection that sent it —
+   * no process-wide map of plain tokens — and the principal is still looked up by hash in `cache` on every request,
+   * so a revocation or a rotation applies to an open connection at once.
+   */
+  private readonly presented = new WeakMap<object, Presented>();
 
   constructor(
     private readonly repo: TokensRepo,
@@ -26,19 +40,34 @@ export class TokenAuth {
     private readonly maxEntries = 50_000,
   ) {}
 
-  async authenticate(secret: string | undefined, now = Date.now()): Promise<Principal> {
-    return this.authenticateCached(secret, now) ?? this.check(await this.fill(hashToken(secret!), now), now);
+  /** `connection`: the connection the credential came on (see `presented`); omitted, the hash is computed. */
+  async authenticate(secret: string | undefined, now = Date.now(), connection?: object): Promise<Principal> {
+    return this.authenticateCached(secret, now, connection) ?? this.check(await this.fill(this.hashOf(secret!, connection), now), now);
   }
 
   /**
    * The synchronous part of `authenticate`: the principal when the cache answers, null when the database
    * must be asked (then call `authenticate`). Throws the same errors. Lets the request hook skip a promise.
    */
-  authenticateCached(secret: string | undefined, now = Date.now()): Principal | null {
+  authenticateCached(secret: string | undefined, now = Date.now(), connection?: object): Principal | null {
     if (!secret) throw new GatewayError('missing_token', 'Missing bearer token: send Authorization: Bearer <token>');
-    const hit = this.cache.get(hashToken(secret));
+    const hit = this.cache.get(this.hashOf(secret, connection));
     if (!hit || now - hit.at > this.ttlMs) return null;
     return this.check(hit, now);
+  }
+
+  /** The stored hash of `secret`, reused while `connection` presents the same credential. */
+  private hashOf(secret: string, connection: object | undefined): string {
+    if (connection === undefined) return hashToken(secret);
+    const last = this.presented.get(connection);
+    if (last !== undefined && last.secret === secret) return last.hash;
+    const hash = hashToken(secret);
+    if (last === undefined) this.presented.set(connection, { secret, hash });
+    else {
+      last.secret = secret;
+      last.hash = hash;
+    }
+    return hash;
   }
 
   private async fill(hash: string, now: number): Promise<CacheEntry> {

@@ -119,13 +119,15 @@ export function clientAddress(trustProxy: TrustProxy): (peer: string | undefined
  * Auth failures throw (synchronously or through the promise) as GatewayErrors.
  */
 export function admit(deps: GatewayDeps, credential: string | undefined, state: RequestState, res: ServerResponse): Promise<void> | null {
-  const principal = deps.tokenAuth.authenticateCached(credential);
+  // The connection: a keep-alive client's repeated credential is hashed once per connection (token-auth.ts).
+  const connection = res.socket ?? undefined;
+  const principal = deps.tokenAuth.authenticateCached(credential, Date.now(), connection);
   if (principal && !hasLimits(principal)) {
     state.principal = principal;
     return null;
   }
   return (async () => {
-    const p = principal ?? (await deps.tokenAuth.authenticate(credential));
+    const p = principal ?? (await deps.tokenAuth.authenticate(credential, Date.now(), connection));
     state.principal = p;
     if (!hasLimits(p)) return;
     const { release, headers } = await deps.limiter.admit(p);

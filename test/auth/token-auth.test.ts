@@ -1,3 +1,4 @@
+import { Client } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { credentialFrom, TokenAuth } from '../../src/auth/token-auth.ts';
 import { hashToken, newTokenSecret, safeEqual } from '../../src/auth/token-secret.ts';
@@ -87,6 +88,34 @@ describe('client auth through the real server', () => {
     expect(r.status).toBe(401);
     expect(((await r.json()) as BErr).error.code).toBe('token_revoked');
     expect(forThisToken()).toBe(2);
+  });
+
+  it('one keep-alive connection presenting different tokens gets each token\'s own answer', async () => {
+    const narrow = await t.h.token({ models: ['qwx3.7-plus'] });
+    const wide = await t.h.token();
+    const other = await t.h.token();
+    const client = new Client(t.h.url, { pipelining: 1 });
+    let connections = 0;
+    client.on('connect', () => connections++);
+    try {
+      const models = async (secret: string) => {
+        const r = await client.request({ path: '/v1/models', method: 'GET', headers: { authorization: `Bearer ${secret}` } });
+        const body = (await r.body.json()) as { data?: Array<{ id: string }>; error?: { code: string } };
+        return r.statusCode === 200 ? body.data!.map((m) => m.id) : body.error!.code;
+      };
+      expect(await models(narrow.secret)).toEqual(['qwx3.7-plus']);
+      const all = await models(wide.secret);
+      expect(all.length).toBeGreaterThan(1);
+      expect(await models(narrow.secret)).toEqual(['qwx3.7-plus']);
+      expect(await models(newTokenSecret())).toBe('invalid_token');
+      // Revoked while the connection stays open: refused at its next request.
+      expect(await models(other.secret)).toEqual(all);
+      expect((await t.h.admin(`/admin/tokens/${other.id}`, { method: 'DELETE' })).status).toBe(200);
+      expect(await models(other.secret)).toBe('token_revoked');
+      expect(connections).toBe(1);
+    } finally {
+      await client.close();
+    }
   });
 
   it('the admin key is not a client token', async () => {
