@@ -14,8 +14,8 @@ interface CacheEntry {
 
 /** The last credential one connection presented, and its hash. */
 interface Presented {
-  secret: string;
-  hash: string;
+  readonly secret: string;
+  readonly hash: string;
 }
 
 /**
@@ -62,11 +62,7 @@ export class TokenAuth {
     const last = this.presented.get(connection);
     if (last !== undefined && last.secret === secret) return last.hash;
     const hash = hashToken(secret);
-    if (last === undefined) this.presented.set(connection, { secret, hash });
-    else {
-      last.secret = secret;
-      last.hash = hash;
-    }
+    this.presented.set(connection, { secret, hash });
     return hash;
   }
 
