@@ -30,11 +30,27 @@ interface Stats {
 }
 
 interface Target {
-  name: 'direct' | 'proxy' | 'gateway' | 'skeleton';
+  name: 'direct' | 'proxy' | 'gateway' | Skeleton;
   port: number;
   auth: string;
   model: (kind: 'chat' | 'embed') => string;
   proc?: Proc;
+}
+
+/** The skeletons of bench/lean-skeleton.ts: `lean` (no durable work) and `floor` (SKELETON_DURABLE=1). */
+type Skeleton = 'lean' | 'floor';
+const SKELETON_WHAT: Record<Skeleton, string> = {
+  lean: 'the least a gateway can do, no durable work',
+  floor: 'durable floor: + token hash, ledger and request-log rows, access line',
+};
+
+/** BENCH_SKELETON: `1` (or `lean`), `durable`, or `both` (the two in the same rounds, so their difference is the cost of the durable work). */
+function skeletonsOf(v: string | undefined): Skeleton[] {
+  if (v === undefined || v === '' || v === '0') return [];
+  if (v === 'both') return ['lean', 'floor'];
+  if (v === 'durable') return ['floor'];
+  if (v === '1' || v === 'lean') return ['lean'];
+  throw new Error(`BENCH_SKELETON=${v}: expected 1, lean, durable or both`);
 }
 
 interface Row {
@@ -130,23 +146,28 @@ async function main(): Promise<void> {
   const proxy = await start('./bare-proxy.ts', { BENCH_TARGET_PORT: String(sim.port) });
   // The gateway with the node flags `npm start` uses; the simulator and the bare proxy run on defaults.
   const gw = await start('./gateway-proc.ts', { BENCH_TARGET_PORT: String(sim.port) }, [...NODE_HEAP_FLAGS]);
-  // BENCH_SKELETON=1: the lean skeleton; =durable: the skeleton plus the work no gateway here can skip (its file).
-  const skeletonKind = process.env.BENCH_SKELETON === 'durable' ? 'durable' : process.env.BENCH_SKELETON === '1' ? 'lean' : null;
-  const skeleton = skeletonKind ? await start('./lean-skeleton.ts', { BENCH_TARGET_PORT: String(sim.port), SKELETON_DURABLE: skeletonKind === 'durable' ? '1' : '0' }) : null;
+  // BENCH_SKELETON=1: the lean skeleton; =durable: the skeleton plus the work no gateway here can skip (its file);
+  // =both: the two.
+  const skeletonKinds = skeletonsOf(process.env.BENCH_SKELETON);
+  const skeletons: Target[] = [];
+  for (const name of skeletonKinds) {
+    const proc = await start('./lean-skeleton.ts', { BENCH_TARGET_PORT: String(sim.port), SKELETON_DURABLE: name === 'floor' ? '1' : '0' });
+    // A skeleton speaks the upstream's path and only takes non-streaming chat.
+    skeletons.push({ name, port: proc.port, auth: proc.token!, model: () => 'qwx3.7-plus', proc });
+  }
   const up = (k: 'chat' | 'embed') => (k === 'chat' ? 'qwen3.7-plus' : 'text-embedding-v4');
   const targets: Target[] = [
     { name: 'direct', port: sim.port, auth: DEFAULT_SIM_KEYS.dashscopeApiKey, model: up },
     { name: 'proxy', port: proxy.port, auth: DEFAULT_SIM_KEYS.dashscopeApiKey, model: up, proc: proxy },
     { name: 'gateway', port: gw.port, auth: gw.token!, model: (k) => (k === 'chat' ? 'qwx3.7-plus' : 'text-embedding-v4'), proc: gw },
   ];
-  // The skeleton speaks the upstream's path and only takes non-streaming chat.
-  const skeletonTarget: Target | null = skeleton ? { name: 'skeleton', port: skeleton.port, auth: skeleton.token!, model: () => 'qwx3.7-plus', proc: skeleton } : null;
+  const isSkeleton = (t: Target) => t.name === 'lean' || t.name === 'floor';
   const pathOf = (t: Target, p: string) => (t.name === 'gateway' ? `/v1${p}` : `/compatible-mode/v1${p}`);
   console.log(`tollway bench — ${SECONDS}s per run after ${WARMUP_SECONDS}s of warm-up per target, node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`);
   // warm-up (JIT, pools, SQLite pages): every target the same, chat then a stream and embeddings
-  for (const t of skeletonTarget ? [...targets, skeletonTarget] : targets) {
+  for (const t of [...targets, ...skeletons]) {
     await load(t, 'warmup', pathOf(t, '/chat/completions'), chatBody(t.model('chat'), false), 64, WARMUP_SECONDS);
-    if (t.name === 'skeleton') continue; // it takes non-streaming chat only
+    if (isSkeleton(t)) continue; // it takes non-streaming chat only
     await load(t, 'warmup', pathOf(t, '/chat/completions'), chatBody(t.model('chat'), true), 16, 1);
     await load(t, 'warmup', pathOf(t, '/embeddings'), embedBody(t.model('embed')), 16, 1);
   }
@@ -158,7 +179,7 @@ async function main(): Promise<void> {
     ['embeddings', '/embeddings', (t) => embedBody(t.model('embed')), 64],
   ];
   for (const [name, path, body, conns] of scenarios) {
-    for (const t of name === 'chat' && skeletonTarget ? [...targets, skeletonTarget] : targets) {
+    for (const t of name === 'chat' ? [...targets, ...skeletons] : targets) {
       const r = await load(t, name, pathOf(t, path), body(t), conns);
       rows.push(r);
       console.log(fmt(r));
@@ -169,7 +190,7 @@ async function main(): Promise<void> {
   // ratio per round; the median of those is the figure to read for the throughput target. The order alternates
   // (proxy first in odd rounds, gateway first in even ones), so a drift within a round favours neither.
   const pairedRatios: number[] = [];
-  const skeletonRatios: number[] = [];
+  const skeletonRatios = new Map<string, number[]>(skeletons.map((k) => [k.name, []]));
   const proxyT = targets.find((t) => t.name === 'proxy')!;
   const gatewayT = targets.find((t) => t.name === 'gateway')!;
   for (let i = 0; i < ROUNDS; i++) {
@@ -179,10 +200,13 @@ async function main(): Promise<void> {
     const second = await run(proxyFirst ? gatewayT : proxyT);
     const [p, g] = proxyFirst ? [first, second] : [second, first];
     pairedRatios.push(g.rps / p.rps);
-    // With a skeleton, it runs in the same round, right after the gateway.
-    const k = skeletonTarget ? await load(skeletonTarget, 'chat-paired', pathOf(skeletonTarget, '/chat/completions'), chatBody(skeletonTarget.model('chat'), false), 64, ROUND_SECONDS) : null;
-    if (k) skeletonRatios.push(k.rps / p.rps);
-    const kText = k ? `, skeleton ${k.rps} req/s (cpu ${k.cpuUsPerReq} µs) → ${((k.rps / p.rps) * 100).toFixed(1)}%` : '';
+    // The skeletons run in the same round, after the proxy and the gateway.
+    let kText = '';
+    for (const t of skeletons) {
+      const k = await run(t);
+      skeletonRatios.get(t.name)!.push(k.rps / p.rps);
+      kText += `, ${t.name} ${k.rps} req/s (cpu ${k.cpuUsPerReq} µs) → ${((k.rps / p.rps) * 100).toFixed(1)}%`;
+    }
     console.log(`chat c=64 paired round ${i + 1} (${proxyFirst ? 'proxy first' : 'gateway first'}): proxy ${p.rps} req/s (cpu ${p.cpuUsPerReq} µs), gateway ${g.rps} req/s (cpu ${g.cpuUsPerReq} µs) → ${((g.rps / p.rps) * 100).toFixed(1)}%${kText}`);
   }
   // Latency at one connection, in rounds as well: on a shared host a few seconds' run of one target can land in
@@ -231,14 +255,20 @@ async function main(): Promise<void> {
   }
   console.log(`gateway peak RSS ${(gwStats.peakRss / 1048576).toFixed(0)} MB (maxRSS ${(gwStats.maxRssKb / 1024).toFixed(0)} MB); ledger rows written ${ledger.rows}`);
   console.log(`total bench time ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-  if (skeletonTarget) {
-    const k = get('chat', 'skeleton', 64);
+  for (const t of skeletons) {
+    const k = get('chat', t.name, 64);
     const p = get('chat', 'proxy', 64);
-    const what = skeletonKind === 'durable' ? 'durable floor: + token hash, ledger and request-log rows, access line' : 'the floor under every gateway feature';
-    const paired = skeletonRatios.length > 0 ? `; paired rounds median ${(median(skeletonRatios) * 100).toFixed(1)}%` : '';
-    console.log(`skeleton chat c=64  skeleton/proxy ${(k.rps / p.rps * 100).toFixed(1)}%${paired}  cpu skeleton ${k.cpuUsPerReq} µs/req (${what})`);
+    const ratios = skeletonRatios.get(t.name)!;
+    const paired = ratios.length > 0 ? `; paired rounds median ${(median(ratios) * 100).toFixed(1)}%` : '';
+    console.log(`${`${t.name} chat c=64`.padEnd(18)} ${t.name}/proxy ${(k.rps / p.rps * 100).toFixed(1)}%${paired}  cpu ${t.name} ${k.cpuUsPerReq} µs/req (${SKELETON_WHAT[t.name as Skeleton]})`);
   }
-  for (const p of [gw, proxy, sim, ...(skeleton ? [skeleton] : [])]) p.child.kill();
+  const [leanR, floorR] = [skeletonRatios.get('lean'), skeletonRatios.get('floor')];
+  if (leanR && floorR && leanR.length > 0) {
+    // Per round: what the durable work costs the skeleton, in points of the proxy's throughput.
+    const cost = leanR.map((l, i) => (l - floorR[i]!) * 100);
+    console.log(`durable work, lean − floor per round: ${cost.map((c) => c.toFixed(1)).join(', ')} points → median ${median(cost).toFixed(1)} points of the proxy's throughput`);
+  }
+  for (const p of [gw, proxy, sim, ...skeletons.map((t) => t.proc!)]) p.child.kill();
 }
 
 await main();
