@@ -2,7 +2,7 @@
 // off), the thread copies the WAL into the database between group commits so the WAL starts over and stays
 // small under sustained writes, and a thread that dies gives the automatic checkpoints back without holding
 // any commit.
-import { copyFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, copyFileSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -63,6 +63,41 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite checkpoint thread', () => {
     expect(cp.last!.copied).toBe(cp.last!.frames);
     expect(rowsInDatabaseFile(file, 'ledger')).toBe(2);
     expect(rowsInDatabaseFile(file, 'request_log')).toBe(2);
+  });
+
+  /** The WAL header's checkpoint sequence number and salts: they change each time the WAL starts over. */
+  function walGeneration(file: string): string {
+    const fd = openSync(`${file}-wal`, 'r');
+    try {
+      const b = Buffer.alloc(12);
+      readSync(fd, b, 0, 12, 12);
+      return b.toString('hex');
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  it('starts the WAL over on its own thread after a full checkpoint, so no group commit restarts it (and syncs its header)', async () => {
+    const { store, file } = await fileStore(true);
+    const cp = store.checkpointer!;
+    await until(() => cp.active);
+    const w = store.batchWriter!;
+    await Promise.all([w.ledger([ledgerRow('k1')]), w.requestLog([logRow('r1')])]);
+    for (let round = 2; round <= 3; round++) {
+      await wait(250);
+      const before = cp.done;
+      const generation = walGeneration(file);
+      await w.requestLog([logRow(`r${round}`)]); // a commit after the interval asks for a checkpoint
+      await until(() => cp.done > before);
+      expect(cp.last!.copied).toBe(cp.last!.frames);
+      // The thread restarted the WAL: a new generation before any other commit…
+      const restarted = walGeneration(file);
+      expect(restarted).not.toBe(generation);
+      // …and the next group commit appends to it instead of starting it over.
+      await Promise.all([w.ledger([ledgerRow(`k${round}`)]), w.requestLog([logRow(`s${round}`)])]);
+      expect(walGeneration(file)).toBe(restarted);
+    }
+    expect(Number((await store.db.selectFrom('ledger').select((eb) => eb.fn.countAll<number>().as('c')).executeTakeFirstOrThrow()).c)).toBe(3);
   });
 
   it('keeps the WAL small under sustained group commits (each checkpoint completes, the WAL starts over)', async () => {
