@@ -42,7 +42,8 @@ export class TokenAuth {
 
   /** `connection`: the connection the credential came on (see `presented`); omitted, the hash is computed. */
   async authenticate(secret: string | undefined, now = Date.now(), connection?: object): Promise<Principal> {
-    return this.authenticateCached(secret, now, connection) ?? this.check(await this.fill(this.hashOf(secret!, connection), now), now);
+    const hash = this.hashOf(requireSecret(secret), connection);
+    return this.cached(hash, now) ?? this.check(await this.fill(hash, now), now);
   }
 
   /**
@@ -50,8 +51,12 @@ export class TokenAuth {
    * must be asked (then call `authenticate`). Throws the same errors. Lets the request hook skip a promise.
    */
   authenticateCached(secret: string | undefined, now = Date.now(), connection?: object): Principal | null {
-    if (!secret) throw new GatewayError('missing_token', 'Missing bearer token: send Authorization: Bearer <token>');
-    const hit = this.cache.get(this.hashOf(secret, connection));
+    return this.cached(this.hashOf(requireSecret(secret), connection), now);
+  }
+
+  /** The principal of a stored hash when the cache holds a fresh entry for it, else null. */
+  private cached(hash: string, now: number): Principal | null {
+    const hit = this.cache.get(hash);
     if (!hit || now - hit.at > this.ttlMs) return null;
     return this.check(hit, now);
   }
@@ -133,4 +138,9 @@ export function credentialOf(authorization: string | undefined, apiKey: string |
   if (token) return token;
   // No usable bearer (absent, or another scheme): the messages-style SDK sends x-api-key instead.
   return apiKey?.trim() || undefined;
+}
+
+function requireSecret(secret: string | undefined): string {
+  if (!secret) throw new GatewayError('missing_token', 'Missing bearer token: send Authorization: Bearer <token>');
+  return secret;
 }
