@@ -118,6 +118,22 @@ describe('validation rows', () => {
     expect(((await u.json()) as BErr).error.code).toBe('invalid_reference');
   });
 
+  it('multipart: a form cut before its closing boundary is refused (400), not created without its last field', async () => {
+    const before = t.h.sim.requestsTo('video-synthesis').length;
+    const part = (n: string, v: string) => `--zz\r\nContent-Disposition: form-data; name="${n}"\r\n\r\n${v}`;
+    const body = `${part('model', 'wnx2.7-t2v')}\r\n${part('prompt', 'x')}\r\n${part('resolution', '720p')}`;
+    const r = await t.h.fetch('/v1/videos', { method: 'POST', token: t.token, headers: { 'content-type': 'multipart/form-data; boundary=zz' }, body });
+    expect(r.status).toBe(400);
+    const err = ((await r.json()) as BErr).error;
+    expect(err.code).toBe('invalid_request');
+    expect(r.headers.get('x-gateway-request-id')).toMatch(/^req_/);
+    expect(t.h.sim.requestsTo('video-synthesis').length).toBe(before);
+    // The same form, closed, is created at the resolution it asked for.
+    const ok = await t.h.fetch('/v1/videos', { method: 'POST', token: t.token, headers: { 'content-type': 'multipart/form-data; boundary=zz' }, body: `${body}\r\n--zz--\r\n` });
+    expect(ok.status).toBe(200);
+    expect(lastSynthesisBody(t.h).parameters).toMatchObject({ resolution: '720P' });
+  });
+
   it('multipart: nested fields as the SDK encodes them (input_reference[image_url], references[video][])', async () => {
     const form = new FormData();
     form.append('model', 'wnx2.7-r2v');
