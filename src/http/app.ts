@@ -8,7 +8,7 @@ import { newRequestId } from './request-id.ts';
 import type { RequestState } from './request-state.ts';
 import { applyBodyLimits } from './body-limits.ts';
 import { useJsonBodyParser } from './json-body.ts';
-import { clientErrorHandler, connectRefused, expectationFailed } from './client-error.ts';
+import { clientErrorHandler, connectRefused, expectationFailed, missingHost } from './client-error.ts';
 import { TextLane, type Lifecycle } from './lane/text-lane.ts';
 import { admit, checkUrl, clientAddress, corsHeaders, errorHeaders, markClientLeft, markFirstByte, newRequestState, preflightHeaders, REQUEST_ID_HEADERS, requestRecorder, shuttingDown } from './front.ts';
 import { textRoutes } from './routes/v1/text-routes.ts';
@@ -79,8 +79,9 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
     serverFactory: (handler) => {
       // A request not received in time is cut, checked every second rather than node's default 30 s.
       const timeoutMs = deps.config.requestTimeoutMs;
-      const server = createServer({ requestTimeout: timeoutMs, headersTimeout: Math.min(timeoutMs, 60_000), connectionsCheckingInterval: Math.min(1_000, timeoutMs) }, (req, res) => {
-        if (!lane.serve(req, res)) handler(req, res);
+      // requireHostHeader off: node's own refusal is a bare 400; missingHost answers it in the family's shape.
+      const server = createServer({ requestTimeout: timeoutMs, headersTimeout: Math.min(timeoutMs, 60_000), connectionsCheckingInterval: Math.min(1_000, timeoutMs), requireHostHeader: false }, (req, res) => {
+        if (!lane.serve(req, res) && !missingHost(req, res)) handler(req, res);
       });
       // What Fastify sets on a server it creates itself (its keep-alive default outlives common load balancers').
       server.keepAliveTimeout = 72_000;

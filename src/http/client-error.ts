@@ -30,6 +30,17 @@ function pathOf(raw: unknown): string {
   return parts[1] ?? '';
 }
 
+/**
+ * The path of the request being read on `socket` when node gives up on it (a request not received in time carries no
+ * bytes): the request whose headers are complete (its body was late), else the request line node's parser has
+ * buffered (its headers were late). '' when neither is known.
+ */
+function pathOnSocket(socket: Socket): string {
+  const parser = (socket as Socket & { parser?: { incoming?: { url?: unknown } | null; _url?: unknown } | null }).parser;
+  const url = parser?.incoming?.url ?? parser?._url;
+  return typeof url === 'string' ? url : '';
+}
+
 /** node's http server keeps the response in flight on its socket (`_httpMessage`) until that response is done. */
 function responseBegun(socket: Socket): boolean {
   const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
@@ -42,7 +53,7 @@ export function clientErrorHandler(err: ParserError, socket: Socket): void {
   const { status, message } = classify(err.code);
   // As node's own handler does: answer unless a response on this connection has begun (its bytes and ours would
   // interleave). A keep-alive connection whose earlier answers are complete is answered too.
-  if (socket.writable && !responseBegun(socket)) socket.end(rawAnswer(pathOf(err.rawPacket), new GatewayError('invalid_request', message, { status })));
+  if (socket.writable && !responseBegun(socket)) socket.end(rawAnswer(pathOf(err.rawPacket) || pathOnSocket(socket), new GatewayError('invalid_request', message, { status })));
   else socket.destroy();
 }
 
@@ -67,6 +78,21 @@ function rawAnswer(path: string, err: GatewayError): string {
 export function expectationFailed(req: IncomingMessage, res: ServerResponse): void {
   const { headers, body } = errorAnswer(req.url ?? '', new GatewayError('invalid_request', 'Only "Expect: 100-continue" is supported', { status: 417 }));
   res.writeHead(417, headers.flat()).end(body);
+}
+
+/** The refusal of an HTTP/1.1 request without a Host header (the connection closes after it). */
+export const noHost = (): GatewayError => new GatewayError('invalid_request', 'An HTTP/1.1 request must carry a Host header', { headers: { connection: 'close' } });
+
+/**
+ * An HTTP/1.1 request without a Host header (node's own check, off in app.ts, answers a bare 400 with no body):
+ * 400 in the family's shape with a request id, and the connection closes. True when it was answered.
+ */
+export function missingHost(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return false;
+  const { headers, body } = errorAnswer(req.url ?? '', noHost());
+  res.writeHead(400, headers.flat()).end(body);
+  req.resume();
+  return true;
 }
 
 /** CONNECT, a proxy's tunnel (node's 'connect'; without a listener node closes the connection unanswered): 405. */

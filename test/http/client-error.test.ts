@@ -8,8 +8,8 @@ import { useHarness } from '../support/harness.ts';
 const t = useHarness();
 
 /** Send raw bytes; the whole answer once the server closes the connection. */
-function raw(bytes: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
-  const u = new URL(t.h.url);
+function raw(bytes: string, url = t.h.url): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  const u = new URL(url);
   return new Promise((resolve, reject) => {
     const s = connect(Number(u.port), u.hostname, () => s.write(bytes));
     let text = '';
@@ -94,5 +94,64 @@ describe('requests the HTTP parser refuses', () => {
     expect(body.code).toBe(1201);
     expect(body.request_id).toBe(r.headers['x-gateway-request-id']);
     expect(body.data).toBeNull();
+  });
+});
+
+describe('an HTTP/1.1 request without a Host header', () => {
+  it.each([
+    ['the text lane', 'POST /v1/chat/completions HTTP/1.1\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}', 'B'],
+    ['a framework route', 'GET /v1/models HTTP/1.1\r\nAuthorization: Bearer TOKEN\r\n\r\n', 'B'],
+    ['family A', 'GET /vidx/v1/videos/text2video HTTP/1.1\r\nAuthorization: Bearer TOKEN\r\n\r\n', 'A'],
+  ])('%s: 400 in the family shape with a request id, connection closed (not node\'s bare 400)', async (_name, bytes, family) => {
+    const r = await raw(bytes.replace('TOKEN', t.token));
+    expect(r.status).toBe(400);
+    expect(r.headers['x-gateway-request-id']).toMatch(RID);
+    expect(r.headers['x-request-id']).toBe(r.headers['x-gateway-request-id']);
+    expect(r.headers.connection).toBe('close');
+    if (family === 'A') {
+      const body = JSON.parse(r.body) as AErr;
+      expect(body.code).toBe(1201);
+      expect(body.request_id).toBe(r.headers['x-gateway-request-id']);
+    } else {
+      const body = JSON.parse(r.body) as BErr;
+      expect(body.error.code).toBe('invalid_request');
+      expect(body.error.message).toContain('Host');
+      expect(body.error.request_id).toBe(r.headers['x-gateway-request-id']);
+    }
+  });
+
+  it('HTTP/1.0 needs none: served', async () => {
+    const r = await raw(`GET /v1/models HTTP/1.0\r\nAuthorization: Bearer ${t.token}\r\n\r\n`);
+    expect(r.status).toBe(200);
+  });
+});
+
+describe('a request not received in time: 408 in the shape of its path\'s family', () => {
+  const slow = useHarness({ env: { TOLLWAY_REQUEST_TIMEOUT_MS: '1000' } });
+
+  /** Send `bytes` and nothing more: the server gives up on the rest. */
+  const stalled = (bytes: string) => raw(bytes.replace('TOKEN', slow.token), slow.h.url);
+
+  it('a late body on family A, /v1/messages and /v1 paths; late headers', async () => {
+    const [aBody, aHead, messages, b] = await Promise.all([
+      stalled('POST /vidx/v1/videos/text2video HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":'),
+      stalled('POST /vidx/v1/videos/text2video HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Ty'),
+      stalled('POST /v1/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":'),
+      stalled('POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":'),
+    ]);
+    for (const r of [aBody, aHead, messages, b]) {
+      expect(r.status).toBe(408);
+      expect(r.headers['x-gateway-request-id']).toMatch(RID);
+    }
+    for (const r of [aBody]) {
+      const body = JSON.parse(r.body) as AErr;
+      expect(body.code).toBe(1201);
+      expect(body.request_id).toBe(r.headers['x-gateway-request-id']);
+    }
+    // Late headers: node's parser hands over no request line before they are complete, so the /v1 shape answers.
+    expect((JSON.parse(aHead.body) as BErr).error.code).toBe('invalid_request');
+    const m = JSON.parse(messages.body) as { type: string; error: { type: string } };
+    expect(m.type).toBe('error');
+    expect((JSON.parse(b.body) as BErr).error.code).toBe('invalid_request');
   });
 });

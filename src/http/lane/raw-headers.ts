@@ -1,6 +1,6 @@
 // The few request headers the text lane reads before a route runs, taken straight from node's raw header list.
 // Reading `req.headers` makes node build an object of every header the client sent (SDKs send a dozen or more);
-// the lane needs seven, and a route that wants the rest still gets `req.headers` (built then, on first use).
+// the lane needs eight, and a route that wants the rest still gets `req.headers` (built then, on first use).
 // Same answers as node's object: for Authorization, Content-Type and Content-Length the first value counts (node
 // drops later duplicates of these), x-api-key, Transfer-Encoding and X-Forwarded-For repeated are joined with ", "
 // (as node does).
@@ -15,6 +15,8 @@ export interface LaneHeaders {
   origin: string | undefined;
   /** X-Forwarded-For, repeated ones joined (read by front.ts clientAddress only behind trusted proxies). */
   forwardedFor: string | undefined;
+  /** Whether a Host header came (HTTP/1.1 requires one: client-error.ts missingHost). */
+  host: boolean;
 }
 
 /** Is `name` equal to `lower` (all lower-case ASCII) ignoring case? */
@@ -38,7 +40,7 @@ export const NODE_HEADER_ENTRIES = 2000;
 
 /** One pass over `rawHeaders` ([name, value, name, value, …]), within the entries node reads (`limit`). */
 export function laneHeaders(raw: readonly string[], limit = NODE_HEADER_ENTRIES): LaneHeaders {
-  const h: LaneHeaders = { authorization: undefined, apiKey: undefined, contentLength: undefined, contentType: undefined, transferEncoding: undefined, origin: undefined, forwardedFor: undefined };
+  const h: LaneHeaders = { authorization: undefined, apiKey: undefined, contentLength: undefined, contentType: undefined, transferEncoding: undefined, origin: undefined, forwardedFor: undefined, host: false };
   const end = Math.min(raw.length, limit);
   for (let i = 0; i + 1 < end; i += 2) {
     const n = raw[i]!;
@@ -64,6 +66,9 @@ export function laneHeaders(raw: readonly string[], limit = NODE_HEADER_ENTRIES)
         break;
       case 15:
         if (named(n, 'x-forwarded-for')) h.forwardedFor = joined(h.forwardedFor, v);
+        break;
+      case 4:
+        if (named(n, 'host')) h.host = true;
         break;
     }
   }

@@ -14,7 +14,7 @@ function nodeHeaders(raw: string[]) {
 function agree(raw: string[]): void {
   const n = nodeHeaders(raw);
   const l = laneHeaders(raw);
-  expect(l).toEqual({ authorization: n.authorization, apiKey: n['x-api-key'], contentLength: n['content-length'], contentType: n['content-type'], transferEncoding: n['transfer-encoding'], forwardedFor: n['x-forwarded-for'] });
+  expect(l).toEqual({ authorization: n.authorization, apiKey: n['x-api-key'], contentLength: n['content-length'], contentType: n['content-type'], transferEncoding: n['transfer-encoding'], forwardedFor: n['x-forwarded-for'], origin: n.origin, host: n.host !== undefined });
 }
 
 describe('laneHeaders', () => {
