@@ -64,7 +64,7 @@ function collect(body: JsonObject): { input: Ref[]; inputImage: Ref[]; videos: R
   let videos: Ref[] = [];
   const refs = body.references;
   if (refs !== undefined && refs !== null) {
-    if (!isObject(refs)) throw badRef('references must be an object like {"video": ["https://…/a.mp4"]}', 'references');
+    if (!isObject(refs)) throw badRef('references must be an object holding a list of video URLs under "video"', 'references');
     for (const k of Object.keys(refs)) if (k !== 'video') throw badRef(`references.${k} is not supported; use references.video`, `references.${k}`);
     const v = refs.video;
     if (v !== undefined && v !== null) {

@@ -13,7 +13,7 @@ import { TextLane, type Lifecycle } from './lane/text-lane.ts';
 import { admit, checkUrl, clientAddress, corsHeaders, errorHeaders, markClientLeft, markFirstByte, newRequestState, preflightHeaders, REQUEST_ID_HEADERS, requestRecorder, shuttingDown } from './front.ts';
 import { textRoutes } from './routes/v1/text-routes.ts';
 import { registerAdminRoutes } from './routes/admin/index.ts';
-import { registerConsoleRoutes } from './routes/console/index.ts';
+import { registerConsoleRoutes, type UnknownRoute } from './routes/console/index.ts';
 import { registerFamilyACallbackRoutes, registerFamilyARoutes } from './routes/vidx/index.ts';
 import { registerFamilyBRoutes } from './routes/v1/index.ts';
 import { openApiDocument } from './openapi/document.ts';
@@ -196,15 +196,17 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
     return sendError(req, reply, ge);
   });
 
-  app.setNotFoundHandler((req, reply) => {
+  // A request no route took: a known path with another method is 405 with Allow, anything else `notFound`.
+  const unknownRoute: UnknownRoute = (req, reply, notFound) => {
     const path = req.url.split('?')[0] ?? req.url;
     const allowed = routes.allowed(path);
     if (allowed && !allowed.includes(req.method)) {
       reply.header('allow', allowed.join(', '));
       return sendError(req, reply, new GatewayError('method_not_allowed', `Method ${req.method} is not allowed on ${path}`));
     }
-    return sendError(req, reply, new GatewayError('not_found', `Unknown path ${path}`));
-  });
+    return sendError(req, reply, notFound);
+  };
+  app.setNotFoundHandler((req, reply) => unknownRoute(req, reply, new GatewayError('not_found', `Unknown path ${req.url.split('?')[0] ?? req.url}`)));
 
   // Bodies are JSON (or multipart where a route registers it): without this, Fastify's built-in
   // text/plain parser would hand routes a string instead of answering 415.
@@ -217,7 +219,7 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
   app.get('/openapi.json', async () => (openApi ??= openApiDocument(registered)));
 
   await app.register(async (scope) => registerAdminRoutes(scope, deps), { prefix: '/admin' });
-  if (deps.config.console.enabled) await app.register(async (scope) => registerConsoleRoutes(scope, deps), { prefix: '/console' });
+  if (deps.config.console.enabled) await app.register(async (scope) => registerConsoleRoutes(scope, deps, unknownRoute), { prefix: '/console' });
   await app.register(async (scope) => registerFamilyBRoutes(scope, deps), { prefix: '/v1' });
   await app.register(async (scope) => registerFamilyARoutes(scope, parts.vidx), { prefix: '/vidx/v1' });
   await app.register(async (scope) => registerFamilyACallbackRoutes(scope, parts.vidx), { prefix: '/vidx/callbacks' });

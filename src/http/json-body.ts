@@ -16,13 +16,14 @@ export const MAX_JSON_DEPTH = 256;
  * or a `constructor` key holding `prototype`) and nesting deeper than MAX_JSON_DEPTH. secure-json-parse runs two
  * regular expressions over every body to decide whether to look. Both keys it refuses contain "proto" (`__proto__`,
  * and `prototype` under `constructor`), so a body with no "proto", no `\u` escape that could spell it and no BOM
- * (which secure-json-parse strips) is parsed directly. Throws a SyntaxError for text that is not JSON.
+ * (which secure-json-parse strips) is parsed directly. Throws a SyntaxError for text that is not JSON, and
+ * invalid_request for a body that is JSON but uses a refused key.
  */
 export function parseJsonBody(text: string): unknown {
   const escapes = text.includes('\\u');
   const value: unknown =
     escapes || text.includes('proto') || text.charCodeAt(0) === 0xfeff
-      ? sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' })
+      ? parsePoisonChecked(text)
       : JSON.parse(text);
   if (typeof value === 'object' && value !== null && nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     throw new GatewayError('invalid_request', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
@@ -33,6 +34,19 @@ export function parseJsonBody(text: string): unknown {
     throw new GatewayError('invalid_request', 'Strings in the request body may not contain the NUL character (\\u0000)');
   }
   return value;
+}
+
+/** secure-json-parse's refusal of a prototype key, as the request's own fault (the text itself may be valid JSON). */
+function parsePoisonChecked(text: string): unknown {
+  try {
+    return sjson.parse(text, null, { protoAction: 'error', constructorAction: 'error' });
+  } catch (e) {
+    // Its only refusal of valid JSON; anything else it throws is JSON.parse's SyntaxError (invalid_json).
+    if (e instanceof SyntaxError && e.message === 'Object contains forbidden prototype property') {
+      throw new GatewayError('invalid_request', 'The request body may not use the keys "__proto__" or "constructor" holding "prototype"');
+    }
+    throw e;
+  }
 }
 
 /** Does any string (key or value) in a parsed JSON value contain U+0000? (The value nests at most MAX_JSON_DEPTH.) */

@@ -70,6 +70,30 @@ describe('X-Gateway-Request-Id on every response kind', () => {
     await expectB(await t.h.fetch('/v1/chat/completions', { ...bad, body: '' }), 400, 'invalid_json');
   });
 
+  it('a model that is not a string is invalid_parameter, not reported missing; absent or null is missing_parameter', async () => {
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['/v1/chat/completions', { messages: [{ role: 'user', content: 'hi' }] }],
+      ['/v1/embeddings', { input: 'hi' }],
+      ['/v1/images/generations', { prompt: 'a cat' }],
+      ['/v1/videos', { prompt: 'a cat' }],
+    ];
+    for (const [path, body] of calls) {
+      for (const model of [1, ['qwx3.7-plus'], { name: 'qwx3.7-plus' }, true]) {
+        const b = await expectB(await t.h.fetch(path, { method: 'POST', token: t.token, json: { ...body, model } }), 400, 'invalid_parameter');
+        expect(b.error.param).toBe('model');
+      }
+      for (const json of [body, { ...body, model: null }]) await expectB(await t.h.fetch(path, { method: 'POST', token: t.token, json }), 400, 'missing_parameter');
+    }
+  });
+
+  it('a JSON body using a prototype key is invalid_request, not "not valid JSON" (family B, A and the admin API)', async () => {
+    const chat = '{"model":"qwx3.7-plus","__proto__":{"stream":true},"messages":[{"role":"user","content":"hi"}]}';
+    const b = await expectB(await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, body: chat, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
+    expect(b.error.message).toContain('__proto__');
+    await expectA(await t.h.fetch('/vidx/v1/videos/text2video', { method: 'POST', token: t.token, body: '{"prompt":"x","constructor":{"prototype":{"a":1}}}', headers: { 'content-type': 'application/json' } }), 400, 1201);
+    await expectB(await t.h.admin('/admin/tokens', { method: 'POST', body: '{"name":"x","__proto__":{"a":1}}', headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
+  });
+
   it('413 payload_too_large over TOLLWAY_BODY_LIMIT (family B and A)', async () => {
     const big = { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'x'.repeat(4096) }] };
     await expectB(await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: big }), 413, 'payload_too_large');

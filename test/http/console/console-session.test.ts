@@ -81,6 +81,17 @@ describe('console session', () => {
     expect((await fetch(`${t.h.url}/console/api/session`, { headers: withCookie(cookie) })).status).toBe(401);
   });
 
+  it('a console path with a method it does not take is 405 with Allow; an unknown console path is 404', async () => {
+    const r = await fetch(`${t.h.url}/console/api/session`, { method: 'PUT' });
+    expect(r.status).toBe(405);
+    expect(r.headers.get('allow')?.split(', ').sort()).toEqual(['DELETE', 'GET', 'HEAD', 'POST']);
+    expect(r.headers.get('x-gateway-request-id')).toMatch(/^req_/);
+    expect(((await r.json()) as { error: { code: string } }).error.code).toBe('method_not_allowed');
+    const n = await fetch(`${t.h.url}/console/api/nothing-here`);
+    expect(n.status).toBe(404);
+    expect(((await n.json()) as { error: { code: string } }).error.code).toBe('not_found');
+  });
+
   it('an expired session is refused', async () => {
     const { cookie } = await signIn();
     await t.h.store.db.updateTable('console_sessions').set({ expires_at: Date.now() - 1 }).execute();

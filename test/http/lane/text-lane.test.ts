@@ -79,12 +79,12 @@ describe('auth before the body', () => {
 });
 
 describe('body handling on a lane route', () => {
-  it('prototype poisoning is refused: 400 invalid_json, nothing sent upstream', async () => {
+  it('prototype poisoning is refused: 400 invalid_request (the body is JSON; its keys are refused), nothing sent upstream', async () => {
     const before = simCount();
     const body = '{"model":"qwx3.7-plus","__proto__":{"x":1},"messages":[{"role":"user","content":"hi"}]}';
-    await expectB(await t.h.fetch(CHAT, { method: 'POST', token: t.token, body, headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+    await expectB(await t.h.fetch(CHAT, { method: 'POST', token: t.token, body, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
     const ctor = '{"model":"qwx3.7-plus","constructor":{"prototype":{"x":1}},"messages":[{"role":"user","content":"hi"}]}';
-    await expectB(await t.h.fetch(CHAT, { method: 'POST', token: t.token, body: ctor, headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+    await expectB(await t.h.fetch(CHAT, { method: 'POST', token: t.token, body: ctor, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
     expect(simCount()).toBe(before);
   });
 

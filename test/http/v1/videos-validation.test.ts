@@ -118,6 +118,12 @@ describe('validation rows', () => {
     expect(((await u.json()) as BErr).error.code).toBe('invalid_reference');
   });
 
+  it('references that are not an object: a readable message (no example URL for the redaction to rewrite)', async () => {
+    const message = await rejects({ model: 'wnx2.7-r2v', prompt: 'x', references: 'x' }, 'invalid_reference', 'references');
+    expect(message).not.toContain('[redacted');
+    expect(message).toContain('"video"');
+  });
+
   it('multipart: a form cut before its closing boundary is refused (400), not created without its last field', async () => {
     const before = t.h.sim.requestsTo('video-synthesis').length;
     const part = (n: string, v: string) => `--zz\r\nContent-Disposition: form-data; name="${n}"\r\n\r\n${v}`;

@@ -1,6 +1,6 @@
 // /console: the operator console's page and bundle (held in memory) and its session API, with a strict
 // Content-Security-Policy on every answer: only this origin's script and style, no inline code, no framing.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { consoleAssets } from '../../../console/assets.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
@@ -14,7 +14,10 @@ export const CONSOLE_HEADERS: Record<string, string> = {
   'x-frame-options': 'DENY',
 };
 
-export async function registerConsoleRoutes(scope: FastifyInstance, deps: GatewayDeps): Promise<void> {
+/** The app's answer to a request no route took: 405 with Allow for a known path, else `notFound` (app.ts). */
+export type UnknownRoute = (req: FastifyRequest, reply: FastifyReply, notFound: GatewayError) => unknown;
+
+export async function registerConsoleRoutes(scope: FastifyInstance, deps: GatewayDeps, unknownRoute: UnknownRoute): Promise<void> {
   const assets = await consoleAssets();
   scope.addHook('onSend', (_req, reply, payload, done) => {
     reply.headers(CONSOLE_HEADERS);
@@ -29,7 +32,5 @@ export async function registerConsoleRoutes(scope: FastifyInstance, deps: Gatewa
     scope.get(`/${name}`, async (_req, reply) => reply.type(a.type).header('cache-control', 'no-cache').send(a.body));
   }
   registerSessionRoutes(scope, deps);
-  scope.setNotFoundHandler(async () => {
-    throw new GatewayError('not_found', 'No such console address');
-  });
+  scope.setNotFoundHandler((req, reply) => unknownRoute(req, reply, new GatewayError('not_found', 'No such console address')));
 }
