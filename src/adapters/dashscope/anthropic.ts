@@ -56,6 +56,8 @@ export function dashscopeMessages(client: UpstreamClient): TextCapability {
     async stream(req: TextRequest, o: CallOptions): Promise<StreamResult> {
       const res = await postStream(req, o);
       const parts = { input: 0, output: 0, cacheRead: 0, cacheCreation: 0 };
+      // message_start's usage is a placeholder for the output (1 token); only message_delta reports what was
+      // produced. A stream cut before it is charged by the estimate of what was delivered, as chat's is.
       let reported = false;
       let produced = 0;
       let rid = headerString(res.headers['request-id']) ?? headerString(res.headers['x-request-id']);
@@ -70,7 +72,7 @@ export function dashscopeMessages(client: UpstreamClient): TextCapability {
               const u = objectAfterKey(d, 'usage');
               if (u) {
                 merge(parts, u);
-                reported = true;
+                if (type === 'message_delta') reported = true;
               }
               if (type === 'message_start') rid ??= firstString(d, 'id');
             } else if (type === 'content_block_delta') {

@@ -115,7 +115,13 @@ describe('streaming done right', () => {
     const events = sseEvents(await r.text());
     expect(events.at(-1)!.event).toBe('error');
     expect((JSON.parse(events.at(-1)!.data) as { type: string }).type).toBe('error');
-    expect(await ledgerRows(t.h, rid)).toHaveLength(1);
+    const rows = await ledgerRows(t.h, rid);
+    expect(rows).toHaveLength(1);
+    // message_start's output count is a placeholder (1): the cut stream is charged the estimate of what it delivered.
+    const delivered = events.filter((e) => e.event === 'content_block_delta').map((e) => (JSON.parse(e.data) as { delta: { text?: string } }).delta.text ?? '').join('');
+    expect(delivered.length).toBeGreaterThan(8);
+    const q = JSON.parse(rows[0]!.quantities) as { output_tokens: number; estimated?: boolean };
+    expect(q.output_tokens).toBe(Math.ceil(delivered.length / 4));
     const client = anthropicClient(t.h, t.token);
     await expect(client.messages.stream({ model: 'qwx3.7-plus', max_tokens: 64, messages: [{ role: 'user', content: 'sim-fault:cut' }] }).finalMessage()).rejects.toThrow();
   });
