@@ -52,8 +52,8 @@ function usageJson(u: TokenUsage, estimated: boolean): Record<string, unknown> {
  * reservation and writes the charge in one transaction, and the promise resolves when both are committed.
  * Throws when the call cannot be priced, before anything is answered. `delivered`: the answer already reached the
  * client (a stream's end), so a settlement the store refuses for the moment cannot fail the call: the charge goes
- * to the group commit instead (retried until written; the same key), and the reservation is released (else the
- * reaper's), so the quota does not count the call twice meanwhile.
+ * to the group commit instead (retried until written; the same key); settle has released the reservation (else the
+ * reaper does), so the quota does not count the call twice meanwhile.
  */
 export function chargeTokens(meter: Meter, call: CallContext, model: ResolvedModel, usage: TokenUsage, estimated: boolean, upstreamRequestId: string | null, delivered = false): void | Promise<void> {
   const st = call.state;
@@ -69,15 +69,24 @@ export function chargeTokens(meter: Meter, call: CallContext, model: ResolvedMod
   if (!delivered) return settled;
   return settled.catch(async (e: unknown) => {
     call.log.error({ err: String(e) }, 'settling a delivered call failed; its charge is queued for the group commit');
+    // settle released the hold (else the reaper will): the queued charge is not counted twice against the quota.
     call.state.amount = meter.chargeSyncDeferred(input);
-    // A no-op when the settlement did commit (its answer lost): the hold is settled then.
-    await meter.releaseReserved(call.id).catch((err: unknown) => call.log.error({ err: String(err) }, 'reservation release failed; the reaper releases it'));
   });
 }
 
+/**
+ * Turn the call's reservation into its charge. `reserved` is cleared first, so nothing else on the call releases the
+ * hold while it is being settled; if the settlement fails, the hold is released here (a no-op when the settlement
+ * did commit and only its answer was lost) before the error goes on, so a failed call never keeps its quota held.
+ */
 async function settle(meter: Meter, call: CallContext, input: SyncChargeInput): Promise<void> {
   call.state.reserved = false;
-  call.state.amount = await meter.settleReserved(input);
+  try {
+    call.state.amount = await meter.settleReserved(input);
+  } catch (e) {
+    await meter.releaseReserved(call.id).catch((err: unknown) => call.log.error({ err: String(err) }, 'reservation release failed; the reaper releases it'));
+    throw e;
+  }
 }
 
 /** One charge for the images delivered to the client (never for images produced but not delivered). */

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Catalogue } from '../../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
-import { chargeTokens, estimateUsage, inputSize, videoHold, videoEstimate } from '../../src/core/charge.ts';
+import { chargeImages, chargeTokens, estimateUsage, inputSize, videoHold, videoEstimate } from '../../src/core/charge.ts';
 import { newRequestState } from '../../src/http/front.ts';
 import { StoreMeter } from '../../src/metering/meter.ts';
 import { useStore } from '../support/store.ts';
@@ -84,12 +84,25 @@ describe('chargeTokens for a reserved call whose answer was already delivered (a
     spy.mockRestore();
   });
 
-  it('before delivery, the same failure fails the call (nothing answered, nothing charged)', async () => {
-    const { call } = await reservedCall('req_settle_fails_early');
+  it('before delivery, the same failure fails the call (nothing answered, nothing charged) and releases its reservation', async () => {
+    const { call, tokenId } = await reservedCall('req_settle_fails_early');
     const spy = vi.spyOn(meter, 'settleReserved').mockRejectedValueOnce(new Error('connection lost'));
     await expect(chargeTokens(meter, call, model, usage, false, null)).rejects.toThrow('connection lost');
     await meter.flush();
     expect(await ledgerOf('req_settle_fails_early')).toEqual([]);
+    // Not left held for the reaper: the quota is free again at once.
+    expect(Number((await fresh.store.db.selectFrom('tokens').select('held').where('id', '=', tokenId).executeTakeFirstOrThrow()).held)).toBe(0);
+    expect((await fresh.store.db.selectFrom('holds').select('state').where('task_id', '=', 'req_settle_fails_early').executeTakeFirstOrThrow()).state).toBe('released');
+    spy.mockRestore();
+  });
+
+  it('images: a settlement that fails releases the reservation too', async () => {
+    const { call, tokenId } = await reservedCall('req_images_settle_fails');
+    const spy = vi.spyOn(meter, 'settleReserved').mockRejectedValueOnce(new Error('database is locked'));
+    await expect(chargeImages(meter, call, cat.resolve('qwx-image-2.0')!, 2, null)).rejects.toThrow('database is locked');
+    expect(Number((await fresh.store.db.selectFrom('tokens').select('held').where('id', '=', tokenId).executeTakeFirstOrThrow()).held)).toBe(0);
+    await meter.flush();
+    expect(await ledgerOf('req_images_settle_fails')).toEqual([]);
     spy.mockRestore();
   });
 });
