@@ -58,8 +58,13 @@ function run<T>(deps: TextDeps, call: TextCall, r: ResolvedModel, fn: (o: CallOp
 export function completeText(deps: TextDeps, call: TextCall, r: ResolvedModel, fn: (o: CallOptions) => Promise<CompleteResult>, answer: (body: string) => void, extra?: Omit<CallOptions, 'target'>): Promise<void> {
   // Not async: the call's promise, continued (one promise layer less per request).
   return run(deps, call, r, fn, extra).then((out) => {
-    if (out.usage === null && !hasResult(out.body)) return noResult(deps, call, out.upstreamRequestId);
-    const charged = chargeTokens(deps.meter, call, r, out.usage ?? estimateUsage(inputSize(call.body), 0), out.usage === null, out.upstreamRequestId);
+    let usage = out.usage;
+    if (usage === null) {
+      const chars = resultChars(out.body);
+      if (chars === null) return noResult(deps, call, out.upstreamRequestId);
+      usage = estimateUsage(inputSize(call.body), chars);
+    }
+    const charged = chargeTokens(deps.meter, call, r, usage, out.usage === null, out.upstreamRequestId);
     if (charged === undefined) return answer(out.body);
     return charged.then(() => answer(out.body), (e: unknown) => releaseReservation(deps.meter, call).then(() => Promise.reject(e)));
   });
@@ -67,18 +72,36 @@ export function completeText(deps: TextDeps, call: TextCall, r: ResolvedModel, f
 
 // Where each text API puts its result: chat `choices`, responses `output`, messages `content`, embeddings `data`.
 const RESULT_KEYS = ['choices', 'output', 'content', 'data'];
+// The members of a result that hold produced text: content, reasoning and tool-call arguments (as a stream counts them).
+const PRODUCED_KEYS = new Set(['content', 'text', 'reasoning_content', 'thinking', 'arguments', 'refusal']);
 
-/** Does an answer that reported no usage carry a result at all? Read only on that rare path. */
-export function hasResult(body: string): boolean {
+/**
+ * An answer that reported no usage: the characters of text it produced (content, reasoning, tool-call arguments:
+ * the output it is charged by, as a cut stream is), or null when it carries no result at all. Read only on that
+ * rare path. An embeddings result produces no text (0).
+ */
+export function resultChars(body: string): number | null {
   let v: unknown;
   try {
     v = JSON.parse(body);
   } catch {
-    return false;
+    return null;
   }
-  if (typeof v !== 'object' || v === null) return false;
+  if (typeof v !== 'object' || v === null) return null;
   const o = v as Record<string, unknown>;
-  return RESULT_KEYS.some((k) => (Array.isArray(o[k]) && (o[k] as unknown[]).length > 0) || (typeof o[k] === 'string' && o[k] !== ''));
+  const key = RESULT_KEYS.find((k) => (Array.isArray(o[k]) && (o[k] as unknown[]).length > 0) || (typeof o[k] === 'string' && o[k] !== ''));
+  if (key === undefined) return null;
+  return key === 'data' ? 0 : producedChars(o[key], key === 'content');
+}
+
+/** Characters of the strings under PRODUCED_KEYS in a result value (`produced`: this value is itself such a member). */
+function producedChars(v: unknown, produced: boolean): number {
+  if (typeof v === 'string') return produced ? v.length : 0;
+  if (Array.isArray(v)) return v.reduce((n: number, x) => n + producedChars(x, produced), 0);
+  if (typeof v !== 'object' || v === null) return 0;
+  let n = 0;
+  for (const [k, x] of Object.entries(v)) n += producedChars(x, PRODUCED_KEYS.has(k));
+  return n;
 }
 
 async function noResult(deps: TextDeps, call: TextCall, upstreamRequestId: string | null): Promise<never> {

@@ -45,8 +45,23 @@ describe('completeText', () => {
     const { deps, call, written } = setup(() => 1);
     const noUsage: CompleteResult = { body: '{"choices":[{"message":{"content":"hi"}}]}', usage: null, upstreamRequestId: null };
     await completeText(deps, { ...call, body: { messages: [{ role: 'user', content: 'x'.repeat(40) }] } }, model, async () => noUsage, written);
-    expect(call.state.usage).toEqual({ input_tokens: 10, output_tokens: 0, estimated: true });
+    expect(call.state.usage).toEqual({ input_tokens: 10, output_tokens: 1, estimated: true });
     expect(written).toHaveBeenCalled();
+  });
+
+  it('no usage: the output estimate counts the text each API produced (content, reasoning, tool arguments), not roles, ids or names', async () => {
+    const cases: Array<[string, number]> = [
+      ['{"id":"c1","choices":[{"message":{"role":"assistant","content":"12345678","reasoning_content":"abcd"},"finish_reason":"stop"}]}', 3],
+      ['{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"t1","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}}]}}]}', 4],
+      ['{"id":"r1","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"123456789"}]}]}', 3],
+      ['{"id":"m1","type":"message","role":"assistant","content":[{"type":"thinking","thinking":"abcd"},{"type":"text","text":"efgh"}]}', 2],
+      ['{"object":"list","data":[{"object":"embedding","embedding":[0.1,0.2]}]}', 0],
+    ];
+    for (const [body, output] of cases) {
+      const { deps, call, written } = setup(() => 1);
+      await completeText(deps, call, model, async () => ({ body, usage: null, upstreamRequestId: null }), written);
+      expect(call.state.usage, body).toMatchObject({ output_tokens: output, estimated: true });
+    }
   });
 
   it('no result and no usage: an upstream error, nothing charged, nothing answered', async () => {
