@@ -1,10 +1,11 @@
 // Creating a task: its row (still `submitting`, leased until the submit deadline), the metering hold, then the
 // upstream submit. A submit that fails removes the row and releases the hold only while the row is still
 // `submitting`: past the deadline the poller may have found the task upstream and adopted it (lost-submit.ts).
+// A submit that cannot tell whether the upstream took it leaves the row to that recovery at once.
 import { randomUUID } from 'node:crypto';
 import type { TaskRef } from '../metering/types.ts';
 import type { TaskEngineDeps } from './engine.ts';
-import type { CreateTaskInput, TaskRecord } from './types.ts';
+import type { CreateTaskInput, TaskRecord, UnconfirmedSubmit } from './types.ts';
 
 export async function createTask(deps: TaskEngineDeps, owner: string, input: CreateTaskInput): Promise<TaskRecord> {
   const o = deps.options;
@@ -47,6 +48,7 @@ export async function createTask(deps: TaskEngineDeps, owner: string, input: Cre
     if (await deps.repo.delete(id, 'submitting')) await deps.meter().release(ref);
     throw e;
   }
+  if ('unconfirmed' in out) return unconfirmed(deps, id, out);
   const patch = {
     state: out.state ?? 'queued',
     upstreamTaskId: out.upstreamTaskId,
@@ -64,6 +66,19 @@ export async function createTask(deps: TaskEngineDeps, owner: string, input: Cre
   if (!moved && t?.upstreamTaskId !== out.upstreamTaskId) {
     deps.logger.error({ task_id: id, channel_id: out.channelId ?? input.channel.id, upstream_task_id: out.upstreamTaskId }, 'task submit finished after its deadline; task already failed — reconcile');
   }
+  if (!t) throw new Error(`task ${id} vanished after creation`);
+  return t;
+}
+
+/**
+ * The upstream may have the task but could not say: it stays `submitting` (its hold kept), handed to the poller at
+ * once (lease released, due after one poll interval), whose lost-submit recovery adopts it or fails it uncharged.
+ */
+async function unconfirmed(deps: TaskEngineDeps, id: string, out: UnconfirmedSubmit): Promise<TaskRecord> {
+  const now = Date.now();
+  await deps.repo.transition(id, 'submitting', { leaseOwner: null, leaseUntil: null, nextPollAt: now + deps.options.pollBaseMs, channelId: out.channelId, upstreamRequestId: out.upstreamRequestId ?? null }, now);
+  deps.logger.warn({ task_id: id, channel_id: out.channelId }, 'task submit unconfirmed: answer lost and the lookup failed; left to the lost-submit recovery');
+  const t = await deps.repo.get(id);
   if (!t) throw new Error(`task ${id} vanished after creation`);
   return t;
 }

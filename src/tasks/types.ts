@@ -86,6 +86,19 @@ export interface SubmitOutcome {
 }
 
 /**
+ * A creation whose answer was lost and whose lookup could not tell whether the upstream took it (the lookup itself
+ * failed). The task stays `submitting` and the lost-submit recovery (lost-submit.ts) settles it: found upstream →
+ * adopted (charged once, at success), certainly absent → failed uncharged. Never deleted: the upstream may be
+ * running it.
+ */
+export interface UnconfirmedSubmit {
+  unconfirmed: true;
+  /** The channel the creation went to. */
+  channelId: string;
+  upstreamRequestId?: string | null;
+}
+
+/**
  * How long one upstream query of a driver may wait: for the answer to start, and then between its chunks (the HTTP
  * client's time limits, swept periodically). Not a timer and an AbortSignal per query: the poller makes hundreds of
  * queries a second, and each AbortSignal.timeout lived on in the timer list for the whole limit.
@@ -127,8 +140,11 @@ export interface CreateTaskInput extends TaskIdentity {
   sessionId?: string | null;
   /** Our id; the engine makes one when absent. */
   id?: string;
-  /** Calls the upstream creation endpoint. Throwing fails the creation: the hold is released, the row deleted, the error rethrown. */
-  submit(taskId: string, channel: Channel): Promise<SubmitOutcome>;
+  /**
+   * Calls the upstream creation endpoint. Throwing fails the creation: the hold is released, the row deleted, the
+   * error rethrown. An UnconfirmedSubmit leaves the task `submitting` for the lost-submit recovery.
+   */
+  submit(taskId: string, channel: Channel): Promise<SubmitOutcome | UnconfirmedSubmit>;
 }
 
 /** The task as the meter knows it (hold, settle, release). */

@@ -130,6 +130,25 @@ describe('family A creation: faults → vendor envelope, no task, no hold; a los
     expect(rows.map((x) => x.idempotency_key)).toEqual([`${id}:success`]);
   });
 
+  it('lost reply and the lookup fails too: the task is kept (not deleted with the upstream running it), found by the poller, charged once', async () => {
+    const posts = () => t.h.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST').length;
+    const before = posts();
+    // The creation's answer is lost, and the lookup by external_task_id that follows gets a 500 once.
+    t.h.sim.faults.add({ kind: 'status', arg: 500, path: '/v1/videos/text2video/task_', times: 1 });
+    const r = await post(T2V, { prompt: 'sim-fault:lost-reply' });
+    t.h.sim.faults.clear();
+    expect(r.status).toBe(200);
+    const env = JSON.parse(r.text) as { code: number; data: { task_id: string; task_status: string } };
+    expect(env.code).toBe(0);
+    expect(env.data.task_status).toBe('submitted');
+    expect(posts()).toBe(before + 1); // never re-sent
+    const id = env.data.task_id;
+    expect((await holdOfTask(t.h, id))?.state).toBe('held');
+    expect(await waitForFamilyATask(t.h, t.token, T2V, id, 'succeed')).toBe('succeed');
+    await flushWriters(t.h);
+    expect((await ledgerOfTask(t.h, id)).map((x) => x.idempotency_key)).toEqual([`${id}:success`]);
+  });
+
   it('the task fails upstream → failed, hold released, no charge', async () => {
     const r = await post(T2V, { prompt: 'sim-fault:fail-task' });
     const id = (JSON.parse(r.text) as { data: { task_id: string } }).data.task_id;
