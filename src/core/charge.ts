@@ -106,7 +106,7 @@ const OUTPUT_LIMIT_KEYS = ['max_tokens', 'max_completion_tokens', 'max_output_to
 /**
  * What a text call may cost at most, held against the quota before the call: a token per input character (no
  * tokenizer yields fewer characters per token), MEDIA_TOKENS_RESERVE per media part, and the call's own output
- * limit (else DEFAULT_OUTPUT_RESERVE; none for embeddings).
+ * limit (the largest it names, else DEFAULT_OUTPUT_RESERVE; none for embeddings).
  */
 export function textReservation(body: unknown, output: boolean): TokenUsage {
   const size = inputSize(body);
@@ -114,10 +114,14 @@ export function textReservation(body: unknown, output: boolean): TokenUsage {
   if (output) {
     out = DEFAULT_OUTPUT_RESERVE;
     if (isObject(body)) {
+      // The largest limit named: an upstream that honours another of the keys than the one read last would
+      // otherwise produce more than was reserved.
+      let named = 0;
       for (const k of OUTPUT_LIMIT_KEYS) {
         const v = body[k];
-        if (typeof v === 'number' && Number.isSafeInteger(v) && v > 0) out = v;
+        if (typeof v === 'number' && Number.isSafeInteger(v) && v > named) named = v;
       }
+      if (named > 0) out = named;
     }
   }
   return { kind: 'tokens', inputTokens: size.chars + size.media * MEDIA_TOKENS_RESERVE, outputTokens: out };

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Catalogue } from '../../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
-import { chargeImages, chargeTokens, estimateUsage, inputSize, videoHold, videoEstimate } from '../../src/core/charge.ts';
+import { chargeImages, chargeTokens, estimateUsage, inputSize, textReservation, videoHold, videoEstimate } from '../../src/core/charge.ts';
 import { newRequestState } from '../../src/http/front.ts';
 import { StoreMeter } from '../../src/metering/meter.ts';
 import { useStore } from '../support/store.ts';
@@ -35,6 +35,17 @@ describe('videoEstimate (what a video creation holds, unless videoHold is larger
   });
   it('a text model has no video hold', () => {
     expect(() => videoEstimate(cat.get('qwx3.7-plus')!, {})).toThrow(/not a video model/);
+  });
+});
+
+describe('textReservation', () => {
+  it('holds the largest output limit the call names, whichever key names it; the default without one', () => {
+    const msgs = [{ role: 'user', content: 'abcd' }];
+    expect(textReservation({ messages: msgs, max_tokens: 8000, max_output_tokens: 1 }, true).outputTokens).toBe(8000);
+    expect(textReservation({ messages: msgs, max_completion_tokens: 5, max_tokens: 300 }, true).outputTokens).toBe(300);
+    expect(textReservation({ messages: msgs, max_tokens: 0, max_output_tokens: -3 }, true).outputTokens).toBe(4096);
+    expect(textReservation({ messages: msgs }, true)).toEqual({ kind: 'tokens', inputTokens: 4, outputTokens: 4096 });
+    expect(textReservation({ input: 'abcd', max_tokens: 50 }, false).outputTokens).toBe(0);
   });
 });
 

@@ -33,6 +33,13 @@ export function parseVideoUsage(u: unknown): ParsedVideoUsage {
  * (the task would stay unsettled until its maximum age).
  */
 export function billedSeconds(p: ParsedVideoUsage, basis: 'output' | 'input+output'): { outputSeconds: number; inputSeconds: number } | null {
+  const s = reportedSeconds(p, basis);
+  // A success reporting 0 seconds reported nothing billable: it is charged the task's estimate, as one reporting none
+  // is (and as the Kling driver treats a zero duration), never 0.
+  return s !== null && s.outputSeconds + s.inputSeconds > 0 ? s : null;
+}
+
+function reportedSeconds(p: ParsedVideoUsage, basis: 'output' | 'input+output'): { outputSeconds: number; inputSeconds: number } | null {
   if (basis === 'output') {
     const out = p.outputSeconds ?? p.totalSeconds;
     return out === null ? null : { outputSeconds: out, inputSeconds: 0 };

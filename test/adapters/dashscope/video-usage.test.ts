@@ -17,6 +17,13 @@ describe('billed video seconds', () => {
     expect(billed({ duration: 12 }, 'input+output')).toEqual({ outputSeconds: 12, inputSeconds: 0 });
   });
 
+  it('zero seconds reported is no billable report (null: the task is charged its estimate), on both bases', () => {
+    expect(billed({ video_duration: 0, SR: '720' }, 'output')).toBeNull();
+    expect(billed({ duration: 0 }, 'output')).toBeNull();
+    expect(billed({ duration: 0, input_video_duration: 0, output_video_duration: 0 }, 'input+output')).toBeNull();
+    expect(billed({ duration: 0 }, 'input+output')).toBeNull();
+  });
+
   it('an input reported longer than the total bills the total, never a negative output', () => {
     const b = billed({ duration: 8, input_video_duration: 10 }, 'input+output')!;
     expect(b).toEqual({ outputSeconds: 0, inputSeconds: 8 });
