@@ -1,5 +1,5 @@
-// The standard OpenTelemetry variables that switch tracing on and say where spans go (the SDK's own tuning
-// variables, e.g. OTEL_BSP_*, OTEL_EXPORTER_OTLP_TIMEOUT, are read by the SDK itself). Tracing is off unless
+// The standard OpenTelemetry variables that switch tracing on and say where spans go (the exporter reads its own,
+// e.g. OTEL_EXPORTER_OTLP_TIMEOUT; the batch processor's settings are not read from OTEL_BSP_*: docs/operations.md). Tracing is off unless
 // OTEL_TRACES_EXPORTER=otlp or an OTLP endpoint is set; OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none keep it off.
 export type SamplerName = 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
 

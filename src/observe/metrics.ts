@@ -193,6 +193,9 @@ export class GatewayMetrics {
         this.reset();
         const r = await read();
         if (r) this.set(r.tasks.earliestDue === null ? 0 : Math.max(0, Date.now() - r.tasks.earliestDue) / 1000);
+        // Absent when the store did not answer: reset() puts a label-less gauge back at 0, which would read as
+        // "nothing overdue" (and keep a lag alert quiet) exactly when nothing could be read.
+        else this.remove({});
       },
     });
     new Gauge({

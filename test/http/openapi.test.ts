@@ -124,6 +124,13 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(usage)).toEqual(expect.arrayContaining(['balance', 'usage', 'period']));
     expect(Object.keys(doc.paths['/admin/ledger']!.get!.responses['200']!.content!['application/json']!.schema.properties!)).toEqual(expect.arrayContaining(['data', 'has_more', 'next_cursor', 'next_before_id']));
     for (const path of ['/admin/ledger', '/admin/logs']) expect(Object.keys(doc.paths[path]!.get!.responses['200']!.content!), path).toEqual(expect.arrayContaining(['application/json', 'text/csv']));
+    // The reconciliation report: described by hand, and its fields are the ones the server answers.
+    const rec = doc.paths['/admin/reconcile']!.get!;
+    expect(rec.summary).not.toMatch(/^GET \//);
+    expect((rec.parameters ?? []).map((p) => p.name).sort()).toEqual(['from', 'to']);
+    const described = Object.keys(rec.responses['200']!.content!['application/json']!.schema.properties!).sort();
+    const answered = Object.keys((await (await t.h.admin('/admin/reconcile')).json()) as Record<string, unknown>).sort();
+    expect(described).toEqual(answered);
   });
 });
 

@@ -80,6 +80,24 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
         open_tasks: obj({ submitting: int(), queued: int(), in_progress: int() }),
       })),
     },
+    '/admin/reconcile': {
+      get: admin('The ledger against the stored upstream usage for a period, by day, model and channel, with every discrepancy listed (clean when every list is empty and the difference is 0); queued charges are flushed first', {
+        parameters: [
+          query('from', str(), 'Inclusive start: milliseconds since the epoch or an ISO 8601 date/date-time (default: one day before `to`)'),
+          query('to', str(), 'Exclusive end, the same forms (default: now)'),
+        ],
+      }, obj({
+        from: int(),
+        to: int(),
+        groups: arr(obj({ day: str('YYYY-MM-DD (UTC)'), model: str(), channel: str('the upstream account for tasks; "-" for calls answered at once'), ledger_amount: micro(), reported_amount: micro(), difference: int('ledger − reported, micro-units'), charges: int() })),
+        difference: int('the sum of the groups\' differences; 0 when the ledger and the stored usage agree'),
+        mismatches: arr(obj({ key: str(), model: str(), ledger_amount: micro(), reported_amount: { type: ['integer', 'null'] }, reason: str() })),
+        open_holds: arr(obj({ key: str(), token_id: str(), amount: micro(), age_ms: int(), reason: str() })),
+        tasks_charged_without_success: arr(obj({ task_id: str(), state: str(), amount: micro() })),
+        successes_without_charge: arr(obj({ task_id: str(), model: str() })),
+        lost_submits: arr(obj({ task_id: str(), token_id: str(), kind: str(), model: str(), channel: str(), created_at: int(), reason: str() })),
+      })),
+    },
     '/admin/ledger': {
       get: admin('Ledger entries (the billing authority), newest first; queued charges are flushed first', {
         parameters: [
@@ -155,7 +173,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
 
     '/console/api/session': consoleSession(),
     ...consoleFiles(),
-    '/healthz': { get: { tags: ['operations'], summary: 'Liveness: 200 while the process serves HTTP (nothing else is checked; 503 only while it drains)', security: [], responses: { '200': ok(obj({ status: { const: 'ok' } })), '503': { $ref: '#/components/responses/FamilyBError' } } } },
+    '/healthz': { get: { tags: ['operations'], summary: 'Liveness: 200 while the process serves HTTP (nothing else is checked; while it drains new connections are refused, and a request on an open one gets 503)', security: [], responses: { '200': ok(obj({ status: { const: 'ok' } })), '503': { $ref: '#/components/responses/FamilyBError' } } } },
     '/readyz': {
       get: {
         tags: ['operations'],

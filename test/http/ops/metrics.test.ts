@@ -128,11 +128,16 @@ describe('GET /metrics', () => {
       const s = await scrape(t.h);
       expect(valueOf(s, 'tollway_metrics_store_up')).toBe(0);
       expect(s.some((x) => x.name === 'tollway_holds_open')).toBe(false);
+      expect(s.some((x) => x.name === 'tollway_tasks_open')).toBe(false);
+      // Not 0 ("nothing overdue"): absent, like the other store gauges.
+      expect(s.some((x) => x.name === 'tollway_task_poll_lag_seconds')).toBe(false);
       expect(s.some((x) => x.name === 'tollway_requests_total')).toBe(true);
     } finally {
       await sql`alter table holds_away rename to holds`.execute(db);
     }
-    expect(valueOf(await scrape(t.h), 'tollway_metrics_store_up')).toBe(1);
+    const back = await scrape(t.h);
+    expect(valueOf(back, 'tollway_metrics_store_up')).toBe(1);
+    expect(valueOf(back, 'tollway_task_poll_lag_seconds')).toBeGreaterThanOrEqual(0);
   });
 });
 
