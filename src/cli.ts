@@ -209,8 +209,15 @@ async function reconcileCommand(config: Config, args: string[]): Promise<number>
   });
 }
 
+const HELP = new Set(['help', '--help', '-h']);
+
 async function main(argv: string[]): Promise<number> {
   const [cmd = 'serve', sub, ...rest] = argv;
+  // Help needs no configuration (and a command's own --help is the same usage).
+  if (HELP.has(cmd) || (sub !== undefined && HELP.has(sub)) || rest.some((a) => HELP.has(a))) {
+    console.log(USAGE);
+    return 0;
+  }
   const config = loadConfig();
   switch (cmd) {
     case 'serve':
@@ -245,11 +252,6 @@ async function main(argv: string[]): Promise<number> {
       for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void sim.close().then(() => process.exit(0)));
       return -1;
     }
-    case 'help':
-    case '--help':
-    case '-h':
-      console.log(USAGE);
-      return 0;
     default:
       console.error(USAGE);
       return 2;

@@ -52,6 +52,15 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
     expect(r2.stderr).toMatch(/^tollway: configuration error: DASHSCOPE_BASE_URL points at dashscope-intl\.aliyuncs\.com/);
   });
 
+  it('help, at the top or after a command, prints the usage and exits 0 — even with a configuration that would not start', () => {
+    for (const args of [['--help'], ['help'], ['token', '--help'], ['channel', 'add', '-h']]) {
+      const r = tollway(args, { PORT: 'eighty' });
+      expect(r.code, args.join(' ')).toBe(0);
+      expect(r.stdout).toContain('Usage: tollway <command>');
+      expect(r.stderr).toBe('');
+    }
+  });
+
   it('migrate applies the migrations', () => {
     expect(ok(['migrate'])).toContain(`migrations applied (${testDialect()})`);
   });
