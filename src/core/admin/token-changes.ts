@@ -115,7 +115,8 @@ export async function topUp(deps: AdminDeps, by: Actor, id: string, input: TopUp
   const r = await topUpToken(deps.store.db, { tokenId: id, amount: input.amount, key, requestId: by.requestId ?? null });
   if (r.outcome === 'unknown') throw new GatewayError('not_found', `Token ${id} not found`);
   if (r.outcome === 'revoked') throw new GatewayError('conflict', `Token ${id} is revoked`);
-  if (r.outcome === 'unlimited') throw new GatewayError('conflict', `Token ${id} has no quota (unlimited): set one with PATCH /admin/tokens/${id} first`);
+  // Read by admin API and CLI callers alike: both ways of setting a quota are named.
+  if (r.outcome === 'unlimited') throw new GatewayError('conflict', `Token ${id} has no quota (unlimited): set one first (PATCH /admin/tokens/${id} with "quota", or tollway token update ${id} --quota N)`);
   if (r.outcome === 'conflict') throw new GatewayError('conflict', 'This idempotency_key was already used for another top-up', { param: 'idempotency_key' });
   if (r.outcome === 'too-large') throw new GatewayError('invalid_parameter', 'The quota would exceed the largest amount a quota may hold', { param: 'amount' });
   await announce(deps, (await deps.repos.tokens.secretHashes(id)) ?? []);

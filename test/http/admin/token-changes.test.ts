@@ -167,7 +167,10 @@ describe('POST /admin/tokens/{id}/topup', () => {
     }
     expect((await expectB(await t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json: { amount: 5, note: 'x' } }), 400, 'invalid_parameter')).error.param).toBe('note');
     const unlimited = await newToken();
-    await expectB(await t.h.admin(`/admin/tokens/${unlimited.id}/topup`, { method: 'POST', json: { amount: 5 } }), 409, 'conflict');
+    const refused = await expectB(await t.h.admin(`/admin/tokens/${unlimited.id}/topup`, { method: 'POST', json: { amount: 5 } }), 409, 'conflict');
+    // Both ways of setting a quota are named (the CLI shows the same message).
+    expect(refused.error.message).toContain(`PATCH /admin/tokens/${unlimited.id}`);
+    expect(refused.error.message).toContain(`tollway token update ${unlimited.id} --quota`);
     await expectB(await t.h.admin('/admin/tokens/tok_nope/topup', { method: 'POST', json: { amount: 5 } }), 404, 'not_found');
     expect((await getToken(tok.id)).quota).toBe(10);
   });
