@@ -1,6 +1,7 @@
 // The standard OpenTelemetry variables that switch tracing on and say where spans go (the exporter reads its own,
-// e.g. OTEL_EXPORTER_OTLP_TIMEOUT; the batch processor's settings are not read from OTEL_BSP_*: docs/operations.md). Tracing is off unless
-// OTEL_TRACES_EXPORTER=otlp or an OTLP endpoint is set; OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none keep it off.
+// e.g. OTEL_EXPORTER_OTLP_TIMEOUT; the batch processor's settings are not read from OTEL_BSP_*: docs/operations.md).
+// Tracing is off unless OTEL_TRACES_EXPORTER=otlp or an OTLP endpoint is set; OTEL_SDK_DISABLED=true or
+// OTEL_TRACES_EXPORTER=none keep it off.
 export type SamplerName = 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
 
 export interface TracingConfig {

@@ -14,9 +14,8 @@ const notFound = (name: string) => new GatewayError('model_not_found', `The mode
 
 /** Resolve a public model name the caller may use, or throw model_not_found (unknown and invisible look alike). */
 export function resolveVisibleModel(deps: ModelAccessDeps, call: HasState, name: unknown): ResolvedModel {
-  if (name === undefined || name === null || name === '') throw new GatewayError('missing_parameter', 'model is required', { param: 'model' });
-  if (typeof name !== 'string') throw new GatewayError('invalid_parameter', 'model must be a string', { param: 'model' });
-  if (name.trim() === '') throw new GatewayError('missing_parameter', 'model is required', { param: 'model' });
+  if (typeof name !== 'string' && name !== undefined && name !== null) throw new GatewayError('invalid_parameter', 'model must be a string', { param: 'model' });
+  if (typeof name !== 'string' || name.trim() === '') throw new GatewayError('missing_parameter', 'model is required', { param: 'model' });
   const p = principalOf(call);
   const r = deps.catalogue.resolve(name);
   if (!r || !isVisible(p.models, r.entry, r.publicName, deps.channels)) {

@@ -196,7 +196,7 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
     return sendError(req, reply, ge);
   });
 
-  // A request no route took: a known path with another method is 405 with Allow, anything else `notFound`.
+  // A request no route took: a known path with another method is 405 with Allow, anything else `notFound` (404).
   const unknownRoute: UnknownRoute = (req, reply, notFound) => {
     const path = req.url.split('?')[0] ?? req.url;
     const allowed = routes.allowed(path);
@@ -204,9 +204,9 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
       reply.header('allow', allowed.join(', '));
       return sendError(req, reply, new GatewayError('method_not_allowed', `Method ${req.method} is not allowed on ${path}`));
     }
-    return sendError(req, reply, notFound);
+    return sendError(req, reply, notFound ?? new GatewayError('not_found', `Unknown path ${path}`));
   };
-  app.setNotFoundHandler((req, reply) => unknownRoute(req, reply, new GatewayError('not_found', `Unknown path ${req.url.split('?')[0] ?? req.url}`)));
+  app.setNotFoundHandler((req, reply) => unknownRoute(req, reply));
 
   // Bodies are JSON (or multipart where a route registers it): without this, Fastify's built-in
   // text/plain parser would hand routes a string instead of answering 415.

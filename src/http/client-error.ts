@@ -83,12 +83,15 @@ export function expectationFailed(req: IncomingMessage, res: ServerResponse): vo
 /** The refusal of an HTTP/1.1 request without a Host header (the connection closes after it). */
 export const noHost = (): GatewayError => new GatewayError('invalid_request', 'An HTTP/1.1 request must carry a Host header', { headers: { connection: 'close' } });
 
+/** HTTP/1.1 requires a Host header (node's own check is off in app.ts: it answers a bare 400 with no body). */
+export const lacksHost = (req: IncomingMessage, hasHost: boolean): boolean => !hasHost && req.httpVersionMajor === 1 && req.httpVersionMinor === 1;
+
 /**
- * An HTTP/1.1 request without a Host header (node's own check, off in app.ts, answers a bare 400 with no body):
- * 400 in the family's shape with a request id, and the connection closes. True when it was answered.
+ * An HTTP/1.1 request without a Host header on a framework route: 400 in the family's shape with a request id, and
+ * the connection closes. True when it was answered.
  */
 export function missingHost(req: IncomingMessage, res: ServerResponse): boolean {
-  if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return false;
+  if (!lacksHost(req, req.headers.host !== undefined)) return false;
   const { headers, body } = errorAnswer(req.url ?? '', noHost());
   res.writeHead(400, headers.flat()).end(body);
   req.resume();

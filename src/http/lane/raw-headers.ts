@@ -15,7 +15,7 @@ export interface LaneHeaders {
   origin: string | undefined;
   /** X-Forwarded-For, repeated ones joined (read by front.ts clientAddress only behind trusted proxies). */
   forwardedFor: string | undefined;
-  /** Whether a Host header came (HTTP/1.1 requires one: client-error.ts missingHost). */
+  /** Whether a Host header came (HTTP/1.1 requires one: client-error.ts lacksHost). */
   host: boolean;
 }
 

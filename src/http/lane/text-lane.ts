@@ -17,7 +17,7 @@ import { sendBody, type Exchange } from '../exchange.ts';
 import { admit, checkUrl, clientAddress, corsHeaders, errorHeaders, markClientLeft, newRequestState, routePath, shuttingDown, type Finished } from '../front.ts';
 import { newRequestId } from '../request-id.ts';
 import { laneHeaders, type LaneHeaders } from './raw-headers.ts';
-import { noHost } from '../client-error.ts';
+import { lacksHost, noHost } from '../client-error.ts';
 import type { RequestState } from '../request-state.ts';
 
 export interface LaneRoute {
@@ -112,7 +112,7 @@ export class TextLane {
     if (h.origin !== undefined) this.crossOrigin(res, h.origin);
     try {
       if (this.life.closing) throw shuttingDown();
-      if (!h.host && req.httpVersionMinor === 1 && req.httpVersionMajor === 1) throw noHost();
+      if (lacksHost(req, h.host)) throw noHost();
       checkUrl(req.url ?? '');
       // Authenticate before the body is read: unauthenticated callers get 401 cheaply.
       const pending = admit(this.deps, credentialOf(h.authorization, h.apiKey), ex.state, res);

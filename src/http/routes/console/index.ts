@@ -15,7 +15,7 @@ export const CONSOLE_HEADERS: Record<string, string> = {
 };
 
 /** The app's answer to a request no route took: 405 with Allow for a known path, else `notFound` (app.ts). */
-export type UnknownRoute = (req: FastifyRequest, reply: FastifyReply, notFound: GatewayError) => unknown;
+export type UnknownRoute = (req: FastifyRequest, reply: FastifyReply, notFound?: GatewayError) => unknown;
 
 export async function registerConsoleRoutes(scope: FastifyInstance, deps: GatewayDeps, unknownRoute: UnknownRoute): Promise<void> {
   const assets = await consoleAssets();
