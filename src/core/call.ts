@@ -39,6 +39,13 @@ export interface RequestState {
   reserved?: boolean;
   /** The request's trace span while tracing is on (observe/tracing.ts); null when it is off. */
   trace: RequestTrace | null;
+  /**
+   * Gives back the token's concurrency slot (null: none held). Called with the request's record — once the call has
+   * settled and its response is over — not when the client hangs up: a call its client left still runs upstream.
+   */
+  slot: (() => void) | null;
+  /** The request's record was written: a slot admitted after that (the client left during admission) goes back at once. */
+  recorded: boolean;
 }
 
 /** A request's server span: upstream attempts run in child spans of it; it ends with the request's record. */

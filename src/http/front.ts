@@ -73,7 +73,7 @@ export function errorHeaders(err: GatewayError, bodyRead: boolean): Record<strin
 
 export function newRequestState(client = ''): RequestState {
   // Every field present from the start (tokens too): one object shape for every request.
-  return { startedAt: performance.now(), client, principal: null, consoleSession: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null, channelId: null, attempts: null, ttfbMs: null, trace: null };
+  return { startedAt: performance.now(), client, principal: null, consoleSession: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null, channelId: null, attempts: null, ttfbMs: null, trace: null, slot: null, recorded: false };
 }
 
 /** Is the address at hop `i` (0: the connection's peer, 1: the right-most X-Forwarded-For entry, …) a trusted proxy? */
@@ -131,9 +131,28 @@ export function admit(deps: GatewayDeps, credential: string | undefined, state: 
     state.principal = p;
     if (!hasLimits(p)) return;
     const { release, headers } = await deps.limiter.admit(p);
-    if (release) res.once('close', release);
+    if (release) holdSlot(state, release);
     if (headers) for (const k in headers) res.setHeader(k, headers[k]!);
   })();
+}
+
+/**
+ * A concurrency slot counts a call in flight: it is held until the request's record (requestRecorder), which both
+ * fronts write once the route has settled and the response is over. Tied to the response's 'close' instead, a client
+ * that hung up would free the slot of a call still running (and charged) upstream, and a client gone before its
+ * admission finished would never free it.
+ */
+function holdSlot(state: RequestState, release: () => void): void {
+  if (state.recorded) release();
+  else state.slot = release;
+}
+
+/** Give back the request's slot, if it holds one (once). */
+function releaseSlot(state: RequestState): void {
+  const release = state.slot;
+  if (release === null) return;
+  state.slot = null;
+  release();
 }
 
 /** The first byte of the answer goes out now: its time since arrival is the request's time to first byte (once). */
@@ -158,6 +177,8 @@ export function requestRecorder(deps: GatewayDeps): (f: Finished) => void {
   const access = accessLogger(deps.logger);
   return (f) => {
     const st = f.state;
+    st.recorded = true;
+    releaseSlot(st);
     const latencyMs = Math.round((performance.now() - st.startedAt) * 100) / 100;
     access({ requestId: f.id, method: f.method, path: f.endpoint, status: f.status, latencyMs, client: st.client, tokenId: st.principal?.tokenId, model: st.model, errorCode: st.errorCode, upstreamRequestId: st.upstreamRequestId });
     const route = deps.metrics.request(f.endpoint, st.model, f.status, latencyMs);

@@ -1,7 +1,9 @@
 // Per-token concurrency limit through the real server: while a token's only slot is taken by
 // an in-flight call, a second call is refused with 429 concurrency_limited and Retry-After, in the family's
-// shape; once the call ends (also a stream) the slot is free again.
-import { describe, expect, it } from 'vitest';
+// shape; once the call ends (also a stream) the slot is free again. A call its client left holds its slot until it
+// ends upstream, and a client gone before its admission finished, or in the middle of its body, frees its slot.
+import { connect } from 'node:net';
+import { describe, expect, it, vi } from 'vitest';
 import { useHarness } from '../support/harness.ts';
 import type { AErr, BErr } from '../support/error-shapes.ts';
 
@@ -69,5 +71,86 @@ describe('concurrency limit through the real server', () => {
       after = await chat(token, 'after-stream');
     }
     expect(after.status).toBe(200);
+  });
+
+  // The same rule on both fronts: the text lane (chat) and a Fastify route (image generation).
+  for (const [front, path, body] of [
+    ['the text lane', '/v1/chat/completions', (text: string) => ({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: text }] })],
+    ['a framework route', '/v1/images/generations', (text: string) => ({ model: 'qwx-image-2.0', prompt: text })],
+  ] as const) {
+    it(`${front}: a call its client left keeps its slot until it ends upstream`, async () => {
+      const token = await limitedToken();
+      const marker = `left-${front.length}-${Date.now()}`;
+      const ac = new AbortController();
+      const first = t.h.fetch(path, { method: 'POST', token, signal: ac.signal, json: body(`${marker} sim-fault:delay:1200`) }).then(
+        (r) => r.status,
+        () => 'aborted',
+      );
+      const upstreamPath = path.includes('images') ? 'multimodal-generation' : 'chat/completions';
+      for (let i = 0; i < 200 && !t.h.sim.requestsTo(upstreamPath).some((r) => JSON.stringify(r.body).includes(marker)); i++) await new Promise((r) => setTimeout(r, 10));
+      ac.abort();
+      expect(await first).toBe('aborted');
+      await new Promise((r) => setTimeout(r, 100));
+      // The client is gone, the call is still running upstream: it is still in flight.
+      const during = await t.h.fetch(path, { method: 'POST', token, json: body('during') });
+      expect(during.status).toBe(429);
+      expect(await during.text()).toContain('concurrency_limited');
+      // Once it ended upstream, the slot is free.
+      let after = during.status;
+      for (let i = 0; i < 100 && after === 429; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        const r = await t.h.fetch(path, { method: 'POST', token, json: body('after') });
+        after = r.status;
+        await r.text();
+      }
+      expect(after).toBe(200);
+    });
+
+    it(`${front}: a client gone in the middle of its body frees its slot`, async () => {
+      const token = await limitedToken();
+      const { port } = new URL(t.h.url);
+      const sock = connect(Number(port), '127.0.0.1');
+      await new Promise<void>((r) => sock.once('connect', () => r()));
+      sock.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"model":`);
+      await new Promise((r) => setTimeout(r, 150));
+      sock.destroy();
+      let status = 429;
+      for (let i = 0; i < 40 && status === 429; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+        const r = await t.h.fetch(path, { method: 'POST', token, json: body('next') });
+        status = r.status;
+        await r.text();
+      }
+      expect(status).toBe(200);
+    });
+  }
+
+  it('a client gone while its admission was still under way frees the slot it was then given', async () => {
+    const token = await limitedToken();
+    const limiter = t.h.gw.deps.limiter;
+    const admitNow = limiter.admit.bind(limiter);
+    // A slow admission, as a Redis round trip can be: the client leaves before it ends.
+    const slow = vi.spyOn(limiter, 'admit').mockImplementation(async (p) => {
+      await new Promise((r) => setTimeout(r, 150));
+      return admitNow(p);
+    });
+    try {
+      const ac = new AbortController();
+      const left = t.h.fetch('/v1/chat/completions', { method: 'POST', token, signal: ac.signal, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'gone' }] } }).then(
+        (r) => r.status,
+        () => 'aborted',
+      );
+      await new Promise((r) => setTimeout(r, 40));
+      ac.abort();
+      expect(await left).toBe('aborted');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(slow).toHaveBeenCalledTimes(1);
+    } finally {
+      slow.mockRestore();
+    }
+    const later = await chat(token, 'later');
+    expect(later.status).toBe(200);
+    const again = await chat(token, 'again');
+    expect(again.status).toBe(200);
   });
 });
