@@ -38,6 +38,8 @@ export class ChannelRegistry {
   /** Disabled channels, by what they would serve (kind and model list): no keys are opened for them. */
   private disabled: Array<Pick<Channel, 'kind' | 'models'>> = [];
   private byId = new Map<string, Channel>();
+  /** Every channel, enabled or not, by id: what the tasks already created on a channel are followed with (forTask). */
+  private anyById = new Map<string, Channel>();
   private signatures = new Map<string, string>();
   /** `${channelId}\n${modelId}` → until when the account is taken as not entitled. */
   private readonly notEntitled = new Map<string, number>();
@@ -62,7 +64,8 @@ export class ChannelRegistry {
     const rows = await this.repo.list();
     const read = JSON.stringify(rows);
     if (read === this.lastRead) return;
-    const enabled = rows.filter((r) => r.status === 'enabled').map((r) => openChannel(r, this.box));
+    const opened = rows.map((r) => ({ row: r, channel: openChannel(r, this.box) }));
+    const enabled = opened.filter((o) => o.row.status === 'enabled').map((o) => o.channel);
     this.disabled = rows.filter((r) => r.status !== 'enabled').map((r) => ({ kind: r.kind, models: r.models }));
     const signatures = new Map(rows.map((r) => [r.id, `${r.status}|${r.baseUrl}|${r.keyEnc}|${JSON.stringify(r.models)}`]));
     for (const key of [...this.notEntitled.keys()]) {
@@ -72,6 +75,7 @@ export class ChannelRegistry {
     this.signatures = signatures;
     this.channels = enabled;
     this.byId = new Map(enabled.map((c) => [c.id, c]));
+    this.anyById = new Map(opened.map((o) => [o.channel.id, o.channel]));
     this.routes = new Map();
     this.lastRead = read;
   }
@@ -96,8 +100,18 @@ export class ChannelRegistry {
     return this.channels;
   }
 
+  /** An enabled channel: what new upstream work may use. */
   get(id: string): Channel | undefined {
     return this.byId.get(id);
+  }
+
+  /**
+   * The channel a task was created on, enabled or not. Disabling a channel stops new calls through it; the tasks
+   * already running on its account are still followed to their end with its keys (status queries, the lost-submit
+   * lookup, an operator's cancel) — the upstream finishes and bills them either way, and only this account knows them.
+   */
+  forTask(id: string): Channel | undefined {
+    return this.anyById.get(id);
   }
 
   /** Enabled channels able to serve a model, best first (priority desc). Shared: callers must not change it. */

@@ -15,7 +15,7 @@ export interface CancelDeps {
   repo: TasksRepo;
   meter: Meter;
   driverOf(kind: string): TaskDriver | undefined;
-  channels: { get(id: string): Channel | undefined };
+  channels: { forTask(id: string): Channel | undefined };
   logger: Pick<Logger, 'warn'>;
   /** Time allowed for the upstream's cancel call. */
   timeoutMs: number;
@@ -39,7 +39,7 @@ export async function cancelTask(d: CancelDeps, id: string): Promise<{ outcome: 
 
 function cancelUpstream(d: CancelDeps, t: TaskRecord): void {
   const driver = d.driverOf(t.kind);
-  const channel = d.channels.get(t.channelId);
+  const channel = d.channels.forTask(t.channelId);
   if (!driver?.cancel || !channel) return;
   driver.cancel(t, channel, { timeoutMs: d.timeoutMs }).catch((e: unknown) => d.logger.warn({ task_id: t.id, channel_id: t.channelId, err: String(e) }, 'upstream cancel of a cancelled task failed (the gateway charges nothing either way)'));
 }

@@ -28,7 +28,7 @@ export interface TaskEngineDeps {
   repo: TasksRepo;
   /** Lazy: the gateway builds the meter in the same deps literal. */
   meter: () => Meter;
-  channels: { get(id: string): Channel | undefined };
+  channels: { forTask(id: string): Channel | undefined };
   logger: Logger;
   options: TaskEngineOptions;
 }
@@ -125,7 +125,7 @@ export class TaskEngine {
 
   /** Single polls, or one batch per task kind whose driver answers many tasks with one upstream query. */
   private unitsOf(channelId: string, list: TaskRecord[]): PollUnit[] {
-    const channel = this.deps.channels.get(channelId);
+    const channel = this.deps.channels.forTask(channelId);
     const units: PollUnit[] = [];
     const batches = new Map<string, TaskRecord[]>();
     for (const t of list) {
@@ -160,8 +160,8 @@ export class TaskEngine {
       const t = u.batch[i]!;
       const out = outcomes.get(t.upstreamTaskId!);
       if (!out) missing.push(t);
-      else if (out.state !== t.state || out.upstreamStatus !== t.upstreamStatus || (out.progress ?? t.progress) !== t.progress || Date.now() - t.createdAt > o.maxAgeMs) {
-        await this.guarded(t, () => (Date.now() - t.createdAt > o.maxAgeMs ? this.advance(t) : this.apply(t, out)));
+      else if (out.state !== t.state || out.upstreamStatus !== t.upstreamStatus || (out.progress ?? t.progress) !== t.progress || this.pastMaxAge(t)) {
+        await this.guarded(t, () => this.applyAged(t, out));
       }
       // A long list is applied in slices, so request handling is never held up behind it.
       if (i % 64 === 63) await yieldTurn();
@@ -221,14 +221,11 @@ export class TaskEngine {
   /** Move one leased task forward. Never throws for upstream trouble: it backs off instead. */
   private async advance(t: TaskRecord): Promise<TaskRecord> {
     const o = this.deps.options;
-    const now = Date.now();
     if (t.state === 'submitting') return this.recoverSubmit(t);
-    if (now - t.createdAt > o.maxAgeMs) {
-      return this.fail(t, { code: 'task_timeout', message: 'The task did not finish within the maximum task age' }, 'task exceeded the maximum age');
-    }
     const driver = this.drivers.get(t.kind);
-    const channel = this.deps.channels.get(t.channelId);
+    const channel = this.deps.channels.forTask(t.channelId);
     if (!driver || !channel) {
+      if (this.pastMaxAge(t)) return this.timedOut(t);
       this.deps.logger.warn({ task_id: t.id, kind: t.kind, channel_id: t.channelId }, driver ? 'task channel unavailable; will retry' : 'no driver for task kind; will retry');
       return this.retryLater(t);
     }
@@ -236,15 +233,34 @@ export class TaskEngine {
     try {
       out = await driver.poll(t, channel, { timeoutMs: o.pollTimeoutMs });
     } catch (e) {
+      if (this.pastMaxAge(t)) return this.timedOut(t);
       this.deps.logger.warn({ task_id: t.id, err: String(e) }, 'task status query failed; backing off');
       return this.retryLater(t);
     }
-    return this.apply(t, out);
+    return this.applyAged(t, out);
+  }
+
+  private pastMaxAge(t: TaskRecord): boolean {
+    return Date.now() - t.createdAt > this.deps.options.maxAgeMs;
+  }
+
+  /**
+   * The upstream's answer, weighed against the maximum age after it was asked: a task it reports ended is settled as
+   * it ended whatever its age (a success found late — a poller down for a while, the last back-off step — is still
+   * charged and delivered); only a task still open past the age, or one the upstream cannot be asked about, times out.
+   */
+  private applyAged(t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
+    const open = out.state === 'queued' || out.state === 'in_progress' || out.state === 'unknown';
+    return open && this.pastMaxAge(t) ? this.timedOut(t) : this.apply(t, out);
+  }
+
+  private timedOut(t: TaskRecord): Promise<TaskRecord> {
+    return this.fail(t, { code: 'task_timeout', message: 'The task did not finish within the maximum task age' }, 'task exceeded the maximum age');
   }
 
   /** A task still `submitting` after its deadline (see lost-submit.ts): adopt what the upstream has, else fail uncharged. */
   private async recoverSubmit(t: TaskRecord): Promise<TaskRecord> {
-    const step = await lookForLostSubmit(t, this.drivers.get(t.kind), this.deps.channels.get(t.channelId), this.deps.options);
+    const step = await lookForLostSubmit(t, this.drivers.get(t.kind), this.deps.channels.forTask(t.channelId), this.deps.options);
     if (step.do === 'fail') return this.fail(t, { code: LOST_SUBMIT_CODE, message: step.message }, `lost submit: ${step.why}`);
     if (step.do === 'back-off') {
       this.deps.logger.warn({ task_id: t.id, kind: t.kind, channel_id: t.channelId, reason: step.why }, 'lost task submit not looked up yet; backing off');

@@ -74,7 +74,7 @@ export async function engineFixture(): Promise<EngineFixture> {
       const e = new TaskEngine({
         repo: new TasksRepo(store.db, store.dialect),
         meter: () => meter,
-        channels: { get: (id) => CHANNELS[id] },
+        channels: { forTask: (id) => CHANNELS[id] },
         logger,
         options: { ...DEFAULT_TASK_ENGINE_OPTIONS, pollerEnabled: false, pollBaseMs: 10, pollMaxMs: 100, tickMs: 10, refreshStaleMs: 0, ...opts },
       });

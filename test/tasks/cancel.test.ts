@@ -80,7 +80,7 @@ function gatedEngine(pauseAfter: 'settle' | 'release') {
   };
   if (pauseAfter === 'settle') meter.settle = wrap(f.meter.settle.bind(f.meter));
   else meter.release = wrap(f.meter.release.bind(f.meter));
-  const engine = new TaskEngine({ repo: new TasksRepo(f.store.db, f.store.dialect), meter: () => meter, channels: { get: (id) => CHANNELS[id] }, logger: makeLogger('silent'), options: { ...DEFAULT_TASK_ENGINE_OPTIONS, pollerEnabled: false, refreshStaleMs: 0 } });
+  const engine = new TaskEngine({ repo: new TasksRepo(f.store.db, f.store.dialect), meter: () => meter, channels: { forTask: (id) => CHANNELS[id] }, logger: makeLogger('silent'), options: { ...DEFAULT_TASK_ENGINE_OPTIONS, pollerEnabled: false, refreshStaleMs: 0 } });
   engine.registerDriver('test-video', f.driver);
   return { engine, atGate, go };
 }

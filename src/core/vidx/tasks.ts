@@ -42,7 +42,7 @@ export async function createVidxTask(ctx: VidxContext, req: CallContext, t: NewV
   const tokenId = principalOf(req).tokenId;
   const ext = t.externalTaskId;
   if (ext) {
-    const existing = await deps.tasks.repo.findByExternal(tokenId, t.kind, ext);
+    const existing = await earlierAttempt(deps, tokenId, t.kind, ext);
     if (existing) return existing;
   }
   if (t.channels.length === 0) throw new GatewayError('no_channel', 'No upstream channel is available for this model');
@@ -82,11 +82,26 @@ export async function createVidxTask(ctx: VidxContext, req: CallContext, t: NewV
   } catch (e) {
     // Lost the race for this external_task_id: the winner's task is the answer (no second hold, no second upstream task).
     if (ext && isUniqueViolation(e)) {
-      const winner = await deps.tasks.repo.findByExternal(tokenId, t.kind, ext);
+      const winner = await earlierAttempt(deps, tokenId, t.kind, ext);
       if (winner) return winner;
       throw new GatewayError('conflict', `A task with external_task_id ${ext} is being created; retry shortly`, { param: 'external_task_id' });
     }
     throw e;
+  }
+}
+
+/**
+ * The task an earlier attempt with this external_task_id made, as a retry's answer — once that attempt's submit is
+ * over: while its row is still leased by the request sending it, the upstream may yet refuse it and the row go, so
+ * the retry waits for it (at most until its submit deadline, the lease) rather than answer with a task id that would
+ * then not exist. Null when there is none (any more): the retry creates the task itself. A row left `submitting`
+ * for the lost-submit recovery is an answer: it ends in a terminal state either way.
+ */
+async function earlierAttempt(deps: VidxContext['deps'], tokenId: string, kind: string, ext: string): Promise<TaskRecord | null> {
+  for (let wait = 25; ; wait = Math.min(wait * 2, 250)) {
+    const t = await deps.tasks.repo.findByExternal(tokenId, kind, ext);
+    if (!t || t.state !== 'submitting' || t.leaseOwner === null || (t.leaseUntil ?? 0) <= Date.now()) return t ?? null;
+    await new Promise((r) => setTimeout(r, wait));
   }
 }
 

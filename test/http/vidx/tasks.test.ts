@@ -116,4 +116,24 @@ describe('family A tasks', () => {
     const ledger = await ledgerOfTask(t.h, r.body.data.task_id);
     expect(ledger.map((l) => Number(l.amount))).toEqual([7.1 * 600_000]);
   });
+
+  it('a retry while the first creation is still being submitted waits for it: the earlier attempt refused, the retry makes the task', async () => {
+    const { id: tokenId, secret } = await t.h.token({ quota: 50_000_000 });
+    const ext = `order-inflight-${Date.now()}`;
+    // The first attempt's answer comes late (800 ms), and it is a refusal: its row is removed, its hold released.
+    const first = call<TaskData>(t.h, secret, 'POST', OMNI, { prompt: 'a cat sim-fault:late-reply:800', image_list: 'not-a-list', external_task_id: ext });
+    await new Promise((res) => setTimeout(res, 200));
+    const retry = await call<TaskData>(t.h, secret, 'POST', OMNI, { prompt: 'a cat', external_task_id: ext });
+    const f = await first;
+    expect(f.body.code).not.toBe(0);
+    // Never a task id that does not exist: the retry's task is there, by our id and by the external id.
+    expect(retry.body.code).toBe(0);
+    const id = retry.body.data.task_id;
+    expect((await call<TaskData>(t.h, secret, 'GET', `${OMNI}/${id}`)).status).toBe(200);
+    expect((await call<TaskData>(t.h, secret, 'GET', `${OMNI}/${ext}`)).body.data.task_id).toBe(id);
+    const holds = await t.h.store.db.selectFrom('holds').selectAll().where('token_id', '=', tokenId).execute();
+    // One hold for the task; the refused attempt's was released.
+    expect(holds.filter((h) => h.state === 'held').map((h) => h.task_id)).toEqual([id]);
+    expect(holds.filter((h) => h.state !== 'held').map((h) => h.state)).toEqual(['released']);
+  });
 });
