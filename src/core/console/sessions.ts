@@ -1,6 +1,8 @@
 // Operator console sign-in: the admin key is exchanged for a session whose secret lives only in an HttpOnly cookie
-// (and, hashed, in the store). Wrong keys are counted per client address and refused for a while after a few.
-import { hashToken, newId, randomString, safeEqual } from '../../auth/token-secret.ts';
+// (and, hashed, in the store). Wrong admin keys — at the sign-in and as an admin API bearer alike — are counted per
+// client address and refused for a while after a few.
+import { createHmac } from 'node:crypto';
+import { newId, randomString, safeEqual } from '../../auth/token-secret.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { RateLimiter } from '../../limits/rate-limiter.ts';
 import type { ConsoleSession, ConsoleSessionsRepo } from '../../store/repos/console-sessions.ts';
@@ -28,30 +30,50 @@ function tooMany(resetMs: number): GatewayError {
   return new GatewayError('rate_limit_exceeded', `Too many wrong admin keys from this address; try again in ${s} s`, { headers: { 'retry-after': String(s) } });
 }
 
-/** Exchange the admin key for a session, or refuse: a wrong key (counted) or too many wrong keys lately (429). */
-export async function signIn(deps: ConsoleDeps, key: unknown, client: string, now = Date.now()): Promise<SignedIn> {
+/**
+ * The one check of a presented admin key (console sign-in, admin API bearer, metrics scrape): refused without a look
+ * once its address has sent too many wrong keys lately (429), and a wrong key is counted — so guessing through the
+ * admin API is held to the sign-in's pace. `what` names the credential in the refusal.
+ */
+export async function checkAdminKey(deps: Pick<ConsoleDeps, 'adminKey' | 'limiter'>, key: string, client: string, what = 'the admin key (TOLLWAY_ADMIN_KEY)'): Promise<void> {
   const seen = await deps.limiter.events(failuresKey(client));
   if (seen.n >= MAX_SIGNIN_FAILURES) throw tooMany(seen.resetMs);
-  if (typeof key !== 'string' || key.length === 0) throw new GatewayError('missing_parameter', 'Enter the admin key', { param: 'key' });
-  if (!safeEqual(key.trim(), deps.adminKey)) {
-    await deps.limiter.countEvent(failuresKey(client), SIGNIN_WINDOW_MS);
-    throw new GatewayError('permission_denied', 'That is not the admin key (TOLLWAY_ADMIN_KEY)');
+  if (safeEqual(key, deps.adminKey)) return;
+  await deps.limiter.countEvent(failuresKey(client), SIGNIN_WINDOW_MS);
+  throw new GatewayError('permission_denied', `That is not ${what}`);
+}
+
+/**
+ * How a session's secret is stored and looked up: keyed by the admin key that opened it, so a new TOLLWAY_ADMIN_KEY
+ * (the answer to a leaked one) ends every session the old key opened, on every instance, with nothing to revoke.
+ */
+function sessionHash(adminKey: string, secret: string): string {
+  return createHmac('sha256', adminKey).update(secret).digest('hex');
+}
+
+/** Exchange the admin key for a session, or refuse: a wrong key (counted) or too many wrong keys lately (429). */
+export async function signIn(deps: ConsoleDeps, key: unknown, client: string, now = Date.now()): Promise<SignedIn> {
+  if (typeof key !== 'string' || key.length === 0) {
+    const seen = await deps.limiter.events(failuresKey(client));
+    if (seen.n >= MAX_SIGNIN_FAILURES) throw tooMany(seen.resetMs);
+    throw new GatewayError('missing_parameter', 'Enter the admin key', { param: 'key' });
   }
+  await checkAdminKey(deps, key.trim(), client);
   const secret = randomString(43);
   const session: ConsoleSession = { id: newId('csn'), csrf: randomString(32), client: client.slice(0, 100), createdAt: now, expiresAt: now + deps.sessionMs };
-  await deps.sessions.create({ ...session, secretHash: hashToken(secret) });
+  await deps.sessions.create({ ...session, secretHash: sessionHash(deps.adminKey, secret) });
   // Sign-ins are rare: a good moment to forget sessions that ended more than a day ago.
   await deps.sessions.purge(now - 86_400_000);
   return { secret, session };
 }
 
-/** The live session a cookie's secret names, or null. */
-export function sessionOf(deps: Pick<ConsoleDeps, 'sessions'>, secret: string | undefined): Promise<ConsoleSession | null> {
+/** The live session a cookie's secret names (opened with the current admin key), or null. */
+export function sessionOf(deps: Pick<ConsoleDeps, 'sessions' | 'adminKey'>, secret: string | undefined): Promise<ConsoleSession | null> {
   if (!secret) return Promise.resolve(null);
-  return deps.sessions.findLive(hashToken(secret));
+  return deps.sessions.findLive(sessionHash(deps.adminKey, secret));
 }
 
 /** Sign out: the session is revoked in the store, so no instance accepts its cookie any more. */
-export async function signOut(deps: Pick<ConsoleDeps, 'sessions'>, secret: string | undefined): Promise<void> {
-  if (secret) await deps.sessions.revoke(hashToken(secret));
+export async function signOut(deps: Pick<ConsoleDeps, 'sessions' | 'adminKey'>, secret: string | undefined): Promise<void> {
+  if (secret) await deps.sessions.revoke(sessionHash(deps.adminKey, secret));
 }

@@ -4,16 +4,18 @@
 import type { FastifyInstance } from 'fastify';
 import { safeEqual } from '../../auth/token-secret.ts';
 import type { GatewayDeps } from '../../core/deps.ts';
+import { checkAdminKey } from '../../core/console/sessions.ts';
 import { checkReadiness } from '../../core/readiness.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 
-/** A scrape's bearer: the metrics token when one is configured, or the admin key. */
-function checkScraper(authorization: string | undefined, deps: GatewayDeps): void {
+/** A scrape's bearer: the metrics token when one is configured, or the admin key (a wrong one counted: checkAdminKey). */
+async function checkScraper(authorization: string | undefined, client: string, deps: GatewayDeps): Promise<void> {
   const m = authorization ? /^Bearer\s+(.+)$/i.exec(authorization.trim()) : null;
   if (!m) throw new GatewayError('missing_token', 'GET /metrics requires Authorization: Bearer <metrics token or admin key>');
   const given = m[1]!.trim();
   const token = deps.config.metricsToken;
-  if (!(token !== undefined && safeEqual(given, token)) && !safeEqual(given, deps.adminKey)) throw new GatewayError('permission_denied', 'Not a metrics token');
+  if (token !== undefined && safeEqual(given, token)) return;
+  await checkAdminKey(deps, given, client, 'a metrics token or the admin key');
 }
 
 export function registerOpsRoutes(app: FastifyInstance, deps: GatewayDeps): void {
@@ -28,7 +30,7 @@ export function registerOpsRoutes(app: FastifyInstance, deps: GatewayDeps): void
   });
 
   app.get('/metrics', async (req, reply) => {
-    checkScraper(req.headers.authorization, deps);
+    await checkScraper(req.headers.authorization, req.state.client, deps);
     const { contentType, text } = await deps.metrics.scrape();
     return reply.type(contentType).send(text);
   });
