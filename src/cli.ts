@@ -46,7 +46,19 @@ async function withAdmin(config: Config, fn: (deps: AdminDeps) => Promise<number
   }
 }
 
-const list = (s: string | undefined) => (s ? s.split(',').map((x) => x.trim()).filter(Boolean) : undefined);
+/**
+ * --models: model names, comma-separated; undefined when the flag is absent. Given but naming none (`""`, `","` — an
+ * empty variable in a script) is a usage error: absent means every model, and an empty value must not grant that.
+ */
+function modelList(v: string | undefined): string[] | undefined {
+  if (v === undefined) return undefined;
+  const names = v.split(',').map((x) => x.trim()).filter(Boolean);
+  if (names.length === 0) throw new UsageError(`--models needs one or more model names, comma-separated (got "${v}"); leave it out for every model`);
+  return names;
+}
+
+/** The flags given, without those left out (a JSON body has no undefined values: the parsers refuse unknown keys). */
+const given = (o: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
 function num(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -95,7 +107,7 @@ async function tokenCommand(config: Config, sub: string | undefined, args: strin
     // The same validation as POST /admin/tokens (unknown models, past expiry …).
     const input = parseCreateToken({
       name: values.name,
-      models: list(values.models),
+      models: modelList(values.models),
       quota: num('--quota', values.quota),
       expires_at: num('--expires-at', values['expires-at']),
       rpm_limit: num('--rpm', values.rpm),
@@ -115,7 +127,7 @@ async function tokenCommand(config: Config, sub: string | undefined, args: strin
     const patch = parseTokenPatch(
       defined({
         name: values.name,
-        models: orNone(values.models, (v) => list(v)),
+        models: orNone(values.models, modelList),
         quota: orNone(values.quota, (v) => num('--quota', v)),
         rpm_limit: orNone(values.rpm, (v) => num('--rpm', v)),
         tpm_limit: orNone(values.tpm, (v) => num('--tpm', v)),
@@ -167,7 +179,7 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
   const id = positionals[0];
   if (sub === 'add') {
     // The same validation as POST /admin/channels.
-    const body = { name: values.name, kind: values.kind, base_url: values['base-url'], api_key: values['api-key'], access_key: values['access-key'], secret_key: values['secret-key'], models: list(values.models) };
+    const body = given({ name: values.name, kind: values.kind, base_url: values['base-url'], api_key: values['api-key'], access_key: values['access-key'], secret_key: values['secret-key'], models: modelList(values.models) });
     const input = parseCreateChannel(body);
     return withAdmin(config, async (deps) => (print(publicChannel(await addChannel(deps, CLI, input))), 0));
   }
@@ -177,7 +189,7 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
     if (values.enable && values.disable) throw new UsageError('--enable and --disable exclude each other');
     const body = defined({
       name: values.name,
-      models: orNone(values.models, (v) => list(v)),
+      models: orNone(values.models, modelList),
       priority: int('--priority', values.priority),
       weight: int('--weight', values.weight),
       enabled: values.enable ? true : values.disable ? false : undefined,

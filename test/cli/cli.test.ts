@@ -136,6 +136,23 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
     expect((await auditedByCli()).slice(-6)).toEqual([`token.update ${id}`, `token.update ${id}`, `token.topup ${id}`, `token.rotate ${id}`, `channel.create ${ch.id}`, `channel.update ${ch.id}`]);
   });
 
+  it('--models given empty (an empty variable in a script) is a usage error, never "every model"; nothing is stored', async () => {
+    const tokensBefore = await fresh.store.db.selectFrom('tokens').select('id').execute();
+    const channelsBefore = await fresh.store.db.selectFrom('channels').select('id').execute();
+    for (const args of [
+      ['token', 'create', '--name', 'scripted', '--models', ''],
+      ['token', 'create', '--name', 'scripted', '--models', ' , '],
+      ['channel', 'add', '--name', 'scripted', '--kind', 'dashscope', '--api-key', 'sk-x', '--models', ''],
+    ]) {
+      const r = tollway(args);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('--models needs one or more model names');
+      expect(r.stdout).not.toMatch(/token:/);
+    }
+    expect(await fresh.store.db.selectFrom('tokens').select('id').execute()).toEqual(tokensBefore);
+    expect(await fresh.store.db.selectFrom('channels').select('id').execute()).toEqual(channelsBefore);
+  });
+
   it('an unknown id: one line and a non-zero exit, nothing audited', async () => {
     const before = (await auditedByCli()).length;
     for (const args of [['token', 'revoke', 'tok_nope'], ['channel', 'disable', 'ch_nope']]) {

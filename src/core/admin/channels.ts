@@ -2,7 +2,7 @@
 // provisions itself at start: the demo simulator's and those for keys given in the environment.
 import { newId } from '../../auth/token-secret.ts';
 import { checkRegion, ConfigError, DEFAULT_DASHSCOPE_BASE_URL, DEFAULT_KLING_BASE_URL, FOREIGN_DASHSCOPE, FOREIGN_KLING, type Config } from '../../config/config.ts';
-import { isObject, optEnum, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
+import { isObject, onlyFields, optEnum, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ChannelKeys } from '../../routing/channel-registry.ts';
 import { CHANNEL_KINDS, type ChannelKind, type ChannelRecord } from '../../store/repos/channels.ts';
@@ -60,6 +60,8 @@ export function parseCreateChannel(body: unknown): CreateChannelInput {
   const name = reqString(body, 'name', { max: 200 });
   const kind = optEnum(body, 'kind', CHANNEL_KINDS);
   if (!kind) throw new GatewayError('missing_parameter', `kind is required (${CHANNEL_KINDS.join(', ')})`, { param: 'kind' });
+  // A misspelt field (`model` for `models`) must not make a channel that serves every model: refused, as an edit's are.
+  onlyFields(body, ['name', 'kind', 'base_url', ...(kind === 'kling' ? ['access_key', 'secret_key'] : ['api_key']), 'models', 'priority', 'weight']);
   const baseUrl = parseBaseUrl(body, kind);
   const keys: ChannelKeys =
     kind === 'dashscope' ? { apiKey: reqString(body, 'api_key', { max: 500 }) } : { accessKey: reqString(body, 'access_key', { max: 500 }), secretKey: reqString(body, 'secret_key', { max: 500 }) };

@@ -2,7 +2,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hashToken, newId, newTokenSecret } from '../../auth/token-secret.ts';
-import { isObject, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
+import { isObject, onlyFields, optInt, optStringArray, reqString } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { TokenRecord } from '../../store/repos/tokens.ts';
 import type { CreatedTokenView, TokenView } from '../views.ts';
@@ -47,8 +47,12 @@ export interface CreateTokenInput {
 /** The largest tokens-per-minute limit accepted (an integer column on both stores). */
 export const MAX_TPM = 1_000_000_000;
 
+const CREATE_FIELDS = ['name', 'models', 'quota', 'expires_at', 'rpm_limit', 'tpm_limit', 'concurrency_limit'] as const;
+
 export function parseCreateToken(body: unknown): CreateTokenInput {
   if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
+  // A misspelt limit (`model`, `quota_micro`) must not make a token without it: refused, as an edit's are.
+  onlyFields(body, CREATE_FIELDS);
   const name = reqString(body, 'name', { max: 200 });
   const models = optStringArray(body, 'models', { maxItems: 1000 });
   const quota = optInt(body, 'quota', 0, Number.MAX_SAFE_INTEGER);
@@ -60,7 +64,6 @@ export function parseCreateToken(body: unknown): CreateTokenInput {
   const rpmLimit = optInt(body, 'rpm_limit', 1, 1_000_000);
   const tpmLimit = optInt(body, 'tpm_limit', 1, MAX_TPM);
   const concurrencyLimit = optInt(body, 'concurrency_limit', 1, 100_000);
-  optString(body, 'description');
   return { name, models, quota, expiresAt, rpmLimit, tpmLimit, concurrencyLimit };
 }
 

@@ -12,6 +12,8 @@ export const SIGNIN_WINDOW_MS = 60_000;
 
 export interface ConsoleDeps {
   readonly adminKey: string;
+  /** Is this a live client token? Presented where the admin key goes, it is a wrong route, not a guess: not counted. */
+  readonly isClientToken: (key: string) => Promise<boolean>;
   readonly sessions: ConsoleSessionsRepo;
   readonly limiter: Pick<RateLimiter, 'countEvent' | 'events'>;
   readonly sessionMs: number;
@@ -35,12 +37,22 @@ function tooMany(resetMs: number): GatewayError {
  * once its address has sent too many wrong keys lately (429), and a wrong key is counted — so guessing through the
  * admin API is held to the sign-in's pace. `what` names the credential in the refusal.
  */
-export async function checkAdminKey(deps: Pick<ConsoleDeps, 'adminKey' | 'limiter'>, key: string, client: string, what = 'the admin key (TOLLWAY_ADMIN_KEY)'): Promise<void> {
+export async function checkAdminKey(deps: Pick<ConsoleDeps, 'adminKey' | 'limiter' | 'isClientToken'>, key: string, client: string, what = 'the admin key (TOLLWAY_ADMIN_KEY)'): Promise<void> {
   const seen = await deps.limiter.events(failuresKey(client));
   if (seen.n >= MAX_SIGNIN_FAILURES) throw tooMany(seen.resetMs);
   if (safeEqual(key, deps.adminKey)) return;
-  await deps.limiter.countEvent(failuresKey(client), SIGNIN_WINDOW_MS);
+  // A client's own token sent to an admin route is refused, but it guesses nothing: counting it would let a tenant
+  // lock its address (and an operator behind the same one) out of the admin API.
+  if (!(await deps.isClientToken(key))) await deps.limiter.countEvent(failuresKey(client), SIGNIN_WINDOW_MS);
   throw new GatewayError('permission_denied', `That is not ${what}`);
+}
+
+/** ConsoleDeps' isClientToken, from the gateway's token authentication (a revoked or expired token is not live). */
+export function clientTokenCheck(auth: { authenticate(secret: string | undefined): Promise<unknown> }): (key: string) => Promise<boolean> {
+  return (key) => auth.authenticate(key).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**

@@ -8,13 +8,13 @@ const channelId = [pathParam('id', 'Channel id')];
 export function adminPaths(): Record<string, Record<string, Operation>> {
   return {
     '/admin/tokens': {
-      post: admin('Create a client token (the secret is shown only in this answer)', {
-        requestBody: jsonBody(obj({
+      post: admin('Create a client token (the secret is shown only in this answer; unknown fields are refused)', {
+        requestBody: jsonBody({ ...obj({
           name: str(), models: arr(str(), 'allow-list of public model names; absent = every model'), quota: micro('micro-units; absent = unlimited'), expires_at: int('ms since the epoch, in the future'),
           rpm_limit: { type: 'integer', minimum: 1, maximum: 1000000, description: 'requests per minute' },
           tpm_limit: { type: 'integer', minimum: 1, maximum: 1000000000, description: 'tokens (input + output) per minute, counted when a call settles' },
           concurrency_limit: { type: 'integer', minimum: 1, maximum: 100000 },
-        }, ['name'])),
+        }, ['name']), additionalProperties: false }),
       }, obj({ id: str(), name: str(), token: str('the secret, shown once'), models: { type: ['array', 'null'], items: str() }, quota: { type: ['integer', 'null'] }, expires_at: { type: ['integer', 'null'] }, created_at: int('ms') }), '201'),
       get: admin('List tokens (never the secret)', {}, obj({ data: arr(tokenView) })),
     },
@@ -41,11 +41,11 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       }, { ...tokenView, properties: { ...(tokenView.properties as Schema), token: str('the new secret, shown once') } }),
     },
     '/admin/channels': {
-      post: admin('Add an upstream channel (keys encrypted at rest, never shown again)', {
-        requestBody: jsonBody(obj({
+      post: admin('Add an upstream channel (keys encrypted at rest, never shown again; unknown fields, and the other kind\'s key fields, are refused)', {
+        requestBody: jsonBody({ ...obj({
           name: str(), kind: { type: 'string', enum: ['dashscope', 'kling'] }, base_url: str('Beijing region only'), api_key: str('dashscope'), access_key: str('kling'), secret_key: str('kling'),
           models: arr(str()), priority: { type: 'integer', minimum: -1000, maximum: 1000 }, weight: { type: 'integer', minimum: 1, maximum: 1000 },
-        }, ['name', 'kind'])),
+        }, ['name', 'kind']), additionalProperties: false }),
       }, channelView, '201'),
       get: admin('List channels (never the keys)', {}, obj({ data: arr(channelView) })),
     },

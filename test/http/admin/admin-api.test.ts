@@ -102,6 +102,9 @@ describe('admin tokens', () => {
       [{ name: 'x', tpm_limit: 2_000_000_000 }, 'invalid_parameter', 'tpm_limit'],
       [{ name: 'x', expires_at: Date.now() - 1000 }, 'invalid_parameter', 'expires_at'],
       [{ name: 'x', expires_at: Math.floor(Date.now() / 1000) + 3600 }, 'invalid_parameter', 'expires_at'], // seconds by mistake
+      // A misspelt field is refused, not dropped: the token would have been made without the limit it names.
+      [{ name: 'x', model: ['qwx3.7-plus'] }, 'invalid_parameter', 'model'],
+      [{ name: 'x', quota_micro: 1000 }, 'invalid_parameter', 'quota_micro'],
     ];
     for (const [json, code, param] of cases) {
       const r = await t.h.admin('/admin/tokens', { method: 'POST', json });
@@ -179,6 +182,11 @@ describe('admin channels', () => {
       [{ name: 'c1', kind: 'dashscope', api_key: 'k', models: ['no-such'] }, 400, 'invalid_parameter', 'models'],
       [{ name: 'c1', kind: 'dashscope', api_key: 'k', models: ['vidx-v1'] }, 400, 'invalid_parameter', 'models'],
       [{ name: 'sim-dashscope', kind: 'dashscope', api_key: 'k' }, 409, 'conflict', 'name'],
+      // A misspelt field is refused, not dropped (`model` would have made a channel serving every model), and so is
+      // the other kind's key field.
+      [{ name: 'c1', kind: 'dashscope', api_key: 'k', model: ['qwx3.7-plus'] }, 400, 'invalid_parameter', 'model'],
+      [{ name: 'c1', kind: 'dashscope', api_key: 'k', secret_key: 's' }, 400, 'invalid_parameter', 'secret_key'],
+      [{ name: 'c1', kind: 'kling', access_key: 'a', secret_key: 's', api_key: 'k' }, 400, 'invalid_parameter', 'api_key'],
     ];
     for (const [json, status, code, param] of cases) {
       const r = await t.h.admin('/admin/channels', { method: 'POST', json });

@@ -1,6 +1,6 @@
 // Wrong admin keys are counted per client address wherever the admin key is accepted — the console sign-in, an admin
 // API bearer, a /metrics scrape — on one counter: after five within a minute the address is refused (429, Retry-After)
-// without its key being judged, the right key included.
+// without its key being judged, the right key included. A live client token sent there is refused but not counted.
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
 import type { BErr } from '../../support/error-shapes.ts';
@@ -31,5 +31,15 @@ describe('wrong admin keys', () => {
     expect(signIn.status).toBe(429);
     // Client calls are not the admin key's business: they go on.
     expect((await t.h.fetch('/v1/models', { token: t.token })).status).toBe(200);
+  });
+
+  it("a client's own token sent to admin routes is refused (403) but guesses nothing: not counted", async () => {
+    const other = await t.h.instance();
+    const { secret } = await t.h.token();
+    for (let i = 0; i < 8; i++) {
+      const r = await fetch(`${other.url}/admin/tokens`, { headers: { authorization: `Bearer ${secret}` } });
+      expect(r.status).toBe(403);
+    }
+    expect((await fetch(`${other.url}/admin/tokens`, { headers: { authorization: `Bearer ${t.h.adminKey}` } })).status).toBe(200);
   });
 });
