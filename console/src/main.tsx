@@ -38,7 +38,8 @@ function Page() {
     case 'tokens':
       return <Tokens />;
     case 'logs':
-      return route.arg ? <LogDetail requestId={route.arg} /> : <Logs query={route.query} />;
+      // Keyed by the query: a new filter (a link, Back/Forward) is a new list — its pages, cursors and form start over.
+      return route.arg ? <LogDetail requestId={route.arg} /> : <Logs key={route.query.toString()} query={route.query} />;
     case 'tasks':
       return route.arg ? <TaskDetail taskId={route.arg} /> : <Tasks />;
     case 'channels':
@@ -46,7 +47,7 @@ function Page() {
     case 'prices':
       return route.arg ? <PriceDetail model={route.arg} /> : <Prices />;
     case 'bills':
-      return <Bills query={route.query} />;
+      return <Bills key={route.query.toString()} query={route.query} />;
     case 'overview':
       return <Overview />;
     default:
