@@ -12,6 +12,19 @@ import { principalOf, type CallContext } from './call.ts';
 export const CHARS_PER_TOKEN = 4;
 export const IMAGE_TOKENS_ESTIMATE = 258;
 const MEDIA_KEYS = new Set(['image_url', 'image', 'url', 'data', 'source', 'video_url', 'input_image', 'file_data']);
+const MEDIA_REF = /^(?:https?|data|oss|file):/i;
+const BASE64 = /^[A-Za-z0-9+/=\r\n]+$/;
+
+/**
+ * Is this value under a media key really media — a URL, a data URI or base64 text, or an object carrying one (an
+ * `image_url` part's `{url}`, a messages `source` of type base64 or url)? Anything else under such a name (a tool
+ * schema's property `data`, a tool call's `input.source`) is text the upstream reads, and is counted as text.
+ */
+function isMedia(v: unknown): boolean {
+  if (typeof v === 'string') return MEDIA_REF.test(v) || (v.length >= 64 && BASE64.test(v));
+  if (!isObject(v)) return false;
+  return (typeof v.url === 'string' && isMedia(v.url)) || (typeof v.data === 'string' && isMedia(v.data));
+}
 
 /** Input characters and media parts of a request value (URLs/base64 are not text). */
 export function inputSize(v: unknown, acc = { chars: 0, media: 0 }): { chars: number; media: number } {
@@ -19,7 +32,7 @@ export function inputSize(v: unknown, acc = { chars: 0, media: 0 }): { chars: nu
   else if (Array.isArray(v)) for (const x of v) inputSize(x, acc);
   else if (isObject(v)) {
     for (const [k, x] of Object.entries(v)) {
-      if (MEDIA_KEYS.has(k)) {
+      if (MEDIA_KEYS.has(k) && isMedia(x)) {
         acc.media += 1;
         continue;
       }

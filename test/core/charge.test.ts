@@ -55,6 +55,26 @@ describe('text estimate', () => {
     expect(size).toEqual({ chars: 8, media: 1 });
     expect(estimateUsage(size, 9)).toEqual({ kind: 'tokens', inputTokens: 2 + 258, outputTokens: 3 });
   });
+
+  it('media is what carries a URL, a data URI or base64 (messages sources too); text under the same key names is text', () => {
+    const b64 = 'iVBORw0KGgo'.repeat(20);
+    const media = inputSize({
+      messages: [
+        { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: b64 } }, { type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] },
+        { role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AAAA' }] },
+      ],
+    });
+    expect(media).toEqual({ chars: 0, media: 3 });
+    const big = 'lorem ipsum dolor sit amet '.repeat(400);
+    // A tool schema's property named `data`, a tool call's `input.source`, a plain-text `url` field: text the upstream reads.
+    const text = inputSize({
+      tools: [{ type: 'function', function: { name: 'store', parameters: { type: 'object', properties: { data: { type: 'string', description: big } } } } }],
+      messages: [{ role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'fetch', input: { source: big, url: 'the page I mean' } }] }],
+    });
+    expect(text.media).toBe(0);
+    expect(text.chars).toBeGreaterThanOrEqual(2 * big.length);
+    expect(textReservation({ messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: { name: 's', parameters: { properties: { data: { description: big } } } } }] }, true).inputTokens).toBeGreaterThanOrEqual(big.length);
+  });
 });
 
 describe('chargeTokens for a reserved call whose answer was already delivered (a stream’s end)', () => {
