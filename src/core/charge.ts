@@ -135,6 +135,9 @@ export function textReservation(body: unknown, output: boolean): TokenUsage {
         if (typeof v === 'number' && Number.isSafeInteger(v) && v > named) named = v;
       }
       if (named > 0) out = named;
+      // `n` choices (chat completions) each produce up to the limit: the body goes upstream as sent, `n` with it.
+      const n = body.n;
+      if (typeof n === 'number' && Number.isSafeInteger(n) && n > 1) out = Math.min(out * n, Number.MAX_SAFE_INTEGER);
     }
   }
   return { kind: 'tokens', inputTokens: size.chars + size.media * MEDIA_TOKENS_RESERVE, outputTokens: out };

@@ -47,6 +47,14 @@ describe('textReservation', () => {
     expect(textReservation({ messages: msgs }, true)).toEqual({ kind: 'tokens', inputTokens: 4, outputTokens: 4096 });
     expect(textReservation({ input: 'abcd', max_tokens: 50 }, false).outputTokens).toBe(0);
   });
+
+  it('n choices hold n times the output limit', () => {
+    const msgs = [{ role: 'user', content: 'abcd' }];
+    expect(textReservation({ messages: msgs, max_tokens: 300, n: 4 }, true).outputTokens).toBe(1200);
+    expect(textReservation({ messages: msgs, n: 2 }, true).outputTokens).toBe(8192);
+    expect(textReservation({ messages: msgs, max_tokens: 300, n: 1 }, true).outputTokens).toBe(300);
+    expect(textReservation({ messages: msgs, max_tokens: 300, n: 'x' }, true).outputTokens).toBe(300);
+  });
 });
 
 describe('text estimate', () => {
