@@ -67,7 +67,14 @@ export class KlingTaskDriver implements TaskDriver {
       for (const item of r.data) {
         const id = isObject(item) && typeof item.task_id === 'string' ? item.task_id : null;
         const t = id ? wanted.get(id) : undefined;
-        if (t && id) out.set(id, parseTaskData(item, tierOf(t), r.upstreamRequestId));
+        if (!t || !id) continue;
+        // One item the gateway cannot read (a status it does not know) leaves that task to its own status query,
+        // not the whole account's batch to back off.
+        try {
+          out.set(id, parseTaskData(item, tierOf(t), r.upstreamRequestId));
+        } catch {
+          continue;
+        }
       }
       if (r.data.length < PAGE_SIZE) break;
     }

@@ -58,3 +58,20 @@ describe('KlingTaskDriver.recoverSubmit', () => {
     expect(await new KlingTaskDriver(client, 'omni-video', () => [chA()]).recoverSubmit(task('task_t2v'), chA(), limit())).toBeNull();
   });
 });
+
+describe('KlingTaskDriver.pollMany', () => {
+  it('an item it cannot read is left out (polled alone later); the other tasks of the page are answered', async () => {
+    const page = [
+      { task_id: 'up_1', task_status: 'processing' },
+      { task_id: 'up_2', task_status: 'warming-up' },
+      { task_id: 'up_3', task_status: 42 },
+      { task_id: 'up_4', task_status: 'failed', task_status_msg: 'bad prompt' },
+    ];
+    const listing = { call: async () => ({ data: page, upstreamRequestId: 'req-list' }) } as unknown as KlingClient;
+    const tasks = ['up_1', 'up_2', 'up_3', 'up_4'].map((u, i) => ({ id: `task_${i}`, upstreamTaskId: u, tier: 'std' }) as TaskRecord);
+    const out = await new KlingTaskDriver(listing, 'text2video').pollMany(tasks, chA(), limit());
+    expect([...out.keys()].sort()).toEqual(['up_1', 'up_4']);
+    expect(out.get('up_1')?.state).toBe('in_progress');
+    expect(out.get('up_4')).toMatchObject({ state: 'failed', error: { message: 'bad prompt' } });
+  });
+});
