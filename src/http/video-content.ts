@@ -16,6 +16,12 @@ export interface VideoSource {
   expired: () => GatewayError;
 }
 
+/** The result host's type when it names a video (or bare bytes); anything else — HTML, script, none — is sent as mp4. */
+export function videoContentType(v: string | string[] | undefined): string {
+  const t = typeof v === 'string' ? v.trim().toLowerCase() : '';
+  return /^(?:video\/[a-z0-9.+-]+|application\/octet-stream)(?:\s*;.*)?$/.test(t) ? t : 'video/mp4';
+}
+
 export async function sendVideoContent(config: Config, req: FastifyRequest, reply: FastifyReply, src: VideoSource, name: string): Promise<FastifyReply> {
   const headers: Record<string, string> = {};
   // Only a well-formed byte range goes on; RFC 9110 has a server ignore any other Range (a whole 200 answer)
@@ -32,11 +38,14 @@ export async function sendVideoContent(config: Config, req: FastifyRequest, repl
     throw new GatewayError('download_failed', `The result host answered HTTP ${up.statusCode}`);
   }
   reply.code(up.statusCode);
-  for (const h of ['content-type', 'content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified']) {
+  for (const h of ['content-length', 'content-range', 'accept-ranges', 'etag', 'last-modified']) {
     const v = up.headers[h];
     if (typeof v === 'string') reply.header(h, v);
   }
-  if (!up.headers['content-type']) reply.header('content-type', 'video/mp4');
+  reply.header('content-type', videoContentType(up.headers['content-type']));
+  // Served on the gateway's (and the console's) origin: whatever the result host sends is never run as a page.
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('content-security-policy', "default-src 'none'; sandbox");
   reply.header('content-disposition', `inline; filename="${name}.mp4"`);
   // Streamed through, never buffered: Fastify pipes the Readable and destroys it if the client goes away.
   return reply.send(up.body);

@@ -1,6 +1,7 @@
 // GET /admin/tasks/{id}/content: the operator (the console's player) gets any token's finished video, a /v1 video or
 // a family A task, streamed through the gateway from its result host — the same bytes its owner downloads.
 import { describe, expect, it } from 'vitest';
+import { videoContentType } from '../../../src/http/video-content.ts';
 import { type BErr, expectB } from '../../support/error-shapes.ts';
 import { useHarness } from '../../support/harness.ts';
 import { createVideo, waitTerminal } from '../../support/videos.ts';
@@ -21,6 +22,9 @@ describe('GET /admin/tasks/{id}/content', () => {
     const admin = await t.h.admin(`/admin/tasks/${id}/content`);
     expect(admin.status).toBe(200);
     expect(admin.headers.get('content-type')).toMatch(/^video\/mp4/);
+    // Served on the console's origin: never sniffed or run as a page.
+    expect(admin.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(admin.headers.get('content-security-policy')).toContain('sandbox');
     const body = await bytes(admin);
     expect(body.length).toBeGreaterThan(0);
     expect(body.equals(await bytes(own))).toBe(true);
@@ -52,5 +56,14 @@ describe('GET /admin/tasks/{id}/content', () => {
     await expectB(await t.h.admin('/admin/tasks/task_nope/content'), 404, 'task_not_found');
     const asClient = await t.h.fetch(`/admin/tasks/${id}/content`, { token: tok.secret });
     expect([401, 403]).toContain(asClient.status);
+  });
+});
+
+describe('videoContentType', () => {
+  it("keeps a result host's video or octet-stream type; anything else is sent as video/mp4", () => {
+    expect(videoContentType('video/webm')).toBe('video/webm');
+    expect(videoContentType('Video/MP4; codecs="avc1"')).toBe('video/mp4; codecs="avc1"');
+    expect(videoContentType('application/octet-stream')).toBe('application/octet-stream');
+    for (const v of ['text/html', 'text/html; charset=utf-8', 'image/svg+xml', 'application/javascript', 'video/mp4\r\nx: y', '', undefined, ['video/mp4']]) expect(videoContentType(v)).toBe('video/mp4');
   });
 });
