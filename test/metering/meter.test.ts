@@ -35,6 +35,13 @@ async function ledgerFor(tokenId: string) {
 
 const chatUsage: Usage = { kind: 'tokens', inputTokens: 1000, outputTokens: 500 }; // qwx3.7-plus: 800 + 1,000 = 1,800
 const videoEstimate: Usage = { kind: 'video', outputSeconds: 5, tier: '720p' }; // wnx2.7-t2v: 3,000,000
+/** A tasks row for a hold's key (the reaper keeps the holds of tasks that exist). */
+const taskRow = (id: string, tokenId: string) => ({
+  id, family: 'b', kind: 'video', token_id: tokenId, model: 'wnx2.7-t2v', billing_model: 'wnx2.7-t2v', upstream_model: 'wan2.7-t2v', channel_id: 'ch_x',
+  upstream_task_id: 'up_x', state: 'in_progress', upstream_status: 'RUNNING', progress: null, request: '{}', result: null, usage: null, error: null,
+  external_task_id: null, callback_url: null, session_id: null, request_id: `req_${id}`, upstream_request_id: null, tier: '720p', hold_amount: 0,
+  next_poll_at: 0, lease_owner: null, lease_until: null, created_at: 1, updated_at: 1, finished_at: null, checked_at: null,
+});
 const task = (tokenId: string, taskId = `video_${++seq}`): TaskRef => ({ taskId, tokenId, model: 'wnx2.7-t2v-20260101', billingModel: 'wnx2.7-t2v', requestId: `req_${taskId}` });
 
 describe('chargeSync', () => {
@@ -184,6 +191,23 @@ describe('reservations of calls answered at once', () => {
     expect((await tokenRow(tokenId)).held).toBe(heldBefore - 3000);
     const states = await fresh.store.db.selectFrom('holds').select(['task_id', 'state']).where('token_id', '=', tokenId).execute();
     expect(Object.fromEntries(states.map((h) => [h.task_id.startsWith('req_old') ? 'old' : h.task_id.startsWith('req_new') ? 'new' : 'task', h.state]))).toEqual({ old: 'released', new: 'held', task: 'held' });
+  });
+
+  it("the reaper gives back a task's hold whose task row is gone (its release failed after a refused creation); a task's hold is kept", async () => {
+    const tokenId = await newToken(null);
+    const gone = task(tokenId);
+    await meter.hold(gone, { kind: 'video', outputSeconds: 1, tier: '720p' });
+    const live = { ...task(tokenId), taskId: `task_live_${seq}` };
+    await meter.hold(live, { kind: 'video', outputSeconds: 1, tier: '720p' });
+    await fresh.store.db.insertInto('tasks').values(taskRow(live.taskId, tokenId)).execute();
+    await fresh.store.db.updateTable('holds').set({ created_at: Date.now() - 60_000 }).where('token_id', '=', tokenId).execute();
+    const heldBefore = (await tokenRow(tokenId)).held;
+    const goneAmount = Number((await fresh.store.db.selectFrom('holds').select('amount').where('task_id', '=', gone.taskId).executeTakeFirstOrThrow()).amount);
+    expect(goneAmount).toBeGreaterThan(0);
+    expect(await meter.reapReservations(30_000)).toBeGreaterThanOrEqual(1);
+    expect((await tokenRow(tokenId)).held).toBe(heldBefore - goneAmount);
+    const states = await fresh.store.db.selectFrom('holds').select(['task_id', 'state']).where('token_id', '=', tokenId).execute();
+    expect(Object.fromEntries(states.map((h) => [h.task_id === gone.taskId ? 'gone' : 'live', h.state]))).toEqual({ gone: 'released', live: 'held' });
   });
 
   it('tokens without a quota are never refused', async () => {
