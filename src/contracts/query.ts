@@ -13,12 +13,26 @@ export function qString(q: Query, key: string, max = 200): string | undefined {
   return v;
 }
 
+const MAX_TIME_MS = 8.64e15;
+
+/** Is the text's leading YYYY-MM-DD a day of the calendar? (Date.parse takes 2026-02-30 as the 2nd of March.) */
+function realDate(v: string): boolean {
+  const y = Number(v.slice(0, 4));
+  const m = Number(v.slice(5, 7));
+  const d = Number(v.slice(8, 10));
+  const day = new Date(Date.UTC(y, m - 1, d));
+  return day.getUTCFullYear() === y && day.getUTCMonth() === m - 1 && day.getUTCDate() === d;
+}
+
 /** A time bound: integer milliseconds since the epoch, or an ISO 8601 date/date-time (UTC unless it says). */
 export function qTime(q: Query, key: string): number | undefined {
   const v = qString(q, key, 64);
   if (v === undefined) return undefined;
-  if (/^\d{1,16}$/.test(v)) return Number(v);
-  if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v)) {
+  // Up to the last instant a Date can hold (8.64e15 ms): a larger number would not be echoed back as sent.
+  if (/^\d{1,16}$/.test(v)) {
+    const n = Number(v);
+    if (n <= MAX_TIME_MS) return n;
+  } else if (/^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) && realDate(v)) {
     const withZone = /^\d{4}-\d{2}-\d{2}$/.test(v) || /(Z|[+-]\d{2}:?\d{2})$/.test(v) ? v : `${v}Z`;
     const t = Date.parse(withZone);
     if (Number.isFinite(t)) return t;
