@@ -101,7 +101,7 @@ describe('GET /openapi.json', () => {
       ['get', '/admin/prices/{model}', ['model'], []],
       ['put', '/admin/prices/{model}', ['model'], []],
       ['delete', '/admin/prices/{model}', ['model'], []],
-      ['get', '/admin/audit', ['limit'], ['id', 'at', 'actor', 'action', 'target', 'detail', 'request_id']],
+      ['get', '/admin/audit', ['limit', 'cursor', 'action', 'actor', 'target'], ['id', 'at', 'actor', 'action', 'target', 'detail', 'request_id']],
     ];
     for (const [method, path, params, fields] of METERING) {
       const op = doc.paths[path]?.[method];

@@ -60,7 +60,15 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
     '/admin/channels/{id}/disable': { post: admin('Disable a channel', { parameters: [pathParam('id', 'Channel id')] }, channelView) },
     '/admin/channels/{id}/enable': { post: admin('Enable a channel', { parameters: [pathParam('id', 'Channel id')] }, channelView) },
     '/admin/audit': {
-      get: admin('Audit log: every admin action, newest first', { parameters: [query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'Entries to return')] }, obj({ data: arr(auditEntry) })),
+      get: admin('Audit log: every admin action, newest first (unknown parameters are refused)', {
+        parameters: [
+          query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'Entries to return'),
+          query('cursor', str(), 'next_cursor of the previous page'),
+          query('action', str(), 'Only this action (e.g. token.create)'),
+          query('actor', str(), 'Only this actor (admin, console, cli, meter)'),
+          query('target', str(), 'Only entries about this id'),
+        ],
+      }, obj({ data: arr(auditEntry), has_more: { type: 'boolean' }, next_cursor: str('present when has_more') })),
     },
     '/admin/stats': {
       get: admin('Overview figures: requests, errors (status >= 400) and spend per time bucket, and the top 5 models and tokens, from the request log', {

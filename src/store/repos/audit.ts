@@ -10,6 +10,13 @@ export interface AuditEntry {
   requestId?: string | null;
 }
 
+export interface AuditFilter {
+  beforeId?: number | undefined;
+  action?: string | undefined;
+  actor?: string | undefined;
+  target?: string | undefined;
+}
+
 export class AuditRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -27,8 +34,14 @@ export class AuditRepo {
       .execute();
   }
 
-  async list(limit = 100): Promise<Array<AuditEntry & { id: number; at: number }>> {
-    const rows = await this.db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(limit).execute();
+  /** Newest first; `beforeId` pages on from an earlier page's last entry; the rest filter by equality. */
+  async list(limit = 100, f: AuditFilter = {}): Promise<Array<AuditEntry & { id: number; at: number }>> {
+    let q = this.db.selectFrom('audit_log').selectAll();
+    if (f.beforeId !== undefined) q = q.where('id', '<', f.beforeId);
+    if (f.action !== undefined) q = q.where('action', '=', f.action);
+    if (f.actor !== undefined) q = q.where('actor', '=', f.actor);
+    if (f.target !== undefined) q = q.where('target', '=', f.target);
+    const rows = await q.orderBy('id', 'desc').limit(limit).execute();
     return rows.map((r) => ({
       id: Number(r.id),
       at: Number(r.at),

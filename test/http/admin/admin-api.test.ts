@@ -235,4 +235,31 @@ describe('audit log paging', () => {
     const one = await t.h.admin('/admin/audit?limit=1');
     expect(((await one.json()) as { data: unknown[] }).data.length).toBeLessThanOrEqual(1);
   });
+
+  it('pages on by cursor (each entry once), filters by action, actor and target, and refuses unknown parameters', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(((await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: `paged-${i}` } })).json()) as TokenAnswer).id);
+    type Page = { data: AuditRow[]; has_more: boolean; next_cursor?: string };
+    const seen: AuditRow[] = [];
+    let url = '/admin/audit?action=token.create&limit=2';
+    for (let guard = 0; guard < 100; guard++) {
+      const page = (await (await t.h.admin(url)).json()) as Page;
+      expect(page.data.length).toBeLessThanOrEqual(2);
+      seen.push(...page.data);
+      if (!page.has_more) break;
+      url = `/admin/audit?action=token.create&limit=2&cursor=${encodeURIComponent(page.next_cursor!)}`;
+    }
+    expect(seen.every((r) => r.action === 'token.create')).toBe(true);
+    expect(new Set(seen.map((r) => r.id)).size).toBe(seen.length);
+    expect(seen.map((r) => r.id)).toEqual([...seen.map((r) => r.id)].sort((a, b) => b - a));
+    for (const id of ids) expect(seen.filter((r) => r.target === id)).toHaveLength(1);
+    const byTarget = (await (await t.h.admin(`/admin/audit?target=${ids[2]}&actor=admin`)).json()) as Page;
+    expect(byTarget.data.map((r) => [r.action, r.target])).toEqual([['token.create', ids[2]]]);
+    expect((await (await t.h.admin('/admin/audit?actor=nobody')).json()) as Page).toMatchObject({ data: [], has_more: false });
+    for (const qs of ['since=1', 'cursor=not-a-cursor']) {
+      const r = await t.h.admin(`/admin/audit?${qs}`);
+      expect(r.status, qs).toBe(400);
+      expect(((await r.json()) as BErr).error.code).toBe('invalid_parameter');
+    }
+  });
 });
