@@ -213,6 +213,12 @@ describe('audit log', () => {
     const find = (action: string, target: string) => rows.find((r) => r.action === action && r.target === target);
     expect(find('token.create', tok.id)).toMatchObject({ actor: 'admin', request_id: created.headers.get('x-gateway-request-id'), detail: { name: 'audited', models: ['qwx3.7-plus'] } });
     expect(find('token.revoke', tok.id)).toMatchObject({ actor: 'admin', request_id: revoked.headers.get('x-gateway-request-id') });
+    // Revoking it again changes nothing: the same view (its first revocation time), no second audit line.
+    const first = (await revoked.clone().json()) as { revoked_at: number };
+    const again = await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'DELETE' });
+    expect(again.status).toBe(200);
+    expect(((await again.json()) as { revoked_at: number }).revoked_at).toBe(first.revoked_at);
+    expect((await audit()).filter((r) => r.action === 'token.revoke' && r.target === tok.id)).toHaveLength(1);
     expect(find('channel.create', c.id)).toMatchObject({ actor: 'admin', request_id: ch.headers.get('x-gateway-request-id'), detail: { name: 'audited-ch', kind: 'dashscope' } });
     expect(find('channel.disable', c.id)).toMatchObject({ request_id: dis.headers.get('x-gateway-request-id') });
     expect(find('channel.enable', c.id)).toMatchObject({ request_id: en.headers.get('x-gateway-request-id') });
