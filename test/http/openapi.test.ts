@@ -87,7 +87,7 @@ describe('GET /openapi.json', () => {
   it('describes the admin metering routes by hand: their query parameters and answer fields', async () => {
     type Param = { name: string; in: string; required?: boolean };
     type Props = { properties?: Record<string, unknown> };
-    type Op = { summary: string; security: unknown; parameters?: Param[]; requestBody?: unknown; responses: Record<string, { content?: Record<string, { schema: { properties?: Record<string, { items?: Props & { oneOf?: Props[] } }> } }> }> };
+    type Op = { summary: string; security: unknown; parameters?: Param[]; requestBody?: unknown; responses: Record<string, { content?: Record<string, { schema: { properties?: Record<string, { items?: Props & { anyOf?: Props[] } }> } }> }> };
     const doc = (await (await t.h.fetch('/openapi.json')).json()) as { paths: Record<string, Record<string, Op>> };
     const METERING: Array<[string, string, string[], string[]]> = [
       // method, path, parameters (query or path), fields of each item of `data` (or of the answer itself)
@@ -113,12 +113,12 @@ describe('GET /openapi.json', () => {
       const schema = op!.responses['200']!.content!['application/json']!.schema;
       // A list whose items take one of several shapes (the bill's lines per token or per model): the first is the default.
       const items = schema.properties?.data?.items;
-      const itemProps = items?.properties ?? items?.oneOf?.[0]?.properties ?? {};
+      const itemProps = items?.properties ?? items?.anyOf?.[0]?.properties ?? {};
       for (const f of fields) expect(Object.keys(itemProps), `${path} data[].${f}`).toContain(f);
     }
     expect(doc.paths['/admin/prices/{model}']!.put!.requestBody).toBeDefined();
     expect(Object.keys(doc.paths['/admin/bills']!.get!.responses['200']!.content!)).toEqual(expect.arrayContaining(['application/json', 'text/csv']));
-    const modelLine = doc.paths['/admin/bills']!.get!.responses['200']!.content!['application/json']!.schema.properties!.data!.items!.oneOf![1]!;
+    const modelLine = doc.paths['/admin/bills']!.get!.responses['200']!.content!['application/json']!.schema.properties!.data!.items!.anyOf![1]!;
     expect(Object.keys(modelLine.properties!)).toEqual(expect.arrayContaining(['kind', 'model', 'entries', 'amount', 'amount_units']));
     const usage = doc.paths['/admin/tokens/{id}/usage']!.get!.responses['200']!.content!['application/json']!.schema.properties!;
     expect(Object.keys(usage)).toEqual(expect.arrayContaining(['balance', 'usage', 'period']));

@@ -154,7 +154,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
           'application/json': {
             schema: obj({
               object: { const: 'bill' }, period: { type: 'string', enum: ['day', 'month'] }, by: { const: 'model', description: 'present with by=model' }, unit: str(),
-              data: { type: 'array', items: { oneOf: [billLine, billModelLine] }, description: 'bill lines; with by=model, model lines' },
+              data: { type: 'array', items: { anyOf: [billLine, billModelLine] }, description: 'bill lines; with by=model, model lines' },
               total: obj({ entries: int(), amount: micro(), amount_units: str(), credit: micro('top-ups credited') }),
             }, ['object', 'period', 'data', 'total']),
           },

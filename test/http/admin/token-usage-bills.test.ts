@@ -1,5 +1,6 @@
 // The operator's view of one token's usage (GET /admin/tokens/{id}/usage) and the bill per model (by=model, JSON and
 // CSV) — on the store of the test run (SQLite, or PostgreSQL with TOLLWAY_TEST_DIALECT=postgres).
+import { Ajv } from 'ajv';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BillByModelView, BillView, TokenUsageView } from '../../../src/core/views.ts';
 import { expectB } from '../../support/error-shapes.ts';
@@ -78,6 +79,10 @@ describe('GET /admin/bills by model', () => {
     ]);
     // The plain bill's models carry their amount in units too.
     expect(Number(plain.data[0]!.models[CHAT]!.amount_units) * 1_000_000).toBeCloseTo(sum(charged(CHAT)), 0);
+    // Both answers validate against the schema the server serves for their lines (a strict validator included).
+    const doc = await json<{ paths: Record<string, { get: { responses: { '200': { content: { 'application/json': { schema: { properties: { data: { items: object } } } } } } } } }> }>(await t.h.fetch('/openapi.json'));
+    const validLine = new Ajv({ strict: false }).compile(doc.paths['/admin/bills']!.get.responses['200'].content['application/json'].schema.properties.data.items);
+    for (const line of [...plain.data, ...byModel.data]) expect(validLine(line), JSON.stringify(validLine.errors)).toBe(true);
   });
 
   it('the CSV: a header row and a row per model and credit line, names quoted, amounts as in the JSON', async () => {
