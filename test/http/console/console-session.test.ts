@@ -15,6 +15,21 @@ async function signIn(base = t.h.url, key = t.h.adminKey): Promise<{ res: Respon
 
 const withCookie = (cookie: string, extra: Record<string, string> = {}) => ({ cookie, ...extra });
 
+describe('console session behind a proxy that does not pass the Host on', () => {
+  it('the origin of TOLLWAY_PUBLIC_URL is this server\'s own: sign-in and changes from it pass, another origin is refused', async () => {
+    const behind = await t.h.instance({ publicUrl: 'https://gw.example.com/' });
+    const post = (path: string, headers: Record<string, string>, body: unknown) => fetch(`${behind.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    expect((await post('/console/api/session', { origin: 'https://evil.example' }, { key: t.h.adminKey })).status).toBe(403);
+    expect((await post('/console/api/session', { origin: 'https://gw.example.com:8443' }, { key: t.h.adminKey })).status).toBe(403);
+    const res = await post('/console/api/session', { origin: 'https://gw.example.com' }, { key: t.h.adminKey });
+    expect(res.status).toBe(201);
+    const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
+    const { csrf } = (await res.json()) as { csrf: string };
+    expect((await post('/admin/tokens', { cookie, 'x-csrf-token': csrf, origin: 'https://evil.example' }, { name: 'x' })).status).toBe(403);
+    expect((await post('/admin/tokens', { cookie, 'x-csrf-token': csrf, origin: 'https://gw.example.com' }, { name: 'behind-proxy' })).status).toBe(201);
+  });
+});
+
 describe('console session', () => {
   it('signing in sets an HttpOnly, SameSite=Strict, Path=/ cookie with an expiry and answers the CSRF token', async () => {
     const before = Date.now();

@@ -21,15 +21,15 @@ export function requireAdmin(scope: FastifyInstance, deps: Pick<GatewayDeps, 'ad
     if (!secret) throw new GatewayError('missing_token', 'Admin API requires Authorization: Bearer <admin key>');
     const session = await sessionOf({ sessions: deps.repos.consoleSessions, adminKey: deps.adminKey }, secret);
     if (!session) throw new GatewayError('invalid_token', 'The console session has expired or was signed out; sign in again');
-    if (req.method !== 'GET' && req.method !== 'HEAD') checkCsrf(req, session.csrf);
+    if (req.method !== 'GET' && req.method !== 'HEAD') checkCsrf(req, session.csrf, deps.config.publicUrl);
     req.state.consoleSession = session.id;
   });
 }
 
-function checkCsrf(req: FastifyRequest, csrf: string): void {
+function checkCsrf(req: FastifyRequest, csrf: string, publicUrl: string | undefined): void {
   const sent = req.headers['x-csrf-token'];
   if (typeof sent !== 'string' || !safeEqual(sent, csrf)) throw new GatewayError('permission_denied', 'A console change needs the session\'s X-CSRF-Token header');
-  if (!sameOrigin(req)) throw new GatewayError('permission_denied', 'Cross-origin console requests are refused');
+  if (!sameOrigin(req, publicUrl)) throw new GatewayError('permission_denied', 'Cross-origin console requests are refused');
 }
 
 /** The audit line's author for a change made through the admin API (the console session, when signed in by cookie). */

@@ -25,12 +25,18 @@ export function clearCookieHeader(secure: boolean): string {
   return stringifySetCookie({ name: SESSION_COOKIE, value: '', httpOnly: true, sameSite: 'strict', secure, path: '/', expires: new Date(0) });
 }
 
-/** A browser's Origin, when sent, must be this server's own (a second check beside the CSRF token). */
-export function sameOrigin(req: FastifyRequest): boolean {
+/**
+ * A browser's Origin, when sent, must be this server's own (a second check beside the CSRF token): the host it was
+ * asked by, or the origin of TOLLWAY_PUBLIC_URL — behind a proxy that does not pass the Host on, that is the
+ * address the browser knows.
+ */
+export function sameOrigin(req: FastifyRequest, publicUrl: string | undefined): boolean {
   const origin = req.headers.origin;
   if (origin === undefined) return true;
   try {
-    return new URL(origin).host === req.headers.host;
+    const o = new URL(origin);
+    if (o.host === req.headers.host) return true;
+    return publicUrl !== undefined && o.origin === new URL(publicUrl).origin;
   } catch {
     return false;
   }

@@ -11,7 +11,7 @@ export function registerSessionRoutes(scope: FastifyInstance, deps: GatewayDeps)
   const secure = (req: Parameters<typeof overHttps>[0]) => overHttps(req, deps.config.publicUrl);
 
   scope.post('/api/session', async (req, reply) => {
-    if (!sameOrigin(req)) throw new GatewayError('permission_denied', 'Cross-origin sign-in is refused');
+    if (!sameOrigin(req, deps.config.publicUrl)) throw new GatewayError('permission_denied', 'Cross-origin sign-in is refused');
     const key = isObject(req.body) ? req.body.key : undefined;
     const { secret, session } = await signIn(core, key, req.state.client);
     reply.header('set-cookie', setCookieHeader(secret, session.expiresAt, secure(req)));
@@ -30,7 +30,7 @@ export function registerSessionRoutes(scope: FastifyInstance, deps: GatewayDeps)
     // Signing out needs the CSRF token too: another site must not be able to sign the operator out.
     if (session) {
       const sent = req.headers['x-csrf-token'];
-      if (sent !== session.csrf || !sameOrigin(req)) throw new GatewayError('permission_denied', 'Signing out needs the session\'s X-CSRF-Token header');
+      if (sent !== session.csrf || !sameOrigin(req, deps.config.publicUrl)) throw new GatewayError('permission_denied', 'Signing out needs the session\'s X-CSRF-Token header');
       await signOut(core, secret);
     }
     reply.header('set-cookie', clearCookieHeader(secure(req)));
