@@ -23,6 +23,8 @@ const BASE64 = /^[A-Za-z0-9+/=\r\n]+$/;
 function isMedia(v: unknown): boolean {
   if (typeof v === 'string') return MEDIA_REF.test(v) || (v.length >= 64 && BASE64.test(v));
   if (!isObject(v)) return false;
+  // A messages source says what it is: {type: base64, media_type, data}, {type: url, url}, {type: file, file_id}.
+  if ((v.type === 'base64' || v.type === 'url' || v.type === 'file') && (typeof v.data === 'string' || typeof v.url === 'string' || typeof v.file_id === 'string')) return true;
   return (typeof v.url === 'string' && isMedia(v.url)) || (typeof v.data === 'string' && isMedia(v.data));
 }
 

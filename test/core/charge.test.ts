@@ -70,9 +70,10 @@ describe('text estimate', () => {
       messages: [
         { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: b64 } }, { type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] },
         { role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AAAA' }] },
+        { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] },
       ],
     });
-    expect(media).toEqual({ chars: 0, media: 3 });
+    expect(media).toEqual({ chars: 0, media: 4 });
     const big = 'lorem ipsum dolor sit amet '.repeat(400);
     // A tool schema's property named `data`, a tool call's `input.source`, a plain-text `url` field: text the upstream reads.
     const text = inputSize({
