@@ -64,6 +64,8 @@ export interface Config {
   drainMs: number;
   /** A request (headers and body) not received within this time is cut (408), authenticated or not (ms). */
   requestTimeoutMs: number;
+  /** A streaming client that takes no byte for this long is cut (its upstream call aborted, metered for what it produced). */
+  clientStallMs: number;
   /** A quota reservation still open after this long was left by a stopped instance and is released (ms). */
   reservationTtlMs: number;
   /** Upstream call timeouts (ms): connect, first byte (response headers), idle gap in a body/stream. */
@@ -246,6 +248,7 @@ export function loadConfig(env: Env = process.env): Config {
     catalogueFile: env.TOLLWAY_CATALOGUE_FILE?.trim() ? resolve(env.TOLLWAY_CATALOGUE_FILE.trim()) : undefined,
     drainMs: intVar(env, 'TOLLWAY_DRAIN_MS', 30_000, 0, 3_600_000),
     requestTimeoutMs: intVar(env, 'TOLLWAY_REQUEST_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
+    clientStallMs: intVar(env, 'TOLLWAY_CLIENT_STALL_TIMEOUT_MS', 120_000, 100, 3_600_000),
     reservationTtlMs: intVar(env, 'TOLLWAY_RESERVATION_TTL_MS', 1_800_000, 1_000, 86_400_000),
     upstreamTimeouts: {
       connectMs: intVar(env, 'TOLLWAY_UPSTREAM_CONNECT_TIMEOUT_MS', 5_000, 100, 600_000),

@@ -17,7 +17,8 @@ export type StreamOutcome = 'complete' | 'client-abort' | 'upstream-error';
  * Watches the client connection from before the upstream call, and is the call's abort signal: it aborts when the
  * client leaves, so even a wait for upstream headers is cut short. A signal of its own rather than an
  * AbortController's: that is an EventTarget with a listener map per streamed request, all of it alive while the
- * stream runs.
+ * stream runs. A client that stays connected but takes no byte for `stallMs` (its socket full) is cut the same way:
+ * it would otherwise hold its upstream call, its concurrency slot and the frames waiting for it indefinitely.
  */
 export class ClientWatch implements CallSignal {
   aborted = false;
@@ -25,8 +26,28 @@ export class ClientWatch implements CallSignal {
   private readonly onClose = () => {
     if (!this.res.writableFinished) this.abort();
   };
-  constructor(private readonly res: ServerResponse) {
+  /** Armed while a write waits for 'drain' (a timer only then, none per write). */
+  private stall: NodeJS.Timeout | null = null;
+  private readonly onDrain = () => {
+    if (this.stall !== null) clearTimeout(this.stall);
+    this.stall = null;
+  };
+  private readonly onStall = () => {
+    this.stall = null;
+    this.res.destroy();
+  };
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly stallMs: number,
+  ) {
     res.on('close', this.onClose);
+  }
+  /** A write was not taken whole: the client has `stallMs` to take it (its 'drain'), or it is cut. */
+  stalled(): void {
+    if (this.stall !== null || this.aborted) return;
+    this.stall = setTimeout(this.onStall, this.stallMs);
+    this.stall.unref();
+    this.res.once('drain', this.onDrain);
   }
   get signal(): CallSignal {
     return this;
@@ -53,6 +74,11 @@ export class ClientWatch implements CallSignal {
   }
   dispose(): void {
     this.res.off('close', this.onClose);
+    if (this.stall !== null) {
+      clearTimeout(this.stall);
+      this.stall = null;
+      this.res.off('drain', this.onDrain);
+    }
   }
 }
 
@@ -107,7 +133,10 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
         const out = pending;
         pending = '';
         markFirstByte(req.state);
-        if (!res.write(out)) full = true;
+        if (!res.write(out)) {
+          full = true;
+          watch.stalled();
+        }
       };
       for await (const frame of o.stream.frames) {
         if (watch.gone) break;
@@ -202,6 +231,7 @@ class SocketSink implements FrameSink {
     if (!this.res.write(out, 'latin1') && !this.full) {
       this.full = true;
       this.res.once('drain', this.drained);
+      this.watch.stalled();
     }
   }
 }

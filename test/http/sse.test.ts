@@ -2,7 +2,7 @@
 // real client, it aborts when the client leaves (not when the response finished), runs each listener once, and
 // undici's own request() accepts it as a signal.
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UpstreamClient } from '../../src/adapters/http-client.ts';
 import { ClientWatch } from '../../src/http/sse.ts';
@@ -16,10 +16,10 @@ afterEach(async () => {
 });
 
 /** A server whose handler gets a watch on each response; `then` decides how the response goes on. */
-async function serve(then: (w: ClientWatch, res: http.ServerResponse) => void): Promise<string> {
+async function serve(then: (w: ClientWatch, res: http.ServerResponse) => void, stallMs = 60_000): Promise<string> {
   const s = http.createServer((req, res) => {
     req.resume();
-    then(new ClientWatch(res), res);
+    then(new ClientWatch(res, stallMs), res);
   });
   servers.push(s);
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
@@ -87,5 +87,69 @@ describe('ClientWatch', () => {
     await until(() => outcome !== 'pending');
     expect(outcome).toBeInstanceOf(Error);
     await client.close();
+  });
+
+  /**
+   * A stream writer as sse.ts's: 64 kB chunks while the socket takes them whole; when it does not, tell the watch
+   * and go on at 'drain' — until the kernel's buffers are full too and no 'drain' comes (up to 64 MB).
+   */
+  const fillUntilFull = (w: ClientWatch, res: http.ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const chunk = 'x'.repeat(65_536);
+    let sent = 0;
+    const more = () => {
+      while (sent < 1024 && !res.destroyed) {
+        sent++;
+        if (!res.write(chunk)) {
+          w.stalled();
+          res.once('drain', more);
+          return;
+        }
+      }
+      if (!res.destroyed) res.end();
+    };
+    more();
+  };
+
+  it('a client that stays connected but takes no byte for the stall limit is cut: the watch aborts', async () => {
+    let watch: ClientWatch | null = null;
+    const base = await serve((w, res) => {
+      watch = w;
+      fillUntilFull(w, res);
+    }, 300);
+    const { port } = new URL(base);
+    const sock = connect(Number(port), '127.0.0.1');
+    sock.pause(); // connected, reading nothing
+    sock.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    try {
+      await until(() => watch !== null);
+      await until(() => watch!.gone);
+      expect(watch!.gone).toBe(true);
+    } finally {
+      sock.destroy();
+    }
+  });
+
+  it('a slow client that takes the bytes within the stall limit is not cut', async () => {
+    let watch: ClientWatch | null = null;
+    let res: http.ServerResponse | null = null;
+    const base = await serve((w, r) => {
+      watch = w;
+      res = r;
+      fillUntilFull(w, r);
+    }, 1_000);
+    const body = (await fetch(base)).body!.getReader();
+    await until(() => watch !== null);
+    // Slow, but never silent for the limit: every chunk is taken in the end, and the watch never aborted.
+    let bytes = 0;
+    for (;;) {
+      const { done, value } = await body.read();
+      if (done) break;
+      bytes += value.length;
+      if (bytes % (8 * 65_536) < value.length) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(bytes).toBe(1024 * 65_536);
+    expect(watch!.gone).toBe(false);
+    expect(res!.writableFinished).toBe(true);
   });
 });

@@ -6,9 +6,9 @@ import { isObject, requireBody } from '../../../contracts/fields.ts';
 import { chatCapability, validateChat } from '../../../core/text-rules.ts';
 import { isKind, textModel, type TextDeps } from '../../../core/text.ts';
 import type { Exchange } from '../../exchange.ts';
-import { chatErrorFrame, sendComplete, sendStream } from './text-reply.ts';
+import { chatErrorFrame, sendComplete, sendStream, type StreamDeps } from './text-reply.ts';
 
-export function chatRoute(deps: TextDeps, ds: Required<Pick<UpstreamAdapter, 'chat' | 'visionChat'>>): (ex: Exchange) => Promise<void> {
+export function chatRoute(deps: StreamDeps, ds: Required<Pick<UpstreamAdapter, 'chat' | 'visionChat'>>): (ex: Exchange) => Promise<void> {
   const isChat = isKind('chat', 'vision');
   // Not an async function: the call's own promise is the answer (one promise layer less per request). The lane
   // turns a synchronous throw into the same error answer.

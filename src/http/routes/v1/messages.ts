@@ -7,7 +7,7 @@ import { messagesErrorType } from '../../../errors/render.ts';
 import { validateMessages } from '../../../core/text-rules.ts';
 import { textModel, textRequest, type TextDeps } from '../../../core/text.ts';
 import type { Exchange } from '../../exchange.ts';
-import { sendComplete, sendStream } from './text-reply.ts';
+import { sendComplete, sendStream, type StreamDeps } from './text-reply.ts';
 
 /**
  * Messages-style error event, as the official SDK expects it: the same body as the route's error answers
@@ -39,7 +39,7 @@ export function forwardedHeaders(req: Pick<Exchange, 'headers'>): Record<string,
   return out;
 }
 
-export function messagesRoute(deps: TextDeps, cap: TextCapability): (ex: Exchange) => Promise<void> {
+export function messagesRoute(deps: StreamDeps, cap: TextCapability): (ex: Exchange) => Promise<void> {
   return (ex) => {
     const body = requireBody(ex.body);
     validateMessages(body);

@@ -4,13 +4,13 @@ import { requireBody } from '../../../contracts/fields.ts';
 import { validateResponses } from '../../../core/text-rules.ts';
 import { textModel, textRequest, type TextDeps } from '../../../core/text.ts';
 import type { Exchange } from '../../exchange.ts';
-import { sendComplete, sendStream } from './text-reply.ts';
+import { sendComplete, sendStream, type StreamDeps } from './text-reply.ts';
 
 /** Responses-style error event; OpenAI-style SDKs raise on `event: error` carrying an `error` object. */
 const responsesErrorFrame: ErrorFrame = (_e, body) =>
   `event: error\ndata: ${JSON.stringify({ type: 'error', code: body.code, message: body.message, error: body })}\n\n`;
 
-export function responsesRoute(deps: TextDeps, cap: TextCapability): (ex: Exchange) => Promise<void> {
+export function responsesRoute(deps: StreamDeps, cap: TextCapability): (ex: Exchange) => Promise<void> {
   return (ex) => {
     const body = requireBody(ex.body);
     validateResponses(body);

@@ -12,8 +12,11 @@ export function sendComplete(deps: TextDeps, ex: Exchange, r: ResolvedModel, run
 }
 
 /** Streaming: the client is watched from before the upstream call, so its leaving aborts even the wait for headers. */
-export async function sendStream(deps: TextDeps, ex: Exchange, r: ResolvedModel, cap: TextCapability, treq: TextRequest, errorFrame: ErrorFrame, headers?: Record<string, string>): Promise<void> {
-  const watch = new ClientWatch(ex.res);
+/** What a stream needs beyond the call: how long a client may take no byte before it is cut. */
+export type StreamDeps = TextDeps & { readonly config: { readonly clientStallMs: number } };
+
+export async function sendStream(deps: StreamDeps, ex: Exchange, r: ResolvedModel, cap: TextCapability, treq: TextRequest, errorFrame: ErrorFrame, headers?: Record<string, string>): Promise<void> {
+  const watch = new ClientWatch(ex.res, deps.config.clientStallMs);
   const s = await startTextStream(deps, ex, r, cap, treq, headers ? { signal: watch.signal, headers } : { signal: watch.signal }).catch((e: unknown) => {
     watch.dispose();
     throw e;
