@@ -123,8 +123,9 @@ export const DEFAULT_CATALOGUE: ModelEntry[] = [
   video('hhx-1.0-video-edit', hhx('hhx-edit', { defaultResolution: '720p', ratio: false, duration: false }), HHX_PRICE, 'input+output'),
   { ...video('wnx2.7-t2v', wnx('none')), snapshots: true },
   { ...video('wnx2.7-i2v', wnx('wan-i2v')), snapshots: true },
-  video('wnx2.7-r2v', wnx('wan-r2v', { maxSeconds: 10 })),
-  video('wnx2.7-videoedit', wnx('wan-edit', { maxSeconds: 10 })),
+  video('wnx2.7-r2v', wnx('wan-r2v', { maxSecondsWithVideo: 10 })),
+  // Without seconds the edit keeps its source's length (duration 0 upstream): the hold covers the longest, 10 s.
+  video('wnx2.7-videoedit', wnx('wan-edit', { maxSeconds: 10, defaultSeconds: 10, upstreamDefaultDuration: 0 })),
   // Family A (Kling classic API)
   vidx('vidx-v1', 'vidx-video', 140_000, 490_000),
   vidx('vidx-v1-5', 'vidx-video', 140_000, 490_000),

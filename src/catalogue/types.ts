@@ -26,7 +26,12 @@ export type VideoRefRule =
 export interface VideoRules {
   minSeconds: number;
   maxSeconds: number;
+  /** A lower maximum when the request carries a reference video (wan2.7-r2v: ≤ 10 s with a video, 15 without). */
+  maxSecondsWithVideo?: number;
+  /** Seconds held (and charged when nothing is reported) for a request that names none. */
   defaultSeconds: number;
+  /** The `duration` sent upstream when the request names none, where it differs from defaultSeconds (0: the source video's own length). */
+  upstreamDefaultDuration?: number;
   defaultResolution: '720p' | '1080p';
   seed: boolean;
   refs: VideoRefRule;

@@ -112,12 +112,13 @@ export function validateVideoRequest(body: JsonObject, rules: VideoRules, model:
   const needsPrompt = rules.refs === 'none' || rules.refs === 'reference-images' || rules.refs === 'wan-r2v';
   if (needsPrompt && !prompt) throw bad('missing_parameter', 'prompt is required for this model', 'prompt');
 
-  const seconds = readSeconds(body, rules, isHhx, opts.multipart);
+  const media = mapReferences(body, rules, model);
+  const withVideo = rules.maxSecondsWithVideo !== undefined && media.some((m) => m.type === 'reference_video' || m.type === 'video' || m.type === 'first_clip');
+  const seconds = readSeconds(body, withVideo ? { ...rules, maxSeconds: Math.min(rules.maxSeconds, rules.maxSecondsWithVideo!) } : rules, isHhx, opts.multipart);
   const resolution = readResolution(body);
   const seed = readSeed(body, rules, opts.multipart);
   const size = readSize(body);
   const ratio = readRatio(body) ?? size?.ratio ?? null;
-  const media = mapReferences(body, rules, model);
   return {
     prompt,
     seconds,

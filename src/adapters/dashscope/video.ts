@@ -25,7 +25,7 @@ export function buildVideoSynthesisBody(spec: VideoSpec, rules: VideoRules, upst
   if (spec.prompt !== undefined) input.prompt = spec.prompt;
   if (spec.media.length > 0) input.media = spec.media.map((m) => ({ type: m.type, url: m.url }));
   const parameters: Record<string, unknown> = { resolution: spec.resolution === '1080p' ? '1080P' : '720P' };
-  if (rules.duration) parameters.duration = spec.seconds ?? rules.defaultSeconds;
+  if (rules.duration) parameters.duration = spec.seconds ?? rules.upstreamDefaultDuration ?? rules.defaultSeconds;
   if (rules.ratio && spec.ratio) parameters.ratio = spec.ratio;
   if (spec.seed !== null) parameters.seed = spec.seed;
   return { model: upstreamModel, input, parameters };
