@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // tollway serve | migrate | token create|list|revoke|update|topup|rotate | channel add|list|disable|update | reconcile | simulate
 import { parseArgs } from 'node:util';
+import { callbackSigningKey, SecretBox } from './auth/secret-box.ts';
 import { resolveSecrets } from './bootstrap.ts';
 import { composeAdmin } from './compose.ts';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
@@ -28,6 +29,7 @@ const USAGE = `Usage: tollway <command>
   channel disable ID
   channel update ID [--name N] [--models a,b|none] [--priority N] [--weight N] [--enable|--disable] [--base-url U] [--api-key K | --access-key A --secret-key S]
   reconcile [--from MS] [--to MS]         the ledger against the stored upstream usage (default: the last 24 h); exit 1 if anything needs a look
+  callback-key                            print the key client callbacks are signed with (give it to the clients that verify them)
   simulate [--port N] [--task-ms MS] [--host H] [--public-url U]
                                           run the upstream simulator alone (U: the address in its result URLs)`;
 
@@ -247,6 +249,9 @@ async function main(argv: string[]): Promise<number> {
       return channelCommand(config, sub, rest);
     case 'reconcile':
       return reconcileCommand(config, [sub, ...rest].filter((x): x is string => x !== undefined));
+    case 'callback-key':
+      console.log(callbackSigningKey(config.callbacks.secret, new SecretBox(resolveSecrets(config).secret)));
+      return 0;
     case 'simulate': {
       const { values } = parseArgs({
         args: [sub, ...rest].filter((x): x is string => x !== undefined),

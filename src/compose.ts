@@ -9,7 +9,7 @@ import { KlingClient } from './adapters/kling/client.ts';
 import { ChannelProber } from './adapters/probe.ts';
 import { KlingJwtSigner } from './adapters/kling/jwt.ts';
 import { KlingTaskDriver } from './adapters/kling/task-driver.ts';
-import { SecretBox } from './auth/secret-box.ts';
+import { callbackSigningKey, SecretBox } from './auth/secret-box.ts';
 import { TokenAuth } from './auth/token-auth.ts';
 import { LocalBus, RedisBus, type ClusterBus, type ClusterEvent } from './cluster/cluster-bus.ts';
 import type { Catalogue } from './catalogue/catalogue.ts';
@@ -237,8 +237,7 @@ function composeVidx(deps: GatewayDeps, views: typeof import('./core/vidx/views.
       backoffBaseMs: cb.backoffBaseMs,
       maxAttempts: cb.maxAttempts,
       allowPrivateNetwork: deps.config.allowPrivateNetwork,
-      // Per-deployment signing key: TOLLWAY_CALLBACK_SECRET, else derived from TOLLWAY_SECRET (docs/api.md, callbacks).
-      secret: cb.secret ?? deps.box.derive('tollway:callback-signing:v1'),
+      secret: callbackSigningKey(cb.secret, deps.box),
     },
   });
   const { KINDS } = views;

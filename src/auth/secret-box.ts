@@ -24,3 +24,11 @@ export class SecretBox {
     return Buffer.concat([d.update(Buffer.from(enc, 'base64')), d.final()]).toString('utf8');
   }
 }
+
+/**
+ * The key client callbacks are signed with (docs/api.md, callbacks): TOLLWAY_CALLBACK_SECRET when set, else derived
+ * from TOLLWAY_SECRET — what the gateway signs with and what `tollway callback-key` prints.
+ */
+export function callbackSigningKey(configured: string | undefined, box: SecretBox): string {
+  return configured ?? box.derive('tollway:callback-signing:v1');
+}

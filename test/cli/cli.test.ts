@@ -1,5 +1,6 @@
 // The `tollway` CLI as an operator runs it (bin/tollway.mjs → tsx), on the suite's dialect: a SQLite file, or a
 // PostgreSQL schema of its own (search_path in the URL). Spawning is slow, so few tests, each doing several steps.
+import { callbackSigningKey, SecretBox } from '../../src/auth/secret-box.ts';
 import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveSecrets } from '../../src/bootstrap.ts';
@@ -151,6 +152,17 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
     }
     expect(await fresh.store.db.selectFrom('tokens').select('id').execute()).toEqual(tokensBefore);
     expect(await fresh.store.db.selectFrom('channels').select('id').execute()).toEqual(channelsBefore);
+  });
+
+  it('callback-key prints the key callbacks are signed with: TOLLWAY_CALLBACK_SECRET when set, else derived from TOLLWAY_SECRET', () => {
+    const derived = tollway(['callback-key'], { TOLLWAY_SECRET: 'cli-secret-0123456789abcdefghij' });
+    expect(derived.code).toBe(0);
+    expect(derived.stdout.trim()).toBe(callbackSigningKey(undefined, new SecretBox('cli-secret-0123456789abcdefghij')));
+    expect(derived.stdout.trim()).toMatch(/^[0-9a-f]{64}$/);
+    const other = tollway(['callback-key'], { TOLLWAY_SECRET: 'another-secret-0123456789abcdefgh' });
+    expect(other.stdout.trim()).not.toBe(derived.stdout.trim());
+    const set = tollway(['callback-key'], { TOLLWAY_SECRET: 'cli-secret-0123456789abcdefghij', TOLLWAY_CALLBACK_SECRET: 'shared-callback-key-0123456789abcdef' });
+    expect(set.stdout.trim()).toBe('shared-callback-key-0123456789abcdef');
   });
 
   it('an unknown id: one line and a non-zero exit, nothing audited', async () => {

@@ -3,7 +3,7 @@
 import pino from 'pino';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { klingState } from '../../../simulator/kling/index.ts';
-import { SecretBox } from '../../../src/auth/secret-box.ts';
+import { callbackSigningKey, SecretBox } from '../../../src/auth/secret-box.ts';
 import { createSafeAgents } from '../../../src/net/safe-agent.ts';
 import { CallbackDispatcher, signCallback } from '../../../src/tasks/callbacks.ts';
 import { SECRET, useHarness } from '../../support/harness.ts';
@@ -17,7 +17,8 @@ const T2V = '/vidx/v1/videos/text2video';
 /** A client's callback endpoint that answers 500 to the first `failFirst` deliveries, then 200. */
 const receiver = (failFirst: number) => startReceiver({ failFirst, path: '/hooks/video' });
 
-const signingKey = new SecretBox(SECRET).derive('tollway:callback-signing:v1');
+// What `tollway callback-key` prints for this deployment (no TOLLWAY_CALLBACK_SECRET): the key the callbacks must verify with.
+const signingKey = callbackSigningKey(undefined, new SecretBox(SECRET));
 
 describe('client callbacks', () => {
   const t = useHarness(vidxHarness({ env: { TOLLWAY_ALLOW_PRIVATE_NETWORK: '1' } }));
