@@ -1,4 +1,5 @@
 // Process life: config → secrets → simulator (demo) → compose → channels → listen → signals.
+import { CALL_FIRST_BYTE_MS } from './adapters/kling/client.ts';
 import type { Simulator } from '../simulator/index.ts';
 import { resolveSecrets } from './bootstrap.ts';
 import { composeGateway, reportUnwritten, SHUTDOWN_WRITES_MS, type Gateway } from './compose.ts';
@@ -40,6 +41,10 @@ function warnings(deps: GatewayDeps, config: Config): void {
   if (deps.store.dialect === 'postgres' && (!config.secret || !config.adminKey)) {
     // Each instance would generate its own: channel keys sealed by one could not be read by another.
     out('WARNING: on PostgreSQL (shared by several instances) set TOLLWAY_SECRET and TOLLWAY_ADMIN_KEY explicitly, the same on every instance.');
+  }
+  if (config.tasks.leaseMs <= CALL_FIRST_BYTE_MS) {
+    // The lease is also a task's submit deadline: a creation still waiting for its answer past it is taken for lost.
+    out(`WARNING: TOLLWAY_TASK_LEASE_MS (${config.tasks.leaseMs} ms) is not above the ${CALL_FIRST_BYTE_MS} ms a task creation may wait for the upstream; a slow creation may be failed as lost.`);
   }
 }
 

@@ -42,7 +42,9 @@ export const DEFAULT_TASK_ENGINE_OPTIONS: TaskEngineOptions = {
   pollBaseMs: 1000,
   pollMaxMs: 30_000,
   maxAgeMs: 24 * 3600_000,
-  leaseMs: 60_000,
+  // Above the slowest creation answer waited for (a family A creation: 60 s to its first byte), so a slow but
+  // successful submit is not taken for a lost one.
+  leaseMs: 90_000,
   refreshStaleMs: 1000,
   perChannelConcurrency: 32,
   batchSize: 64,

@@ -13,6 +13,9 @@ export interface KlingReply {
   upstreamRequestId: string | null;
 }
 
+/** How long a call without its own limit (a creation) may wait for the upstream's first byte. */
+export const CALL_FIRST_BYTE_MS = 60_000;
+
 export class KlingClient {
   constructor(
     private readonly upstream: UpstreamClient,
@@ -31,7 +34,7 @@ export class KlingClient {
       path,
       headers,
       body: body === undefined ? null : JSON.stringify(body),
-      timeouts: limit ? { headersMs: limit.timeoutMs, bodyIdleMs: limit.timeoutMs } : { headersMs: 60_000 },
+      timeouts: limit ? { headersMs: limit.timeoutMs, bodyIdleMs: limit.timeoutMs } : { headersMs: CALL_FIRST_BYTE_MS },
     });
     let json: unknown;
     try {
