@@ -24,14 +24,15 @@ const USAGE = `Usage: tollway <command>
   token update ID [--name N] [--models a,b|none] [--quota N|none] [--rpm N|none] [--tpm N|none] [--concurrency N|none] [--expires-at MS|none]
   token topup ID --amount N [--idempotency-key K]   add N micro-units to the quota (a credit line in the ledger)
   token rotate ID [--grace-ms MS]         a new secret for the same token; the old one works for MS more (default 0)
-  channel add --name N --kind dashscope|kling [--base-url U] [--api-key K | --access-key A --secret-key S] [--models a,b]
+  channel add --name N --kind dashscope|kling [--base-url U] [--api-key K | --access-key A --secret-key S] [--models a,b] [--priority N] [--weight N]
   channel list
   channel disable ID
   channel update ID [--name N] [--models a,b|none] [--priority N] [--weight N] [--enable|--disable] [--base-url U] [--api-key K | --access-key A --secret-key S]
   reconcile [--from MS] [--to MS]         the ledger against the stored upstream usage (default: the last 24 h); exit 1 if anything needs a look
   callback-key                            print the key client callbacks are signed with (give it to the clients that verify them)
   simulate [--port N] [--task-ms MS] [--host H] [--public-url U]
-                                          run the upstream simulator alone (U: the address in its result URLs)`;
+                                          run the upstream simulator alone (U: the address in its result URLs)
+A negative number is given with '=': --priority=-5.`;
 
 /** A wrong command line (not a wrong environment): printed without the "configuration error" label. */
 class UsageError extends Error {}
@@ -59,8 +60,15 @@ function modelList(v: string | undefined): string[] | undefined {
   return names;
 }
 
-/** The flags given, without those left out (a JSON body has no undefined values: the parsers refuse unknown keys). */
-const given = (o: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+/**
+ * A subcommand takes only its own flags (the parser knows every flag of the command): one it would ignore is a usage
+ * error rather than silently dropped (`token create --amount`, `channel add --enable`).
+ */
+function onlyFlags(values: Record<string, unknown>, sub: string, allowed: readonly string[]): void {
+  for (const [flag, v] of Object.entries(values)) {
+    if (v !== undefined && !allowed.includes(flag)) throw new UsageError(`${sub} does not take --${flag}`);
+  }
+}
 
 function num(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -105,6 +113,7 @@ async function tokenCommand(config: Config, sub: string | undefined, args: strin
   });
   const id = positionals[0];
   if (sub === 'create') {
+    onlyFlags(values, 'token create', ['name', 'models', 'quota', 'expires-at', 'rpm', 'tpm', 'concurrency']);
     if (!values.name) throw new UsageError('--name is required');
     // The same validation as POST /admin/tokens (unknown models, past expiry …).
     const input = parseCreateToken({
@@ -125,6 +134,7 @@ async function tokenCommand(config: Config, sub: string | undefined, args: strin
   if (sub === 'list') return withAdmin(config, async (deps) => (print((await listTokens(deps)).map(publicToken)), 0));
   if (sub === 'revoke' && id) return withAdmin(config, async (deps) => (await revokeToken(deps, CLI, id), print(`revoked ${id}`), 0));
   if (sub === 'update' && id) {
+    onlyFlags(values, 'token update', ['name', 'models', 'quota', 'rpm', 'tpm', 'concurrency', 'expires-at']);
     // The same validation as PATCH /admin/tokens/{id}.
     const patch = parseTokenPatch(
       defined({
@@ -140,6 +150,7 @@ async function tokenCommand(config: Config, sub: string | undefined, args: strin
     return withAdmin(config, async (deps) => (print(publicToken(await updateToken(deps, CLI, id, patch))), 0));
   }
   if (sub === 'topup' && id) {
+    onlyFlags(values, 'token topup', ['amount', 'idempotency-key']);
     const input = parseTopUp(defined({ amount: num('--amount', values.amount), idempotency_key: values['idempotency-key'] }));
     return withAdmin(config, async (deps) => {
       const r = await topUp(deps, CLI, id, input);
@@ -148,6 +159,7 @@ async function tokenCommand(config: Config, sub: string | undefined, args: strin
     });
   }
   if (sub === 'rotate' && id) {
+    onlyFlags(values, 'token rotate', ['grace-ms']);
     const opts = parseRotate(defined({ grace_ms: num('--grace-ms', values['grace-ms']) }));
     return withAdmin(config, async (deps) => {
       const { record, secret } = await rotateToken(deps, CLI, id, opts);
@@ -180,14 +192,26 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
   });
   const id = positionals[0];
   if (sub === 'add') {
+    onlyFlags(values, 'channel add', ['name', 'kind', 'base-url', 'api-key', 'access-key', 'secret-key', 'models', 'priority', 'weight']);
     // The same validation as POST /admin/channels.
-    const body = given({ name: values.name, kind: values.kind, base_url: values['base-url'], api_key: values['api-key'], access_key: values['access-key'], secret_key: values['secret-key'], models: modelList(values.models) });
+    const body = defined({
+      name: values.name,
+      kind: values.kind,
+      base_url: values['base-url'],
+      api_key: values['api-key'],
+      access_key: values['access-key'],
+      secret_key: values['secret-key'],
+      models: modelList(values.models),
+      priority: int('--priority', values.priority),
+      weight: int('--weight', values.weight),
+    });
     const input = parseCreateChannel(body);
     return withAdmin(config, async (deps) => (print(publicChannel(await addChannel(deps, CLI, input))), 0));
   }
   if (sub === 'list') return withAdmin(config, async (deps) => (print((await listChannels(deps)).map(publicChannel)), 0));
   if (sub === 'disable' && id) return withAdmin(config, async (deps) => (await setChannelStatus(deps, CLI, id, 'disabled'), print(`disabled ${id}`), 0));
   if (sub === 'update' && id) {
+    onlyFlags(values, 'channel update', ['name', 'models', 'priority', 'weight', 'enable', 'disable', 'base-url', 'api-key', 'access-key', 'secret-key']);
     if (values.enable && values.disable) throw new UsageError('--enable and --disable exclude each other');
     const body = defined({
       name: values.name,

@@ -3,8 +3,8 @@
 // heuristic lets the old generation grow to several times its live size (up to 4x) before a full GC, which
 // shows as extra RSS under load. A fixed growth factor bounds it. The factor trades RSS for CPU: every full GC
 // marks the whole live heap (on V8's helper threads), and streamed chat promotes the most, so a tight factor
-// (1.3) marks often enough to cost streams a sixth of their CPU; the default (2x, 100 %) keeps most of the RSS
-// bound for a fraction of that (docs/performance.md, "Memory").
+// marks often enough to cost streams much of their CPU; the default (2x, 100 %) keeps most of the RSS bound for a
+// fraction of that (measured in docs/performance.md, "Memory").
 // V8 reads this flag each time it sets the next GC limit, so setting it at start-up takes effect (unlike the
 // young-generation size, which only a command-line flag can change).
 import v8 from 'node:v8';

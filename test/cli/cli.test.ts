@@ -67,8 +67,8 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
   });
 
   it('channel add / list / disable: keys are never printed, a disabled channel is listed as such, each change is audited', async () => {
-    const ds = JSON.parse(ok(['channel', 'add', '--name', 'cli-ds', '--kind', 'dashscope', '--base-url', 'http://127.0.0.1:9', '--api-key', KEY_CANARY, '--models', 'qwx3.7-plus,text-embedding-v4'])) as { id: string };
-    expect(ds).toMatchObject({ name: 'cli-ds', kind: 'dashscope', status: 'enabled' });
+    const ds = JSON.parse(ok(['channel', 'add', '--name', 'cli-ds', '--kind', 'dashscope', '--base-url', 'http://127.0.0.1:9', '--api-key', KEY_CANARY, '--models', 'qwx3.7-plus,text-embedding-v4', '--priority=-5', '--weight', '3'])) as { id: string };
+    expect(ds).toMatchObject({ name: 'cli-ds', kind: 'dashscope', status: 'enabled', priority: -5, weight: 3 });
     const kl = JSON.parse(ok(['channel', 'add', '--name', 'cli-kl', '--kind', 'kling', '--base-url', 'http://127.0.0.1:9', '--access-key', 'ak-cli', '--secret-key', KEY_CANARY])) as { id: string };
     expect(ok(['channel', 'disable', kl.id])).toBe(`disabled ${kl.id}\n`);
 
@@ -82,6 +82,17 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
     const wrong = tollway(['channel', 'add', '--name', 'cli-bad', '--kind', 'kling', '--access-key', 'a', '--secret-key', 'b', '--models', 'qwx3.7-plus']);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toBe('tollway: Model qwx3.7-plus is not served by a kling channel\n');
+    // A flag the subcommand would ignore is refused, not dropped.
+    for (const [args, flag] of [
+      [['channel', 'add', '--name', 'cli-x', '--kind', 'dashscope', '--api-key', 'k', '--enable'], '--enable'],
+      [['token', 'create', '--name', 'x', '--amount', '5'], '--amount'],
+      [['token', 'rotate', 'tok_x', '--quota', '5'], '--quota'],
+    ] as const) {
+      const r = tollway([...args]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`does not take ${flag}`);
+    }
+    expect(await auditedByCli()).toHaveLength(3);
   });
 
   it('token create / list / revoke: the token is printed once; a gateway on the same store takes it, and refuses it once revoked', async () => {

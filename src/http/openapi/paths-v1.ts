@@ -68,7 +68,7 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
     '/v1/videos': {
       post: familyB('Create an asynchronous video task', {
         requestBody: jsonBody(obj({
-          model: str(), prompt: str(),
+          model: str(), prompt: { type: 'string', maxLength: 5000 },
           seconds: { type: ['integer', 'string'], minimum: 2, maximum: 15, description: '2–15 (hhx: 3–15, per-model maximum); a decimal string is accepted' },
           resolution: { type: 'string', enum: ['720p', '1080p'], description: 'hhx-1.1 defaults to 1080p' },
           size: str('<width>x<height>: implies the tier and ratio when resolution is absent'),
