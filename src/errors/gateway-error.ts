@@ -11,6 +11,11 @@ export interface GatewayErrorOptions {
   /** The upstream account is not entitled to the model it was asked for (not activated / not purchased). */
   notEntitled?: boolean;
   /**
+   * The upstream account cannot take any call now (in arrears, its resource pack used up, its key refused): it
+   * refused before doing anything, so another account may be asked, and the channel's breaker counts it.
+   */
+  accountRefused?: boolean;
+  /**
    * The request reached the upstream and no answer says it was declined (a timeout or a cut connection after it
    * was sent): the upstream may be doing the work, so the call is not sent again (routing/failover.ts).
    */
@@ -28,6 +33,7 @@ export class GatewayError extends Error {
   readonly param: string | undefined;
   readonly headers: Record<string, string> | undefined;
   readonly notEntitled: boolean;
+  readonly accountRefused: boolean;
   readonly mayHaveRun: boolean;
   readonly callerAborted: boolean;
 
@@ -42,6 +48,7 @@ export class GatewayError extends Error {
     this.param = opts.param;
     this.headers = opts.headers;
     this.notEntitled = opts.notEntitled === true;
+    this.accountRefused = opts.accountRefused === true;
     this.mayHaveRun = opts.mayHaveRun === true;
     this.callerAborted = opts.callerAborted === true;
   }

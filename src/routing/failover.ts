@@ -180,8 +180,11 @@ class FailoverRun<T> {
 function afterFailure(e: unknown, ch: Channel, breakers: CircuitBreakers, opts: FailoverOptions, otherChannelLeft: boolean): boolean {
   // The client left: nothing to hold against the channel, and nobody to answer.
   if (isGatewayError(e) && e.callerAborted) return false;
-  const countsAsChannelFailure = isGatewayError(e) && (e.code === 'upstream_unreachable' || e.code === 'upstream_unavailable' || e.code === 'upstream_timeout' || e.code === 'upstream_error' || e.code === 'upstream_auth_error');
+  const countsAsChannelFailure = isGatewayError(e) && (e.accountRefused || e.code === 'upstream_unreachable' || e.code === 'upstream_unavailable' || e.code === 'upstream_timeout' || e.code === 'upstream_error' || e.code === 'upstream_auth_error');
   if (countsAsChannelFailure) breakers.failure(ch.id, e.code);
+  // The account refused any call (arrears, pack used up, key refused) before doing anything: another account may
+  // take it, whatever the retry policy.
+  if (isGatewayError(e) && e.accountRefused) return otherChannelLeft;
   // The account is not entitled to the model: it refused before doing anything, so any call (connect-only
   // included) may go to another account, and this one is not asked for this model again for a while.
   if (isGatewayError(e) && e.notEntitled) {

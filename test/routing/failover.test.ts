@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { dashscopeError } from '../../src/adapters/dashscope/errors.ts';
+import { klingError } from '../../src/adapters/kling/errors.ts';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
 import type { Channel } from '../../src/routing/channel-registry.ts';
 import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
@@ -46,6 +48,37 @@ describe('failover', () => {
         throw new GatewayError('upstream_rate_limited', '429');
       }, { policy: 'connect-only', sleep: noSleep }),
     ).rejects.toMatchObject({ code: 'upstream_rate_limited' });
+    expect(calls).toBe(1);
+  });
+
+  it('an account that refuses any call (arrears, key refused) moves the call to another account under either policy, counted against the channel, never asked twice', async () => {
+    for (const policy of ['safe', 'connect-only'] as const) {
+      const seen: string[] = [];
+      const breakers = new CircuitBreakers();
+      const r = await withFailover([ch('a', 2), ch('b', 1)], breakers, async (c) => {
+        seen.push(c.id);
+        if (c.id === 'a') throw dashscopeError(400, { code: 'Arrearage', message: 'Access denied, please make sure your account is in good standing.' });
+        return c.id;
+      }, { policy, sleep: noSleep });
+      expect(r).toBe('b');
+      expect(seen).toEqual(['a', 'b']);
+      for (let i = 0; i < 4; i++) breakers.failure('a', 'x');
+      expect(breakers.isOpen('a')).toBe(true); // the refusal counted as the fifth failure
+    }
+    const e = dashscopeError(400, { code: 'Arrearage', message: 'in arrears' });
+    expect(e).toMatchObject({ code: 'upstream_permission_denied', accountRefused: true });
+    expect(e.message).toContain('balance');
+    expect(klingError(429, { code: 1101, message: 'arrears' }).accountRefused).toBe(true);
+    expect(klingError(401, { code: 1004, message: 'expired' }).accountRefused).toBe(true);
+    expect(klingError(400, { code: 1201, message: 'bad' }).accountRefused).toBe(false);
+    // An ordinary bad request is still the client's: no failover.
+    let calls = 0;
+    await expect(
+      withFailover([ch('a', 2), ch('b', 1)], new CircuitBreakers(), async () => {
+        calls++;
+        throw dashscopeError(400, { code: 'InvalidParameter', message: 'bad' });
+      }, { policy: 'safe', sleep: noSleep }),
+    ).rejects.toMatchObject({ code: 'upstream_invalid_request' });
     expect(calls).toBe(1);
   });
 

@@ -49,5 +49,10 @@ export function dashscopeError(status: number, body: unknown): GatewayError {
   const text = `${prefix}: ${vendorCode ? `${vendorCode}: ` : ''}${(message ?? `HTTP ${status}`).trim()}`;
   // The account has no access to this model (not activated / not purchased): an entitlement of this account.
   const notEntitled = status === 403 && (vendorCode === 'Model.AccessDenied' || vendorCode === 'AccessDenied.Unpurchased');
-  return new GatewayError(code, text, { ...(upstreamRequestId ? { upstreamRequestId } : {}), ...(notEntitled ? { notEntitled } : {}) });
+  // The account is in arrears, or its key is refused: no call of any model goes through it now.
+  const accountRefused = vendorCode === 'Arrearage' || status === 401;
+  if (vendorCode === 'Arrearage') {
+    return new GatewayError('upstream_permission_denied', `Upstream account cannot take calls (operator: check the account's balance): ${vendorCode}: ${(message ?? `HTTP ${status}`).trim()}`, { ...(upstreamRequestId ? { upstreamRequestId } : {}), accountRefused });
+  }
+  return new GatewayError(code, text, { ...(upstreamRequestId ? { upstreamRequestId } : {}), ...(notEntitled ? { notEntitled } : {}), ...(accountRefused ? { accountRefused } : {}) });
 }

@@ -66,6 +66,8 @@ export function klingError(status: number, body: unknown): GatewayError {
   const code = klingErrorCode(status, vendor);
   // Credential problems: the vendor's own text is not useful to a client and may name the key.
   const detail = code === 'upstream_auth_error' ? '' : `: ${(message ?? `HTTP ${status}`).trim()}`;
-  // 1103: no access to the API or model — an entitlement of this account.
-  return new GatewayError(code, `${prefixFor(code, vendor)}${detail}`, { ...(upstreamRequestId ? { upstreamRequestId } : {}), ...(vendor === 1103 ? { notEntitled: true } : {}) });
+  // 1103: no access to the API or model — an entitlement of this account. 1100–1102 (account unusable, in arrears,
+  // resource packs used up) and a refused credential: the account takes no call now.
+  const accountRefused = code === 'upstream_auth_error' || (vendor !== undefined && vendor >= 1100 && vendor <= 1102);
+  return new GatewayError(code, `${prefixFor(code, vendor)}${detail}`, { ...(upstreamRequestId ? { upstreamRequestId } : {}), ...(vendor === 1103 ? { notEntitled: true } : {}), ...(accountRefused ? { accountRefused } : {}) });
 }
