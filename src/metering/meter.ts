@@ -238,28 +238,20 @@ export class StoreMeter implements Meter {
   }
 
   async reapReservations(olderThanMs: number): Promise<number> {
-    const before = Date.now() - olderThanMs;
+    // A call's reservation left open; or a task's hold whose task row is gone (a creation refused upstream removes its
+    // row, then releases its hold in a second step: if that step failed, nothing else would give the hold back).
     const stale = await this.db
       .selectFrom('holds')
       .select(['task_id', 'token_id'])
       .where('state', '=', 'held')
-      .where('task_id', 'like', `${RESERVATION_PREFIX}%`)
-      .where('created_at', '<', before)
-      .limit(1000)
-      .execute();
-    // A task's hold whose task row is gone: a creation refused upstream removes its row, then releases its hold in a
-    // second step; if that step failed (the store, for a moment), nothing else would ever give the hold back.
-    const orphans = await this.db
-      .selectFrom('holds')
-      .select(['task_id', 'token_id'])
-      .where('state', '=', 'held')
-      .where('task_id', 'not like', `${RESERVATION_PREFIX}%`)
-      .where('created_at', '<', before)
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('tasks').select('tasks.id').whereRef('tasks.id', '=', 'holds.task_id'))))
+      .where('created_at', '<', Date.now() - olderThanMs)
+      .where(({ or, eb, not, exists, selectFrom }) =>
+        or([eb('task_id', 'like', `${RESERVATION_PREFIX}%`), not(exists(selectFrom('tasks').select('tasks.id').whereRef('tasks.id', '=', 'holds.task_id')))]),
+      )
       .limit(1000)
       .execute();
     let n = 0;
-    for (const h of [...stale, ...orphans]) {
+    for (const h of stale) {
       const closed = await this.db.transaction().execute((trx) => this.closeHold(trx, h.task_id, h.token_id, 'released'));
       if (closed !== null) n++;
     }

@@ -27,6 +27,18 @@ async function upstreamHas(marker: string): Promise<void> {
   throw new Error(`the upstream never saw ${marker}`);
 }
 
+/** Call until it is not refused for concurrency (`tries` times, `gapMs` apart); the last status. */
+async function statusOnceFree(token: string, path: string, json: unknown, tries: number, gapMs: number): Promise<number> {
+  let status = 429;
+  for (let i = 0; i < tries && status === 429; i++) {
+    await new Promise((r) => setTimeout(r, gapMs));
+    const r = await t.h.fetch(path, { method: 'POST', token, json });
+    status = r.status;
+    await r.text();
+  }
+  return status;
+}
+
 describe('concurrency limit through the real server', () => {
   it('a second call while the only slot is busy → 429 concurrency_limited with Retry-After (both families); freed afterwards', async () => {
     const token = await limitedToken();
@@ -96,14 +108,7 @@ describe('concurrency limit through the real server', () => {
       expect(during.status).toBe(429);
       expect(await during.text()).toContain('concurrency_limited');
       // Once it ended upstream, the slot is free.
-      let after = during.status;
-      for (let i = 0; i < 100 && after === 429; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-        const r = await t.h.fetch(path, { method: 'POST', token, json: body('after') });
-        after = r.status;
-        await r.text();
-      }
-      expect(after).toBe(200);
+      expect(await statusOnceFree(token, path, body('after'), 100, 50)).toBe(200);
     });
 
     it(`${front}: a client gone in the middle of its body frees its slot`, async () => {
@@ -114,14 +119,7 @@ describe('concurrency limit through the real server', () => {
       sock.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"model":`);
       await new Promise((r) => setTimeout(r, 150));
       sock.destroy();
-      let status = 429;
-      for (let i = 0; i < 40 && status === 429; i++) {
-        await new Promise((r) => setTimeout(r, 25));
-        const r = await t.h.fetch(path, { method: 'POST', token, json: body('next') });
-        status = r.status;
-        await r.text();
-      }
-      expect(status).toBe(200);
+      expect(await statusOnceFree(token, path, body('next'), 40, 25)).toBe(200);
     });
   }
 
