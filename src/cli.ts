@@ -131,6 +131,7 @@ async function tokenCommand(config: Config, sub: string | undefined, args: strin
       return 0;
     });
   }
+  if (sub === 'list' || sub === 'revoke') onlyFlags(values, `token ${sub}`, []);
   if (sub === 'list') return withAdmin(config, async (deps) => (print((await listTokens(deps)).map(publicToken)), 0));
   if (sub === 'revoke' && id) return withAdmin(config, async (deps) => (await revokeToken(deps, CLI, id), print(`revoked ${id}`), 0));
   if (sub === 'update' && id) {
@@ -208,6 +209,7 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
     const input = parseCreateChannel(body);
     return withAdmin(config, async (deps) => (print(publicChannel(await addChannel(deps, CLI, input))), 0));
   }
+  if (sub === 'list' || sub === 'disable') onlyFlags(values, `channel ${sub}`, []);
   if (sub === 'list') return withAdmin(config, async (deps) => (print((await listChannels(deps)).map(publicChannel)), 0));
   if (sub === 'disable' && id) return withAdmin(config, async (deps) => (await setChannelStatus(deps, CLI, id, 'disabled'), print(`disabled ${id}`), 0));
   if (sub === 'update' && id) {

@@ -159,7 +159,16 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
     if (!CONTRACT_PREFIXES.some((p) => path.startsWith(p)) || UNAUTHENTICATED_PREFIXES.some((p) => path.startsWith(p))) return done();
     const pending = admit(deps, credentialFrom(req.headers), req.state, reply.raw);
     if (pending === null) return done();
-    pending.then(() => done(), done);
+    pending.then(() => {
+      // The client left while it was being admitted: nothing to run, and Fastify would wait for a body that will
+      // not come. Its record now (which gives back a concurrency slot it was just given); the route never starts —
+      // the lifecycle ends through the error path, whose answer goes nowhere.
+      if (left.has(req)) {
+        recordOnce(req, reply);
+        return done(new GatewayError('invalid_request', 'The client closed the connection'));
+      }
+      done();
+    }, done);
   });
 
   // One record per request: when the answer is written (onResponse), or — for a client that left — once the route

@@ -80,6 +80,17 @@ export class ClientWatch implements CallSignal {
       this.res.off('drain', this.onDrain);
     }
   }
+  /**
+   * The stream's last bytes are written (after dispose): a client that takes them within `stallMs` finishes the
+   * response; one that does not is cut, so the request's record — and the slot it holds — does not wait for TCP.
+   */
+  ended(): void {
+    const res = this.res;
+    if (res.writableFinished || res.destroyed) return;
+    const t = setTimeout(() => res.destroy(), this.stallMs);
+    t.unref();
+    res.once('close', () => clearTimeout(t));
+  }
 }
 
 export interface SseOptions {
@@ -175,6 +186,7 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
       flush();
       if (errorText) res.write(errorText);
       res.end();
+      watch.ended();
     }
   }
 }

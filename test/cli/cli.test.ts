@@ -87,6 +87,8 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
       [['channel', 'add', '--name', 'cli-x', '--kind', 'dashscope', '--api-key', 'k', '--enable'], '--enable'],
       [['token', 'create', '--name', 'x', '--amount', '5'], '--amount'],
       [['token', 'rotate', 'tok_x', '--quota', '5'], '--quota'],
+      [['token', 'revoke', 'tok_x', '--quota', '5'], '--quota'],
+      [['channel', 'list', '--name', 'x'], '--name'],
     ] as const) {
       const r = tollway([...args]);
       expect(r.code).toBe(1);

@@ -152,4 +152,33 @@ describe('ClientWatch', () => {
     expect(watch!.gone).toBe(false);
     expect(res!.writableFinished).toBe(true);
   });
+
+  it('after the last write, a client that does not take it within the stall limit is cut, so the response ends', async () => {
+    let res: http.ServerResponse | null = null;
+    let closed = false;
+    const base = await serve((w, r) => {
+      res = r;
+      r.on('close', () => (closed = true));
+      r.writeHead(200, { 'content-type': 'text/event-stream' });
+      // More than the client's side can hold (64 MB; a loopback receive buffer grows to 32 MB here), then the stream's
+      // end: the last bytes wait in the response.
+      const chunk = 'x'.repeat(65_536);
+      for (let i = 0; i < 1024; i++) r.write(chunk);
+      w.dispose();
+      r.end();
+      w.ended();
+    }, 300);
+    const { port } = new URL(base);
+    const sock = connect(Number(port), '127.0.0.1');
+    sock.pause();
+    sock.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+    try {
+      await until(() => res !== null);
+      await until(() => closed);
+      expect(closed).toBe(true);
+      expect(res!.destroyed).toBe(true);
+    } finally {
+      sock.destroy();
+    }
+  });
 });

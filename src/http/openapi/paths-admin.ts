@@ -65,7 +65,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
           query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'Entries to return'),
           query('cursor', str(), 'next_cursor of the previous page'),
           query('action', str(), 'Only this action (e.g. token.create)'),
-          query('actor', str(), 'Only this actor (admin, console, cli, meter)'),
+          query('actor', str(), 'Only this actor: admin, cli, meter, console (every console session) or console:<session id>'),
           query('target', str(), 'Only entries about this id'),
         ],
       }, obj({ data: arr(auditEntry), has_more: { type: 'boolean' }, next_cursor: str('present when has_more') })),

@@ -39,7 +39,9 @@ export class AuditRepo {
     let q = this.db.selectFrom('audit_log').selectAll();
     if (f.beforeId !== undefined) q = q.where('id', '<', f.beforeId);
     if (f.action !== undefined) q = q.where('action', '=', f.action);
-    if (f.actor !== undefined) q = q.where('actor', '=', f.actor);
+    // `console` names every console session (stored as `console:<session id>`).
+    if (f.actor === 'console') q = q.where('actor', 'like', 'console:%');
+    else if (f.actor !== undefined) q = q.where('actor', '=', f.actor);
     if (f.target !== undefined) q = q.where('target', '=', f.target);
     const rows = await q.orderBy('id', 'desc').limit(limit).execute();
     return rows.map((r) => ({

@@ -262,6 +262,15 @@ describe('audit log paging', () => {
     const byTarget = (await (await t.h.admin(`/admin/audit?target=${ids[2]}&actor=admin`)).json()) as Page;
     expect(byTarget.data.map((r) => [r.action, r.target])).toEqual([['token.create', ids[2]]]);
     expect((await (await t.h.admin('/admin/audit?actor=nobody')).json()) as Page).toMatchObject({ data: [], has_more: false });
+    // `console` finds the changes of every console session (stored as console:<session id>).
+    const signIn = await fetch(`${t.h.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: t.h.adminKey }) });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const { csrf, session_id: sessionId } = (await signIn.json()) as { csrf: string; session_id: string };
+    const made = await fetch(`${t.h.url}/admin/tokens`, { method: 'POST', headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'from-console' }) });
+    const viaConsole = ((await made.json()) as TokenAnswer).id;
+    const consoleRows = ((await (await t.h.admin('/admin/audit?actor=console')).json()) as Page).data;
+    expect(consoleRows.map((r) => [r.actor, r.target])).toEqual([[`console:${sessionId}`, viaConsole]]);
+    expect(((await (await t.h.admin(`/admin/audit?actor=console:${sessionId}`)).json()) as Page).data).toHaveLength(1);
     for (const qs of ['since=1', 'cursor=not-a-cursor']) {
       const r = await t.h.admin(`/admin/audit?${qs}`);
       expect(r.status, qs).toBe(400);
