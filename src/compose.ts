@@ -1,5 +1,6 @@
 // The composition root: every long-lived object (store, repos, meter, caches, upstream clients, adapters, task
 // drivers, dispatchers, the HTTP app) is built here and nowhere else. Used by main.ts, the CLI and the tests.
+import { clientTokenCheck } from './core/console/sessions.ts';
 import type { FastifyInstance } from 'fastify';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { dashscopeTextAdapter } from './adapters/dashscope/compat-chat-adapter.ts';
@@ -182,15 +183,23 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
   const upstream = new UpstreamClient(config.upstreamTimeouts);
   const breakers = new CircuitBreakers();
   const metrics = new GatewayMetrics({ channels, breakers, ledger: meter.backlog, requestLog: requestLog.backlog, gauges: repos.gauges, logger });
+  const tokenAuth = new TokenAuth(repos.tokens);
+  // ioredis is loaded only when Redis is configured (memory: a single instance does not carry it).
+  const limiter = new RateLimiter(
+    config.redisUrl ? new RedisCounters(await redisClient(config.redisUrl, logger, 'limits', { maxRetriesPerRequest: 2 })) : new MemoryCounters(),
+    WINDOW_MS,
+    (e) => logger.warn({ err: String(e) }, 'rate-limit counters unavailable; request admitted uncounted'),
+  );
   const deps: GatewayDeps = {
     config,
     store,
     logger,
     adminKey: opts.adminKey,
+    adminKeys: { adminKey: opts.adminKey, limiter, isClientToken: clientTokenCheck(tokenAuth) },
     box,
     catalogue,
     channels,
-    tokenAuth: new TokenAuth(repos.tokens),
+    tokenAuth,
     repos,
     requestLog,
     meter,
@@ -198,12 +207,7 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
     tasks: new TaskEngine({ repo: new TasksRepo(store.db, store.dialect), meter: () => meter, channels, logger, options: config.tasks }),
     breakers,
     prober: new ChannelProber(upstream, new KlingClient(upstream, new KlingJwtSigner())),
-    // ioredis is loaded only when Redis is configured (memory: a single instance does not carry it).
-    limiter: new RateLimiter(
-      config.redisUrl ? new RedisCounters(await redisClient(config.redisUrl, logger, 'limits', { maxRetriesPerRequest: 2 })) : new MemoryCounters(),
-      WINDOW_MS,
-      (e) => logger.warn({ err: String(e) }, 'rate-limit counters unavailable; request admitted uncounted'),
-    ),
+    limiter,
     cluster,
     applyChange: async (e) => {
       await applyLocally(deps, e);

@@ -1,3 +1,4 @@
+import type { AdminKeyDeps } from './console/sessions.ts';
 import type { Logger } from 'pino';
 import type { TokenAuth } from '../auth/token-auth.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
@@ -32,6 +33,8 @@ export interface GatewayDeps {
   store: Store;
   logger: Logger;
   adminKey: string;
+  /** What the admin key's check needs (console sign-in, admin API, /metrics): core/console/sessions.ts checkAdminKey. */
+  adminKeys: AdminKeyDeps;
   box: SecretBox;
   catalogue: Catalogue;
   channels: ChannelRegistry;

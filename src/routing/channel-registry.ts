@@ -35,7 +35,7 @@ export const NOT_ENTITLED_TTL_MS = 10 * 60_000;
  */
 export class ChannelRegistry {
   private channels: Channel[] = [];
-  /** Disabled channels, by what they would serve (kind and model list): no keys are opened for them. */
+  /** Disabled channels, by what they would serve (kind and model list): what `unavailable` tells an outage by. */
   private disabled: Array<Pick<Channel, 'kind' | 'models'>> = [];
   private byId = new Map<string, Channel>();
   /** Every channel, enabled or not, by id: what the tasks already created on a channel are followed with (forTask). */

@@ -109,13 +109,13 @@ export async function getToken(deps: Pick<AdminDeps, 'repos'>, id: string): Prom
 
 /** Revoke at once: this instance's auth cache forgets the token, the others are told. */
 export async function revokeToken(deps: AdminDeps, by: Actor, id: string): Promise<TokenRecord> {
+  const before = await deps.repos.tokens.get(id);
+  if (!before) throw new GatewayError('not_found', `Token ${id} not found`);
+  // Revoking a revoked token changes nothing: the same answer (its first revocation time), no second audit line.
+  if (before.revokedAt !== null) return before;
   // Every secret it has: a previous one still in its grace period (a rotation) is cached under its own hash.
   const hashes = await deps.repos.tokens.secretHashes(id);
-  if (!hashes) throw new GatewayError('not_found', `Token ${id} not found`);
-  // Revoking a revoked token changes nothing: the same answer (its first revocation time), no second audit line.
-  const before = await deps.repos.tokens.get(id);
-  if (before?.revokedAt != null) return getToken(deps, id);
-  if (!(await deps.repos.tokens.revoke(id))) throw new GatewayError('not_found', `Token ${id} not found`);
+  if (!hashes || !(await deps.repos.tokens.revoke(id))) throw new GatewayError('not_found', `Token ${id} not found`);
   await deps.applyChange({ kind: 'token-changed', hashes });
   await audit(deps, by, 'token.revoke', id);
   return getToken(deps, id);

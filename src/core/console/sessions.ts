@@ -32,14 +32,22 @@ function tooMany(resetMs: number): GatewayError {
   return new GatewayError('rate_limit_exceeded', `Too many wrong admin keys from this address; try again in ${s} s`, { headers: { 'retry-after': String(s) } });
 }
 
+/** What checking a presented admin key needs: built once (compose.ts) for every route that takes the key. */
+export type AdminKeyDeps = Pick<ConsoleDeps, 'adminKey' | 'limiter' | 'isClientToken'>;
+
+/** 429 while the address has sent too many wrong admin keys lately. */
+async function refuseIfLockedOut(deps: Pick<ConsoleDeps, 'limiter'>, client: string): Promise<void> {
+  const seen = await deps.limiter.events(failuresKey(client));
+  if (seen.n >= MAX_SIGNIN_FAILURES) throw tooMany(seen.resetMs);
+}
+
 /**
  * The one check of a presented admin key (console sign-in, admin API bearer, metrics scrape): refused without a look
  * once its address has sent too many wrong keys lately (429), and a wrong key is counted — so guessing through the
  * admin API is held to the sign-in's pace. `what` names the credential in the refusal.
  */
-export async function checkAdminKey(deps: Pick<ConsoleDeps, 'adminKey' | 'limiter' | 'isClientToken'>, key: string, client: string, what = 'the admin key (TOLLWAY_ADMIN_KEY)'): Promise<void> {
-  const seen = await deps.limiter.events(failuresKey(client));
-  if (seen.n >= MAX_SIGNIN_FAILURES) throw tooMany(seen.resetMs);
+export async function checkAdminKey(deps: AdminKeyDeps, key: string, client: string, what = 'the admin key (TOLLWAY_ADMIN_KEY)'): Promise<void> {
+  await refuseIfLockedOut(deps, client);
   if (safeEqual(key, deps.adminKey)) return;
   // A client's own token sent to an admin route is refused, but it guesses nothing: counting it would let a tenant
   // lock its address (and an operator behind the same one) out of the admin API.
@@ -66,8 +74,7 @@ function sessionHash(adminKey: string, secret: string): string {
 /** Exchange the admin key for a session, or refuse: a wrong key (counted) or too many wrong keys lately (429). */
 export async function signIn(deps: ConsoleDeps, key: unknown, client: string, now = Date.now()): Promise<SignedIn> {
   if (typeof key !== 'string' || key.length === 0) {
-    const seen = await deps.limiter.events(failuresKey(client));
-    if (seen.n >= MAX_SIGNIN_FAILURES) throw tooMany(seen.resetMs);
+    await refuseIfLockedOut(deps, client);
     throw new GatewayError('missing_parameter', 'Enter the admin key', { param: 'key' });
   }
   await checkAdminKey(deps, key.trim(), client);

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { safeEqual } from '../../auth/token-secret.ts';
 import type { GatewayDeps } from '../../core/deps.ts';
-import { checkAdminKey, clientTokenCheck } from '../../core/console/sessions.ts';
+import { checkAdminKey } from '../../core/console/sessions.ts';
 import { checkReadiness } from '../../core/readiness.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 
@@ -15,7 +15,7 @@ async function checkScraper(authorization: string | undefined, client: string, d
   const given = m[1]!.trim();
   const token = deps.config.metricsToken;
   if (token !== undefined && safeEqual(given, token)) return;
-  await checkAdminKey({ adminKey: deps.adminKey, limiter: deps.limiter, isClientToken: clientTokenCheck(deps.tokenAuth) }, given, client, 'a metrics token or the admin key');
+  await checkAdminKey(deps.adminKeys, given, client, 'a metrics token or the admin key');
 }
 
 export function registerOpsRoutes(app: FastifyInstance, deps: GatewayDeps): void {

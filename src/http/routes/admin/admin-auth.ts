@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { safeEqual } from '../../../auth/token-secret.ts';
-import { checkAdminKey, clientTokenCheck, sessionOf } from '../../../core/console/sessions.ts';
+import { checkAdminKey, sessionOf } from '../../../core/console/sessions.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import type { Actor } from '../../../core/admin/deps.ts';
@@ -8,15 +8,15 @@ import type { HasState } from '../../../core/call.ts';
 import { sameOrigin, sessionCookie } from '../console/cookie.ts';
 
 /**
- * Admin endpoints take the admin key (a wrong one counted against its address: checkAdminKey), or (with the console on) a live console session cookie; never a client
- * token. A change made with the cookie must carry the session's CSRF token and, when sent, this server's Origin.
+ * Admin endpoints take the admin key (a wrong one counted against its address: checkAdminKey), or (with the console
+ * on) a live console session cookie; never a client token. A change made with the cookie must carry the session's
+ * CSRF token and, when sent, this server's Origin.
  */
-export function requireAdmin(scope: FastifyInstance, deps: Pick<GatewayDeps, 'adminKey' | 'repos' | 'config' | 'limiter' | 'tokenAuth'>): void {
-  const keyCheck = { adminKey: deps.adminKey, limiter: deps.limiter, isClientToken: clientTokenCheck(deps.tokenAuth) };
+export function requireAdmin(scope: FastifyInstance, deps: Pick<GatewayDeps, 'adminKey' | 'adminKeys' | 'repos' | 'config'>): void {
   scope.addHook('onRequest', async (req) => {
     const h = req.headers.authorization;
     const m = h ? /^Bearer\s+(.+)$/i.exec(h.trim()) : null;
-    if (m) return checkAdminKey(keyCheck, m[1]!.trim(), req.state.client);
+    if (m) return checkAdminKey(deps.adminKeys, m[1]!.trim(), req.state.client);
     const secret = deps.config.console.enabled ? sessionCookie(req) : undefined;
     if (!secret) throw new GatewayError('missing_token', 'Admin API requires Authorization: Bearer <admin key>');
     const session = await sessionOf({ sessions: deps.repos.consoleSessions, adminKey: deps.adminKey }, secret);

@@ -1,13 +1,13 @@
 // /console/api/session: sign in with the admin key (a session cookie), read the session's CSRF token, sign out.
 import type { FastifyInstance } from 'fastify';
 import { isObject } from '../../../contracts/fields.ts';
-import { clientTokenCheck, sessionOf, signIn, signOut, type ConsoleDeps } from '../../../core/console/sessions.ts';
+import { sessionOf, signIn, signOut, type ConsoleDeps } from '../../../core/console/sessions.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { clearCookieHeader, overHttps, sameOrigin, sessionCookie, setCookieHeader } from './cookie.ts';
 
 export function registerSessionRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
-  const core: ConsoleDeps = { adminKey: deps.adminKey, isClientToken: clientTokenCheck(deps.tokenAuth), sessions: deps.repos.consoleSessions, limiter: deps.limiter, sessionMs: deps.config.console.sessionMs };
+  const core: ConsoleDeps = { ...deps.adminKeys, sessions: deps.repos.consoleSessions, sessionMs: deps.config.console.sessionMs };
   const secure = (req: Parameters<typeof overHttps>[0]) => overHttps(req, deps.config.publicUrl);
 
   scope.post('/api/session', async (req, reply) => {
