@@ -24,10 +24,10 @@ const USAGE = `Usage: tollway <command>
   token update ID [--name N] [--models a,b|none] [--quota N|none] [--rpm N|none] [--tpm N|none] [--concurrency N|none] [--expires-at MS|none]
   token topup ID --amount N [--idempotency-key K]   add N micro-units to the quota (a credit line in the ledger)
   token rotate ID [--grace-ms MS]         a new secret for the same token; the old one works for MS more (default 0)
-  channel add --name N --kind dashscope|kling [--base-url U] [--api-key K | --access-key A --secret-key S] [--models a,b] [--priority N] [--weight N]
+  channel add --name N --kind dashscope|kling [--base-url U] [--api-key K | --access-key A --secret-key S] [--models a,b] [--priority N] [--weight N] [--account A] [--task-slots N]
   channel list
   channel disable ID
-  channel update ID [--name N] [--models a,b|none] [--priority N] [--weight N] [--enable|--disable] [--base-url U] [--api-key K | --access-key A --secret-key S]
+  channel update ID [--name N] [--models a,b|none] [--priority N] [--weight N] [--account A|none] [--task-slots N|none] [--enable|--disable] [--base-url U] [--api-key K | --access-key A --secret-key S]
   reconcile [--from MS] [--to MS]         the ledger against the stored upstream usage (default: the last 24 h); exit 1 if anything needs a look
   callback-key                            print the key client callbacks are signed with (give it to the clients that verify them)
   simulate [--port N] [--task-ms MS] [--host H] [--public-url U]
@@ -187,13 +187,15 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
       models: { type: 'string' },
       priority: { type: 'string' },
       weight: { type: 'string' },
+      account: { type: 'string' },
+      'task-slots': { type: 'string' },
       enable: { type: 'boolean' },
       disable: { type: 'boolean' },
     },
   });
   const id = positionals[0];
   if (sub === 'add') {
-    onlyFlags(values, 'channel add', ['name', 'kind', 'base-url', 'api-key', 'access-key', 'secret-key', 'models', 'priority', 'weight']);
+    onlyFlags(values, 'channel add', ['name', 'kind', 'base-url', 'api-key', 'access-key', 'secret-key', 'models', 'priority', 'weight', 'account', 'task-slots']);
     // The same validation as POST /admin/channels.
     const body = defined({
       name: values.name,
@@ -205,6 +207,8 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
       models: modelList(values.models),
       priority: int('--priority', values.priority),
       weight: int('--weight', values.weight),
+      account: values.account,
+      task_slots: int('--task-slots', values['task-slots']),
     });
     const input = parseCreateChannel(body);
     return withAdmin(config, async (deps) => (print(publicChannel(await addChannel(deps, CLI, input))), 0));
@@ -213,7 +217,7 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
   if (sub === 'list') return withAdmin(config, async (deps) => (print((await listChannels(deps)).map(publicChannel)), 0));
   if (sub === 'disable' && id) return withAdmin(config, async (deps) => (await setChannelStatus(deps, CLI, id, 'disabled'), print(`disabled ${id}`), 0));
   if (sub === 'update' && id) {
-    onlyFlags(values, 'channel update', ['name', 'models', 'priority', 'weight', 'enable', 'disable', 'base-url', 'api-key', 'access-key', 'secret-key']);
+    onlyFlags(values, 'channel update', ['name', 'models', 'priority', 'weight', 'enable', 'disable', 'base-url', 'api-key', 'access-key', 'secret-key', 'account', 'task-slots']);
     if (values.enable && values.disable) throw new UsageError('--enable and --disable exclude each other');
     const body = defined({
       name: values.name,
@@ -225,6 +229,8 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
       api_key: values['api-key'],
       access_key: values['access-key'],
       secret_key: values['secret-key'],
+      account: orNone(values.account, (a) => a),
+      task_slots: orNone(values['task-slots'], (n) => int('--task-slots', n)),
     });
     // The same validation as PATCH /admin/channels/{id}; keys are never printed.
     return withAdmin(config, async (deps) => {

@@ -20,6 +20,10 @@ export interface Channel {
   models: string[] | null;
   priority: number;
   weight: number;
+  /** The upstream account the key belongs to, as the operator named it (null: the key is its own; see upstream-account.ts). */
+  account: string | null;
+  /** Operator-set parallel tasks per model version on the account (null: learnt from the upstream's refusals). */
+  taskSlots: number | null;
 }
 
 /** How long a channel stays out of a model's routing after its account said it is not entitled to it. */
@@ -67,7 +71,7 @@ export class ChannelRegistry {
     const opened = rows.map((r) => ({ row: r, channel: openChannel(r, this.box) }));
     const enabled = opened.filter((o) => o.row.status === 'enabled').map((o) => o.channel);
     this.disabled = rows.filter((r) => r.status !== 'enabled').map((r) => ({ kind: r.kind, models: r.models }));
-    const signatures = new Map(rows.map((r) => [r.id, `${r.status}|${r.baseUrl}|${r.keyEnc}|${JSON.stringify(r.models)}`]));
+    const signatures = new Map(rows.map((r) => [r.id, `${r.status}|${r.baseUrl}|${r.keyEnc}|${JSON.stringify(r.models)}|${r.account}`]));
     for (const key of [...this.notEntitled.keys()]) {
       const id = key.slice(0, key.indexOf('\n'));
       if (signatures.get(id) !== this.signatures.get(id)) this.notEntitled.delete(key);
@@ -171,7 +175,7 @@ export function openChannel(r: ChannelRecord, box: SecretBox): Channel {
   registerSecret(keys.apiKey);
   registerSecret(keys.secretKey);
   registerSecret(keys.accessKey);
-  return { id: r.id, name: r.name, kind: r.kind, baseUrl: r.baseUrl, keys, models: r.models, priority: r.priority, weight: r.weight };
+  return { id: r.id, name: r.name, kind: r.kind, baseUrl: r.baseUrl, keys, models: r.models, priority: r.priority, weight: r.weight, account: r.account, taskSlots: r.taskSlots };
 }
 
 /** Is this public model usable by the token? (allow-list AND an enabled channel whose account is entitled serves it) */

@@ -32,6 +32,10 @@ export interface ChannelsTable {
   status: string; // 'enabled' | 'disabled'
   priority: number;
   weight: number;
+  /** The upstream account the key belongs to; null = the key is its own account. */
+  account: string | null;
+  /** Parallel tasks per model version on the account, set by the operator; null = learnt from the upstream. */
+  task_slots: number | null;
   created_at: number;
   updated_at: number;
 }

@@ -8,7 +8,7 @@ import { GatewayError } from '../../src/errors/gateway-error.ts';
 import { newRequestState } from '../../src/http/front.ts';
 import type { Channel } from '../../src/routing/channel-registry.ts';
 
-const channel: Channel = { id: 'ch_1', name: 'a', kind: 'dashscope', baseUrl: 'http://u', keys: { apiKey: 'sk-x' }, models: null, priority: 0, weight: 1 };
+const channel: Channel = { id: 'ch_1', name: 'a', kind: 'dashscope', baseUrl: 'http://u', keys: { apiKey: 'sk-x' }, models: null, priority: 0, weight: 1, account: null, taskSlots: null };
 const model: ResolvedModel = { entry: { id: 'm', upstream: 'dashscope' } as ModelEntry, publicName: 'm', upstreamModel: 'm', billingModel: 'm' };
 const answer: CompleteResult = { body: '{"ok":true}', usage: { kind: 'tokens', inputTokens: 3, outputTokens: 4 }, upstreamRequestId: null };
 

@@ -8,7 +8,7 @@ import { GatewayError } from '../../src/errors/gateway-error.ts';
 import type { Channel } from '../../src/routing/channel-registry.ts';
 import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
 
-const ch = (id: string): Channel => ({ id, name: id, kind: 'dashscope', baseUrl: 'http://u', keys: { apiKey: 'k' }, models: null, priority: 0, weight: 1 });
+const ch = (id: string): Channel => ({ id, name: id, kind: 'dashscope', baseUrl: 'http://u', keys: { apiKey: 'k' }, models: null, priority: 0, weight: 1, account: null, taskSlots: null });
 const entry = { id: 'm1' } as ModelEntry;
 
 function setup(channels: Channel[], quota: number | null, exhausted = false) {

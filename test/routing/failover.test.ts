@@ -6,7 +6,7 @@ import type { Channel } from '../../src/routing/channel-registry.ts';
 import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
 import { isRetryable, orderChannels, withFailover, type AttemptSink } from '../../src/routing/failover.ts';
 
-const ch = (id: string, priority = 0, weight = 1): Channel => ({ id, name: id, kind: 'dashscope', baseUrl: 'http://x', keys: {}, models: null, priority, weight });
+const ch = (id: string, priority = 0, weight = 1): Channel => ({ id, name: id, kind: 'dashscope', baseUrl: 'http://x', keys: {}, models: null, priority, weight, account: null, taskSlots: null });
 const noSleep = async () => undefined;
 
 describe('failover', () => {

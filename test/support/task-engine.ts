@@ -13,8 +13,8 @@ import type { CreateTaskInput, PollOutcome, TaskDriver, TaskRecord } from '../..
 import { freshStore } from './store.ts';
 
 export const CHANNELS: Record<string, Channel> = {
-  ch1: { id: 'ch1', name: 'one', kind: 'dashscope', baseUrl: 'http://127.0.0.1:1', keys: { apiKey: 'k' }, models: null, priority: 0, weight: 1 },
-  ch2: { id: 'ch2', name: 'two', kind: 'dashscope', baseUrl: 'http://127.0.0.1:1', keys: { apiKey: 'k' }, models: null, priority: 0, weight: 1 },
+  ch1: { id: 'ch1', name: 'one', kind: 'dashscope', baseUrl: 'http://127.0.0.1:1', keys: { apiKey: 'k' }, models: null, priority: 0, weight: 1, account: null, taskSlots: null },
+  ch2: { id: 'ch2', name: 'two', kind: 'dashscope', baseUrl: 'http://127.0.0.1:1', keys: { apiKey: 'k' }, models: null, priority: 0, weight: 1, account: null, taskSlots: null },
 };
 
 export class ScriptedDriver implements TaskDriver {

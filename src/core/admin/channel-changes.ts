@@ -10,7 +10,7 @@ import { openChannel, type ChannelKeys } from '../../routing/channel-registry.ts
 import type { BreakerView, CircuitBreakers } from '../../routing/circuit-breaker.ts';
 import type { ChannelPatch, ChannelRecord } from '../../store/repos/channels.ts';
 import { isUniqueViolation } from '../../store/store-errors.ts';
-import { parseBaseUrl, publicChannel } from './channels.ts';
+import { parseAccount, parseBaseUrl, parseTaskSlots, publicChannel } from './channels.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 
 /** What a channel view and edit need beyond the admin deps: the breakers (absent in the CLI, which has none). */
@@ -33,7 +33,7 @@ export async function getChannel(deps: Pick<AdminDeps, 'repos'>, id: string): Pr
   return c;
 }
 
-const PATCH_FIELDS = ['name', 'models', 'priority', 'weight', 'enabled', 'base_url', 'api_key', 'access_key', 'secret_key'] as const;
+const PATCH_FIELDS = ['name', 'models', 'priority', 'weight', 'enabled', 'base_url', 'api_key', 'access_key', 'secret_key', 'account', 'task_slots'] as const;
 
 export interface ChannelEdit {
   name?: string;
@@ -43,6 +43,8 @@ export interface ChannelEdit {
   enabled?: boolean;
   baseUrl?: string;
   keys?: ChannelKeys;
+  account?: string | null;
+  taskSlots?: number | null;
 }
 
 /** Validate an edit for a channel of this kind (the kind itself cannot change: make another channel). */
@@ -72,6 +74,10 @@ export function parseChannelEdit(body: unknown, kind: ChannelRecord['kind']): Ch
     if (typeof o.base_url !== 'string') throw new GatewayError('invalid_parameter', 'base_url must be a string', { param: 'base_url' });
     e.baseUrl = parseBaseUrl(o, kind);
   }
+  const account = parseAccount(o);
+  if (account !== undefined) e.account = account;
+  const taskSlots = parseTaskSlots(o);
+  if (taskSlots !== undefined) e.taskSlots = taskSlots;
   const keys: ChannelKeys = {};
   if ('api_key' in o) keys.apiKey = reqString(o, 'api_key', { max: 500 });
   if ('access_key' in o) keys.accessKey = reqString(o, 'access_key', { max: 500 });
@@ -94,6 +100,8 @@ export async function updateChannel(deps: AdminDeps & { readonly breakers?: Circ
     ...(edit.weight !== undefined ? { weight: edit.weight } : {}),
     ...(edit.enabled !== undefined ? { status: edit.enabled ? 'enabled' : 'disabled' } : {}),
     ...(edit.baseUrl !== undefined ? { baseUrl: edit.baseUrl } : {}),
+    ...(edit.account !== undefined ? { account: edit.account } : {}),
+    ...(edit.taskSlots !== undefined ? { taskSlots: edit.taskSlots } : {}),
     // A partial key change (one of a pair) keeps the other key.
     ...(edit.keys ? { keyEnc: deps.box.seal(JSON.stringify({ ...openChannel(before, deps.box).keys, ...edit.keys })) } : {}),
   };
@@ -105,7 +113,7 @@ export async function updateChannel(deps: AdminDeps & { readonly breakers?: Circ
   await deps.applyChange({ kind: 'channels-changed' });
   const after = await getChannel(deps, id);
   const changes: Record<string, { from: unknown; to: unknown }> = {};
-  for (const k of ['name', 'models', 'priority', 'weight', 'status', 'baseUrl'] as const) {
+  for (const k of ['name', 'models', 'priority', 'weight', 'status', 'baseUrl', 'account', 'taskSlots'] as const) {
     if (JSON.stringify(before[k]) !== JSON.stringify(after[k])) changes[k] = { from: before[k], to: after[k] };
   }
   // Which keys were replaced, never their values.

@@ -22,6 +22,8 @@ export function publicChannel(c: ChannelRecord) {
     status: c.status,
     priority: c.priority,
     weight: c.weight,
+    account: c.account,
+    task_slots: c.taskSlots,
     created_at: c.createdAt,
     updated_at: c.updatedAt,
   };
@@ -35,6 +37,8 @@ export interface CreateChannelInput {
   models: string[] | null;
   priority?: number | undefined;
   weight?: number | undefined;
+  account?: string | null | undefined;
+  taskSlots?: number | null | undefined;
 }
 
 // The same region rule as the start-up configuration: one domestic region, never mixed.
@@ -55,18 +59,34 @@ export function parseBaseUrl(body: Record<string, unknown>, kind: ChannelKind): 
   return baseUrl;
 }
 
+/** `account`: the upstream account's name (channels naming one account share its limits); null = the key is its own. */
+export function parseAccount(body: Record<string, unknown>): string | null | undefined {
+  if (!('account' in body)) return undefined;
+  if (body.account === null) return null;
+  const v = reqString(body, 'account', { max: 100 });
+  if (!/^[\w.@:-]+$/.test(v)) throw new GatewayError('invalid_parameter', 'account may hold letters, digits and . _ - : @ only', { param: 'account' });
+  return v;
+}
+
+/** `task_slots`: parallel tasks per model version the account allows (null = learnt from the upstream's refusals). */
+export function parseTaskSlots(body: Record<string, unknown>): number | null | undefined {
+  if (!('task_slots' in body)) return undefined;
+  if (body.task_slots === null) return null;
+  return optInt(body, 'task_slots', 1, 10_000);
+}
+
 export function parseCreateChannel(body: unknown): CreateChannelInput {
   if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
   const name = reqString(body, 'name', { max: 200 });
   const kind = optEnum(body, 'kind', CHANNEL_KINDS);
   if (!kind) throw new GatewayError('missing_parameter', `kind is required (${CHANNEL_KINDS.join(', ')})`, { param: 'kind' });
   // A misspelt field (`model` for `models`) must not make a channel that serves every model: refused, as an edit's are.
-  onlyFields(body, ['name', 'kind', 'base_url', ...(kind === 'kling' ? ['access_key', 'secret_key'] : ['api_key']), 'models', 'priority', 'weight']);
+  onlyFields(body, ['name', 'kind', 'base_url', ...(kind === 'kling' ? ['access_key', 'secret_key'] : ['api_key']), 'models', 'priority', 'weight', 'account', 'task_slots']);
   const baseUrl = parseBaseUrl(body, kind);
   const keys: ChannelKeys =
     kind === 'dashscope' ? { apiKey: reqString(body, 'api_key', { max: 500 }) } : { accessKey: reqString(body, 'access_key', { max: 500 }), secretKey: reqString(body, 'secret_key', { max: 500 }) };
   const models = optStringArray(body, 'models', { maxItems: 1000 }) ?? null;
-  return { name, kind, baseUrl, keys, models, priority: optInt(body, 'priority', -1000, 1000), weight: optInt(body, 'weight', 1, 1000) };
+  return { name, kind, baseUrl, keys, models, priority: optInt(body, 'priority', -1000, 1000), weight: optInt(body, 'weight', 1, 1000), account: parseAccount(body), taskSlots: parseTaskSlots(body) };
 }
 
 /** Store a new channel (keys sealed) and apply it. No audit line (start-up provisioning and tests); see addChannel. */
@@ -83,6 +103,8 @@ export async function createChannel(deps: ChannelDeps, input: CreateChannelInput
       models: input.models,
       ...(input.priority !== undefined ? { priority: input.priority } : {}),
       ...(input.weight !== undefined ? { weight: input.weight } : {}),
+      ...(input.account !== undefined ? { account: input.account } : {}),
+      ...(input.taskSlots !== undefined ? { taskSlots: input.taskSlots } : {}),
     })
     .catch((e: unknown) => {
       // Two concurrent creates with one name: the unique index decides, the loser gets 409.

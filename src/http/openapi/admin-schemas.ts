@@ -143,7 +143,10 @@ export const breakerView = obj({
 }, ['state', 'consecutive_failures', 'open_until', 'recent_failures']);
 export const channelView = obj({
   id: str(), name: str(), kind: { type: 'string', enum: ['dashscope', 'kling'] }, base_url: str(), models: { type: ['array', 'null'], items: str() },
-  status: { type: 'string', enum: ['enabled', 'disabled'] }, priority: int(), weight: int(), created_at: int('ms'), updated_at: int('ms'),
+  status: { type: 'string', enum: ['enabled', 'disabled'] }, priority: int(), weight: int(),
+  account: { type: ['string', 'null'], description: 'the upstream account the key belongs to; channels naming one account share its limits (null: the key is its own account)' },
+  task_slots: { type: ['integer', 'null'], description: 'parallel tasks per model version the account allows (null: learnt from the upstream\'s refusals)' },
+  created_at: int('ms'), updated_at: int('ms'),
   keys: obj({ api_key: masked('dashscope: **** and the last four characters'), access_key: masked('kling: **** and the last four characters'), secret_key: masked('kling: **** when set') }),
   breaker: { ...breakerView, description: 'this instance\'s circuit breaker for the channel' },
 });
@@ -158,6 +161,8 @@ export const channelPatch = {
     api_key: str('dashscope; write-only'),
     access_key: str('kling; write-only'),
     secret_key: str('kling; write-only'),
+    account: { type: ['string', 'null'], description: 'the upstream account the key belongs to (letters, digits, . _ - : @); null: the key is its own' },
+    task_slots: { type: ['integer', 'null'], minimum: 1, maximum: 10000, description: 'parallel tasks per model version the account allows; null: learnt from the upstream' },
   }),
   additionalProperties: false,
   minProperties: 1,

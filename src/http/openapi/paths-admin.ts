@@ -45,6 +45,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
         requestBody: jsonBody({ ...obj({
           name: str(), kind: { type: 'string', enum: ['dashscope', 'kling'] }, base_url: str('Beijing region only'), api_key: str('dashscope'), access_key: str('kling'), secret_key: str('kling'),
           models: arr(str()), priority: { type: 'integer', minimum: -1000, maximum: 1000 }, weight: { type: 'integer', minimum: 1, maximum: 1000 },
+          account: { type: ['string', 'null'], description: 'the upstream account the key belongs to: channels naming one account share its limits' }, task_slots: { type: ['integer', 'null'], minimum: 1, maximum: 10000, description: 'parallel tasks per model version the account allows' },
         }, ['name', 'kind']), additionalProperties: false }),
       }, channelView, '201'),
       get: admin('List channels (never the keys)', {}, obj({ data: arr(channelView) })),

@@ -15,6 +15,10 @@ export interface ChannelRecord {
   status: 'enabled' | 'disabled';
   priority: number;
   weight: number;
+  /** The upstream account (null: the key is its own). */
+  account: string | null;
+  /** Operator-set parallel tasks per model version on the account (null: learnt from the upstream). */
+  taskSlots: number | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -30,6 +34,8 @@ function toRecord(r: Selectable<ChannelsTable>): ChannelRecord {
     status: r.status === 'enabled' ? 'enabled' : 'disabled',
     priority: Number(r.priority),
     weight: Number(r.weight),
+    account: r.account ?? null,
+    taskSlots: r.task_slots === null || r.task_slots === undefined ? null : Number(r.task_slots),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -44,6 +50,8 @@ export interface NewChannel {
   models: string[] | null;
   priority?: number;
   weight?: number;
+  account?: string | null;
+  taskSlots?: number | null;
 }
 
 /** Stored fields a change may set (absent = unchanged). */
@@ -55,6 +63,8 @@ export interface ChannelPatch {
   baseUrl?: string;
   keyEnc?: string;
   models?: string[] | null;
+  account?: string | null;
+  taskSlots?: number | null;
 }
 
 export class ChannelsRepo {
@@ -71,6 +81,8 @@ export class ChannelsRepo {
       status: 'enabled',
       priority: c.priority ?? 0,
       weight: c.weight ?? 1,
+      account: c.account ?? null,
+      task_slots: c.taskSlots ?? null,
       created_at: now,
       updated_at: now,
     };
@@ -109,6 +121,8 @@ export class ChannelsRepo {
         ...(patch.baseUrl !== undefined ? { base_url: patch.baseUrl } : {}),
         ...(patch.keyEnc !== undefined ? { key_enc: patch.keyEnc } : {}),
         ...(patch.models !== undefined ? { models: patch.models === null ? null : JSON.stringify(patch.models) } : {}),
+        ...(patch.account !== undefined ? { account: patch.account } : {}),
+        ...(patch.taskSlots !== undefined ? { task_slots: patch.taskSlots } : {}),
         updated_at: now,
       })
       .where('id', '=', id)

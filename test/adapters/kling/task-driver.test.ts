@@ -19,7 +19,7 @@ const upstream = new UpstreamClient();
 afterAll(() => upstream.close());
 const client = new KlingClient(upstream, new KlingJwtSigner());
 
-const channel = (id: string, baseUrl: string, accessKey: string, secretKey: string): Channel => ({ id, name: id, kind: 'kling', baseUrl, keys: { accessKey, secretKey }, models: null, priority: 0, weight: 1 });
+const channel = (id: string, baseUrl: string, accessKey: string, secretKey: string): Channel => ({ id, name: id, kind: 'kling', baseUrl, keys: { accessKey, secretKey }, models: null, priority: 0, weight: 1, account: null, taskSlots: null });
 const chA = () => channel('ch_a', a.sim.url, DEFAULT_SIM_KEYS.klingAccessKey, DEFAULT_SIM_KEYS.klingSecretKey);
 const chB = () => channel('ch_b', b.sim.url, B_KEYS.klingAccessKey, B_KEYS.klingSecretKey);
 const task = (id: string) => ({ id, upstreamTaskId: null, tier: 'std' }) as TaskRecord;
