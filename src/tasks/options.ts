@@ -32,6 +32,13 @@ export interface TaskEngineOptions {
   batchSize: number;
   /** Timeout of one upstream status query. */
   pollTimeoutMs: number;
+  /**
+   * DashScope task queries per second per upstream account (the account allows 20, shared by all its keys and by
+   * every gateway instance when Redis is configured); 0 = not budgeted.
+   */
+  dashscopeQueryQps: number;
+  /** How often an account with many open tasks has its task list read (more seldom when its pages are many). */
+  listIntervalMs: number;
 }
 
 export const DEFAULT_TASK_ENGINE_OPTIONS: TaskEngineOptions = {
@@ -49,4 +56,6 @@ export const DEFAULT_TASK_ENGINE_OPTIONS: TaskEngineOptions = {
   perChannelConcurrency: 32,
   batchSize: 64,
   pollTimeoutMs: 20_000,
+  dashscopeQueryQps: 15,
+  listIntervalMs: 2000,
 };
