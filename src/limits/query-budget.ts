@@ -18,10 +18,14 @@ export interface QueryBudget {
   take(account: string, who: QueryWho): Promise<boolean>;
   /** The account's list round for the next `ms`: true for the one instance that may run it. */
   claimRound(account: string, ms: number): Promise<boolean>;
+  /** A list round of the account, begun at `startedAt` (ms), saw every open task created before it. */
+  roundDone(account: string, startedAt: number): Promise<void>;
+  /** When the account's last complete list round began (ms; 0 = none): reads of older tasks need no query of their own. */
+  lastRound(account: string): Promise<number>;
 }
 
 /** No budget: every query goes (an engine without one, or an upstream that sets no query limit). */
-export const UNLIMITED_BUDGET: QueryBudget = { take: async () => true, claimRound: async () => true };
+export const UNLIMITED_BUDGET: QueryBudget = { take: async () => true, claimRound: async () => true, roundDone: async () => undefined, lastRound: async () => 0 };
 
 /** Budget parameters in microseconds: the interval between queries and how far ahead of it a burst may run. */
 interface Cell {
@@ -57,7 +61,7 @@ function slotOf(key: string): number {
 }
 
 /** The memory a budget keeps its state in: pass it to the poller thread so both threads share one budget. */
-export const newBudgetMemory = (): SharedArrayBuffer => new SharedArrayBuffer(SLOTS * 2 * 8);
+export const newBudgetMemory = (): SharedArrayBuffer => new SharedArrayBuffer(SLOTS * 3 * 8);
 
 export class MemoryQueryBudget implements QueryBudget {
   private readonly tat: BigInt64Array;
@@ -76,6 +80,14 @@ export class MemoryQueryBudget implements QueryBudget {
 
   async take(account: string, who: QueryWho): Promise<boolean> {
     return this.takeNow(account, who);
+  }
+
+  async roundDone(account: string, startedAt: number): Promise<void> {
+    Atomics.store(this.tat, 2 * SLOTS + slotOf(account), BigInt(startedAt));
+  }
+
+  async lastRound(account: string): Promise<number> {
+    return Number(Atomics.load(this.tat, 2 * SLOTS + slotOf(account)));
   }
 
   async claimRound(account: string, ms: number): Promise<boolean> {
@@ -143,6 +155,20 @@ export class RedisQueryBudget implements QueryBudget {
     } catch (e) {
       this.onError(e);
       return this.fallback.claimRound(account, ms);
+    }
+  }
+
+  async roundDone(account: string, startedAt: number): Promise<void> {
+    await this.fallback.roundDone(account, startedAt);
+    await this.redis.set(`${this.prefix}seen:${account}`, String(startedAt), 'PX', 600_000).catch(this.onError);
+  }
+
+  async lastRound(account: string): Promise<number> {
+    try {
+      return Number((await this.redis.get(`${this.prefix}seen:${account}`)) ?? 0);
+    } catch (e) {
+      this.onError(e);
+      return this.fallback.lastRound(account);
     }
   }
 

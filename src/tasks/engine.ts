@@ -60,6 +60,7 @@ export class TaskEngine {
       logger: deps.logger,
       admit: (account) => this.budget.take(account, 'poller'),
       claimRound: (account, ms) => this.budget.claimRound(account, ms),
+      roundDone: (account, at) => this.budget.roundDone(account, at),
       finish: async (t) => {
         const driver = this.drivers.get(t.kind);
         const channel = this.deps.channels.forTask(t.channelId);
@@ -99,10 +100,14 @@ export class TaskEngine {
     const t = await this.repo.getFor(id, tokenId);
     if (!t || isTerminal(t.state) || t.state === 'submitting') return t;
     if (Date.now() - Math.max(t.updatedAt, t.checkedAt ?? 0) < this.deps.options.refreshStaleMs) return t;
-    // A client's read asks the upstream only when the account's budget has room: else it gets the stored state now.
+    // A task its account's list rounds follow (a fresh round began after it was created) is read as stored; otherwise a
+    // client's read asks the upstream only when the account's budget has room, and gets the stored state now if not.
     const driver = this.drivers.get(t.kind);
     const channel = this.deps.channels.forTask(t.channelId);
-    if (driver && channel && !(await this.admit(driver, channel, 'client'))) return t;
+    if (driver?.queryAccount && channel) {
+      const round = await this.budget.lastRound(driver.queryAccount(channel));
+      if ((round > t.createdAt && Date.now() - round <= 3 * this.deps.options.listIntervalMs) || !(await this.admit(driver, channel, 'client'))) return t;
+    }
     return this.pollNow(t, 'admitted');
   }
 

@@ -24,6 +24,8 @@ export interface ListRoundDeps {
   admit(account: string): Promise<boolean>;
   /** Only one instance runs an account's round per interval: true when this one may. */
   claimRound(account: string, ms: number): Promise<boolean>;
+  /** The round begun at `startedAt` listed every open task of the account created before it. */
+  roundDone(account: string, startedAt: number): Promise<void>;
   /** A task the list shows finished: its own query, under its lease. False when the budget had no room for it. */
   finish(t: TaskRecord): Promise<boolean>;
   /** A task the list shows in another open state: that state written (no query). */
@@ -96,6 +98,7 @@ export class ListRounds {
     const interval = this.intervalOf(last?.pages ?? 1);
     if (last && Date.now() - last.at < interval) return;
     if (!(await this.deps.claimRound(account, interval))) return;
+    const startedAt = Date.now();
     const statuses = new Map<string, string>();
     const limit = { timeoutMs: this.deps.options.pollTimeoutMs };
     let pages = 1;
@@ -107,6 +110,7 @@ export class ListRounds {
     }
     for (const [id, status] of statuses) if (last?.statuses.get(id) !== status) pending.set(id, status);
     this.seen.set(account, { at: Date.now(), pages, statuses });
+    await this.deps.roundDone(account, startedAt);
     await this.handle(kind, account, a.channelIds, pending);
   }
 
