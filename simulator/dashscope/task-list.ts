@@ -59,6 +59,13 @@ export function listTasks(ctx: SimContext, req: SimRequest, res: ServerResponse)
   }
   rows.sort((a, b) => b.createdAt - a.createdAt);
   const page = rows.slice((pageNo - 1) * pageSize, pageNo * pageSize);
+  // A listed task was looked at, as far as how long it went unchecked goes (its `queries` count single queries only).
+  const store = dashscopeTaskStore(ctx);
+  for (const r of page) {
+    const t = store.get(r.id)!;
+    t.maxGapMs = Math.max(t.maxGapMs, now - t.lastQueryAt);
+    t.lastQueryAt = now;
+  }
   const ended = (st: string) => st === 'SUCCEEDED' || st === 'FAILED' || st === 'CANCELED';
   sendJson(res, 200, {
     request_id: requestId(),

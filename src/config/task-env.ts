@@ -17,6 +17,6 @@ export function taskConfig(env: Env): TaskEngineOptions {
     batchSize: TASK_DEFAULTS.batchSize,
     pollTimeoutMs: TASK_DEFAULTS.pollTimeoutMs,
     dashscopeQueryQps: intVar(env, 'TOLLWAY_DASHSCOPE_QUERY_QPS', TASK_DEFAULTS.dashscopeQueryQps, 0, 1000),
-    listIntervalMs: intVar(env, 'TOLLWAY_TASK_LIST_INTERVAL_MS', TASK_DEFAULTS.listIntervalMs, 100, 600_000),
+    listIntervalMs: intVar(env, 'TOLLWAY_TASK_LIST_INTERVAL_MS', TASK_DEFAULTS.listIntervalMs, 0, 600_000),
   };
 }

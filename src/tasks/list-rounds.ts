@@ -58,6 +58,7 @@ export class ListRounds {
 
   /** One pass over the accounts with open tasks of each listing driver's kind. */
   async run(drivers: ReadonlyMap<string, TaskDriver>): Promise<void> {
+    if (this.deps.options.listIntervalMs <= 0) return;
     for (const [kind, driver] of drivers) {
       if (!driver.listPage || !driver.queryAccount) continue;
       const accounts = new Map<string, { channel: Channel; channelIds: string[]; count: number; oldest: number }>();

@@ -37,7 +37,7 @@ export interface TaskEngineOptions {
    * every gateway instance when Redis is configured); 0 = not budgeted.
    */
   dashscopeQueryQps: number;
-  /** How often an account with many open tasks has its task list read (more seldom when its pages are many). */
+  /** How often an account with many open tasks has its task list read (more seldom when its pages are many); 0 = never. */
   listIntervalMs: number;
 }
 
