@@ -58,3 +58,29 @@ describe('DashScope query budget with many open tasks', () => {
     console.log(`query budget run: ${stats.queries} queries (${stats.single} single, ${stats.lists} lists) for ${VIDEOS} tasks; completion seen after median ${lags[lags.length >> 1]} ms, worst ${lags[lags.length - 1]} ms`);
   }, 180_000);
 });
+
+describe('an account that throttles anyway (another tool spends its budget)', () => {
+  const t = useHarness({
+    sim: { taskDurationMs: 300, dashscopeQueryQps: 2 },
+    env: { TOLLWAY_TASK_TICK_MS: '50', TOLLWAY_TASK_POLL_BASE_MS: '50', TOLLWAY_TASK_POLL_MAX_MS: '200', TOLLWAY_TASK_REFRESH_STALE_MS: '0', TOLLWAY_DASHSCOPE_QUERY_QPS: '100' },
+  });
+
+  it('429 Throttling answers are a back-off: every task completes, none fails, each charged once', async () => {
+    const tok = await t.h.token({ name: 'throttled' });
+    const ids = await Promise.all(Array.from({ length: 6 }, async () => (await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'a dog', seconds: 2, resolution: '720p' })).json.id as string));
+    for (const id of ids) {
+      for (let n = 0; n < 400; n++) {
+        const v = await getVideo(t.h, tok.secret, id);
+        expect(v.status).toBe(200);
+        expect(v.json.status).not.toBe('failed');
+        if (v.json.status === 'completed') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    expect(dashscopeQueryStats(t.h.sim.ctx).get('main')!.throttled).toBeGreaterThan(0);
+    const rows = await t.h.store.db.selectFrom('tasks').select(['state']).where('token_id', '=', tok.id).execute();
+    expect(rows.map((r) => r.state)).toEqual(Array(6).fill('succeeded'));
+    await flushWriters(t.h);
+    expect(await t.h.store.db.selectFrom('ledger').select(['task_id']).where('token_id', '=', tok.id).where('task_id', 'is not', null).execute()).toHaveLength(6);
+  }, 120_000);
+});
