@@ -122,7 +122,8 @@ export class ListRounds {
     // Not ours, or already finished: nothing to do.
     for (const id of pending.keys()) if (!ours.has(id)) pending.delete(id);
     let spent = false;
-    await runLimited(tasks, 4, async (t) => {
+    // Enough in flight that the budget, not the round trips, sets the pace.
+    await runLimited(tasks, 16, async (t) => {
       const id = t.upstreamTaskId!;
       const status = pending.get(id)!;
       const open = OPEN_STATUS[status];
