@@ -17,6 +17,34 @@ export interface BatchPollDeps {
   pollOne(t: TaskRecord): Promise<void>;
 }
 
+/** Fewer due tasks of one kind on one channel than this are asked about one by one, not listed. */
+const BATCH_MIN = 4;
+
+export type PollUnit = { task: TaskRecord } | { batch: TaskRecord[]; driver: TaskDriver; channel: Channel };
+
+/**
+ * A round's claimed tasks of one channel as poll units: single polls, or one batch per kind whose driver lists many
+ * tasks with one query. A task its account's last list round saw is left out: that round asks about it when it changes.
+ */
+export function pollUnits(list: readonly TaskRecord[], channel: Channel | undefined, driverOf: (kind: string) => TaskDriver | undefined, covered: (account: string, upstreamTaskId: string) => boolean): PollUnit[] {
+  const units: PollUnit[] = [];
+  const batches = new Map<string, TaskRecord[]>();
+  for (const t of list) {
+    const driver = driverOf(t.kind);
+    if (channel && driver?.queryAccount && t.upstreamTaskId && covered(driver.queryAccount(channel), t.upstreamTaskId)) continue;
+    if (channel && driver?.pollMany && t.upstreamTaskId && t.state !== 'submitting') {
+      const b = batches.get(t.kind);
+      if (b) b.push(t);
+      else batches.set(t.kind, [t]);
+    } else units.push({ task: t });
+  }
+  for (const [kind, tasks] of batches) {
+    if (tasks.length >= BATCH_MIN) units.push({ batch: tasks, driver: driverOf(kind)!, channel: channel! });
+    else for (const t of tasks) units.push({ task: t });
+  }
+  return units;
+}
+
 export async function pollBatch(d: BatchPollDeps, driver: TaskDriver, channel: Channel, batch: readonly TaskRecord[]): Promise<void> {
   let outcomes: Map<string, PollOutcome>;
   try {

@@ -14,14 +14,10 @@ import type { CancelOutcome, CreateTaskInput, PollOutcome, TaskDriver, TaskError
 import { isTerminal } from './types.ts';
 import { createTask } from './create.ts';
 import { applyOutcome, failTask } from './settle.ts';
-import { pollBatch } from './batch-poll.ts';
+import { pollBatch, pollUnits, type PollUnit } from './batch-poll.ts';
 import { ListRounds } from './list-rounds.ts';
 import { UNLIMITED_BUDGET, type QueryBudget, type QueryWho } from '../limits/query-budget.ts';
 
-/** Fewer due tasks of one kind on one channel than this are asked about one by one, not listed. */
-const BATCH_MIN = 4;
-
-type PollUnit = { task: TaskRecord } | { batch: TaskRecord[]; driver: TaskDriver; channel: Channel };
 
 export { DEFAULT_TASK_ENGINE_OPTIONS, type TaskEngineOptions } from './options.ts';
 
@@ -53,24 +49,17 @@ export class TaskEngine {
   constructor(private readonly deps: TaskEngineDeps) {
     this.repo = deps.repo;
     this.budget = deps.budget ?? UNLIMITED_BUDGET;
-    const o = deps.options;
-    this.rounds = new ListRounds({
-      db: deps.repo.db,
-      channels: deps.channels,
-      logger: deps.logger,
-      admit: (account) => this.budget.take(account, 'poller'),
-      claimRound: (account, ms) => this.budget.claimRound(account, ms),
-      roundDone: (account, at) => this.budget.roundDone(account, at),
-      finish: async (t) => {
-        const driver = this.drivers.get(t.kind);
-        const channel = this.deps.channels.forTask(t.channelId);
-        if (!driver || !channel || !(await this.admit(driver, channel, 'poller'))) return false;
-        await this.pollNow(t, 'admitted');
-        return true;
-      },
-      move: async (t, out) => void (await this.guarded(t, () => this.applyAged(t, out))),
-      options: { listIntervalMs: o.listIntervalMs, pollTimeoutMs: o.pollTimeoutMs, queryQps: o.dashscopeQueryQps },
-    });
+    const apply = (t: TaskRecord, out: PollOutcome) => this.guarded(t, () => this.applyAged(t, out));
+    this.rounds = new ListRounds({ db: deps.repo.db, channels: deps.channels, logger: deps.logger, budget: this.budget, finish: (t) => this.finishListed(t), move: apply, options: deps.options });
+  }
+
+  /** A task its account's list showed finished: its own query, when the budget has room (false when not). */
+  private async finishListed(t: TaskRecord): Promise<boolean> {
+    const driver = this.drivers.get(t.kind);
+    const channel = this.deps.channels.forTask(t.channelId);
+    if (!driver || !channel || !(await this.admit(driver, channel, 'poller'))) return false;
+    await this.pollNow(t, 'admitted');
+    return true;
   }
 
   /** May one more upstream query about a task on this channel go out now (its account's query budget)? */
@@ -159,7 +148,7 @@ export class TaskEngine {
       else byChannel.set(t.channelId, [t]);
     }
     try {
-      await Promise.all([...byChannel.entries()].map(([channelId, list]) => runLimited(this.unitsOf(channelId, list), o.perChannelConcurrency, (u) => this.runUnit(u))));
+      await Promise.all([...byChannel.entries()].map(([channelId, list]) => runLimited(pollUnits(list, this.deps.channels.forTask(channelId), (k) => this.drivers.get(k), (a, id) => this.rounds.covers(a, id)), o.perChannelConcurrency, (u) => this.runUnit(u))));
     } finally {
       await this.repo.unleaseMany(claimed.map((t) => t.id), this.owner).catch((e) => this.deps.logger.warn({ err: String(e) }, 'dropping poll leases failed; they expire'));
     }
@@ -167,27 +156,6 @@ export class TaskEngine {
   }
 
   /** Single polls, or one batch per task kind whose driver answers many tasks with one upstream query. */
-  private unitsOf(channelId: string, list: TaskRecord[]): PollUnit[] {
-    const channel = this.deps.channels.forTask(channelId);
-    const units: PollUnit[] = [];
-    const batches = new Map<string, TaskRecord[]>();
-    for (const t of list) {
-      const driver = this.drivers.get(t.kind);
-      // Seen by its account's last list round: that round asks about it when it changes.
-      if (channel && driver?.queryAccount && t.upstreamTaskId && this.rounds.covers(driver.queryAccount(channel), t.upstreamTaskId)) continue;
-      if (channel && driver?.pollMany && t.upstreamTaskId && t.state !== 'submitting') {
-        const b = batches.get(t.kind);
-        if (b) b.push(t);
-        else batches.set(t.kind, [t]);
-      } else units.push({ task: t });
-    }
-    for (const [kind, tasks] of batches) {
-      if (tasks.length >= BATCH_MIN) units.push({ batch: tasks, driver: this.drivers.get(kind)!, channel: channel! });
-      else for (const t of tasks) units.push({ task: t });
-    }
-    return units;
-  }
-
   private async runUnit(u: PollUnit): Promise<void> {
     if ('task' in u) return this.guarded(u.task, () => this.advance(u.task));
     await pollBatch(

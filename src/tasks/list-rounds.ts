@@ -12,6 +12,8 @@ import type { Database } from '../store/schema.ts';
 import { openTasksByChannel, openTasksByUpstreamIds } from '../store/repos/task-accounts.ts';
 import { runLimited } from './limit.ts';
 import type { PollOutcome, TaskDriver, TaskRecord } from './types.ts';
+import type { QueryBudget } from '../limits/query-budget.ts';
+import type { TaskEngineOptions } from './options.ts';
 
 /** Fewer open tasks than this on an account are asked about one by one. */
 export const LIST_MIN_TASKS = 4;
@@ -20,17 +22,13 @@ export interface ListRoundDeps {
   db: Kysely<Database>;
   channels: { forTask(id: string): Channel | undefined };
   logger: Logger;
-  /** May one more query be sent on this account now (its budget)? */
-  admit(account: string): Promise<boolean>;
-  /** Only one instance runs an account's round per interval: true when this one may. */
-  claimRound(account: string, ms: number): Promise<boolean>;
-  /** The round begun at `startedAt` listed every open task of the account created before it. */
-  roundDone(account: string, startedAt: number): Promise<void>;
+  /** The accounts' query budgets; also what lets one instance run an account's round per interval. */
+  budget: QueryBudget;
   /** A task the list shows finished: its own query, under its lease. False when the budget had no room for it. */
   finish(t: TaskRecord): Promise<boolean>;
   /** A task the list shows in another open state: that state written (no query). */
   move(t: TaskRecord, out: PollOutcome): Promise<void>;
-  options: { listIntervalMs: number; pollTimeoutMs: number; queryQps: number };
+  options: Pick<TaskEngineOptions, 'listIntervalMs' | 'pollTimeoutMs' | 'dashscopeQueryQps'>;
 }
 
 interface Seen {
@@ -87,7 +85,7 @@ export class ListRounds {
   private intervalOf(pages: number): number {
     const o = this.deps.options;
     // The pages may take at most half of the account's budget.
-    return Math.max(o.listIntervalMs, o.queryQps > 0 ? Math.ceil((pages * 2000) / o.queryQps) : 0);
+    return Math.max(o.listIntervalMs, o.dashscopeQueryQps > 0 ? Math.ceil((pages * 2000) / o.dashscopeQueryQps) : 0);
   }
 
   private async round(kind: string, driver: TaskDriver, account: string, a: { channel: Channel; channelIds: string[]; oldest: number }): Promise<void> {
@@ -98,20 +96,20 @@ export class ListRounds {
     const last = this.seen.get(account);
     const interval = this.intervalOf(last?.pages ?? 1);
     if (last && Date.now() - last.at < interval) return;
-    if (!(await this.deps.claimRound(account, interval))) return;
+    if (!(await this.deps.budget.claimRound(account, interval))) return;
     const startedAt = Date.now();
     const statuses = new Map<string, string>();
     const limit = { timeoutMs: this.deps.options.pollTimeoutMs };
     let pages = 1;
     for (let page = 1; page <= pages; page++) {
-      if (!(await this.deps.admit(account))) return; // cut short: the next round lists again
+      if (!(await this.deps.budget.take(account, 'poller'))) return; // cut short: the next round lists again
       const p = await driver.listPage!(a.channel, a.oldest - CLOCK_MARGIN_MS, page, limit);
       pages = p.totalPages;
       for (const t of p.tasks) statuses.set(t.upstreamTaskId, t.status);
     }
     for (const [id, status] of statuses) if (last?.statuses.get(id) !== status) pending.set(id, status);
     this.seen.set(account, { at: Date.now(), pages, statuses });
-    await this.deps.roundDone(account, startedAt);
+    await this.deps.budget.roundDone(account, startedAt);
     await this.handle(kind, account, a.channelIds, pending);
   }
 
