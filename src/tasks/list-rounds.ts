@@ -40,6 +40,8 @@ interface Seen {
 const OPEN_STATUS: Record<string, PollOutcome['state']> = { PENDING: 'queued', RUNNING: 'in_progress', SUSPENDED: 'in_progress' };
 /** Tasks created up to this long before the oldest open one are listed too (the two clocks may differ). */
 const CLOCK_MARGIN_MS = 60_000;
+/** Changed tasks read from the store per turn. */
+const HANDLE_SLICE = 256;
 
 export class ListRounds {
   private readonly seen = new Map<string, Seen>();
@@ -115,10 +117,12 @@ export class ListRounds {
 
   /** Apply what the list showed changed; true when all of it was handled. */
   private async handle(kind: string, account: string, channelIds: string[], pending: Map<string, string>): Promise<boolean> {
-    const tasks = await openTasksByUpstreamIds(this.deps.db, kind, channelIds, [...pending.keys()]);
+    // A slice at a time: a backlog of finished tasks waits for the budget, not for reading all of it each turn.
+    const ids = [...pending.keys()].slice(0, HANDLE_SLICE);
+    const tasks = await openTasksByUpstreamIds(this.deps.db, kind, channelIds, ids);
     const ours = new Set(tasks.map((t) => t.upstreamTaskId));
     // Not ours, or already finished: nothing to do.
-    for (const id of pending.keys()) if (!ours.has(id)) pending.delete(id);
+    for (const id of ids) if (!ours.has(id)) pending.delete(id);
     let spent = false;
     // Enough in flight that the budget, not the round trips, sets the pace.
     await runLimited(tasks, 16, async (t) => {

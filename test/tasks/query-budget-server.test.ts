@@ -62,7 +62,7 @@ describe('DashScope query budget with many open tasks', () => {
 describe('an account that throttles anyway (another tool spends its budget)', () => {
   const t = useHarness({
     sim: { taskDurationMs: 300, dashscopeQueryQps: 2 },
-    env: { TOLLWAY_TASK_TICK_MS: '50', TOLLWAY_TASK_POLL_BASE_MS: '50', TOLLWAY_TASK_POLL_MAX_MS: '200', TOLLWAY_TASK_REFRESH_STALE_MS: '0', TOLLWAY_DASHSCOPE_QUERY_QPS: '100' },
+    env: { TOLLWAY_TASK_TICK_MS: '100', TOLLWAY_TASK_POLL_BASE_MS: '100', TOLLWAY_TASK_POLL_MAX_MS: '400', TOLLWAY_TASK_REFRESH_STALE_MS: '0', TOLLWAY_DASHSCOPE_QUERY_QPS: '12' },
   });
 
   it('429 Throttling answers are a back-off: every task completes, none fails, each charged once', async () => {
@@ -74,7 +74,7 @@ describe('an account that throttles anyway (another tool spends its budget)', ()
         expect(v.status).toBe(200);
         expect(v.json.status).not.toBe('failed');
         if (v.json.status === 'completed') break;
-        await new Promise((r) => setTimeout(r, 100));
+        await new Promise((r) => setTimeout(r, 250));
       }
     }
     expect(dashscopeQueryStats(t.h.sim.ctx).get('main')!.throttled).toBeGreaterThan(0);
@@ -82,5 +82,5 @@ describe('an account that throttles anyway (another tool spends its budget)', ()
     expect(rows.map((r) => r.state)).toEqual(Array(6).fill('succeeded'));
     await flushWriters(t.h);
     expect(await t.h.store.db.selectFrom('ledger').select(['task_id']).where('token_id', '=', tok.id).where('task_id', 'is not', null).execute()).toHaveLength(6);
-  }, 120_000);
+  }, 240_000);
 });
