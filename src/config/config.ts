@@ -118,6 +118,8 @@ export const DEFAULT_RESULT_HOSTS = [
   'dashscope-result-bj.oss-cn-beijing.aliyuncs.com',
   'dashscope-result-wlcb.oss-cn-wulanchabu.aliyuncs.com',
   'dashscope-result-wlcb-acdr-1.oss-cn-wulanchabu-acdr-1.aliyuncs.com',
+  // DashScope results served through OSS transfer acceleration (dashscope-<…>.oss-accelerate.aliyuncs.com).
+  'dashscope-*.oss-accelerate.aliyuncs.com',
   'cdn.klingai.com',
   'v1-kling.klingai.com',
   'p1-kling.klingai.com',
