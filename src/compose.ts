@@ -10,7 +10,7 @@ import { KlingClient } from './adapters/kling/client.ts';
 import { ChannelProber } from './adapters/probe.ts';
 import { KlingJwtSigner } from './adapters/kling/jwt.ts';
 import { KlingTaskDriver } from './adapters/kling/task-driver.ts';
-import { callbackSigningKey, SecretBox } from './auth/secret-box.ts';
+import { SecretBox } from './auth/secret-box.ts';
 import { TokenAuth } from './auth/token-auth.ts';
 import { LocalBus, RedisBus, type ClusterBus, type ClusterEvent } from './cluster/cluster-bus.ts';
 import type { Catalogue } from './catalogue/catalogue.ts';
@@ -42,6 +42,7 @@ import { TokensRepo } from './store/repos/tokens.ts';
 import { openStore, type Store } from './store/store.ts';
 import { sweepRequestLog } from './store/retention.ts';
 import { CallbackDispatcher } from './tasks/callbacks.ts';
+import { TokenCallbackSigner } from './tasks/callback-signing.ts';
 import { TaskEngine } from './tasks/engine.ts';
 import { PollerThread } from './tasks/poller-thread.ts';
 import { MemoryQueryBudget, newBudgetMemory, RedisQueryBudget } from './limits/query-budget.ts';
@@ -244,12 +245,12 @@ function composeVidx(deps: GatewayDeps, views: typeof import('./core/vidx/views.
     db: deps.store.db,
     logger: deps.logger,
     render: views.taskView,
+    signer: new TokenCallbackSigner(deps.repos.tokens, deps.box),
     options: {
       tickMs: cb.tickMs,
       backoffBaseMs: cb.backoffBaseMs,
       maxAttempts: cb.maxAttempts,
       allowPrivateNetwork: deps.config.allowPrivateNetwork,
-      secret: callbackSigningKey(cb.secret, deps.box),
     },
   });
   const { KINDS } = views;

@@ -42,6 +42,10 @@ function warnings(deps: GatewayDeps, config: Config): void {
     // Each instance would generate its own: channel keys sealed by one could not be read by another.
     out('WARNING: on PostgreSQL (shared by several instances) set TOLLWAY_SECRET and TOLLWAY_ADMIN_KEY explicitly, the same on every instance.');
   }
+  if (config.callbacks.retiredSecretSet) {
+    // Its receivers no longer verify with it: the operator must hand each client its token's own secret.
+    out('WARNING: TOLLWAY_CALLBACK_SECRET is no longer used: each token signs its callbacks with its own secret (docs/api.md, Callbacks). Unset it and give each client its token\'s callback secret (tollway token rotate-callback-secret ID).');
+  }
   if (config.tasks.leaseMs <= CALL_FIRST_BYTE_MS) {
     // The lease is also a task's submit deadline: a creation still waiting for its answer past it is taken for lost.
     out(`WARNING: TOLLWAY_TASK_LEASE_MS (${config.tasks.leaseMs} ms) is not above the ${CALL_FIRST_BYTE_MS} ms a task creation may wait for the upstream; a slow creation may be failed as lost.`);

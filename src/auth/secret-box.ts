@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 
-/** AES-256-GCM for upstream keys at rest, keyed from TOLLWAY_SECRET. */
+/** AES-256-GCM for upstream keys and client callback secrets at rest, keyed from TOLLWAY_SECRET. */
 export class SecretBox {
   private readonly key: Buffer;
   constructor(secret: string) {
@@ -12,7 +12,7 @@ export class SecretBox {
     const enc = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
     return `v1:${iv.toString('base64')}:${c.getAuthTag().toString('base64')}:${enc.toString('base64')}`;
   }
-  /** A deterministic sub-key for one purpose (e.g. callback signing), so TOLLWAY_SECRET itself is never reused raw. */
+  /** A deterministic sub-key for one purpose (e.g. the tag of upstream callback addresses), so TOLLWAY_SECRET itself is never reused raw. */
   derive(label: string): string {
     return createHmac('sha256', this.key).update(label).digest('hex');
   }
@@ -23,12 +23,4 @@ export class SecretBox {
     d.setAuthTag(Buffer.from(tag, 'base64'));
     return Buffer.concat([d.update(Buffer.from(enc, 'base64')), d.final()]).toString('utf8');
   }
-}
-
-/**
- * The key client callbacks are signed with (docs/api.md, callbacks): TOLLWAY_CALLBACK_SECRET when set, else derived
- * from TOLLWAY_SECRET — what the gateway signs with and what `tollway callback-key` prints.
- */
-export function callbackSigningKey(configured: string | undefined, box: SecretBox): string {
-  return configured ?? box.derive('tollway:callback-signing:v1');
 }

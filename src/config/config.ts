@@ -99,12 +99,17 @@ export interface CallbackConfig {
   backoffBaseMs: number;
   /** Attempts before a callback is given up (state `failed`). */
   maxAttempts: number;
-  /** HMAC signing secret; default derived from TOLLWAY_SECRET. */
-  secret: string | undefined;
+  /** How long a rotated-out callback secret keeps signing too, when the rotation names no grace_ms. */
+  secretGraceMs: number;
+  /** TOLLWAY_CALLBACK_SECRET is set: no longer read (each token has its own secret); a start-up warning says so. */
+  retiredSecretSet: boolean;
 }
 
 /** TOLLWAY_TASK_* over the engine's defaults (the fields are documented in src/tasks/options.ts). */
 export type TaskConfig = TaskEngineOptions;
+
+/** The longest a rotated-out callback secret may keep signing: a week. */
+export const MAX_CALLBACK_GRACE_MS = 7 * 86_400_000;
 
 export const DEFAULT_DASHSCOPE_BASE_URL = 'https://dashscope.aliyuncs.com';
 export const DEFAULT_KLING_BASE_URL = 'https://api-beijing.klingai.com';
@@ -113,6 +118,8 @@ export const DEFAULT_RESULT_HOSTS = [
   'dashscope-result-bj.oss-cn-beijing.aliyuncs.com',
   'dashscope-result-wlcb.oss-cn-wulanchabu.aliyuncs.com',
   'dashscope-result-wlcb-acdr-1.oss-cn-wulanchabu-acdr-1.aliyuncs.com',
+  // DashScope results served through OSS transfer acceleration (dashscope-<…>.oss-accelerate.aliyuncs.com).
+  'dashscope-*.oss-accelerate.aliyuncs.com',
   'cdn.klingai.com',
   'v1-kling.klingai.com',
   'p1-kling.klingai.com',
@@ -241,7 +248,8 @@ export function loadConfig(env: Env = process.env): Config {
       tickMs: intVar(env, 'TOLLWAY_CALLBACK_TICK_MS', 1000, 10, 600_000),
       backoffBaseMs: intVar(env, 'TOLLWAY_CALLBACK_BACKOFF_MS', 5000, 10, 3_600_000),
       maxAttempts: intVar(env, 'TOLLWAY_CALLBACK_MAX_ATTEMPTS', 8, 1, 100),
-      secret: callbackSecret(env),
+      secretGraceMs: intVar(env, 'TOLLWAY_CALLBACK_SECRET_GRACE_MS', 86_400_000, 0, MAX_CALLBACK_GRACE_MS),
+      retiredSecretSet: Boolean(env.TOLLWAY_CALLBACK_SECRET?.trim()),
     },
     simPort: intVar(env, 'TOLLWAY_SIM_PORT', 0, 0, 65535),
     dataDir,
@@ -273,10 +281,6 @@ function secretVar(env: Env, name: string): string | undefined {
   const v = env[name]?.trim() || undefined;
   if (v !== undefined && v.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
   return v;
-}
-
-function callbackSecret(env: Env): string | undefined {
-  return secretVar(env, 'TOLLWAY_CALLBACK_SECRET');
 }
 
 /** True when no upstream credentials are configured: demo mode runs the built-in simulator. */

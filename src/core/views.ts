@@ -23,13 +23,19 @@ export interface TokenView {
   created_at: number;
   /** After a rotation with a grace period: until when the previous secret still works. */
   previous_secret_until: number | null;
+  /** When the current callback secret was shown (creation or rotation); null: never (a token older than callback secrets). */
+  callback_secret_issued_at: number | null;
+  /** After a callback-secret rotation: until when callbacks are signed with the previous callback secret too. */
+  previous_callback_secret_until: number | null;
 }
 
-/** The answer to a creation: the only time the secret is shown. */
+/** The answer to a creation: the only time the secret and the callback secret are shown. */
 export interface CreatedTokenView {
   id: string;
   name: string;
   token: string;
+  /** `whsec_…`: what the holder verifies the task callbacks with (Standard Webhooks). */
+  callback_secret: string;
   models: string[] | null;
   quota: number | null;
   expires_at: number | null;

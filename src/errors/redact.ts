@@ -1,5 +1,5 @@
 // One redaction step for everything that leaves the process (responses and log lines):
-// upstream keys, JWTs, bearer credentials and upstream/internal URLs are removed.
+// upstream keys, callback secrets, JWTs, bearer credentials and upstream/internal URLs are removed.
 
 const secrets = new Set<string>();
 let secretsVersion = 0;
@@ -24,6 +24,8 @@ const PATTERNS: Array<[RegExp, string]> = [
   [/\b(Bearer)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [redacted]'],
   // DashScope-style keys
   [/\bsk-[A-Za-z0-9_-]{8,}/g, '[redacted-key]'],
+  // Standard Webhooks secrets (a token's callback secret)
+  [/\bwhsec_[A-Za-z0-9+/=]{8,}/g, '[redacted-key]'],
   // Any URL: upstream hosts and internal addresses must not reach clients.
   [/\b(?:https?|wss?|oss):\/\/[^\s"'<>)]+/gi, '[redacted-url]'],
   // Bare upstream hostnames
@@ -39,7 +41,7 @@ export function redact(text: string): string {
   return out;
 }
 
-const SECRET_ANCHORS = /eyJ|bearer|sk-/i;
+const SECRET_ANCHORS = /eyJ|bearer|sk-|whsec_/i;
 
 /** Redact without touching URLs: for log lines where our own paths are useful. */
 export function redactSecrets(text: string): string {
@@ -47,10 +49,11 @@ export function redactSecrets(text: string): string {
   for (const s of secrets) {
     if (out.includes(s)) out = out.split(s).join('[redacted]');
   }
-  // One scan for the three patterns' literal anchors first: most log lines contain none of them.
+  // One scan for the four patterns' literal anchors first: most log lines contain none of them.
   if (!SECRET_ANCHORS.test(out)) return out;
   return out
     .replace(PATTERNS[0]![0], '[redacted-jwt]')
     .replace(PATTERNS[1]![0], '$1 [redacted]')
-    .replace(PATTERNS[2]![0], '[redacted-key]');
+    .replace(PATTERNS[2]![0], '[redacted-key]')
+    .replace(PATTERNS[3]![0], '[redacted-key]');
 }

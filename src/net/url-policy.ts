@@ -5,7 +5,10 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { forbiddenAddressReason } from './address-policy.ts';
 
 export interface OutboundPolicy {
-  /** Host names the gateway may fetch from. Exact match; an entry `*.example.com` or `.example.com` matches sub-domains. */
+  /**
+   * Host names the gateway may fetch from. Exact match; an entry `*.example.com` or `.example.com` matches sub-domains;
+   * a `*` inside the first label (`dashscope-*.oss-accelerate.aliyuncs.com`) matches that one label only.
+   */
   allowHosts: readonly string[];
   /** Exact origins (scheme://host[:port]) trusted even on private addresses and over plain http (the demo simulator). */
   trustedOrigins?: readonly string[];
@@ -31,6 +34,12 @@ function normalOrigin(o: string): string | null {
   }
 }
 
+/** `dashscope-*` against one label: `*` stands for one or more host-name characters, never a dot. */
+function labelMatches(pattern: string, label: string): boolean {
+  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\-]/g, '\\$&')).join('[a-z0-9-]+')}$`);
+  return re.test(label);
+}
+
 export function hostAllowed(host: string, allowHosts: readonly string[]): boolean {
   const h = host.toLowerCase().replace(/\.$/, '');
   for (const raw of allowHosts) {
@@ -39,6 +48,11 @@ export function hostAllowed(host: string, allowHosts: readonly string[]): boolea
     if (e.startsWith('*.') || e.startsWith('.')) {
       const suffix = e.startsWith('*.') ? e.slice(1) : e;
       if (h.endsWith(suffix) && h.length > suffix.length) return true;
+    } else if (e.includes('*')) {
+      const dot = e.indexOf('.');
+      const rest = e.slice(dot);
+      // Only the first label may hold a `*`; the rest of the name must be equal.
+      if (dot > 0 && !rest.includes('*') && h.endsWith(rest) && labelMatches(e.slice(0, dot), h.slice(0, h.length - rest.length))) return true;
     } else if (h === e) {
       return true;
     }

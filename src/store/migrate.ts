@@ -11,6 +11,7 @@ import * as m009 from './migrations/009-console-sessions.ts';
 import * as m010 from './migrations/010-price-history.ts';
 import * as m011 from './migrations/011-task-events.ts';
 import * as m012 from './migrations/012-ledger-rowid.ts';
+import * as m013 from './migrations/013-token-callback-secrets.ts';
 import * as m014 from './migrations/014-channel-account.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '010-price-history': m010,
   '011-task-events': m011,
   '012-ledger-rowid': m012,
+  '013-token-callback-secrets': m013,
   '014-channel-account': m014,
 };
 

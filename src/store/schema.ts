@@ -20,6 +20,13 @@ export interface TokensTable {
   /** The secret before the last rotation, accepted until previous_secret_until (ms); null when none. */
   previous_secret_hash: string | null;
   previous_secret_until: number | null;
+  /** Sealed (SecretBox) `whsec_…` secret client callbacks are signed with; null for a token older than migration 013 until its first callback or rotation. */
+  callback_secret: string | null;
+  /** When the current callback secret was shown (creation or rotation); null: never shown to anyone. */
+  callback_secret_issued_at: number | null;
+  /** The sealed callback secret before the last rotation: it signs too until previous_callback_secret_until (ms). */
+  previous_callback_secret: string | null;
+  previous_callback_secret_until: number | null;
 }
 
 export interface ChannelsTable {

@@ -1,18 +1,20 @@
 // Client completion callbacks (family A `callback_url`). A durable outbox in the callbacks table:
 //  1. enqueue — every terminal family A task with a callback_url gets exactly one row (id `cb_<task id>`,
 //     the primary key makes the enqueue exactly-once across instances), payload rendered at that moment;
-//  2. deliver — due rows are claimed by compare-and-set on next_at (a short lease), POSTed with an HMAC
-//     signature, marked delivered on 2xx, otherwise retried with exponential back-off up to maxAttempts.
+//  2. deliver — due rows are claimed by compare-and-set on next_at (a short lease), POSTed signed with the owning
+//     token's callback secret (Standard Webhooks; callback-signing.ts), marked delivered on 2xx, otherwise retried
+//     with exponential back-off up to maxAttempts.
 // Delivery is at-least-once (a crash after the POST and before the mark re-sends); receivers dedupe on
 // `webhook-id`. Loopback/private targets are refused at connect time unless the operator allows them.
-import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { request } from 'undici';
+import { signCallback } from '../auth/callback-secret.ts';
 import { createSafeAgents, findForbidden, type SafeAgents } from '../net/safe-agent.ts';
 import { storedFamily, toTaskRecord } from '../store/repos/tasks.ts';
 import type { Database } from '../store/schema.ts';
 import { isUniqueViolation } from '../store/store-errors.ts';
+import { CallbackSigningError, type CallbackSigner } from './callback-signing.ts';
 import type { TaskRecord } from './types.ts';
 
 export interface CallbackOptions {
@@ -20,8 +22,6 @@ export interface CallbackOptions {
   backoffBaseMs: number;
   maxAttempts: number;
   allowPrivateNetwork: boolean;
-  /** HMAC key (UTF-8 string). */
-  secret: string;
   /** Per-delivery timeout. */
   timeoutMs?: number;
 }
@@ -32,6 +32,8 @@ export interface CallbackDeps {
   options: CallbackOptions;
   /** The body sent for a finished task (family A: the vendor's task data with our ids). */
   render(task: TaskRecord): unknown;
+  /** The secrets each delivery is signed with: its token's. */
+  signer: CallbackSigner;
   agents?: SafeAgents;
 }
 
@@ -39,11 +41,6 @@ export interface CallbackDeps {
 const ENQUEUE_WINDOW_MS = 24 * 3600_000;
 const CLAIM_MS = 60_000;
 const MAX_BACKOFF_MS = 3600_000;
-
-/** `v1,<base64 HMAC-SHA256(secret, "<id>.<timestamp>.<body>")>` — the Standard Webhooks scheme the vendor uses. */
-export function signCallback(secret: string, id: string, timestamp: number, body: string): string {
-  return `v1,${createHmac('sha256', secret).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
-}
 
 export class CallbackDispatcher {
   private timer: NodeJS.Timeout | null = null;
@@ -145,15 +142,17 @@ export class CallbackDispatcher {
         .executeTakeFirst();
       if (Number(r.numUpdatedRows) === 1) claimed.push({ ...c, attempts: Number(c.attempts) + 1 });
     }
-    await Promise.all(claimed.map((c) => this.deliverOne(c.id, c.url, c.payload, c.attempts, c.task_id)));
+    await Promise.all(claimed.map((c) => this.deliverOne(c.id, c.url, c.payload, c.attempts, c.task_id, c.token_id)));
     return claimed.length;
   }
 
-  private async deliverOne(id: string, url: string, payload: string, attempt: number, taskId: string): Promise<void> {
+  private async deliverOne(id: string, url: string, payload: string, attempt: number, taskId: string, tokenId: string): Promise<void> {
     const o = this.deps.options;
     const ts = Math.floor(Date.now() / 1000);
     let error: string | null = null;
     try {
+      // Signed at each attempt: a retry after a rotation carries the new secret's signature.
+      const secrets = await this.deps.signer.secretsFor(tokenId);
       const res = await request(url, {
         method: 'POST',
         headers: {
@@ -161,7 +160,7 @@ export class CallbackDispatcher {
           'user-agent': 'tollway-callbacks/1',
           'webhook-id': id,
           'webhook-timestamp': String(ts),
-          'webhook-signature': signCallback(o.secret, id, ts, payload),
+          'webhook-signature': signCallback(secrets, id, ts, payload),
         },
         body: payload,
         dispatcher: o.allowPrivateNetwork ? this.agents.permissive : this.agents.strict,
@@ -172,7 +171,7 @@ export class CallbackDispatcher {
       if (res.statusCode < 200 || res.statusCode >= 300) error = `HTTP ${res.statusCode}`;
     } catch (e) {
       const forbidden = findForbidden(e);
-      error = forbidden ? `refused: the callback host resolves to a ${forbidden.reason}` : `delivery failed: ${(e as Error)?.message ?? String(e)}`;
+      error = e instanceof CallbackSigningError ? e.message : forbidden ? `refused: the callback host resolves to a ${forbidden.reason}` : `delivery failed: ${(e as Error)?.message ?? String(e)}`;
     }
     const now = Date.now();
     if (error === null) {

@@ -1,11 +1,11 @@
 // The `tollway` CLI as an operator runs it (bin/tollway.mjs → tsx), on the suite's dialect: a SQLite file, or a
 // PostgreSQL schema of its own (search_path in the URL). Spawning is slow, so few tests, each doing several steps.
-import { callbackSigningKey, SecretBox } from '../../src/auth/secret-box.ts';
 import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveSecrets } from '../../src/bootstrap.ts';
 import { composeGateway } from '../../src/compose.ts';
 import { loadConfig } from '../../src/config/config.ts';
+import { TokenCallbackSigner } from '../../src/tasks/callback-signing.ts';
 import { TOLLWAY_BIN } from '../support/serve-process.ts';
 import { testDialect, useStore } from '../support/store.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -35,6 +35,7 @@ function ok(args: string[]): string {
 
 const tokenOf = (stdout: string) => /token:\s+(\S+)/.exec(stdout)?.[1] ?? '';
 const idOf = (stdout: string) => /id:\s+(\S+)/.exec(stdout)?.[1] ?? '';
+const callbackSecretOf = (stdout: string) => /callback secret:\s+(\S+)/.exec(stdout)?.[1] ?? '';
 
 async function auditedByCli(): Promise<string[]> {
   const rows = await fresh.store.db.selectFrom('audit_log').select(['action', 'target']).where('actor', '=', 'cli').orderBy('id').execute();
@@ -167,15 +168,40 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
     expect(await fresh.store.db.selectFrom('channels').select('id').execute()).toEqual(channelsBefore);
   });
 
-  it('callback-key prints the key callbacks are signed with: TOLLWAY_CALLBACK_SECRET when set, else derived from TOLLWAY_SECRET', () => {
-    const derived = tollway(['callback-key'], { TOLLWAY_SECRET: 'cli-secret-0123456789abcdefghij' });
-    expect(derived.code).toBe(0);
-    expect(derived.stdout.trim()).toBe(callbackSigningKey(undefined, new SecretBox('cli-secret-0123456789abcdefghij')));
-    expect(derived.stdout.trim()).toMatch(/^[0-9a-f]{64}$/);
-    const other = tollway(['callback-key'], { TOLLWAY_SECRET: 'another-secret-0123456789abcdefgh' });
-    expect(other.stdout.trim()).not.toBe(derived.stdout.trim());
-    const set = tollway(['callback-key'], { TOLLWAY_SECRET: 'cli-secret-0123456789abcdefghij', TOLLWAY_CALLBACK_SECRET: 'shared-callback-key-0123456789abcdef' });
-    expect(set.stdout.trim()).toBe('shared-callback-key-0123456789abcdef');
+  it('token create prints the callback secret once; rotate-callback-secret replaces it, the old one signing on for --grace-ms', async () => {
+    const created = ok(['token', 'create', '--name', 'hooks']);
+    const id = idOf(created);
+    const first = callbackSecretOf(created);
+    expect(first).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(created.split(first).length - 1).toBe(1);
+    const rotated = ok(['token', 'rotate-callback-secret', id, '--grace-ms', '60000']);
+    const second = callbackSecretOf(rotated);
+    expect(second).toMatch(/^whsec_/);
+    expect(second).not.toBe(first);
+    expect(rotated).toMatch(/signed with the previous one too until \d{4}-/);
+    const dropped = ok(['token', 'rotate-callback-secret', id, '--grace-ms', '0']);
+    const third = callbackSecretOf(dropped);
+    expect(dropped).toContain('callbacks are no longer signed with the previous one');
+    expect(tollway(['token', 'rotate-callback-secret', id, '--quota', '5']).stderr).toContain('does not take --quota');
+
+    // What a gateway on the same store (the data dir's secret) signs with, after each step: the last secret printed.
+    const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
+    const { adminKey, secret } = resolveSecrets(config);
+    const gw = await composeGateway({ ...config, tasks: { ...config.tasks, pollerEnabled: false } }, { adminKey, secret, store: fresh.store });
+    try {
+      expect(await new TokenCallbackSigner(gw.deps.repos.tokens, gw.deps.box).secretsFor(id)).toEqual([third]);
+    } finally {
+      await gw.close();
+    }
+    // Shown only where printed: never in the list, nor in the audit lines.
+    const listed = ok(['token', 'list']);
+    const audit = JSON.stringify(await fresh.store.db.selectFrom('audit_log').selectAll().execute());
+    for (const s of [first, second, third]) {
+      expect(listed).not.toContain(s);
+      expect(audit).not.toContain(s);
+    }
+    expect(listed).not.toContain('whsec_');
+    expect((await auditedByCli()).slice(-3)).toEqual([`token.create ${id}`, `token.callback_secret.rotate ${id}`, `token.callback_secret.rotate ${id}`]);
   });
 
   it('an unknown id: one line and a non-zero exit, nothing audited', async () => {

@@ -24,8 +24,10 @@ let generatedAdminKey = '';
 
 describe('demo mode', () => {
   it('no configuration: simulator warning, demo token with a curl line, generated admin key; /v1/models works; SIGTERM exits', async () => {
-    const s = await serve({}, /Try: curl .*\n.*\n.*\n/);
+    // The one variable set is the retired deployment-wide callback key: the start says it is no longer read.
+    const s = await serve({ TOLLWAY_CALLBACK_SECRET: 'an-old-shared-callback-key-0123' }, /Try: curl .*\n.*\n.*\n/);
     const text = s.output();
+    expect(text).toContain('WARNING: TOLLWAY_CALLBACK_SECRET is no longer used: each token signs its callbacks with its own secret');
     expect(text).toMatch(/DEMO MODE/);
     expect(text).toMatch(/SIMULATOR/);
     demoToken = /Demo token: (tw-\S+)/.exec(text)?.[1] ?? '';

@@ -22,6 +22,13 @@ describe('redaction', () => {
     expect(out).toContain('[redacted-jwt]');
   });
 
+  it('removes callback secrets (whsec_…) from client-facing text and log lines alike', () => {
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw/Yb+Zz9fq1E=';
+    for (const out of [redact(`key ${secret} here`), redactSecrets(`key ${secret} here`)]) {
+      expect(out).toBe('key [redacted-key] here');
+    }
+  });
+
   it('removes URLs and upstream hosts from client-facing text, not from log lines', () => {
     const text = 'failed at https://dashscope.aliyuncs.com/api/v1/x?Expires=1 and http://10.0.0.5:8080/internal, host api-beijing.klingai.com';
     const out = redact(text);

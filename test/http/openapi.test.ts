@@ -36,6 +36,7 @@ describe('GET /openapi.json', () => {
     ['patch', '/admin/tokens/{id}'],
     ['post', '/admin/tokens/{id}/topup'],
     ['post', '/admin/tokens/{id}/rotate'],
+    ['post', '/admin/tokens/{id}/callback-secret/rotate'],
     ['get', '/admin/channels/{id}'],
     ['patch', '/admin/channels/{id}'],
     ['post', '/admin/channels/{id}/test'],

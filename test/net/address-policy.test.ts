@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { forbiddenAddressReason, isForbiddenAddress } from '../../src/net/address-policy.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { resultDownloadPolicy } from '../../src/net/index.ts';
 import { checkUrl, hostAllowed } from '../../src/net/url-policy.ts';
 
 describe('address policy', () => {
@@ -30,6 +32,25 @@ describe('url policy', () => {
     expect(hostAllowed('oss.example.com', policy.allowHosts)).toBe(false);
     expect(hostAllowed('evilresults.example.com', policy.allowHosts)).toBe(false);
     expect(hostAllowed('results.example.com.evil.net', policy.allowHosts)).toBe(false);
+  });
+
+  it('a `*` inside the first label matches that label only', () => {
+    const allow = ['dashscope-*.oss-accelerate.aliyuncs.com'];
+    expect(hostAllowed('dashscope-result-sh.oss-accelerate.aliyuncs.com', allow)).toBe(true);
+    expect(hostAllowed('DASHSCOPE-A1.oss-accelerate.aliyuncs.com.', allow)).toBe(true);
+    expect(hostAllowed('dashscope-.oss-accelerate.aliyuncs.com', allow)).toBe(false);
+    expect(hostAllowed('attacker.oss-accelerate.aliyuncs.com', allow)).toBe(false);
+    expect(hostAllowed('x.dashscope-a.oss-accelerate.aliyuncs.com', allow)).toBe(false);
+    expect(hostAllowed('dashscope-a.oss-accelerate.aliyuncs.com.evil.net', allow)).toBe(false);
+    expect(hostAllowed('dashscope-a.oss-accelerateXaliyuncs.com', allow)).toBe(false);
+  });
+
+  it('by default, DashScope results on OSS transfer acceleration hosts are downloaded; other buckets there are not', () => {
+    const policy = resultDownloadPolicy(loadConfig({}));
+    const url = 'https://dashscope-result-sh.oss-accelerate.aliyuncs.com/1d/ab/20260101/video.mp4?Expires=1767312000&OSSAccessKeyId=x&Signature=y';
+    expect(checkUrl(url, policy).url.hostname).toBe('dashscope-result-sh.oss-accelerate.aliyuncs.com');
+    expect(() => checkUrl('https://someone-else.oss-accelerate.aliyuncs.com/v.mp4', policy)).toThrow(/allow-list/);
+    expect(checkUrl('https://dashscope-result-bj.oss-cn-beijing.aliyuncs.com/v.mp4', policy).privateOk).toBe(false);
   });
 
   it('requires https unless the origin is trusted or private networks are allowed', () => {

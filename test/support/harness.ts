@@ -28,8 +28,8 @@ export interface Harness {
   /** Every log line the gateway wrote (and the gateways restart() started after it). */
   logs: string[];
   adminKey: string;
-  /** Create a client token directly (returns the secret). */
-  token(opts?: { name?: string; models?: string[]; quota?: number; expiresAt?: number }): Promise<{ id: string; secret: string }>;
+  /** Create a client token directly (returns the secret, and the `whsec_…` its task callbacks are signed with). */
+  token(opts?: { name?: string; models?: string[]; quota?: number; expiresAt?: number }): Promise<{ id: string; secret: string; callbackSecret: string }>;
   /** fetch against the gateway. */
   fetch(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
   admin(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
@@ -102,8 +102,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     logs,
     adminKey: ADMIN_KEY,
     token: async (o = {}) => {
-      const { record, secret } = await createToken(h.gw.deps, { name: o.name ?? 'test', models: o.models, quota: o.quota, expiresAt: o.expiresAt });
-      return { id: record.id, secret };
+      const { record, secret, callbackSecret } = await createToken(h.gw.deps, { name: o.name ?? 'test', models: o.models, quota: o.quota, expiresAt: o.expiresAt });
+      return { id: record.id, secret, callbackSecret };
     },
     fetch: (path, init = {}) => {
       const headers = new Headers(init.headers);

@@ -1,5 +1,6 @@
-// Client tokens: search and filter, create (the secret shown once), and for one token its usage (balance, spend per
-// model), a top-up and an edit of quota, limits, models and expiry; rotate (the new secret shown once), revoke.
+// Client tokens: search and filter, create (its secret and callback secret shown once), and for one token its usage (balance, spend per
+// model), a top-up and an edit of quota, limits, models and expiry, its callback secret's rotation; rotate (the new
+// secret shown once), revoke.
 import { useState } from 'preact/hooks';
 import { call } from '../api.ts';
 import type { CreatedToken, Token } from '../types.ts';
@@ -8,18 +9,40 @@ import { TokenForm } from './tokens/token-form.tsx';
 import { TokenPanel } from './tokens/token-panel.tsx';
 import { stateOf, TokenTable, type TokenState } from './tokens/token-table.tsx';
 
-function SecretCard({ created, onDone }: { created: CreatedToken; onDone: () => void }) {
+/** What was just shown once: a new token's secret and callback secret, or a rotated token's new secret. */
+interface Shown {
+  name: string;
+  token: string;
+  callbackSecret?: string;
+}
+
+function SecretCard({ shown, onDone }: { shown: Shown; onDone: () => void }) {
   return (
     <div class="card secret" role="status">
-      <h2>Secret of token “{created.name}”</h2>
-      <p>Copy its secret now: it is shown only this once and is stored hashed.</p>
+      <h2>Secret of token “{shown.name}”</h2>
+      <p>Copy it now: it is shown only this once and is stored hashed.</p>
       <code id="new-secret" class="wrap">
-        {created.token}
+        {shown.token}
       </code>
       <div class="actions">
-        <button type="button" onClick={() => void navigator.clipboard?.writeText(created.token)}>
+        <button type="button" onClick={() => void navigator.clipboard?.writeText(shown.token)}>
           Copy
         </button>
+      </div>
+      {shown.callbackSecret && (
+        <>
+          <p>Its callback secret: the client verifies its task callbacks with it (Standard Webhooks). Shown only this once too.</p>
+          <code id="new-callback-secret" class="wrap">
+            {shown.callbackSecret}
+          </code>
+          <div class="actions">
+            <button type="button" onClick={() => void navigator.clipboard?.writeText(shown.callbackSecret!)}>
+              Copy callback secret
+            </button>
+          </div>
+        </>
+      )}
+      <div class="actions">
         <button type="button" class="quiet" onClick={onDone}>
           Done
         </button>
@@ -32,13 +55,14 @@ export function Tokens() {
   const tokens = useLoad(() => call<{ data: Token[] }>('/admin/tokens').then((r) => r.data), []);
   const [search, setSearch] = useState('');
   const [only, setOnly] = useState<TokenState | ''>('');
-  const [created, setCreated] = useState<CreatedToken | null>(null);
+  const [created, setCreated] = useState<Shown | null>(null);
   const [openId, setOpenId] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const rotate = async (t: Token) => {
     setError(null);
     try {
-      setCreated(await call<CreatedToken>(`/admin/tokens/${encodeURIComponent(t.id)}/rotate`, { method: 'POST', json: {} }));
+      const r = await call<Token & { token: string }>(`/admin/tokens/${encodeURIComponent(t.id)}/rotate`, { method: 'POST', json: {} });
+      setCreated({ name: r.name, token: r.token });
       tokens.reload();
     } catch (e) {
       setError(errorText(e));
@@ -52,7 +76,7 @@ export function Tokens() {
   return (
     <section>
       <h1 tabIndex={-1}>Tokens</h1>
-      {created && <SecretCard created={created} onDone={() => setCreated(null)} />}
+      {created && <SecretCard shown={created} onDone={() => setCreated(null)} />}
       {open ? (
         <TokenPanel
           token={open}
@@ -67,8 +91,8 @@ export function Tokens() {
         <div class="card">
           <TokenForm
             token={null}
-            onCreated={(c) => {
-              setCreated(c);
+            onCreated={(c: CreatedToken) => {
+              setCreated({ name: c.name, token: c.token, callbackSecret: c.callback_secret });
               tokens.reload();
             }}
           />

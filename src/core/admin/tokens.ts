@@ -1,6 +1,7 @@
 // Client tokens as the operator manages them (admin API and CLI alike): create, list, revoke, and the demo token.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { newCallbackSecret } from '../../auth/callback-secret.ts';
 import { hashToken, newId, newTokenSecret } from '../../auth/token-secret.ts';
 import { isObject, onlyFields, optInt, optStringArray, reqString } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
@@ -8,7 +9,7 @@ import type { TokenRecord } from '../../store/repos/tokens.ts';
 import type { CreatedTokenView, TokenView } from '../views.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 
-/** Token as shown to the operator: never the secret. */
+/** Token as shown to the operator: never the secret, nor its callback secret. */
 export function publicToken(t: TokenRecord): TokenView {
   return {
     id: t.id,
@@ -25,13 +26,22 @@ export function publicToken(t: TokenRecord): TokenView {
     revoked_at: t.revokedAt,
     created_at: t.createdAt,
     previous_secret_until: t.previousSecretUntil,
+    callback_secret_issued_at: t.callbackSecretIssuedAt,
+    previous_callback_secret_until: t.previousCallbackSecretUntil,
   };
 }
 
-/** The answer to a creation: the only time the secret is shown. */
-export function createdToken({ record, secret }: { record: TokenRecord; secret: string }): CreatedTokenView {
+/** A token as created: the record, its secret and its callback secret (both shown only in the creation's answer). */
+export interface CreatedToken {
+  record: TokenRecord;
+  secret: string;
+  callbackSecret: string;
+}
+
+/** The answer to a creation: the only time the secret and the callback secret are shown. */
+export function createdToken({ record, secret, callbackSecret }: CreatedToken): CreatedTokenView {
   const { id, name, models, quota, expiresAt, createdAt } = record;
-  return { id, name, token: secret, models, quota, expires_at: expiresAt, created_at: createdAt };
+  return { id, name, token: secret, callback_secret: callbackSecret, models, quota, expires_at: expiresAt, created_at: createdAt };
 }
 
 export interface CreateTokenInput {
@@ -67,12 +77,13 @@ export function parseCreateToken(body: unknown): CreateTokenInput {
   return { name, models, quota, expiresAt, rpmLimit, tpmLimit, concurrencyLimit };
 }
 
-/** Store a new token: the record and its secret. No audit line (start-up provisioning and tests); see issueToken. */
-export async function createToken(deps: Pick<AdminDeps, 'repos' | 'catalogue'>, input: CreateTokenInput): Promise<{ record: TokenRecord; secret: string }> {
+/** Store a new token: the record and its secrets. No audit line (start-up provisioning and tests); see issueToken. */
+export async function createToken(deps: Pick<AdminDeps, 'repos' | 'catalogue' | 'box'>, input: CreateTokenInput): Promise<CreatedToken> {
   for (const m of input.models ?? []) {
     if (!deps.catalogue.resolve(m)) throw new GatewayError('invalid_parameter', `Unknown model in allow-list: ${m}`, { param: 'models' });
   }
   const secret = newTokenSecret();
+  const callbackSecret = newCallbackSecret();
   const record = await deps.repos.tokens.create({
     id: newId('tok'),
     name: input.name,
@@ -85,12 +96,14 @@ export async function createToken(deps: Pick<AdminDeps, 'repos' | 'catalogue'>, 
     rpmLimit: input.rpmLimit ?? null,
     tpmLimit: input.tpmLimit ?? null,
     concurrencyLimit: input.concurrencyLimit ?? null,
+    // Sealed, not hashed: the gateway signs with it.
+    callbackSecret: deps.box.seal(callbackSecret),
   });
-  return { record, secret };
+  return { record, secret, callbackSecret };
 }
 
 /** The admin action: create a token and audit it. */
-export async function issueToken(deps: AdminDeps, by: Actor, input: CreateTokenInput): Promise<{ record: TokenRecord; secret: string }> {
+export async function issueToken(deps: AdminDeps, by: Actor, input: CreateTokenInput): Promise<CreatedToken> {
   const created = await createToken(deps, input);
   const { record } = created;
   await audit(deps, by, 'token.create', record.id, { name: record.name, models: record.models, quota: record.quota });
@@ -122,7 +135,7 @@ export async function revokeToken(deps: AdminDeps, by: Actor, id: string): Promi
 }
 
 /** The demo token: reused across restarts (its secret kept in the data dir), recreated if revoked or expired. */
-export async function demoToken(deps: Pick<AdminDeps, 'repos' | 'catalogue'>, dataDir: string): Promise<string> {
+export async function demoToken(deps: Pick<AdminDeps, 'repos' | 'catalogue' | 'box'>, dataDir: string): Promise<string> {
   const path = join(dataDir, 'demo-token');
   if (existsSync(path)) {
     const secret = readFileSync(path, 'utf8').trim();

@@ -119,6 +119,8 @@ export const tokenView = obj({
   tpm_limit: { type: ['integer', 'null'], description: 'tokens (input + output) per minute' }, concurrency_limit: { type: ['integer', 'null'], description: 'calls in flight' },
   expires_at: { type: ['integer', 'null'], description: 'ms' }, revoked_at: { type: ['integer', 'null'], description: 'ms' }, created_at: int('ms'),
   previous_secret_until: { type: ['integer', 'null'], description: 'after a rotation with a grace period: until when (ms) the previous secret still works' },
+  callback_secret_issued_at: { type: ['integer', 'null'], description: 'when (ms) the current callback secret was shown (creation or rotation); null: never shown (a token older than callback secrets: rotate it to issue one)' },
+  previous_callback_secret_until: { type: ['integer', 'null'], description: 'after a callback-secret rotation: until when (ms) callbacks are signed with the previous callback secret too' },
 });
 const nullableInt = (description: string, minimum: number, maximum: number): Schema => ({ type: ['integer', 'null'], minimum, maximum, description });
 export const tokenPatch = {

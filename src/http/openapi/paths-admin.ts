@@ -3,6 +3,7 @@ import { str, int, arr, obj, ref, jsonBody, ok, pathParam, query, admin, tokenUs
 import { micro, timeParam, limitParam, price, priceView, priceChange, ledgerEntry, requestLogEntry, billLine, billModelLine, auditEntry, tokenView, tokenPatch, channelView, channelPatch, channelCheck, modelParam, cursorParam, formatParam, listAnswer, LEDGER_CSV, REQUEST_LOG_CSV } from './admin-schemas.ts';
 
 const tokenId = [pathParam('id', 'Token id')];
+const CALLBACK_SECRET = str('whsec_ + base64 of 32 random bytes: verifies the token\'s task callbacks (Standard Webhooks); shown once');
 const channelId = [pathParam('id', 'Channel id')];
 
 export function adminPaths(): Record<string, Record<string, Operation>> {
@@ -15,7 +16,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
           tpm_limit: { type: 'integer', minimum: 1, maximum: 1000000000, description: 'tokens (input + output) per minute, counted when a call settles' },
           concurrency_limit: { type: 'integer', minimum: 1, maximum: 100000 },
         }, ['name']), additionalProperties: false }),
-      }, obj({ id: str(), name: str(), token: str('the secret, shown once'), models: { type: ['array', 'null'], items: str() }, quota: { type: ['integer', 'null'] }, expires_at: { type: ['integer', 'null'] }, created_at: int('ms') }), '201'),
+      }, obj({ id: str(), name: str(), token: str('the secret, shown once'), callback_secret: CALLBACK_SECRET, models: { type: ['array', 'null'], items: str() }, quota: { type: ['integer', 'null'] }, expires_at: { type: ['integer', 'null'] }, created_at: int('ms') }, ['id', 'name', 'token', 'callback_secret', 'models', 'quota', 'expires_at', 'created_at']), '201'),
       get: admin('List tokens (never the secret)', {}, obj({ data: arr(tokenView) })),
     },
     '/admin/tokens/{id}': {
@@ -39,6 +40,12 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
         parameters: tokenId,
         requestBody: { ...jsonBody({ ...obj({ grace_ms: { type: 'integer', minimum: 0, maximum: 604800000, default: 0 } }), additionalProperties: false }), required: false },
       }, { ...tokenView, properties: { ...(tokenView.properties as Schema), token: str('the new secret, shown once') } }),
+    },
+    '/admin/tokens/{id}/callback-secret/rotate': {
+      post: admin('A new callback secret for the token (shown only in this answer): its task callbacks are signed with it from now on, and with the one it replaces too for grace_ms more (a second v1 signature in webhook-signature)', {
+        parameters: tokenId,
+        requestBody: { ...jsonBody({ ...obj({ grace_ms: { type: 'integer', minimum: 0, maximum: 604800000, description: 'how long the replaced secret keeps signing; absent = TOLLWAY_CALLBACK_SECRET_GRACE_MS (default 24 h); 0 = it stops at once' } }), additionalProperties: false }), required: false },
+      }, { ...tokenView, properties: { ...(tokenView.properties as Schema), callback_secret: CALLBACK_SECRET } }),
     },
     '/admin/channels': {
       post: admin('Add an upstream channel (keys encrypted at rest, never shown again; unknown fields, and the other kind\'s key fields, are refused)', {

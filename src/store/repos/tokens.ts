@@ -20,6 +20,18 @@ export interface TokenRecord {
   createdAt: number;
   /** Until when the secret before the last rotation is still accepted (ms), or null. */
   previousSecretUntil: number | null;
+  /** When the current callback secret was shown (creation or its rotation); null: never shown to anyone. */
+  callbackSecretIssuedAt: number | null;
+  /** Until when the callback secret before the last rotation still signs too (ms), or null. */
+  previousCallbackSecretUntil: number | null;
+}
+
+/** A token's callback secrets as stored: sealed (SecretBox). */
+export interface SealedCallbackSecrets {
+  /** null: a token older than callback secrets that has not been given one yet. */
+  current: string | null;
+  /** The one before the last rotation while it still signs (`until` in the future), else null. */
+  previous: string | null;
 }
 
 /** A token found by one of its secrets: the current one (`graceUntil` null) or the previous one within its grace. */
@@ -56,6 +68,8 @@ export function toTokenRecord(r: TokenRow): TokenRecord {
     revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
     createdAt: Number(r.created_at),
     previousSecretUntil: r.previous_secret_hash === null || r.previous_secret_until === null ? null : Number(r.previous_secret_until),
+    callbackSecretIssuedAt: r.callback_secret_issued_at === null ? null : Number(r.callback_secret_issued_at),
+    previousCallbackSecretUntil: r.previous_callback_secret === null || r.previous_callback_secret_until === null ? null : Number(r.previous_callback_secret_until),
   };
 }
 
@@ -70,6 +84,8 @@ export interface NewToken {
   rpmLimit?: number | null;
   tpmLimit?: number | null;
   concurrencyLimit?: number | null;
+  /** Sealed `whsec_…` callback secret, shown to the creator; absent: none yet (as a token older than migration 013). */
+  callbackSecret?: string;
 }
 
 export class TokensRepo {
@@ -89,9 +105,11 @@ export class TokensRepo {
       expires_at: t.expiresAt,
       revoked_at: null,
       created_at: now,
+      callback_secret: t.callbackSecret ?? null,
+      callback_secret_issued_at: t.callbackSecret === undefined ? null : now,
     };
     await this.db.insertInto('tokens').values(row).execute();
-    return toTokenRecord({ ...row, spent: 0, held: 0, previous_secret_hash: null, previous_secret_until: null });
+    return toTokenRecord({ ...row, spent: 0, held: 0, previous_secret_hash: null, previous_secret_until: null, previous_callback_secret: null, previous_callback_secret_until: null });
   }
 
   async findByHash(hash: string): Promise<TokenRecord | null> {
@@ -153,6 +171,38 @@ export class TokensRepo {
         prefix,
         previous_secret_hash: graceUntil === null ? null : eb.ref('secret_hash'),
         previous_secret_until: graceUntil,
+      }))
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** The sealed callback secrets signing now, or null when the token is unknown. */
+  async callbackSecrets(id: string, now = Date.now()): Promise<SealedCallbackSecrets | null> {
+    const r = await this.db.selectFrom('tokens').select(['callback_secret', 'previous_callback_secret', 'previous_callback_secret_until']).where('id', '=', id).executeTakeFirst();
+    if (!r) return null;
+    const live = r.previous_callback_secret_until !== null && Number(r.previous_callback_secret_until) > now;
+    return { current: r.callback_secret, previous: live ? r.previous_callback_secret : null };
+  }
+
+  /** Give a token older than callback secrets its first one (not issued: nobody was shown it); kept if another instance won. */
+  async setCallbackSecretIfNone(id: string, sealed: string): Promise<void> {
+    await this.db.updateTable('tokens').set({ callback_secret: sealed }).where('id', '=', id).where('callback_secret', 'is', null).execute();
+  }
+
+  /**
+   * A new callback secret. The current one becomes the previous one, still signing until `graceUntil` (null: it
+   * stops at once). Only a token not revoked is rotated; false otherwise.
+   */
+  async rotateCallbackSecret(id: string, sealed: string, graceUntil: number | null, now = Date.now()): Promise<boolean> {
+    const r = await this.db
+      .updateTable('tokens')
+      .set((eb) => ({
+        callback_secret: sealed,
+        callback_secret_issued_at: now,
+        previous_callback_secret: graceUntil === null ? null : eb.ref('callback_secret'),
+        previous_callback_secret_until: graceUntil,
       }))
       .where('id', '=', id)
       .where('revoked_at', 'is', null)

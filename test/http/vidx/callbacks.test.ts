@@ -1,36 +1,39 @@
-// Client callbacks (signed, retried, delivered once, private targets refused) and upstream callbacks
-// to the gateway's public URL (the task is updated at once, without the poller).
+// Client callbacks (signed with the token's own secret, verified by the `standardwebhooks` package as a client would,
+// retried, delivered once, private targets refused) and upstream callbacks to the gateway's public URL (the task is
+// updated at once, without the poller).
 import pino from 'pino';
+import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { klingState } from '../../../simulator/kling/index.ts';
-import { callbackSigningKey, SecretBox } from '../../../src/auth/secret-box.ts';
 import { createSafeAgents } from '../../../src/net/safe-agent.ts';
-import { CallbackDispatcher, signCallback } from '../../../src/tasks/callbacks.ts';
-import { SECRET, useHarness } from '../../support/harness.ts';
+import { TokenCallbackSigner } from '../../../src/tasks/callback-signing.ts';
+import { CallbackDispatcher } from '../../../src/tasks/callbacks.ts';
+import { useHarness } from '../../support/harness.ts';
 import { startReceiver } from '../../support/receiver.ts';
 import { ledgerOfTask } from '../../support/store-rows.ts';
 import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx.ts';
-import { until } from '../../support/wait.ts';
+import { eventually, until } from '../../support/wait.ts';
 
 const T2V = '/vidx/v1/videos/text2video';
 
 /** A client's callback endpoint that answers 500 to the first `failFirst` deliveries, then 200. */
 const receiver = (failFirst: number) => startReceiver({ failFirst, path: '/hooks/video' });
 
-// What `tollway callback-key` prints for this deployment (no TOLLWAY_CALLBACK_SECRET): the key the callbacks must verify with.
-const signingKey = callbackSigningKey(undefined, new SecretBox(SECRET));
-
-describe('client callbacks', () => {
+// A task, then its callback's attempts: on a loaded machine more than the default 30 s may pass.
+describe('client callbacks', { timeout: 120_000 }, () => {
   const t = useHarness(vidxHarness({ env: { TOLLWAY_ALLOW_PRIVATE_NETWORK: '1' } }));
 
-  it('POSTs the task data once at succeed, signed, after retrying failed attempts with back-off', async () => {
+  it('POSTs the task data once at succeed, signed with the token\'s secret, after retrying failed attempts with back-off', async () => {
     const rx = await receiver(2);
     try {
-      const { secret } = await t.h.token();
+      const { secret, callbackSecret } = await t.h.token();
+      const other = await t.h.token({ name: 'another client' });
+      expect(callbackSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
       const c = await call<TaskData>(t.h, secret, 'POST', T2V, { model_name: 'vidx-v2-5', prompt: 'callback me', callback_url: rx.url, external_task_id: 'cb-order-7' });
       const id = c.body.data.task_id;
-      await until(() => rx.hits.some((x) => x.answered === 200), 'a successful delivery');
-      await until(async () => (await t.h.store.db.selectFrom('callbacks').select('state').where('task_id', '=', id).executeTakeFirst())?.state === 'delivered', 'delivered state');
+      // Bounded generously: a loaded machine may take more than until()'s few seconds for a task and three attempts.
+      expect(await eventually(() => rx.hits.some((x) => x.answered === 200), 30_000)).toBe(true);
+      expect(await eventually(async () => (await t.h.store.db.selectFrom('callbacks').select('state').where('task_id', '=', id).executeTakeFirst())?.state === 'delivered', 30_000)).toBe(true);
       // Several more dispatcher rounds and a query: still exactly one successful delivery.
       await call(t.h, secret, 'GET', `${T2V}/${id}`);
       await new Promise((r) => setTimeout(r, 300));
@@ -38,15 +41,20 @@ describe('client callbacks', () => {
 
       const ids = new Set(rx.hits.map((x) => x.headers['webhook-id']));
       expect(ids).toEqual(new Set([`cb_${id}`]));
+      // The client's receiver, as the Standard Webhooks library checks it: id, timestamp (±5 min) and signature.
+      const mine = new Webhook(callbackSecret);
+      const theirs = new Webhook(other.callbackSecret);
       for (const hit of rx.hits) {
-        const ts = Number(hit.headers['webhook-timestamp']);
-        expect(Math.abs(ts - Date.now() / 1000)).toBeLessThan(300);
-        expect(hit.headers['webhook-signature']).toBe(signCallback(signingKey, `cb_${id}`, ts, hit.body));
+        const headers = hit.headers as Record<string, string>;
+        expect(mine.verify(hit.body, headers)).toMatchObject({ task_id: id });
+        expect(hit.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
         expect(hit.headers['content-type']).toBe('application/json');
+        // Another client's secret does not verify it: it could not have signed it either.
+        expect(() => theirs.verify(hit.body, headers)).toThrow('No matching signature found');
       }
       // A tampered body does not verify.
       const last = rx.hits.at(-1)!;
-      expect(signCallback(signingKey, `cb_${id}`, Number(last.headers['webhook-timestamp']), last.body.replace('succeed', 'failed'))).not.toBe(last.headers['webhook-signature']);
+      expect(() => mine.verify(last.body.replace('succeed', 'failed'), last.headers as Record<string, string>)).toThrow('No matching signature found');
 
       const payload = JSON.parse(last.body) as TaskData;
       expect(payload).toMatchObject({ task_id: id, task_status: 'succeed', model_name: 'vidx-v2-5-turbo', task_info: { external_task_id: 'cb-order-7' } });
@@ -64,10 +72,10 @@ describe('client callbacks', () => {
   it('a failed task is reported too', async () => {
     const rx = await receiver(0);
     try {
-      const { secret } = await t.h.token();
+      const { secret, callbackSecret } = await t.h.token();
       const c = await call<TaskData>(t.h, secret, 'POST', T2V, { prompt: 'sim-fault:fail-task', callback_url: rx.url });
-      await until(() => rx.hits.length > 0, 'delivery');
-      expect(JSON.parse(rx.hits[0]!.body)).toMatchObject({ task_id: c.body.data.task_id, task_status: 'failed' });
+      expect(await eventually(() => rx.hits.length > 0, 30_000)).toBe(true);
+      expect(new Webhook(callbackSecret).verify(rx.hits[0]!.body, rx.hits[0]!.headers as Record<string, string>)).toMatchObject({ task_id: c.body.data.task_id, task_status: 'failed' });
     } finally {
       await rx.close();
     }
@@ -99,15 +107,17 @@ describe('upstream callbacks to the public URL; dispatcher by hand', () => {
 
   it('gives up after the maximum attempts', async () => {
     const rx = await receiver(1000);
+    const { id: tok } = await t.h.token();
     const dispatcher = new CallbackDispatcher({
       db: t.h.store.db,
       logger: pino({ level: 'silent' }),
-      render: (tok) => ({ task_id: tok.id }),
-      options: { tickMs: 1000, backoffBaseMs: 1, maxAttempts: 3, allowPrivateNetwork: true, secret: 'k'.repeat(16) },
+      render: (task) => ({ task_id: task.id }),
+      signer: new TokenCallbackSigner(t.h.gw.deps.repos.tokens, t.h.gw.deps.box),
+      options: { tickMs: 1000, backoffBaseMs: 1, maxAttempts: 3, allowPrivateNetwork: true },
     });
     try {
       const now = Date.now();
-      await t.h.store.db.insertInto('callbacks').values({ id: 'cb_manual_1', task_id: 'task_manual_1', token_id: 'tok', url: rx.url, payload: '{}', state: 'pending', attempts: 0, next_at: now, last_error: null, created_at: now, updated_at: now }).execute();
+      await t.h.store.db.insertInto('callbacks').values({ id: 'cb_manual_1', task_id: 'task_manual_1', token_id: tok, url: rx.url, payload: '{}', state: 'pending', attempts: 0, next_at: now, last_error: null, created_at: now, updated_at: now }).execute();
       for (let i = 0; i < 3; i++) {
         await new Promise((r) => setTimeout(r, 5));
         await dispatcher.deliverDue();
@@ -128,16 +138,18 @@ describe('upstream callbacks to the public URL; dispatcher by hand', () => {
     const port = new URL(rx.url).port;
     // hooks.example.test "resolves" to loopback: the connect-time check must refuse it.
     const agents = createSafeAgents(async () => [{ address: '127.0.0.1', family: 4 }]);
+    const { id: tok } = await t.h.token();
     const dispatcher = new CallbackDispatcher({
       db: t.h.store.db,
       logger: pino({ level: 'silent' }),
-      render: (tok) => ({ task_id: tok.id }),
-      options: { tickMs: 1000, backoffBaseMs: 1, maxAttempts: 5, allowPrivateNetwork: false, secret: 'k'.repeat(16) },
+      render: (task) => ({ task_id: task.id }),
+      signer: new TokenCallbackSigner(t.h.gw.deps.repos.tokens, t.h.gw.deps.box),
+      options: { tickMs: 1000, backoffBaseMs: 1, maxAttempts: 5, allowPrivateNetwork: false },
       agents,
     });
     try {
       const now = Date.now();
-      await t.h.store.db.insertInto('callbacks').values({ id: 'cb_manual_2', task_id: 'task_manual_2', token_id: 'tok', url: `http://hooks.example.test:${port}/x`, payload: '{}', state: 'pending', attempts: 0, next_at: now, last_error: null, created_at: now, updated_at: now }).execute();
+      await t.h.store.db.insertInto('callbacks').values({ id: 'cb_manual_2', task_id: 'task_manual_2', token_id: tok, url: `http://hooks.example.test:${port}/x`, payload: '{}', state: 'pending', attempts: 0, next_at: now, last_error: null, created_at: now, updated_at: now }).execute();
       await dispatcher.deliverDue();
       const row = await t.h.store.db.selectFrom('callbacks').selectAll().where('id', '=', 'cb_manual_2').executeTakeFirstOrThrow();
       expect(row.state).toBe('failed');

@@ -1,7 +1,8 @@
-// One token opened from the list: its balance and spend per model, a top-up, and the edit form (a revoked token:
-// its usage only).
+// One token opened from the list: its balance and spend per model, a top-up, the edit form and its callback secret
+// (a revoked token: its usage only).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Token } from '../../types.ts';
+import { CallbackSecret } from './callback-secret.tsx';
 import { editableKey, TokenForm } from './token-form.tsx';
 import { TokenUsage } from './token-usage.tsx';
 import { TopUpForm } from './top-up-form.tsx';
@@ -46,6 +47,7 @@ export function TokenPanel({ token, onChanged, onClose }: { token: Token; onChan
             <p role="status" class="muted">
               {saved}
             </p>
+            <CallbackSecret key={token.id} token={token} onDone={onChanged} />
           </div>
         )}
       </div>

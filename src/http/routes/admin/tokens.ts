@@ -1,6 +1,7 @@
 // /admin/tokens: client tokens (core/admin/tokens.ts; edits, top-ups and rotations in core/admin/token-changes.ts;
-// usage in core/admin/token-usage.ts).
+// callback secrets in core/admin/callback-secrets.ts; usage in core/admin/token-usage.ts).
 import type { FastifyInstance } from 'fastify';
+import { parseCallbackSecretRotate, rotateCallbackSecret } from '../../../core/admin/callback-secrets.ts';
 import { parseRotate, parseTokenPatch, parseTopUp, rotateToken, topUp, updateToken } from '../../../core/admin/token-changes.ts';
 import { qOnly, qTime, type Query } from '../../../contracts/query.ts';
 import { adminTokenUsage } from '../../../core/admin/token-usage.ts';
@@ -31,5 +32,11 @@ export function registerTokenRoutes(scope: FastifyInstance, deps: GatewayDeps): 
     const { record, secret } = await rotateToken(deps, adminActor(req), req.params.id, parseRotate(req.body));
     // The only time the new secret is shown.
     return { ...publicToken(record), token: secret };
+  });
+  scope.post<ById>('/tokens/:id/callback-secret/rotate', async (req) => {
+    const opts = parseCallbackSecretRotate(req.body, deps.config.callbacks.secretGraceMs);
+    const { record, callbackSecret } = await rotateCallbackSecret(deps, adminActor(req), req.params.id, opts);
+    // The only time the new callback secret is shown.
+    return { ...publicToken(record), callback_secret: callbackSecret };
   });
 }

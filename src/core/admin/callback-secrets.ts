@@ -1,0 +1,30 @@
+// A token's callback secret (the `whsec_…` its task callbacks are signed with), rotated by the operator (admin API,
+// console and CLI alike). The new secret is shown only in the rotation's answer; the one it replaces keeps signing
+// for a grace period, so the client can switch its receiver without refusing a callback.
+import { newCallbackSecret } from '../../auth/callback-secret.ts';
+import { isObject, onlyFields, optInt } from '../../contracts/fields.ts';
+import { MAX_CALLBACK_GRACE_MS } from '../../config/config.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { TokenRecord } from '../../store/repos/tokens.ts';
+import { audit, type Actor, type AdminDeps } from './deps.ts';
+import { getToken } from './tokens.ts';
+
+/** An absent grace_ms takes the deployment's default (TOLLWAY_CALLBACK_SECRET_GRACE_MS). */
+export function parseCallbackSecretRotate(body: unknown, defaultGraceMs: number): { graceMs: number } {
+  if (body !== undefined && body !== null && !isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
+  const o = isObject(body) ? body : {};
+  onlyFields(o, ['grace_ms']);
+  return { graceMs: optInt(o, 'grace_ms', 0, MAX_CALLBACK_GRACE_MS) ?? defaultGraceMs };
+}
+
+/** A new callback secret for a token not revoked; the previous one signs too for `graceMs` more (0: it stops at once). */
+export async function rotateCallbackSecret(deps: AdminDeps, by: Actor, id: string, opts: { graceMs: number }, now = Date.now()): Promise<{ record: TokenRecord; callbackSecret: string }> {
+  const t = await getToken(deps, id);
+  if (t.revokedAt !== null) throw new GatewayError('conflict', `Token ${id} is revoked`);
+  const callbackSecret = newCallbackSecret();
+  const graceUntil = opts.graceMs > 0 ? now + opts.graceMs : null;
+  if (!(await deps.repos.tokens.rotateCallbackSecret(id, deps.box.seal(callbackSecret), graceUntil, now))) throw new GatewayError('conflict', `Token ${id} is revoked`);
+  // Nothing is cached: the next delivery reads the token's secrets. The audit line names no secret.
+  await audit(deps, by, 'token.callback_secret.rotate', id, { grace_ms: opts.graceMs, previous_callback_secret_until: graceUntil });
+  return { record: await getToken(deps, id), callbackSecret };
+}
