@@ -26,7 +26,7 @@ export function vidxEndpointOf(entry: ModelEntry, path: VidxPath): VidxEndpoint 
 }
 
 /** The upstream endpoints a contract path may be served by (o1's text-to-video is an omni-video task). */
-const SERVED_BY: Record<VidxPath, readonly VidxPath[]> = {
+export const SERVED_BY: Record<VidxPath, readonly VidxPath[]> = {
   text2video: ['text2video', 'omni-video'],
   'omni-video': ['omni-video'],
   'multi-elements': ['multi-elements'],

@@ -1,7 +1,5 @@
 // The task engine's driver for Kling tasks: one status query per task, or — for many due tasks of one
 // account — the documented list query (`GET /v1/videos/<path>?pageNum&pageSize`, up to 500 a page). No store access.
-// A driver serves one task kind (one client path); each task is asked about at the upstream endpoint it was created
-// on (endpointOf: an o1 text2video task lives at omni-video).
 // A creation whose answer was lost to a crash is found again by its external_task_id (our task id, unique per
 // upstream account).
 import { isObject } from '../../contracts/fields.ts';
@@ -10,7 +8,7 @@ import type { ModeTier } from '../../metering/types.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
 import type { CallLimit, PollOutcome, SubmitOutcome, TaskDriver, TaskRecord } from '../../tasks/types.ts';
 import type { KlingClient } from './client.ts';
-import { endpointOf, parseCreated, parseTaskData, type KlingTaskPath } from './tasks.ts';
+import { parseCreated, parseTaskData, type KlingTaskPath } from './tasks.ts';
 
 const PAGE_SIZE = 500;
 /** Pages read beyond what the wanted tasks could fill: the list holds other tasks of the account too. */
@@ -29,10 +27,9 @@ export class KlingTaskDriver implements TaskDriver {
   /** Ask the stored channel, then the other Kling accounts, for our task id; null only when every one said 1203/404. */
   async recoverSubmit(task: TaskRecord, channel: Channel, limit: CallLimit): Promise<SubmitOutcome | null> {
     const others = this.klingChannels().filter((c) => c.id !== channel.id);
-    const path = endpointOf(task, this.path);
     for (const ch of [channel, ...others]) {
       try {
-        const r = await this.client.call(ch, 'GET', `/v1/videos/${path}/${encodeURIComponent(task.id)}`, undefined, limit);
+        const r = await this.client.call(ch, 'GET', `/v1/videos/${this.path}/${encodeURIComponent(task.id)}`, undefined, limit);
         return { ...parseCreated(r.data, r.upstreamRequestId), channelId: ch.id };
       } catch (e) {
         if (!(isGatewayError(e) && e.code === 'not_found')) throw e; // cannot tell now: the engine asks again later
@@ -44,7 +41,7 @@ export class KlingTaskDriver implements TaskDriver {
   async poll(task: TaskRecord, channel: Channel, limit: CallLimit): Promise<PollOutcome> {
     if (!task.upstreamTaskId) return { state: 'unknown', upstreamStatus: 'missing', error: { code: 'task_unknown', message: 'The task has no upstream id' } };
     try {
-      const r = await this.client.call(channel, 'GET', `/v1/videos/${endpointOf(task, this.path)}/${encodeURIComponent(task.upstreamTaskId)}`, undefined, limit);
+      const r = await this.client.call(channel, 'GET', `/v1/videos/${this.path}/${encodeURIComponent(task.upstreamTaskId)}`, undefined, limit);
       return parseTaskData(r.data, tierOf(task), r.upstreamRequestId);
     } catch (e) {
       // 1203 on a task we created: the upstream forgot it. Other errors back off (thrown).
@@ -57,44 +54,30 @@ export class KlingTaskDriver implements TaskDriver {
 
   /**
    * Pages of the account's task list until every wanted task was seen, the list ends, or a bounded number of pages
-   * was read — per upstream endpoint the tasks live at. The list's order is not documented, so nothing is inferred
-   * from it: a task not seen is polled alone.
+   * was read. The list's order is not documented, so nothing is inferred from it: a task not seen is polled alone.
    */
   async pollMany(tasks: readonly TaskRecord[], channel: Channel, limit: CallLimit): Promise<Map<string, PollOutcome>> {
-    const byPath = new Map<KlingTaskPath, TaskRecord[]>();
-    for (const t of tasks) {
-      const path = endpointOf(t, this.path);
-      const list = byPath.get(path);
-      if (list) list.push(t);
-      else byPath.set(path, [t]);
-    }
-    const out = new Map<string, PollOutcome>();
-    for (const [path, list] of byPath) await this.listPages(path, list, channel, limit, out);
-    return out;
-  }
-
-  private async listPages(path: KlingTaskPath, tasks: readonly TaskRecord[], channel: Channel, limit: CallLimit, out: Map<string, PollOutcome>): Promise<void> {
     const wanted = new Map<string, TaskRecord>();
     for (const t of tasks) if (t.upstreamTaskId) wanted.set(t.upstreamTaskId, t);
-    let seen = 0;
+    const out = new Map<string, PollOutcome>();
     const maxPages = Math.ceil(wanted.size / PAGE_SIZE) + EXTRA_PAGES;
-    for (let page = 1; page <= maxPages && seen < wanted.size; page++) {
-      const r = await this.client.call(channel, 'GET', `/v1/videos/${path}?pageNum=${page}&pageSize=${PAGE_SIZE}`, undefined, limit);
+    for (let page = 1; page <= maxPages && out.size < wanted.size; page++) {
+      const r = await this.client.call(channel, 'GET', `/v1/videos/${this.path}?pageNum=${page}&pageSize=${PAGE_SIZE}`, undefined, limit);
       if (!Array.isArray(r.data)) throw new GatewayError('upstream_error', 'The upstream task list answer has no list');
       for (const item of r.data) {
         const id = isObject(item) && typeof item.task_id === 'string' ? item.task_id : null;
         const t = id ? wanted.get(id) : undefined;
-        if (!t || !id || out.has(id)) continue;
+        if (!t || !id) continue;
         // One item the gateway cannot read (a status it does not know) leaves that task to its own status query,
         // not the whole account's batch to back off.
         try {
           out.set(id, parseTaskData(item, tierOf(t), r.upstreamRequestId));
-          seen++;
         } catch {
           continue;
         }
       }
       if (r.data.length < PAGE_SIZE) break;
     }
+    return out;
   }
 }

@@ -3,20 +3,11 @@
 import { isObject } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ModeTier } from '../../metering/types.ts';
-import type { PollOutcome, SubmitOutcome, TaskRecord } from '../../tasks/types.ts';
-import { VIDX_PATHS, type VidxPath } from '../../catalogue/types.ts';
+import type { PollOutcome, SubmitOutcome } from '../../tasks/types.ts';
+import type { VidxPath } from '../../catalogue/types.ts';
 
 /** An upstream task endpoint (`/v1/videos/<path>`): where a task is created, queried, listed and recovered. */
 export type KlingTaskPath = VidxPath;
-
-/**
- * The endpoint a task lives at upstream: the one it was created on, kept with the task (an o1 text2video task is an
- * omni-video task upstream), else the driver's own (tasks made before the endpoint was kept).
- */
-export function endpointOf(task: TaskRecord, fallback: KlingTaskPath): KlingTaskPath {
-  const e = isObject(task.request) ? task.request.upstream_endpoint : undefined;
-  return typeof e === 'string' && (VIDX_PATHS as readonly string[]).includes(e) ? (e as KlingTaskPath) : fallback;
-}
 
 /** One produced video as we keep it (upstream id kept for init-selection by video_id; never shown). */
 export interface StoredVideo {

@@ -16,9 +16,9 @@ import { createVidxTask } from './tasks.ts';
 import { KINDS } from './views.ts';
 
 /**
- * POST /vidx/v1/videos/text2video. The task is a text2video task for the client (its kind, path and list) whichever
- * upstream endpoint creates it; the endpoint is kept with the task (`upstream_endpoint`), so its driver queries,
- * lists and recovers it there.
+ * POST /vidx/v1/videos/text2video. The task is a text2video task for the client (its path, list and external ids)
+ * whichever upstream endpoint creates it; the endpoint is kept in its stored kind (views.ts storedKind), so its driver
+ * queries, lists and recovers it there.
  */
 export async function createText2Video(ctx: VidxContext, req: CallContext, raw: unknown): Promise<TaskRecord> {
   const { deps } = ctx;
@@ -35,14 +35,7 @@ export async function createText2Video(ctx: VidxContext, req: CallContext, raw: 
     upstreamModel: m.upstreamModel,
     entry: m.entry,
     channels: deps.channels.forModel(m.entry),
-    request: {
-      model_name: m.publicName,
-      mode: r.mode,
-      duration: String(r.duration),
-      aspect_ratio: r.aspectRatio,
-      ...(r.watermarkInfo ? { watermark_info: r.watermarkInfo } : {}),
-      upstream_endpoint: rules.endpoint,
-    },
+    request: { model_name: m.publicName, mode: r.mode, duration: String(r.duration), aspect_ratio: r.aspectRatio, ...(r.watermarkInfo ? { watermark_info: r.watermarkInfo } : {}) },
     tier: r.mode,
     seconds: r.duration,
     externalTaskId: r.externalTaskId,
