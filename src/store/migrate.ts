@@ -11,6 +11,7 @@ import * as m009 from './migrations/009-console-sessions.ts';
 import * as m010 from './migrations/010-price-history.ts';
 import * as m011 from './migrations/011-task-events.ts';
 import * as m012 from './migrations/012-ledger-rowid.ts';
+import * as m015 from './migrations/015-request-log-upstream-error.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '010-price-history': m010,
   '011-task-events': m011,
   '012-ledger-rowid': m012,
+  '015-request-log-upstream-error': m015,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -79,8 +79,9 @@ export function parseTaskData(data: unknown, tier: ModeTier, upstreamRequestId: 
     // No reported duration → the engine charges the hold estimate (requested seconds).
     if (seconds !== null) out.usage = { kind: 'video-mode', outputSeconds: seconds, tier };
   } else if (state === 'failed') {
-    const msg = typeof data.task_status_msg === 'string' && data.task_status_msg ? data.task_status_msg : 'The upstream task failed';
-    out.error = { code: 'upstream_task_failed', message: msg, upstreamRequestId };
+    // The upstream's reason (it may name its models or hosts) is the operators'; the client gets our words.
+    const reason = typeof data.task_status_msg === 'string' && data.task_status_msg ? data.task_status_msg : undefined;
+    out.error = { code: 'upstream_task_failed', message: 'The upstream task failed', upstreamRequestId, ...(reason ? { upstreamMessage: reason } : {}) };
   }
   return out;
 }
