@@ -73,6 +73,6 @@ describe('KlingTaskDriver.pollMany', () => {
     const out = await new KlingTaskDriver(listing, 'text2video').pollMany(tasks, chA(), limit());
     expect([...out.keys()].sort()).toEqual(['up_1', 'up_4']);
     expect(out.get('up_1')?.state).toBe('in_progress');
-    expect(out.get('up_4')).toMatchObject({ state: 'failed', error: { message: 'bad prompt' } });
+    expect(out.get('up_4')).toMatchObject({ state: 'failed', error: { message: 'The upstream task failed', upstreamMessage: 'bad prompt' } });
   });
 });
