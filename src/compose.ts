@@ -253,11 +253,12 @@ function composeVidx(deps: GatewayDeps, views: typeof import('./core/vidx/views.
       allowPrivateNetwork: deps.config.allowPrivateNetwork,
     },
   });
-  const { KINDS } = views;
+  const { KINDS, storedKinds } = views;
   const klingChannels = () => deps.channels.all().filter((c) => c.kind === 'kling');
-  deps.tasks.registerDriver(KINDS.text2video, new KlingTaskDriver(client, 'text2video', klingChannels));
-  deps.tasks.registerDriver(KINDS.edit, new KlingTaskDriver(client, 'multi-elements', klingChannels));
-  deps.tasks.registerDriver(KINDS.omni, new KlingTaskDriver(client, 'omni-video', klingChannels));
+  // One driver per stored kind: a path's tasks created on another upstream endpoint (o1 text2video) are asked there.
+  for (const kind of Object.values(KINDS)) {
+    for (const s of storedKinds(kind)) deps.tasks.registerDriver(s.kind, new KlingTaskDriver(client, s.endpoint, klingChannels));
+  }
   const callbackKey = deps.box.derive('tollway:kling-callback-url:v1');
   return { deps, client, sessions: new SessionsRepo(deps.store.db), callbackKey, kick: () => dispatcher.kick(), dispatcher };
 }

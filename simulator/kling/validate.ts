@@ -1,20 +1,17 @@
 // What the real Kling API checks on its creation bodies (upstream names only: a stand-in `vidx-*`
-// name reaching here is a gateway bug, and is refused like any unknown model).
+// name reaching here is a gateway bug, and is refused like any unknown model). The endpoint × model table is the
+// real one (upstream-protocols.md §7 "Which endpoint takes which model"): text2video does not take kling-v1-5,
+// kling-v2-1 (image-to-video only) or kling-video-o1 (omni-video only); the master models take no `mode`.
 import { isObj, SimParamError } from './envelope.ts';
 
-export const T2V_MODELS = [
-  'kling-v1',
-  'kling-v1-5',
-  'kling-v1-6',
-  'kling-video-o1',
-  'kling-v2-master',
-  'kling-v2-1',
-  'kling-v2-1-master',
-  'kling-v2-5-turbo',
-  'kling-v2-6',
-  'kling-v3',
-];
+export const T2V_MODELS = ['kling-v1', 'kling-v1-6', 'kling-v2-master', 'kling-v2-1-master', 'kling-v2-5-turbo', 'kling-v2-6', 'kling-v3'];
+/** Models the account knows that text2video does not take. */
+const NOT_ON_T2V = ['kling-v1-5', 'kling-v2-1', 'kling-video-o1', 'kling-v3-omni'];
+/** No std/pro mode: a `mode` is refused. */
+export const MODELESS_MODELS = ['kling-v2-master', 'kling-v2-1-master'];
 export const OMNI_MODELS = ['kling-video-o1', 'kling-v3-omni'];
+/** Fields the omni-video endpoint does not take for o1 (its prompt holds any negative wish). */
+const O1_REFUSED = ['negative_prompt', 'cfg_scale', 'camera_control'];
 const CAMERA_TYPES = ['simple', 'down_back', 'forward_up', 'right_turn_forward', 'left_turn_forward'];
 const CAMERA_FIELDS = ['horizontal', 'vertical', 'pan', 'tilt', 'roll', 'zoom'];
 
@@ -70,7 +67,9 @@ function checkCamera(c: unknown): void {
 
 export function checkText2Video(b: Record<string, unknown>): { model: string; mode: 'std' | 'pro'; seconds: number } {
   const model = b.model_name ?? b.model ?? 'kling-v1';
+  if (typeof model === 'string' && NOT_ON_T2V.includes(model)) fail(`model_name '${model}' is not supported by text2video`);
   if (typeof model !== 'string' || !T2V_MODELS.includes(model)) fail(`model_name is invalid: ${String(model)}`);
+  if (MODELESS_MODELS.includes(model) && b.mode !== undefined) fail(`mode is not supported by ${model}`);
   checkPrompt(b, true);
   if (b.cfg_scale !== undefined) {
     if (model.startsWith('kling-v2') || model.startsWith('kling-v3')) fail(`cfg_scale is not supported by ${model}`);
@@ -86,14 +85,31 @@ export function checkText2Video(b: Record<string, unknown>): { model: string; mo
   return { model, mode: checkMode(b, 'std'), seconds: checkDuration(b, model === 'kling-v3') };
 }
 
+const isFirstFrame = (i: unknown): boolean => isObj(i) && i.type === 'first_frame';
+
+/** o1's duration: "3"–"10" with reference media, "5" | "10" text-only or first-frame-only. */
+function o1Duration(b: Record<string, unknown>): number {
+  const images = Array.isArray(b.image_list) ? b.image_list : [];
+  const media = (Array.isArray(b.video_list) && b.video_list.length > 0) || (Array.isArray(b.element_list) && b.element_list.length > 0) || images.length > 1 || images.some((i) => !isFirstFrame(i));
+  const n = checkDuration(b, true);
+  if (media ? n > 10 : n !== 5 && n !== 10) fail(media ? 'duration must be between "3" and "10" for kling-video-o1' : 'duration must be "5" or "10" for kling-video-o1 without reference media');
+  return n;
+}
+
 export function checkOmni(b: Record<string, unknown>): { model: string; mode: 'std' | 'pro'; seconds: number } {
   const model = b.model_name ?? 'kling-video-o1';
   if (typeof model !== 'string' || !OMNI_MODELS.includes(model)) fail(`model_name is invalid: ${String(model)}`);
   checkPrompt(b, true);
   if (b.image_list !== undefined && !Array.isArray(b.image_list)) fail('image_list must be an array');
   if (b.video_list !== undefined && (!Array.isArray(b.video_list) || b.video_list.length > 1)) fail('video_list must be an array of at most 1 item');
+  if (b.aspect_ratio !== undefined && !['16:9', '9:16', '1:1'].includes(String(b.aspect_ratio))) fail('aspect_ratio is invalid');
+  if (model === 'kling-video-o1') {
+    for (const f of O1_REFUSED) if (b[f] !== undefined) fail(`${f} is not supported by ${model}`);
+    const firstFrame = Array.isArray(b.image_list) && b.image_list.some(isFirstFrame);
+    if (b.aspect_ratio === undefined && !firstFrame) fail('aspect_ratio is required when no first frame is given');
+  }
   checkCommon(b);
-  return { model, mode: checkMode(b, 'pro'), seconds: checkDuration(b, true) };
+  return { model, mode: checkMode(b, 'pro'), seconds: model === 'kling-video-o1' ? o1Duration(b) : checkDuration(b, true) };
 }
 
 export function checkCommon(b: Record<string, unknown>): void {

@@ -1,6 +1,7 @@
 // Every public model in the contract. Data, not code: an operator overrides any field via the
 // admin API or a catalogue file. Prices are integer micro-units (1 unit = 1,000,000 micro-units).
-import type { ModelEntry, VideoRules } from './types.ts';
+import type { ModelEntry, VideoRules, VidxEndpoint } from './types.ts';
+import { DURATIONS_5_10, durationRange, text2videoRules } from './vidx-endpoints.ts';
 
 const hhx = (refs: VideoRules['refs'], over: Partial<VideoRules> = {}): VideoRules => ({
   minSeconds: 3,
@@ -49,6 +50,9 @@ const vidx = (id: string, kind: 'vidx-video' | 'vidx-edit' | 'vidx-omni', std: n
   capabilities: {},
   ...extra,
 });
+
+// The omni-video endpoint: mode (default pro upstream) and sound; no negative_prompt, cfg_scale or camera_control.
+const OMNI: VidxEndpoint = { endpoint: 'omni-video', fields: ['mode', 'sound'], durations: durationRange(3, 15), defaultMode: 'pro' };
 
 export const DEFAULT_CATALOGUE: ModelEntry[] = [
   // Text / vision / embeddings (DashScope)
@@ -126,20 +130,34 @@ export const DEFAULT_CATALOGUE: ModelEntry[] = [
   video('wnx2.7-r2v', wnx('wan-r2v', { maxSecondsWithVideo: 10 })),
   // Without seconds the edit keeps its source's length (duration 0 upstream): the hold covers the longest, 10 s.
   video('wnx2.7-videoedit', wnx('wan-edit', { maxSeconds: 10, defaultSeconds: 10, upstreamDefaultDuration: 0 })),
-  // Family A (Kling classic API)
-  vidx('vidx-v1', 'vidx-video', 140_000, 490_000),
-  vidx('vidx-v1-5', 'vidx-video', 140_000, 490_000),
-  vidx('vidx-v1-6', 'vidx-video', 140_000, 490_000),
-  vidx('vidx-video-o1', 'vidx-video', 400_000, 800_000),
-  vidx('vidx-v2-master', 'vidx-video', 1_000_000, 1_000_000),
-  vidx('vidx-v2-1', 'vidx-video', 140_000, 490_000),
-  vidx('vidx-v2-1-master', 'vidx-video', 1_000_000, 1_000_000),
-  vidx('vidx-v2-5-turbo', 'vidx-video', 250_000, 500_000, { aliases: ['vidx-v2-5'] }),
-  vidx('vidx-v2-6', 'vidx-video', 250_000, 500_000),
-  vidx('vidx-v3', 'vidx-video', 300_000, 600_000),
-  vidx('vidx-v3-omni', 'vidx-omni', 300_000, 600_000),
-  // The multi-element edit model: the same public name as text-to-video v1.6 but its own price.
-  vidx('vidx-v1-6-multi-elements', 'vidx-edit', 280_000, 980_000, { upstreamModel: 'kling-v1-6', hidden: true }),
+  // Family A (Kling classic API). `vidx`: the upstream endpoint per contract path and the fields taken there
+  // (upstream-protocols.md §7 "Which endpoint takes which model"; cfg_scale and sound as the contract allows them).
+  vidx('vidx-v1', 'vidx-video', 140_000, 490_000, { vidx: { text2video: text2videoRules(['mode', 'negative_prompt', 'cfg_scale', 'camera_control']) } }),
+  // Image-to-video only upstream: no endpoint serves it on text2video.
+  vidx('vidx-v1-5', 'vidx-video', 140_000, 490_000, { vidx: {} }),
+  vidx('vidx-v1-6', 'vidx-video', 140_000, 490_000, { vidx: { text2video: text2videoRules(['mode', 'negative_prompt', 'cfg_scale', 'camera_control']) } }),
+  // Not on the upstream's text2video: a text-only omni-video task (aspect_ratio required there without a first frame).
+  vidx('vidx-video-o1', 'vidx-video', 400_000, 800_000, {
+    vidx: {
+      text2video: { endpoint: 'omni-video', fields: ['mode'], durations: DURATIONS_5_10, defaultMode: 'std', aspectRatioRequired: true },
+      'omni-video': { ...OMNI, durations: DURATIONS_5_10, mediaDurations: durationRange(3, 10), aspectRatioRequired: true },
+    },
+  }),
+  // Master models have no std/pro mode (equal prices for both tiers).
+  vidx('vidx-v2-master', 'vidx-video', 1_000_000, 1_000_000, { vidx: { text2video: text2videoRules(['negative_prompt', 'camera_control']) } }),
+  vidx('vidx-v2-1', 'vidx-video', 140_000, 490_000, { vidx: {} }),
+  vidx('vidx-v2-1-master', 'vidx-video', 1_000_000, 1_000_000, { vidx: { text2video: text2videoRules(['negative_prompt', 'camera_control']) } }),
+  vidx('vidx-v2-5-turbo', 'vidx-video', 250_000, 500_000, { aliases: ['vidx-v2-5'], vidx: { text2video: text2videoRules() } }),
+  vidx('vidx-v2-6', 'vidx-video', 250_000, 500_000, { vidx: { text2video: text2videoRules(['mode', 'negative_prompt', 'sound', 'camera_control']) } }),
+  vidx('vidx-v3', 'vidx-video', 300_000, 600_000, { vidx: { text2video: text2videoRules() } }),
+  vidx('vidx-v3-omni', 'vidx-omni', 300_000, 600_000, { vidx: { 'omni-video': OMNI } }),
+  // The multi-element edit model: the same public name as text-to-video v1.6 but its own price. Its create body
+  // carries no model_name (the upstream's endpoint has one model).
+  vidx('vidx-v1-6-multi-elements', 'vidx-edit', 280_000, 980_000, {
+    upstreamModel: 'kling-v1-6',
+    hidden: true,
+    vidx: { 'multi-elements': { endpoint: 'multi-elements', fields: ['mode', 'negative_prompt'], durations: DURATIONS_5_10, defaultMode: 'std', sendModelName: false } },
+  }),
 ];
 
 /** Refused on family A text2video: the 3.0 turbo model is not admitted. */

@@ -41,6 +41,35 @@ export interface VideoRules {
   duration: boolean;
 }
 
+/**
+ * A family A contract path (`POST /vidx/v1/videos/<path>`); the same names are the upstream's endpoints
+ * (`POST /v1/videos/<endpoint>`), where a path's task is created, queried, listed and recovered.
+ */
+export type VidxPath = 'text2video' | 'omni-video' | 'multi-elements';
+export const VIDX_PATHS: readonly VidxPath[] = ['text2video', 'omni-video', 'multi-elements'];
+
+/** The family A request fields a model may or may not take, by model: catalogue data, checked before any hold. */
+export type VidxField = 'mode' | 'negative_prompt' | 'cfg_scale' | 'sound' | 'camera_control';
+export const VIDX_FIELDS: readonly VidxField[] = ['mode', 'negative_prompt', 'cfg_scale', 'sound', 'camera_control'];
+
+/** How one family A model is served on one contract path. */
+export interface VidxEndpoint {
+  /** The upstream endpoint that serves it (o1 on text2video: omni-video, with a text-only omni body). */
+  endpoint: VidxPath;
+  /** The model-dependent fields it takes there; a client sending another is refused, naming the field. */
+  fields: VidxField[];
+  /** `duration` values taken ("5", "10" …). */
+  durations: string[];
+  /** `duration` values when the body carries reference media (omni: images other than one first frame, videos, elements). */
+  mediaDurations?: string[];
+  /** The mode when the request names none: the hold's tier (and the only tier of a model without `mode`). */
+  defaultMode: 'std' | 'pro';
+  /** The upstream requires `aspect_ratio` without a first frame: the gateway sends the contract default (16:9). */
+  aspectRatioRequired?: boolean;
+  /** `model_name` goes in the upstream body (default true; the multi-elements create body has none). */
+  sendModelName?: boolean;
+}
+
 export interface ModelEntry {
   /** Public name (what clients send). */
   id: string;
@@ -67,6 +96,11 @@ export interface ModelEntry {
   aliases?: string[];
   /** Listed in the catalogue but refused with a pointer elsewhere. */
   hidden?: boolean;
+  /**
+   * Family A: per contract path, the upstream endpoint serving the model and the fields it takes there. A path not
+   * listed is not served (refused before any hold). Absent: the defaults of the model's kind (vidx-endpoints.ts).
+   */
+  vidx?: Partial<Record<VidxPath, VidxEndpoint>>;
 }
 
 /** What a public name resolved to: the entry plus the exact names to send and to show. */

@@ -1,8 +1,9 @@
 // Multi-element editing: selection calls and the edit-task body; and the
 // omni-video path's minimal checks (its body is the vendor's, passed through).
+import type { VidxEndpoint } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { readDuration, readHttpUrl, readMode, readOptionalString, readPrompt, readTaskExtras, requireSessionId, type FieldOptions, type Mode } from './vidx.ts';
-import { isObject, requireBody } from './fields.ts';
+import { readDuration, readHttpUrl, readMode, readOptionalString, readPrompt, readTaskExtras, refuseUntakenFields, requireSessionId, type FieldOptions, type Mode } from './vidx.ts';
+import { isObject, requireBody, type JsonObject } from './fields.ts';
 
 export const EDIT_MODEL = 'vidx-v1-6';
 /** Hidden catalogue entry whose price applies to edit tasks. */
@@ -11,9 +12,9 @@ export const EDIT_MODES = ['addition', 'swap', 'removal'] as const;
 export type EditMode = (typeof EDIT_MODES)[number];
 export const IMAGE_COUNT: Record<EditMode, [number, number]> = { addition: [1, 2], swap: [1, 1], removal: [0, 0] };
 export const MAX_POINTS = 10;
-export const OMNI_MODELS = ['vidx-v3-omni', 'vidx-video-o1'];
 export const DEFAULT_OMNI_MODEL = 'vidx-v3-omni';
-export const OMNI_DURATIONS = ['3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15'];
+/** The contract's aspect ratio default, sent where the upstream requires one (omni o1 without a first frame). */
+export const DEFAULT_ASPECT_RATIO = '16:9';
 
 const invalid = (message: string, param: string) => new GatewayError('invalid_parameter', message, { param });
 
@@ -75,7 +76,8 @@ export interface EditRequest {
   externalTaskId?: string;
 }
 
-export function parseEditRequest(body: unknown, opts: FieldOptions): EditRequest {
+/** The edit-task body, given how the edit model is served (`rules`: fields, durations, default mode). */
+export function parseEditRequest(body: unknown, rules: VidxEndpoint, opts: FieldOptions): EditRequest {
   const o = requireBody(body);
   if (o.model_name !== undefined && o.model_name !== null && o.model_name !== EDIT_MODEL) {
     throw new GatewayError('model_not_supported', `model_name must be ${EDIT_MODEL} for multi-element editing`, { param: 'model_name' });
@@ -95,7 +97,8 @@ export function parseEditRequest(body: unknown, opts: FieldOptions): EditRequest
     const want = min === max ? (min === 0 ? 'no images' : `exactly ${min} image`) : `${min} to ${max} images`;
     throw invalid(`edit_mode ${editMode} takes ${want} in image_list (got ${images.length})`, 'image_list');
   }
-  const out: EditRequest = { sessionId, editMode, images, prompt: readPrompt(o)!, mode: readMode(o), duration: readDuration(o) };
+  refuseUntakenFields(o, EDIT_MODEL, rules);
+  const out: EditRequest = { sessionId, editMode, images, prompt: readPrompt(o)!, mode: readMode(o, rules.defaultMode), duration: readDuration(o, rules.durations) };
   const neg = readOptionalString(o, 'negative_prompt');
   if (neg !== undefined) out.negativePrompt = neg;
   return Object.assign(out, readTaskExtras(o, opts, true));
@@ -110,11 +113,34 @@ export interface OmniRequest {
   externalTaskId?: string;
 }
 
-/** Omni-video: the body is the vendor's; we check only what auth, admission and the hold need. */
-export function parseOmni(body: unknown, opts: FieldOptions): OmniRequest {
+const nonEmpty = (v: unknown): boolean => Array.isArray(v) && v.length > 0;
+
+/** An `image_list` item that is the first frame (`type: first_frame`). */
+const isFirstFrame = (it: unknown): boolean => isObject(it) && it.type === 'first_frame';
+
+/** The omni body gives a first frame. */
+export function hasFirstFrame(o: JsonObject): boolean {
+  return Array.isArray(o.image_list) && o.image_list.some(isFirstFrame);
+}
+
+/** The omni body carries reference media beyond one first frame (other images, elements, a video). */
+export function hasReferenceMedia(o: JsonObject): boolean {
+  const images = Array.isArray(o.image_list) ? o.image_list : [];
+  return nonEmpty(o.video_list) || nonEmpty(o.element_list) || images.some((it) => !isFirstFrame(it)) || images.length > 1;
+}
+
+/**
+ * Omni-video: the body is the vendor's; we check what auth, admission and the hold need, and the model's rules
+ * (catalogue data): the fields it takes, its durations (with and without reference media) and its default mode.
+ */
+export function parseOmni(body: unknown, model: string, rules: VidxEndpoint, opts: FieldOptions): OmniRequest {
   const o = requireBody(body);
+  refuseUntakenFields(o, model, rules);
   readPrompt(o);
-  const out: OmniRequest = { body: o, mode: readMode(o, 'pro'), duration: readDuration(o, OMNI_DURATIONS) };
+  const durations = rules.mediaDurations && hasReferenceMedia(o) ? rules.mediaDurations : rules.durations;
+  const out: OmniRequest = { body: o, mode: readMode(o, rules.defaultMode), duration: readDuration(o, durations) };
+  // The upstream requires aspect_ratio without a first frame (o1): the contract default goes up when none is given.
+  if (rules.aspectRatioRequired && (o.aspect_ratio === undefined || o.aspect_ratio === null) && !hasFirstFrame(o)) out.body = { ...o, aspect_ratio: DEFAULT_ASPECT_RATIO };
   // watermark_info is the vendor's and passes through unchecked here.
   return Object.assign(out, readTaskExtras(o, opts, false));
 }

@@ -1,13 +1,13 @@
 // POST /vidx/v1/videos/text2video: model admission and the field rules (camera_control included).
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import { REFUSED_MODELS } from '../catalogue/default-catalogue.ts';
+import type { ModelEntry, VidxEndpoint } from '../catalogue/types.ts';
+import { vidxEndpointOf } from '../catalogue/vidx-endpoints.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { readDuration, readMode, readOptionalString, readPrompt, readTaskExtras, type FieldOptions, type Mode } from './vidx.ts';
+import { readDuration, readMode, readOptionalString, readPrompt, readTaskExtras, refuseUntakenFields, type FieldOptions, type Mode } from './vidx.ts';
 import { isObject, requireBody, type JsonObject } from './fields.ts';
 
 export const DEFAULT_T2V_MODEL = 'vidx-v1';
-export const CFG_SCALE_MODELS = ['vidx-v1', 'vidx-v1-5', 'vidx-v1-6'];
-export const SOUND_MODELS = ['vidx-v2-6'];
 export const ASPECT_RATIOS = ['16:9', '9:16', '1:1'] as const;
 export const CAMERA_TYPES = ['simple', 'down_back', 'forward_up', 'right_turn_forward', 'left_turn_forward'] as const;
 export const CAMERA_FIELDS = ['horizontal', 'vertical', 'pan', 'tilt', 'roll', 'zoom'] as const;
@@ -36,7 +36,17 @@ const invalid = (message: string, param: string) => new GatewayError('invalid_pa
 
 /** Public text-to-video models, from the catalogue (so operator overrides apply). */
 export function text2VideoModels(catalogue: Catalogue): string[] {
-  return catalogue.entries().filter((e) => e.kind === 'vidx-video' && !e.hidden).map((e) => e.id);
+  return catalogue.entries().filter((e) => e.kind === 'vidx-video' && !e.hidden && vidxEndpointOf(e, 'text2video')).map((e) => e.id);
+}
+
+/**
+ * How an admitted text2video model is served (catalogue data), or its refusal: a model no upstream endpoint serves
+ * for text-to-video (v1-5 and v2-1 are image-to-video only upstream) is refused before any hold or upstream call.
+ */
+export function text2VideoEndpoint(entry: ModelEntry, model: string): VidxEndpoint {
+  const rules = vidxEndpointOf(entry, 'text2video');
+  if (!rules) throw new GatewayError('model_not_supported', `The model '${model}' does not support text-to-video`, { param: 'model_name' });
+  return rules;
 }
 
 /**
@@ -90,20 +100,22 @@ function readCameraControl(o: JsonObject): CameraControl | undefined {
   return { type, config };
 }
 
-/** Field rules for a text2video body, given the admitted canonical model. */
-export function parseText2Video(body: unknown, model: string, opts: FieldOptions): Text2VideoRequest {
+/**
+ * Field rules for a text2video body, given the admitted canonical model and how it is served (`rules`: the fields
+ * it takes, its durations and default mode). A field the model does not take is refused, naming it.
+ */
+export function parseText2Video(body: unknown, model: string, rules: VidxEndpoint, opts: FieldOptions): Text2VideoRequest {
   const o = requireBody(body);
+  refuseUntakenFields(o, model, rules);
   const prompt = readPrompt(o)!;
-  const out: Text2VideoRequest = { prompt, mode: readMode(o), aspectRatio: '16:9', duration: readDuration(o) };
+  const out: Text2VideoRequest = { prompt, mode: readMode(o, rules.defaultMode), aspectRatio: '16:9', duration: readDuration(o, rules.durations) };
   const neg = readOptionalString(o, 'negative_prompt');
   if (neg !== undefined) out.negativePrompt = neg;
   if (o.cfg_scale !== undefined && o.cfg_scale !== null) {
-    if (!CFG_SCALE_MODELS.includes(model)) throw invalid(`cfg_scale is not supported by ${model} (only ${CFG_SCALE_MODELS.join(', ')})`, 'cfg_scale');
     if (typeof o.cfg_scale !== 'number' || !Number.isFinite(o.cfg_scale) || o.cfg_scale < 0 || o.cfg_scale > 1) throw invalid('cfg_scale must be a number in [0, 1]', 'cfg_scale');
     out.cfgScale = o.cfg_scale;
   }
   if (o.sound !== undefined && o.sound !== null) {
-    if (!SOUND_MODELS.includes(model)) throw invalid(`sound is not supported by ${model} (only ${SOUND_MODELS.join(', ')})`, 'sound');
     if (o.sound !== 'on' && o.sound !== 'off') throw invalid('sound must be on or off', 'sound');
     out.sound = o.sound;
   }

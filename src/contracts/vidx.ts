@@ -2,6 +2,7 @@
 // Every rejection is a catalogue code; on /vidx paths the renderer turns
 // it into the vendor envelope (400 → 1201, model_not_found → 404/1203).
 import { isIP } from 'node:net';
+import { VIDX_FIELDS, type VidxEndpoint } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { isObject, type JsonObject } from './fields.ts';
 
@@ -25,6 +26,18 @@ export function readPrompt(o: JsonObject, key = 'prompt', required = true): stri
   if (typeof v !== 'string') throw bad(`${key} must be a string`, key);
   if (charLength(v) > PROMPT_MAX) throw bad(`${key} must be at most ${PROMPT_MAX} characters`, key);
   return v;
+}
+
+/**
+ * A model-dependent field (mode, negative_prompt, cfg_scale, sound, camera_control) the model does not take on this
+ * path (catalogue data) is refused, naming the field: before any hold or upstream call, never silently dropped.
+ */
+export function refuseUntakenFields(o: JsonObject, model: string, rules: VidxEndpoint): void {
+  for (const f of VIDX_FIELDS) {
+    if (o[f] === undefined || o[f] === null || rules.fields.includes(f)) continue;
+    const why = f === 'mode' ? ': it has no std/pro mode; omit the field' : '; omit the field';
+    throw bad(`${f} is not supported by ${model}${why}`, f);
+  }
 }
 
 export function readMode(o: JsonObject, def: Mode = 'std'): Mode {

@@ -29,6 +29,8 @@ export interface RequestState {
   amount: number;
   upstreamRequestId: string | null;
   errorCode: string | null;
+  /** The upstream's own words on the refusal answered (operators: the log line and the request-log row; never the client). */
+  upstreamError: string | null;
   /** The channel whose attempt answered (null: no upstream call, or none succeeded). */
   channelId: string | null;
   /** Every upstream attempt in order (null: no upstream call was made). */

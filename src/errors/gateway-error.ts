@@ -22,6 +22,11 @@ export interface GatewayErrorOptions {
   mayHaveRun?: boolean;
   /** The caller stopped the call (its client left): not the upstream's or the channel's failure. */
   callerAborted?: boolean;
+  /**
+   * The upstream's own words (its status, code and message) for operators: written to the request's log line and its
+   * request-log row, never rendered to a client (upstream-words.ts).
+   */
+  upstreamMessage?: string;
 }
 
 /** The one error type every layer throws; renderers turn it into the family's shape. */
@@ -36,6 +41,7 @@ export class GatewayError extends Error {
   readonly accountRefused: boolean;
   readonly mayHaveRun: boolean;
   readonly callerAborted: boolean;
+  readonly upstreamMessage: string | undefined;
 
   constructor(code: ErrorCode, message: string, opts: GatewayErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -51,11 +57,28 @@ export class GatewayError extends Error {
     this.accountRefused = opts.accountRefused === true;
     this.mayHaveRun = opts.mayHaveRun === true;
     this.callerAborted = opts.callerAborted === true;
+    this.upstreamMessage = opts.upstreamMessage;
   }
 
   get vendorCode(): number {
     return codeSpec(this.code).vendorCode;
   }
+}
+
+/** The same error with the upstream request id an answer's header gave (every other field kept). */
+export function withUpstreamRequestId(e: GatewayError, upstreamRequestId: string): GatewayError {
+  return new GatewayError(e.code, e.message, {
+    status: e.status,
+    upstreamRequestId,
+    ...(e.param !== undefined ? { param: e.param } : {}),
+    ...(e.headers ? { headers: e.headers } : {}),
+    ...(e.cause !== undefined ? { cause: e.cause } : {}),
+    notEntitled: e.notEntitled,
+    accountRefused: e.accountRefused,
+    mayHaveRun: e.mayHaveRun,
+    callerAborted: e.callerAborted,
+    ...(e.upstreamMessage !== undefined ? { upstreamMessage: e.upstreamMessage } : {}),
+  });
 }
 
 export function isGatewayError(e: unknown): e is GatewayError {

@@ -20,6 +20,8 @@ export interface AccessLine {
   model: string | null;
   errorCode: string | null;
   upstreamRequestId: string | null;
+  /** The upstream's own words on a refusal (operators only; never in the client's answer). */
+  upstreamError: string | null;
 }
 
 const str = JSON.stringify;
@@ -86,7 +88,7 @@ export function accessLogger(logger: Logger): (a: AccessLine) => void {
     if (!logger.isLevelEnabled('info')) return;
     if (!direct) {
       logger.info(
-        { request_id: a.requestId, method: a.method, path: a.path, status: a.status, latency_ms: a.latencyMs, client: a.client, token_id: a.tokenId, model: a.model, error_code: a.errorCode ?? undefined, upstream_request_id: a.upstreamRequestId ?? undefined },
+        { request_id: a.requestId, method: a.method, path: a.path, status: a.status, latency_ms: a.latencyMs, client: a.client, token_id: a.tokenId, model: a.model, error_code: a.errorCode ?? undefined, upstream_request_id: a.upstreamRequestId ?? undefined, upstream_error: a.upstreamError ?? undefined },
         'request',
       );
       return;
@@ -99,6 +101,7 @@ export function accessLogger(logger: Logger): (a: AccessLine) => void {
     s += `,"model":${a.model === null ? 'null' : repeated(a.model)}`;
     if (a.errorCode !== null) s += `,"error_code":${repeated(a.errorCode)}`;
     if (a.upstreamRequestId !== null) s += `,"upstream_request_id":${outside(a.upstreamRequestId)}`;
+    if (a.upstreamError !== null) s += `,"upstream_error":${outside(a.upstreamError)}`;
     stream.write(`${s},"msg":"request"}\n`);
   };
 }

@@ -10,7 +10,7 @@ import { applyBodyLimits } from './body-limits.ts';
 import { useJsonBodyParser } from './json-body.ts';
 import { clientErrorHandler, connectRefused, expectationFailed, missingHost } from './client-error.ts';
 import { TextLane, type Lifecycle } from './lane/text-lane.ts';
-import { admit, checkUrl, clientAddress, corsHeaders, errorHeaders, markClientLeft, markFirstByte, newRequestState, preflightHeaders, REQUEST_ID_HEADERS, requestRecorder, shuttingDown } from './front.ts';
+import { admit, checkUrl, clientAddress, corsHeaders, errorHeaders, markClientLeft, markFirstByte, newRequestState, noteError, preflightHeaders, REQUEST_ID_HEADERS, requestRecorder, shuttingDown } from './front.ts';
 import { textRoutes } from './routes/v1/text-routes.ts';
 import { registerAdminRoutes } from './routes/admin/index.ts';
 import { registerConsoleRoutes, type UnknownRoute } from './routes/console/index.ts';
@@ -56,8 +56,7 @@ export function toGatewayError(err: unknown): GatewayError {
 }
 
 export function sendError(req: FastifyRequest, reply: FastifyReply, err: GatewayError): FastifyReply {
-  req.state.errorCode = err.code;
-  if (err.upstreamRequestId) req.state.upstreamRequestId = err.upstreamRequestId;
+  noteError(req.state, err);
   const headers = errorHeaders(err, req.raw.complete);
   if (headers) reply.headers(headers);
   return reply.code(err.status).type('application/json; charset=utf-8').send(renderError(familyOf(req.routeOptions?.url ?? req.url), err, req.id));

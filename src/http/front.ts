@@ -5,6 +5,7 @@
 // access line and the request-log row).
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { redactSecrets } from '../errors/redact.ts';
 import { accessLogger } from './access-log.ts';
 import type { GatewayDeps } from '../core/deps.ts';
 import type { RequestState } from './request-state.ts';
@@ -71,9 +72,19 @@ export function errorHeaders(err: GatewayError, bodyRead: boolean): Record<strin
   return { ...err.headers, ...(err.code === 'insufficient_quota' ? { 'x-should-retry': 'false' } : {}), ...(bodyRead ? {} : { connection: 'close' }) };
 }
 
+/**
+ * The error the request is answered with, as its record keeps it: the catalogue code, the upstream's request id and
+ * — for operators only — the upstream's own words (secrets scrubbed; the client's answer has our words only).
+ */
+export function noteError(state: RequestState, err: GatewayError): void {
+  state.errorCode = err.code;
+  if (err.upstreamRequestId) state.upstreamRequestId = err.upstreamRequestId;
+  if (err.upstreamMessage !== undefined) state.upstreamError = redactSecrets(err.upstreamMessage);
+}
+
 export function newRequestState(client = ''): RequestState {
   // Every field present from the start (tokens too): one object shape for every request.
-  return { startedAt: performance.now(), client, principal: null, consoleSession: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null, channelId: null, attempts: null, ttfbMs: null, trace: null, slot: null, recorded: false };
+  return { startedAt: performance.now(), client, principal: null, consoleSession: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null, upstreamError: null, channelId: null, attempts: null, ttfbMs: null, trace: null, slot: null, recorded: false };
 }
 
 /** Is the address at hop `i` (0: the connection's peer, 1: the right-most X-Forwarded-For entry, …) a trusted proxy? */
@@ -180,7 +191,7 @@ export function requestRecorder(deps: GatewayDeps): (f: Finished) => void {
     st.recorded = true;
     releaseSlot(st);
     const latencyMs = Math.round((performance.now() - st.startedAt) * 100) / 100;
-    access({ requestId: f.id, method: f.method, path: f.endpoint, status: f.status, latencyMs, client: st.client, tokenId: st.principal?.tokenId, model: st.model, errorCode: st.errorCode, upstreamRequestId: st.upstreamRequestId });
+    access({ requestId: f.id, method: f.method, path: f.endpoint, status: f.status, latencyMs, client: st.client, tokenId: st.principal?.tokenId, model: st.model, errorCode: st.errorCode, upstreamRequestId: st.upstreamRequestId, upstreamError: st.upstreamError });
     const route = deps.metrics.request(f.endpoint, st.model, f.status, latencyMs);
     if (st.trace !== null) st.trace.end(route, f.status, st);
     if (!st.principal) return;
@@ -198,6 +209,7 @@ export function requestRecorder(deps: GatewayDeps): (f: Finished) => void {
       amount: st.amount,
       upstreamRequestId: st.upstreamRequestId,
       errorCode: st.errorCode,
+      upstreamError: st.upstreamError,
       channelId: st.channelId,
       attempts: st.attempts,
       ttfbMs: st.ttfbMs,

@@ -9,7 +9,7 @@ import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 import { renderFamilyB } from '../errors/render.ts';
 import type { Exchange } from './exchange.ts';
 import type { RequestState } from './request-state.ts';
-import { markFirstByte, REQUEST_ID_HEADERS } from './front.ts';
+import { markFirstByte, noteError, REQUEST_ID_HEADERS } from './front.ts';
 
 export type StreamOutcome = 'complete' | 'client-abort' | 'upstream-error';
 
@@ -166,8 +166,7 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
     else {
       outcome = 'upstream-error';
       const ge = isGatewayError(e) ? e : new GatewayError('upstream_error', 'The stream failed', { cause: e });
-      req.state.errorCode = ge.code;
-      if (ge.upstreamRequestId) req.state.upstreamRequestId = ge.upstreamRequestId;
+      noteError(req.state, ge);
       errorText = o.errorFrame(ge, renderFamilyB(ge, req.id).error);
     }
   } finally {

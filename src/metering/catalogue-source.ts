@@ -6,6 +6,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { applyOverrides, Catalogue } from '../catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../catalogue/default-catalogue.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
+import { validateVidxEndpoints } from '../catalogue/vidx-endpoints.ts';
 import { ConfigError } from '../config/config.ts';
 import { isGatewayError } from '../errors/gateway-error.ts';
 import { parseJson } from '../store/json.ts';
@@ -17,7 +18,7 @@ export interface CatalogueOverride {
   entry: Partial<ModelEntry>;
 }
 
-const ENTRY_KEYS = ['kind', 'upstream', 'upstreamModel', 'ownedBy', 'price', 'capabilities', 'video', 'snapshots', 'aliases', 'hidden'] as const;
+const ENTRY_KEYS = ['kind', 'upstream', 'upstreamModel', 'ownedBy', 'price', 'capabilities', 'video', 'snapshots', 'aliases', 'hidden', 'vidx'] as const;
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -25,7 +26,7 @@ function isObj(v: unknown): v is Record<string, unknown> {
 
 /**
  * Check one partial entry (file item or stored override) against the model it changes. Throws a message that
- * names the field. Prices are validated fully; the other fields by type.
+ * names the field. Prices and family A endpoint data (vidx) are validated fully; the other fields by type.
  */
 export function validateOverrideEntry(model: string, raw: Record<string, unknown>, base: ModelEntry | undefined): Partial<ModelEntry> {
   const out: Record<string, unknown> = {};
@@ -55,6 +56,9 @@ export function validateOverrideEntry(model: string, raw: Record<string, unknown
       case 'aliases':
         if (!Array.isArray(v) || !v.every((a) => typeof a === 'string')) throw bad('an array of strings');
         out[k] = v;
+        break;
+      case 'vidx':
+        out.vidx = validateVidxEndpoints(model, v);
         break;
       case 'capabilities':
       case 'video':

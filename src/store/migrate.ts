@@ -13,6 +13,7 @@ import * as m011 from './migrations/011-task-events.ts';
 import * as m012 from './migrations/012-ledger-rowid.ts';
 import * as m013 from './migrations/013-token-callback-secrets.ts';
 import * as m014 from './migrations/014-channel-account.ts';
+import * as m015 from './migrations/015-request-log-upstream-error.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '012-ledger-rowid': m012,
   '013-token-callback-secrets': m013,
   '014-channel-account': m014,
+  '015-request-log-upstream-error': m015,
 };
 
 class StaticProvider implements MigrationProvider {

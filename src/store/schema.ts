@@ -73,6 +73,7 @@ export interface RequestLogTable {
   channel_id: string | null; // the channel that answered
   attempts: string | null; // JSON array of upstream attempts
   ttfb_ms: number | null; // time to the first byte of the answer
+  upstream_error: string | null; // the upstream's own words on a refusal (operators only)
 }
 
 export interface LedgerTable {

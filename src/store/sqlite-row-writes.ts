@@ -7,7 +7,7 @@ import { jsonText, jsonTextOnce } from '../contracts/json-text.ts';
 /** One ledger charge, in column order. */
 export type LedgerTuple = [key: string, tokenId: string, model: string, kind: string, quantities: unknown, unitPrices: unknown, amount: number, requestId: string | null, taskId: string | null, upstreamRequestId: string | null, createdAt: number];
 /** One request-log row, in column order. */
-export type LogTuple = [requestId: string, tokenId: string | null, model: string | null, endpoint: string, method: string, status: number, latencyMs: number, usage: unknown, amount: number, upstreamRequestId: string | null, errorCode: string | null, createdAt: number, channelId: string | null, attempts: unknown, ttfbMs: number | null];
+export type LogTuple = [requestId: string, tokenId: string | null, model: string | null, endpoint: string, method: string, status: number, latencyMs: number, usage: unknown, amount: number, upstreamRequestId: string | null, errorCode: string | null, createdAt: number, channelId: string | null, attempts: unknown, ttfbMs: number | null, upstreamError?: string | null];
 
 export interface RowWrites {
   both: (ledger: LedgerTuple[], log: LogTuple[]) => void;
@@ -38,11 +38,11 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
     for (const [tokenId, amount] of perToken) if (amount > 0) spend.run(amount, tokenId);
   };
   const log = raw.prepare(
-    'INSERT INTO request_log (request_id, token_id, model, endpoint, method, status, latency_ms, usage, amount, upstream_request_id, error_code, created_at, channel_id, attempts, ttfb_ms) ' +
-      'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING',
+    'INSERT INTO request_log (request_id, token_id, model, endpoint, method, status, latency_ms, usage, amount, upstream_request_id, error_code, created_at, channel_id, attempts, ttfb_ms, upstream_error) ' +
+      'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING',
   );
   const insertLog = (rows: LogTuple[]) => {
-    for (const r of rows) log.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6], jsonText(r[7]), r[8], r[9], r[10], r[11], r[12], jsonText(r[13]), r[14]);
+    for (const r of rows) log.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6], jsonText(r[7]), r[8], r[9], r[10], r[11], r[12], jsonText(r[13]), r[14], r[15] ?? null);
   };
   // IMMEDIATE: take the write lock up front, so another connection's commit in between cannot fail the batch.
   const both = raw.transaction((l: LedgerTuple[], g: LogTuple[]) => {

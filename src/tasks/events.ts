@@ -40,5 +40,5 @@ export interface TaskEvent {
 /** The detail of an upstream status change: old → new. */
 export const statusDetail = (from: string | null, to: string | null): string => `upstream ${from ?? '—'} → ${to ?? '—'}`;
 
-/** The detail of a failure: its error code and message. */
-export const errorDetail = (e: { code: string; message: string }): string => `${e.code}: ${e.message}`;
+/** The detail of a failure: its error code and message, and the upstream's own words (the timeline is the operators'). */
+export const errorDetail = (e: { code: string; message: string; upstreamMessage?: string }): string => `${e.code}: ${e.message}${e.upstreamMessage ? ` (upstream: ${e.upstreamMessage})` : ''}`;

@@ -4,6 +4,7 @@
 // charged without also being succeeded: a crash, or a poll that finds it failed, between the two cannot happen.
 import { taskChargeKey } from '../metering/ledger-row.ts';
 import { errorDetail, statusDetail, type TaskEventInput } from './events.ts';
+import { redactSecrets } from '../errors/redact.ts';
 import { refOf, type PollOutcome, type TaskError, type TaskRecord } from './types.ts';
 import type { TaskEngineDeps } from './engine.ts';
 
@@ -80,7 +81,9 @@ export async function failTask(deps: SettleDeps, t: TaskRecord, error: TaskError
     return t; // the next poll is already scheduled (by the claim)
   }
   const state = out?.state === 'cancelled' ? 'cancelled' : 'failed';
-  const err: TaskError = { code: error.code, message: error.message, upstreamRequestId: error.upstreamRequestId ?? t.upstreamRequestId };
+  const err: TaskError = { code: error.code, message: error.message, upstreamRequestId: error.upstreamRequestId ?? t.upstreamRequestId, ...(error.upstreamMessage ? { upstreamMessage: error.upstreamMessage } : {}) };
+  // The upstream's own words: in the log line and the task's timeline (operators), never in the client's view.
+  if (error.upstreamMessage) deps.logger.warn({ task_id: t.id, model: t.model, error_code: error.code, upstream_message: redactSecrets(error.upstreamMessage) }, 'task failed upstream');
   const moved = await deps.repo.transition(t.id, t.state, {
     state,
     upstreamStatus: out?.upstreamStatus ?? t.upstreamStatus,

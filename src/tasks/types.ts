@@ -16,8 +16,11 @@ export const isTerminal = (s: TaskState): boolean => TERMINAL_STATES.includes(s)
 /** Sanitised error kept on a failed task (never an upstream key, host or internal URL). */
 export interface TaskError {
   code: string;
+  /** Our own words (shown to the client). */
   message: string;
   upstreamRequestId?: string | null;
+  /** The upstream's own words (its failure code and message): for operators only — logged, and in the admin task view. */
+  upstreamMessage?: string;
 }
 
 export interface TaskRecord {

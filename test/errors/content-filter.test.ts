@@ -37,10 +37,10 @@ describe('the rule', () => {
     expect(dashscopeError(400, { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } }).code).toBe('upstream_invalid_request');
   });
 
-  it('a DashScope video task the inspection stopped fails as upstream_content_filtered; other failures keep their code', () => {
-    const failed = (code: string) => parseVideoTask({ output: { task_status: 'FAILED', code, message: 'Output data may contain inappropriate content.' }, request_id: 'u' });
-    expect(failed('DataInspectionFailed')).toMatchObject({ state: 'failed', code: 'upstream_content_filtered' });
-    expect(failed('InternalError')).toMatchObject({ state: 'failed', code: 'InternalError' });
+  it('a DashScope video task the inspection stopped fails as upstream_content_filtered; other failures as upstream_task_failed, the upstream code kept for operators', () => {
+    const failed = (code: string, message = 'Output data may contain inappropriate content.') => parseVideoTask({ output: { task_status: 'FAILED', code, message }, request_id: 'u' });
+    expect(failed('DataInspectionFailed')).toMatchObject({ state: 'failed', code: 'upstream_content_filtered', message: 'Upstream content policy rejected the request' });
+    expect(failed('InternalError', 'wan2.7-t2v crashed')).toMatchObject({ state: 'failed', code: 'upstream_task_failed', message: 'The upstream task failed', upstreamMessage: 'InternalError: wan2.7-t2v crashed' });
   });
 });
 

@@ -66,10 +66,25 @@ describe('catalogue file', () => {
     [[{ model: 'qwx-image-2.0', prcie: {} }], /unknown field "prcie"/],
     [[{ model: 'new-model', price: { unit: 'image', perImage: 1 } }], /kind, upstream, upstreamModel and price are all required/],
     [[{ model: 'qwx-image-2.0', hidden: true }, { model: 'qwx-image-2.0', hidden: false }], /appears twice/],
+    [[{ model: 'vidx-v2-1', vidx: [] }], /vidx-v2-1: vidx must be an object keyed by path/],
+    [[{ model: 'vidx-v2-1', vidx: { image2video: { endpoint: 'text2video' } } }], /vidx\.image2video is not a family A path/],
+    [[{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'multi-elements' } } }], /vidx\.text2video\.endpoint must be one of text2video, omni-video/],
+    [[{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', fields: ['mode', 'seed'] } } }], /vidx\.text2video\.fields must be an array of mode, negative_prompt/],
+    [[{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', durations: [5] } } }], /vidx\.text2video\.durations must be a non-empty array of duration strings/],
+    [[{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', defaultMode: 'max' } } }], /defaultMode must be "std" or "pro"/],
+    [[{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', modes: [] } } }], /vidx\.text2video\.modes is not a known field/],
   ])('refuses %j with a clear ConfigError', (content, msg) => {
     const p = file(content);
     expect(() => readCatalogueFile(p)).toThrow(ConfigError);
     expect(() => readCatalogueFile(p)).toThrow(msg);
+  });
+
+  it('family A endpoint data (vidx): checked, and left-out rules take the text2video defaults', () => {
+    const o = readCatalogueFile(file([{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', fields: ['mode', 'cfg_scale'] } } }, { model: 'vidx-v1', vidx: {} }]));
+    expect(o).toEqual([
+      { model: 'vidx-v2-1', entry: { vidx: { text2video: { endpoint: 'text2video', fields: ['mode', 'cfg_scale'], durations: ['5', '10'], defaultMode: 'std' } } } },
+      { model: 'vidx-v1', entry: { vidx: {} } },
+    ]);
   });
 
   it('a missing file is a ConfigError naming the path', () => {

@@ -23,7 +23,7 @@ const charges: SyncChargeInput[] = [
 ];
 
 const logRows: RequestLogRow[] = [
-  { requestId: 'req_1', tokenId: 'tok_w', model: 'qwx3.7-plus', endpoint: '/v1/chat/completions', method: 'POST', status: 200, latencyMs: 12, usage: { prompt_tokens: 3, nested: { a: [1, 'é'] } }, amount: 42, upstreamRequestId: 'up-1', errorCode: null, channelId: 'ch_b', attempts: [{ channel_id: 'ch_a', outcome: 'error', error_code: 'upstream_unavailable', latency_ms: 3.25 }, { channel_id: 'ch_b', outcome: 'ok', error_code: null, latency_ms: 9 }], ttfbMs: 11, createdAt: 1000 },
+  { requestId: 'req_1', tokenId: 'tok_w', model: 'qwx3.7-plus', endpoint: '/v1/chat/completions', method: 'POST', status: 200, latencyMs: 12, usage: { prompt_tokens: 3, nested: { a: [1, 'é'] } }, amount: 42, upstreamRequestId: 'up-1', errorCode: null, channelId: 'ch_b', attempts: [{ channel_id: 'ch_a', outcome: 'error', error_code: 'upstream_unavailable', latency_ms: 3.25 }, { channel_id: 'ch_b', outcome: 'ok', error_code: null, latency_ms: 9 }], ttfbMs: 11, upstreamError: `HTTP 400 1201: model_name 'kling-video-o1' ${'é'.repeat(1200)}`, createdAt: 1000 },
   { requestId: 'req_2', tokenId: null, model: null, endpoint: `/v1/${'p'.repeat(300)}`, method: 'PROPFIND-LONG', status: 404, latencyMs: 0, usage: null, amount: 0, upstreamRequestId: 'y'.repeat(250), errorCode: 'e'.repeat(150), createdAt: 1001 },
   { requestId: 'req_1', tokenId: 'tok_w', model: 'qwx3.7-plus', endpoint: '/v1/chat/completions', method: 'POST', status: 500, latencyMs: 1, usage: undefined, amount: 1, upstreamRequestId: null, errorCode: 'x', createdAt: 1002 },
 ];
@@ -43,6 +43,8 @@ async function writeBoth(f: Fresh, prepared: boolean) {
   const requestLog = await store.db.selectFrom('request_log').selectAll().orderBy('request_id').execute();
   // The incident columns are written by both paths (row req_2 has none: absent fields are stored as null).
   expect(requestLog.map((r) => [r.channel_id, r.ttfb_ms === null ? null : Number(r.ttfb_ms), r.attempts === null ? null : (JSON.parse(r.attempts) as unknown[]).length])).toEqual([['ch_b', 11, 2], [null, null, null]]);
+  // The upstream's words, cut to their column's 1000 characters by both paths.
+  expect(requestLog.map((r) => r.upstream_error?.length ?? null)).toEqual([1000, null]);
   // The row id and the moment of the charge differ between the two runs by nature.
   return { ledger: ledger.map(({ id: _id, created_at: _at, ...rest }) => rest), spent, requestLog };
 }

@@ -1,7 +1,7 @@
 // One POST to a DashScope endpoint: auth header, body, error answer → GatewayError (sanitised by the renderer).
 import { isObject } from '../../contracts/fields.ts';
 import { stringEnd } from '../../contracts/json-text.ts';
-import { GatewayError } from '../../errors/gateway-error.ts';
+import { GatewayError, withUpstreamRequestId } from '../../errors/gateway-error.ts';
 import { num } from '../json-scan.ts';
 import { networkError, type UpstreamClient, type UpstreamResponse, type UpstreamTextResponse } from '../http-client.ts';
 import type { UpstreamStreamResponse } from '../http-stream.ts';
@@ -87,7 +87,7 @@ function errorFromText(statusCode: number, headers: UpstreamResponse['headers'],
   }
   const err = dashscopeError(statusCode, parsed);
   const headerRid = headerString(headers['x-request-id']) ?? headerString(headers['request-id']);
-  if (!err.upstreamRequestId && headerRid) return new GatewayError(err.code, err.message, { upstreamRequestId: headerRid });
+  if (!err.upstreamRequestId && headerRid) return withUpstreamRequestId(err, headerRid);
   return err;
 }
 

@@ -2,6 +2,7 @@
 // {type:"error", error:{type,message}}) → GatewayError.
 import { isContentFiltered, mentionsContentFilter } from '../../errors/content-filter.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { inferParam, refusalMessage, upstreamWords } from '../../errors/upstream-words.ts';
 import type { ErrorCode } from '../../errors/codes.ts';
 import { isObject } from '../../contracts/fields.ts';
 
@@ -18,7 +19,43 @@ export function upstreamErrorCode(status: number, vendorCode: string | undefined
   return 'upstream_error';
 }
 
-/** Build the client-facing error from an upstream error answer, keeping its readable meaning. */
+/**
+ * Upstream field names a DashScope message may name → the client's name for the same thing (family B). Only these are
+ * ever named back: never a model, host or id from the upstream's message.
+ */
+const DASHSCOPE_FIELDS: Readonly<Record<string, string>> = {
+  prompt: 'prompt',
+  negative_prompt: 'negative_prompt',
+  seed: 'seed',
+  n: 'n',
+  duration: 'seconds',
+  resolution: 'resolution',
+  messages: 'messages',
+  max_tokens: 'max_tokens',
+  temperature: 'temperature',
+  top_p: 'top_p',
+  tools: 'tools',
+  dimensions: 'dimensions',
+  encoding_format: 'encoding_format',
+};
+
+/** Our message for a DashScope refusal: by its code where that says more than the status. */
+function messageFor(code: ErrorCode, vendorCode: string | undefined, status: number, param: string | undefined): string {
+  if (vendorCode === 'Arrearage') return "Upstream account cannot take calls (operator: check the account's balance)";
+  if (vendorCode === 'Throttling.AllocationQuota') return 'Upstream quota exceeded (operator: check the account quota)';
+  if (vendorCode === 'InvalidURL') return 'The upstream could not read a URL given in the request';
+  if (vendorCode === 'BadRequest.EmptyInput') return 'The upstream found the request input empty';
+  if (vendorCode === 'Model.AccessDenied' || vendorCode === 'AccessDenied.Unpurchased') return 'The upstream account has no access to this model (operator: check model activation and purchase)';
+  if (status === 401) return 'Upstream rejected the gateway credentials (operator: check the channel key)';
+  if (status === 403) return 'Upstream permission denied (operator: check model activation, key permission and quota)';
+  return refusalMessage(code, param);
+}
+
+/**
+ * Build the client-facing error from an upstream error answer: our catalogue code and our own words, keeping its
+ * readable meaning. The upstream's code and message (they may name its models, hosts or our internal ids) are kept
+ * for operators only (upstreamMessage).
+ */
 export function dashscopeError(status: number, body: unknown): GatewayError {
   let vendorCode: string | undefined;
   let vendorType: string | undefined;
@@ -35,24 +72,18 @@ export function dashscopeError(status: number, body: unknown): GatewayError {
       if (typeof body.message === 'string') message = body.message;
     }
   }
-  const code = upstreamErrorCode(status, vendorCode, vendorType, message);
-  const prefix =
-    code === 'upstream_content_filtered'
-      ? 'Upstream content policy rejected the request'
-      : status === 401
-      ? 'Upstream rejected the gateway credentials (operator: check the channel key)'
-      : status === 403
-        ? 'Upstream permission denied (operator: check model activation, key permission and quota)'
-        : status === 429
-          ? 'Upstream rate limit or quota exceeded'
-          : 'Upstream error';
-  const text = `${prefix}: ${vendorCode ? `${vendorCode}: ` : ''}${(message ?? `HTTP ${status}`).trim()}`;
+  const arrears = vendorCode === 'Arrearage';
+  const code = arrears ? 'upstream_permission_denied' : upstreamErrorCode(status, vendorCode, vendorType, message);
+  const param = code === 'upstream_invalid_request' ? inferParam(message, DASHSCOPE_FIELDS) : undefined;
   // The account has no access to this model (not activated / not purchased): an entitlement of this account.
   const notEntitled = status === 403 && (vendorCode === 'Model.AccessDenied' || vendorCode === 'AccessDenied.Unpurchased');
   // The account is in arrears, or its key is refused: no call of any model goes through it now.
-  const accountRefused = vendorCode === 'Arrearage' || status === 401;
-  if (vendorCode === 'Arrearage') {
-    return new GatewayError('upstream_permission_denied', `Upstream account cannot take calls (operator: check the account's balance): ${vendorCode}: ${(message ?? `HTTP ${status}`).trim()}`, { ...(upstreamRequestId ? { upstreamRequestId } : {}), accountRefused });
-  }
-  return new GatewayError(code, text, { ...(upstreamRequestId ? { upstreamRequestId } : {}), ...(notEntitled ? { notEntitled } : {}), ...(accountRefused ? { accountRefused } : {}) });
+  const accountRefused = arrears || status === 401;
+  return new GatewayError(code, messageFor(code, vendorCode, status, param), {
+    upstreamMessage: upstreamWords(status, vendorCode ?? vendorType, message),
+    ...(param ? { param } : {}),
+    ...(upstreamRequestId ? { upstreamRequestId } : {}),
+    ...(notEntitled ? { notEntitled } : {}),
+    ...(accountRefused ? { accountRefused } : {}),
+  });
 }

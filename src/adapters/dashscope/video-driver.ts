@@ -63,7 +63,7 @@ export class DashscopeVideoDriver implements TaskDriver {
         return { ...base, state: 'succeeded', progress: 100, result, ...(usage ? { usage } : {}) };
       }
       default:
-        return { ...base, state: s.state, error: { code: s.code, message: s.message, upstreamRequestId: s.upstreamRequestId } };
+        return { ...base, state: s.state, error: { code: s.code, message: s.message, upstreamRequestId: s.upstreamRequestId, ...(s.upstreamMessage ? { upstreamMessage: s.upstreamMessage } : {}) } };
     }
   }
 }

@@ -1,9 +1,10 @@
 // Kling envelope errors ({code, message, request_id}, non-zero code) → GatewayError, keeping the
-// vendor's meaning. Auth and account codes are the operator's problem, said so without details.
+// vendor's meaning in our own words. Auth and account codes are the operator's problem, said so without details.
 import { isObject } from '../../contracts/fields.ts';
 import { isContentFilterCode } from '../../errors/content-filter.ts';
 import type { ErrorCode } from '../../errors/codes.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { inferParam, refusalMessage, upstreamWords } from '../../errors/upstream-words.ts';
 
 /** The catalogue code for a Kling envelope code (HTTP status as a fallback). */
 export function klingErrorCode(status: number, code: number | undefined): ErrorCode {
@@ -30,30 +31,27 @@ export function klingErrorCode(status: number, code: number | undefined): ErrorC
   return 'upstream_error';
 }
 
-function prefixFor(code: ErrorCode, vendor: number | undefined): string {
-  switch (code) {
-    case 'upstream_auth_error':
-      return 'Upstream rejected the gateway credentials (operator: check the channel access key and secret key)';
-    case 'upstream_permission_denied':
-      return vendor !== undefined && vendor >= 1100 && vendor <= 1102
-        ? 'Upstream account unavailable (operator: check the account balance and resource packs)'
-        : 'Upstream permission denied (operator: check model activation, key permission and IP whitelist)';
-    case 'upstream_rate_limited':
-      return 'Upstream rate limit exceeded';
-    case 'concurrency_limited':
-      return 'Upstream concurrency limit reached (too many running tasks)';
-    case 'upstream_content_filtered':
-      return 'Upstream content policy rejected the request';
-    case 'not_found':
-      return 'Upstream resource not found';
-    case 'upstream_invalid_request':
-      return 'Upstream rejected the request';
-    default:
-      return 'Upstream error';
-  }
+/**
+ * Family A fields as the upstream names them, which are the client's names too (the body is the vendor's). Only these
+ * are ever named back to the client: never a model, host or id from the upstream's message.
+ */
+const KLING_FIELDS: Readonly<Record<string, string>> = Object.fromEntries(
+  ['model_name', 'prompt', 'negative_prompt', 'cfg_scale', 'sound', 'mode', 'camera_control', 'aspect_ratio', 'duration', 'watermark_info', 'image_list', 'video_list', 'element_list', 'multi_shot', 'shot_type', 'multi_prompt', 'session_id', 'edit_mode', 'frame_index', 'points', 'video_id', 'video_url'].map((f) => [f, f]),
+);
+
+/** Our message for a Kling error code (the account's state said apart from a permission). */
+function messageFor(code: ErrorCode, vendor: number | undefined, param: string | undefined): string {
+  if (vendor !== undefined && vendor >= 1100 && vendor <= 1102) return 'Upstream account unavailable (operator: check the account balance and resource packs)';
+  if (vendor === 1103) return 'The upstream account has no access to this API or model (operator: check model activation and resource packs)';
+  if (vendor === 1304) return 'Upstream refused the gateway address (operator: check the IP whitelist)';
+  return refusalMessage(code, param);
 }
 
-/** Build the client-facing error from a Kling error answer. */
+/**
+ * Build the client-facing error from a Kling error answer: our catalogue code and our own words, the field named when
+ * the upstream's message names one. The upstream's message (it may name its own models, hosts or our internal ids)
+ * is kept for operators only (upstreamMessage).
+ */
 export function klingError(status: number, body: unknown): GatewayError {
   let vendor: number | undefined;
   let message: string | undefined;
@@ -64,10 +62,15 @@ export function klingError(status: number, body: unknown): GatewayError {
     if (typeof body.request_id === 'string') upstreamRequestId = body.request_id;
   }
   const code = klingErrorCode(status, vendor);
-  // Credential problems: the vendor's own text is not useful to a client and may name the key.
-  const detail = code === 'upstream_auth_error' ? '' : `: ${(message ?? `HTTP ${status}`).trim()}`;
+  const param = code === 'upstream_invalid_request' ? inferParam(message, KLING_FIELDS) : undefined;
   // 1103: no access to the API or model — an entitlement of this account. 1100–1102 (account unusable, in arrears,
   // resource packs used up) and a refused credential: the account takes no call now.
   const accountRefused = code === 'upstream_auth_error' || (vendor !== undefined && vendor >= 1100 && vendor <= 1102);
-  return new GatewayError(code, `${prefixFor(code, vendor)}${detail}`, { ...(upstreamRequestId ? { upstreamRequestId } : {}), ...(vendor === 1103 ? { notEntitled: true } : {}), ...(accountRefused ? { accountRefused } : {}) });
+  return new GatewayError(code, messageFor(code, vendor, param), {
+    upstreamMessage: upstreamWords(status, vendor, message),
+    ...(param ? { param } : {}),
+    ...(upstreamRequestId ? { upstreamRequestId } : {}),
+    ...(vendor === 1103 ? { notEntitled: true } : {}),
+    ...(accountRefused ? { accountRefused } : {}),
+  });
 }

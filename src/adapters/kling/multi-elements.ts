@@ -33,9 +33,10 @@ export function withOurSession(data: unknown, ourSessionId: string): Record<stri
   return d;
 }
 
-export function editBody(r: EditRequest, upstreamModel: string, upstreamSessionId: string, ourTaskId: string, upstreamCallbackUrl: string | null): Record<string, unknown> {
+/** The edit-task body; `model_name` only when the catalogue says the endpoint takes one (by default it does not). */
+export function editBody(r: EditRequest, upstreamModel: string | null, upstreamSessionId: string, ourTaskId: string, upstreamCallbackUrl: string | null): Record<string, unknown> {
   const b: Record<string, unknown> = {
-    model_name: upstreamModel,
+    ...(upstreamModel === null ? {} : { model_name: upstreamModel }),
     session_id: upstreamSessionId,
     edit_mode: r.editMode,
     prompt: r.prompt,

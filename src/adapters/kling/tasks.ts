@@ -4,8 +4,10 @@ import { isObject } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ModeTier } from '../../metering/types.ts';
 import type { PollOutcome, SubmitOutcome } from '../../tasks/types.ts';
+import type { VidxPath } from '../../catalogue/types.ts';
 
-export type KlingTaskPath = 'text2video' | 'multi-elements' | 'omni-video';
+/** An upstream task endpoint (`/v1/videos/<path>`): where a task is created, queried, listed and recovered. */
+export type KlingTaskPath = VidxPath;
 
 /** One produced video as we keep it (upstream id kept for init-selection by video_id; never shown). */
 export interface StoredVideo {
@@ -77,8 +79,9 @@ export function parseTaskData(data: unknown, tier: ModeTier, upstreamRequestId: 
     // No reported duration → the engine charges the hold estimate (requested seconds).
     if (seconds !== null) out.usage = { kind: 'video-mode', outputSeconds: seconds, tier };
   } else if (state === 'failed') {
-    const msg = typeof data.task_status_msg === 'string' && data.task_status_msg ? data.task_status_msg : 'The upstream task failed';
-    out.error = { code: 'upstream_task_failed', message: msg, upstreamRequestId };
+    // The upstream's reason (it may name its models or hosts) is the operators'; the client gets our words.
+    const reason = typeof data.task_status_msg === 'string' && data.task_status_msg ? data.task_status_msg : undefined;
+    out.error = { code: 'upstream_task_failed', message: 'The upstream task failed', upstreamRequestId, ...(reason ? { upstreamMessage: reason } : {}) };
   }
   return out;
 }

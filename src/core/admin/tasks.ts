@@ -27,7 +27,8 @@ export function adminTaskView(t: TaskRecord): AdminTaskView {
     upstream_task_id: t.upstreamTaskId,
     upstream_status: t.upstreamStatus,
     progress: t.progress,
-    error: t.error ? { code: t.error.code, message: t.error.message } : null,
+    // The upstream's own words are the operator's (never in the client's view).
+    error: t.error ? { code: t.error.code, message: t.error.message, ...(t.error.upstreamMessage ? { upstream_message: t.error.upstreamMessage } : {}) } : null,
     hold_amount: t.holdAmount,
     poll_attempts: t.pollAttempts,
     next_poll_at: t.nextPollAt,

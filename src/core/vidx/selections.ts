@@ -1,7 +1,8 @@
 // Multi-element editing: a selection session (bound to the token, 24 h, in the upstream account that holds the
 // video), the selection calls on it, and the edit task that consumes it.
 import { editBody, initSelectionBody, parseInitReply, SELECTION_PATH, withOurSession, type SelectionCall } from '../../adapters/kling/multi-elements.ts';
-import type { ResolvedModel } from '../../catalogue/types.ts';
+import type { ResolvedModel, VidxEndpoint } from '../../catalogue/types.ts';
+import { vidxEndpointOf } from '../../catalogue/vidx-endpoints.ts';
 import { EDIT_BILLING_MODEL, EDIT_MODEL, parseEditRequest, parseInitSelection } from '../../contracts/vidx-edit.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
@@ -18,6 +19,14 @@ function editModel(ctx: VidxContext, call: HasState): { visible: ResolvedModel; 
   const visible = resolveVisibleModel(ctx.deps, call, EDIT_MODEL);
   const billing = ctx.deps.catalogue.resolve(EDIT_BILLING_MODEL) ?? visible;
   return { visible, billing };
+}
+
+/** How the edit model is served (catalogue data on the hidden edit entry): its fields, durations and body. */
+function editRules(ctx: VidxContext): VidxEndpoint {
+  const entry = ctx.deps.catalogue.get(EDIT_BILLING_MODEL) ?? ctx.deps.catalogue.get(EDIT_MODEL);
+  const rules = entry ? vidxEndpointOf(entry, 'multi-elements') : null;
+  if (!rules) throw new GatewayError('model_not_supported', `The model '${EDIT_MODEL}' does not support multi-element editing`, { param: 'model_name' });
+  return rules;
 }
 
 function channelOf(ctx: VidxContext, id: string): Channel {
@@ -77,7 +86,8 @@ export async function selectionCall(ctx: VidxContext, call: HasState, name: Sele
 
 /** The edit task on a live session: held, then submitted to the account that holds the session. */
 export async function createEditTask(ctx: VidxContext, call: CallContext, raw: unknown): Promise<TaskRecord> {
-  const r = parseEditRequest(raw, fieldOptions(ctx));
+  const rules = editRules(ctx);
+  const r = parseEditRequest(raw, rules, fieldOptions(ctx));
   const { visible, billing } = editModel(ctx, call);
   const session = await ctx.sessions.requireLive(r.sessionId, principalOf(call).tokenId);
   return createVidxTask(ctx, call, {
@@ -95,6 +105,6 @@ export async function createEditTask(ctx: VidxContext, call: CallContext, raw: u
     externalTaskId: r.externalTaskId,
     callbackUrl: r.callbackUrl,
     sessionId: session.id,
-    body: (taskId, cb) => editBody(r, billing.upstreamModel, session.upstreamSessionId, taskId, cb),
+    body: (taskId, cb) => editBody(r, rules.sendModelName !== false ? billing.upstreamModel : null, session.upstreamSessionId, taskId, cb),
   });
 }

@@ -16,9 +16,14 @@ import { videoEstimate } from '../charge.ts';
 import { upstreamCall } from '../upstream-call.ts';
 import type { ModelEntry } from '../../catalogue/types.ts';
 import { upstreamCallbackUrl, type VidxContext } from './context.ts';
+import { storedKind, storedKinds, type VidxKind } from './views.ts';
+
+/** The stored kinds of a client path's tasks. */
+const kindsOf = (kind: VidxKind): string[] => storedKinds(kind).map((s) => s.kind);
 
 export interface NewVidxTask {
-  kind: string;
+  /** The client path's kind (its lookups, list and external ids span every stored kind of the path). */
+  kind: VidxKind;
   path: KlingTaskPath;
   model: string;
   billingModel: string;
@@ -50,7 +55,7 @@ export async function createVidxTask(ctx: VidxContext, req: CallContext, t: NewV
     const task = await deps.tasks.create({
       id: `task_${randomUUID().replace(/-/g, '')}`,
       family: 'vidx',
-      kind: t.kind,
+      kind: storedKind(t.kind, t.path),
       tokenId,
       model: t.model,
       billingModel: t.billingModel,
@@ -97,21 +102,23 @@ export async function createVidxTask(ctx: VidxContext, req: CallContext, t: NewV
  * then not exist. Null when there is none (any more): the retry creates the task itself. A row left `submitting`
  * for the lost-submit recovery is an answer: it ends in a terminal state either way.
  */
-async function earlierAttempt(deps: VidxContext['deps'], tokenId: string, kind: string, ext: string): Promise<TaskRecord | null> {
+async function earlierAttempt(deps: VidxContext['deps'], tokenId: string, kind: VidxKind, ext: string): Promise<TaskRecord | null> {
+  const kinds = kindsOf(kind);
   for (let wait = 25; ; wait = Math.min(wait * 2, 250)) {
-    const t = await deps.tasks.repo.findByExternal(tokenId, kind, ext);
+    const t = await deps.tasks.repo.findByExternal(tokenId, kinds, ext);
     if (!t || t.state !== 'submitting' || t.leaseOwner === null || (t.leaseUntil ?? 0) <= Date.now()) return t ?? null;
     await new Promise((r) => setTimeout(r, wait));
   }
 }
 
 /** By our task id, else by the caller's external_task_id; refreshed from the upstream when stale. */
-export async function findOwnTask(ctx: VidxContext, req: HasState, kind: string, idOrExternal: string): Promise<TaskRecord> {
+export async function findOwnTask(ctx: VidxContext, req: HasState, kind: VidxKind, idOrExternal: string): Promise<TaskRecord> {
   const tokenId = principalOf(req).tokenId;
   const { tasks } = ctx.deps;
+  const kinds = kindsOf(kind);
   let t = await tasks.repo.getFor(idOrExternal, tokenId);
-  if (!t || t.kind !== kind) t = await tasks.repo.findByExternal(tokenId, kind, idOrExternal);
-  if (!t || t.kind !== kind) throw new GatewayError('task_not_found', `Task ${idOrExternal} not found`, { param: 'task_id' });
+  if (!t || !kinds.includes(t.kind)) t = await tasks.repo.findByExternal(tokenId, kinds, idOrExternal);
+  if (!t || !kinds.includes(t.kind)) throw new GatewayError('task_not_found', `Task ${idOrExternal} not found`, { param: 'task_id' });
   const fresh = (await tasks.getFresh(t.id, tokenId)) ?? t;
   if (isTerminal(fresh.state) && fresh.callbackUrl) ctx.kick();
   req.state.model = fresh.model;
@@ -119,7 +126,7 @@ export async function findOwnTask(ctx: VidxContext, req: HasState, kind: string,
 }
 
 /** The caller's own tasks of one kind, newest first (the upstream account's list would show every tenant's). */
-export async function listOwnTasks(ctx: VidxContext, req: HasState, kind: string, query: Record<string, unknown>): Promise<TaskRecord[]> {
+export async function listOwnTasks(ctx: VidxContext, req: HasState, kind: VidxKind, query: Record<string, unknown>): Promise<TaskRecord[]> {
   const { pageNum, pageSize } = readPage(query);
-  return ctx.deps.tasks.repo.listFor(principalOf(req).tokenId, { family: 'vidx', kind, limit: pageSize, offset: (pageNum - 1) * pageSize });
+  return ctx.deps.tasks.repo.listFor(principalOf(req).tokenId, { family: 'vidx', kind: kindsOf(kind), limit: pageSize, offset: (pageNum - 1) * pageSize });
 }

@@ -14,7 +14,7 @@ import { bodyLimitFor } from '../body-limits.ts';
 import { parseJsonBody } from '../json-body.ts';
 import type { GatewayDeps } from '../../core/deps.ts';
 import { sendBody, type Exchange } from '../exchange.ts';
-import { admit, checkUrl, clientAddress, corsHeaders, errorHeaders, markClientLeft, newRequestState, routePath, shuttingDown, type Finished } from '../front.ts';
+import { admit, checkUrl, clientAddress, corsHeaders, errorHeaders, markClientLeft, newRequestState, noteError, routePath, shuttingDown, type Finished } from '../front.ts';
 import { newRequestId } from '../request-id.ts';
 import { laneHeaders, type LaneHeaders } from './raw-headers.ts';
 import { lacksHost, noHost } from '../client-error.ts';
@@ -221,8 +221,7 @@ export class TextLane {
   private fail(ex: LaneExchange, e: unknown): void {
     const ge = isGatewayError(e) ? e : new GatewayError('internal_error', 'Internal error', { cause: e });
     if (ge.code === 'internal_error') ex.log.error({ err: String((e as Error)?.stack ?? e) }, 'unhandled error');
-    ex.state.errorCode = ge.code;
-    if (ge.upstreamRequestId) ex.state.upstreamRequestId = ge.upstreamRequestId;
+    noteError(ex.state, ge);
     if (ex.res.headersSent) {
       ex.res.destroy();
       return;

@@ -72,6 +72,7 @@ export const requestLogEntry = obj({
   amount: micro('micro-units computed on the request path (the ledger is the authority)'),
   upstream_request_id: { type: ['string', 'null'] },
   error_code: { type: ['string', 'null'] },
+  upstream_error: { type: ['string', 'null'], description: "the upstream's own words (status, code, message) when it refused the call; never shown to the client" },
   created_at: int('ms'),
 }, ['request_id', 'endpoint', 'method', 'status', 'latency_ms', 'ttfb_ms', 'channel_id', 'attempts', 'amount', 'created_at']);
 export const cursorParam = query('cursor', str(), 'Page on: next_cursor of the previous page, passed back as it is (opaque)');
@@ -87,7 +88,7 @@ export const listAnswer = (item: Schema, csvHeader: string, extra: Record<string
 export const adminTaskView = obj({
   id: str(), family: { type: 'string', enum: ['v1', 'vidx'] }, kind: str(), state: { type: 'string', enum: ['submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] },
   token_id: str(), model: str(), channel_id: str(), upstream_task_id: { type: ['string', 'null'] }, upstream_status: { type: ['string', 'null'] }, progress: { type: ['integer', 'null'] },
-  error: { type: ['object', 'null'], properties: { code: str(), message: str() } }, hold_amount: micro('held against the token\'s quota while open'), poll_attempts: int(), next_poll_at: int('ms'),
+  error: { type: ['object', 'null'], properties: { code: str(), message: str(), upstream_message: str("the upstream's own words, for operators") } }, hold_amount: micro('held against the token\'s quota while open'), poll_attempts: int(), next_poll_at: int('ms'),
   request_id: str(), created_at: int('ms'), updated_at: int('ms'), finished_at: { type: ['integer', 'null'], description: 'ms' },
 }, ['id', 'kind', 'state', 'token_id', 'model', 'channel_id', 'created_at']);
 export const billLine = obj({

@@ -7,16 +7,19 @@ export function vidxPaths(): Record<string, Record<string, Operation>> {
     '/vidx/v1/videos/text2video': {
       post: familyA('Create a text-to-video task', {
         requestBody: jsonBody(obj({
-          model_name: { type: 'string', default: 'vidx-v1', enum: ['vidx-video-o1', 'vidx-v1', 'vidx-v1-5', 'vidx-v1-6', 'vidx-v2-master', 'vidx-v2-1', 'vidx-v2-1-master', 'vidx-v2-5-turbo', 'vidx-v2-6', 'vidx-v3', 'vidx-v2-5'], description: '`vidx-v2-5` is normalised to `vidx-v2-5-turbo`; `vidx-v3-omni` belongs on /omni-video' },
+          model_name: { type: 'string', default: 'vidx-v1', enum: ['vidx-video-o1', 'vidx-v1', 'vidx-v1-5', 'vidx-v1-6', 'vidx-v2-master', 'vidx-v2-1', 'vidx-v2-1-master', 'vidx-v2-5-turbo', 'vidx-v2-6', 'vidx-v3', 'vidx-v2-5'], description: '`vidx-v2-5` is normalised to `vidx-v2-5-turbo`; `vidx-v3-omni` belongs on /omni-video. `vidx-v1-5` and `vidx-v2-1` are refused (400 / 1201, "does not support text-to-video": image-to-video only upstream); `vidx-video-o1` is served by the upstream omni-video and reads back as a text2video task. Which model takes which field is catalogue data (docs/api.md); a field a model does not take is refused, naming it' },
           prompt: { type: 'string', maxLength: 2500 },
-          negative_prompt: str(),
-          cfg_scale: { type: 'number', minimum: 0, maximum: 1, description: 'vidx-v1, vidx-v1-5, vidx-v1-6 only' },
+          negative_prompt: str('not for vidx-video-o1'),
+          cfg_scale: { type: 'number', minimum: 0, maximum: 1, description: 'vidx-v1, vidx-v1-6 only' },
           sound: { type: 'string', enum: ['on', 'off'], description: 'vidx-v2-6 only' },
-          mode: modeEnum('std'),
-          camera_control: obj({
-            type: { type: 'string', enum: ['simple', 'down_back', 'forward_up', 'right_turn_forward', 'left_turn_forward'] },
-            config: { ...obj({ horizontal: num(), vertical: num(), pan: num(), tilt: num(), roll: num(), zoom: num() }), description: 'required for (and only with) type simple; each in [-10, 10], exactly one non-zero' },
-          }),
+          mode: { ...modeEnum('std'), description: 'not for the master models (vidx-v2-master, vidx-v2-1-master: one price, no mode)' },
+          camera_control: {
+            ...obj({
+              type: { type: 'string', enum: ['simple', 'down_back', 'forward_up', 'right_turn_forward', 'left_turn_forward'] },
+              config: { ...obj({ horizontal: num(), vertical: num(), pan: num(), tilt: num(), roll: num(), zoom: num() }), description: 'required for (and only with) type simple; each in [-10, 10], exactly one non-zero' },
+            }),
+            description: 'not for vidx-video-o1',
+          },
           aspect_ratio: { type: 'string', enum: ['16:9', '9:16', '1:1'], default: '16:9' },
           duration: { type: 'string', enum: ['5', '10'], default: '5', description: 'a string; the JSON number 5 is refused' },
           watermark_info: obj({ enabled: { type: 'boolean' } }),
@@ -61,15 +64,15 @@ export function vidxPaths(): Record<string, Record<string, Operation>> {
     '/vidx/v1/videos/omni-video': {
       post: familyA('Create an omni-video task (the vendor body is passed through)', {
         requestBody: jsonBody(obj({
-          model_name: { type: 'string', enum: ['vidx-v3-omni', 'vidx-video-o1'], default: 'vidx-v3-omni' },
+          model_name: { type: 'string', enum: ['vidx-v3-omni', 'vidx-video-o1'], default: 'vidx-v3-omni', description: 'negative_prompt, cfg_scale and camera_control are refused on this path' },
           prompt: { type: 'string', maxLength: 2500 },
           image_list: arr(obj({ image_url: str(), type: { type: 'string', enum: ['first_frame', 'end_frame'] } })),
           element_list: arr(obj({ element_id: {} })),
           video_list: { ...arr(obj({ video_url: str(), refer_type: { type: 'string', enum: ['base', 'feature'] }, keep_original_sound: { type: 'string', enum: ['yes', 'no'] } })), maxItems: 1 },
           sound: { type: 'string', enum: ['on', 'off'] },
           mode: modeEnum('pro'),
-          aspect_ratio: str(),
-          duration: { type: 'string', enum: ['3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15'], default: '5' },
+          aspect_ratio: { type: 'string', enum: ['16:9', '9:16', '1:1'], description: 'vidx-video-o1 without a first frame: 16:9 when not given (the upstream requires one)' },
+          duration: { type: 'string', enum: ['3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15'], default: '5', description: 'vidx-v3-omni "3"–"15"; vidx-video-o1 "5" or "10" text-only or with only a first frame, "3"–"10" with other media' },
           watermark_info: obj({ enabled: { type: 'boolean' } }),
           callback_url: str(),
           external_task_id: str(),

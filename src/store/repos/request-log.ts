@@ -28,6 +28,8 @@ export interface RequestLogRow {
   attempts?: readonly UpstreamAttempt[] | null;
   /** ms to the first byte of the answer; absent or null when nothing was written. */
   ttfbMs?: number | null;
+  /** The upstream's own words on a refusal (status, code, message): operators only; absent or null otherwise. */
+  upstreamError?: string | null;
   createdAt: number;
 }
 
@@ -91,9 +93,10 @@ export class RequestLogWriter {
 }
 
 // Text from outside (the path, the upstream's request id) is cut to its column's length — model, endpoint and
-// upstream_request_id varchar(200), error_code varchar(100), method varchar(10) — on both dialects alike.
+// upstream_request_id varchar(200), error_code varchar(100), method varchar(10), upstream_error varchar(1000) — on both
+// dialects alike.
 function logTuple(r: RequestLogRow): LogTuple {
-  return [r.requestId, r.tokenId, clip(r.model, 200), clip(r.endpoint, 200), clip(r.method, 10), r.status, r.latencyMs, r.usage ?? null, r.amount, clip(r.upstreamRequestId, 200), clip(r.errorCode, 100), r.createdAt, r.channelId ?? null, attemptsOf(r), r.ttfbMs ?? null];
+  return [r.requestId, r.tokenId, clip(r.model, 200), clip(r.endpoint, 200), clip(r.method, 10), r.status, r.latencyMs, r.usage ?? null, r.amount, clip(r.upstreamRequestId, 200), clip(r.errorCode, 100), r.createdAt, r.channelId ?? null, attemptsOf(r), r.ttfbMs ?? null, clip(r.upstreamError ?? null, 1000)];
 }
 
 /** The attempts as stored: a JSON array, or null when there were none. */
@@ -116,6 +119,7 @@ function columns(r: RequestLogRow) {
     channel_id: r.channelId ?? null,
     attempts: jsonText(attemptsOf(r)),
     ttfb_ms: r.ttfbMs ?? null,
+    upstream_error: clip(r.upstreamError ?? null, 1000),
   };
 }
 
@@ -145,6 +149,8 @@ export interface RequestLogEntry {
   amount: number;
   upstream_request_id: string | null;
   error_code: string | null;
+  /** The upstream's own words on a refusal: operators only. */
+  upstream_error: string | null;
   created_at: number;
 }
 
@@ -180,6 +186,7 @@ export class RequestLogRepo {
       amount: Number(r.amount),
       upstream_request_id: r.upstream_request_id,
       error_code: r.error_code,
+      upstream_error: r.upstream_error ?? null,
       created_at: Number(r.created_at),
     }));
   }

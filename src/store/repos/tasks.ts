@@ -35,7 +35,8 @@ export interface NewTaskRow extends TaskIdentity {
 
 export interface ListTasksFilter {
   family?: TaskFamily;
-  kind?: string;
+  /** One kind, or any of several (a family A path whose tasks live at more than one upstream endpoint). */
+  kind?: string | readonly string[];
   limit?: number;
   /** Only tasks after this one in the newest-first order (paging by cursor). */
   after?: Keyset;
@@ -117,12 +118,13 @@ export class TasksRepo {
     return r ? toTaskRecord(r) : null;
   }
 
-  async findByExternal(tokenId: string, kind: string, externalTaskId: string): Promise<TaskRecord | null> {
+  /** The token's task of this kind (or of any of these kinds) with this external id. */
+  async findByExternal(tokenId: string, kind: string | readonly string[], externalTaskId: string): Promise<TaskRecord | null> {
     const r = await this.db
       .selectFrom('tasks')
       .selectAll()
       .where('token_id', '=', tokenId)
-      .where('kind', '=', kind)
+      .where('kind', 'in', typeof kind === 'string' ? [kind] : kind)
       .where('external_task_id', '=', externalTaskId)
       .executeTakeFirst();
     return r ? toTaskRecord(r) : null;
@@ -131,7 +133,9 @@ export class TasksRepo {
   /** One token's tasks (not those still being submitted), newest first. */
   async listFor(tokenId: string, f: ListTasksFilter = {}): Promise<TaskRecord[]> {
     let q = this.db.selectFrom('tasks').selectAll().where('state', '!=', 'submitting');
-    q = whereList(q, 'tasks', { tokenId, equal: { family: f.family && storedFamily(f.family), kind: f.kind }, after: f.after });
+    const one = typeof f.kind === 'string' ? f.kind : undefined;
+    if (f.kind !== undefined && typeof f.kind !== 'string') q = q.where('kind', 'in', f.kind);
+    q = whereList(q, 'tasks', { tokenId, equal: { family: f.family && storedFamily(f.family), kind: one }, after: f.after });
     q = newestFirst(q, 'tasks').limit(f.limit ?? 20);
     if (f.offset) q = q.offset(f.offset);
     return (await q.execute()).map(toTaskRecord);

@@ -18,7 +18,18 @@ describe('DashScope error answers → catalogue codes', () => {
       const e = dashscopeError(status, body);
       expect([e.code, e.status]).toEqual([want, httpStatus]);
       expect(e.upstreamRequestId).toBe('up-1');
-      expect(e.message).toContain('readable reason');
+      // Our words to the client; the upstream's code and message for operators only.
+      expect(e.message).not.toContain('readable reason');
+      expect(e.message).not.toContain(vendorCode);
+      expect(e.upstreamMessage).toBe(`HTTP ${status} ${vendorCode}: readable reason`);
     }
+  });
+
+  it('names the refused parameter by the client\'s name when the message names one; never the upstream model or host', () => {
+    const e = dashscopeError(400, { code: 'InvalidParameter', message: 'Model wan2.7-t2v: duration must be in [2, 15] (see https://dashscope.aliyuncs.com/x)', request_id: 'r' });
+    expect([e.code, e.param, e.message]).toEqual(['upstream_invalid_request', 'seconds', 'The upstream refused the value of seconds']);
+    const bare = dashscopeError(400, { code: 'InvalidParameter', message: 'qwen3.7-plus does not support this', request_id: 'r' });
+    expect([bare.param, bare.message]).toEqual([undefined, 'The upstream refused a parameter of the request']);
+    expect(dashscopeError(400, { code: 'Arrearage', message: 'Access denied, please make sure your account is in good standing.' })).toMatchObject({ code: 'upstream_permission_denied', accountRefused: true, message: "Upstream account cannot take calls (operator: check the account's balance)" });
   });
 });

@@ -21,9 +21,19 @@ describe('kling envelope errors → catalogue codes', () => {
     expect(e.upstreamRequestId).toBe('up-1');
   });
 
-  it('auth failures do not echo the vendor text; others keep it', () => {
-    expect(klingError(401, { code: 1002, message: 'key AK123 invalid' }).message).not.toContain('AK123');
-    expect(klingError(400, { code: 1201, message: 'duration invalid' }).message).toContain('duration invalid');
+  it('never echoes the vendor text: our words, the field named when the message names one; the vendor text kept for operators', () => {
+    const auth = klingError(401, { code: 1002, message: 'key AK123 invalid' });
+    expect(auth.message).not.toContain('AK123');
+    expect(auth.upstreamMessage).toBe('HTTP 401 1002: key AK123 invalid');
+    const o1 = klingError(400, { code: 1201, message: "model_name 'kling-video-o1' is not supported by text2video", request_id: 'up-9' });
+    expect([o1.code, o1.param, o1.message]).toEqual(['upstream_invalid_request', 'model_name', 'The upstream refused the value of model_name']);
+    expect(o1.message).not.toMatch(/kling/i);
+    expect(o1.upstreamMessage).toBe("HTTP 400 1201: model_name 'kling-video-o1' is not supported by text2video");
+    // The first field the message names; a name that only contains a field's name does not count.
+    expect(klingError(400, { code: 1201, message: 'duration must be "5" when aspect_ratio is set' }).param).toBe('duration');
+    expect(klingError(400, { code: 1201, message: 'sub_duration invalid at https://api-beijing.klingai.com/x' })).toMatchObject({ param: undefined, message: 'The upstream refused a parameter of the request' });
+    // The account's state, in our words.
+    expect(klingError(429, { code: 1102, message: 'resource pack of kling-v2-6 exhausted' }).message).toBe('Upstream account unavailable (operator: check the account balance and resource packs)');
   });
 });
 
@@ -48,8 +58,9 @@ describe('kling task data → poll outcome', () => {
   it('states and failure reasons', () => {
     expect(parseTaskData({ task_status: 'submitted' }, 'std', null).state).toBe('queued');
     expect(parseTaskData({ task_status: 'processing' }, 'std', null).state).toBe('in_progress');
-    const f = parseTaskData({ task_status: 'failed', task_status_msg: 'content risk' }, 'std', null);
-    expect([f.state, f.error?.message]).toEqual(['failed', 'content risk']);
+    // The upstream's reason is the operators' (it may name its models); the client's message is ours.
+    const f = parseTaskData({ task_status: 'failed', task_status_msg: 'kling-v2-6 generation failed: content risk' }, 'std', null);
+    expect([f.state, f.error?.message, f.error?.upstreamMessage]).toEqual(['failed', 'The upstream task failed', 'kling-v2-6 generation failed: content risk']);
     expect(() => parseTaskData({ task_status: 'weird' }, 'std', null)).toThrow();
   });
 });

@@ -8,6 +8,7 @@ import { KlingClient } from '../../../src/adapters/kling/client.ts';
 import { KlingJwtSigner } from '../../../src/adapters/kling/jwt.ts';
 import { KlingTaskDriver } from '../../../src/adapters/kling/task-driver.ts';
 import { text2VideoBody } from '../../../src/adapters/kling/text2video.ts';
+import { text2videoRules } from '../../../src/catalogue/vidx-endpoints.ts';
 import type { Channel } from '../../../src/routing/channel-registry.ts';
 import type { TaskRecord } from '../../../src/tasks/types.ts';
 import { useSimulator } from '../../support/simulator.ts';
@@ -27,7 +28,7 @@ const limit = () => ({ timeoutMs: 5000 });
 
 /** Create the task on `ch` as the gateway does: our id as the upstream external_task_id. */
 async function createOn(ch: Channel, ourId: string): Promise<string> {
-  const r = await client.call(ch, 'POST', '/v1/videos/text2video', text2VideoBody({ prompt: 'a kite', mode: 'std', aspectRatio: '16:9', duration: 5 }, 'kling-v1', ourId, null));
+  const r = await client.call(ch, 'POST', '/v1/videos/text2video', text2VideoBody({ prompt: 'a kite', mode: 'std', aspectRatio: '16:9', duration: 5 }, 'kling-v1', text2videoRules(), ourId, null));
   return (r.data as { task_id: string }).task_id;
 }
 
@@ -72,6 +73,6 @@ describe('KlingTaskDriver.pollMany', () => {
     const out = await new KlingTaskDriver(listing, 'text2video').pollMany(tasks, chA(), limit());
     expect([...out.keys()].sort()).toEqual(['up_1', 'up_4']);
     expect(out.get('up_1')?.state).toBe('in_progress');
-    expect(out.get('up_4')).toMatchObject({ state: 'failed', error: { message: 'bad prompt' } });
+    expect(out.get('up_4')).toMatchObject({ state: 'failed', error: { message: 'The upstream task failed', upstreamMessage: 'bad prompt' } });
   });
 });

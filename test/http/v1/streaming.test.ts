@@ -168,7 +168,9 @@ describe('upstream errors are mapped and sanitised', () => {
         expect(body.error.code).toBe(code);
         expect(body.error.request_id).toBe(rid);
         expect(body.error.upstream_request_id).toMatch(/^[0-9a-f-]{36}$/);
-        if (upstream === 403) expect(body.error.message).toMatch(/permission denied.*activation.*access.denied/i);
+        // Our words, with the upstream's meaning; never its own text.
+        if (upstream === 403) expect(body.error.message).toMatch(/^Upstream permission denied \(operator: check model activation/);
+        expect(body.error.message).not.toMatch(/access.denied|AccessDenied/i);
         if (upstream === 429) expect(body.error.message).toMatch(/rate limit/i);
         const rows = await ledgerOfRequest(t.h, rid);
         expect(rows).toHaveLength(0);
@@ -208,6 +210,7 @@ describe('upstream errors are mapped and sanitised', () => {
     expect(r.status).toBe(403);
     const body = (await r.json()) as BErr;
     expect(body.error.code).toBe('upstream_permission_denied');
-    expect(body.error.message).toContain('not activated');
+    expect(body.error.message).toMatch(/^Upstream permission denied \(operator: check model activation/);
+    expect(body.error.message).not.toContain('not activated');
   });
 });

@@ -91,8 +91,10 @@ describe('video task object and ownership', () => {
     expect(Number((await tokenRow(t.h, own.id)).held)).toBe(3 * 1_600_000);
     const v = await waitTerminal(t.h, own.secret, c.json.id as string);
     expect(v.status).toBe('failed');
-    expect(v.error?.code).toBe('InternalError.Algo');
-    expect(v.error?.message).toMatch(/failed/);
+    // Our code and words; the upstream's own (InternalError.Algo …) are the operators' (admin task view).
+    expect(v.error).toEqual({ code: 'upstream_task_failed', message: 'The upstream task failed' });
+    const admin = (await (await t.h.admin(`/admin/tasks/${v.id}`)).json()) as { error: { upstream_message?: string } };
+    expect(admin.error.upstream_message).toMatch(/^InternalError\.Algo: /);
     expect(v.upstream_request_id).toMatch(/[0-9a-f-]{36}/);
     expect(v.url).toBeUndefined();
     expect(await ledgerOfTask(t.h, v.id)).toHaveLength(0);

@@ -58,7 +58,7 @@ const CASES: Case[] = [
   bad('prompt must be a string', T2V, { prompt: 42 }),
   bad('negative_prompt must be a string', T2V, p({ negative_prompt: ['no'] })),
   // text2video: cfg_scale ([0,1], v1/v1-5/v1-6 only)
-  good('cfg_scale 0 on vidx-v1-5', T2V, p({ model_name: 'vidx-v1-5', cfg_scale: 0 })),
+  good('cfg_scale 0 on vidx-v1', T2V, p({ model_name: 'vidx-v1', cfg_scale: 0 })),
   good('cfg_scale 1 on vidx-v1-6', T2V, p({ model_name: 'vidx-v1-6', cfg_scale: 1 })),
   bad('cfg_scale above 1', T2V, p({ cfg_scale: 1.01 })),
   bad('cfg_scale below 0', T2V, p({ cfg_scale: -0.1 })),
@@ -66,7 +66,10 @@ const CASES: Case[] = [
   bad('cfg_scale on the v2 series', T2V, p({ model_name: 'vidx-v2-master', cfg_scale: 0.5 }), 'not supported'),
   // text2video: sound
   good('sound on for vidx-v2-6', T2V, p({ model_name: 'vidx-v2-6', sound: 'on' })),
-  bad('sound for another model', T2V, p({ model_name: 'vidx-v2-1', sound: 'off' }), 'not supported'),
+  bad('sound for another model', T2V, p({ model_name: 'vidx-v2-5-turbo', sound: 'off' }), 'sound is not supported by vidx-v2-5-turbo'),
+  bad('a model with no text-to-video endpoint (image-to-video only upstream)', T2V, p({ model_name: 'vidx-v2-1' }), 'does not support text-to-video'),
+  bad('mode for a master model', T2V, p({ model_name: 'vidx-v2-master', mode: 'pro' }), 'mode is not supported by vidx-v2-master'),
+  bad('o1 duration "7" (text-only: 5 or 10)', T2V, p({ model_name: 'vidx-video-o1', duration: '7' })),
   bad('sound other than on/off', T2V, p({ model_name: 'vidx-v2-6', sound: 'loud' })),
   // text2video: mode, aspect_ratio, duration
   good('mode pro', T2V, p({ mode: 'pro' })),
@@ -145,6 +148,10 @@ const CASES: Case[] = [
   bad('omni-video with a text2video model', OMNI, p({ model_name: 'vidx-v1' })),
   bad('omni-video without prompt', OMNI, { model_name: 'vidx-v3-omni' }),
   bad('omni-video duration "20"', OMNI, p({ duration: '20' })),
+  bad('omni-video o1 text-only duration "7"', OMNI, p({ model_name: 'vidx-video-o1', duration: '7' }), '"5", "10"'),
+  good('omni-video o1 with a reference image, duration "7"', OMNI, p({ model_name: 'vidx-video-o1', duration: '7', aspect_ratio: '1:1', image_list: [{ image_url: 'https://cdn.example.com/r.png' }] })),
+  bad('omni-video o1 with negative_prompt', OMNI, p({ model_name: 'vidx-video-o1', negative_prompt: 'blur' }), 'negative_prompt is not supported by vidx-video-o1'),
+  bad('omni-video with cfg_scale', OMNI, p({ cfg_scale: 0.5 }), 'cfg_scale is not supported by vidx-v3-omni'),
 
   // list page parameters
   bad('pageSize 0', `${T2V}?pageSize=0`, undefined),
