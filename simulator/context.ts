@@ -14,6 +14,12 @@ export interface SimOptions {
   resultTtlMs?: number;
   /** Fixed delay before every answer (ms); 0 for benchmarks. */
   latencyMs?: number;
+  /**
+   * Kling: parallel tasks per model version on the account (a task holds one from creation until it ends; over it a
+   * creation gets 429 / 1303). Default kling/slots.ts DEFAULT_KLING_TASK_SLOTS; 0 = no limit. Settable while running
+   * (ctx.opts, or POST /__sim/kling/task-slots {"slots": n}).
+   */
+  klingTaskSlots?: number;
 }
 
 export interface RecordedRequest {
