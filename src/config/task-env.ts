@@ -16,5 +16,6 @@ export function taskConfig(env: Env): TaskEngineOptions {
     perChannelConcurrency: intVar(env, 'TOLLWAY_TASK_POLL_CONCURRENCY', TASK_DEFAULTS.perChannelConcurrency, 1, 256),
     batchSize: TASK_DEFAULTS.batchSize,
     pollTimeoutMs: TASK_DEFAULTS.pollTimeoutMs,
+    slotWaitMs: intVar(env, 'TOLLWAY_TASK_SLOT_WAIT_MS', TASK_DEFAULTS.slotWaitMs, 1000, 30 * 24 * 3600_000),
   };
 }

@@ -12,6 +12,7 @@ import * as m010 from './migrations/010-price-history.ts';
 import * as m011 from './migrations/011-task-events.ts';
 import * as m012 from './migrations/012-ledger-rowid.ts';
 import * as m014 from './migrations/014-channel-account.ts';
+import * as m017 from './migrations/017-task-slot-queue.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '011-task-events': m011,
   '012-ledger-rowid': m012,
   '014-channel-account': m014,
+  '017-task-slot-queue': m017,
 };
 
 class StaticProvider implements MigrationProvider {

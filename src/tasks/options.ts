@@ -32,6 +32,8 @@ export interface TaskEngineOptions {
   batchSize: number;
   /** Timeout of one upstream status query. */
   pollTimeoutMs: number;
+  /** How long a task may wait in the gateway for a parallel-task slot before it fails uncharged (slot-queue.ts). */
+  slotWaitMs: number;
 }
 
 export const DEFAULT_TASK_ENGINE_OPTIONS: TaskEngineOptions = {
@@ -49,4 +51,5 @@ export const DEFAULT_TASK_ENGINE_OPTIONS: TaskEngineOptions = {
   perChannelConcurrency: 32,
   batchSize: 64,
   pollTimeoutMs: 20_000,
+  slotWaitMs: 3600_000,
 };

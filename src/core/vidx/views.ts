@@ -10,6 +10,8 @@ export type VendorStatus = 'submitted' | 'processing' | 'succeed' | 'failed';
 export const KINDS = { text2video: 'kling-text2video', edit: 'kling-multi-elements', omni: 'kling-omni-video' } as const;
 
 const STATUS: Record<TaskState, VendorStatus> = {
+  // Waiting in the gateway for a parallel-task slot of the upstream account: to the client, submitted.
+  waiting: 'submitted',
   submitting: 'submitted',
   queued: 'submitted',
   in_progress: 'processing',

@@ -95,9 +95,10 @@ describe('family A tasks', () => {
   it('an upstream refusal keeps its meaning in the vendor envelope, and leaves no task or hold', async () => {
     const { id: tokenId, secret } = await t.h.token();
     // A per-request marker: a run-wide path fault could be consumed by the poller's GET of an earlier task.
-    const r = await call(t.h, secret, 'POST', T2V, { prompt: 'busy sim-fault:status:429' });
-    expect(r.status).toBe(429);
-    expect(r.body.code).toBe(1302);
+    // (A 429 — the account's rate or parallel-task limit — is not a refusal: the task waits; slot-queue.test.ts.)
+    const r = await call(t.h, secret, 'POST', T2V, { prompt: 'refused sim-fault:status:400' });
+    expect(r.status).toBe(400);
+    expect(r.body.code).toBe(1201);
     expect(r.body.data).toBeNull();
     expect(await t.h.store.db.selectFrom('tasks').selectAll().where('token_id', '=', tokenId).execute()).toHaveLength(0);
     expect(await t.h.store.db.selectFrom('holds').selectAll().where('token_id', '=', tokenId).where('state', '=', 'held').execute()).toHaveLength(0);
