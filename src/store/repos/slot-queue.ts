@@ -24,7 +24,8 @@ export class SlotQueueRepo {
 
   /**
    * Move a waiting task held by `owner` to `submitting` (leased until the submit deadline), when it is its queue's head,
-   * no other submit of the queue is in flight, and the queue has fewer than `limit` open tasks (null: no count kept).
+   * no other submit of the queue is in flight (a leased `submitting` row: one left to the lost-submit recovery is not),
+   * and the queue has fewer than `limit` open tasks (null: no count kept).
    * True when it moved. `holdAmount`: the hold just placed (a creation request), stored with the move.
    */
   async promote(id: string, queue: string, owner: string, leaseMs: number, limit: number | null, holdAmount?: number, now = Date.now()): Promise<boolean> {
@@ -34,7 +35,7 @@ export class SlotQueueRepo {
       UPDATE tasks SET state = 'submitting', lease_owner = ${owner}, lease_until = ${now + leaseMs}, next_poll_at = ${now + leaseMs}, updated_at = ${now}${hold}
       WHERE id = ${id} AND state = 'waiting' AND lease_owner = ${owner}
         AND id = ${HEAD(queue)}
-        AND NOT EXISTS (SELECT 1 FROM tasks f WHERE f.slot_queue = ${queue} AND f.state = 'submitting')
+        AND NOT EXISTS (SELECT 1 FROM tasks f WHERE f.slot_queue = ${queue} AND f.state = 'submitting' AND f.lease_until >= ${now})
         ${capped}
       RETURNING id`.execute(this.db);
     return r.rows.length === 1;
