@@ -47,14 +47,14 @@ export async function createTask(deps: TaskEngineDeps, owner: string, input: Cre
     throw e;
   }
   if (slot) {
-    const parked = await takeSlot(deps, slot.deps, owner, { id, queue: slot.queue, createdAt: now, holdAmount });
+    const parked = await takeSlot(deps, slot.deps, owner, { id, queue: slot.queue, createdAt: now, holdAmount, attempts: 0 });
     if (parked) return parked;
   }
   let out;
   try {
     out = await input.submit(id, input.channel);
   } catch (e) {
-    if (slot && isSlotRefusal(e)) return requeue(deps, { id, queue: slot.queue, holdAmount }, Date.now() + o.pollBaseMs, e);
+    if (slot && isSlotRefusal(e)) return requeue(deps, { id, queue: slot.queue, holdAmount, attempts: 0 }, Date.now() + o.pollBaseMs, e);
     // Only while still `submitting`: past the deadline the poller may have found the task upstream and adopted it.
     if (await deps.repo.delete(id, 'submitting')) await deps.meter().release(ref);
     throw e;

@@ -36,6 +36,8 @@ interface Queued {
   id: string;
   queue: string;
   holdAmount: number;
+  /** Its poll attempts so far (0: a creation request's task not yet parked). */
+  attempts: number;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -51,8 +53,8 @@ export async function takeSlot(deps: TaskEngineDeps, slots: SlotDeps, owner: str
     if (await slots.repo.promote(t.id, t.queue, owner, deps.options.leaseMs, limit, t.holdAmount)) return null;
     const s = await slots.repo.standing(t.id, t.queue, t.createdAt);
     const full = limit !== null && s.open >= limit;
-    if (full || s.idleAhead > 0 || waited >= INLINE_WAIT_MS) {
-      const why = full ? `the account's task_slots (${limit}) for this model are in use` : s.idleAhead > 0 ? `${s.idleAhead} older task(s) of its queue wait for a slot` : 'other submits of its queue are in flight';
+    if (full || s.parkedAhead > 0 || waited >= INLINE_WAIT_MS) {
+      const why = full ? `the account's task_slots (${limit}) for this model are in use` : s.parkedAhead > 0 ? `${s.parkedAhead} older task(s) of its queue wait for a slot` : 'other submits of its queue are in flight';
       return park(deps, t, 'waiting', Date.now() + deps.options.pollBaseMs, why);
     }
     await sleep(wait);
@@ -68,7 +70,9 @@ export function requeue(deps: TaskEngineDeps, t: Queued, nextAt: number, e: unkn
 
 async function park(deps: TaskEngineDeps, t: Queued, from: 'waiting' | 'submitting', nextPollAt: number, why: string): Promise<TaskRecord> {
   const now = Date.now();
-  await deps.repo.transition(t.id, from, { state: 'waiting', holdAmount: t.holdAmount, leaseOwner: null, leaseUntil: null, nextPollAt }, now, [{ kind: 'waiting', detail: why }]);
+  // At least one attempt: a parked task is one the poller serves (a newer creation request queues behind it).
+  const patch = { state: 'waiting', holdAmount: t.holdAmount, leaseOwner: null, leaseUntil: null, nextPollAt, pollAttempts: Math.max(1, t.attempts) } as const;
+  await deps.repo.transition(t.id, from, patch, now, [{ kind: 'waiting', detail: why }]);
   const { account, model } = splitSlotQueue(t.queue);
   deps.logger.warn({ task_id: t.id, account, upstream_model: model, reason: why }, 'task waits in the gateway for a parallel-task slot of its upstream account');
   const r = await deps.repo.get(t.id);
@@ -97,7 +101,7 @@ export async function advanceWaiting(deps: TaskEngineDeps, slots: SlotDeps, owne
   }
   if (!driver?.submitStored || !(await slots.repo.promote(t.id, queue, owner, deps.options.leaseMs, slots.limitOf(queue)))) return t;
   const stored = await slots.repo.submitBody(t.id);
-  const q: Queued = { id: t.id, queue, holdAmount: t.holdAmount };
+  const q: Queued = { id: t.id, queue, holdAmount: t.holdAmount, attempts: t.pollAttempts };
   let out: SubmitOutcome | UnconfirmedSubmit;
   try {
     if (stored === null) throw new Error('the stored creation is missing');

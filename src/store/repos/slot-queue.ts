@@ -10,8 +10,8 @@ import type { Database } from '../schema.ts';
 
 /** Where a waiting task stands in its queue (why it was not moved on). */
 export interface Standing {
-  /** Older tasks of the queue that wait for the poller (no creation request is trying them now): the queue is blocked. */
-  idleAhead: number;
+  /** Older tasks of the queue parked for the poller (waited once: not a creation request's first try): the queue is blocked. */
+  parkedAhead: number;
   /** The queue's tasks open upstream or being submitted. */
   open: number;
 }
@@ -43,14 +43,15 @@ export class SlotQueueRepo {
 
   /** Where the task stands in its queue now (read after a promote that did not move it). */
   async standing(id: string, queue: string, createdAt: number, now = Date.now()): Promise<Standing> {
-    const r = await sql<{ idle: number | string; open: number | string }>`
+    // A creation request's row has no attempt yet and its lease; one whose request is gone (lease over) is parked too.
+    const r = await sql<{ parked: number | string; open: number | string }>`
       SELECT
         (SELECT count(*) FROM tasks w WHERE w.slot_queue = ${queue} AND w.state = 'waiting'
            AND (w.created_at < ${createdAt} OR (w.created_at = ${createdAt} AND w.id < ${id}))
-           AND (w.lease_until IS NULL OR w.lease_until < ${now})) AS idle,
+           AND (w.poll_attempts > 0 OR w.lease_until < ${now})) AS parked,
         ${OPEN(queue)} AS open`.execute(this.db);
     const row = r.rows[0];
-    return { idleAhead: Number(row?.idle ?? 0), open: Number(row?.open ?? 0) };
+    return { parkedAhead: Number(row?.parked ?? 0), open: Number(row?.open ?? 0) };
   }
 
   /** Make the queue's head due now (a slot may have freed, or the head changed): the next poller round tries it. */
