@@ -17,7 +17,7 @@ import * as m017 from './migrations/017-task-slot-queue.ts';
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
 // Ordered by name. Add new migrations here with the next number.
-const MIGRATIONS: Record<string, DialectMigration> = {
+export const MIGRATIONS: Record<string, DialectMigration> = {
   '001-init': m001,
   '002-channel-names': m002,
   '003-ledger-indexes': m003,

@@ -8,8 +8,8 @@ const taskEvent = obj({
   at: int('ms'),
   kind: {
     type: 'string',
-    enum: ['created', 'waiting', 'submitted', 'recovered', 'status', 'succeeded', 'failed', 'cancelled', 'charged', 'hold_released'],
-    description: 'created (→ submitting, or → waiting); waiting (held in the gateway for a free parallel-task slot of its upstream account: detail says why); submitted (the upstream took it: detail names its task id, amount is the hold); recovered (a creation whose answer was lost, found upstream); status (the upstream status changed, seen by a poll); succeeded / failed / cancelled; charged (amount and ledger_id of its ledger line); hold_released (amount)',
+    enum: ['created', 'waiting', 'slot', 'submitted', 'recovered', 'status', 'succeeded', 'failed', 'cancelled', 'charged', 'hold_released'],
+    description: 'created (→ submitting, or → waiting); waiting (held in the gateway for a free parallel-task slot of its upstream account: detail says why); slot (it took a free slot of its queue, → submitting); submitted (the upstream took it: detail names its task id, amount is the hold); recovered (a creation whose answer was lost, found upstream); status (the upstream status changed, seen by a poll); succeeded / failed / cancelled; charged (amount and ledger_id of its ledger line); hold_released (amount)',
   },
   from: { ...STATE, description: 'the state before a state event; null for charged / hold_released and for created' },
   to: { ...STATE, description: 'the state after a state event; null for charged / hold_released' },

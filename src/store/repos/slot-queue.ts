@@ -6,6 +6,7 @@
 // statement that saw the same head finds it no longer waiting when it gets the row).
 import { sql, type Kysely } from 'kysely';
 import { parseJson } from '../json.ts';
+import { writeTaskEvents } from './task-events.ts';
 import type { Database } from '../schema.ts';
 
 /** Where a waiting task stands in its queue (why it was not moved on). */
@@ -31,14 +32,19 @@ export class SlotQueueRepo {
   async promote(id: string, queue: string, owner: string, leaseMs: number, limit: number | null, holdAmount?: number, now = Date.now()): Promise<boolean> {
     const hold = holdAmount === undefined ? sql`` : sql`, hold_amount = ${holdAmount}`;
     const capped = limit === null ? sql`` : sql`AND ${OPEN(queue)} < ${limit}`;
-    const r = await sql<{ id: string }>`
+    // The move and its timeline event commit together (task-events.ts), as every task change does.
+    return this.db.transaction().execute(async (trx) => {
+      const r = await sql<{ id: string }>`
       UPDATE tasks SET state = 'submitting', lease_owner = ${owner}, lease_until = ${now + leaseMs}, next_poll_at = ${now + leaseMs}, updated_at = ${now}${hold}
       WHERE id = ${id} AND state = 'waiting' AND lease_owner = ${owner}
         AND id = ${HEAD(queue)}
         AND NOT EXISTS (SELECT 1 FROM tasks f WHERE f.slot_queue = ${queue} AND f.state = 'submitting' AND f.lease_until >= ${now})
         ${capped}
-      RETURNING id`.execute(this.db);
-    return r.rows.length === 1;
+      RETURNING id`.execute(trx);
+      if (r.rows.length !== 1) return false;
+      await writeTaskEvents(trx, id, { from: 'waiting', to: 'submitting', upstreamStatus: null }, [{ kind: 'slot', detail: `a parallel-task slot is free (${queue})` }], now);
+      return true;
+    });
   }
 
   /** Where the task stands in its queue now (read after a promote that did not move it). */
