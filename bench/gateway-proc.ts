@@ -16,7 +16,7 @@ import { answerStats } from './proc-stats.ts';
 const simUrl = `http://127.0.0.1:${process.env.BENCH_TARGET_PORT}`;
 const dir = mkdtempSync(join(tmpdir(), 'tollway-bench-'));
 // The SQLite thread switches, the heap growing percent and the task engine's settings pass through, to measure each configuration.
-const passedKeys = ['TOLLWAY_SQLITE_WRITER_THREAD', 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', 'TOLLWAY_HEAP_GROWING_PERCENT', ...Object.keys(process.env).filter((k) => k.startsWith('TOLLWAY_TASK_'))];
+const passedKeys = ['TOLLWAY_DASHSCOPE_QUERY_QPS', 'TOLLWAY_SQLITE_WRITER_THREAD', 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', 'TOLLWAY_HEAP_GROWING_PERCENT', ...Object.keys(process.env).filter((k) => k.startsWith('TOLLWAY_TASK_'))];
 const passed = Object.fromEntries(passedKeys.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
 const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'info', TOLLWAY_DATA_DIR: dir, ...passed });
 // The same process-level tuning as `tollway serve` (src/main.ts), so the bench measures the deployed configuration.
@@ -50,7 +50,7 @@ process.on('message', async (m: unknown) => {
   }
   // bench:tasks: open tasks cloned from one made through the API, each bound to a simulator task id.
   if (type === 'seed-clone') {
-    const ids = (m as { ids: string[] }).ids;
+    const { ids, fresh } = m as { ids: string[]; fresh?: boolean };
     const pollMaxMs = config.tasks.pollMaxMs;
     const tpl = await gw.deps.store.db.selectFrom('tasks').selectAll().where('state', 'in', ['queued', 'in_progress']).limit(1).executeTakeFirstOrThrow();
     const now = Date.now();
@@ -64,11 +64,12 @@ process.on('message', async (m: unknown) => {
         upstream_status: 'PENDING',
         progress: 0,
         // A steady backlog: created over the last minutes (past the back-off ramp), next polls spread over the window.
-        poll_attempts: 6,
+        // `fresh`: created now, as a burst of creations would leave them.
+        poll_attempts: fresh ? 0 : 6,
         lease_owner: null,
         lease_until: null,
-        next_poll_at: now + Math.floor(Math.random() * pollMaxMs),
-        created_at: now - Math.floor(Math.random() * 600_000),
+        next_poll_at: fresh ? now : now + Math.floor(Math.random() * pollMaxMs),
+        created_at: fresh ? now : now - Math.floor(Math.random() * 600_000),
         updated_at: now,
       }));
       await gw.deps.store.db.insertInto('tasks').values(rows).execute();
@@ -80,6 +81,11 @@ process.on('message', async (m: unknown) => {
   if (type === 'poll-lag') {
     const due = await gw.deps.tasks.repo.nextDueAt();
     process.send?.({ type, lagMs: due === null ? 0 : Math.max(0, Date.now() - due) });
+    return;
+  }
+  if (type === 'open-tasks') {
+    const r = await gw.deps.store.db.selectFrom('tasks').select((eb) => eb.fn.countAll<number>().as('n')).where('state', 'in', ['submitting', 'queued', 'in_progress']).executeTakeFirst();
+    process.send?.({ type, n: Number(r?.n ?? 0) });
     return;
   }
   if (type !== 'ledger') return;

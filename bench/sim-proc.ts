@@ -4,9 +4,11 @@ import { startSimulator } from '../simulator/index.ts';
 import { resultVideoUrl } from '../simulator/dashscope/results-video.ts';
 import { createDashscopeTask, dashscopeTaskStore, statusOf } from '../simulator/dashscope/tasks.ts';
 import { answerStats } from './proc-stats.ts';
+import { dashscopeQueryStats } from '../simulator/dashscope/query-budget.ts';
 
 const taskMs = process.env.TOLLWAY_SIM_TASK_MS;
-const sim = await startSimulator({ latencyMs: 0, ...(taskMs ? { taskDurationMs: Number(taskMs) } : {}) });
+const qps = process.env.TOLLWAY_SIM_QUERY_QPS;
+const sim = await startSimulator({ latencyMs: 0, ...(taskMs ? { taskDurationMs: Number(taskMs) } : {}), ...(qps ? { dashscopeQueryQps: Number(qps) } : {}) });
 answerStats();
 process.on('message', (m: unknown) => {
   const type = (m as { type?: string })?.type;
@@ -20,6 +22,13 @@ process.on('message', (m: unknown) => {
       ids.push(t.id);
     }
     process.send?.({ type, ids });
+    return;
+  }
+  // bench:tasks: the account's task queries and how many of its tasks have finished.
+  if (type === 'query-stats') {
+    const q = dashscopeQueryStats(sim.ctx).get('main');
+    const finished = [...dashscopeTaskStore(sim.ctx).values()].filter((t) => statusOf(t) === 'SUCCEEDED').length;
+    process.send?.({ type, queries: q?.queries ?? 0, single: q?.single ?? 0, lists: q?.lists ?? 0, throttled: q?.throttled ?? 0, peakPerSecond: q?.peakPerSecond ?? 0, finished });
     return;
   }
   if (type !== 'task-gaps' && type !== 'task-gaps-reset') return;

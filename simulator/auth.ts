@@ -8,11 +8,18 @@ export function bearerOf(req: IncomingMessage): string | undefined {
 }
 
 /** DashScope: a static API key, as `Authorization: Bearer` (or `x-api-key` on the anthropic path). */
-export function dashscopeAuthOk(req: IncomingMessage, apiKey: string, allowXApiKey = false): boolean {
+export function dashscopeAuthOk(req: IncomingMessage, apiKeys: readonly string[], allowXApiKey = false): boolean {
   const b = bearerOf(req);
-  if (b !== undefined) return b === apiKey;
-  if (allowXApiKey) return req.headers['x-api-key'] === apiKey;
+  if (b !== undefined) return apiKeys.includes(b);
+  const x = req.headers['x-api-key'];
+  if (allowXApiKey && typeof x === 'string') return apiKeys.includes(x);
   return false;
+}
+
+/** The simulated Alibaba Cloud account a DashScope request's key belongs to. */
+export function dashscopeAccountOf(req: IncomingMessage, extraKeys: Readonly<Record<string, string>>): string {
+  const b = bearerOf(req) ?? '';
+  return extraKeys[b] ?? 'main';
 }
 
 export type KlingAuthResult = { ok: true } | { ok: false; code: 1001 | 1002 | 1003 | 1004; message: string };

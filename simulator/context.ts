@@ -20,6 +20,13 @@ export interface SimOptions {
    * (ctx.opts, or POST /__sim/kling/task-slots {"slots": n}).
    */
   klingTaskSlots?: number;
+  /**
+   * DashScope task queries (single and list) per second per Alibaba Cloud account, shared by every key of it; over it
+   * the answer is 429 Throttling.RateQuota. Default 20, as documented; 0 = no limit.
+   */
+  dashscopeQueryQps?: number;
+  /** More DashScope keys, each → the account it belongs to (the main key belongs to account `main`). */
+  dashscopeKeys?: Record<string, string>;
 }
 
 export interface RecordedRequest {

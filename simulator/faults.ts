@@ -18,6 +18,7 @@ export type FaultKind =
   | 'fail-task' // async tasks: the task ends FAILED / failed
   | 'stay-running' // async tasks: never finish
   | 'vanish' // async tasks: the upstream forgets the task (UNKNOWN / not found)
+  | 'suspend' // DashScope async tasks: SUSPENDED for the first half of the run, then it goes on
   | 'partial' // images: fewer results than n
   | 'no-output' // images: success without any image
   | 'content-filter' // the content filter refuses the input, in each API's spelling (Kling: arg 1300 or 1301, default 1301)

@@ -97,7 +97,7 @@ async function checkAuth(provider: Provider, req: IncomingMessage, res: ServerRe
     sendJson(res, 401, { code: r.code, message: r.message, request_id: requestId() });
     return false;
   }
-  if (dashscopeAuthOk(req, ctx.opts.dashscopeApiKey, provider === 'anthropic')) return true;
+  if (dashscopeAuthOk(req, [ctx.opts.dashscopeApiKey, ...Object.keys(ctx.opts.dashscopeKeys)], provider === 'anthropic')) return true;
   if (provider === 'dashscope-compat') compatError(res, 401, 'invalid_api_key', 'Incorrect API key provided. ');
   else if (provider === 'anthropic') sendJson(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' }, request_id: requestId() });
   else nativeError(res, 401, 'InvalidApiKey', 'Invalid API-key provided.');
@@ -209,6 +209,8 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       resultTtlMs: opts.resultTtlMs ?? 24 * 3600 * 1000,
       latencyMs: opts.latencyMs ?? 0,
       klingTaskSlots: opts.klingTaskSlots ?? DEFAULT_KLING_TASK_SLOTS,
+      dashscopeQueryQps: opts.dashscopeQueryQps ?? 20,
+      dashscopeKeys: opts.dashscopeKeys ?? {},
     },
     faults,
     recorded: [],

@@ -47,6 +47,7 @@ import { sweepRequestLog } from './store/retention.ts';
 import { CallbackDispatcher } from './tasks/callbacks.ts';
 import { TaskEngine } from './tasks/engine.ts';
 import { PollerThread } from './tasks/poller-thread.ts';
+import { MemoryQueryBudget, newBudgetMemory, RedisQueryBudget } from './limits/query-budget.ts';
 
 export interface GatewayOptions {
   /** Where log lines go (tests capture them); default stdout. */
@@ -175,7 +176,7 @@ function composeWriters(store: Store, audit: AuditRepo, catalogue: () => Catalog
 }
 
 /** Store-backed objects and caches: everything GatewayDeps holds. */
-async function composeDeps(config: Config, opts: GatewayOptions, store: Store, logger: Logger): Promise<GatewayDeps> {
+async function composeDeps(config: Config, opts: GatewayOptions, store: Store, logger: Logger, queryBudgetMemory = newBudgetMemory()): Promise<GatewayDeps> {
   const box = new SecretBox(opts.secret);
   const repos = buildRepos(store);
   const channels = new ChannelRegistry(repos.channels, box);
@@ -193,6 +194,12 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
     WINDOW_MS,
     (e) => logger.warn({ err: String(e) }, 'rate-limit counters unavailable; request admitted uncounted'),
   );
+  const budgetOpts = { qps: config.tasks.dashscopeQueryQps };
+  const localBudget = new MemoryQueryBudget(budgetOpts, queryBudgetMemory);
+  // With Redis every instance shares each upstream account's query budget; while Redis is away, this process's stands in.
+  const budget = config.redisUrl
+    ? new RedisQueryBudget(await redisClient(config.redisUrl, logger, 'query-budget', { maxRetriesPerRequest: 1 }), budgetOpts, localBudget, (e) => logger.warn({ err: String(e) }, 'query budget in Redis unavailable; this instance keeps its own'))
+    : localBudget;
   const deps: GatewayDeps = {
     config,
     store,
@@ -207,7 +214,8 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
     requestLog,
     meter,
     upstream,
-    tasks: new TaskEngine({ repo: new TasksRepo(store.db, store.dialect), meter: () => meter, channels, logger, options: config.tasks, slots: { repo: new SlotQueueRepo(store.db), limitOf: (queue) => slotLimitOf(channels.all(), queue) } }),
+    tasks: new TaskEngine({ repo: new TasksRepo(store.db, store.dialect), meter: () => meter, channels, logger, options: config.tasks, budget, slots: { repo: new SlotQueueRepo(store.db), limitOf: (queue) => slotLimitOf(channels.all(), queue) } }),
+    queryBudgetMemory,
     breakers,
     prober: new ChannelProber(upstream, new KlingClient(upstream, new KlingJwtSigner())),
     limiter,
@@ -311,7 +319,7 @@ function backgroundPoller(deps: GatewayDeps, vidx: VidxContext, opts: GatewayOpt
   if (!config.tasks.pollerEnabled) return null;
   if (config.tasks.pollerThread && !/^sqlite:(\/\/)?:memory:$/.test(store.location.url)) {
     // The thread composes its own objects: no tracing there (its spans would have no request to belong to).
-    const thread = new PollerThread({ config: { ...config, tracing: null }, adminKey: opts.adminKey, secret: opts.secret, location: store.location }, sink, deps.logger);
+    const thread = new PollerThread({ config: { ...config, tracing: null }, adminKey: opts.adminKey, secret: opts.secret, location: store.location, queryBudgetMemory: deps.queryBudgetMemory }, sink, deps.logger);
     const applyChange = deps.applyChange;
     deps.applyChange = async (e) => {
       await applyChange(e);
@@ -341,13 +349,13 @@ export const POLLER_PG_POOL = 4;
  * The poller thread's objects (tasks/poller-worker.ts): deps on its own connection to the gateway's store, every
  * task driver, the poller and the client-callback dispatcher, running; no HTTP.
  */
-export async function composePoller(config: Config, opts: { adminKey: string; secret: string; location: { url: string; pgSchema?: string }; logStream: DestinationStream }): Promise<{ apply(e: ClusterEvent): Promise<void>; kick(): void; close(): Promise<void> }> {
+export async function composePoller(config: Config, opts: { adminKey: string; secret: string; location: { url: string; pgSchema?: string }; logStream: DestinationStream; queryBudgetMemory: SharedArrayBuffer }): Promise<{ apply(e: ClusterEvent): Promise<void>; kick(): void; close(): Promise<void> }> {
   registerSecrets(config, [opts.adminKey, opts.secret]);
   const logger = makeLogger(config.logLevel, opts.logStream);
   const { url, pgSchema } = opts.location;
   // A small PostgreSQL pool: the poller's statements are few and short (docs/operations.md counts it per instance).
   const store = await openStore(url, { migrate: false, readThread: false, pgPoolMax: POLLER_PG_POOL, ...(pgSchema ? { pgSchema } : {}) });
-  const deps = await composeDeps(config, { adminKey: opts.adminKey, secret: opts.secret }, store, logger);
+  const deps = await composeDeps(config, { adminKey: opts.adminKey, secret: opts.secret }, store, logger, opts.queryBudgetMemory);
   const stopRefresh = keepCachesCoherent(deps);
   registerVideoDriver(deps);
   const vidx = composeVidx(deps, await import('./core/vidx/views.ts'));

@@ -5,6 +5,7 @@ import type { SimContext } from '../context.ts';
 import type { SimRouter } from '../router.ts';
 import { nativeError } from './errors.ts';
 import { IMAGE_MODELS, makeResultImage, parseUpstreamSize } from './images.ts';
+import { dashscopeAccountOf } from '../auth.ts';
 import { createDashscopeTask, taskCreatedReply, taskFaultOf } from './tasks.ts';
 
 export const IMAGE_SYNTHESIS_PATH = '/api/v1/services/aigc/text2image/image-synthesis';
@@ -34,6 +35,7 @@ export function registerImagesAsync(router: SimRouter, ctx: SimContext): void {
       area: 'image-synthesis',
       model: body.model,
       fault: taskFaultOf(req),
+    account: dashscopeAccountOf(req.req, ctx.opts.dashscopeKeys),
       failure: { code: 'InternalError.Algo', message: 'An internal error occurred while generating the image.' },
       succeed: () => ({
         output: {

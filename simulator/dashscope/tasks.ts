@@ -9,9 +9,12 @@ import { markerIn } from '../faults.ts';
 import { requestId, sendJson } from '../http-util.ts';
 import type { SimRequest, SimRouter } from '../router.ts';
 import { nativeError } from './errors.ts';
+import { dashscopeAccountOf } from '../auth.ts';
+import { listTasks } from './task-list.ts';
+import { takeQuery } from './query-budget.ts';
 
-export type DashscopeTaskFault = 'fail-task' | 'stay-running' | 'vanish' | null;
-export type DashscopeTaskStatus = 'PENDING' | 'RUNNING' | 'SUCCEEDED' | 'FAILED' | 'CANCELED' | 'UNKNOWN';
+export type DashscopeTaskFault = 'fail-task' | 'stay-running' | 'vanish' | 'suspend' | null;
+export type DashscopeTaskStatus = 'PENDING' | 'RUNNING' | 'SUSPENDED' | 'SUCCEEDED' | 'FAILED' | 'CANCELED' | 'UNKNOWN';
 
 export interface DashscopeTaskResult {
   /** Merged into `output` at SUCCEEDED (e.g. {video_url} or {results: [...]}). */
@@ -23,6 +26,8 @@ export interface DashscopeTaskResult {
 export interface DashscopeTaskSpec {
   /** Free label for tests ('video-synthesis', 'image-synthesis' …). */
   area: string;
+  /** The account that created it (dashscopeAccountOf): only that account's keys can see it. Default `main`. */
+  account?: string;
   model: string;
   fault: DashscopeTaskFault;
   /** Defaults to ctx.opts.taskDurationMs. */
@@ -74,7 +79,7 @@ export function createDashscopeTask(ctx: SimContext, spec: DashscopeTaskSpec): D
 export function taskFaultOf(req: SimRequest): DashscopeTaskFault {
   const f = req.fault ?? markerIn(req.raw.toString('utf8'));
   const k = f?.kind;
-  return k === 'fail-task' || k === 'stay-running' || k === 'vanish' ? k : null;
+  return k === 'fail-task' || k === 'stay-running' || k === 'vanish' || k === 'suspend' ? k : null;
 }
 
 export function statusOf(t: DashscopeTask, now = Date.now()): DashscopeTaskStatus {
@@ -82,11 +87,13 @@ export function statusOf(t: DashscopeTask, now = Date.now()): DashscopeTaskStatu
   if (now - t.createdAt > DAY_MS) return 'UNKNOWN';
   if (t.canceled) return 'CANCELED';
   if (now < t.scheduledAt) return 'PENDING';
+  // Suspended by the platform for the first half of its run, then it goes on.
+  if (t.spec.fault === 'suspend' && now < (t.scheduledAt + t.finishAt) / 2) return 'SUSPENDED';
   if (t.spec.fault === 'stay-running' || now < t.finishAt) return 'RUNNING';
   return t.spec.fault === 'fail-task' ? 'FAILED' : 'SUCCEEDED';
 }
 
-const fmt = (ms: number) => new Date(ms + 8 * 3600_000).toISOString().replace('T', ' ').replace('Z', ''); // Beijing time, as the API shows
+export const fmt = (ms: number) => new Date(ms + 8 * 3600_000).toISOString().replace('T', ' ').replace('Z', ''); // Beijing time, as the API shows
 
 /** The creation answer every async DashScope endpoint gives. */
 export function taskCreatedReply(res: ServerResponse, t: DashscopeTask): void {
@@ -112,9 +119,20 @@ export function taskQueryBody(t: DashscopeTask, now = Date.now()): Record<string
   return body;
 }
 
+/** The task when the request's account owns it: another account's task id reads as one it never had. */
+function ownTask(ctx: SimContext, req: SimRequest, id: string): DashscopeTask | undefined {
+  const t = dashscopeTaskStore(ctx).get(id);
+  return t && (t.spec.account ?? 'main') === dashscopeAccountOf(req.req, ctx.opts.dashscopeKeys) ? t : undefined;
+}
+
 export function registerDashscopeTasks(router: SimRouter, ctx: SimContext): void {
+  router.on('GET', '/api/v1/tasks', (req, res) => {
+    if (!takeQuery(ctx, req.req, res, 'list')) return;
+    listTasks(ctx, req, res);
+  });
   router.on('GET', '/api/v1/tasks/:id', (req, res) => {
-    const t = dashscopeTaskStore(ctx).get(req.params.id ?? '');
+    if (!takeQuery(ctx, req.req, res, 'single')) return;
+    const t = ownTask(ctx, req, req.params.id ?? '');
     // An id the account never had reads as UNKNOWN too (HTTP 200), as the API does for expired ids.
     if (!t) return sendJson(res, 200, { request_id: requestId(), output: { task_id: req.params.id, task_status: 'UNKNOWN' } });
     const now = Date.now();
@@ -124,7 +142,7 @@ export function registerDashscopeTasks(router: SimRouter, ctx: SimContext): void
     sendJson(res, 200, taskQueryBody(t, now));
   });
   router.on('POST', '/api/v1/tasks/:id/cancel', (req, res) => {
-    const t = dashscopeTaskStore(ctx).get(req.params.id ?? '');
+    const t = ownTask(ctx, req, req.params.id ?? '');
     if (!t) return nativeError(res, 404, 'NotFound', 'Task not found.');
     if (statusOf(t) !== 'PENDING') return nativeError(res, 400, 'UnsupportedOperation', 'Only PENDING tasks can be canceled.');
     t.canceled = true;

@@ -5,6 +5,7 @@ import type { SimContext } from '../context.ts';
 import type { SimRequest, SimRouter } from '../router.ts';
 import { nativeError } from './errors.ts';
 import { resultVideoUrl } from './results-video.ts';
+import { dashscopeAccountOf } from '../auth.ts';
 import { createDashscopeTask, taskCreatedReply, taskFaultOf } from './tasks.ts';
 
 export const VIDEO_SYNTHESIS_PATH = '/api/v1/services/aigc/video-generation/video-synthesis';
@@ -196,6 +197,7 @@ function handle(ctx: SimContext, req: SimRequest, res: ServerResponse): void {
     area: 'video-synthesis',
     model,
     fault: taskFaultOf(req),
+    account: dashscopeAccountOf(req.req, ctx.opts.dashscopeKeys),
     failure: { code: 'InternalError.Algo', message: 'Video generation failed: the algorithm could not render this request.' },
     extra: typeof input.prompt === 'string' ? { orig_prompt: input.prompt } : {},
     succeed: (t) => ({ output: { video_url: resultVideoUrl(ctx, t.id).url }, usage }),

@@ -56,6 +56,8 @@ export interface GatewayDeps {
   upstream: UpstreamClient;
   /** Durable async task engine (videos, family A tasks); drivers register per kind. */
   tasks: TaskEngine;
+  /** The in-process query budget's memory: the poller thread is given it, so both threads keep one budget. */
+  queryBudgetMemory: SharedArrayBuffer;
   limiter: RateLimiter;
   /** Per-channel circuit breakers (routing/failover.ts). */
   breakers: CircuitBreakers;

@@ -21,7 +21,12 @@ export interface CancelDeps {
   logger: Pick<Logger, 'warn' | 'error'>;
   /** Time allowed for the upstream's cancel call. */
   timeoutMs: number;
+  /** Room in the account's query budget for the cancel call (absent: not budgeted). */
+  admit?(driver: TaskDriver, channel: Channel): Promise<boolean> | true;
 }
+
+/** How long the upstream cancel waits for room in the account's query budget before it is given up. */
+const ADMIT_WAIT_MS = 5_000;
 
 export async function cancelTask(d: CancelDeps, id: string): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
   const t = await d.repo.get(id);
@@ -50,5 +55,13 @@ function cancelUpstream(d: CancelDeps, t: TaskRecord): void {
   const driver = d.driverOf(t.kind);
   const channel = d.channels.forTask(t.channelId);
   if (!driver?.cancel || !channel) return;
-  driver.cancel(t, channel, { timeoutMs: d.timeoutMs }).catch((e: unknown) => d.logger.warn({ task_id: t.id, channel_id: t.channelId, err: String(e) }, 'upstream cancel of a cancelled task failed (the gateway charges nothing either way)'));
+  const admitted = async () => {
+    for (const until = Date.now() + ADMIT_WAIT_MS; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) if (!d.admit || (await d.admit(driver, channel))) return true;
+    return false;
+  };
+  const send = async () => {
+    if (!(await admitted())) throw new Error('no room in the account\'s query budget');
+    await driver.cancel!(t, channel, { timeoutMs: d.timeoutMs });
+  };
+  send().catch((e: unknown) => d.logger.warn({ task_id: t.id, channel_id: t.channelId, err: String(e) }, 'upstream cancel of a cancelled task failed (the gateway charges nothing either way)'));
 }

@@ -8,20 +8,17 @@ import type { Channel } from '../routing/channel-registry.ts';
 import type { TasksRepo } from '../store/repos/tasks.ts';
 import { cancelTask } from './cancel.ts';
 import { runLimited } from './limit.ts';
-import { LOST_SUBMIT_CODE, lookForLostSubmit } from './lost-submit.ts';
+import { adoptFound, LOST_SUBMIT_CODE, lookForLostSubmit } from './lost-submit.ts';
 import type { TaskEngineOptions } from './options.ts';
 import type { CancelOutcome, CreateTaskInput, PollOutcome, TaskDriver, TaskError, TaskRecord } from './types.ts';
 import { isTerminal } from './types.ts';
 import { createTask } from './create.ts';
 import { applyOutcome, failTask } from './settle.ts';
 import { advanceWaiting, type SlotDeps } from './slot-queue.ts';
+import { pollBatch, pollUnits, type PollUnit } from './batch-poll.ts';
+import { ListRounds } from './list-rounds.ts';
+import { UNLIMITED_BUDGET, type QueryBudget, type QueryWho } from '../limits/query-budget.ts';
 
-/** Fewer due tasks of one kind on one channel than this are asked about one by one, not listed. */
-const BATCH_MIN = 4;
-
-type PollUnit = { task: TaskRecord } | { batch: TaskRecord[]; driver: TaskDriver; channel: Channel };
-
-const yieldTurn = () => new Promise<void>((r) => setImmediate(r));
 
 export { DEFAULT_TASK_ENGINE_OPTIONS, type TaskEngineOptions } from './options.ts';
 
@@ -34,6 +31,8 @@ export interface TaskEngineDeps {
   options: TaskEngineOptions;
   /** The parallel-task queues (slot-queue.ts); absent: no task waits for a slot. */
   slots?: SlotDeps;
+  /** Upstream task queries per account (limits/query-budget.ts); absent: not budgeted. */
+  budget?: QueryBudget;
 }
 
 
@@ -45,10 +44,30 @@ export class TaskEngine {
   private readonly inflight = new Map<string, Promise<TaskRecord>>();
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<unknown> | null = null;
+  private listing: Promise<void> | null = null;
   private stopped = true;
+  private readonly budget: QueryBudget;
+  readonly rounds: ListRounds;
 
   constructor(private readonly deps: TaskEngineDeps) {
     this.repo = deps.repo;
+    this.budget = deps.budget ?? UNLIMITED_BUDGET;
+    const apply = (t: TaskRecord, out: PollOutcome) => this.guarded(t, () => this.applyAged(t, out));
+    this.rounds = new ListRounds({ db: deps.repo.db, channels: deps.channels, logger: deps.logger, budget: this.budget, finish: (t) => this.finishListed(t), move: apply, options: deps.options });
+  }
+
+  /** A task its account's list showed finished: its own query, when the budget has room (false when not). */
+  private async finishListed(t: TaskRecord): Promise<boolean> {
+    const driver = this.drivers.get(t.kind);
+    const channel = this.deps.channels.forTask(t.channelId);
+    if (!driver || !channel || !(await this.admit(driver, channel, 'poller'))) return false;
+    await this.pollNow(t, 'admitted');
+    return true;
+  }
+
+  /** May one more upstream query about a task on this channel go out now (its account's query budget)? */
+  private admit(driver: TaskDriver, channel: Channel, who: QueryWho): Promise<boolean> | true {
+    return driver.queryAccount ? this.budget.take(driver.queryAccount(channel), who) : true;
   }
 
   get options(): TaskEngineOptions {
@@ -73,18 +92,29 @@ export class TaskEngine {
     const t = await this.repo.getFor(id, tokenId);
     if (!t || isTerminal(t.state) || t.state === 'submitting' || t.state === 'waiting') return t;
     if (Date.now() - Math.max(t.updatedAt, t.checkedAt ?? 0) < this.deps.options.refreshStaleMs) return t;
-    return this.pollNow(t);
+    // A task its account's list rounds follow (a fresh round began after it was created) is read as stored; otherwise a
+    // client's read asks the upstream only when the account's budget has room, and gets the stored state now if not.
+    const driver = this.drivers.get(t.kind);
+    const channel = this.deps.channels.forTask(t.channelId);
+    if (driver?.queryAccount && channel) {
+      const round = await this.budget.lastRound(driver.queryAccount(channel));
+      if ((round > t.createdAt && Date.now() - round <= 3 * this.deps.options.listIntervalMs) || !(await this.admit(driver, channel, 'client'))) return t;
+    }
+    return this.pollNow(t, 'admitted');
   }
 
-  /** Poll one task now under a lease (or join the poll already running in this process). */
-  pollNow(t: TaskRecord): Promise<TaskRecord> {
+  /**
+   * Poll one task now under a lease (or join the poll already running in this process). `admitted`: the query budget
+   * was asked already; otherwise it is asked as the poller's.
+   */
+  pollNow(t: TaskRecord, who: QueryWho | 'admitted' = 'poller'): Promise<TaskRecord> {
     const running = this.inflight.get(t.id);
     if (running) return running;
     const p = (async () => {
       if (!(await this.repo.lease(t.id, this.owner, this.deps.options.leaseMs))) return (await this.repo.get(t.id)) ?? t;
       const fresh = (await this.repo.get(t.id)) ?? t;
       try {
-        return await this.advance(fresh);
+        return await this.advance(fresh, who);
       } finally {
         await this.repo.unlease(t.id, this.owner).catch(() => undefined);
       }
@@ -110,6 +140,8 @@ export class TaskEngine {
    */
   async tick(): Promise<number> {
     const o = this.deps.options;
+    // Accounts with many open tasks are followed by their task lists, beside the claims (a round may wait for budget).
+    this.listing ??= this.rounds.run(this.drivers).catch((e) => this.deps.logger.warn({ err: String(e) }, 'task list rounds failed')).finally(() => (this.listing = null));
     const claimed = await this.repo.claimDue(this.owner, o.leaseMs, o.batchSize, { baseMs: o.pollBaseMs, maxMs: o.pollMaxMs });
     if (claimed.length === 0) return 0;
     const byChannel = new Map<string, TaskRecord[]>();
@@ -119,7 +151,7 @@ export class TaskEngine {
       else byChannel.set(t.channelId, [t]);
     }
     try {
-      await Promise.all([...byChannel.entries()].map(([channelId, list]) => runLimited(this.unitsOf(channelId, list), o.perChannelConcurrency, (u) => this.runUnit(u))));
+      await Promise.all([...byChannel.entries()].map(([channelId, list]) => runLimited(pollUnits(list, this.deps.channels.forTask(channelId), (k) => this.drivers.get(k), (a, id) => this.rounds.covers(a, id)), o.perChannelConcurrency, (u) => this.runUnit(u))));
     } finally {
       await this.repo.unleaseMany(claimed.map((t) => t.id), this.owner).catch((e) => this.deps.logger.warn({ err: String(e) }, 'dropping poll leases failed; they expire'));
     }
@@ -127,50 +159,14 @@ export class TaskEngine {
   }
 
   /** Single polls, or one batch per task kind whose driver answers many tasks with one upstream query. */
-  private unitsOf(channelId: string, list: TaskRecord[]): PollUnit[] {
-    const channel = this.deps.channels.forTask(channelId);
-    const units: PollUnit[] = [];
-    const batches = new Map<string, TaskRecord[]>();
-    for (const t of list) {
-      const driver = this.drivers.get(t.kind);
-      if (channel && driver?.pollMany && t.upstreamTaskId && t.state !== 'submitting') {
-        const b = batches.get(t.kind);
-        if (b) b.push(t);
-        else batches.set(t.kind, [t]);
-      } else units.push({ task: t });
-    }
-    for (const [kind, tasks] of batches) {
-      if (tasks.length >= BATCH_MIN) units.push({ batch: tasks, driver: this.drivers.get(kind)!, channel: channel! });
-      else for (const t of tasks) units.push({ task: t });
-    }
-    return units;
-  }
-
   private async runUnit(u: PollUnit): Promise<void> {
     if ('task' in u) return this.guarded(u.task, () => this.advance(u.task));
-    const o = this.deps.options;
-    let outcomes: Map<string, PollOutcome>;
-    const batch = u.driver.pollMany!(u.batch, u.channel, { timeoutMs: o.pollTimeoutMs });
-    try {
-      outcomes = await batch;
-    } catch (e) {
-      // The next polls are scheduled already (by the claim): nothing to write.
-      this.deps.logger.warn({ channel_id: u.channel.id, tasks: u.batch.length, err: String(e) }, 'task list query failed; backing off');
-      return;
-    }
-    const missing: TaskRecord[] = [];
-    for (let i = 0; i < u.batch.length; i++) {
-      const t = u.batch[i]!;
-      const out = outcomes.get(t.upstreamTaskId!);
-      if (!out) missing.push(t);
-      else if (out.state !== t.state || out.upstreamStatus !== t.upstreamStatus || (out.progress ?? t.progress) !== t.progress || this.pastMaxAge(t)) {
-        await this.guarded(t, () => this.applyAged(t, out));
-      }
-      // A long list is applied in slices, so request handling is never held up behind it.
-      if (i % 64 === 63) await yieldTurn();
-    }
-    // Not in the listed pages (an older task, or one the upstream forgot): asked about one by one.
-    await runLimited(missing, 2, (t) => this.guarded(t, () => this.advance(t)));
+    await pollBatch(
+      { logger: this.deps.logger, timeoutMs: this.deps.options.pollTimeoutMs, pastMaxAge: (t) => this.pastMaxAge(t), apply: (t, out) => this.guarded(t, () => this.applyAged(t, out)), pollOne: (t) => this.guarded(t, () => this.advance(t)) },
+      u.driver,
+      u.channel,
+      u.batch,
+    );
   }
 
   /** Run one task's poll as the poller's (GETs in this process join it); log, never throw. */
@@ -212,17 +208,18 @@ export class TaskEngine {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.ticking) await this.ticking;
+    if (this.listing) await this.listing;
     await Promise.allSettled([...this.inflight.values()]);
     await this.repo.unleaseAll(this.owner).catch(() => undefined);
   }
 
   /** An operator's cancel of an open task, without a charge (tasks/cancel.ts). Null when there is no such task. */
   cancel(id: string): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
-    return cancelTask({ repo: this.repo, meter: this.deps.meter(), slots: this.deps.slots, driverOf: (kind) => this.drivers.get(kind), channels: this.deps.channels, logger: this.deps.logger, timeoutMs: this.deps.options.pollTimeoutMs }, id);
+    return cancelTask({ repo: this.repo, meter: this.deps.meter(), slots: this.deps.slots, driverOf: (kind) => this.drivers.get(kind), channels: this.deps.channels, logger: this.deps.logger, timeoutMs: this.deps.options.pollTimeoutMs, admit: (d, c) => this.admit(d, c, 'poller') }, id);
   }
 
   /** Move one leased task forward. Never throws for upstream trouble: it backs off instead. */
-  private async advance(t: TaskRecord): Promise<TaskRecord> {
+  private async advance(t: TaskRecord, who: QueryWho | 'admitted' = 'poller'): Promise<TaskRecord> {
     const o = this.deps.options;
     if (t.state === 'submitting') return this.recoverSubmit(t);
     if (t.state === 'waiting') return this.deps.slots ? advanceWaiting(this.deps, this.deps.slots, this.owner, t, this.drivers.get(t.kind)) : t;
@@ -233,6 +230,8 @@ export class TaskEngine {
       this.deps.logger.warn({ task_id: t.id, kind: t.kind, channel_id: t.channelId }, driver ? 'task channel unavailable; will retry' : 'no driver for task kind; will retry');
       return this.retryLater(t);
     }
+    // No room in the account's query budget: asked again at its next poll (already scheduled), nothing written.
+    if (who !== 'admitted' && !(await this.admit(driver, channel, who))) return this.retryLater(t);
     let out: PollOutcome;
     try {
       out = await driver.poll(t, channel, { timeoutMs: o.pollTimeoutMs });
@@ -274,18 +273,7 @@ export class TaskEngine {
       await this.repo.transition(t.id, 'submitting', { pollAttempts: t.pollAttempts + 1, nextPollAt: step.at });
       return (await this.repo.get(t.id)) ?? t;
     }
-    const { found } = step;
-    const moved = await this.repo.transition(t.id, 'submitting', {
-      state: found.state ?? 'queued',
-      upstreamTaskId: found.upstreamTaskId,
-      upstreamStatus: found.upstreamStatus ?? null,
-      upstreamRequestId: found.upstreamRequestId ?? null,
-      nextPollAt: Date.now(), // its status at once: it may have finished meanwhile
-      pollAttempts: 0,
-      ...(found.channelId ? { channelId: found.channelId } : {}),
-    }, Date.now(), [{ kind: 'recovered', detail: `creation answer lost; found upstream as task ${found.upstreamTaskId}` }]);
-    if (moved) this.deps.logger.warn({ task_id: t.id, channel_id: found.channelId ?? t.channelId, upstream_task_id: found.upstreamTaskId }, 'lost task submit found upstream; the task continues');
-    return (await this.repo.get(t.id)) ?? t;
+    return adoptFound(this.repo, this.deps.logger, t, step.found);
   }
 
   /** The next poll is already scheduled (the claim set it by back-off): try again then, writing nothing now. */

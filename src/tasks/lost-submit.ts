@@ -1,7 +1,9 @@
 // A task still `submitting` after its deadline: the gateway stopped between sending the creation and storing its
 // answer, so the upstream may have the task. The creation is never sent again (it may have started work); the
 // driver looks for it by the id the creation carried. This decides the next step; the engine applies it.
+import type { Logger } from 'pino';
 import type { Channel } from '../routing/channel-registry.ts';
+import type { TasksRepo } from '../store/repos/tasks.ts';
 import type { TaskEngineOptions } from './options.ts';
 import type { SubmitOutcome, TaskDriver, TaskRecord } from './types.ts';
 
@@ -39,4 +41,19 @@ export async function lookForLostSubmit(t: TaskRecord, driver: TaskDriver | unde
   const settledAt = t.createdAt + 2 * o.leaseMs;
   if (now < settledAt) return { do: 'look-again', at: settledAt };
   return { do: 'fail', message: 'The task never reached the upstream; it was not charged', why: 'the upstream has no such task' };
+}
+
+/** The task was found upstream: it continues as that upstream task, asked about at once (it may have finished meanwhile). */
+export async function adoptFound(repo: TasksRepo, logger: Logger, t: TaskRecord, found: SubmitOutcome): Promise<TaskRecord> {
+  const moved = await repo.transition(t.id, 'submitting', {
+    state: found.state ?? 'queued',
+    upstreamTaskId: found.upstreamTaskId,
+    upstreamStatus: found.upstreamStatus ?? null,
+    upstreamRequestId: found.upstreamRequestId ?? null,
+    nextPollAt: Date.now(),
+    pollAttempts: 0,
+    ...(found.channelId ? { channelId: found.channelId } : {}),
+  }, Date.now(), [{ kind: 'recovered', detail: `creation answer lost; found upstream as task ${found.upstreamTaskId}` }]);
+  if (moved) logger.warn({ task_id: t.id, channel_id: found.channelId ?? t.channelId, upstream_task_id: found.upstreamTaskId }, 'lost task submit found upstream; the task continues');
+  return (await repo.get(t.id)) ?? t;
 }

@@ -34,6 +34,13 @@ export interface TaskEngineOptions {
   pollTimeoutMs: number;
   /** How long a task may wait in the gateway for a parallel-task slot before it fails uncharged (slot-queue.ts). */
   slotWaitMs: number;
+  /**
+   * DashScope task queries per second per upstream account (the account allows 20, shared by all its keys and by
+   * every gateway instance when Redis is configured); 0 = not budgeted.
+   */
+  dashscopeQueryQps: number;
+  /** How often an account with many open tasks has its task list read (more seldom when its pages are many); 0 = never. */
+  listIntervalMs: number;
 }
 
 export const DEFAULT_TASK_ENGINE_OPTIONS: TaskEngineOptions = {
@@ -52,4 +59,6 @@ export const DEFAULT_TASK_ENGINE_OPTIONS: TaskEngineOptions = {
   batchSize: 64,
   pollTimeoutMs: 20_000,
   slotWaitMs: 3600_000,
+  dashscopeQueryQps: 15,
+  listIntervalMs: 2000,
 };

@@ -15,6 +15,8 @@ export interface PollerThreadData {
   adminKey: string;
   secret: string;
   location: { url: string; pgSchema?: string };
+  /** Shared, not copied: the poller thread and the request thread keep one upstream query budget. */
+  queryBudgetMemory: SharedArrayBuffer;
 }
 
 /** Thread → parent: a log line, ready (composed and polling), stopped (store closed), or a start failure. */

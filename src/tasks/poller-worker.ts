@@ -27,7 +27,7 @@ port.on('message', (m: PollerThreadCommand) => {
 
 try {
   const tid = niceCurrentThread(data.config.tasks.pollerNice);
-  poller = await composePoller(data.config, { adminKey: data.adminKey, secret: data.secret, location: data.location, logStream: { write: (line: string) => (send({ log: line }), true) } });
+  poller = await composePoller(data.config, { adminKey: data.adminKey, secret: data.secret, location: data.location, queryBudgetMemory: data.queryBudgetMemory, logStream: { write: (line: string) => (send({ log: line }), true) } });
   send({ ready: true, tid });
   if (stopAsked) stop();
 } catch (e) {

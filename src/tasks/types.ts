@@ -136,6 +136,16 @@ export interface TaskDriver {
    * task id; a task missing from the map is polled alone. Only where the upstream documents such a query.
    */
   pollMany?(tasks: readonly TaskRecord[], channel: Channel, limit: CallLimit): Promise<Map<string, PollOutcome>>;
+  /**
+   * The upstream account whose query budget this driver's queries draw on (tasks/list-rounds.ts, limits/query-budget.ts).
+   * Absent: its queries are not budgeted.
+   */
+  queryAccount?(channel: Channel): string;
+  /**
+   * One page of the account's task list: the status of each task created at or after `createdFrom` (ms). With it, an
+   * account with many open tasks is followed by list rounds (tasks/list-rounds.ts) instead of one query per task.
+   */
+  listPage?(channel: Channel, createdFrom: number, pageNo: number, limit: CallLimit): Promise<{ tasks: Array<{ upstreamTaskId: string; status: string }>; totalPages: number }>;
 }
 
 /** What an operator's cancel did: `cancelled`; `not_open` (already finished, or still being submitted); `finishing` (being charged). */

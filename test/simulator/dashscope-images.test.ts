@@ -116,7 +116,7 @@ describe('simulator: Qwen-Image async (image-synthesis + task query)', () => {
       const r = await fetch(`${s.sim.url}/api/v1/tasks/${id}`, { headers: { authorization: `Bearer ${DEFAULT_SIM_KEYS.dashscopeApiKey}` } });
       const b = (await r.json()) as { output: { task_status: string } };
       if (!['PENDING', 'RUNNING'].includes(b.output.task_status)) return b as unknown as Record<string, unknown>;
-      await new Promise((res) => setTimeout(res, 40));
+      await new Promise((res) => setTimeout(res, 60));
     }
     throw new Error('task did not finish');
   }

@@ -24,7 +24,7 @@ async function until(id: string, statuses: string[]) {
   for (let i = 0; i < 100; i++) {
     const q = await query(id);
     if (statuses.includes(q.output.task_status as string)) return q;
-    await new Promise((r) => setTimeout(r, 25));
+    await new Promise((r) => setTimeout(r, 60));
   }
   throw new Error('task never reached ' + statuses.join('/'));
 }

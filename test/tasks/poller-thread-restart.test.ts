@@ -22,7 +22,7 @@ afterEach(async () => {
 function pollerOn(url: string): PollerThread {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollway-poller-'));
   const config = loadConfig({ DATABASE_URL: url, TOLLWAY_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
-  const p = new PollerThread({ config, adminKey: 'poller-admin-key-0123456789', secret: 'poller-secret-0123456789abcdefghij', location: { url } }, sink, logger);
+  const p = new PollerThread({ config, adminKey: 'poller-admin-key-0123456789', secret: 'poller-secret-0123456789abcdefghij', location: { url }, queryBudgetMemory: new SharedArrayBuffer(8192) }, sink, logger);
   threads.push(p);
   return p;
 }

@@ -8,6 +8,8 @@ import { apiKeyTarget } from '../../routing/channel-target.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { cancelVideoTask, queryVideoTask } from './video.ts';
 import { billedSeconds } from './video-usage.ts';
+import { listTaskPage, type TaskListPage } from './task-list.ts';
+import { accountOf } from '../../routing/upstream-account.ts';
 
 export const DASHSCOPE_VIDEO_TASK_KIND = 'dashscope-video';
 
@@ -29,6 +31,15 @@ export class DashscopeVideoDriver implements TaskDriver {
     /** Price basis of a billing model ('input+output' for edit models). */
     private readonly basisOf: (billingModel: string) => 'output' | 'input+output',
   ) {}
+
+  /** DashScope counts task queries per Alibaba Cloud account (20 per second, shared by its keys). */
+  queryAccount(channel: Channel): string {
+    return accountOf(channel);
+  }
+
+  listPage(channel: Channel, createdFrom: number, pageNo: number, limit: CallLimit): Promise<TaskListPage> {
+    return listTaskPage(this.client, apiKeyTarget(channel), createdFrom, pageNo, limit);
+  }
 
   async cancel(task: TaskRecord, channel: Channel, limit: CallLimit): Promise<void> {
     if (task.upstreamTaskId) await cancelVideoTask(this.client, apiKeyTarget(channel), task.upstreamTaskId, limit);

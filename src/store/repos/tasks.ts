@@ -64,7 +64,8 @@ export interface AdminTasksFilter {
 
 export class TasksRepo {
   constructor(
-    private readonly db: Kysely<Database>,
+    /** Also read by the list rounds (repos/task-accounts.ts). */
+    readonly db: Kysely<Database>,
     private readonly dialect: Dialect,
   ) {}
 

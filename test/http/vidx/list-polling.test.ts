@@ -5,7 +5,7 @@ import { useHarness } from '../../support/harness.ts';
 import { ledgerOfTask } from '../../support/store-rows.ts';
 import { call, type TaskData, vidxHarness } from '../../support/vidx.ts';
 
-const t = useHarness(vidxHarness({ env: { TOLLWAY_TASK_POLLER: '0' }, sim: { taskDurationMs: 1500, klingTaskSlots: 6 } }));
+const t = useHarness(vidxHarness({ env: { TOLLWAY_TASK_POLLER: '0' }, sim: { taskDurationMs: 4000, klingTaskSlots: 6 } }));
 const T2V = '/vidx/v1/videos/text2video';
 
 describe('Kling tasks polled by list', () => {
@@ -22,7 +22,7 @@ describe('Kling tasks polled by list', () => {
     expect(first.map((r) => r.path)).toEqual(['/v1/videos/text2video?pageNum=1&pageSize=500']);
 
     // Once all have finished upstream, one more list round settles all six.
-    await new Promise((r) => setTimeout(r, 1600));
+    await new Promise((r) => setTimeout(r, 4100));
     await due();
     expect(await t.h.gw.deps.tasks.tick()).toBe(6);
     expect(gets().slice(before + 1).map((r) => r.path)).toEqual(['/v1/videos/text2video?pageNum=1&pageSize=500']);
@@ -37,7 +37,7 @@ describe('Kling tasks polled by list', () => {
     const { secret } = await t.h.token({ quota: 1_000_000_000 });
     const ids: string[] = [];
     for (let i = 0; i < 4; i++) ids.push((await call<TaskData>(t.h, secret, 'POST', T2V, { prompt: i === 0 ? 'gone sim-fault:vanish' : `kept ${i}` })).body.data.task_id);
-    await new Promise((r) => setTimeout(r, 400)); // past the vanished task's scheduled time
+    await new Promise((r) => setTimeout(r, 900)); // past the vanished task's scheduled time
     const gets = () => t.h.sim.requestsTo('/v1/videos/text2video').filter((r) => r.method === 'GET');
     const before = gets().length;
     await t.h.store.db.updateTable('tasks').set({ next_poll_at: 0 }).where('id', 'in', ids).execute();

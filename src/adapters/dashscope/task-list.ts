@@ -1,0 +1,52 @@
+// DashScope's task list (`GET /api/v1/tasks`): one page of an account's tasks created in a time window, each with its
+// status only (no result, no usage: a finished task still needs its own query). Translation only.
+import { isObject } from '../../contracts/fields.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import type { CallLimit } from '../../tasks/types.ts';
+import type { UpstreamClient } from '../http-client.ts';
+import { dashscopeError } from './errors.ts';
+import type { DashscopeTarget } from './video.ts';
+
+/** The page size asked for: the largest the upstream is assumed to serve (its maximum is not documented). */
+export const LIST_PAGE_SIZE = 100;
+
+export interface ListedTask {
+  upstreamTaskId: string;
+  /** PENDING, RUNNING, SUSPENDED, SUCCEEDED, FAILED or CANCELED. */
+  status: string;
+}
+
+export interface TaskListPage {
+  tasks: ListedTask[];
+  totalPages: number;
+}
+
+/** `YYYYMMDDhhmmss` in Beijing time (UTC+8), as the API takes its time bounds. */
+export function listTime(ms: number): string {
+  return new Date(ms + 8 * 3600_000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+}
+
+/** One page of the account's tasks created at or after `createdFrom` (ms), newest first. */
+export async function listTaskPage(client: UpstreamClient, t: DashscopeTarget, createdFrom: number, pageNo: number, limit: CallLimit): Promise<TaskListPage> {
+  const res = await client.requestText({
+    method: 'GET',
+    baseUrl: t.baseUrl,
+    path: `/api/v1/tasks?page_no=${pageNo}&page_size=${LIST_PAGE_SIZE}&start_time=${listTime(createdFrom)}`,
+    headers: { authorization: `Bearer ${t.apiKey}` },
+    timeouts: { headersMs: limit.timeoutMs, bodyIdleMs: limit.timeoutMs },
+  });
+  let json: unknown;
+  try {
+    json = JSON.parse(res.text);
+  } catch {
+    throw new GatewayError('upstream_error', 'The upstream returned a malformed response');
+  }
+  if (res.statusCode !== 200) throw dashscopeError(res.statusCode, json);
+  if (!isObject(json) || !Array.isArray(json.data)) throw new GatewayError('upstream_error', 'The upstream task list answer has no list');
+  const tasks: ListedTask[] = [];
+  for (const item of json.data) {
+    if (isObject(item) && typeof item.task_id === 'string' && typeof item.status === 'string') tasks.push({ upstreamTaskId: item.task_id, status: item.status });
+  }
+  const totalPages = typeof json.total_page === 'number' && Number.isFinite(json.total_page) ? json.total_page : pageNo;
+  return { tasks, totalPages };
+}

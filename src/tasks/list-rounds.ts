@@ -1,0 +1,143 @@
+// Many open tasks on one upstream account are followed through the account's task list, not one query each: a round
+// reads the list pages covering every open task of the account (each page one query of its budget), compares each
+// task's listed status with the last round's, and only the tasks that changed are looked at — a finished one gets the
+// single query that brings its result and usage, a started one has its state written. An account's round runs on one
+// instance at a time (claimRound), at most every listIntervalMs, and less often when its pages would take more than
+// half of its query budget. A round cut short by the budget changes nothing it did not finish: what it learnt is kept
+// for the next.
+import type { Logger } from 'pino';
+import type { Kysely } from 'kysely';
+import type { Channel } from '../routing/channel-registry.ts';
+import type { Database } from '../store/schema.ts';
+import { openTasksByChannel, openTasksByUpstreamIds } from '../store/repos/task-accounts.ts';
+import { runLimited } from './limit.ts';
+import type { PollOutcome, TaskDriver, TaskRecord } from './types.ts';
+import type { QueryBudget } from '../limits/query-budget.ts';
+import type { TaskEngineOptions } from './options.ts';
+
+/** Fewer open tasks than this on an account are asked about one by one. */
+export const LIST_MIN_TASKS = 4;
+
+export interface ListRoundDeps {
+  db: Kysely<Database>;
+  channels: { forTask(id: string): Channel | undefined };
+  logger: Logger;
+  /** The accounts' query budgets; also what lets one instance run an account's round per interval. */
+  budget: QueryBudget;
+  /** A task the list shows finished: its own query, under its lease. False when the budget had no room for it. */
+  finish(t: TaskRecord): Promise<boolean>;
+  /** A task the list shows in another open state: that state written (no query). */
+  move(t: TaskRecord, out: PollOutcome): Promise<void>;
+  options: Pick<TaskEngineOptions, 'listIntervalMs' | 'pollTimeoutMs' | 'dashscopeQueryQps'>;
+}
+
+interface Seen {
+  at: number;
+  pages: number;
+  statuses: Map<string, string>;
+}
+
+const OPEN_STATUS: Record<string, PollOutcome['state']> = { PENDING: 'queued', RUNNING: 'in_progress', SUSPENDED: 'in_progress' };
+/** Tasks created up to this long before the oldest open one are listed too (the two clocks may differ). */
+const CLOCK_MARGIN_MS = 60_000;
+/** Changed tasks read from the store per turn. */
+const HANDLE_SLICE = 256;
+
+export class ListRounds {
+  private readonly seen = new Map<string, Seen>();
+  /** Per account: upstream ids the list showed changed that were not handled yet (the budget ran out). */
+  private readonly pending = new Map<string, Map<string, string>>();
+
+  constructor(private readonly deps: ListRoundDeps) {}
+
+  /** The account's last round, still fresh, saw this upstream task: no query of its own is needed. */
+  covers(account: string, upstreamTaskId: string): boolean {
+    const s = this.seen.get(account);
+    return s !== undefined && Date.now() - s.at <= 3 * this.intervalOf(s.pages) && s.statuses.has(upstreamTaskId);
+  }
+
+  /** One pass over the accounts with open tasks of each listing driver's kind. */
+  async run(drivers: ReadonlyMap<string, TaskDriver>): Promise<void> {
+    if (this.deps.options.listIntervalMs <= 0) return;
+    for (const [kind, driver] of drivers) {
+      if (!driver.listPage || !driver.queryAccount) continue;
+      const accounts = new Map<string, { channel: Channel; channelIds: string[]; count: number; oldest: number }>();
+      for (const row of await openTasksByChannel(this.deps.db, kind)) {
+        const channel = this.deps.channels.forTask(row.channelId);
+        if (!channel) continue;
+        const account = driver.queryAccount(channel);
+        const a = accounts.get(account);
+        if (a) {
+          a.channelIds.push(row.channelId);
+          a.count += row.count;
+          a.oldest = Math.min(a.oldest, row.oldest);
+        } else accounts.set(account, { channel, channelIds: [row.channelId], count: row.count, oldest: row.oldest });
+      }
+      for (const [account, a] of accounts) {
+        if (a.count < LIST_MIN_TASKS) continue;
+        try {
+          await this.round(kind, driver, account, a);
+        } catch (e) {
+          this.deps.logger.warn({ account, kind, err: String(e) }, 'task list round failed; the tasks are asked about again later');
+        }
+      }
+    }
+  }
+
+  private intervalOf(pages: number): number {
+    const o = this.deps.options;
+    // The pages may take at most half of the account's budget.
+    return Math.max(o.listIntervalMs, o.dashscopeQueryQps > 0 ? Math.ceil((pages * 2000) / o.dashscopeQueryQps) : 0);
+  }
+
+  private async round(kind: string, driver: TaskDriver, account: string, a: { channel: Channel; channelIds: string[]; oldest: number }): Promise<void> {
+    const pending = this.pending.get(account) ?? new Map<string, string>();
+    this.pending.set(account, pending);
+    // What the last round found changed comes first; no new list while some of it waits for the budget.
+    if (pending.size > 0 && !(await this.handle(kind, account, a.channelIds, pending))) return;
+    const last = this.seen.get(account);
+    const interval = this.intervalOf(last?.pages ?? 1);
+    if (last && Date.now() - last.at < interval) return;
+    if (!(await this.deps.budget.claimRound(account, interval))) return;
+    const startedAt = Date.now();
+    const statuses = new Map<string, string>();
+    const limit = { timeoutMs: this.deps.options.pollTimeoutMs };
+    let pages = 1;
+    for (let page = 1; page <= pages; page++) {
+      if (!(await this.deps.budget.take(account, 'poller'))) return; // cut short: the next round lists again
+      const p = await driver.listPage!(a.channel, a.oldest - CLOCK_MARGIN_MS, page, limit);
+      pages = p.totalPages;
+      for (const t of p.tasks) statuses.set(t.upstreamTaskId, t.status);
+    }
+    for (const [id, status] of statuses) if (last?.statuses.get(id) !== status) pending.set(id, status);
+    this.seen.set(account, { at: Date.now(), pages, statuses });
+    await this.deps.budget.roundDone(account, startedAt);
+    await this.handle(kind, account, a.channelIds, pending);
+  }
+
+  /** Apply what the list showed changed; true when all of it was handled. */
+  private async handle(kind: string, account: string, channelIds: string[], pending: Map<string, string>): Promise<boolean> {
+    // A slice at a time: a backlog of finished tasks waits for the budget, not for reading all of it each turn.
+    const ids = [...pending.keys()].slice(0, HANDLE_SLICE);
+    const tasks = await openTasksByUpstreamIds(this.deps.db, kind, channelIds, ids);
+    const ours = new Set(tasks.map((t) => t.upstreamTaskId));
+    // Not ours, or already finished: nothing to do.
+    for (const id of ids) if (!ours.has(id)) pending.delete(id);
+    let spent = false;
+    // Enough in flight that the budget, not the round trips, sets the pace.
+    await runLimited(tasks, 16, async (t) => {
+      const id = t.upstreamTaskId!;
+      const status = pending.get(id)!;
+      const open = OPEN_STATUS[status];
+      if (open) {
+        if (open !== t.state || status !== t.upstreamStatus) await this.deps.move(t, { state: open, upstreamStatus: status, progress: open === 'queued' ? 0 : 50 });
+        pending.delete(id);
+      } else if (!spent) {
+        if (await this.deps.finish(t)) pending.delete(id);
+        else spent = true;
+      }
+    });
+    if (spent) this.deps.logger.debug({ account, waiting: pending.size }, 'finished tasks wait for room in the query budget');
+    return pending.size === 0;
+  }
+}
