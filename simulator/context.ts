@@ -15,6 +15,12 @@ export interface SimOptions {
   /** Fixed delay before every answer (ms); 0 for benchmarks. */
   latencyMs?: number;
   /**
+   * Kling: parallel tasks per model version on the account (a task holds one from creation until it ends; over it a
+   * creation gets 429 / 1303). Default kling/slots.ts DEFAULT_KLING_TASK_SLOTS; 0 = no limit. Settable while running
+   * (ctx.opts, or POST /__sim/kling/task-slots {"slots": n}).
+   */
+  klingTaskSlots?: number;
+  /**
    * DashScope task queries (single and list) per second per Alibaba Cloud account, shared by every key of it; over it
    * the answer is 429 Throttling.RateQuota. Default 20, as documented; 0 = no limit.
    */

@@ -9,6 +9,7 @@ import { registerMultimodal } from './dashscope/multimodal.ts';
 import { registerResponses } from './dashscope/responses.ts';
 import { registerAnthropic } from './dashscope/anthropic.ts';
 import { registerKling } from './kling/index.ts';
+import { DEFAULT_KLING_TASK_SLOTS } from './kling/slots.ts';
 import { registerImages } from './dashscope/images.ts';
 import { registerImagesAsync } from './dashscope/images-async.ts';
 import { registerDashscopeTasks } from './dashscope/tasks.ts';
@@ -186,6 +187,12 @@ function handleControl(sreq: SimRequest, res: ServerResponse, ctx: SimContext): 
     ctx.faults.clear();
     return sendJson(res, 200, { ok: true });
   }
+  if (sreq.path === '/__sim/kling/task-slots' && sreq.method === 'POST') {
+    const slots = (sreq.json as { slots?: unknown } | undefined)?.slots;
+    if (typeof slots !== 'number' || !Number.isInteger(slots) || slots < 0) return sendJson(res, 400, { error: 'slots must be an integer >= 0 (0 = no limit)' });
+    ctx.opts.klingTaskSlots = slots;
+    return sendJson(res, 200, { ok: true, slots });
+  }
   if (sreq.path === '/__sim/requests' && sreq.method === 'GET') return sendJson(res, 200, { data: ctx.recorded });
   if (sreq.path === '/__sim/health') return sendJson(res, 200, { ok: true });
   sendJson(res, 404, { error: 'unknown control path' });
@@ -201,6 +208,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       taskDurationMs: opts.taskDurationMs ?? 5000,
       resultTtlMs: opts.resultTtlMs ?? 24 * 3600 * 1000,
       latencyMs: opts.latencyMs ?? 0,
+      klingTaskSlots: opts.klingTaskSlots ?? DEFAULT_KLING_TASK_SLOTS,
       dashscopeQueryQps: opts.dashscopeQueryQps ?? 20,
       dashscopeKeys: opts.dashscopeKeys ?? {},
     },

@@ -2,6 +2,7 @@
 // selection sessions, and the callbacks it sent (for tests to observe).
 import { randomInt } from 'node:crypto';
 import type { SimContext } from '../context.ts';
+import { newSlotBook, type SlotBook } from './slots.ts';
 
 export type KlingTaskKind = 'text2video' | 'multi-elements' | 'omni-video';
 export type KlingTaskFault = 'fail-task' | 'stay-running' | 'vanish' | null;
@@ -65,12 +66,14 @@ export interface KlingState {
   videos: Map<string, { task: KlingTask; video: KlingVideo }>;
   callbacks: SentCallback[];
   timers: Set<NodeJS.Timeout>;
+  /** The account's parallel tasks per model version (slots.ts). */
+  slots: SlotBook;
 }
 
 export function klingState(ctx: SimContext): KlingState {
   let s = ctx.state.get('kling') as KlingState | undefined;
   if (!s) {
-    s = { tasks: new Map(), byExternal: new Map(), sessions: new Map(), videos: new Map(), callbacks: [], timers: new Set() };
+    s = { tasks: new Map(), byExternal: new Map(), sessions: new Map(), videos: new Map(), callbacks: [], timers: new Set(), slots: newSlotBook() };
     ctx.state.set('kling', s);
   }
   return s;

@@ -6,6 +6,7 @@ import { markerIn, type FaultSpec } from '../faults.ts';
 import type { SimRequest, SimRouter } from '../router.ts';
 import { badParam, isObj, klingErr, klingOk, notFound, SimParamError } from './envelope.ts';
 import { isVanished, klingState, numericId, statusOf, taskData, type KlingState, type KlingTask, type KlingTaskFault, type KlingTaskKind } from './state.ts';
+import { holdSlot, refuseOverLimit } from './slots.ts';
 import { checkCommon, checkDuration, checkMode, checkOmni, checkPrompt, checkText2Video } from './validate.ts';
 import { SIM_VIDEO_BYTES } from '../dashscope/results-video.ts';
 
@@ -62,6 +63,7 @@ export function createTask(
   s.tasks.set(id, t);
   s.videos.set(videoId, { task: t, video });
   if (t.externalTaskId) s.byExternal.set(t.externalTaskId, id);
+  holdSlot(s, t);
   scheduleCallback(s, t);
   return t;
 }
@@ -161,7 +163,7 @@ export function registerKlingTasks(router: SimRouter, ctx: SimContext): void {
       const body = bodyOf(req, res);
       if (!body) return;
       const v = check(body);
-      if (duplicateExternal(s, body, res)) return;
+      if (duplicateExternal(s, body, res) || refuseOverLimit(ctx, s, v.model, res)) return;
       creationReply(res, createTask(ctx, s, kind, body, { ...v, fault: taskFault(req, body) }));
     }));
   simpleCreation('text2video', checkText2Video);
@@ -187,6 +189,7 @@ export function registerKlingTasks(router: SimRouter, ctx: SimContext): void {
     checkPrompt(body, true);
     checkCommon(body);
     const seconds = checkDuration(body, false);
+    if (refuseOverLimit(ctx, s, 'kling-v1-6', res)) return;
     creationReply(res, createTask(ctx, s, 'multi-elements', body, { model: 'kling-v1-6', mode: checkMode(body, 'std'), seconds, sessionId: session.id, fault: taskFault(req, body) }));
   }));
 

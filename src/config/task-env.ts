@@ -16,6 +16,7 @@ export function taskConfig(env: Env): TaskEngineOptions {
     perChannelConcurrency: intVar(env, 'TOLLWAY_TASK_POLL_CONCURRENCY', TASK_DEFAULTS.perChannelConcurrency, 1, 256),
     batchSize: TASK_DEFAULTS.batchSize,
     pollTimeoutMs: TASK_DEFAULTS.pollTimeoutMs,
+    slotWaitMs: intVar(env, 'TOLLWAY_TASK_SLOT_WAIT_MS', TASK_DEFAULTS.slotWaitMs, 1000, 30 * 24 * 3600_000),
     dashscopeQueryQps: intVar(env, 'TOLLWAY_DASHSCOPE_QUERY_QPS', TASK_DEFAULTS.dashscopeQueryQps, 0, 1000),
     listIntervalMs: intVar(env, 'TOLLWAY_TASK_LIST_INTERVAL_MS', TASK_DEFAULTS.listIntervalMs, 0, 600_000),
   };

@@ -23,6 +23,7 @@ export interface VideoDeps extends ModelAccessDeps, UpstreamCallDeps {
 }
 
 const STATUS: Record<TaskRecord['state'], string> = {
+  waiting: 'queued',
   submitting: 'queued',
   queued: 'queued',
   in_progress: 'in_progress',

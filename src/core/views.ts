@@ -148,6 +148,8 @@ export interface AdminTaskView {
   created_at: number;
   updated_at: number;
   finished_at: number | null;
+  /** The parallel-task queue the task is counted in (upstream account and model version); null: none. */
+  slot_queue: { account: string; model: string } | null;
 }
 
 /** One event of a task's timeline as the admin API shows it. */

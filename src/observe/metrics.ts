@@ -11,7 +11,8 @@ import type { ChannelRegistry } from '../routing/channel-registry.ts';
 import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import type { AttemptObserver } from '../routing/failover.ts';
 import type { WriteBacklog } from '../store/group-commit.ts';
-import type { GaugesRepo, OpenHolds, OpenTasks } from '../store/repos/gauges.ts';
+import type { GaugesRepo, OpenHolds, OpenTasks, WaitingQueue } from '../store/repos/gauges.ts';
+import { splitSlotQueue } from '../routing/task-slots.ts';
 import { CellCounter, CellHistogram, type CounterCell, type HistogramCell } from './cells.ts';
 
 export interface MetricsSources {
@@ -60,7 +61,7 @@ export class GatewayMetrics {
   private readonly channels = new Map<string, ChannelSeries>();
   private isRoute: (path: string) => boolean = () => true;
   /** The store reads of the scrape in progress, shared by the gauges that show them. */
-  private storeRead: Promise<{ tasks: OpenTasks; holds: OpenHolds[] } | null> | null = null;
+  private storeRead: Promise<{ tasks: OpenTasks; holds: OpenHolds[]; waiting: WaitingQueue[] } | null> | null = null;
 
   constructor(private readonly src: MetricsSources) {
     const registry = this.registry;
@@ -199,6 +200,28 @@ export class GatewayMetrics {
       },
     });
     new Gauge({
+      name: 'tollway_tasks_waiting',
+      help: 'Tasks waiting in the gateway for a parallel-task slot of their upstream account, by account and upstream model version (database-wide)',
+      labelNames: ['account', 'model'],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        const r = await read();
+        if (r) for (const q of r.waiting) this.set(splitSlotQueue(q.queue), q.count);
+      },
+    });
+    new Gauge({
+      name: 'tollway_tasks_waiting_oldest_seconds',
+      help: 'How long the oldest task waiting for a parallel-task slot has waited, by account and upstream model version',
+      labelNames: ['account', 'model'],
+      registers: [registry],
+      async collect() {
+        this.reset();
+        const r = await read();
+        if (r) for (const q of r.waiting) this.set(splitSlotQueue(q.queue), Math.max(0, Date.now() - q.oldest) / 1000);
+      },
+    });
+    new Gauge({
       name: 'tollway_holds_open',
       help: 'Holds open against token quotas (database-wide), by kind: reservation (a call being answered) or task (an async task running)',
       labelNames: ['kind'],
@@ -222,10 +245,10 @@ export class GatewayMetrics {
     });
   }
 
-  private async readStore(): Promise<{ tasks: OpenTasks; holds: OpenHolds[] } | null> {
+  private async readStore(): Promise<{ tasks: OpenTasks; holds: OpenHolds[]; waiting: WaitingQueue[] } | null> {
     try {
-      const [tasks, holds] = await Promise.all([this.src.gauges.openTasks(), this.src.gauges.openHolds()]);
-      return { tasks, holds };
+      const [tasks, holds, waiting] = await Promise.all([this.src.gauges.openTasks(), this.src.gauges.openHolds(), this.src.gauges.waitingTasks()]);
+      return { tasks, holds, waiting };
     } catch (e) {
       this.src.logger.warn({ err: String(e) }, 'metrics: store gauges not read');
       return null;

@@ -191,9 +191,10 @@ function afterFailure(e: unknown, ch: Channel, breakers: CircuitBreakers, opts: 
     opts.onNotEntitled?.(ch);
     return otherChannelLeft;
   }
-  // A 429 is an explicit refusal: the upstream did not take the call, so even a connect-only call (an
-  // async task creation) may go to another account — but not again to this one.
-  const refusedHere = opts.policy === 'connect-only' && isGatewayError(e) && e.code === 'upstream_rate_limited';
+  // A 429 is an explicit refusal — a rate limit, or Kling's parallel tasks of the account in use (1303): the upstream
+  // did not take the call, so even a connect-only call (an async task creation) may go to another account — but not
+  // again to this one.
+  const refusedHere = opts.policy === 'connect-only' && isGatewayError(e) && (e.code === 'upstream_rate_limited' || e.code === 'concurrency_limited');
   if (refusedHere && otherChannelLeft) return true;
   return isRetryable(e, opts.policy);
 }

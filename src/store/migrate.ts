@@ -14,11 +14,12 @@ import * as m012 from './migrations/012-ledger-rowid.ts';
 import * as m013 from './migrations/013-token-callback-secrets.ts';
 import * as m014 from './migrations/014-channel-account.ts';
 import * as m015 from './migrations/015-request-log-upstream-error.ts';
+import * as m017 from './migrations/017-task-slot-queue.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
 // Ordered by name. Add new migrations here with the next number.
-const MIGRATIONS: Record<string, DialectMigration> = {
+export const MIGRATIONS: Record<string, DialectMigration> = {
   '001-init': m001,
   '002-channel-names': m002,
   '003-ledger-indexes': m003,
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, DialectMigration> = {
   '013-token-callback-secrets': m013,
   '014-channel-account': m014,
   '015-request-log-upstream-error': m015,
+  '017-task-slot-queue': m017,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -110,7 +110,7 @@ export interface TasksTable {
   upstream_model: string;
   channel_id: string;
   upstream_task_id: string | null;
-  state: string; // 'queued' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled'
+  state: string; // 'waiting' | 'submitting' | 'queued' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled'
   upstream_status: string | null;
   progress: number | null;
   request: string; // JSON snapshot of the client request (public fields)
@@ -133,6 +133,10 @@ export interface TasksTable {
   finished_at: number | null;
   /** When the upstream was last asked (set by the claim / lease statement). Added by migration 008. */
   checked_at: number | null;
+  /** The parallel-task queue (upstream account and model version) the task is counted in; null: none. Migration 017. */
+  slot_queue: string | null;
+  /** JSON {path, body}: the upstream creation of a task waiting for a slot, cleared once submitted. Migration 017. */
+  submit_body: string | null;
 }
 
 export interface SessionsTable {

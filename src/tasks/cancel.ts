@@ -10,13 +10,15 @@ import type { TasksRepo } from '../store/repos/tasks.ts';
 import { errorDetail } from './events.ts';
 import type { CancelOutcome, TaskDriver, TaskError, TaskRecord } from './types.ts';
 import { isTerminal, refOf } from './types.ts';
+import { endUnsubmitted, slotFreed, type SlotDeps } from './slot-queue.ts';
 
 export interface CancelDeps {
   repo: TasksRepo;
   meter: Meter;
+  slots?: SlotDeps | undefined;
   driverOf(kind: string): TaskDriver | undefined;
   channels: { forTask(id: string): Channel | undefined };
-  logger: Pick<Logger, 'warn'>;
+  logger: Pick<Logger, 'warn' | 'error'>;
   /** Time allowed for the upstream's cancel call. */
   timeoutMs: number;
   /** Room in the account's query budget for the cancel call (absent: not budgeted). */
@@ -29,15 +31,22 @@ const ADMIT_WAIT_MS = 5_000;
 export async function cancelTask(d: CancelDeps, id: string): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
   const t = await d.repo.get(id);
   if (!t) return null;
+  const error: TaskError = { code: 'task_cancelled', message: 'The task was cancelled by an operator', upstreamRequestId: t.upstreamRequestId };
+  if (t.state === 'waiting') {
+    // Never sent upstream: released, and it never will be (unless it moved on to be submitted meanwhile).
+    const ended = await endUnsubmitted({ repo: d.repo, meter: () => d.meter, logger: d.logger }, d.slots, t, 'waiting', 'cancelled', error);
+    if (ended) return { outcome: 'cancelled', task: ended };
+    return cancelTask(d, id);
+  }
   if (t.state === 'submitting' || isTerminal(t.state)) return { outcome: 'not_open', task: t };
   if (!(await d.meter.release(refOf(t)))) return { outcome: 'finishing', task: (await d.repo.get(id)) ?? t };
-  const error: TaskError = { code: 'task_cancelled', message: 'The task was cancelled by an operator', upstreamRequestId: t.upstreamRequestId };
   // The state may move under us (queued → in_progress by a poll); retry the compare-and-set from the state read.
   for (let cur: TaskRecord | null = t; cur && !isTerminal(cur.state); cur = await d.repo.get(id)) {
     const patch = { state: 'cancelled', error, finishedAt: Date.now(), leaseOwner: null, leaseUntil: null } as const;
     if (await d.repo.transition(id, cur.state, patch, Date.now(), [{ kind: 'cancelled', detail: errorDetail(error) }, { kind: 'hold_released' }])) break;
   }
   const after = (await d.repo.get(id)) ?? t;
+  if (after.state === 'cancelled') await slotFreed(d.slots, t);
   cancelUpstream(d, t);
   return { outcome: after.state === 'cancelled' ? 'cancelled' : 'not_open', task: after };
 }

@@ -2,15 +2,20 @@
 // upstream submit. A submit that fails removes the row and releases the hold only while the row is still
 // `submitting`: past the deadline the poller may have found the task upstream and adopted it (lost-submit.ts).
 // A submit that cannot tell whether the upstream took it leaves the row to that recovery at once.
+// A task counted in a parallel-task queue (input.slot) is written `waiting` instead and submitted here only when its
+// queue lets it (slot-queue.ts); otherwise, or when the upstream refuses it for the account's limits, it waits.
 import { randomUUID } from 'node:crypto';
 import type { TaskRef } from '../metering/types.ts';
 import type { TaskEngineDeps } from './engine.ts';
-import type { CreateTaskInput, TaskRecord, UnconfirmedSubmit } from './types.ts';
+import { isSlotRefusal, requeue, slotAfterSubmit, takeSlot } from './slot-queue.ts';
+import type { CreateTaskInput, SubmitOutcome, TaskRecord, UnconfirmedSubmit } from './types.ts';
+import type { TaskPatch } from '../store/repos/tasks.ts';
 
 export async function createTask(deps: TaskEngineDeps, owner: string, input: CreateTaskInput): Promise<TaskRecord> {
   const o = deps.options;
   const id = input.id ?? `task_${randomUUID().replace(/-/g, '')}`;
   const now = Date.now();
+  const slot = input.slot && deps.slots ? { ...input.slot, deps: deps.slots } : null;
   await deps.repo.insert({
     id,
     family: input.family,
@@ -31,6 +36,7 @@ export async function createTask(deps: TaskEngineDeps, owner: string, input: Cre
     nextPollAt: now + o.leaseMs,
     leaseOwner: owner,
     leaseUntil: now + o.leaseMs,
+    ...(slot ? { waiting: { slotQueue: slot.queue, submitBody: JSON.stringify(slot.stored) } } : {}),
   }, now);
   const ref: TaskRef = { taskId: id, tokenId: input.tokenId, model: input.model, billingModel: input.billingModel, requestId: input.requestId };
   let holdAmount: number;
@@ -40,31 +46,47 @@ export async function createTask(deps: TaskEngineDeps, owner: string, input: Cre
     await deps.repo.delete(id);
     throw e;
   }
+  if (slot) {
+    const parked = await takeSlot(deps, slot.deps, owner, { id, queue: slot.queue, createdAt: now, holdAmount, attempts: 0 });
+    if (parked) return parked;
+  }
   let out;
   try {
     out = await input.submit(id, input.channel);
   } catch (e) {
+    if (slot && isSlotRefusal(e)) return requeue(deps, { id, queue: slot.queue, holdAmount, attempts: 0 }, Date.now() + o.pollBaseMs, e);
     // Only while still `submitting`: past the deadline the poller may have found the task upstream and adopted it.
     if (await deps.repo.delete(id, 'submitting')) await deps.meter().release(ref);
     throw e;
   }
-  if ('unconfirmed' in out) return unconfirmed(deps, id, out);
+  const extra = slot ? slotAfterSubmit(deps, input.upstreamModel, out) : {};
+  if ('unconfirmed' in out) return unconfirmed(deps, id, out, extra);
+  const t = await submitted(deps, id, out, holdAmount, input.channel.id, extra);
+  if (slot) await slot.deps.repo.markHeadDue(slot.queue).catch(() => undefined);
+  return t;
+}
+
+/**
+ * The upstream took the creation: `submitting` → queued with its task id, polled from now on. Past its deadline the
+ * poller may have taken the row over: fine when it found this upstream task, else it failed it (logged).
+ */
+export async function submitted(deps: TaskEngineDeps, id: string, out: SubmitOutcome, holdAmount: number, channelId: string, extra: TaskPatch = {}): Promise<TaskRecord> {
   const patch = {
     state: out.state ?? 'queued',
     upstreamTaskId: out.upstreamTaskId,
     upstreamStatus: out.upstreamStatus ?? null,
     upstreamRequestId: out.upstreamRequestId ?? null,
     holdAmount,
-    nextPollAt: Date.now() + o.pollBaseMs,
+    nextPollAt: Date.now() + deps.options.pollBaseMs,
     leaseOwner: null,
     leaseUntil: null,
     ...(out.channelId ? { channelId: out.channelId } : {}),
+    ...extra,
   } as const;
   const moved = await deps.repo.transition(id, 'submitting', patch, Date.now(), [{ kind: 'submitted', detail: `upstream task ${out.upstreamTaskId}`, amount: holdAmount }]);
   const t = await deps.repo.get(id);
-  // Past its deadline the poller took the row over: fine when it found this upstream task, else it failed it.
   if (!moved && t?.upstreamTaskId !== out.upstreamTaskId) {
-    deps.logger.error({ task_id: id, channel_id: out.channelId ?? input.channel.id, upstream_task_id: out.upstreamTaskId }, 'task submit finished after its deadline; task already failed — reconcile');
+    deps.logger.error({ task_id: id, channel_id: out.channelId ?? channelId, upstream_task_id: out.upstreamTaskId }, 'task submit finished after its deadline; task already failed — reconcile');
   }
   if (!t) throw new Error(`task ${id} vanished after creation`);
   return t;
@@ -74,9 +96,9 @@ export async function createTask(deps: TaskEngineDeps, owner: string, input: Cre
  * The upstream may have the task but could not say: it stays `submitting` (its hold kept), handed to the poller at
  * once (lease released, due after one poll interval), whose lost-submit recovery adopts it or fails it uncharged.
  */
-async function unconfirmed(deps: TaskEngineDeps, id: string, out: UnconfirmedSubmit): Promise<TaskRecord> {
+export async function unconfirmed(deps: TaskEngineDeps, id: string, out: UnconfirmedSubmit, extra: TaskPatch = {}): Promise<TaskRecord> {
   const now = Date.now();
-  await deps.repo.transition(id, 'submitting', { leaseOwner: null, leaseUntil: null, nextPollAt: now + deps.options.pollBaseMs, channelId: out.channelId, upstreamRequestId: out.upstreamRequestId ?? null }, now);
+  await deps.repo.transition(id, 'submitting', { leaseOwner: null, leaseUntil: null, nextPollAt: now + deps.options.pollBaseMs, channelId: out.channelId, upstreamRequestId: out.upstreamRequestId ?? null, ...extra }, now);
   deps.logger.warn({ task_id: id, channel_id: out.channelId }, 'task submit unconfirmed: answer lost and the lookup failed; left to the lost-submit recovery');
   const t = await deps.repo.get(id);
   if (!t) throw new Error(`task ${id} vanished after creation`);

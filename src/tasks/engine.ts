@@ -14,6 +14,7 @@ import type { CancelOutcome, CreateTaskInput, PollOutcome, TaskDriver, TaskError
 import { isTerminal } from './types.ts';
 import { createTask } from './create.ts';
 import { applyOutcome, failTask } from './settle.ts';
+import { advanceWaiting, type SlotDeps } from './slot-queue.ts';
 import { pollBatch, pollUnits, type PollUnit } from './batch-poll.ts';
 import { ListRounds } from './list-rounds.ts';
 import { UNLIMITED_BUDGET, type QueryBudget, type QueryWho } from '../limits/query-budget.ts';
@@ -28,6 +29,8 @@ export interface TaskEngineDeps {
   channels: { forTask(id: string): Channel | undefined };
   logger: Logger;
   options: TaskEngineOptions;
+  /** The parallel-task queues (slot-queue.ts); absent: no task waits for a slot. */
+  slots?: SlotDeps;
   /** Upstream task queries per account (limits/query-budget.ts); absent: not budgeted. */
   budget?: QueryBudget;
 }
@@ -87,7 +90,7 @@ export class TaskEngine {
   /** The task for its owner, refreshed from the upstream first when it is open and was not checked lately. */
   async getFresh(id: string, tokenId: string): Promise<TaskRecord | null> {
     const t = await this.repo.getFor(id, tokenId);
-    if (!t || isTerminal(t.state) || t.state === 'submitting') return t;
+    if (!t || isTerminal(t.state) || t.state === 'submitting' || t.state === 'waiting') return t;
     if (Date.now() - Math.max(t.updatedAt, t.checkedAt ?? 0) < this.deps.options.refreshStaleMs) return t;
     // A task its account's list rounds follow (a fresh round began after it was created) is read as stored; otherwise a
     // client's read asks the upstream only when the account's budget has room, and gets the stored state now if not.
@@ -125,7 +128,7 @@ export class TaskEngine {
    * takes it even when this one cannot lease it now, then refresh it here.
    */
   async upstreamNotified(t: TaskRecord): Promise<TaskRecord> {
-    if (isTerminal(t.state) || t.state === 'submitting') return t;
+    if (isTerminal(t.state) || t.state === 'submitting' || t.state === 'waiting') return t;
     await this.repo.markDue(t.id);
     return this.pollNow(t);
   }
@@ -212,13 +215,14 @@ export class TaskEngine {
 
   /** An operator's cancel of an open task, without a charge (tasks/cancel.ts). Null when there is no such task. */
   cancel(id: string): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
-    return cancelTask({ repo: this.repo, meter: this.deps.meter(), driverOf: (kind) => this.drivers.get(kind), channels: this.deps.channels, logger: this.deps.logger, timeoutMs: this.deps.options.pollTimeoutMs, admit: (d, c) => this.admit(d, c, 'poller') }, id);
+    return cancelTask({ repo: this.repo, meter: this.deps.meter(), slots: this.deps.slots, driverOf: (kind) => this.drivers.get(kind), channels: this.deps.channels, logger: this.deps.logger, timeoutMs: this.deps.options.pollTimeoutMs, admit: (d, c) => this.admit(d, c, 'poller') }, id);
   }
 
   /** Move one leased task forward. Never throws for upstream trouble: it backs off instead. */
   private async advance(t: TaskRecord, who: QueryWho | 'admitted' = 'poller'): Promise<TaskRecord> {
     const o = this.deps.options;
     if (t.state === 'submitting') return this.recoverSubmit(t);
+    if (t.state === 'waiting') return this.deps.slots ? advanceWaiting(this.deps, this.deps.slots, this.owner, t, this.drivers.get(t.kind)) : t;
     const driver = this.drivers.get(t.kind);
     const channel = this.deps.channels.forTask(t.channelId);
     if (!driver || !channel) {

@@ -4,13 +4,15 @@
 import type { TaskState } from './types.ts';
 
 /**
- * - created: the row is written (→ submitting); submitted: the upstream took it (→ queued / in_progress, with its
+ * - created: the row is written (→ submitting, or → waiting); waiting: the task waits in the gateway for a free
+ *   parallel-task slot of its upstream account (detail: why); slot: it took a free slot of its queue (→ submitting);
+ *   submitted: the upstream took it (→ queued / in_progress, with its
  *   task id and the amount held); recovered: a creation whose answer was lost was found upstream (lost-submit.ts);
  * - status: the upstream's status changed (the poller saw it change; the gateway state may stay the same);
  * - succeeded / failed / cancelled: the outcome;
  * - charged: the task's ledger line (amount, ledger id); hold_released: the hold went back to the token (amount).
  */
-export type TaskEventKind = 'created' | 'submitted' | 'recovered' | 'status' | 'succeeded' | 'failed' | 'cancelled' | 'charged' | 'hold_released';
+export type TaskEventKind = 'created' | 'waiting' | 'slot' | 'submitted' | 'recovered' | 'status' | 'succeeded' | 'failed' | 'cancelled' | 'charged' | 'hold_released';
 
 /**
  * An event to record with a task change. A state event's from/to states and upstream status are the change's own;
@@ -18,7 +20,7 @@ export type TaskEventKind = 'created' | 'submitted' | 'recovered' | 'status' | '
  * recorded only when the money really moved (no ledger line: nothing billable; a hold not released: no event).
  */
 export type TaskEventInput =
-  | { kind: 'created' | 'submitted' | 'recovered' | 'status' | 'succeeded' | 'failed' | 'cancelled'; detail?: string | null; amount?: number | null }
+  | { kind: 'created' | 'waiting' | 'slot' | 'submitted' | 'recovered' | 'status' | 'succeeded' | 'failed' | 'cancelled'; detail?: string | null; amount?: number | null }
   | { kind: 'charged'; ledgerKey: string }
   | { kind: 'hold_released' };
 

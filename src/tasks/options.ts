@@ -32,6 +32,8 @@ export interface TaskEngineOptions {
   batchSize: number;
   /** Timeout of one upstream status query. */
   pollTimeoutMs: number;
+  /** How long a task may wait in the gateway for a parallel-task slot before it fails uncharged (slot-queue.ts). */
+  slotWaitMs: number;
   /**
    * DashScope task queries per second per upstream account (the account allows 20, shared by all its keys and by
    * every gateway instance when Redis is configured); 0 = not budgeted.
@@ -56,6 +58,7 @@ export const DEFAULT_TASK_ENGINE_OPTIONS: TaskEngineOptions = {
   perChannelConcurrency: 32,
   batchSize: 64,
   pollTimeoutMs: 20_000,
+  slotWaitMs: 3600_000,
   dashscopeQueryQps: 15,
   listIntervalMs: 2000,
 };

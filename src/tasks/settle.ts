@@ -7,8 +7,9 @@ import { errorDetail, statusDetail, type TaskEventInput } from './events.ts';
 import { redactSecrets } from '../errors/redact.ts';
 import { refOf, type PollOutcome, type TaskError, type TaskRecord } from './types.ts';
 import type { TaskEngineDeps } from './engine.ts';
+import { slotFreed } from './slot-queue.ts';
 
-type SettleDeps = Pick<TaskEngineDeps, 'repo' | 'meter' | 'logger'>;
+type SettleDeps = Pick<TaskEngineDeps, 'repo' | 'meter' | 'logger' | 'slots'>;
 
 /** A poll's answer applied to a leased task: progress (written only when it changed), success or failure. */
 export async function applyOutcome(deps: SettleDeps, t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
@@ -69,6 +70,7 @@ async function succeed(deps: SettleDeps, t: TaskRecord, out: PollOutcome): Promi
     if (!(e instanceof MovedMeanwhile)) deps.logger.error({ task_id: t.id, err: String(e) }, 'settling a finished task failed; will retry');
     return (await deps.repo.get(t.id)) ?? t; // the next poll is already scheduled (by the claim)
   }
+  await slotFreed(deps.slots, t);
   return (await deps.repo.get(t.id)) ?? t;
 }
 
@@ -91,6 +93,7 @@ export async function failTask(deps: SettleDeps, t: TaskRecord, error: TaskError
     upstreamRequestId: t.upstreamRequestId,
     finishedAt: Date.now(),
   }, Date.now(), [{ kind: state, detail: errorDetail(err) }, { kind: 'hold_released' }]);
+  if (moved) await slotFreed(deps.slots, t);
   if (moved && reconcileReason) {
     deps.logger.warn(
       { task_id: t.id, channel_id: t.channelId, upstream_task_id: t.upstreamTaskId, token_id: t.tokenId, model: t.model, hold_amount: t.holdAmount, reason: error.code },

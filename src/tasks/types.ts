@@ -7,9 +7,13 @@ import type { Channel } from '../routing/channel-registry.ts';
 /** Which API the task belongs to: /vidx/v1 (family A) or /v1 (family B). Stored as 'a' | 'b' (repos/tasks.ts maps). */
 export type TaskFamily = 'vidx' | 'v1';
 
-/** Non-terminal: submitting (row written, upstream call in flight), queued, in_progress. */
-export type TaskState = 'submitting' | 'queued' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled';
-export const OPEN_STATES: readonly TaskState[] = ['submitting', 'queued', 'in_progress'];
+/**
+ * Non-terminal: waiting (held in the gateway for a free parallel-task slot of its upstream account: slot-queue.ts),
+ * submitting (row written, upstream call in flight), queued, in_progress.
+ */
+export type TaskState = 'waiting' | 'submitting' | 'queued' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled';
+/** In this order in the SQL that lists them (the due index's predicate must read the same). */
+export const OPEN_STATES: readonly TaskState[] = ['waiting', 'submitting', 'queued', 'in_progress'];
 export const TERMINAL_STATES: readonly TaskState[] = ['succeeded', 'failed', 'cancelled'];
 export const isTerminal = (s: TaskState): boolean => TERMINAL_STATES.includes(s);
 
@@ -60,6 +64,8 @@ export interface TaskRecord {
   finishedAt: number | null;
   /** When the upstream was last asked about the task (claim or lease time); null before the first poll. */
   checkedAt: number | null;
+  /** The parallel-task queue (upstream account and model version) it is counted in; null: none (slot-queue.ts). */
+  slotQueue: string | null;
 }
 
 /** The identity of a task as given at creation (shared by the engine's input and the repo's new row). */
@@ -123,6 +129,12 @@ export interface TaskDriver {
   /** Ask the upstream to stop the task, where it offers that (best-effort: the gateway's outcome is already decided). */
   cancel?(task: TaskRecord, channel: Channel, limit: CallLimit): Promise<void>;
   /**
+   * Send the creation a task waiting for a parallel-task slot kept (slot-queue.ts), with the same guarantees as a
+   * creation request's submit: connect-only failover, a lost answer looked up by our task id. Throws (GatewayError)
+   * when refused. Absent: such tasks cannot be kept waiting for this kind.
+   */
+  submitStored?(task: TaskRecord, stored: unknown): Promise<SubmitOutcome | UnconfirmedSubmit>;
+  /**
    * Optional: ask about many tasks of one channel with few upstream queries (a list endpoint). Answers by upstream
    * task id; a task missing from the map is polled alone. Only where the upstream documents such a query.
    */
@@ -153,6 +165,12 @@ export interface CreateTaskInput extends TaskIdentity {
   sessionId?: string | null;
   /** Our id; the engine makes one when absent. */
   id?: string;
+  /**
+   * The task is counted in a parallel-task queue (upstream account and model version: slot-queue.ts): it waits in the
+   * gateway, hold placed, while its queue is blocked, and `stored` (what the driver's submitStored sends) is kept
+   * until it is submitted.
+   */
+  slot?: { queue: string; stored: unknown };
   /**
    * Calls the upstream creation endpoint. Throwing fails the creation: the hold is released, the row deleted, the
    * error rethrown. An UnconfirmedSubmit leaves the task `submitting` for the lost-submit recovery.

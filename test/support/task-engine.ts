@@ -6,6 +6,7 @@ import { makeLogger } from '../../src/compose.ts';
 import { StoreMeter } from '../../src/metering/meter.ts';
 import type { Channel } from '../../src/routing/channel-registry.ts';
 import { TasksRepo } from '../../src/store/repos/tasks.ts';
+import { SlotQueueRepo } from '../../src/store/repos/slot-queue.ts';
 import { TokensRepo } from '../../src/store/repos/tokens.ts';
 import type { Store } from '../../src/store/store.ts';
 import { DEFAULT_TASK_ENGINE_OPTIONS, TaskEngine, type TaskEngineOptions } from '../../src/tasks/engine.ts';
@@ -45,6 +46,8 @@ export interface EngineFixture {
   logs: string[];
   tokenId: string;
   driver: ScriptedDriver;
+  /** The operator's task_slots every parallel-task queue gets (null: not set). */
+  slotLimit: number | null;
   engine(opts?: Partial<TaskEngineOptions>): TaskEngine;
   input(engine: TaskEngine, over?: Partial<CreateTaskInput>): CreateTaskInput;
   tokenRow(): Promise<{ spent: number; held: number }>;
@@ -64,18 +67,20 @@ export async function engineFixture(): Promise<EngineFixture> {
   await new TokensRepo(store.db).create({ id: tokenId, name: 'engine', secretHash: `hash_${tokenId}`, prefix: 'tw_x', models: null, quota: null, expiresAt: null });
   const driver = new ScriptedDriver();
   const engines: TaskEngine[] = [];
-  return {
+  const fixture: EngineFixture = {
     store,
     meter,
     logs,
     tokenId,
     driver,
+    slotLimit: null,
     engine: (opts = {}) => {
       const e = new TaskEngine({
         repo: new TasksRepo(store.db, store.dialect),
         meter: () => meter,
         channels: { forTask: (id) => CHANNELS[id] },
         logger,
+        slots: { repo: new SlotQueueRepo(store.db), limitOf: () => fixture.slotLimit },
         options: { ...DEFAULT_TASK_ENGINE_OPTIONS, pollerEnabled: false, pollBaseMs: 10, pollMaxMs: 100, tickMs: 10, refreshStaleMs: 0, ...opts },
       });
       e.registerDriver('test-video', driver);
@@ -106,4 +111,5 @@ export async function engineFixture(): Promise<EngineFixture> {
       await fresh.cleanup();
     },
   };
+  return fixture;
 }

@@ -8,7 +8,7 @@ import { useLoad } from '../use-load.ts';
 import type { AdminTaskDetail as TaskDetailData, TaskEvent } from '../types.ts';
 import { LedgerTable } from '../ledger-table.tsx';
 
-const OPEN = new Set(['submitting', 'queued', 'in_progress']);
+const OPEN = new Set(['waiting', 'submitting', 'queued', 'in_progress']);
 const RELOAD_MS = 3000;
 
 /** What an event is called on the timeline. */
@@ -97,6 +97,15 @@ export function TaskDetail({ taskId }: { taskId: string }) {
               <dd>
                 <code>{t.channel_id}</code>
               </dd>
+              {t.slot_queue && (
+                <>
+                  <dt>Parallel-task queue</dt>
+                  <dd>
+                    <code>{t.slot_queue.account}</code>, {t.slot_queue.model}
+                    {t.state === 'waiting' && <span class="muted"> (waiting for a free slot)</span>}
+                  </dd>
+                </>
+              )}
               <dt>Upstream task</dt>
               <dd>
                 <code class="wrap">{t.upstream_task_id ?? '—'}</code>

@@ -9,8 +9,9 @@ import { errorText, useLoad } from '../use-load.ts';
 import { Pager, usePaging } from '../pager.tsx';
 import type { Task } from '../types.ts';
 
-const STATES = ['', 'submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'];
-const OPEN = new Set(['submitting', 'queued', 'in_progress']);
+// waiting: held in the gateway for a free parallel-task slot of its upstream account (shown to the client as submitted).
+const STATES = ['', 'waiting', 'submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'];
+const OPEN = new Set(['waiting', 'submitting', 'queued', 'in_progress']);
 
 function Charge({ taskId }: { taskId: string }) {
   const charged = useLoad(() => call<{ data: Array<{ amount: number }> }>(`/admin/ledger${qs({ task_id: taskId, limit: 10 })}`).then((r) => r.data.reduce((s, l) => s + l.amount, 0)), [taskId]);
@@ -91,6 +92,11 @@ export function Tasks() {
                 <td>
                   <span class={`pill ${t.state === 'succeeded' ? 'active' : t.state === 'failed' || t.state === 'cancelled' ? 'revoked' : ''}`}>{t.state}</span>
                   {t.progress !== null && OPEN.has(t.state) ? ` ${num(t.progress)} %` : ''}
+                  {t.state === 'waiting' && t.slot_queue && (
+                    <div class="muted">
+                      for a slot of {t.slot_queue.account}, {t.slot_queue.model}
+                    </div>
+                  )}
                   {t.error && <div class="error">{t.error.code}: {t.error.message}</div>}
                 </td>
                 <td>

@@ -6,8 +6,9 @@ import { isObject } from '../../contracts/fields.ts';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
 import type { ModeTier } from '../../metering/types.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
-import type { CallLimit, PollOutcome, SubmitOutcome, TaskDriver, TaskRecord } from '../../tasks/types.ts';
+import type { CallLimit, PollOutcome, SubmitOutcome, TaskDriver, TaskRecord, UnconfirmedSubmit } from '../../tasks/types.ts';
 import type { KlingClient } from './client.ts';
+import { parseStoredSubmit, submitKling } from './submit.ts';
 import { parseCreated, parseTaskData, type KlingTaskPath } from './tasks.ts';
 
 const PAGE_SIZE = 500;
@@ -16,13 +17,24 @@ const EXTRA_PAGES = 2;
 
 const tierOf = (task: TaskRecord): ModeTier => (task.tier === 'pro' ? 'pro' : 'std');
 
+/** Run a creation attempt across the channels serving the task's model, connect-only (the composition root's failover). */
+export type SubmitVia = <T>(task: TaskRecord, attempt: (channel: Channel) => Promise<T>) => Promise<T>;
+
 export class KlingTaskDriver implements TaskDriver {
   constructor(
     private readonly client: KlingClient,
     private readonly path: KlingTaskPath,
     /** Every Kling channel now: a connect-only failover may have sent the creation to another account than the stored one. */
     private readonly klingChannels: () => readonly Channel[] = () => [],
+    private readonly submitVia?: SubmitVia,
   ) {}
+
+  /** The creation a task waiting for a parallel-task slot kept, sent now (submit.ts), failing over across channels. */
+  async submitStored(task: TaskRecord, stored: unknown): Promise<SubmitOutcome | UnconfirmedSubmit> {
+    const s = parseStoredSubmit(stored);
+    if (!s || !this.submitVia) throw new GatewayError('internal_error', 'The task cannot be submitted: its stored creation is unreadable');
+    return this.submitVia(task, (ch) => submitKling(this.client, ch, s, task.id));
+  }
 
   /** Ask the stored channel, then the other Kling accounts, for our task id; null only when every one said 1203/404. */
   async recoverSubmit(task: TaskRecord, channel: Channel, limit: CallLimit): Promise<SubmitOutcome | null> {

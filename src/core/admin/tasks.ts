@@ -14,6 +14,7 @@ import type { Page } from './lists.ts';
 
 export type { AdminTaskDetail, AdminTaskEventView, AdminTaskView };
 import { downloadableResult } from '../videos.ts';
+import { splitSlotQueue } from '../../routing/task-slots.ts';
 
 export function adminTaskView(t: TaskRecord): AdminTaskView {
   return {
@@ -36,6 +37,7 @@ export function adminTaskView(t: TaskRecord): AdminTaskView {
     created_at: t.createdAt,
     updated_at: t.updatedAt,
     finished_at: t.finishedAt,
+    slot_queue: t.slotQueue ? splitSlotQueue(t.slotQueue) : null,
   };
 }
 
@@ -57,14 +59,14 @@ export async function adminTaskPage(repo: Pick<TasksRepo, 'listAdmin'>, f: Admin
 }
 
 /**
- * Cancel a stuck task: 200 with the cancelled task, 404 when there is none, 409 when it is not open (finished, or
+ * Cancel a stuck task (a task waiting for a parallel-task slot is released and never submitted): 200 with the cancelled task, 404 when there is none, 409 when it is not open (finished, or
  * still being submitted) or is being charged right now. One audit line per cancel that took effect.
  */
 export async function cancelTask(deps: Pick<AdminDeps, 'repos'>, tasks: Pick<TaskEngine, 'cancel'>, id: string, by: Actor): Promise<AdminTaskView> {
   const r = await tasks.cancel(id);
   if (!r) throw new GatewayError('task_not_found', `No task ${id}`);
   if (r.outcome === 'finishing') throw new GatewayError('conflict', `Task ${id} has just finished upstream and is being charged; it cannot be cancelled`);
-  if (r.outcome === 'not_open') throw new GatewayError('conflict', `Task ${id} is ${r.task.state}; only queued or in-progress tasks can be cancelled`);
+  if (r.outcome === 'not_open') throw new GatewayError('conflict', `Task ${id} is ${r.task.state}; only waiting, queued or in-progress tasks can be cancelled`);
   await audit(deps, by, 'task.cancel', id, { token_id: r.task.tokenId, model: r.task.model, kind: r.task.kind, hold_released: r.task.holdAmount });
   return adminTaskView(r.task);
 }

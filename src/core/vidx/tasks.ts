@@ -2,8 +2,9 @@
 // index, so two concurrent creates yield one task), the metering hold and the upstream submit through
 // the task engine, connect-only failover across channels.
 import { randomUUID } from 'node:crypto';
-import { findSubmitted, isAmbiguousSubmitError } from '../../adapters/kling/resolve-submit.ts';
-import { parseCreated, type KlingTaskPath } from '../../adapters/kling/tasks.ts';
+import { submitKling, type StoredKlingSubmit } from '../../adapters/kling/submit.ts';
+import type { KlingTaskPath } from '../../adapters/kling/tasks.ts';
+import { slotQueueOf } from '../../routing/task-slots.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ModeTier } from '../../metering/types.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
@@ -51,9 +52,12 @@ export async function createVidxTask(ctx: VidxContext, req: CallContext, t: NewV
     if (existing) return existing;
   }
   if (t.channels.length === 0) throw new GatewayError('no_channel', 'No upstream channel is available for this model');
+  const id = `task_${randomUUID().replace(/-/g, '')}`;
+  // Kling counts parallel tasks per account and model version: over them the task waits in the gateway (slot-queue.ts).
+  const stored: StoredKlingSubmit = { path: t.path, body: t.body(id, upstreamCallbackUrl(ctx, id)) };
   try {
     const task = await deps.tasks.create({
-      id: `task_${randomUUID().replace(/-/g, '')}`,
+      id,
       family: 'vidx',
       kind: storedKind(t.kind, t.path),
       tokenId,
@@ -68,20 +72,13 @@ export async function createVidxTask(ctx: VidxContext, req: CallContext, t: NewV
       externalTaskId: ext ?? null,
       callbackUrl: t.callbackUrl ?? null,
       sessionId: t.sessionId ?? null,
-      // connect-only: a creation the upstream may have accepted is never sent twice. The hold is the quota step.
+      slot: { queue: slotQueueOf(t.channels[0]!, t.upstreamModel), stored },
+      // connect-only: a creation the upstream may have accepted is never sent twice (a lost answer is looked up by
+      // external_task_id = our id). The hold is the quota step.
       submit: (taskId) =>
-        upstreamCall(deps, req, { entry: t.entry, retry: 'connect-only', quota: 'held', channels: t.channels }, async (ch) => {
-          try {
-            const r = await ctx.client.call(ch, 'POST', `/v1/videos/${t.path}`, t.body(taskId, upstreamCallbackUrl(ctx, taskId)));
-            req.state.upstreamRequestId = r.upstreamRequestId;
-            return { ...parseCreated(r.data, r.upstreamRequestId), channelId: ch.id };
-          } catch (e) {
-            // The answer was lost but the creation may have been accepted: ask by external_task_id (= our id).
-            const found = isAmbiguousSubmitError(e) ? await findSubmitted(ctx.client, ch, t.path, taskId) : null;
-            if (!found) throw e;
-            return { ...found, channelId: ch.id };
-          }
-        }),
+        upstreamCall(deps, req, { entry: t.entry, retry: 'connect-only', quota: 'held', channels: t.channels }, (ch) =>
+          submitKling(ctx.client, ch, stored, taskId, (rid) => void (req.state.upstreamRequestId = rid)),
+        ),
     });
     return task;
   } catch (e) {
@@ -106,7 +103,8 @@ async function earlierAttempt(deps: VidxContext['deps'], tokenId: string, kind: 
   const kinds = kindsOf(kind);
   for (let wait = 25; ; wait = Math.min(wait * 2, 250)) {
     const t = await deps.tasks.repo.findByExternal(tokenId, kinds, ext);
-    if (!t || t.state !== 'submitting' || t.leaseOwner === null || (t.leaseUntil ?? 0) <= Date.now()) return t ?? null;
+    const beingSent = t && (t.state === 'submitting' || t.state === 'waiting') && t.leaseOwner !== null && (t.leaseUntil ?? 0) > Date.now();
+    if (!beingSent) return t ?? null;
     await new Promise((r) => setTimeout(r, wait));
   }
 }

@@ -30,6 +30,8 @@ export function storedKinds(kind: VidxKind): Array<{ kind: string; endpoint: Vid
 }
 
 const STATUS: Record<TaskState, VendorStatus> = {
+  // Waiting in the gateway for a parallel-task slot of the upstream account: to the client, submitted.
+  waiting: 'submitted',
   submitting: 'submitted',
   queued: 'submitted',
   in_progress: 'processing',

@@ -86,10 +86,11 @@ export const listAnswer = (item: Schema, csvHeader: string, extra: Record<string
   },
 });
 export const adminTaskView = obj({
-  id: str(), family: { type: 'string', enum: ['v1', 'vidx'] }, kind: str(), state: { type: 'string', enum: ['submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] },
+  id: str(), family: { type: 'string', enum: ['v1', 'vidx'] }, kind: str(), state: { type: 'string', enum: ['waiting', 'submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'], description: 'waiting: held in the gateway for a free parallel-task slot of its upstream account (shown to the client as submitted)' },
   token_id: str(), model: str(), channel_id: str(), upstream_task_id: { type: ['string', 'null'] }, upstream_status: { type: ['string', 'null'] }, progress: { type: ['integer', 'null'] },
   error: { type: ['object', 'null'], properties: { code: str(), message: str(), upstream_message: str("the upstream's own words, for operators") } }, hold_amount: micro('held against the token\'s quota while open'), poll_attempts: int(), next_poll_at: int('ms'),
   request_id: str(), created_at: int('ms'), updated_at: int('ms'), finished_at: { type: ['integer', 'null'], description: 'ms' },
+  slot_queue: { type: ['object', 'null'], properties: { account: str(), model: str('upstream model version') }, description: 'the parallel-task queue the task is counted in (Kling: per upstream account and model version); null: none' },
 }, ['id', 'kind', 'state', 'token_id', 'model', 'channel_id', 'created_at']);
 export const billLine = obj({
   token_id: str(),

@@ -2,14 +2,14 @@
 import { obj, arr, int, str, pathParam, query, admin, ok, type Operation, type Schema } from './schema.ts';
 import { adminTaskView, cursorParam, ledgerEntry, limitParam, micro, timeParam } from './admin-schemas.ts';
 
-const STATE = { type: ['string', 'null'], enum: ['submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled', null] };
+const STATE = { type: ['string', 'null'], enum: ['waiting', 'submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled', null] };
 const taskEvent = obj({
   id: int(),
   at: int('ms'),
   kind: {
     type: 'string',
-    enum: ['created', 'submitted', 'recovered', 'status', 'succeeded', 'failed', 'cancelled', 'charged', 'hold_released'],
-    description: 'created (→ submitting); submitted (the upstream took it: detail names its task id, amount is the hold); recovered (a creation whose answer was lost, found upstream); status (the upstream status changed, seen by a poll); succeeded / failed / cancelled; charged (amount and ledger_id of its ledger line); hold_released (amount)',
+    enum: ['created', 'waiting', 'slot', 'submitted', 'recovered', 'status', 'succeeded', 'failed', 'cancelled', 'charged', 'hold_released'],
+    description: 'created (→ submitting, or → waiting); waiting (held in the gateway for a free parallel-task slot of its upstream account: detail says why); slot (it took a free slot of its queue, → submitting); submitted (the upstream took it: detail names its task id, amount is the hold); recovered (a creation whose answer was lost, found upstream); status (the upstream status changed, seen by a poll); succeeded / failed / cancelled; charged (amount and ledger_id of its ledger line); hold_released (amount)',
   },
   from: { ...STATE, description: 'the state before a state event; null for charged / hold_released and for created' },
   to: { ...STATE, description: 'the state after a state event; null for charged / hold_released' },
@@ -35,7 +35,7 @@ export function adminTaskPaths(): Record<string, Record<string, Operation>> {
     '/admin/tasks': {
       get: admin('Async tasks of every token (videos, family A tasks), newest first, to find stuck ones; unknown parameters are refused', {
         parameters: [
-          query('state', { type: 'string', enum: ['submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] }, 'Only tasks in this state'),
+          query('state', { type: 'string', enum: ['waiting', 'submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] }, 'Only tasks in this state'),
           query('kind', str(), 'Only this task kind (dashscope-video, kling-text2video, …)'),
           query('token_id', str(), 'Only this token'),
           query('model', str(), 'Only this public model'),

@@ -93,7 +93,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       get: admin('Upstream health: each channel\'s breaker (this instance\'s view) and its traffic in the last 5 minutes from the request log (requests, 5xx errors, mean latency), and the open async tasks by state', {}, obj({
         recent_ms: int(),
         channels: arr(obj({ id: str(), name: str(), kind: str(), enabled: { type: 'boolean' }, breaker: obj({ state: str('closed, open or half-open') }), recent: obj({ requests: int(), errors: int(), error_rate: { type: 'number' }, mean_latency_ms: { type: ['integer', 'null'] } }) })),
-        open_tasks: obj({ submitting: int(), queued: int(), in_progress: int() }),
+        open_tasks: obj({ waiting: int(), submitting: int(), queued: int(), in_progress: int() }),
       })),
     },
     '/admin/reconcile': {

@@ -21,6 +21,14 @@ export interface OpenHolds {
   amount: number;
 }
 
+/** Tasks waiting in the gateway for a parallel-task slot, per queue (upstream account and model version). */
+export interface WaitingQueue {
+  queue: string;
+  count: number;
+  /** created_at of the queue's oldest waiting task (ms). */
+  oldest: number;
+}
+
 export class GaugesRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -61,5 +69,17 @@ export class GaugesRepo {
       }
     }
     return out;
+  }
+
+  /** Waiting tasks per queue: read from the queue index (slot_queue, state, …), which holds only tasks with a queue. */
+  async waitingTasks(): Promise<WaitingQueue[]> {
+    const rows = await this.db
+      .selectFrom('tasks')
+      .select((eb) => ['slot_queue', eb.fn.countAll<number | string>().as('n'), eb.fn.min<number | string>('created_at').as('oldest')])
+      .where('slot_queue', 'is not', null)
+      .where('state', '=', 'waiting')
+      .groupBy('slot_queue')
+      .execute();
+    return rows.map((r) => ({ queue: r.slot_queue ?? '', count: Number(r.n), oldest: Number(r.oldest) }));
   }
 }

@@ -46,22 +46,23 @@ export function toTaskRecord(r: TaskRow): TaskRecord {
     updatedAt: Number(r.updated_at),
     finishedAt: num(r.finished_at),
     checkedAt: num(r.checked_at ?? null),
+    slotQueue: r.slot_queue ?? null,
   };
 }
 
-/** The columns a poll needs: not the request snapshot (the largest), which no driver reads. */
+/** The columns a poll needs: not the request snapshot (the largest), which no driver reads, nor a waiting creation's body. */
 export const POLL_COLUMNS = sql.raw(
   'id, family, kind, token_id, model, billing_model, upstream_model, channel_id, upstream_task_id, state, upstream_status, progress, ' +
     'result, usage, error, external_task_id, callback_url, session_id, request_id, upstream_request_id, tier, hold_amount, next_poll_at, ' +
-    'poll_attempts, lease_owner, lease_until, created_at, updated_at, finished_at, checked_at',
+    'poll_attempts, lease_owner, lease_until, created_at, updated_at, finished_at, checked_at, slot_queue',
 );
 
 /**
  * A claimed task as the poller sees it: no request snapshot, and the JSON columns parsed only when read (an
  * open task's `usage` is the hold estimate, needed only when the task succeeds without reported usage).
  */
-export function toPollRecord(r: Omit<TaskRow, 'request'>): TaskRecord {
-  const t = toTaskRecord({ ...r, request: 'null', usage: null, result: null, error: null } as TaskRow);
+export function toPollRecord(r: Omit<TaskRow, 'request' | 'submit_body'>): TaskRecord {
+  const t = toTaskRecord({ ...r, request: 'null', usage: null, result: null, error: null, submit_body: null } as TaskRow);
   let usage: Usage | null | undefined;
   let result: unknown;
   let error: TaskError | null | undefined;
@@ -90,6 +91,10 @@ export interface TaskPatch {
   leaseOwner?: string | null;
   leaseUntil?: number | null;
   finishedAt?: number | null;
+  /** The queue the task is counted in (set to the account that took the creation, after a failover). */
+  slotQueue?: string | null;
+  /** Only ever cleared here (once submitted or ended): it is written with the waiting row. */
+  submitBody?: null;
 }
 
 export function patchRow(p: TaskPatch, now: number): Updateable<TasksTable> {
@@ -109,6 +114,8 @@ export function patchRow(p: TaskPatch, now: number): Updateable<TasksTable> {
   if (p.leaseOwner !== undefined) o.lease_owner = p.leaseOwner;
   if (p.leaseUntil !== undefined) o.lease_until = p.leaseUntil;
   if (p.finishedAt !== undefined) o.finished_at = p.finishedAt;
+  if (p.slotQueue !== undefined) o.slot_queue = p.slotQueue;
+  if (p.submitBody !== undefined) o.submit_body = null;
   return o as Updateable<TasksTable>;
 }
 

@@ -14,6 +14,9 @@ import { patchRow, POLL_COLUMNS, storedFamily, toPollRecord, toTaskRecord, type 
 
 export { storedFamily, toTaskRecord, type TaskPatch } from './task-rows.ts';
 
+/** The open states as the due index's predicate lists them (migration 017): a claim reads that index only when the same. */
+const OPEN_SQL = sql.raw(`(${OPEN_STATES.map((s) => `'${s}'`).join(', ')})`);
+
 /** Back-off of the poll schedule, as the claim statement computes it (`attempts` = the attempt being made). */
 export interface PollSchedule {
   baseMs: number;
@@ -31,6 +34,8 @@ export interface NewTaskRow extends TaskIdentity {
   nextPollAt: number;
   leaseOwner: string;
   leaseUntil: number;
+  /** A task that waits for a parallel-task slot (slot-queue.ts): its queue and upstream creation (JSON). */
+  waiting?: { slotQueue: string; submitBody: string };
 }
 
 export interface ListTasksFilter {
@@ -65,7 +70,7 @@ export class TasksRepo {
     private readonly dialect: Dialect,
   ) {}
 
-  /** Write a new task (`submitting`) with its `created` event. */
+  /** Write a new task (`submitting`, or `waiting` for a slot) with its `created` event. */
   async insert(t: NewTaskRow, now = Date.now(), events: readonly TaskEventInput[] = [{ kind: 'created' }]): Promise<TaskRecord> {
     const row = {
       id: t.id,
@@ -77,7 +82,7 @@ export class TasksRepo {
       upstream_model: t.upstreamModel,
       channel_id: t.channelId,
       upstream_task_id: null,
-      state: 'submitting',
+      state: t.waiting ? 'waiting' : 'submitting',
       upstream_status: null,
       progress: null,
       request: JSON.stringify(t.request ?? null),
@@ -99,10 +104,12 @@ export class TasksRepo {
       updated_at: now,
       finished_at: null,
       checked_at: null,
+      slot_queue: t.waiting?.slotQueue ?? null,
+      submit_body: t.waiting?.submitBody ?? null,
     };
     await this.db.transaction().execute(async (trx) => {
       await trx.insertInto('tasks').values(row).execute();
-      await writeTaskEvents(trx, t.id, { from: null, to: 'submitting', upstreamStatus: null }, events, now);
+      await writeTaskEvents(trx, t.id, { from: null, to: row.state as TaskState, upstreamStatus: null }, events, now);
     });
     return toTaskRecord(row);
   }
@@ -228,7 +235,7 @@ export class TasksRepo {
 
   /** The earliest next poll time among open tasks (null when none is open): the poller sleeps until then. */
   async nextDueAt(): Promise<number | null> {
-    const r = await sql<{ t: number | string | null }>`SELECT min(next_poll_at) AS t FROM tasks WHERE state IN ('submitting', 'queued', 'in_progress')`.execute(this.db);
+    const r = await sql<{ t: number | string | null }>`SELECT min(next_poll_at) AS t FROM tasks WHERE state IN ${OPEN_SQL}`.execute(this.db);
     const t = r.rows[0]?.t;
     return t === null || t === undefined ? null : Number(t);
   }
@@ -251,7 +258,7 @@ export class TasksRepo {
           next_poll_at = ${now} + CAST(LEAST(CAST(${maxMs} AS bigint), CAST(${baseMs} AS bigint) << LEAST(poll_attempts + 1, 20)) * (0.9 + random() * 0.09) AS bigint)
         WHERE id IN (
           SELECT id FROM tasks
-          WHERE state IN ('submitting', 'queued', 'in_progress') AND next_poll_at <= ${now}
+          WHERE state IN ${OPEN_SQL} AND next_poll_at <= ${now}
             AND (lease_until IS NULL OR lease_until < ${now})
           ORDER BY next_poll_at
           LIMIT ${limit}
@@ -263,7 +270,7 @@ export class TasksRepo {
           next_poll_at = ${now} + CAST(min(${maxMs}, ${baseMs} << min(poll_attempts + 1, 20)) * (0.9 + abs(random() % 901) / 10000.0) AS INTEGER)
         WHERE id IN (
           SELECT id FROM tasks
-          WHERE state IN ('submitting', 'queued', 'in_progress') AND next_poll_at <= ${now}
+          WHERE state IN ${OPEN_SQL} AND next_poll_at <= ${now}
             AND (lease_until IS NULL OR lease_until < ${now})
           ORDER BY next_poll_at
           LIMIT ${limit}

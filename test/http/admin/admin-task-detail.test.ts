@@ -19,9 +19,16 @@ async function detail(id: string): Promise<Detail> {
 }
 
 /** The shape every finished task's timeline has: created, submitted, status changes only, succeeded, charged. */
-function expectSucceededTimeline(d: Detail): void {
+/** `slot`: a family A task, counted in its account's parallel-task queue, takes a free slot (→ submitting) first. */
+function expectSucceededTimeline(d: Detail, slot = false): void {
   const kinds = d.events.map((e) => e.kind);
-  expect(kinds.slice(0, 2)).toEqual(['created', 'submitted']);
+  if (slot) {
+    expect(kinds.slice(0, 2)).toEqual(['created', 'slot']);
+    expect(d.events.slice(0, 2).map((e) => [e.from, e.to])).toEqual([[null, 'waiting'], ['waiting', 'submitting']]);
+    d = { ...d, events: d.events.slice(1) };
+    kinds.shift();
+  }
+  expect(kinds.slice(0, 2)).toEqual([slot ? 'slot' : 'created', 'submitted']);
   expect(kinds.slice(-2)).toEqual(['succeeded', 'charged']);
   expect(new Set(kinds.slice(2, -2))).toEqual(new Set(kinds.length > 4 ? ['status'] : []));
   expect(d.events[1]).toMatchObject({ from: 'submitting', detail: `upstream task ${d.upstream_task_id}`, amount: d.hold_amount });
@@ -59,7 +66,7 @@ describe('GET /admin/tasks/{id}', () => {
     await waitStatus(t.h, tok.secret, `/vidx/v1/videos/text2video/${id}`, 'succeed');
     const d = await detail(id);
     expect(d.state).toBe('succeeded');
-    expectSucceededTimeline(d);
+    expectSucceededTimeline(d, true);
   });
 
   it('an unknown task is 404 task_not_found', async () => {

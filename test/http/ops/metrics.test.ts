@@ -94,7 +94,7 @@ describe('GET /metrics', () => {
       const s = await scrape(t.h);
       expect(valueOf(s, 'tollway_metrics_store_up')).toBe(1);
       const open = s.filter((x) => x.name === 'tollway_tasks_open');
-      expect(open.map((x) => x.labels.state).sort()).toEqual(['in_progress', 'queued', 'submitting']);
+      expect(open.map((x) => x.labels.state).sort()).toEqual(['in_progress', 'queued', 'submitting', 'waiting']);
       const rows = await t.h.store.db.selectFrom('tasks').select(['state']).where('state', 'in', ['submitting', 'queued', 'in_progress']).execute();
       for (const st of ['submitting', 'queued', 'in_progress']) expect(valueOf(s, 'tollway_tasks_open', { state: st })).toBe(rows.filter((r) => r.state === st).length);
       expect(valueOf(s, 'tollway_task_poll_lag_seconds')).toBeGreaterThanOrEqual(90);

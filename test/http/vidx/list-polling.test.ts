@@ -5,7 +5,7 @@ import { useHarness } from '../../support/harness.ts';
 import { ledgerOfTask } from '../../support/store-rows.ts';
 import { call, type TaskData, vidxHarness } from '../../support/vidx.ts';
 
-const t = useHarness(vidxHarness({ env: { TOLLWAY_TASK_POLLER: '0' }, sim: { taskDurationMs: 4000 } }));
+const t = useHarness(vidxHarness({ env: { TOLLWAY_TASK_POLLER: '0' }, sim: { taskDurationMs: 4000, klingTaskSlots: 6 } }));
 const T2V = '/vidx/v1/videos/text2video';
 
 describe('Kling tasks polled by list', () => {

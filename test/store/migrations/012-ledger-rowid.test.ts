@@ -3,6 +3,7 @@
 import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as m012 from '../../../src/store/migrations/012-ledger-rowid.ts';
+import { MIGRATIONS } from '../../../src/store/migrate.ts';
 import { openStore } from '../../../src/store/store.ts';
 import { freshStore, testDialect, type FreshStore } from '../../support/store.ts';
 
@@ -43,6 +44,11 @@ describe.skipIf(testDialect() === 'postgres')('SQLite ledger ids (migration 012)
     for (let i = 1; i <= 5; i++) await charge(db, `req_${i}`, i * 10);
     await sql`update ledger set task_id = 'task_3' where idempotency_key = 'req_3'`.execute(db);
     const before = await rows(db);
+    // A store from before 012 has none of the later migrations either: undone, newest first, so they run again in order.
+    for (const [name, m] of Object.entries(MIGRATIONS).filter(([n]) => n > '012-ledger-rowid').reverse()) {
+      await m.down!(db, 'sqlite');
+      await sql`delete from kysely_migration where name = ${name}`.execute(db);
+    }
     await sql`delete from kysely_migration where name = '012-ledger-rowid'`.execute(db);
     await fresh.store.close();
 

@@ -11,7 +11,7 @@ import type { TaskState } from '../../../tasks/types.ts';
 import { adminActor } from './admin-auth.ts';
 import { timeRange } from './ledger.ts';
 
-const STATES = ['submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] as const satisfies readonly TaskState[];
+const STATES = ['waiting', 'submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] as const satisfies readonly TaskState[];
 const PARAMS = ['state', 'kind', 'token_id', 'model', 'since', 'until', 'limit', 'cursor'] as const;
 
 export function registerTaskRoutes(scope: FastifyInstance, deps: GatewayDeps): void {

@@ -1,0 +1,145 @@
+// Tasks that wait in the gateway for a parallel-task slot of their upstream account and model version. Kling counts
+// parallel tasks per account and model version, shared by every key of the account; over the limit a creation is
+// refused (429 code 1303; 1302 is its rate limit) and nothing is created. Such a refusal does not fail the client:
+// the task is kept `waiting` — hold placed, upstream creation stored, shown to the client as submitted — and
+// submitted when it is its queue's head and a slot is free (store/repos/slot-queue.ts decides, across instances):
+// by its creation request when nothing waits ahead of it, else by the poller, which tries a queue's head on its poll
+// schedule (back-off) and at once when one of the queue's tasks ends. Past the maximum wait it fails uncharged.
+import type { Logger } from 'pino';
+import type { SlotQueueRepo } from '../store/repos/slot-queue.ts';
+import type { TaskPatch } from '../store/repos/tasks.ts';
+import { isGatewayError } from '../errors/gateway-error.ts';
+import { slotQueueOf, splitSlotQueue } from '../routing/task-slots.ts';
+import type { TaskEngineDeps } from './engine.ts';
+import { errorDetail } from './events.ts';
+import { refOf, type SubmitOutcome, type TaskDriver, type TaskError, type TaskRecord, type UnconfirmedSubmit } from './types.ts';
+import { submitted, unconfirmed } from './create.ts';
+
+export interface SlotDeps {
+  repo: SlotQueueRepo;
+  /** The operator's task_slots for the queue's account (null: not set; the upstream's refusals tell). */
+  limitOf(queue: string): number | null;
+}
+
+/** A creation request that waits this long behind other requests' submits leaves its task to the poller. */
+const INLINE_WAIT_MS = 5000;
+
+/** The code of a task failed because no slot freed within the maximum wait. */
+export const SLOT_WAIT_CODE = 'task_slot_wait_timeout';
+
+/** The upstream refused the creation for the account's limits (parallel tasks 1303, rate 1302) and took nothing. */
+export function isSlotRefusal(e: unknown): boolean {
+  return isGatewayError(e) && (e.code === 'concurrency_limited' || e.code === 'upstream_rate_limited');
+}
+
+interface Queued {
+  id: string;
+  queue: string;
+  holdAmount: number;
+  /** Its poll attempts so far (0: a creation request's task not yet parked). */
+  attempts: number;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * A new task's turn (its creation request): null when it moved on to be submitted now; else the task, parked
+ * `waiting` for the poller — its queue is blocked (older tasks wait for a slot, or the operator's task_slots are in
+ * use), or others' submits ahead of it took too long.
+ */
+export async function takeSlot(deps: TaskEngineDeps, slots: SlotDeps, owner: string, t: Queued & { createdAt: number }): Promise<TaskRecord | null> {
+  for (let wait = 25, waited = 0; ; wait = Math.min(wait * 2, 250)) {
+    const limit = slots.limitOf(t.queue);
+    if (await slots.repo.promote(t.id, t.queue, owner, deps.options.leaseMs, limit, t.holdAmount)) return null;
+    const s = await slots.repo.standing(t.id, t.queue, t.createdAt);
+    const full = limit !== null && s.open >= limit;
+    if (full || s.parkedAhead > 0 || waited >= INLINE_WAIT_MS) {
+      const why = full ? `the account's task_slots (${limit}) for this model are in use` : s.parkedAhead > 0 ? `${s.parkedAhead} older task(s) of its queue wait for a slot` : 'other submits of its queue are in flight';
+      return park(deps, t, 'waiting', Date.now() + deps.options.pollBaseMs, why);
+    }
+    await sleep(wait);
+    waited += wait;
+  }
+}
+
+/** The upstream refused the creation for its limits: back to `waiting`, tried again at `nextAt` (or sooner, when a slot frees). */
+export function requeue(deps: TaskEngineDeps, t: Queued, nextAt: number, e: unknown): Promise<TaskRecord> {
+  const code = isGatewayError(e) ? e.code : 'refused';
+  return park(deps, t, 'submitting', nextAt, `the upstream account refused the creation for its limits (${code})`);
+}
+
+async function park(deps: TaskEngineDeps, t: Queued, from: 'waiting' | 'submitting', nextPollAt: number, why: string): Promise<TaskRecord> {
+  const now = Date.now();
+  // At least one attempt: a parked task is one the poller serves (a newer creation request queues behind it).
+  const patch = { state: 'waiting', holdAmount: t.holdAmount, leaseOwner: null, leaseUntil: null, nextPollAt, pollAttempts: Math.max(1, t.attempts) } as const;
+  await deps.repo.transition(t.id, from, patch, now, [{ kind: 'waiting', detail: why }]);
+  const { account, model } = splitSlotQueue(t.queue);
+  deps.logger.warn({ task_id: t.id, account, upstream_model: model, reason: why }, 'task waits in the gateway for a parallel-task slot of its upstream account');
+  const r = await deps.repo.get(t.id);
+  if (!r) throw new Error(`task ${t.id} vanished while waiting`);
+  return r;
+}
+
+/** What a submit from a queue also writes: the creation no longer kept, the queue of the account that took it, polls from the start. */
+export function slotAfterSubmit(deps: TaskEngineDeps, upstreamModel: string, out: SubmitOutcome | UnconfirmedSubmit): TaskPatch {
+  const ch = out.channelId ? deps.channels.forTask(out.channelId) : undefined;
+  return { submitBody: null, pollAttempts: 0, ...(ch ? { slotQueue: slotQueueOf(ch, upstreamModel) } : {}) };
+}
+
+/**
+ * The poller's step for a waiting task it claimed: past the maximum wait it fails uncharged; the queue's head is
+ * submitted when a slot is free; any other waits on (the claim scheduled its next look, by back-off).
+ */
+export async function advanceWaiting(deps: TaskEngineDeps, slots: SlotDeps, owner: string, t: TaskRecord, driver: TaskDriver | undefined): Promise<TaskRecord> {
+  const queue = t.slotQueue ?? '';
+  if (Date.now() - t.createdAt > deps.options.slotWaitMs) {
+    const minutes = Math.round(deps.options.slotWaitMs / 60_000);
+    const error = { code: SLOT_WAIT_CODE, message: `No upstream capacity for this model became free within the maximum wait (${minutes} min); the task was not submitted and not charged` };
+    const ended = await endUnsubmitted(deps, slots, t, 'waiting', 'failed', error);
+    if (ended) deps.logger.warn({ task_id: t.id, ...splitSlotQueue(queue), waited_ms: Date.now() - t.createdAt }, 'task failed uncharged: no parallel-task slot freed within the maximum wait');
+    return ended ?? t;
+  }
+  if (!driver?.submitStored || !(await slots.repo.promote(t.id, queue, owner, deps.options.leaseMs, slots.limitOf(queue)))) return t;
+  const stored = await slots.repo.submitBody(t.id);
+  const q: Queued = { id: t.id, queue, holdAmount: t.holdAmount, attempts: t.pollAttempts };
+  let out: SubmitOutcome | UnconfirmedSubmit;
+  try {
+    if (stored === null) throw new Error('the stored creation is missing');
+    out = await driver.submitStored(t, stored);
+  } catch (e) {
+    if (isSlotRefusal(e)) return requeue(deps, q, t.nextPollAt, e);
+    const error = isGatewayError(e) ? { code: e.code, message: e.message, upstreamRequestId: e.upstreamRequestId ?? null } : { code: 'upstream_error', message: 'The task could not be submitted upstream' };
+    deps.logger.warn({ task_id: t.id, ...splitSlotQueue(queue), err: String(e) }, 'a waiting task was refused upstream; failed uncharged');
+    return (await endUnsubmitted(deps, slots, t, 'submitting', 'failed', error)) ?? t;
+  }
+  const extra = slotAfterSubmit(deps, t.upstreamModel, out);
+  if ('unconfirmed' in out) return unconfirmed(deps, t.id, out, extra);
+  const done = await submitted(deps, t.id, out, t.holdAmount, t.channelId, extra);
+  await slots.repo.markHeadDue(queue);
+  return done;
+}
+
+/**
+ * A task that never reached the upstream ends (`from` waiting: max wait or an operator's cancel; `from` submitting:
+ * refused by the upstream): compare-and-set first — a waiting task another path moved on is left to it — then its
+ * hold goes back, and the next task of its queue is looked at. Null when the task was no longer in `from`.
+ */
+export async function endUnsubmitted(deps: Pick<TaskEngineDeps, 'repo' | 'meter'> & { logger: Pick<Logger, 'error'> }, slots: SlotDeps | undefined, t: TaskRecord, from: 'waiting' | 'submitting', state: 'failed' | 'cancelled', error: TaskError): Promise<TaskRecord | null> {
+  const now = Date.now();
+  const patch = { state, error, finishedAt: now, submitBody: null, leaseOwner: null, leaseUntil: null } as const;
+  if (!(await deps.repo.transition(t.id, from, patch, now, [{ kind: state, detail: errorDetail(error) }]))) return null;
+  try {
+    // Recorded in its own step: the timeline's release is read from the hold row once it is released.
+    if (await deps.meter().release(refOf(t))) await deps.repo.transition(t.id, state, {}, Date.now(), [{ kind: 'hold_released' }]);
+  } catch (e) {
+    deps.logger.error({ task_id: t.id, err: String(e) }, 'releasing the hold of a task that was never submitted failed (reconcile)');
+  }
+  if (t.slotQueue) await slots?.repo.markHeadDue(t.slotQueue).catch(() => undefined);
+  return deps.repo.get(t.id);
+}
+
+/** One of a queue's open tasks ended: its slot is free, so the queue's head is tried at the next poller round. */
+export function slotFreed(slots: SlotDeps | undefined, t: Pick<TaskRecord, 'slotQueue'>): Promise<void> {
+  if (!slots || !t.slotQueue) return Promise.resolve();
+  return slots.repo.markHeadDue(t.slotQueue).catch(() => undefined);
+}
