@@ -37,7 +37,7 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
     },
     '/v1/messages': {
       post: messagesOp('Messages-style call (streaming and non-streaming); errors in the messages shape', {
-        parameters: ['messages-version', 'messages-beta', 'anthropic-version', 'anthropic-beta'].map((name) => ({ name, in: 'header', schema: str(), description: 'forwarded upstream' })),
+        parameters: ['messages-version', 'messages-beta', 'anthropic-version', 'anthropic-beta'].map((name) => ({ name, in: 'header', schema: { type: 'string', maxLength: 512, pattern: '^[\\x20-\\x7e]*$' }, description: 'forwarded upstream (both spellings); longer or not printable: 400 invalid_request' })),
         requestBody: jsonBody(obj({ model: str(), max_tokens: int(), messages: arr(obj({ role: str(), content: {} }, ['role', 'content'])), system: {}, stream: { type: 'boolean', default: false } }, ['model', 'max_tokens', 'messages'])),
       }, {
         ...ok(obj()),
