@@ -85,7 +85,7 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
     '/v1/videos/{video_id}': { get: familyB('Query a video task', { parameters: [pathParam('video_id', 'Our video id')] }, ok(videoTask)) },
     '/v1/videos/{video_id}/content': {
       get: familyB('Download the finished video (409 video_not_ready before; Range supported)', {
-        parameters: [pathParam('video_id', 'Our video id'), { name: 'Range', in: 'header', schema: str(), description: 'passed through (206)' }],
+        parameters: [pathParam('video_id', 'Our video id'), { name: 'Range', in: 'header', schema: str(), description: 'one byte range (bytes=first-last, first- or -suffix; unit in any case): 206, or 416 past the end; any other Range, a list of ranges included, is ignored (200, the whole file)' }],
       }, ok({ type: 'string', format: 'binary' }, 'The video file', 'video/mp4')),
     },
 
