@@ -87,7 +87,7 @@ function closeOnSignals(gw: Gateway, demo: DemoUpstream | null, drainMs: number)
 
 export async function serve(config: Config): Promise<void> {
   tuneHeap(config.heapGrowingPercent);
-  const { adminKey, adminKeyGenerated, secret } = resolveSecrets(config);
+  const { adminKey, adminKeyFrom, secret } = resolveSecrets(config);
   const demo = await startDemoUpstream(config);
   const gw = await composeGateway(config, { adminKey, secret });
   const { deps } = gw;
@@ -95,7 +95,8 @@ export async function serve(config: Config): Promise<void> {
   const address = await gw.app.listen({ port: config.port, host: config.host });
   const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${new URL(address).port}`;
   out(`\nTollway gateway listening on ${base} (store: ${deps.store.dialect})`);
-  if (adminKeyGenerated) out(`Admin key (generated, kept in ${config.dataDir}/admin-key): ${adminKey}`);
+  if (adminKeyFrom === 'created') out(`Admin key (generated, kept in ${config.dataDir}/admin-key; shown this once): ${adminKey}`);
+  else if (adminKeyFrom === 'file') out(`Admin key: the one in ${config.dataDir}/admin-key (shown when it was generated)`);
   if (config.console.enabled) out(`Operator console: ${base}/console (sign in with the admin key)`);
   warnings(deps, config);
   if (demo) demoBanner(base, demo.sim.url, await demoToken(deps, config.dataDir));

@@ -2,6 +2,7 @@
 // string) become one typed ImageRequest, with a specific error code for every bad field.
 import type { ModelEntry } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { literalHostReason } from '../net/address-policy.ts';
 import { isObject, type JsonObject } from './fields.ts';
 
 export type ImageMode = 'generate' | 'edit';
@@ -111,6 +112,8 @@ export function checkImageRef(v: string, param: string): string {
   if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:')) {
     throw new GatewayError('invalid_reference', `${param} must be a publicly reachable http(s) image URL (or upload the file as multipart)`, { param });
   }
+  const why = literalHostReason(u);
+  if (why) throw new GatewayError('invalid_reference', `${param} must be a publicly reachable http(s) image URL (not a ${why})`, { param });
   return s;
 }
 

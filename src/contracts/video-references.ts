@@ -3,6 +3,7 @@
 // reference_image, reference_video, video).
 import type { VideoRules } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { literalHostReason } from '../net/address-policy.ts';
 import { isObject, type JsonObject } from './fields.ts';
 import type { Media, MediaType } from './videos.ts';
 
@@ -24,6 +25,8 @@ function httpUrl(raw: string, field: string): URL {
     throw badRef(`${field} must be a public http(s) URL`, field);
   }
   if (u.protocol !== 'https:' && u.protocol !== 'http:') throw badRef(`${field} must be a public http(s) URL (uploads and data: URLs are not supported)`, field);
+  const why = literalHostReason(u);
+  if (why) throw badRef(`${field} must be a public http(s) URL (not a ${why})`, field);
   return u;
 }
 

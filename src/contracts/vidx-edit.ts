@@ -2,6 +2,7 @@
 // omni-video path's minimal checks (its body is the vendor's, passed through).
 import type { VidxEndpoint } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { literalHostReason } from '../net/address-policy.ts';
 import { readDuration, readHttpUrl, readMode, readOptionalString, readPrompt, readTaskExtras, refuseUntakenFields, requireSessionId, type FieldOptions, type Mode } from './vidx.ts';
 import { isObject, requireBody, type JsonObject } from './fields.ts';
 
@@ -18,6 +19,12 @@ export const DEFAULT_ASPECT_RATIO = '16:9';
 
 const invalid = (message: string, param: string) => new GatewayError('invalid_parameter', message, { param });
 
+/** A reference URL the upstream will fetch: its host, when an IP literal, must be a public address. */
+function publicUrl(u: URL, param: string): void {
+  const why = literalHostReason(u);
+  if (why) throw invalid(`${param} must be a public http(s) URL (not a ${why})`, param);
+}
+
 export type InitSelection = { videoId: string } | { videoUrl: string };
 
 export function parseInitSelection(body: unknown): InitSelection {
@@ -30,7 +37,7 @@ export function parseInitSelection(body: unknown): InitSelection {
     return { videoId: id };
   }
   if (typeof url !== 'string' || url.length > 2048) throw invalid('video_url must be a string', 'video_url');
-  readHttpUrl(url, 'video_url');
+  publicUrl(readHttpUrl(url, 'video_url'), 'video_url');
   return { videoUrl: url };
 }
 
@@ -90,6 +97,8 @@ export function parseEditRequest(body: unknown, rules: VidxEndpoint, opts: Field
   if (!Array.isArray(list)) throw invalid('image_list must be an array of {image}', 'image_list');
   const images = list.map((it, i) => {
     if (!isObject(it) || typeof it.image !== 'string' || it.image.trim() === '') throw invalid(`image_list[${i}] must be an object with a non-empty image`, `image_list[${i}].image`);
+    // An image is a URL or base64 text; a URL must name a public host.
+    if (/^https?:/i.test(it.image) && URL.canParse(it.image)) publicUrl(new URL(it.image), `image_list[${i}].image`);
     return it.image;
   });
   const [min, max] = IMAGE_COUNT[editMode];

@@ -97,6 +97,12 @@ function trustFunction(t: TrustProxy): ((address: string, hop: number) => boolea
   return proxyAddr.compile([...t.addresses]);
 }
 
+/** Is the connection's peer a proxy TOLLWAY_TRUST_PROXY trusts (so its X-Forwarded-* headers may be believed)? */
+export function peerIsTrustedProxy(trustProxy: TrustProxy): (peer: string | undefined) => boolean {
+  const trust = trustFunction(trustProxy);
+  return (peer) => trust !== null && peer !== undefined && trust(peer, 0);
+}
+
 /** The longest client address kept: an X-Forwarded-For entry is the sender's text. */
 const MAX_CLIENT = 100;
 

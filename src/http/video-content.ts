@@ -1,5 +1,5 @@
 // A finished video streamed from its result host to the client (GET /v1/videos/{id}/content for its owner,
-// GET /admin/tasks/{id}/content for the operator's console): never buffered, a well-formed byte Range forwarded.
+// GET /admin/tasks/{id}/content for the operator's console): never buffered, one well-formed byte Range forwarded.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
@@ -8,7 +8,25 @@ import { resultDownloadPolicy, safeStream } from '../net/index.ts';
 /** Videos can be large; the proxy streams them, so this cap only guards against a runaway upstream. */
 const MAX_VIDEO_BYTES = 4 * 1024 * 1024 * 1024;
 
-const BYTE_RANGES = /^bytes=(?:\d+-\d*|-\d+)(?:\s*,\s*(?:\d+-\d*|-\d+))*$/;
+// One byte range, after the unit (RFC 9110 §14.1.2): `first-last`, `first-` or a suffix `-length`.
+const ONE_RANGE = /^(?:(\d{1,16})-(\d{1,16})?|-(\d{1,16}))$/;
+
+/**
+ * The Range the result host is asked for, or null to answer the whole file (200), as RFC 9110 §14.2 lets a server
+ * ignore a Range: the unit `bytes` in any case (sent on as `bytes`); one range, well formed, its last position not
+ * before its first. Another unit, a malformed or backwards range, and a list of several ranges (which would need a
+ * multipart answer) are ignored. Whether a range fits the file is the result host's to say (206 or 416).
+ */
+export function forwardedRange(v: string | string[] | undefined): string | null {
+  if (typeof v !== 'string') return null;
+  const eq = v.indexOf('=');
+  if (eq < 0 || v.slice(0, eq).toLowerCase() !== 'bytes') return null;
+  const spec = v.slice(eq + 1).trim();
+  const m = ONE_RANGE.exec(spec);
+  if (!m) return null;
+  if (m[1] !== undefined && m[2] !== undefined && Number(m[2]) < Number(m[1])) return null;
+  return `bytes=${spec}`;
+}
 
 /** Where the finished video is, and the error to give when its host says it is gone. */
 export interface VideoSource {
@@ -24,10 +42,8 @@ export function videoContentType(v: string | string[] | undefined): string {
 
 export async function sendVideoContent(config: Config, req: FastifyRequest, reply: FastifyReply, src: VideoSource, name: string): Promise<FastifyReply> {
   const headers: Record<string, string> = {};
-  // Only a well-formed byte range goes on; RFC 9110 has a server ignore any other Range (a whole 200 answer)
-  // rather than answer 416 as some result hosts do.
-  const range = req.headers.range;
-  if (typeof range === 'string' && BYTE_RANGES.test(range)) headers.range = range;
+  const range = forwardedRange(req.headers.range);
+  if (range !== null) headers.range = range;
   const up = await safeStream(src.url, { ...resultDownloadPolicy(config), headers, maxBytes: MAX_VIDEO_BYTES, timeoutMs: 60_000 });
   if (up.statusCode === 403 || up.statusCode === 404 || up.statusCode === 410) {
     up.body.destroy();

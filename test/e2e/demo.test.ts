@@ -73,6 +73,9 @@ describe('demo mode', () => {
     expect(access.map((l) => l.request_id)).toEqual(ids);
     expect(access.every((l) => l.status === 200)).toBe(true);
     expect(jsonLines.join('\n')).not.toContain(demoToken); // the banner prints it; log lines never do
+    // The admin key generated on the first start is not printed again, only where it is kept.
+    expect(s.output()).not.toContain(generatedAdminKey);
+    expect(s.output()).toContain(`Admin key: the one in ${dir}/admin-key`);
   });
 
   it('restart with TOLLWAY_ADMIN_KEY: that key is the admin key, the demo token is kept', async () => {
@@ -100,6 +103,15 @@ describe('demo mode', () => {
     const ids = (await getJson(`${s.base}/v1/models`, demoToken)).body.data.map((m) => m.id);
     expect(ids).toContain('qwx3.7-plus');
     expect(ids.some((id) => id.startsWith('vidx-'))).toBe(false);
+    expect(await s.stop()).toBe(0);
+  });
+
+  it('with upstream keys and no TOLLWAY_ADMIN_KEY: the generated admin key still opens the admin API and is never printed again', async () => {
+    const s = await serve({ DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey, DASHSCOPE_BASE_URL: upstream.sim.url }, /Admin key/);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(s.output()).not.toContain(generatedAdminKey);
+    expect(s.output()).toContain(`Admin key: the one in ${dir}/admin-key`);
+    expect((await getJson(`${s.base}/admin/tokens`, generatedAdminKey)).status).toBe(200);
     expect(await s.stop()).toBe(0);
   });
 });

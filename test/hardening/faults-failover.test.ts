@@ -58,6 +58,26 @@ describe('safe calls fail over to the backup account', () => {
     });
   }
 
+  // The upstream answered 200: it did the work (and may bill it), however unusable the answer. Never sent again.
+  for (const [path, upstream, body] of [
+    ['/v1/chat/completions', CHAT, chat()],
+    ['/v1/embeddings', '/compatible-mode/v1/embeddings', { model: 'text-embedding-v4', input: 'x' }],
+    ['/v1/messages', '/apps/anthropic/v1/messages', { model: 'qwx3.7-plus', max_tokens: 32, messages: [{ role: 'user', content: 'x' }] }],
+    ['/v1/responses', '/compatible-mode/v1/responses', { model: 'qwx3.7-plus', input: 'x' }],
+    ['/v1/chat/completions', 'multimodal-generation/generation', { model: 'qwx3.7-plus', messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: 'https://img.example.com/a.png' } }] }] }],
+  ] as const) {
+    it(`${path} (${upstream}): primary answers 200 with malformed JSON → 502 upstream_error, never sent to the backup, nothing charged`, async () => {
+      t.h.sim.faults.add({ kind: 'malformed', path: upstream });
+      const a = t.h.sim.requestsTo(upstream).length;
+      const b = backup.sim.requestsTo(upstream).length;
+      const r = await post(path, body);
+      expect(r.status).toBe(502);
+      expect(t.h.sim.requestsTo(upstream).length).toBe(a + 1);
+      expect(backup.sim.requestsTo(upstream).length).toBe(b);
+      expect(await ledgerOfRequest(t.h, r.rid!)).toHaveLength(0);
+    });
+  }
+
   it('streaming chat: a primary failure before the first byte → the backup streams it, charged once', async () => {
     t.h.sim.faults.add({ kind: 'status', arg: 500, path: CHAT });
     const r = await post('/v1/chat/completions', chat(true));

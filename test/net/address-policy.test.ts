@@ -70,3 +70,58 @@ describe('url policy', () => {
     expect(() => checkUrl('https://[::1]/x', { allowHosts: ['::1'] })).toThrow(/loopback/);
   });
 });
+
+// Every IPv6 form that carries an IPv4 address is judged by that address (the issue's private canary reached 9 of
+// 29 forms): a translator or relay on the way would deliver to it.
+describe('address policy: IPv4 inside IPv6', () => {
+  it.each([
+    ['IPv4-mapped', '::ffff:10.0.0.1'],
+    ['IPv4-mapped, hex', '::ffff:a9fe:a9fe'],
+    ['IPv4-compatible', '::127.0.0.1'],
+    ['IPv4-compatible, hex', '::a00:1'],
+    ['IPv4-compatible, metadata', '::169.254.169.254'],
+    ['SIIT', '::ffff:0:127.0.0.1'],
+    ['SIIT, hex', '::ffff:0:a00:1'],
+    ['NAT64 well-known', '64:ff9b::10.0.0.1'],
+    ['NAT64 well-known, hex', '64:ff9b::a9fe:a9fe'],
+    ['NAT64 local-use /96', '64:ff9b:1::a00:1'],
+    ['NAT64 local-use /64', '64:ff9b:1:0:a:0:100:0'],
+    ['NAT64 local-use /56', '64:ff9b:1:a:0:100::'],
+    ['NAT64 local-use /48', '64:ff9b:1:a00:0:100::'],
+    ['6to4', '2002:7f00:1::'],
+    ['6to4, private', '2002:a00:1::1'],
+    ['6to4, metadata', '2002:a9fe:a9fe::1'],
+    ['Teredo, client loopback', '2001:0:4136:e378:8000:63bf:80ff:fffe'],
+    ['Teredo, client private', '2001:0:4136:e378::f5ff:fffe'],
+    ['Teredo, client metadata', '2001:0:4136:e378::5601:5601'],
+    ['Teredo, server private', '2001:0:a00:1::f7f7:f7f7'],
+    ['reserved NAT64', '64:ff9b:2::808:808'],
+  ])('refuses %s (%s), naming the IPv4 address', (_form, ip) => {
+    expect(forbiddenAddressReason(ip)).toMatch(/address/);
+    expect(isForbiddenAddress(ip)).toBe(true);
+  });
+
+  it.each([
+    ['IPv4-mapped', '::ffff:8.8.8.8'],
+    ['IPv4-compatible', '::8.8.8.8'],
+    ['SIIT', '::ffff:0:8.8.8.8'],
+    ['NAT64 well-known', '64:ff9b::8.8.8.8'],
+    ['NAT64 local-use /96', '64:ff9b:1::808:808'],
+    ['6to4', '2002:808:808::1'],
+    ['Teredo', '2001:0:4136:e378:8000:63bf:f7f7:f7f7'],
+    ['plain global', '2400:3200::1'],
+  ])('allows %s (%s) carrying a public address', (_form, ip) => {
+    expect(forbiddenAddressReason(ip)).toBeNull();
+  });
+
+  it('says which IPv4 address and form it judged', () => {
+    expect(forbiddenAddressReason('2002:a9fe:a9fe::1')).toBe('link-local/metadata address (169.254.169.254 in 6to4 form)');
+    expect(forbiddenAddressReason('2001:0:4136:e378:8000:63bf:80ff:fffe')).toBe('loopback address (127.0.0.1 in Teredo form)');
+  });
+
+  it('URL literals: refused by checkUrl however the IPv6 form is written', () => {
+    for (const host of ['[::ffff:0:7f00:1]', '[2002:a00:1::]', '[64:ff9b::a00:1]', '[::a00:1]']) {
+      expect(() => checkUrl(`https://${host}/x`, { allowHosts: [host.slice(1, -1)] }), host).toThrow(/address/);
+    }
+  });
+});

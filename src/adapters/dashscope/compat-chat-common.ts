@@ -105,12 +105,20 @@ export async function bodyText(res: UpstreamResponse): Promise<string> {
   }
 }
 
+/**
+ * A 200 answer the gateway cannot use (not JSON, no result): the upstream's fault, but the upstream did the work and
+ * may bill it, so the call is never sent again to another account (routing/failover.ts).
+ */
+export function unusableAnswer(message: string): GatewayError {
+  return new GatewayError('upstream_error', message, { mayHaveRun: true });
+}
+
 /** A 200 body that carried no usage must at least be JSON; otherwise the upstream answer was broken. */
 export function assertJson(text: string): void {
   try {
     JSON.parse(text);
   } catch {
-    throw new GatewayError('upstream_error', 'The upstream returned a malformed response');
+    throw unusableAnswer('The upstream returned a malformed response');
   }
 }
 

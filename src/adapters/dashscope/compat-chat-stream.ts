@@ -9,7 +9,7 @@
 // `data:` without the space) goes through the generic parser instead, so behaviour does not depend on it.
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { objectAfterKey } from '../json-scan.ts';
-import { sseEventsOf } from '../sse-events.ts';
+import { SSE_LINE_LIMIT, sseEventsOf, sseLineTooLong } from '../sse-events.ts';
 import type { BodyConsumer, BodyFlow, UpstreamStreamResponse } from '../http-stream.ts';
 import type { FrameFlow, FrameSink, TokenUsage } from '../types.ts';
 import { dashscopeStreamError, firstString, streamBroke, withContractCacheFields } from './compat-chat-common.ts';
@@ -26,6 +26,8 @@ export interface ChatStreamOptions {
   publicModel: string;
   clientWantsUsage: boolean;
   chatUsage: (u: Record<string, unknown>) => TokenUsage;
+  /** The longest unfinished event held back (bytes); past it the stream breaks (upstream_error). */
+  lineLimit?: number;
 }
 
 // An upstream that spaces its JSON (`"usage": {`) is recognised too, like the spaced model-name rename below.
@@ -165,6 +167,7 @@ function renamingOf(upstreamModel: string, publicModel: string): Renaming {
 
 export function chatStreamCore(o: ChatStreamOptions, st: ChatStreamState): ChatStreamCore {
   const rename = o.upstreamModel !== o.publicModel && o.upstreamModel !== '';
+  const limit = o.lineLimit ?? SSE_LINE_LIMIT;
   const { from, compact, spaced } = renamingOf(o.upstreamModel, o.publicModel);
 
   /** Events without a special marker: count, note the id, rename — on the whole run of them at once. */
@@ -243,11 +246,22 @@ export function chatStreamCore(o: ChatStreamOptions, st: ChatStreamState): ChatS
   }
 
   function generic(text: string): void {
-    for (const ev of sseEventsOf(text)) out += event(ev.data);
+    for (const ev of sseEventsOf(text, limit)) out += event(ev.data);
   }
 
-  let buf = '';
+  // The unfinished event, in the pieces it came in: joined once when its blank line arrives, so a long event
+  // costs its length once, not once per read.
+  let held: string[] = [];
+  let heldLength = 0;
+  let heldEndsLf = false;
   let pendingCr = false;
+
+  function hold(s: string): void {
+    held.push(s);
+    heldLength += s.length;
+    heldEndsLf = s.charCodeAt(s.length - 1) === 10;
+    if (heldLength > limit) throw sseLineTooLong(limit);
+  }
 
   return {
     push(chunk) {
@@ -264,21 +278,29 @@ export function chatStreamCore(o: ChatStreamOptions, st: ChatStreamState): ChatS
         }
         s = s.replace(/\r\n?/g, '\n');
       }
+      if (s === '') return;
       // The usual read: whole events, nothing held back from the one before.
-      if (buf === '' && s.length > 1 && s.charCodeAt(s.length - 1) === 10 && s.charCodeAt(s.length - 2) === 10) return block(s);
-      buf += s;
-      const end = buf.lastIndexOf('\n\n');
-      if (end < 0) return;
-      const text = buf.slice(0, end + 2);
-      buf = buf.slice(end + 2);
+      if (heldLength === 0 && s.length > 1 && s.charCodeAt(s.length - 1) === 10 && s.charCodeAt(s.length - 2) === 10) return block(s);
+      // Where the last complete event in this read ends (its blank line may start in the held text).
+      const last = s.lastIndexOf('\n\n');
+      const cut = last >= 0 ? last + 2 : heldEndsLf && s.charCodeAt(0) === 10 ? 1 : -1;
+      if (cut < 0) return hold(s);
+      held.push(s.slice(0, cut));
+      const text = held.join('');
+      held = [];
+      heldLength = 0;
+      heldEndsLf = false;
       block(text);
+      if (cut < s.length) hold(s.slice(cut));
     },
     end() {
-      if (pendingCr) buf += '\n';
+      let rest = held.join('');
+      held = [];
+      heldLength = 0;
+      if (pendingCr) rest += '\n';
       pendingCr = false;
       // A last event without its blank line (or a stream cut mid-event): the generic parser decides.
-      if (buf.length > 0) generic(buf.replace(/\r\n?/g, '\n'));
-      buf = '';
+      if (rest.length > 0) generic(rest.replace(/\r\n?/g, '\n'));
       if (!st.done) throw new GatewayError('upstream_error', 'The upstream stream ended before it was complete');
     },
     take() {

@@ -1,12 +1,11 @@
 // Embeddings on DashScope (/compatible-mode/v1/embeddings). The answer is large (vectors): it is forwarded as
 // bytes; only the small usage object is parsed, and the model renamed only when the names differ.
 import { isObject } from '../../contracts/fields.ts';
-import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel } from '../json-scan.ts';
 import { bodyWithModel } from '../json-splice.ts';
 import type { CallOptions, CompleteResult, EmbeddingsCapability, TextRequest } from '../types.ts';
-import { assertJson, firstString, postDashscopeText } from './compat-chat-common.ts';
+import { assertJson, firstString, postDashscopeText, unusableAnswer } from './compat-chat-common.ts';
 
 export const EMBEDDINGS_PATH = '/compatible-mode/v1/embeddings';
 
@@ -35,9 +34,9 @@ export function toBase64Embeddings(text: string, publicModel: string): string {
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new GatewayError('upstream_error', 'The upstream returned a malformed response');
+    throw unusableAnswer('The upstream returned a malformed response');
   }
-  if (!isObject(parsed) || !Array.isArray(parsed.data)) throw new GatewayError('upstream_error', 'The upstream answer had no data');
+  if (!isObject(parsed) || !Array.isArray(parsed.data)) throw unusableAnswer('The upstream answer had no data');
   for (const item of parsed.data) {
     if (!isObject(item) || !Array.isArray(item.embedding)) continue;
     const f = Float32Array.from(item.embedding as number[]);

@@ -1,6 +1,7 @@
 // DashScope error bodies (native {code,message,request_id}, compatible-mode {error:{…}} and the messages-compatible
 // {type:"error", error:{type,message}}) → GatewayError.
 import { isContentFiltered, mentionsContentFilter } from '../../errors/content-filter.ts';
+import { isClientCausedStatus } from '../../errors/client-caused.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { inferParam, refusalMessage, upstreamWords } from '../../errors/upstream-words.ts';
 import type { ErrorCode } from '../../errors/codes.ts';
@@ -12,7 +13,7 @@ export function upstreamErrorCode(status: number, vendorCode: string | undefined
   if (status === 401) return 'upstream_auth_error';
   if (status === 403) return 'upstream_permission_denied';
   if (status === 429) return 'upstream_rate_limited';
-  if (status === 400 || status === 404 || status === 413 || status === 422) return 'upstream_invalid_request';
+  if (status === 404 || isClientCausedStatus(status)) return 'upstream_invalid_request';
   if (status === 504) return 'upstream_timeout';
   // 503 says "temporarily unavailable, try again": clients get 503 upstream_unavailable for it; other 5xx stay 502.
   if (status === 503) return 'upstream_unavailable';

@@ -1,6 +1,7 @@
 // OpenAI chat messages ⇄ DashScope native multimodal-generation (content parts {text} / {image} / {video}).
 import { isObject, type JsonObject } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { literalHostReason } from '../../net/address-policy.ts';
 import { num } from '../json-scan.ts';
 import type { TokenUsage } from '../types.ts';
 
@@ -13,6 +14,8 @@ export function imageUrlOf(part: JsonObject): string {
   if (!url || !(/^https?:\/\//i.test(url) || /^data:image\//i.test(url))) {
     throw new GatewayError('invalid_parameter', 'image_url.url must be an http(s) URL or a data:image/… URI', { param: 'messages' });
   }
+  const why = /^https?:/i.test(url) && URL.canParse(url) ? literalHostReason(new URL(url)) : null;
+  if (why) throw new GatewayError('invalid_parameter', `image_url.url must be a public http(s) URL (not a ${why})`, { param: 'messages' });
   return url;
 }
 

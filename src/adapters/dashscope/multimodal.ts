@@ -5,7 +5,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { sseEvents } from '../sse-events.ts';
 import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
-import { bodyText, dashscopeStreamError, headerString, postDashscope, postDashscopeStream, streamBroke } from './compat-chat-common.ts';
+import { bodyText, dashscopeStreamError, headerString, postDashscope, postDashscopeStream, streamBroke, unusableAnswer } from './compat-chat-common.ts';
 import { chatUsageJson, nativeChoice, nativeUsage, toNativeBody } from './multimodal-translate.ts';
 
 export const MULTIMODAL_PATH = '/api/v1/services/aigc/multimodal-generation/generation';
@@ -19,10 +19,10 @@ export function multimodalChat(client: UpstreamClient): TextCapability {
       try {
         parsed = JSON.parse(text);
       } catch {
-        throw new GatewayError('upstream_error', 'The upstream returned a malformed response');
+        throw unusableAnswer('The upstream returned a malformed response');
       }
       const choice = nativeChoice(parsed);
-      if (!choice) throw new GatewayError('upstream_error', 'The upstream answer had no choices');
+      if (!choice) throw unusableAnswer('The upstream answer had no choices');
       const p = parsed as Record<string, unknown>;
       const rid = typeof p.request_id === 'string' ? p.request_id : headerString(res.headers['x-request-id']);
       const usage = nativeUsage(p.usage);

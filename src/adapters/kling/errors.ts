@@ -3,6 +3,7 @@
 import { isObject } from '../../contracts/fields.ts';
 import { isContentFilterCode } from '../../errors/content-filter.ts';
 import type { ErrorCode } from '../../errors/codes.ts';
+import { isClientCausedStatus } from '../../errors/client-caused.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { inferParam, refusalMessage, upstreamWords } from '../../errors/upstream-words.ts';
 
@@ -25,7 +26,7 @@ export function klingErrorCode(status: number, code: number | undefined): ErrorC
   if (status === 403) return 'upstream_permission_denied';
   if (status === 404) return 'not_found';
   if (status === 429) return 'upstream_rate_limited';
-  if (status === 400 || status === 422) return 'upstream_invalid_request';
+  if (isClientCausedStatus(status)) return 'upstream_invalid_request';
   if (status === 504) return 'upstream_timeout';
   if (status === 503) return 'upstream_unavailable';
   return 'upstream_error';

@@ -44,11 +44,14 @@ async function refuseIfLockedOut(deps: Pick<ConsoleDeps, 'limiter'>, client: str
 /**
  * The one check of a presented admin key (console sign-in, admin API bearer, metrics scrape): refused without a look
  * once its address has sent too many wrong keys lately (429), and a wrong key is counted — so guessing through the
- * admin API is held to the sign-in's pace. `what` names the credential in the refusal.
+ * admin API is held to the sign-in's pace. `what` names the credential in the refusal; `alsoAccepted` is a second
+ * credential the route takes (the metrics token), under the same lockout and count.
  */
-export async function checkAdminKey(deps: AdminKeyDeps, key: string, client: string, what = 'the admin key (TOLLWAY_ADMIN_KEY)'): Promise<void> {
+export async function checkAdminKey(deps: AdminKeyDeps, key: string, client: string, what = 'the admin key (TOLLWAY_ADMIN_KEY)', alsoAccepted?: string): Promise<void> {
   await refuseIfLockedOut(deps, client);
-  if (safeEqual(key, deps.adminKey)) return;
+  // Another credential taken in the same place (the metrics token) is compared only here, after the lockout: a
+  // locked-out address learns nothing about it either.
+  if (safeEqual(key, deps.adminKey) || (alsoAccepted !== undefined && safeEqual(key, alsoAccepted))) return;
   // A client's own token sent to an admin route is refused, but it guesses nothing: counting it would let a tenant
   // lock its address (and an operator behind the same one) out of the admin API.
   if (!(await deps.isClientToken(key))) await deps.limiter.countEvent(failuresKey(client), SIGNIN_WINDOW_MS);

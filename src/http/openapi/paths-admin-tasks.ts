@@ -53,7 +53,7 @@ export function adminTaskPaths(): Record<string, Record<string, Operation>> {
     },
     '/admin/tasks/{id}/content': {
       get: admin('The finished video of any token\'s task (a /v1 video, or a family A task\'s first video), streamed from its result host (409 video_not_ready before; Range supported)', {
-        parameters: [pathParam('id', 'The public task id (video_… / task_…)'), { name: 'Range', in: 'header', schema: str(), description: 'passed through (206)' }],
+        parameters: [pathParam('id', 'The public task id (video_… / task_…)'), { name: 'Range', in: 'header', schema: str(), description: 'one byte range (bytes=first-last, first- or -suffix; unit in any case): 206, or 416 past the end; any other Range, a list of ranges included, is ignored (200, the whole file)' }],
       }, obj(), '200', ok({ type: 'string', format: 'binary' }, 'The video file', 'video/mp4')),
     },
     '/admin/tasks/{id}/cancel': {

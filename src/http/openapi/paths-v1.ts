@@ -37,7 +37,7 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
     },
     '/v1/messages': {
       post: messagesOp('Messages-style call (streaming and non-streaming); errors in the messages shape', {
-        parameters: ['messages-version', 'messages-beta', 'anthropic-version', 'anthropic-beta'].map((name) => ({ name, in: 'header', schema: str(), description: 'forwarded upstream' })),
+        parameters: ['messages-version', 'messages-beta', 'anthropic-version', 'anthropic-beta'].map((name) => ({ name, in: 'header', schema: { type: 'string', maxLength: 512, pattern: '^[\\x20-\\x7e]*$' }, description: 'forwarded upstream (both spellings); longer or not printable: 400 invalid_request' })),
         requestBody: jsonBody(obj({ model: str(), max_tokens: int(), messages: arr(obj({ role: str(), content: {} }, ['role', 'content'])), system: {}, stream: { type: 'boolean', default: false } }, ['model', 'max_tokens', 'messages'])),
       }, {
         ...ok(obj()),
@@ -85,7 +85,7 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
     '/v1/videos/{video_id}': { get: familyB('Query a video task', { parameters: [pathParam('video_id', 'Our video id')] }, ok(videoTask)) },
     '/v1/videos/{video_id}/content': {
       get: familyB('Download the finished video (409 video_not_ready before; Range supported)', {
-        parameters: [pathParam('video_id', 'Our video id'), { name: 'Range', in: 'header', schema: str(), description: 'passed through (206)' }],
+        parameters: [pathParam('video_id', 'Our video id'), { name: 'Range', in: 'header', schema: str(), description: 'one byte range (bytes=first-last, first- or -suffix; unit in any case): 206, or 416 past the end; any other Range, a list of ranges included, is ignored (200, the whole file)' }],
       }, ok({ type: 'string', format: 'binary' }, 'The video file', 'video/mp4')),
     },
 

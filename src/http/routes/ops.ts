@@ -2,20 +2,16 @@
 // Prometheus metrics (GET /metrics). The probes need no credential; /metrics takes TOLLWAY_METRICS_TOKEN or the
 // admin key (docs/operations.md).
 import type { FastifyInstance } from 'fastify';
-import { safeEqual } from '../../auth/token-secret.ts';
 import type { GatewayDeps } from '../../core/deps.ts';
 import { checkAdminKey } from '../../core/console/sessions.ts';
 import { checkReadiness } from '../../core/readiness.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 
-/** A scrape's bearer: the metrics token when one is configured, or the admin key (a wrong one counted: checkAdminKey). */
+/** A scrape's bearer: the metrics token when one is configured, or the admin key — both refused unseen while the address is locked out, a wrong one counted (checkAdminKey). */
 async function checkScraper(authorization: string | undefined, client: string, deps: GatewayDeps): Promise<void> {
   const m = authorization ? /^Bearer\s+(.+)$/i.exec(authorization.trim()) : null;
   if (!m) throw new GatewayError('missing_token', 'GET /metrics requires Authorization: Bearer <metrics token or admin key>');
-  const given = m[1]!.trim();
-  const token = deps.config.metricsToken;
-  if (token !== undefined && safeEqual(given, token)) return;
-  await checkAdminKey(deps.adminKeys, given, client, 'a metrics token or the admin key');
+  await checkAdminKey(deps.adminKeys, m[1]!.trim(), client, 'a metrics token or the admin key', deps.config.metricsToken);
 }
 
 export function registerOpsRoutes(app: FastifyInstance, deps: GatewayDeps): void {

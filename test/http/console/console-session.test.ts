@@ -40,7 +40,7 @@ describe('console session', () => {
     expect(set).toMatch(/HttpOnly/i);
     expect(set).toMatch(/SameSite=Strict/i);
     expect(set).toMatch(/Path=\//);
-    expect(set).not.toMatch(/Secure/i); // plain http here
+    expect(set).not.toMatch(/;\s*Secure/i); // plain http here
     const expires = Date.parse(/Expires=([^;]+)/i.exec(set)![1]!);
     expect(expires).toBeGreaterThan(before + 7 * 3600_000);
     expect(csrf).toMatch(/^[A-Za-z0-9]{32}$/);
@@ -52,10 +52,23 @@ describe('console session', () => {
     expect(((await info.json()) as { csrf: string }).csrf).toBe(csrf);
   });
 
-  it('the cookie is Secure when the console is reached over HTTPS (X-Forwarded-Proto)', async () => {
-    const res = await fetch(`${t.h.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' }, body: JSON.stringify({ key: t.h.adminKey }) });
+  it('the cookie is Secure when a trusted proxy says the console is reached over HTTPS (X-Forwarded-Proto)', async () => {
+    const behind = await t.h.instance({ trustProxy: { addresses: ['loopback'] } });
+    const res = await fetch(`${behind.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' }, body: JSON.stringify({ key: t.h.adminKey }) });
     expect(res.status).toBe(201);
     expect(res.headers.get('set-cookie')).toMatch(/;\s*Secure/i);
+  });
+
+  it('X-Forwarded-Proto from a client that is not a trusted proxy decides nothing: the cookie is not Secure', async () => {
+    // No TOLLWAY_TRUST_PROXY: any client could claim https and pin a Secure cookie on a plain-http console.
+    const direct = await fetch(`${t.h.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' }, body: JSON.stringify({ key: t.h.adminKey }) });
+    expect(direct.status).toBe(201);
+    expect(direct.headers.get('set-cookie')).not.toMatch(/;\s*Secure/i);
+    // Trusting only some other proxy address: the loopback peer is not one of them.
+    const elsewhere = await t.h.instance({ trustProxy: { addresses: ['10.9.9.9'] } });
+    const res = await fetch(`${elsewhere.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' }, body: JSON.stringify({ key: t.h.adminKey }) });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('set-cookie')).not.toMatch(/;\s*Secure/i);
   });
 
   it('no session: GET /console/api/session is 401 and the admin API refuses a made-up cookie', async () => {

@@ -13,7 +13,8 @@ import { until } from '../../support/wait.ts';
 
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 // No poller: a created task stays open and due, so the task gauges have something to show.
-const t = useHarness(vidxHarness({ env: { TOLLWAY_METRICS_TOKEN: METRICS_TOKEN, TOLLWAY_TASK_POLLER: 'false' } }));
+// Loopback is a trusted proxy hop: the lockout test names its own (documentation) client addresses.
+const t = useHarness(vidxHarness({ env: { TOLLWAY_METRICS_TOKEN: METRICS_TOKEN, TOLLWAY_TASK_POLLER: 'false', TOLLWAY_TRUST_PROXY: 'loopback' } }));
 let client: OpenAI;
 beforeAll(() => {
   client = openaiClient(t.h, t.token);
@@ -148,5 +149,18 @@ describe('GET /metrics protection', () => {
     await expectB(await t.h.fetch('/metrics', { token: 'metrics-token-0123456789abcdeX' }), 403, 'permission_denied');
     expect((await t.h.fetch('/metrics', { token: METRICS_TOKEN })).status).toBe(200);
     expect((await t.h.fetch('/metrics', { token: t.h.adminKey })).status).toBe(200);
+  });
+
+  // A locked-out address must not be able to guess the metrics token at full speed: while it is locked out the
+  // right token is refused too (429, compared with nothing), like the admin key.
+  it('while an address is locked out by wrong bearers, even the right metrics token gets 429; other addresses still scrape', async () => {
+    const from = (address: string, token: string) => t.h.fetch('/metrics', { token, headers: { 'x-forwarded-for': address } });
+    const guesser = '198.51.100.43';
+    for (let i = 0; i < 5; i++) await expectB(await from(guesser, `wrong-metrics-token-${i}`), 403, 'permission_denied');
+    const locked = await from(guesser, METRICS_TOKEN);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await from(guesser, t.h.adminKey)).status).toBe(429);
+    expect((await from('198.51.100.44', METRICS_TOKEN)).status).toBe(200);
   });
 });

@@ -1,7 +1,7 @@
 // /v1/videos end to end: the official openai SDK, status/result/error shapes, ownership, content proxy,
 // metering at terminal success only.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { SIM_VIDEO_BYTES } from '../../../simulator/dashscope/results-video.ts';
+import { RESULT_VIDEO_PREFIX, SIM_VIDEO_BYTES } from '../../../simulator/dashscope/results-video.ts';
 import { eventually } from '../../support/wait.ts';
 import { useHarness } from '../../support/harness.ts';
 import { openaiClient } from '../../support/sdk.ts';
@@ -82,6 +82,35 @@ describe('video task object and ownership', () => {
       expect(whole.status, range).toBe(200);
       expect(Buffer.from(await whole.arrayBuffer()).equals(SIM_VIDEO_BYTES), range).toBe(true);
     }
+  });
+
+  it('Range per RFC 9110: the unit in any case; a backwards range and a list of ranges answered whole, never forwarded', async () => {
+    const c = await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'range rules', seconds: 2 });
+    expect((await waitTerminal(t.h, tok.secret, c.json.id as string)).status).toBe('completed');
+    const get = (range: string) => t.h.fetch(`/v1/videos/${c.json.id}/content`, { token: tok.secret, headers: { range } });
+    const forwarded = () => t.h.sim.requestsTo(RESULT_VIDEO_PREFIX).at(-1)!.headers.range;
+    const n = SIM_VIDEO_BYTES.length;
+    for (const [range, first, last] of [
+      ['Bytes=0-9', 0, 9],
+      ['BYTES=10-19', 10, 19],
+      ['bytes=-10', n - 10, n - 1],
+    ] as const) {
+      const r = await get(range);
+      expect(r.status, range).toBe(206);
+      expect(r.headers.get('content-range'), range).toBe(`bytes ${first}-${last}/${n}`);
+      expect(Buffer.from(await r.arrayBuffer()).equals(SIM_VIDEO_BYTES.subarray(first, last + 1)), range).toBe(true);
+      expect(forwarded(), range).toMatch(/^bytes=/);
+    }
+    for (const range of ['bytes=9-0', 'bytes=0-1,5-9', 'bytes=0-1, -5', 'bytes=99999999999999999-']) {
+      const r = await get(range);
+      expect(r.status, range).toBe(200);
+      expect(Buffer.from(await r.arrayBuffer()).equals(SIM_VIDEO_BYTES), range).toBe(true);
+      expect(forwarded(), range).toBeUndefined();
+    }
+    // Well formed but past the end: the result host's 416 reaches the client.
+    const past = await get(`bytes=${n + 10}-`);
+    expect(past.status).toBe(416);
+    expect(past.headers.get('content-range')).toBe(`bytes */${n}`);
   });
 
   it('failure: sanitised error and upstream_request_id, hold released, nothing charged', async () => {

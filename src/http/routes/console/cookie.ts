@@ -11,10 +11,14 @@ export function sessionCookie(req: FastifyRequest): string | undefined {
   return parseCookie(h)[SESSION_COOKIE] || undefined;
 }
 
-/** HTTPS as the browser sees it: TLS here, a proxy's X-Forwarded-Proto, or an https public URL. */
-export function overHttps(req: FastifyRequest, publicUrl: string | undefined): boolean {
+/**
+ * HTTPS as the browser sees it: TLS here, an https public URL, or X-Forwarded-Proto — read only from a proxy
+ * TOLLWAY_TRUST_PROXY trusts (`fromTrustedProxy`), since any client can send the header.
+ */
+export function overHttps(req: FastifyRequest, publicUrl: string | undefined, fromTrustedProxy: boolean): boolean {
+  if (req.protocol === 'https' || Boolean(publicUrl?.startsWith('https:'))) return true;
   const fwd = req.headers['x-forwarded-proto'];
-  return req.protocol === 'https' || (typeof fwd === 'string' && fwd.split(',')[0]!.trim() === 'https') || Boolean(publicUrl?.startsWith('https:'));
+  return fromTrustedProxy && typeof fwd === 'string' && fwd.split(',')[0]!.trim().toLowerCase() === 'https';
 }
 
 export function setCookieHeader(value: string, expiresAt: number, secure: boolean): string {

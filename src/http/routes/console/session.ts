@@ -4,11 +4,13 @@ import { isObject } from '../../../contracts/fields.ts';
 import { sessionOf, signIn, signOut, type ConsoleDeps } from '../../../core/console/sessions.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
+import { peerIsTrustedProxy } from '../../front.ts';
 import { clearCookieHeader, overHttps, sameOrigin, sessionCookie, setCookieHeader } from './cookie.ts';
 
 export function registerSessionRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
   const core: ConsoleDeps = { ...deps.adminKeys, sessions: deps.repos.consoleSessions, sessionMs: deps.config.console.sessionMs };
-  const secure = (req: Parameters<typeof overHttps>[0]) => overHttps(req, deps.config.publicUrl);
+  const viaProxy = peerIsTrustedProxy(deps.config.trustProxy);
+  const secure = (req: Parameters<typeof overHttps>[0]) => overHttps(req, deps.config.publicUrl, viaProxy(req.raw.socket.remoteAddress));
 
   scope.post('/api/session', async (req, reply) => {
     if (!sameOrigin(req, deps.config.publicUrl)) throw new GatewayError('permission_denied', 'Cross-origin sign-in is refused');

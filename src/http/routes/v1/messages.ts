@@ -3,6 +3,7 @@
 // headers are forwarded in both spellings (the contract's `messages-*` and the official SDK's `anthropic-*`).
 import type { ErrorFrame, TextCapability, TextRequest } from '../../../adapters/types.ts';
 import { requireBody } from '../../../contracts/fields.ts';
+import { GatewayError } from '../../../errors/gateway-error.ts';
 import { messagesErrorType } from '../../../errors/render.ts';
 import { validateMessages } from '../../../core/text-rules.ts';
 import { textModel, textRequest, type TextDeps } from '../../../core/text.ts';
@@ -24,11 +25,25 @@ const PAIRS: Array<[string, string]> = [
   ['messages-beta', 'anthropic-beta'],
 ];
 
+/** The longest forwarded header value (characters): a version is a date, a beta list a few names. */
+export const MAX_FORWARDED_HEADER = 512;
+// Printable ASCII and spaces: what versions and beta names are written in.
+const FORWARDABLE = /^[\x20-\x7e]*$/;
+
+/**
+ * The client's version and beta headers, the only ones forwarded upstream, each in both spellings. A value too long
+ * or not printable is refused (400) before any upstream call: forwarded, it would make the upstream refuse the
+ * call (431) on every account.
+ */
 export function forwardedHeaders(req: Pick<Exchange, 'headers'>): Record<string, string> {
   const out: Record<string, string> = {};
   const get = (n: string) => {
     const v = req.headers[n];
-    return Array.isArray(v) ? v.join(',') : v;
+    const text = Array.isArray(v) ? v.join(',') : v;
+    if (text !== undefined && (text.length > MAX_FORWARDED_HEADER || !FORWARDABLE.test(text))) {
+      throw new GatewayError('invalid_request', `Header ${n} must be printable ASCII of at most ${MAX_FORWARDED_HEADER} characters`, { param: n });
+    }
+    return text;
   };
   for (const [neutral, vendor] of PAIRS) {
     const v = get(neutral) ?? get(vendor);
