@@ -25,18 +25,27 @@ export interface CancelDeps {
   admit?(driver: TaskDriver, channel: Channel): Promise<boolean> | true;
 }
 
+/** How long a cancel waits for the submit try of a task that was waiting (then: 409, as for any task being submitted). */
+const SLOT_TRY_WAIT_MS = 10_000;
+
 /** How long the upstream cancel waits for room in the account's query budget before it is given up. */
 const ADMIT_WAIT_MS = 5_000;
 
-export async function cancelTask(d: CancelDeps, id: string): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
+export async function cancelTask(d: CancelDeps, id: string, since = Date.now()): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
   const t = await d.repo.get(id);
   if (!t) return null;
+  // A waiting task being tried right now (its queue's head, sent upstream): the try's outcome is awaited, briefly —
+  // refused, it is waiting again and released here; taken, it is an open task and cancelled as one.
+  if (t.state === 'submitting' && t.slotQueue !== null && t.leaseOwner !== null && (t.leaseUntil ?? 0) > Date.now() && Date.now() - since < SLOT_TRY_WAIT_MS) {
+    await new Promise((r) => setTimeout(r, 50));
+    return cancelTask(d, id, since);
+  }
   const error: TaskError = { code: 'task_cancelled', message: 'The task was cancelled by an operator', upstreamRequestId: t.upstreamRequestId };
   if (t.state === 'waiting') {
     // Never sent upstream: released, and it never will be (unless it moved on to be submitted meanwhile).
     const ended = await endUnsubmitted({ repo: d.repo, meter: () => d.meter, logger: d.logger }, d.slots, t, 'waiting', 'cancelled', error);
     if (ended) return { outcome: 'cancelled', task: ended };
-    return cancelTask(d, id);
+    return cancelTask(d, id, since);
   }
   if (t.state === 'submitting' || isTerminal(t.state)) return { outcome: 'not_open', task: t };
   if (!(await d.meter.release(refOf(t)))) return { outcome: 'finishing', task: (await d.repo.get(id)) ?? t };

@@ -192,6 +192,27 @@ describe('tasks waiting for a parallel-task slot', () => {
     expect((await row(b.id)).state).toBe('cancelled');
   });
 
+  it("a cancel while the waiting task's submit try is in flight waits for the try: refused, the task is released and never sent again", async () => {
+    const e = engine();
+    await create(e);
+    const b = await create(e);
+    up.delayMs = 200;
+    await dueAll();
+    const round = e.tick();
+    for (let i = 0; i < 100 && (await row(b.id)).state !== 'submitting'; i++) await new Promise((r) => setTimeout(r, 5));
+    expect((await row(b.id)).state).toBe('submitting');
+    const r = await e.cancel(b.id);
+    await round;
+    expect(r?.outcome).toBe('cancelled');
+    expect(await holdState(b.id)).toBe('released');
+    up.open.clear();
+    for (let i = 0; i < 2; i++) {
+      await dueAll();
+      await e.tick();
+    }
+    expect(up.accepted).not.toContain(b.id);
+  });
+
   it('an upstream refusal that is not about its limits fails a waiting task uncharged (the client already has its id)', async () => {
     const e = engine();
     const a = await create(e);

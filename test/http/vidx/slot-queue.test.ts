@@ -87,7 +87,7 @@ describe('a 2-slot Kling account', () => {
     // Submitted first come first served, never over the account's limit.
     expect(accepted(t.h, 'kling-v2-6')).toEqual(ids);
     expect(klingState(t.h.sim.ctx).slots.peak.get('kling-v2-6')).toBe(2);
-  });
+  }, 120_000);
 
   it('a 1302 (rate limit) on a creation is back-off too: the task waits, then is submitted', async () => {
     const { secret } = await t.h.token({ quota: 1_000_000_000 });
@@ -181,7 +181,7 @@ describe('the queue survives a restart and is shared by instances', () => {
     stop();
     await chargedOnceEach(t.h, ids);
     expect(accepted(t.h, 'kling-v1-6')).toEqual(ids);
-  });
+  }, 120_000);
 
   it('two instances on one store: first come first served across them, and no task submitted twice', async () => {
     const { secret } = await t.h.token({ quota: 1_000_000_000 });
@@ -201,7 +201,7 @@ describe('the queue survives a restart and is shared by instances', () => {
       const later = t.h.sim.requestsTo('/v1/videos/text2video').filter((r) => r.method === 'POST' && (r.body as { external_task_id?: string }).external_task_id === task.externalTaskId && r.at > task.createdAt);
       expect(later).toEqual([]);
     }
-  });
+  }, 120_000);
 });
 
 function fetchAt(base: string, path: string, init: RequestInit & { token?: string; json?: unknown } = {}): Promise<Response> {
