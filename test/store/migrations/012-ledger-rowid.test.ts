@@ -3,6 +3,10 @@
 import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as m012 from '../../../src/store/migrations/012-ledger-rowid.ts';
+import * as m015 from '../../../src/store/migrations/015-request-log-upstream-error.ts';
+
+/** The migrations after 012, newest first: undone (and their records dropped) so 012 runs again in its place. */
+const LATER = [['015-request-log-upstream-error', m015]] as const;
 import { openStore } from '../../../src/store/store.ts';
 import { freshStore, testDialect, type FreshStore } from '../../support/store.ts';
 
@@ -44,6 +48,10 @@ describe.skipIf(testDialect() === 'postgres')('SQLite ledger ids (migration 012)
     await sql`update ledger set task_id = 'task_3' where idempotency_key = 'req_3'`.execute(db);
     const before = await rows(db);
     await sql`delete from kysely_migration where name = '012-ledger-rowid'`.execute(db);
+    for (const [name, m] of LATER) {
+      await m.down(db);
+      await sql`delete from kysely_migration where name = ${name}`.execute(db);
+    }
     await fresh.store.close();
 
     const reopened = await openStore(fresh.url);
