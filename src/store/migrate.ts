@@ -16,7 +16,7 @@ import * as m013 from './migrations/013-token-callback-secrets.ts';
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
 // Ordered by name. Add new migrations here with the next number.
-const MIGRATIONS: Record<string, DialectMigration> = {
+export const MIGRATIONS: Record<string, DialectMigration> = {
   '001-init': m001,
   '002-channel-names': m002,
   '003-ledger-indexes': m003,

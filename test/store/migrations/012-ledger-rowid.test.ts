@@ -2,6 +2,7 @@
 // row, id, index and constraint kept, the next id above every id issued.
 import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS } from '../../../src/store/migrate.ts';
 import * as m012 from '../../../src/store/migrations/012-ledger-rowid.ts';
 import { openStore } from '../../../src/store/store.ts';
 import { freshStore, testDialect, type FreshStore } from '../../support/store.ts';
@@ -37,13 +38,15 @@ describe.skipIf(testDialect() === 'postgres')('SQLite ledger ids (migration 012)
     fresh = await freshStore();
     let db = raw(fresh.store);
     const indexesBefore = await indexes(db);
-    // The ledger as stores before this migration have it.
+    // A store as it was before this migration: the later ones undone (newest first), then this one.
+    const later = Object.keys(MIGRATIONS).filter((name) => name > '012-ledger-rowid').reverse();
+    for (const name of later) await MIGRATIONS[name]!.down!(db, 'sqlite');
     await m012.down(db, 'sqlite');
     expect(await tableSql(db)).toMatch(/"id" integer primary key autoincrement/i);
     for (let i = 1; i <= 5; i++) await charge(db, `req_${i}`, i * 10);
     await sql`update ledger set task_id = 'task_3' where idempotency_key = 'req_3'`.execute(db);
     const before = await rows(db);
-    await sql`delete from kysely_migration where name = '012-ledger-rowid'`.execute(db);
+    await sql`delete from kysely_migration where name >= '012-ledger-rowid'`.execute(db);
     await fresh.store.close();
 
     const reopened = await openStore(fresh.url);
