@@ -101,7 +101,9 @@ describe('/v1/videos creation: faults → no task, hold released, no charge, nev
 
 describe('family A creation: faults → vendor envelope, no task, no hold; a lost reply is resolved by external_task_id', () => {
   const T2V = '/vidx/v1/videos/text2video';
-  for (const f of CREATION_FAULTS) {
+  // A 429 (Kling 1302, or 1303 for the account's parallel tasks) is not the client's failure: the task waits in the
+  // gateway for the upstream (test/http/vidx/slot-queue.test.ts); below, once through a one-time fault.
+  for (const f of CREATION_FAULTS.filter((x) => x.fault !== 'status:429')) {
     it(`upstream ${f.fault} on creation → ${f.status}, vendor code ${f.vendor}`, async () => {
       const before = t.h.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST').length;
       const r = await post(T2V, { prompt: `sim-fault:${f.fault}` });
@@ -114,6 +116,22 @@ describe('family A creation: faults → vendor envelope, no task, no hold; a los
       expect(s.tasks.filter((tok) => tok.request_id === r.rid)).toHaveLength(0);
     });
   }
+
+  it('upstream 429 on creation → the task waits in the gateway (code 0, submitted), is sent again, completes and is charged once', async () => {
+    const posts = () => t.h.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST').length;
+    const before = posts();
+    t.h.sim.faults.add({ kind: 'status', arg: 429, path: '/v1/videos/text2video', times: 1 });
+    const r = await post(T2V, { prompt: 'a cat, after a rate limit' });
+    expect(r.status).toBe(200);
+    const env = JSON.parse(r.text) as { code: number; data: { task_id: string; task_status: string } };
+    expect(env.code).toBe(0);
+    expect(env.data.task_status).toBe('submitted');
+    const id = env.data.task_id;
+    expect(await waitForFamilyATask(t.h, t.token, T2V, id, 'succeed')).toBe('succeed');
+    expect(posts()).toBe(before + 2); // refused once, then sent from the queue
+    await flushWriters(t.h);
+    expect((await ledgerOfTask(t.h, id)).map((x) => x.idempotency_key)).toEqual([`${id}:success`]);
+  });
 
   it('lost reply (the upstream created the task, the answer never came): adopted via external_task_id, completed, charged once', async () => {
     const posts = () => t.h.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST').length;
