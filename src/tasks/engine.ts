@@ -56,13 +56,15 @@ export class TaskEngine {
     this.rounds = new ListRounds({ db: deps.repo.db, channels: deps.channels, logger: deps.logger, budget: this.budget, finish: (t) => this.finishListed(t), move: apply, options: deps.options });
   }
 
-  /** A task its account's list showed finished: its own query, when the budget has room (false when not). */
+  /**
+   * A task its account's list showed finished: its own query, when the budget has room. True once the task has ended
+   * here; false when it could not be asked or its query failed (a 429, a timeout): the round asks again later.
+   */
   private async finishListed(t: TaskRecord): Promise<boolean> {
     const driver = this.drivers.get(t.kind);
     const channel = this.deps.channels.forTask(t.channelId);
     if (!driver || !channel || !(await this.admit(driver, channel, 'poller'))) return false;
-    await this.pollNow(t, 'admitted');
-    return true;
+    return isTerminal((await this.pollNow(t, 'admitted')).state);
   }
 
   /** May one more upstream query about a task on this channel go out now (its account's query budget)? */

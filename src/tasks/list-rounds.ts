@@ -24,7 +24,7 @@ export interface ListRoundDeps {
   logger: Logger;
   /** The accounts' query budgets; also what lets one instance run an account's round per interval. */
   budget: QueryBudget;
-  /** A task the list shows finished: its own query, under its lease. False when the budget had no room for it. */
+  /** A task the list shows finished: its own query, under its lease. False when it has not ended yet (no room in the budget, or its query failed). */
   finish(t: TaskRecord): Promise<boolean>;
   /** A task the list shows in another open state: that state written (no query). */
   move(t: TaskRecord, out: PollOutcome): Promise<void>;

@@ -4,8 +4,7 @@ import { isObject } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CallLimit } from '../../tasks/types.ts';
 import type { UpstreamClient } from '../http-client.ts';
-import { dashscopeError } from './errors.ts';
-import type { DashscopeTarget } from './video.ts';
+import { getTaskJson, type DashscopeTarget } from './video.ts';
 
 /** The page size asked for: the largest the upstream is assumed to serve (its maximum is not documented). */
 export const LIST_PAGE_SIZE = 100;
@@ -28,20 +27,7 @@ export function listTime(ms: number): string {
 
 /** One page of the account's tasks created at or after `createdFrom` (ms), newest first. */
 export async function listTaskPage(client: UpstreamClient, t: DashscopeTarget, createdFrom: number, pageNo: number, limit: CallLimit): Promise<TaskListPage> {
-  const res = await client.requestText({
-    method: 'GET',
-    baseUrl: t.baseUrl,
-    path: `/api/v1/tasks?page_no=${pageNo}&page_size=${LIST_PAGE_SIZE}&start_time=${listTime(createdFrom)}`,
-    headers: { authorization: `Bearer ${t.apiKey}` },
-    timeouts: { headersMs: limit.timeoutMs, bodyIdleMs: limit.timeoutMs },
-  });
-  let json: unknown;
-  try {
-    json = JSON.parse(res.text);
-  } catch {
-    throw new GatewayError('upstream_error', 'The upstream returned a malformed response');
-  }
-  if (res.statusCode !== 200) throw dashscopeError(res.statusCode, json);
+  const json = await getTaskJson(client, t, `/api/v1/tasks?page_no=${pageNo}&page_size=${LIST_PAGE_SIZE}&start_time=${listTime(createdFrom)}`, limit);
   if (!isObject(json) || !Array.isArray(json.data)) throw new GatewayError('upstream_error', 'The upstream task list answer has no list');
   const tasks: ListedTask[] = [];
   for (const item of json.data) {

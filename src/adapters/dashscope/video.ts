@@ -76,12 +76,13 @@ export function expiresOf(url: string): number | null {
   }
 }
 
-export async function queryVideoTask(client: UpstreamClient, t: DashscopeTarget, upstreamTaskId: string, limit: CallLimit): Promise<VideoTaskStatus> {
+/** One task query (single or list) as JSON; a non-200 answer is thrown as its error. */
+export async function getTaskJson(client: UpstreamClient, t: DashscopeTarget, path: string, limit: CallLimit): Promise<unknown> {
   // Read whole as text (no body stream per query): the poller makes many of these.
   const res = await client.requestText({
     method: 'GET',
     baseUrl: t.baseUrl,
-    path: TASK_PATH(upstreamTaskId),
+    path,
     headers: { authorization: `Bearer ${t.apiKey}` },
     timeouts: { headersMs: limit.timeoutMs, bodyIdleMs: limit.timeoutMs },
   });
@@ -92,7 +93,11 @@ export async function queryVideoTask(client: UpstreamClient, t: DashscopeTarget,
     throw new GatewayError('upstream_error', 'The upstream returned a malformed response');
   }
   if (res.statusCode !== 200) throw dashscopeError(res.statusCode, json);
-  return parseVideoTask(json);
+  return json;
+}
+
+export async function queryVideoTask(client: UpstreamClient, t: DashscopeTarget, upstreamTaskId: string, limit: CallLimit): Promise<VideoTaskStatus> {
+  return parseVideoTask(await getTaskJson(client, t, TASK_PATH(upstreamTaskId), limit));
 }
 
 /** Ask DashScope to cancel a task (it accepts only tasks still PENDING; a refusal is thrown as its error). */
