@@ -39,7 +39,7 @@ describe('GET /admin/health', () => {
     expect(d.recent.errors - dash.recent.errors).toBe(1);
     expect(d.recent.error_rate).toBeCloseTo(d.recent.errors / d.recent.requests, 6);
     expect(d.recent.mean_latency_ms).toEqual(expect.any(Number));
-    expect(Object.keys(after.open_tasks).sort()).toEqual(['in_progress', 'queued', 'submitting']);
+    expect(Object.keys(after.open_tasks).sort()).toEqual(['in_progress', 'queued', 'submitting', 'waiting']);
     expect(after.open_tasks.queued! + after.open_tasks.in_progress! - (before.open_tasks.queued! + before.open_tasks.in_progress!)).toBe(1);
     expect(after.recent_ms).toBe(300_000);
   });
