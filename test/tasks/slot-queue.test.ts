@@ -15,10 +15,21 @@ class SlotUpstream {
   /** Every creation sent, refused or not: task id per attempt. */
   attempts: string[] = [];
   delayMs = 0;
+  /** While set, every creation is held here until the test resolves it. */
+  gate: Promise<void> | null = null;
+  private entered: ((taskId: string) => void) | null = null;
   constructor(public slots: number) {}
+
+  /** Resolves with the task id of the next creation the upstream receives. */
+  nextAttempt(): Promise<string> {
+    return new Promise((r) => (this.entered = r));
+  }
 
   async accept(taskId: string): Promise<SubmitOutcome> {
     this.attempts.push(taskId);
+    this.entered?.(taskId);
+    this.entered = null;
+    if (this.gate) await this.gate;
     if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
     if (this.open.size >= this.slots) throw new GatewayError('concurrency_limited', 'Upstream concurrency limit reached: parallel task over resource pack limit');
     this.open.add(taskId);
@@ -196,12 +207,20 @@ describe('tasks waiting for a parallel-task slot', () => {
     const e = engine();
     await create(e);
     const b = await create(e);
-    up.delayMs = 200;
+    let open!: () => void;
+    up.gate = new Promise((r) => (open = r));
+    const sent = up.nextAttempt();
     await dueAll();
     const round = e.tick();
-    for (let i = 0; i < 100 && (await row(b.id)).state !== 'submitting'; i++) await new Promise((r) => setTimeout(r, 5));
+    // The upstream holds B's try: its row is submitting until the test lets the refusal through.
+    expect(await sent).toBe(b.id);
     expect((await row(b.id)).state).toBe('submitting');
-    const r = await e.cancel(b.id);
+    let settled = false;
+    const cancel = e.cancel(b.id).finally(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(settled).toBe(false);
+    open();
+    const r = await cancel;
     await round;
     expect(r?.outcome).toBe('cancelled');
     expect(await holdState(b.id)).toBe('released');
