@@ -10,5 +10,7 @@ export default defineConfig({
     hookTimeout: 300_000,
     pool: 'forks',
     fileParallelism: false,
+    // Each step's name and outcome in the CI log as it ends.
+    reporters: ['verbose'],
   },
 });

@@ -16,8 +16,9 @@
 #                                 registry so that npm and apt inside reach what the host reaches;
 #     tollway-ci/postgres, tollway-ci/redis, tollway-ci/nginx  Debian's packages behaving as the official images
 #                                 the compose file names (deploy/ci/images/).
-# Prints the images' tags as shell assignments (TOLLWAY_CI_NODE_IMAGE=…), for `eval`. Each tag carries a hash of the
-# files its image is made from, so a changed recipe makes a new image.
+# Prints, as shell assignments, whether it started dockerd (TOLLWAY_CI_DOCKERD_STARTED=1) and the images' tags
+# (TOLLWAY_CI_NODE_IMAGE=…). Each tag carries a hash of the files its image is made from: a changed recipe makes a
+# new image.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CI_DIR=deploy/ci
@@ -43,6 +44,7 @@ if ! docker info >/dev/null 2>&1; then
     >"$STATE/dockerd.log" 2>&1 < /dev/null &
   for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 1; done
   if ! docker info >/dev/null 2>&1; then tail -n 40 "$STATE/dockerd.log" >&2; say "dockerd did not start"; exit 1; fi
+  echo "TOLLWAY_CI_DOCKERD_STARTED=1"
 fi
 
 have() { docker image inspect "$1" >/dev/null 2>&1; }
