@@ -70,7 +70,7 @@ export function compose(...args: string[]): string {
 export const containerOf = (service: string): string => compose('ps', '-q', service).trim();
 
 /** `docker inspect` of a service's container. */
-export function inspect(service: string): { State: { Status: string; ExitCode: number; Health?: { Status: string } }; NetworkSettings: { Networks: Record<string, { IPAddress: string }> } } {
+export function inspect(service: string): { State: { Status: string; ExitCode: number; StartedAt: string; Health?: { Status: string } }; NetworkSettings: { Networks: Record<string, { IPAddress: string }> } } {
   return JSON.parse(docker('inspect', containerOf(service)))[0];
 }
 
