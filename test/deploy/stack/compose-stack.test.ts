@@ -46,6 +46,7 @@ interface Streamed {
   /** The stream ended with its `[DONE]` event. */
   done: boolean;
   text: string;
+  endedAt: number;
 }
 
 /** A chat stream through nginx, read to its end or its cut; `started` resolves at its first bytes. */
@@ -73,7 +74,7 @@ function streamChat(token: string, prompt: string): { started: Promise<void>; re
       // cut: what arrived is in `text`
     }
     markStarted();
-    return { rid, status: r.status, done: text.includes('data: [DONE]'), text };
+    return { rid, status: r.status, done: text.includes('data: [DONE]'), text, endedAt: Date.now() };
   })();
   return { started, result };
 }
@@ -245,11 +246,12 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       familyA.push((r.body.data as { task_id: string }).task_id);
     }
-    const streams = Array.from({ length: 6 }, (_, i) => streamChat(token, `sim-fault:trickle:500 kill stream ${i} with enough words to take a while`));
-    await Promise.all(streams.map((s) => s.started));
-
+    const gateway1 = containerOf('gateway1');
     const startedBefore = inspect('gateway1').State.StartedAt;
-    compose('kill', 'gateway1'); // SIGKILL: no drain, no final writes
+    // A word every 1.5 s: the streams are still running when the kill lands, however slow the host.
+    const streams = Array.from({ length: 6 }, (_, i) => streamChat(token, `sim-fault:trickle:1500 kill stream ${i} with enough words to take a while`));
+    await Promise.all(streams.map((s) => s.started));
+    docker('kill', gateway1); // SIGKILL: no drain, no final writes
     // While it is down, calls through nginx still succeed (answered by gateway2).
     const during: Answer[] = [];
     for (let i = 0; i < 4; i++) during.push(await call('/v1/chat/completions', { method: 'POST', token, json: { model: CHAT, messages: [{ role: 'user', content: `during ${i}` }] } }));
@@ -277,18 +279,21 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
 
   it('Redis restarted: calls and the console go on (limits per instance meanwhile), and it is used again after', async () => {
     compose('stop', 'redis');
-    const during = await call('/v1/chat/completions', { method: 'POST', token, json: { model: CHAT, messages: [{ role: 'user', content: 'redis away' }] } });
-    expect(during.status, JSON.stringify(during.body)).toBe(200);
-    // Readiness tells the load balancer's health checks that Redis is away.
-    expect(fetchInside('gateway1', '/readyz').status).toBe(503);
-    await consoleSignIn('try');
-    compose('start', 'redis');
+    try {
+      const during = await call('/v1/chat/completions', { method: 'POST', token, json: { model: CHAT, messages: [{ role: 'user', content: 'redis away' }] } });
+      expect(during.status, JSON.stringify(during.body)).toBe(200);
+      // Readiness tells the health checks that Redis is away.
+      expect(fetchInside('gateway1', '/readyz').status).toBe(503);
+      await consoleSignIn('try');
+    } finally {
+      compose('start', 'redis');
+    }
     await waitHealthy('redis');
     for (const g of GATEWAYS) await until(`${g} ready again`, 60_000, () => (fetchInside(g, '/readyz').status === 200 ? true : undefined));
     // The shared counters are back: a token limited to one call in flight is counted across both instances.
     const limited = await admin('/admin/tokens', { method: 'POST', json: { name: 'one-at-a-time', concurrency_limit: 1 } });
     expect(limited.status, JSON.stringify(limited.body)).toBe(201);
-    const slow = streamChat(limited.body.token as string, 'sim-fault:trickle:300 hold the only slot for a few seconds');
+    const slow = streamChat(limited.body.token as string, 'sim-fault:trickle:1000 hold the only slot for a few seconds');
     await slow.started;
     const refused = await Promise.all([0, 1].map(() => call('/v1/chat/completions', { method: 'POST', token: limited.body.token as string, json: { model: CHAT, messages: [{ role: 'user', content: 'second' }] } })));
     expect(refused.map((r) => r.status)).toEqual([429, 429]); // whichever instance each landed on
@@ -298,13 +303,17 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
 
   it('PostgreSQL stopped: calls fail clearly while it is away, and succeed again by themselves once it is back', async () => {
     compose('stop', 'postgres');
-    for (const g of GATEWAYS) await until(`${g} not ready without its database`, 60_000, () => (fetchInside(g, '/readyz').status === 503 ? true : undefined));
-    const away = await call('/v1/videos', { method: 'POST', token, json: { model: VIDEO, prompt: 'database away', seconds: 3, resolution: '720p' } });
-    console.log(`[stack] PostgreSQL away: POST /v1/videos answered ${away.status} ${JSON.stringify(away.body)}`);
-    expect(away.status).toBeGreaterThanOrEqual(500);
-    expect(away.status).not.toBe(500);
-    expect(JSON.stringify(away.body)).toMatch(/error/);
-    compose('start', 'postgres');
+    let away: Answer;
+    try {
+      for (const g of GATEWAYS) await until(`${g} not ready without its database`, 60_000, () => (fetchInside(g, '/readyz').status === 503 ? true : undefined));
+      away = await call('/v1/videos', { method: 'POST', token, json: { model: VIDEO, prompt: 'database away', seconds: 3, resolution: '720p' } });
+      console.log(`[stack] PostgreSQL away: POST /v1/videos answered ${away.status} ${JSON.stringify(away.body)}`);
+    } finally {
+      compose('start', 'postgres'); // whatever happened, the steps after this one get their database back
+    }
+    expect(away.status).toBe(503);
+    expect((away.body.error as { code: string; message: string }).code).toBe('service_unavailable');
+    expect((away.body.error as { message: string }).message).toMatch(/cannot reach its database/);
     await waitHealthy('postgres');
     for (const g of GATEWAYS) await until(`${g} ready again`, 120_000, () => (fetchInside(g, '/readyz').status === 200 ? true : undefined));
     const back = await call('/v1/chat/completions', { method: 'POST', token, json: { model: CHAT, messages: [{ role: 'user', content: 'database back' }] } });
@@ -315,7 +324,8 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
   });
 
   it('a graceful stop (SIGTERM) drains the streams in flight and exits 0 within its grace period', async () => {
-    const streams = [0, 1].map((i) => streamChat(token, `sim-fault:trickle:300 drain stream ${i} with words enough for seconds`));
+    // About 15 s each: in flight when the stop begins, ended well within the 20 s drain.
+    const streams = [0, 1].map((i) => streamChat(token, `sim-fault:trickle:800 drain stream ${i} with words enough for seconds`));
     await Promise.all(streams.map((s) => s.started));
     const t0 = Date.now();
     compose('stop', 'gateway2'); // SIGTERM, then SIGKILL after stop_grace_period (25 s)
@@ -325,6 +335,9 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     console.log(`[stack] gateway2 stopped with SIGTERM in ${(stoppedMs / 1000).toFixed(1)} s, exit 0, ${results.filter((r) => r.done).length}/2 streams complete`);
     expect(stoppedMs).toBeLessThan(25_000);
     for (const r of results) expect(r.done, r.text.slice(-300)).toBe(true);
+    const drained = results.filter((r) => r.rid && servedBy(r.rid) === 'gateway2');
+    expect(drained).toHaveLength(1); // nginx gave one stream to each instance
+    expect(drained[0]!.endedAt).toBeGreaterThan(t0); // still running when SIGTERM came
     compose('start', 'gateway2');
     await waitHealthy('gateway2');
     await expectReconciled(since, 'the graceful stop');
