@@ -48,6 +48,8 @@ if ! docker info >/dev/null 2>&1; then
 fi
 
 have() { docker image inspect "$1" >/dev/null 2>&1; }
+# Untagged images left by earlier builds (each commit's build stage): kept a week as the build cache, then dropped.
+docker image prune -f --filter until=168h >/dev/null 2>&1 || true
 
 # The Debian mirror apt uses on this machine (its first Debian URI), so the image's apt reaches what the host's does.
 MIRROR=$(grep -hoE '^(URIs:|deb) *https?://[^ ]+/debian/?' /etc/apt/sources.list /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list 2>/dev/null | head -n 1 | grep -oE 'https?://[^ ]+' || true)
