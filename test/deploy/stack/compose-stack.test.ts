@@ -10,7 +10,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM } from '../../support/browser.ts';
 import { chromium } from 'playwright-core';
-import { ADMIN_KEY, LB, ROOT, compose, containerOf, docker, fetchInside, inspect, loggedRequests, psql, runDoc, servedBy, sh, until } from './docker.ts';
+import { ADMIN_KEY, LB, ROOT, compose, composeAsync, containerOf, docker, fetchInside, inspect, loggedRequests, psql, runDoc, servedBy, sh, until } from './docker.ts';
 
 const CHAT = 'qwx3.7-plus';
 const VIDEO = 'wnx2.7-t2v';
@@ -277,17 +277,21 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     await expectReconciled(since, 'the kill');
   });
 
-  it('Redis restarted: calls and the console go on (limits per instance meanwhile), and it is used again after', async () => {
-    compose('stop', 'redis');
-    try {
-      const during = await call('/v1/chat/completions', { method: 'POST', token, json: { model: CHAT, messages: [{ role: 'user', content: 'redis away' }] } });
-      expect(during.status, JSON.stringify(during.body)).toBe(200);
-      // Readiness tells the health checks that Redis is away.
-      expect(fetchInside('gateway1', '/readyz').status).toBe(503);
-      await consoleSignIn('try');
-    } finally {
-      compose('start', 'redis');
+  it('Redis restarted: calls and the console go on meanwhile (limits uncounted), and the shared counters are used again after', async () => {
+    // Restarted, not held down: on this engine (no NAT) a stopped container's name takes the embedded DNS 20 s to
+    // give up on, which an engine with NAT answers at once; a restart keeps that window short.
+    const restart = composeAsync('restart', 'redis');
+    const during: Answer[] = [];
+    let restarted = false;
+    void restart.finally(() => (restarted = true));
+    while (!restarted || during.length < 2) {
+      during.push(await call('/v1/chat/completions', { method: 'POST', token, json: { model: CHAT, messages: [{ role: 'user', content: `redis restart ${during.length}` }] } }));
+      if (during.length >= 20) break;
     }
+    await restart;
+    console.log(`[stack] Redis restarted: ${during.length} calls meanwhile answered ${[...new Set(during.map((a) => a.status))].join(', ')}`);
+    for (const a of during) expect(a.status, JSON.stringify(a.body)).toBe(200);
+    await consoleSignIn('try');
     await waitHealthy('redis');
     for (const g of GATEWAYS) await until(`${g} ready again`, 60_000, () => (fetchInside(g, '/readyz').status === 200 ? true : undefined));
     // The shared counters are back: a token limited to one call in flight is counted across both instances.
@@ -323,21 +327,22 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     await expectReconciled(since, 'the PostgreSQL restart');
   });
 
-  it('a graceful stop (SIGTERM) drains the streams in flight and exits 0 within its grace period', async () => {
-    // About 15 s each: in flight when the stop begins, ended well within the 20 s drain.
-    const streams = [0, 1].map((i) => streamChat(token, `sim-fault:trickle:800 drain stream ${i} with words enough for seconds`));
-    await Promise.all(streams.map((s) => s.started));
+  it('a graceful stop (SIGTERM) drains the stream in flight and exits 0 within its grace period', async () => {
+    // The client sits in the simulator's container and streams from gateway2 itself (nginx would pick the instance).
+    // About 15 s of stream: in flight when the stop begins, ended well within the 20 s drain.
+    const client = `fetch('http://gateway2:8080/v1/chat/completions',{method:'POST',headers:{authorization:'Bearer ${token}','content-type':'application/json'},body:JSON.stringify({model:'${CHAT}',stream:true,messages:[{role:'user',content:'sim-fault:trickle:800 drain stream with words enough for seconds'}]})}).then(async r=>{const t=await r.text();process.stdout.write(JSON.stringify({status:r.status,done:t.includes('data: [DONE]'),endedAt:Date.now()}))},e=>process.stdout.write(JSON.stringify({error:String(e),endedAt:Date.now()})))`;
+    const streamed = composeAsync('exec', '-T', 'simulator', 'node', '-e', client);
+    // Under way: the upstream (the simulator's own record) has been asked for it.
+    await until('the stream is under way upstream', 60_000, () => (fetchInside('simulator', '/__sim/requests', undefined, 9090).body.includes('drain stream with words') ? true : undefined));
     const t0 = Date.now();
     compose('stop', 'gateway2'); // SIGTERM, then SIGKILL after stop_grace_period (25 s)
     const stoppedMs = Date.now() - t0;
-    const results = await Promise.all(streams.map((s) => s.result));
+    const result = JSON.parse(await streamed) as { status?: number; done?: boolean; endedAt: number; error?: string };
     expect(inspect('gateway2').State).toMatchObject({ Status: 'exited', ExitCode: 0 });
-    console.log(`[stack] gateway2 stopped with SIGTERM in ${(stoppedMs / 1000).toFixed(1)} s, exit 0, ${results.filter((r) => r.done).length}/2 streams complete`);
+    console.log(`[stack] gateway2 stopped with SIGTERM in ${(stoppedMs / 1000).toFixed(1)} s, exit 0; its stream in flight ${result.done ? 'complete' : 'CUT'}`);
     expect(stoppedMs).toBeLessThan(25_000);
-    for (const r of results) expect(r.done, r.text.slice(-300)).toBe(true);
-    const drained = results.filter((r) => r.rid && servedBy(r.rid) === 'gateway2');
-    expect(drained).toHaveLength(1); // nginx gave one stream to each instance
-    expect(drained[0]!.endedAt).toBeGreaterThan(t0); // still running when SIGTERM came
+    expect(result).toMatchObject({ status: 200, done: true });
+    expect(result.endedAt).toBeGreaterThan(t0); // still running when SIGTERM came
     compose('start', 'gateway2');
     await waitHealthy('gateway2');
     await expectReconciled(since, 'the graceful stop');

@@ -1,7 +1,7 @@
 // The container test's hands: the operator's commands from docs/operations.md run as written (through
 // deploy/ci/bin/docker, which points them at the local base images), compose and docker calls, and what the
 // gateways logged. Everything runs on this machine's Docker engine; the stack's port is fixed (STACK_PORT).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -45,7 +45,7 @@ export function sh(script: string, opts: { allowFail?: boolean; timeoutMs?: numb
     ...(opts.input === undefined ? {} : { input: opts.input }),
   });
   const ran = { status: r.status ?? -1, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
-  if (ran.status !== 0 && !opts.allowFail) throw new Error(`failed (${ran.status}${r.error ? `, ${r.error.message}` : ''}): ${script}\n${ran.stdout.slice(-3000)}\n${ran.stderr.slice(-3000)}`);
+  if (ran.status !== 0 && !opts.allowFail) throw new Error(`failed (${ran.status}${r.error ? `, ${r.error.message}` : ''}): ${script}\n--- stderr:\n${ran.stderr.slice(-4000)}\n--- stdout:\n${ran.stdout.slice(-1500)}`);
   return ran;
 }
 
@@ -64,6 +64,13 @@ export function docker(...args: string[]): string {
 
 export function compose(...args: string[]): string {
   return docker(...COMPOSE, ...args);
+}
+
+/** A compose command that runs while the test goes on making calls. */
+export function composeAsync(...args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('docker', [...COMPOSE, ...args], { cwd: ROOT, env: stackEnv(), encoding: 'utf8', timeout: 300_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+  });
 }
 
 /** The container id of a compose service. */
@@ -98,8 +105,8 @@ export function servedBy(rid: string): 'gateway1' | 'gateway2' | undefined {
 }
 
 /** A request made from inside a service's container to its own port (each gateway alone, not through nginx). */
-export function fetchInside(service: string, path: string, bearer?: string): { status: number; body: string } {
-  const script = `fetch('http://127.0.0.1:8080${path}',{headers:${JSON.stringify(bearer ? { authorization: `Bearer ${bearer}` } : {})}}).then(async r=>{process.stdout.write(JSON.stringify({status:r.status,body:await r.text()}))},e=>{process.stdout.write(JSON.stringify({status:0,body:String(e)}))})`;
+export function fetchInside(service: string, path: string, bearer?: string, port = 8080): { status: number; body: string } {
+  const script = `fetch('http://127.0.0.1:${port}${path}',{headers:${JSON.stringify(bearer ? { authorization: `Bearer ${bearer}` } : {})}}).then(async r=>{process.stdout.write(JSON.stringify({status:r.status,body:await r.text()}))},e=>{process.stdout.write(JSON.stringify({status:0,body:String(e)}))})`;
   return JSON.parse(compose('exec', '-T', service, 'node', '-e', script)) as { status: number; body: string };
 }
 
