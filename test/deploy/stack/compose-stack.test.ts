@@ -135,8 +135,8 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     rmSync(join(ROOT, 'tollway-backup.dump'), { force: true });
   });
 
-  it('builds the image as an operator does: small, no compiler or sources, runs as an unprivileged user', () => {
-    runDoc('build');
+  it('builds the image as an operator does: small, no compiler or sources, runs as an unprivileged user', async () => {
+    await runDoc('build');
     const [image] = JSON.parse(docker('image', 'inspect', 'tollway')) as Array<{ Size: number; Config: { User: string } }>;
     const [base] = JSON.parse(docker('image', 'inspect', process.env.TOLLWAY_CI_NODE_IMAGE!)) as Array<{ Size: number }>;
     const own = image!.Size - base!.Size;
@@ -149,7 +149,7 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
   });
 
   it('one container: migrate, serve and a CLI command on SQLite in a volume', async () => {
-    const out = runDoc('one-container').stdout;
+    const out = (await runDoc('one-container')).stdout;
     const created = /\b(tw-[A-Za-z0-9]{43})\b/.exec(out);
     expect(created, out).not.toBeNull();
     await until('the container answers /readyz 200', 120_000, async () => ((await fetch(`${LB}/readyz`)).status === 200 ? true : undefined));
@@ -160,7 +160,7 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
   });
 
   it('compose up: PostgreSQL, Redis, the simulator, the migration, two gateways and nginx all start', async () => {
-    runDoc('compose-up');
+    await runDoc('compose-up');
     expect(inspect('migrate').State).toMatchObject({ Status: 'exited', ExitCode: 0 });
     for (const s of ['postgres', 'redis', 'simulator', 'gateway1', 'gateway2']) await waitHealthy(s);
     expect(inspect('lb').State.Status).toBe('running');
@@ -169,7 +169,7 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
   });
 
   it('the first token, created as the docs show', async () => {
-    const out = runDoc('first-token').stdout;
+    const out = (await runDoc('first-token')).stdout;
     const body = JSON.parse(out) as { id: string; token: string };
     expect(body.token).toBeTruthy();
     token = body.token;
@@ -350,7 +350,7 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
 
   it('an upgrade as the docs show: build, migrate, replace each gateway in turn, reload nginx', async () => {
     const before = GATEWAYS.map(containerOf);
-    runDoc('upgrade');
+    await runDoc('upgrade');
     const after = GATEWAYS.map(containerOf);
     for (const [i, g] of GATEWAYS.entries()) {
       expect(after[i], `${g} replaced`).not.toBe(before[i]);
@@ -367,7 +367,7 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
   });
 
   it('a PostgreSQL backup as the docs show, checked by restoring it', async () => {
-    runDoc('backup');
+    await runDoc('backup');
     const count = (db: string) => compose('exec', '-T', 'postgres', 'psql', '-U', 'tollway', '-d', db, '-At', '-c', 'SELECT count(*) FROM ledger').trim();
     const live = count('tollway');
     expect(Number(live)).toBeGreaterThan(0);

@@ -1,7 +1,7 @@
 // The container test's hands: the operator's commands from docs/operations.md run as written (through
 // deploy/ci/bin/docker, which points them at the local base images), compose and docker calls, and what the
 // gateways logged. Everything runs on this machine's Docker engine; the stack's port is fixed (STACK_PORT).
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -49,11 +49,30 @@ export function sh(script: string, opts: { allowFail?: boolean; timeoutMs?: numb
   return ran;
 }
 
+/**
+ * `sh` without blocking the event loop, for the long commands (image builds, compose up): a test worker blocked
+ * for a minute loses its link to the test runner.
+ */
+export function shAsync(script: string, timeoutMs = 1_800_000): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-euo', 'pipefail', '-c', script], { cwd: ROOT, env: stackEnv(), timeout: timeoutMs });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-64_000)));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve({ status: 0, stdout, stderr });
+      else reject(new Error(`failed (${code}): ${script}\n--- stderr:\n${stderr.slice(-4000)}\n--- stdout:\n${stdout.slice(-1500)}`));
+    });
+  });
+}
+
 /** Run the docs block NAME, logging that it ran (the CI log shows each operator command's outcome). */
-export function runDoc(name: string, timeoutMs?: number): Ran {
+export async function runDoc(name: string, timeoutMs?: number): Promise<Ran> {
   const block = docBlock(name);
   const t0 = Date.now();
-  const r = sh(block, { ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+  const r = await shAsync(block, timeoutMs);
   console.log(`[stack] docs/operations.md "${name}" ran in ${((Date.now() - t0) / 1000).toFixed(0)} s:\n${block.trim().replace(/^/gm, '    $ ')}`);
   return r;
 }
