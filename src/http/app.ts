@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
+import { unexpectedError } from './unexpected-error.ts';
 import { familyOf, renderError } from '../errors/render.ts';
 import type { GatewayDeps, AppParts } from '../core/deps.ts';
 import { RouteTable } from './method-guard.ts';
@@ -52,7 +53,7 @@ export function toGatewayError(err: unknown): GatewayError {
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return new GatewayError('invalid_request', e.message ?? 'Bad request', { status: e.statusCode });
   }
-  return new GatewayError('internal_error', 'Internal error', { cause: err });
+  return unexpectedError(err);
 }
 
 export function sendError(req: FastifyRequest, reply: FastifyReply, err: GatewayError): FastifyReply {

@@ -27,6 +27,10 @@ export async function openPostgres(url: string, opts: PostgresOptions = {}): Pro
     max: opts.max ?? 10,
     ...(opts.schema ? { options: `-c search_path=${opts.schema}` } : {}),
   });
+  // An idle connection that the server ends (a restart, a failover, pg_terminate_backend) is reported as the
+  // pool's 'error' event; unheard, Node ends the process. The pool has already dropped that connection: the next
+  // query opens a new one, and fails with its own error while the server is away.
+  pool.on('error', () => undefined);
   return new Kysely<Database>({ dialect: new ScopedPostgresDialect({ pool }) });
 }
 

@@ -30,3 +30,20 @@ export function isRowRefusal(e: unknown): boolean {
   if (code.length === 5 && (code.startsWith('22') || code.startsWith('23'))) return true;
   return SQLITE_ROW_CODES.test(code);
 }
+
+// Connection failures, as the drivers and the network report them: SQLSTATE class 08 (connection exception),
+// 57P01–57P03 (the server shutting down or not yet accepting), 53300 (no connection slot left), and the
+// socket's own codes.
+const UNREACHABLE = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE']);
+
+/**
+ * Is this the store being out of reach (down, restarting, unreachable) rather than a fault of the request or of
+ * the code? Then the caller can only retry later. node-postgres's errors for a connection that ended or could not
+ * open within its time carry no code, only their message.
+ */
+export function isStoreUnreachable(e: unknown): boolean {
+  const err = e as CodedError | null;
+  const code = err?.code;
+  if (typeof code === 'string' && (UNREACHABLE.has(code) || (code.length === 5 && code.startsWith('08')))) return true;
+  return /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/i.test(String(err?.message ?? ''));
+}

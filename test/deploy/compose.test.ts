@@ -128,6 +128,8 @@ describe('deploy/nginx.conf', () => {
     expect(services.lb!.volumes).toContain('./nginx.conf:/etc/nginx/nginx.conf:ro');
     expect(conf).toMatch(/proxy_pass http:\/\/tollway;/);
     expect(conf).toMatch(/proxy_buffering off;/); // streams (SSE) are not held back
+    // The Host as the browser sent it, port included: the console's Origin check compares the two.
+    expect(conf).toMatch(/proxy_set_header Host \$http_host;/);
   });
 });
 

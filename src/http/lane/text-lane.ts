@@ -9,6 +9,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Logger } from 'pino';
 import { credentialOf } from '../../auth/token-auth.ts';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
+import { unexpectedError } from '../unexpected-error.ts';
 import { familyOf, renderError } from '../../errors/render.ts';
 import { bodyLimitFor } from '../body-limits.ts';
 import { parseJsonBody } from '../json-body.ts';
@@ -219,7 +220,7 @@ export class TextLane {
 
   /** The error answer in the route's shape (request id, no secrets); a stream already under way is cut instead. */
   private fail(ex: LaneExchange, e: unknown): void {
-    const ge = isGatewayError(e) ? e : new GatewayError('internal_error', 'Internal error', { cause: e });
+    const ge = isGatewayError(e) ? e : unexpectedError(e);
     if (ge.code === 'internal_error') ex.log.error({ err: String((e as Error)?.stack ?? e) }, 'unhandled error');
     noteError(ex.state, ge);
     if (ex.res.headersSent) {
