@@ -9,7 +9,7 @@ import { UpstreamClient } from './adapters/http-client.ts';
 import { KlingClient } from './adapters/kling/client.ts';
 import { ChannelProber } from './adapters/probe.ts';
 import { KlingJwtSigner } from './adapters/kling/jwt.ts';
-import { KlingTaskDriver, type SubmitVia } from './adapters/kling/task-driver.ts';
+import { KlingTaskDriver } from './adapters/kling/task-driver.ts';
 import { callbackSigningKey, SecretBox } from './auth/secret-box.ts';
 import { TokenAuth } from './auth/token-auth.ts';
 import { LocalBus, RedisBus, type ClusterBus, type ClusterEvent } from './cluster/cluster-bus.ts';
@@ -34,7 +34,7 @@ import { ConsoleSessionsRepo } from './store/repos/console-sessions.ts';
 import { GaugesRepo } from './store/repos/gauges.ts';
 import { SlotQueueRepo } from './store/repos/slot-queue.ts';
 import { slotLimitOf } from './routing/task-slots.ts';
-import { withFailover, type FailoverOptions } from './routing/failover.ts';
+import { taskSubmitVia } from './core/task-submit.ts';
 import { LedgerRepo } from './store/repos/ledger.ts';
 import { RequestLogRepo, RequestLogWriter } from './store/repos/request-log.ts';
 import { RequestStatsRepo } from './store/repos/request-stats.ts';
@@ -257,26 +257,12 @@ function composeVidx(deps: GatewayDeps, views: typeof import('./core/vidx/views.
   });
   const { KINDS } = views;
   const klingChannels = () => deps.channels.all().filter((c) => c.kind === 'kling');
-  const submitVia = slotSubmitVia(deps);
+  const submitVia = taskSubmitVia(deps);
   deps.tasks.registerDriver(KINDS.text2video, new KlingTaskDriver(client, 'text2video', klingChannels, submitVia));
   deps.tasks.registerDriver(KINDS.edit, new KlingTaskDriver(client, 'multi-elements', klingChannels, submitVia));
   deps.tasks.registerDriver(KINDS.omni, new KlingTaskDriver(client, 'omni-video', klingChannels, submitVia));
   const callbackKey = deps.box.derive('tollway:kling-callback-url:v1');
   return { deps, client, sessions: new SessionsRepo(deps.store.db), callbackKey, kick: () => dispatcher.kick(), dispatcher };
-}
-
-/**
- * How a task that waited for a parallel-task slot is submitted: across the channels serving its model now, connect-only
- * (a refusal for the account's limits may go to another account; nothing that may have reached one is sent again).
- */
-function slotSubmitVia(deps: GatewayDeps): SubmitVia {
-  return (task, attempt) => {
-    const entry = deps.catalogue.resolve(task.model)?.entry;
-    const channels = entry ? deps.channels.forModel(entry) : [];
-    const opts: FailoverOptions = { policy: 'connect-only', model: task.model, onAttempt: deps.metrics.upstreamAttempt };
-    if (entry) opts.onNotEntitled = (ch) => deps.channels.markNotEntitled(ch.id, entry.id);
-    return withFailover(channels, deps.breakers, attempt, opts);
-  };
 }
 
 /** The background task work this process runs: none, in process, or on its own thread. Start/stop pause it. */
