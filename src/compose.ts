@@ -34,7 +34,7 @@ import { ConsoleSessionsRepo } from './store/repos/console-sessions.ts';
 import { GaugesRepo } from './store/repos/gauges.ts';
 import { SlotQueueRepo } from './store/repos/slot-queue.ts';
 import { slotLimitOf } from './routing/task-slots.ts';
-import { withFailover, type FailoverOptions } from './routing/failover.ts';
+import { taskSubmitVia } from './core/task-submit.ts';
 import { LedgerRepo } from './store/repos/ledger.ts';
 import { RequestLogRepo, RequestLogWriter } from './store/repos/request-log.ts';
 import { RequestStatsRepo } from './store/repos/request-stats.ts';
@@ -258,27 +258,13 @@ function composeVidx(deps: GatewayDeps, views: typeof import('./core/vidx/views.
   });
   const { KINDS, storedKinds } = views;
   const klingChannels = () => deps.channels.all().filter((c) => c.kind === 'kling');
-  const submitVia = slotSubmitVia(deps);
+  const submitVia = taskSubmitVia(deps);
   // One driver per stored kind: a path's tasks created on another upstream endpoint (o1 text2video) are asked there.
   for (const kind of Object.values(KINDS)) {
     for (const s of storedKinds(kind)) deps.tasks.registerDriver(s.kind, new KlingTaskDriver(client, s.endpoint, klingChannels, submitVia));
   }
   const callbackKey = deps.box.derive('tollway:kling-callback-url:v1');
   return { deps, client, sessions: new SessionsRepo(deps.store.db), callbackKey, kick: () => dispatcher.kick(), dispatcher };
-}
-
-/**
- * How a task that waited for a parallel-task slot is submitted: across the channels serving its model now, connect-only
- * (a refusal for the account's limits may go to another account; nothing that may have reached one is sent again).
- */
-function slotSubmitVia(deps: GatewayDeps): SubmitVia {
-  return (task, attempt) => {
-    const entry = deps.catalogue.resolve(task.model)?.entry;
-    const channels = entry ? deps.channels.forModel(entry) : [];
-    const opts: FailoverOptions = { policy: 'connect-only', model: task.model, onAttempt: deps.metrics.upstreamAttempt };
-    if (entry) opts.onNotEntitled = (ch) => deps.channels.markNotEntitled(ch.id, entry.id);
-    return withFailover(channels, deps.breakers, attempt, opts);
-  };
 }
 
 /** The background task work this process runs: none, in process, or on its own thread. Start/stop pause it. */

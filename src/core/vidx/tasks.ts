@@ -96,8 +96,9 @@ export async function createVidxTask(ctx: VidxContext, req: CallContext, t: NewV
  * The task an earlier attempt with this external_task_id made, as a retry's answer — once that attempt's submit is
  * over: while its row is still leased by the request sending it, the upstream may yet refuse it and the row go, so
  * the retry waits for it (at most until its submit deadline, the lease) rather than answer with a task id that would
- * then not exist. Null when there is none (any more): the retry creates the task itself. A row left `submitting`
- * for the lost-submit recovery is an answer: it ends in a terminal state either way.
+ * then not exist (a `waiting` row its request is still trying is waited for too). Null when there is none (any more):
+ * the retry creates the task itself. A row left `submitting` for the lost-submit recovery, or parked `waiting` for a
+ * slot, is an answer: it ends in a terminal state either way.
  */
 async function earlierAttempt(deps: VidxContext['deps'], tokenId: string, kind: VidxKind, ext: string): Promise<TaskRecord | null> {
   const kinds = kindsOf(kind);
