@@ -7,7 +7,8 @@ import { num, objectAfterKey, renameModel } from '../json-scan.ts';
 import { bodyWithModel, spliceTopLevelString, withMemberAppended } from '../json-splice.ts';
 import type { CallOptions, CompleteResult, FrameFlow, FrameSink, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
 import { assertJson, firstString, postDashscopeStream, postDashscopeText, withContractCacheFields } from './compat-chat-common.ts';
-import { chatStreamCore, chatStreamTransformer, pipeChatStream, type ChatStreamOptions, type ChatStreamState } from './compat-chat-stream.ts';
+import { chatStreamCore, chatStreamTransformer, type ChatStreamOptions, type ChatStreamState } from './compat-chat-stream.ts';
+import { pipeChatStream } from './compat-chat-pipe.ts';
 import type { UpstreamStreamResponse } from '../http-stream.ts';
 
 export const COMPAT_CHAT_PATH = '/compatible-mode/v1/chat/completions';

@@ -31,6 +31,6 @@ export function registerVideoRoutes(scope: FastifyInstance, deps: GatewayDeps): 
 
   scope.get<{ Params: { id: string } }>('/videos/:id/content', async (req, reply) => {
     const t = await ownedVideo(deps, req, req.params.id, true);
-    return sendVideoContent(deps.config, req, reply, downloadableResult(t), t.id);
+    return sendVideoContent(deps, req, reply, downloadableResult(t), t.id);
   });
 }
