@@ -1,7 +1,7 @@
 // The adapter interface: what an upstream adapter offers, as optional capabilities.
 // Adapters only translate (contract in → upstream wire → contract + Usage out); they never touch the store or HTTP layer.
 import type { GatewayError } from '../errors/gateway-error.ts';
-import type { JsonObject } from '../contracts/fields.ts';
+import type { JsonObject } from '../json/json.ts';
 import type { TokenUsage } from '../catalogue/usage.ts';
 import type { CallSignal } from './abort-link.ts';
 

@@ -4,7 +4,7 @@
 import type { TokenUsage } from '../adapters/types.ts';
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { ModelEntry, ResolvedModel } from '../catalogue/types.ts';
-import { isObject } from '../contracts/fields.ts';
+import { isObject } from '../json/json.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { priceDefaultsOf } from '../metering/prices.ts';
 import type { Meter, ModeTier, SyncChargeInput, Usage, VideoTier } from '../metering/types.ts';

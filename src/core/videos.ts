@@ -3,7 +3,7 @@
 import type { UpstreamClient } from '../adapters/http-client.ts';
 import { DASHSCOPE_VIDEO_TASK_KIND, type VideoTaskResult } from '../adapters/dashscope/video-driver.ts';
 import { buildVideoSynthesisBody, submitVideoSynthesis } from '../adapters/dashscope/video.ts';
-import { isObject, type JsonObject } from '../contracts/fields.ts';
+import { isObject, type JsonObject } from '../json/json.ts';
 import { validateVideoRequest, type VideoSpec } from '../contracts/videos.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { redact } from '../errors/redact.ts';

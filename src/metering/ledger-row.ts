@@ -1,7 +1,7 @@
 // One ledger row as the meter builds it, and as the two write paths take it: Kysely values and the SQLite
 // batch writer's tuple (the same columns, compared by test/store/write-paths.test.ts).
 import { clip } from '../store/clip.ts';
-import { jsonText, jsonTextOnce } from '../contracts/json-text.ts';
+import { jsonText, jsonTextOnce } from '../json/json-text.ts';
 import type { LedgerTuple } from '../store/sqlite-batch-writer.ts';
 import type { Charge } from './types.ts';
 

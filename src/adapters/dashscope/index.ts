@@ -1,5 +1,5 @@
 // DashScope (Alibaba Cloud Model Studio, the domestic region): text, images and video synthesis with one API key.
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { apiKeyTarget } from '../../routing/channel-target.ts';
 import { readJson } from '../http-client.ts';
 import { PROBE_TIMEOUT_MS } from '../probe.ts';

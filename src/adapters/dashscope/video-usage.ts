@@ -1,7 +1,7 @@
 // Video usage keys vary by model (Java SDK union): duration, output_video_duration, input_video_duration,
 // video_duration, SR (number or string) … Read them as reported: seconds and a resolution, all optional. Which of
 // them are billed, and at which tier, is core/charge.ts's rule.
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import type { ReportedUsage } from '../../tasks/types.ts';
 
 function num(v: unknown): number | null {

@@ -1,7 +1,7 @@
 // DashScope video synthesis (Wan 2.7 and HappyHorse "media" protocol): the submit body, the async
 // submit call, and the task query → a status the task engine understands. Translation only.
 import type { VideoRules } from '../../catalogue/types.ts';
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import type { VideoSpec } from '../../contracts/videos.ts';
 import { isContentFilterCode, mentionsContentFilter } from '../../errors/content-filter.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';

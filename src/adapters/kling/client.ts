@@ -1,6 +1,6 @@
 // One Kling call: sign the JWT for the channel, send JSON, unwrap the envelope. Returns `data`
 // (still `unknown`) and the upstream request id; non-zero codes become GatewayErrors.
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
 import { readJson, type UpstreamClient } from '../http-client.ts';

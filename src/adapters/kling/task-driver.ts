@@ -2,7 +2,7 @@
 // account — the documented list query (`GET /v1/videos/<path>?pageNum&pageSize`, up to 500 a page). No store access.
 // A creation whose answer was lost to a crash is found again by its external_task_id (our task id, unique per
 // upstream account).
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
 import type { CallLimit, PollOutcome, SubmitOutcome, TaskDriver, TaskRecord, UnconfirmedSubmit } from '../../tasks/types.ts';

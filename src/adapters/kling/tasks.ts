@@ -1,6 +1,6 @@
 // Kling task replies → engine outcomes. The create reply gives the upstream task id; the query's
 // `data` gives status, failure reason and `task_result.videos[]`, whose durations are the usage.
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { PollOutcome, SubmitOutcome } from '../../tasks/types.ts';
 import type { VidxPath } from '../../catalogue/types.ts';

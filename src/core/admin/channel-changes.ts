@@ -4,7 +4,8 @@
 import { performance } from 'node:perf_hooks';
 import type { ChannelProber } from '../../adapters/probe.ts';
 import { UPSTREAMS, upstreamOf } from '../../adapters/upstreams.ts';
-import { isObject, onlyFields, optInt, optString, optStringArray, reqString, type JsonObject } from '../../contracts/fields.ts';
+import { onlyFields, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
+import { isObject, type JsonObject } from '../../json/json.ts';
 import type { ErrorCode } from '../../errors/codes.ts';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
 import { openChannel, type ChannelKeys } from '../../routing/channel-registry.ts';

@@ -3,7 +3,8 @@
 import { newId } from '../../auth/token-secret.ts';
 import { upstreamOf } from '../../adapters/upstreams.ts';
 import { checkRegion, ConfigError, hasEnvKeys, type Config } from '../../config/config.ts';
-import { isObject, onlyFields, optEnum, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
+import { onlyFields, optEnum, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ChannelKeys } from '../../routing/channel-registry.ts';
 import { CHANNEL_KINDS, type ChannelKind, type ChannelRecord } from '../../store/repos/channels.ts';

@@ -1,7 +1,7 @@
 // Our task record → the vendor's task data shape (query, list, creation reply, client callbacks).
 // Ids are ours (task, video, session); model names are the canonical public names.
 import type { StoredVideo } from '../../adapters/kling/tasks.ts';
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { redact } from '../../errors/redact.ts';
 import type { TaskRecord, TaskState } from '../../tasks/types.ts';
 

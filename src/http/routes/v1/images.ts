@@ -1,7 +1,8 @@
 // POST /v1/images/generations and /v1/images/edits (JSON, and multipart for edits as the openai SDK sends it):
 // the HTTP input read into fields and images, then core/images.ts.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requireBody, type JsonObject } from '../../../contracts/fields.ts';
+import { requireBody } from '../../../contracts/fields.ts';
+import { type JsonObject } from '../../../json/json.ts';
 import { checkImageRef, parseJsonImages, uploadToDataUri } from '../../../contracts/images.ts';
 import * as images from '../../../core/images.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
