@@ -109,4 +109,13 @@ describe('layering', () => {
       .map((f) => `${relative(ROOT, f)}: ${lines(f)}`);
     expect(over).toEqual([]);
   });
+
+  it('compose.ts builds one Kling client and one outbound-network guard, and assigns no listener after construction', () => {
+    const text = readFileSync(join(SRC, 'compose.ts'), 'utf8');
+    expect(text.match(/new KlingClient\(/g)).toHaveLength(1);
+    expect(text.match(/createSafeNet\(/g)).toHaveLength(1);
+    for (const f of ['compose.ts', 'process-life.ts']) {
+      expect(readFileSync(join(SRC, f), 'utf8').match(/^\s*(deps|vidx|ctx)\.\w+\s*=[^=]/gm)).toBeNull();
+    }
+  });
 });
