@@ -1,7 +1,7 @@
 // DashScope (Alibaba Cloud Model Studio, the domestic region): text, images and video synthesis with one API key.
 import { isObject } from '../../json/json.ts';
 import { apiKeyTarget } from '../../routing/channel-target.ts';
-import { readJson } from '../http-client.ts';
+import { readJsonOrStatus } from '../http-client.ts';
 import { PROBE_TIMEOUT_MS } from '../probe.ts';
 import type { Upstream } from '../upstream.ts';
 import { dashscopeError } from './errors.ts';
@@ -25,13 +25,7 @@ export const dashscope: Upstream = {
       signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
       timeouts: { headersMs: PROBE_TIMEOUT_MS },
     });
-    let json: unknown;
-    try {
-      json = await readJson(res);
-    } catch (e) {
-      if (res.statusCode >= 400) throw dashscopeError(res.statusCode, undefined);
-      throw e;
-    }
+    const json = await readJsonOrStatus(res, dashscopeError);
     if (res.statusCode >= 400) throw dashscopeError(res.statusCode, json);
     const rid = res.headers['x-request-id'] ?? res.headers['x-dashscope-request-id'];
     return { upstreamRequestId: typeof rid === 'string' ? rid : isObject(json) && typeof json.request_id === 'string' ? json.request_id : null };
