@@ -14,6 +14,7 @@ import { TokenAuth } from './auth/token-auth.ts';
 import { LocalBus, RedisBus, type ClusterEvent } from './cluster/cluster-bus.ts';
 import type { Catalogue } from './catalogue/catalogue.ts';
 import type { Config } from './config/config.ts';
+import { registerSecrets } from './config/secrets.ts';
 import type { AdminDeps } from './core/admin/deps.ts';
 import { applyChangeHere } from './core/admin/cache-changes.ts';
 import { finishedTaskUsage } from './core/charge.ts';
@@ -94,6 +95,7 @@ function buildRepos(store: Store): GatewayDeps['repos'] {
 
 /** The CLI's objects: the store, repos and catalogue for core/admin operations, without caches or HTTP. */
 export async function composeAdmin(config: Config, secret: string): Promise<{ deps: AdminDeps; close(): Promise<void> }> {
+  registerSecrets(config, [secret]);
   const store = await openStore(config.databaseUrl, { readThread: config.sqliteReadThread });
   const catalogue = await loadCatalogue(store.db, config.catalogueFile);
   // A one-shot command keeps no caches; running instances see its changes within their refresh interval.

@@ -8,7 +8,7 @@ import { composeGateway, composePoller, type BackgroundPoller, type Keys, type O
 import type { Config } from './config/config.ts';
 import { applyChangeHere } from './core/admin/cache-changes.ts';
 import type { GatewayDeps } from './core/deps.ts';
-import { registerSecret } from './errors/redact.ts';
+import { registerSecrets } from './config/secrets.ts';
 import { newBudgetMemory } from './limits/query-budget.ts';
 import { makeLogger } from './runtime/logger.ts';
 import { stdoutSink } from './runtime/log-sink.ts';
@@ -30,11 +30,6 @@ export interface Gateway {
   /** The background task work (pause/resume); null on an API-only instance. */
   poller: BackgroundPoller | null;
   close(): Promise<void>;
-}
-
-function registerSecrets(config: Config, keys: Keys): void {
-  const upstreamKeys = Object.values(config.upstreams).flatMap((u) => Object.values(u.keys));
-  for (const s of [keys.adminKey, keys.secret, ...upstreamKeys, config.metricsToken, ...Object.values(config.tracing?.headers ?? {})]) registerSecret(s);
 }
 
 /**
@@ -162,7 +157,7 @@ export function reportUnwritten(deps: QueueDeps): void {
 /** Compose a gateway and start it: cache refresh, the task work (once every driver is registered), the timers. */
 export async function startGateway(config: Config, opts: GatewayOptions): Promise<Gateway> {
   const keys = { adminKey: opts.adminKey, secret: opts.secret };
-  registerSecrets(config, keys);
+  registerSecrets(config, [keys.adminKey, keys.secret]);
   // Asynchronous stdout (runtime/log-sink.ts): a line never blocks the event loop; what is queued is written on exit.
   const sink = opts.logStream ?? stdoutSink();
   const logger = makeLogger(config.logLevel, sink);
@@ -211,7 +206,7 @@ export const POLLER_PG_POOL = 4;
  */
 export async function startPoller(config: Config, opts: Keys & { location: { url: string; pgSchema?: string }; logStream: DestinationStream; queryBudgetMemory: SharedArrayBuffer }): Promise<{ apply(e: ClusterEvent): Promise<void>; kick(): void; close(): Promise<void> }> {
   const keys = { adminKey: opts.adminKey, secret: opts.secret };
-  registerSecrets(config, keys);
+  registerSecrets(config, [keys.adminKey, keys.secret]);
   const logger = makeLogger(config.logLevel, opts.logStream);
   const { url, pgSchema } = opts.location;
   // A small PostgreSQL pool: the poller's statements are few and short (docs/operations.md counts it per instance).
