@@ -7,7 +7,7 @@ import { join } from 'node:path';
 // Only the key constant: importing simulator/index.ts would load the whole simulator into the gateway process.
 import { DEFAULT_SIM_KEYS } from '../simulator/context.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { composeGateway } from '../src/compose.ts';
+import { startGateway } from '../src/process-life.ts';
 import { ensureChannel } from '../src/core/admin/channels.ts';
 import { createToken } from '../src/core/admin/tokens.ts';
 import { tuneHeap } from '../src/runtime/heap.ts';
@@ -21,7 +21,7 @@ const passed = Object.fromEntries(passedKeys.flatMap((k) => (process.env[k] ? [[
 const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'info', TOLLWAY_DATA_DIR: dir, ...passed });
 // The same process-level tuning as `tollway serve` (src/main.ts), so the bench measures the deployed configuration.
 tuneHeap(config.heapGrowingPercent);
-const gw = await composeGateway(config, { adminKey: 'bench-admin-key-0123456789', secret: 'bench-secret-0123456789abcdefghij' });
+const gw = await startGateway(config, { adminKey: 'bench-admin-key-0123456789', secret: 'bench-secret-0123456789abcdefghij' });
 await ensureChannel(gw.deps, 'sim', 'dashscope', simUrl, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
 await gw.deps.channels.reload();
 const { secret } = await createToken(gw.deps, { name: 'bench' });

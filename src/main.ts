@@ -1,13 +1,12 @@
-// Process life: config → secrets → simulator (demo) → compose → channels → listen → signals.
+// The serving process: config → secrets → simulator (demo) → start (process-life.ts) → channels → listen → signals.
 import { CALL_FIRST_BYTE_MS } from './adapters/kling/client.ts';
 import type { Simulator } from '../simulator/index.ts';
 import { resolveSecrets } from './bootstrap.ts';
-import { composeGateway, reportUnwritten, SHUTDOWN_WRITES_MS, type Gateway } from './compose.ts';
+import { reportUnwritten, SHUTDOWN_WRITES_MS, startGateway, type Gateway } from './process-life.ts';
 import { isDemoMode, type Config } from './config/config.ts';
 import { disableChannelsNamed, ensureChannel, provisionEnvChannels } from './core/admin/channels.ts';
 import { demoToken } from './core/admin/tokens.ts';
 import type { GatewayDeps } from './core/deps.ts';
-import { closeSharedSafeNet } from './net/index.ts';
 import { tuneHeap } from './runtime/heap.ts';
 
 type DemoUpstream = { sim: Simulator; keys: (typeof import('../simulator/index.ts'))['DEFAULT_SIM_KEYS'] };
@@ -77,7 +76,6 @@ function closeOnSignals(gw: Gateway, demo: DemoUpstream | null, drainMs: number)
       process.exit(1); // the log sink writes what it holds on exit (runtime/log-sink.ts)
     }, drainMs + SHUTDOWN_WRITES_MS).unref();
     await gw.close();
-    await closeSharedSafeNet();
     await demo?.sim.close();
     process.exit(0);
   };
@@ -89,7 +87,7 @@ export async function serve(config: Config): Promise<void> {
   tuneHeap(config.heapGrowingPercent);
   const { adminKey, adminKeyFrom, secret } = resolveSecrets(config);
   const demo = await startDemoUpstream(config);
-  const gw = await composeGateway(config, { adminKey, secret });
+  const gw = await startGateway(config, { adminKey, secret });
   const { deps } = gw;
   await provisionChannels(deps, config, demo);
   const address = await gw.app.listen({ port: config.port, host: config.host });

@@ -7,7 +7,8 @@ import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs,
 import { describe, expect, it, vi } from 'vitest';
 import { Catalogue } from '../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../src/catalogue/default-catalogue.ts';
-import { makeLogger, writeQueued } from '../src/compose.ts';
+import { makeLogger } from '../src/runtime/logger.ts';
+import { writeQueued } from '../src/process-life.ts';
 import { StoreMeter } from '../src/metering/meter.ts';
 import { RequestLogWriter } from '../src/store/repos/request-log.ts';
 import { useStore } from './support/store.ts';

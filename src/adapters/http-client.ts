@@ -260,3 +260,13 @@ export async function readJson(res: UpstreamResponse, maxBytes = 32 * 1024 * 102
     throw new GatewayError('upstream_error', 'The upstream returned a malformed response');
   }
 }
+
+/** readJson for an answer whose error status outranks its body: an error status with an unreadable body is that status's error. */
+export async function readJsonOrStatus(res: UpstreamResponse, errorOf: (status: number, body: unknown) => Error): Promise<unknown> {
+  try {
+    return await readJson(res);
+  } catch (e) {
+    if (res.statusCode >= 400) throw errorOf(res.statusCode, undefined);
+    throw e;
+  }
+}

@@ -6,8 +6,8 @@
 // the text holds any repeated key, at any depth: the scan counts every key in the text, the parsed value's keys are
 // counted too, and the two agree only when no key was dropped by JSON.parse. It is also refused when the member
 // is not written plainly at the top level (an escaped key name, a non-string value); the caller serialises then.
-import type { JsonObject } from '../contracts/fields.ts';
-import { stringEnd } from '../contracts/json-text.ts';
+import type { JsonObject } from '../json/json.ts';
+import { stringEnd } from '../json/json-text.ts';
 import type { TextRequest } from './types.ts';
 
 /** The client's body with the upstream model name: its own text, spliced, when that is safe; else serialised. */

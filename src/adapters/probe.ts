@@ -1,45 +1,22 @@
-// A channel check for the operator: the cheapest authenticated call each upstream answers — the model list of the
-// DashScope compatible mode, one item of the Kling text-to-video task list. Nothing is generated or billed.
-import { isObject } from '../contracts/fields.ts';
+// The operator's channel check (POST /admin/channels/{id}/test): each upstream's own cheapest authenticated call
+// (adapters/<upstream>/index.ts probe). Nothing is generated or billed.
+import { GatewayError } from '../errors/gateway-error.ts';
 import type { Channel } from '../routing/channel-registry.ts';
-import { apiKeyTarget } from '../routing/channel-target.ts';
-import { dashscopeError } from './dashscope/errors.ts';
-import { readJson, type UpstreamClient } from './http-client.ts';
-import type { KlingClient } from './kling/client.ts';
+import type { Upstream, UpstreamClients } from './upstream.ts';
 
 /** How long a check may wait for the upstream's answer. */
 export const PROBE_TIMEOUT_MS = 10_000;
 
 export class ChannelProber {
   constructor(
-    private readonly upstream: UpstreamClient,
-    private readonly kling: KlingClient,
+    private readonly upstreams: readonly Upstream[],
+    private readonly clients: UpstreamClients,
   ) {}
 
   /** Resolves with the upstream request id when the upstream accepted the channel's credentials; throws a GatewayError otherwise. */
-  async probe(ch: Channel): Promise<{ upstreamRequestId: string | null }> {
-    if (ch.kind === 'kling') {
-      const r = await this.kling.call(ch, 'GET', '/v1/videos/text2video?pageNum=1&pageSize=1', undefined, { timeoutMs: PROBE_TIMEOUT_MS });
-      return { upstreamRequestId: r.upstreamRequestId };
-    }
-    const target = apiKeyTarget(ch);
-    const res = await this.upstream.request({
-      method: 'GET',
-      baseUrl: target.baseUrl,
-      path: '/compatible-mode/v1/models',
-      headers: { authorization: `Bearer ${target.apiKey}`, accept: 'application/json' },
-      signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
-      timeouts: { headersMs: PROBE_TIMEOUT_MS },
-    });
-    let json: unknown;
-    try {
-      json = await readJson(res);
-    } catch (e) {
-      if (res.statusCode >= 400) throw dashscopeError(res.statusCode, undefined);
-      throw e;
-    }
-    if (res.statusCode >= 400) throw dashscopeError(res.statusCode, json);
-    const rid = res.headers['x-request-id'] ?? res.headers['x-dashscope-request-id'];
-    return { upstreamRequestId: typeof rid === 'string' ? rid : isObject(json) && typeof json.request_id === 'string' ? json.request_id : null };
+  probe(ch: Channel): Promise<{ upstreamRequestId: string | null }> {
+    const u = this.upstreams.find((x) => x.kind === ch.kind);
+    if (!u) return Promise.reject(new GatewayError('internal_error', `No upstream of kind ${ch.kind}`));
+    return u.probe(this.clients, ch);
   }
 }

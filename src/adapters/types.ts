@@ -1,11 +1,11 @@
 // The adapter interface: what an upstream adapter offers, as optional capabilities.
 // Adapters only translate (contract in → upstream wire → contract + Usage out); they never touch the store or HTTP layer.
 import type { GatewayError } from '../errors/gateway-error.ts';
-import type { JsonObject } from '../contracts/fields.ts';
-import type { Usage } from '../metering/types.ts';
+import type { JsonObject } from '../json/json.ts';
+import type { TokenUsage } from '../catalogue/usage.ts';
 import type { CallSignal } from './abort-link.ts';
 
-export type TokenUsage = Extract<Usage, { kind: 'tokens' }>;
+export type { TokenUsage };
 
 /** Where and as whom to call: one channel's base URL and key (never leaves the process). */
 export interface UpstreamTarget {

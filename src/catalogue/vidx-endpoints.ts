@@ -2,6 +2,7 @@
 // truth is catalogue data (ModelEntry.vidx, default-catalogue.ts); an operator changes it in the catalogue file,
 // which is checked here (validateVidxEndpoints) before the gateway starts.
 import { VIDX_FIELDS, VIDX_PATHS, type ModelEntry, type VidxEndpoint, type VidxField, type VidxPath } from './types.ts';
+import { isObject } from '../json/json.ts';
 
 export const DURATIONS_5_10 = ['5', '10'];
 
@@ -34,10 +35,6 @@ export const SERVED_BY: Record<VidxPath, readonly VidxPath[]> = {
 
 const ENDPOINT_KEYS = ['endpoint', 'fields', 'durations', 'mediaDurations', 'defaultMode', 'aspectRatioRequired', 'sendModelName'];
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 function durations(v: unknown, where: string): string[] {
   if (!Array.isArray(v) || v.length === 0 || !v.every((d) => typeof d === 'string' && /^[1-9]\d?$/.test(d))) {
     throw new Error(`${where} must be a non-empty array of duration strings such as "5"`);
@@ -46,7 +43,7 @@ function durations(v: unknown, where: string): string[] {
 }
 
 function endpointRules(path: VidxPath, v: unknown, where: string): VidxEndpoint {
-  if (!isObj(v)) throw new Error(`${where} must be an object with an "endpoint"`);
+  if (!isObject(v)) throw new Error(`${where} must be an object with an "endpoint"`);
   for (const k of Object.keys(v)) if (!ENDPOINT_KEYS.includes(k)) throw new Error(`${where}.${k} is not a known field (allowed: ${ENDPOINT_KEYS.join(', ')})`);
   if (typeof v.endpoint !== 'string' || !SERVED_BY[path].includes(v.endpoint as VidxPath)) {
     throw new Error(`${where}.endpoint must be one of ${SERVED_BY[path].join(', ')}`);
@@ -78,7 +75,7 @@ function endpointRules(path: VidxPath, v: unknown, where: string): VidxEndpoint 
  * the model on no path. Throws a message naming the bad field.
  */
 export function validateVidxEndpoints(model: string, v: unknown): Partial<Record<VidxPath, VidxEndpoint>> {
-  if (!isObj(v)) throw new Error(`${model}: vidx must be an object keyed by path (${VIDX_PATHS.join(', ')})`);
+  if (!isObject(v)) throw new Error(`${model}: vidx must be an object keyed by path (${VIDX_PATHS.join(', ')})`);
   const out: Partial<Record<VidxPath, VidxEndpoint>> = {};
   for (const [k, rules] of Object.entries(v)) {
     if (!(VIDX_PATHS as readonly string[]).includes(k)) throw new Error(`${model}: vidx.${k} is not a family A path (${VIDX_PATHS.join(', ')})`);

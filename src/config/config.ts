@@ -5,19 +5,18 @@ import { boolVar, ConfigError, intVar, type Env } from './env-vars.ts';
 import { tracingConfig, type TracingConfig } from './otel-env.ts';
 import { taskConfig } from './task-env.ts';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts';
+import { UPSTREAMS } from '../adapters/upstreams.ts';
+import type { ChannelKeys } from '../routing/channel-registry.ts';
+import type { ChannelKind } from '../store/repos/channels.ts';
 
 export type { TracingConfig, TrustProxy };
 export { ConfigError };
 
 
-export interface UpstreamDashscope {
-  apiKey: string | undefined;
+/** An upstream as the environment gives it: its base URL, and the keys of an env-provisioned channel (when set). */
+export interface EnvUpstream {
   baseUrl: string;
-}
-export interface UpstreamKling {
-  accessKey: string | undefined;
-  secretKey: string | undefined;
-  baseUrl: string;
+  keys: ChannelKeys;
 }
 
 /** Browser origins allowed to call the gateway (src/http/cors.ts): every origin, or exact `scheme://host[:port]` ones. */
@@ -31,8 +30,8 @@ export interface Config {
   databaseUrl: string;
   adminKey: string | undefined;
   secret: string | undefined;
-  dashscope: UpstreamDashscope;
-  kling: UpstreamKling;
+  /** Each upstream (adapters/upstreams.ts) by channel kind. */
+  upstreams: Record<ChannelKind, EnvUpstream>;
   /** Public URL of this gateway (for upstream callbacks); optional. */
   publicUrl: string | undefined;
   redisUrl: string | undefined;
@@ -111,8 +110,6 @@ export type TaskConfig = TaskEngineOptions;
 /** The longest a rotated-out callback secret may keep signing: a week. */
 export const MAX_CALLBACK_GRACE_MS = 7 * 86_400_000;
 
-export const DEFAULT_DASHSCOPE_BASE_URL = 'https://dashscope.aliyuncs.com';
-export const DEFAULT_KLING_BASE_URL = 'https://api-beijing.klingai.com';
 
 export const DEFAULT_RESULT_HOSTS = [
   'dashscope-result-bj.oss-cn-beijing.aliyuncs.com',
@@ -143,9 +140,6 @@ function urlVar(env: Env, name: string, def: string): string {
   return raw.replace(/\/+$/, '');
 }
 
-// The contract describes a single domestic region; endpoints of other regions must never be mixed in.
-export const FOREIGN_DASHSCOPE = /(^|\.)dashscope-intl\.aliyuncs\.com$|(^|\.)dashscope-us\.aliyuncs\.com$|\.ap-[a-z]+-\d\.maas\.aliyuncs\.com$|\.(us|eu|me|ap)-[a-z]+-\d+\.maas\.aliyuncs\.com$/i;
-export const FOREIGN_KLING = /^api-(singapore|sg|us|eu|global|intl)[a-z0-9-]*\.klingai\.com$|^api\.klingai\.com$/i;
 
 
 /** sqlite:<path> or postgres://user[:password]@host[:port]/db; the password never appears in the message. */
@@ -203,14 +197,7 @@ export function loadConfig(env: Env = process.env): Config {
   const dataDir = resolve(env.TOLLWAY_DATA_DIR?.trim() || './data');
   const databaseUrl = (env.DATABASE_URL ?? '').trim() || `sqlite:${resolve(dataDir, 'tollway.db')}`;
   checkDatabaseUrl(databaseUrl);
-  const dashscopeBase = urlVar(env, 'DASHSCOPE_BASE_URL', DEFAULT_DASHSCOPE_BASE_URL);
-  checkRegion('DASHSCOPE_BASE_URL', dashscopeBase, FOREIGN_DASHSCOPE);
-  const klingBase = urlVar(env, 'KLING_BASE_URL', DEFAULT_KLING_BASE_URL);
-  checkRegion('KLING_BASE_URL', klingBase, FOREIGN_KLING);
-
-  const ak = env.KLING_ACCESS_KEY?.trim() || undefined;
-  const sk = env.KLING_SECRET_KEY?.trim() || undefined;
-  if ((ak && !sk) || (!ak && sk)) throw new ConfigError('KLING_ACCESS_KEY and KLING_SECRET_KEY must be set together');
+  const upstreams = envUpstreams(env);
 
   const adminKey = env.TOLLWAY_ADMIN_KEY?.trim() || undefined;
   if (adminKey !== undefined && adminKey.length < 16) throw new ConfigError('TOLLWAY_ADMIN_KEY must be at least 16 characters');
@@ -231,8 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl,
     adminKey,
     secret,
-    dashscope: { apiKey: env.DASHSCOPE_API_KEY?.trim() || undefined, baseUrl: dashscopeBase },
-    kling: { accessKey: ak, secretKey: sk, baseUrl: klingBase },
+    upstreams,
     publicUrl,
     redisUrl: env.REDIS_URL?.trim() || undefined,
     refreshMs: intVar(env, 'TOLLWAY_REFRESH_MS', 10_000, 0, 3_600_000),
@@ -283,7 +269,31 @@ function secretVar(env: Env, name: string): string | undefined {
   return v;
 }
 
+/**
+ * Each upstream's base URL (its own region only) and keys from the environment; an upstream's keys are set all
+ * together or not at all.
+ */
+function envUpstreams(env: Env): Record<ChannelKind, EnvUpstream> {
+  const out = {} as Record<ChannelKind, EnvUpstream>;
+  for (const u of UPSTREAMS) {
+    const baseUrl = urlVar(env, u.baseUrlEnv, u.defaultBaseUrl);
+    checkRegion(u.baseUrlEnv, baseUrl, u.foreignHosts);
+    const keys: ChannelKeys = {};
+    for (const f of u.keyFields) {
+      const v = env[f.env]?.trim();
+      if (v) keys[f.key] = v;
+    }
+    const set = Object.keys(keys).length;
+    if (set > 0 && set < u.keyFields.length) throw new ConfigError(`${u.keyFields.map((f) => f.env).join(' and ')} must be set together`);
+    out[u.kind] = { baseUrl, keys };
+  }
+  return out;
+}
+
+/** An upstream whose keys the environment gives (an env channel is provisioned for it). */
+export const hasEnvKeys = (u: EnvUpstream): boolean => Object.keys(u.keys).length > 0;
+
 /** True when no upstream credentials are configured: demo mode runs the built-in simulator. */
 export function isDemoMode(c: Config): boolean {
-  return !c.dashscope.apiKey && !c.kling.accessKey;
+  return !Object.values(c.upstreams).some(hasEnvKeys);
 }

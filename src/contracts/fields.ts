@@ -1,13 +1,8 @@
 // Small typed readers for request fields: each returns the value or throws a catalogue error naming the field.
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { ErrorCode } from '../errors/codes.ts';
+import { isObject, type JsonObject } from '../json/json.ts';
 
-export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
-export type JsonObject = { [k: string]: unknown };
-
-export function isObject(v: unknown): v is JsonObject {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 export function requireBody(body: unknown): JsonObject {
   if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');

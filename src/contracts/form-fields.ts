@@ -1,6 +1,6 @@
 // Multipart form fields as the official SDKs' form encoders flatten nested values, rebuilt into one JSON object.
 import { GatewayError } from '../errors/gateway-error.ts';
-import { isObject, type JsonObject } from './fields.ts';
+import { isObject, type JsonObject } from '../json/json.ts';
 
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 

@@ -3,7 +3,7 @@
 import type { ModelEntry } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { literalHostReason } from '../net/address-policy.ts';
-import { isObject, type JsonObject } from './fields.ts';
+import { isObject, type JsonObject } from '../json/json.ts';
 
 export type ImageMode = 'generate' | 'edit';
 export type ResponseFormat = 'url' | 'b64_json';

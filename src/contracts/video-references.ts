@@ -4,7 +4,7 @@
 import type { VideoRules } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { literalHostReason } from '../net/address-policy.ts';
-import { isObject, type JsonObject } from './fields.ts';
+import { isObject, type JsonObject } from '../json/json.ts';
 import type { Media, MediaType } from './videos.ts';
 
 const badRef = (message: string, param: string) => new GatewayError('invalid_reference', message, { param });

@@ -4,7 +4,8 @@ import type { VidxEndpoint } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { literalHostReason } from '../net/address-policy.ts';
 import { readDuration, readHttpUrl, readMode, readOptionalString, readPrompt, readTaskExtras, refuseUntakenFields, requireSessionId, type FieldOptions, type Mode } from './vidx.ts';
-import { isObject, requireBody, type JsonObject } from './fields.ts';
+import { requireBody } from './fields.ts';
+import { isObject, type JsonObject } from '../json/json.ts';
 
 export const EDIT_MODEL = 'vidx-v1-6';
 /** Hidden catalogue entry whose price applies to edit tasks. */

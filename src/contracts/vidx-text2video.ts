@@ -5,7 +5,8 @@ import type { ModelEntry, VidxEndpoint } from '../catalogue/types.ts';
 import { vidxEndpointOf } from '../catalogue/vidx-endpoints.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { readDuration, readMode, readOptionalString, readPrompt, readTaskExtras, refuseUntakenFields, type FieldOptions, type Mode } from './vidx.ts';
-import { isObject, requireBody, type JsonObject } from './fields.ts';
+import { requireBody } from './fields.ts';
+import { isObject, type JsonObject } from '../json/json.ts';
 
 export const DEFAULT_T2V_MODEL = 'vidx-v1';
 export const ASPECT_RATIOS = ['16:9', '9:16', '1:1'] as const;

@@ -4,7 +4,7 @@
 import { isIP } from 'node:net';
 import { VIDX_FIELDS, type VidxEndpoint } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { isObject, type JsonObject } from './fields.ts';
+import { isObject, type JsonObject } from '../json/json.ts';
 
 export const PROMPT_MAX = 2500;
 export const EXTERNAL_ID_MAX = 200;

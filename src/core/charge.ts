@@ -1,11 +1,14 @@
-// Charging rules for calls answered at once, and the estimates used when the upstream reports no usage (text)
-// or before it can (the hold of an async video task). One rule each; async tasks settle in tasks/engine.ts.
+// Charging rules for calls answered at once, the estimates used when the upstream reports no usage (text) or before
+// it can (the hold of an async video task), and what a finished task is charged. One rule each; the task engine
+// applies the last one (tasks/settle.ts) within the success's transaction.
 import type { TokenUsage } from '../adapters/types.ts';
+import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { ModelEntry, ResolvedModel } from '../catalogue/types.ts';
-import { isObject } from '../contracts/fields.ts';
+import { isObject } from '../json/json.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { priceDefaultsOf } from '../metering/prices.ts';
 import type { Meter, ModeTier, SyncChargeInput, Usage, VideoTier } from '../metering/types.ts';
+import type { ReportedUsage, TaskRecord } from '../tasks/types.ts';
 import { principalOf, type CallContext } from './call.ts';
 
 /** ≈4 characters a token, 258 tokens an image: the documented estimate when the upstream reported no usage. */
@@ -170,4 +173,68 @@ export function videoEstimate(entry: ModelEntry, req: { seconds?: number; resolu
 export function videoHold(entry: ModelEntry, estimate: Usage): Usage | undefined {
   if (estimate.kind !== 'video' || entry.price.unit !== 'video-second' || entry.price.basis !== 'input+output' || entry.video?.duration !== false) return undefined;
   return { ...estimate, outputSeconds: entry.video.maxSeconds, inputSeconds: entry.video.maxSeconds };
+}
+
+/**
+ * DashScope reports the output resolution as `SR` (720, 1080). ≥1080 bills at the 1080p tier; anything lower (480P
+ * included) at 720p, the lowest tier the contract has. Null when absent or unreadable (the created tier applies).
+ */
+export function videoTierFromSR(sr: unknown): VideoTier | null {
+  const n = typeof sr === 'number' ? sr : typeof sr === 'string' ? Number.parseInt(sr, 10) : Number.NaN;
+  if (!Number.isFinite(n) || n <= 0) return null;
+  return n >= 1080 ? '1080p' : '720p';
+}
+
+type Seconds = { outputSeconds: number; inputSeconds: number };
+
+/**
+ * Seconds to bill. Output basis: output duration (else the total). Input+output basis: in + out when both are
+ * reported, else the total (already their sum for edit models) — an input reported longer than that sum counts as
+ * the sum: the provider's total is billed, never a negative output that cannot be priced. Null when nothing billable
+ * was reported (0 seconds included): the task is charged its estimate, never 0.
+ */
+export function billedSeconds(p: ReportedUsage, basis: 'output' | 'input+output'): Seconds | null {
+  const s = reportedSeconds(p, basis);
+  return s !== null && s.outputSeconds + s.inputSeconds > 0 ? s : null;
+}
+
+function reportedSeconds(p: ReportedUsage, basis: 'output' | 'input+output'): Seconds | null {
+  const out = p.outputSeconds ?? null;
+  const inp = p.inputSeconds ?? null;
+  const total = p.totalSeconds ?? null;
+  if (basis === 'output') {
+    const o = out ?? total;
+    return o === null ? null : { outputSeconds: o, inputSeconds: 0 };
+  }
+  if (out !== null && inp !== null && inp + out > 0) return { outputSeconds: out, inputSeconds: inp };
+  if (total !== null) {
+    const input = Math.min(inp ?? 0, total);
+    return { outputSeconds: total - input, inputSeconds: input };
+  }
+  if (out !== null) return { outputSeconds: out, inputSeconds: inp ?? 0 };
+  return null;
+}
+
+/**
+ * What a finished task is charged, from what its upstream reported: the reported seconds on the model's price basis
+ * (`input+output` for edit models) at the reported resolution, else the tier the task was created (and held) at; a
+ * family A task its reported seconds at its mode. The task's estimate (its `usage` until success) when nothing
+ * billable was reported; null only for a task without one.
+ */
+export function finishedTaskUsage(catalogue: Catalogue, task: Pick<TaskRecord, 'billingModel' | 'tier' | 'usage'>, reported: ReportedUsage | undefined): Usage | null {
+  const estimate = task.usage;
+  if (!reported || !estimate) return estimate;
+  if (estimate.kind === 'video') {
+    const entry = catalogue.get(task.billingModel);
+    const secs = billedSeconds(reported, entry && entry.price.unit === 'video-second' ? entry.price.basis : 'output');
+    if (!secs) return estimate;
+    return { kind: 'video', ...secs, tier: videoTierFromSR(reported.resolution) ?? (task.tier === '720p' ? '720p' : '1080p') };
+  }
+  if (estimate.kind === 'video-mode') {
+    const seconds = reported.outputSeconds ?? null;
+    if (seconds === null || !(seconds > 0)) return estimate;
+    const tier: ModeTier = task.tier === 'pro' ? 'pro' : 'std';
+    return { kind: 'video-mode', outputSeconds: seconds, tier };
+  }
+  return estimate;
 }

@@ -3,7 +3,7 @@
 // an upstream reports no usage (charge.ts): the characters of the string values of `system`, `messages` and
 // `tools`, four to a token and rounded up, plus 258 tokens for each image or document block. No upstream call is
 // made and nothing is charged; the call is a request like any other for the token's rate limit and request log.
-import { isObject, type JsonObject } from '../contracts/fields.ts';
+import { isObject, type JsonObject } from '../json/json.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { CallContext } from './call.ts';
 import { estimateUsage, inputSize } from './charge.ts';

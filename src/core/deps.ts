@@ -6,6 +6,7 @@ import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { Config } from '../config/config.ts';
 import type { Meter } from '../metering/types.ts';
 import type { UpstreamClient } from '../adapters/http-client.ts';
+import type { SafeNet } from '../net/safe-fetch.ts';
 import type { RateLimiter } from '../limits/rate-limiter.ts';
 import type { DashscopeTextAdapter } from '../adapters/dashscope/compat-chat-adapter.ts';
 import type { ClusterBus, ClusterEvent } from '../cluster/cluster-bus.ts';
@@ -54,10 +55,10 @@ export interface GatewayDeps {
   requestLog: RequestLogWriter;
   meter: Meter;
   upstream: UpstreamClient;
+  /** The outbound-network guard for downloads made on the upstream's behalf (result files, images to inline). */
+  net: SafeNet;
   /** Durable async task engine (videos, family A tasks); drivers register per kind. */
   tasks: TaskEngine;
-  /** The in-process query budget's memory: the poller thread is given it, so both threads keep one budget. */
-  queryBudgetMemory: SharedArrayBuffer;
   limiter: RateLimiter;
   /** Per-channel circuit breakers (routing/failover.ts). */
   breakers: CircuitBreakers;

@@ -5,7 +5,7 @@ import { downloadAsBase64 } from '../adapters/dashscope/images-b64.ts';
 import { generateImages, type ImageResult } from '../adapters/dashscope/images.ts';
 import type { ResolvedModel } from '../catalogue/types.ts';
 import type { Config } from '../config/config.ts';
-import type { JsonObject } from '../contracts/fields.ts';
+import type { JsonObject } from '../json/json.ts';
 import { checkImageCount, checkModelFor, parseCommon, type ImageRequest } from '../contracts/images.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { resultDownloadPolicy, type SafeNet } from '../net/index.ts';

@@ -3,7 +3,7 @@
 // their difference; then every charge whose stored usage disagrees, every reported usage without its charge,
 // charges of tasks without a terminal success, successes without a charge, holds still open, and lost submits.
 import type { Price } from '../catalogue/types.ts';
-import { isObject } from '../contracts/fields.ts';
+import { isObject } from '../json/json.ts';
 import { MAX_CHARGE, priceUsage } from '../metering/prices.ts';
 import type { Usage } from '../metering/types.ts';
 import type { ReconcileRows } from '../store/repos/reconcile.ts';

@@ -1,10 +1,78 @@
-// The upstream call of a task that waited in the gateway for a parallel-task slot (tasks/slot-queue.ts): no client
-// request is there any more, so it is not metered here (the task's hold is) — only routed: across the channels
-// serving its model now, connect-only (a refusal for the account's limits may go to another account; nothing that
-// may have reached one is sent again).
+// Creating an async task, for /v1/videos and family A alike: the estimate held through the task engine, then the
+// creation sent connect-only through the metered upstream call (a creation the upstream may have accepted is never
+// sent twice). Also the send of a task that waited in the gateway for a parallel-task slot (tasks/slot-queue.ts):
+// no client request is there any more, so it is not metered here (the task's hold is) — only routed.
+import { randomUUID } from 'node:crypto';
 import type { SubmitVia } from '../adapters/kling/task-driver.ts';
+import type { ModelEntry } from '../catalogue/types.ts';
+import type { ModeTier, VideoTier } from '../catalogue/usage.ts';
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { Channel } from '../routing/channel-registry.ts';
 import { withFailover, type FailoverOptions } from '../routing/failover.ts';
+import type { TaskEngine } from '../tasks/engine.ts';
+import type { CreateTaskInput, SubmitOutcome, TaskFamily, TaskRecord, UnconfirmedSubmit } from '../tasks/types.ts';
+import { principalOf, type CallContext } from './call.ts';
+import { videoEstimate, videoHold } from './charge.ts';
 import type { GatewayDeps } from './deps.ts';
+import { upstreamCall, type UpstreamCallDeps } from './upstream-call.ts';
+
+export interface TaskSubmitDeps extends UpstreamCallDeps {
+  readonly tasks: TaskEngine;
+}
+
+/** Our id for a new task (`video_…` on /v1, `task_…` on family A): never the upstream's. */
+export const newTaskId = (prefix: 'video' | 'task'): string => `${prefix}_${randomUUID().replace(/-/g, '')}`;
+
+export interface NewTask {
+  id: string;
+  family: TaskFamily;
+  /** The driver's kind. */
+  kind: string;
+  model: { publicName: string; billingModel: string; upstreamModel: string; entry: ModelEntry };
+  channels: readonly Channel[];
+  /** Public request fields kept with the task (shown back, used in callbacks). */
+  request: unknown;
+  /** The requested size, held as the estimate: seconds at a resolution (/v1) or a mode (family A). */
+  size: { seconds: number; resolution?: VideoTier; mode?: ModeTier };
+  externalTaskId?: string | null;
+  callbackUrl?: string | null;
+  sessionId?: string | null;
+  /** The parallel-task queue of the first channel, and the creation kept while the task waits for a slot there. */
+  slot?: (first: Channel) => { queue: string; stored: unknown };
+  /** The creation call on one channel. */
+  send(channel: Channel, taskId: string): Promise<SubmitOutcome | UnconfirmedSubmit>;
+}
+
+/** Hold the task's estimate and submit it (through the task engine); the charge comes at success (charge.ts). */
+export async function submitTask(deps: TaskSubmitDeps, call: CallContext, t: NewTask): Promise<TaskRecord> {
+  const first = t.channels[0];
+  if (!first) throw new GatewayError('no_channel', 'No upstream channel is available for this model');
+  const { entry } = t.model;
+  const estimate = videoEstimate(entry, t.size);
+  const hold = videoHold(entry, estimate);
+  const input: CreateTaskInput = {
+    id: t.id,
+    family: t.family,
+    kind: t.kind,
+    tokenId: principalOf(call).tokenId,
+    model: t.model.publicName,
+    billingModel: t.model.billingModel,
+    upstreamModel: t.model.upstreamModel,
+    channel: first,
+    request: t.request,
+    requestId: call.id,
+    tier: t.size.resolution ?? t.size.mode ?? null,
+    estimate,
+    externalTaskId: t.externalTaskId ?? null,
+    callbackUrl: t.callbackUrl ?? null,
+    sessionId: t.sessionId ?? null,
+    // The hold is the quota step.
+    submit: (taskId) => upstreamCall(deps, call, { entry, retry: 'connect-only', quota: 'held', channels: t.channels }, (ch) => t.send(ch, taskId)),
+  };
+  if (hold) input.hold = hold;
+  if (t.slot) input.slot = t.slot(first);
+  return deps.tasks.create(input);
+}
 
 export function taskSubmitVia(deps: Pick<GatewayDeps, 'catalogue' | 'channels' | 'breakers' | 'metrics'>): SubmitVia {
   return (task, attempt) => {

@@ -2,7 +2,7 @@
 // shape. Fields beyond these pass through to the upstream as the client wrote them.
 import { imageUrlOf } from '../adapters/dashscope/multimodal-translate.ts';
 import type { ResolvedModel } from '../catalogue/types.ts';
-import { isObject } from '../contracts/fields.ts';
+import { isObject } from '../json/json.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 
 /** Does any message carry an image (or video) part? */

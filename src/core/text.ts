@@ -2,7 +2,7 @@
 // and exactly one charge — from the upstream's usage, or the documented estimate when none arrived.
 import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest } from '../adapters/types.ts';
 import type { ModelKind, ResolvedModel } from '../catalogue/types.ts';
-import type { JsonObject } from '../contracts/fields.ts';
+import type { JsonObject } from '../json/json.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { apiKeyTarget } from '../routing/channel-target.ts';
 import type { CallContext } from './call.ts';

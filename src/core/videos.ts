@@ -1,25 +1,21 @@
 // /v1/videos: create (a metering hold through the task engine; the charge happens at terminal success), query,
 // list, and what a download needs. Video ids are ours, bound to the owning token, never the upstream's.
-import { randomUUID } from 'node:crypto';
 import type { UpstreamClient } from '../adapters/http-client.ts';
 import { DASHSCOPE_VIDEO_TASK_KIND, type VideoTaskResult } from '../adapters/dashscope/video-driver.ts';
 import { buildVideoSynthesisBody, submitVideoSynthesis } from '../adapters/dashscope/video.ts';
-import { isObject, type JsonObject } from '../contracts/fields.ts';
+import { isObject, type JsonObject } from '../json/json.ts';
 import { validateVideoRequest, type VideoSpec } from '../contracts/videos.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { redact } from '../errors/redact.ts';
 import { apiKeyTarget } from '../routing/channel-target.ts';
-import type { TaskEngine } from '../tasks/engine.ts';
 import type { Keyset } from '../store/keyset.ts';
 import type { TaskRecord } from '../tasks/types.ts';
 import { principalOf, type CallContext, type HasState } from './call.ts';
-import { videoHold, videoEstimate } from './charge.ts';
 import { resolveVisibleModel, type ModelAccessDeps } from './model-access.ts';
-import { upstreamCall, type UpstreamCallDeps } from './upstream-call.ts';
+import { newTaskId, submitTask, type TaskSubmitDeps } from './task-submit.ts';
 
-export interface VideoDeps extends ModelAccessDeps, UpstreamCallDeps {
+export interface VideoDeps extends ModelAccessDeps, TaskSubmitDeps {
   readonly upstream: UpstreamClient;
-  readonly tasks: TaskEngine;
 }
 
 const STATUS: Record<TaskRecord['state'], string> = {
@@ -80,36 +76,23 @@ export async function createVideo(deps: VideoDeps, req: CallContext, body: JsonO
   const rules = r.entry.video;
   if (r.entry.kind !== 'video' || !rules) throw new GatewayError('model_not_supported', `The model '${r.publicName}' is not a video model`, { param: 'model' });
   const spec = validateVideoRequest(body, rules, r.entry.id, { multipart });
-  const p = principalOf(req);
-  const channels = deps.channels.forModel(r.entry);
-  if (channels.length === 0) throw new GatewayError('no_channel', 'No upstream channel is available for this model');
   const seconds = spec.seconds ?? rules.defaultSeconds;
-  const estimate = videoEstimate(r.entry, { seconds, resolution: spec.resolution });
   const upstreamBody = buildVideoSynthesisBody(spec, rules, r.upstreamModel);
-  const task = await deps.tasks.create({
-    id: `video_${randomUUID().replace(/-/g, '')}`,
+  const task = await submitTask(deps, req, {
+    id: newTaskId('video'),
     family: 'v1',
     kind: DASHSCOPE_VIDEO_TASK_KIND,
-    tokenId: p.tokenId,
-    model: r.publicName,
-    billingModel: r.billingModel,
-    upstreamModel: r.upstreamModel,
-    channel: channels[0]!,
+    model: r,
+    channels: deps.channels.forModel(r.entry),
     request: snapshot(spec, seconds),
-    requestId: req.id,
-    tier: spec.resolution,
-    estimate,
-    hold: videoHold(r.entry, estimate),
-    // connect-only: a creation the upstream may have accepted is never sent twice.
-    // connect-only: a creation the upstream may have accepted is never sent twice. The hold is the quota step.
-    submit: () =>
-      upstreamCall(deps, req, { entry: r.entry, retry: 'connect-only', quota: 'held', channels }, async (ch) => {
-        const out = await submitVideoSynthesis(deps.upstream, apiKeyTarget(ch), upstreamBody);
-        return { upstreamTaskId: out.upstreamTaskId, upstreamStatus: out.upstreamStatus, upstreamRequestId: out.upstreamRequestId, channelId: ch.id };
-      }),
+    size: { seconds, resolution: spec.resolution },
+    send: async (ch) => {
+      const out = await submitVideoSynthesis(deps.upstream, apiKeyTarget(ch), upstreamBody);
+      return { upstreamTaskId: out.upstreamTaskId, upstreamStatus: out.upstreamStatus, upstreamRequestId: out.upstreamRequestId, channelId: ch.id };
+    },
   });
   req.state.upstreamRequestId = task.upstreamRequestId;
-  req.state.usage = { hold: task.holdAmount, estimate };
+  req.state.usage = { hold: task.holdAmount, estimate: task.usage };
   return videoObject(task);
 }
 

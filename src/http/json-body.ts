@@ -1,7 +1,7 @@
 // Request bodies as JSON: one parser for the text lane and Fastify's routes, with the same refusals.
 import type { FastifyInstance } from 'fastify';
 import sjson from 'secure-json-parse';
-import { nestsDeeperThan } from '../contracts/json-text.ts';
+import { nestsDeeperThan } from '../json/json-text.ts';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 
 /**

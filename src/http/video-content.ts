@@ -1,9 +1,9 @@
 // A finished video streamed from its result host to the client (GET /v1/videos/{id}/content for its owner,
 // GET /admin/tasks/{id}/content for the operator's console): never buffered, one well-formed byte Range forwarded.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Config } from '../config/config.ts';
+import type { GatewayDeps } from '../core/deps.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { resultDownloadPolicy, safeStream } from '../net/index.ts';
+import { resultDownloadPolicy } from '../net/index.ts';
 
 /** Videos can be large; the proxy streams them, so this cap only guards against a runaway upstream. */
 const MAX_VIDEO_BYTES = 4 * 1024 * 1024 * 1024;
@@ -40,11 +40,11 @@ export function videoContentType(v: string | string[] | undefined): string {
   return /^(?:video\/[a-z0-9.+-]+|application\/octet-stream)(?:\s*;.*)?$/.test(t) ? t : 'video/mp4';
 }
 
-export async function sendVideoContent(config: Config, req: FastifyRequest, reply: FastifyReply, src: VideoSource, name: string): Promise<FastifyReply> {
+export async function sendVideoContent(deps: Pick<GatewayDeps, 'config' | 'net'>, req: FastifyRequest, reply: FastifyReply, src: VideoSource, name: string): Promise<FastifyReply> {
   const headers: Record<string, string> = {};
   const range = forwardedRange(req.headers.range);
   if (range !== null) headers.range = range;
-  const up = await safeStream(src.url, { ...resultDownloadPolicy(config), headers, maxBytes: MAX_VIDEO_BYTES, timeoutMs: 60_000 });
+  const up = await deps.net.stream(src.url, { ...resultDownloadPolicy(deps.config), headers, maxBytes: MAX_VIDEO_BYTES, timeoutMs: 60_000 });
   if (up.statusCode === 403 || up.statusCode === 404 || up.statusCode === 410) {
     up.body.destroy();
     throw src.expired();

@@ -12,6 +12,7 @@ import { isGatewayError } from '../errors/gateway-error.ts';
 import { parseJson } from '../store/json.ts';
 import type { Database } from '../store/schema.ts';
 import { validatePrice } from './price-validation.ts';
+import { isObject } from '../json/json.ts';
 
 export interface CatalogueOverride {
   model: string;
@@ -19,10 +20,6 @@ export interface CatalogueOverride {
 }
 
 const ENTRY_KEYS = ['kind', 'upstream', 'upstreamModel', 'ownedBy', 'price', 'capabilities', 'video', 'snapshots', 'aliases', 'hidden', 'vidx'] as const;
-
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * Check one partial entry (file item or stored override) against the model it changes. Throws a message that
@@ -62,7 +59,7 @@ export function validateOverrideEntry(model: string, raw: Record<string, unknown
         break;
       case 'capabilities':
       case 'video':
-        if (!isObj(v)) throw bad('an object');
+        if (!isObject(v)) throw bad('an object');
         out[k] = v;
         break;
     }
@@ -97,7 +94,7 @@ function parseCatalogueFile(path: string, text: string): CatalogueOverride[] {
   const base = new Map(DEFAULT_CATALOGUE.map((e) => [e.id, e]));
   const seen = new Set<string>();
   return json.map((item, i) => {
-    if (!isObj(item) || typeof item.model !== 'string' || item.model === '') {
+    if (!isObject(item) || typeof item.model !== 'string' || item.model === '') {
       throw new ConfigError(`TOLLWAY_CATALOGUE_FILE ${path}: item ${i} must be an object with a "model" string`);
     }
     if (seen.has(item.model)) throw new ConfigError(`TOLLWAY_CATALOGUE_FILE ${path}: model ${item.model} appears twice`);

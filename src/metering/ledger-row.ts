@@ -1,7 +1,7 @@
 // One ledger row as the meter builds it, and as the two write paths take it: Kysely values and the SQLite
 // batch writer's tuple (the same columns, compared by test/store/write-paths.test.ts).
 import { clip } from '../store/clip.ts';
-import { jsonText, jsonTextOnce } from '../contracts/json-text.ts';
+import { jsonText, jsonTextOnce } from '../json/json-text.ts';
 import type { LedgerTuple } from '../store/sqlite-batch-writer.ts';
 import type { Charge } from './types.ts';
 
@@ -40,4 +40,9 @@ export function ledgerValues(r: LedgerRow) {
 
 export function ledgerTuple(r: LedgerRow): LedgerTuple {
   return [r.key, r.tokenId, r.model, r.kind, r.charge.quantities, r.charge.unitPrices, r.charge.amount, r.requestId, r.taskId, clip(r.upstreamRequestId, 200), r.createdAt];
+}
+
+/** A charge the store did not take, on the log line that reports it: every field, to be entered by hand. */
+export function ledgerRowForLog(r: LedgerRow) {
+  return { key: r.key, token_id: r.tokenId, model: r.model, kind: r.kind, amount: r.charge.amount, quantities: r.charge.quantities, unit_prices: r.charge.unitPrices, request_id: r.requestId, task_id: r.taskId, upstream_request_id: r.upstreamRequestId, created_at: r.createdAt };
 }

@@ -8,10 +8,8 @@ import { GroupCommit, type WriteBacklog } from '../store/group-commit.ts';
 import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
 import { ledgerTuple, ledgerValues, taskChargeKey, type LedgerRow } from './ledger-row.ts';
 import { isBillable, isClamped, priceForEntry } from './prices.ts';
+import { closeHold, holdStateOf, placeHold, staleHolds } from './hold-rows.ts';
 import type { Charge, Meter, StoreTransaction, SyncChargeInput, TaskRef, Usage } from './types.ts';
-
-/** Reservations of calls answered at once are keyed by their request id (tasks by task_… / video_… ids). */
-export const RESERVATION_PREFIX = 'req_';
 
 export interface StoreMeterOptions {
   /** SQLite: write batches through the store's prepared statements (store.batchWriter) instead of Kysely. */
@@ -182,38 +180,14 @@ export class StoreMeter implements Meter {
     const amount = this.price(task.billingModel, estimate).amount;
     return this.db.transaction().execute(async (trx) => {
       // A repeated hold for the same task is a no-op: report what is held (0 if the task already ended).
-      if (await this.placeHold(trx, task.taskId, task.tokenId, amount, 'Token quota is not enough for this task')) return amount;
+      if (await placeHold(trx, { key: task.taskId, tokenId: task.tokenId, amount, pending: this.pending.get(task.tokenId) ?? 0 }, 'Token quota is not enough for this task')) return amount;
       const h = await trx.selectFrom('holds').select(['amount', 'state']).where('task_id', '=', task.taskId).executeTakeFirst();
       return h && h.state === 'held' ? Number(h.amount) : 0;
     });
   }
 
-  /**
-   * Insert the hold row and move the token's `held` by compare-and-set: it lands only if it fits the quota
-   * (queued charges not yet committed count too). False when a hold with this key already exists.
-   */
-  private async placeHold(trx: Kysely<Database>, key: string, tokenId: string, amount: number, refusal: string): Promise<boolean> {
-    const pending = this.pending.get(tokenId) ?? 0;
-    const now = Date.now();
-    const ins = await trx
-      .insertInto('holds')
-      .values({ task_id: key, token_id: tokenId, amount, state: 'held', created_at: now, updated_at: now })
-      .onConflict((oc) => oc.column('task_id').doNothing())
-      .executeTakeFirst();
-    if (Number(ins.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
-    const r = await trx
-      .updateTable('tokens')
-      .set({ held: sql`held + ${amount}` })
-      .where('id', '=', tokenId)
-      .where((eb) => eb.or([eb('quota', 'is', null), eb(sql`spent + held + ${amount + pending}`, '<=', eb.ref('quota'))]))
-      .executeTakeFirst();
-    // Rolled back with the insert.
-    if (Number(r.numUpdatedRows) === 0) throw new GatewayError('insufficient_quota', refusal);
-    return true;
-  }
-
   async reserve(key: string, tokenId: string, amount: number): Promise<void> {
-    await this.db.transaction().execute((trx) => this.placeHold(trx, key, tokenId, amount, 'Token quota is not enough for this call'));
+    await this.db.transaction().execute((trx) => placeHold(trx, { key, tokenId, amount, pending: this.pending.get(tokenId) ?? 0 }, 'Token quota is not enough for this call'));
   }
 
   async settleReserved(input: SyncChargeInput): Promise<number> {
@@ -222,7 +196,7 @@ export class StoreMeter implements Meter {
       // The reservation closes here — or the reaper already released it (a call that outlived
       // TOLLWAY_RESERVATION_TTL_MS, its instance alive): a call that delivered is charged either way, and its ledger
       // key (the request id) keeps that to one charge.
-      await this.closeHold(trx, input.requestId, input.tokenId, 'settled');
+      await closeHold(trx, input.requestId, input.tokenId, 'settled');
       if (!charge) return 0;
       if (!(await this.insertCharge(trx, this.syncRow(input, charge)))) return 0;
       if (charge.amount > 0) await this.addSpent(trx, input.tokenId, charge.amount);
@@ -233,61 +207,25 @@ export class StoreMeter implements Meter {
   async releaseReserved(key: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       const h = await trx.selectFrom('holds').select('token_id').where('task_id', '=', key).executeTakeFirst();
-      if (h) await this.closeHold(trx, key, h.token_id, 'released');
+      if (h) await closeHold(trx, key, h.token_id, 'released');
     });
   }
 
   async reapReservations(olderThanMs: number): Promise<number> {
-    // A call's reservation left open; or a task's hold whose task row is gone (a creation refused upstream removes its
-    // row, then releases its hold in a second step: if that step failed, nothing else would give the hold back).
-    const stale = await this.db
-      .selectFrom('holds')
-      .select(['task_id', 'token_id'])
-      .where('state', '=', 'held')
-      .where('created_at', '<', Date.now() - olderThanMs)
-      .where(({ or, eb, not, exists, selectFrom }) =>
-        or([eb('task_id', 'like', `${RESERVATION_PREFIX}%`), not(exists(selectFrom('tasks').select('tasks.id').whereRef('tasks.id', '=', 'holds.task_id')))]),
-      )
-      .limit(1000)
-      .execute();
+        const stale = await staleHolds(this.db, olderThanMs);
     let n = 0;
     for (const h of stale) {
-      const closed = await this.db.transaction().execute((trx) => this.closeHold(trx, h.task_id, h.token_id, 'released'));
+      const closed = await this.db.transaction().execute((trx) => closeHold(trx, h.task_id, h.token_id, 'released'));
       if (closed !== null) n++;
     }
     return n;
-  }
-
-  /**
-   * Decide the task's outcome: CAS its hold row held → `to`. A task without a hold gets a zero-amount row
-   * first, so the CAS (and its one-outcome guarantee) applies to every task. Returns the held amount released
-   * from `tokens.held`, or null if the outcome was already decided.
-   */
-  private async closeHold(trx: Kysely<Database>, key: string, tokenId: string, to: 'settled' | 'released'): Promise<number | null> {
-    const now = Date.now();
-    await trx
-      .insertInto('holds')
-      .values({ task_id: key, token_id: tokenId, amount: 0, state: 'held', created_at: now, updated_at: now })
-      .onConflict((oc) => oc.column('task_id').doNothing())
-      .execute();
-    const closed = await trx
-      .updateTable('holds')
-      .set({ state: to, updated_at: now })
-      .where('task_id', '=', key)
-      .where('state', '=', 'held')
-      .returning(['amount', 'token_id'])
-      .executeTakeFirst();
-    if (!closed) return null;
-    const amount = Number(closed.amount);
-    if (amount > 0) await trx.updateTable('tokens').set({ held: sql`held - ${amount}` }).where('id', '=', closed.token_id).execute();
-    return amount;
   }
 
   async settle(task: TaskRef, reported: Usage, within?: StoreTransaction): Promise<number> {
     const charge = this.price(task.billingModel, reported);
     const run = <R>(fn: (trx: Kysely<Database>) => Promise<R>): Promise<R> => (within ? fn(within) : this.db.transaction().execute(fn));
     return run(async (trx) => {
-      if ((await this.closeHold(trx, task.taskId, task.tokenId, 'settled')) === null) return 0;
+      if ((await closeHold(trx, task.taskId, task.tokenId, 'settled')) === null) return 0;
       if (!isBillable(reported)) return 0;
       const inserted = await this.insertCharge(trx, this.checked({
         key: taskChargeKey(task.taskId),
@@ -307,11 +245,10 @@ export class StoreMeter implements Meter {
   }
 
   async release(task: TaskRef): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => (await this.closeHold(trx, task.taskId, task.tokenId, 'released')) !== null);
+    return this.db.transaction().execute(async (trx) => (await closeHold(trx, task.taskId, task.tokenId, 'released')) !== null);
   }
 
   async holdState(taskId: string, within?: StoreTransaction): Promise<'held' | 'settled' | 'released' | null> {
-    const h = await (within ?? this.db).selectFrom('holds').select('state').where('task_id', '=', taskId).executeTakeFirst();
-    return h ? (h.state as 'held' | 'settled' | 'released') : null;
+    return holdStateOf(within ?? this.db, taskId);
   }
 }

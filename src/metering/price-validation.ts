@@ -3,6 +3,7 @@
 // meters by kind, so a video model cannot suddenly be priced per token).
 import type { Price, TokenPriceTier } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
+import { isObject } from '../json/json.ts';
 
 /** The highest unit price an operator may set: 1,000,000 units (per 1k tokens, image or second). */
 export const MAX_UNIT_PRICE = 1_000_000_000_000;
@@ -11,10 +12,6 @@ export class PriceValidationError extends GatewayError {
   constructor(message: string, param: string) {
     super('invalid_parameter', message, { param });
   }
-}
-
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function noExtraKeys(o: Record<string, unknown>, allowed: string[], path: string): void {
@@ -33,7 +30,7 @@ function micro(o: Record<string, unknown>, key: string, path: string, required =
 }
 
 function tier(v: unknown, path: string): TokenPriceTier {
-  if (!isObj(v)) throw new PriceValidationError(`${path} must be an object`, path);
+  if (!isObject(v)) throw new PriceValidationError(`${path} must be an object`, path);
   noExtraKeys(v, ['maxInputTokens', 'inputPer1k', 'outputPer1k', 'cachedInputPer1k', 'cacheCreationPer1k'], path);
   const max = v.maxInputTokens;
   if (max !== null && (typeof max !== 'number' || !Number.isInteger(max) || max <= 0)) {
@@ -52,7 +49,7 @@ function tier(v: unknown, path: string): TokenPriceTier {
  * video-second price may omit `basis` (the current basis is kept).
  */
 export function validatePrice(v: unknown, current?: Price, path = 'price'): Price {
-  if (!isObj(v)) throw new PriceValidationError(`${path} must be an object with a "unit"`, path);
+  if (!isObject(v)) throw new PriceValidationError(`${path} must be an object with a "unit"`, path);
   const unit = v.unit;
   if (current && unit !== current.unit) {
     throw new PriceValidationError(`${path}.unit must stay "${current.unit}" for this model, got ${JSON.stringify(unit) ?? 'nothing'}`, `${path}.unit`);
@@ -78,7 +75,7 @@ export function validatePrice(v: unknown, current?: Price, path = 'price'): Pric
       return { unit, perImage: micro(v, 'perImage', path)! };
     case 'video-second': {
       noExtraKeys(v, ['unit', 'perSecond', 'basis'], path);
-      if (!isObj(v.perSecond)) throw new PriceValidationError(`${path}.perSecond must be an object {"720p", "1080p"}`, `${path}.perSecond`);
+      if (!isObject(v.perSecond)) throw new PriceValidationError(`${path}.perSecond must be an object {"720p", "1080p"}`, `${path}.perSecond`);
       noExtraKeys(v.perSecond, ['720p', '1080p'], `${path}.perSecond`);
       const basis = v.basis ?? (current?.unit === 'video-second' ? current.basis : undefined);
       if (basis !== 'output' && basis !== 'input+output') throw new PriceValidationError(`${path}.basis must be "output" or "input+output"`, `${path}.basis`);
@@ -86,7 +83,7 @@ export function validatePrice(v: unknown, current?: Price, path = 'price'): Pric
     }
     case 'video-mode-second':
       noExtraKeys(v, ['unit', 'perSecond'], path);
-      if (!isObj(v.perSecond)) throw new PriceValidationError(`${path}.perSecond must be an object {"std", "pro"}`, `${path}.perSecond`);
+      if (!isObject(v.perSecond)) throw new PriceValidationError(`${path}.perSecond must be an object {"std", "pro"}`, `${path}.perSecond`);
       noExtraKeys(v.perSecond, ['std', 'pro'], `${path}.perSecond`);
       return { unit, perSecond: { std: micro(v.perSecond, 'std', `${path}.perSecond`)!, pro: micro(v.perSecond, 'pro', `${path}.perSecond`)! } };
     default:

@@ -171,17 +171,6 @@ export function priceForEntry(entry: ModelEntry, usage: Usage): Charge {
 /** Was this charge clamped to MAX_CHARGE? */
 export const isClamped = (c: Charge): boolean => c.quantities.clamped_from !== undefined;
 
-/**
- * DashScope reports the output resolution as `SR` (a number such as 720 or 1080, or a string "1080P").
- * ≥1080 bills at the 1080p tier; anything lower (480P included) at 720p, the lowest tier the contract has.
- * Returns null when absent or unreadable (the caller then uses the requested or default tier).
- */
-export function videoTierFromSR(sr: unknown): VideoTier | null {
-  const n = typeof sr === 'number' ? sr : typeof sr === 'string' ? Number.parseInt(sr, 10) : Number.NaN;
-  if (!Number.isFinite(n) || n <= 0) return null;
-  return n >= 1080 ? '1080p' : '720p';
-}
-
 /** Micro-units as a decimal string of units, exactly (1234567 → "1.234567"). */
 export function formatUnits(micro: number): string {
   const neg = micro < 0;

@@ -2,28 +2,12 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { LedgerRow } from './ledger-row.ts';
+import type { Usage } from '../catalogue/usage.ts';
 
 /** A store transaction a meter step can join, so that it commits with the caller's other writes or not at all. */
 export type StoreTransaction = Kysely<Database>;
 
-export type VideoTier = '720p' | '1080p';
-export type ModeTier = 'std' | 'pro';
-
-/**
- * Provider-reported (or produced) quantities for one call or task.
- * - tokens: `inputTokens` is the TOTAL input (cached and cache-creation tokens are counted inside it, as in
- *   chat-style usage; a messages-style caller adds cache_read/cache_creation to input_tokens first). The
- *   context-length tier is chosen from this total.
- * - images: successful images only (0 → nothing is written).
- * - video: seconds as reported (floats allowed, billed by the millisecond); `inputSeconds` only counts for
- *   `input+output` edit models; `tier` defaults to the model's `video.defaultResolution`.
- * - video-mode: family A output seconds; `tier` defaults to std (pro for omni models, the upstream default).
- */
-export type Usage =
-  | { kind: 'tokens'; inputTokens: number; outputTokens: number; cachedTokens?: number; cacheCreationTokens?: number }
-  | { kind: 'images'; images: number }
-  | { kind: 'video'; outputSeconds: number; inputSeconds?: number; tier?: VideoTier }
-  | { kind: 'video-mode'; outputSeconds: number; tier?: ModeTier };
+export type { ModeTier, Usage, VideoTier } from '../catalogue/usage.ts';
 
 export interface Charge {
   amount: number;

@@ -7,11 +7,7 @@ export { checkUrl, hostAllowed, type OutboundPolicy } from './url-policy.ts';
 export { ForbiddenAddressError, systemResolver, type Resolver } from './safe-agent.ts';
 export {
   SafeNet,
-  closeSharedSafeNet,
   createSafeNet,
-  safeFetch,
-  safeStream,
-  sharedSafeNet,
   type SafeFetchOptions,
   type SafeFetchResult,
   type SafeStreamResult,

@@ -66,7 +66,8 @@ interface Hop {
 }
 
 export class SafeNet {
-  constructor(private readonly agents: SafeAgents) {}
+  /** Also the client callbacks' (tasks/callbacks.ts): one outbound guard per composition. */
+  constructor(readonly agents: SafeAgents) {}
 
   private async send(c: CheckedUrl, method: string, headers: Record<string, string>, signal: AbortSignal | undefined, timeoutMs: number): Promise<Dispatcher.ResponseData> {
     const agent: Agent = c.privateOk ? this.agents.permissive : this.agents.strict;
@@ -184,30 +185,7 @@ function mapError(e: unknown, timedOut: boolean): GatewayError {
   return failed('the result host could not be reached', e);
 }
 
-/** A SafeNet with its own agents; tests pass a fake resolver to simulate DNS answers. */
+/** A SafeNet with its own agents (the gateway's one is built in compose.ts); tests pass a fake resolver for DNS answers. */
 export function createSafeNet(opts: { resolve?: Resolver; connectTimeoutMs?: number } = {}): SafeNet {
   return new SafeNet(createSafeAgents(opts.resolve, opts.connectTimeoutMs));
-}
-
-let shared: SafeNet | undefined;
-/** The process-wide SafeNet (system DNS), created on first use. */
-export function sharedSafeNet(): SafeNet {
-  shared ??= createSafeNet();
-  return shared;
-}
-
-/** Buffered download through the process-wide SafeNet (system DNS). */
-export function safeFetch(url: string | URL, o: SafeFetchOptions): Promise<SafeFetchResult> {
-  return sharedSafeNet().fetch(url, o);
-}
-
-/** Streaming download through the process-wide SafeNet (system DNS). */
-export function safeStream(url: string | URL, o: SafeFetchOptions): Promise<SafeStreamResult> {
-  return sharedSafeNet().stream(url, o);
-}
-
-export async function closeSharedSafeNet(): Promise<void> {
-  const s = shared;
-  shared = undefined;
-  await s?.close();
 }

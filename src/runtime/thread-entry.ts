@@ -1,4 +1,4 @@
-// How to start a worker thread from a module's URL: the compiled module (dist), or — when this code runs from
+// How to start a worker thread from a module's URL (a sibling, or a path relative to it): the compiled module (dist), or — when this code runs from
 // source (tests, the tsx fallback of bin/tollway.mjs) — a two-line bootstrap that registers tsx in the thread and
 // imports the TypeScript module (a worker's `--import` flag does not install module hooks in the thread).
 import { createRequire } from 'node:module';

@@ -2,7 +2,7 @@
 // transaction per batch. Shared by the in-thread writer and the writer thread (sqlite-writer-thread.ts); the
 // SQL mirrors the dialect-neutral Kysely writes in src/metering/meter.ts and src/store/repos/request-log.ts.
 import type BetterSqlite3 from 'better-sqlite3';
-import { jsonText, jsonTextOnce } from '../contracts/json-text.ts';
+import { jsonText, jsonTextOnce } from '../json/json-text.ts';
 
 /** One ledger charge, in column order. */
 export type LedgerTuple = [key: string, tokenId: string, model: string, kind: string, quantities: unknown, unitPrices: unknown, amount: number, requestId: string | null, taskId: string | null, upstreamRequestId: string | null, createdAt: number];

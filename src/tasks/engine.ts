@@ -3,14 +3,14 @@
 // exactly-once settle (ledger key `${taskId}:success`) and release on failure / unknown / max age.
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Meter } from '../metering/types.ts';
+import type { Meter, Usage } from '../metering/types.ts';
 import type { Channel } from '../routing/channel-registry.ts';
 import type { TasksRepo } from '../store/repos/tasks.ts';
 import { cancelTask } from './cancel.ts';
 import { runLimited } from './limit.ts';
 import { adoptFound, LOST_SUBMIT_CODE, lookForLostSubmit } from './lost-submit.ts';
 import type { TaskEngineOptions } from './options.ts';
-import type { CancelOutcome, CreateTaskInput, PollOutcome, TaskDriver, TaskError, TaskRecord } from './types.ts';
+import type { CancelOutcome, CreateTaskInput, PollOutcome, ReportedUsage, TaskDriver, TaskError, TaskRecord } from './types.ts';
 import { isTerminal } from './types.ts';
 import { createTask } from './create.ts';
 import { applyOutcome, failTask } from './settle.ts';
@@ -27,6 +27,8 @@ export interface TaskEngineDeps {
   /** Lazy: the gateway builds the meter in the same deps literal. */
   meter: () => Meter;
   channels: { forTask(id: string): Channel | undefined };
+  /** What a finished task is charged, from what its upstream reported (core/charge.ts finishedTaskUsage). */
+  chargedUsage(task: TaskRecord, reported: ReportedUsage | undefined): Usage | null;
   logger: Logger;
   options: TaskEngineOptions;
   /** The parallel-task queues (slot-queue.ts); absent: no task waits for a slot. */

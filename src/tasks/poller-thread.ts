@@ -91,7 +91,7 @@ export class PollerThread {
   }
 
   private spawn(): Promise<void> {
-    const { entry, eval: isEval } = threadEntry(import.meta.url, 'poller-worker');
+    const { entry, eval: isEval } = threadEntry(import.meta.url, '../poller-worker');
     const w = new Worker(entry, { eval: isEval, workerData: this.data, stdout: false, stderr: false });
     this.worker = w;
     return new Promise<void>((resolve, reject) => {

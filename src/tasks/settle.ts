@@ -9,7 +9,7 @@ import { refOf, type PollOutcome, type TaskError, type TaskRecord } from './type
 import type { TaskEngineDeps } from './engine.ts';
 import { slotFreed } from './slot-queue.ts';
 
-type SettleDeps = Pick<TaskEngineDeps, 'repo' | 'meter' | 'logger' | 'slots'>;
+type SettleDeps = Pick<TaskEngineDeps, 'repo' | 'meter' | 'chargedUsage' | 'logger' | 'slots'>;
 
 /** A poll's answer applied to a leased task: progress (written only when it changed), success or failure. */
 export async function applyOutcome(deps: SettleDeps, t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
@@ -48,7 +48,7 @@ class MovedMeanwhile extends Error {}
  * not this success: nothing is charged. A task that moved meanwhile is left to its next poll.
  */
 async function succeed(deps: SettleDeps, t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
-  const usage = out.usage ?? t.usage;
+  const usage = deps.chargedUsage(t, out.reported);
   if (!usage) throw new Error(`task ${t.id} succeeded without usage or estimate`);
   const now = Date.now();
   try {

@@ -78,10 +78,25 @@ export interface PollOutcome {
   progress?: number;
   /** Stored as tasks.result (JSON). */
   result?: unknown;
-  /** Provider-reported usage; settled at `succeeded`. Absent → the hold estimate is charged. */
-  usage?: Usage;
+  /** What the upstream reported of a success's size; core/charge.ts turns it into the charge (absent: the estimate). */
+  reported?: ReportedUsage;
   error?: TaskError;
   upstreamRequestId?: string | null;
+}
+
+/**
+ * A finished task's size as the upstream said it, nothing decided: which seconds are billed (the price basis), at
+ * which tier, and what a success reporting nothing billable is charged are core/charge.ts's rule (finishedTaskUsage).
+ */
+export interface ReportedUsage {
+  /** Output seconds (DashScope output_video_duration / video_duration; Kling: its videos' durations summed). */
+  outputSeconds?: number | null;
+  /** Input seconds (an edit model's input video). */
+  inputSeconds?: number | null;
+  /** A total the upstream reports (DashScope `duration`: input + output for edit models). */
+  totalSeconds?: number | null;
+  /** Output resolution as reported (DashScope SR: 720, 1080). */
+  resolution?: number | null;
 }
 
 /** What the upstream answered to the creation call. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { JsonObject } from '../../src/contracts/fields.ts';
+import type { JsonObject } from '../../src/json/json.ts';
 import { spliceTopLevelString } from '../../src/adapters/json-splice.ts';
 
 const splice = (raw: string, value = 'up-model') => spliceTopLevelString(raw, JSON.parse(raw) as JsonObject, 'model', value);

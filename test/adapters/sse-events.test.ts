@@ -3,7 +3,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { chatStreamCore, pipeChatStream, type ChatStreamState } from '../../src/adapters/dashscope/compat-chat-stream.ts';
+import { chatStreamCore, type ChatStreamState } from '../../src/adapters/dashscope/compat-chat-stream.ts';
+import { pipeChatStream } from '../../src/adapters/dashscope/compat-chat-pipe.ts';
 import { chatUsage } from '../../src/adapters/dashscope/compat-chat.ts';
 import { SseParser, sseEvents } from '../../src/adapters/sse-events.ts';
 import type { BodyConsumer } from '../../src/adapters/http-stream.ts';

@@ -24,7 +24,7 @@ describe('a poll is bounded by its limit', () => {
     s.sim.faults.add({ kind: 'timeout', path: '/api/v1/tasks/', times: 1 });
     const ch: Channel = { id: 'ch', name: 'ch', kind: 'dashscope', baseUrl: s.sim.url, keys: { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey }, models: null, priority: 0, weight: 1, account: null, taskSlots: null };
     // Within the test's own time limit (5 s), far below the client's default (20 s): the limit passed in applied.
-    await expect(new DashscopeVideoDriver(upstream, () => 'output').poll(task, ch, limit)).rejects.toMatchObject({ code: 'upstream_timeout' });
+    await expect(new DashscopeVideoDriver(upstream).poll(task, ch, limit)).rejects.toMatchObject({ code: 'upstream_timeout' });
   });
 
   it('Kling: a status query that never answers fails as upstream_timeout', async () => {

@@ -1,5 +1,6 @@
-// The layout's rules, checked on the sources: core/ knows no HTTP, the CLI never loads the HTTP stack, and only
-// the composition root builds repos, adapters, drivers and dispatchers.
+// The layout's rules, checked on the sources: core/ knows no HTTP, the CLI never loads the HTTP stack, adapters know
+// no metering, only the composition root builds repos, adapters, drivers and dispatchers, and only process entries
+// reach it; no source file is over 300 lines.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -66,10 +67,55 @@ describe('layering', () => {
   });
 
   it('only compose.ts builds repos, adapters, drivers, clients and dispatchers', () => {
-    const built = /new \w+(Repo|TaskDriver|VideoDriver)\(|new (CallbackDispatcher|KlingClient|KlingJwtSigner|StoreMeter|RequestLogWriter|TaskEngine)\(|(?<!function )dashscopeTextAdapter\(/;
+    const built = /new \w+(Repo|TaskDriver|VideoDriver)\(|new (CallbackDispatcher|KlingClient|KlingJwtSigner|StoreMeter|RequestLogWriter|TaskEngine)\(|(?<!function )(dashscopeTextAdapter|createSafeNet)\(/;
+    // An upstream's folder declares its drivers (adapters/<upstream>/index.ts); only compose.ts calls that factory.
+    const declares = (f: string) => /^adapters\/[\w-]+\/index\.ts$/.test(relative(SRC, f));
     const bad = sources(SRC)
-      .filter((f) => f !== join(SRC, 'compose.ts'))
+      .filter((f) => f !== join(SRC, 'compose.ts') && !declares(f))
       .flatMap((f) => readFileSync(f, 'utf8').split('\n').filter((line) => built.test(line) && !/^\s*(\/\/|\*)/.test(line)).map((line) => `${relative(ROOT, f)}: ${line.trim()}`));
     expect(bad).toEqual([]);
+  });
+
+  it('the upstreams\' driver factories are called by compose.ts alone', () => {
+    const calls = sources(SRC).filter((f) => /\.drivers\(/.test(readFileSync(f, 'utf8')));
+    expect(calls.map((f) => relative(ROOT, f))).toEqual(['src/compose.ts']);
+  });
+
+  it('adapters/ imports nothing from metering/: drivers report what the upstream said, core decides the charge', () => {
+    const bad = sources(join(SRC, 'adapters')).flatMap((f) =>
+      importsOf(f, false)
+        .map((s) => resolveFrom(f, s))
+        .filter((s) => s.startsWith(join(SRC, 'metering')))
+        .map((s) => `${relative(ROOT, f)} → ${relative(ROOT, s)}`),
+    );
+    expect(bad).toEqual([]);
+  });
+
+  it('only the process entries (main, the CLI, process life) import compose.ts', () => {
+    const compose = join(SRC, 'compose.ts');
+    const entries = ['src/cli.ts', 'src/cli/args.ts', 'src/main.ts', 'src/process-life.ts', 'src/poller-worker.ts'];
+    const importers = sources(SRC)
+      .filter((f) => importsOf(f, false).some((spec) => resolveFrom(f, spec) === compose))
+      .map((f) => relative(ROOT, f));
+    expect(importers.filter((f) => !entries.includes(f))).toEqual([]);
+    expect(importers.length).toBeGreaterThan(0);
+  });
+
+  it('compose.ts only wires (at most 300 lines), and no source file is over 300 lines', () => {
+    const lines = (f: string) => readFileSync(f, 'utf8').split('\n').length - 1;
+    expect(lines(join(SRC, 'compose.ts'))).toBeLessThanOrEqual(300);
+    const over = sources(SRC)
+      .filter((f) => lines(f) > 300)
+      .map((f) => `${relative(ROOT, f)}: ${lines(f)}`);
+    expect(over).toEqual([]);
+  });
+
+  it('compose.ts builds one Kling client and one outbound-network guard, and assigns no listener after construction', () => {
+    const text = readFileSync(join(SRC, 'compose.ts'), 'utf8');
+    expect(text.match(/new KlingClient\(/g)).toHaveLength(1);
+    expect(text.match(/createSafeNet\(/g)).toHaveLength(1);
+    for (const f of ['compose.ts', 'process-life.ts']) {
+      expect(readFileSync(join(SRC, f), 'utf8').match(/^\s*(deps|vidx|ctx)\.\w+\s*=[^=]/gm)).toBeNull();
+    }
   });
 });

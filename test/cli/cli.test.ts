@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveSecrets } from '../../src/bootstrap.ts';
-import { composeGateway } from '../../src/compose.ts';
+import { startGateway } from '../../src/process-life.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { TokenCallbackSigner } from '../../src/tasks/callback-signing.ts';
 import { TOLLWAY_BIN } from '../support/serve-process.ts';
@@ -115,7 +115,7 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
 
     const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
     const { adminKey, secret } = resolveSecrets(config);
-    const gw = await composeGateway({ ...config, tasks: { ...config.tasks, pollerEnabled: false } }, { adminKey, secret, store: fresh.store });
+    const gw = await startGateway({ ...config, tasks: { ...config.tasks, pollerEnabled: false } }, { adminKey, secret, store: fresh.store });
     try {
       const models = await gw.app.inject({ method: 'GET', url: '/v1/models', headers: { authorization: `Bearer ${token}` } });
       expect(models.statusCode).toBe(200);
@@ -187,7 +187,7 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
     // What a gateway on the same store (the data dir's secret) signs with, after each step: the last secret printed.
     const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
     const { adminKey, secret } = resolveSecrets(config);
-    const gw = await composeGateway({ ...config, tasks: { ...config.tasks, pollerEnabled: false } }, { adminKey, secret, store: fresh.store });
+    const gw = await startGateway({ ...config, tasks: { ...config.tasks, pollerEnabled: false } }, { adminKey, secret, store: fresh.store });
     try {
       expect(await new TokenCallbackSigner(gw.deps.repos.tokens, gw.deps.box).secretsFor(id)).toEqual([third]);
     } finally {

@@ -1,6 +1,11 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_DASHSCOPE_BASE_URL, DEFAULT_KLING_BASE_URL, isDemoMode, loadConfig } from '../../src/config/config.ts';
+import { dashscope } from '../../src/adapters/dashscope/index.ts';
+import { kling } from '../../src/adapters/kling/index.ts';
+import { ConfigError, isDemoMode, loadConfig } from '../../src/config/config.ts';
+
+const DEFAULT_DASHSCOPE_BASE_URL = dashscope.defaultBaseUrl;
+const DEFAULT_KLING_BASE_URL = kling.defaultBaseUrl;
 
 const bad = (env: Record<string, string>) => {
   try {
@@ -19,8 +24,8 @@ describe('config defaults', () => {
     expect(c.host).toBe('0.0.0.0');
     expect(c.databaseUrl).toBe(`sqlite:${resolve('./data/tollway.db')}`);
     expect(c.dataDir).toBe(resolve('./data'));
-    expect(c.dashscope).toEqual({ apiKey: undefined, baseUrl: DEFAULT_DASHSCOPE_BASE_URL });
-    expect(c.kling).toEqual({ accessKey: undefined, secretKey: undefined, baseUrl: DEFAULT_KLING_BASE_URL });
+    expect(c.upstreams.dashscope).toEqual({ keys: {}, baseUrl: DEFAULT_DASHSCOPE_BASE_URL });
+    expect(c.upstreams.kling).toEqual({ keys: {}, baseUrl: DEFAULT_KLING_BASE_URL });
     expect(c.adminKey).toBeUndefined();
     expect(c.secret).toBeUndefined();
     expect(c.logLevel).toBe('info');
@@ -53,8 +58,8 @@ describe('config defaults', () => {
       TOLLWAY_DATA_DIR: '/tmp/tw-data',
     });
     expect(c).toMatchObject({ port: 9000, host: '127.0.0.1', databaseUrl: 'postgres://u:p@db.example:5432/tw', adminKey: 'admin-key-0123456789', logLevel: 'warn', bodyLimit: 2048, allowPrivateNetwork: true, dataDir: '/tmp/tw-data' });
-    expect(c.dashscope).toEqual({ apiKey: 'sk-abc', baseUrl: 'https://dashscope.aliyuncs.com' });
-    expect(c.kling).toMatchObject({ accessKey: 'ak', secretKey: 'sk' });
+    expect(c.upstreams.dashscope).toEqual({ keys: { apiKey: 'sk-abc' }, baseUrl: 'https://dashscope.aliyuncs.com' });
+    expect(c.upstreams.kling.keys).toEqual({ accessKey: 'ak', secretKey: 'sk' });
     expect(c.resultHosts).toEqual(expect.arrayContaining(['cdn.example.com', 'other.example']));
     expect(isDemoMode(c)).toBe(false);
   });
@@ -127,7 +132,7 @@ describe('config rejects bad values with a clear message', () => {
   });
 
   it('a loopback simulator URL is accepted as an upstream base (tests, demo)', () => {
-    expect(loadConfig({ DASHSCOPE_BASE_URL: 'http://127.0.0.1:9999' }).dashscope.baseUrl).toBe('http://127.0.0.1:9999');
+    expect(loadConfig({ DASHSCOPE_BASE_URL: 'http://127.0.0.1:9999' }).upstreams.dashscope.baseUrl).toBe('http://127.0.0.1:9999');
   });
 });
 

@@ -78,8 +78,8 @@ describe('deploy/compose.yaml', () => {
     // Both upstream families at the simulator, on the port it listens on, with the keys it accepts.
     expect(arg('--host')).toBe('0.0.0.0');
     const simBase = `http://simulator:${arg('--port')}`;
-    expect([c.dashscope.baseUrl, c.kling.baseUrl]).toEqual([simBase, simBase]);
-    expect([c.dashscope.apiKey, c.kling.accessKey, c.kling.secretKey]).toEqual([DEFAULT_SIM_KEYS.dashscopeApiKey, DEFAULT_SIM_KEYS.klingAccessKey, DEFAULT_SIM_KEYS.klingSecretKey]);
+    expect([c.upstreams.dashscope.baseUrl, c.upstreams.kling.baseUrl]).toEqual([simBase, simBase]);
+    expect([c.upstreams.dashscope.keys.apiKey, c.upstreams.kling.keys.accessKey, c.upstreams.kling.keys.secretKey]).toEqual([DEFAULT_SIM_KEYS.dashscopeApiKey, DEFAULT_SIM_KEYS.klingAccessKey, DEFAULT_SIM_KEYS.klingSecretKey]);
     // Its result URLs name it as the gateways reach it, and the gateways may download from there.
     const results = new URL(arg('--public-url')!);
     expect(results.origin).toBe(simBase);

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { makeLogger } from '../../src/compose.ts';
+import { makeLogger } from '../../src/runtime/logger.ts';
 import { registerSecret } from '../../src/errors/redact.ts';
 import { accessLogger, type AccessLine } from '../../src/http/access-log.ts';
 

@@ -1,7 +1,7 @@
 // One JSON body parser for the text lane and Fastify's routes (src/http/json-body.ts): prototype poisoning and
 // nesting too deep to serialise again are refused in each family's error shape, never a 500.
 import { describe, expect, it } from 'vitest';
-import { nestsDeeperThan } from '../../src/contracts/json-text.ts';
+import { nestsDeeperThan } from '../../src/json/json-text.ts';
 import { MAX_JSON_DEPTH, parseJsonBody } from '../../src/http/json-body.ts';
 import { expectB, RID, type AErr } from '../support/error-shapes.ts';
 import { useHarness } from '../support/harness.ts';

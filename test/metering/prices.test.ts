@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Catalogue } from '../../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
-import { formatUnits, isBillable, mulDivCeil, priceForEntry, priceUsage, videoTierFromSR } from '../../src/metering/prices.ts';
+import { formatUnits, isBillable, mulDivCeil, priceForEntry, priceUsage } from '../../src/metering/prices.ts';
 import type { Price } from '../../src/catalogue/types.ts';
 import type { Usage } from '../../src/metering/types.ts';
 
@@ -133,15 +133,6 @@ describe('video prices (/v1/videos)', () => {
       expect(price(name, { kind: 'video', outputSeconds: 5, tier: '1080p' }).amount).toBe(5_000_000);
     }
     expect(cat.resolve('wnx2.7-r2v-20260101')).toBeNull();
-  });
-
-  it('maps the provider SR field to a tier', () => {
-    expect(videoTierFromSR(1080)).toBe('1080p');
-    expect(videoTierFromSR('1080P')).toBe('1080p');
-    expect(videoTierFromSR(720)).toBe('720p');
-    expect(videoTierFromSR('480P')).toBe('720p');
-    expect(videoTierFromSR(undefined)).toBeNull();
-    expect(videoTierFromSR('x')).toBeNull();
   });
 });
 

@@ -2,7 +2,7 @@
 // processes of a cluster: 50 parallel calls split across them against a quota that covers a few calls never
 // charge more than the quota — the reservation is one compare-and-set in the database, whichever instance makes it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composeGateway, type Gateway } from '../../src/compose.ts';
+import { startGateway, type Gateway } from '../../src/process-life.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { textReservation } from '../../src/core/charge.ts';
 import { ADMIN_KEY, SECRET, useHarness } from '../support/harness.ts';
@@ -18,7 +18,7 @@ describe.runIf(onPostgres)('two instances on one PostgreSQL (+ Redis when config
   let url2: string;
   beforeAll(async () => {
     store2 = await openStore(process.env.TEST_DATABASE_URL!, { pgSchema: t.h.pgSchema! });
-    gw2 = await composeGateway(t.h.config, { adminKey: ADMIN_KEY, secret: SECRET, store: store2 });
+    gw2 = await startGateway(t.h.config, { adminKey: ADMIN_KEY, secret: SECRET, store: store2 });
     url2 = (await gw2.app.listen({ port: 0, host: '127.0.0.1' })).replace('[::1]', '127.0.0.1');
   });
   afterAll(async () => {

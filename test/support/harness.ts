@@ -7,7 +7,7 @@ import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { DEFAULT_SIM_KEYS, startSimulator, type SimOptions, type Simulator } from '../../simulator/index.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
-import { composeGateway, type Gateway } from '../../src/compose.ts';
+import { startGateway, type Gateway } from '../../src/process-life.ts';
 import { ensureChannel } from '../../src/core/admin/channels.ts';
 import { createToken } from '../../src/core/admin/tokens.ts';
 import type { Store } from '../../src/store/store.ts';
@@ -70,7 +70,7 @@ function lineCollector(lines: string[]): Writable {
 
 /** A gateway on `store`, logging into `logs`, with `channels` added before it listens on a free port of 127.0.0.1. */
 async function listening(config: Config, store: Store, logs: string[], channels?: (gw: Gateway) => Promise<void>): Promise<GatewayInstance> {
-  const gw = await composeGateway(config, { adminKey: ADMIN_KEY, secret: SECRET, logStream: lineCollector(logs), store });
+  const gw = await startGateway(config, { adminKey: ADMIN_KEY, secret: SECRET, logStream: lineCollector(logs), store });
   await channels?.(gw);
   const address = await gw.app.listen({ port: 0, host: '127.0.0.1' });
   return { gw, url: address.replace('[::1]', '127.0.0.1'), logs };

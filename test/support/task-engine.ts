@@ -2,14 +2,15 @@
 import { Writable } from 'node:stream';
 import { Catalogue } from '../../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
-import { makeLogger } from '../../src/compose.ts';
+import { makeLogger } from '../../src/runtime/logger.ts';
+import { finishedTaskUsage } from '../../src/core/charge.ts';
 import { StoreMeter } from '../../src/metering/meter.ts';
 import type { Channel } from '../../src/routing/channel-registry.ts';
 import { TasksRepo } from '../../src/store/repos/tasks.ts';
 import { SlotQueueRepo } from '../../src/store/repos/slot-queue.ts';
 import { TokensRepo } from '../../src/store/repos/tokens.ts';
 import type { Store } from '../../src/store/store.ts';
-import { DEFAULT_TASK_ENGINE_OPTIONS, TaskEngine, type TaskEngineOptions } from '../../src/tasks/engine.ts';
+import { DEFAULT_TASK_ENGINE_OPTIONS, TaskEngine, type TaskEngineDeps, type TaskEngineOptions } from '../../src/tasks/engine.ts';
 import type { CreateTaskInput, PollOutcome, TaskDriver, TaskRecord } from '../../src/tasks/types.ts';
 import { freshStore } from './store.ts';
 
@@ -46,6 +47,8 @@ export interface EngineFixture {
   logs: string[];
   tokenId: string;
   driver: ScriptedDriver;
+  /** The engine's charge rule for a finished task (core/charge.ts), over the default catalogue. */
+  chargedUsage: TaskEngineDeps['chargedUsage'];
   /** The operator's task_slots every parallel-task queue gets (null: not set). */
   slotLimit: number | null;
   engine(opts?: Partial<TaskEngineOptions>): TaskEngine;
@@ -73,12 +76,14 @@ export async function engineFixture(): Promise<EngineFixture> {
     logs,
     tokenId,
     driver,
+    chargedUsage: (t, r) => finishedTaskUsage(catalogue, t, r),
     slotLimit: null,
     engine: (opts = {}) => {
       const e = new TaskEngine({
         repo: new TasksRepo(store.db, store.dialect),
         meter: () => meter,
         channels: { forTask: (id) => CHANNELS[id] },
+        chargedUsage: fixture.chargedUsage,
         logger,
         slots: { repo: new SlotQueueRepo(store.db), limitOf: () => fixture.slotLimit },
         options: { ...DEFAULT_TASK_ENGINE_OPTIONS, pollerEnabled: false, pollBaseMs: 10, pollMaxMs: 100, tickMs: 10, refreshStaleMs: 0, ...opts },

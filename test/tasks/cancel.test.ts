@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Meter } from '../../src/metering/types.ts';
 import { TasksRepo } from '../../src/store/repos/tasks.ts';
 import { DEFAULT_TASK_ENGINE_OPTIONS, TaskEngine } from '../../src/tasks/engine.ts';
-import { makeLogger } from '../../src/compose.ts';
+import { makeLogger } from '../../src/runtime/logger.ts';
 import { CHANNELS, engineFixture, type EngineFixture } from '../support/task-engine.ts';
 
 let f: EngineFixture;
@@ -18,7 +18,7 @@ it('cancel vs a poll that finds the task succeeded: charged once or cancelled, n
   const outcomes = { succeeded: 0, cancelled: 0 };
   for (let i = 0; i < 24; i++) {
     const t = await engine.create(f.input(engine));
-    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', usage: { kind: 'video', outputSeconds: 5, tier: '720p' }, result: { url: 'https://x/v.mp4' } });
+    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 5, resolution: 720 }, result: { url: 'https://x/v.mp4' } });
     // Vary the interleaving: the poll answers after 0–3 ms, the cancel starts first or second.
     f.driver.delayMs = i % 4;
     const poll = () => engine.pollNow(t).catch(() => null);
@@ -52,7 +52,7 @@ it('cancel vs a poll that finds the task succeeded: charged once or cancelled, n
 it('a finished task is not cancelled (not_open); a task being charged is left to finish', async () => {
   const engine = f.engine();
   const t = await engine.create(f.input(engine));
-  f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', usage: { kind: 'video', outputSeconds: 5, tier: '720p' } });
+  f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 5, resolution: 720 } });
   await engine.pollNow(t);
   expect((await engine.cancel(t.id))!.outcome).toBe('not_open');
   expect(await engine.cancel('task_nope')).toBeNull();
@@ -80,7 +80,7 @@ function gatedEngine(pauseAfter: 'settle' | 'release') {
   };
   if (pauseAfter === 'settle') meter.settle = wrap(f.meter.settle.bind(f.meter));
   else meter.release = wrap(f.meter.release.bind(f.meter));
-  const engine = new TaskEngine({ repo: new TasksRepo(f.store.db, f.store.dialect), meter: () => meter, channels: { forTask: (id) => CHANNELS[id] }, logger: makeLogger('silent'), options: { ...DEFAULT_TASK_ENGINE_OPTIONS, pollerEnabled: false, refreshStaleMs: 0 } });
+  const engine = new TaskEngine({ repo: new TasksRepo(f.store.db, f.store.dialect), meter: () => meter, channels: { forTask: (id) => CHANNELS[id] }, chargedUsage: f.chargedUsage, logger: makeLogger('silent'), options: { ...DEFAULT_TASK_ENGINE_OPTIONS, pollerEnabled: false, refreshStaleMs: 0 } });
   engine.registerDriver('test-video', f.driver);
   return { engine, atGate, go };
 }
@@ -89,7 +89,7 @@ it('a cancel sent while a success is being settled waits for it: the task is cha
   const plain = f.engine();
   const t = await plain.create(f.input(plain));
   f.driver.delayMs = 0;
-  f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', usage: { kind: 'video', outputSeconds: 5, tier: '720p' } });
+  f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 5, resolution: 720 } });
   // The settle's charge is written, and its transaction (charge and move to succeeded together) is still open.
   const { engine, atGate, go } = gatedEngine('settle');
   const polled = engine.pollNow(t);
@@ -109,7 +109,7 @@ it("a poll lands between the cancel's release and its task update: the task ends
   const plain = f.engine();
   const t = await plain.create(f.input(plain));
   f.driver.delayMs = 0;
-  f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', usage: { kind: 'video', outputSeconds: 5, tier: '720p' } });
+  f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 5, resolution: 720 } });
   const { engine, atGate, go } = gatedEngine('release');
   const cancelled = engine.cancel(t.id);
   await atGate;

@@ -39,7 +39,7 @@ describe('task engine', () => {
     const a = f.engine();
     const b = f.engine();
     const tasks = await Promise.all(Array.from({ length: 5 }, () => a.create(f.input(a))));
-    for (const t of tasks) f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', result: { url: 'https://r/x.mp4', expiresAt: null }, usage: { kind: 'video', outputSeconds: 4, tier: '720p' } });
+    for (const t of tasks) f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', result: { url: 'https://r/x.mp4', expiresAt: null }, reported: { outputSeconds: 4, resolution: 720 } });
     await Promise.all([
       ...tasks.flatMap((t) => Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).getFresh(t.id, f.tokenId))),
       a.tick(), b.tick(), a.tick(), b.tick(),
@@ -60,7 +60,7 @@ describe('task engine', () => {
   it('a success whose move to succeeded fails is not charged either (one transaction); a later failure finds the hold open and charges nothing', async () => {
     const e = f.engine();
     const t = await e.create(f.input(e));
-    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', result: { url: 'https://r/x.mp4', expiresAt: null }, usage: { kind: 'video', outputSeconds: 4, tier: '720p' } });
+    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', result: { url: 'https://r/x.mp4', expiresAt: null }, reported: { outputSeconds: 4, resolution: 720 } });
     // The state write fails after the charge was written in the same transaction (a crash there, a full disk …).
     const write = vi.spyOn(e.repo, 'transition').mockRejectedValueOnce(new Error('disk I/O error'));
     const after = await e.pollNow(t);

@@ -78,7 +78,7 @@ describe('lost submits (task engine)', () => {
     expect(f.logs.some((l) => l.includes('task_found') && l.includes('found upstream'))).toBe(true);
     expect(await ledger('task_found')).toHaveLength(0);
 
-    driver.outcomes.set('up_found', { state: 'succeeded', upstreamStatus: 'SUCCEEDED', usage: { kind: 'video', outputSeconds: 4, tier: '720p' } });
+    driver.outcomes.set('up_found', { state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 4, resolution: 720 } });
     for (let i = 0; i < 3; i++) await Promise.all([b.tick(), c.tick(), b.pollNow(adopted!), c.pollNow(adopted!)]);
     expect((await b.repo.get('task_found'))?.state).toBe('succeeded');
     const rows = await ledger('task_found');

@@ -5,7 +5,7 @@ import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeLogger } from '../../src/compose.ts';
+import { makeLogger } from '../../src/runtime/logger.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { PollerThread } from '../../src/tasks/poller-thread.ts';
 import { sqliteFileStore } from '../support/store.ts';

@@ -139,7 +139,7 @@ describe('task engine at scale', () => {
     const tasks = [];
     for (let i = 0; i < 6; i++) tasks.push(await e.create(f.input(e)));
     driver.unlisted.add(tasks[5]!.upstreamTaskId!);
-    driver.outcomes.set(tasks[0]!.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', usage: { kind: 'video', outputSeconds: 3, tier: '720p' } });
+    driver.outcomes.set(tasks[0]!.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 3, resolution: 720 } });
     await f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).execute();
     expect(await e.tick()).toBe(6);
     expect(driver.listCalls).toEqual([6]);
@@ -160,7 +160,7 @@ describe('task engine at scale', () => {
     const t = await e.create(f.input(e));
     await setDue(t.id, Date.now() + 600_000);
     expect(await e.repo.lease(t.id, 'inst_other', 60_000)).toBe(true);
-    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', usage: { kind: 'video', outputSeconds: 2, tier: '720p' } });
+    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 2, resolution: 720 } });
     const seen = await e.upstreamNotified((await e.repo.get(t.id))!);
     expect(seen.state).toBe('queued');
     expect(f.driver.polls).toBe(0);

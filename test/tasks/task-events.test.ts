@@ -52,7 +52,7 @@ describe('task timeline', () => {
     expect((await e.repo.get(t.id))!.updatedAt).toBe(unchanged.updatedAt);
     expect(await eventRows(t.id)).toHaveLength(3);
 
-    await poll({ state: 'succeeded', upstreamStatus: 'SUCCEEDED', usage: { kind: 'video', outputSeconds: 4, tier: '720p' }, result: { url: 'https://r/x.mp4' } });
+    await poll({ state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 4, resolution: 720 }, result: { url: 'https://r/x.mp4' } });
     // Polls and GETs after the end add nothing.
     await e.pollNow((await e.repo.get(t.id))!);
     await e.getFresh(t.id, f.tokenId);
@@ -76,7 +76,7 @@ describe('task timeline', () => {
   it('a change of the upstream status within one gateway state is an event; two polls applying the same answer record it once', async () => {
     const e = f.engine();
     const t = await created(e);
-    const deps = { repo: e.repo, meter: () => f.meter, logger: pino({ level: 'silent' }) };
+    const deps = { repo: e.repo, meter: () => f.meter, chargedUsage: f.chargedUsage, logger: pino({ level: 'silent' }) };
     // Both read the task while it was PENDING (a lease that ran out mid-poll): only the first write applies.
     const out = { state: 'queued', upstreamStatus: 'SUBMITTED' } as const;
     await Promise.all([applyOutcome(deps, { ...t }, out), applyOutcome(deps, { ...t }, out)]);
@@ -165,7 +165,7 @@ describe('task timeline', () => {
     expect(await e.repo.get(t.id)).toMatchObject({ state: 'queued', upstreamStatus: 'PENDING', progress: null });
     await sql`ALTER TABLE task_events_away RENAME TO task_events`.execute(f.store.db);
     await e.pollNow((await e.repo.get(t.id))!);
-    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', usage: { kind: 'video', outputSeconds: 3, tier: '720p' } });
+    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 3, resolution: 720 } });
     await e.pollNow((await e.repo.get(t.id))!);
     expect((await e.repo.events(t.id)).map((v) => v.kind)).toEqual(['created', 'submitted', 'status', 'succeeded', 'charged']);
     expect(await ledger(t.id)).toHaveLength(1);

@@ -1,6 +1,6 @@
 // Messages (Anthropic-compatible) on DashScope (/apps/anthropic/v1/messages). The body — thinking, tools, media,
 // cache_control — passes through untouched except the model name; the version/beta headers are forwarded.
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel, stringValueLength } from '../json-scan.ts';

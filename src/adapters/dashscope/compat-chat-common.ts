@@ -1,6 +1,6 @@
 // One POST to a DashScope endpoint: auth header, body, error answer → GatewayError (sanitised by the renderer).
-import { isObject } from '../../contracts/fields.ts';
-import { stringEnd } from '../../contracts/json-text.ts';
+import { isObject } from '../../json/json.ts';
+import { stringEnd } from '../../json/json-text.ts';
 import { GatewayError, withUpstreamRequestId } from '../../errors/gateway-error.ts';
 import { num } from '../json-scan.ts';
 import { networkError, type UpstreamClient, type UpstreamResponse, type UpstreamTextResponse } from '../http-client.ts';

@@ -10,9 +10,9 @@
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { objectAfterKey } from '../json-scan.ts';
 import { SSE_LINE_LIMIT, sseEventsOf, sseLineTooLong } from '../sse-events.ts';
-import type { BodyConsumer, BodyFlow, UpstreamStreamResponse } from '../http-stream.ts';
-import type { FrameFlow, FrameSink, TokenUsage } from '../types.ts';
+import type { TokenUsage } from '../types.ts';
 import { dashscopeStreamError, firstString, streamBroke, withContractCacheFields } from './compat-chat-common.ts';
+import { bytesOf, deltaChars, hasUsage, nextUsage, renameModels, textOf, type Latin1Buffer } from './compat-chat-scan.ts';
 
 export interface ChatStreamState {
   usage: TokenUsage | null;
@@ -28,101 +28,6 @@ export interface ChatStreamOptions {
   chatUsage: (u: Record<string, unknown>) => TokenUsage;
   /** The longest unfinished event held back (bytes); past it the stream breaks (upstream_error). */
   lineLimit?: number;
-}
-
-// An upstream that spaces its JSON (`"usage": {`) is recognised too, like the spaced model-name rename below.
-const hasUsage = (d: string) => d.includes('"usage":{') || d.includes('"usage": {');
-
-// Searches start from a letter, not from `"`: JSON text has a quote every few characters, and a search whose
-// first character is a quote stops at each of them (V8 looks for the first character, then compares the rest).
-// The character before a hit is checked after.
-
-/** Position of the next `"usage":{` (or `"usage": {`) at or after `from`; -1 when none. */
-function nextUsage(text: string, from: number): number {
-  let i = text.indexOf('usage":', from + 1);
-  while (i >= 0) {
-    let j = i + 7;
-    if (text.charCodeAt(j) === 32) j++;
-    if (text.charCodeAt(i - 1) === 34 && text.charCodeAt(j) === 123) return i - 1;
-    i = text.indexOf('usage":', j);
-  }
-  return -1;
-}
-
-/**
- * Characters of output in a run of chunks: every `"content":"…"` and `"reasoning_content":"…"` value, and every
- * tool call's `"arguments":"…"` (model output too: a stream that only calls a tool is not free when the upstream
- * reports no usage).
- */
-function deltaChars(text: string): number {
-  let total = 0;
-  let at = text.indexOf('content":"');
-  while (at >= 0) {
-    const own = text.charCodeAt(at - 1) === 34 || (text.charCodeAt(at - 11) === 34 && text.startsWith('reasoning_', at - 10));
-    const chars = stringChars(text, at + 10);
-    if (own) total += chars;
-    at = text.indexOf('content":"', stringEndAt);
-  }
-  at = text.indexOf('arguments":"');
-  while (at >= 0) {
-    const chars = stringChars(text, at + 12);
-    if (text.charCodeAt(at - 1) === 34) total += chars;
-    at = text.indexOf('arguments":"', stringEndAt);
-  }
-  return total;
-}
-
-/** Where the string stringChars last read ends (its closing quote): a variable, not an object per value. */
-let stringEndAt = 0;
-
-/**
- * The length of the JSON string whose text starts at `start`, as written (an escape as its characters); its end is
- * left in stringEndAt. The text is a byte string (one char per UTF-8 byte): a character is counted at its first
- * byte, in UTF-16 units as a decoded string has them (a four-byte sequence is two), continuation bytes not at all.
- */
-function stringChars(text: string, start: number): number {
-  let i = start;
-  let wide = 0; // UTF-16 units minus bytes, for the non-ASCII characters
-  for (; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 92) i++;
-    else if (c === 34) break;
-    else if (c >= 0x80) wide += c < 0xc0 ? -1 : c >= 0xf0 ? 1 : 0;
-  }
-  stringEndAt = i;
-  return i - start + wide;
-}
-
-// Buffer's own latin1 decoder (what toString('latin1') calls, minus its argument handling).
-type Latin1Buffer = Buffer & { latin1Slice(start: number, end: number): string };
-
-/** A byte string (one char per byte, as latin1 decodes) of a text's UTF-8 form, and back. */
-export const bytesOf = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
-export const textOf = (bytes: string): string => Buffer.from(bytes, 'latin1').toString('utf8');
-
-/**
- * Every `"model":"<from>"` (or `"model": "<from>"`) in `text`, renamed. The search is for the name itself —
- * it starts with a letter, which JSON text holds far fewer of than quotes — and the key before it is checked after.
- */
-export function renameModels(text: string, from: string, compact: string, spaced: string): string {
-  let i = text.indexOf(from);
-  if (i < 0) return text;
-  let out = '';
-  let done = 0; // text before this is in `out`
-  while (i >= 0) {
-    const end = i + from.length;
-    if (text.charCodeAt(end) === 34 && text.charCodeAt(i - 1) === 34) {
-      if (text.startsWith('"model":', i - 9) && i - 9 >= done) {
-        out += text.slice(done, i - 9) + compact;
-        done = end + 1;
-      } else if (text.startsWith('"model": ', i - 10) && i - 10 >= done) {
-        out += text.slice(done, i - 10) + spaced;
-        done = end + 1;
-      }
-    }
-    i = text.indexOf(from, end);
-  }
-  return done === 0 ? text : out + text.slice(done);
 }
 
 /**
@@ -336,74 +241,4 @@ export function chatStreamTransformer(o: ChatStreamOptions, st: ChatStreamState)
     }
     if ((t = core.take())) yield textOf(t);
   };
-}
-
-/**
- * The upstream body pushed through the core to `sink`, read by read: frames are written as each read completes
- * them, the upstream is paused while the sink is full, and the end (or the break, as a gateway error) reported once.
- */
-export function pipeChatStream(res: Pick<UpstreamStreamResponse, 'push'>, core: ChatStreamCore, sink: FrameSink): FrameFlow {
-  return new ChatPipe(core, sink).start(res);
-}
-
-/** The body consumer of pipeChatStream: one object per stream. */
-class ChatPipe implements BodyConsumer {
-  private flow: BodyFlow | null = null;
-  private failed = false;
-  /** A failure while the queued chunks are handed over (inside push) stops the upstream once push has returned. */
-  private stopLater = false;
-
-  constructor(
-    private readonly core: ChatStreamCore,
-    private readonly sink: FrameSink,
-  ) {}
-
-  start(res: Pick<UpstreamStreamResponse, 'push'>): BodyFlow {
-    const flow = res.push(this);
-    this.flow = flow;
-    if (this.stopLater) flow.abort();
-    return flow;
-  }
-
-  data(chunk: Buffer): boolean {
-    if (this.failed) return true;
-    try {
-      this.core.push(chunk);
-    } catch (e) {
-      // An error event ends the stream: nothing after it is read.
-      this.fail(e);
-      this.stop();
-      return true;
-    }
-    const t = this.core.take();
-    return t === '' || this.sink.write(t);
-  }
-
-  end(): void {
-    if (this.failed) return;
-    try {
-      this.core.end();
-    } catch (e) {
-      return this.fail(e);
-    }
-    const t = this.core.take();
-    if (t) this.sink.write(t);
-    this.sink.end();
-  }
-
-  error(e: unknown): void {
-    if (!this.failed) this.fail(e);
-  }
-
-  private fail(e: unknown): void {
-    this.failed = true;
-    const t = this.core.take();
-    if (t) this.sink.write(t);
-    this.sink.end(streamBroke(e));
-  }
-
-  private stop(): void {
-    if (this.flow) this.flow.abort();
-    else this.stopLater = true;
-  }
 }

@@ -1,13 +1,14 @@
 // OpenAI-compatible chat on DashScope (/compatible-mode/v1/chat/completions). The client body passes through
 // with the upstream model name; answers are forwarded as bytes with the model renamed and usage read cheaply.
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel } from '../json-scan.ts';
 import { bodyWithModel, spliceTopLevelString, withMemberAppended } from '../json-splice.ts';
 import type { CallOptions, CompleteResult, FrameFlow, FrameSink, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
 import { assertJson, firstString, postDashscopeStream, postDashscopeText, withContractCacheFields } from './compat-chat-common.ts';
-import { chatStreamCore, chatStreamTransformer, pipeChatStream, type ChatStreamOptions, type ChatStreamState } from './compat-chat-stream.ts';
+import { chatStreamCore, chatStreamTransformer, type ChatStreamOptions, type ChatStreamState } from './compat-chat-stream.ts';
+import { pipeChatStream } from './compat-chat-pipe.ts';
 import type { UpstreamStreamResponse } from '../http-stream.ts';
 
 export const COMPAT_CHAT_PATH = '/compatible-mode/v1/chat/completions';

@@ -1,6 +1,6 @@
 // Embeddings on DashScope (/compatible-mode/v1/embeddings). The answer is large (vectors): it is forwarded as
 // bytes; only the small usage object is parsed, and the model renamed only when the names differ.
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel } from '../json-scan.ts';
 import { bodyWithModel } from '../json-splice.ts';

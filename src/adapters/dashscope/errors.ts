@@ -5,7 +5,7 @@ import { isClientCausedStatus } from '../../errors/client-caused.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { inferParam, refusalMessage, upstreamWords } from '../../errors/upstream-words.ts';
 import type { ErrorCode } from '../../errors/codes.ts';
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 
 /** The catalogue code for an upstream error: its status, and its codes (`vendorCode`, `vendorType`) or message for a content filter. */
 export function upstreamErrorCode(status: number, vendorCode: string | undefined, vendorType?: string, message?: string): ErrorCode {

@@ -1,7 +1,7 @@
 // Qwen-Image over the sync native multimodal-generation endpoint:
 // ImageRequest → {model, input.messages[{role:user, content:[{image}…,{text}]}], parameters{size:"W*H", n…}}
 // and back: every {image} part of every choice is one produced image.
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { upstreamSize, type ImageRequest } from '../../contracts/images.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { readJson, type UpstreamClient } from '../http-client.ts';

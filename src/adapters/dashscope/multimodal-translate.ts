@@ -1,5 +1,5 @@
 // OpenAI chat messages ⇄ DashScope native multimodal-generation (content parts {text} / {image} / {video}).
-import { isObject, type JsonObject } from '../../contracts/fields.ts';
+import { isObject, type JsonObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { literalHostReason } from '../../net/address-policy.ts';
 import { num } from '../json-scan.ts';

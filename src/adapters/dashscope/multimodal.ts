@@ -1,6 +1,6 @@
 // Chat with image parts on the native multimodal path (/api/v1/services/aigc/multimodal-generation/generation),
 // answered to the client in the chat-completions shape, streaming included.
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { sseEvents } from '../sse-events.ts';

@@ -1,6 +1,6 @@
 // Responses API on DashScope (/api/v2/apps/protocols/compatible-mode/v1/responses). The body passes through
 // with the upstream model name; usage keeps input_tokens_details.cached_tokens as the upstream reported it.
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel, stringValueLength } from '../json-scan.ts';

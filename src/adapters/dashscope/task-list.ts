@@ -1,6 +1,6 @@
 // DashScope's task list (`GET /api/v1/tasks`): one page of an account's tasks created in a time window, each with its
 // status only (no result, no usage: a finished task still needs its own query). Translation only.
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CallLimit } from '../../tasks/types.ts';
 import type { UpstreamClient } from '../http-client.ts';

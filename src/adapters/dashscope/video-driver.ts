@@ -1,13 +1,10 @@
-// The task-engine driver for DashScope video synthesis: one status query → PollOutcome, with the
-// provider-reported duration (edit models: input + output) at the reported (or requested) tier.
-import type { Usage, VideoTier } from '../../metering/types.ts';
+// The task-engine driver for DashScope video synthesis: one status query → PollOutcome, with the usage the
+// provider reported (seconds, resolution) as it said it; core/charge.ts decides what is charged.
 import type { Channel } from '../../routing/channel-registry.ts';
 import type { CallLimit, PollOutcome, TaskDriver, TaskRecord } from '../../tasks/types.ts';
-import { videoTierFromSR } from '../../metering/prices.ts';
 import { apiKeyTarget } from '../../routing/channel-target.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { cancelVideoTask, queryVideoTask } from './video.ts';
-import { billedSeconds } from './video-usage.ts';
 import { listTaskPage, type TaskListPage } from './task-list.ts';
 import { accountOf } from '../../routing/upstream-account.ts';
 
@@ -26,11 +23,7 @@ export interface VideoTaskResult {
  * tenant's on the same account. The engine fails it uncharged and reports it for the operator to check.
  */
 export class DashscopeVideoDriver implements TaskDriver {
-  constructor(
-    private readonly client: UpstreamClient,
-    /** Price basis of a billing model ('input+output' for edit models). */
-    private readonly basisOf: (billingModel: string) => 'output' | 'input+output',
-  ) {}
+  constructor(private readonly client: UpstreamClient) {}
 
   /** DashScope counts task queries per Alibaba Cloud account (20 per second, shared by its keys). */
   queryAccount(channel: Channel): string {
@@ -56,11 +49,7 @@ export class DashscopeVideoDriver implements TaskDriver {
         return { ...base, state: 'in_progress', progress: 50 };
       case 'succeeded': {
         const result: VideoTaskResult = { url: s.videoUrl, expiresAt: s.expiresAt };
-        const secs = billedSeconds(s.usage, this.basisOf(task.billingModel));
-        // The reported resolution decides the tier; without one, the tier the task was created (and held) at.
-        const tier: VideoTier = videoTierFromSR(s.usage.sr) ?? (task.tier === '720p' ? '720p' : '1080p');
-        const usage: Usage | undefined = secs ? { kind: 'video', outputSeconds: secs.outputSeconds, inputSeconds: secs.inputSeconds, tier } : undefined;
-        return { ...base, state: 'succeeded', progress: 100, result, ...(usage ? { usage } : {}) };
+        return { ...base, state: 'succeeded', progress: 100, result, reported: s.usage };
       }
       default:
         return { ...base, state: s.state, error: { code: s.code, message: s.message, upstreamRequestId: s.upstreamRequestId, ...(s.upstreamMessage ? { upstreamMessage: s.upstreamMessage } : {}) } };

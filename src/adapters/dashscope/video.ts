@@ -1,14 +1,15 @@
 // DashScope video synthesis (Wan 2.7 and HappyHorse "media" protocol): the submit body, the async
 // submit call, and the task query → a status the task engine understands. Translation only.
 import type { VideoRules } from '../../catalogue/types.ts';
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import type { VideoSpec } from '../../contracts/videos.ts';
 import { isContentFilterCode, mentionsContentFilter } from '../../errors/content-filter.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { readJson } from '../http-client.ts';
 import { dashscopeError } from './errors.ts';
-import { parseVideoUsage, type ParsedVideoUsage } from './video-usage.ts';
+import type { ReportedUsage } from '../../tasks/types.ts';
+import { parseVideoUsage } from './video-usage.ts';
 import type { CallLimit } from '../../tasks/types.ts';
 
 export const VIDEO_SYNTHESIS_PATH = '/api/v1/services/aigc/video-generation/video-synthesis';
@@ -63,7 +64,7 @@ export async function submitVideoSynthesis(client: UpstreamClient, t: DashscopeT
 
 export type VideoTaskStatus =
   | { state: 'queued' | 'in_progress'; upstreamStatus: string; upstreamRequestId: string | null }
-  | { state: 'succeeded'; upstreamStatus: string; upstreamRequestId: string | null; videoUrl: string; expiresAt: number | null; usage: ParsedVideoUsage }
+  | { state: 'succeeded'; upstreamStatus: string; upstreamRequestId: string | null; videoUrl: string; expiresAt: number | null; usage: ReportedUsage }
   | { state: 'failed' | 'cancelled' | 'unknown'; upstreamStatus: string; upstreamRequestId: string | null; code: string; message: string; upstreamMessage?: string };
 
 /** OSS signed URLs carry `Expires=<unix seconds>`. */

@@ -1,9 +1,9 @@
 // One Kling call: sign the JWT for the channel, send JSON, unwrap the envelope. Returns `data`
 // (still `unknown`) and the upstream request id; non-zero codes become GatewayErrors.
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
-import { readJson, type UpstreamClient } from '../http-client.ts';
+import { readJsonOrStatus, type UpstreamClient } from '../http-client.ts';
 import { klingError } from './errors.ts';
 import type { KlingJwtSigner } from './jwt.ts';
 import type { CallLimit } from '../../tasks/types.ts';
@@ -36,13 +36,7 @@ export class KlingClient {
       body: body === undefined ? null : JSON.stringify(body),
       timeouts: limit ? { headersMs: limit.timeoutMs, bodyIdleMs: limit.timeoutMs } : { headersMs: CALL_FIRST_BYTE_MS },
     });
-    let json: unknown;
-    try {
-      json = await readJson(res);
-    } catch (e) {
-      if (res.statusCode >= 400) throw klingError(res.statusCode, undefined);
-      throw e;
-    }
+    const json = await readJsonOrStatus(res, klingError);
     const upstreamRequestId = isObject(json) && typeof json.request_id === 'string' ? json.request_id : null;
     if (res.statusCode >= 400 || !isObject(json) || json.code !== 0) throw klingError(res.statusCode, json);
     return { data: json.data, upstreamRequestId };

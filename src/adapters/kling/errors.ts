@@ -1,6 +1,6 @@
 // Kling envelope errors ({code, message, request_id}, non-zero code) → GatewayError, keeping the
 // vendor's meaning in our own words. Auth and account codes are the operator's problem, said so without details.
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { isContentFilterCode } from '../../errors/content-filter.ts';
 import type { ErrorCode } from '../../errors/codes.ts';
 import { isClientCausedStatus } from '../../errors/client-caused.ts';

@@ -1,7 +1,7 @@
 // Multi-element editing: the selection calls and the edit-task body, in the vendor's shape.
 // Session ids going up are the upstream's; the route swaps ours for theirs and back.
 import type { EditRequest } from '../../contracts/vidx-edit.ts';
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 
 export const SELECTION_PATH = '/v1/videos/multi-elements';

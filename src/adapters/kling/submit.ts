@@ -2,7 +2,7 @@
 // answer's task, or — when the answer was lost but the creation may have been accepted — the task found by its
 // external_task_id (our task id), or an UnconfirmedSubmit when that lookup fails too. The creation is never sent twice
 // on one channel; failover across channels is the caller's (connect-only).
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
 import type { SubmitOutcome, UnconfirmedSubmit } from '../../tasks/types.ts';
 import type { KlingClient } from './client.ts';

@@ -2,9 +2,8 @@
 // account — the documented list query (`GET /v1/videos/<path>?pageNum&pageSize`, up to 500 a page). No store access.
 // A creation whose answer was lost to a crash is found again by its external_task_id (our task id, unique per
 // upstream account).
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
-import type { ModeTier } from '../../metering/types.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
 import type { CallLimit, PollOutcome, SubmitOutcome, TaskDriver, TaskRecord, UnconfirmedSubmit } from '../../tasks/types.ts';
 import type { KlingClient } from './client.ts';
@@ -14,8 +13,6 @@ import { parseCreated, parseTaskData, type KlingTaskPath } from './tasks.ts';
 const PAGE_SIZE = 500;
 /** Pages read beyond what the wanted tasks could fill: the list holds other tasks of the account too. */
 const EXTRA_PAGES = 2;
-
-const tierOf = (task: TaskRecord): ModeTier => (task.tier === 'pro' ? 'pro' : 'std');
 
 /** Run a creation attempt across the channels serving the task's model, connect-only (the composition root's failover). */
 export type SubmitVia = <T>(task: TaskRecord, attempt: (channel: Channel) => Promise<T>) => Promise<T>;
@@ -54,7 +51,7 @@ export class KlingTaskDriver implements TaskDriver {
     if (!task.upstreamTaskId) return { state: 'unknown', upstreamStatus: 'missing', error: { code: 'task_unknown', message: 'The task has no upstream id' } };
     try {
       const r = await this.client.call(channel, 'GET', `/v1/videos/${this.path}/${encodeURIComponent(task.upstreamTaskId)}`, undefined, limit);
-      return parseTaskData(r.data, tierOf(task), r.upstreamRequestId);
+      return parseTaskData(r.data, r.upstreamRequestId);
     } catch (e) {
       // 1203 on a task we created: the upstream forgot it. Other errors back off (thrown).
       if (e instanceof GatewayError && e.code === 'not_found') {
@@ -83,7 +80,7 @@ export class KlingTaskDriver implements TaskDriver {
         // One item the gateway cannot read (a status it does not know) leaves that task to its own status query,
         // not the whole account's batch to back off.
         try {
-          out.set(id, parseTaskData(item, tierOf(t), r.upstreamRequestId));
+          out.set(id, parseTaskData(item, r.upstreamRequestId));
         } catch {
           continue;
         }

@@ -1,8 +1,7 @@
 // Kling task replies → engine outcomes. The create reply gives the upstream task id; the query's
 // `data` gives status, failure reason and `task_result.videos[]`, whose durations are the usage.
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { ModeTier } from '../../metering/types.ts';
 import type { PollOutcome, SubmitOutcome } from '../../tasks/types.ts';
 import type { VidxPath } from '../../catalogue/types.ts';
 
@@ -61,7 +60,7 @@ export function reportedSeconds(videos: StoredVideo[]): number | null {
   return any ? total : null;
 }
 
-export function parseTaskData(data: unknown, tier: ModeTier, upstreamRequestId: string | null): PollOutcome {
+export function parseTaskData(data: unknown, upstreamRequestId: string | null): PollOutcome {
   if (!isObject(data) || typeof data.task_status !== 'string') throw new GatewayError('upstream_error', 'The upstream returned a malformed task status');
   const state = STATES[data.task_status];
   if (!state) throw new GatewayError('upstream_error', `The upstream returned an unknown task status ${data.task_status}`);
@@ -75,9 +74,9 @@ export function parseTaskData(data: unknown, tier: ModeTier, upstreamRequestId: 
     const result: KlingTaskResult = { videos };
     out.result = result;
     out.progress = 100;
+    // No reported duration → the charge is the hold estimate (requested seconds): core/charge.ts.
     const seconds = reportedSeconds(videos);
-    // No reported duration → the engine charges the hold estimate (requested seconds).
-    if (seconds !== null) out.usage = { kind: 'video-mode', outputSeconds: seconds, tier };
+    if (seconds !== null) out.reported = { outputSeconds: seconds };
   } else if (state === 'failed') {
     // The upstream's reason (it may name its models or hosts) is the operators'; the client gets our words.
     const reason = typeof data.task_status_msg === 'string' && data.task_status_msg ? data.task_status_msg : undefined;

@@ -2,7 +2,8 @@
 // console and CLI alike). The new secret is shown only in the rotation's answer; the one it replaces keeps signing
 // for a grace period, so the client can switch its receiver without refusing a callback.
 import { newCallbackSecret } from '../../auth/callback-secret.ts';
-import { isObject, onlyFields, optInt } from '../../contracts/fields.ts';
+import { onlyFields, optInt } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { MAX_CALLBACK_GRACE_MS } from '../../config/config.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { TokenRecord } from '../../store/repos/tokens.ts';

@@ -3,7 +3,9 @@
 // instance's. An edit applies at once here and is announced to the other instances.
 import { performance } from 'node:perf_hooks';
 import type { ChannelProber } from '../../adapters/probe.ts';
-import { isObject, onlyFields, optInt, optString, optStringArray, reqString, type JsonObject } from '../../contracts/fields.ts';
+import { UPSTREAMS, upstreamOf } from '../../adapters/upstreams.ts';
+import { onlyFields, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
+import { isObject, type JsonObject } from '../../json/json.ts';
 import type { ErrorCode } from '../../errors/codes.ts';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
 import { openChannel, type ChannelKeys } from '../../routing/channel-registry.ts';
@@ -19,8 +21,10 @@ export type ChannelViewDeps = Pick<AdminDeps, 'repos' | 'box'> & { readonly brea
 const mask = (v: string | undefined) => (v ? `****${v.length > 12 ? v.slice(-4) : ''}` : null);
 
 /** The keys as a read shows them: masked (a secret key only as set or not). */
-export function maskedKeys(keys: ChannelKeys, kind: ChannelRecord['kind']) {
-  return kind === 'kling' ? { access_key: mask(keys.accessKey), secret_key: keys.secretKey ? '****' : null } : { api_key: mask(keys.apiKey) };
+export function maskedKeys(keys: ChannelKeys, kind: ChannelRecord['kind']): Record<string, string | null> {
+  const out: Record<string, string | null> = {};
+  for (const f of upstreamOf(kind).keyFields) out[f.field] = f.setOnly ? (keys[f.key] ? '****' : null) : mask(keys[f.key]);
+  return out;
 }
 
 export function channelView(deps: ChannelViewDeps, c: ChannelRecord): ReturnType<typeof publicChannel> & { keys: ReturnType<typeof maskedKeys>; breaker: BreakerView | null } {
@@ -33,7 +37,9 @@ export async function getChannel(deps: Pick<AdminDeps, 'repos'>, id: string): Pr
   return c;
 }
 
-const PATCH_FIELDS = ['name', 'models', 'priority', 'weight', 'enabled', 'base_url', 'api_key', 'access_key', 'secret_key', 'account', 'task_slots'] as const;
+/** Every upstream's key fields (api_key, access_key, secret_key). */
+const KEY_FIELDS = [...new Set(UPSTREAMS.flatMap((u) => u.keyFields.map((f) => f.field)))];
+const PATCH_FIELDS = ['name', 'models', 'priority', 'weight', 'enabled', 'base_url', ...KEY_FIELDS, 'account', 'task_slots'];
 
 export interface ChannelEdit {
   name?: string;
@@ -54,9 +60,10 @@ export function parseChannelEdit(body: unknown, kind: ChannelRecord['kind']): Ch
   if ('kind' in o) throw new GatewayError('invalid_parameter', 'kind cannot be changed: add a channel of the other kind instead', { param: 'kind' });
   onlyFields(o, PATCH_FIELDS);
   if (Object.keys(o).length === 0) throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${PATCH_FIELDS.join(', ')}`);
-  const keyFields = kind === 'kling' ? ['access_key', 'secret_key'] : ['api_key'];
-  for (const k of ['api_key', 'access_key', 'secret_key']) {
-    if (k in o && !keyFields.includes(k)) throw new GatewayError('invalid_parameter', `${k} is not a key of a ${kind} channel (its keys: ${keyFields.join(', ')})`, { param: k });
+  const keyFields = upstreamOf(kind).keyFields;
+  const own = keyFields.map((f) => f.field);
+  for (const k of KEY_FIELDS) {
+    if (k in o && !own.includes(k)) throw new GatewayError('invalid_parameter', `${k} is not a key of a ${kind} channel (its keys: ${own.join(', ')})`, { param: k });
   }
   const e: ChannelEdit = {};
   if ('name' in o) e.name = reqString(o, 'name', { max: 200 });
@@ -79,9 +86,7 @@ export function parseChannelEdit(body: unknown, kind: ChannelRecord['kind']): Ch
   const taskSlots = parseTaskSlots(o);
   if (taskSlots !== undefined) e.taskSlots = taskSlots;
   const keys: ChannelKeys = {};
-  if ('api_key' in o) keys.apiKey = reqString(o, 'api_key', { max: 500 });
-  if ('access_key' in o) keys.accessKey = reqString(o, 'access_key', { max: 500 });
-  if ('secret_key' in o) keys.secretKey = reqString(o, 'secret_key', { max: 500 });
+  for (const f of keyFields) if (f.field in o) keys[f.key] = reqString(o, f.field, { max: 500 });
   if (Object.keys(keys).length > 0) e.keys = keys;
   return e;
 }

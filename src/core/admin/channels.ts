@@ -1,8 +1,10 @@
 // Channels (upstream accounts) as the operator manages them (admin API and CLI alike), and the ones the gateway
 // provisions itself at start: the demo simulator's and those for keys given in the environment.
 import { newId } from '../../auth/token-secret.ts';
-import { checkRegion, ConfigError, DEFAULT_DASHSCOPE_BASE_URL, DEFAULT_KLING_BASE_URL, FOREIGN_DASHSCOPE, FOREIGN_KLING, type Config } from '../../config/config.ts';
-import { isObject, onlyFields, optEnum, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
+import { upstreamOf } from '../../adapters/upstreams.ts';
+import { checkRegion, ConfigError, hasEnvKeys, type Config } from '../../config/config.ts';
+import { onlyFields, optEnum, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ChannelKeys } from '../../routing/channel-registry.ts';
 import { CHANNEL_KINDS, type ChannelKind, type ChannelRecord } from '../../store/repos/channels.ts';
@@ -41,17 +43,16 @@ export interface CreateChannelInput {
   taskSlots?: number | null | undefined;
 }
 
-// The same region rule as the start-up configuration: one domestic region, never mixed.
-const FOREIGN: Record<ChannelKind, RegExp> = { dashscope: FOREIGN_DASHSCOPE, kling: FOREIGN_KLING };
-
 export function parseBaseUrl(body: Record<string, unknown>, kind: ChannelKind): string {
-  const baseUrl = (optString(body, 'base_url') ?? (kind === 'dashscope' ? DEFAULT_DASHSCOPE_BASE_URL : DEFAULT_KLING_BASE_URL)).replace(/\/+$/, '');
+  const upstream = upstreamOf(kind);
+  const baseUrl = (optString(body, 'base_url') ?? upstream.defaultBaseUrl).replace(/\/+$/, '');
   try {
     const u = new URL(baseUrl);
     if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error('scheme');
     // Keys go in the key fields (write-only, masked); a URL is shown in channel views and audit lines.
     if (u.username || u.password) throw new ConfigError('base_url must not carry credentials; put keys in the key fields');
-    checkRegion('base_url', baseUrl, FOREIGN[kind]);
+    // The same region rule as the start-up configuration: one domestic region, never mixed.
+    checkRegion('base_url', baseUrl, upstream.foreignHosts);
   } catch (e) {
     const msg = e instanceof ConfigError ? e.message : 'base_url must be an absolute http(s) URL';
     throw new GatewayError('invalid_parameter', msg, { param: 'base_url' });
@@ -81,10 +82,11 @@ export function parseCreateChannel(body: unknown): CreateChannelInput {
   const kind = optEnum(body, 'kind', CHANNEL_KINDS);
   if (!kind) throw new GatewayError('missing_parameter', `kind is required (${CHANNEL_KINDS.join(', ')})`, { param: 'kind' });
   // A misspelt field (`model` for `models`) must not make a channel that serves every model: refused, as an edit's are.
-  onlyFields(body, ['name', 'kind', 'base_url', ...(kind === 'kling' ? ['access_key', 'secret_key'] : ['api_key']), 'models', 'priority', 'weight', 'account', 'task_slots']);
+  const keyFields = upstreamOf(kind).keyFields;
+  onlyFields(body, ['name', 'kind', 'base_url', ...keyFields.map((f) => f.field), 'models', 'priority', 'weight', 'account', 'task_slots']);
   const baseUrl = parseBaseUrl(body, kind);
-  const keys: ChannelKeys =
-    kind === 'dashscope' ? { apiKey: reqString(body, 'api_key', { max: 500 }) } : { accessKey: reqString(body, 'access_key', { max: 500 }), secretKey: reqString(body, 'secret_key', { max: 500 }) };
+  const keys: ChannelKeys = {};
+  for (const f of keyFields) keys[f.key] = reqString(body, f.field, { max: 500 });
   const models = optStringArray(body, 'models', { maxItems: 1000 }) ?? null;
   return { name, kind, baseUrl, keys, models, priority: optInt(body, 'priority', -1000, 1000), weight: optInt(body, 'weight', 1, 1000), account: parseAccount(body), taskSlots: parseTaskSlots(body) };
 }
@@ -165,8 +167,8 @@ export async function disableChannelsNamed(deps: ChannelDeps, prefix: string): P
 
 /** Channels for the upstream keys given in the environment. */
 export async function provisionEnvChannels(deps: ChannelDeps, config: Config): Promise<void> {
-  if (config.dashscope.apiKey) await ensureChannel(deps, 'env-dashscope', 'dashscope', config.dashscope.baseUrl, { apiKey: config.dashscope.apiKey });
-  if (config.kling.accessKey && config.kling.secretKey) {
-    await ensureChannel(deps, 'env-kling', 'kling', config.kling.baseUrl, { accessKey: config.kling.accessKey, secretKey: config.kling.secretKey });
+  for (const kind of CHANNEL_KINDS) {
+    const u = config.upstreams[kind];
+    if (hasEnvKeys(u)) await ensureChannel(deps, `env-${kind}`, kind, u.baseUrl, u.keys);
   }
 }

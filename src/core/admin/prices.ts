@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { ModelEntry } from '../../catalogue/types.ts';
 import { encodeCursor } from '../../contracts/cursor.ts';
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { baseEntries, readStoredOverrides } from '../../metering/catalogue-source.ts';
 import { changePriceOverride } from '../../metering/price-overrides.ts';

@@ -1,7 +1,8 @@
 // Changes to an existing token (admin API and CLI alike): edit, top-up, rotation. Each takes effect at once on this
 // instance and is announced to the others (the auth cache forgets every secret of the token), and writes an audit line.
 import { hashToken, newTokenSecret } from '../../auth/token-secret.ts';
-import { isObject, onlyFields, optInt, optString, optStringArray, patchInt, type JsonObject } from '../../contracts/fields.ts';
+import { onlyFields, optInt, optString, optStringArray, patchInt } from '../../contracts/fields.ts';
+import { isObject, type JsonObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { topUpToken } from '../../metering/top-up.ts';
 import type { TokenPatch, TokenRecord } from '../../store/repos/tokens.ts';

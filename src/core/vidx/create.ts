@@ -30,7 +30,7 @@ export async function createText2Video(ctx: VidxContext, req: CallContext, raw: 
   return createVidxTask(ctx, req, {
     kind: KINDS.text2video,
     path: rules.endpoint,
-    model: m.publicName,
+    publicName: m.publicName,
     billingModel: m.billingModel,
     upstreamModel: m.upstreamModel,
     entry: m.entry,
@@ -70,7 +70,7 @@ export async function createOmniVideo(ctx: VidxContext, req: CallContext, raw: u
   return createVidxTask(ctx, req, {
     kind: KINDS.omni,
     path: rules.endpoint,
-    model: m.publicName,
+    publicName: m.publicName,
     billingModel: m.billingModel,
     upstreamModel: m.upstreamModel,
     entry: m.entry,

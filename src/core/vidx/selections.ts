@@ -93,7 +93,7 @@ export async function createEditTask(ctx: VidxContext, call: CallContext, raw: u
   return createVidxTask(ctx, call, {
     kind: KINDS.edit,
     path: 'multi-elements',
-    model: visible.publicName,
+    publicName: visible.publicName,
     billingModel: billing.billingModel,
     upstreamModel: billing.upstreamModel,
     entry: billing.entry,

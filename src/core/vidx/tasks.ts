@@ -1,20 +1,17 @@
-// Creating a family A task: external_task_id idempotency (per token and kind, backed by the unique
-// index, so two concurrent creates yield one task), the metering hold and the upstream submit through
-// the task engine, connect-only failover across channels.
-import { randomUUID } from 'node:crypto';
+// Creating a family A task: external_task_id idempotency (per token and kind, backed by the unique index, so two
+// concurrent creates yield one task) around the one task submit (core/task-submit.ts).
 import { submitKling, type StoredKlingSubmit } from '../../adapters/kling/submit.ts';
 import type { KlingTaskPath } from '../../adapters/kling/tasks.ts';
 import { slotQueueOf } from '../../routing/task-slots.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { ModeTier } from '../../metering/types.ts';
+import type { ModeTier } from '../../catalogue/usage.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
 import { isUniqueViolation } from '../../store/store-errors.ts';
 import type { TaskRecord } from '../../tasks/types.ts';
 import { principalOf, type CallContext, type HasState } from '../call.ts';
 import { readPage } from '../../contracts/vidx.ts';
 import { isTerminal } from '../../tasks/types.ts';
-import { videoEstimate } from '../charge.ts';
-import { upstreamCall } from '../upstream-call.ts';
+import { newTaskId, submitTask } from '../task-submit.ts';
 import type { ModelEntry } from '../../catalogue/types.ts';
 import { upstreamCallbackUrl, type VidxContext } from './context.ts';
 import { storedKind, storedKinds, type VidxKind } from './views.ts';
@@ -26,7 +23,7 @@ export interface NewVidxTask {
   /** The client path's kind (its lookups, list and external ids span every stored kind of the path). */
   kind: VidxKind;
   path: KlingTaskPath;
-  model: string;
+  publicName: string;
   billingModel: string;
   upstreamModel: string;
   /** The entry whose price applies: its channels are refused for it when an account is not entitled. */
@@ -51,36 +48,25 @@ export async function createVidxTask(ctx: VidxContext, req: CallContext, t: NewV
     const existing = await earlierAttempt(deps, tokenId, t.kind, ext);
     if (existing) return existing;
   }
-  if (t.channels.length === 0) throw new GatewayError('no_channel', 'No upstream channel is available for this model');
-  const id = `task_${randomUUID().replace(/-/g, '')}`;
+  const id = newTaskId('task');
   // Kling counts parallel tasks per account and model version: over them the task waits in the gateway (slot-queue.ts).
   const stored: StoredKlingSubmit = { path: t.path, body: t.body(id, upstreamCallbackUrl(ctx, id)) };
   try {
-    const task = await deps.tasks.create({
+    return await submitTask(deps, req, {
       id,
       family: 'vidx',
       kind: storedKind(t.kind, t.path),
-      tokenId,
-      model: t.model,
-      billingModel: t.billingModel,
-      upstreamModel: t.upstreamModel,
-      channel: t.channels[0]!,
+      model: t,
+      channels: t.channels,
       request: t.request,
-      requestId: req.id,
-      tier: t.tier,
-      estimate: videoEstimate(t.entry, { seconds: t.seconds, mode: t.tier }),
+      size: { seconds: t.seconds, mode: t.tier },
       externalTaskId: ext ?? null,
       callbackUrl: t.callbackUrl ?? null,
       sessionId: t.sessionId ?? null,
-      slot: { queue: slotQueueOf(t.channels[0]!, t.upstreamModel), stored },
-      // connect-only: a creation the upstream may have accepted is never sent twice (a lost answer is looked up by
-      // external_task_id = our id). The hold is the quota step.
-      submit: (taskId) =>
-        upstreamCall(deps, req, { entry: t.entry, retry: 'connect-only', quota: 'held', channels: t.channels }, (ch) =>
-          submitKling(ctx.client, ch, stored, taskId, (rid) => void (req.state.upstreamRequestId = rid)),
-        ),
+      slot: (first) => ({ queue: slotQueueOf(first, t.upstreamModel), stored }),
+      // A lost answer is looked up by external_task_id = our id.
+      send: (ch, taskId) => submitKling(ctx.client, ch, stored, taskId, (rid) => void (req.state.upstreamRequestId = rid)),
     });
-    return task;
   } catch (e) {
     // Lost the race for this external_task_id: the winner's task is the answer (no second hold, no second upstream task).
     if (ext && isUniqueViolation(e)) {

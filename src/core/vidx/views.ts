@@ -1,33 +1,13 @@
 // Our task record → the vendor's task data shape (query, list, creation reply, client callbacks).
 // Ids are ours (task, video, session); model names are the canonical public names.
 import type { StoredVideo } from '../../adapters/kling/tasks.ts';
-import type { VidxPath } from '../../catalogue/types.ts';
-import { SERVED_BY } from '../../catalogue/vidx-endpoints.ts';
-import { isObject } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
 import { redact } from '../../errors/redact.ts';
 import type { TaskRecord, TaskState } from '../../tasks/types.ts';
 
 export type VendorStatus = 'submitted' | 'processing' | 'succeed' | 'failed';
 
-export const KINDS = { text2video: 'kling-text2video', edit: 'kling-multi-elements', omni: 'kling-omni-video' } as const;
-export type VidxKind = (typeof KINDS)[keyof typeof KINDS];
-
-const PATH_OF: Record<VidxKind, VidxPath> = { 'kling-text2video': 'text2video', 'kling-multi-elements': 'multi-elements', 'kling-omni-video': 'omni-video' };
-
-/**
- * The stored kind of a task of a client path created on an upstream endpoint: the path's own kind, or
- * `<kind>@<endpoint>` when another endpoint serves it (an o1 text2video task: `kling-text2video@omni-video`). The kind
- * picks the engine's driver, so the task is queried, listed, recovered and called back at that endpoint, while the
- * client sees it on its own path.
- */
-export function storedKind(kind: VidxKind, endpoint: VidxPath): string {
-  return PATH_OF[kind] === endpoint ? kind : `${kind}@${endpoint}`;
-}
-
-/** Every stored kind a client path's tasks may have, and the upstream endpoint each is asked at. */
-export function storedKinds(kind: VidxKind): Array<{ kind: string; endpoint: VidxPath }> {
-  return SERVED_BY[PATH_OF[kind]].map((endpoint) => ({ kind: storedKind(kind, endpoint), endpoint }));
-}
+export { KINDS, storedKind, storedKinds, type VidxKind } from '../../adapters/kling/task-kinds.ts';
 
 const STATUS: Record<TaskState, VendorStatus> = {
   // Waiting in the gateway for a parallel-task slot of the upstream account: to the client, submitted.

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 import { clip } from '../clip.ts';
 import { GroupCommit, type WriteBacklog } from '../group-commit.ts';
-import { jsonText } from '../../contracts/json-text.ts';
+import { jsonText } from '../../json/json-text.ts';
 import { parseJson } from '../json.ts';
 import type { LogTuple, SqliteBatchWriter } from '../sqlite-batch-writer.ts';
 import { newestFirst, whereList, type Keyset, type TimeFilter } from '../keyset.ts';

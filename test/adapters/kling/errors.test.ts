@@ -38,29 +38,29 @@ describe('kling envelope errors → catalogue codes', () => {
 });
 
 describe('kling task data → poll outcome', () => {
-  it('succeed: videos kept, usage = sum of reported seconds at the task tier', () => {
-    const o = parseTaskData({ task_status: 'succeed', task_result: { videos: [{ id: '9', url: 'https://cdn/x.mp4', duration: '5.1' }, { id: '10', url: 'https://cdn/y.mp4', duration: '4.9' }] } }, 'pro', 'r1');
+  it('succeed: videos kept, reported seconds = the sum of the videos\' durations', () => {
+    const o = parseTaskData({ task_status: 'succeed', task_result: { videos: [{ id: '9', url: 'https://cdn/x.mp4', duration: '5.1' }, { id: '10', url: 'https://cdn/y.mp4', duration: '4.9' }] } }, 'r1');
     expect(o.state).toBe('succeeded');
-    expect(o.usage).toEqual({ kind: 'video-mode', outputSeconds: 10, tier: 'pro' });
+    expect(o.reported).toEqual({ outputSeconds: 10 });
     expect((o.result as { videos: Array<{ upstreamId: string }> }).videos.map((v) => v.upstreamId)).toEqual(['9', '10']);
   });
   it('succeed without any video is a failure (nothing to charge), as DashScope\'s success without a URL', () => {
     for (const task_result of [{ videos: [] }, { videos: [{ id: '9' }] }, {}]) {
-      const o = parseTaskData({ task_status: 'succeed', task_result }, 'std', 'r2');
+      const o = parseTaskData({ task_status: 'succeed', task_result }, 'r2');
       expect(o).toMatchObject({ state: 'failed', upstreamStatus: 'succeed', error: { code: 'upstream_no_output', upstreamRequestId: 'r2' } });
-      expect(o.usage).toBeUndefined();
+      expect(o.reported).toBeUndefined();
     }
   });
 
-  it('succeed without a duration leaves usage to the hold estimate', () => {
-    expect(parseTaskData({ task_status: 'succeed', task_result: { videos: [{ id: '9', url: 'u' }] } }, 'std', null).usage).toBeUndefined();
+  it('succeed without a duration reports no seconds (the charge is the hold estimate)', () => {
+    expect(parseTaskData({ task_status: 'succeed', task_result: { videos: [{ id: '9', url: 'u' }] } }, null).reported).toBeUndefined();
   });
   it('states and failure reasons', () => {
-    expect(parseTaskData({ task_status: 'submitted' }, 'std', null).state).toBe('queued');
-    expect(parseTaskData({ task_status: 'processing' }, 'std', null).state).toBe('in_progress');
+    expect(parseTaskData({ task_status: 'submitted' }, null).state).toBe('queued');
+    expect(parseTaskData({ task_status: 'processing' }, null).state).toBe('in_progress');
     // The upstream's reason is the operators' (it may name its models); the client's message is ours.
-    const f = parseTaskData({ task_status: 'failed', task_status_msg: 'kling-v2-6 generation failed: content risk' }, 'std', null);
+    const f = parseTaskData({ task_status: 'failed', task_status_msg: 'kling-v2-6 generation failed: content risk' }, null);
     expect([f.state, f.error?.message, f.error?.upstreamMessage]).toEqual(['failed', 'The upstream task failed', 'kling-v2-6 generation failed: content risk']);
-    expect(() => parseTaskData({ task_status: 'weird' }, 'std', null)).toThrow();
+    expect(() => parseTaskData({ task_status: 'weird' }, null)).toThrow();
   });
 });

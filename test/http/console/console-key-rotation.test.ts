@@ -2,7 +2,7 @@
 // leaked key: set the new key, restart every instance) the sessions the old key opened are refused, reads and changes.
 import { Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { composeGateway, type Gateway } from '../../../src/compose.ts';
+import { startGateway, type Gateway } from '../../../src/process-life.ts';
 import { SECRET, useHarness } from '../../support/harness.ts';
 
 const t = useHarness();
@@ -21,7 +21,7 @@ describe('admin key rotation', () => {
 
     // The operator rotates the admin key: the gateway is restarted with a new TOLLWAY_ADMIN_KEY on the same store.
     await t.h.gw.close();
-    rotated = await composeGateway(t.h.config, { adminKey: NEW_KEY, secret: SECRET, store: t.h.store, logStream: new Writable({ write: (_c, _e, cb) => cb() }) });
+    rotated = await startGateway(t.h.config, { adminKey: NEW_KEY, secret: SECRET, store: t.h.store, logStream: new Writable({ write: (_c, _e, cb) => cb() }) });
     const url = (await rotated.app.listen({ port: 0, host: '127.0.0.1' })).replace('[::1]', '127.0.0.1');
 
     // Sanity: the old key itself is refused now, the new key works.

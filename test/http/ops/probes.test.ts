@@ -2,7 +2,7 @@
 // every migration is applied, Redis answers when configured), both without a credential.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { composeGateway, type Gateway } from '../../../src/compose.ts';
+import { startGateway, type Gateway } from '../../../src/process-life.ts';
 import { openStore, type Store } from '../../../src/store/store.ts';
 import { expectB } from '../../support/error-shapes.ts';
 import { freePort } from '../../support/free-port.ts';
@@ -12,7 +12,7 @@ import { until } from '../../support/wait.ts';
 /** Another gateway on the harness's database through a store (and connections) of its own. */
 async function ownStoreGateway(h: Harness): Promise<{ url: string; gw: Gateway; store: Store }> {
   const store = await openStore(h.config.databaseUrl, h.pgSchema ? { pgSchema: h.pgSchema } : {});
-  const gw = await composeGateway({ ...h.config, tasks: { ...h.config.tasks, pollerEnabled: false } }, { adminKey: ADMIN_KEY, secret: SECRET, store });
+  const gw = await startGateway({ ...h.config, tasks: { ...h.config.tasks, pollerEnabled: false } }, { adminKey: ADMIN_KEY, secret: SECRET, store });
   const url = (await gw.app.listen({ port: 0, host: '127.0.0.1' })).replace('[::1]', '127.0.0.1');
   return { url, gw, store };
 }

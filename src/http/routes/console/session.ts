@@ -1,6 +1,6 @@
 // /console/api/session: sign in with the admin key (a session cookie), read the session's CSRF token, sign out.
 import type { FastifyInstance } from 'fastify';
-import { isObject } from '../../../contracts/fields.ts';
+import { isObject } from '../../../json/json.ts';
 import { sessionOf, signIn, signOut, type ConsoleDeps } from '../../../core/console/sessions.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';

@@ -2,7 +2,8 @@
 // Image input: a vision model takes image_url parts on the compatible-mode path as they are; a chat model that
 // also takes images is sent to the native multimodal path when a request carries an image (core/text-rules.ts).
 import type { TextRequest, UpstreamAdapter } from '../../../adapters/types.ts';
-import { isObject, requireBody } from '../../../contracts/fields.ts';
+import { requireBody } from '../../../contracts/fields.ts';
+import { isObject } from '../../../json/json.ts';
 import { chatCapability, validateChat } from '../../../core/text-rules.ts';
 import { isKind, textModel, type TextDeps } from '../../../core/text.ts';
 import type { Exchange } from '../../exchange.ts';

@@ -1,6 +1,7 @@
 // /v1/videos over HTTP: the body (JSON or the SDK's multipart) and the content download; the rest is core/videos.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { requireBody, type JsonObject } from '../../../contracts/fields.ts';
+import { requireBody } from '../../../contracts/fields.ts';
+import { type JsonObject } from '../../../json/json.ts';
 import { qInt, qString, type Query } from '../../../contracts/query.ts';
 import { unflattenFields } from '../../../contracts/form-fields.ts';
 import { createVideo, downloadableResult, listVideos, ownedVideo, videoObject } from '../../../core/videos.ts';
@@ -31,6 +32,6 @@ export function registerVideoRoutes(scope: FastifyInstance, deps: GatewayDeps): 
 
   scope.get<{ Params: { id: string } }>('/videos/:id/content', async (req, reply) => {
     const t = await ownedVideo(deps, req, req.params.id, true);
-    return sendVideoContent(deps.config, req, reply, downloadableResult(t), t.id);
+    return sendVideoContent(deps, req, reply, downloadableResult(t), t.id);
   });
 }

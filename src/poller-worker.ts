@@ -1,9 +1,9 @@
-// The task poller thread's entry (poller-thread.ts starts it): composes the background work against its own store
+// The task poller thread's entry (tasks/poller-thread.ts starts it): composes the background work against its own store
 // connection and runs it until told to stop.
 import { parentPort, workerData } from 'node:worker_threads';
-import { composePoller } from '../compose.ts';
-import { niceCurrentThread } from '../runtime/thread-priority.ts';
-import type { PollerThreadCommand, PollerThreadData, PollerThreadMessage } from './poller-thread.ts';
+import { startPoller } from './process-life.ts';
+import { niceCurrentThread } from './runtime/thread-priority.ts';
+import type { PollerThreadCommand, PollerThreadData, PollerThreadMessage } from './tasks/poller-thread.ts';
 
 const port = parentPort!;
 const data = workerData as PollerThreadData;
@@ -11,7 +11,7 @@ const send = (m: PollerThreadMessage) => port.postMessage(m);
 
 // A stop asked for while the thread is still composing is applied once it has.
 let stopAsked = false;
-let poller: Awaited<ReturnType<typeof composePoller>> | null = null;
+let poller: Awaited<ReturnType<typeof startPoller>> | null = null;
 const stop = () =>
   void (poller?.close() ?? Promise.resolve()).finally(() => {
     send({ stopped: true });
@@ -27,7 +27,7 @@ port.on('message', (m: PollerThreadCommand) => {
 
 try {
   const tid = niceCurrentThread(data.config.tasks.pollerNice);
-  poller = await composePoller(data.config, { adminKey: data.adminKey, secret: data.secret, location: data.location, queryBudgetMemory: data.queryBudgetMemory, logStream: { write: (line: string) => (send({ log: line }), true) } });
+  poller = await startPoller(data.config, { adminKey: data.adminKey, secret: data.secret, location: data.location, queryBudgetMemory: data.queryBudgetMemory, logStream: { write: (line: string) => (send({ log: line }), true) } });
   send({ ready: true, tid });
   if (stopAsked) stop();
 } catch (e) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonText, jsonTextOnce } from '../../src/contracts/json-text.ts';
+import { jsonText, jsonTextOnce } from '../../src/json/json-text.ts';
 import { parseJson } from '../../src/store/json.ts';
 
 // jsonText writes the small values stored with every request itself; whatever it is given, its text must be

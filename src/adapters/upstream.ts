@@ -1,0 +1,51 @@
+// What an upstream is to the gateway, declared once in its folder (adapters/<upstream>/index.ts): its channel kind,
+// where it answers by default, which regions are refused, the keys a channel carries, the operator's channel check,
+// and its task drivers. Config, channel validation, the probe and the composition root iterate the list (upstreams.ts).
+import type { ChannelKind } from '../store/repos/channels.ts';
+import type { Channel, ChannelKeys } from '../routing/channel-registry.ts';
+import type { TaskDriver } from '../tasks/types.ts';
+import type { UpstreamClient } from './http-client.ts';
+import type { KlingClient } from './kling/client.ts';
+import type { SubmitVia } from './kling/task-driver.ts';
+
+/** The upstream clients built in compose.ts, one each, that probes and drivers call through. */
+export interface UpstreamClients {
+  upstream: UpstreamClient;
+  kling: KlingClient;
+}
+
+/** What the composition root hands a driver besides the clients. */
+export interface DriverWiring {
+  /** Every channel now (a driver looks for a lost creation on the other accounts of its kind). */
+  channels(): readonly Channel[];
+  /** A stored creation's send, failing over across the channels serving its model (core/task-submit.ts). */
+  submitVia: SubmitVia;
+}
+
+/** One credential a channel of this upstream carries. */
+export interface KeyField {
+  /** Where it is kept in the channel's sealed keys. */
+  key: keyof ChannelKeys;
+  /** Its name in the admin API and the CLI (`api_key`). */
+  field: string;
+  /** The environment variable an env-provisioned channel reads it from. */
+  env: string;
+  /** Shown in a channel view only as set or not (a secret), else masked to its last characters. */
+  setOnly?: boolean;
+}
+
+export interface Upstream {
+  kind: ChannelKind;
+  /** The base URL a channel gets when none is given, and the env variable that overrides it for env channels. */
+  defaultBaseUrl: string;
+  baseUrlEnv: string;
+  /** Hosts of this upstream's other regions: refused as a base URL (keys and prices are per region). */
+  foreignHosts: RegExp;
+  keyFields: readonly KeyField[];
+  /** The cheapest authenticated call it answers: resolves with the upstream request id, throws a GatewayError. */
+  probe(clients: UpstreamClients, ch: Channel): Promise<{ upstreamRequestId: string | null }>;
+  /** The task kinds its drivers poll. */
+  taskKinds: readonly string[];
+  /** A driver per task kind (called by compose.ts only). */
+  drivers(clients: UpstreamClients, wiring: DriverWiring): Array<[kind: string, driver: TaskDriver]>;
+}

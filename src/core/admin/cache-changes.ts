@@ -1,0 +1,12 @@
+// An admin change, made on this instance or announced by another, applied to this instance's caches.
+import type { ClusterEvent } from '../../cluster/cluster-bus.ts';
+import { loadCatalogue } from '../../metering/catalogue-source.ts';
+import type { GatewayDeps } from '../deps.ts';
+
+export async function applyChangeHere(deps: GatewayDeps, e: ClusterEvent): Promise<void> {
+  if (e.kind === 'token-revoked') deps.tokenAuth.invalidateHash(e.hash);
+  else if (e.kind === 'token-changed') for (const h of e.hashes) deps.tokenAuth.invalidateHash(h);
+  else if (e.kind === 'channels-changed') await deps.channels.reload();
+  // GatewayDeps.catalogue is reassigned: readers take deps.catalogue at call time (the meter through a getter).
+  else deps.catalogue = await loadCatalogue(deps.store.db, deps.config.catalogueFile, deps.catalogue);
+}
