@@ -103,13 +103,15 @@ export abstract class RequestLife implements Finished {
       const cause = ge.cause ?? e;
       this.log.error({ err: String((cause as Error)?.stack ?? cause) }, 'unhandled error');
     }
+    this.noteError(ge);
     if (this.left && !this.res.headersSent) {
-      // Gone before any answer (mid-body, say): its record keeps 499 client_closed. The answer goes nowhere; it only
-      // ends the route the front's way (on Fastify, its onSend settles it).
+      // Gone before any answer (mid-body, or while an upstream failed): its record says 499 client_closed (and keeps
+      // the upstream's id and words). The answer goes nowhere; it only ends the route the front's way (on Fastify,
+      // its onSend settles it).
+      this.state.errorCode = 'client_closed';
       this.answer(499, '', undefined);
       return;
     }
-    this.noteError(ge);
     if (this.res.headersSent) {
       this.res.destroy();
       return;
