@@ -114,9 +114,9 @@ function principalOf(t: TokenRecord): Principal {
 /**
  * The credential of an `Authorization: Bearer <token>` value (scheme case-insensitive, whitespace around and after
  * the scheme ignored), or undefined for another scheme or an empty token. Without a regular expression: this runs
- * on every request.
+ * on every request. The one bearer parser: client tokens, the admin key and the metrics token alike.
  */
-function bearerOf(value: string): string | undefined {
+export function bearerOf(value: string): string | undefined {
   const v = value.trim();
   if (v.length < 8 || v.slice(0, 6).toLowerCase() !== 'bearer') return undefined;
   const rest = v.slice(6);

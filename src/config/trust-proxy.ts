@@ -1,5 +1,5 @@
 // TOLLWAY_TRUST_PROXY: which proxies in front of the gateway may name the client in X-Forwarded-For. Same meaning as
-// Fastify's / Express's trustProxy for a hop count or a list of addresses (http/front.ts matches them with
+// Fastify's / Express's trustProxy for a hop count or a list of addresses (http/front/address.ts matches them with
 // @fastify/proxy-addr, as Fastify does); "trust every hop" is not offered, as it lets any client pick its own address.
 import { isIP } from 'node:net';
 

@@ -17,7 +17,7 @@ export interface UpstreamAttempt {
 export interface RequestState {
   /** performance.now() when the request arrived (ms, sub-ms precision; a number, not a BigInt per request). */
   startedAt: number;
-  /** The client's address (http/front.ts clientAddress: the peer, or the one trusted proxies name). */
+  /** The client's address (http/front/address.ts clientAddress: the peer, or the one trusted proxies name). */
   client: string;
   principal: Principal | null;
   /** The console session behind an admin request authenticated by cookie (null otherwise): audit lines name it. */

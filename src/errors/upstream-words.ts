@@ -1,7 +1,7 @@
 // Upstream words never reach a client: an upstream refusal is answered with our catalogue code and our own message
 // (its readable meaning: "the upstream refused the value of duration"), while the upstream's own status, code and
 // message — which may name its models (kling-…, qwen-…), hosts or our internal ids — go to the request's log line
-// and request-log row only (GatewayError.upstreamMessage; http/front.ts noteError).
+// and request-log row only (GatewayError.upstreamMessage; http/front/life.ts noteError).
 import type { ErrorCode } from './codes.ts';
 
 /** The longest upstream text kept for operators. */

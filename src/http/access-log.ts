@@ -14,7 +14,7 @@ export interface AccessLine {
   path: string;
   status: number;
   latencyMs: number;
-  /** The client's address (front.ts clientAddress); behind trusted proxies, the one they name. */
+  /** The client's address (front/address.ts clientAddress); behind trusted proxies, the one they name. */
   client: string;
   tokenId: string | undefined;
   model: string | null;

@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { familyOf, renderError } from '../errors/render.ts';
 import { newRequestId } from './request-id.ts';
-import { REQUEST_ID_HEADERS } from './front.ts';
+import { REQUEST_ID_HEADERS } from './front/rules.ts';
 
 interface ParserError extends Error {
   code?: string;

@@ -1,5 +1,5 @@
 // Cross-origin access for browser clients (TOLLWAY_CORS_ORIGINS; off by default). Both fronts apply these rules
-// through front.ts: a preflight (OPTIONS with Access-Control-Request-Method) from an allowed origin is answered 204
+// through front/ (fastify-front.ts, the lane): a preflight (OPTIONS with Access-Control-Request-Method) from an allowed origin is answered 204
 // before any authentication; every other answer to an allowed origin carries the origin back and exposes the
 // headers a client reads (request ids, rate-limit state, Retry-After). An origin not allowed gets no CORS header,
 // so the browser refuses the answer to its page.

@@ -1,8 +1,9 @@
-// One request as the text lane hands it to a route: what the handler reads (id, state, headers, parsed body)
+// One request as the text lane hands it to a route (the request's life: front/life.ts): what the handler reads (id, state, headers, parsed body)
 // and the raw response it answers on. Deliberately small — no framework objects on the hot path.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { markFirstByte, REQUEST_ID_HEADERS } from './front.ts';
+import { markFirstByte, REQUEST_ID_HEADERS } from './front/rules.ts';
+import type { GatewayError } from '../errors/gateway-error.ts';
 import type { RequestState } from './request-state.ts';
 
 export interface Exchange {
@@ -15,6 +16,8 @@ export interface Exchange {
   readonly res: ServerResponse;
   /** A logger bound to the request id. */
   readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** The error a stream under way ended with, kept for the request's record (front/life.ts). */
+  noteError(err: GatewayError): void;
 }
 
 const [RID0, RID1, RID2] = REQUEST_ID_HEADERS;

@@ -9,7 +9,7 @@ import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 import { renderFamilyB } from '../errors/render.ts';
 import type { Exchange } from './exchange.ts';
 import type { RequestState } from './request-state.ts';
-import { markFirstByte, noteError, REQUEST_ID_HEADERS } from './front.ts';
+import { markFirstByte, REQUEST_ID_HEADERS } from './front/rules.ts';
 
 export type StreamOutcome = 'complete' | 'client-abort' | 'upstream-error';
 
@@ -166,7 +166,7 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
     else {
       outcome = 'upstream-error';
       const ge = isGatewayError(e) ? e : new GatewayError('upstream_error', 'The stream failed', { cause: e });
-      noteError(req.state, ge);
+      req.noteError(ge);
       errorText = o.errorFrame(ge, renderFamilyB(ge, req.id).error);
     }
   } finally {
@@ -178,8 +178,7 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
     }
     watch.dispose();
     if (outcome === 'client-abort') {
-      req.state.errorCode ??= 'client_closed';
-      // The lane records the request on the response's 'close' (which a cut response emits too).
+      // The request's life marks the client gone and records it on the response's 'close' (which a cut response emits too).
       res.destroy();
     } else {
       flush();

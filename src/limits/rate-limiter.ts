@@ -1,6 +1,6 @@
 // Per-token limits: requests per minute, tokens per minute and requests in flight, counted in memory or, with
 // REDIS_URL, in Redis so every gateway instance shares them (counters.ts). Tokens without limits cost nothing: the
-// fronts admit them without calling in here (front.ts).
+// fronts admit them without calling in here (front/record.ts).
 //
 // Tokens per minute are counted after a call settles (the tokens its metered usage reports, input + output), and a
 // call is refused while the current window is already at or over the limit. So the window can overshoot the limit

@@ -84,7 +84,7 @@ export class GatewayMetrics {
     this.isRoute = isRoute;
   }
 
-  /** One answered request (front.ts's record): `ms` from its arrival to the end of its answer. Returns its route label. */
+  /** One answered request (front/record.ts): `ms` from its arrival to the end of its answer. Returns its route label. */
   request(endpoint: string, model: string | null, status: number, ms: number): string {
     const route = this.routes.get(endpoint) ?? this.routeSeries(endpoint);
     const m = model ?? '';

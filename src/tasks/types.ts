@@ -16,6 +16,8 @@ export type TaskState = 'waiting' | 'submitting' | 'queued' | 'in_progress' | 's
 export const OPEN_STATES: readonly TaskState[] = ['waiting', 'submitting', 'queued', 'in_progress'];
 export const TERMINAL_STATES: readonly TaskState[] = ['succeeded', 'failed', 'cancelled'];
 export const isTerminal = (s: TaskState): boolean => TERMINAL_STATES.includes(s);
+/** Every state, open ones first: the admin API's filter and the OpenAPI enums read this list. */
+export const TASK_STATES: readonly TaskState[] = [...OPEN_STATES, ...TERMINAL_STATES];
 
 /** Sanitised error kept on a failed task (never an upstream key, host or internal URL). */
 export interface TaskError {

@@ -1,8 +1,8 @@
-// TOLLWAY_TRUST_PROXY: what the variable accepts, and the client address the one rule (front.ts clientAddress)
+// TOLLWAY_TRUST_PROXY: what the variable accepts, and the client address the one rule (front/address.ts clientAddress)
 // takes from the peer and X-Forwarded-For for each setting.
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
-import { clientAddress } from '../../src/http/front.ts';
+import { clientAddress } from '../../src/http/front/address.ts';
 
 const trustOf = (v: string) => loadConfig({ TOLLWAY_TRUST_PROXY: v }).trustProxy;
 const refused = (v: string) => {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Catalogue } from '../../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
 import { chargeImages, chargeTokens, estimateUsage, inputSize, textReservation, videoHold, videoEstimate } from '../../src/core/charge.ts';
-import { newRequestState } from '../../src/http/front.ts';
+import { newRequestState } from '../../src/http/front/rules.ts';
 import { StoreMeter } from '../../src/metering/meter.ts';
 import { useStore } from '../support/store.ts';
 

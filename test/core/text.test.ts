@@ -5,7 +5,7 @@ import type { CompleteResult } from '../../src/adapters/types.ts';
 import type { ModelEntry, ResolvedModel } from '../../src/catalogue/types.ts';
 import { completeText, type TextCall, type TextDeps } from '../../src/core/text.ts';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
-import { newRequestState } from '../../src/http/front.ts';
+import { newRequestState } from '../../src/http/front/rules.ts';
 import type { Channel } from '../../src/routing/channel-registry.ts';
 
 const channel: Channel = { id: 'ch_1', name: 'a', kind: 'dashscope', baseUrl: 'http://u', keys: { apiKey: 'sk-x' }, models: null, priority: 0, weight: 1, account: null, taskSlots: null };

@@ -3,7 +3,8 @@
 // that is refused with 503 in the family shape, and once the listener is closed no connection is accepted.
 import { Client } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { bodyClassOf, CONTROL_LIMIT, TEXT_LIMIT } from '../../src/http/body-limits.ts';
+import { CONTROL_LIMIT, TEXT_LIMIT } from '../../src/http/front/body-limits.ts';
+import { bodyClassOf } from '../../src/http/front/route-table.ts';
 import { expectFamilyAError, expectFamilyBError } from '../support/error-shapes.ts';
 import { useHarness } from '../support/harness.ts';
 import { ledgerOfRequest } from '../support/store-rows.ts';

@@ -136,13 +136,15 @@ describe('GET /openapi.json', () => {
 });
 
 describe('OpenAPI covers the server', () => {
-  it('routes nobody described yet get a generic entry with the right security and family', async () => {
+  it('rows nobody described yet get a generic entry with the right security and family', async () => {
     const { openApiDocument } = await import('../../src/http/openapi/document.ts');
     type Op = { security: unknown; parameters?: Array<{ name: string; in: string }>; responses: Record<string, { $ref?: string }>; requestBody?: unknown };
+    const admin = { family: 'v1', body: 'control', auth: 'admin', front: 'fastify' } as const;
     const doc = openApiDocument([
-      { url: '/admin/widgets/:wid', method: ['GET', 'HEAD', 'DELETE'] },
-      { url: '/vidx/v1/videos/new-kind', method: 'POST' },
-      { url: '/v1/models/:other', method: 'GET' },
+      { ...admin, method: 'GET', path: '/admin/widgets/:wid' },
+      { ...admin, method: 'DELETE', path: '/admin/widgets/:wid' },
+      { method: 'POST', path: '/vidx/v1/videos/new-kind', family: 'vidx', body: 'media', auth: 'token', front: 'fastify' },
+      { method: 'GET', path: '/v1/models/:other', family: 'v1', body: 'control', auth: 'token', front: 'fastify' },
     ]) as { paths: Record<string, Record<string, Op>> };
     expect(doc.paths['/admin/widgets/{wid}']?.get?.security).toEqual([{ adminBearer: [] }]);
     expect(doc.paths['/admin/widgets/{wid}']?.delete?.parameters).toEqual([expect.objectContaining({ name: 'wid', in: 'path' })]);

@@ -13,7 +13,7 @@ export interface LaneHeaders {
   transferEncoding: string | undefined;
   /** A browser's Origin (the CORS rules, cors.ts). */
   origin: string | undefined;
-  /** X-Forwarded-For, repeated ones joined (read by front.ts clientAddress only behind trusted proxies). */
+  /** X-Forwarded-For, repeated ones joined (read by front/address.ts clientAddress only behind trusted proxies). */
   forwardedFor: string | undefined;
   /** Whether a Host header came (HTTP/1.1 requires one: client-error.ts lacksHost). */
   host: boolean;

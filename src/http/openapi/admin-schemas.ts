@@ -1,5 +1,6 @@
 // Schemas of the admin API: metering, billing, tokens, channels, audit.
 import { str, int, arr, obj, pathParam, query, admin, usage, type Schema } from './schema.ts';
+import { TASK_STATES } from '../../tasks/types.ts';
 import { LEDGER_CSV_HEADER, REQUEST_LOG_CSV_HEADER } from '../../core/admin/lists.ts';
 export const LEDGER_CSV = LEDGER_CSV_HEADER.join(',');
 export const REQUEST_LOG_CSV = REQUEST_LOG_CSV_HEADER.join(',');
@@ -86,7 +87,7 @@ export const listAnswer = (item: Schema, csvHeader: string, extra: Record<string
   },
 });
 export const adminTaskView = obj({
-  id: str(), family: { type: 'string', enum: ['v1', 'vidx'] }, kind: str(), state: { type: 'string', enum: ['waiting', 'submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'], description: 'waiting: held in the gateway for a free parallel-task slot of its upstream account (shown to the client as submitted)' },
+  id: str(), family: { type: 'string', enum: ['v1', 'vidx'] }, kind: str(), state: { type: 'string', enum: [...TASK_STATES], description: 'waiting: held in the gateway for a free parallel-task slot of its upstream account (shown to the client as submitted)' },
   token_id: str(), model: str(), channel_id: str(), upstream_task_id: { type: ['string', 'null'] }, upstream_status: { type: ['string', 'null'] }, progress: { type: ['integer', 'null'] },
   error: { type: ['object', 'null'], properties: { code: str(), message: str(), upstream_message: str("the upstream's own words, for operators") } }, hold_amount: micro('held against the token\'s quota while open'), poll_attempts: int(), next_poll_at: int('ms'),
   request_id: str(), created_at: int('ms'), updated_at: int('ms'), finished_at: { type: ['integer', 'null'], description: 'ms' },

@@ -1,44 +1,52 @@
-// GET /openapi.json: the document, from the hand-written paths of each API plus a generic entry for any other
-// registered route.
+// GET /openapi.json: the document of the route table's rows, each with its hand-written operation (or a generic one).
 import { ERROR_CODES } from '../../errors/codes.ts';
 import { str, int, obj, ref, jsonBody, ok, pathParam, familyB, familyA, admin, envelope, RATE_LIMIT_HEADERS, REQUEST_ID_HEADERS, type Operation } from './schema.ts';
 import { adminPaths } from './paths-admin.ts';
 import { adminTaskPaths } from './paths-admin-tasks.ts';
 import { v1Paths } from './paths-v1.ts';
 import { vidxPaths } from './paths-vidx.ts';
+import { ROUTES, type RouteRow } from '../front/route-table.ts';
+
+/** The hand-written operations, by OpenAPI path and method. */
+export const describedPaths = (): Record<string, Record<string, Operation>> => ({ ...vidxPaths(), ...v1Paths(), ...adminPaths(), ...adminTaskPaths() });
 
 
-/** A route registered on the server but not described above gets a generic, free-form description. */
-function genericOperation(path: string, method: string): Operation {
+/** A row without a hand-written description gets a generic, free-form one in its family's shape. */
+function genericOperation(row: RouteRow, path: string): Operation {
+  const method = row.method.toLowerCase();
   const params = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => pathParam(m[1]!, m[1]!));
   const parameters = params.length ? { parameters: params } : {};
   const body = ['post', 'put', 'patch'].includes(method) ? { requestBody: jsonBody(obj()) } : {};
-  if (path.startsWith('/admin/')) return admin(`${method.toUpperCase()} ${path}`, { ...parameters, ...body });
-  if (path.startsWith('/vidx/callbacks/')) return { tags: ['internal'], summary: 'Upstream callback receiver', security: [], ...parameters, ...body, responses: { '200': ok(obj()) } };
-  if (path.startsWith('/vidx/')) return familyA(`${method.toUpperCase()} ${path}`, { ...parameters, ...body }, ok(envelope(obj())));
-  return familyB(`${method.toUpperCase()} ${path}`, { ...parameters, ...body }, ok(obj()));
+  const summary = `${row.method} ${path}`;
+  if (row.auth === 'admin') return admin(summary, { ...parameters, ...body });
+  if (row.auth === 'none' && row.family === 'vidx') return { tags: ['internal'], summary: 'Upstream callback receiver', security: [], ...parameters, ...body, responses: { '200': ok(obj()) } };
+  if (row.family === 'vidx') return familyA(summary, { ...parameters, ...body }, ok(envelope(obj())));
+  return familyB(summary, { ...parameters, ...body }, ok(obj()));
 }
 
-function withRegisteredRoutes(described: Record<string, Record<string, Operation>>, registered: Array<{ url: string; method: string | string[] }>) {
-  const out = { ...described };
-  for (const r of registered) {
-    const path = r.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/+$/, '') || '/';
-    // Same route shape, other parameter names: keep the hand-written description.
-    const shape = (p: string) => p.replace(/\{[^}]+\}/g, '{}');
-    const key = Object.keys(out).find((p) => shape(p) === shape(path)) ?? path;
-    for (const m of (Array.isArray(r.method) ? r.method : [r.method]).map((x) => x.toLowerCase())) {
-      if (m === 'head' || out[key]?.[m]) continue;
-      out[key] = { ...out[key], [m]: genericOperation(key, m) };
-    }
+/** The OpenAPI path of a row (`:id` → `{id}`). */
+export const openApiPath = (row: RouteRow): string => row.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+/** The paths: one operation per route-table row — its hand-written description, else a generic one. */
+function tablePaths(described: Record<string, Record<string, Operation>>, rows: readonly RouteRow[]) {
+  const out: Record<string, Record<string, Operation>> = {};
+  // Same route shape, other parameter names: the hand-written description's names.
+  const shape = (p: string) => p.replace(/\{[^}]+\}/g, '{}');
+  const byShape = new Map(Object.keys(described).map((p) => [shape(p), p]));
+  for (const row of rows) {
+    const own = openApiPath(row);
+    const key = byShape.get(shape(own)) ?? own;
+    const m = row.method.toLowerCase();
+    out[key] = { ...out[key], [m]: described[key]?.[m] ?? genericOperation(row, key) };
   }
   return out;
 }
 
 let cached: Record<string, unknown> | null = null;
 
-/** The document; `registered` (the server's routes) fills in any route not described by hand. */
-export function openApiDocument(registered: Array<{ url: string; method: string | string[] }> = []): Record<string, unknown> {
-  if (cached && registered.length === 0) return cached;
+/** The document of the routes in `rows` (the route table's, by default every row). */
+export function openApiDocument(rows: readonly RouteRow[] = ROUTES): Record<string, unknown> {
+  if (cached && rows === ROUTES) return cached;
   const doc = {
     openapi: '3.1.0',
     info: {
@@ -48,7 +56,7 @@ export function openApiDocument(registered: Array<{ url: string; method: string 
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
-    paths: withRegisteredRoutes({ ...vidxPaths(), ...v1Paths(), ...adminPaths(), ...adminTaskPaths() }, registered),
+    paths: tablePaths(describedPaths(), rows),
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'Client token (`x-api-key` is accepted too)' },
@@ -89,7 +97,7 @@ export function openApiDocument(registered: Array<{ url: string; method: string 
       },
     },
   };
-  if (registered.length === 0) cached = doc;
+  if (rows === ROUTES) cached = doc;
   return doc;
 }
 

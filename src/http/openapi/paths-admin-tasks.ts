@@ -1,8 +1,9 @@
 // OpenAPI paths of the operator's task list, one task with its timeline, cancel and video download (routes/admin/tasks.ts).
 import { obj, arr, int, str, pathParam, query, admin, ok, type Operation, type Schema } from './schema.ts';
+import { TASK_STATES } from '../../tasks/types.ts';
 import { adminTaskView, cursorParam, ledgerEntry, limitParam, micro, timeParam } from './admin-schemas.ts';
 
-const STATE = { type: ['string', 'null'], enum: ['waiting', 'submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled', null] };
+const STATE = { type: ['string', 'null'], enum: [...TASK_STATES, null] };
 const taskEvent = obj({
   id: int(),
   at: int('ms'),
@@ -35,7 +36,7 @@ export function adminTaskPaths(): Record<string, Record<string, Operation>> {
     '/admin/tasks': {
       get: admin('Async tasks of every token (videos, family A tasks), newest first, to find stuck ones; unknown parameters are refused', {
         parameters: [
-          query('state', { type: 'string', enum: ['waiting', 'submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] }, 'Only tasks in this state'),
+          query('state', { type: 'string', enum: [...TASK_STATES] }, 'Only tasks in this state'),
           query('kind', str(), 'Only this task kind (dashscope-video, kling-text2video, …)'),
           query('token_id', str(), 'Only this token'),
           query('model', str(), 'Only this public model'),

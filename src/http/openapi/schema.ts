@@ -37,7 +37,7 @@ export function errorResponses(family: Family): Record<string, unknown> {
   return out;
 }
 
-/** The request id under its three names (src/http/front.ts REQUEST_ID_HEADERS), on every answer. */
+/** The request id under its three names (src/http/front/rules.ts REQUEST_ID_HEADERS), on every answer. */
 export const REQUEST_ID_HEADERS = {
   'X-Gateway-Request-Id': { $ref: '#/components/headers/RequestId' },
   'x-request-id': { $ref: '#/components/headers/RequestId' },

@@ -2,6 +2,7 @@
 // Prometheus metrics (GET /metrics). The probes need no credential; /metrics takes TOLLWAY_METRICS_TOKEN or the
 // admin key (docs/operations.md).
 import type { FastifyInstance } from 'fastify';
+import { bearerOf } from '../../auth/token-auth.ts';
 import type { GatewayDeps } from '../../core/deps.ts';
 import { checkAdminKey } from '../../core/console/sessions.ts';
 import { checkReadiness } from '../../core/readiness.ts';
@@ -9,9 +10,9 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 
 /** A scrape's bearer: the metrics token when one is configured, or the admin key — both refused unseen while the address is locked out, a wrong one counted (checkAdminKey). */
 async function checkScraper(authorization: string | undefined, client: string, deps: GatewayDeps): Promise<void> {
-  const m = authorization ? /^Bearer\s+(.+)$/i.exec(authorization.trim()) : null;
-  if (!m) throw new GatewayError('missing_token', 'GET /metrics requires Authorization: Bearer <metrics token or admin key>');
-  await checkAdminKey(deps.adminKeys, m[1]!.trim(), client, 'a metrics token or the admin key', deps.config.metricsToken);
+  const key = authorization ? bearerOf(authorization) : undefined;
+  if (!key) throw new GatewayError('missing_token', 'GET /metrics requires Authorization: Bearer <metrics token or admin key>');
+  await checkAdminKey(deps.adminKeys, key, client, 'a metrics token or the admin key', deps.config.metricsToken);
 }
 
 export function registerOpsRoutes(app: FastifyInstance, deps: GatewayDeps): void {

@@ -1,7 +1,7 @@
 // Who an admin change is attributed to: the console session travels in the request's own state (set by the admin
 // auth hook), so the audit author is read from the request that made the change.
 import { describe, expect, it } from 'vitest';
-import { newRequestState } from '../../../src/http/front.ts';
+import { newRequestState } from '../../../src/http/front/rules.ts';
 import { adminActor } from '../../../src/http/routes/admin/admin-auth.ts';
 
 describe('adminActor', () => {

@@ -1,4 +1,4 @@
-// The cross-cutting HTTP rules (http/front.ts), through every route family and both fronts: the text lane
+// The cross-cutting HTTP rules (http/front/), through every route family and both fronts: the text lane
 // (/v1/chat/completions …) and Fastify (/v1/models, images, videos, /vidx/v1, /admin).
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';

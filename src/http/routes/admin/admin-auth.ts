@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { safeEqual } from '../../../auth/token-secret.ts';
+import { bearerOf } from '../../../auth/token-auth.ts';
 import { checkAdminKey, sessionOf } from '../../../core/console/sessions.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
@@ -15,8 +16,8 @@ import { sameOrigin, sessionCookie } from '../console/cookie.ts';
 export function requireAdmin(scope: FastifyInstance, deps: Pick<GatewayDeps, 'adminKey' | 'adminKeys' | 'repos' | 'config'>): void {
   scope.addHook('onRequest', async (req) => {
     const h = req.headers.authorization;
-    const m = h ? /^Bearer\s+(.+)$/i.exec(h.trim()) : null;
-    if (m) return checkAdminKey(deps.adminKeys, m[1]!.trim(), req.state.client);
+    const key = h ? bearerOf(h) : undefined;
+    if (key) return checkAdminKey(deps.adminKeys, key, req.state.client);
     const secret = deps.config.console.enabled ? sessionCookie(req) : undefined;
     if (!secret) throw new GatewayError('missing_token', 'Admin API requires Authorization: Bearer <admin key>');
     const session = await sessionOf({ sessions: deps.repos.consoleSessions, adminKey: deps.adminKey }, secret);

@@ -7,11 +7,10 @@ import { qEnum, qInt, qOnly, qString, type Query } from '../../../contracts/quer
 import { adminTaskDetail, adminTaskPage, adminTaskVideo, cancelTask } from '../../../core/admin/tasks.ts';
 import { sendVideoContent } from '../../video-content.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
-import type { TaskState } from '../../../tasks/types.ts';
+import { TASK_STATES } from '../../../tasks/types.ts';
 import { adminActor } from './admin-auth.ts';
 import { timeRange } from './ledger.ts';
 
-const STATES = ['waiting', 'submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'] as const satisfies readonly TaskState[];
 const PARAMS = ['state', 'kind', 'token_id', 'model', 'since', 'until', 'limit', 'cursor'] as const;
 
 export function registerTaskRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
@@ -20,7 +19,7 @@ export function registerTaskRoutes(scope: FastifyInstance, deps: GatewayDeps): v
     qOnly(q, PARAMS);
     const cursor = qString(q, 'cursor', 400);
     const after = cursor === undefined ? undefined : decodeCursor(cursor, ['n', 's']);
-    const state = qString(q, 'state') === undefined ? undefined : qEnum(q, 'state', STATES, 'queued');
+    const state = qString(q, 'state') === undefined ? undefined : qEnum(q, 'state', TASK_STATES, 'queued');
     return adminTaskPage(deps.tasks.repo, {
       state,
       kind: qString(q, 'kind'),

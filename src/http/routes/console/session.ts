@@ -4,7 +4,7 @@ import { isObject } from '../../../json/json.ts';
 import { sessionOf, signIn, signOut, type ConsoleDeps } from '../../../core/console/sessions.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
-import { peerIsTrustedProxy } from '../../front.ts';
+import { peerIsTrustedProxy } from '../../front/address.ts';
 import { clearCookieHeader, overHttps, sameOrigin, sessionCookie, setCookieHeader } from './cookie.ts';
 
 export function registerSessionRoutes(scope: FastifyInstance, deps: GatewayDeps): void {

@@ -1,14 +1,20 @@
-// Fastify answers 404 for a known path with the wrong method; a demanding client expects 405.
-export class RouteTable {
+// Fastify answers 404 for a known path with the wrong method; a demanding client expects 405 with Allow. The
+// methods of each path are the route table's (a GET also answers HEAD).
+import type { RouteRow } from './route-table.ts';
+
+export class MethodGuard {
   private readonly routes: Array<{ re: RegExp; methods: Set<string> }> = [];
 
-  add(url: string, methods: string | string[]): void {
+  constructor(rows: readonly RouteRow[]) {
+    for (const r of rows) this.add(r.path, r.method === 'GET' ? ['GET', 'HEAD'] : [r.method]);
+  }
+
+  private add(url: string, methods: string[]): void {
     const pattern = url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+');
     const re = new RegExp(`^${pattern}/?$`);
     const existing = this.routes.find((r) => r.re.source === re.source);
-    const list = (Array.isArray(methods) ? methods : [methods]).map((m) => m.toUpperCase());
-    if (existing) list.forEach((m) => existing.methods.add(m));
-    else this.routes.push({ re, methods: new Set(list) });
+    if (existing) methods.forEach((m) => existing.methods.add(m));
+    else this.routes.push({ re, methods: new Set(methods) });
   }
 
   /** Methods allowed for a path, or null when no route has that path. */
