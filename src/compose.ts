@@ -48,6 +48,11 @@ import { CallbackDispatcher } from './tasks/callbacks.ts';
 import { TokenCallbackSigner } from './tasks/callback-signing.ts';
 import { TaskEngine } from './tasks/engine.ts';
 import { PollerThread } from './tasks/poller-thread.ts';
+import { WebhooksRepo } from './store/repos/webhooks.ts';
+import { AlertEmitter } from './alerts/emitter.ts';
+import { WebhookDispatcher } from './alerts/dispatcher.ts';
+import { AlertWatch, tokenQuotaSource } from './alerts/watch.ts';
+import { RoundLoop } from './runtime/round-loop.ts';
 import { MemoryQueryBudget, newBudgetMemory, RedisQueryBudget } from './limits/query-budget.ts';
 
 export interface GatewayOptions {
@@ -65,6 +70,8 @@ export interface Gateway {
   deps: GatewayDeps;
   /** The background task work (pause/resume); null on an API-only instance. */
   poller: BackgroundPoller | null;
+  /** The operator's alerts: their checks and webhook deliveries (tests run a round by hand). */
+  alerts: AlertLoops;
   close(): Promise<void>;
 }
 
@@ -90,7 +97,7 @@ function registerSecrets(config: Config, secrets: string[]): void {
 function buildRepos(store: Store): GatewayDeps['repos'] {
   const { db, reads } = store;
   // The heavy reads (bills, lists, reconciliation) go to `reads`: off the event loop on a SQLite file store.
-  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(reads), requestLog: new RequestLogRepo(reads, db), reconcile: new ReconcileRepo(reads), consoleSessions: new ConsoleSessionsRepo(db), requestStats: new RequestStatsRepo(db, reads), gauges: new GaugesRepo(reads) };
+  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(reads), requestLog: new RequestLogRepo(reads, db), reconcile: new ReconcileRepo(reads), consoleSessions: new ConsoleSessionsRepo(db), requestStats: new RequestStatsRepo(db, reads), gauges: new GaugesRepo(reads), webhooks: new WebhooksRepo(db) };
 }
 
 /** The CLI's objects: the store, repos and catalogue for core/admin operations, without caches or HTTP. */
@@ -187,6 +194,10 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
   const cluster = config.redisUrl ? await redisBus(config.redisUrl, logger) : new LocalBus();
   const upstream = new UpstreamClient(config.upstreamTimeouts);
   const breakers = new CircuitBreakers();
+  const alerts = new AlertEmitter(store.db, repos.webhooks);
+  breakers.onTransition((id, to, at) => {
+    alerts.breakerChanged({ id, name: channels.get(id)?.name ?? null }, to, at).catch((e: unknown) => logger.warn({ err: String(e), channel_id: id }, 'breaker alert not written'));
+  });
   const metrics = new GatewayMetrics({ channels, breakers, ledger: meter.backlog, requestLog: requestLog.backlog, gauges: repos.gauges, logger });
   const tokenAuth = new TokenAuth(repos.tokens);
   // ioredis is loaded only when Redis is configured (memory: a single instance does not carry it).
@@ -218,6 +229,7 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
     tasks: new TaskEngine({ repo: new TasksRepo(store.db, store.dialect), meter: () => meter, channels, logger, options: config.tasks, budget, slots: { repo: new SlotQueueRepo(store.db), limitOf: (queue) => slotLimitOf(channels.all(), queue) } }),
     queryBudgetMemory,
     breakers,
+    alerts,
     prober: new ChannelProber(upstream, new KlingClient(upstream, new KlingJwtSigner())),
     limiter,
     cluster,
@@ -292,8 +304,9 @@ export async function composeGateway(config: Config, opts: GatewayOptions): Prom
   await poller?.start();
   const stopReaper = reapReservations(deps);
   const stopSweeper = sweepRequestLogPeriodically(deps);
-  const own = { dispatcher: vidx.dispatcher, poller, stopRefresh: () => (stopRefresh(), stopReaper()), stopSweeper, store: opts.store ? null : store };
-  return { app, deps, poller, close: () => closeGateway(app, deps, own) };
+  const alerts = startAlerts(deps);
+  const own = { dispatcher: vidx.dispatcher, poller, alerts, stopRefresh: () => (stopRefresh(), stopReaper()), stopSweeper, store: opts.store ? null : store };
+  return { app, deps, poller, alerts, close: () => closeGateway(app, deps, own) };
 }
 
 /**
@@ -371,7 +384,8 @@ export async function composePoller(config: Config, opts: { adminKey: string; se
 function reapReservations(deps: GatewayDeps): () => void {
   const ttl = deps.config.reservationTtlMs;
   const reap = () =>
-    deps.meter.reapReservations(ttl).then(
+    // Each hold released is announced (hold.reaped) in the transaction that released it.
+    deps.meter.reapReservations(ttl, (trx, h) => deps.alerts.emit('hold.reaped', { key: h.key, token_id: h.tokenId, amount: h.amount, ttl_ms: ttl }, { within: trx }).then(() => undefined)).then(
       (n) => n > 0 && deps.logger.warn({ released: n }, 'reservations left open by a stopped instance released'),
       (e: unknown) => deps.logger.warn({ err: String(e) }, 'reservation reaper failed'),
     );
@@ -379,6 +393,35 @@ function reapReservations(deps: GatewayDeps): () => void {
   const timer = setInterval(reap, Math.min(60_000, ttl));
   timer.unref();
   return () => clearInterval(timer);
+}
+
+export interface AlertLoops {
+  watch: AlertWatch;
+  dispatcher: WebhookDispatcher;
+  stop(): Promise<void>;
+}
+
+/**
+ * The operator's alerts on this instance: the checks (spending, task failure rate) every TOLLWAY_ALERT_CHECK_MS and
+ * the webhook deliveries. Every instance runs both: the marks and delivery claims in the store keep each alert to
+ * one event and each attempt to one sender. Account quotas and budgets join as more SpendSources.
+ */
+function startAlerts(deps: GatewayDeps): AlertLoops {
+  const o = deps.config.alerts;
+  const watch = new AlertWatch(deps.store.db, deps.alerts, [tokenQuotaSource(deps.store.db)], o);
+  const dispatcher = new WebhookDispatcher(deps.store.db, deps.box, deps.logger, { ...o, allowPrivateNetwork: deps.config.allowPrivateNetwork });
+  // A check that wrote alerts has deliveries due now.
+  const checks = new RoundLoop(() => watch.check().then(() => dispatcher.kick()), o.checkMs, (e) => deps.logger.warn({ err: String(e) }, 'alert check failed'));
+  checks.start();
+  dispatcher.start();
+  return {
+    watch,
+    dispatcher,
+    stop: async () => {
+      await checks.stop();
+      await dispatcher.stop();
+    },
+  };
 }
 
 /** The request log's retention (TOLLWAY_REQUEST_LOG_RETENTION_DAYS): a sweep at start, then hourly. The stop waits for a sweep under way. */
@@ -409,6 +452,7 @@ function sweepRequestLogPeriodically(deps: GatewayDeps): () => Promise<void> {
 interface Owned {
   dispatcher: CallbackDispatcher;
   poller: BackgroundPoller | null;
+  alerts: AlertLoops;
   stopRefresh: () => void;
   stopSweeper: () => Promise<void>;
   store: Store | null;
@@ -465,6 +509,7 @@ async function closeGateway(app: FastifyInstance, deps: GatewayDeps, own: Owned)
   await writeQueued(deps);
   await own.poller?.stop();
   await own.dispatcher.stop();
+  await own.alerts.stop();
   await deps.tasks.stop();
   // What those last polls and reads queued.
   await writeQueued(deps, LAST_WRITES_MS);

@@ -8,7 +8,7 @@ import { GroupCommit, type WriteBacklog } from '../store/group-commit.ts';
 import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
 import { ledgerTuple, ledgerValues, taskChargeKey, type LedgerRow } from './ledger-row.ts';
 import { isBillable, isClamped, priceForEntry } from './prices.ts';
-import type { Charge, Meter, StoreTransaction, SyncChargeInput, TaskRef, Usage } from './types.ts';
+import type { Charge, Meter, OnReaped, StoreTransaction, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
 /** Reservations of calls answered at once are keyed by their request id (tasks by task_… / video_… ids). */
 export const RESERVATION_PREFIX = 'req_';
@@ -237,7 +237,7 @@ export class StoreMeter implements Meter {
     });
   }
 
-  async reapReservations(olderThanMs: number): Promise<number> {
+  async reapReservations(olderThanMs: number, onReaped?: OnReaped): Promise<number> {
     // A call's reservation left open; or a task's hold whose task row is gone (a creation refused upstream removes its
     // row, then releases its hold in a second step: if that step failed, nothing else would give the hold back).
     const stale = await this.db
@@ -252,7 +252,11 @@ export class StoreMeter implements Meter {
       .execute();
     let n = 0;
     for (const h of stale) {
-      const closed = await this.db.transaction().execute((trx) => this.closeHold(trx, h.task_id, h.token_id, 'released'));
+      const closed = await this.db.transaction().execute(async (trx) => {
+        const amount = await this.closeHold(trx, h.task_id, h.token_id, 'released');
+        if (amount !== null) await onReaped?.(trx, { key: h.task_id, tokenId: h.token_id, amount });
+        return amount;
+      });
       if (closed !== null) n++;
     }
     return n;
