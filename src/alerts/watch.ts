@@ -14,8 +14,8 @@ export interface SpendSource {
   levels(now: number): Promise<SpendLevel[]>;
 }
 
-/** The lowest threshold's share, as a fraction: the SQL filter of every source. */
-const LOWEST = SPEND_THRESHOLDS[0] / 100;
+/** The lowest threshold (percent): the SQL filter of every source. */
+const LOWEST = SPEND_THRESHOLDS[0];
 
 /** Tokens with a quota, spent at least half of it: the quota's amount is its period (a top-up starts a new one). */
 export function tokenQuotaSource(db: Kysely<Database>): SpendSource {
@@ -27,7 +27,7 @@ export function tokenQuotaSource(db: Kysely<Database>): SpendSource {
         .where('quota', 'is not', null)
         .where('quota', '>', 0)
         .where('revoked_at', 'is', null)
-        .where(sql<boolean>`spent >= quota * ${LOWEST}`)
+        .where(sql<boolean>`spent * 100 >= quota * ${LOWEST}`)
         .execute();
       return rows.map((r): SpendLevel => ({ holderKind: 'token', holderId: r.id, limitKind: 'quota', periodKey: String(r.quota), spent: Number(r.spent), limit: Number(r.quota) }));
     },
