@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// tollway serve | migrate | token create|list|revoke|update|topup|rotate|rotate-callback-secret | channel add|list|disable|update | reconcile | simulate
+// tollway serve | migrate | token create|list|revoke|update|topup|rotate|rotate-callback-secret | channel add|list|disable|update | webhook create|list|update|delete|deliveries | reconcile | simulate
 import { parseArgs } from 'node:util';
 import { CLI, defined, int, modelList, num, onlyFlags, orNone, print, USAGE, usageError, UsageError, withAdmin } from './cli/args.ts';
 import { tokenCommand } from './cli/token-command.ts';
+import { webhookCommand } from './cli/webhook-command.ts';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { addChannel, listChannels, parseCreateChannel, publicChannel, setChannelStatus } from './core/admin/channels.ts';
 import { channelView, getChannel, parseChannelEdit, updateChannel } from './core/admin/channel-changes.ts';
@@ -117,6 +118,8 @@ async function main(argv: string[]): Promise<number> {
       return tokenCommand(config, sub, rest);
     case 'channel':
       return channelCommand(config, sub, rest);
+    case 'webhook':
+      return webhookCommand(config, sub, rest);
     case 'reconcile':
       return reconcileCommand(config, [sub, ...rest].filter((x): x is string => x !== undefined));
     case 'simulate': {

@@ -50,6 +50,11 @@ import { TokenCallbackSigner } from './tasks/callback-signing.ts';
 import { TaskEngine } from './tasks/engine.ts';
 import { PollerThread } from './tasks/poller-thread.ts';
 import { UPSTREAMS } from './adapters/upstreams.ts';
+import { WebhooksRepo } from './store/repos/webhooks.ts';
+import { AlertEmitter } from './alerts/emitter.ts';
+import { WebhookDispatcher } from './alerts/dispatcher.ts';
+import { AlertWatch, tokenQuotaSource } from './alerts/watch.ts';
+import { RoundLoop } from './runtime/round-loop.ts';
 
 /** The Redis connections an instance uses when Redis is configured (opened and closed by process-life.ts). */
 export interface RedisClients {
@@ -85,12 +90,21 @@ export interface GatewayParts {
   vidx: VidxContext;
   app: FastifyInstance;
   poller: BackgroundPoller | null;
+  alerts: AlertLoops;
+}
+
+/** The operator's alerts on an instance: their checks and webhook deliveries (tests run a round by hand). */
+export interface AlertLoops {
+  watch: AlertWatch;
+  dispatcher: WebhookDispatcher;
+  start(): void;
+  stop(): Promise<void>;
 }
 
 function buildRepos(store: Store): GatewayDeps['repos'] {
   const { db, reads } = store;
   // The heavy reads (bills, lists, reconciliation) go to `reads`: off the event loop on a SQLite file store.
-  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(reads), requestLog: new RequestLogRepo(reads, db), reconcile: new ReconcileRepo(reads), consoleSessions: new ConsoleSessionsRepo(db), requestStats: new RequestStatsRepo(db, reads), gauges: new GaugesRepo(reads) };
+  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(reads), requestLog: new RequestLogRepo(reads, db), reconcile: new ReconcileRepo(reads), consoleSessions: new ConsoleSessionsRepo(db), requestStats: new RequestStatsRepo(db, reads), gauges: new GaugesRepo(reads), webhooks: new WebhooksRepo(db) };
 }
 
 /** The CLI's objects: the store, repos and catalogue for core/admin operations, without caches or HTTP. */
@@ -152,6 +166,10 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
   const upstream = new UpstreamClient(config.upstreamTimeouts);
   const kling = new KlingClient(upstream, new KlingJwtSigner());
   const breakers = new CircuitBreakers();
+  const alerts = new AlertEmitter(store.db, repos.webhooks);
+  breakers.onTransition((id, to, at) => {
+    alerts.breakerChanged({ id, name: channels.get(id)?.name ?? null }, to, at).catch((e: unknown) => logger.warn({ err: String(e), channel_id: id }, 'breaker alert not written'));
+  });
   const metrics = new GatewayMetrics({ channels, breakers, ledger: meter.backlog, requestLog: requestLog.backlog, gauges: repos.gauges, logger });
   const tokenAuth = new TokenAuth(repos.tokens);
   const { limiter, budget } = composeLimits(config, o);
@@ -173,6 +191,7 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
     net: createSafeNet(),
     tasks: new TaskEngine({ repo: new TasksRepo(store.db, store.dialect), meter: () => meter, channels, chargedUsage: (t, r) => finishedTaskUsage(deps.catalogue, t, r), logger, options: config.tasks, budget, slots }),
     breakers,
+    alerts,
     prober: new ChannelProber(UPSTREAMS, { upstream, kling }),
     limiter,
     cluster,
@@ -229,7 +248,31 @@ export async function composeGateway(config: Config, keys: Keys, o: Opened, sink
   const [{ buildApp }, views, { dashscopeTextAdapter }] = await Promise.all([import('./http/app.ts'), import('./core/vidx/views.ts'), import('./adapters/dashscope/compat-chat-adapter.ts')]);
   const vidx = composeTasks(deps, kling, views, thread ? () => thread.kick() : undefined);
   const app = await buildApp(deps, { text: dashscopeTextAdapter(deps.upstream), vidx });
-  return { deps, vidx, app, poller: thread ?? (config.tasks.pollerEnabled ? inProcessPoller(deps, vidx) : null) };
+  return { deps, vidx, app, poller: thread ?? (config.tasks.pollerEnabled ? inProcessPoller(deps, vidx) : null), alerts: composeAlerts(deps) };
+}
+
+/**
+ * The checks (spending, task failure rate) every TOLLWAY_ALERT_CHECK_MS and the webhook deliveries. Every instance
+ * runs both: the marks and delivery claims in the store keep each alert to one event and each attempt to one sender.
+ */
+function composeAlerts(deps: GatewayDeps): AlertLoops {
+  const o = deps.config.alerts;
+  const watch = new AlertWatch(deps.store.db, deps.alerts, [tokenQuotaSource(deps.store.db)], o);
+  const dispatcher = new WebhookDispatcher(deps.store.db, deps.box, deps.logger, { ...o, allowPrivateNetwork: deps.config.allowPrivateNetwork });
+  // A check that wrote alerts has deliveries due now.
+  const checks = new RoundLoop(() => watch.check().then(() => dispatcher.kick()), o.checkMs, (e) => deps.logger.warn({ err: String(e) }, 'alert check failed'));
+  return {
+    watch,
+    dispatcher,
+    start: () => {
+      checks.start();
+      dispatcher.start();
+    },
+    stop: async () => {
+      await checks.stop();
+      await dispatcher.stop();
+    },
+  };
 }
 
 function inProcessPoller(deps: GatewayDeps, vidx: VidxContext): BackgroundPoller {

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream, Logger } from 'pino';
 import type { ClusterEvent } from './cluster/cluster-bus.ts';
-import { composeGateway, composePoller, type BackgroundPoller, type Keys, type Opened, type RedisClients } from './compose.ts';
+import { composeGateway, composePoller, type AlertLoops, type BackgroundPoller, type Keys, type Opened, type RedisClients } from './compose.ts';
 import type { Config } from './config/config.ts';
 import { applyChangeHere } from './core/admin/cache-changes.ts';
 import type { GatewayDeps } from './core/deps.ts';
@@ -29,6 +29,8 @@ export interface Gateway {
   deps: GatewayDeps;
   /** The background task work (pause/resume); null on an API-only instance. */
   poller: BackgroundPoller | null;
+  /** The operator's alerts: their checks and webhook deliveries (tests run a round by hand). */
+  alerts: AlertLoops;
   close(): Promise<void>;
 }
 
@@ -79,7 +81,8 @@ function keepCachesCoherent(deps: GatewayDeps): () => void {
 function reapReservations(deps: GatewayDeps): () => void {
   const ttl = deps.config.reservationTtlMs;
   const reap = () =>
-    deps.meter.reapReservations(ttl).then(
+    // Each hold released is announced (hold.reaped) in the transaction that released it.
+    deps.meter.reapReservations(ttl, (trx, h) => deps.alerts.emit('hold.reaped', { key: h.key, token_id: h.tokenId, amount: h.amount, ttl_ms: ttl }, { within: trx }).then(() => undefined)).then(
       (n) => n > 0 && deps.logger.warn({ released: n }, 'reservations left open by a stopped instance released'),
       (e: unknown) => deps.logger.warn({ err: String(e) }, 'reservation reaper failed'),
     );
@@ -163,11 +166,12 @@ export async function startGateway(config: Config, opts: GatewayOptions): Promis
   const logger = makeLogger(config.logLevel, sink);
   const store = opts.store ?? (await openStore(config.databaseUrl, { writerThread: config.sqliteWriterThread, checkpointThread: config.sqliteCheckpointThread, readThread: config.sqliteReadThread, ...(opts.pgSchema ? { pgSchema: opts.pgSchema } : {}) }));
   const opened: Opened = { store, logger, redis: await openRedis(config.redisUrl, logger), queryBudgetMemory: newBudgetMemory() };
-  const { deps, vidx, app, poller } = await composeGateway(config, keys, opened, sink);
+  const { deps, vidx, app, poller, alerts } = await composeGateway(config, keys, opened, sink);
   const stopRefresh = keepCachesCoherent(deps);
   await poller?.start();
   const stopReaper = reapReservations(deps);
   const stopSweeper = sweepRequestLogPeriodically(deps);
+  alerts.start();
   const close = async () => {
     // Drain in-flight requests and streams, but bounded: a connection still busy after drainMs (a client that
     // never finishes its body, a stuck upstream) is cut so shutdown always completes.
@@ -178,6 +182,7 @@ export async function startGateway(config: Config, opts: GatewayOptions): Promis
     await writeQueued(deps);
     await poller?.stop();
     await vidx.dispatcher.stop();
+    await alerts.stop();
     await deps.tasks.stop();
     // What those last polls and reads queued.
     await writeQueued(deps, LAST_WRITES_MS);
@@ -194,7 +199,7 @@ export async function startGateway(config: Config, opts: GatewayOptions): Promis
     // The last lines (the drain's access lines included) reach stdout before the process exits.
     await new Promise<void>((resolve) => deps.logger.flush(() => resolve()));
   };
-  return { app, deps, poller, close };
+  return { app, deps, poller, alerts, close };
 }
 
 /** PostgreSQL connections of an instance's poller thread (besides the instance's own pool of 10). */

@@ -16,6 +16,7 @@ import { PriceDetail } from './pages/price-detail.tsx';
 import { Bills } from './pages/bills.tsx';
 import { Tasks } from './pages/tasks.tsx';
 import { TaskDetail } from './pages/task-detail.tsx';
+import { Webhooks } from './pages/webhooks.tsx';
 import { errorText } from './use-load.ts';
 
 const PAGES = [
@@ -26,6 +27,7 @@ const PAGES = [
   ['channels', 'Channels'],
   ['prices', 'Prices'],
   ['bills', 'Bills'],
+  ['webhooks', 'Webhooks'],
 ] as const;
 
 function Page() {
@@ -48,6 +50,8 @@ function Page() {
       return route.arg ? <PriceDetail model={route.arg} /> : <Prices />;
     case 'bills':
       return <Bills key={route.query.toString()} query={route.query} />;
+    case 'webhooks':
+      return <Webhooks open={route.arg} />;
     case 'overview':
       return <Overview />;
     default:

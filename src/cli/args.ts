@@ -20,6 +20,12 @@ export const USAGE = `Usage: tollway <command>
   channel list
   channel disable ID
   channel update ID [--name N] [--models a,b|none] [--priority N] [--weight N] [--account A|none] [--task-slots N|none] [--enable|--disable] [--base-url U] [--api-key K | --access-key A --secret-key S]
+  webhook create --url U --events a,b [--description D] [--disable]   an alert webhook; prints its whsec_ secret once
+                                          (events: spend.threshold, breaker.opened, breaker.closed, tasks.failure_rate, hold.reaped)
+  webhook list [--limit N] [--cursor C]
+  webhook update ID [--url U] [--events a,b] [--description D|none] [--enable|--disable]
+  webhook delete ID
+  webhook deliveries ID [--limit N] [--cursor C]   its deliveries with their outcome, newest first
   reconcile [--from MS] [--to MS]         the ledger against the stored upstream usage (default: the last 24 h); exit 1 if anything needs a look
   simulate [--port N] [--task-ms MS] [--host H] [--public-url U]
                                           run the upstream simulator alone (U: the address in its result URLs)

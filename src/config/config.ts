@@ -4,6 +4,7 @@ import type { TaskEngineOptions } from '../tasks/options.ts';
 import { boolVar, ConfigError, intVar, type Env } from './env-vars.ts';
 import { tracingConfig, type TracingConfig } from './otel-env.ts';
 import { taskConfig } from './task-env.ts';
+import { alertConfig, type AlertConfig } from './alert-env.ts';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts';
 import { UPSTREAMS } from '../adapters/upstreams.ts';
 import type { ChannelKeys } from '../routing/channel-registry.ts';
@@ -54,6 +55,8 @@ export interface Config {
   tasks: TaskConfig;
   /** Family A completion callbacks to clients (src/tasks/callbacks.ts). */
   callbacks: CallbackConfig;
+  /** Operator alerts and their webhooks (src/alerts). */
+  alerts: AlertConfig;
   /** Port for the in-process simulator in demo mode (0 = any). */
   simPort: number;
   dataDir: string;
@@ -237,6 +240,7 @@ export function loadConfig(env: Env = process.env): Config {
       secretGraceMs: intVar(env, 'TOLLWAY_CALLBACK_SECRET_GRACE_MS', 86_400_000, 0, MAX_CALLBACK_GRACE_MS),
       retiredSecretSet: Boolean(env.TOLLWAY_CALLBACK_SECRET?.trim()),
     },
+    alerts: alertConfig(env),
     simPort: intVar(env, 'TOLLWAY_SIM_PORT', 0, 0, 65535),
     dataDir,
     catalogueFile: env.TOLLWAY_CATALOGUE_FILE?.trim() ? resolve(env.TOLLWAY_CATALOGUE_FILE.trim()) : undefined,

@@ -101,12 +101,19 @@ export function readCallbackUrl(o: JsonObject, allowPrivate: boolean, forbiddenR
   if (v.length > CALLBACK_URL_MAX) throw bad(`callback_url must be at most ${CALLBACK_URL_MAX} characters`, 'callback_url');
   const u = readHttpUrl(v, 'callback_url');
   if (u.username || u.password) throw bad('callback_url must not contain credentials', 'callback_url');
-  if (!allowPrivate) {
-    const host = u.hostname.replace(/^\[|\]$/g, '');
-    const why = isIP(host) ? forbiddenReason(host) : LOCAL_NAMES.test(host) ? 'local host name' : null;
-    if (why) throw bad(`callback_url must be a public address (not a ${why})`, 'callback_url');
-  }
+  const why = allowPrivate ? null : localTargetReason(u, forbiddenReason);
+  if (why) throw bad(`callback_url must be a public address (not a ${why})`, 'callback_url');
   return v;
+}
+
+/**
+ * Why a target URL is refused as given (a literal loopback/private address, a local host name), or null. The rule
+ * of every URL the gateway POSTs to (client callbacks, alert webhooks); names resolving to such addresses are
+ * refused again when connecting.
+ */
+export function localTargetReason(u: URL, forbiddenReason: (ip: string) => string | null): string | null {
+  const host = u.hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) ? forbiddenReason(host) : LOCAL_NAMES.test(host) ? 'local host name' : null;
 }
 
 export interface FieldOptions {

@@ -22,6 +22,8 @@ import type { ConsoleSessionsRepo } from '../store/repos/console-sessions.ts';
 import type { GaugesRepo } from '../store/repos/gauges.ts';
 import type { RequestStatsRepo } from '../store/repos/request-stats.ts';
 import type { TokensRepo } from '../store/repos/tokens.ts';
+import type { WebhooksRepo } from '../store/repos/webhooks.ts';
+import type { AlertEmitter } from '../alerts/emitter.ts';
 import type { Store } from '../store/store.ts';
 import type { TaskEngine } from '../tasks/engine.ts';
 import type { VidxContext } from './vidx/context.ts';
@@ -51,6 +53,7 @@ export interface GatewayDeps {
     consoleSessions: ConsoleSessionsRepo;
     requestStats: RequestStatsRepo;
     gauges: GaugesRepo;
+    webhooks: WebhooksRepo;
   };
   requestLog: RequestLogWriter;
   meter: Meter;
@@ -62,6 +65,8 @@ export interface GatewayDeps {
   limiter: RateLimiter;
   /** Per-channel circuit breakers (routing/failover.ts). */
   breakers: CircuitBreakers;
+  /** Writes operator alerts to the webhook outbox (src/alerts). */
+  alerts: AlertEmitter;
   /** The operator's channel check (POST /admin/channels/{id}/test). */
   prober: ChannelProber;
   /** Announces admin changes to the other gateway instances (Redis pub/sub when configured). */

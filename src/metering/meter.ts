@@ -9,7 +9,7 @@ import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
 import { ledgerTuple, ledgerValues, taskChargeKey, type LedgerRow } from './ledger-row.ts';
 import { isBillable, isClamped, priceForEntry } from './prices.ts';
 import { closeHold, holdStateOf, placeHold, staleHolds } from './hold-rows.ts';
-import type { Charge, Meter, StoreTransaction, SyncChargeInput, TaskRef, Usage } from './types.ts';
+import type { Charge, Meter, OnReaped, StoreTransaction, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
 export interface StoreMeterOptions {
   /** SQLite: write batches through the store's prepared statements (store.batchWriter) instead of Kysely. */
@@ -211,11 +211,15 @@ export class StoreMeter implements Meter {
     });
   }
 
-  async reapReservations(olderThanMs: number): Promise<number> {
-        const stale = await staleHolds(this.db, olderThanMs);
+  async reapReservations(olderThanMs: number, onReaped?: OnReaped): Promise<number> {
+    const stale = await staleHolds(this.db, olderThanMs);
     let n = 0;
     for (const h of stale) {
-      const closed = await this.db.transaction().execute((trx) => closeHold(trx, h.task_id, h.token_id, 'released'));
+      const closed = await this.db.transaction().execute(async (trx) => {
+        const amount = await closeHold(trx, h.task_id, h.token_id, 'released');
+        if (amount !== null) await onReaped?.(trx, { key: h.task_id, tokenId: h.token_id, amount });
+        return amount;
+      });
       if (closed !== null) n++;
     }
     return n;

@@ -75,9 +75,19 @@ export interface Meter {
   /** Close a call's reservation without a charge (the call produced no result). Idempotent. */
   releaseReserved(key: string): Promise<void>;
   /** Release reservations of calls older than `olderThanMs` that were never closed (their instance died). */
-  reapReservations(olderThanMs: number): Promise<number>;
+  reapReservations(olderThanMs: number, onReaped?: OnReaped): Promise<number>;
   /** Flush queued writes (graceful shutdown, tests, admin reads). */
   flush(): Promise<void>;
   /** Charges queued and not yet written (what a shutdown whose store never came back reports, every field). */
   unwritten(): readonly LedgerRow[];
 }
+
+/** A hold the reaper released, reported inside the transaction that released it (an alert written there is never lost). */
+export interface ReapedHold {
+  /** The hold's key: a call's `req_…` reservation, or the task id of a task whose row is gone. */
+  key: string;
+  tokenId: string;
+  amount: number;
+}
+
+export type OnReaped = (trx: StoreTransaction, hold: ReapedHold) => Promise<void>;

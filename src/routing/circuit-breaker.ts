@@ -26,13 +26,27 @@ export interface BreakerView {
   recent_failures: Array<{ at: number; code: string }>;
 }
 
+/** A breaker that opened (its failures reached the threshold) or closed (a request succeeded while it was tripped). */
+export type BreakerTransition = 'opened' | 'closed';
+
 export class CircuitBreakers {
   private readonly states = new Map<string, State>();
+  private readonly listeners: Array<(id: string, to: BreakerTransition, at: number) => void> = [];
 
   constructor(
     private readonly opts: BreakerOptions = { threshold: 5, cooldownMs: 30_000 },
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Called on each transition of this instance's breakers (the operator's alerts). */
+  onTransition(fn: (id: string, to: BreakerTransition, at: number) => void): void {
+    this.listeners.push(fn);
+  }
+
+  private emit(id: string, to: BreakerTransition): void {
+    const at = this.now();
+    for (const fn of this.listeners) fn(id, to, at);
+  }
 
   private state(id: string): State {
     let s = this.states.get(id);
@@ -61,9 +75,11 @@ export class CircuitBreakers {
   success(id: string): void {
     const s = this.states.get(id);
     if (s) {
+      const tripped = s.failures >= this.opts.threshold;
       s.failures = 0;
       s.trialInFlight = false;
       s.openUntil = 0;
+      if (tripped) this.emit(id, 'closed');
     }
   }
 
@@ -74,6 +90,8 @@ export class CircuitBreakers {
     s.failures += 1;
     s.trialInFlight = false;
     if (s.failures >= this.opts.threshold) s.openUntil = this.now() + this.opts.cooldownMs;
+    // A failed half-open trial re-arms an open breaker: only the first trip is a transition.
+    if (s.failures === this.opts.threshold) this.emit(id, 'opened');
   }
 
   /** Forget a channel's failures (its key or address changed: the old failures say nothing of the new ones). */

@@ -8,13 +8,14 @@
 // `webhook-id`. Loopback/private targets are refused at connect time unless the operator allows them.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { request } from 'undici';
-import { signCallback } from '../auth/callback-secret.ts';
-import { createSafeAgents, findForbidden, type SafeAgents } from '../net/safe-agent.ts';
+import { createSafeAgents, type SafeAgents } from '../net/safe-agent.ts';
+import { nextTry, postSigned } from '../net/signed-post.ts';
+import { RoundLoop } from '../runtime/round-loop.ts';
+import { claimDue } from '../store/repos/outbox-claim.ts';
 import { storedFamily, toTaskRecord } from '../store/repos/tasks.ts';
 import type { Database } from '../store/schema.ts';
 import { isUniqueViolation } from '../store/store-errors.ts';
-import { CallbackSigningError, type CallbackSigner } from './callback-signing.ts';
+import type { CallbackSigner } from './callback-signing.ts';
 import type { TaskRecord } from './types.ts';
 
 export interface CallbackOptions {
@@ -40,59 +41,30 @@ export interface CallbackDeps {
 /** Only tasks finished in this window are looked at for enqueueing (bounds the scan). */
 const ENQUEUE_WINDOW_MS = 24 * 3600_000;
 const CLAIM_MS = 60_000;
-const MAX_BACKOFF_MS = 3600_000;
 
 export class CallbackDispatcher {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
-  private stopped = true;
-  private kicked = false;
+  private readonly loop: RoundLoop;
   private readonly agents: SafeAgents;
   private readonly ownAgents: boolean;
 
   constructor(private readonly deps: CallbackDeps) {
     this.agents = deps.agents ?? createSafeAgents();
     this.ownAgents = !deps.agents;
+    this.loop = new RoundLoop(() => this.tick(), deps.options.tickMs, (e) => deps.logger.error({ err: String(e) }, 'callback round failed'));
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.running) await this.running;
+    await this.loop.stop();
     if (this.ownAgents) await this.agents.close();
   }
 
   /** Something may have finished: run a round soon instead of waiting for the next tick. */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.kicked = true;
-      return;
-    }
-    this.schedule(0);
-  }
-
-  private schedule(ms: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.running = this.tick()
-        .catch((e) => this.deps.logger.error({ err: String(e) }, 'callback round failed'))
-        .finally(() => {
-          this.running = null;
-          const again = this.kicked;
-          this.kicked = false;
-          if (!this.stopped) this.schedule(again ? 0 : this.deps.options.tickMs);
-        });
-    }, ms);
-    this.timer.unref?.();
+    this.loop.kick();
   }
 
   /** One round: enqueue newly finished tasks, deliver what is due. Returns deliveries attempted. */
@@ -129,63 +101,37 @@ export class CallbackDispatcher {
   }
 
   async deliverDue(now = Date.now()): Promise<number> {
-    const due = await this.deps.db.selectFrom('callbacks').selectAll().where('state', '=', 'pending').where('next_at', '<=', now).orderBy('next_at').limit(50).execute();
-    const claimed = [];
-    for (const c of due) {
-      // Compare-and-set on next_at: only one instance wins a given attempt.
-      const r = await this.deps.db
-        .updateTable('callbacks')
-        .set({ next_at: now + CLAIM_MS, attempts: Number(c.attempts) + 1, updated_at: now })
-        .where('id', '=', c.id)
-        .where('state', '=', 'pending')
-        .where('next_at', '=', c.next_at)
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 1) claimed.push({ ...c, attempts: Number(c.attempts) + 1 });
-    }
-    await Promise.all(claimed.map((c) => this.deliverOne(c.id, c.url, c.payload, c.attempts, c.task_id, c.token_id)));
+    const claimed = await claimDue(this.deps.db, 'callbacks', now, CLAIM_MS);
+    await Promise.all(claimed.map(({ row: c, attempt }) => this.deliverOne(c.id, c.url, c.payload, attempt, c.task_id, c.token_id)));
     return claimed.length;
   }
 
   private async deliverOne(id: string, url: string, payload: string, attempt: number, taskId: string, tokenId: string): Promise<void> {
     const o = this.deps.options;
-    const ts = Math.floor(Date.now() / 1000);
-    let error: string | null = null;
-    try {
+    const outcome = await postSigned({
+      url,
+      id,
+      body: payload,
       // Signed at each attempt: a retry after a rotation carries the new secret's signature.
-      const secrets = await this.deps.signer.secretsFor(tokenId);
-      const res = await request(url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'tollway-callbacks/1',
-          'webhook-id': id,
-          'webhook-timestamp': String(ts),
-          'webhook-signature': signCallback(secrets, id, ts, payload),
-        },
-        body: payload,
-        dispatcher: o.allowPrivateNetwork ? this.agents.permissive : this.agents.strict,
-        headersTimeout: o.timeoutMs ?? 10_000,
-        bodyTimeout: o.timeoutMs ?? 10_000,
-      });
-      await res.body.dump().catch(() => undefined);
-      if (res.statusCode < 200 || res.statusCode >= 300) error = `HTTP ${res.statusCode}`;
-    } catch (e) {
-      const forbidden = findForbidden(e);
-      error = e instanceof CallbackSigningError ? e.message : forbidden ? `refused: the callback host resolves to a ${forbidden.reason}` : `delivery failed: ${(e as Error)?.message ?? String(e)}`;
-    }
+      secrets: () => this.deps.signer.secretsFor(tokenId),
+      userAgent: 'tollway-callbacks/1',
+      agents: this.agents,
+      allowPrivateNetwork: o.allowPrivateNetwork,
+      timeoutMs: o.timeoutMs ?? 10_000,
+    });
     const now = Date.now();
+    const { error } = outcome;
     if (error === null) {
       await this.deps.db.updateTable('callbacks').set({ state: 'delivered', last_error: null, updated_at: now }).where('id', '=', id).execute();
       this.deps.logger.info({ task_id: taskId, callback_id: id, attempt }, 'callback delivered');
       return;
     }
-    const giveUp = attempt >= o.maxAttempts || error.startsWith('refused:');
-    const next = now + Math.min(o.backoffBaseMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);
+    const next = nextTry(attempt, outcome, o, now);
     await this.deps.db
       .updateTable('callbacks')
-      .set(giveUp ? { state: 'failed', last_error: error, updated_at: now } : { next_at: next, last_error: error, updated_at: now })
+      .set(next === null ? { state: 'failed', last_error: error, updated_at: now } : { next_at: next, last_error: error, updated_at: now })
       .where('id', '=', id)
       .execute();
-    this.deps.logger.warn({ task_id: taskId, callback_id: id, attempt, error, gave_up: giveUp }, 'callback delivery failed');
+    this.deps.logger.warn({ task_id: taskId, callback_id: id, attempt, error, gave_up: next === null }, 'callback delivery failed');
   }
 }

@@ -46,3 +46,24 @@ describe('CircuitBreakers.view', () => {
     expect(b.view('x').recent_failures).toHaveLength(1);
   });
 });
+
+describe('CircuitBreakers.onTransition', () => {
+  it('reports the opening once (a failed half-open trial is no new one) and the closing once', () => {
+    let now = 1_000;
+    const b = new CircuitBreakers({ threshold: 2, cooldownMs: 100 }, () => now);
+    const seen: Array<[string, string, number]> = [];
+    b.onTransition((id, to, at) => seen.push([id, to, at]));
+    b.success('ch');
+    b.failure('ch');
+    b.failure('ch');
+    now = 1_200;
+    expect(b.allow('ch')).toBe(true);
+    b.failure('ch');
+    b.failure('ch');
+    expect(seen).toEqual([['ch', 'opened', 1_000]]);
+    now = 1_400;
+    b.success('ch');
+    b.success('ch');
+    expect(seen).toEqual([['ch', 'opened', 1_000], ['ch', 'closed', 1_400]]);
+  });
+});

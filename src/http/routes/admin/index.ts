@@ -12,6 +12,7 @@ import { registerChannelRoutes } from './channels.ts';
 import { registerStatsRoutes } from './stats.ts';
 import { registerTokenRoutes } from './tokens.ts';
 import { registerTaskRoutes } from './tasks.ts';
+import { registerWebhookRoutes } from './webhooks.ts';
 
 export async function registerAdminRoutes(scope: FastifyInstance, deps: GatewayDeps): Promise<void> {
   requireAdmin(scope, deps);
@@ -27,4 +28,5 @@ export async function registerAdminRoutes(scope: FastifyInstance, deps: GatewayD
   registerReconcileRoutes(scope, deps);
   registerTaskRoutes(scope, deps);
   registerStatsRoutes(scope, deps);
+  registerWebhookRoutes(scope, deps);
 }

@@ -1,0 +1,149 @@
+// Operator alert webhooks (admin API and CLI alike): a target URL, the events it wants, and a Standard Webhooks secret
+// shown once at creation. Targets follow the client callbacks' rule: loopback and private addresses are refused
+// unless TOLLWAY_ALLOW_PRIVATE_NETWORK is set (names resolving to them are refused again at delivery).
+import { newCallbackSecret } from '../../auth/callback-secret.ts';
+import { newId } from '../../auth/token-secret.ts';
+import { ALERT_EVENTS, type AlertEventType } from '../../alerts/events.ts';
+import { decodeCursor, encodeCursor } from '../../contracts/cursor.ts';
+import { onlyFields, optString } from '../../contracts/fields.ts';
+import { isObject, type JsonObject } from '../../json/json.ts';
+import { localTargetReason, readHttpUrl } from '../../contracts/vidx.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { forbiddenAddressReason } from '../../net/address-policy.ts';
+import type { After, DeliveryRecord, WebhookPatch, WebhookRecord } from '../../store/repos/webhooks.ts';
+import { audit, type Actor, type AdminDeps } from './deps.ts';
+import { pageOf, type Page } from './lists.ts';
+
+export type WebhookDeps = Pick<AdminDeps, 'repos' | 'box'>;
+
+export interface WebhookInput {
+  url: string;
+  events: AlertEventType[];
+  enabled: boolean;
+  description: string | null;
+}
+
+const URL_MAX = 2000;
+const CREATE_FIELDS = ['url', 'events', 'enabled', 'description'] as const;
+
+export function publicWebhook(w: WebhookRecord) {
+  return { id: w.id, url: w.url, events: w.events, enabled: w.enabled, description: w.description, created_at: w.createdAt, updated_at: w.updatedAt };
+}
+
+export function publicDelivery(d: DeliveryRecord) {
+  return {
+    id: d.id,
+    event_id: d.eventId,
+    event_type: d.eventType,
+    state: d.state,
+    attempts: d.attempts,
+    last_status: d.lastStatus,
+    last_error: d.lastError,
+    next_try_at: d.state === 'pending' ? d.nextAt : null,
+    delivered_at: d.deliveredAt,
+    created_at: d.createdAt,
+    payload: JSON.parse(d.payload) as unknown,
+  };
+}
+
+function bodyObject(body: unknown): JsonObject {
+  if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
+  return body;
+}
+
+function parseUrl(o: JsonObject, allowPrivate: boolean): string {
+  const v = optString(o, 'url', { max: URL_MAX });
+  if (v === undefined || v.trim() === '') throw new GatewayError('missing_parameter', 'url is required', { param: 'url' });
+  const u = readHttpUrl(v, 'url');
+  if (u.username || u.password) throw new GatewayError('invalid_parameter', 'url must not contain credentials', { param: 'url' });
+  const why = allowPrivate ? null : localTargetReason(u, forbiddenAddressReason);
+  if (why) throw new GatewayError('invalid_parameter', `url must be a public address (not a ${why}); set TOLLWAY_ALLOW_PRIVATE_NETWORK to allow it`, { param: 'url' });
+  return v;
+}
+
+function parseEvents(o: JsonObject): AlertEventType[] {
+  const v = o.events;
+  const bad = () => new GatewayError('invalid_parameter', `events must be a non-empty array of: ${ALERT_EVENTS.join(', ')}`, { param: 'events' });
+  if (!Array.isArray(v) || v.length === 0) throw bad();
+  for (const e of v) if (typeof e !== 'string' || !(ALERT_EVENTS as readonly string[]).includes(e)) throw bad();
+  return [...new Set(v as AlertEventType[])];
+}
+
+function parseEnabled(o: JsonObject): boolean | undefined {
+  if (o.enabled === undefined) return undefined;
+  if (typeof o.enabled !== 'boolean') throw new GatewayError('invalid_parameter', 'enabled must be true or false', { param: 'enabled' });
+  return o.enabled;
+}
+
+function parseDescription(o: JsonObject): string | null | undefined {
+  if (!('description' in o)) return undefined;
+  return o.description === null ? null : (optString(o, 'description', { max: 500 }) ?? null);
+}
+
+export function parseCreateWebhook(body: unknown, allowPrivate: boolean): WebhookInput {
+  const o = bodyObject(body);
+  onlyFields(o, CREATE_FIELDS);
+  if (!('events' in o)) throw new GatewayError('missing_parameter', 'events is required', { param: 'events' });
+  return { url: parseUrl(o, allowPrivate), events: parseEvents(o), enabled: parseEnabled(o) ?? true, description: parseDescription(o) ?? null };
+}
+
+export function parseWebhookPatch(body: unknown, allowPrivate: boolean): WebhookPatch {
+  const o = bodyObject(body);
+  onlyFields(o, CREATE_FIELDS);
+  if (Object.keys(o).length === 0) throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${CREATE_FIELDS.join(', ')}`);
+  const enabled = parseEnabled(o);
+  const description = parseDescription(o);
+  return {
+    ...('url' in o ? { url: parseUrl(o, allowPrivate) } : {}),
+    ...('events' in o ? { events: parseEvents(o) } : {}),
+    ...(enabled !== undefined ? { enabled } : {}),
+    ...(description !== undefined ? { description } : {}),
+  };
+}
+
+/** A new webhook and its `whsec_…` secret: the only time the secret is shown. */
+export async function createWebhook(deps: WebhookDeps, by: Actor, input: WebhookInput): Promise<{ record: WebhookRecord; secret: string }> {
+  const secret = newCallbackSecret();
+  const record = await deps.repos.webhooks.create({ id: newId('wh'), url: input.url, events: input.events, enabled: input.enabled, secretSealed: deps.box.seal(secret), description: input.description });
+  await audit(deps, by, 'webhook.create', record.id, { url: record.url, events: record.events, enabled: record.enabled });
+  return { record, secret };
+}
+
+export async function getWebhook(deps: WebhookDeps, id: string): Promise<WebhookRecord> {
+  const w = await deps.repos.webhooks.get(id);
+  if (!w) throw new GatewayError('not_found', `No webhook ${id}`);
+  return w;
+}
+
+export async function updateWebhook(deps: WebhookDeps, by: Actor, id: string, patch: WebhookPatch): Promise<WebhookRecord> {
+  await getWebhook(deps, id);
+  const w = (await deps.repos.webhooks.update(id, patch))!;
+  await audit(deps, by, 'webhook.update', id, { ...patch });
+  return w;
+}
+
+export async function deleteWebhook(deps: WebhookDeps, by: Actor, id: string): Promise<WebhookRecord> {
+  const w = await getWebhook(deps, id);
+  await deps.repos.webhooks.delete(id);
+  await audit(deps, by, 'webhook.delete', id, { url: w.url });
+  return w;
+}
+
+function after(cursor: string | undefined): After | undefined {
+  if (cursor === undefined) return undefined;
+  const [createdAt, id] = decodeCursor(cursor, ['n', 's']);
+  return { createdAt: createdAt as number, id: id as string };
+}
+
+const cursorOf = (r: { createdAt: number; id: string }) => encodeCursor([r.createdAt, r.id]);
+
+export async function webhookPage(deps: WebhookDeps, limit: number, cursor?: string): Promise<Page<ReturnType<typeof publicWebhook>>> {
+  const { data, more, next } = pageOf(await deps.repos.webhooks.list(limit + 1, after(cursor)), limit, cursorOf);
+  return { data: data.map(publicWebhook), has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
+}
+
+export async function deliveryPage(deps: WebhookDeps, webhookId: string, limit: number, cursor?: string): Promise<Page<ReturnType<typeof publicDelivery>>> {
+  await getWebhook(deps, webhookId);
+  const { data, more, next } = pageOf(await deps.repos.webhooks.deliveries(webhookId, limit + 1, after(cursor)), limit, cursorOf);
+  return { data: data.map(publicDelivery), has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
+}

@@ -1,0 +1,26 @@
+// The claim both outboxes (client callbacks, alert webhook deliveries) take on a due row: a compare-and-set on its
+// next_at, which moves it `leaseMs` ahead. Only one instance wins a given attempt; a claimer that dies before
+// recording the outcome leaves the row due again once the lease has passed.
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../schema.ts';
+
+type OutboxTable = 'callbacks' | 'webhook_deliveries';
+
+export interface Claimed<R> {
+  row: R;
+  /** This attempt's number (1 for the first). */
+  attempt: number;
+}
+
+export async function claimDue<T extends OutboxTable>(db: Kysely<Database>, table: T, now: number, leaseMs: number, max = 50): Promise<Array<Claimed<Selectable<Database[T]>>>> {
+  // The two tables share the outbox columns; Kysely is given one name to type them by.
+  const t = table as 'callbacks';
+  const due = await db.selectFrom(t).selectAll().where('state', '=', 'pending').where('next_at', '<=', now).orderBy('next_at').limit(max).execute();
+  const claimed: Array<Claimed<Selectable<Database[T]>>> = [];
+  for (const row of due) {
+    const attempt = Number(row.attempts) + 1;
+    const r = await db.updateTable(t).set({ next_at: now + leaseMs, attempts: attempt, updated_at: now }).where('id', '=', row.id).where('state', '=', 'pending').where('next_at', '=', row.next_at).executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 1) claimed.push({ row: row as unknown as Selectable<Database[T]>, attempt });
+  }
+  return claimed;
+}
