@@ -5,24 +5,19 @@ import { boolVar, ConfigError, intVar, type Env } from './env-vars.ts';
 import { tracingConfig, type TracingConfig } from './otel-env.ts';
 import { taskConfig } from './task-env.ts';
 import { alertConfig, type AlertConfig } from './alert-env.ts';
+import { corsVar, type CorsConfig } from './cors-env.ts';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts';
 import { UPSTREAMS } from '../adapters/upstreams.ts';
 import type { ChannelKeys } from '../routing/channel-registry.ts';
 import type { ChannelKind } from '../store/repos/channels.ts';
 
-export type { TracingConfig, TrustProxy };
+export type { CorsConfig, TracingConfig, TrustProxy };
 export { ConfigError };
-
 
 /** An upstream as the environment gives it: its base URL, and the keys of an env-provisioned channel (when set). */
 export interface EnvUpstream {
   baseUrl: string;
   keys: ChannelKeys;
-}
-
-/** Browser origins allowed to call the gateway (src/http/cors.ts): every origin, or exact `scheme://host[:port]` ones. */
-export interface CorsConfig {
-  origins: '*' | ReadonlySet<string>;
 }
 
 export interface Config {
@@ -113,7 +108,6 @@ export type TaskConfig = TaskEngineOptions;
 /** The longest a rotated-out callback secret may keep signing: a week. */
 export const MAX_CALLBACK_GRACE_MS = 7 * 86_400_000;
 
-
 export const DEFAULT_RESULT_HOSTS = [
   'dashscope-result-bj.oss-cn-beijing.aliyuncs.com',
   'dashscope-result-wlcb.oss-cn-wulanchabu.aliyuncs.com',
@@ -125,11 +119,9 @@ export const DEFAULT_RESULT_HOSTS = [
   'p1-kling.klingai.com',
 ];
 
-
 const fail = (message: string): never => {
   throw new ConfigError(message);
 };
-
 
 function urlVar(env: Env, name: string, def: string): string {
   const raw = (env[name] ?? '').trim() || def;
@@ -142,8 +134,6 @@ function urlVar(env: Env, name: string, def: string): string {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name} must use http or https, got "${raw}"`);
   return raw.replace(/\/+$/, '');
 }
-
-
 
 /** sqlite:<path> or postgres://user[:password]@host[:port]/db; the password never appears in the message. */
 function checkDatabaseUrl(url: string): void {
@@ -173,27 +163,6 @@ export function checkRegion(name: string, url: string, foreign: RegExp): void {
         'use the Beijing endpoint (keys and endpoints of another region must not be mixed in)',
     );
   }
-}
-
-/** TOLLWAY_CORS_ORIGINS: empty = off, `*` = any origin, else a comma list of exact origins (`https://app.example.com`). */
-export function corsVar(env: Env): CorsConfig | null {
-  const raw = env.TOLLWAY_CORS_ORIGINS?.trim() ?? '';
-  if (raw === '') return null;
-  if (raw === '*') return { origins: '*' };
-  const origins = new Set<string>();
-  for (const item of raw.split(',').map((o) => o.trim()).filter(Boolean)) {
-    let u: URL;
-    try {
-      u = new URL(item);
-    } catch {
-      throw new ConfigError(`TOLLWAY_CORS_ORIGINS: "${item}" is not an origin (scheme://host[:port])`);
-    }
-    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.origin !== item.replace(/\/$/, '').toLowerCase()) {
-      throw new ConfigError(`TOLLWAY_CORS_ORIGINS: "${item}" is not an origin (scheme://host[:port], no path)`);
-    }
-    origins.add(u.origin);
-  }
-  return origins.size === 0 ? null : { origins };
 }
 
 export function loadConfig(env: Env = process.env): Config {

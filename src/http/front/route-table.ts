@@ -67,6 +67,7 @@ export const ROUTES: readonly RouteRow[] = [
     ['GET', '/prices'], ['GET', '/prices/:model'], ['PUT', '/prices/:model'], ['DELETE', '/prices/:model'], ['GET', '/prices/:model/history'],
     ['GET', '/audit'], ['GET', '/ledger'], ['GET', '/logs'], ['GET', '/bills'], ['GET', '/reconcile'], ['GET', '/health'], ['GET', '/stats'],
     ['GET', '/tasks'], ['GET', '/tasks/:id'], ['GET', '/tasks/:id/content'], ['POST', '/tasks/:id/cancel'],
+    ['POST', '/webhooks'], ['GET', '/webhooks'], ['GET', '/webhooks/:id'], ['PATCH', '/webhooks/:id'], ['DELETE', '/webhooks/:id'], ['GET', '/webhooks/:id/deliveries'],
   ]),
   ...rows(CONSOLE, '/console', [['GET', '/'], ['GET', '/app.js'], ['GET', '/app.css']]),
   ...rows({ ...CONSOLE, auth: 'session' }, '/console', [['POST', '/api/session'], ['GET', '/api/session'], ['DELETE', '/api/session']]),
