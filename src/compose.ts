@@ -19,7 +19,7 @@ import type { AdminDeps } from './core/admin/deps.ts';
 import { redactSecrets, registerSecret } from './errors/redact.ts';
 import type { GatewayDeps } from './core/deps.ts';
 import type { VidxContext } from './core/vidx/context.ts';
-import { MemoryCounters, RateLimiter, RedisCounters, WINDOW_MS } from './limits/rate-limiter.ts';
+import { MemoryAddressWindows, MemoryCounters, RateLimiter, RedisAddressWindows, RedisCounters, WINDOW_MS } from './limits/rate-limiter.ts';
 import { loadCatalogue } from './metering/catalogue-source.ts';
 import { StoreMeter } from './metering/meter.ts';
 import type { LedgerRow } from './metering/ledger-row.ts';
@@ -190,10 +190,13 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
   const metrics = new GatewayMetrics({ channels, breakers, ledger: meter.backlog, requestLog: requestLog.backlog, gauges: repos.gauges, logger });
   const tokenAuth = new TokenAuth(repos.tokens);
   // ioredis is loaded only when Redis is configured (memory: a single instance does not carry it).
+  const limitsRedis = config.redisUrl ? await redisClient(config.redisUrl, logger, 'limits', { maxRetriesPerRequest: 2 }) : null;
+  const { addressTableSize, redisPrefix } = config.limits;
   const limiter = new RateLimiter(
-    config.redisUrl ? new RedisCounters(await redisClient(config.redisUrl, logger, 'limits', { maxRetriesPerRequest: 2 })) : new MemoryCounters(),
+    limitsRedis ? new RedisCounters(limitsRedis, redisPrefix) : new MemoryCounters(),
     WINDOW_MS,
     (e) => logger.warn({ err: String(e) }, 'rate-limit counters unavailable; request admitted uncounted'),
+    limitsRedis ? new RedisAddressWindows(limitsRedis, redisPrefix, addressTableSize) : new MemoryAddressWindows(addressTableSize),
   );
   const budgetOpts = { qps: config.tasks.dashscopeQueryQps };
   const localBudget = new MemoryQueryBudget(budgetOpts, queryBudgetMemory);
