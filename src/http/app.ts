@@ -18,6 +18,7 @@ import { registerConsoleRoutes, type UnknownRoute } from './routes/console/index
 import { registerFamilyACallbackRoutes, registerFamilyARoutes } from './routes/vidx/index.ts';
 import { registerFamilyBRoutes } from './routes/v1/index.ts';
 import { openApiDocument } from './openapi/document.ts';
+import { drainThenClose } from './linger.ts';
 import { registerOpsRoutes } from './routes/ops.ts';
 import { credentialFrom } from '../auth/token-auth.ts';
 
@@ -58,6 +59,8 @@ export function toGatewayError(err: unknown): GatewayError {
 
 export function sendError(req: FastifyRequest, reply: FastifyReply, err: GatewayError): FastifyReply {
   noteError(req.state, err);
+  // An unread body is drained (bounded) before the connection closes, so a client still sending reads this answer.
+  if (!req.raw.complete && !req.raw.destroyed) drainThenClose(req.raw);
   const headers = errorHeaders(err, req.raw.complete);
   if (headers) reply.headers(headers);
   return reply.code(err.status).type('application/json; charset=utf-8').send(renderError(familyOf(req.routeOptions?.url ?? req.url), err, req.id));

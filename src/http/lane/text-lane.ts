@@ -12,6 +12,7 @@ import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
 import { unexpectedError } from '../unexpected-error.ts';
 import { familyOf, renderError } from '../../errors/render.ts';
 import { bodyLimitFor } from '../body-limits.ts';
+import { drainThenClose } from '../linger.ts';
 import { parseJsonBody } from '../json-body.ts';
 import type { GatewayDeps } from '../../core/deps.ts';
 import { sendBody, type Exchange } from '../exchange.ts';
@@ -194,10 +195,10 @@ export class TextLane {
     });
   }
 
-  /** 413, and the connection closes: the rest of the body is not read. */
+  /** 413, and the connection closes once the rest of the body is drained (bounded: linger.ts), so the client reads it. */
   private tooLarge(req: IncomingMessage, ex: LaneExchange): void {
-    this.fail(ex, new GatewayError('payload_too_large', 'Request body is too large', { headers: { connection: 'close' } }));
-    req.resume();
+    drainThenClose(req);
+    this.fail(ex, new GatewayError('payload_too_large', 'Request body is too large'));
   }
 
   private dispatch(ex: LaneExchange): void {
