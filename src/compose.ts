@@ -21,7 +21,7 @@ import { finishedTaskUsage } from './core/charge.ts';
 import type { GatewayDeps } from './core/deps.ts';
 import { taskSubmitVia } from './core/task-submit.ts';
 import type { VidxContext } from './core/vidx/context.ts';
-import { MemoryCounters, RateLimiter, RedisCounters, WINDOW_MS } from './limits/rate-limiter.ts';
+import { MemoryAddressWindows, MemoryCounters, RateLimiter, RedisAddressWindows, RedisCounters, WINDOW_MS } from './limits/rate-limiter.ts';
 import { MemoryQueryBudget, RedisQueryBudget } from './limits/query-budget.ts';
 import { loadCatalogue } from './metering/catalogue-source.ts';
 import { ledgerRowForLog } from './metering/ledger-row.ts';
@@ -141,7 +141,10 @@ function composeWriters(store: Store, audit: AuditRepo, catalogue: () => Catalog
 /** Rate-limit counters and the upstream query budget: shared through Redis when configured, else this process's. */
 function composeLimits(config: Config, o: Opened): { limiter: RateLimiter; budget: MemoryQueryBudget | RedisQueryBudget } {
   const { logger, redis } = o;
-  const limiter = new RateLimiter(redis ? new RedisCounters(redis.limits) : new MemoryCounters(), WINDOW_MS, (e) => logger.warn({ err: String(e) }, 'rate-limit counters unavailable; request admitted uncounted'));
+  const { addressTableSize: size, redisPrefix: prefix } = config.limits;
+  const counters = redis ? new RedisCounters(redis.limits, prefix) : new MemoryCounters();
+  const addresses = redis ? new RedisAddressWindows(redis.limits, prefix, size) : new MemoryAddressWindows(size);
+  const limiter = new RateLimiter(counters, WINDOW_MS, (e) => logger.warn({ err: String(e) }, 'rate-limit counters unavailable; request admitted uncounted'), addresses);
   const budgetOpts = { qps: config.tasks.dashscopeQueryQps };
   const local = new MemoryQueryBudget(budgetOpts, o.queryBudgetMemory);
   // With Redis every instance shares each upstream account's query budget; while Redis is away, this process's stands in.

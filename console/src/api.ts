@@ -44,6 +44,19 @@ export async function call<T>(path: string, init: { method?: string; json?: unkn
   return (await res.json()) as T;
 }
 
+/** Every row of a paged admin list: its pages followed by next_cursor, 1,000 rows at a time. */
+export async function callAll<T>(path: string): Promise<T[]> {
+  const rows: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const sep = path.includes('?') ? '&' : '?';
+    const page = await call<{ data: T[]; next_cursor?: string }>(`${path}${sep}limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    rows.push(...page.data);
+    cursor = page.next_cursor;
+  } while (cursor !== undefined);
+  return rows;
+}
+
 export interface SessionInfo {
   session_id: string;
   csrf: string;

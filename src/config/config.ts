@@ -87,6 +87,8 @@ export interface Config {
   metricsToken: string | undefined;
   /** OpenTelemetry tracing from the standard OTEL_* variables (otel-env.ts); null: off. */
   tracing: TracingConfig | null;
+  /** Limit counters: how many client addresses wrong admin keys are counted for at once; the Redis key prefix. */
+  limits: { addressTableSize: number; redisPrefix: string };
 }
 
 export interface CallbackConfig {
@@ -232,6 +234,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: parseTrustProxy(env.TOLLWAY_TRUST_PROXY, fail),
     metricsToken: secretVar(env, 'TOLLWAY_METRICS_TOKEN'),
     tracing: tracingConfig(env, fail),
+    limits: { addressTableSize: intVar(env, 'TOLLWAY_ADDRESS_TABLE_SIZE', 100_000, 10, 10_000_000), redisPrefix: 'tollway:' },
   };
 }
 

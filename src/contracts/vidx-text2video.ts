@@ -1,4 +1,5 @@
 // POST /vidx/v1/videos/text2video: model admission and the field rules (camera_control included).
+import { echo } from '../errors/echo.ts';
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import { REFUSED_MODELS } from '../catalogue/default-catalogue.ts';
 import type { ModelEntry, VidxEndpoint } from '../catalogue/types.ts';
@@ -66,7 +67,7 @@ export function admitText2VideoModel(raw: unknown, catalogue: Catalogue): string
   if (entry?.kind === 'vidx-omni') {
     throw new GatewayError('model_not_supported', `The model '${raw}' is not accepted on text2video; use POST ${OMNI_PATH}`, { param: 'model_name' });
   }
-  if (!entry) throw new GatewayError('model_not_found', `The model '${raw}' does not exist or you do not have access to it`, { param: 'model_name' });
+  if (!entry) throw new GatewayError('model_not_found', `The model '${echo(raw)}' does not exist or you do not have access to it`, { param: 'model_name' });
   if (entry.kind !== 'vidx-video' || entry.hidden) {
     throw new GatewayError('model_not_supported', `The model '${raw}' is not a text-to-video model; allowed: ${text2VideoModels(catalogue).join(', ')}`, { param: 'model_name' });
   }

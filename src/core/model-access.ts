@@ -1,4 +1,5 @@
 // Which public models a caller may use: the token's allow-list, the catalogue, and the channels that serve them.
+import { echo } from '../errors/echo.ts';
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { ModelEntry, ResolvedModel } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
@@ -10,7 +11,7 @@ export interface ModelAccessDeps {
   readonly channels: ChannelRegistry;
 }
 
-const notFound = (name: string) => new GatewayError('model_not_found', `The model '${name}' does not exist or you do not have access to it`, { param: 'model' });
+const notFound = (name: string) => new GatewayError('model_not_found', `The model '${echo(name)}' does not exist or you do not have access to it`, { param: 'model' });
 
 /** Resolve a public model name the caller may use, or throw model_not_found (unknown and invisible look alike). */
 export function resolveVisibleModel(deps: ModelAccessDeps, call: HasState, name: unknown): ResolvedModel {

@@ -1,3 +1,4 @@
+import { upstreamId } from './echo.ts';
 import { codeSpec, type ErrorCode } from './codes.ts';
 
 export interface GatewayErrorOptions {
@@ -50,7 +51,7 @@ export class GatewayError extends Error {
     this.code = code;
     this.status = opts.status ?? spec.status;
     this.type = spec.type;
-    this.upstreamRequestId = opts.upstreamRequestId;
+    this.upstreamRequestId = upstreamId(opts.upstreamRequestId);
     this.param = opts.param;
     this.headers = opts.headers;
     this.notEntitled = opts.notEntitled === true;

@@ -1,7 +1,7 @@
 // Request bodies as JSON: one parser for the text lane and Fastify's routes, with the same refusals.
 import type { FastifyInstance } from 'fastify';
 import sjson from 'secure-json-parse';
-import { nestsDeeperThan } from '../json/json-text.ts';
+import { hasMoreMembersThan, nestsDeeperThan } from '../json/json-text.ts';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 
 /**
@@ -12,14 +12,25 @@ import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 export const MAX_JSON_DEPTH = 256;
 
 /**
+ * Most object members (keys, counted over every object) a body may hold. Parsing is linear in them, but an object
+ * of a million keys makes JSON.parse build a dictionary for seconds while every other request waits. Tool schemas
+ * and message lists come nowhere near this.
+ */
+export const MAX_JSON_MEMBERS = 50_000;
+
+/**
  * JSON.parse, refusing prototype poisoning as Fastify's default parser does (secure-json-parse: a `__proto__` key,
  * or a `constructor` key holding `prototype`) and nesting deeper than MAX_JSON_DEPTH. secure-json-parse runs two
  * regular expressions over every body to decide whether to look. Both keys it refuses contain "proto" (`__proto__`,
  * and `prototype` under `constructor`), so a body with no "proto", no `\u` escape that could spell it and no BOM
- * (which secure-json-parse strips) is parsed directly. Throws a SyntaxError for text that is not JSON, and
+ * (which secure-json-parse strips) is parsed directly. A body of more than MAX_JSON_MEMBERS keys is refused unparsed. Throws a SyntaxError for text that is not JSON, and
  * invalid_request for a body that is JSON but uses a refused key.
  */
 export function parseJsonBody(text: string): unknown {
+  // Checked before parsing: the parse of one object with a million keys held the event loop for seconds.
+  if (hasMoreMembersThan(text, MAX_JSON_MEMBERS)) {
+    throw new GatewayError('invalid_request', `The request body holds more than ${MAX_JSON_MEMBERS} object members (keys)`);
+  }
   const escapes = text.includes('\\u');
   const value: unknown =
     escapes || text.includes('proto') || text.charCodeAt(0) === 0xfeff

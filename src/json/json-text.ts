@@ -39,6 +39,28 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   return false;
 }
 
+/**
+ * Does the JSON text hold more than `max` object members? Each member has one `:` outside strings. A body with at
+ * most `max` colons in all is settled by substring searches; otherwise one pass that skips strings counts them.
+ */
+export function hasMoreMembersThan(text: string, max: number): boolean {
+  let colons = 0;
+  for (let i = text.indexOf(':'); i >= 0 && colons <= max; i = text.indexOf(':', i + 1)) colons++;
+  if (colons <= max) return false;
+  let members = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      const end = stringEnd(text, i);
+      if (end < 0) return false; // not JSON: the parser says so
+      i = end;
+    } else if (c === 58 /* : */ && ++members > max) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Text JSON.stringify writes as it is between quotes: printable ASCII without `"` and `\` (it escapes those, control
 // characters and lone surrogates; other characters are left to it).
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;

@@ -21,11 +21,13 @@ export interface LimitCounters {
   close(): Promise<void>;
 }
 
+const SWEEP_AT = 10_000;
 const CLOSED: WindowCount = Object.freeze({ n: 0, resetMs: 0 });
 
 export class MemoryCounters implements LimitCounters {
   private readonly windows = new Map<string, { n: number; until: number }>();
   private readonly concurrent = new Map<string, number>();
+  private sweepAt = SWEEP_AT;
 
   /** `now` is injectable so tests can move time instead of waiting a minute. */
   constructor(private readonly now: () => number = Date.now) {}
@@ -34,8 +36,9 @@ export class MemoryCounters implements LimitCounters {
     const now = this.now();
     let w = this.windows.get(key);
     if (!w || w.until <= now) {
-      // Bounded: closed windows of tokens gone quiet are dropped in bulk rather than tracked one by one.
-      if (this.windows.size > 100_000) this.sweep(now);
+      // Closed windows of tokens gone quiet are dropped in bulk rather than tracked one by one. Only tokens open
+      // windows here (address windows live in address-windows.ts), so the table is bounded by the tokens with limits.
+      if (this.windows.size > this.sweepAt) this.sweep(now);
       w = { n: 0, until: now + windowMs };
       this.windows.set(key, w);
     }
@@ -65,7 +68,8 @@ export class MemoryCounters implements LimitCounters {
 
   private sweep(now: number): void {
     for (const [k, w] of this.windows) if (w.until <= now) this.windows.delete(k);
-    if (this.windows.size > 100_000) this.windows.clear();
+    // Never cleared while open: the next sweep waits until the table has doubled.
+    this.sweepAt = Math.max(SWEEP_AT, this.windows.size * 2);
   }
 }
 

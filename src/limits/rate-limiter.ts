@@ -8,10 +8,12 @@
 // every call then in flight otherwise. Every request, admitted or refused, counts toward the requests window.
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { Principal } from '../auth/principal.ts';
+import { MemoryAddressWindows, type AddressCount, type AddressWindows } from './address-windows.ts';
 import type { LimitCounters, WindowCount } from './counters.ts';
 import { rateLimitHeaders, retryAfterSeconds } from './rate-limit-headers.ts';
 
 export { MemoryCounters, RedisCounters, type LimitCounters } from './counters.ts';
+export { MemoryAddressWindows, RedisAddressWindows, type AddressCount } from './address-windows.ts';
 
 export const WINDOW_MS = 60_000;
 
@@ -33,12 +35,14 @@ export class RateLimiter {
   /**
    * `windowMs` is a minute; tests shorten it to see a window reset without waiting. `onCountersDown` hears of a
    * counter store (Redis) that failed: limits protect the upstream, they do not bill, so the request is admitted
-   * uncounted rather than refused with an error the client cannot act on.
+   * uncounted rather than refused with an error the client cannot act on. `addresses` holds the windows of
+   * unauthenticated events per client address, apart from the token windows in `counters` (address-windows.ts).
    */
   constructor(
     private readonly counters: LimitCounters,
     private readonly windowMs = WINDOW_MS,
     private readonly onCountersDown: (e: unknown) => void = () => {},
+    private readonly addresses: AddressWindows = new MemoryAddressWindows(),
   ) {}
 
   /** Admit a request or throw 429 (Retry-After: until the refusing window resets; the x-ratelimit-* headers). */
@@ -87,19 +91,22 @@ export class RateLimiter {
     await this.counters.add(`tok:${p.tokenId}`, n, this.windowMs).catch(() => undefined);
   }
 
-  /** Count one event under `key` in a window of `windowMs` (console sign-in failures), shared like the limits. */
-  countEvent(key: string, windowMs: number): Promise<WindowCount> {
-    return this.counters.add(`evt:${key}`, 1, windowMs).catch((e: unknown) => this.uncounted(e));
+  /**
+   * Count one event of a client address under `key` in a window of `windowMs` (wrong admin keys), shared like the
+   * limits; from `lockAt` events on, the window is kept to its end.
+   */
+  countEvent(key: string, windowMs: number, lockAt: number): Promise<AddressCount> {
+    return this.addresses.add(`evt:${key}`, windowMs, lockAt).catch((e: unknown) => this.uncounted(e));
   }
 
   /** The events counted under `key` in its open window (none while the counters cannot be reached). */
-  events(key: string): Promise<WindowCount> {
-    return this.counters.read(`evt:${key}`).catch((e: unknown) => this.uncounted(e));
+  events(key: string): Promise<AddressCount> {
+    return this.addresses.read(`evt:${key}`).catch((e: unknown) => this.uncounted(e));
   }
 
-  private uncounted(e: unknown): WindowCount {
+  private uncounted(e: unknown): AddressCount {
     this.onCountersDown(e);
-    return { n: 0, resetMs: 0 };
+    return { n: 0, resetMs: 0, full: false };
   }
 
   close(): Promise<void> {

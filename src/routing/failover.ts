@@ -6,6 +6,7 @@
 import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
 import type { Channel } from './channel-registry.ts';
 import type { CircuitBreakers } from './circuit-breaker.ts';
+import { pickChannels } from './weighted-order.ts';
 import type { UpstreamAttempt } from '../core/call.ts';
 
 export type RetryPolicy = 'safe' | 'connect-only';
@@ -60,33 +61,16 @@ export function isRetryable(e: unknown, policy: RetryPolicy): boolean {
   return e.code === 'upstream_timeout' || e.code === 'upstream_rate_limited' || e.code === 'upstream_error' || e.code === 'upstream_unavailable' || e.code === 'upstream_unreachable';
 }
 
-/** Order channels by priority, weighted-random within a priority level, skipping open circuits. */
-export function orderChannels(channels: readonly Channel[], breakers: CircuitBreakers, rand: () => number = Math.random): readonly Channel[] {
+/**
+ * The channels a call tries, in order (at most `want`): by priority, weighted-random within a priority level,
+ * skipping open circuits (weighted-order.ts).
+ */
+export function orderChannels(channels: readonly Channel[], breakers: CircuitBreakers, rand: () => number = Math.random, want = 3): readonly Channel[] {
   // One channel (the common case): the general path below would return exactly it, open circuit or not.
   if (channels.length === 1) return channels;
-  const byPriority = new Map<number, Channel[]>();
-  for (const c of channels) {
-    const list = byPriority.get(c.priority) ?? [];
-    list.push(c);
-    byPriority.set(c.priority, list);
-  }
-  const out: Channel[] = [];
-  for (const p of [...byPriority.keys()].sort((a, b) => b - a)) {
-    const pool = [...byPriority.get(p)!];
-    while (pool.length) {
-      const total = pool.reduce((a, c) => a + Math.max(1, c.weight), 0);
-      let r = rand() * total;
-      let idx = 0;
-      for (; idx < pool.length - 1; idx++) {
-        r -= Math.max(1, pool[idx]!.weight);
-        if (r < 0) break;
-      }
-      out.push(pool.splice(idx, 1)[0]!);
-    }
-  }
-  const closed = out.filter((c) => !breakers.isOpen(c.id));
+  const closed = pickChannels(channels, want, (id) => breakers.isOpen(id), rand);
   // When every circuit is open, still try (the best) one rather than fail without asking.
-  return closed.length ? closed : out.slice(0, 1);
+  return closed.length ? closed : pickChannels(channels, 1, () => false, rand);
 }
 
 const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -104,7 +88,7 @@ export function withFailover<T>(
 ): Promise<T> {
   if (channels.length === 0) return Promise.reject(new GatewayError('no_channel', 'No upstream channel is available for this model'));
   try {
-    const ordered = orderChannels(channels, breakers);
+    const ordered = orderChannels(channels, breakers, Math.random, Math.max(1, opts.maxAttempts ?? 3));
     const max = Math.max(1, opts.maxAttempts ?? Math.min(3, ordered.length + 1));
     return new FailoverRun(ordered, max, breakers, attempt, opts, sink).from(0);
   } catch (e) {

@@ -1,8 +1,12 @@
 // One JSON body parser for the text lane and Fastify's routes (src/http/json-body.ts): prototype poisoning and
-// nesting too deep to serialise again are refused in each family's error shape, never a 500.
+// nesting too deep to serialise again are refused in each family's error shape, never a 500; the work a body and
+// its echoes cost is bounded (members counted before parsing, echoed and upstream strings cut).
 import { describe, expect, it } from 'vitest';
-import { nestsDeeperThan } from '../../src/json/json-text.ts';
-import { MAX_JSON_DEPTH, parseJsonBody } from '../../src/http/json-body.ts';
+import { hasMoreMembersThan, nestsDeeperThan } from '../../src/json/json-text.ts';
+import { MAX_ECHO, MAX_UPSTREAM_ID } from '../../src/errors/echo.ts';
+import { GatewayError } from '../../src/errors/gateway-error.ts';
+import { MAX_JSON_DEPTH, MAX_JSON_MEMBERS, parseJsonBody } from '../../src/http/json-body.ts';
+import { patchRow } from '../../src/store/repos/task-rows.ts';
 import { expectB, RID, type AErr } from '../support/error-shapes.ts';
 import { useHarness } from '../support/harness.ts';
 
@@ -72,5 +76,37 @@ describe('a body nested 10,000 levels deep, through the server', () => {
     expect(body.request_id).toMatch(RID);
     expect(body.message).toContain('levels deep');
     expect(body.data).toBeNull();
+  });
+});
+
+describe('bounded work per body, through the server', () => {
+  const t = useHarness();
+  const post = (path: string, text: string) => t.h.fetch(path, { method: 'POST', token: t.token, headers: { 'content-type': 'application/json' }, body: text });
+  /** One object of n keys. */
+  const keys = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":1`).join(',')}}`;
+
+  it(`an object of more than ${MAX_JSON_MEMBERS} keys is refused unparsed (400, nothing sent upstream); colons in strings do not count`, async () => {
+    expect(hasMoreMembersThan(`{"a":"${':'.repeat(10)}"}`, 1)).toBe(false);
+    expect(hasMoreMembersThan('{"a":1,"b":2}', 1)).toBe(true);
+    const before = t.h.sim.requestsTo('/chat/completions').length;
+    const body = await expectB(await post('/v1/chat/completions', `{"model":"qwx3.7-plus","messages":[{"role":"user","content":"x"}],"metadata":${keys(MAX_JSON_MEMBERS + 1)}}`), 400, 'invalid_request');
+    expect(body.error.message).toContain(`more than ${MAX_JSON_MEMBERS} object members`);
+    await expectB(await post('/v1/images/generations', `{"model":"qwx-image","prompt":"p","x":${keys(MAX_JSON_MEMBERS)}}`), 400, 'invalid_request');
+    expect(t.h.sim.requestsTo('/chat/completions').length).toBe(before);
+  });
+
+  it(`an unknown model name of 1 MiB is echoed cut to ${MAX_ECHO} characters`, async () => {
+    const name = 'm'.repeat(1024 * 1024);
+    const body = await expectB(await post('/v1/chat/completions', JSON.stringify({ model: name, messages: [{ role: 'user', content: 'x' }] })), 404, 'model_not_found');
+    expect(body.error.message).toContain(`'${'m'.repeat(MAX_ECHO)}…'`);
+    expect(body.error.message.length).toBeLessThan(MAX_ECHO + 200);
+  });
+});
+
+describe('upstream request ids are kept to a bound', () => {
+  it(`a 100 KB id on an error and on a task's row is cut to ${MAX_UPSTREAM_ID} characters`, () => {
+    const id = 'r'.repeat(100_000);
+    expect(new GatewayError('upstream_error', 'x', { upstreamRequestId: id }).upstreamRequestId).toBe('r'.repeat(MAX_UPSTREAM_ID));
+    expect(patchRow({ upstreamRequestId: id }, 1).upstream_request_id).toBe('r'.repeat(MAX_UPSTREAM_ID));
   });
 });

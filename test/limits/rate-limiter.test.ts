@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.ts';
 import { MemoryCounters, RedisCounters } from '../../src/limits/counters.ts';
+import { RedisAddressWindows } from '../../src/limits/address-windows.ts';
 import { hasLimits, RateLimiter } from '../../src/limits/rate-limiter.ts';
 import { resetDuration } from '../../src/limits/rate-limit-headers.ts';
 import { isGatewayError, type GatewayError } from '../../src/errors/gateway-error.ts';
@@ -185,14 +186,14 @@ describe('counters that cannot be reached', () => {
     const redis = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 1, retryStrategy: () => 20, lazyConnect: true });
     redis.on('error', () => undefined);
     const reported: unknown[] = [];
-    const limiter = new RateLimiter(new RedisCounters(redis), 60_000, (e) => reported.push(e));
+    const limiter = new RateLimiter(new RedisCounters(redis), 60_000, (e) => reported.push(e), new RedisAddressWindows(redis));
     try {
       const a = await limiter.admit(principal({ rpmLimit: 1, tpmLimit: 10, concurrencyLimit: 1 }));
       expect(a).toEqual({ release: null, headers: null });
       expect(reported).toHaveLength(1);
       // Counted events (console sign-in failures) read as none and count nothing, reported too.
-      expect(await limiter.events('k')).toEqual({ n: 0, resetMs: 0 });
-      expect(await limiter.countEvent('k', 60_000)).toEqual({ n: 0, resetMs: 0 });
+      expect(await limiter.events('k')).toEqual({ n: 0, resetMs: 0, full: false });
+      expect(await limiter.countEvent('k', 60_000, 5)).toEqual({ n: 0, resetMs: 0, full: false });
       expect(reported).toHaveLength(3);
       reported.length = 1;
       // A refusal is still a refusal: only counter failures are let through.

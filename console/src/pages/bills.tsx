@@ -2,7 +2,7 @@
 // spend per model, the bill lines per model and the top-ups apart — with CSV (per model or per token) and JSON
 // downloads (plain links: a GET with the session cookie).
 import { useMemo, useState } from 'preact/hooks';
-import { call, qs } from '../api.ts';
+import { call, callAll, qs } from '../api.ts';
 import { Chart } from '../chart.tsx';
 import { count, fromLocalInput, units } from '../format.ts';
 import type { BillByModelView, BillPeriod, Token } from '../types.ts';
@@ -22,7 +22,7 @@ const periodTime = (k: string) => Date.parse(k.length === 7 ? `${k}-01T00:00:00Z
 export function Bills({ query }: { query: URLSearchParams }) {
   const [form, setForm] = useState<Filter>({ period: 'day', token_id: query.get('token_id') ?? '', since: '', until: '' });
   const [filter, setFilter] = useState<Filter>(form);
-  const tokens = useLoad(() => call<{ data: Token[] }>('/admin/tokens').then((r) => r.data), []);
+  const tokens = useLoad(() => callAll<Token>('/admin/tokens'), []);
   const params = { period: filter.period, token_id: filter.token_id, since: fromLocalInput(filter.since), until: fromLocalInput(filter.until) };
   const bill = useLoad(() => call<BillByModelView>(`/admin/bills${qs({ ...params, by: 'model' })}`), [filter]);
   const chart = useMemo(() => {

@@ -2,7 +2,7 @@
 // model), a top-up and an edit of quota, limits, models and expiry, its callback secret's rotation; rotate (the new
 // secret shown once), revoke.
 import { useState } from 'preact/hooks';
-import { call } from '../api.ts';
+import { call, callAll } from '../api.ts';
 import type { CreatedToken, Token } from '../types.ts';
 import { errorText, useLoad } from '../use-load.ts';
 import { TokenForm } from './tokens/token-form.tsx';
@@ -52,7 +52,7 @@ function SecretCard({ shown, onDone }: { shown: Shown; onDone: () => void }) {
 }
 
 export function Tokens() {
-  const tokens = useLoad(() => call<{ data: Token[] }>('/admin/tokens').then((r) => r.data), []);
+  const tokens = useLoad(() => callAll<Token>('/admin/tokens'), []);
   const [search, setSearch] = useState('');
   const [only, setOnly] = useState<TokenState | ''>('');
   const [created, setCreated] = useState<Shown | null>(null);

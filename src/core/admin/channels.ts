@@ -1,5 +1,6 @@
 // Channels (upstream accounts) as the operator manages them (admin API and CLI alike), and the ones the gateway
 // provisions itself at start: the demo simulator's and those for keys given in the environment.
+import { echo } from '../../errors/echo.ts';
 import { newId } from '../../auth/token-secret.ts';
 import { upstreamOf } from '../../adapters/upstreams.ts';
 import { checkRegion, ConfigError, hasEnvKeys, type Config } from '../../config/config.ts';
@@ -120,7 +121,7 @@ export async function createChannel(deps: ChannelDeps, input: CreateChannelInput
 export async function addChannel(deps: AdminDeps, by: Actor, input: CreateChannelInput): Promise<ChannelRecord> {
   for (const m of input.models ?? []) {
     const r = deps.catalogue.resolve(m);
-    if (!r) throw new GatewayError('invalid_parameter', `Unknown model: ${m}`, { param: 'models' });
+    if (!r) throw new GatewayError('invalid_parameter', `Unknown model: ${echo(m)}`, { param: 'models' });
     if (r.entry.upstream !== input.kind) throw new GatewayError('invalid_parameter', `Model ${m} is not served by a ${input.kind} channel`, { param: 'models' });
   }
   const rec = await createChannel(deps, input);

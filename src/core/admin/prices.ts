@@ -1,6 +1,7 @@
 // Prices as data: every model's live price, and stored overrides that apply at once (on every instance) and can
 // be dropped again (back to the file or built-in price). Each change is kept in the price history with the
 // effective price before and after it.
+import { echo } from '../../errors/echo.ts';
 import type { Kysely } from 'kysely';
 import type { ModelEntry } from '../../catalogue/types.ts';
 import { encodeCursor } from '../../contracts/cursor.ts';
@@ -44,7 +45,7 @@ async function overriddenPrices(deps: PriceDeps): Promise<Set<string>> {
 /** The catalogue entry a public name (alias, dated snapshot) stands for: prices live on the base model. */
 function entryOf(deps: PriceDeps, name: string): ModelEntry {
   const r = deps.catalogue.resolve(name);
-  if (!r) throw new GatewayError('model_not_found', `Unknown model: ${name}`, { param: 'model' });
+  if (!r) throw new GatewayError('model_not_found', `Unknown model: ${echo(name)}`, { param: 'model' });
   return r.entry;
 }
 

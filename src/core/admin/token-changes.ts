@@ -1,5 +1,6 @@
 // Changes to an existing token (admin API and CLI alike): edit, top-up, rotation. Each takes effect at once on this
 // instance and is announced to the others (the auth cache forgets every secret of the token), and writes an audit line.
+import { echo } from '../../errors/echo.ts';
 import { hashToken, newTokenSecret } from '../../auth/token-secret.ts';
 import { onlyFields, optInt, optString, optStringArray, patchInt } from '../../contracts/fields.ts';
 import { isObject, type JsonObject } from '../../json/json.ts';
@@ -71,7 +72,7 @@ export async function updateToken(deps: AdminDeps, by: Actor, id: string, patch:
   const p = { ...patch };
   if (p.models) {
     for (const m of p.models) {
-      if (!deps.catalogue.resolve(m)) throw new GatewayError('invalid_parameter', `Unknown model in allow-list: ${m}`, { param: 'models' });
+      if (!deps.catalogue.resolve(m)) throw new GatewayError('invalid_parameter', `Unknown model in allow-list: ${echo(m)}`, { param: 'models' });
     }
     // Stored under canonical names, as at creation.
     p.models = [...new Set(p.models.map((m) => deps.catalogue.canonicalName(m)))];

@@ -1,4 +1,5 @@
 // Client tokens as the operator manages them (admin API and CLI alike): create, list, revoke, and the demo token.
+import { echo } from '../../errors/echo.ts';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { newCallbackSecret } from '../../auth/callback-secret.ts';
@@ -81,7 +82,7 @@ export function parseCreateToken(body: unknown): CreateTokenInput {
 /** Store a new token: the record and its secrets. No audit line (start-up provisioning and tests); see issueToken. */
 export async function createToken(deps: Pick<AdminDeps, 'repos' | 'catalogue' | 'box'>, input: CreateTokenInput): Promise<CreatedToken> {
   for (const m of input.models ?? []) {
-    if (!deps.catalogue.resolve(m)) throw new GatewayError('invalid_parameter', `Unknown model in allow-list: ${m}`, { param: 'models' });
+    if (!deps.catalogue.resolve(m)) throw new GatewayError('invalid_parameter', `Unknown model in allow-list: ${echo(m)}`, { param: 'models' });
   }
   const secret = newTokenSecret();
   const callbackSecret = newCallbackSecret();

@@ -39,6 +39,8 @@ export type AdminKeyDeps = Pick<ConsoleDeps, 'adminKey' | 'limiter' | 'isClientT
 async function refuseIfLockedOut(deps: Pick<ConsoleDeps, 'limiter'>, client: string): Promise<void> {
   const seen = await deps.limiter.events(failuresKey(client));
   if (seen.n >= MAX_SIGNIN_FAILURES) throw tooMany(seen.resetMs);
+  // Every tracked address is locked out and there is no room to count this one: fail closed until a lock ends.
+  if (seen.full) throw tooMany(seen.resetMs);
 }
 
 /**
@@ -54,7 +56,7 @@ export async function checkAdminKey(deps: AdminKeyDeps, key: string, client: str
   if (safeEqual(key, deps.adminKey) || (alsoAccepted !== undefined && safeEqual(key, alsoAccepted))) return;
   // A client's own token sent to an admin route is refused, but it guesses nothing: counting it would let a tenant
   // lock its address (and an operator behind the same one) out of the admin API.
-  if (!(await deps.isClientToken(key))) await deps.limiter.countEvent(failuresKey(client), SIGNIN_WINDOW_MS);
+  if (!(await deps.isClientToken(key))) await deps.limiter.countEvent(failuresKey(client), SIGNIN_WINDOW_MS, MAX_SIGNIN_FAILURES);
   throw new GatewayError('permission_denied', `That is not ${what}`);
 }
 

@@ -1,6 +1,7 @@
 // Fastify's side of the one request life (life.ts): its hooks drive the same object the text lane drives — begin
 // (onRequest), run (after admission), settled (onSend), fail (the error handler, the 404/405 answer, a URL the
 // router could not decode) and closed (the response's 'close'). Registration is checked against the route table.
+import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { credentialFrom } from '../../auth/token-auth.ts';
 import type { GatewayDeps } from '../../core/deps.ts';
@@ -75,6 +76,9 @@ export class FastifyLife extends RequestLife {
   get endpoint(): string {
     const url = this.req.url;
     return this.req.routeOptions.url ?? url.split('?')[0] ?? url;
+  }
+  protected get incoming(): IncomingMessage {
+    return this.req.raw;
   }
   get bodyRead(): boolean {
     return this.req.raw.complete;

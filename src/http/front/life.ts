@@ -4,12 +4,13 @@
 // (the response is over — finished, or cut by a client that left). It writes the request's record exactly once:
 // when the response is over and the route, if it started, has settled — a client that leaves a running call does
 // not stop it, and the record must carry the usage and amount the ledger got.
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { isGatewayError, type GatewayError } from '../../errors/gateway-error.ts';
 import { redactSecrets } from '../../errors/redact.ts';
 import { renderError, type Family } from '../../errors/render.ts';
 import { unexpectedError } from '../unexpected-error.ts';
+import { drainThenClose } from '../linger.ts';
 import type { RequestState } from '../request-state.ts';
 import type { Finished } from './record.ts';
 import { checkUrl, errorHeaders, shuttingDown } from './rules.ts';
@@ -49,6 +50,8 @@ export abstract class RequestLife implements Finished {
   /** The request body was read to its end (an error answered before that closes the connection). */
   abstract readonly bodyRead: boolean;
   abstract readonly log: Pick<Logger, 'error'>;
+  /** The request as node gave it (its unread body is drained before an early answer closes the connection). */
+  protected abstract readonly incoming: IncomingMessage;
   /** Write a whole answer (the front's own way: Fastify's reply, or the raw response). */
   protected abstract answer(status: number, body: string, headers: Record<string, string> | undefined): void;
 
@@ -116,6 +119,8 @@ export abstract class RequestLife implements Finished {
       this.res.destroy();
       return;
     }
+    // An unread body is drained (bounded: linger.ts) before the connection closes, so a client still sending reads this answer.
+    if (!this.bodyRead && !this.incoming.destroyed) drainThenClose(this.incoming);
     this.answer(ge.status, JSON.stringify(renderError(this.family, ge, this.id)), errorHeaders(ge, this.bodyRead));
   }
 

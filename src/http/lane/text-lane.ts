@@ -35,6 +35,9 @@ class LaneExchange extends RequestLife implements Exchange {
   rawBody: string | undefined = undefined;
   bodyRead = false;
   private child: Logger | null = null;
+  protected get incoming(): IncomingMessage {
+    return this.req;
+  }
   constructor(
     id: string,
     client: string,
@@ -141,7 +144,7 @@ export class TextLane {
       return this.dispatch(ex);
     }
     if (ct === undefined || mediaType(ct) !== JSON_TYPE) return ex.fail(new GatewayError('unsupported_content_type', 'Unsupported Content-Type: send application/json'));
-    if (declared !== null && declared > route.limit) return this.tooLarge(req, ex);
+    if (declared !== null && declared > route.limit) return this.tooLarge(ex);
     const chunks: Buffer[] = [];
     let size = 0;
     let over = false;
@@ -163,7 +166,7 @@ export class TextLane {
       size += c.length;
       if (size > route.limit) {
         over = true;
-        this.tooLarge(req, ex);
+        this.tooLarge(ex);
         return;
       }
       chunks.push(c);
@@ -176,10 +179,9 @@ export class TextLane {
     });
   }
 
-  /** 413, and the connection closes: the rest of the body is not read. */
-  private tooLarge(req: IncomingMessage, ex: LaneExchange): void {
-    ex.fail(new GatewayError('payload_too_large', 'Request body is too large', { headers: { connection: 'close' } }));
-    req.resume();
+  /** 413, and the connection closes once the rest of the body is drained (bounded: linger.ts), so the client reads it. */
+  private tooLarge(ex: LaneExchange): void {
+    ex.fail(new GatewayError('payload_too_large', 'Request body is too large'));
   }
 
   private dispatch(ex: LaneExchange): void {

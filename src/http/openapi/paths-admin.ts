@@ -17,7 +17,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
           concurrency_limit: { type: 'integer', minimum: 1, maximum: 100000 },
         }, ['name']), additionalProperties: false }),
       }, obj({ id: str(), name: str(), token: str('the secret, shown once'), callback_secret: CALLBACK_SECRET, models: { type: ['array', 'null'], items: str() }, quota: { type: ['integer', 'null'] }, expires_at: { type: ['integer', 'null'] }, created_at: int('ms') }, ['id', 'name', 'token', 'callback_secret', 'models', 'quota', 'expires_at', 'created_at']), '201'),
-      get: admin('List tokens (never the secret)', {}, obj({ data: arr(tokenView) })),
+      get: admin('List tokens in creation order, a page at a time (never the secret; unknown parameters are refused)', { parameters: [limitParam, cursorParam] }, obj({ data: arr(tokenView), has_more: { type: 'boolean' }, next_cursor: str('present when has_more') })),
     },
     '/admin/tokens/{id}': {
       get: admin('One token', { parameters: tokenId }, tokenView),

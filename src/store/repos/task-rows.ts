@@ -1,4 +1,5 @@
 // How a tasks row becomes a TaskRecord (whole, or as the poller reads it) and how a transition's patch becomes columns.
+import { upstreamId } from '../../errors/echo.ts';
 import { sql, type Selectable, type Updateable } from 'kysely';
 import type { Usage } from '../../metering/types.ts';
 import type { TaskError, TaskFamily, TaskRecord, TaskState } from '../../tasks/types.ts';
@@ -106,7 +107,7 @@ export function patchRow(p: TaskPatch, now: number): Updateable<TasksTable> {
   if (p.result !== undefined) o.result = p.result === null ? null : JSON.stringify(p.result);
   if (p.usage !== undefined) o.usage = p.usage === null ? null : JSON.stringify(p.usage);
   if (p.error !== undefined) o.error = p.error === null ? null : JSON.stringify(p.error);
-  if (p.upstreamRequestId !== undefined) o.upstream_request_id = p.upstreamRequestId;
+  if (p.upstreamRequestId !== undefined) o.upstream_request_id = upstreamId(p.upstreamRequestId);
   if (p.holdAmount !== undefined) o.hold_amount = p.holdAmount;
   if (p.channelId !== undefined) o.channel_id = p.channelId;
   if (p.nextPollAt !== undefined) o.next_poll_at = p.nextPollAt;

@@ -220,6 +220,14 @@ export class TokensRepo {
     return rows.map(toTokenRecord);
   }
 
+  /** Up to `limit` tokens in creation order (id breaks ties), after the position `after` when given. */
+  async page(limit: number, after?: { createdAt: number; id: string }): Promise<TokenRecord[]> {
+    let q = this.db.selectFrom('tokens').selectAll();
+    if (after) q = q.where((eb) => eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]));
+    const rows = await q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+    return rows.map(toTokenRecord);
+  }
+
   /** Revoke; returns the secret hash so caches can be invalidated, or null when unknown. */
   async revoke(id: string, now = Date.now()): Promise<string | null> {
     const r = await this.db.selectFrom('tokens').select(['secret_hash']).where('id', '=', id).executeTakeFirst();

@@ -102,3 +102,24 @@ describe('GET /admin/ledger', () => {
     for (const q of ['status=200', 'tokenid=x']) await expectB(await t.h.admin(`/admin/ledger?${q}`), 400, 'invalid_parameter');
   });
 });
+
+describe('GET /admin/tokens', () => {
+  it('pages by cursor with limit: every token once, in creation order; unknown parameters and bad cursors are 400', async () => {
+    // Twelve tokens of one millisecond: the id orders them within it.
+    const now = Date.now();
+    const made = await Promise.all(Array.from({ length: 12 }, (_, i) => t.h.token({ name: `paged-${i}` })));
+    await t.h.store.db.updateTable('tokens').set({ created_at: now }).where('id', 'in', made.map((m) => m.id)).execute();
+    const { rows, pages } = await walk<{ id: string; name: string }>('/admin/tokens?', 5);
+    const ids = rows.map((r) => r.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    const ours = ids.filter((id) => made.some((m) => m.id === id));
+    expect(ours).toEqual(made.map((m) => m.id).sort());
+    expect(pages).toBeGreaterThanOrEqual(3);
+    const first = await page<{ id: string }>('/admin/tokens?limit=2');
+    expect(first.data).toHaveLength(2);
+    expect(first.has_more).toBe(true);
+    await expectB(await t.h.admin('/admin/tokens?limt=5'), 400, 'invalid_parameter');
+    await expectB(await t.h.admin('/admin/tokens?limit=0'), 400, 'invalid_parameter');
+    await expectB(await t.h.admin('/admin/tokens?cursor=nope'), 400, 'invalid_parameter');
+  });
+});

@@ -3,9 +3,11 @@
 import type { FastifyInstance } from 'fastify';
 import { parseCallbackSecretRotate, rotateCallbackSecret } from '../../../core/admin/callback-secrets.ts';
 import { parseRotate, parseTokenPatch, parseTopUp, rotateToken, topUp, updateToken } from '../../../core/admin/token-changes.ts';
-import { qOnly, qTime, type Query } from '../../../contracts/query.ts';
+import { qInt, qOnly, qString, qTime, type Query } from '../../../contracts/query.ts';
+import { decodeCursor, encodeCursor } from '../../../contracts/cursor.ts';
+import { pageOf } from '../../../core/admin/lists.ts';
 import { adminTokenUsage } from '../../../core/admin/token-usage.ts';
-import { createdToken, getToken, issueToken, listTokens, parseCreateToken, publicToken, revokeToken } from '../../../core/admin/tokens.ts';
+import { createdToken, getToken, issueToken, parseCreateToken, publicToken, revokeToken } from '../../../core/admin/tokens.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import { adminActor } from './admin-auth.ts';
 
@@ -16,7 +18,15 @@ export function registerTokenRoutes(scope: FastifyInstance, deps: GatewayDeps): 
     const created = await issueToken(deps, adminActor(req), parseCreateToken(req.body));
     return reply.code(201).send(createdToken(created));
   });
-  scope.get('/tokens', async () => ({ data: (await listTokens(deps)).map(publicToken) }));
+  scope.get<{ Querystring: Query }>('/tokens', async (req) => {
+    qOnly(req.query, ['limit', 'cursor']);
+    const limit = qInt(req.query, 'limit', 1, 1000, 100)!;
+    const cursor = qString(req.query, 'cursor', 400);
+    const after = cursor === undefined ? undefined : decodeCursor(cursor, ['n', 's']);
+    const rows = await deps.repos.tokens.page(limit + 1, after && { createdAt: after[0] as number, id: after[1] as string });
+    const { data, more, next } = pageOf(rows, limit, (t) => encodeCursor([t.createdAt, t.id]));
+    return { data: data.map(publicToken), has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
+  });
   scope.get<ById>('/tokens/:id', async (req) => publicToken(await getToken(deps, req.params.id)));
   scope.get<ById & { Querystring: Query }>('/tokens/:id/usage', async (req) => {
     qOnly(req.query, ['since', 'until']);
