@@ -42,6 +42,9 @@ import { ReconcileRepo } from './store/repos/reconcile.ts';
 import { SessionsRepo } from './store/repos/sessions.ts';
 import { TasksRepo } from './store/repos/tasks.ts';
 import { TokensRepo } from './store/repos/tokens.ts';
+import { AccountsRepo } from './store/repos/accounts.ts';
+import { PriceGroupsRepo } from './store/repos/price-groups.ts';
+import { PriceGroups } from './metering/price-groups.ts';
 import { openStore, type Store } from './store/store.ts';
 import { sweepRequestLog } from './store/retention.ts';
 import { CallbackDispatcher } from './tasks/callbacks.ts';
@@ -58,6 +61,8 @@ export interface GatewayOptions {
   pgSchema?: string;
   /** A store opened by the caller (and closed by it). */
   store?: Store;
+  /** The meter's clock (budget periods); tests set it. Default Date.now. */
+  clock?: () => number;
 }
 
 export interface Gateway {
@@ -90,7 +95,7 @@ function registerSecrets(config: Config, secrets: string[]): void {
 function buildRepos(store: Store): GatewayDeps['repos'] {
   const { db, reads } = store;
   // The heavy reads (bills, lists, reconciliation) go to `reads`: off the event loop on a SQLite file store.
-  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(reads), requestLog: new RequestLogRepo(reads, db), reconcile: new ReconcileRepo(reads), consoleSessions: new ConsoleSessionsRepo(db), requestStats: new RequestStatsRepo(db, reads), gauges: new GaugesRepo(reads) };
+  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(reads), requestLog: new RequestLogRepo(reads, db), reconcile: new ReconcileRepo(reads), consoleSessions: new ConsoleSessionsRepo(db), requestStats: new RequestStatsRepo(db, reads), gauges: new GaugesRepo(reads), accounts: new AccountsRepo(db), priceGroups: new PriceGroupsRepo(db) };
 }
 
 /** The CLI's objects: the store, repos and catalogue for core/admin operations, without caches or HTTP. */
@@ -132,6 +137,8 @@ async function redisBus(url: string, logger: Logger): Promise<ClusterBus> {
 async function applyLocally(deps: GatewayDeps, e: ClusterEvent): Promise<void> {
   if (e.kind === 'token-revoked') deps.tokenAuth.invalidateHash(e.hash);
   else if (e.kind === 'token-changed') for (const h of e.hashes) deps.tokenAuth.invalidateHash(h);
+  else if (e.kind === 'account-changed') deps.tokenAuth.invalidateAccount(e.id);
+  else if (e.kind === 'price-groups-changed') await deps.priceGroups.reload();
   else if (e.kind === 'channels-changed') await deps.channels.reload();
   // GatewayDeps.catalogue is reassigned: readers take deps.catalogue at call time (the meter through a getter).
   else deps.catalogue = await loadCatalogue(deps.store.db, deps.config.catalogueFile, deps.catalogue);
@@ -145,6 +152,7 @@ function keepCachesCoherent(deps: GatewayDeps): () => void {
   const timer = setInterval(() => {
     applyLocally(deps, { kind: 'channels-changed' }).catch(warn);
     applyLocally(deps, { kind: 'catalogue-changed' }).catch(warn);
+    applyLocally(deps, { kind: 'price-groups-changed' }).catch(warn);
   }, deps.config.refreshMs);
   timer.unref();
   return () => clearInterval(timer);
@@ -156,8 +164,10 @@ function chargeOnLog(r: LedgerRow) {
 }
 
 /** The meter and the request-log writer: both group-commit through the SQLite batch writer when there is one. */
-function composeWriters(store: Store, audit: AuditRepo, catalogue: () => Catalogue, logger: Logger): { meter: StoreMeter; requestLog: RequestLogWriter } {
+function composeWriters(store: Store, audit: AuditRepo, catalogue: () => Catalogue, logger: Logger, priceGroups: PriceGroups, clock?: () => number): { meter: StoreMeter; requestLog: RequestLogWriter } {
   const meter = new StoreMeter(store.db, catalogue, {
+    priceGroups,
+    ...(clock ? { now: clock } : {}),
     batchWriter: store.batchWriter,
     onError: (e, queued) => logger.error({ err: String(e), queued }, 'ledger batch write failed; charges stay queued and are retried'),
     // Every field of the refused charge, so the operator can enter it by hand: it is not retried.
@@ -183,7 +193,9 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
   const channels = new ChannelRegistry(repos.channels, box);
   await channels.reload();
   const catalogue = await loadCatalogue(store.db, config.catalogueFile);
-  const { meter, requestLog } = composeWriters(store, repos.audit, () => deps.catalogue, logger);
+  const priceGroups = new PriceGroups(() => repos.priceGroups.all());
+  await priceGroups.reload();
+  const { meter, requestLog } = composeWriters(store, repos.audit, () => deps.catalogue, logger, priceGroups, opts.clock);
   const cluster = config.redisUrl ? await redisBus(config.redisUrl, logger) : new LocalBus();
   const upstream = new UpstreamClient(config.upstreamTimeouts);
   const breakers = new CircuitBreakers();
@@ -211,6 +223,7 @@ async function composeDeps(config: Config, opts: GatewayOptions, store: Store, l
     catalogue,
     channels,
     tokenAuth,
+    priceGroups,
     repos,
     requestLog,
     meter,

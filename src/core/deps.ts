@@ -21,6 +21,9 @@ import type { ConsoleSessionsRepo } from '../store/repos/console-sessions.ts';
 import type { GaugesRepo } from '../store/repos/gauges.ts';
 import type { RequestStatsRepo } from '../store/repos/request-stats.ts';
 import type { TokensRepo } from '../store/repos/tokens.ts';
+import type { AccountsRepo } from '../store/repos/accounts.ts';
+import type { PriceGroupsRepo } from '../store/repos/price-groups.ts';
+import type { PriceGroups } from '../metering/price-groups.ts';
 import type { Store } from '../store/store.ts';
 import type { TaskEngine } from '../tasks/engine.ts';
 import type { VidxContext } from './vidx/context.ts';
@@ -50,7 +53,11 @@ export interface GatewayDeps {
     consoleSessions: ConsoleSessionsRepo;
     requestStats: RequestStatsRepo;
     gauges: GaugesRepo;
+    accounts: AccountsRepo;
+    priceGroups: PriceGroupsRepo;
   };
+  /** The price groups accounts are charged by, as this instance has them (reloaded on a change). */
+  priceGroups: PriceGroups;
   requestLog: RequestLogWriter;
   meter: Meter;
   upstream: UpstreamClient;

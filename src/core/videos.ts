@@ -91,6 +91,7 @@ export async function createVideo(deps: VideoDeps, req: CallContext, body: JsonO
     family: 'v1',
     kind: DASHSCOPE_VIDEO_TASK_KIND,
     tokenId: p.tokenId,
+    billing: p.billing,
     model: r.publicName,
     billingModel: r.billingModel,
     upstreamModel: r.upstreamModel,

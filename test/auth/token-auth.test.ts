@@ -126,7 +126,7 @@ describe('client auth through the real server', () => {
 
 describe('TokenAuth unit', () => {
   const rec = (over: Partial<TokenRecord> = {}): TokenRecord => ({
-    id: 'tok_1', name: 'n', prefix: 'tw-', models: null, quota: null, spent: 0, held: 0, rpmLimit: null, tpmLimit: null, concurrencyLimit: null, expiresAt: null, revokedAt: null, createdAt: 0, previousSecretUntil: null, callbackSecretIssuedAt: null, previousCallbackSecretUntil: null, ...over,
+    id: 'tok_1', name: 'n', prefix: 'tw-', models: null, quota: null, spent: 0, held: 0, rpmLimit: null, tpmLimit: null, concurrencyLimit: null, expiresAt: null, revokedAt: null, createdAt: 0, previousSecretUntil: null, callbackSecretIssuedAt: null, previousCallbackSecretUntil: null, accountId: null, budgets: [], ...over,
   });
 
   it('re-reads after the TTL so other instances\' revocations converge', async () => {

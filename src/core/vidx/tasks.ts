@@ -61,6 +61,7 @@ export async function createVidxTask(ctx: VidxContext, req: CallContext, t: NewV
       family: 'vidx',
       kind: storedKind(t.kind, t.path),
       tokenId,
+      billing: principalOf(req).billing,
       model: t.model,
       billingModel: t.billingModel,
       upstreamModel: t.upstreamModel,
