@@ -47,7 +47,7 @@ describe('tollway account / price-group', { timeout: 240_000 }, () => {
     const usage = await ok<{ tokens: string[]; usage: { credited: number } }>(['account', 'usage', acc.id]);
     expect(usage.tokens).toEqual([tokenId]);
     expect(usage.usage.credited).toBe(250);
-    expect(ok<{ data: Array<{ id: string }> }>(['account', 'list', '--limit', '10']).data.map((a) => a.id)).toContain(acc.id);
+    expect((await ok<{ data: Array<{ id: string }> }>(['account', 'list', '--limit', '10'])).data.map((a) => a.id)).toContain(acc.id);
     expect((await ok<{ revoked_at: number }>(['account', 'revoke', acc.id])).revoked_at).toBeGreaterThan(0);
     const audit = await fresh.store.db.selectFrom('audit_log').select('action').where('actor', '=', 'cli').orderBy('id').execute();
     expect(audit.map((a) => a.action)).toEqual(['price_group.create', 'account.create', 'token.create', 'account.topup', 'account.update', 'account.revoke']);
