@@ -3,6 +3,7 @@
 import { ERROR_CODES } from '../../errors/codes.ts';
 import { str, int, obj, ref, jsonBody, ok, pathParam, familyB, familyA, admin, envelope, RATE_LIMIT_HEADERS, REQUEST_ID_HEADERS, type Operation } from './schema.ts';
 import { adminPaths } from './paths-admin.ts';
+import { accountPaths } from './paths-accounts.ts';
 import { adminTaskPaths } from './paths-admin-tasks.ts';
 import { v1Paths } from './paths-v1.ts';
 import { vidxPaths } from './paths-vidx.ts';
@@ -48,7 +49,7 @@ export function openApiDocument(registered: Array<{ url: string; method: string 
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
-    paths: withRegisteredRoutes({ ...vidxPaths(), ...v1Paths(), ...adminPaths(), ...adminTaskPaths() }, registered),
+    paths: withRegisteredRoutes({ ...vidxPaths(), ...v1Paths(), ...adminPaths(), ...accountPaths(), ...adminTaskPaths() }, registered),
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'Client token (`x-api-key` is accepted too)' },
