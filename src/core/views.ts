@@ -94,6 +94,8 @@ export interface BillLine {
   entries: number;
   amount: number;
   amount_units: string;
+  /** The same charges at list (catalogue) price: above `amount` where a price group charged less. */
+  list_amount: number;
   models: Record<string, { entries: number; amount: number; amount_units: string }>;
   /** Top-ups credited in the period: added to the quota, not part of `amount`. */
   credits: { entries: number; amount: number };

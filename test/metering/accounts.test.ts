@@ -131,6 +131,8 @@ describe('accounts', () => {
     ]);
     const usage = await adminJson<{ usage: { total: { amount: number; list_amount: number } } }>(h, 'GET', `/admin/accounts/${id}/usage`);
     expect(usage.body.usage.total).toEqual(expect.objectContaining({ amount: IMAGE_PRICE / 2 + 30_000, list_amount: 2 * IMAGE_PRICE }));
+    const bill = await adminJson<{ data: Array<{ amount: number; list_amount: number }> }>(h, 'GET', `/admin/bills?token_id=${tok.id}&period=month`);
+    expect(bill.body.data.map((l) => [l.amount, l.list_amount])).toEqual([[IMAGE_PRICE / 2 + 30_000, 2 * IMAGE_PRICE]]);
     // Reconciliation re-prices each line at the group's price it recorded (no false difference), and shows the list price.
     const rec = await adminJson<{ mismatches: Array<{ key: string }>; groups: Array<{ model: string; ledger_amount: number; ledger_list_amount: number }> }>(h, 'GET', `/admin/reconcile?from=${now - 60_000}&to=${Date.now() + 60_000}`);
     expect(rec.status).toBe(200);
