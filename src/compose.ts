@@ -50,11 +50,12 @@ import { TokenCallbackSigner } from './tasks/callback-signing.ts';
 import { TaskEngine } from './tasks/engine.ts';
 import { PollerThread } from './tasks/poller-thread.ts';
 import { UPSTREAMS } from './adapters/upstreams.ts';
+import { AccountsRepo } from './store/repos/accounts.ts';
+import { PriceGroupsRepo } from './store/repos/price-groups.ts';
+import { PriceGroups } from './metering/price-groups.ts';
 import { WebhooksRepo } from './store/repos/webhooks.ts';
 import { AlertEmitter } from './alerts/emitter.ts';
-import { WebhookDispatcher } from './alerts/dispatcher.ts';
-import { AlertWatch, tokenQuotaSource } from './alerts/watch.ts';
-import { RoundLoop } from './runtime/round-loop.ts';
+import { composeAlerts, type AlertLoops } from './compose-alerts.ts';
 
 /** The Redis connections an instance uses when Redis is configured (opened and closed by process-life.ts). */
 export interface RedisClients {
@@ -71,6 +72,8 @@ export interface Opened {
   redis: RedisClients | null;
   /** The in-process query budget's memory: shared with the poller thread, so both threads keep one budget. */
   queryBudgetMemory: SharedArrayBuffer;
+  /** The meter's clock (budget periods); tests set it. Default Date.now. */
+  clock?: () => number;
 }
 
 export interface Keys {
@@ -85,6 +88,8 @@ export interface BackgroundPoller {
 }
 
 /** A gateway's objects: deps, the family A context (its dispatcher), the HTTP app, and where its task work runs. */
+export type { AlertLoops };
+
 export interface GatewayParts {
   deps: GatewayDeps;
   vidx: VidxContext;
@@ -93,18 +98,10 @@ export interface GatewayParts {
   alerts: AlertLoops;
 }
 
-/** The operator's alerts on an instance: their checks and webhook deliveries (tests run a round by hand). */
-export interface AlertLoops {
-  watch: AlertWatch;
-  dispatcher: WebhookDispatcher;
-  start(): void;
-  stop(): Promise<void>;
-}
-
 function buildRepos(store: Store): GatewayDeps['repos'] {
   const { db, reads } = store;
   // The heavy reads (bills, lists, reconciliation) go to `reads`: off the event loop on a SQLite file store.
-  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(reads), requestLog: new RequestLogRepo(reads, db), reconcile: new ReconcileRepo(reads), consoleSessions: new ConsoleSessionsRepo(db), requestStats: new RequestStatsRepo(db, reads), gauges: new GaugesRepo(reads), webhooks: new WebhooksRepo(db) };
+  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(reads), requestLog: new RequestLogRepo(reads, db), reconcile: new ReconcileRepo(reads), consoleSessions: new ConsoleSessionsRepo(db), requestStats: new RequestStatsRepo(db, reads), gauges: new GaugesRepo(reads), webhooks: new WebhooksRepo(db), accounts: new AccountsRepo(db), priceGroups: new PriceGroupsRepo(db) };
 }
 
 /** The CLI's objects: the store, repos and catalogue for core/admin operations, without caches or HTTP. */
@@ -118,8 +115,10 @@ export async function composeAdmin(config: Config, secret: string): Promise<{ de
 }
 
 /** The meter and the request-log writer: both group-commit through the SQLite batch writer when there is one. */
-function composeWriters(store: Store, audit: AuditRepo, catalogue: () => Catalogue, logger: Logger): { meter: StoreMeter; requestLog: RequestLogWriter } {
+function composeWriters(store: Store, audit: AuditRepo, catalogue: () => Catalogue, logger: Logger, priceGroups: PriceGroups, clock?: () => number): { meter: StoreMeter; requestLog: RequestLogWriter } {
   const meter = new StoreMeter(store.db, catalogue, {
+    priceGroups,
+    ...(clock ? { now: clock } : {}),
     batchWriter: store.batchWriter,
     onError: (e, queued) => logger.error({ err: String(e), queued }, 'ledger batch write failed; charges stay queued and are retried'),
     // Every field of the refused charge, so the operator can enter it by hand: it is not retried.
@@ -163,7 +162,9 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
   const channels = new ChannelRegistry(repos.channels, box);
   await channels.reload();
   const catalogue = await loadCatalogue(store.db, config.catalogueFile);
-  const { meter, requestLog } = composeWriters(store, repos.audit, () => deps.catalogue, logger);
+  const priceGroups = new PriceGroups(() => repos.priceGroups.all());
+  await priceGroups.reload();
+  const { meter, requestLog } = composeWriters(store, repos.audit, () => deps.catalogue, logger, priceGroups, o.clock);
   const cluster = redis ? new RedisBus(redis.publish, redis.subscribe, (e) => logger.warn({ err: String(e) }, 'cluster bus error')) : new LocalBus();
   if (cluster instanceof RedisBus) await cluster.whenReady();
   const upstream = new UpstreamClient(config.upstreamTimeouts);
@@ -187,6 +188,7 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
     catalogue,
     channels,
     tokenAuth,
+    priceGroups,
     repos,
     requestLog,
     meter,
@@ -252,30 +254,6 @@ export async function composeGateway(config: Config, keys: Keys, o: Opened, sink
   const vidx = composeTasks(deps, kling, views, thread ? () => thread.kick() : undefined);
   const app = await buildApp(deps, { text: dashscopeTextAdapter(deps.upstream), vidx });
   return { deps, vidx, app, poller: thread ?? (config.tasks.pollerEnabled ? inProcessPoller(deps, vidx) : null), alerts: composeAlerts(deps) };
-}
-
-/**
- * The checks (spending, task failure rate) every TOLLWAY_ALERT_CHECK_MS and the webhook deliveries. Every instance
- * runs both: the marks and delivery claims in the store keep each alert to one event and each attempt to one sender.
- */
-function composeAlerts(deps: GatewayDeps): AlertLoops {
-  const o = deps.config.alerts;
-  const watch = new AlertWatch(deps.store.db, deps.alerts, [tokenQuotaSource(deps.store.db)], o);
-  const dispatcher = new WebhookDispatcher(deps.store.db, deps.box, deps.logger, { ...o, allowPrivateNetwork: deps.config.allowPrivateNetwork });
-  // A check that wrote alerts has deliveries due now.
-  const checks = new RoundLoop(() => watch.check().then(() => dispatcher.kick()), o.checkMs, (e) => deps.logger.warn({ err: String(e) }, 'alert check failed'));
-  return {
-    watch,
-    dispatcher,
-    start: () => {
-      checks.start();
-      dispatcher.start();
-    },
-    stop: async () => {
-      await checks.stop();
-      await dispatcher.stop();
-    },
-  };
 }
 
 function inProcessPoller(deps: GatewayDeps, vidx: VidxContext): BackgroundPoller {

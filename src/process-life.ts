@@ -22,6 +22,8 @@ export interface GatewayOptions extends Keys {
   pgSchema?: string;
   /** A store opened by the caller (and closed by it). */
   store?: Store;
+  /** The meter's clock (budget periods); tests set it. Default Date.now. */
+  clock?: () => number;
 }
 
 export interface Gateway {
@@ -72,6 +74,7 @@ function keepCachesCoherent(deps: GatewayDeps): () => void {
   const timer = setInterval(() => {
     applyChangeHere(deps, { kind: 'channels-changed' }).catch(warn);
     applyChangeHere(deps, { kind: 'catalogue-changed' }).catch(warn);
+    applyChangeHere(deps, { kind: 'price-groups-changed' }).catch(warn);
   }, deps.config.refreshMs);
   timer.unref();
   return () => clearInterval(timer);
@@ -165,7 +168,7 @@ export async function startGateway(config: Config, opts: GatewayOptions): Promis
   const sink = opts.logStream ?? stdoutSink();
   const logger = makeLogger(config.logLevel, sink);
   const store = opts.store ?? (await openStore(config.databaseUrl, { writerThread: config.sqliteWriterThread, checkpointThread: config.sqliteCheckpointThread, readThread: config.sqliteReadThread, ...(opts.pgSchema ? { pgSchema: opts.pgSchema } : {}) }));
-  const opened: Opened = { store, logger, redis: await openRedis(config.redisUrl, logger), queryBudgetMemory: newBudgetMemory() };
+  const opened: Opened = { store, logger, redis: await openRedis(config.redisUrl, logger), queryBudgetMemory: newBudgetMemory(), ...(opts.clock ? { clock: opts.clock } : {}) };
   const { deps, vidx, app, poller, alerts } = await composeGateway(config, keys, opened, sink);
   const stopRefresh = keepCachesCoherent(deps);
   await poller?.start();

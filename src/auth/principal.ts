@@ -1,3 +1,5 @@
+import type { Billing } from '../metering/billing.ts';
+
 /** Who is calling: resolved from the bearer token once per request. */
 export interface Principal {
   tokenId: string;
@@ -9,4 +11,6 @@ export interface Principal {
   /** Tokens (input + output) per minute. */
   tpmLimit: number | null;
   concurrencyLimit: number | null;
+  /** The account and budgets its calls are also billed against; null for a token with neither (the plain path). */
+  billing: Billing | null;
 }

@@ -1,10 +1,14 @@
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { BudgetLimit } from '../metering/billing.ts';
+import type { AccountRecord } from '../store/repos/accounts.ts';
 import type { TokenRecord, TokensRepo } from '../store/repos/tokens.ts';
 import type { Principal } from './principal.ts';
 import { hashToken } from './token-secret.ts';
 
 interface CacheEntry {
   record: TokenRecord | null;
+  /** The token's account, when it has one. */
+  account: AccountRecord | null;
   /** Built once per cache fill (the record is immutable until the next fill). */
   principal: Principal | null;
   /** The bearer is the token's previous secret (a rotation): refused from this time on (ms). */
@@ -74,7 +78,8 @@ export class TokenAuth {
   private async fill(hash: string, now: number): Promise<CacheEntry> {
     const match = await this.repo.findForAuth(hash);
     const record = match?.record ?? null;
-    const entry: CacheEntry = { record, principal: record ? principalOf(record) : null, graceUntil: match?.graceUntil ?? null, at: now };
+    const account = match?.account ?? null;
+    const entry: CacheEntry = { record, account, principal: record ? principalOf(record, account) : null, graceUntil: match?.graceUntil ?? null, at: now };
     if (this.cache.size >= this.maxEntries) this.cache.clear();
     this.cache.set(hash, entry);
     return entry;
@@ -87,6 +92,11 @@ export class TokenAuth {
     if (hit.graceUntil !== null && hit.graceUntil <= now) throw new GatewayError('invalid_token', 'Invalid token: it was replaced by a rotation and its grace period is over');
     if (t.revokedAt !== null) throw new GatewayError('token_revoked', 'Token has been revoked');
     if (t.expiresAt !== null && t.expiresAt <= now) throw new GatewayError('token_expired', 'Token has expired');
+    const a = hit.account;
+    if (a !== null) {
+      if (a.revokedAt !== null) throw new GatewayError('token_revoked', 'The token\'s account has been revoked');
+      if (a.expiresAt !== null && a.expiresAt <= now) throw new GatewayError('token_expired', 'The token\'s account has expired');
+    }
     return hit.principal;
   }
 
@@ -94,13 +104,27 @@ export class TokenAuth {
     this.cache.delete(hash);
   }
 
+  /** Forget every cached token of an account (changed or revoked): their next request reads it again. */
+  invalidateAccount(accountId: string): void {
+    for (const [hash, e] of this.cache) if (e.record?.accountId === accountId) this.cache.delete(hash);
+  }
+
   clear(): void {
     this.cache.clear();
   }
 }
 
-function principalOf(t: TokenRecord): Principal {
+/** The account and budgets a token's calls are billed against; null when it has neither (the plain path). */
+function billingOf(t: TokenRecord, a: AccountRecord | null): Principal['billing'] {
+  if (a === null && t.budgets.length === 0) return null;
+  const budgets: BudgetLimit[] = t.budgets.map((b) => ({ holderId: t.id, period: b.period, limit: b.limit }));
+  if (a) for (const b of a.budgets) budgets.push({ holderId: a.id, period: b.period, limit: b.limit });
+  return Object.freeze({ accountId: a?.id ?? null, priceGroup: a?.priceGroup ?? null, timeZone: a?.timeZone ?? null, budgets: Object.freeze(budgets) });
+}
+
+function principalOf(t: TokenRecord, a: AccountRecord | null): Principal {
   return Object.freeze({
+    billing: billingOf(t, a),
     tokenId: t.id,
     name: t.name,
     models: t.models,

@@ -8,14 +8,24 @@ import type { Actor, AdminDeps } from '../core/admin/deps.ts';
 export const USAGE = `Usage: tollway <command>
   serve                                   run the gateway (default)
   migrate                                 apply database migrations
-  token create --name NAME [--models a,b] [--quota N] [--expires-at MS] [--rpm N] [--tpm N] [--concurrency N]
+  token create --name NAME [--models a,b] [--quota N] [--expires-at MS] [--rpm N] [--tpm N] [--concurrency N] [--account ID] [--budget PERIOD=N]…
   token list
   token revoke ID
-  token update ID [--name N] [--models a,b|none] [--quota N|none] [--rpm N|none] [--tpm N|none] [--concurrency N|none] [--expires-at MS|none]
+  token update ID [--name N] [--models a,b|none] [--quota N|none] [--rpm N|none] [--tpm N|none] [--concurrency N|none] [--expires-at MS|none] [--account ID|none] [--budget PERIOD=N|none]…
   token topup ID --amount N [--idempotency-key K]   add N micro-units to the quota (a credit line in the ledger)
   token rotate ID [--grace-ms MS]         a new secret for the same token; the old one works for MS more (default 0)
   token rotate-callback-secret ID [--grace-ms MS]   a new secret for the token's task callbacks; the old one signs too
                                           for MS more (default TOLLWAY_CALLBACK_SECRET_GRACE_MS, 24 h)
+  account create --name N [--quota N] [--budget PERIOD=N]… [--price-group G] [--time-zone TZ] [--expires-at MS]
+                                          a customer account; PERIOD is day, week or month (calendar, in TZ or UTC)
+  account list [--limit N] [--cursor C]
+  account show ID
+  account update ID [--name N] [--quota N|none] [--budget PERIOD=N|none]… [--price-group G|none] [--time-zone TZ|none] [--expires-at MS|none]
+  account topup ID --amount N [--idempotency-key K]
+  account revoke ID                       every token of the account is refused from now on
+  account usage ID [--since MS] [--until MS]   balance, budgets in their current period, charges per model
+  price-group set NAME [--multiplier X] [--price MODEL=PRICE_JSON]…   create or replace a price group
+  price-group list
   channel add --name N --kind dashscope|kling [--base-url U] [--api-key K | --access-key A --secret-key S] [--models a,b] [--priority N] [--weight N] [--account A] [--task-slots N]
   channel list
   channel disable ID

@@ -4,6 +4,7 @@ import type { Config } from '../config/config.ts';
 import { parseCallbackSecretRotate, rotateCallbackSecret } from '../core/admin/callback-secrets.ts';
 import { issueToken, listTokens, parseCreateToken, publicToken, revokeToken } from '../core/admin/tokens.ts';
 import { parseRotate, parseTokenPatch, parseTopUp, rotateToken, topUp, updateToken } from '../core/admin/token-changes.ts';
+import { budgetFlags } from './account-command.ts';
 import { CLI, defined, modelList, num, onlyFlags, orNone, print, usageError, UsageError, withAdmin } from './args.ts';
 
 export async function tokenCommand(config: Config, sub: string | undefined, args: string[]): Promise<number> {
@@ -21,11 +22,13 @@ export async function tokenCommand(config: Config, sub: string | undefined, args
       amount: { type: 'string' },
       'idempotency-key': { type: 'string' },
       'grace-ms': { type: 'string' },
+      account: { type: 'string' },
+      budget: { type: 'string', multiple: true },
     },
   });
   const id = positionals[0];
   if (sub === 'create') {
-    onlyFlags(values, 'token create', ['name', 'models', 'quota', 'expires-at', 'rpm', 'tpm', 'concurrency']);
+    onlyFlags(values, 'token create', ['name', 'models', 'quota', 'expires-at', 'rpm', 'tpm', 'concurrency', 'account', 'budget']);
     if (!values.name) throw new UsageError('--name is required');
     // The same validation as POST /admin/tokens (unknown models, past expiry …).
     const input = parseCreateToken({
@@ -36,6 +39,7 @@ export async function tokenCommand(config: Config, sub: string | undefined, args
       rpm_limit: num('--rpm', values.rpm),
       tpm_limit: num('--tpm', values.tpm),
       concurrency_limit: num('--concurrency', values.concurrency),
+      ...defined({ account_id: values.account, budgets: budgetFlags(values.budget) }),
     });
     return withAdmin(config, async (deps) => {
       const { record, secret, callbackSecret } = await issueToken(deps, CLI, input);
@@ -47,7 +51,7 @@ export async function tokenCommand(config: Config, sub: string | undefined, args
   if (sub === 'list') return withAdmin(config, async (deps) => (print((await listTokens(deps)).map(publicToken)), 0));
   if (sub === 'revoke' && id) return withAdmin(config, async (deps) => (await revokeToken(deps, CLI, id), print(`revoked ${id}`), 0));
   if (sub === 'update' && id) {
-    onlyFlags(values, 'token update', ['name', 'models', 'quota', 'rpm', 'tpm', 'concurrency', 'expires-at']);
+    onlyFlags(values, 'token update', ['name', 'models', 'quota', 'rpm', 'tpm', 'concurrency', 'expires-at', 'account', 'budget']);
     // The same validation as PATCH /admin/tokens/{id}.
     const patch = parseTokenPatch(
       defined({
@@ -58,6 +62,8 @@ export async function tokenCommand(config: Config, sub: string | undefined, args
         tpm_limit: orNone(values.tpm, (v) => num('--tpm', v)),
         concurrency_limit: orNone(values.concurrency, (v) => num('--concurrency', v)),
         expires_at: orNone(values['expires-at'], (v) => num('--expires-at', v)),
+        account_id: orNone(values.account, (v) => v),
+        budgets: budgetFlags(values.budget),
       }),
     );
     return withAdmin(config, async (deps) => (print(publicToken(await updateToken(deps, CLI, id, patch))), 0));

@@ -5,10 +5,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
-/** `token-changed`: a token was edited, topped up or rotated — forget what is cached under each of its secrets. */
+/**
+ * `token-changed`: a token was edited, topped up or rotated — forget what is cached under each of its secrets.
+ * `account-changed`: an account was edited, topped up or revoked — forget every cached token of it.
+ */
 export type ClusterEvent =
   | { kind: 'token-revoked'; hash: string }
   | { kind: 'token-changed'; hashes: string[] }
+  | { kind: 'account-changed'; id: string }
+  | { kind: 'price-groups-changed' }
   | { kind: 'channels-changed' }
   | { kind: 'catalogue-changed' };
 
@@ -41,13 +46,14 @@ const CHANNEL = 'tollway:cluster-events';
 
 export function parseClusterEvent(text: string): { from: string; event: ClusterEvent } | null {
   try {
-    const m = JSON.parse(text) as { from?: unknown; event?: { kind?: unknown; hash?: unknown; hashes?: unknown } };
+    const m = JSON.parse(text) as { from?: unknown; event?: { kind?: unknown; hash?: unknown; hashes?: unknown; id?: unknown } };
     if (typeof m.from !== 'string' || !m.event) return null;
     const k = m.event.kind;
     if (k === 'token-revoked' && isHash(m.event.hash)) return { from: m.from, event: { kind: k, hash: m.event.hash } };
     const hashes = m.event.hashes;
     if (k === 'token-changed' && Array.isArray(hashes) && hashes.length <= 2 && hashes.every(isHash)) return { from: m.from, event: { kind: k, hashes } };
-    if (k === 'channels-changed' || k === 'catalogue-changed') return { from: m.from, event: { kind: k } };
+    if (k === 'account-changed' && typeof m.event.id === 'string' && /^acc_[A-Za-z0-9]{1,60}$/.test(m.event.id)) return { from: m.from, event: { kind: k, id: m.event.id } };
+    if (k === 'channels-changed' || k === 'catalogue-changed' || k === 'price-groups-changed') return { from: m.from, event: { kind: k } };
     return null;
   } catch {
     return null;

@@ -24,6 +24,9 @@ import type { RequestStatsRepo } from '../store/repos/request-stats.ts';
 import type { TokensRepo } from '../store/repos/tokens.ts';
 import type { WebhooksRepo } from '../store/repos/webhooks.ts';
 import type { AlertEmitter } from '../alerts/emitter.ts';
+import type { AccountsRepo } from '../store/repos/accounts.ts';
+import type { PriceGroupsRepo } from '../store/repos/price-groups.ts';
+import type { PriceGroups } from '../metering/price-groups.ts';
 import type { Store } from '../store/store.ts';
 import type { TaskEngine } from '../tasks/engine.ts';
 import type { VidxContext } from './vidx/context.ts';
@@ -54,7 +57,11 @@ export interface GatewayDeps {
     requestStats: RequestStatsRepo;
     gauges: GaugesRepo;
     webhooks: WebhooksRepo;
+    accounts: AccountsRepo;
+    priceGroups: PriceGroupsRepo;
   };
+  /** The price groups accounts are charged by, as this instance has them (reloaded on a change). */
+  priceGroups: PriceGroups;
   requestLog: RequestLogWriter;
   meter: Meter;
   upstream: UpstreamClient;

@@ -4,7 +4,8 @@
 // charges of tasks without a terminal success, successes without a charge, holds still open, and lost submits.
 import type { Price } from '../catalogue/types.ts';
 import { isObject } from '../json/json.ts';
-import { MAX_CHARGE, priceUsage } from '../metering/prices.ts';
+import { MAX_CHARGE, mulDivCeil, priceUsage } from '../metering/prices.ts';
+import { PPM } from '../metering/price-groups.ts';
 import type { Usage } from '../metering/types.ts';
 import type { ReconcileRows } from '../store/repos/reconcile.ts';
 import { LOST_SUBMIT_CODE } from '../tasks/lost-submit.ts';
@@ -15,6 +16,8 @@ export interface ReconcileGroup {
   /** The upstream account for tasks; sync calls do not record theirs ('-'). */
   channel: string;
   ledger_amount: number;
+  /** The same charges at list (catalogue) price: differs from ledger_amount where a price group priced them. */
+  ledger_list_amount: number;
   reported_amount: number;
   difference: number;
   charges: number;
@@ -73,7 +76,10 @@ function reprice(kind: string, stored: Record<string, unknown> | null, unitPrice
   const price = priceOf(kind, parse(unitPrices) ?? {}, parse(quantities) ?? {});
   if (!usage || !price) return null;
   try {
-    return Math.min(priceUsage(price, usage).amount, MAX_CHARGE);
+    const list = Math.min(priceUsage(price, usage).amount, MAX_CHARGE);
+    // A price group's multiplier is recorded with the list unit prices: the charge is the list amount times it.
+    const m = (parse(unitPrices) ?? {}).multiplier;
+    return typeof m === 'number' ? Math.min(mulDivCeil(list, Math.round(m * PPM), PPM), MAX_CHARGE) : list;
   } catch {
     return null;
   }
@@ -84,10 +90,11 @@ export function reconcile(rows: ReconcileRows, from: number, to: number, now = D
   const tasks = new Map(rows.tasks.map((t) => [t.id, t]));
   const groups = new Map<string, ReconcileGroup>();
   const report: ReconcileReport = { from, to, groups: [], difference: 0, mismatches: [], open_holds: [], tasks_charged_without_success: [], successes_without_charge: [], lost_submits: [] };
-  const add = (at: number, model: string, channel: string, ledger: number, reported: number, charges: number) => {
+  const add = (at: number, model: string, channel: string, ledger: number, reported: number, charges: number, list = ledger) => {
     const k = `${day(at)}|${model}|${channel}`;
-    const g = groups.get(k) ?? { day: day(at), model, channel, ledger_amount: 0, reported_amount: 0, difference: 0, charges: 0 };
+    const g = groups.get(k) ?? { day: day(at), model, channel, ledger_amount: 0, ledger_list_amount: 0, reported_amount: 0, difference: 0, charges: 0 };
     g.ledger_amount += ledger;
+    g.ledger_list_amount += list;
     g.reported_amount += reported;
     g.difference = g.ledger_amount - g.reported_amount;
     g.charges += charges;
@@ -99,7 +106,7 @@ export function reconcile(rows: ReconcileRows, from: number, to: number, now = D
     const req = !l.taskId && l.requestId ? requests.get(l.requestId) : undefined;
     const stored = task ? parse(task.usage) : req ? parse(req.usage) : null;
     const expected = reprice(l.kind, stored, l.unitPrices, l.quantities);
-    add(l.createdAt, l.model, task?.channelId ?? '-', l.amount, expected ?? 0, 1);
+    add(l.createdAt, l.model, task?.channelId ?? '-', l.amount, expected ?? 0, 1, l.listAmount ?? l.amount);
     if (l.requestId && !l.taskId) charged.add(l.requestId);
     if (l.taskId) {
       charged.add(l.taskId);

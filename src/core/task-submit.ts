@@ -55,6 +55,7 @@ export async function submitTask(deps: TaskSubmitDeps, call: CallContext, t: New
     family: t.family,
     kind: t.kind,
     tokenId: principalOf(call).tokenId,
+    billing: principalOf(call).billing,
     model: t.model.publicName,
     billingModel: t.model.billingModel,
     upstreamModel: t.model.upstreamModel,

@@ -4,14 +4,16 @@
 import { formatUnits } from '../metering/prices.ts';
 import type { Meter } from '../metering/types.ts';
 import type { LedgerRepo } from '../store/repos/ledger.ts';
-import type { TokensRepo } from '../store/repos/tokens.ts';
+import type { TokenRecord, TokensRepo } from '../store/repos/tokens.ts';
+import type { AccountsRepo } from '../store/repos/accounts.ts';
+import { budgetStatus } from './admin/budgets.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { principalOf, type HasState } from './call.ts';
 import type { TokenUsageView } from './views.ts';
 
 export interface TokenUsageDeps {
-  readonly repos: { readonly tokens: TokensRepo; readonly ledger: LedgerRepo };
-  readonly meter: Pick<Meter, 'flush'>;
+  readonly repos: { readonly tokens: TokensRepo; readonly ledger: LedgerRepo; readonly accounts: AccountsRepo };
+  readonly meter: Pick<Meter, 'flush' | 'now'>;
 }
 
 /** The longest period one answer covers (a year and a day): the sums are computed per request. */
@@ -29,7 +31,7 @@ export interface UsageRange {
 }
 
 /** GET /v1/usage: the calling token's own usage. */
-export function tokenUsage(deps: TokenUsageDeps, call: HasState, range: UsageRange, now = Date.now()): Promise<TokenUsageView> {
+export function tokenUsage(deps: TokenUsageDeps, call: HasState, range: UsageRange, now = deps.meter.now()): Promise<TokenUsageView> {
   return usageOf(deps, principalOf(call).tokenId, range, now, () => new GatewayError('invalid_token', 'Invalid token'));
 }
 
@@ -69,5 +71,22 @@ export async function usageOf(deps: TokenUsageDeps, tokenId: string, range: Usag
     },
     period: { since, until },
     usage: { data, total: { requests, amount, amount_units: formatUnits(amount) }, credited: credit },
+    ...(await budgetsOf(deps, t, now)),
   };
+}
+
+const balanceOf = (h: { quota: number | null; spent: number; held: number }): TokenUsageView['balance'] => ({
+  quota: h.quota,
+  used: h.spent,
+  reserved: h.held,
+  remaining: h.quota === null ? null : Math.max(0, h.quota - h.spent - h.held),
+});
+
+/** The token's budgets, and its account's balance and budgets (periods in the account's time zone). */
+async function budgetsOf(deps: TokenUsageDeps, t: TokenRecord, now: number): Promise<Pick<TokenUsageView, 'budgets' | 'account'>> {
+  const a = t.accountId === null ? null : await deps.repos.accounts.get(t.accountId);
+  const tz = a?.timeZone ?? null;
+  const budgets = await budgetStatus(deps.repos.accounts, t.id, t.budgets, tz, now);
+  if (!a) return { budgets, account: null };
+  return { budgets, account: { id: a.id, name: a.name, balance: balanceOf(a), budgets: await budgetStatus(deps.repos.accounts, a.id, a.budgets, tz, now), time_zone: tz, expires_at: a.expiresAt } };
 }

@@ -1,6 +1,7 @@
 // THE metered upstream call: the quota step, the channels that serve the model, and failover across them with the
 // retry policy stated at the call. Every upstream call a client request makes — text, images, video creation,
 // family A tasks and selections — goes through upstreamCall; the charge that follows is in charge.ts.
+import type { Principal } from '../auth/principal.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
 import type { Meter, Usage } from '../metering/types.ts';
 import type { Channel, ChannelRegistry } from '../routing/channel-registry.ts';
@@ -48,12 +49,14 @@ export function upstreamCall<T>(deps: UpstreamCallDeps, call: CallContext, plan:
     attempt = (ch) => trace.attempt(ch, () => bare(ch));
   }
   const p = principalOf(call);
-  if (typeof plan.quota === 'string' || p.quota === null) return failover(deps, call, plan, attempt);
-  return reserved(deps, call, p.tokenId, plan.quota.reserve(call), plan, attempt);
+  // A token with an account or budgets reserves too, even without a quota of its own: its account's and budgets' do.
+  if (typeof plan.quota === 'string' || (p.quota === null && p.billing === null)) return failover(deps, call, plan, attempt);
+  return reserved(deps, call, p, plan.quota.reserve(call), plan, attempt);
 }
 
-async function reserved<T>(deps: UpstreamCallDeps, call: CallContext, tokenId: string, estimate: Usage, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
-  await deps.meter.reserve(call.id, tokenId, deps.meter.price(plan.entry.id, estimate).amount);
+async function reserved<T>(deps: UpstreamCallDeps, call: CallContext, p: Principal, estimate: Usage, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
+  const b = p.billing;
+  await deps.meter.reserve(call.id, p.tokenId, deps.meter.price(plan.entry.id, estimate, b?.priceGroup).amount, b);
   call.state.reserved = true;
   try {
     return await failover(deps, call, plan, attempt);

@@ -1,3 +1,4 @@
+import type { BudgetStatus } from './admin/budgets.ts';
 // The answers of the token and bill endpoints as their readers see them: types only, importing nothing, so the
 // operator console (console/src/types.ts) checks its pages against what the server builds instead of copying them.
 // Money is integer micro-units (1 unit = 1,000,000); `*_units` the same amount as an exact decimal string of units.
@@ -25,6 +26,9 @@ export interface TokenView {
   previous_secret_until: number | null;
   /** When the current callback secret was shown (creation or rotation); null: never (a token older than callback secrets). */
   callback_secret_issued_at: number | null;
+  /** The account that owns the token (null: none), and the token's own budgets. */
+  account_id: string | null;
+  budgets: Array<{ period: string; limit: number }>;
   /** After a callback-secret rotation: until when callbacks are signed with the previous callback secret too. */
   previous_callback_secret_until: number | null;
 }
@@ -40,6 +44,8 @@ export interface CreatedTokenView {
   quota: number | null;
   expires_at: number | null;
   created_at: number;
+  account_id: string | null;
+  budgets: Array<{ period: string; limit: number }>;
 }
 
 /** A top-up's answer: the token after it. */
@@ -69,6 +75,10 @@ export interface TokenUsageView {
     /** Top-ups credited in the period. */
     credited: number;
   };
+  /** The token's own budgets, each with its spend in the current period. */
+  budgets: BudgetStatus[];
+  /** The token's account: its balance and budgets (null: the token has none). */
+  account: { id: string; name: string; balance: TokenUsageView['balance']; budgets: BudgetStatus[]; time_zone: string | null; expires_at: number | null } | null;
 }
 
 export type BillPeriod = 'day' | 'month';
@@ -84,6 +94,8 @@ export interface BillLine {
   entries: number;
   amount: number;
   amount_units: string;
+  /** The same charges at list (catalogue) price: above `amount` where a price group charged less. */
+  list_amount: number;
   models: Record<string, { entries: number; amount: number; amount_units: string }>;
   /** Top-ups credited in the period: added to the quota, not part of `amount`. */
   credits: { entries: number; amount: number };

@@ -19,6 +19,8 @@ export interface LedgerRow {
   taskId: string | null;
   upstreamRequestId: string | null;
   createdAt: number;
+  /** The account the charge also counts against (null or absent: none). */
+  accountId?: string | null;
 }
 
 export function ledgerValues(r: LedgerRow) {
@@ -35,6 +37,9 @@ export function ledgerValues(r: LedgerRow) {
     // The upstream's request id is outside text: cut to its varchar(200) column (store/clip.ts).
     upstream_request_id: clip(r.upstreamRequestId, 200),
     created_at: r.createdAt,
+    account_id: r.accountId ?? null,
+    list_amount: r.charge.listAmount ?? null,
+    price_group: r.charge.priceGroup ?? null,
   };
 }
 

@@ -7,9 +7,13 @@ import type { Database } from '../store/schema.ts';
 import { GroupCommit, type WriteBacklog } from '../store/group-commit.ts';
 import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
 import { ledgerTuple, ledgerValues, taskChargeKey, type LedgerRow } from './ledger-row.ts';
+import type { Billing } from './billing.ts';
+import { addSpent, closeHold, holdStateOf, holdTarget, placeHold, staleHolds, type HoldTarget } from './holds.ts';
+import { groupCharge, type PriceGroups } from './price-groups.ts';
 import { isBillable, isClamped, priceForEntry } from './prices.ts';
-import { closeHold, holdStateOf, placeHold, staleHolds } from './hold-rows.ts';
 import type { Charge, Meter, OnReaped, StoreTransaction, SyncChargeInput, TaskRef, Usage } from './types.ts';
+
+export { RESERVATION_PREFIX } from './holds.ts';
 
 export interface StoreMeterOptions {
   /** SQLite: write batches through the store's prepared statements (store.batchWriter) instead of Kysely. */
@@ -24,6 +28,10 @@ export interface StoreMeterOptions {
   onRejected?: (rows: LedgerRow[], e: unknown) => void;
   /** A charge was clamped to MAX_CHARGE (absurd reported usage): the operator's audit line. */
   onClamped?: (row: LedgerRow) => void;
+  /** The price groups accounts are charged by (none: every charge at list price). */
+  priceGroups?: Pick<PriceGroups, 'get'>;
+  /** The clock of budget periods and hold times (tests set it). */
+  now?: () => number;
 }
 
 /**
@@ -42,6 +50,8 @@ export class StoreMeter implements Meter {
   private readonly pending = new Map<string, number>();
   private readonly batchWriter: SqliteBatchWriter | null;
   private readonly onClamped: (row: LedgerRow) => void;
+  private readonly groups: Pick<PriceGroups, 'get'> | null;
+  readonly now: () => number;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -51,6 +61,8 @@ export class StoreMeter implements Meter {
     this.onClamped = opts.onClamped ?? (() => undefined);
     const onError = opts.onError ?? (() => undefined);
     this.batchWriter = opts.batchWriter ?? null;
+    this.groups = opts.priceGroups ?? null;
+    this.now = opts.now ?? Date.now;
     this.batches = new GroupCommit<LedgerRow>({
       intervalMs: opts.flushIntervalMs ?? 10,
       maxBatch: opts.maxBatch ?? 200,
@@ -82,8 +94,11 @@ export class StoreMeter implements Meter {
     return entry;
   }
 
-  price(billingModel: string, usage: Usage): Charge {
-    return priceForEntry(this.entryFor(billingModel), usage);
+  price(billingModel: string, usage: Usage, priceGroup?: string | null): Charge {
+    const entry = this.entryFor(billingModel);
+    // A group unknown here (removed since) charges the list price.
+    const group = priceGroup ? this.groups?.get(priceGroup) : undefined;
+    return group ? groupCharge(entry, usage, group) : priceForEntry(entry, usage);
   }
 
   private async insertCharge(trx: Kysely<Database>, row: LedgerRow): Promise<boolean> {
@@ -99,8 +114,9 @@ export class StoreMeter implements Meter {
     return trx.updateTable('tokens').set({ spent: sql`spent + ${amount}` }).where('id', '=', tokenId).execute();
   }
 
-  private syncRow(input: SyncChargeInput, charge: Charge): LedgerRow {
+  private syncRow(input: SyncChargeInput, charge: Charge, accountId: string | null = null): LedgerRow {
     return this.checked({
+      accountId,
       key: input.idempotencyKey ?? input.requestId,
       tokenId: input.tokenId,
       model: input.model,
@@ -109,7 +125,7 @@ export class StoreMeter implements Meter {
       requestId: input.requestId,
       taskId: null,
       upstreamRequestId: input.upstreamRequestId ?? null,
-      createdAt: Date.now(),
+      createdAt: this.now(),
     });
   }
 
@@ -177,48 +193,61 @@ export class StoreMeter implements Meter {
   }
 
   async hold(task: TaskRef, estimate: Usage): Promise<number> {
-    const amount = this.price(task.billingModel, estimate).amount;
+    const billing = task.billing ?? null;
+    const amount = this.price(task.billingModel, estimate, billing?.priceGroup).amount;
     return this.db.transaction().execute(async (trx) => {
       // A repeated hold for the same task is a no-op: report what is held (0 if the task already ended).
-      if (await placeHold(trx, { key: task.taskId, tokenId: task.tokenId, amount, pending: this.pending.get(task.tokenId) ?? 0 }, 'Token quota is not enough for this task')) return amount;
+      if (await this.placeHold(trx, task.taskId, task.tokenId, amount, billing, 'Token quota is not enough for this task')) return amount;
       const h = await trx.selectFrom('holds').select(['amount', 'state']).where('task_id', '=', task.taskId).executeTakeFirst();
       return h && h.state === 'held' ? Number(h.amount) : 0;
     });
   }
 
-  async reserve(key: string, tokenId: string, amount: number): Promise<void> {
-    await this.db.transaction().execute((trx) => placeHold(trx, { key, tokenId, amount, pending: this.pending.get(tokenId) ?? 0 }, 'Token quota is not enough for this call'));
+  /** A hold on the token (queued charges not yet committed count too), its account and budgets: holds.ts. */
+  private placeHold(trx: Kysely<Database>, key: string, tokenId: string, amount: number, billing: Billing | null, refusal: string): Promise<boolean> {
+    return placeHold(trx, { key, tokenId, amount, pending: this.pending.get(tokenId) ?? 0, billing, now: this.now(), refusal });
+  }
+
+  async reserve(key: string, tokenId: string, amount: number, billing: Billing | null = null): Promise<void> {
+    await this.db.transaction().execute((trx) => this.placeHold(trx, key, tokenId, amount, billing, 'Token quota is not enough for this call'));
+  }
+
+  /** One charge and its spend on the rows the hold named (the token alone when there was no hold). */
+  private async chargeHeld(trx: Kysely<Database>, row: LedgerRow, target: HoldTarget): Promise<number> {
+    if (!(await this.insertCharge(trx, row))) return 0;
+    if (row.charge.amount > 0) await addSpent(trx, target, row.charge.amount);
+    return row.charge.amount;
   }
 
   async settleReserved(input: SyncChargeInput): Promise<number> {
-    const charge = isBillable(input.usage) ? this.price(input.billingModel, input.usage) : null;
+    if (!isBillable(input.usage)) return this.db.transaction().execute(async (trx) => (await closeHold(trx, input.requestId, input.tokenId, 'settled', this.now()), 0));
     return this.db.transaction().execute(async (trx) => {
       // The reservation closes here — or the reaper already released it (a call that outlived
       // TOLLWAY_RESERVATION_TTL_MS, its instance alive): a call that delivered is charged either way, and its ledger
-      // key (the request id) keeps that to one charge.
-      await closeHold(trx, input.requestId, input.tokenId, 'settled');
-      if (!charge) return 0;
-      if (!(await this.insertCharge(trx, this.syncRow(input, charge)))) return 0;
-      if (charge.amount > 0) await this.addSpent(trx, input.tokenId, charge.amount);
-      return charge.amount;
+      // key (the request id) keeps that to one charge, on the rows its reservation named.
+      const target = (await closeHold(trx, input.requestId, input.tokenId, 'settled', this.now())) ?? (await holdTarget(trx, input.requestId));
+      const t = target ?? { tokenId: input.tokenId, accountId: null, priceGroup: null, budgetRows: [] };
+      const charge = this.price(input.billingModel, input.usage, t.priceGroup);
+      return this.chargeHeld(trx, this.syncRow(input, charge, t.accountId), t);
     });
   }
 
   async releaseReserved(key: string): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       const h = await trx.selectFrom('holds').select('token_id').where('task_id', '=', key).executeTakeFirst();
-      if (h) await closeHold(trx, key, h.token_id, 'released');
+      if (h) await closeHold(trx, key, h.token_id, 'released', this.now());
     });
   }
 
   async reapReservations(olderThanMs: number, onReaped?: OnReaped): Promise<number> {
-    const stale = await staleHolds(this.db, olderThanMs);
+    const stale = await staleHolds(this.db, this.now() - olderThanMs);
     let n = 0;
     for (const h of stale) {
       const closed = await this.db.transaction().execute(async (trx) => {
-        const amount = await closeHold(trx, h.task_id, h.token_id, 'released');
-        if (amount !== null) await onReaped?.(trx, { key: h.task_id, tokenId: h.token_id, amount });
-        return amount;
+        const target = await closeHold(trx, h.task_id, h.token_id, 'released', this.now());
+        // Announced (hold.reaped) in the transaction that released it.
+        if (target !== null) await onReaped?.(trx, { key: h.task_id, tokenId: h.token_id, amount: target.amount });
+        return target;
       });
       if (closed !== null) n++;
     }
@@ -226,33 +255,32 @@ export class StoreMeter implements Meter {
   }
 
   async settle(task: TaskRef, reported: Usage, within?: StoreTransaction): Promise<number> {
-    const charge = this.price(task.billingModel, reported);
     const run = <R>(fn: (trx: Kysely<Database>) => Promise<R>): Promise<R> => (within ? fn(within) : this.db.transaction().execute(fn));
     return run(async (trx) => {
-      if ((await closeHold(trx, task.taskId, task.tokenId, 'settled')) === null) return 0;
-      if (!isBillable(reported)) return 0;
-      const inserted = await this.insertCharge(trx, this.checked({
+      const target = await closeHold(trx, task.taskId, task.tokenId, 'settled', this.now());
+      if (target === null || !isBillable(reported)) return 0;
+      // At the price group the task was created under (kept on its hold): a later change does not reach it.
+      const charge = this.price(task.billingModel, reported, target.priceGroup);
+      return this.chargeHeld(trx, this.checked({
         key: taskChargeKey(task.taskId),
         tokenId: task.tokenId,
+        accountId: target.accountId,
         model: task.model,
         kind: reported.kind,
         charge,
         requestId: task.requestId ?? null,
         taskId: task.taskId,
         upstreamRequestId: task.upstreamRequestId ?? null,
-        createdAt: Date.now(),
-      }));
-      if (!inserted) return 0;
-      if (charge.amount > 0) await this.addSpent(trx, task.tokenId, charge.amount);
-      return charge.amount;
+        createdAt: this.now(),
+      }), target);
     });
   }
 
   async release(task: TaskRef): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => (await closeHold(trx, task.taskId, task.tokenId, 'released')) !== null);
+    return this.db.transaction().execute(async (trx) => (await closeHold(trx, task.taskId, task.tokenId, 'released', this.now())) !== null);
   }
 
-  async holdState(taskId: string, within?: StoreTransaction): Promise<'held' | 'settled' | 'released' | null> {
+  holdState(taskId: string, within?: StoreTransaction): Promise<'held' | 'settled' | 'released' | null> {
     return holdStateOf(within ?? this.db, taskId);
   }
 }

@@ -11,6 +11,7 @@ export const CREDIT_KIND = 'credit';
 export const CREDIT_MODEL = '-';
 
 export interface TopUp {
+  /** The token (or, for topUpAccount, the account) credited. */
   tokenId: string;
   /** Integer micro-units, > 0. */
   amount: number;
@@ -25,9 +26,18 @@ export type TopUpResult =
   /** `conflict`: the key was used before for another token or amount; `too-large`: the quota would pass 2^53. */
   | { outcome: 'unknown' | 'revoked' | 'unlimited' | 'conflict' | 'too-large' };
 
-export async function topUpToken(db: Kysely<Database>, t: TopUp): Promise<TopUpResult> {
+export function topUpToken(db: Kysely<Database>, t: TopUp): Promise<TopUpResult> {
+  return topUpHolder(db, 'tokens', t);
+}
+
+/** An account's top-up: its credit line names the account as token_id and account_id (bills show it on its own line). */
+export function topUpAccount(db: Kysely<Database>, t: TopUp): Promise<TopUpResult> {
+  return topUpHolder(db, 'accounts', t);
+}
+
+async function topUpHolder(db: Kysely<Database>, table: 'tokens' | 'accounts', t: TopUp): Promise<TopUpResult> {
   return db.transaction().execute(async (trx) => {
-    const tok = await trx.selectFrom('tokens').select(['quota', 'revoked_at']).where('id', '=', t.tokenId).executeTakeFirst();
+    const tok = await trx.selectFrom(table).select(['quota', 'revoked_at']).where('id', '=', t.tokenId).executeTakeFirst();
     if (!tok) return { outcome: 'unknown' };
     if (tok.revoked_at !== null) return { outcome: 'revoked' };
     // A token without a quota has nothing to add to (give it one with PATCH first).
@@ -43,6 +53,7 @@ export async function topUpToken(db: Kysely<Database>, t: TopUp): Promise<TopUpR
       taskId: null,
       upstreamRequestId: null,
       createdAt: t.at ?? Date.now(),
+      accountId: table === 'accounts' ? t.tokenId : null,
     };
     const ins = await trx
       .insertInto('ledger')
@@ -55,8 +66,8 @@ export async function topUpToken(db: Kysely<Database>, t: TopUp): Promise<TopUpR
       return same ? { outcome: 'repeated', quota: Number(tok.quota) } : { outcome: 'conflict' };
     }
     // Relative, in the database: a concurrent charge, edit or top-up is never overwritten.
-    await trx.updateTable('tokens').set({ quota: sql`quota + ${t.amount}` }).where('id', '=', t.tokenId).execute();
-    const after = await trx.selectFrom('tokens').select('quota').where('id', '=', t.tokenId).executeTakeFirstOrThrow();
+    await trx.updateTable(table).set({ quota: sql`quota + ${t.amount}` }).where('id', '=', t.tokenId).execute();
+    const after = await trx.selectFrom(table).select('quota').where('id', '=', t.tokenId).executeTakeFirstOrThrow();
     return { outcome: 'credited', quota: Number(after.quota) };
   });
 }

@@ -1,6 +1,7 @@
 // The metering API every capability uses. Money is integer micro-units; the ledger is the authority.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
+import type { Billing } from './billing.ts';
 import type { LedgerRow } from './ledger-row.ts';
 import type { Usage } from '../catalogue/usage.ts';
 
@@ -14,6 +15,9 @@ export interface Charge {
   /** JSON-able quantities and unit prices actually applied (kept in the ledger entry). */
   quantities: Record<string, unknown>;
   unitPrices: Record<string, unknown>;
+  /** Set when a price group priced the charge: the amount at list (catalogue) price, and the group's name. */
+  listAmount?: number;
+  priceGroup?: string;
 }
 
 export interface SyncChargeInput {
@@ -30,6 +34,8 @@ export interface SyncChargeInput {
   upstreamRequestId?: string | null;
 }
 
+export type { Billing };
+
 export interface TaskRef {
   /** The public task id the client was given (`video_id` / family A `task_id`). */
   taskId: string;
@@ -38,11 +44,15 @@ export interface TaskRef {
   billingModel: string;
   requestId?: string | null;
   upstreamRequestId?: string | null;
+  /** The creator's account, price group and budgets (hold only; a settlement reads them from the hold). */
+  billing?: Billing | null;
 }
 
 export interface Meter {
-  /** Price usage without writing anything. */
-  price(billingModel: string, usage: Usage): Charge;
+  /** Price usage without writing anything (at a price group's price when one is named). */
+  price(billingModel: string, usage: Usage, priceGroup?: string | null): Charge;
+  /** The meter's clock (ms): budget periods are read from it (tests set it). */
+  now(): number;
   /** One ledger entry keyed by the request id; a repeated key is a no-op. Returns the amount charged. */
   chargeSync(input: SyncChargeInput): Promise<number>;
   /** Place a hold for a task's estimated cost; refuses (insufficient_quota) if it would exceed the quota. */
@@ -69,7 +79,7 @@ export interface Meter {
    * Reserve `amount` against the token's quota for one call answered at once (key: its request id), atomically
    * with every other hold: refuses (insufficient_quota) when spent + held + amount would pass the quota.
    */
-  reserve(key: string, tokenId: string, amount: number): Promise<void>;
+  reserve(key: string, tokenId: string, amount: number, billing?: Billing | null): Promise<void>;
   /** Close a call's reservation and write its one charge (ledger key: the request id) in one transaction. */
   settleReserved(input: SyncChargeInput): Promise<number>;
   /** Close a call's reservation without a charge (the call produced no result). Idempotent. */

@@ -15,6 +15,7 @@ import * as m013 from './migrations/013-token-callback-secrets.ts';
 import * as m014 from './migrations/014-channel-account.ts';
 import * as m015 from './migrations/015-request-log-upstream-error.ts';
 import * as m017 from './migrations/017-task-slot-queue.ts';
+import * as m018 from './migrations/018-accounts.ts';
 import * as m019 from './migrations/019-webhooks.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
@@ -36,6 +37,7 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '014-channel-account': m014,
   '015-request-log-upstream-error': m015,
   '017-task-slot-queue': m017,
+  '018-accounts': m018,
   '019-webhooks': m019,
 };
 

@@ -27,6 +27,44 @@ export interface TokensTable {
   /** The sealed callback secret before the last rotation: it signs too until previous_callback_secret_until (ms). */
   previous_callback_secret: string | null;
   previous_callback_secret_until: number | null;
+  /** The account that owns the token (migration 018); null: none. */
+  account_id: string | null;
+  /** JSON array of budgets [{period, limit}] (migration 018); null: none. */
+  budgets: string | null;
+}
+
+/** Customer accounts owning tokens (migration 018): quota/spent/held in micro-units, like a token's. */
+export interface AccountsTable {
+  id: string;
+  name: string;
+  quota: number | null;
+  spent: Generated<number>;
+  held: Generated<number>;
+  budgets: string | null; // JSON array of budgets [{period, limit}]
+  price_group: string | null;
+  time_zone: string | null; // IANA name; null = UTC
+  expires_at: number | null;
+  revoked_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Named price groups (migration 018): a multiplier of list prices (parts per million) and per-model prices. */
+export interface PriceGroupsTable {
+  name: string;
+  multiplier_ppm: number;
+  prices: string | null; // JSON {model: Price}
+  created_at: number;
+  updated_at: number;
+}
+
+/** Spend of one holder (token or account) in one budget period (migration 018). */
+export interface BudgetSpendTable {
+  holder_id: string;
+  period: string; // 'day' | 'week' | 'month'
+  period_start: number; // ms
+  spent: Generated<number>;
+  held: Generated<number>;
 }
 
 export interface ChannelsTable {
@@ -89,6 +127,9 @@ export interface LedgerTable {
   task_id: string | null;
   upstream_request_id: string | null;
   created_at: number;
+  account_id: Generated<string | null>; // migration 018
+  list_amount: Generated<number | null>; // the amount at list price; null = the amount charged
+  price_group: Generated<string | null>;
 }
 
 export interface HoldsTable {
@@ -98,6 +139,9 @@ export interface HoldsTable {
   state: string; // 'held' | 'settled' | 'released'
   created_at: number;
   updated_at: number;
+  account_id: Generated<string | null>; // migration 018: the account also held against
+  price_group: Generated<string | null>; // the price group the hold's call is charged at
+  budget_rows: Generated<string | null>; // JSON [[holder_id, period, period_start], …] held against
 }
 
 export interface TasksTable {
@@ -260,6 +304,9 @@ export interface AlertMarksTable {
 
 export interface Database {
   tokens: TokensTable;
+  accounts: AccountsTable;
+  price_groups: PriceGroupsTable;
+  budget_spend: BudgetSpendTable;
   channels: ChannelsTable;
   audit_log: AuditLogTable;
   request_log: RequestLogTable;

@@ -41,7 +41,7 @@ export async function createTask(deps: TaskEngineDeps, owner: string, input: Cre
   const ref: TaskRef = { taskId: id, tokenId: input.tokenId, model: input.model, billingModel: input.billingModel, requestId: input.requestId };
   let holdAmount: number;
   try {
-    holdAmount = await deps.meter().hold(ref, input.hold ?? input.estimate);
+    holdAmount = await deps.meter().hold(input.billing ? { ...ref, billing: input.billing } : ref, input.hold ?? input.estimate);
   } catch (e) {
     await deps.repo.delete(id);
     throw e;

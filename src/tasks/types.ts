@@ -1,6 +1,7 @@
 // The task engine's public types: the stored task record and the pluggable upstream driver.
 // A driver only talks to the upstream (like an adapter); the engine owns the store, leases,
 // compare-and-set transitions, back-off, max age and metering (settle / release).
+import type { Billing } from '../metering/billing.ts';
 import type { TaskRef, Usage } from '../metering/types.ts';
 import type { Channel } from '../routing/channel-registry.ts';
 
@@ -182,6 +183,8 @@ export interface CreateTaskInput extends TaskIdentity {
   sessionId?: string | null;
   /** Our id; the engine makes one when absent. */
   id?: string;
+  /** The creator's account, price group and budgets, held against with the token (null or absent: the token alone). */
+  billing?: Billing | null;
   /**
    * The task is counted in a parallel-task queue (upstream account and model version: slot-queue.ts): it waits in the
    * gateway, hold placed, while its queue is blocked, and `stored` (what the driver's submitStored sends) is kept

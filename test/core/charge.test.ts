@@ -100,7 +100,7 @@ describe('chargeTokens for a reserved call whose answer was already delivered (a
     await fresh.store.db.insertInto('tokens').values({ id: tokenId, name: id, secret_hash: `h-${id}`, prefix: 'tw-', quota: 10_000_000, spent: 0, held: 0, created_at: 1 }).execute();
     await meter.reserve(id, tokenId, 50_000);
     const state = newRequestState();
-    state.principal = { tokenId, name: id, models: null, quota: 10_000_000, rpmLimit: null, tpmLimit: null, concurrencyLimit: null };
+    state.principal = { tokenId, name: id, models: null, quota: 10_000_000, rpmLimit: null, tpmLimit: null, concurrencyLimit: null, billing: null };
     state.reserved = true;
     const log = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
     return { call: { id, state, log }, tokenId };

@@ -19,7 +19,7 @@ function setup(charge: () => number) {
     meter: { chargeSyncDeferred: vi.fn(charge) },
   } as unknown as TextDeps;
   const state = newRequestState();
-  state.principal = { tokenId: 'tok_1', name: 't', models: null, quota: null, rpmLimit: null, tpmLimit: null, concurrencyLimit: null };
+  state.principal = { tokenId: 'tok_1', name: 't', models: null, quota: null, rpmLimit: null, tpmLimit: null, concurrencyLimit: null, billing: null };
   const call: TextCall = { id: 'req_1', state, body: {}, log: { info: vi.fn(), warn: vi.fn(), error: vi.fn() } };
   return { deps, call, written: vi.fn() };
 }

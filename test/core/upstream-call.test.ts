@@ -23,7 +23,7 @@ function setup(channels: Channel[], quota: number | null, exhausted = false) {
     breakers: new CircuitBreakers(),
     meter,
   } as unknown as UpstreamCallDeps;
-  const state = { channelId: null, attempts: null, ttfbMs: null, principal: { tokenId: 'tok', name: 't', models: null, quota, rpmLimit: null, tpmLimit: null, concurrencyLimit: null }, trace: null } as unknown as RequestState;
+  const state = { channelId: null, attempts: null, ttfbMs: null, principal: { tokenId: 'tok', name: 't', models: null, quota, rpmLimit: null, tpmLimit: null, concurrencyLimit: null, billing: null }, trace: null } as unknown as RequestState;
   return { deps, meter, call: { id: 'req_1', state, log: { info: vi.fn(), warn: vi.fn(), error: vi.fn() } }, marked };
 }
 
@@ -42,8 +42,8 @@ describe('upstreamCall', () => {
   it('the estimate is priced by the entry and reserved under the request id; a failed call releases it', async () => {
     const { deps, meter, call } = setup([ch('a')], 100);
     await expect(upstreamCall(deps, call, plan(), async () => 'ok')).resolves.toBe('ok');
-    expect(meter.price).toHaveBeenCalledWith('m1', estimate());
-    expect(meter.reserve).toHaveBeenCalledWith('req_1', 'tok', 42);
+    expect(meter.price).toHaveBeenCalledWith('m1', estimate(), undefined);
+    expect(meter.reserve).toHaveBeenCalledWith('req_1', 'tok', 42, null);
     expect(call.state.reserved).toBe(true);
     const failed = setup([ch('a')], 100);
     await expect(upstreamCall(failed.deps, failed.call, plan({ retry: 'connect-only' }), async () => Promise.reject(new GatewayError('upstream_error', 'x')))).rejects.toMatchObject({ code: 'upstream_error' });

@@ -13,6 +13,7 @@ import { isGatewayError, type GatewayError } from '../../src/errors/gateway-erro
 const principal = (over: Partial<Principal> = {}): Principal => ({
   tokenId: `tok_${Math.random().toString(36).slice(2)}`,
   name: 't',
+  billing: null,
   models: null,
   quota: null,
   rpmLimit: null,

@@ -57,6 +57,8 @@ export interface HarnessOptions {
   channels?: boolean;
   /** Mutate the config before the gateway is built. */
   configure?: (c: Config) => void;
+  /** The meter's clock (budget periods): a test moves it instead of sleeping. */
+  clock?: () => number;
 }
 
 function lineCollector(lines: string[]): Writable {
@@ -69,8 +71,8 @@ function lineCollector(lines: string[]): Writable {
 }
 
 /** A gateway on `store`, logging into `logs`, with `channels` added before it listens on a free port of 127.0.0.1. */
-async function listening(config: Config, store: Store, logs: string[], channels?: (gw: Gateway) => Promise<void>): Promise<GatewayInstance> {
-  const gw = await startGateway(config, { adminKey: ADMIN_KEY, secret: SECRET, logStream: lineCollector(logs), store });
+async function listening(config: Config, store: Store, logs: string[], channels?: (gw: Gateway) => Promise<void>, clock?: () => number): Promise<GatewayInstance> {
+  const gw = await startGateway(config, { adminKey: ADMIN_KEY, secret: SECRET, logStream: lineCollector(logs), store, ...(clock ? { clock } : {}) });
   await channels?.(gw);
   const address = await gw.app.listen({ port: 0, host: '127.0.0.1' });
   return { gw, url: address.replace('[::1]', '127.0.0.1'), logs };
@@ -89,7 +91,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     if (opts.channels === false) return;
     await ensureChannel(gw.deps, 'sim-dashscope', 'dashscope', sim.url, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
     await ensureChannel(gw.deps, 'sim-kling', 'kling', sim.url, { accessKey: DEFAULT_SIM_KEYS.klingAccessKey, secretKey: DEFAULT_SIM_KEYS.klingSecretKey });
-  });
+  }, opts.clock);
   const others: Gateway[] = [];
   let closing: Promise<void> | undefined;
   const h: Harness = {
@@ -118,12 +120,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     admin: (path, init = {}) => h.fetch(path, { ...init, token: ADMIN_KEY }),
     restart: async () => {
       await h.gw.close();
-      const next = await listening(config, fresh.store, logs);
+      const next = await listening(config, fresh.store, logs, undefined, opts.clock);
       h.gw = next.gw;
       h.url = next.url;
     },
     instance: async (over = {}) => {
-      const other = await listening({ ...config, ...over }, fresh.store, []);
+      const other = await listening({ ...config, ...over }, fresh.store, [], undefined, opts.clock);
       others.push(other.gw);
       return other;
     },

@@ -27,11 +27,12 @@ export function buildBill(days: DayTotal[], period: BillPeriod, names: Map<strin
     const key = `${d.tokenId}\u0000${label}`;
     let line = lines.get(key);
     if (!line) {
-      line = { token_id: d.tokenId, token_name: names.get(d.tokenId) ?? null, period, period_start: label, entries: 0, amount: 0, amount_units: '', models: {}, credits: { entries: 0, amount: 0 } };
+      line = { token_id: d.tokenId, token_name: names.get(d.tokenId) ?? null, period, period_start: label, entries: 0, amount: 0, amount_units: '', list_amount: 0, models: {}, credits: { entries: 0, amount: 0 } };
       lines.set(key, line);
     }
     line.entries += d.entries;
     line.amount += d.amount;
+    line.list_amount += d.listAmount;
     line.credits.entries += d.credits;
     line.credits.amount += d.credit;
     // A day of credit lines only (their model is '-') adds no model.

@@ -7,10 +7,13 @@ import type { ChannelsRepo } from '../../store/repos/channels.ts';
 import type { ReconcileRepo } from '../../store/repos/reconcile.ts';
 import type { TokensRepo } from '../../store/repos/tokens.ts';
 import type { WebhooksRepo } from '../../store/repos/webhooks.ts';
+import type { AccountsRepo } from '../../store/repos/accounts.ts';
+import type { LedgerRepo } from '../../store/repos/ledger.ts';
+import type { PriceGroupsRepo } from '../../store/repos/price-groups.ts';
 import type { Store } from '../../store/store.ts';
 
 export interface AdminDeps {
-  readonly repos: { readonly tokens: TokensRepo; readonly channels: ChannelsRepo; readonly audit: AuditRepo; readonly reconcile: ReconcileRepo; readonly webhooks: WebhooksRepo };
+  readonly repos: { readonly tokens: TokensRepo; readonly channels: ChannelsRepo; readonly audit: AuditRepo; readonly reconcile: ReconcileRepo; readonly webhooks: WebhooksRepo; readonly accounts: AccountsRepo; readonly priceGroups: PriceGroupsRepo; readonly ledger: LedgerRepo };
   /** For the few changes that write several tables in one transaction (a top-up: ledger line and quota). */
   readonly store: Pick<Store, 'db'>;
   readonly box: SecretBox;

@@ -9,9 +9,11 @@ import { topUpToken } from '../../metering/top-up.ts';
 import type { TokenPatch, TokenRecord } from '../../store/repos/tokens.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 import { getToken, MAX_TPM } from './tokens.ts';
+import { joinableAccount } from './accounts.ts';
+import { parseBudgets } from './budgets.ts';
 
 /** The fields PATCH /admin/tokens/{id} takes. */
-export const TOKEN_PATCH_FIELDS = ['name', 'models', 'quota', 'rpm_limit', 'tpm_limit', 'concurrency_limit', 'expires_at'] as const;
+export const TOKEN_PATCH_FIELDS = ['name', 'models', 'quota', 'rpm_limit', 'tpm_limit', 'concurrency_limit', 'expires_at', 'account_id', 'budgets'] as const;
 
 /** The longest grace a rotated secret may keep: a week. */
 export const MAX_GRACE_MS = 7 * 86_400_000;
@@ -46,6 +48,9 @@ export function parseTokenPatch(body: unknown, now = Date.now()): TokenPatch {
     if (exp !== null && exp <= now) throw new GatewayError('invalid_parameter', 'expires_at must be a future time in milliseconds since the epoch (or null for none)', { param: 'expires_at' });
     p.expiresAt = exp;
   }
+  if ('account_id' in o) p.accountId = o.account_id === null ? null : optString(o, 'account_id', { max: 64 })!;
+  const budgets = parseBudgets(o);
+  if (budgets !== undefined) p.budgets = budgets;
   return p;
 }
 
@@ -77,6 +82,7 @@ export async function updateToken(deps: AdminDeps, by: Actor, id: string, patch:
     // Stored under canonical names, as at creation.
     p.models = [...new Set(p.models.map((m) => deps.catalogue.canonicalName(m)))];
   }
+  if (p.accountId) await joinableAccount(deps, p.accountId);
   for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
     const before = await liveToken(deps, id);
     if (!(await deps.repos.tokens.update(id, p, before.quota))) continue;

@@ -4,8 +4,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { newCallbackSecret } from '../../auth/callback-secret.ts';
 import { hashToken, newId, newTokenSecret } from '../../auth/token-secret.ts';
-import { onlyFields, optInt, optStringArray, reqString } from '../../contracts/fields.ts';
+import { onlyFields, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
 import { isObject } from '../../json/json.ts';
+import type { Budget } from '../../metering/periods.ts';
+import { joinableAccount } from './accounts.ts';
+import { parseBudgets } from './budgets.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { TokenRecord } from '../../store/repos/tokens.ts';
 import type { CreatedTokenView, TokenView } from '../views.ts';
@@ -30,6 +33,8 @@ export function publicToken(t: TokenRecord): TokenView {
     previous_secret_until: t.previousSecretUntil,
     callback_secret_issued_at: t.callbackSecretIssuedAt,
     previous_callback_secret_until: t.previousCallbackSecretUntil,
+    account_id: t.accountId,
+    budgets: t.budgets,
   };
 }
 
@@ -43,7 +48,7 @@ export interface CreatedToken {
 /** The answer to a creation: the only time the secret and the callback secret are shown. */
 export function createdToken({ record, secret, callbackSecret }: CreatedToken): CreatedTokenView {
   const { id, name, models, quota, expiresAt, createdAt } = record;
-  return { id, name, token: secret, callback_secret: callbackSecret, models, quota, expires_at: expiresAt, created_at: createdAt };
+  return { id, name, token: secret, callback_secret: callbackSecret, models, quota, expires_at: expiresAt, created_at: createdAt, account_id: record.accountId, budgets: record.budgets };
 }
 
 export interface CreateTokenInput {
@@ -54,12 +59,14 @@ export interface CreateTokenInput {
   rpmLimit?: number | undefined;
   tpmLimit?: number | undefined;
   concurrencyLimit?: number | undefined;
+  accountId?: string | undefined;
+  budgets?: Budget[] | undefined;
 }
 
 /** The largest tokens-per-minute limit accepted (an integer column on both stores). */
 export const MAX_TPM = 1_000_000_000;
 
-const CREATE_FIELDS = ['name', 'models', 'quota', 'expires_at', 'rpm_limit', 'tpm_limit', 'concurrency_limit'] as const;
+const CREATE_FIELDS = ['name', 'models', 'quota', 'expires_at', 'rpm_limit', 'tpm_limit', 'concurrency_limit', 'account_id', 'budgets'] as const;
 
 export function parseCreateToken(body: unknown): CreateTokenInput {
   if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
@@ -76,7 +83,9 @@ export function parseCreateToken(body: unknown): CreateTokenInput {
   const rpmLimit = optInt(body, 'rpm_limit', 1, 1_000_000);
   const tpmLimit = optInt(body, 'tpm_limit', 1, MAX_TPM);
   const concurrencyLimit = optInt(body, 'concurrency_limit', 1, 100_000);
-  return { name, models, quota, expiresAt, rpmLimit, tpmLimit, concurrencyLimit };
+  const accountId = optString(body, 'account_id', { max: 64 });
+  const budgets = parseBudgets(body);
+  return { name, models, quota, expiresAt, rpmLimit, tpmLimit, concurrencyLimit, accountId, budgets };
 }
 
 /** Store a new token: the record and its secrets. No audit line (start-up provisioning and tests); see issueToken. */
@@ -84,6 +93,7 @@ export async function createToken(deps: Pick<AdminDeps, 'repos' | 'catalogue' | 
   for (const m of input.models ?? []) {
     if (!deps.catalogue.resolve(m)) throw new GatewayError('invalid_parameter', `Unknown model in allow-list: ${echo(m)}`, { param: 'models' });
   }
+  if (input.accountId !== undefined) await joinableAccount(deps, input.accountId);
   const secret = newTokenSecret();
   const callbackSecret = newCallbackSecret();
   const record = await deps.repos.tokens.create({
@@ -100,6 +110,8 @@ export async function createToken(deps: Pick<AdminDeps, 'repos' | 'catalogue' | 
     concurrencyLimit: input.concurrencyLimit ?? null,
     // Sealed, not hashed: the gateway signs with it.
     callbackSecret: deps.box.seal(callbackSecret),
+    accountId: input.accountId ?? null,
+    budgets: input.budgets ?? [],
   });
   return { record, secret, callbackSecret };
 }
@@ -108,7 +120,7 @@ export async function createToken(deps: Pick<AdminDeps, 'repos' | 'catalogue' | 
 export async function issueToken(deps: AdminDeps, by: Actor, input: CreateTokenInput): Promise<CreatedToken> {
   const created = await createToken(deps, input);
   const { record } = created;
-  await audit(deps, by, 'token.create', record.id, { name: record.name, models: record.models, quota: record.quota });
+  await audit(deps, by, 'token.create', record.id, { name: record.name, models: record.models, quota: record.quota, ...(record.accountId ? { account_id: record.accountId } : {}), ...(record.budgets.length ? { budgets: record.budgets } : {}) });
   return created;
 }
 

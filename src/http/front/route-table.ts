@@ -67,6 +67,8 @@ export const ROUTES: readonly RouteRow[] = [
     ['GET', '/prices'], ['GET', '/prices/:model'], ['PUT', '/prices/:model'], ['DELETE', '/prices/:model'], ['GET', '/prices/:model/history'],
     ['GET', '/audit'], ['GET', '/ledger'], ['GET', '/logs'], ['GET', '/bills'], ['GET', '/reconcile'], ['GET', '/health'], ['GET', '/stats'],
     ['GET', '/tasks'], ['GET', '/tasks/:id'], ['GET', '/tasks/:id/content'], ['POST', '/tasks/:id/cancel'],
+    ['POST', '/accounts'], ['GET', '/accounts'], ['GET', '/accounts/:id'], ['PATCH', '/accounts/:id'], ['DELETE', '/accounts/:id'], ['POST', '/accounts/:id/topup'], ['GET', '/accounts/:id/usage'],
+    ['GET', '/price-groups'], ['GET', '/price-groups/:name'], ['PUT', '/price-groups/:name'],
     ['POST', '/webhooks'], ['GET', '/webhooks'], ['GET', '/webhooks/:id'], ['PATCH', '/webhooks/:id'], ['DELETE', '/webhooks/:id'], ['GET', '/webhooks/:id/deliveries'],
   ]),
   ...rows(CONSOLE, '/console', [['GET', '/'], ['GET', '/app.js'], ['GET', '/app.css']]),

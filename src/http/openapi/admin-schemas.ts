@@ -53,6 +53,9 @@ export const ledgerEntry = obj({
   task_id: { type: ['string', 'null'], description: 'the public task id the client was given' },
   upstream_request_id: { type: ['string', 'null'] },
   created_at: int('ms'),
+  account_id: { type: ['string', 'null'], description: 'the account the charge also counted against' },
+  list_amount: { type: ['integer', 'null'], description: 'the amount at list (catalogue) price when a price group priced the line; null = the amount' },
+  price_group: { type: ['string', 'null'] },
 }, ['id', 'idempotency_key', 'token_id', 'model', 'kind', 'amount', 'created_at']);
 export const requestLogEntry = obj({
   request_id: str(),
@@ -124,6 +127,8 @@ export const tokenView = obj({
   previous_secret_until: { type: ['integer', 'null'], description: 'after a rotation with a grace period: until when (ms) the previous secret still works' },
   callback_secret_issued_at: { type: ['integer', 'null'], description: 'when (ms) the current callback secret was shown (creation or rotation); null: never shown (a token older than callback secrets: rotate it to issue one)' },
   previous_callback_secret_until: { type: ['integer', 'null'], description: 'after a callback-secret rotation: until when (ms) callbacks are signed with the previous callback secret too' },
+  account_id: { type: ['string', 'null'], description: 'the account that owns the token' },
+  budgets: arr(obj({ period: str(), limit: micro() }), 'the token\'s own budgets'),
 });
 const nullableInt = (description: string, minimum: number, maximum: number): Schema => ({ type: ['integer', 'null'], minimum, maximum, description });
 export const tokenPatch = {
@@ -135,6 +140,8 @@ export const tokenPatch = {
     tpm_limit: nullableInt('tokens per minute; null = no limit', 1, 1000000000),
     concurrency_limit: nullableInt('null = no limit', 1, 100000),
     expires_at: { type: ['integer', 'null'], description: 'ms since the epoch, in the future; null = never' },
+    account_id: { type: ['string', 'null'], description: 'the account that owns the token (its quota, budgets and price group apply too); null = none' },
+    budgets: { type: ['array', 'null'], items: obj({ period: { type: 'string', enum: ['day', 'week', 'month'] }, limit: micro() }, ['period', 'limit']), description: 'the token\'s own budgets (GET /openapi.json, /admin/accounts: budgets); null or [] = none' },
   }),
   additionalProperties: false,
   minProperties: 1,

@@ -2,6 +2,7 @@
 import { ERROR_CODES } from '../../errors/codes.ts';
 import { str, int, obj, ref, jsonBody, ok, pathParam, familyB, familyA, admin, envelope, RATE_LIMIT_HEADERS, REQUEST_ID_HEADERS, type Operation } from './schema.ts';
 import { adminPaths } from './paths-admin.ts';
+import { accountPaths } from './paths-accounts.ts';
 import { adminTaskPaths } from './paths-admin-tasks.ts';
 import { adminWebhookPaths } from './paths-admin-webhooks.ts';
 import { v1Paths } from './paths-v1.ts';
@@ -9,7 +10,7 @@ import { vidxPaths } from './paths-vidx.ts';
 import { ROUTES, type RouteRow } from '../front/route-table.ts';
 
 /** The hand-written operations, by OpenAPI path and method. */
-export const describedPaths = (): Record<string, Record<string, Operation>> => ({ ...vidxPaths(), ...v1Paths(), ...adminPaths(), ...adminTaskPaths(), ...adminWebhookPaths() });
+export const describedPaths = (): Record<string, Record<string, Operation>> => ({ ...vidxPaths(), ...v1Paths(), ...adminPaths(), ...accountPaths(), ...adminTaskPaths(), ...adminWebhookPaths() });
 
 
 /** A row without a hand-written description gets a generic, free-form one in its family's shape. */

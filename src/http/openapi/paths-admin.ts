@@ -15,6 +15,8 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
           rpm_limit: { type: 'integer', minimum: 1, maximum: 1000000, description: 'requests per minute' },
           tpm_limit: { type: 'integer', minimum: 1, maximum: 1000000000, description: 'tokens (input + output) per minute, counted when a call settles' },
           concurrency_limit: { type: 'integer', minimum: 1, maximum: 100000 },
+          account_id: str('the account that owns the token: its quota, budgets and price group apply too'),
+          budgets: arr(obj({ period: { type: 'string', enum: ['day', 'week', 'month'] }, limit: micro() }, ['period', 'limit']), 'the token\'s own budgets'),
         }, ['name']), additionalProperties: false }),
       }, obj({ id: str(), name: str(), token: str('the secret, shown once'), callback_secret: CALLBACK_SECRET, models: { type: ['array', 'null'], items: str() }, quota: { type: ['integer', 'null'] }, expires_at: { type: ['integer', 'null'] }, created_at: int('ms') }, ['id', 'name', 'token', 'callback_secret', 'models', 'quota', 'expires_at', 'created_at']), '201'),
       get: admin('List tokens in creation order, a page at a time (never the secret; unknown parameters are refused)', { parameters: [limitParam, cursorParam] }, obj({ data: arr(tokenView), has_more: { type: 'boolean' }, next_cursor: str('present when has_more') })),

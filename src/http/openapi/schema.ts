@@ -134,6 +134,7 @@ export const imageFields = {
 
 
 /** A token's balance and charges per model over a period (GET /v1/usage, GET /admin/tokens/{id}/usage). */
+const BUDGET_STATUS = obj({ period: str(), limit: int(), period_start: int('ms'), resets_at: int('ms'), spent: int(), held: int(), remaining: int() });
 export const tokenUsageView = obj({
   object: { const: 'token_usage' },
   token: obj({ id: str(), name: str(), models: { type: ['array', 'null'], items: str() }, expires_at: { type: ['integer', 'null'] } }),
@@ -141,4 +142,6 @@ export const tokenUsageView = obj({
   balance: obj({ quota: { type: ['integer', 'null'], description: 'micro-units; null = unlimited' }, used: int('charged so far'), reserved: int('held by running calls and tasks'), remaining: { type: ['integer', 'null'], description: 'quota - used - reserved, at least 0' } }),
   period: obj({ since: int('ms'), until: int('ms') }),
   usage: obj({ data: arr(obj({ model: str(), requests: int(), amount: int('micro-units'), amount_units: str() })), total: obj({ requests: int(), amount: int(), amount_units: str() }), credited: int('top-ups in the period') }),
+  budgets: arr(BUDGET_STATUS, 'the token\'s own budgets in their current period'),
+  account: { oneOf: [obj({ id: str(), name: str(), balance: obj({ quota: { type: ['integer', 'null'] }, used: int(), reserved: int(), remaining: { type: ['integer', 'null'] } }), budgets: arr(BUDGET_STATUS), time_zone: { type: ['string', 'null'] }, expires_at: { type: ['integer', 'null'] } }), { type: 'null' }], description: 'the token\'s account: its balance and budgets; null when the token has none' },
 }, ['object', 'balance', 'usage']);

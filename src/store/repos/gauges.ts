@@ -2,7 +2,7 @@
 // oldest due poll, and the holds still open. Both are database-wide: every instance reads the same figures.
 // The reads follow the `tasks_due` (state, next_poll_at) and `holds_state_time` (state, created_at) indexes.
 import { sql, type Kysely } from 'kysely';
-import { RESERVATION_PREFIX } from '../../metering/hold-rows.ts';
+import { RESERVATION_PREFIX } from '../../metering/holds.ts';
 import { OPEN_STATES, type TaskState } from '../../tasks/types.ts';
 import type { Database } from '../schema.ts';
 

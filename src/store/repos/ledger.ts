@@ -38,6 +38,8 @@ export interface DayTotal {
   /** Charges (credit lines are not charges). */
   entries: number;
   amount: number;
+  /** The same charges at list price (a price group's lines count their list_amount). */
+  listAmount: number;
   /** Credit lines (top-ups, kind `credit`): how many and their sum. */
   credits: number;
   credit: number;
@@ -86,13 +88,35 @@ export class LedgerRepo {
         day.as('day'),
         sql<number>`count(case when ${credit} then null else 1 end)`.as('entries'),
         sql<number>`coalesce(sum(case when ${credit} then 0 else amount end), 0)`.as('amount'),
+        sql<number>`coalesce(sum(case when ${credit} then 0 else coalesce(list_amount, amount) end), 0)`.as('list_amount'),
         sql<number>`count(case when ${credit} then 1 else null end)`.as('credits'),
         sql<number>`coalesce(sum(case when ${credit} then amount else 0 end), 0)`.as('credit'),
       ]);
     const rows = await whereList(q, 'ledger', f).groupBy(['token_id', 'model', day]).execute();
     // PostgreSQL returns sum(bigint) as numeric (a string): money stays exact because Number() of an integer
     // string below 2^53 is exact.
-    return rows.map((r) => ({ tokenId: r.token_id, model: r.model, day: Math.floor(Number(r.day)), entries: Number(r.entries), amount: Number(r.amount), credits: Number(r.credits), credit: Number(r.credit) }));
+    return rows.map((r) => ({ tokenId: r.token_id, model: r.model, day: Math.floor(Number(r.day)), entries: Number(r.entries), amount: Number(r.amount), listAmount: Number(r.list_amount), credits: Number(r.credits), credit: Number(r.credit) }));
+  }
+
+  /** An account's charges per model over [since, until): lines, amount charged, amount at list price; and its credits. */
+  async accountTotals(accountId: string, since: number, until: number): Promise<{ models: Array<{ model: string; entries: number; amount: number; listAmount: number }>; credit: number }> {
+    const credit = sql`kind = ${sql.lit('credit')}`;
+    const rows = await this.db
+      .selectFrom('ledger')
+      .select([
+        'model',
+        sql<number>`count(case when ${credit} then null else 1 end)`.as('entries'),
+        sql<number>`coalesce(sum(case when ${credit} then 0 else amount end), 0)`.as('amount'),
+        sql<number>`coalesce(sum(case when ${credit} then 0 else coalesce(list_amount, amount) end), 0)`.as('list_amount'),
+        sql<number>`coalesce(sum(case when ${credit} then amount else 0 end), 0)`.as('credit'),
+      ])
+      .where('account_id', '=', accountId)
+      .where('created_at', '>=', since)
+      .where('created_at', '<', until)
+      .groupBy('model')
+      .execute();
+    const models = rows.filter((r) => Number(r.entries) > 0).map((r) => ({ model: r.model, entries: Number(r.entries), amount: Number(r.amount), listAmount: Number(r.list_amount) }));
+    return { models: models.sort((a, b) => a.model.localeCompare(b.model)), credit: rows.reduce((s, r) => s + Number(r.credit), 0) };
   }
 
   async tokenNames(ids: string[]): Promise<Map<string, string>> {

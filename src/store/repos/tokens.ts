@@ -1,6 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, TokensTable } from '../schema.ts';
+import type { Budget } from '../../metering/periods.ts';
 import { parseJson } from '../json.ts';
+import { toAccountRecord, type AccountRecord } from './accounts.ts';
 
 export type TokenRow = Selectable<TokensTable>;
 
@@ -24,6 +26,9 @@ export interface TokenRecord {
   callbackSecretIssuedAt: number | null;
   /** Until when the callback secret before the last rotation still signs too (ms), or null. */
   previousCallbackSecretUntil: number | null;
+  /** The account that owns the token, or null. */
+  accountId: string | null;
+  budgets: Budget[];
 }
 
 /** A token's callback secrets as stored: sealed (SecretBox). */
@@ -39,6 +44,8 @@ export interface TokenMatch {
   record: TokenRecord;
   /** Set when the secret matched is the previous one: it stops working at this time (ms). */
   graceUntil: number | null;
+  /** The token's account (read only for a token that has one). */
+  account: AccountRecord | null;
 }
 
 /** The fields an operator may change on a token (absent = unchanged; null = remove the limit). */
@@ -50,7 +57,11 @@ export interface TokenPatch {
   tpmLimit?: number | null;
   concurrencyLimit?: number | null;
   expiresAt?: number | null;
+  accountId?: string | null;
+  budgets?: Budget[];
 }
+
+const budgetsText = (b: Budget[] | undefined): string | null => (b && b.length ? JSON.stringify(b) : null);
 
 export function toTokenRecord(r: TokenRow): TokenRecord {
   return {
@@ -70,6 +81,8 @@ export function toTokenRecord(r: TokenRow): TokenRecord {
     previousSecretUntil: r.previous_secret_hash === null || r.previous_secret_until === null ? null : Number(r.previous_secret_until),
     callbackSecretIssuedAt: r.callback_secret_issued_at === null ? null : Number(r.callback_secret_issued_at),
     previousCallbackSecretUntil: r.previous_callback_secret === null || r.previous_callback_secret_until === null ? null : Number(r.previous_callback_secret_until),
+    accountId: r.account_id,
+    budgets: parseJson<Budget[]>(r.budgets) ?? [],
   };
 }
 
@@ -86,6 +99,8 @@ export interface NewToken {
   concurrencyLimit?: number | null;
   /** Sealed `whsec_…` callback secret, shown to the creator; absent: none yet (as a token older than migration 013). */
   callbackSecret?: string;
+  accountId?: string | null;
+  budgets?: Budget[];
 }
 
 export class TokensRepo {
@@ -107,6 +122,8 @@ export class TokensRepo {
       created_at: now,
       callback_secret: t.callbackSecret ?? null,
       callback_secret_issued_at: t.callbackSecret === undefined ? null : now,
+      account_id: t.accountId ?? null,
+      budgets: budgetsText(t.budgets),
     };
     await this.db.insertInto('tokens').values(row).execute();
     return toTokenRecord({ ...row, spent: 0, held: 0, previous_secret_hash: null, previous_secret_until: null, previous_callback_secret: null, previous_callback_secret_until: null });
@@ -120,11 +137,19 @@ export class TokensRepo {
   /** The token whose current secret, or previous secret (whatever its grace), hashes to `hash`. */
   async findForAuth(hash: string): Promise<TokenMatch | null> {
     const current = await this.findByHash(hash);
-    if (current) return { record: current, graceUntil: null };
+    if (current) return { record: current, graceUntil: null, account: await this.accountOf(current) };
     const r = await this.db.selectFrom('tokens').selectAll().where('previous_secret_hash', '=', hash).executeTakeFirst();
     if (!r) return null;
+    const record = toTokenRecord(r);
     // Past its grace the previous secret is no secret of this token; the caller refuses it like any unknown one.
-    return { record: toTokenRecord(r), graceUntil: r.previous_secret_until === null ? 0 : Number(r.previous_secret_until) };
+    return { record, graceUntil: r.previous_secret_until === null ? 0 : Number(r.previous_secret_until), account: await this.accountOf(record) };
+  }
+
+  /** A token's account: one more read only for a token that has one. */
+  private async accountOf(t: TokenRecord): Promise<AccountRecord | null> {
+    if (t.accountId === null) return null;
+    const a = await this.db.selectFrom('accounts').selectAll().where('id', '=', t.accountId).executeTakeFirst();
+    return a ? toAccountRecord(a) : null;
   }
 
   /** The secret hashes a cache may hold for this token (current and previous), or null when the token is unknown. */
@@ -147,6 +172,8 @@ export class TokensRepo {
       ...(p.tpmLimit !== undefined ? { tpm_limit: p.tpmLimit } : {}),
       ...(p.concurrencyLimit !== undefined ? { concurrency_limit: p.concurrencyLimit } : {}),
       ...(p.expiresAt !== undefined ? { expires_at: p.expiresAt } : {}),
+      ...(p.accountId !== undefined ? { account_id: p.accountId } : {}),
+      ...(p.budgets !== undefined ? { budgets: budgetsText(p.budgets) } : {}),
     };
     // With nothing to set, the same conditions are checked by writing the quota read back onto itself.
     const r = await this.db

@@ -11,6 +11,7 @@ import { registerReconcileRoutes } from './reconcile.ts';
 import { registerChannelRoutes } from './channels.ts';
 import { registerStatsRoutes } from './stats.ts';
 import { registerTokenRoutes } from './tokens.ts';
+import { registerAccountRoutes } from './accounts.ts';
 import { registerTaskRoutes } from './tasks.ts';
 import { registerWebhookRoutes } from './webhooks.ts';
 
@@ -19,6 +20,7 @@ export async function registerAdminRoutes(scope: FastifyInstance, deps: GatewayD
   // An empty JSON body is no body: POST /admin/tokens/{id}/rotate, .../enable and the like need none.
   useJsonBodyParser(scope, 'absent');
   registerTokenRoutes(scope, deps);
+  registerAccountRoutes(scope, deps);
   registerChannelRoutes(scope, deps);
   registerAuditRoutes(scope, deps);
   registerLedgerRoutes(scope, deps);

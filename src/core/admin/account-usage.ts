@@ -1,0 +1,56 @@
+// GET /admin/accounts/{id}/usage: an account's balance, its budgets in their current periods (from the per-period
+// rows, not the ledger), its tokens, and its charges per model over a period from the ledger, at the price charged
+// and at list price.
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { formatUnits } from '../../metering/prices.ts';
+import type { Meter } from '../../metering/types.ts';
+import type { AccountsRepo } from '../../store/repos/accounts.ts';
+import type { LedgerRepo } from '../../store/repos/ledger.ts';
+import { MAX_USAGE_PERIOD_MS, monthStart, type UsageRange } from '../token-usage.ts';
+import { publicAccount, type AccountView } from './accounts.ts';
+import { budgetStatus, type BudgetStatus } from './budgets.ts';
+
+export interface AccountUsageDeps {
+  readonly repos: { readonly accounts: AccountsRepo; readonly ledger: LedgerRepo };
+  readonly meter: Pick<Meter, 'flush' | 'now'>;
+}
+
+export interface AccountUsageView {
+  object: 'account_usage';
+  account: AccountView;
+  unit: string;
+  budgets: BudgetStatus[];
+  tokens: string[];
+  period: { since: number; until: number };
+  usage: {
+    data: Array<{ model: string; requests: number; amount: number; amount_units: string; list_amount: number }>;
+    total: { requests: number; amount: number; amount_units: string; list_amount: number };
+    credited: number;
+  };
+}
+
+export async function accountUsage(deps: AccountUsageDeps, id: string, range: UsageRange, now = deps.meter.now()): Promise<AccountUsageView> {
+  const since = range.since ?? monthStart(now);
+  const until = range.until ?? now + 1;
+  if (until <= since) throw new GatewayError('invalid_parameter', 'until must be after since', { param: 'until' });
+  if (until - since > MAX_USAGE_PERIOD_MS) throw new GatewayError('invalid_parameter', 'The period may span at most 367 days', { param: 'since' });
+  await deps.meter.flush();
+  const a = await deps.repos.accounts.get(id);
+  if (!a) throw new GatewayError('not_found', `Account ${id} not found`);
+  const totals = await deps.repos.ledger.accountTotals(id, since, until);
+  const data = totals.models.map((m) => ({ model: m.model, requests: m.entries, amount: m.amount, amount_units: formatUnits(m.amount), list_amount: m.listAmount }));
+  const amount = data.reduce((s, m) => s + m.amount, 0);
+  return {
+    object: 'account_usage',
+    account: publicAccount(a),
+    unit: 'micro-units (1 unit = 1,000,000)',
+    budgets: await budgetStatus(deps.repos.accounts, a.id, a.budgets, a.timeZone, now),
+    tokens: await deps.repos.accounts.tokenIds(id),
+    period: { since, until },
+    usage: {
+      data,
+      total: { requests: data.reduce((s, m) => s + m.requests, 0), amount, amount_units: formatUnits(amount), list_amount: data.reduce((s, m) => s + m.list_amount, 0) },
+      credited: totals.credit,
+    },
+  };
+}

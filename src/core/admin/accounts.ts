@@ -1,0 +1,161 @@
+// Customer accounts as the operator manages them (admin API and CLI alike): create, list, read, edit, top up,
+// revoke. A change applies at once on this instance and is announced to the others (account-changed: every cached
+// token of the account is read again), with an audit line.
+import { newId } from '../../auth/token-secret.ts';
+import { encodeCursor, decodeCursor } from '../../contracts/cursor.ts';
+import { onlyFields, optInt, optString, patchInt, reqString } from '../../contracts/fields.ts';
+import { isObject, type JsonObject } from '../../json/json.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { topUpAccount } from '../../metering/top-up.ts';
+import type { AccountPatch, AccountRecord } from '../../store/repos/accounts.ts';
+import type { Page } from './lists.ts';
+import { parseBudgets, parseTimeZone } from './budgets.ts';
+import { audit, type Actor, type AdminDeps } from './deps.ts';
+import type { TopUpInput } from './token-changes.ts';
+
+export interface AccountView {
+  object: 'account';
+  id: string;
+  name: string;
+  /** Micro-units; null = unlimited. */
+  quota: number | null;
+  spent: number;
+  held: number;
+  remaining: number | null;
+  budgets: Array<{ period: string; limit: number }>;
+  price_group: string | null;
+  time_zone: string | null;
+  expires_at: number | null;
+  revoked_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export function publicAccount(a: AccountRecord): AccountView {
+  return {
+    object: 'account', id: a.id, name: a.name, quota: a.quota, spent: a.spent, held: a.held,
+    remaining: a.quota === null ? null : Math.max(0, a.quota - a.spent - a.held),
+    budgets: a.budgets, price_group: a.priceGroup, time_zone: a.timeZone, expires_at: a.expiresAt, revoked_at: a.revokedAt, created_at: a.createdAt, updated_at: a.updatedAt,
+  };
+}
+
+const FIELDS = ['name', 'quota', 'budgets', 'price_group', 'time_zone', 'expires_at'] as const;
+
+function body(b: unknown): JsonObject {
+  if (!isObject(b)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
+  onlyFields(b, FIELDS);
+  return b;
+}
+
+function futureTime(v: number | null | undefined, now: number): void {
+  if (v !== undefined && v !== null && v <= now) throw new GatewayError('invalid_parameter', 'expires_at must be a future time in milliseconds since the epoch', { param: 'expires_at' });
+}
+
+export function parseCreateAccount(b: unknown, now = Date.now()): Required<AccountPatch> {
+  const o = body(b);
+  const expiresAt = optInt(o, 'expires_at', 0, Number.MAX_SAFE_INTEGER) ?? null;
+  futureTime(expiresAt, now);
+  return {
+    name: reqString(o, 'name', { max: 200 }),
+    quota: optInt(o, 'quota', 0, Number.MAX_SAFE_INTEGER) ?? null,
+    budgets: parseBudgets(o) ?? [],
+    priceGroup: optString(o, 'price_group', { max: 100 }) ?? null,
+    timeZone: parseTimeZone(o) ?? null,
+    expiresAt,
+  };
+}
+
+export function parseAccountPatch(b: unknown, now = Date.now()): AccountPatch {
+  const o = body(b);
+  if (Object.keys(o).length === 0) throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${FIELDS.join(', ')}`);
+  const p: AccountPatch = {};
+  if ('name' in o) p.name = reqString(o, 'name', { max: 200 });
+  const quota = patchInt(o, 'quota', 0, Number.MAX_SAFE_INTEGER);
+  if (quota !== undefined) p.quota = quota;
+  const budgets = parseBudgets(o);
+  if (budgets !== undefined) p.budgets = budgets;
+  if ('price_group' in o) p.priceGroup = o.price_group === null ? null : optString(o, 'price_group', { max: 100 })!;
+  const tz = parseTimeZone(o);
+  if (tz !== undefined) p.timeZone = tz;
+  const exp = patchInt(o, 'expires_at', 0, Number.MAX_SAFE_INTEGER);
+  futureTime(exp, now);
+  if (exp !== undefined) p.expiresAt = exp;
+  return p;
+}
+
+async function knownGroup(deps: Pick<AdminDeps, 'repos'>, name: string | null | undefined): Promise<void> {
+  if (name && !(await deps.repos.priceGroups.get(name))) throw new GatewayError('invalid_parameter', `Unknown price group: ${name} (create it first: PUT /admin/price-groups/${name})`, { param: 'price_group' });
+}
+
+export async function createAccount(deps: AdminDeps, by: Actor, input: Required<AccountPatch>): Promise<AccountRecord> {
+  await knownGroup(deps, input.priceGroup);
+  const a = await deps.repos.accounts.create({ id: newId('acc'), ...input });
+  await audit(deps, by, 'account.create', a.id, { name: a.name, quota: a.quota, budgets: a.budgets, price_group: a.priceGroup });
+  return a;
+}
+
+export async function getAccount(deps: Pick<AdminDeps, 'repos'>, id: string): Promise<AccountRecord> {
+  const a = await deps.repos.accounts.get(id);
+  if (!a) throw new GatewayError('not_found', `Account ${id} not found`);
+  return a;
+}
+
+/** One page of accounts, oldest first; `cursor` is the previous page's next_cursor. */
+export async function accountPage(deps: Pick<AdminDeps, 'repos'>, limit: number, cursor?: string): Promise<Page<AccountView>> {
+  const after = cursor === undefined ? undefined : (([createdAt, id]) => ({ createdAt: createdAt as number, id: id as string }))(decodeCursor(cursor, ['n', 's']));
+  const rows = await deps.repos.accounts.list(limit + 1, after);
+  const more = rows.length > limit;
+  const data = more ? rows.slice(0, limit) : rows;
+  const last = data[data.length - 1];
+  return { data: data.map(publicAccount), has_more: more, ...(more && last ? { next_cursor: encodeCursor([last.createdAt, last.id]) } : {}) };
+}
+
+async function announce(deps: Pick<AdminDeps, 'applyChange'>, id: string): Promise<void> {
+  await deps.applyChange({ kind: 'account-changed', id });
+}
+
+/** An edit, as a compare-and-set on the quota read (a top-up landing meanwhile makes it read again). */
+export async function updateAccount(deps: AdminDeps, by: Actor, id: string, p: AccountPatch): Promise<AccountRecord> {
+  await knownGroup(deps, p.priceGroup);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const before = await getAccount(deps, id);
+    if (before.revokedAt !== null) throw new GatewayError('conflict', `Account ${id} is revoked`);
+    if (!(await deps.repos.accounts.update(id, p, before.quota))) continue;
+    await announce(deps, id);
+    const changes: Record<string, { from: unknown; to: unknown }> = {};
+    for (const k of Object.keys(p) as Array<keyof AccountPatch>) changes[k] = { from: before[k], to: p[k] };
+    await audit(deps, by, 'account.update', id, { changes });
+    return getAccount(deps, id);
+  }
+  throw new GatewayError('conflict', `Account ${id} kept changing while it was being edited (top-ups in flight); try again`);
+}
+
+/** Revoke: every token of the account is refused at once, on every instance (account-changed). */
+export async function revokeAccount(deps: AdminDeps, by: Actor, id: string): Promise<AccountRecord> {
+  const before = await getAccount(deps, id);
+  if (before.revokedAt !== null) return before;
+  await deps.repos.accounts.revoke(id);
+  await announce(deps, id);
+  await audit(deps, by, 'account.revoke', id);
+  return getAccount(deps, id);
+}
+
+export async function topUpAccountQuota(deps: AdminDeps, by: Actor, id: string, input: TopUpInput): Promise<{ account: AccountRecord; amount: number; credited: boolean }> {
+  const key = `topup:${id}:${input.idempotencyKey ?? `${by.requestId ?? 'cli'}:${Date.now()}:${Math.random().toString(36).slice(2)}`}`;
+  const r = await topUpAccount(deps.store.db, { tokenId: id, amount: input.amount, key, requestId: by.requestId ?? null });
+  if (r.outcome === 'unknown') throw new GatewayError('not_found', `Account ${id} not found`);
+  if (r.outcome === 'revoked') throw new GatewayError('conflict', `Account ${id} is revoked`);
+  if (r.outcome === 'unlimited') throw new GatewayError('conflict', `Account ${id} has no quota (unlimited): set one first (PATCH /admin/accounts/${id} with "quota", or tollway account update ${id} --quota N)`);
+  if (r.outcome === 'conflict') throw new GatewayError('conflict', 'This idempotency_key was already used for another top-up', { param: 'idempotency_key' });
+  if (r.outcome === 'too-large') throw new GatewayError('invalid_parameter', 'The quota would exceed the largest amount a quota may hold', { param: 'amount' });
+  await announce(deps, id);
+  if (r.outcome === 'credited') await audit(deps, by, 'account.topup', id, { amount: input.amount, quota_after: r.quota, ledger_key: key });
+  return { account: await getAccount(deps, id), amount: input.amount, credited: r.outcome === 'credited' };
+}
+
+/** An account a token may join: it exists and is not revoked. */
+export async function joinableAccount(deps: Pick<AdminDeps, 'repos'>, id: string): Promise<void> {
+  const a = await deps.repos.accounts.get(id);
+  if (!a) throw new GatewayError('invalid_parameter', `Unknown account: ${id}`, { param: 'account_id' });
+  if (a.revokedAt !== null) throw new GatewayError('conflict', `Account ${id} is revoked`, { param: 'account_id' });
+}

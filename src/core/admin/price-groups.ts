@@ -1,0 +1,59 @@
+// Price groups as the operator manages them: PUT creates or replaces a group (a multiplier of list prices and/or
+// prices set per model), GET lists them. A change applies to calls from then on on every instance
+// (price-groups-changed); ledger lines already written keep the price they were charged at.
+import type { Price } from '../../catalogue/types.ts';
+import { onlyFields } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
+import { PPM, type PriceGroup } from '../../metering/price-groups.ts';
+import { validatePrice } from '../../metering/price-validation.ts';
+import { audit, type Actor, type AdminDeps } from './deps.ts';
+
+export interface PriceGroupInput {
+  multiplierPpm: number;
+  prices: Record<string, Price>;
+}
+
+export function publicPriceGroup(g: PriceGroup) {
+  return { object: 'price_group' as const, name: g.name, multiplier: g.multiplierPpm / PPM, prices: g.prices, created_at: g.createdAt, updated_at: g.updatedAt };
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
+
+export function checkGroupName(name: string): string {
+  if (!NAME.test(name)) throw new GatewayError('invalid_parameter', 'A price group name is 1–100 letters, digits, ".", "_" or "-"', { param: 'name' });
+  return name;
+}
+
+/** `{multiplier?: number (default 1, up to 6 decimals), prices?: {model: price}}`; prices are checked against each model's unit. */
+export function parsePriceGroup(body: unknown, deps: Pick<AdminDeps, 'catalogue'>): PriceGroupInput {
+  if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
+  onlyFields(body, ['multiplier', 'prices']);
+  const m = body.multiplier ?? 1;
+  const ppm = typeof m === 'number' ? Math.round(m * PPM) : Number.NaN;
+  if (!Number.isSafeInteger(ppm) || ppm < 0 || ppm > 1000 * PPM || Math.abs(ppm - (m as number) * PPM) > 1e-6) {
+    throw new GatewayError('invalid_parameter', 'multiplier must be a number from 0 to 1000 with at most 6 decimals', { param: 'multiplier' });
+  }
+  const prices: Record<string, Price> = {};
+  const given = body.prices ?? {};
+  if (!isObject(given)) throw new GatewayError('invalid_parameter', 'prices must be an object {model: price}', { param: 'prices' });
+  for (const [model, p] of Object.entries(given)) {
+    const entry = deps.catalogue.resolve(model)?.entry;
+    if (!entry) throw new GatewayError('invalid_parameter', `Unknown model in prices: ${model}`, { param: 'prices' });
+    prices[entry.id] = validatePrice(p, entry.price, `prices.${model}`);
+  }
+  return { multiplierPpm: ppm, prices };
+}
+
+export async function putPriceGroup(deps: AdminDeps, by: Actor, name: string, input: PriceGroupInput): Promise<{ group: PriceGroup; created: boolean }> {
+  const created = await deps.repos.priceGroups.put({ name: checkGroupName(name), ...input });
+  await deps.applyChange({ kind: 'price-groups-changed' });
+  await audit(deps, by, created ? 'price_group.create' : 'price_group.update', name, { multiplier: input.multiplierPpm / PPM, models: Object.keys(input.prices) });
+  return { group: (await deps.repos.priceGroups.get(name))!, created };
+}
+
+export async function getPriceGroup(deps: Pick<AdminDeps, 'repos'>, name: string): Promise<PriceGroup> {
+  const g = await deps.repos.priceGroups.get(name);
+  if (!g) throw new GatewayError('not_found', `Price group ${name} not found`);
+  return g;
+}

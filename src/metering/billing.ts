@@ -1,0 +1,22 @@
+// What a token's calls are billed against besides the token itself: its account (quota, price group, time zone) and
+// the budgets of the token and of the account. Null for a token without account and budgets: its calls take the
+// plain path (no extra query, no extra allocation).
+import type { BudgetPeriod } from './periods.ts';
+
+/** One budget as a hold checks it: whose it is (token or account id), its period and its limit. */
+export interface BudgetLimit {
+  holderId: string;
+  period: BudgetPeriod;
+  limit: number;
+}
+
+export interface Billing {
+  accountId: string | null;
+  priceGroup: string | null;
+  /** IANA time zone of the budget periods; null = UTC. */
+  timeZone: string | null;
+  budgets: readonly BudgetLimit[];
+}
+
+/** A budget row a hold reserved against: [holder id, period, period start (ms)]. */
+export type BudgetRowKey = [string, BudgetPeriod, number];

@@ -1,0 +1,163 @@
+// The hold rows of the meter: a hold (a task's estimate, or a call's reservation) moves `held` on the token — and on
+// its account and the budget rows of the current periods when it has them — by compare-and-set in one transaction,
+// so it lands only where it fits. Its close gives those amounts back, and a charge moves `spent` on the same rows.
+import { sql, type Kysely } from 'kysely';
+import { GatewayError } from '../errors/gateway-error.ts';
+import type { Database } from '../store/schema.ts';
+import type { Billing, BudgetRowKey } from './billing.ts';
+import { periodBounds } from './periods.ts';
+
+export interface HoldSpec {
+  key: string;
+  tokenId: string;
+  amount: number;
+  /** Charges queued for this token and not yet committed: counted against its quota. */
+  pending: number;
+  billing: Billing | null;
+  now: number;
+  refusal: string;
+}
+
+/** Where a hold's money moves: the token, and the account and budget rows it reserved against. */
+export interface HoldTarget {
+  tokenId: string;
+  accountId: string | null;
+  priceGroup: string | null;
+  budgetRows: BudgetRowKey[];
+}
+
+const refused = (n: { numUpdatedRows: bigint }): boolean => Number(n.numUpdatedRows) === 0;
+
+/** The refusal of a budget: the family's 429, retried by no SDK, with when the period starts again. */
+function budgetRefusal(holder: string, period: string, end: number, now: number): GatewayError {
+  const at = new Date(end).toISOString();
+  return new GatewayError('insufficient_quota', `The ${period} budget of ${holder.startsWith('acc_') ? 'the account' : 'the token'} is spent; it starts again at ${at}`, {
+    headers: { 'retry-after': String(Math.max(1, Math.ceil((end - now) / 1000))), 'x-budget-reset': at, 'x-budget-period': period },
+  });
+}
+
+/**
+ * Insert the hold row and move `held` by compare-and-set on every row it reserves against; the first that does not
+ * fit throws (the caller's transaction rolls back the rest). False when a hold with this key already exists.
+ */
+export async function placeHold(trx: Kysely<Database>, s: HoldSpec): Promise<boolean> {
+  const b = s.billing;
+  const rows = b ? b.budgets.map((x) => ({ ...x, ...periodBounds(x.period, s.now, b.timeZone) })) : [];
+  const ins = await trx
+    .insertInto('holds')
+    .values({
+      task_id: s.key, token_id: s.tokenId, amount: s.amount, state: 'held', created_at: s.now, updated_at: s.now,
+      ...(b ? { account_id: b.accountId, price_group: b.priceGroup, budget_rows: rows.length ? JSON.stringify(rows.map((r) => [r.holderId, r.period, r.start])) : null } : {}),
+    })
+    .onConflict((oc) => oc.column('task_id').doNothing())
+    .executeTakeFirst();
+  if (Number(ins.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
+  const amount = s.amount;
+  const tok = await trx
+    .updateTable('tokens')
+    .set({ held: sql`held + ${amount}` })
+    .where('id', '=', s.tokenId)
+    .where((eb) => eb.or([eb('quota', 'is', null), eb(sql`spent + held + ${amount + s.pending}`, '<=', eb.ref('quota'))]))
+    .executeTakeFirst();
+  // Rolled back with the insert.
+  if (refused(tok)) throw new GatewayError('insufficient_quota', s.refusal);
+  if (!b) return true;
+  if (b.accountId !== null) {
+    const acc = await trx
+      .updateTable('accounts')
+      .set({ held: sql`held + ${amount}` })
+      .where('id', '=', b.accountId)
+      .where((eb) => eb.or([eb('quota', 'is', null), eb(sql`spent + held + ${amount}`, '<=', eb.ref('quota'))]))
+      .executeTakeFirst();
+    if (refused(acc)) throw new GatewayError('insufficient_quota', 'The account\'s quota is not enough for this call');
+  }
+  for (const r of rows) {
+    await trx.insertInto('budget_spend').values({ holder_id: r.holderId, period: r.period, period_start: r.start }).onConflict((oc) => oc.columns(['holder_id', 'period', 'period_start']).doNothing()).execute();
+    const u = await trx
+      .updateTable('budget_spend')
+      .set({ held: sql`held + ${amount}` })
+      .where('holder_id', '=', r.holderId)
+      .where('period', '=', r.period)
+      .where('period_start', '=', r.start)
+      .where(sql<boolean>`spent + held + ${amount} <= ${r.limit}`)
+      .executeTakeFirst();
+    if (refused(u)) throw budgetRefusal(r.holderId, r.period, r.end, s.now);
+  }
+  return true;
+}
+
+type HoldRow = { amount: number | string; token_id: string; account_id: string | null; price_group: string | null; budget_rows: string | null };
+
+function targetOf(h: HoldRow): HoldTarget {
+  return { tokenId: h.token_id, accountId: h.account_id, priceGroup: h.price_group, budgetRows: h.budget_rows ? (JSON.parse(h.budget_rows) as BudgetRowKey[]) : [] };
+}
+
+/** Where the hold under `key` reserved (null: no hold). */
+export async function holdTarget(trx: Kysely<Database>, key: string): Promise<HoldTarget | null> {
+  const h = await trx.selectFrom('holds').select(['amount', 'token_id', 'account_id', 'price_group', 'budget_rows']).where('task_id', '=', key).executeTakeFirst();
+  return h ? targetOf(h) : null;
+}
+
+/** Move `column` by `amount` on the token, account and budget rows of `t`. */
+async function move(trx: Kysely<Database>, t: HoldTarget, column: 'held' | 'spent', amount: number): Promise<void> {
+  const delta = sql`${sql.ref(column)} + ${amount}`;
+  await trx.updateTable('tokens').set({ [column]: delta }).where('id', '=', t.tokenId).execute();
+  if (t.accountId !== null) await trx.updateTable('accounts').set({ [column]: delta }).where('id', '=', t.accountId).execute();
+  for (const [holder, period, start] of t.budgetRows) {
+    await trx.updateTable('budget_spend').set({ [column]: delta }).where('holder_id', '=', holder).where('period', '=', period).where('period_start', '=', start).execute();
+  }
+}
+
+/** A charge of `amount` lands on the token (and the account and budget rows of its hold). */
+export function addSpent(trx: Kysely<Database>, t: HoldTarget, amount: number): Promise<void> {
+  return move(trx, t, 'spent', amount);
+}
+
+/**
+ * Decide the outcome of a hold: CAS its row held → `to`. A key without a hold gets a zero-amount row first, so the
+ * CAS (and its one-outcome guarantee) applies to every task. Returns where the hold reserved, its held amount given
+ * back, or null if the outcome was already decided.
+ */
+export async function closeHold(trx: Kysely<Database>, key: string, tokenId: string, to: 'settled' | 'released', now: number): Promise<(HoldTarget & { amount: number }) | null> {
+  await trx
+    .insertInto('holds')
+    .values({ task_id: key, token_id: tokenId, amount: 0, state: 'held', created_at: now, updated_at: now })
+    .onConflict((oc) => oc.column('task_id').doNothing())
+    .execute();
+  const closed = await trx
+    .updateTable('holds')
+    .set({ state: to, updated_at: now })
+    .where('task_id', '=', key)
+    .where('state', '=', 'held')
+    .returning(['amount', 'token_id', 'account_id', 'price_group', 'budget_rows'])
+    .executeTakeFirst();
+  if (!closed) return null;
+  const t = targetOf(closed);
+  const amount = Number(closed.amount);
+  if (amount > 0) await move(trx, t, 'held', -amount);
+  return { ...t, amount };
+}
+
+/** Reservations of calls answered at once are keyed by their request id (tasks by task_… / video_… ids). */
+export const RESERVATION_PREFIX = 'req_';
+
+/**
+ * Holds open since before `before` that nothing else will close: a call's reservation left open, or a task's hold
+ * whose task row is gone (a creation refused upstream removes its row, then releases its hold in a second step: if
+ * that step failed, nothing else would give the hold back).
+ */
+export function staleHolds(db: Kysely<Database>, before: number): Promise<Array<{ task_id: string; token_id: string }>> {
+  return db
+    .selectFrom('holds')
+    .select(['task_id', 'token_id'])
+    .where('state', '=', 'held')
+    .where('created_at', '<', before)
+    .where(({ or, eb, not, exists, selectFrom }) => or([eb('task_id', 'like', `${RESERVATION_PREFIX}%`), not(exists(selectFrom('tasks').select('tasks.id').whereRef('tasks.id', '=', 'holds.task_id')))]))
+    .limit(1000)
+    .execute();
+}
+
+export async function holdStateOf(db: Kysely<Database>, taskId: string): Promise<'held' | 'settled' | 'released' | null> {
+  const h = await db.selectFrom('holds').select('state').where('task_id', '=', taskId).executeTakeFirst();
+  return h ? (h.state as 'held' | 'settled' | 'released') : null;
+}

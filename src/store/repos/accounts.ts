@@ -1,0 +1,114 @@
+// Customer accounts (migration 018): the rows and their changes. Money moves (holds, charges) are in
+// src/metering/holds.ts; credits in src/metering/top-up.ts.
+import type { Kysely, Selectable } from 'kysely';
+import type { Budget } from '../../metering/periods.ts';
+import { parseJson } from '../json.ts';
+import type { AccountsTable, Database } from '../schema.ts';
+
+export interface AccountRecord {
+  id: string;
+  name: string;
+  quota: number | null;
+  spent: number;
+  held: number;
+  budgets: Budget[];
+  priceGroup: string | null;
+  timeZone: string | null;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** The fields an operator may change (absent = unchanged; null = remove). */
+export interface AccountPatch {
+  name?: string;
+  quota?: number | null;
+  budgets?: Budget[];
+  priceGroup?: string | null;
+  timeZone?: string | null;
+  expiresAt?: number | null;
+}
+
+const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
+
+export function toAccountRecord(r: Selectable<AccountsTable>): AccountRecord {
+  return {
+    id: r.id,
+    name: r.name,
+    quota: num(r.quota),
+    spent: Number(r.spent),
+    held: Number(r.held),
+    budgets: parseJson<Budget[]>(r.budgets) ?? [],
+    priceGroup: r.price_group,
+    timeZone: r.time_zone,
+    expiresAt: num(r.expires_at),
+    revokedAt: num(r.revoked_at),
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+const budgetsText = (b: Budget[] | undefined): string | null => (b && b.length ? JSON.stringify(b) : null);
+
+export class AccountsRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async create(a: { id: string; name: string; quota: number | null; budgets: Budget[]; priceGroup: string | null; timeZone: string | null; expiresAt: number | null }, now = Date.now()): Promise<AccountRecord> {
+    const row = { id: a.id, name: a.name, quota: a.quota, budgets: budgetsText(a.budgets), price_group: a.priceGroup, time_zone: a.timeZone, expires_at: a.expiresAt, revoked_at: null, created_at: now, updated_at: now };
+    await this.db.insertInto('accounts').values(row).execute();
+    return toAccountRecord({ ...row, spent: 0, held: 0 });
+  }
+
+  async get(id: string): Promise<AccountRecord | null> {
+    const r = await this.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+    return r ? toAccountRecord(r) : null;
+  }
+
+  /** Oldest first, paged by (created_at, id) after `after`. */
+  async list(limit: number, after?: { createdAt: number; id: string }): Promise<AccountRecord[]> {
+    let q = this.db.selectFrom('accounts').selectAll();
+    if (after) q = q.where((eb) => eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]));
+    const rows = await q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+    return rows.map(toAccountRecord);
+  }
+
+  /** Change a live account only while its quota is still `quotaWas` (as tokens: an edit never undoes a top-up it did not see). */
+  async update(id: string, p: AccountPatch, quotaWas: number | null, now = Date.now()): Promise<boolean> {
+    const set = {
+      updated_at: now,
+      ...(p.name !== undefined ? { name: p.name } : {}),
+      ...(p.quota !== undefined ? { quota: p.quota } : {}),
+      ...(p.budgets !== undefined ? { budgets: budgetsText(p.budgets) } : {}),
+      ...(p.priceGroup !== undefined ? { price_group: p.priceGroup } : {}),
+      ...(p.timeZone !== undefined ? { time_zone: p.timeZone } : {}),
+      ...(p.expiresAt !== undefined ? { expires_at: p.expiresAt } : {}),
+    };
+    const r = await this.db.updateTable('accounts').set(set).where('id', '=', id).where('revoked_at', 'is', null).where('quota', quotaWas === null ? 'is' : '=', quotaWas).executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  async revoke(id: string, now = Date.now()): Promise<boolean> {
+    const r = await this.db.updateTable('accounts').set({ revoked_at: now, updated_at: now }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** The ids of the account's tokens. */
+  async tokenIds(id: string): Promise<string[]> {
+    return (await this.db.selectFrom('tokens').select('id').where('account_id', '=', id).orderBy('created_at').execute()).map((r) => r.id);
+  }
+
+  /** The spend rows of `holder` in the periods starting at the given times. */
+  async periodSpend(holder: string, periods: Array<{ period: string; start: number }>): Promise<Map<string, { spent: number; held: number }>> {
+    const out = new Map<string, { spent: number; held: number }>();
+    if (periods.length === 0) return out;
+    const rows = await this.db
+      .selectFrom('budget_spend')
+      .select(['period', 'period_start', 'spent', 'held'])
+      .where('holder_id', '=', holder)
+      .where((eb) => eb.or(periods.map((p) => eb.and([eb('period', '=', p.period), eb('period_start', '=', p.start)]))))
+      .execute();
+    for (const r of rows) out.set(`${r.period}:${Number(r.period_start)}`, { spent: Number(r.spent), held: Number(r.held) });
+    return out;
+  }
+}

@@ -1,0 +1,28 @@
+// Price groups (migration 018): named multipliers and per-model prices for the accounts in them.
+import type { Kysely } from 'kysely';
+import type { Price } from '../../catalogue/types.ts';
+import type { PriceGroup } from '../../metering/price-groups.ts';
+import { parseJson } from '../json.ts';
+import type { Database } from '../schema.ts';
+
+export class PriceGroupsRepo {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async all(): Promise<PriceGroup[]> {
+    const rows = await this.db.selectFrom('price_groups').selectAll().orderBy('name').execute();
+    return rows.map((r) => ({ name: r.name, multiplierPpm: Number(r.multiplier_ppm), prices: parseJson<Record<string, Price>>(r.prices) ?? {}, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at) }));
+  }
+
+  async get(name: string): Promise<PriceGroup | null> {
+    return (await this.all()).find((g) => g.name === name) ?? null;
+  }
+
+  /** Create or replace a group; true when it was created. */
+  async put(g: { name: string; multiplierPpm: number; prices: Record<string, Price> }, now = Date.now()): Promise<boolean> {
+    const prices = Object.keys(g.prices).length ? JSON.stringify(g.prices) : null;
+    const r = await this.db.updateTable('price_groups').set({ multiplier_ppm: g.multiplierPpm, prices, updated_at: now }).where('name', '=', g.name).executeTakeFirst();
+    if (Number(r.numUpdatedRows) > 0) return false;
+    await this.db.insertInto('price_groups').values({ name: g.name, multiplier_ppm: g.multiplierPpm, prices, created_at: now, updated_at: now }).execute();
+    return true;
+  }
+}
