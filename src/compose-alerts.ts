@@ -1,7 +1,7 @@
 // The composition root's part for the operator's alerts (compose.ts builds a gateway with it): their checks and
 // webhook deliveries, started and stopped by process life.
 import { WebhookDispatcher } from './alerts/dispatcher.ts';
-import { AlertWatch, tokenQuotaSource } from './alerts/watch.ts';
+import { AlertWatch, budgetSource, quotaSource } from './alerts/watch.ts';
 import type { GatewayDeps } from './core/deps.ts';
 import { RoundLoop } from './runtime/round-loop.ts';
 
@@ -19,7 +19,7 @@ export interface AlertLoops {
  */
 export function composeAlerts(deps: GatewayDeps): AlertLoops {
   const o = deps.config.alerts;
-  const watch = new AlertWatch(deps.store.db, deps.alerts, [tokenQuotaSource(deps.store.db)], o);
+  const watch = new AlertWatch(deps.store.db, deps.alerts, [quotaSource(deps.store.db, 'token'), quotaSource(deps.store.db, 'account'), budgetSource(deps.store.db)], o);
   const dispatcher = new WebhookDispatcher(deps.store.db, deps.box, deps.logger, { ...o, allowPrivateNetwork: deps.config.allowPrivateNetwork });
   // A check that wrote alerts has deliveries due now.
   const checks = new RoundLoop(() => watch.check().then(() => dispatcher.kick()), o.checkMs, (e) => deps.logger.warn({ err: String(e) }, 'alert check failed'));

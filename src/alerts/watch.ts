@@ -17,19 +17,73 @@ export interface SpendSource {
 /** The lowest threshold (percent): the SQL filter of every source. */
 const LOWEST = SPEND_THRESHOLDS[0];
 
-/** Tokens with a quota, spent at least half of it: the quota's amount is its period (a top-up starts a new one). */
-export function tokenQuotaSource(db: Kysely<Database>): SpendSource {
+/**
+ * Tokens (or accounts) with a quota, spent at least half of it: the quota's amount is its period (a top-up starts a
+ * new one).
+ */
+export function quotaSource(db: Kysely<Database>, holderKind: 'token' | 'account'): SpendSource {
+  const table = holderKind === 'token' ? 'tokens' : 'accounts';
   return {
     async levels() {
       const rows = await db
-        .selectFrom('tokens')
+        .selectFrom(table)
         .select(['id', 'spent', 'quota'])
         .where('quota', 'is not', null)
         .where('quota', '>', 0)
         .where('revoked_at', 'is', null)
         .where(sql<boolean>`spent * 100 >= quota * ${LOWEST}`)
         .execute();
-      return rows.map((r): SpendLevel => ({ holderKind: 'token', holderId: r.id, limitKind: 'quota', periodKey: String(r.quota), spent: Number(r.spent), limit: Number(r.quota) }));
+      return rows.map((r): SpendLevel => ({ holderKind, holderId: r.id, limitKind: 'quota', periodKey: String(r.quota), spent: Number(r.spent), limit: Number(r.quota) }));
+    },
+  };
+}
+
+export const tokenQuotaSource = (db: Kysely<Database>): SpendSource => quotaSource(db, 'token');
+
+/** The longest budget period (a month) and a day's slack: older period rows cannot raise an alert any more. */
+const RECENT_PERIODS_MS = 32 * 86_400_000;
+
+function budgetLimits(json: string | null): Map<string, number> {
+  const out = new Map<string, number>();
+  try {
+    const list: unknown = json ? JSON.parse(json) : [];
+    if (Array.isArray(list)) for (const b of list as Array<{ period?: unknown; limit?: unknown }>) if (typeof b.period === 'string' && typeof b.limit === 'number') out.set(b.period, b.limit);
+  } catch {
+    // A budget list the store cannot read raises no alert (the admin API only ever writes valid ones).
+  }
+  return out;
+}
+
+/**
+ * Budgets of tokens and accounts: each recent period's spend row (one per holder, period and start) against its
+ * holder's limit for that period; the period's start names the alert's period, so each period alerts afresh.
+ */
+export function budgetSource(db: Kysely<Database>): SpendSource {
+  return {
+    async levels(now) {
+      const rows = await db
+        .selectFrom('budget_spend')
+        .select(['holder_id', 'period', 'period_start', 'spent'])
+        .where('period_start', '>=', now - RECENT_PERIODS_MS)
+        .where('spent', '>', 0)
+        .execute();
+      if (rows.length === 0) return [];
+      const ids = [...new Set(rows.map((r) => r.holder_id))];
+      const [tokens, accounts] = await Promise.all([
+        db.selectFrom('tokens').select(['id', 'budgets']).where('id', 'in', ids).where('budgets', 'is not', null).execute(),
+        db.selectFrom('accounts').select(['id', 'budgets']).where('id', 'in', ids).where('budgets', 'is not', null).execute(),
+      ]);
+      const holders = new Map<string, { kind: 'token' | 'account'; limits: Map<string, number> }>();
+      for (const t of tokens) holders.set(t.id, { kind: 'token', limits: budgetLimits(t.budgets) });
+      for (const a of accounts) holders.set(a.id, { kind: 'account', limits: budgetLimits(a.budgets) });
+      const out: SpendLevel[] = [];
+      for (const r of rows) {
+        const h = holders.get(r.holder_id);
+        const limit = h?.limits.get(r.period);
+        if (!h || !limit || Number(r.spent) * 100 < limit * LOWEST) continue;
+        out.push({ holderKind: h.kind, holderId: r.holder_id, limitKind: 'budget', periodKey: `${r.period}:${Number(r.period_start)}`, spent: Number(r.spent), limit });
+      }
+      return out;
     },
   };
 }
