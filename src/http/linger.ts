@@ -12,6 +12,11 @@ export const LINGER_MS = 10_000;
 /** Read and drop the unread rest of `req`'s body (bounded), then close its connection. */
 export function drainThenClose(req: IncomingMessage): void {
   const socket = req.socket;
+  // Not a network socket (an injected request): nothing arrives late, nothing to hold.
+  if (typeof socket?.destroySoon !== 'function') {
+    req.resume();
+    return;
+  }
   let seen = 0;
   let waiting = 2;
   const done = () => {

@@ -64,7 +64,16 @@ export class ChannelRegistry {
    * Re-read the channels. Rows identical to the last read change nothing: the channel objects, and the routes cached
    * for them, stay as they are (the periodic re-read runs every few seconds on every instance).
    */
-  async reload(): Promise<void> {
+  /** Reloads run one after another: a read begun before a change can never land after the read that saw it. */
+  private reloads: Promise<void> = Promise.resolve();
+
+  reload(): Promise<void> {
+    const next = this.reloads.then(() => this.reloadNow());
+    this.reloads = next.catch(() => undefined);
+    return next;
+  }
+
+  private async reloadNow(): Promise<void> {
     const rows = await this.repo.list();
     const read = JSON.stringify(rows);
     if (read === this.lastRead) return;

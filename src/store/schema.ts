@@ -1,5 +1,8 @@
 // Kysely Database interface. Timestamps are integer milliseconds since the epoch; money is
 // integer micro-units; JSON columns are text (parsed in repos) so both dialects behave alike.
+import type { AlertMarksTable, WebhookDeliveriesTable, WebhooksTable } from './schema-alerts.ts';
+
+export type { AlertMarksTable, WebhookDeliveriesTable, WebhooksTable };
 import type { Generated } from 'kysely';
 
 export interface TokensTable {
@@ -264,42 +267,6 @@ export interface TaskEventsTable {
   amount: number | null; // micro-units: charged, hold released, or held at submit
   ledger_id: number | null; // the charge's ledger line
   detail: string | null;
-}
-
-/** An operator alert webhook (migration 019). */
-export interface WebhooksTable {
-  id: string;
-  url: string;
-  events: string; // JSON array of event types (alerts/events.ts)
-  enabled: number; // 1 | 0
-  secret: string; // sealed (SecretBox) whsec_… secret
-  description: string | null;
-  created_at: number;
-  updated_at: number;
-}
-
-/** The alert outbox (migration 019): one row per webhook and event. */
-export interface WebhookDeliveriesTable {
-  id: string; // the webhook-id header
-  webhook_id: string;
-  event_id: string;
-  event_type: string;
-  payload: string; // JSON, signed as it is
-  state: string; // 'pending' | 'delivered' | 'failed'
-  attempts: Generated<number>;
-  next_at: number;
-  last_status: number | null;
-  last_error: string | null;
-  created_at: number;
-  updated_at: number;
-  delivered_at: number | null;
-}
-
-/** An alert decided once across instances (migration 019): the key names it, `state` is a breaker's last state. */
-export interface AlertMarksTable {
-  key: string;
-  state: string | null;
-  at: number;
 }
 
 export interface Database {

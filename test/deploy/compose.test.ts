@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
+import { UPSTREAMS } from '../../src/adapters/upstreams.ts';
 import { isDemoMode, loadConfig } from '../../src/config/config.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -61,9 +62,11 @@ describe('deploy/compose.yaml', () => {
   it('sets no variable the gateway does not read (a misspelt name would be silently ignored)', () => {
     const dir = join(ROOT, 'src', 'config');
     const configSource = readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => read(join(dir, f))).join('\n');
+    // Each upstream declares its own variables (adapters/<upstream>/index.ts), read by config.ts.
+    const upstreamVars = new Set(UPSTREAMS.flatMap((u) => [u.baseUrlEnv, ...u.keyFields.map((f) => f.env)]));
     for (const [name, s] of [...gateways, ['migrate', services.migrate!] as const]) {
       for (const key of Object.keys(s.environment ?? {})) {
-        expect(configSource.includes(`'${key}'`) || configSource.includes(`env.${key}`), `${name}: ${key}`).toBe(true);
+        expect(upstreamVars.has(key) || configSource.includes(`'${key}'`) || configSource.includes(`env.${key}`), `${name}: ${key}`).toBe(true);
       }
     }
   });

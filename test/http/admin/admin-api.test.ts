@@ -44,13 +44,13 @@ describe('admin auth', () => {
 });
 
 describe('admin tokens', () => {
-  it('POST /admin/tokens → 201 with exactly {id,name,token,callback_secret,models,quota,expires_at,created_at}; the token works', async () => {
+  it('POST /admin/tokens → 201 with exactly {id,name,token,callback_secret,models,quota,account_id,budgets,expires_at,created_at}; the token works', async () => {
     const exp = Date.now() + 86_400_000;
     const r = await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'alice', models: ['qwx3.7-plus'], quota: 5_000_000, expires_at: exp } });
     expect(r.status).toBe(201);
     expect(r.headers.get('x-gateway-request-id')).toMatch(/^req_/);
     const tok = (await r.json()) as TokenAnswer;
-    expect(Object.keys(tok).sort()).toEqual(['callback_secret', 'created_at', 'expires_at', 'id', 'models', 'name', 'quota', 'token']);
+    expect(Object.keys(tok).sort()).toEqual(['account_id', 'budgets', 'callback_secret', 'created_at', 'expires_at', 'id', 'models', 'name', 'quota', 'token']);
     expect(tok).toMatchObject({ name: 'alice', models: ['qwx3.7-plus'], quota: 5_000_000, expires_at: exp });
     expect(tok.token).toMatch(/^tw-/);
     expect(Math.abs(tok.created_at - Date.now())).toBeLessThan(600_000);
