@@ -40,7 +40,7 @@ export interface Gateway {
  * A Redis client whose connection errors reach the log (once per outage, not per reconnect attempt) instead of
  * ioredis's "Unhandled error event" on stderr; it keeps reconnecting on its own.
  */
-async function redisClient(url: string, logger: Logger, role: string, opts: { maxRetriesPerRequest?: number } = {}): Promise<import('ioredis').Redis> {
+async function redisClient(url: string, logger: Logger, role: string, opts: { maxRetriesPerRequest?: number; enableReadyCheck?: boolean } = {}): Promise<import('ioredis').Redis> {
   const { Redis } = await import('ioredis');
   const r = new Redis(url, opts);
   let down = false;
@@ -60,7 +60,9 @@ async function openRedis(url: string | undefined, logger: Logger): Promise<Redis
   if (!url) return null;
   return {
     publish: await redisClient(url, logger, 'cluster-publish', { maxRetriesPerRequest: 2 }),
-    subscribe: await redisClient(url, logger, 'cluster-subscribe'),
+    // No ready check (INFO): the bus subscribes at once, and a subscribe sent while the check is still pending leaves
+    // the client in subscriber mode before INFO's answer — the check then fails and no message is ever delivered.
+    subscribe: await redisClient(url, logger, 'cluster-subscribe', { enableReadyCheck: false }),
     limits: await redisClient(url, logger, 'limits', { maxRetriesPerRequest: 2 }),
     budget: await redisClient(url, logger, 'query-budget', { maxRetriesPerRequest: 1 }),
   };
