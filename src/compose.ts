@@ -131,6 +131,7 @@ function composeWriters(store: Store, audit: AuditRepo, catalogue: () => Catalog
   });
   const requestLog = new RequestLogWriter(store.db, {
     batchWriter: store.batchWriter,
+    chargesFirst: () => meter.flush(),
     onError: (e) => logger.error({ err: String(e) }, 'request log write failed'),
     onRejected: (rows, e) => logger.error({ err: String(e), request_ids: rows.map((r) => r.requestId) }, 'request-log rows refused by the store; set aside'),
   });

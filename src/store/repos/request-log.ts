@@ -39,6 +39,12 @@ export interface RequestLogWriterOptions {
   onRejected?: (rows: RequestLogRow[], e: unknown) => void;
   /** SQLite: write batches through the store's prepared statements (store.batchWriter) instead of Kysely. */
   batchWriter?: SqliteBatchWriter | null;
+  /**
+   * Commits the charges queued so far (the meter's flush). Awaited before a batch holding a charged row is written,
+   * so a request-log row that shows a charge is never in the store before its ledger line: a reconcile run on any
+   * instance, at any moment, does not see a charge the ledger lacks merely because the two queues flushed apart.
+   */
+  chargesFirst?: () => Promise<void>;
   intervalMs?: number;
   maxBatch?: number;
 }
@@ -53,12 +59,15 @@ export class RequestLogWriter {
 
   private readonly batchWriter: SqliteBatchWriter | null;
 
+  private readonly chargesFirst: (() => Promise<void>) | null;
+
   constructor(
     private readonly db: Kysely<Database>,
     opts: RequestLogWriterOptions,
   ) {
     const { onError, onRejected } = opts;
     this.batchWriter = opts.batchWriter ?? null;
+    this.chargesFirst = opts.chargesFirst ?? null;
     this.batches = new GroupCommit({ intervalMs: opts.intervalMs ?? 10, maxBatch: opts.maxBatch ?? 500, write: (rows) => this.insert(rows), onError: (e) => onError(e), ...(onRejected ? { onRejected } : {}) });
   }
 
@@ -81,6 +90,7 @@ export class RequestLogWriter {
   }
 
   private async insert(rows: RequestLogRow[]): Promise<void> {
+    if (this.chargesFirst && rows.some((r) => r.amount > 0)) await this.chargesFirst();
     if (this.batchWriter) return this.batchWriter.requestLog(rows.map(logTuple));
     for (let i = 0; i < rows.length; i += 100) {
       await this.db
