@@ -46,7 +46,7 @@ export class SimRouter {
       const m = r.re.exec(path);
       if (!m) continue;
       const params: Record<string, string> = {};
-      r.keys.forEach((k, i) => (params[k] = decodeURIComponent(m[i + 1] ?? '')));
+      for (const [i, k] of r.keys.entries()) params[k] = decodeURIComponent(m[i + 1] ?? '');
       return { handler: r.handler, params };
     }
     return null;

@@ -152,7 +152,10 @@ async function applyFault(f: FaultSpec, provider: Provider, res: ServerResponse,
       // The handler runs now (side effects happen); its answer is held back — a client gone by then never gets it.
       const queued: Array<() => void> = [];
       const { writeHead, write, end } = res;
-      const hold = <F extends (...a: never[]) => unknown>(fn: F, ret: unknown) => ((...a: Parameters<F>) => (queued.push(() => fn.apply(res, a)), ret)) as unknown as F;
+      const hold = <F extends (...a: never[]) => unknown>(fn: F, ret: unknown) => ((...a: Parameters<F>) => {
+        queued.push(() => fn.apply(res, a));
+        return ret;
+      }) as unknown as F;
       res.writeHead = hold(writeHead, res);
       res.write = hold(write, true);
       res.end = ((...a: Parameters<typeof end>) => {

@@ -52,11 +52,14 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
       task_slots: int('--task-slots', values['task-slots']),
     });
     const input = parseCreateChannel(body);
-    return withAdmin(config, async (deps) => (print(publicChannel(await addChannel(deps, CLI, input))), 0));
+    return withAdmin(config, async (deps) => print(publicChannel(await addChannel(deps, CLI, input))));
   }
   if (sub === 'list' || sub === 'disable') onlyFlags(values, `channel ${sub}`, []);
-  if (sub === 'list') return withAdmin(config, async (deps) => (print((await listChannels(deps)).map(publicChannel)), 0));
-  if (sub === 'disable' && id) return withAdmin(config, async (deps) => (await setChannelStatus(deps, CLI, id, 'disabled'), print(`disabled ${id}`), 0));
+  if (sub === 'list') return withAdmin(config, async (deps) => print((await listChannels(deps)).map(publicChannel)));
+  if (sub === 'disable' && id) return withAdmin(config, async (deps) => {
+    await setChannelStatus(deps, CLI, id, 'disabled');
+    return print(`disabled ${id}`);
+  });
   if (sub === 'update' && id) {
     onlyFlags(values, 'channel update', ['name', 'models', 'priority', 'weight', 'enable', 'disable', 'base-url', 'api-key', 'access-key', 'secret-key', 'account', 'task-slots']);
     if (values.enable && values.disable) throw new UsageError('--enable and --disable exclude each other');

@@ -35,7 +35,10 @@ function setup(tag: string) {
   const outage = new StoreOutage();
   const db = fresh.store.db.withPlugin(outage);
   const lines: string[] = [];
-  const logger = makeLogger('info', new Writable({ write: (c: Buffer, _e, cb) => (lines.push(c.toString('utf8')), cb()) }));
+  const logger = makeLogger('info', new Writable({ write: (c: Buffer, _e, cb) => {
+    lines.push(c.toString('utf8'));
+    cb();
+  } }));
   // No batch writer: both writers go through Kysely (the plugin's queries) on either dialect.
   const meter = new StoreMeter(db, () => catalogue, { batchWriter: null, flushIntervalMs: 60_000 });
   const requestLog = new RequestLogWriter(db, { batchWriter: null, intervalMs: 60_000, onError: () => undefined, onRejected: () => undefined });

@@ -80,7 +80,7 @@ function readContent(body: { input?: { messages?: unknown } }): { prompt: string
   const messages = body.input?.messages;
   if (!Array.isArray(messages) || messages.length !== 1) return 'input.messages must hold exactly one user message.';
   const msg = messages[0] as { role?: unknown; content?: unknown } | null;
-  if (!msg || msg.role !== 'user' || !Array.isArray(msg.content)) return 'The message must have role "user" and a content array.';
+  if (msg?.role !== 'user' || !Array.isArray(msg.content)) return 'The message must have role "user" and a content array.';
   let prompt: string | undefined;
   const images: string[] = [];
   for (const part of msg.content as unknown[]) {
@@ -93,7 +93,7 @@ function readContent(body: { input?: { messages?: unknown } }): { prompt: string
       images.push(p.image);
     } else return 'Each content part must be {"text"} or {"image"}.';
   }
-  if (!prompt || !prompt.trim()) return 'The text part (prompt) is required.';
+  if (!prompt?.trim()) return 'The text part (prompt) is required.';
   if (images.length > 3) return 'At most 3 input images are supported.';
   return { prompt, images };
 }

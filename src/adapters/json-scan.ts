@@ -66,10 +66,10 @@ export function renameModel(text: string, from: string, to: string): string {
   if (from === to) return text;
   const compact = `"model":"${from}"`;
   const i = text.indexOf(compact);
-  if (i >= 0) return text.slice(0, i) + `"model":${JSON.stringify(to)}` + text.slice(i + compact.length);
+  if (i >= 0) return `${text.slice(0, i)}"model":${JSON.stringify(to)}${text.slice(i + compact.length)}`;
   const spaced = `"model": "${from}"`;
   const j = text.indexOf(spaced);
-  if (j >= 0) return text.slice(0, j) + `"model": ${JSON.stringify(to)}` + text.slice(j + spaced.length);
+  if (j >= 0) return `${text.slice(0, j)}"model": ${JSON.stringify(to)}${text.slice(j + spaced.length)}`;
   return text;
 }
 

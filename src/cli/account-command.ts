@@ -50,18 +50,24 @@ export async function accountCommand(config: Config, sub: string | undefined, ar
   if (sub === 'create') {
     onlyFlags(values, 'account create', EDIT);
     const input = parseCreateAccount(fields(false));
-    return withAdmin(config, async (deps) => (print(publicAccount(await createAccount(deps, CLI, input))), 0));
+    return withAdmin(config, async (deps) => print(publicAccount(await createAccount(deps, CLI, input))));
   }
   if (sub === 'list') {
     onlyFlags(values, 'account list', ['limit', 'cursor']);
-    return withAdmin(config, async (deps) => (print(await accountPage(deps, num('--limit', values.limit) ?? 100, values.cursor)), 0));
+    return withAdmin(config, async (deps) => print(await accountPage(deps, num('--limit', values.limit) ?? 100, values.cursor)));
   }
-  if (sub === 'show' && id) return (onlyFlags(values, 'account show', []), withAdmin(config, async (deps) => (print(publicAccount(await getAccount(deps, id))), 0)));
-  if (sub === 'revoke' && id) return (onlyFlags(values, 'account revoke', []), withAdmin(config, async (deps) => (print(publicAccount(await revokeAccount(deps, CLI, id))), 0)));
+  if (sub === 'show' && id) {
+    onlyFlags(values, 'account show', []);
+    return withAdmin(config, async (deps) => print(publicAccount(await getAccount(deps, id))));
+  }
+  if (sub === 'revoke' && id) {
+    onlyFlags(values, 'account revoke', []);
+    return withAdmin(config, async (deps) => print(publicAccount(await revokeAccount(deps, CLI, id))));
+  }
   if (sub === 'update' && id) {
     onlyFlags(values, 'account update', EDIT);
     const patch = parseAccountPatch(fields(true));
-    return withAdmin(config, async (deps) => (print(publicAccount(await updateAccount(deps, CLI, id, patch))), 0));
+    return withAdmin(config, async (deps) => print(publicAccount(await updateAccount(deps, CLI, id, patch))));
   }
   if (sub === 'topup' && id) {
     onlyFlags(values, 'account topup', ['amount', 'idempotency-key']);
@@ -76,7 +82,7 @@ export async function accountCommand(config: Config, sub: string | undefined, ar
     onlyFlags(values, 'account usage', ['since', 'until']);
     const range = { since: num('--since', values.since), until: num('--until', values.until) };
     // A one-shot command queues no charges: nothing to flush.
-    return withAdmin(config, async (deps) => (print(await accountUsage({ repos: deps.repos, meter: { flush: async () => undefined, now: Date.now } }, id, range)), 0));
+    return withAdmin(config, async (deps) => print(await accountUsage({ repos: deps.repos, meter: { flush: async () => undefined, now: Date.now } }, id, range)));
   }
   return usageError();
 }
@@ -86,7 +92,7 @@ export async function priceGroupCommand(config: Config, sub: string | undefined,
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { multiplier: { type: 'string' }, price: { type: 'string', multiple: true } } });
   if (sub === 'list') {
     onlyFlags(values, 'price-group list', []);
-    return withAdmin(config, async (deps) => (print((await deps.repos.priceGroups.all()).map(publicPriceGroup)), 0));
+    return withAdmin(config, async (deps) => print((await deps.repos.priceGroups.all()).map(publicPriceGroup)));
   }
   const name = positionals[0];
   if (sub !== 'set' || !name) return usageError();

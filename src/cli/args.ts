@@ -105,4 +105,8 @@ export function orNone<T>(v: string | undefined, parse: (s: string) => T): T | n
 /** A JSON body from the flags that were given (absent flags leave their field out). */
 export const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
-export const print = (v: unknown) => console.log(typeof v === 'string' ? v : JSON.stringify(v, null, 2));
+/** Prints a value (JSON unless a string) and gives the command's exit status, 0. */
+export function print(v: unknown): 0 {
+  console.log(typeof v === 'string' ? v : JSON.stringify(v, null, 2));
+  return 0;
+}

@@ -48,8 +48,11 @@ export async function tokenCommand(config: Config, sub: string | undefined, args
     });
   }
   if (sub === 'list' || sub === 'revoke') onlyFlags(values, `token ${sub}`, []);
-  if (sub === 'list') return withAdmin(config, async (deps) => (print((await listTokens(deps)).map(publicToken)), 0));
-  if (sub === 'revoke' && id) return withAdmin(config, async (deps) => (await revokeToken(deps, CLI, id), print(`revoked ${id}`), 0));
+  if (sub === 'list') return withAdmin(config, async (deps) => print((await listTokens(deps)).map(publicToken)));
+  if (sub === 'revoke' && id) return withAdmin(config, async (deps) => {
+    await revokeToken(deps, CLI, id);
+    return print(`revoked ${id}`);
+  });
   if (sub === 'update' && id) {
     onlyFlags(values, 'token update', ['name', 'models', 'quota', 'rpm', 'tpm', 'concurrency', 'expires-at', 'account', 'budget']);
     // The same validation as PATCH /admin/tokens/{id}.
@@ -66,7 +69,7 @@ export async function tokenCommand(config: Config, sub: string | undefined, args
         budgets: budgetFlags(values.budget),
       }),
     );
-    return withAdmin(config, async (deps) => (print(publicToken(await updateToken(deps, CLI, id, patch))), 0));
+    return withAdmin(config, async (deps) => print(publicToken(await updateToken(deps, CLI, id, patch))));
   }
   if (sub === 'topup' && id) {
     onlyFlags(values, 'token topup', ['amount', 'idempotency-key']);

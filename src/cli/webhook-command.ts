@@ -36,20 +36,23 @@ export async function webhookCommand(config: Config, sub: string | undefined, ar
   }
   if (sub === 'list') {
     onlyFlags(values, 'webhook list', ['limit', 'cursor']);
-    return withAdmin(config, async (deps) => (print(await webhookPage(deps, num('--limit', values.limit) ?? 100, values.cursor)), 0));
+    return withAdmin(config, async (deps) => print(await webhookPage(deps, num('--limit', values.limit) ?? 100, values.cursor)));
   }
   if (sub === 'update' && id) {
     onlyFlags(values, 'webhook update', ['url', 'events', 'description', 'enable', 'disable']);
     const patch = parseWebhookPatch(defined({ url: values.url, events: eventList(values.events), description: orNone(values.description, (d) => d), enabled }), allowPrivate);
-    return withAdmin(config, async (deps) => (print(publicWebhook(await updateWebhook(deps, CLI, id, patch))), 0));
+    return withAdmin(config, async (deps) => print(publicWebhook(await updateWebhook(deps, CLI, id, patch))));
   }
   if (sub === 'delete' && id) {
     onlyFlags(values, 'webhook delete', []);
-    return withAdmin(config, async (deps) => (await deleteWebhook(deps, CLI, id), print(`deleted ${id}`), 0));
+    return withAdmin(config, async (deps) => {
+    await deleteWebhook(deps, CLI, id);
+    return print(`deleted ${id}`);
+  });
   }
   if (sub === 'deliveries' && id) {
     onlyFlags(values, 'webhook deliveries', ['limit', 'cursor']);
-    return withAdmin(config, async (deps) => (print(await deliveryPage(deps, id, num('--limit', values.limit) ?? 100, values.cursor)), 0));
+    return withAdmin(config, async (deps) => print(await deliveryPage(deps, id, num('--limit', values.limit) ?? 100, values.cursor)));
   }
   return usageError();
 }

@@ -126,7 +126,7 @@ export function mapReferences(body: JsonObject, rules: VideoRules, model: string
       // First video → first_clip; first image → first_frame; later images → last_frame. With a first
       // clip the clip is the opening, so an image can only be the closing frame (last_frame).
       const out: Media[] = vids.map(m('first_clip'));
-      imgs.forEach((r, i) => out.push({ type: i === 0 && vids.length === 0 ? 'first_frame' : 'last_frame', url: r.url }));
+      for (const [i, r] of imgs.entries()) out.push({ type: i === 0 && vids.length === 0 ? 'first_frame' : 'last_frame', url: r.url });
       const lastFrames = out.filter((x) => x.type === 'last_frame').length;
       if (lastFrames > 1) throw badRef(`${model} takes a first frame (or first clip) and at most one last frame`, 'input_reference');
       return out;

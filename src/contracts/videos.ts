@@ -3,7 +3,7 @@
 import type { VideoRules } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { VideoTier } from '../metering/types.ts';
-import { isObject, type JsonObject } from '../json/json.ts';
+import type { JsonObject } from '../json/json.ts';
 import { mapReferences } from './video-references.ts';
 
 export type MediaType = 'first_frame' | 'last_frame' | 'first_clip' | 'reference_image' | 'reference_video' | 'video';

@@ -38,7 +38,10 @@ export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
   const problems: string[] = [];
   const database = within(sql`select 1`.execute(store.db), 'the database').then(
     () => 'ok' as const,
-    () => (problems.push('the database is not reachable'), 'failed' as const),
+    () => {
+      problems.push('the database is not reachable');
+      return 'failed' as const;
+    },
   );
   const redisPing = deps.cluster.ping();
   const redis: Promise<CheckResult> =
@@ -46,7 +49,10 @@ export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
       ? Promise.resolve('not_configured')
       : within(redisPing, 'Redis').then(
           () => 'ok' as const,
-          () => (problems.push('Redis is not reachable'), 'failed' as const),
+          () => {
+            problems.push('Redis is not reachable');
+            return 'failed' as const;
+          },
         );
   const db = await database;
   let migrations: CheckResult = 'failed';

@@ -78,7 +78,7 @@ function reprice(kind: string, stored: Record<string, unknown> | null, unitPrice
   try {
     const list = Math.min(priceUsage(price, usage).amount, MAX_CHARGE);
     // A price group's multiplier is recorded with the list unit prices: the charge is the list amount times it.
-    const m = (parse(unitPrices) ?? {}).multiplier;
+    const m = parse(unitPrices)?.multiplier;
     return typeof m === 'number' ? Math.min(mulDivCeil(list, Math.round(m * PPM), PPM), MAX_CHARGE) : list;
   } catch {
     return null;
@@ -110,7 +110,7 @@ export function reconcile(rows: ReconcileRows, from: number, to: number, now = D
     if (l.requestId && !l.taskId) charged.add(l.requestId);
     if (l.taskId) {
       charged.add(l.taskId);
-      if (!task || task.state !== 'succeeded') report.tasks_charged_without_success.push({ task_id: l.taskId, state: task?.state ?? 'unknown', amount: l.amount });
+      if (task?.state !== 'succeeded') report.tasks_charged_without_success.push({ task_id: l.taskId, state: task?.state ?? 'unknown', amount: l.amount });
     }
     if (expected === null) report.mismatches.push({ key: l.key, model: l.model, ledger_amount: l.amount, reported_amount: null, reason: 'no stored usage for this charge' });
     else if (expected !== l.amount) report.mismatches.push({ key: l.key, model: l.model, ledger_amount: l.amount, reported_amount: expected, reason: 'the stored usage prices differently' });

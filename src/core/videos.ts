@@ -105,7 +105,7 @@ export async function ownedVideo(deps: VideoDeps, req: HasState, id: string, fre
   const p = principalOf(req);
   // Another token's task and an unknown id look exactly alike.
   const t = fresh ? await deps.tasks.getFresh(id, p.tokenId) : await deps.tasks.getFor(id, p.tokenId);
-  if (!t || t.family !== 'v1' || t.kind !== DASHSCOPE_VIDEO_TASK_KIND || t.state === 'submitting') throw notFound(id);
+  if (t?.family !== 'v1' || t.kind !== DASHSCOPE_VIDEO_TASK_KIND || t.state === 'submitting') throw notFound(id);
   req.state.model = t.model;
   if (t.upstreamRequestId) req.state.upstreamRequestId = t.upstreamRequestId;
   return t;

@@ -1,4 +1,4 @@
-import { GatewayError } from './gateway-error.ts';
+import type { GatewayError } from './gateway-error.ts';
 import { redact } from './redact.ts';
 
 /**

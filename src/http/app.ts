@@ -16,7 +16,6 @@ import { registerConsoleRoutes } from './routes/console/index.ts';
 import { registerFamilyACallbackRoutes, registerFamilyARoutes } from './routes/vidx/index.ts';
 import { registerFamilyBRoutes } from './routes/v1/index.ts';
 import { openApiDocument } from './openapi/document.ts';
-import { drainThenClose } from './linger.ts';
 import { registerOpsRoutes } from './routes/ops.ts';
 
 export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<FastifyInstance> {

@@ -109,6 +109,7 @@ export class MemoryQueryBudget implements QueryBudget {
     for (;;) {
       const now = this.nowUs();
       const tat = Atomics.load(this.tat, i);
+      // biome-ignore lint/complexity/useMathMinMax: bigint operands, which Math.max refuses
       const base = tat > now ? tat : now;
       if (base - c.toleranceUs > now) return false;
       if (Atomics.compareExchange(this.tat, i, tat, base + c.intervalUs) === tat) return true;

@@ -220,7 +220,10 @@ export class StoreMeter implements Meter {
   }
 
   async settleReserved(input: SyncChargeInput): Promise<number> {
-    if (!isBillable(input.usage)) return this.db.transaction().execute(async (trx) => (await closeHold(trx, input.requestId, input.tokenId, 'settled', this.now()), 0));
+    if (!isBillable(input.usage)) return this.db.transaction().execute(async (trx) => {
+        await closeHold(trx, input.requestId, input.tokenId, 'settled', this.now());
+        return 0;
+      });
     return this.db.transaction().execute(async (trx) => {
       // The reservation closes here — or the reaper already released it (a call that outlived
       // TOLLWAY_RESERVATION_TTL_MS, its instance alive): a call that delivered is charged either way, and its ledger

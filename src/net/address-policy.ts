@@ -54,7 +54,7 @@ function v6Bytes(ip: string): number[] {
   const tail = /(\d+\.\d+\.\d+\.\d+)$/.exec(s);
   if (tail) {
     const [a, b, c, d] = v4Octets(tail[1]!);
-    s = s.slice(0, -tail[1]!.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    s = `${s.slice(0, -tail[1]!.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head = '', rest] = s.split('::');
   const h = head ? head.split(':') : [];

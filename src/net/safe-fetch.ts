@@ -1,7 +1,7 @@
 // Outbound downloads on the upstream's behalf (image b64 conversion, video content proxy).
 // Every hop — the first URL and each redirect — passes the URL policy (scheme, host allow-list,
 // IP literals) and the connect-time address check; redirects are followed by hand, at most 3.
-import { Readable, Transform, pipeline } from 'node:stream';
+import { type Readable, Transform, pipeline } from 'node:stream';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Agent, Dispatcher } from 'undici';
 import { GatewayError } from '../errors/gateway-error.ts';

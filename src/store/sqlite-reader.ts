@@ -104,8 +104,7 @@ class ReaderConnection implements DatabaseConnection {
     return { rows: (await this.reader.query(q.sql, q.parameters)) as R[] };
   }
 
-  // eslint-disable-next-line require-yield
-  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+  streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('the SQLite read thread does not stream');
   }
 }

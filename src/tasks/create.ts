@@ -50,7 +50,7 @@ export async function createTask(deps: TaskEngineDeps, owner: string, input: Cre
     const parked = await takeSlot(deps, slot.deps, owner, { id, queue: slot.queue, createdAt: now, holdAmount, attempts: 0 });
     if (parked) return parked;
   }
-  let out;
+  let out: Awaited<ReturnType<typeof input.submit>>;
   try {
     out = await input.submit(id, input.channel);
   } catch (e) {

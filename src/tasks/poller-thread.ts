@@ -70,7 +70,10 @@ export class PollerThread {
         this.logger.error({ timeout_ms: STOP_TIMEOUT_MS }, 'task poller thread did not stop in time; terminated (its leases expire)');
         void w.terminate();
       }, STOP_TIMEOUT_MS);
-      w.once('exit', () => (clearTimeout(force), resolve()));
+      w.once('exit', () => {
+        clearTimeout(force);
+        resolve();
+      });
       w.postMessage({ stop: true } satisfies PollerThreadCommand);
     });
   }

@@ -52,7 +52,7 @@ function cpuOf(run: () => number): number {
  */
 function leastCpu(feed: (bytes: number) => number, sizes: number[]): number[] {
   const best = sizes.map(() => Number.POSITIVE_INFINITY);
-  for (let round = 0; round < 5; round++) sizes.forEach((s, i) => (best[i] = Math.min(best[i]!, cpuOf(() => feed(s)))));
+  for (let round = 0; round < 5; round++) for (const [i, s] of sizes.entries()) best[i] = Math.min(best[i]!, cpuOf(() => feed(s)));
   return best;
 }
 
@@ -133,7 +133,7 @@ describe('SSE parsing: a line past the limit breaks the stream', () => {
         },
       },
       core,
-      { write: (f) => (written.push(f), true), end: (e) => void (ended = e) },
+      { write: (f) => written.push(f) > 0, end: (e) => void (ended = e) },
     );
     const c = consumer as unknown as BodyConsumer;
     c.data(Buffer.from('data: {"choices":[{"delta":{"content":"hi"}}]}\n\ndata: {"x":"'));

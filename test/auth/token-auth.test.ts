@@ -132,7 +132,10 @@ describe('TokenAuth unit', () => {
   it('re-reads after the TTL so other instances\' revocations converge', async () => {
     let current: TokenRecord = rec();
     let lookups = 0;
-    const repo = { findForAuth: async () => (lookups++, { record: current, graceUntil: null }) } as unknown as TokensRepo;
+    const repo = { findForAuth: async () => {
+      lookups++;
+      return { record: current, graceUntil: null };
+    } } as unknown as TokensRepo;
     const auth = new TokenAuth(repo, 1_000);
     await auth.authenticate('tw-x', 10_000);
     await auth.authenticate('tw-x', 10_500);

@@ -29,7 +29,7 @@ async function traffic(token: string): Promise<{ videos: string[]; vidx: string[
     const v = await post('/v1/videos', { model: 'hhx-1.1-t2v', prompt: i % 2 ? `waves ${i} sim-fault:fail-task` : `waves ${i}`, seconds: 3 });
     videos.push(String(v.json?.id));
     const a = await post('/vidx/v1/videos/text2video', { model_name: 'vidx-v1', prompt: i % 2 ? `clouds ${i} sim-fault:fail-task` : `clouds ${i}`, duration: '5' });
-    vidx.push(String((a.json?.data as Record<string, unknown>).task_id));
+    vidx.push(String((a.json?.data as Record<string, unknown> | undefined)?.task_id));
   }
   return { videos, vidx };
 }

@@ -181,6 +181,7 @@ describe('Dockerfile', () => {
     const directives = text.split('\n').filter((l) => /^#\s*syntax\s*=/i.test(l.trim()));
     expect(directives).toEqual([]);
     const froms = lines.filter((l) => /^FROM\s/i.test(l)).map((l) => l.split(/\s+/)[1]);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own build-argument reference, as text
     expect(froms).toEqual(['${NODE_IMAGE}', '${NODE_IMAGE}']);
     // Every COPY --from names a stage of this file, not an image.
     for (const l of lines.filter((x) => /^COPY\s+--from=/i.test(x))) expect(stages.map((s) => s.name)).toContain(/--from=(\S+)/.exec(l)![1]);

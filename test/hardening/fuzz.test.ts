@@ -207,7 +207,7 @@ describe('bad-input fuzzing at every contract path', () => {
     });
     await fc.assert(
       fc.asyncProperty(fc.constantFrom('/v1/images/edits', '/v1/videos'), fc.array(part, { maxLength: 6 }), async (path, parts) => {
-        const boundary = 'fuzzboundary' + Math.random().toString(36).slice(2);
+        const boundary = `fuzzboundary${Math.random().toString(36).slice(2)}`;
         const chunks: Buffer[] = [];
         for (const p of parts) {
           chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.file ? '; filename="f.png"\r\nContent-Type: image/png' : ''}\r\n\r\n`));

@@ -1,7 +1,7 @@
 // Two gateway instances, each with its own connection pool to one PostgreSQL database and sharing Redis, as two
 // processes of a cluster: an account's quota is one compare-and-set in the database whichever instance reserves,
 // and an account revoked through one instance is refused at once by the other (account-changed over Redis).
-import { APIError } from 'openai';
+import type { APIError } from 'openai';
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_KEY, useHarness, type GatewayInstance } from '../support/harness.ts';

@@ -1,7 +1,7 @@
 // Accounts own tokens, budgets reset each calendar period, price groups set what an account is charged — through the
 // official openai SDK against a real gateway, on the store TOLLWAY_TEST_DIALECT names. The meter's clock is the
 // test's (`now`): a budget period ends because the test moves the clock, never by sleeping.
-import { APIError } from 'openai';
+import type { APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { ADMIN_KEY, useHarness, type Harness } from '../support/harness.ts';
 import { openaiClient } from '../support/sdk.ts';

@@ -1,7 +1,7 @@
 // OpenTelemetry tracing, switched on by the standard OTEL_* variables and exported over OTLP/HTTP as JSON to a real
 // receiver: a server span per request carrying the gateway request id, a child span per upstream attempt, the
 // client's W3C traceparent as the parent. Off by default: nothing is created.
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../support/harness.ts';
 import { exportedSpans, type ExportedSpan } from '../support/otlp.ts';

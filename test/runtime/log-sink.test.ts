@@ -110,7 +110,7 @@ describe('log sink', () => {
       return real(...args);
     }) as typeof fs.writeSync);
     const { sink, path } = fileSink(10 * 1024);
-    const kb = 'x'.repeat(1023) + '\n';
+    const kb = `${'x'.repeat(1023)}\n`;
     let accepted = 0;
     for (let i = 0; i < 40; i++) if (sink.write(kb)) accepted++;
     expect(accepted).toBe(10);

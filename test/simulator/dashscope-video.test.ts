@@ -26,7 +26,7 @@ async function until(id: string, statuses: string[]) {
     if (statuses.includes(q.output.task_status as string)) return q;
     await new Promise((r) => setTimeout(r, 60));
   }
-  throw new Error('task never reached ' + statuses.join('/'));
+  throw new Error(`task never reached ${statuses.join('/')}`);
 }
 
 describe('simulated video synthesis', () => {

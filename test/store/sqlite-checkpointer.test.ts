@@ -7,7 +7,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LedgerTuple, LogTuple } from '../../src/store/sqlite-row-writes.ts';
-import { type Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/store/store.ts';
 import { sqliteFileStore, testDialect } from '../support/store.ts';
 
 const ledgerRow = (key: string): LedgerTuple => [key, 'tok_t', 'qwx3.7-plus', 'tokens', { input_tokens: 3, output_tokens: 5 }, { input_per_1k: 800 }, 2, key, null, 'chatcmpl-0123456789abcdef', Date.now()];

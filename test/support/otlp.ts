@@ -31,10 +31,10 @@ export interface ExportedSpan {
   resource: Record<string, string | number | boolean>;
 }
 
-const valueOf = (v: AnyValue): string | number | boolean => v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.boolValue ?? v.doubleValue ?? '';
+const attrValue = (v: AnyValue): string | number | boolean => v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.boolValue ?? v.doubleValue ?? '';
 
 function record(attrs: Array<{ key: string; value: AnyValue }> | undefined): Record<string, string | number | boolean> {
-  return Object.fromEntries((attrs ?? []).map((a) => [a.key, valueOf(a.value)]));
+  return Object.fromEntries((attrs ?? []).map((a) => [a.key, attrValue(a.value)]));
 }
 
 /** Every span the receiver got as OTLP/HTTP JSON; throws on a request that is not one. */

@@ -65,7 +65,10 @@ export async function engineFixture(): Promise<EngineFixture> {
   const catalogue = new Catalogue(DEFAULT_CATALOGUE);
   const meter = new StoreMeter(store.db, () => catalogue, { batchWriter: store.batchWriter });
   const logs: string[] = [];
-  const logger = makeLogger('info', new Writable({ write: (c: Buffer, _e, cb) => (logs.push(c.toString()), cb()) }));
+  const logger = makeLogger('info', new Writable({ write: (c: Buffer, _e, cb) => {
+    logs.push(c.toString());
+    cb();
+  } }));
   const tokenId = `tok_engine_${seq++}`;
   await new TokensRepo(store.db).create({ id: tokenId, name: 'engine', secretHash: `hash_${tokenId}`, prefix: 'tw_x', models: null, quota: null, expiresAt: null });
   const driver = new ScriptedDriver();

@@ -28,7 +28,10 @@ beforeAll(async () => {
 afterAll(() => rx.close());
 
 function dispatcher(signBox = box): CallbackDispatcher {
-  const logger = pino({ level: 'info' }, new Writable({ write: (c: Buffer, _e, cb) => (logs.push(c.toString('utf8')), cb()) }));
+  const logger = pino({ level: 'info' }, new Writable({ write: (c: Buffer, _e, cb) => {
+    logs.push(c.toString('utf8'));
+    cb();
+  } }));
   return new CallbackDispatcher({
     db: fresh.store.db,
     logger,

@@ -28,7 +28,10 @@ function countMainClaims(): { readonly n: number } {
   const repo = t.h.gw.deps.tasks.repo;
   const claimDue = repo.claimDue.bind(repo);
   const c = { n: 0 };
-  repo.claimDue = (...a: Parameters<typeof claimDue>) => (c.n++, claimDue(...a));
+  repo.claimDue = (...a: Parameters<typeof claimDue>) => {
+    c.n++;
+    return claimDue(...a);
+  };
   return c;
 }
 

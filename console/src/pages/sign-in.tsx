@@ -27,7 +27,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: SessionInfo) => void })
         <h1 id="signin-title">Tollway console</h1>
         <p>Sign in with the gateway's admin key (TOLLWAY_ADMIN_KEY). It is exchanged for a session cookie and not stored in this browser.</p>
         <label for="admin-key">Admin key</label>
-        <input id="admin-key" name="key" type="password" autoComplete="current-password" required autoFocus value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+        <input id="admin-key" name="key" type="password" autoComplete="current-password" required value={key} onInput={(e) => setKey(e.currentTarget.value)} />
         {error && (
           <p role="alert" class="error" id="signin-error">
             {error}

@@ -1,7 +1,6 @@
 // OpenAI-compatible chat on DashScope (/compatible-mode/v1/chat/completions). The client body passes through
 // with the upstream model name; answers are forwarded as bytes with the model renamed and usage read cheaply.
 import { isObject } from '../../json/json.ts';
-import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel } from '../json-scan.ts';
 import { bodyWithModel, spliceTopLevelString, withMemberAppended } from '../json-splice.ts';

@@ -82,7 +82,6 @@ export class KlingTaskDriver implements TaskDriver {
         try {
           out.set(id, parseTaskData(item, r.upstreamRequestId));
         } catch {
-          continue;
         }
       }
       if (r.data.length < PAGE_SIZE) break;

@@ -103,7 +103,7 @@ export function csvField(v: string | number | null): string {
 
 export const BILL_CSV_HEADER = ['token_id', 'token_name', 'period', 'period_start', 'entries', 'amount_micro', 'amount_units', 'credit_micro'];
 
-const csv = (rows: Array<Array<string | number | null>>): string => rows.map((r) => r.map(csvField).join(',')).join('\r\n') + '\r\n';
+const csv = (rows: Array<Array<string | number | null>>): string => `${rows.map((r) => r.map(csvField).join(',')).join('\r\n')}\r\n`;
 
 export function billCsv(lines: BillLine[]): string {
   return csv([BILL_CSV_HEADER, ...lines.map((l) => [l.token_id, l.token_name, l.period, l.period_start, l.entries, l.amount, l.amount_units, l.credits.amount])]);

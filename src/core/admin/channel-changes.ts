@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks';
 import type { ChannelProber } from '../../adapters/probe.ts';
 import { UPSTREAMS, upstreamOf } from '../../adapters/upstreams.ts';
-import { onlyFields, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
+import { onlyFields, optInt, optStringArray, reqString } from '../../contracts/fields.ts';
 import { isObject, type JsonObject } from '../../json/json.ts';
 import type { ErrorCode } from '../../errors/codes.ts';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';

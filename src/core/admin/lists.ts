@@ -34,7 +34,7 @@ const json = (v: unknown): string | null => (v === null || v === undefined ? nul
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 function csv(header: readonly string[], rows: Array<Array<string | number | null>>): string {
-  return [header, ...rows].map((r) => r.map(csvField).join(',')).join('\r\n') + '\r\n';
+  return `${[header, ...rows].map((r) => r.map(csvField).join(',')).join('\r\n')}\r\n`;
 }
 
 export const REQUEST_LOG_CSV_HEADER = ['request_id', 'created_at', 'created_at_ms', 'token_id', 'model', 'endpoint', 'method', 'status', 'latency_ms', 'ttfb_ms', 'channel_id', 'attempts', 'error_code', 'upstream_request_id', 'amount_micro', 'usage'];

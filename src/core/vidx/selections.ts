@@ -53,7 +53,7 @@ export async function initSelection(ctx: VidxContext, call: CallContext, raw: un
     call.state.upstreamRequestId = r.upstreamRequestId;
     return { ch, ...parseInitReply(r.data) };
   };
-  let out;
+  let out: Awaited<ReturnType<typeof send>>;
   if ('videoId' in input) {
     const src = await sourceOf(ctx, call, input.videoId);
     out = await send(src.channel, initSelectionBody({ upstreamVideoId: src.upstreamVideoId }));

@@ -136,7 +136,7 @@ export function fastifyFront(deps: GatewayDeps, drain: Drain, record: (f: Finish
     app.addHook('onRoute', (r) => {
       for (const m of Array.isArray(r.method) ? r.method : [r.method]) {
         const row = rowOf(m, r.url);
-        if (!row || row.front !== 'fastify') throw new Error(`${m} ${r.url} is not a Fastify route of the route table (http/front/route-table.ts)`);
+        if (row?.front !== 'fastify') throw new Error(`${m} ${r.url} is not a Fastify route of the route table (http/front/route-table.ts)`);
         r.config = { ...r.config, row };
         r.bodyLimit ??= limitOf(row.body, deps.config);
       }

@@ -13,14 +13,14 @@ export class MethodGuard {
     const pattern = url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z0-9_]+/g, '[^/]+');
     const re = new RegExp(`^${pattern}/?$`);
     const existing = this.routes.find((r) => r.re.source === re.source);
-    if (existing) methods.forEach((m) => existing.methods.add(m));
+    if (existing) for (const m of methods) existing.methods.add(m);
     else this.routes.push({ re, methods: new Set(methods) });
   }
 
   /** Methods allowed for a path, or null when no route has that path. */
   allowed(path: string): string[] | null {
     const out = new Set<string>();
-    for (const r of this.routes) if (r.re.test(path)) r.methods.forEach((m) => out.add(m));
+    for (const r of this.routes) if (r.re.test(path)) for (const m of r.methods) out.add(m);
     return out.size ? [...out] : null;
   }
 }

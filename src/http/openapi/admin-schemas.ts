@@ -1,5 +1,5 @@
 // Schemas of the admin API: metering, billing, tokens, channels, audit.
-import { str, int, arr, obj, pathParam, query, admin, usage, type Schema } from './schema.ts';
+import { str, int, arr, obj, pathParam, query, type Schema } from './schema.ts';
 import { TASK_STATES } from '../../tasks/types.ts';
 import { LEDGER_CSV_HEADER, REQUEST_LOG_CSV_HEADER } from '../../core/admin/lists.ts';
 export const LEDGER_CSV = LEDGER_CSV_HEADER.join(',');

@@ -1,5 +1,5 @@
 // OpenAPI paths of the family A video API (/vidx/v1) and the upstream callback receiver.
-import { str, int, num, arr, obj, ref, jsonBody, ok, pathParam, query, PAGE, familyA, envelope, taskData, taskQueryData, selection, selectionData, rleMask, modeEnum, type Operation } from './schema.ts';
+import { str, int, num, arr, obj, jsonBody, ok, pathParam, PAGE, familyA, envelope, taskData, taskQueryData, selection, selectionData, rleMask, modeEnum, type Operation } from './schema.ts';
 
 export function vidxPaths(): Record<string, Record<string, Operation>> {
   const taskIdParam = [pathParam('task_id', 'Our task id, or the caller\'s external_task_id')];

@@ -49,7 +49,7 @@ export function toAccountRecord(r: Selectable<AccountsTable>): AccountRecord {
   };
 }
 
-const budgetsText = (b: Budget[] | undefined): string | null => (b && b.length ? JSON.stringify(b) : null);
+const budgetsText = (b: Budget[] | undefined): string | null => (b?.length ? JSON.stringify(b) : null);
 
 export class AccountsRepo {
   constructor(private readonly db: Kysely<Database>) {}

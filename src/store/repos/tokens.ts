@@ -61,7 +61,7 @@ export interface TokenPatch {
   budgets?: Budget[];
 }
 
-const budgetsText = (b: Budget[] | undefined): string | null => (b && b.length ? JSON.stringify(b) : null);
+const budgetsText = (b: Budget[] | undefined): string | null => (b?.length ? JSON.stringify(b) : null);
 
 export function toTokenRecord(r: TokenRow): TokenRecord {
   return {

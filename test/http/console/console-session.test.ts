@@ -73,7 +73,7 @@ describe('console session', () => {
 
   it('no session: GET /console/api/session is 401 and the admin API refuses a made-up cookie', async () => {
     expect((await fetch(`${t.h.url}/console/api/session`)).status).toBe(401);
-    const r = await fetch(`${t.h.url}/admin/tokens`, { headers: withCookie('tollway_console=' + 'x'.repeat(43)) });
+    const r = await fetch(`${t.h.url}/admin/tokens`, { headers: withCookie(`tollway_console=${'x'.repeat(43)}`) });
     expect(r.status).toBe(401);
   });
 

@@ -2,11 +2,11 @@
 // upstream attempts and errors by channel; breakers, write queues, open tasks, poll lag and holds read at scrape
 // time; and the endpoint refuses callers without the metrics token or the admin key.
 import { sql } from 'kysely';
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectB } from '../../support/error-shapes.ts';
 import { useHarness } from '../../support/harness.ts';
-import { scrape, valueOf, type Sample } from '../../support/prometheus.ts';
+import { scrape, sampleValue, type Sample } from '../../support/prometheus.ts';
 import { openaiClient } from '../../support/sdk.ts';
 import { call, vidxHarness, type TaskData } from '../../support/vidx.ts';
 import { until } from '../../support/wait.ts';
@@ -27,7 +27,7 @@ const T2V = '/vidx/v1/videos/text2video';
 /** Scrape until `name{labels}` reaches `atLeast` (a request is counted when its answer is over, just after the client has it). */
 async function scrapeUntil(name: string, labels: Record<string, string>, atLeast: number): Promise<Sample[]> {
   let s: Sample[] = [];
-  await until(async () => valueOf((s = await scrape(t.h)), name, labels) >= atLeast, `${name}${JSON.stringify(labels)} ≥ ${atLeast}`);
+  await until(async () => sampleValue((s = await scrape(t.h)), name, labels) >= atLeast, `${name}${JSON.stringify(labels)} ≥ ${atLeast}`);
   return s;
 }
 
@@ -36,19 +36,19 @@ describe('GET /metrics', () => {
     const before = await scrape(t.h);
     const chatLabels = { route: '/v1/chat/completions', model: 'qwx3.7-plus', status: '200' };
     const imgLabels = { route: '/v1/images/generations', model: 'qwx-image-2.0', status: '200' };
-    const okAttempts = (s: Sample[], channel: string) => valueOf(s, 'tollway_upstream_attempt_duration_seconds_count', { channel, outcome: 'ok' });
+    const okAttempts = (s: Sample[], channel: string) => sampleValue(s, 'tollway_upstream_attempt_duration_seconds_count', { channel, outcome: 'ok' });
 
     await client.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hello' }] });
     await client.images.generate({ model: 'qwx-image-2.0', prompt: 'a lighthouse', n: 1 });
     const created = await call<TaskData>(t.h, t.token, 'POST', T2V, { model_name: 'vidx-v2-5', prompt: 'a lighthouse at dusk', duration: '5' });
     expect(created.status).toBe(200);
-    const after = await scrapeUntil(REQUESTS, { route: T2V, status: '200' }, valueOf(before, REQUESTS, { route: T2V, status: '200' }) + 1);
+    const after = await scrapeUntil(REQUESTS, { route: T2V, status: '200' }, sampleValue(before, REQUESTS, { route: T2V, status: '200' }) + 1);
 
-    expect(valueOf(after, REQUESTS, chatLabels) - valueOf(before, REQUESTS, chatLabels)).toBe(1);
-    expect(valueOf(after, `${DURATION}_count`, chatLabels) - valueOf(before, `${DURATION}_count`, chatLabels)).toBe(1);
-    expect(valueOf(after, `${DURATION}_bucket`, { ...chatLabels, le: '+Inf' })).toBe(valueOf(after, `${DURATION}_count`, chatLabels));
-    expect(valueOf(after, `${DURATION}_sum`, chatLabels)).toBeGreaterThan(0);
-    expect(valueOf(after, REQUESTS, imgLabels) - valueOf(before, REQUESTS, imgLabels)).toBe(1);
+    expect(sampleValue(after, REQUESTS, chatLabels) - sampleValue(before, REQUESTS, chatLabels)).toBe(1);
+    expect(sampleValue(after, `${DURATION}_count`, chatLabels) - sampleValue(before, `${DURATION}_count`, chatLabels)).toBe(1);
+    expect(sampleValue(after, `${DURATION}_bucket`, { ...chatLabels, le: '+Inf' })).toBe(sampleValue(after, `${DURATION}_count`, chatLabels));
+    expect(sampleValue(after, `${DURATION}_sum`, chatLabels)).toBeGreaterThan(0);
+    expect(sampleValue(after, REQUESTS, imgLabels) - sampleValue(before, REQUESTS, imgLabels)).toBe(1);
     const t2v = after.filter((s) => s.name === REQUESTS && s.labels.route === T2V);
     expect(t2v.map((s) => [s.labels.model, s.labels.status])).toEqual([['vidx-v2-5-turbo', '200']]);
     // Upstream attempts by channel: chat and image on DashScope, the family A creation on Kling.
@@ -65,22 +65,22 @@ describe('GET /metrics', () => {
 
   it('upstream errors by channel and code', async () => {
     const labels = { channel: 'sim-dashscope', code: 'upstream_error' };
-    const before = valueOf(await scrape(t.h), 'tollway_upstream_errors_total', labels);
+    const before = sampleValue(await scrape(t.h), 'tollway_upstream_errors_total', labels);
     t.h.sim.faults.add({ kind: 'status', arg: 500, path: '/compatible-mode/v1/chat/completions', times: 1 });
     // The first attempt fails (500), the retry succeeds: the client never sees the error.
     await client.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'retry me' }] });
     const after = await scrape(t.h);
-    expect(valueOf(after, 'tollway_upstream_errors_total', labels) - before).toBe(1);
-    expect(valueOf(after, 'tollway_upstream_attempt_duration_seconds_count', { channel: 'sim-dashscope', outcome: 'error' })).toBeGreaterThanOrEqual(1);
+    expect(sampleValue(after, 'tollway_upstream_errors_total', labels) - before).toBe(1);
+    expect(sampleValue(after, 'tollway_upstream_attempt_duration_seconds_count', { channel: 'sim-dashscope', outcome: 'error' })).toBeGreaterThanOrEqual(1);
   });
 
   it('circuit breaker state per channel, read at scrape time', async () => {
     const ch = t.h.gw.deps.channels.all().find((c) => c.name === 'sim-kling')!;
-    expect(valueOf(await scrape(t.h), 'tollway_circuit_breaker_state', { channel: 'sim-kling' })).toBe(0);
+    expect(sampleValue(await scrape(t.h), 'tollway_circuit_breaker_state', { channel: 'sim-kling' })).toBe(0);
     for (let i = 0; i < 5; i++) t.h.gw.deps.breakers.failure(ch.id);
-    expect(valueOf(await scrape(t.h), 'tollway_circuit_breaker_state', { channel: 'sim-kling' })).toBe(1);
+    expect(sampleValue(await scrape(t.h), 'tollway_circuit_breaker_state', { channel: 'sim-kling' })).toBe(1);
     t.h.gw.deps.breakers.success(ch.id);
-    expect(valueOf(await scrape(t.h), 'tollway_circuit_breaker_state', { channel: 'sim-kling' })).toBe(0);
+    expect(sampleValue(await scrape(t.h), 'tollway_circuit_breaker_state', { channel: 'sim-kling' })).toBe(0);
   });
 
   it('open tasks by state, poll lag and open holds come from the store at scrape time', async () => {
@@ -93,31 +93,31 @@ describe('GET /metrics', () => {
     await t.h.gw.deps.meter.reserve('req_metrics_test', tokenId, 1234);
     try {
       const s = await scrape(t.h);
-      expect(valueOf(s, 'tollway_metrics_store_up')).toBe(1);
+      expect(sampleValue(s, 'tollway_metrics_store_up')).toBe(1);
       const open = s.filter((x) => x.name === 'tollway_tasks_open');
       expect(open.map((x) => x.labels.state).sort()).toEqual(['in_progress', 'queued', 'submitting', 'waiting']);
       const rows = await t.h.store.db.selectFrom('tasks').select(['state']).where('state', 'in', ['submitting', 'queued', 'in_progress']).execute();
-      for (const st of ['submitting', 'queued', 'in_progress']) expect(valueOf(s, 'tollway_tasks_open', { state: st })).toBe(rows.filter((r) => r.state === st).length);
-      expect(valueOf(s, 'tollway_task_poll_lag_seconds')).toBeGreaterThanOrEqual(90);
-      expect(valueOf(s, 'tollway_task_poll_lag_seconds')).toBeLessThan(200);
-      expect(valueOf(s, 'tollway_holds_open', { kind: 'reservation' })).toBe(1);
-      expect(valueOf(s, 'tollway_holds_open_amount', { kind: 'reservation' })).toBe(1234);
+      for (const st of ['submitting', 'queued', 'in_progress']) expect(sampleValue(s, 'tollway_tasks_open', { state: st })).toBe(rows.filter((r) => r.state === st).length);
+      expect(sampleValue(s, 'tollway_task_poll_lag_seconds')).toBeGreaterThanOrEqual(90);
+      expect(sampleValue(s, 'tollway_task_poll_lag_seconds')).toBeLessThan(200);
+      expect(sampleValue(s, 'tollway_holds_open', { kind: 'reservation' })).toBe(1);
+      expect(sampleValue(s, 'tollway_holds_open_amount', { kind: 'reservation' })).toBe(1234);
       const held = await t.h.store.db.selectFrom('holds').select(['amount']).where('state', '=', 'held').where('task_id', 'not like', 'req_%').execute();
       expect(held.length).toBeGreaterThanOrEqual(1);
-      expect(valueOf(s, 'tollway_holds_open', { kind: 'task' })).toBe(held.length);
-      expect(valueOf(s, 'tollway_holds_open_amount', { kind: 'task' })).toBe(held.reduce((a, h) => a + Number(h.amount), 0));
+      expect(sampleValue(s, 'tollway_holds_open', { kind: 'task' })).toBe(held.length);
+      expect(sampleValue(s, 'tollway_holds_open_amount', { kind: 'task' })).toBe(held.reduce((a, h) => a + Number(h.amount), 0));
     } finally {
       await t.h.gw.deps.meter.releaseReserved('req_metrics_test');
     }
     const s = await scrape(t.h);
-    expect(valueOf(s, 'tollway_holds_open', { kind: 'reservation' })).toBe(0);
+    expect(sampleValue(s, 'tollway_holds_open', { kind: 'reservation' })).toBe(0);
   });
 
   it('write-behind queues: depth and lag per queue', async () => {
     const s = await scrape(t.h);
     for (const queue of ['ledger', 'request_log']) {
       expect(s.some((x) => x.name === 'tollway_write_queue_rows' && x.labels.queue === queue)).toBe(true);
-      expect(valueOf(s, 'tollway_write_queue_lag_seconds', { queue })).toBeGreaterThanOrEqual(0);
+      expect(sampleValue(s, 'tollway_write_queue_lag_seconds', { queue })).toBeGreaterThanOrEqual(0);
     }
   });
 
@@ -127,7 +127,7 @@ describe('GET /metrics', () => {
     await sql`alter table holds rename to holds_away`.execute(db);
     try {
       const s = await scrape(t.h);
-      expect(valueOf(s, 'tollway_metrics_store_up')).toBe(0);
+      expect(sampleValue(s, 'tollway_metrics_store_up')).toBe(0);
       expect(s.some((x) => x.name === 'tollway_holds_open')).toBe(false);
       expect(s.some((x) => x.name === 'tollway_tasks_open')).toBe(false);
       // Not 0 ("nothing overdue"): absent, like the other store gauges.
@@ -137,8 +137,8 @@ describe('GET /metrics', () => {
       await sql`alter table holds_away rename to holds`.execute(db);
     }
     const back = await scrape(t.h);
-    expect(valueOf(back, 'tollway_metrics_store_up')).toBe(1);
-    expect(valueOf(back, 'tollway_task_poll_lag_seconds')).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(back, 'tollway_metrics_store_up')).toBe(1);
+    expect(sampleValue(back, 'tollway_task_poll_lag_seconds')).toBeGreaterThanOrEqual(0);
   });
 });
 

@@ -1,7 +1,7 @@
 // Cache usage fields on the chat-style API: prompt_tokens_details.cached_tokens and
 // prompt_tokens_details.cache_creation_input_tokens reach the client unchanged (streaming and not), and the
 // ledger records the same quantities from the upstream usage (responses and messages have their own tests).
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
 import { openaiClient } from '../../support/sdk.ts';

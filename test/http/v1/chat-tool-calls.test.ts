@@ -1,7 +1,7 @@
 // Chat with function calling through the gateway (openai SDK), the simulator calling the tool: the call reaches the
 // client intact, and a stream whose upstream reports no usage is charged by the estimate — which counts the tool
 // call's arguments as output (a stream that only calls a tool is not free).
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
 import { openaiClient } from '../../support/sdk.ts';

@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { textReservation } from '../../../src/core/charge.ts';
 import { useHarness } from '../../support/harness.ts';

@@ -1,6 +1,6 @@
 // b64_json conversion only downloads from the configured result hosts; a refused or failed download is a
 // clear error and the request is not charged (the client received no image).
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PNG_SIGNATURE } from '../../../simulator/dashscope/images-png.ts';
 import { useHarness } from '../../support/harness.ts';

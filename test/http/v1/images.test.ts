@@ -1,4 +1,5 @@
-import OpenAI, { toFile } from 'openai';
+import type OpenAI from 'openai';
+import { toFile } from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PNG_SIGNATURE, solidPng } from '../../../simulator/dashscope/images-png.ts';
 import { useHarness } from '../../support/harness.ts';

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { klingState } from '../../../simulator/kling/index.ts';
 import { useHarness, type Harness } from '../../support/harness.ts';
-import { scrape, valueOf } from '../../support/prometheus.ts';
+import { scrape, sampleValue } from '../../support/prometheus.ts';
 import { holdOfTask, ledgerOfTask } from '../../support/store-rows.ts';
 import { call, type TaskData, vidxHarness } from '../../support/vidx.ts';
 import { eventually } from '../../support/wait.ts';
@@ -77,8 +77,8 @@ describe('a 2-slot Kling account', () => {
     const detail = (await (await t.h.admin(`/admin/tasks/${waiting}`)).json()) as { events: Array<{ kind: string; detail: string | null }> };
     expect(detail.events.map((e) => e.kind)).toContain('waiting');
     const samples = await scrape(t.h);
-    expect(valueOf(samples, 'tollway_tasks_waiting', { model: 'kling-v2-6' })).toBeGreaterThan(0);
-    expect(valueOf(samples, 'tollway_tasks_open', { state: 'waiting' })).toBeGreaterThan(0);
+    expect(sampleValue(samples, 'tollway_tasks_waiting', { model: 'kling-v2-6' })).toBeGreaterThan(0);
+    expect(sampleValue(samples, 'tollway_tasks_open', { state: 'waiting' })).toBeGreaterThan(0);
     expect(t.h.logs.join('')).toContain('task waits in the gateway for a parallel-task slot');
 
     const stop = finishing(t.h, 'kling-v2-6');

@@ -16,7 +16,7 @@ export function sessionCookie(req: FastifyRequest): string | undefined {
  * TOLLWAY_TRUST_PROXY trusts (`fromTrustedProxy`), since any client can send the header.
  */
 export function overHttps(req: FastifyRequest, publicUrl: string | undefined, fromTrustedProxy: boolean): boolean {
-  if (req.protocol === 'https' || Boolean(publicUrl?.startsWith('https:'))) return true;
+  if (req.protocol === 'https' || publicUrl?.startsWith('https:')) return true;
   const fwd = req.headers['x-forwarded-proto'];
   return fromTrustedProxy && typeof fwd === 'string' && fwd.split(',')[0]!.trim().toLowerCase() === 'https';
 }

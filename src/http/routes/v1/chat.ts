@@ -5,7 +5,7 @@ import type { TextRequest, UpstreamAdapter } from '../../../adapters/types.ts';
 import { requireBody } from '../../../contracts/fields.ts';
 import { isObject } from '../../../json/json.ts';
 import { chatCapability, validateChat } from '../../../core/text-rules.ts';
-import { isKind, textModel, type TextDeps } from '../../../core/text.ts';
+import { isKind, textModel, } from '../../../core/text.ts';
 import type { Exchange } from '../../exchange.ts';
 import { chatErrorFrame, sendComplete, sendStream, type StreamDeps } from './text-reply.ts';
 

@@ -2,7 +2,7 @@
 // the HTTP input read into fields and images, then core/images.ts.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireBody } from '../../../contracts/fields.ts';
-import { type JsonObject } from '../../../json/json.ts';
+import type { JsonObject } from '../../../json/json.ts';
 import { checkImageRef, parseJsonImages, uploadToDataUri } from '../../../contracts/images.ts';
 import * as images from '../../../core/images.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';

@@ -1,7 +1,7 @@
 // /v1/videos over HTTP: the body (JSON or the SDK's multipart) and the content download; the rest is core/videos.ts.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireBody } from '../../../contracts/fields.ts';
-import { type JsonObject } from '../../../json/json.ts';
+import type { JsonObject } from '../../../json/json.ts';
 import { qInt, qString, type Query } from '../../../contracts/query.ts';
 import { unflattenFields } from '../../../contracts/form-fields.ts';
 import { createVideo, downloadableResult, listVideos, ownedVideo, videoObject } from '../../../core/videos.ts';

@@ -12,7 +12,7 @@ export function registerUpstreamCallbacks(scope: FastifyInstance, ctx: VidxConte
   scope.post<{ Params: { ref: string } }>('/kling/:ref', async (req) => {
     const taskId = verifyCallbackRef(ctx, req.params.ref);
     const task = taskId ? await ctx.deps.tasks.repo.get(taskId) : null;
-    if (!task || task.family !== 'vidx') throw new GatewayError('not_found', 'Unknown callback address');
+    if (task?.family !== 'vidx') throw new GatewayError('not_found', 'Unknown callback address');
     const fresh = await ctx.deps.tasks.upstreamNotified(task);
     if (isTerminal(fresh.state)) ctx.kick();
     return { code: 0, message: 'success', request_id: req.id, data: null };
