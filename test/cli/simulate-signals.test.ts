@@ -27,5 +27,5 @@ describe('tollway simulate', () => {
     const r = await stopWith(signal);
     expect({ code: r.code, signal: r.signal }).toEqual({ code: 0, signal: null });
     await expect(fetch(`http://127.0.0.1:${r.port}/__sim/health`)).rejects.toThrow();
-  }, 60_000);
+  }, 180_000);
 });

@@ -30,20 +30,20 @@ describe.skipIf(!HAVE_CHROMIUM)('console request log paging', () => {
 
     await page.evaluate('location.hash = "#/logs?token_id=tok_a"');
     const firstId = () => page.locator('main table tbody tr').first().locator('code').first().textContent();
-    await expect.poll(firstId, { timeout: 10_000 }).toBe('req_stale_tok_a_079');
+    await expect.poll(firstId).toBe('req_stale_tok_a_079');
     await page.getByRole('button', { name: 'Older' }).click();
-    await expect.poll(firstId, { timeout: 10_000 }).toBe('req_stale_tok_a_029');
+    await expect.poll(firstId).toBe('req_stale_tok_a_029');
 
     // The operator clicks "Request log" in the navigation bar: all requests, newest first, is what they expect.
     await page.locator('nav a[href="#/logs"]').click();
     await expect.poll(() => page.evaluate('location.hash')).toBe('#/logs');
-    await expect.poll(firstId, { timeout: 10_000 }).toBe('req_stale_tok_b_079');
+    await expect.poll(firstId).toBe('req_stale_tok_b_079');
     expect(await page.locator('main table caption').textContent()).not.toMatch(/page 2/);
     expect(await page.getByLabel('Token id').inputValue()).toBe('');
     // Back to the filtered search: its first page again.
     await page.goBack();
     await expect.poll(() => page.evaluate('location.hash')).toBe('#/logs?token_id=tok_a');
-    await expect.poll(firstId, { timeout: 10_000 }).toBe('req_stale_tok_a_079');
+    await expect.poll(firstId).toBe('req_stale_tok_a_079');
     expect(await page.getByLabel('Token id').inputValue()).toBe('tok_a');
   });
 });

@@ -63,7 +63,7 @@ describe.skipIf(!HAVE_CHROMIUM)('task timeline in the console (chromium)', () =>
 
     expect((await waitTerminal(t.h, secret, id)).status).toBe('completed');
     // The page reloads an open task by itself: no navigation here.
-    await expect.poll(kinds, { timeout: 15_000 }).toContain('charged');
+    await expect.poll(kinds).toContain('charged');
     const seen = await kinds();
     expect(seen.slice(-2)).toEqual(['succeeded', 'charged']);
     expect(new Set(seen.slice(2, -2))).toEqual(new Set(seen.length > 4 ? ['status'] : []));
@@ -81,7 +81,7 @@ describe.skipIf(!HAVE_CHROMIUM)('task timeline in the console (chromium)', () =>
 
     await page.getByRole('button', { name: `Play the video of task ${id}` }).click();
     const player = page.locator(`video[aria-label="Video of task ${id}"]`);
-    await expect.poll(() => player.evaluate((v) => (v as unknown as VideoElement).readyState), { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    await expect.poll(() => player.evaluate((v) => (v as unknown as VideoElement).readyState)).toBeGreaterThanOrEqual(1);
     expect(await player.evaluate((el) => {
       const v = el as unknown as VideoElement;
       return { error: v.error?.code ?? null, playable: v.duration > 0, src: new URL(v.currentSrc).pathname };

@@ -173,7 +173,7 @@ describe('bad-input fuzzing at every contract path', () => {
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 150), interruptAfterTimeLimit: 30_000 },
     );
-  }, 60_000);
+  }, 180_000);
 
   it('mutated valid bodies: fields dropped, retyped, duplicated and renamed', async () => {
     await fc.assert(
@@ -184,7 +184,7 @@ describe('bad-input fuzzing at every contract path', () => {
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 200), interruptAfterTimeLimit: 45_000 },
     );
-  }, 90_000);
+  }, 180_000);
 
   it('invalid UTF-8 inside otherwise valid JSON bodies', async () => {
     await fc.assert(
@@ -196,7 +196,7 @@ describe('bad-input fuzzing at every contract path', () => {
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 100), interruptAfterTimeLimit: 30_000 },
     );
-  }, 60_000);
+  }, 180_000);
 
   it('random multipart bodies (fields, files, sizes up to past the limits) on the upload paths', async () => {
     const part = fc.record({
@@ -219,7 +219,7 @@ describe('bad-input fuzzing at every contract path', () => {
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 100), interruptAfterTimeLimit: 30_000 },
     );
-  }, 60_000);
+  }, 180_000);
 
   it('an oversized body is refused with 413 in the family shape', async () => {
     const big = JSON.stringify({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'x'.repeat(400 * 1024) }] });

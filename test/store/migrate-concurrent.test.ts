@@ -46,5 +46,5 @@ describe.skipIf(testDialect() !== 'postgres')('migrations beside concurrent sche
     }
     expect(cycles).toBeGreaterThan(10);
     expect(failures.map(String)).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 });

@@ -21,7 +21,7 @@ async function until<T>(what: string, fn: () => Promise<T | null | false>, ms: n
 }
 
 const row = (id: string) => t.h.store.db.selectFrom('tasks').select(['state', 'lease_owner']).where('id', '=', id).executeTakeFirstOrThrow();
-const finished = (id: string) => until(`task ${id} terminal`, async () => ((r) => (['succeeded', 'failed'].includes(r.state) ? r : null))(await row(id)), 20_000);
+const finished = (id: string) => until(`task ${id} terminal`, async () => ((r) => (['succeeded', 'failed'].includes(r.state) ? r : null))(await row(id)), 60_000);
 
 /** Count the request thread's own poller rounds: with the thread polling, there are none. */
 function countMainClaims(): { readonly n: number } {
@@ -84,7 +84,7 @@ describe('the task poller thread', () => {
     const id = String(c.json.id);
     expect((await finished(id)).state).toBe('failed');
     expect(await ledgerOfTask(t.h, id)).toEqual([]);
-    const line = await until('the thread logged the failure', async () => t.h.logs.find((l) => l.includes(id) && l.includes('hold released')), 5000);
+    const line = await until('the thread logged the failure', async () => t.h.logs.find((l) => l.includes(id) && l.includes('hold released')), 30_000);
     expect(JSON.parse(line!)).toMatchObject({ level: 40, task_id: id });
   });
 

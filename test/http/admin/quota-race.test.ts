@@ -23,7 +23,7 @@ beforeAll(async () => {
     databaseUrl = db.toString();
   }
   other = await start({ HOME: process.env.HOME ?? dataDir, TOLLWAY_DATA_DIR: dataDir, DATABASE_URL: databaseUrl, TOLLWAY_SECRET: SECRET, TOLLWAY_ADMIN_KEY: ADMIN_KEY, DASHSCOPE_BASE_URL: t.h.sim.url, DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey });
-}, 60_000);
+}, 180_000);
 
 /** An admin call to the other process. */
 const otherAdmin = (path: string, method: string, json: unknown) => fetch(other.base + path, { method, headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(json) });

@@ -34,7 +34,7 @@ beforeAll(async () => {
   h = await startHarness({ env: { TOLLWAY_CORS_ORIGINS: allowed } });
   token = (await h.token()).secret;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();

@@ -17,7 +17,7 @@ const OMNI = '/vidx/v1/videos/omni-video';
 /** Wait (never a timed assertion) until every task reads `status`; the statuses last read. */
 async function waitAll(h: Harness, token: string, path: string, ids: string[], status: string): Promise<string[]> {
   let last: string[] = [];
-  for (let i = 0; i < 400; i++) {
+  for (const end = Date.now() + 90_000; Date.now() < end; ) {
     last = await Promise.all(ids.map(async (id) => (await call<TaskData>(h, token, 'GET', `${path}/${id}`)).body.data.task_status));
     if (last.every((s) => s === status)) return last;
     if (last.includes('failed')) {
