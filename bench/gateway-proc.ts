@@ -9,7 +9,9 @@ import { DEFAULT_SIM_KEYS } from '../simulator/context.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { startGateway } from '../src/process-life.ts';
 import { ensureChannel } from '../src/core/admin/channels.ts';
+import { createAccount, parseCreateAccount } from '../src/core/admin/accounts.ts';
 import { createToken } from '../src/core/admin/tokens.ts';
+import type { Budget } from '../src/metering/periods.ts';
 import { tuneHeap } from '../src/runtime/heap.ts';
 import { answerStats } from './proc-stats.ts';
 
@@ -24,7 +26,16 @@ tuneHeap(config.heapGrowingPercent);
 const gw = await startGateway(config, { adminKey: 'bench-admin-key-0123456789', secret: 'bench-secret-0123456789abcdefghij' });
 await ensureChannel(gw.deps, 'sim', 'dashscope', simUrl, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
 await gw.deps.channels.reload();
-const { secret } = await createToken(gw.deps, { name: 'bench' });
+// BENCH_TOKEN=account-budgets: the token belongs to an account with a quota and budgets, and has budgets of its own,
+// so every call reserves against both and moves the current periods' spend (the #42 overhead figure).
+const withAccount = process.env.BENCH_TOKEN === 'account-budgets';
+const BIG = 10 ** 15;
+const budgets: Budget[] = [
+  { period: 'day', limit: BIG },
+  { period: 'month', limit: BIG },
+];
+const account = withAccount ? await createAccount(gw.deps, { actor: 'cli' }, parseCreateAccount({ name: 'bench', quota: BIG, budgets })) : null;
+const { secret } = await createToken(gw.deps, account ? { name: 'bench', quota: BIG, accountId: account.id, budgets } : { name: 'bench' });
 const address = await gw.app.listen({ port: 0, host: '127.0.0.1' });
 answerStats();
 let pausedAt: number | null = null;

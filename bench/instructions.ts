@@ -1,6 +1,6 @@
 // npm run bench:instructions — instructions per request, counted by valgrind (callgrind), for non-streaming chat,
 // streamed chat and embeddings (BENCH_IR_KINDS) through the bare proxy, the durable floor (bench/lean-skeleton.ts
-// with SKELETON_DURABLE=1, chat only) and the gateway.
+// with SKELETON_DURABLE=1, chat only), the gateway, and (chat only) the gateway with a token in an account with budgets.
 // Why: on a shared host the wall-clock figures of `npm run bench` drift between windows of a few seconds, so two
 // builds can only be compared in many paired rounds. Instruction counts do not depend on the machine's speed: on
 // an otherwise idle machine the main thread's count per request repeats closely from run to run
@@ -29,7 +29,7 @@ type Kind = 'chat' | 'stream' | 'embeddings';
 const KINDS: readonly Kind[] = ['chat', 'stream', 'embeddings'];
 
 interface IrTarget {
-  name: 'proxy' | 'floor' | 'gateway';
+  name: 'proxy' | 'floor' | 'gateway' | 'account';
   file: string;
   env: Record<string, string>;
   /** The API path prefix ('/v1' or the upstream's '/compatible-mode/v1'). */
@@ -131,6 +131,8 @@ async function main(): Promise<void> {
     { name: 'proxy', file: './bare-proxy.ts', env: {}, base: '/compatible-mode/v1', upstreamNames: true, kinds: KINDS, auth: () => DEFAULT_SIM_KEYS.dashscopeApiKey },
     { name: 'floor', file: './lean-skeleton.ts', env: { SKELETON_DURABLE: '1' }, base: '/compatible-mode/v1', upstreamNames: false, kinds: ['chat'], auth: (k) => k! },
     { name: 'gateway', file: './gateway-proc.ts', env: {}, base: '/v1', upstreamNames: false, kinds: KINDS, auth: (k) => k! },
+    // The gateway again, its token in an account with a quota and budgets, budgets on the token too (chat only).
+    { name: 'account', file: './gateway-proc.ts', env: { BENCH_TOKEN: 'account-budgets' }, base: '/v1', upstreamNames: false, kinds: ['chat'], auth: (k) => k! },
   ];
   const only = process.env.BENCH_IR_TARGETS?.split(',');
   const kinds = (process.env.BENCH_IR_KINDS?.split(',') ?? KINDS).filter((k): k is Kind => (KINDS as readonly string[]).includes(k));
@@ -142,9 +144,11 @@ async function main(): Promise<void> {
         const c = await measure(t, kind, sim.port, dir);
         got.set(`${t.name}-${kind}`, c);
         const proxy = got.get(`proxy-${kind}`);
+        const gateway = got.get(`gateway-${kind}`);
         const rel = proxy && t.name !== 'proxy' ? `  (${(c.main / proxy.main).toFixed(2)}× the proxy's main thread, ${(c.all / proxy.all).toFixed(2)}× its threads)` : '';
+        const vsGateway = gateway && t.name === 'account' ? ` (${(c.main / gateway.main).toFixed(3)}× the plain token's main thread)` : '';
         const parts = `(V8's threads ${c.v8}, worker threads ${c.workers})`;
-        console.log(`${kind.padEnd(10)} ${t.name.padEnd(8)} main thread ${String(c.main).padStart(7)} instr/req   all threads ${String(c.all).padStart(7)} instr/req ${parts}${rel}`);
+        console.log(`${kind.padEnd(10)} ${t.name.padEnd(8)} main thread ${String(c.main).padStart(7)} instr/req   all threads ${String(c.all).padStart(7)} instr/req ${parts}${rel}${vsGateway}`);
       }
     }
   } finally {
