@@ -70,7 +70,7 @@ describe.skipIf(!HAVE_CHROMIUM)('console: accounts', { timeout: 120_000 }, () =>
 
     const answer = await openaiClient(t.h, secret).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hello account' }] });
     expect(answer.choices[0]?.message.content).toBeTruthy();
-    [{ amount: charge }] = await ledger(`token_id=${tokenId}`);
+    [{ amount: charge }] = (await ledger(`token_id=${tokenId}`)) as [LedgerRow];
     expect(charge).toBeGreaterThan(0);
 
     await row.getByRole('link', { name: 'Acme e2e' }).click();

@@ -2,7 +2,7 @@
 // account (#/accounts/<id>) its balance, budgets, spend, tokens, top-up, edit and revocation.
 import { call, callAll, qs } from '../api.ts';
 import { ConfirmButton } from '../confirm-button.tsx';
-import { time, units } from '../format.ts';
+import { count, time, units } from '../format.ts';
 import { Pager, usePaging } from '../pager.tsx';
 import type { Account, Token } from '../types.ts';
 import { useLoad } from '../use-load.ts';
@@ -54,7 +54,7 @@ export function Accounts({ open }: { open: string | null }) {
       {(list.error || groups.error) && <p role="alert" class="error">{list.error ?? groups.error}</p>}
       <div class="table-wrap">
         <table id="accounts">
-          <caption>{list.data ? `${list.data.data.length} accounts on this page` : 'Loading accounts…'}</caption>
+          <caption>{list.data ? `${count(list.data.data.length, 'account')} on this page` : 'Loading accounts…'}</caption>
           <thead>
             <tr>
               <th scope="col">Name</th>
