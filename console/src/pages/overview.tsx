@@ -90,14 +90,14 @@ export function Overview() {
             <h2>Spend — {label.toLowerCase()}</h2>
             <Chart label={`Spend per ${s.bucket_ms / 60000} minutes, ${label.toLowerCase()}: ${units(s.totals.spend)} in all`} times={s.series.t} lines={spend} bars />
           </div>
-          <div class="toolbar" role="group" aria-label="Group the busiest by">
-            <span class="muted">Busiest by</span>
+          <fieldset class="toolbar bare">
+            <legend>Busiest</legend>
             {GROUPS.map(([g, text]) => (
               <button key={g} type="button" class={g === group ? '' : 'quiet'} aria-pressed={g === group} onClick={() => setGroup(g)}>
                 {text}
               </button>
             ))}
-          </div>
+          </fieldset>
           <div class="two">
             <TopTable caption="Top models" head="Model" rows={s.top_models.map((m) => ({ key: m.model ?? '-', name: m.model ?? '—', requests: m.requests, errors: m.errors, spend: m.spend }))} />
             {s.top_accounts ? (

@@ -44,5 +44,5 @@ export const BILL_ACCOUNT_CSV_HEADER = ['account_id', 'account_name', 'period', 
 
 export function accountBillCsv(lines: BillAccountLine[]): string {
   const rows = [BILL_ACCOUNT_CSV_HEADER, ...lines.map((l) => [l.account_id, l.account_name, l.period, l.period_start, l.entries, l.amount, l.amount_units, l.list_amount, l.credits.amount])];
-  return rows.map((r) => r.map(csvField).join(',')).join('\r\n') + '\r\n';
+  return `${rows.map((r) => r.map(csvField).join(',')).join('\r\n')}\r\n`;
 }
