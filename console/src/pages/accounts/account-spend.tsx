@@ -4,18 +4,9 @@ import { useMemo, useState } from 'preact/hooks';
 import { call, qs } from '../../api.ts';
 import { Chart } from '../../chart.tsx';
 import { units } from '../../format.ts';
+import { lastPeriods } from '../../periods.ts';
 import type { BillByAccountView, BillPeriod } from '../../types.ts';
 import { useLoad } from '../../use-load.ts';
-
-/** The labels (YYYY-MM-DD or YYYY-MM, UTC) of the last `n` days or months, oldest first, with their start in ms. */
-export function lastPeriods(period: BillPeriod, n: number, now: number): Array<[string, number]> {
-  const d = new Date(now);
-  return Array.from({ length: n }, (_, i) => {
-    const start = period === 'day' ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - (n - 1 - i)) : Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - (n - 1 - i), 1);
-    const iso = new Date(start).toISOString();
-    return [period === 'day' ? iso.slice(0, 10) : iso.slice(0, 7), start];
-  });
-}
 
 export function AccountSpend({ accountId, version }: { accountId: string; version: number }) {
   const [period, setPeriod] = useState<BillPeriod>('day');
