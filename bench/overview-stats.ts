@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { overviewStats, WINDOWS, type StatsWindow } from '../src/core/admin/stats.ts';
+import { AccountsRepo } from '../src/store/repos/accounts.ts';
 import { LedgerRepo } from '../src/store/repos/ledger.ts';
 import { RequestLogRepo } from '../src/store/repos/request-log.ts';
 import { RequestStatsRepo } from '../src/store/repos/request-stats.ts';
@@ -41,7 +42,7 @@ await store.db.deleteFrom('request_stats_filled').execute();
 if (store.dialect === 'postgres') await sql`analyze request_log`.execute(store.db);
 console.log(`${N} rows written in ${((performance.now() - t0) / 1000).toFixed(1)} s (${store.dialect})`);
 
-const deps = { repos: { requestStats: new RequestStatsRepo(store.db), ledger: new LedgerRepo(store.db) } };
+const deps = { repos: { requestStats: new RequestStatsRepo(store.db), ledger: new LedgerRepo(store.db), accounts: new AccountsRepo(store.db) } };
 async function measure(label: string): Promise<void> {
   for (const w of Object.keys(WINDOWS) as StatsWindow[]) {
     const times: number[] = [];

@@ -8,6 +8,7 @@ import { useRoute } from './router.ts';
 import { SignIn } from './pages/sign-in.tsx';
 import { Overview } from './pages/overview.tsx';
 import { Tokens } from './pages/tokens.tsx';
+import { Accounts } from './pages/accounts.tsx';
 import { Logs } from './pages/logs.tsx';
 import { LogDetail } from './pages/log-detail.tsx';
 import { Channels } from './pages/channels.tsx';
@@ -22,6 +23,7 @@ import { errorText } from './use-load.ts';
 const PAGES = [
   ['overview', 'Overview'],
   ['tokens', 'Tokens'],
+  ['accounts', 'Accounts'],
   ['logs', 'Request log'],
   ['tasks', 'Tasks'],
   ['channels', 'Channels'],
@@ -39,6 +41,8 @@ function Page() {
   switch (route.page) {
     case 'tokens':
       return <Tokens />;
+    case 'accounts':
+      return <Accounts open={route.arg} />;
     case 'logs':
       // Keyed by the query: a new filter (a link, Back/Forward) is a new list — its pages, cursors and form start over.
       return route.arg ? <LogDetail requestId={route.arg} /> : <Logs key={route.query.toString()} query={route.query} />;

@@ -22,14 +22,15 @@ export function usePaging(): Paging {
   };
 }
 
-export function Pager({ paging, hasMore, nextCursor }: { paging: Paging; hasMore: boolean; nextCursor: string | undefined }) {
+/** `labels`: the buttons' words, back and on (a list oldest first: "Previous", "Next"). */
+export function Pager({ paging, hasMore, nextCursor, labels = ['Newer', 'Older'] }: { paging: Paging; hasMore: boolean; nextCursor: string | undefined; labels?: [string, string] }) {
   return (
     <div class="actions pager">
       <button type="button" class="quiet" disabled={paging.page <= 1} onClick={paging.back}>
-        Newer
+        {labels[0]}
       </button>
       <button type="button" class="quiet" disabled={!hasMore} onClick={() => paging.next(nextCursor)}>
-        Older
+        {labels[1]}
       </button>
     </div>
   );

@@ -36,6 +36,8 @@ export const USAGE = `Usage: tollway <command>
   webhook update ID [--url U] [--events a,b] [--description D|none] [--enable|--disable]
   webhook delete ID
   webhook deliveries ID [--limit N] [--cursor C]   its deliveries with their outcome, newest first
+  bill [--period day|month] [--by token|model|account] [--token ID] [--account ID] [--model M] [--since T] [--until T] [--format json|csv]
+                                          totals from the ledger per token, model or account and UTC day or month (as GET /admin/bills)
   reconcile [--from MS] [--to MS]         the ledger against the stored upstream usage (default: the last 24 h); exit 1 if anything needs a look
   simulate [--port N] [--task-ms MS] [--host H] [--public-url U]
                                           run the upstream simulator alone (U: the address in its result URLs)

@@ -140,6 +140,21 @@ export interface BillByModelView {
   total: BillTotal;
 }
 
+/** Ledger totals of one account in one UTC day or month (`by=account`); account_id null: lines of no account. */
+export interface BillAccountLine extends Omit<BillLine, 'token_id' | 'token_name'> {
+  account_id: string | null;
+  account_name: string | null;
+}
+
+export interface BillByAccountView {
+  object: 'bill';
+  period: BillPeriod;
+  by: 'account';
+  unit: string;
+  data: BillAccountLine[];
+  total: BillTotal;
+}
+
 /** What an operator sees of a task: its state, owner, model, channel and timing; not the client's request body. */
 export interface AdminTaskView {
   id: string;

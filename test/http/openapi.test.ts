@@ -96,7 +96,7 @@ describe('GET /openapi.json', () => {
       ['get', '/admin/logs', ['request_id', 'token_id', 'model', 'status', 'since', 'until', 'limit', 'cursor', 'format'], ['request_id', 'token_id', 'model', 'endpoint', 'status', 'latency_ms', 'ttfb_ms', 'channel_id', 'attempts', 'usage', 'amount', 'upstream_request_id']],
       ['get', '/admin/tasks', ['state', 'kind', 'token_id', 'model', 'since', 'until', 'limit', 'cursor'], ['id', 'kind', 'state', 'token_id', 'model', 'channel_id', 'hold_amount', 'created_at']],
       ['post', '/admin/tasks/{id}/cancel', ['id'], []],
-      ['get', '/admin/bills', ['token_id', 'model', 'period', 'since', 'until', 'format', 'by'], ['token_id', 'token_name', 'period', 'period_start', 'entries', 'amount', 'amount_units', 'models']],
+      ['get', '/admin/bills', ['token_id', 'account_id', 'model', 'period', 'since', 'until', 'format', 'by'], ['token_id', 'token_name', 'period', 'period_start', 'entries', 'amount', 'amount_units', 'models']],
       ['get', '/admin/tokens/{id}/usage', ['id', 'since', 'until'], []],
       ['get', '/admin/prices', [], ['model', 'kind', 'price', 'price_overridden']],
       ['get', '/admin/prices/{model}', ['model'], []],

@@ -1,17 +1,21 @@
 // Bills from the ledger: per token (or every token) and UTC day or month — the amount per period as a chart, the
-// spend per model, the bill lines per model and the top-ups apart — with CSV (per model or per token) and JSON
-// downloads (plain links: a GET with the session cookie).
+// spend per model, the bill lines per model and the top-ups apart — or grouped by account (a line per account and
+// period), for every account or one; with CSV (per model, per token or per account) and JSON downloads (plain links:
+// a GET with the session cookie).
 import { useMemo, useState } from 'preact/hooks';
 import { call, callAll, qs } from '../api.ts';
 import { Chart } from '../chart.tsx';
 import { count, fromLocalInput, units } from '../format.ts';
-import type { BillByModelView, BillPeriod, Token } from '../types.ts';
+import type { Account, BillByAccountView, BillByModelView, BillPeriod, Token } from '../types.ts';
 import { useLoad } from '../use-load.ts';
+import { AccountLines } from './bills/account-lines.tsx';
 import { BillLines, ModelTotals, TopUps } from './bills/bill-tables.tsx';
 
 interface Filter {
   period: BillPeriod;
+  by: 'token' | 'account';
   token_id: string;
+  account_id: string;
   since: string;
   until: string;
 }
@@ -20,19 +24,23 @@ interface Filter {
 const periodTime = (k: string) => Date.parse(k.length === 7 ? `${k}-01T00:00:00Z` : `${k}T00:00:00Z`);
 
 export function Bills({ query }: { query: URLSearchParams }) {
-  const [form, setForm] = useState<Filter>({ period: 'day', token_id: query.get('token_id') ?? '', since: '', until: '' });
+  const [form, setForm] = useState<Filter>({ period: 'day', by: query.get('by') === 'account' ? 'account' : 'token', token_id: query.get('token_id') ?? '', account_id: query.get('account_id') ?? '', since: '', until: '' });
   const [filter, setFilter] = useState<Filter>(form);
   const tokens = useLoad(() => callAll<Token>('/admin/tokens'), []);
-  const params = { period: filter.period, token_id: filter.token_id, since: fromLocalInput(filter.since), until: fromLocalInput(filter.until) };
-  const bill = useLoad(() => call<BillByModelView>(`/admin/bills${qs({ ...params, by: 'model' })}`), [filter]);
+  const accounts = useLoad(() => callAll<Account>('/admin/accounts'), []);
+  const params = { period: filter.period, token_id: filter.token_id, account_id: filter.account_id, since: fromLocalInput(filter.since), until: fromLocalInput(filter.until) };
+  const bill = useLoad<BillByModelView | BillByAccountView>(() => call(`/admin/bills${qs({ ...params, by: filter.by === 'account' ? 'account' : 'model' })}`), [filter]);
   const chart = useMemo(() => {
     const by = new Map<string, number>();
-    for (const l of bill.data?.data ?? []) if (l.kind === 'charges') by.set(l.period_start, (by.get(l.period_start) ?? 0) + l.amount);
+    const data = bill.data;
+    const charges = data === null ? [] : data.by === 'account' ? data.data : data.data.filter((l) => l.kind === 'charges');
+    for (const l of charges) by.set(l.period_start, (by.get(l.period_start) ?? 0) + l.amount);
     const keys = [...by.keys()].sort();
     return { times: keys.map(periodTime), lines: [{ label: 'Amount', values: keys.map((k) => by.get(k)!), color: '#1d8a5a', format: units }] };
   }, [bill.data]);
   const set = (k: keyof Filter) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) => setForm({ ...form, [k]: e.currentTarget.value });
   const known = tokens.data ?? [];
+  const knownAccounts = accounts.data ?? [];
   const download = (extra: Record<string, string>) => `/admin/bills${qs({ ...params, ...extra })}`;
   return (
     <section>
@@ -43,6 +51,25 @@ export function Bills({ query }: { query: URLSearchParams }) {
           <select id="bill-period" value={form.period} onChange={set('period')}>
             <option value="day">Day</option>
             <option value="month">Month</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="bill-by">Group by</label>
+          <select id="bill-by" value={form.by} onChange={set('by')}>
+            <option value="token">Token and model</option>
+            <option value="account">Account</option>
+          </select>
+        </div>
+        <div class="field">
+          <label for="bill-account">Account</label>
+          <select id="bill-account" value={form.account_id} onChange={set('account_id')}>
+            <option value="">Every account (and none)</option>
+            {form.account_id && !knownAccounts.some((a) => a.id === form.account_id) && <option value={form.account_id}>{form.account_id}</option>}
+            {knownAccounts.map((a) => (
+              <option key={a.id} value={a.id}>
+                {a.name} ({a.id})
+              </option>
+            ))}
           </select>
         </div>
         <div class="field">
@@ -69,17 +96,28 @@ export function Bills({ query }: { query: URLSearchParams }) {
           <button type="submit">Show</button>
         </div>
       </form>
-      <p class="actions">
-        <a href={download({ format: 'csv', by: 'model' })} download>
-          Download CSV per model
-        </a>
-        <a href={download({ format: 'csv' })} download>
-          Download CSV per token
-        </a>
-        <a href={download({ format: 'json', by: 'model' })} download="tollway-bill.json">
-          Download JSON
-        </a>
-      </p>
+      {filter.by === 'account' ? (
+        <p class="actions">
+          <a href={download({ format: 'csv', by: 'account' })} download>
+            Download CSV per account
+          </a>
+          <a href={download({ format: 'json', by: 'account' })} download="tollway-bill-by-account.json">
+            Download JSON
+          </a>
+        </p>
+      ) : (
+        <p class="actions">
+          <a href={download({ format: 'csv', by: 'model' })} download>
+            Download CSV per model
+          </a>
+          <a href={download({ format: 'csv' })} download>
+            Download CSV per token
+          </a>
+          <a href={download({ format: 'json', by: 'model' })} download="tollway-bill.json">
+            Download JSON
+          </a>
+        </p>
+      )}
       {bill.error && <p role="alert" class="error">{bill.error}</p>}
       {bill.data && (
         <>
@@ -92,9 +130,15 @@ export function Bills({ query }: { query: URLSearchParams }) {
               <Chart label={`Amount per ${filter.period}: ${units(bill.data.total.amount)} in all`} times={chart.times} lines={chart.lines} bars />
             </div>
           )}
-          <ModelTotals lines={bill.data.data} total={bill.data.total.amount} />
-          <BillLines lines={bill.data.data} period={filter.period} />
-          <TopUps lines={bill.data.data} period={filter.period} />
+          {bill.data.by === 'account' ? (
+            <AccountLines lines={bill.data.data} total={bill.data.total.amount} period={bill.data.period} />
+          ) : (
+            <>
+              <ModelTotals lines={bill.data.data} total={bill.data.total.amount} />
+              <BillLines lines={bill.data.data} period={bill.data.period} />
+              <TopUps lines={bill.data.data} period={bill.data.period} />
+            </>
+          )}
         </>
       )}
     </section>

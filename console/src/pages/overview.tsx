@@ -1,4 +1,5 @@
-// The overview: requests, errors and spend over the last hour, day or 30 days, and the busiest models and tokens.
+// The overview: requests, errors and spend over the last hour, day or 30 days, and the busiest models and tokens (or
+// accounts: each token's figures counted for the account it belongs to now).
 import type { ComponentChildren } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
 import { call } from '../api.ts';
@@ -13,7 +14,15 @@ interface Stats {
   totals: { requests: number; errors: number; spend: number };
   top_models: Array<{ model: string | null; requests: number; errors: number; spend: number }>;
   top_tokens: Array<{ token_id: string | null; name: string | null; requests: number; errors: number; spend: number }>;
+  /** With group_by=account. */
+  top_accounts?: Array<{ account_id: string | null; name: string | null; requests: number; errors: number; spend: number }>;
 }
+
+const GROUPS = [
+  ['token', 'By token'],
+  ['account', 'By account'],
+] as const;
+type Group = (typeof GROUPS)[number][0];
 
 const WINDOWS = [
   ['1h', 'Last hour'],
@@ -23,7 +32,8 @@ const WINDOWS = [
 
 export function Overview() {
   const [win, setWin] = useState<string>('24h');
-  const stats = useLoad(() => call<Stats>(`/admin/stats?window=${win}`), [win]);
+  const [group, setGroup] = useState<Group>('token');
+  const stats = useLoad(() => call<Stats>(`/admin/stats?window=${win}${group === 'account' ? '&group_by=account' : ''}`), [win, group]);
   const s = stats.data;
   const traffic = useMemo(
     () =>
@@ -80,13 +90,29 @@ export function Overview() {
             <h2>Spend — {label.toLowerCase()}</h2>
             <Chart label={`Spend per ${s.bucket_ms / 60000} minutes, ${label.toLowerCase()}: ${units(s.totals.spend)} in all`} times={s.series.t} lines={spend} bars />
           </div>
+          <fieldset class="toolbar bare">
+            <legend>Busiest</legend>
+            {GROUPS.map(([g, text]) => (
+              <button key={g} type="button" class={g === group ? '' : 'quiet'} aria-pressed={g === group} onClick={() => setGroup(g)}>
+                {text}
+              </button>
+            ))}
+          </fieldset>
           <div class="two">
             <TopTable caption="Top models" head="Model" rows={s.top_models.map((m) => ({ key: m.model ?? '-', name: m.model ?? '—', requests: m.requests, errors: m.errors, spend: m.spend }))} />
-            <TopTable
-              caption="Top tokens"
-              head="Token"
-              rows={s.top_tokens.map((t) => ({ key: t.token_id ?? '-', name: t.token_id ? <a href={`#/logs?token_id=${encodeURIComponent(t.token_id)}`}>{t.name ?? t.token_id}</a> : '—', requests: t.requests, errors: t.errors, spend: t.spend }))}
-            />
+            {s.top_accounts ? (
+              <TopTable
+                caption="Top accounts"
+                head="Account"
+                rows={s.top_accounts.map((a) => ({ key: a.account_id ?? '-', name: a.account_id ? <a href={`#/accounts/${encodeURIComponent(a.account_id)}`}>{a.name ?? a.account_id}</a> : 'No account', requests: a.requests, errors: a.errors, spend: a.spend }))}
+              />
+            ) : (
+              <TopTable
+                caption="Top tokens"
+                head="Token"
+                rows={s.top_tokens.map((t) => ({ key: t.token_id ?? '-', name: t.token_id ? <a href={`#/logs?token_id=${encodeURIComponent(t.token_id)}`}>{t.name ?? t.token_id}</a> : '—', requests: t.requests, errors: t.errors, spend: t.spend }))}
+              />
+            )}
           </div>
         </>
       )}

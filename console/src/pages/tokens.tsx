@@ -3,7 +3,7 @@
 // secret shown once), revoke.
 import { useState } from 'preact/hooks';
 import { call, callAll } from '../api.ts';
-import type { CreatedToken, Token } from '../types.ts';
+import type { Account, CreatedToken, Token } from '../types.ts';
 import { errorText, useLoad } from '../use-load.ts';
 import { TokenForm } from './tokens/token-form.tsx';
 import { TokenPanel } from './tokens/token-panel.tsx';
@@ -53,6 +53,9 @@ function SecretCard({ shown, onDone }: { shown: Shown; onDone: () => void }) {
 
 export function Tokens() {
   const tokens = useLoad(() => callAll<Token>('/admin/tokens'), []);
+  // The accounts a token may join (the forms' picker) and their names in the list.
+  const accounts = useLoad(() => callAll<Account>('/admin/accounts'), []);
+  const accountList = accounts.data ?? [];
   const [search, setSearch] = useState('');
   const [only, setOnly] = useState<TokenState | ''>('');
   const [created, setCreated] = useState<Shown | null>(null);
@@ -80,6 +83,7 @@ export function Tokens() {
       {open ? (
         <TokenPanel
           token={open}
+          accounts={accountList}
           onChanged={tokens.reload}
           onClose={() => {
             setOpenId(null);
@@ -91,6 +95,7 @@ export function Tokens() {
         <div class="card">
           <TokenForm
             token={null}
+            accounts={accountList}
             onCreated={(c: CreatedToken) => {
               setCreated({ name: c.name, token: c.token, callbackSecret: c.callback_secret });
               tokens.reload();
@@ -111,8 +116,10 @@ export function Tokens() {
         </select>
       </div>
       {tokens.error && <p role="alert" class="error">{tokens.error}</p>}
+      {accounts.error && <p role="alert" class="error">{accounts.error}</p>}
       <TokenTable
         tokens={shown}
+        accountNames={new Map(accountList.map((a) => [a.id, a.name]))}
         caption={tokens.loading && !tokens.data ? 'Loading tokens…' : `${shown.length} of ${all.length} tokens`}
         actions={{ open: (t) => setOpenId(t.id), rotate: (t) => void rotate(t), changed: tokens.reload }}
       />

@@ -3,8 +3,7 @@
 // spreadsheet, a line per token or per model.
 import { formatUnits } from '../../metering/prices.ts';
 import type { Meter } from '../../metering/types.ts';
-import type { TimeFilter } from '../../store/keyset.ts';
-import { DAY_MS, type DayTotal, type LedgerRepo } from '../../store/repos/ledger.ts';
+import { DAY_MS, type BillFilter, type DayTotal, type LedgerRepo } from '../../store/repos/ledger.ts';
 import type { BillByModelView, BillLine, BillModelLine, BillPeriod, BillTotal, BillView } from '../views.ts';
 
 export type { BillLine, BillModelLine, BillPeriod };
@@ -14,9 +13,37 @@ export interface BillDeps {
   readonly meter: Pick<Meter, 'flush'>;
 }
 
-function periodLabel(day: number, period: BillPeriod): string {
+export function periodLabel(day: number, period: BillPeriod): string {
   const iso = new Date(day * DAY_MS).toISOString();
   return period === 'day' ? iso.slice(0, 10) : iso.slice(0, 7);
+}
+
+/** The figures a bill line sums, whoever it is for (a token, an account). */
+export type LineFigures = Pick<BillLine, 'entries' | 'amount' | 'amount_units' | 'list_amount' | 'models' | 'credits'>;
+
+export const emptyFigures = (): LineFigures => ({ entries: 0, amount: 0, amount_units: '', list_amount: 0, models: {}, credits: { entries: 0, amount: 0 } });
+
+/** Add one day's ledger totals of one model to a line. */
+export function addDay(line: LineFigures, d: Omit<DayTotal, 'tokenId'>): void {
+  line.entries += d.entries;
+  line.amount += d.amount;
+  line.list_amount += d.listAmount;
+  line.credits.entries += d.credits;
+  line.credits.amount += d.credit;
+  // A day of credit lines only (their model is '-') adds no model.
+  if (d.entries === 0) return;
+  const m = (line.models[d.model] ??= { entries: 0, amount: 0, amount_units: '' });
+  m.entries += d.entries;
+  m.amount += d.amount;
+}
+
+/** The amounts of finished lines as exact decimal strings of units. */
+export function withUnits<L extends LineFigures>(lines: L[]): L[] {
+  for (const l of lines) {
+    l.amount_units = formatUnits(l.amount);
+    for (const m of Object.values(l.models)) m.amount_units = formatUnits(m.amount);
+  }
+  return lines;
 }
 
 /** Fold per-day ledger totals into bill lines per token and UTC day or month. */
@@ -27,37 +54,24 @@ export function buildBill(days: DayTotal[], period: BillPeriod, names: Map<strin
     const key = `${d.tokenId}\u0000${label}`;
     let line = lines.get(key);
     if (!line) {
-      line = { token_id: d.tokenId, token_name: names.get(d.tokenId) ?? null, period, period_start: label, entries: 0, amount: 0, amount_units: '', list_amount: 0, models: {}, credits: { entries: 0, amount: 0 } };
+      line = { token_id: d.tokenId, token_name: names.get(d.tokenId) ?? null, period, period_start: label, ...emptyFigures() };
       lines.set(key, line);
     }
-    line.entries += d.entries;
-    line.amount += d.amount;
-    line.list_amount += d.listAmount;
-    line.credits.entries += d.credits;
-    line.credits.amount += d.credit;
-    // A day of credit lines only (their model is '-') adds no model.
-    if (d.entries === 0) continue;
-    const m = (line.models[d.model] ??= { entries: 0, amount: 0, amount_units: '' });
-    m.entries += d.entries;
-    m.amount += d.amount;
+    addDay(line, d);
   }
-  const out = [...lines.values()];
-  for (const l of out) {
-    l.amount_units = formatUnits(l.amount);
-    for (const m of Object.values(l.models)) m.amount_units = formatUnits(m.amount);
-  }
+  const out = withUnits([...lines.values()]);
   return out.sort((a, b) => (a.period_start === b.period_start ? a.token_id.localeCompare(b.token_id) : a.period_start.localeCompare(b.period_start)));
 }
 
 /** The bill lines for a filter; queued deferred charges are flushed first, so every answered call is counted. */
-export async function billLines(deps: BillDeps, filter: TimeFilter, period: BillPeriod): Promise<BillLine[]> {
+export async function billLines(deps: BillDeps, filter: BillFilter, period: BillPeriod): Promise<BillLine[]> {
   await deps.meter.flush();
   const days = await deps.repos.ledger.dayTotals(filter);
   const names = await deps.repos.ledger.tokenNames([...new Set(days.map((d) => d.tokenId))]);
   return buildBill(days, period, names);
 }
 
-function billTotal(lines: BillLine[]): BillTotal {
+export function billTotal(lines: LineFigures[]): BillTotal {
   const amount = lines.reduce((s, l) => s + l.amount, 0);
   const entries = lines.reduce((s, l) => s + l.entries, 0);
   const credit = lines.reduce((s, l) => s + l.credits.amount, 0);

@@ -4,6 +4,8 @@
 // (request_log.amount); the ledger stays the billing authority (bills).
 import { mergeFigures, type RequestStatsRepo, type Totals } from '../../store/repos/request-stats.ts';
 import type { LedgerRepo } from '../../store/repos/ledger.ts';
+import type { AccountsRepo } from '../../store/repos/accounts.ts';
+import { topAccounts } from './account-stats.ts';
 
 export const WINDOWS = {
   '1h': { spanMs: 3_600_000, bucketMs: 60_000 },
@@ -20,7 +22,7 @@ export type StatsWindow = keyof typeof WINDOWS;
 export const SETTLE_MS = 120_000;
 
 export interface StatsDeps {
-  repos: { requestStats: RequestStatsRepo; ledger: Pick<LedgerRepo, 'tokenNames'> };
+  repos: { requestStats: RequestStatsRepo; ledger: Pick<LedgerRepo, 'tokenNames'>; accounts: Pick<AccountsRepo, 'ofTokens'> };
 }
 
 const TOP = 5;
@@ -29,7 +31,8 @@ function top(m: Map<string, Totals>): Array<[string, Totals]> {
   return [...m].sort((a, b) => b[1].requests - a[1].requests || b[1].amount - a[1].amount || (a[0] < b[0] ? -1 : 1)).slice(0, TOP);
 }
 
-export async function overviewStats(deps: StatsDeps, window: StatsWindow, now = Date.now()) {
+/** `groupBy` account: the busiest accounts too (`top_accounts`). */
+export async function overviewStats(deps: StatsDeps, window: StatsWindow, now = Date.now(), groupBy: 'token' | 'account' = 'token') {
   const { spanMs, bucketMs } = WINDOWS[window];
   // Whole buckets, the last one holding `now`.
   const until = (Math.floor(now / bucketMs) + 1) * bucketMs;
@@ -59,5 +62,6 @@ export async function overviewStats(deps: StatsDeps, window: StatsWindow, now = 
     totals: { requests: sum(series.requests), errors: sum(series.errors), spend: sum(series.spend) },
     top_models: top(figures.models).map(([k, t]) => ({ model: k || null, requests: t.requests, errors: t.errors, spend: t.amount })),
     top_tokens: tokens.map(([k, t]) => ({ token_id: k || null, name: k ? (names.get(k) ?? null) : null, requests: t.requests, errors: t.errors, spend: t.amount })),
+    ...(groupBy === 'account' ? { top_accounts: await topAccounts(deps.repos.accounts, figures.tokens, TOP) } : {}),
   };
 }

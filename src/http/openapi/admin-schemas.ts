@@ -118,6 +118,18 @@ export const billModelLine = obj({
   amount: micro(),
   amount_units: str(),
 }, ['token_id', 'period', 'period_start', 'kind', 'model', 'entries', 'amount', 'amount_units']);
+export const billAccountLine = obj({
+  account_id: { type: ['string', 'null'], description: 'null: the lines that counted against no account (tokens of no account, top-ups of token quotas)' },
+  account_name: { type: ['string', 'null'] },
+  period: { type: 'string', enum: ['day', 'month'] },
+  period_start: str('UTC label: YYYY-MM-DD or YYYY-MM'),
+  entries: int(),
+  amount: micro(),
+  amount_units: str(),
+  list_amount: micro('the same charges at list (catalogue) price'),
+  models: { type: 'object', additionalProperties: obj({ entries: int(), amount: micro(), amount_units: str() }) },
+  credits: obj({ entries: int(), amount: micro('the account\'s top-ups in the period') }),
+}, ['account_id', 'period', 'period_start', 'entries', 'amount', 'amount_units']);
 export const auditEntry = obj({ id: int(), at: int('ms'), actor: str(), action: str('token.create, channel.disable, price.set, …'), target: { type: ['string', 'null'] }, detail: {}, request_id: { type: ['string', 'null'] } });
 export const tokenView = obj({
   id: str(), name: str(), prefix: str('first characters of the secret'), models: { type: ['array', 'null'], items: str() }, quota: { type: ['integer', 'null'], description: 'micro-units; null = unlimited' },

@@ -1,6 +1,6 @@
 // OpenAPI paths of the admin API (bearer TOLLWAY_ADMIN_KEY) and the operations endpoints.
 import { str, int, arr, obj, jsonBody, ok, pathParam, query, admin, tokenUsageView, type Operation, type Schema } from './schema.ts';
-import { micro, timeParam, limitParam, price, priceView, priceChange, ledgerEntry, requestLogEntry, billLine, billModelLine, auditEntry, tokenView, tokenPatch, channelView, channelPatch, channelCheck, modelParam, cursorParam, formatParam, listAnswer, LEDGER_CSV, REQUEST_LOG_CSV } from './admin-schemas.ts';
+import { micro, timeParam, limitParam, price, priceView, priceChange, ledgerEntry, requestLogEntry, billLine, billModelLine, billAccountLine, auditEntry, tokenView, tokenPatch, channelView, channelPatch, channelCheck, modelParam, cursorParam, formatParam, listAnswer, LEDGER_CSV, REQUEST_LOG_CSV } from './admin-schemas.ts';
 
 const tokenId = [pathParam('id', 'Token id')];
 const CALLBACK_SECRET = str('whsec_ + base64 of 32 random bytes: verifies the token\'s task callbacks (Standard Webhooks); shown once');
@@ -81,14 +81,18 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       }, obj({ data: arr(auditEntry), has_more: { type: 'boolean' }, next_cursor: str('present when has_more') })),
     },
     '/admin/stats': {
-      get: admin('Overview figures: requests, errors (status >= 400) and spend per time bucket, and the top 5 models and tokens, from the request log', {
-        parameters: [query('window', { type: 'string', enum: ['1h', '24h', '30d'], default: '24h' }, 'Last hour (1-minute buckets), day (15 minutes) or 30 days (6 hours)')],
+      get: admin('Overview figures: requests, errors (status >= 400) and spend per time bucket, and the top 5 models and tokens (and accounts with group_by=account), from the request log; unknown parameters are refused', {
+        parameters: [
+          query('window', { type: 'string', enum: ['1h', '24h', '30d'], default: '24h' }, 'Last hour (1-minute buckets), day (15 minutes) or 30 days (6 hours)'),
+          query('group_by', { type: 'string', enum: ['token', 'account'], default: 'token' }, 'account: top_accounts too (each token\'s figures count for the account it belongs to now)'),
+        ],
       }, obj({
         window: str(), since: int('ms, inclusive'), until: int('ms, exclusive'), bucket_ms: int(),
         series: obj({ t: arr(int(), 'bucket start, ms'), requests: arr(int()), errors: arr(int()), spend: arr(micro()) }),
         totals: obj({ requests: int(), errors: int(), spend: micro() }),
         top_models: arr(obj({ model: { type: ['string', 'null'] }, requests: int(), errors: int(), spend: micro() })),
         top_tokens: arr(obj({ token_id: { type: ['string', 'null'] }, name: { type: ['string', 'null'] }, requests: int(), errors: int(), spend: micro() })),
+        top_accounts: arr(obj({ account_id: { type: ['string', 'null'], description: 'null: tokens of no account' }, name: { type: ['string', 'null'] }, requests: int(), errors: int(), spend: micro() }), 'present with group_by=account'),
       })),
     },
     '/admin/health': {
@@ -148,27 +152,28 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       }, obj(), '200', listAnswer(requestLogEntry, REQUEST_LOG_CSV)),
     },
     '/admin/bills': {
-      get: admin('Bills: ledger totals per token per UTC day or month, each with its models and top-ups; by=model: a line per model', {
+      get: admin('Bills: ledger totals per token per UTC day or month, each with its models and top-ups; by=model: a line per model; by=account: a line per account', {
         parameters: [
           query('token_id', str(), 'Only this token'),
+          query('account_id', str(), 'Only the ledger lines that counted against this account (its tokens\' charges and its own top-ups)'),
           query('model', str(), 'Only this billing model'),
           query('period', { type: 'string', enum: ['day', 'month'], default: 'month' }, 'UTC day or month'),
           timeParam('since'),
           timeParam('until'),
           query('format', { type: 'string', enum: ['json', 'csv'], default: 'json' }, 'csv: RFC 4180 with a header row'),
-          query('by', { type: 'string', enum: ['token', 'model'], default: 'token' }, 'model: a line per token, period and model, and one (kind credit) for the top-ups'),
+          query('by', { type: 'string', enum: ['token', 'model', 'account'], default: 'token' }, 'model: a line per token, period and model, and one (kind credit) for the top-ups; account: a line per account and period (account_id null: lines of no account)'),
         ],
       }, obj(), '200', {
         ...ok(obj()),
         content: {
           'application/json': {
             schema: obj({
-              object: { const: 'bill' }, period: { type: 'string', enum: ['day', 'month'] }, by: { const: 'model', description: 'present with by=model' }, unit: str(),
-              data: { type: 'array', items: { anyOf: [billLine, billModelLine] }, description: 'bill lines; with by=model, model lines' },
+              object: { const: 'bill' }, period: { type: 'string', enum: ['day', 'month'] }, by: { type: 'string', enum: ['model', 'account'], description: 'present with by=model or by=account' }, unit: str(),
+              data: { type: 'array', items: { anyOf: [billLine, billModelLine, billAccountLine] }, description: 'bill lines; with by=model, model lines; with by=account, account lines' },
               total: obj({ entries: int(), amount: micro(), amount_units: str(), credit: micro('top-ups credited') }),
             }, ['object', 'period', 'data', 'total']),
           },
-          'text/csv': { schema: str('header: token_id,token_name,period,period_start,entries,amount_micro,amount_units,credit_micro; with by=model: token_id,token_name,period,period_start,kind,model,entries,amount_micro,amount_units') },
+          'text/csv': { schema: str('header: token_id,token_name,period,period_start,entries,amount_micro,amount_units,credit_micro; with by=model: token_id,token_name,period,period_start,kind,model,entries,amount_micro,amount_units; with by=account: account_id,account_name,period,period_start,entries,amount_micro,amount_units,list_amount_micro,credit_micro') },
         },
       }),
     },

@@ -49,6 +49,13 @@ export function toAccountRecord(r: Selectable<AccountsTable>): AccountRecord {
   };
 }
 
+/** Ids in runs of 500: a statement's bound parameters stay well under either store's limit. */
+function chunks(ids: string[]): string[][] {
+  const out: string[][] = [];
+  for (let i = 0; i < ids.length; i += 500) out.push(ids.slice(i, i + 500));
+  return out;
+}
+
 const budgetsText = (b: Budget[] | undefined): string | null => (b?.length ? JSON.stringify(b) : null);
 
 export class AccountsRepo {
@@ -96,6 +103,23 @@ export class AccountsRepo {
   /** The ids of the account's tokens. */
   async tokenIds(id: string): Promise<string[]> {
     return (await this.db.selectFrom('tokens').select('id').where('account_id', '=', id).orderBy('created_at').execute()).map((r) => r.id);
+  }
+
+  /** The names of these accounts (ids of no account are left out). */
+  async names(ids: string[]): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const part of chunks(ids)) for (const r of await this.db.selectFrom('accounts').select(['id', 'name']).where('id', 'in', part).execute()) out.set(r.id, r.name);
+    return out;
+  }
+
+  /** The account each of these tokens belongs to now, with its name (tokens of no account are left out). */
+  async ofTokens(tokenIds: string[]): Promise<Map<string, { id: string; name: string }>> {
+    const out = new Map<string, { id: string; name: string }>();
+    for (const part of chunks(tokenIds)) {
+      const rows = await this.db.selectFrom('tokens').innerJoin('accounts', 'accounts.id', 'tokens.account_id').select(['tokens.id as token_id', 'accounts.id as account_id', 'accounts.name as name']).where('tokens.id', 'in', part).execute();
+      for (const r of rows) out.set(r.token_id, { id: r.account_id, name: r.name });
+    }
+    return out;
   }
 
   /** The spend rows of `holder` in the periods starting at the given times. */

@@ -45,6 +45,16 @@ export interface DayTotal {
   credit: number;
 }
 
+/** Ledger totals of one account (null: lines that count against no account) on one UTC day. */
+export interface AccountDayTotal extends Omit<DayTotal, 'tokenId'> {
+  accountId: string | null;
+}
+
+/** A bill's filter: who, what, when, and the account the lines counted against. */
+export interface BillFilter extends TimeFilter {
+  accountId?: string | undefined;
+}
+
 export const DAY_MS = 86_400_000;
 
 export class LedgerRepo {
@@ -75,7 +85,7 @@ export class LedgerRepo {
    * Ledger totals per token, model and UTC day, computed in the database (integer division of the ms timestamp
    * is the same in both dialects). Months are folded from days by the caller.
    */
-  async dayTotals(f: TimeFilter): Promise<DayTotal[]> {
+  async dayTotals(f: BillFilter): Promise<DayTotal[]> {
     // A literal (not a bound parameter) so PostgreSQL sees the same expression in SELECT and GROUP BY.
     const day = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
     // Credit lines (top-ups) are summed apart from charges: a bill's amount is what was spent.
@@ -92,10 +102,33 @@ export class LedgerRepo {
         sql<number>`count(case when ${credit} then 1 else null end)`.as('credits'),
         sql<number>`coalesce(sum(case when ${credit} then amount else 0 end), 0)`.as('credit'),
       ]);
-    const rows = await whereList(q, 'ledger', f).groupBy(['token_id', 'model', day]).execute();
+    const rows = await whereList(q, 'ledger', { ...f, equal: { account_id: f.accountId } }).groupBy(['token_id', 'model', day]).execute();
     // PostgreSQL returns sum(bigint) as numeric (a string): money stays exact because Number() of an integer
     // string below 2^53 is exact.
     return rows.map((r) => ({ tokenId: r.token_id, model: r.model, day: Math.floor(Number(r.day)), entries: Number(r.entries), amount: Number(r.amount), listAmount: Number(r.list_amount), credits: Number(r.credits), credit: Number(r.credit) }));
+  }
+
+  /**
+   * Ledger totals per account, model and UTC day: the account each line counted against when it was written (a
+   * token's later move to another account leaves its past where it was); null for lines of no account.
+   */
+  async accountDayTotals(f: BillFilter): Promise<AccountDayTotal[]> {
+    const day = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
+    const credit = sql`kind = ${sql.lit('credit')}`;
+    const q = this.db
+      .selectFrom('ledger')
+      .select([
+        'account_id',
+        'model',
+        day.as('day'),
+        sql<number>`count(case when ${credit} then null else 1 end)`.as('entries'),
+        sql<number>`coalesce(sum(case when ${credit} then 0 else amount end), 0)`.as('amount'),
+        sql<number>`coalesce(sum(case when ${credit} then 0 else coalesce(list_amount, amount) end), 0)`.as('list_amount'),
+        sql<number>`count(case when ${credit} then 1 else null end)`.as('credits'),
+        sql<number>`coalesce(sum(case when ${credit} then amount else 0 end), 0)`.as('credit'),
+      ]);
+    const rows = await whereList(q, 'ledger', { ...f, equal: { account_id: f.accountId } }).groupBy(['account_id', 'model', day]).execute();
+    return rows.map((r) => ({ accountId: r.account_id, model: r.model, day: Math.floor(Number(r.day)), entries: Number(r.entries), amount: Number(r.amount), listAmount: Number(r.list_amount), credits: Number(r.credits), credit: Number(r.credit) }));
   }
 
   /** An account's charges per model over [since, until): lines, amount charged, amount at list price; and its credits. */

@@ -1,14 +1,15 @@
-// One form to create a token or edit one: name, model allow-list, quota, rate limits and expiry. Creating sends the
+// One form to create a token or edit one: name, model allow-list, quota, rate limits, expiry and the account it
+// belongs to (picked from the accounts; none = no account). Creating sends the
 // fields filled in; editing sends only the fields changed (emptied: the limit is removed). An edit form is made for
 // the token as stored (its owner keys it by editableKey), so a top-up made meanwhile is not undone by a save.
 import { useState } from 'preact/hooks';
 import type { JSX } from 'preact';
 import { call } from '../../api.ts';
 import { fromLocalInput, parseUnits, toLocalInput, unitsInput } from '../../format.ts';
-import type { CreatedToken, Token } from '../../types.ts';
+import type { Account, CreatedToken, Token } from '../../types.ts';
 import { errorText } from '../../use-load.ts';
 
-type Key = 'name' | 'models' | 'quota' | 'rpm' | 'tpm' | 'concurrency' | 'expires';
+type Key = 'name' | 'models' | 'quota' | 'rpm' | 'tpm' | 'concurrency' | 'expires' | 'account';
 type Values = Record<Key, string>;
 
 const count = { type: 'number', min: '1', step: '1' } as const;
@@ -23,12 +24,12 @@ const FIELDS: Array<[Key, string, JSX.InputHTMLAttributes<HTMLInputElement>]> = 
 ];
 
 /** Changes whenever a field the form edits changes in the stored token. */
-export const editableKey = (t: Token) => JSON.stringify([t.id, t.name, t.models, t.quota, t.rpm_limit, t.tpm_limit, t.concurrency_limit, t.expires_at]);
+export const editableKey = (t: Token) => JSON.stringify([t.id, t.name, t.models, t.quota, t.rpm_limit, t.tpm_limit, t.concurrency_limit, t.expires_at, t.account_id]);
 
 function valuesOf(t: Token | null): Values {
   const n = (v: number | null) => (v === null ? '' : String(v));
-  if (!t) return { name: '', models: '', quota: '', rpm: '', tpm: '', concurrency: '', expires: '' };
-  return { name: t.name, models: t.models ? t.models.join(', ') : '', quota: unitsInput(t.quota), rpm: n(t.rpm_limit), tpm: n(t.tpm_limit), concurrency: n(t.concurrency_limit), expires: toLocalInput(t.expires_at) };
+  if (!t) return { name: '', models: '', quota: '', rpm: '', tpm: '', concurrency: '', expires: '', account: '' };
+  return { name: t.name, models: t.models ? t.models.join(', ') : '', quota: unitsInput(t.quota), rpm: n(t.rpm_limit), tpm: n(t.tpm_limit), concurrency: n(t.concurrency_limit), expires: toLocalInput(t.expires_at), account: t.account_id ?? '' };
 }
 
 /** The request body for the fields to send, or an error message. */
@@ -45,11 +46,31 @@ function bodyOf(v: Values, send: Key[]): Record<string, unknown> | string {
     tpm: ['tpm_limit', int(v.tpm)],
     concurrency: ['concurrency_limit', int(v.concurrency)],
     expires: ['expires_at', v.expires ? (fromLocalInput(v.expires) ?? null) : null],
+    account: ['account_id', v.account || null],
   };
   return Object.fromEntries(send.map((k) => all[k]));
 }
 
-export function TokenForm({ token, onCreated, onSaved, onCancel }: { token: Token | null; onCreated?: (c: CreatedToken) => void; onSaved?: (t: Token) => void; onCancel?: () => void }) {
+/** The account picker: no account, or one of the live accounts (the token's own account stays listed when revoked). */
+function AccountSelect({ id, value, accounts, onChange }: { id: string; value: string; accounts: Account[]; onChange: (v: string) => void }) {
+  const shown = accounts.filter((a) => a.revoked_at === null || a.id === value);
+  return (
+    <div>
+      <label for={id}>Account</label>
+      <select id={id} value={value} onChange={(e) => onChange(e.currentTarget.value)}>
+        <option value="">No account</option>
+        {value && !shown.some((a) => a.id === value) && <option value={value}>{value}</option>}
+        {shown.map((a) => (
+          <option key={a.id} value={a.id}>
+            {a.name} ({a.id}){a.revoked_at !== null ? ' — revoked' : ''}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+export function TokenForm({ token, accounts, onCreated, onSaved, onCancel }: { token: Token | null; accounts: Account[]; onCreated?: (c: CreatedToken) => void; onSaved?: (t: Token) => void; onCancel?: () => void }) {
   const initial = valuesOf(token);
   const [values, setValues] = useState(initial);
   const [error, setError] = useState<string | null>(null);
@@ -62,7 +83,7 @@ export function TokenForm({ token, onCreated, onSaved, onCancel }: { token: Toke
     e.preventDefault();
     setError(null);
     setStatus(null);
-    const keys = FIELDS.map(([k]) => k);
+    const keys: Key[] = [...FIELDS.map(([k]) => k), 'account'];
     // A creation sends what is filled in; an edit what differs from the token as shown.
     const send = editing ? keys.filter((k) => values[k] !== initial[k]) : keys.filter((k) => values[k].trim() !== '');
     if (editing && send.length === 0) return setStatus('Nothing changed');
@@ -92,6 +113,7 @@ export function TokenForm({ token, onCreated, onSaved, onCancel }: { token: Toke
           <input id={`${prefix}-${k}`} {...attrs} required={k === 'name'} value={values[k]} onInput={(e) => setValues({ ...values, [k]: e.currentTarget.value })} />
         </div>
       ))}
+      <AccountSelect id={`${prefix}-account`} value={values.account} accounts={accounts} onChange={(account) => setValues({ ...values, account })} />
       {error && <p role="alert" class="error">{error}</p>}
       <div class="actions">
         <button type="submit" disabled={busy}>

@@ -1,13 +1,13 @@
 // One token opened from the list: its balance and spend per model, a top-up, the edit form and its callback secret
 // (a revoked token: its usage only).
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Token } from '../../types.ts';
+import type { Account, Token } from '../../types.ts';
 import { CallbackSecret } from './callback-secret.tsx';
 import { editableKey, TokenForm } from './token-form.tsx';
 import { TokenUsage } from './token-usage.tsx';
 import { TopUpForm } from './top-up-form.tsx';
 
-export function TokenPanel({ token, onChanged, onClose }: { token: Token; onChanged: () => void; onClose: () => void }) {
+export function TokenPanel({ token, accounts, onChanged, onClose }: { token: Token; accounts: Account[]; onChanged: () => void; onClose: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
   // Balance figures change with a top-up or an edit: the usage is read again.
   const [version, setVersion] = useState(0);
@@ -35,10 +35,11 @@ export function TokenPanel({ token, onChanged, onClose }: { token: Token; onChan
         <TokenUsage tokenId={token.id} version={version} />
         {live && (
           <div>
-            <TopUpForm token={token} onDone={changed} />
+            <TopUpForm path={`/admin/tokens/${encodeURIComponent(token.id)}/topup`} quota={token.quota} what="token" onDone={changed} />
             <TokenForm
               key={editableKey(token)}
               token={token}
+              accounts={accounts}
               onSaved={(t) => {
                 setSaved(`Saved “${t.name}”`);
                 changed();

@@ -1,4 +1,4 @@
-// The token list: state, models, spend, quota and limits per token, with its actions (usage and edit, rotate, revoke).
+// The token list: state, models, spend, quota, limits and account per token, with its actions (usage and edit, rotate, revoke).
 import { useState } from 'preact/hooks';
 import { call } from '../../api.ts';
 import { num, time, units } from '../../format.ts';
@@ -48,7 +48,7 @@ export interface TokenActions {
   changed: () => void;
 }
 
-export function TokenTable({ tokens, caption, actions }: { tokens: Token[]; caption: string; actions: TokenActions }) {
+export function TokenTable({ tokens, caption, accountNames, actions }: { tokens: Token[]; caption: string; accountNames: Map<string, string>; actions: TokenActions }) {
   return (
     <div class="table-wrap">
       <table>
@@ -63,6 +63,7 @@ export function TokenTable({ tokens, caption, actions }: { tokens: Token[]; capt
             <th scope="col" class="num">Quota</th>
             <th scope="col" class="num">RPM</th>
             <th scope="col">Created</th>
+            <th scope="col">Account</th>
             <th scope="col">Actions</th>
           </tr>
         </thead>
@@ -85,6 +86,7 @@ export function TokenTable({ tokens, caption, actions }: { tokens: Token[]; capt
                 <td class="num">{t.quota === null ? 'unlimited' : units(t.quota)}</td>
                 <td class="num">{num(t.rpm_limit)}</td>
                 <td>{time(t.created_at)}</td>
+                <td>{t.account_id === null ? '—' : <a href={`#/accounts/${encodeURIComponent(t.account_id)}`}>{accountNames.get(t.account_id) ?? t.account_id}</a>}</td>
                 <td>
                   <span class="actions">
                     {/* Usage, top-up and edit of the token open together, above the list. */}

@@ -1,10 +1,13 @@
-// Top up a token's quota. Each submission carries an idempotency key of its own, kept until it is answered: a
+// Top up a quota (a token's or an account's: the POST …/topup it is given). Each submission carries an idempotency key of its own, kept until it is answered: a
 // double click, or the same submission sent again after a lost answer, credits once. Another amount is another
 // submission (a new key).
 import { useRef, useState } from 'preact/hooks';
 import { call } from '../../api.ts';
 import { parseUnits, units } from '../../format.ts';
-import type { Token, TopUpView } from '../../types.ts';
+import type { TopUpView } from '../../types.ts';
+
+/** What a token's and an account's top-up both answer: the quota after it, and whether this submission credited it. */
+type TopUpAnswer = Pick<TopUpView, 'quota' | 'topup'>;
 import { errorText } from '../../use-load.ts';
 
 /** 128 random bits as hex (crypto.getRandomValues works on plain-http origins too, randomUUID does not). */
@@ -13,18 +16,19 @@ function newKey(): string {
   return `console-${Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('')}`;
 }
 
-export function TopUpForm({ token, onDone }: { token: Token; onDone: (t: TopUpView) => void }) {
+/** `path`: the holder's top-up address; `what`: the holder in words ("token", "account"). */
+export function TopUpForm({ path, quota, what, onDone }: { path: string; quota: number | null; what: string; onDone: (t: TopUpAnswer) => void }) {
   const [amount, setAmount] = useState('');
   const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const key = useRef(newKey());
   const sending = useRef(false);
-  if (token.quota === null) {
+  if (quota === null) {
     return (
       <div>
         <h3>Top up</h3>
-        <p class="muted">This token has no quota (unlimited): there is nothing to top up. Give it a quota below first.</p>
+        <p class="muted">This {what} has no quota (unlimited): there is nothing to top up. Give it a quota below first.</p>
       </div>
     );
   }
@@ -38,7 +42,7 @@ export function TopUpForm({ token, onDone }: { token: Token; onDone: (t: TopUpVi
     sending.current = true;
     setBusy(true);
     try {
-      const r = await call<TopUpView>(`/admin/tokens/${encodeURIComponent(token.id)}/topup`, { method: 'POST', json: { amount: micro, idempotency_key: key.current } });
+      const r = await call<TopUpAnswer>(path, { method: 'POST', json: { amount: micro, idempotency_key: key.current } });
       setStatus(r.topup.credited ? `Added ${units(micro)}; the quota is now ${units(r.quota)}` : `Already added by this submission; the quota is ${units(r.quota)}`);
       key.current = newKey();
       setAmount('');

@@ -1,0 +1,42 @@
+// A button whose action is asked again before it runs (revoking cannot be undone): the first press shows
+// "Confirm …" and "Cancel"; an error of the action is shown beside them.
+import { useState } from 'preact/hooks';
+import { errorText } from './use-load.ts';
+
+export function ConfirmButton({ label, confirm, name, run, onDone }: { label: string; confirm: string; name: string; run: () => Promise<unknown>; onDone: () => void }) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const go = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      await run();
+      setAsking(false);
+      onDone();
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <span class="actions">
+      {asking ? (
+        <>
+          <button type="button" class="danger" disabled={busy} onClick={() => void go()} aria-label={`${confirm} ${name}`}>
+            {confirm}
+          </button>
+          <button type="button" class="quiet" onClick={() => setAsking(false)}>
+            Cancel
+          </button>
+        </>
+      ) : (
+        <button type="button" class="quiet" onClick={() => setAsking(true)} aria-label={`${label} ${name}`}>
+          {label}
+        </button>
+      )}
+      {error && <span role="alert" class="error">{error}</span>}
+    </span>
+  );
+}
