@@ -45,7 +45,10 @@ export function Bills({ query }: { query: URLSearchParams }) {
   return (
     <section>
       <h1 tabIndex={-1}>Bills</h1>
-      <form class="card filters" onSubmit={(e) => (e.preventDefault(), setFilter(form))} aria-label="Bill filter">
+      <form class="card filters" onSubmit={(e) => {
+          e.preventDefault();
+          setFilter(form);
+        }} aria-label="Bill filter">
         <div class="field">
           <label for="bill-period">Period</label>
           <select id="bill-period" value={form.period} onChange={set('period')}>

@@ -58,6 +58,7 @@ export function Logs({ query }: { query: URLSearchParams }) {
   return (
     <section>
       <h1 tabIndex={-1}>Request log</h1>
+      {/* biome-ignore lint/a11y/useSemanticElements: the <search> element is not in Preact's JSX types; role="search" is its equivalent */}
       <form class="card filters" onSubmit={submit} role="search" aria-label="Search the request log">
         {field('request_id', 'Request id')}
         {field('token_id', 'Token id')}

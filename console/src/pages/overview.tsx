@@ -52,7 +52,8 @@ export function Overview() {
   return (
     <section>
       <h1 tabIndex={-1}>Overview</h1>
-      <div class="toolbar" role="group" aria-label="Time window">
+      <fieldset class="toolbar bare">
+        <legend>Window</legend>
         {WINDOWS.map(([w, text]) => (
           <button key={w} type="button" class={w === win ? '' : 'quiet'} aria-pressed={w === win} onClick={() => setWin(w)}>
             {text}
@@ -61,7 +62,7 @@ export function Overview() {
         <button type="button" class="quiet" onClick={stats.reload}>
           Refresh
         </button>
-      </div>
+      </fieldset>
       {stats.error && <p role="alert" class="error">{stats.error}</p>}
       {s && (
         <>

@@ -127,6 +127,7 @@ export function Tasks() {
               {playing === t.id && (
                 <tr>
                   <td colSpan={8}>
+                    {/* biome-ignore lint/a11y/useMediaCaption: a generated video has no speech and the upstream gives no caption track */}
                     <video class="player" controls preload="metadata" src={`/admin/tasks/${encodeURIComponent(t.id)}/content`} aria-label={`Video of task ${t.id}`} />
                   </td>
                 </tr>

@@ -35,7 +35,7 @@ export function CallbackSecret({ token, onDone }: { token: Token; onDone: () => 
   const now = Date.now();
   const previous = token.previous_callback_secret_until;
   return (
-    <div aria-labelledby="cbs-title">
+    <section aria-labelledby="cbs-title">
       <h3 id="cbs-title">Callback secret</h3>
       <p id="cbs-state" class="muted">
         {token.callback_secret_issued_at === null ? 'Never issued (a token older than callback secrets): rotate to issue one to its client.' : `Issued ${time(token.callback_secret_issued_at)}.`}
@@ -63,6 +63,6 @@ export function CallbackSecret({ token, onDone }: { token: Token; onDone: () => 
           </div>
         </div>
       )}
-    </div>
+    </section>
   );
 }
