@@ -27,7 +27,7 @@ export function Bills({ query }: { query: URLSearchParams }) {
   const bill = useLoad(() => call<BillByModelView>(`/admin/bills${qs({ ...params, by: 'model' })}`), [filter]);
   const chart = useMemo(() => {
     const by = new Map<string, number>();
-    for (const l of bill.data?.data ?? []) if (l.kind === 'charges') by.set(l.period_start, (by.get(l.period_start) ?? 0) + l.amount);
+    for (const l of bill.data?.data ?? []) if (l.kind === 'charges') by.set(l.period_start, (by.get(l.period_start) ?? 0) + Number(l.amount));
     const keys = [...by.keys()].sort();
     return { times: keys.map(periodTime), lines: [{ label: 'Amount', values: keys.map((k) => by.get(k)!), color: '#1d8a5a', format: units }] };
   }, [bill.data]);
@@ -85,14 +85,14 @@ export function Bills({ query }: { query: URLSearchParams }) {
         <>
           <p class="muted" id="bill-total">
             {count(bill.data.total.entries, 'charge')}, {units(bill.data.total.amount)} in all
-            {bill.data.total.credit > 0 ? `; ${units(bill.data.total.credit)} added by top-ups` : ''}
+            {Number(bill.data.total.credit) > 0 ? `; ${units(bill.data.total.credit)} added by top-ups` : ''}
           </p>
           {chart.times.length > 0 && (
             <div class="card">
               <Chart label={`Amount per ${filter.period}: ${units(bill.data.total.amount)} in all`} times={chart.times} lines={chart.lines} bars />
             </div>
           )}
-          <ModelTotals lines={bill.data.data} total={bill.data.total.amount} />
+          <ModelTotals lines={bill.data.data} total={Number(bill.data.total.amount)} />
           <BillLines lines={bill.data.data} period={filter.period} />
           <TopUps lines={bill.data.data} period={filter.period} />
         </>

@@ -1,5 +1,6 @@
 // Schemas of the admin API: metering, billing, tokens, channels, audit.
-import { str, int, arr, obj, pathParam, query, admin, usage, type Schema } from './schema.ts';
+import { str, int, arr, obj, pathParam, query, admin, usage, microSum, type Schema } from './schema.ts';
+export { microSum };
 import { TASK_STATES } from '../../tasks/types.ts';
 import { LEDGER_CSV_HEADER, REQUEST_LOG_CSV_HEADER } from '../../core/admin/lists.ts';
 export const LEDGER_CSV = LEDGER_CSV_HEADER.join(',');
@@ -102,10 +103,10 @@ export const billLine = obj({
   period: { type: 'string', enum: ['day', 'month'] },
   period_start: str('UTC label: YYYY-MM-DD or YYYY-MM'),
   entries: int(),
-  amount: micro(),
+  amount: microSum(),
   amount_units: str('the amount as an exact decimal string of units'),
-  models: { type: 'object', additionalProperties: obj({ entries: int(), amount: micro(), amount_units: str() }) },
-  credits: obj({ entries: int(), amount: micro('top-ups credited in the period: added to the quota, not part of amount') }),
+  models: { type: 'object', additionalProperties: obj({ entries: int(), amount: microSum(), amount_units: str() }) },
+  credits: obj({ entries: int(), amount: microSum('top-ups credited in the period: added to the quota, not part of amount') }),
 }, ['token_id', 'period', 'period_start', 'entries', 'amount', 'amount_units']);
 export const billModelLine = obj({
   token_id: str(),
@@ -115,7 +116,7 @@ export const billModelLine = obj({
   kind: { type: 'string', enum: ['charges', 'credit'], description: 'credit: the top-ups of the token in the period (no model)' },
   model: { type: ['string', 'null'] },
   entries: int(),
-  amount: micro(),
+  amount: microSum(),
   amount_units: str(),
 }, ['token_id', 'period', 'period_start', 'kind', 'model', 'entries', 'amount', 'amount_units']);
 export const auditEntry = obj({ id: int(), at: int('ms'), actor: str(), action: str('token.create, channel.disable, price.set, …'), target: { type: ['string', 'null'] }, detail: {}, request_id: { type: ['string', 'null'] } });

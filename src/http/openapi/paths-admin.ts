@@ -1,6 +1,6 @@
 // OpenAPI paths of the admin API (bearer TOLLWAY_ADMIN_KEY) and the operations endpoints.
 import { str, int, arr, obj, ref, jsonBody, ok, pathParam, query, admin, tokenUsageView, type Operation, type Schema } from './schema.ts';
-import { micro, timeParam, limitParam, price, priceView, priceChange, ledgerEntry, requestLogEntry, billLine, billModelLine, auditEntry, tokenView, tokenPatch, channelView, channelPatch, channelCheck, modelParam, cursorParam, formatParam, listAnswer, LEDGER_CSV, REQUEST_LOG_CSV } from './admin-schemas.ts';
+import { micro, microSum, timeParam, limitParam, price, priceView, priceChange, ledgerEntry, requestLogEntry, billLine, billModelLine, auditEntry, tokenView, tokenPatch, channelView, channelPatch, channelCheck, modelParam, cursorParam, formatParam, listAnswer, LEDGER_CSV, REQUEST_LOG_CSV } from './admin-schemas.ts';
 
 const tokenId = [pathParam('id', 'Token id')];
 const CALLBACK_SECRET = str('whsec_ + base64 of 32 random bytes: verifies the token\'s task callbacks (Standard Webhooks); shown once');
@@ -107,8 +107,8 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       }, obj({
         from: int(),
         to: int(),
-        groups: arr(obj({ day: str('YYYY-MM-DD (UTC)'), model: str(), channel: str('the upstream account for tasks; "-" for calls answered at once'), ledger_amount: micro(), reported_amount: micro(), difference: int('ledger − reported, micro-units'), charges: int() })),
-        difference: int('the sum of the groups\' differences; 0 when the ledger and the stored usage agree'),
+        groups: arr(obj({ day: str('YYYY-MM-DD (UTC)'), model: str(), channel: str('the upstream account for tasks; "-" for calls answered at once'), ledger_amount: microSum(), reported_amount: microSum(), difference: microSum('ledger − reported, micro-units'), charges: int() })),
+        difference: microSum('the sum of the groups\' differences; 0 when the ledger and the stored usage agree'),
         mismatches: arr(obj({ key: str(), model: str(), ledger_amount: micro(), reported_amount: { type: ['integer', 'null'] }, reason: str() })),
         open_holds: arr(obj({ key: str(), token_id: str(), amount: micro(), age_ms: int(), reason: str() })),
         tasks_charged_without_success: arr(obj({ task_id: str(), state: str(), amount: micro() })),
@@ -165,7 +165,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
             schema: obj({
               object: { const: 'bill' }, period: { type: 'string', enum: ['day', 'month'] }, by: { const: 'model', description: 'present with by=model' }, unit: str(),
               data: { type: 'array', items: { anyOf: [billLine, billModelLine] }, description: 'bill lines; with by=model, model lines' },
-              total: obj({ entries: int(), amount: micro(), amount_units: str(), credit: micro('top-ups credited') }),
+              total: obj({ entries: int(), amount: microSum(), amount_units: str(), credit: microSum('top-ups credited') }),
             }, ['object', 'period', 'data', 'total']),
           },
           'text/csv': { schema: str('header: token_id,token_name,period,period_start,entries,amount_micro,amount_units,credit_micro; with by=model: token_id,token_name,period,period_start,kind,model,entries,amount_micro,amount_units') },
