@@ -82,6 +82,9 @@ export const requestLogEntry = obj({
 }, ['request_id', 'endpoint', 'method', 'status', 'latency_ms', 'ttfb_ms', 'channel_id', 'attempts', 'amount', 'created_at']);
 export const cursorParam = query('cursor', str(), 'Page on: next_cursor of the previous page, passed back as it is (opaque)');
 export const formatParam = (what: string) => query('format', { type: 'string', enum: ['json', 'csv'], default: 'json' }, `csv: ${what} as RFC 4180 with a header row; text starting with = + - @ is prefixed with ' so a spreadsheet opens it as text; the next page's cursor is in the X-Next-Cursor header`);
+/** A JSON list page: `limit` rows at most, `next_cursor` to pass back while has_more. */
+export const listPage = (item: Schema, extra: Record<string, Schema> = {}, required: string[] = []) =>
+  obj({ data: arr(item), has_more: { type: 'boolean' }, next_cursor: str('present when has_more'), ...extra }, ['data', 'has_more', ...required]);
 /** A list page: JSON, or CSV with the header `csvHeader`. */
 export const listAnswer = (item: Schema, csvHeader: string, extra: Record<string, Schema> = {}) => ({
   description: 'Success',

@@ -1,6 +1,6 @@
 // OpenAPI paths of the admin API (bearer TOLLWAY_ADMIN_KEY) and the operations endpoints.
 import { str, int, arr, obj, ref, jsonBody, ok, pathParam, query, admin, tokenUsageView, type Operation, type Schema } from './schema.ts';
-import { micro, microSum, timeParam, limitParam, price, priceView, priceChange, ledgerEntry, requestLogEntry, billLine, billModelLine, auditEntry, tokenView, tokenPatch, channelView, channelPatch, channelCheck, modelParam, cursorParam, formatParam, listAnswer, LEDGER_CSV, REQUEST_LOG_CSV } from './admin-schemas.ts';
+import { listPage, micro, microSum, timeParam, limitParam, price, priceView, priceChange, ledgerEntry, requestLogEntry, billLine, billModelLine, auditEntry, tokenView, tokenPatch, channelView, channelPatch, channelCheck, modelParam, cursorParam, formatParam, listAnswer, LEDGER_CSV, REQUEST_LOG_CSV } from './admin-schemas.ts';
 
 const tokenId = [pathParam('id', 'Token id')];
 const CALLBACK_SECRET = str('whsec_ + base64 of 32 random bytes: verifies the token\'s task callbacks (Standard Webhooks); shown once');
@@ -57,7 +57,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
           account: { type: ['string', 'null'], description: 'the upstream account the key belongs to: channels naming one account share its limits' }, task_slots: { type: ['integer', 'null'], minimum: 1, maximum: 10000, description: 'parallel tasks per model version the account allows' },
         }, ['name', 'kind']), additionalProperties: false }),
       }, channelView, '201'),
-      get: admin('List channels (never the keys)', {}, obj({ data: arr(channelView) })),
+      get: admin('List channels in creation order, a page at a time (never the keys; unknown parameters are refused)', { parameters: [limitParam, cursorParam] }, listPage(channelView)),
     },
     '/admin/channels/{id}': {
       get: admin('One channel: masked keys and this instance\'s breaker state', { parameters: channelId }, channelView),
@@ -173,7 +173,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       }),
     },
     '/admin/prices': {
-      get: admin('Every model with its live price (micro-units)', {}, obj({ object: { const: 'list' }, unit: str(), data: arr(priceView) }, ['object', 'data'])),
+      get: admin('Every model with its live price (micro-units), by model id, a page at a time (unknown parameters are refused)', { parameters: [limitParam, cursorParam] }, listPage(priceView, { object: { const: 'list' }, unit: str() }, ['object'])),
     },
     '/admin/prices/{model}': {
       get: admin('One model\'s live price', { parameters: [modelParam] }, priceView),

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { qEnum, type Query } from '../../../contracts/query.ts';
+import { qEnum, qOnly, type Query } from '../../../contracts/query.ts';
 import { gatewayHealth } from '../../../core/admin/health.ts';
 import { overviewStats, WINDOWS, type StatsWindow } from '../../../core/admin/stats.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
@@ -11,12 +11,14 @@ import type { GatewayDeps } from '../../../core/deps.ts';
 export function registerStatsRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
   const windows = Object.keys(WINDOWS) as StatsWindow[];
   scope.get<{ Querystring: Query }>('/stats', async (req) => {
+    qOnly(req.query, ['window']);
     const window = qEnum(req.query, 'window', windows, '24h');
     await deps.requestLog.flush();
     return overviewStats(deps, window);
   });
 
-  scope.get('/health', async () => {
+  scope.get<{ Querystring: Query }>('/health', async (req) => {
+    qOnly(req.query, []);
     await deps.requestLog.flush();
     return gatewayHealth(deps);
   });
