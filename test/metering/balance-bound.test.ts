@@ -10,6 +10,7 @@ import { MAX_BALANCE } from '../../src/metering/balance-bound.ts';
 import { StoreMeter } from '../../src/metering/meter.ts';
 import { MAX_CHARGE } from '../../src/metering/prices.ts';
 import type { LedgerRow } from '../../src/metering/ledger-row.ts';
+import { AccountsRepo } from '../../src/store/repos/accounts.ts';
 import { TokensRepo } from '../../src/store/repos/tokens.ts';
 import { useStore } from '../support/store.ts';
 
@@ -122,6 +123,35 @@ describe('a charge past MAX_BALANCE is cut to what is left', () => {
     const e = await exact(id);
     expect(e.spent).toBe(String(MAX_BALANCE));
     expect(BigInt(e.ledger) + BigInt(start)).toBe(BigInt(MAX_BALANCE));
+  });
+
+  it("a reserved call of an account's token settles within the account's room: both balances end exact", async () => {
+    const id = await tokenAt(0);
+    const accountId = `acc_b${seq}`;
+    await new AccountsRepo(fresh.store.db).create({
+      id: accountId,
+      name: accountId,
+      quota: null,
+      budgets: [],
+      priceGroup: null,
+      timeZone: null,
+      expiresAt: null,
+    });
+    await fresh.store.db.updateTable('accounts').set({ spent: start }).where('id', '=', accountId).execute();
+    const billing = { accountId, priceGroup: null, timeZone: null, budgets: [] };
+    for (let i = 0; i < 3; i++) {
+      await kysely.reserve(`req_a${seq}_${i}`, id, 1000, billing);
+      await kysely.settleReserved(huge(id, `req_a${seq}_${i}`));
+    }
+    const acc = await fresh.store.db
+      .selectFrom('accounts')
+      .select(sql<string>`cast(spent as text)`.as('spent'))
+      .where('id', '=', accountId)
+      .executeTakeFirstOrThrow();
+    expect(String(acc.spent)).toBe(String(MAX_BALANCE));
+    // The token's lines are the account's: its spent is what the account could still take.
+    expect((await exact(id)).spent).toBe(String(MAX_BALANCE - start));
+    expect((await exact(id)).ledger).toBe(String(MAX_BALANCE - start));
   });
 
   it('an ordinary charge cut at the bound is reported as clamped, with the amount it was priced at', async () => {

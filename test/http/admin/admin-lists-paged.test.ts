@@ -36,7 +36,16 @@ async function whole<T>(path: string): Promise<Page<T>> {
 
 beforeAll(async () => {
   for (let i = 0; i < 7; i++) {
-    const r = await t.h.admin('/admin/channels', { method: 'POST', json: { name: `paged-${i}`, kind: 'dashscope', base_url: t.h.sim.url, api_key: `sk-paged-${i}`, models: ['qwx3.7-plus'] } });
+    const r = await t.h.admin('/admin/channels', {
+      method: 'POST',
+      json: {
+        name: `paged-${i}`,
+        kind: 'dashscope',
+        base_url: t.h.sim.url,
+        api_key: `sk-paged-${i}`,
+        models: ['qwx3.7-plus'],
+      },
+    });
     expect(r.status).toBe(201);
   }
   for (let i = 0; i < 7; i++) {
@@ -54,7 +63,9 @@ describe('lists paged by cursor', () => {
     expect(pages).toBe(Math.ceil(all.data.length / 3));
     expect(rows.map((c) => c.id)).toEqual(all.data.map((c) => c.id));
     expect(new Set(rows.map((c) => c.id)).size).toBe(rows.length);
-    expect(rows.filter((c) => c.name.startsWith('paged-')).map((c) => c.name)).toEqual(Array.from({ length: 7 }, (_, i) => `paged-${i}`));
+    expect(rows.filter((c) => c.name.startsWith('paged-')).map((c) => c.name)).toEqual(
+      Array.from({ length: 7 }, (_, i) => `paged-${i}`),
+    );
   });
 
   it('/admin/prices: every model once, by model id, over several pages', async () => {
