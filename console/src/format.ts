@@ -1,7 +1,14 @@
 // Display helpers. Money is integer micro-units (1 unit = 1,000,000), shown as exact decimals.
 
-export function units(micro: number | null | undefined): string {
+export function units(micro: number | string | null | undefined): string {
   if (micro === null || micro === undefined) return '—';
+  // A sum past 2^53 comes as a string of digits (the API's exact amounts): formatted exactly.
+  if (typeof micro === 'string') {
+    const v = BigInt(micro);
+    const abs = v < 0n ? -v : v;
+    const frac = String(abs % 1_000_000n).padStart(6, '0').replace(/0{1,4}$/, '');
+    return `${v < 0n ? '-' : ''}${(abs / 1_000_000n).toLocaleString('en')}.${frac.padEnd(2, '0')}`;
+  }
   const neg = micro < 0;
   const abs = Math.abs(micro);
   const whole = Math.floor(abs / 1_000_000);

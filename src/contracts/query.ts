@@ -57,9 +57,15 @@ export function qEnum<T extends string>(q: Query, key: string, values: readonly 
 }
 
 
+/** The paging parameters of an admin list (`limit` 1–1000, default 100; `cursor`), any other parameter refused. */
+export function qPage(q: Query, filters: readonly string[] = []): { limit: number; cursor: string | undefined } {
+  qOnly(q, ['limit', 'cursor', ...filters]);
+  return { limit: qInt(q, 'limit', 1, 1000, 100)!, cursor: qString(q, 'cursor', 400) };
+}
+
 /** Refuse a parameter the route does not know: a misspelt filter must not silently list everything. */
 export function qOnly(q: Query, known: readonly string[]): void {
   for (const key of Object.keys(q)) {
-    if (!known.includes(key)) throw new GatewayError('invalid_parameter', `Unknown query parameter ${key}; this endpoint takes ${known.join(', ')}`, { param: key });
+    if (!known.includes(key)) throw new GatewayError('invalid_parameter', `Unknown query parameter ${key}; this endpoint takes ${known.length ? known.join(', ') : 'none'}`, { param: key });
   }
 }

@@ -7,6 +7,7 @@ import { isObject } from '../json/json.ts';
 import { MAX_CHARGE, mulDivCeil, priceUsage } from '../metering/prices.ts';
 import { PPM } from '../metering/price-groups.ts';
 import type { Usage } from '../metering/types.ts';
+import { addAmounts, type Amount } from '../metering/exact-amount.ts';
 import type { ReconcileRows } from '../store/repos/reconcile.ts';
 import { LOST_SUBMIT_CODE } from '../tasks/lost-submit.ts';
 
@@ -15,11 +16,12 @@ export interface ReconcileGroup {
   model: string;
   /** The upstream account for tasks; sync calls do not record theirs ('-'). */
   channel: string;
-  ledger_amount: number;
+  /** Sums past 2^53 − 1 are strings of digits (exact-amount.ts). */
+  ledger_amount: Amount;
   /** The same charges at list (catalogue) price: differs from ledger_amount where a price group priced them. */
-  ledger_list_amount: number;
-  reported_amount: number;
-  difference: number;
+  ledger_list_amount: Amount;
+  reported_amount: Amount;
+  difference: Amount;
   charges: number;
 }
 
@@ -28,7 +30,7 @@ export interface ReconcileReport {
   to: number;
   groups: ReconcileGroup[];
   /** Sum of the groups' differences: zero when the ledger and the stored usage agree. */
-  difference: number;
+  difference: Amount;
   mismatches: Array<{ key: string; model: string; ledger_amount: number; reported_amount: number | null; reason: string }>;
   open_holds: Array<{ key: string; token_id: string; amount: number; age_ms: number; reason: string }>;
   tasks_charged_without_success: Array<{ task_id: string; state: string; amount: number }>;
@@ -93,10 +95,10 @@ export function reconcile(rows: ReconcileRows, from: number, to: number, now = D
   const add = (at: number, model: string, channel: string, ledger: number, reported: number, charges: number, list = ledger) => {
     const k = `${day(at)}|${model}|${channel}`;
     const g = groups.get(k) ?? { day: day(at), model, channel, ledger_amount: 0, ledger_list_amount: 0, reported_amount: 0, difference: 0, charges: 0 };
-    g.ledger_amount += ledger;
-    g.ledger_list_amount += list;
-    g.reported_amount += reported;
-    g.difference = g.ledger_amount - g.reported_amount;
+    g.ledger_amount = addAmounts(g.ledger_amount, ledger);
+    g.ledger_list_amount = addAmounts(g.ledger_list_amount, list);
+    g.reported_amount = addAmounts(g.reported_amount, reported);
+    g.difference = addAmounts(g.ledger_amount, -BigInt(g.reported_amount));
     g.charges += charges;
     groups.set(k, g);
   };
@@ -134,7 +136,7 @@ export function reconcile(rows: ReconcileRows, from: number, to: number, now = D
     else if (h.taskState !== null && ['succeeded', 'failed', 'cancelled'].includes(h.taskState)) report.open_holds.push({ key: h.key, token_id: h.tokenId, amount: h.amount, age_ms: age, reason: `held for a ${h.taskState} task` });
   }
   report.groups = [...groups.values()].sort((a, b) => a.day.localeCompare(b.day) || a.model.localeCompare(b.model) || a.channel.localeCompare(b.channel));
-  report.difference = report.groups.reduce((a, g) => a + g.difference, 0);
+  report.difference = addAmounts(...report.groups.map((g) => g.difference));
   return report;
 }
 

@@ -2,6 +2,7 @@
 // and its charges per model over a period, from the ledger (the billing authority). No other token is reachable
 // there; the operator reads any token's the same way (core/admin/token-usage.ts).
 import { formatUnits } from '../metering/prices.ts';
+import { addAmounts, type Amount } from '../metering/exact-amount.ts';
 import type { Meter } from '../metering/types.ts';
 import type { LedgerRepo } from '../store/repos/ledger.ts';
 import type { TokenRecord, TokensRepo } from '../store/repos/tokens.ts';
@@ -46,19 +47,19 @@ export async function usageOf(deps: TokenUsageDeps, tokenId: string, range: Usag
   const t = await deps.repos.tokens.get(tokenId);
   if (!t) throw unknown();
   const days = await deps.repos.ledger.dayTotals({ tokenId, since, until });
-  const byModel = new Map<string, { requests: number; amount: number }>();
-  let credit = 0;
+  const byModel = new Map<string, { requests: number; amount: Amount }>();
+  let credit: Amount = 0;
   for (const d of days) {
-    credit += d.credit;
+    credit = addAmounts(credit, d.credit);
     if (d.entries === 0) continue;
     const m = byModel.get(d.model) ?? { requests: 0, amount: 0 };
     m.requests += d.entries;
-    m.amount += d.amount;
+    m.amount = addAmounts(m.amount, d.amount);
     byModel.set(d.model, m);
   }
   const data = [...byModel].map(([model, m]) => ({ model, requests: m.requests, amount: m.amount, amount_units: formatUnits(m.amount) })).sort((a, b) => a.model.localeCompare(b.model));
   const requests = data.reduce((s, m) => s + m.requests, 0);
-  const amount = data.reduce((s, m) => s + m.amount, 0);
+  const amount = addAmounts(...data.map((m) => m.amount));
   return {
     object: 'token_usage',
     token: { id: t.id, name: t.name, models: t.models, expires_at: t.expiresAt },

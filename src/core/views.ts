@@ -1,4 +1,5 @@
 import type { BudgetStatus } from './admin/budgets.ts';
+import type { Amount } from '../metering/exact-amount.ts';
 // The answers of the token and bill endpoints as their readers see them: types only, importing nothing, so the
 // operator console (console/src/types.ts) checks its pages against what the server builds instead of copying them.
 // Money is integer micro-units (1 unit = 1,000,000); `*_units` the same amount as an exact decimal string of units.
@@ -70,10 +71,10 @@ export interface TokenUsageView {
   /** ms since the epoch: since inclusive, until exclusive. */
   period: { since: number; until: number };
   usage: {
-    data: Array<{ model: string; requests: number; amount: number; amount_units: string }>;
-    total: { requests: number; amount: number; amount_units: string };
+    data: Array<{ model: string; requests: number; amount: Amount; amount_units: string }>;
+    total: { requests: number; amount: Amount; amount_units: string };
     /** Top-ups credited in the period. */
-    credited: number;
+    credited: Amount;
   };
   /** The token's own budgets, each with its spend in the current period. */
   budgets: BudgetStatus[];
@@ -92,13 +93,13 @@ export interface BillLine {
   period_start: string;
   /** Charges (credit lines are not charges). */
   entries: number;
-  amount: number;
+  amount: Amount;
   amount_units: string;
   /** The same charges at list (catalogue) price: above `amount` where a price group charged less. */
-  list_amount: number;
-  models: Record<string, { entries: number; amount: number; amount_units: string }>;
+  list_amount: Amount;
+  models: Record<string, { entries: number; amount: Amount; amount_units: string }>;
   /** Top-ups credited in the period: added to the quota, not part of `amount`. */
-  credits: { entries: number; amount: number };
+  credits: { entries: number; amount: Amount };
 }
 
 /** One model's charges, or the top-ups (kind `credit`, no model), of one token in one period (`by=model`). */
@@ -111,16 +112,16 @@ export interface BillModelLine {
   /** null on a credit line. */
   model: string | null;
   entries: number;
-  amount: number;
+  amount: Amount;
   amount_units: string;
 }
 
 export interface BillTotal {
   entries: number;
-  amount: number;
+  amount: Amount;
   amount_units: string;
   /** Top-ups credited. */
-  credit: number;
+  credit: Amount;
 }
 
 export interface BillView {

@@ -5,6 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { Database } from '../store/schema.ts';
 import type { Billing, BudgetRowKey } from './billing.ts';
+import { MAX_BALANCE } from './balance-bound.ts';
 import { periodBounds } from './periods.ts';
 
 export interface HoldSpec {
@@ -58,6 +59,8 @@ export async function placeHold(trx: Kysely<Database>, s: HoldSpec): Promise<boo
     .set({ held: sql`held + ${amount}` })
     .where('id', '=', s.tokenId)
     .where((eb) => eb.or([eb('quota', 'is', null), eb(sql`spent + held + ${amount + s.pending}`, '<=', eb.ref('quota'))]))
+    // No balance passes the bound (balance-bound.ts), quota or not.
+    .where(sql<boolean>`spent + held + ${amount + s.pending} <= ${MAX_BALANCE}`)
     .executeTakeFirst();
   // Rolled back with the insert.
   if (refused(tok)) throw new GatewayError('insufficient_quota', s.refusal);
@@ -68,6 +71,7 @@ export async function placeHold(trx: Kysely<Database>, s: HoldSpec): Promise<boo
       .set({ held: sql`held + ${amount}` })
       .where('id', '=', b.accountId)
       .where((eb) => eb.or([eb('quota', 'is', null), eb(sql`spent + held + ${amount}`, '<=', eb.ref('quota'))]))
+      .where(sql<boolean>`spent + held + ${amount} <= ${MAX_BALANCE}`)
       .executeTakeFirst();
     if (refused(acc)) throw new GatewayError('insufficient_quota', 'The account\'s quota is not enough for this call');
   }

@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { sql } from 'kysely';
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
@@ -8,6 +7,7 @@ import { GroupCommit, type WriteBacklog } from '../store/group-commit.ts';
 import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
 import { ledgerTuple, ledgerValues, taskChargeKey, type LedgerRow } from './ledger-row.ts';
 import type { Billing } from './billing.ts';
+import { boundRow, MAX_BALANCE, targetRoom, tokenRooms } from './balance-bound.ts';
 import { addSpent, closeHold, holdStateOf, holdTarget, placeHold, staleHolds, type HoldTarget } from './holds.ts';
 import { groupCharge, type PriceGroups } from './price-groups.ts';
 import { isBillable, isClamped, priceForEntry } from './prices.ts';
@@ -111,7 +111,7 @@ export class StoreMeter implements Meter {
   }
 
   private addSpent(trx: Kysely<Database>, tokenId: string, amount: number) {
-    return trx.updateTable('tokens').set({ spent: sql`spent + ${amount}` }).where('id', '=', tokenId).execute();
+    return addSpent(trx, { tokenId, accountId: null, priceGroup: null, budgetRows: [] }, amount);
   }
 
   private syncRow(input: SyncChargeInput, charge: Charge, accountId: string | null = null): LedgerRow {
@@ -137,13 +137,20 @@ export class StoreMeter implements Meter {
 
   async chargeSync(input: SyncChargeInput): Promise<number> {
     if (!isBillable(input.usage)) return 0;
-    const charge = this.price(input.billingModel, input.usage);
-    const row = this.syncRow(input, charge);
+    const priced = this.syncRow(input, this.price(input.billingModel, input.usage));
     return this.db.transaction().execute(async (trx) => {
+      const row = this.bounded(priced, (await tokenRooms(trx, [input.tokenId])).get(input.tokenId) ?? MAX_BALANCE);
       if (!(await this.insertCharge(trx, row))) return 0;
-      if (charge.amount > 0) await this.addSpent(trx, input.tokenId, charge.amount);
-      return charge.amount;
+      if (row.charge.amount > 0) await this.addSpent(trx, input.tokenId, row.charge.amount);
+      return row.charge.amount;
     });
+  }
+
+  /** The row cut to the room its balances have left (balance-bound.ts); a cut is reported like MAX_CHARGE's clamp. */
+  private bounded(row: LedgerRow, room: number): LedgerRow {
+    const b = boundRow(row, room);
+    if (b !== row && !isClamped(row.charge)) this.onClamped(b);
+    return b;
   }
 
   chargeSyncDeferred(input: SyncChargeInput): number {
@@ -175,14 +182,18 @@ export class StoreMeter implements Meter {
   private async writeBatch(batch: LedgerRow[]): Promise<void> {
     // SQLite: the same transaction as prepared statements (src/store/sqlite-batch-writer.ts).
     if (this.batchWriter) return this.batchWriter.ledger(batch.map(ledgerTuple));
-    const amountByKey = new Map(batch.map((r) => [r.key, r]));
     await this.db.transaction().execute(async (trx) => {
-      const inserted = await trx
-        .insertInto('ledger')
-        .values(batch.map(ledgerValues))
-        .onConflict((oc) => oc.column('idempotency_key').doNothing())
-        .returning(['idempotency_key'])
-        .execute();
+      // Each token's rows in order take the room its balance has left; a row past it is cut (balance-bound.ts).
+      const rooms = await tokenRooms(trx, [...new Set(batch.map((r) => r.tokenId))]);
+      const rows = batch.map((r) => {
+        const room = rooms.get(r.tokenId) ?? MAX_BALANCE;
+        const b = this.bounded(r, room);
+        rooms.set(r.tokenId, room - b.charge.amount);
+        return b;
+      });
+      const amountByKey = new Map(rows.map((r) => [r.key, r]));
+      const ins = trx.insertInto('ledger').values(rows.map(ledgerValues));
+      const inserted = await ins.onConflict((oc) => oc.column('idempotency_key').doNothing()).returning(['idempotency_key']).execute();
       const perToken = new Map<string, number>();
       for (const { idempotency_key } of inserted) {
         const r = amountByKey.get(idempotency_key);
@@ -213,7 +224,8 @@ export class StoreMeter implements Meter {
   }
 
   /** One charge and its spend on the rows the hold named (the token alone when there was no hold). */
-  private async chargeHeld(trx: Kysely<Database>, row: LedgerRow, target: HoldTarget): Promise<number> {
+  private async chargeHeld(trx: Kysely<Database>, priced: LedgerRow, target: HoldTarget): Promise<number> {
+    const row = this.bounded(priced, await targetRoom(trx, target));
     if (!(await this.insertCharge(trx, row))) return 0;
     if (row.charge.amount > 0) await addSpent(trx, target, row.charge.amount);
     return row.charge.amount;

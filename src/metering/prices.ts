@@ -172,9 +172,10 @@ export function priceForEntry(entry: ModelEntry, usage: Usage): Charge {
 export const isClamped = (c: Charge): boolean => c.quantities.clamped_from !== undefined;
 
 /** Micro-units as a decimal string of units, exactly (1234567 → "1.234567"). */
-export function formatUnits(micro: number): string {
-  const neg = micro < 0;
-  const abs = BigInt(Math.abs(micro));
+export function formatUnits(micro: number | bigint | string): string {
+  const v = BigInt(micro);
+  const neg = v < 0n;
+  const abs = neg ? -v : v;
   const whole = abs / BigInt(MICRO_PER_UNIT);
   const frac = (abs % BigInt(MICRO_PER_UNIT)).toString().padStart(6, '0');
   return `${neg ? '-' : ''}${whole}.${frac}`;

@@ -3,6 +3,7 @@
 // SQL mirrors the dialect-neutral Kysely writes in src/metering/meter.ts and src/store/repos/request-log.ts.
 import type BetterSqlite3 from 'better-sqlite3';
 import { jsonText, jsonTextOnce } from '../json/json-text.ts';
+import { boundCharge, MAX_BALANCE, roomLeft } from '../metering/balance-bound.ts';
 
 /** One ledger charge, in column order. */
 export type LedgerTuple = [key: string, tokenId: string, model: string, kind: string, quantities: unknown, unitPrices: unknown, amount: number, requestId: string | null, taskId: string | null, upstreamRequestId: string | null, createdAt: number];
@@ -28,12 +29,22 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
       'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING',
   );
   const spend = raw.prepare('UPDATE tokens SET spent = spent + ? WHERE id = ?');
+  const used = raw.prepare<[string], { used: number }>('SELECT spent + held AS used FROM tokens WHERE id = ?');
   const insertLedger = (rows: LedgerTuple[]) => {
     const perToken = new Map<string, number>();
+    // The room each token's balance has left (metering/balance-bound.ts), read in this write transaction.
+    const rooms = new Map<string, number>();
+    const roomOf = (tokenId: string): number => {
+      const u = used.get(tokenId);
+      return u === undefined ? MAX_BALANCE : roomLeft(Number(u.used));
+    };
     for (const r of rows) {
+      const room = rooms.get(r[1]) ?? roomOf(r[1]);
+      const c = boundCharge({ amount: r[6], quantities: r[4] as Record<string, unknown>, unitPrices: {} }, room);
       // Only a row that was really inserted (not a duplicate key) moves `spent`, in the same transaction.
-      const inserted = ins.run(r[0], r[1], r[2], r[3], jsonText(r[4]), jsonTextOnce(r[5]), r[6], r[7], r[8], r[9], r[10]).changes > 0;
-      if (inserted) perToken.set(r[1], (perToken.get(r[1]) ?? 0) + r[6]);
+      const inserted = ins.run(r[0], r[1], r[2], r[3], jsonText(c.quantities), jsonTextOnce(r[5]), c.amount, r[7], r[8], r[9], r[10]).changes > 0;
+      rooms.set(r[1], inserted ? room - c.amount : room);
+      if (inserted) perToken.set(r[1], (perToken.get(r[1]) ?? 0) + c.amount);
     }
     for (const [tokenId, amount] of perToken) if (amount > 0) spend.run(amount, tokenId);
   };

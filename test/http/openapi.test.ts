@@ -98,7 +98,7 @@ describe('GET /openapi.json', () => {
       ['post', '/admin/tasks/{id}/cancel', ['id'], []],
       ['get', '/admin/bills', ['token_id', 'account_id', 'model', 'period', 'since', 'until', 'format', 'by'], ['token_id', 'token_name', 'period', 'period_start', 'entries', 'amount', 'amount_units', 'models']],
       ['get', '/admin/tokens/{id}/usage', ['id', 'since', 'until'], []],
-      ['get', '/admin/prices', [], ['model', 'kind', 'price', 'price_overridden']],
+      ['get', '/admin/prices', ['limit', 'cursor'], ['model', 'kind', 'price', 'price_overridden']],
       ['get', '/admin/prices/{model}', ['model'], []],
       ['put', '/admin/prices/{model}', ['model'], []],
       ['delete', '/admin/prices/{model}', ['model'], []],

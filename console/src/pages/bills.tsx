@@ -34,7 +34,7 @@ export function Bills({ query }: { query: URLSearchParams }) {
     const by = new Map<string, number>();
     const data = bill.data;
     const charges = data === null ? [] : data.by === 'account' ? data.data : data.data.filter((l) => l.kind === 'charges');
-    for (const l of charges) by.set(l.period_start, (by.get(l.period_start) ?? 0) + l.amount);
+    for (const l of charges) by.set(l.period_start, (by.get(l.period_start) ?? 0) + Number(l.amount));
     const keys = [...by.keys()].sort();
     return { times: keys.map(periodTime), lines: [{ label: 'Amount', values: keys.map((k) => by.get(k)!), color: '#1d8a5a', format: units }] };
   }, [bill.data]);
@@ -126,7 +126,7 @@ export function Bills({ query }: { query: URLSearchParams }) {
         <>
           <p class="muted" id="bill-total">
             {count(bill.data.total.entries, 'charge')}, {units(bill.data.total.amount)} in all
-            {bill.data.total.credit > 0 ? `; ${units(bill.data.total.credit)} added by top-ups` : ''}
+            {Number(bill.data.total.credit) > 0 ? `; ${units(bill.data.total.credit)} added by top-ups` : ''}
           </p>
           {chart.times.length > 0 && (
             <div class="card">
@@ -134,10 +134,10 @@ export function Bills({ query }: { query: URLSearchParams }) {
             </div>
           )}
           {bill.data.by === 'account' ? (
-            <AccountLines lines={bill.data.data} total={bill.data.total.amount} period={bill.data.period} />
+            <AccountLines lines={bill.data.data} total={Number(bill.data.total.amount)} period={bill.data.period} />
           ) : (
             <>
-              <ModelTotals lines={bill.data.data} total={bill.data.total.amount} />
+              <ModelTotals lines={bill.data.data} total={Number(bill.data.total.amount)} />
               <BillLines lines={bill.data.data} period={bill.data.period} />
               <TopUps lines={bill.data.data} period={bill.data.period} />
             </>

@@ -1,7 +1,7 @@
 // Upstream channels: list, health (circuit breaker), masked keys, a test call, enable/disable. The admin API never
 // returns a key in full, so none reaches the browser.
 import { useState } from 'preact/hooks';
-import { call } from '../api.ts';
+import { call, callAll } from '../api.ts';
 import { time } from '../format.ts';
 import { errorText, useLoad } from '../use-load.ts';
 
@@ -26,7 +26,7 @@ interface Check {
 }
 
 export function Channels() {
-  const channels = useLoad(() => call<{ data: Channel[] }>('/admin/channels').then((r) => r.data), []);
+  const channels = useLoad(() => callAll<Channel>('/admin/channels'), []);
   const [error, setError] = useState<string | null>(null);
   const [checks, setChecks] = useState<Record<string, Check | 'testing'>>({});
   const test = async (c: Channel) => {

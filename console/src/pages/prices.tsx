@@ -1,7 +1,7 @@
 // Model prices: every model's live price, its unit and whether the operator overrides it; a model's page sets or
 // resets its price and shows its history (who changed it, when, from what to what).
 import { useState } from 'preact/hooks';
-import { call } from '../api.ts';
+import { call, callAll } from '../api.ts';
 import { priceLines, UNIT_TEXT, type Price } from '../price-text.ts';
 import { errorText, useLoad } from '../use-load.ts';
 
@@ -30,7 +30,7 @@ export function Source({ overridden }: { overridden: boolean }) {
 }
 
 export function Prices() {
-  const prices = useLoad(() => call<{ data: PriceView[] }>('/admin/prices').then((r) => r.data), []);
+  const prices = useLoad(() => callAll<PriceView>('/admin/prices'), []);
   const [search, setSearch] = useState('');
   const q = search.trim().toLowerCase();
   const all = prices.data ?? [];

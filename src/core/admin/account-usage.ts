@@ -3,6 +3,7 @@
 // and at list price.
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { formatUnits } from '../../metering/prices.ts';
+import { addAmounts, type Amount } from '../../metering/exact-amount.ts';
 import type { Meter } from '../../metering/types.ts';
 import type { AccountsRepo } from '../../store/repos/accounts.ts';
 import type { LedgerRepo } from '../../store/repos/ledger.ts';
@@ -23,9 +24,9 @@ export interface AccountUsageView {
   tokens: string[];
   period: { since: number; until: number };
   usage: {
-    data: Array<{ model: string; requests: number; amount: number; amount_units: string; list_amount: number }>;
-    total: { requests: number; amount: number; amount_units: string; list_amount: number };
-    credited: number;
+    data: Array<{ model: string; requests: number; amount: Amount; amount_units: string; list_amount: Amount }>;
+    total: { requests: number; amount: Amount; amount_units: string; list_amount: Amount };
+    credited: Amount;
   };
 }
 
@@ -39,7 +40,7 @@ export async function accountUsage(deps: AccountUsageDeps, id: string, range: Us
   if (!a) throw new GatewayError('not_found', `Account ${id} not found`);
   const totals = await deps.repos.ledger.accountTotals(id, since, until);
   const data = totals.models.map((m) => ({ model: m.model, requests: m.entries, amount: m.amount, amount_units: formatUnits(m.amount), list_amount: m.listAmount }));
-  const amount = data.reduce((s, m) => s + m.amount, 0);
+  const amount = addAmounts(...data.map((m) => m.amount));
   return {
     object: 'account_usage',
     account: publicAccount(a),
@@ -49,7 +50,7 @@ export async function accountUsage(deps: AccountUsageDeps, id: string, range: Us
     period: { since, until },
     usage: {
       data,
-      total: { requests: data.reduce((s, m) => s + m.requests, 0), amount, amount_units: formatUnits(amount), list_amount: data.reduce((s, m) => s + m.list_amount, 0) },
+      total: { requests: data.reduce((s, m) => s + m.requests, 0), amount, amount_units: formatUnits(amount), list_amount: addAmounts(...data.map((m) => m.list_amount)) },
       credited: totals.credit,
     },
   };

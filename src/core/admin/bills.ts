@@ -1,6 +1,7 @@
 // Bills: totals per token per UTC day or month, computed from the ledger (the authority), never from usage fields
 // clients saw, with each line's models and top-ups (credits, apart from charges); as JSON or as CSV for a
 // spreadsheet, a line per token or per model.
+import { addAmounts } from '../../metering/exact-amount.ts';
 import { formatUnits } from '../../metering/prices.ts';
 import type { Meter } from '../../metering/types.ts';
 import { DAY_MS, type BillFilter, type DayTotal, type LedgerRepo } from '../../store/repos/ledger.ts';
@@ -26,15 +27,15 @@ export const emptyFigures = (): LineFigures => ({ entries: 0, amount: 0, amount_
 /** Add one day's ledger totals of one model to a line. */
 export function addDay(line: LineFigures, d: Omit<DayTotal, 'tokenId'>): void {
   line.entries += d.entries;
-  line.amount += d.amount;
-  line.list_amount += d.listAmount;
+  line.amount = addAmounts(line.amount, d.amount);
+  line.list_amount = addAmounts(line.list_amount, d.listAmount);
   line.credits.entries += d.credits;
-  line.credits.amount += d.credit;
+  line.credits.amount = addAmounts(line.credits.amount, d.credit);
   // A day of credit lines only (their model is '-') adds no model.
   if (d.entries === 0) return;
   const m = (line.models[d.model] ??= { entries: 0, amount: 0, amount_units: '' });
   m.entries += d.entries;
-  m.amount += d.amount;
+  m.amount = addAmounts(m.amount, d.amount);
 }
 
 /** The amounts of finished lines as exact decimal strings of units. */
@@ -72,9 +73,10 @@ export async function billLines(deps: BillDeps, filter: BillFilter, period: Bill
 }
 
 export function billTotal(lines: LineFigures[]): BillTotal {
-  const amount = lines.reduce((s, l) => s + l.amount, 0);
+  // Exact past 2^53 (exact-amount.ts): the lines of many tokens can sum beyond one balance's bound.
+  const amount = addAmounts(...lines.map((l) => l.amount));
   const entries = lines.reduce((s, l) => s + l.entries, 0);
-  const credit = lines.reduce((s, l) => s + l.credits.amount, 0);
+  const credit = addAmounts(...lines.map((l) => l.credits.amount));
   return { entries, amount, amount_units: formatUnits(amount), credit };
 }
 

@@ -10,7 +10,9 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ChannelKeys } from '../../routing/channel-registry.ts';
 import { CHANNEL_KINDS, type ChannelKind, type ChannelRecord } from '../../store/repos/channels.ts';
 import { isUniqueViolation } from '../../store/store-errors.ts';
+import { decodeCursor, encodeCursor } from '../../contracts/cursor.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
+import { pageOf, type Page } from './lists.ts';
 
 type ChannelDeps = Pick<AdminDeps, 'repos' | 'box' | 'applyChange'>;
 
@@ -131,6 +133,14 @@ export async function addChannel(deps: AdminDeps, by: Actor, input: CreateChanne
 
 export function listChannels(deps: Pick<AdminDeps, 'repos'>): Promise<ChannelRecord[]> {
   return deps.repos.channels.list();
+}
+
+/** One page of channels, oldest first; `cursor` is the previous page's next_cursor. */
+export async function channelPage(deps: Pick<AdminDeps, 'repos'>, limit: number, cursor?: string): Promise<Page<ChannelRecord>> {
+  const after = cursor === undefined ? undefined : decodeCursor(cursor, ['n', 's']);
+  const rows = await deps.repos.channels.page(limit + 1, after && { createdAt: after[0] as number, id: after[1] as string });
+  const { data, more, next } = pageOf(rows, limit, (c) => encodeCursor([c.createdAt, c.id]));
+  return { data, has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
 }
 
 /** Enable or disable (a channel is never deleted: it stays for the audit trail and the ledger). */

@@ -7,7 +7,9 @@ import { isObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { PPM, type PriceGroup } from '../../metering/price-groups.ts';
 import { validatePrice } from '../../metering/price-validation.ts';
+import { decodeCursor, encodeCursor } from '../../contracts/cursor.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
+import { pageOf, type Page } from './lists.ts';
 
 export interface PriceGroupInput {
   multiplierPpm: number;
@@ -50,6 +52,13 @@ export async function putPriceGroup(deps: AdminDeps, by: Actor, name: string, in
   await deps.applyChange({ kind: 'price-groups-changed' });
   await audit(deps, by, created ? 'price_group.create' : 'price_group.update', name, { multiplier: input.multiplierPpm / PPM, models: Object.keys(input.prices) });
   return { group: (await deps.repos.priceGroups.get(name))!, created };
+}
+
+/** One page of the price groups, by name; `cursor` is the previous page's next_cursor. */
+export async function priceGroupPage(deps: Pick<AdminDeps, 'repos'>, limit: number, cursor?: string): Promise<Page<ReturnType<typeof publicPriceGroup>>> {
+  const after = cursor === undefined ? undefined : (decodeCursor(cursor, ['s'])[0] as string);
+  const { data, more, next } = pageOf(await deps.repos.priceGroups.page(limit + 1, after), limit, (g) => encodeCursor([g.name]));
+  return { data: data.map(publicPriceGroup), has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
 }
 
 export async function getPriceGroup(deps: Pick<AdminDeps, 'repos'>, name: string): Promise<PriceGroup> {

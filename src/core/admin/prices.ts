@@ -4,7 +4,7 @@
 import { echo } from '../../errors/echo.ts';
 import type { Kysely } from 'kysely';
 import type { ModelEntry } from '../../catalogue/types.ts';
-import { encodeCursor } from '../../contracts/cursor.ts';
+import { decodeCursor, encodeCursor } from '../../contracts/cursor.ts';
 import { isObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { baseEntries, readStoredOverrides } from '../../metering/catalogue-source.ts';
@@ -61,9 +61,13 @@ async function change(deps: PriceDeps, by: Actor, entry: ModelEntry, price: Mode
   await deps.applyChange({ kind: 'catalogue-changed' });
 }
 
-export async function listPrices(deps: PriceDeps) {
+/** One page of the models' prices, by model id; `cursor` is the previous page's next_cursor. */
+export async function listPrices(deps: PriceDeps, limit: number, cursor?: string) {
+  const after = cursor === undefined ? undefined : (decodeCursor(cursor, ['s'])[0] as string);
+  const entries = deps.catalogue.entries().filter((e) => after === undefined || e.id > after).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const { data, more, next } = pageOf(entries.slice(0, limit + 1), limit, (e) => encodeCursor([e.id]));
   const overridden = await overriddenPrices(deps);
-  return { object: 'list', unit: UNIT, data: deps.catalogue.entries().map((e) => priceView(e, overridden)) };
+  return { object: 'list', unit: UNIT, data: data.map((e) => priceView(e, overridden)), has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
 }
 
 export async function getPrice(deps: PriceDeps, name: string) {

@@ -1,5 +1,6 @@
 // Schemas of the admin API: metering, billing, tokens, channels, audit.
-import { str, int, arr, obj, pathParam, query, type Schema } from './schema.ts';
+import { str, int, arr, obj, pathParam, query, admin, usage, microSum, type Schema } from './schema.ts';
+export { microSum };
 import { TASK_STATES } from '../../tasks/types.ts';
 import { LEDGER_CSV_HEADER, REQUEST_LOG_CSV_HEADER } from '../../core/admin/lists.ts';
 export const LEDGER_CSV = LEDGER_CSV_HEADER.join(',');
@@ -81,6 +82,9 @@ export const requestLogEntry = obj({
 }, ['request_id', 'endpoint', 'method', 'status', 'latency_ms', 'ttfb_ms', 'channel_id', 'attempts', 'amount', 'created_at']);
 export const cursorParam = query('cursor', str(), 'Page on: next_cursor of the previous page, passed back as it is (opaque)');
 export const formatParam = (what: string) => query('format', { type: 'string', enum: ['json', 'csv'], default: 'json' }, `csv: ${what} as RFC 4180 with a header row; text starting with = + - @ is prefixed with ' so a spreadsheet opens it as text; the next page's cursor is in the X-Next-Cursor header`);
+/** A JSON list page: `limit` rows at most, `next_cursor` to pass back while has_more. */
+export const listPage = (item: Schema, extra: Record<string, Schema> = {}, required: string[] = []) =>
+  obj({ data: arr(item), has_more: { type: 'boolean' }, next_cursor: str('present when has_more'), ...extra }, ['data', 'has_more', ...required]);
 /** A list page: JSON, or CSV with the header `csvHeader`. */
 export const listAnswer = (item: Schema, csvHeader: string, extra: Record<string, Schema> = {}) => ({
   description: 'Success',
@@ -102,10 +106,10 @@ export const billLine = obj({
   period: { type: 'string', enum: ['day', 'month'] },
   period_start: str('UTC label: YYYY-MM-DD or YYYY-MM'),
   entries: int(),
-  amount: micro(),
+  amount: microSum(),
   amount_units: str('the amount as an exact decimal string of units'),
-  models: { type: 'object', additionalProperties: obj({ entries: int(), amount: micro(), amount_units: str() }) },
-  credits: obj({ entries: int(), amount: micro('top-ups credited in the period: added to the quota, not part of amount') }),
+  models: { type: 'object', additionalProperties: obj({ entries: int(), amount: microSum(), amount_units: str() }) },
+  credits: obj({ entries: int(), amount: microSum('top-ups credited in the period: added to the quota, not part of amount') }),
 }, ['token_id', 'period', 'period_start', 'entries', 'amount', 'amount_units']);
 export const billModelLine = obj({
   token_id: str(),
@@ -115,7 +119,7 @@ export const billModelLine = obj({
   kind: { type: 'string', enum: ['charges', 'credit'], description: 'credit: the top-ups of the token in the period (no model)' },
   model: { type: ['string', 'null'] },
   entries: int(),
-  amount: micro(),
+  amount: microSum(),
   amount_units: str(),
 }, ['token_id', 'period', 'period_start', 'kind', 'model', 'entries', 'amount', 'amount_units']);
 export const billAccountLine = obj({
@@ -124,11 +128,11 @@ export const billAccountLine = obj({
   period: { type: 'string', enum: ['day', 'month'] },
   period_start: str('UTC label: YYYY-MM-DD or YYYY-MM'),
   entries: int(),
-  amount: micro(),
+  amount: microSum(),
   amount_units: str(),
-  list_amount: micro('the same charges at list (catalogue) price'),
-  models: { type: 'object', additionalProperties: obj({ entries: int(), amount: micro(), amount_units: str() }) },
-  credits: obj({ entries: int(), amount: micro('the account\'s top-ups in the period') }),
+  list_amount: microSum('the same charges at list (catalogue) price'),
+  models: { type: 'object', additionalProperties: obj({ entries: int(), amount: microSum(), amount_units: str() }) },
+  credits: obj({ entries: int(), amount: microSum('the account\'s top-ups in the period') }),
 }, ['account_id', 'period', 'period_start', 'entries', 'amount', 'amount_units']);
 export const auditEntry = obj({ id: int(), at: int('ms'), actor: str(), action: str('token.create, channel.disable, price.set, …'), target: { type: ['string', 'null'] }, detail: {}, request_id: { type: ['string', 'null'] } });
 export const tokenView = obj({

@@ -1,6 +1,6 @@
 // OpenAPI paths of customer accounts and price groups (admin API), and the schemas they share with tokens.
 import { str, int, arr, obj, jsonBody, pathParam, query, admin, type Operation, type Schema } from './schema.ts';
-import { micro, price, timeParam } from './admin-schemas.ts';
+import { cursorParam, limitParam, listPage, micro, microSum, price, timeParam } from './admin-schemas.ts';
 
 const nullable = (type: string, description: string): Schema => ({ type: [type, 'null'], description });
 export const budgets: Schema = {
@@ -49,10 +49,10 @@ export function accountPaths(): Record<string, Record<string, Operation>> {
         parameters: [...accountId, timeParam('since'), timeParam('until')],
       }, obj({
         object: { const: 'account_usage' }, account: accountView, unit: str(), budgets: arr(budgetStatus), tokens: arr(str(), 'ids of the account\'s tokens'), period: obj({ since: int(), until: int() }),
-        usage: obj({ data: arr(obj({ model: str(), requests: int(), amount: micro(), amount_units: str(), list_amount: micro('at list price') })), total: obj({ requests: int(), amount: micro(), amount_units: str(), list_amount: micro() }), credited: micro() }),
+        usage: obj({ data: arr(obj({ model: str(), requests: int(), amount: microSum(), amount_units: str(), list_amount: microSum('at list price') })), total: obj({ requests: int(), amount: microSum(), amount_units: str(), list_amount: microSum() }), credited: microSum() }),
       })),
     },
-    '/admin/price-groups': { get: admin('List price groups', {}, obj({ data: arr(priceGroupView) })) },
+    '/admin/price-groups': { get: admin('List price groups by name, a page at a time (unknown parameters are refused)', { parameters: [limitParam, cursorParam] }, listPage(priceGroupView)) },
     '/admin/price-groups/{name}': {
       get: admin('One price group', { parameters: [pathParam('name', 'Price group name')] }, priceGroupView),
       put: admin('Create (201) or replace (200) a price group: applies to calls from then on; ledger lines keep what they were charged', {

@@ -1,6 +1,6 @@
 // OpenAPI paths of the admin API (bearer TOLLWAY_ADMIN_KEY) and the operations endpoints.
-import { str, int, arr, obj, jsonBody, ok, pathParam, query, admin, tokenUsageView, type Operation, type Schema } from './schema.ts';
-import { micro, timeParam, limitParam, price, priceView, priceChange, ledgerEntry, requestLogEntry, billLine, billModelLine, billAccountLine, auditEntry, tokenView, tokenPatch, channelView, channelPatch, channelCheck, modelParam, cursorParam, formatParam, listAnswer, LEDGER_CSV, REQUEST_LOG_CSV } from './admin-schemas.ts';
+import { str, int, arr, obj, ref, jsonBody, ok, pathParam, query, admin, tokenUsageView, type Operation, type Schema } from './schema.ts';
+import { listPage, micro, microSum, timeParam, limitParam, price, priceView, priceChange, ledgerEntry, requestLogEntry, billLine, billModelLine, billAccountLine, auditEntry, tokenView, tokenPatch, channelView, channelPatch, channelCheck, modelParam, cursorParam, formatParam, listAnswer, LEDGER_CSV, REQUEST_LOG_CSV } from './admin-schemas.ts';
 
 const tokenId = [pathParam('id', 'Token id')];
 const CALLBACK_SECRET = str('whsec_ + base64 of 32 random bytes: verifies the token\'s task callbacks (Standard Webhooks); shown once');
@@ -57,7 +57,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
           account: { type: ['string', 'null'], description: 'the upstream account the key belongs to: channels naming one account share its limits' }, task_slots: { type: ['integer', 'null'], minimum: 1, maximum: 10000, description: 'parallel tasks per model version the account allows' },
         }, ['name', 'kind']), additionalProperties: false }),
       }, channelView, '201'),
-      get: admin('List channels (never the keys)', {}, obj({ data: arr(channelView) })),
+      get: admin('List channels in creation order, a page at a time (never the keys; unknown parameters are refused)', { parameters: [limitParam, cursorParam] }, listPage(channelView)),
     },
     '/admin/channels/{id}': {
       get: admin('One channel: masked keys and this instance\'s breaker state', { parameters: channelId }, channelView),
@@ -111,8 +111,8 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       }, obj({
         from: int(),
         to: int(),
-        groups: arr(obj({ day: str('YYYY-MM-DD (UTC)'), model: str(), channel: str('the upstream account for tasks; "-" for calls answered at once'), ledger_amount: micro(), reported_amount: micro(), difference: int('ledger − reported, micro-units'), charges: int() })),
-        difference: int('the sum of the groups\' differences; 0 when the ledger and the stored usage agree'),
+        groups: arr(obj({ day: str('YYYY-MM-DD (UTC)'), model: str(), channel: str('the upstream account for tasks; "-" for calls answered at once'), ledger_amount: microSum(), reported_amount: microSum(), difference: microSum('ledger − reported, micro-units'), charges: int() })),
+        difference: microSum('the sum of the groups\' differences; 0 when the ledger and the stored usage agree'),
         mismatches: arr(obj({ key: str(), model: str(), ledger_amount: micro(), reported_amount: { type: ['integer', 'null'] }, reason: str() })),
         open_holds: arr(obj({ key: str(), token_id: str(), amount: micro(), age_ms: int(), reason: str() })),
         tasks_charged_without_success: arr(obj({ task_id: str(), state: str(), amount: micro() })),
@@ -170,7 +170,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
             schema: obj({
               object: { const: 'bill' }, period: { type: 'string', enum: ['day', 'month'] }, by: { type: 'string', enum: ['model', 'account'], description: 'present with by=model or by=account' }, unit: str(),
               data: { type: 'array', items: { anyOf: [billLine, billModelLine, billAccountLine] }, description: 'bill lines; with by=model, model lines; with by=account, account lines' },
-              total: obj({ entries: int(), amount: micro(), amount_units: str(), credit: micro('top-ups credited') }),
+              total: obj({ entries: int(), amount: microSum(), amount_units: str(), credit: microSum('top-ups credited') }),
             }, ['object', 'period', 'data', 'total']),
           },
           'text/csv': { schema: str('header: token_id,token_name,period,period_start,entries,amount_micro,amount_units,credit_micro; with by=model: token_id,token_name,period,period_start,kind,model,entries,amount_micro,amount_units; with by=account: account_id,account_name,period,period_start,entries,amount_micro,amount_units,list_amount_micro,credit_micro') },
@@ -178,7 +178,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       }),
     },
     '/admin/prices': {
-      get: admin('Every model with its live price (micro-units)', {}, obj({ object: { const: 'list' }, unit: str(), data: arr(priceView) }, ['object', 'data'])),
+      get: admin('Every model with its live price (micro-units), by model id, a page at a time (unknown parameters are refused)', { parameters: [limitParam, cursorParam] }, listPage(priceView, { object: { const: 'list' }, unit: str() }, ['object'])),
     },
     '/admin/prices/{model}': {
       get: admin('One model\'s live price', { parameters: [modelParam] }, priceView),

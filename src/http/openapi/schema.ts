@@ -7,6 +7,12 @@ export type Operation = Record<string, unknown>;
 
 export const str = (description?: string): Schema => ({ type: 'string', ...(description ? { description } : {}) });
 export const int = (description?: string): Schema => ({ type: 'integer', ...(description ? { description } : {}) });
+/** A sum over ledger lines: exact, so past 2^53 − 1 a string of its decimal digits (metering/exact-amount.ts). */
+export const microSum = (description = 'integer micro-units'): Schema => ({
+  type: ['integer', 'string'],
+  pattern: '^-?[0-9]+$',
+  description: `${description}; a sum past 9007199254740991 (2^53 − 1) is given as a string of its decimal digits, exactly`,
+});
 export const num = (description?: string): Schema => ({ type: 'number', ...(description ? { description } : {}) });
 export const arr = (items: Schema, description?: string): Schema => ({ type: 'array', items, ...(description ? { description } : {}) });
 export const obj = (properties: Record<string, Schema> = {}, required: string[] = []): Schema => ({
@@ -141,7 +147,7 @@ export const tokenUsageView = obj({
   unit: str(),
   balance: obj({ quota: { type: ['integer', 'null'], description: 'micro-units; null = unlimited' }, used: int('charged so far'), reserved: int('held by running calls and tasks'), remaining: { type: ['integer', 'null'], description: 'quota - used - reserved, at least 0' } }),
   period: obj({ since: int('ms'), until: int('ms') }),
-  usage: obj({ data: arr(obj({ model: str(), requests: int(), amount: int('micro-units'), amount_units: str() })), total: obj({ requests: int(), amount: int(), amount_units: str() }), credited: int('top-ups in the period') }),
+  usage: obj({ data: arr(obj({ model: str(), requests: int(), amount: microSum('micro-units'), amount_units: str() })), total: obj({ requests: int(), amount: microSum(), amount_units: str() }), credited: microSum('top-ups in the period') }),
   budgets: arr(BUDGET_STATUS, 'the token\'s own budgets in their current period'),
   account: { oneOf: [obj({ id: str(), name: str(), balance: obj({ quota: { type: ['integer', 'null'] }, used: int(), reserved: int(), remaining: { type: ['integer', 'null'] } }), budgets: arr(BUDGET_STATUS), time_zone: { type: ['string', 'null'] }, expires_at: { type: ['integer', 'null'] } }), { type: 'null' }], description: 'the token\'s account: its balance and budgets; null when the token has none' },
 }, ['object', 'balance', 'usage']);

@@ -95,6 +95,14 @@ export class ChannelsRepo {
     return rows.map(toRecord);
   }
 
+  /** Up to `limit` channels in creation order (id breaks ties), after the position `after` when given. */
+  async page(limit: number, after?: { createdAt: number; id: string }): Promise<ChannelRecord[]> {
+    let q = this.db.selectFrom('channels').selectAll();
+    if (after) q = q.where((eb) => eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]));
+    const rows = await q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+    return rows.map(toRecord);
+  }
+
   async get(id: string): Promise<ChannelRecord | null> {
     const r = await this.db.selectFrom('channels').selectAll().where('id', '=', id).executeTakeFirst();
     return r ? toRecord(r) : null;

@@ -2,6 +2,7 @@
 // src/metering/meter.ts (charges, where the exactly-once invariants live) and src/metering/top-up.ts (credit lines);
 // request-log reads are in request-log.ts.
 import { sql, type Kysely } from 'kysely';
+import { addAmounts, sumText, type Amount } from '../../metering/exact-amount.ts';
 import { parseJson } from '../json.ts';
 import { whereList, type TimeFilter } from '../keyset.ts';
 import type { Database } from '../schema.ts';
@@ -37,12 +38,12 @@ export interface DayTotal {
   day: number;
   /** Charges (credit lines are not charges). */
   entries: number;
-  amount: number;
+  amount: Amount;
   /** The same charges at list price (a price group's lines count their list_amount). */
-  listAmount: number;
+  listAmount: Amount;
   /** Credit lines (top-ups, kind `credit`): how many and their sum. */
   credits: number;
-  credit: number;
+  credit: Amount;
 }
 
 /** Ledger totals of one account (null: lines that count against no account) on one UTC day. */
@@ -97,15 +98,14 @@ export class LedgerRepo {
         'model',
         day.as('day'),
         sql<number>`count(case when ${credit} then null else 1 end)`.as('entries'),
-        sql<number>`coalesce(sum(case when ${credit} then 0 else amount end), 0)`.as('amount'),
-        sql<number>`coalesce(sum(case when ${credit} then 0 else coalesce(list_amount, amount) end), 0)`.as('list_amount'),
+        sumText(sql`case when ${credit} then 0 else amount end`).as('amount'),
+        sumText(sql`case when ${credit} then 0 else coalesce(list_amount, amount) end`).as('list_amount'),
         sql<number>`count(case when ${credit} then 1 else null end)`.as('credits'),
-        sql<number>`coalesce(sum(case when ${credit} then amount else 0 end), 0)`.as('credit'),
+        sumText(sql`case when ${credit} then amount else 0 end`).as('credit'),
       ]);
     const rows = await whereList(q, 'ledger', { ...f, equal: { account_id: f.accountId } }).groupBy(['token_id', 'model', day]).execute();
-    // PostgreSQL returns sum(bigint) as numeric (a string): money stays exact because Number() of an integer
-    // string below 2^53 is exact.
-    return rows.map((r) => ({ tokenId: r.token_id, model: r.model, day: Math.floor(Number(r.day)), entries: Number(r.entries), amount: Number(r.amount), listAmount: Number(r.list_amount), credits: Number(r.credits), credit: Number(r.credit) }));
+    // Sums read as text (exact-amount.ts): a day's lines of one token can sum past 2^53 (credits are not bounded).
+    return rows.map((r) => ({ tokenId: r.token_id, model: r.model, day: Math.floor(Number(r.day)), entries: Number(r.entries), amount: addAmounts(r.amount), listAmount: addAmounts(r.list_amount), credits: Number(r.credits), credit: addAmounts(r.credit) }));
   }
 
   /**
@@ -122,34 +122,34 @@ export class LedgerRepo {
         'model',
         day.as('day'),
         sql<number>`count(case when ${credit} then null else 1 end)`.as('entries'),
-        sql<number>`coalesce(sum(case when ${credit} then 0 else amount end), 0)`.as('amount'),
-        sql<number>`coalesce(sum(case when ${credit} then 0 else coalesce(list_amount, amount) end), 0)`.as('list_amount'),
+        sumText(sql`case when ${credit} then 0 else amount end`).as('amount'),
+        sumText(sql`case when ${credit} then 0 else coalesce(list_amount, amount) end`).as('list_amount'),
         sql<number>`count(case when ${credit} then 1 else null end)`.as('credits'),
-        sql<number>`coalesce(sum(case when ${credit} then amount else 0 end), 0)`.as('credit'),
+        sumText(sql`case when ${credit} then amount else 0 end`).as('credit'),
       ]);
     const rows = await whereList(q, 'ledger', { ...f, equal: { account_id: f.accountId } }).groupBy(['account_id', 'model', day]).execute();
-    return rows.map((r) => ({ accountId: r.account_id, model: r.model, day: Math.floor(Number(r.day)), entries: Number(r.entries), amount: Number(r.amount), listAmount: Number(r.list_amount), credits: Number(r.credits), credit: Number(r.credit) }));
+    return rows.map((r) => ({ accountId: r.account_id, model: r.model, day: Math.floor(Number(r.day)), entries: Number(r.entries), amount: addAmounts(r.amount), listAmount: addAmounts(r.list_amount), credits: Number(r.credits), credit: addAmounts(r.credit) }));
   }
 
   /** An account's charges per model over [since, until): lines, amount charged, amount at list price; and its credits. */
-  async accountTotals(accountId: string, since: number, until: number): Promise<{ models: Array<{ model: string; entries: number; amount: number; listAmount: number }>; credit: number }> {
+  async accountTotals(accountId: string, since: number, until: number): Promise<{ models: Array<{ model: string; entries: number; amount: Amount; listAmount: Amount }>; credit: Amount }> {
     const credit = sql`kind = ${sql.lit('credit')}`;
     const rows = await this.db
       .selectFrom('ledger')
       .select([
         'model',
         sql<number>`count(case when ${credit} then null else 1 end)`.as('entries'),
-        sql<number>`coalesce(sum(case when ${credit} then 0 else amount end), 0)`.as('amount'),
-        sql<number>`coalesce(sum(case when ${credit} then 0 else coalesce(list_amount, amount) end), 0)`.as('list_amount'),
-        sql<number>`coalesce(sum(case when ${credit} then amount else 0 end), 0)`.as('credit'),
+        sumText(sql`case when ${credit} then 0 else amount end`).as('amount'),
+        sumText(sql`case when ${credit} then 0 else coalesce(list_amount, amount) end`).as('list_amount'),
+        sumText(sql`case when ${credit} then amount else 0 end`).as('credit'),
       ])
       .where('account_id', '=', accountId)
       .where('created_at', '>=', since)
       .where('created_at', '<', until)
       .groupBy('model')
       .execute();
-    const models = rows.filter((r) => Number(r.entries) > 0).map((r) => ({ model: r.model, entries: Number(r.entries), amount: Number(r.amount), listAmount: Number(r.list_amount) }));
-    return { models: models.sort((a, b) => a.model.localeCompare(b.model)), credit: rows.reduce((s, r) => s + Number(r.credit), 0) };
+    const models = rows.filter((r) => Number(r.entries) > 0).map((r) => ({ model: r.model, entries: Number(r.entries), amount: addAmounts(r.amount), listAmount: addAmounts(r.list_amount) }));
+    return { models: models.sort((a, b) => a.model.localeCompare(b.model)), credit: addAmounts(...rows.map((r) => r.credit)) };
   }
 
   async tokenNames(ids: string[]): Promise<Map<string, string>> {

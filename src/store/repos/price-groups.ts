@@ -1,16 +1,32 @@
 // Price groups (migration 018): named multipliers and per-model prices for the accounts in them.
-import type { Kysely } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import type { Price } from '../../catalogue/types.ts';
 import type { PriceGroup } from '../../metering/price-groups.ts';
 import { parseJson } from '../json.ts';
-import type { Database } from '../schema.ts';
+import type { Database, PriceGroupsTable } from '../schema.ts';
+
+const toGroup = (r: Selectable<PriceGroupsTable>): PriceGroup => ({
+  name: r.name,
+  multiplierPpm: Number(r.multiplier_ppm),
+  prices: parseJson<Record<string, Price>>(r.prices) ?? {},
+  createdAt: Number(r.created_at),
+  updatedAt: Number(r.updated_at),
+});
 
 export class PriceGroupsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async all(): Promise<PriceGroup[]> {
     const rows = await this.db.selectFrom('price_groups').selectAll().orderBy('name').execute();
-    return rows.map((r) => ({ name: r.name, multiplierPpm: Number(r.multiplier_ppm), prices: parseJson<Record<string, Price>>(r.prices) ?? {}, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at) }));
+    return rows.map(toGroup);
+  }
+
+  /** Up to `limit` groups by name, after the name `after` when given. */
+  async page(limit: number, after?: string): Promise<PriceGroup[]> {
+    let q = this.db.selectFrom('price_groups').selectAll();
+    if (after !== undefined) q = q.where('name', '>', after);
+    const rows = await q.orderBy('name').limit(limit).execute();
+    return rows.map(toGroup);
   }
 
   async get(name: string): Promise<PriceGroup | null> {

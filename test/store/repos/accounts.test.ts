@@ -51,6 +51,6 @@ it('the ledger\'s totals per account, model and UTC day: charges and credits apa
     { ...zero, accountId: 'acc_x', model: 'm', day, entries: 2, amount: 130, listAmount: 180 },
     { ...zero, accountId: 'acc_x', model: 'm', day: day + 1, entries: 1, amount: 7, listAmount: 7 },
   ]);
-  expect(sort(await ledger.accountDayTotals({ accountId: 'acc_x', until: (day + 1) * DAY_MS })).map((d) => d.amount + d.credit)).toEqual([1000, 130]);
-  expect((await ledger.dayTotals({ accountId: 'acc_x' })).reduce((s, d) => s + d.amount, 0)).toBe(137);
+  expect(sort(await ledger.accountDayTotals({ accountId: 'acc_x', until: (day + 1) * DAY_MS })).map((d) => Number(d.amount) + Number(d.credit))).toEqual([1000, 130]);
+  expect((await ledger.dayTotals({ accountId: 'acc_x' })).reduce((s, d) => s + Number(d.amount), 0)).toBe(137);
 });

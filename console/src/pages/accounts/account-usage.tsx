@@ -94,7 +94,7 @@ export function AccountUsage({ accountId, version }: { accountId: string; versio
             <caption>
               {RANGES.find((r) => r[0] === range)![1]}: {count(u.usage.total.requests, 'charge')}, {u.usage.total.amount_units} units
               {u.usage.total.list_amount !== u.usage.total.amount ? ` (${units(u.usage.total.list_amount)} at list price)` : ''}
-              {u.usage.credited > 0 ? `; ${units(u.usage.credited)} added by top-ups` : ''}
+              {Number(u.usage.credited) > 0 ? `; ${units(u.usage.credited)} added by top-ups` : ''}
             </caption>
             <thead>
               <tr>
@@ -120,7 +120,7 @@ export function AccountUsage({ accountId, version }: { accountId: string; versio
                   <td class="num">{m.amount_units}</td>
                   <td class="num">{units(m.list_amount)}</td>
                   <td>
-                    <Share part={m.amount} whole={u.usage.total.amount} of={`${m.model}, share of the spend`} />
+                    <Share part={Number(m.amount)} whole={Number(u.usage.total.amount)} of={`${m.model}, share of the spend`} />
                   </td>
                 </tr>
               ))}

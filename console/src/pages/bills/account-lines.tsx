@@ -46,7 +46,7 @@ export function AccountLines({ lines, total, period }: { lines: BillAccountLine[
                 <td class="num">{l.amount_units}</td>
                 <td class="num">{units(l.list_amount)}</td>
                 <td>
-                  <Share part={l.amount} whole={total} of={`${name}, ${l.period_start}, share of the spend`} />
+                  <Share part={Number(l.amount)} whole={total} of={`${name}, ${l.period_start}, share of the spend`} />
                 </td>
                 <td class="num">{units(l.credits.amount)}</td>
               </tr>

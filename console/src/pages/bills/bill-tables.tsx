@@ -16,7 +16,7 @@ export function ModelTotals({ lines, total }: { lines: BillModelLine[]; total: n
     if (l.kind !== 'charges' || l.model === null) continue;
     const m = by.get(l.model) ?? { entries: 0, amount: 0 };
     m.entries += l.entries;
-    m.amount += l.amount;
+    m.amount += Number(l.amount);
     by.set(l.model, m);
   }
   const rows = [...by].sort((a, b) => b[1].amount - a[1].amount || a[0].localeCompare(b[0]));

@@ -53,7 +53,7 @@ export function TokenUsage({ tokenId, version }: { tokenId: string; version: num
           <table id="token-usage">
             <caption>
               {label}: {count(u.usage.total.requests, 'request')}, {u.usage.total.amount_units} units
-              {u.usage.credited > 0 ? `; ${units(u.usage.credited)} added by top-ups` : ''}
+              {Number(u.usage.credited) > 0 ? `; ${units(u.usage.credited)} added by top-ups` : ''}
             </caption>
             <thead>
               <tr>
@@ -77,7 +77,7 @@ export function TokenUsage({ tokenId, version }: { tokenId: string; version: num
                   <td class="num">{num(m.requests)}</td>
                   <td class="num">{m.amount_units}</td>
                   <td>
-                    <Share part={m.amount} whole={u.usage.total.amount} of={`${m.model}, share of the spend`} />
+                    <Share part={Number(m.amount)} whole={Number(u.usage.total.amount)} of={`${m.model}, share of the spend`} />
                   </td>
                 </tr>
               ))}

@@ -1,10 +1,10 @@
 // /admin/accounts and /admin/price-groups: customer accounts (core/admin/accounts.ts, usage in account-usage.ts) and
 // the price groups they are charged by (core/admin/price-groups.ts).
 import type { FastifyInstance } from 'fastify';
-import { qInt, qOnly, qString, qTime, type Query } from '../../../contracts/query.ts';
+import { qOnly, qPage, qTime, type Query } from '../../../contracts/query.ts';
 import { accountUsage } from '../../../core/admin/account-usage.ts';
 import { accountPage, createAccount, getAccount, parseAccountPatch, parseCreateAccount, publicAccount, revokeAccount, topUpAccountQuota, updateAccount } from '../../../core/admin/accounts.ts';
-import { getPriceGroup, parsePriceGroup, publicPriceGroup, putPriceGroup } from '../../../core/admin/price-groups.ts';
+import { getPriceGroup, parsePriceGroup, priceGroupPage, publicPriceGroup, putPriceGroup } from '../../../core/admin/price-groups.ts';
 import { parseTopUp } from '../../../core/admin/token-changes.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import { adminActor } from './admin-auth.ts';
@@ -14,8 +14,8 @@ type ById = { Params: { id: string } };
 export function registerAccountRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
   scope.post('/accounts', async (req, reply) => reply.code(201).send(publicAccount(await createAccount(deps, adminActor(req), parseCreateAccount(req.body)))));
   scope.get<{ Querystring: Query }>('/accounts', async (req) => {
-    qOnly(req.query, ['limit', 'cursor']);
-    return accountPage(deps, qInt(req.query, 'limit', 1, 1000, 100)!, qString(req.query, 'cursor', 400));
+    const p = qPage(req.query);
+    return accountPage(deps, p.limit, p.cursor);
   });
   scope.get<ById>('/accounts/:id', async (req) => publicAccount(await getAccount(deps, req.params.id)));
   scope.patch<ById>('/accounts/:id', async (req) => publicAccount(await updateAccount(deps, adminActor(req), req.params.id, parseAccountPatch(req.body))));
@@ -28,7 +28,10 @@ export function registerAccountRoutes(scope: FastifyInstance, deps: GatewayDeps)
     qOnly(req.query, ['since', 'until']);
     return accountUsage(deps, req.params.id, { since: qTime(req.query, 'since'), until: qTime(req.query, 'until') });
   });
-  scope.get('/price-groups', async () => ({ data: (await deps.repos.priceGroups.all()).map(publicPriceGroup) }));
+  scope.get<{ Querystring: Query }>('/price-groups', async (req) => {
+    const p = qPage(req.query);
+    return priceGroupPage(deps, p.limit, p.cursor);
+  });
   scope.get<{ Params: { name: string } }>('/price-groups/:name', async (req) => publicPriceGroup(await getPriceGroup(deps, req.params.name)));
   scope.put<{ Params: { name: string } }>('/price-groups/:name', async (req, reply) => {
     const { group, created } = await putPriceGroup(deps, adminActor(req), req.params.name, parsePriceGroup(req.body, deps));

@@ -2,7 +2,8 @@
 // channel stays for the audit trail. Reads never show keys (masked) and carry this instance's breaker state.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { channelView, getChannel, parseChannelEdit, testChannel, updateChannel } from '../../../core/admin/channel-changes.ts';
-import { addChannel, listChannels, parseCreateChannel, setChannelStatus } from '../../../core/admin/channels.ts';
+import { qPage, type Query } from '../../../contracts/query.ts';
+import { addChannel, channelPage, parseCreateChannel, setChannelStatus } from '../../../core/admin/channels.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import { adminActor } from './admin-auth.ts';
 
@@ -13,7 +14,11 @@ export function registerChannelRoutes(scope: FastifyInstance, deps: GatewayDeps)
     const channel = await addChannel(deps, adminActor(req), parseCreateChannel(req.body));
     return reply.code(201).send(channelView(deps, channel));
   });
-  scope.get('/channels', async () => ({ data: (await listChannels(deps)).map((c) => channelView(deps, c)) }));
+  scope.get<{ Querystring: Query }>('/channels', async (req) => {
+    const p = qPage(req.query);
+    const page = await channelPage(deps, p.limit, p.cursor);
+    return { ...page, data: page.data.map((c) => channelView(deps, c)) };
+  });
   scope.get<ById>('/channels/:id', async (req) => channelView(deps, await getChannel(deps, req.params.id)));
   scope.patch<ById>('/channels/:id', async (req) => {
     const { kind } = await getChannel(deps, req.params.id);

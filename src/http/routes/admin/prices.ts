@@ -3,7 +3,7 @@
 // (core/admin/prices.ts).
 import type { FastifyInstance } from 'fastify';
 import { decodeCursor } from '../../../contracts/cursor.ts';
-import { qInt, qOnly, qString, type Query } from '../../../contracts/query.ts';
+import { qInt, qOnly, qPage, qString, type Query } from '../../../contracts/query.ts';
 import { getPrice, listPrices, priceHistory, resetPrice, setPrice } from '../../../core/admin/prices.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import { adminActor } from './admin-auth.ts';
@@ -11,7 +11,10 @@ import { adminActor } from './admin-auth.ts';
 type ByModel = { Params: { model: string } };
 
 export function registerPriceRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
-  scope.get('/prices', async () => listPrices(deps));
+  scope.get<{ Querystring: Query }>('/prices', async (req) => {
+    const p = qPage(req.query);
+    return listPrices(deps, p.limit, p.cursor);
+  });
   scope.get<ByModel>('/prices/:model', async (req) => getPrice(deps, req.params.model));
   scope.put<ByModel>('/prices/:model', async (req) => setPrice(deps, adminActor(req), req.params.model, req.body));
   scope.delete<ByModel>('/prices/:model', async (req) => resetPrice(deps, adminActor(req), req.params.model));

@@ -19,7 +19,8 @@ export function registerStatsRoutes(scope: FastifyInstance, deps: GatewayDeps): 
     return overviewStats(deps, window, Date.now(), groupBy);
   });
 
-  scope.get('/health', async () => {
+  scope.get<{ Querystring: Query }>('/health', async (req) => {
+    qOnly(req.query, []);
     await deps.requestLog.flush();
     return gatewayHealth(deps);
   });

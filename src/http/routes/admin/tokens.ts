@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseCallbackSecretRotate, rotateCallbackSecret } from '../../../core/admin/callback-secrets.ts';
 import { parseRotate, parseTokenPatch, parseTopUp, rotateToken, topUp, updateToken } from '../../../core/admin/token-changes.ts';
-import { qInt, qOnly, qString, qTime, type Query } from '../../../contracts/query.ts';
+import { qOnly, qPage, qTime, type Query } from '../../../contracts/query.ts';
 import { decodeCursor, encodeCursor } from '../../../contracts/cursor.ts';
 import { pageOf } from '../../../core/admin/lists.ts';
 import { adminTokenUsage } from '../../../core/admin/token-usage.ts';
@@ -19,9 +19,7 @@ export function registerTokenRoutes(scope: FastifyInstance, deps: GatewayDeps): 
     return reply.code(201).send(createdToken(created));
   });
   scope.get<{ Querystring: Query }>('/tokens', async (req) => {
-    qOnly(req.query, ['limit', 'cursor']);
-    const limit = qInt(req.query, 'limit', 1, 1000, 100)!;
-    const cursor = qString(req.query, 'cursor', 400);
+    const { limit, cursor } = qPage(req.query);
     const after = cursor === undefined ? undefined : decodeCursor(cursor, ['n', 's']);
     const rows = await deps.repos.tokens.page(limit + 1, after && { createdAt: after[0] as number, id: after[1] as string });
     const { data, more, next } = pageOf(rows, limit, (t) => encodeCursor([t.createdAt, t.id]));
