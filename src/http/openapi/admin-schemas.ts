@@ -1,5 +1,5 @@
 // Schemas of the admin API: metering, billing, tokens, channels, audit.
-import { str, int, arr, obj, pathParam, query, admin, usage, microSum, type Schema } from './schema.ts';
+import { str, int, arr, obj, pathParam, query, microSum, type Schema } from './schema.ts';
 export { microSum };
 import { TASK_STATES } from '../../tasks/types.ts';
 import { LEDGER_CSV_HEADER, REQUEST_LOG_CSV_HEADER } from '../../core/admin/lists.ts';

@@ -1,5 +1,5 @@
 // OpenAPI paths of the admin API (bearer TOLLWAY_ADMIN_KEY) and the operations endpoints.
-import { str, int, arr, obj, ref, jsonBody, ok, pathParam, query, admin, tokenUsageView, type Operation, type Schema } from './schema.ts';
+import { str, int, arr, obj, jsonBody, ok, pathParam, query, admin, tokenUsageView, type Operation, type Schema } from './schema.ts';
 import { listPage, micro, microSum, timeParam, limitParam, price, priceView, priceChange, ledgerEntry, requestLogEntry, billLine, billModelLine, billAccountLine, auditEntry, tokenView, tokenPatch, channelView, channelPatch, channelCheck, modelParam, cursorParam, formatParam, listAnswer, LEDGER_CSV, REQUEST_LOG_CSV } from './admin-schemas.ts';
 
 const tokenId = [pathParam('id', 'Token id')];
