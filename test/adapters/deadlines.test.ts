@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { errors as undiciErrors, type Dispatcher } from 'undici';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DeadlineSweep } from '../../src/adapters/deadlines.ts';
 
 /** A stand-in for undici's controller: records what the sweep aborted it with. */
@@ -9,9 +9,14 @@ function controller(): Dispatcher.DispatchController & { reason: unknown } {
   const c = { reason: undefined as unknown, aborted: false, paused: false, abort: (r: Error) => void (c.reason = r), pause() {}, resume() {} };
   return c as unknown as Dispatcher.DispatchController & { reason: unknown };
 }
-const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// The sweep's clock is the test's (fake timers: Date.now and setInterval move only when the test moves them), so a
+// loaded host cannot turn 100 ms between two progress marks into more than the 200 ms idle limit.
+const wait = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 
 describe('deadline sweep', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
   it('aborts a call with no answer as a headers timeout, one past its body idle limit as a body timeout', async () => {
     const sweep = new DeadlineSweep();
     const a = controller();
@@ -75,13 +80,14 @@ describe('deadline sweep', () => {
     // discarded tables in the old generation, still pointing at the deadlines they held until the next full GC.
     // Through the controller those reach the whole upstream call (request, handler, headers, chunks), which would
     // then survive young collections and be promoted on every request under load.
+    vi.useRealTimers(); // a real turn of the event loop between collections: a WeakRef is cleared only after its job
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
     const sweep = new DeadlineSweep();
     const d = sweep.deadline(10_000, 10_000);
     const call = new WeakRef(startAndFinish(d));
     for (let i = 0; i < 5 && call.deref() !== undefined; i++) {
-      await wait(0);
+      await new Promise((r) => setImmediate(r));
       gc();
     }
     expect(d.inBody).toBe(false); // the deadline itself is still held here

@@ -37,7 +37,7 @@ async function call(method: string, path: string, init: { json?: unknown; body?:
 async function rowsOf(tokenId: string, want = 1) {
   const h = ctx.h;
   let rows: Array<{ request_id: string; status: number; error_code: string | null }> = [];
-  for (let i = 0; i < 150; i++) {
+  for (const end = Date.now() + 30_000; Date.now() < end; ) {
     await h.gw.deps.requestLog.flush();
     rows = await h.store.db.selectFrom('request_log').select(['request_id', 'status', 'error_code']).where('token_id', '=', tokenId).execute();
     if (rows.length >= want) break;
