@@ -23,12 +23,25 @@ const file = join(dir, 'bench.db');
 await (await openStore(`sqlite:${file}`, { readThread: false })).close();
 const raw = new BetterSqlite3(file);
 raw.pragma('journal_mode = WAL');
-const ins = raw.prepare('INSERT INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)');
+const ins = raw.prepare(
+  'INSERT INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)',
+);
 const quantities = JSON.stringify({ input_tokens: 120, output_tokens: 40 });
 const prices = JSON.stringify({ input_per_1k: 800, output_per_1k: 2000 });
 raw.transaction(() => {
   for (let i = 0; i < ROWS; i++) {
-    ins.run(`seed_${i}`, `tok_seed_${i % 50}`, i % 4 ? 'qwx3.7-plus' : 'text-embedding-v4', 'tokens', quantities, prices, 176, `req_seed_${i}`, `up_${i}`, BENCH_MONTH + Math.floor((i / ROWS) * 30 * 86_400_000));
+    ins.run(
+      `seed_${i}`,
+      `tok_seed_${i % 50}`,
+      i % 4 ? 'qwx3.7-plus' : 'text-embedding-v4',
+      'tokens',
+      quantities,
+      prices,
+      176,
+      `req_seed_${i}`,
+      `up_${i}`,
+      BENCH_MONTH + Math.floor((i / ROWS) * 30 * 86_400_000),
+    );
   }
 })();
 raw.close();

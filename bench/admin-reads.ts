@@ -84,8 +84,12 @@ const sim = await start('sim-proc.ts');
 try {
   const rows = [];
   for (const readThread of [true, false]) rows.push(await measure(readThread, sim.port));
-  console.log(`\nchat latency (ms) with ${rows[0]!.entries.toLocaleString('en')} ledger rows billed per monthly bill; ${CONNS} chat clients, ${SECONDS} s per phase`);
-  console.log('admin reads          | chats quiet | p50 quiet | p99 quiet | max quiet | chats w/ bills | p50 w/ bills | p99 w/ bills | max w/ bills | p99 ratio | bills | bill p50 ms');
+  console.log(
+    `\nchat latency (ms) with ${rows[0]!.entries.toLocaleString('en')} ledger rows billed per monthly bill; ${CONNS} chat clients, ${SECONDS} s per phase`,
+  );
+  console.log(
+    'admin reads          | chats quiet | p50 quiet | p99 quiet | max quiet | chats w/ bills | p50 w/ bills | p99 w/ bills | max w/ bills | p99 ratio | bills | bill p50 ms',
+  );
   for (const r of rows) {
     const b = [...r.busy.bills].sort((x, y) => x - y);
     console.log(

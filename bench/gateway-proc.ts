@@ -18,7 +18,13 @@ import { answerStats } from './proc-stats.ts';
 const simUrl = `http://127.0.0.1:${process.env.BENCH_TARGET_PORT}`;
 const dir = mkdtempSync(join(tmpdir(), 'tollway-bench-'));
 // The SQLite thread switches, the heap growing percent and the task engine's settings pass through, to measure each configuration.
-const passedKeys = ['TOLLWAY_DASHSCOPE_QUERY_QPS', 'TOLLWAY_SQLITE_WRITER_THREAD', 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', 'TOLLWAY_HEAP_GROWING_PERCENT', ...Object.keys(process.env).filter((k) => k.startsWith('TOLLWAY_TASK_'))];
+const passedKeys = [
+  'TOLLWAY_DASHSCOPE_QUERY_QPS',
+  'TOLLWAY_SQLITE_WRITER_THREAD',
+  'TOLLWAY_SQLITE_CHECKPOINT_THREAD',
+  'TOLLWAY_HEAP_GROWING_PERCENT',
+  ...Object.keys(process.env).filter((k) => k.startsWith('TOLLWAY_TASK_')),
+];
 const passed = Object.fromEntries(passedKeys.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
 const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'info', TOLLWAY_DATA_DIR: dir, ...passed });
 // The same process-level tuning as `tollway serve` (src/main.ts), so the bench measures the deployed configuration.
@@ -51,7 +57,11 @@ process.on('message', async (m: unknown) => {
     } else {
       if (pausedAt !== null) {
         const by = Date.now() - pausedAt;
-        await gw.deps.store.db.updateTable('tasks').set((eb) => ({ next_poll_at: eb('next_poll_at', '+', by) })).where('state', 'in', ['queued', 'in_progress']).execute();
+        await gw.deps.store.db
+          .updateTable('tasks')
+          .set((eb) => ({ next_poll_at: eb('next_poll_at', '+', by) }))
+          .where('state', 'in', ['queued', 'in_progress'])
+          .execute();
       }
       pausedAt = null;
       await gw.poller?.start();
@@ -95,14 +105,21 @@ process.on('message', async (m: unknown) => {
     return;
   }
   if (type === 'open-tasks') {
-    const r = await gw.deps.store.db.selectFrom('tasks').select((eb) => eb.fn.countAll<number>().as('n')).where('state', 'in', ['submitting', 'queued', 'in_progress']).executeTakeFirst();
+    const r = await gw.deps.store.db
+      .selectFrom('tasks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('state', 'in', ['submitting', 'queued', 'in_progress'])
+      .executeTakeFirst();
     process.send?.({ type, n: Number(r?.n ?? 0) });
     return;
   }
   if (type !== 'ledger') return;
   await gw.deps.meter.flush();
   await gw.deps.requestLog.flush();
-  const r = await gw.deps.store.db.selectFrom('ledger').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  const r = await gw.deps.store.db
+    .selectFrom('ledger')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirst();
   process.send?.({ type: 'ledger', rows: Number(r?.n ?? 0) });
 });
 process.send?.({ type: 'ready', port: Number(new URL(address).port), token: secret });

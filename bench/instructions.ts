@@ -128,11 +128,35 @@ async function main(): Promise<void> {
   const sim = await start('./sim-proc.ts');
   const dir = mkdtempSync(join(tmpdir(), 'tollway-ir-'));
   const targets: IrTarget[] = [
-    { name: 'proxy', file: './bare-proxy.ts', env: {}, base: '/compatible-mode/v1', upstreamNames: true, kinds: KINDS, auth: () => DEFAULT_SIM_KEYS.dashscopeApiKey },
-    { name: 'floor', file: './lean-skeleton.ts', env: { SKELETON_DURABLE: '1' }, base: '/compatible-mode/v1', upstreamNames: false, kinds: ['chat'], auth: (k) => k! },
+    {
+      name: 'proxy',
+      file: './bare-proxy.ts',
+      env: {},
+      base: '/compatible-mode/v1',
+      upstreamNames: true,
+      kinds: KINDS,
+      auth: () => DEFAULT_SIM_KEYS.dashscopeApiKey,
+    },
+    {
+      name: 'floor',
+      file: './lean-skeleton.ts',
+      env: { SKELETON_DURABLE: '1' },
+      base: '/compatible-mode/v1',
+      upstreamNames: false,
+      kinds: ['chat'],
+      auth: (k) => k!,
+    },
     { name: 'gateway', file: './gateway-proc.ts', env: {}, base: '/v1', upstreamNames: false, kinds: KINDS, auth: (k) => k! },
     // The gateway again, its token in an account with a quota and budgets, budgets on the token too (chat only).
-    { name: 'account', file: './gateway-proc.ts', env: { BENCH_TOKEN: 'account-budgets' }, base: '/v1', upstreamNames: false, kinds: ['chat'], auth: (k) => k! },
+    {
+      name: 'account',
+      file: './gateway-proc.ts',
+      env: { BENCH_TOKEN: 'account-budgets' },
+      base: '/v1',
+      upstreamNames: false,
+      kinds: ['chat'],
+      auth: (k) => k!,
+    },
   ];
   const only = process.env.BENCH_IR_TARGETS?.split(',');
   const kinds = (process.env.BENCH_IR_KINDS?.split(',') ?? KINDS).filter((k): k is Kind => (KINDS as readonly string[]).includes(k));
@@ -145,10 +169,13 @@ async function main(): Promise<void> {
         got.set(`${t.name}-${kind}`, c);
         const proxy = got.get(`proxy-${kind}`);
         const gateway = got.get(`gateway-${kind}`);
-        const rel = proxy && t.name !== 'proxy' ? `  (${(c.main / proxy.main).toFixed(2)}× the proxy's main thread, ${(c.all / proxy.all).toFixed(2)}× its threads)` : '';
+        const rel =
+          proxy && t.name !== 'proxy' ? `  (${(c.main / proxy.main).toFixed(2)}× the proxy's main thread, ${(c.all / proxy.all).toFixed(2)}× its threads)` : '';
         const vsGateway = gateway && t.name === 'account' ? ` (${(c.main / gateway.main).toFixed(3)}× the plain token's main thread)` : '';
         const parts = `(V8's threads ${c.v8}, worker threads ${c.workers})`;
-        console.log(`${kind.padEnd(10)} ${t.name.padEnd(8)} main thread ${String(c.main).padStart(7)} instr/req   all threads ${String(c.all).padStart(7)} instr/req ${parts}${rel}${vsGateway}`);
+        console.log(
+          `${kind.padEnd(10)} ${t.name.padEnd(8)} main thread ${String(c.main).padStart(7)} instr/req   all threads ${String(c.all).padStart(7)} instr/req ${parts}${rel}${vsGateway}`,
+        );
       }
     }
   } finally {

@@ -24,7 +24,10 @@ const durable = process.env.SKELETON_DURABLE === '1' ? await openDurable() : nul
 
 async function openDurable() {
   const store = await openStore(`sqlite:${join(mkdtempSync(join(tmpdir(), 'tollway-skeleton-')), 'floor.db')}`, { checkpointThread: true });
-  await store.db.insertInto('tokens').values({ id: 'tok_1', name: 'skeleton', secret_hash: hashToken(TOKEN), prefix: TOKEN.slice(0, 8), created_at: Date.now() }).execute();
+  await store.db
+    .insertInto('tokens')
+    .values({ id: 'tok_1', name: 'skeleton', secret_hash: hashToken(TOKEN), prefix: TOKEN.slice(0, 8), created_at: Date.now() })
+    .execute();
   const writer = store.batchWriter!;
   const onError = (e: unknown) => console.error(e);
   return {
@@ -56,8 +59,8 @@ const server = http.createServer((req, res) => {
     let status = 502;
     const handler: Dispatcher.DispatchHandler = {
       // (onRequestStart marks the new-style handler interface for undici.)
-    onRequestStart: () => undefined,
-    onResponseStart: (_c, s) => void (status = s),
+      onRequestStart: () => undefined,
+      onResponseStart: (_c, s) => void (status = s),
       onResponseData: (_c, d) => void out.push(d),
       onResponseEnd: () => {
         const text = Buffer.concat(out).toString('utf8');
@@ -68,10 +71,33 @@ const server = http.createServer((req, res) => {
           const q = { input_tokens: u.prompt_tokens, output_tokens: u.completion_tokens };
           const amount = u.prompt_tokens * 2 + u.completion_tokens * 8;
           durable.ledger.push([id, tokenId, 'qwx3.7-plus', 'tokens', q, { input: 2, output: 8 }, amount, id, null, null, started]);
-          durable.log.push([id, tokenId, 'qwx3.7-plus', '/v1/chat/completions', 'POST', status, Date.now() - started, q, amount, null, null, started, null, null, null]);
-          durable.sink.write(`{"level":30,"time":${Date.now()},"request_id":"${id}","method":"POST","path":"${req.url}","status":${status},"model":"qwx3.7-plus","ms":${Date.now() - started},"msg":"request"}\n`);
+          durable.log.push([
+            id,
+            tokenId,
+            'qwx3.7-plus',
+            '/v1/chat/completions',
+            'POST',
+            status,
+            Date.now() - started,
+            q,
+            amount,
+            null,
+            null,
+            started,
+            null,
+            null,
+            null,
+          ]);
+          durable.sink.write(
+            `{"level":30,"time":${Date.now()},"request_id":"${id}","method":"POST","path":"${req.url}","status":${status},"model":"qwx3.7-plus","ms":${Date.now() - started},"msg":"request"}\n`,
+          );
         }
-        res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-gateway-request-id': id, 'x-usage-at': String(usageAt), 'content-length': Buffer.byteLength(answer) });
+        res.writeHead(status, {
+          'content-type': 'application/json; charset=utf-8',
+          'x-gateway-request-id': id,
+          'x-usage-at': String(usageAt),
+          'content-length': Buffer.byteLength(answer),
+        });
         res.end(answer);
       },
       onResponseError: () => res.destroy(),

@@ -28,15 +28,28 @@ const t0 = performance.now();
 for (let i = 0; i < N; i += 1000) {
   const rows = [];
   for (let j = i; j < Math.min(N, i + 1000); j++) {
-    rows.push({ request_id: `req_${j}`, token_id: `tok_${j % 200}`, model: models[j % models.length]!, endpoint: '/v1/chat/completions', method: 'POST', status: j % 50 === 0 ? 502 : 200, latency_ms: 20, usage: null, amount: j % 997, upstream_request_id: null, error_code: null, created_at: now - Math.floor(((j + 0.5) / N) * span) });
+    rows.push({
+      request_id: `req_${j}`,
+      token_id: `tok_${j % 200}`,
+      model: models[j % models.length]!,
+      endpoint: '/v1/chat/completions',
+      method: 'POST',
+      status: j % 50 === 0 ? 502 : 200,
+      latency_ms: 20,
+      usage: null,
+      amount: j % 997,
+      upstream_request_id: null,
+      error_code: null,
+      created_at: now - Math.floor(((j + 0.5) / N) * span),
+    });
   }
   await store.db.insertInto('request_log').values(rows).execute();
 }
 // BENCH_STATS_COVERING=1: measure a covering index (every column the aggregation reads) in place of the plain one.
 if (process.env.BENCH_STATS_COVERING === '1') {
   await sql`drop index request_log_time`.execute(store.db);
-await store.db.deleteFrom('request_stats_buckets').execute();
-await store.db.deleteFrom('request_stats_filled').execute();
+  await store.db.deleteFrom('request_stats_buckets').execute();
+  await store.db.deleteFrom('request_stats_filled').execute();
   await sql`create index request_log_time on request_log (created_at, status, amount, model, token_id)`.execute(store.db);
 }
 if (store.dialect === 'postgres') await sql`analyze request_log`.execute(store.db);
@@ -59,11 +72,16 @@ async function measure(label: string): Promise<void> {
     const cold = times.shift()!;
     const held = loop.max / 1e6;
     times.sort((a, b) => a - b);
-    console.log(`${label.padEnd(14)} window=${w.padEnd(4)} first ${cold.toFixed(1)} ms (event loop held at most ${held.toFixed(0)} ms), then median ${times[2]!.toFixed(1)} ms (min ${times[0]!.toFixed(1)}, max ${times[4]!.toFixed(1)})`);
+    console.log(
+      `${label.padEnd(14)} window=${w.padEnd(4)} first ${cold.toFixed(1)} ms (event loop held at most ${held.toFixed(0)} ms), then median ${times[2]!.toFixed(1)} ms (min ${times[0]!.toFixed(1)}, max ${times[4]!.toFixed(1)})`,
+    );
   }
   // The request-log page: the newest 50 of every token, and a page 15 days back.
   const logs = new RequestLogRepo(store.db);
-  for (const [name, before] of [['newest 50', undefined], ['50 before -15d', now - 15 * 86_400_000]] as const) {
+  for (const [name, before] of [
+    ['newest 50', undefined],
+    ['50 before -15d', now - 15 * 86_400_000],
+  ] as const) {
     const times: number[] = [];
     for (let k = 0; k < 5; k++) {
       const s = performance.now();

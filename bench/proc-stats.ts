@@ -24,7 +24,14 @@ export function answerStats(): void {
     if ((m as { type?: string })?.type !== 'stats') return;
     const cpu = process.cpuUsage();
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
-    process.send?.({ type: 'stats', cpuUs: cpu.user + cpu.system, mainCpuUs: mainThreadCpuUs(), rss: process.memoryUsage().rss, peakRss, maxRssKb: process.resourceUsage().maxRSS });
+    process.send?.({
+      type: 'stats',
+      cpuUs: cpu.user + cpu.system,
+      mainCpuUs: mainThreadCpuUs(),
+      rss: process.memoryUsage().rss,
+      peakRss,
+      maxRssKb: process.resourceUsage().maxRSS,
+    });
   });
   process.on('disconnect', () => process.exit(0));
 }

@@ -47,7 +47,14 @@ export function ask<T>(p: Proc, type: string, payload: Record<string, unknown> =
 
 /** The non-streaming chat body every target is driven with (public name for the gateway, upstream name otherwise). */
 export const chatBody = (model: string, stream: boolean) =>
-  JSON.stringify({ model, stream, messages: [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Benchmark question: what is a gateway?' }] });
+  JSON.stringify({
+    model,
+    stream,
+    messages: [
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'Benchmark question: what is a gateway?' },
+    ],
+  });
 
 /** The embeddings body every target is driven with (the same name upstream and in the catalogue). */
 export const embedBody = (model: string) => JSON.stringify({ model, input: ['first benchmark sentence', 'second benchmark sentence'], dimensions: 256 });

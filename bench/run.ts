@@ -65,7 +65,6 @@ interface Row {
   mainUsPerReq?: number;
 }
 
-
 async function load(t: Target, scenario: string, path: string, body: string, conns: number, seconds = SECONDS): Promise<Row> {
   const before = t.proc ? await ask<Stats>(t.proc, 'stats') : null;
   const r = await autocannon({
@@ -78,7 +77,15 @@ async function load(t: Target, scenario: string, path: string, body: string, con
   });
   const after = t.proc ? await ask<Stats>(t.proc, 'stats') : null;
   const ok = r.requests.total - r.non2xx;
-  const row: Row = { scenario, target: t.name, conns, rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: r.errors + r.non2xx + r.timeouts };
+  const row: Row = {
+    scenario,
+    target: t.name,
+    conns,
+    rps: Math.round(r.requests.average),
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.non2xx + r.timeouts,
+  };
   if (before && after && ok > 0) {
     row.cpuUsPerReq = Math.round((after.cpuUs - before.cpuUs) / ok);
     row.mainUsPerReq = Math.round((after.mainCpuUs - before.mainCpuUs) / ok);
@@ -113,7 +120,15 @@ async function sequential(t: Target, scenario: string, path: string, body: strin
   const after = t.proc ? await ask<Stats>(t.proc, 'stats') : null;
   await pool.close();
   times.sort((a, b) => a - b);
-  const row: Row = { scenario, target: t.name, conns: 1, rps: Math.round(times.length / elapsed), p50: times[Math.floor(times.length / 2)]!, p99: times[Math.floor(times.length * 0.99)]!, errors };
+  const row: Row = {
+    scenario,
+    target: t.name,
+    conns: 1,
+    rps: Math.round(times.length / elapsed),
+    p50: times[Math.floor(times.length / 2)]!,
+    p99: times[Math.floor(times.length * 0.99)]!,
+    errors,
+  };
   if (before && after) {
     row.cpuUsPerReq = Math.round((after.cpuUs - before.cpuUs) / times.length);
     row.mainUsPerReq = Math.round((after.mainCpuUs - before.mainCpuUs) / times.length);
@@ -163,7 +178,9 @@ async function main(): Promise<void> {
   ];
   const isSkeleton = (t: Target) => t.name === 'lean' || t.name === 'floor';
   const pathOf = (t: Target, p: string) => (t.name === 'gateway' ? `/v1${p}` : `/compatible-mode/v1${p}`);
-  console.log(`tollway bench — ${SECONDS}s per run after ${WARMUP_SECONDS}s of warm-up per target, node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`);
+  console.log(
+    `tollway bench — ${SECONDS}s per run after ${WARMUP_SECONDS}s of warm-up per target, node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`,
+  );
   // warm-up (JIT, pools, SQLite pages): every target the same, chat then a stream and embeddings
   for (const t of [...targets, ...skeletons]) {
     await load(t, 'warmup', pathOf(t, '/chat/completions'), chatBody(t.model('chat'), false), 64, WARMUP_SECONDS);
@@ -207,24 +224,38 @@ async function main(): Promise<void> {
       skeletonRatios.get(t.name)!.push(k.rps / p.rps);
       kText += `, ${t.name} ${k.rps} req/s (cpu ${k.cpuUsPerReq} µs) → ${((k.rps / p.rps) * 100).toFixed(1)}%`;
     }
-    console.log(`chat c=64 paired round ${i + 1} (${proxyFirst ? 'proxy first' : 'gateway first'}): proxy ${p.rps} req/s (cpu ${p.cpuUsPerReq} µs), gateway ${g.rps} req/s (cpu ${g.cpuUsPerReq} µs) → ${((g.rps / p.rps) * 100).toFixed(1)}%${kText}`);
+    console.log(
+      `chat c=64 paired round ${i + 1} (${proxyFirst ? 'proxy first' : 'gateway first'}): proxy ${p.rps} req/s (cpu ${p.cpuUsPerReq} µs), gateway ${g.rps} req/s (cpu ${g.cpuUsPerReq} µs) → ${((g.rps / p.rps) * 100).toFixed(1)}%${kText}`,
+    );
   }
   // Latency at one connection, in rounds as well: on a shared host a few seconds' run of one target can land in
   // a slow phase and another's in a fast one (single runs moved the gateway's added p50 by ±0.05 ms). Each round
   // times direct, proxy and gateway back to back, the order alternating; the figure to read is the median of the
   // rounds' gateway − proxy differences.
   const latencyDiffs: Record<string, number[]> = {};
-  for (const [scenario, stream] of [['chat', false], ['stream-first', true]] as const) {
+  for (const [scenario, stream] of [
+    ['chat', false],
+    ['stream-first', true],
+  ] as const) {
     const perTarget = new Map<string, Row[]>();
     const diffs: number[] = [];
     for (let i = 0; i < Math.max(1, ROUNDS); i++) {
       const order = i % 2 === 0 ? targets : [...targets].reverse();
       const got = new Map<string, Row>();
-      for (const t of order) got.set(t.name, await sequential(t, scenario, pathOf(t, '/chat/completions'), chatBody(t.model('chat'), stream), { firstChunk: stream, seconds: LATENCY_ROUND_SECONDS }));
+      for (const t of order)
+        got.set(
+          t.name,
+          await sequential(t, scenario, pathOf(t, '/chat/completions'), chatBody(t.model('chat'), stream), {
+            firstChunk: stream,
+            seconds: LATENCY_ROUND_SECONDS,
+          }),
+        );
       for (const [name, r] of got) perTarget.set(name, [...(perTarget.get(name) ?? []), r]);
       const [d, p, g] = [got.get('direct')!, got.get('proxy')!, got.get('gateway')!];
       diffs.push(g.p50 - p.p50);
-      console.log(`${scenario} c=1 round ${i + 1}: added p50 gateway ${(g.p50 - d.p50).toFixed(3)} ms, proxy ${(p.p50 - d.p50).toFixed(3)} ms → gateway − proxy ${(g.p50 - p.p50).toFixed(3)} ms`);
+      console.log(
+        `${scenario} c=1 round ${i + 1}: added p50 gateway ${(g.p50 - d.p50).toFixed(3)} ms, proxy ${(p.p50 - d.p50).toFixed(3)} ms → gateway − proxy ${(g.p50 - p.p50).toFixed(3)} ms`,
+      );
     }
     latencyDiffs[scenario] = diffs;
     for (const [, rs] of perTarget) {
@@ -238,35 +269,51 @@ async function main(): Promise<void> {
 
   const get = (s: string, t: string, c: number) => rows.find((r) => r.scenario === s && r.target === t && r.conns === c)!;
   console.log('\nsummary');
-  for (const [s, c] of [['chat', 64], ['chat', 1], ['chat-stream', 64], ['stream-first', 1], ['embeddings', 64]] as const) {
+  for (const [s, c] of [
+    ['chat', 64],
+    ['chat', 1],
+    ['chat-stream', 64],
+    ['stream-first', 1],
+    ['embeddings', 64],
+  ] as const) {
     const d = get(s, 'direct', c);
     const p = get(s, 'proxy', c);
     const g = get(s, 'gateway', c);
     console.log(
-      `${`${s} c=${c}`.padEnd(18)} gateway/direct ${(g.rps / d.rps * 100).toFixed(1)}%  proxy/direct ${(p.rps / d.rps * 100).toFixed(1)}%  gateway/proxy ${(g.rps / p.rps * 100).toFixed(1)}%  ` +
+      `${`${s} c=${c}`.padEnd(18)} gateway/direct ${((g.rps / d.rps) * 100).toFixed(1)}%  proxy/direct ${((p.rps / d.rps) * 100).toFixed(1)}%  gateway/proxy ${((g.rps / p.rps) * 100).toFixed(1)}%  ` +
         `added p50 ${(g.p50 - d.p50).toFixed(3)} ms (proxy ${(p.p50 - d.p50).toFixed(3)} ms)  cpu gateway ${g.cpuUsPerReq} µs/req (main thread ${g.mainUsPerReq}), proxy ${p.cpuUsPerReq} µs/req`,
     );
   }
   for (const [scenario, diffs] of Object.entries(latencyDiffs)) {
-    console.log(`${scenario} c=1 rounds gateway − proxy added p50: ${diffs.map((d) => `${d.toFixed(3)}`).join(', ')} ms → median ${median(diffs).toFixed(3)} ms`);
+    console.log(
+      `${scenario} c=1 rounds gateway − proxy added p50: ${diffs.map((d) => `${d.toFixed(3)}`).join(', ')} ms → median ${median(diffs).toFixed(3)} ms`,
+    );
   }
   if (pairedRatios.length > 0) {
-    console.log(`chat c=64 paired rounds gateway/proxy: ${pairedRatios.map((r) => `${(r * 100).toFixed(1)}%`).join(', ')} → median ${(median(pairedRatios) * 100).toFixed(1)}%`);
+    console.log(
+      `chat c=64 paired rounds gateway/proxy: ${pairedRatios.map((r) => `${(r * 100).toFixed(1)}%`).join(', ')} → median ${(median(pairedRatios) * 100).toFixed(1)}%`,
+    );
   }
-  console.log(`gateway peak RSS ${(gwStats.peakRss / 1048576).toFixed(0)} MB (maxRSS ${(gwStats.maxRssKb / 1024).toFixed(0)} MB); ledger rows written ${ledger.rows}`);
+  console.log(
+    `gateway peak RSS ${(gwStats.peakRss / 1048576).toFixed(0)} MB (maxRSS ${(gwStats.maxRssKb / 1024).toFixed(0)} MB); ledger rows written ${ledger.rows}`,
+  );
   console.log(`total bench time ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   for (const t of skeletons) {
     const k = get('chat', t.name, 64);
     const p = get('chat', 'proxy', 64);
     const ratios = skeletonRatios.get(t.name)!;
     const paired = ratios.length > 0 ? `; paired rounds median ${(median(ratios) * 100).toFixed(1)}%` : '';
-    console.log(`${`${t.name} chat c=64`.padEnd(18)} ${t.name}/proxy ${(k.rps / p.rps * 100).toFixed(1)}%${paired}  cpu ${t.name} ${k.cpuUsPerReq} µs/req (${SKELETON_WHAT[t.name as Skeleton]})`);
+    console.log(
+      `${`${t.name} chat c=64`.padEnd(18)} ${t.name}/proxy ${((k.rps / p.rps) * 100).toFixed(1)}%${paired}  cpu ${t.name} ${k.cpuUsPerReq} µs/req (${SKELETON_WHAT[t.name as Skeleton]})`,
+    );
   }
   const [leanR, floorR] = [skeletonRatios.get('lean'), skeletonRatios.get('floor')];
   if (leanR && floorR && leanR.length > 0) {
     // Per round: what the durable work costs the skeleton, in points of the proxy's throughput.
     const cost = leanR.map((l, i) => (l - floorR[i]!) * 100);
-    console.log(`durable work, lean − floor per round: ${cost.map((c) => c.toFixed(1)).join(', ')} points → median ${median(cost).toFixed(1)} points of the proxy's throughput`);
+    console.log(
+      `durable work, lean − floor per round: ${cost.map((c) => c.toFixed(1)).join(', ')} points → median ${median(cost).toFixed(1)} points of the proxy's throughput`,
+    );
   }
   for (const p of [gw, proxy, sim, ...skeletons.map((t) => t.proc!)]) p.child.kill();
 }

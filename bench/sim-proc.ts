@@ -18,7 +18,13 @@ process.on('message', (m: unknown) => {
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
       const usage = { video_count: 1, video_duration: 5, duration: 5, output_video_duration: 5, input_video_duration: 0, SR: 720, ratio: '16:9' };
-      const t = createDashscopeTask(sim.ctx, { area: 'video-synthesis', model: 'wan2.7-t2v', fault: null, extra: { orig_prompt: `bench task ${i}` }, succeed: (x) => ({ output: { video_url: resultVideoUrl(sim.ctx, x.id).url }, usage }) });
+      const t = createDashscopeTask(sim.ctx, {
+        area: 'video-synthesis',
+        model: 'wan2.7-t2v',
+        fault: null,
+        extra: { orig_prompt: `bench task ${i}` },
+        succeed: (x) => ({ output: { video_url: resultVideoUrl(sim.ctx, x.id).url }, usage }),
+      });
       ids.push(t.id);
     }
     process.send?.({ type, ids });
@@ -28,7 +34,15 @@ process.on('message', (m: unknown) => {
   if (type === 'query-stats') {
     const q = dashscopeQueryStats(sim.ctx).get('main');
     const finished = [...dashscopeTaskStore(sim.ctx).values()].filter((t) => statusOf(t) === 'SUCCEEDED').length;
-    process.send?.({ type, queries: q?.queries ?? 0, single: q?.single ?? 0, lists: q?.lists ?? 0, throttled: q?.throttled ?? 0, peakPerSecond: q?.peakPerSecond ?? 0, finished });
+    process.send?.({
+      type,
+      queries: q?.queries ?? 0,
+      single: q?.single ?? 0,
+      lists: q?.lists ?? 0,
+      throttled: q?.throttled ?? 0,
+      peakPerSecond: q?.peakPerSecond ?? 0,
+      finished,
+    });
     return;
   }
   if (type !== 'task-gaps' && type !== 'task-gaps-reset') return;

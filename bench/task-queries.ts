@@ -28,7 +28,11 @@ async function run(label: string, simEnv: Record<string, string>, gwEnv: Record<
   const gw = await start('./gateway-proc.ts', { BENCH_TARGET_PORT: String(sim.port), ...gwEnv }, [...NODE_HEAP_FLAGS]);
   try {
     // One task through the API (the template row), the rest as simulator tasks with matching fresh store rows.
-    const r = await fetch(`http://127.0.0.1:${gw.port}/v1/videos`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.token}` }, body: JSON.stringify({ model: 'wnx2.7-t2v', prompt: 'bench', seconds: 5 }) });
+    const r = await fetch(`http://127.0.0.1:${gw.port}/v1/videos`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${gw.token}` },
+      body: JSON.stringify({ model: 'wnx2.7-t2v', prompt: 'bench', seconds: 5 }),
+    });
     if (r.status !== 200) throw new Error(`creation failed: ${r.status}`);
     const { ids } = await ask<{ ids: string[] }>(sim, 'seed-tasks', { n: TASKS - 1 });
     await ask(gw, 'seed-clone', { ids, fresh: true });

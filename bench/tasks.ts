@@ -63,7 +63,13 @@ async function chat(gw: Proc, seconds: number): Promise<Row> {
   });
   const after = await ask<Stats>(gw, 'stats');
   const ok = Math.max(1, r.requests.total - r.non2xx);
-  return { rps: r.requests.average, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), errors: r.errors + r.non2xx + r.timeouts, cpuUs: (after.cpuUs - before.cpuUs) / ok };
+  return {
+    rps: r.requests.average,
+    p50: quantile(sorted, 0.5),
+    p99: quantile(sorted, 0.99),
+    errors: r.errors + r.non2xx + r.timeouts,
+    cpuUs: (after.cpuUs - before.cpuUs) / ok,
+  };
 }
 
 /** BENCH_API_TASKS creations through the API (32 at a time), as clients would make them. */
@@ -75,7 +81,12 @@ async function seedApi(gw: Proc, count: number): Promise<number> {
   const worker = async () => {
     while (next < count) {
       const i = next++;
-      const res = await pool.request({ method: 'POST', path: '/v1/videos', headers, body: JSON.stringify({ model: 'wnx2.7-t2v', prompt: `bench task ${i}`, seconds: 5 }) });
+      const res = await pool.request({
+        method: 'POST',
+        path: '/v1/videos',
+        headers,
+        body: JSON.stringify({ model: 'wnx2.7-t2v', prompt: `bench task ${i}`, seconds: 5 }),
+      });
       await res.body.dump();
       if (res.statusCode !== 200) failed++;
     }
@@ -98,7 +109,9 @@ async function main(): Promise<void> {
   const sim = await start('./sim-proc.ts', { TOLLWAY_SIM_TASK_MS: SIM_TASK_MS });
   const gw = await start('./gateway-proc.ts', { BENCH_TARGET_PORT: String(sim.port) }, [...NODE_HEAP_FLAGS]);
   const cpus = (await import('node:os')).cpus().length;
-  console.log(`tollway bench:tasks — ${TASKS} open /v1/videos tasks of ${Number(SIM_TASK_MS) / 60_000} min, poll back-off up to ${POLL_MAX_MS / 1000} s, node ${process.version}, ${cpus} CPUs`);
+  console.log(
+    `tollway bench:tasks — ${TASKS} open /v1/videos tasks of ${Number(SIM_TASK_MS) / 60_000} min, poll back-off up to ${POLL_MAX_MS / 1000} s, node ${process.version}, ${cpus} CPUs`,
+  );
   await chat(gw, WARMUP_SECONDS);
 
   // Seeding: BENCH_API_TASKS through POST /v1/videos; the rest as simulator tasks plus matching rows cloned from
@@ -144,7 +157,9 @@ async function main(): Promise<void> {
   await sampler;
   const g2 = await ask<Gaps>(sim, 'task-gaps');
   const window = POLL_MAX_MS + TICK_MS;
-  console.log(`under chat load ${STALE_SECONDS} s: ${fmt(loaded)}; ${((g2.queries - q0) / STALE_SECONDS).toFixed(0)} status queries/s; most overdue task (sampled each second) ${(worstLagMs / 1000).toFixed(1)} s late`);
+  console.log(
+    `under chat load ${STALE_SECONDS} s: ${fmt(loaded)}; ${((g2.queries - q0) / STALE_SECONDS).toFixed(0)} status queries/s; most overdue task (sampled each second) ${(worstLagMs / 1000).toFixed(1)} s late`,
+  );
   console.log(
     `staleness: ${g2.open} open tasks, worst time without a status query ${(g2.worstGapMs / 1000).toFixed(1)} s ` +
       `(back-off window ${(window / 1000).toFixed(1)} s) → ${g2.worstGapMs <= window ? 'every open task checked within its window' : 'SOME TASK WAITED LONGER THAN ITS WINDOW'}`,
@@ -180,8 +195,12 @@ async function main(): Promise<void> {
   await ask(gw, 'poller-start');
   const st = await ask<Stats>(gw, 'stats');
   console.log('\nsummary');
-  console.log(`chat c=${CONNS} with ${TASKS} open tasks vs without: throughput median ${pct(median(tpRatios))} (target ≥ 90%), p99 median ${median(p99Ratios).toFixed(2)}× (target ≤ 1.10×), gateway cpu per chat request (polling included) median ${median(cpuRatios).toFixed(2)}×`);
-  console.log(`worst staleness ${(g2.worstGapMs / 1000).toFixed(1)} s vs back-off window ${(window / 1000).toFixed(1)} s; gateway cpu per status query ${polls ? Math.round((c1.cpuUs - c0.cpuUs) / polls) : '-'} µs`);
+  console.log(
+    `chat c=${CONNS} with ${TASKS} open tasks vs without: throughput median ${pct(median(tpRatios))} (target ≥ 90%), p99 median ${median(p99Ratios).toFixed(2)}× (target ≤ 1.10×), gateway cpu per chat request (polling included) median ${median(cpuRatios).toFixed(2)}×`,
+  );
+  console.log(
+    `worst staleness ${(g2.worstGapMs / 1000).toFixed(1)} s vs back-off window ${(window / 1000).toFixed(1)} s; gateway cpu per status query ${polls ? Math.round((c1.cpuUs - c0.cpuUs) / polls) : '-'} µs`,
+  );
   console.log(`gateway peak RSS ${(st.peakRss / 1048576).toFixed(0)} MB; total bench time ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   for (const p of [gw, sim]) p.child.kill();
 }

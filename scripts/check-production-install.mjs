@@ -63,11 +63,13 @@ async function serveAndAsk() {
     if (!token) return fail(`no demo token printed:\n${out}`);
     const r = await fetch(`http://127.0.0.1:${port}/v1/models`, { headers: { authorization: `Bearer ${token}` } });
     const body = await r.json();
-    if (r.status !== 200 || !Array.isArray(body.data) || !body.data.some((m) => m.id === 'qwx3.7-plus')) return fail(`GET /v1/models answered ${r.status}: ${JSON.stringify(body)}`);
+    if (r.status !== 200 || !Array.isArray(body.data) || !body.data.some((m) => m.id === 'qwx3.7-plus'))
+      return fail(`GET /v1/models answered ${r.status}: ${JSON.stringify(body)}`);
     console.log(`check:install: the production install serves GET /v1/models (${body.data.length} models) from dist/`);
     // The operator console's bundle, built by the install, is served too.
     const page = await fetch(`http://127.0.0.1:${port}/console/app.js`);
-    if (page.status !== 200 || !(page.headers.get('content-security-policy') ?? '').includes("script-src 'self'")) return fail(`GET /console/app.js answered ${page.status}`);
+    if (page.status !== 200 || !(page.headers.get('content-security-policy') ?? '').includes("script-src 'self'"))
+      return fail(`GET /console/app.js answered ${page.status}`);
     console.log('check:install: the production install serves the operator console');
   } finally {
     child.kill('SIGTERM');

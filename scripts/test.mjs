@@ -24,6 +24,8 @@ if (process.env.TEST_DOCKER === '1') {
   console.log('\nFAILED: CI is set but TEST_DOCKER is not 1: the container stack test did not run (.ci/run sets it)');
   failed = true;
 } else {
-  console.log('\nTEST_DOCKER not set: the image and compose stack test (test/deploy/stack/) was NOT run; it needs a Docker engine (bash deploy/ci/docker-up.sh, then TEST_DOCKER=1 with its output exported)');
+  console.log(
+    '\nTEST_DOCKER not set: the image and compose stack test (test/deploy/stack/) was NOT run; it needs a Docker engine (bash deploy/ci/docker-up.sh, then TEST_DOCKER=1 with its output exported)',
+  );
 }
 process.exit(failed ? 1 : 0);

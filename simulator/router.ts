@@ -31,12 +31,10 @@ export class SimRouter {
 
   on(method: string, pattern: string, handler: SimHandler): void {
     const keys: string[] = [];
-    const src = pattern
-      .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
-      .replace(/:([A-Za-z0-9_]+)/g, (_m, k: string) => {
-        keys.push(k);
-        return '([^/]+)';
-      });
+    const src = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:([A-Za-z0-9_]+)/g, (_m, k: string) => {
+      keys.push(k);
+      return '([^/]+)';
+    });
     this.routes.push({ method: method.toUpperCase(), re: new RegExp(`^${src}/?$`), keys, handler });
   }
 

@@ -32,7 +32,20 @@ export interface Simulator {
 }
 
 /** Area modules register their routes here; each later capability adds one line. */
-const AREAS: Array<(router: SimRouter, ctx: SimContext) => void> = [registerCompatChat, registerCompatEmbeddings, registerCompatModels, registerMultimodal, registerResponses, registerAnthropic, registerKling, registerImages, registerImagesAsync, registerDashscopeTasks, registerVideoSynthesis, registerResultVideos];
+const AREAS: Array<(router: SimRouter, ctx: SimContext) => void> = [
+  registerCompatChat,
+  registerCompatEmbeddings,
+  registerCompatModels,
+  registerMultimodal,
+  registerResponses,
+  registerAnthropic,
+  registerKling,
+  registerImages,
+  registerImagesAsync,
+  registerDashscopeTasks,
+  registerVideoSynthesis,
+  registerResultVideos,
+];
 
 type Provider = 'dashscope-compat' | 'dashscope-native' | 'anthropic' | 'kling' | 'public';
 
@@ -48,7 +61,16 @@ function upstreamErrorFor(provider: Provider, res: ServerResponse, status: numbe
   const b = { ...statusFaultBody(status), ...(message === undefined ? {} : { message }) };
   if (provider === 'dashscope-compat') return compatError(res, status, b.compatCode, b.message, b.type);
   if (provider === 'anthropic') {
-    const type = status === 401 ? 'authentication_error' : status === 403 ? 'permission_error' : status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
+    const type =
+      status === 401
+        ? 'authentication_error'
+        : status === 403
+          ? 'permission_error'
+          : status === 429
+            ? 'rate_limit_error'
+            : status >= 500
+              ? 'api_error'
+              : 'invalid_request_error';
     return sendJson(res, status, { type: 'error', error: { type, message: b.message }, request_id: requestId() });
   }
   if (provider === 'kling') {
@@ -64,8 +86,18 @@ const FILTERED = 'Input data may contain inappropriate content.';
 function contentFilterFor(provider: Provider, res: ServerResponse, arg: number | undefined): void {
   if (provider === 'dashscope-compat') return compatError(res, 400, 'data_inspection_failed', FILTERED, 'data_inspection_failed');
   // The messages-compatible path: a generic type, the DashScope code inside the message.
-  if (provider === 'anthropic') return sendJson(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: `<400> InternalError.Algo.DataInspectionFailed: ${FILTERED}` }, request_id: requestId() });
-  if (provider === 'kling') return sendJson(res, 400, { code: arg === 1300 ? 1300 : 1301, message: arg === 1300 ? 'Request blocked by content policy.' : 'Content security check failed.', request_id: requestId() });
+  if (provider === 'anthropic')
+    return sendJson(res, 400, {
+      type: 'error',
+      error: { type: 'invalid_request_error', message: `<400> InternalError.Algo.DataInspectionFailed: ${FILTERED}` },
+      request_id: requestId(),
+    });
+  if (provider === 'kling')
+    return sendJson(res, 400, {
+      code: arg === 1300 ? 1300 : 1301,
+      message: arg === 1300 ? 'Request blocked by content policy.' : 'Content security check failed.',
+      request_id: requestId(),
+    });
   return nativeError(res, 400, 'DataInspectionFailed', FILTERED);
 }
 
@@ -99,7 +131,8 @@ async function checkAuth(provider: Provider, req: IncomingMessage, res: ServerRe
   }
   if (dashscopeAuthOk(req, [ctx.opts.dashscopeApiKey, ...Object.keys(ctx.opts.dashscopeKeys)], provider === 'anthropic')) return true;
   if (provider === 'dashscope-compat') compatError(res, 401, 'invalid_api_key', 'Incorrect API key provided. ');
-  else if (provider === 'anthropic') sendJson(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' }, request_id: requestId() });
+  else if (provider === 'anthropic')
+    sendJson(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' }, request_id: requestId() });
   else nativeError(res, 401, 'InvalidApiKey', 'Invalid API-key provided.');
   return false;
 }
@@ -152,10 +185,11 @@ async function applyFault(f: FaultSpec, provider: Provider, res: ServerResponse,
       // The handler runs now (side effects happen); its answer is held back — a client gone by then never gets it.
       const queued: Array<() => void> = [];
       const { writeHead, write, end } = res;
-      const hold = <F extends (...a: never[]) => unknown>(fn: F, ret: unknown) => ((...a: Parameters<F>) => {
-        queued.push(() => fn.apply(res, a));
-        return ret;
-      }) as unknown as F;
+      const hold = <F extends (...a: never[]) => unknown>(fn: F, ret: unknown) =>
+        ((...a: Parameters<F>) => {
+          queued.push(() => fn.apply(res, a));
+          return ret;
+        }) as unknown as F;
       res.writeHead = hold(writeHead, res);
       res.write = hold(write, true);
       res.end = ((...a: Parameters<typeof end>) => {
@@ -192,7 +226,8 @@ function handleControl(sreq: SimRequest, res: ServerResponse, ctx: SimContext): 
   }
   if (sreq.path === '/__sim/kling/task-slots' && sreq.method === 'POST') {
     const slots = (sreq.json as { slots?: unknown } | undefined)?.slots;
-    if (typeof slots !== 'number' || !Number.isInteger(slots) || slots < 0) return sendJson(res, 400, { error: 'slots must be an integer >= 0 (0 = no limit)' });
+    if (typeof slots !== 'number' || !Number.isInteger(slots) || slots < 0)
+      return sendJson(res, 400, { error: 'slots must be an integer >= 0 (0 = no limit)' });
     ctx.opts.klingTaskSlots = slots;
     return sendJson(res, 200, { ok: true, slots });
   }
@@ -243,7 +278,13 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       const sreq: SimRequest = { method, path: url.pathname, query: url.searchParams, headers: req.headers, raw, json, params: {}, req, fault: null };
       if (url.pathname.startsWith('/__sim/')) return handleControl(sreq, res, ctx);
       if (ctx.recorded.length >= 5000) ctx.recorded.splice(0, 1000);
-      const entry: RecordedRequest = { method, path: url.pathname + url.search, headers: { ...req.headers }, body: json ?? (raw.length ? `<${raw.length} bytes>` : null), at: Date.now() };
+      const entry: RecordedRequest = {
+        method,
+        path: url.pathname + url.search,
+        headers: { ...req.headers },
+        body: json ?? (raw.length ? `<${raw.length} bytes>` : null),
+        at: Date.now(),
+      };
       if (text !== undefined) entry.text = text;
       ctx.recorded.push(entry);
       res.once('close', () => {

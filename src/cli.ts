@@ -14,7 +14,6 @@ import { isClean } from './core/reconcile.ts';
 import { serve } from './main.ts';
 import { openStore } from './store/store.ts';
 
-
 async function channelCommand(config: Config, sub: string | undefined, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
@@ -37,7 +36,19 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
   });
   const id = positionals[0];
   if (sub === 'add') {
-    onlyFlags(values, 'channel add', ['name', 'kind', 'base-url', 'api-key', 'access-key', 'secret-key', 'models', 'priority', 'weight', 'account', 'task-slots']);
+    onlyFlags(values, 'channel add', [
+      'name',
+      'kind',
+      'base-url',
+      'api-key',
+      'access-key',
+      'secret-key',
+      'models',
+      'priority',
+      'weight',
+      'account',
+      'task-slots',
+    ]);
     // The same validation as POST /admin/channels.
     const body = defined({
       name: values.name,
@@ -57,12 +68,26 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
   }
   if (sub === 'list' || sub === 'disable') onlyFlags(values, `channel ${sub}`, []);
   if (sub === 'list') return withAdmin(config, async (deps) => print((await listChannels(deps)).map(publicChannel)));
-  if (sub === 'disable' && id) return withAdmin(config, async (deps) => {
-    await setChannelStatus(deps, CLI, id, 'disabled');
-    return print(`disabled ${id}`);
-  });
+  if (sub === 'disable' && id)
+    return withAdmin(config, async (deps) => {
+      await setChannelStatus(deps, CLI, id, 'disabled');
+      return print(`disabled ${id}`);
+    });
   if (sub === 'update' && id) {
-    onlyFlags(values, 'channel update', ['name', 'models', 'priority', 'weight', 'enable', 'disable', 'base-url', 'api-key', 'access-key', 'secret-key', 'account', 'task-slots']);
+    onlyFlags(values, 'channel update', [
+      'name',
+      'models',
+      'priority',
+      'weight',
+      'enable',
+      'disable',
+      'base-url',
+      'api-key',
+      'access-key',
+      'secret-key',
+      'account',
+      'task-slots',
+    ]);
     if (values.enable && values.disable) throw new UsageError('--enable and --disable exclude each other');
     const body = defined({
       name: values.name,
@@ -130,9 +155,15 @@ async function main(argv: string[]): Promise<number> {
     case 'webhook':
       return webhookCommand(config, sub, rest);
     case 'bill':
-      return billCommand(config, [sub, ...rest].filter((x): x is string => x !== undefined));
+      return billCommand(
+        config,
+        [sub, ...rest].filter((x): x is string => x !== undefined),
+      );
     case 'reconcile':
-      return reconcileCommand(config, [sub, ...rest].filter((x): x is string => x !== undefined));
+      return reconcileCommand(
+        config,
+        [sub, ...rest].filter((x): x is string => x !== undefined),
+      );
     case 'simulate': {
       const { values } = parseArgs({
         args: [sub, ...rest].filter((x): x is string => x !== undefined),
@@ -143,7 +174,12 @@ async function main(argv: string[]): Promise<number> {
       // Loaded on demand: `serve` in production never carries the simulator's code.
       const { startSimulator } = await import('../simulator/index.ts');
       const host = values.host ?? '127.0.0.1';
-      const sim = await startSimulator({ port: num('--port', values.port) ?? 9090, host, taskDurationMs: num('--task-ms', values['task-ms']) ?? 5000, ...(publicUrl ? { publicUrl } : {}) });
+      const sim = await startSimulator({
+        port: num('--port', values.port) ?? 9090,
+        host,
+        taskDurationMs: num('--task-ms', values['task-ms']) ?? 5000,
+        ...(publicUrl ? { publicUrl } : {}),
+      });
       console.error(`Upstream SIMULATOR listening on ${host}:${sim.port}, results at ${sim.url} (DashScope + Kling wire protocols; not a real provider)`);
       // As a container's PID 1 (`docker run … simulate`, the compose file's simulator) a signal without a handler
       // is ignored, so `docker stop` would wait for its timeout and kill.

@@ -19,10 +19,19 @@ export interface AlertLoops {
  */
 export function composeAlerts(deps: GatewayDeps): AlertLoops {
   const o = deps.config.alerts;
-  const watch = new AlertWatch(deps.store.db, deps.alerts, [quotaSource(deps.store.db, 'token'), quotaSource(deps.store.db, 'account'), budgetSource(deps.store.db)], o);
+  const watch = new AlertWatch(
+    deps.store.db,
+    deps.alerts,
+    [quotaSource(deps.store.db, 'token'), quotaSource(deps.store.db, 'account'), budgetSource(deps.store.db)],
+    o,
+  );
   const dispatcher = new WebhookDispatcher(deps.store.db, deps.box, deps.logger, { ...o, allowPrivateNetwork: deps.config.allowPrivateNetwork });
   // A check that wrote alerts has deliveries due now.
-  const checks = new RoundLoop(() => watch.check().then(() => dispatcher.kick()), o.checkMs, (e) => deps.logger.warn({ err: String(e) }, 'alert check failed'));
+  const checks = new RoundLoop(
+    () => watch.check().then(() => dispatcher.kick()),
+    o.checkMs,
+    (e) => deps.logger.warn({ err: String(e) }, 'alert check failed'),
+  );
   return {
     watch,
     dispatcher,

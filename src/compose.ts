@@ -101,7 +101,20 @@ export interface GatewayParts {
 function buildRepos(store: Store): GatewayDeps['repos'] {
   const { db, reads } = store;
   // The heavy reads (bills, lists, reconciliation) go to `reads`: off the event loop on a SQLite file store.
-  return { tokens: new TokensRepo(db), channels: new ChannelsRepo(db), audit: new AuditRepo(db), ledger: new LedgerRepo(reads), requestLog: new RequestLogRepo(reads, db), reconcile: new ReconcileRepo(reads), consoleSessions: new ConsoleSessionsRepo(db), requestStats: new RequestStatsRepo(db, reads), gauges: new GaugesRepo(reads), webhooks: new WebhooksRepo(db), accounts: new AccountsRepo(db), priceGroups: new PriceGroupsRepo(db) };
+  return {
+    tokens: new TokensRepo(db),
+    channels: new ChannelsRepo(db),
+    audit: new AuditRepo(db),
+    ledger: new LedgerRepo(reads),
+    requestLog: new RequestLogRepo(reads, db),
+    reconcile: new ReconcileRepo(reads),
+    consoleSessions: new ConsoleSessionsRepo(db),
+    requestStats: new RequestStatsRepo(db, reads),
+    gauges: new GaugesRepo(reads),
+    webhooks: new WebhooksRepo(db),
+    accounts: new AccountsRepo(db),
+    priceGroups: new PriceGroupsRepo(db),
+  };
 }
 
 /** The CLI's objects: the store, repos and catalogue for core/admin operations, without caches or HTTP. */
@@ -115,7 +128,14 @@ export async function composeAdmin(config: Config, secret: string): Promise<{ de
 }
 
 /** The meter and the request-log writer: both group-commit through the SQLite batch writer when there is one. */
-function composeWriters(store: Store, audit: AuditRepo, catalogue: () => Catalogue, logger: Logger, priceGroups: PriceGroups, clock?: () => number): { meter: StoreMeter; requestLog: RequestLogWriter } {
+function composeWriters(
+  store: Store,
+  audit: AuditRepo,
+  catalogue: () => Catalogue,
+  logger: Logger,
+  priceGroups: PriceGroups,
+  clock?: () => number,
+): { meter: StoreMeter; requestLog: RequestLogWriter } {
   const meter = new StoreMeter(store.db, catalogue, {
     priceGroups,
     ...(clock ? { now: clock } : {}),
@@ -126,7 +146,9 @@ function composeWriters(store: Store, audit: AuditRepo, catalogue: () => Catalog
     onClamped: (r) => {
       const detail = { key: r.key, token_id: r.tokenId, model: r.model, amount: r.charge.amount, quantities: r.charge.quantities };
       logger.warn(detail, 'charge clamped to the largest amount one charge may carry');
-      audit.write({ actor: 'meter', action: 'charge.clamped', target: r.key, detail, requestId: r.requestId }).catch((e: unknown) => logger.error({ err: String(e) }, 'audit write failed'));
+      audit
+        .write({ actor: 'meter', action: 'charge.clamped', target: r.key, detail, requestId: r.requestId })
+        .catch((e: unknown) => logger.error({ err: String(e) }, 'audit write failed'));
     },
   });
   const requestLog = new RequestLogWriter(store.db, {
@@ -144,11 +166,20 @@ function composeLimits(config: Config, o: Opened): { limiter: RateLimiter; budge
   const { addressTableSize: size, redisPrefix: prefix } = config.limits;
   const counters = redis ? new RedisCounters(redis.limits, prefix) : new MemoryCounters();
   const addresses = redis ? new RedisAddressWindows(redis.limits, prefix, size) : new MemoryAddressWindows(size);
-  const limiter = new RateLimiter(counters, WINDOW_MS, (e) => logger.warn({ err: String(e) }, 'rate-limit counters unavailable; request admitted uncounted'), addresses);
+  const limiter = new RateLimiter(
+    counters,
+    WINDOW_MS,
+    (e) => logger.warn({ err: String(e) }, 'rate-limit counters unavailable; request admitted uncounted'),
+    addresses,
+  );
   const budgetOpts = { qps: config.tasks.dashscopeQueryQps };
   const local = new MemoryQueryBudget(budgetOpts, o.queryBudgetMemory);
   // With Redis every instance shares each upstream account's query budget; while Redis is away, this process's stands in.
-  const budget = redis ? new RedisQueryBudget(redis.budget, budgetOpts, local, (e) => logger.warn({ err: String(e) }, 'query budget in Redis unavailable; this instance keeps its own')) : local;
+  const budget = redis
+    ? new RedisQueryBudget(redis.budget, budgetOpts, local, (e) =>
+        logger.warn({ err: String(e) }, 'query budget in Redis unavailable; this instance keeps its own'),
+      )
+    : local;
   return { limiter, budget };
 }
 
@@ -173,7 +204,9 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
   const breakers = new CircuitBreakers();
   const alerts = new AlertEmitter(store.db, repos.webhooks);
   breakers.onTransition((id, to, at) => {
-    alerts.breakerChanged({ id, name: channels.get(id)?.name ?? null }, to, at).catch((e: unknown) => logger.warn({ err: String(e), channel_id: id }, 'breaker alert not written'));
+    alerts
+      .breakerChanged({ id, name: channels.get(id)?.name ?? null }, to, at)
+      .catch((e: unknown) => logger.warn({ err: String(e), channel_id: id }, 'breaker alert not written'));
   });
   const metrics = new GatewayMetrics({ channels, breakers, ledger: meter.backlog, requestLog: requestLog.backlog, gauges: repos.gauges, logger });
   const tokenAuth = new TokenAuth(repos.tokens);
@@ -195,7 +228,16 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
     meter,
     upstream,
     net: createSafeNet(),
-    tasks: new TaskEngine({ repo: new TasksRepo(store.db, store.dialect), meter: () => meter, channels, chargedUsage: (t, r) => finishedTaskUsage(deps.catalogue, t, r), logger, options: config.tasks, budget, slots }),
+    tasks: new TaskEngine({
+      repo: new TasksRepo(store.db, store.dialect),
+      meter: () => meter,
+      channels,
+      chargedUsage: (t, r) => finishedTaskUsage(deps.catalogue, t, r),
+      logger,
+      options: config.tasks,
+      budget,
+      slots,
+    }),
     breakers,
     alerts,
     prober: new ChannelProber(UPSTREAMS, { upstream, kling }),
@@ -241,7 +283,11 @@ function composeTasks(deps: GatewayDeps, kling: KlingClient, views: typeof impor
 function pollerThread(config: Config, keys: Keys, o: Opened, sink: DestinationStream): PollerThread | null {
   if (!config.tasks.pollerEnabled || !config.tasks.pollerThread || /^sqlite:(\/\/)?:memory:$/.test(o.store.location.url)) return null;
   // The thread composes its own objects: no tracing there (its spans would have no request to belong to).
-  return new PollerThread({ config: { ...config, tracing: null }, ...keys, location: o.store.location, queryBudgetMemory: o.queryBudgetMemory }, sink, o.logger);
+  return new PollerThread(
+    { config: { ...config, tracing: null }, ...keys, location: o.store.location, queryBudgetMemory: o.queryBudgetMemory },
+    sink,
+    o.logger,
+  );
 }
 
 /** A gateway's objects: deps, every task driver, the HTTP app, and its task work's placement (not started). */
@@ -251,7 +297,11 @@ export async function composeGateway(config: Config, keys: Keys, o: Opened, sink
   // upstream callback) has its client callback sent by the thread's dispatcher (this one does not run).
   const { deps, kling } = await composeDeps(config, keys, o, thread ? (e) => thread.publish(e) : undefined);
   // The HTTP modules load only here: the CLI composes the admin core alone and never carries Fastify.
-  const [{ buildApp }, views, { dashscopeTextAdapter }] = await Promise.all([import('./http/app.ts'), import('./core/vidx/views.ts'), import('./adapters/dashscope/compat-chat-adapter.ts')]);
+  const [{ buildApp }, views, { dashscopeTextAdapter }] = await Promise.all([
+    import('./http/app.ts'),
+    import('./core/vidx/views.ts'),
+    import('./adapters/dashscope/compat-chat-adapter.ts'),
+  ]);
   const vidx = composeTasks(deps, kling, views, thread ? () => thread.kick() : undefined);
   const app = await buildApp(deps, { text: dashscopeTextAdapter(deps.upstream), vidx });
   return { deps, vidx, app, poller: thread ?? (config.tasks.pollerEnabled ? inProcessPoller(deps, vidx) : null), alerts: composeAlerts(deps) };

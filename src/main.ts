@@ -9,7 +9,7 @@ import { demoToken } from './core/admin/tokens.ts';
 import type { GatewayDeps } from './core/deps.ts';
 import { tuneHeap } from './runtime/heap.ts';
 
-type DemoUpstream = { sim: Simulator; keys: (typeof import('../simulator/index.ts'))['DEFAULT_SIM_KEYS'] };
+type DemoUpstream = { sim: Simulator; keys: typeof import('../simulator/index.ts')['DEFAULT_SIM_KEYS'] };
 
 const out = (s: string) => process.stderr.write(`${s}\n`);
 
@@ -35,7 +35,8 @@ async function provisionChannels(deps: GatewayDeps, config: Config, demo: DemoUp
 
 function warnings(deps: GatewayDeps, config: Config): void {
   for (const c of deps.channels.all()) {
-    if (!c.keys.apiKey && !c.keys.secretKey) out(`WARNING: channel '${c.name}' has no readable key (was TOLLWAY_SECRET changed?); its requests will fail until the key is set again.`);
+    if (!c.keys.apiKey && !c.keys.secretKey)
+      out(`WARNING: channel '${c.name}' has no readable key (was TOLLWAY_SECRET changed?); its requests will fail until the key is set again.`);
   }
   if (deps.store.dialect === 'postgres' && (!config.secret || !config.adminKey)) {
     // Each instance would generate its own: channel keys sealed by one could not be read by another.
@@ -43,11 +44,15 @@ function warnings(deps: GatewayDeps, config: Config): void {
   }
   if (config.callbacks.retiredSecretSet) {
     // Its receivers no longer verify with it: the operator must hand each client its token's own secret.
-    out('WARNING: TOLLWAY_CALLBACK_SECRET is no longer used: each token signs its callbacks with its own secret (docs/api.md, Callbacks). Unset it and give each client its token\'s callback secret (tollway token rotate-callback-secret ID).');
+    out(
+      "WARNING: TOLLWAY_CALLBACK_SECRET is no longer used: each token signs its callbacks with its own secret (docs/api.md, Callbacks). Unset it and give each client its token's callback secret (tollway token rotate-callback-secret ID).",
+    );
   }
   if (config.tasks.leaseMs <= CALL_FIRST_BYTE_MS) {
     // The lease is also a task's submit deadline: a creation still waiting for its answer past it is taken for lost.
-    out(`WARNING: TOLLWAY_TASK_LEASE_MS (${config.tasks.leaseMs} ms) is not above the ${CALL_FIRST_BYTE_MS} ms a task creation may wait for the upstream; a slow creation may be failed as lost.`);
+    out(
+      `WARNING: TOLLWAY_TASK_LEASE_MS (${config.tasks.leaseMs} ms) is not above the ${CALL_FIRST_BYTE_MS} ms a task creation may wait for the upstream; a slow creation may be failed as lost.`,
+    );
   }
 }
 

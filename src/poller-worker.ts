@@ -27,10 +27,18 @@ port.on('message', (m: PollerThreadCommand) => {
 
 try {
   const tid = niceCurrentThread(data.config.tasks.pollerNice);
-  poller = await startPoller(data.config, { adminKey: data.adminKey, secret: data.secret, location: data.location, queryBudgetMemory: data.queryBudgetMemory, logStream: { write: (line: string) => {
-    send({ log: line });
-    return true;
-  } } });
+  poller = await startPoller(data.config, {
+    adminKey: data.adminKey,
+    secret: data.secret,
+    location: data.location,
+    queryBudgetMemory: data.queryBudgetMemory,
+    logStream: {
+      write: (line: string) => {
+        send({ log: line });
+        return true;
+      },
+    },
+  });
   send({ ready: true, tid });
   if (stopAsked) stop();
 } catch (e) {

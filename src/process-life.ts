@@ -40,7 +40,12 @@ export interface Gateway {
  * A Redis client whose connection errors reach the log (once per outage, not per reconnect attempt) instead of
  * ioredis's "Unhandled error event" on stderr; it keeps reconnecting on its own.
  */
-async function redisClient(url: string, logger: Logger, role: string, opts: { maxRetriesPerRequest?: number; enableReadyCheck?: boolean } = {}): Promise<import('ioredis').Redis> {
+async function redisClient(
+  url: string,
+  logger: Logger,
+  role: string,
+  opts: { maxRetriesPerRequest?: number; enableReadyCheck?: boolean } = {},
+): Promise<import('ioredis').Redis> {
   const { Redis } = await import('ioredis');
   const r = new Redis(url, opts);
   let down = false;
@@ -87,10 +92,14 @@ function reapReservations(deps: GatewayDeps): () => void {
   const ttl = deps.config.reservationTtlMs;
   const reap = () =>
     // Each hold released is announced (hold.reaped) in the transaction that released it.
-    deps.meter.reapReservations(ttl, (trx, h) => deps.alerts.emit('hold.reaped', { key: h.key, token_id: h.tokenId, amount: h.amount, ttl_ms: ttl }, { within: trx }).then(() => undefined)).then(
-      (n) => n > 0 && deps.logger.warn({ released: n }, 'reservations left open by a stopped instance released'),
-      (e: unknown) => deps.logger.warn({ err: String(e) }, 'reservation reaper failed'),
-    );
+    deps.meter
+      .reapReservations(ttl, (trx, h) =>
+        deps.alerts.emit('hold.reaped', { key: h.key, token_id: h.tokenId, amount: h.amount, ttl_ms: ttl }, { within: trx }).then(() => undefined),
+      )
+      .then(
+        (n) => n > 0 && deps.logger.warn({ released: n }, 'reservations left open by a stopped instance released'),
+        (e: unknown) => deps.logger.warn({ err: String(e) }, 'reservation reaper failed'),
+      );
   void reap();
   const timer = setInterval(reap, Math.min(60_000, ttl));
   timer.unref();
@@ -157,7 +166,8 @@ export async function writeQueued(deps: QueueDeps, limitMs = FINAL_WRITES_MS): P
  */
 export function reportUnwritten(deps: QueueDeps): void {
   const charges = deps.meter.unwritten();
-  if (charges.length > 0) deps.logger.error({ charges: charges.map(ledgerRowForLog) }, 'ledger charges not written at shutdown (the store did not take them); not billed');
+  if (charges.length > 0)
+    deps.logger.error({ charges: charges.map(ledgerRowForLog) }, 'ledger charges not written at shutdown (the store did not take them); not billed');
   const logRows = deps.requestLog.unwritten();
   if (logRows.length > 0) deps.logger.error({ request_ids: logRows.map((r) => r.requestId) }, 'request-log rows not written at shutdown');
 }
@@ -169,8 +179,21 @@ export async function startGateway(config: Config, opts: GatewayOptions): Promis
   // Asynchronous stdout (runtime/log-sink.ts): a line never blocks the event loop; what is queued is written on exit.
   const sink = opts.logStream ?? stdoutSink();
   const logger = makeLogger(config.logLevel, sink);
-  const store = opts.store ?? (await openStore(config.databaseUrl, { writerThread: config.sqliteWriterThread, checkpointThread: config.sqliteCheckpointThread, readThread: config.sqliteReadThread, ...(opts.pgSchema ? { pgSchema: opts.pgSchema } : {}) }));
-  const opened: Opened = { store, logger, redis: await openRedis(config.redisUrl, logger), queryBudgetMemory: newBudgetMemory(), ...(opts.clock ? { clock: opts.clock } : {}) };
+  const store =
+    opts.store ??
+    (await openStore(config.databaseUrl, {
+      writerThread: config.sqliteWriterThread,
+      checkpointThread: config.sqliteCheckpointThread,
+      readThread: config.sqliteReadThread,
+      ...(opts.pgSchema ? { pgSchema: opts.pgSchema } : {}),
+    }));
+  const opened: Opened = {
+    store,
+    logger,
+    redis: await openRedis(config.redisUrl, logger),
+    queryBudgetMemory: newBudgetMemory(),
+    ...(opts.clock ? { clock: opts.clock } : {}),
+  };
   const { deps, vidx, app, poller, alerts } = await composeGateway(config, keys, opened, sink);
   const stopRefresh = keepCachesCoherent(deps);
   await poller?.start();
@@ -214,7 +237,10 @@ export const POLLER_PG_POOL = 4;
  * The poller thread's life (poller-worker.ts): its own connection to the gateway's store, its objects composed,
  * the poller and the client-callback dispatcher running until closed; no HTTP.
  */
-export async function startPoller(config: Config, opts: Keys & { location: { url: string; pgSchema?: string }; logStream: DestinationStream; queryBudgetMemory: SharedArrayBuffer }): Promise<{ apply(e: ClusterEvent): Promise<void>; kick(): void; close(): Promise<void> }> {
+export async function startPoller(
+  config: Config,
+  opts: Keys & { location: { url: string; pgSchema?: string }; logStream: DestinationStream; queryBudgetMemory: SharedArrayBuffer },
+): Promise<{ apply(e: ClusterEvent): Promise<void>; kick(): void; close(): Promise<void> }> {
   const keys = { adminKey: opts.adminKey, secret: opts.secret };
   registerSecrets(config, [keys.adminKey, keys.secret]);
   const logger = makeLogger(config.logLevel, opts.logStream);

@@ -35,19 +35,48 @@ function setup(tag: string) {
   const outage = new StoreOutage();
   const db = fresh.store.db.withPlugin(outage);
   const lines: string[] = [];
-  const logger = makeLogger('info', new Writable({ write: (c: Buffer, _e, cb) => {
-    lines.push(c.toString('utf8'));
-    cb();
-  } }));
+  const logger = makeLogger(
+    'info',
+    new Writable({
+      write: (c: Buffer, _e, cb) => {
+        lines.push(c.toString('utf8'));
+        cb();
+      },
+    }),
+  );
   // No batch writer: both writers go through Kysely (the plugin's queries) on either dialect.
   const meter = new StoreMeter(db, () => catalogue, { batchWriter: null, flushIntervalMs: 60_000 });
   const requestLog = new RequestLogWriter(db, { batchWriter: null, intervalMs: 60_000, onError: () => undefined, onRejected: () => undefined });
   const charge = (i: number) =>
-    meter.chargeSyncDeferred({ requestId: `req_${tag}_${i}`, tokenId: 'tok_final', model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: { kind: 'tokens', inputTokens: 100 + i, outputTokens: 10 }, upstreamRequestId: `up-${i}` });
+    meter.chargeSyncDeferred({
+      requestId: `req_${tag}_${i}`,
+      tokenId: 'tok_final',
+      model: 'qwx3.7-plus',
+      billingModel: 'qwx3.7-plus',
+      usage: { kind: 'tokens', inputTokens: 100 + i, outputTokens: 10 },
+      upstreamRequestId: `up-${i}`,
+    });
   const logRow = (i: number) =>
-    requestLog.write({ requestId: `req_${tag}_${i}`, tokenId: 'tok_final', model: 'qwx3.7-plus', endpoint: '/v1/chat/completions', method: 'POST', status: 200, latencyMs: 3, usage: null, amount: 1, upstreamRequestId: null, errorCode: null, createdAt: Date.now() });
-  const ledgerKeys = async () => (await fresh.store.db.selectFrom('ledger').select('idempotency_key').where('idempotency_key', 'like', `req_${tag}_%`).execute()).map((r) => r.idempotency_key).sort();
-  const logIds = async () => (await fresh.store.db.selectFrom('request_log').select('request_id').where('request_id', 'like', `req_${tag}_%`).execute()).map((r) => r.request_id).sort();
+    requestLog.write({
+      requestId: `req_${tag}_${i}`,
+      tokenId: 'tok_final',
+      model: 'qwx3.7-plus',
+      endpoint: '/v1/chat/completions',
+      method: 'POST',
+      status: 200,
+      latencyMs: 3,
+      usage: null,
+      amount: 1,
+      upstreamRequestId: null,
+      errorCode: null,
+      createdAt: Date.now(),
+    });
+  const ledgerKeys = async () =>
+    (await fresh.store.db.selectFrom('ledger').select('idempotency_key').where('idempotency_key', 'like', `req_${tag}_%`).execute())
+      .map((r) => r.idempotency_key)
+      .sort();
+  const logIds = async () =>
+    (await fresh.store.db.selectFrom('request_log').select('request_id').where('request_id', 'like', `req_${tag}_%`).execute()).map((r) => r.request_id).sort();
   return { outage, meter, requestLog, logger, lines, charge, logRow, ledgerKeys, logIds };
 }
 
@@ -82,7 +111,14 @@ describe('graceful shutdown: the queued rows', () => {
     const charges = lost.find((l) => l.msg.startsWith('ledger charges not written at shutdown'))?.charges ?? [];
     expect(charges.map((c) => c.key)).toEqual(['req_gone_0', 'req_gone_1']);
     const priced = t.meter.price('qwx3.7-plus', { kind: 'tokens', inputTokens: 101, outputTokens: 10 });
-    expect(charges[1]).toMatchObject({ token_id: 'tok_final', model: 'qwx3.7-plus', kind: 'tokens', amount: priced.amount, request_id: 'req_gone_1', upstream_request_id: 'up-1' });
+    expect(charges[1]).toMatchObject({
+      token_id: 'tok_final',
+      model: 'qwx3.7-plus',
+      kind: 'tokens',
+      amount: priced.amount,
+      request_id: 'req_gone_1',
+      upstream_request_id: 'up-1',
+    });
     expect(charges[1]!.quantities).toEqual(priced.quantities);
     expect(lost.find((l) => l.msg === 'request-log rows not written at shutdown')?.request_ids).toEqual(['req_gone_0']);
   });
@@ -94,7 +130,9 @@ describe('graceful shutdown: the queued rows', () => {
     const began = Date.now();
     await writeQueued({ meter: t.meter, requestLog: t.requestLog, logger: t.logger }, 300);
     expect(Date.now() - began).toBeLessThan(2_000);
-    const charges = t.lines.map((l) => JSON.parse(l) as { msg: string; charges?: Array<{ key: string }> }).find((l) => l.msg.startsWith('ledger charges not written'))?.charges;
+    const charges = t.lines
+      .map((l) => JSON.parse(l) as { msg: string; charges?: Array<{ key: string }> })
+      .find((l) => l.msg.startsWith('ledger charges not written'))?.charges;
     expect(charges?.map((c) => c.key)).toEqual(['req_hung_0']);
   });
 });

@@ -27,9 +27,22 @@ export function Chart({ label, times, lines, height = 180, bars = false }: { lab
       legend: { show: true },
       cursor: { drag: { x: false, y: false } },
       // Bars: half a step of room either side, so the first and last are whole (one bar: a day either side).
-      scales: { x: { time: true, ...(bars && times.length > 0 ? { range: (): uPlot.Range.MinMax => [times[0]! / 1000 - pad(times), times[times.length - 1]! / 1000 + pad(times)] } : {}) } },
+      scales: {
+        x: {
+          time: true,
+          ...(bars && times.length > 0
+            ? { range: (): uPlot.Range.MinMax => [times[0]! / 1000 - pad(times), times[times.length - 1]! / 1000 + pad(times)] }
+            : {}),
+        },
+      },
       // The value axis as wide as its longest label.
-      axes: [{}, { size: (_u, values) => Math.max(48, Math.max(0, ...(values ?? []).map((v) => v.length)) * 8 + 18), values: (_u, ticks) => ticks.map((v) => (lines[0]?.format ? lines[0].format(v) : String(v))) }],
+      axes: [
+        {},
+        {
+          size: (_u, values) => Math.max(48, Math.max(0, ...(values ?? []).map((v) => v.length)) * 8 + 18),
+          values: (_u, ticks) => ticks.map((v) => (lines[0]?.format ? lines[0].format(v) : String(v))),
+        },
+      ],
       series: [
         {},
         ...lines.map((l) => ({

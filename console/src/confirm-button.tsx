@@ -3,7 +3,19 @@
 import { useState } from 'preact/hooks';
 import { errorText } from './use-load.ts';
 
-export function ConfirmButton({ label, confirm, name, run, onDone }: { label: string; confirm: string; name: string; run: () => Promise<unknown>; onDone: () => void }) {
+export function ConfirmButton({
+  label,
+  confirm,
+  name,
+  run,
+  onDone,
+}: {
+  label: string;
+  confirm: string;
+  name: string;
+  run: () => Promise<unknown>;
+  onDone: () => void;
+}) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -36,7 +48,11 @@ export function ConfirmButton({ label, confirm, name, run, onDone }: { label: st
           {label}
         </button>
       )}
-      {error && <span role="alert" class="error">{error}</span>}
+      {error && (
+        <span role="alert" class="error">
+          {error}
+        </span>
+      )}
     </span>
   );
 }

@@ -6,13 +6,17 @@ export function units(micro: number | string | null | undefined): string {
   if (typeof micro === 'string') {
     const v = BigInt(micro);
     const abs = v < 0n ? -v : v;
-    const frac = String(abs % 1_000_000n).padStart(6, '0').replace(/0{1,4}$/, '');
+    const frac = String(abs % 1_000_000n)
+      .padStart(6, '0')
+      .replace(/0{1,4}$/, '');
     return `${v < 0n ? '-' : ''}${(abs / 1_000_000n).toLocaleString('en')}.${frac.padEnd(2, '0')}`;
   }
   const neg = micro < 0;
   const abs = Math.abs(micro);
   const whole = Math.floor(abs / 1_000_000);
-  const frac = String(abs % 1_000_000).padStart(6, '0').replace(/0{1,4}$/, '');
+  const frac = String(abs % 1_000_000)
+    .padStart(6, '0')
+    .replace(/0{1,4}$/, '');
   return `${neg ? '-' : ''}${whole.toLocaleString('en')}.${frac.padEnd(2, '0')}`;
 }
 
@@ -63,7 +67,9 @@ export function parseUnits(v: string): number | null {
 /** Integer micro-units as what parseUnits reads back ("" for null). */
 export function unitsInput(micro: number | null): string {
   if (micro === null) return '';
-  const frac = String(micro % 1_000_000).padStart(6, '0').replace(/0+$/, '');
+  const frac = String(micro % 1_000_000)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   return `${Math.floor(micro / 1_000_000)}${frac ? `.${frac}` : ''}`;
 }
 

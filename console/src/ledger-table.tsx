@@ -5,7 +5,17 @@ import type { LedgerLineView } from './types.ts';
 import { units } from './format.ts';
 
 /** `withModel`: also each line's kind and model (a request's lines may name several). */
-export function LedgerTable({ id, lines, caption, withModel = false }: { id: string; lines: readonly Pick<LedgerLineView, 'id' | 'kind' | 'model' | 'quantities' | 'unit_prices' | 'amount'>[]; caption: string; withModel?: boolean }) {
+export function LedgerTable({
+  id,
+  lines,
+  caption,
+  withModel = false,
+}: {
+  id: string;
+  lines: readonly Pick<LedgerLineView, 'id' | 'kind' | 'model' | 'quantities' | 'unit_prices' | 'amount'>[];
+  caption: string;
+  withModel?: boolean;
+}) {
   return (
     <div class="table-wrap">
       <table id={id}>
@@ -17,7 +27,9 @@ export function LedgerTable({ id, lines, caption, withModel = false }: { id: str
             {withModel && <th scope="col">Model</th>}
             <th scope="col">Quantities</th>
             <th scope="col">Unit prices</th>
-            <th scope="col" class="num">Amount</th>
+            <th scope="col" class="num">
+              Amount
+            </th>
           </tr>
         </thead>
         <tbody>

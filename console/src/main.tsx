@@ -104,7 +104,11 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
           Sign out
         </button>
       </header>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <main id="main" tabIndex={-1}>
         <Page />
       </main>
@@ -119,7 +123,12 @@ function App() {
     whenSignedOut(() => setSession(null));
     currentSession().then(setSession, (e: unknown) => setError(errorText(e)));
   }, []);
-  if (error) return <p role="alert" class="error">The console could not reach the gateway: {error}</p>;
+  if (error)
+    return (
+      <p role="alert" class="error">
+        The console could not reach the gateway: {error}
+      </p>
+    );
   if (session === undefined) return <p class="boot">Loading…</p>;
   if (session === null) return <SignIn onSignedIn={setSession} />;
   return <Shell onSignOut={() => setSession(null)} />;

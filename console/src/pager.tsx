@@ -23,7 +23,17 @@ export function usePaging(): Paging {
 }
 
 /** `labels`: the buttons' words, back and on (a list oldest first: "Previous", "Next"). */
-export function Pager({ paging, hasMore, nextCursor, labels = ['Newer', 'Older'] }: { paging: Paging; hasMore: boolean; nextCursor: string | undefined; labels?: [string, string] }) {
+export function Pager({
+  paging,
+  hasMore,
+  nextCursor,
+  labels = ['Newer', 'Older'],
+}: {
+  paging: Paging;
+  hasMore: boolean;
+  nextCursor: string | undefined;
+  labels?: [string, string];
+}) {
   return (
     <div class="actions pager">
       <button type="button" class="quiet" disabled={paging.page <= 1} onClick={paging.back}>

@@ -34,7 +34,10 @@ export function priceLines(p: Price | null): string[] {
     case 'image':
       return [units(p.perImage)];
     case 'video-second':
-      return [`720p ${units(p.perSecond['720p'])} · 1080p ${units(p.perSecond['1080p'])}`, `(${p.basis === 'input+output' ? 'input + output seconds' : 'output seconds'})`];
+      return [
+        `720p ${units(p.perSecond['720p'])} · 1080p ${units(p.perSecond['1080p'])}`,
+        `(${p.basis === 'input+output' ? 'input + output seconds' : 'output seconds'})`,
+      ];
     case 'video-mode-second':
       return [`std ${units(p.perSecond.std)} · pro ${units(p.perSecond.pro)}`];
   }
@@ -98,6 +101,8 @@ export function toMicro(text: string): number | null {
 /** Micro-units as an input's value in units, exact. */
 export function fromMicro(micro: number | undefined): string {
   if (micro === undefined) return '';
-  const frac = String(micro % 1_000_000).padStart(6, '0').replace(/0+$/, '');
+  const frac = String(micro % 1_000_000)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   return `${Math.floor(micro / 1_000_000)}${frac ? `.${frac}` : ''}`;
 }

@@ -1,5 +1,22 @@
 // The gateway's answers the console shows, as the server declares them (src/core/views.ts, type-only): a field the
 // server renames or drops fails `npm run typecheck` here instead of showing as a blank cell.
-export type { AdminTaskDetail, AdminTaskEventView as TaskEvent, AdminTaskView as Task, BillAccountLine, BillByAccountView, BillByModelView, BillLine, BillModelLine, BillPeriod, BillTotal, BillView, CreatedTokenView as CreatedToken, TokenUsageView, TokenView as Token, TopUpView, LedgerLineView } from '../../src/core/views.ts';
+export type {
+  AdminTaskDetail,
+  AdminTaskEventView as TaskEvent,
+  AdminTaskView as Task,
+  BillAccountLine,
+  BillByAccountView,
+  BillByModelView,
+  BillLine,
+  BillModelLine,
+  BillPeriod,
+  BillTotal,
+  BillView,
+  CreatedTokenView as CreatedToken,
+  TokenUsageView,
+  TokenView as Token,
+  TopUpView,
+  LedgerLineView,
+} from '../../src/core/views.ts';
 export type { AccountView as Account } from '../../src/core/admin/accounts.ts';
 export type { AccountUsageView as AccountUsage } from '../../src/core/admin/account-usage.ts';

@@ -62,11 +62,27 @@ async function handleMessages(req: SimRequest, res: ServerResponse): Promise<voi
   if (thinking) content.push({ type: 'thinking', thinking, signature: 'sim-signature' });
   content.push({ type: 'text', text: reply });
   if (body.stream !== true) {
-    return sendJson(res, 200, { id, type: 'message', role: 'assistant', model: body.model, content, stop_reason: 'end_turn', stop_sequence: null, usage }, { 'request-id': requestId() });
+    return sendJson(
+      res,
+      200,
+      { id, type: 'message', role: 'assistant', model: body.model, content, stop_reason: 'end_turn', stop_sequence: null, usage },
+      { 'request-id': requestId() },
+    );
   }
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
   const send = (type: string, payload: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`);
-  send('message_start', { message: { id, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
+  send('message_start', {
+    message: {
+      id,
+      type: 'message',
+      role: 'assistant',
+      model: body.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { ...usage, output_tokens: 1 },
+    },
+  });
   send('ping', {});
   let index = 0;
   if (thinking) {

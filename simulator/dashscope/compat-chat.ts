@@ -38,7 +38,11 @@ export function flattenMessages(messages: unknown[]): { text: string; images: nu
 }
 
 /** What the user asked about, fault markers left out. */
-export const topicOf = (lastUser: string): string => lastUser.replace(/sim-fault:[a-z-]+(:\d+)?/g, '').trim().slice(0, 60);
+export const topicOf = (lastUser: string): string =>
+  lastUser
+    .replace(/sim-fault:[a-z-]+(:\d+)?/g, '')
+    .trim()
+    .slice(0, 60);
 
 export function replyFor(lastUser: string): string {
   return `This is a simulated reply about: ${topicOf(lastUser) || 'nothing in particular'}. It has a few words to stream.`;
@@ -81,7 +85,12 @@ export async function cutStream(res: ServerResponse): Promise<void> {
  * waits before each word, `cut` drops the connection after a few words. `emit` writes one word's event.
  * Resolves false when the stream ended early (cut, or the client went away): the caller writes nothing more.
  */
-export async function streamWords(req: SimRequest, res: ServerResponse, reply: string, emit: (word: string, index: number, last: boolean) => void): Promise<boolean> {
+export async function streamWords(
+  req: SimRequest,
+  res: ServerResponse,
+  reply: string,
+  emit: (word: string, index: number, last: boolean) => void,
+): Promise<boolean> {
   const words = reply.split(/(?<= )/);
   const trickle = req.fault?.kind === 'trickle' ? (req.fault.arg ?? 200) : 0;
   for (let i = 0; i < words.length; i++) {
@@ -129,7 +138,9 @@ async function handleChat(req: SimRequest, res: ServerResponse, ctx: SimContext)
       object: 'chat.completion',
       created,
       model: body.model,
-      choices: [{ index: 0, message: { role: 'assistant', content: reply, ...(toolCall ? { tool_calls: [toolCall] } : {}) }, finish_reason: finish, logprobs: null }],
+      choices: [
+        { index: 0, message: { role: 'assistant', content: reply, ...(toolCall ? { tool_calls: [toolCall] } : {}) }, finish_reason: finish, logprobs: null },
+      ],
       ...(noUsage ? {} : { usage }),
       system_fingerprint: null,
     });
@@ -145,7 +156,9 @@ async function handleChat(req: SimRequest, res: ServerResponse, ctx: SimContext)
     `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }], usage: null, system_fingerprint: null })}\n\n`;
   if (call) {
     // The call's id, type and name first, then its arguments a few characters at a time.
-    res.write(chunk({ role: 'assistant', content: '', tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, null));
+    res.write(
+      chunk({ role: 'assistant', content: '', tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, null),
+    );
     for (const piece of argumentPieces(call.arguments)) {
       if (res.destroyed) return;
       res.write(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null));

@@ -32,7 +32,15 @@ export function registerCompatModels(router: SimRouter, _ctx: SimContext): void 
   router.on('GET', '/compatible-mode/v1/models/:id', (req, res) => {
     const id = req.params.id ?? '';
     if (!SIM_DASHSCOPE_MODELS.includes(id)) {
-      return sendJson(res, 404, { error: { message: `The model \`${id}\` does not exist or you do not have access to it.`, type: 'invalid_request_error', param: null, code: 'model_not_found' }, request_id: requestId() });
+      return sendJson(res, 404, {
+        error: {
+          message: `The model \`${id}\` does not exist or you do not have access to it.`,
+          type: 'invalid_request_error',
+          param: null,
+          code: 'model_not_found',
+        },
+        request_id: requestId(),
+      });
     }
     sendJson(res, 200, { id, object: 'model', created: CREATED, owned_by: 'system' });
   });

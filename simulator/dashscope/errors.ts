@@ -19,7 +19,12 @@ export function statusFaultBody(status: number): { code: string; message: string
     case 401:
       return { code: 'InvalidApiKey', message: 'Invalid API-key provided.', compatCode: 'invalid_api_key', type: 'invalid_request_error' };
     case 403:
-      return { code: 'AccessDenied', message: 'Access denied: the model is not activated for this account.', compatCode: 'access_denied', type: 'invalid_request_error' };
+      return {
+        code: 'AccessDenied',
+        message: 'Access denied: the model is not activated for this account.',
+        compatCode: 'access_denied',
+        type: 'invalid_request_error',
+      };
     case 429:
       return { code: 'Throttling.RateQuota', message: 'Requests rate limit exceeded, please try again later.', compatCode: 'limit_requests', type: 'requests' };
     default:

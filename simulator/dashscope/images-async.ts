@@ -18,9 +18,11 @@ export function registerImagesAsync(router: SimRouter, ctx: SimContext): void {
     }
     const body = req.json as { model?: unknown; input?: { prompt?: unknown; negative_prompt?: unknown }; parameters?: Record<string, unknown> } | undefined;
     if (!body || typeof body !== 'object') return nativeError(res, 400, 'InvalidParameter', 'Request body is not valid JSON.');
-    if (typeof body.model !== 'string' || !body.model) return nativeError(res, 400, 'BadRequest.EmptyModel', 'Required parameter "model" missing from request.');
+    if (typeof body.model !== 'string' || !body.model)
+      return nativeError(res, 400, 'BadRequest.EmptyModel', 'Required parameter "model" missing from request.');
     const rule = IMAGE_MODELS[body.model];
-    if (!rule || !ASYNC_MODELS.has(body.model)) return nativeError(res, 400, 'InvalidParameter', `Model ${body.model} does not support asynchronous image synthesis.`);
+    if (!rule || !ASYNC_MODELS.has(body.model))
+      return nativeError(res, 400, 'InvalidParameter', `Model ${body.model} does not support asynchronous image synthesis.`);
     const prompt = body.input?.prompt;
     if (typeof prompt !== 'string' || !prompt.trim()) return nativeError(res, 400, 'InvalidParameter', 'Required parameter "input.prompt" missing.');
     const params = body.parameters ?? {};
@@ -35,7 +37,7 @@ export function registerImagesAsync(router: SimRouter, ctx: SimContext): void {
       area: 'image-synthesis',
       model: body.model,
       fault: taskFaultOf(req),
-    account: dashscopeAccountOf(req.req, ctx.opts.dashscopeKeys),
+      account: dashscopeAccountOf(req.req, ctx.opts.dashscopeKeys),
       failure: { code: 'InternalError.Algo', message: 'An internal error occurred while generating the image.' },
       succeed: () => ({
         output: {

@@ -27,7 +27,8 @@ export function registerMultimodal(router: SimRouter, ctx: SimContext): void {
   router.on('POST', MULTIMODAL_PATH, async (req, res) => {
     const body = req.json as { model?: unknown } | undefined;
     if (!body || typeof body !== 'object') return nativeError(res, 400, 'InvalidParameter', 'Request body is not valid JSON.');
-    if (typeof body.model !== 'string' || !body.model) return nativeError(res, 400, 'BadRequest.EmptyModel', 'Required parameter "model" missing from request.');
+    if (typeof body.model !== 'string' || !body.model)
+      return nativeError(res, 400, 'BadRequest.EmptyModel', 'Required parameter "model" missing from request.');
     const model = body.model;
     const h = handlers.find((x) => model.startsWith(x.prefix));
     if (h) return h.handler(req, res, ctx);
@@ -87,7 +88,8 @@ function nativeUsage(text: string, images: number, outputText: string) {
 async function handleVisionChat(req: SimRequest, res: ServerResponse, _ctx: SimContext): Promise<void> {
   const body = req.json as { model: string; input?: { messages?: unknown }; parameters?: Record<string, unknown> };
   const messages = body.input?.messages;
-  if (!Array.isArray(messages) || messages.length === 0) return nativeError(res, 400, 'InvalidParameter', 'Required parameter "input.messages" missing or empty.');
+  if (!Array.isArray(messages) || messages.length === 0)
+    return nativeError(res, 400, 'InvalidParameter', 'Required parameter "input.messages" missing or empty.');
   const flat = flattenNative(messages);
   if (typeof flat === 'string') return nativeError(res, 400, 'InvalidParameter', flat);
   const reply = replyFor(flat.lastUser);

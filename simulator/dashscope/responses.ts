@@ -60,7 +60,13 @@ async function handleResponses(req: SimRequest, res: ServerResponse): Promise<vo
   const id = `resp_${requestId()}`;
   const msgId = `msg_${requestId()}`;
   const created = Math.floor(Date.now() / 1000);
-  const message = (text: string, status: string) => ({ type: 'message', id: msgId, status, role: 'assistant', content: text ? [{ type: 'output_text', text, annotations: [] }] : [] });
+  const message = (text: string, status: string) => ({
+    type: 'message',
+    id: msgId,
+    status,
+    role: 'assistant',
+    content: text ? [{ type: 'output_text', text, annotations: [] }] : [],
+  });
   const response = (status: string, text: string, withUsage: boolean) => ({
     id,
     object: 'response',
@@ -74,12 +80,14 @@ async function handleResponses(req: SimRequest, res: ServerResponse): Promise<vo
 
   res.writeHead(200, { 'content-type': 'text/event-stream;charset=UTF-8', 'cache-control': 'no-cache' });
   let seq = 0;
-  const send = (type: string, payload: Record<string, unknown>) => res.write(`event:${type}\ndata:${JSON.stringify({ type, sequence_number: seq++, ...payload })}\n\n`);
+  const send = (type: string, payload: Record<string, unknown>) =>
+    res.write(`event:${type}\ndata:${JSON.stringify({ type, sequence_number: seq++, ...payload })}\n\n`);
   send('response.created', { response: response('in_progress', '', false) });
   send('response.in_progress', { response: response('in_progress', '', false) });
   send('response.output_item.added', { output_index: 0, item: message('', 'in_progress') });
   send('response.content_part.added', { output_index: 0, item_id: msgId, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
-  if (!(await streamWords(req, res, reply, (word) => send('response.output_text.delta', { output_index: 0, item_id: msgId, content_index: 0, delta: word })))) return;
+  if (!(await streamWords(req, res, reply, (word) => send('response.output_text.delta', { output_index: 0, item_id: msgId, content_index: 0, delta: word }))))
+    return;
   send('response.output_text.done', { output_index: 0, item_id: msgId, content_index: 0, text: reply });
   send('response.content_part.done', { output_index: 0, item_id: msgId, content_index: 0, part: { type: 'output_text', text: reply, annotations: [] } });
   send('response.output_item.done', { output_index: 0, item: message(reply, 'completed') });

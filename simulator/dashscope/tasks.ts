@@ -70,7 +70,18 @@ export function dashscopeTaskStore(ctx: SimContext): Map<string, DashscopeTask> 
 export function createDashscopeTask(ctx: SimContext, spec: DashscopeTaskSpec): DashscopeTask {
   const now = Date.now();
   const d = spec.durationMs ?? ctx.opts.taskDurationMs;
-  const task: DashscopeTask = { id: randomUUID(), spec, createdAt: now, scheduledAt: now + Math.floor(d * 0.2), finishAt: now + d, canceled: false, result: null, queries: 0, lastQueryAt: now, maxGapMs: 0 };
+  const task: DashscopeTask = {
+    id: randomUUID(),
+    spec,
+    createdAt: now,
+    scheduledAt: now + Math.floor(d * 0.2),
+    finishAt: now + d,
+    canceled: false,
+    result: null,
+    queries: 0,
+    lastQueryAt: now,
+    maxGapMs: 0,
+  };
   dashscopeTaskStore(ctx).set(task.id, task);
   return task;
 }

@@ -171,7 +171,8 @@ function handle(ctx: SimContext, req: SimRequest, res: ServerResponse): void {
   }
   const body = req.json as { model?: unknown; input?: unknown; parameters?: unknown } | undefined;
   if (!body || typeof body !== 'object') return nativeError(res, 400, 'InvalidParameter', 'Request body is not valid JSON.');
-  if (typeof body.model !== 'string' || body.model === '') return nativeError(res, 400, 'BadRequest.EmptyModel', 'Required parameter "model" missing from request.');
+  if (typeof body.model !== 'string' || body.model === '')
+    return nativeError(res, 400, 'BadRequest.EmptyModel', 'Required parameter "model" missing from request.');
   const model = body.model;
   const info = modelInfo(model);
   if (!info) return nativeError(res, 400, 'InvalidParameter', 'Model not exist.');

@@ -83,7 +83,17 @@ export function registerKlingSelection(router: SimRouter, ctx: SimContext): void
     }
     const now = Date.now();
     const fps = 30;
-    const session: KlingSession = { id: numericId(), createdAt: now, expiresAt: now + SESSION_TTL_MS, fps, duration, width: 1280, height: 720, totalFrame: Math.round(duration * fps), selections: [] };
+    const session: KlingSession = {
+      id: numericId(),
+      createdAt: now,
+      expiresAt: now + SESSION_TTL_MS,
+      fps,
+      duration,
+      width: 1280,
+      height: 720,
+      totalFrame: Math.round(duration * fps),
+      selections: [],
+    };
     s.sessions.set(session.id, session);
     klingOk(res, {
       status: 0,

@@ -75,7 +75,12 @@ function scheduleCallback(s: KlingState, t: KlingTask): void {
     const body = taskData(t);
     let status: number | null = null;
     try {
-      const r = await fetch(t.callbackUrl!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
+      const r = await fetch(t.callbackUrl!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(5000),
+      });
       status = r.status;
       await r.arrayBuffer().catch(() => undefined);
     } catch {
@@ -124,7 +129,10 @@ function registerQueryAndList(router: SimRouter, ctx: SimContext, kind: KlingTas
     if (typeof pageNum === 'string') return badParam(res, pageNum);
     if (typeof pageSize === 'string') return badParam(res, pageSize);
     const all = [...s.tasks.values()].filter((t) => t.kind === kind && !isVanished(t)).sort((a, b) => b.createdAt - a.createdAt);
-    klingOk(res, all.slice((pageNum - 1) * pageSize, pageNum * pageSize).map((t) => taskData(t)));
+    klingOk(
+      res,
+      all.slice((pageNum - 1) * pageSize, pageNum * pageSize).map((t) => taskData(t)),
+    );
   });
 }
 
@@ -159,39 +167,57 @@ export function registerKlingTasks(router: SimRouter, ctx: SimContext): void {
 
   // text2video and omni-video: validate the body, refuse a reused external_task_id, create.
   const simpleCreation = (kind: 'text2video' | 'omni-video', check: (b: Record<string, unknown>) => { model: string; mode: string; seconds: number }) =>
-    router.on('POST', `/v1/videos/${kind}`, guarded((req, res) => {
-      const body = bodyOf(req, res);
-      if (!body) return;
-      const v = check(body);
-      if (duplicateExternal(s, body, res) || refuseOverLimit(ctx, s, v.model, res)) return;
-      creationReply(res, createTask(ctx, s, kind, body, { ...v, fault: taskFault(req, body) }));
-    }));
+    router.on(
+      'POST',
+      `/v1/videos/${kind}`,
+      guarded((req, res) => {
+        const body = bodyOf(req, res);
+        if (!body) return;
+        const v = check(body);
+        if (duplicateExternal(s, body, res) || refuseOverLimit(ctx, s, v.model, res)) return;
+        creationReply(res, createTask(ctx, s, kind, body, { ...v, fault: taskFault(req, body) }));
+      }),
+    );
   simpleCreation('text2video', checkText2Video);
   simpleCreation('omni-video', checkOmni);
 
-  router.on('POST', '/v1/videos/multi-elements', guarded((req, res) => {
-    const body = bodyOf(req, res);
-    if (!body) return;
-    if (body.model_name !== undefined && body.model_name !== 'kling-v1-6') return badParam(res, 'model_name must be kling-v1-6');
-    if (typeof body.session_id !== 'string' || !body.session_id) return badParam(res, 'session_id is required');
-    const session = s.sessions.get(body.session_id);
-    if (!session) return notFound(res, 'session not found');
-    if (session.expiresAt <= Date.now()) return badParam(res, 'session has expired');
-    const mode = body.edit_mode;
-    if (mode !== 'addition' && mode !== 'swap' && mode !== 'removal') return badParam(res, 'edit_mode must be addition, swap or removal');
-    const images = body.image_list ?? [];
-    if (!Array.isArray(images) || !images.every((i) => isObj(i) && typeof i.image === 'string' && i.image !== '')) {
-      return badParam(res, 'image_list must be an array of {image}');
-    }
-    const [min, max] = mode === 'addition' ? [1, 2] : mode === 'swap' ? [1, 1] : [0, 0];
-    if (images.length < min || images.length > max) return badParam(res, `image_list must have ${min === max ? min : `${min} to ${max}`} item(s) for ${mode}`);
-    if (mode !== 'addition' && session.selections.length === 0) return badParam(res, 'no area is selected in this session');
-    checkPrompt(body, true);
-    checkCommon(body);
-    const seconds = checkDuration(body, false);
-    if (refuseOverLimit(ctx, s, 'kling-v1-6', res)) return;
-    creationReply(res, createTask(ctx, s, 'multi-elements', body, { model: 'kling-v1-6', mode: checkMode(body, 'std'), seconds, sessionId: session.id, fault: taskFault(req, body) }));
-  }));
+  router.on(
+    'POST',
+    '/v1/videos/multi-elements',
+    guarded((req, res) => {
+      const body = bodyOf(req, res);
+      if (!body) return;
+      if (body.model_name !== undefined && body.model_name !== 'kling-v1-6') return badParam(res, 'model_name must be kling-v1-6');
+      if (typeof body.session_id !== 'string' || !body.session_id) return badParam(res, 'session_id is required');
+      const session = s.sessions.get(body.session_id);
+      if (!session) return notFound(res, 'session not found');
+      if (session.expiresAt <= Date.now()) return badParam(res, 'session has expired');
+      const mode = body.edit_mode;
+      if (mode !== 'addition' && mode !== 'swap' && mode !== 'removal') return badParam(res, 'edit_mode must be addition, swap or removal');
+      const images = body.image_list ?? [];
+      if (!Array.isArray(images) || !images.every((i) => isObj(i) && typeof i.image === 'string' && i.image !== '')) {
+        return badParam(res, 'image_list must be an array of {image}');
+      }
+      const [min, max] = mode === 'addition' ? [1, 2] : mode === 'swap' ? [1, 1] : [0, 0];
+      if (images.length < min || images.length > max)
+        return badParam(res, `image_list must have ${min === max ? min : `${min} to ${max}`} item(s) for ${mode}`);
+      if (mode !== 'addition' && session.selections.length === 0) return badParam(res, 'no area is selected in this session');
+      checkPrompt(body, true);
+      checkCommon(body);
+      const seconds = checkDuration(body, false);
+      if (refuseOverLimit(ctx, s, 'kling-v1-6', res)) return;
+      creationReply(
+        res,
+        createTask(ctx, s, 'multi-elements', body, {
+          model: 'kling-v1-6',
+          mode: checkMode(body, 'std'),
+          seconds,
+          sessionId: session.id,
+          fault: taskFault(req, body),
+        }),
+      );
+    }),
+  );
 
   for (const kind of ['text2video', 'omni-video', 'multi-elements'] as const) registerQueryAndList(router, ctx, kind);
 

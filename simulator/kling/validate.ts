@@ -90,9 +90,14 @@ const isFirstFrame = (i: unknown): boolean => isObj(i) && i.type === 'first_fram
 /** o1's duration: "3"–"10" with reference media, "5" | "10" text-only or first-frame-only. */
 function o1Duration(b: Record<string, unknown>): number {
   const images = Array.isArray(b.image_list) ? b.image_list : [];
-  const media = (Array.isArray(b.video_list) && b.video_list.length > 0) || (Array.isArray(b.element_list) && b.element_list.length > 0) || images.length > 1 || images.some((i) => !isFirstFrame(i));
+  const media =
+    (Array.isArray(b.video_list) && b.video_list.length > 0) ||
+    (Array.isArray(b.element_list) && b.element_list.length > 0) ||
+    images.length > 1 ||
+    images.some((i) => !isFirstFrame(i));
   const n = checkDuration(b, true);
-  if (media ? n > 10 : n !== 5 && n !== 10) fail(media ? 'duration must be between "3" and "10" for kling-video-o1' : 'duration must be "5" or "10" for kling-video-o1 without reference media');
+  if (media ? n > 10 : n !== 5 && n !== 10)
+    fail(media ? 'duration must be between "3" and "10" for kling-video-o1' : 'duration must be "5" or "10" for kling-video-o1 without reference media');
   return n;
 }
 

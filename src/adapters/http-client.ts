@@ -192,7 +192,10 @@ export class UpstreamClient {
       const call = new TextCall(resolve, reject, this.deadlines.deadline(t.headersMs, t.bodyIdleMs), AbortLink.on(r.signal));
       try {
         // undici's timers off (0): the deadline sweep applies the same limits.
-        this.pool(base.origin, t).dispatch({ method: r.method, path: base.prefix + r.path, headers: r.headers ?? {}, body: r.body ?? null, headersTimeout: 0, bodyTimeout: 0 }, asDispatchHandler(call));
+        this.pool(base.origin, t).dispatch(
+          { method: r.method, path: base.prefix + r.path, headers: r.headers ?? {}, body: r.body ?? null, headersTimeout: 0, bodyTimeout: 0 },
+          asDispatchHandler(call),
+        );
       } catch (e) {
         call.onError(e as Error);
       }

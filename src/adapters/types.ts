@@ -75,7 +75,10 @@ export interface FrameFlow {
 }
 
 /** How a family frames an error event inside its stream (the body is already rendered and redacted). */
-export type ErrorFrame = (err: GatewayError, rendered: { message: string; type: string; code: string; request_id: string; param?: string; upstream_request_id?: string }) => string;
+export type ErrorFrame = (
+  err: GatewayError,
+  rendered: { message: string; type: string; code: string; request_id: string; param?: string; upstream_request_id?: string },
+) => string;
 
 export interface TextCapability {
   complete(req: TextRequest, o: CallOptions): Promise<CompleteResult>;

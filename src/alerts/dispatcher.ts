@@ -36,7 +36,11 @@ export class WebhookDispatcher {
   ) {
     this.agents = agents ?? createSafeAgents();
     this.ownAgents = !agents;
-    this.loop = new RoundLoop(() => this.deliverDue(), o.tickMs, (e) => logger.error({ err: String(e) }, 'webhook round failed'));
+    this.loop = new RoundLoop(
+      () => this.deliverDue(),
+      o.tickMs,
+      (e) => logger.error({ err: String(e) }, 'webhook round failed'),
+    );
   }
 
   start(): void {
@@ -64,7 +68,11 @@ export class WebhookDispatcher {
     const now = () => Date.now();
     if (!hook || Number(hook.enabled) !== 1) {
       // Disabled (or deleted) since the event: not sent, and said so.
-      await this.db.updateTable('webhook_deliveries').set({ state: 'failed', last_error: 'not sent: the webhook is disabled', updated_at: now() }).where('id', '=', id).execute();
+      await this.db
+        .updateTable('webhook_deliveries')
+        .set({ state: 'failed', last_error: 'not sent: the webhook is disabled', updated_at: now() })
+        .where('id', '=', id)
+        .execute();
       return;
     }
     const outcome = await postSigned({
@@ -79,14 +87,22 @@ export class WebhookDispatcher {
     });
     const at = now();
     if (outcome.error === null) {
-      await this.db.updateTable('webhook_deliveries').set({ state: 'delivered', last_status: outcome.status, last_error: null, delivered_at: at, updated_at: at }).where('id', '=', id).execute();
+      await this.db
+        .updateTable('webhook_deliveries')
+        .set({ state: 'delivered', last_status: outcome.status, last_error: null, delivered_at: at, updated_at: at })
+        .where('id', '=', id)
+        .execute();
       return;
     }
     const next = nextTry(attempt, outcome, this.o, at);
     const error = outcome.error.slice(0, 500);
     await this.db
       .updateTable('webhook_deliveries')
-      .set(next === null ? { state: 'failed', last_status: outcome.status, last_error: error, updated_at: at } : { next_at: next, last_status: outcome.status, last_error: error, updated_at: at })
+      .set(
+        next === null
+          ? { state: 'failed', last_status: outcome.status, last_error: error, updated_at: at }
+          : { next_at: next, last_status: outcome.status, last_error: error, updated_at: at },
+      )
       .where('id', '=', id)
       .execute();
     this.logger.warn({ webhook_id: webhookId, delivery_id: id, attempt, error, gave_up: next === null }, 'webhook delivery failed');

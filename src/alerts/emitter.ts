@@ -47,7 +47,11 @@ export class AlertEmitter {
 
   private async write(trx: Kysely<Database>, e: AlertEvent, markKey: string | undefined): Promise<boolean> {
     if (markKey !== undefined) {
-      const r = await trx.insertInto('alert_marks').values({ key: markKey, state: null, at: e.at }).onConflict((oc) => oc.column('key').doNothing()).executeTakeFirst();
+      const r = await trx
+        .insertInto('alert_marks')
+        .values({ key: markKey, state: null, at: e.at })
+        .onConflict((oc) => oc.column('key').doNothing())
+        .executeTakeFirst();
       if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
     }
     await this.fanOut(trx, e);
@@ -60,7 +64,23 @@ export class AlertEmitter {
     const payload = eventBody(e);
     await trx
       .insertInto('webhook_deliveries')
-      .values(wanting.map((w) => ({ id: newId('msg'), webhook_id: w.id, event_id: e.id, event_type: e.type, payload, state: 'pending', attempts: 0, next_at: e.at, last_status: null, last_error: null, created_at: e.at, updated_at: e.at, delivered_at: null })))
+      .values(
+        wanting.map((w) => ({
+          id: newId('msg'),
+          webhook_id: w.id,
+          event_id: e.id,
+          event_type: e.type,
+          payload,
+          state: 'pending',
+          attempts: 0,
+          next_at: e.at,
+          last_status: null,
+          last_error: null,
+          created_at: e.at,
+          updated_at: e.at,
+          delivered_at: null,
+        })),
+      )
       .execute();
   }
 
@@ -72,7 +92,13 @@ export class AlertEmitter {
     for (const threshold of SPEND_THRESHOLDS) {
       if (percent < threshold) break;
       const key = `spend:${level.holderKind}:${level.holderId}:${level.limitKind}:${level.periodKey}:${threshold}`;
-      const data = { holder: { kind: level.holderKind, id: level.holderId }, limit: { kind: level.limitKind, period: level.periodKey, amount: level.limit }, threshold, spent: level.spent, percent: Math.floor(percent) };
+      const data = {
+        holder: { kind: level.holderKind, id: level.holderId },
+        limit: { kind: level.limitKind, period: level.periodKey, amount: level.limit },
+        threshold,
+        spent: level.spent,
+        percent: Math.floor(percent),
+      };
       if (await this.emit('spend.threshold', data, { markKey: key })) announced.push(threshold);
     }
     return announced;
@@ -93,17 +119,32 @@ export class AlertEmitter {
       if (known === state && !stale) return false;
       if (!mark) {
         try {
-          const r = await trx.insertInto('alert_marks').values({ key, state, at }).onConflict((oc) => oc.column('key').doNothing()).executeTakeFirst();
+          const r = await trx
+            .insertInto('alert_marks')
+            .values({ key, state, at })
+            .onConflict((oc) => oc.column('key').doNothing())
+            .executeTakeFirst();
           if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
         } catch (e) {
           if (isUniqueViolation(e)) return false;
           throw e;
         }
       } else {
-        const r = await trx.updateTable('alert_marks').set({ state, at }).where('key', '=', key).where('state', '=', known).where('at', '=', Number(mark.at)).executeTakeFirst();
+        const r = await trx
+          .updateTable('alert_marks')
+          .set({ state, at })
+          .where('key', '=', key)
+          .where('state', '=', known)
+          .where('at', '=', Number(mark.at))
+          .executeTakeFirst();
         if (Number(r.numUpdatedRows) === 0) return false;
       }
-      await this.fanOut(trx, { id: newId('evt'), type: to === 'opened' ? 'breaker.opened' : 'breaker.closed', at, data: { channel: { id: channel.id, name: channel.name } } });
+      await this.fanOut(trx, {
+        id: newId('evt'),
+        type: to === 'opened' ? 'breaker.opened' : 'breaker.closed',
+        at,
+        data: { channel: { id: channel.id, name: channel.name } },
+      });
       return true;
     });
   }

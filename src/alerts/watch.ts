@@ -33,7 +33,9 @@ export function quotaSource(db: Kysely<Database>, holderKind: 'token' | 'account
         .where('revoked_at', 'is', null)
         .where(sql<boolean>`spent * 100 >= quota * ${LOWEST}`)
         .execute();
-      return rows.map((r): SpendLevel => ({ holderKind, holderId: r.id, limitKind: 'quota', periodKey: String(r.quota), spent: Number(r.spent), limit: Number(r.quota) }));
+      return rows.map(
+        (r): SpendLevel => ({ holderKind, holderId: r.id, limitKind: 'quota', periodKey: String(r.quota), spent: Number(r.spent), limit: Number(r.quota) }),
+      );
     },
   };
 }
@@ -47,7 +49,9 @@ function budgetLimits(json: string | null): Map<string, number> {
   const out = new Map<string, number>();
   try {
     const list: unknown = json ? JSON.parse(json) : [];
-    if (Array.isArray(list)) for (const b of list as Array<{ period?: unknown; limit?: unknown }>) if (typeof b.period === 'string' && typeof b.limit === 'number') out.set(b.period, b.limit);
+    if (Array.isArray(list))
+      for (const b of list as Array<{ period?: unknown; limit?: unknown }>)
+        if (typeof b.period === 'string' && typeof b.limit === 'number') out.set(b.period, b.limit);
   } catch {
     // A budget list the store cannot read raises no alert (the admin API only ever writes valid ones).
   }
@@ -81,7 +85,14 @@ export function budgetSource(db: Kysely<Database>): SpendSource {
         const h = holders.get(r.holder_id);
         const limit = h?.limits.get(r.period);
         if (!h || !limit || Number(r.spent) * 100 < limit * LOWEST) continue;
-        out.push({ holderKind: h.kind, holderId: r.holder_id, limitKind: 'budget', periodKey: `${r.period}:${Number(r.period_start)}`, spent: Number(r.spent), limit });
+        out.push({
+          holderKind: h.kind,
+          holderId: r.holder_id,
+          limitKind: 'budget',
+          periodKey: `${r.period}:${Number(r.period_start)}`,
+          spent: Number(r.spent),
+          limit,
+        });
       }
       return out;
     },
@@ -128,7 +139,15 @@ export class AlertWatch {
     const finished = rows.reduce((a, r) => a + Number(r.n), 0);
     if (finished < min || failed * 100 < percent * finished) return false;
     const bucket = Math.floor(now / windowMs);
-    const data = { window_ms: windowMs, since: now - windowMs, until: now, finished, failed, failure_percent: Math.floor((failed * 100) / finished), threshold_percent: percent };
+    const data = {
+      window_ms: windowMs,
+      since: now - windowMs,
+      until: now,
+      finished,
+      failed,
+      failure_percent: Math.floor((failed * 100) / finished),
+      threshold_percent: percent,
+    };
     return this.emitter.emit('tasks.failure_rate', data, { markKey: `tasks-failure:${windowMs}:${bucket}`, at: now });
   }
 }

@@ -29,7 +29,12 @@ const wnx = (refs: VideoRules['refs'], over: Partial<VideoRules> = {}): VideoRul
 const HHX_PRICE = { '720p': 900_000, '1080p': 1_600_000 };
 const WNX_PRICE = { '720p': 600_000, '1080p': 1_000_000 };
 
-const video = (id: string, rules: VideoRules, perSecond = id.startsWith('hhx') ? HHX_PRICE : WNX_PRICE, basis: 'output' | 'input+output' = 'output'): ModelEntry => ({
+const video = (
+  id: string,
+  rules: VideoRules,
+  perSecond = id.startsWith('hhx') ? HHX_PRICE : WNX_PRICE,
+  basis: 'output' | 'input+output' = 'output',
+): ModelEntry => ({
   id,
   kind: 'video',
   upstream: 'dashscope',
@@ -156,7 +161,15 @@ export const DEFAULT_CATALOGUE: ModelEntry[] = [
   vidx('vidx-v1-6-multi-elements', 'vidx-edit', 280_000, 980_000, {
     upstreamModel: 'kling-v1-6',
     hidden: true,
-    vidx: { 'multi-elements': { endpoint: 'multi-elements', fields: ['mode', 'negative_prompt'], durations: DURATIONS_5_10, defaultMode: 'std', sendModelName: false } },
+    vidx: {
+      'multi-elements': {
+        endpoint: 'multi-elements',
+        fields: ['mode', 'negative_prompt'],
+        durations: DURATIONS_5_10,
+        defaultMode: 'std',
+        sendModelName: false,
+      },
+    },
   }),
 ];
 

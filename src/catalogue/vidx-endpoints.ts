@@ -17,7 +17,9 @@ export function text2videoRules(fields: VidxField[] = ['mode', 'negative_prompt'
 const KIND_DEFAULTS: Partial<Record<ModelEntry['kind'], Partial<Record<VidxPath, VidxEndpoint>>>> = {
   'vidx-video': { text2video: text2videoRules() },
   'vidx-omni': { 'omni-video': { endpoint: 'omni-video', fields: ['mode', 'sound'], durations: durationRange(3, 15), defaultMode: 'pro' } },
-  'vidx-edit': { 'multi-elements': { endpoint: 'multi-elements', fields: ['mode', 'negative_prompt'], durations: DURATIONS_5_10, defaultMode: 'std', sendModelName: false } },
+  'vidx-edit': {
+    'multi-elements': { endpoint: 'multi-elements', fields: ['mode', 'negative_prompt'], durations: DURATIONS_5_10, defaultMode: 'std', sendModelName: false },
+  },
 };
 
 /** How `entry` is served on `path`, or null when it is not served there. */

@@ -3,7 +3,17 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.ts';
 import { accountUsage } from '../core/admin/account-usage.ts';
-import { accountPage, createAccount, getAccount, parseAccountPatch, parseCreateAccount, publicAccount, revokeAccount, topUpAccountQuota, updateAccount } from '../core/admin/accounts.ts';
+import {
+  accountPage,
+  createAccount,
+  getAccount,
+  parseAccountPatch,
+  parseCreateAccount,
+  publicAccount,
+  revokeAccount,
+  topUpAccountQuota,
+  updateAccount,
+} from '../core/admin/accounts.ts';
 import { parsePriceGroup, publicPriceGroup, putPriceGroup } from '../core/admin/price-groups.ts';
 import { parseTopUp } from '../core/admin/token-changes.ts';
 import { CLI, defined, num, onlyFlags, orNone, print, usageError, UsageError, withAdmin } from './args.ts';
@@ -39,14 +49,15 @@ const EDIT = ['name', 'quota', 'budget', 'price-group', 'time-zone', 'expires-at
 export async function accountCommand(config: Config, sub: string | undefined, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: OPTIONS });
   const id = positionals[0];
-  const fields = (edit: boolean) => defined({
-    name: values.name,
-    quota: edit ? orNone(values.quota, (v) => num('--quota', v)) : num('--quota', values.quota),
-    budgets: budgetFlags(values.budget),
-    price_group: edit ? orNone(values['price-group'], (v) => v) : values['price-group'],
-    time_zone: edit ? orNone(values['time-zone'], (v) => v) : values['time-zone'],
-    expires_at: edit ? orNone(values['expires-at'], (v) => num('--expires-at', v)) : num('--expires-at', values['expires-at']),
-  });
+  const fields = (edit: boolean) =>
+    defined({
+      name: values.name,
+      quota: edit ? orNone(values.quota, (v) => num('--quota', v)) : num('--quota', values.quota),
+      budgets: budgetFlags(values.budget),
+      price_group: edit ? orNone(values['price-group'], (v) => v) : values['price-group'],
+      time_zone: edit ? orNone(values['time-zone'], (v) => v) : values['time-zone'],
+      expires_at: edit ? orNone(values['expires-at'], (v) => num('--expires-at', v)) : num('--expires-at', values['expires-at']),
+    });
   if (sub === 'create') {
     onlyFlags(values, 'account create', EDIT);
     const input = parseCreateAccount(fields(false));
@@ -82,14 +93,20 @@ export async function accountCommand(config: Config, sub: string | undefined, ar
     onlyFlags(values, 'account usage', ['since', 'until']);
     const range = { since: num('--since', values.since), until: num('--until', values.until) };
     // A one-shot command queues no charges: nothing to flush.
-    return withAdmin(config, async (deps) => print(await accountUsage({ repos: deps.repos, meter: { flush: async () => undefined, now: Date.now } }, id, range)));
+    return withAdmin(config, async (deps) =>
+      print(await accountUsage({ repos: deps.repos, meter: { flush: async () => undefined, now: Date.now } }, id, range)),
+    );
   }
   return usageError();
 }
 
 /** `price-group set NAME [--multiplier X] [--price MODEL=PRICE_JSON]…` and `price-group list`. */
 export async function priceGroupCommand(config: Config, sub: string | undefined, args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { multiplier: { type: 'string' }, price: { type: 'string', multiple: true } } });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { multiplier: { type: 'string' }, price: { type: 'string', multiple: true } },
+  });
   if (sub === 'list') {
     onlyFlags(values, 'price-group list', []);
     return withAdmin(config, async (deps) => print((await deps.repos.priceGroups.all()).map(publicPriceGroup)));

@@ -70,7 +70,10 @@ export async function withAdmin(config: Config, fn: (deps: AdminDeps) => Promise
  */
 export function modelList(v: string | undefined): string[] | undefined {
   if (v === undefined) return undefined;
-  const names = v.split(',').map((x) => x.trim()).filter(Boolean);
+  const names = v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
   if (names.length === 0) throw new UsageError(`--models needs one or more model names, comma-separated (got "${v}"); leave it out for every model`);
   return names;
 }

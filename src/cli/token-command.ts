@@ -43,16 +43,19 @@ export async function tokenCommand(config: Config, sub: string | undefined, args
     });
     return withAdmin(config, async (deps) => {
       const { record, secret, callbackSecret } = await issueToken(deps, CLI, input);
-      print(`id:              ${record.id}\ntoken:           ${secret}\ncallback secret: ${callbackSecret}\n(both are shown only once; the callback secret verifies this token's task callbacks)`);
+      print(
+        `id:              ${record.id}\ntoken:           ${secret}\ncallback secret: ${callbackSecret}\n(both are shown only once; the callback secret verifies this token's task callbacks)`,
+      );
       return 0;
     });
   }
   if (sub === 'list' || sub === 'revoke') onlyFlags(values, `token ${sub}`, []);
   if (sub === 'list') return withAdmin(config, async (deps) => print((await listTokens(deps)).map(publicToken)));
-  if (sub === 'revoke' && id) return withAdmin(config, async (deps) => {
-    await revokeToken(deps, CLI, id);
-    return print(`revoked ${id}`);
-  });
+  if (sub === 'revoke' && id)
+    return withAdmin(config, async (deps) => {
+      await revokeToken(deps, CLI, id);
+      return print(`revoked ${id}`);
+    });
   if (sub === 'update' && id) {
     onlyFlags(values, 'token update', ['name', 'models', 'quota', 'rpm', 'tpm', 'concurrency', 'expires-at', 'account', 'budget']);
     // The same validation as PATCH /admin/tokens/{id}.
@@ -85,7 +88,10 @@ export async function tokenCommand(config: Config, sub: string | undefined, args
     const opts = parseRotate(defined({ grace_ms: num('--grace-ms', values['grace-ms']) }));
     return withAdmin(config, async (deps) => {
       const { record, secret } = await rotateToken(deps, CLI, id, opts);
-      const grace = record.previousSecretUntil === null ? 'the previous token is refused from now on' : `the previous token works until ${new Date(record.previousSecretUntil).toISOString()}`;
+      const grace =
+        record.previousSecretUntil === null
+          ? 'the previous token is refused from now on'
+          : `the previous token works until ${new Date(record.previousSecretUntil).toISOString()}`;
       print(`id:    ${record.id}\ntoken: ${secret}\n(the token is shown only once; ${grace})`);
       return 0;
     });
@@ -96,7 +102,10 @@ export async function tokenCommand(config: Config, sub: string | undefined, args
     return withAdmin(config, async (deps) => {
       const { record, callbackSecret } = await rotateCallbackSecret(deps, CLI, id, opts);
       const until = record.previousCallbackSecretUntil;
-      const grace = until === null ? 'callbacks are no longer signed with the previous one' : `callbacks are signed with the previous one too until ${new Date(until).toISOString()}`;
+      const grace =
+        until === null
+          ? 'callbacks are no longer signed with the previous one'
+          : `callbacks are signed with the previous one too until ${new Date(until).toISOString()}`;
       print(`id:              ${record.id}\ncallback secret: ${callbackSecret}\n(shown only once; ${grace})`);
       return 0;
     });

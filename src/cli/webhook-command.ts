@@ -1,10 +1,25 @@
 // `tollway webhook …`: the admin API's alert webhook operations on the store, with the same validation.
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.ts';
-import { createWebhook, deleteWebhook, deliveryPage, parseCreateWebhook, parseWebhookPatch, publicWebhook, updateWebhook, webhookPage } from '../core/admin/webhooks.ts';
+import {
+  createWebhook,
+  deleteWebhook,
+  deliveryPage,
+  parseCreateWebhook,
+  parseWebhookPatch,
+  publicWebhook,
+  updateWebhook,
+  webhookPage,
+} from '../core/admin/webhooks.ts';
 import { CLI, defined, num, onlyFlags, orNone, print, usageError, UsageError, withAdmin } from './args.ts';
 
-const eventList = (v: string | undefined) => (v === undefined ? undefined : v.split(',').map((x) => x.trim()).filter(Boolean));
+const eventList = (v: string | undefined) =>
+  v === undefined
+    ? undefined
+    : v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
 
 export async function webhookCommand(config: Config, sub: string | undefined, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -40,15 +55,18 @@ export async function webhookCommand(config: Config, sub: string | undefined, ar
   }
   if (sub === 'update' && id) {
     onlyFlags(values, 'webhook update', ['url', 'events', 'description', 'enable', 'disable']);
-    const patch = parseWebhookPatch(defined({ url: values.url, events: eventList(values.events), description: orNone(values.description, (d) => d), enabled }), allowPrivate);
+    const patch = parseWebhookPatch(
+      defined({ url: values.url, events: eventList(values.events), description: orNone(values.description, (d) => d), enabled }),
+      allowPrivate,
+    );
     return withAdmin(config, async (deps) => print(publicWebhook(await updateWebhook(deps, CLI, id, patch))));
   }
   if (sub === 'delete' && id) {
     onlyFlags(values, 'webhook delete', []);
     return withAdmin(config, async (deps) => {
-    await deleteWebhook(deps, CLI, id);
-    return print(`deleted ${id}`);
-  });
+      await deleteWebhook(deps, CLI, id);
+      return print(`deleted ${id}`);
+    });
   }
   if (sub === 'deliveries' && id) {
     onlyFlags(values, 'webhook deliveries', ['limit', 'cursor']);

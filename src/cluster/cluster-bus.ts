@@ -52,7 +52,8 @@ export function parseClusterEvent(text: string): { from: string; event: ClusterE
     if (k === 'token-revoked' && isHash(m.event.hash)) return { from: m.from, event: { kind: k, hash: m.event.hash } };
     const hashes = m.event.hashes;
     if (k === 'token-changed' && Array.isArray(hashes) && hashes.length <= 2 && hashes.every(isHash)) return { from: m.from, event: { kind: k, hashes } };
-    if (k === 'account-changed' && typeof m.event.id === 'string' && /^acc_[A-Za-z0-9]{1,60}$/.test(m.event.id)) return { from: m.from, event: { kind: k, id: m.event.id } };
+    if (k === 'account-changed' && typeof m.event.id === 'string' && /^acc_[A-Za-z0-9]{1,60}$/.test(m.event.id))
+      return { from: m.from, event: { kind: k, id: m.event.id } };
     if (k === 'channels-changed' || k === 'catalogue-changed' || k === 'price-groups-changed') return { from: m.from, event: { kind: k } };
     return null;
   } catch {

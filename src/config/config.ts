@@ -179,7 +179,10 @@ export function loadConfig(env: Env = process.env): Config {
   if (secret !== undefined && secret.length < 16) throw new ConfigError('TOLLWAY_SECRET must be at least 16 characters');
 
   const publicUrl = env.TOLLWAY_PUBLIC_URL?.trim() ? urlVar(env, 'TOLLWAY_PUBLIC_URL', '') : undefined;
-  const extraHosts = (env.TOLLWAY_RESULT_HOSTS ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  const extraHosts = (env.TOLLWAY_RESULT_HOSTS ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
 
   const host = env.HOST?.trim() || '0.0.0.0';
   const logLevel = env.LOG_LEVEL?.trim() || 'info';

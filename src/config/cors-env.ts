@@ -12,7 +12,10 @@ export function corsVar(env: Env): CorsConfig | null {
   if (raw === '') return null;
   if (raw === '*') return { origins: '*' };
   const origins = new Set<string>();
-  for (const item of raw.split(',').map((o) => o.trim()).filter(Boolean)) {
+  for (const item of raw
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean)) {
     let u: URL;
     try {
       u = new URL(item);

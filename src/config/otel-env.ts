@@ -18,7 +18,14 @@ export interface TracingConfig {
 type Env = Record<string, string | undefined>;
 type Fail = (message: string) => never;
 
-const SAMPLERS: readonly SamplerName[] = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'];
+const SAMPLERS: readonly SamplerName[] = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+];
 const DEFAULT_TRACES_URL = 'http://localhost:4318/v1/traces';
 
 const val = (env: Env, name: string): string | undefined => env[name]?.trim() || undefined;
@@ -57,7 +64,11 @@ function tracesUrl(env: Env, fail: Fail): string | undefined {
 
 export function tracingConfig(env: Env, fail: Fail): TracingConfig | null {
   if ((val(env, 'OTEL_SDK_DISABLED') ?? '').toLowerCase() === 'true') return null;
-  const exporters = (val(env, 'OTEL_TRACES_EXPORTER') ?? '').toLowerCase().split(',').map((s) => s.trim()).filter(Boolean);
+  const exporters = (val(env, 'OTEL_TRACES_EXPORTER') ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const other = exporters.find((e) => e !== 'otlp' && e !== 'none');
   if (other) fail(`OTEL_TRACES_EXPORTER: only otlp (or none) is supported, got "${other}"`);
   const url = tracesUrl(env, fail);
@@ -74,7 +85,10 @@ export function tracingConfig(env: Env, fail: Fail): TracingConfig | null {
   const resourceAttributes = keyValues(val(env, 'OTEL_RESOURCE_ATTRIBUTES'), 'OTEL_RESOURCE_ATTRIBUTES', fail);
   return {
     url: url ?? DEFAULT_TRACES_URL,
-    headers: { ...keyValues(val(env, 'OTEL_EXPORTER_OTLP_HEADERS'), 'OTEL_EXPORTER_OTLP_HEADERS', fail), ...keyValues(val(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'), 'OTEL_EXPORTER_OTLP_TRACES_HEADERS', fail) },
+    headers: {
+      ...keyValues(val(env, 'OTEL_EXPORTER_OTLP_HEADERS'), 'OTEL_EXPORTER_OTLP_HEADERS', fail),
+      ...keyValues(val(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'), 'OTEL_EXPORTER_OTLP_TRACES_HEADERS', fail),
+    },
     serviceName: val(env, 'OTEL_SERVICE_NAME') ?? resourceAttributes['service.name'] ?? 'tollway',
     resourceAttributes,
     sampler,

@@ -25,15 +25,21 @@ export function parseTrustProxy(raw: string | undefined, fail: (message: string)
   const v = (raw ?? '').trim();
   if (v === '' || /^(false|off|no|0)$/i.test(v)) return null;
   if (/^(true|yes|on|all)$/i.test(v)) {
-    fail('TOLLWAY_TRUST_PROXY: trusting every hop would let any client choose its own address; give the number of proxies in front of the gateway (1) or their addresses/CIDRs');
+    fail(
+      'TOLLWAY_TRUST_PROXY: trusting every hop would let any client choose its own address; give the number of proxies in front of the gateway (1) or their addresses/CIDRs',
+    );
   }
   if (/^\d+$/.test(v)) {
     const hops = Number(v);
     if (hops > MAX_HOPS) fail(`TOLLWAY_TRUST_PROXY: a hop count must be between 1 and ${MAX_HOPS}, got ${hops}`);
     return { hops };
   }
-  const addresses = v.split(',').map((a) => a.trim()).filter(Boolean);
+  const addresses = v
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
   const bad = addresses.find((a) => !isProxyAddress(a));
-  if (bad !== undefined) fail(`TOLLWAY_TRUST_PROXY: "${bad}" is not an address or CIDR (a hop count, or a comma list of addresses, CIDRs, loopback, linklocal, uniquelocal)`);
+  if (bad !== undefined)
+    fail(`TOLLWAY_TRUST_PROXY: "${bad}" is not an address or CIDR (a hop count, or a comma list of addresses, CIDRs, loopback, linklocal, uniquelocal)`);
   return { addresses };
 }

@@ -3,7 +3,6 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { ErrorCode } from '../errors/codes.ts';
 import { isObject, type JsonObject } from '../json/json.ts';
 
-
 export function requireBody(body: unknown): JsonObject {
   if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
   return body;

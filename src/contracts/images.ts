@@ -43,7 +43,11 @@ export function parseSize(v: unknown): ImageSize | undefined {
   const height = Number(m[2]);
   const px = width * height;
   if (width === 0 || height === 0 || px < MIN_PIXELS || px > MAX_PIXELS) {
-    throw new GatewayError('invalid_size', `size ${width}x${height} is out of range: width×height must be between 512×512 (${MIN_PIXELS}) and 2048×2048 (${MAX_PIXELS}) pixels`, { param: 'size' });
+    throw new GatewayError(
+      'invalid_size',
+      `size ${width}x${height} is out of range: width×height must be between 512×512 (${MIN_PIXELS}) and 2048×2048 (${MAX_PIXELS}) pixels`,
+      { param: 'size' },
+    );
   }
   return { width, height };
 }
@@ -134,29 +138,46 @@ export function parseJsonImages(v: unknown): string[] {
 export function checkModelFor(mode: ImageMode, entry: ModelEntry, publicName: string): void {
   const isImage = entry.kind === 'image' || entry.kind === 'image-edit';
   if (!isImage) {
-    throw new GatewayError('model_not_supported', `The model '${publicName}' is not an image model; use qwx-image-2.0, qwx-image-2.0-pro or qwx-image-edit-plus`, { param: 'model' });
+    throw new GatewayError(
+      'model_not_supported',
+      `The model '${publicName}' is not an image model; use qwx-image-2.0, qwx-image-2.0-pro or qwx-image-edit-plus`,
+      { param: 'model' },
+    );
   }
   if (mode === 'generate' && !entry.capabilities.imageGenerate) {
-    throw new GatewayError('model_not_supported', `The model '${publicName}' is an image-edit model and cannot generate images from text; use POST /v1/images/edits with input images, or a generation model such as qwx-image-2.0`, { param: 'model' });
+    throw new GatewayError(
+      'model_not_supported',
+      `The model '${publicName}' is an image-edit model and cannot generate images from text; use POST /v1/images/edits with input images, or a generation model such as qwx-image-2.0`,
+      { param: 'model' },
+    );
   }
   if (mode === 'edit' && !entry.capabilities.imageEdit) {
-    throw new GatewayError('model_not_supported', `The model '${publicName}' is a generation-only model and cannot edit images; use qwx-image-2.0, qwx-image-2.0-pro or qwx-image-edit-plus`, { param: 'model' });
+    throw new GatewayError(
+      'model_not_supported',
+      `The model '${publicName}' is a generation-only model and cannot edit images; use qwx-image-2.0, qwx-image-2.0-pro or qwx-image-edit-plus`,
+      { param: 'model' },
+    );
   }
 }
 
 export function checkImageCount(images: string[], entry: ModelEntry, publicName: string): void {
   const max = entry.capabilities.maxEditImages ?? 3;
   if (images.length === 0) {
-    throw new GatewayError('missing_parameter', 'An edit needs at least one input image: images[].image_url (JSON) or image / image[] files (multipart)', { param: 'images' });
+    throw new GatewayError('missing_parameter', 'An edit needs at least one input image: images[].image_url (JSON) or image / image[] files (multipart)', {
+      param: 'images',
+    });
   }
   if (images.length > max) {
-    throw new GatewayError('too_many_images', `The model '${publicName}' accepts at most ${max} input images per edit, got ${images.length}`, { param: 'images' });
+    throw new GatewayError('too_many_images', `The model '${publicName}' accepts at most ${max} input images per edit, got ${images.length}`, {
+      param: 'images',
+    });
   }
 }
 
 /** Fields shared by generation and edit (JSON values or multipart strings). */
 export function parseCommon(o: JsonObject, mode: ImageMode, entry: ModelEntry, images: string[]): ImageRequest {
-  if (o.mask !== undefined && o.mask !== null) throw new GatewayError('invalid_parameter', 'mask is not supported; describe the change in the prompt', { param: 'mask' });
+  if (o.mask !== undefined && o.mask !== null)
+    throw new GatewayError('invalid_parameter', 'mask is not supported; describe the change in the prompt', { param: 'mask' });
   const req: ImageRequest = {
     mode,
     prompt: parsePrompt(o.prompt),
@@ -193,7 +214,9 @@ export function sniffImageType(data: Buffer): string | null {
 export function uploadToDataUri(file: { data: Buffer; filename: string }, index: number): string {
   const type = sniffImageType(file.data);
   if (!type) {
-    throw new GatewayError('invalid_reference', `image file ${index + 1} (${file.filename || 'unnamed'}) is not a PNG, JPEG, WEBP, GIF or BMP image`, { param: 'image' });
+    throw new GatewayError('invalid_reference', `image file ${index + 1} (${file.filename || 'unnamed'}) is not a PNG, JPEG, WEBP, GIF or BMP image`, {
+      param: 'image',
+    });
   }
   return `data:${type};base64,${file.data.toString('base64')}`;
 }

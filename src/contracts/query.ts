@@ -37,7 +37,9 @@ export function qTime(q: Query, key: string): number | undefined {
     const t = Date.parse(withZone);
     if (Number.isFinite(t)) return t;
   }
-  throw new GatewayError('invalid_parameter', `${key} must be milliseconds since the epoch or an ISO 8601 date (e.g. 2026-01-31 or 2026-01-31T12:00:00Z)`, { param: key });
+  throw new GatewayError('invalid_parameter', `${key} must be milliseconds since the epoch or an ISO 8601 date (e.g. 2026-01-31 or 2026-01-31T12:00:00Z)`, {
+    param: key,
+  });
 }
 
 export function qInt(q: Query, key: string, min: number, max: number, def?: number): number | undefined {
@@ -56,7 +58,6 @@ export function qEnum<T extends string>(q: Query, key: string, values: readonly 
   return v as T;
 }
 
-
 /** The paging parameters of an admin list (`limit` 1–1000, default 100; `cursor`), any other parameter refused. */
 export function qPage(q: Query, filters: readonly string[] = []): { limit: number; cursor: string | undefined } {
   qOnly(q, ['limit', 'cursor', ...filters]);
@@ -66,6 +67,9 @@ export function qPage(q: Query, filters: readonly string[] = []): { limit: numbe
 /** Refuse a parameter the route does not know: a misspelt filter must not silently list everything. */
 export function qOnly(q: Query, known: readonly string[]): void {
   for (const key of Object.keys(q)) {
-    if (!known.includes(key)) throw new GatewayError('invalid_parameter', `Unknown query parameter ${key}; this endpoint takes ${known.length ? known.join(', ') : 'none'}`, { param: key });
+    if (!known.includes(key))
+      throw new GatewayError('invalid_parameter', `Unknown query parameter ${key}; this endpoint takes ${known.length ? known.join(', ') : 'none'}`, {
+        param: key,
+      });
   }
 }

@@ -24,7 +24,8 @@ function httpUrl(raw: string, field: string): URL {
   } catch {
     throw badRef(`${field} must be a public http(s) URL`, field);
   }
-  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw badRef(`${field} must be a public http(s) URL (uploads and data: URLs are not supported)`, field);
+  if (u.protocol !== 'https:' && u.protocol !== 'http:')
+    throw badRef(`${field} must be a public http(s) URL (uploads and data: URLs are not supported)`, field);
   const why = literalHostReason(u);
   if (why) throw badRef(`${field} must be a public http(s) URL (not a ${why})`, field);
   return u;
@@ -90,7 +91,9 @@ function none(refs: Ref[], field: string, model: string): void {
 /** The contract's reference mapping table, model by model. */
 export function mapReferences(body: JsonObject, rules: VideoRules, model: string): Media[] {
   const { input, inputImage, videos } = collect(body);
-  const m = (type: MediaType) => (r: Ref): Media => ({ type, url: r.url });
+  const m =
+    (type: MediaType) =>
+    (r: Ref): Media => ({ type, url: r.url });
   switch (rules.refs) {
     case 'none':
       none(input, 'input_reference', model);

@@ -30,8 +30,19 @@ export const RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4'] as const;
 const MAX_PROMPT = 5000;
 const SEED_MAX = 2147483647;
 
-const bad = (code: 'invalid_duration' | 'invalid_resolution' | 'invalid_seed' | 'seed_not_supported' | 'invalid_reference' | 'invalid_parameter' | 'invalid_size' | 'missing_parameter', message: string, param: string) =>
-  new GatewayError(code, message, { param });
+const bad = (
+  code:
+    | 'invalid_duration'
+    | 'invalid_resolution'
+    | 'invalid_seed'
+    | 'seed_not_supported'
+    | 'invalid_reference'
+    | 'invalid_parameter'
+    | 'invalid_size'
+    | 'missing_parameter',
+  message: string,
+  param: string,
+) => new GatewayError(code, message, { param });
 
 /** Multipart field-name segments that would reach an object's prototype. */
 function numberField(v: unknown, multipart: boolean): unknown {
@@ -87,7 +98,8 @@ function readSize(body: JsonObject): { size: string; tier: VideoTier; ratio: str
   if (!m) throw bad('invalid_size', 'size must look like 1280x720', 'size');
   const w = Number(m[1]);
   const h = Number(m[2]);
-  if (w < SIDE_MIN || h < SIDE_MIN || w > SIDE_MAX || h > SIDE_MAX) throw bad('invalid_size', `size must be between ${SIDE_MIN} and ${SIDE_MAX} pixels on each side`, 'size');
+  if (w < SIDE_MIN || h < SIDE_MIN || w > SIDE_MAX || h > SIDE_MAX)
+    throw bad('invalid_size', `size must be between ${SIDE_MIN} and ${SIDE_MAX} pixels on each side`, 'size');
   const tier: VideoTier = Math.min(w, h) >= 1080 ? '1080p' : '720p';
   const g = gcd(w, h);
   const r = `${w / g}:${h / g}`;
@@ -114,7 +126,12 @@ export function validateVideoRequest(body: JsonObject, rules: VideoRules, model:
 
   const media = mapReferences(body, rules, model);
   const withVideo = rules.maxSecondsWithVideo !== undefined && media.some((m) => m.type === 'reference_video' || m.type === 'video' || m.type === 'first_clip');
-  const seconds = readSeconds(body, withVideo ? { ...rules, maxSeconds: Math.min(rules.maxSeconds, rules.maxSecondsWithVideo!) } : rules, isHhx, opts.multipart);
+  const seconds = readSeconds(
+    body,
+    withVideo ? { ...rules, maxSeconds: Math.min(rules.maxSeconds, rules.maxSecondsWithVideo!) } : rules,
+    isHhx,
+    opts.multipart,
+  );
   const resolution = readResolution(body);
   const seed = readSeed(body, rules, opts.multipart);
   const size = readSize(body);

@@ -3,7 +3,18 @@
 import type { VidxEndpoint } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { literalHostReason } from '../net/address-policy.ts';
-import { readDuration, readHttpUrl, readMode, readOptionalString, readPrompt, readTaskExtras, refuseUntakenFields, requireSessionId, type FieldOptions, type Mode } from './vidx.ts';
+import {
+  readDuration,
+  readHttpUrl,
+  readMode,
+  readOptionalString,
+  readPrompt,
+  readTaskExtras,
+  refuseUntakenFields,
+  requireSessionId,
+  type FieldOptions,
+  type Mode,
+} from './vidx.ts';
 import { requireBody } from './fields.ts';
 import { isObject, type JsonObject } from '../json/json.ts';
 
@@ -32,7 +43,8 @@ export function parseInitSelection(body: unknown): InitSelection {
   const o = requireBody(body);
   const id = o.video_id === undefined || o.video_id === null || o.video_id === '' ? undefined : o.video_id;
   const url = o.video_url === undefined || o.video_url === null || o.video_url === '' ? undefined : o.video_url;
-  if ((id === undefined) === (url === undefined)) throw invalid('exactly one of video_id and video_url is required', id === undefined ? 'video_id' : 'video_url');
+  if ((id === undefined) === (url === undefined))
+    throw invalid('exactly one of video_id and video_url is required', id === undefined ? 'video_id' : 'video_url');
   if (id !== undefined) {
     if (typeof id !== 'string' || id.length > 200) throw invalid('video_id must be a string', 'video_id');
     return { videoId: id };
@@ -92,12 +104,14 @@ export function parseEditRequest(body: unknown, rules: VidxEndpoint, opts: Field
   }
   const sessionId = requireSessionId(o);
   if (o.edit_mode === undefined || o.edit_mode === null) throw new GatewayError('missing_parameter', 'edit_mode is required', { param: 'edit_mode' });
-  if (typeof o.edit_mode !== 'string' || !(EDIT_MODES as readonly string[]).includes(o.edit_mode)) throw invalid(`edit_mode must be one of ${EDIT_MODES.join(', ')}`, 'edit_mode');
+  if (typeof o.edit_mode !== 'string' || !(EDIT_MODES as readonly string[]).includes(o.edit_mode))
+    throw invalid(`edit_mode must be one of ${EDIT_MODES.join(', ')}`, 'edit_mode');
   const editMode = o.edit_mode as EditMode;
   const list = o.image_list ?? [];
   if (!Array.isArray(list)) throw invalid('image_list must be an array of {image}', 'image_list');
   const images = list.map((it, i) => {
-    if (!isObject(it) || typeof it.image !== 'string' || it.image.trim() === '') throw invalid(`image_list[${i}] must be an object with a non-empty image`, `image_list[${i}].image`);
+    if (!isObject(it) || typeof it.image !== 'string' || it.image.trim() === '')
+      throw invalid(`image_list[${i}] must be an object with a non-empty image`, `image_list[${i}].image`);
     // An image is a URL or base64 text; a URL must name a public host.
     if (/^https?:/i.test(it.image) && URL.canParse(it.image)) publicUrl(new URL(it.image), `image_list[${i}].image`);
     return it.image;
@@ -108,7 +122,14 @@ export function parseEditRequest(body: unknown, rules: VidxEndpoint, opts: Field
     throw invalid(`edit_mode ${editMode} takes ${want} in image_list (got ${images.length})`, 'image_list');
   }
   refuseUntakenFields(o, EDIT_MODEL, rules);
-  const out: EditRequest = { sessionId, editMode, images, prompt: readPrompt(o)!, mode: readMode(o, rules.defaultMode), duration: readDuration(o, rules.durations) };
+  const out: EditRequest = {
+    sessionId,
+    editMode,
+    images,
+    prompt: readPrompt(o)!,
+    mode: readMode(o, rules.defaultMode),
+    duration: readDuration(o, rules.durations),
+  };
   const neg = readOptionalString(o, 'negative_prompt');
   if (neg !== undefined) out.negativePrompt = neg;
   return Object.assign(out, readTaskExtras(o, opts, true));
@@ -150,7 +171,8 @@ export function parseOmni(body: unknown, model: string, rules: VidxEndpoint, opt
   const durations = rules.mediaDurations && hasReferenceMedia(o) ? rules.mediaDurations : rules.durations;
   const out: OmniRequest = { body: o, mode: readMode(o, rules.defaultMode), duration: readDuration(o, durations) };
   // The upstream requires aspect_ratio without a first frame (o1): the contract default goes up when none is given.
-  if (rules.aspectRatioRequired && (o.aspect_ratio === undefined || o.aspect_ratio === null) && !hasFirstFrame(o)) out.body = { ...o, aspect_ratio: DEFAULT_ASPECT_RATIO };
+  if (rules.aspectRatioRequired && (o.aspect_ratio === undefined || o.aspect_ratio === null) && !hasFirstFrame(o))
+    out.body = { ...o, aspect_ratio: DEFAULT_ASPECT_RATIO };
   // watermark_info is the vendor's and passes through unchecked here.
   return Object.assign(out, readTaskExtras(o, opts, false));
 }

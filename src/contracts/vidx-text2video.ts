@@ -38,7 +38,10 @@ const invalid = (message: string, param: string) => new GatewayError('invalid_pa
 
 /** Public text-to-video models, from the catalogue (so operator overrides apply). */
 export function text2VideoModels(catalogue: Catalogue): string[] {
-  return catalogue.entries().filter((e) => e.kind === 'vidx-video' && !e.hidden && vidxEndpointOf(e, 'text2video')).map((e) => e.id);
+  return catalogue
+    .entries()
+    .filter((e) => e.kind === 'vidx-video' && !e.hidden && vidxEndpointOf(e, 'text2video'))
+    .map((e) => e.id);
 }
 
 /**
@@ -69,7 +72,9 @@ export function admitText2VideoModel(raw: unknown, catalogue: Catalogue): string
   }
   if (!entry) throw new GatewayError('model_not_found', `The model '${echo(raw)}' does not exist or you do not have access to it`, { param: 'model_name' });
   if (entry.kind !== 'vidx-video' || entry.hidden) {
-    throw new GatewayError('model_not_supported', `The model '${raw}' is not a text-to-video model; allowed: ${text2VideoModels(catalogue).join(', ')}`, { param: 'model_name' });
+    throw new GatewayError('model_not_supported', `The model '${raw}' is not a text-to-video model; allowed: ${text2VideoModels(catalogue).join(', ')}`, {
+      param: 'model_name',
+    });
   }
   return canonical;
 }
@@ -91,7 +96,8 @@ function readCameraControl(o: JsonObject): CameraControl | undefined {
   const config: NonNullable<CameraControl['config']> = {};
   let nonZero = 0;
   for (const [k, val] of Object.entries(v.config)) {
-    if (!(CAMERA_FIELDS as readonly string[]).includes(k)) throw invalid(`camera_control.config.${k} is not a camera field (${CAMERA_FIELDS.join(', ')})`, `camera_control.config.${k}`);
+    if (!(CAMERA_FIELDS as readonly string[]).includes(k))
+      throw invalid(`camera_control.config.${k} is not a camera field (${CAMERA_FIELDS.join(', ')})`, `camera_control.config.${k}`);
     if (typeof val !== 'number' || !Number.isFinite(val)) throw invalid(`camera_control.config.${k} must be a number`, `camera_control.config.${k}`);
     // Contract: horizontal in [-10, 10]; the vendor applies the same range to every field.
     if (val < -10 || val > 10) throw invalid(`camera_control.config.${k} must be in [-10, 10]`, `camera_control.config.${k}`);
@@ -114,7 +120,8 @@ export function parseText2Video(body: unknown, model: string, rules: VidxEndpoin
   const neg = readOptionalString(o, 'negative_prompt');
   if (neg !== undefined) out.negativePrompt = neg;
   if (o.cfg_scale !== undefined && o.cfg_scale !== null) {
-    if (typeof o.cfg_scale !== 'number' || !Number.isFinite(o.cfg_scale) || o.cfg_scale < 0 || o.cfg_scale > 1) throw invalid('cfg_scale must be a number in [0, 1]', 'cfg_scale');
+    if (typeof o.cfg_scale !== 'number' || !Number.isFinite(o.cfg_scale) || o.cfg_scale < 0 || o.cfg_scale > 1)
+      throw invalid('cfg_scale must be a number in [0, 1]', 'cfg_scale');
     out.cfgScale = o.cfg_scale;
   }
   if (o.sound !== undefined && o.sound !== null) {

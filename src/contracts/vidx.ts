@@ -122,7 +122,11 @@ export interface FieldOptions {
 }
 
 /** watermark_info (when `watermark`), callback_url and external_task_id, read in that order: the creation fields every family A task body shares. */
-export function readTaskExtras(o: JsonObject, opts: FieldOptions, watermark: boolean): { watermarkInfo?: { enabled?: boolean }; callbackUrl?: string; externalTaskId?: string } {
+export function readTaskExtras(
+  o: JsonObject,
+  opts: FieldOptions,
+  watermark: boolean,
+): { watermarkInfo?: { enabled?: boolean }; callbackUrl?: string; externalTaskId?: string } {
   const out: { watermarkInfo?: { enabled?: boolean }; callbackUrl?: string; externalTaskId?: string } = {};
   const wm = watermark ? readWatermark(o) : undefined;
   if (wm) out.watermarkInfo = wm;
@@ -160,5 +164,8 @@ export function readPage(q: Record<string, unknown>): { pageNum: number; pageSiz
     if (n < 1 || n > max) throw bad(`${key} must be an integer between 1 and ${max}`, key);
     return n;
   };
-  return { pageNum: one('pageNum', PAGE_DEFAULTS.pageNum, PAGE_DEFAULTS.maxPageNum), pageSize: one('pageSize', PAGE_DEFAULTS.pageSize, PAGE_DEFAULTS.maxPageSize) };
+  return {
+    pageNum: one('pageNum', PAGE_DEFAULTS.pageNum, PAGE_DEFAULTS.maxPageNum),
+    pageSize: one('pageSize', PAGE_DEFAULTS.pageSize, PAGE_DEFAULTS.maxPageSize),
+  };
 }

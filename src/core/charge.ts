@@ -27,7 +27,11 @@ function isMedia(v: unknown): boolean {
   if (typeof v === 'string') return MEDIA_REF.test(v) || (v.length >= 64 && BASE64.test(v));
   if (!isObject(v)) return false;
   // A messages source says what it is: {type: base64, media_type, data}, {type: url, url}, {type: file, file_id}.
-  if ((v.type === 'base64' || v.type === 'url' || v.type === 'file') && (typeof v.data === 'string' || typeof v.url === 'string' || typeof v.file_id === 'string')) return true;
+  if (
+    (v.type === 'base64' || v.type === 'url' || v.type === 'file') &&
+    (typeof v.data === 'string' || typeof v.url === 'string' || typeof v.file_id === 'string')
+  )
+    return true;
   return (typeof v.url === 'string' && isMedia(v.url)) || (typeof v.data === 'string' && isMedia(v.data));
 }
 
@@ -73,12 +77,27 @@ function usageJson(u: TokenUsage, estimated: boolean): Record<string, unknown> {
  * to the group commit instead (retried until written; the same key); settle has released the reservation (else the
  * reaper does), so the quota does not count the call twice meanwhile.
  */
-export function chargeTokens(meter: Meter, call: CallContext, model: ResolvedModel, usage: TokenUsage, estimated: boolean, upstreamRequestId: string | null, delivered = false): void | Promise<void> {
+export function chargeTokens(
+  meter: Meter,
+  call: CallContext,
+  model: ResolvedModel,
+  usage: TokenUsage,
+  estimated: boolean,
+  upstreamRequestId: string | null,
+  delivered = false,
+): void | Promise<void> {
   const st = call.state;
   st.usage = usageJson(usage, estimated);
   st.tokens = usage.inputTokens + usage.outputTokens;
   if (upstreamRequestId) st.upstreamRequestId = upstreamRequestId;
-  const input: SyncChargeInput = { requestId: call.id, tokenId: principalOf(call).tokenId, model: model.publicName, billingModel: model.billingModel, usage, upstreamRequestId };
+  const input: SyncChargeInput = {
+    requestId: call.id,
+    tokenId: principalOf(call).tokenId,
+    model: model.publicName,
+    billingModel: model.billingModel,
+    usage,
+    upstreamRequestId,
+  };
   if (!st.reserved) {
     st.amount = meter.chargeSyncDeferred(input);
     return;
@@ -109,7 +128,14 @@ async function settle(meter: Meter, call: CallContext, input: SyncChargeInput): 
 
 /** One charge for the images delivered to the client (never for images produced but not delivered). */
 export async function chargeImages(meter: Meter, call: CallContext, model: ResolvedModel, images: number, upstreamRequestId: string | null): Promise<number> {
-  const input: SyncChargeInput = { requestId: call.id, tokenId: principalOf(call).tokenId, model: model.publicName, billingModel: model.billingModel, usage: { kind: 'images', images }, upstreamRequestId };
+  const input: SyncChargeInput = {
+    requestId: call.id,
+    tokenId: principalOf(call).tokenId,
+    model: model.publicName,
+    billingModel: model.billingModel,
+    usage: { kind: 'images', images },
+    upstreamRequestId,
+  };
   if (call.state.reserved) await settle(meter, call, input);
   else call.state.amount = await meter.chargeSync(input);
   return call.state.amount;
@@ -171,7 +197,8 @@ export function videoEstimate(entry: ModelEntry, req: { seconds?: number; resolu
  * its quota. Undefined otherwise (the estimate is held).
  */
 export function videoHold(entry: ModelEntry, estimate: Usage): Usage | undefined {
-  if (estimate.kind !== 'video' || entry.price.unit !== 'video-second' || entry.price.basis !== 'input+output' || entry.video?.duration !== false) return undefined;
+  if (estimate.kind !== 'video' || entry.price.unit !== 'video-second' || entry.price.basis !== 'input+output' || entry.video?.duration !== false)
+    return undefined;
   return { ...estimate, outputSeconds: entry.video.maxSeconds, inputSeconds: entry.video.maxSeconds };
 }
 
@@ -221,7 +248,11 @@ function reportedSeconds(p: ReportedUsage, basis: 'output' | 'input+output'): Se
  * family A task its reported seconds at its mode. The task's estimate (its `usage` until success) when nothing
  * billable was reported; null only for a task without one.
  */
-export function finishedTaskUsage(catalogue: Catalogue, task: Pick<TaskRecord, 'billingModel' | 'tier' | 'usage'>, reported: ReportedUsage | undefined): Usage | null {
+export function finishedTaskUsage(
+  catalogue: Catalogue,
+  task: Pick<TaskRecord, 'billingModel' | 'tier' | 'usage'>,
+  reported: ReportedUsage | undefined,
+): Usage | null {
   const estimate = task.usage;
   if (!reported || !estimate) return estimate;
   if (estimate.kind === 'video') {

@@ -49,7 +49,9 @@ export function edit(deps: ImageDeps, net: ImageNet, call: CallContext, fields: 
 /** Run one image request: the upstream call, b64 delivery when asked, and one charge per image delivered. */
 async function run(deps: ImageDeps, net: ImageNet, req: CallContext, r: ResolvedModel, ir: ImageRequest) {
   // connect-only: a call that may have reached the upstream is never sent again (it would produce and bill twice).
-  const result = await upstreamCall(deps, req, { entry: r.entry, retry: 'connect-only', quota: { reserve: () => ({ kind: 'images', images: ir.n }) } }, (ch) => generateImages(deps.upstream, apiKeyTarget(ch), ir, r.upstreamModel));
+  const result = await upstreamCall(deps, req, { entry: r.entry, retry: 'connect-only', quota: { reserve: () => ({ kind: 'images', images: ir.n }) } }, (ch) =>
+    generateImages(deps.upstream, apiKeyTarget(ch), ir, r.upstreamModel),
+  );
   req.state.upstreamRequestId = result.upstreamRequestId;
   const produced = result.urls.length + result.b64.length;
   req.state.usage = { images: 0, requested: ir.n, produced };
@@ -91,7 +93,16 @@ async function deliver(deps: ImageDeps, net: ImageNet, req: CallContext, ir: Ima
   items.push(...got.b64.map((b64_json) => ({ b64_json })));
   const first = got.failures[0];
   if (first) {
-    req.log.warn({ produced: result.urls.length + result.b64.length, delivered: items.length, error_code: first.code, reason: first.message, upstream_request_id: result.upstreamRequestId ?? undefined }, 'image b64 conversion failed');
+    req.log.warn(
+      {
+        produced: result.urls.length + result.b64.length,
+        delivered: items.length,
+        error_code: first.code,
+        reason: first.message,
+        upstream_request_id: result.upstreamRequestId ?? undefined,
+      },
+      'image b64 conversion failed',
+    );
   }
   if (items.length === 0 && first) {
     const n = result.urls.length;

@@ -11,11 +11,13 @@ export interface ModelAccessDeps {
   readonly channels: ChannelRegistry;
 }
 
-const notFound = (name: string) => new GatewayError('model_not_found', `The model '${echo(name)}' does not exist or you do not have access to it`, { param: 'model' });
+const notFound = (name: string) =>
+  new GatewayError('model_not_found', `The model '${echo(name)}' does not exist or you do not have access to it`, { param: 'model' });
 
 /** Resolve a public model name the caller may use, or throw model_not_found (unknown and invisible look alike). */
 export function resolveVisibleModel(deps: ModelAccessDeps, call: HasState, name: unknown): ResolvedModel {
-  if (typeof name !== 'string' && name !== undefined && name !== null) throw new GatewayError('invalid_parameter', 'model must be a string', { param: 'model' });
+  if (typeof name !== 'string' && name !== undefined && name !== null)
+    throw new GatewayError('invalid_parameter', 'model must be a string', { param: 'model' });
   if (typeof name !== 'string' || name.trim() === '') throw new GatewayError('missing_parameter', 'model is required', { param: 'model' });
   const p = principalOf(call);
   const r = deps.catalogue.resolve(name);

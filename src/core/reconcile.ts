@@ -56,7 +56,14 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** The stored usage as metering usage, for the ledger row's kind. */
 function usageOf(kind: string, stored: Record<string, unknown>): Usage | null {
-  if (kind === 'tokens') return { kind, inputTokens: num(stored.input_tokens), outputTokens: num(stored.output_tokens), cachedTokens: num(stored.cached_tokens), cacheCreationTokens: num(stored.cache_creation_tokens) };
+  if (kind === 'tokens')
+    return {
+      kind,
+      inputTokens: num(stored.input_tokens),
+      outputTokens: num(stored.output_tokens),
+      cachedTokens: num(stored.cached_tokens),
+      cacheCreationTokens: num(stored.cache_creation_tokens),
+    };
   if (kind === 'images') return { kind, images: num(stored.images) };
   if (kind === 'video' || kind === 'video-mode') return stored.kind === kind ? (stored as unknown as Usage) : null;
   return null;
@@ -65,9 +72,26 @@ function usageOf(kind: string, stored: Record<string, unknown>): Usage | null {
 /** The ledger row's own unit prices as a price, so a price changed since does not count as a difference. */
 function priceOf(kind: string, unit: Record<string, unknown>, q: Record<string, unknown>): Price | null {
   const tier = String(q.tier ?? '');
-  if (kind === 'tokens') return { unit: 'tokens', tiers: [{ maxInputTokens: null, inputPer1k: num(unit.input_per_1k), outputPer1k: num(unit.output_per_1k), cachedInputPer1k: num(unit.cached_input_per_1k), cacheCreationPer1k: num(unit.cache_creation_per_1k) }] };
+  if (kind === 'tokens')
+    return {
+      unit: 'tokens',
+      tiers: [
+        {
+          maxInputTokens: null,
+          inputPer1k: num(unit.input_per_1k),
+          outputPer1k: num(unit.output_per_1k),
+          cachedInputPer1k: num(unit.cached_input_per_1k),
+          cacheCreationPer1k: num(unit.cache_creation_per_1k),
+        },
+      ],
+    };
   if (kind === 'images') return { unit: 'image', perImage: num(unit.per_image) };
-  if (kind === 'video') return { unit: 'video-second', perSecond: { [tier]: num(unit.per_second) } as Record<'720p' | '1080p', number>, basis: q.basis === 'input+output' ? 'input+output' : 'output' };
+  if (kind === 'video')
+    return {
+      unit: 'video-second',
+      perSecond: { [tier]: num(unit.per_second) } as Record<'720p' | '1080p', number>,
+      basis: q.basis === 'input+output' ? 'input+output' : 'output',
+    };
   if (kind === 'video-mode') return { unit: 'video-mode-second', perSecond: { [tier]: num(unit.per_second) } as Record<'std' | 'pro', number> };
   return null;
 }
@@ -91,7 +115,17 @@ export function reconcile(rows: ReconcileRows, from: number, to: number, now = D
   const requests = new Map(rows.requests.map((r) => [r.requestId, r]));
   const tasks = new Map(rows.tasks.map((t) => [t.id, t]));
   const groups = new Map<string, ReconcileGroup>();
-  const report: ReconcileReport = { from, to, groups: [], difference: 0, mismatches: [], open_holds: [], tasks_charged_without_success: [], successes_without_charge: [], lost_submits: [] };
+  const report: ReconcileReport = {
+    from,
+    to,
+    groups: [],
+    difference: 0,
+    mismatches: [],
+    open_holds: [],
+    tasks_charged_without_success: [],
+    successes_without_charge: [],
+    lost_submits: [],
+  };
   const add = (at: number, model: string, channel: string, ledger: number, reported: number, charges: number, list = ledger) => {
     const k = `${day(at)}|${model}|${channel}`;
     const g = groups.get(k) ?? { day: day(at), model, channel, ledger_amount: 0, ledger_list_amount: 0, reported_amount: 0, difference: 0, charges: 0 };
@@ -114,26 +148,45 @@ export function reconcile(rows: ReconcileRows, from: number, to: number, now = D
       charged.add(l.taskId);
       if (task?.state !== 'succeeded') report.tasks_charged_without_success.push({ task_id: l.taskId, state: task?.state ?? 'unknown', amount: l.amount });
     }
-    if (expected === null) report.mismatches.push({ key: l.key, model: l.model, ledger_amount: l.amount, reported_amount: null, reason: 'no stored usage for this charge' });
-    else if (expected !== l.amount) report.mismatches.push({ key: l.key, model: l.model, ledger_amount: l.amount, reported_amount: expected, reason: 'the stored usage prices differently' });
+    if (expected === null)
+      report.mismatches.push({ key: l.key, model: l.model, ledger_amount: l.amount, reported_amount: null, reason: 'no stored usage for this charge' });
+    else if (expected !== l.amount)
+      report.mismatches.push({ key: l.key, model: l.model, ledger_amount: l.amount, reported_amount: expected, reason: 'the stored usage prices differently' });
   }
   for (const r of rows.requests) {
     if (r.amount > 0 && !charged.has(r.requestId)) {
-      report.mismatches.push({ key: r.requestId, model: r.model ?? '-', ledger_amount: 0, reported_amount: r.amount, reason: 'the request log shows a charge the ledger does not have' });
+      report.mismatches.push({
+        key: r.requestId,
+        model: r.model ?? '-',
+        ledger_amount: 0,
+        reported_amount: r.amount,
+        reason: 'the request log shows a charge the ledger does not have',
+      });
       add(r.createdAt, r.model ?? '-', '-', 0, r.amount, 0);
     }
   }
   for (const t of rows.tasks) {
-    if (t.state === 'succeeded' && t.finishedAt !== null && t.finishedAt >= from && t.finishedAt < to && !charged.has(t.id)) report.successes_without_charge.push({ task_id: t.id, model: t.model });
+    if (t.state === 'succeeded' && t.finishedAt !== null && t.finishedAt >= from && t.finishedAt < to && !charged.has(t.id))
+      report.successes_without_charge.push({ task_id: t.id, model: t.model });
     const err = t.state === 'failed' ? parse(t.error) : null;
     if (err?.code === LOST_SUBMIT_CODE) {
-      report.lost_submits.push({ task_id: t.id, token_id: t.tokenId, kind: t.kind, model: t.model, channel: t.channelId, created_at: t.createdAt, reason: String(err.message ?? '') });
+      report.lost_submits.push({
+        task_id: t.id,
+        token_id: t.tokenId,
+        kind: t.kind,
+        model: t.model,
+        channel: t.channelId,
+        created_at: t.createdAt,
+        reason: String(err.message ?? ''),
+      });
     }
   }
   for (const h of rows.openHolds) {
     const age = now - h.createdAt;
-    if (h.taskState === null && age > reservationTtlMs) report.open_holds.push({ key: h.key, token_id: h.tokenId, amount: h.amount, age_ms: age, reason: 'a reservation older than its time to live' });
-    else if (h.taskState !== null && ['succeeded', 'failed', 'cancelled'].includes(h.taskState)) report.open_holds.push({ key: h.key, token_id: h.tokenId, amount: h.amount, age_ms: age, reason: `held for a ${h.taskState} task` });
+    if (h.taskState === null && age > reservationTtlMs)
+      report.open_holds.push({ key: h.key, token_id: h.tokenId, amount: h.amount, age_ms: age, reason: 'a reservation older than its time to live' });
+    else if (h.taskState !== null && ['succeeded', 'failed', 'cancelled'].includes(h.taskState))
+      report.open_holds.push({ key: h.key, token_id: h.tokenId, amount: h.amount, age_ms: age, reason: `held for a ${h.taskState} task` });
   }
   report.groups = [...groups.values()].sort((a, b) => a.day.localeCompare(b.day) || a.model.localeCompare(b.model) || a.channel.localeCompare(b.channel));
   report.difference = addAmounts(...report.groups.map((g) => g.difference));
@@ -142,4 +195,9 @@ export function reconcile(rows: ReconcileRows, from: number, to: number, now = D
 
 /** True when nothing needs an operator's eye. */
 export const isClean = (r: ReconcileReport): boolean =>
-  r.difference === 0 && r.mismatches.length === 0 && r.open_holds.length === 0 && r.tasks_charged_without_success.length === 0 && r.successes_without_charge.length === 0 && r.lost_submits.length === 0;
+  r.difference === 0 &&
+  r.mismatches.length === 0 &&
+  r.open_holds.length === 0 &&
+  r.tasks_charged_without_success.length === 0 &&
+  r.successes_without_charge.length === 0 &&
+  r.lost_submits.length === 0;

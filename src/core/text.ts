@@ -17,7 +17,10 @@ export interface TextCall extends CallContext {
   readonly body: unknown;
 }
 
-export const isKind = (...kinds: ModelKind[]) => (r: ResolvedModel) => kinds.includes(r.entry.kind);
+export const isKind =
+  (...kinds: ModelKind[]) =>
+  (r: ResolvedModel) =>
+    kinds.includes(r.entry.kind);
 
 /** The model for this endpoint, visible to the caller and able to serve it. */
 export function textModel(deps: ModelAccessDeps, call: TextCall, body: JsonObject, ok: (r: ResolvedModel) => boolean, what: string): ResolvedModel {
@@ -46,7 +49,13 @@ function planOf(r: ResolvedModel): CallPlan {
   return plan;
 }
 
-function run<T>(deps: TextDeps, call: TextCall, r: ResolvedModel, fn: (o: CallOptions) => Promise<T>, extra: Omit<CallOptions, 'target'> | undefined): Promise<T> {
+function run<T>(
+  deps: TextDeps,
+  call: TextCall,
+  r: ResolvedModel,
+  fn: (o: CallOptions) => Promise<T>,
+  extra: Omit<CallOptions, 'target'> | undefined,
+): Promise<T> {
   return upstreamCall(deps, call, planOf(r), (ch) => fn(extra ? { ...extra, target: apiKeyTarget(ch) } : { target: apiKeyTarget(ch) }));
 }
 
@@ -55,7 +64,14 @@ function run<T>(deps: TextDeps, call: TextCall, r: ResolvedModel, fn: (o: CallOp
  * a charge that cannot be made fails the call with a clean error instead of delivering an unbilled answer. An
  * answer with no result and no usage is an upstream error, and nothing is charged.
  */
-export function completeText(deps: TextDeps, call: TextCall, r: ResolvedModel, fn: (o: CallOptions) => Promise<CompleteResult>, answer: (body: string) => void, extra?: Omit<CallOptions, 'target'>): Promise<void> {
+export function completeText(
+  deps: TextDeps,
+  call: TextCall,
+  r: ResolvedModel,
+  fn: (o: CallOptions) => Promise<CompleteResult>,
+  answer: (body: string) => void,
+  extra?: Omit<CallOptions, 'target'>,
+): Promise<void> {
   // Not async: the call's promise, continued (one promise layer less per request).
   return run(deps, call, r, fn, extra).then((out) => {
     let usage = out.usage;
@@ -66,7 +82,10 @@ export function completeText(deps: TextDeps, call: TextCall, r: ResolvedModel, f
     }
     const charged = chargeTokens(deps.meter, call, r, usage, out.usage === null, out.upstreamRequestId);
     if (charged === undefined) return answer(out.body);
-    return charged.then(() => answer(out.body), (e: unknown) => releaseReservation(deps.meter, call).then(() => Promise.reject(e)));
+    return charged.then(
+      () => answer(out.body),
+      (e: unknown) => releaseReservation(deps.meter, call).then(() => Promise.reject(e)),
+    );
   });
 }
 
@@ -106,11 +125,22 @@ function producedChars(v: unknown, produced: boolean): number {
 
 async function noResult(deps: TextDeps, call: TextCall, upstreamRequestId: string | null): Promise<never> {
   await releaseReservation(deps.meter, call);
-  throw new GatewayError('upstream_error', 'The upstream answered without a result or usage; nothing was charged', upstreamRequestId ? { upstreamRequestId } : {});
+  throw new GatewayError(
+    'upstream_error',
+    'The upstream answered without a result or usage; nothing was charged',
+    upstreamRequestId ? { upstreamRequestId } : {},
+  );
 }
 
 /** Streaming: start the upstream stream (errors before its first byte are ordinary errors). */
-export function startTextStream(deps: TextDeps, call: TextCall, r: ResolvedModel, cap: TextCapability, treq: TextRequest, o: Omit<CallOptions, 'target'>): Promise<StreamResult> {
+export function startTextStream(
+  deps: TextDeps,
+  call: TextCall,
+  r: ResolvedModel,
+  cap: TextCapability,
+  treq: TextRequest,
+  o: Omit<CallOptions, 'target'>,
+): Promise<StreamResult> {
   // A reserved stream is settled (or released) at its end by chargeStream.
   return run(deps, call, r, (opts) => cap.stream(treq, opts), o).then((s) => {
     if (s.upstreamRequestId) call.state.upstreamRequestId = s.upstreamRequestId;
@@ -127,7 +157,15 @@ export function chargeStream(deps: TextDeps, call: TextCall, r: ResolvedModel, s
   // The upstream ended the stream with no output and no usage: no result, no charge. A client that leaves is
   // charged for what the upstream processed (the input estimate at least).
   if (reported === null && s.producedChars() === 0 && !clientLeft) return { by: 'nothing produced', committed: releaseReservation(deps.meter, call) };
-  const charged = chargeTokens(deps.meter, call, r, reported ?? estimateUsage(inputSize(call.body), s.producedChars()), reported === null, s.upstreamRequestId, true);
+  const charged = chargeTokens(
+    deps.meter,
+    call,
+    r,
+    reported ?? estimateUsage(inputSize(call.body), s.producedChars()),
+    reported === null,
+    s.upstreamRequestId,
+    true,
+  );
   const by = reported ? 'upstream usage' : 'estimate';
   if (charged === undefined) return { by };
   return { by, committed: charged.catch((e: unknown) => call.log.error({ err: String(e) }, 'stream charge failed')) };

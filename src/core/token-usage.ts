@@ -57,7 +57,9 @@ export async function usageOf(deps: TokenUsageDeps, tokenId: string, range: Usag
     m.amount = addAmounts(m.amount, d.amount);
     byModel.set(d.model, m);
   }
-  const data = [...byModel].map(([model, m]) => ({ model, requests: m.requests, amount: m.amount, amount_units: formatUnits(m.amount) })).sort((a, b) => a.model.localeCompare(b.model));
+  const data = [...byModel]
+    .map(([model, m]) => ({ model, requests: m.requests, amount: m.amount, amount_units: formatUnits(m.amount) }))
+    .sort((a, b) => a.model.localeCompare(b.model));
   const requests = data.reduce((s, m) => s + m.requests, 0);
   const amount = addAmounts(...data.map((m) => m.amount));
   return {
@@ -89,5 +91,15 @@ async function budgetsOf(deps: TokenUsageDeps, t: TokenRecord, now: number): Pro
   const tz = a?.timeZone ?? null;
   const budgets = await budgetStatus(deps.repos.accounts, t.id, t.budgets, tz, now);
   if (!a) return { budgets, account: null };
-  return { budgets, account: { id: a.id, name: a.name, balance: balanceOf(a), budgets: await budgetStatus(deps.repos.accounts, a.id, a.budgets, tz, now), time_zone: tz, expires_at: a.expiresAt } };
+  return {
+    budgets,
+    account: {
+      id: a.id,
+      name: a.name,
+      balance: balanceOf(a),
+      budgets: await budgetStatus(deps.repos.accounts, a.id, a.budgets, tz, now),
+      time_zone: tz,
+      expires_at: a.expiresAt,
+    },
+  };
 }

@@ -54,7 +54,14 @@ export function upstreamCall<T>(deps: UpstreamCallDeps, call: CallContext, plan:
   return reserved(deps, call, p, plan.quota.reserve(call), plan, attempt);
 }
 
-async function reserved<T>(deps: UpstreamCallDeps, call: CallContext, p: Principal, estimate: Usage, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
+async function reserved<T>(
+  deps: UpstreamCallDeps,
+  call: CallContext,
+  p: Principal,
+  estimate: Usage,
+  plan: CallPlan,
+  attempt: (ch: Channel) => Promise<T>,
+): Promise<T> {
   const b = p.billing;
   await deps.meter.reserve(call.id, p.tokenId, deps.meter.price(plan.entry.id, estimate, b?.priceGroup).amount, b);
   call.state.reserved = true;

@@ -79,7 +79,14 @@ export interface TokenUsageView {
   /** The token's own budgets, each with its spend in the current period. */
   budgets: BudgetStatus[];
   /** The token's account: its balance and budgets (null: the token has none). */
-  account: { id: string; name: string; balance: TokenUsageView['balance']; budgets: BudgetStatus[]; time_zone: string | null; expires_at: number | null } | null;
+  account: {
+    id: string;
+    name: string;
+    balance: TokenUsageView['balance'];
+    budgets: BudgetStatus[];
+    time_zone: string | null;
+    expires_at: number | null;
+  } | null;
 }
 
 export type BillPeriod = 'day' | 'month';

@@ -82,13 +82,26 @@ export function accessLogger(logger: Logger): (a: AccessLine) => void {
   const needsMetadata = (stream as Record<symbol, unknown> | undefined)?.[pino.symbols.needsMetadataGsym] === true;
   const sym = logger as unknown as Record<symbol, unknown>;
   // Only when the logger writes pino's default shape (numeric level 30, epoch `time`, `msg`).
-  const defaultShape = logger.levels.values.info === 30 && sym[pino.symbols.timeSym] === pino.stdTimeFunctions.epochTime && sym[pino.symbols.messageKeySym] === 'msg';
+  const defaultShape =
+    logger.levels.values.info === 30 && sym[pino.symbols.timeSym] === pino.stdTimeFunctions.epochTime && sym[pino.symbols.messageKeySym] === 'msg';
   const direct = stream && !needsMetadata && defaultShape;
   return (a) => {
     if (!logger.isLevelEnabled('info')) return;
     if (!direct) {
       logger.info(
-        { request_id: a.requestId, method: a.method, path: a.path, status: a.status, latency_ms: a.latencyMs, client: a.client, token_id: a.tokenId, model: a.model, error_code: a.errorCode ?? undefined, upstream_request_id: a.upstreamRequestId ?? undefined, upstream_error: a.upstreamError ?? undefined },
+        {
+          request_id: a.requestId,
+          method: a.method,
+          path: a.path,
+          status: a.status,
+          latency_ms: a.latencyMs,
+          client: a.client,
+          token_id: a.tokenId,
+          model: a.model,
+          error_code: a.errorCode ?? undefined,
+          upstream_request_id: a.upstreamRequestId ?? undefined,
+          upstream_error: a.upstreamError ?? undefined,
+        },
         'request',
       );
       return;

@@ -30,9 +30,17 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
       // A request not received in time is cut, checked every second rather than node's default 30 s.
       const timeoutMs = deps.config.requestTimeoutMs;
       // requireHostHeader off: node's own refusal is a bare 400; missingHost answers it in the family's shape.
-      const server = createServer({ requestTimeout: timeoutMs, headersTimeout: Math.min(timeoutMs, 60_000), connectionsCheckingInterval: Math.min(1_000, timeoutMs), requireHostHeader: false }, (req, res) => {
-        if (!lane.serve(req, res) && !missingHost(req, res)) handler(req, res);
-      });
+      const server = createServer(
+        {
+          requestTimeout: timeoutMs,
+          headersTimeout: Math.min(timeoutMs, 60_000),
+          connectionsCheckingInterval: Math.min(1_000, timeoutMs),
+          requireHostHeader: false,
+        },
+        (req, res) => {
+          if (!lane.serve(req, res) && !missingHost(req, res)) handler(req, res);
+        },
+      );
       // What Fastify sets on a server it creates itself (its keep-alive default outlives common load balancers').
       server.keepAliveTimeout = 72_000;
       // Answered by node before any route: in the family's shape with a request id, like the parser's refusals.

@@ -53,7 +53,8 @@ export function clientErrorHandler(err: ParserError, socket: Socket): void {
   const { status, message } = classify(err.code);
   // As node's own handler does: answer unless a response on this connection has begun (its bytes and ours would
   // interleave). A keep-alive connection whose earlier answers are complete is answered too.
-  if (socket.writable && !responseBegun(socket)) socket.end(rawAnswer(pathOf(err.rawPacket) || pathOnSocket(socket), new GatewayError('invalid_request', message, { status })));
+  if (socket.writable && !responseBegun(socket))
+    socket.end(rawAnswer(pathOf(err.rawPacket) || pathOnSocket(socket), new GatewayError('invalid_request', message, { status })));
   else socket.destroy();
 }
 
@@ -61,7 +62,12 @@ export function clientErrorHandler(err: ParserError, socket: Socket): void {
 function errorAnswer(path: string, err: GatewayError): { headers: Array<[string, string]>; body: string } {
   const id = newRequestId();
   const body = JSON.stringify(renderError(familyOf(path), err, id));
-  const headers: Array<[string, string]> = [['Content-Type', 'application/json; charset=utf-8'], ['Content-Length', String(Buffer.byteLength(body))], ...REQUEST_ID_HEADERS.map((h): [string, string] => [h, id]), ['Connection', 'close']];
+  const headers: Array<[string, string]> = [
+    ['Content-Type', 'application/json; charset=utf-8'],
+    ['Content-Length', String(Buffer.byteLength(body))],
+    ...REQUEST_ID_HEADERS.map((h): [string, string] => [h, id]),
+    ['Connection', 'close'],
+  ];
   return { headers, body };
 }
 
@@ -81,7 +87,8 @@ export function expectationFailed(req: IncomingMessage, res: ServerResponse): vo
 }
 
 /** The refusal of an HTTP/1.1 request without a Host header (the connection closes after it). */
-export const noHost = (): GatewayError => new GatewayError('invalid_request', 'An HTTP/1.1 request must carry a Host header', { headers: { connection: 'close' } });
+export const noHost = (): GatewayError =>
+  new GatewayError('invalid_request', 'An HTTP/1.1 request must carry a Host header', { headers: { connection: 'close' } });
 
 /** HTTP/1.1 requires a Host header (node's own check is off in app.ts: it answers a bare 400 with no body). */
 export const lacksHost = (req: IncomingMessage, hasHost: boolean): boolean => !hasHost && req.httpVersionMajor === 1 && req.httpVersionMinor === 1;

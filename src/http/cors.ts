@@ -9,7 +9,16 @@ const ALLOWED_METHODS = 'GET, POST, PATCH, PUT, DELETE, OPTIONS';
 
 // The request headers the official SDKs and plain clients send: credentials, content, the messages API's version
 // and beta headers (both spellings), idempotency and the SDKs' own x-stainless-* telemetry.
-const ALLOWED_HEADERS = new Set(['authorization', 'content-type', 'x-api-key', 'accept', 'messages-version', 'messages-beta', 'idempotency-key', 'x-request-id']);
+const ALLOWED_HEADERS = new Set([
+  'authorization',
+  'content-type',
+  'x-api-key',
+  'accept',
+  'messages-version',
+  'messages-beta',
+  'idempotency-key',
+  'x-request-id',
+]);
 const ALLOWED_PREFIXES = ['x-stainless-', 'anthropic-', 'openai-'];
 
 export const EXPOSED_HEADERS = [
@@ -46,10 +55,18 @@ export function corsHeaders(cors: CorsConfig | null, origin: string | undefined)
  * or not a preflight at all): then the request takes its ordinary path. Requested headers are allowed when each
  * is one a client may send; otherwise the list is left out and the browser refuses the call.
  */
-export function preflightHeaders(cors: CorsConfig | null, method: string, headers: { origin?: string | undefined; 'access-control-request-method'?: string | undefined; 'access-control-request-headers'?: string | undefined }): Record<string, string> | null {
+export function preflightHeaders(
+  cors: CorsConfig | null,
+  method: string,
+  headers: { origin?: string | undefined; 'access-control-request-method'?: string | undefined; 'access-control-request-headers'?: string | undefined },
+): Record<string, string> | null {
   if (method !== 'OPTIONS' || headers['access-control-request-method'] === undefined) return null;
   if (!allowedOrigin(cors, headers.origin)) return null;
-  const out: Record<string, string> = { ...corsHeaders(cors, headers.origin), 'access-control-allow-methods': ALLOWED_METHODS, 'access-control-max-age': '600' };
+  const out: Record<string, string> = {
+    ...corsHeaders(cors, headers.origin),
+    'access-control-allow-methods': ALLOWED_METHODS,
+    'access-control-max-age': '600',
+  };
   const requested = (headers['access-control-request-headers'] ?? '')
     .split(',')
     .map((h) => h.trim().toLowerCase())

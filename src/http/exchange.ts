@@ -23,7 +23,13 @@ export interface Exchange {
 const [RID0, RID1, RID2] = REQUEST_ID_HEADERS;
 
 /** A whole answer: status, content type and length, the request id (under each of its names), and any extra headers. */
-export function sendBody(ex: Pick<Exchange, 'id' | 'res' | 'state'>, status: number, body: string, contentType = 'application/json; charset=utf-8', headers?: Record<string, string>): void {
+export function sendBody(
+  ex: Pick<Exchange, 'id' | 'res' | 'state'>,
+  status: number,
+  body: string,
+  contentType = 'application/json; charset=utf-8',
+  headers?: Record<string, string>,
+): void {
   const res = ex.res;
   if (res.headersSent || res.destroyed) return;
   // A flat [name, value, …] list: no header object built (and copied) per answer.

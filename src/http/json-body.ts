@@ -32,10 +32,7 @@ export function parseJsonBody(text: string): unknown {
     throw new GatewayError('invalid_request', `The request body holds more than ${MAX_JSON_MEMBERS} object members (keys)`);
   }
   const escapes = text.includes('\\u');
-  const value: unknown =
-    escapes || text.includes('proto') || text.charCodeAt(0) === 0xfeff
-      ? parsePoisonChecked(text)
-      : JSON.parse(text);
+  const value: unknown = escapes || text.includes('proto') || text.charCodeAt(0) === 0xfeff ? parsePoisonChecked(text) : JSON.parse(text);
   if (typeof value === 'object' && value !== null && nestsDeeperThan(text, MAX_JSON_DEPTH)) {
     throw new GatewayError('invalid_request', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
   }

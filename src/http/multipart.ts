@@ -23,7 +23,9 @@ export async function registerMultipart(scope: FastifyInstance): Promise<void> {
 }
 
 export function isMultipart(req: FastifyRequest): boolean {
-  return String(req.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data');
+  return String(req.headers['content-type'] ?? '')
+    .toLowerCase()
+    .startsWith('multipart/form-data');
 }
 
 /**
@@ -82,7 +84,8 @@ export async function readMultipart(req: FastifyRequest): Promise<MultipartBody>
       } else {
         const value = typeof part.value === 'string' ? part.value : String(part.value);
         // PostgreSQL refuses a NUL in text; no field here can hold one.
-        if (value.includes('\0') || part.fieldname.includes('\0')) throw new GatewayError('invalid_parameter', 'Form fields may not contain the NUL character', { param: part.fieldname.replaceAll('\0', '') });
+        if (value.includes('\0') || part.fieldname.includes('\0'))
+          throw new GatewayError('invalid_parameter', 'Form fields may not contain the NUL character', { param: part.fieldname.replaceAll('\0', '') });
         total += value.length;
         if (total > limit) throw tooLarge();
         const key = part.fieldname.endsWith('[]') ? part.fieldname.slice(0, -2) : part.fieldname;

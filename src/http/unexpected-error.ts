@@ -5,7 +5,10 @@ import { isStoreUnreachable } from '../store/store-errors.ts';
 
 export function unexpectedError(err: unknown): GatewayError {
   if (isStoreUnreachable(err)) {
-    return new GatewayError('service_unavailable', 'The gateway cannot reach its database right now; retry shortly', { cause: err, headers: { 'retry-after': '1' } });
+    return new GatewayError('service_unavailable', 'The gateway cannot reach its database right now; retry shortly', {
+      cause: err,
+      headers: { 'retry-after': '1' },
+    });
   }
   return new GatewayError('internal_error', 'Internal error', { cause: err });
 }

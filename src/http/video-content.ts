@@ -40,7 +40,13 @@ export function videoContentType(v: string | string[] | undefined): string {
   return /^(?:video\/[a-z0-9.+-]+|application\/octet-stream)(?:\s*;.*)?$/.test(t) ? t : 'video/mp4';
 }
 
-export async function sendVideoContent(deps: Pick<GatewayDeps, 'config' | 'net'>, req: FastifyRequest, reply: FastifyReply, src: VideoSource, name: string): Promise<FastifyReply> {
+export async function sendVideoContent(
+  deps: Pick<GatewayDeps, 'config' | 'net'>,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  src: VideoSource,
+  name: string,
+): Promise<FastifyReply> {
   const headers: Record<string, string> = {};
   const range = forwardedRange(req.headers.range);
   if (range !== null) headers.range = range;

@@ -135,7 +135,8 @@ function flatObject(v: unknown): string | undefined {
       t = `"${x}"`;
     } else if (x === null) t = 'null';
     else if (typeof x === 'boolean') t = x ? 'true' : 'false';
-    else if (x === undefined) continue; // JSON.stringify leaves the member out
+    else if (x === undefined)
+      continue; // JSON.stringify leaves the member out
     else return undefined;
     s += s.length === 1 ? `"${k}":${t}` : `,"${k}":${t}`;
   }

@@ -30,7 +30,10 @@ export class MemoryAddressWindows implements AddressWindows {
   private readonly counting = new Map<string, Window>();
   private readonly locked = new Map<string, Window>();
 
-  constructor(private readonly size = ADDRESS_TABLE_SIZE, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly size = ADDRESS_TABLE_SIZE,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async add(key: string, windowMs: number, lockAt: number): Promise<AddressCount> {
     const now = this.now();
@@ -132,7 +135,11 @@ return {-1, tonumber(first[2]) - now}
 `;
 
 export class RedisAddressWindows implements AddressWindows {
-  constructor(private readonly redis: Redis, private readonly prefix = 'tollway:', private readonly size = ADDRESS_TABLE_SIZE) {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'tollway:',
+    private readonly size = ADDRESS_TABLE_SIZE,
+  ) {}
 
   async add(key: string, windowMs: number, lockAt: number): Promise<AddressCount> {
     return answer(await this.redis.eval(ADD, 3, ...this.keys(key), windowMs, lockAt, this.size));

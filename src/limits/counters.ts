@@ -74,7 +74,10 @@ export class MemoryCounters implements LimitCounters {
 }
 
 export class RedisCounters implements LimitCounters {
-  constructor(private readonly redis: Redis, private readonly prefix = 'tollway:') {}
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix = 'tollway:',
+  ) {}
 
   async add(key: string, by: number, windowMs: number): Promise<WindowCount> {
     const k = `${this.prefix}win:${key}`;
@@ -95,7 +98,11 @@ export class RedisCounters implements LimitCounters {
   async incrConcurrent(key: string): Promise<number> {
     const k = `${this.prefix}conc:${key}`;
     // The TTL bounds the damage of an instance that died holding slots.
-    const [[, n]] = (await this.redis.multi().incr(k).pexpire(k, 10 * 60_000).exec()) as [[unknown, number]];
+    const [[, n]] = (await this.redis
+      .multi()
+      .incr(k)
+      .pexpire(k, 10 * 60_000)
+      .exec()) as [[unknown, number]];
     return n;
   }
 

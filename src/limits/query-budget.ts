@@ -25,7 +25,12 @@ export interface QueryBudget {
 }
 
 /** No budget: every query goes (an engine without one, or an upstream that sets no query limit). */
-export const UNLIMITED_BUDGET: QueryBudget = { take: async () => true, claimRound: async () => true, roundDone: async () => undefined, lastRound: async () => 0 };
+export const UNLIMITED_BUDGET: QueryBudget = {
+  take: async () => true,
+  claimRound: async () => true,
+  roundDone: async () => undefined,
+  lastRound: async () => 0,
+};
 
 /** Budget parameters in microseconds: the interval between queries and how far ahead of it a burst may run. */
 interface Cell {

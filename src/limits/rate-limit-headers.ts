@@ -19,7 +19,12 @@ export function retryAfterSeconds(ms: number): string {
  * The headers of one answer: the requests trio with a requests-per-minute limit, the tokens trio with a
  * tokens-per-minute limit. Null when the token has neither.
  */
-export function rateLimitHeaders(rpm: number | null, requests: WindowCount | null, tpm: number | null, tokens: WindowCount | null): Record<string, string> | null {
+export function rateLimitHeaders(
+  rpm: number | null,
+  requests: WindowCount | null,
+  tpm: number | null,
+  tokens: WindowCount | null,
+): Record<string, string> | null {
   if (requests === null && tokens === null) return null;
   const h: Record<string, string> = {};
   if (rpm !== null && requests !== null) {

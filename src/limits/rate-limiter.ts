@@ -71,7 +71,9 @@ export class RateLimiter {
     const n = await this.counters.incrConcurrent(p.tokenId);
     if (n > p.concurrencyLimit) {
       await this.counters.decrConcurrent(p.tokenId);
-      throw new GatewayError('concurrency_limited', `Concurrency limit of ${p.concurrencyLimit} in-flight requests exceeded`, { headers: { ...headers, 'retry-after': '1' } });
+      throw new GatewayError('concurrency_limited', `Concurrency limit of ${p.concurrencyLimit} in-flight requests exceeded`, {
+        headers: { ...headers, 'retry-after': '1' },
+      });
     }
     let released = false;
     const release = () => {
@@ -115,7 +117,12 @@ export class RateLimiter {
 }
 
 /** Which window refuses the request, and when it resets (the later of the two when both do). */
-function refusedBy(rpm: number | null, requests: WindowCount | null, tpm: number | null, tokens: WindowCount | null): { message: string; resetMs: number } | null {
+function refusedBy(
+  rpm: number | null,
+  requests: WindowCount | null,
+  tpm: number | null,
+  tokens: WindowCount | null,
+): { message: string; resetMs: number } | null {
   const overRequests = rpm !== null && requests !== null && requests.n > rpm;
   const overTokens = tpm !== null && tokens !== null && tokens.n >= tpm;
   if (!overRequests && !overTokens) return null;

@@ -21,8 +21,7 @@ export function boundCharge(c: Charge, room: number): Charge {
 }
 
 /** The row with its charge cut to `room`. */
-export const boundRow = (r: LedgerRow, room: number): LedgerRow =>
-  r.charge.amount <= room ? r : { ...r, charge: boundCharge(r.charge, room) };
+export const boundRow = (r: LedgerRow, room: number): LedgerRow => (r.charge.amount <= room ? r : { ...r, charge: boundCharge(r.charge, room) });
 
 const used = sql<number | string>`spent + held`;
 

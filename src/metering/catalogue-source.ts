@@ -113,8 +113,10 @@ interface StoredOverrideRow {
   entry: string;
 }
 
-const storedOverrideRows = (db: Kysely<Database>): Promise<StoredOverrideRow[]> => db.selectFrom('catalogue_overrides').select(['model', 'entry']).orderBy('model').execute();
-const toOverrides = (rows: StoredOverrideRow[]): CatalogueOverride[] => rows.map((r) => ({ model: r.model, entry: parseJson<Partial<ModelEntry>>(r.entry) ?? {} }));
+const storedOverrideRows = (db: Kysely<Database>): Promise<StoredOverrideRow[]> =>
+  db.selectFrom('catalogue_overrides').select(['model', 'entry']).orderBy('model').execute();
+const toOverrides = (rows: StoredOverrideRow[]): CatalogueOverride[] =>
+  rows.map((r) => ({ model: r.model, entry: parseJson<Partial<ModelEntry>>(r.entry) ?? {} }));
 
 export async function readStoredOverrides(db: Kysely<Database>): Promise<CatalogueOverride[]> {
   return toOverrides(await storedOverrideRows(db));
@@ -158,7 +160,12 @@ export async function upsertOverride(db: Kysely<Database>, model: string, patch:
  * The row is locked first (an upsert that touches it), so concurrent changes of one model take turns and each sees
  * the one before it.
  */
-export async function writeOverride(trx: Transaction<Database>, model: string, patch: Partial<ModelEntry>, remove: Array<keyof ModelEntry> = []): Promise<Partial<ModelEntry>> {
+export async function writeOverride(
+  trx: Transaction<Database>,
+  model: string,
+  patch: Partial<ModelEntry>,
+  remove: Array<keyof ModelEntry> = [],
+): Promise<Partial<ModelEntry>> {
   const now = Date.now();
   await trx
     .insertInto('catalogue_overrides')

@@ -21,5 +21,4 @@ export function addAmounts(...xs: ReadonlyArray<Amount | bigint>): Amount {
 }
 
 /** A store's sum read exactly: the SQL sum as text (SQLite's integer sum and PostgreSQL's numeric alike). */
-export const sumText = (inner: RawBuilder<unknown>): RawBuilder<string> =>
-  sql<string>`cast(coalesce(sum(${inner}), 0) as text)`;
+export const sumText = (inner: RawBuilder<unknown>): RawBuilder<string> => sql<string>`cast(coalesce(sum(${inner}), 0) as text)`;

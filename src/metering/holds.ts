@@ -32,9 +32,13 @@ const refused = (n: { numUpdatedRows: bigint }): boolean => Number(n.numUpdatedR
 /** The refusal of a budget: the family's 429, retried by no SDK, with when the period starts again. */
 function budgetRefusal(holder: string, period: string, end: number, now: number): GatewayError {
   const at = new Date(end).toISOString();
-  return new GatewayError('insufficient_quota', `The ${period} budget of ${holder.startsWith('acc_') ? 'the account' : 'the token'} is spent; it starts again at ${at}`, {
-    headers: { 'retry-after': String(Math.max(1, Math.ceil((end - now) / 1000))), 'x-budget-reset': at, 'x-budget-period': period },
-  });
+  return new GatewayError(
+    'insufficient_quota',
+    `The ${period} budget of ${holder.startsWith('acc_') ? 'the account' : 'the token'} is spent; it starts again at ${at}`,
+    {
+      headers: { 'retry-after': String(Math.max(1, Math.ceil((end - now) / 1000))), 'x-budget-reset': at, 'x-budget-period': period },
+    },
+  );
 }
 
 /**
@@ -47,8 +51,19 @@ export async function placeHold(trx: Kysely<Database>, s: HoldSpec): Promise<boo
   const ins = await trx
     .insertInto('holds')
     .values({
-      task_id: s.key, token_id: s.tokenId, amount: s.amount, state: 'held', created_at: s.now, updated_at: s.now,
-      ...(b ? { account_id: b.accountId, price_group: b.priceGroup, budget_rows: rows.length ? JSON.stringify(rows.map((r) => [r.holderId, r.period, r.start])) : null } : {}),
+      task_id: s.key,
+      token_id: s.tokenId,
+      amount: s.amount,
+      state: 'held',
+      created_at: s.now,
+      updated_at: s.now,
+      ...(b
+        ? {
+            account_id: b.accountId,
+            price_group: b.priceGroup,
+            budget_rows: rows.length ? JSON.stringify(rows.map((r) => [r.holderId, r.period, r.start])) : null,
+          }
+        : {}),
     })
     .onConflict((oc) => oc.column('task_id').doNothing())
     .executeTakeFirst();
@@ -73,10 +88,14 @@ export async function placeHold(trx: Kysely<Database>, s: HoldSpec): Promise<boo
       .where((eb) => eb.or([eb('quota', 'is', null), eb(sql`spent + held + ${amount}`, '<=', eb.ref('quota'))]))
       .where(sql<boolean>`spent + held + ${amount} <= ${MAX_BALANCE}`)
       .executeTakeFirst();
-    if (refused(acc)) throw new GatewayError('insufficient_quota', 'The account\'s quota is not enough for this call');
+    if (refused(acc)) throw new GatewayError('insufficient_quota', "The account's quota is not enough for this call");
   }
   for (const r of rows) {
-    await trx.insertInto('budget_spend').values({ holder_id: r.holderId, period: r.period, period_start: r.start }).onConflict((oc) => oc.columns(['holder_id', 'period', 'period_start']).doNothing()).execute();
+    await trx
+      .insertInto('budget_spend')
+      .values({ holder_id: r.holderId, period: r.period, period_start: r.start })
+      .onConflict((oc) => oc.columns(['holder_id', 'period', 'period_start']).doNothing())
+      .execute();
     const u = await trx
       .updateTable('budget_spend')
       .set({ held: sql`held + ${amount}` })
@@ -93,22 +112,46 @@ export async function placeHold(trx: Kysely<Database>, s: HoldSpec): Promise<boo
 type HoldRow = { amount: number | string; token_id: string; account_id: string | null; price_group: string | null; budget_rows: string | null };
 
 function targetOf(h: HoldRow): HoldTarget {
-  return { tokenId: h.token_id, accountId: h.account_id, priceGroup: h.price_group, budgetRows: h.budget_rows ? (JSON.parse(h.budget_rows) as BudgetRowKey[]) : [] };
+  return {
+    tokenId: h.token_id,
+    accountId: h.account_id,
+    priceGroup: h.price_group,
+    budgetRows: h.budget_rows ? (JSON.parse(h.budget_rows) as BudgetRowKey[]) : [],
+  };
 }
 
 /** Where the hold under `key` reserved (null: no hold). */
 export async function holdTarget(trx: Kysely<Database>, key: string): Promise<HoldTarget | null> {
-  const h = await trx.selectFrom('holds').select(['amount', 'token_id', 'account_id', 'price_group', 'budget_rows']).where('task_id', '=', key).executeTakeFirst();
+  const h = await trx
+    .selectFrom('holds')
+    .select(['amount', 'token_id', 'account_id', 'price_group', 'budget_rows'])
+    .where('task_id', '=', key)
+    .executeTakeFirst();
   return h ? targetOf(h) : null;
 }
 
 /** Move `column` by `amount` on the token, account and budget rows of `t`. */
 async function move(trx: Kysely<Database>, t: HoldTarget, column: 'held' | 'spent', amount: number): Promise<void> {
   const delta = sql`${sql.ref(column)} + ${amount}`;
-  await trx.updateTable('tokens').set({ [column]: delta }).where('id', '=', t.tokenId).execute();
-  if (t.accountId !== null) await trx.updateTable('accounts').set({ [column]: delta }).where('id', '=', t.accountId).execute();
+  await trx
+    .updateTable('tokens')
+    .set({ [column]: delta })
+    .where('id', '=', t.tokenId)
+    .execute();
+  if (t.accountId !== null)
+    await trx
+      .updateTable('accounts')
+      .set({ [column]: delta })
+      .where('id', '=', t.accountId)
+      .execute();
   for (const [holder, period, start] of t.budgetRows) {
-    await trx.updateTable('budget_spend').set({ [column]: delta }).where('holder_id', '=', holder).where('period', '=', period).where('period_start', '=', start).execute();
+    await trx
+      .updateTable('budget_spend')
+      .set({ [column]: delta })
+      .where('holder_id', '=', holder)
+      .where('period', '=', period)
+      .where('period_start', '=', start)
+      .execute();
   }
 }
 
@@ -122,7 +165,13 @@ export function addSpent(trx: Kysely<Database>, t: HoldTarget, amount: number): 
  * CAS (and its one-outcome guarantee) applies to every task. Returns where the hold reserved, its held amount given
  * back, or null if the outcome was already decided.
  */
-export async function closeHold(trx: Kysely<Database>, key: string, tokenId: string, to: 'settled' | 'released', now: number): Promise<(HoldTarget & { amount: number }) | null> {
+export async function closeHold(
+  trx: Kysely<Database>,
+  key: string,
+  tokenId: string,
+  to: 'settled' | 'released',
+  now: number,
+): Promise<(HoldTarget & { amount: number }) | null> {
   await trx
     .insertInto('holds')
     .values({ task_id: key, token_id: tokenId, amount: 0, state: 'held', created_at: now, updated_at: now })
@@ -156,7 +205,9 @@ export function staleHolds(db: Kysely<Database>, before: number): Promise<Array<
     .select(['task_id', 'token_id'])
     .where('state', '=', 'held')
     .where('created_at', '<', before)
-    .where(({ or, eb, not, exists, selectFrom }) => or([eb('task_id', 'like', `${RESERVATION_PREFIX}%`), not(exists(selectFrom('tasks').select('tasks.id').whereRef('tasks.id', '=', 'holds.task_id')))]))
+    .where(({ or, eb, not, exists, selectFrom }) =>
+      or([eb('task_id', 'like', `${RESERVATION_PREFIX}%`), not(exists(selectFrom('tasks').select('tasks.id').whereRef('tasks.id', '=', 'holds.task_id')))]),
+    )
     .limit(1000)
     .execute();
 }

@@ -44,10 +44,34 @@ export function ledgerValues(r: LedgerRow) {
 }
 
 export function ledgerTuple(r: LedgerRow): LedgerTuple {
-  return [r.key, r.tokenId, r.model, r.kind, r.charge.quantities, r.charge.unitPrices, r.charge.amount, r.requestId, r.taskId, clip(r.upstreamRequestId, 200), r.createdAt];
+  return [
+    r.key,
+    r.tokenId,
+    r.model,
+    r.kind,
+    r.charge.quantities,
+    r.charge.unitPrices,
+    r.charge.amount,
+    r.requestId,
+    r.taskId,
+    clip(r.upstreamRequestId, 200),
+    r.createdAt,
+  ];
 }
 
 /** A charge the store did not take, on the log line that reports it: every field, to be entered by hand. */
 export function ledgerRowForLog(r: LedgerRow) {
-  return { key: r.key, token_id: r.tokenId, model: r.model, kind: r.kind, amount: r.charge.amount, quantities: r.charge.quantities, unit_prices: r.charge.unitPrices, request_id: r.requestId, task_id: r.taskId, upstream_request_id: r.upstreamRequestId, created_at: r.createdAt };
+  return {
+    key: r.key,
+    token_id: r.tokenId,
+    model: r.model,
+    kind: r.kind,
+    amount: r.charge.amount,
+    quantities: r.charge.quantities,
+    unit_prices: r.charge.unitPrices,
+    request_id: r.requestId,
+    task_id: r.taskId,
+    upstream_request_id: r.upstreamRequestId,
+    created_at: r.createdAt,
+  };
 }

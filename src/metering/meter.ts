@@ -193,7 +193,10 @@ export class StoreMeter implements Meter {
       });
       const amountByKey = new Map(rows.map((r) => [r.key, r]));
       const ins = trx.insertInto('ledger').values(rows.map(ledgerValues));
-      const inserted = await ins.onConflict((oc) => oc.column('idempotency_key').doNothing()).returning(['idempotency_key']).execute();
+      const inserted = await ins
+        .onConflict((oc) => oc.column('idempotency_key').doNothing())
+        .returning(['idempotency_key'])
+        .execute();
       const perToken = new Map<string, number>();
       for (const { idempotency_key } of inserted) {
         const r = amountByKey.get(idempotency_key);
@@ -232,7 +235,8 @@ export class StoreMeter implements Meter {
   }
 
   async settleReserved(input: SyncChargeInput): Promise<number> {
-    if (!isBillable(input.usage)) return this.db.transaction().execute(async (trx) => {
+    if (!isBillable(input.usage))
+      return this.db.transaction().execute(async (trx) => {
         await closeHold(trx, input.requestId, input.tokenId, 'settled', this.now());
         return 0;
       });
@@ -276,18 +280,22 @@ export class StoreMeter implements Meter {
       if (target === null || !isBillable(reported)) return 0;
       // At the price group the task was created under (kept on its hold): a later change does not reach it.
       const charge = this.price(task.billingModel, reported, target.priceGroup);
-      return this.chargeHeld(trx, this.checked({
-        key: taskChargeKey(task.taskId),
-        tokenId: task.tokenId,
-        accountId: target.accountId,
-        model: task.model,
-        kind: reported.kind,
-        charge,
-        requestId: task.requestId ?? null,
-        taskId: task.taskId,
-        upstreamRequestId: task.upstreamRequestId ?? null,
-        createdAt: this.now(),
-      }), target);
+      return this.chargeHeld(
+        trx,
+        this.checked({
+          key: taskChargeKey(task.taskId),
+          tokenId: task.tokenId,
+          accountId: target.accountId,
+          model: task.model,
+          kind: reported.kind,
+          charge,
+          requestId: task.requestId ?? null,
+          taskId: task.taskId,
+          upstreamRequestId: task.upstreamRequestId ?? null,
+          createdAt: this.now(),
+        }),
+        target,
+      );
     });
   }
 

@@ -14,7 +14,16 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(timeZone: string): Intl.DateTimeFormat {
   let f = formatters.get(timeZone);
   if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
     formatters.set(timeZone, f);
   }
   return f;
@@ -54,7 +63,13 @@ function localMidnight(y: number, m: number, d: number, tz: string | null): numb
 
 /** The bounds [start, end) of the period holding `now`. */
 export function periodBounds(period: BudgetPeriod, now: number, tz: string | null): { start: number; end: number } {
-  const w = tz === null ? (() => { const t = new Date(now); return { y: t.getUTCFullYear(), m: t.getUTCMonth() + 1, d: t.getUTCDate() }; })() : wall(now, tz);
+  const w =
+    tz === null
+      ? (() => {
+          const t = new Date(now);
+          return { y: t.getUTCFullYear(), m: t.getUTCMonth() + 1, d: t.getUTCDate() };
+        })()
+      : wall(now, tz);
   if (period === 'month') return { start: localMidnight(w.y, w.m, 1, tz), end: localMidnight(w.y, w.m + 1, 1, tz) };
   if (period === 'day') return { start: localMidnight(w.y, w.m, w.d, tz), end: localMidnight(w.y, w.m, w.d + 1, tz) };
   // ISO weeks start on Monday: getUTCDay of the local date (0 = Sunday).

@@ -26,7 +26,13 @@ export function groupCharge(entry: ModelEntry, usage: Usage, group: PriceGroup):
     return { ...c, unitPrices: { ...c.unitPrices, price_group: group.name }, listAmount: list.amount, priceGroup: group.name };
   }
   const amount = Math.min(mulDivCeil(list.amount, group.multiplierPpm, PPM), MAX_CHARGE);
-  return { amount, quantities: list.quantities, unitPrices: { ...list.unitPrices, price_group: group.name, multiplier: group.multiplierPpm / PPM }, listAmount: list.amount, priceGroup: group.name };
+  return {
+    amount,
+    quantities: list.quantities,
+    unitPrices: { ...list.unitPrices, price_group: group.name, multiplier: group.multiplierPpm / PPM },
+    listAmount: list.amount,
+    priceGroup: group.name,
+  };
 }
 
 /** The groups as this instance knows them (read on every charge of an account in a group: a map lookup). */

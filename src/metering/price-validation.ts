@@ -24,7 +24,10 @@ function micro(o: Record<string, unknown>, key: string, path: string, required =
   const v = o[key];
   if (v === undefined && !required) return undefined;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_UNIT_PRICE) {
-    throw new PriceValidationError(`${path}.${key} must be an integer number of micro-units from 0 to ${MAX_UNIT_PRICE} (1 unit = 1,000,000), got ${JSON.stringify(v) ?? 'nothing'}`, `${path}.${key}`);
+    throw new PriceValidationError(
+      `${path}.${key} must be an integer number of micro-units from 0 to ${MAX_UNIT_PRICE} (1 unit = 1,000,000), got ${JSON.stringify(v) ?? 'nothing'}`,
+      `${path}.${key}`,
+    );
   }
   return v;
 }
@@ -62,9 +65,14 @@ export function validatePrice(v: unknown, current?: Price, path = 'price'): Pric
       let prev = 0;
       tiers.forEach((t, i) => {
         if (t.maxInputTokens === null) {
-          if (i !== tiers.length - 1) throw new PriceValidationError(`${path}.tiers[${i}].maxInputTokens may be null only in the last tier`, `${path}.tiers[${i}].maxInputTokens`);
+          if (i !== tiers.length - 1)
+            throw new PriceValidationError(`${path}.tiers[${i}].maxInputTokens may be null only in the last tier`, `${path}.tiers[${i}].maxInputTokens`);
         } else {
-          if (t.maxInputTokens <= prev) throw new PriceValidationError(`${path}.tiers[${i}].maxInputTokens must be greater than the previous tier's bound`, `${path}.tiers[${i}].maxInputTokens`);
+          if (t.maxInputTokens <= prev)
+            throw new PriceValidationError(
+              `${path}.tiers[${i}].maxInputTokens must be greater than the previous tier's bound`,
+              `${path}.tiers[${i}].maxInputTokens`,
+            );
           prev = t.maxInputTokens;
         }
       });
@@ -79,7 +87,11 @@ export function validatePrice(v: unknown, current?: Price, path = 'price'): Pric
       noExtraKeys(v.perSecond, ['720p', '1080p'], `${path}.perSecond`);
       const basis = v.basis ?? (current?.unit === 'video-second' ? current.basis : undefined);
       if (basis !== 'output' && basis !== 'input+output') throw new PriceValidationError(`${path}.basis must be "output" or "input+output"`, `${path}.basis`);
-      return { unit, perSecond: { '720p': micro(v.perSecond, '720p', `${path}.perSecond`)!, '1080p': micro(v.perSecond, '1080p', `${path}.perSecond`)! }, basis };
+      return {
+        unit,
+        perSecond: { '720p': micro(v.perSecond, '720p', `${path}.perSecond`)!, '1080p': micro(v.perSecond, '1080p', `${path}.perSecond`)! },
+        basis,
+      };
     }
     case 'video-mode-second':
       noExtraKeys(v, ['unit', 'perSecond'], path);

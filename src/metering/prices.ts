@@ -40,11 +40,26 @@ function productsCeil(a: number, b: number, c: number, d: number, e: number, f: 
 // One frozen unit-price object per price tier, the same for every call on that tier, so the SQLite ledger writer
 // serialises it once (sqlite-row-writes.ts) instead of once per request. Checked against the tier's rates on
 // every use, so a tier object changed in place can never be billed with stale rates.
-const unitPriceCache = new WeakMap<TokenPriceTier, Readonly<Record<'input_per_1k' | 'output_per_1k' | 'cached_input_per_1k' | 'cache_creation_per_1k', number>>>();
+const unitPriceCache = new WeakMap<
+  TokenPriceTier,
+  Readonly<Record<'input_per_1k' | 'output_per_1k' | 'cached_input_per_1k' | 'cache_creation_per_1k', number>>
+>();
 function tokenUnitPrices(tier: TokenPriceTier, cachedRate: number, creationRate: number): Readonly<Record<string, number>> {
   const u = unitPriceCache.get(tier);
-  if (u && u.input_per_1k === tier.inputPer1k && u.output_per_1k === tier.outputPer1k && u.cached_input_per_1k === cachedRate && u.cache_creation_per_1k === creationRate) return u;
-  const fresh = Object.freeze({ input_per_1k: tier.inputPer1k, output_per_1k: tier.outputPer1k, cached_input_per_1k: cachedRate, cache_creation_per_1k: creationRate });
+  if (
+    u &&
+    u.input_per_1k === tier.inputPer1k &&
+    u.output_per_1k === tier.outputPer1k &&
+    u.cached_input_per_1k === cachedRate &&
+    u.cache_creation_per_1k === creationRate
+  )
+    return u;
+  const fresh = Object.freeze({
+    input_per_1k: tier.inputPer1k,
+    output_per_1k: tier.outputPer1k,
+    cached_input_per_1k: cachedRate,
+    cache_creation_per_1k: creationRate,
+  });
   unitPriceCache.set(tier, fresh);
   return fresh;
 }
@@ -117,7 +132,13 @@ export function priceUsage(price: Price, usage: Usage, defaults: PriceDefaults =
       const creationRate = tier.cacheCreationPer1k ?? tier.inputPer1k;
       return {
         amount: productsCeil(plain, tier.inputPer1k, cached, cachedRate, creation, creationRate, output, tier.outputPer1k, 1000),
-        quantities: { input_tokens: input, output_tokens: output, cached_tokens: cached, cache_creation_tokens: creation, tier_max_input_tokens: tier.maxInputTokens },
+        quantities: {
+          input_tokens: input,
+          output_tokens: output,
+          cached_tokens: cached,
+          cache_creation_tokens: creation,
+          tier_max_input_tokens: tier.maxInputTokens,
+        },
         unitPrices: tokenUnitPrices(tier, cachedRate, creationRate),
       };
     }

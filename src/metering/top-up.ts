@@ -66,7 +66,11 @@ async function topUpHolder(db: Kysely<Database>, table: 'tokens' | 'accounts', t
       return same ? { outcome: 'repeated', quota: Number(tok.quota) } : { outcome: 'conflict' };
     }
     // Relative, in the database: a concurrent charge, edit or top-up is never overwritten.
-    await trx.updateTable(table).set({ quota: sql`quota + ${t.amount}` }).where('id', '=', t.tokenId).execute();
+    await trx
+      .updateTable(table)
+      .set({ quota: sql`quota + ${t.amount}` })
+      .where('id', '=', t.tokenId)
+      .execute();
     const after = await trx.selectFrom(table).select('quota').where('id', '=', t.tokenId).executeTakeFirstOrThrow();
     return { outcome: 'credited', quota: Number(after.quota) };
   });

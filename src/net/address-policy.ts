@@ -100,7 +100,10 @@ function embeddedV4(b: number[]): Array<[string, string]> {
   // Teredo: the server's address, then the client's — stored with every bit inverted.
   if (w(0) === 0x2001 && w(2) === 0) {
     const client = [12, 13, 14, 15].map((k) => 255 - (b[k] ?? 0)).join('.');
-    return [[v4At(b, [4, 5, 6, 7]), 'Teredo server'], [client, 'Teredo']];
+    return [
+      [v4At(b, [4, 5, 6, 7]), 'Teredo server'],
+      [client, 'Teredo'],
+    ];
   }
   return [];
 }

@@ -69,7 +69,13 @@ export class SafeNet {
   /** Also the client callbacks' (tasks/callbacks.ts): one outbound guard per composition. */
   constructor(readonly agents: SafeAgents) {}
 
-  private async send(c: CheckedUrl, method: string, headers: Record<string, string>, signal: AbortSignal | undefined, timeoutMs: number): Promise<Dispatcher.ResponseData> {
+  private async send(
+    c: CheckedUrl,
+    method: string,
+    headers: Record<string, string>,
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+  ): Promise<Dispatcher.ResponseData> {
     const agent: Agent = c.privateOk ? this.agents.permissive : this.agents.strict;
     return agent.request({
       origin: c.url.origin,

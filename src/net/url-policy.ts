@@ -36,7 +36,12 @@ function normalOrigin(o: string): string | null {
 
 /** `dashscope-*` against one label: `*` stands for one or more host-name characters, never a dot. */
 function labelMatches(pattern: string, label: string): boolean {
-  const re = new RegExp(`^${pattern.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\-]/g, '\\$&')).join('[a-z0-9-]+')}$`);
+  const re = new RegExp(
+    `^${pattern
+      .split('*')
+      .map((p) => p.replace(/[.+?^${}()|[\]\\-]/g, '\\$&'))
+      .join('[a-z0-9-]+')}$`,
+  );
   return re.test(label);
 }
 

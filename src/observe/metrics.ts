@@ -65,13 +65,38 @@ export class GatewayMetrics {
 
   constructor(private readonly src: MetricsSources) {
     const registry = this.registry;
-    this.requests = new CellHistogram({ name: 'tollway_request_duration_seconds', help: 'Time from the request to the end of its answer, by matched route, public model and HTTP status', labelNames: ['route', 'model', 'status'], buckets: LATENCY_BUCKETS, registry });
-    const requests = this.requests;
-    new CellCounter({ name: 'tollway_requests_total', help: 'Requests answered, by matched route, public model and HTTP status', labelNames: ['route', 'model', 'status'], registry }, function* () {
-      for (const c of requests.allCells()) yield { labels: c.labels, value: c.count };
+    this.requests = new CellHistogram({
+      name: 'tollway_request_duration_seconds',
+      help: 'Time from the request to the end of its answer, by matched route, public model and HTTP status',
+      labelNames: ['route', 'model', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registry,
     });
-    this.attempts = new CellHistogram({ name: 'tollway_upstream_attempt_duration_seconds', help: 'Upstream attempts of client calls by channel and outcome (ok or error), until the answer or its first byte', labelNames: ['channel', 'outcome'], buckets: LATENCY_BUCKETS, registry });
-    this.attemptErrors = new CellCounter({ name: 'tollway_upstream_errors_total', help: 'Failed upstream attempts of client calls by channel and error code', labelNames: ['channel', 'code'], registry });
+    const requests = this.requests;
+    new CellCounter(
+      {
+        name: 'tollway_requests_total',
+        help: 'Requests answered, by matched route, public model and HTTP status',
+        labelNames: ['route', 'model', 'status'],
+        registry,
+      },
+      function* () {
+        for (const c of requests.allCells()) yield { labels: c.labels, value: c.count };
+      },
+    );
+    this.attempts = new CellHistogram({
+      name: 'tollway_upstream_attempt_duration_seconds',
+      help: 'Upstream attempts of client calls by channel and outcome (ok or error), until the answer or its first byte',
+      labelNames: ['channel', 'outcome'],
+      buckets: LATENCY_BUCKETS,
+      registry,
+    });
+    this.attemptErrors = new CellCounter({
+      name: 'tollway_upstream_errors_total',
+      help: 'Failed upstream attempts of client calls by channel and error code',
+      labelNames: ['channel', 'code'],
+      registry,
+    });
     this.scrapeTimeGauges();
     this.upstreamAttempt = (ch, ms, error) => this.attempt(ch.name, ms, error);
   }
@@ -142,7 +167,10 @@ export class GatewayMetrics {
         for (const ch of src.channels.all()) this.set({ channel: ch.name }, BREAKER_STATE[src.breakers.view(ch.id).state]);
       },
     });
-    const queues = [['ledger', src.ledger], ['request_log', src.requestLog]] as const;
+    const queues = [
+      ['ledger', src.ledger],
+      ['request_log', src.requestLog],
+    ] as const;
     new Gauge({
       name: 'tollway_write_queue_rows',
       help: 'Rows queued for the store and not yet committed (group commit), by queue',

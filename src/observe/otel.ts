@@ -6,7 +6,15 @@ import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span,
 import { setGlobalErrorHandler, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOffSampler, AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, TracerProvider, type Sampler } from '@opentelemetry/sdk-trace';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  TracerProvider,
+  type Sampler,
+} from '@opentelemetry/sdk-trace';
 import type { Logger } from 'pino';
 import type { TracingConfig } from '../config/otel-env.ts';
 import type { RequestState, RequestTrace } from '../core/call.ts';
@@ -53,7 +61,15 @@ class RequestSpan implements RequestTrace {
   async attempt<T>(channel: { readonly id: string; readonly name: string }, run: () => Promise<T>): Promise<T> {
     const s = this.tracer.startSpan(
       'upstream attempt',
-      { kind: SpanKind.CLIENT, attributes: { 'tollway.request_id': this.requestId, 'tollway.channel': channel.name, 'tollway.channel_id': channel.id, 'tollway.attempt': ++this.attempts } },
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          'tollway.request_id': this.requestId,
+          'tollway.channel': channel.name,
+          'tollway.channel_id': channel.id,
+          'tollway.attempt': ++this.attempts,
+        },
+      },
       this.ctx,
     );
     try {

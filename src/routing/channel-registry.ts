@@ -184,7 +184,18 @@ export function openChannel(r: ChannelRecord, box: SecretBox): Channel {
   registerSecret(keys.apiKey);
   registerSecret(keys.secretKey);
   registerSecret(keys.accessKey);
-  return { id: r.id, name: r.name, kind: r.kind, baseUrl: r.baseUrl, keys, models: r.models, priority: r.priority, weight: r.weight, account: r.account, taskSlots: r.taskSlots };
+  return {
+    id: r.id,
+    name: r.name,
+    kind: r.kind,
+    baseUrl: r.baseUrl,
+    keys,
+    models: r.models,
+    priority: r.priority,
+    weight: r.weight,
+    account: r.account,
+    taskSlots: r.taskSlots,
+  };
 }
 
 /** Is this public model usable by the token? (allow-list AND an enabled channel whose account is entitled serves it) */

@@ -58,7 +58,13 @@ export function isRetryable(e: unknown, policy: RetryPolicy): boolean {
   if (!isGatewayError(e)) return false;
   if (isConnectFailure(e)) return true;
   if (policy === 'connect-only' || e.mayHaveRun) return false;
-  return e.code === 'upstream_timeout' || e.code === 'upstream_rate_limited' || e.code === 'upstream_error' || e.code === 'upstream_unavailable' || e.code === 'upstream_unreachable';
+  return (
+    e.code === 'upstream_timeout' ||
+    e.code === 'upstream_rate_limited' ||
+    e.code === 'upstream_error' ||
+    e.code === 'upstream_unavailable' ||
+    e.code === 'upstream_unreachable'
+  );
 }
 
 /**
@@ -155,7 +161,8 @@ class FailoverRun<T> {
     // Until an attempt succeeds, the request is the last tried channel's (its failure is the client's answer).
     if (sink && !(isGatewayError(e) && e.callerAborted)) sink.state.channelId = ch.id;
     if (!afterFailure(e, ch, this.breakers, opts, i + 1 < this.ordered.length)) return Promise.reject(e);
-    if (i + 1 < this.max) sink?.log.warn({ channel_id: ch.id, model: opts.model ?? null, error_code: errorCodeOf(e), attempt: i + 1 }, 'upstream attempt failed; failing over');
+    if (i + 1 < this.max)
+      sink?.log.warn({ channel_id: ch.id, model: opts.model ?? null, error_code: errorCodeOf(e), attempt: i + 1 }, 'upstream attempt failed; failing over');
     return this.from(i + 1);
   }
 }
@@ -164,7 +171,14 @@ class FailoverRun<T> {
 function afterFailure(e: unknown, ch: Channel, breakers: CircuitBreakers, opts: FailoverOptions, otherChannelLeft: boolean): boolean {
   // The client left: nothing to hold against the channel, and nobody to answer.
   if (isGatewayError(e) && e.callerAborted) return false;
-  const countsAsChannelFailure = isGatewayError(e) && (e.accountRefused || e.code === 'upstream_unreachable' || e.code === 'upstream_unavailable' || e.code === 'upstream_timeout' || e.code === 'upstream_error' || e.code === 'upstream_auth_error');
+  const countsAsChannelFailure =
+    isGatewayError(e) &&
+    (e.accountRefused ||
+      e.code === 'upstream_unreachable' ||
+      e.code === 'upstream_unavailable' ||
+      e.code === 'upstream_timeout' ||
+      e.code === 'upstream_error' ||
+      e.code === 'upstream_auth_error');
   if (countsAsChannelFailure) breakers.failure(ch.id, e.code);
   // The account refused any call (arrears, pack used up, key refused) before doing anything: another account may
   // take it, whatever the retry policy.

@@ -25,16 +25,18 @@ export function levelsOf(channels: readonly Channel[]): readonly Level[] {
     if (list) list.push(c);
     else byPriority.set(c.priority, [c]);
   }
-  levels = [...byPriority.keys()].sort((a, b) => b - a).map((p) => {
-    const list = byPriority.get(p)!;
-    const prefix = new Float64Array(list.length);
-    let sum = 0;
-    list.forEach((c, i) => {
-      sum += Math.max(1, c.weight);
-      prefix[i] = sum;
+  levels = [...byPriority.keys()]
+    .sort((a, b) => b - a)
+    .map((p) => {
+      const list = byPriority.get(p)!;
+      const prefix = new Float64Array(list.length);
+      let sum = 0;
+      list.forEach((c, i) => {
+        sum += Math.max(1, c.weight);
+        prefix[i] = sum;
+      });
+      return { channels: list, prefix };
     });
-    return { channels: list, prefix };
-  });
   plans.set(channels, levels);
   return levels;
 }

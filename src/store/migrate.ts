@@ -77,4 +77,3 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: Dialect): Pr
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
-

@@ -186,7 +186,7 @@ export class SqliteBatchWriter {
 
   private async commitInThread(ledger: LedgerTuple[], log: LogTuple[], waiters: Waiter[]): Promise<void> {
     const settle = (kind: Waiter['kind'], e?: unknown) => {
-      for (const w of waiters) if (w.kind === kind) (e === undefined ? w.resolve() : w.reject(e));
+      for (const w of waiters) if (w.kind === kind) e === undefined ? w.resolve() : w.reject(e);
     };
     // Runs while holding Kysely's single connection (see the file comment).
     await this.db

@@ -6,9 +6,38 @@ import { jsonText, jsonTextOnce } from '../json/json-text.ts';
 import { boundCharge, MAX_BALANCE, roomLeft } from '../metering/balance-bound.ts';
 
 /** One ledger charge, in column order. */
-export type LedgerTuple = [key: string, tokenId: string, model: string, kind: string, quantities: unknown, unitPrices: unknown, amount: number, requestId: string | null, taskId: string | null, upstreamRequestId: string | null, createdAt: number];
+export type LedgerTuple = [
+  key: string,
+  tokenId: string,
+  model: string,
+  kind: string,
+  quantities: unknown,
+  unitPrices: unknown,
+  amount: number,
+  requestId: string | null,
+  taskId: string | null,
+  upstreamRequestId: string | null,
+  createdAt: number,
+];
 /** One request-log row, in column order. */
-export type LogTuple = [requestId: string, tokenId: string | null, model: string | null, endpoint: string, method: string, status: number, latencyMs: number, usage: unknown, amount: number, upstreamRequestId: string | null, errorCode: string | null, createdAt: number, channelId: string | null, attempts: unknown, ttfbMs: number | null, upstreamError?: string | null];
+export type LogTuple = [
+  requestId: string,
+  tokenId: string | null,
+  model: string | null,
+  endpoint: string,
+  method: string,
+  status: number,
+  latencyMs: number,
+  usage: unknown,
+  amount: number,
+  upstreamRequestId: string | null,
+  errorCode: string | null,
+  createdAt: number,
+  channelId: string | null,
+  attempts: unknown,
+  ttfbMs: number | null,
+  upstreamError?: string | null,
+];
 
 export interface RowWrites {
   both: (ledger: LedgerTuple[], log: LogTuple[]) => void;
@@ -53,7 +82,8 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
       'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING',
   );
   const insertLog = (rows: LogTuple[]) => {
-    for (const r of rows) log.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6], jsonText(r[7]), r[8], r[9], r[10], r[11], r[12], jsonText(r[13]), r[14], r[15] ?? null);
+    for (const r of rows)
+      log.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6], jsonText(r[7]), r[8], r[9], r[10], r[11], r[12], jsonText(r[13]), r[14], r[15] ?? null);
   };
   // IMMEDIATE: take the write lock up front, so another connection's commit in between cannot fail the batch.
   const both = raw.transaction((l: LedgerTuple[], g: LogTuple[]) => {

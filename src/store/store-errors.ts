@@ -8,8 +8,12 @@ interface CodedError {
 /** True when an error is a unique-constraint violation, in either dialect. */
 export function isUniqueViolation(e: unknown): boolean {
   const err = e as CodedError | null;
-  return err?.code === '23505' || err?.code === 'SQLITE_CONSTRAINT_UNIQUE' || err?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
-    /UNIQUE constraint failed/.test(String(err?.message));
+  return (
+    err?.code === '23505' ||
+    err?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    err?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    /UNIQUE constraint failed/.test(String(err?.message))
+  );
 }
 
 // SQLite's result codes for a row the statement cannot take: a constraint, a value too big, a type it refuses.
@@ -34,7 +38,20 @@ export function isRowRefusal(e: unknown): boolean {
 // Connection failures, as the drivers and the network report them: SQLSTATE class 08 (connection exception),
 // 57P01–57P03 (the server shutting down or not yet accepting), 53300 (no connection slot left), and the
 // socket's own codes.
-const UNREACHABLE = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE']);
+const UNREACHABLE = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+]);
 
 /**
  * Is this the store being out of reach (down, restarting, unreachable) rather than a fault of the request or of

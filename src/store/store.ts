@@ -43,8 +43,16 @@ export interface OpenStoreOptions {
 export async function openStore(url: string, opts: OpenStoreOptions = {}): Promise<Store> {
   const dialect = dialectOf(url);
   // pg is loaded only for a PostgreSQL store (a SQLite deployment does not carry its memory).
-  const sqlite = dialect === 'sqlite' ? openSqlite(url, { writerThread: opts.writerThread === true, checkpointThread: opts.checkpointThread === true, readThread: opts.readThread !== false }) : null;
-  const db = sqlite ? sqlite.db : await (await import('./postgres.ts')).openPostgres(url, { ...(opts.pgSchema ? { schema: opts.pgSchema } : {}), ...(opts.pgPoolMax ? { max: opts.pgPoolMax } : {}) });
+  const sqlite =
+    dialect === 'sqlite'
+      ? openSqlite(url, { writerThread: opts.writerThread === true, checkpointThread: opts.checkpointThread === true, readThread: opts.readThread !== false })
+      : null;
+  const db = sqlite
+    ? sqlite.db
+    : await (await import('./postgres.ts')).openPostgres(url, {
+        ...(opts.pgSchema ? { schema: opts.pgSchema } : {}),
+        ...(opts.pgPoolMax ? { max: opts.pgPoolMax } : {}),
+      });
   if (opts.migrate !== false) await migrateToLatest(db as unknown as Kysely<unknown>, dialect);
   return {
     db,

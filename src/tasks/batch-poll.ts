@@ -26,7 +26,12 @@ export type PollUnit = { task: TaskRecord } | { batch: TaskRecord[]; driver: Tas
  * A round's claimed tasks of one channel as poll units: single polls, or one batch per kind whose driver lists many
  * tasks with one query. A task its account's last list round saw is left out: that round asks about it when it changes.
  */
-export function pollUnits(list: readonly TaskRecord[], channel: Channel | undefined, driverOf: (kind: string) => TaskDriver | undefined, covered: (account: string, upstreamTaskId: string) => boolean): PollUnit[] {
+export function pollUnits(
+  list: readonly TaskRecord[],
+  channel: Channel | undefined,
+  driverOf: (kind: string) => TaskDriver | undefined,
+  covered: (account: string, upstreamTaskId: string) => boolean,
+): PollUnit[] {
   const units: PollUnit[] = [];
   const batches = new Map<string, TaskRecord[]>();
   for (const t of list) {
@@ -59,7 +64,8 @@ export async function pollBatch(d: BatchPollDeps, driver: TaskDriver, channel: C
     const t = batch[i]!;
     const out = outcomes.get(t.upstreamTaskId!);
     if (!out) missing.push(t);
-    else if (out.state !== t.state || out.upstreamStatus !== t.upstreamStatus || (out.progress ?? t.progress) !== t.progress || d.pastMaxAge(t)) await d.apply(t, out);
+    else if (out.state !== t.state || out.upstreamStatus !== t.upstreamStatus || (out.progress ?? t.progress) !== t.progress || d.pastMaxAge(t))
+      await d.apply(t, out);
     // A long list is applied in slices, so request handling is never held up behind it.
     if (i % 64 === 63) await yieldTurn();
   }

@@ -50,7 +50,11 @@ export class CallbackDispatcher {
   constructor(private readonly deps: CallbackDeps) {
     this.agents = deps.agents ?? createSafeAgents();
     this.ownAgents = !deps.agents;
-    this.loop = new RoundLoop(() => this.tick(), deps.options.tickMs, (e) => deps.logger.error({ err: String(e) }, 'callback round failed'));
+    this.loop = new RoundLoop(
+      () => this.tick(),
+      deps.options.tickMs,
+      (e) => deps.logger.error({ err: String(e) }, 'callback round failed'),
+    );
   }
 
   start(): void {
@@ -90,7 +94,19 @@ export class CallbackDispatcher {
       try {
         await this.deps.db
           .insertInto('callbacks')
-          .values({ id: `cb_${t.id}`, task_id: t.id, token_id: t.tokenId, url: t.callbackUrl!, payload: JSON.stringify(this.deps.render(t)), state: 'pending', attempts: 0, next_at: now, last_error: null, created_at: now, updated_at: now })
+          .values({
+            id: `cb_${t.id}`,
+            task_id: t.id,
+            token_id: t.tokenId,
+            url: t.callbackUrl!,
+            payload: JSON.stringify(this.deps.render(t)),
+            state: 'pending',
+            attempts: 0,
+            next_at: now,
+            last_error: null,
+            created_at: now,
+            updated_at: now,
+          })
           .execute();
         n++;
       } catch (e) {

@@ -65,12 +65,18 @@ function cancelUpstream(d: CancelDeps, t: TaskRecord): void {
   const channel = d.channels.forTask(t.channelId);
   if (!driver?.cancel || !channel) return;
   const admitted = async () => {
-    for (const until = Date.now() + ADMIT_WAIT_MS; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) if (!d.admit || (await d.admit(driver, channel))) return true;
+    for (const until = Date.now() + ADMIT_WAIT_MS; Date.now() < until; await new Promise((r) => setTimeout(r, 100)))
+      if (!d.admit || (await d.admit(driver, channel))) return true;
     return false;
   };
   const send = async () => {
-    if (!(await admitted())) throw new Error('no room in the account\'s query budget');
+    if (!(await admitted())) throw new Error("no room in the account's query budget");
     await driver.cancel!(t, channel, { timeoutMs: d.timeoutMs });
   };
-  send().catch((e: unknown) => d.logger.warn({ task_id: t.id, channel_id: t.channelId, err: String(e) }, 'upstream cancel of a cancelled task failed (the gateway charges nothing either way)'));
+  send().catch((e: unknown) =>
+    d.logger.warn(
+      { task_id: t.id, channel_id: t.channelId, err: String(e) },
+      'upstream cancel of a cancelled task failed (the gateway charges nothing either way)',
+    ),
+  );
 }

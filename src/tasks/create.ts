@@ -16,28 +16,31 @@ export async function createTask(deps: TaskEngineDeps, owner: string, input: Cre
   const id = input.id ?? `task_${randomUUID().replace(/-/g, '')}`;
   const now = Date.now();
   const slot = input.slot && deps.slots ? { ...input.slot, deps: deps.slots } : null;
-  await deps.repo.insert({
-    id,
-    family: input.family,
-    kind: input.kind,
-    tokenId: input.tokenId,
-    model: input.model,
-    billingModel: input.billingModel,
-    upstreamModel: input.upstreamModel,
-    channelId: input.channel.id,
-    request: input.request,
-    requestId: input.requestId,
-    tier: input.tier,
-    estimate: input.estimate,
-    externalTaskId: input.externalTaskId ?? null,
-    callbackUrl: input.callbackUrl ?? null,
-    sessionId: input.sessionId ?? null,
-    // A row still `submitting` after the lease is a lost submit (crash): the poller looks for it upstream.
-    nextPollAt: now + o.leaseMs,
-    leaseOwner: owner,
-    leaseUntil: now + o.leaseMs,
-    ...(slot ? { waiting: { slotQueue: slot.queue, submitBody: JSON.stringify(slot.stored) } } : {}),
-  }, now);
+  await deps.repo.insert(
+    {
+      id,
+      family: input.family,
+      kind: input.kind,
+      tokenId: input.tokenId,
+      model: input.model,
+      billingModel: input.billingModel,
+      upstreamModel: input.upstreamModel,
+      channelId: input.channel.id,
+      request: input.request,
+      requestId: input.requestId,
+      tier: input.tier,
+      estimate: input.estimate,
+      externalTaskId: input.externalTaskId ?? null,
+      callbackUrl: input.callbackUrl ?? null,
+      sessionId: input.sessionId ?? null,
+      // A row still `submitting` after the lease is a lost submit (crash): the poller looks for it upstream.
+      nextPollAt: now + o.leaseMs,
+      leaseOwner: owner,
+      leaseUntil: now + o.leaseMs,
+      ...(slot ? { waiting: { slotQueue: slot.queue, submitBody: JSON.stringify(slot.stored) } } : {}),
+    },
+    now,
+  );
   const ref: TaskRef = { taskId: id, tokenId: input.tokenId, model: input.model, billingModel: input.billingModel, requestId: input.requestId };
   let holdAmount: number;
   try {
@@ -70,7 +73,14 @@ export async function createTask(deps: TaskEngineDeps, owner: string, input: Cre
  * The upstream took the creation: `submitting` → queued with its task id, polled from now on. Past its deadline the
  * poller may have taken the row over: fine when it found this upstream task, else it failed it (logged).
  */
-export async function submitted(deps: TaskEngineDeps, id: string, out: SubmitOutcome, holdAmount: number, channelId: string, extra: TaskPatch = {}): Promise<TaskRecord> {
+export async function submitted(
+  deps: TaskEngineDeps,
+  id: string,
+  out: SubmitOutcome,
+  holdAmount: number,
+  channelId: string,
+  extra: TaskPatch = {},
+): Promise<TaskRecord> {
   const patch = {
     state: out.state ?? 'queued',
     upstreamTaskId: out.upstreamTaskId,
@@ -83,10 +93,15 @@ export async function submitted(deps: TaskEngineDeps, id: string, out: SubmitOut
     ...(out.channelId ? { channelId: out.channelId } : {}),
     ...extra,
   } as const;
-  const moved = await deps.repo.transition(id, 'submitting', patch, Date.now(), [{ kind: 'submitted', detail: `upstream task ${out.upstreamTaskId}`, amount: holdAmount }]);
+  const moved = await deps.repo.transition(id, 'submitting', patch, Date.now(), [
+    { kind: 'submitted', detail: `upstream task ${out.upstreamTaskId}`, amount: holdAmount },
+  ]);
   const t = await deps.repo.get(id);
   if (!moved && t?.upstreamTaskId !== out.upstreamTaskId) {
-    deps.logger.error({ task_id: id, channel_id: out.channelId ?? channelId, upstream_task_id: out.upstreamTaskId }, 'task submit finished after its deadline; task already failed — reconcile');
+    deps.logger.error(
+      { task_id: id, channel_id: out.channelId ?? channelId, upstream_task_id: out.upstreamTaskId },
+      'task submit finished after its deadline; task already failed — reconcile',
+    );
   }
   if (!t) throw new Error(`task ${id} vanished after creation`);
   return t;
@@ -98,7 +113,19 @@ export async function submitted(deps: TaskEngineDeps, id: string, out: SubmitOut
  */
 export async function unconfirmed(deps: TaskEngineDeps, id: string, out: UnconfirmedSubmit, extra: TaskPatch = {}): Promise<TaskRecord> {
   const now = Date.now();
-  await deps.repo.transition(id, 'submitting', { leaseOwner: null, leaseUntil: null, nextPollAt: now + deps.options.pollBaseMs, channelId: out.channelId, upstreamRequestId: out.upstreamRequestId ?? null, ...extra }, now);
+  await deps.repo.transition(
+    id,
+    'submitting',
+    {
+      leaseOwner: null,
+      leaseUntil: null,
+      nextPollAt: now + deps.options.pollBaseMs,
+      channelId: out.channelId,
+      upstreamRequestId: out.upstreamRequestId ?? null,
+      ...extra,
+    },
+    now,
+  );
   deps.logger.warn({ task_id: id, channel_id: out.channelId }, 'task submit unconfirmed: answer lost and the lookup failed; left to the lost-submit recovery');
   const t = await deps.repo.get(id);
   if (!t) throw new Error(`task ${id} vanished after creation`);

@@ -19,7 +19,6 @@ import { pollBatch, pollUnits, type PollUnit } from './batch-poll.ts';
 import { ListRounds } from './list-rounds.ts';
 import { UNLIMITED_BUDGET, type QueryBudget, type QueryWho } from '../limits/query-budget.ts';
 
-
 export { DEFAULT_TASK_ENGINE_OPTIONS, type TaskEngineOptions } from './options.ts';
 
 export interface TaskEngineDeps {
@@ -36,7 +35,6 @@ export interface TaskEngineDeps {
   /** Upstream task queries per account (limits/query-budget.ts); absent: not budgeted. */
   budget?: QueryBudget;
 }
-
 
 export class TaskEngine {
   readonly owner = `inst_${randomUUID()}`;
@@ -55,7 +53,15 @@ export class TaskEngine {
     this.repo = deps.repo;
     this.budget = deps.budget ?? UNLIMITED_BUDGET;
     const apply = (t: TaskRecord, out: PollOutcome) => this.guarded(t, () => this.applyAged(t, out));
-    this.rounds = new ListRounds({ db: deps.repo.db, channels: deps.channels, logger: deps.logger, budget: this.budget, finish: (t) => this.finishListed(t), move: apply, options: deps.options });
+    this.rounds = new ListRounds({
+      db: deps.repo.db,
+      channels: deps.channels,
+      logger: deps.logger,
+      budget: this.budget,
+      finish: (t) => this.finishListed(t),
+      move: apply,
+      options: deps.options,
+    });
   }
 
   /**
@@ -145,7 +151,10 @@ export class TaskEngine {
   async tick(): Promise<number> {
     const o = this.deps.options;
     // Accounts with many open tasks are followed by their task lists, beside the claims (a round may wait for budget).
-    this.listing ??= this.rounds.run(this.drivers).catch((e) => this.deps.logger.warn({ err: String(e) }, 'task list rounds failed')).finally(() => (this.listing = null));
+    this.listing ??= this.rounds
+      .run(this.drivers)
+      .catch((e) => this.deps.logger.warn({ err: String(e) }, 'task list rounds failed'))
+      .finally(() => (this.listing = null));
     const claimed = await this.repo.claimDue(this.owner, o.leaseMs, o.batchSize, { baseMs: o.pollBaseMs, maxMs: o.pollMaxMs });
     if (claimed.length === 0) return 0;
     const byChannel = new Map<string, TaskRecord[]>();
@@ -155,9 +164,27 @@ export class TaskEngine {
       else byChannel.set(t.channelId, [t]);
     }
     try {
-      await Promise.all([...byChannel.entries()].map(([channelId, list]) => runLimited(pollUnits(list, this.deps.channels.forTask(channelId), (k) => this.drivers.get(k), (a, id) => this.rounds.covers(a, id)), o.perChannelConcurrency, (u) => this.runUnit(u))));
+      await Promise.all(
+        [...byChannel.entries()].map(([channelId, list]) =>
+          runLimited(
+            pollUnits(
+              list,
+              this.deps.channels.forTask(channelId),
+              (k) => this.drivers.get(k),
+              (a, id) => this.rounds.covers(a, id),
+            ),
+            o.perChannelConcurrency,
+            (u) => this.runUnit(u),
+          ),
+        ),
+      );
     } finally {
-      await this.repo.unleaseMany(claimed.map((t) => t.id), this.owner).catch((e) => this.deps.logger.warn({ err: String(e) }, 'dropping poll leases failed; they expire'));
+      await this.repo
+        .unleaseMany(
+          claimed.map((t) => t.id),
+          this.owner,
+        )
+        .catch((e) => this.deps.logger.warn({ err: String(e) }, 'dropping poll leases failed; they expire'));
     }
     return claimed.length;
   }
@@ -166,7 +193,13 @@ export class TaskEngine {
   private async runUnit(u: PollUnit): Promise<void> {
     if ('task' in u) return this.guarded(u.task, () => this.advance(u.task));
     await pollBatch(
-      { logger: this.deps.logger, timeoutMs: this.deps.options.pollTimeoutMs, pastMaxAge: (t) => this.pastMaxAge(t), apply: (t, out) => this.guarded(t, () => this.applyAged(t, out)), pollOne: (t) => this.guarded(t, () => this.advance(t)) },
+      {
+        logger: this.deps.logger,
+        timeoutMs: this.deps.options.pollTimeoutMs,
+        pastMaxAge: (t) => this.pastMaxAge(t),
+        apply: (t, out) => this.guarded(t, () => this.applyAged(t, out)),
+        pollOne: (t) => this.guarded(t, () => this.advance(t)),
+      },
       u.driver,
       u.channel,
       u.batch,
@@ -219,7 +252,19 @@ export class TaskEngine {
 
   /** An operator's cancel of an open task, without a charge (tasks/cancel.ts). Null when there is no such task. */
   cancel(id: string): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
-    return cancelTask({ repo: this.repo, meter: this.deps.meter(), slots: this.deps.slots, driverOf: (kind) => this.drivers.get(kind), channels: this.deps.channels, logger: this.deps.logger, timeoutMs: this.deps.options.pollTimeoutMs, admit: (d, c) => this.admit(d, c, 'poller') }, id);
+    return cancelTask(
+      {
+        repo: this.repo,
+        meter: this.deps.meter(),
+        slots: this.deps.slots,
+        driverOf: (kind) => this.drivers.get(kind),
+        channels: this.deps.channels,
+        logger: this.deps.logger,
+        timeoutMs: this.deps.options.pollTimeoutMs,
+        admit: (d, c) => this.admit(d, c, 'poller'),
+      },
+      id,
+    );
   }
 
   /** Move one leased task forward. Never throws for upstream trouble: it backs off instead. */
@@ -231,7 +276,10 @@ export class TaskEngine {
     const channel = this.deps.channels.forTask(t.channelId);
     if (!driver || !channel) {
       if (this.pastMaxAge(t)) return this.timedOut(t);
-      this.deps.logger.warn({ task_id: t.id, kind: t.kind, channel_id: t.channelId }, driver ? 'task channel unavailable; will retry' : 'no driver for task kind; will retry');
+      this.deps.logger.warn(
+        { task_id: t.id, kind: t.kind, channel_id: t.channelId },
+        driver ? 'task channel unavailable; will retry' : 'no driver for task kind; will retry',
+      );
       return this.retryLater(t);
     }
     // No room in the account's query budget: asked again at its next poll (already scheduled), nothing written.

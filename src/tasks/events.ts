@@ -12,7 +12,18 @@ import type { TaskState } from './types.ts';
  * - succeeded / failed / cancelled: the outcome;
  * - charged: the task's ledger line (amount, ledger id); hold_released: the hold went back to the token (amount).
  */
-export type TaskEventKind = 'created' | 'waiting' | 'slot' | 'submitted' | 'recovered' | 'status' | 'succeeded' | 'failed' | 'cancelled' | 'charged' | 'hold_released';
+export type TaskEventKind =
+  | 'created'
+  | 'waiting'
+  | 'slot'
+  | 'submitted'
+  | 'recovered'
+  | 'status'
+  | 'succeeded'
+  | 'failed'
+  | 'cancelled'
+  | 'charged'
+  | 'hold_released';
 
 /**
  * An event to record with a task change. A state event's from/to states and upstream status are the change's own;
@@ -20,7 +31,11 @@ export type TaskEventKind = 'created' | 'waiting' | 'slot' | 'submitted' | 'reco
  * recorded only when the money really moved (no ledger line: nothing billable; a hold not released: no event).
  */
 export type TaskEventInput =
-  | { kind: 'created' | 'waiting' | 'slot' | 'submitted' | 'recovered' | 'status' | 'succeeded' | 'failed' | 'cancelled'; detail?: string | null; amount?: number | null }
+  | {
+      kind: 'created' | 'waiting' | 'slot' | 'submitted' | 'recovered' | 'status' | 'succeeded' | 'failed' | 'cancelled';
+      detail?: string | null;
+      amount?: number | null;
+    }
   | { kind: 'charged'; ledgerKey: string }
   | { kind: 'hold_released' };
 
@@ -43,4 +58,5 @@ export interface TaskEvent {
 export const statusDetail = (from: string | null, to: string | null): string => `upstream ${from ?? '—'} → ${to ?? '—'}`;
 
 /** The detail of a failure: its error code and message, and the upstream's own words (the timeline is the operators'). */
-export const errorDetail = (e: { code: string; message: string; upstreamMessage?: string }): string => `${e.code}: ${e.message}${e.upstreamMessage ? ` (upstream: ${e.upstreamMessage})` : ''}`;
+export const errorDetail = (e: { code: string; message: string; upstreamMessage?: string }): string =>
+  `${e.code}: ${e.message}${e.upstreamMessage ? ` (upstream: ${e.upstreamMessage})` : ''}`;

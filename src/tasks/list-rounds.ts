@@ -130,7 +130,8 @@ export class ListRounds {
       const status = pending.get(id)!;
       const open = OPEN_STATUS[status];
       if (open) {
-        if (open !== t.state || status !== t.upstreamStatus) await this.deps.move(t, { state: open, upstreamStatus: status, progress: open === 'queued' ? 0 : 50 });
+        if (open !== t.state || status !== t.upstreamStatus)
+          await this.deps.move(t, { state: open, upstreamStatus: status, progress: open === 'queued' ? 0 : 50 });
         pending.delete(id);
       } else if (!spent) {
         if (await this.deps.finish(t)) pending.delete(id);

@@ -22,19 +22,33 @@ export const LOST_SUBMIT_CODE = 'task_submit_lost';
 
 const TOO_OLD = "The task's creation could not be confirmed within the maximum task age; it was not charged";
 
-export async function lookForLostSubmit(t: TaskRecord, driver: TaskDriver | undefined, channel: Channel | undefined, o: TaskEngineOptions, now = Date.now()): Promise<LostSubmitStep> {
+export async function lookForLostSubmit(
+  t: TaskRecord,
+  driver: TaskDriver | undefined,
+  channel: Channel | undefined,
+  o: TaskEngineOptions,
+  now = Date.now(),
+): Promise<LostSubmitStep> {
   if (driver && !driver.recoverSubmit) {
-    return { do: 'fail', message: "The answer to this task's creation was lost and the upstream cannot be asked for it; it was not charged", why: 'the upstream cannot be asked for the task (it may have run there: check the upstream account)' };
+    return {
+      do: 'fail',
+      message: "The answer to this task's creation was lost and the upstream cannot be asked for it; it was not charged",
+      why: 'the upstream cannot be asked for the task (it may have run there: check the upstream account)',
+    };
   }
   const tooOld = now - t.createdAt > o.maxAgeMs;
   if (!driver?.recoverSubmit || !channel) {
-    return tooOld ? { do: 'fail', message: TOO_OLD, why: 'no driver or channel to look for the task' } : { do: 'back-off', why: 'no driver or channel to look it up' };
+    return tooOld
+      ? { do: 'fail', message: TOO_OLD, why: 'no driver or channel to look for the task' }
+      : { do: 'back-off', why: 'no driver or channel to look it up' };
   }
   let found: SubmitOutcome | null;
   try {
     found = await driver.recoverSubmit(t, channel, { timeoutMs: o.pollTimeoutMs });
   } catch (e) {
-    return tooOld ? { do: 'fail', message: TOO_OLD, why: 'the upstream could not be asked for the task' } : { do: 'back-off', why: `looking it up failed: ${String(e)}` };
+    return tooOld
+      ? { do: 'fail', message: TOO_OLD, why: 'the upstream could not be asked for the task' }
+      : { do: 'back-off', why: `looking it up failed: ${String(e)}` };
   }
   if (found) return { do: 'adopt', found };
   // A creation still in flight (slow upstream, another instance's submit) lands within its timeouts, under one lease.
@@ -45,15 +59,25 @@ export async function lookForLostSubmit(t: TaskRecord, driver: TaskDriver | unde
 
 /** The task was found upstream: it continues as that upstream task, asked about at once (it may have finished meanwhile). */
 export async function adoptFound(repo: TasksRepo, logger: Logger, t: TaskRecord, found: SubmitOutcome): Promise<TaskRecord> {
-  const moved = await repo.transition(t.id, 'submitting', {
-    state: found.state ?? 'queued',
-    upstreamTaskId: found.upstreamTaskId,
-    upstreamStatus: found.upstreamStatus ?? null,
-    upstreamRequestId: found.upstreamRequestId ?? null,
-    nextPollAt: Date.now(),
-    pollAttempts: 0,
-    ...(found.channelId ? { channelId: found.channelId } : {}),
-  }, Date.now(), [{ kind: 'recovered', detail: `creation answer lost; found upstream as task ${found.upstreamTaskId}` }]);
-  if (moved) logger.warn({ task_id: t.id, channel_id: found.channelId ?? t.channelId, upstream_task_id: found.upstreamTaskId }, 'lost task submit found upstream; the task continues');
+  const moved = await repo.transition(
+    t.id,
+    'submitting',
+    {
+      state: found.state ?? 'queued',
+      upstreamTaskId: found.upstreamTaskId,
+      upstreamStatus: found.upstreamStatus ?? null,
+      upstreamRequestId: found.upstreamRequestId ?? null,
+      nextPollAt: Date.now(),
+      pollAttempts: 0,
+      ...(found.channelId ? { channelId: found.channelId } : {}),
+    },
+    Date.now(),
+    [{ kind: 'recovered', detail: `creation answer lost; found upstream as task ${found.upstreamTaskId}` }],
+  );
+  if (moved)
+    logger.warn(
+      { task_id: t.id, channel_id: found.channelId ?? t.channelId, upstream_task_id: found.upstreamTaskId },
+      'lost task submit found upstream; the task continues',
+    );
   return (await repo.get(t.id)) ?? t;
 }

@@ -26,7 +26,8 @@ export async function applyOutcome(deps: SettleDeps, t: TaskRecord, out: PollOut
       // progress alone is not.
       const changed = out.state !== t.state || out.upstreamStatus !== t.upstreamStatus;
       const events: TaskEventInput[] = changed ? [{ kind: 'status', detail: statusDetail(t.upstreamStatus, out.upstreamStatus) }] : [];
-      if (await deps.repo.transition(t.id, t.state, patch, now, events, changed ? t.upstreamStatus : undefined)) return Object.assign(t, patch, { updatedAt: now });
+      if (await deps.repo.transition(t.id, t.state, patch, now, events, changed ? t.upstreamStatus : undefined))
+        return Object.assign(t, patch, { updatedAt: now });
       return (await deps.repo.get(t.id)) ?? t;
     }
     case 'succeeded':
@@ -35,7 +36,13 @@ export async function applyOutcome(deps: SettleDeps, t: TaskRecord, out: PollOut
     case 'cancelled':
       return failTask(deps, { ...t, upstreamRequestId }, out.error ?? { code: 'upstream_task_failed', message: 'The upstream task failed' }, null, out);
     case 'unknown':
-      return failTask(deps, { ...t, upstreamRequestId }, out.error ?? { code: 'task_unknown', message: 'The upstream no longer knows this task' }, 'upstream reports the task unknown', out);
+      return failTask(
+        deps,
+        { ...t, upstreamRequestId },
+        out.error ?? { code: 'task_unknown', message: 'The upstream no longer knows this task' },
+        'upstream reports the task unknown',
+        out,
+      );
   }
 }
 
@@ -55,15 +62,26 @@ async function succeed(deps: SettleDeps, t: TaskRecord, out: PollOutcome): Promi
     await deps.repo.inTransaction(async (trx) => {
       const charged = await deps.meter().settle(refOf(t), usage, trx);
       if (charged === 0 && (await deps.meter().holdState(t.id, trx)) === 'released') return;
-      const moved = await deps.repo.transition(t.id, t.state, {
-        state: 'succeeded',
-        upstreamStatus: out.upstreamStatus,
-        progress: 100,
-        result: out.result ?? null,
-        usage,
-        upstreamRequestId: t.upstreamRequestId,
-        finishedAt: now,
-      }, now, [{ kind: 'succeeded', detail: statusDetail(t.upstreamStatus, out.upstreamStatus) }, { kind: 'charged', ledgerKey: taskChargeKey(t.id) }], undefined, trx);
+      const moved = await deps.repo.transition(
+        t.id,
+        t.state,
+        {
+          state: 'succeeded',
+          upstreamStatus: out.upstreamStatus,
+          progress: 100,
+          result: out.result ?? null,
+          usage,
+          upstreamRequestId: t.upstreamRequestId,
+          finishedAt: now,
+        },
+        now,
+        [
+          { kind: 'succeeded', detail: statusDetail(t.upstreamStatus, out.upstreamStatus) },
+          { kind: 'charged', ledgerKey: taskChargeKey(t.id) },
+        ],
+        undefined,
+        trx,
+      );
       if (!moved) throw new MovedMeanwhile();
     });
   } catch (e) {
@@ -83,20 +101,40 @@ export async function failTask(deps: SettleDeps, t: TaskRecord, error: TaskError
     return t; // the next poll is already scheduled (by the claim)
   }
   const state = out?.state === 'cancelled' ? 'cancelled' : 'failed';
-  const err: TaskError = { code: error.code, message: error.message, upstreamRequestId: error.upstreamRequestId ?? t.upstreamRequestId, ...(error.upstreamMessage ? { upstreamMessage: error.upstreamMessage } : {}) };
+  const err: TaskError = {
+    code: error.code,
+    message: error.message,
+    upstreamRequestId: error.upstreamRequestId ?? t.upstreamRequestId,
+    ...(error.upstreamMessage ? { upstreamMessage: error.upstreamMessage } : {}),
+  };
   // The upstream's own words: in the log line and the task's timeline (operators), never in the client's view.
-  if (error.upstreamMessage) deps.logger.warn({ task_id: t.id, model: t.model, error_code: error.code, upstream_message: redactSecrets(error.upstreamMessage) }, 'task failed upstream');
-  const moved = await deps.repo.transition(t.id, t.state, {
-    state,
-    upstreamStatus: out?.upstreamStatus ?? t.upstreamStatus,
-    error: err,
-    upstreamRequestId: t.upstreamRequestId,
-    finishedAt: Date.now(),
-  }, Date.now(), [{ kind: state, detail: errorDetail(err) }, { kind: 'hold_released' }]);
+  if (error.upstreamMessage)
+    deps.logger.warn({ task_id: t.id, model: t.model, error_code: error.code, upstream_message: redactSecrets(error.upstreamMessage) }, 'task failed upstream');
+  const moved = await deps.repo.transition(
+    t.id,
+    t.state,
+    {
+      state,
+      upstreamStatus: out?.upstreamStatus ?? t.upstreamStatus,
+      error: err,
+      upstreamRequestId: t.upstreamRequestId,
+      finishedAt: Date.now(),
+    },
+    Date.now(),
+    [{ kind: state, detail: errorDetail(err) }, { kind: 'hold_released' }],
+  );
   if (moved) await slotFreed(deps.slots, t);
   if (moved && reconcileReason) {
     deps.logger.warn(
-      { task_id: t.id, channel_id: t.channelId, upstream_task_id: t.upstreamTaskId, token_id: t.tokenId, model: t.model, hold_amount: t.holdAmount, reason: error.code },
+      {
+        task_id: t.id,
+        channel_id: t.channelId,
+        upstream_task_id: t.upstreamTaskId,
+        token_id: t.tokenId,
+        model: t.model,
+        hold_amount: t.holdAmount,
+        reason: error.code,
+      },
       `task failed and hold released: ${reconcileReason} (reconcile)`,
     );
   }

@@ -54,7 +54,11 @@ export async function takeSlot(deps: TaskEngineDeps, slots: SlotDeps, owner: str
     const s = await slots.repo.standing(t.id, t.queue, t.createdAt);
     const full = limit !== null && s.open >= limit;
     if (full || s.parkedAhead > 0 || waited >= INLINE_WAIT_MS) {
-      const why = full ? `the account's task_slots (${limit}) for this model are in use` : s.parkedAhead > 0 ? `${s.parkedAhead} older task(s) of its queue wait for a slot` : 'other submits of its queue are in flight';
+      const why = full
+        ? `the account's task_slots (${limit}) for this model are in use`
+        : s.parkedAhead > 0
+          ? `${s.parkedAhead} older task(s) of its queue wait for a slot`
+          : 'other submits of its queue are in flight';
       return park(deps, t, 'waiting', Date.now() + deps.options.pollBaseMs, why);
     }
     await sleep(wait);
@@ -74,7 +78,10 @@ async function park(deps: TaskEngineDeps, t: Queued, from: 'waiting' | 'submitti
   const patch = { state: 'waiting', holdAmount: t.holdAmount, leaseOwner: null, leaseUntil: null, nextPollAt, pollAttempts: Math.max(1, t.attempts) } as const;
   await deps.repo.transition(t.id, from, patch, now, [{ kind: 'waiting', detail: why }]);
   const { account, model } = splitSlotQueue(t.queue);
-  deps.logger.warn({ task_id: t.id, account, upstream_model: model, reason: why }, 'task waits in the gateway for a parallel-task slot of its upstream account');
+  deps.logger.warn(
+    { task_id: t.id, account, upstream_model: model, reason: why },
+    'task waits in the gateway for a parallel-task slot of its upstream account',
+  );
   const r = await deps.repo.get(t.id);
   if (!r) throw new Error(`task ${t.id} vanished while waiting`);
   return r;
@@ -94,9 +101,16 @@ export async function advanceWaiting(deps: TaskEngineDeps, slots: SlotDeps, owne
   const queue = t.slotQueue ?? '';
   if (Date.now() - t.createdAt > deps.options.slotWaitMs) {
     const minutes = Math.round(deps.options.slotWaitMs / 60_000);
-    const error = { code: SLOT_WAIT_CODE, message: `No upstream capacity for this model became free within the maximum wait (${minutes} min); the task was not submitted and not charged` };
+    const error = {
+      code: SLOT_WAIT_CODE,
+      message: `No upstream capacity for this model became free within the maximum wait (${minutes} min); the task was not submitted and not charged`,
+    };
     const ended = await endUnsubmitted(deps, slots, t, 'waiting', 'failed', error);
-    if (ended) deps.logger.warn({ task_id: t.id, ...splitSlotQueue(queue), waited_ms: Date.now() - t.createdAt }, 'task failed uncharged: no parallel-task slot freed within the maximum wait');
+    if (ended)
+      deps.logger.warn(
+        { task_id: t.id, ...splitSlotQueue(queue), waited_ms: Date.now() - t.createdAt },
+        'task failed uncharged: no parallel-task slot freed within the maximum wait',
+      );
     return ended ?? t;
   }
   if (!driver?.submitStored || !(await slots.repo.promote(t.id, queue, owner, deps.options.leaseMs, slots.limitOf(queue)))) return t;
@@ -108,7 +122,9 @@ export async function advanceWaiting(deps: TaskEngineDeps, slots: SlotDeps, owne
     out = await driver.submitStored(t, stored);
   } catch (e) {
     if (isSlotRefusal(e)) return requeue(deps, q, t.nextPollAt, e);
-    const error = isGatewayError(e) ? { code: e.code, message: e.message, upstreamRequestId: e.upstreamRequestId ?? null } : { code: 'upstream_error', message: 'The task could not be submitted upstream' };
+    const error = isGatewayError(e)
+      ? { code: e.code, message: e.message, upstreamRequestId: e.upstreamRequestId ?? null }
+      : { code: 'upstream_error', message: 'The task could not be submitted upstream' };
     deps.logger.warn({ task_id: t.id, ...splitSlotQueue(queue), err: String(e) }, 'a waiting task was refused upstream; failed uncharged');
     return (await endUnsubmitted(deps, slots, t, 'submitting', 'failed', error)) ?? t;
   }
@@ -124,7 +140,14 @@ export async function advanceWaiting(deps: TaskEngineDeps, slots: SlotDeps, owne
  * refused by the upstream): compare-and-set first — a waiting task another path moved on is left to it — then its
  * hold goes back, and the next task of its queue is looked at. Null when the task was no longer in `from`.
  */
-export async function endUnsubmitted(deps: Pick<TaskEngineDeps, 'repo' | 'meter'> & { logger: Pick<Logger, 'error'> }, slots: SlotDeps | undefined, t: TaskRecord, from: 'waiting' | 'submitting', state: 'failed' | 'cancelled', error: TaskError): Promise<TaskRecord | null> {
+export async function endUnsubmitted(
+  deps: Pick<TaskEngineDeps, 'repo' | 'meter'> & { logger: Pick<Logger, 'error'> },
+  slots: SlotDeps | undefined,
+  t: TaskRecord,
+  from: 'waiting' | 'submitting',
+  state: 'failed' | 'cancelled',
+  error: TaskError,
+): Promise<TaskRecord | null> {
   const now = Date.now();
   const patch = { state, error, finishedAt: now, submitBody: null, leaseOwner: null, leaseUntil: null } as const;
   if (!(await deps.repo.transition(t.id, from, patch, now, [{ kind: state, detail: errorDetail(error) }]))) return null;

@@ -166,7 +166,12 @@ export interface TaskDriver {
    * One page of the account's task list: the status of each task created at or after `createdFrom` (ms). With it, an
    * account with many open tasks is followed by list rounds (tasks/list-rounds.ts) instead of one query per task.
    */
-  listPage?(channel: Channel, createdFrom: number, pageNo: number, limit: CallLimit): Promise<{ tasks: Array<{ upstreamTaskId: string; status: string }>; totalPages: number }>;
+  listPage?(
+    channel: Channel,
+    createdFrom: number,
+    pageNo: number,
+    limit: CallLimit,
+  ): Promise<{ tasks: Array<{ upstreamTaskId: string; status: string }>; totalPages: number }>;
 }
 
 /** What an operator's cancel did: `cancelled`; `not_open` (already finished, or still being submitted); `finishing` (being charged). */

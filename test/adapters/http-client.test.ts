@@ -10,7 +10,9 @@ describe('upstream client transport errors', () => {
     const port = (srv.address() as { port: number }).port;
     await new Promise<void>((r) => srv.close(() => r()));
     const c = new UpstreamClient();
-    await expect(c.request({ method: 'POST', baseUrl: `http://127.0.0.1:${port}`, path: '/x', body: '{}' })).rejects.toMatchObject({ code: 'upstream_unreachable' });
+    await expect(c.request({ method: 'POST', baseUrl: `http://127.0.0.1:${port}`, path: '/x', body: '{}' })).rejects.toMatchObject({
+      code: 'upstream_unreachable',
+    });
     await c.close();
   });
 
@@ -147,7 +149,7 @@ describe('requestText (whole answers without a body stream) maps failures like r
 });
 
 describe('transport failures as gateway errors', () => {
-  it('an abort through the caller\'s signal is the caller\'s (its client left); a timeout is the upstream\'s', () => {
+  it("an abort through the caller's signal is the caller's (its client left); a timeout is the upstream's", () => {
     expect(networkError(new undiciErrors.RequestAbortedError())).toMatchObject({ code: 'upstream_error', callerAborted: true, mayHaveRun: true });
     expect(networkError(new undiciErrors.HeadersTimeoutError())).toMatchObject({ code: 'upstream_timeout', callerAborted: false });
     expect(networkError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))).toMatchObject({ callerAborted: false });

@@ -113,12 +113,23 @@ describe('requestStream', () => {
     const it = res.body[Symbol.asyncIterator]();
     await it.next();
     ac.abort();
-    await expect((async () => { for (;;) if ((await it.next()).done) return; })()).rejects.toThrow();
+    await expect(
+      (async () => {
+        for (;;) if ((await it.next()).done) return;
+      })(),
+    ).rejects.toThrow();
 
     const broken = await get('/broken');
-    await expect((async () => { for await (const _c of broken.body) void _c; })()).rejects.toThrow();
+    await expect(
+      (async () => {
+        for await (const _c of broken.body) void _c;
+      })(),
+    ).rejects.toThrow();
 
-    const unreachable = await client.requestStream({ method: 'GET', baseUrl: 'http://127.0.0.1:9', path: '/' }).then(() => null, (e: unknown) => e);
+    const unreachable = await client.requestStream({ method: 'GET', baseUrl: 'http://127.0.0.1:9', path: '/' }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(isGatewayError(unreachable) && unreachable.code).toBe('upstream_unreachable');
   });
 

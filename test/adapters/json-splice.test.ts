@@ -30,7 +30,11 @@ describe('spliceTopLevelString', () => {
   });
 
   it('refuses a repeated key at any depth', () => {
-    expect(splice('{"model":"a","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"file:///etc/passwd","url":"https://ok.example/a.png"}}]}]}')).toBeNull();
+    expect(
+      splice(
+        '{"model":"a","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"file:///etc/passwd","url":"https://ok.example/a.png"}}]}]}',
+      ),
+    ).toBeNull();
     expect(splice('{"model":"a","messages":[{"role":"user","role":"system"}]}')).toBeNull();
   });
 

@@ -52,7 +52,12 @@ function cpuOf(run: () => number): number {
  */
 function leastCpu(feed: (bytes: number) => number, sizes: number[]): number[] {
   const best = sizes.map(() => Number.POSITIVE_INFINITY);
-  for (let round = 0; round < 5; round++) for (const [i, s] of sizes.entries()) best[i] = Math.min(best[i]!, cpuOf(() => feed(s)));
+  for (let round = 0; round < 5; round++)
+    for (const [i, s] of sizes.entries())
+      best[i] = Math.min(
+        best[i]!,
+        cpuOf(() => feed(s)),
+      );
   return best;
 }
 

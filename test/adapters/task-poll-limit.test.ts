@@ -22,14 +22,38 @@ const limit = { timeoutMs: 300 };
 describe('a poll is bounded by its limit', () => {
   it('DashScope: a status query that never answers fails as upstream_timeout', async () => {
     s.sim.faults.add({ kind: 'timeout', path: '/api/v1/tasks/', times: 1 });
-    const ch: Channel = { id: 'ch', name: 'ch', kind: 'dashscope', baseUrl: s.sim.url, keys: { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey }, models: null, priority: 0, weight: 1, account: null, taskSlots: null };
+    const ch: Channel = {
+      id: 'ch',
+      name: 'ch',
+      kind: 'dashscope',
+      baseUrl: s.sim.url,
+      keys: { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey },
+      models: null,
+      priority: 0,
+      weight: 1,
+      account: null,
+      taskSlots: null,
+    };
     // Within the test's own time limit (5 s), far below the client's default (20 s): the limit passed in applied.
     await expect(new DashscopeVideoDriver(upstream).poll(task, ch, limit)).rejects.toMatchObject({ code: 'upstream_timeout' });
   });
 
   it('Kling: a status query that never answers fails as upstream_timeout', async () => {
     s.sim.faults.add({ kind: 'timeout', path: '/v1/videos/text2video/', times: 1 });
-    const ch: Channel = { id: 'ck', name: 'ck', kind: 'kling', baseUrl: s.sim.url, keys: { accessKey: DEFAULT_SIM_KEYS.klingAccessKey, secretKey: DEFAULT_SIM_KEYS.klingSecretKey }, models: null, priority: 0, weight: 1, account: null, taskSlots: null };
-    await expect(new KlingTaskDriver(new KlingClient(upstream, new KlingJwtSigner()), 'text2video').poll(task, ch, limit)).rejects.toMatchObject({ code: 'upstream_timeout' });
+    const ch: Channel = {
+      id: 'ck',
+      name: 'ck',
+      kind: 'kling',
+      baseUrl: s.sim.url,
+      keys: { accessKey: DEFAULT_SIM_KEYS.klingAccessKey, secretKey: DEFAULT_SIM_KEYS.klingSecretKey },
+      models: null,
+      priority: 0,
+      weight: 1,
+      account: null,
+      taskSlots: null,
+    };
+    await expect(new KlingTaskDriver(new KlingClient(upstream, new KlingJwtSigner()), 'text2video').poll(task, ch, limit)).rejects.toMatchObject({
+      code: 'upstream_timeout',
+    });
   });
 });

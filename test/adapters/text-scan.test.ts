@@ -7,15 +7,22 @@ import { toNativeBody } from '../../src/adapters/dashscope/multimodal-translate.
 
 async function collect(chunks: string[]) {
   const out = [];
-  for await (const e of sseEvents((async function* () {
-    for (const c of chunks) yield Buffer.from(c);
-  })())) out.push(e);
+  for await (const e of sseEvents(
+    (async function* () {
+      for (const c of chunks) yield Buffer.from(c);
+    })(),
+  ))
+    out.push(e);
   return out;
 }
 
 describe('json-scan', () => {
   it('reads the usage object without being fooled by text inside strings', () => {
-    const text = JSON.stringify({ id: 'x', choices: [{ message: { content: 'fake "usage":{"prompt_tokens":999} here' } }], usage: { prompt_tokens: 3, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 2 } } });
+    const text = JSON.stringify({
+      id: 'x',
+      choices: [{ message: { content: 'fake "usage":{"prompt_tokens":999} here' } }],
+      usage: { prompt_tokens: 3, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 2 } },
+    });
     expect(objectAfterKey(text, 'usage')).toEqual({ prompt_tokens: 3, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 2 } });
     expect(objectAfterKey('{"usage":null}', 'usage')).toBeNull();
     expect(objectAfterKey('{"a":1', 'usage')).toBeNull();
@@ -56,16 +63,24 @@ describe('sse-events', () => {
 
 describe('usage translation', () => {
   it('chat usage counts cache within prompt tokens', () => {
-    expect(chatUsage({ prompt_tokens: 3019, completion_tokens: 104, prompt_tokens_details: { cached_tokens: 2048, cache_creation_input_tokens: 10 } })).toEqual({
-      kind: 'tokens',
-      inputTokens: 3019,
-      outputTokens: 104,
-      cachedTokens: 2048,
-      cacheCreationTokens: 10,
-    });
+    expect(chatUsage({ prompt_tokens: 3019, completion_tokens: 104, prompt_tokens_details: { cached_tokens: 2048, cache_creation_input_tokens: 10 } })).toEqual(
+      {
+        kind: 'tokens',
+        inputTokens: 3019,
+        outputTokens: 104,
+        cachedTokens: 2048,
+        cacheCreationTokens: 10,
+      },
+    );
   });
   it('messages usage adds cache reads and writes to the input total', () => {
-    expect(messagesUsage({ input: 10, output: 5, cacheRead: 100, cacheCreation: 20 })).toEqual({ kind: 'tokens', inputTokens: 130, outputTokens: 5, cachedTokens: 100, cacheCreationTokens: 20 });
+    expect(messagesUsage({ input: 10, output: 5, cacheRead: 100, cacheCreation: 20 })).toEqual({
+      kind: 'tokens',
+      inputTokens: 130,
+      outputTokens: 5,
+      cachedTokens: 100,
+      cacheCreationTokens: 20,
+    });
   });
 });
 
@@ -76,7 +91,13 @@ describe('multimodal translation', () => {
         {
           messages: [
             { role: 'system', content: 'sys' },
-            { role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x/a.png' } }, { type: 'text', text: 'what' }] },
+            {
+              role: 'user',
+              content: [
+                { type: 'image_url', image_url: { url: 'https://x/a.png' } },
+                { type: 'text', text: 'what' },
+              ],
+            },
           ],
           max_tokens: 50,
           temperature: 0.2,
@@ -87,11 +108,18 @@ describe('multimodal translation', () => {
     ) as Record<string, unknown>;
     expect(b).toEqual({
       model: 'qwen3.7-plus',
-      input: { messages: [{ role: 'system', content: [{ text: 'sys' }] }, { role: 'user', content: [{ image: 'https://x/a.png' }, { text: 'what' }] }] },
+      input: {
+        messages: [
+          { role: 'system', content: [{ text: 'sys' }] },
+          { role: 'user', content: [{ image: 'https://x/a.png' }, { text: 'what' }] },
+        ],
+      },
       parameters: { result_format: 'message', incremental_output: true, temperature: 0.2, max_tokens: 50 },
     });
   });
   it('refuses image URLs that are neither http(s) nor data URIs', () => {
-    expect(() => toNativeBody({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'file:///etc/passwd' } }] }] }, 'm', false)).toThrow(/image_url/);
+    expect(() =>
+      toNativeBody({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'file:///etc/passwd' } }] }] }, 'm', false),
+    ).toThrow(/image_url/);
   });
 });

@@ -28,7 +28,11 @@ describe('account spending alerts', { timeout: 120_000 }, () => {
       const made = await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'app', account_id: accountId } });
       expect(made.status).toBe(201);
       const tok = (await made.json()) as { token: string };
-      const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: tok.token, json: { model: 'qwx3.7-plus', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] } });
+      const r = await t.h.fetch('/v1/chat/completions', {
+        method: 'POST',
+        token: tok.token,
+        json: { model: 'qwx3.7-plus', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] },
+      });
       expect(r.status).toBe(200);
       await t.h.gw.deps.meter.flush();
       const spent = Number((await t.h.store.db.selectFrom('accounts').select('spent').where('id', '=', accountId).executeTakeFirstOrThrow()).spent);

@@ -74,7 +74,9 @@ describe('admin webhooks', { timeout: 60_000 }, () => {
       const { id } = (await r.json()) as View;
       await t.h.gw.deps.alerts.emit('hold.reaped', { key: 'req_x', token_id: 'tok_x', amount: 1 });
       await dispatcher.deliverDue();
-      const page = (await (await t.h.admin(`/admin/webhooks/${id}/deliveries`)).json()) as { data: Array<{ state: string; attempts: number; last_error: string; next_try_at: number | null }> };
+      const page = (await (await t.h.admin(`/admin/webhooks/${id}/deliveries`)).json()) as {
+        data: Array<{ state: string; attempts: number; last_error: string; next_try_at: number | null }>;
+      };
       expect(page.data).toHaveLength(1);
       expect(page.data[0]).toMatchObject({ state: 'failed', attempts: 1, next_try_at: null });
       expect(page.data[0]!.last_error).toMatch(/^refused: .*loopback/);
@@ -90,9 +92,45 @@ describe('admin webhooks', { timeout: 60_000 }, () => {
     const r = await create({ url: 'https://hooks.example.com/tasks', events: ['tasks.failure_rate'] });
     const { id } = (await r.json()) as View;
     const now = Date.now();
-    const task = (i: number, state: string) => ({ id: `task_rate_${i}`, family: 'a', kind: 'kling-text2video', token_id: t.tokenId, model: 'm', billing_model: 'm', upstream_model: 'm', channel_id: 'ch', upstream_task_id: null, state, upstream_status: null, progress: null, request: '{}', result: null, usage: null, error: null, external_task_id: null, callback_url: null, session_id: null, request_id: `r${i}`, upstream_request_id: null, tier: null, hold_amount: 0, next_poll_at: now, lease_owner: null, lease_until: null, created_at: now - 1000, updated_at: now, finished_at: now - 500, checked_at: null, slot_queue: null, submit_body: null });
+    const task = (i: number, state: string) => ({
+      id: `task_rate_${i}`,
+      family: 'a',
+      kind: 'kling-text2video',
+      token_id: t.tokenId,
+      model: 'm',
+      billing_model: 'm',
+      upstream_model: 'm',
+      channel_id: 'ch',
+      upstream_task_id: null,
+      state,
+      upstream_status: null,
+      progress: null,
+      request: '{}',
+      result: null,
+      usage: null,
+      error: null,
+      external_task_id: null,
+      callback_url: null,
+      session_id: null,
+      request_id: `r${i}`,
+      upstream_request_id: null,
+      tier: null,
+      hold_amount: 0,
+      next_poll_at: now,
+      lease_owner: null,
+      lease_until: null,
+      created_at: now - 1000,
+      updated_at: now,
+      finished_at: now - 500,
+      checked_at: null,
+      slot_queue: null,
+      submit_body: null,
+    });
     // 9 finished, 5 failed: under the 10 tasks the rate needs.
-    await t.h.store.db.insertInto('tasks').values(Array.from({ length: 9 }, (_, i) => task(i, i < 5 ? 'failed' : 'succeeded'))).execute();
+    await t.h.store.db
+      .insertInto('tasks')
+      .values(Array.from({ length: 9 }, (_, i) => task(i, i < 5 ? 'failed' : 'succeeded')))
+      .execute();
     const watch = t.h.gw.alerts.watch;
     expect(await watch.taskFailureRate(now)).toBe(false);
     // 10 finished, 5 failed: 50 %, the default threshold.

@@ -17,7 +17,14 @@ interface Delivered {
 }
 
 // Checks are run by hand below; the background ones wait an hour. Deliveries retry after 10 ms.
-const ENV = { TOLLWAY_ALLOW_PRIVATE_NETWORK: '1', TOLLWAY_ALERT_CHECK_MS: '3600000', TOLLWAY_WEBHOOK_BACKOFF_MS: '10', TOLLWAY_WEBHOOK_TICK_MS: '20', TOLLWAY_RESERVATION_TTL_MS: '1000', TOLLWAY_TASK_POLLER: 'false' };
+const ENV = {
+  TOLLWAY_ALLOW_PRIVATE_NETWORK: '1',
+  TOLLWAY_ALERT_CHECK_MS: '3600000',
+  TOLLWAY_WEBHOOK_BACKOFF_MS: '10',
+  TOLLWAY_WEBHOOK_TICK_MS: '20',
+  TOLLWAY_RESERVATION_TTL_MS: '1000',
+  TOLLWAY_TASK_POLLER: 'false',
+};
 
 describe('alert webhooks across two instances', { timeout: 120_000 }, () => {
   const t = useHarness({ env: ENV });
@@ -56,7 +63,11 @@ describe('alert webhooks across two instances', { timeout: 120_000 }, () => {
     const w = await hook(['spend.threshold'], 1);
     try {
       const tok = await t.h.token({ name: 'alerted', quota: 1_000_000 });
-      const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: tok.secret, json: { model: 'qwx3.7-plus', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] } });
+      const r = await t.h.fetch('/v1/chat/completions', {
+        method: 'POST',
+        token: tok.secret,
+        json: { model: 'qwx3.7-plus', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] },
+      });
       expect(r.status).toBe(200);
       await t.h.gw.deps.meter.flush();
       const spent = Number((await t.h.store.db.selectFrom('tokens').select('spent').where('id', '=', tok.id).executeTakeFirstOrThrow()).spent);
@@ -76,7 +87,9 @@ describe('alert webhooks across two instances', { timeout: 120_000 }, () => {
       expect(w.rx.hits[0]!.answered).toBe(500);
       const failedId = w.rx.hits[0]!.headers['webhook-id'];
       expect(ok(w.rx).filter((h) => h.headers['webhook-id'] === failedId)).toHaveLength(1);
-      const page = (await (await t.h.admin(`/admin/webhooks/${w.id}/deliveries`)).json()) as { data: Array<{ id: string; state: string; attempts: number; last_status: number }> };
+      const page = (await (await t.h.admin(`/admin/webhooks/${w.id}/deliveries`)).json()) as {
+        data: Array<{ id: string; state: string; attempts: number; last_status: number }>;
+      };
       expect(page.data).toHaveLength(2);
       expect(page.data.every((d) => d.state === 'delivered' && d.last_status === 200)).toBe(true);
       expect(page.data.find((d) => d.id === failedId)?.attempts).toBe(2);
@@ -101,9 +114,15 @@ describe('alert webhooks across two instances', { timeout: 120_000 }, () => {
     const w = await hook(['breaker.opened', 'breaker.closed']);
     try {
       const ch = t.h.gw.deps.channels.all()[0]!;
-      const [a1, a2] = await Promise.all([t.h.gw.deps.alerts.breakerChanged({ id: ch.id, name: ch.name }, 'opened'), gw2.deps.alerts.breakerChanged({ id: ch.id, name: ch.name }, 'opened')]);
+      const [a1, a2] = await Promise.all([
+        t.h.gw.deps.alerts.breakerChanged({ id: ch.id, name: ch.name }, 'opened'),
+        gw2.deps.alerts.breakerChanged({ id: ch.id, name: ch.name }, 'opened'),
+      ]);
       expect([a1, a2].filter(Boolean)).toHaveLength(1);
-      const [c1, c2] = await Promise.all([t.h.gw.deps.alerts.breakerChanged({ id: ch.id, name: ch.name }, 'closed'), gw2.deps.alerts.breakerChanged({ id: ch.id, name: ch.name }, 'closed')]);
+      const [c1, c2] = await Promise.all([
+        t.h.gw.deps.alerts.breakerChanged({ id: ch.id, name: ch.name }, 'closed'),
+        gw2.deps.alerts.breakerChanged({ id: ch.id, name: ch.name }, 'closed'),
+      ]);
       expect([c1, c2].filter(Boolean)).toHaveLength(1);
       // Through the breakers themselves: five failures open this instance's, a success closes it.
       for (let i = 0; i < 5; i++) t.h.gw.deps.breakers.failure(ch.id, 'upstream_error');
@@ -123,7 +142,10 @@ describe('alert webhooks across two instances', { timeout: 120_000 }, () => {
     try {
       const tok = await t.h.token({ name: 'reaped', quota: 10_000_000 });
       const old = Date.now() - 3_600_000;
-      await t.h.store.db.insertInto('holds').values({ task_id: 'req_left_open', token_id: tok.id, amount: 500, state: 'held', created_at: old, updated_at: old }).execute();
+      await t.h.store.db
+        .insertInto('holds')
+        .values({ task_id: 'req_left_open', token_id: tok.id, amount: 500, state: 'held', created_at: old, updated_at: old })
+        .execute();
       await t.h.store.db.updateTable('tokens').set({ held: 500 }).where('id', '=', tok.id).execute();
       // Both instances' reapers run every second.
       expect(await eventually(() => ok(w.rx).length >= 1, 20_000)).toBe(true);

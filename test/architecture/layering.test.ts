@@ -9,7 +9,9 @@ const ROOT = resolve(import.meta.dirname, '..', '..');
 const SRC = join(ROOT, 'src');
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Module specifiers a file imports; `runtimeOnly` leaves out `import type` (erased) and dynamic import(). */
@@ -45,7 +47,8 @@ describe('layering', () => {
       seen.add(file);
       for (const spec of importsOf(file, true)) {
         const target = resolveFrom(file, spec);
-        if (target.startsWith(join(SRC, 'http')) || target === 'fastify' || target.startsWith('@fastify/')) reached.push(`${relative(ROOT, file)} → ${relative(ROOT, target)}`);
+        if (target.startsWith(join(SRC, 'http')) || target === 'fastify' || target.startsWith('@fastify/'))
+          reached.push(`${relative(ROOT, file)} → ${relative(ROOT, target)}`);
         else if (target.startsWith(ROOT) && target.endsWith('.ts')) visit(target);
       }
     };
@@ -67,16 +70,22 @@ describe('layering', () => {
   });
 
   it('only compose.ts builds repos, adapters, drivers, clients and dispatchers', () => {
-    const built = /new \w+(Repo|TaskDriver|VideoDriver)\(|new (CallbackDispatcher|KlingClient|KlingJwtSigner|StoreMeter|RequestLogWriter|TaskEngine)\(|(?<!function )(dashscopeTextAdapter|createSafeNet)\(/;
+    const built =
+      /new \w+(Repo|TaskDriver|VideoDriver)\(|new (CallbackDispatcher|KlingClient|KlingJwtSigner|StoreMeter|RequestLogWriter|TaskEngine)\(|(?<!function )(dashscopeTextAdapter|createSafeNet)\(/;
     // An upstream's folder declares its drivers (adapters/<upstream>/index.ts); only compose.ts calls that factory.
     const declares = (f: string) => /^adapters\/[\w-]+\/index\.ts$/.test(relative(SRC, f));
     const bad = sources(SRC)
       .filter((f) => f !== join(SRC, 'compose.ts') && !declares(f))
-      .flatMap((f) => readFileSync(f, 'utf8').split('\n').filter((line) => built.test(line) && !/^\s*(\/\/|\*)/.test(line)).map((line) => `${relative(ROOT, f)}: ${line.trim()}`));
+      .flatMap((f) =>
+        readFileSync(f, 'utf8')
+          .split('\n')
+          .filter((line) => built.test(line) && !/^\s*(\/\/|\*)/.test(line))
+          .map((line) => `${relative(ROOT, f)}: ${line.trim()}`),
+      );
     expect(bad).toEqual([]);
   });
 
-  it('the upstreams\' driver factories are called by compose.ts alone', () => {
+  it("the upstreams' driver factories are called by compose.ts alone", () => {
     const calls = sources(SRC).filter((f) => /\.drivers\(/.test(readFileSync(f, 'utf8')));
     expect(calls.map((f) => relative(ROOT, f))).toEqual(['src/compose.ts']);
   });

@@ -22,7 +22,25 @@ type TokenRecord = import('../../src/store/repos/tokens.ts').TokenRecord;
 type TokensRepo = import('../../src/store/repos/tokens.ts').TokensRepo;
 
 const rec = (id: string, over: Partial<TokenRecord> = {}): TokenRecord => ({
-  id, name: id, prefix: 'tw-', models: null, quota: null, spent: 0, held: 0, rpmLimit: null, tpmLimit: null, concurrencyLimit: null, expiresAt: null, revokedAt: null, createdAt: 0, previousSecretUntil: null, callbackSecretIssuedAt: null, previousCallbackSecretUntil: null, accountId: null, budgets: [], ...over,
+  id,
+  name: id,
+  prefix: 'tw-',
+  models: null,
+  quota: null,
+  spent: 0,
+  held: 0,
+  rpmLimit: null,
+  tpmLimit: null,
+  concurrencyLimit: null,
+  expiresAt: null,
+  revokedAt: null,
+  createdAt: 0,
+  previousSecretUntil: null,
+  callbackSecretIssuedAt: null,
+  previousCallbackSecretUntil: null,
+  accountId: null,
+  budgets: [],
+  ...over,
 });
 
 /** A repository of two tokens, A and B, found by the hash of their secrets. */
@@ -35,7 +53,7 @@ function twoTokens() {
   return { records, auth: new TokenAuth(repo) };
 }
 
-describe('a connection\'s credential is hashed once', () => {
+describe("a connection's credential is hashed once", () => {
   it('a connection repeating its credential: one hash, every request answered from the cache', async () => {
     const { auth } = twoTokens();
     const conn = {};

@@ -90,7 +90,7 @@ describe('client auth through the real server', () => {
     expect(forThisToken()).toBe(2);
   });
 
-  it('one keep-alive connection presenting different tokens gets each token\'s own answer', async () => {
+  it("one keep-alive connection presenting different tokens gets each token's own answer", async () => {
     const narrow = await t.h.token({ models: ['qwx3.7-plus'] });
     const wide = await t.h.token();
     const other = await t.h.token();
@@ -126,16 +126,36 @@ describe('client auth through the real server', () => {
 
 describe('TokenAuth unit', () => {
   const rec = (over: Partial<TokenRecord> = {}): TokenRecord => ({
-    id: 'tok_1', name: 'n', prefix: 'tw-', models: null, quota: null, spent: 0, held: 0, rpmLimit: null, tpmLimit: null, concurrencyLimit: null, expiresAt: null, revokedAt: null, createdAt: 0, previousSecretUntil: null, callbackSecretIssuedAt: null, previousCallbackSecretUntil: null, accountId: null, budgets: [], ...over,
+    id: 'tok_1',
+    name: 'n',
+    prefix: 'tw-',
+    models: null,
+    quota: null,
+    spent: 0,
+    held: 0,
+    rpmLimit: null,
+    tpmLimit: null,
+    concurrencyLimit: null,
+    expiresAt: null,
+    revokedAt: null,
+    createdAt: 0,
+    previousSecretUntil: null,
+    callbackSecretIssuedAt: null,
+    previousCallbackSecretUntil: null,
+    accountId: null,
+    budgets: [],
+    ...over,
   });
 
-  it('re-reads after the TTL so other instances\' revocations converge', async () => {
+  it("re-reads after the TTL so other instances' revocations converge", async () => {
     let current: TokenRecord = rec();
     let lookups = 0;
-    const repo = { findForAuth: async () => {
-      lookups++;
-      return { record: current, graceUntil: null };
-    } } as unknown as TokensRepo;
+    const repo = {
+      findForAuth: async () => {
+        lookups++;
+        return { record: current, graceUntil: null };
+      },
+    } as unknown as TokensRepo;
     const auth = new TokenAuth(repo, 1_000);
     await auth.authenticate('tw-x', 10_000);
     await auth.authenticate('tw-x', 10_500);
@@ -156,15 +176,49 @@ describe('TokenAuth unit', () => {
   });
 
   it('the principal carries the allow-list and limits', async () => {
-    const repo = { findForAuth: async () => ({ record: rec({ models: ['a'], quota: 5, rpmLimit: 3, concurrencyLimit: 2 }), graceUntil: null }) } as unknown as TokensRepo;
-    expect(await new TokenAuth(repo).authenticate('tw-x')).toEqual({ tokenId: 'tok_1', name: 'n', models: ['a'], quota: 5, rpmLimit: 3, tpmLimit: null, concurrencyLimit: 2, billing: null });
+    const repo = {
+      findForAuth: async () => ({ record: rec({ models: ['a'], quota: 5, rpmLimit: 3, concurrencyLimit: 2 }), graceUntil: null }),
+    } as unknown as TokensRepo;
+    expect(await new TokenAuth(repo).authenticate('tw-x')).toEqual({
+      tokenId: 'tok_1',
+      name: 'n',
+      models: ['a'],
+      quota: 5,
+      rpmLimit: 3,
+      tpmLimit: null,
+      concurrencyLimit: 2,
+      billing: null,
+    });
   });
 
   it('a token of an account carries its billing, and is refused once the account is revoked and forgotten', async () => {
-    const account = { id: 'acc_1', name: 'a', quota: 10, spent: 0, held: 0, budgets: [{ period: 'month' as const, limit: 7 }], priceGroup: 'g', timeZone: 'Asia/Tokyo', expiresAt: null, revokedAt: null as number | null, createdAt: 0, updatedAt: 0 };
-    const repo = { findForAuth: async () => ({ record: rec({ accountId: 'acc_1', budgets: [{ period: 'day', limit: 3 }] }), graceUntil: null, account: { ...account } }) } as unknown as TokensRepo;
+    const account = {
+      id: 'acc_1',
+      name: 'a',
+      quota: 10,
+      spent: 0,
+      held: 0,
+      budgets: [{ period: 'month' as const, limit: 7 }],
+      priceGroup: 'g',
+      timeZone: 'Asia/Tokyo',
+      expiresAt: null,
+      revokedAt: null as number | null,
+      createdAt: 0,
+      updatedAt: 0,
+    };
+    const repo = {
+      findForAuth: async () => ({ record: rec({ accountId: 'acc_1', budgets: [{ period: 'day', limit: 3 }] }), graceUntil: null, account: { ...account } }),
+    } as unknown as TokensRepo;
     const auth = new TokenAuth(repo, 60_000);
-    expect((await auth.authenticate('tw-x')).billing).toEqual({ accountId: 'acc_1', priceGroup: 'g', timeZone: 'Asia/Tokyo', budgets: [{ holderId: 'tok_1', period: 'day', limit: 3 }, { holderId: 'acc_1', period: 'month', limit: 7 }] });
+    expect((await auth.authenticate('tw-x')).billing).toEqual({
+      accountId: 'acc_1',
+      priceGroup: 'g',
+      timeZone: 'Asia/Tokyo',
+      budgets: [
+        { holderId: 'tok_1', period: 'day', limit: 3 },
+        { holderId: 'acc_1', period: 'month', limit: 7 },
+      ],
+    });
     account.revokedAt = 1;
     // Cached: still admitted until the account's change is applied here.
     expect(auth.authenticateCached('tw-x')).not.toBeNull();

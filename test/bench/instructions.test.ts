@@ -17,7 +17,16 @@ describe('countsFrom', () => {
   });
 
   it("tells V8's threads, worker threads with an event loop and the rest (libuv's pool) apart", () => {
-    const c = countsFrom([dump(1, 1_000), dump(4, 400, V8), dump(5, 500, V8), dump(9, 90, ['__futex_abstimed_wait_common', 'uv__fs_work']), dump(13, 130, ['worker', 'uv__run_timers'])], 10);
+    const c = countsFrom(
+      [
+        dump(1, 1_000),
+        dump(4, 400, V8),
+        dump(5, 500, V8),
+        dump(9, 90, ['__futex_abstimed_wait_common', 'uv__fs_work']),
+        dump(13, 130, ['worker', 'uv__run_timers']),
+      ],
+      10,
+    );
     expect(c).toEqual({ main: 100, v8: 90, workers: 13, all: 212 });
   });
 

@@ -5,8 +5,30 @@ import { DEFAULT_CATALOGUE, REFUSED_MODELS } from '../../src/catalogue/default-c
 const cat = new Catalogue(DEFAULT_CATALOGUE);
 
 // Every public model name of both APIs.
-const VIDX_T2V = ['vidx-video-o1', 'vidx-v1', 'vidx-v1-5', 'vidx-v1-6', 'vidx-v2-master', 'vidx-v2-1', 'vidx-v2-1-master', 'vidx-v2-5-turbo', 'vidx-v2-6', 'vidx-v3'];
-const VIDEO = ['hhx-1.1-t2v', 'hhx-1.1-i2v', 'hhx-1.1-r2v', 'hhx-1.0-i2v', 'hhx-1.0-r2v', 'hhx-1.0-video-edit', 'wnx2.7-t2v', 'wnx2.7-i2v', 'wnx2.7-r2v', 'wnx2.7-videoedit'];
+const VIDX_T2V = [
+  'vidx-video-o1',
+  'vidx-v1',
+  'vidx-v1-5',
+  'vidx-v1-6',
+  'vidx-v2-master',
+  'vidx-v2-1',
+  'vidx-v2-1-master',
+  'vidx-v2-5-turbo',
+  'vidx-v2-6',
+  'vidx-v3',
+];
+const VIDEO = [
+  'hhx-1.1-t2v',
+  'hhx-1.1-i2v',
+  'hhx-1.1-r2v',
+  'hhx-1.0-i2v',
+  'hhx-1.0-r2v',
+  'hhx-1.0-video-edit',
+  'wnx2.7-t2v',
+  'wnx2.7-i2v',
+  'wnx2.7-r2v',
+  'wnx2.7-videoedit',
+];
 const TEXT = ['qwx3.7-plus', 'qwx3-vl-plus', 'text-embedding-v4'];
 const IMAGES = ['qwx-image-2.0', 'qwx-image-2.0-pro', 'qwx-image-edit-plus'];
 
@@ -75,7 +97,11 @@ describe('resolve', () => {
   });
 
   it('dated snapshots of wnx2.7-t2v / -i2v pin the upstream version and bill as the base', () => {
-    expect(cat.resolve('wnx2.7-t2v-2026-01-15')).toMatchObject({ publicName: 'wnx2.7-t2v-2026-01-15', upstreamModel: 'wan2.7-t2v-2026-01-15', billingModel: 'wnx2.7-t2v' });
+    expect(cat.resolve('wnx2.7-t2v-2026-01-15')).toMatchObject({
+      publicName: 'wnx2.7-t2v-2026-01-15',
+      upstreamModel: 'wan2.7-t2v-2026-01-15',
+      billingModel: 'wnx2.7-t2v',
+    });
     expect(cat.resolve('wnx2.7-i2v-20260115')).toMatchObject({ upstreamModel: 'wan2.7-i2v-20260115', billingModel: 'wnx2.7-i2v' });
     expect(cat.resolve('wnx2.7-r2v-2026-01-15')).toBeNull();
     expect(cat.resolve('hhx-1.1-t2v-2026-01-15')).toBeNull();
@@ -92,7 +118,10 @@ describe('overrides (the catalogue is data)', () => {
     const out = new Catalogue(
       applyOverrides(DEFAULT_CATALOGUE, [
         { model: 'qwx3.7-plus', entry: { upstreamModel: 'qwen3.7-plus-2026-02-01' } },
-        { model: 'brand-new', entry: { kind: 'chat', upstream: 'dashscope', upstreamModel: 'qwen-new', ownedBy: 'qwx', price: { unit: 'tokens', tiers: [] }, capabilities: {} } },
+        {
+          model: 'brand-new',
+          entry: { kind: 'chat', upstream: 'dashscope', upstreamModel: 'qwen-new', ownedBy: 'qwx', price: { unit: 'tokens', tiers: [] }, capabilities: {} },
+        },
         { model: 'incomplete', entry: { kind: 'chat' } },
       ]),
     );

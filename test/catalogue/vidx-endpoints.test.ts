@@ -12,7 +12,9 @@ const entry = (id: string): ModelEntry => cat.get(id)!;
 describe('family A endpoints (catalogue data)', () => {
   it('text2video: the classic models on the upstream text2video, o1 on omni-video, v1-5 and v2-1 on none', () => {
     const on = (id: string) => vidxEndpointOf(entry(id), 'text2video')?.endpoint ?? null;
-    expect(['vidx-v1', 'vidx-v1-6', 'vidx-v2-master', 'vidx-v2-1-master', 'vidx-v2-5-turbo', 'vidx-v2-6', 'vidx-v3'].map(on)).toEqual(Array(7).fill('text2video'));
+    expect(['vidx-v1', 'vidx-v1-6', 'vidx-v2-master', 'vidx-v2-1-master', 'vidx-v2-5-turbo', 'vidx-v2-6', 'vidx-v3'].map(on)).toEqual(
+      Array(7).fill('text2video'),
+    );
     expect(on('vidx-video-o1')).toBe('omni-video');
     expect([on('vidx-v1-5'), on('vidx-v2-1'), on('vidx-v3-omni')]).toEqual([null, null, null]);
   });
@@ -23,12 +25,21 @@ describe('family A endpoints (catalogue data)', () => {
     expect(fields('vidx-v2-5-turbo')).not.toContain('cfg_scale');
     expect(fields('vidx-v2-6')).toContain('sound');
     for (const m of ['vidx-v2-master', 'vidx-v2-1-master']) expect(fields(m)).not.toContain('mode');
-    expect(vidxEndpointOf(entry('vidx-video-o1'), 'text2video')).toEqual({ endpoint: 'omni-video', fields: ['mode'], durations: ['5', '10'], defaultMode: 'std', aspectRatioRequired: true });
+    expect(vidxEndpointOf(entry('vidx-video-o1'), 'text2video')).toEqual({
+      endpoint: 'omni-video',
+      fields: ['mode'],
+      durations: ['5', '10'],
+      defaultMode: 'std',
+      aspectRatioRequired: true,
+    });
   });
 
   it('omni-video durations by model; multi-elements sends no model_name', () => {
     const o1 = vidxEndpointOf(entry('vidx-video-o1'), 'omni-video')!;
-    expect([o1.durations, o1.mediaDurations]).toEqual([['5', '10'], ['3', '4', '5', '6', '7', '8', '9', '10']]);
+    expect([o1.durations, o1.mediaDurations]).toEqual([
+      ['5', '10'],
+      ['3', '4', '5', '6', '7', '8', '9', '10'],
+    ]);
     expect(vidxEndpointOf(entry('vidx-v3-omni'), 'omni-video')!.durations).toHaveLength(13);
     expect(vidxEndpointOf(entry('vidx-v1-6-multi-elements'), 'multi-elements')!.sendModelName).toBe(false);
   });

@@ -34,7 +34,20 @@ async function ok<T = Record<string, unknown>>(args: string[]): Promise<T> {
 describe('tollway account / price-group', { timeout: 240_000 }, () => {
   it('creates a price group and an account, gives it a token with a budget, tops it up, edits and revokes it', async () => {
     expect(await ok(['price-group', 'set', 'resellers', '--multiplier', '0.8'])).toMatchObject({ name: 'resellers', multiplier: 0.8 });
-    const acc = await ok<{ id: string }>(['account', 'create', '--name', 'Acme', '--quota', '1000', '--budget', 'month=500', '--price-group', 'resellers', '--time-zone', 'Europe/Paris']);
+    const acc = await ok<{ id: string }>([
+      'account',
+      'create',
+      '--name',
+      'Acme',
+      '--quota',
+      '1000',
+      '--budget',
+      'month=500',
+      '--price-group',
+      'resellers',
+      '--time-zone',
+      'Europe/Paris',
+    ]);
     expect(acc).toMatchObject({ name: 'Acme', quota: 1000, budgets: [{ period: 'month', limit: 500 }], price_group: 'resellers', time_zone: 'Europe/Paris' });
     const tok = await tollway(['token', 'create', '--name', 'acme-web', '--account', acc.id, '--budget', 'day=50']);
     expect(tok.code).toBe(0);
@@ -53,7 +66,7 @@ describe('tollway account / price-group', { timeout: 240_000 }, () => {
     expect(audit.map((a) => a.action)).toEqual(['price_group.create', 'account.create', 'token.create', 'account.topup', 'account.update', 'account.revoke']);
   });
 
-  it('refuses bad flags in one line with the admin API\'s words', async () => {
+  it("refuses bad flags in one line with the admin API's words", async () => {
     const r = await tollway(['account', 'create', '--name', 'x', '--budget', 'year=5']);
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toMatch(/^tollway: budgets period must be one of day, week, month$/);

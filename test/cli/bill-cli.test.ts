@@ -17,10 +17,25 @@ beforeAll(async () => {
   env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: databaseUrl, TOLLWAY_DATA_DIR: dir };
   await new AccountsRepo(fresh.store.db).create({ id: 'acc_cli', name: 'Acme', quota: null, budgets: [], priceGroup: null, timeZone: null, expiresAt: null });
   const line = (n: number, accountId: string | null, amount: number, kind = 'tokens') => ({
-    idempotency_key: `cli${n}`, token_id: accountId === null ? 'tok_loose' : 'tok_acme', model: kind === 'credit' ? '-' : 'qwx3.7-plus', kind, quantities: '{}', unit_prices: '{}',
-    amount, request_id: null, task_id: null, upstream_request_id: null, created_at: DAY + n, account_id: accountId, list_amount: null, price_group: null,
+    idempotency_key: `cli${n}`,
+    token_id: accountId === null ? 'tok_loose' : 'tok_acme',
+    model: kind === 'credit' ? '-' : 'qwx3.7-plus',
+    kind,
+    quantities: '{}',
+    unit_prices: '{}',
+    amount,
+    request_id: null,
+    task_id: null,
+    upstream_request_id: null,
+    created_at: DAY + n,
+    account_id: accountId,
+    list_amount: null,
+    price_group: null,
   });
-  await fresh.store.db.insertInto('ledger').values([line(1, 'acc_cli', 300), line(2, 'acc_cli', 200), line(3, 'acc_cli', 5_000, 'credit'), line(4, null, 70)]).execute();
+  await fresh.store.db
+    .insertInto('ledger')
+    .values([line(1, 'acc_cli', 300), line(2, 'acc_cli', 200), line(3, 'acc_cli', 5_000, 'credit'), line(4, null, 70)])
+    .execute();
 });
 
 function tollway(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -35,7 +50,11 @@ describe('tollway bill', { timeout: 240_000 }, () => {
   it('groups by account as JSON (lines of no account apart) and as CSV for one account', async () => {
     const json = await tollway(['bill', '--by', 'account', '--period', 'day', '--since', '2026-03-01']);
     expect(json.stderr).toBe('');
-    const bill = JSON.parse(json.stdout) as { by: string; data: Array<{ account_id: string | null; account_name: string | null; entries: number; amount: number; credits: { amount: number } }>; total: { amount: number } };
+    const bill = JSON.parse(json.stdout) as {
+      by: string;
+      data: Array<{ account_id: string | null; account_name: string | null; entries: number; amount: number; credits: { amount: number } }>;
+      total: { amount: number };
+    };
     expect(bill.by).toBe('account');
     expect(bill.data.map((l) => [l.account_id, l.account_name, l.entries, l.amount, l.credits.amount])).toEqual([
       ['acc_cli', 'Acme', 2, 500, 5_000],
@@ -44,10 +63,12 @@ describe('tollway bill', { timeout: 240_000 }, () => {
     expect(bill.total.amount).toBe(570);
     const csv = await tollway(['bill', '--by', 'account', '--account', 'acc_cli', '--format', 'csv']);
     expect(csv.code).toBe(0);
-    expect(csv.stdout).toBe('account_id,account_name,period,period_start,entries,amount_micro,amount_units,list_amount_micro,credit_micro\r\nacc_cli,Acme,month,2026-03,2,500,0.000500,500,5000\r\n');
+    expect(csv.stdout).toBe(
+      'account_id,account_name,period,period_start,entries,amount_micro,amount_units,list_amount_micro,credit_micro\r\nacc_cli,Acme,month,2026-03,2,500,0.000500,500,5000\r\n',
+    );
   });
 
-  it('refuses an unknown grouping in one line with the admin API\'s words', async () => {
+  it("refuses an unknown grouping in one line with the admin API's words", async () => {
     const r = await tollway(['bill', '--by', 'customer']);
     expect(r.code).toBe(1);
     expect(r.stderr.trim()).toBe('tollway: by must be one of token, model, account');

@@ -68,9 +68,29 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
   });
 
   it('channel add / list / disable: keys are never printed, a disabled channel is listed as such, each change is audited', async () => {
-    const ds = JSON.parse(ok(['channel', 'add', '--name', 'cli-ds', '--kind', 'dashscope', '--base-url', 'http://127.0.0.1:9', '--api-key', KEY_CANARY, '--models', 'qwx3.7-plus,text-embedding-v4', '--priority=-5', '--weight', '3'])) as { id: string };
+    const ds = JSON.parse(
+      ok([
+        'channel',
+        'add',
+        '--name',
+        'cli-ds',
+        '--kind',
+        'dashscope',
+        '--base-url',
+        'http://127.0.0.1:9',
+        '--api-key',
+        KEY_CANARY,
+        '--models',
+        'qwx3.7-plus,text-embedding-v4',
+        '--priority=-5',
+        '--weight',
+        '3',
+      ]),
+    ) as { id: string };
     expect(ds).toMatchObject({ name: 'cli-ds', kind: 'dashscope', status: 'enabled', priority: -5, weight: 3 });
-    const kl = JSON.parse(ok(['channel', 'add', '--name', 'cli-kl', '--kind', 'kling', '--base-url', 'http://127.0.0.1:9', '--access-key', 'ak-cli', '--secret-key', KEY_CANARY])) as { id: string };
+    const kl = JSON.parse(
+      ok(['channel', 'add', '--name', 'cli-kl', '--kind', 'kling', '--base-url', 'http://127.0.0.1:9', '--access-key', 'ak-cli', '--secret-key', KEY_CANARY]),
+    ) as { id: string };
     expect(ok(['channel', 'disable', kl.id])).toBe(`disabled ${kl.id}\n`);
 
     const list = ok(['channel', 'list']);
@@ -99,7 +119,22 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
   });
 
   it('token create / list / revoke: the token is printed once; a gateway on the same store takes it, and refuses it once revoked', async () => {
-    const kept = ok(['token', 'create', '--name', 'kept', '--models', 'qwx3.7-plus,text-embedding-v4', '--quota', '5', '--rpm', '30', '--tpm', '1000', '--concurrency', '2']);
+    const kept = ok([
+      'token',
+      'create',
+      '--name',
+      'kept',
+      '--models',
+      'qwx3.7-plus,text-embedding-v4',
+      '--quota',
+      '5',
+      '--rpm',
+      '30',
+      '--tpm',
+      '1000',
+      '--concurrency',
+      '2',
+    ]);
     const token = tokenOf(kept);
     expect(token).toMatch(/^tw-/);
     expect(kept.split(token).length - 1).toBe(1);
@@ -108,7 +143,9 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
 
     const tokens = ok(['token', 'list']);
     expect(tokens).not.toContain(token);
-    const byName = Object.fromEntries((JSON.parse(tokens) as Array<{ name: string; quota: number | null; revoked_at: number | null; tpm_limit: number | null }>).map((t) => [t.name, t]));
+    const byName = Object.fromEntries(
+      (JSON.parse(tokens) as Array<{ name: string; quota: number | null; revoked_at: number | null; tpm_limit: number | null }>).map((t) => [t.name, t]),
+    );
     expect(byName.kept).toMatchObject({ quota: 5, rpm_limit: 30, tpm_limit: 1000, concurrency_limit: 2, revoked_at: null });
     expect(byName.gone?.revoked_at).toEqual(expect.any(Number));
     expect((await auditedByCli()).slice(-3)).toEqual([`token.create ${idOf(kept)}`, `token.create ${idOf(gone)}`, `token.revoke ${idOf(gone)}`]);
@@ -132,7 +169,13 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
 
   it('token update / topup / rotate and channel update: same rules as the admin API, audited, the new secret printed once', async () => {
     const id = idOf(ok(['token', 'create', '--name', 'edit-me', '--quota', '100']));
-    expect(JSON.parse(ok(['token', 'update', id, '--name', 'edited', '--rpm', '7', '--tpm', '900', '--models', 'qwx3.7-plus']))).toMatchObject({ name: 'edited', rpm_limit: 7, tpm_limit: 900, models: ['qwx3.7-plus'], quota: 100 });
+    expect(JSON.parse(ok(['token', 'update', id, '--name', 'edited', '--rpm', '7', '--tpm', '900', '--models', 'qwx3.7-plus']))).toMatchObject({
+      name: 'edited',
+      rpm_limit: 7,
+      tpm_limit: 900,
+      models: ['qwx3.7-plus'],
+      quota: 100,
+    });
     expect(JSON.parse(ok(['token', 'update', id, '--rpm', 'none']))).toMatchObject({ rpm_limit: null });
     const bad = tollway(['token', 'update', id, '--quota', '-3']);
     expect(bad.code).not.toBe(0);
@@ -144,11 +187,20 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
     expect(tokenOf(rotated)).toMatch(/^tw-/);
     expect(rotated).toContain('the previous token works until');
 
-    const ch = JSON.parse(ok(['channel', 'add', '--name', 'cli-edit', '--kind', 'dashscope', '--base-url', 'http://127.0.0.1:9', '--api-key', KEY_CANARY])) as { id: string };
+    const ch = JSON.parse(ok(['channel', 'add', '--name', 'cli-edit', '--kind', 'dashscope', '--base-url', 'http://127.0.0.1:9', '--api-key', KEY_CANARY])) as {
+      id: string;
+    };
     const edited = ok(['channel', 'update', ch.id, '--weight', '4', '--priority=-2', '--disable', '--api-key', `${KEY_CANARY}-2`]);
     expect(edited).not.toContain(KEY_CANARY);
     expect(JSON.parse(edited)).toMatchObject({ weight: 4, priority: -2, status: 'disabled', keys: { api_key: '****ef-2' } });
-    expect((await auditedByCli()).slice(-6)).toEqual([`token.update ${id}`, `token.update ${id}`, `token.topup ${id}`, `token.rotate ${id}`, `channel.create ${ch.id}`, `channel.update ${ch.id}`]);
+    expect((await auditedByCli()).slice(-6)).toEqual([
+      `token.update ${id}`,
+      `token.update ${id}`,
+      `token.topup ${id}`,
+      `token.rotate ${id}`,
+      `channel.create ${ch.id}`,
+      `channel.update ${ch.id}`,
+    ]);
   });
 
   it('--models given empty (an empty variable in a script) is a usage error, never "every model"; nothing is stored', async () => {
@@ -206,7 +258,10 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
 
   it('an unknown id: one line and a non-zero exit, nothing audited', async () => {
     const before = (await auditedByCli()).length;
-    for (const args of [['token', 'revoke', 'tok_nope'], ['channel', 'disable', 'ch_nope']]) {
+    for (const args of [
+      ['token', 'revoke', 'tok_nope'],
+      ['channel', 'disable', 'ch_nope'],
+    ]) {
       const r = tollway(args);
       expect(r.code).toBe(1);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -221,7 +276,19 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
     expect(JSON.parse(clean.stdout)).toMatchObject({ difference: 0, mismatches: [], open_holds: [] });
     await fresh.store.db
       .insertInto('ledger')
-      .values({ idempotency_key: 'req_cli_orphan', token_id: 'tok_x', model: 'qwx3.7-plus', kind: 'tokens', quantities: '{"input_tokens":10,"output_tokens":0}', unit_prices: '{"input_per_1k":800,"output_per_1k":2000}', amount: 8, request_id: 'req_cli_orphan', task_id: null, upstream_request_id: null, created_at: Date.now() })
+      .values({
+        idempotency_key: 'req_cli_orphan',
+        token_id: 'tok_x',
+        model: 'qwx3.7-plus',
+        kind: 'tokens',
+        quantities: '{"input_tokens":10,"output_tokens":0}',
+        unit_prices: '{"input_per_1k":800,"output_per_1k":2000}',
+        amount: 8,
+        request_id: 'req_cli_orphan',
+        task_id: null,
+        upstream_request_id: null,
+        created_at: Date.now(),
+      })
       .execute();
     const off = tollway(['reconcile', '--from', String(from), '--to', String(Date.now() + 1000)]);
     expect(off.code).toBe(1);

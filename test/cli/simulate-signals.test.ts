@@ -17,15 +17,21 @@ async function stopWith(signal: 'SIGTERM' | 'SIGINT'): Promise<{ code: number | 
   });
   // It answers before the signal, and the signal ends it with exit code 0 (not killed by it).
   expect((await fetch(`http://127.0.0.1:${port}/__sim/health`)).status).toBe(200);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, sig) => resolve({ code, signal: sig })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, sig) => resolve({ code, signal: sig })),
+  );
   child.kill(signal);
   return { ...(await exited), port };
 }
 
 describe('tollway simulate', () => {
-  it.each(['SIGTERM', 'SIGINT'] as const)('closes and exits 0 on %s', async (signal) => {
-    const r = await stopWith(signal);
-    expect({ code: r.code, signal: r.signal }).toEqual({ code: 0, signal: null });
-    await expect(fetch(`http://127.0.0.1:${r.port}/__sim/health`)).rejects.toThrow();
-  }, 180_000);
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'closes and exits 0 on %s',
+    async (signal) => {
+      const r = await stopWith(signal);
+      expect({ code: r.code, signal: r.signal }).toEqual({ code: 0, signal: null });
+      await expect(fetch(`http://127.0.0.1:${r.port}/__sim/health`)).rejects.toThrow();
+    },
+    180_000,
+  );
 });

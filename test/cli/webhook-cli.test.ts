@@ -29,13 +29,26 @@ function ok(args: string[]): unknown {
 
 describe('tollway webhook', { timeout: 240_000 }, () => {
   it('create / list / update / deliveries / delete, audited; private targets and unknown events refused', async () => {
-    const made = ok(['webhook', 'create', '--url', 'https://hooks.example.com/ops', '--events', 'spend.threshold,breaker.opened', '--description', 'on-call']) as { id: string; secret: string; enabled: boolean };
+    const made = ok([
+      'webhook',
+      'create',
+      '--url',
+      'https://hooks.example.com/ops',
+      '--events',
+      'spend.threshold,breaker.opened',
+      '--description',
+      'on-call',
+    ]) as { id: string; secret: string; enabled: boolean };
     expect(made.secret).toMatch(/^whsec_/);
     expect(made.enabled).toBe(true);
     const list = ok(['webhook', 'list']) as { data: Array<{ id: string; secret?: string }>; has_more: boolean };
     expect(list.data.map((w) => w.id)).toEqual([made.id]);
     expect(JSON.stringify(list)).not.toContain(made.secret);
-    expect(ok(['webhook', 'update', made.id, '--disable', '--events', 'hold.reaped', '--description', 'none'])).toMatchObject({ enabled: false, events: ['hold.reaped'], description: null });
+    expect(ok(['webhook', 'update', made.id, '--disable', '--events', 'hold.reaped', '--description', 'none'])).toMatchObject({
+      enabled: false,
+      events: ['hold.reaped'],
+      description: null,
+    });
     expect(ok(['webhook', 'deliveries', made.id])).toEqual({ data: [], has_more: false });
 
     const refused = tollway(['webhook', 'create', '--url', 'http://127.0.0.1:8080/x', '--events', 'hold.reaped']);

@@ -20,10 +20,24 @@ const models = async (url: string, token: string) => {
 describe('cluster event parsing', () => {
   it('accepts only well-formed events', () => {
     const hash = 'a'.repeat(64);
-    expect(parseClusterEvent(JSON.stringify({ from: 'x', event: { kind: 'token-revoked', hash } }))).toEqual({ from: 'x', event: { kind: 'token-revoked', hash } });
+    expect(parseClusterEvent(JSON.stringify({ from: 'x', event: { kind: 'token-revoked', hash } }))).toEqual({
+      from: 'x',
+      event: { kind: 'token-revoked', hash },
+    });
     expect(parseClusterEvent(JSON.stringify({ from: 'x', event: { kind: 'channels-changed' } }))?.event.kind).toBe('channels-changed');
-    expect(parseClusterEvent(JSON.stringify({ from: 'x', event: { kind: 'token-changed', hashes: [hash] } }))).toEqual({ from: 'x', event: { kind: 'token-changed', hashes: [hash] } });
-    for (const bad of [JSON.stringify({ from: 'x', event: { kind: 'token-changed', hashes: ['short'] } }), JSON.stringify({ from: 'x', event: { kind: 'token-changed', hashes: hash } }), 'nope', '{}', JSON.stringify({ from: 'x', event: { kind: 'token-revoked', hash: 'short' } }), JSON.stringify({ from: 1, event: { kind: 'channels-changed' } }), JSON.stringify({ from: 'x', event: { kind: 'drop-tables' } })]) {
+    expect(parseClusterEvent(JSON.stringify({ from: 'x', event: { kind: 'token-changed', hashes: [hash] } }))).toEqual({
+      from: 'x',
+      event: { kind: 'token-changed', hashes: [hash] },
+    });
+    for (const bad of [
+      JSON.stringify({ from: 'x', event: { kind: 'token-changed', hashes: ['short'] } }),
+      JSON.stringify({ from: 'x', event: { kind: 'token-changed', hashes: hash } }),
+      'nope',
+      '{}',
+      JSON.stringify({ from: 'x', event: { kind: 'token-revoked', hash: 'short' } }),
+      JSON.stringify({ from: 1, event: { kind: 'channels-changed' } }),
+      JSON.stringify({ from: 'x', event: { kind: 'drop-tables' } }),
+    ]) {
       expect(parseClusterEvent(bad)).toBeNull();
     }
   });
@@ -46,7 +60,14 @@ describe.runIf(redisUrl)('two instances sharing Redis', () => {
     expect(await eventually(async () => !(await models(b.url, tok.token)).ids.includes('qwx3.7-plus'), 2000)).toBe(true);
 
     expect((await h.admin('/admin/prices/qwx-image-2.0', { method: 'PUT', json: { price: { unit: 'image', perImage: 123_456 } } })).status).toBe(200);
-    expect(await eventually(async () => b.gw.deps.catalogue.get('qwx-image-2.0')?.price.unit === 'image' && (b.gw.deps.catalogue.get('qwx-image-2.0')!.price as { perImage: number }).perImage === 123_456, 2000)).toBe(true);
+    expect(
+      await eventually(
+        async () =>
+          b.gw.deps.catalogue.get('qwx-image-2.0')?.price.unit === 'image' &&
+          (b.gw.deps.catalogue.get('qwx-image-2.0')!.price as { perImage: number }).perImage === 123_456,
+        2000,
+      ),
+    ).toBe(true);
 
     expect((await h.admin(`/admin/tokens/${tok.id}`, { method: 'DELETE' })).status).toBe(200);
     // Well inside the 5 s cache TTL: only the bus can have told B.

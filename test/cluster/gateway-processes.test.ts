@@ -67,7 +67,8 @@ describe.runIf(onPostgres)('two gateway processes on one PostgreSQL + Redis, the
   let b: ServeProcess;
 
   /** What the upstream was asked since it started (its own record, GET /__sim/requests). */
-  const upstreamRequests = async (): Promise<RecordedRequest[]> => ((await (await fetch(`${sim.base}/__sim/requests`)).json()) as { data: RecordedRequest[] }).data;
+  const upstreamRequests = async (): Promise<RecordedRequest[]> =>
+    ((await (await fetch(`${sim.base}/__sim/requests`)).json()) as { data: RecordedRequest[] }).data;
 
   /** Upstream status queries, by the task they ask about: DashScope GET /api/v1/tasks/{id}, Kling GET …/text2video/{id}. */
   const statusQueries = async (since = 0): Promise<Map<string, number[]>> => {
@@ -102,7 +103,8 @@ describe.runIf(onPostgres)('two gateway processes on one PostgreSQL + Redis, the
 
   /** The task's public state, read through `base` (a read never asks the upstream here: TOLLWAY_TASK_REFRESH_STALE_MS is long). */
   const videoStatus = async (base: string, token: string, id: string) => (await call(base, `/v1/videos/${id}`, { token })).body.status as string;
-  const familyAStatus = async (base: string, token: string, id: string) => ((await call(base, `${T2V}/${id}`, { token })).body.data as { task_status: string }).task_status;
+  const familyAStatus = async (base: string, token: string, id: string) =>
+    ((await call(base, `${T2V}/${id}`, { token })).body.data as { task_status: string }).task_status;
 
   const gatewayEnv = (dataDir: string): Record<string, string> => {
     const db = new URL(process.env.TEST_DATABASE_URL!);
@@ -136,7 +138,17 @@ describe.runIf(onPostgres)('two gateway processes on one PostgreSQL + Redis, the
   };
 
   it('the simulator process and two gateway processes start together on one empty schema', async () => {
-    sim = await start({}, /SIMULATOR listening/, (port) => ['simulate', '--host', '127.0.0.1', '--port', String(port), '--public-url', `http://127.0.0.1:${port}`, '--task-ms', String(TASK_MS)]);
+    sim = await start({}, /SIMULATOR listening/, (port) => [
+      'simulate',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--public-url',
+      `http://127.0.0.1:${port}`,
+      '--task-ms',
+      String(TASK_MS),
+    ]);
     // Started at the same time: both provision the env channels and neither fails on the other's rows.
     [a, b] = await Promise.all([start(gatewayEnv(dirs[0]!)), start(gatewayEnv(dirs[1]!))]);
     for (const g of [a, b]) expect((await fetch(`${g.base}/healthz`)).status).toBe(200);
@@ -153,7 +165,10 @@ describe.runIf(onPostgres)('two gateway processes on one PostgreSQL + Redis, the
 
     expect((await admin(a.base, `/admin/tokens/${tok.id}`, { method: 'DELETE' })).status).toBe(200);
     // No wait: the very next requests, well inside B's token-cache lifetime.
-    const [models, chatAfter] = await Promise.all([call(b.base, '/v1/models', { token: tok.secret }), call(b.base, '/v1/chat/completions', { method: 'POST', token: tok.secret, json: chat })]);
+    const [models, chatAfter] = await Promise.all([
+      call(b.base, '/v1/models', { token: tok.secret }),
+      call(b.base, '/v1/chat/completions', { method: 'POST', token: tok.secret, json: chat }),
+    ]);
     expect(models.status).toBe(401);
     expect(chatAfter.status).toBe(401);
     expect((chatAfter.body.error as { request_id: string }).request_id).toBe(chatAfter.rid);
@@ -169,13 +184,18 @@ describe.runIf(onPostgres)('two gateway processes on one PostgreSQL + Redis, the
     const videoPrice = { unit: 'video-second', perSecond: { '720p': 777_000, '1080p': 1_500_000 }, basis: 'output' };
     expect((await admin(a.base, '/admin/prices/wnx2.7-t2v', { method: 'PUT', json: { price: videoPrice } })).status).toBe(200);
     // B's own view of its live prices (it re-reads the catalogue when the bus tells it).
-    await waitFor(async () => ((await admin(b.base, '/admin/prices/wnx2.7-t2v')).body.price as { perSecond: Record<string, number> }).perSecond['720p'] === 777_000, 'instance B sees the new video price', 3000);
+    await waitFor(
+      async () => ((await admin(b.base, '/admin/prices/wnx2.7-t2v')).body.price as { perSecond: Record<string, number> }).perSecond['720p'] === 777_000,
+      'instance B sees the new video price',
+      3000,
+    );
     expect(((await admin(b.base, '/admin/prices/qwx-image-2.0')).body.price as { perImage: number }).perImage).toBe(123_456);
 
     const after = await call(b.base, '/v1/images/generations', { method: 'POST', token: tok.secret, json: image });
     expect(after.status).toBe(200);
     // B's ledger (an admin read through B writes B's queued charges first).
-    const amountOf = async (rid: string) => ((await admin(b.base, `/admin/ledger?request_id=${rid}`)).body.data as Array<{ amount: number }>).map((l) => Number(l.amount));
+    const amountOf = async (rid: string) =>
+      ((await admin(b.base, `/admin/ledger?request_id=${rid}`)).body.data as Array<{ amount: number }>).map((l) => Number(l.amount));
     expect(await amountOf(before.rid!)).toEqual([200_000]);
     expect(await amountOf(after.rid!)).toEqual([123_456]);
 
@@ -188,17 +208,27 @@ describe.runIf(onPostgres)('two gateway processes on one PostgreSQL + Redis, the
   it('video tasks created on both instances are each polled by one instance at a time and charged once', async () => {
     const tok = await newToken(a.base, 'tasks');
     const since = Date.now();
-    const videos = await Promise.all([createVideo(a.base, tok.secret, 'v1'), createVideo(b.base, tok.secret, 'v2'), createVideo(a.base, tok.secret, 'v3'), createVideo(b.base, tok.secret, 'v4')]);
+    const videos = await Promise.all([
+      createVideo(a.base, tok.secret, 'v1'),
+      createVideo(b.base, tok.secret, 'v2'),
+      createVideo(a.base, tok.secret, 'v3'),
+      createVideo(b.base, tok.secret, 'v4'),
+    ]);
     const familyA = await Promise.all([createFamilyA(a.base, tok.secret, 'k1'), createFamilyA(b.base, tok.secret, 'k2')]);
-    for (const [i, id] of videos.entries()) await waitFor(async () => (await videoStatus([a, b][i % 2]!.base, tok.secret, id)) === 'completed', `video ${id} completes`);
-    for (const [i, id] of familyA.entries()) await waitFor(async () => (await familyAStatus([b, a][i % 2]!.base, tok.secret, id)) === 'succeed', `task ${id} succeeds`);
+    for (const [i, id] of videos.entries())
+      await waitFor(async () => (await videoStatus([a, b][i % 2]!.base, tok.secret, id)) === 'completed', `video ${id} completes`);
+    for (const [i, id] of familyA.entries())
+      await waitFor(async () => (await familyAStatus([b, a][i % 2]!.base, tok.secret, id)) === 'succeed', `task ${id} succeeds`);
 
     const queries = await statusQueries(since);
     expect(queries.size).toBe(videos.length + familyA.length); // every upstream task was asked about
     for (const [task, at] of queries) {
       const gaps = at.slice(1).map((t, i) => t - at[i]!);
       // Two pollers both working one task would ask about it twice within one back-off step.
-      expect(Math.min(...gaps, Number.POSITIVE_INFINITY), `status queries of upstream task ${task} at ${at.map((t) => t - since).join(', ')} ms`).toBeGreaterThanOrEqual(POLL_BASE_MS / 2);
+      expect(
+        Math.min(...gaps, Number.POSITIVE_INFINITY),
+        `status queries of upstream task ${task} at ${at.map((t) => t - since).join(', ')} ms`,
+      ).toBeGreaterThanOrEqual(POLL_BASE_MS / 2);
     }
 
     // One ledger row per task, at its price (the video price set by the test before: 777,000 a second).
@@ -216,9 +246,21 @@ describe.runIf(onPostgres)('two gateway processes on one PostgreSQL + Redis, the
   it('instance A killed (SIGKILL) while its tasks run upstream: instance B finishes them, each charged once', async () => {
     const tok = await newToken(a.base, 'survivor');
     // Each status query takes a while: at the kill, the pollers are in the middle of asking.
-    expect((await fetch(`${sim.base}/__sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'delay', arg: 300, path: '/api/v1/tasks/' }) })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${sim.base}/__sim/faults`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ kind: 'delay', arg: 300, path: '/api/v1/tasks/' }),
+        })
+      ).status,
+    ).toBe(200);
     const since = Date.now();
-    const videos = await Promise.all([createVideo(a.base, tok.secret, 'k-v1'), createVideo(a.base, tok.secret, 'k-v2'), createVideo(a.base, tok.secret, 'k-v3')]);
+    const videos = await Promise.all([
+      createVideo(a.base, tok.secret, 'k-v1'),
+      createVideo(a.base, tok.secret, 'k-v2'),
+      createVideo(a.base, tok.secret, 'k-v3'),
+    ]);
     const familyA = [await createFamilyA(a.base, tok.secret, 'k-k1')];
     const created = (await upstreamRequests()).filter((r) => r.method === 'POST' && r.at >= since && /video-synthesis|\/v1\/videos\/text2video$/.test(r.path));
     expect(created).toHaveLength(videos.length + familyA.length);

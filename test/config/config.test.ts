@@ -57,7 +57,16 @@ describe('config defaults', () => {
       TOLLWAY_RESULT_HOSTS: 'Cdn.Example.com, other.example',
       TOLLWAY_DATA_DIR: '/tmp/tw-data',
     });
-    expect(c).toMatchObject({ port: 9000, host: '127.0.0.1', databaseUrl: 'postgres://u:p@db.example:5432/tw', adminKey: 'admin-key-0123456789', logLevel: 'warn', bodyLimit: 2048, allowPrivateNetwork: true, dataDir: '/tmp/tw-data' });
+    expect(c).toMatchObject({
+      port: 9000,
+      host: '127.0.0.1',
+      databaseUrl: 'postgres://u:p@db.example:5432/tw',
+      adminKey: 'admin-key-0123456789',
+      logLevel: 'warn',
+      bodyLimit: 2048,
+      allowPrivateNetwork: true,
+      dataDir: '/tmp/tw-data',
+    });
     expect(c.upstreams.dashscope).toEqual({ keys: { apiKey: 'sk-abc' }, baseUrl: 'https://dashscope.aliyuncs.com' });
     expect(c.upstreams.kling.keys).toEqual({ accessKey: 'ak', secretKey: 'sk' });
     expect(c.resultHosts).toEqual(expect.arrayContaining(['cdn.example.com', 'other.example']));
@@ -85,7 +94,9 @@ describe('config rejects bad values with a clear message', () => {
   it('TOLLWAY_CORS_ORIGINS: off when empty, * for any origin, else exact origins; a path or another scheme is refused', () => {
     expect(loadConfig({}).cors).toBeNull();
     expect(loadConfig({ TOLLWAY_CORS_ORIGINS: ' * ' }).cors).toEqual({ origins: '*' });
-    expect(loadConfig({ TOLLWAY_CORS_ORIGINS: 'https://App.example.com, http://localhost:5173/' }).cors).toEqual({ origins: new Set(['https://app.example.com', 'http://localhost:5173']) });
+    expect(loadConfig({ TOLLWAY_CORS_ORIGINS: 'https://App.example.com, http://localhost:5173/' }).cors).toEqual({
+      origins: new Set(['https://app.example.com', 'http://localhost:5173']),
+    });
     expect(bad({ TOLLWAY_CORS_ORIGINS: 'https://app.example.com/path' })).toMatch(/^TOLLWAY_CORS_ORIGINS: "https:\/\/app.example.com\/path" is not an origin/);
     expect(bad({ TOLLWAY_CORS_ORIGINS: 'app.example.com' })).toMatch(/is not an origin/);
     expect(bad({ TOLLWAY_CORS_ORIGINS: 'ftp://app.example.com' })).toMatch(/is not an origin/);
@@ -123,7 +134,9 @@ describe('config rejects bad values with a clear message', () => {
   });
 
   it('refuses a foreign-region Kling endpoint', () => {
-    expect(bad({ KLING_BASE_URL: 'https://api-singapore.klingai.com' })).toMatch(/^KLING_BASE_URL points at api-singapore\.klingai\.com, an endpoint outside the single domestic region/);
+    expect(bad({ KLING_BASE_URL: 'https://api-singapore.klingai.com' })).toMatch(
+      /^KLING_BASE_URL points at api-singapore\.klingai\.com, an endpoint outside the single domestic region/,
+    );
   });
 
   it('Kling keys must come together', () => {

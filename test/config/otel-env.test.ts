@@ -16,8 +16,17 @@ describe('OTEL_* variables', () => {
 
   it('on with an OTLP endpoint (the signal path appended) or with OTEL_TRACES_EXPORTER=otlp (the default collector address)', () => {
     expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' })?.url).toBe('http://collector:4318/v1/traces');
-    expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/custom' })?.url).toBe('https://traces.example/custom');
-    expect(tracing({ OTEL_TRACES_EXPORTER: 'otlp' })).toEqual({ url: 'http://localhost:4318/v1/traces', headers: {}, serviceName: 'tollway', resourceAttributes: {}, sampler: 'parentbased_always_on', ratio: 1 });
+    expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/custom' })?.url).toBe(
+      'https://traces.example/custom',
+    );
+    expect(tracing({ OTEL_TRACES_EXPORTER: 'otlp' })).toEqual({
+      url: 'http://localhost:4318/v1/traces',
+      headers: {},
+      serviceName: 'tollway',
+      resourceAttributes: {},
+      sampler: 'parentbased_always_on',
+      ratio: 1,
+    });
   });
 
   it('headers, service name, resource attributes and sampler', () => {
@@ -29,7 +38,13 @@ describe('OTEL_* variables', () => {
       OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
       OTEL_TRACES_SAMPLER_ARG: '0.25',
     });
-    expect(c).toMatchObject({ headers: { 'api-key': 'a b', x: '2' }, serviceName: 'from-attrs', resourceAttributes: { 'deployment.environment': 'prod' }, sampler: 'parentbased_traceidratio', ratio: 0.25 });
+    expect(c).toMatchObject({
+      headers: { 'api-key': 'a b', x: '2' },
+      serviceName: 'from-attrs',
+      resourceAttributes: { 'deployment.environment': 'prod' },
+      sampler: 'parentbased_traceidratio',
+      ratio: 0.25,
+    });
     expect(tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_SERVICE_NAME: 'gw-1', OTEL_RESOURCE_ATTRIBUTES: 'service.name=other' })?.serviceName).toBe('gw-1');
   });
 

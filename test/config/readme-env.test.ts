@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = join(import.meta.dirname, '..', '..');
-const source = readdirSync(join(root, 'src', 'config')).filter((f) => f.endsWith('.ts')).map((f) => readFileSync(join(root, 'src', 'config', f), 'utf8')).join('\n');
+const source = readdirSync(join(root, 'src', 'config'))
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => readFileSync(join(root, 'src', 'config', f), 'utf8'))
+  .join('\n');
 const readme = readFileSync(join(root, 'README.md'), 'utf8');
 const operations = readFileSync(join(root, 'docs', 'operations.md'), 'utf8');
 

@@ -49,11 +49,16 @@ describe.skipIf(!HAVE_CHROMIUM)('console: accounts', { timeout: 120_000 }, () =>
     await expect.poll(() => page.url()).toMatch(/#\/accounts\/acc_/);
     accountId = decodeURIComponent(page.url().split('#/accounts/')[1]!);
     await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('account-title');
-    expect(await stored(accountId)).toMatchObject({ name: 'Acme e2e', quota: 10_000_000, budgets: [{ period: 'month', limit: 5_000_000 }], time_zone: 'Europe/Paris' });
+    expect(await stored(accountId)).toMatchObject({
+      name: 'Acme e2e',
+      quota: 10_000_000,
+      budgets: [{ period: 'month', limit: 5_000_000 }],
+      time_zone: 'Europe/Paris',
+    });
     await expect.poll(() => page.locator(`#accounts tr[data-account-id="${accountId}"]`).textContent()).toContain('month 5.00');
   });
 
-  it('creates a token in the account with the token form\'s account picker; a metered call of it is the account\'s spend', async () => {
+  it("creates a token in the account with the token form's account picker; a metered call of it is the account's spend", async () => {
     await nav('Tokens').click();
     await expect.poll(() => heading().textContent()).toBe('Tokens');
     await page.getByLabel('Name', { exact: true }).fill('acme-app');
@@ -91,7 +96,8 @@ describe.skipIf(!HAVE_CHROMIUM)('console: accounts', { timeout: 120_000 }, () =>
   it('a top-up submitted with a double click credits the account once; an edit of its budget keeps the top-up', async () => {
     const sent: string[] = [];
     page.on('request', (r) => {
-      if (r.method() === 'POST' && r.url().endsWith(`/admin/accounts/${accountId}/topup`)) sent.push((JSON.parse(r.postData() ?? '{}') as { idempotency_key: string }).idempotency_key);
+      if (r.method() === 'POST' && r.url().endsWith(`/admin/accounts/${accountId}/topup`))
+        sent.push((JSON.parse(r.postData() ?? '{}') as { idempotency_key: string }).idempotency_key);
     });
     await page.getByLabel('Amount to add in units').fill('2.5');
     await page.getByRole('button', { name: 'Add to quota' }).dblclick();
@@ -104,7 +110,13 @@ describe.skipIf(!HAVE_CHROMIUM)('console: accounts', { timeout: 120_000 }, () =>
     await page.getByLabel('Daily budget in units (empty = none)').fill('1');
     await page.getByRole('button', { name: 'Save account' }).click();
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Saved' }).count()).toBe(1);
-    expect(await stored(accountId)).toMatchObject({ quota: 12_500_000, budgets: [{ period: 'day', limit: 1_000_000 }, { period: 'month', limit: 6_000_000 }] });
+    expect(await stored(accountId)).toMatchObject({
+      quota: 12_500_000,
+      budgets: [
+        { period: 'day', limit: 1_000_000 },
+        { period: 'month', limit: 6_000_000 },
+      ],
+    });
     await expect.poll(() => page.locator('#account-budgets tbody tr').count()).toBe(2);
     // The edit form is made again from the stored account: the quota with the top-up.
     expect(await page.getByLabel('Quota in units (empty = unlimited)').inputValue()).toBe('12.5');
@@ -132,7 +144,9 @@ describe.skipIf(!HAVE_CHROMIUM)('console: accounts', { timeout: 120_000 }, () =>
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV per account' }).click()]);
     expect(download.suggestedFilename()).toBe('tollway-bill-day-by-account.csv');
-    const csv = readFileSync((await download.path())!, 'utf8').split('\r\n').filter(Boolean);
+    const csv = readFileSync((await download.path())!, 'utf8')
+      .split('\r\n')
+      .filter(Boolean);
     expect(csv[0]).toBe('account_id,account_name,period,period_start,entries,amount_micro,amount_units,list_amount_micro,credit_micro');
     expect(csv).toContain(`${accountId},Acme e2e,day,${new Date().toISOString().slice(0, 10)},1,${charge},${units(charge)},${charge},2500000`);
   });
@@ -153,7 +167,12 @@ describe.skipIf(!HAVE_CHROMIUM)('console: accounts', { timeout: 120_000 }, () =>
     await page.getByRole('button', { name: 'Confirm revoking account Acme e2e' }).click();
     await expect.poll(() => page.locator(`#accounts tr[data-account-id="${accountId}"] .pill`).textContent()).toBe('revoked');
     expect((await stored(accountId)).revoked_at).not.toBeNull();
-    const refused = await openaiClient(t.h, secret).models.list().then(() => null, (e: unknown) => e);
+    const refused = await openaiClient(t.h, secret)
+      .models.list()
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
 
     await page.setViewportSize({ width: 390, height: 844 });

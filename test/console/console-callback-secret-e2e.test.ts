@@ -25,7 +25,11 @@ const NAME = 'e2e-hooks';
 
 /** A task of `token` with a callback; its delivery. */
 async function callbackOf(token: string): Promise<Hit> {
-  const c = await call<TaskData>(t.h, token, 'POST', '/vidx/v1/videos/text2video', { model_name: 'vidx-v2-5', prompt: 'console callback', callback_url: rx.url });
+  const c = await call<TaskData>(t.h, token, 'POST', '/vidx/v1/videos/text2video', {
+    model_name: 'vidx-v2-5',
+    prompt: 'console callback',
+    callback_url: rx.url,
+  });
   const id = c.body.data.task_id;
   // Bounded generously: a loaded machine may take more than until()'s few seconds for a task and its callback.
   expect(await eventually(() => rx.hits.some((h) => h.headers['webhook-id'] === `cb_${id}`), 30_000)).toBe(true);
@@ -42,11 +46,11 @@ const verifies = (secret: string, hit: Hit) => {
 };
 
 // Each test waits for tasks and their callbacks: on a loaded machine more than the default 30 s may pass.
-describe.skipIf(!HAVE_CHROMIUM)('console: a token\'s callback secret', { timeout: 120_000 }, () => {
+describe.skipIf(!HAVE_CHROMIUM)("console: a token's callback secret", { timeout: 120_000 }, () => {
   let token = '';
   const secrets: string[] = [];
 
-  it('creating a token shows its callback secret once; the client verifies the token\'s callbacks with it', async () => {
+  it("creating a token shows its callback secret once; the client verifies the token's callbacks with it", async () => {
     await page.goto(`${t.h.url}/console`);
     await page.getByLabel('Admin key').fill(t.h.adminKey);
     await page.keyboard.press('Enter');
@@ -63,7 +67,7 @@ describe.skipIf(!HAVE_CHROMIUM)('console: a token\'s callback secret', { timeout
     expect(verifies((await t.h.token()).callbackSecret, hit)).toBe(false);
   });
 
-  it('rotating it in the token\'s panel shows the new one; the old one verifies too during the window', async () => {
+  it("rotating it in the token's panel shows the new one; the old one verifies too during the window", async () => {
     await page.getByRole('button', { name: 'Done' }).click();
     await page.getByRole('button', { name: `Usage & edit ${NAME}` }).click();
     await expect.poll(() => page.locator('#cbs-state').textContent()).toMatch(/^Issued /);

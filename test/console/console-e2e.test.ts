@@ -46,7 +46,9 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => heading().textContent()).toBe('Overview');
     // Nothing of the key is kept in the browser's storage.
-    expect(await page.evaluate<string>('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie')).not.toContain(t.h.adminKey);
+    expect(await page.evaluate<string>('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie')).not.toContain(
+      t.h.adminKey,
+    );
     // Keyboard navigation: Tab reaches the navigation links, Enter follows one.
     // Sequential focus starts where the sign-in form was (inside main), so Tab may first pass the overview's
     // controls and wrap around to the navigation; how many depends on what the overview has loaded.
@@ -75,7 +77,9 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     expect(listed).not.toMatch(/secret_hash|"token":/);
     expect(listed).not.toContain(secret);
 
-    const { data, response } = await openaiClient(t.h, secret).chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hello console' }] }).withResponse();
+    const { data, response } = await openaiClient(t.h, secret)
+      .chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hello console' }] })
+      .withResponse();
     expect(data.choices[0]?.message.content).toBeTruthy();
     requestId = response.headers.get('x-gateway-request-id')!;
     expect(requestId).toBeTruthy();
@@ -117,7 +121,12 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     secret = (await shown.textContent())!.trim();
     expect(secret).toMatch(/^tw-/);
     await openaiClient(t.h, secret).models.list();
-    const refused = await openaiClient(t.h, old).models.list().then(() => null, (e: unknown) => e);
+    const refused = await openaiClient(t.h, old)
+      .models.list()
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
   });
 
@@ -129,7 +138,10 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     await expect.poll(() => row.locator('.pill').textContent()).toBe('revoked');
     const refused = await openaiClient(t.h, secret)
       .chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'after revoke' }] })
-      .then(() => null, (e: unknown) => e);
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
     // The audit line names the console session.
     const audit = (await (await t.h.admin('/admin/audit?limit=10')).json()) as { data: Array<{ actor: string; action: string; target: string }> };
@@ -142,7 +154,11 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     const b = await t.h.token({ name: 'batch-jobs' });
     for (let i = 0; i < 12; i++) {
       const tok = i % 3 === 0 ? b.secret : a.secret;
-      await t.h.fetch('/v1/chat/completions', { method: 'POST', token: tok, json: { model: i % 4 === 0 ? 'no-such-model' : 'qwx3.7-plus', messages: [{ role: 'user', content: `hi ${i}` }] } });
+      await t.h.fetch('/v1/chat/completions', {
+        method: 'POST',
+        token: tok,
+        json: { model: i % 4 === 0 ? 'no-such-model' : 'qwx3.7-plus', messages: [{ role: 'user', content: `hi ${i}` }] },
+      });
     }
     await page.goto(`${t.h.url}/console#/overview`);
     await page.getByRole('button', { name: 'Last hour' }).click();
@@ -177,10 +193,12 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     await row.getByRole('button', { name: `Play the video of task ${id}` }).click();
     const video = page.locator(`video[aria-label="Video of task ${id}"]`);
     await expect.poll(() => video.evaluate((v) => (v as unknown as VideoElement).readyState)).toBeGreaterThanOrEqual(1);
-    expect(await video.evaluate((el) => {
-      const v = el as unknown as VideoElement;
-      return { error: v.error?.code ?? null, playable: v.duration > 0, src: new URL(v.currentSrc).pathname };
-    })).toEqual({ error: null, playable: true, src: `/admin/tasks/${id}/content` });
+    expect(
+      await video.evaluate((el) => {
+        const v = el as unknown as VideoElement;
+        return { error: v.error?.code ?? null, playable: v.duration > 0, src: new URL(v.currentSrc).pathname };
+      }),
+    ).toEqual({ error: null, playable: true, src: `/admin/tasks/${id}/content` });
   });
 
   it('channels show masked keys and breaker state; a test call reports its outcome', async () => {

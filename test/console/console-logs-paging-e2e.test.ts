@@ -12,8 +12,21 @@ beforeAll(() => void (HAVE_CHROMIUM && (page = browser.page)));
 
 const NOW = Date.now();
 const row = (i: number, token: string, at: number) => ({
-  request_id: `req_stale_${token}_${String(i).padStart(3, '0')}`, token_id: token, model: 'qwx3.7-plus', endpoint: '/v1/chat/completions', method: 'POST',
-  status: 200, latency_ms: 3, usage: null, amount: 0, upstream_request_id: null, error_code: null, created_at: at, channel_id: null, attempts: null, ttfb_ms: 2,
+  request_id: `req_stale_${token}_${String(i).padStart(3, '0')}`,
+  token_id: token,
+  model: 'qwx3.7-plus',
+  endpoint: '/v1/chat/completions',
+  method: 'POST',
+  status: 200,
+  latency_ms: 3,
+  usage: null,
+  amount: 0,
+  upstream_request_id: null,
+  error_code: null,
+  created_at: at,
+  channel_id: null,
+  attempts: null,
+  ttfb_ms: 2,
 });
 
 describe.skipIf(!HAVE_CHROMIUM)('console request log paging', () => {
@@ -21,7 +34,10 @@ describe.skipIf(!HAVE_CHROMIUM)('console request log paging', () => {
     // tok_a: 80 older rows; tok_b: 80 newer rows (the newest of all is req_stale_tok_b_079).
     const a = Array.from({ length: 80 }, (_, i) => row(i, 'tok_a', NOW - 600_000 + i * 1000));
     const b = Array.from({ length: 80 }, (_, i) => row(i, 'tok_b', NOW - 300_000 + i * 1000));
-    await t.h.store.db.insertInto('request_log').values([...a, ...b]).execute();
+    await t.h.store.db
+      .insertInto('request_log')
+      .values([...a, ...b])
+      .execute();
 
     await page.goto(`${t.h.url}/console`);
     await page.getByLabel('Admin key').fill(t.h.adminKey);

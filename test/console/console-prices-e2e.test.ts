@@ -37,7 +37,7 @@ describe.skipIf(!HAVE_CHROMIUM)('console prices in chromium', () => {
     expect(await page.locator('main table tbody tr').count()).toBe(listed);
   });
 
-  it('sets a price from the model\'s page with the keyboard; the history row appears', async () => {
+  it("sets a price from the model's page with the keyboard; the history row appears", async () => {
     await page.getByRole('link', { name: 'qwx-image-2.0', exact: true }).click();
     await expect.poll(() => heading().textContent()).toBe('Price of qwx-image-2.0');
     await expect.poll(() => page.locator('main').textContent()).toMatch(/No change yet/);

@@ -24,7 +24,8 @@ const heading = () => page.locator('main h1').first();
 const rows = () => page.locator('#task-timeline > li');
 const kinds = () => rows().evaluateAll((els) => els.map((el) => (el as unknown as { dataset: { kind: string } }).dataset.kind));
 /** One event's parts: time, event, from → to, detail, amount. */
-const cells = async (kind: string) => (await page.locator(`#task-timeline > li[data-kind="${kind}"]`).first().locator(':scope > *').allTextContents()).map((s) => s.trim());
+const cells = async (kind: string) =>
+  (await page.locator(`#task-timeline > li[data-kind="${kind}"]`).first().locator(':scope > *').allTextContents()).map((s) => s.trim());
 const units = (micro: number) => (micro / 1_000_000).toFixed(2);
 
 async function fitsPhone(): Promise<void> {
@@ -67,10 +68,20 @@ describe.skipIf(!HAVE_CHROMIUM)('task timeline in the console (chromium)', () =>
     const seen = await kinds();
     expect(seen.slice(-2)).toEqual(['succeeded', 'charged']);
     expect(new Set(seen.slice(2, -2))).toEqual(new Set(seen.length > 4 ? ['status'] : []));
-    const api = (await (await t.h.admin(`/admin/tasks/${id}`)).json()) as { events: Array<{ kind: string }>; ledger: Array<{ id: number; amount: number }>; charged: number };
+    const api = (await (await t.h.admin(`/admin/tasks/${id}`)).json()) as {
+      events: Array<{ kind: string }>;
+      ledger: Array<{ id: number; amount: number }>;
+      charged: number;
+    };
     expect(api.events.map((e) => e.kind)).toEqual(seen);
     // A list to assistive technology: one item per event.
-    expect(await page.getByRole('list').filter({ has: page.locator('li[data-kind="charged"]') }).getByRole('listitem').count()).toBe(seen.length);
+    expect(
+      await page
+        .getByRole('list')
+        .filter({ has: page.locator('li[data-kind="charged"]') })
+        .getByRole('listitem')
+        .count(),
+    ).toBe(seen.length);
     expect(api.ledger).toHaveLength(1);
     const line = api.ledger[0]!;
     expect((await cells('succeeded'))[2]).toMatch(/ → succeeded$/);
@@ -82,15 +93,22 @@ describe.skipIf(!HAVE_CHROMIUM)('task timeline in the console (chromium)', () =>
     await page.getByRole('button', { name: `Play the video of task ${id}` }).click();
     const player = page.locator(`video[aria-label="Video of task ${id}"]`);
     await expect.poll(() => player.evaluate((v) => (v as unknown as VideoElement).readyState)).toBeGreaterThanOrEqual(1);
-    expect(await player.evaluate((el) => {
-      const v = el as unknown as VideoElement;
-      return { error: v.error?.code ?? null, playable: v.duration > 0, src: new URL(v.currentSrc).pathname };
-    })).toEqual({ error: null, playable: true, src: `/admin/tasks/${id}/content` });
+    expect(
+      await player.evaluate((el) => {
+        const v = el as unknown as VideoElement;
+        return { error: v.error?.code ?? null, playable: v.duration > 0, src: new URL(v.currentSrc).pathname };
+      }),
+    ).toEqual({ error: null, playable: true, src: `/admin/tasks/${id}/content` });
     await fitsPhone();
   });
 
   it('a failing video: failed with its error and the hold released; nothing charged, nothing to play', async () => {
-    const video = await openaiClient(t.h, secret).videos.create({ model: 'wnx2.7-t2v', prompt: 'sim-fault:fail-task', seconds: '4', size: '1280x720' } as never);
+    const video = await openaiClient(t.h, secret).videos.create({
+      model: 'wnx2.7-t2v',
+      prompt: 'sim-fault:fail-task',
+      seconds: '4',
+      size: '1280x720',
+    } as never);
     expect((await waitTerminal(t.h, secret, video.id)).status).toBe('failed');
     await page.goto(`${t.h.url}/console#/tasks/${video.id}`);
     await expect.poll(kinds).toContain('hold_released');

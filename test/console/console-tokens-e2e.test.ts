@@ -28,8 +28,11 @@ describe.skipIf(!HAVE_CHROMIUM)('console: token usage, top-up, edit and the bill
   let tokenId = '';
   let charge = 0;
 
-  it('signs in; a chat call through the openai SDK shows in the token\'s spend per model', async () => {
-    const created = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'e2e-usage', quota: 2_000_000 } })).json()) as { id: string; token: string };
+  it("signs in; a chat call through the openai SDK shows in the token's spend per model", async () => {
+    const created = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'e2e-usage', quota: 2_000_000 } })).json()) as {
+      id: string;
+      token: string;
+    };
     tokenId = created.id;
     const answer = await openaiClient(t.h, created.token).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hello usage' }] });
     expect(answer.choices[0]?.message.content).toBeTruthy();
@@ -55,7 +58,8 @@ describe.skipIf(!HAVE_CHROMIUM)('console: token usage, top-up, edit and the bill
     // Every top-up request the page sends, with its idempotency key.
     const sent: string[] = [];
     page.on('request', (r) => {
-      if (r.method() === 'POST' && r.url().endsWith(`/admin/tokens/${tokenId}/topup`)) sent.push((JSON.parse(r.postData() ?? '{}') as { idempotency_key: string }).idempotency_key);
+      if (r.method() === 'POST' && r.url().endsWith(`/admin/tokens/${tokenId}/topup`))
+        sent.push((JSON.parse(r.postData() ?? '{}') as { idempotency_key: string }).idempotency_key);
     });
     await page.getByLabel('Amount to add in units').fill('3');
     await page.getByRole('button', { name: 'Add to quota' }).dblclick();
@@ -70,7 +74,12 @@ describe.skipIf(!HAVE_CHROMIUM)('console: token usage, top-up, edit and the bill
     await page.getByRole('button', { name: 'Add to quota' }).click();
     await expect.poll(async () => (await stored(tokenId)).quota).toBe(6_500_000);
     expect(new Set(sent).size).toBe(2);
-    expect((await ledger(tokenId)).filter((l) => l.kind === 'credit').map((l) => l.amount).sort()).toEqual([1_500_000, 3_000_000]);
+    expect(
+      (await ledger(tokenId))
+        .filter((l) => l.kind === 'credit')
+        .map((l) => l.amount)
+        .sort(),
+    ).toEqual([1_500_000, 3_000_000]);
     await expect.poll(() => page.locator('#token-balance').textContent()).toContain('6.50');
   });
 
@@ -102,7 +111,9 @@ describe.skipIf(!HAVE_CHROMIUM)('console: token usage, top-up, edit and the bill
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV per model' }).click()]);
     expect(download.suggestedFilename()).toBe('tollway-bill-day-by-model.csv');
-    const csv = readFileSync((await download.path())!, 'utf8').split('\r\n').filter(Boolean);
+    const csv = readFileSync((await download.path())!, 'utf8')
+      .split('\r\n')
+      .filter(Boolean);
     expect(csv[0]).toBe('token_id,token_name,period,period_start,kind,model,entries,amount_micro,amount_units');
     const day = new Date().toISOString().slice(0, 10);
     expect(csv.slice(1).map((r) => r.split(',').slice(0, 8))).toEqual([

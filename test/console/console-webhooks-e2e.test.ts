@@ -10,7 +10,9 @@ import { useHarness } from '../support/harness.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { eventually } from '../support/wait.ts';
 
-const t = useHarness({ env: { TOLLWAY_ALLOW_PRIVATE_NETWORK: '1', TOLLWAY_ALERT_CHECK_MS: '3600000', TOLLWAY_WEBHOOK_BACKOFF_MS: '10', TOLLWAY_WEBHOOK_TICK_MS: '20' } });
+const t = useHarness({
+  env: { TOLLWAY_ALLOW_PRIVATE_NETWORK: '1', TOLLWAY_ALERT_CHECK_MS: '3600000', TOLLWAY_WEBHOOK_BACKOFF_MS: '10', TOLLWAY_WEBHOOK_TICK_MS: '20' },
+});
 const browser = useBrowser('console webhooks e2e');
 let page: Page;
 let rx: Receiver;

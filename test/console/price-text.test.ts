@@ -21,24 +21,56 @@ describe('console price text', () => {
   });
 
   it('edits a tiered token price field by field; an emptied optional rate is removed', () => {
-    const p: Price = { unit: 'tokens', tiers: [{ maxInputTokens: 32_000, inputPer1k: 1000, outputPer1k: 10_000, cachedInputPer1k: 200 }, { maxInputTokens: null, inputPer1k: 1500, outputPer1k: 15_000 }] };
+    const p: Price = {
+      unit: 'tokens',
+      tiers: [
+        { maxInputTokens: 32_000, inputPer1k: 1000, outputPer1k: 10_000, cachedInputPer1k: 200 },
+        { maxInputTokens: null, inputPer1k: 1500, outputPer1k: 15_000 },
+      ],
+    };
     const fields = priceFields(p);
-    expect(fields.map((f) => f.path)).toEqual(['tiers.0.inputPer1k', 'tiers.0.outputPer1k', 'tiers.0.cachedInputPer1k', 'tiers.0.cacheCreationPer1k', 'tiers.1.inputPer1k', 'tiers.1.outputPer1k', 'tiers.1.cachedInputPer1k', 'tiers.1.cacheCreationPer1k']);
+    expect(fields.map((f) => f.path)).toEqual([
+      'tiers.0.inputPer1k',
+      'tiers.0.outputPer1k',
+      'tiers.0.cachedInputPer1k',
+      'tiers.0.cacheCreationPer1k',
+      'tiers.1.inputPer1k',
+      'tiers.1.outputPer1k',
+      'tiers.1.cachedInputPer1k',
+      'tiers.1.cacheCreationPer1k',
+    ]);
     expect(fields.map((f) => f.group)).toEqual([...Array(4).fill('Up to 32,000 input tokens'), ...Array(4).fill('Above 32,000 input tokens')]);
-    expect(fields.filter((f) => f.optional).map((f) => f.path)).toEqual(['tiers.0.cachedInputPer1k', 'tiers.0.cacheCreationPer1k', 'tiers.1.cachedInputPer1k', 'tiers.1.cacheCreationPer1k']);
+    expect(fields.filter((f) => f.optional).map((f) => f.path)).toEqual([
+      'tiers.0.cachedInputPer1k',
+      'tiers.0.cacheCreationPer1k',
+      'tiers.1.cachedInputPer1k',
+      'tiers.1.cacheCreationPer1k',
+    ]);
     expect(priceFields({ unit: 'tokens', tiers: [p.tiers[1]!] })[0]!.group).toBe('');
     const next = withAmounts(p, { 'tiers.0.inputPer1k': 1100, 'tiers.0.cachedInputPer1k': undefined, 'tiers.1.cacheCreationPer1k': 1600 });
-    expect(next).toEqual({ unit: 'tokens', tiers: [{ maxInputTokens: 32_000, inputPer1k: 1100, outputPer1k: 10_000 }, { maxInputTokens: null, inputPer1k: 1500, outputPer1k: 15_000, cacheCreationPer1k: 1600 }] });
+    expect(next).toEqual({
+      unit: 'tokens',
+      tiers: [
+        { maxInputTokens: 32_000, inputPer1k: 1100, outputPer1k: 10_000 },
+        { maxInputTokens: null, inputPer1k: 1500, outputPer1k: 15_000, cacheCreationPer1k: 1600 },
+      ],
+    });
     // The original is not changed.
     expect(p.tiers[0]!.inputPer1k).toBe(1000);
   });
 
-  it('keeps a video price\'s basis and reads prices as text in units', () => {
+  it("keeps a video price's basis and reads prices as text in units", () => {
     const v: Price = { unit: 'video-second', perSecond: { '720p': 600_000, '1080p': 1_000_000 }, basis: 'input+output' };
-    expect(withAmounts(v, { 'perSecond.720p': 700_000 })).toEqual({ unit: 'video-second', perSecond: { '720p': 700_000, '1080p': 1_000_000 }, basis: 'input+output' });
+    expect(withAmounts(v, { 'perSecond.720p': 700_000 })).toEqual({
+      unit: 'video-second',
+      perSecond: { '720p': 700_000, '1080p': 1_000_000 },
+      basis: 'input+output',
+    });
     expect(priceLines(v)).toEqual(['720p 0.60 · 1080p 1.00', '(input + output seconds)']);
     expect(priceLines({ unit: 'image', perImage: 250_000 })).toEqual(['0.25']);
-    expect(priceLines({ unit: 'tokens', tiers: [{ maxInputTokens: null, inputPer1k: 800, outputPer1k: 2000, cachedInputPer1k: 160 }] })).toEqual(['input 0.0008 · output 0.002 · cached 0.00016']);
+    expect(priceLines({ unit: 'tokens', tiers: [{ maxInputTokens: null, inputPer1k: 800, outputPer1k: 2000, cachedInputPer1k: 160 }] })).toEqual([
+      'input 0.0008 · output 0.002 · cached 0.00016',
+    ]);
     expect(priceLines(null)).toEqual(['none']);
   });
 });

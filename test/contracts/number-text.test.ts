@@ -7,7 +7,32 @@ describe('number text', () => {
       const n = Math.round(h) / 100;
       expect(hundredthsText(n)).toBe(String(n));
     }
-    for (const n of [0, 0.01, 0.1, 0.05, 1, 1.5, 3.2, 3.27, 10.1, 99.99, 21474836.47, 21474836.48, 1e7, 0.001, 2.345, 1 / 3, Math.PI, 1e21, 1e-7, Number.MAX_SAFE_INTEGER, -1, -0.5, Number.NaN, Infinity]) {
+    for (const n of [
+      0,
+      0.01,
+      0.1,
+      0.05,
+      1,
+      1.5,
+      3.2,
+      3.27,
+      10.1,
+      99.99,
+      21474836.47,
+      21474836.48,
+      1e7,
+      0.001,
+      2.345,
+      1 / 3,
+      Math.PI,
+      1e21,
+      1e-7,
+      Number.MAX_SAFE_INTEGER,
+      -1,
+      -0.5,
+      Number.NaN,
+      Infinity,
+    ]) {
       expect(hundredthsText(n)).toBe(String(n));
     }
     for (let i = 0; i < 20_000; i++) {
@@ -18,7 +43,21 @@ describe('number text', () => {
 
   it('integerText writes what String() writes, around 2^30 and for epoch-ms times', () => {
     const edge = 0x3fffffff;
-    for (const n of [0, 7, edge - 1, edge, edge + 1, 2 ** 31, 1e9, 1_000_000_000_000, 1_795_721_000_001, 1_795_721_379_129, 1_795_720_000_000, Number.MAX_SAFE_INTEGER, Date.now()]) {
+    for (const n of [
+      0,
+      7,
+      edge - 1,
+      edge,
+      edge + 1,
+      2 ** 31,
+      1e9,
+      1_000_000_000_000,
+      1_795_721_000_001,
+      1_795_721_379_129,
+      1_795_720_000_000,
+      Number.MAX_SAFE_INTEGER,
+      Date.now(),
+    ]) {
       expect(integerText(n)).toBe(String(n));
     }
     for (let i = 0; i < 20_000; i++) {
@@ -28,7 +67,18 @@ describe('number text', () => {
   });
 
   it('integerText in hex writes what toString(16) writes, whatever digits are zero', () => {
-    for (const n of [0, 0xff, 0x3fffffff, 0x40000000, 0x019ac0000abc, 0x019ac0ffffff, 0x019ac1000000, 0xffffffffffff, 1_795_721_379_129, Number.MAX_SAFE_INTEGER]) {
+    for (const n of [
+      0,
+      0xff,
+      0x3fffffff,
+      0x40000000,
+      0x019ac0000abc,
+      0x019ac0ffffff,
+      0x019ac1000000,
+      0xffffffffffff,
+      1_795_721_379_129,
+      Number.MAX_SAFE_INTEGER,
+    ]) {
       expect(integerText(n, 16)).toBe(n.toString(16));
     }
     for (let i = 0; i < 20_000; i++) {

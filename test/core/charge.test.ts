@@ -11,7 +11,12 @@ const cat = new Catalogue(DEFAULT_CATALOGUE);
 describe('videoEstimate (what a video creation holds, unless videoHold is larger)', () => {
   it('requested or default seconds at the requested or default tier', () => {
     expect(videoEstimate(cat.get('hhx-1.1-t2v')!, {})).toEqual({ kind: 'video', outputSeconds: 5, inputSeconds: 0, tier: '1080p' });
-    expect(videoEstimate(cat.get('wnx2.7-t2v')!, { seconds: 8, resolution: '720p' })).toEqual({ kind: 'video', outputSeconds: 8, inputSeconds: 0, tier: '720p' });
+    expect(videoEstimate(cat.get('wnx2.7-t2v')!, { seconds: 8, resolution: '720p' })).toEqual({
+      kind: 'video',
+      outputSeconds: 8,
+      inputSeconds: 0,
+      tier: '720p',
+    });
   });
   it('input+output edit models count the requested length for the input as well', () => {
     expect(videoEstimate(cat.get('hhx-1.0-video-edit')!, { seconds: 6 })).toEqual({ kind: 'video', outputSeconds: 6, inputSeconds: 6, tier: '720p' });
@@ -59,7 +64,17 @@ describe('textReservation', () => {
 
 describe('text estimate', () => {
   it('4 characters a token, 258 tokens a media part; roles, types and URLs are not text', () => {
-    const size = inputSize({ messages: [{ role: 'user', content: [{ type: 'text', text: 'abcdefgh' }, { type: 'image_url', image_url: { url: 'https://x/y.png' } }] }] });
+    const size = inputSize({
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'abcdefgh' },
+            { type: 'image_url', image_url: { url: 'https://x/y.png' } },
+          ],
+        },
+      ],
+    });
     expect(size).toEqual({ chars: 8, media: 1 });
     expect(estimateUsage(size, 9)).toEqual({ kind: 'tokens', inputTokens: 2 + 258, outputTokens: 3 });
   });
@@ -68,7 +83,13 @@ describe('text estimate', () => {
     const b64 = 'iVBORw0KGgo'.repeat(20);
     const media = inputSize({
       messages: [
-        { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: b64 } }, { type: 'image', source: { type: 'url', url: 'https://x/y.png' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: b64 } },
+            { type: 'image', source: { type: 'url', url: 'https://x/y.png' } },
+          ],
+        },
         { role: 'user', content: [{ type: 'input_image', image_url: 'data:image/png;base64,AAAA' }] },
         { role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] },
       ],
@@ -82,7 +103,15 @@ describe('text estimate', () => {
     });
     expect(text.media).toBe(0);
     expect(text.chars).toBeGreaterThanOrEqual(2 * big.length);
-    expect(textReservation({ messages: [{ role: 'user', content: 'x' }], tools: [{ type: 'function', function: { name: 's', parameters: { properties: { data: { description: big } } } } }] }, true).inputTokens).toBeGreaterThanOrEqual(big.length);
+    expect(
+      textReservation(
+        {
+          messages: [{ role: 'user', content: 'x' }],
+          tools: [{ type: 'function', function: { name: 's', parameters: { properties: { data: { description: big } } } } }],
+        },
+        true,
+      ).inputTokens,
+    ).toBeGreaterThanOrEqual(big.length);
   });
 });
 
@@ -97,7 +126,10 @@ describe('chargeTokens for a reserved call whose answer was already delivered (a
 
   async function reservedCall(id: string) {
     const tokenId = `tok_${id}`;
-    await fresh.store.db.insertInto('tokens').values({ id: tokenId, name: id, secret_hash: `h-${id}`, prefix: 'tw-', quota: 10_000_000, spent: 0, held: 0, created_at: 1 }).execute();
+    await fresh.store.db
+      .insertInto('tokens')
+      .values({ id: tokenId, name: id, secret_hash: `h-${id}`, prefix: 'tw-', quota: 10_000_000, spent: 0, held: 0, created_at: 1 })
+      .execute();
     await meter.reserve(id, tokenId, 50_000);
     const state = newRequestState();
     state.principal = { tokenId, name: id, models: null, quota: 10_000_000, rpmLimit: null, tpmLimit: null, concurrencyLimit: null, billing: null };
@@ -105,7 +137,8 @@ describe('chargeTokens for a reserved call whose answer was already delivered (a
     const log = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
     return { call: { id, state, log }, tokenId };
   }
-  const spentOf = async (tokenId: string) => Number((await fresh.store.db.selectFrom('tokens').select('spent').where('id', '=', tokenId).executeTakeFirstOrThrow()).spent);
+  const spentOf = async (tokenId: string) =>
+    Number((await fresh.store.db.selectFrom('tokens').select('spent').where('id', '=', tokenId).executeTakeFirstOrThrow()).spent);
   const ledgerOf = async (key: string) => fresh.store.db.selectFrom('ledger').select(['amount']).where('idempotency_key', '=', key).execute();
 
   it('a settlement the store refuses for the moment still charges it: through the group commit, once', async () => {
@@ -132,7 +165,9 @@ describe('chargeTokens for a reserved call whose answer was already delivered (a
     expect(await ledgerOf('req_settle_fails_early')).toEqual([]);
     // Not left held for the reaper: the quota is free again at once.
     expect(Number((await fresh.store.db.selectFrom('tokens').select('held').where('id', '=', tokenId).executeTakeFirstOrThrow()).held)).toBe(0);
-    expect((await fresh.store.db.selectFrom('holds').select('state').where('task_id', '=', 'req_settle_fails_early').executeTakeFirstOrThrow()).state).toBe('released');
+    expect((await fresh.store.db.selectFrom('holds').select('state').where('task_id', '=', 'req_settle_fails_early').executeTakeFirstOrThrow()).state).toBe(
+      'released',
+    );
     spy.mockRestore();
   });
 

@@ -5,17 +5,27 @@ import { isClean, reconcile } from '../../src/core/reconcile.ts';
 import { ReconcileRepo } from '../../src/store/repos/reconcile.ts';
 import { useHarness } from '../support/harness.ts';
 
-const ctx = useHarness({ env: { TOLLWAY_TASK_TICK_MS: '40', TOLLWAY_TASK_POLL_BASE_MS: '40', TOLLWAY_TASK_POLL_MAX_MS: '200', TOLLWAY_TASK_REFRESH_STALE_MS: '0' }, sim: { taskDurationMs: 200 } });
+const ctx = useHarness({
+  env: { TOLLWAY_TASK_TICK_MS: '40', TOLLWAY_TASK_POLL_BASE_MS: '40', TOLLWAY_TASK_POLL_MAX_MS: '200', TOLLWAY_TASK_REFRESH_STALE_MS: '0' },
+  sim: { taskDurationMs: 200 },
+});
 
 const chat = (content: string, extra: Record<string, unknown> = {}) => ({ model: 'qwx3.7-plus', messages: [{ role: 'user', content }], ...extra });
 
 async function traffic(token: string): Promise<{ videos: string[]; vidx: string[] }> {
   const h = ctx.h;
-  const post = (path: string, json: unknown) => h.fetch(path, { method: 'POST', token, json }).then(async (r) => ({ status: r.status, json: (await r.json().catch(() => null)) as Record<string, unknown> | null }));
+  const post = (path: string, json: unknown) =>
+    h
+      .fetch(path, { method: 'POST', token, json })
+      .then(async (r) => ({ status: r.status, json: (await r.json().catch(() => null)) as Record<string, unknown> | null }));
   const calls: Array<Promise<unknown>> = [];
   for (let i = 0; i < 6; i++) {
     calls.push(post('/v1/chat/completions', chat(`hello ${i}`)));
-    calls.push(h.fetch('/v1/chat/completions', { method: 'POST', token, json: chat(i % 2 ? `tell me ${i} sim-fault:cut` : `tell me ${i}`, { stream: true }) }).then((r) => r.text()));
+    calls.push(
+      h
+        .fetch('/v1/chat/completions', { method: 'POST', token, json: chat(i % 2 ? `tell me ${i} sim-fault:cut` : `tell me ${i}`, { stream: true }) })
+        .then((r) => r.text()),
+    );
     calls.push(post('/v1/embeddings', { model: 'text-embedding-v4', input: [`text ${i}`] }));
     calls.push(post('/v1/responses', { model: 'qwx3.7-plus', input: `hi ${i}` }));
     calls.push(post('/v1/messages', { model: 'qwx3.7-plus', max_tokens: 50, messages: [{ role: 'user', content: `hey ${i}` }] }));
@@ -28,7 +38,11 @@ async function traffic(token: string): Promise<{ videos: string[]; vidx: string[
   for (let i = 0; i < 4; i++) {
     const v = await post('/v1/videos', { model: 'hhx-1.1-t2v', prompt: i % 2 ? `waves ${i} sim-fault:fail-task` : `waves ${i}`, seconds: 3 });
     videos.push(String(v.json?.id));
-    const a = await post('/vidx/v1/videos/text2video', { model_name: 'vidx-v1', prompt: i % 2 ? `clouds ${i} sim-fault:fail-task` : `clouds ${i}`, duration: '5' });
+    const a = await post('/vidx/v1/videos/text2video', {
+      model_name: 'vidx-v1',
+      prompt: i % 2 ? `clouds ${i} sim-fault:fail-task` : `clouds ${i}`,
+      duration: '5',
+    });
     vidx.push(String((a.json?.data as Record<string, unknown> | undefined)?.task_id));
   }
   return { videos, vidx };
@@ -74,13 +88,29 @@ describe('reconcile', () => {
     // The admin API gives the same report.
     const viaApi = await h.admin(`/admin/reconcile?from=${from}&to=${clean.to}`);
     expect(viaApi.status).toBe(200);
-    expect(await viaApi.json()).toMatchObject({ difference: 0, mismatches: [], open_holds: [], tasks_charged_without_success: [], successes_without_charge: [], lost_submits: [] });
+    expect(await viaApi.json()).toMatchObject({
+      difference: 0,
+      mismatches: [],
+      open_holds: [],
+      tasks_charged_without_success: [],
+      successes_without_charge: [],
+      lost_submits: [],
+    });
 
     // One charge raised by a micro-unit, one removed: both are named, and the totals differ by what changed.
-    const rows = await h.store.db.selectFrom('ledger').select(['id', 'idempotency_key', 'amount', 'request_id', 'task_id']).where('created_at', '>=', from).orderBy('id').execute();
+    const rows = await h.store.db
+      .selectFrom('ledger')
+      .select(['id', 'idempotency_key', 'amount', 'request_id', 'task_id'])
+      .where('created_at', '>=', from)
+      .orderBy('id')
+      .execute();
     const sync = rows.filter((r) => r.task_id === null);
     const task = rows.find((r) => r.task_id !== null)!;
-    await h.store.db.updateTable('ledger').set({ amount: Number(sync[0]!.amount) + 1 }).where('id', '=', sync[0]!.id).execute();
+    await h.store.db
+      .updateTable('ledger')
+      .set({ amount: Number(sync[0]!.amount) + 1 })
+      .where('id', '=', sync[0]!.id)
+      .execute();
     await h.store.db.deleteFrom('ledger').where('id', '=', task.id).execute();
     const off = await report(from);
     expect(isClean(off)).toBe(false);

@@ -18,7 +18,10 @@ describe('billed video seconds', () => {
   });
 
   it('input+output basis: in + out when both are reported, else the total split by the input', () => {
-    expect(billed({ duration: 13.24, input_video_duration: 6.62, output_video_duration: 6.62 }, 'input+output')).toEqual({ outputSeconds: 6.62, inputSeconds: 6.62 });
+    expect(billed({ duration: 13.24, input_video_duration: 6.62, output_video_duration: 6.62 }, 'input+output')).toEqual({
+      outputSeconds: 6.62,
+      inputSeconds: 6.62,
+    });
     expect(billed({ duration: 12, input_video_duration: 5 }, 'input+output')).toEqual({ outputSeconds: 7, inputSeconds: 5 });
     expect(billed({ duration: 12 }, 'input+output')).toEqual({ outputSeconds: 12, inputSeconds: 0 });
   });
@@ -46,16 +49,31 @@ describe('billed video seconds', () => {
   });
 });
 
-describe('a finished task\'s charge', () => {
+describe("a finished task's charge", () => {
   const video = (billingModel: string, tier: string, usage: Usage) => ({ billingModel, tier, usage });
 
-  it('a /v1 video: reported seconds on the model\'s basis, at the reported resolution', () => {
+  it("a /v1 video: reported seconds on the model's basis, at the reported resolution", () => {
     const est: Usage = { kind: 'video', outputSeconds: 5, inputSeconds: 0, tier: '1080p' };
-    expect(finishedTaskUsage(catalogue, video('wnx2.7-t2v', '1080p', est), parseVideoUsage({ video_duration: 4, SR: 720 }))).toEqual({ kind: 'video', outputSeconds: 4, inputSeconds: 0, tier: '720p' });
+    expect(finishedTaskUsage(catalogue, video('wnx2.7-t2v', '1080p', est), parseVideoUsage({ video_duration: 4, SR: 720 }))).toEqual({
+      kind: 'video',
+      outputSeconds: 4,
+      inputSeconds: 0,
+      tier: '720p',
+    });
     // An edit model bills input and output: the same report is split by the input on its basis.
     const edit: Usage = { kind: 'video', outputSeconds: 15, inputSeconds: 15, tier: '720p' };
-    expect(finishedTaskUsage(catalogue, video('hhx-1.0-video-edit', '720p', edit), parseVideoUsage({ duration: 12, input_video_duration: 5 }))).toEqual({ kind: 'video', outputSeconds: 7, inputSeconds: 5, tier: '720p' });
-    expect(finishedTaskUsage(catalogue, video('wnx2.7-t2v', '720p', est), parseVideoUsage({ duration: 12, input_video_duration: 5 }))).toEqual({ kind: 'video', outputSeconds: 12, inputSeconds: 0, tier: '720p' });
+    expect(finishedTaskUsage(catalogue, video('hhx-1.0-video-edit', '720p', edit), parseVideoUsage({ duration: 12, input_video_duration: 5 }))).toEqual({
+      kind: 'video',
+      outputSeconds: 7,
+      inputSeconds: 5,
+      tier: '720p',
+    });
+    expect(finishedTaskUsage(catalogue, video('wnx2.7-t2v', '720p', est), parseVideoUsage({ duration: 12, input_video_duration: 5 }))).toEqual({
+      kind: 'video',
+      outputSeconds: 12,
+      inputSeconds: 0,
+      tier: '720p',
+    });
   });
 
   it('without a reported resolution, the tier the task was created at', () => {
@@ -64,10 +82,14 @@ describe('a finished task\'s charge', () => {
     expect(finishedTaskUsage(catalogue, video('wnx2.7-t2v', '1080p', est), { outputSeconds: 3 })).toMatchObject({ tier: '1080p' });
   });
 
-  it('a family A task: reported seconds at the task\'s mode', () => {
+  it("a family A task: reported seconds at the task's mode", () => {
     const est: Usage = { kind: 'video-mode', outputSeconds: 5, tier: 'pro' };
     expect(finishedTaskUsage(catalogue, video('vidx-v2-6', 'pro', est), { outputSeconds: 10 })).toEqual({ kind: 'video-mode', outputSeconds: 10, tier: 'pro' });
-    expect(finishedTaskUsage(catalogue, video('vidx-v2-6', 'std', { ...est, tier: 'std' }), { outputSeconds: 4.9 })).toEqual({ kind: 'video-mode', outputSeconds: 4.9, tier: 'std' });
+    expect(finishedTaskUsage(catalogue, video('vidx-v2-6', 'std', { ...est, tier: 'std' }), { outputSeconds: 4.9 })).toEqual({
+      kind: 'video-mode',
+      outputSeconds: 4.9,
+      tier: 'std',
+    });
   });
 
   it('nothing billable reported (no report, no seconds, zero seconds): the estimate', () => {

@@ -8,7 +8,18 @@ import { GatewayError } from '../../src/errors/gateway-error.ts';
 import { newRequestState } from '../../src/http/front/rules.ts';
 import type { Channel } from '../../src/routing/channel-registry.ts';
 
-const channel: Channel = { id: 'ch_1', name: 'a', kind: 'dashscope', baseUrl: 'http://u', keys: { apiKey: 'sk-x' }, models: null, priority: 0, weight: 1, account: null, taskSlots: null };
+const channel: Channel = {
+  id: 'ch_1',
+  name: 'a',
+  kind: 'dashscope',
+  baseUrl: 'http://u',
+  keys: { apiKey: 'sk-x' },
+  models: null,
+  priority: 0,
+  weight: 1,
+  account: null,
+  taskSlots: null,
+};
 const model: ResolvedModel = { entry: { id: 'm', upstream: 'dashscope' } as ModelEntry, publicName: 'm', upstreamModel: 'm', billingModel: 'm' };
 const answer: CompleteResult = { body: '{"ok":true}', usage: { kind: 'tokens', inputTokens: 3, outputTokens: 4 }, upstreamRequestId: null };
 
@@ -52,7 +63,10 @@ describe('completeText', () => {
   it('no usage: the output estimate counts the text each API produced (content, reasoning, tool arguments), not roles, ids or names', async () => {
     const cases: Array<[string, number]> = [
       ['{"id":"c1","choices":[{"message":{"role":"assistant","content":"12345678","reasoning_content":"abcd"},"finish_reason":"stop"}]}', 3],
-      ['{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"t1","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}}]}}]}', 4],
+      [
+        '{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"t1","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}}]}}]}',
+        4,
+      ],
       ['{"id":"r1","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"123456789"}]}]}', 3],
       ['{"id":"m1","type":"message","role":"assistant","content":[{"type":"thinking","thinking":"abcd"},{"type":"text","text":"efgh"}]}', 2],
       ['{"object":"list","data":[{"object":"embedding","embedding":[0.1,0.2]}]}', 0],
@@ -67,7 +81,10 @@ describe('completeText', () => {
   it('no result and no usage: an upstream error, nothing charged, nothing answered', async () => {
     for (const body of ['{"choices":[]}', '{"object":"list","data":[]}', '{"output":[]}', '{}', 'not json']) {
       const { deps, call, written } = setup(() => 1);
-      await expect(completeText(deps, call, model, async () => ({ body, usage: null, upstreamRequestId: 'up-9' }), written)).rejects.toMatchObject({ code: 'upstream_error', upstreamRequestId: 'up-9' });
+      await expect(completeText(deps, call, model, async () => ({ body, usage: null, upstreamRequestId: 'up-9' }), written)).rejects.toMatchObject({
+        code: 'upstream_error',
+        upstreamRequestId: 'up-9',
+      });
       expect(deps.meter.chargeSyncDeferred).not.toHaveBeenCalled();
       expect(written).not.toHaveBeenCalled();
     }

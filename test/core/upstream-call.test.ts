@@ -8,7 +8,18 @@ import { GatewayError } from '../../src/errors/gateway-error.ts';
 import type { Channel } from '../../src/routing/channel-registry.ts';
 import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
 
-const ch = (id: string): Channel => ({ id, name: id, kind: 'dashscope', baseUrl: 'http://u', keys: { apiKey: 'k' }, models: null, priority: 0, weight: 1, account: null, taskSlots: null });
+const ch = (id: string): Channel => ({
+  id,
+  name: id,
+  kind: 'dashscope',
+  baseUrl: 'http://u',
+  keys: { apiKey: 'k' },
+  models: null,
+  priority: 0,
+  weight: 1,
+  account: null,
+  taskSlots: null,
+});
 const entry = { id: 'm1' } as ModelEntry;
 
 function setup(channels: Channel[], quota: number | null, exhausted = false) {
@@ -23,7 +34,13 @@ function setup(channels: Channel[], quota: number | null, exhausted = false) {
     breakers: new CircuitBreakers(),
     meter,
   } as unknown as UpstreamCallDeps;
-  const state = { channelId: null, attempts: null, ttfbMs: null, principal: { tokenId: 'tok', name: 't', models: null, quota, rpmLimit: null, tpmLimit: null, concurrencyLimit: null, billing: null }, trace: null } as unknown as RequestState;
+  const state = {
+    channelId: null,
+    attempts: null,
+    ttfbMs: null,
+    principal: { tokenId: 'tok', name: 't', models: null, quota, rpmLimit: null, tpmLimit: null, concurrencyLimit: null, billing: null },
+    trace: null,
+  } as unknown as RequestState;
   return { deps, meter, call: { id: 'req_1', state, log: { info: vi.fn(), warn: vi.fn(), error: vi.fn() } }, marked };
 }
 
@@ -46,13 +63,19 @@ describe('upstreamCall', () => {
     expect(meter.reserve).toHaveBeenCalledWith('req_1', 'tok', 42, null);
     expect(call.state.reserved).toBe(true);
     const failed = setup([ch('a')], 100);
-    await expect(upstreamCall(failed.deps, failed.call, plan({ retry: 'connect-only' }), async () => Promise.reject(new GatewayError('upstream_error', 'x')))).rejects.toMatchObject({ code: 'upstream_error' });
+    await expect(
+      upstreamCall(failed.deps, failed.call, plan({ retry: 'connect-only' }), async () => Promise.reject(new GatewayError('upstream_error', 'x'))),
+    ).rejects.toMatchObject({ code: 'upstream_error' });
     expect(failed.meter.releaseReserved).toHaveBeenCalledWith('req_1');
     expect(failed.call.state.reserved).toBe(false);
   });
 
   it("'held' and 'free' reserve nothing (the task engine's hold is the quota step); a token without a quota neither", async () => {
-    for (const [quota, q] of [['held', 100], ['free', 100], [{ reserve: estimate }, null]] as const) {
+    for (const [quota, q] of [
+      ['held', 100],
+      ['free', 100],
+      [{ reserve: estimate }, null],
+    ] as const) {
       const { deps, meter, call } = setup([ch('a')], q, true);
       await expect(upstreamCall(deps, call, plan({ quota }), async () => 'ok')).resolves.toBe('ok');
       expect(meter.reserve).not.toHaveBeenCalled();

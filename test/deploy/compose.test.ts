@@ -61,7 +61,10 @@ describe('deploy/compose.yaml', () => {
 
   it('sets no variable the gateway does not read (a misspelt name would be silently ignored)', () => {
     const dir = join(ROOT, 'src', 'config');
-    const configSource = readdirSync(dir).filter((f) => f.endsWith('.ts')).map((f) => read(join(dir, f))).join('\n');
+    const configSource = readdirSync(dir)
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => read(join(dir, f)))
+      .join('\n');
     // Each upstream declares its own variables (adapters/<upstream>/index.ts), read by config.ts.
     const upstreamVars = new Set(UPSTREAMS.flatMap((u) => [u.baseUrlEnv, ...u.keyFields.map((f) => f.env)]));
     for (const [name, s] of [...gateways, ['migrate', services.migrate!] as const]) {
@@ -75,14 +78,24 @@ describe('deploy/compose.yaml', () => {
     const pg = envOf(services.postgres!);
     const c = loadConfig(envOf(gateways[0]![1]));
     const db = new URL(c.databaseUrl);
-    expect([db.hostname, db.port || '5432', decodeURIComponent(db.username), decodeURIComponent(db.password), db.pathname.slice(1)]).toEqual(['postgres', '5432', pg.POSTGRES_USER, pg.POSTGRES_PASSWORD, pg.POSTGRES_DB]);
+    expect([db.hostname, db.port || '5432', decodeURIComponent(db.username), decodeURIComponent(db.password), db.pathname.slice(1)]).toEqual([
+      'postgres',
+      '5432',
+      pg.POSTGRES_USER,
+      pg.POSTGRES_PASSWORD,
+      pg.POSTGRES_DB,
+    ]);
     expect(new URL(c.redisUrl!).hostname).toBe('redis');
 
     // Both upstream families at the simulator, on the port it listens on, with the keys it accepts.
     expect(arg('--host')).toBe('0.0.0.0');
     const simBase = `http://simulator:${arg('--port')}`;
     expect([c.upstreams.dashscope.baseUrl, c.upstreams.kling.baseUrl]).toEqual([simBase, simBase]);
-    expect([c.upstreams.dashscope.keys.apiKey, c.upstreams.kling.keys.accessKey, c.upstreams.kling.keys.secretKey]).toEqual([DEFAULT_SIM_KEYS.dashscopeApiKey, DEFAULT_SIM_KEYS.klingAccessKey, DEFAULT_SIM_KEYS.klingSecretKey]);
+    expect([c.upstreams.dashscope.keys.apiKey, c.upstreams.kling.keys.accessKey, c.upstreams.kling.keys.secretKey]).toEqual([
+      DEFAULT_SIM_KEYS.dashscopeApiKey,
+      DEFAULT_SIM_KEYS.klingAccessKey,
+      DEFAULT_SIM_KEYS.klingSecretKey,
+    ]);
     // Its result URLs name it as the gateways reach it, and the gateways may download from there.
     const results = new URL(arg('--public-url')!);
     expect(results.origin).toBe(simBase);
@@ -102,7 +115,11 @@ describe('deploy/compose.yaml', () => {
 
   it('starts the instances after the migration, Redis and the simulator, and the load balancer after both instances', () => {
     for (const [, s] of gateways) {
-      expect(s.depends_on).toEqual({ migrate: { condition: 'service_completed_successfully' }, redis: { condition: 'service_healthy' }, simulator: { condition: 'service_healthy' } });
+      expect(s.depends_on).toEqual({
+        migrate: { condition: 'service_completed_successfully' },
+        redis: { condition: 'service_healthy' },
+        simulator: { condition: 'service_healthy' },
+      });
       // Readiness: the load balancer's dependency waits for the database, the migrations and Redis.
       expect(s.healthcheck!.test.join(' ')).toContain(`http://127.0.0.1:${envOf(s).PORT}/readyz`);
     }

@@ -91,12 +91,17 @@ describe('demo mode', () => {
   });
 
   it('with upstream keys: no simulator, a channel per configured upstream, demo channels disabled', async () => {
-    const s = await serve({ DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey, DASHSCOPE_BASE_URL: upstream.sim.url, TOLLWAY_ADMIN_KEY: 'operator-chosen-admin-key-0001' }, /listening on /);
+    const s = await serve(
+      { DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey, DASHSCOPE_BASE_URL: upstream.sim.url, TOLLWAY_ADMIN_KEY: 'operator-chosen-admin-key-0001' },
+      /listening on /,
+    );
     // give the process a moment to print anything else it would print after listening
     await new Promise((r) => setTimeout(r, 200));
     const text = s.output();
     expect(text).not.toMatch(/SIMULATOR|DEMO MODE|Demo token/);
-    const ch = (await (await fetch(`${s.base}/admin/channels`, { headers: { authorization: 'Bearer operator-chosen-admin-key-0001' } })).json()) as { data: Array<{ name: string; status: string; base_url: string }> };
+    const ch = (await (await fetch(`${s.base}/admin/channels`, { headers: { authorization: 'Bearer operator-chosen-admin-key-0001' } })).json()) as {
+      data: Array<{ name: string; status: string; base_url: string }>;
+    };
     expect(ch.data.find((c) => c.name === 'env-dashscope')).toMatchObject({ status: 'enabled', base_url: upstream.sim.url });
     for (const c of ch.data.filter((x) => x.name.startsWith('demo-'))) expect(c.status).toBe('disabled');
     expect(JSON.stringify(ch)).not.toContain(DEFAULT_SIM_KEYS.dashscopeApiKey);

@@ -12,7 +12,18 @@ import { useHarness } from '../support/harness.ts';
 import { vidxHarness } from '../support/vidx.ts';
 
 describe('the rule', () => {
-  it.each(['DataInspectionFailed', 'DataInspectionFailed.Output', 'InternalError.Algo.DataInspectionFailed', 'data_inspection_failed', 'IPInfringementSuspect', 'content_filter', 'content_policy_violation', 1300, 1301, '1301'])('%s is a content filter', (code) => {
+  it.each([
+    'DataInspectionFailed',
+    'DataInspectionFailed.Output',
+    'InternalError.Algo.DataInspectionFailed',
+    'data_inspection_failed',
+    'IPInfringementSuspect',
+    'content_filter',
+    'content_policy_violation',
+    1300,
+    1301,
+    '1301',
+  ])('%s is a content filter', (code) => {
     expect(isContentFilterCode(code)).toBe(true);
   });
 
@@ -34,13 +45,25 @@ describe('the rule', () => {
     ];
     for (const b of bodies) expect(dashscopeError(400, b).code).toBe('upstream_content_filtered');
     for (const code of [1300, 1301]) expect(klingError(400, { code, message: 'x', request_id: 'u' }).code).toBe('upstream_content_filtered');
-    expect(dashscopeError(400, { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } }).code).toBe('upstream_invalid_request');
+    expect(dashscopeError(400, { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } }).code).toBe(
+      'upstream_invalid_request',
+    );
   });
 
   it('a DashScope video task the inspection stopped fails as upstream_content_filtered; other failures as upstream_task_failed, the upstream code kept for operators', () => {
-    const failed = (code: string, message = 'Output data may contain inappropriate content.') => parseVideoTask({ output: { task_status: 'FAILED', code, message }, request_id: 'u' });
-    expect(failed('DataInspectionFailed')).toMatchObject({ state: 'failed', code: 'upstream_content_filtered', message: 'Upstream content policy rejected the request' });
-    expect(failed('InternalError', 'wan2.7-t2v crashed')).toMatchObject({ state: 'failed', code: 'upstream_task_failed', message: 'The upstream task failed', upstreamMessage: 'InternalError: wan2.7-t2v crashed' });
+    const failed = (code: string, message = 'Output data may contain inappropriate content.') =>
+      parseVideoTask({ output: { task_status: 'FAILED', code, message }, request_id: 'u' });
+    expect(failed('DataInspectionFailed')).toMatchObject({
+      state: 'failed',
+      code: 'upstream_content_filtered',
+      message: 'Upstream content policy rejected the request',
+    });
+    expect(failed('InternalError', 'wan2.7-t2v crashed')).toMatchObject({
+      state: 'failed',
+      code: 'upstream_task_failed',
+      message: 'The upstream task failed',
+      upstreamMessage: 'InternalError: wan2.7-t2v crashed',
+    });
   });
 });
 
@@ -55,7 +78,11 @@ describe('through the gateway, per upstream API (simulator fault content-filter)
     ['responses (compatible mode)', '/v1/responses', { model: 'qwx3.7-plus', input: MARK }],
     ['embeddings (compatible mode)', '/v1/embeddings', { model: 'text-embedding-v4', input: MARK }],
     ['messages (messages-compatible path)', '/v1/messages', { model: 'qwx3.7-plus', max_tokens: 16, messages: [{ role: 'user', content: MARK }] }],
-    ['messages stream (messages-compatible path)', '/v1/messages', { model: 'qwx3.7-plus', max_tokens: 16, stream: true, messages: [{ role: 'user', content: MARK }] }],
+    [
+      'messages stream (messages-compatible path)',
+      '/v1/messages',
+      { model: 'qwx3.7-plus', max_tokens: 16, stream: true, messages: [{ role: 'user', content: MARK }] },
+    ],
     ['image generation (DashScope native)', '/v1/images/generations', { model: 'qwx-image-2.0', prompt: MARK }],
     ['video creation (DashScope video synthesis)', '/v1/videos', { model: 'hhx-1.1-t2v', prompt: MARK, seconds: 3 }],
   ])('%s → 400 upstream_content_filtered', async (_name, path, json) => {

@@ -55,7 +55,7 @@ describe('upstream refusals caused by the client', () => {
     });
   }
 
-  it('both upstreams: 400, 413, 414, 422 and 431 are the client\'s invalid request', () => {
+  it("both upstreams: 400, 413, 414, 422 and 431 are the client's invalid request", () => {
     for (const status of [400, 413, 414, 422, 431]) {
       expect(upstreamErrorCode(status, undefined)).toBe('upstream_invalid_request');
       expect(klingErrorCode(status, undefined)).toBe('upstream_invalid_request');
@@ -77,7 +77,10 @@ describe('forwarded headers are bounded', () => {
     const before = upstreamCalls(MESSAGES);
     for (let i = 0; i < 6; i++) {
       const err = await sdk()
-        .messages.create({ model: 'qwx3.7-plus', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }, { headers: { 'anthropic-beta': 'b'.repeat(12_000) } })
+        .messages.create(
+          { model: 'qwx3.7-plus', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] },
+          { headers: { 'anthropic-beta': 'b'.repeat(12_000) } },
+        )
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(Anthropic.BadRequestError);
       const body = (err as InstanceType<typeof Anthropic.BadRequestError>).error as { error: { code: string; param?: string } };
@@ -102,7 +105,10 @@ describe('forwarded headers are bounded', () => {
   });
 
   it('ordinary version and beta headers still reach the upstream in both spellings', async () => {
-    const msg = await sdk().messages.create({ model: 'qwx3.7-plus', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] }, { headers: { 'anthropic-beta': 'prompt-caching-2024-07-31' } });
+    const msg = await sdk().messages.create(
+      { model: 'qwx3.7-plus', max_tokens: 16, messages: [{ role: 'user', content: 'x' }] },
+      { headers: { 'anthropic-beta': 'prompt-caching-2024-07-31' } },
+    );
     expect(msg.type).toBe('message');
     const last = [...t.h.sim.requestsTo(MESSAGES), ...backup.sim.requestsTo(MESSAGES)].at(-1)!;
     expect(last.headers['anthropic-beta']).toBe('prompt-caching-2024-07-31');

@@ -39,7 +39,12 @@ beforeAll(async () => {
     // The child reaches the same schema through the URL (libpq `options`, honoured by node-postgres).
     dbUrl = `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
     dropSchema = async () => {
-      await store.db.schema.dropSchema(schema).ifExists().cascade().execute().catch(() => undefined);
+      await store.db.schema
+        .dropSchema(schema)
+        .ifExists()
+        .cascade()
+        .execute()
+        .catch(() => undefined);
     };
   } else {
     dbUrl = `sqlite:${join(dir, 'crash.db')}`;
@@ -89,11 +94,19 @@ async function until<T>(what: string, fn: () => Promise<T | null | undefined | f
 describe('SIGKILL mid-flight, restart on the same store', () => {
   it('every task ends terminal, successes are charged once, failures never, ledger and request log agree', async () => {
     const g1 = await serve();
-    const tok = await fetch(`${g1.base}/admin/tokens`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'crash' }) });
+    const tok = await fetch(`${g1.base}/admin/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'crash' }),
+    });
     expect(tok.status).toBe(201);
     const { token, id: tokenId } = (await tok.json()) as { token: string; id: string };
     const post = (base: string, path: string, json: unknown) =>
-      request(`${base}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(json) });
+      request(`${base}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(json),
+      });
     const chat = (content: string, stream = false) => ({ model: 'qwx3.7-plus', stream, messages: [{ role: 'user', content }] });
 
     // 1. Synchronous calls and a stream that complete before the kill.
@@ -104,7 +117,10 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
       await r.body.text();
       completed.push(String(r.headers['x-gateway-request-id']));
     }
-    for (const [path, body] of [['/v1/embeddings', { model: 'text-embedding-v4', input: 'x' }], ['/v1/chat/completions', chat('stream done', true)]] as const) {
+    for (const [path, body] of [
+      ['/v1/embeddings', { model: 'text-embedding-v4', input: 'x' }],
+      ['/v1/chat/completions', chat('stream done', true)],
+    ] as const) {
       const r = await post(g1.base, path, body);
       expect(r.statusCode).toBe(200);
       await r.body.text();
@@ -143,21 +159,49 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
       inflightIds.push(String(r.headers['x-gateway-request-id']));
       const it = r.body[Symbol.asyncIterator]();
       await it.next(); // the stream has started reaching the client
-      inflight.push((async () => { while (!(await it.next()).done); })().catch(() => 'cut'));
+      inflight.push(
+        (async () => {
+          while (!(await it.next()).done);
+        })().catch(() => 'cut'),
+      );
     }
     const synthBefore = upstream.sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST').length;
     for (const body of [chat('slow a sim-fault:delay:4000'), chat('slow b sim-fault:delay:4000')]) {
-      inflight.push(post(g1.base, '/v1/chat/completions', body).then((r) => r.body.text()).catch(() => 'cut'));
+      inflight.push(
+        post(g1.base, '/v1/chat/completions', body)
+          .then((r) => r.body.text())
+          .catch(() => 'cut'),
+      );
     }
-    inflight.push(post(g1.base, '/v1/videos', { model: 'wnx2.7-t2v', prompt: 'submit in flight sim-fault:delay:2500', seconds: 2 }).then((r) => r.body.text()).catch(() => 'cut'));
-    await until('the in-flight submit reached the upstream', async () => upstream.sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST').length > synthBefore);
+    inflight.push(
+      post(g1.base, '/v1/videos', { model: 'wnx2.7-t2v', prompt: 'submit in flight sim-fault:delay:2500', seconds: 2 })
+        .then((r) => r.body.text())
+        .catch(() => 'cut'),
+    );
+    await until(
+      'the in-flight submit reached the upstream',
+      async () => upstream.sim.requestsTo('video-synthesis').filter((x) => x.method === 'POST').length > synthBefore,
+    );
     // A family A creation the upstream accepted at once but whose answer it holds back: the kill comes first.
-    inflight.push(post(g1.base, '/vidx/v1/videos/text2video', { prompt: 'accepted, answer lost sim-fault:late-reply:600000' }).then((r) => r.body.text()).catch(() => 'cut'));
+    inflight.push(
+      post(g1.base, '/vidx/v1/videos/text2video', { prompt: 'accepted, answer lost sim-fault:late-reply:600000' })
+        .then((r) => r.body.text())
+        .catch(() => 'cut'),
+    );
     const acceptedId = await until('the accepted family A task upstream', async () => {
-      const row = await store.db.selectFrom('tasks').select('id').where('token_id', '=', tokenId).where('state', '=', 'submitting').where('kind', '!=', 'dashscope-video').executeTakeFirst();
+      const row = await store.db
+        .selectFrom('tasks')
+        .select('id')
+        .where('token_id', '=', tokenId)
+        .where('state', '=', 'submitting')
+        .where('kind', '!=', 'dashscope-video')
+        .executeTakeFirst();
       return row && klingState(upstream.sim.ctx).byExternal.has(row.id) ? row.id : null;
     });
-    await until('two slow calls reached the upstream', async () => upstream.sim.requestsTo('/compatible-mode/v1/chat/completions').filter((x) => JSON.stringify(x.body).includes('slow ')).length >= 2);
+    await until(
+      'two slow calls reached the upstream',
+      async () => upstream.sim.requestsTo('/compatible-mode/v1/chat/completions').filter((x) => JSON.stringify(x.body).includes('slow ')).length >= 2,
+    );
 
     g1.child.kill('SIGKILL');
     await g1.exited;
@@ -167,10 +211,14 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
     // 4. Restart on the same store; the poller takes over the open tasks (stale leases), finds the accepted family A
     //    task upstream by its external_task_id, and fails the /v1/videos submit (DashScope keeps no id of ours).
     const g2 = await serve();
-    const tasks = await until('every task terminal', async () => {
-      const rows = await store.db.selectFrom('tasks').selectAll().where('token_id', '=', tokenId).execute();
-      return rows.length >= 8 && rows.every((t) => ['succeeded', 'failed', 'cancelled'].includes(t.state)) ? rows : null;
-    }, 600);
+    const tasks = await until(
+      'every task terminal',
+      async () => {
+        const rows = await store.db.selectFrom('tasks').selectAll().where('token_id', '=', tokenId).execute();
+        return rows.length >= 8 && rows.every((t) => ['succeeded', 'failed', 'cancelled'].includes(t.state)) ? rows : null;
+      },
+      600,
+    );
     g2.child.kill('SIGTERM'); // graceful: flushes the batched writers
     await g2.exited;
 
@@ -185,7 +233,11 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
     const ledger = await store.db.selectFrom('ledger').selectAll().where('token_id', '=', tokenId).execute();
     for (const t of tasks) {
       const rows = ledger.filter((l) => l.task_id === t.id);
-      if (t.state === 'succeeded') expect(rows.map((r) => r.idempotency_key), t.id).toEqual([`${t.id}:success`]);
+      if (t.state === 'succeeded')
+        expect(
+          rows.map((r) => r.idempotency_key),
+          t.id,
+        ).toEqual([`${t.id}:success`]);
       else expect(rows, t.id).toHaveLength(0);
     }
     expect(await store.db.selectFrom('holds').selectAll().where('token_id', '=', tokenId).where('state', '=', 'held').execute()).toHaveLength(0);

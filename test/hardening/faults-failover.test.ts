@@ -32,7 +32,11 @@ const post = (path: string, json: unknown) => postJson(t.h, t.token, path, json)
 const chat = (stream = false) => ({ model: 'qwx3.7-plus', stream, messages: [{ role: 'user', content: 'hello' }] });
 
 describe('safe calls fail over to the backup account', () => {
-  for (const fault of [{ kind: 'status', arg: 500 }, { kind: 'status', arg: 503 }, { kind: 'status', arg: 429 }] as const) {
+  for (const fault of [
+    { kind: 'status', arg: 500 },
+    { kind: 'status', arg: 503 },
+    { kind: 'status', arg: 429 },
+  ] as const) {
     it(`chat: primary answers ${fault.kind}${'arg' in fault ? ` ${fault.arg}` : ''} → served by the backup, charged once`, async () => {
       t.h.sim.faults.add({ ...fault, path: CHAT });
       const b = backup.sim.requestsTo(CHAT).length;
@@ -45,7 +49,10 @@ describe('safe calls fail over to the backup account', () => {
 
   // The upstream got the whole request and gave no answer that declines it: it may be doing the work (and billing
   // it), so the call is not sent to another account.
-  for (const fault of [{ kind: 'timeout', code: 'upstream_timeout', status: 504 }, { kind: 'reset', code: 'upstream_error', status: 502 }] as const) {
+  for (const fault of [
+    { kind: 'timeout', code: 'upstream_timeout', status: 504 },
+    { kind: 'reset', code: 'upstream_error', status: 502 },
+  ] as const) {
     it(`chat: primary ${fault.kind} after the request was sent → not sent again, ${fault.status} ${fault.code}, nothing charged`, async () => {
       t.h.sim.faults.add({ kind: fault.kind, path: CHAT });
       const a = t.h.sim.requestsTo(CHAT).length;
@@ -64,7 +71,22 @@ describe('safe calls fail over to the backup account', () => {
     ['/v1/embeddings', '/compatible-mode/v1/embeddings', { model: 'text-embedding-v4', input: 'x' }],
     ['/v1/messages', '/apps/anthropic/v1/messages', { model: 'qwx3.7-plus', max_tokens: 32, messages: [{ role: 'user', content: 'x' }] }],
     ['/v1/responses', '/compatible-mode/v1/responses', { model: 'qwx3.7-plus', input: 'x' }],
-    ['/v1/chat/completions', 'multimodal-generation/generation', { model: 'qwx3.7-plus', messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: 'https://img.example.com/a.png' } }] }] }],
+    [
+      '/v1/chat/completions',
+      'multimodal-generation/generation',
+      {
+        model: 'qwx3.7-plus',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'x' },
+              { type: 'image_url', image_url: { url: 'https://img.example.com/a.png' } },
+            ],
+          },
+        ],
+      },
+    ],
   ] as const) {
     it(`${path} (${upstream}): primary answers 200 with malformed JSON → 502 upstream_error, never sent to the backup, nothing charged`, async () => {
       t.h.sim.faults.add({ kind: 'malformed', path: upstream });
@@ -171,8 +193,22 @@ describe('connect-only calls: a request that may have been accepted is never sen
   describe('with an unreachable primary account (connection refused)', () => {
     let deadIds: string[] = [];
     beforeAll(async () => {
-      const d = await createChannel(t.h.gw.deps, { name: 'dead-dashscope', kind: 'dashscope', baseUrl: DEAD_URL, keys: { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey }, models: null, priority: 100 });
-      const k = await createChannel(t.h.gw.deps, { name: 'dead-kling', kind: 'kling', baseUrl: DEAD_URL, keys: { accessKey: DEFAULT_SIM_KEYS.klingAccessKey, secretKey: DEFAULT_SIM_KEYS.klingSecretKey }, models: null, priority: 100 });
+      const d = await createChannel(t.h.gw.deps, {
+        name: 'dead-dashscope',
+        kind: 'dashscope',
+        baseUrl: DEAD_URL,
+        keys: { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey },
+        models: null,
+        priority: 100,
+      });
+      const k = await createChannel(t.h.gw.deps, {
+        name: 'dead-kling',
+        kind: 'kling',
+        baseUrl: DEAD_URL,
+        keys: { accessKey: DEFAULT_SIM_KEYS.klingAccessKey, secretKey: DEFAULT_SIM_KEYS.klingSecretKey },
+        models: null,
+        priority: 100,
+      });
       deadIds = [d.id, k.id];
     });
     afterAll(async () => {

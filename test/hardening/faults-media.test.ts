@@ -8,7 +8,10 @@ import { flushWriters, holdOfTask, ledgerOfRequest, ledgerOfTask } from '../supp
 import { FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
 import { waitForFamilyATask } from '../support/vidx.ts';
 
-const t = useHarness({ env: { ...FAST_TASK_ENV, TOLLWAY_CALLBACK_TICK_MS: '40', TOLLWAY_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '600', TOLLWAY_UPSTREAM_IDLE_TIMEOUT_MS: '500' }, sim: { taskDurationMs: 250 } });
+const t = useHarness({
+  env: { ...FAST_TASK_ENV, TOLLWAY_CALLBACK_TICK_MS: '40', TOLLWAY_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '600', TOLLWAY_UPSTREAM_IDLE_TIMEOUT_MS: '500' },
+  sim: { taskDurationMs: 250 },
+});
 
 const post = (path: string, json: unknown) => postJson(t.h, t.token, path, json);
 

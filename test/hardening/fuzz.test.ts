@@ -33,12 +33,33 @@ const GET_PATHS = [
   '/vidx/v1/videos/multi-elements',
 ];
 
-const MODELS = ['qwx3.7-plus', 'qwx3-vl-plus', 'text-embedding-v4', 'qwx-image-2.0', 'qwx-image-edit-plus', 'hhx-1.1-t2v', 'wnx2.7-i2v', 'vidx-v1', 'vidx-v1-6', 'vidx-v3-omni', 'nope'];
+const MODELS = [
+  'qwx3.7-plus',
+  'qwx3-vl-plus',
+  'text-embedding-v4',
+  'qwx-image-2.0',
+  'qwx-image-edit-plus',
+  'hhx-1.1-t2v',
+  'wnx2.7-i2v',
+  'vidx-v1',
+  'vidx-v1-6',
+  'vidx-v3-omni',
+  'nope',
+];
 
 const PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype);
 const SIM_HOST = /127\.0\.0\.1:\d+/;
 const UPSTREAM_ADDRESS: RegExp[] = [SIM_HOST];
-const FORBIDDEN = [/at [\w.<>]+ \(.*:\d+:\d+\)/, /node_modules/, /aliyuncs\.com/, /klingai\.com/, SIM_HOST, /eyJ[A-Za-z0-9_-]{5,}\./, new RegExp(DEFAULT_SIM_KEYS.dashscopeApiKey), new RegExp(DEFAULT_SIM_KEYS.klingSecretKey)];
+const FORBIDDEN = [
+  /at [\w.<>]+ \(.*:\d+:\d+\)/,
+  /node_modules/,
+  /aliyuncs\.com/,
+  /klingai\.com/,
+  SIM_HOST,
+  /eyJ[A-Za-z0-9_-]{5,}\./,
+  new RegExp(DEFAULT_SIM_KEYS.dashscopeApiKey),
+  new RegExp(DEFAULT_SIM_KEYS.klingSecretKey),
+];
 
 const t = useHarness({ env: { TOLLWAY_BODY_LIMIT: String(256 * 1024) } });
 
@@ -54,7 +75,35 @@ const fieldValue = fc.oneof(
   fc.array(fc.oneof(fc.string(), fc.integer(), fc.object()), { maxLength: 5 }),
   fc.object({ maxDepth: 3 }),
 );
-const KEYS = ['model', 'model_name', 'messages', 'input', 'prompt', 'stream', 'n', 'size', 'seconds', 'resolution', 'seed', 'images', 'image_list', 'session_id', 'points', 'frame_index', 'duration', 'mode', 'camera_control', 'max_tokens', 'input_reference', 'references', 'edit_mode', 'video_url', 'cfg_scale', 'external_task_id', 'response_format'];
+const KEYS = [
+  'model',
+  'model_name',
+  'messages',
+  'input',
+  'prompt',
+  'stream',
+  'n',
+  'size',
+  'seconds',
+  'resolution',
+  'seed',
+  'images',
+  'image_list',
+  'session_id',
+  'points',
+  'frame_index',
+  'duration',
+  'mode',
+  'camera_control',
+  'max_tokens',
+  'input_reference',
+  'references',
+  'edit_mode',
+  'video_url',
+  'cfg_scale',
+  'external_task_id',
+  'response_format',
+];
 const plausibleBody = fc.dictionary(fc.constantFrom(...KEYS), fieldValue, { maxKeys: 8 });
 
 /** A valid request per creation path; mutations start from these (the `x…` prompt is where bad bytes go). */
@@ -81,7 +130,10 @@ const mutation: fc.Arbitrary<(b: Body) => Body> = fc.oneof(
   fc.tuple(fc.string({ maxLength: 20 }), fieldValue).map(([k, v]) => (b: Body) => ({ ...b, [k]: v })),
   fc.constant((b: Body) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, Array.isArray(v) ? v.concat(v) : v]))),
   fc.constant((b: Body) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k.toUpperCase(), v]))),
-  fc.constant((b: Body) => ({ ...b, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'http://169.254.169.254/latest/meta-data' } }] }] })),
+  fc.constant((b: Body) => ({
+    ...b,
+    messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'http://169.254.169.254/latest/meta-data' } }] }],
+  })),
   // Deep nesting in a field no validator looks at (serialising the body again must not overflow the stack).
   fc.integer({ min: 200, max: 3000 }).map((d) => (b: Body) => ({ ...b, metadata: nested(d) })),
 );
@@ -99,12 +151,21 @@ const bodyArb: fc.Arbitrary<Pick<Case, 'body' | 'contentType'>> = fc.oneof(
   fc.jsonValue().map((b) => ({ body: JSON.stringify(b), contentType: 'application/json' })),
   fc.string().map((s) => ({ body: s, contentType: 'application/json' })),
   fc.uint8Array({ maxLength: 300 }).map((u) => ({ body: Buffer.from(u), contentType: 'application/json' })),
-  fc.constantFrom('text/plain', 'application/xml', 'multipart/form-data', 'multipart/form-data; boundary=xyz', 'application/x-www-form-urlencoded', 'application/json; charset=latin1').chain((ct) =>
-    fc.string().map((s) => ({ body: s, contentType: ct })),
-  ),
+  fc
+    .constantFrom(
+      'text/plain',
+      'application/xml',
+      'multipart/form-data',
+      'multipart/form-data; boundary=xyz',
+      'application/x-www-form-urlencoded',
+      'application/json; charset=latin1',
+    )
+    .chain((ct) => fc.string().map((s) => ({ body: s, contentType: ct }))),
   fc.constant({ body: null, contentType: null }),
   fc.integer({ min: 1000, max: 20000 }).map((d) => ({ body: '['.repeat(d) + ']'.repeat(d), contentType: 'application/json' })),
-  fc.integer({ min: 300, max: 2000 }).map((d) => ({ body: `{"model":"qwx3.7-plus","messages":${'['.repeat(d)}${']'.repeat(d)}}`, contentType: 'application/json' })),
+  fc
+    .integer({ min: 300, max: 2000 })
+    .map((d) => ({ body: `{"model":"qwx3.7-plus","messages":${'['.repeat(d)}${']'.repeat(d)}}`, contentType: 'application/json' })),
 );
 
 const headerArb = fc.record({
@@ -167,10 +228,14 @@ describe('bad-input fuzzing at every contract path', () => {
 
   it('GET paths: random query strings', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...GET_PATHS), fc.dictionary(fc.constantFrom('pageNum', 'pageSize', 'x', 'limit'), fc.oneof(fc.string(), fc.integer().map(String))), async (path, q) => {
-        const qs = new URLSearchParams(q).toString();
-        await check({ path: qs ? `${path}?${qs}` : path, method: 'GET', body: null, contentType: null, headers: {} });
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...GET_PATHS),
+        fc.dictionary(fc.constantFrom('pageNum', 'pageSize', 'x', 'limit'), fc.oneof(fc.string(), fc.integer().map(String))),
+        async (path, q) => {
+          const qs = new URLSearchParams(q).toString();
+          await check({ path: qs ? `${path}?${qs}` : path, method: 'GET', body: null, contentType: null, headers: {} });
+        },
+      ),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 150), interruptAfterTimeLimit: 30_000 },
     );
   }, 180_000);
@@ -188,21 +253,47 @@ describe('bad-input fuzzing at every contract path', () => {
 
   it('invalid UTF-8 inside otherwise valid JSON bodies', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...Object.keys(VALID)), fc.uint8Array({ minLength: 1, maxLength: 8 }).map((u) => Buffer.from(u.map((b) => b | 0x80))), async (path, bad) => {
-        const text = JSON.stringify(VALID[path]!);
-        const at = text.indexOf('"x') + 1;
-        const body = Buffer.concat([Buffer.from(text.slice(0, at)), bad, Buffer.from(text.slice(at))]);
-        await check({ path, method: 'POST', body, contentType: 'application/json', headers: {} });
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...Object.keys(VALID)),
+        fc.uint8Array({ minLength: 1, maxLength: 8 }).map((u) => Buffer.from(u.map((b) => b | 0x80))),
+        async (path, bad) => {
+          const text = JSON.stringify(VALID[path]!);
+          const at = text.indexOf('"x') + 1;
+          const body = Buffer.concat([Buffer.from(text.slice(0, at)), bad, Buffer.from(text.slice(at))]);
+          await check({ path, method: 'POST', body, contentType: 'application/json', headers: {} });
+        },
+      ),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 100), interruptAfterTimeLimit: 30_000 },
     );
   }, 180_000);
 
   it('random multipart bodies (fields, files, sizes up to past the limits) on the upload paths', async () => {
     const part = fc.record({
-      name: fc.constantFrom('model', 'prompt', 'image', 'image[]', 'mask', 'n', 'size', 'seconds', 'input_reference', 'response_format', 'x', 'input_reference[image_url]', 'references[video][]', '__proto__[stream]', 'input_reference[__proto__][limit]', 'constructor[prototype][stream]', 'a[b][c][d]'),
+      name: fc.constantFrom(
+        'model',
+        'prompt',
+        'image',
+        'image[]',
+        'mask',
+        'n',
+        'size',
+        'seconds',
+        'input_reference',
+        'response_format',
+        'x',
+        'input_reference[image_url]',
+        'references[video][]',
+        '__proto__[stream]',
+        'input_reference[__proto__][limit]',
+        'constructor[prototype][stream]',
+        'a[b][c][d]',
+      ),
       file: fc.boolean(),
-      value: fc.oneof(fc.constantFrom('qwx-image-edit-plus', 'wnx2.7-i2v', 'wnx2.7-t2v', '2', '720x1280'), fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 8 })),
+      value: fc.oneof(
+        fc.constantFrom('qwx-image-edit-plus', 'wnx2.7-i2v', 'wnx2.7-t2v', '2', '720x1280'),
+        fc.string({ maxLength: 40 }),
+        fc.string({ unit: 'binary', maxLength: 8 }),
+      ),
       size: fc.oneof(fc.integer({ min: 0, max: 2048 }), fc.constant(300 * 1024)),
     });
     await fc.assert(
@@ -210,7 +301,11 @@ describe('bad-input fuzzing at every contract path', () => {
         const boundary = `fuzzboundary${Math.random().toString(36).slice(2)}`;
         const chunks: Buffer[] = [];
         for (const p of parts) {
-          chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.file ? '; filename="f.png"\r\nContent-Type: image/png' : ''}\r\n\r\n`));
+          chunks.push(
+            Buffer.from(
+              `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.file ? '; filename="f.png"\r\nContent-Type: image/png' : ''}\r\n\r\n`,
+            ),
+          );
           chunks.push(p.file ? Buffer.alloc(p.size, 7) : Buffer.from(p.value));
           chunks.push(Buffer.from('\r\n'));
         }

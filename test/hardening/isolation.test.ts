@@ -51,7 +51,15 @@ async function post(path: string, token: string, json: unknown) {
 /** The upstream calls that could carry a model since `since`: earlier tests' tasks may still be polled (GETs). */
 const callsSince = (since: number) => t.h.sim.recorded.filter((x) => x.at >= since && x.method !== 'GET').map((x) => `${x.method} ${x.path}`);
 /** Strip the per-request parts so a "foreign" and an "unknown" answer can be compared. */
-const shape = (r: { status: number; text: string }, id: string, other: string) => ({ status: r.status, body: r.text.replace(/req_[0-9a-f]+/g, 'REQ').split(id).join('ID').split(other).join('ID') });
+const shape = (r: { status: number; text: string }, id: string, other: string) => ({
+  status: r.status,
+  body: r.text
+    .replace(/req_[0-9a-f]+/g, 'REQ')
+    .split(id)
+    .join('ID')
+    .split(other)
+    .join('ID'),
+});
 
 describe('family B videos', () => {
   let videoA: string;
@@ -61,7 +69,7 @@ describe('family B videos', () => {
     expect((await waitTerminal(t.h, A.secret, videoA)).status).toBe('completed');
   });
 
-  it('B cannot retrieve or download A\'s video; the answer equals the one for an unknown id', async () => {
+  it("B cannot retrieve or download A's video; the answer equals the one for an unknown id", async () => {
     const unknown = `video_${'0'.repeat(32)}`;
     for (const suffix of ['', '/content']) {
       const foreign = await get(`/v1/videos/${videoA}${suffix}`, B.secret);
@@ -72,7 +80,7 @@ describe('family B videos', () => {
     expect((await get(`/v1/videos/${videoA}/content`, A.secret)).status).toBe(200);
   });
 
-  it('B\'s list never contains A\'s video, also when paging "after" A\'s id', async () => {
+  it("B's list never contains A's video, also when paging \"after\" A's id", async () => {
     for (const q of ['', '?limit=100']) {
       const r = await get(`/v1/videos${q}`, B.secret);
       expect(r.status).toBe(200);
@@ -88,7 +96,7 @@ describe('family B videos', () => {
     expect((await get('/v1/videos', A.secret)).text).toContain(videoA);
   });
 
-  it('A\'s family B video id is not reachable through the family A query paths (and vice versa)', async () => {
+  it("A's family B video id is not reachable through the family A query paths (and vice versa)", async () => {
     expect((await get(`${T2V}/${videoA}`, A.secret)).status).toBe(404);
     const tok = await post(T2V, A.secret, { prompt: 'a' });
     const taskA = (tok.json!.data as { task_id: string }).task_id;
@@ -108,7 +116,7 @@ describe('family A tasks, external ids, sessions and callbacks', () => {
     }
   });
 
-  it('B cannot query A\'s task by task id or external_task_id; the same answer as for an unknown id', async () => {
+  it("B cannot query A's task by task id or external_task_id; the same answer as for an unknown id", async () => {
     const unknown = `task_${'0'.repeat(32)}`;
     for (const id of [taskA, 'order-42']) {
       const foreign = await get(`${T2V}/${id}`, B.secret);
@@ -119,7 +127,7 @@ describe('family A tasks, external ids, sessions and callbacks', () => {
     expect((await get(`${T2V}/order-42`, A.secret)).status).toBe(200);
   });
 
-  it('B\'s lists (text2video, multi-elements, omni) never show A\'s tasks', async () => {
+  it("B's lists (text2video, multi-elements, omni) never show A's tasks", async () => {
     for (const path of [T2V, ME, '/vidx/v1/videos/omni-video']) {
       const r = await get(`${path}?pageNum=1&pageSize=500`, B.secret);
       expect(r.status).toBe(200);
@@ -128,7 +136,7 @@ describe('family A tasks, external ids, sessions and callbacks', () => {
     }
   });
 
-  it('B reusing A\'s external_task_id gets its own new task (never A\'s), and each callback goes only to its owner', async () => {
+  it("B reusing A's external_task_id gets its own new task (never A's), and each callback goes only to its owner", async () => {
     const r = await post(T2V, B.secret, { prompt: 'tenant b task', external_task_id: 'order-42', callback_url: `${rx.url}/b` });
     expect(r.status).toBe(200);
     const taskB = (r.json!.data as { task_id: string }).task_id;
@@ -146,12 +154,18 @@ describe('family A tasks, external ids, sessions and callbacks', () => {
     for (const b of toB) expect(b).not.toContain(taskA);
   });
 
-  it('a forged upstream callback address (A\'s task id with a wrong or borrowed tag) is refused', async () => {
+  it("a forged upstream callback address (A's task id with a wrong or borrowed tag) is refused", async () => {
     const rows = await t.h.store.db.selectFrom('tasks').select(['id']).where('token_id', '=', B.id).execute();
     const bId = rows[0]!.id;
     // B's genuine callback address (the tag the gateway gave the upstream for B's task).
-    const sent = t.h.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST').map((x) => (x.body as { callback_url?: string }).callback_url ?? '');
-    const bRef = sent.find((u) => u.includes(`/${bId}.`))!.split('/').pop()!;
+    const sent = t.h.sim
+      .requestsTo('/v1/videos/text2video')
+      .filter((x) => x.method === 'POST')
+      .map((x) => (x.body as { callback_url?: string }).callback_url ?? '');
+    const bRef = sent
+      .find((u) => u.includes(`/${bId}.`))!
+      .split('/')
+      .pop()!;
     const bTag = bRef.slice(bRef.lastIndexOf('.') + 1);
     for (const ref of [`${taskA}.${bTag}`, `${taskA}.${'0'.repeat(bTag.length)}`, taskA, `${taskA}.`]) {
       const r = await t.h.fetch(`/vidx/callbacks/kling/${ref}`, { method: 'POST', json: { task_id: 'x', task_status: 'failed' } });
@@ -159,7 +173,7 @@ describe('family A tasks, external ids, sessions and callbacks', () => {
     }
   });
 
-  it('sessions: B cannot use, preview, clear, edit from or delete selections in A\'s session', async () => {
+  it("sessions: B cannot use, preview, clear, edit from or delete selections in A's session", async () => {
     const init = await post(`${ME}/init-selection`, A.secret, { video_url: 'https://cdn.example.com/clip.mp4' });
     const sid = (init.json!.data as { session_id: string }).session_id;
     const before = t.h.sim.recorded.filter((r) => r.method === 'POST').length;
@@ -211,7 +225,7 @@ describe('logs, ledger and admin endpoints refuse client tokens', () => {
     expect((await t.h.admin('/admin/logs')).status).toBe(200);
   });
 
-  it('request-log rows carry only the caller\'s token id (no cross-tenant attribution)', async () => {
+  it("request-log rows carry only the caller's token id (no cross-tenant attribution)", async () => {
     await flushWriters(t.h);
     const rows = await t.h.store.db.selectFrom('request_log').select(['token_id', 'endpoint']).where('endpoint', 'like', '%text2video%').execute();
     expect(rows.every((r) => r.token_id === A.id || r.token_id === B.id || r.token_id === null)).toBe(true);
@@ -224,7 +238,17 @@ describe('allow-listed tokens reach no other model by any name', () => {
       allow: ['qwx3.7-plus'],
       path: '/v1/chat/completions',
       body: (m) => ({ model: m, messages: [{ role: 'user', content: 'hi' }] }),
-      names: ['qwx3-vl-plus', 'QWX3-VL-PLUS', ' qwx3-vl-plus', 'qwx3-vl-plus ', 'qwx3-vl-plus-2025-01-01', 'qwx3-vl-plus-20250101', 'qwx3.7-plus/../qwx3-vl-plus', 'vidx-v1-6-multi-elements', 'qwen3-vl-plus'],
+      names: [
+        'qwx3-vl-plus',
+        'QWX3-VL-PLUS',
+        ' qwx3-vl-plus',
+        'qwx3-vl-plus ',
+        'qwx3-vl-plus-2025-01-01',
+        'qwx3-vl-plus-20250101',
+        'qwx3.7-plus/../qwx3-vl-plus',
+        'vidx-v1-6-multi-elements',
+        'qwen3-vl-plus',
+      ],
     },
     {
       allow: ['wnx2.7-i2v'],
@@ -236,7 +260,17 @@ describe('allow-listed tokens reach no other model by any name', () => {
       allow: ['vidx-v1'],
       path: T2V,
       body: (m) => ({ model_name: m, prompt: 'x' }),
-      names: ['vidx-v2-5', 'vidx-v2-5-turbo', 'vidx-v1-6', 'vidx-v1-6-multi-elements', 'kling-v1-6', 'kling-v2-5-turbo', 'VIDX-V1-6', 'vidx-v1-6-20250101', 'vidx-v3-omni'],
+      names: [
+        'vidx-v2-5',
+        'vidx-v2-5-turbo',
+        'vidx-v1-6',
+        'vidx-v1-6-multi-elements',
+        'kling-v1-6',
+        'kling-v2-5-turbo',
+        'VIDX-V1-6',
+        'vidx-v1-6-20250101',
+        'vidx-v3-omni',
+      ],
     },
     {
       allow: ['vidx-v1'],

@@ -33,7 +33,11 @@ describe('per-endpoint body limits', () => {
 
   it('control calls (family A selection, admin): 256 KiB', async () => {
     const ct = { 'content-type': 'application/json' };
-    const small = await postRaw('/vidx/v1/videos/multi-elements/add-selection', json({ session_id: 'sess_x', frame_index: 0, points: [{ x: 0.5, y: 0.5 }], pad: pad(CONTROL_LIMIT - 1024) }), ct);
+    const small = await postRaw(
+      '/vidx/v1/videos/multi-elements/add-selection',
+      json({ session_id: 'sess_x', frame_index: 0, points: [{ x: 0.5, y: 0.5 }], pad: pad(CONTROL_LIMIT - 1024) }),
+      ct,
+    );
     expect(small.status).not.toBe(413);
     const big = await postRaw('/vidx/v1/videos/multi-elements/add-selection', json({ session_id: 'sess_x', pad: pad(CONTROL_LIMIT + 1024) }), ct);
     expect(big.status).toBe(413);
@@ -107,7 +111,12 @@ describe('graceful shutdown', () => {
 
     const closing = t.h.gw.app.close();
     // Queued behind the stream on the same connection: the server sees it only after close began.
-    const late = client.request({ method: 'POST', path: '/v1/chat/completions', headers, body: JSON.stringify({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'late' }] }) });
+    const late = client.request({
+      method: 'POST',
+      path: '/v1/chat/completions',
+      headers,
+      body: JSON.stringify({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'late' }] }),
+    });
     let text = Buffer.from(first.value as Buffer).toString('utf8');
     for (let n = await it.next(); !n.done; n = await it.next()) text += Buffer.from(n.value as Buffer).toString('utf8');
     expect(stream.statusCode).toBe(200);

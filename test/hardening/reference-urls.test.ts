@@ -9,7 +9,21 @@ import { call } from '../support/vidx.ts';
 
 const t = useHarness({ env: { TOLLWAY_TASK_POLLER: '0' } });
 
-const PRIVATE_HOSTS = ['127.0.0.1', '10.1.2.3', '169.254.169.254', '0x7f.1', '2130706433', '[::1]', '[fe80::1]', '[::ffff:10.0.0.1]', '[::ffff:0:a00:1]', '[::a00:1]', '[2002:a9fe:a9fe::]', '[64:ff9b::7f00:1]', '[2001:0:4136:e378:8000:63bf:80ff:fffe]'];
+const PRIVATE_HOSTS = [
+  '127.0.0.1',
+  '10.1.2.3',
+  '169.254.169.254',
+  '0x7f.1',
+  '2130706433',
+  '[::1]',
+  '[fe80::1]',
+  '[::ffff:10.0.0.1]',
+  '[::ffff:0:a00:1]',
+  '[::a00:1]',
+  '[2002:a9fe:a9fe::]',
+  '[64:ff9b::7f00:1]',
+  '[2001:0:4136:e378:8000:63bf:80ff:fffe]',
+];
 const upstreamCalls = () => t.h.sim.ctx.recorded.length;
 
 describe('reference URLs with non-public literal hosts are refused before any upstream call', () => {
@@ -31,7 +45,11 @@ describe('reference URLs with non-public literal hosts are refused before any up
 
   it('/v1/images/edits image_url with a private literal → 400 invalid_reference', async () => {
     const before = upstreamCalls();
-    const r = await postJson(t.h, t.token, '/v1/images/edits', { model: 'qwx-image-2.0', prompt: 'x', images: [{ image_url: 'https://[2002:c0a8:1::]/a.png' }] });
+    const r = await postJson(t.h, t.token, '/v1/images/edits', {
+      model: 'qwx-image-2.0',
+      prompt: 'x',
+      images: [{ image_url: 'https://[2002:c0a8:1::]/a.png' }],
+    });
     expect(r.status).toBe(400);
     expect((JSON.parse(r.text) as BErr).error.code).toBe('invalid_reference');
     expect(upstreamCalls()).toBe(before);
@@ -41,7 +59,15 @@ describe('reference URLs with non-public literal hosts are refused before any up
     const before = upstreamCalls();
     const r = await postJson(t.h, t.token, '/v1/chat/completions', {
       model: 'qwx3.7-plus',
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url: 'http://[::169.254.169.254]/latest/meta-data' } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what is this' },
+            { type: 'image_url', image_url: { url: 'http://[::169.254.169.254]/latest/meta-data' } },
+          ],
+        },
+      ],
     });
     expect(r.status).toBe(400);
     expect((JSON.parse(r.text) as BErr).error.code).toBe('invalid_parameter');

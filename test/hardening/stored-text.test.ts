@@ -20,11 +20,36 @@ describe('NUL characters', () => {
     const named = await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'a\u0000b' } });
     expect(named.status).toBe(400);
     expect(((await named.json()) as BErr).error.code).toBe('invalid_request');
-    await expectB(await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'x\u0000' }] } }), 400, 'invalid_request');
-    await expectA(await t.h.fetch('/vidx/v1/videos/text2video', { method: 'POST', token: t.token, json: { model_name: 'vidx-v2-6', prompt: 'p', external_task_id: 'a\u0000b' } }), 400, 1201);
-    const keyed = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, headers: { 'content-type': 'application/json' }, body: '{"model":"qwx3.7-plus","messages":[{"role":"user","content":"x"}],"metadata":{"a\\u0000":"b"}}' });
+    await expectB(
+      await t.h.fetch('/v1/chat/completions', {
+        method: 'POST',
+        token: t.token,
+        json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'x\u0000' }] },
+      }),
+      400,
+      'invalid_request',
+    );
+    await expectA(
+      await t.h.fetch('/vidx/v1/videos/text2video', {
+        method: 'POST',
+        token: t.token,
+        json: { model_name: 'vidx-v2-6', prompt: 'p', external_task_id: 'a\u0000b' },
+      }),
+      400,
+      1201,
+    );
+    const keyed = await t.h.fetch('/v1/chat/completions', {
+      method: 'POST',
+      token: t.token,
+      headers: { 'content-type': 'application/json' },
+      body: '{"model":"qwx3.7-plus","messages":[{"role":"user","content":"x"}],"metadata":{"a\\u0000":"b"}}',
+    });
     await expectB(keyed, 400, 'invalid_request');
-    const literal = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'the text \\u0000 is six characters' }] } });
+    const literal = await t.h.fetch('/v1/chat/completions', {
+      method: 'POST',
+      token: t.token,
+      json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'the text \\u0000 is six characters' }] },
+    });
     expect(literal.status).toBe(200);
     const named2 = await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'back\\u0000slash' } });
     expect(named2.status).toBe(201);
@@ -61,6 +86,10 @@ describe('percent-encoded route prefixes', () => {
   });
 
   it('a family A route reached through an encoded prefix answers in the family A envelope', async () => {
-    await expectA(await t.h.fetch('/%76idx/v1/videos/text2video/task_nope', { token: t.token }), 404, (await (await t.h.fetch('/vidx/v1/videos/text2video/task_nope', { token: t.token })).json() as { code: number }).code);
+    await expectA(
+      await t.h.fetch('/%76idx/v1/videos/text2video/task_nope', { token: t.token }),
+      404,
+      ((await (await t.h.fetch('/vidx/v1/videos/text2video/task_nope', { token: t.token })).json()) as { code: number }).code,
+    );
   });
 });

@@ -34,7 +34,18 @@ const line = (over: Partial<AccessLine> = {}): AccessLine => ({
 function viaPino(a: AccessLine): Record<string, unknown> {
   const c = capture();
   c.logger.child({ request_id: a.requestId }).info(
-    { method: a.method, path: a.path, status: a.status, latency_ms: a.latencyMs, client: a.client, token_id: a.tokenId, model: a.model, error_code: a.errorCode ?? undefined, upstream_request_id: a.upstreamRequestId ?? undefined, upstream_error: a.upstreamError ?? undefined },
+    {
+      method: a.method,
+      path: a.path,
+      status: a.status,
+      latency_ms: a.latencyMs,
+      client: a.client,
+      token_id: a.tokenId,
+      model: a.model,
+      error_code: a.errorCode ?? undefined,
+      upstream_request_id: a.upstreamRequestId ?? undefined,
+      upstream_error: a.upstreamError ?? undefined,
+    },
     'request',
   );
   return JSON.parse(c.lines[0]!) as Record<string, unknown>;
@@ -42,7 +53,12 @@ function viaPino(a: AccessLine): Record<string, unknown> {
 
 describe('access line', () => {
   it('is the line pino writes for the same fields (same keys, order and values), one line per call', () => {
-    for (const a of [line(), line({ tokenId: undefined, model: null, status: 401, errorCode: 'invalid_token', upstreamRequestId: null, client: '::1' }), line({ status: 400, errorCode: 'upstream_invalid_request', upstreamError: "HTTP 400 1201: model_name 'kling-video-o1' is \"odd\"" }), line({ path: '/v1/odd "path"\\x', model: 'm\u00e9', client: 'fe80::1%eth0' })]) {
+    for (const a of [
+      line(),
+      line({ tokenId: undefined, model: null, status: 401, errorCode: 'invalid_token', upstreamRequestId: null, client: '::1' }),
+      line({ status: 400, errorCode: 'upstream_invalid_request', upstreamError: 'HTTP 400 1201: model_name \'kling-video-o1\' is "odd"' }),
+      line({ path: '/v1/odd "path"\\x', model: 'm\u00e9', client: 'fe80::1%eth0' }),
+    ]) {
       const c = capture();
       accessLogger(c.logger)(a);
       expect(c.lines).toHaveLength(1);

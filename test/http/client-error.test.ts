@@ -28,9 +28,15 @@ function raw(bytes: string, url = t.h.url): Promise<{ status: number; headers: R
 describe('requests the HTTP parser refuses', () => {
   it.each([
     ['two different Content-Length values', 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}'],
-    ['Content-Length and Transfer-Encoding together', 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n'],
+    [
+      'Content-Length and Transfer-Encoding together',
+      'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+    ],
     // Authenticated, so the body is read (an anonymous caller is answered 401 before it).
-    ['a bad chunk size', 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n'],
+    [
+      'a bad chunk size',
+      'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+    ],
     ['a request line without a leading slash', 'GET v1/models HTTP/1.1\r\nHost: x\r\n\r\n'],
   ])('%s: 400 in the family B shape with a request id, connection closed', async (_name, bytes) => {
     const r = await raw(bytes.replace('TOKEN', t.token));
@@ -63,7 +69,7 @@ describe('requests the HTTP parser refuses', () => {
     expect((JSON.parse(body) as BErr).error.code).toBe('invalid_request');
   });
 
-  it('an Expect header other than 100-continue: 417 in the family shape with a request id (not node\'s bare answer)', async () => {
+  it("an Expect header other than 100-continue: 417 in the family shape with a request id (not node's bare answer)", async () => {
     const b = await raw('POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nExpect: bogus\r\nContent-Length: 2\r\n\r\n{}');
     expect(b.status).toBe(417);
     expect(b.headers['x-gateway-request-id']).toMatch(RID);
@@ -99,10 +105,14 @@ describe('requests the HTTP parser refuses', () => {
 
 describe('an HTTP/1.1 request without a Host header', () => {
   it.each([
-    ['the text lane', 'POST /v1/chat/completions HTTP/1.1\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}', 'B'],
+    [
+      'the text lane',
+      'POST /v1/chat/completions HTTP/1.1\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+      'B',
+    ],
     ['a framework route', 'GET /v1/models HTTP/1.1\r\nAuthorization: Bearer TOKEN\r\n\r\n', 'B'],
     ['family A', 'GET /vidx/v1/videos/text2video HTTP/1.1\r\nAuthorization: Bearer TOKEN\r\n\r\n', 'A'],
-  ])('%s: 400 in the family shape with a request id, connection closed (not node\'s bare 400)', async (_name, bytes, family) => {
+  ])("%s: 400 in the family shape with a request id, connection closed (not node's bare 400)", async (_name, bytes, family) => {
     const r = await raw(bytes.replace('TOKEN', t.token));
     expect(r.status).toBe(400);
     expect(r.headers['x-gateway-request-id']).toMatch(RID);
@@ -126,7 +136,7 @@ describe('an HTTP/1.1 request without a Host header', () => {
   });
 });
 
-describe('a request not received in time: 408 in the shape of its path\'s family', () => {
+describe("a request not received in time: 408 in the shape of its path's family", () => {
   const slow = useHarness({ env: { TOLLWAY_REQUEST_TIMEOUT_MS: '1000' } });
 
   /** Send `bytes` and nothing more: the server gives up on the rest. */
@@ -134,7 +144,9 @@ describe('a request not received in time: 408 in the shape of its path\'s family
 
   it('a late body on family A, /v1/messages and /v1 paths; late headers', async () => {
     const [aBody, aHead, messages, b] = await Promise.all([
-      stalled('POST /vidx/v1/videos/text2video HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":'),
+      stalled(
+        'POST /vidx/v1/videos/text2video HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":',
+      ),
       stalled('POST /vidx/v1/videos/text2video HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Ty'),
       stalled('POST /v1/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":'),
       stalled('POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":'),

@@ -12,7 +12,12 @@ const t = useHarness({ env: { TOLLWAY_BODY_LIMIT: '2048' } });
 describe('X-Gateway-Request-Id on every response kind', () => {
   it('2xx: healthz, models, admin, openapi — unique per response', async () => {
     const seen = new Set<string>();
-    for (const r of [await t.h.fetch('/healthz'), await t.h.fetch('/v1/models', { token: t.token }), await t.h.admin('/admin/tokens'), await t.h.fetch('/openapi.json')]) {
+    for (const r of [
+      await t.h.fetch('/healthz'),
+      await t.h.fetch('/v1/models', { token: t.token }),
+      await t.h.admin('/admin/tokens'),
+      await t.h.fetch('/openapi.json'),
+    ]) {
       expect(r.status).toBe(200);
       const rid = r.headers.get('x-gateway-request-id')!;
       expect(rid).toMatch(RID);
@@ -41,7 +46,11 @@ describe('X-Gateway-Request-Id on every response kind', () => {
 
   it('400 for an undecodable URL, in the family shape', async () => {
     const { request } = await import('undici');
-    for (const [path, family] of [['/v1/%zz', 'b'], ['/vidx/v1/videos/%zz', 'a'], ['/%zz', 'b']] as const) {
+    for (const [path, family] of [
+      ['/v1/%zz', 'b'],
+      ['/vidx/v1/videos/%zz', 'a'],
+      ['/%zz', 'b'],
+    ] as const) {
       const r = await request(t.h.url + path, { headers: { authorization: `Bearer ${t.token}` } });
       const res = new Response(await r.body.text(), { status: r.statusCode, headers: r.headers as Record<string, string> });
       if (family === 'a') await expectA(res, 400, 1201);
@@ -82,16 +91,34 @@ describe('X-Gateway-Request-Id on every response kind', () => {
         const b = await expectB(await t.h.fetch(path, { method: 'POST', token: t.token, json: { ...body, model } }), 400, 'invalid_parameter');
         expect(b.error.param).toBe('model');
       }
-      for (const json of [body, { ...body, model: null }]) await expectB(await t.h.fetch(path, { method: 'POST', token: t.token, json }), 400, 'missing_parameter');
+      for (const json of [body, { ...body, model: null }])
+        await expectB(await t.h.fetch(path, { method: 'POST', token: t.token, json }), 400, 'missing_parameter');
     }
   });
 
   it('a JSON body using a prototype key is invalid_request, not "not valid JSON" (family B, A and the admin API)', async () => {
     const chat = '{"model":"qwx3.7-plus","__proto__":{"stream":true},"messages":[{"role":"user","content":"hi"}]}';
-    const b = await expectB(await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, body: chat, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
+    const b = await expectB(
+      await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, body: chat, headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_request',
+    );
     expect(b.error.message).toContain('__proto__');
-    await expectA(await t.h.fetch('/vidx/v1/videos/text2video', { method: 'POST', token: t.token, body: '{"prompt":"x","constructor":{"prototype":{"a":1}}}', headers: { 'content-type': 'application/json' } }), 400, 1201);
-    await expectB(await t.h.admin('/admin/tokens', { method: 'POST', body: '{"name":"x","__proto__":{"a":1}}', headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
+    await expectA(
+      await t.h.fetch('/vidx/v1/videos/text2video', {
+        method: 'POST',
+        token: t.token,
+        body: '{"prompt":"x","constructor":{"prototype":{"a":1}}}',
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+      1201,
+    );
+    await expectB(
+      await t.h.admin('/admin/tokens', { method: 'POST', body: '{"name":"x","__proto__":{"a":1}}', headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_request',
+    );
   });
 
   it('413 payload_too_large over TOLLWAY_BODY_LIMIT (family B and A)', async () => {
@@ -105,10 +132,31 @@ describe('X-Gateway-Request-Id on every response kind', () => {
   });
 
   it('415 unsupported content type', async () => {
-    await expectB(await t.h.admin('/admin/tokens', { method: 'POST', body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_content_type');
-    await expectB(await t.h.admin('/admin/tokens', { method: 'POST', body: '{"name":"x"}', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_content_type');
-    await expectA(await t.h.fetch('/vidx/v1/videos/text2video', { method: 'POST', token: t.token, body: 'prompt=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 1200);
-    await expectB(await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, body: '{"model":"qwx3.7-plus"}', headers: { 'content-type': 'text/plain' } }), 415, 'unsupported_content_type');
+    await expectB(
+      await t.h.admin('/admin/tokens', { method: 'POST', body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      415,
+      'unsupported_content_type',
+    );
+    await expectB(
+      await t.h.admin('/admin/tokens', { method: 'POST', body: '{"name":"x"}', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_content_type',
+    );
+    await expectA(
+      await t.h.fetch('/vidx/v1/videos/text2video', {
+        method: 'POST',
+        token: t.token,
+        body: 'prompt=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      415,
+      1200,
+    );
+    await expectB(
+      await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, body: '{"model":"qwx3.7-plus"}', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'unsupported_content_type',
+    );
   });
 
   it('403 and validation 400s from the admin API carry the request id too', async () => {
@@ -129,7 +177,13 @@ describe('GET /readyz and /healthz', () => {
     const deps = t.h.gw.deps as { store: Store };
     const real = deps.store;
     // A store whose connections all fail, as when the database server is gone.
-    const broken = new Kysely<Database>({ dialect: new SqliteDialect({ database: async () => { throw new Error('database gone'); } }) });
+    const broken = new Kysely<Database>({
+      dialect: new SqliteDialect({
+        database: async () => {
+          throw new Error('database gone');
+        },
+      }),
+    });
     deps.store = { ...real, db: broken };
     try {
       const body = await expectB(await t.h.fetch('/readyz'), 503, 'service_unavailable');
@@ -153,7 +207,12 @@ describe('during shutdown', () => {
     try {
       const { secret } = await t2.h.token();
       // An in-flight request keeps the connection busy (not idle) while close() starts.
-      const slow = c.request({ method: 'POST', path: '/v1/chat/completions', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'drain sim-fault:delay:1000' }] }) });
+      const slow = c.request({
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'drain sim-fault:delay:1000' }] }),
+      });
       while (!t2.h.sim.requestsTo('/chat/completions').some((r) => JSON.stringify(r.body).includes('drain'))) await new Promise((r) => setTimeout(r, 10));
       const closing = t2.h.gw.app.close();
       // Pipelined on the same busy connection: the server reads it after close() began.

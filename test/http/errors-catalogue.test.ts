@@ -47,7 +47,16 @@ describe('error catalogue', () => {
 
   it('renderers: family B puts the request id in parentheses, family A is the envelope', () => {
     const e = new GatewayError('model_not_found', 'no such model', { param: 'model', upstreamRequestId: 'up-1' });
-    expect(renderFamilyB(e, 'req_1')).toEqual({ error: { message: 'no such model (request id: req_1)', type: 'invalid_request_error', code: 'model_not_found', param: 'model', request_id: 'req_1', upstream_request_id: 'up-1' } });
+    expect(renderFamilyB(e, 'req_1')).toEqual({
+      error: {
+        message: 'no such model (request id: req_1)',
+        type: 'invalid_request_error',
+        code: 'model_not_found',
+        param: 'model',
+        request_id: 'req_1',
+        upstream_request_id: 'up-1',
+      },
+    });
     expect(renderFamilyA(e, 'req_1')).toEqual({ code: 1203, message: 'no such model', request_id: 'req_1', data: null });
     expect(familyOf('/vidx/v1/videos/text2video')).toBe('vidx');
     expect(familyOf('/v1/models')).toBe('v1');

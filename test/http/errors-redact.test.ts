@@ -37,7 +37,9 @@ describe('redaction', () => {
   });
 
   it('renderers apply it to messages and upstream request ids', () => {
-    const e = new GatewayError('upstream_error', 'Upstream said: bad key sk-leakedkey123456 at https://dashscope.aliyuncs.com/x', { upstreamRequestId: 'id sk-leakedkey123456' });
+    const e = new GatewayError('upstream_error', 'Upstream said: bad key sk-leakedkey123456 at https://dashscope.aliyuncs.com/x', {
+      upstreamRequestId: 'id sk-leakedkey123456',
+    });
     const b = JSON.stringify(renderFamilyB(e, 'req_1'));
     const a = JSON.stringify(renderFamilyA(e, 'req_1'));
     for (const s of [a, b]) {

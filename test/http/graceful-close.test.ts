@@ -15,7 +15,9 @@ describe('bounded drain on close', () => {
     sock.on('close', () => (closedByServer = true));
     sock.on('error', () => undefined);
     // Announce 1000 bytes, send 10: the request stays in flight (not idle) for as long as the client wants.
-    sock.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"model":1`);
+    sock.write(
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.token}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"model":1`,
+    );
     await new Promise((r) => setTimeout(r, 50));
     // Without the bound, close() would wait for the missing 990 bytes forever (the test would time out).
     await t.h.close();

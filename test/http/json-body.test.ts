@@ -15,7 +15,10 @@ const nested = (depth: number) => `${'['.repeat(depth)}0${']'.repeat(depth)}`;
 
 describe('parseJsonBody', () => {
   it('the direct parse only for bodies that cannot spell a poisoning key; escapes and a BOM take the checked parse', () => {
-    expect(parseJsonBody('{"model":"m","messages":[{"role":"user","content":"a\\nb"}]}')).toEqual({ model: 'm', messages: [{ role: 'user', content: 'a\nb' }] });
+    expect(parseJsonBody('{"model":"m","messages":[{"role":"user","content":"a\\nb"}]}')).toEqual({
+      model: 'm',
+      messages: [{ role: 'user', content: 'a\nb' }],
+    });
     // "__proto__" spelt with \u escapes: JSON.parse alone would accept it.
     expect(() => parseJsonBody('{"\\u005f_pr\\u006fto__":{"x":1}}')).toThrow();
     expect(() => parseJsonBody('{"\\u0063onstructor":{"prototype":{"x":1}}}')).toThrow();
@@ -89,7 +92,11 @@ describe('bounded work per body, through the server', () => {
     expect(hasMoreMembersThan(`{"a":"${':'.repeat(10)}"}`, 1)).toBe(false);
     expect(hasMoreMembersThan('{"a":1,"b":2}', 1)).toBe(true);
     const before = t.h.sim.requestsTo('/chat/completions').length;
-    const body = await expectB(await post('/v1/chat/completions', `{"model":"qwx3.7-plus","messages":[{"role":"user","content":"x"}],"metadata":${keys(MAX_JSON_MEMBERS + 1)}}`), 400, 'invalid_request');
+    const body = await expectB(
+      await post('/v1/chat/completions', `{"model":"qwx3.7-plus","messages":[{"role":"user","content":"x"}],"metadata":${keys(MAX_JSON_MEMBERS + 1)}}`),
+      400,
+      'invalid_request',
+    );
     expect(body.error.message).toContain(`more than ${MAX_JSON_MEMBERS} object members`);
     await expectB(await post('/v1/images/generations', `{"model":"qwx-image","prompt":"p","x":${keys(MAX_JSON_MEMBERS)}}`), 400, 'invalid_request');
     expect(t.h.sim.requestsTo('/chat/completions').length).toBe(before);
@@ -97,7 +104,11 @@ describe('bounded work per body, through the server', () => {
 
   it(`an unknown model name of 1 MiB is echoed cut to ${MAX_ECHO} characters`, async () => {
     const name = 'm'.repeat(1024 * 1024);
-    const body = await expectB(await post('/v1/chat/completions', JSON.stringify({ model: name, messages: [{ role: 'user', content: 'x' }] })), 404, 'model_not_found');
+    const body = await expectB(
+      await post('/v1/chat/completions', JSON.stringify({ model: name, messages: [{ role: 'user', content: 'x' }] })),
+      404,
+      'model_not_found',
+    );
     expect(body.error.message).toContain(`'${'m'.repeat(MAX_ECHO)}…'`);
     expect(body.error.message.length).toBeLessThan(MAX_ECHO + 200);
   });

@@ -55,13 +55,15 @@ async function fetchStatuses(path: string, contentType: string, body: Uint8Array
   const seen: string[] = [];
   for (let i = 0; i < tries; i++) {
     const init = { method: 'POST', headers: { authorization: `Bearer ${t.token}`, 'content-type': contentType }, body };
-    seen.push(await fetch(`${t.h.url}${path}`, init).then(
-      async (res) => {
-        await res.arrayBuffer().catch(() => undefined);
-        return String(res.status);
-      },
-      (e: unknown) => String((e as { cause?: { code?: string } }).cause?.code ?? e),
-    ));
+    seen.push(
+      await fetch(`${t.h.url}${path}`, init).then(
+        async (res) => {
+          await res.arrayBuffer().catch(() => undefined);
+          return String(res.status);
+        },
+        (e: unknown) => String((e as { cause?: { code?: string } }).cause?.code ?? e),
+      ),
+    );
   }
   return seen;
 }

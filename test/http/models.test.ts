@@ -86,7 +86,16 @@ describe('visibility follows channel changes at once', () => {
   it('adding a Kling channel makes vidx models visible; disabling it hides them again', async () => {
     const { secret } = await t.h.token({ models: ['vidx-v1', 'vidx-v2-5-turbo'] });
     expect((await list(secret)).data).toEqual([]);
-    const add = await t.h.admin('/admin/channels', { method: 'POST', json: { name: 'kling-late', kind: 'kling', base_url: t.h.sim.url, access_key: DEFAULT_SIM_KEYS.klingAccessKey, secret_key: DEFAULT_SIM_KEYS.klingSecretKey } });
+    const add = await t.h.admin('/admin/channels', {
+      method: 'POST',
+      json: {
+        name: 'kling-late',
+        kind: 'kling',
+        base_url: t.h.sim.url,
+        access_key: DEFAULT_SIM_KEYS.klingAccessKey,
+        secret_key: DEFAULT_SIM_KEYS.klingSecretKey,
+      },
+    });
     expect(add.status).toBe(201);
     expect((await list(secret)).data.map((m) => m.id)).toEqual(['vidx-v1', 'vidx-v2-5-turbo']);
     // historical alias is accepted and shown under its canonical name
@@ -100,7 +109,17 @@ describe('visibility follows channel changes at once', () => {
   });
 
   it('a channel limited to some models serves only those', async () => {
-    const add = await t.h.admin('/admin/channels', { method: 'POST', json: { name: 'kling-v3-only', kind: 'kling', base_url: t.h.sim.url, access_key: DEFAULT_SIM_KEYS.klingAccessKey, secret_key: DEFAULT_SIM_KEYS.klingSecretKey, models: ['vidx-v3'] } });
+    const add = await t.h.admin('/admin/channels', {
+      method: 'POST',
+      json: {
+        name: 'kling-v3-only',
+        kind: 'kling',
+        base_url: t.h.sim.url,
+        access_key: DEFAULT_SIM_KEYS.klingAccessKey,
+        secret_key: DEFAULT_SIM_KEYS.klingSecretKey,
+        models: ['vidx-v3'],
+      },
+    });
     expect(add.status).toBe(201);
     const { secret } = await t.h.token();
     const vidx = (await list(secret)).data.map((m) => m.id).filter((id) => id.startsWith('vidx-'));

@@ -29,12 +29,15 @@ afterAll(() => app.close());
 /** POST `body` in chunks of `size` bytes, each written on its own turn (so the server reads them apart). */
 function post(body: Buffer, size: number, boundary = 'zz'): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const req = request({ port, path: '/form', method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve(JSON.parse(text) as Record<string, unknown>));
-    });
+    const req = request(
+      { port, path: '/form', method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve(JSON.parse(text) as Record<string, unknown>));
+      },
+    );
     req.on('error', reject);
     let at = 0;
     const next = () => {
@@ -56,7 +59,11 @@ describe('readMultipart: the closing boundary', () => {
   });
 
   it.each([1, 3, 64])('a form cut before its closing boundary is refused, not read without its last field (chunks of %i)', async (size) => {
-    for (const cut of [`${field('model', 'wnx2.7-t2v')}--zz\r\nContent-Disposition: form-data; name="resolution"\r\n\r\n720p`, `${field('model', 'wnx2.7-t2v')}${field('resolution', '720p')}`, `${field('model', 'wnx2.7-t2v')}--zz\r\n`]) {
+    for (const cut of [
+      `${field('model', 'wnx2.7-t2v')}--zz\r\nContent-Disposition: form-data; name="resolution"\r\n\r\n720p`,
+      `${field('model', 'wnx2.7-t2v')}${field('resolution', '720p')}`,
+      `${field('model', 'wnx2.7-t2v')}--zz\r\n`,
+    ]) {
       expect(await post(Buffer.from(cut), size)).toEqual({ refused: 'invalid_request' });
     }
   });
@@ -68,7 +75,11 @@ describe('readMultipart: the closing boundary', () => {
 
   it('a file part and an epilogue after the closing boundary are fine', async () => {
     const file = Buffer.alloc(70_000, 7);
-    const body = Buffer.concat([Buffer.from(`${field('model', 'm')}--zz\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`), file, Buffer.from('\r\n--zz--\r\nepilogue text')]);
+    const body = Buffer.concat([
+      Buffer.from(`${field('model', 'm')}--zz\r\nContent-Disposition: form-data; name="image"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`),
+      file,
+      Buffer.from('\r\n--zz--\r\nepilogue text'),
+    ]);
     const r = (await post(body, 1000)) as { ok: { fields: Record<string, string>; files: Array<{ data: { data: number[] } }> } };
     expect(r.ok.fields).toEqual({ model: 'm' });
     expect(r.ok.files).toHaveLength(1);

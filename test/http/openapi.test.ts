@@ -51,7 +51,13 @@ describe('GET /openapi.json', () => {
     expect(r.status).toBe(200);
     type Doc = {
       openapi: string;
-      paths: Record<string, Record<string, { security?: Array<Record<string, unknown>>; responses: Record<string, { $ref?: string }>; requestBody?: { content: Record<string, unknown> } }>>;
+      paths: Record<
+        string,
+        Record<
+          string,
+          { security?: Array<Record<string, unknown>>; responses: Record<string, { $ref?: string }>; requestBody?: { content: Record<string, unknown> } }
+        >
+      >;
       components: { securitySchemes: Record<string, { type: string; scheme: string }>; schemas: Record<string, { properties?: Record<string, unknown> }> };
     };
     const doc = JSON.parse(await r.text()) as Doc;
@@ -62,7 +68,11 @@ describe('GET /openapi.json', () => {
       expect(op, `${method.toUpperCase()} ${path}`).toBeDefined();
       expect(op!.security).toEqual([{ bearer: [] }]);
       expect(op!.responses['200']).toBeDefined();
-      const errRef = path.startsWith('/vidx/') ? '#/components/responses/FamilyAError' : path.startsWith('/v1/messages') ? '#/components/responses/MessagesError' : '#/components/responses/FamilyBError';
+      const errRef = path.startsWith('/vidx/')
+        ? '#/components/responses/FamilyAError'
+        : path.startsWith('/v1/messages')
+          ? '#/components/responses/MessagesError'
+          : '#/components/responses/FamilyBError';
       for (const s of ['401', '404', '413']) expect(op!.responses[s]?.$ref, `${path} ${s}`).toBe(errRef);
       if (method === 'post') expect(op!.requestBody?.content['application/json']).toBeDefined();
       // described by hand, not by the generic fallback for undocumented routes
@@ -88,15 +98,54 @@ describe('GET /openapi.json', () => {
   it('describes the admin metering routes by hand: their query parameters and answer fields', async () => {
     type Param = { name: string; in: string; required?: boolean };
     type Props = { properties?: Record<string, unknown> };
-    type Op = { summary: string; security: unknown; parameters?: Param[]; requestBody?: unknown; responses: Record<string, { content?: Record<string, { schema: { properties?: Record<string, { items?: Props & { anyOf?: Props[] } }> } }> }> };
+    type Op = {
+      summary: string;
+      security: unknown;
+      parameters?: Param[];
+      requestBody?: unknown;
+      responses: Record<string, { content?: Record<string, { schema: { properties?: Record<string, { items?: Props & { anyOf?: Props[] } }> } }> }>;
+    };
     const doc = (await (await t.h.fetch('/openapi.json')).json()) as { paths: Record<string, Record<string, Op>> };
     const METERING: Array<[string, string, string[], string[]]> = [
       // method, path, parameters (query or path), fields of each item of `data` (or of the answer itself)
-      ['get', '/admin/ledger', ['token_id', 'model', 'request_id', 'task_id', 'since', 'until', 'limit', 'cursor', 'before_id', 'format'], ['id', 'idempotency_key', 'token_id', 'model', 'kind', 'quantities', 'unit_prices', 'amount', 'request_id', 'task_id', 'upstream_request_id', 'created_at']],
-      ['get', '/admin/logs', ['request_id', 'token_id', 'model', 'status', 'since', 'until', 'limit', 'cursor', 'format'], ['request_id', 'token_id', 'model', 'endpoint', 'status', 'latency_ms', 'ttfb_ms', 'channel_id', 'attempts', 'usage', 'amount', 'upstream_request_id']],
-      ['get', '/admin/tasks', ['state', 'kind', 'token_id', 'model', 'since', 'until', 'limit', 'cursor'], ['id', 'kind', 'state', 'token_id', 'model', 'channel_id', 'hold_amount', 'created_at']],
+      [
+        'get',
+        '/admin/ledger',
+        ['token_id', 'model', 'request_id', 'task_id', 'since', 'until', 'limit', 'cursor', 'before_id', 'format'],
+        [
+          'id',
+          'idempotency_key',
+          'token_id',
+          'model',
+          'kind',
+          'quantities',
+          'unit_prices',
+          'amount',
+          'request_id',
+          'task_id',
+          'upstream_request_id',
+          'created_at',
+        ],
+      ],
+      [
+        'get',
+        '/admin/logs',
+        ['request_id', 'token_id', 'model', 'status', 'since', 'until', 'limit', 'cursor', 'format'],
+        ['request_id', 'token_id', 'model', 'endpoint', 'status', 'latency_ms', 'ttfb_ms', 'channel_id', 'attempts', 'usage', 'amount', 'upstream_request_id'],
+      ],
+      [
+        'get',
+        '/admin/tasks',
+        ['state', 'kind', 'token_id', 'model', 'since', 'until', 'limit', 'cursor'],
+        ['id', 'kind', 'state', 'token_id', 'model', 'channel_id', 'hold_amount', 'created_at'],
+      ],
       ['post', '/admin/tasks/{id}/cancel', ['id'], []],
-      ['get', '/admin/bills', ['token_id', 'account_id', 'model', 'period', 'since', 'until', 'format', 'by'], ['token_id', 'token_name', 'period', 'period_start', 'entries', 'amount', 'amount_units', 'models']],
+      [
+        'get',
+        '/admin/bills',
+        ['token_id', 'account_id', 'model', 'period', 'since', 'until', 'format', 'by'],
+        ['token_id', 'token_name', 'period', 'period_start', 'entries', 'amount', 'amount_units', 'models'],
+      ],
       ['get', '/admin/tokens/{id}/usage', ['id', 'since', 'until'], []],
       ['get', '/admin/prices', ['limit', 'cursor'], ['model', 'kind', 'price', 'price_overridden']],
       ['get', '/admin/prices/{model}', ['model'], []],
@@ -123,8 +172,11 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(modelLine.properties!)).toEqual(expect.arrayContaining(['kind', 'model', 'entries', 'amount', 'amount_units']));
     const usage = doc.paths['/admin/tokens/{id}/usage']!.get!.responses['200']!.content!['application/json']!.schema.properties!;
     expect(Object.keys(usage)).toEqual(expect.arrayContaining(['balance', 'usage', 'period']));
-    expect(Object.keys(doc.paths['/admin/ledger']!.get!.responses['200']!.content!['application/json']!.schema.properties!)).toEqual(expect.arrayContaining(['data', 'has_more', 'next_cursor', 'next_before_id']));
-    for (const path of ['/admin/ledger', '/admin/logs']) expect(Object.keys(doc.paths[path]!.get!.responses['200']!.content!), path).toEqual(expect.arrayContaining(['application/json', 'text/csv']));
+    expect(Object.keys(doc.paths['/admin/ledger']!.get!.responses['200']!.content!['application/json']!.schema.properties!)).toEqual(
+      expect.arrayContaining(['data', 'has_more', 'next_cursor', 'next_before_id']),
+    );
+    for (const path of ['/admin/ledger', '/admin/logs'])
+      expect(Object.keys(doc.paths[path]!.get!.responses['200']!.content!), path).toEqual(expect.arrayContaining(['application/json', 'text/csv']));
     // The reconciliation report: described by hand, and its fields are the ones the server answers.
     const rec = doc.paths['/admin/reconcile']!.get!;
     expect(rec.summary).not.toMatch(/^GET \//);

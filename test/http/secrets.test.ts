@@ -39,13 +39,17 @@ describe('no secret in any response or log line', () => {
 
   it('runs a batch of requests, including upstream errors that echo keys and URLs', async () => {
     const { secret } = await t.h.token();
-    const chat = (content: string, extra: Record<string, unknown> = {}) => t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content }], ...extra } });
+    const chat = (content: string, extra: Record<string, unknown> = {}) =>
+      t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content }], ...extra } });
 
     const ok = await record('chat ok', chat('hello'));
     expect(ok.status).toBe(200);
 
     // wrong channel key: the simulator answers its 401 body; the gateway maps it (the client cannot fix it)
-    const wrong = await record('wrong key', t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: { model: 'qwx3-vl-plus', messages: [{ role: 'user', content: 'hi' }] } }));
+    const wrong = await record(
+      'wrong key',
+      t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: { model: 'qwx3-vl-plus', messages: [{ role: 'user', content: 'hi' }] } }),
+    );
     expect(wrong.status).toBe(502);
     expect(JSON.parse(wrong.text).error.code).toBe('upstream_auth_error');
     expect(t.h.sim.requestsTo('/').some((r) => JSON.stringify(r.headers).includes(WRONG_KEY))).toBe(true);
@@ -57,15 +61,46 @@ describe('no secret in any response or log line', () => {
     expect(JSON.parse(leak400.text).error.message).toMatch(/^The upstream refused a parameter of the request \(request id: req_/);
     expect(leak400.text).not.toContain('Credential received');
     const rid = JSON.parse(leak400.text).error.request_id as string;
-    const line = t.h.logs.map((l) => JSON.parse(l) as { msg?: string; request_id?: string; upstream_error?: string }).find((l) => l.msg === 'request' && l.request_id === rid);
+    const line = t.h.logs
+      .map((l) => JSON.parse(l) as { msg?: string; request_id?: string; upstream_error?: string })
+      .find((l) => l.msg === 'request' && l.request_id === rid);
     expect(line?.upstream_error).toMatch(/^HTTP 400 invalid_parameter_error: Request rejected\. Credential received: Bearer \[redacted\]/);
     expect((await record('leak 401', chat('sim-fault:leak:401'))).status).toBe(502);
     expect((await record('leak 403', chat('sim-fault:leak:403'))).status).toBe(403);
     expect((await record('leak 429 stream', chat('sim-fault:leak:429', { stream: true }))).status).toBe(429);
     expect((await record('leak 500 stream', chat('sim-fault:leak:500', { stream: true }))).status).toBeGreaterThanOrEqual(500);
-    expect((await record('leak embeddings', t.h.fetch('/v1/embeddings', { method: 'POST', token: secret, json: { model: 'text-embedding-v4', input: ['sim-fault:leak:400'] } }))).status).toBe(400);
-    expect((await record('leak responses', t.h.fetch('/v1/responses', { method: 'POST', token: secret, json: { model: 'qwx3.7-plus', input: [{ role: 'user', content: [{ type: 'input_text', text: 'sim-fault:leak:400' }] }] } }))).status).toBe(400);
-    expect((await record('leak messages', t.h.fetch('/v1/messages', { method: 'POST', token: secret, json: { model: 'qwx3.7-plus', max_tokens: 16, messages: [{ role: 'user', content: 'sim-fault:leak:400' }] } }))).status).toBe(400);
+    expect(
+      (
+        await record(
+          'leak embeddings',
+          t.h.fetch('/v1/embeddings', { method: 'POST', token: secret, json: { model: 'text-embedding-v4', input: ['sim-fault:leak:400'] } }),
+        )
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await record(
+          'leak responses',
+          t.h.fetch('/v1/responses', {
+            method: 'POST',
+            token: secret,
+            json: { model: 'qwx3.7-plus', input: [{ role: 'user', content: [{ type: 'input_text', text: 'sim-fault:leak:400' }] }] },
+          }),
+        )
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await record(
+          'leak messages',
+          t.h.fetch('/v1/messages', {
+            method: 'POST',
+            token: secret,
+            json: { model: 'qwx3.7-plus', max_tokens: 16, messages: [{ role: 'user', content: 'sim-fault:leak:400' }] },
+          }),
+        )
+      ).status,
+    ).toBe(400);
 
     // transport-level failures whose causes carry the upstream address
     for (const f of ['reset', 'malformed', 'status:503']) {
@@ -77,8 +112,20 @@ describe('no secret in any response or log line', () => {
     expect((await record('channels', t.h.admin('/admin/channels'))).status).toBe(200);
     expect((await record('audit', t.h.admin('/admin/audit'))).status).toBe(200);
     // an admin request that is refused while carrying a key
-    expect((await record('refused channel', t.h.admin('/admin/channels', { method: 'POST', json: { name: 'x', kind: 'dashscope', api_key: GOOD_KEY, base_url: 'https://dashscope-intl.aliyuncs.com' } }))).status).toBe(400);
-    expect((await record('dup channel', t.h.admin('/admin/channels', { method: 'POST', json: { name: 'good', kind: 'dashscope', api_key: GOOD_KEY } }))).status).toBe(409);
+    expect(
+      (
+        await record(
+          'refused channel',
+          t.h.admin('/admin/channels', {
+            method: 'POST',
+            json: { name: 'x', kind: 'dashscope', api_key: GOOD_KEY, base_url: 'https://dashscope-intl.aliyuncs.com' },
+          }),
+        )
+      ).status,
+    ).toBe(400);
+    expect(
+      (await record('dup channel', t.h.admin('/admin/channels', { method: 'POST', json: { name: 'good', kind: 'dashscope', api_key: GOOD_KEY } }))).status,
+    ).toBe(409);
   });
 
   it('no canary, no admin key and no upstream address in any response', () => {

@@ -74,10 +74,16 @@ describe('ClientWatch', () => {
     const client = new UpstreamClient();
     let outcome: unknown = 'pending';
     const base = await serve((w, res) => {
-      client.request({ method: 'GET', baseUrl: upstream, path: '/', signal: w.signal }).then(
-        (r) => r.body.text(),
-        (e: unknown) => e,
-      ).then((v) => (outcome = v), (e: unknown) => (outcome = e));
+      client
+        .request({ method: 'GET', baseUrl: upstream, path: '/', signal: w.signal })
+        .then(
+          (r) => r.body.text(),
+          (e: unknown) => e,
+        )
+        .then(
+          (v) => (outcome = v),
+          (e: unknown) => (outcome = e),
+        );
       res.writeHead(200).write('x');
     });
     const ac = new AbortController();

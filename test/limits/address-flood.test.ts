@@ -14,10 +14,13 @@ const TABLE = 20;
 function getFrom(url: string, path: string, from: string, key: string): Promise<number> {
   const u = new URL(path, url);
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname, localAddress: from, agent: false, headers: { authorization: `Bearer ${key}` } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      { host: u.hostname, port: u.port, path: u.pathname, localAddress: from, agent: false, headers: { authorization: `Bearer ${key}` } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end();
   });

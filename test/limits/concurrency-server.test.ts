@@ -99,7 +99,8 @@ describe('concurrency limit through the real server', () => {
         () => 'aborted',
       );
       const upstreamPath = path.includes('images') ? 'multimodal-generation' : 'chat/completions';
-      for (let i = 0; i < 200 && !t.h.sim.requestsTo(upstreamPath).some((r) => JSON.stringify(r.body).includes(marker)); i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 200 && !t.h.sim.requestsTo(upstreamPath).some((r) => JSON.stringify(r.body).includes(marker)); i++)
+        await new Promise((r) => setTimeout(r, 10));
       ac.abort();
       expect(await first).toBe('aborted');
       await new Promise((r) => setTimeout(r, 100));
@@ -116,7 +117,9 @@ describe('concurrency limit through the real server', () => {
       const { port } = new URL(t.h.url);
       const sock = connect(Number(port), '127.0.0.1');
       await new Promise<void>((r) => sock.once('connect', () => r()));
-      sock.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"model":`);
+      sock.write(
+        `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n{"model":`,
+      );
       await new Promise((r) => setTimeout(r, 150));
       sock.destroy();
       expect(await statusOnceFree(token, path, body('next'), 40, 25)).toBe(200);
@@ -140,7 +143,9 @@ describe('concurrency limit through the real server', () => {
         const sock = connect(Number(port), '127.0.0.1');
         await new Promise<void>((r) => sock.once('connect', () => r()));
         const json = JSON.stringify(body);
-        sock.write(`POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`);
+        sock.write(
+          `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
+        );
         await new Promise((r) => setTimeout(r, 50));
         sock.destroy();
         await new Promise((r) => setTimeout(r, 400));

@@ -33,7 +33,7 @@ describe('the query budget in memory', () => {
     expect(times.length).toBeLessThanOrEqual(15 * 20 + 2);
   });
 
-  it('a client\'s reads get a third of the rate, and what the poller takes counts against them too', () => {
+  it("a client's reads get a third of the rate, and what the poller takes counts against them too", () => {
     const clock = { now: 1_000_000_000n };
     const b = new MemoryQueryBudget({ qps: 15 }, newBudgetMemory(), () => clock.now);
     expect(admittedTimes(b, clock, 1_000n, 10, 'client').length).toBeLessThanOrEqual(5 * 10 + 1);
@@ -68,7 +68,12 @@ describe.runIf(redisUrl)('the query budget in Redis', () => {
     const clients = [new Redis(redisUrl!), new Redis(redisUrl!)];
     try {
       const account = `acct-${Math.random()}`;
-      const budgets = clients.map((r) => new RedisQueryBudget(r, { qps: 10, burst: 2 }, new MemoryQueryBudget({ qps: 10 }), (e) => { throw e; }));
+      const budgets = clients.map(
+        (r) =>
+          new RedisQueryBudget(r, { qps: 10, burst: 2 }, new MemoryQueryBudget({ qps: 10 }), (e) => {
+            throw e;
+          }),
+      );
       const started = Date.now();
       const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => budgets[i % 2]!.take(account, 'poller')));
       const elapsed = Date.now() - started;

@@ -38,7 +38,10 @@ describe('rate limits through the server', () => {
     expect(Number(streamed.response.headers.get('x-ratelimit-remaining-tokens'))).toBeLessThan(1_000_000);
 
     await client.chat.completions.create(chatBody('third'));
-    const e = await client.chat.completions.create(chatBody('fourth')).then(() => null, (x: unknown) => x);
+    const e = await client.chat.completions.create(chatBody('fourth')).then(
+      () => null,
+      (x: unknown) => x,
+    );
     expect(e).toBeInstanceOf(RateLimitError);
     const err = e as RateLimitError;
     expect([err.status, err.code, err.type]).toEqual([429, 'rate_limit_exceeded', 'rate_limit_error']);
@@ -72,7 +75,10 @@ describe('rate limits through the server', () => {
     const { response } = await client.messages.create(body).withResponse();
     expect(response.headers.get('x-ratelimit-limit-requests')).toBe('1');
     expect(response.headers.get('x-ratelimit-remaining-requests')).toBe('0');
-    const e = await client.messages.create(body).then(() => null, (x: unknown) => x);
+    const e = await client.messages.create(body).then(
+      () => null,
+      (x: unknown) => x,
+    );
     expect(e).toBeInstanceOf(Anthropic.RateLimitError);
     const err = e as InstanceType<typeof Anthropic.RateLimitError>;
     expect(err.status).toBe(429);
@@ -102,7 +108,7 @@ describe('rate limits through the server', () => {
     await expectA(a, 429, 1302);
   });
 
-  it('without Redis: told N seconds, refused just before, admitted after N seconds (the gateway\'s clock moved, not waited)', async () => {
+  it("without Redis: told N seconds, refused just before, admitted after N seconds (the gateway's clock moved, not waited)", async () => {
     const deps = t.h.gw.deps;
     const real = deps.limiter;
     // Mid-minute: a window that opens here must not reset at the next whole minute.

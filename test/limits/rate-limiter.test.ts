@@ -52,7 +52,10 @@ const backends: Array<[string, () => Backend]> = [['memory', memoryBackend]];
 if (redisUrl) backends.push(['redis', redisBackend]);
 
 async function refusal(p: Promise<unknown>): Promise<GatewayError> {
-  const e = await p.then(() => null, (x: unknown) => x);
+  const e = await p.then(
+    () => null,
+    (x: unknown) => x,
+  );
   if (!isGatewayError(e)) throw new Error(`expected a refusal, got ${String(e)}`);
   return e;
 }
@@ -118,7 +121,12 @@ describe.each(backends)('rate limiter on %s counters', (_name, backend) => {
     const p = principal({ rpmLimit: 1, tpmLimit: 10 });
     const ok = await lim.admit(p);
     expect(Object.keys(ok.headers!).sort()).toEqual([
-      'x-ratelimit-limit-requests', 'x-ratelimit-limit-tokens', 'x-ratelimit-remaining-requests', 'x-ratelimit-remaining-tokens', 'x-ratelimit-reset-requests', 'x-ratelimit-reset-tokens',
+      'x-ratelimit-limit-requests',
+      'x-ratelimit-limit-tokens',
+      'x-ratelimit-remaining-requests',
+      'x-ratelimit-remaining-tokens',
+      'x-ratelimit-reset-requests',
+      'x-ratelimit-reset-tokens',
     ]);
     await b.pass(500);
     await lim.addTokens(p, 10); // the tokens window opens half a second after the requests window
@@ -155,7 +163,7 @@ describe.each(backends)('rate limiter on %s counters', (_name, backend) => {
   });
 });
 
-describe('reset durations in OpenAI\'s format', () => {
+describe("reset durations in OpenAI's format", () => {
   it('milliseconds under a second, whole seconds rounded up, minutes and seconds from a minute', () => {
     expect([0, 850, 1_000, 19_200, 59_999, 60_000, 61_000].map(resetDuration)).toEqual(['0s', '850ms', '1s', '20s', '1m0s', '1m0s', '1m1s']);
   });

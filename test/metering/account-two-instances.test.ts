@@ -26,12 +26,15 @@ describe.runIf(onPostgres)('accounts across two instances on one PostgreSQL (+ R
     const acc = await admin('POST', '/admin/accounts', { name: 'cluster', quota: 5 * IMAGE_PRICE });
     const tokens = await Promise.all(Array.from({ length: 5 }, () => admin('POST', '/admin/tokens', { name: 'app', account_id: acc.id })));
     const results = await Promise.allSettled(
-      Array.from({ length: 50 }, (_, i) => client(i % 2 ? url2 : t.h.url, tokens[i % 5]!.token).images.generate({ model: 'qwx-image-2.0', prompt: `cat ${i}`, n: 1 })),
+      Array.from({ length: 50 }, (_, i) =>
+        client(i % 2 ? url2 : t.h.url, tokens[i % 5]!.token).images.generate({ model: 'qwx-image-2.0', prompt: `cat ${i}`, n: 1 }),
+      ),
     );
     const ok = results.filter((r) => r.status === 'fulfilled').length;
     expect(ok).toBeGreaterThanOrEqual(1);
     expect(ok).toBeLessThanOrEqual(5);
-    for (const r of results) if (r.status === 'rejected') expect([(r.reason as APIError).status, (r.reason as APIError).code]).toEqual([429, 'insufficient_quota']);
+    for (const r of results)
+      if (r.status === 'rejected') expect([(r.reason as APIError).status, (r.reason as APIError).code]).toEqual([429, 'insufficient_quota']);
     const row = await t.h.store.db.selectFrom('accounts').select(['spent', 'held']).where('id', '=', acc.id).executeTakeFirstOrThrow();
     expect(Number(row.held)).toBe(0);
     expect(Number(row.spent)).toBe(ok * IMAGE_PRICE);
@@ -46,7 +49,12 @@ describe.runIf(onPostgres)('accounts across two instances on one PostgreSQL (+ R
     // The other instance has the token cached (its TTL is far longer than this test takes to the refusal).
     await client(url2, tok.token).images.generate({ model: 'qwx-image-2.0', prompt: 'cat', n: 1 });
     await admin('DELETE', `/admin/accounts/${acc.id}`);
-    const e = await client(url2, tok.token).images.generate({ model: 'qwx-image-2.0', prompt: 'cat', n: 1 }).then(() => null, (x: unknown) => x as APIError);
+    const e = await client(url2, tok.token)
+      .images.generate({ model: 'qwx-image-2.0', prompt: 'cat', n: 1 })
+      .then(
+        () => null,
+        (x: unknown) => x as APIError,
+      );
     expect([e?.status, e?.code]).toEqual([401, 'token_revoked']);
   });
 });

@@ -38,7 +38,11 @@ describe('accounts', () => {
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
-      const r = await adminJson<{ data: Array<{ id: string }>; has_more: boolean; next_cursor?: string }>(h, 'GET', `/admin/accounts?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const r = await adminJson<{ data: Array<{ id: string }>; has_more: boolean; next_cursor?: string }>(
+        h,
+        'GET',
+        `/admin/accounts?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(r.status).toBe(200);
       expect(r.body.data.length).toBeLessThanOrEqual(2);
       seen.push(...r.body.data.map((a) => a.id));
@@ -46,10 +50,25 @@ describe('accounts', () => {
     } while (cursor);
     for (const id of ids) expect(seen).toContain(id);
     expect(new Set(seen).size).toBe(seen.length);
-    const p = await adminJson<{ name: string; budgets: unknown[]; quota: number }>(h, 'PATCH', `/admin/accounts/${ids[1]}`, { name: 'renamed', budgets: [{ period: 'month', limit: 9 }] });
+    const p = await adminJson<{ name: string; budgets: unknown[]; quota: number }>(h, 'PATCH', `/admin/accounts/${ids[1]}`, {
+      name: 'renamed',
+      budgets: [{ period: 'month', limit: 9 }],
+    });
     expect(p.status).toBe(200);
     expect(p.body).toMatchObject({ name: 'renamed', quota: 5, budgets: [{ period: 'month', limit: 9 }] });
-    for (const bad of [{ name: 'x', time_zone: 'Mars/Olympus' }, { name: 'x', budgets: [{ period: 'year', limit: 1 }] }, { name: 'x', budgets: [{ period: 'day', limit: 1 }, { period: 'day', limit: 2 }] }, { name: 'x', price_group: 'nope' }, { name: 'x', quotas: 1 }]) {
+    for (const bad of [
+      { name: 'x', time_zone: 'Mars/Olympus' },
+      { name: 'x', budgets: [{ period: 'year', limit: 1 }] },
+      {
+        name: 'x',
+        budgets: [
+          { period: 'day', limit: 1 },
+          { period: 'day', limit: 2 },
+        ],
+      },
+      { name: 'x', price_group: 'nope' },
+      { name: 'x', quotas: 1 },
+    ]) {
       const r = await adminJson<{ error: { code: string; param: string; request_id: string } }>(h, 'POST', '/admin/accounts', bad);
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe('invalid_parameter');
@@ -67,7 +86,8 @@ describe('accounts', () => {
     const ok = results.filter((r) => r.status === 'fulfilled').length;
     expect(ok).toBeGreaterThanOrEqual(1);
     expect(ok).toBeLessThanOrEqual(5);
-    for (const r of results) if (r.status === 'rejected') expect([(r.reason as APIError).status, (r.reason as APIError).code]).toEqual([429, 'insufficient_quota']);
+    for (const r of results)
+      if (r.status === 'rejected') expect([(r.reason as APIError).status, (r.reason as APIError).code]).toEqual([429, 'insufficient_quota']);
     const acc = await adminJson<{ spent: number; held: number; quota: number }>(h, 'GET', `/admin/accounts/${id}`);
     expect(acc.body.held).toBe(0);
     expect(acc.body.spent).toBe(ok * IMAGE_PRICE);
@@ -76,7 +96,10 @@ describe('accounts', () => {
     expect(usage.body.usage.total).toMatchObject({ requests: ok, amount: ok * IMAGE_PRICE });
     // A top-up is idempotent by its key, and lets the tokens call again.
     for (let i = 0; i < 2; i++) {
-      const r = await adminJson<{ quota: number; topup: { credited: boolean } }>(h, 'POST', `/admin/accounts/${id}/topup`, { amount: IMAGE_PRICE, idempotency_key: 'k1' });
+      const r = await adminJson<{ quota: number; topup: { credited: boolean } }>(h, 'POST', `/admin/accounts/${id}/topup`, {
+        amount: IMAGE_PRICE,
+        idempotency_key: 'k1',
+      });
       expect(r.body).toMatchObject({ quota: 6 * IMAGE_PRICE, topup: { credited: i === 0 } });
     }
   });
@@ -87,14 +110,19 @@ describe('accounts', () => {
     const id = await account(h, { name: 'daily', budgets: [{ period: 'day', limit: IMAGE_PRICE }] });
     const tok = await accountToken(h, id);
     await image(h, tok.token, 1);
-    const refused = await image(h, tok.token, 2).then(() => null, (e: unknown) => e as APIError);
+    const refused = await image(h, tok.token, 2).then(
+      () => null,
+      (e: unknown) => e as APIError,
+    );
     expect(refused?.status).toBe(429);
     expect(refused?.code).toBe('insufficient_quota');
     expect(refused?.headers?.get('x-should-retry')).toBe('false');
     expect(refused?.headers?.get('retry-after')).toBe('3600');
     expect(refused?.headers?.get('x-budget-reset')).toBe('2026-02-01T00:00:00.000Z');
     expect(refused?.headers?.get('x-budget-period')).toBe('day');
-    const u = await openaiClient(h, tok.token).get('/usage') as { account: { budgets: Array<{ period: string; spent: number; remaining: number; resets_at: number }> } };
+    const u = (await openaiClient(h, tok.token).get('/usage')) as {
+      account: { budgets: Array<{ period: string; spent: number; remaining: number; resets_at: number }> };
+    };
     expect(u.account.budgets).toEqual([expect.objectContaining({ period: 'day', spent: IMAGE_PRICE, remaining: 0, resets_at: Date.UTC(2026, 1, 1) })]);
     now = Date.UTC(2026, 1, 1, 0, 0, 1);
     await image(h, tok.token, 3);
@@ -102,14 +130,17 @@ describe('accounts', () => {
     expect(acc.body.spent).toBe(2 * IMAGE_PRICE);
   });
 
-  it('a token budget in the account\'s time zone: the month starts at local midnight', async () => {
+  it("a token budget in the account's time zone: the month starts at local midnight", async () => {
     const { h } = t;
     // 2026-01-31T15:30Z is 2026-02-01 00:30 in Tokyo: a new month there.
     now = Date.UTC(2026, 0, 31, 14, 30);
     const id = await account(h, { name: 'tokyo', time_zone: 'Asia/Tokyo' });
     const tok = await accountToken(h, id, { budgets: [{ period: 'month', limit: IMAGE_PRICE }] });
     await image(h, tok.token, 1);
-    const refused = await image(h, tok.token, 2).then(() => null, (e: unknown) => e as APIError);
+    const refused = await image(h, tok.token, 2).then(
+      () => null,
+      (e: unknown) => e as APIError,
+    );
     expect(refused?.headers?.get('x-budget-reset')).toBe('2026-01-31T15:00:00.000Z');
     now = Date.UTC(2026, 0, 31, 15, 30);
     await image(h, tok.token, 3);
@@ -124,7 +155,12 @@ describe('accounts', () => {
     await image(h, tok.token, 1);
     expect((await adminJson(h, 'PUT', '/admin/price-groups/half', { prices: { 'qwx-image-2.0': { unit: 'image', perImage: 30_000 } } })).status).toBe(200);
     await image(h, tok.token, 2);
-    const ledger = await h.store.db.selectFrom('ledger').select(['amount', 'list_amount', 'price_group', 'account_id', 'request_id']).where('token_id', '=', tok.id).orderBy('id').execute();
+    const ledger = await h.store.db
+      .selectFrom('ledger')
+      .select(['amount', 'list_amount', 'price_group', 'account_id', 'request_id'])
+      .where('token_id', '=', tok.id)
+      .orderBy('id')
+      .execute();
     expect(ledger.map((l) => [Number(l.amount), Number(l.list_amount), l.price_group, l.account_id])).toEqual([
       [IMAGE_PRICE / 2, IMAGE_PRICE, 'half', id],
       [30_000, IMAGE_PRICE, 'half', id],
@@ -134,12 +170,18 @@ describe('accounts', () => {
     const bill = await adminJson<{ data: Array<{ amount: number; list_amount: number }> }>(h, 'GET', `/admin/bills?token_id=${tok.id}&period=month`);
     expect(bill.body.data.map((l) => [l.amount, l.list_amount])).toEqual([[IMAGE_PRICE / 2 + 30_000, 2 * IMAGE_PRICE]]);
     // Reconciliation re-prices each line at the group's price it recorded (no false difference), and shows the list price.
-    const rec = await adminJson<{ mismatches: Array<{ key: string }>; groups: Array<{ model: string; ledger_amount: number; ledger_list_amount: number }> }>(h, 'GET', `/admin/reconcile?from=${now - 60_000}&to=${Date.now() + 60_000}`);
+    const rec = await adminJson<{ mismatches: Array<{ key: string }>; groups: Array<{ model: string; ledger_amount: number; ledger_list_amount: number }> }>(
+      h,
+      'GET',
+      `/admin/reconcile?from=${now - 60_000}&to=${Date.now() + 60_000}`,
+    );
     expect(rec.status).toBe(200);
     // (Earlier tests of this file ran on a clock in January: their request-log rows, at real time, have their ledger lines elsewhere.)
     const ours = new Set(ledger.map((l) => l.request_id));
     expect(rec.body.mismatches.filter((m) => ours.has(m.key))).toEqual([]);
-    expect(rec.body.groups.filter((g) => g.model === 'qwx-image-2.0').reduce((a, g) => [a[0]! + g.ledger_amount, a[1]! + g.ledger_list_amount], [0, 0])).toEqual([IMAGE_PRICE / 2 + 30_000, 2 * IMAGE_PRICE]);
+    expect(
+      rec.body.groups.filter((g) => g.model === 'qwx-image-2.0').reduce((a, g) => [a[0]! + g.ledger_amount, a[1]! + g.ledger_list_amount], [0, 0]),
+    ).toEqual([IMAGE_PRICE / 2 + 30_000, 2 * IMAGE_PRICE]);
   });
 
   it('revoking an account refuses all its tokens at once', async () => {
@@ -151,7 +193,10 @@ describe('accounts', () => {
     await image(h, b.token);
     expect((await adminJson<{ revoked_at: number }>(h, 'DELETE', `/admin/accounts/${id}`)).body.revoked_at).toBeGreaterThan(0);
     for (const tok of [a, b]) {
-      const e = await image(h, tok.token).then(() => null, (x: unknown) => x as APIError);
+      const e = await image(h, tok.token).then(
+        () => null,
+        (x: unknown) => x as APIError,
+      );
       expect([e?.status, e?.code]).toEqual([401, 'token_revoked']);
     }
     expect((await adminJson(h, 'POST', '/admin/tokens', { name: 'late', account_id: id })).status).toBe(409);

@@ -53,11 +53,7 @@ async function tokenAt(spent: number): Promise<string> {
 
 /** spent and the ledger's sum, both as exact decimal text. */
 async function exact(tokenId: string): Promise<{ spent: string; ledger: string }> {
-  const t = await fresh.store.db
-    .selectFrom('tokens')
-    .select(sql<string>`cast(spent as text)`.as('spent'))
-    .where('id', '=', tokenId)
-    .executeTakeFirstOrThrow();
+  const t = await fresh.store.db.selectFrom('tokens').select(sql<string>`cast(spent as text)`.as('spent')).where('id', '=', tokenId).executeTakeFirstOrThrow();
   const l = await fresh.store.db
     .selectFrom('ledger')
     .select(sql<string>`cast(coalesce(sum(amount), 0) as text)`.as('sum'))
@@ -85,12 +81,7 @@ describe('a charge past MAX_BALANCE is cut to what is left', () => {
     const e = await exact(id);
     expect(e.spent).toBe(String(MAX_BALANCE));
     expect(BigInt(e.ledger) + BigInt(start)).toBe(BigInt(MAX_BALANCE));
-    const rows = await fresh.store.db
-      .selectFrom('ledger')
-      .select(['amount', 'quantities'])
-      .where('token_id', '=', id)
-      .orderBy('id')
-      .execute();
+    const rows = await fresh.store.db.selectFrom('ledger').select(['amount', 'quantities']).where('token_id', '=', id).orderBy('id').execute();
     expect(JSON.parse(rows[2]!.quantities)).toMatchObject({ clamped_from: expect.any(String) });
     // A fourth charge has no room: recorded at 0, spent unchanged.
     expect(await kysely.chargeSync(huge(id, `req_s${seq}_4`))).toBe(0);

@@ -23,8 +23,18 @@ describe('validatePrice', () => {
     expect(validatePrice({ unit: 'image', perImage: 0 })).toEqual({ unit: 'image', perImage: 0 });
     expect(validatePrice({ unit: 'video-mode-second', perSecond: { std: 1, pro: 2 } })).toEqual({ unit: 'video-mode-second', perSecond: { std: 1, pro: 2 } });
     // basis may be omitted when replacing a video price: the current basis is kept.
-    expect(validatePrice({ unit: 'video-second', perSecond: { '720p': 1, '1080p': 2 } }, base('hhx-1.0-video-edit').price)).toMatchObject({ basis: 'input+output' });
-    expect(validatePrice({ unit: 'tokens', tiers: [{ maxInputTokens: 10, inputPer1k: 1, outputPer1k: 2 }, { maxInputTokens: null, inputPer1k: 3, outputPer1k: 4, cachedInputPer1k: 1 }] })).toMatchObject({ unit: 'tokens' });
+    expect(validatePrice({ unit: 'video-second', perSecond: { '720p': 1, '1080p': 2 } }, base('hhx-1.0-video-edit').price)).toMatchObject({
+      basis: 'input+output',
+    });
+    expect(
+      validatePrice({
+        unit: 'tokens',
+        tiers: [
+          { maxInputTokens: 10, inputPer1k: 1, outputPer1k: 2 },
+          { maxInputTokens: null, inputPer1k: 3, outputPer1k: 4, cachedInputPer1k: 1 },
+        ],
+      }),
+    ).toMatchObject({ unit: 'tokens' });
   });
 
   it.each([
@@ -35,8 +45,26 @@ describe('validatePrice', () => {
     [{ unit: 'image', perImage: 1, extra: 1 }, 'price.extra'],
     [{ unit: 'coins', perImage: 1 }, 'price.unit'],
     [{ unit: 'tokens', tiers: [] }, 'price.tiers'],
-    [{ unit: 'tokens', tiers: [{ maxInputTokens: null, inputPer1k: 1, outputPer1k: 1 }, { maxInputTokens: 5, inputPer1k: 1, outputPer1k: 1 }] }, 'price.tiers[0].maxInputTokens'],
-    [{ unit: 'tokens', tiers: [{ maxInputTokens: 10, inputPer1k: 1, outputPer1k: 1 }, { maxInputTokens: 10, inputPer1k: 1, outputPer1k: 1 }] }, 'price.tiers[1].maxInputTokens'],
+    [
+      {
+        unit: 'tokens',
+        tiers: [
+          { maxInputTokens: null, inputPer1k: 1, outputPer1k: 1 },
+          { maxInputTokens: 5, inputPer1k: 1, outputPer1k: 1 },
+        ],
+      },
+      'price.tiers[0].maxInputTokens',
+    ],
+    [
+      {
+        unit: 'tokens',
+        tiers: [
+          { maxInputTokens: 10, inputPer1k: 1, outputPer1k: 1 },
+          { maxInputTokens: 10, inputPer1k: 1, outputPer1k: 1 },
+        ],
+      },
+      'price.tiers[1].maxInputTokens',
+    ],
     [{ unit: 'tokens', tiers: [{ maxInputTokens: 10, inputPer1k: 1, outputPer1k: 0.5 }] }, 'price.tiers[0].outputPer1k'],
     [{ unit: 'video-second', perSecond: { '720p': 1, '1080p': 2, '4k': 3 }, basis: 'output' }, 'price.perSecond.4k'],
     [{ unit: 'video-second', perSecond: { '720p': 1, '1080p': 2 } }, 'price.basis'],
@@ -61,16 +89,34 @@ describe('catalogue file', () => {
     ['not json', /not valid JSON/],
     [{ model: 'x' }, /JSON array/],
     [[{ price: { unit: 'image', perImage: 1 } }], /item 0 must be an object with a "model"/],
-    [[{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: 1.2 } }], /item 0: qwx-image-2.0: price\.perImage must be an integer number of micro-units from 0 to 1000000000000/],
-    [[{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: 1_000_000_000_001 } }], /price\.perImage must be an integer number of micro-units from 0 to 1000000000000/],
+    [
+      [{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: 1.2 } }],
+      /item 0: qwx-image-2.0: price\.perImage must be an integer number of micro-units from 0 to 1000000000000/,
+    ],
+    [
+      [{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: 1_000_000_000_001 } }],
+      /price\.perImage must be an integer number of micro-units from 0 to 1000000000000/,
+    ],
     [[{ model: 'qwx-image-2.0', prcie: {} }], /unknown field "prcie"/],
     [[{ model: 'new-model', price: { unit: 'image', perImage: 1 } }], /kind, upstream, upstreamModel and price are all required/],
-    [[{ model: 'qwx-image-2.0', hidden: true }, { model: 'qwx-image-2.0', hidden: false }], /appears twice/],
+    [
+      [
+        { model: 'qwx-image-2.0', hidden: true },
+        { model: 'qwx-image-2.0', hidden: false },
+      ],
+      /appears twice/,
+    ],
     [[{ model: 'vidx-v2-1', vidx: [] }], /vidx-v2-1: vidx must be an object keyed by path/],
     [[{ model: 'vidx-v2-1', vidx: { image2video: { endpoint: 'text2video' } } }], /vidx\.image2video is not a family A path/],
     [[{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'multi-elements' } } }], /vidx\.text2video\.endpoint must be one of text2video, omni-video/],
-    [[{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', fields: ['mode', 'seed'] } } }], /vidx\.text2video\.fields must be an array of mode, negative_prompt/],
-    [[{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', durations: [5] } } }], /vidx\.text2video\.durations must be a non-empty array of duration strings/],
+    [
+      [{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', fields: ['mode', 'seed'] } } }],
+      /vidx\.text2video\.fields must be an array of mode, negative_prompt/,
+    ],
+    [
+      [{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', durations: [5] } } }],
+      /vidx\.text2video\.durations must be a non-empty array of duration strings/,
+    ],
     [[{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', defaultMode: 'max' } } }], /defaultMode must be "std" or "pro"/],
     [[{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', modes: [] } } }], /vidx\.text2video\.modes is not a known field/],
   ])('refuses %j with a clear ConfigError', (content, msg) => {
@@ -80,9 +126,17 @@ describe('catalogue file', () => {
   });
 
   it('family A endpoint data (vidx): checked, and left-out rules take the text2video defaults', () => {
-    const o = readCatalogueFile(file([{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', fields: ['mode', 'cfg_scale'] } } }, { model: 'vidx-v1', vidx: {} }]));
+    const o = readCatalogueFile(
+      file([
+        { model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', fields: ['mode', 'cfg_scale'] } } },
+        { model: 'vidx-v1', vidx: {} },
+      ]),
+    );
     expect(o).toEqual([
-      { model: 'vidx-v2-1', entry: { vidx: { text2video: { endpoint: 'text2video', fields: ['mode', 'cfg_scale'], durations: ['5', '10'], defaultMode: 'std' } } } },
+      {
+        model: 'vidx-v2-1',
+        entry: { vidx: { text2video: { endpoint: 'text2video', fields: ['mode', 'cfg_scale'], durations: ['5', '10'], defaultMode: 'std' } } },
+      },
       { model: 'vidx-v1', entry: { vidx: {} } },
     ]);
   });
@@ -97,7 +151,15 @@ describe('catalogue file', () => {
       const p = file([
         { model: 'qwx-image-2.0', price: { unit: 'image', perImage: 111 } },
         { model: 'qwx-image-2.0-pro', price: { unit: 'image', perImage: 222 } },
-        { model: 'qwx-image-lite', kind: 'image', upstream: 'dashscope', upstreamModel: 'qwen-image-lite', ownedBy: 'qwx', capabilities: {}, price: { unit: 'image', perImage: 5 } },
+        {
+          model: 'qwx-image-lite',
+          kind: 'image',
+          upstream: 'dashscope',
+          upstreamModel: 'qwen-image-lite',
+          ownedBy: 'qwx',
+          capabilities: {},
+          price: { unit: 'image', perImage: 5 },
+        },
       ]);
       await upsertOverride(fresh.store.db, 'qwx-image-2.0-pro', { price: { unit: 'image', perImage: 333 } });
       const cat = await loadCatalogue(fresh.store.db, p);

@@ -37,12 +37,44 @@ const chatUsage: Usage = { kind: 'tokens', inputTokens: 1000, outputTokens: 500 
 const videoEstimate: Usage = { kind: 'video', outputSeconds: 5, tier: '720p' }; // wnx2.7-t2v: 3,000,000
 /** A tasks row for a hold's key (the reaper keeps the holds of tasks that exist). */
 const taskRow = (id: string, tokenId: string) => ({
-  id, family: 'b', kind: 'video', token_id: tokenId, model: 'wnx2.7-t2v', billing_model: 'wnx2.7-t2v', upstream_model: 'wan2.7-t2v', channel_id: 'ch_x',
-  upstream_task_id: 'up_x', state: 'in_progress', upstream_status: 'RUNNING', progress: null, request: '{}', result: null, usage: null, error: null,
-  external_task_id: null, callback_url: null, session_id: null, request_id: `req_${id}`, upstream_request_id: null, tier: '720p', hold_amount: 0,
-  next_poll_at: 0, lease_owner: null, lease_until: null, created_at: 1, updated_at: 1, finished_at: null, checked_at: null,
+  id,
+  family: 'b',
+  kind: 'video',
+  token_id: tokenId,
+  model: 'wnx2.7-t2v',
+  billing_model: 'wnx2.7-t2v',
+  upstream_model: 'wan2.7-t2v',
+  channel_id: 'ch_x',
+  upstream_task_id: 'up_x',
+  state: 'in_progress',
+  upstream_status: 'RUNNING',
+  progress: null,
+  request: '{}',
+  result: null,
+  usage: null,
+  error: null,
+  external_task_id: null,
+  callback_url: null,
+  session_id: null,
+  request_id: `req_${id}`,
+  upstream_request_id: null,
+  tier: '720p',
+  hold_amount: 0,
+  next_poll_at: 0,
+  lease_owner: null,
+  lease_until: null,
+  created_at: 1,
+  updated_at: 1,
+  finished_at: null,
+  checked_at: null,
 });
-const task = (tokenId: string, taskId = `video_${++seq}`): TaskRef => ({ taskId, tokenId, model: 'wnx2.7-t2v-20260101', billingModel: 'wnx2.7-t2v', requestId: `req_${taskId}` });
+const task = (tokenId: string, taskId = `video_${++seq}`): TaskRef => ({
+  taskId,
+  tokenId,
+  model: 'wnx2.7-t2v-20260101',
+  billingModel: 'wnx2.7-t2v',
+  requestId: `req_${taskId}`,
+});
 
 describe('chargeSync', () => {
   it('50 parallel writes of the same request id → one ledger row, spent incremented once', async () => {
@@ -52,7 +84,13 @@ describe('chargeSync', () => {
     expect(results.filter((a) => a > 0)).toEqual([1800]);
     const rows = await ledgerFor(tokenId);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ idempotency_key: input.requestId, model: 'qwx3.7-plus', kind: 'tokens', request_id: input.requestId, upstream_request_id: 'up-1' });
+    expect(rows[0]).toMatchObject({
+      idempotency_key: input.requestId,
+      model: 'qwx3.7-plus',
+      kind: 'tokens',
+      request_id: input.requestId,
+      upstream_request_id: 'up-1',
+    });
     expect(Number(rows[0]!.amount)).toBe(1800);
     expect(JSON.parse(rows[0]!.quantities)).toMatchObject({ input_tokens: 1000, output_tokens: 500 });
     expect((await tokenRow(tokenId)).spent).toBe(1800);
@@ -62,16 +100,40 @@ describe('chargeSync', () => {
     const tokenId = await newToken();
     await meter.chargeSync({ requestId: `req_a_${seq}`, tokenId, model: 'qwx-image-2.0', billingModel: 'qwx-image-2.0', usage: { kind: 'images', images: 2 } });
     await meter.chargeSync({ requestId: `req_b_${seq}`, tokenId, model: 'qwx-image-2.0', billingModel: 'qwx-image-2.0', usage: { kind: 'images', images: 1 } });
-    expect(await meter.chargeSync({ requestId: `req_c_${seq}`, tokenId, model: 'qwx-image-2.0', billingModel: 'qwx-image-2.0', usage: { kind: 'images', images: 0 } })).toBe(0);
+    expect(
+      await meter.chargeSync({
+        requestId: `req_c_${seq}`,
+        tokenId,
+        model: 'qwx-image-2.0',
+        billingModel: 'qwx-image-2.0',
+        usage: { kind: 'images', images: 0 },
+      }),
+    ).toBe(0);
     expect(await ledgerFor(tokenId)).toHaveLength(2);
     expect((await tokenRow(tokenId)).spent).toBe(600_000);
   });
 
-  it("an upstream request id longer than its column is stored cut to 200 characters (PostgreSQL would refuse the row)", async () => {
+  it('an upstream request id longer than its column is stored cut to 200 characters (PostgreSQL would refuse the row)', async () => {
     const tokenId = await newToken();
     const long = 'u'.repeat(500);
-    expect(await meter.chargeSync({ requestId: `req_long_${seq}`, tokenId, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: chatUsage, upstreamRequestId: long })).toBe(1800);
-    meter.chargeSyncDeferred({ requestId: `req_long_deferred_${seq}`, tokenId, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: chatUsage, upstreamRequestId: long });
+    expect(
+      await meter.chargeSync({
+        requestId: `req_long_${seq}`,
+        tokenId,
+        model: 'qwx3.7-plus',
+        billingModel: 'qwx3.7-plus',
+        usage: chatUsage,
+        upstreamRequestId: long,
+      }),
+    ).toBe(1800);
+    meter.chargeSyncDeferred({
+      requestId: `req_long_deferred_${seq}`,
+      tokenId,
+      model: 'qwx3.7-plus',
+      billingModel: 'qwx3.7-plus',
+      usage: chatUsage,
+      upstreamRequestId: long,
+    });
     await meter.flush();
     const rows = await ledgerFor(tokenId);
     expect(rows).toHaveLength(2);
@@ -108,7 +170,13 @@ describe('chargeSyncDeferred (group commit)', () => {
     const a = await newToken();
     const b = await newToken();
     for (let i = 0; i < 450; i++) {
-      meter.chargeSyncDeferred({ requestId: `req_batch_${seq}_${i}`, tokenId: i % 3 === 0 ? a : b, model: 'text-embedding-v4', billingModel: 'text-embedding-v4', usage: { kind: 'tokens', inputTokens: 2000, outputTokens: 0 } });
+      meter.chargeSyncDeferred({
+        requestId: `req_batch_${seq}_${i}`,
+        tokenId: i % 3 === 0 ? a : b,
+        model: 'text-embedding-v4',
+        billingModel: 'text-embedding-v4',
+        usage: { kind: 'tokens', inputTokens: 2000, outputTokens: 0 },
+      });
     }
     await meter.flush();
     expect(await ledgerFor(a)).toHaveLength(150);
@@ -131,7 +199,13 @@ describe('chargeSyncDeferred (group commit)', () => {
 });
 
 describe('reservations of calls answered at once', () => {
-  const charge = (requestId: string, tokenId: string, usage: Usage = chatUsage) => ({ requestId, tokenId, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage });
+  const charge = (requestId: string, tokenId: string, usage: Usage = chatUsage) => ({
+    requestId,
+    tokenId,
+    model: 'qwx3.7-plus',
+    billingModel: 'qwx3.7-plus',
+    usage,
+  });
 
   it('a reservation must fit spent + held + itself; settling charges once and frees the reservation', async () => {
     const tokenId = await newToken(3600);
@@ -164,7 +238,11 @@ describe('reservations of calls answered at once', () => {
     const tokenId = await newToken(10_000);
     const k = `req_reaped_${seq}`;
     await meter.reserve(k, tokenId, 5000);
-    await fresh.store.db.updateTable('holds').set({ created_at: Date.now() - 60_000 }).where('task_id', '=', k).execute();
+    await fresh.store.db
+      .updateTable('holds')
+      .set({ created_at: Date.now() - 60_000 })
+      .where('task_id', '=', k)
+      .execute();
     expect(await meter.reapReservations(30_000)).toBeGreaterThanOrEqual(1);
     expect(await tokenRow(tokenId)).toEqual({ spent: 0, held: 0 });
     expect(await meter.settleReserved(charge(k, tokenId))).toBe(1800);
@@ -183,14 +261,20 @@ describe('reservations of calls answered at once', () => {
   it('the reaper releases reservations left open by a dead instance, and only old ones', async () => {
     const tokenId = await newToken(10_000);
     await meter.reserve(`req_old_${seq}`, tokenId, 3000);
-    await fresh.store.db.updateTable('holds').set({ created_at: Date.now() - 60_000 }).where('task_id', '=', `req_old_${seq}`).execute();
+    await fresh.store.db
+      .updateTable('holds')
+      .set({ created_at: Date.now() - 60_000 })
+      .where('task_id', '=', `req_old_${seq}`)
+      .execute();
     await meter.reserve(`req_new_${seq}`, tokenId, 2000);
     await meter.hold(task(tokenId), { kind: 'video', outputSeconds: 0.001, tier: '720p' });
     const heldBefore = (await tokenRow(tokenId)).held;
     expect(await meter.reapReservations(30_000)).toBeGreaterThanOrEqual(1);
     expect((await tokenRow(tokenId)).held).toBe(heldBefore - 3000);
     const states = await fresh.store.db.selectFrom('holds').select(['task_id', 'state']).where('token_id', '=', tokenId).execute();
-    expect(Object.fromEntries(states.map((h) => [h.task_id.startsWith('req_old') ? 'old' : h.task_id.startsWith('req_new') ? 'new' : 'task', h.state]))).toEqual({ old: 'released', new: 'held', task: 'held' });
+    expect(
+      Object.fromEntries(states.map((h) => [h.task_id.startsWith('req_old') ? 'old' : h.task_id.startsWith('req_new') ? 'new' : 'task', h.state])),
+    ).toEqual({ old: 'released', new: 'held', task: 'held' });
   });
 
   it("the reaper gives back a task's hold whose task row is gone (its release failed after a refused creation); a task's hold is kept", async () => {
@@ -200,7 +284,11 @@ describe('reservations of calls answered at once', () => {
     const live = { ...task(tokenId), taskId: `task_live_${seq}` };
     await meter.hold(live, { kind: 'video', outputSeconds: 1, tier: '720p' });
     await fresh.store.db.insertInto('tasks').values(taskRow(live.taskId, tokenId)).execute();
-    await fresh.store.db.updateTable('holds').set({ created_at: Date.now() - 60_000 }).where('token_id', '=', tokenId).execute();
+    await fresh.store.db
+      .updateTable('holds')
+      .set({ created_at: Date.now() - 60_000 })
+      .where('token_id', '=', tokenId)
+      .execute();
     const heldBefore = (await tokenRow(tokenId)).held;
     const goneAmount = Number((await fresh.store.db.selectFrom('holds').select('amount').where('task_id', '=', gone.taskId).executeTakeFirstOrThrow()).amount);
     expect(goneAmount).toBeGreaterThan(0);

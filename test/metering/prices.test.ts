@@ -16,7 +16,12 @@ function price(publicName: string, usage: Usage) {
   return priceForEntry(entry, usage);
 }
 
-const tok = (inputTokens: number, outputTokens = 0, extra: Partial<Extract<Usage, { kind: 'tokens' }>> = {}): Usage => ({ kind: 'tokens', inputTokens, outputTokens, ...extra });
+const tok = (inputTokens: number, outputTokens = 0, extra: Partial<Extract<Usage, { kind: 'tokens' }>> = {}): Usage => ({
+  kind: 'tokens',
+  inputTokens,
+  outputTokens,
+  ...extra,
+});
 
 describe('token prices', () => {
   it('qwx3-vl-plus: "32K" means 32,000 — exactly 32,000 input tokens is the first tier, 32,001 the second', () => {
@@ -198,7 +203,7 @@ describe('token amounts are exact at every size', () => {
     }
   });
 
-  it('gives one frozen unit-price object per tier, and a fresh one when the tier\'s rates change', () => {
+  it("gives one frozen unit-price object per tier, and a fresh one when the tier's rates change", () => {
     const tier = { maxInputTokens: null, inputPer1k: 800, outputPer1k: 2_000, cachedInputPer1k: 160, cacheCreationPer1k: 1_000 };
     const price: Price = { unit: 'tokens', tiers: [tier] };
     const a = priceUsage(price, tok(10, 5)).unitPrices;

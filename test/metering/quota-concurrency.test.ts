@@ -23,14 +23,63 @@ interface Kind {
 
 const text = (output: boolean) => (b: Record<string, unknown>) => textReservation(b, output);
 const KINDS: Kind[] = [
-  { name: 'chat', path: '/v1/chat/completions', model: 'qwx3.7-plus', body: (i) => ({ model: 'qwx3.7-plus', max_tokens: 64, messages: [{ role: 'user', content: `hello ${i}` }] }), reserve: text(true) },
-  { name: 'stream', path: '/v1/chat/completions', model: 'qwx3.7-plus', body: (i) => ({ model: 'qwx3.7-plus', stream: true, max_tokens: 64, messages: [{ role: 'user', content: `hello ${i}` }] }), reserve: text(true) },
-  { name: 'responses', path: '/v1/responses', model: 'qwx3.7-plus', body: (i) => ({ model: 'qwx3.7-plus', max_output_tokens: 64, input: `hello ${i}` }), reserve: text(true) },
-  { name: 'messages', path: '/v1/messages', model: 'qwx3.7-plus', body: (i) => ({ model: 'qwx3.7-plus', max_tokens: 64, messages: [{ role: 'user', content: `hello ${i}` }] }), reserve: text(true) },
-  { name: 'embeddings', path: '/v1/embeddings', model: 'text-embedding-v4', body: (i) => ({ model: 'text-embedding-v4', input: [`hello ${i}`] }), reserve: text(false) },
-  { name: 'images', path: '/v1/images/generations', model: 'qwx-image-2.0', body: (i) => ({ model: 'qwx-image-2.0', prompt: `a cat ${i}`, n: 1 }), reserve: () => ({ kind: 'images', images: 1 }) },
-  { name: 'videos', path: '/v1/videos', model: 'hhx-1.1-t2v', body: (i) => ({ model: 'hhx-1.1-t2v', prompt: `waves ${i}`, seconds: 3 }), reserve: () => ({ kind: 'video', outputSeconds: 3, inputSeconds: 0, tier: '1080p' }) },
-  { name: 'vidx', path: '/vidx/v1/videos/text2video', model: 'vidx-v1', body: (i) => ({ model_name: 'vidx-v1', prompt: `waves ${i}`, duration: '5' }), reserve: () => ({ kind: 'video-mode', outputSeconds: 5, tier: 'std' }), family: 'vidx' },
+  {
+    name: 'chat',
+    path: '/v1/chat/completions',
+    model: 'qwx3.7-plus',
+    body: (i) => ({ model: 'qwx3.7-plus', max_tokens: 64, messages: [{ role: 'user', content: `hello ${i}` }] }),
+    reserve: text(true),
+  },
+  {
+    name: 'stream',
+    path: '/v1/chat/completions',
+    model: 'qwx3.7-plus',
+    body: (i) => ({ model: 'qwx3.7-plus', stream: true, max_tokens: 64, messages: [{ role: 'user', content: `hello ${i}` }] }),
+    reserve: text(true),
+  },
+  {
+    name: 'responses',
+    path: '/v1/responses',
+    model: 'qwx3.7-plus',
+    body: (i) => ({ model: 'qwx3.7-plus', max_output_tokens: 64, input: `hello ${i}` }),
+    reserve: text(true),
+  },
+  {
+    name: 'messages',
+    path: '/v1/messages',
+    model: 'qwx3.7-plus',
+    body: (i) => ({ model: 'qwx3.7-plus', max_tokens: 64, messages: [{ role: 'user', content: `hello ${i}` }] }),
+    reserve: text(true),
+  },
+  {
+    name: 'embeddings',
+    path: '/v1/embeddings',
+    model: 'text-embedding-v4',
+    body: (i) => ({ model: 'text-embedding-v4', input: [`hello ${i}`] }),
+    reserve: text(false),
+  },
+  {
+    name: 'images',
+    path: '/v1/images/generations',
+    model: 'qwx-image-2.0',
+    body: (i) => ({ model: 'qwx-image-2.0', prompt: `a cat ${i}`, n: 1 }),
+    reserve: () => ({ kind: 'images', images: 1 }),
+  },
+  {
+    name: 'videos',
+    path: '/v1/videos',
+    model: 'hhx-1.1-t2v',
+    body: (i) => ({ model: 'hhx-1.1-t2v', prompt: `waves ${i}`, seconds: 3 }),
+    reserve: () => ({ kind: 'video', outputSeconds: 3, inputSeconds: 0, tier: '1080p' }),
+  },
+  {
+    name: 'vidx',
+    path: '/vidx/v1/videos/text2video',
+    model: 'vidx-v1',
+    body: (i) => ({ model_name: 'vidx-v1', prompt: `waves ${i}`, duration: '5' }),
+    reserve: () => ({ kind: 'video-mode', outputSeconds: 5, tier: 'std' }),
+    family: 'vidx',
+  },
 ];
 
 async function tokenRow(id: string) {
@@ -48,7 +97,9 @@ describe(`${N} parallel calls per kind against a quota that covers 3 reservation
       const t = await h.token({ name: `burst-${kind.name}`, quota });
       const results = await Promise.all(
         Array.from({ length: N }, (_, i) =>
-          h.fetch(kind.path, { method: 'POST', token: t.secret, json: kind.body(i) }).then(async (r) => ({ status: r.status, rid: r.headers.get('x-gateway-request-id'), text: await r.text() })),
+          h
+            .fetch(kind.path, { method: 'POST', token: t.secret, json: kind.body(i) })
+            .then(async (r) => ({ status: r.status, rid: r.headers.get('x-gateway-request-id'), text: await r.text() })),
         ),
       );
       const ok = results.filter((r) => r.status === 200);
@@ -113,7 +164,11 @@ describe('amounts stay exact', () => {
   it('a reported usage of 1e20 tokens is clamped to MAX_CHARGE, an exact integer in the ledger and spent, with an audit line', async () => {
     const h = ctx.h;
     const t = await h.token({ name: 'huge' });
-    const r = await h.fetch('/v1/chat/completions', { method: 'POST', token: t.secret, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'count sim-fault:huge-usage' }] } });
+    const r = await h.fetch('/v1/chat/completions', {
+      method: 'POST',
+      token: t.secret,
+      json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'count sim-fault:huge-usage' }] },
+    });
     expect(r.status).toBe(200);
     const rid = r.headers.get('x-gateway-request-id')!;
     await h.gw.deps.meter.flush();

@@ -38,7 +38,11 @@ describe.runIf(onPostgres)('two instances on one PostgreSQL (+ Redis when config
       const tok = await h.token({ name: `two-${name}`, quota });
       const results = await Promise.all(
         Array.from({ length: 50 }, (_, i) =>
-          fetch(`${i % 2 ? url2 : h.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${tok.secret}`, 'content-type': 'application/json' }, body: JSON.stringify(body(i)) }).then(async (r) => ({ status: r.status, body: (await r.json()) as { error?: { code: string } } })),
+          fetch(`${i % 2 ? url2 : h.url}${path}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${tok.secret}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body(i)),
+          }).then(async (r) => ({ status: r.status, body: (await r.json()) as { error?: { code: string } } })),
         ),
       );
       const ok = results.filter((r) => r.status === 200).length;

@@ -12,9 +12,16 @@ describe('reservation reaper', () => {
     const db = h.store.db;
     // A dead instance's reservation: held against the token, never settled.
     await h.gw.deps.meter.reserve('req_dead_instance', tok.id, 40_000);
-    await db.updateTable('holds').set({ created_at: Date.now() - 10_000 }).where('task_id', '=', 'req_dead_instance').execute();
+    await db
+      .updateTable('holds')
+      .set({ created_at: Date.now() - 10_000 })
+      .where('task_id', '=', 'req_dead_instance')
+      .execute();
     await h.gw.deps.meter.reserve('req_live_call', tok.id, 10_000);
-    await until(async () => (await db.selectFrom('holds').select('state').where('task_id', '=', 'req_dead_instance').executeTakeFirstOrThrow()).state === 'released', 'the dead reservation released');
+    await until(
+      async () => (await db.selectFrom('holds').select('state').where('task_id', '=', 'req_dead_instance').executeTakeFirstOrThrow()).state === 'released',
+      'the dead reservation released',
+    );
     const row = await db.selectFrom('tokens').select(['held', 'spent']).where('id', '=', tok.id).executeTakeFirstOrThrow();
     expect([Number(row.held), Number(row.spent)]).toEqual([10_000, 0]);
     expect(h.logs.some((l) => l.includes('reservations left open by a stopped instance released'))).toBe(true);

@@ -35,9 +35,18 @@ describe('safe fetch', () => {
       resolve: async (h) => {
         if (h === 'evil.example.test') return [{ address: '127.0.0.1', family: 4 }];
         if (h === 'meta.example.test') return [{ address: '169.254.169.254', family: 4 }];
-        if (h === 'mixed.example.test') return [{ address: '8.8.8.8', family: 4 }, { address: '10.0.0.7', family: 4 }];
+        if (h === 'mixed.example.test')
+          return [
+            { address: '8.8.8.8', family: 4 },
+            { address: '10.0.0.7', family: 4 },
+          ];
         // DNS answers in IPv6 clothing: 6to4, SIIT, NAT64 and Teredo forms of private and metadata addresses.
-        const v6 = { '6to4.example.test': '2002:a00:7::1', 'siit.example.test': '::ffff:0:7f00:1', 'nat64.example.test': '64:ff9b::a9fe:a9fe', 'teredo.example.test': '2001:0:4136:e378:8000:63bf:80ff:fffe' }[h];
+        const v6 = {
+          '6to4.example.test': '2002:a00:7::1',
+          'siit.example.test': '::ffff:0:7f00:1',
+          'nat64.example.test': '64:ff9b::a9fe:a9fe',
+          'teredo.example.test': '2001:0:4136:e378:8000:63bf:80ff:fffe',
+        }[h];
         if (v6) return [{ address: v6, family: 6 }];
         throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' });
       },

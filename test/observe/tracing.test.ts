@@ -17,7 +17,14 @@ const CLIENT = 3;
 const ERROR = 2;
 
 describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT, http/json)', () => {
-  const t = useHarness({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'tollway-under-test', OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=secret%20value' } });
+  const t = useHarness({
+    env: {
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_SERVICE_NAME: 'tollway-under-test',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-key=secret%20value',
+    },
+  });
   let client: OpenAI;
   beforeAll(() => {
     client = openaiClient(t.h, t.token);
@@ -50,7 +57,12 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT, http/json)', () => {
     expect(server.name).toBe('POST /v1/chat/completions');
     expect(server.traceId).toBe(traceId);
     expect(server.parentSpanId).toBe(parentId);
-    expect(server.attributes).toMatchObject({ 'http.request.method': 'POST', 'http.route': '/v1/chat/completions', 'http.response.status_code': 200, 'tollway.model': 'qwx3.7-plus' });
+    expect(server.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'http.route': '/v1/chat/completions',
+      'http.response.status_code': 200,
+      'tollway.model': 'qwx3.7-plus',
+    });
     expect(server.resource['service.name']).toBe('tollway-under-test');
     expect(attempts.map((a) => [a.attributes['tollway.channel'], a.attributes['tollway.attempt'], a.statusCode])).toEqual([['sim-dashscope', 1, 0]]);
     // The exporter sent the configured header.

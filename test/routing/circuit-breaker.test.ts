@@ -64,6 +64,9 @@ describe('CircuitBreakers.onTransition', () => {
     now = 1_400;
     b.success('ch');
     b.success('ch');
-    expect(seen).toEqual([['ch', 'opened', 1_000], ['ch', 'closed', 1_400]]);
+    expect(seen).toEqual([
+      ['ch', 'opened', 1_000],
+      ['ch', 'closed', 1_400],
+    ]);
   });
 });

@@ -83,7 +83,18 @@ describe('two accounts, the primary not entitled', () => {
 describe('ChannelRegistry entitlement memory', () => {
   const entry = { id: 'qwx3.7-plus', upstream: 'dashscope' } as ModelEntry;
   const record = (over: Partial<ChannelRecord> = {}): ChannelRecord =>
-    ({ id: 'ch_1', name: 'a', kind: 'dashscope', baseUrl: 'http://u', keyEnc: 'k1', models: null, priority: 0, weight: 1, status: 'enabled', ...over }) as ChannelRecord;
+    ({
+      id: 'ch_1',
+      name: 'a',
+      kind: 'dashscope',
+      baseUrl: 'http://u',
+      keyEnc: 'k1',
+      models: null,
+      priority: 0,
+      weight: 1,
+      status: 'enabled',
+      ...over,
+    }) as ChannelRecord;
   let rows: ChannelRecord[] = [record()];
   const repo = { list: async () => rows } as unknown as ChannelsRepo;
   const box = { open: () => '{"apiKey":"sk-x"}' } as unknown as SecretBox;

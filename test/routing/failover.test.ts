@@ -6,17 +6,33 @@ import type { Channel } from '../../src/routing/channel-registry.ts';
 import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
 import { isRetryable, orderChannels, withFailover, type AttemptSink } from '../../src/routing/failover.ts';
 
-const ch = (id: string, priority = 0, weight = 1): Channel => ({ id, name: id, kind: 'dashscope', baseUrl: 'http://x', keys: {}, models: null, priority, weight, account: null, taskSlots: null });
+const ch = (id: string, priority = 0, weight = 1): Channel => ({
+  id,
+  name: id,
+  kind: 'dashscope',
+  baseUrl: 'http://x',
+  keys: {},
+  models: null,
+  priority,
+  weight,
+  account: null,
+  taskSlots: null,
+});
 const noSleep = async () => undefined;
 
 describe('failover', () => {
   it('fails over to the next channel on a connect failure, even for connect-only calls', async () => {
     const seen: string[] = [];
-    const r = await withFailover([ch('a', 2), ch('b', 1)], new CircuitBreakers(), async (c) => {
-      seen.push(c.id);
-      if (c.id === 'a') throw new GatewayError('upstream_unreachable', 'refused');
-      return c.id;
-    }, { policy: 'connect-only', sleep: noSleep });
+    const r = await withFailover(
+      [ch('a', 2), ch('b', 1)],
+      new CircuitBreakers(),
+      async (c) => {
+        seen.push(c.id);
+        if (c.id === 'a') throw new GatewayError('upstream_unreachable', 'refused');
+        return c.id;
+      },
+      { policy: 'connect-only', sleep: noSleep },
+    );
     expect(r).toBe('b');
     expect(seen).toEqual(['a', 'b']);
   });
@@ -24,29 +40,44 @@ describe('failover', () => {
   it('never repeats a connect-only call after a reset once the request was sent', async () => {
     let calls = 0;
     await expect(
-      withFailover([ch('a', 2), ch('b', 1)], new CircuitBreakers(), async () => {
-        calls++;
-        throw new GatewayError('upstream_error', 'closed after send');
-      }, { policy: 'connect-only', sleep: noSleep }),
+      withFailover(
+        [ch('a', 2), ch('b', 1)],
+        new CircuitBreakers(),
+        async () => {
+          calls++;
+          throw new GatewayError('upstream_error', 'closed after send');
+        },
+        { policy: 'connect-only', sleep: noSleep },
+      ),
     ).rejects.toMatchObject({ code: 'upstream_error' });
     expect(calls).toBe(1);
   });
 
   it('a connect-only call refused with 429 moves to another account, but is not sent to the same one again', async () => {
     const seen: string[] = [];
-    const r = await withFailover([ch('a', 2), ch('b', 1)], new CircuitBreakers(), async (c) => {
-      seen.push(c.id);
-      if (c.id === 'a') throw new GatewayError('upstream_rate_limited', '429');
-      return c.id;
-    }, { policy: 'connect-only', sleep: noSleep });
+    const r = await withFailover(
+      [ch('a', 2), ch('b', 1)],
+      new CircuitBreakers(),
+      async (c) => {
+        seen.push(c.id);
+        if (c.id === 'a') throw new GatewayError('upstream_rate_limited', '429');
+        return c.id;
+      },
+      { policy: 'connect-only', sleep: noSleep },
+    );
     expect(r).toBe('b');
     expect(seen).toEqual(['a', 'b']);
     let calls = 0;
     await expect(
-      withFailover([ch('only')], new CircuitBreakers(), async () => {
-        calls++;
-        throw new GatewayError('upstream_rate_limited', '429');
-      }, { policy: 'connect-only', sleep: noSleep }),
+      withFailover(
+        [ch('only')],
+        new CircuitBreakers(),
+        async () => {
+          calls++;
+          throw new GatewayError('upstream_rate_limited', '429');
+        },
+        { policy: 'connect-only', sleep: noSleep },
+      ),
     ).rejects.toMatchObject({ code: 'upstream_rate_limited' });
     expect(calls).toBe(1);
   });
@@ -55,11 +86,16 @@ describe('failover', () => {
     for (const policy of ['safe', 'connect-only'] as const) {
       const seen: string[] = [];
       const breakers = new CircuitBreakers();
-      const r = await withFailover([ch('a', 2), ch('b', 1)], breakers, async (c) => {
-        seen.push(c.id);
-        if (c.id === 'a') throw dashscopeError(400, { code: 'Arrearage', message: 'Access denied, please make sure your account is in good standing.' });
-        return c.id;
-      }, { policy, sleep: noSleep });
+      const r = await withFailover(
+        [ch('a', 2), ch('b', 1)],
+        breakers,
+        async (c) => {
+          seen.push(c.id);
+          if (c.id === 'a') throw dashscopeError(400, { code: 'Arrearage', message: 'Access denied, please make sure your account is in good standing.' });
+          return c.id;
+        },
+        { policy, sleep: noSleep },
+      );
       expect(r).toBe('b');
       expect(seen).toEqual(['a', 'b']);
       for (let i = 0; i < 4; i++) breakers.failure('a', 'x');
@@ -74,10 +110,15 @@ describe('failover', () => {
     // An ordinary bad request is still the client's: no failover.
     let calls = 0;
     await expect(
-      withFailover([ch('a', 2), ch('b', 1)], new CircuitBreakers(), async () => {
-        calls++;
-        throw dashscopeError(400, { code: 'InvalidParameter', message: 'bad' });
-      }, { policy: 'safe', sleep: noSleep }),
+      withFailover(
+        [ch('a', 2), ch('b', 1)],
+        new CircuitBreakers(),
+        async () => {
+          calls++;
+          throw dashscopeError(400, { code: 'InvalidParameter', message: 'bad' });
+        },
+        { policy: 'safe', sleep: noSleep },
+      ),
     ).rejects.toMatchObject({ code: 'upstream_invalid_request' });
     expect(calls).toBe(1);
   });
@@ -85,10 +126,15 @@ describe('failover', () => {
   it('never repeats a connect-only call after a timeout (the upstream may have accepted it)', async () => {
     let calls = 0;
     await expect(
-      withFailover([ch('a', 2), ch('b', 1)], new CircuitBreakers(), async () => {
-        calls++;
-        throw new GatewayError('upstream_timeout', 'slow');
-      }, { policy: 'connect-only', sleep: noSleep }),
+      withFailover(
+        [ch('a', 2), ch('b', 1)],
+        new CircuitBreakers(),
+        async () => {
+          calls++;
+          throw new GatewayError('upstream_timeout', 'slow');
+        },
+        { policy: 'connect-only', sleep: noSleep },
+      ),
     ).rejects.toMatchObject({ code: 'upstream_timeout' });
     expect(calls).toBe(1);
   });
@@ -96,10 +142,15 @@ describe('failover', () => {
   it('retries safe calls on 5xx/429/timeouts and gives up after maxAttempts', async () => {
     let calls = 0;
     await expect(
-      withFailover([ch('a')], new CircuitBreakers(), async () => {
-        calls++;
-        throw new GatewayError('upstream_rate_limited', '429');
-      }, { policy: 'safe', maxAttempts: 3, sleep: noSleep }),
+      withFailover(
+        [ch('a')],
+        new CircuitBreakers(),
+        async () => {
+          calls++;
+          throw new GatewayError('upstream_rate_limited', '429');
+        },
+        { policy: 'safe', maxAttempts: 3, sleep: noSleep },
+      ),
     ).rejects.toMatchObject({ code: 'upstream_rate_limited' });
     expect(calls).toBe(3);
   });
@@ -107,10 +158,15 @@ describe('failover', () => {
   it('does not retry client errors', async () => {
     let calls = 0;
     await expect(
-      withFailover([ch('a'), ch('b')], new CircuitBreakers(), async () => {
-        calls++;
-        throw new GatewayError('upstream_invalid_request', 'bad');
-      }, { policy: 'safe', sleep: noSleep }),
+      withFailover(
+        [ch('a'), ch('b')],
+        new CircuitBreakers(),
+        async () => {
+          calls++;
+          throw new GatewayError('upstream_invalid_request', 'bad');
+        },
+        { policy: 'safe', sleep: noSleep },
+      ),
     ).rejects.toMatchObject({ code: 'upstream_invalid_request' });
     expect(calls).toBe(1);
   });
@@ -144,10 +200,15 @@ describe('failover', () => {
     breakers.failure('b', 'upstream_error');
     const seen: string[] = [];
     await expect(
-      withFailover([ch('a', 3), ch('b', 2), ch('c', 1)], breakers, async (c) => {
-        seen.push(c.id);
-        throw new GatewayError('upstream_error', `failed on ${c.id}`);
-      }, { policy: 'safe', maxAttempts: 3, sleep: noSleep }),
+      withFailover(
+        [ch('a', 3), ch('b', 2), ch('c', 1)],
+        breakers,
+        async (c) => {
+          seen.push(c.id);
+          throw new GatewayError('upstream_error', `failed on ${c.id}`);
+        },
+        { policy: 'safe', maxAttempts: 3, sleep: noSleep },
+      ),
     ).rejects.toMatchObject({ code: 'upstream_error', message: 'failed on c' });
     expect(seen).toEqual(['a', 'c']);
   });
@@ -179,7 +240,7 @@ describe('circuit breaker', () => {
     const b = new CircuitBreakers();
     const counts = { x: 0, y: 0 };
     let seed = 1;
-    const rand = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const rand = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     for (let i = 0; i < 2000; i++) {
       const first = orderChannels([ch('x', 1, 3), ch('y', 1, 1), ch('z', 0, 100)], b, rand)[0]!.id as 'x' | 'y';
       counts[first]++;
@@ -209,16 +270,29 @@ describe('a call its client stopped', () => {
     let calls = 0;
     for (let i = 0; i < 10; i++) {
       await expect(
-        withFailover([ch('a', 2), ch('b', 1)], breakers, async () => {
-          calls++;
-          throw new GatewayError('upstream_error', 'aborted', { mayHaveRun: true, callerAborted: true });
-        }, { policy: 'safe', sleep: noSleep }),
+        withFailover(
+          [ch('a', 2), ch('b', 1)],
+          breakers,
+          async () => {
+            calls++;
+            throw new GatewayError('upstream_error', 'aborted', { mayHaveRun: true, callerAborted: true });
+          },
+          { policy: 'safe', sleep: noSleep },
+        ),
       ).rejects.toMatchObject({ callerAborted: true });
     }
     expect(calls).toBe(10);
     expect(breakers.view('a').state).toBe('closed');
     // The same failure from the upstream's side does count.
-    for (let i = 0; i < 10; i++) await withFailover([ch('a')], breakers, async () => { throw new GatewayError('upstream_error', 'cut'); }, { policy: 'connect-only', sleep: noSleep }).catch(() => undefined);
+    for (let i = 0; i < 10; i++)
+      await withFailover(
+        [ch('a')],
+        breakers,
+        async () => {
+          throw new GatewayError('upstream_error', 'cut');
+        },
+        { policy: 'connect-only', sleep: noSleep },
+      ).catch(() => undefined);
     expect(breakers.view('a').state).toBe('open');
   });
 });

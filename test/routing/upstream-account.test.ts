@@ -16,10 +16,13 @@ describe('accountOf', () => {
   });
 });
 
-describe('a channel\'s account and task slots through the admin API', () => {
+describe("a channel's account and task slots through the admin API", () => {
   const t = useHarness();
   it('created, changed, cleared and validated; shown in the view and the audit line', async () => {
-    const r = await t.h.admin('/admin/channels', { method: 'POST', json: { name: 'acct-1', kind: 'kling', access_key: 'ak', secret_key: 'sk', account: 'acme-kling', task_slots: 2 } });
+    const r = await t.h.admin('/admin/channels', {
+      method: 'POST',
+      json: { name: 'acct-1', kind: 'kling', access_key: 'ak', secret_key: 'sk', account: 'acme-kling', task_slots: 2 },
+    });
     expect(r.status).toBe(201);
     const c = (await r.json()) as { id: string; account: string | null; task_slots: number | null };
     expect(c).toMatchObject({ account: 'acme-kling', task_slots: 2 });
@@ -30,7 +33,9 @@ describe('a channel\'s account and task slots through the admin API', () => {
       const b = await t.h.admin(`/admin/channels/${c.id}`, { method: 'PATCH', json: bad });
       expect(b.status).toBe(400);
     }
-    const audit = (await (await t.h.admin('/admin/audit?limit=100')).json()) as { data: Array<{ action: string; target: string; detail: { changes?: Record<string, unknown> } }> };
+    const audit = (await (await t.h.admin('/admin/audit?limit=100')).json()) as {
+      data: Array<{ action: string; target: string; detail: { changes?: Record<string, unknown> } }>;
+    };
     const line = audit.data.find((a) => a.action === 'channel.update' && a.target === c.id)!;
     expect(line.detail.changes).toMatchObject({ account: { from: 'acme-kling', to: null }, taskSlots: { from: 2, to: 5 } });
   });

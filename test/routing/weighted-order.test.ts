@@ -6,7 +6,18 @@ import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
 import { orderChannels } from '../../src/routing/failover.ts';
 import { pickChannels } from '../../src/routing/weighted-order.ts';
 
-const ch = (id: string, priority = 0, weight = 1): Channel => ({ id, name: id, kind: 'dashscope', baseUrl: 'http://x', keys: {}, models: null, priority, weight, account: null, taskSlots: null });
+const ch = (id: string, priority = 0, weight = 1): Channel => ({
+  id,
+  name: id,
+  kind: 'dashscope',
+  baseUrl: 'http://x',
+  keys: {},
+  models: null,
+  priority,
+  weight,
+  account: null,
+  taskSlots: null,
+});
 
 function seeded(seed = 7): () => number {
   return () => (seed = (seed * 16807) % 2147483647) / 2147483647;

@@ -18,7 +18,9 @@ const SRC = fileURLToPath(new URL('../../src/runtime/log-sink.ts', import.meta.u
 
 /** Run `code` (an ES module with LogSink imported) in a child whose stdout is a pipe; resolves with what it wrote. */
 function child(code: string, readAfterMs = 0): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `import { LogSink } from ${JSON.stringify(SRC)};\n${code}`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `import { LogSink } from ${JSON.stringify(SRC)};\n${code}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const out: Buffer[] = [];
   let err = '';
   p.stderr.on('data', (c: Buffer) => (err += c));
@@ -38,7 +40,11 @@ describe('log sink', () => {
     const path = join(dir, `mode-${n++}.log`);
     expect(modeOf(openSync(path, 'w'))).toBe('sync');
     expect(modeOf(openSync('/dev/null', 'w'))).toBe('sync');
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `import { modeOf } from ${JSON.stringify(SRC)}; process.stderr.write(modeOf(1));`], { encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', `import { modeOf } from ${JSON.stringify(SRC)}; process.stderr.write(modeOf(1));`],
+      { encoding: 'utf8' },
+    );
     expect(r.stderr).toBe('stream');
   });
 
@@ -147,9 +153,19 @@ describe('log sink', () => {
   });
 
   it('to a pipe whose reader is gone (EPIPE): stops quietly, the process carries on', async () => {
-    const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `import { LogSink } from ${JSON.stringify(SRC)};
+    const p = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `import { LogSink } from ${JSON.stringify(SRC)};
       const s = new LogSink(1); let i = 0;
-      const t = setInterval(() => { s.write('line ' + i++ + '\\n'); if (s.dropped > 0) { clearInterval(t); process.stderr.write('stopped after ' + i); } }, 2);`], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const t = setInterval(() => { s.write('line ' + i++ + '\\n'); if (s.dropped > 0) { clearInterval(t); process.stderr.write('stopped after ' + i); } }, 2);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let err = '';
     p.stderr.on('data', (c: Buffer) => (err += c));
     p.stdout.once('data', () => p.stdout.destroy());

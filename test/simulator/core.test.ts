@@ -9,14 +9,16 @@ const s = useSimulator({ taskDurationMs: 300 });
 afterEach(() => s.sim.faults.clear());
 
 const DS = DEFAULT_SIM_KEYS.dashscopeApiKey;
-const chatBody = (content = 'hello', extra: Record<string, unknown> = {}) => JSON.stringify({ model: 'qwen3.7-plus', messages: [{ role: 'user', content }], ...extra });
+const chatBody = (content = 'hello', extra: Record<string, unknown> = {}) =>
+  JSON.stringify({ model: 'qwen3.7-plus', messages: [{ role: 'user', content }], ...extra });
 
 function post(path: string, body: string, key: string | null = DS, init: RequestInit = {}) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (key !== null) headers.authorization = `Bearer ${key}`;
   return fetch(s.sim.url + path, { method: 'POST', body, headers, ...init });
 }
-const chat = (content = 'hello', extra: Record<string, unknown> = {}, init: RequestInit = {}) => post('/compatible-mode/v1/chat/completions', chatBody(content, extra), DS, init);
+const chat = (content = 'hello', extra: Record<string, unknown> = {}, init: RequestInit = {}) =>
+  post('/compatible-mode/v1/chat/completions', chatBody(content, extra), DS, init);
 
 const secret = new TextEncoder().encode(DEFAULT_SIM_KEYS.klingSecretKey);
 const now = () => Math.floor(Date.now() / 1000);
@@ -27,7 +29,8 @@ const jwt = (claims: { iss?: string; exp?: number; nbf?: number }, key: Uint8Arr
   if (claims.nbf !== undefined) j = j.setNotBefore(claims.nbf);
   return j.sign(key);
 };
-const kling = (token: string | null) => fetch(`${s.sim.url}/v1/videos/text2video?pageNum=1&pageSize=10`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+const kling = (token: string | null) =>
+  fetch(`${s.sim.url}/v1/videos/text2video?pageNum=1&pageSize=10`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
 
 describe('DashScope credentials', () => {
   const WRONG = 'sk-wrong-key-000000000000';
@@ -62,7 +65,11 @@ describe('DashScope credentials', () => {
   it('the right key works: chat, embeddings, models', async () => {
     const c = await chat('hi there');
     expect(c.status).toBe(200);
-    const cb = (await c.json()) as { object: string; choices: Array<{ message: { content: string } }>; usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } };
+    const cb = (await c.json()) as {
+      object: string;
+      choices: Array<{ message: { content: string } }>;
+      usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+    };
     expect(cb.object).toBe('chat.completion');
     expect(cb.choices[0]!.message.content.length).toBeGreaterThan(0);
     expect(cb.usage.total_tokens).toBe(cb.usage.prompt_tokens + cb.usage.completion_tokens);
@@ -92,7 +99,11 @@ describe('Kling JWT auth', () => {
   });
 
   it('garbage, wrong signature or wrong issuer → 1002', async () => {
-    for (const t of ['not-a-jwt', await jwt({ iss: DEFAULT_SIM_KEYS.klingAccessKey, exp: now() + 600, nbf: now() - 5 }, new TextEncoder().encode('another-secret')), await jwt({ iss: 'someone-else', exp: now() + 600, nbf: now() - 5 })]) {
+    for (const t of [
+      'not-a-jwt',
+      await jwt({ iss: DEFAULT_SIM_KEYS.klingAccessKey, exp: now() + 600, nbf: now() - 5 }, new TextEncoder().encode('another-secret')),
+      await jwt({ iss: 'someone-else', exp: now() + 600, nbf: now() - 5 }),
+    ]) {
       const r = await kling(t);
       expect(r.status).toBe(401);
       const b = (await r.json()) as { code: number; message: string; request_id: string };
@@ -121,7 +132,7 @@ describe('Kling JWT auth', () => {
 });
 
 describe('fault injection', () => {
-  it('status, per request marker: the provider\'s own error body per wire', async () => {
+  it("status, per request marker: the provider's own error body per wire", async () => {
     const c = await chat('please sim-fault:status:429');
     expect(c.status).toBe(429);
     expect(((await c.json()) as { error: { code: string } }).error.code).toBe('limit_requests');
@@ -135,18 +146,35 @@ describe('fault injection', () => {
   it('content-filter: each API refuses in its own spelling', async () => {
     const compat = await chat('sim-fault:content-filter');
     expect(compat.status).toBe(400);
-    expect(((await compat.json()) as { error: Record<string, unknown> }).error).toMatchObject({ code: 'data_inspection_failed', type: 'data_inspection_failed' });
-    const native = await post('/api/v1/services/aigc/multimodal-generation/generation', JSON.stringify({ model: 'qwen-image-2.0', input: { messages: [{ role: 'user', content: [{ text: 'sim-fault:content-filter' }] }] } }));
+    expect(((await compat.json()) as { error: Record<string, unknown> }).error).toMatchObject({
+      code: 'data_inspection_failed',
+      type: 'data_inspection_failed',
+    });
+    const native = await post(
+      '/api/v1/services/aigc/multimodal-generation/generation',
+      JSON.stringify({ model: 'qwen-image-2.0', input: { messages: [{ role: 'user', content: [{ text: 'sim-fault:content-filter' }] }] } }),
+    );
     expect(native.status).toBe(400);
     expect(((await native.json()) as { code: string }).code).toBe('DataInspectionFailed');
-    const messages = await fetch(`${s.sim.url}/apps/anthropic/v1/messages`, { method: 'POST', headers: { 'x-api-key': DS, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'qwen3.7-plus', max_tokens: 8, messages: [{ role: 'user', content: 'sim-fault:content-filter' }] }) });
+    const messages = await fetch(`${s.sim.url}/apps/anthropic/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': DS, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'qwen3.7-plus', max_tokens: 8, messages: [{ role: 'user', content: 'sim-fault:content-filter' }] }),
+    });
     expect(messages.status).toBe(400);
     const mb = (await messages.json()) as { type: string; error: { type: string; message: string } };
     expect([mb.type, mb.error.type]).toEqual(['error', 'invalid_request_error']);
     expect(mb.error.message).toContain('DataInspectionFailed');
     const token = await jwt({ iss: DEFAULT_SIM_KEYS.klingAccessKey, exp: now() + 1800, nbf: now() - 5 });
-    for (const [arg, code] of [['', 1301], [':1300', 1300]] as const) {
-      const k = await fetch(`${s.sim.url}/v1/videos/text2video`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ model_name: 'kling-v1', prompt: `sim-fault:content-filter${arg}` }) });
+    for (const [arg, code] of [
+      ['', 1301],
+      [':1300', 1300],
+    ] as const) {
+      const k = await fetch(`${s.sim.url}/v1/videos/text2video`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model_name: 'kling-v1', prompt: `sim-fault:content-filter${arg}` }),
+      });
       expect(k.status).toBe(400);
       expect(((await k.json()) as { code: number }).code).toBe(code);
     }
@@ -171,7 +199,15 @@ describe('fault injection', () => {
   });
 
   it('run-wide faults can be set and cleared over HTTP (/__sim/faults)', async () => {
-    expect((await fetch(`${s.sim.url}/__sim/faults`, { method: 'POST', body: JSON.stringify({ kind: 'status', arg: 503 }), headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${s.sim.url}/__sim/faults`, {
+          method: 'POST',
+          body: JSON.stringify({ kind: 'status', arg: 503 }),
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+    ).toBe(200);
     expect((await chat()).status).toBe(503);
     expect((await chat()).status).toBe(503);
     expect((await fetch(`${s.sim.url}/__sim/faults`, { method: 'DELETE' })).status).toBe(200);
@@ -207,13 +243,17 @@ describe('fault injection', () => {
     expect(() => JSON.parse(text)).toThrow();
   });
 
-  it('empty answers 200 in each API\'s success shape with no result and no usage', async () => {
+  it("empty answers 200 in each API's success shape with no result and no usage", async () => {
     const chatR = (await (await chat('sim-fault:empty')).json()) as Record<string, unknown>;
     expect(chatR).toMatchObject({ object: 'chat.completion', choices: [] });
     expect(chatR.usage).toBeUndefined();
-    const emb = (await (await post('/compatible-mode/v1/embeddings', JSON.stringify({ model: 'text-embedding-v4', input: ['sim-fault:empty'] }))).json()) as Record<string, unknown>;
+    const emb = (await (
+      await post('/compatible-mode/v1/embeddings', JSON.stringify({ model: 'text-embedding-v4', input: ['sim-fault:empty'] }))
+    ).json()) as Record<string, unknown>;
     expect(emb).toEqual({ object: 'list', data: [] });
-    const resp = (await (await post('/api/v2/apps/protocols/compatible-mode/v1/responses', JSON.stringify({ model: 'qwen3.7-plus', input: 'sim-fault:empty' }))).json()) as Record<string, unknown>;
+    const resp = (await (
+      await post('/api/v2/apps/protocols/compatible-mode/v1/responses', JSON.stringify({ model: 'qwen3.7-plus', input: 'sim-fault:empty' }))
+    ).json()) as Record<string, unknown>;
     expect(resp).toMatchObject({ object: 'response', output: [] });
     expect(resp.usage).toBeUndefined();
   });

@@ -102,7 +102,11 @@ describe('simulator: Qwen-Image sync (multimodal-generation)', () => {
   });
 
   it('needs the API key', async () => {
-    const r = await fetch(s.sim.url + PATH, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(gen('qwen-image-2.0', 'x')) });
+    const r = await fetch(s.sim.url + PATH, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(gen('qwen-image-2.0', 'x')),
+    });
     expect(r.status).toBe(401);
   });
 });
@@ -131,7 +135,10 @@ describe('simulator: Qwen-Image async (image-synthesis + task query)', () => {
     const r = await post(ASYNC, body('a cat'), { 'x-dashscope-async': 'enable' });
     const created = (await r.json()) as { output: { task_id: string; task_status: string } };
     expect(created.output.task_status).toBe('PENDING');
-    const done = (await poll(created.output.task_id)) as { output: { task_status: string; results: Array<{ url: string; orig_prompt: string }> }; usage: { image_count: number } };
+    const done = (await poll(created.output.task_id)) as {
+      output: { task_status: string; results: Array<{ url: string; orig_prompt: string }> };
+      usage: { image_count: number };
+    };
     expect(done.output.task_status).toBe('SUCCEEDED');
     expect(done.output.results).toHaveLength(1);
     expect(done.output.results[0]!.orig_prompt).toBe('a cat');

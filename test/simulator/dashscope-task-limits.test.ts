@@ -15,7 +15,11 @@ const auth = (key = DEFAULT_SIM_KEYS.dashscopeApiKey) => ({ authorization: `Bear
 const PATH = '/api/v1/services/aigc/video-generation/video-synthesis';
 
 async function create(prompt = 'a cat', key?: string): Promise<string> {
-  const r = await fetch(s.sim.url + PATH, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/json', 'x-dashscope-async': 'enable' }, body: JSON.stringify({ model: 'wan2.7-t2v', input: { prompt }, parameters: { duration: 5 } }) });
+  const r = await fetch(s.sim.url + PATH, {
+    method: 'POST',
+    headers: { ...auth(key), 'content-type': 'application/json', 'x-dashscope-async': 'enable' },
+    body: JSON.stringify({ model: 'wan2.7-t2v', input: { prompt }, parameters: { duration: 5 } }),
+  });
   return ((await r.json()) as { output: { task_id: string } }).output.task_id;
 }
 
@@ -28,7 +32,9 @@ describe('simulated DashScope account limits', () => {
     await new Promise((r) => setTimeout(r, 1100)); // a fresh window
     const before = dashscopeQueryStats(s.sim.ctx).get('main')?.throttled ?? 0;
     const started = Date.now();
-    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => get(i % 2 ? `/api/v1/tasks/${id}` : '/api/v1/tasks?page_size=5', i % 3 ? undefined : SAME_ACCOUNT_KEY)));
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => get(i % 2 ? `/api/v1/tasks/${id}` : '/api/v1/tasks?page_size=5', i % 3 ? undefined : SAME_ACCOUNT_KEY)),
+    );
     // On a loaded host the 30 may spread over more than one second: at most 20 are answered per second begun.
     const seconds = Math.ceil((Date.now() - started) / 1000);
     const statuses = answers.map((r) => r.status);
@@ -46,7 +52,7 @@ describe('simulated DashScope account limits', () => {
     expect((await get(`/api/v1/tasks/${id}`)).status).toBe(200);
   });
 
-  it('lists the account\'s tasks newest first with status and no result, filtered by status and creation time', async () => {
+  it("lists the account's tasks newest first with status and no result, filtered by status and creation time", async () => {
     await new Promise((r) => setTimeout(r, 1100));
     const t0 = Date.now();
     const a = await create('first');

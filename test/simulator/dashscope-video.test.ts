@@ -11,7 +11,11 @@ const auth = { authorization: `Bearer ${DEFAULT_SIM_KEYS.dashscopeApiKey}` };
 const PATH = '/api/v1/services/aigc/video-generation/video-synthesis';
 
 async function submit(body: unknown, async = true) {
-  const r = await fetch(s.sim.url + PATH, { method: 'POST', headers: { ...auth, 'content-type': 'application/json', ...(async ? { 'x-dashscope-async': 'enable' } : {}) }, body: JSON.stringify(body) });
+  const r = await fetch(s.sim.url + PATH, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json', ...(async ? { 'x-dashscope-async': 'enable' } : {}) },
+    body: JSON.stringify(body),
+  });
   return { status: r.status, json: (await r.json()) as { output?: { task_id: string; task_status: string }; code?: string; message?: string } };
 }
 
@@ -40,7 +44,15 @@ describe('simulated video synthesis', () => {
     for (const body of [
       { model: 'happyhorse-1.1-i2v', input: { prompt: 'x', media: [] } },
       { model: 'happyhorse-1.1-r2v', input: { prompt: 'x', media: Array.from({ length: 10 }, () => ({ type: 'reference_image', url: 'https://a/b.png' })) } },
-      { model: 'wan2.7-i2v', input: { media: [{ type: 'first_frame', url: 'https://a/b.png' }, { type: 'first_clip', url: 'https://a/b.mp4' }] } },
+      {
+        model: 'wan2.7-i2v',
+        input: {
+          media: [
+            { type: 'first_frame', url: 'https://a/b.png' },
+            { type: 'first_clip', url: 'https://a/b.mp4' },
+          ],
+        },
+      },
       { model: 'happyhorse-1.0-video-edit', input: { prompt: 'x', media: [{ type: 'video', url: 'https://a/b.mp4' }] }, parameters: { duration: 5 } },
       { model: 'happyhorse-1.1-t2v', input: { prompt: 'x' }, parameters: { duration: 2 } },
       { model: 'nope-t2v', input: { prompt: 'x' } },
@@ -63,7 +75,11 @@ describe('simulated video synthesis', () => {
   });
 
   it('edit usage: duration = input + output; Wan reports video_duration with SR as a string', async () => {
-    const e = await submit({ model: 'happyhorse-1.0-video-edit', input: { prompt: 'x', media: [{ type: 'video', url: 'https://a/b.mp4' }] }, parameters: { resolution: '720P' } });
+    const e = await submit({
+      model: 'happyhorse-1.0-video-edit',
+      input: { prompt: 'x', media: [{ type: 'video', url: 'https://a/b.mp4' }] },
+      parameters: { resolution: '720P' },
+    });
     const ed = await until(e.json.output!.task_id, ['SUCCEEDED']);
     expect(ed.usage).toMatchObject({ duration: 13.24, input_video_duration: 6.62, output_video_duration: 6.62, SR: 720 });
     const w = await submit({ model: 'wan2.7-t2v-20260115', input: { prompt: 'x' }, parameters: { duration: 3 } });

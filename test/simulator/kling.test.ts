@@ -39,10 +39,19 @@ describe('kling simulator: auth', () => {
     const none = await fetch(`${s.sim.url}/v1/videos/text2video`, { method: 'POST', body: '{}' });
     expect(none.status).toBe(401);
     expect(((await none.json()) as Env).code).toBe(1001);
-    const forged = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setIssuer(DEFAULT_SIM_KEYS.klingAccessKey).setExpirationTime('30m').sign(new TextEncoder().encode('wrong-secret'));
+    const forged = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(DEFAULT_SIM_KEYS.klingAccessKey)
+      .setExpirationTime('30m')
+      .sign(new TextEncoder().encode('wrong-secret'));
     expect((await call('POST', '/v1/videos/text2video', { prompt: 'x' }, forged)).body.code).toBe(1002);
     const now = Math.floor(Date.now() / 1000);
-    const expired = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setIssuer(DEFAULT_SIM_KEYS.klingAccessKey).setExpirationTime(now - 10).setNotBefore(now - 100).sign(new TextEncoder().encode(DEFAULT_SIM_KEYS.klingSecretKey));
+    const expired = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuer(DEFAULT_SIM_KEYS.klingAccessKey)
+      .setExpirationTime(now - 10)
+      .setNotBefore(now - 100)
+      .sign(new TextEncoder().encode(DEFAULT_SIM_KEYS.klingSecretKey));
     const r = await call('POST', '/v1/videos/text2video', { prompt: 'x' }, expired);
     expect(r.status).toBe(401);
     expect(r.body.code).toBe(1004);
@@ -67,7 +76,14 @@ describe('kling simulator: auth', () => {
 
 describe('kling simulator: text2video', () => {
   it('creates, progresses to succeed, and is found by id, external id and list', async () => {
-    const c = await call('POST', '/v1/videos/text2video', { model_name: 'kling-v2-6', prompt: 'a cat', duration: '10', mode: 'pro', sound: 'on', external_task_id: 'ext-1' });
+    const c = await call('POST', '/v1/videos/text2video', {
+      model_name: 'kling-v2-6',
+      prompt: 'a cat',
+      duration: '10',
+      mode: 'pro',
+      sound: 'on',
+      external_task_id: 'ext-1',
+    });
     expect(c.status).toBe(200);
     expect(c.body).toMatchObject({ code: 0, message: 'SUCCEED', data: { task_status: 'submitted', task_info: { external_task_id: 'ext-1' } } });
     const id = c.body.data!.task_id!;
@@ -114,7 +130,12 @@ describe('kling simulator: text2video', () => {
 
   it('late-reply: the task exists at once, its creation answer comes later, and never to a client that left', async () => {
     const post = async (body: unknown, signal?: AbortSignal) => {
-      const r = await fetch(`${s.sim.url}/v1/videos/text2video`, { method: 'POST', headers: { authorization: `Bearer ${await jwt()}`, 'content-type': 'application/json' }, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
+      const r = await fetch(`${s.sim.url}/v1/videos/text2video`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await jwt()}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        ...(signal ? { signal } : {}),
+      });
       return (await r.json()) as Env;
     };
     const found = async (ext: string) => {
@@ -128,7 +149,10 @@ describe('kling simulator: text2video', () => {
     // A client that gives up (a gateway that dies) before the answer: the task is there all the same.
     const ac = new AbortController();
     let answered = false;
-    const gone = post({ prompt: 'a lighthouse sim-fault:late-reply:60000', external_task_id: 'ext-late-1' }, ac.signal).then(() => (answered = true), () => 'aborted');
+    const gone = post({ prompt: 'a lighthouse sim-fault:late-reply:60000', external_task_id: 'ext-late-1' }, ac.signal).then(
+      () => (answered = true),
+      () => 'aborted',
+    );
     const q = await found('ext-late-1');
     expect(answered).toBe(false);
     ac.abort();
@@ -178,13 +202,17 @@ describe('kling simulator: multi-elements and omni', () => {
     expect((await call('POST', '/v1/videos/multi-elements/preview-selection', { session_id: sid })).body.code).toBe(1201);
     const add = await call('POST', '/v1/videos/multi-elements/add-selection', { session_id: sid, frame_index: 0, points: pts });
     expect((add.body.data!.res as { rle_mask_list: unknown[] }).rle_mask_list).toHaveLength(1);
-    expect((await call('POST', '/v1/videos/multi-elements/delete-selection', { session_id: sid, frame_index: 0, points: [{ x: 0.1, y: 0.1 }] })).body.code).toBe(1201);
+    expect(
+      (await call('POST', '/v1/videos/multi-elements/delete-selection', { session_id: sid, frame_index: 0, points: [{ x: 0.1, y: 0.1 }] })).body.code,
+    ).toBe(1201);
     expect((await call('POST', '/v1/videos/multi-elements/delete-selection', { session_id: sid, frame_index: 0, points: pts })).body.code).toBe(0);
     await call('POST', '/v1/videos/multi-elements/add-selection', { session_id: sid, frame_index: 3, points: pts });
     expect((await call('POST', '/v1/videos/multi-elements/preview-selection', { session_id: sid })).body.data!.res).toHaveProperty('video_cover');
     expect((await call('POST', '/v1/videos/multi-elements', { session_id: sid, edit_mode: 'swap', prompt: 'p', image_list: [] })).body.code).toBe(1201);
     // The create body needs no model_name (the gateway sends none); a wrong one is refused.
-    expect((await call('POST', '/v1/videos/multi-elements', { model_name: 'kling-v2-6', session_id: sid, edit_mode: 'removal', prompt: 'remove it' })).body.code).toBe(1201);
+    expect(
+      (await call('POST', '/v1/videos/multi-elements', { model_name: 'kling-v2-6', session_id: sid, edit_mode: 'removal', prompt: 'remove it' })).body.code,
+    ).toBe(1201);
     const edit = await call('POST', '/v1/videos/multi-elements', { session_id: sid, edit_mode: 'removal', prompt: 'remove it' });
     expect(edit.body.code).toBe(0);
     const e = await until(`/v1/videos/multi-elements/${edit.body.data!.task_id}`, 'succeed');
@@ -239,7 +267,11 @@ describe('kling simulator: multi-elements and omni', () => {
 describe('kling simulator: parallel tasks per account and model version (1303)', () => {
   const lim = useSimulator({ taskDurationMs: 300, klingTaskSlots: 2 });
   const post = async (body: unknown, path = '/v1/videos/text2video') => {
-    const r = await fetch(lim.sim.url + path, { method: 'POST', headers: { authorization: `Bearer ${await jwt()}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const r = await fetch(lim.sim.url + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await jwt()}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: r.status, body: (await r.json()) as Env };
   };
   const tasksNow = () => klingState(lim.sim.ctx).tasks.size;
@@ -278,7 +310,8 @@ describe('kling simulator: parallel tasks per account and model version (1303)',
   });
 
   it('the limit is set per test: by option, at run time through /__sim/kling/task-slots, and 0 lifts it', async () => {
-    const set = async (slots: unknown) => fetch(`${lim.sim.url}/__sim/kling/task-slots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ slots }) });
+    const set = async (slots: unknown) =>
+      fetch(`${lim.sim.url}/__sim/kling/task-slots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ slots }) });
     expect((await set(-1)).status).toBe(400);
     expect((await set(0)).status).toBe(200);
     for (let i = 0; i < 4; i++) expect((await post({ model_name: 'kling-v3', prompt: `free ${i}` })).body.code).toBe(0);
@@ -290,9 +323,13 @@ describe('kling simulator: parallel tasks per account and model version (1303)',
 
 describe('kling simulator: the parallel-task limit is on by default', () => {
   const d = useSimulator({ taskDurationMs: 60_000 });
-  it("refuses the creation past 5 open tasks of one model version (DEFAULT_KLING_TASK_SLOTS)", async () => {
+  it('refuses the creation past 5 open tasks of one model version (DEFAULT_KLING_TASK_SLOTS)', async () => {
     const post = async (prompt: string) => {
-      const r = await fetch(`${d.sim.url}/v1/videos/text2video`, { method: 'POST', headers: { authorization: `Bearer ${await jwt()}`, 'content-type': 'application/json' }, body: JSON.stringify({ model_name: 'kling-v2-6', prompt }) });
+      const r = await fetch(`${d.sim.url}/v1/videos/text2video`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await jwt()}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model_name: 'kling-v2-6', prompt }),
+      });
       return ((await r.json()) as Env).code;
     };
     const codes: number[] = [];

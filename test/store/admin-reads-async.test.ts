@@ -19,9 +19,12 @@ beforeAll(async () => {
       FROM generate_series(0, ${ROWS - 1}) AS i`.execute(store.db);
   } else {
     const raw = new BetterSqlite3(url.replace(/^sqlite:/, ''));
-    const ins = raw.prepare("INSERT INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, created_at) VALUES (?, ?, ?, 'tokens', '{}', '{}', ?, ?)");
+    const ins = raw.prepare(
+      "INSERT INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, created_at) VALUES (?, ?, ?, 'tokens', '{}', '{}', ?, ?)",
+    );
     raw.transaction(() => {
-      for (let i = 0; i < ROWS; i++) ins.run(`seed_${i}`, `tok_${i % 50}`, i % 3 ? 'qwx3.7-plus' : 'text-embedding-v4', 1 + (i % 7), SEED_MONTH + (i % 28) * 86_400_000 + i);
+      for (let i = 0; i < ROWS; i++)
+        ins.run(`seed_${i}`, `tok_${i % 50}`, i % 3 ? 'qwx3.7-plus' : 'text-embedding-v4', 1 + (i % 7), SEED_MONTH + (i % 28) * 86_400_000 + i);
     })();
     raw.close();
   }

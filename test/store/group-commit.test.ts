@@ -160,7 +160,15 @@ describe('GroupCommit: a row the store refuses', () => {
 
   it('without onRejected, a refused row keeps its batch queued (the old behaviour)', async () => {
     const committed: number[] = [];
-    const gc = new GroupCommit<number>({ intervalMs: 5, maxBatch: 10, write: async (b) => { if (b.includes(2)) throw new Error('refused'); }, onCommitted: (b) => committed.push(...b), onError: () => undefined });
+    const gc = new GroupCommit<number>({
+      intervalMs: 5,
+      maxBatch: 10,
+      write: async (b) => {
+        if (b.includes(2)) throw new Error('refused');
+      },
+      onCommitted: (b) => committed.push(...b),
+      onError: () => undefined,
+    });
     gc.push(1);
     gc.push(2);
     await gc.flush();

@@ -18,7 +18,9 @@ describe.skipIf(testDialect() !== 'postgres')('migrations beside concurrent sche
     const churning = (async () => {
       for (let i = 0; !stop; i++) {
         const s = `churn_${process.pid}_${i % 4}`;
-        await churn.query(`CREATE SCHEMA IF NOT EXISTS ${s}; CREATE TABLE IF NOT EXISTS ${s}.t (id serial primary key, v text); CREATE TABLE IF NOT EXISTS ${s}.u (id serial primary key)`);
+        await churn.query(
+          `CREATE SCHEMA IF NOT EXISTS ${s}; CREATE TABLE IF NOT EXISTS ${s}.t (id serial primary key, v text); CREATE TABLE IF NOT EXISTS ${s}.u (id serial primary key)`,
+        );
         // Columns and tables dropped one by one as well as with their schema (42703, 42P01 and 3F000 mid-read).
         if (i % 2 === 0) await churn.query(`ALTER TABLE ${s}.t DROP COLUMN v; DROP TABLE ${s}.t; DROP TABLE ${s}.u`);
         await churn.query(`DROP SCHEMA ${s} CASCADE`);

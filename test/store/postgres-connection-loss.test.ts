@@ -7,7 +7,8 @@ import { openPostgres } from '../../src/store/postgres.ts';
 import { testDialect } from '../support/store.ts';
 
 const url = process.env.TEST_DATABASE_URL;
-const backendPid = async (db: Awaited<ReturnType<typeof openPostgres>>) => (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]!.pid;
+const backendPid = async (db: Awaited<ReturnType<typeof openPostgres>>) =>
+  (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db)).rows[0]!.pid;
 
 describe.runIf(testDialect() === 'postgres' && !!url)('a pooled PostgreSQL connection ended by the server', () => {
   it('does not end the process (an unheard pool error would); the next query opens a new connection', async () => {

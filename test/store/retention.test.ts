@@ -10,19 +10,59 @@ const fresh = useStore();
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-06-01T00:00:00Z');
 
-const logRow = (id: string, createdAt: number) => ({ request_id: id, token_id: 'tok_r', model: null, endpoint: '/v1/x', method: 'POST', status: 200, latency_ms: 1, usage: null, amount: 0, upstream_request_id: null, error_code: null, created_at: createdAt, channel_id: null, attempts: null, ttfb_ms: null });
+const logRow = (id: string, createdAt: number) => ({
+  request_id: id,
+  token_id: 'tok_r',
+  model: null,
+  endpoint: '/v1/x',
+  method: 'POST',
+  status: 200,
+  latency_ms: 1,
+  usage: null,
+  amount: 0,
+  upstream_request_id: null,
+  error_code: null,
+  created_at: createdAt,
+  channel_id: null,
+  attempts: null,
+  ttfb_ms: null,
+});
 
 it('deletes request-log rows older than the retention in batches; younger rows and the ledger stay', async () => {
   const db = fresh.store.db;
   // 40 rows 31..70 days old, 5 rows 1..29 days old, one exactly at the cutoff (kept: strictly older goes).
   const old = Array.from({ length: 40 }, (_, i) => logRow(`req_old_${i}`, NOW - (31 + i) * DAY));
   const young = Array.from({ length: 5 }, (_, i) => logRow(`req_young_${i}`, NOW - (1 + i * 7) * DAY));
-  await db.insertInto('request_log').values([...old, ...young, logRow('req_edge', NOW - 30 * DAY)]).execute();
-  await db.insertInto('ledger').values({ idempotency_key: 'old_charge', token_id: 'tok_r', model: 'm', kind: 'tokens', quantities: '{}', unit_prices: '{}', amount: 5, request_id: 'req_old_0', task_id: null, upstream_request_id: null, created_at: NOW - 400 * DAY }).execute();
+  await db
+    .insertInto('request_log')
+    .values([...old, ...young, logRow('req_edge', NOW - 30 * DAY)])
+    .execute();
+  await db
+    .insertInto('ledger')
+    .values({
+      idempotency_key: 'old_charge',
+      token_id: 'tok_r',
+      model: 'm',
+      kind: 'tokens',
+      quantities: '{}',
+      unit_prices: '{}',
+      amount: 5,
+      request_id: 'req_old_0',
+      task_id: null,
+      upstream_request_id: null,
+      created_at: NOW - 400 * DAY,
+    })
+    .execute();
 
   const repo = new RequestLogRepo(db);
   const batches: number[] = [];
-  const counting = { deleteOlderThan: async (before: number, batch: number) => { const n = await repo.deleteOlderThan(before, batch); batches.push(n); return n; } };
+  const counting = {
+    deleteOlderThan: async (before: number, batch: number) => {
+      const n = await repo.deleteOlderThan(before, batch);
+      batches.push(n);
+      return n;
+    },
+  };
   expect(await sweepRequestLog(counting, { days: 0, now: () => NOW })).toBe(0);
   expect(batches).toEqual([]);
   expect(await sweepRequestLog(counting, { days: 30, batch: 7, pauseMs: 0, now: () => NOW })).toBe(40);

@@ -4,16 +4,55 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerTuple, LogTuple } from '../../src/store/sqlite-batch-writer.ts';
 import { testDialect, useStore } from '../support/store.ts';
 
-const ledgerRow = (key: string, tokenId: string, amount: number): LedgerTuple => [key, tokenId, 'qwx3.7-plus', 'tokens', { input_tokens: 3 }, { input: 1 }, amount, key, null, null, 1];
-const logRow = (id: string): LogTuple => [id, 'tok_w', 'qwx3.7-plus', '/v1/chat/completions', 'POST', 200, 3, { input_tokens: 3 }, 7, null, null, 1, 'ch_1', [{ channel_id: 'ch_1', outcome: 'ok', error_code: null, latency_ms: 2 }], 2];
+const ledgerRow = (key: string, tokenId: string, amount: number): LedgerTuple => [
+  key,
+  tokenId,
+  'qwx3.7-plus',
+  'tokens',
+  { input_tokens: 3 },
+  { input: 1 },
+  amount,
+  key,
+  null,
+  null,
+  1,
+];
+const logRow = (id: string): LogTuple => [
+  id,
+  'tok_w',
+  'qwx3.7-plus',
+  '/v1/chat/completions',
+  'POST',
+  200,
+  3,
+  { input_tokens: 3 },
+  7,
+  null,
+  null,
+  1,
+  'ch_1',
+  [{ channel_id: 'ch_1', outcome: 'ok', error_code: null, latency_ms: 2 }],
+  2,
+];
 
 describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
   const fresh = useStore();
   beforeAll(async () => {
-    await fresh.store.db.insertInto('tokens').values({ id: 'tok_w', name: 'w', secret_hash: 'h-w', prefix: 'sk-w', spent: 0, held: 0, created_at: 1 }).execute();
+    await fresh.store.db
+      .insertInto('tokens')
+      .values({ id: 'tok_w', name: 'w', secret_hash: 'h-w', prefix: 'sk-w', spent: 0, held: 0, created_at: 1 })
+      .execute();
   });
 
-  const count = async (table: 'ledger' | 'request_log') => Number((await fresh.store.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const count = async (table: 'ledger' | 'request_log') =>
+    Number(
+      (
+        await fresh.store.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const spent = async () => Number((await fresh.store.db.selectFrom('tokens').select('spent').where('id', '=', 'tok_w').executeTakeFirstOrThrow()).spent);
 
   it('writes both kinds handed over together, and a repeated key neither inserts nor moves spent', async () => {

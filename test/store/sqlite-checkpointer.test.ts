@@ -10,8 +10,36 @@ import type { LedgerTuple, LogTuple } from '../../src/store/sqlite-row-writes.ts
 import type { Store } from '../../src/store/store.ts';
 import { sqliteFileStore, testDialect } from '../support/store.ts';
 
-const ledgerRow = (key: string): LedgerTuple => [key, 'tok_t', 'qwx3.7-plus', 'tokens', { input_tokens: 3, output_tokens: 5 }, { input_per_1k: 800 }, 2, key, null, 'chatcmpl-0123456789abcdef', Date.now()];
-const logRow = (id: string): LogTuple => [id, 'tok_t', 'qwx3.7-plus', '/v1/chat/completions', 'POST', 200, 3, { input_tokens: 3, output_tokens: 5 }, 2, 'chatcmpl-0123456789abcdef', null, Date.now(), null, null, null];
+const ledgerRow = (key: string): LedgerTuple => [
+  key,
+  'tok_t',
+  'qwx3.7-plus',
+  'tokens',
+  { input_tokens: 3, output_tokens: 5 },
+  { input_per_1k: 800 },
+  2,
+  key,
+  null,
+  'chatcmpl-0123456789abcdef',
+  Date.now(),
+];
+const logRow = (id: string): LogTuple => [
+  id,
+  'tok_t',
+  'qwx3.7-plus',
+  '/v1/chat/completions',
+  'POST',
+  200,
+  3,
+  { input_tokens: 3, output_tokens: 5 },
+  2,
+  'chatcmpl-0123456789abcdef',
+  null,
+  Date.now(),
+  null,
+  null,
+  null,
+];
 const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(testDialect() !== 'sqlite')('SQLite checkpoint thread', () => {
@@ -97,7 +125,16 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite checkpoint thread', () => {
       await Promise.all([w.ledger([ledgerRow(`k${round}`)]), w.requestLog([logRow(`s${round}`)])]);
       expect(walGeneration(file)).toBe(restarted);
     }
-    expect(Number((await store.db.selectFrom('ledger').select((eb) => eb.fn.countAll<number>().as('c')).executeTakeFirstOrThrow()).c)).toBe(3);
+    expect(
+      Number(
+        (
+          await store.db
+            .selectFrom('ledger')
+            .select((eb) => eb.fn.countAll<number>().as('c'))
+            .executeTakeFirstOrThrow()
+        ).c,
+      ),
+    ).toBe(3);
   });
 
   it('keeps the WAL small under sustained group commits (each checkpoint completes, the WAL starts over)', async () => {
@@ -120,7 +157,16 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite checkpoint thread', () => {
     }
     expect(cp.done).toBeGreaterThan(3);
     expect(statSync(`${file}-wal`).size).toBeLessThan(16 * 1024 * 1024);
-    expect(Number((await store.db.selectFrom('ledger').select((eb) => eb.fn.countAll<number>().as('c')).executeTakeFirstOrThrow()).c)).toBe(n);
+    expect(
+      Number(
+        (
+          await store.db
+            .selectFrom('ledger')
+            .select((eb) => eb.fn.countAll<number>().as('c'))
+            .executeTakeFirstOrThrow()
+        ).c,
+      ),
+    ).toBe(n);
   });
 
   it('a thread that dies gives the checkpoints back to the event loop and holds no commit', async () => {
@@ -134,7 +180,16 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite checkpoint thread', () => {
     await wait(250);
     await Promise.all([w.ledger([ledgerRow('after')]), w.requestLog([logRow('after')])]);
     await w.requestLog([logRow('after-2')]);
-    expect(Number((await store.db.selectFrom('request_log').select((eb) => eb.fn.countAll<number>().as('c')).executeTakeFirstOrThrow()).c)).toBe(2);
+    expect(
+      Number(
+        (
+          await store.db
+            .selectFrom('request_log')
+            .select((eb) => eb.fn.countAll<number>().as('c'))
+            .executeTakeFirstOrThrow()
+        ).c,
+      ),
+    ).toBe(2);
   });
 
   it('without the thread (the default of openStore), SQLite checkpoints by itself', async () => {

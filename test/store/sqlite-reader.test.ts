@@ -14,9 +14,12 @@ beforeAll(async () => {
   fs = await sqliteFileStore({ readThread: true });
   // Seeded through a connection of the test's own, in one transaction.
   const raw = new BetterSqlite3(fs.file);
-  const ins = raw.prepare('INSERT INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?)');
+  const ins = raw.prepare(
+    'INSERT INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?)',
+  );
   raw.transaction(() => {
-    for (let i = 0; i < ROWS; i++) ins.run(`seed_${i}`, `tok_${i % 50}`, i % 3 ? 'qwx3.7-plus' : 'text-embedding-v4', 'tokens', '{}', '{}', 1 + (i % 7), MONTH + (i % 28) * 86_400_000 + i);
+    for (let i = 0; i < ROWS; i++)
+      ins.run(`seed_${i}`, `tok_${i % 50}`, i % 3 ? 'qwx3.7-plus' : 'text-embedding-v4', 'tokens', '{}', '{}', 1 + (i % 7), MONTH + (i % 28) * 86_400_000 + i);
   })();
   raw.close();
   ping = await pingServer();
@@ -45,6 +48,15 @@ describe('SQLite read thread', () => {
 
   it('read-only: a write sent to the read thread is refused, the store is untouched', async () => {
     await expect(fs.store.reads.deleteFrom('ledger').execute()).rejects.toThrow();
-    expect(Number((await fs.store.db.selectFrom('ledger').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)).toBe(ROWS);
+    expect(
+      Number(
+        (
+          await fs.store.db
+            .selectFrom('ledger')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+    ).toBe(ROWS);
   });
 });

@@ -11,8 +11,36 @@ import { isRowRefusal } from '../../src/store/store-errors.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
 import { freshStore, sqliteFileStore, testDialect } from '../support/store.ts';
 
-const ledgerRow = (key: string, amount: number): LedgerTuple => [key, 'tok_t', 'qwx3.7-plus', 'tokens', { input_tokens: 3 }, { input: 1 }, amount, key, null, null, 1];
-const logRow = (id: string): LogTuple => [id, 'tok_t', 'qwx3.7-plus', '/v1/chat/completions', 'POST', 200, 3, { input_tokens: 3 }, 7, null, null, 1, 'ch_1', null, 2];
+const ledgerRow = (key: string, amount: number): LedgerTuple => [
+  key,
+  'tok_t',
+  'qwx3.7-plus',
+  'tokens',
+  { input_tokens: 3 },
+  { input: 1 },
+  amount,
+  key,
+  null,
+  null,
+  1,
+];
+const logRow = (id: string): LogTuple => [
+  id,
+  'tok_t',
+  'qwx3.7-plus',
+  '/v1/chat/completions',
+  'POST',
+  200,
+  3,
+  { input_tokens: 3 },
+  7,
+  null,
+  null,
+  1,
+  'ch_1',
+  null,
+  2,
+];
 /** The thread behind a writer (internal: only this test reaches for it). */
 const threadOf = (w: SqliteBatchWriter) => (w as unknown as { thread: Worker | null }).thread;
 
@@ -34,7 +62,15 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite writer thread', () => {
     const t = await threadedStore();
     return { store: t.store, w: t.store.batchWriter!, file: t.url.replace(/^sqlite:/, '') };
   }
-  const count = async (s: Store, table: 'ledger' | 'request_log') => Number((await s.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const count = async (s: Store, table: 'ledger' | 'request_log') =>
+    Number(
+      (
+        await s.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const spent = async (s: Store) => Number((await s.db.selectFrom('tokens').select('spent').where('id', '=', 'tok_t').executeTakeFirstOrThrow()).spent);
 
   it('commits on the thread, and the event loop reads the rows as soon as the batch resolves', async () => {
@@ -51,14 +87,20 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite writer thread', () => {
     const { w } = await store();
     const bad = [...logRow('r_bad')] as unknown as LogTuple;
     (bad as unknown[])[3] = null; // endpoint is NOT NULL
-    const err = await w.requestLog([bad]).then(() => null, (e: unknown) => e);
+    const err = await w.requestLog([bad]).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(threadOf(w)).not.toBeNull();
     expect((err as { code?: string }).code).toBe('SQLITE_CONSTRAINT_NOTNULL');
     expect(isRowRefusal(err)).toBe(true);
     const unbindable = [...logRow('r_obj')] as unknown as LogTuple;
     // An object where a value goes: the driver's RangeError (it reads an object as named parameters).
     (unbindable as unknown[])[4] = { not: 'bindable' };
-    const rangeErr = await w.requestLog([unbindable]).then(() => null, (e: unknown) => e);
+    const rangeErr = await w.requestLog([unbindable]).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(rangeErr).toBeInstanceOf(RangeError);
     expect(isRowRefusal(rangeErr)).toBe(true);
   });

@@ -45,10 +45,33 @@ describe(`store on ${testDialect()}`, () => {
       const secret = newTokenSecret();
       const id = newId('tok');
       const rec = await repo.create(
-        { id, name: 'crud', secretHash: hashToken(secret), prefix: secret.slice(0, 7), models: ['qwx3.7-plus'], quota: 5_000_000, expiresAt: 4_102_444_800_000, rpmLimit: 60, tpmLimit: 90_000, concurrencyLimit: 2 },
+        {
+          id,
+          name: 'crud',
+          secretHash: hashToken(secret),
+          prefix: secret.slice(0, 7),
+          models: ['qwx3.7-plus'],
+          quota: 5_000_000,
+          expiresAt: 4_102_444_800_000,
+          rpmLimit: 60,
+          tpmLimit: 90_000,
+          concurrencyLimit: 2,
+        },
         1_700_000_000_000,
       );
-      expect(rec).toMatchObject({ id, name: 'crud', models: ['qwx3.7-plus'], quota: 5_000_000, spent: 0, held: 0, rpmLimit: 60, tpmLimit: 90_000, concurrencyLimit: 2, revokedAt: null, createdAt: 1_700_000_000_000 });
+      expect(rec).toMatchObject({
+        id,
+        name: 'crud',
+        models: ['qwx3.7-plus'],
+        quota: 5_000_000,
+        spent: 0,
+        held: 0,
+        rpmLimit: 60,
+        tpmLimit: 90_000,
+        concurrencyLimit: 2,
+        revokedAt: null,
+        createdAt: 1_700_000_000_000,
+      });
       expect(await repo.get(id)).toEqual(rec);
       expect(await repo.findByHash(hashToken(secret))).toEqual(rec);
       expect(await repo.findByHash(hashToken('tw-not-a-token'))).toBeNull();
@@ -65,7 +88,15 @@ describe(`store on ${testDialect()}`, () => {
 
     it('null allow-list and quota round-trip as null (any model, unlimited)', async () => {
       const repo = new TokensRepo(fresh.store.db);
-      const rec = await repo.create({ id: newId('tok'), name: 'open', secretHash: hashToken(newTokenSecret()), prefix: 'tw-', models: null, quota: null, expiresAt: null });
+      const rec = await repo.create({
+        id: newId('tok'),
+        name: 'open',
+        secretHash: hashToken(newTokenSecret()),
+        prefix: 'tw-',
+        models: null,
+        quota: null,
+        expiresAt: null,
+      });
       const back = await repo.get(rec.id);
       expect(back?.models).toBeNull();
       expect(back?.quota).toBeNull();
@@ -75,7 +106,15 @@ describe(`store on ${testDialect()}`, () => {
     it('stores only the SHA-256 hash of the secret, never the secret', async () => {
       const repo = new TokensRepo(fresh.store.db);
       const secret = newTokenSecret();
-      const rec = await repo.create({ id: newId('tok'), name: 'hash', secretHash: hashToken(secret), prefix: secret.slice(0, 7), models: null, quota: null, expiresAt: null });
+      const rec = await repo.create({
+        id: newId('tok'),
+        name: 'hash',
+        secretHash: hashToken(secret),
+        prefix: secret.slice(0, 7),
+        models: null,
+        quota: null,
+        expiresAt: null,
+      });
       const row = await fresh.store.db.selectFrom('tokens').selectAll().where('id', '=', rec.id).executeTakeFirstOrThrow();
       expect(row.secret_hash).toBe(hashToken(secret));
       expect(row.secret_hash).toMatch(/^[0-9a-f]{64}$/);
@@ -87,9 +126,17 @@ describe(`store on ${testDialect()}`, () => {
       const repo = new TokensRepo(fresh.store.db);
       const h = hashToken(newTokenSecret());
       await repo.create({ id: 'tok_uniq', name: 'u', secretHash: h, prefix: 'tw-', models: null, quota: null, expiresAt: null });
-      const dupHash = await repo.create({ id: 'tok_uniq2', name: 'u', secretHash: h, prefix: 'tw-', models: null, quota: null, expiresAt: null }).then(() => null, (e: unknown) => e);
+      const dupHash = await repo.create({ id: 'tok_uniq2', name: 'u', secretHash: h, prefix: 'tw-', models: null, quota: null, expiresAt: null }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(isUniqueViolation(dupHash)).toBe(true);
-      const dupId = await repo.create({ id: 'tok_uniq', name: 'u', secretHash: hashToken(newTokenSecret()), prefix: 'tw-', models: null, quota: null, expiresAt: null }).then(() => null, (e: unknown) => e);
+      const dupId = await repo
+        .create({ id: 'tok_uniq', name: 'u', secretHash: hashToken(newTokenSecret()), prefix: 'tw-', models: null, quota: null, expiresAt: null })
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       expect(isUniqueViolation(dupId)).toBe(true);
     });
   });
@@ -97,7 +144,18 @@ describe(`store on ${testDialect()}`, () => {
   describe('channels', () => {
     it('create / get / list / setStatus / update / findByName', async () => {
       const repo = new ChannelsRepo(fresh.store.db);
-      const rec = await repo.create({ id: 'ch_crud', name: 'crud-ch', kind: 'dashscope', baseUrl: 'https://dashscope.aliyuncs.com', keyEnc: 'v1:x:y:z', models: ['qwx3.7-plus'], priority: 5 }, 1_000);
+      const rec = await repo.create(
+        {
+          id: 'ch_crud',
+          name: 'crud-ch',
+          kind: 'dashscope',
+          baseUrl: 'https://dashscope.aliyuncs.com',
+          keyEnc: 'v1:x:y:z',
+          models: ['qwx3.7-plus'],
+          priority: 5,
+        },
+        1_000,
+      );
       expect(rec).toMatchObject({ id: 'ch_crud', status: 'enabled', priority: 5, weight: 1, models: ['qwx3.7-plus'], createdAt: 1_000 });
       expect(await repo.get('ch_crud')).toEqual(rec);
       expect((await repo.findByName('crud-ch'))?.id).toBe('ch_crud');
@@ -113,9 +171,19 @@ describe(`store on ${testDialect()}`, () => {
     it('unique: channel ids and names are unique', async () => {
       const repo = new ChannelsRepo(fresh.store.db);
       await repo.create({ id: 'ch_u1', name: 'uniq-name', kind: 'kling', baseUrl: 'https://api-beijing.klingai.com', keyEnc: 'v1:a:b:c', models: null });
-      const dupId = await repo.create({ id: 'ch_u1', name: 'other-name', kind: 'kling', baseUrl: 'https://api-beijing.klingai.com', keyEnc: 'v1:a:b:c', models: null }).then(() => null, (e: unknown) => e);
+      const dupId = await repo
+        .create({ id: 'ch_u1', name: 'other-name', kind: 'kling', baseUrl: 'https://api-beijing.klingai.com', keyEnc: 'v1:a:b:c', models: null })
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       expect(isUniqueViolation(dupId)).toBe(true);
-      const dupName = await repo.create({ id: 'ch_u2', name: 'uniq-name', kind: 'kling', baseUrl: 'https://api-beijing.klingai.com', keyEnc: 'v1:a:b:c', models: null }).then(() => null, (e: unknown) => e);
+      const dupName = await repo
+        .create({ id: 'ch_u2', name: 'uniq-name', kind: 'kling', baseUrl: 'https://api-beijing.klingai.com', keyEnc: 'v1:a:b:c', models: null })
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       expect(isUniqueViolation(dupName)).toBe(true);
     });
 
@@ -123,7 +191,10 @@ describe(`store on ${testDialect()}`, () => {
       const repos = { channels: new ChannelsRepo(fresh.store.db) };
       const box = new SecretBox('store-test-secret-0123456789');
       const registry = new ChannelRegistry(repos.channels, box);
-      const rec = await createChannel({ repos: repos as never, box, applyChange: () => registry.reload() }, { name: 'enc', kind: 'dashscope', baseUrl: 'https://dashscope.aliyuncs.com', keys: { apiKey: CANARY_KEY }, models: null });
+      const rec = await createChannel(
+        { repos: repos as never, box, applyChange: () => registry.reload() },
+        { name: 'enc', kind: 'dashscope', baseUrl: 'https://dashscope.aliyuncs.com', keys: { apiKey: CANARY_KEY }, models: null },
+      );
       const rows = await fresh.store.db.selectFrom('channels').selectAll().execute();
       const dump = JSON.stringify(rows);
       expect(dump).not.toContain(CANARY_KEY);
@@ -153,13 +224,31 @@ describe(`store on ${testDialect()}`, () => {
     it('batches rows, flushes them, and ignores a duplicate request id', async () => {
       const errors: unknown[] = [];
       const w = new RequestLogWriter(fresh.store.db, { batchWriter: fresh.store.batchWriter, onError: (e) => errors.push(e), intervalMs: 1_000_000 });
-      const row = { requestId: 'req_store_1', tokenId: 'tok_a', model: 'qwx3.7-plus', endpoint: '/v1/chat/completions', method: 'POST', status: 200, latencyMs: 12, usage: { prompt_tokens: 3 }, amount: 42, upstreamRequestId: 'up-1', errorCode: null, createdAt: 99 };
+      const row = {
+        requestId: 'req_store_1',
+        tokenId: 'tok_a',
+        model: 'qwx3.7-plus',
+        endpoint: '/v1/chat/completions',
+        method: 'POST',
+        status: 200,
+        latencyMs: 12,
+        usage: { prompt_tokens: 3 },
+        amount: 42,
+        upstreamRequestId: 'up-1',
+        errorCode: null,
+        createdAt: 99,
+      };
       w.write(row);
       w.write({ ...row, status: 500 });
       w.write({ ...row, requestId: 'req_store_2', usage: null });
       await w.flush();
       expect(errors).toEqual([]);
-      const rows = await fresh.store.db.selectFrom('request_log').selectAll().where('request_id', 'in', ['req_store_1', 'req_store_2']).orderBy('request_id').execute();
+      const rows = await fresh.store.db
+        .selectFrom('request_log')
+        .selectAll()
+        .where('request_id', 'in', ['req_store_1', 'req_store_2'])
+        .orderBy('request_id')
+        .execute();
       expect(rows).toHaveLength(2);
       expect(rows[0]).toMatchObject({ request_id: 'req_store_1', status: 200, amount: 42, usage: JSON.stringify({ prompt_tokens: 3 }) });
       expect(rows[1]!.usage).toBeNull();
@@ -168,9 +257,28 @@ describe(`store on ${testDialect()}`, () => {
 
   describe('ledger', () => {
     it('idempotency keys are unique', async () => {
-      const entry = { idempotency_key: 'idem-1', token_id: 'tok_a', model: 'qwx3.7-plus', kind: 'tokens', quantities: '{}', unit_prices: '{}', amount: 7, request_id: null, task_id: null, upstream_request_id: null, created_at: 1 };
+      const entry = {
+        idempotency_key: 'idem-1',
+        token_id: 'tok_a',
+        model: 'qwx3.7-plus',
+        kind: 'tokens',
+        quantities: '{}',
+        unit_prices: '{}',
+        amount: 7,
+        request_id: null,
+        task_id: null,
+        upstream_request_id: null,
+        created_at: 1,
+      };
       await fresh.store.db.insertInto('ledger').values(entry).execute();
-      const dup = await fresh.store.db.insertInto('ledger').values(entry).execute().then(() => null, (e: unknown) => e);
+      const dup = await fresh.store.db
+        .insertInto('ledger')
+        .values(entry)
+        .execute()
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       expect(isUniqueViolation(dup)).toBe(true);
       // bigint columns come back as JS numbers in both dialects.
       const back = await fresh.store.db.selectFrom('ledger').select(['amount', 'created_at']).where('idempotency_key', '=', 'idem-1').executeTakeFirstOrThrow();

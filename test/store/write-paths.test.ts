@@ -14,18 +14,86 @@ type Fresh = Awaited<ReturnType<typeof freshStore>>;
 const catalogue = new Catalogue(DEFAULT_CATALOGUE);
 
 const charges: SyncChargeInput[] = [
-  { requestId: 'req_1', tokenId: 'tok_w', model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: { kind: 'tokens', inputTokens: 1200, outputTokens: 345, cachedTokens: 200 }, upstreamRequestId: 'up-1' },
+  {
+    requestId: 'req_1',
+    tokenId: 'tok_w',
+    model: 'qwx3.7-plus',
+    billingModel: 'qwx3.7-plus',
+    usage: { kind: 'tokens', inputTokens: 1200, outputTokens: 345, cachedTokens: 200 },
+    upstreamRequestId: 'up-1',
+  },
   // An upstream request id longer than its column: cut to 200 either way.
-  { requestId: 'req_2', tokenId: 'tok_w', model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: { kind: 'tokens', inputTokens: 1, outputTokens: 0 }, upstreamRequestId: 'x'.repeat(500) },
-  { requestId: 'req_3', idempotencyKey: 'req_3:extra', tokenId: 'tok_w', model: 'qwx-image-2.0', billingModel: 'qwx-image-2.0', usage: { kind: 'images', images: 2 }, upstreamRequestId: null },
+  {
+    requestId: 'req_2',
+    tokenId: 'tok_w',
+    model: 'qwx3.7-plus',
+    billingModel: 'qwx3.7-plus',
+    usage: { kind: 'tokens', inputTokens: 1, outputTokens: 0 },
+    upstreamRequestId: 'x'.repeat(500),
+  },
+  {
+    requestId: 'req_3',
+    idempotencyKey: 'req_3:extra',
+    tokenId: 'tok_w',
+    model: 'qwx-image-2.0',
+    billingModel: 'qwx-image-2.0',
+    usage: { kind: 'images', images: 2 },
+    upstreamRequestId: null,
+  },
   // A repeated key: neither a second row nor a second move of `spent`.
   { requestId: 'req_1', tokenId: 'tok_w', model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: { kind: 'tokens', inputTokens: 9, outputTokens: 9 } },
 ];
 
 const logRows: RequestLogRow[] = [
-  { requestId: 'req_1', tokenId: 'tok_w', model: 'qwx3.7-plus', endpoint: '/v1/chat/completions', method: 'POST', status: 200, latencyMs: 12, usage: { prompt_tokens: 3, nested: { a: [1, 'é'] } }, amount: 42, upstreamRequestId: 'up-1', errorCode: null, channelId: 'ch_b', attempts: [{ channel_id: 'ch_a', outcome: 'error', error_code: 'upstream_unavailable', latency_ms: 3.25 }, { channel_id: 'ch_b', outcome: 'ok', error_code: null, latency_ms: 9 }], ttfbMs: 11, upstreamError: `HTTP 400 1201: model_name 'kling-video-o1' ${'é'.repeat(1200)}`, createdAt: 1000 },
-  { requestId: 'req_2', tokenId: null, model: null, endpoint: `/v1/${'p'.repeat(300)}`, method: 'PROPFIND-LONG', status: 404, latencyMs: 0, usage: null, amount: 0, upstreamRequestId: 'y'.repeat(250), errorCode: 'e'.repeat(150), createdAt: 1001 },
-  { requestId: 'req_1', tokenId: 'tok_w', model: 'qwx3.7-plus', endpoint: '/v1/chat/completions', method: 'POST', status: 500, latencyMs: 1, usage: undefined, amount: 1, upstreamRequestId: null, errorCode: 'x', createdAt: 1002 },
+  {
+    requestId: 'req_1',
+    tokenId: 'tok_w',
+    model: 'qwx3.7-plus',
+    endpoint: '/v1/chat/completions',
+    method: 'POST',
+    status: 200,
+    latencyMs: 12,
+    usage: { prompt_tokens: 3, nested: { a: [1, 'é'] } },
+    amount: 42,
+    upstreamRequestId: 'up-1',
+    errorCode: null,
+    channelId: 'ch_b',
+    attempts: [
+      { channel_id: 'ch_a', outcome: 'error', error_code: 'upstream_unavailable', latency_ms: 3.25 },
+      { channel_id: 'ch_b', outcome: 'ok', error_code: null, latency_ms: 9 },
+    ],
+    ttfbMs: 11,
+    upstreamError: `HTTP 400 1201: model_name 'kling-video-o1' ${'é'.repeat(1200)}`,
+    createdAt: 1000,
+  },
+  {
+    requestId: 'req_2',
+    tokenId: null,
+    model: null,
+    endpoint: `/v1/${'p'.repeat(300)}`,
+    method: 'PROPFIND-LONG',
+    status: 404,
+    latencyMs: 0,
+    usage: null,
+    amount: 0,
+    upstreamRequestId: 'y'.repeat(250),
+    errorCode: 'e'.repeat(150),
+    createdAt: 1001,
+  },
+  {
+    requestId: 'req_1',
+    tokenId: 'tok_w',
+    model: 'qwx3.7-plus',
+    endpoint: '/v1/chat/completions',
+    method: 'POST',
+    status: 500,
+    latencyMs: 1,
+    usage: undefined,
+    amount: 1,
+    upstreamRequestId: null,
+    errorCode: 'x',
+    createdAt: 1002,
+  },
 ];
 
 async function writeBoth(f: Fresh, prepared: boolean) {
@@ -42,7 +110,16 @@ async function writeBoth(f: Fresh, prepared: boolean) {
   const spent = await store.db.selectFrom('tokens').select(['spent', 'held']).where('id', '=', 'tok_w').executeTakeFirstOrThrow();
   const requestLog = await store.db.selectFrom('request_log').selectAll().orderBy('request_id').execute();
   // The incident columns are written by both paths (row req_2 has none: absent fields are stored as null).
-  expect(requestLog.map((r) => [r.channel_id, r.ttfb_ms === null ? null : Number(r.ttfb_ms), r.attempts === null ? null : (JSON.parse(r.attempts) as unknown[]).length])).toEqual([['ch_b', 11, 2], [null, null, null]]);
+  expect(
+    requestLog.map((r) => [
+      r.channel_id,
+      r.ttfb_ms === null ? null : Number(r.ttfb_ms),
+      r.attempts === null ? null : (JSON.parse(r.attempts) as unknown[]).length,
+    ]),
+  ).toEqual([
+    ['ch_b', 11, 2],
+    [null, null, null],
+  ]);
   // The upstream's words, cut to their column's 1000 characters by both paths.
   expect(requestLog.map((r) => r.upstream_error?.length ?? null)).toEqual([1000, null]);
   // The row id and the moment of the charge differ between the two runs by nature.

@@ -26,7 +26,10 @@ export async function answeredDuringBill(db: Kysely<Database>, url: string): Pro
   let answered = 0;
   while (!done) {
     // A reused connection the server dropped meanwhile (its keep-alive ran out while the loop was blocked) is no answer.
-    const text = await fetch(url).then((r) => r.text(), () => '');
+    const text = await fetch(url).then(
+      (r) => r.text(),
+      () => '',
+    );
     if (!done && text === 'ok') answered++;
   }
   const lines = await bill;

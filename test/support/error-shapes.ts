@@ -22,7 +22,20 @@ export type AErr = VidxEnvelope<null>;
 export const RID = /^req_[0-9a-f]{32}$/;
 
 /** The messages API's error types by status, as its SDK expects them. */
-export const MESSAGES_ERROR_TYPE: Record<number, string> = { 400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error', 405: 'invalid_request_error', 413: 'request_too_large', 415: 'invalid_request_error', 429: 'rate_limit_error', 500: 'api_error', 502: 'api_error', 503: 'overloaded_error', 504: 'timeout_error' };
+export const MESSAGES_ERROR_TYPE: Record<number, string> = {
+  400: 'invalid_request_error',
+  401: 'authentication_error',
+  403: 'permission_error',
+  404: 'not_found_error',
+  405: 'invalid_request_error',
+  413: 'request_too_large',
+  415: 'invalid_request_error',
+  429: 'rate_limit_error',
+  500: 'api_error',
+  502: 'api_error',
+  503: 'overloaded_error',
+  504: 'timeout_error',
+};
 
 /**
  * A family B error answer: status, JSON, the code, the request id in its three headers, body and message. The

@@ -71,7 +71,13 @@ function lineCollector(lines: string[]): Writable {
 }
 
 /** A gateway on `store`, logging into `logs`, with `channels` added before it listens on a free port of 127.0.0.1. */
-async function listening(config: Config, store: Store, logs: string[], channels?: (gw: Gateway) => Promise<void>, clock?: () => number): Promise<GatewayInstance> {
+async function listening(
+  config: Config,
+  store: Store,
+  logs: string[],
+  channels?: (gw: Gateway) => Promise<void>,
+  clock?: () => number,
+): Promise<GatewayInstance> {
   const gw = await startGateway(config, { adminKey: ADMIN_KEY, secret: SECRET, logStream: lineCollector(logs), store, ...(clock ? { clock } : {}) });
   await channels?.(gw);
   const address = await gw.app.listen({ port: 0, host: '127.0.0.1' });
@@ -87,11 +93,17 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   config.trustedResultOrigins.push(new URL(sim.url).origin);
   opts.configure?.(config);
   const logs: string[] = [];
-  const first = await listening(config, fresh.store, logs, async (gw) => {
-    if (opts.channels === false) return;
-    await ensureChannel(gw.deps, 'sim-dashscope', 'dashscope', sim.url, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
-    await ensureChannel(gw.deps, 'sim-kling', 'kling', sim.url, { accessKey: DEFAULT_SIM_KEYS.klingAccessKey, secretKey: DEFAULT_SIM_KEYS.klingSecretKey });
-  }, opts.clock);
+  const first = await listening(
+    config,
+    fresh.store,
+    logs,
+    async (gw) => {
+      if (opts.channels === false) return;
+      await ensureChannel(gw.deps, 'sim-dashscope', 'dashscope', sim.url, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
+      await ensureChannel(gw.deps, 'sim-kling', 'kling', sim.url, { accessKey: DEFAULT_SIM_KEYS.klingAccessKey, secretKey: DEFAULT_SIM_KEYS.klingSecretKey });
+    },
+    opts.clock,
+  );
   const others: Gateway[] = [];
   let closing: Promise<void> | undefined;
   const h: Harness = {
@@ -104,7 +116,12 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     logs,
     adminKey: ADMIN_KEY,
     token: async (o = {}) => {
-      const { record, secret, callbackSecret } = await createToken(h.gw.deps, { name: o.name ?? 'test', models: o.models, quota: o.quota, expiresAt: o.expiresAt });
+      const { record, secret, callbackSecret } = await createToken(h.gw.deps, {
+        name: o.name ?? 'test',
+        models: o.models,
+        quota: o.quota,
+        expiresAt: o.expiresAt,
+      });
       return { id: record.id, secret, callbackSecret };
     },
     fetch: (path, init = {}) => {

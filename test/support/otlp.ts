@@ -31,7 +31,8 @@ export interface ExportedSpan {
   resource: Record<string, string | number | boolean>;
 }
 
-const attrValue = (v: AnyValue): string | number | boolean => v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.boolValue ?? v.doubleValue ?? '';
+const attrValue = (v: AnyValue): string | number | boolean =>
+  v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : undefined) ?? v.boolValue ?? v.doubleValue ?? '';
 
 function record(attrs: Array<{ key: string; value: AnyValue }> | undefined): Record<string, string | number | boolean> {
   return Object.fromEntries((attrs ?? []).map((a) => [a.key, attrValue(a.value)]));
@@ -48,7 +49,16 @@ export function exportedSpans(r: Receiver): ExportedSpan[] {
       const resource = record(rs.resource?.attributes);
       for (const ss of rs.scopeSpans) {
         for (const s of ss.spans) {
-          out.push({ traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId || undefined, name: s.name, kind: s.kind, attributes: record(s.attributes), statusCode: s.status?.code ?? 0, resource });
+          out.push({
+            traceId: s.traceId,
+            spanId: s.spanId,
+            parentSpanId: s.parentSpanId || undefined,
+            name: s.name,
+            kind: s.kind,
+            attributes: record(s.attributes),
+            statusCode: s.status?.code ?? 0,
+            resource,
+          });
         }
       }
     }

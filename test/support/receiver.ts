@@ -31,5 +31,9 @@ export async function startReceiver(opts: { failFirst?: number; path?: string } 
     });
   });
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}${opts.path ?? ''}`, hits, close: () => new Promise<void>((r) => srv.close(() => r())) };
+  return {
+    url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}${opts.path ?? ''}`,
+    hits,
+    close: () => new Promise<void>((r) => srv.close(() => r())),
+  };
 }

@@ -32,7 +32,10 @@ export function useServeProcesses(): (env: Record<string, string>, waitFor?: Reg
   });
   const once = async (env: Record<string, string>, waitFor: RegExp, argv: (port: number) => string[]): Promise<ServeProcess> => {
     const port = await freePort();
-    const child = spawn(process.execPath, [TOLLWAY_BIN, ...argv(port)], { env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [TOLLWAY_BIN, ...argv(port)], {
+      env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     let err = '';

@@ -26,7 +26,12 @@ export async function freshStore(): Promise<{ store: Store; url: string; pgSchem
       url,
       pgSchema,
       cleanup: async () => {
-        await store.db.schema.dropSchema(pgSchema).ifExists().cascade().execute().catch(() => undefined);
+        await store.db.schema
+          .dropSchema(pgSchema)
+          .ifExists()
+          .cascade()
+          .execute()
+          .catch(() => undefined);
         await store.close();
       },
     };
@@ -70,7 +75,9 @@ export function useStore(): { readonly store: Store; readonly url: string; reado
  * A SQLite store in a file of its own opened with `opts` (the tests of SQLite's own threads), whatever the run's
  * dialect. `close()` closes it once; `cleanup()` closes it and removes the file.
  */
-export async function sqliteFileStore(opts: OpenStoreOptions = {}): Promise<{ store: Store; url: string; file: string; close(): Promise<void>; cleanup(): Promise<void> }> {
+export async function sqliteFileStore(
+  opts: OpenStoreOptions = {},
+): Promise<{ store: Store; url: string; file: string; close(): Promise<void>; cleanup(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'tollway-sqlite-'));
   const file = join(dir, 'test.db');
   const url = `sqlite:${file}`;

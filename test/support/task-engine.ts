@@ -15,8 +15,30 @@ import type { CreateTaskInput, PollOutcome, TaskDriver, TaskRecord } from '../..
 import { freshStore } from './store.ts';
 
 export const CHANNELS: Record<string, Channel> = {
-  ch1: { id: 'ch1', name: 'one', kind: 'dashscope', baseUrl: 'http://127.0.0.1:1', keys: { apiKey: 'k' }, models: null, priority: 0, weight: 1, account: null, taskSlots: null },
-  ch2: { id: 'ch2', name: 'two', kind: 'dashscope', baseUrl: 'http://127.0.0.1:1', keys: { apiKey: 'k' }, models: null, priority: 0, weight: 1, account: null, taskSlots: null },
+  ch1: {
+    id: 'ch1',
+    name: 'one',
+    kind: 'dashscope',
+    baseUrl: 'http://127.0.0.1:1',
+    keys: { apiKey: 'k' },
+    models: null,
+    priority: 0,
+    weight: 1,
+    account: null,
+    taskSlots: null,
+  },
+  ch2: {
+    id: 'ch2',
+    name: 'two',
+    kind: 'dashscope',
+    baseUrl: 'http://127.0.0.1:1',
+    keys: { apiKey: 'k' },
+    models: null,
+    priority: 0,
+    weight: 1,
+    account: null,
+    taskSlots: null,
+  },
 };
 
 export class ScriptedDriver implements TaskDriver {
@@ -65,12 +87,25 @@ export async function engineFixture(): Promise<EngineFixture> {
   const catalogue = new Catalogue(DEFAULT_CATALOGUE);
   const meter = new StoreMeter(store.db, () => catalogue, { batchWriter: store.batchWriter });
   const logs: string[] = [];
-  const logger = makeLogger('info', new Writable({ write: (c: Buffer, _e, cb) => {
-    logs.push(c.toString());
-    cb();
-  } }));
+  const logger = makeLogger(
+    'info',
+    new Writable({
+      write: (c: Buffer, _e, cb) => {
+        logs.push(c.toString());
+        cb();
+      },
+    }),
+  );
   const tokenId = `tok_engine_${seq++}`;
-  await new TokensRepo(store.db).create({ id: tokenId, name: 'engine', secretHash: `hash_${tokenId}`, prefix: 'tw_x', models: null, quota: null, expiresAt: null });
+  await new TokensRepo(store.db).create({
+    id: tokenId,
+    name: 'engine',
+    secretHash: `hash_${tokenId}`,
+    prefix: 'tw_x',
+    models: null,
+    quota: null,
+    expiresAt: null,
+  });
   const driver = new ScriptedDriver();
   const engines: TaskEngine[] = [];
   const fixture: EngineFixture = {

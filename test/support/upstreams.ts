@@ -9,8 +9,22 @@ export async function secondUpstream(h: Harness, opts: { priority?: number; name
   const sim = await startSimulator({ taskDurationMs: 300 });
   const name = opts.name ?? 'backup';
   const deps = h.gw.deps;
-  await createChannel(deps, { name: `${name}-dashscope`, kind: 'dashscope', baseUrl: sim.url, keys: { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey }, models: null, priority: opts.priority ?? -1 });
-  await createChannel(deps, { name: `${name}-kling`, kind: 'kling', baseUrl: sim.url, keys: { accessKey: DEFAULT_SIM_KEYS.klingAccessKey, secretKey: DEFAULT_SIM_KEYS.klingSecretKey }, models: null, priority: opts.priority ?? -1 });
+  await createChannel(deps, {
+    name: `${name}-dashscope`,
+    kind: 'dashscope',
+    baseUrl: sim.url,
+    keys: { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey },
+    models: null,
+    priority: opts.priority ?? -1,
+  });
+  await createChannel(deps, {
+    name: `${name}-kling`,
+    kind: 'kling',
+    baseUrl: sim.url,
+    keys: { accessKey: DEFAULT_SIM_KEYS.klingAccessKey, secretKey: DEFAULT_SIM_KEYS.klingSecretKey },
+    models: null,
+    priority: opts.priority ?? -1,
+  });
   return { sim, close: () => sim.close() };
 }
 

@@ -49,7 +49,11 @@ export async function waitTerminal(h: Harness, token: string, id: string, maxPol
 }
 
 /** The last body the gateway sent to the video-synthesis endpoint. */
-export function lastSynthesisBody(h: Harness): { model: string; input: { prompt?: string; media?: Array<{ type: string; url: string }> }; parameters: Record<string, unknown> } {
+export function lastSynthesisBody(h: Harness): {
+  model: string;
+  input: { prompt?: string; media?: Array<{ type: string; url: string }> };
+  parameters: Record<string, unknown>;
+} {
   const reqs = h.sim.requestsTo('video-synthesis');
   const last = reqs[reqs.length - 1];
   if (!last) throw new Error('no video-synthesis request reached the simulator');

@@ -30,7 +30,13 @@ export interface TaskData {
 }
 
 /** One family A call; the envelope's request id must be the header's. */
-export async function call<T = Record<string, unknown>>(h: Harness, token: string, method: string, path: string, json?: unknown): Promise<{ status: number; body: VidxEnvelope<T>; rid: string | null }> {
+export async function call<T = Record<string, unknown>>(
+  h: Harness,
+  token: string,
+  method: string,
+  path: string,
+  json?: unknown,
+): Promise<{ status: number; body: VidxEnvelope<T>; rid: string | null }> {
   const r = await h.fetch(path, { method, token, ...(json === undefined ? {} : { json }) });
   const body = (await r.json()) as VidxEnvelope<T>;
   const rid = r.headers.get('x-gateway-request-id');

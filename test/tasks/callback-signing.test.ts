@@ -28,10 +28,15 @@ beforeAll(async () => {
 afterAll(() => rx.close());
 
 function dispatcher(signBox = box): CallbackDispatcher {
-  const logger = pino({ level: 'info' }, new Writable({ write: (c: Buffer, _e, cb) => {
-    logs.push(c.toString('utf8'));
-    cb();
-  } }));
+  const logger = pino(
+    { level: 'info' },
+    new Writable({
+      write: (c: Buffer, _e, cb) => {
+        logs.push(c.toString('utf8'));
+        cb();
+      },
+    }),
+  );
   return new CallbackDispatcher({
     db: fresh.store.db,
     logger,
@@ -44,7 +49,16 @@ function dispatcher(signBox = box): CallbackDispatcher {
 /** A token with `callbackSecret` sealed (none: as a token made before migration 013). */
 async function token(callbackSecret?: string): Promise<string> {
   const id = newId('tok');
-  await tokens.create({ id, name: id, secretHash: hashToken(id), prefix: 'tw-x', models: null, quota: null, expiresAt: null, ...(callbackSecret ? { callbackSecret: box.seal(callbackSecret) } : {}) });
+  await tokens.create({
+    id,
+    name: id,
+    secretHash: hashToken(id),
+    prefix: 'tw-x',
+    models: null,
+    quota: null,
+    expiresAt: null,
+    ...(callbackSecret ? { callbackSecret: box.seal(callbackSecret) } : {}),
+  });
   return id;
 }
 
@@ -53,7 +67,22 @@ async function due(id: string, tokenId: string): Promise<void> {
   const now = Date.now();
   const set = await fresh.store.db.updateTable('callbacks').set({ next_at: now }).where('id', '=', id).executeTakeFirst();
   if (Number(set.numUpdatedRows) > 0) return;
-  await fresh.store.db.insertInto('callbacks').values({ id, task_id: `task_${id}`, token_id: tokenId, url: rx.url, payload: `{"task_id":"task_${id}"}`, state: 'pending', attempts: 0, next_at: now, last_error: null, created_at: now, updated_at: now }).execute();
+  await fresh.store.db
+    .insertInto('callbacks')
+    .values({
+      id,
+      task_id: `task_${id}`,
+      token_id: tokenId,
+      url: rx.url,
+      payload: `{"task_id":"task_${id}"}`,
+      state: 'pending',
+      attempts: 0,
+      next_at: now,
+      last_error: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
 }
 
 /** Deliver what is due; the hit it made. */
@@ -126,7 +155,11 @@ describe('callback signing', () => {
     // Another instance giving it one a moment later (it read none before this one's write) keeps the first.
     await tokens.setCallbackSecretIfNone(tok, box.seal(newCallbackSecret()));
     expect(await new TokenCallbackSigner(tokens, box).secretsFor(tok)).toEqual(one);
-    const stored = await fresh.store.db.selectFrom('tokens').select(['callback_secret', 'callback_secret_issued_at']).where('id', '=', tok).executeTakeFirstOrThrow();
+    const stored = await fresh.store.db
+      .selectFrom('tokens')
+      .select(['callback_secret', 'callback_secret_issued_at'])
+      .where('id', '=', tok)
+      .executeTakeFirstOrThrow();
     expect(stored.callback_secret).toMatch(/^v1:/);
     expect(stored.callback_secret).not.toContain(one[0]!.slice('whsec_'.length));
     // Nobody was shown it: the operator sees that a rotation is needed to hand one to the client.

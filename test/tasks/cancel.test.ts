@@ -18,7 +18,12 @@ it('cancel vs a poll that finds the task succeeded: charged once or cancelled, n
   const outcomes = { succeeded: 0, cancelled: 0 };
   for (let i = 0; i < 24; i++) {
     const t = await engine.create(f.input(engine));
-    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 5, resolution: 720 }, result: { url: 'https://x/v.mp4' } });
+    f.driver.outcomes.set(t.upstreamTaskId!, {
+      state: 'succeeded',
+      upstreamStatus: 'SUCCEEDED',
+      reported: { outputSeconds: 5, resolution: 720 },
+      result: { url: 'https://x/v.mp4' },
+    });
     // Vary the interleaving: the poll answers after 0–3 ms, the cancel starts first or second.
     f.driver.delayMs = i % 4;
     const poll = () => engine.pollNow(t).catch(() => null);
@@ -72,15 +77,24 @@ function gatedEngine(pauseAfter: 'settle' | 'release') {
   const atGate = new Promise<void>((r) => (reached = r));
   const gate = new Promise<void>((r) => (go = r));
   const meter: Meter = Object.create(f.meter) as Meter;
-  const wrap = <A extends unknown[], R>(fn: (...a: A) => Promise<R>) => async (...a: A): Promise<R> => {
-    const r = await fn(...a);
-    reached();
-    await gate;
-    return r;
-  };
+  const wrap =
+    <A extends unknown[], R>(fn: (...a: A) => Promise<R>) =>
+    async (...a: A): Promise<R> => {
+      const r = await fn(...a);
+      reached();
+      await gate;
+      return r;
+    };
   if (pauseAfter === 'settle') meter.settle = wrap(f.meter.settle.bind(f.meter));
   else meter.release = wrap(f.meter.release.bind(f.meter));
-  const engine = new TaskEngine({ repo: new TasksRepo(f.store.db, f.store.dialect), meter: () => meter, channels: { forTask: (id) => CHANNELS[id] }, chargedUsage: f.chargedUsage, logger: makeLogger('silent'), options: { ...DEFAULT_TASK_ENGINE_OPTIONS, pollerEnabled: false, refreshStaleMs: 0 } });
+  const engine = new TaskEngine({
+    repo: new TasksRepo(f.store.db, f.store.dialect),
+    meter: () => meter,
+    channels: { forTask: (id) => CHANNELS[id] },
+    chargedUsage: f.chargedUsage,
+    logger: makeLogger('silent'),
+    options: { ...DEFAULT_TASK_ENGINE_OPTIONS, pollerEnabled: false, refreshStaleMs: 0 },
+  });
   engine.registerDriver('test-video', f.driver);
   return { engine, atGate, go };
 }

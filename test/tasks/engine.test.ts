@@ -29,7 +29,11 @@ describe('task engine', () => {
 
   it('a failing submit releases the hold, deletes the row and rethrows', async () => {
     const e = f.engine();
-    const input = f.input(e, { submit: async () => { throw new GatewayError('upstream_invalid_request', 'nope'); } });
+    const input = f.input(e, {
+      submit: async () => {
+        throw new GatewayError('upstream_invalid_request', 'nope');
+      },
+    });
     await expect(e.create(input)).rejects.toThrow('nope');
     expect(await f.store.db.selectFrom('tasks').selectAll().execute()).toHaveLength(0);
     expect(await f.tokenRow()).toEqual({ spent: 0, held: 0 });
@@ -39,11 +43,21 @@ describe('task engine', () => {
     const a = f.engine();
     const b = f.engine();
     const tasks = await Promise.all(Array.from({ length: 5 }, () => a.create(f.input(a))));
-    for (const t of tasks) f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', result: { url: 'https://r/x.mp4', expiresAt: null }, reported: { outputSeconds: 4, resolution: 720 } });
+    for (const t of tasks)
+      f.driver.outcomes.set(t.upstreamTaskId!, {
+        state: 'succeeded',
+        upstreamStatus: 'SUCCEEDED',
+        result: { url: 'https://r/x.mp4', expiresAt: null },
+        reported: { outputSeconds: 4, resolution: 720 },
+      });
     await Promise.all([
       ...tasks.flatMap((t) => Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).getFresh(t.id, f.tokenId))),
-      a.tick(), b.tick(), a.tick(), b.tick(),
-      ...tasks.map((t) => a.pollNow(t)), ...tasks.map((t) => b.pollNow(t)),
+      a.tick(),
+      b.tick(),
+      a.tick(),
+      b.tick(),
+      ...tasks.map((t) => a.pollNow(t)),
+      ...tasks.map((t) => b.pollNow(t)),
     ]);
     // Whatever is still open is finished by more rounds.
     for (let i = 0; i < 5; i++) await Promise.all([a.tick(), b.tick()]);
@@ -60,7 +74,12 @@ describe('task engine', () => {
   it('a success whose move to succeeded fails is not charged either (one transaction); a later failure finds the hold open and charges nothing', async () => {
     const e = f.engine();
     const t = await e.create(f.input(e));
-    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', result: { url: 'https://r/x.mp4', expiresAt: null }, reported: { outputSeconds: 4, resolution: 720 } });
+    f.driver.outcomes.set(t.upstreamTaskId!, {
+      state: 'succeeded',
+      upstreamStatus: 'SUCCEEDED',
+      result: { url: 'https://r/x.mp4', expiresAt: null },
+      reported: { outputSeconds: 4, resolution: 720 },
+    });
     // The state write fails after the charge was written in the same transaction (a crash there, a full disk …).
     const write = vi.spyOn(e.repo, 'transition').mockRejectedValueOnce(new Error('disk I/O error'));
     const after = await e.pollNow(t);
@@ -127,7 +146,11 @@ describe('task engine', () => {
   it('a task older than the maximum age ends failed with the hold released and a log line', async () => {
     const e = f.engine({ maxAgeMs: 1 });
     const t = await e.create(f.input(e));
-    await f.store.db.updateTable('tasks').set({ created_at: Date.now() - 10_000 }).where('id', '=', t.id).execute();
+    await f.store.db
+      .updateTable('tasks')
+      .set({ created_at: Date.now() - 10_000 })
+      .where('id', '=', t.id)
+      .execute();
     const after = await e.pollNow(t);
     expect(after.state).toBe('failed');
     expect(after.error?.code).toBe('task_timeout');
@@ -145,7 +168,11 @@ describe('task engine', () => {
     for (let i = 0; i < 50 && !(await hold('task_crashed')); i++) await new Promise((r) => setTimeout(r, 10));
     expect((await hold('task_crashed'))?.state).toBe('held');
     expect(await e.tick()).toBe(0); // lease and deadline still running
-    await f.store.db.updateTable('tasks').set({ lease_until: Date.now() - 1, next_poll_at: Date.now() - 1 }).where('id', '=', 'task_crashed').execute();
+    await f.store.db
+      .updateTable('tasks')
+      .set({ lease_until: Date.now() - 1, next_poll_at: Date.now() - 1 })
+      .where('id', '=', 'task_crashed')
+      .execute();
     const other = f.engine();
     expect(await other.tick()).toBe(1);
     const t = await other.repo.get('task_crashed');
@@ -162,7 +189,11 @@ describe('task engine', () => {
     expect(await a.repo.lease(t.id, 'inst_dead', 60_000)).toBe(true);
     expect(await b.tick()).toBe(0);
     expect(f.driver.polls).toBe(0);
-    await f.store.db.updateTable('tasks').set({ lease_until: Date.now() - 1 }).where('id', '=', t.id).execute();
+    await f.store.db
+      .updateTable('tasks')
+      .set({ lease_until: Date.now() - 1 })
+      .where('id', '=', t.id)
+      .execute();
     expect(await b.tick()).toBe(1);
     expect(f.driver.polls).toBe(1);
   });
@@ -201,7 +232,11 @@ describe('task engine', () => {
     const t = await e.create(f.input(e));
     await e.getFresh(t.id, f.tokenId);
     expect(f.driver.polls).toBe(0);
-    await f.store.db.updateTable('tasks').set({ updated_at: Date.now() - 120_000 }).where('id', '=', t.id).execute();
+    await f.store.db
+      .updateTable('tasks')
+      .set({ updated_at: Date.now() - 120_000 })
+      .where('id', '=', t.id)
+      .execute();
     await e.getFresh(t.id, f.tokenId);
     expect(f.driver.polls).toBe(1);
     expect(await e.getFresh(t.id, 'tok_other')).toBeNull();

@@ -49,18 +49,24 @@ function engine(opts: Parameters<EngineFixture['engine']>[0] = {}): TaskEngine {
 async function crashedMidSubmit(e: TaskEngine, id: string, ageMs: number) {
   let submits = 0;
   let settle!: { ok: (o: SubmitOutcome) => void; fail: (err: Error) => void };
-  const created = e.create(f.input(e, {
-    id,
-    kind: KIND,
-    submit: () => {
-      submits += 1;
-      return new Promise<SubmitOutcome>((ok, fail) => (settle = { ok, fail }));
-    },
-  }));
+  const created = e.create(
+    f.input(e, {
+      id,
+      kind: KIND,
+      submit: () => {
+        submits += 1;
+        return new Promise<SubmitOutcome>((ok, fail) => (settle = { ok, fail }));
+      },
+    }),
+  );
   for (let i = 0; i < 100 && !(await hold(id)); i++) await new Promise((r) => setTimeout(r, 10));
   expect((await hold(id))?.state).toBe('held');
   const at = Date.now() - ageMs;
-  await f.store.db.updateTable('tasks').set({ created_at: at, lease_until: at + LEASE, next_poll_at: at + LEASE }).where('id', '=', id).execute();
+  await f.store.db
+    .updateTable('tasks')
+    .set({ created_at: at, lease_until: at + LEASE, next_poll_at: at + LEASE })
+    .where('id', '=', id)
+    .execute();
   return { created, settle: () => settle, submits: () => submits };
 }
 
@@ -68,7 +74,13 @@ describe('lost submits (task engine)', () => {
   it('found upstream → adopted with its upstream id, polled to success and charged exactly once by racing instances; never re-submitted', async () => {
     const a = engine();
     const crashed = await crashedMidSubmit(a, 'task_found', 3 * LEASE);
-    driver.upstream.set('task_found', { upstreamTaskId: 'up_found', upstreamRequestId: 'rid-found', upstreamStatus: 'submitted', state: 'queued', channelId: 'ch2' });
+    driver.upstream.set('task_found', {
+      upstreamTaskId: 'up_found',
+      upstreamRequestId: 'rid-found',
+      upstreamStatus: 'submitted',
+      state: 'queued',
+      channelId: 'ch2',
+    });
     const b = engine();
     const c = engine();
     await Promise.all([b.tick(), c.tick()]);
@@ -98,7 +110,11 @@ describe('lost submits (task engine)', () => {
     expect((await hold('task_absent'))?.state).toBe('held');
     expect(await e.tick()).toBe(0); // not due before then
 
-    await f.store.db.updateTable('tasks').set({ created_at: Date.now() - 3 * LEASE, next_poll_at: 0 }).where('id', '=', 'task_absent').execute();
+    await f.store.db
+      .updateTable('tasks')
+      .set({ created_at: Date.now() - 3 * LEASE, next_poll_at: 0 })
+      .where('id', '=', 'task_absent')
+      .execute();
     expect(await e.tick()).toBe(1);
     t = await e.repo.get('task_absent');
     expect(t?.state).toBe('failed');

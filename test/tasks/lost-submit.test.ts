@@ -32,7 +32,10 @@ async function until<T>(what: string, fn: () => Promise<T | null | undefined | f
 /** Send a creation to the stopped gateway; resolves with our task id once its row is `submitting` and the simulator got the request. */
 async function submitAndStop(path: string, body: Record<string, unknown>, upstreamPath: string): Promise<{ id: string; answer: Promise<number> }> {
   const h = t.h;
-  const answer = h.fetch(path, { method: 'POST', token: t.token, json: body }).then((r) => r.status, () => 0);
+  const answer = h.fetch(path, { method: 'POST', token: t.token, json: body }).then(
+    (r) => r.status,
+    () => 0,
+  );
   // A family A row passes through `waiting` (its queue's compare-and-set) on its way to `submitting`.
   const row = await until('the submitting row', async () => {
     const r = await h.store.db.selectFrom('tasks').select(['id', 'state']).where('token_id', '=', t.tokenId).executeTakeFirst();
@@ -50,10 +53,11 @@ async function submitAndStop(path: string, body: Record<string, unknown>, upstre
 const restarted = () => t.h.instance({ tasks: { ...t.h.config.tasks, pollerEnabled: true, pollerThread: false } });
 
 const taskRow = (id: string) => t.h.store.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-const terminal = (id: string) => until(`task ${id} terminal`, async () => {
-  const r = await taskRow(id);
-  return ['succeeded', 'failed', 'cancelled'].includes(r.state) ? r : null;
-});
+const terminal = (id: string) =>
+  until(`task ${id} terminal`, async () => {
+    const r = await taskRow(id);
+    return ['succeeded', 'failed', 'cancelled'].includes(r.state) ? r : null;
+  });
 
 async function reconcileVia(g: GatewayInstance, from: number): Promise<ReconcileReport> {
   const r = await fetch(`${g.url}/admin/reconcile?from=${from}&to=${Date.now() + 1}`, { headers: { authorization: `Bearer ${t.h.adminKey}` } });
@@ -68,7 +72,11 @@ describe('a task whose creation answer was lost to a stopped gateway', () => {
   it('family A: found upstream by its external_task_id after the takeover, succeeds, charged exactly once, never re-submitted', async () => {
     const h = t.h;
     const from = Date.now();
-    const { id, answer } = await submitAndStop('/vidx/v1/videos/text2video', { model_name: 'vidx-v1', prompt: 'a lighthouse sim-fault:late-reply:600000', duration: '5' }, '/v1/videos/text2video');
+    const { id, answer } = await submitAndStop(
+      '/vidx/v1/videos/text2video',
+      { model_name: 'vidx-v1', prompt: 'a lighthouse sim-fault:late-reply:600000', duration: '5' },
+      '/v1/videos/text2video',
+    );
     // The simulated account has the task under our id (its external_task_id); the answer is still held back.
     const upstreamTask = await until('the upstream task', async () => klingState(h.sim.ctx).byExternal.get(id));
     expect((await holdOf(id))?.state).toBe('held');
@@ -102,7 +110,11 @@ describe('a task whose creation answer was lost to a stopped gateway', () => {
     const h = t.h;
     const from = Date.now();
     // The upstream never processes this creation (and never answers): it has no task with our id.
-    const { id, answer } = await submitAndStop('/vidx/v1/videos/text2video', { model_name: 'vidx-v1', prompt: 'a harbour sim-fault:timeout', duration: '5' }, '/v1/videos/text2video');
+    const { id, answer } = await submitAndStop(
+      '/vidx/v1/videos/text2video',
+      { model_name: 'vidx-v1', prompt: 'a harbour sim-fault:timeout', duration: '5' },
+      '/v1/videos/text2video',
+    );
     const g = await restarted();
     const done = await terminal(id);
     expect(done.state).toBe('failed');
@@ -116,7 +128,17 @@ describe('a task whose creation answer was lost to a stopped gateway', () => {
     expect(JSON.parse(line!)).toMatchObject({ level: 40, task_id: id, channel_id: done.channel_id });
 
     const report = await reconcileVia(g, from);
-    expect(report.lost_submits).toEqual([{ task_id: id, token_id: t.tokenId, kind: done.kind, model: 'vidx-v1', channel: done.channel_id, created_at: Number(done.created_at), reason: 'The task never reached the upstream; it was not charged' }]);
+    expect(report.lost_submits).toEqual([
+      {
+        task_id: id,
+        token_id: t.tokenId,
+        kind: done.kind,
+        model: 'vidx-v1',
+        channel: done.channel_id,
+        created_at: Number(done.created_at),
+        reason: 'The task never reached the upstream; it was not charged',
+      },
+    ]);
     expect(report.open_holds).toEqual([]);
     expect(report.difference).toBe(0);
     expect(isClean(report)).toBe(false); // `tollway reconcile` exits 1: the operator has a look
@@ -129,7 +151,11 @@ describe('a task whose creation answer was lost to a stopped gateway', () => {
   it('/v1/videos (DashScope, no id of ours upstream): failed uncharged at the takeover, visible to the client and the operator', async () => {
     const h = t.h;
     const from = Date.now();
-    const { id, answer } = await submitAndStop('/v1/videos', { model: 'hhx-1.1-t2v', prompt: 'waves sim-fault:late-reply:600000', seconds: 3 }, 'video-synthesis');
+    const { id, answer } = await submitAndStop(
+      '/v1/videos',
+      { model: 'hhx-1.1-t2v', prompt: 'waves sim-fault:late-reply:600000', seconds: 3 },
+      'video-synthesis',
+    );
     const g = await restarted();
     const done = await terminal(id);
     expect(done.state).toBe('failed');

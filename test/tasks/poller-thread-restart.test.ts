@@ -22,7 +22,17 @@ afterEach(async () => {
 function pollerOn(url: string): PollerThread {
   const dataDir = mkdtempSync(join(tmpdir(), 'tollway-poller-'));
   const config = loadConfig({ DATABASE_URL: url, TOLLWAY_DATA_DIR: dataDir, LOG_LEVEL: 'info' });
-  const p = new PollerThread({ config, adminKey: 'poller-admin-key-0123456789', secret: 'poller-secret-0123456789abcdefghij', location: { url }, queryBudgetMemory: new SharedArrayBuffer(8192) }, sink, logger);
+  const p = new PollerThread(
+    {
+      config,
+      adminKey: 'poller-admin-key-0123456789',
+      secret: 'poller-secret-0123456789abcdefghij',
+      location: { url },
+      queryBudgetMemory: new SharedArrayBuffer(8192),
+    },
+    sink,
+    logger,
+  );
   threads.push(p);
   return p;
 }
@@ -31,7 +41,8 @@ async function until(what: string, cond: () => boolean, ms = 60_000): Promise<vo
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) if (cond()) return;
   throw new Error(`never happened: ${what}`);
 }
-const restarts = () => lines.filter((l) => l.includes('task poller thread exited; restarting it')).map((l) => JSON.parse(l) as { retry_ms: number; err?: string });
+const restarts = () =>
+  lines.filter((l) => l.includes('task poller thread exited; restarting it')).map((l) => JSON.parse(l) as { retry_ms: number; err?: string });
 
 describe('the poller thread across failures', () => {
   it('retries failing restarts with a growing delay until the store can be opened again', async () => {

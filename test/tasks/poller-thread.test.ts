@@ -21,7 +21,8 @@ async function until<T>(what: string, fn: () => Promise<T | null | false>, ms: n
 }
 
 const row = (id: string) => t.h.store.db.selectFrom('tasks').select(['state', 'lease_owner']).where('id', '=', id).executeTakeFirstOrThrow();
-const finished = (id: string) => until(`task ${id} terminal`, async () => ((r) => (['succeeded', 'failed'].includes(r.state) ? r : null))(await row(id)), 60_000);
+const finished = (id: string) =>
+  until(`task ${id} terminal`, async () => ((r) => (['succeeded', 'failed'].includes(r.state) ? r : null))(await row(id)), 60_000);
 
 /** Count the request thread's own poller rounds: with the thread polling, there are none. */
 function countMainClaims(): { readonly n: number } {
@@ -63,7 +64,10 @@ describe('the task poller thread', () => {
   it('charges at a price changed through this process while the thread runs (the change reached the thread)', async () => {
     const { secret } = await t.h.token({ name: 'price' });
     // The thread read the catalogue when it started; only the forwarded change can tell it the new price.
-    const put = await t.h.admin('/admin/prices/wnx2.7-t2v', { method: 'PUT', json: { unit: 'video-second', perSecond: { '720p': 7_000_000, '1080p': 9_000_000 }, basis: 'output' } });
+    const put = await t.h.admin('/admin/prices/wnx2.7-t2v', {
+      method: 'PUT',
+      json: { unit: 'video-second', perSecond: { '720p': 7_000_000, '1080p': 9_000_000 }, basis: 'output' },
+    });
     expect(put.status).toBe(200);
     const c = await createVideo(t.h, secret, { model: 'wnx2.7-t2v', prompt: 'priced later', seconds: 2, size: '1280x720' });
     expect(c.status).toBe(200);

@@ -14,14 +14,24 @@ const VIDEOS = 150;
 describe('DashScope query budget with many open tasks', () => {
   const t = useHarness({
     sim: { taskDurationMs: 8000 },
-    env: { TOLLWAY_TASK_TICK_MS: '100', TOLLWAY_TASK_POLL_BASE_MS: '500', TOLLWAY_TASK_POLL_MAX_MS: '5000', TOLLWAY_TASK_REFRESH_STALE_MS: '1000', TOLLWAY_TASK_LIST_INTERVAL_MS: '1000' },
+    env: {
+      TOLLWAY_TASK_TICK_MS: '100',
+      TOLLWAY_TASK_POLL_BASE_MS: '500',
+      TOLLWAY_TASK_POLL_MAX_MS: '5000',
+      TOLLWAY_TASK_REFRESH_STALE_MS: '1000',
+      TOLLWAY_TASK_LIST_INTERVAL_MS: '1000',
+    },
   });
 
   it(`${VIDEOS} open videos read by their clients every 2 s: all complete, charged once, the account never throttled`, async () => {
     const tok = await t.h.token({ name: 'many' });
     const ids: string[] = [];
     for (let i = 0; i < VIDEOS; i += 10) {
-      const batch = await Promise.all(Array.from({ length: Math.min(10, VIDEOS - i) }, () => createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'a cat', seconds: 2, resolution: '720p' })));
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(10, VIDEOS - i) }, () =>
+          createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'a cat', seconds: 2, resolution: '720p' }),
+        ),
+      );
       for (const b of batch) {
         expect(b.status).toBe(200);
         ids.push(b.json.id as string);
@@ -55,19 +65,32 @@ describe('DashScope query budget with many open tasks', () => {
     const rows = await t.h.store.db.selectFrom('tasks').select(['id', 'upstream_task_id']).where('token_id', '=', tok.id).execute();
     const sim = dashscopeTaskStore(t.h.sim.ctx);
     const lags = rows.map((r) => seen.get(r.id)! - sim.get(r.upstream_task_id!)!.finishAt).sort((a, b) => a - b);
-    console.log(`query budget run: ${stats.queries} queries (${stats.single} single, ${stats.lists} lists) for ${VIDEOS} tasks; completion seen after median ${lags[lags.length >> 1]} ms, worst ${lags[lags.length - 1]} ms`);
+    console.log(
+      `query budget run: ${stats.queries} queries (${stats.single} single, ${stats.lists} lists) for ${VIDEOS} tasks; completion seen after median ${lags[lags.length >> 1]} ms, worst ${lags[lags.length - 1]} ms`,
+    );
   }, 180_000);
 });
 
 describe('an account that throttles anyway (another tool spends its budget)', () => {
   const t = useHarness({
     sim: { taskDurationMs: 300, dashscopeQueryQps: 2 },
-    env: { TOLLWAY_TASK_TICK_MS: '100', TOLLWAY_TASK_POLL_BASE_MS: '100', TOLLWAY_TASK_POLL_MAX_MS: '400', TOLLWAY_TASK_REFRESH_STALE_MS: '0', TOLLWAY_DASHSCOPE_QUERY_QPS: '12' },
+    env: {
+      TOLLWAY_TASK_TICK_MS: '100',
+      TOLLWAY_TASK_POLL_BASE_MS: '100',
+      TOLLWAY_TASK_POLL_MAX_MS: '400',
+      TOLLWAY_TASK_REFRESH_STALE_MS: '0',
+      TOLLWAY_DASHSCOPE_QUERY_QPS: '12',
+    },
   });
 
   it('429 Throttling answers are a back-off: every task completes, none fails, each charged once', async () => {
     const tok = await t.h.token({ name: 'throttled' });
-    const ids = await Promise.all(Array.from({ length: 6 }, async () => (await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'a dog', seconds: 2, resolution: '720p' })).json.id as string));
+    const ids = await Promise.all(
+      Array.from(
+        { length: 6 },
+        async () => (await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'a dog', seconds: 2, resolution: '720p' })).json.id as string,
+      ),
+    );
     for (const id of ids) {
       for (let n = 0; n < 400; n++) {
         const v = await getVideo(t.h, tok.secret, id);
@@ -81,6 +104,8 @@ describe('an account that throttles anyway (another tool spends its budget)', ()
     const rows = await t.h.store.db.selectFrom('tasks').select(['state']).where('token_id', '=', tok.id).execute();
     expect(rows.map((r) => r.state)).toEqual(Array(6).fill('succeeded'));
     await flushWriters(t.h);
-    expect(await t.h.store.db.selectFrom('ledger').select(['task_id']).where('token_id', '=', tok.id).where('task_id', 'is not', null).execute()).toHaveLength(6);
+    expect(await t.h.store.db.selectFrom('ledger').select(['task_id']).where('token_id', '=', tok.id).where('task_id', 'is not', null).execute()).toHaveLength(
+      6,
+    );
   }, 240_000);
 });

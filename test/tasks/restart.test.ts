@@ -10,7 +10,11 @@ async function restart(h: Harness, crash: boolean): Promise<void> {
   if (crash) {
     // kill -9: the poller dies mid-lease and nothing is cleaned up. Simulated by leaving a live lease
     // of a vanished instance on every open task, then dropping the old gateway without its engine stop.
-    await h.store.db.updateTable('tasks').set({ lease_owner: 'inst_killed', lease_until: Date.now() + 300 }).where('state', 'in', ['queued', 'in_progress']).execute();
+    await h.store.db
+      .updateTable('tasks')
+      .set({ lease_owner: 'inst_killed', lease_until: Date.now() + 300 })
+      .where('state', 'in', ['queued', 'in_progress'])
+      .execute();
     h.gw.deps.tasks.stop = async () => undefined;
   }
   await h.restart();

@@ -63,7 +63,7 @@ describe('task engine at scale', () => {
     expect(await e.tick()).toBe(0);
   });
 
-  it('schedules a task at its longest back-off 1 to 10 % early, never later: the round\'s own time stays within the back-off', async () => {
+  it("schedules a task at its longest back-off 1 to 10 % early, never later: the round's own time stays within the back-off", async () => {
     const e = f.engine({ batchSize: 200, pollBaseMs: 1000, pollMaxMs: 10_000 });
     const tasks = [];
     for (let i = 0; i < 120; i++) tasks.push(await e.create(f.input(e)));

@@ -31,7 +31,8 @@ class SlotUpstream {
     this.entered = null;
     if (this.gate) await this.gate;
     if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
-    if (this.open.size >= this.slots) throw new GatewayError('concurrency_limited', 'Upstream concurrency limit reached: parallel task over resource pack limit');
+    if (this.open.size >= this.slots)
+      throw new GatewayError('concurrency_limited', 'Upstream concurrency limit reached: parallel task over resource pack limit');
     this.open.add(taskId);
     this.accepted.push(taskId);
     return { upstreamTaskId: `up_${taskId}`, upstreamRequestId: 'rid' };
@@ -71,10 +72,17 @@ const QUEUE = 'kling:acct|kling-v2-6';
 
 function create(e: TaskEngine, over: Partial<CreateTaskInput> = {}): Promise<TaskRecord> {
   const id = `task_slot${seq++}`;
-  return e.create(f.input(e, { id, slot: { queue: QUEUE, stored: { path: 'text2video', body: { prompt: `for ${id}` } } }, submit: (taskId) => up.accept(taskId), ...over }));
+  return e.create(
+    f.input(e, { id, slot: { queue: QUEUE, stored: { path: 'text2video', body: { prompt: `for ${id}` } } }, submit: (taskId) => up.accept(taskId), ...over }),
+  );
 }
 
-const row = (id: string) => f.store.db.selectFrom('tasks').select(['state', 'submit_body', 'slot_queue', 'next_poll_at', 'hold_amount', 'error']).where('id', '=', id).executeTakeFirstOrThrow();
+const row = (id: string) =>
+  f.store.db
+    .selectFrom('tasks')
+    .select(['state', 'submit_body', 'slot_queue', 'next_poll_at', 'hold_amount', 'error'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
 const dueOnly = (...ids: string[]) => f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).where('id', 'in', ids).execute();
 const dueAll = () => f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).where('state', 'in', ['waiting', 'queued', 'in_progress']).execute();
 const holdState = async (id: string) => (await f.store.db.selectFrom('holds').select('state').where('task_id', '=', id).executeTakeFirst())?.state;
@@ -137,7 +145,7 @@ describe('tasks waiting for a parallel-task slot', () => {
     expect(events.slice(0, 7)).toEqual(['created', 'slot', 'waiting', 'slot', 'waiting', 'slot', 'submitted']);
   });
 
-  it("a new creation never jumps the queue: behind a waiting task it waits, even when a slot is free", async () => {
+  it('a new creation never jumps the queue: behind a waiting task it waits, even when a slot is free', async () => {
     const e = engine();
     const a = await create(e);
     const b = await create(e);

@@ -25,7 +25,9 @@ const eventRows = (id: string) => f.store.db.selectFrom('task_events').select('i
 
 /** A task created as the upstream answers (queued, PENDING), then polled through `outcomes` one per poll. */
 async function created(e: TaskEngine): Promise<TaskRecord> {
-  return e.create(f.input(e, { submit: async () => ({ upstreamTaskId: `up_${Math.random().toString(36).slice(2)}`, upstreamStatus: 'PENDING', state: 'queued' }) }));
+  return e.create(
+    f.input(e, { submit: async () => ({ upstreamTaskId: `up_${Math.random().toString(36).slice(2)}`, upstreamStatus: 'PENDING', state: 'queued' }) }),
+  );
 }
 
 describe('task timeline', () => {
@@ -126,7 +128,12 @@ describe('task timeline', () => {
 
   it('a creation the upstream refuses leaves neither the task nor its events', async () => {
     const e = f.engine();
-    const input = f.input(e, { id: 'task_refused', submit: async () => { throw new GatewayError('upstream_invalid_request', 'nope'); } });
+    const input = f.input(e, {
+      id: 'task_refused',
+      submit: async () => {
+        throw new GatewayError('upstream_invalid_request', 'nope');
+      },
+    });
     await expect(e.create(input)).rejects.toThrow('nope');
     expect(await e.repo.get('task_refused')).toBeNull();
     expect(await eventRows('task_refused')).toHaveLength(0);
@@ -144,7 +151,11 @@ describe('task timeline', () => {
     const pending = e.create(f.input(e, { id: 'task_lost', kind: 'test-recoverable', submit: () => new Promise<SubmitOutcome>((ok) => (answered = ok)) }));
     for (let i = 0; i < 100 && !(await e.repo.get('task_lost')); i++) await new Promise((r) => setTimeout(r, 10));
     const at = Date.now() - 3000;
-    await f.store.db.updateTable('tasks').set({ created_at: at, lease_until: at + 1000, next_poll_at: at + 1000 }).where('id', '=', 'task_lost').execute();
+    await f.store.db
+      .updateTable('tasks')
+      .set({ created_at: at, lease_until: at + 1000, next_poll_at: at + 1000 })
+      .where('id', '=', 'task_lost')
+      .execute();
     expect(await e.tick()).toBe(1);
     answered({ upstreamTaskId: 'up_lost' }); // the late answer of the first instance does not move it again
     await pending;

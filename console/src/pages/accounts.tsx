@@ -35,7 +35,11 @@ export function Accounts({ open }: { open: string | null }) {
   return (
     <section>
       <h1 tabIndex={-1}>Accounts</h1>
-      {open && one.error && <p role="alert" class="error">{one.error}</p>}
+      {open && one.error && (
+        <p role="alert" class="error">
+          {one.error}
+        </p>
+      )}
       {opened ? (
         <AccountPanel account={opened} tokens={(tokens.data ?? []).filter((t) => t.account_id === opened.id)} groups={groupNames} onChanged={changed} />
       ) : (
@@ -51,7 +55,11 @@ export function Accounts({ open }: { open: string | null }) {
           />
         </div>
       )}
-      {(list.error || groups.error) && <p role="alert" class="error">{list.error ?? groups.error}</p>}
+      {(list.error || groups.error) && (
+        <p role="alert" class="error">
+          {list.error ?? groups.error}
+        </p>
+      )}
       <div class="table-wrap">
         <table id="accounts">
           <caption>{list.data ? `${count(list.data.data.length, 'account')} on this page` : 'Loading accounts…'}</caption>
@@ -59,9 +67,15 @@ export function Accounts({ open }: { open: string | null }) {
             <tr>
               <th scope="col">Name</th>
               <th scope="col">State</th>
-              <th scope="col" class="num">Quota</th>
-              <th scope="col" class="num">Spent</th>
-              <th scope="col" class="num">Remaining</th>
+              <th scope="col" class="num">
+                Quota
+              </th>
+              <th scope="col" class="num">
+                Spent
+              </th>
+              <th scope="col" class="num">
+                Remaining
+              </th>
               <th scope="col">Budgets</th>
               <th scope="col">Price group</th>
               <th scope="col">Created</th>
@@ -90,7 +104,15 @@ export function Accounts({ open }: { open: string | null }) {
                     <a href={`#/accounts/${encodeURIComponent(a.id)}`} aria-label={`Open ${a.name}`} aria-current={a.id === open ? 'true' : undefined}>
                       Open
                     </a>
-                    {a.revoked_at === null && <ConfirmButton label="Revoke" confirm="Confirm revoke" name={a.name} run={() => call(`/admin/accounts/${encodeURIComponent(a.id)}`, { method: 'DELETE' })} onDone={changed} />}
+                    {a.revoked_at === null && (
+                      <ConfirmButton
+                        label="Revoke"
+                        confirm="Confirm revoke"
+                        name={a.name}
+                        run={() => call(`/admin/accounts/${encodeURIComponent(a.id)}`, { method: 'DELETE' })}
+                        onDone={changed}
+                      />
+                    )}
                   </span>
                 </td>
               </tr>

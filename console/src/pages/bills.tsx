@@ -24,12 +24,28 @@ interface Filter {
 const periodTime = (k: string) => Date.parse(k.length === 7 ? `${k}-01T00:00:00Z` : `${k}T00:00:00Z`);
 
 export function Bills({ query }: { query: URLSearchParams }) {
-  const [form, setForm] = useState<Filter>({ period: 'day', by: query.get('by') === 'account' ? 'account' : 'token', token_id: query.get('token_id') ?? '', account_id: query.get('account_id') ?? '', since: '', until: '' });
+  const [form, setForm] = useState<Filter>({
+    period: 'day',
+    by: query.get('by') === 'account' ? 'account' : 'token',
+    token_id: query.get('token_id') ?? '',
+    account_id: query.get('account_id') ?? '',
+    since: '',
+    until: '',
+  });
   const [filter, setFilter] = useState<Filter>(form);
   const tokens = useLoad(() => callAll<Token>('/admin/tokens'), []);
   const accounts = useLoad(() => callAll<Account>('/admin/accounts'), []);
-  const params = { period: filter.period, token_id: filter.token_id, account_id: filter.account_id, since: fromLocalInput(filter.since), until: fromLocalInput(filter.until) };
-  const bill = useLoad<BillByModelView | BillByAccountView>(() => call(`/admin/bills${qs({ ...params, by: filter.by === 'account' ? 'account' : 'model' })}`), [filter]);
+  const params = {
+    period: filter.period,
+    token_id: filter.token_id,
+    account_id: filter.account_id,
+    since: fromLocalInput(filter.since),
+    until: fromLocalInput(filter.until),
+  };
+  const bill = useLoad<BillByModelView | BillByAccountView>(
+    () => call(`/admin/bills${qs({ ...params, by: filter.by === 'account' ? 'account' : 'model' })}`),
+    [filter],
+  );
   const chart = useMemo(() => {
     const by = new Map<string, number>();
     const data = bill.data;
@@ -45,10 +61,14 @@ export function Bills({ query }: { query: URLSearchParams }) {
   return (
     <section>
       <h1 tabIndex={-1}>Bills</h1>
-      <form class="card filters" onSubmit={(e) => {
+      <form
+        class="card filters"
+        onSubmit={(e) => {
           e.preventDefault();
           setFilter(form);
-        }} aria-label="Bill filter">
+        }}
+        aria-label="Bill filter"
+      >
         <div class="field">
           <label for="bill-period">Period</label>
           <select id="bill-period" value={form.period} onChange={set('period')}>
@@ -121,7 +141,11 @@ export function Bills({ query }: { query: URLSearchParams }) {
           </a>
         </p>
       )}
-      {bill.error && <p role="alert" class="error">{bill.error}</p>}
+      {bill.error && (
+        <p role="alert" class="error">
+          {bill.error}
+        </p>
+      )}
       {bill.data && (
         <>
           <p class="muted" id="bill-total">

@@ -50,7 +50,11 @@ export function Channels() {
   return (
     <section>
       <h1 tabIndex={-1}>Channels</h1>
-      {(channels.error || error) && <p role="alert" class="error">{channels.error ?? error}</p>}
+      {(channels.error || error) && (
+        <p role="alert" class="error">
+          {channels.error ?? error}
+        </p>
+      )}
       <div class="table-wrap">
         <table>
           <caption>{channels.data ? `${channels.data.length} channels (upstream keys are stored encrypted and never shown)` : 'Loading…'}</caption>
@@ -60,8 +64,12 @@ export function Channels() {
               <th scope="col">Kind</th>
               <th scope="col">Base URL</th>
               <th scope="col">Models</th>
-              <th scope="col" class="num">Priority</th>
-              <th scope="col" class="num">Weight</th>
+              <th scope="col" class="num">
+                Priority
+              </th>
+              <th scope="col" class="num">
+                Weight
+              </th>
               <th scope="col">Status</th>
               <th scope="col">Health</th>
               <th scope="col">Keys</th>
@@ -91,7 +99,8 @@ export function Channels() {
                       <span class={`pill ${c.breaker.state === 'closed' ? 'active' : 'revoked'}`}>breaker {c.breaker.state}</span>
                       {c.breaker.recent_failures.length > 0 && (
                         <div class="muted">
-                          last failure {c.breaker.recent_failures[c.breaker.recent_failures.length - 1]!.code} at {time(c.breaker.recent_failures[c.breaker.recent_failures.length - 1]!.at)}
+                          last failure {c.breaker.recent_failures[c.breaker.recent_failures.length - 1]!.code} at{' '}
+                          {time(c.breaker.recent_failures[c.breaker.recent_failures.length - 1]!.at)}
                         </div>
                       )}
                     </>
@@ -110,12 +119,17 @@ export function Channels() {
                 <td>{time(c.updated_at)}</td>
                 <td>
                   <span class="actions">
-                  <button type="button" class="quiet" onClick={() => void test(c)} aria-label={`Test ${c.name}`}>
-                    Test
-                  </button>
-                  <button type="button" class="quiet" onClick={() => void toggle(c)} aria-label={`${c.status === 'enabled' ? 'Disable' : 'Enable'} ${c.name}`}>
-                    {c.status === 'enabled' ? 'Disable' : 'Enable'}
-                  </button>
+                    <button type="button" class="quiet" onClick={() => void test(c)} aria-label={`Test ${c.name}`}>
+                      Test
+                    </button>
+                    <button
+                      type="button"
+                      class="quiet"
+                      onClick={() => void toggle(c)}
+                      aria-label={`${c.status === 'enabled' ? 'Disable' : 'Enable'} ${c.name}`}
+                    >
+                      {c.status === 'enabled' ? 'Disable' : 'Enable'}
+                    </button>
                   </span>
                 </td>
               </tr>

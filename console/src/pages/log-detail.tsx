@@ -53,7 +53,11 @@ export function LogDetail({ requestId }: { requestId: string }) {
       <h1 tabIndex={-1}>
         Request <code class="wrap">{requestId}</code>
       </h1>
-      {detail.error && <p role="alert" class="error">{detail.error}</p>}
+      {detail.error && (
+        <p role="alert" class="error">
+          {detail.error}
+        </p>
+      )}
       {detail.loading && !detail.data && <p>Loading…</p>}
       {detail.data && !row && <p class="card">No request with this id is in the request log (only authenticated calls are logged).</p>}
       {row && (
@@ -114,7 +118,10 @@ export function LogDetail({ requestId }: { requestId: string }) {
       {detail.data && (
         <>
           <h2>Ledger lines</h2>
-          <p>What was charged for this request, with the quantities metered and the unit prices in force (micro-units per unit of each quantity). The ledger is the billing record.</p>
+          <p>
+            What was charged for this request, with the quantities metered and the unit prices in force (micro-units per unit of each quantity). The ledger is
+            the billing record.
+          </p>
           <LedgerTable id="ledger-lines" lines={ledger} withModel caption={`${ledger.length} line${ledger.length === 1 ? '' : 's'}, total ${units(total)}`} />
         </>
       )}

@@ -70,10 +70,16 @@ export function Logs({ query }: { query: URLSearchParams }) {
           <button type="submit">Search</button>
         </div>
       </form>
-      {rows.error && <p role="alert" class="error">{rows.error}</p>}
+      {rows.error && (
+        <p role="alert" class="error">
+          {rows.error}
+        </p>
+      )}
       <div class="table-wrap">
         <table>
-          <caption>{rows.loading ? 'Loading…' : `${data.length} request${data.length === 1 ? '' : 's'}${paging.page > 1 ? ` (page ${paging.page})` : ''}`}</caption>
+          <caption>
+            {rows.loading ? 'Loading…' : `${data.length} request${data.length === 1 ? '' : 's'}${paging.page > 1 ? ` (page ${paging.page})` : ''}`}
+          </caption>
           <thead>
             <tr>
               <th scope="col">Time</th>
@@ -81,9 +87,15 @@ export function Logs({ query }: { query: URLSearchParams }) {
               <th scope="col">Token</th>
               <th scope="col">Model</th>
               <th scope="col">Endpoint</th>
-              <th scope="col" class="num">Status</th>
-              <th scope="col" class="num">Latency ms</th>
-              <th scope="col" class="num">Amount</th>
+              <th scope="col" class="num">
+                Status
+              </th>
+              <th scope="col" class="num">
+                Latency ms
+              </th>
+              <th scope="col" class="num">
+                Amount
+              </th>
             </tr>
           </thead>
           <tbody>

@@ -63,7 +63,11 @@ export function Overview() {
           Refresh
         </button>
       </fieldset>
-      {stats.error && <p role="alert" class="error">{stats.error}</p>}
+      {stats.error && (
+        <p role="alert" class="error">
+          {stats.error}
+        </p>
+      )}
       {s && (
         <>
           <div class="cards">
@@ -85,11 +89,20 @@ export function Overview() {
           </div>
           <div class="card">
             <h2>Requests and errors — {label.toLowerCase()}</h2>
-            <Chart label={`Requests and errors per ${s.bucket_ms / 60000} minutes, ${label.toLowerCase()}: ${s.totals.requests} requests, ${s.totals.errors} errors`} times={s.series.t} lines={traffic} />
+            <Chart
+              label={`Requests and errors per ${s.bucket_ms / 60000} minutes, ${label.toLowerCase()}: ${s.totals.requests} requests, ${s.totals.errors} errors`}
+              times={s.series.t}
+              lines={traffic}
+            />
           </div>
           <div class="card">
             <h2>Spend — {label.toLowerCase()}</h2>
-            <Chart label={`Spend per ${s.bucket_ms / 60000} minutes, ${label.toLowerCase()}: ${units(s.totals.spend)} in all`} times={s.series.t} lines={spend} bars />
+            <Chart
+              label={`Spend per ${s.bucket_ms / 60000} minutes, ${label.toLowerCase()}: ${units(s.totals.spend)} in all`}
+              times={s.series.t}
+              lines={spend}
+              bars
+            />
           </div>
           <fieldset class="toolbar bare">
             <legend>Busiest</legend>
@@ -100,18 +113,34 @@ export function Overview() {
             ))}
           </fieldset>
           <div class="two">
-            <TopTable caption="Top models" head="Model" rows={s.top_models.map((m) => ({ key: m.model ?? '-', name: m.model ?? '—', requests: m.requests, errors: m.errors, spend: m.spend }))} />
+            <TopTable
+              caption="Top models"
+              head="Model"
+              rows={s.top_models.map((m) => ({ key: m.model ?? '-', name: m.model ?? '—', requests: m.requests, errors: m.errors, spend: m.spend }))}
+            />
             {s.top_accounts ? (
               <TopTable
                 caption="Top accounts"
                 head="Account"
-                rows={s.top_accounts.map((a) => ({ key: a.account_id ?? '-', name: a.account_id ? <a href={`#/accounts/${encodeURIComponent(a.account_id)}`}>{a.name ?? a.account_id}</a> : 'No account', requests: a.requests, errors: a.errors, spend: a.spend }))}
+                rows={s.top_accounts.map((a) => ({
+                  key: a.account_id ?? '-',
+                  name: a.account_id ? <a href={`#/accounts/${encodeURIComponent(a.account_id)}`}>{a.name ?? a.account_id}</a> : 'No account',
+                  requests: a.requests,
+                  errors: a.errors,
+                  spend: a.spend,
+                }))}
               />
             ) : (
               <TopTable
                 caption="Top tokens"
                 head="Token"
-                rows={s.top_tokens.map((t) => ({ key: t.token_id ?? '-', name: t.token_id ? <a href={`#/logs?token_id=${encodeURIComponent(t.token_id)}`}>{t.name ?? t.token_id}</a> : '—', requests: t.requests, errors: t.errors, spend: t.spend }))}
+                rows={s.top_tokens.map((t) => ({
+                  key: t.token_id ?? '-',
+                  name: t.token_id ? <a href={`#/logs?token_id=${encodeURIComponent(t.token_id)}`}>{t.name ?? t.token_id}</a> : '—',
+                  requests: t.requests,
+                  errors: t.errors,
+                  spend: t.spend,
+                }))}
               />
             )}
           </div>
@@ -124,7 +153,13 @@ export function Overview() {
 
 interface HealthAnswer {
   recent_ms: number;
-  channels: Array<{ id: string; name: string; enabled: boolean; breaker: { state: string }; recent: { requests: number; errors: number; error_rate: number; mean_latency_ms: number | null } }>;
+  channels: Array<{
+    id: string;
+    name: string;
+    enabled: boolean;
+    breaker: { state: string };
+    recent: { requests: number; errors: number; error_rate: number; mean_latency_ms: number | null };
+  }>;
   open_tasks: Record<string, number>;
 }
 
@@ -132,7 +167,12 @@ interface HealthAnswer {
 function Health() {
   const health = useLoad(() => call<HealthAnswer>('/admin/health'), []);
   const h = health.data;
-  if (health.error) return <p role="alert" class="error">{health.error}</p>;
+  if (health.error)
+    return (
+      <p role="alert" class="error">
+        {health.error}
+      </p>
+    );
   if (!h) return null;
   const minutes = Math.round(h.recent_ms / 60_000);
   return (
@@ -144,9 +184,15 @@ function Health() {
             <tr>
               <th scope="col">Channel</th>
               <th scope="col">Breaker</th>
-              <th scope="col" class="num">Requests</th>
-              <th scope="col" class="num">Error rate</th>
-              <th scope="col" class="num">Mean latency</th>
+              <th scope="col" class="num">
+                Requests
+              </th>
+              <th scope="col" class="num">
+                Error rate
+              </th>
+              <th scope="col" class="num">
+                Mean latency
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -173,7 +219,9 @@ function Health() {
           <thead>
             <tr>
               <th scope="col">State</th>
-              <th scope="col" class="num">Tasks</th>
+              <th scope="col" class="num">
+                Tasks
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -208,9 +256,15 @@ function TopTable({ caption, head, rows }: { caption: string; head: string; rows
         <thead>
           <tr>
             <th scope="col">{head}</th>
-            <th scope="col" class="num">Requests</th>
-            <th scope="col" class="num">Errors</th>
-            <th scope="col" class="num">Spend</th>
+            <th scope="col" class="num">
+              Requests
+            </th>
+            <th scope="col" class="num">
+              Errors
+            </th>
+            <th scope="col" class="num">
+              Spend
+            </th>
           </tr>
         </thead>
         <tbody>

@@ -35,7 +35,13 @@ function Fields({ list, values, onInput }: { list: PriceField[]; values: Record<
       {list.map((f) => (
         <div key={f.path}>
           <label for={`price-${f.path}`}>{f.label}</label>
-          <input id={`price-${f.path}`} inputMode="decimal" autoComplete="off" value={values[f.path] ?? ''} onInput={(e) => onInput(f.path, e.currentTarget.value)} />
+          <input
+            id={`price-${f.path}`}
+            inputMode="decimal"
+            autoComplete="off"
+            value={values[f.path] ?? ''}
+            onInput={(e) => onInput(f.path, e.currentTarget.value)}
+          />
         </div>
       ))}
     </div>
@@ -85,7 +91,11 @@ function PriceForm({ view, onDone }: { view: PriceView; onDone: () => void }) {
           <Fields key="" list={list} values={values} onInput={set} />
         ),
       )}
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <button type="submit">Set price</button>
     </form>
   );
@@ -94,12 +104,19 @@ function PriceForm({ view, onDone }: { view: PriceView; onDone: () => void }) {
 function History({ model }: { model: string }) {
   const paging = usePaging();
   const cursor = paging.cursor;
-  const page = useLoad(() => call<{ data: Change[]; has_more: boolean; next_cursor?: string }>(`/admin/prices/${encodeURIComponent(model)}/history${qs({ cursor, limit: 20 })}`), [model, cursor]);
+  const page = useLoad(
+    () => call<{ data: Change[]; has_more: boolean; next_cursor?: string }>(`/admin/prices/${encodeURIComponent(model)}/history${qs({ cursor, limit: 20 })}`),
+    [model, cursor],
+  );
   const rows = page.data?.data ?? [];
   return (
     <div class="card">
       <h2>History</h2>
-      {page.error && <p role="alert" class="error">{page.error}</p>}
+      {page.error && (
+        <p role="alert" class="error">
+          {page.error}
+        </p>
+      )}
       {page.loading && !page.data && <p class="muted">Loading…</p>}
       {page.data && !rows.length && paging.page === 1 && <p class="muted">No change yet: the catalogue price has always applied.</p>}
       {(rows.length > 0 || paging.page > 1) && (
@@ -157,7 +174,11 @@ export function PriceDetail({ model }: { model: string }) {
         <a href="#/prices">← All prices</a>
       </p>
       <h1 tabIndex={-1}>Price of {model}</h1>
-      {view.error && <p role="alert" class="error">{view.error}</p>}
+      {view.error && (
+        <p role="alert" class="error">
+          {view.error}
+        </p>
+      )}
       {v && (
         <>
           <div class="card">

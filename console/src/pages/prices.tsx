@@ -46,7 +46,11 @@ export function Prices() {
         <label for="price-search">Search models</label>
         <input id="price-search" type="search" placeholder="name, alias or kind" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
       </div>
-      {prices.error && <p role="alert" class="error">{prices.error}</p>}
+      {prices.error && (
+        <p role="alert" class="error">
+          {prices.error}
+        </p>
+      )}
       <div class="table-wrap">
         <table>
           <caption>{prices.loading && !prices.data ? 'Loading prices…' : `${shown.length} of ${all.length} models`}</caption>
@@ -119,7 +123,11 @@ export function ResetButton({ model, onDone }: { model: string; onDone: () => vo
           Reset to the catalogue price
         </button>
       )}
-      {error && <span role="alert" class="error">{error}</span>}
+      {error && (
+        <span role="alert" class="error">
+          {error}
+        </span>
+      )}
     </div>
   );
 }

@@ -73,7 +73,11 @@ export function TaskDetail({ taskId }: { taskId: string }) {
       <h1 tabIndex={-1}>
         Task <code class="wrap">{taskId}</code>
       </h1>
-      {task.error && <p role="alert" class="error">{task.error}</p>}
+      {task.error && (
+        <p role="alert" class="error">
+          {task.error}
+        </p>
+      )}
       {task.loading && !t && <p>Loading…</p>}
       {t && (
         <>
@@ -83,11 +87,18 @@ export function TaskDetail({ taskId }: { taskId: string }) {
               <dd>
                 <span class={`pill ${t.state === 'succeeded' ? 'active' : t.state === 'failed' || t.state === 'cancelled' ? 'revoked' : ''}`}>{t.state}</span>
                 {t.progress !== null && open ? ` ${num(t.progress)} %` : ''}
-                {t.error && <div class="error">{t.error.code}: {t.error.message}</div>}
+                {t.error && (
+                  <div class="error">
+                    {t.error.code}: {t.error.message}
+                  </div>
+                )}
               </dd>
               <dt>Model</dt>
               <dd>
-                {t.model} <span class="muted">({t.family} {t.kind})</span>
+                {t.model}{' '}
+                <span class="muted">
+                  ({t.family} {t.kind})
+                </span>
               </dd>
               <dt>Token</dt>
               <dd>
@@ -146,7 +157,11 @@ export function TaskDetail({ taskId }: { taskId: string }) {
           {t.ledger.length === 0 ? (
             <p class="card">Nothing charged{open ? ' yet: a task is charged once, when it succeeds' : ''}.</p>
           ) : (
-            <LedgerTable id="task-ledger" lines={t.ledger} caption={`${t.ledger.length} line${t.ledger.length === 1 ? '' : 's'}, total ${units(t.charged)} (micro-units per unit in unit prices)`} />
+            <LedgerTable
+              id="task-ledger"
+              lines={t.ledger}
+              caption={`${t.ledger.length} line${t.ledger.length === 1 ? '' : 's'}, total ${units(t.charged)} (micro-units per unit in unit prices)`}
+            />
           )}
         </>
       )}

@@ -74,7 +74,10 @@ export function Tokens() {
   const all = tokens.data ?? [];
   const q = search.trim().toLowerCase();
   const now = Date.now();
-  const shown = all.filter((t) => (!only || stateOf(t, now) === only) && (!q || t.name.toLowerCase().includes(q) || t.id.toLowerCase().includes(q) || t.prefix.toLowerCase().startsWith(q)));
+  const shown = all.filter(
+    (t) =>
+      (!only || stateOf(t, now) === only) && (!q || t.name.toLowerCase().includes(q) || t.id.toLowerCase().includes(q) || t.prefix.toLowerCase().startsWith(q)),
+  );
   const open = all.find((t) => t.id === openId) ?? null;
   return (
     <section>
@@ -103,7 +106,11 @@ export function Tokens() {
           />
         </div>
       )}
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <div class="toolbar">
         <label for="tok-search">Search tokens</label>
         <input id="tok-search" type="search" placeholder="name, id or prefix" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
@@ -115,8 +122,16 @@ export function Tokens() {
           <option value="revoked">Revoked</option>
         </select>
       </div>
-      {tokens.error && <p role="alert" class="error">{tokens.error}</p>}
-      {accounts.error && <p role="alert" class="error">{accounts.error}</p>}
+      {tokens.error && (
+        <p role="alert" class="error">
+          {tokens.error}
+        </p>
+      )}
+      {accounts.error && (
+        <p role="alert" class="error">
+          {accounts.error}
+        </p>
+      )}
       <TokenTable
         tokens={shown}
         accountNames={new Map(accountList.map((a) => [a.id, a.name]))}

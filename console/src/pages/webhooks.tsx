@@ -41,15 +41,17 @@ export function Webhooks({ open }: { open: string | null }) {
       />
       {secret && (
         <div class="card secret" role="status">
-          <p>
-            Signing secret of {secret.id} — shown only this once; verify its deliveries with it (Standard Webhooks):
-          </p>
+          <p>Signing secret of {secret.id} — shown only this once; verify its deliveries with it (Standard Webhooks):</p>
           <code id="new-webhook-secret" class="wrap">
             {secret.secret}
           </code>
         </div>
       )}
-      {(list.error || error) && <p role="alert" class="error">{list.error ?? error}</p>}
+      {(list.error || error) && (
+        <p role="alert" class="error">
+          {list.error ?? error}
+        </p>
+      )}
       <div class="table-wrap">
         <table>
           <caption>{list.data ? `${list.data.data.length} webhooks on this page` : 'Loading…'}</caption>

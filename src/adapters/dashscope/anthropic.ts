@@ -7,7 +7,16 @@ import { num, objectAfterKey, renameModel, stringValueLength } from '../json-sca
 import { bodyWithModel } from '../json-splice.ts';
 import { sseEvents } from '../sse-events.ts';
 import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
-import { assertJson, bodyText, dashscopeStreamError, firstString, headerString, postDashscope, postDashscopeStream, streamBroke } from './compat-chat-common.ts';
+import {
+  assertJson,
+  bodyText,
+  dashscopeStreamError,
+  firstString,
+  headerString,
+  postDashscope,
+  postDashscopeStream,
+  streamBroke,
+} from './compat-chat-common.ts';
 
 export const MESSAGES_PATH = '/apps/anthropic/v1/messages';
 
@@ -34,10 +43,8 @@ function merge(into: MessagesUsageParts, u: Record<string, unknown>): void {
 }
 
 export function dashscopeMessages(client: UpstreamClient): TextCapability {
-  const post = (req: TextRequest, o: CallOptions) =>
-    postDashscope(client, o, { path: MESSAGES_PATH, body: bodyWithModel(req), auth: 'x-api-key' });
-  const postStream = (req: TextRequest, o: CallOptions) =>
-    postDashscopeStream(client, o, { path: MESSAGES_PATH, body: bodyWithModel(req), auth: 'x-api-key' });
+  const post = (req: TextRequest, o: CallOptions) => postDashscope(client, o, { path: MESSAGES_PATH, body: bodyWithModel(req), auth: 'x-api-key' });
+  const postStream = (req: TextRequest, o: CallOptions) => postDashscopeStream(client, o, { path: MESSAGES_PATH, body: bodyWithModel(req), auth: 'x-api-key' });
   return {
     async complete(req: TextRequest, o: CallOptions): Promise<CompleteResult> {
       const res = await post(req, o);

@@ -37,14 +37,28 @@ function buildHeaders(o: CallOptions, p: PostOptions, stream: boolean): Record<s
 }
 
 export async function postDashscope(client: UpstreamClient, o: CallOptions, p: PostOptions): Promise<UpstreamResponse> {
-  const res = await client.request({ method: 'POST', baseUrl: o.target.baseUrl, path: p.path, headers: postHeaders(o, p), body: p.body, ...(o.signal ? { signal: o.signal } : {}) });
+  const res = await client.request({
+    method: 'POST',
+    baseUrl: o.target.baseUrl,
+    path: p.path,
+    headers: postHeaders(o, p),
+    body: p.body,
+    ...(o.signal ? { signal: o.signal } : {}),
+  });
   if (res.statusCode !== 200) throw await errorFrom(res);
   return res;
 }
 
 /** A streaming POST: the 200 answer's headers and its body as it arrives (error answers are read whole). */
 export async function postDashscopeStream(client: UpstreamClient, o: CallOptions, p: PostOptions): Promise<UpstreamStreamResponse> {
-  const res = await client.requestStream({ method: 'POST', baseUrl: o.target.baseUrl, path: p.path, headers: postHeaders(o, p, true), body: p.body, ...(o.signal ? { signal: o.signal } : {}) });
+  const res = await client.requestStream({
+    method: 'POST',
+    baseUrl: o.target.baseUrl,
+    path: p.path,
+    headers: postHeaders(o, p, true),
+    body: p.body,
+    ...(o.signal ? { signal: o.signal } : {}),
+  });
   if (res.statusCode !== 200) {
     let text = '';
     try {
@@ -60,7 +74,16 @@ export async function postDashscopeStream(client: UpstreamClient, o: CallOptions
 /** A non-streaming POST read whole (no body stream): the 200 answer's status, headers and text. */
 export function postDashscopeText(client: UpstreamClient, o: CallOptions, p: PostOptions): Promise<UpstreamTextResponse> {
   // A `then` with a module-level callback rather than an async function: less kept alive while the upstream answers.
-  return client.requestText({ method: 'POST', baseUrl: o.target.baseUrl, path: p.path, headers: postHeaders(o, p), body: p.body, ...(o.signal ? { signal: o.signal } : {}) }).then(okText);
+  return client
+    .requestText({
+      method: 'POST',
+      baseUrl: o.target.baseUrl,
+      path: p.path,
+      headers: postHeaders(o, p),
+      body: p.body,
+      ...(o.signal ? { signal: o.signal } : {}),
+    })
+    .then(okText);
 }
 
 function okText(res: UpstreamTextResponse): UpstreamTextResponse {
@@ -126,7 +149,8 @@ export function assertJson(text: string): void {
 export function streamBroke(e: unknown): GatewayError {
   if (e instanceof GatewayError) return e;
   const ge = networkError(e);
-  if (ge.code === 'upstream_unreachable' || ge.code === 'upstream_unavailable' || ge.code === 'upstream_error') return new GatewayError('upstream_error', 'The upstream stream broke off before it was complete', { cause: e });
+  if (ge.code === 'upstream_unreachable' || ge.code === 'upstream_unavailable' || ge.code === 'upstream_error')
+    return new GatewayError('upstream_error', 'The upstream stream broke off before it was complete', { cause: e });
   return ge;
 }
 

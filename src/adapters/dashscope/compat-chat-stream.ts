@@ -64,7 +64,11 @@ function renamingOf(upstreamModel: string, publicModel: string): Renaming {
   }
   let r = byPublic.get(publicModel);
   if (r === undefined) {
-    r = { from: bytesOf(upstreamModel), compact: bytesOf(`"model":${JSON.stringify(publicModel)}`), spaced: bytesOf(`"model": ${JSON.stringify(publicModel)}`) };
+    r = {
+      from: bytesOf(upstreamModel),
+      compact: bytesOf(`"model":${JSON.stringify(publicModel)}`),
+      spaced: bytesOf(`"model": ${JSON.stringify(publicModel)}`),
+    };
     byPublic.set(publicModel, r);
   }
   return r;

@@ -56,7 +56,12 @@ export function compatChat(client: UpstreamClient): TextCapability {
 
     async stream(req: TextRequest, o: CallOptions): Promise<StreamResult> {
       const res = await postDashscopeStream(client, o, { path: COMPAT_CHAT_PATH, body: compatChatBody(req, true) });
-      return new ChatStream(res, { upstreamModel: req.upstreamModel, publicModel: req.publicModel, clientWantsUsage: req.clientWantsUsage === true, chatUsage });
+      return new ChatStream(res, {
+        upstreamModel: req.upstreamModel,
+        publicModel: req.publicModel,
+        clientWantsUsage: req.clientWantsUsage === true,
+        chatUsage,
+      });
     },
   };
 }

@@ -46,7 +46,8 @@ function messageFor(code: ErrorCode, vendorCode: string | undefined, status: num
   if (vendorCode === 'Throttling.AllocationQuota') return 'Upstream quota exceeded (operator: check the account quota)';
   if (vendorCode === 'InvalidURL') return 'The upstream could not read a URL given in the request';
   if (vendorCode === 'BadRequest.EmptyInput') return 'The upstream found the request input empty';
-  if (vendorCode === 'Model.AccessDenied' || vendorCode === 'AccessDenied.Unpurchased') return 'The upstream account has no access to this model (operator: check model activation and purchase)';
+  if (vendorCode === 'Model.AccessDenied' || vendorCode === 'AccessDenied.Unpurchased')
+    return 'The upstream account has no access to this model (operator: check model activation and purchase)';
   if (status === 401) return 'Upstream rejected the gateway credentials (operator: check the channel key)';
   if (status === 403) return 'Upstream permission denied (operator: check model activation, key permission and quota)';
   return refusalMessage(code, param);

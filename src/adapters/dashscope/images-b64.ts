@@ -25,7 +25,10 @@ export async function downloadAsBase64(net: Pick<SafeNet, 'fetch'>, urls: string
   const out: B64Outcome = { b64: [], failures: [] };
   for (const s of settled) {
     if (s.status === 'fulfilled') out.b64.push(s.value.body.toString('base64'));
-    else out.failures.push(s.reason instanceof GatewayError ? s.reason : new GatewayError('download_failed', 'The result could not be downloaded', { cause: s.reason }));
+    else
+      out.failures.push(
+        s.reason instanceof GatewayError ? s.reason : new GatewayError('download_failed', 'The result could not be downloaded', { cause: s.reason }),
+      );
   }
   return out;
 }

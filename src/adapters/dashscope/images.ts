@@ -63,7 +63,13 @@ export function parseImageResponse(body: unknown): ImageResult {
 }
 
 /** One sync call. Errors (HTTP or in-body) become GatewayErrors with the upstream's readable meaning. */
-export async function generateImages(client: UpstreamClient, target: UpstreamTarget, req: ImageRequest, upstreamModel: string, signal?: AbortSignal): Promise<ImageResult> {
+export async function generateImages(
+  client: UpstreamClient,
+  target: UpstreamTarget,
+  req: ImageRequest,
+  upstreamModel: string,
+  signal?: AbortSignal,
+): Promise<ImageResult> {
   const res = await client.request({
     method: 'POST',
     baseUrl: target.baseUrl,

@@ -12,7 +12,8 @@ export const dashscope: Upstream = {
   defaultBaseUrl: 'https://dashscope.aliyuncs.com',
   baseUrlEnv: 'DASHSCOPE_BASE_URL',
   // The contract describes a single domestic region; endpoints of other regions must never be mixed in.
-  foreignHosts: /(^|\.)dashscope-intl\.aliyuncs\.com$|(^|\.)dashscope-us\.aliyuncs\.com$|\.ap-[a-z]+-\d\.maas\.aliyuncs\.com$|\.(us|eu|me|ap)-[a-z]+-\d+\.maas\.aliyuncs\.com$/i,
+  foreignHosts:
+    /(^|\.)dashscope-intl\.aliyuncs\.com$|(^|\.)dashscope-us\.aliyuncs\.com$|\.ap-[a-z]+-\d\.maas\.aliyuncs\.com$|\.(us|eu|me|ap)-[a-z]+-\d+\.maas\.aliyuncs\.com$/i,
   keyFields: [{ key: 'apiKey', field: 'api_key', env: 'DASHSCOPE_API_KEY' }],
   // The model list of the compatible mode: authenticated, nothing generated or billed.
   async probe({ upstream }, ch) {

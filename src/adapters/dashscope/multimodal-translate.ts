@@ -35,7 +35,18 @@ function toNativeContent(content: unknown): string | NativePart[] {
 }
 
 // Request fields that mean the same on the native path (as `parameters`).
-const PASSED_PARAMETERS = ['temperature', 'top_p', 'top_k', 'seed', 'stop', 'presence_penalty', 'repetition_penalty', 'enable_thinking', 'thinking_budget', 'vl_high_resolution_images'] as const;
+const PASSED_PARAMETERS = [
+  'temperature',
+  'top_p',
+  'top_k',
+  'seed',
+  'stop',
+  'presence_penalty',
+  'repetition_penalty',
+  'enable_thinking',
+  'thinking_budget',
+  'vl_high_resolution_images',
+] as const;
 
 /**
  * Chat fields the native multimodal path has no equivalent for: refused (400, with the field) instead of being
@@ -44,7 +55,11 @@ const PASSED_PARAMETERS = ['temperature', 'top_p', 'top_k', 'seed', 'stop', 'pre
  */
 function assertNativeCanHonour(body: JsonObject): void {
   const unsupported = (param: string) =>
-    new GatewayError('invalid_parameter', `${param} is not supported together with image input on this model (use a vision model such as qwx3-vl-plus, or send the request without images)`, { param });
+    new GatewayError(
+      'invalid_parameter',
+      `${param} is not supported together with image input on this model (use a vision model such as qwx3-vl-plus, or send the request without images)`,
+      { param },
+    );
   for (const k of ['tools', 'tool_choice', 'functions', 'function_call'] as const) if (body[k] !== undefined && body[k] !== null) throw unsupported(k);
   const rf = body.response_format;
   if (isObject(rf) && rf.type !== undefined && rf.type !== 'text') throw unsupported('response_format');

@@ -7,7 +7,16 @@ import { num, objectAfterKey, renameModel, stringValueLength } from '../json-sca
 import { bodyWithModel } from '../json-splice.ts';
 import { sseEvents } from '../sse-events.ts';
 import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
-import { assertJson, bodyText, dashscopeStreamError, firstString, headerString, postDashscope, postDashscopeStream, streamBroke } from './compat-chat-common.ts';
+import {
+  assertJson,
+  bodyText,
+  dashscopeStreamError,
+  firstString,
+  headerString,
+  postDashscope,
+  postDashscopeStream,
+  streamBroke,
+} from './compat-chat-common.ts';
 
 export const RESPONSES_PATH = '/api/v2/apps/protocols/compatible-mode/v1/responses';
 
@@ -25,7 +34,8 @@ const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response
 
 export function dashscopeResponses(client: UpstreamClient): TextCapability {
   // The route streams only when the client asked (`stream: true`), so the client's text already says so.
-  const body = (req: TextRequest, stream: boolean) => (stream && req.body.stream !== true ? JSON.stringify({ ...req.body, model: req.upstreamModel, stream: true }) : bodyWithModel(req));
+  const body = (req: TextRequest, stream: boolean) =>
+    stream && req.body.stream !== true ? JSON.stringify({ ...req.body, model: req.upstreamModel, stream: true }) : bodyWithModel(req);
   return {
     async complete(req: TextRequest, o: CallOptions): Promise<CompleteResult> {
       const res = await postDashscope(client, o, { path: RESPONSES_PATH, body: body(req, false) });

@@ -31,7 +31,8 @@ export async function listTaskPage(client: UpstreamClient, t: DashscopeTarget, c
   if (!isObject(json) || !Array.isArray(json.data)) throw new GatewayError('upstream_error', 'The upstream task list answer has no list');
   const tasks: ListedTask[] = [];
   for (const item of json.data) {
-    if (isObject(item) && typeof item.task_id === 'string' && typeof item.status === 'string') tasks.push({ upstreamTaskId: item.task_id, status: item.status });
+    if (isObject(item) && typeof item.task_id === 'string' && typeof item.status === 'string')
+      tasks.push({ upstreamTaskId: item.task_id, status: item.status });
   }
   const totalPages = typeof json.total_page === 'number' && Number.isFinite(json.total_page) ? json.total_page : pageNo;
   return { tasks, totalPages };

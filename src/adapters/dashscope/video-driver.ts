@@ -52,7 +52,16 @@ export class DashscopeVideoDriver implements TaskDriver {
         return { ...base, state: 'succeeded', progress: 100, result, reported: s.usage };
       }
       default:
-        return { ...base, state: s.state, error: { code: s.code, message: s.message, upstreamRequestId: s.upstreamRequestId, ...(s.upstreamMessage ? { upstreamMessage: s.upstreamMessage } : {}) } };
+        return {
+          ...base,
+          state: s.state,
+          error: {
+            code: s.code,
+            message: s.message,
+            upstreamRequestId: s.upstreamRequestId,
+            ...(s.upstreamMessage ? { upstreamMessage: s.upstreamMessage } : {}),
+          },
+        };
     }
   }
 }

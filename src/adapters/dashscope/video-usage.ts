@@ -14,5 +14,10 @@ function num(v: unknown): number | null {
 export function parseVideoUsage(u: unknown): Required<ReportedUsage> {
   if (!isObject(u)) return { outputSeconds: null, inputSeconds: null, totalSeconds: null, resolution: null };
   const srRaw = typeof u.SR === 'string' ? u.SR.replace(/p$/i, '') : u.SR;
-  return { outputSeconds: num(u.output_video_duration) ?? num(u.video_duration), inputSeconds: num(u.input_video_duration), totalSeconds: num(u.duration), resolution: num(srRaw) };
+  return {
+    outputSeconds: num(u.output_video_duration) ?? num(u.video_duration),
+    inputSeconds: num(u.input_video_duration),
+    totalSeconds: num(u.duration),
+    resolution: num(srRaw),
+  };
 }

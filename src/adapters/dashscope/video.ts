@@ -38,7 +38,12 @@ export interface VideoSubmitResult {
   upstreamRequestId: string | null;
 }
 
-export async function submitVideoSynthesis(client: UpstreamClient, t: DashscopeTarget, body: Record<string, unknown>, signal?: AbortSignal): Promise<VideoSubmitResult> {
+export async function submitVideoSynthesis(
+  client: UpstreamClient,
+  t: DashscopeTarget,
+  body: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<VideoSubmitResult> {
   const res = await client.request({
     method: 'POST',
     baseUrl: t.baseUrl,
@@ -65,7 +70,14 @@ export async function submitVideoSynthesis(client: UpstreamClient, t: DashscopeT
 export type VideoTaskStatus =
   | { state: 'queued' | 'in_progress'; upstreamStatus: string; upstreamRequestId: string | null }
   | { state: 'succeeded'; upstreamStatus: string; upstreamRequestId: string | null; videoUrl: string; expiresAt: number | null; usage: ReportedUsage }
-  | { state: 'failed' | 'cancelled' | 'unknown'; upstreamStatus: string; upstreamRequestId: string | null; code: string; message: string; upstreamMessage?: string };
+  | {
+      state: 'failed' | 'cancelled' | 'unknown';
+      upstreamStatus: string;
+      upstreamRequestId: string | null;
+      code: string;
+      message: string;
+      upstreamMessage?: string;
+    };
 
 /** OSS signed URLs carry `Expires=<unix seconds>`. */
 export function expiresOf(url: string): number | null {
@@ -129,21 +141,49 @@ export function parseVideoTask(json: unknown): VideoTaskStatus {
       return { state: 'in_progress', upstreamStatus: status, upstreamRequestId: rid };
     case 'SUCCEEDED': {
       const url = typeof out.video_url === 'string' ? out.video_url : null;
-      if (!url) return { state: 'failed', upstreamStatus: status, upstreamRequestId: rid, code: 'upstream_no_output', message: 'The upstream task succeeded without a video URL' };
-      return { state: 'succeeded', upstreamStatus: status, upstreamRequestId: rid, videoUrl: url, expiresAt: expiresOf(url), usage: parseVideoUsage(json.usage) };
+      if (!url)
+        return {
+          state: 'failed',
+          upstreamStatus: status,
+          upstreamRequestId: rid,
+          code: 'upstream_no_output',
+          message: 'The upstream task succeeded without a video URL',
+        };
+      return {
+        state: 'succeeded',
+        upstreamStatus: status,
+        upstreamRequestId: rid,
+        videoUrl: url,
+        expiresAt: expiresOf(url),
+        usage: parseVideoUsage(json.usage),
+      };
     }
     case 'FAILED': {
       // A task the content inspection stopped fails with the catalogue's code, whatever the upstream spelled. The
       // upstream's code and message (they may name its models or hosts) are the operators'; the client gets our words.
       const filtered = isContentFilterCode(code) || mentionsContentFilter(message);
       const words = code || message ? { upstreamMessage: [code, message].filter((x) => x !== '').join(': ') } : {};
-      if (filtered) return { state: 'failed', upstreamStatus: status, upstreamRequestId: rid, code: 'upstream_content_filtered', message: 'Upstream content policy rejected the request', ...words };
+      if (filtered)
+        return {
+          state: 'failed',
+          upstreamStatus: status,
+          upstreamRequestId: rid,
+          code: 'upstream_content_filtered',
+          message: 'Upstream content policy rejected the request',
+          ...words,
+        };
       return { state: 'failed', upstreamStatus: status, upstreamRequestId: rid, code: 'upstream_task_failed', message: 'The upstream task failed', ...words };
     }
     case 'CANCELED':
       return { state: 'cancelled', upstreamStatus: status, upstreamRequestId: rid, code: 'cancelled', message: 'The upstream task was cancelled' };
     case 'UNKNOWN':
-      return { state: 'unknown', upstreamStatus: status, upstreamRequestId: rid, code: 'task_unknown', message: 'The upstream no longer knows this task (expired or not found)' };
+      return {
+        state: 'unknown',
+        upstreamStatus: status,
+        upstreamRequestId: rid,
+        code: 'task_unknown',
+        message: 'The upstream no longer knows this task (expired or not found)',
+      };
     default:
       throw new GatewayError('upstream_error', `The upstream reported an unexpected task status`);
   }

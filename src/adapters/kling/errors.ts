@@ -37,7 +37,30 @@ export function klingErrorCode(status: number, code: number | undefined): ErrorC
  * are ever named back to the client: never a model, host or id from the upstream's message.
  */
 const KLING_FIELDS: Readonly<Record<string, string>> = Object.fromEntries(
-  ['model_name', 'prompt', 'negative_prompt', 'cfg_scale', 'sound', 'mode', 'camera_control', 'aspect_ratio', 'duration', 'watermark_info', 'image_list', 'video_list', 'element_list', 'multi_shot', 'shot_type', 'multi_prompt', 'session_id', 'edit_mode', 'frame_index', 'points', 'video_id', 'video_url'].map((f) => [f, f]),
+  [
+    'model_name',
+    'prompt',
+    'negative_prompt',
+    'cfg_scale',
+    'sound',
+    'mode',
+    'camera_control',
+    'aspect_ratio',
+    'duration',
+    'watermark_info',
+    'image_list',
+    'video_list',
+    'element_list',
+    'multi_shot',
+    'shot_type',
+    'multi_prompt',
+    'session_id',
+    'edit_mode',
+    'frame_index',
+    'points',
+    'video_id',
+    'video_url',
+  ].map((f) => [f, f]),
 );
 
 /** Our message for a Kling error code (the account's state said apart from a permission). */

@@ -34,7 +34,13 @@ export function withOurSession(data: unknown, ourSessionId: string): Record<stri
 }
 
 /** The edit-task body; `model_name` only when the catalogue says the endpoint takes one (by default it does not). */
-export function editBody(r: EditRequest, upstreamModel: string | null, upstreamSessionId: string, ourTaskId: string, upstreamCallbackUrl: string | null): Record<string, unknown> {
+export function editBody(
+  r: EditRequest,
+  upstreamModel: string | null,
+  upstreamSessionId: string,
+  ourTaskId: string,
+  upstreamCallbackUrl: string | null,
+): Record<string, unknown> {
   const b: Record<string, unknown> = {
     ...(upstreamModel === null ? {} : { model_name: upstreamModel }),
     session_id: upstreamSessionId,

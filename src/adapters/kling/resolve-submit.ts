@@ -19,7 +19,12 @@ export function isAmbiguousSubmitError(e: unknown): boolean {
  * the upstream has it, null when it certainly does not (1203 / 404), and an UnconfirmedSubmit when the lookup
  * failed too (the task may be running there: the lost-submit recovery asks again).
  */
-export async function findSubmitted(client: KlingClient, ch: Channel, path: KlingTaskPath, ourTaskId: string): Promise<SubmitOutcome | UnconfirmedSubmit | null> {
+export async function findSubmitted(
+  client: KlingClient,
+  ch: Channel,
+  path: KlingTaskPath,
+  ourTaskId: string,
+): Promise<SubmitOutcome | UnconfirmedSubmit | null> {
   try {
     const r = await client.call(ch, 'GET', `/v1/videos/${path}/${encodeURIComponent(ourTaskId)}`);
     return parseCreated(r.data, r.upstreamRequestId);

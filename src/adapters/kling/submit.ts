@@ -23,7 +23,13 @@ export function parseStoredSubmit(v: unknown): StoredKlingSubmit | null {
 }
 
 /** POST the creation to `ch`; `onReply` is told the upstream request id of an answer. */
-export async function submitKling(client: KlingClient, ch: Channel, s: StoredKlingSubmit, ourTaskId: string, onReply?: (upstreamRequestId: string | null) => void): Promise<SubmitOutcome | UnconfirmedSubmit> {
+export async function submitKling(
+  client: KlingClient,
+  ch: Channel,
+  s: StoredKlingSubmit,
+  ourTaskId: string,
+  onReply?: (upstreamRequestId: string | null) => void,
+): Promise<SubmitOutcome | UnconfirmedSubmit> {
   try {
     const r = await client.call(ch, 'POST', `/v1/videos/${s.path}`, s.body);
     onReply?.(r.upstreamRequestId);

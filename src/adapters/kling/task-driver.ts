@@ -55,7 +55,11 @@ export class KlingTaskDriver implements TaskDriver {
     } catch (e) {
       // 1203 on a task we created: the upstream forgot it. Other errors back off (thrown).
       if (e instanceof GatewayError && e.code === 'not_found') {
-        return { state: 'unknown', upstreamStatus: 'not_found', error: { code: 'task_unknown', message: 'The upstream no longer knows this task', upstreamRequestId: e.upstreamRequestId ?? null } };
+        return {
+          state: 'unknown',
+          upstreamStatus: 'not_found',
+          error: { code: 'task_unknown', message: 'The upstream no longer knows this task', upstreamRequestId: e.upstreamRequestId ?? null },
+        };
       }
       throw e;
     }
@@ -81,8 +85,7 @@ export class KlingTaskDriver implements TaskDriver {
         // not the whole account's batch to back off.
         try {
           out.set(id, parseTaskData(item, r.upstreamRequestId));
-        } catch {
-        }
+        } catch {}
       }
       if (r.data.length < PAGE_SIZE) break;
     }

@@ -38,7 +38,11 @@ function parseVideos(data: Record<string, unknown>): StoredVideo[] {
   const out: StoredVideo[] = [];
   for (const v of r.videos) {
     if (!isObject(v) || typeof v.url !== 'string') continue;
-    const item: StoredVideo = { upstreamId: typeof v.id === 'string' ? v.id : String(v.id ?? ''), url: v.url, duration: typeof v.duration === 'string' ? v.duration : String(v.duration ?? '') };
+    const item: StoredVideo = {
+      upstreamId: typeof v.id === 'string' ? v.id : String(v.id ?? ''),
+      url: v.url,
+      duration: typeof v.duration === 'string' ? v.duration : String(v.duration ?? ''),
+    };
     if (typeof v.watermark_url === 'string') item.watermarkUrl = v.watermark_url;
     if (typeof v.session_id === 'string') item.upstreamSessionId = v.session_id;
     out.push(item);
@@ -69,7 +73,12 @@ export function parseTaskData(data: unknown, upstreamRequestId: string | null): 
     const videos = parseVideos(data);
     // A success that delivers no video is the task's failure: nothing to charge (as DashScope's without a URL).
     if (videos.length === 0) {
-      return { state: 'failed', upstreamStatus: data.task_status, upstreamRequestId, error: { code: 'upstream_no_output', message: 'The upstream task succeeded without a video', upstreamRequestId } };
+      return {
+        state: 'failed',
+        upstreamStatus: data.task_status,
+        upstreamRequestId,
+        error: { code: 'upstream_no_output', message: 'The upstream task succeeded without a video', upstreamRequestId },
+      };
     }
     const result: KlingTaskResult = { videos };
     out.result = result;

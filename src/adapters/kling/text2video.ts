@@ -5,7 +5,13 @@ import type { VidxEndpoint } from '../../catalogue/types.ts';
 import type { Text2VideoRequest } from '../../contracts/vidx-text2video.ts';
 
 /** The body for `POST /v1/videos/<rules.endpoint>`: the classic text2video body, or a text-only omni body (o1). */
-export function text2VideoBody(r: Text2VideoRequest, upstreamModel: string, rules: VidxEndpoint, ourTaskId: string, upstreamCallbackUrl: string | null): Record<string, unknown> {
+export function text2VideoBody(
+  r: Text2VideoRequest,
+  upstreamModel: string,
+  rules: VidxEndpoint,
+  ourTaskId: string,
+  upstreamCallbackUrl: string | null,
+): Record<string, unknown> {
   const takes = (f: VidxEndpoint['fields'][number]) => rules.fields.includes(f);
   const b: Record<string, unknown> = { model_name: upstreamModel, prompt: r.prompt };
   // A model without modes (the masters) gets no mode field at all.

@@ -19,7 +19,13 @@ export function buildAccountBill(days: AccountDayTotal[], period: BillPeriod, na
     const key = `${d.accountId ?? ''}\u0000${label}`;
     let line = lines.get(key);
     if (!line) {
-      line = { account_id: d.accountId, account_name: d.accountId === null ? null : (names.get(d.accountId) ?? null), period, period_start: label, ...emptyFigures() };
+      line = {
+        account_id: d.accountId,
+        account_name: d.accountId === null ? null : (names.get(d.accountId) ?? null),
+        period,
+        period_start: label,
+        ...emptyFigures(),
+      };
       lines.set(key, line);
     }
     addDay(line, d);
@@ -40,9 +46,22 @@ export function accountBillDocument(period: BillPeriod, lines: BillAccountLine[]
   return { object: 'bill', period, by: 'account', unit: 'micro-units (1 unit = 1,000,000)', data: lines, total: billTotal(lines) };
 }
 
-export const BILL_ACCOUNT_CSV_HEADER = ['account_id', 'account_name', 'period', 'period_start', 'entries', 'amount_micro', 'amount_units', 'list_amount_micro', 'credit_micro'];
+export const BILL_ACCOUNT_CSV_HEADER = [
+  'account_id',
+  'account_name',
+  'period',
+  'period_start',
+  'entries',
+  'amount_micro',
+  'amount_units',
+  'list_amount_micro',
+  'credit_micro',
+];
 
 export function accountBillCsv(lines: BillAccountLine[]): string {
-  const rows = [BILL_ACCOUNT_CSV_HEADER, ...lines.map((l) => [l.account_id, l.account_name, l.period, l.period_start, l.entries, l.amount, l.amount_units, l.list_amount, l.credits.amount])];
+  const rows = [
+    BILL_ACCOUNT_CSV_HEADER,
+    ...lines.map((l) => [l.account_id, l.account_name, l.period, l.period_start, l.entries, l.amount, l.amount_units, l.list_amount, l.credits.amount]),
+  ];
   return `${rows.map((r) => r.map(csvField).join(',')).join('\r\n')}\r\n`;
 }

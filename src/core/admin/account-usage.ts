@@ -39,7 +39,13 @@ export async function accountUsage(deps: AccountUsageDeps, id: string, range: Us
   const a = await deps.repos.accounts.get(id);
   if (!a) throw new GatewayError('not_found', `Account ${id} not found`);
   const totals = await deps.repos.ledger.accountTotals(id, since, until);
-  const data = totals.models.map((m) => ({ model: m.model, requests: m.entries, amount: m.amount, amount_units: formatUnits(m.amount), list_amount: m.listAmount }));
+  const data = totals.models.map((m) => ({
+    model: m.model,
+    requests: m.entries,
+    amount: m.amount,
+    amount_units: formatUnits(m.amount),
+    list_amount: m.listAmount,
+  }));
   const amount = addAmounts(...data.map((m) => m.amount));
   return {
     object: 'account_usage',
@@ -50,7 +56,12 @@ export async function accountUsage(deps: AccountUsageDeps, id: string, range: Us
     period: { since, until },
     usage: {
       data,
-      total: { requests: data.reduce((s, m) => s + m.requests, 0), amount, amount_units: formatUnits(amount), list_amount: addAmounts(...data.map((m) => m.list_amount)) },
+      total: {
+        requests: data.reduce((s, m) => s + m.requests, 0),
+        amount,
+        amount_units: formatUnits(amount),
+        list_amount: addAmounts(...data.map((m) => m.list_amount)),
+      },
       credited: totals.credit,
     },
   };

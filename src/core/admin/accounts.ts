@@ -33,9 +33,20 @@ export interface AccountView {
 
 export function publicAccount(a: AccountRecord): AccountView {
   return {
-    object: 'account', id: a.id, name: a.name, quota: a.quota, spent: a.spent, held: a.held,
+    object: 'account',
+    id: a.id,
+    name: a.name,
+    quota: a.quota,
+    spent: a.spent,
+    held: a.held,
     remaining: a.quota === null ? null : Math.max(0, a.quota - a.spent - a.held),
-    budgets: a.budgets, price_group: a.priceGroup, time_zone: a.timeZone, expires_at: a.expiresAt, revoked_at: a.revokedAt, created_at: a.createdAt, updated_at: a.updatedAt,
+    budgets: a.budgets,
+    price_group: a.priceGroup,
+    time_zone: a.timeZone,
+    expires_at: a.expiresAt,
+    revoked_at: a.revokedAt,
+    created_at: a.createdAt,
+    updated_at: a.updatedAt,
   };
 }
 
@@ -48,7 +59,8 @@ function body(b: unknown): JsonObject {
 }
 
 function futureTime(v: number | null | undefined, now: number): void {
-  if (v !== undefined && v !== null && v <= now) throw new GatewayError('invalid_parameter', 'expires_at must be a future time in milliseconds since the epoch', { param: 'expires_at' });
+  if (v !== undefined && v !== null && v <= now)
+    throw new GatewayError('invalid_parameter', 'expires_at must be a future time in milliseconds since the epoch', { param: 'expires_at' });
 }
 
 export function parseCreateAccount(b: unknown, now = Date.now()): Required<AccountPatch> {
@@ -84,7 +96,8 @@ export function parseAccountPatch(b: unknown, now = Date.now()): AccountPatch {
 }
 
 async function knownGroup(deps: Pick<AdminDeps, 'repos'>, name: string | null | undefined): Promise<void> {
-  if (name && !(await deps.repos.priceGroups.get(name))) throw new GatewayError('invalid_parameter', `Unknown price group: ${name} (create it first: PUT /admin/price-groups/${name})`, { param: 'price_group' });
+  if (name && !(await deps.repos.priceGroups.get(name)))
+    throw new GatewayError('invalid_parameter', `Unknown price group: ${name} (create it first: PUT /admin/price-groups/${name})`, { param: 'price_group' });
 }
 
 export async function createAccount(deps: AdminDeps, by: Actor, input: Required<AccountPatch>): Promise<AccountRecord> {
@@ -102,7 +115,8 @@ export async function getAccount(deps: Pick<AdminDeps, 'repos'>, id: string): Pr
 
 /** One page of accounts, oldest first; `cursor` is the previous page's next_cursor. */
 export async function accountPage(deps: Pick<AdminDeps, 'repos'>, limit: number, cursor?: string): Promise<Page<AccountView>> {
-  const after = cursor === undefined ? undefined : (([createdAt, id]) => ({ createdAt: createdAt as number, id: id as string }))(decodeCursor(cursor, ['n', 's']));
+  const after =
+    cursor === undefined ? undefined : (([createdAt, id]) => ({ createdAt: createdAt as number, id: id as string }))(decodeCursor(cursor, ['n', 's']));
   const rows = await deps.repos.accounts.list(limit + 1, after);
   const more = rows.length > limit;
   const data = more ? rows.slice(0, limit) : rows;
@@ -140,12 +154,21 @@ export async function revokeAccount(deps: AdminDeps, by: Actor, id: string): Pro
   return getAccount(deps, id);
 }
 
-export async function topUpAccountQuota(deps: AdminDeps, by: Actor, id: string, input: TopUpInput): Promise<{ account: AccountRecord; amount: number; credited: boolean }> {
+export async function topUpAccountQuota(
+  deps: AdminDeps,
+  by: Actor,
+  id: string,
+  input: TopUpInput,
+): Promise<{ account: AccountRecord; amount: number; credited: boolean }> {
   const key = `topup:${id}:${input.idempotencyKey ?? `${by.requestId ?? 'cli'}:${Date.now()}:${Math.random().toString(36).slice(2)}`}`;
   const r = await topUpAccount(deps.store.db, { tokenId: id, amount: input.amount, key, requestId: by.requestId ?? null });
   if (r.outcome === 'unknown') throw new GatewayError('not_found', `Account ${id} not found`);
   if (r.outcome === 'revoked') throw new GatewayError('conflict', `Account ${id} is revoked`);
-  if (r.outcome === 'unlimited') throw new GatewayError('conflict', `Account ${id} has no quota (unlimited): set one first (PATCH /admin/accounts/${id} with "quota", or tollway account update ${id} --quota N)`);
+  if (r.outcome === 'unlimited')
+    throw new GatewayError(
+      'conflict',
+      `Account ${id} has no quota (unlimited): set one first (PATCH /admin/accounts/${id} with "quota", or tollway account update ${id} --quota N)`,
+    );
   if (r.outcome === 'conflict') throw new GatewayError('conflict', 'This idempotency_key was already used for another top-up', { param: 'idempotency_key' });
   if (r.outcome === 'too-large') throw new GatewayError('invalid_parameter', 'The quota would exceed the largest amount a quota may hold', { param: 'amount' });
   await announce(deps, id);

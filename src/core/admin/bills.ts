@@ -96,7 +96,8 @@ export function modelLines(lines: BillLine[]): BillModelLine[] {
       const m = l.models[model]!;
       out.push({ ...base, kind: 'charges', model, entries: m.entries, amount: m.amount, amount_units: m.amount_units });
     }
-    if (l.credits.entries > 0) out.push({ ...base, kind: 'credit', model: null, entries: l.credits.entries, amount: l.credits.amount, amount_units: formatUnits(l.credits.amount) });
+    if (l.credits.entries > 0)
+      out.push({ ...base, kind: 'credit', model: null, entries: l.credits.entries, amount: l.credits.amount, amount_units: formatUnits(l.credits.amount) });
   }
   return out;
 }
@@ -122,12 +123,18 @@ export const BILL_CSV_HEADER = ['token_id', 'token_name', 'period', 'period_star
 const csv = (rows: Array<Array<string | number | null>>): string => `${rows.map((r) => r.map(csvField).join(',')).join('\r\n')}\r\n`;
 
 export function billCsv(lines: BillLine[]): string {
-  return csv([BILL_CSV_HEADER, ...lines.map((l) => [l.token_id, l.token_name, l.period, l.period_start, l.entries, l.amount, l.amount_units, l.credits.amount])]);
+  return csv([
+    BILL_CSV_HEADER,
+    ...lines.map((l) => [l.token_id, l.token_name, l.period, l.period_start, l.entries, l.amount, l.amount_units, l.credits.amount]),
+  ]);
 }
 
 export const BILL_MODEL_CSV_HEADER = ['token_id', 'token_name', 'period', 'period_start', 'kind', 'model', 'entries', 'amount_micro', 'amount_units'];
 
 /** One row per model (and per credit line) of each token and period: modelLines. */
 export function billModelCsv(lines: BillLine[]): string {
-  return csv([BILL_MODEL_CSV_HEADER, ...modelLines(lines).map((l) => [l.token_id, l.token_name, l.period, l.period_start, l.kind, l.model, l.entries, l.amount, l.amount_units])]);
+  return csv([
+    BILL_MODEL_CSV_HEADER,
+    ...modelLines(lines).map((l) => [l.token_id, l.token_name, l.period, l.period_start, l.kind, l.model, l.entries, l.amount, l.amount_units]),
+  ]);
 }

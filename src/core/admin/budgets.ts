@@ -11,7 +11,8 @@ export function parseBudgets(o: JsonObject, key = 'budgets'): Budget[] | undefin
   if (v === undefined) return undefined;
   if (v === null) return [];
   const bad = (why: string) => new GatewayError('invalid_parameter', `${key} ${why}`, { param: key });
-  if (!Array.isArray(v) || v.length > BUDGET_PERIODS.length) throw bad('must be an array of at most 3 budgets [{"period": "day"|"week"|"month", "limit": micro-units}]');
+  if (!Array.isArray(v) || v.length > BUDGET_PERIODS.length)
+    throw bad('must be an array of at most 3 budgets [{"period": "day"|"week"|"month", "limit": micro-units}]');
   const seen = new Set<string>();
   return v.map((b: unknown) => {
     if (!isObject(b) || Object.keys(b).some((k) => k !== 'period' && k !== 'limit')) throw bad('items must be objects {period, limit}');
@@ -28,7 +29,8 @@ export function parseTimeZone(o: JsonObject): string | null | undefined {
   const v = o.time_zone;
   if (v === undefined) return undefined;
   if (v === null) return null;
-  if (typeof v !== 'string' || v.length > 64 || !isTimeZone(v)) throw new GatewayError('invalid_parameter', 'time_zone must be an IANA time zone name such as Europe/Paris (or null for UTC)', { param: 'time_zone' });
+  if (typeof v !== 'string' || v.length > 64 || !isTimeZone(v))
+    throw new GatewayError('invalid_parameter', 'time_zone must be an IANA time zone name such as Europe/Paris (or null for UTC)', { param: 'time_zone' });
   return v;
 }
 
@@ -45,11 +47,28 @@ export interface BudgetStatus {
 }
 
 /** Each budget of `holder` with its spend in the current period (`now`, in `tz`). */
-export async function budgetStatus(repo: Pick<AccountsRepo, 'periodSpend'>, holder: string, budgets: Budget[], tz: string | null, now: number): Promise<BudgetStatus[]> {
+export async function budgetStatus(
+  repo: Pick<AccountsRepo, 'periodSpend'>,
+  holder: string,
+  budgets: Budget[],
+  tz: string | null,
+  now: number,
+): Promise<BudgetStatus[]> {
   const periods = budgets.map((b) => ({ ...b, ...periodBounds(b.period, now, tz) }));
-  const rows = await repo.periodSpend(holder, periods.map((p) => ({ period: p.period, start: p.start })));
+  const rows = await repo.periodSpend(
+    holder,
+    periods.map((p) => ({ period: p.period, start: p.start })),
+  );
   return periods.map((p) => {
     const r = rows.get(`${p.period}:${p.start}`) ?? { spent: 0, held: 0 };
-    return { period: p.period, limit: p.limit, period_start: p.start, resets_at: p.end, spent: r.spent, held: r.held, remaining: Math.max(0, p.limit - r.spent - r.held) };
+    return {
+      period: p.period,
+      limit: p.limit,
+      period_start: p.start,
+      resets_at: p.end,
+      spent: r.spent,
+      held: r.held,
+      remaining: Math.max(0, p.limit - r.spent - r.held),
+    };
   });
 }

@@ -19,12 +19,19 @@ export function parseCallbackSecretRotate(body: unknown, defaultGraceMs: number)
 }
 
 /** A new callback secret for a token not revoked; the previous one signs too for `graceMs` more (0: it stops at once). */
-export async function rotateCallbackSecret(deps: AdminDeps, by: Actor, id: string, opts: { graceMs: number }, now = Date.now()): Promise<{ record: TokenRecord; callbackSecret: string }> {
+export async function rotateCallbackSecret(
+  deps: AdminDeps,
+  by: Actor,
+  id: string,
+  opts: { graceMs: number },
+  now = Date.now(),
+): Promise<{ record: TokenRecord; callbackSecret: string }> {
   const t = await getToken(deps, id);
   if (t.revokedAt !== null) throw new GatewayError('conflict', `Token ${id} is revoked`);
   const callbackSecret = newCallbackSecret();
   const graceUntil = opts.graceMs > 0 ? now + opts.graceMs : null;
-  if (!(await deps.repos.tokens.rotateCallbackSecret(id, deps.box.seal(callbackSecret), graceUntil, now))) throw new GatewayError('conflict', `Token ${id} is revoked`);
+  if (!(await deps.repos.tokens.rotateCallbackSecret(id, deps.box.seal(callbackSecret), graceUntil, now)))
+    throw new GatewayError('conflict', `Token ${id} is revoked`);
   // Nothing is cached: the next delivery reads the token's secrets. The audit line names no secret.
   await audit(deps, by, 'token.callback_secret.rotate', id, { grace_ms: opts.graceMs, previous_callback_secret_until: graceUntil });
   return { record: await getToken(deps, id), callbackSecret };

@@ -27,7 +27,10 @@ export function maskedKeys(keys: ChannelKeys, kind: ChannelRecord['kind']): Reco
   return out;
 }
 
-export function channelView(deps: ChannelViewDeps, c: ChannelRecord): ReturnType<typeof publicChannel> & { keys: ReturnType<typeof maskedKeys>; breaker: BreakerView | null } {
+export function channelView(
+  deps: ChannelViewDeps,
+  c: ChannelRecord,
+): ReturnType<typeof publicChannel> & { keys: ReturnType<typeof maskedKeys>; breaker: BreakerView | null } {
   return { ...publicChannel(c), keys: maskedKeys(openChannel(c, deps.box).keys, c.kind), breaker: deps.breakers ? deps.breakers.view(c.id) : null };
 }
 
@@ -63,7 +66,8 @@ export function parseChannelEdit(body: unknown, kind: ChannelRecord['kind']): Ch
   const keyFields = upstreamOf(kind).keyFields;
   const own = keyFields.map((f) => f.field);
   for (const k of KEY_FIELDS) {
-    if (k in o && !own.includes(k)) throw new GatewayError('invalid_parameter', `${k} is not a key of a ${kind} channel (its keys: ${own.join(', ')})`, { param: k });
+    if (k in o && !own.includes(k))
+      throw new GatewayError('invalid_parameter', `${k} is not a key of a ${kind} channel (its keys: ${own.join(', ')})`, { param: k });
   }
   const e: ChannelEdit = {};
   if ('name' in o) e.name = reqString(o, 'name', { max: 200 });
@@ -76,7 +80,8 @@ export function parseChannelEdit(body: unknown, kind: ChannelRecord['kind']): Ch
     if (typeof o.enabled !== 'boolean') throw new GatewayError('invalid_parameter', 'enabled must be true or false', { param: 'enabled' });
     e.enabled = o.enabled;
   }
-  for (const k of ['priority', 'weight'] as const) if (k in o && o[k] === null) throw new GatewayError('invalid_parameter', `${k} must be an integer`, { param: k });
+  for (const k of ['priority', 'weight'] as const)
+    if (k in o && o[k] === null) throw new GatewayError('invalid_parameter', `${k} must be an integer`, { param: k });
   if ('base_url' in o) {
     if (typeof o.base_url !== 'string') throw new GatewayError('invalid_parameter', 'base_url must be a string', { param: 'base_url' });
     e.baseUrl = parseBaseUrl(o, kind);
@@ -91,12 +96,18 @@ export function parseChannelEdit(body: unknown, kind: ChannelRecord['kind']): Ch
   return e;
 }
 
-export async function updateChannel(deps: AdminDeps & { readonly breakers?: CircuitBreakers }, by: Actor, id: string, edit: ChannelEdit): Promise<ChannelRecord> {
+export async function updateChannel(
+  deps: AdminDeps & { readonly breakers?: CircuitBreakers },
+  by: Actor,
+  id: string,
+  edit: ChannelEdit,
+): Promise<ChannelRecord> {
   const before = await getChannel(deps, id);
   for (const m of edit.models ?? []) {
     const r = deps.catalogue.resolve(m);
     if (!r) throw new GatewayError('invalid_parameter', `Unknown model: ${m}`, { param: 'models' });
-    if (r.entry.upstream !== before.kind) throw new GatewayError('invalid_parameter', `Model ${m} is not served by a ${before.kind} channel`, { param: 'models' });
+    if (r.entry.upstream !== before.kind)
+      throw new GatewayError('invalid_parameter', `Model ${m} is not served by a ${before.kind} channel`, { param: 'models' });
   }
   const patch: ChannelPatch = {
     ...(edit.name !== undefined ? { name: edit.name } : {}),

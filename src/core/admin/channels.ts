@@ -91,7 +91,17 @@ export function parseCreateChannel(body: unknown): CreateChannelInput {
   const keys: ChannelKeys = {};
   for (const f of keyFields) keys[f.key] = reqString(body, f.field, { max: 500 });
   const models = optStringArray(body, 'models', { maxItems: 1000 }) ?? null;
-  return { name, kind, baseUrl, keys, models, priority: optInt(body, 'priority', -1000, 1000), weight: optInt(body, 'weight', 1, 1000), account: parseAccount(body), taskSlots: parseTaskSlots(body) };
+  return {
+    name,
+    kind,
+    baseUrl,
+    keys,
+    models,
+    priority: optInt(body, 'priority', -1000, 1000),
+    weight: optInt(body, 'weight', 1, 1000),
+    account: parseAccount(body),
+    taskSlots: parseTaskSlots(body),
+  };
 }
 
 /** Store a new channel (keys sealed) and apply it. No audit line (start-up provisioning and tests); see addChannel. */
@@ -124,7 +134,8 @@ export async function addChannel(deps: AdminDeps, by: Actor, input: CreateChanne
   for (const m of input.models ?? []) {
     const r = deps.catalogue.resolve(m);
     if (!r) throw new GatewayError('invalid_parameter', `Unknown model: ${echo(m)}`, { param: 'models' });
-    if (r.entry.upstream !== input.kind) throw new GatewayError('invalid_parameter', `Model ${m} is not served by a ${input.kind} channel`, { param: 'models' });
+    if (r.entry.upstream !== input.kind)
+      throw new GatewayError('invalid_parameter', `Model ${m} is not served by a ${input.kind} channel`, { param: 'models' });
   }
   const rec = await createChannel(deps, input);
   await audit(deps, by, 'channel.create', rec.id, { name: rec.name, kind: rec.kind, models: rec.models });

@@ -13,7 +13,16 @@ import type { PriceGroupsRepo } from '../../store/repos/price-groups.ts';
 import type { Store } from '../../store/store.ts';
 
 export interface AdminDeps {
-  readonly repos: { readonly tokens: TokensRepo; readonly channels: ChannelsRepo; readonly audit: AuditRepo; readonly reconcile: ReconcileRepo; readonly webhooks: WebhooksRepo; readonly accounts: AccountsRepo; readonly priceGroups: PriceGroupsRepo; readonly ledger: LedgerRepo };
+  readonly repos: {
+    readonly tokens: TokensRepo;
+    readonly channels: ChannelsRepo;
+    readonly audit: AuditRepo;
+    readonly reconcile: ReconcileRepo;
+    readonly webhooks: WebhooksRepo;
+    readonly accounts: AccountsRepo;
+    readonly priceGroups: PriceGroupsRepo;
+    readonly ledger: LedgerRepo;
+  };
   /** For the few changes that write several tables in one transaction (a top-up: ledger line and quota). */
   readonly store: Pick<Store, 'db'>;
   readonly box: SecretBox;

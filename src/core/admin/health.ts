@@ -22,8 +22,15 @@ export interface ChannelHealth {
   recent: { requests: number; errors: number; error_rate: number; mean_latency_ms: number | null };
 }
 
-export async function gatewayHealth(deps: HealthDeps, now = Date.now()): Promise<{ recent_ms: number; channels: ChannelHealth[]; open_tasks: Record<string, number> }> {
-  const [channels, traffic, open] = await Promise.all([deps.repos.channels.list(), deps.repos.requestStats.channels(now - RECENT_MS), deps.repos.gauges.openTasks()]);
+export async function gatewayHealth(
+  deps: HealthDeps,
+  now = Date.now(),
+): Promise<{ recent_ms: number; channels: ChannelHealth[]; open_tasks: Record<string, number> }> {
+  const [channels, traffic, open] = await Promise.all([
+    deps.repos.channels.list(),
+    deps.repos.requestStats.channels(now - RECENT_MS),
+    deps.repos.gauges.openTasks(),
+  ]);
   const byChannel = new Map(traffic.map((t) => [t.channelId, t]));
   return {
     recent_ms: RECENT_MS,

@@ -37,14 +37,82 @@ function csv(header: readonly string[], rows: Array<Array<string | number | null
   return `${[header, ...rows].map((r) => r.map(csvField).join(',')).join('\r\n')}\r\n`;
 }
 
-export const REQUEST_LOG_CSV_HEADER = ['request_id', 'created_at', 'created_at_ms', 'token_id', 'model', 'endpoint', 'method', 'status', 'latency_ms', 'ttfb_ms', 'channel_id', 'attempts', 'error_code', 'upstream_request_id', 'amount_micro', 'usage'];
+export const REQUEST_LOG_CSV_HEADER = [
+  'request_id',
+  'created_at',
+  'created_at_ms',
+  'token_id',
+  'model',
+  'endpoint',
+  'method',
+  'status',
+  'latency_ms',
+  'ttfb_ms',
+  'channel_id',
+  'attempts',
+  'error_code',
+  'upstream_request_id',
+  'amount_micro',
+  'usage',
+];
 
 export function requestLogCsv(rows: RequestLogEntry[]): string {
-  return csv(REQUEST_LOG_CSV_HEADER, rows.map((r) => [r.request_id, iso(r.created_at), r.created_at, r.token_id, r.model, r.endpoint, r.method, r.status, r.latency_ms, r.ttfb_ms, r.channel_id, json(r.attempts), r.error_code, r.upstream_request_id, r.amount, json(r.usage)]));
+  return csv(
+    REQUEST_LOG_CSV_HEADER,
+    rows.map((r) => [
+      r.request_id,
+      iso(r.created_at),
+      r.created_at,
+      r.token_id,
+      r.model,
+      r.endpoint,
+      r.method,
+      r.status,
+      r.latency_ms,
+      r.ttfb_ms,
+      r.channel_id,
+      json(r.attempts),
+      r.error_code,
+      r.upstream_request_id,
+      r.amount,
+      json(r.usage),
+    ]),
+  );
 }
 
-export const LEDGER_CSV_HEADER = ['id', 'created_at', 'created_at_ms', 'token_id', 'model', 'kind', 'amount_micro', 'amount_units', 'request_id', 'task_id', 'idempotency_key', 'upstream_request_id', 'quantities'];
+export const LEDGER_CSV_HEADER = [
+  'id',
+  'created_at',
+  'created_at_ms',
+  'token_id',
+  'model',
+  'kind',
+  'amount_micro',
+  'amount_units',
+  'request_id',
+  'task_id',
+  'idempotency_key',
+  'upstream_request_id',
+  'quantities',
+];
 
 export function ledgerCsv(rows: LedgerEntry[]): string {
-  return csv(LEDGER_CSV_HEADER, rows.map((r) => [r.id, iso(r.created_at), r.created_at, r.token_id, r.model, r.kind, r.amount, formatUnits(r.amount), r.request_id, r.task_id, r.idempotency_key, r.upstream_request_id, json(r.quantities)]));
+  return csv(
+    LEDGER_CSV_HEADER,
+    rows.map((r) => [
+      r.id,
+      iso(r.created_at),
+      r.created_at,
+      r.token_id,
+      r.model,
+      r.kind,
+      r.amount,
+      formatUnits(r.amount),
+      r.request_id,
+      r.task_id,
+      r.idempotency_key,
+      r.upstream_request_id,
+      json(r.quantities),
+    ]),
+  );
 }

@@ -17,7 +17,14 @@ export interface PriceGroupInput {
 }
 
 export function publicPriceGroup(g: PriceGroup) {
-  return { object: 'price_group' as const, name: g.name, multiplier: g.multiplierPpm / PPM, prices: g.prices, created_at: g.createdAt, updated_at: g.updatedAt };
+  return {
+    object: 'price_group' as const,
+    name: g.name,
+    multiplier: g.multiplierPpm / PPM,
+    prices: g.prices,
+    created_at: g.createdAt,
+    updated_at: g.updatedAt,
+  };
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
@@ -50,7 +57,10 @@ export function parsePriceGroup(body: unknown, deps: Pick<AdminDeps, 'catalogue'
 export async function putPriceGroup(deps: AdminDeps, by: Actor, name: string, input: PriceGroupInput): Promise<{ group: PriceGroup; created: boolean }> {
   const created = await deps.repos.priceGroups.put({ name: checkGroupName(name), ...input });
   await deps.applyChange({ kind: 'price-groups-changed' });
-  await audit(deps, by, created ? 'price_group.create' : 'price_group.update', name, { multiplier: input.multiplierPpm / PPM, models: Object.keys(input.prices) });
+  await audit(deps, by, created ? 'price_group.create' : 'price_group.update', name, {
+    multiplier: input.multiplierPpm / PPM,
+    models: Object.keys(input.prices),
+  });
   return { group: (await deps.repos.priceGroups.get(name))!, created };
 }
 

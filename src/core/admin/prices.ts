@@ -64,7 +64,10 @@ async function change(deps: PriceDeps, by: Actor, entry: ModelEntry, price: Mode
 /** One page of the models' prices, by model id; `cursor` is the previous page's next_cursor. */
 export async function listPrices(deps: PriceDeps, limit: number, cursor?: string) {
   const after = cursor === undefined ? undefined : (decodeCursor(cursor, ['s'])[0] as string);
-  const entries = deps.catalogue.entries().filter((e) => after === undefined || e.id > after).sort((a, b) => (a.id < b.id ? -1 : 1));
+  const entries = deps.catalogue
+    .entries()
+    .filter((e) => after === undefined || e.id > after)
+    .sort((a, b) => (a.id < b.id ? -1 : 1));
   const { data, more, next } = pageOf(entries.slice(0, limit + 1), limit, (e) => encodeCursor([e.id]));
   const overridden = await overriddenPrices(deps);
   return { object: 'list', unit: UNIT, data: data.map((e) => priceView(e, overridden)), has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
@@ -94,9 +97,17 @@ export async function resetPrice(deps: PriceDeps, by: Actor, name: string) {
 }
 
 /** A model's price changes, newest first, one page at a time (`beforeId`: from the previous page's cursor). */
-export async function priceHistory(deps: PriceDeps, name: string, page: { beforeId?: number; limit: number }): Promise<Page<PriceChange> & { object: 'list'; model: string; unit: string }> {
+export async function priceHistory(
+  deps: PriceDeps,
+  name: string,
+  page: { beforeId?: number; limit: number },
+): Promise<Page<PriceChange> & { object: 'list'; model: string; unit: string }> {
   const entry = entryOf(deps, name);
-  const rows = await listPriceChanges(deps.store.db, { model: entry.id, ...(page.beforeId !== undefined ? { beforeId: page.beforeId } : {}), limit: page.limit + 1 });
+  const rows = await listPriceChanges(deps.store.db, {
+    model: entry.id,
+    ...(page.beforeId !== undefined ? { beforeId: page.beforeId } : {}),
+    limit: page.limit + 1,
+  });
   const { data, more, next } = pageOf(rows, page.limit, (r) => encodeCursor([r.id]));
   return { object: 'list', model: entry.id, unit: UNIT, data, has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
 }

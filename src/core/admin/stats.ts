@@ -42,7 +42,12 @@ export async function overviewStats(deps: StatsDeps, window: StatsWindow, now = 
   const closedEnd = Math.min(first + n, Math.max(first, Math.floor((now - SETTLE_MS) / bucketMs)));
   const stats = deps.repos.requestStats;
   const figures = mergeFigures(await stats.closed(bucketMs, first, closedEnd), await stats.live(closedEnd * bucketMs, until, bucketMs));
-  const series = { t: Array.from({ length: n }, (_, i) => (first + i) * bucketMs), requests: new Array<number>(n).fill(0), errors: new Array<number>(n).fill(0), spend: new Array<number>(n).fill(0) };
+  const series = {
+    t: Array.from({ length: n }, (_, i) => (first + i) * bucketMs),
+    requests: new Array<number>(n).fill(0),
+    errors: new Array<number>(n).fill(0),
+    spend: new Array<number>(n).fill(0),
+  };
   for (const [b, t] of figures.buckets) {
     const i = b - first;
     if (i < 0 || i >= n) continue;
@@ -61,7 +66,13 @@ export async function overviewStats(deps: StatsDeps, window: StatsWindow, now = 
     series,
     totals: { requests: sum(series.requests), errors: sum(series.errors), spend: sum(series.spend) },
     top_models: top(figures.models).map(([k, t]) => ({ model: k || null, requests: t.requests, errors: t.errors, spend: t.amount })),
-    top_tokens: tokens.map(([k, t]) => ({ token_id: k || null, name: k ? (names.get(k) ?? null) : null, requests: t.requests, errors: t.errors, spend: t.amount })),
+    top_tokens: tokens.map(([k, t]) => ({
+      token_id: k || null,
+      name: k ? (names.get(k) ?? null) : null,
+      requests: t.requests,
+      errors: t.errors,
+      spend: t.amount,
+    })),
     ...(groupBy === 'account' ? { top_accounts: await topAccounts(deps.repos.accounts, figures.tokens, TOP) } : {}),
   };
 }

@@ -41,13 +41,29 @@ export function adminTaskView(t: TaskRecord): AdminTaskView {
   };
 }
 
-const eventView = (e: TaskEvent): AdminTaskEventView => ({ id: e.id, at: e.at, kind: e.kind, from: e.from, to: e.to, upstream_status: e.upstreamStatus, amount: e.amount, ledger_id: e.ledgerId, detail: e.detail });
+const eventView = (e: TaskEvent): AdminTaskEventView => ({
+  id: e.id,
+  at: e.at,
+  kind: e.kind,
+  from: e.from,
+  to: e.to,
+  upstream_status: e.upstreamStatus,
+  amount: e.amount,
+  ledger_id: e.ledgerId,
+  detail: e.detail,
+});
 
 export async function adminTaskDetail(repo: Pick<TasksRepo, 'get' | 'events'>, ledger: Pick<LedgerRepo, 'list'>, id: string): Promise<AdminTaskDetail> {
   const t = await repo.get(id);
   if (!t) throw new GatewayError('task_not_found', `Task ${id} not found`, { param: 'id' });
   const [events, lines] = await Promise.all([repo.events(id), ledger.list({ taskId: id, limit: 100 })]);
-  return { ...adminTaskView(t), upstream_request_id: t.upstreamRequestId, events: events.map(eventView), ledger: lines, charged: lines.reduce((s, l) => s + l.amount, 0) };
+  return {
+    ...adminTaskView(t),
+    upstream_request_id: t.upstreamRequestId,
+    events: events.map(eventView),
+    ledger: lines,
+    charged: lines.reduce((s, l) => s + l.amount, 0),
+  };
 }
 
 export async function adminTaskPage(repo: Pick<TasksRepo, 'listAdmin'>, f: AdminTasksFilter): Promise<Page<AdminTaskView>> {

@@ -45,7 +45,10 @@ export function parseTokenPatch(body: unknown, now = Date.now()): TokenPatch {
   if (conc !== undefined) p.concurrencyLimit = conc;
   const exp = patchInt(o, 'expires_at', 0, Number.MAX_SAFE_INTEGER);
   if (exp !== undefined) {
-    if (exp !== null && exp <= now) throw new GatewayError('invalid_parameter', 'expires_at must be a future time in milliseconds since the epoch (or null for none)', { param: 'expires_at' });
+    if (exp !== null && exp <= now)
+      throw new GatewayError('invalid_parameter', 'expires_at must be a future time in milliseconds since the epoch (or null for none)', {
+        param: 'expires_at',
+      });
     p.expiresAt = exp;
   }
   if ('account_id' in o) p.accountId = o.account_id === null ? null : optString(o, 'account_id', { max: 64 })!;
@@ -124,7 +127,11 @@ export async function topUp(deps: AdminDeps, by: Actor, id: string, input: TopUp
   if (r.outcome === 'unknown') throw new GatewayError('not_found', `Token ${id} not found`);
   if (r.outcome === 'revoked') throw new GatewayError('conflict', `Token ${id} is revoked`);
   // Read by admin API and CLI callers alike: both ways of setting a quota are named.
-  if (r.outcome === 'unlimited') throw new GatewayError('conflict', `Token ${id} has no quota (unlimited): set one first (PATCH /admin/tokens/${id} with "quota", or tollway token update ${id} --quota N)`);
+  if (r.outcome === 'unlimited')
+    throw new GatewayError(
+      'conflict',
+      `Token ${id} has no quota (unlimited): set one first (PATCH /admin/tokens/${id} with "quota", or tollway token update ${id} --quota N)`,
+    );
   if (r.outcome === 'conflict') throw new GatewayError('conflict', 'This idempotency_key was already used for another top-up', { param: 'idempotency_key' });
   if (r.outcome === 'too-large') throw new GatewayError('invalid_parameter', 'The quota would exceed the largest amount a quota may hold', { param: 'amount' });
   await announce(deps, (await deps.repos.tokens.secretHashes(id)) ?? []);
@@ -139,7 +146,13 @@ export function parseRotate(body: unknown): { graceMs: number } {
 }
 
 /** A new secret for the same token (id, quota, usage kept). The old one works for `graceMs` more (0: refused at once). */
-export async function rotateToken(deps: AdminDeps, by: Actor, id: string, opts: { graceMs: number }, now = Date.now()): Promise<{ record: TokenRecord; secret: string }> {
+export async function rotateToken(
+  deps: AdminDeps,
+  by: Actor,
+  id: string,
+  opts: { graceMs: number },
+  now = Date.now(),
+): Promise<{ record: TokenRecord; secret: string }> {
   await liveToken(deps, id);
   const old = (await deps.repos.tokens.secretHashes(id)) ?? [];
   const secret = newTokenSecret();

@@ -48,7 +48,18 @@ export interface CreatedToken {
 /** The answer to a creation: the only time the secret and the callback secret are shown. */
 export function createdToken({ record, secret, callbackSecret }: CreatedToken): CreatedTokenView {
   const { id, name, models, quota, expiresAt, createdAt } = record;
-  return { id, name, token: secret, callback_secret: callbackSecret, models, quota, expires_at: expiresAt, created_at: createdAt, account_id: record.accountId, budgets: record.budgets };
+  return {
+    id,
+    name,
+    token: secret,
+    callback_secret: callbackSecret,
+    models,
+    quota,
+    expires_at: expiresAt,
+    created_at: createdAt,
+    account_id: record.accountId,
+    budgets: record.budgets,
+  };
 }
 
 export interface CreateTokenInput {
@@ -120,7 +131,13 @@ export async function createToken(deps: Pick<AdminDeps, 'repos' | 'catalogue' | 
 export async function issueToken(deps: AdminDeps, by: Actor, input: CreateTokenInput): Promise<CreatedToken> {
   const created = await createToken(deps, input);
   const { record } = created;
-  await audit(deps, by, 'token.create', record.id, { name: record.name, models: record.models, quota: record.quota, ...(record.accountId ? { account_id: record.accountId } : {}), ...(record.budgets.length ? { budgets: record.budgets } : {}) });
+  await audit(deps, by, 'token.create', record.id, {
+    name: record.name,
+    models: record.models,
+    quota: record.quota,
+    ...(record.accountId ? { account_id: record.accountId } : {}),
+    ...(record.budgets.length ? { budgets: record.budgets } : {}),
+  });
   return created;
 }
 

@@ -57,7 +57,8 @@ function parseUrl(o: JsonObject, allowPrivate: boolean): string {
   const u = readHttpUrl(v, 'url');
   if (u.username || u.password) throw new GatewayError('invalid_parameter', 'url must not contain credentials', { param: 'url' });
   const why = allowPrivate ? null : localTargetReason(u, forbiddenAddressReason);
-  if (why) throw new GatewayError('invalid_parameter', `url must be a public address (not a ${why}); set TOLLWAY_ALLOW_PRIVATE_NETWORK to allow it`, { param: 'url' });
+  if (why)
+    throw new GatewayError('invalid_parameter', `url must be a public address (not a ${why}); set TOLLWAY_ALLOW_PRIVATE_NETWORK to allow it`, { param: 'url' });
   return v;
 }
 
@@ -104,7 +105,14 @@ export function parseWebhookPatch(body: unknown, allowPrivate: boolean): Webhook
 /** A new webhook and its `whsec_…` secret: the only time the secret is shown. */
 export async function createWebhook(deps: WebhookDeps, by: Actor, input: WebhookInput): Promise<{ record: WebhookRecord; secret: string }> {
   const secret = newCallbackSecret();
-  const record = await deps.repos.webhooks.create({ id: newId('wh'), url: input.url, events: input.events, enabled: input.enabled, secretSealed: deps.box.seal(secret), description: input.description });
+  const record = await deps.repos.webhooks.create({
+    id: newId('wh'),
+    url: input.url,
+    events: input.events,
+    enabled: input.enabled,
+    secretSealed: deps.box.seal(secret),
+    description: input.description,
+  });
   await audit(deps, by, 'webhook.create', record.id, { url: record.url, events: record.events, enabled: record.enabled });
   return { record, secret };
 }

@@ -49,7 +49,13 @@ async function refuseIfLockedOut(deps: Pick<ConsoleDeps, 'limiter'>, client: str
  * admin API is held to the sign-in's pace. `what` names the credential in the refusal; `alsoAccepted` is a second
  * credential the route takes (the metrics token), under the same lockout and count.
  */
-export async function checkAdminKey(deps: AdminKeyDeps, key: string, client: string, what = 'the admin key (TOLLWAY_ADMIN_KEY)', alsoAccepted?: string): Promise<void> {
+export async function checkAdminKey(
+  deps: AdminKeyDeps,
+  key: string,
+  client: string,
+  what = 'the admin key (TOLLWAY_ADMIN_KEY)',
+  alsoAccepted?: string,
+): Promise<void> {
   await refuseIfLockedOut(deps, client);
   // Another credential taken in the same place (the metrics token) is compared only here, after the lockout: a
   // locked-out address learns nothing about it either.
@@ -62,10 +68,11 @@ export async function checkAdminKey(deps: AdminKeyDeps, key: string, client: str
 
 /** ConsoleDeps' isClientToken, from the gateway's token authentication (a revoked or expired token is not live). */
 export function clientTokenCheck(auth: { authenticate(secret: string | undefined): Promise<unknown> }): (key: string) => Promise<boolean> {
-  return (key) => auth.authenticate(key).then(
-    () => true,
-    () => false,
-  );
+  return (key) =>
+    auth.authenticate(key).then(
+      () => true,
+      () => false,
+    );
 }
 
 /**

@@ -36,7 +36,13 @@ export async function createText2Video(ctx: VidxContext, req: CallContext, raw: 
     upstreamModel: m.upstreamModel,
     entry: m.entry,
     channels: deps.channels.forModel(m.entry),
-    request: { model_name: m.publicName, mode: r.mode, duration: String(r.duration), aspect_ratio: r.aspectRatio, ...(r.watermarkInfo ? { watermark_info: r.watermarkInfo } : {}) },
+    request: {
+      model_name: m.publicName,
+      mode: r.mode,
+      duration: String(r.duration),
+      aspect_ratio: r.aspectRatio,
+      ...(r.watermarkInfo ? { watermark_info: r.watermarkInfo } : {}),
+    },
     tier: r.mode,
     seconds: r.duration,
     externalTaskId: r.externalTaskId,
@@ -47,17 +53,25 @@ export async function createText2Video(ctx: VidxContext, req: CallContext, raw: 
 
 /** Public models the omni-video path serves (catalogue data). */
 function omniModels(catalogue: Catalogue): string[] {
-  return catalogue.entries().filter((e) => !e.hidden && vidxEndpointOf(e, 'omni-video')).map((e) => e.id);
+  return catalogue
+    .entries()
+    .filter((e) => !e.hidden && vidxEndpointOf(e, 'omni-video'))
+    .map((e) => e.id);
 }
 
 function admitOmniModel(ctx: VidxContext, raw: unknown): string {
   if (raw === undefined || raw === null) return DEFAULT_OMNI_MODEL;
-  if (typeof raw !== 'string' || raw.trim() === '') throw new GatewayError('invalid_parameter', 'model_name must be a non-empty string', { param: 'model_name' });
+  if (typeof raw !== 'string' || raw.trim() === '')
+    throw new GatewayError('invalid_parameter', 'model_name must be a non-empty string', { param: 'model_name' });
   const canonical = ctx.deps.catalogue.canonicalName(raw);
   const entry = ctx.deps.catalogue.get(canonical);
   if (!entry) throw new GatewayError('model_not_found', `The model '${echo(raw)}' does not exist or you do not have access to it`, { param: 'model_name' });
   if (!entry.hidden && entry.upstream === 'kling' && vidxEndpointOf(entry, 'omni-video')) return canonical;
-  throw new GatewayError('model_not_supported', `The model '${raw}' is not an omni-video model (allowed: ${omniModels(ctx.deps.catalogue).join(', ')}); use POST /vidx/v1/videos/text2video`, { param: 'model_name' });
+  throw new GatewayError(
+    'model_not_supported',
+    `The model '${raw}' is not an omni-video model (allowed: ${omniModels(ctx.deps.catalogue).join(', ')}); use POST /vidx/v1/videos/text2video`,
+    { param: 'model_name' },
+  );
 }
 
 /** POST /vidx/v1/videos/omni-video: the vendor body passed through after model admission, its rules and the hold. */

@@ -60,7 +60,9 @@ export async function initSelection(ctx: VidxContext, call: CallContext, raw: un
   } else {
     // The hidden edit entry's channels, else the visible model's.
     const entry = ctx.deps.channels.forModel(billing.entry).length ? billing.entry : visible.entry;
-    out = await upstreamCall(ctx.deps, call, { entry, retry: 'connect-only', quota: 'free' }, (ch) => send(ch, initSelectionBody({ videoUrl: input.videoUrl })));
+    out = await upstreamCall(ctx.deps, call, { entry, retry: 'connect-only', quota: 'free' }, (ch) =>
+      send(ch, initSelectionBody({ videoUrl: input.videoUrl })),
+    );
   }
   const session = await ctx.sessions.create(principalOf(call).tokenId, out.ch.id, out.upstreamSessionId, out.data);
   return withOurSession(out.data, session.id);
@@ -99,7 +101,13 @@ export async function createEditTask(ctx: VidxContext, call: CallContext, raw: u
     entry: billing.entry,
     // The session lives in one upstream account: the edit must go there.
     channels: [channelOf(ctx, session.channelId)],
-    request: { model_name: visible.publicName, edit_mode: r.editMode, mode: r.mode, duration: String(r.duration), ...(r.watermarkInfo ? { watermark_info: r.watermarkInfo } : {}) },
+    request: {
+      model_name: visible.publicName,
+      edit_mode: r.editMode,
+      mode: r.mode,
+      duration: String(r.duration),
+      ...(r.watermarkInfo ? { watermark_info: r.watermarkInfo } : {}),
+    },
     tier: r.mode,
     seconds: r.duration,
     externalTaskId: r.externalTaskId,

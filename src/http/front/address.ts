@@ -42,4 +42,3 @@ export function clientAddress(trustProxy: TrustProxy): (peer: string | undefined
     return addr.length > MAX_CLIENT ? addr.slice(0, MAX_CLIENT) : addr;
   };
 }
-

@@ -58,7 +58,8 @@ export function toGatewayError(err: unknown): GatewayError {
 }
 
 /** A row's route is on Fastify (a prefix's root, `/console`, may be registered with its trailing slash). */
-export const isRegistered = (app: FastifyInstance, r: RouteRow): boolean => app.hasRoute({ method: r.method, url: r.path }) || app.hasRoute({ method: r.method, url: `${r.path}/` });
+export const isRegistered = (app: FastifyInstance, r: RouteRow): boolean =>
+  app.hasRoute({ method: r.method, url: r.path }) || app.hasRoute({ method: r.method, url: `${r.path}/` });
 
 export class FastifyLife extends RequestLife {
   constructor(
@@ -100,7 +101,12 @@ export interface FastifyFront {
   unknownRoute: (req: FastifyRequest, reply: FastifyReply, notFound?: GatewayError) => FastifyReply;
 }
 
-export function fastifyFront(deps: GatewayDeps, drain: Drain, record: (f: Finished) => void, rows: readonly RouteRow[]): FastifyFront & { install: (app: FastifyInstance) => void } {
+export function fastifyFront(
+  deps: GatewayDeps,
+  drain: Drain,
+  record: (f: Finished) => void,
+  rows: readonly RouteRow[],
+): FastifyFront & { install: (app: FastifyInstance) => void } {
   const addressOf = clientAddress(deps.config.trustProxy);
   const guard = new MethodGuard(rows);
   /** A request's life, begun: its row's family, or its prefix's for a path no route has. */
@@ -118,7 +124,11 @@ export function fastifyFront(deps: GatewayDeps, drain: Drain, record: (f: Finish
     return reply;
   };
   const badUrl: FastifyFront['badUrl'] = (err, req, reply) => {
-    void failWith(req, reply, new GatewayError('invalid_request', err.code === 'FST_ERR_BAD_URL' ? 'The request URL is not valid' : 'Bad request', { cause: err }));
+    void failWith(
+      req,
+      reply,
+      new GatewayError('invalid_request', err.code === 'FST_ERR_BAD_URL' ? 'The request URL is not valid' : 'Bad request', { cause: err }),
+    );
   };
   const unknownRoute: FastifyFront['unknownRoute'] = (req, reply, notFound) => {
     const path = req.url.split('?')[0] ?? req.url;

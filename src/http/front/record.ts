@@ -70,7 +70,19 @@ export function requestRecorder(deps: GatewayDeps): (f: Finished) => void {
     st.recorded = true;
     releaseSlot(st);
     const latencyMs = Math.round((performance.now() - st.startedAt) * 100) / 100;
-    access({ requestId: f.id, method: f.method, path: f.endpoint, status: f.status, latencyMs, client: st.client, tokenId: st.principal?.tokenId, model: st.model, errorCode: st.errorCode, upstreamRequestId: st.upstreamRequestId, upstreamError: st.upstreamError });
+    access({
+      requestId: f.id,
+      method: f.method,
+      path: f.endpoint,
+      status: f.status,
+      latencyMs,
+      client: st.client,
+      tokenId: st.principal?.tokenId,
+      model: st.model,
+      errorCode: st.errorCode,
+      upstreamRequestId: st.upstreamRequestId,
+      upstreamError: st.upstreamError,
+    });
     const route = deps.metrics.request(f.endpoint, st.model, f.status, latencyMs);
     if (st.trace !== null) st.trace.end(route, f.status, st);
     if (!st.principal) return;

@@ -29,7 +29,25 @@ export function errorHeaders(err: GatewayError, bodyRead: boolean): Record<strin
 
 export function newRequestState(client = ''): RequestState {
   // Every field present from the start (tokens too): one object shape for every request.
-  return { startedAt: performance.now(), client, principal: null, consoleSession: null, model: null, usage: null, amount: 0, tokens: 0, upstreamRequestId: null, errorCode: null, upstreamError: null, channelId: null, attempts: null, ttfbMs: null, trace: null, slot: null, recorded: false };
+  return {
+    startedAt: performance.now(),
+    client,
+    principal: null,
+    consoleSession: null,
+    model: null,
+    usage: null,
+    amount: 0,
+    tokens: 0,
+    upstreamRequestId: null,
+    errorCode: null,
+    upstreamError: null,
+    channelId: null,
+    attempts: null,
+    ttfbMs: null,
+    trace: null,
+    slot: null,
+    recorded: false,
+  };
 }
 
 /** The first byte of the answer goes out now: its time since arrival is the request's time to first byte (once). */

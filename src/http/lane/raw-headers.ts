@@ -40,7 +40,16 @@ export const NODE_HEADER_ENTRIES = 2000;
 
 /** One pass over `rawHeaders` ([name, value, name, value, …]), within the entries node reads (`limit`). */
 export function laneHeaders(raw: readonly string[], limit = NODE_HEADER_ENTRIES): LaneHeaders {
-  const h: LaneHeaders = { authorization: undefined, apiKey: undefined, contentLength: undefined, contentType: undefined, transferEncoding: undefined, origin: undefined, forwardedFor: undefined, host: false };
+  const h: LaneHeaders = {
+    authorization: undefined,
+    apiKey: undefined,
+    contentLength: undefined,
+    contentType: undefined,
+    transferEncoding: undefined,
+    origin: undefined,
+    forwardedFor: undefined,
+    host: false,
+  };
   const end = Math.min(raw.length, limit);
   for (let i = 0; i + 1 < end; i += 2) {
     const n = raw[i]!;

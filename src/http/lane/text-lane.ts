@@ -122,7 +122,11 @@ export class TextLane {
       // Authenticate before the body is read: unauthenticated callers get 401 cheaply.
       const pending = admit(this.deps, credentialOf(h.authorization, h.apiKey), ex.state, res);
       if (pending === null) this.readBody(req, h, ex);
-      else pending.then(() => this.readBody(req, h, ex), (e: unknown) => ex.fail(e));
+      else
+        pending.then(
+          () => this.readBody(req, h, ex),
+          (e: unknown) => ex.fail(e),
+        );
     } catch (e) {
       ex.fail(e);
     }
@@ -143,7 +147,8 @@ export class TextLane {
       ex.bodyRead = true;
       return this.dispatch(ex);
     }
-    if (ct === undefined || mediaType(ct) !== JSON_TYPE) return ex.fail(new GatewayError('unsupported_content_type', 'Unsupported Content-Type: send application/json'));
+    if (ct === undefined || mediaType(ct) !== JSON_TYPE)
+      return ex.fail(new GatewayError('unsupported_content_type', 'Unsupported Content-Type: send application/json'));
     if (declared !== null && declared > route.limit) return this.tooLarge(ex);
     const chunks: Buffer[] = [];
     let size = 0;

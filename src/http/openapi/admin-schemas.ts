@@ -2,86 +2,77 @@
 import { str, int, arr, obj, pathParam, query, microSum, type Schema } from './schema.ts';
 export { microSum };
 import { TASK_STATES } from '../../tasks/types.ts';
+import { micro } from './admin-schemas-money.ts';
+export { micro, tokenPriceTier, price, priceView, priceChange, billLine, billModelLine, billAccountLine } from './admin-schemas-money.ts';
 import { LEDGER_CSV_HEADER, REQUEST_LOG_CSV_HEADER } from '../../core/admin/lists.ts';
 export const LEDGER_CSV = LEDGER_CSV_HEADER.join(',');
 export const REQUEST_LOG_CSV = REQUEST_LOG_CSV_HEADER.join(',');
 
-export const micro = (description = 'integer micro-units (1 unit = 1,000,000)'): Schema => ({ type: 'integer', minimum: 0, description });
 export const timeParam = (name: 'since' | 'until') =>
-  query(name, str(), `${name === 'since' ? 'Inclusive lower' : 'Exclusive upper'} bound on created_at: milliseconds since the epoch or an ISO 8601 date/date-time (UTC unless a zone is given)`);
+  query(
+    name,
+    str(),
+    `${name === 'since' ? 'Inclusive lower' : 'Exclusive upper'} bound on created_at: milliseconds since the epoch or an ISO 8601 date/date-time (UTC unless a zone is given)`,
+  );
 export const limitParam = query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'Rows per page');
-export const tokenPriceTier = obj({ maxInputTokens: { type: ['integer', 'null'], description: 'inclusive bound on the request\'s total input tokens; null = no bound' }, inputPer1k: micro(), outputPer1k: micro(), cachedInputPer1k: micro(), cacheCreationPer1k: micro() }, ['maxInputTokens', 'inputPer1k', 'outputPer1k']);
-export const price: Schema = {
-  description: 'A price, all amounts integer micro-units; an override keeps the model\'s unit',
-  oneOf: [
-    obj({ unit: { const: 'tokens' }, tiers: arr(tokenPriceTier) }, ['unit', 'tiers']),
-    obj({ unit: { const: 'image' }, perImage: micro() }, ['unit', 'perImage']),
-    obj({ unit: { const: 'video-second' }, perSecond: obj({ '720p': micro(), '1080p': micro() }, ['720p', '1080p']), basis: { type: 'string', enum: ['output', 'input+output'] } }, ['unit', 'perSecond']),
-    obj({ unit: { const: 'video-mode-second' }, perSecond: obj({ std: micro(), pro: micro() }, ['std', 'pro']) }, ['unit', 'perSecond']),
-  ],
-};
-export const priceView = obj({
-  model: str(),
-  kind: str(),
-  owned_by: str(),
-  price,
-  default_resolution: str('video models'),
-  snapshots: { type: 'boolean', description: 'dated snapshots resolve to this model' },
-  aliases: arr(str()),
-  hidden: { type: 'boolean' },
-  price_overridden: { type: 'boolean', description: 'an admin override is stored' },
-}, ['model', 'kind', 'price', 'price_overridden']);
-export const priceChange = obj({
-  id: int(),
-  model: str(),
-  action: { type: 'string', enum: ['set', 'reset'], description: 'set: an override stored; reset: dropped, back to the file or built-in price' },
-  old_price: { oneOf: [price, { type: 'null' }], description: 'the effective price before the change' },
-  new_price: { oneOf: [price, { type: 'null' }], description: 'the effective price after it' },
-  actor: str('as the audit line names it: admin, cli or console:<session id>'),
-  request_id: { type: ['string', 'null'] },
-  at: int('ms since the epoch'),
-}, ['id', 'model', 'action', 'old_price', 'new_price', 'actor', 'request_id', 'at']);
-export const ledgerEntry = obj({
-  id: int(),
-  idempotency_key: str('request id (synchronous calls) or <task id>:success'),
-  token_id: str(),
-  model: str('billing model'),
-  kind: str(),
-  quantities: obj(),
-  unit_prices: obj(),
-  amount: micro(),
-  request_id: { type: ['string', 'null'] },
-  task_id: { type: ['string', 'null'], description: 'the public task id the client was given' },
-  upstream_request_id: { type: ['string', 'null'] },
-  created_at: int('ms'),
-  account_id: { type: ['string', 'null'], description: 'the account the charge also counted against' },
-  list_amount: { type: ['integer', 'null'], description: 'the amount at list (catalogue) price when a price group priced the line; null = the amount' },
-  price_group: { type: ['string', 'null'] },
-}, ['id', 'idempotency_key', 'token_id', 'model', 'kind', 'amount', 'created_at']);
-export const requestLogEntry = obj({
-  request_id: str(),
-  token_id: { type: ['string', 'null'] },
-  model: { type: ['string', 'null'] },
-  endpoint: str(),
-  method: str(),
-  status: int('HTTP status'),
-  latency_ms: int(),
-  ttfb_ms: { type: ['integer', 'null'], description: 'ms from arrival to the first byte of the answer; null when nothing was written' },
-  channel_id: { type: ['string', 'null'], description: 'the channel whose attempt answered' },
-  attempts: {
-    type: ['array', 'null'],
-    description: 'every upstream attempt in order (failovers included); null when no upstream call was made',
-    items: obj({ channel_id: str(), outcome: { type: 'string', enum: ['ok', 'error'] }, error_code: { type: ['string', 'null'] }, latency_ms: { type: 'number' } }, ['channel_id', 'outcome', 'error_code', 'latency_ms']),
+export const ledgerEntry = obj(
+  {
+    id: int(),
+    idempotency_key: str('request id (synchronous calls) or <task id>:success'),
+    token_id: str(),
+    model: str('billing model'),
+    kind: str(),
+    quantities: obj(),
+    unit_prices: obj(),
+    amount: micro(),
+    request_id: { type: ['string', 'null'] },
+    task_id: { type: ['string', 'null'], description: 'the public task id the client was given' },
+    upstream_request_id: { type: ['string', 'null'] },
+    created_at: int('ms'),
+    account_id: { type: ['string', 'null'], description: 'the account the charge also counted against' },
+    list_amount: { type: ['integer', 'null'], description: 'the amount at list (catalogue) price when a price group priced the line; null = the amount' },
+    price_group: { type: ['string', 'null'] },
   },
-  usage: {},
-  amount: micro('micro-units computed on the request path (the ledger is the authority)'),
-  upstream_request_id: { type: ['string', 'null'] },
-  error_code: { type: ['string', 'null'] },
-  upstream_error: { type: ['string', 'null'], description: "the upstream's own words (status, code, message) when it refused the call; never shown to the client" },
-  created_at: int('ms'),
-}, ['request_id', 'endpoint', 'method', 'status', 'latency_ms', 'ttfb_ms', 'channel_id', 'attempts', 'amount', 'created_at']);
+  ['id', 'idempotency_key', 'token_id', 'model', 'kind', 'amount', 'created_at'],
+);
+export const requestLogEntry = obj(
+  {
+    request_id: str(),
+    token_id: { type: ['string', 'null'] },
+    model: { type: ['string', 'null'] },
+    endpoint: str(),
+    method: str(),
+    status: int('HTTP status'),
+    latency_ms: int(),
+    ttfb_ms: { type: ['integer', 'null'], description: 'ms from arrival to the first byte of the answer; null when nothing was written' },
+    channel_id: { type: ['string', 'null'], description: 'the channel whose attempt answered' },
+    attempts: {
+      type: ['array', 'null'],
+      description: 'every upstream attempt in order (failovers included); null when no upstream call was made',
+      items: obj(
+        { channel_id: str(), outcome: { type: 'string', enum: ['ok', 'error'] }, error_code: { type: ['string', 'null'] }, latency_ms: { type: 'number' } },
+        ['channel_id', 'outcome', 'error_code', 'latency_ms'],
+      ),
+    },
+    usage: {},
+    amount: micro('micro-units computed on the request path (the ledger is the authority)'),
+    upstream_request_id: { type: ['string', 'null'] },
+    error_code: { type: ['string', 'null'] },
+    upstream_error: {
+      type: ['string', 'null'],
+      description: "the upstream's own words (status, code, message) when it refused the call; never shown to the client",
+    },
+    created_at: int('ms'),
+  },
+  ['request_id', 'endpoint', 'method', 'status', 'latency_ms', 'ttfb_ms', 'channel_id', 'attempts', 'amount', 'created_at'],
+);
 export const cursorParam = query('cursor', str(), 'Page on: next_cursor of the previous page, passed back as it is (opaque)');
-export const formatParam = (what: string) => query('format', { type: 'string', enum: ['json', 'csv'], default: 'json' }, `csv: ${what} as RFC 4180 with a header row; text starting with = + - @ is prefixed with ' so a spreadsheet opens it as text; the next page's cursor is in the X-Next-Cursor header`);
+export const formatParam = (what: string) =>
+  query(
+    'format',
+    { type: 'string', enum: ['json', 'csv'], default: 'json' },
+    `csv: ${what} as RFC 4180 with a header row; text starting with = + - @ is prefixed with ' so a spreadsheet opens it as text; the next page's cursor is in the X-Next-Cursor header`,
+  );
 /** A JSON list page: `limit` rows at most, `next_cursor` to pass back while has_more. */
 export const listPage = (item: Schema, extra: Record<string, Schema> = {}, required: string[] = []) =>
   obj({ data: arr(item), has_more: { type: 'boolean' }, next_cursor: str('present when has_more'), ...extra }, ['data', 'has_more', ...required]);
@@ -89,62 +80,79 @@ export const listPage = (item: Schema, extra: Record<string, Schema> = {}, requi
 export const listAnswer = (item: Schema, csvHeader: string, extra: Record<string, Schema> = {}) => ({
   description: 'Success',
   content: {
-    'application/json': { schema: obj({ data: arr(item), has_more: { type: 'boolean' }, next_cursor: str('present when has_more'), ...extra }, ['data', 'has_more']) },
+    'application/json': {
+      schema: obj({ data: arr(item), has_more: { type: 'boolean' }, next_cursor: str('present when has_more'), ...extra }, ['data', 'has_more']),
+    },
     'text/csv': { schema: str(`header: ${csvHeader}`) },
   },
 });
-export const adminTaskView = obj({
-  id: str(), family: { type: 'string', enum: ['v1', 'vidx'] }, kind: str(), state: { type: 'string', enum: [...TASK_STATES], description: 'waiting: held in the gateway for a free parallel-task slot of its upstream account (shown to the client as submitted)' },
-  token_id: str(), model: str(), channel_id: str(), upstream_task_id: { type: ['string', 'null'] }, upstream_status: { type: ['string', 'null'] }, progress: { type: ['integer', 'null'] },
-  error: { type: ['object', 'null'], properties: { code: str(), message: str(), upstream_message: str("the upstream's own words, for operators") } }, hold_amount: micro('held against the token\'s quota while open'), poll_attempts: int(), next_poll_at: int('ms'),
-  request_id: str(), created_at: int('ms'), updated_at: int('ms'), finished_at: { type: ['integer', 'null'], description: 'ms' },
-  slot_queue: { type: ['object', 'null'], properties: { account: str(), model: str('upstream model version') }, description: 'the parallel-task queue the task is counted in (Kling: per upstream account and model version); null: none' },
-}, ['id', 'kind', 'state', 'token_id', 'model', 'channel_id', 'created_at']);
-export const billLine = obj({
-  token_id: str(),
-  token_name: { type: ['string', 'null'] },
-  period: { type: 'string', enum: ['day', 'month'] },
-  period_start: str('UTC label: YYYY-MM-DD or YYYY-MM'),
-  entries: int(),
-  amount: microSum(),
-  amount_units: str('the amount as an exact decimal string of units'),
-  models: { type: 'object', additionalProperties: obj({ entries: int(), amount: microSum(), amount_units: str() }) },
-  credits: obj({ entries: int(), amount: microSum('top-ups credited in the period: added to the quota, not part of amount') }),
-}, ['token_id', 'period', 'period_start', 'entries', 'amount', 'amount_units']);
-export const billModelLine = obj({
-  token_id: str(),
-  token_name: { type: ['string', 'null'] },
-  period: { type: 'string', enum: ['day', 'month'] },
-  period_start: str('UTC label: YYYY-MM-DD or YYYY-MM'),
-  kind: { type: 'string', enum: ['charges', 'credit'], description: 'credit: the top-ups of the token in the period (no model)' },
-  model: { type: ['string', 'null'] },
-  entries: int(),
-  amount: microSum(),
-  amount_units: str(),
-}, ['token_id', 'period', 'period_start', 'kind', 'model', 'entries', 'amount', 'amount_units']);
-export const billAccountLine = obj({
-  account_id: { type: ['string', 'null'], description: 'null: the lines that counted against no account (tokens of no account, top-ups of token quotas)' },
-  account_name: { type: ['string', 'null'] },
-  period: { type: 'string', enum: ['day', 'month'] },
-  period_start: str('UTC label: YYYY-MM-DD or YYYY-MM'),
-  entries: int(),
-  amount: microSum(),
-  amount_units: str(),
-  list_amount: microSum('the same charges at list (catalogue) price'),
-  models: { type: 'object', additionalProperties: obj({ entries: int(), amount: microSum(), amount_units: str() }) },
-  credits: obj({ entries: int(), amount: microSum('the account\'s top-ups in the period') }),
-}, ['account_id', 'period', 'period_start', 'entries', 'amount', 'amount_units']);
-export const auditEntry = obj({ id: int(), at: int('ms'), actor: str(), action: str('token.create, channel.disable, price.set, …'), target: { type: ['string', 'null'] }, detail: {}, request_id: { type: ['string', 'null'] } });
+export const adminTaskView = obj(
+  {
+    id: str(),
+    family: { type: 'string', enum: ['v1', 'vidx'] },
+    kind: str(),
+    state: {
+      type: 'string',
+      enum: [...TASK_STATES],
+      description: 'waiting: held in the gateway for a free parallel-task slot of its upstream account (shown to the client as submitted)',
+    },
+    token_id: str(),
+    model: str(),
+    channel_id: str(),
+    upstream_task_id: { type: ['string', 'null'] },
+    upstream_status: { type: ['string', 'null'] },
+    progress: { type: ['integer', 'null'] },
+    error: { type: ['object', 'null'], properties: { code: str(), message: str(), upstream_message: str("the upstream's own words, for operators") } },
+    hold_amount: micro("held against the token's quota while open"),
+    poll_attempts: int(),
+    next_poll_at: int('ms'),
+    request_id: str(),
+    created_at: int('ms'),
+    updated_at: int('ms'),
+    finished_at: { type: ['integer', 'null'], description: 'ms' },
+    slot_queue: {
+      type: ['object', 'null'],
+      properties: { account: str(), model: str('upstream model version') },
+      description: 'the parallel-task queue the task is counted in (Kling: per upstream account and model version); null: none',
+    },
+  },
+  ['id', 'kind', 'state', 'token_id', 'model', 'channel_id', 'created_at'],
+);
+export const auditEntry = obj({
+  id: int(),
+  at: int('ms'),
+  actor: str(),
+  action: str('token.create, channel.disable, price.set, …'),
+  target: { type: ['string', 'null'] },
+  detail: {},
+  request_id: { type: ['string', 'null'] },
+});
 export const tokenView = obj({
-  id: str(), name: str(), prefix: str('first characters of the secret'), models: { type: ['array', 'null'], items: str() }, quota: { type: ['integer', 'null'], description: 'micro-units; null = unlimited' },
-  spent: micro(), held: micro(), rpm_limit: { type: ['integer', 'null'], description: 'requests per minute' },
-  tpm_limit: { type: ['integer', 'null'], description: 'tokens (input + output) per minute' }, concurrency_limit: { type: ['integer', 'null'], description: 'calls in flight' },
-  expires_at: { type: ['integer', 'null'], description: 'ms' }, revoked_at: { type: ['integer', 'null'], description: 'ms' }, created_at: int('ms'),
+  id: str(),
+  name: str(),
+  prefix: str('first characters of the secret'),
+  models: { type: ['array', 'null'], items: str() },
+  quota: { type: ['integer', 'null'], description: 'micro-units; null = unlimited' },
+  spent: micro(),
+  held: micro(),
+  rpm_limit: { type: ['integer', 'null'], description: 'requests per minute' },
+  tpm_limit: { type: ['integer', 'null'], description: 'tokens (input + output) per minute' },
+  concurrency_limit: { type: ['integer', 'null'], description: 'calls in flight' },
+  expires_at: { type: ['integer', 'null'], description: 'ms' },
+  revoked_at: { type: ['integer', 'null'], description: 'ms' },
+  created_at: int('ms'),
   previous_secret_until: { type: ['integer', 'null'], description: 'after a rotation with a grace period: until when (ms) the previous secret still works' },
-  callback_secret_issued_at: { type: ['integer', 'null'], description: 'when (ms) the current callback secret was shown (creation or rotation); null: never shown (a token older than callback secrets: rotate it to issue one)' },
-  previous_callback_secret_until: { type: ['integer', 'null'], description: 'after a callback-secret rotation: until when (ms) callbacks are signed with the previous callback secret too' },
+  callback_secret_issued_at: {
+    type: ['integer', 'null'],
+    description:
+      'when (ms) the current callback secret was shown (creation or rotation); null: never shown (a token older than callback secrets: rotate it to issue one)',
+  },
+  previous_callback_secret_until: {
+    type: ['integer', 'null'],
+    description: 'after a callback-secret rotation: until when (ms) callbacks are signed with the previous callback secret too',
+  },
   account_id: { type: ['string', 'null'], description: 'the account that owns the token' },
-  budgets: arr(obj({ period: str(), limit: micro() }), 'the token\'s own budgets'),
+  budgets: arr(obj({ period: str(), limit: micro() }), "the token's own budgets"),
 });
 const nullableInt = (description: string, minimum: number, maximum: number): Schema => ({ type: ['integer', 'null'], minimum, maximum, description });
 export const tokenPatch = {
@@ -157,26 +165,47 @@ export const tokenPatch = {
     concurrency_limit: nullableInt('null = no limit', 1, 100000),
     expires_at: { type: ['integer', 'null'], description: 'ms since the epoch, in the future; null = never' },
     account_id: { type: ['string', 'null'], description: 'the account that owns the token (its quota, budgets and price group apply too); null = none' },
-    budgets: { type: ['array', 'null'], items: obj({ period: { type: 'string', enum: ['day', 'week', 'month'] }, limit: micro() }, ['period', 'limit']), description: 'the token\'s own budgets (GET /openapi.json, /admin/accounts: budgets); null or [] = none' },
+    budgets: {
+      type: ['array', 'null'],
+      items: obj({ period: { type: 'string', enum: ['day', 'week', 'month'] }, limit: micro() }, ['period', 'limit']),
+      description: "the token's own budgets (GET /openapi.json, /admin/accounts: budgets); null or [] = none",
+    },
   }),
   additionalProperties: false,
   minProperties: 1,
 };
 const masked = (description: string): Schema => ({ type: ['string', 'null'], description });
-export const breakerView = obj({
-  state: { type: 'string', enum: ['closed', 'open', 'half-open'] },
-  consecutive_failures: int(),
-  open_until: { type: ['integer', 'null'], description: 'ms; while open' },
-  recent_failures: arr(obj({ at: int('ms'), code: str('error code') }), 'the last five, oldest first'),
-}, ['state', 'consecutive_failures', 'open_until', 'recent_failures']);
+export const breakerView = obj(
+  {
+    state: { type: 'string', enum: ['closed', 'open', 'half-open'] },
+    consecutive_failures: int(),
+    open_until: { type: ['integer', 'null'], description: 'ms; while open' },
+    recent_failures: arr(obj({ at: int('ms'), code: str('error code') }), 'the last five, oldest first'),
+  },
+  ['state', 'consecutive_failures', 'open_until', 'recent_failures'],
+);
 export const channelView = obj({
-  id: str(), name: str(), kind: { type: 'string', enum: ['dashscope', 'kling'] }, base_url: str(), models: { type: ['array', 'null'], items: str() },
-  status: { type: 'string', enum: ['enabled', 'disabled'] }, priority: int(), weight: int(),
-  account: { type: ['string', 'null'], description: 'the upstream account the key belongs to; channels naming one account share its limits (null: the key is its own account)' },
-  task_slots: { type: ['integer', 'null'], description: 'parallel tasks per model version the account allows (null: learnt from the upstream\'s refusals)' },
-  created_at: int('ms'), updated_at: int('ms'),
-  keys: obj({ api_key: masked('dashscope: **** and the last four characters'), access_key: masked('kling: **** and the last four characters'), secret_key: masked('kling: **** when set') }),
-  breaker: { ...breakerView, description: 'this instance\'s circuit breaker for the channel' },
+  id: str(),
+  name: str(),
+  kind: { type: 'string', enum: ['dashscope', 'kling'] },
+  base_url: str(),
+  models: { type: ['array', 'null'], items: str() },
+  status: { type: 'string', enum: ['enabled', 'disabled'] },
+  priority: int(),
+  weight: int(),
+  account: {
+    type: ['string', 'null'],
+    description: 'the upstream account the key belongs to; channels naming one account share its limits (null: the key is its own account)',
+  },
+  task_slots: { type: ['integer', 'null'], description: "parallel tasks per model version the account allows (null: learnt from the upstream's refusals)" },
+  created_at: int('ms'),
+  updated_at: int('ms'),
+  keys: obj({
+    api_key: masked('dashscope: **** and the last four characters'),
+    access_key: masked('kling: **** and the last four characters'),
+    secret_key: masked('kling: **** when set'),
+  }),
+  breaker: { ...breakerView, description: "this instance's circuit breaker for the channel" },
 });
 export const channelPatch = {
   ...obj({
@@ -190,17 +219,27 @@ export const channelPatch = {
     access_key: str('kling; write-only'),
     secret_key: str('kling; write-only'),
     account: { type: ['string', 'null'], description: 'the upstream account the key belongs to (letters, digits, . _ - : @); null: the key is its own' },
-    task_slots: { type: ['integer', 'null'], minimum: 1, maximum: 10000, description: 'parallel tasks per model version the account allows; null: learnt from the upstream' },
+    task_slots: {
+      type: ['integer', 'null'],
+      minimum: 1,
+      maximum: 10000,
+      description: 'parallel tasks per model version the account allows; null: learnt from the upstream',
+    },
   }),
   additionalProperties: false,
   minProperties: 1,
 };
-export const channelCheck = obj({
-  id: str(),
-  ok: { type: 'boolean' },
-  latency_ms: int(),
-  error: { type: ['object', 'null'], properties: { code: str('catalogue code, e.g. upstream_auth_error'), message: str('a fixed text; never the upstream\'s words') } },
-  upstream_request_id: { type: ['string', 'null'] },
-}, ['id', 'ok', 'latency_ms', 'error']);
+export const channelCheck = obj(
+  {
+    id: str(),
+    ok: { type: 'boolean' },
+    latency_ms: int(),
+    error: {
+      type: ['object', 'null'],
+      properties: { code: str('catalogue code, e.g. upstream_auth_error'), message: str("a fixed text; never the upstream's words") },
+    },
+    upstream_request_id: { type: ['string', 'null'] },
+  },
+  ['id', 'ok', 'latency_ms', 'error'],
+);
 export const modelParam = pathParam('model', 'Public model name (an alias or dated snapshot means its base model)');
-

@@ -1,7 +1,25 @@
 // GET /openapi.json: the document of the route table's rows, each with its hand-written operation (or a generic one).
 import { ERROR_CODES } from '../../errors/codes.ts';
-import { str, int, obj, ref, jsonBody, ok, pathParam, familyB, familyA, admin, envelope, RATE_LIMIT_HEADERS, REQUEST_ID_HEADERS, type Operation } from './schema.ts';
+import {
+  str,
+  int,
+  obj,
+  ref,
+  jsonBody,
+  ok,
+  pathParam,
+  familyB,
+  familyA,
+  admin,
+  envelope,
+  RATE_LIMIT_HEADERS,
+  REQUEST_ID_HEADERS,
+  type Operation,
+} from './schema.ts';
 import { adminPaths } from './paths-admin.ts';
+import { adminMeteringPaths } from './paths-admin-metering.ts';
+import { adminReportPaths } from './paths-admin-reports.ts';
+import { opsPaths } from './paths-ops.ts';
 import { accountPaths } from './paths-accounts.ts';
 import { adminTaskPaths } from './paths-admin-tasks.ts';
 import { adminWebhookPaths } from './paths-admin-webhooks.ts';
@@ -10,8 +28,17 @@ import { vidxPaths } from './paths-vidx.ts';
 import { ROUTES, type RouteRow } from '../front/route-table.ts';
 
 /** The hand-written operations, by OpenAPI path and method. */
-export const describedPaths = (): Record<string, Record<string, Operation>> => ({ ...vidxPaths(), ...v1Paths(), ...adminPaths(), ...accountPaths(), ...adminTaskPaths(), ...adminWebhookPaths() });
-
+export const describedPaths = (): Record<string, Record<string, Operation>> => ({
+  ...vidxPaths(),
+  ...v1Paths(),
+  ...adminPaths(),
+  ...adminReportPaths(),
+  ...adminMeteringPaths(),
+  ...opsPaths(),
+  ...accountPaths(),
+  ...adminTaskPaths(),
+  ...adminWebhookPaths(),
+});
 
 /** A row without a hand-written description gets a generic, free-form one in its family's shape. */
 function genericOperation(row: RouteRow, path: string): Operation {
@@ -21,7 +48,8 @@ function genericOperation(row: RouteRow, path: string): Operation {
   const body = ['post', 'put', 'patch'].includes(method) ? { requestBody: jsonBody(obj()) } : {};
   const summary = `${row.method} ${path}`;
   if (row.auth === 'admin') return admin(summary, { ...parameters, ...body });
-  if (row.auth === 'none' && row.family === 'vidx') return { tags: ['internal'], summary: 'Upstream callback receiver', security: [], ...parameters, ...body, responses: { '200': ok(obj()) } };
+  if (row.auth === 'none' && row.family === 'vidx')
+    return { tags: ['internal'], summary: 'Upstream callback receiver', security: [], ...parameters, ...body, responses: { '200': ok(obj()) } };
   if (row.family === 'vidx') return familyA(summary, { ...parameters, ...body }, ok(envelope(obj())));
   return familyB(summary, { ...parameters, ...body }, ok(obj()));
 }
@@ -54,7 +82,8 @@ export function openApiDocument(rows: readonly RouteRow[] = ROUTES): Record<stri
     info: {
       title: 'Tollway',
       version: '0.1.0',
-      description: 'Metered model gateway: family A (/vidx/v1, vendor-style video API, envelope errors) and family B (/v1, OpenAI/messages-compatible). Every response carries X-Gateway-Request-Id (also as x-request-id and request-id). /v1/messages routes answer errors in the messages shape. With TOLLWAY_CORS_ORIGINS set, allowed browser origins get CORS preflights and headers. JSON bodies may nest arrays and objects at most 256 levels deep (deeper: 400 invalid_request).',
+      description:
+        'Metered model gateway: family A (/vidx/v1, vendor-style video API, envelope errors) and family B (/v1, OpenAI/messages-compatible). Every response carries X-Gateway-Request-Id (also as x-request-id and request-id). /v1/messages routes answer errors in the messages shape. With TOLLWAY_CORS_ORIGINS set, allowed browser origins get CORS preflights and headers. JSON bodies may nest arrays and objects at most 256 levels deep (deeper: 400 invalid_request).',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],
@@ -68,38 +97,70 @@ export function openApiDocument(rows: readonly RouteRow[] = ROUTES): Record<stri
       headers: { RequestId: { description: 'Gateway request id', schema: str() }, ...RATE_LIMIT_HEADERS },
       schemas: {
         Model: obj({ id: str(), object: { const: 'model' }, created: int(), owned_by: str() }, ['id', 'object', 'created', 'owned_by']),
-        FamilyBError: obj({
-          error: obj({
-            message: str('Readable text ending with "(request id: <id>)"'),
-            type: str(),
-            code: { type: 'string', enum: Object.keys(ERROR_CODES) },
-            param: str(),
+        FamilyBError: obj(
+          {
+            error: obj(
+              {
+                message: str('Readable text ending with "(request id: <id>)"'),
+                type: str(),
+                code: { type: 'string', enum: Object.keys(ERROR_CODES) },
+                param: str(),
+                request_id: str(),
+                upstream_request_id: str(),
+              },
+              ['message', 'type', 'code', 'request_id'],
+            ),
+          },
+          ['error'],
+        ),
+        MessagesError: obj(
+          {
+            type: { const: 'error' },
+            error: obj(
+              {
+                type: {
+                  type: 'string',
+                  enum: [
+                    'invalid_request_error',
+                    'authentication_error',
+                    'permission_error',
+                    'not_found_error',
+                    'request_too_large',
+                    'rate_limit_error',
+                    'api_error',
+                    'overloaded_error',
+                    'timeout_error',
+                  ],
+                },
+                message: str('Readable text ending with "(request id: <id>)"'),
+                code: { type: 'string', enum: Object.keys(ERROR_CODES) },
+                param: str(),
+                request_id: str(),
+                upstream_request_id: str(),
+              },
+              ['type', 'message', 'code', 'request_id'],
+            ),
             request_id: str(),
-            upstream_request_id: str(),
-          }, ['message', 'type', 'code', 'request_id']),
-        }, ['error']),
-        MessagesError: obj({
-          type: { const: 'error' },
-          error: obj({
-            type: { type: 'string', enum: ['invalid_request_error', 'authentication_error', 'permission_error', 'not_found_error', 'request_too_large', 'rate_limit_error', 'api_error', 'overloaded_error', 'timeout_error'] },
-            message: str('Readable text ending with "(request id: <id>)"'),
-            code: { type: 'string', enum: Object.keys(ERROR_CODES) },
-            param: str(),
-            request_id: str(),
-            upstream_request_id: str(),
-          }, ['type', 'message', 'code', 'request_id']),
-          request_id: str(),
-        }, ['type', 'error', 'request_id']),
+          },
+          ['type', 'error', 'request_id'],
+        ),
         FamilyAError: obj({ code: int('non-zero'), message: str(), request_id: str(), data: { type: 'null' } }, ['code', 'message', 'request_id', 'data']),
       },
       responses: {
         FamilyBError: { description: 'Error (family B shape)', headers: REQUEST_ID_HEADERS, content: { 'application/json': { schema: ref('FamilyBError') } } },
-        MessagesError: { description: 'Error (the messages shape, family B fields inside; 429 insufficient_quota carries x-should-retry: false)', headers: REQUEST_ID_HEADERS, content: { 'application/json': { schema: ref('MessagesError') } } },
-        FamilyAError: { description: 'Error (family A envelope)', headers: REQUEST_ID_HEADERS, content: { 'application/json': { schema: ref('FamilyAError') } } },
+        MessagesError: {
+          description: 'Error (the messages shape, family B fields inside; 429 insufficient_quota carries x-should-retry: false)',
+          headers: REQUEST_ID_HEADERS,
+          content: { 'application/json': { schema: ref('MessagesError') } },
+        },
+        FamilyAError: {
+          description: 'Error (family A envelope)',
+          headers: REQUEST_ID_HEADERS,
+          content: { 'application/json': { schema: ref('FamilyAError') } },
+        },
       },
     },
   };
   if (rows === ROUTES) cached = doc;
   return doc;
 }
-

@@ -7,57 +7,81 @@ const events: Schema = {
   ...arr({ type: 'string', enum: [...ALERT_EVENTS] }),
   minItems: 1,
   description:
-    'spend.threshold: a token\'s spending passed 50, 80 or 100 % of its quota (each once per quota amount and threshold, across instances); breaker.opened / breaker.closed: a channel\'s circuit breaker (announced by the first instance whose breaker made the transition); tasks.failure_rate: the failed share of tasks finished in the last TOLLWAY_ALERT_TASK_FAILURE_WINDOW_MS reached TOLLWAY_ALERT_TASK_FAILURE_PERCENT (at most once per window); hold.reaped: a reservation or task hold left open was released by the reaper',
+    "spend.threshold: a token's spending passed 50, 80 or 100 % of its quota (each once per quota amount and threshold, across instances); breaker.opened / breaker.closed: a channel's circuit breaker (announced by the first instance whose breaker made the transition); tasks.failure_rate: the failed share of tasks finished in the last TOLLWAY_ALERT_TASK_FAILURE_WINDOW_MS reached TOLLWAY_ALERT_TASK_FAILURE_PERCENT (at most once per window); hold.reaped: a reservation or task hold left open was released by the reaper",
 };
-const webhookView = obj({
-  id: str('wh_…'),
-  url: str(),
-  events,
-  enabled: { type: 'boolean' },
-  description: { type: ['string', 'null'] },
-  created_at: int('ms'),
-  updated_at: int('ms'),
-}, ['id', 'url', 'events', 'enabled', 'description', 'created_at', 'updated_at']);
+const webhookView = obj(
+  {
+    id: str('wh_…'),
+    url: str(),
+    events,
+    enabled: { type: 'boolean' },
+    description: { type: ['string', 'null'] },
+    created_at: int('ms'),
+    updated_at: int('ms'),
+  },
+  ['id', 'url', 'events', 'enabled', 'description', 'created_at', 'updated_at'],
+);
 const webhookCreated: Schema = {
   ...webhookView,
-  properties: { ...(webhookView.properties as Record<string, Schema>), secret: str('whsec_…: the Standard Webhooks secret deliveries are signed with; shown only here') },
+  properties: {
+    ...(webhookView.properties as Record<string, Schema>),
+    secret: str('whsec_…: the Standard Webhooks secret deliveries are signed with; shown only here'),
+  },
   required: [...(webhookView.required as string[]), 'secret'],
 };
 const fields = {
-  url: str('http(s) URL without credentials; loopback and private addresses are refused unless TOLLWAY_ALLOW_PRIVATE_NETWORK is set (also when a name resolves to one, at delivery)'),
+  url: str(
+    'http(s) URL without credentials; loopback and private addresses are refused unless TOLLWAY_ALLOW_PRIVATE_NETWORK is set (also when a name resolves to one, at delivery)',
+  ),
   events,
   enabled: { type: 'boolean', default: true },
   description: { type: ['string', 'null'], maxLength: 500 },
 };
-const delivery = obj({
-  id: str('msg_…: the webhook-id header, the same on every attempt (dedupe on it)'),
-  event_id: str('evt_…: the event (shared by every webhook\'s delivery of it)'),
-  event_type: { type: 'string', enum: [...ALERT_EVENTS] },
-  state: { type: 'string', enum: ['pending', 'delivered', 'failed'], description: 'failed: attempts ran out (TOLLWAY_WEBHOOK_MAX_ATTEMPTS), the target was refused, or the webhook was disabled' },
-  attempts: int(),
-  last_status: { type: ['integer', 'null'], description: 'the receiver\'s HTTP status at the last attempt' },
-  last_error: { type: ['string', 'null'] },
-  next_try_at: { type: ['integer', 'null'], description: 'ms; while pending' },
-  delivered_at: { type: ['integer', 'null'], description: 'ms' },
-  created_at: int('ms'),
-  payload: obj({ type: str(), timestamp: str('ISO 8601'), data: obj({ event_id: str() }) }, ['type', 'timestamp', 'data']),
-}, ['id', 'event_id', 'event_type', 'state', 'attempts', 'last_status', 'last_error', 'next_try_at', 'delivered_at', 'created_at', 'payload']);
+const delivery = obj(
+  {
+    id: str('msg_…: the webhook-id header, the same on every attempt (dedupe on it)'),
+    event_id: str("evt_…: the event (shared by every webhook's delivery of it)"),
+    event_type: { type: 'string', enum: [...ALERT_EVENTS] },
+    state: {
+      type: 'string',
+      enum: ['pending', 'delivered', 'failed'],
+      description: 'failed: attempts ran out (TOLLWAY_WEBHOOK_MAX_ATTEMPTS), the target was refused, or the webhook was disabled',
+    },
+    attempts: int(),
+    last_status: { type: ['integer', 'null'], description: "the receiver's HTTP status at the last attempt" },
+    last_error: { type: ['string', 'null'] },
+    next_try_at: { type: ['integer', 'null'], description: 'ms; while pending' },
+    delivered_at: { type: ['integer', 'null'], description: 'ms' },
+    created_at: int('ms'),
+    payload: obj({ type: str(), timestamp: str('ISO 8601'), data: obj({ event_id: str() }) }, ['type', 'timestamp', 'data']),
+  },
+  ['id', 'event_id', 'event_type', 'state', 'attempts', 'last_status', 'last_error', 'next_try_at', 'delivered_at', 'created_at', 'payload'],
+);
 const page = (item: Schema) => obj({ data: arr(item), has_more: { type: 'boolean' }, next_cursor: str('present when has_more') }, ['data', 'has_more']);
 const id = [pathParam('id', 'Webhook id (wh_…)')];
 
 export function adminWebhookPaths(): Record<string, Record<string, Operation>> {
   return {
     '/admin/webhooks': {
-      post: admin('Create an alert webhook: deliveries are POSTed as Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature over the body), retried with back-off (TOLLWAY_WEBHOOK_BACKOFF_MS doubling, TOLLWAY_WEBHOOK_MAX_ATTEMPTS)', { requestBody: jsonBody(obj(fields, ['url', 'events'])) }, webhookCreated, '201'),
+      post: admin(
+        'Create an alert webhook: deliveries are POSTed as Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature over the body), retried with back-off (TOLLWAY_WEBHOOK_BACKOFF_MS doubling, TOLLWAY_WEBHOOK_MAX_ATTEMPTS)',
+        { requestBody: jsonBody(obj(fields, ['url', 'events'])) },
+        webhookCreated,
+        '201',
+      ),
       get: admin('Alert webhooks, newest first', { parameters: [limitParam, cursorParam] }, page(webhookView)),
     },
     '/admin/webhooks/{id}': {
       get: admin('One webhook (never its secret)', { parameters: id }, webhookView),
-      patch: admin('Edit a webhook (unknown fields are refused); a disabled webhook gets no new events and its pending deliveries are not sent', { parameters: id, requestBody: jsonBody(obj(fields)) }, webhookView),
+      patch: admin(
+        'Edit a webhook (unknown fields are refused); a disabled webhook gets no new events and its pending deliveries are not sent',
+        { parameters: id, requestBody: jsonBody(obj(fields)) },
+        webhookView,
+      ),
       delete: admin('Delete a webhook and its deliveries', { parameters: id }, webhookView),
     },
     '/admin/webhooks/{id}/deliveries': {
-      get: admin('The webhook\'s deliveries with their outcome, newest first', { parameters: [...id, limitParam, cursorParam] }, page(delivery)),
+      get: admin("The webhook's deliveries with their outcome, newest first", { parameters: [...id, limitParam, cursorParam] }, page(delivery)),
     },
   };
 }

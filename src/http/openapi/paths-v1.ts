@@ -1,93 +1,256 @@
 // OpenAPI paths of the family B API (/v1).
-import { str, int, num, arr, obj, ref, jsonBody, ok, pathParam, query, familyB, messagesOp, usage, chatMessage, videoTask, imageResult, imageFields, tokenUsageView, type Operation } from './schema.ts';
+import {
+  str,
+  int,
+  num,
+  arr,
+  obj,
+  ref,
+  jsonBody,
+  ok,
+  pathParam,
+  query,
+  familyB,
+  messagesOp,
+  usage,
+  chatMessage,
+  videoTask,
+  imageResult,
+  imageFields,
+  tokenUsageView,
+  type Operation,
+} from './schema.ts';
 
 export function v1Paths(): Record<string, Record<string, Operation>> {
   return {
     '/v1/models': { get: familyB('List the models visible to the token', {}, ok(obj({ object: { const: 'list' }, data: arr(ref('Model')) }))) },
     '/v1/usage': {
-      get: familyB('The calling token\'s balance and its charges per model for a period (default: the current UTC month)', {
-        parameters: [
-          query('since', str(), 'Inclusive start: ms since the epoch or an ISO 8601 date/date-time'),
-          query('until', str(), 'Exclusive end (at most 367 days after since); other parameters are refused'),
-        ],
-      }, ok(tokenUsageView)),
-    },
-    '/v1/models/{model}': { get: familyB('One visible model (model_not_found otherwise)', { parameters: [pathParam('model', 'Public model name')] }, ok(ref('Model'))) },
-    '/v1/chat/completions': {
-      post: familyB('Chat completions (SSE when stream is true), image understanding', {
-        requestBody: jsonBody(obj({ model: str(), messages: arr(chatMessage), stream: { type: 'boolean', default: false }, stream_options: obj({ include_usage: { type: 'boolean', description: 'forward the usage chunk to the client' } }) }, ['model', 'messages'])),
-      }, {
-        ...ok(obj()),
-        content: {
-          'application/json': { schema: obj({ id: str(), object: { const: 'chat.completion' }, created: int(), model: str('public model name'), choices: arr(obj({ index: int(), message: obj({ role: str(), content: {} }), finish_reason: str() })), usage }) },
-          'text/event-stream': { schema: str('`data: {chat.completion.chunk}` events ending with a finish chunk and `data: [DONE]`; a broken upstream stream ends with `data: {"error":{…}}`') },
+      get: familyB(
+        "The calling token's balance and its charges per model for a period (default: the current UTC month)",
+        {
+          parameters: [
+            query('since', str(), 'Inclusive start: ms since the epoch or an ISO 8601 date/date-time'),
+            query('until', str(), 'Exclusive end (at most 367 days after since); other parameters are refused'),
+          ],
         },
-      }),
+        ok(tokenUsageView),
+      ),
+    },
+    '/v1/models/{model}': {
+      get: familyB('One visible model (model_not_found otherwise)', { parameters: [pathParam('model', 'Public model name')] }, ok(ref('Model'))),
+    },
+    '/v1/chat/completions': {
+      post: familyB(
+        'Chat completions (SSE when stream is true), image understanding',
+        {
+          requestBody: jsonBody(
+            obj(
+              {
+                model: str(),
+                messages: arr(chatMessage),
+                stream: { type: 'boolean', default: false },
+                stream_options: obj({ include_usage: { type: 'boolean', description: 'forward the usage chunk to the client' } }),
+              },
+              ['model', 'messages'],
+            ),
+          ),
+        },
+        {
+          ...ok(obj()),
+          content: {
+            'application/json': {
+              schema: obj({
+                id: str(),
+                object: { const: 'chat.completion' },
+                created: int(),
+                model: str('public model name'),
+                choices: arr(obj({ index: int(), message: obj({ role: str(), content: {} }), finish_reason: str() })),
+                usage,
+              }),
+            },
+            'text/event-stream': {
+              schema: str(
+                '`data: {chat.completion.chunk}` events ending with a finish chunk and `data: [DONE]`; a broken upstream stream ends with `data: {"error":{…}}`',
+              ),
+            },
+          },
+        },
+      ),
     },
     '/v1/responses': {
-      post: familyB('Responses-style call (SSE when stream is true)', {
-        requestBody: jsonBody(obj({ model: str(), input: arr(obj({ role: str(), content: arr(obj({ type: str('input_text'), text: str() })) })), stream: { type: 'boolean', default: false } }, ['model', 'input'])),
-      }, {
-        ...ok(obj()),
-        content: {
-          'application/json': { schema: obj({ id: str(), object: { const: 'response' }, model: str(), output: arr(obj()), usage }) },
-          'text/event-stream': { schema: str('`event:`/`data:` events ending with response.completed; a broken upstream stream ends with `event: error`') },
+      post: familyB(
+        'Responses-style call (SSE when stream is true)',
+        {
+          requestBody: jsonBody(
+            obj(
+              {
+                model: str(),
+                input: arr(obj({ role: str(), content: arr(obj({ type: str('input_text'), text: str() })) })),
+                stream: { type: 'boolean', default: false },
+              },
+              ['model', 'input'],
+            ),
+          ),
         },
-      }),
+        {
+          ...ok(obj()),
+          content: {
+            'application/json': { schema: obj({ id: str(), object: { const: 'response' }, model: str(), output: arr(obj()), usage }) },
+            'text/event-stream': { schema: str('`event:`/`data:` events ending with response.completed; a broken upstream stream ends with `event: error`') },
+          },
+        },
+      ),
     },
     '/v1/messages': {
-      post: messagesOp('Messages-style call (streaming and non-streaming); errors in the messages shape', {
-        parameters: ['messages-version', 'messages-beta', 'anthropic-version', 'anthropic-beta'].map((name) => ({ name, in: 'header', schema: { type: 'string', maxLength: 512, pattern: '^[\\x20-\\x7e]*$' }, description: 'forwarded upstream (both spellings); longer or not printable: 400 invalid_request' })),
-        requestBody: jsonBody(obj({ model: str(), max_tokens: int(), messages: arr(obj({ role: str(), content: {} }, ['role', 'content'])), system: {}, stream: { type: 'boolean', default: false } }, ['model', 'max_tokens', 'messages'])),
-      }, {
-        ...ok(obj()),
-        content: {
-          'application/json': { schema: obj({ id: str(), type: { const: 'message' }, role: str(), model: str(), content: arr(obj()), stop_reason: str(), usage }) },
-          'text/event-stream': { schema: str('messages events ending with message_stop; a broken upstream stream ends with `event: error`') },
+      post: messagesOp(
+        'Messages-style call (streaming and non-streaming); errors in the messages shape',
+        {
+          parameters: ['messages-version', 'messages-beta', 'anthropic-version', 'anthropic-beta'].map((name) => ({
+            name,
+            in: 'header',
+            schema: { type: 'string', maxLength: 512, pattern: '^[\\x20-\\x7e]*$' },
+            description: 'forwarded upstream (both spellings); longer or not printable: 400 invalid_request',
+          })),
+          requestBody: jsonBody(
+            obj(
+              {
+                model: str(),
+                max_tokens: int(),
+                messages: arr(obj({ role: str(), content: {} }, ['role', 'content'])),
+                system: {},
+                stream: { type: 'boolean', default: false },
+              },
+              ['model', 'max_tokens', 'messages'],
+            ),
+          ),
         },
-      }),
+        {
+          ...ok(obj()),
+          content: {
+            'application/json': {
+              schema: obj({ id: str(), type: { const: 'message' }, role: str(), model: str(), content: arr(obj()), stop_reason: str(), usage }),
+            },
+            'text/event-stream': { schema: str('messages events ending with message_stop; a broken upstream stream ends with `event: error`') },
+          },
+        },
+      ),
     },
     '/v1/messages/count_tokens': {
-      post: messagesOp('Input tokens of a messages body: a local estimate (4 characters of text a token, 258 an image or document block), not charged', {
-        requestBody: jsonBody(obj({ model: str(), messages: arr(obj({ role: str(), content: {} }, ['role', 'content'])), system: {}, tools: arr(obj()) }, ['model', 'messages'])),
-      }, ok(obj({ input_tokens: int() }, ['input_tokens']))),
+      post: messagesOp(
+        'Input tokens of a messages body: a local estimate (4 characters of text a token, 258 an image or document block), not charged',
+        {
+          requestBody: jsonBody(
+            obj({ model: str(), messages: arr(obj({ role: str(), content: {} }, ['role', 'content'])), system: {}, tools: arr(obj()) }, ['model', 'messages']),
+          ),
+        },
+        ok(obj({ input_tokens: int() }, ['input_tokens'])),
+      ),
     },
     '/v1/embeddings': {
-      post: familyB('Text vectors', {
-        requestBody: jsonBody(obj({ model: str(), input: { oneOf: [str(), arr(str())] }, encoding_format: { type: 'string', enum: ['float', 'base64'], default: 'float' } }, ['model', 'input'])),
-      }, ok(obj({ object: { const: 'list' }, model: str(), data: arr(obj({ object: str(), index: int(), embedding: { oneOf: [arr(num()), str('base64 of little-endian float32')] } })), usage }))),
+      post: familyB(
+        'Text vectors',
+        {
+          requestBody: jsonBody(
+            obj({ model: str(), input: { oneOf: [str(), arr(str())] }, encoding_format: { type: 'string', enum: ['float', 'base64'], default: 'float' } }, [
+              'model',
+              'input',
+            ]),
+          ),
+        },
+        ok(
+          obj({
+            object: { const: 'list' },
+            model: str(),
+            data: arr(obj({ object: str(), index: int(), embedding: { oneOf: [arr(num()), str('base64 of little-endian float32')] } })),
+            usage,
+          }),
+        ),
+      ),
     },
     '/v1/images/generations': {
       post: familyB('Text to image', { requestBody: jsonBody(obj(imageFields, ['model', 'prompt'])) }, ok(imageResult)),
     },
     '/v1/images/edits': {
-      post: familyB('Image editing (JSON image URLs, or multipart upload of image / image[] files)', {
-        requestBody: jsonBody(obj({ ...imageFields, images: { ...arr(obj({ image_url: str('public http(s) URL or data:image/… URI') }, ['image_url'])), maxItems: 3 } }, ['model', 'prompt']), true),
-      }, ok(imageResult)),
+      post: familyB(
+        'Image editing (JSON image URLs, or multipart upload of image / image[] files)',
+        {
+          requestBody: jsonBody(
+            obj({ ...imageFields, images: { ...arr(obj({ image_url: str('public http(s) URL or data:image/… URI') }, ['image_url'])), maxItems: 3 } }, [
+              'model',
+              'prompt',
+            ]),
+            true,
+          ),
+        },
+        ok(imageResult),
+      ),
     },
     '/v1/videos': {
-      post: familyB('Create an asynchronous video task', {
-        requestBody: jsonBody(obj({
-          model: str(), prompt: { type: 'string', maxLength: 5000 },
-          seconds: { type: ['integer', 'string'], minimum: 2, maximum: 15, description: '2–15 (hhx: 3–15, per-model maximum); a decimal string is accepted' },
-          resolution: { type: 'string', enum: ['720p', '1080p'], description: 'hhx-1.1 defaults to 1080p' },
-          size: str('<width>x<height>: implies the tier and ratio when resolution is absent'),
-          seed: { type: 'integer', minimum: 0, maximum: 2147483647, description: 'only for models with a fixed seed; a JSON number' },
-          input_reference: { description: 'image (or video for wnx2.7-i2v) reference: URL string, {image_url}, or an array' },
-          input_image: { description: 'alternative to input_reference for hhx-1.1-i2v / hhx-1.0-i2v' },
-          references: obj({ video: arr(str('.mp4 / .mov URL')) }),
-        }, ['model']), true),
-      }, ok(videoTask, 'Task created')),
-      get: familyB('List the token\'s video tasks, newest first', {
-        parameters: [query('limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 'Videos per page'), query('after', str(), 'A video id: list the ones created before it')],
-      }, ok(obj({ object: { const: 'list' }, data: arr(videoTask), first_id: { type: ['string', 'null'] }, last_id: { type: ['string', 'null'] }, has_more: { type: 'boolean' } }))),
+      post: familyB(
+        'Create an asynchronous video task',
+        {
+          requestBody: jsonBody(
+            obj(
+              {
+                model: str(),
+                prompt: { type: 'string', maxLength: 5000 },
+                seconds: {
+                  type: ['integer', 'string'],
+                  minimum: 2,
+                  maximum: 15,
+                  description: '2–15 (hhx: 3–15, per-model maximum); a decimal string is accepted',
+                },
+                resolution: { type: 'string', enum: ['720p', '1080p'], description: 'hhx-1.1 defaults to 1080p' },
+                size: str('<width>x<height>: implies the tier and ratio when resolution is absent'),
+                seed: { type: 'integer', minimum: 0, maximum: 2147483647, description: 'only for models with a fixed seed; a JSON number' },
+                input_reference: { description: 'image (or video for wnx2.7-i2v) reference: URL string, {image_url}, or an array' },
+                input_image: { description: 'alternative to input_reference for hhx-1.1-i2v / hhx-1.0-i2v' },
+                references: obj({ video: arr(str('.mp4 / .mov URL')) }),
+              },
+              ['model'],
+            ),
+            true,
+          ),
+        },
+        ok(videoTask, 'Task created'),
+      ),
+      get: familyB(
+        "List the token's video tasks, newest first",
+        {
+          parameters: [
+            query('limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 'Videos per page'),
+            query('after', str(), 'A video id: list the ones created before it'),
+          ],
+        },
+        ok(
+          obj({
+            object: { const: 'list' },
+            data: arr(videoTask),
+            first_id: { type: ['string', 'null'] },
+            last_id: { type: ['string', 'null'] },
+            has_more: { type: 'boolean' },
+          }),
+        ),
+      ),
     },
     '/v1/videos/{video_id}': { get: familyB('Query a video task', { parameters: [pathParam('video_id', 'Our video id')] }, ok(videoTask)) },
     '/v1/videos/{video_id}/content': {
-      get: familyB('Download the finished video (409 video_not_ready before; Range supported)', {
-        parameters: [pathParam('video_id', 'Our video id'), { name: 'Range', in: 'header', schema: str(), description: 'one byte range (bytes=first-last, first- or -suffix; unit in any case): 206, or 416 past the end; any other Range, a list of ranges included, is ignored (200, the whole file)' }],
-      }, ok({ type: 'string', format: 'binary' }, 'The video file', 'video/mp4')),
+      get: familyB(
+        'Download the finished video (409 video_not_ready before; Range supported)',
+        {
+          parameters: [
+            pathParam('video_id', 'Our video id'),
+            {
+              name: 'Range',
+              in: 'header',
+              schema: str(),
+              description:
+                'one byte range (bytes=first-last, first- or -suffix; unit in any case): 206, or 416 past the end; any other Range, a list of ranges included, is ignored (200, the whole file)',
+            },
+          ],
+        },
+        ok({ type: 'string', format: 'binary' }, 'The video file', 'video/mp4'),
+      ),
     },
-
   };
 }

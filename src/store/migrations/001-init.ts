@@ -3,9 +3,7 @@ import type { Dialect } from '../dialect.ts';
 
 // An auto-increment primary key in each dialect's own idiom.
 export function serialPk<T extends string>(b: CreateTableBuilder<T, never>, dialect: Dialect): CreateTableBuilder<T, 'id'> {
-  return dialect === 'postgres'
-    ? b.addColumn('id', 'bigserial', (c) => c.primaryKey())
-    : b.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
+  return dialect === 'postgres' ? b.addColumn('id', 'bigserial', (c) => c.primaryKey()) : b.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
 }
 
 // Dialect-neutral: bigint for ms timestamps and micro-units; text for JSON.

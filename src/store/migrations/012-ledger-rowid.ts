@@ -34,10 +34,18 @@ const ID_KEY = /("id"|`id`|\[id\]|\bid)(\s+integer\s+primary\s+key)/i;
 
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   if (dialect !== 'sqlite') return;
-  await rebuild(db, (ddl) => AUTOINCREMENT.test(ddl), (ddl) => ddl.replace(AUTOINCREMENT, ''));
+  await rebuild(
+    db,
+    (ddl) => AUTOINCREMENT.test(ddl),
+    (ddl) => ddl.replace(AUTOINCREMENT, ''),
+  );
 }
 
 export async function down(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   if (dialect !== 'sqlite') return;
-  await rebuild(db, (ddl) => !AUTOINCREMENT.test(ddl), (ddl) => ddl.replace(ID_KEY, '$1$2 autoincrement'));
+  await rebuild(
+    db,
+    (ddl) => !AUTOINCREMENT.test(ddl),
+    (ddl) => ddl.replace(ID_KEY, '$1$2 autoincrement'),
+  );
 }

@@ -15,7 +15,12 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .column('next_poll_at')
     .where(sql<boolean>`state in ('waiting', 'submitting', 'queued', 'in_progress')`)
     .execute();
-  await db.schema.createIndex('tasks_slot_queue').on('tasks').columns(['slot_queue', 'state', 'created_at', 'id']).where(sql<boolean>`slot_queue is not null`).execute();
+  await db.schema
+    .createIndex('tasks_slot_queue')
+    .on('tasks')
+    .columns(['slot_queue', 'state', 'created_at', 'id'])
+    .where(sql<boolean>`slot_queue is not null`)
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

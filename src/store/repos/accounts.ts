@@ -61,8 +61,22 @@ const budgetsText = (b: Budget[] | undefined): string | null => (b?.length ? JSO
 export class AccountsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async create(a: { id: string; name: string; quota: number | null; budgets: Budget[]; priceGroup: string | null; timeZone: string | null; expiresAt: number | null }, now = Date.now()): Promise<AccountRecord> {
-    const row = { id: a.id, name: a.name, quota: a.quota, budgets: budgetsText(a.budgets), price_group: a.priceGroup, time_zone: a.timeZone, expires_at: a.expiresAt, revoked_at: null, created_at: now, updated_at: now };
+  async create(
+    a: { id: string; name: string; quota: number | null; budgets: Budget[]; priceGroup: string | null; timeZone: string | null; expiresAt: number | null },
+    now = Date.now(),
+  ): Promise<AccountRecord> {
+    const row = {
+      id: a.id,
+      name: a.name,
+      quota: a.quota,
+      budgets: budgetsText(a.budgets),
+      price_group: a.priceGroup,
+      time_zone: a.timeZone,
+      expires_at: a.expiresAt,
+      revoked_at: null,
+      created_at: now,
+      updated_at: now,
+    };
     await this.db.insertInto('accounts').values(row).execute();
     return toAccountRecord({ ...row, spent: 0, held: 0 });
   }
@@ -91,12 +105,23 @@ export class AccountsRepo {
       ...(p.timeZone !== undefined ? { time_zone: p.timeZone } : {}),
       ...(p.expiresAt !== undefined ? { expires_at: p.expiresAt } : {}),
     };
-    const r = await this.db.updateTable('accounts').set(set).where('id', '=', id).where('revoked_at', 'is', null).where('quota', quotaWas === null ? 'is' : '=', quotaWas).executeTakeFirst();
+    const r = await this.db
+      .updateTable('accounts')
+      .set(set)
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .where('quota', quotaWas === null ? 'is' : '=', quotaWas)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
 
   async revoke(id: string, now = Date.now()): Promise<boolean> {
-    const r = await this.db.updateTable('accounts').set({ revoked_at: now, updated_at: now }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+    const r = await this.db
+      .updateTable('accounts')
+      .set({ revoked_at: now, updated_at: now })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
 
@@ -108,7 +133,8 @@ export class AccountsRepo {
   /** The names of these accounts (ids of no account are left out). */
   async names(ids: string[]): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    for (const part of chunks(ids)) for (const r of await this.db.selectFrom('accounts').select(['id', 'name']).where('id', 'in', part).execute()) out.set(r.id, r.name);
+    for (const part of chunks(ids))
+      for (const r of await this.db.selectFrom('accounts').select(['id', 'name']).where('id', 'in', part).execute()) out.set(r.id, r.name);
     return out;
   }
 
@@ -116,7 +142,12 @@ export class AccountsRepo {
   async ofTokens(tokenIds: string[]): Promise<Map<string, { id: string; name: string }>> {
     const out = new Map<string, { id: string; name: string }>();
     for (const part of chunks(tokenIds)) {
-      const rows = await this.db.selectFrom('tokens').innerJoin('accounts', 'accounts.id', 'tokens.account_id').select(['tokens.id as token_id', 'accounts.id as account_id', 'accounts.name as name']).where('tokens.id', 'in', part).execute();
+      const rows = await this.db
+        .selectFrom('tokens')
+        .innerJoin('accounts', 'accounts.id', 'tokens.account_id')
+        .select(['tokens.id as token_id', 'accounts.id as account_id', 'accounts.name as name'])
+        .where('tokens.id', 'in', part)
+        .execute();
       for (const r of rows) out.set(r.token_id, { id: r.account_id, name: r.name });
     }
     return out;

@@ -34,7 +34,12 @@ export class ConsoleSessionsRepo {
 
   /** Revoke by the secret's hash; true when a live session was revoked. */
   async revoke(secretHash: string, now = Date.now()): Promise<boolean> {
-    const r = await this.db.updateTable('console_sessions').set({ revoked_at: now }).where('secret_hash', '=', secretHash).where('revoked_at', 'is', null).executeTakeFirst();
+    const r = await this.db
+      .updateTable('console_sessions')
+      .set({ revoked_at: now })
+      .where('secret_hash', '=', secretHash)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
 

@@ -53,7 +53,11 @@ export class GaugesRepo {
     const kind = sql<string>`case when task_id like ${sql.lit(`${RESERVATION_PREFIX}%`)} then 'reservation' else 'task' end`;
     const rows = await this.db
       .selectFrom('holds')
-      .select((eb) => [kind.as('kind'), eb.fn.countAll<number | string>().as('n'), eb.fn.coalesce(eb.fn.sum<number | string>('amount'), sql<number>`0`).as('amount')])
+      .select((eb) => [
+        kind.as('kind'),
+        eb.fn.countAll<number | string>().as('n'),
+        eb.fn.coalesce(eb.fn.sum<number | string>('amount'), sql<number>`0`).as('amount'),
+      ])
       .where('state', '=', 'held')
       .groupBy(kind)
       .execute();

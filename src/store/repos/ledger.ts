@@ -103,9 +103,20 @@ export class LedgerRepo {
         sql<number>`count(case when ${credit} then 1 else null end)`.as('credits'),
         sumText(sql`case when ${credit} then amount else 0 end`).as('credit'),
       ]);
-    const rows = await whereList(q, 'ledger', { ...f, equal: { account_id: f.accountId } }).groupBy(['token_id', 'model', day]).execute();
+    const rows = await whereList(q, 'ledger', { ...f, equal: { account_id: f.accountId } })
+      .groupBy(['token_id', 'model', day])
+      .execute();
     // Sums read as text (exact-amount.ts): a day's lines of one token can sum past 2^53 (credits are not bounded).
-    return rows.map((r) => ({ tokenId: r.token_id, model: r.model, day: Math.floor(Number(r.day)), entries: Number(r.entries), amount: addAmounts(r.amount), listAmount: addAmounts(r.list_amount), credits: Number(r.credits), credit: addAmounts(r.credit) }));
+    return rows.map((r) => ({
+      tokenId: r.token_id,
+      model: r.model,
+      day: Math.floor(Number(r.day)),
+      entries: Number(r.entries),
+      amount: addAmounts(r.amount),
+      listAmount: addAmounts(r.list_amount),
+      credits: Number(r.credits),
+      credit: addAmounts(r.credit),
+    }));
   }
 
   /**
@@ -127,12 +138,27 @@ export class LedgerRepo {
         sql<number>`count(case when ${credit} then 1 else null end)`.as('credits'),
         sumText(sql`case when ${credit} then amount else 0 end`).as('credit'),
       ]);
-    const rows = await whereList(q, 'ledger', { ...f, equal: { account_id: f.accountId } }).groupBy(['account_id', 'model', day]).execute();
-    return rows.map((r) => ({ accountId: r.account_id, model: r.model, day: Math.floor(Number(r.day)), entries: Number(r.entries), amount: addAmounts(r.amount), listAmount: addAmounts(r.list_amount), credits: Number(r.credits), credit: addAmounts(r.credit) }));
+    const rows = await whereList(q, 'ledger', { ...f, equal: { account_id: f.accountId } })
+      .groupBy(['account_id', 'model', day])
+      .execute();
+    return rows.map((r) => ({
+      accountId: r.account_id,
+      model: r.model,
+      day: Math.floor(Number(r.day)),
+      entries: Number(r.entries),
+      amount: addAmounts(r.amount),
+      listAmount: addAmounts(r.list_amount),
+      credits: Number(r.credits),
+      credit: addAmounts(r.credit),
+    }));
   }
 
   /** An account's charges per model over [since, until): lines, amount charged, amount at list price; and its credits. */
-  async accountTotals(accountId: string, since: number, until: number): Promise<{ models: Array<{ model: string; entries: number; amount: Amount; listAmount: Amount }>; credit: Amount }> {
+  async accountTotals(
+    accountId: string,
+    since: number,
+    until: number,
+  ): Promise<{ models: Array<{ model: string; entries: number; amount: Amount; listAmount: Amount }>; credit: Amount }> {
     const credit = sql`kind = ${sql.lit('credit')}`;
     const rows = await this.db
       .selectFrom('ledger')
@@ -148,7 +174,9 @@ export class LedgerRepo {
       .where('created_at', '<', until)
       .groupBy('model')
       .execute();
-    const models = rows.filter((r) => Number(r.entries) > 0).map((r) => ({ model: r.model, entries: Number(r.entries), amount: addAmounts(r.amount), listAmount: addAmounts(r.list_amount) }));
+    const models = rows
+      .filter((r) => Number(r.entries) > 0)
+      .map((r) => ({ model: r.model, entries: Number(r.entries), amount: addAmounts(r.amount), listAmount: addAmounts(r.list_amount) }));
     return { models: models.sort((a, b) => a.model.localeCompare(b.model)), credit: addAmounts(...rows.map((r) => r.credit)) };
   }
 

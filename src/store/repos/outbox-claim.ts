@@ -12,14 +12,26 @@ export interface Claimed<R> {
   attempt: number;
 }
 
-export async function claimDue<T extends OutboxTable>(db: Kysely<Database>, table: T, now: number, leaseMs: number, max = 50): Promise<Array<Claimed<Selectable<Database[T]>>>> {
+export async function claimDue<T extends OutboxTable>(
+  db: Kysely<Database>,
+  table: T,
+  now: number,
+  leaseMs: number,
+  max = 50,
+): Promise<Array<Claimed<Selectable<Database[T]>>>> {
   // The two tables share the outbox columns; Kysely is given one name to type them by.
   const t = table as 'callbacks';
   const due = await db.selectFrom(t).selectAll().where('state', '=', 'pending').where('next_at', '<=', now).orderBy('next_at').limit(max).execute();
   const claimed: Array<Claimed<Selectable<Database[T]>>> = [];
   for (const row of due) {
     const attempt = Number(row.attempts) + 1;
-    const r = await db.updateTable(t).set({ next_at: now + leaseMs, attempts: attempt, updated_at: now }).where('id', '=', row.id).where('state', '=', 'pending').where('next_at', '=', row.next_at).executeTakeFirst();
+    const r = await db
+      .updateTable(t)
+      .set({ next_at: now + leaseMs, attempts: attempt, updated_at: now })
+      .where('id', '=', row.id)
+      .where('state', '=', 'pending')
+      .where('next_at', '=', row.next_at)
+      .executeTakeFirst();
     if (Number(r.numUpdatedRows) === 1) claimed.push({ row: row as unknown as Selectable<Database[T]>, attempt });
   }
   return claimed;

@@ -23,7 +23,15 @@ export async function insertPriceChange(db: Kysely<Database> | Transaction<Datab
   const json = (p: Price | null) => (p === null ? null : JSON.stringify(p));
   await db
     .insertInto('price_changes')
-    .values({ model: c.model, action: c.action, old_price: json(c.old_price), new_price: json(c.new_price), actor: c.actor, request_id: c.request_id, at: c.at })
+    .values({
+      model: c.model,
+      action: c.action,
+      old_price: json(c.old_price),
+      new_price: json(c.new_price),
+      actor: c.actor,
+      request_id: c.request_id,
+      at: c.at,
+    })
     .execute();
 }
 

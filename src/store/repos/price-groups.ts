@@ -36,7 +36,11 @@ export class PriceGroupsRepo {
   /** Create or replace a group; true when it was created. */
   async put(g: { name: string; multiplierPpm: number; prices: Record<string, Price> }, now = Date.now()): Promise<boolean> {
     const prices = Object.keys(g.prices).length ? JSON.stringify(g.prices) : null;
-    const r = await this.db.updateTable('price_groups').set({ multiplier_ppm: g.multiplierPpm, prices, updated_at: now }).where('name', '=', g.name).executeTakeFirst();
+    const r = await this.db
+      .updateTable('price_groups')
+      .set({ multiplier_ppm: g.multiplierPpm, prices, updated_at: now })
+      .where('name', '=', g.name)
+      .executeTakeFirst();
     if (Number(r.numUpdatedRows) > 0) return false;
     await this.db.insertInto('price_groups').values({ name: g.name, multiplier_ppm: g.multiplierPpm, prices, created_at: now, updated_at: now }).execute();
     return true;

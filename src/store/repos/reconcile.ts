@@ -4,9 +4,32 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 
 export interface ReconcileRows {
-  ledger: Array<{ key: string; tokenId: string; model: string; kind: string; quantities: string; unitPrices: string; amount: number; listAmount?: number; requestId: string | null; taskId: string | null; createdAt: number }>;
+  ledger: Array<{
+    key: string;
+    tokenId: string;
+    model: string;
+    kind: string;
+    quantities: string;
+    unitPrices: string;
+    amount: number;
+    listAmount?: number;
+    requestId: string | null;
+    taskId: string | null;
+    createdAt: number;
+  }>;
   requests: Array<{ requestId: string; model: string | null; usage: string | null; amount: number; createdAt: number }>;
-  tasks: Array<{ id: string; tokenId: string; kind: string; model: string; state: string; usage: string | null; error: string | null; channelId: string; finishedAt: number | null; createdAt: number }>;
+  tasks: Array<{
+    id: string;
+    tokenId: string;
+    kind: string;
+    model: string;
+    state: string;
+    usage: string | null;
+    error: string | null;
+    channelId: string;
+    finishedAt: number | null;
+    createdAt: number;
+  }>;
   openHolds: Array<{ key: string; tokenId: string; amount: number; createdAt: number; taskState: string | null }>;
 }
 
@@ -15,7 +38,14 @@ export class ReconcileRepo {
 
   async read(from: number, to: number): Promise<ReconcileRows> {
     // Charges only: a credit line (a top-up) has no upstream usage to be checked against.
-    const ledger = await this.db.selectFrom('ledger').selectAll().where('created_at', '>=', from).where('created_at', '<', to).where('kind', '!=', 'credit').orderBy('id').execute();
+    const ledger = await this.db
+      .selectFrom('ledger')
+      .selectAll()
+      .where('created_at', '>=', from)
+      .where('created_at', '<', to)
+      .where('kind', '!=', 'credit')
+      .orderBy('id')
+      .execute();
     const requests = await this.db
       .selectFrom('request_log')
       .select(['request_id', 'model', 'usage', 'amount', 'created_at'])
@@ -41,10 +71,39 @@ export class ReconcileRepo {
       .where('holds.created_at', '<', to)
       .execute();
     return {
-      ledger: ledger.map((l) => ({ key: l.idempotency_key, tokenId: l.token_id, model: l.model, kind: l.kind, quantities: l.quantities, unitPrices: l.unit_prices, amount: Number(l.amount), listAmount: l.list_amount === null ? Number(l.amount) : Number(l.list_amount), requestId: l.request_id, taskId: l.task_id, createdAt: Number(l.created_at) })),
+      ledger: ledger.map((l) => ({
+        key: l.idempotency_key,
+        tokenId: l.token_id,
+        model: l.model,
+        kind: l.kind,
+        quantities: l.quantities,
+        unitPrices: l.unit_prices,
+        amount: Number(l.amount),
+        listAmount: l.list_amount === null ? Number(l.amount) : Number(l.list_amount),
+        requestId: l.request_id,
+        taskId: l.task_id,
+        createdAt: Number(l.created_at),
+      })),
       requests: requests.map((r) => ({ requestId: r.request_id, model: r.model, usage: r.usage, amount: Number(r.amount), createdAt: Number(r.created_at) })),
-      tasks: tasks.map((t) => ({ id: t.id, tokenId: t.token_id, kind: t.kind, model: t.model, state: t.state, usage: t.usage, error: t.error, channelId: t.channel_id, finishedAt: t.finished_at === null ? null : Number(t.finished_at), createdAt: Number(t.created_at) })),
-      openHolds: holds.map((h) => ({ key: h.key, tokenId: h.token_id, amount: Number(h.amount), createdAt: Number(h.created_at), taskState: h.task_state ?? null })),
+      tasks: tasks.map((t) => ({
+        id: t.id,
+        tokenId: t.token_id,
+        kind: t.kind,
+        model: t.model,
+        state: t.state,
+        usage: t.usage,
+        error: t.error,
+        channelId: t.channel_id,
+        finishedAt: t.finished_at === null ? null : Number(t.finished_at),
+        createdAt: Number(t.created_at),
+      })),
+      openHolds: holds.map((h) => ({
+        key: h.key,
+        tokenId: h.token_id,
+        amount: Number(h.amount),
+        createdAt: Number(h.created_at),
+        taskState: h.task_state ?? null,
+      })),
     };
   }
 }

@@ -68,7 +68,13 @@ export class RequestLogWriter {
     const { onError, onRejected } = opts;
     this.batchWriter = opts.batchWriter ?? null;
     this.chargesFirst = opts.chargesFirst ?? null;
-    this.batches = new GroupCommit({ intervalMs: opts.intervalMs ?? 10, maxBatch: opts.maxBatch ?? 500, write: (rows) => this.insert(rows), onError: (e) => onError(e), ...(onRejected ? { onRejected } : {}) });
+    this.batches = new GroupCommit({
+      intervalMs: opts.intervalMs ?? 10,
+      maxBatch: opts.maxBatch ?? 500,
+      write: (rows) => this.insert(rows),
+      onError: (e) => onError(e),
+      ...(onRejected ? { onRejected } : {}),
+    });
   }
 
   write(row: RequestLogRow): void {
@@ -106,7 +112,24 @@ export class RequestLogWriter {
 // upstream_request_id varchar(200), error_code varchar(100), method varchar(10), upstream_error varchar(1000) — on both
 // dialects alike.
 function logTuple(r: RequestLogRow): LogTuple {
-  return [r.requestId, r.tokenId, clip(r.model, 200), clip(r.endpoint, 200), clip(r.method, 10), r.status, r.latencyMs, r.usage ?? null, r.amount, clip(r.upstreamRequestId, 200), clip(r.errorCode, 100), r.createdAt, r.channelId ?? null, attemptsOf(r), r.ttfbMs ?? null, clip(r.upstreamError ?? null, 1000)];
+  return [
+    r.requestId,
+    r.tokenId,
+    clip(r.model, 200),
+    clip(r.endpoint, 200),
+    clip(r.method, 10),
+    r.status,
+    r.latencyMs,
+    r.usage ?? null,
+    r.amount,
+    clip(r.upstreamRequestId, 200),
+    clip(r.errorCode, 100),
+    r.createdAt,
+    r.channelId ?? null,
+    attemptsOf(r),
+    r.ttfbMs ?? null,
+    clip(r.upstreamError ?? null, 1000),
+  ];
 }
 
 /** The attempts as stored: a JSON array, or null when there were none. */
@@ -179,7 +202,8 @@ export class RequestLogRepo {
   async list(f: RequestLogFilter): Promise<RequestLogEntry[]> {
     let q = whereList(this.db.selectFrom('request_log').selectAll(), 'request_log', { ...f, equal: { request_id: f.requestId } });
     const st = f.status;
-    if (st !== undefined) q = 'exact' in st ? q.where('status', '=', st.exact) : q.where('status', '>=', st.hundreds * 100).where('status', '<', st.hundreds * 100 + 100);
+    if (st !== undefined)
+      q = 'exact' in st ? q.where('status', '=', st.exact) : q.where('status', '>=', st.hundreds * 100).where('status', '<', st.hundreds * 100 + 100);
     const rows = await newestFirst(q, 'request_log').limit(f.limit).execute();
     return rows.map((r) => ({
       request_id: r.request_id,

@@ -18,7 +18,11 @@ export interface RangeFigures {
 }
 
 const errors = sql<number>`sum(case when status >= 400 then 1 else 0 end)`;
-const totals = (r: { requests: unknown; errors: unknown; amount: unknown }): Totals => ({ requests: Number(r.requests), errors: Number(r.errors), amount: Number(r.amount) });
+const totals = (r: { requests: unknown; errors: unknown; amount: unknown }): Totals => ({
+  requests: Number(r.requests),
+  errors: Number(r.errors),
+  amount: Number(r.amount),
+});
 
 function add(into: Map<string | number, Totals>, key: string | number, t: Totals): void {
   const o = into.get(key);
@@ -54,10 +58,20 @@ export class RequestStatsRepo {
       .selectFrom('request_log')
       .where('created_at', '>=', since)
       .where('channel_id', 'is not', null)
-      .select(['channel_id', sql<number>`count(*)`.as('requests'), sql<number>`sum(case when status >= 500 then 1 else 0 end)`.as('errors'), sql<number>`avg(latency_ms)`.as('latency')])
+      .select([
+        'channel_id',
+        sql<number>`count(*)`.as('requests'),
+        sql<number>`sum(case when status >= 500 then 1 else 0 end)`.as('errors'),
+        sql<number>`avg(latency_ms)`.as('latency'),
+      ])
       .groupBy('channel_id')
       .execute();
-    return rows.map((r) => ({ channelId: String(r.channel_id), requests: Number(r.requests), errors: Number(r.errors), meanLatencyMs: Math.round(Number(r.latency)) }));
+    return rows.map((r) => ({
+      channelId: String(r.channel_id),
+      requests: Number(r.requests),
+      errors: Number(r.errors),
+      meanLatencyMs: Math.round(Number(r.latency)),
+    }));
   }
 
   /** Figures of [since, until) grouped from the request log itself (the open part of a range). */
@@ -91,9 +105,18 @@ export class RequestStatsRepo {
     const range = () => this.reads.selectFrom('request_stats_buckets').where('bucket_ms', '=', bucketMs).where('bucket', '>=', first).where('bucket', '<', end);
     const sums = [sql<number>`sum(requests)`.as('requests'), sql<number>`sum(errors)`.as('errors'), sql<number>`sum(amount)`.as('amount')] as const;
     const [b, m, t] = await Promise.all([
-      range().select(['bucket', ...sums]).groupBy('bucket').execute(),
-      range().select(['model', ...sums]).groupBy('model').execute(),
-      range().select(['token_id', ...sums]).groupBy('token_id').execute(),
+      range()
+        .select(['bucket', ...sums])
+        .groupBy('bucket')
+        .execute(),
+      range()
+        .select(['model', ...sums])
+        .groupBy('model')
+        .execute(),
+      range()
+        .select(['token_id', ...sums])
+        .groupBy('token_id')
+        .execute(),
     ]);
     return {
       buckets: new Map(b.map((r) => [Number(r.bucket), totals(r)])),
@@ -106,7 +129,13 @@ export class RequestStatsRepo {
     await this.db.deleteFrom('request_stats_buckets').where('bucket_ms', '=', bucketMs).where('bucket', '<', first).execute();
     await this.db.deleteFrom('request_stats_filled').where('bucket_ms', '=', bucketMs).where('bucket', '<', first).execute();
     if (end <= first) return;
-    const done = await this.db.selectFrom('request_stats_filled').select('bucket').where('bucket_ms', '=', bucketMs).where('bucket', '>=', first).where('bucket', '<', end).execute();
+    const done = await this.db
+      .selectFrom('request_stats_filled')
+      .select('bucket')
+      .where('bucket_ms', '=', bucketMs)
+      .where('bucket', '>=', first)
+      .where('bucket', '<', end)
+      .execute();
     const have = new Set(done.map((r) => Number(r.bucket)));
     for (let b = first; b < end; b++) {
       if (have.has(b)) continue;
@@ -129,7 +158,15 @@ export class RequestStatsRepo {
         .expression(
           trx
             .selectFrom('request_log')
-            .select([sql<number>`${sql.lit(bucketMs)}`.as('bucket_ms'), bucket.as('bucket'), model.as('model'), token.as('token_id'), sql<number>`count(*)`.as('requests'), errors.as('errors'), sql<number>`sum(amount)`.as('amount')])
+            .select([
+              sql<number>`${sql.lit(bucketMs)}`.as('bucket_ms'),
+              bucket.as('bucket'),
+              model.as('model'),
+              token.as('token_id'),
+              sql<number>`count(*)`.as('requests'),
+              errors.as('errors'),
+              sql<number>`sum(amount)`.as('amount'),
+            ])
             .where('created_at', '>=', a * bucketMs)
             .where('created_at', '<', b * bucketMs)
             .groupBy([bucket, model, token]),
@@ -138,7 +175,11 @@ export class RequestStatsRepo {
         .execute();
       for (let i = a; i < b; i += 500) {
         const marks = Array.from({ length: Math.min(500, b - i) }, (_, k) => ({ bucket_ms: bucketMs, bucket: i + k }));
-        await trx.insertInto('request_stats_filled').values(marks).onConflict((oc) => oc.doNothing()).execute();
+        await trx
+          .insertInto('request_stats_filled')
+          .values(marks)
+          .onConflict((oc) => oc.doNothing())
+          .execute();
       }
     });
   }

@@ -22,10 +22,26 @@ export class SessionsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async create(tokenId: string, channelId: string, upstreamSessionId: string, data: unknown, now = Date.now()): Promise<SessionRecord> {
-    const rec: SessionRecord = { id: `sess_${randomUUID().replace(/-/g, '')}`, tokenId, channelId, upstreamSessionId, data, createdAt: now, expiresAt: now + SESSION_TTL_MS };
+    const rec: SessionRecord = {
+      id: `sess_${randomUUID().replace(/-/g, '')}`,
+      tokenId,
+      channelId,
+      upstreamSessionId,
+      data,
+      createdAt: now,
+      expiresAt: now + SESSION_TTL_MS,
+    };
     await this.db
       .insertInto('sessions')
-      .values({ id: rec.id, token_id: tokenId, channel_id: channelId, upstream_session_id: upstreamSessionId, data: JSON.stringify(data ?? null), created_at: now, expires_at: rec.expiresAt })
+      .values({
+        id: rec.id,
+        token_id: tokenId,
+        channel_id: channelId,
+        upstream_session_id: upstreamSessionId,
+        data: JSON.stringify(data ?? null),
+        created_at: now,
+        expires_at: rec.expiresAt,
+      })
       .execute();
     return rec;
   }
@@ -44,7 +60,11 @@ export class SessionsRepo {
       expiresAt: Number(r.expires_at),
     };
     if (rec.expiresAt <= now) {
-      throw new GatewayError('session_expired', `Session ${id} expired at ${new Date(rec.expiresAt).toISOString()} (sessions are valid 24 hours); initialise the video again`, { param: 'session_id' });
+      throw new GatewayError(
+        'session_expired',
+        `Session ${id} expired at ${new Date(rec.expiresAt).toISOString()} (sessions are valid 24 hours); initialise the video again`,
+        { param: 'session_id' },
+      );
     }
     return rec;
   }

@@ -42,7 +42,13 @@ export class SlotQueueRepo {
         ${capped}
       RETURNING id`.execute(trx);
       if (r.rows.length !== 1) return false;
-      await writeTaskEvents(trx, id, { from: 'waiting', to: 'submitting', upstreamStatus: null }, [{ kind: 'slot', detail: `a parallel-task slot is free (${queue})` }], now);
+      await writeTaskEvents(
+        trx,
+        id,
+        { from: 'waiting', to: 'submitting', upstreamStatus: null },
+        [{ kind: 'slot', detail: `a parallel-task slot is free (${queue})` }],
+        now,
+      );
       return true;
     });
   }

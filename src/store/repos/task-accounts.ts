@@ -24,7 +24,12 @@ export async function openTasksByChannel(db: Kysely<Database>, kind: string): Pr
 const CHUNK = 500;
 
 /** Our open tasks of one kind on these channels with these upstream ids. */
-export async function openTasksByUpstreamIds(db: Kysely<Database>, kind: string, channelIds: readonly string[], upstreamIds: readonly string[]): Promise<TaskRecord[]> {
+export async function openTasksByUpstreamIds(
+  db: Kysely<Database>,
+  kind: string,
+  channelIds: readonly string[],
+  upstreamIds: readonly string[],
+): Promise<TaskRecord[]> {
   const out: TaskRecord[] = [];
   for (let i = 0; i < upstreamIds.length; i += CHUNK) {
     const ids = upstreamIds.slice(i, i + CHUNK);

@@ -68,9 +68,24 @@ export function toPollRecord(r: Omit<TaskRow, 'request' | 'submit_body'>): TaskR
   let result: unknown;
   let error: TaskError | null | undefined;
   Object.defineProperties(t, {
-    usage: { enumerable: true, configurable: true, get: () => (usage === undefined ? (usage = parseJson<Usage>(r.usage)) : usage), set: (v: Usage | null) => (usage = v) },
-    result: { enumerable: true, configurable: true, get: () => (result === undefined ? (result = parseJson(r.result)) : result), set: (v: unknown) => (result = v) },
-    error: { enumerable: true, configurable: true, get: () => (error === undefined ? (error = parseJson<TaskError>(r.error)) : error), set: (v: TaskError | null) => (error = v) },
+    usage: {
+      enumerable: true,
+      configurable: true,
+      get: () => (usage === undefined ? (usage = parseJson<Usage>(r.usage)) : usage),
+      set: (v: Usage | null) => (usage = v),
+    },
+    result: {
+      enumerable: true,
+      configurable: true,
+      get: () => (result === undefined ? (result = parseJson(r.result)) : result),
+      set: (v: unknown) => (result = v),
+    },
+    error: {
+      enumerable: true,
+      configurable: true,
+      get: () => (error === undefined ? (error = parseJson<TaskError>(r.error)) : error),
+      set: (v: TaskError | null) => (error = v),
+    },
   });
   return t;
 }
@@ -119,4 +134,3 @@ export function patchRow(p: TaskPatch, now: number): Updateable<TasksTable> {
   if (p.submitBody !== undefined) o.submit_body = null;
   return o as Updateable<TasksTable>;
 }
-

@@ -165,7 +165,15 @@ export class TasksRepo {
    * are written in the same transaction, only when the patch applied; without events it is one statement. `within`:
    * the caller's transaction (inTransaction), which the patch and its events join.
    */
-  async transition(id: string, from: TaskState, patch: TaskPatch, now = Date.now(), events: readonly TaskEventInput[] = [], whileStatus?: string | null, within?: Kysely<Database>): Promise<boolean> {
+  async transition(
+    id: string,
+    from: TaskState,
+    patch: TaskPatch,
+    now = Date.now(),
+    events: readonly TaskEventInput[] = [],
+    whileStatus?: string | null,
+    within?: Kysely<Database>,
+  ): Promise<boolean> {
     const apply = async (db: Kysely<Database>): Promise<boolean> => {
       if (!(await this.update(db, id, from, patch, now, whileStatus))) return false;
       if (events.length > 0) await writeTaskEvents(db, id, { from, to: patch.state ?? from, upstreamStatus: patch.upstreamStatus ?? null }, events, now);
@@ -176,7 +184,14 @@ export class TasksRepo {
     return this.db.transaction().execute(apply);
   }
 
-  private async update(db: Kysely<Database>, id: string, from: TaskState, patch: TaskPatch, now: number, whileStatus: string | null | undefined): Promise<boolean> {
+  private async update(
+    db: Kysely<Database>,
+    id: string,
+    from: TaskState,
+    patch: TaskPatch,
+    now: number,
+    whileStatus: string | null | undefined,
+  ): Promise<boolean> {
     let q = db.updateTable('tasks').set(patchRow(patch, now)).where('id', '=', id).where('state', '=', from);
     if (whileStatus !== undefined) q = whileStatus === null ? q.where('upstream_status', 'is', null) : q.where('upstream_status', '=', whileStatus);
     const r = await q.executeTakeFirst();
@@ -218,7 +233,12 @@ export class TasksRepo {
   /** Drop this owner's leases on these tasks: one statement for a whole poller round. */
   async unleaseMany(ids: readonly string[], owner: string): Promise<void> {
     for (let i = 0; i < ids.length; i += 500) {
-      await this.db.updateTable('tasks').set({ lease_owner: null, lease_until: null }).where('id', 'in', ids.slice(i, i + 500)).where('lease_owner', '=', owner).execute();
+      await this.db
+        .updateTable('tasks')
+        .set({ lease_owner: null, lease_until: null })
+        .where('id', 'in', ids.slice(i, i + 500))
+        .where('lease_owner', '=', owner)
+        .execute();
     }
   }
 
@@ -229,7 +249,12 @@ export class TasksRepo {
 
   /** Make an open task due now (an upstream callback said it changed): the next poller round picks it up. */
   async markDue(id: string, now = Date.now()): Promise<boolean> {
-    const r = await this.db.updateTable('tasks').set({ next_poll_at: now }).where('id', '=', id).where('state', 'in', [...OPEN_STATES]).executeTakeFirst();
+    const r = await this.db
+      .updateTable('tasks')
+      .set({ next_poll_at: now })
+      .where('id', '=', id)
+      .where('state', 'in', [...OPEN_STATES])
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
 

@@ -80,7 +80,8 @@ export function toTokenRecord(r: TokenRow): TokenRecord {
     createdAt: Number(r.created_at),
     previousSecretUntil: r.previous_secret_hash === null || r.previous_secret_until === null ? null : Number(r.previous_secret_until),
     callbackSecretIssuedAt: r.callback_secret_issued_at === null ? null : Number(r.callback_secret_issued_at),
-    previousCallbackSecretUntil: r.previous_callback_secret === null || r.previous_callback_secret_until === null ? null : Number(r.previous_callback_secret_until),
+    previousCallbackSecretUntil:
+      r.previous_callback_secret === null || r.previous_callback_secret_until === null ? null : Number(r.previous_callback_secret_until),
     accountId: r.account_id,
     budgets: parseJson<Budget[]>(r.budgets) ?? [],
   };
@@ -126,7 +127,15 @@ export class TokensRepo {
       budgets: budgetsText(t.budgets),
     };
     await this.db.insertInto('tokens').values(row).execute();
-    return toTokenRecord({ ...row, spent: 0, held: 0, previous_secret_hash: null, previous_secret_until: null, previous_callback_secret: null, previous_callback_secret_until: null });
+    return toTokenRecord({
+      ...row,
+      spent: 0,
+      held: 0,
+      previous_secret_hash: null,
+      previous_secret_until: null,
+      previous_callback_secret: null,
+      previous_callback_secret_until: null,
+    });
   }
 
   async findByHash(hash: string): Promise<TokenRecord | null> {
@@ -207,7 +216,11 @@ export class TokensRepo {
 
   /** The sealed callback secrets signing now, or null when the token is unknown. */
   async callbackSecrets(id: string, now = Date.now()): Promise<SealedCallbackSecrets | null> {
-    const r = await this.db.selectFrom('tokens').select(['callback_secret', 'previous_callback_secret', 'previous_callback_secret_until']).where('id', '=', id).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('tokens')
+      .select(['callback_secret', 'previous_callback_secret', 'previous_callback_secret_until'])
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!r) return null;
     const live = r.previous_callback_secret_until !== null && Number(r.previous_callback_secret_until) > now;
     return { current: r.callback_secret, previous: live ? r.previous_callback_secret : null };

@@ -77,8 +77,20 @@ export interface WebhookPatch {
 export class WebhooksRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async create(w: { id: string; url: string; events: string[]; enabled: boolean; secretSealed: string; description: string | null }, now = Date.now()): Promise<WebhookRecord> {
-    const row = { id: w.id, url: w.url, events: JSON.stringify(w.events), enabled: w.enabled ? 1 : 0, secret: w.secretSealed, description: w.description, created_at: now, updated_at: now };
+  async create(
+    w: { id: string; url: string; events: string[]; enabled: boolean; secretSealed: string; description: string | null },
+    now = Date.now(),
+  ): Promise<WebhookRecord> {
+    const row = {
+      id: w.id,
+      url: w.url,
+      events: JSON.stringify(w.events),
+      enabled: w.enabled ? 1 : 0,
+      secret: w.secretSealed,
+      description: w.description,
+      created_at: now,
+      updated_at: now,
+    };
     await this.db.insertInto('webhooks').values(row).execute();
     return toWebhook(row);
   }

@@ -34,13 +34,30 @@ afterAll(() => new Promise<void>((r) => server.close(() => r())));
 const client = new UpstreamClient();
 const cap = compatChat(client);
 const target = () => ({ target: { baseUrl: base, apiKey: 'sk-test' } });
-const req = (clientWantsUsage = false) => ({ body: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }] }, upstreamModel: UP, publicModel: 'qwx3.7-plus', clientWantsUsage });
+const req = (clientWantsUsage = false) => ({
+  body: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }] },
+  upstreamModel: UP,
+  publicModel: 'qwx3.7-plus',
+  clientWantsUsage,
+});
 const completion = (usage: Record<string, unknown>) =>
-  JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', model: UP, choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }], usage });
+  JSON.stringify({
+    id: 'chatcmpl-1',
+    object: 'chat.completion',
+    model: UP,
+    choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+    usage,
+  });
 
 describe('chat cache-creation tokens in the contract place', () => {
   it('non-streaming: a top-level cache_creation_input_tokens is copied under prompt_tokens_details; metered the same', async () => {
-    answer = completion({ prompt_tokens: 100, completion_tokens: 5, total_tokens: 105, cache_creation_input_tokens: 40, prompt_tokens_details: { cached_tokens: 10 } });
+    answer = completion({
+      prompt_tokens: 100,
+      completion_tokens: 5,
+      total_tokens: 105,
+      cache_creation_input_tokens: 40,
+      prompt_tokens_details: { cached_tokens: 10 },
+    });
     const out = await cap.complete(req(), target());
     const body = JSON.parse(out.body) as { model: string; usage: { prompt_tokens_details: Record<string, number>; cache_creation_input_tokens: number } };
     expect(body.model).toBe('qwx3.7-plus');
@@ -49,13 +66,23 @@ describe('chat cache-creation tokens in the contract place', () => {
   });
 
   it('non-streaming: an answer already in the contract shape is passed as it is', async () => {
-    answer = completion({ prompt_tokens: 100, completion_tokens: 5, total_tokens: 105, prompt_tokens_details: { cached_tokens: 0, cache_creation_input_tokens: 40 } });
+    answer = completion({
+      prompt_tokens: 100,
+      completion_tokens: 5,
+      total_tokens: 105,
+      prompt_tokens_details: { cached_tokens: 0, cache_creation_input_tokens: 40 },
+    });
     const out = await cap.complete(req(), target());
     expect(out.body).toBe(answer.replace(`"model":"${UP}"`, '"model":"qwx3.7-plus"'));
   });
 
   it('a usage object found deeper than the top level is left alone (no rewrite, no failure)', async () => {
-    answer = JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', model: UP, choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop', usage: { cache_creation_input_tokens: 7 } }] });
+    answer = JSON.stringify({
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      model: UP,
+      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop', usage: { cache_creation_input_tokens: 7 } }],
+    });
     const out = await cap.complete(req(), target());
     expect(out.body).toBe(answer.replace(`"model":"${UP}"`, '"model":"qwx3.7-plus"'));
   });

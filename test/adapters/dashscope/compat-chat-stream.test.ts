@@ -40,7 +40,10 @@ async function reference(parts: string[], wantsUsage: boolean) {
           d = JSON.stringify(parsed);
         }
       }
-      produced += stringValueLength(d, 'content') + (d.includes('"reasoning_content":"') ? stringValueLength(d, 'reasoning_content') : 0) + stringValueLength(d, 'arguments');
+      produced +=
+        stringValueLength(d, 'content') +
+        (d.includes('"reasoning_content":"') ? stringValueLength(d, 'reasoning_content') : 0) +
+        stringValueLength(d, 'arguments');
       out += `data: ${renameModel(d, UP, PUB)}\n\n`;
     }
     if (!done) throw new Error('incomplete');
@@ -66,7 +69,13 @@ async function actual(parts: string[], wantsUsage: boolean) {
 
 const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: UP, choices: [{ index: 0, delta, finish_reason: null }], usage: null, ...extra });
-const usageChunk = JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: UP, choices: [], usage: { prompt_tokens: 11, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 3 } } });
+const usageChunk = JSON.stringify({
+  id: 'chatcmpl-1',
+  object: 'chat.completion.chunk',
+  model: UP,
+  choices: [],
+  usage: { prompt_tokens: 11, completion_tokens: 7, prompt_tokens_details: { cached_tokens: 3 } },
+});
 
 /** Cut a string into pieces at the given fractions (chunk boundaries anywhere, inside UTF-8 sequences too). */
 function cut(s: string, at: number[]): string[] {
@@ -104,7 +113,14 @@ async function compare(stream: string, at: number[], wantsUsage: boolean) {
 
 describe('compatible-mode chat stream transformer', () => {
   it('renames the model, counts delta text, drops the usage chunk the client did not ask for, keeps [DONE]', async () => {
-    const s = [chunk({ role: 'assistant', content: '' }), chunk({ content: 'Hello "world" ' }), chunk({ content: 'é€😀 [DONE] {"error"' }), chunk({}, { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }), usageChunk, '[DONE]']
+    const s = [
+      chunk({ role: 'assistant', content: '' }),
+      chunk({ content: 'Hello "world" ' }),
+      chunk({ content: 'é€😀 [DONE] {"error"' }),
+      chunk({}, { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] }),
+      usageChunk,
+      '[DONE]',
+    ]
       .map((d) => `data: ${d}\n\n`)
       .join('');
     const a = await actual([s], false);
@@ -122,7 +138,7 @@ describe('compatible-mode chat stream transformer', () => {
     expect(b.out).toContain('"usage":{"prompt_tokens":11');
   });
 
-  it('counts a tool call\'s arguments as output, not its name or id', async () => {
+  it("counts a tool call's arguments as output, not its name or id", async () => {
     const s = [
       chunk({ role: 'assistant', content: '', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),

@@ -31,20 +31,36 @@ describe('kling envelope errors → catalogue codes', () => {
     expect(o1.upstreamMessage).toBe("HTTP 400 1201: model_name 'kling-video-o1' is not supported by text2video");
     // The first field the message names; a name that only contains a field's name does not count.
     expect(klingError(400, { code: 1201, message: 'duration must be "5" when aspect_ratio is set' }).param).toBe('duration');
-    expect(klingError(400, { code: 1201, message: 'sub_duration invalid at https://api-beijing.klingai.com/x' })).toMatchObject({ param: undefined, message: 'The upstream refused a parameter of the request' });
+    expect(klingError(400, { code: 1201, message: 'sub_duration invalid at https://api-beijing.klingai.com/x' })).toMatchObject({
+      param: undefined,
+      message: 'The upstream refused a parameter of the request',
+    });
     // The account's state, in our words.
-    expect(klingError(429, { code: 1102, message: 'resource pack of kling-v2-6 exhausted' }).message).toBe('Upstream account unavailable (operator: check the account balance and resource packs)');
+    expect(klingError(429, { code: 1102, message: 'resource pack of kling-v2-6 exhausted' }).message).toBe(
+      'Upstream account unavailable (operator: check the account balance and resource packs)',
+    );
   });
 });
 
 describe('kling task data → poll outcome', () => {
-  it('succeed: videos kept, reported seconds = the sum of the videos\' durations', () => {
-    const o = parseTaskData({ task_status: 'succeed', task_result: { videos: [{ id: '9', url: 'https://cdn/x.mp4', duration: '5.1' }, { id: '10', url: 'https://cdn/y.mp4', duration: '4.9' }] } }, 'r1');
+  it("succeed: videos kept, reported seconds = the sum of the videos' durations", () => {
+    const o = parseTaskData(
+      {
+        task_status: 'succeed',
+        task_result: {
+          videos: [
+            { id: '9', url: 'https://cdn/x.mp4', duration: '5.1' },
+            { id: '10', url: 'https://cdn/y.mp4', duration: '4.9' },
+          ],
+        },
+      },
+      'r1',
+    );
     expect(o.state).toBe('succeeded');
     expect(o.reported).toEqual({ outputSeconds: 10 });
     expect((o.result as { videos: Array<{ upstreamId: string }> }).videos.map((v) => v.upstreamId)).toEqual(['9', '10']);
   });
-  it('succeed without any video is a failure (nothing to charge), as DashScope\'s success without a URL', () => {
+  it("succeed without any video is a failure (nothing to charge), as DashScope's success without a URL", () => {
     for (const task_result of [{ videos: [] }, { videos: [{ id: '9' }] }, {}]) {
       const o = parseTaskData({ task_status: 'succeed', task_result }, 'r2');
       expect(o).toMatchObject({ state: 'failed', upstreamStatus: 'succeed', error: { code: 'upstream_no_output', upstreamRequestId: 'r2' } });

@@ -20,7 +20,18 @@ const upstream = new UpstreamClient();
 afterAll(() => upstream.close());
 const client = new KlingClient(upstream, new KlingJwtSigner());
 
-const channel = (id: string, baseUrl: string, accessKey: string, secretKey: string): Channel => ({ id, name: id, kind: 'kling', baseUrl, keys: { accessKey, secretKey }, models: null, priority: 0, weight: 1, account: null, taskSlots: null });
+const channel = (id: string, baseUrl: string, accessKey: string, secretKey: string): Channel => ({
+  id,
+  name: id,
+  kind: 'kling',
+  baseUrl,
+  keys: { accessKey, secretKey },
+  models: null,
+  priority: 0,
+  weight: 1,
+  account: null,
+  taskSlots: null,
+});
 const chA = () => channel('ch_a', a.sim.url, DEFAULT_SIM_KEYS.klingAccessKey, DEFAULT_SIM_KEYS.klingSecretKey);
 const chB = () => channel('ch_b', b.sim.url, B_KEYS.klingAccessKey, B_KEYS.klingSecretKey);
 const task = (id: string) => ({ id, upstreamTaskId: null, tier: 'std' }) as TaskRecord;
@@ -28,7 +39,12 @@ const limit = () => ({ timeoutMs: 5000 });
 
 /** Create the task on `ch` as the gateway does: our id as the upstream external_task_id. */
 async function createOn(ch: Channel, ourId: string): Promise<string> {
-  const r = await client.call(ch, 'POST', '/v1/videos/text2video', text2VideoBody({ prompt: 'a kite', mode: 'std', aspectRatio: '16:9', duration: 5 }, 'kling-v1', text2videoRules(), ourId, null));
+  const r = await client.call(
+    ch,
+    'POST',
+    '/v1/videos/text2video',
+    text2VideoBody({ prompt: 'a kite', mode: 'std', aspectRatio: '16:9', duration: 5 }, 'kling-v1', text2videoRules(), ourId, null),
+  );
   return (r.data as { task_id: string }).task_id;
 }
 

@@ -10,7 +10,23 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM } from '../../support/browser.ts';
 import { chromium } from 'playwright-core';
-import { ADMIN_KEY, LB, ROOT, compose, composeAsync, containerOf, docker, fetchInside, inspect, loggedRequests, psql, runDoc, servedBy, sh, until } from './docker.ts';
+import {
+  ADMIN_KEY,
+  LB,
+  ROOT,
+  compose,
+  composeAsync,
+  containerOf,
+  docker,
+  fetchInside,
+  inspect,
+  loggedRequests,
+  psql,
+  runDoc,
+  servedBy,
+  sh,
+  until,
+} from './docker.ts';
 
 const CHAT = 'qwx3.7-plus';
 const VIDEO = 'wnx2.7-t2v';
@@ -27,7 +43,12 @@ async function call(path: string, init: { method?: string; token?: string; json?
   const headers: Record<string, string> = {};
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   if (init.json !== undefined) headers['content-type'] = 'application/json';
-  const r = await fetch(LB + path, { method: init.method ?? 'GET', headers, signal: AbortSignal.timeout(120_000), ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }) });
+  const r = await fetch(LB + path, {
+    method: init.method ?? 'GET',
+    headers,
+    signal: AbortSignal.timeout(120_000),
+    ...(init.json === undefined ? {} : { body: JSON.stringify(init.json) }),
+  });
   const text = await r.text();
   let body: Record<string, unknown>;
   try {
@@ -95,8 +116,17 @@ async function expectReconciled(since: number, what: string): Promise<void> {
   expect(r.status, JSON.stringify(r.body)).toBe(200);
   const rep = r.body as unknown as Reconcile;
   const charges = rep.groups.reduce((n, g) => n + g.charges, 0);
-  console.log(`[stack] reconcile after ${what}: difference ${rep.difference} over ${charges} charges, mismatches ${rep.mismatches.length}, open holds ${rep.open_holds.length}, tasks charged without success ${rep.tasks_charged_without_success.length}, successes without charge ${rep.successes_without_charge.length}, lost submits ${rep.lost_submits.length}`);
-  expect({ difference: rep.difference, mismatches: rep.mismatches, open_holds: rep.open_holds, tasks_charged_without_success: rep.tasks_charged_without_success, successes_without_charge: rep.successes_without_charge, lost_submits: rep.lost_submits }).toEqual({
+  console.log(
+    `[stack] reconcile after ${what}: difference ${rep.difference} over ${charges} charges, mismatches ${rep.mismatches.length}, open holds ${rep.open_holds.length}, tasks charged without success ${rep.tasks_charged_without_success.length}, successes without charge ${rep.successes_without_charge.length}, lost submits ${rep.lost_submits.length}`,
+  );
+  expect({
+    difference: rep.difference,
+    mismatches: rep.mismatches,
+    open_holds: rep.open_holds,
+    tasks_charged_without_success: rep.tasks_charged_without_success,
+    successes_without_charge: rep.successes_without_charge,
+    lost_submits: rep.lost_submits,
+  }).toEqual({
     difference: 0,
     mismatches: [],
     open_holds: [],
@@ -126,12 +156,17 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     // No engine or no base image is a failure here, never a skip: TEST_DOCKER=1 says the stack must run.
     sh('docker info >/dev/null');
     expect(process.env.TOLLWAY_CI_NODE_IMAGE, 'TOLLWAY_CI_NODE_IMAGE (deploy/ci/docker-up.sh)').toBeTruthy();
-    sh('docker compose -f deploy/compose.yaml down -v --remove-orphans -t 5 >/dev/null 2>&1 || true; docker rm -f tollway >/dev/null 2>&1 || true; docker volume rm tollway-data >/dev/null 2>&1 || true');
+    sh(
+      'docker compose -f deploy/compose.yaml down -v --remove-orphans -t 5 >/dev/null 2>&1 || true; docker rm -f tollway >/dev/null 2>&1 || true; docker volume rm tollway-data >/dev/null 2>&1 || true',
+    );
   });
 
   afterAll(() => {
     if (process.env.TEST_DOCKER_KEEP === '1') return;
-    sh('docker compose -f deploy/compose.yaml logs --no-color --tail 40 > /tmp/tollway-stack-logs.txt 2>&1 || true; docker compose -f deploy/compose.yaml down -v --remove-orphans -t 5 >/dev/null 2>&1 || true; docker rm -f tollway >/dev/null 2>&1 || true; docker volume rm tollway-data >/dev/null 2>&1 || true', { allowFail: true });
+    sh(
+      'docker compose -f deploy/compose.yaml logs --no-color --tail 40 > /tmp/tollway-stack-logs.txt 2>&1 || true; docker compose -f deploy/compose.yaml down -v --remove-orphans -t 5 >/dev/null 2>&1 || true; docker rm -f tollway >/dev/null 2>&1 || true; docker volume rm tollway-data >/dev/null 2>&1 || true',
+      { allowFail: true },
+    );
     rmSync(join(ROOT, 'tollway-backup.dump'), { force: true });
   });
 
@@ -140,12 +175,19 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     const [image] = JSON.parse(docker('image', 'inspect', 'tollway')) as Array<{ Size: number; Config: { User: string } }>;
     const [base] = JSON.parse(docker('image', 'inspect', process.env.TOLLWAY_CI_NODE_IMAGE!)) as Array<{ Size: number }>;
     const own = image!.Size - base!.Size;
-    console.log(`[stack] image tollway: ${(image!.Size / 1e6).toFixed(0)} MB, of which ${(own / 1e6).toFixed(0)} MB its own on the node image; user ${image!.Config.User}`);
+    console.log(
+      `[stack] image tollway: ${(image!.Size / 1e6).toFixed(0)} MB, of which ${(own / 1e6).toFixed(0)} MB its own on the node image; user ${image!.Config.User}`,
+    );
     expect(image!.Config.User).toBe('node');
     // dist/, the production dependencies and the SQLite binding; the dev dependencies alone are several times that.
     expect(own).toBeLessThan(120e6);
     expect(sh('docker run --rm --entrypoint id tollway -u').stdout.trim()).not.toBe('0');
-    expect(sh('docker run --rm --entrypoint sh tollway -c "command -v g++ tsc || true; ls /app"').stdout.trim().split('\n').sort()).toEqual(['data', 'dist', 'node_modules', 'package.json']);
+    expect(sh('docker run --rm --entrypoint sh tollway -c "command -v g++ tsc || true; ls /app"').stdout.trim().split('\n').sort()).toEqual([
+      'data',
+      'dist',
+      'node_modules',
+      'package.json',
+    ]);
   });
 
   it('one container: migrate, serve and a CLI command on SQLite in a volume', async () => {
@@ -185,7 +227,12 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
       expect(data.usage!.total_tokens).toBeGreaterThan(0);
       served.add(servedBy(response.headers.get('x-gateway-request-id')!));
     }
-    const stream = await client.chat.completions.create({ model: CHAT, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'stream please' }] });
+    const stream = await client.chat.completions.create({
+      model: CHAT,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'stream please' }],
+    });
     let text = '';
     let usage = 0;
     for await (const chunk of stream) {
@@ -254,7 +301,8 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     docker('kill', gateway1); // SIGKILL: no drain, no final writes
     // While it is down, calls through nginx still succeed (answered by gateway2).
     const during: Answer[] = [];
-    for (let i = 0; i < 4; i++) during.push(await call('/v1/chat/completions', { method: 'POST', token, json: { model: CHAT, messages: [{ role: 'user', content: `during ${i}` }] } }));
+    for (let i = 0; i < 4; i++)
+      during.push(await call('/v1/chat/completions', { method: 'POST', token, json: { model: CHAT, messages: [{ role: 'user', content: `during ${i}` }] } }));
     const results = await Promise.all(streams.map((s) => s.result));
 
     // Started again by hand (its restart policy may have done so already).
@@ -266,13 +314,19 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     const g2 = loggedRequests('gateway2');
     const onG2 = results.filter((s) => s.rid && g2.has(s.rid));
     const cut = results.filter((s) => !s.done);
-    console.log(`[stack] gateway1 killed: ${onG2.length} streams on gateway2 all ended normally; ${cut.length} on gateway1 were cut; ${during.length} calls during the outage all answered`);
+    console.log(
+      `[stack] gateway1 killed: ${onG2.length} streams on gateway2 all ended normally; ${cut.length} on gateway1 were cut; ${during.length} calls during the outage all answered`,
+    );
     for (const s of onG2) expect(s.done, s.text.slice(-300)).toBe(true);
     expect(cut.length).toBeGreaterThan(0); // the kill did land mid-stream
     for (const s of cut) expect(g2.has(s.rid ?? '')).toBe(false);
 
-    for (const id of videos) await until(`video ${id} ends`, 180_000, async () => ((await call(`/v1/videos/${id}`, { token })).body.status === 'completed' ? true : undefined));
-    for (const id of familyA) await until(`task ${id} ends`, 180_000, async () => (((await call(`${T2V}/${id}`, { token })).body.data as { task_status: string }).task_status === 'succeed' ? true : undefined));
+    for (const id of videos)
+      await until(`video ${id} ends`, 180_000, async () => ((await call(`/v1/videos/${id}`, { token })).body.status === 'completed' ? true : undefined));
+    for (const id of familyA)
+      await until(`task ${id} ends`, 180_000, async () =>
+        ((await call(`${T2V}/${id}`, { token })).body.data as { task_status: string }).task_status === 'succeed' ? true : undefined,
+      );
     expectChargedOnce([...videos, ...familyA]);
     await expectReconciled(since, 'the kill');
   });
@@ -285,7 +339,13 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     let restarted = false;
     void restart.finally(() => (restarted = true));
     while (!restarted || during.length < 2) {
-      during.push(await call('/v1/chat/completions', { method: 'POST', token, json: { model: CHAT, messages: [{ role: 'user', content: `redis restart ${during.length}` }] } }));
+      during.push(
+        await call('/v1/chat/completions', {
+          method: 'POST',
+          token,
+          json: { model: CHAT, messages: [{ role: 'user', content: `redis restart ${during.length}` }] },
+        }),
+      );
       if (during.length >= 20) break;
     }
     await restart;
@@ -299,7 +359,15 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     expect(limited.status, JSON.stringify(limited.body)).toBe(201);
     const slow = streamChat(limited.body.token as string, 'sim-fault:trickle:1000 hold the only slot for a few seconds');
     await slow.started;
-    const refused = await Promise.all([0, 1].map(() => call('/v1/chat/completions', { method: 'POST', token: limited.body.token as string, json: { model: CHAT, messages: [{ role: 'user', content: 'second' }] } })));
+    const refused = await Promise.all(
+      [0, 1].map(() =>
+        call('/v1/chat/completions', {
+          method: 'POST',
+          token: limited.body.token as string,
+          json: { model: CHAT, messages: [{ role: 'user', content: 'second' }] },
+        }),
+      ),
+    );
     expect(refused.map((r) => r.status)).toEqual([429, 429]); // whichever instance each landed on
     expect((await slow.result).done).toBe(true);
     await expectReconciled(since, 'the Redis restart');
@@ -333,13 +401,17 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     const client = `fetch('http://gateway2:8080/v1/chat/completions',{method:'POST',headers:{authorization:'Bearer ${token}','content-type':'application/json'},body:JSON.stringify({model:'${CHAT}',stream:true,messages:[{role:'user',content:'sim-fault:trickle:800 drain stream with words enough for seconds'}]})}).then(async r=>{const t=await r.text();process.stdout.write(JSON.stringify({status:r.status,done:t.includes('data: [DONE]'),endedAt:Date.now()}))},e=>process.stdout.write(JSON.stringify({error:String(e),endedAt:Date.now()})))`;
     const streamed = composeAsync('exec', '-T', 'simulator', 'node', '-e', client);
     // Under way: the upstream (the simulator's own record) has been asked for it.
-    await until('the stream is under way upstream', 60_000, () => (fetchInside('simulator', '/__sim/requests', undefined, 9090).body.includes('drain stream with words') ? true : undefined));
+    await until('the stream is under way upstream', 60_000, () =>
+      fetchInside('simulator', '/__sim/requests', undefined, 9090).body.includes('drain stream with words') ? true : undefined,
+    );
     const t0 = Date.now();
     compose('stop', 'gateway2'); // SIGTERM, then SIGKILL after stop_grace_period (25 s)
     const stoppedMs = Date.now() - t0;
     const result = JSON.parse(await streamed) as { status?: number; done?: boolean; endedAt: number; error?: string };
     expect(inspect('gateway2').State).toMatchObject({ Status: 'exited', ExitCode: 0 });
-    console.log(`[stack] gateway2 stopped with SIGTERM in ${(stoppedMs / 1000).toFixed(1)} s, exit 0; its stream in flight ${result.done ? 'complete' : 'CUT'}`);
+    console.log(
+      `[stack] gateway2 stopped with SIGTERM in ${(stoppedMs / 1000).toFixed(1)} s, exit 0; its stream in flight ${result.done ? 'complete' : 'CUT'}`,
+    );
     expect(stoppedMs).toBeLessThan(25_000);
     expect(result).toMatchObject({ status: 200, done: true });
     expect(result.endedAt).toBeGreaterThan(t0); // still running when SIGTERM came
@@ -359,7 +431,11 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     await lbReady();
     const served = new Set<string | undefined>();
     for (let i = 0; i < 4; i++) {
-      const r = await call('/v1/chat/completions', { method: 'POST', token, json: { model: CHAT, messages: [{ role: 'user', content: `after upgrade ${i}` }] } });
+      const r = await call('/v1/chat/completions', {
+        method: 'POST',
+        token,
+        json: { model: CHAT, messages: [{ role: 'user', content: `after upgrade ${i}` }] },
+      });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       served.add(servedBy(r.rid!));
     }
@@ -383,7 +459,15 @@ async function consoleSignIn(tokenName: string): Promise<void> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   try {
     const page = await browser.newPage();

@@ -45,7 +45,10 @@ export function sh(script: string, opts: { allowFail?: boolean; timeoutMs?: numb
     ...(opts.input === undefined ? {} : { input: opts.input }),
   });
   const ran = { status: r.status ?? -1, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
-  if (ran.status !== 0 && !opts.allowFail) throw new Error(`failed (${ran.status}${r.error ? `, ${r.error.message}` : ''}): ${script}\n--- stderr:\n${ran.stderr.slice(-4000)}\n--- stdout:\n${ran.stdout.slice(-1500)}`);
+  if (ran.status !== 0 && !opts.allowFail)
+    throw new Error(
+      `failed (${ran.status}${r.error ? `, ${r.error.message}` : ''}): ${script}\n--- stderr:\n${ran.stderr.slice(-4000)}\n--- stdout:\n${ran.stdout.slice(-1500)}`,
+    );
   return ran;
 }
 
@@ -88,7 +91,9 @@ export function compose(...args: string[]): string {
 /** A compose command that runs while the test goes on making calls. */
 export function composeAsync(...args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('docker', [...COMPOSE, ...args], { cwd: ROOT, env: stackEnv(), encoding: 'utf8', timeout: 300_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    execFile('docker', [...COMPOSE, ...args], { cwd: ROOT, env: stackEnv(), encoding: 'utf8', timeout: 300_000 }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
+    );
   });
 }
 
@@ -96,7 +101,10 @@ export function composeAsync(...args: string[]): Promise<string> {
 export const containerOf = (service: string): string => compose('ps', '-q', service).trim();
 
 /** `docker inspect` of a service's container. */
-export function inspect(service: string): { State: { Status: string; ExitCode: number; StartedAt: string; Health?: { Status: string } }; NetworkSettings: { Networks: Record<string, { IPAddress: string }> } } {
+export function inspect(service: string): {
+  State: { Status: string; ExitCode: number; StartedAt: string; Health?: { Status: string } };
+  NetworkSettings: { Networks: Record<string, { IPAddress: string }> };
+} {
   return JSON.parse(docker('inspect', containerOf(service)))[0];
 }
 

@@ -47,7 +47,7 @@ beforeAll(async () => {
 });
 
 describe('GET /admin/bills?by=account', () => {
-  it('a line per account and period: its tokens\' charges when they were made, its own top-ups; no account on a line of its own; the total is the whole bill\'s', async () => {
+  it("a line per account and period: its tokens' charges when they were made, its own top-ups; no account on a line of its own; the total is the whole bill's", async () => {
     const bill = await json<BillByAccountView>(await t.h.admin('/admin/bills?by=account&period=month'));
     const plainBill = await json<BillView>(await t.h.admin('/admin/bills?period=month'));
     expect(bill.by).toBe('account');
@@ -57,11 +57,41 @@ describe('GET /admin/bills?by=account', () => {
     const base = { period: 'month', period_start: month };
     expect(bill.data.filter((l) => [accA, accB, null].includes(l.account_id))).toEqual([
       ...[
-        { ...base, account_id: accA, account_name: 'Acme, "Inc"', entries: 3, amount: 3 * price, amount_units: expect.any(String), list_amount: 3 * price, models: models(3), credits: { entries: 1, amount: 4_000_000 } },
-        { ...base, account_id: accB, account_name: 'Beta', entries: 1, amount: price, amount_units: expect.any(String), list_amount: price, models: models(1), credits: { entries: 0, amount: 0 } },
+        {
+          ...base,
+          account_id: accA,
+          account_name: 'Acme, "Inc"',
+          entries: 3,
+          amount: 3 * price,
+          amount_units: expect.any(String),
+          list_amount: 3 * price,
+          models: models(3),
+          credits: { entries: 1, amount: 4_000_000 },
+        },
+        {
+          ...base,
+          account_id: accB,
+          account_name: 'Beta',
+          entries: 1,
+          amount: price,
+          amount_units: expect.any(String),
+          list_amount: price,
+          models: models(1),
+          credits: { entries: 0, amount: 0 },
+        },
       ].sort((x, y) => x.account_id.localeCompare(y.account_id)),
       // No account last: the plain token's charge and its own top-up.
-      { ...base, account_id: null, account_name: null, entries: 1, amount: price, amount_units: expect.any(String), list_amount: price, models: models(1), credits: { entries: 1, amount: 1_000_000 } },
+      {
+        ...base,
+        account_id: null,
+        account_name: null,
+        entries: 1,
+        amount: price,
+        amount_units: expect.any(String),
+        list_amount: price,
+        models: models(1),
+        credits: { entries: 1, amount: 1_000_000 },
+      },
     ]);
   });
 
@@ -71,7 +101,13 @@ describe('GET /admin/bills?by=account', () => {
     expect(onlyA.total).toEqual({ entries: 3, amount: 3 * price, amount_units: onlyA.data[0]!.amount_units, credit: 4_000_000 });
     const byToken = await json<BillView>(await t.h.admin(`/admin/bills?account_id=${accA}&period=day`));
     // a2's charge made while it was A's is there; the account's top-up is the line that names the account.
-    expect(byToken.data.map((l) => [l.token_id, l.entries, l.credits.amount]).sort()).toEqual([[a1.id, 2, 0], [a2.id, 1, 0], [accA, 0, 4_000_000]].sort());
+    expect(byToken.data.map((l) => [l.token_id, l.entries, l.credits.amount]).sort()).toEqual(
+      [
+        [a1.id, 2, 0],
+        [a2.id, 1, 0],
+        [accA, 0, 4_000_000],
+      ].sort(),
+    );
     const none = await json<BillByAccountView>(await t.h.admin('/admin/bills?by=account&account_id=acc_nobody'));
     expect(none.data).toEqual([]);
   });
@@ -82,7 +118,10 @@ describe('GET /admin/bills?by=account', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-disposition')).toBe('attachment; filename="tollway-bill-month-by-account.csv"');
     const rows = (await r.text()).split('\r\n').filter(Boolean);
-    expect(rows).toEqual(['account_id,account_name,period,period_start,entries,amount_micro,amount_units,list_amount_micro,credit_micro', `${accB},'=SUM(A1),month,${new Date().toISOString().slice(0, 7)},1,${price},${(price / 1e6).toFixed(6)},${price},0`]);
+    expect(rows).toEqual([
+      'account_id,account_name,period,period_start,entries,amount_micro,amount_units,list_amount_micro,credit_micro',
+      `${accB},'=SUM(A1),month,${new Date().toISOString().slice(0, 7)},1,${price},${(price / 1e6).toFixed(6)},${price},0`,
+    ]);
   });
 
   it('refuses an unknown grouping in the family B shape', async () => {
@@ -92,7 +131,7 @@ describe('GET /admin/bills?by=account', () => {
 
 describe('GET /admin/stats?group_by=account', () => {
   type Top = { account_id: string | null; name: string | null; requests: number; errors: number; spend: number };
-  it('folds each token\'s figures into the account it belongs to now; requests of no account on one row', async () => {
+  it("folds each token's figures into the account it belongs to now; requests of no account on one row", async () => {
     const s = await json<{ top_accounts: Top[]; top_tokens: unknown[] }>(await t.h.admin('/admin/stats?window=1h&group_by=account'));
     const row = (id: string | null) => s.top_accounts.find((a) => a.account_id === id);
     // a1's two calls; a2 belongs to B now, so its two calls count there.

@@ -4,7 +4,15 @@ import { useHarness } from '../../support/harness.ts';
 import type { BErr } from '../../support/error-shapes.ts';
 
 type TokenAnswer = { id: string; name: string; token: string; models: string[] | null; quota: number | null; expires_at: number | null; created_at: number };
-type AuditRow = { id: number; at: number; actor: string; action: string; target: string | null; detail: Record<string, unknown> | null; request_id: string | null };
+type AuditRow = {
+  id: number;
+  at: number;
+  actor: string;
+  action: string;
+  target: string | null;
+  detail: Record<string, unknown> | null;
+  request_id: string | null;
+};
 
 const t = useHarness();
 
@@ -62,8 +70,10 @@ describe('admin tokens', () => {
     expect(tok).toMatchObject({ name: 'bob', models: null, quota: null, expires_at: null });
   });
 
-  it('limits set on create are shown in the token\'s view (rpm, tpm, concurrency; null when not set)', async () => {
-    const tok = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'limited', rpm_limit: 30, tpm_limit: 40_000, concurrency_limit: 2 } })).json()) as TokenAnswer;
+  it("limits set on create are shown in the token's view (rpm, tpm, concurrency; null when not set)", async () => {
+    const tok = (await (
+      await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'limited', rpm_limit: 30, tpm_limit: 40_000, concurrency_limit: 2 } })
+    ).json()) as TokenAnswer;
     expect(await (await t.h.admin(`/admin/tokens/${tok.id}`)).json()).toMatchObject({ rpm_limit: 30, tpm_limit: 40_000, concurrency_limit: 2 });
     const plain = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'plain' } })).json()) as TokenAnswer;
     expect(await (await t.h.admin(`/admin/tokens/${plain.id}`)).json()).toMatchObject({ rpm_limit: null, tpm_limit: null, concurrency_limit: null });
@@ -135,7 +145,10 @@ describe('admin channels', () => {
     expect((await t.h.admin(`/admin/channels/${simDash.id}/disable`, { method: 'POST' })).status).toBe(200);
     expect(await modelIds(secret)).toEqual(['vidx-v1']);
 
-    const add = await t.h.admin('/admin/channels', { method: 'POST', json: { name: 'ds-main', kind: 'dashscope', base_url: t.h.sim.url, api_key: KEY_CANARY, models: ['qwx3.7-plus'] } });
+    const add = await t.h.admin('/admin/channels', {
+      method: 'POST',
+      json: { name: 'ds-main', kind: 'dashscope', base_url: t.h.sim.url, api_key: KEY_CANARY, models: ['qwx3.7-plus'] },
+    });
     expect(add.status).toBe(201);
     const addText = await add.text();
     expect(addText).not.toContain(KEY_CANARY);
@@ -143,7 +156,10 @@ describe('admin channels', () => {
     expect(ch).toMatchObject({ name: 'ds-main', kind: 'dashscope', status: 'enabled', models: ['qwx3.7-plus'] });
     expect(await modelIds(secret)).toEqual(['qwx3.7-plus', 'vidx-v1']);
 
-    const kl = await t.h.admin('/admin/channels', { method: 'POST', json: { name: 'kl-2', kind: 'kling', base_url: t.h.sim.url, access_key: 'ak-visible', secret_key: KLING_SK_CANARY } });
+    const kl = await t.h.admin('/admin/channels', {
+      method: 'POST',
+      json: { name: 'kl-2', kind: 'kling', base_url: t.h.sim.url, access_key: 'ak-visible', secret_key: KLING_SK_CANARY },
+    });
     expect(kl.status).toBe(201);
     expect(await kl.text()).not.toContain(KLING_SK_CANARY);
 
@@ -204,14 +220,21 @@ describe('audit log', () => {
     const created = await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'audited', models: ['qwx3.7-plus'] } });
     const tok = (await created.json()) as TokenAnswer;
     const revoked = await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'DELETE' });
-    const ch = await t.h.admin('/admin/channels', { method: 'POST', json: { name: 'audited-ch', kind: 'dashscope', base_url: t.h.sim.url, api_key: KEY_CANARY } });
+    const ch = await t.h.admin('/admin/channels', {
+      method: 'POST',
+      json: { name: 'audited-ch', kind: 'dashscope', base_url: t.h.sim.url, api_key: KEY_CANARY },
+    });
     const c = (await ch.json()) as { id: string };
     const dis = await t.h.admin(`/admin/channels/${c.id}/disable`, { method: 'POST' });
     const en = await t.h.admin(`/admin/channels/${c.id}/enable`, { method: 'POST' });
 
     const rows = await audit();
     const find = (action: string, target: string) => rows.find((r) => r.action === action && r.target === target);
-    expect(find('token.create', tok.id)).toMatchObject({ actor: 'admin', request_id: created.headers.get('x-gateway-request-id'), detail: { name: 'audited', models: ['qwx3.7-plus'] } });
+    expect(find('token.create', tok.id)).toMatchObject({
+      actor: 'admin',
+      request_id: created.headers.get('x-gateway-request-id'),
+      detail: { name: 'audited', models: ['qwx3.7-plus'] },
+    });
     expect(find('token.revoke', tok.id)).toMatchObject({ actor: 'admin', request_id: revoked.headers.get('x-gateway-request-id') });
     // Revoking it again changes nothing: the same view (its first revocation time), no second audit line.
     const first = (await revoked.clone().json()) as { revoked_at: number };
@@ -219,7 +242,11 @@ describe('audit log', () => {
     expect(again.status).toBe(200);
     expect(((await again.json()) as { revoked_at: number }).revoked_at).toBe(first.revoked_at);
     expect((await audit()).filter((r) => r.action === 'token.revoke' && r.target === tok.id)).toHaveLength(1);
-    expect(find('channel.create', c.id)).toMatchObject({ actor: 'admin', request_id: ch.headers.get('x-gateway-request-id'), detail: { name: 'audited-ch', kind: 'dashscope' } });
+    expect(find('channel.create', c.id)).toMatchObject({
+      actor: 'admin',
+      request_id: ch.headers.get('x-gateway-request-id'),
+      detail: { name: 'audited-ch', kind: 'dashscope' },
+    });
     expect(find('channel.disable', c.id)).toMatchObject({ request_id: dis.headers.get('x-gateway-request-id') });
     expect(find('channel.enable', c.id)).toMatchObject({ request_id: en.headers.get('x-gateway-request-id') });
     // newest first
@@ -244,7 +271,8 @@ describe('audit log paging', () => {
 
   it('pages on by cursor (each entry once), filters by action, actor and target, and refuses unknown parameters', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push(((await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: `paged-${i}` } })).json()) as TokenAnswer).id);
+    for (let i = 0; i < 5; i++)
+      ids.push(((await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: `paged-${i}` } })).json()) as TokenAnswer).id);
     type Page = { data: AuditRow[]; has_more: boolean; next_cursor?: string };
     const seen: AuditRow[] = [];
     let url = '/admin/audit?action=token.create&limit=2';
@@ -263,10 +291,18 @@ describe('audit log paging', () => {
     expect(byTarget.data.map((r) => [r.action, r.target])).toEqual([['token.create', ids[2]]]);
     expect((await (await t.h.admin('/admin/audit?actor=nobody')).json()) as Page).toMatchObject({ data: [], has_more: false });
     // `console` finds the changes of every console session (stored as console:<session id>).
-    const signIn = await fetch(`${t.h.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: t.h.adminKey }) });
+    const signIn = await fetch(`${t.h.url}/console/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: t.h.adminKey }),
+    });
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
     const { csrf, session_id: sessionId } = (await signIn.json()) as { csrf: string; session_id: string };
-    const made = await fetch(`${t.h.url}/admin/tokens`, { method: 'POST', headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'from-console' }) });
+    const made = await fetch(`${t.h.url}/admin/tokens`, {
+      method: 'POST',
+      headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'from-console' }),
+    });
     const viaConsole = ((await made.json()) as TokenAnswer).id;
     const consoleRows = ((await (await t.h.admin('/admin/audit?actor=console')).json()) as Page).data;
     expect(consoleRows.map((r) => [r.actor, r.target])).toEqual([[`console:${sessionId}`, viaConsole]]);

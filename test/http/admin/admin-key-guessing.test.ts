@@ -27,7 +27,11 @@ describe('wrong admin keys', () => {
     expect(body.error.code).toBe('rate_limit_exceeded');
     expect(body.error.request_id).toBe(locked.headers.get('x-gateway-request-id'));
     expect((await bearer('/metrics', t.h.adminKey)).status).toBe(429);
-    const signIn = await fetch(`${t.h.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: t.h.adminKey }) });
+    const signIn = await fetch(`${t.h.url}/console/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: t.h.adminKey }),
+    });
     expect(signIn.status).toBe(429);
     // Client calls are not the admin key's business: they go on.
     expect((await t.h.fetch('/v1/models', { token: t.token })).status).toBe(200);

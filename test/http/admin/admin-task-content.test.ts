@@ -52,7 +52,10 @@ describe('GET /admin/tasks/{id}/content', () => {
     const notReady = await t.h.admin(`/admin/tasks/${id}/content`);
     expect(notReady.status).toBe(409);
     // The operator is pointed at the admin task view, whichever family the task is of.
-    expect(((await notReady.json()) as BErr).error).toMatchObject({ code: 'video_not_ready', message: expect.stringContaining(`poll GET /admin/tasks/${id} `) });
+    expect(((await notReady.json()) as BErr).error).toMatchObject({
+      code: 'video_not_ready',
+      message: expect.stringContaining(`poll GET /admin/tasks/${id} `),
+    });
     await expectB(await t.h.admin('/admin/tasks/task_nope/content'), 404, 'task_not_found');
     const asClient = await t.h.fetch(`/admin/tasks/${id}/content`, { token: tok.secret });
     expect([401, 403]).toContain(asClient.status);
@@ -64,6 +67,7 @@ describe('videoContentType', () => {
     expect(videoContentType('video/webm')).toBe('video/webm');
     expect(videoContentType('Video/MP4; codecs="avc1"')).toBe('video/mp4; codecs="avc1"');
     expect(videoContentType('application/octet-stream')).toBe('application/octet-stream');
-    for (const v of ['text/html', 'text/html; charset=utf-8', 'image/svg+xml', 'application/javascript', 'video/mp4\r\nx: y', '', undefined, ['video/mp4']]) expect(videoContentType(v)).toBe('video/mp4');
+    for (const v of ['text/html', 'text/html; charset=utf-8', 'image/svg+xml', 'application/javascript', 'video/mp4\r\nx: y', '', undefined, ['video/mp4']])
+      expect(videoContentType(v)).toBe('video/mp4');
   });
 });

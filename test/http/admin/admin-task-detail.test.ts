@@ -9,8 +9,26 @@ import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx
 
 const t = useHarness(vidxHarness());
 
-interface Event { id: number; at: number; kind: string; from: string | null; to: string | null; upstream_status: string | null; amount: number | null; ledger_id: number | null; detail: string | null }
-interface Detail { id: string; state: string; upstream_task_id: string; hold_amount: number; events: Event[]; ledger: Array<{ id: number; amount: number; idempotency_key: string }>; charged: number }
+interface Event {
+  id: number;
+  at: number;
+  kind: string;
+  from: string | null;
+  to: string | null;
+  upstream_status: string | null;
+  amount: number | null;
+  ledger_id: number | null;
+  detail: string | null;
+}
+interface Detail {
+  id: string;
+  state: string;
+  upstream_task_id: string;
+  hold_amount: number;
+  events: Event[];
+  ledger: Array<{ id: number; amount: number; idempotency_key: string }>;
+  charged: number;
+}
 
 async function detail(id: string): Promise<Detail> {
   const r = await t.h.admin(`/admin/tasks/${id}`);
@@ -24,7 +42,10 @@ function expectSucceededTimeline(d: Detail, slot = false): void {
   const kinds = d.events.map((e) => e.kind);
   if (slot) {
     expect(kinds.slice(0, 2)).toEqual(['created', 'slot']);
-    expect(d.events.slice(0, 2).map((e) => [e.from, e.to])).toEqual([[null, 'waiting'], ['waiting', 'submitting']]);
+    expect(d.events.slice(0, 2).map((e) => [e.from, e.to])).toEqual([
+      [null, 'waiting'],
+      ['waiting', 'submitting'],
+    ]);
     d = { ...d, events: d.events.slice(1) };
     kinds.shift();
   }

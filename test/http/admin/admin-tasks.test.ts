@@ -19,7 +19,16 @@ beforeAll(async () => {
   }
 });
 
-type View = { id: string; state: string; token_id: string; model: string; kind: string; channel_id: string; hold_amount: number; error: { code: string } | null };
+type View = {
+  id: string;
+  state: string;
+  token_id: string;
+  model: string;
+  kind: string;
+  channel_id: string;
+  hold_amount: number;
+  error: { code: string } | null;
+};
 async function list(q: string): Promise<{ data: View[]; has_more: boolean; next_cursor?: string }> {
   const r = await t.h.admin(`/admin/tasks?${q}`);
   expect(r.status, q).toBe(200);
@@ -27,7 +36,7 @@ async function list(q: string): Promise<{ data: View[]; has_more: boolean; next_
 }
 
 describe('GET /admin/tasks', () => {
-  it('lists every token\'s tasks newest first; filters narrow; the cursor pages without repeats', async () => {
+  it("lists every token's tasks newest first; filters narrow; the cursor pages without repeats", async () => {
     const mine = await list(`token_id=${tok.id}`);
     expect(mine.data.map((v) => v.id)).toEqual([...ids].reverse());
     expect(mine.data[0]).toMatchObject({ token_id: tok.id, model: 'wnx2.7-t2v', kind: 'dashscope-video' });

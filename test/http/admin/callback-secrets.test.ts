@@ -57,7 +57,7 @@ const verifies = (secret: string, hit: Hit) => {
 describe('callback secrets', { timeout: 120_000 }, () => {
   const shown: string[] = [];
 
-  it('creation shows it once; the client verifies its callbacks with it, another client\'s secret verifies none', async () => {
+  it("creation shows it once; the client verifies its callbacks with it, another client's secret verifies none", async () => {
     const alice = await create('alice');
     const bob = await create('bob');
     shown.push(alice.callback_secret, bob.callback_secret);

@@ -7,7 +7,18 @@ import { useHarness } from '../../support/harness.ts';
 import { openaiClient } from '../../support/sdk.ts';
 
 type Breaker = { state: string; consecutive_failures: number; open_until: number | null; recent_failures: Array<{ at: number; code: string }> };
-type ChannelView = { id: string; name: string; kind: string; base_url: string; models: string[] | null; status: string; priority: number; weight: number; keys: Record<string, string | null>; breaker: Breaker };
+type ChannelView = {
+  id: string;
+  name: string;
+  kind: string;
+  base_url: string;
+  models: string[] | null;
+  status: string;
+  priority: number;
+  weight: number;
+  keys: Record<string, string | null>;
+  breaker: Breaker;
+};
 type Check = { id: string; ok: boolean; latency_ms: number; error: { code: string; message: string } | null };
 type AuditRow = { action: string; target: string | null; detail: Record<string, unknown> | null };
 
@@ -31,12 +42,18 @@ describe('one channel: read, edit, check', () => {
   it('GET /admin/channels/{id}: the channel with masked keys and a closed breaker; unknown id → 404', async () => {
     const dash = await byKind('dashscope');
     const c = await one(dash.id);
-    expect(c).toMatchObject({ id: dash.id, kind: 'dashscope', status: 'enabled', breaker: { state: 'closed', consecutive_failures: 0, open_until: null, recent_failures: [] } });
+    expect(c).toMatchObject({
+      id: dash.id,
+      kind: 'dashscope',
+      status: 'enabled',
+      breaker: { state: 'closed', consecutive_failures: 0, open_until: null, recent_failures: [] },
+    });
     expect(c.keys).toEqual({ api_key: `****${DEFAULT_SIM_KEYS.dashscopeApiKey.slice(-4)}` });
     const kling = await one((await byKind('kling')).id);
     expect(kling.keys).toEqual({ access_key: `****${DEFAULT_SIM_KEYS.klingAccessKey.slice(-4)}`, secret_key: '****' });
     const all = JSON.stringify(await channels()) + JSON.stringify(c) + JSON.stringify(kling);
-    for (const secret of [DEFAULT_SIM_KEYS.dashscopeApiKey, DEFAULT_SIM_KEYS.klingAccessKey, DEFAULT_SIM_KEYS.klingSecretKey]) expect(all).not.toContain(secret);
+    for (const secret of [DEFAULT_SIM_KEYS.dashscopeApiKey, DEFAULT_SIM_KEYS.klingAccessKey, DEFAULT_SIM_KEYS.klingSecretKey])
+      expect(all).not.toContain(secret);
     await expectB(await t.h.admin('/admin/channels/ch_nope'), 404, 'not_found');
   });
 
@@ -73,7 +90,8 @@ describe('one channel: read, edit, check', () => {
     const dash = await byKind('dashscope');
     t.h.sim.faults.add({ kind: 'status', arg: 500, path: '/compatible-mode/v1/chat/completions' });
     try {
-      for (let i = 0; i < 3; i++) expect((await t.h.fetch('/v1/chat/completions', { method: 'POST', token: (await t.h.token()).secret, json: chatBody() })).status).toBe(502);
+      for (let i = 0; i < 3; i++)
+        expect((await t.h.fetch('/v1/chat/completions', { method: 'POST', token: (await t.h.token()).secret, json: chatBody() })).status).toBe(502);
     } finally {
       t.h.sim.faults.clear();
     }
@@ -93,7 +111,9 @@ describe('one channel: read, edit, check', () => {
     const r = await patch(dash.id, { name: 'sim-dashscope-main', priority: 5, weight: 7, models: [CHAT, 'qwx-image-2.0'] });
     expect(r.status).toBe(200);
     expect(await r.json()).toMatchObject({ id: dash.id, name: 'sim-dashscope-main', priority: 5, weight: 7, models: [CHAT, 'qwx-image-2.0'] });
-    expect(((await (await t.h.fetch('/v1/models', { token: secret })).json()) as { data: Array<{ id: string }> }).data.map((m) => m.id)).not.toContain('text-embedding-v4');
+    expect(((await (await t.h.fetch('/v1/models', { token: secret })).json()) as { data: Array<{ id: string }> }).data.map((m) => m.id)).not.toContain(
+      'text-embedding-v4',
+    );
 
     // A wrong key: the next call is refused by the upstream, the check says so; the key never shows.
     const wrong = 'sk-wrong-key-0000000000000000';
@@ -118,7 +138,7 @@ describe('one channel: read, edit, check', () => {
     expect(updates.some((u) => (u.detail?.changes as Record<string, unknown> | undefined)?.priority !== undefined)).toBe(true);
   });
 
-  it('PATCH refuses unknown fields, the kind, the other kind\'s keys, bad values and a taken name; nothing changes', async () => {
+  it("PATCH refuses unknown fields, the kind, the other kind's keys, bad values and a taken name; nothing changes", async () => {
     const dash = await byKind('dashscope');
     const kling = await byKind('kling');
     const before = await one(dash.id);
@@ -156,25 +176,39 @@ describe('every channel of a model disabled', () => {
     for (const c of list) expect((await t.h.admin(`/admin/channels/${c.id}`, { method: 'PATCH', json: { enabled } })).status).toBe(200);
   };
 
-  it('clients get 503 no_channel in their family\'s shape on chat, images, /v1/videos and family A; /v1/models leaves the models out', async () => {
+  it("clients get 503 no_channel in their family's shape on chat, images, /v1/videos and family A; /v1/models leaves the models out", async () => {
     const { secret } = await t.h.token();
     const limited = await t.h.token({ models: ['qwx-image-2.0'] });
     await setAll(false);
     try {
       const chat = await expectB(await t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: chatBody() }), 503, 'no_channel');
       expect(chat.error.message).toContain(`'${CHAT}' is temporarily unavailable`);
-      await expectB(await t.h.fetch('/v1/images/generations', { method: 'POST', token: secret, json: { model: 'qwx-image-2.0', prompt: 'a bird' } }), 503, 'no_channel');
-      await expectB(await t.h.fetch('/v1/videos', { method: 'POST', token: secret, json: { model: 'wnx2.7-t2v', prompt: 'a clip', seconds: 2 } }), 503, 'no_channel');
+      await expectB(
+        await t.h.fetch('/v1/images/generations', { method: 'POST', token: secret, json: { model: 'qwx-image-2.0', prompt: 'a bird' } }),
+        503,
+        'no_channel',
+      );
+      await expectB(
+        await t.h.fetch('/v1/videos', { method: 'POST', token: secret, json: { model: 'wnx2.7-t2v', prompt: 'a clip', seconds: 2 } }),
+        503,
+        'no_channel',
+      );
       const a = await expectA(await t.h.fetch('/vidx/v1/videos/text2video', { method: 'POST', token: secret, json: { prompt: 'a cat' } }), 503, 5001);
       expect(a.message).toContain('temporarily unavailable');
       // Through the official SDK: a 503 it can tell from an unknown model.
-      const e = await openaiClient(t.h, secret).chat.completions.create(chatBody()).catch((x: unknown) => x);
+      const e = await openaiClient(t.h, secret)
+        .chat.completions.create(chatBody())
+        .catch((x: unknown) => x);
       expect(e).toMatchObject({ status: 503, code: 'no_channel' });
       // Nothing callable is listed; a model named by path is unknown there, as in the list.
       expect(((await (await t.h.fetch('/v1/models', { token: secret })).json()) as { data: unknown[] }).data).toEqual([]);
       await expectB(await t.h.fetch(`/v1/models/${CHAT}`, { token: secret }), 404, 'model_not_found');
       // Models the catalogue does not know, or the token may not use, stay 404.
-      await expectB(await t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: { ...chatBody(), model: 'no-such-model' } }), 404, 'model_not_found');
+      await expectB(
+        await t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: { ...chatBody(), model: 'no-such-model' } }),
+        404,
+        'model_not_found',
+      );
       await expectB(await t.h.fetch('/v1/chat/completions', { method: 'POST', token: limited.secret, json: chatBody() }), 404, 'model_not_found');
     } finally {
       await setAll(true);

@@ -39,7 +39,11 @@ describe('admin POST with Content-Type: application/json and an empty body', () 
     expect(create.error.message).toMatch(/JSON object/);
     await expectB(await t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', ...EMPTY }), 400, 'invalid_request');
     await expectB(await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', ...EMPTY }), 400, 'invalid_request');
-    await expectB(await t.h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST', body: '{', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+    await expectB(
+      await t.h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST', body: '{', headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_json',
+    );
     expect((await t.h.fetch('/v1/models', { token: tok.secret })).status).toBe(200);
   });
 

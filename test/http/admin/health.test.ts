@@ -8,7 +8,14 @@ const t = useHarness({ env: FAST_TASK_ENV, sim: { taskDurationMs: 60_000 } });
 
 interface Health {
   recent_ms: number;
-  channels: Array<{ id: string; name: string; kind: string; enabled: boolean; breaker: { state: string }; recent: { requests: number; errors: number; error_rate: number; mean_latency_ms: number | null } }>;
+  channels: Array<{
+    id: string;
+    name: string;
+    kind: string;
+    enabled: boolean;
+    breaker: { state: string };
+    recent: { requests: number; errors: number; error_rate: number; mean_latency_ms: number | null };
+  }>;
   open_tasks: Record<string, number>;
 }
 
@@ -17,10 +24,11 @@ const health = async (): Promise<Health> => {
   expect(r.status).toBe(200);
   return (await r.json()) as Health;
 };
-const chat = (token: string, content: string) => t.h.fetch('/v1/chat/completions', { method: 'POST', token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content }] } });
+const chat = (token: string, content: string) =>
+  t.h.fetch('/v1/chat/completions', { method: 'POST', token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content }] } });
 
 describe('GET /admin/health', () => {
-  it('counts each channel\'s recent requests and upstream failures, shows its breaker, and the open tasks by state', async () => {
+  it("counts each channel's recent requests and upstream failures, shows its breaker, and the open tasks by state", async () => {
     const tok = await t.h.token({ name: 'health' });
     const before = await health();
     const dash = before.channels.find((c) => c.kind === 'dashscope')!;

@@ -33,7 +33,23 @@ async function walk<T>(base: string, limit: number): Promise<{ rows: T[]; pages:
 }
 
 function logRow(i: number, token: string, status: number, endpoint = '/v1/chat/completions') {
-  return { request_id: `req_page_${String(i).padStart(4, '0')}_${token}`, token_id: token, model: 'qwx3.7-plus', endpoint, method: 'POST', status, latency_ms: 3, usage: null, amount: 0, upstream_request_id: null, error_code: status >= 400 ? 'x' : null, created_at: SAME_MS, channel_id: null, attempts: null, ttfb_ms: 2 };
+  return {
+    request_id: `req_page_${String(i).padStart(4, '0')}_${token}`,
+    token_id: token,
+    model: 'qwx3.7-plus',
+    endpoint,
+    method: 'POST',
+    status,
+    latency_ms: 3,
+    usage: null,
+    amount: 0,
+    upstream_request_id: null,
+    error_code: status >= 400 ? 'x' : null,
+    created_at: SAME_MS,
+    channel_id: null,
+    attempts: null,
+    ttfb_ms: 2,
+  };
 }
 
 describe('GET /admin/logs', () => {
@@ -44,11 +60,24 @@ describe('GET /admin/logs', () => {
     expect(pages).toBe(Math.ceil(230 / 17));
     const ids = seen.map((r) => r.request_id);
     expect(new Set(ids).size).toBe(230);
-    expect(ids).toEqual(rows.map((r) => r.request_id).sort().reverse());
+    expect(ids).toEqual(
+      rows
+        .map((r) => r.request_id)
+        .sort()
+        .reverse(),
+    );
   });
 
   it('status= filters by one status or a class; format=csv exports the page with formulas neutralised', async () => {
-    await t.h.store.db.insertInto('request_log').values([logRow(1, 'tok_status', 200), logRow(2, 'tok_status', 429), logRow(3, 'tok_status', 503, '=HYPERLINK("http://x")'), logRow(4, 'tok_status', 500)]).execute();
+    await t.h.store.db
+      .insertInto('request_log')
+      .values([
+        logRow(1, 'tok_status', 200),
+        logRow(2, 'tok_status', 429),
+        logRow(3, 'tok_status', 503, '=HYPERLINK("http://x")'),
+        logRow(4, 'tok_status', 500),
+      ])
+      .execute();
     const statuses = async (s: string) => (await page<{ status: number }>(`/admin/logs?token_id=tok_status&status=${s}`)).data.map((r) => r.status).sort();
     expect(await statuses('429')).toEqual([429]);
     expect(await statuses('5xx')).toEqual([500, 503]);
@@ -72,7 +101,15 @@ describe('GET /admin/logs', () => {
   });
 
   it('unknown parameters, a bad status and a forged cursor are 400 invalid_parameter in the family B shape', async () => {
-    for (const q of ['statuss=500', 'before=123', 'status=abc', 'status=600', 'cursor=notacursor', `cursor=${Buffer.from('[1]').toString('base64url')}`, 'format=xml']) {
+    for (const q of [
+      'statuss=500',
+      'before=123',
+      'status=abc',
+      'status=600',
+      'cursor=notacursor',
+      `cursor=${Buffer.from('[1]').toString('base64url')}`,
+      'format=xml',
+    ]) {
       const body = await expectB(await t.h.admin(`/admin/logs?${q}`), 400, 'invalid_parameter');
       expect(body.error.param, q).toBe(q.split('=')[0]);
     }
@@ -81,8 +118,24 @@ describe('GET /admin/logs', () => {
 
 describe('GET /admin/ledger', () => {
   it('pages 230 charges of one millisecond by cursor (and before_id), each once; CSV has the amounts', async () => {
-    const rows = Array.from({ length: 230 }, (_, i) => ({ idempotency_key: `page_${i}`, token_id: 'tok_pageledger', model: 'qwx3.7-plus', kind: 'tokens', quantities: '{}', unit_prices: '{}', amount: 1000 + i, request_id: `req_l_${i}`, task_id: null, upstream_request_id: null, created_at: SAME_MS }));
-    for (let i = 0; i < rows.length; i += 50) await t.h.store.db.insertInto('ledger').values(rows.slice(i, i + 50)).execute();
+    const rows = Array.from({ length: 230 }, (_, i) => ({
+      idempotency_key: `page_${i}`,
+      token_id: 'tok_pageledger',
+      model: 'qwx3.7-plus',
+      kind: 'tokens',
+      quantities: '{}',
+      unit_prices: '{}',
+      amount: 1000 + i,
+      request_id: `req_l_${i}`,
+      task_id: null,
+      upstream_request_id: null,
+      created_at: SAME_MS,
+    }));
+    for (let i = 0; i < rows.length; i += 50)
+      await t.h.store.db
+        .insertInto('ledger')
+        .values(rows.slice(i, i + 50))
+        .execute();
     const { rows: seen } = await walk<{ idempotency_key: string; id: number }>('/admin/ledger?token_id=tok_pageledger', 23);
     expect(new Set(seen.map((r) => r.idempotency_key)).size).toBe(230);
     expect(seen.map((r) => r.id)).toEqual([...seen.map((r) => r.id)].sort((a, b) => b - a));
@@ -94,7 +147,9 @@ describe('GET /admin/ledger', () => {
 
     const csv = await t.h.admin('/admin/ledger?token_id=tok_pageledger&limit=2&format=csv');
     const lines = (await csv.text()).trimEnd().split('\r\n');
-    expect(lines[0]).toBe('id,created_at,created_at_ms,token_id,model,kind,amount_micro,amount_units,request_id,task_id,idempotency_key,upstream_request_id,quantities');
+    expect(lines[0]).toBe(
+      'id,created_at,created_at_ms,token_id,model,kind,amount_micro,amount_units,request_id,task_id,idempotency_key,upstream_request_id,quantities',
+    );
     expect(lines[1]).toContain(',1229,0.001229,');
   });
 
@@ -108,7 +163,15 @@ describe('GET /admin/tokens', () => {
     // Twelve tokens of one millisecond: the id orders them within it.
     const now = Date.now();
     const made = await Promise.all(Array.from({ length: 12 }, (_, i) => t.h.token({ name: `paged-${i}` })));
-    await t.h.store.db.updateTable('tokens').set({ created_at: now }).where('id', 'in', made.map((m) => m.id)).execute();
+    await t.h.store.db
+      .updateTable('tokens')
+      .set({ created_at: now })
+      .where(
+        'id',
+        'in',
+        made.map((m) => m.id),
+      )
+      .execute();
     const { rows, pages } = await walk<{ id: string; name: string }>('/admin/tokens?', 5);
     const ids = rows.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);

@@ -20,7 +20,11 @@ async function logs(query: string): Promise<Row[]> {
 
 describe('GET /admin/logs filters', () => {
   it('model and time range each narrow the result on their own', async () => {
-    const chat = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }] } });
+    const chat = await t.h.fetch('/v1/chat/completions', {
+      method: 'POST',
+      token: secret,
+      json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }] },
+    });
     expect(chat.status).toBe(200);
     const chatRid = chat.headers.get('x-gateway-request-id')!;
     // Two distinct timestamps, so a time bound can separate the rows.

@@ -21,8 +21,20 @@ afterEach(() => {
   t.h.gw.deps.breakers = new CircuitBreakers();
 });
 
-interface Attempt { channel_id: string; outcome: string; error_code: string | null; latency_ms: number }
-interface LogRow { request_id: string; status: number; latency_ms: number; ttfb_ms: number | null; channel_id: string | null; attempts: Attempt[] | null }
+interface Attempt {
+  channel_id: string;
+  outcome: string;
+  error_code: string | null;
+  latency_ms: number;
+}
+interface LogRow {
+  request_id: string;
+  status: number;
+  latency_ms: number;
+  ttfb_ms: number | null;
+  channel_id: string | null;
+  attempts: Attempt[] | null;
+}
 
 async function logRow(rid: string): Promise<LogRow> {
   const r = await t.h.admin(`/admin/logs?request_id=${rid}`);

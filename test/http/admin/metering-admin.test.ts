@@ -109,7 +109,9 @@ describe('admin auth on metering endpoints', () => {
 
 describe('prices', () => {
   it('lists every model with its live price; the catalogue file was applied at start', async () => {
-    const body = await json<{ data: Array<{ model: string; price: { unit: string; perImage?: number }; price_overridden: boolean; default_resolution?: string }> }>(await t.h.admin('/admin/prices'));
+    const body = await json<{
+      data: Array<{ model: string; price: { unit: string; perImage?: number }; price_overridden: boolean; default_resolution?: string }>;
+    }>(await t.h.admin('/admin/prices'));
     const img = body.data.find((m) => m.model === 'qwx-image-2.0')!;
     expect(img.price).toEqual({ unit: 'image', perImage: FILE_IMAGE_PRICE });
     expect(img.price_overridden).toBe(false);
@@ -153,7 +155,12 @@ describe('prices', () => {
   });
 
   it('a price set through a snapshot name applies to the base model (and so to every snapshot)', async () => {
-    await json(await t.h.admin('/admin/prices/wnx2.7-t2v-20260101', { method: 'PUT', json: { unit: 'video-second', perSecond: { '720p': 700_000, '1080p': 1_100_000 } } }));
+    await json(
+      await t.h.admin('/admin/prices/wnx2.7-t2v-20260101', {
+        method: 'PUT',
+        json: { unit: 'video-second', perSecond: { '720p': 700_000, '1080p': 1_100_000 } },
+      }),
+    );
     const got = await json<{ model: string; price: { basis: string } }>(await t.h.admin('/admin/prices/wnx2.7-t2v'));
     expect(got.model).toBe('wnx2.7-t2v');
     expect(got.price.basis).toBe('output');
@@ -171,13 +178,39 @@ describe('ledger, logs and bills', () => {
     a = await t.h.token({ name: 'Acme, "R&D"' });
     b = await t.h.token({ name: 'beta' });
     const meter = t.h.gw.deps.meter;
-    await meter.chargeSync({ requestId: 'req_led_a1', tokenId: a.id, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: { kind: 'tokens', inputTokens: 1000, outputTokens: 500 }, upstreamRequestId: 'up-a1' });
+    await meter.chargeSync({
+      requestId: 'req_led_a1',
+      tokenId: a.id,
+      model: 'qwx3.7-plus',
+      billingModel: 'qwx3.7-plus',
+      usage: { kind: 'tokens', inputTokens: 1000, outputTokens: 500 },
+      upstreamRequestId: 'up-a1',
+    });
     // Deferred: not flushed here — the admin read flushes it.
-    meter.chargeSyncDeferred({ requestId: 'req_led_a2', tokenId: a.id, model: 'qwx-image-2.0', billingModel: 'qwx-image-2.0', usage: { kind: 'images', images: 2 } });
-    const task = { taskId: 'video_led_1', tokenId: a.id, model: 'hhx-1.1-t2v', billingModel: 'hhx-1.1-t2v', requestId: 'req_led_a3', upstreamRequestId: 'up-a3' };
+    meter.chargeSyncDeferred({
+      requestId: 'req_led_a2',
+      tokenId: a.id,
+      model: 'qwx-image-2.0',
+      billingModel: 'qwx-image-2.0',
+      usage: { kind: 'images', images: 2 },
+    });
+    const task = {
+      taskId: 'video_led_1',
+      tokenId: a.id,
+      model: 'hhx-1.1-t2v',
+      billingModel: 'hhx-1.1-t2v',
+      requestId: 'req_led_a3',
+      upstreamRequestId: 'up-a3',
+    };
     await meter.hold(task, { kind: 'video', outputSeconds: 5 });
     await meter.settle(task, { kind: 'video', outputSeconds: 5 });
-    await meter.chargeSync({ requestId: 'req_led_b1', tokenId: b.id, model: 'text-embedding-v4', billingModel: 'text-embedding-v4', usage: { kind: 'tokens', inputTokens: 4000, outputTokens: 0 } });
+    await meter.chargeSync({
+      requestId: 'req_led_b1',
+      tokenId: b.id,
+      model: 'text-embedding-v4',
+      billingModel: 'text-embedding-v4',
+      usage: { kind: 'tokens', inputTokens: 4000, outputTokens: 0 },
+    });
     // Older entries of token b on three UTC days across a month boundary.
     const at = (iso: string) => Date.parse(iso);
     const older = [
@@ -188,7 +221,19 @@ describe('ledger, logs and bills', () => {
     for (const [key, created, amount] of older) {
       await t.h.store.db
         .insertInto('ledger')
-        .values({ idempotency_key: key, token_id: b.id, model: 'text-embedding-v4', kind: 'tokens', quantities: '{}', unit_prices: '{}', amount, request_id: key, task_id: null, upstream_request_id: null, created_at: created })
+        .values({
+          idempotency_key: key,
+          token_id: b.id,
+          model: 'text-embedding-v4',
+          kind: 'tokens',
+          quantities: '{}',
+          unit_prices: '{}',
+          amount,
+          request_id: key,
+          task_id: null,
+          upstream_request_id: null,
+          created_at: created,
+        })
         .execute();
     }
   });
@@ -214,7 +259,9 @@ describe('ledger, logs and bills', () => {
     expect(byModel.data.every((e) => e.model === 'text-embedding-v4')).toBe(true);
     const jan = await json<{ data: LedgerItem[] }>(await t.h.admin(`/admin/ledger?token_id=${b.id}&since=2026-01-30&until=2026-02-01`));
     expect(jan.data.map((e) => e.idempotency_key).sort()).toEqual(['old_b1', 'old_b2']);
-    const ms = await json<{ data: LedgerItem[] }>(await t.h.admin(`/admin/ledger?token_id=${b.id}&since=${Date.parse('2026-02-01T00:00:00Z')}&until=2026-02-02T00:00:00Z`));
+    const ms = await json<{ data: LedgerItem[] }>(
+      await t.h.admin(`/admin/ledger?token_id=${b.id}&since=${Date.parse('2026-02-01T00:00:00Z')}&until=2026-02-02T00:00:00Z`),
+    );
     expect(ms.data.map((e) => e.idempotency_key)).toEqual(['old_b3']);
     const page = await json<{ data: LedgerItem[]; has_more: boolean; next_before_id: number }>(await t.h.admin(`/admin/ledger?token_id=${b.id}&limit=2`));
     expect(page.data).toHaveLength(2);
@@ -291,9 +338,24 @@ describe('ledger, logs and bills', () => {
     // Usage is stored as JSON and returned parsed.
     await t.h.store.db
       .insertInto('request_log')
-      .values({ request_id: 'req_log_usage', token_id: a.id, model: 'qwx3.7-plus', endpoint: '/v1/chat/completions', method: 'POST', status: 200, latency_ms: 12, usage: JSON.stringify({ prompt_tokens: 10, completion_tokens: 2 }), amount: 12, upstream_request_id: 'up-x', error_code: null, created_at: Date.now() })
+      .values({
+        request_id: 'req_log_usage',
+        token_id: a.id,
+        model: 'qwx3.7-plus',
+        endpoint: '/v1/chat/completions',
+        method: 'POST',
+        status: 200,
+        latency_ms: 12,
+        usage: JSON.stringify({ prompt_tokens: 10, completion_tokens: 2 }),
+        amount: 12,
+        upstream_request_id: 'up-x',
+        error_code: null,
+        created_at: Date.now(),
+      })
       .execute();
-    const u = await json<{ data: Array<{ usage: unknown; model: string; upstream_request_id: string }> }>(await t.h.admin('/admin/logs?request_id=req_log_usage&model=qwx3.7-plus'));
+    const u = await json<{ data: Array<{ usage: unknown; model: string; upstream_request_id: string }> }>(
+      await t.h.admin('/admin/logs?request_id=req_log_usage&model=qwx3.7-plus'),
+    );
     expect(u.data[0]).toMatchObject({ usage: { prompt_tokens: 10, completion_tokens: 2 }, upstream_request_id: 'up-x' });
   });
 });

@@ -22,11 +22,20 @@ beforeAll(async () => {
     db.searchParams.set('options', `-c search_path=${t.h.pgSchema!}`);
     databaseUrl = db.toString();
   }
-  other = await start({ HOME: process.env.HOME ?? dataDir, TOLLWAY_DATA_DIR: dataDir, DATABASE_URL: databaseUrl, TOLLWAY_SECRET: SECRET, TOLLWAY_ADMIN_KEY: ADMIN_KEY, DASHSCOPE_BASE_URL: t.h.sim.url, DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey });
+  other = await start({
+    HOME: process.env.HOME ?? dataDir,
+    TOLLWAY_DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    TOLLWAY_SECRET: SECRET,
+    TOLLWAY_ADMIN_KEY: ADMIN_KEY,
+    DASHSCOPE_BASE_URL: t.h.sim.url,
+    DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey,
+  });
 }, 180_000);
 
 /** An admin call to the other process. */
-const otherAdmin = (path: string, method: string, json: unknown) => fetch(other.base + path, { method, headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(json) });
+const otherAdmin = (path: string, method: string, json: unknown) =>
+  fetch(other.base + path, { method, headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(json) });
 
 type AuditRow = { action: string; target: string | null; detail: Record<string, unknown> | null };
 interface Step {
@@ -71,7 +80,10 @@ it('20 top-ups interleaved with 10 absolute quota edits: one consistent serial s
   const left = [...steps];
   while (left.length > 0) {
     const next = left.filter((s) => s.from === quota);
-    expect(next.map((s) => s.what), `the changes starting at quota ${quota}`).toHaveLength(1);
+    expect(
+      next.map((s) => s.what),
+      `the changes starting at quota ${quota}`,
+    ).toHaveLength(1);
     quota = next[0]!.to;
     left.splice(left.indexOf(next[0]!), 1);
   }
@@ -79,6 +91,11 @@ it('20 top-ups interleaved with 10 absolute quota edits: one consistent serial s
   expect(final.quota).toBe(quota);
 
   // Each credit has its ledger line, once.
-  const credits = await t.h.store.db.selectFrom('ledger').select(['amount', 'idempotency_key']).where('token_id', '=', tok.id).where('kind', '=', 'credit').execute();
+  const credits = await t.h.store.db
+    .selectFrom('ledger')
+    .select(['amount', 'idempotency_key'])
+    .where('token_id', '=', tok.id)
+    .where('kind', '=', 'credit')
+    .execute();
   expect(credits.map((c) => Number(c.amount)).sort((a, b) => a - b)).toEqual(Array.from({ length: TOPUPS }, (_, i) => amount(i)));
 });

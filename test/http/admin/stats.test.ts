@@ -101,9 +101,15 @@ describe('GET /admin/stats', () => {
     expect(marks.length).toBeGreaterThanOrEqual(56);
     expect(Math.max(...marks.map((m) => Number(m.bucket))) * MIN).toBeLessThan(Date.now() - 2 * MIN);
     // A row now (the open part) counts at once...
-    await t.h.store.db.insertInto('request_log').values(row(tokB, 'm-two', 500, 3, Date.now())).execute();
+    await t.h.store.db
+      .insertInto('request_log')
+      .values(row(tokB, 'm-two', 500, 3, Date.now()))
+      .execute();
     // ...and a row arriving late in a bucket already rolled up does not (the rollup is not read again).
-    await t.h.store.db.insertInto('request_log').values(row(tokB, 'm-two', 200, 5, now - 5 * MIN)).execute();
+    await t.h.store.db
+      .insertInto('request_log')
+      .values(row(tokB, 'm-two', 200, 5, now - 5 * MIN))
+      .execute();
     const after = await stats('1h');
     expect(after.totals).toEqual({ requests: before.totals.requests + 1, errors: before.totals.errors + 1, spend: before.totals.spend + 3 });
   });

@@ -8,7 +8,19 @@ import { openaiClient } from '../../support/sdk.ts';
 const t = useHarness();
 const CHAT = 'qwx3.7-plus';
 
-type PublicToken = { id: string; name: string; prefix: string; models: string[] | null; quota: number | null; spent: number; held: number; rpm_limit: number | null; concurrency_limit: number | null; expires_at: number | null; previous_secret_until: number | null };
+type PublicToken = {
+  id: string;
+  name: string;
+  prefix: string;
+  models: string[] | null;
+  quota: number | null;
+  spent: number;
+  held: number;
+  rpm_limit: number | null;
+  concurrency_limit: number | null;
+  expires_at: number | null;
+  previous_secret_until: number | null;
+};
 type Usage = {
   object: string;
   token: { id: string; name: string };
@@ -29,7 +41,8 @@ const usage = async (token: string, q = '') => {
   expect(r.status).toBe(200);
   return (await r.json()) as Usage;
 };
-const chat = (token: string) => t.h.fetch('/v1/chat/completions', { method: 'POST', token, json: { model: CHAT, messages: [{ role: 'user', content: 'hello there' }] } });
+const chat = (token: string) =>
+  t.h.fetch('/v1/chat/completions', { method: 'POST', token, json: { model: CHAT, messages: [{ role: 'user', content: 'hello there' }] } });
 const modelIds = async (token: string) => ((await (await t.h.fetch('/v1/models', { token })).json()) as { data: Array<{ id: string }> }).data.map((m) => m.id);
 async function auditFor(id: string): Promise<AuditRow[]> {
   const rows = ((await (await t.h.admin('/admin/audit?limit=1000')).json()) as { data: AuditRow[] }).data;
@@ -41,9 +54,21 @@ describe('PATCH /admin/tokens/{id}', () => {
     const tok = await newToken();
     expect(await modelIds(tok.token)).toContain('qwx-image-2.0'); // cached now as "every model"
     const exp = Date.now() + 3_600_000;
-    const r = await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json: { name: 'renamed', models: [CHAT], quota: 9_000_000, rpm_limit: 2, tpm_limit: 5000, concurrency_limit: 3, expires_at: exp } });
+    const r = await t.h.admin(`/admin/tokens/${tok.id}`, {
+      method: 'PATCH',
+      json: { name: 'renamed', models: [CHAT], quota: 9_000_000, rpm_limit: 2, tpm_limit: 5000, concurrency_limit: 3, expires_at: exp },
+    });
     expect(r.status).toBe(200);
-    expect(await r.json()).toMatchObject({ id: tok.id, name: 'renamed', models: [CHAT], quota: 9_000_000, rpm_limit: 2, tpm_limit: 5000, concurrency_limit: 3, expires_at: exp });
+    expect(await r.json()).toMatchObject({
+      id: tok.id,
+      name: 'renamed',
+      models: [CHAT],
+      quota: 9_000_000,
+      rpm_limit: 2,
+      tpm_limit: 5000,
+      concurrency_limit: 3,
+      expires_at: exp,
+    });
     expect(await getToken(tok.id)).toMatchObject({ name: 'renamed', models: [CHAT], quota: 9_000_000, rpm_limit: 2 });
     // At once: the allow-list and the rate limit (2 a minute: /v1/models above was before the limit existed).
     expect(await modelIds(tok.token)).toEqual([CHAT]);
@@ -74,7 +99,16 @@ describe('PATCH /admin/tokens/{id}', () => {
     const unknown = await expectB(await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json: { quota: 5, spent: 0 } }), 400, 'invalid_parameter');
     expect(unknown.error.param).toBe('spent');
     expect(unknown.error.message).toContain('Unknown field: spent');
-    for (const [json, param] of [[{ quota: -1 }, 'quota'], [{ quota: 1.5 }, 'quota'], [{ rpm_limit: 0 }, 'rpm_limit'], [{ tpm_limit: 0 }, 'tpm_limit'], [{ concurrency_limit: '3' }, 'concurrency_limit'], [{ name: '' }, 'name'], [{ models: ['no-such-model'] }, 'models'], [{ models: 'qwx3.7-plus' }, 'models']] as const) {
+    for (const [json, param] of [
+      [{ quota: -1 }, 'quota'],
+      [{ quota: 1.5 }, 'quota'],
+      [{ rpm_limit: 0 }, 'rpm_limit'],
+      [{ tpm_limit: 0 }, 'tpm_limit'],
+      [{ concurrency_limit: '3' }, 'concurrency_limit'],
+      [{ name: '' }, 'name'],
+      [{ models: ['no-such-model'] }, 'models'],
+      [{ models: 'qwx3.7-plus' }, 'models'],
+    ] as const) {
       const e = await expectB(await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json }), 400, 'invalid_parameter');
       expect(e.error.param).toBe(param);
     }
@@ -106,11 +140,15 @@ describe('POST /admin/tokens/{id}/topup', () => {
     expect(after.usage.credited).toBe(3_000_001);
     expect(after.usage.total).toEqual(before.usage.total);
 
-    const ledger = ((await (await t.h.admin(`/admin/ledger?token_id=${tok.id}`)).json()) as { data: Array<{ kind: string; amount: number; model: string }> }).data;
+    const ledger = ((await (await t.h.admin(`/admin/ledger?token_id=${tok.id}`)).json()) as { data: Array<{ kind: string; amount: number; model: string }> })
+      .data;
     expect(ledger.filter((l) => l.kind === 'credit')).toEqual([expect.objectContaining({ kind: 'credit', amount: 3_000_001, model: '-' })]);
     const charges = ledger.filter((l) => l.kind !== 'credit').reduce((s, l) => s + l.amount, 0);
 
-    const bill = (await (await t.h.admin(`/admin/bills?token_id=${tok.id}&period=day`)).json()) as { data: Array<{ amount: number; entries: number; credits: { entries: number; amount: number }; models: Record<string, unknown> }>; total: { amount: number; credit: number } };
+    const bill = (await (await t.h.admin(`/admin/bills?token_id=${tok.id}&period=day`)).json()) as {
+      data: Array<{ amount: number; entries: number; credits: { entries: number; amount: number }; models: Record<string, unknown> }>;
+      total: { amount: number; credit: number };
+    };
     expect(bill.data).toHaveLength(1);
     expect(bill.data[0]).toMatchObject({ amount: charges, entries: 1, credits: { entries: 1, amount: 3_000_001 } });
     expect(Object.keys(bill.data[0]!.models)).toEqual([CHAT]);
@@ -165,7 +203,10 @@ describe('POST /admin/tokens/{id}/topup', () => {
     for (const json of [{}, { amount: 0 }, { amount: -5 }, { amount: 1.5 }, { amount: '5' }, { amount: Number.MAX_SAFE_INTEGER }]) {
       expect((await t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json })).status).toBe(400);
     }
-    expect((await expectB(await t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json: { amount: 5, note: 'x' } }), 400, 'invalid_parameter')).error.param).toBe('note');
+    expect(
+      (await expectB(await t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json: { amount: 5, note: 'x' } }), 400, 'invalid_parameter')).error
+        .param,
+    ).toBe('note');
     const unlimited = await newToken();
     const refused = await expectB(await t.h.admin(`/admin/tokens/${unlimited.id}/topup`, { method: 'POST', json: { amount: 5 } }), 409, 'conflict');
     // Both ways of setting a quota are named (the CLI shows the same message).

@@ -21,11 +21,13 @@ let other: { id: string; token: string };
 let ledger: LedgerRow[];
 
 beforeAll(async () => {
-  const make = async (name: string) => (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name, quota: 50_000_000 } })).json()) as { id: string; token: string };
+  const make = async (name: string) =>
+    (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name, quota: 50_000_000 } })).json()) as { id: string; token: string };
   tok = await make('usage, "billed"');
   other = await make('someone-else');
   const post = (token: string, path: string, body: unknown) => t.h.fetch(path, { method: 'POST', token, json: body });
-  for (let i = 0; i < 2; i++) expect((await post(tok.token, '/v1/chat/completions', { model: CHAT, messages: [{ role: 'user', content: `hello ${i}` }] })).status).toBe(200);
+  for (let i = 0; i < 2; i++)
+    expect((await post(tok.token, '/v1/chat/completions', { model: CHAT, messages: [{ role: 'user', content: `hello ${i}` }] })).status).toBe(200);
   expect((await post(tok.token, '/v1/embeddings', { model: EMBED, input: 'some words to embed' })).status).toBe(200);
   expect((await post(other.token, '/v1/chat/completions', { model: CHAT, messages: [{ role: 'user', content: 'not yours' }] })).status).toBe(200);
   expect((await t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json: { amount: 7_000_000, idempotency_key: 'usage-test' } })).status).toBe(200);
@@ -80,8 +82,12 @@ describe('GET /admin/bills by model', () => {
     // The plain bill's models carry their amount in units too.
     expect(Number(plain.data[0]!.models[CHAT]!.amount_units) * 1_000_000).toBeCloseTo(sum(charged(CHAT)), 0);
     // Both answers validate against the schema the server serves for their lines (a strict validator included).
-    const doc = await json<{ paths: Record<string, { get: { responses: { '200': { content: { 'application/json': { schema: { properties: { data: { items: object } } } } } } } } }> }>(await t.h.fetch('/openapi.json'));
-    const validLine = new Ajv({ strict: false }).compile(doc.paths['/admin/bills']!.get.responses['200'].content['application/json'].schema.properties.data.items);
+    const doc = await json<{
+      paths: Record<string, { get: { responses: { '200': { content: { 'application/json': { schema: { properties: { data: { items: object } } } } } } } } }>;
+    }>(await t.h.fetch('/openapi.json'));
+    const validLine = new Ajv({ strict: false }).compile(
+      doc.paths['/admin/bills']!.get.responses['200'].content['application/json'].schema.properties.data.items,
+    );
     for (const line of [...plain.data, ...byModel.data]) expect(validLine(line), JSON.stringify(validLine.errors)).toBe(true);
   });
 

@@ -14,7 +14,11 @@ afterAll(async () => {
 
 describe('admin key rotation', () => {
   it('a console session opened with the old admin key must not outlive the rotation', async () => {
-    const signIn = await fetch(`${t.h.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: t.h.adminKey }) });
+    const signIn = await fetch(`${t.h.url}/console/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: t.h.adminKey }),
+    });
     expect(signIn.status).toBe(201);
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
     const { csrf } = (await signIn.json()) as { csrf: string };
@@ -30,11 +34,19 @@ describe('admin key rotation', () => {
 
     // The session opened with the old key: refused for reads and for changes.
     const read = await fetch(`${url}/admin/tokens`, { headers: { cookie } });
-    const create = await fetch(`${url}/admin/tokens`, { method: 'POST', headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'attacker-token' }) });
+    const create = await fetch(`${url}/admin/tokens`, {
+      method: 'POST',
+      headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'attacker-token' }),
+    });
     expect(read.status).toBe(401);
     expect(create.status).toBe(401);
     // A session opened with the new key works.
-    const again = await fetch(`${url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: NEW_KEY }) });
+    const again = await fetch(`${url}/console/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ key: NEW_KEY }),
+    });
     expect(again.status).toBe(201);
     const fresh = again.headers.get('set-cookie')!.split(';')[0]!;
     expect((await fetch(`${url}/admin/tokens`, { headers: { cookie: fresh } })).status).toBe(200);

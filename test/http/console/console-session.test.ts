@@ -16,9 +16,10 @@ async function signIn(base = t.h.url, key = t.h.adminKey): Promise<{ res: Respon
 const withCookie = (cookie: string, extra: Record<string, string> = {}) => ({ cookie, ...extra });
 
 describe('console session behind a proxy that does not pass the Host on', () => {
-  it('the origin of TOLLWAY_PUBLIC_URL is this server\'s own: sign-in and changes from it pass, another origin is refused', async () => {
+  it("the origin of TOLLWAY_PUBLIC_URL is this server's own: sign-in and changes from it pass, another origin is refused", async () => {
     const behind = await t.h.instance({ publicUrl: 'https://gw.example.com/' });
-    const post = (path: string, headers: Record<string, string>, body: unknown) => fetch(`${behind.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const post = (path: string, headers: Record<string, string>, body: unknown) =>
+      fetch(`${behind.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
     expect((await post('/console/api/session', { origin: 'https://evil.example' }, { key: t.h.adminKey })).status).toBe(403);
     expect((await post('/console/api/session', { origin: 'https://gw.example.com:8443' }, { key: t.h.adminKey })).status).toBe(403);
     const res = await post('/console/api/session', { origin: 'https://gw.example.com' }, { key: t.h.adminKey });
@@ -54,19 +55,31 @@ describe('console session', () => {
 
   it('the cookie is Secure when a trusted proxy says the console is reached over HTTPS (X-Forwarded-Proto)', async () => {
     const behind = await t.h.instance({ trustProxy: { addresses: ['loopback'] } });
-    const res = await fetch(`${behind.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' }, body: JSON.stringify({ key: t.h.adminKey }) });
+    const res = await fetch(`${behind.url}/console/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' },
+      body: JSON.stringify({ key: t.h.adminKey }),
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get('set-cookie')).toMatch(/;\s*Secure/i);
   });
 
   it('X-Forwarded-Proto from a client that is not a trusted proxy decides nothing: the cookie is not Secure', async () => {
     // No TOLLWAY_TRUST_PROXY: any client could claim https and pin a Secure cookie on a plain-http console.
-    const direct = await fetch(`${t.h.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' }, body: JSON.stringify({ key: t.h.adminKey }) });
+    const direct = await fetch(`${t.h.url}/console/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' },
+      body: JSON.stringify({ key: t.h.adminKey }),
+    });
     expect(direct.status).toBe(201);
     expect(direct.headers.get('set-cookie')).not.toMatch(/;\s*Secure/i);
     // Trusting only some other proxy address: the loopback peer is not one of them.
     const elsewhere = await t.h.instance({ trustProxy: { addresses: ['10.9.9.9'] } });
-    const res = await fetch(`${elsewhere.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' }, body: JSON.stringify({ key: t.h.adminKey }) });
+    const res = await fetch(`${elsewhere.url}/console/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-proto': 'https' },
+      body: JSON.stringify({ key: t.h.adminKey }),
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get('set-cookie')).not.toMatch(/;\s*Secure/i);
   });
@@ -81,7 +94,11 @@ describe('console session', () => {
     const { cookie, csrf } = await signIn();
     expect((await fetch(`${t.h.url}/admin/tokens`, { headers: withCookie(cookie) })).status).toBe(200);
     const create = (headers: Record<string, string>) =>
-      fetch(`${t.h.url}/admin/tokens`, { method: 'POST', headers: { 'content-type': 'application/json', ...withCookie(cookie), ...headers }, body: JSON.stringify({ name: 'by-console' }) });
+      fetch(`${t.h.url}/admin/tokens`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...withCookie(cookie), ...headers },
+        body: JSON.stringify({ name: 'by-console' }),
+      });
     const noCsrf = await create({});
     expect(noCsrf.status).toBe(403);
     expect(JSON.stringify(await noCsrf.json())).toMatch(/X-CSRF-Token/);
@@ -122,7 +139,10 @@ describe('console session', () => {
 
   it('an expired session is refused', async () => {
     const { cookie } = await signIn();
-    await t.h.store.db.updateTable('console_sessions').set({ expires_at: Date.now() - 1 }).execute();
+    await t.h.store.db
+      .updateTable('console_sessions')
+      .set({ expires_at: Date.now() - 1 })
+      .execute();
     expect((await fetch(`${t.h.url}/admin/tokens`, { headers: withCookie(cookie) })).status).toBe(401);
   });
 
@@ -164,7 +184,15 @@ describe('console disabled (TOLLWAY_CONSOLE=false)', () => {
   const off = useHarness({ env: { TOLLWAY_CONSOLE: 'false' } });
   it('has no /console and the admin API ignores session cookies', async () => {
     expect((await fetch(`${off.h.url}/console`)).status).toBe(404);
-    expect((await fetch(`${off.h.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: off.h.adminKey }) })).status).toBe(404);
+    expect(
+      (
+        await fetch(`${off.h.url}/console/api/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ key: off.h.adminKey }),
+        })
+      ).status,
+    ).toBe(404);
     const rows = await off.h.store.db.selectFrom('console_sessions').selectAll().execute();
     expect(rows).toHaveLength(0);
     expect((await off.h.admin('/admin/tokens')).status).toBe(200);

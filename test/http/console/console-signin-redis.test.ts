@@ -10,7 +10,12 @@ const redisUrl = process.env.TEST_REDIS_URL;
 describe.runIf(redisUrl)('console sign-in failures shared through Redis', () => {
   const t = useHarness({ env: { REDIS_URL: redisUrl ?? '', TOLLWAY_TASK_POLLER: 'false', TOLLWAY_TRUST_PROXY: '1' } });
   const CLIENT = '203.0.113.77';
-  const signIn = (url: string, key: string) => fetch(`${url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': CLIENT }, body: JSON.stringify({ key }) });
+  const signIn = (url: string, key: string) =>
+    fetch(`${url}/console/api/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': CLIENT },
+      body: JSON.stringify({ key }),
+    });
 
   it('5 wrong keys through one instance: the other answers 429 to the right key', async () => {
     const redis = new Redis(redisUrl!);

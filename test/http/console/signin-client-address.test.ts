@@ -5,11 +5,18 @@ import { describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
 
 const signIn = (url: string, key: string, forwardedFor?: string) =>
-  fetch(`${url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) }, body: JSON.stringify({ key }) });
+  fetch(`${url}/console/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+    body: JSON.stringify({ key }),
+  });
 
 /** The access lines written for a request id. */
 function accessLines(logs: string[], requestId: string): Array<{ client: string; path: string }> {
-  return logs.flatMap((l) => l.split('\n')).filter((l) => l.includes(`"request_id":"${requestId}"`) && l.includes('"msg":"request"')).map((l) => JSON.parse(l) as { client: string; path: string });
+  return logs
+    .flatMap((l) => l.split('\n'))
+    .filter((l) => l.includes(`"request_id":"${requestId}"`) && l.includes('"msg":"request"'))
+    .map((l) => JSON.parse(l) as { client: string; path: string });
 }
 
 describe('TOLLWAY_TRUST_PROXY off (the default)', () => {
@@ -45,11 +52,18 @@ describe('TOLLWAY_TRUST_PROXY=loopback (the gateway behind a proxy on this host)
 
   it('the access line names the forwarded client on both fronts (the text lane and the framework)', async () => {
     const tok = await t.h.token({ name: 'behind-proxy' });
-    const chat = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: tok.secret, headers: { 'x-forwarded-for': '203.0.113.5, 203.0.113.6' }, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }] } });
+    const chat = await t.h.fetch('/v1/chat/completions', {
+      method: 'POST',
+      token: tok.secret,
+      headers: { 'x-forwarded-for': '203.0.113.5, 203.0.113.6' },
+      json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }] },
+    });
     expect(chat.status).toBe(200);
     const models = await t.h.fetch('/v1/models', { token: tok.secret, headers: { 'x-forwarded-for': '203.0.113.7' } });
     expect(models.status).toBe(200);
-    await expect.poll(() => accessLines(t.h.logs, chat.headers.get('x-gateway-request-id')!)[0]).toMatchObject({ path: '/v1/chat/completions', client: '203.0.113.6' });
+    await expect
+      .poll(() => accessLines(t.h.logs, chat.headers.get('x-gateway-request-id')!)[0])
+      .toMatchObject({ path: '/v1/chat/completions', client: '203.0.113.6' });
     await expect.poll(() => accessLines(t.h.logs, models.headers.get('x-gateway-request-id')!)[0]).toMatchObject({ path: '/v1/models', client: '203.0.113.7' });
   });
 });

@@ -92,7 +92,12 @@ describe('CORS in a real browser', () => {
     expect(models.status).toBe(200);
     const msg = await fromPage(allowed, '/v1/messages', {
       method: 'POST',
-      headers: { 'x-api-key': token, 'anthropic-version': '2023-06-01', 'anthropic-dangerous-direct-browser-access': 'true', 'content-type': 'application/json' },
+      headers: {
+        'x-api-key': token,
+        'anthropic-version': '2023-06-01',
+        'anthropic-dangerous-direct-browser-access': 'true',
+        'content-type': 'application/json',
+      },
       body: { model: 'qwx3.7-plus', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] },
     });
     expect(msg.status).toBe(200);
@@ -100,7 +105,10 @@ describe('CORS in a real browser', () => {
   });
 
   it('an allowed origin reads an error answer too (status, body, request id)', async () => {
-    const seen = await fromPage(allowed, '/v1/chat/completions', { ...chat(), headers: { ...chat().headers, authorization: 'Bearer tw-wrong-000000000000000' } });
+    const seen = await fromPage(allowed, '/v1/chat/completions', {
+      ...chat(),
+      headers: { ...chat().headers, authorization: 'Bearer tw-wrong-000000000000000' },
+    });
     expect(seen.status).toBe(401);
     expect((seen.body as { error: { request_id: string } }).error.request_id).toBe(seen.requestId);
   });

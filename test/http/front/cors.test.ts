@@ -9,7 +9,8 @@ const DEV = 'http://localhost:5173';
 const OTHER = 'https://evil.example.net';
 
 // What the official SDKs send from a browser (openai: dangerouslyAllowBrowser; anthropic: the direct-access header).
-const SDK_HEADERS = 'authorization, content-type, x-stainless-lang, x-stainless-os, x-stainless-retry-count, x-stainless-timeout, anthropic-version, anthropic-dangerous-direct-browser-access, x-api-key';
+const SDK_HEADERS =
+  'authorization, content-type, x-stainless-lang, x-stainless-os, x-stainless-retry-count, x-stainless-timeout, anthropic-version, anthropic-dangerous-direct-browser-access, x-api-key';
 
 const preflight = (base: string, path: string, origin: string, method = 'POST') =>
   fetch(base + path, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': SDK_HEADERS } });
@@ -44,15 +45,37 @@ describe('CORS on', () => {
   });
 
   it('a requested header no client sends is not allowed', async () => {
-    const r = await fetch(`${t.h.url}/v1/chat/completions`, { method: 'OPTIONS', headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, x-internal-secret' } });
+    const r = await fetch(`${t.h.url}/v1/chat/completions`, {
+      method: 'OPTIONS',
+      headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, x-internal-secret' },
+    });
     expect(r.status).toBe(204);
     expect(r.headers.get('access-control-allow-headers')).toBeNull();
   });
 
   const calls: Array<[string, (token: string) => RequestInit & { path: string }]> = [
-    ['lane chat', (token) => ({ path: '/v1/chat/completions', method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }] }) })],
-    ['lane chat stream', (token) => ({ path: '/v1/chat/completions', method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: 'hi' }] }) })],
-    ['lane messages, bad token', () => ({ path: '/v1/messages', method: 'POST', headers: { 'x-api-key': 'tw-wrong-00000000000000', 'content-type': 'application/json' }, body: '{}' })],
+    [
+      'lane chat',
+      (token) => ({
+        path: '/v1/chat/completions',
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }] }),
+      }),
+    ],
+    [
+      'lane chat stream',
+      (token) => ({
+        path: '/v1/chat/completions',
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+      }),
+    ],
+    [
+      'lane messages, bad token',
+      () => ({ path: '/v1/messages', method: 'POST', headers: { 'x-api-key': 'tw-wrong-00000000000000', 'content-type': 'application/json' }, body: '{}' }),
+    ],
     ['Fastify models', (token) => ({ path: '/v1/models', headers: { authorization: `Bearer ${token}` } })],
     ['Fastify 404', (token) => ({ path: '/v1/models/nope', headers: { authorization: `Bearer ${token}` } })],
     ['family A', (token) => ({ path: '/vidx/v1/videos/text2video/nope', headers: { authorization: `Bearer ${token}` } })],

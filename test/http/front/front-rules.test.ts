@@ -17,7 +17,13 @@ interface Probe {
 }
 
 const PROBES: Probe[] = [
-  { name: 'lane (chat)', method: 'POST', path: '/v1/chat/completions', family: 'v1', json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }] } },
+  {
+    name: 'lane (chat)',
+    method: 'POST',
+    path: '/v1/chat/completions',
+    family: 'v1',
+    json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }] },
+  },
   { name: 'v1 on Fastify (models)', method: 'GET', path: '/v1/models', family: 'v1' },
   { name: 'v1 on Fastify (images)', method: 'POST', path: '/v1/images/generations', family: 'v1', json: { model: 'qwx-image-2.0', prompt: 'a cat' } },
   { name: 'vidx', method: 'POST', path: '/vidx/v1/videos/text2video', family: 'vidx', json: { model_name: 'vidx-v1', prompt: 'waves' } },

@@ -62,7 +62,11 @@ describe('an encoded / in a path is refused the same way on both fronts', () => 
   ];
   for (const [name, method, path, shape] of cases) {
     it(`${name}: ${method} ${path} → 404 in the family's shape`, async () => {
-      const r = await call(method, path, method === 'POST' ? { json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }], input: 'x', prompt: 'x' } } : {});
+      const r = await call(
+        method,
+        path,
+        method === 'POST' ? { json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }], input: 'x', prompt: 'x' } } : {},
+      );
       expectShape(shape, r, 404, 'not_found');
     });
   }
@@ -140,7 +144,10 @@ describe('a client that leaves: before, during and after its answer — one reco
       const marker = `leave-during-${front.length}-${path.length}`;
       const json = JSON.stringify(body(`${marker} sim-fault:delay:400`));
       const reached = () => ctx.h.sim.requestsTo('').some((r) => JSON.stringify(r.body).includes(marker));
-      await cutRequest(`POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.secret}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`, reached);
+      await cutRequest(
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.secret}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
+        reached,
+      );
       const rows = await rowsOf(t.id);
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ status: 499, error_code: 'client_closed' });
@@ -150,7 +157,10 @@ describe('a client that leaves: before, during and after its answer — one reco
     it(`${front}: gone after its whole answer → one row, 200, no error`, async () => {
       const t = await ctx.h.token({ name: `after-${front}` });
       const json = JSON.stringify(body('after'));
-      const answer = await cutRequest(`POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.secret}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`, (d) => d.trimEnd().endsWith('}'));
+      const answer = await cutRequest(
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${t.secret}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`,
+        (d) => d.trimEnd().endsWith('}'),
+      );
       expect(answer).toMatch(/^HTTP\/1\.1 200/);
       const rows = await rowsOf(t.id);
       expect(rows).toHaveLength(1);

@@ -19,15 +19,20 @@ describe('the route table', () => {
   it('every row is active with the console on, and its paths and methods are unique', () => {
     expect(activeRoutes(true)).toHaveLength(ROUTES.length);
     expect(new Set(ROUTES.map((r) => `${r.method} ${r.path}`)).size).toBe(ROUTES.length);
-    expect(ROUTES.filter((r) => r.front === 'lane').map((r) => r.path).sort()).toEqual(['/v1/chat/completions', '/v1/embeddings', '/v1/messages', '/v1/responses']);
+    expect(
+      ROUTES.filter((r) => r.front === 'lane')
+        .map((r) => r.path)
+        .sort(),
+    ).toEqual(['/v1/chat/completions', '/v1/embeddings', '/v1/messages', '/v1/responses']);
   });
 
   it('every Fastify row is registered; a lane row is served ahead of Fastify (not registered there)', () => {
     const app = ctx.h.gw.app;
-    for (const r of ROUTES) expect({ row: `${r.method} ${r.path}`, registered: isRegistered(app, r) }).toEqual({ row: `${r.method} ${r.path}`, registered: r.front === 'fastify' });
+    for (const r of ROUTES)
+      expect({ row: `${r.method} ${r.path}`, registered: isRegistered(app, r) }).toEqual({ row: `${r.method} ${r.path}`, registered: r.front === 'fastify' });
   });
 
-  it('every row is documented in OpenAPI, with its authentication and its family\'s error shape', async () => {
+  it("every row is documented in OpenAPI, with its authentication and its family's error shape", async () => {
     const doc = (await (await ctx.h.fetch('/openapi.json')).json()) as { paths: Record<string, Record<string, Op>> };
     const shape = (p: string) => p.replace(/\{[^}]+\}/g, '{}');
     const byShape = new Map(Object.keys(doc.paths).map((p) => [shape(p), doc.paths[p]!]));
@@ -46,10 +51,14 @@ describe('the route table', () => {
     for (const [p, ops] of Object.entries(doc.paths)) for (const m of Object.keys(ops)) expect(rows.has(`${m} ${shape(p)}`), `${m} ${p}`).toBe(true);
   });
 
-  it('every row answers with its authentication and in its family\'s shape: no credential → 401 where one is needed', async () => {
+  it("every row answers with its authentication and in its family's shape: no credential → 401 where one is needed", async () => {
     for (const r of ROUTES) {
       const withBody = r.method !== 'GET' && r.method !== 'DELETE';
-      const init: RequestInit = { method: r.method, headers: { origin: ctx.h.url, ...(withBody ? { 'content-type': 'application/json' } : {}) }, ...(withBody ? { body: '{}' } : {}) };
+      const init: RequestInit = {
+        method: r.method,
+        headers: { origin: ctx.h.url, ...(withBody ? { 'content-type': 'application/json' } : {}) },
+        ...(withBody ? { body: '{}' } : {}),
+      };
       const res = await fetch(`${ctx.h.url}${concrete(r)}`, init);
       const text = await res.text();
       const where = `${r.method} ${r.path}: ${res.status} ${text.slice(0, 120)}`;
@@ -80,7 +89,12 @@ describe('the route table', () => {
   it('a row without its route stops the start', async () => {
     const deps = { config: { trustProxy: null, bodyLimit: 1024, uploadBodyLimit: 1024 }, tracing: null } as unknown as GatewayDeps;
     const app = Fastify();
-    fastifyFront(deps, { closing: false }, () => undefined, ROUTES.filter((r) => r.path === '/healthz')).install(app);
+    fastifyFront(
+      deps,
+      { closing: false },
+      () => undefined,
+      ROUTES.filter((r) => r.path === '/healthz'),
+    ).install(app);
     await expect(app.ready()).rejects.toThrow(/not registered: GET \/healthz/);
   });
 });

@@ -78,7 +78,9 @@ describe('an exhausted quota is not retried by the SDKs', () => {
     const tok = await t.h.token({ quota: 1 });
     const client = new OpenAI({ baseURL: `${t.h.url}/v1`, apiKey: tok.secret });
     expect(client.maxRetries).toBeGreaterThan(0);
-    const err = (await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    const err = (await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)) as InstanceType<
+      typeof OpenAI.APIError
+    >;
     expect(err).toBeInstanceOf(OpenAI.RateLimitError);
     expect(err.code).toBe('insufficient_quota');
     expect(err.headers?.get('x-should-retry')).toBe('false');
@@ -96,7 +98,9 @@ describe('an exhausted quota is not retried by the SDKs', () => {
   it('an upstream rate limit (429 without the header) is retried as usual: the count above can see retries', async () => {
     const tok = await t.h.token();
     const client = new OpenAI({ baseURL: `${t.h.url}/v1`, apiKey: tok.secret, maxRetries: 1 });
-    const err = (await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'sim-fault:status:429' }] }).catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
+    const err = (await client.chat.completions
+      .create({ model: MODEL, messages: [{ role: 'user', content: 'sim-fault:status:429' }] })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(err).toBeInstanceOf(OpenAI.RateLimitError);
     expect(err.headers?.get('x-should-retry')).toBeNull();
     expect((await rowsOf(tok.id)).length).toBe(2);

@@ -14,7 +14,16 @@ function nodeHeaders(raw: string[]) {
 function agree(raw: string[]): void {
   const n = nodeHeaders(raw);
   const l = laneHeaders(raw);
-  expect(l).toEqual({ authorization: n.authorization, apiKey: n['x-api-key'], contentLength: n['content-length'], contentType: n['content-type'], transferEncoding: n['transfer-encoding'], forwardedFor: n['x-forwarded-for'], origin: n.origin, host: n.host !== undefined });
+  expect(l).toEqual({
+    authorization: n.authorization,
+    apiKey: n['x-api-key'],
+    contentLength: n['content-length'],
+    contentType: n['content-type'],
+    transferEncoding: n['transfer-encoding'],
+    forwardedFor: n['x-forwarded-for'],
+    origin: n.origin,
+    host: n.host !== undefined,
+  });
 }
 
 describe('laneHeaders', () => {
@@ -25,7 +34,20 @@ describe('laneHeaders', () => {
   });
 
   it('repeated headers: first Authorization, Content-Type and Content-Length; x-api-key, Transfer-Encoding and X-Forwarded-For joined', () => {
-    agree(['authorization', 'Bearer first', 'Authorization', 'Bearer second', 'content-type', 'a/b', 'Content-Type', 'c/d', 'content-length', '1', 'content-length', '2']);
+    agree([
+      'authorization',
+      'Bearer first',
+      'Authorization',
+      'Bearer second',
+      'content-type',
+      'a/b',
+      'Content-Type',
+      'c/d',
+      'content-length',
+      '1',
+      'content-length',
+      '2',
+    ]);
     agree(['x-api-key', 'k1', 'X-API-KEY', 'k2', 'transfer-encoding', 'gzip', 'Transfer-Encoding', 'chunked']);
     agree(['X-Forwarded-For', '203.0.113.9, 10.0.0.2', 'x-forwarded-for', '10.0.0.3']);
   });

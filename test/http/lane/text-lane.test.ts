@@ -71,7 +71,11 @@ describe('auth before the body', () => {
     // Never-seen tokens: the check misses the cache and goes to the store (asynchronously), so a lane that
     // looked at the body meanwhile would answer 400/413/415 first.
     const bogus = () => `tw-bogus-${randomUUID()}`;
-    await expectB(await t.h.fetch(CHAT, { method: 'POST', token: bogus(), body: '{"model": ', headers: { 'content-type': 'application/json' } }), 401, 'invalid_token');
+    await expectB(
+      await t.h.fetch(CHAT, { method: 'POST', token: bogus(), body: '{"model": ', headers: { 'content-type': 'application/json' } }),
+      401,
+      'invalid_token',
+    );
     await expectB(await t.h.fetch(CHAT, { method: 'POST', token: bogus(), body: 'x', headers: { 'content-type': 'text/plain' } }), 401, 'invalid_token');
     await expectB(await t.h.fetch(CHAT, { method: 'POST', token: bogus(), json: chat('x'.repeat(LIMIT * 2)) }), 401, 'invalid_token');
     await expectB(await t.h.fetch(CHAT, { method: 'POST', body: '{"model": ', headers: { 'content-type': 'application/json' } }), 401, 'missing_token');
@@ -84,18 +88,35 @@ describe('body handling on a lane route', () => {
     const body = '{"model":"qwx3.7-plus","__proto__":{"x":1},"messages":[{"role":"user","content":"hi"}]}';
     await expectB(await t.h.fetch(CHAT, { method: 'POST', token: t.token, body, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
     const ctor = '{"model":"qwx3.7-plus","constructor":{"prototype":{"x":1}},"messages":[{"role":"user","content":"hi"}]}';
-    await expectB(await t.h.fetch(CHAT, { method: 'POST', token: t.token, body: ctor, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
+    await expectB(
+      await t.h.fetch(CHAT, { method: 'POST', token: t.token, body: ctor, headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_request',
+    );
     expect(simCount()).toBe(before);
   });
 
   it('bytes without a Content-Type → 415 unsupported_content_type', async () => {
-    const r = await request(t.h.url + CHAT, { method: 'POST', headers: { authorization: `Bearer ${t.token}` }, body: Buffer.from(JSON.stringify(chat('no type'))) });
+    const r = await request(t.h.url + CHAT, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.token}` },
+      body: Buffer.from(JSON.stringify(chat('no type'))),
+    });
     await expectB(await asResponse(r), 415, 'unsupported_content_type');
   });
 
   it('application/json with parameters (and any case) is accepted', async () => {
-    await expectChatOk(await t.h.fetch(CHAT, { method: 'POST', token: t.token, body: JSON.stringify(chat('charset')), headers: { 'content-type': 'application/json; charset=utf-8' } }));
-    await expectChatOk(await t.h.fetch(CHAT, { method: 'POST', token: t.token, body: JSON.stringify(chat('case')), headers: { 'content-type': 'Application/JSON' } }));
+    await expectChatOk(
+      await t.h.fetch(CHAT, {
+        method: 'POST',
+        token: t.token,
+        body: JSON.stringify(chat('charset')),
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+      }),
+    );
+    await expectChatOk(
+      await t.h.fetch(CHAT, { method: 'POST', token: t.token, body: JSON.stringify(chat('case')), headers: { 'content-type': 'Application/JSON' } }),
+    );
   });
 
   it('a chunked body (no Content-Length) over the limit → 413 payload_too_large, connection closed', async () => {
@@ -106,14 +127,22 @@ describe('body handling on a lane route', () => {
       for (let i = 0; i < 8; i++) yield chunk; // 4 KiB of content: twice the limit
       yield Buffer.from('"}]}');
     }
-    const r = await request(t.h.url + CHAT, { method: 'POST', headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' }, body: Readable.from(big()) });
+    const r = await request(t.h.url + CHAT, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' },
+      body: Readable.from(big()),
+    });
     expect(r.headers.connection).toBe('close');
     await expectB(await asResponse(r), 413, 'payload_too_large');
     // under the limit, the same chunked transfer is read and answered
     async function* small() {
       yield Buffer.from(JSON.stringify(chat('small chunked')));
     }
-    const ok = await request(t.h.url + CHAT, { method: 'POST', headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' }, body: Readable.from(small()) });
+    const ok = await request(t.h.url + CHAT, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.token}`, 'content-type': 'application/json' },
+      body: Readable.from(small()),
+    });
     await expectChatOk(await asResponse(ok));
     expect(simCount()).toBe(before + 1);
   });

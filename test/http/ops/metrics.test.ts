@@ -89,7 +89,11 @@ describe('GET /metrics', () => {
     expect(c.status).toBe(200);
     const taskId = c.body.data.task_id;
     // Its next poll 90 s overdue (no poller runs here).
-    await t.h.store.db.updateTable('tasks').set({ next_poll_at: Date.now() - 90_000 }).where('id', '=', taskId).execute();
+    await t.h.store.db
+      .updateTable('tasks')
+      .set({ next_poll_at: Date.now() - 90_000 })
+      .where('id', '=', taskId)
+      .execute();
     await t.h.gw.deps.meter.reserve('req_metrics_test', tokenId, 1234);
     try {
       const s = await scrape(t.h);
@@ -97,7 +101,8 @@ describe('GET /metrics', () => {
       const open = s.filter((x) => x.name === 'tollway_tasks_open');
       expect(open.map((x) => x.labels.state).sort()).toEqual(['in_progress', 'queued', 'submitting', 'waiting']);
       const rows = await t.h.store.db.selectFrom('tasks').select(['state']).where('state', 'in', ['submitting', 'queued', 'in_progress']).execute();
-      for (const st of ['submitting', 'queued', 'in_progress']) expect(sampleValue(s, 'tollway_tasks_open', { state: st })).toBe(rows.filter((r) => r.state === st).length);
+      for (const st of ['submitting', 'queued', 'in_progress'])
+        expect(sampleValue(s, 'tollway_tasks_open', { state: st })).toBe(rows.filter((r) => r.state === st).length);
       expect(sampleValue(s, 'tollway_task_poll_lag_seconds')).toBeGreaterThanOrEqual(90);
       expect(sampleValue(s, 'tollway_task_poll_lag_seconds')).toBeLessThan(200);
       expect(sampleValue(s, 'tollway_holds_open', { kind: 'reservation' })).toBe(1);

@@ -45,14 +45,24 @@ describe('GET /healthz and /readyz', () => {
 
   it('readyz: 503 naming the migration the database has not applied', async () => {
     const db = t.h.store.db;
-    const row = await db.selectFrom('kysely_migration' as never).selectAll().where('name' as never, '=', '003-ledger-indexes' as never).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('kysely_migration' as never)
+      .selectAll()
+      .where('name' as never, '=', '003-ledger-indexes' as never)
+      .executeTakeFirstOrThrow();
     const b = await ownStoreGateway(t.h);
     try {
-      await db.deleteFrom('kysely_migration' as never).where('name' as never, '=', '003-ledger-indexes' as never).execute();
+      await db
+        .deleteFrom('kysely_migration' as never)
+        .where('name' as never, '=', '003-ledger-indexes' as never)
+        .execute();
       const body = await expectB(await fetch(`${b.url}/readyz`), 503, 'service_unavailable');
       expect(body.error.message).toContain('migrations not applied: 003-ledger-indexes');
     } finally {
-      await db.insertInto('kysely_migration' as never).values(row as never).execute();
+      await db
+        .insertInto('kysely_migration' as never)
+        .values(row as never)
+        .execute();
     }
     try {
       expect((await fetch(`${b.url}/readyz`)).status).toBe(200);
@@ -69,7 +79,9 @@ describe.runIf(haveRedisServer)('GET /readyz with Redis configured', () => {
   let port = 0;
   let redis: ChildProcess | null = null;
   const startRedis = async () => {
-    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     redis = child;
     await new Promise<void>((resolve, reject) => {
       child.stdout!.on('data', (d: Buffer) => d.toString().includes('Ready to accept connections') && resolve());

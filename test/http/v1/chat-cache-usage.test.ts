@@ -53,7 +53,9 @@ describe('chat usage cache fields', () => {
       json: { model: 'qwx3.7-plus', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: LONG }] },
     });
     expect(r.status).toBe(200);
-    const chunks = sseEvents(await r.text()).filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data) as { usage?: { prompt_tokens: number; prompt_tokens_details?: Details } | null });
+    const chunks = sseEvents(await r.text())
+      .filter((e) => e.data !== '[DONE]')
+      .map((e) => JSON.parse(e.data) as { usage?: { prompt_tokens: number; prompt_tokens_details?: Details } | null });
     const usage = chunks.map((c) => c.usage).find((u) => u);
     expect(usage?.prompt_tokens_details?.cached_tokens).toBeGreaterThan(0);
     const [row] = await ledgerRows(t.h, r.headers.get('x-gateway-request-id')!);

@@ -14,7 +14,14 @@ beforeAll(() => {
 });
 
 const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
-  { type: 'function', function: { name: 'get_weather', description: 'The weather in a city', parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] } } },
+  {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      description: 'The weather in a city',
+      parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] },
+    },
+  },
 ];
 
 describe('chat with tools', () => {
@@ -28,7 +35,12 @@ describe('chat with tools', () => {
 
   it('a streamed tool call without upstream usage is charged by the estimate of its arguments', async () => {
     const { data: stream, response } = await client.chat.completions
-      .create({ model: 'qwx3.7-plus', stream: true, tools, messages: [{ role: 'user', content: 'Weather in Paris for the whole long weekend please sim-fault:no-usage' }] })
+      .create({
+        model: 'qwx3.7-plus',
+        stream: true,
+        tools,
+        messages: [{ role: 'user', content: 'Weather in Paris for the whole long weekend please sim-fault:no-usage' }],
+      })
       .withResponse();
     const rid = response.headers.get('x-gateway-request-id')!;
     let args = '';
@@ -57,13 +69,20 @@ describe('chat with tools', () => {
     expect(Number(rows[0]!.amount)).toBeGreaterThan(0);
   });
 
-  it('non-streaming without upstream usage: the output is estimated from the answer (content, or a tool call\'s arguments), not charged as 0', async () => {
-    const plain = await client.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'tell me about spring sim-fault:no-usage' }] }).withResponse();
+  it("non-streaming without upstream usage: the output is estimated from the answer (content, or a tool call's arguments), not charged as 0", async () => {
+    const plain = await client.chat.completions
+      .create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'tell me about spring sim-fault:no-usage' }] })
+      .withResponse();
     const content = plain.data.choices[0]!.message.content ?? '';
     expect(content.length).toBeGreaterThan(20);
-    const tool = await client.chat.completions.create({ model: 'qwx3.7-plus', tools, messages: [{ role: 'user', content: 'Weather in Rome for the whole long weekend please sim-fault:no-usage' }] }).withResponse();
+    const tool = await client.chat.completions
+      .create({ model: 'qwx3.7-plus', tools, messages: [{ role: 'user', content: 'Weather in Rome for the whole long weekend please sim-fault:no-usage' }] })
+      .withResponse();
     const args = (tool.data.choices[0]!.message.tool_calls![0]! as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall).function.arguments;
-    for (const [r, chars] of [[plain, content.length], [tool, args.length]] as const) {
+    for (const [r, chars] of [
+      [plain, content.length],
+      [tool, args.length],
+    ] as const) {
       const rid = r.response.headers.get('x-gateway-request-id')!;
       const usage = JSON.parse((await requestLogRow(t.h, rid)).usage!) as { output_tokens: number; estimated?: boolean };
       expect(usage.estimated).toBe(true);

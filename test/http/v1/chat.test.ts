@@ -16,7 +16,9 @@ beforeAll(() => {
 describe('POST /v1/chat/completions (openai SDK)', () => {
   it('non-streaming: one complete message with usage, public model name, upstream name sent upstream, one ledger row', async () => {
     const before = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
-    const { data, response } = await client.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hello there' }] }).withResponse();
+    const { data, response } = await client.chat.completions
+      .create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hello there' }] })
+      .withResponse();
     const rid = response.headers.get('x-gateway-request-id')!;
     expect(rid).toMatch(/^req_/);
     expect(data.object).toBe('chat.completion');
@@ -35,7 +37,12 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
   });
 
   it('streaming: chunks ending with a finish chunk; usage chunk only when the client asked', async () => {
-    const stream = await client.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'stream please' }], stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'qwx3.7-plus',
+      messages: [{ role: 'user', content: 'stream please' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let finish: string | null = null;
     let usage: OpenAI.CompletionUsage | null | undefined = null;
@@ -52,11 +59,17 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
 
   it('streaming: text in any script reaches the client byte for byte, in frames renamed to the public model', async () => {
     const said = 'grüß 你好，世界 😀 "quoted" \\ end';
-    const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: said }], stream: true, stream_options: { include_usage: true } } });
+    const r = await t.h.fetch('/v1/chat/completions', {
+      method: 'POST',
+      token: t.token,
+      json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: said }], stream: true, stream_options: { include_usage: true } },
+    });
     expect(r.status).toBe(200);
     const events = sseEvents(await r.text());
     expect(events.at(-1)!.data).toBe('[DONE]');
-    const chunks = events.filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data) as { model: string; choices: Array<{ delta: { content?: string } }>; usage: { completion_tokens: number } | null });
+    const chunks = events
+      .filter((e) => e.data !== '[DONE]')
+      .map((e) => JSON.parse(e.data) as { model: string; choices: Array<{ delta: { content?: string } }>; usage: { completion_tokens: number } | null });
     expect(chunks.every((c) => c.model === 'qwx3.7-plus')).toBe(true);
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toContain(said);
     expect(chunks.at(-1)!.usage!.completion_tokens).toBeGreaterThan(0);
@@ -64,7 +77,11 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
 
   it('stream usage is captured upstream even when the client did not ask (client sees no usage chunk; ledger row exists)', async () => {
     const before = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
-    const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'no usage asked' }], stream: true } });
+    const r = await t.h.fetch('/v1/chat/completions', {
+      method: 'POST',
+      token: t.token,
+      json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'no usage asked' }], stream: true },
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toContain('text/event-stream');
     const rid = r.headers.get('x-gateway-request-id')!;
@@ -85,7 +102,13 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     const before = t.h.sim.requestsTo('multimodal-generation').length;
     const compatBefore = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
     const messages: OpenAI.Chat.Completions.ChatCompletionMessageParam[] = [
-      { role: 'user', content: [{ type: 'text', text: 'what is in the picture' }, { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what is in the picture' },
+          { type: 'image_url', image_url: { url: 'https://example.com/cat.png' } },
+        ],
+      },
     ];
     const done = await client.chat.completions.create({ model: 'qwx3.7-plus', messages });
     expect(done.object).toBe('chat.completion');
@@ -115,7 +138,15 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     const nativeBefore = t.h.sim.requestsTo('multimodal-generation').length;
     const r = await client.chat.completions.create({
       model: 'qwx3-vl-plus',
-      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }, { type: 'text', text: 'describe' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+            { type: 'text', text: 'describe' },
+          ],
+        },
+      ],
     });
     expect(r.model).toBe('qwx3-vl-plus');
     const sent = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').slice(before);
@@ -130,7 +161,11 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
   ])('%s with image_url %j: 400 invalid_parameter (param messages), nothing sent upstream', async (model, url) => {
     const before = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length + t.h.sim.requestsTo('multimodal-generation').length;
     const part = { type: 'image_url', image_url: url === undefined ? {} : { url } };
-    const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model, messages: [{ role: 'user', content: [part, { type: 'text', text: 'describe' }] }] } });
+    const r = await t.h.fetch('/v1/chat/completions', {
+      method: 'POST',
+      token: t.token,
+      json: { model, messages: [{ role: 'user', content: [part, { type: 'text', text: 'describe' }] }] },
+    });
     expect(r.status).toBe(400);
     expect(((await r.json()) as BErr).error).toMatchObject({ code: 'invalid_parameter', param: 'messages' });
     expect(t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length + t.h.sim.requestsTo('multimodal-generation').length).toBe(before);
@@ -145,7 +180,19 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     const r = await t.h.fetch('/v1/chat/completions', {
       method: 'POST',
       token: t.token,
-      json: { model: 'qwx3.7-plus', ...extra, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }, { type: 'text', text: 'what is it' }] }] },
+      json: {
+        model: 'qwx3.7-plus',
+        ...extra,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+              { type: 'text', text: 'what is it' },
+            ],
+          },
+        ],
+      },
     });
     expect(r.status).toBe(400);
     const e = ((await r.json()) as BErr).error;
@@ -165,7 +212,11 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
   });
 
   it('an embedding model is refused on chat; bad messages are 400 in family-B shape', async () => {
-    const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'text-embedding-v4', messages: [{ role: 'user', content: 'x' }] } });
+    const r = await t.h.fetch('/v1/chat/completions', {
+      method: 'POST',
+      token: t.token,
+      json: { model: 'text-embedding-v4', messages: [{ role: 'user', content: 'x' }] },
+    });
     expect(r.status).toBe(400);
     expect(((await r.json()) as BErr).error.code).toBe('model_not_supported');
     const r2 = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: 'hi' } });
@@ -174,7 +225,11 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     // Content parts are objects with a type; anything else is refused before it reaches the upstream.
     for (const content of [[null], ['text'], [{ text: 'no type' }]]) {
       const before = t.h.sim.requestsTo('/chat/completions').length;
-      const r3 = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content }] } });
+      const r3 = await t.h.fetch('/v1/chat/completions', {
+        method: 'POST',
+        token: t.token,
+        json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content }] },
+      });
       expect(r3.status).toBe(400);
       expect(((await r3.json()) as BErr).error).toMatchObject({ code: 'invalid_parameter', param: 'messages' });
       expect(t.h.sim.requestsTo('/chat/completions').length).toBe(before);
@@ -193,7 +248,9 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
 
   it('a token with a quota is checked before the upstream call', async () => {
     // The quota fits one call's reservation (its upper estimate), not two.
-    const tok = await t.h.token({ quota: t.h.gw.deps.meter.price('qwx3.7-plus', textReservation({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'spend' }] }, true)).amount });
+    const tok = await t.h.token({
+      quota: t.h.gw.deps.meter.price('qwx3.7-plus', textReservation({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'spend' }] }, true)).amount,
+    });
     const c = openaiClient(t.h, tok.secret);
     const first = await c.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'spend' }] }).withResponse();
     await ledgerRows(t.h, first.response.headers.get('x-gateway-request-id')!);

@@ -22,7 +22,11 @@ beforeAll(() => {
 });
 
 async function generateB64(n = 2) {
-  return t.h.fetch('/v1/images/generations', { method: 'POST', token: t.token, json: { model: 'qwx-image-2.0', prompt: 'a boat', n, response_format: 'b64_json' } });
+  return t.h.fetch('/v1/images/generations', {
+    method: 'POST',
+    token: t.token,
+    json: { model: 'qwx-image-2.0', prompt: 'a boat', n, response_format: 'b64_json' },
+  });
 }
 
 describe('b64_json download policy', () => {

@@ -35,7 +35,9 @@ function form(fields: Record<string, string>, files: Array<[string, Buffer, stri
 describe('POST /v1/images/generations (openai SDK)', () => {
   it('url: n images of the requested size, size translated to W*H, one charge per image', async () => {
     const before = imageCalls(t.h).length;
-    const { data: r, response } = await client.images.generate({ model: 'qwx-image-2.0', prompt: 'a lighthouse at dusk', n: 2, size: '1024x1024' }).withResponse();
+    const { data: r, response } = await client.images
+      .generate({ model: 'qwx-image-2.0', prompt: 'a lighthouse at dusk', n: 2, size: '1024x1024' })
+      .withResponse();
     expect(r.data).toHaveLength(2);
     for (const d of r.data!) {
       expect(d.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/results\/img\/[a-f0-9]{32}\.png\?Expires=/);
@@ -72,7 +74,9 @@ describe('POST /v1/images/generations (openai SDK)', () => {
   });
 
   it('partial result (n=4, 2 produced): returns and charges only 2', async () => {
-    const { data: r, response } = await client.images.generate({ model: 'qwx-image-2.0', prompt: 'sim-fault:partial cats', n: 4, size: '768x768' }).withResponse();
+    const { data: r, response } = await client.images
+      .generate({ model: 'qwx-image-2.0', prompt: 'sim-fault:partial cats', n: 4, size: '768x768' })
+      .withResponse();
     expect(r.data).toHaveLength(2);
     const rid = response.headers.get('x-gateway-request-id')!;
     const rows = await ledgerOfRequest(t.h, rid);
@@ -82,7 +86,9 @@ describe('POST /v1/images/generations (openai SDK)', () => {
   });
 
   it('b64_json with some result files missing: returns and charges only the images delivered', async () => {
-    const { data: r, response } = await client.images.generate({ model: 'qwx-image-2.0', prompt: 'sim-result-gone:1 birds', n: 3, response_format: 'b64_json' }).withResponse();
+    const { data: r, response } = await client.images
+      .generate({ model: 'qwx-image-2.0', prompt: 'sim-result-gone:1 birds', n: 3, response_format: 'b64_json' })
+      .withResponse();
     expect(r.data).toHaveLength(2);
     const rid = response.headers.get('x-gateway-request-id')!;
     expect((await ledgerOfRequest(t.h, rid)).map((x) => x.amount)).toEqual([2 * PRICE]);
@@ -191,7 +197,9 @@ describe('POST /v1/images/edits', () => {
     const before = imageCalls(t.h).length;
     const downloads = t.h.sim.requestsTo('/results/img/').length;
     const urls = ['https://img.example.com/a.png', 'https://img.example.com/b.jpg'];
-    const r = await client.post<OpenAI.ImagesResponse>('/images/edits', { body: { model: 'qwx-image-2.0', prompt: 'swap the sky', images: urls.map((image_url) => ({ image_url })) } });
+    const r = await client.post<OpenAI.ImagesResponse>('/images/edits', {
+      body: { model: 'qwx-image-2.0', prompt: 'swap the sky', images: urls.map((image_url) => ({ image_url })) },
+    });
     expect(r.data).toHaveLength(1);
     expect(r.data![0]!.url).toMatch(/\/results\/img\//);
     expect(imageCalls(t.h).slice(before)[0]!.input.messages[0]!.content).toEqual([{ image: urls[0] }, { image: urls[1] }, { text: 'swap the sky' }]);
@@ -207,29 +215,50 @@ describe('POST /v1/images/edits', () => {
     const fourFiles = await t.h.fetch('/v1/images/edits', {
       method: 'POST',
       token: t.token,
-      body: form({ model: 'qwx-image-2.0-pro', prompt: 'x' }, [0, 1, 2, 3].map((i) => ['image[]', solidPng(String(i)), `${i}.png`] as [string, Buffer, string])),
+      body: form(
+        { model: 'qwx-image-2.0-pro', prompt: 'x' },
+        [0, 1, 2, 3].map((i) => ['image[]', solidPng(String(i)), `${i}.png`] as [string, Buffer, string]),
+      ),
     });
     expect((await errorOf(fourFiles)).code).toBe('too_many_images');
     expect((await errorOf(await post('/images/edits', { model: 'qwx-image-2.0', prompt: 'x' }))).code).toBe('missing_parameter');
-    expect((await errorOf(await post('/images/edits', { model: 'qwx-image-2.0', prompt: 'x', images: [{ image_url: 'file:///etc/passwd' }] }))).code).toBe('invalid_reference');
-    const notImage = await t.h.fetch('/v1/images/edits', { method: 'POST', token: t.token, body: form({ model: 'qwx-image-2.0', prompt: 'x' }, [['image', Buffer.from('hello'), 'a.txt']]) });
+    expect((await errorOf(await post('/images/edits', { model: 'qwx-image-2.0', prompt: 'x', images: [{ image_url: 'file:///etc/passwd' }] }))).code).toBe(
+      'invalid_reference',
+    );
+    const notImage = await t.h.fetch('/v1/images/edits', {
+      method: 'POST',
+      token: t.token,
+      body: form({ model: 'qwx-image-2.0', prompt: 'x' }, [['image', Buffer.from('hello'), 'a.txt']]),
+    });
     expect((await errorOf(notImage)).code).toBe('invalid_reference');
     expect(imageCalls(t.h).length).toBe(before);
   });
 
   it('multipart numbers are parsed: n "3" works, n "abc" is invalid_n', async () => {
     const file: [string, Buffer, string] = ['image', solidPng('m'), 'm.png'];
-    const ok = await t.h.fetch('/v1/images/edits', { method: 'POST', token: t.token, body: form({ model: 'qwx-image-edit-plus', prompt: 'x', n: '3' }, [file]) });
+    const ok = await t.h.fetch('/v1/images/edits', {
+      method: 'POST',
+      token: t.token,
+      body: form({ model: 'qwx-image-edit-plus', prompt: 'x', n: '3' }, [file]),
+    });
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { data: unknown[] }).data).toHaveLength(3);
-    const bad = await t.h.fetch('/v1/images/edits', { method: 'POST', token: t.token, body: form({ model: 'qwx-image-edit-plus', prompt: 'x', n: 'abc' }, [file]) });
+    const bad = await t.h.fetch('/v1/images/edits', {
+      method: 'POST',
+      token: t.token,
+      body: form({ model: 'qwx-image-edit-plus', prompt: 'x', n: 'abc' }, [file]),
+    });
     const e = await errorOf(bad);
     expect([e.status, e.code, e.param]).toEqual([400, 'invalid_n', 'n']);
     expect(e.message).toMatch(/"abc"/);
   });
 
   it('an edit with no output → image_edit_no_output telling what to check; nothing charged', async () => {
-    const res = await post('/images/edits', { model: 'qwx-image-edit-plus', prompt: 'sim-fault:no-output', images: [{ image_url: 'https://img.example.com/a.png' }] });
+    const res = await post('/images/edits', {
+      model: 'qwx-image-edit-plus',
+      prompt: 'sim-fault:no-output',
+      images: [{ image_url: 'https://img.example.com/a.png' }],
+    });
     const e = await errorOf(res);
     expect([e.status, e.code]).toEqual([422, 'image_edit_no_output']);
     expect(e.message).toMatch(/images\[\]\.image_url is publicly reachable/);

@@ -31,11 +31,27 @@ describe('item shapes checked before the upstream', () => {
 
   it('well-formed lists still pass: OpenAI-style and Anthropic-style tools, a system of text blocks, dimensions', async () => {
     const fn = { type: 'function', function: { name: 'now', parameters: { type: 'object', properties: {} } } };
-    expect((await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: msgs, tools: [fn] } })).status).toBe(200);
+    expect(
+      (await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: msgs, tools: [fn] } })).status,
+    ).toBe(200);
     const anthropicTool = { name: 'now', description: 'the time', input_schema: { type: 'object', properties: {} } };
-    const m = await t.h.fetch('/v1/messages', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', max_tokens: 16, messages: msgs, system: [{ type: 'text', text: 'be terse' }], tools: [anthropicTool] } });
+    const m = await t.h.fetch('/v1/messages', {
+      method: 'POST',
+      token: t.token,
+      json: { model: 'qwx3.7-plus', max_tokens: 16, messages: msgs, system: [{ type: 'text', text: 'be terse' }], tools: [anthropicTool] },
+    });
     expect(m.status).toBe(200);
-    expect((await t.h.fetch('/v1/responses', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }] } })).status).toBe(200);
-    expect((await t.h.fetch('/v1/embeddings', { method: 'POST', token: t.token, json: { model: 'text-embedding-v4', input: 'hi', dimensions: 512 } })).status).toBe(200);
+    expect(
+      (
+        await t.h.fetch('/v1/responses', {
+          method: 'POST',
+          token: t.token,
+          json: { model: 'qwx3.7-plus', input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }] },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (await t.h.fetch('/v1/embeddings', { method: 'POST', token: t.token, json: { model: 'text-embedding-v4', input: 'hi', dimensions: 512 } })).status,
+    ).toBe(200);
   });
 });

@@ -11,7 +11,12 @@ import { useHarness } from '../../support/harness.ts';
 
 const t = useHarness({ env: { TOLLWAY_BODY_LIMIT: '65536' } });
 const MODEL = 'qwx3.7-plus';
-const body = (content: string, extra: Record<string, unknown> = {}) => ({ model: MODEL, max_tokens: 16, messages: [{ role: 'user' as const, content }], ...extra });
+const body = (content: string, extra: Record<string, unknown> = {}) => ({
+  model: MODEL,
+  max_tokens: 16,
+  messages: [{ role: 'user' as const, content }],
+  ...extra,
+});
 
 /** An SDK error class (APIError or one of its status classes). */
 type ErrorClass = abstract new (...args: never[]) => Error;
@@ -46,7 +51,14 @@ function expectSdkError(e: InstanceType<typeof Anthropic.APIError>, cls: ErrorCl
 describe('/v1/messages errors through @anthropic-ai/sdk', () => {
   const cases: Array<[string, () => Promise<string>, Record<string, unknown>, ErrorClass, number, string]> = [
     ['a bad token', async () => 'tw-not-a-token-0000000000', body('hi'), Anthropic.AuthenticationError, 401, 'invalid_token'],
-    ['validation (max_tokens missing)', async () => t.token, { model: MODEL, messages: [{ role: 'user', content: 'hi' }] }, Anthropic.BadRequestError, 400, 'missing_parameter'],
+    [
+      'validation (max_tokens missing)',
+      async () => t.token,
+      { model: MODEL, messages: [{ role: 'user', content: 'hi' }] },
+      Anthropic.BadRequestError,
+      400,
+      'missing_parameter',
+    ],
     ['an unknown model', async () => t.token, { ...body('hi'), model: 'no-such-model' }, Anthropic.NotFoundError, 404, 'model_not_found'],
     ['an exhausted quota', async () => (await t.h.token({ quota: 1 })).secret, body('hi'), Anthropic.RateLimitError, 429, 'insufficient_quota'],
     ['a body over the limit', async () => t.token, body('x'.repeat(70_000)), Anthropic.APIError, 413, 'payload_too_large'],
@@ -71,11 +83,26 @@ describe('/v1/messages errors through @anthropic-ai/sdk', () => {
 describe('the Fastify front answers the messages routes in the same shape', () => {
   it('count_tokens: a bad token, an unknown model, a bad body, a body over the limit', async () => {
     const bad = anthropicClient(t.h, 'tw-not-a-token-0000000000');
-    expectSdkError(await caught(bad.messages.countTokens({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] })), Anthropic.AuthenticationError, 401, 'invalid_token');
+    expectSdkError(
+      await caught(bad.messages.countTokens({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] })),
+      Anthropic.AuthenticationError,
+      401,
+      'invalid_token',
+    );
     const ok = anthropicClient(t.h, t.token);
-    expectSdkError(await caught(ok.messages.countTokens({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] })), Anthropic.NotFoundError, 404, 'model_not_found');
+    expectSdkError(
+      await caught(ok.messages.countTokens({ model: 'no-such-model', messages: [{ role: 'user', content: 'hi' }] })),
+      Anthropic.NotFoundError,
+      404,
+      'model_not_found',
+    );
     expectSdkError(await caught(ok.messages.countTokens({ model: MODEL, messages: [] })), Anthropic.BadRequestError, 400, 'invalid_parameter');
-    expectSdkError(await caught(ok.messages.countTokens({ model: MODEL, messages: [{ role: 'user', content: 'x'.repeat(70_000) }] })), Anthropic.APIError, 413, 'payload_too_large');
+    expectSdkError(
+      await caught(ok.messages.countTokens({ model: MODEL, messages: [{ role: 'user', content: 'x'.repeat(70_000) }] })),
+      Anthropic.APIError,
+      413,
+      'payload_too_large',
+    );
   });
 
   it('a wrong method on /v1/messages (405) and on count_tokens; family B stays on other /v1 paths', async () => {

@@ -27,7 +27,15 @@ describe('POST /v1/messages (@anthropic-ai/sdk)', () => {
       thinking: { type: 'enabled' as const, budget_tokens: 128 },
       tools: [{ name: 'get_weather', description: 'weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } }],
       system: [{ type: 'text' as const, text: 'be brief', cache_control: { type: 'ephemeral' as const } }],
-      messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'hello messages' }, { type: 'image' as const, source: { type: 'url' as const, url: 'https://example.com/a.png' } }] }],
+      messages: [
+        {
+          role: 'user' as const,
+          content: [
+            { type: 'text' as const, text: 'hello messages' },
+            { type: 'image' as const, source: { type: 'url' as const, url: 'https://example.com/a.png' } },
+          ],
+        },
+      ],
     };
     const { data, response } = await client.messages.create(params, { headers: { 'anthropic-beta': 'prompt-caching-2024-07-31' } }).withResponse();
     expect(data.type).toBe('message');
@@ -117,7 +125,9 @@ describe('messages error event', () => {
     expect(data.type).toBe('error');
     expect(data.error).toMatchObject({ type: 'api_error', code: 'upstream_error', request_id: 'req_1', upstream_request_id: 'up-req-42' });
     const bad = new GatewayError('invalid_parameter', 'bad', { param: 'messages' });
-    const badData = JSON.parse(messagesErrorFrame(bad, renderFamilyB(bad, 'req_2').error).slice('event: error\ndata: '.length)) as { error: Record<string, unknown> };
+    const badData = JSON.parse(messagesErrorFrame(bad, renderFamilyB(bad, 'req_2').error).slice('event: error\ndata: '.length)) as {
+      error: Record<string, unknown>;
+    };
     expect(badData.error).toMatchObject({ param: 'messages', request_id: 'req_2' });
     expect(badData.error).not.toHaveProperty('upstream_request_id');
   });

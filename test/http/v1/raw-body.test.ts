@@ -17,9 +17,24 @@ async function sentFor(path: string, upstreamPath: string, text: string, headers
 }
 
 const cases = [
-  { route: '/v1/chat/completions', upstream: '/compatible-mode/v1/chat/completions', members: '"messages": [ {"role": "user", "content": "hi \\"there\\""} ]', model: ['qwx3.7-plus', 'qwen3.7-plus'] },
-  { route: '/v1/embeddings', upstream: '/compatible-mode/v1/embeddings', members: '"input" : [ "one", "two" ],\n "encoding_format": "float"', model: ['text-embedding-v4', 'text-embedding-v4'] },
-  { route: '/v1/messages', upstream: '/apps/anthropic/v1/messages', members: '"max_tokens": 64, "messages": [ {"role": "user", "content": "hi"} ]', model: ['qwx3.7-plus', 'qwen3.7-plus'] },
+  {
+    route: '/v1/chat/completions',
+    upstream: '/compatible-mode/v1/chat/completions',
+    members: '"messages": [ {"role": "user", "content": "hi \\"there\\""} ]',
+    model: ['qwx3.7-plus', 'qwen3.7-plus'],
+  },
+  {
+    route: '/v1/embeddings',
+    upstream: '/compatible-mode/v1/embeddings',
+    members: '"input" : [ "one", "two" ],\n "encoding_format": "float"',
+    model: ['text-embedding-v4', 'text-embedding-v4'],
+  },
+  {
+    route: '/v1/messages',
+    upstream: '/apps/anthropic/v1/messages',
+    members: '"max_tokens": 64, "messages": [ {"role": "user", "content": "hi"} ]',
+    model: ['qwx3.7-plus', 'qwen3.7-plus'],
+  },
   { route: '/v1/responses', upstream: '/compatible-mode/v1/responses', members: '"input": "hi",\t"temperature": 0.5', model: ['qwx3.7-plus', 'qwen3.7-plus'] },
 ];
 
@@ -47,10 +62,29 @@ describe('the body sent upstream', () => {
   });
 
   it('a streamed chat with its own stream_options, or a repeated key, is serialised with include_usage set', async () => {
-    const own = await sentFor('/v1/chat/completions', '/compatible-mode/v1/chat/completions', '{"model":"qwx3.7-plus","stream":true,"stream_options":{"include_usage":false},"messages":[{"role":"user","content":"x"}]}');
-    expect(JSON.parse(own)).toEqual({ model: 'qwen3.7-plus', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'x' }] });
-    const repeated = await sentFor('/v1/chat/completions', '/compatible-mode/v1/chat/completions', '{"model":"qwx3.7-plus","user":"a","stream":true,"user":"b","messages":[{"role":"user","content":"x"}]}');
-    expect(JSON.parse(repeated)).toEqual({ model: 'qwen3.7-plus', user: 'b', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'x' }] });
+    const own = await sentFor(
+      '/v1/chat/completions',
+      '/compatible-mode/v1/chat/completions',
+      '{"model":"qwx3.7-plus","stream":true,"stream_options":{"include_usage":false},"messages":[{"role":"user","content":"x"}]}',
+    );
+    expect(JSON.parse(own)).toEqual({
+      model: 'qwen3.7-plus',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    const repeated = await sentFor(
+      '/v1/chat/completions',
+      '/compatible-mode/v1/chat/completions',
+      '{"model":"qwx3.7-plus","user":"a","stream":true,"user":"b","messages":[{"role":"user","content":"x"}]}',
+    );
+    expect(JSON.parse(repeated)).toEqual({
+      model: 'qwen3.7-plus',
+      user: 'b',
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(repeated).not.toContain('"a"');
   });
 });

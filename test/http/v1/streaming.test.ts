@@ -21,7 +21,11 @@ describe('streaming done right', () => {
     const stats = streamStats(t.h.sim.ctx);
     const abortedBefore = stats.aborted;
     const ac = new AbortController();
-    const r = await post('/v1/chat/completions', { model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: 'a slow one sim-fault:trickle:150' }] }, { signal: ac.signal });
+    const r = await post(
+      '/v1/chat/completions',
+      { model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: 'a slow one sim-fault:trickle:150' }] },
+      { signal: ac.signal },
+    );
     expect(r.status).toBe(200);
     const rid = r.headers.get('x-gateway-request-id')!;
     const reader = r.body!.getReader();
@@ -50,9 +54,31 @@ describe('streaming done right', () => {
   });
 
   const abortCases: Array<[string, string, string, Record<string, unknown>]> = [
-    ['messages', '/v1/messages', '/apps/anthropic/v1/messages', { model: 'qwx3.7-plus', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'slow sim-fault:trickle:150' }] }],
+    [
+      'messages',
+      '/v1/messages',
+      '/apps/anthropic/v1/messages',
+      { model: 'qwx3.7-plus', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'slow sim-fault:trickle:150' }] },
+    ],
     ['responses', '/v1/responses', '/compatible-mode/v1/responses', { model: 'qwx3.7-plus', stream: true, input: 'slow sim-fault:trickle:150' }],
-    ['chat with an image (native multimodal)', '/v1/chat/completions', 'multimodal-generation', { model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'slow sim-fault:trickle:150' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] }],
+    [
+      'chat with an image (native multimodal)',
+      '/v1/chat/completions',
+      'multimodal-generation',
+      {
+        model: 'qwx3.7-plus',
+        stream: true,
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'slow sim-fault:trickle:150' },
+              { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+            ],
+          },
+        ],
+      },
+    ],
   ];
   for (const [name, path, upstreamPath, json] of abortCases) {
     it(`${name}: a client abort mid-stream aborts the upstream request and is metered exactly once`, async () => {
@@ -118,16 +144,25 @@ describe('streaming done right', () => {
     const rows = await ledgerRows(t.h, rid);
     expect(rows).toHaveLength(1);
     // message_start's output count is a placeholder (1): the cut stream is charged the estimate of what it delivered.
-    const delivered = events.filter((e) => e.event === 'content_block_delta').map((e) => (JSON.parse(e.data) as { delta: { text?: string } }).delta.text ?? '').join('');
+    const delivered = events
+      .filter((e) => e.event === 'content_block_delta')
+      .map((e) => (JSON.parse(e.data) as { delta: { text?: string } }).delta.text ?? '')
+      .join('');
     expect(delivered.length).toBeGreaterThan(8);
     const q = JSON.parse(rows[0]!.quantities) as { output_tokens: number; estimated?: boolean };
     expect(q.output_tokens).toBe(Math.ceil(delivered.length / 4));
     const client = anthropicClient(t.h, t.token);
-    await expect(client.messages.stream({ model: 'qwx3.7-plus', max_tokens: 64, messages: [{ role: 'user', content: 'sim-fault:cut' }] }).finalMessage()).rejects.toThrow();
+    await expect(
+      client.messages.stream({ model: 'qwx3.7-plus', max_tokens: 64, messages: [{ role: 'user', content: 'sim-fault:cut' }] }).finalMessage(),
+    ).rejects.toThrow();
   });
 
   it('upstream cut (responses): an `event: error`; metered once', async () => {
-    const r = await post('/v1/responses', { model: 'qwx3.7-plus', stream: true, input: [{ role: 'user', content: [{ type: 'input_text', text: 'sim-fault:cut x' }] }] });
+    const r = await post('/v1/responses', {
+      model: 'qwx3.7-plus',
+      stream: true,
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'sim-fault:cut x' }] }],
+    });
     const rid = r.headers.get('x-gateway-request-id')!;
     const events = sseEvents(await r.text());
     expect(events.at(-1)!.event).toBe('error');
@@ -139,7 +174,15 @@ describe('streaming done right', () => {
     const r = await post('/v1/chat/completions', {
       model: 'qwx3.7-plus',
       stream: true,
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'sim-fault:cut look' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'sim-fault:cut look' },
+            { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+          ],
+        },
+      ],
     });
     const events = sseEvents(await r.text());
     expect((JSON.parse(events.at(-1)!.data) as BErr).error.code).toBe('upstream_error');
@@ -181,7 +224,23 @@ describe('upstream errors are mapped and sanitised', () => {
   const endpoints: Array<[string, string, string, Record<string, unknown>]> = [
     ['responses', '/v1/responses', '/compatible-mode/v1/responses', { model: 'qwx3.7-plus', input: 'hi' }],
     ['embeddings', '/v1/embeddings', '/compatible-mode/v1/embeddings', { model: 'text-embedding-v4', input: ['hi'] }],
-    ['chat with an image (native multimodal)', '/v1/chat/completions', 'multimodal-generation', { model: 'qwx3.7-plus', messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }] }],
+    [
+      'chat with an image (native multimodal)',
+      '/v1/chat/completions',
+      'multimodal-generation',
+      {
+        model: 'qwx3.7-plus',
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'look' },
+              { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+            ],
+          },
+        ],
+      },
+    ],
     ['messages', '/v1/messages', '/apps/anthropic/', { model: 'qwx3.7-plus', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }],
   ];
   for (const [name, path, upstreamPath, json] of endpoints) {

@@ -21,7 +21,9 @@ describe('GET /v1/videos', () => {
       mine.push(((await r.json()) as { id: string }).id);
       await new Promise((res) => setTimeout(res, 5)); // distinct creation times
     }
-    const theirs = (await (await t.h.fetch('/v1/videos', { method: 'POST', token: b.secret, json: { model: 'wnx2.7-t2v', prompt: 'other', seconds: 2 } })).json()) as { id: string };
+    const theirs = (await (
+      await t.h.fetch('/v1/videos', { method: 'POST', token: b.secret, json: { model: 'wnx2.7-t2v', prompt: 'other', seconds: 2 } })
+    ).json()) as { id: string };
 
     const client = openaiClient(t.h, a.secret);
     const first = (await (await t.h.fetch('/v1/videos?limit=2', { token: a.secret })).json()) as VideoList;
@@ -45,7 +47,26 @@ describe('GET /v1/videos', () => {
     const ids = ['video_samems_a', 'video_samems_b', 'video_samems_c', 'video_samems_d'];
     for (const id of ids) {
       await repo.insert(
-        { id, family: 'v1', kind: DASHSCOPE_VIDEO_TASK_KIND, tokenId: a.id, model: 'wnx2.7-t2v', billingModel: 'wnx2.7-t2v', upstreamModel: 'wnx2.7-t2v', request: { prompt: id, seconds: 2 }, requestId: `req_${id}`, tier: null, channelId: 'ch_none', estimate: { kind: 'video', outputSeconds: 2 }, externalTaskId: null, callbackUrl: null, sessionId: null, nextPollAt: at + 3_600_000, leaseOwner: 'test', leaseUntil: at },
+        {
+          id,
+          family: 'v1',
+          kind: DASHSCOPE_VIDEO_TASK_KIND,
+          tokenId: a.id,
+          model: 'wnx2.7-t2v',
+          billingModel: 'wnx2.7-t2v',
+          upstreamModel: 'wnx2.7-t2v',
+          request: { prompt: id, seconds: 2 },
+          requestId: `req_${id}`,
+          tier: null,
+          channelId: 'ch_none',
+          estimate: { kind: 'video', outputSeconds: 2 },
+          externalTaskId: null,
+          callbackUrl: null,
+          sessionId: null,
+          nextPollAt: at + 3_600_000,
+          leaseOwner: 'test',
+          leaseUntil: at,
+        },
         at,
       );
       expect(await repo.transition(id, 'submitting', { state: 'queued', leaseOwner: null, leaseUntil: null })).toBe(true);
@@ -64,7 +85,9 @@ describe('GET /v1/videos', () => {
   it('refuses bad paging parameters with 400 invalid_parameter (another token’s id as a cursor too)', async () => {
     const a = await t.h.token({ name: 'list-bad' });
     const other = await t.h.token({ name: 'list-other' });
-    const foreign = (await (await t.h.fetch('/v1/videos', { method: 'POST', token: other.secret, json: { model: 'wnx2.7-t2v', prompt: 'x', seconds: 2 } })).json()) as { id: string };
+    const foreign = (await (
+      await t.h.fetch('/v1/videos', { method: 'POST', token: other.secret, json: { model: 'wnx2.7-t2v', prompt: 'x', seconds: 2 } })
+    ).json()) as { id: string };
     for (const qs of ['limit=0', 'limit=101', 'limit=abc', 'limit=-1', 'after=video_nope', `after=${foreign.id}`]) {
       const r = await t.h.fetch(`/v1/videos?${qs}`, { token: a.secret });
       expect(r.status, qs).toBe(400);

@@ -18,11 +18,13 @@ describe('/v1/videos quota', () => {
     // stay-running keeps every accepted task open, so its hold stays in place for the whole burst.
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        t.h.fetch('/v1/videos', { method: 'POST', token: tok.secret, json: { model: 'hhx-1.1-t2v', prompt: `burst ${i} sim-fault:stay-running`, seconds: 3 } }).then(async (r) => ({
-          status: r.status,
-          rid: r.headers.get('x-gateway-request-id'),
-          json: (await r.json()) as { id?: string; error?: { code: string; type: string; request_id: string; message: string } },
-        })),
+        t.h
+          .fetch('/v1/videos', { method: 'POST', token: tok.secret, json: { model: 'hhx-1.1-t2v', prompt: `burst ${i} sim-fault:stay-running`, seconds: 3 } })
+          .then(async (r) => ({
+            status: r.status,
+            rid: r.headers.get('x-gateway-request-id'),
+            json: (await r.json()) as { id?: string; error?: { code: string; type: string; request_id: string; message: string } },
+          })),
       ),
     );
     const ok = results.filter((r) => r.status === 200);

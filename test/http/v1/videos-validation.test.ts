@@ -62,7 +62,9 @@ describe('validation rows', () => {
 
   it('a seed for a model without fixed-seed support → seed_not_supported', async () => {
     const saved = t.h.gw.deps.catalogue;
-    t.h.gw.deps.catalogue = new Catalogue(applyOverrides(saved.entries(), [{ model: 'wnx2.7-r2v', entry: { video: { ...saved.get('wnx2.7-r2v')!.video!, seed: false } } }]));
+    t.h.gw.deps.catalogue = new Catalogue(
+      applyOverrides(saved.entries(), [{ model: 'wnx2.7-r2v', entry: { video: { ...saved.get('wnx2.7-r2v')!.video!, seed: false } } }]),
+    );
     try {
       await rejects({ model: 'wnx2.7-r2v', prompt: 'x', seed: 7, references: { video: [VID(1)] } }, 'seed_not_supported', 'seed');
     } finally {
@@ -135,7 +137,12 @@ describe('validation rows', () => {
     expect(r.headers.get('x-gateway-request-id')).toMatch(/^req_/);
     expect(t.h.sim.requestsTo('video-synthesis').length).toBe(before);
     // The same form, closed, is created at the resolution it asked for.
-    const ok = await t.h.fetch('/v1/videos', { method: 'POST', token: t.token, headers: { 'content-type': 'multipart/form-data; boundary=zz' }, body: `${body}\r\n--zz--\r\n` });
+    const ok = await t.h.fetch('/v1/videos', {
+      method: 'POST',
+      token: t.token,
+      headers: { 'content-type': 'multipart/form-data; boundary=zz' },
+      body: `${body}\r\n--zz--\r\n`,
+    });
     expect(ok.status).toBe(200);
     expect(lastSynthesisBody(t.h).parameters).toMatchObject({ resolution: '720P' });
   });
@@ -169,7 +176,11 @@ describe('multipart field names that reach a prototype', () => {
       expect(body.error.param).toBe(name);
       expect(({} as Record<string, unknown>).stream).toBeUndefined();
     }
-    const chat = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'after' }] } });
+    const chat = await t.h.fetch('/v1/chat/completions', {
+      method: 'POST',
+      token: t.token,
+      json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'after' }] },
+    });
     expect(chat.status).toBe(200);
   });
 });
@@ -180,21 +191,76 @@ describe('reference mapping, observed at the simulator', () => {
     ['wnx2.7-t2v', {}, 'wan2.7-t2v', []],
     ['hhx-1.1-i2v', { input_reference: { image_url: IMG(1) } }, 'happyhorse-1.1-i2v', [['first_frame', IMG(1)]]],
     ['hhx-1.1-i2v', { input_image: IMG(2) }, 'happyhorse-1.1-i2v', [['first_frame', IMG(2)]]],
-    ['hhx-1.1-r2v', { input_reference: [{ image_url: IMG(1) }, { image_url: IMG(2) }, IMG(3)] }, 'happyhorse-1.1-r2v', [['reference_image', IMG(1)], ['reference_image', IMG(2)], ['reference_image', IMG(3)]]],
-    ['hhx-1.1-r2v', { input_reference: Array.from({ length: 9 }, (_, i) => ({ image_url: IMG(i) })) }, 'happyhorse-1.1-r2v', Array.from({ length: 9 }, (_, i) => ['reference_image', IMG(i)] as [string, string])],
+    [
+      'hhx-1.1-r2v',
+      { input_reference: [{ image_url: IMG(1) }, { image_url: IMG(2) }, IMG(3)] },
+      'happyhorse-1.1-r2v',
+      [
+        ['reference_image', IMG(1)],
+        ['reference_image', IMG(2)],
+        ['reference_image', IMG(3)],
+      ],
+    ],
+    [
+      'hhx-1.1-r2v',
+      { input_reference: Array.from({ length: 9 }, (_, i) => ({ image_url: IMG(i) })) },
+      'happyhorse-1.1-r2v',
+      Array.from({ length: 9 }, (_, i) => ['reference_image', IMG(i)] as [string, string]),
+    ],
     ['hhx-1.0-i2v', { input_reference: IMG(4) }, 'happyhorse-1.0-i2v', [['first_frame', IMG(4)]]],
     ['hhx-1.0-i2v', { input_image: { image_url: IMG(5) } }, 'happyhorse-1.0-i2v', [['first_frame', IMG(5)]]],
     ['hhx-1.0-r2v', { input_reference: { image_url: IMG(6) } }, 'happyhorse-1.0-r2v', [['reference_image', IMG(6)]]],
     ['hhx-1.0-r2v', { input_reference: IMG(6) }, 'happyhorse-1.0-r2v', [['reference_image', IMG(6)]]],
     ['wnx2.7-i2v', { input_reference: IMG(1) }, 'wan2.7-i2v', [['first_frame', IMG(1)]]],
-    ['wnx2.7-i2v', { input_reference: [IMG(1), IMG(2)] }, 'wan2.7-i2v', [['first_frame', IMG(1)], ['last_frame', IMG(2)]]],
+    [
+      'wnx2.7-i2v',
+      { input_reference: [IMG(1), IMG(2)] },
+      'wan2.7-i2v',
+      [
+        ['first_frame', IMG(1)],
+        ['last_frame', IMG(2)],
+      ],
+    ],
     ['wnx2.7-i2v', { input_reference: VID(1) }, 'wan2.7-i2v', [['first_clip', VID(1)]]],
-    ['wnx2.7-i2v', { input_reference: [VID(1), IMG(2)] }, 'wan2.7-i2v', [['first_clip', VID(1)], ['last_frame', IMG(2)]]],
+    [
+      'wnx2.7-i2v',
+      { input_reference: [VID(1), IMG(2)] },
+      'wan2.7-i2v',
+      [
+        ['first_clip', VID(1)],
+        ['last_frame', IMG(2)],
+      ],
+    ],
     ['wnx2.7-i2v-20260115', { input_reference: IMG(3) }, 'wan2.7-i2v-20260115', [['first_frame', IMG(3)]]],
-    ['wnx2.7-r2v', { references: { video: [VID(1), VID(2)] }, input_reference: { image_url: IMG(1) } }, 'wan2.7-r2v', [['reference_video', VID(1)], ['reference_video', VID(2)], ['reference_image', IMG(1)]]],
+    [
+      'wnx2.7-r2v',
+      { references: { video: [VID(1), VID(2)] }, input_reference: { image_url: IMG(1) } },
+      'wan2.7-r2v',
+      [
+        ['reference_video', VID(1)],
+        ['reference_video', VID(2)],
+        ['reference_image', IMG(1)],
+      ],
+    ],
     ['hhx-1.0-video-edit', { references: { video: [VID(3)] } }, 'happyhorse-1.0-video-edit', [['video', VID(3)]]],
-    ['hhx-1.0-video-edit', { references: { video: [VID(3)] }, input_reference: { image_url: IMG(8) } }, 'happyhorse-1.0-video-edit', [['video', VID(3)], ['reference_image', IMG(8)]]],
-    ['wnx2.7-videoedit', { references: { video: ['https://cdn.example.com/clip.MOV'] }, input_reference: { image_url: IMG(9) } }, 'wan2.7-videoedit', [['video', 'https://cdn.example.com/clip.MOV'], ['reference_image', IMG(9)]]],
+    [
+      'hhx-1.0-video-edit',
+      { references: { video: [VID(3)] }, input_reference: { image_url: IMG(8) } },
+      'happyhorse-1.0-video-edit',
+      [
+        ['video', VID(3)],
+        ['reference_image', IMG(8)],
+      ],
+    ],
+    [
+      'wnx2.7-videoedit',
+      { references: { video: ['https://cdn.example.com/clip.MOV'] }, input_reference: { image_url: IMG(9) } },
+      'wan2.7-videoedit',
+      [
+        ['video', 'https://cdn.example.com/clip.MOV'],
+        ['reference_image', IMG(9)],
+      ],
+    ],
   ];
   it.each(cases)('%s %j → %s %j', async (model, extra, upstream, media) => {
     const r = await createVideo(t.h, t.token, { model, prompt: 'character1 waves', ...extra });

@@ -144,7 +144,7 @@ describe('video task object and ownership', () => {
     expect(await eventually(() => t.h.logs.some((l) => l.includes(v.id) && l.includes('reconcile')))).toBe(true);
   });
 
-  it('lists the token\'s own videos, newest first', async () => {
+  it("lists the token's own videos, newest first", async () => {
     const mine = await t.h.token({ name: 'lister' });
     const a = await createVideo(t.h, mine.secret, { model: 'wnx2.7-t2v', prompt: 'one', seconds: 2 });
     const b = await createVideo(t.h, mine.secret, { model: 'wnx2.7-t2v', prompt: 'two', seconds: 2 });
@@ -207,14 +207,19 @@ describe('metering at terminal success', () => {
   });
 
   it('edit models are billed by input + output duration', async () => {
-    const c = await createVideo(t.h, tok.secret, { model: 'hhx-1.0-video-edit', prompt: 'make it snow', references: { video: ['https://cdn.example.com/src.mp4'] }, resolution: '720p' });
+    const c = await createVideo(t.h, tok.secret, {
+      model: 'hhx-1.0-video-edit',
+      prompt: 'make it snow',
+      references: { video: ['https://cdn.example.com/src.mp4'] },
+      resolution: '720p',
+    });
     expect(c.status).toBe(200);
     const v = await waitTerminal(t.h, tok.secret, c.json.id as string);
     expect(v.status).toBe('completed');
     const rows = await ledgerOfTask(t.h, v.id);
     expect(rows).toHaveLength(1);
     // simulator: 6.62 s in + 6.62 s out at 0.9 units/s (720p)
-    expect(Number(rows[0]!.amount)).toBe(Math.ceil(13_240 * 900_000 / 1000));
+    expect(Number(rows[0]!.amount)).toBe(Math.ceil((13_240 * 900_000) / 1000));
   });
 
   it('an expired result URL → result_expired, not a proxy error', async () => {

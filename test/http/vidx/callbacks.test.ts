@@ -23,17 +23,27 @@ const receiver = (failFirst: number) => startReceiver({ failFirst, path: '/hooks
 describe('client callbacks', { timeout: 120_000 }, () => {
   const t = useHarness(vidxHarness({ env: { TOLLWAY_ALLOW_PRIVATE_NETWORK: '1' } }));
 
-  it('POSTs the task data once at succeed, signed with the token\'s secret, after retrying failed attempts with back-off', async () => {
+  it("POSTs the task data once at succeed, signed with the token's secret, after retrying failed attempts with back-off", async () => {
     const rx = await receiver(2);
     try {
       const { secret, callbackSecret } = await t.h.token();
       const other = await t.h.token({ name: 'another client' });
       expect(callbackSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
-      const c = await call<TaskData>(t.h, secret, 'POST', T2V, { model_name: 'vidx-v2-5', prompt: 'callback me', callback_url: rx.url, external_task_id: 'cb-order-7' });
+      const c = await call<TaskData>(t.h, secret, 'POST', T2V, {
+        model_name: 'vidx-v2-5',
+        prompt: 'callback me',
+        callback_url: rx.url,
+        external_task_id: 'cb-order-7',
+      });
       const id = c.body.data.task_id;
       // Bounded generously: a loaded machine may take more than until()'s few seconds for a task and three attempts.
       expect(await eventually(() => rx.hits.some((x) => x.answered === 200), 30_000)).toBe(true);
-      expect(await eventually(async () => (await t.h.store.db.selectFrom('callbacks').select('state').where('task_id', '=', id).executeTakeFirst())?.state === 'delivered', 30_000)).toBe(true);
+      expect(
+        await eventually(
+          async () => (await t.h.store.db.selectFrom('callbacks').select('state').where('task_id', '=', id).executeTakeFirst())?.state === 'delivered',
+          30_000,
+        ),
+      ).toBe(true);
       // Several more dispatcher rounds and a query: still exactly one successful delivery.
       await call(t.h, secret, 'GET', `${T2V}/${id}`);
       await new Promise((r) => setTimeout(r, 300));
@@ -75,7 +85,10 @@ describe('client callbacks', { timeout: 120_000 }, () => {
       const { secret, callbackSecret } = await t.h.token();
       const c = await call<TaskData>(t.h, secret, 'POST', T2V, { prompt: 'sim-fault:fail-task', callback_url: rx.url });
       expect(await eventually(() => rx.hits.length > 0, 30_000)).toBe(true);
-      expect(new Webhook(callbackSecret).verify(rx.hits[0]!.body, rx.hits[0]!.headers as Record<string, string>)).toMatchObject({ task_id: c.body.data.task_id, task_status: 'failed' });
+      expect(new Webhook(callbackSecret).verify(rx.hits[0]!.body, rx.hits[0]!.headers as Record<string, string>)).toMatchObject({
+        task_id: c.body.data.task_id,
+        task_status: 'failed',
+      });
     } finally {
       await rx.close();
     }
@@ -95,9 +108,15 @@ describe('upstream callbacks to the public URL; dispatcher by hand', () => {
     const { secret } = await t.h.token();
     const c = await call<TaskData>(t.h, secret, 'POST', T2V, { prompt: 'tell me when done' });
     const id = c.body.data.task_id;
-    const sent = t.h.sim.requestsTo('/v1/videos/text2video').filter((r) => r.method === 'POST').at(-1)!.body as { callback_url: string };
+    const sent = t.h.sim
+      .requestsTo('/v1/videos/text2video')
+      .filter((r) => r.method === 'POST')
+      .at(-1)!.body as { callback_url: string };
     expect(sent.callback_url.startsWith(`${t.h.url}/vidx/callbacks/kling/${id}.`)).toBe(true);
-    await until(async () => (await t.h.store.db.selectFrom('tasks').select('state').where('id', '=', id).executeTakeFirst())?.state === 'succeeded', 'task updated by the upstream callback');
+    await until(
+      async () => (await t.h.store.db.selectFrom('tasks').select('state').where('id', '=', id).executeTakeFirst())?.state === 'succeeded',
+      'task updated by the upstream callback',
+    );
     // The poller may finish the task before the simulator's callback POST completes: wait for that too.
     await until(async () => klingState(t.h.sim.ctx).callbacks.some((x) => x.url === sent.callback_url && x.status === 200), 'upstream callback answered 200');
     expect(await ledgerOfTask(t.h, id)).toHaveLength(1);
@@ -117,7 +136,22 @@ describe('upstream callbacks to the public URL; dispatcher by hand', () => {
     });
     try {
       const now = Date.now();
-      await t.h.store.db.insertInto('callbacks').values({ id: 'cb_manual_1', task_id: 'task_manual_1', token_id: tok, url: rx.url, payload: '{}', state: 'pending', attempts: 0, next_at: now, last_error: null, created_at: now, updated_at: now }).execute();
+      await t.h.store.db
+        .insertInto('callbacks')
+        .values({
+          id: 'cb_manual_1',
+          task_id: 'task_manual_1',
+          token_id: tok,
+          url: rx.url,
+          payload: '{}',
+          state: 'pending',
+          attempts: 0,
+          next_at: now,
+          last_error: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
       for (let i = 0; i < 3; i++) {
         await new Promise((r) => setTimeout(r, 5));
         await dispatcher.deliverDue();
@@ -149,7 +183,22 @@ describe('upstream callbacks to the public URL; dispatcher by hand', () => {
     });
     try {
       const now = Date.now();
-      await t.h.store.db.insertInto('callbacks').values({ id: 'cb_manual_2', task_id: 'task_manual_2', token_id: tok, url: `http://hooks.example.test:${port}/x`, payload: '{}', state: 'pending', attempts: 0, next_at: now, last_error: null, created_at: now, updated_at: now }).execute();
+      await t.h.store.db
+        .insertInto('callbacks')
+        .values({
+          id: 'cb_manual_2',
+          task_id: 'task_manual_2',
+          token_id: tok,
+          url: `http://hooks.example.test:${port}/x`,
+          payload: '{}',
+          state: 'pending',
+          attempts: 0,
+          next_at: now,
+          last_error: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
       await dispatcher.deliverDue();
       const row = await t.h.store.db.selectFrom('callbacks').selectAll().where('id', '=', 'cb_manual_2').executeTakeFirstOrThrow();
       expect(row.state).toBe('failed');

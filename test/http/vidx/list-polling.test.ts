@@ -25,7 +25,11 @@ describe('Kling tasks polled by list', () => {
     await new Promise((r) => setTimeout(r, 4100));
     await due();
     expect(await t.h.gw.deps.tasks.tick()).toBe(6);
-    expect(gets().slice(before + 1).map((r) => r.path)).toEqual(['/v1/videos/text2video?pageNum=1&pageSize=500']);
+    expect(
+      gets()
+        .slice(before + 1)
+        .map((r) => r.path),
+    ).toEqual(['/v1/videos/text2video?pageNum=1&pageSize=500']);
     for (const id of ids) {
       const row = await t.h.store.db.selectFrom('tasks').select(['state']).where('id', '=', id).executeTakeFirstOrThrow();
       expect(row.state).toBe('succeeded');
@@ -36,13 +40,16 @@ describe('Kling tasks polled by list', () => {
   it('a task missing from the list is queried by its id', async () => {
     const { secret } = await t.h.token({ quota: 1_000_000_000 });
     const ids: string[] = [];
-    for (let i = 0; i < 4; i++) ids.push((await call<TaskData>(t.h, secret, 'POST', T2V, { prompt: i === 0 ? 'gone sim-fault:vanish' : `kept ${i}` })).body.data.task_id);
+    for (let i = 0; i < 4; i++)
+      ids.push((await call<TaskData>(t.h, secret, 'POST', T2V, { prompt: i === 0 ? 'gone sim-fault:vanish' : `kept ${i}` })).body.data.task_id);
     await new Promise((r) => setTimeout(r, 900)); // past the vanished task's scheduled time
     const gets = () => t.h.sim.requestsTo('/v1/videos/text2video').filter((r) => r.method === 'GET');
     const before = gets().length;
     await t.h.store.db.updateTable('tasks').set({ next_poll_at: 0 }).where('id', 'in', ids).execute();
     await t.h.gw.deps.tasks.tick();
-    const paths = gets().slice(before).map((r) => r.path);
+    const paths = gets()
+      .slice(before)
+      .map((r) => r.path);
     const up = await t.h.store.db.selectFrom('tasks').select(['upstream_task_id', 'state']).where('id', '=', ids[0]!).executeTakeFirstOrThrow();
     expect(paths).toContain(`/v1/videos/text2video/${up.upstream_task_id}`);
     expect(paths.filter((p) => p.includes('?pageNum=')).length).toBeGreaterThanOrEqual(1);

@@ -30,13 +30,27 @@ describe('text2video models and their upstream endpoints', () => {
 
   it('vidx-video-o1 is a text-only omni-video task upstream, an ordinary text2video task to the client, charged once at success', async () => {
     const { id: tokenId, secret } = await t.h.token({ quota: 100_000_000 });
-    const c = await call<TaskData>(t.h, secret, 'POST', T2V, { model_name: 'vidx-video-o1', prompt: 'a paper boat on a river', duration: '10', external_task_id: 'o1-order' });
+    const c = await call<TaskData>(t.h, secret, 'POST', T2V, {
+      model_name: 'vidx-video-o1',
+      prompt: 'a paper boat on a river',
+      duration: '10',
+      external_task_id: 'o1-order',
+    });
     expect(c.body.code).toBe(0);
     const id = c.body.data.task_id;
-    const up = t.h.sim.requestsTo('/v1/videos/omni-video').filter((x) => x.method === 'POST' && (x.body as { external_task_id?: string }).external_task_id === id);
+    const up = t.h.sim
+      .requestsTo('/v1/videos/omni-video')
+      .filter((x) => x.method === 'POST' && (x.body as { external_task_id?: string }).external_task_id === id);
     expect(up).toHaveLength(1);
     // The contract's defaults at our side: mode std, aspect_ratio 16:9 (required upstream without a first frame).
-    expect(up[0]!.body).toEqual({ model_name: 'kling-video-o1', prompt: 'a paper boat on a river', mode: 'std', aspect_ratio: '16:9', duration: '10', external_task_id: id });
+    expect(up[0]!.body).toEqual({
+      model_name: 'kling-video-o1',
+      prompt: 'a paper boat on a river',
+      mode: 'std',
+      aspect_ratio: '16:9',
+      duration: '10',
+      external_task_id: id,
+    });
     expect(t.h.sim.requestsTo('/v1/videos/text2video').some((x) => x.method === 'POST' && JSON.stringify(x.body).includes('paper boat'))).toBe(false);
     expect(Number((await holdOfTask(t.h, id))!.amount)).toBe(10 * 400_000);
 
@@ -125,7 +139,10 @@ describe('an o1 text2video task upstream: recovered and called back at omni-vide
     const { secret } = await u.h.token();
     const c = await call<TaskData>(u.h, secret, 'POST', T2V, { model_name: 'vidx-video-o1', prompt: 'call me back' });
     const id = c.body.data.task_id;
-    const sent = u.h.sim.requestsTo('/v1/videos/omni-video').filter((r) => r.method === 'POST').at(-1)!.body as { callback_url: string; external_task_id: string };
+    const sent = u.h.sim
+      .requestsTo('/v1/videos/omni-video')
+      .filter((r) => r.method === 'POST')
+      .at(-1)!.body as { callback_url: string; external_task_id: string };
     expect(sent.external_task_id).toBe(id);
     expect(sent.callback_url.startsWith(`${u.h.url}/vidx/callbacks/kling/${id}.`)).toBe(true);
     const row = await u.h.store.db.selectFrom('tasks').select('upstream_task_id').where('id', '=', id).executeTakeFirstOrThrow();

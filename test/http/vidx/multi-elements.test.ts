@@ -47,17 +47,30 @@ describe('multi-element editing workflow', () => {
     expect(row.token_id).toBe(tokenId);
     expect(Number(row.expires_at) - Number(row.created_at)).toBe(24 * 3600 * 1000);
 
-    const pts = [{ x: 0.4, y: 0.6 }, { x: 0.45, y: 0.62 }];
-    const add = await call<{ session_id: string; res: { frame_index: number; rle_mask_list: unknown[] } }>(t.h, secret, 'POST', `${ME}/add-selection`, { session_id: sid, frame_index: 12, points: pts });
+    const pts = [
+      { x: 0.4, y: 0.6 },
+      { x: 0.45, y: 0.62 },
+    ];
+    const add = await call<{ session_id: string; res: { frame_index: number; rle_mask_list: unknown[] } }>(t.h, secret, 'POST', `${ME}/add-selection`, {
+      session_id: sid,
+      frame_index: 12,
+      points: pts,
+    });
     expect(add.body.code).toBe(0);
     expect(add.body.data.session_id).toBe(sid);
     expect(add.body.data.res.frame_index).toBe(12);
     expect(add.body.data.res.rle_mask_list).toHaveLength(1);
-    const del = await call<{ res: { rle_mask_list: unknown[] } }>(t.h, secret, 'POST', `${ME}/delete-selection`, { session_id: sid, frame_index: 12, points: pts });
+    const del = await call<{ res: { rle_mask_list: unknown[] } }>(t.h, secret, 'POST', `${ME}/delete-selection`, {
+      session_id: sid,
+      frame_index: 12,
+      points: pts,
+    });
     expect(del.body.code).toBe(0);
     expect(del.body.data.res.rle_mask_list).toHaveLength(0);
     await call(t.h, secret, 'POST', `${ME}/add-selection`, { session_id: sid, frame_index: 3, points: pts });
-    const prev = await call<{ session_id: string; res: { video: string; video_cover: string } }>(t.h, secret, 'POST', `${ME}/preview-selection`, { session_id: sid });
+    const prev = await call<{ session_id: string; res: { video: string; video_cover: string } }>(t.h, secret, 'POST', `${ME}/preview-selection`, {
+      session_id: sid,
+    });
     expect(prev.body.code).toBe(0);
     expect(prev.body.data.session_id).toBe(sid);
     expect(prev.body.data.res.video).toBeTruthy();
@@ -66,10 +79,20 @@ describe('multi-element editing workflow', () => {
     expect(clear.body.data).toEqual({ status: 0, session_id: sid });
     await call(t.h, secret, 'POST', `${ME}/add-selection`, { session_id: sid, frame_index: 0, points: [{ x: 0.5, y: 0.5 }] });
 
-    const create = await call<TaskData>(t.h, secret, 'POST', ME, { model_name: 'vidx-v1-6', session_id: sid, edit_mode: 'swap', image_list: [{ image: 'https://cdn.example.com/mug.png' }], prompt: 'swap the cup for a mug', mode: 'pro' });
+    const create = await call<TaskData>(t.h, secret, 'POST', ME, {
+      model_name: 'vidx-v1-6',
+      session_id: sid,
+      edit_mode: 'swap',
+      image_list: [{ image: 'https://cdn.example.com/mug.png' }],
+      prompt: 'swap the cup for a mug',
+      mode: 'pro',
+    });
     expect(create.body.code).toBe(0);
     expect(create.body.data.task_status).toBe('submitted');
-    const upEdit = t.h.sim.requestsTo('/v1/videos/multi-elements').filter((r) => r.method === 'POST' && r.path === '/v1/videos/multi-elements').at(-1)!.body as Record<string, unknown>;
+    const upEdit = t.h.sim
+      .requestsTo('/v1/videos/multi-elements')
+      .filter((r) => r.method === 'POST' && r.path === '/v1/videos/multi-elements')
+      .at(-1)!.body as Record<string, unknown>;
     expect(upEdit.session_id).toBe(row.upstream_session_id);
     // The multi-elements create body carries no model_name (catalogue data: its endpoint has one model).
     expect('model_name' in upEdit).toBe(false);
@@ -123,7 +146,11 @@ describe('multi-element editing workflow', () => {
     const sid = init.body.data.session_id;
     await call(t.h, a, 'POST', `${ME}/add-selection`, { session_id: sid, frame_index: 1, points: [{ x: 0.1, y: 0.1 }] });
     // 24 hours later (the upstream still has the session: we must refuse on our own).
-    await t.h.store.db.updateTable('sessions').set({ expires_at: Date.now() - 1 }).where('id', '=', sid).execute();
+    await t.h.store.db
+      .updateTable('sessions')
+      .set({ expires_at: Date.now() - 1 })
+      .where('id', '=', sid)
+      .execute();
     const before = t.h.sim.recorded.filter((r) => r.method === 'POST').length;
     for (const [path, body] of [
       [`${ME}/add-selection`, { session_id: sid, frame_index: 0, points: [{ x: 0.5, y: 0.5 }] }],

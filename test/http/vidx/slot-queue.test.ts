@@ -36,7 +36,8 @@ async function waitAll(h: Harness, token: string, path: string, ids: string[], s
  */
 function finishing(h: Harness, model: string): () => void {
   const timer = setInterval(() => {
-    for (const task of klingState(h.sim.ctx).tasks.values()) if (task.model === model && task.fault === null && task.finishAt > Date.now()) task.finishAt = Date.now();
+    for (const task of klingState(h.sim.ctx).tasks.values())
+      if (task.model === model && task.fault === null && task.finishAt > Date.now()) task.finishAt = Date.now();
   }, 100);
   return () => clearInterval(timer);
 }
@@ -44,7 +45,11 @@ function finishing(h: Harness, model: string): () => void {
 const stateOf = async (h: Harness, id: string) => (await h.store.db.selectFrom('tasks').select('state').where('id', '=', id).executeTakeFirstOrThrow()).state;
 
 /** Upstream task creations the simulator took, oldest first, by our task id (their external_task_id). */
-const accepted = (h: Harness, model: string) => [...klingState(h.sim.ctx).tasks.values()].filter((t) => t.model === model).sort((a, b) => a.createdAt - b.createdAt).map((t) => t.externalTaskId);
+const accepted = (h: Harness, model: string) =>
+  [...klingState(h.sim.ctx).tasks.values()]
+    .filter((t) => t.model === model)
+    .sort((a, b) => a.createdAt - b.createdAt)
+    .map((t) => t.externalTaskId);
 
 async function createMany(h: Harness, token: string, n: number, body: Record<string, unknown>, via: (i: number) => Harness = () => h): Promise<string[]> {
   const ids: string[] = [];
@@ -77,7 +82,9 @@ describe('a 2-slot Kling account', () => {
     // The last one waiting: the head of the queue is retried now and then, and is `submitting` for the moment it is.
     const waiting = ids[states.lastIndexOf('waiting')]!;
     expect((await call<TaskData>(t.h, secret, 'GET', `${T2V}/${waiting}`)).body.data.task_status).toBe('submitted');
-    const listed = (await (await t.h.admin('/admin/tasks?state=waiting')).json()) as { data: Array<{ id: string; slot_queue: { account: string; model: string } }> };
+    const listed = (await (await t.h.admin('/admin/tasks?state=waiting')).json()) as {
+      data: Array<{ id: string; slot_queue: { account: string; model: string } }>;
+    };
     expect(listed.data.map((x) => x.id)).toContain(waiting);
     expect(listed.data[0]!.slot_queue).toEqual({ account: expect.stringMatching(/^kling:key-/), model: 'kling-v2-6' });
     const detail = (await (await t.h.admin(`/admin/tasks/${waiting}`)).json()) as { events: Array<{ kind: string; detail: string | null }> };
@@ -107,7 +114,9 @@ describe('a 2-slot Kling account', () => {
     const stop = finishing(t.h, 'kling-v3-omni');
     expect(await waitAll(t.h, secret, OMNI, [id], 'succeed')).toEqual(['succeed']);
     stop();
-    const posts = t.h.sim.requestsTo('/v1/videos/omni-video').filter((x) => x.method === 'POST' && (x.body as { external_task_id?: string }).external_task_id === id);
+    const posts = t.h.sim
+      .requestsTo('/v1/videos/omni-video')
+      .filter((x) => x.method === 'POST' && (x.body as { external_task_id?: string }).external_task_id === id);
     expect(posts).toHaveLength(2);
     await chargedOnceEach(t.h, [id]);
   });
@@ -206,7 +215,9 @@ describe('the queue survives a restart and is shared by instances', () => {
     // Nothing was sent for a task once the simulator had taken it.
     for (const task of klingState(t.h.sim.ctx).tasks.values()) {
       if (task.model !== 'kling-v2-master') continue;
-      const later = t.h.sim.requestsTo('/v1/videos/text2video').filter((r) => r.method === 'POST' && (r.body as { external_task_id?: string }).external_task_id === task.externalTaskId && r.at > task.createdAt);
+      const later = t.h.sim
+        .requestsTo('/v1/videos/text2video')
+        .filter((r) => r.method === 'POST' && (r.body as { external_task_id?: string }).external_task_id === task.externalTaskId && r.at > task.createdAt);
       expect(later).toEqual([]);
     }
   }, 120_000);

@@ -44,7 +44,7 @@ describe('family A tasks', () => {
     expect(await t.h.store.db.selectFrom('tasks').selectAll().where('token_id', '=', tokenId).execute()).toHaveLength(1);
   });
 
-  it("another token can neither read nor list a task (by id or external id)", async () => {
+  it('another token can neither read nor list a task (by id or external id)', async () => {
     const a = (await t.h.token()).secret;
     const b = (await t.h.token()).secret;
     const task = await call<TaskData>(t.h, a, 'POST', T2V, { prompt: 'private', external_task_id: 'mine' });
@@ -106,10 +106,24 @@ describe('family A tasks', () => {
 
   it('omni-video passes the vendor body through with the upstream model name, and is metered', async () => {
     const { secret } = await t.h.token();
-    const r = await call<TaskData>(t.h, secret, 'POST', OMNI, { model_name: 'vidx-v3-omni', prompt: 'a dancer <<<image_1>>>', image_list: [{ image_url: 'https://cdn.example.com/d.png' }], duration: '7' });
+    const r = await call<TaskData>(t.h, secret, 'POST', OMNI, {
+      model_name: 'vidx-v3-omni',
+      prompt: 'a dancer <<<image_1>>>',
+      image_list: [{ image_url: 'https://cdn.example.com/d.png' }],
+      duration: '7',
+    });
     expect(r.body.code).toBe(0);
-    const up = t.h.sim.requestsTo('/v1/videos/omni-video').filter((x) => x.method === 'POST').at(-1)!.body as Record<string, unknown>;
-    expect(up).toMatchObject({ model_name: 'kling-v3-omni', prompt: 'a dancer <<<image_1>>>', image_list: [{ image_url: 'https://cdn.example.com/d.png' }], duration: '7', external_task_id: r.body.data.task_id });
+    const up = t.h.sim
+      .requestsTo('/v1/videos/omni-video')
+      .filter((x) => x.method === 'POST')
+      .at(-1)!.body as Record<string, unknown>;
+    expect(up).toMatchObject({
+      model_name: 'kling-v3-omni',
+      prompt: 'a dancer <<<image_1>>>',
+      image_list: [{ image_url: 'https://cdn.example.com/d.png' }],
+      duration: '7',
+      external_task_id: r.body.data.task_id,
+    });
     const hold = (await holdOfTask(t.h, r.body.data.task_id))!;
     expect(Number(hold.amount)).toBe(7 * 600_000); // omni defaults to pro
     const done = await waitStatus(t.h, secret, `${OMNI}/${r.body.data.task_id}`, 'succeed');

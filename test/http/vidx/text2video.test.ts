@@ -16,7 +16,10 @@ describe('family A text2video end to end', () => {
     expect(c.body).toMatchObject({ code: 0, message: 'success', data: { task_status: 'submitted' } });
     expect(c.body.data.task_id).toMatch(/^task_[0-9a-f]{32}$/);
     expect(typeof c.body.data.created_at).toBe('number');
-    const up = t.h.sim.requestsTo('/v1/videos/text2video').filter((r) => r.method === 'POST').at(-1)!;
+    const up = t.h.sim
+      .requestsTo('/v1/videos/text2video')
+      .filter((r) => r.method === 'POST')
+      .at(-1)!;
     const sent = up.body as Record<string, unknown>;
     expect(sent.model_name).toBe('kling-v2-5-turbo');
     expect(sent.duration).toBe('10');

@@ -20,7 +20,9 @@ const t = useHarness(vidxHarness({ env: { TOLLWAY_CATALOGUE_FILE: catalogueFile 
 
 /** The request's access line (the log line every request gets). */
 function accessLine(rid: string): { upstream_error?: string; error_code?: string } | undefined {
-  return t.h.logs.map((l) => JSON.parse(l) as { msg?: string; request_id?: string; upstream_error?: string }).find((l) => l.msg === 'request' && l.request_id === rid);
+  return t.h.logs
+    .map((l) => JSON.parse(l) as { msg?: string; request_id?: string; upstream_error?: string })
+    .find((l) => l.msg === 'request' && l.request_id === rid);
 }
 
 describe('family A: upstream refusals in our words', () => {
@@ -46,7 +48,9 @@ describe('family A: upstream refusals in our words', () => {
     expect([r.status, r.body.code, r.body.message]).toEqual([400, 1201, 'The upstream refused a parameter of the request']);
     expect(JSON.stringify(r.body)).not.toMatch(/Credential|127\.0\.0\.1|eyJ/);
     const row = await requestLogRow(t.h, r.rid!);
-    expect(row.upstream_error).toMatch(/^HTTP 400 1201: Request rejected\. Credential received: Bearer \[redacted-jwt\]; endpoint: http:\/\/127\.0\.0\.1:\d+\/v1\/videos\/text2video$/);
+    expect(row.upstream_error).toMatch(
+      /^HTTP 400 1201: Request rejected\. Credential received: Bearer \[redacted-jwt\]; endpoint: http:\/\/127\.0\.0\.1:\d+\/v1\/videos\/text2video$/,
+    );
     expect(row.upstream_error).not.toContain('eyJ');
   });
 
@@ -60,20 +64,35 @@ describe('family A: upstream refusals in our words', () => {
     const c = await call<TaskData>(t.h, t.token, 'POST', T2V, { prompt: 'doomed sim-fault:fail-task' });
     const done = await waitStatus(t.h, t.token, `${T2V}/${c.body.data.task_id}`, 'failed');
     expect(done.task_status_msg).toBe('The upstream task failed');
-    const admin = (await (await t.h.admin(`/admin/tasks/${c.body.data.task_id}`)).json()) as { error: { code: string; message: string; upstream_message?: string }; events: Array<{ kind: string; detail: string | null }> };
-    expect(admin.error).toEqual({ code: 'upstream_task_failed', message: 'The upstream task failed', upstream_message: 'Task failed: simulated generation failure' });
+    const admin = (await (await t.h.admin(`/admin/tasks/${c.body.data.task_id}`)).json()) as {
+      error: { code: string; message: string; upstream_message?: string };
+      events: Array<{ kind: string; detail: string | null }>;
+    };
+    expect(admin.error).toEqual({
+      code: 'upstream_task_failed',
+      message: 'The upstream task failed',
+      upstream_message: 'Task failed: simulated generation failure',
+    });
     expect(admin.events.find((e) => e.kind === 'failed')?.detail).toContain('simulated generation failure');
-    expect(t.h.logs.some((l) => l.includes('"task failed upstream"') && l.includes(c.body.data.task_id) && l.includes('simulated generation failure'))).toBe(true);
+    expect(t.h.logs.some((l) => l.includes('"task failed upstream"') && l.includes(c.body.data.task_id) && l.includes('simulated generation failure'))).toBe(
+      true,
+    );
   });
 });
 
 describe('family B (DashScope): upstream refusals in our words', () => {
   it('chat refused with a vendor message: our message, the vendor words in the request-log row', async () => {
-    const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'sim-fault:leak:400' }] } });
+    const r = await t.h.fetch('/v1/chat/completions', {
+      method: 'POST',
+      token: t.token,
+      json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'sim-fault:leak:400' }] },
+    });
     const rid = r.headers.get('x-gateway-request-id')!;
     const body = (await r.json()) as { error: { message: string; code: string } };
     expect([r.status, body.error.code]).toEqual([400, 'upstream_invalid_request']);
     expect(body.error.message).toBe(`The upstream refused a parameter of the request (request id: ${rid})`);
-    expect((await requestLogRow(t.h, rid)).upstream_error).toMatch(/^HTTP 400 invalid_parameter_error: Request rejected\. Credential received: Bearer \[redacted\]/);
+    expect((await requestLogRow(t.h, rid)).upstream_error).toMatch(
+      /^HTTP 400 invalid_parameter_error: Request rejected\. Credential received: Bearer \[redacted\]/,
+    );
   });
 });

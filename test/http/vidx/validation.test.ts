@@ -34,7 +34,14 @@ interface Case {
 }
 
 const p = (extra: Record<string, unknown>) => ({ prompt: 'a red fox', ...extra });
-const bad = (name: string, path: string, body: unknown, contains?: string): Case => ({ name, path, body, status: 400, code: 1201, ...(contains ? { contains } : {}) });
+const bad = (name: string, path: string, body: unknown, contains?: string): Case => ({
+  name,
+  path,
+  body,
+  status: 400,
+  code: 1201,
+  ...(contains ? { contains } : {}),
+});
 const good = (name: string, path: string, body: unknown): Case => ({ name, path, body, status: 200, code: 0 });
 const edit = (extra: Record<string, unknown>) => ({ session_id: 'SESSION', edit_mode: 'removal', prompt: 'remove the cup', ...extra });
 
@@ -80,7 +87,11 @@ const CASES: Case[] = [
   bad('duration as a number is rejected', T2V, p({ duration: 5 }), 'string'),
   bad('duration "7"', T2V, p({ duration: '7' })),
   // text2video: camera_control
-  good('camera simple with one non-zero field', T2V, p({ camera_control: { type: 'simple', config: { horizontal: -10, vertical: 0, pan: 0, tilt: 0, roll: 0, zoom: 0 } } })),
+  good(
+    'camera simple with one non-zero field',
+    T2V,
+    p({ camera_control: { type: 'simple', config: { horizontal: -10, vertical: 0, pan: 0, tilt: 0, roll: 0, zoom: 0 } } }),
+  ),
   good('camera preset without config', T2V, p({ camera_control: { type: 'down_back' } })),
   bad('camera type outside the five', T2V, p({ camera_control: { type: 'zoom_in' } })),
   bad('camera type missing', T2V, p({ camera_control: { config: { zoom: 1 } } })),
@@ -93,7 +104,11 @@ const CASES: Case[] = [
   bad('unknown config field', T2V, p({ camera_control: { type: 'simple', config: { yaw: 1 } } })),
   bad('config with a preset type', T2V, p({ camera_control: { type: 'forward_up', config: { zoom: 1 } } })),
   // text2video: watermark_info, callback_url, external_task_id
-  good('watermark_info, callback_url and external_task_id accepted', T2V, p({ watermark_info: { enabled: true }, callback_url: CB, external_task_id: 'order-accepted-1' })),
+  good(
+    'watermark_info, callback_url and external_task_id accepted',
+    T2V,
+    p({ watermark_info: { enabled: true }, callback_url: CB, external_task_id: 'order-accepted-1' }),
+  ),
   bad('watermark_info not an object', T2V, p({ watermark_info: 'yes' })),
   bad('callback_url not http(s)', T2V, p({ callback_url: 'ftp://example.com/x' })),
   bad('callback_url not a URL', T2V, p({ callback_url: 'hook' })),
@@ -108,8 +123,18 @@ const CASES: Case[] = [
   bad('init-selection with neither video_id nor video_url', `${ME}/init-selection`, {}, 'exactly one'),
   bad('init-selection with both', `${ME}/init-selection`, { video_id: 'video_0', video_url: 'https://cdn.example.com/a.mp4' }, 'exactly one'),
   bad('init-selection video_url not http(s)', `${ME}/init-selection`, { video_url: 'file:///etc/passwd' }),
-  { name: 'init-selection with an unknown video_id', path: `${ME}/init-selection`, body: { video_id: 'video_0123456789abcdef0123456789abcdef_0' }, status: 404, code: 1203 },
-  good('add-selection with 10 points', `${ME}/add-selection`, { session_id: 'SESSION', frame_index: 0, points: Array.from({ length: 10 }, (_, i) => ({ x: i / 10, y: 1 - i / 10 })) }),
+  {
+    name: 'init-selection with an unknown video_id',
+    path: `${ME}/init-selection`,
+    body: { video_id: 'video_0123456789abcdef0123456789abcdef_0' },
+    status: 404,
+    code: 1203,
+  },
+  good('add-selection with 10 points', `${ME}/add-selection`, {
+    session_id: 'SESSION',
+    frame_index: 0,
+    points: Array.from({ length: 10 }, (_, i) => ({ x: i / 10, y: 1 - i / 10 })),
+  }),
   bad('add-selection without session_id', `${ME}/add-selection`, { frame_index: 0, points: [{ x: 0.5, y: 0.5 }] }),
   bad('add-selection without frame_index', `${ME}/add-selection`, { session_id: 'SESSION', points: [{ x: 0.5, y: 0.5 }] }),
   bad('frame_index not an integer', `${ME}/add-selection`, { session_id: 'SESSION', frame_index: 1.5, points: [{ x: 0.5, y: 0.5 }] }),
@@ -119,7 +144,13 @@ const CASES: Case[] = [
   bad('x above 1', `${ME}/add-selection`, { session_id: 'SESSION', frame_index: 0, points: [{ x: 1.2, y: 0.5 }] }),
   bad('y below 0', `${ME}/delete-selection`, { session_id: 'SESSION', frame_index: 0, points: [{ x: 0.5, y: -0.1 }] }),
   bad('point without y', `${ME}/delete-selection`, { session_id: 'SESSION', frame_index: 0, points: [{ x: 0.5 }] }),
-  { name: 'unknown session', path: `${ME}/add-selection`, body: { session_id: 'sess_nope', frame_index: 0, points: [{ x: 0.5, y: 0.5 }] }, status: 404, code: 1203 },
+  {
+    name: 'unknown session',
+    path: `${ME}/add-selection`,
+    body: { session_id: 'sess_nope', frame_index: 0, points: [{ x: 0.5, y: 0.5 }] },
+    status: 404,
+    code: 1203,
+  },
   bad('clear-selection without session_id', `${ME}/clear-selection`, {}),
   bad('preview-selection without session_id', `${ME}/preview-selection`, {}),
 
@@ -139,7 +170,11 @@ const CASES: Case[] = [
   bad('edit duration as a number', ME, edit({ duration: 10 })),
   bad('edit mode other than std/pro', ME, edit({ mode: 'max' })),
   { name: 'edit with an unknown session', path: ME, body: edit({ session_id: 'sess_nope' }), status: 404, code: 1203 },
-  good('addition with 2 images', ME, edit({ edit_mode: 'addition', image_list: [{ image: 'https://cdn.example.com/a.png' }, { image: 'https://cdn.example.com/b.png' }] })),
+  good(
+    'addition with 2 images',
+    ME,
+    edit({ edit_mode: 'addition', image_list: [{ image: 'https://cdn.example.com/a.png' }, { image: 'https://cdn.example.com/b.png' }] }),
+  ),
   good('swap with exactly 1 image', ME, edit({ edit_mode: 'swap', image_list: [{ image: 'https://cdn.example.com/a.png' }] })),
   good('removal with none', ME, edit({ duration: '10', mode: 'pro' })),
 
@@ -149,8 +184,17 @@ const CASES: Case[] = [
   bad('omni-video without prompt', OMNI, { model_name: 'vidx-v3-omni' }),
   bad('omni-video duration "20"', OMNI, p({ duration: '20' })),
   bad('omni-video o1 text-only duration "7"', OMNI, p({ model_name: 'vidx-video-o1', duration: '7' }), '"5", "10"'),
-  good('omni-video o1 with a reference image, duration "7"', OMNI, p({ model_name: 'vidx-video-o1', duration: '7', aspect_ratio: '1:1', image_list: [{ image_url: 'https://cdn.example.com/r.png' }] })),
-  bad('omni-video o1 with negative_prompt', OMNI, p({ model_name: 'vidx-video-o1', negative_prompt: 'blur' }), 'negative_prompt is not supported by vidx-video-o1'),
+  good(
+    'omni-video o1 with a reference image, duration "7"',
+    OMNI,
+    p({ model_name: 'vidx-video-o1', duration: '7', aspect_ratio: '1:1', image_list: [{ image_url: 'https://cdn.example.com/r.png' }] }),
+  ),
+  bad(
+    'omni-video o1 with negative_prompt',
+    OMNI,
+    p({ model_name: 'vidx-video-o1', negative_prompt: 'blur' }),
+    'negative_prompt is not supported by vidx-video-o1',
+  ),
   bad('omni-video with cfg_scale', OMNI, p({ cfg_scale: 0.5 }), 'cfg_scale is not supported by vidx-v3-omni'),
 
   // list page parameters
@@ -200,7 +244,10 @@ describe('family A validation table', () => {
 
   it('the canonical name of a normalised model is what the upstream and the query show', async () => {
     const c = await call<TaskData>(t.h, t.token, 'POST', T2V, p({ model_name: 'vidx-v2-5' }));
-    const sent = t.h.sim.requestsTo('/v1/videos/text2video').filter((r) => r.method === 'POST').map((r) => r.body as { external_task_id: string; model_name: string });
+    const sent = t.h.sim
+      .requestsTo('/v1/videos/text2video')
+      .filter((r) => r.method === 'POST')
+      .map((r) => r.body as { external_task_id: string; model_name: string });
     expect(sent.find((b) => b.external_task_id === c.body.data.task_id)?.model_name).toBe('kling-v2-5-turbo');
     const q = await waitStatus(t.h, t.token, `${T2V}/${c.body.data.task_id}`, 'succeed');
     expect(q.model_name).toBe('vidx-v2-5-turbo');

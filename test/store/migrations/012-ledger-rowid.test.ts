@@ -14,18 +14,23 @@ afterEach(async () => {
 });
 
 const raw = (s: { db: unknown }) => s.db as Kysely<unknown>;
-const tableSql = async (db: Kysely<unknown>) => (await sql<{ sql: string }>`select sql from sqlite_master where type = 'table' and name = 'ledger'`.execute(db)).rows[0]!.sql;
+const tableSql = async (db: Kysely<unknown>) =>
+  (await sql<{ sql: string }>`select sql from sqlite_master where type = 'table' and name = 'ledger'`.execute(db)).rows[0]!.sql;
 const indexes = async (db: Kysely<unknown>) =>
-  (await sql<{ name: string; sql: string | null }>`select name, sql from sqlite_master where type = 'index' and tbl_name = 'ledger' order by name`.execute(db)).rows;
+  (await sql<{ name: string; sql: string | null }>`select name, sql from sqlite_master where type = 'index' and tbl_name = 'ledger' order by name`.execute(db))
+    .rows;
 const rows = async (db: Kysely<unknown>) => (await sql<Record<string, unknown>>`select * from ledger order by id`.execute(db)).rows;
 async function charge(db: Kysely<unknown>, key: string, amount: number): Promise<number> {
-  const r = await sql`insert into ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at)
-    values (${key}, 'tok_a', 'qwx3.7-plus', 'tokens', '{"input_tokens":1}', '{"input":2}', ${amount}, ${key}, null, 'up_1', ${Date.now()}) on conflict (idempotency_key) do nothing`.execute(db);
+  const r =
+    await sql`insert into ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at)
+    values (${key}, 'tok_a', 'qwx3.7-plus', 'tokens', '{"input_tokens":1}', '{"input":2}', ${amount}, ${key}, null, 'up_1', ${Date.now()}) on conflict (idempotency_key) do nothing`.execute(
+      db,
+    );
   return Number(r.numAffectedRows ?? 0);
 }
 
 describe.skipIf(testDialect() === 'postgres')('SQLite ledger ids (migration 012)', () => {
-  it('a fresh store\'s ledger has no AUTOINCREMENT, so a charge writes no sqlite_sequence row', async () => {
+  it("a fresh store's ledger has no AUTOINCREMENT, so a charge writes no sqlite_sequence row", async () => {
     fresh = await freshStore();
     const db = raw(fresh.store);
     expect(await tableSql(db)).not.toMatch(/autoincrement/i);
@@ -45,7 +50,9 @@ describe.skipIf(testDialect() === 'postgres')('SQLite ledger ids (migration 012)
     await sql`update ledger set task_id = 'task_3' where idempotency_key = 'req_3'`.execute(db);
     const before = await rows(db);
     // A store from before 012 has none of the later migrations either: undone, newest first, so they run again in order.
-    for (const [name, m] of Object.entries(MIGRATIONS).filter(([n]) => n > '012-ledger-rowid').reverse()) {
+    for (const [name, m] of Object.entries(MIGRATIONS)
+      .filter(([n]) => n > '012-ledger-rowid')
+      .reverse()) {
       await m.down!(db, 'sqlite');
       await sql`delete from kysely_migration where name = ${name}`.execute(db);
     }

@@ -28,7 +28,11 @@ const row = (id: string, endpoint: string | null): RequestLogRow => ({
 it('a refused row is set aside and reported; the rows before and after it are written', async () => {
   const rejected: string[] = [];
   const errors: unknown[] = [];
-  const w = new RequestLogWriter(fresh.store.db, { batchWriter: fresh.store.batchWriter, onError: (e) => errors.push(e), onRejected: (rows) => rejected.push(...rows.map((r) => r.requestId)) });
+  const w = new RequestLogWriter(fresh.store.db, {
+    batchWriter: fresh.store.batchWriter,
+    onError: (e) => errors.push(e),
+    onRejected: (rows) => rejected.push(...rows.map((r) => r.requestId)),
+  });
   w.write(row('req_a', '/v1/a'));
   w.write(row('req_bad', null));
   w.write(row('req_b', '/v1/b'));
@@ -38,17 +42,38 @@ it('a refused row is set aside and reported; the rows before and after it are wr
   expect(rejected).toEqual(['req_bad']);
   w.write(row('req_c', '/v1/c'));
   await w.flush();
-  expect((await fresh.store.db.selectFrom('request_log').select('request_id').where('request_id', '=', 'req_c').execute())).toHaveLength(1);
+  expect(await fresh.store.db.selectFrom('request_log').select('request_id').where('request_id', '=', 'req_c').execute()).toHaveLength(1);
 });
 
 it('a row that shows a charge is written only after the charges queued before it (chargesFirst)', async () => {
   const tokenId = `tok_cf_${Date.now().toString(36)}`;
-  await new TokensRepo(fresh.store.db).create({ id: tokenId, name: tokenId, secretHash: `h_${tokenId}`, prefix: 'tw-test', models: null, quota: null, expiresAt: null });
+  await new TokensRepo(fresh.store.db).create({
+    id: tokenId,
+    name: tokenId,
+    secretHash: `h_${tokenId}`,
+    prefix: 'tw-test',
+    models: null,
+    quota: null,
+    expiresAt: null,
+  });
   // A meter that would not commit on its own for a minute: only the writer's chargesFirst can make it.
   const meter = new StoreMeter(fresh.store.db, () => new Catalogue(DEFAULT_CATALOGUE), { batchWriter: fresh.store.batchWriter, flushIntervalMs: 60_000 });
-  const w = new RequestLogWriter(fresh.store.db, { batchWriter: fresh.store.batchWriter, chargesFirst: () => meter.flush(), onError: (e) => { throw e; } });
-  const ledgerKeys = async () => (await fresh.store.db.selectFrom('ledger').select('idempotency_key').where('token_id', '=', tokenId).execute()).map((r) => r.idempotency_key);
-  const amount = meter.chargeSyncDeferred({ requestId: 'req_cf_1', tokenId, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: { kind: 'tokens', inputTokens: 1000, outputTokens: 500 } });
+  const w = new RequestLogWriter(fresh.store.db, {
+    batchWriter: fresh.store.batchWriter,
+    chargesFirst: () => meter.flush(),
+    onError: (e) => {
+      throw e;
+    },
+  });
+  const ledgerKeys = async () =>
+    (await fresh.store.db.selectFrom('ledger').select('idempotency_key').where('token_id', '=', tokenId).execute()).map((r) => r.idempotency_key);
+  const amount = meter.chargeSyncDeferred({
+    requestId: 'req_cf_1',
+    tokenId,
+    model: 'qwx3.7-plus',
+    billingModel: 'qwx3.7-plus',
+    usage: { kind: 'tokens', inputTokens: 1000, outputTokens: 500 },
+  });
   expect(amount).toBeGreaterThan(0);
   // An uncharged row does not wait for the meter: the charge stays queued.
   w.write({ ...row('req_cf_0', '/v1/models'), tokenId });

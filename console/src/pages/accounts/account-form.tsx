@@ -34,7 +34,16 @@ function valuesOf(a: Account | null): Values {
     return b ? unitsInput(b.limit) : '';
   };
   if (!a) return { name: '', quota: '', day: '', week: '', month: '', timeZone: '', priceGroup: '', expires: '' };
-  return { name: a.name, quota: unitsInput(a.quota), day: limit('day'), week: limit('week'), month: limit('month'), timeZone: a.time_zone ?? '', priceGroup: a.price_group ?? '', expires: toLocalInput(a.expires_at) };
+  return {
+    name: a.name,
+    quota: unitsInput(a.quota),
+    day: limit('day'),
+    week: limit('week'),
+    month: limit('month'),
+    timeZone: a.time_zone ?? '',
+    priceGroup: a.price_group ?? '',
+    expires: toLocalInput(a.expires_at),
+  };
 }
 
 /** The request body for the fields to send, or an error message. */
@@ -61,7 +70,17 @@ function bodyOf(v: Values, send: Key[]): Record<string, unknown> | string {
 /** Time zone names for the field's suggestions, where the browser knows them. */
 const zones = (): string[] => (typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : []);
 
-export function AccountForm({ account, groups, onCreated, onSaved }: { account: Account | null; groups: string[]; onCreated?: (a: Account) => void; onSaved?: (a: Account) => void }) {
+export function AccountForm({
+  account,
+  groups,
+  onCreated,
+  onSaved,
+}: {
+  account: Account | null;
+  groups: string[];
+  onCreated?: (a: Account) => void;
+  onSaved?: (a: Account) => void;
+}) {
   const initial = valuesOf(account);
   const [values, setValues] = useState(initial);
   const [error, setError] = useState<string | null>(null);
@@ -98,7 +117,14 @@ export function AccountForm({ account, groups, onCreated, onSaved }: { account: 
       {INPUTS.map(([k, label, attrs]) => (
         <div key={k}>
           <label for={`${prefix}-${k}`}>{label}</label>
-          <input id={`${prefix}-${k}`} {...attrs} list={k === 'timeZone' ? `${prefix}-zones` : undefined} required={k === 'name'} value={values[k]} onInput={set(k)} />
+          <input
+            id={`${prefix}-${k}`}
+            {...attrs}
+            list={k === 'timeZone' ? `${prefix}-zones` : undefined}
+            required={k === 'name'}
+            value={values[k]}
+            onInput={set(k)}
+          />
         </div>
       ))}
       <datalist id={`${prefix}-zones`}>
@@ -118,7 +144,11 @@ export function AccountForm({ account, groups, onCreated, onSaved }: { account: 
           ))}
         </select>
       </div>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <div class="actions">
         <button type="submit" disabled={busy}>
           {editing ? 'Save account' : 'Create account'}

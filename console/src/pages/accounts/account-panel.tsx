@@ -61,7 +61,15 @@ export function AccountPanel({ account, tokens, groups, onChanged }: { account: 
       )}
       <p class="actions">
         <a href={`#/bills?by=account&account_id=${encodeURIComponent(account.id)}`}>Bills of this account</a>
-        {live && <ConfirmButton label="Revoke account" confirm="Confirm revoking account" name={account.name} run={() => call(path, { method: 'DELETE' })} onDone={changed} />}
+        {live && (
+          <ConfirmButton
+            label="Revoke account"
+            confirm="Confirm revoking account"
+            name={account.name}
+            run={() => call(path, { method: 'DELETE' })}
+            onDone={changed}
+          />
+        )}
       </p>
     </section>
   );

@@ -11,7 +11,10 @@ import { useLoad } from '../../use-load.ts';
 export function AccountSpend({ accountId, version }: { accountId: string; version: number }) {
   const [period, setPeriod] = useState<BillPeriod>('day');
   const periods = useMemo(() => lastPeriods(period, period === 'day' ? 30 : 12, Date.now()), [period]);
-  const bill = useLoad(() => call<BillByAccountView>(`/admin/bills${qs({ by: 'account', account_id: accountId, period, since: periods[0]![1] })}`), [accountId, periods, version]);
+  const bill = useLoad(
+    () => call<BillByAccountView>(`/admin/bills${qs({ by: 'account', account_id: accountId, period, since: periods[0]![1] })}`),
+    [accountId, periods, version],
+  );
   const by = useMemo(() => new Map((bill.data?.data ?? []).map((l) => [l.period_start, Number(l.amount)])), [bill.data]);
   const lines = useMemo(() => [{ label: 'Spend', values: periods.map(([k]) => by.get(k) ?? 0), color: '#1d8a5a', format: units }], [periods, by]);
   const times = useMemo(() => periods.map(([, t]) => t), [periods]);
@@ -25,7 +28,11 @@ export function AccountSpend({ accountId, version }: { accountId: string; versio
         <option value="day">Day (UTC), the last 30 days</option>
         <option value="month">Month (UTC), the last 12 months</option>
       </select>
-      {bill.error && <p role="alert" class="error">{bill.error}</p>}
+      {bill.error && (
+        <p role="alert" class="error">
+          {bill.error}
+        </p>
+      )}
       {bill.data && (
         <>
           <Chart label={`Spend per ${what}: ${units(total)} in all`} times={times} lines={lines} bars />
@@ -37,9 +44,15 @@ export function AccountSpend({ accountId, version }: { accountId: string; versio
               <thead>
                 <tr>
                   <th scope="col">{period === 'day' ? 'Day (UTC)' : 'Month (UTC)'}</th>
-                  <th scope="col" class="num">Charges</th>
-                  <th scope="col" class="num">Amount</th>
-                  <th scope="col" class="num">Top-ups</th>
+                  <th scope="col" class="num">
+                    Charges
+                  </th>
+                  <th scope="col" class="num">
+                    Amount
+                  </th>
+                  <th scope="col" class="num">
+                    Top-ups
+                  </th>
                 </tr>
               </thead>
               <tbody>

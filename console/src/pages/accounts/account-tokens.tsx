@@ -9,14 +9,17 @@ export function AccountTokens({ tokens }: { tokens: Token[] }) {
     <div class="table-wrap">
       <table id="account-tokens">
         <caption>
-          {tokens.length === 1 ? '1 token' : `${tokens.length} tokens`} in this account — a token joins one in its form on the <a href="#/tokens">Tokens page</a>
+          {tokens.length === 1 ? '1 token' : `${tokens.length} tokens`} in this account — a token joins one in its form on the{' '}
+          <a href="#/tokens">Tokens page</a>
         </caption>
         <thead>
           <tr>
             <th scope="col">Name</th>
             <th scope="col">Id</th>
             <th scope="col">State</th>
-            <th scope="col" class="num">Spent</th>
+            <th scope="col" class="num">
+              Spent
+            </th>
             <th scope="col">Created</th>
             <th scope="col">Links</th>
           </tr>

@@ -20,13 +20,20 @@ const PERIOD_NAMES: Record<string, string> = { day: 'Day', week: 'Week', month: 
 export function AccountUsage({ accountId, version }: { accountId: string; version: number }) {
   const [range, setRange] = useState<Range>('month');
   const days = RANGES.find((r) => r[0] === range)![2];
-  const usage = useLoad(() => call<Usage>(`/admin/accounts/${encodeURIComponent(accountId)}/usage${qs({ since: days ? Date.now() - days * 86_400_000 : undefined })}`), [accountId, range, version]);
+  const usage = useLoad(
+    () => call<Usage>(`/admin/accounts/${encodeURIComponent(accountId)}/usage${qs({ since: days ? Date.now() - days * 86_400_000 : undefined })}`),
+    [accountId, range, version],
+  );
   const u = usage.data;
   const a = u?.account;
   return (
     <div>
       <h3>Balance</h3>
-      {usage.error && <p role="alert" class="error">{usage.error}</p>}
+      {usage.error && (
+        <p role="alert" class="error">
+          {usage.error}
+        </p>
+      )}
       {a && (
         <dl class="facts" id="account-balance">
           <dt>Quota</dt>
@@ -53,10 +60,18 @@ export function AccountUsage({ accountId, version }: { accountId: string; versio
             <thead>
               <tr>
                 <th scope="col">Period</th>
-                <th scope="col" class="num">Limit</th>
-                <th scope="col" class="num">Spent</th>
-                <th scope="col" class="num">Held</th>
-                <th scope="col" class="num">Remaining</th>
+                <th scope="col" class="num">
+                  Limit
+                </th>
+                <th scope="col" class="num">
+                  Spent
+                </th>
+                <th scope="col" class="num">
+                  Held
+                </th>
+                <th scope="col" class="num">
+                  Remaining
+                </th>
                 <th scope="col">Used</th>
                 <th scope="col">Starts again</th>
               </tr>
@@ -99,9 +114,15 @@ export function AccountUsage({ accountId, version }: { accountId: string; versio
             <thead>
               <tr>
                 <th scope="col">Model</th>
-                <th scope="col" class="num">Charges</th>
-                <th scope="col" class="num">Amount</th>
-                <th scope="col" class="num">At list price</th>
+                <th scope="col" class="num">
+                  Charges
+                </th>
+                <th scope="col" class="num">
+                  Amount
+                </th>
+                <th scope="col" class="num">
+                  At list price
+                </th>
                 <th scope="col">Share</th>
               </tr>
             </thead>

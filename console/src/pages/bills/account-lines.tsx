@@ -13,11 +13,19 @@ export function AccountLines({ lines, total, period }: { lines: BillAccountLine[
           <tr>
             <th scope="col">{period === 'day' ? 'Day (UTC)' : 'Month (UTC)'}</th>
             <th scope="col">Account</th>
-            <th scope="col" class="num">Charges</th>
-            <th scope="col" class="num">Amount</th>
-            <th scope="col" class="num">At list price</th>
+            <th scope="col" class="num">
+              Charges
+            </th>
+            <th scope="col" class="num">
+              Amount
+            </th>
+            <th scope="col" class="num">
+              At list price
+            </th>
             <th scope="col">Share</th>
-            <th scope="col" class="num">Top-ups</th>
+            <th scope="col" class="num">
+              Top-ups
+            </th>
           </tr>
         </thead>
         <tbody>

@@ -27,8 +27,12 @@ export function ModelTotals({ lines, total }: { lines: BillModelLine[]; total: n
         <thead>
           <tr>
             <th scope="col">Model</th>
-            <th scope="col" class="num">Charges</th>
-            <th scope="col" class="num">Amount</th>
+            <th scope="col" class="num">
+              Charges
+            </th>
+            <th scope="col" class="num">
+              Amount
+            </th>
             <th scope="col">Share</th>
           </tr>
         </thead>
@@ -60,8 +64,12 @@ export function BillLines({ lines, period }: { lines: BillModelLine[]; period: B
             <th scope="col">{period === 'day' ? 'Day (UTC)' : 'Month (UTC)'}</th>
             <th scope="col">Token</th>
             <th scope="col">Model</th>
-            <th scope="col" class="num">Charges</th>
-            <th scope="col" class="num">Amount</th>
+            <th scope="col" class="num">
+              Charges
+            </th>
+            <th scope="col" class="num">
+              Amount
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -91,8 +99,12 @@ export function TopUps({ lines, period }: { lines: BillModelLine[]; period: Bill
           <tr>
             <th scope="col">{period === 'day' ? 'Day (UTC)' : 'Month (UTC)'}</th>
             <th scope="col">Token</th>
-            <th scope="col" class="num">Top-ups</th>
-            <th scope="col" class="num">Added</th>
+            <th scope="col" class="num">
+              Top-ups
+            </th>
+            <th scope="col" class="num">
+              Added
+            </th>
           </tr>
         </thead>
         <tbody>

@@ -22,7 +22,10 @@ export function CallbackSecret({ token, onDone }: { token: Token; onDone: () => 
     setBusy(true);
     setError(null);
     try {
-      const r = await call<Rotated>(`/admin/tokens/${encodeURIComponent(token.id)}/callback-secret/rotate`, { method: 'POST', json: stopOld ? { grace_ms: 0 } : {} });
+      const r = await call<Rotated>(`/admin/tokens/${encodeURIComponent(token.id)}/callback-secret/rotate`, {
+        method: 'POST',
+        json: stopOld ? { grace_ms: 0 } : {},
+      });
       setShown(r.callback_secret);
       onDone();
     } catch (err) {
@@ -38,7 +41,9 @@ export function CallbackSecret({ token, onDone }: { token: Token; onDone: () => 
     <section aria-labelledby="cbs-title">
       <h3 id="cbs-title">Callback secret</h3>
       <p id="cbs-state" class="muted">
-        {token.callback_secret_issued_at === null ? 'Never issued (a token older than callback secrets): rotate to issue one to its client.' : `Issued ${time(token.callback_secret_issued_at)}.`}
+        {token.callback_secret_issued_at === null
+          ? 'Never issued (a token older than callback secrets): rotate to issue one to its client.'
+          : `Issued ${time(token.callback_secret_issued_at)}.`}
         {previous !== null && previous > now && ` The previous one signs too until ${time(previous)}.`}
       </p>
       <label class="check">
@@ -49,7 +54,11 @@ export function CallbackSecret({ token, onDone }: { token: Token; onDone: () => 
           Rotate callback secret
         </button>
       </div>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       {shown && (
         <div role="status">
           <p>The new callback secret, shown only this once:</p>

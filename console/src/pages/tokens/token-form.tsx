@@ -24,12 +24,22 @@ const FIELDS: Array<[Key, string, JSX.InputHTMLAttributes<HTMLInputElement>]> = 
 ];
 
 /** Changes whenever a field the form edits changes in the stored token. */
-export const editableKey = (t: Token) => JSON.stringify([t.id, t.name, t.models, t.quota, t.rpm_limit, t.tpm_limit, t.concurrency_limit, t.expires_at, t.account_id]);
+export const editableKey = (t: Token) =>
+  JSON.stringify([t.id, t.name, t.models, t.quota, t.rpm_limit, t.tpm_limit, t.concurrency_limit, t.expires_at, t.account_id]);
 
 function valuesOf(t: Token | null): Values {
   const n = (v: number | null) => (v === null ? '' : String(v));
   if (!t) return { name: '', models: '', quota: '', rpm: '', tpm: '', concurrency: '', expires: '', account: '' };
-  return { name: t.name, models: t.models ? t.models.join(', ') : '', quota: unitsInput(t.quota), rpm: n(t.rpm_limit), tpm: n(t.tpm_limit), concurrency: n(t.concurrency_limit), expires: toLocalInput(t.expires_at), account: t.account_id ?? '' };
+  return {
+    name: t.name,
+    models: t.models ? t.models.join(', ') : '',
+    quota: unitsInput(t.quota),
+    rpm: n(t.rpm_limit),
+    tpm: n(t.tpm_limit),
+    concurrency: n(t.concurrency_limit),
+    expires: toLocalInput(t.expires_at),
+    account: t.account_id ?? '',
+  };
 }
 
 /** The request body for the fields to send, or an error message. */
@@ -37,7 +47,10 @@ function bodyOf(v: Values, send: Key[]): Record<string, unknown> | string {
   const quota = parseUnits(v.quota);
   if (Number.isNaN(quota)) return 'Quota: enter an amount in units with at most six decimals';
   const int = (s: string) => (s.trim() === '' ? null : Number(s));
-  const list = v.models.split(',').map((m) => m.trim()).filter(Boolean);
+  const list = v.models
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
   const all: Record<Key, [string, unknown]> = {
     name: ['name', v.name.trim()],
     models: ['models', list.length ? list : null],
@@ -70,7 +83,19 @@ function AccountSelect({ id, value, accounts, onChange }: { id: string; value: s
   );
 }
 
-export function TokenForm({ token, accounts, onCreated, onSaved, onCancel }: { token: Token | null; accounts: Account[]; onCreated?: (c: CreatedToken) => void; onSaved?: (t: Token) => void; onCancel?: () => void }) {
+export function TokenForm({
+  token,
+  accounts,
+  onCreated,
+  onSaved,
+  onCancel,
+}: {
+  token: Token | null;
+  accounts: Account[];
+  onCreated?: (c: CreatedToken) => void;
+  onSaved?: (t: Token) => void;
+  onCancel?: () => void;
+}) {
   const initial = valuesOf(token);
   const [values, setValues] = useState(initial);
   const [error, setError] = useState<string | null>(null);
@@ -110,11 +135,21 @@ export function TokenForm({ token, accounts, onCreated, onSaved, onCancel }: { t
       {FIELDS.map(([k, label, attrs]) => (
         <div key={k}>
           <label for={`${prefix}-${k}`}>{label}</label>
-          <input id={`${prefix}-${k}`} {...attrs} required={k === 'name'} value={values[k]} onInput={(e) => setValues({ ...values, [k]: e.currentTarget.value })} />
+          <input
+            id={`${prefix}-${k}`}
+            {...attrs}
+            required={k === 'name'}
+            value={values[k]}
+            onInput={(e) => setValues({ ...values, [k]: e.currentTarget.value })}
+          />
         </div>
       ))}
       <AccountSelect id={`${prefix}-account`} value={values.account} accounts={accounts} onChange={(account) => setValues({ ...values, account })} />
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <div class="actions">
         <button type="submit" disabled={busy}>
           {editing ? 'Save' : 'Create token'}

@@ -7,7 +7,8 @@ import { errorText } from '../../use-load.ts';
 
 export type TokenState = 'active' | 'expired' | 'revoked';
 
-export const stateOf = (t: Token, now = Date.now()): TokenState => (t.revoked_at !== null ? 'revoked' : t.expires_at !== null && t.expires_at <= now ? 'expired' : 'active');
+export const stateOf = (t: Token, now = Date.now()): TokenState =>
+  t.revoked_at !== null ? 'revoked' : t.expires_at !== null && t.expires_at <= now ? 'expired' : 'active';
 
 function RevokeButton({ token, onDone }: { token: Token; onDone: () => void }) {
   const [confirming, setConfirming] = useState(false);
@@ -37,7 +38,11 @@ function RevokeButton({ token, onDone }: { token: Token; onDone: () => void }) {
           Revoke
         </button>
       )}
-      {error && <span role="alert" class="error">{error}</span>}
+      {error && (
+        <span role="alert" class="error">
+          {error}
+        </span>
+      )}
     </span>
   );
 }
@@ -48,7 +53,17 @@ export interface TokenActions {
   changed: () => void;
 }
 
-export function TokenTable({ tokens, caption, accountNames, actions }: { tokens: Token[]; caption: string; accountNames: Map<string, string>; actions: TokenActions }) {
+export function TokenTable({
+  tokens,
+  caption,
+  accountNames,
+  actions,
+}: {
+  tokens: Token[];
+  caption: string;
+  accountNames: Map<string, string>;
+  actions: TokenActions;
+}) {
   return (
     <div class="table-wrap">
       <table>
@@ -59,9 +74,15 @@ export function TokenTable({ tokens, caption, accountNames, actions }: { tokens:
             <th scope="col">Id / prefix</th>
             <th scope="col">State</th>
             <th scope="col">Models</th>
-            <th scope="col" class="num">Spent</th>
-            <th scope="col" class="num">Quota</th>
-            <th scope="col" class="num">RPM</th>
+            <th scope="col" class="num">
+              Spent
+            </th>
+            <th scope="col" class="num">
+              Quota
+            </th>
+            <th scope="col" class="num">
+              RPM
+            </th>
             <th scope="col">Created</th>
             <th scope="col">Account</th>
             <th scope="col">Actions</th>
@@ -86,7 +107,13 @@ export function TokenTable({ tokens, caption, accountNames, actions }: { tokens:
                 <td class="num">{t.quota === null ? 'unlimited' : units(t.quota)}</td>
                 <td class="num">{num(t.rpm_limit)}</td>
                 <td>{time(t.created_at)}</td>
-                <td>{t.account_id === null ? '—' : <a href={`#/accounts/${encodeURIComponent(t.account_id)}`}>{accountNames.get(t.account_id) ?? t.account_id}</a>}</td>
+                <td>
+                  {t.account_id === null ? (
+                    '—'
+                  ) : (
+                    <a href={`#/accounts/${encodeURIComponent(t.account_id)}`}>{accountNames.get(t.account_id) ?? t.account_id}</a>
+                  )}
+                </td>
                 <td>
                   <span class="actions">
                     {/* Usage, top-up and edit of the token open together, above the list. */}

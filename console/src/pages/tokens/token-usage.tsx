@@ -17,13 +17,20 @@ type Period = (typeof PERIODS)[number][0];
 export function TokenUsage({ tokenId, version }: { tokenId: string; version: number }) {
   const [period, setPeriod] = useState<Period>('month');
   const days = PERIODS.find((p) => p[0] === period)![2];
-  const usage = useLoad(() => call<TokenUsageView>(`/admin/tokens/${encodeURIComponent(tokenId)}/usage${qs({ since: days ? Date.now() - days * 86_400_000 : undefined })}`), [tokenId, period, version]);
+  const usage = useLoad(
+    () => call<TokenUsageView>(`/admin/tokens/${encodeURIComponent(tokenId)}/usage${qs({ since: days ? Date.now() - days * 86_400_000 : undefined })}`),
+    [tokenId, period, version],
+  );
   const u = usage.data;
   const label = PERIODS.find((p) => p[0] === period)![1];
   return (
     <div class="token-usage">
       <h3>Balance</h3>
-      {usage.error && <p role="alert" class="error">{usage.error}</p>}
+      {usage.error && (
+        <p role="alert" class="error">
+          {usage.error}
+        </p>
+      )}
       {u && (
         <dl class="facts" id="token-balance">
           <dt>Quota</dt>
@@ -58,8 +65,12 @@ export function TokenUsage({ tokenId, version }: { tokenId: string; version: num
             <thead>
               <tr>
                 <th scope="col">Model</th>
-                <th scope="col" class="num">Requests</th>
-                <th scope="col" class="num">Amount</th>
+                <th scope="col" class="num">
+                  Requests
+                </th>
+                <th scope="col" class="num">
+                  Amount
+                </th>
                 <th scope="col">Share</th>
               </tr>
             </thead>

@@ -43,7 +43,9 @@ export function TopUpForm({ path, quota, what, onDone }: { path: string; quota: 
     setBusy(true);
     try {
       const r = await call<TopUpAnswer>(path, { method: 'POST', json: { amount: micro, idempotency_key: key.current } });
-      setStatus(r.topup.credited ? `Added ${units(micro)}; the quota is now ${units(r.quota)}` : `Already added by this submission; the quota is ${units(r.quota)}`);
+      setStatus(
+        r.topup.credited ? `Added ${units(micro)}; the quota is now ${units(r.quota)}` : `Already added by this submission; the quota is ${units(r.quota)}`,
+      );
       key.current = newKey();
       setAmount('');
       onDone(r);
@@ -71,7 +73,11 @@ export function TopUpForm({ path, quota, what, onDone }: { path: string; quota: 
           key.current = newKey();
         }}
       />
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <div class="actions">
         <button type="submit" disabled={busy}>
           Add to quota

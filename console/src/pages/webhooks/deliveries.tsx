@@ -19,7 +19,13 @@ interface Delivery {
 
 export function Deliveries({ webhookId }: { webhookId: string }) {
   const paging = usePaging();
-  const list = useLoad(() => call<{ data: Delivery[]; has_more: boolean; next_cursor?: string }>(`/admin/webhooks/${encodeURIComponent(webhookId)}/deliveries${qs({ limit: 50, cursor: paging.cursor })}`), [webhookId, paging.cursor]);
+  const list = useLoad(
+    () =>
+      call<{ data: Delivery[]; has_more: boolean; next_cursor?: string }>(
+        `/admin/webhooks/${encodeURIComponent(webhookId)}/deliveries${qs({ limit: 50, cursor: paging.cursor })}`,
+      ),
+    [webhookId, paging.cursor],
+  );
   return (
     <section aria-labelledby="deliveries-title">
       <h2 id="deliveries-title">
@@ -30,7 +36,11 @@ export function Deliveries({ webhookId }: { webhookId: string }) {
           Refresh
         </button>
       </div>
-      {list.error && <p role="alert" class="error">{list.error}</p>}
+      {list.error && (
+        <p role="alert" class="error">
+          {list.error}
+        </p>
+      )}
       <div class="table-wrap">
         <table>
           <caption>{list.data ? `${list.data.data.length} deliveries on this page` : 'Loading…'}</caption>
@@ -39,8 +49,12 @@ export function Deliveries({ webhookId }: { webhookId: string }) {
               <th scope="col">Created</th>
               <th scope="col">Event</th>
               <th scope="col">State</th>
-              <th scope="col" class="num">Attempts</th>
-              <th scope="col" class="num">Last status</th>
+              <th scope="col" class="num">
+                Attempts
+              </th>
+              <th scope="col" class="num">
+                Last status
+              </th>
               <th scope="col">Last error</th>
               <th scope="col">Next try</th>
               <th scope="col">Delivery id</th>

@@ -31,7 +31,12 @@ export function WebhookForm({ onCreated }: { onCreated: (w: Webhook & { secret: 
     setError(null);
     setBusy(true);
     try {
-      onCreated(await call<Webhook & { secret: string }>('/admin/webhooks', { method: 'POST', json: { url: url.trim(), events, ...(description.trim() ? { description: description.trim() } : {}) } }));
+      onCreated(
+        await call<Webhook & { secret: string }>('/admin/webhooks', {
+          method: 'POST',
+          json: { url: url.trim(), events, ...(description.trim() ? { description: description.trim() } : {}) },
+        }),
+      );
       setUrl('');
       setDescription('');
     } catch (err) {
@@ -60,7 +65,11 @@ export function WebhookForm({ onCreated }: { onCreated: (w: Webhook & { secret: 
           </label>
         ))}
       </fieldset>
-      {error && <p role="alert" class="error">{error}</p>}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <div class="actions">
         <button type="submit" disabled={busy}>
           Create webhook

@@ -3,7 +3,17 @@
 import type { FastifyInstance } from 'fastify';
 import { qOnly, qPage, qTime, type Query } from '../../../contracts/query.ts';
 import { accountUsage } from '../../../core/admin/account-usage.ts';
-import { accountPage, createAccount, getAccount, parseAccountPatch, parseCreateAccount, publicAccount, revokeAccount, topUpAccountQuota, updateAccount } from '../../../core/admin/accounts.ts';
+import {
+  accountPage,
+  createAccount,
+  getAccount,
+  parseAccountPatch,
+  parseCreateAccount,
+  publicAccount,
+  revokeAccount,
+  topUpAccountQuota,
+  updateAccount,
+} from '../../../core/admin/accounts.ts';
 import { getPriceGroup, parsePriceGroup, priceGroupPage, publicPriceGroup, putPriceGroup } from '../../../core/admin/price-groups.ts';
 import { parseTopUp } from '../../../core/admin/token-changes.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';

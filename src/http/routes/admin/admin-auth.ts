@@ -29,7 +29,8 @@ export function requireAdmin(scope: FastifyInstance, deps: Pick<GatewayDeps, 'ad
 
 function checkCsrf(req: FastifyRequest, csrf: string, publicUrl: string | undefined): void {
   const sent = req.headers['x-csrf-token'];
-  if (typeof sent !== 'string' || !safeEqual(sent, csrf)) throw new GatewayError('permission_denied', 'A console change needs the session\'s X-CSRF-Token header');
+  if (typeof sent !== 'string' || !safeEqual(sent, csrf))
+    throw new GatewayError('permission_denied', "A console change needs the session's X-CSRF-Token header");
   if (!sameOrigin(req, publicUrl)) throw new GatewayError('permission_denied', 'Cross-origin console requests are refused');
 }
 

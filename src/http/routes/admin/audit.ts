@@ -12,11 +12,24 @@ export function registerAuditRoutes(scope: FastifyInstance, deps: GatewayDeps): 
     qOnly(q, PARAMS);
     const limit = qInt(q, 'limit', 1, 1000, 100)!;
     const cursor = qString(q, 'cursor', 400);
-    const filter = { beforeId: cursor === undefined ? undefined : (decodeCursor(cursor, ['n'])[0] as number), action: qString(q, 'action'), actor: qString(q, 'actor'), target: qString(q, 'target') };
+    const filter = {
+      beforeId: cursor === undefined ? undefined : (decodeCursor(cursor, ['n'])[0] as number),
+      action: qString(q, 'action'),
+      actor: qString(q, 'actor'),
+      target: qString(q, 'target'),
+    };
     const { data, more, next } = pageOf(await deps.repos.audit.list(limit + 1, filter), limit, (r) => encodeCursor([r.id]));
     // snake_case like every other admin answer
     return {
-      data: data.map((r) => ({ id: r.id, at: r.at, actor: r.actor, action: r.action, target: r.target ?? null, detail: r.detail ?? null, request_id: r.requestId ?? null })),
+      data: data.map((r) => ({
+        id: r.id,
+        at: r.at,
+        actor: r.actor,
+        action: r.action,
+        target: r.target ?? null,
+        detail: r.detail ?? null,
+        request_id: r.requestId ?? null,
+      })),
       has_more: more,
       ...(next !== null ? { next_cursor: next } : {}),
     };

@@ -18,7 +18,8 @@ export function registerBillRoutes(scope: FastifyInstance, deps: GatewayDeps): v
     const format = qEnum(q, 'format', ['json', 'csv'] as const, 'json');
     const by = qEnum(q, 'by', ['token', 'model', 'account'] as const, 'token');
     const filter = { tokenId: qString(q, 'token_id'), accountId: qString(q, 'account_id'), model: qString(q, 'model'), ...timeRange(q) };
-    const csv = (name: string, body: string) => reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}"`).send(body);
+    const csv = (name: string, body: string) =>
+      reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}"`).send(body);
     if (by === 'account') {
       const lines = await accountBillLines(deps, filter, period);
       return format === 'json' ? accountBillDocument(period, lines) : csv(`tollway-bill-${period}-by-account.csv`, accountBillCsv(lines));

@@ -8,7 +8,8 @@ import type { GatewayDeps } from '../../../core/deps.ts';
 export function timeRange(q: Query): { since?: number; until?: number } {
   const since = qTime(q, 'since');
   const until = qTime(q, 'until');
-  if (since !== undefined && until !== undefined && until < since) throw new GatewayError('invalid_parameter', 'until must not be before since', { param: 'until' });
+  if (since !== undefined && until !== undefined && until < since)
+    throw new GatewayError('invalid_parameter', 'until must not be before since', { param: 'until' });
   return { ...(since !== undefined ? { since } : {}), ...(until !== undefined ? { until } : {}) };
 }
 

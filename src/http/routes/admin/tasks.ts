@@ -33,7 +33,9 @@ export function registerTaskRoutes(scope: FastifyInstance, deps: GatewayDeps): v
 
   scope.get<{ Params: { id: string } }>('/tasks/:id', async (req) => adminTaskDetail(deps.tasks.repo, deps.repos.ledger, req.params.id));
 
-  scope.get<{ Params: { id: string } }>('/tasks/:id/content', async (req, reply) => sendVideoContent(deps, req, reply, await adminTaskVideo(deps.tasks.repo, req.params.id), req.params.id));
+  scope.get<{ Params: { id: string } }>('/tasks/:id/content', async (req, reply) =>
+    sendVideoContent(deps, req, reply, await adminTaskVideo(deps.tasks.repo, req.params.id), req.params.id),
+  );
 
   scope.post<{ Params: { id: string } }>('/tasks/:id/cancel', async (req) => cancelTask(deps, deps.tasks, req.params.id, adminActor(req)));
 }

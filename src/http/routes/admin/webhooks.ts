@@ -1,7 +1,17 @@
 // /admin/webhooks: operator alert webhooks and their deliveries (core/admin/webhooks.ts).
 import type { FastifyInstance } from 'fastify';
 import { qPage, type Query } from '../../../contracts/query.ts';
-import { createWebhook, deleteWebhook, deliveryPage, getWebhook, parseCreateWebhook, parseWebhookPatch, publicWebhook, updateWebhook, webhookPage } from '../../../core/admin/webhooks.ts';
+import {
+  createWebhook,
+  deleteWebhook,
+  deliveryPage,
+  getWebhook,
+  parseCreateWebhook,
+  parseWebhookPatch,
+  publicWebhook,
+  updateWebhook,
+  webhookPage,
+} from '../../../core/admin/webhooks.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 import { adminActor } from './admin-auth.ts';
 
@@ -19,7 +29,9 @@ export function registerWebhookRoutes(scope: FastifyInstance, deps: GatewayDeps)
     return webhookPage(deps, p.limit, p.cursor);
   });
   scope.get<ById>('/webhooks/:id', async (req) => publicWebhook(await getWebhook(deps, req.params.id)));
-  scope.patch<ById>('/webhooks/:id', async (req) => publicWebhook(await updateWebhook(deps, adminActor(req), req.params.id, parseWebhookPatch(req.body, allowPrivate))));
+  scope.patch<ById>('/webhooks/:id', async (req) =>
+    publicWebhook(await updateWebhook(deps, adminActor(req), req.params.id, parseWebhookPatch(req.body, allowPrivate))),
+  );
   scope.delete<ById>('/webhooks/:id', async (req) => publicWebhook(await deleteWebhook(deps, adminActor(req), req.params.id)));
   scope.get<ById & { Querystring: Query }>('/webhooks/:id/deliveries', async (req) => {
     const p = qPage(req.query);

@@ -32,7 +32,8 @@ export function registerSessionRoutes(scope: FastifyInstance, deps: GatewayDeps)
     // Signing out needs the CSRF token too: another site must not be able to sign the operator out.
     if (session) {
       const sent = req.headers['x-csrf-token'];
-      if (sent !== session.csrf || !sameOrigin(req, deps.config.publicUrl)) throw new GatewayError('permission_denied', 'Signing out needs the session\'s X-CSRF-Token header');
+      if (sent !== session.csrf || !sameOrigin(req, deps.config.publicUrl))
+        throw new GatewayError('permission_denied', "Signing out needs the session's X-CSRF-Token header");
       await signOut(core, secret);
     }
     reply.header('set-cookie', clearCookieHeader(secure(req)));

@@ -5,7 +5,7 @@ import type { TextRequest, UpstreamAdapter } from '../../../adapters/types.ts';
 import { requireBody } from '../../../contracts/fields.ts';
 import { isObject } from '../../../json/json.ts';
 import { chatCapability, validateChat } from '../../../core/text-rules.ts';
-import { isKind, textModel, } from '../../../core/text.ts';
+import { isKind, textModel } from '../../../core/text.ts';
 import type { Exchange } from '../../exchange.ts';
 import { chatErrorFrame, sendComplete, sendStream, type StreamDeps } from './text-reply.ts';
 
@@ -19,7 +19,13 @@ export function chatRoute(deps: StreamDeps, ds: Required<Pick<UpstreamAdapter, '
     const r = textModel(deps, ex, body, isChat, 'chat completions');
     const cap = chatCapability(r, messages) === 'vision' ? ds.visionChat : ds.chat;
     const so = body.stream_options;
-    const treq: TextRequest = { body, upstreamModel: r.upstreamModel, publicModel: r.publicName, clientWantsUsage: isObject(so) && so.include_usage === true, raw: ex.rawBody };
+    const treq: TextRequest = {
+      body,
+      upstreamModel: r.upstreamModel,
+      publicModel: r.publicName,
+      clientWantsUsage: isObject(so) && so.include_usage === true,
+      raw: ex.rawBody,
+    };
     if (body.stream === true) return sendStream(deps, ex, r, cap, treq, chatErrorFrame);
     return sendComplete(deps, ex, r, (o) => cap.complete(treq, o));
   };

@@ -50,11 +50,11 @@ async function readEditMultipart(req: FastifyRequest): Promise<{ fields: JsonObj
   for (const f of mp.files) {
     const name = f.field.replace(/\[\]$/, '');
     if (name === 'mask') throw new GatewayError('invalid_parameter', 'mask is not supported; describe the change in the prompt', { param: 'mask' });
-    if (name !== 'image') throw new GatewayError('invalid_parameter', `Unexpected file field '${f.field}': upload images as image or image[]`, { param: f.field });
+    if (name !== 'image')
+      throw new GatewayError('invalid_parameter', `Unexpected file field '${f.field}': upload images as image or image[]`, { param: f.field });
     images.push(uploadToDataUri(f, i++));
   }
   const urls = mp.fields.image_url ?? mp.fields.images;
   for (const u of urls === undefined ? [] : Array.isArray(urls) ? urls : [urls]) images.push(checkImageRef(u, 'image_url'));
   return { fields, images };
 }
-

@@ -1,12 +1,12 @@
 // POST /v1/messages — the messages-style protocol (streaming and not) on the upstream's anthropic-compatible path.
 // The token may come as `Authorization: Bearer` or `x-api-key` (auth handles both). The client's version/beta
 // headers are forwarded in both spellings (the contract's `messages-*` and the official SDK's `anthropic-*`).
-import type { ErrorFrame, TextCapability, } from '../../../adapters/types.ts';
+import type { ErrorFrame, TextCapability } from '../../../adapters/types.ts';
 import { requireBody } from '../../../contracts/fields.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { messagesErrorType } from '../../../errors/render.ts';
 import { validateMessages } from '../../../core/text-rules.ts';
-import { textModel, textRequest, } from '../../../core/text.ts';
+import { textModel, textRequest } from '../../../core/text.ts';
 import type { Exchange } from '../../exchange.ts';
 import { sendComplete, sendStream, type StreamDeps } from './text-reply.ts';
 

@@ -2,7 +2,7 @@
 import type { ErrorFrame, TextCapability } from '../../../adapters/types.ts';
 import { requireBody } from '../../../contracts/fields.ts';
 import { validateResponses } from '../../../core/text-rules.ts';
-import { textModel, textRequest, } from '../../../core/text.ts';
+import { textModel, textRequest } from '../../../core/text.ts';
 import type { Exchange } from '../../exchange.ts';
 import { sendComplete, sendStream, type StreamDeps } from './text-reply.ts';
 

@@ -7,7 +7,13 @@ import { sendBody, type Exchange } from '../../exchange.ts';
 import { ClientWatch, sendSse, type StreamOutcome } from '../../sse.ts';
 
 /** Non-streaming: the core's answer written whole. */
-export function sendComplete(deps: TextDeps, ex: Exchange, r: ResolvedModel, run: (o: CallOptions) => Promise<CompleteResult>, extra?: Omit<CallOptions, 'target'>): Promise<void> {
+export function sendComplete(
+  deps: TextDeps,
+  ex: Exchange,
+  r: ResolvedModel,
+  run: (o: CallOptions) => Promise<CompleteResult>,
+  extra?: Omit<CallOptions, 'target'>,
+): Promise<void> {
   return completeText(deps, ex, r, run, (body) => sendBody(ex, 200, body), extra);
 }
 
@@ -15,7 +21,15 @@ export function sendComplete(deps: TextDeps, ex: Exchange, r: ResolvedModel, run
 /** What a stream needs beyond the call: how long a client may take no byte before it is cut. */
 export type StreamDeps = TextDeps & { readonly config: { readonly clientStallMs: number } };
 
-export async function sendStream(deps: StreamDeps, ex: Exchange, r: ResolvedModel, cap: TextCapability, treq: TextRequest, errorFrame: ErrorFrame, headers?: Record<string, string>): Promise<void> {
+export async function sendStream(
+  deps: StreamDeps,
+  ex: Exchange,
+  r: ResolvedModel,
+  cap: TextCapability,
+  treq: TextRequest,
+  errorFrame: ErrorFrame,
+  headers?: Record<string, string>,
+): Promise<void> {
   const watch = new ClientWatch(ex.res, deps.config.clientStallMs);
   const s = await startTextStream(deps, ex, r, cap, treq, headers ? { signal: watch.signal, headers } : { signal: watch.signal }).catch((e: unknown) => {
     watch.dispose();

@@ -8,7 +8,8 @@ import { tokenUsage } from '../../../core/token-usage.ts';
 export function registerUsageRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
   scope.get<{ Querystring: Query }>('/usage', async (req) => {
     // A misspelt filter must not silently widen the answer.
-    for (const k of Object.keys(req.query)) if (k !== 'since' && k !== 'until') throw new GatewayError('invalid_parameter', `Unknown query parameter: ${k} (allowed: since, until)`, { param: k });
+    for (const k of Object.keys(req.query))
+      if (k !== 'since' && k !== 'until') throw new GatewayError('invalid_parameter', `Unknown query parameter: ${k} (allowed: since, until)`, { param: k });
     return tokenUsage(deps, req, { since: qTime(req.query, 'since'), until: qTime(req.query, 'until') });
   });
 }

@@ -26,7 +26,9 @@ export function registerVideoRoutes(scope: FastifyInstance, deps: GatewayDeps): 
     return createVideo(deps, req, body, multipart);
   });
 
-  scope.get<{ Querystring: Query }>('/videos', async (req) => listVideos(deps, req, { limit: qInt(req.query, 'limit', 1, 100, 20)!, after: qString(req.query, 'after', 64) }));
+  scope.get<{ Querystring: Query }>('/videos', async (req) =>
+    listVideos(deps, req, { limit: qInt(req.query, 'limit', 1, 100, 20)!, after: qString(req.query, 'after', 64) }),
+  );
 
   scope.get<{ Params: { id: string } }>('/videos/:id', async (req) => videoObject(await ownedVideo(deps, req, req.params.id, true)));
 

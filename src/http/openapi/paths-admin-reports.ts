@@ -1,0 +1,99 @@
+// OpenAPI paths of the admin API's reports: the overview's stats, health, reconciliation.
+import { str, int, arr, obj, query, admin, type Operation } from './schema.ts';
+import { micro, microSum } from './admin-schemas.ts';
+
+export function adminReportPaths(): Record<string, Record<string, Operation>> {
+  return {
+    '/admin/stats': {
+      get: admin(
+        'Overview figures: requests, errors (status >= 400) and spend per time bucket, and the top 5 models and tokens (and accounts with group_by=account), from the request log; unknown parameters are refused',
+        {
+          parameters: [
+            query(
+              'window',
+              { type: 'string', enum: ['1h', '24h', '30d'], default: '24h' },
+              'Last hour (1-minute buckets), day (15 minutes) or 30 days (6 hours)',
+            ),
+            query(
+              'group_by',
+              { type: 'string', enum: ['token', 'account'], default: 'token' },
+              "account: top_accounts too (each token's figures count for the account it belongs to now)",
+            ),
+          ],
+        },
+        obj({
+          window: str(),
+          since: int('ms, inclusive'),
+          until: int('ms, exclusive'),
+          bucket_ms: int(),
+          series: obj({ t: arr(int(), 'bucket start, ms'), requests: arr(int()), errors: arr(int()), spend: arr(micro()) }),
+          totals: obj({ requests: int(), errors: int(), spend: micro() }),
+          top_models: arr(obj({ model: { type: ['string', 'null'] }, requests: int(), errors: int(), spend: micro() })),
+          top_tokens: arr(obj({ token_id: { type: ['string', 'null'] }, name: { type: ['string', 'null'] }, requests: int(), errors: int(), spend: micro() })),
+          top_accounts: arr(
+            obj({
+              account_id: { type: ['string', 'null'], description: 'null: tokens of no account' },
+              name: { type: ['string', 'null'] },
+              requests: int(),
+              errors: int(),
+              spend: micro(),
+            }),
+            'present with group_by=account',
+          ),
+        }),
+      ),
+    },
+    '/admin/health': {
+      get: admin(
+        "Upstream health: each channel's breaker (this instance's view) and its traffic in the last 5 minutes from the request log (requests, 5xx errors, mean latency), and the open async tasks by state",
+        {},
+        obj({
+          recent_ms: int(),
+          channels: arr(
+            obj({
+              id: str(),
+              name: str(),
+              kind: str(),
+              enabled: { type: 'boolean' },
+              breaker: obj({ state: str('closed, open or half-open') }),
+              recent: obj({ requests: int(), errors: int(), error_rate: { type: 'number' }, mean_latency_ms: { type: ['integer', 'null'] } }),
+            }),
+          ),
+          open_tasks: obj({ waiting: int(), submitting: int(), queued: int(), in_progress: int() }),
+        }),
+      ),
+    },
+    '/admin/reconcile': {
+      get: admin(
+        'The ledger against the stored upstream usage for a period, by day, model and channel, with every discrepancy listed (clean when every list is empty and the difference is 0); queued charges are flushed first',
+        {
+          parameters: [
+            query('from', str(), 'Inclusive start: milliseconds since the epoch or an ISO 8601 date/date-time (default: one day before `to`)'),
+            query('to', str(), 'Exclusive end, the same forms (default: now)'),
+          ],
+        },
+        obj({
+          from: int(),
+          to: int(),
+          groups: arr(
+            obj({
+              day: str('YYYY-MM-DD (UTC)'),
+              model: str(),
+              channel: str('the upstream account for tasks; "-" for calls answered at once'),
+              ledger_amount: microSum(),
+              reported_amount: microSum(),
+              difference: microSum('ledger − reported, micro-units'),
+              charges: int(),
+            }),
+          ),
+          difference: microSum("the sum of the groups' differences; 0 when the ledger and the stored usage agree"),
+          mismatches: arr(obj({ key: str(), model: str(), ledger_amount: micro(), reported_amount: { type: ['integer', 'null'] }, reason: str() })),
+          open_holds: arr(obj({ key: str(), token_id: str(), amount: micro(), age_ms: int(), reason: str() })),
+          tasks_charged_without_success: arr(obj({ task_id: str(), state: str(), amount: micro() })),
+          successes_without_charge: arr(obj({ task_id: str(), model: str() })),
+          lost_submits: arr(obj({ task_id: str(), token_id: str(), kind: str(), model: str(), channel: str(), created_at: int(), reason: str() })),
+        }),
+      ),
+    },
+  };
+}
