@@ -12,7 +12,6 @@ import { KlingJwtSigner } from './adapters/kling/jwt.ts';
 import { SecretBox } from './auth/secret-box.ts';
 import { TokenAuth } from './auth/token-auth.ts';
 import { LocalBus, RedisBus, type ClusterEvent } from './cluster/cluster-bus.ts';
-import type { Catalogue } from './catalogue/catalogue.ts';
 import type { Config } from './config/config.ts';
 import { registerSecrets } from './config/secrets.ts';
 import type { AdminDeps } from './core/admin/deps.ts';
@@ -24,37 +23,24 @@ import type { VidxContext } from './core/vidx/context.ts';
 import { MemoryAddressWindows, MemoryCounters, RateLimiter, RedisAddressWindows, RedisCounters, WINDOW_MS } from './limits/rate-limiter.ts';
 import { MemoryQueryBudget, RedisQueryBudget } from './limits/query-budget.ts';
 import { loadCatalogue } from './metering/catalogue-source.ts';
-import { ledgerRowForLog } from './metering/ledger-row.ts';
-import { StoreMeter } from './metering/meter.ts';
 import { createSafeNet } from './net/safe-fetch.ts';
 import { GatewayMetrics } from './observe/metrics.ts';
 import { startTracing } from './observe/tracing.ts';
 import { ChannelRegistry } from './routing/channel-registry.ts';
 import { CircuitBreakers } from './routing/circuit-breaker.ts';
 import { slotLimitOf } from './routing/task-slots.ts';
-import { AuditRepo } from './store/repos/audit.ts';
-import { ChannelsRepo } from './store/repos/channels.ts';
-import { ConsoleSessionsRepo } from './store/repos/console-sessions.ts';
-import { GaugesRepo } from './store/repos/gauges.ts';
-import { LedgerRepo } from './store/repos/ledger.ts';
-import { ReconcileRepo } from './store/repos/reconcile.ts';
-import { RequestLogRepo, RequestLogWriter } from './store/repos/request-log.ts';
-import { RequestStatsRepo } from './store/repos/request-stats.ts';
 import { SessionsRepo } from './store/repos/sessions.ts';
 import { SlotQueueRepo } from './store/repos/slot-queue.ts';
 import { TasksRepo } from './store/repos/tasks.ts';
-import { TokensRepo } from './store/repos/tokens.ts';
 import { openStore, type Store } from './store/store.ts';
 import { CallbackDispatcher } from './tasks/callbacks.ts';
 import { TokenCallbackSigner } from './tasks/callback-signing.ts';
 import { TaskEngine } from './tasks/engine.ts';
 import { PollerThread } from './tasks/poller-thread.ts';
 import { UPSTREAMS } from './adapters/upstreams.ts';
-import { AccountsRepo } from './store/repos/accounts.ts';
-import { PriceGroupsRepo } from './store/repos/price-groups.ts';
 import { PriceGroups } from './metering/price-groups.ts';
-import { WebhooksRepo } from './store/repos/webhooks.ts';
 import { AlertEmitter } from './alerts/emitter.ts';
+import { buildRepos, composeWriters } from './compose-store.ts';
 import { composeAlerts, type AlertLoops } from './compose-alerts.ts';
 
 /** The Redis connections an instance uses when Redis is configured (opened and closed by process-life.ts). */
@@ -98,25 +84,6 @@ export interface GatewayParts {
   alerts: AlertLoops;
 }
 
-function buildRepos(store: Store): GatewayDeps['repos'] {
-  const { db, reads } = store;
-  // The heavy reads (bills, lists, reconciliation) go to `reads`: off the event loop on a SQLite file store.
-  return {
-    tokens: new TokensRepo(db),
-    channels: new ChannelsRepo(db),
-    audit: new AuditRepo(db),
-    ledger: new LedgerRepo(reads),
-    requestLog: new RequestLogRepo(reads, db),
-    reconcile: new ReconcileRepo(reads),
-    consoleSessions: new ConsoleSessionsRepo(db),
-    requestStats: new RequestStatsRepo(db, reads),
-    gauges: new GaugesRepo(reads),
-    webhooks: new WebhooksRepo(db),
-    accounts: new AccountsRepo(db),
-    priceGroups: new PriceGroupsRepo(db),
-  };
-}
-
 /** The CLI's objects: the store, repos and catalogue for core/admin operations, without caches or HTTP. */
 export async function composeAdmin(config: Config, secret: string): Promise<{ deps: AdminDeps; close(): Promise<void> }> {
   registerSecrets(config, [secret]);
@@ -125,39 +92,6 @@ export async function composeAdmin(config: Config, secret: string): Promise<{ de
   // A one-shot command keeps no caches; running instances see its changes within their refresh interval.
   const deps: AdminDeps = { repos: buildRepos(store), store, box: new SecretBox(secret), catalogue, applyChange: async () => undefined };
   return { deps, close: () => store.close() };
-}
-
-/** The meter and the request-log writer: both group-commit through the SQLite batch writer when there is one. */
-function composeWriters(
-  store: Store,
-  audit: AuditRepo,
-  catalogue: () => Catalogue,
-  logger: Logger,
-  priceGroups: PriceGroups,
-  clock?: () => number,
-): { meter: StoreMeter; requestLog: RequestLogWriter } {
-  const meter = new StoreMeter(store.db, catalogue, {
-    priceGroups,
-    ...(clock ? { now: clock } : {}),
-    batchWriter: store.batchWriter,
-    onError: (e, queued) => logger.error({ err: String(e), queued }, 'ledger batch write failed; charges stay queued and are retried'),
-    // Every field of the refused charge, so the operator can enter it by hand: it is not retried.
-    onRejected: (rows, e) => logger.error({ err: String(e), charges: rows.map(ledgerRowForLog) }, 'ledger charges refused by the store; set aside, not billed'),
-    onClamped: (r) => {
-      const detail = { key: r.key, token_id: r.tokenId, model: r.model, amount: r.charge.amount, quantities: r.charge.quantities };
-      logger.warn(detail, 'charge clamped to the largest amount one charge may carry');
-      audit
-        .write({ actor: 'meter', action: 'charge.clamped', target: r.key, detail, requestId: r.requestId })
-        .catch((e: unknown) => logger.error({ err: String(e) }, 'audit write failed'));
-    },
-  });
-  const requestLog = new RequestLogWriter(store.db, {
-    batchWriter: store.batchWriter,
-    chargesFirst: () => meter.flush(),
-    onError: (e) => logger.error({ err: String(e) }, 'request log write failed'),
-    onRejected: (rows, e) => logger.error({ err: String(e), request_ids: rows.map((r) => r.requestId) }, 'request-log rows refused by the store; set aside'),
-  });
-  return { meter, requestLog };
 }
 
 /** Rate-limit counters and the upstream query budget: shared through Redis when configured, else this process's. */

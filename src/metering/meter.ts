@@ -5,7 +5,8 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { Database } from '../store/schema.ts';
 import { GroupCommit, type WriteBacklog } from '../store/group-commit.ts';
 import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
-import { ledgerTuple, ledgerValues, taskChargeKey, type LedgerRow } from './ledger-row.ts';
+import { ledgerTuple, taskChargeKey, type LedgerRow } from './ledger-row.ts';
+import { addTokenSpent, insertCharge, writeLedgerBatch } from './ledger-write.ts';
 import type { Billing } from './billing.ts';
 import { boundRow, MAX_BALANCE, targetRoom, tokenRooms } from './balance-bound.ts';
 import { addSpent, closeHold, holdStateOf, holdTarget, placeHold, staleHolds, type HoldTarget } from './holds.ts';
@@ -66,7 +67,9 @@ export class StoreMeter implements Meter {
     this.batches = new GroupCommit<LedgerRow>({
       intervalMs: opts.flushIntervalMs ?? 10,
       maxBatch: opts.maxBatch ?? 200,
-      write: (batch) => this.writeBatch(batch),
+      // SQLite: the same transaction as prepared statements (src/store/sqlite-batch-writer.ts).
+      write: (batch) =>
+        this.batchWriter ? this.batchWriter.ledger(batch.map(ledgerTuple)) : writeLedgerBatch(this.db, batch, (r, room) => this.bounded(r, room)),
       onCommitted: (batch) => this.settled(batch),
       onRejected: (rows, e) => {
         this.settled(rows);
@@ -101,19 +104,6 @@ export class StoreMeter implements Meter {
     return group ? groupCharge(entry, usage, group) : priceForEntry(entry, usage);
   }
 
-  private async insertCharge(trx: Kysely<Database>, row: LedgerRow): Promise<boolean> {
-    const r = await trx
-      .insertInto('ledger')
-      .values(ledgerValues(row))
-      .onConflict((oc) => oc.column('idempotency_key').doNothing())
-      .executeTakeFirst();
-    return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
-  }
-
-  private addSpent(trx: Kysely<Database>, tokenId: string, amount: number) {
-    return addSpent(trx, { tokenId, accountId: null, priceGroup: null, budgetRows: [] }, amount);
-  }
-
   private syncRow(input: SyncChargeInput, charge: Charge, accountId: string | null = null): LedgerRow {
     return this.checked({
       accountId,
@@ -140,8 +130,8 @@ export class StoreMeter implements Meter {
     const priced = this.syncRow(input, this.price(input.billingModel, input.usage));
     return this.db.transaction().execute(async (trx) => {
       const row = this.bounded(priced, (await tokenRooms(trx, [input.tokenId])).get(input.tokenId) ?? MAX_BALANCE);
-      if (!(await this.insertCharge(trx, row))) return 0;
-      if (row.charge.amount > 0) await this.addSpent(trx, input.tokenId, row.charge.amount);
+      if (!(await insertCharge(trx, row))) return 0;
+      if (row.charge.amount > 0) await addTokenSpent(trx, input.tokenId, row.charge.amount);
       return row.charge.amount;
     });
   }
@@ -178,34 +168,6 @@ export class StoreMeter implements Meter {
     return this.batches.unwritten();
   }
 
-  /** One transaction per batch: the rows that were really inserted (RETURNING) move `spent`. */
-  private async writeBatch(batch: LedgerRow[]): Promise<void> {
-    // SQLite: the same transaction as prepared statements (src/store/sqlite-batch-writer.ts).
-    if (this.batchWriter) return this.batchWriter.ledger(batch.map(ledgerTuple));
-    await this.db.transaction().execute(async (trx) => {
-      // Each token's rows in order take the room its balance has left; a row past it is cut (balance-bound.ts).
-      const rooms = await tokenRooms(trx, [...new Set(batch.map((r) => r.tokenId))]);
-      const rows = batch.map((r) => {
-        const room = rooms.get(r.tokenId) ?? MAX_BALANCE;
-        const b = this.bounded(r, room);
-        rooms.set(r.tokenId, room - b.charge.amount);
-        return b;
-      });
-      const amountByKey = new Map(rows.map((r) => [r.key, r]));
-      const ins = trx.insertInto('ledger').values(rows.map(ledgerValues));
-      const inserted = await ins
-        .onConflict((oc) => oc.column('idempotency_key').doNothing())
-        .returning(['idempotency_key'])
-        .execute();
-      const perToken = new Map<string, number>();
-      for (const { idempotency_key } of inserted) {
-        const r = amountByKey.get(idempotency_key);
-        if (r) perToken.set(r.tokenId, (perToken.get(r.tokenId) ?? 0) + r.charge.amount);
-      }
-      for (const [tokenId, amount] of perToken) if (amount > 0) await this.addSpent(trx, tokenId, amount);
-    });
-  }
-
   async hold(task: TaskRef, estimate: Usage): Promise<number> {
     const billing = task.billing ?? null;
     const amount = this.price(task.billingModel, estimate, billing?.priceGroup).amount;
@@ -229,7 +191,7 @@ export class StoreMeter implements Meter {
   /** One charge and its spend on the rows the hold named (the token alone when there was no hold). */
   private async chargeHeld(trx: Kysely<Database>, priced: LedgerRow, target: HoldTarget): Promise<number> {
     const row = this.bounded(priced, await targetRoom(trx, target));
-    if (!(await this.insertCharge(trx, row))) return 0;
+    if (!(await insertCharge(trx, row))) return 0;
     if (row.charge.amount > 0) await addSpent(trx, target, row.charge.amount);
     return row.charge.amount;
   }

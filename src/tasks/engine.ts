@@ -8,12 +8,10 @@ import type { Channel } from '../routing/channel-registry.ts';
 import type { TasksRepo } from '../store/repos/tasks.ts';
 import { cancelTask } from './cancel.ts';
 import { runLimited } from './limit.ts';
-import { adoptFound, LOST_SUBMIT_CODE, lookForLostSubmit } from './lost-submit.ts';
+import { applyAged, pastMaxAge, recoverSubmit, timedOut } from './task-age.ts';
 import type { TaskEngineOptions } from './options.ts';
-import type { CancelOutcome, CreateTaskInput, PollOutcome, ReportedUsage, TaskDriver, TaskError, TaskRecord } from './types.ts';
-import { isTerminal } from './types.ts';
+import { type CancelOutcome, type CreateTaskInput, isTerminal, type PollOutcome, type ReportedUsage, type TaskDriver, type TaskRecord } from './types.ts';
 import { createTask } from './create.ts';
-import { applyOutcome, failTask } from './settle.ts';
 import { advanceWaiting, type SlotDeps } from './slot-queue.ts';
 import { pollBatch, pollUnits, type PollUnit } from './batch-poll.ts';
 import { ListRounds } from './list-rounds.ts';
@@ -52,7 +50,7 @@ export class TaskEngine {
   constructor(private readonly deps: TaskEngineDeps) {
     this.repo = deps.repo;
     this.budget = deps.budget ?? UNLIMITED_BUDGET;
-    const apply = (t: TaskRecord, out: PollOutcome) => this.guarded(t, () => this.applyAged(t, out));
+    const apply = (t: TaskRecord, out: PollOutcome) => this.guarded(t, () => applyAged(this.deps, t, out));
     this.rounds = new ListRounds({
       db: deps.repo.db,
       channels: deps.channels,
@@ -196,8 +194,8 @@ export class TaskEngine {
       {
         logger: this.deps.logger,
         timeoutMs: this.deps.options.pollTimeoutMs,
-        pastMaxAge: (t) => this.pastMaxAge(t),
-        apply: (t, out) => this.guarded(t, () => this.applyAged(t, out)),
+        pastMaxAge: (t) => pastMaxAge(this.deps, t),
+        apply: (t, out) => this.guarded(t, () => applyAged(this.deps, t, out)),
         pollOne: (t) => this.guarded(t, () => this.advance(t)),
       },
       u.driver,
@@ -270,12 +268,12 @@ export class TaskEngine {
   /** Move one leased task forward. Never throws for upstream trouble: it backs off instead. */
   private async advance(t: TaskRecord, who: QueryWho | 'admitted' = 'poller'): Promise<TaskRecord> {
     const o = this.deps.options;
-    if (t.state === 'submitting') return this.recoverSubmit(t);
+    if (t.state === 'submitting') return recoverSubmit(this.deps, this.drivers.get(t.kind), t);
     if (t.state === 'waiting') return this.deps.slots ? advanceWaiting(this.deps, this.deps.slots, this.owner, t, this.drivers.get(t.kind)) : t;
     const driver = this.drivers.get(t.kind);
     const channel = this.deps.channels.forTask(t.channelId);
     if (!driver || !channel) {
-      if (this.pastMaxAge(t)) return this.timedOut(t);
+      if (pastMaxAge(this.deps, t)) return timedOut(this.deps, t);
       this.deps.logger.warn(
         { task_id: t.id, kind: t.kind, channel_id: t.channelId },
         driver ? 'task channel unavailable; will retry' : 'no driver for task kind; will retry',
@@ -288,56 +286,15 @@ export class TaskEngine {
     try {
       out = await driver.poll(t, channel, { timeoutMs: o.pollTimeoutMs });
     } catch (e) {
-      if (this.pastMaxAge(t)) return this.timedOut(t);
+      if (pastMaxAge(this.deps, t)) return timedOut(this.deps, t);
       this.deps.logger.warn({ task_id: t.id, err: String(e) }, 'task status query failed; backing off');
       return this.retryLater(t);
     }
-    return this.applyAged(t, out);
-  }
-
-  private pastMaxAge(t: TaskRecord): boolean {
-    return Date.now() - t.createdAt > this.deps.options.maxAgeMs;
-  }
-
-  /**
-   * The upstream's answer, weighed against the maximum age after it was asked: a task it reports ended is settled as
-   * it ended whatever its age (a success found late — a poller down for a while, the last back-off step — is still
-   * charged and delivered); only a task still open past the age, or one the upstream cannot be asked about, times out.
-   */
-  private applyAged(t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
-    const open = out.state === 'queued' || out.state === 'in_progress' || out.state === 'unknown';
-    return open && this.pastMaxAge(t) ? this.timedOut(t) : this.apply(t, out);
-  }
-
-  private timedOut(t: TaskRecord): Promise<TaskRecord> {
-    return this.fail(t, { code: 'task_timeout', message: 'The task did not finish within the maximum task age' }, 'task exceeded the maximum age');
-  }
-
-  /** A task still `submitting` after its deadline (see lost-submit.ts): adopt what the upstream has, else fail uncharged. */
-  private async recoverSubmit(t: TaskRecord): Promise<TaskRecord> {
-    const step = await lookForLostSubmit(t, this.drivers.get(t.kind), this.deps.channels.forTask(t.channelId), this.deps.options);
-    if (step.do === 'fail') return this.fail(t, { code: LOST_SUBMIT_CODE, message: step.message }, `lost submit: ${step.why}`);
-    if (step.do === 'back-off') {
-      this.deps.logger.warn({ task_id: t.id, kind: t.kind, channel_id: t.channelId, reason: step.why }, 'lost task submit not looked up yet; backing off');
-      return this.retryLater(t);
-    }
-    if (step.do === 'look-again') {
-      await this.repo.transition(t.id, 'submitting', { pollAttempts: t.pollAttempts + 1, nextPollAt: step.at });
-      return (await this.repo.get(t.id)) ?? t;
-    }
-    return adoptFound(this.repo, this.deps.logger, t, step.found);
+    return applyAged(this.deps, t, out);
   }
 
   /** The next poll is already scheduled (the claim set it by back-off): try again then, writing nothing now. */
   private async retryLater(t: TaskRecord): Promise<TaskRecord> {
     return t;
-  }
-
-  private apply(t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
-    return applyOutcome(this.deps, t, out);
-  }
-
-  private fail(t: TaskRecord, error: TaskError, reconcileReason: string | null): Promise<TaskRecord> {
-    return failTask(this.deps, t, error, reconcileReason);
   }
 }

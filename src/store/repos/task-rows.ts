@@ -3,6 +3,7 @@ import { upstreamId } from '../../errors/echo.ts';
 import { sql, type Selectable, type Updateable } from 'kysely';
 import type { Usage } from '../../metering/types.ts';
 import type { TaskError, TaskFamily, TaskRecord, TaskState } from '../../tasks/types.ts';
+import type { Keyset } from '../keyset.ts';
 import { parseJson } from '../json.ts';
 import type { TasksTable } from '../schema.ts';
 
@@ -133,4 +134,29 @@ export function patchRow(p: TaskPatch, now: number): Updateable<TasksTable> {
   if (p.slotQueue !== undefined) o.slot_queue = p.slotQueue;
   if (p.submitBody !== undefined) o.submit_body = null;
   return o as Updateable<TasksTable>;
+}
+
+export interface ListTasksFilter {
+  family?: TaskFamily;
+  /** One kind, or any of several (a family A path whose tasks live at more than one upstream endpoint). */
+  kind?: string | readonly string[];
+  limit?: number;
+  /** Only tasks after this one in the newest-first order (paging by cursor). */
+  after?: Keyset;
+  /** Rows to skip (paging by page number). */
+  offset?: number;
+}
+
+/** The operator's list of every token's tasks (GET /admin/tasks). */
+export interface AdminTasksFilter {
+  state?: TaskState | undefined;
+  kind?: string | undefined;
+  tokenId?: string | undefined;
+  model?: string | undefined;
+  /** created_at bounds: inclusive, exclusive. */
+  since?: number | undefined;
+  until?: number | undefined;
+  /** Only tasks after this one in the newest-first order (created_at, then id). */
+  after?: Keyset | undefined;
+  limit: number;
 }

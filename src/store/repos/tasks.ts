@@ -4,15 +4,16 @@
 import { sql, type Kysely } from 'kysely';
 import type { Usage } from '../../metering/types.ts';
 import type { TaskEvent, TaskEventInput } from '../../tasks/events.ts';
-import type { TaskFamily, TaskIdentity, TaskRecord, TaskState } from '../../tasks/types.ts';
+import type { TaskIdentity, TaskRecord, TaskState } from '../../tasks/types.ts';
 import { OPEN_STATES } from '../../tasks/types.ts';
 import type { Dialect } from '../dialect.ts';
-import { newestFirst, whereList, type Keyset } from '../keyset.ts';
+import { newestFirst, whereList } from '../keyset.ts';
 import type { Database } from '../schema.ts';
 import { listTaskEvents, writeTaskEvents } from './task-events.ts';
 import { patchRow, POLL_COLUMNS, storedFamily, toPollRecord, toTaskRecord, type TaskPatch, type TaskRow } from './task-rows.ts';
 
-export { storedFamily, toTaskRecord, type TaskPatch } from './task-rows.ts';
+export { storedFamily, toTaskRecord, type AdminTasksFilter, type ListTasksFilter, type TaskPatch } from './task-rows.ts';
+import type { AdminTasksFilter, ListTasksFilter } from './task-rows.ts';
 
 /** The open states as the due index's predicate lists them (migration 017): a claim reads that index only when the same. */
 const OPEN_SQL = sql.raw(`(${OPEN_STATES.map((s) => `'${s}'`).join(', ')})`);
@@ -36,31 +37,6 @@ export interface NewTaskRow extends TaskIdentity {
   leaseUntil: number;
   /** A task that waits for a parallel-task slot (slot-queue.ts): its queue and upstream creation (JSON). */
   waiting?: { slotQueue: string; submitBody: string };
-}
-
-export interface ListTasksFilter {
-  family?: TaskFamily;
-  /** One kind, or any of several (a family A path whose tasks live at more than one upstream endpoint). */
-  kind?: string | readonly string[];
-  limit?: number;
-  /** Only tasks after this one in the newest-first order (paging by cursor). */
-  after?: Keyset;
-  /** Rows to skip (paging by page number). */
-  offset?: number;
-}
-
-/** The operator's list of every token's tasks (GET /admin/tasks). */
-export interface AdminTasksFilter {
-  state?: TaskState | undefined;
-  kind?: string | undefined;
-  tokenId?: string | undefined;
-  model?: string | undefined;
-  /** created_at bounds: inclusive, exclusive. */
-  since?: number | undefined;
-  until?: number | undefined;
-  /** Only tasks after this one in the newest-first order (created_at, then id). */
-  after?: Keyset | undefined;
-  limit: number;
 }
 
 export class TasksRepo {

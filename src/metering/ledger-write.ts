@@ -1,0 +1,51 @@
+// Ledger writes the meter (meter.ts) makes inside its transactions: one charge, a token's spend, a batch of queued charges.
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import { MAX_BALANCE, tokenRooms } from './balance-bound.ts';
+import { addSpent } from './holds.ts';
+import { ledgerValues, type LedgerRow } from './ledger-row.ts';
+
+/** Insert one charge; false when its key was already charged (the charge is idempotent by its key). */
+export async function insertCharge(trx: Kysely<Database>, row: LedgerRow): Promise<boolean> {
+  const r = await trx
+    .insertInto('ledger')
+    .values(ledgerValues(row))
+    .onConflict((oc) => oc.column('idempotency_key').doNothing())
+    .executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+/** A charge of a token of no account, without a hold: its spend alone. */
+export function addTokenSpent(trx: Kysely<Database>, tokenId: string, amount: number) {
+  return addSpent(trx, { tokenId, accountId: null, priceGroup: null, budgetRows: [] }, amount);
+}
+
+/**
+ * Queued charges in one transaction (through Kysely; SQLite's prepared statements do the same in
+ * sqlite-batch-writer.ts): each token's rows in order take the room its balance has left (`bound` cuts a row past it,
+ * balance-bound.ts), and only the rows really inserted (RETURNING) move `spent`.
+ */
+export async function writeLedgerBatch(db: Kysely<Database>, batch: LedgerRow[], bound: (r: LedgerRow, room: number) => LedgerRow): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const rooms = await tokenRooms(trx, [...new Set(batch.map((r) => r.tokenId))]);
+    const rows = batch.map((r) => {
+      const room = rooms.get(r.tokenId) ?? MAX_BALANCE;
+      const b = bound(r, room);
+      rooms.set(r.tokenId, room - b.charge.amount);
+      return b;
+    });
+    const byKey = new Map(rows.map((r) => [r.key, r]));
+    const inserted = await trx
+      .insertInto('ledger')
+      .values(rows.map(ledgerValues))
+      .onConflict((oc) => oc.column('idempotency_key').doNothing())
+      .returning(['idempotency_key'])
+      .execute();
+    const perToken = new Map<string, number>();
+    for (const { idempotency_key } of inserted) {
+      const r = byKey.get(idempotency_key);
+      if (r) perToken.set(r.tokenId, (perToken.get(r.tokenId) ?? 0) + r.charge.amount);
+    }
+    for (const [tokenId, amount] of perToken) if (amount > 0) await addTokenSpent(trx, tokenId, amount);
+  });
+}
