@@ -27,13 +27,13 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: SessionInfo) => void })
         <h1 id="signin-title">Tollway console</h1>
         <p>Sign in with the gateway's admin key (TOLLWAY_ADMIN_KEY). It is exchanged for a session cookie and not stored in this browser.</p>
         <label for="admin-key">Admin key</label>
-        {/* biome-ignore lint/a11y/noAutofocus: the sign-in page's only field; focus there lets a keyboard user type the key at once */}
         <input
           id="admin-key"
           name="key"
           type="password"
           autoComplete="current-password"
           required
+          // biome-ignore lint/a11y/noAutofocus: the sign-in page's only field; focus there lets a keyboard user type the key at once
           autoFocus
           value={key}
           onInput={(e) => setKey(e.currentTarget.value)}
