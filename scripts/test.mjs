@@ -1,31 +1,63 @@
 // npm test: the whole suite on SQLite, then again on PostgreSQL when TEST_DATABASE_URL is set, then, with
 // TEST_DOCKER=1, the image and the compose stack on a Docker engine (vitest.docker.config.ts), once.
+// Every run also writes a JSON report, and the last lines printed name each failed test with its first error
+// lines: CI logs are often kept by their tail only, and the failures are what that tail must show.
 import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const extra = process.argv.slice(2);
-const runs = [['sqlite', {}]];
-if (process.env.TEST_DATABASE_URL) runs.push(['postgres', {}]);
-else console.log('TEST_DATABASE_URL not set: running on SQLite only');
-let failed = false;
-for (const [dialect] of runs) {
-  console.log(`\n=== test suite on ${dialect} ===`);
-  const r = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...extra], {
+const reports = mkdtempSync(join(tmpdir(), 'tollway-test-report-'));
+const failures = [];
+
+function run(label, args, env) {
+  console.log(`\n=== ${label} ===`);
+  const out = join(reports, `${label.replace(/\W+/g, '-')}.json`);
+  const r = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...args, '--reporter=default', '--reporter=json', `--outputFile.json=${out}`], {
     stdio: 'inherit',
-    env: { ...process.env, TOLLWAY_TEST_DIALECT: dialect },
+    env: { ...process.env, ...env },
   });
-  if (r.status !== 0) failed = true;
+  if (r.status === 0) return;
+  const before = failures.length;
+  if (existsSync(out)) {
+    const report = JSON.parse(readFileSync(out, 'utf8'));
+    for (const file of report.testResults ?? []) {
+      const name = file.name.replace(`${process.cwd()}/`, '');
+      const failed = (file.assertionResults ?? []).filter((t) => t.status === 'failed');
+      for (const t of failed) failures.push({ label, where: `${name} > ${t.fullName}`, why: (t.failureMessages ?? []).join('\n') });
+      if (failed.length === 0 && file.status === 'failed') failures.push({ label, where: name, why: file.message ?? '' });
+    }
+  }
+  if (failures.length === before) failures.push({ label, where: '(the run itself)', why: `vitest exited with ${r.status ?? r.signal}` });
 }
+
+run('test suite on sqlite', extra, { TOLLWAY_TEST_DIALECT: 'sqlite' });
+if (process.env.TEST_DATABASE_URL) run('test suite on postgres', extra, { TOLLWAY_TEST_DIALECT: 'postgres' });
+else console.log('TEST_DATABASE_URL not set: running on SQLite only');
 if (process.env.TEST_DOCKER === '1') {
-  console.log('\n=== the image and the compose stack on Docker (TEST_DOCKER=1) ===');
-  const r = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--config', 'vitest.docker.config.ts'], { stdio: 'inherit' });
-  if (r.status !== 0) failed = true;
+  run('the image and the compose stack on Docker (TEST_DOCKER=1)', ['--config', 'vitest.docker.config.ts'], {});
 } else if (process.env.CI) {
   // CI must build and run the containers: a run without them is a failure, not a skip.
-  console.log('\nFAILED: CI is set but TEST_DOCKER is not 1: the container stack test did not run (.ci/run sets it)');
-  failed = true;
+  failures.push({ label: 'stack', where: '(not run)', why: 'CI is set but TEST_DOCKER is not 1: the container stack test did not run (.ci/run sets it)' });
 } else {
   console.log(
     '\nTEST_DOCKER not set: the image and compose stack test (test/deploy/stack/) was NOT run; it needs a Docker engine (bash deploy/ci/docker-up.sh, then TEST_DOCKER=1 with its output exported)',
   );
 }
-process.exit(failed ? 1 : 0);
+rmSync(reports, { recursive: true, force: true });
+if (failures.length > 0) {
+  console.log(`\n=== FAILED: ${failures.length} ===`);
+  for (const f of failures) {
+    console.log(`\n[${f.label}] ${f.where}`);
+    console.log(
+      f.why
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .slice(0, 12)
+        .map((l) => `    ${l}`)
+        .join('\n'),
+    );
+  }
+}
+process.exit(failures.length > 0 ? 1 : 0);
