@@ -14,10 +14,14 @@ const failures = [];
 function run(label, args, env) {
   console.log(`\n=== ${label} ===`);
   const out = join(reports, `${label.replace(/\W+/g, '-')}.json`);
-  const r = spawnSync(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', ...args, '--reporter=default', '--reporter=json', `--outputFile.json=${out}`], {
-    stdio: 'inherit',
-    env: { ...process.env, ...env },
-  });
+  const r = spawnSync(
+    process.execPath,
+    ['node_modules/vitest/vitest.mjs', 'run', ...args, '--reporter=default', '--reporter=json', `--outputFile.json=${out}`],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, ...env },
+    },
+  );
   if (r.status === 0) return;
   const before = failures.length;
   if (existsSync(out)) {
