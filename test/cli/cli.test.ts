@@ -1,11 +1,11 @@
 // The `tollway` CLI as an operator runs it (bin/tollway.mjs → tsx), on the suite's dialect: a SQLite file, or a
 // PostgreSQL schema of its own (search_path in the URL). Spawning is slow, so few tests, each doing several steps.
-import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { resolveSecrets } from '../../src/bootstrap.ts';
 import { startGateway } from '../../src/process-life.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { TokenCallbackSigner } from '../../src/tasks/callback-signing.ts';
+import { runProcess, type Ran } from '../support/run-process.ts';
 import { TOLLWAY_BIN } from '../support/serve-process.ts';
 import { testDialect, useStore } from '../support/store.ts';
 import { tempDir } from '../support/temp-dir.ts';
@@ -21,13 +21,12 @@ beforeAll(() => {
   env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: databaseUrl, TOLLWAY_DATA_DIR: dir };
 });
 
-function tollway(args: string[], extraEnv: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [TOLLWAY_BIN, ...args], { env: { ...env, ...extraEnv }, encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+function tollway(args: string[], extraEnv: Record<string, string> = {}): Promise<Ran> {
+  return runProcess(process.execPath, [TOLLWAY_BIN, ...args], { env: { ...env, ...extraEnv }, timeoutMs: 60_000 });
 }
 
-function ok(args: string[]): string {
-  const r = tollway(args);
+async function ok(args: string[]): Promise<string> {
+  const r = await tollway(args);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   return r.stdout;
@@ -42,34 +41,34 @@ async function auditedByCli(): Promise<string[]> {
   return rows.map((r) => `${r.action} ${r.target}`);
 }
 
-// Each test runs the CLI several times (spawnSync, up to 60 s each): under a loaded machine the default 30 s is too short.
+// Each test runs the CLI several times (up to 60 s each): under a loaded machine the default 30 s is too short.
 describe('tollway CLI', { timeout: 180_000 }, () => {
-  it('a bad configuration value stops it with one clear line and a non-zero exit', () => {
-    const r = tollway(['migrate'], { PORT: 'eighty' });
+  it('a bad configuration value stops it with one clear line and a non-zero exit', async () => {
+    const r = await tollway(['migrate'], { PORT: 'eighty' });
     expect(r.code).not.toBe(0);
     expect(r.stderr.trim()).toBe('tollway: configuration error: PORT must be an integer, got "eighty"');
-    const r2 = tollway(['migrate'], { DASHSCOPE_BASE_URL: 'https://dashscope-intl.aliyuncs.com' });
+    const r2 = await tollway(['migrate'], { DASHSCOPE_BASE_URL: 'https://dashscope-intl.aliyuncs.com' });
     expect(r2.code).not.toBe(0);
     expect(r2.stderr.trim().split('\n')).toHaveLength(1);
     expect(r2.stderr).toMatch(/^tollway: configuration error: DASHSCOPE_BASE_URL points at dashscope-intl\.aliyuncs\.com/);
   });
 
-  it('help, at the top or after a command, prints the usage and exits 0 — even with a configuration that would not start', () => {
+  it('help, at the top or after a command, prints the usage and exits 0 — even with a configuration that would not start', async () => {
     for (const args of [['--help'], ['help'], ['token', '--help'], ['channel', 'add', '-h']]) {
-      const r = tollway(args, { PORT: 'eighty' });
+      const r = await tollway(args, { PORT: 'eighty' });
       expect(r.code, args.join(' ')).toBe(0);
       expect(r.stdout).toContain('Usage: tollway <command>');
       expect(r.stderr).toBe('');
     }
   });
 
-  it('migrate applies the migrations', () => {
-    expect(ok(['migrate'])).toContain(`migrations applied (${testDialect()})`);
+  it('migrate applies the migrations', async () => {
+    expect(await ok(['migrate'])).toContain(`migrations applied (${testDialect()})`);
   });
 
   it('channel add / list / disable: keys are never printed, a disabled channel is listed as such, each change is audited', async () => {
     const ds = JSON.parse(
-      ok([
+      await ok([
         'channel',
         'add',
         '--name',
@@ -89,18 +88,44 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
     ) as { id: string };
     expect(ds).toMatchObject({ name: 'cli-ds', kind: 'dashscope', status: 'enabled', priority: -5, weight: 3 });
     const kl = JSON.parse(
-      ok(['channel', 'add', '--name', 'cli-kl', '--kind', 'kling', '--base-url', 'http://127.0.0.1:9', '--access-key', 'ak-cli', '--secret-key', KEY_CANARY]),
+      await ok([
+        'channel',
+        'add',
+        '--name',
+        'cli-kl',
+        '--kind',
+        'kling',
+        '--base-url',
+        'http://127.0.0.1:9',
+        '--access-key',
+        'ak-cli',
+        '--secret-key',
+        KEY_CANARY,
+      ]),
     ) as { id: string };
-    expect(ok(['channel', 'disable', kl.id])).toBe(`disabled ${kl.id}\n`);
+    expect(await ok(['channel', 'disable', kl.id])).toBe(`disabled ${kl.id}\n`);
 
-    const list = ok(['channel', 'list']);
+    const list = await ok(['channel', 'list']);
     expect(list).not.toContain(KEY_CANARY);
     const byName = Object.fromEntries((JSON.parse(list) as Array<{ name: string; status: string }>).map((c) => [c.name, c.status]));
     expect(byName).toEqual({ 'cli-ds': 'enabled', 'cli-kl': 'disabled' });
     expect(await auditedByCli()).toEqual([`channel.create ${ds.id}`, `channel.create ${kl.id}`, `channel.disable ${kl.id}`]);
 
     // The same validation as the admin API: a model the kind does not serve is refused, nothing is stored.
-    const wrong = tollway(['channel', 'add', '--name', 'cli-bad', '--kind', 'kling', '--access-key', 'a', '--secret-key', 'b', '--models', 'qwx3.7-plus']);
+    const wrong = await tollway([
+      'channel',
+      'add',
+      '--name',
+      'cli-bad',
+      '--kind',
+      'kling',
+      '--access-key',
+      'a',
+      '--secret-key',
+      'b',
+      '--models',
+      'qwx3.7-plus',
+    ]);
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toBe('tollway: Model qwx3.7-plus is not served by a kling channel\n');
     // A flag the subcommand would ignore is refused, not dropped.
@@ -111,7 +136,7 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
       [['token', 'revoke', 'tok_x', '--quota', '5'], '--quota'],
       [['channel', 'list', '--name', 'x'], '--name'],
     ] as const) {
-      const r = tollway([...args]);
+      const r = await tollway([...args]);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`does not take ${flag}`);
     }
@@ -119,7 +144,7 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
   });
 
   it('token create / list / revoke: the token is printed once; a gateway on the same store takes it, and refuses it once revoked', async () => {
-    const kept = ok([
+    const kept = await ok([
       'token',
       'create',
       '--name',
@@ -138,10 +163,10 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
     const token = tokenOf(kept);
     expect(token).toMatch(/^tw-/);
     expect(kept.split(token).length - 1).toBe(1);
-    const gone = ok(['token', 'create', '--name', 'gone']);
-    expect(ok(['token', 'revoke', idOf(gone)])).toBe(`revoked ${idOf(gone)}\n`);
+    const gone = await ok(['token', 'create', '--name', 'gone']);
+    expect(await ok(['token', 'revoke', idOf(gone)])).toBe(`revoked ${idOf(gone)}\n`);
 
-    const tokens = ok(['token', 'list']);
+    const tokens = await ok(['token', 'list']);
     expect(tokens).not.toContain(token);
     const byName = Object.fromEntries(
       (JSON.parse(tokens) as Array<{ name: string; quota: number | null; revoked_at: number | null; tpm_limit: number | null }>).map((t) => [t.name, t]),
@@ -168,29 +193,31 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
   });
 
   it('token update / topup / rotate and channel update: same rules as the admin API, audited, the new secret printed once', async () => {
-    const id = idOf(ok(['token', 'create', '--name', 'edit-me', '--quota', '100']));
-    expect(JSON.parse(ok(['token', 'update', id, '--name', 'edited', '--rpm', '7', '--tpm', '900', '--models', 'qwx3.7-plus']))).toMatchObject({
+    const id = idOf(await ok(['token', 'create', '--name', 'edit-me', '--quota', '100']));
+    expect(JSON.parse(await ok(['token', 'update', id, '--name', 'edited', '--rpm', '7', '--tpm', '900', '--models', 'qwx3.7-plus']))).toMatchObject({
       name: 'edited',
       rpm_limit: 7,
       tpm_limit: 900,
       models: ['qwx3.7-plus'],
       quota: 100,
     });
-    expect(JSON.parse(ok(['token', 'update', id, '--rpm', 'none']))).toMatchObject({ rpm_limit: null });
-    const bad = tollway(['token', 'update', id, '--quota', '-3']);
+    expect(JSON.parse(await ok(['token', 'update', id, '--rpm', 'none']))).toMatchObject({ rpm_limit: null });
+    const bad = await tollway(['token', 'update', id, '--quota', '-3']);
     expect(bad.code).not.toBe(0);
-    expect(JSON.parse(ok(['token', 'topup', id, '--amount', '250']))).toMatchObject({ quota: 350, topup: { amount: 250, credited: true } });
+    expect(JSON.parse(await ok(['token', 'topup', id, '--amount', '250']))).toMatchObject({ quota: 350, topup: { amount: 250, credited: true } });
     const credit = await fresh.store.db.selectFrom('ledger').select(['kind', 'amount']).where('token_id', '=', id).execute();
     expect(credit.map((c) => ({ kind: c.kind, amount: Number(c.amount) }))).toEqual([{ kind: 'credit', amount: 250 }]);
-    const rotated = ok(['token', 'rotate', id, '--grace-ms', '60000']);
+    const rotated = await ok(['token', 'rotate', id, '--grace-ms', '60000']);
     expect(idOf(rotated)).toBe(id);
     expect(tokenOf(rotated)).toMatch(/^tw-/);
     expect(rotated).toContain('the previous token works until');
 
-    const ch = JSON.parse(ok(['channel', 'add', '--name', 'cli-edit', '--kind', 'dashscope', '--base-url', 'http://127.0.0.1:9', '--api-key', KEY_CANARY])) as {
+    const ch = JSON.parse(
+      await ok(['channel', 'add', '--name', 'cli-edit', '--kind', 'dashscope', '--base-url', 'http://127.0.0.1:9', '--api-key', KEY_CANARY]),
+    ) as {
       id: string;
     };
-    const edited = ok(['channel', 'update', ch.id, '--weight', '4', '--priority=-2', '--disable', '--api-key', `${KEY_CANARY}-2`]);
+    const edited = await ok(['channel', 'update', ch.id, '--weight', '4', '--priority=-2', '--disable', '--api-key', `${KEY_CANARY}-2`]);
     expect(edited).not.toContain(KEY_CANARY);
     expect(JSON.parse(edited)).toMatchObject({ weight: 4, priority: -2, status: 'disabled', keys: { api_key: '****ef-2' } });
     expect((await auditedByCli()).slice(-6)).toEqual([
@@ -211,7 +238,7 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
       ['token', 'create', '--name', 'scripted', '--models', ' , '],
       ['channel', 'add', '--name', 'scripted', '--kind', 'dashscope', '--api-key', 'sk-x', '--models', ''],
     ]) {
-      const r = tollway(args);
+      const r = await tollway(args);
       expect(r.code).toBe(1);
       expect(r.stderr).toContain('--models needs one or more model names');
       expect(r.stdout).not.toMatch(/token:/);
@@ -221,20 +248,20 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
   });
 
   it('token create prints the callback secret once; rotate-callback-secret replaces it, the old one signing on for --grace-ms', async () => {
-    const created = ok(['token', 'create', '--name', 'hooks']);
+    const created = await ok(['token', 'create', '--name', 'hooks']);
     const id = idOf(created);
     const first = callbackSecretOf(created);
     expect(first).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(created.split(first).length - 1).toBe(1);
-    const rotated = ok(['token', 'rotate-callback-secret', id, '--grace-ms', '60000']);
+    const rotated = await ok(['token', 'rotate-callback-secret', id, '--grace-ms', '60000']);
     const second = callbackSecretOf(rotated);
     expect(second).toMatch(/^whsec_/);
     expect(second).not.toBe(first);
     expect(rotated).toMatch(/signed with the previous one too until \d{4}-/);
-    const dropped = ok(['token', 'rotate-callback-secret', id, '--grace-ms', '0']);
+    const dropped = await ok(['token', 'rotate-callback-secret', id, '--grace-ms', '0']);
     const third = callbackSecretOf(dropped);
     expect(dropped).toContain('callbacks are no longer signed with the previous one');
-    expect(tollway(['token', 'rotate-callback-secret', id, '--quota', '5']).stderr).toContain('does not take --quota');
+    expect((await tollway(['token', 'rotate-callback-secret', id, '--quota', '5'])).stderr).toContain('does not take --quota');
 
     // What a gateway on the same store (the data dir's secret) signs with, after each step: the last secret printed.
     const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
@@ -246,7 +273,7 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
       await gw.close();
     }
     // Shown only where printed: never in the list, nor in the audit lines.
-    const listed = ok(['token', 'list']);
+    const listed = await ok(['token', 'list']);
     const audit = JSON.stringify(await fresh.store.db.selectFrom('audit_log').selectAll().execute());
     for (const s of [first, second, third]) {
       expect(listed).not.toContain(s);
@@ -262,7 +289,7 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
       ['token', 'revoke', 'tok_nope'],
       ['channel', 'disable', 'ch_nope'],
     ]) {
-      const r = tollway(args);
+      const r = await tollway(args);
       expect(r.code).toBe(1);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
@@ -271,7 +298,7 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
 
   it('reconcile: a clean period exits 0 with zero difference; a charge without its reported usage is named and exits 1', async () => {
     const from = Date.now() - 1000;
-    const clean = tollway(['reconcile', '--from', String(from), '--to', String(Date.now() + 1000)]);
+    const clean = await tollway(['reconcile', '--from', String(from), '--to', String(Date.now() + 1000)]);
     expect(clean.code).toBe(0);
     expect(JSON.parse(clean.stdout)).toMatchObject({ difference: 0, mismatches: [], open_holds: [] });
     await fresh.store.db
@@ -290,7 +317,7 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
         created_at: Date.now(),
       })
       .execute();
-    const off = tollway(['reconcile', '--from', String(from), '--to', String(Date.now() + 1000)]);
+    const off = await tollway(['reconcile', '--from', String(from), '--to', String(Date.now() + 1000)]);
     expect(off.code).toBe(1);
     const report = JSON.parse(off.stdout) as { difference: number; mismatches: Array<{ key: string; reason: string }> };
     expect(report.difference).toBe(8);

@@ -1,8 +1,8 @@
 // bin/tollway.mjs where the dev dependencies are absent (a production install): it never tries the TypeScript
 // sources; with no current dist/ it says how to build, and with one it runs it.
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runProcess } from '../support/run-process.ts';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../support/temp-dir.ts';
 
@@ -20,23 +20,23 @@ function bareCopy(name: string): string {
   return app;
 }
 
-const run = (app: string) => spawnSync(process.execPath, [join(app, 'bin', 'tollway.mjs'), 'serve'], { encoding: 'utf8', timeout: 20_000 });
+const run = (app: string) => runProcess(process.execPath, [join(app, 'bin', 'tollway.mjs'), 'serve'], { timeoutMs: 20_000 });
 
 describe('the launcher without dev dependencies', () => {
-  it('no dist/: exits 1 asking for a build, never running the sources', () => {
-    const r = run(bareCopy('stale'));
-    expect(r.status).toBe(1);
+  it('no dist/: exits 1 asking for a build, never running the sources', async () => {
+    const r = await run(bareCopy('stale'));
+    expect(r.code).toBe(1);
     expect(r.stderr).toContain('npm run build');
     expect(r.stdout).not.toContain('from source');
   });
 
-  it('a current dist/: runs it', () => {
+  it('a current dist/: runs it', async () => {
     const app = bareCopy('built');
     mkdirSync(join(app, 'dist', 'src'), { recursive: true });
     writeFileSync(join(app, 'dist', 'src', 'cli.js'), "console.log('from dist');\n");
     writeFileSync(join(app, 'dist', '.built'), 'now\n');
-    const r = run(app);
+    const r = await run(app);
     expect(r.stdout).toContain('from dist');
-    expect(r.status).toBe(0);
+    expect(r.code).toBe(0);
   });
 });

@@ -1,10 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LogSink, modeOf } from '../../src/runtime/log-sink.ts';
+import { runProcess } from '../support/run-process.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const dir = tempDir('tollway-sink-');
@@ -36,15 +37,17 @@ function child(code: string, readAfterMs = 0): Promise<{ status: number | null; 
 afterEach(() => vi.restoreAllMocks());
 
 describe('log sink', () => {
-  it('writes synchronously to files and devices, through a stream to pipes and sockets', () => {
+  it('writes synchronously to files and devices, through a stream to pipes and sockets', async () => {
     const path = join(dir, `mode-${n++}.log`);
     expect(modeOf(openSync(path, 'w'))).toBe('sync');
     expect(modeOf(openSync('/dev/null', 'w'))).toBe('sync');
-    const r = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', '--input-type=module', '-e', `import { modeOf } from ${JSON.stringify(SRC)}; process.stderr.write(modeOf(1));`],
-      { encoding: 'utf8' },
-    );
+    const r = await runProcess(process.execPath, [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      `import { modeOf } from ${JSON.stringify(SRC)}; process.stderr.write(modeOf(1));`,
+    ]);
     expect(r.stderr).toBe('stream');
   });
 
@@ -174,11 +177,11 @@ describe('log sink', () => {
     expect(err).toMatch(/^stopped after \d+$/);
   });
 
-  it('writes what is still queued when the process exits', () => {
+  it('writes what is still queued when the process exits', async () => {
     // 2000 lines, then exit at once: none was written yet (the first write waits for the end of the turn).
     const code = `import { LogSink } from ${JSON.stringify(SRC)}; const s = new LogSink(1); for (let i = 0; i < 2000; i++) s.write('line ' + i + '\\n'); process.exit(0);`;
-    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { encoding: 'utf8' });
-    expect(r.status).toBe(0);
+    const r = await runProcess(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code]);
+    expect(r.code).toBe(0);
     expect(r.stdout.split('\n').filter(Boolean)).toEqual(Array.from({ length: 2000 }, (_, i) => `line ${i}`));
   });
 });
