@@ -33,7 +33,12 @@ function run(label, args, env) {
       if (failed.length === 0 && file.status === 'failed') failures.push({ label, where: name, why: file.message ?? '' });
     }
   }
-  if (failures.length === before) failures.push({ label, where: '(the run itself)', why: `vitest exited with ${r.status ?? r.signal}` });
+  if (failures.length === before)
+    failures.push({
+      label,
+      where: '(the run itself)',
+      why: `vitest exited with ${r.status ?? r.signal} and no test failed: an unhandled error, printed above under "Unhandled Errors"`,
+    });
 }
 
 run('test suite on sqlite', extra, { TOLLWAY_TEST_DIALECT: 'sqlite' });

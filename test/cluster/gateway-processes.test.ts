@@ -224,11 +224,13 @@ describe.runIf(onPostgres)('two gateway processes on one PostgreSQL + Redis, the
     expect(queries.size).toBe(videos.length + familyA.length); // every upstream task was asked about
     for (const [task, at] of queries) {
       const gaps = at.slice(1).map((t, i) => t - at[i]!);
-      // Two pollers both working one task would ask about it twice within one back-off step.
+      // Two pollers both working one task would ask about it twice within a few ms now and then. One poller's gaps
+      // are its back-off steps, less the lateness of the poll before (the next is planned from the planned time, so
+      // a poll a loaded host ran 130 ms late is followed 120 ms later): a quarter step tells the two apart.
       expect(
         Math.min(...gaps, Number.POSITIVE_INFINITY),
         `status queries of upstream task ${task} at ${at.map((t) => t - since).join(', ')} ms`,
-      ).toBeGreaterThanOrEqual(POLL_BASE_MS / 2);
+      ).toBeGreaterThanOrEqual(POLL_BASE_MS / 4);
     }
 
     // One ledger row per task, at its price (the video price set by the test before: 777,000 a second).
