@@ -52,6 +52,7 @@ function composeWriters(
     ...(clock ? { now: clock } : {}),
     batchWriter: store.batchWriter,
     onError: (e, queued) => logger.error({ err: String(e), queued }, 'ledger batch write failed; charges stay queued and are retried'),
+    onAllowanceError: (e) => logger.warn({ err: String(e) }, 'allowance not placed or given back; calls reserve one by one, the reaper gives it back'),
     // Every field of the refused charge, so the operator can enter it by hand: it is not retried.
     onRejected: (rows, e) => logger.error({ err: String(e), charges: rows.map(ledgerRowForLog) }, 'ledger charges refused by the store; set aside, not billed'),
     onClamped: (r) => {

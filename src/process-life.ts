@@ -151,6 +151,8 @@ type QueueDeps = Pick<GatewayDeps, 'meter' | 'requestLog' | 'logger'>;
 export async function writeQueued(deps: QueueDeps, limitMs = FINAL_WRITES_MS): Promise<void> {
   const until = Date.now() + limitMs;
   const timeLeft = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)).unref());
+  // The calls are done: what the allowances still hold goes back before the instance stops.
+  await Promise.race([deps.meter.releaseAllowances(), timeLeft(until - Date.now())]);
   for (;;) {
     await Promise.race([Promise.all([deps.meter.flush(), deps.requestLog.flush()]), timeLeft(until - Date.now())]);
     if (deps.meter.unwritten().length === 0 && deps.requestLog.unwritten().length === 0) return;

@@ -3,6 +3,7 @@
 import { clip } from '../store/clip.ts';
 import { jsonText, jsonTextOnce } from '../json/json-text.ts';
 import type { LedgerTuple } from '../store/sqlite-batch-writer.ts';
+import type { HoldTarget } from './holds.ts';
 import type { Charge } from './types.ts';
 
 /** The ledger key of a task's one charge (settled at success): exactly once per task. */
@@ -21,7 +22,15 @@ export interface LedgerRow {
   createdAt: number;
   /** The account the charge also counts against (null or absent: none). */
   accountId?: string | null;
+  /**
+   * A charge taken from an allowance (allowances.ts): the rows it lands on, and what of it the allowance's hold
+   * covers (that much leaves the hold and `held` with the ledger line, in its transaction).
+   */
+  allowance?: { key: string; covered: number; target: HoldTarget };
 }
+
+/** What of a queued row no hold covers: counted against its token's quota until it is written. */
+export const uncovered = (r: LedgerRow): number => r.charge.amount - (r.allowance?.covered ?? 0);
 
 export function ledgerValues(r: LedgerRow) {
   return {
@@ -56,6 +65,16 @@ export function ledgerTuple(r: LedgerRow): LedgerTuple {
     r.taskId,
     clip(r.upstreamRequestId, 200),
     r.createdAt,
+    r.allowance
+      ? {
+          accountId: r.accountId ?? null,
+          listAmount: r.charge.listAmount ?? null,
+          priceGroup: r.charge.priceGroup ?? null,
+          budgetRows: r.allowance.target.budgetRows,
+          allowance: r.allowance.key,
+          covered: r.allowance.covered,
+        }
+      : null,
   ];
 }
 

@@ -1,8 +1,8 @@
 // Ledger writes the meter (meter.ts) makes inside its transactions: one charge, a token's spend, a batch of queued charges.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { MAX_BALANCE, tokenRooms } from './balance-bound.ts';
-import { addSpent } from './holds.ts';
+import { addSpent, giveUpHeld } from './holds.ts';
 import { ledgerValues, type LedgerRow } from './ledger-row.ts';
 
 /** Insert one charge; false when its key was already charged (the charge is idempotent by its key). */
@@ -44,8 +44,26 @@ export async function writeLedgerBatch(db: Kysely<Database>, batch: LedgerRow[],
     const perToken = new Map<string, number>();
     for (const { idempotency_key } of inserted) {
       const r = byKey.get(idempotency_key);
-      if (r) perToken.set(r.tokenId, (perToken.get(r.tokenId) ?? 0) + r.charge.amount);
+      if (r?.allowance) await landAllowanceRow(trx, r, r.allowance);
+      else if (r) perToken.set(r.tokenId, (perToken.get(r.tokenId) ?? 0) + r.charge.amount);
     }
     for (const [tokenId, amount] of perToken) if (amount > 0) await addTokenSpent(trx, tokenId, amount);
   });
+}
+
+/**
+ * A charge taken from an allowance (allowances.ts), inserted: its spend on every row of the allowance, and the part
+ * the allowance covered leaves its hold and `held` — only while the allowance is open (a closed one gave it all back).
+ */
+async function landAllowanceRow(trx: Kysely<Database>, r: LedgerRow, a: NonNullable<LedgerRow['allowance']>): Promise<void> {
+  if (r.charge.amount > 0) await addSpent(trx, a.target, r.charge.amount);
+  if (a.covered <= 0) return;
+  const used = await trx
+    .updateTable('holds')
+    .set({ amount: sql`amount - ${a.covered}`, updated_at: r.createdAt })
+    .where('task_id', '=', a.key)
+    .where('state', '=', 'held')
+    .where('amount', '>=', a.covered)
+    .executeTakeFirst();
+  if (Number(used.numUpdatedRows) > 0) await giveUpHeld(trx, a.target, a.covered);
 }

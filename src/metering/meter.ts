@@ -5,35 +5,19 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { Database } from '../store/schema.ts';
 import { GroupCommit, type WriteBacklog } from '../store/group-commit.ts';
 import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
-import { ledgerTuple, taskChargeKey, type LedgerRow } from './ledger-row.ts';
+import { ALLOWANCE_DEFAULTS, ALLOWANCE_STALE_MS, Allowances, type Allowance } from './allowances.ts';
+import { ledgerTuple, taskChargeKey, uncovered, type LedgerRow } from './ledger-row.ts';
 import { addTokenSpent, insertCharge, writeLedgerBatch } from './ledger-write.ts';
 import type { Billing } from './billing.ts';
 import { boundRow, MAX_BALANCE, targetRoom, tokenRooms } from './balance-bound.ts';
 import { addSpent, closeHold, holdStateOf, holdTarget, placeHold, staleHolds, type HoldTarget } from './holds.ts';
 import { groupCharge, type PriceGroups } from './price-groups.ts';
 import { isBillable, isClamped, priceForEntry } from './prices.ts';
+import type { StoreMeterOptions } from './meter-options.ts';
 import type { Charge, Meter, OnReaped, StoreTransaction, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
 export { RESERVATION_PREFIX } from './holds.ts';
-
-export interface StoreMeterOptions {
-  /** SQLite: write batches through the store's prepared statements (store.batchWriter) instead of Kysely. */
-  batchWriter?: SqliteBatchWriter | null;
-  /** Group-commit interval of chargeSyncDeferred (ms). */
-  flushIntervalMs?: number;
-  /** Rows per batch transaction. */
-  maxBatch?: number;
-  /** Reports a failed batch write (the rows stay queued and are retried). */
-  onError?: (e: unknown, queued: number) => void;
-  /** Charges the store refused while others were written (group-commit.ts): they leave the queue; report them. */
-  onRejected?: (rows: LedgerRow[], e: unknown) => void;
-  /** A charge was clamped to MAX_CHARGE (absurd reported usage): the operator's audit line. */
-  onClamped?: (row: LedgerRow) => void;
-  /** The price groups accounts are charged by (none: every charge at list price). */
-  priceGroups?: Pick<PriceGroups, 'get'>;
-  /** The clock of budget periods and hold times (tests set it). */
-  now?: () => number;
-}
+export type { StoreMeterOptions } from './meter-options.ts';
 
 /**
  * Store-backed metering. Exactly-once is by construction, on SQLite and PostgreSQL alike:
@@ -52,6 +36,7 @@ export class StoreMeter implements Meter {
   private readonly batchWriter: SqliteBatchWriter | null;
   private readonly onClamped: (row: LedgerRow) => void;
   private readonly groups: Pick<PriceGroups, 'get'> | null;
+  private readonly allowances: Allowances | null;
   readonly now: () => number;
 
   constructor(
@@ -64,6 +49,8 @@ export class StoreMeter implements Meter {
     this.batchWriter = opts.batchWriter ?? null;
     this.groups = opts.priceGroups ?? null;
     this.now = opts.now ?? Date.now;
+    const allowances = opts.allowances ?? ALLOWANCE_DEFAULTS;
+    this.allowances = allowances === false ? null : new Allowances(db, this.now, (t) => this.pending.get(t) ?? 0, allowances, opts.onAllowanceError);
     this.batches = new GroupCommit<LedgerRow>({
       intervalMs: opts.flushIntervalMs ?? 10,
       maxBatch: opts.maxBatch ?? 200,
@@ -83,7 +70,7 @@ export class StoreMeter implements Meter {
   private settled(rows: LedgerRow[]): void {
     for (const r of rows) {
       this.queuedKeys.delete(r.key);
-      const left = (this.pending.get(r.tokenId) ?? 0) - r.charge.amount;
+      const left = (this.pending.get(r.tokenId) ?? 0) - uncovered(r);
       if (left > 0) this.pending.set(r.tokenId, left);
       else this.pending.delete(r.tokenId);
     }
@@ -148,10 +135,15 @@ export class StoreMeter implements Meter {
     const charge = this.price(input.billingModel, input.usage);
     const row = this.syncRow(input, charge);
     if (this.queuedKeys.has(row.key)) return 0;
-    this.queuedKeys.add(row.key);
-    this.pending.set(row.tokenId, (this.pending.get(row.tokenId) ?? 0) + charge.amount);
-    this.batches.push(row);
+    this.queue(row);
     return charge.amount;
+  }
+
+  private queue(row: LedgerRow): void {
+    this.queuedKeys.add(row.key);
+    const part = uncovered(row);
+    if (part !== 0) this.pending.set(row.tokenId, (this.pending.get(row.tokenId) ?? 0) + part);
+    this.batches.push(row);
   }
 
   /** The queue of charges not yet committed: its depth and lag (metrics). */
@@ -185,6 +177,7 @@ export class StoreMeter implements Meter {
   }
 
   async reserve(key: string, tokenId: string, amount: number, billing: Billing | null = null): Promise<void> {
+    if (this.allowances !== null && (await this.allowances.take(key, tokenId, amount, billing))) return;
     await this.db.transaction().execute((trx) => this.placeHold(trx, key, tokenId, amount, billing, 'Token quota is not enough for this call'));
   }
 
@@ -197,6 +190,8 @@ export class StoreMeter implements Meter {
   }
 
   async settleReserved(input: SyncChargeInput): Promise<number> {
+    const a = this.allowances?.end(input.requestId);
+    if (a !== undefined) return this.chargeFrom(a, input);
     if (!isBillable(input.usage))
       return this.db.transaction().execute(async (trx) => {
         await closeHold(trx, input.requestId, input.tokenId, 'settled', this.now());
@@ -213,7 +208,23 @@ export class StoreMeter implements Meter {
     });
   }
 
+  /** A call that reserved from an allowance: its charge is queued (group commit) and takes what it used from it. */
+  private chargeFrom(a: Allowance, input: SyncChargeInput): number {
+    if (!isBillable(input.usage)) return 0;
+    const row = this.syncRow(input, this.price(input.billingModel, input.usage, a.target.priceGroup), a.target.accountId);
+    if (this.queuedKeys.has(row.key)) return 0;
+    row.allowance = { key: a.key, covered: this.allowances?.use(a, row.charge.amount) ?? 0, target: a.target };
+    this.queue(row);
+    return row.charge.amount;
+  }
+
+  /** Give the allowances back (a stopping instance, once its calls are done). */
+  releaseAllowances(): Promise<void> {
+    return this.allowances?.releaseAll() ?? Promise.resolve();
+  }
+
   async releaseReserved(key: string): Promise<void> {
+    if (this.allowances?.end(key) !== undefined) return;
     await this.db.transaction().execute(async (trx) => {
       const h = await trx.selectFrom('holds').select('token_id').where('task_id', '=', key).executeTakeFirst();
       if (h) await closeHold(trx, key, h.token_id, 'released', this.now());
@@ -221,7 +232,8 @@ export class StoreMeter implements Meter {
   }
 
   async reapReservations(olderThanMs: number, onReaped?: OnReaped): Promise<number> {
-    const stale = await staleHolds(this.db, this.now() - olderThanMs);
+    const now = this.now();
+    const stale = await staleHolds(this.db, now - olderThanMs, now - Math.min(olderThanMs, ALLOWANCE_STALE_MS));
     let n = 0;
     for (const h of stale) {
       const closed = await this.db.transaction().execute(async (trx) => {

@@ -84,6 +84,8 @@ export interface Meter {
   settleReserved(input: SyncChargeInput): Promise<number>;
   /** Close a call's reservation without a charge (the call produced no result). Idempotent. */
   releaseReserved(key: string): Promise<void>;
+  /** Give back the allowances busy tokens reserve from (allowances.ts): a stopping instance, its calls done. */
+  releaseAllowances(): Promise<void>;
   /** Release reservations of calls older than `olderThanMs` that were never closed (their instance died). */
   reapReservations(olderThanMs: number, onReaped?: OnReaped): Promise<number>;
   /** Flush queued writes (graceful shutdown, tests, admin reads). */

@@ -4,6 +4,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { jsonText, jsonTextOnce } from '../json/json-text.ts';
 import { boundCharge, MAX_BALANCE, roomLeft } from '../metering/balance-bound.ts';
+import type { BudgetRowKey } from '../metering/billing.ts';
 
 /** One ledger charge, in column order. */
 export type LedgerTuple = [
@@ -18,7 +19,18 @@ export type LedgerTuple = [
   taskId: string | null,
   upstreamRequestId: string | null,
   createdAt: number,
+  extra?: LedgerExtra | null,
 ];
+/** A charge taken from an allowance (metering/allowances.ts): its account and budget rows, and the allowance's part. */
+export interface LedgerExtra {
+  accountId: string | null;
+  listAmount: number | null;
+  priceGroup: string | null;
+  budgetRows: BudgetRowKey[];
+  /** The allowance's hold key, and what of the charge it covers. */
+  allowance: string;
+  covered: number;
+}
 /** One request-log row, in column order. */
 export type LogTuple = [
   requestId: string,
@@ -58,6 +70,7 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
       'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING',
   );
   const spend = raw.prepare('UPDATE tokens SET spent = spent + ? WHERE id = ?');
+  const extra = prepareExtraWrites(raw);
   const used = raw.prepare<[string], { used: number }>('SELECT spent + held AS used FROM tokens WHERE id = ?');
   const insertLedger = (rows: LedgerTuple[]) => {
     const perToken = new Map<string, number>();
@@ -71,9 +84,14 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
       const room = rooms.get(r[1]) ?? roomOf(r[1]);
       const c = boundCharge({ amount: r[6], quantities: r[4] as Record<string, unknown>, unitPrices: {} }, room);
       // Only a row that was really inserted (not a duplicate key) moves `spent`, in the same transaction.
-      const inserted = ins.run(r[0], r[1], r[2], r[3], jsonText(c.quantities), jsonTextOnce(r[5]), c.amount, r[7], r[8], r[9], r[10]).changes > 0;
+      const x = r[11];
+      const inserted =
+        x == null
+          ? ins.run(r[0], r[1], r[2], r[3], jsonText(c.quantities), jsonTextOnce(r[5]), c.amount, r[7], r[8], r[9], r[10]).changes > 0
+          : extra.insert(r, jsonText(c.quantities), c.amount, x);
       rooms.set(r[1], inserted ? room - c.amount : room);
       if (inserted) perToken.set(r[1], (perToken.get(r[1]) ?? 0) + c.amount);
+      if (inserted && x != null) extra.land(r[1], c.amount, x, r[10]);
     }
     for (const [tokenId, amount] of perToken) if (amount > 0) spend.run(amount, tokenId);
   };
@@ -93,6 +111,40 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
   const onlyLedger = raw.transaction(insertLedger);
   const onlyLog = raw.transaction(insertLog);
   return { both: (l, g) => both.immediate(l, g), onlyLedger: (r) => onlyLedger.immediate(r), onlyLog: (r) => onlyLog.immediate(r) };
+}
+
+/** The writes of a charge taken from an allowance, the same as ledger-write.ts's landAllowanceRow. */
+function prepareExtraWrites(raw: BetterSqlite3.Database) {
+  const ins = raw.prepare(
+    'INSERT INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at, account_id, list_amount, price_group) ' +
+      'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING',
+  );
+  const accSpent = raw.prepare('UPDATE accounts SET spent = spent + ? WHERE id = ?');
+  const accHeld = raw.prepare('UPDATE accounts SET held = held - ? WHERE id = ?');
+  const tokHeld = raw.prepare('UPDATE tokens SET held = held - ? WHERE id = ?');
+  const budgetRow = raw.prepare(
+    'INSERT INTO budget_spend (holder_id, period, period_start) VALUES (?, ?, ?) ON CONFLICT (holder_id, period, period_start) DO NOTHING',
+  );
+  const budgetSpent = raw.prepare('UPDATE budget_spend SET spent = spent + ? WHERE holder_id = ? AND period = ? AND period_start = ?');
+  const budgetHeld = raw.prepare('UPDATE budget_spend SET held = held - ? WHERE holder_id = ? AND period = ? AND period_start = ?');
+  // Only an allowance still open gives up what the charge used (a closed one already gave everything back).
+  const use = raw.prepare("UPDATE holds SET amount = amount - ?, updated_at = ? WHERE task_id = ? AND state = 'held' AND amount >= ?");
+  return {
+    insert: (r: LedgerTuple, quantities: string | null, amount: number, x: LedgerExtra): boolean =>
+      ins.run(r[0], r[1], r[2], r[3], quantities, jsonTextOnce(r[5]), amount, r[7], r[8], r[9], r[10], x.accountId, x.listAmount, x.priceGroup).changes > 0,
+    /** The token's spend is the batch's (per token); here the account's and budgets' spend, and the allowance's part. */
+    land(tokenId: string, amount: number, x: LedgerExtra, at: number): void {
+      if (x.accountId !== null && amount > 0) accSpent.run(amount, x.accountId);
+      for (const [holder, period, start] of x.budgetRows) {
+        budgetRow.run(holder, period, start);
+        if (amount > 0) budgetSpent.run(amount, holder, period, start);
+      }
+      if (x.covered <= 0 || use.run(x.covered, at, x.allowance, x.covered).changes === 0) return;
+      tokHeld.run(x.covered, tokenId);
+      if (x.accountId !== null) accHeld.run(x.covered, x.accountId);
+      for (const [holder, period, start] of x.budgetRows) budgetHeld.run(x.covered, holder, period, start);
+    },
+  };
 }
 
 /**

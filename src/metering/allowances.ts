@@ -1,0 +1,185 @@
+// Allowances: the reservations of a busy token taken from one hold its instance placed for many calls, instead of a
+// store transaction per call. The allowance is an ordinary hold row (key `lease_…`), placed by the same
+// compare-and-set on the token, its account and its budget rows as a call's reservation (holds.ts), so every
+// instance's allowances and reservations together never pass a quota or budget. Each charge taken from it is queued
+// with the other charges (group commit) and moves the hold's amount, and `held`, by what it used, in the same
+// transaction as its ledger line (ledger-write.ts, sqlite-row-writes.ts). A token only gets one while it is busy,
+// and only while its rows have room for many calls: near the end of a quota each call reserves on its own, exactly.
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.ts';
+import type { Billing, BudgetRowKey } from './billing.ts';
+import { ALLOWANCE_PREFIX, closeHold, placeHold, type HoldTarget } from './holds.ts';
+import { allowanceRoom } from './allowance-room.ts';
+import { periodBounds } from './periods.ts';
+
+export interface AllowanceOptions {
+  /** Reservations of one token within a second from which it takes an allowance (0: from its first call). */
+  busyPerSecond: number;
+  /** An allowance holds at most this many estimates of the call that takes it… */
+  maxCalls: number;
+  /** …and at most this share (1/n) of the room its rows have left. */
+  shareOf: number;
+  /** Below this many estimates of room no allowance is taken: each call reserves on its own. */
+  minCalls: number;
+  /** Reservations are taken from one allowance for at most this long, then a new one is placed (well below ALLOWANCE_STALE_MS). */
+  lifetimeMs: number;
+  /** An allowance no call used for this long is given back. */
+  idleMs: number;
+}
+
+/** An allowance older than this was left by a stopped instance (one in use is retired long before: lifetimeMs). */
+export const ALLOWANCE_STALE_MS = 300_000;
+
+export const ALLOWANCE_DEFAULTS: AllowanceOptions = { busyPerSecond: 20, maxCalls: 64, shareOf: 4, minCalls: 8, lifetimeMs: 30_000, idleMs: 1_000 };
+
+export interface Allowance {
+  readonly key: string;
+  readonly tokenId: string;
+  readonly billing: Billing | null;
+  readonly target: HoldTarget;
+  /** What its hold still holds: a charge taken from it leaves it when the charge is queued. */
+  amount: number;
+  /** Reservations outstanding on it. */
+  reserved: number;
+  /** No new reservation from then: its lifetime, or the end of the first of its budget periods. */
+  readonly until: number;
+  lastUsed: number;
+  retired: boolean;
+}
+
+export class Allowances {
+  private readonly byToken = new Map<string, Allowance>();
+  private readonly calls = new Map<string, { a: Allowance; amount: number }>();
+  private readonly busy = new Map<string, { second: number; n: number }>();
+  private readonly placing = new Map<string, Promise<void>>();
+  /** Tokens whose rows had too little room for an allowance: not asked again before then. */
+  private readonly noRoomUntil = new Map<string, number>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly now: () => number,
+    private readonly pendingOf: (tokenId: string) => number,
+    private readonly opts: AllowanceOptions = ALLOWANCE_DEFAULTS,
+    private readonly onError: (e: unknown) => void = () => undefined,
+  ) {
+    this.timer = setInterval(() => void this.sweep(), Math.max(50, Math.min(opts.idleMs, 1_000)));
+    this.timer.unref();
+  }
+
+  /** Take `amount` for the call `key` from the token's allowance, placing one first when the token is busy. */
+  async take(key: string, tokenId: string, amount: number, billing: Billing | null): Promise<boolean> {
+    if (this.takeFrom(key, tokenId, amount, billing)) return true;
+    if (!this.isBusy(tokenId)) return false;
+    await this.place(tokenId, amount, billing).catch(this.onError);
+    return this.takeFrom(key, tokenId, amount, billing);
+  }
+
+  /** The allowance a call's reservation came from, closed for the call (undefined: it reserved on its own). */
+  end(key: string): Allowance | undefined {
+    const c = this.calls.get(key);
+    if (c === undefined) return undefined;
+    this.calls.delete(key);
+    c.a.reserved -= c.amount;
+    if (c.a.retired && c.a.reserved === 0) void this.giveBack(c.a);
+    return c.a;
+  }
+
+  /** A charge taken from `a`: what of it the allowance covers (the rest is beyond the estimate held). */
+  use(a: Allowance, charge: number): number {
+    const covered = Math.min(charge, a.amount);
+    a.amount -= covered;
+    return covered;
+  }
+
+  /** Give every allowance back (shutdown): their calls still settle, against the rows their allowances named. */
+  async releaseAll(): Promise<void> {
+    clearInterval(this.timer);
+    await Promise.all([...this.placing.values()].map((p) => p.catch(() => undefined)));
+    await Promise.all([...this.byToken.values()].map((a) => this.giveBack(a)));
+  }
+
+  private takeFrom(key: string, tokenId: string, amount: number, billing: Billing | null): boolean {
+    const a = this.byToken.get(tokenId);
+    if (a === undefined || a.billing !== billing || a.reserved + amount > a.amount) return false;
+    const now = this.now();
+    if (now >= a.until) return false;
+    a.reserved += amount;
+    a.lastUsed = now;
+    this.calls.set(key, { a, amount });
+    return true;
+  }
+
+  private isBusy(tokenId: string): boolean {
+    const now = this.now();
+    const until = this.noRoomUntil.get(tokenId);
+    if (until !== undefined) {
+      if (now < until) return false;
+      this.noRoomUntil.delete(tokenId);
+    }
+    if (this.opts.busyPerSecond === 0) return true;
+    const second = Math.floor(now / 1000);
+    let b = this.busy.get(tokenId);
+    if (b === undefined || b.second !== second) {
+      if (this.busy.size > 10_000) this.busy.clear();
+      b = { second, n: 0 };
+      this.busy.set(tokenId, b);
+    }
+    return ++b.n >= this.opts.busyPerSecond;
+  }
+
+  /** One placement per token at a time: the calls that arrive meanwhile wait for it. */
+  private place(tokenId: string, estimate: number, billing: Billing | null): Promise<void> {
+    const running = this.placing.get(tokenId);
+    if (running !== undefined) return running;
+    const p = this.placeNow(tokenId, estimate, billing).finally(() => this.placing.delete(tokenId));
+    this.placing.set(tokenId, p);
+    return p;
+  }
+
+  private async placeNow(tokenId: string, estimate: number, billing: Billing | null): Promise<void> {
+    const old = this.byToken.get(tokenId);
+    if (old !== undefined) this.retire(old);
+    const now = this.now();
+    const rows = billing ? billing.budgets.map((b) => ({ ...b, ...periodBounds(b.period, now, billing.timeZone) })) : [];
+    const until = Math.min(now + this.opts.lifetimeMs, ...rows.map((r) => r.end));
+    const key = `${ALLOWANCE_PREFIX}${randomUUID()}`;
+    const pending = this.pendingOf(tokenId);
+    const amount = await this.db.transaction().execute(async (trx) => {
+      const room = await allowanceRoom(trx, tokenId, billing, rows, pending);
+      const size = Math.min(estimate * this.opts.maxCalls, Math.floor(room / this.opts.shareOf));
+      if (size < estimate * this.opts.minCalls) return 0;
+      const refusal = 'no room for an allowance';
+      return (await placeHold(trx, { key, tokenId, amount: size, pending, billing, now, refusal }).catch(() => false)) ? size : 0;
+    });
+    if (amount === 0) {
+      this.noRoomUntil.set(tokenId, now + 1_000);
+      return;
+    }
+    const budgetRows: BudgetRowKey[] = rows.map((r) => [r.holderId, r.period, r.start]);
+    const target: HoldTarget = { tokenId, accountId: billing?.accountId ?? null, priceGroup: billing?.priceGroup ?? null, budgetRows };
+    this.byToken.set(tokenId, { key, tokenId, billing, target, amount, reserved: 0, until, lastUsed: now, retired: false });
+  }
+
+  private retire(a: Allowance): void {
+    if (this.byToken.get(a.tokenId) === a) this.byToken.delete(a.tokenId);
+    a.retired = true;
+    if (a.reserved === 0) void this.giveBack(a);
+  }
+
+  /** Close the allowance's hold: what it still holds goes back to its rows (charges queued from it skip `held`). */
+  private async giveBack(a: Allowance): Promise<void> {
+    a.retired = true;
+    if (this.byToken.get(a.tokenId) === a) this.byToken.delete(a.tokenId);
+    await this.db
+      .transaction()
+      .execute((trx) => closeHold(trx, a.key, a.tokenId, 'released', this.now()))
+      .catch(this.onError);
+  }
+
+  private sweep(): void {
+    const now = this.now();
+    for (const a of [...this.byToken.values()]) if (now >= a.until || (a.reserved === 0 && now - a.lastUsed >= this.opts.idleMs)) this.retire(a);
+  }
+}

@@ -1,0 +1,28 @@
+// The options of the store-backed meter (meter.ts), set in the composition root.
+import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
+import type { AllowanceOptions } from './allowances.ts';
+import type { LedgerRow } from './ledger-row.ts';
+import type { PriceGroups } from './price-groups.ts';
+
+export interface StoreMeterOptions {
+  /** SQLite: write batches through the store's prepared statements (store.batchWriter) instead of Kysely. */
+  batchWriter?: SqliteBatchWriter | null;
+  /** Group-commit interval of chargeSyncDeferred (ms). */
+  flushIntervalMs?: number;
+  /** Rows per batch transaction. */
+  maxBatch?: number;
+  /** Reports a failed batch write (the rows stay queued and are retried). */
+  onError?: (e: unknown, queued: number) => void;
+  /** Charges the store refused while others were written (group-commit.ts): they leave the queue; report them. */
+  onRejected?: (rows: LedgerRow[], e: unknown) => void;
+  /** A charge was clamped to MAX_CHARGE (absurd reported usage): the operator's audit line. */
+  onClamped?: (row: LedgerRow) => void;
+  /** The price groups accounts are charged by (none: every charge at list price). */
+  priceGroups?: Pick<PriceGroups, 'get'>;
+  /** The clock of budget periods and hold times (tests set it). */
+  now?: () => number;
+  /** An allowance could not be placed or given back (the call reserves on its own; the reaper gives it back). */
+  onAllowanceError?: (e: unknown) => void;
+  /** Busy tokens reserve from allowances (allowances.ts); false: every call reserves on its own. */
+  allowances?: AllowanceOptions | false;
+}
