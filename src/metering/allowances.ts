@@ -36,7 +36,7 @@ export const ALLOWANCE_DEFAULTS: AllowanceOptions = { busyPerSecond: 20, maxCall
 export interface Allowance {
   readonly key: string;
   readonly tokenId: string;
-  readonly billing: Billing | null;
+  billing: Billing | null;
   readonly target: HoldTarget;
   /** What its hold still holds: a charge taken from it leaves it when the charge is queued. */
   amount: number;
@@ -48,11 +48,31 @@ export interface Allowance {
   retired: boolean;
 }
 
+/** A token that reserved from an allowance this recently gets its next one without proving it is busy again. */
+const RECENT_MS = 10_000;
+
+/** The same account, price group, time zone and budgets: an allowance placed under one serves the other. */
+function sameTerms(a: Billing | null, b: Billing | null): boolean {
+  if (a === null || b === null) return a === b;
+  return (
+    a.accountId === b.accountId &&
+    a.priceGroup === b.priceGroup &&
+    a.timeZone === b.timeZone &&
+    a.budgets.length === b.budgets.length &&
+    a.budgets.every((x, i) => {
+      const y = b.budgets[i];
+      return y !== undefined && x.holderId === y.holderId && x.period === y.period && x.limit === y.limit;
+    })
+  );
+}
+
 export class Allowances {
   private readonly byToken = new Map<string, Allowance>();
   private readonly calls = new Map<string, { a: Allowance; amount: number }>();
   private readonly busy = new Map<string, { second: number; n: number }>();
   private readonly placing = new Map<string, Promise<void>>();
+  /** When each token whose allowance ended last reserved from it. */
+  private readonly lastHeld = new Map<string, number>();
   /** Tokens whose rows had too little room for an allowance: not asked again before then. */
   private readonly noRoomUntil = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
@@ -102,7 +122,12 @@ export class Allowances {
 
   private takeFrom(key: string, tokenId: string, amount: number, billing: Billing | null): boolean {
     const a = this.byToken.get(tokenId);
-    if (a === undefined || a.billing !== billing || a.reserved + amount > a.amount) return false;
+    if (a === undefined || a.reserved + amount > a.amount) return false;
+    // The principal is read again every few seconds (a new object): the same terms keep the allowance.
+    if (a.billing !== billing) {
+      if (!sameTerms(a.billing, billing)) return false;
+      a.billing = billing;
+    }
     const now = this.now();
     if (now >= a.until) return false;
     a.reserved += amount;
@@ -118,7 +143,9 @@ export class Allowances {
       if (now < until) return false;
       this.noRoomUntil.delete(tokenId);
     }
-    if (this.opts.busyPerSecond === 0) return true;
+    // A token whose allowance is full, over or under other terms, or ended a moment ago, is still busy: its next
+    // one is placed at once.
+    if (this.opts.busyPerSecond === 0 || this.byToken.has(tokenId) || now - (this.lastHeld.get(tokenId) ?? Number.NEGATIVE_INFINITY) < RECENT_MS) return true;
     const second = Math.floor(now / 1000);
     let b = this.busy.get(tokenId);
     if (b === undefined || b.second !== second) {
@@ -163,7 +190,10 @@ export class Allowances {
   }
 
   private retire(a: Allowance): void {
-    if (this.byToken.get(a.tokenId) === a) this.byToken.delete(a.tokenId);
+    if (this.byToken.get(a.tokenId) === a) {
+      this.byToken.delete(a.tokenId);
+      this.lastHeld.set(a.tokenId, a.lastUsed);
+    }
     a.retired = true;
     if (a.reserved === 0) void this.giveBack(a);
   }
@@ -180,6 +210,7 @@ export class Allowances {
 
   private sweep(): void {
     const now = this.now();
+    for (const [t, at] of this.lastHeld) if (now - at >= RECENT_MS) this.lastHeld.delete(t);
     for (const a of [...this.byToken.values()]) if (now >= a.until || (a.reserved === 0 && now - a.lastUsed >= this.opts.idleMs)) this.retire(a);
   }
 }

@@ -74,6 +74,7 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
   const used = raw.prepare<[string], { used: number }>('SELECT spent + held AS used FROM tokens WHERE id = ?');
   const insertLedger = (rows: LedgerTuple[]) => {
     const perToken = new Map<string, number>();
+    const landed: Array<{ tokenId: string; amount: number; x: LedgerExtra; at: number }> = [];
     // The room each token's balance has left (metering/balance-bound.ts), read in this write transaction.
     const rooms = new Map<string, number>();
     const roomOf = (tokenId: string): number => {
@@ -91,9 +92,10 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
           : extra.insert(r, jsonText(c.quantities), c.amount, x);
       rooms.set(r[1], inserted ? room - c.amount : room);
       if (inserted) perToken.set(r[1], (perToken.get(r[1]) ?? 0) + c.amount);
-      if (inserted && x != null) extra.land(r[1], c.amount, x, r[10]);
+      if (inserted && x != null) landed.push({ tokenId: r[1], amount: c.amount, x, at: r[10] });
     }
     for (const [tokenId, amount] of perToken) if (amount > 0) spend.run(amount, tokenId);
+    if (landed.length > 0) extra.land(landed);
   };
   const log = raw.prepare(
     'INSERT INTO request_log (request_id, token_id, model, endpoint, method, status, latency_ms, usage, amount, upstream_request_id, error_code, created_at, channel_id, attempts, ttfb_ms, upstream_error) ' +
@@ -113,36 +115,63 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
   return { both: (l, g) => both.immediate(l, g), onlyLedger: (r) => onlyLedger.immediate(r), onlyLog: (r) => onlyLog.immediate(r) };
 }
 
-/** The writes of a charge taken from an allowance, the same as ledger-write.ts's landAllowanceRow. */
+/**
+ * The writes of charges taken from allowances, the same as ledger-write.ts's landAllowanceRow but summed per row they
+ * move: a batch of a busy account's calls makes one update per account, budget row and allowance, not one per call.
+ */
 function prepareExtraWrites(raw: BetterSqlite3.Database) {
   const ins = raw.prepare(
     'INSERT INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at, account_id, list_amount, price_group) ' +
       'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING',
   );
-  const accSpent = raw.prepare('UPDATE accounts SET spent = spent + ? WHERE id = ?');
-  const accHeld = raw.prepare('UPDATE accounts SET held = held - ? WHERE id = ?');
+  const accounts = raw.prepare('UPDATE accounts SET spent = spent + ?, held = held - ? WHERE id = ?');
   const tokHeld = raw.prepare('UPDATE tokens SET held = held - ? WHERE id = ?');
   const budgetRow = raw.prepare(
     'INSERT INTO budget_spend (holder_id, period, period_start) VALUES (?, ?, ?) ON CONFLICT (holder_id, period, period_start) DO NOTHING',
   );
-  const budgetSpent = raw.prepare('UPDATE budget_spend SET spent = spent + ? WHERE holder_id = ? AND period = ? AND period_start = ?');
-  const budgetHeld = raw.prepare('UPDATE budget_spend SET held = held - ? WHERE holder_id = ? AND period = ? AND period_start = ?');
-  // Only an allowance still open gives up what the charge used (a closed one already gave everything back).
+  const budgets = raw.prepare('UPDATE budget_spend SET spent = spent + ?, held = held - ? WHERE holder_id = ? AND period = ? AND period_start = ?');
+  // Only an allowance still open gives up what its charges used (a closed one already gave everything back).
   const use = raw.prepare("UPDATE holds SET amount = amount - ?, updated_at = ? WHERE task_id = ? AND state = 'held' AND amount >= ?");
+  type Sums = { spent: number; held: number };
   return {
     insert: (r: LedgerTuple, quantities: string | null, amount: number, x: LedgerExtra): boolean =>
       ins.run(r[0], r[1], r[2], r[3], quantities, jsonTextOnce(r[5]), amount, r[7], r[8], r[9], r[10], x.accountId, x.listAmount, x.priceGroup).changes > 0,
-    /** The token's spend is the batch's (per token); here the account's and budgets' spend, and the allowance's part. */
-    land(tokenId: string, amount: number, x: LedgerExtra, at: number): void {
-      if (x.accountId !== null && amount > 0) accSpent.run(amount, x.accountId);
-      for (const [holder, period, start] of x.budgetRows) {
-        budgetRow.run(holder, period, start);
-        if (amount > 0) budgetSpent.run(amount, holder, period, start);
+    /** The inserted rows' sums, written once per row they move (the tokens' spend is the batch's own). */
+    land(rows: ReadonlyArray<{ tokenId: string; amount: number; x: LedgerExtra; at: number }>): void {
+      const allowances = new Map<string, { covered: number; at: number; tokenId: string; x: LedgerExtra }>();
+      for (const r of rows) {
+        const a = allowances.get(r.x.allowance);
+        if (a) a.covered += r.x.covered;
+        else allowances.set(r.x.allowance, { covered: r.x.covered, at: r.at, tokenId: r.tokenId, x: r.x });
       }
-      if (x.covered <= 0 || use.run(x.covered, at, x.allowance, x.covered).changes === 0) return;
-      tokHeld.run(x.covered, tokenId);
-      if (x.accountId !== null) accHeld.run(x.covered, x.accountId);
-      for (const [holder, period, start] of x.budgetRows) budgetHeld.run(x.covered, holder, period, start);
+      const byAccount = new Map<string, Sums>();
+      const byBudget = new Map<string, Sums & { key: BudgetRowKey }>();
+      const add = (x: LedgerExtra, spent: number, held: number) => {
+        if (x.accountId !== null) {
+          const s = byAccount.get(x.accountId) ?? { spent: 0, held: 0 };
+          s.spent += spent;
+          s.held += held;
+          byAccount.set(x.accountId, s);
+        }
+        for (const key of x.budgetRows) {
+          const id = key.join('\n');
+          const s = byBudget.get(id) ?? { spent: 0, held: 0, key };
+          s.spent += spent;
+          s.held += held;
+          byBudget.set(id, s);
+        }
+      };
+      for (const r of rows) add(r.x, r.amount, 0);
+      for (const a of allowances.values()) {
+        if (a.covered <= 0 || use.run(a.covered, a.at, a.x.allowance, a.covered).changes === 0) continue;
+        tokHeld.run(a.covered, a.tokenId);
+        add(a.x, 0, a.covered);
+      }
+      for (const [id, s] of byAccount) accounts.run(s.spent, s.held, id);
+      for (const s of byBudget.values()) {
+        budgetRow.run(...s.key);
+        budgets.run(s.spent, s.held, ...s.key);
+      }
     },
   };
 }
