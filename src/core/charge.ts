@@ -103,7 +103,7 @@ export function chargeTokens(
     return;
   }
   const settled = settle(meter, call, input);
-  if (!delivered) return settled;
+  if (settled === undefined || !delivered) return settled;
   return settled.catch(async (e: unknown) => {
     call.log.error({ err: String(e) }, 'settling a delivered call failed; its charge is queued for the group commit');
     // settle released the hold (else the reaper will): the queued charge is not counted twice against the quota.
@@ -115,15 +115,31 @@ export function chargeTokens(
  * Turn the call's reservation into its charge. `reserved` is cleared first, so nothing else on the call releases the
  * hold while it is being settled; if the settlement fails, the hold is released here (a no-op when the settlement
  * did commit and only its answer was lost) before the error goes on, so a failed call never keeps its quota held.
+ * Undefined when it is settled at once (a call that reserved from an allowance: its charge is queued).
  */
-async function settle(meter: Meter, call: CallContext, input: SyncChargeInput): Promise<void> {
+function settle(meter: Meter, call: CallContext, input: SyncChargeInput): Promise<void> | undefined {
   call.state.reserved = false;
+  let r: Promise<number> | number;
   try {
-    call.state.amount = await meter.settleReserved(input);
+    r = meter.settleReserved(input);
   } catch (e) {
-    await meter.releaseReserved(call.id).catch((err: unknown) => call.log.error({ err: String(err) }, 'reservation release failed; the reaper releases it'));
-    throw e;
+    return releaseAndThrow(meter, call, e);
   }
+  if (typeof r === 'number') {
+    call.state.amount = r;
+    return undefined;
+  }
+  return r.then(
+    (n) => {
+      call.state.amount = n;
+    },
+    (e: unknown) => releaseAndThrow(meter, call, e),
+  );
+}
+
+async function releaseAndThrow(meter: Meter, call: CallContext, e: unknown): Promise<never> {
+  await meter.releaseReserved(call.id).catch((err: unknown) => call.log.error({ err: String(err) }, 'reservation release failed; the reaper releases it'));
+  throw e;
 }
 
 /** One charge for the images delivered to the client (never for images produced but not delivered). */

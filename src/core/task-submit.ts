@@ -76,9 +76,15 @@ export async function submitTask(deps: TaskSubmitDeps, call: CallContext, t: New
 }
 
 export function taskSubmitVia(deps: Pick<GatewayDeps, 'catalogue' | 'channels' | 'breakers' | 'metrics'>): SubmitVia {
-  return (task, attempt) => {
+  return async (task, attempt) => {
     const entry = deps.catalogue.resolve(task.model)?.entry;
-    const channels = entry ? deps.channels.forModel(entry) : [];
+    let channels = entry ? deps.channels.forModel(entry) : [];
+    // This process (the poller thread, say) may not have heard yet of a channel made a moment ago: it reads the
+    // channels again before it says there is none.
+    if (entry && channels.length === 0) {
+      await deps.channels.reload();
+      channels = deps.channels.forModel(entry);
+    }
     const opts: FailoverOptions = { policy: 'connect-only', model: task.model, onAttempt: deps.metrics.upstreamAttempt };
     if (entry) opts.onNotEntitled = (ch) => deps.channels.markNotEntitled(ch.id, entry.id);
     return withFailover(channels, deps.breakers, attempt, opts);

@@ -54,7 +54,7 @@ export function upstreamCall<T>(deps: UpstreamCallDeps, call: CallContext, plan:
   return reserved(deps, call, p, plan.quota.reserve(call), plan, attempt);
 }
 
-async function reserved<T>(
+function reserved<T>(
   deps: UpstreamCallDeps,
   call: CallContext,
   p: Principal,
@@ -63,7 +63,16 @@ async function reserved<T>(
   attempt: (ch: Channel) => Promise<T>,
 ): Promise<T> {
   const b = p.billing;
-  await deps.meter.reserve(call.id, p.tokenId, deps.meter.price(plan.entry.id, estimate, b?.priceGroup).amount, b);
+  try {
+    const pending = deps.meter.reserve(call.id, p.tokenId, deps.meter.price(plan.entry.id, estimate, b?.priceGroup).amount, b);
+    // Reserved from the token's allowance at once: no promise to wait for.
+    return pending === undefined ? held(deps, call, plan, attempt) : pending.then(() => held(deps, call, plan, attempt));
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+async function held<T>(deps: UpstreamCallDeps, call: CallContext, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
   call.state.reserved = true;
   try {
     return await failover(deps, call, plan, attempt);

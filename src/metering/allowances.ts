@@ -88,12 +88,11 @@ export class Allowances {
     this.timer.unref();
   }
 
-  /** Take `amount` for the call `key` from the token's allowance, placing one first when the token is busy. */
+  /** When takeHeld found no room: place an allowance if the token is busy, and take `amount` for the call from it. */
   async take(key: string, tokenId: string, amount: number, billing: Billing | null): Promise<boolean> {
-    if (this.takeFrom(key, tokenId, amount, billing)) return true;
     if (!this.isBusy(tokenId)) return false;
     await this.place(tokenId, amount, billing).catch(this.onError);
-    return this.takeFrom(key, tokenId, amount, billing);
+    return this.takeHeld(key, tokenId, amount, billing);
   }
 
   /** The allowance a call's reservation came from, closed for the call (undefined: it reserved on its own). */
@@ -120,7 +119,8 @@ export class Allowances {
     await Promise.all([...this.byToken.values()].map((a) => this.giveBack(a)));
   }
 
-  private takeFrom(key: string, tokenId: string, amount: number, billing: Billing | null): boolean {
+  /** Take `amount` for the call from the token's allowance if it has room now; false: call `take`. */
+  takeHeld(key: string, tokenId: string, amount: number, billing: Billing | null): boolean {
     const a = this.byToken.get(tokenId);
     if (a === undefined || a.reserved + amount > a.amount) return false;
     // The principal is read again every few seconds (a new object): the same terms keep the allowance.

@@ -176,7 +176,13 @@ export class StoreMeter implements Meter {
     return placeHold(trx, { key, tokenId, amount, pending: this.pending.get(tokenId) ?? 0, billing, now: this.now(), refusal });
   }
 
-  async reserve(key: string, tokenId: string, amount: number, billing: Billing | null = null): Promise<void> {
+  /** Nothing to wait for (undefined) when the token's allowance covers the call: the request path takes no promise. */
+  reserve(key: string, tokenId: string, amount: number, billing: Billing | null = null): Promise<void> | undefined {
+    if (this.allowances?.takeHeld(key, tokenId, amount, billing)) return undefined;
+    return this.reserveSlow(key, tokenId, amount, billing);
+  }
+
+  private async reserveSlow(key: string, tokenId: string, amount: number, billing: Billing | null): Promise<void> {
     if (this.allowances !== null && (await this.allowances.take(key, tokenId, amount, billing))) return;
     await this.db.transaction().execute((trx) => this.placeHold(trx, key, tokenId, amount, billing, 'Token quota is not enough for this call'));
   }
@@ -189,9 +195,12 @@ export class StoreMeter implements Meter {
     return row.charge.amount;
   }
 
-  async settleReserved(input: SyncChargeInput): Promise<number> {
+  settleReserved(input: SyncChargeInput): Promise<number> | number {
     const a = this.allowances?.end(input.requestId);
-    if (a !== undefined) return this.chargeFrom(a, input);
+    return a !== undefined ? this.chargeFrom(a, input) : this.settleHold(input);
+  }
+
+  private async settleHold(input: SyncChargeInput): Promise<number> {
     if (!isBillable(input.usage))
       return this.db.transaction().execute(async (trx) => {
         await closeHold(trx, input.requestId, input.tokenId, 'settled', this.now());

@@ -77,11 +77,15 @@ export interface Meter {
   chargeSyncDeferred(input: SyncChargeInput): number;
   /**
    * Reserve `amount` against the token's quota for one call answered at once (key: its request id), atomically
-   * with every other hold: refuses (insufficient_quota) when spent + held + amount would pass the quota.
+   * with every other hold: refuses (insufficient_quota) when spent + held + amount would pass the quota. Undefined
+   * when it is reserved at once (from the token's allowance, allowances.ts): nothing to wait for.
    */
-  reserve(key: string, tokenId: string, amount: number, billing?: Billing | null): Promise<void>;
-  /** Close a call's reservation and write its one charge (ledger key: the request id) in one transaction. */
-  settleReserved(input: SyncChargeInput): Promise<number>;
+  reserve(key: string, tokenId: string, amount: number, billing?: Billing | null): Promise<void> | undefined;
+  /**
+   * Close a call's reservation and write its one charge (ledger key: the request id) in one transaction; a call that
+   * reserved from an allowance has its charge queued (group commit) and its amount answered at once.
+   */
+  settleReserved(input: SyncChargeInput): Promise<number> | number;
   /** Close a call's reservation without a charge (the call produced no result). Idempotent. */
   releaseReserved(key: string): Promise<void>;
   /** Give back the allowances busy tokens reserve from (allowances.ts): a stopping instance, its calls done. */

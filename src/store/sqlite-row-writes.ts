@@ -69,7 +69,7 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
     'INSERT INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at) ' +
       'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING',
   );
-  const spend = raw.prepare('UPDATE tokens SET spent = spent + ? WHERE id = ?');
+  const spend = raw.prepare('UPDATE tokens SET spent = spent + ?, held = held - ? WHERE id = ?');
   const extra = prepareExtraWrites(raw);
   const used = raw.prepare<[string], { used: number }>('SELECT spent + held AS used FROM tokens WHERE id = ?');
   const insertLedger = (rows: LedgerTuple[]) => {
@@ -94,8 +94,14 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
       if (inserted) perToken.set(r[1], (perToken.get(r[1]) ?? 0) + c.amount);
       if (inserted && x != null) landed.push({ tokenId: r[1], amount: c.amount, x, at: r[10] });
     }
-    for (const [tokenId, amount] of perToken) if (amount > 0) spend.run(amount, tokenId);
-    if (landed.length > 0) extra.land(landed);
+    // What allowances gave up leaves `held` in the same update as the spend.
+    const heldBack = landed.length > 0 ? extra.land(landed) : null;
+    for (const [tokenId, amount] of perToken) {
+      const back = heldBack?.get(tokenId) ?? 0;
+      heldBack?.delete(tokenId);
+      if (amount > 0 || back > 0) spend.run(amount, back, tokenId);
+    }
+    if (heldBack) for (const [tokenId, back] of heldBack) spend.run(0, back, tokenId);
   };
   const log = raw.prepare(
     'INSERT INTO request_log (request_id, token_id, model, endpoint, method, status, latency_ms, usage, amount, upstream_request_id, error_code, created_at, channel_id, attempts, ttfb_ms, upstream_error) ' +
@@ -125,7 +131,6 @@ function prepareExtraWrites(raw: BetterSqlite3.Database) {
       'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING',
   );
   const accounts = raw.prepare('UPDATE accounts SET spent = spent + ?, held = held - ? WHERE id = ?');
-  const tokHeld = raw.prepare('UPDATE tokens SET held = held - ? WHERE id = ?');
   const budgetRow = raw.prepare(
     'INSERT INTO budget_spend (holder_id, period, period_start) VALUES (?, ?, ?) ON CONFLICT (holder_id, period, period_start) DO NOTHING',
   );
@@ -136,8 +141,12 @@ function prepareExtraWrites(raw: BetterSqlite3.Database) {
   return {
     insert: (r: LedgerTuple, quantities: string | null, amount: number, x: LedgerExtra): boolean =>
       ins.run(r[0], r[1], r[2], r[3], quantities, jsonTextOnce(r[5]), amount, r[7], r[8], r[9], r[10], x.accountId, x.listAmount, x.priceGroup).changes > 0,
-    /** The inserted rows' sums, written once per row they move (the tokens' spend is the batch's own). */
-    land(rows: ReadonlyArray<{ tokenId: string; amount: number; x: LedgerExtra; at: number }>): void {
+    /**
+     * The inserted rows' sums, written once per row they move; returns what the allowances gave up per token, for
+     * the batch's own update of each token's spend.
+     */
+    land(rows: ReadonlyArray<{ tokenId: string; amount: number; x: LedgerExtra; at: number }>): Map<string, number> {
+      const heldBack = new Map<string, number>();
       const allowances = new Map<string, { covered: number; at: number; tokenId: string; x: LedgerExtra }>();
       for (const r of rows) {
         const a = allowances.get(r.x.allowance);
@@ -164,14 +173,17 @@ function prepareExtraWrites(raw: BetterSqlite3.Database) {
       for (const r of rows) add(r.x, r.amount, 0);
       for (const a of allowances.values()) {
         if (a.covered <= 0 || use.run(a.covered, a.at, a.x.allowance, a.covered).changes === 0) continue;
-        tokHeld.run(a.covered, a.tokenId);
+        heldBack.set(a.tokenId, (heldBack.get(a.tokenId) ?? 0) + a.covered);
         add(a.x, 0, a.covered);
       }
       for (const [id, s] of byAccount) accounts.run(s.spent, s.held, id);
+      // The allowance's hold made its budget rows; one gone since is made again.
       for (const s of byBudget.values()) {
+        if (budgets.run(s.spent, s.held, ...s.key).changes > 0) continue;
         budgetRow.run(...s.key);
         budgets.run(s.spent, s.held, ...s.key);
       }
+      return heldBack;
     },
   };
 }
