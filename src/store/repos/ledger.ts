@@ -58,6 +58,21 @@ export interface BillFilter extends TimeFilter {
 
 export const DAY_MS = 86_400_000;
 
+/**
+ * The sums of a bill line: charges (their count, amount and amount at list price) apart from credit lines (top-ups,
+ * their count and amount) — a bill's amount is what was spent. Sums are read as text (exact-amount.ts).
+ */
+function billSums() {
+  const credit = sql`kind = ${sql.lit('credit')}`;
+  return [
+    sql<number>`count(case when ${credit} then null else 1 end)`.as('entries'),
+    sumText(sql`case when ${credit} then 0 else amount end`).as('amount'),
+    sumText(sql`case when ${credit} then 0 else coalesce(list_amount, amount) end`).as('list_amount'),
+    sql<number>`count(case when ${credit} then 1 else null end)`.as('credits'),
+    sumText(sql`case when ${credit} then amount else 0 end`).as('credit'),
+  ] as const;
+}
+
 export class LedgerRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
@@ -89,20 +104,7 @@ export class LedgerRepo {
   async dayTotals(f: BillFilter): Promise<DayTotal[]> {
     // A literal (not a bound parameter) so PostgreSQL sees the same expression in SELECT and GROUP BY.
     const day = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
-    // Credit lines (top-ups) are summed apart from charges: a bill's amount is what was spent.
-    const credit = sql`kind = ${sql.lit('credit')}`;
-    const q = this.db
-      .selectFrom('ledger')
-      .select([
-        'token_id',
-        'model',
-        day.as('day'),
-        sql<number>`count(case when ${credit} then null else 1 end)`.as('entries'),
-        sumText(sql`case when ${credit} then 0 else amount end`).as('amount'),
-        sumText(sql`case when ${credit} then 0 else coalesce(list_amount, amount) end`).as('list_amount'),
-        sql<number>`count(case when ${credit} then 1 else null end)`.as('credits'),
-        sumText(sql`case when ${credit} then amount else 0 end`).as('credit'),
-      ]);
+    const q = this.db.selectFrom('ledger').select(['token_id', 'model', day.as('day'), ...billSums()]);
     const rows = await whereList(q, 'ledger', { ...f, equal: { account_id: f.accountId } })
       .groupBy(['token_id', 'model', day])
       .execute();
@@ -125,19 +127,7 @@ export class LedgerRepo {
    */
   async accountDayTotals(f: BillFilter): Promise<AccountDayTotal[]> {
     const day = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
-    const credit = sql`kind = ${sql.lit('credit')}`;
-    const q = this.db
-      .selectFrom('ledger')
-      .select([
-        'account_id',
-        'model',
-        day.as('day'),
-        sql<number>`count(case when ${credit} then null else 1 end)`.as('entries'),
-        sumText(sql`case when ${credit} then 0 else amount end`).as('amount'),
-        sumText(sql`case when ${credit} then 0 else coalesce(list_amount, amount) end`).as('list_amount'),
-        sql<number>`count(case when ${credit} then 1 else null end)`.as('credits'),
-        sumText(sql`case when ${credit} then amount else 0 end`).as('credit'),
-      ]);
+    const q = this.db.selectFrom('ledger').select(['account_id', 'model', day.as('day'), ...billSums()]);
     const rows = await whereList(q, 'ledger', { ...f, equal: { account_id: f.accountId } })
       .groupBy(['account_id', 'model', day])
       .execute();
@@ -159,16 +149,9 @@ export class LedgerRepo {
     since: number,
     until: number,
   ): Promise<{ models: Array<{ model: string; entries: number; amount: Amount; listAmount: Amount }>; credit: Amount }> {
-    const credit = sql`kind = ${sql.lit('credit')}`;
     const rows = await this.db
       .selectFrom('ledger')
-      .select([
-        'model',
-        sql<number>`count(case when ${credit} then null else 1 end)`.as('entries'),
-        sumText(sql`case when ${credit} then 0 else amount end`).as('amount'),
-        sumText(sql`case when ${credit} then 0 else coalesce(list_amount, amount) end`).as('list_amount'),
-        sumText(sql`case when ${credit} then amount else 0 end`).as('credit'),
-      ])
+      .select(['model', ...billSums()])
       .where('account_id', '=', accountId)
       .where('created_at', '>=', since)
       .where('created_at', '<', until)
