@@ -123,7 +123,7 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
 
 /**
  * The writes of charges taken from allowances, the same as ledger-write.ts's landAllowanceRow but summed per row they
- * move: a batch of a busy account's calls makes one update per account, budget row and allowance, not one per call.
+ * move: a batch of a busy account's calls updates its allowance, its account and its budget rows once each, not once per call.
  */
 function prepareExtraWrites(raw: BetterSqlite3.Database) {
   const ins = raw.prepare(
@@ -131,13 +131,13 @@ function prepareExtraWrites(raw: BetterSqlite3.Database) {
       'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING',
   );
   const accounts = raw.prepare('UPDATE accounts SET spent = spent + ?, held = held - ? WHERE id = ?');
-  const budgetRow = raw.prepare(
-    'INSERT INTO budget_spend (holder_id, period, period_start) VALUES (?, ?, ?) ON CONFLICT (holder_id, period, period_start) DO NOTHING',
-  );
-  const budgets = raw.prepare('UPDATE budget_spend SET spent = spent + ?, held = held - ? WHERE holder_id = ? AND period = ? AND period_start = ?');
   // Only an allowance still open gives up what its charges used (a closed one already gave everything back).
   const use = raw.prepare("UPDATE holds SET amount = amount - ?, updated_at = ? WHERE task_id = ? AND state = 'held' AND amount >= ?");
-  type Sums = { spent: number; held: number };
+  const budgetsIn = cached((n: number) =>
+    raw.prepare(
+      `UPDATE budget_spend SET spent = spent + ?, held = held - ? WHERE (holder_id, period, period_start) IN (VALUES ${Array(n).fill('(?, ?, ?)').join(', ')})`,
+    ),
+  );
   return {
     insert: (r: LedgerTuple, quantities: string | null, amount: number, x: LedgerExtra): boolean =>
       ins.run(r[0], r[1], r[2], r[3], quantities, jsonTextOnce(r[5]), amount, r[7], r[8], r[9], r[10], x.accountId, x.listAmount, x.priceGroup).changes > 0,
@@ -147,44 +147,38 @@ function prepareExtraWrites(raw: BetterSqlite3.Database) {
      */
     land(rows: ReadonlyArray<{ tokenId: string; amount: number; x: LedgerExtra; at: number }>): Map<string, number> {
       const heldBack = new Map<string, number>();
-      const allowances = new Map<string, { covered: number; at: number; tokenId: string; x: LedgerExtra }>();
+      const byAllowance = new Map<string, { spent: number; covered: number; at: number; tokenId: string; x: LedgerExtra }>();
       for (const r of rows) {
-        const a = allowances.get(r.x.allowance);
-        if (a) a.covered += r.x.covered;
-        else allowances.set(r.x.allowance, { covered: r.x.covered, at: r.at, tokenId: r.tokenId, x: r.x });
+        const a = byAllowance.get(r.x.allowance);
+        if (a) {
+          a.spent += r.amount;
+          a.covered += r.x.covered;
+        } else byAllowance.set(r.x.allowance, { spent: r.amount, covered: r.x.covered, at: r.at, tokenId: r.tokenId, x: r.x });
       }
-      const byAccount = new Map<string, Sums>();
-      const byBudget = new Map<string, Sums & { key: BudgetRowKey }>();
-      const add = (x: LedgerExtra, spent: number, held: number) => {
-        if (x.accountId !== null) {
-          const s = byAccount.get(x.accountId) ?? { spent: 0, held: 0 };
-          s.spent += spent;
-          s.held += held;
-          byAccount.set(x.accountId, s);
-        }
-        for (const key of x.budgetRows) {
-          const id = key.join('\n');
-          const s = byBudget.get(id) ?? { spent: 0, held: 0, key };
-          s.spent += spent;
-          s.held += held;
-          byBudget.set(id, s);
-        }
-      };
-      for (const r of rows) add(r.x, r.amount, 0);
-      for (const a of allowances.values()) {
-        if (a.covered <= 0 || use.run(a.covered, a.at, a.x.allowance, a.covered).changes === 0) continue;
-        heldBack.set(a.tokenId, (heldBack.get(a.tokenId) ?? 0) + a.covered);
-        add(a.x, 0, a.covered);
-      }
-      for (const [id, s] of byAccount) accounts.run(s.spent, s.held, id);
-      // The allowance's hold made its budget rows; one gone since is made again.
-      for (const s of byBudget.values()) {
-        if (budgets.run(s.spent, s.held, ...s.key).changes > 0) continue;
-        budgetRow.run(...s.key);
-        budgets.run(s.spent, s.held, ...s.key);
+      // The rows of one allowance all move by the same amounts: one update per table.
+      for (const a of byAllowance.values()) {
+        const back = a.covered > 0 && use.run(a.covered, a.at, a.x.allowance, a.covered).changes > 0 ? a.covered : 0;
+        if (back > 0) heldBack.set(a.tokenId, (heldBack.get(a.tokenId) ?? 0) + back);
+        if (a.x.accountId !== null) accounts.run(a.spent, back, a.x.accountId);
+        // The allowance's hold made its budget rows (they are never deleted), as in ledger-write.ts.
+        const keys = a.x.budgetRows;
+        if (keys.length > 0) budgetsIn(keys.length).run(a.spent, back, ...keys.flat());
       }
       return heldBack;
     },
+  };
+}
+
+/** One statement per shape (a budget list's length), prepared the first time. */
+function cached<S>(make: (n: number) => S): (n: number) => S {
+  const made = new Map<number, S>();
+  return (n) => {
+    let st = made.get(n);
+    if (st === undefined) {
+      st = make(n);
+      made.set(n, st);
+    }
+    return st;
   };
 }
 
