@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// tollway serve | migrate | token create|list|revoke|update|topup|rotate|rotate-callback-secret | account create|list|show|update|topup|revoke|usage | price-group set|list | channel add|list|disable|update | webhook create|list|update|delete|deliveries | reconcile | bill | simulate
+// tollway serve | migrate | token create|list|revoke|update|topup|rotate|rotate-callback-secret | account create|list|show|update|topup|revoke|usage | price-group set|list | channel add|list|disable|update | webhook create|list|update|delete|deliveries | reconcile | bill | stats | simulate
 import { parseArgs } from 'node:util';
 import { CLI, defined, int, modelList, num, onlyFlags, orNone, print, USAGE, usageError, UsageError, withAdmin } from './cli/args.ts';
 import { tokenCommand } from './cli/token-command.ts';
 import { webhookCommand } from './cli/webhook-command.ts';
 import { billCommand } from './cli/bill-command.ts';
+import { statsCommand } from './cli/stats-command.ts';
 import { accountCommand, priceGroupCommand } from './cli/account-command.ts';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { addChannel, listChannels, parseCreateChannel, publicChannel, setChannelStatus } from './core/admin/channels.ts';
@@ -156,6 +157,11 @@ async function main(argv: string[]): Promise<number> {
       return webhookCommand(config, sub, rest);
     case 'bill':
       return billCommand(
+        config,
+        [sub, ...rest].filter((x): x is string => x !== undefined),
+      );
+    case 'stats':
+      return statsCommand(
         config,
         [sub, ...rest].filter((x): x is string => x !== undefined),
       );

@@ -38,6 +38,9 @@ export const USAGE = `Usage: tollway <command>
   webhook deliveries ID [--limit N] [--cursor C]   its deliveries with their outcome, newest first
   bill [--period day|month] [--by token|model|account] [--token ID] [--account ID] [--model M] [--since T] [--until T] [--format json|csv]
                                           totals from the ledger per token, model or account and UTC day or month (as GET /admin/bills)
+  stats [--window 1h|24h|30d] [--group-by token|account]
+                                          requests, errors and spend per time bucket, the busiest models and tokens
+                                          (and accounts with --group-by account) over the window (as GET /admin/stats)
   reconcile [--from MS] [--to MS]         the ledger against the stored upstream usage (default: the last 24 h); exit 1 if anything needs a look
   simulate [--port N] [--task-ms MS] [--host H] [--public-url U]
                                           run the upstream simulator alone (U: the address in its result URLs)

@@ -10,6 +10,7 @@ import type { WebhooksRepo } from '../../store/repos/webhooks.ts';
 import type { AccountsRepo } from '../../store/repos/accounts.ts';
 import type { LedgerRepo } from '../../store/repos/ledger.ts';
 import type { PriceGroupsRepo } from '../../store/repos/price-groups.ts';
+import type { RequestStatsRepo } from '../../store/repos/request-stats.ts';
 import type { Store } from '../../store/store.ts';
 
 export interface AdminDeps {
@@ -22,6 +23,7 @@ export interface AdminDeps {
     readonly accounts: AccountsRepo;
     readonly priceGroups: PriceGroupsRepo;
     readonly ledger: LedgerRepo;
+    readonly requestStats: RequestStatsRepo;
   };
   /** For the few changes that write several tables in one transaction (a top-up: ledger line and quota). */
   readonly store: Pick<Store, 'db'>;

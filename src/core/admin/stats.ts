@@ -2,6 +2,7 @@
 // and the busiest models and tokens. Buckets that ended more than SETTLE_MS ago are read from the store's rollup
 // (request-stats.ts), the rest from the request log. Spend here is what the request path computed per call
 // (request_log.amount); the ledger stays the billing authority (bills).
+import { qEnum, qOnly, type Query } from '../../contracts/query.ts';
 import { mergeFigures, type RequestStatsRepo, type Totals } from '../../store/repos/request-stats.ts';
 import type { LedgerRepo } from '../../store/repos/ledger.ts';
 import type { AccountsRepo } from '../../store/repos/accounts.ts';
@@ -13,6 +14,16 @@ export const WINDOWS = {
   '30d': { spanMs: 30 * 86_400_000, bucketMs: 6 * 3_600_000 },
 } as const;
 export type StatsWindow = keyof typeof WINDOWS;
+export type StatsGrouping = 'token' | 'account';
+
+/** The parameters of GET /admin/stats and `tollway stats`: `window` (default 24h) and `group_by` (default token), nothing else. */
+export function statsQuery(q: Query): { window: StatsWindow; groupBy: StatsGrouping } {
+  qOnly(q, ['window', 'group_by']);
+  return {
+    window: qEnum(q, 'window', Object.keys(WINDOWS) as StatsWindow[], '24h'),
+    groupBy: qEnum(q, 'group_by', ['token', 'account'] as const, 'token'),
+  };
+}
 
 /**
  * A bucket is rolled up once it ended this long ago: request-log rows are group-committed within milliseconds of
@@ -32,7 +43,7 @@ function top(m: Map<string, Totals>): Array<[string, Totals]> {
 }
 
 /** `groupBy` account: the busiest accounts too (`top_accounts`). */
-export async function overviewStats(deps: StatsDeps, window: StatsWindow, now = Date.now(), groupBy: 'token' | 'account' = 'token') {
+export async function overviewStats(deps: StatsDeps, window: StatsWindow, now = Date.now(), groupBy: StatsGrouping = 'token') {
   const { spanMs, bucketMs } = WINDOWS[window];
   // Whole buckets, the last one holding `now`.
   const until = (Math.floor(now / bucketMs) + 1) * bucketMs;

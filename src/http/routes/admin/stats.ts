@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { qEnum, qOnly, type Query } from '../../../contracts/query.ts';
+import { qOnly, type Query } from '../../../contracts/query.ts';
 import { gatewayHealth } from '../../../core/admin/health.ts';
-import { overviewStats, WINDOWS, type StatsWindow } from '../../../core/admin/stats.ts';
+import { overviewStats, statsQuery } from '../../../core/admin/stats.ts';
 import type { GatewayDeps } from '../../../core/deps.ts';
 
 /**
@@ -10,11 +10,8 @@ import type { GatewayDeps } from '../../../core/deps.ts';
  * GET /admin/health: each channel's breaker and recent traffic, and the open async tasks by state.
  */
 export function registerStatsRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
-  const windows = Object.keys(WINDOWS) as StatsWindow[];
   scope.get<{ Querystring: Query }>('/stats', async (req) => {
-    qOnly(req.query, ['window', 'group_by']);
-    const window = qEnum(req.query, 'window', windows, '24h');
-    const groupBy = qEnum(req.query, 'group_by', ['token', 'account'] as const, 'token');
+    const { window, groupBy } = statsQuery(req.query);
     await deps.requestLog.flush();
     return overviewStats(deps, window, Date.now(), groupBy);
   });
