@@ -20,3 +20,4 @@ export type {
 } from '../../src/core/views.ts';
 export type { AccountView as Account } from '../../src/core/admin/accounts.ts';
 export type { AccountUsageView as AccountUsage } from '../../src/core/admin/account-usage.ts';
+export type { BudgetStatus } from '../../src/core/admin/budgets.ts';

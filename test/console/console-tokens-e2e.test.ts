@@ -1,7 +1,8 @@
 // The console's token usage, top-up and edit, and the bill per model, in a real browser (Debian's chromium driven by
 // playwright-core): a chat call made through the openai SDK shows in the token's spend per model; a top-up submitted
 // with a double click credits once (checked through the admin API); a limit edited in the page is stored and leaves
-// the top-up alone; the Bills page shows the call's model line and its CSV download holds it.
+// the top-up alone; the Bills page shows the call's model line and its CSV download holds it; a token's own day budget
+// set in the creation form, then changed and removed in its panel, is stored each time and shown in the panel.
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ const errors = browser.errors;
 const heading = () => page.locator('main h1').first();
 const MODEL = 'qwx3.7-plus';
 
-type TokenView = { quota: number; rpm_limit: number | null };
+type TokenView = { quota: number; rpm_limit: number | null; budgets: Array<{ period: string; limit: number }> };
 type LedgerRow = { kind: string; model: string; amount: number; idempotency_key: string };
 const stored = async (id: string) => (await (await t.h.admin(`/admin/tokens/${id}`)).json()) as TokenView;
 const ledger = async (id: string) => ((await (await t.h.admin(`/admin/ledger?token_id=${id}`)).json()) as { data: LedgerRow[] }).data;
@@ -120,6 +121,34 @@ describe.skipIf(!HAVE_CHROMIUM)('console: token usage, top-up, edit and the bill
       [tokenId, 'e2e-usage', 'day', day, 'charges', MODEL, '1', String(charge)],
       [tokenId, 'e2e-usage', 'day', day, 'credit', '', '2', '4500000'],
     ]);
+  });
+
+  it("a token's own day budget: set in the creation form, changed and removed in its panel, stored each time", async () => {
+    await page.goto(`${t.h.url}/console#/tokens`);
+    await expect.poll(() => heading().textContent()).toBe('Tokens');
+    await page.getByLabel('Name', { exact: true }).fill('e2e-budget');
+    await page.getByLabel('Daily budget in units (empty = none)').fill('1.5');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await expect.poll(() => page.locator('#new-secret').textContent()).toMatch(/^\s*tw-/);
+    const id = (await page.locator('tr', { hasText: 'e2e-budget' }).getAttribute('data-token-id'))!;
+    expect((await stored(id)).budgets).toEqual([{ period: 'day', limit: 1_500_000 }]);
+
+    await page.getByRole('button', { name: 'Usage & edit e2e-budget' }).click();
+    const day = page.locator('#token-budgets tbody tr', { hasText: 'Day' });
+    await expect.poll(() => day.locator('td').nth(0).textContent()).toBe('1.50');
+    const field = page.getByLabel('Daily budget in units (empty = none)');
+    expect(await field.inputValue()).toBe('1.5');
+    await field.fill('2.25');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(async () => (await stored(id)).budgets).toEqual([{ period: 'day', limit: 2_250_000 }]);
+    await expect.poll(() => day.locator('td').nth(0).textContent()).toBe('2.25');
+    expect(await field.inputValue()).toBe('2.25');
+
+    await field.fill('');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(async () => (await stored(id)).budgets).toEqual([]);
+    await expect.poll(() => page.locator('#token-budgets').count()).toBe(0);
+    expect(await field.inputValue()).toBe('');
   });
 
   it('the token panel and the bills fit a 390 px wide screen without horizontal scrolling; the panel closes from the keyboard', async () => {

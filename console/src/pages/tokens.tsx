@@ -1,5 +1,5 @@
 // Client tokens: search and filter, create (its secret and callback secret shown once), and for one token its usage (balance, spend per
-// model), a top-up and an edit of quota, limits, models and expiry, its callback secret's rotation; rotate (the new
+// model), a top-up and an edit of quota, limits, models, expiry, budgets and account, its callback secret's rotation; rotate (the new
 // secret shown once), revoke.
 import { useState } from 'preact/hooks';
 import { call, callAll } from '../api.ts';

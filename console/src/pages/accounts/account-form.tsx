@@ -5,22 +5,21 @@
 import type { JSX } from 'preact';
 import { useState } from 'preact/hooks';
 import { call } from '../../api.ts';
+import { BudgetFields, budgetInputs, budgetList, PERIODS, type Period } from '../../budgets.tsx';
 import { fromLocalInput, parseUnits, toLocalInput, unitsInput } from '../../format.ts';
 import type { Account } from '../../types.ts';
 import { errorText } from '../../use-load.ts';
 
-export const PERIODS = ['day', 'week', 'month'] as const;
-type Period = (typeof PERIODS)[number];
 type Key = 'name' | 'quota' | Period | 'timeZone' | 'priceGroup' | 'expires';
 type Values = Record<Key, string>;
 
-const money = { type: 'number', min: '0', step: '0.000001' } as const;
-const INPUTS: Array<[Key, string, JSX.InputHTMLAttributes<HTMLInputElement>]> = [
+type Input = [Key, string, JSX.InputHTMLAttributes<HTMLInputElement>];
+// The budget fields (budgets.tsx) go between these two lists.
+const BEFORE_BUDGETS: Input[] = [
   ['name', 'Name', { maxLength: 200 }],
-  ['quota', 'Quota in units (empty = unlimited)', money],
-  ['day', 'Daily budget in units (empty = none)', money],
-  ['week', 'Weekly budget in units (empty = none; weeks start on Monday)', money],
-  ['month', 'Monthly budget in units (empty = none)', money],
+  ['quota', 'Quota in units (empty = unlimited)', { type: 'number', min: '0', step: '0.000001' }],
+];
+const AFTER_BUDGETS: Input[] = [
   ['timeZone', 'Time zone of the budget periods (IANA name; empty = UTC)', { maxLength: 64, placeholder: 'Europe/Paris' }],
   ['expires', 'Expires (empty = never)', { type: 'datetime-local' }],
 ];
@@ -29,17 +28,11 @@ const INPUTS: Array<[Key, string, JSX.InputHTMLAttributes<HTMLInputElement>]> = 
 export const accountKey = (a: Account) => JSON.stringify([a.id, a.name, a.quota, a.budgets, a.time_zone, a.price_group, a.expires_at]);
 
 function valuesOf(a: Account | null): Values {
-  const limit = (p: Period) => {
-    const b = a?.budgets.find((x) => x.period === p);
-    return b ? unitsInput(b.limit) : '';
-  };
-  if (!a) return { name: '', quota: '', day: '', week: '', month: '', timeZone: '', priceGroup: '', expires: '' };
+  if (!a) return { name: '', quota: '', ...budgetInputs(null), timeZone: '', priceGroup: '', expires: '' };
   return {
     name: a.name,
     quota: unitsInput(a.quota),
-    day: limit('day'),
-    week: limit('week'),
-    month: limit('month'),
+    ...budgetInputs(a.budgets),
     timeZone: a.time_zone ?? '',
     priceGroup: a.price_group ?? '',
     expires: toLocalInput(a.expires_at),
@@ -48,21 +41,18 @@ function valuesOf(a: Account | null): Values {
 
 /** The request body for the fields to send, or an error message. */
 function bodyOf(v: Values, send: Key[]): Record<string, unknown> | string {
-  const amounts: Partial<Record<Key, number | null>> = {};
-  for (const k of ['quota', ...PERIODS] as const) {
-    const micro = parseUnits(v[k]);
-    if (Number.isNaN(micro)) return `${INPUTS.find(([x]) => x === k)![1].replace(/ in units.*/, '')}: enter an amount in units with at most six decimals`;
-    amounts[k] = micro;
-  }
+  const quota = parseUnits(v.quota);
+  if (Number.isNaN(quota)) return 'Quota: enter an amount in units with at most six decimals';
+  const budgets = budgetList(v);
+  if (typeof budgets === 'string') return budgets;
   const body: Record<string, unknown> = {};
   for (const k of send) {
     if (k === 'name') body.name = v.name.trim();
-    else if (k === 'quota') body.quota = amounts.quota;
+    else if (k === 'quota') body.quota = quota;
     else if (k === 'timeZone') body.time_zone = v.timeZone.trim() || null;
     else if (k === 'priceGroup') body.price_group = v.priceGroup || null;
     else if (k === 'expires') body.expires_at = v.expires ? (fromLocalInput(v.expires) ?? null) : null;
-    // The budgets are one list: any of them changed sends all that are set.
-    else body.budgets = PERIODS.flatMap((p) => (amounts[p] === null || amounts[p] === undefined ? [] : [{ period: p, limit: amounts[p] }]));
+    else body.budgets = budgets;
   }
   return body;
 }
@@ -92,7 +82,7 @@ export function AccountForm({
     e.preventDefault();
     setError(null);
     setStatus(null);
-    const keys: Key[] = [...INPUTS.map(([k]) => k), 'priceGroup'];
+    const keys: Key[] = [...BEFORE_BUDGETS, ...AFTER_BUDGETS].map(([k]) => k).concat(PERIODS, 'priceGroup');
     const send = editing ? keys.filter((k) => values[k] !== initial[k]) : keys.filter((k) => values[k].trim() !== '');
     if (editing && send.length === 0) return setStatus('Nothing changed');
     const body = bodyOf(values, send);
@@ -111,22 +101,25 @@ export function AccountForm({
     }
   };
   const set = (k: Key) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) => setValues({ ...values, [k]: e.currentTarget.value });
+  const input = ([k, label, attrs]: Input) => (
+    <div key={k}>
+      <label for={`${prefix}-${k}`}>{label}</label>
+      <input
+        id={`${prefix}-${k}`}
+        {...attrs}
+        list={k === 'timeZone' ? `${prefix}-zones` : undefined}
+        required={k === 'name'}
+        value={values[k]}
+        onInput={set(k)}
+      />
+    </div>
+  );
   return (
     <form class="form-grid" onSubmit={submit} aria-labelledby={`${prefix}-title`}>
       {editing ? <h3 id={`${prefix}-title`}>Edit</h3> : <h2 id={`${prefix}-title`}>Create an account</h2>}
-      {INPUTS.map(([k, label, attrs]) => (
-        <div key={k}>
-          <label for={`${prefix}-${k}`}>{label}</label>
-          <input
-            id={`${prefix}-${k}`}
-            {...attrs}
-            list={k === 'timeZone' ? `${prefix}-zones` : undefined}
-            required={k === 'name'}
-            value={values[k]}
-            onInput={set(k)}
-          />
-        </div>
-      ))}
+      {BEFORE_BUDGETS.map(input)}
+      <BudgetFields prefix={prefix} values={values} onInput={(p, v) => setValues({ ...values, [p]: v })} />
+      {AFTER_BUDGETS.map(input)}
       <datalist id={`${prefix}-zones`}>
         {zones().map((z) => (
           <option key={z} value={z} />

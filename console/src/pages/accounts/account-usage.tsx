@@ -2,7 +2,8 @@
 // list price), from GET /admin/accounts/{id}/usage.
 import { useState } from 'preact/hooks';
 import { call, qs } from '../../api.ts';
-import { count, num, time, units } from '../../format.ts';
+import { BudgetTable } from '../../budgets.tsx';
+import { count, num, units } from '../../format.ts';
 import { Share } from '../../share.tsx';
 import type { AccountUsage as Usage } from '../../types.ts';
 import { useLoad } from '../../use-load.ts';
@@ -14,8 +15,6 @@ const RANGES = [
   ['365d', 'Last 365 days', 365],
 ] as const;
 type Range = (typeof RANGES)[number][0];
-
-const PERIOD_NAMES: Record<string, string> = { day: 'Day', week: 'Week', month: 'Month' };
 
 export function AccountUsage({ accountId, version }: { accountId: string; version: number }) {
   const [range, setRange] = useState<Range>('month');
@@ -53,47 +52,7 @@ export function AccountUsage({ accountId, version }: { accountId: string; versio
           <dd>{a.price_group ?? 'none (list prices)'}</dd>
         </dl>
       )}
-      {u && u.budgets.length > 0 && (
-        <div class="table-wrap">
-          <table id="account-budgets">
-            <caption>Budgets in their current period</caption>
-            <thead>
-              <tr>
-                <th scope="col">Period</th>
-                <th scope="col" class="num">
-                  Limit
-                </th>
-                <th scope="col" class="num">
-                  Spent
-                </th>
-                <th scope="col" class="num">
-                  Held
-                </th>
-                <th scope="col" class="num">
-                  Remaining
-                </th>
-                <th scope="col">Used</th>
-                <th scope="col">Starts again</th>
-              </tr>
-            </thead>
-            <tbody>
-              {u.budgets.map((b) => (
-                <tr key={b.period}>
-                  <th scope="row">{PERIOD_NAMES[b.period] ?? b.period}</th>
-                  <td class="num">{units(b.limit)}</td>
-                  <td class="num">{units(b.spent)}</td>
-                  <td class="num">{units(b.held)}</td>
-                  <td class="num">{units(b.remaining)}</td>
-                  <td>
-                    <Share part={b.spent + b.held} whole={b.limit} of={`${PERIOD_NAMES[b.period] ?? b.period} budget used`} />
-                  </td>
-                  <td>{time(b.resets_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      {u && u.budgets.length > 0 && <BudgetTable id="account-budgets" budgets={u.budgets} caption="Budgets in their current period" />}
       <h3>Spend per model</h3>
       <label for="account-range">Period</label>
       <select id="account-range" value={range} onChange={(e) => setRange(e.currentTarget.value as Range)}>

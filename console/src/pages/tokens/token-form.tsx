@@ -1,15 +1,17 @@
-// One form to create a token or edit one: name, model allow-list, quota, rate limits, expiry and the account it
-// belongs to (picked from the accounts; none = no account). Creating sends the
-// fields filled in; editing sends only the fields changed (emptied: the limit is removed). An edit form is made for
-// the token as stored (its owner keys it by editableKey), so a top-up made meanwhile is not undone by a save.
+// One form to create a token or edit one: name, model allow-list, quota, rate limits, expiry, the token's own budgets
+// (as an account's: budgets.tsx) and the account it belongs to (picked from the accounts; none = no account).
+// Creating sends the fields filled in; editing sends only the fields changed (emptied: the limit is removed; the
+// budgets go as one list). An edit form is made for the token as stored (its owner keys it by editableKey), so a
+// top-up made meanwhile is not undone by a save.
 import { useState } from 'preact/hooks';
 import type { JSX } from 'preact';
 import { call } from '../../api.ts';
+import { BudgetFields, budgetInputs, budgetList, PERIODS, type Period } from '../../budgets.tsx';
 import { fromLocalInput, parseUnits, toLocalInput, unitsInput } from '../../format.ts';
 import type { Account, CreatedToken, Token } from '../../types.ts';
 import { errorText } from '../../use-load.ts';
 
-type Key = 'name' | 'models' | 'quota' | 'rpm' | 'tpm' | 'concurrency' | 'expires' | 'account';
+type Key = 'name' | 'models' | 'quota' | 'rpm' | 'tpm' | 'concurrency' | 'expires' | Period | 'account';
 type Values = Record<Key, string>;
 
 const count = { type: 'number', min: '1', step: '1' } as const;
@@ -25,11 +27,11 @@ const FIELDS: Array<[Key, string, JSX.InputHTMLAttributes<HTMLInputElement>]> = 
 
 /** Changes whenever a field the form edits changes in the stored token. */
 export const editableKey = (t: Token) =>
-  JSON.stringify([t.id, t.name, t.models, t.quota, t.rpm_limit, t.tpm_limit, t.concurrency_limit, t.expires_at, t.account_id]);
+  JSON.stringify([t.id, t.name, t.models, t.quota, t.rpm_limit, t.tpm_limit, t.concurrency_limit, t.expires_at, t.budgets, t.account_id]);
 
 function valuesOf(t: Token | null): Values {
   const n = (v: number | null) => (v === null ? '' : String(v));
-  if (!t) return { name: '', models: '', quota: '', rpm: '', tpm: '', concurrency: '', expires: '', account: '' };
+  if (!t) return { name: '', models: '', quota: '', rpm: '', tpm: '', concurrency: '', expires: '', ...budgetInputs(null), account: '' };
   return {
     name: t.name,
     models: t.models ? t.models.join(', ') : '',
@@ -38,6 +40,7 @@ function valuesOf(t: Token | null): Values {
     tpm: n(t.tpm_limit),
     concurrency: n(t.concurrency_limit),
     expires: toLocalInput(t.expires_at),
+    ...budgetInputs(t.budgets),
     account: t.account_id ?? '',
   };
 }
@@ -46,6 +49,8 @@ function valuesOf(t: Token | null): Values {
 function bodyOf(v: Values, send: Key[]): Record<string, unknown> | string {
   const quota = parseUnits(v.quota);
   if (Number.isNaN(quota)) return 'Quota: enter an amount in units with at most six decimals';
+  const budgets = budgetList(v);
+  if (typeof budgets === 'string') return budgets;
   const int = (s: string) => (s.trim() === '' ? null : Number(s));
   const list = v.models
     .split(',')
@@ -59,6 +64,9 @@ function bodyOf(v: Values, send: Key[]): Record<string, unknown> | string {
     tpm: ['tpm_limit', int(v.tpm)],
     concurrency: ['concurrency_limit', int(v.concurrency)],
     expires: ['expires_at', v.expires ? (fromLocalInput(v.expires) ?? null) : null],
+    day: ['budgets', budgets],
+    week: ['budgets', budgets],
+    month: ['budgets', budgets],
     account: ['account_id', v.account || null],
   };
   return Object.fromEntries(send.map((k) => all[k]));
@@ -108,7 +116,7 @@ export function TokenForm({
     e.preventDefault();
     setError(null);
     setStatus(null);
-    const keys: Key[] = [...FIELDS.map(([k]) => k), 'account'];
+    const keys: Key[] = [...FIELDS.map(([k]) => k), ...PERIODS, 'account'];
     // A creation sends what is filled in; an edit what differs from the token as shown.
     const send = editing ? keys.filter((k) => values[k] !== initial[k]) : keys.filter((k) => values[k].trim() !== '');
     if (editing && send.length === 0) return setStatus('Nothing changed');
@@ -144,6 +152,7 @@ export function TokenForm({
           />
         </div>
       ))}
+      <BudgetFields prefix={prefix} values={values} onInput={(p, v) => setValues({ ...values, [p]: v })} />
       <AccountSelect id={`${prefix}-account`} value={values.account} accounts={accounts} onChange={(account) => setValues({ ...values, account })} />
       {error && (
         <p role="alert" class="error">

@@ -1,4 +1,4 @@
-// One token opened from the list: its balance and spend per model, a top-up, the edit form and its callback secret
+// One token opened from the list: its balance, budgets and spend per model, a top-up, the edit form and its callback secret
 // (a revoked token: its usage only).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Account, Token } from '../../types.ts';

@@ -1,6 +1,8 @@
-// A token's balance and its spend per model over a period, from GET /admin/tokens/{id}/usage (the ledger).
+// A token's balance, its own budgets in their current period and its spend per model over a period, from
+// GET /admin/tokens/{id}/usage (the ledger; the budgets' spend rows).
 import { useState } from 'preact/hooks';
 import { call, qs } from '../../api.ts';
+import { BudgetTable } from '../../budgets.tsx';
 import { count, num, units } from '../../format.ts';
 import type { TokenUsageView } from '../../types.ts';
 import { useLoad } from '../../use-load.ts';
@@ -46,6 +48,7 @@ export function TokenUsage({ tokenId, version }: { tokenId: string; version: num
           <dd>{u.balance.remaining === null ? 'unlimited' : units(u.balance.remaining)}</dd>
         </dl>
       )}
+      {u && u.budgets.length > 0 && <BudgetTable id="token-budgets" budgets={u.budgets} caption="Budgets of this token in their current period" />}
       <h3>Spend per model</h3>
       <label for="usage-period">Period</label>
       <select id="usage-period" value={period} onChange={(e) => setPeriod(e.currentTarget.value as Period)}>
