@@ -40,7 +40,9 @@ export function inputSize(v: unknown, acc = { chars: 0, media: 0 }): { chars: nu
   if (typeof v === 'string') acc.chars += v.length;
   else if (Array.isArray(v)) for (const x of v) inputSize(x, acc);
   else if (isObject(v)) {
-    for (const [k, x] of Object.entries(v)) {
+    // for…in over a parsed JSON object: its own keys only, without an entries array per object.
+    for (const k in v) {
+      const x = v[k];
       if (MEDIA_KEYS.has(k) && isMedia(x)) {
         acc.media += 1;
         continue;

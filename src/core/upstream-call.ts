@@ -72,14 +72,13 @@ function reserved<T>(
   }
 }
 
-async function held<T>(deps: UpstreamCallDeps, call: CallContext, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
+function held<T>(deps: UpstreamCallDeps, call: CallContext, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
   call.state.reserved = true;
-  try {
-    return await failover(deps, call, plan, attempt);
-  } catch (e) {
+  // A promise step rather than an async function's frame and await: the call of a busy token takes no more.
+  return failover(deps, call, plan, attempt).catch(async (e: unknown) => {
     await releaseReservation(deps.meter, call);
     throw e;
-  }
+  });
 }
 
 /** The call ends without a charge: its reservation (if any) goes back to the quota. Never throws. */

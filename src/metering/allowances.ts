@@ -11,6 +11,7 @@ import type { Database } from '../store/schema.ts';
 import type { Billing, BudgetRowKey } from './billing.ts';
 import { ALLOWANCE_PREFIX, closeHold, placeHold, type HoldTarget } from './holds.ts';
 import { allowanceRoom } from './allowance-room.ts';
+import type { AllowanceLease } from './ledger-row.ts';
 import { periodBounds } from './periods.ts';
 
 export interface AllowanceOptions {
@@ -33,11 +34,9 @@ export const ALLOWANCE_STALE_MS = 300_000;
 
 export const ALLOWANCE_DEFAULTS: AllowanceOptions = { busyPerSecond: 20, maxCalls: 64, shareOf: 4, minCalls: 8, lifetimeMs: 30_000, idleMs: 1_000 };
 
-export interface Allowance {
-  readonly key: string;
+export interface Allowance extends AllowanceLease {
   readonly tokenId: string;
   billing: Billing | null;
-  readonly target: HoldTarget;
   /** What its hold still holds: a charge taken from it leaves it when the charge is queued. */
   amount: number;
   /** Reservations outstanding on it. */
@@ -186,7 +185,8 @@ export class Allowances {
     }
     const budgetRows: BudgetRowKey[] = rows.map((r) => [r.holderId, r.period, r.start]);
     const target: HoldTarget = { tokenId, accountId: billing?.accountId ?? null, priceGroup: billing?.priceGroup ?? null, budgetRows };
-    this.byToken.set(tokenId, { key, tokenId, billing, target, amount, reserved: 0, until, lastUsed: now, retired: false });
+    const tuple = { allowance: key, accountId: target.accountId, budgetKeys: budgetRows.flat() };
+    this.byToken.set(tokenId, { key, tokenId, billing, target, tuple, amount, reserved: 0, until, lastUsed: now, retired: false });
   }
 
   private retire(a: Allowance): void {

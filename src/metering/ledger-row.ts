@@ -2,12 +2,21 @@
 // batch writer's tuple (the same columns, compared by test/store/write-paths.test.ts).
 import { clip } from '../store/clip.ts';
 import { jsonText, jsonTextOnce } from '../json/json-text.ts';
-import type { LedgerTuple } from '../store/sqlite-batch-writer.ts';
+import type { LeaseTuple, LedgerTuple } from '../store/sqlite-batch-writer.ts';
 import type { HoldTarget } from './holds.ts';
 import type { Charge } from './types.ts';
 
 /** The ledger key of a task's one charge (settled at success): exactly once per task. */
 export const taskChargeKey = (taskId: string): string => `${taskId}:success`;
+
+/** An allowance (allowances.ts) as the charges taken from it name it: one object per allowance, shared by its rows. */
+export interface AllowanceLease {
+  readonly key: string;
+  /** The rows it was placed on: its charges land on them. */
+  readonly target: HoldTarget;
+  /** The same for the SQLite batch writer, its budget keys flat (the parameters of one update). */
+  readonly tuple: LeaseTuple;
+}
 
 /** One ledger row to write. */
 export interface LedgerRow {
@@ -22,15 +31,14 @@ export interface LedgerRow {
   createdAt: number;
   /** The account the charge also counts against (null or absent: none). */
   accountId?: string | null;
-  /**
-   * A charge taken from an allowance (allowances.ts): the rows it lands on, and what of it the allowance's hold
-   * covers (that much leaves the hold and `held` with the ledger line, in its transaction).
-   */
-  allowance?: { key: string; covered: number; target: HoldTarget };
+  /** A charge taken from an allowance (allowances.ts): the rows it lands on (null or absent: none). */
+  allowance?: AllowanceLease | null;
+  /** What of the charge the allowance's hold covers: that much leaves the hold and `held` with the ledger line, in its transaction. */
+  covered?: number;
 }
 
 /** What of a queued row no hold covers: counted against its token's quota until it is written. */
-export const uncovered = (r: LedgerRow): number => r.charge.amount - (r.allowance?.covered ?? 0);
+export const uncovered = (r: LedgerRow): number => r.charge.amount - (r.covered ?? 0);
 
 export function ledgerValues(r: LedgerRow) {
   return {
@@ -53,28 +61,29 @@ export function ledgerValues(r: LedgerRow) {
 }
 
 export function ledgerTuple(r: LedgerRow): LedgerTuple {
+  const upstreamId = clip(r.upstreamRequestId, 200);
+  const c = r.charge;
+  // A row of no allowance (no account, no price group) keeps the short tuple.
+  if (!r.allowance) return [r.key, r.tokenId, r.model, r.kind, c.quantities, c.unitPrices, c.amount, r.requestId, r.taskId, upstreamId, r.createdAt, null];
+  const covered = r.covered ?? 0;
+  const list = c.listAmount ?? null;
+  const group = c.priceGroup ?? null;
   return [
     r.key,
     r.tokenId,
     r.model,
     r.kind,
-    r.charge.quantities,
-    r.charge.unitPrices,
-    r.charge.amount,
+    c.quantities,
+    c.unitPrices,
+    c.amount,
     r.requestId,
     r.taskId,
-    clip(r.upstreamRequestId, 200),
+    upstreamId,
     r.createdAt,
-    r.allowance
-      ? {
-          accountId: r.accountId ?? null,
-          listAmount: r.charge.listAmount ?? null,
-          priceGroup: r.charge.priceGroup ?? null,
-          budgetRows: r.allowance.target.budgetRows,
-          allowance: r.allowance.key,
-          covered: r.allowance.covered,
-        }
-      : null,
+    r.allowance.tuple,
+    covered,
+    list,
+    group,
   ];
 }
 

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { MAX_BALANCE, tokenRooms } from './balance-bound.ts';
 import { addSpent, giveUpHeld } from './holds.ts';
-import { ledgerValues, type LedgerRow } from './ledger-row.ts';
+import { ledgerValues, type AllowanceLease, type LedgerRow } from './ledger-row.ts';
 
 /** Insert one charge; false when its key was already charged (the charge is idempotent by its key). */
 export async function insertCharge(trx: Kysely<Database>, row: LedgerRow): Promise<boolean> {
@@ -44,7 +44,7 @@ export async function writeLedgerBatch(db: Kysely<Database>, batch: LedgerRow[],
     const perToken = new Map<string, number>();
     for (const { idempotency_key } of inserted) {
       const r = byKey.get(idempotency_key);
-      if (r?.allowance) await landAllowanceRow(trx, r, r.allowance);
+      if (r?.allowance) await landAllowanceRow(trx, r, r.allowance, r.covered ?? 0);
       else if (r) perToken.set(r.tokenId, (perToken.get(r.tokenId) ?? 0) + r.charge.amount);
     }
     for (const [tokenId, amount] of perToken) if (amount > 0) await addTokenSpent(trx, tokenId, amount);
@@ -55,15 +55,15 @@ export async function writeLedgerBatch(db: Kysely<Database>, batch: LedgerRow[],
  * A charge taken from an allowance (allowances.ts), inserted: its spend on every row of the allowance, and the part
  * the allowance covered leaves its hold and `held` — only while the allowance is open (a closed one gave it all back).
  */
-async function landAllowanceRow(trx: Kysely<Database>, r: LedgerRow, a: NonNullable<LedgerRow['allowance']>): Promise<void> {
+async function landAllowanceRow(trx: Kysely<Database>, r: LedgerRow, a: AllowanceLease, covered: number): Promise<void> {
   if (r.charge.amount > 0) await addSpent(trx, a.target, r.charge.amount);
-  if (a.covered <= 0) return;
+  if (covered <= 0) return;
   const used = await trx
     .updateTable('holds')
-    .set({ amount: sql`amount - ${a.covered}`, updated_at: r.createdAt })
+    .set({ amount: sql`amount - ${covered}`, updated_at: r.createdAt })
     .where('task_id', '=', a.key)
     .where('state', '=', 'held')
-    .where('amount', '>=', a.covered)
+    .where('amount', '>=', covered)
     .executeTakeFirst();
-  if (Number(used.numUpdatedRows) > 0) await giveUpHeld(trx, a.target, a.covered);
+  if (Number(used.numUpdatedRows) > 0) await giveUpHeld(trx, a.target, covered);
 }

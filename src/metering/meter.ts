@@ -91,7 +91,8 @@ export class StoreMeter implements Meter {
     return group ? groupCharge(entry, usage, group) : priceForEntry(entry, usage);
   }
 
-  private syncRow(input: SyncChargeInput, charge: Charge, accountId: string | null = null): LedgerRow {
+  private syncRow(input: SyncChargeInput, charge: Charge, accountId: string | null = null, allowance: Allowance | null = null, covered = 0): LedgerRow {
+    // Every field set, in one order: one object shape for every row.
     return this.checked({
       accountId,
       key: input.idempotencyKey ?? input.requestId,
@@ -103,6 +104,8 @@ export class StoreMeter implements Meter {
       taskId: null,
       upstreamRequestId: input.upstreamRequestId ?? null,
       createdAt: this.now(),
+      allowance,
+      covered,
     });
   }
 
@@ -196,8 +199,9 @@ export class StoreMeter implements Meter {
   }
 
   settleReserved(input: SyncChargeInput): Promise<number> | number {
-    const a = this.allowances?.end(input.requestId);
-    return a !== undefined ? this.chargeFrom(a, input) : this.settleHold(input);
+    const allowances = this.allowances;
+    const a = allowances?.end(input.requestId);
+    return allowances && a !== undefined ? this.chargeFrom(allowances, a, input) : this.settleHold(input);
   }
 
   private async settleHold(input: SyncChargeInput): Promise<number> {
@@ -218,13 +222,11 @@ export class StoreMeter implements Meter {
   }
 
   /** A call that reserved from an allowance: its charge is queued (group commit) and takes what it used from it. */
-  private chargeFrom(a: Allowance, input: SyncChargeInput): number {
-    if (!isBillable(input.usage)) return 0;
-    const row = this.syncRow(input, this.price(input.billingModel, input.usage, a.target.priceGroup), a.target.accountId);
-    if (this.queuedKeys.has(row.key)) return 0;
-    row.allowance = { key: a.key, covered: this.allowances?.use(a, row.charge.amount) ?? 0, target: a.target };
-    this.queue(row);
-    return row.charge.amount;
+  private chargeFrom(allowances: Allowances, a: Allowance, input: SyncChargeInput): number {
+    if (!isBillable(input.usage) || this.queuedKeys.has(input.idempotencyKey ?? input.requestId)) return 0;
+    const charge = this.price(input.billingModel, input.usage, a.target.priceGroup);
+    this.queue(this.syncRow(input, charge, a.target.accountId, a, allowances.use(a, charge.amount)));
+    return charge.amount;
   }
 
   /** Give the allowances back (a stopping instance, once its calls are done). */

@@ -17,6 +17,7 @@ import * as m015 from './migrations/015-request-log-upstream-error.ts';
 import * as m017 from './migrations/017-task-slot-queue.ts';
 import * as m018 from './migrations/018-accounts.ts';
 import * as m019 from './migrations/019-webhooks.ts';
+import * as m020 from './migrations/020-ledger-account-partial.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
@@ -39,6 +40,7 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '017-task-slot-queue': m017,
   '018-accounts': m018,
   '019-webhooks': m019,
+  '020-ledger-account-partial': m020,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -20,7 +20,7 @@ import type { WriterError, WriterReply, WriterRequest } from './sqlite-writer-th
 import type { SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { storeThreadEntry } from './thread-entry.ts';
 
-export type { LedgerTuple, LogTuple } from './sqlite-row-writes.ts';
+export type { LeaseTuple, LedgerTuple, LogTuple } from './sqlite-row-writes.ts';
 
 interface Waiter {
   kind: 'ledger' | 'log';

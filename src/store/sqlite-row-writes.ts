@@ -4,10 +4,12 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { jsonText, jsonTextOnce } from '../json/json-text.ts';
 import { boundCharge, MAX_BALANCE, roomLeft } from '../metering/balance-bound.ts';
-import type { BudgetRowKey } from '../metering/billing.ts';
 
-/** One ledger charge, in column order. */
-export type LedgerTuple = [
+/** One ledger charge, in column order; a charge taken from an allowance (metering/allowances.ts) has four more. */
+export type LedgerTuple =
+  | [...LedgerColumns, lease?: null]
+  | [...LedgerColumns, lease: LeaseTuple, covered: number, listAmount: number | null, priceGroup: string | null];
+type LedgerColumns = [
   key: string,
   tokenId: string,
   model: string,
@@ -19,17 +21,13 @@ export type LedgerTuple = [
   taskId: string | null,
   upstreamRequestId: string | null,
   createdAt: number,
-  extra?: LedgerExtra | null,
 ];
-/** A charge taken from an allowance (metering/allowances.ts): its account and budget rows, and the allowance's part. */
-export interface LedgerExtra {
-  accountId: string | null;
-  listAmount: number | null;
-  priceGroup: string | null;
-  budgetRows: BudgetRowKey[];
-  /** The allowance's hold key, and what of the charge it covers. */
+/** An allowance as the batch writer needs it, made once per allowance: its hold's key, its account, its budget rows' keys flat. */
+export interface LeaseTuple {
   allowance: string;
-  covered: number;
+  accountId: string | null;
+  /** [holder, period, start] of each budget row, one after the other (the parameters of the budget list's update). */
+  budgetKeys: Array<string | number>;
 }
 /** One request-log row, in column order. */
 export type LogTuple = [
@@ -74,7 +72,8 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
   const used = raw.prepare<[string], { used: number }>('SELECT spent + held AS used FROM tokens WHERE id = ?');
   const insertLedger = (rows: LedgerTuple[]) => {
     const perToken = new Map<string, number>();
-    const landed: Array<{ tokenId: string; amount: number; x: LedgerExtra; at: number }> = [];
+    // Per allowance, what its inserted rows spent and what of that its hold covered.
+    const leases = new Map<string, Landed>();
     // The room each token's balance has left (metering/balance-bound.ts), read in this write transaction.
     const rooms = new Map<string, number>();
     const roomOf = (tokenId: string): number => {
@@ -83,19 +82,33 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
     };
     for (const r of rows) {
       const room = rooms.get(r[1]) ?? roomOf(r[1]);
-      const c = boundCharge({ amount: r[6], quantities: r[4] as Record<string, unknown>, unitPrices: {} }, room);
+      let amount = r[6];
+      let quantities = r[4];
+      if (amount > room) {
+        const c = boundCharge({ amount, quantities: quantities as Record<string, unknown>, unitPrices: {} }, room);
+        amount = c.amount;
+        quantities = c.quantities;
+      }
       // Only a row that was really inserted (not a duplicate key) moves `spent`, in the same transaction.
-      const x = r[11];
       const inserted =
-        x == null
-          ? ins.run(r[0], r[1], r[2], r[3], jsonText(c.quantities), jsonTextOnce(r[5]), c.amount, r[7], r[8], r[9], r[10]).changes > 0
-          : extra.insert(r, jsonText(c.quantities), c.amount, x);
-      rooms.set(r[1], inserted ? room - c.amount : room);
-      if (inserted) perToken.set(r[1], (perToken.get(r[1]) ?? 0) + c.amount);
-      if (inserted && x != null) landed.push({ tokenId: r[1], amount: c.amount, x, at: r[10] });
+        r[11] == null
+          ? ins.run(r[0], r[1], r[2], r[3], jsonText(quantities), jsonTextOnce(r[5]), amount, r[7], r[8], r[9], r[10]).changes > 0
+          : extra.insert(r, jsonText(quantities), amount);
+      rooms.set(r[1], inserted ? room - amount : room);
+      if (!inserted) continue;
+      perToken.set(r[1], (perToken.get(r[1]) ?? 0) + amount);
+      if (r[11] != null) {
+        const l = leases.get(r[11].allowance);
+        if (l === undefined) leases.set(r[11].allowance, { spent: amount, covered: r[12], at: r[10], tokenId: r[1], lease: r[11] });
+        else {
+          l.spent += amount;
+          l.covered += r[12];
+          l.at = r[10];
+        }
+      }
     }
     // What allowances gave up leaves `held` in the same update as the spend.
-    const heldBack = landed.length > 0 ? extra.land(landed) : null;
+    const heldBack = leases.size > 0 ? extra.land(leases.values()) : null;
     for (const [tokenId, amount] of perToken) {
       const back = heldBack?.get(tokenId) ?? 0;
       heldBack?.delete(tokenId);
@@ -139,34 +152,36 @@ function prepareExtraWrites(raw: BetterSqlite3.Database) {
     ),
   );
   return {
-    insert: (r: LedgerTuple, quantities: string | null, amount: number, x: LedgerExtra): boolean =>
-      ins.run(r[0], r[1], r[2], r[3], quantities, jsonTextOnce(r[5]), amount, r[7], r[8], r[9], r[10], x.accountId, x.listAmount, x.priceGroup).changes > 0,
+    insert: (r: Extract<LedgerTuple, { 11: LeaseTuple }>, quantities: string | null, amount: number): boolean =>
+      ins.run(r[0], r[1], r[2], r[3], quantities, jsonTextOnce(r[5]), amount, r[7], r[8], r[9], r[10], r[11].accountId, r[13], r[14]).changes > 0,
     /**
      * The inserted rows' sums, written once per row they move; returns what the allowances gave up per token, for
      * the batch's own update of each token's spend.
      */
-    land(rows: ReadonlyArray<{ tokenId: string; amount: number; x: LedgerExtra; at: number }>): Map<string, number> {
+    land(leases: Iterable<Landed>): Map<string, number> {
       const heldBack = new Map<string, number>();
-      const byAllowance = new Map<string, { spent: number; covered: number; at: number; tokenId: string; x: LedgerExtra }>();
-      for (const r of rows) {
-        const a = byAllowance.get(r.x.allowance);
-        if (a) {
-          a.spent += r.amount;
-          a.covered += r.x.covered;
-        } else byAllowance.set(r.x.allowance, { spent: r.amount, covered: r.x.covered, at: r.at, tokenId: r.tokenId, x: r.x });
-      }
       // The rows of one allowance all move by the same amounts: one update per table.
-      for (const a of byAllowance.values()) {
-        const back = a.covered > 0 && use.run(a.covered, a.at, a.x.allowance, a.covered).changes > 0 ? a.covered : 0;
+      for (const a of leases) {
+        const x = a.lease;
+        const back = a.covered > 0 && use.run(a.covered, a.at, x.allowance, a.covered).changes > 0 ? a.covered : 0;
         if (back > 0) heldBack.set(a.tokenId, (heldBack.get(a.tokenId) ?? 0) + back);
-        if (a.x.accountId !== null) accounts.run(a.spent, back, a.x.accountId);
+        if (x.accountId !== null) accounts.run(a.spent, back, x.accountId);
         // The allowance's hold made its budget rows (they are never deleted), as in ledger-write.ts.
-        const keys = a.x.budgetRows;
-        if (keys.length > 0) budgetsIn(keys.length).run(a.spent, back, ...keys.flat());
+        if (x.budgetKeys.length > 0) budgetsIn(x.budgetKeys.length / 3).run(a.spent, back, ...x.budgetKeys);
       }
       return heldBack;
     },
   };
+}
+
+/** What one allowance's inserted rows of a batch spent, and what of that its hold covered. */
+interface Landed {
+  spent: number;
+  covered: number;
+  /** The last row's time (the hold's updated_at). */
+  at: number;
+  tokenId: string;
+  lease: LeaseTuple;
 }
 
 /** One statement per shape (a budget list's length), prepared the first time. */

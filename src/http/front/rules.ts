@@ -44,6 +44,7 @@ export function newRequestState(client = ''): RequestState {
     channelId: null,
     attempts: null,
     ttfbMs: null,
+    reserved: false,
     trace: null,
     slot: null,
     recorded: false,
