@@ -26,7 +26,7 @@ type LedgerColumns = [
 export interface LeaseTuple {
   allowance: string;
   accountId: string | null;
-  /** [holder, period, start] of each budget row, one after the other (the parameters of the budget list's update). */
+  /** [holder, period, start] of each budget row, one after the other. */
   budgetKeys: Array<string | number>;
 }
 /** One request-log row, in column order. */
@@ -146,11 +146,8 @@ function prepareExtraWrites(raw: BetterSqlite3.Database) {
   const accounts = raw.prepare('UPDATE accounts SET spent = spent + ?, held = held - ? WHERE id = ?');
   // Only an allowance still open gives up what its charges used (a closed one already gave everything back).
   const use = raw.prepare("UPDATE holds SET amount = amount - ?, updated_at = ? WHERE task_id = ? AND state = 'held' AND amount >= ?");
-  const budgetsIn = cached((n: number) =>
-    raw.prepare(
-      `UPDATE budget_spend SET spent = spent + ?, held = held - ? WHERE (holder_id, period, period_start) IN (VALUES ${Array(n).fill('(?, ?, ?)').join(', ')})`,
-    ),
-  );
+  // One statement per budget row: cheaper in SQLite than one row-values IN (VALUES …) list, which builds a table of its own.
+  const budget = raw.prepare('UPDATE budget_spend SET spent = spent + ?, held = held - ? WHERE holder_id = ? AND period = ? AND period_start = ?');
   return {
     insert: (r: Extract<LedgerTuple, { 11: LeaseTuple }>, quantities: string | null, amount: number): boolean =>
       ins.run(r[0], r[1], r[2], r[3], quantities, jsonTextOnce(r[5]), amount, r[7], r[8], r[9], r[10], r[11].accountId, r[13], r[14]).changes > 0,
@@ -167,7 +164,8 @@ function prepareExtraWrites(raw: BetterSqlite3.Database) {
         if (back > 0) heldBack.set(a.tokenId, (heldBack.get(a.tokenId) ?? 0) + back);
         if (x.accountId !== null) accounts.run(a.spent, back, x.accountId);
         // The allowance's hold made its budget rows (they are never deleted), as in ledger-write.ts.
-        if (x.budgetKeys.length > 0) budgetsIn(x.budgetKeys.length / 3).run(a.spent, back, ...x.budgetKeys);
+        const k = x.budgetKeys;
+        for (let i = 0; i + 2 < k.length; i += 3) budget.run(a.spent, back, k[i], k[i + 1], k[i + 2]);
       }
       return heldBack;
     },
@@ -182,19 +180,6 @@ interface Landed {
   at: number;
   tokenId: string;
   lease: LeaseTuple;
-}
-
-/** One statement per shape (a budget list's length), prepared the first time. */
-function cached<S>(make: (n: number) => S): (n: number) => S {
-  const made = new Map<number, S>();
-  return (n) => {
-    let st = made.get(n);
-    if (st === undefined) {
-      st = make(n);
-      made.set(n, st);
-    }
-    return st;
-  };
 }
 
 /**
