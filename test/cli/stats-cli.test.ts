@@ -8,6 +8,7 @@ import { runProcess, type Ran } from '../support/run-process.ts';
 import { TOLLWAY_BIN } from '../support/serve-process.ts';
 import { useStore } from '../support/store.ts';
 import { tempDir } from '../support/temp-dir.ts';
+import { chatLogRow } from '../support/store-rows.ts';
 
 const dir = tempDir('tollway-stats-cli-');
 const fresh = useStore();
@@ -30,20 +31,8 @@ interface Stats {
 }
 
 let n = 0;
-const row = (token: string, status: number, amount: number, createdAt: number) => ({
-  request_id: `req_cli_stats_${n++}`,
-  token_id: token,
-  model: 'qwx3.7-plus',
-  endpoint: '/v1/chat/completions',
-  method: 'POST',
-  status,
-  latency_ms: 5,
-  usage: null,
-  amount,
-  upstream_request_id: null,
-  error_code: status >= 400 ? 'upstream_error' : null,
-  created_at: createdAt,
-});
+const row = (token: string, status: number, amount: number, createdAt: number) =>
+  chatLogRow(`req_cli_stats_${n++}`, token, 'qwx3.7-plus', status, amount, createdAt);
 
 beforeAll(async () => {
   const databaseUrl = fresh.pgSchema ? `${fresh.url}?options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}` : fresh.url;

@@ -73,3 +73,19 @@ export async function requestLogRow(h: Harness, rid: string) {
   }
   throw new Error(`no request_log row for ${rid}`);
 }
+
+/** A request-log row of a chat call as the store keeps it (statistics tests write these directly, at chosen times). */
+export const chatLogRow = (requestId: string, token: string, model: string, status: number, amount: number, createdAt: number) => ({
+  request_id: requestId,
+  token_id: token,
+  model,
+  endpoint: '/v1/chat/completions',
+  method: 'POST',
+  status,
+  latency_ms: 5,
+  usage: null,
+  amount,
+  upstream_request_id: null,
+  error_code: status >= 400 ? 'upstream_error' : null,
+  created_at: createdAt,
+});

@@ -2,6 +2,7 @@
 // Rows are written straight into the request log at chosen times, so each bucket's expected figures are known.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
+import { chatLogRow } from '../../support/store-rows.ts';
 
 const t = useHarness();
 const MIN = 60_000;
@@ -21,20 +22,8 @@ let now = 0;
 let tokA = '';
 let tokB = '';
 let n = 0;
-const row = (token: string, model: string, status: number, amount: number, createdAt: number) => ({
-  request_id: `req_stats_${n++}`,
-  token_id: token,
-  model,
-  endpoint: '/v1/chat/completions',
-  method: 'POST',
-  status,
-  latency_ms: 5,
-  usage: null,
-  amount,
-  upstream_request_id: null,
-  error_code: status >= 400 ? 'upstream_error' : null,
-  created_at: createdAt,
-});
+const row = (token: string, model: string, status: number, amount: number, createdAt: number) =>
+  chatLogRow(`req_stats_${n++}`, token, model, status, amount, createdAt);
 
 beforeAll(async () => {
   tokA = (await t.h.token({ name: 'stats-a' })).id;
