@@ -54,5 +54,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "dist/src/healthcheck.js"]
 # The compiled CLI directly (not bin/tollway.mjs, which checks sources that are not in the image):
 # `serve` by default; any other command works too, e.g. `docker run … tollway token list`.
-ENTRYPOINT ["node", "--max-semi-space-size=8", "dist/src/cli.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=8", "--min-semi-space-size=8", "dist/src/cli.js"]
 CMD ["serve"]

@@ -33,15 +33,20 @@ const gw = await startGateway(config, { adminKey: 'bench-admin-key-0123456789', 
 await ensureChannel(gw.deps, 'sim', 'dashscope', simUrl, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
 await gw.deps.channels.reload();
 // BENCH_TOKEN=account-budgets: the token belongs to an account with a quota and budgets, and has budgets of its own,
-// so every call reserves against both and moves the current periods' spend (the #42 overhead figure).
+// so every call reserves against both and moves the current periods' spend. BENCH_TOKEN=quota: a quota of its own
+// only, so every call reserves (from an allowance) with no account or budget rows to move.
 const withAccount = process.env.BENCH_TOKEN === 'account-budgets';
+const withQuota = process.env.BENCH_TOKEN === 'quota';
 const BIG = 10 ** 15;
 const budgets: Budget[] = [
   { period: 'day', limit: BIG },
   { period: 'month', limit: BIG },
 ];
 const account = withAccount ? await createAccount(gw.deps, { actor: 'cli' }, parseCreateAccount({ name: 'bench', quota: BIG, budgets })) : null;
-const { secret } = await createToken(gw.deps, account ? { name: 'bench', quota: BIG, accountId: account.id, budgets } : { name: 'bench' });
+const { secret } = await createToken(
+  gw.deps,
+  account ? { name: 'bench', quota: BIG, accountId: account.id, budgets } : withQuota ? { name: 'bench', quota: BIG } : { name: 'bench' },
+);
 const address = await gw.app.listen({ port: 0, host: '127.0.0.1' });
 answerStats();
 let pausedAt: number | null = null;

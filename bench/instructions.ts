@@ -1,6 +1,7 @@
 // npm run bench:instructions — instructions per request, counted by valgrind (callgrind), for non-streaming chat,
 // streamed chat and embeddings (BENCH_IR_KINDS) through the bare proxy, the durable floor (bench/lean-skeleton.ts
-// with SKELETON_DURABLE=1, chat only), the gateway, and (chat only) the gateway with a token in an account with budgets.
+// with SKELETON_DURABLE=1, chat only), the gateway, and (chat only) the gateway with a token in an account with budgets
+// (and, when BENCH_IR_TARGETS names it, with a token that has a quota only).
 // Why: on a shared host the wall-clock figures of `npm run bench` drift between windows of a few seconds, so two
 // builds can only be compared in many paired rounds. Instruction counts do not depend on the machine's speed: on
 // an otherwise idle machine the main thread's count per request repeats closely from run to run
@@ -29,7 +30,7 @@ type Kind = 'chat' | 'stream' | 'embeddings';
 const KINDS: readonly Kind[] = ['chat', 'stream', 'embeddings'];
 
 interface IrTarget {
-  name: 'proxy' | 'floor' | 'gateway' | 'account';
+  name: 'proxy' | 'floor' | 'gateway' | 'quota' | 'account';
   file: string;
   env: Record<string, string>;
   /** The API path prefix ('/v1' or the upstream's '/compatible-mode/v1'). */
@@ -39,6 +40,8 @@ interface IrTarget {
   kinds: readonly Kind[];
   /** The bearer the target expects (the gateway and the floor hand theirs over when ready). */
   auth: (token: string | undefined) => string;
+  /** Measured only when BENCH_IR_TARGETS names it. */
+  named?: boolean;
 }
 
 export interface ThreadCounts {
@@ -147,6 +150,18 @@ async function main(): Promise<void> {
       auth: (k) => k!,
     },
     { name: 'gateway', file: './gateway-proc.ts', env: {}, base: '/v1', upstreamNames: false, kinds: KINDS, auth: (k) => k! },
+    // The gateway again, its token with a quota of its own only (chat; run when BENCH_IR_TARGETS names it): the
+    // reservation's share of the account target's difference.
+    {
+      name: 'quota',
+      file: './gateway-proc.ts',
+      env: { BENCH_TOKEN: 'quota' },
+      base: '/v1',
+      upstreamNames: false,
+      kinds: ['chat'],
+      auth: (k) => k!,
+      named: true,
+    },
     // The gateway again, its token in an account with a quota and budgets, budgets on the token too (chat only).
     {
       name: 'account',
@@ -164,17 +179,20 @@ async function main(): Promise<void> {
   const got = new Map<string, ThreadCounts>();
   try {
     for (const kind of kinds) {
-      for (const t of targets.filter((x) => (!only || only.includes(x.name)) && x.kinds.includes(kind))) {
+      for (const t of targets.filter((x) => (only ? only.includes(x.name) : !x.named) && x.kinds.includes(kind))) {
         const c = await measure(t, kind, sim.port, dir);
         got.set(`${t.name}-${kind}`, c);
         const proxy = got.get(`proxy-${kind}`);
         const gateway = got.get(`gateway-${kind}`);
         const rel =
           proxy && t.name !== 'proxy' ? `  (${(c.main / proxy.main).toFixed(2)}× the proxy's main thread, ${(c.all / proxy.all).toFixed(2)}× its threads)` : '';
-        const vsGateway = gateway && t.name === 'account' ? ` (${(c.main / gateway.main).toFixed(3)}× the plain token's main thread)` : '';
+        const vsGateway =
+          gateway && (t.name === 'account' || t.name === 'quota') ? ` (${(c.main / gateway.main).toFixed(3)}× the plain token's main thread)` : '';
+        const quota = got.get(`quota-${kind}`);
+        const vsQuota = quota && t.name === 'account' ? ` (${(c.main / quota.main).toFixed(3)}× the quota-only token's)` : '';
         const parts = `(V8's threads ${c.v8}, worker threads ${c.workers})`;
         console.log(
-          `${kind.padEnd(10)} ${t.name.padEnd(8)} main thread ${String(c.main).padStart(7)} instr/req   all threads ${String(c.all).padStart(7)} instr/req ${parts}${rel}${vsGateway}`,
+          `${kind.padEnd(10)} ${t.name.padEnd(8)} main thread ${String(c.main).padStart(7)} instr/req   all threads ${String(c.all).padStart(7)} instr/req ${parts}${rel}${vsGateway}${vsQuota}`,
         );
       }
     }

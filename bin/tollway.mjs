@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=8
+#!/usr/bin/env -S node --max-semi-space-size=8 --min-semi-space-size=8
 // Launcher: run the compiled gateway (dist/, built by every `npm install` — production ones included — and by
 // `npm run build`) when it is current with the sources. In a development checkout (dev dependencies installed) a
 // stale or missing dist/ falls back to the TypeScript sources through tsx's loader; an install without them never

@@ -19,9 +19,12 @@ export function tuneHeap(heapGrowingPercent: number): void {
 }
 
 /**
- * Node flags the gateway is started with (`npm start`, the `tollway` launcher's shebang, the bench): a young
- * generation of 2 × 8 MB semi-spaces instead of 2 × 16 MB. Per-request garbage dies young either way, so the
- * smaller young generation lowers peak RSS under load at no measurable CPU cost. Only settable on the command
- * line (or NODE_OPTIONS), hence a list the start paths share (test/runtime/heap.test.ts checks they agree).
+ * Node flags the gateway is started with (`npm start`, the `tollway` launcher's shebang, the Dockerfile, the bench):
+ * a young generation of 2 × 8 MB semi-spaces instead of up to 2 × 16 MB, and fixed at that size. Per-request garbage
+ * dies young either way, so the smaller young generation lowers peak RSS under load at no measurable CPU cost.
+ * Fixed, because V8 otherwise shrinks it after a full GC whenever the allocation rate looks low and grows it back
+ * slowly: until then every scavenge frees less and a request pays for more of them, the cost of a call depending on
+ * the GC history (docs/performance.md, "Memory"). Only settable on the command line (or NODE_OPTIONS), hence a list
+ * the start paths share (test/runtime/heap.test.ts checks they agree).
  */
-export const NODE_HEAP_FLAGS = ['--max-semi-space-size=8'] as const;
+export const NODE_HEAP_FLAGS = ['--max-semi-space-size=8', '--min-semi-space-size=8'] as const;

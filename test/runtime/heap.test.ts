@@ -1,5 +1,5 @@
 // The node flags the gateway is started with live in one list (src/runtime/heap.ts); the start paths that
-// cannot import it — the npm start script and the launcher's shebang — must carry the same flags.
+// cannot import it — the npm start script, the launcher's shebang and the Dockerfile — must carry the same flags.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { NODE_HEAP_FLAGS } from '../../src/runtime/heap.ts';
@@ -18,5 +18,12 @@ describe('gateway node flags', () => {
     const first = readFileSync(new URL('bin/tollway.mjs', root), 'utf8').split('\n')[0]!;
     expect(first.startsWith('#!/usr/bin/env -S node')).toBe(true);
     for (const f of NODE_HEAP_FLAGS) expect(first.split(/\s+/)).toContain(f);
+  });
+
+  it('the container image starts node with every flag', () => {
+    const entry = /^ENTRYPOINT (\[.*\])$/m.exec(readFileSync(new URL('Dockerfile', root), 'utf8'))?.[1];
+    const argv = JSON.parse(entry ?? '[]') as string[];
+    expect(argv[0]).toBe('node');
+    for (const f of NODE_HEAP_FLAGS) expect(argv).toContain(f);
   });
 });
