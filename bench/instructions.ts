@@ -73,6 +73,17 @@ export function countsFrom(dumps: string[], requests: number): ThreadCounts {
   return { main: per(sum.main), v8: per(sum.v8), workers: per(sum.workers), all: per(sum.all) };
 }
 
+/** The gateway (bench/gateway-proc.ts) on its public paths; `token`: BENCH_TOKEN, the kind of token it hands over. */
+const gatewayTarget = (name: IrTarget['name'], kinds: readonly Kind[], token?: string): IrTarget => ({
+  name,
+  file: './gateway-proc.ts',
+  env: token ? { BENCH_TOKEN: token } : {},
+  base: '/v1',
+  upstreamNames: false,
+  kinds,
+  auth: (k) => k!,
+});
+
 function valgrindPresent(): boolean {
   try {
     execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
@@ -149,29 +160,12 @@ async function main(): Promise<void> {
       kinds: ['chat'],
       auth: (k) => k!,
     },
-    { name: 'gateway', file: './gateway-proc.ts', env: {}, base: '/v1', upstreamNames: false, kinds: KINDS, auth: (k) => k! },
+    gatewayTarget('gateway', KINDS),
     // The gateway again, its token with a quota of its own only (chat; run when BENCH_IR_TARGETS names it): the
     // reservation's share of the account target's difference.
-    {
-      name: 'quota',
-      file: './gateway-proc.ts',
-      env: { BENCH_TOKEN: 'quota' },
-      base: '/v1',
-      upstreamNames: false,
-      kinds: ['chat'],
-      auth: (k) => k!,
-      named: true,
-    },
+    { ...gatewayTarget('quota', ['chat'], 'quota'), named: true },
     // The gateway again, its token in an account with a quota and budgets, budgets on the token too (chat only).
-    {
-      name: 'account',
-      file: './gateway-proc.ts',
-      env: { BENCH_TOKEN: 'account-budgets' },
-      base: '/v1',
-      upstreamNames: false,
-      kinds: ['chat'],
-      auth: (k) => k!,
-    },
+    gatewayTarget('account', ['chat'], 'account-budgets'),
   ];
   const only = process.env.BENCH_IR_TARGETS?.split(',');
   const kinds = (process.env.BENCH_IR_KINDS?.split(',') ?? KINDS).filter((k): k is Kind => (KINDS as readonly string[]).includes(k));
