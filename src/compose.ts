@@ -35,7 +35,7 @@ import { TasksRepo } from './store/repos/tasks.ts';
 import { openStore, type Store } from './store/store.ts';
 import { CallbackDispatcher } from './tasks/callbacks.ts';
 import { TokenCallbackSigner } from './tasks/callback-signing.ts';
-import { TaskEngine } from './tasks/engine.ts';
+import { newTaskOwner, TaskEngine } from './tasks/engine.ts';
 import { PollerThread } from './tasks/poller-thread.ts';
 import { UPSTREAMS } from './adapters/upstreams.ts';
 import { PriceGroups } from './metering/price-groups.ts';
@@ -58,6 +58,8 @@ export interface Opened {
   redis: RedisClients | null;
   /** The in-process query budget's memory: shared with the poller thread, so both threads keep one budget. */
   queryBudgetMemory: SharedArrayBuffer;
+  /** Who holds this instance's poll leases (the poller thread's, kept across its restarts); default: a new id. */
+  taskOwner?: string;
   /** The meter's clock (budget periods); tests set it. Default Date.now. */
   clock?: () => number;
 }
@@ -169,6 +171,7 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
       chargedUsage: (t, r) => finishedTaskUsage(deps.catalogue, t, r),
       logger,
       options: config.tasks,
+      owner: o.taskOwner,
       budget,
       slots,
     }),
@@ -218,7 +221,9 @@ function pollerThread(config: Config, keys: Keys, o: Opened, sink: DestinationSt
   if (!config.tasks.pollerEnabled || !config.tasks.pollerThread || /^sqlite:(\/\/)?:memory:$/.test(o.store.location.url)) return null;
   // The thread composes its own objects: no tracing there (its spans would have no request to belong to).
   return new PollerThread(
-    { config: { ...config, tracing: null }, ...keys, location: o.store.location, queryBudgetMemory: o.queryBudgetMemory },
+    // One lease owner for every start of the thread: a restarted thread goes on with the tasks its predecessor held
+    // (leases are sticky) instead of leaving them until the leases run out.
+    { config: { ...config, tracing: null }, ...keys, location: o.store.location, queryBudgetMemory: o.queryBudgetMemory, taskOwner: newTaskOwner() },
     sink,
     o.logger,
   );

@@ -32,6 +32,7 @@ try {
     secret: data.secret,
     location: data.location,
     queryBudgetMemory: data.queryBudgetMemory,
+    taskOwner: data.taskOwner,
     logStream: {
       write: (line: string) => {
         send({ log: line });

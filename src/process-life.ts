@@ -241,7 +241,7 @@ export const POLLER_PG_POOL = 4;
  */
 export async function startPoller(
   config: Config,
-  opts: Keys & { location: { url: string; pgSchema?: string }; logStream: DestinationStream; queryBudgetMemory: SharedArrayBuffer },
+  opts: Keys & { location: { url: string; pgSchema?: string }; logStream: DestinationStream; queryBudgetMemory: SharedArrayBuffer; taskOwner: string },
 ): Promise<{ apply(e: ClusterEvent): Promise<void>; kick(): void; close(): Promise<void> }> {
   const keys = { adminKey: opts.adminKey, secret: opts.secret };
   registerSecrets(config, [keys.adminKey, keys.secret]);
@@ -249,7 +249,13 @@ export async function startPoller(
   const { url, pgSchema } = opts.location;
   // A small PostgreSQL pool: the poller's statements are few and short (docs/operations.md counts it per instance).
   const store = await openStore(url, { migrate: false, readThread: false, pgPoolMax: POLLER_PG_POOL, ...(pgSchema ? { pgSchema } : {}) });
-  const opened: Opened = { store, logger, redis: await openRedis(config.redisUrl, logger), queryBudgetMemory: opts.queryBudgetMemory };
+  const opened: Opened = {
+    store,
+    logger,
+    redis: await openRedis(config.redisUrl, logger),
+    queryBudgetMemory: opts.queryBudgetMemory,
+    taskOwner: opts.taskOwner,
+  };
   const { deps, vidx } = await composePoller(config, keys, opened);
   const stopRefresh = keepCachesCoherent(deps);
   deps.tasks.start();

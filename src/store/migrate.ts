@@ -18,6 +18,7 @@ import * as m017 from './migrations/017-task-slot-queue.ts';
 import * as m018 from './migrations/018-accounts.ts';
 import * as m019 from './migrations/019-webhooks.ts';
 import * as m020 from './migrations/020-ledger-account-partial.ts';
+import * as m021 from './migrations/021-task-list-accounts.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
@@ -41,6 +42,7 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '018-accounts': m018,
   '019-webhooks': m019,
   '020-ledger-account-partial': m020,
+  '021-task-list-accounts': m021,
 };
 
 class StaticProvider implements MigrationProvider {

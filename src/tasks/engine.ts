@@ -1,4 +1,4 @@
-// The durable task engine: creation with a metering hold, a background poller with leases and
+// The durable task engine: creation with a metering hold, a background poller with sticky leases and
 // per-task exponential back-off, on-demand refresh for GETs, compare-and-set terminal transitions,
 // exactly-once settle (ledger key `${taskId}:success`) and release on failure / unknown / max age.
 import { randomUUID } from 'node:crypto';
@@ -10,7 +10,16 @@ import { cancelTask } from './cancel.ts';
 import { runLimited } from './limit.ts';
 import { applyAged, pastMaxAge, recoverSubmit, timedOut } from './task-age.ts';
 import type { TaskEngineOptions } from './options.ts';
-import { type CancelOutcome, type CreateTaskInput, isTerminal, type PollOutcome, type ReportedUsage, type TaskDriver, type TaskRecord } from './types.ts';
+import {
+  type CancelOutcome,
+  type CreateTaskInput,
+  isTerminal,
+  STICKY_STATES,
+  type PollOutcome,
+  type ReportedUsage,
+  type TaskDriver,
+  type TaskRecord,
+} from './types.ts';
 import { createTask } from './create.ts';
 import { advanceWaiting, type SlotDeps } from './slot-queue.ts';
 import { pollBatch, pollUnits, type PollUnit } from './batch-poll.ts';
@@ -18,6 +27,9 @@ import { ListRounds } from './list-rounds.ts';
 import { UNLIMITED_BUDGET, type QueryBudget, type QueryWho } from '../limits/query-budget.ts';
 
 export { DEFAULT_TASK_ENGINE_OPTIONS, type TaskEngineOptions } from './options.ts';
+
+/** A new lease owner's id. */
+export const newTaskOwner = (): string => `inst_${randomUUID()}`;
 
 export interface TaskEngineDeps {
   repo: TasksRepo;
@@ -30,12 +42,15 @@ export interface TaskEngineDeps {
   options: TaskEngineOptions;
   /** The parallel-task queues (slot-queue.ts); absent: no task waits for a slot. */
   slots?: SlotDeps;
+  /** The lease owner (a poller thread keeps its instance's across restarts); absent: a new one. */
+  owner?: string | undefined;
   /** Upstream task queries per account (limits/query-budget.ts); absent: not budgeted. */
   budget?: QueryBudget;
 }
 
 export class TaskEngine {
-  readonly owner = `inst_${randomUUID()}`;
+  /** Who holds this engine's poll leases (sticky: repos/tasks.ts claimDue). */
+  readonly owner: string;
   readonly repo: TasksRepo;
   private readonly drivers = new Map<string, TaskDriver>();
   /** Polls running in this process, so concurrent GETs and the poller share one upstream call. */
@@ -49,6 +64,7 @@ export class TaskEngine {
 
   constructor(private readonly deps: TaskEngineDeps) {
     this.repo = deps.repo;
+    this.owner = deps.owner ?? newTaskOwner();
     this.budget = deps.budget ?? UNLIMITED_BUDGET;
     const apply = (t: TaskRecord, out: PollOutcome) => this.guarded(t, () => applyAged(this.deps, t, out));
     this.rounds = new ListRounds({
@@ -112,28 +128,25 @@ export class TaskEngine {
   }
 
   /**
-   * Poll one task now under a lease (or join the poll already running in this process). `admitted`: the query budget
-   * was asked already; otherwise it is asked as the poller's.
+   * Poll one task now, on demand (or join the poll already running in this process). `admitted`: the query budget was
+   * asked already; otherwise it is asked as the poller's. No lease is taken: the task may be another poller's (leases
+   * are sticky, repos/tasks.ts claimDue), whose round skips it or asks too; the outcome is applied once either way.
    */
   pollNow(t: TaskRecord, who: QueryWho | 'admitted' = 'poller'): Promise<TaskRecord> {
     const running = this.inflight.get(t.id);
     if (running) return running;
     const p = (async () => {
-      if (!(await this.repo.lease(t.id, this.owner, this.deps.options.leaseMs))) return (await this.repo.get(t.id)) ?? t;
-      const fresh = (await this.repo.get(t.id)) ?? t;
-      try {
-        return await this.advance(fresh, who);
-      } finally {
-        await this.repo.unlease(t.id, this.owner).catch(() => undefined);
-      }
+      const fresh = await this.repo.checkOpen(t.id);
+      if (!fresh) return (await this.repo.get(t.id)) ?? t;
+      return this.advance(fresh, who);
     })().finally(() => this.inflight.delete(t.id));
     this.inflight.set(t.id, p);
     return p;
   }
 
   /**
-   * An upstream said the task changed (a callback): make it due at once, so that whichever instance polls next
-   * takes it even when this one cannot lease it now, then refresh it here.
+   * An upstream said the task changed (a callback): make it due at once, so that whichever poller holds it takes it
+   * in its next round even if this refresh fails, then refresh it here.
    */
   async upstreamNotified(t: TaskRecord): Promise<TaskRecord> {
     if (isTerminal(t.state) || t.state === 'submitting' || t.state === 'waiting') return t;
@@ -142,9 +155,10 @@ export class TaskEngine {
   }
 
   /**
-   * One poller round: claim due tasks (the claim schedules their next poll), poll them with bounded concurrency per
-   * channel — one list query for a group of tasks where the driver can batch — and drop the round's leases in
-   * one statement. A poll that finds nothing changed writes nothing.
+   * One poller round: claim due tasks (the claim schedules their next poll and leases them), poll them with bounded
+   * concurrency per channel — one list query for a group of tasks where the driver can batch. A poll that finds
+   * nothing changed writes nothing, and the leases of queued and running tasks stay (sticky: see claimDue); only a
+   * task that was still submitting or waiting is handed back, in one statement.
    */
   async tick(): Promise<number> {
     const o = this.deps.options;
@@ -177,12 +191,9 @@ export class TaskEngine {
         ),
       );
     } finally {
-      await this.repo
-        .unleaseMany(
-          claimed.map((t) => t.id),
-          this.owner,
-        )
-        .catch((e) => this.deps.logger.warn({ err: String(e) }, 'dropping poll leases failed; they expire'));
+      const handBack = claimed.filter((t) => !STICKY_STATES.includes(t.state)).map((t) => t.id);
+      if (handBack.length > 0)
+        await this.repo.unleaseMany(handBack, this.owner).catch((e) => this.deps.logger.warn({ err: String(e) }, 'dropping poll leases failed; they expire'));
     }
     return claimed.length;
   }
@@ -265,7 +276,10 @@ export class TaskEngine {
     );
   }
 
-  /** Move one leased task forward. Never throws for upstream trouble: it backs off instead. */
+  /**
+   * Move one task forward. Never throws for upstream trouble: it backs off instead (returns the task as it is: the
+   * claim scheduled the next poll already, so nothing is written now).
+   */
   private async advance(t: TaskRecord, who: QueryWho | 'admitted' = 'poller'): Promise<TaskRecord> {
     const o = this.deps.options;
     if (t.state === 'submitting') return recoverSubmit(this.deps, this.drivers.get(t.kind), t);
@@ -278,23 +292,18 @@ export class TaskEngine {
         { task_id: t.id, kind: t.kind, channel_id: t.channelId },
         driver ? 'task channel unavailable; will retry' : 'no driver for task kind; will retry',
       );
-      return this.retryLater(t);
+      return t;
     }
     // No room in the account's query budget: asked again at its next poll (already scheduled), nothing written.
-    if (who !== 'admitted' && !(await this.admit(driver, channel, who))) return this.retryLater(t);
+    if (who !== 'admitted' && !(await this.admit(driver, channel, who))) return t;
     let out: PollOutcome;
     try {
       out = await driver.poll(t, channel, { timeoutMs: o.pollTimeoutMs });
     } catch (e) {
       if (pastMaxAge(this.deps, t)) return timedOut(this.deps, t);
       this.deps.logger.warn({ task_id: t.id, err: String(e) }, 'task status query failed; backing off');
-      return this.retryLater(t);
+      return t;
     }
     return applyAged(this.deps, t, out);
-  }
-
-  /** The next poll is already scheduled (the claim set it by back-off): try again then, writing nothing now. */
-  private async retryLater(t: TaskRecord): Promise<TaskRecord> {
-    return t;
   }
 }

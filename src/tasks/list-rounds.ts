@@ -40,10 +40,13 @@ interface Seen {
 const OPEN_STATUS: Record<string, PollOutcome['state']> = { PENDING: 'queued', RUNNING: 'in_progress', SUSPENDED: 'in_progress' };
 /** Tasks created up to this long before the oldest open one are listed too (the two clocks may differ). */
 const CLOCK_MARGIN_MS = 60_000;
+/** Longest time between two passes (ListRounds.run): what waits for the query budget is taken up again that often. */
+const PASS_MS = 1000;
 /** Changed tasks read from the store per turn. */
 const HANDLE_SLICE = 256;
 
 export class ListRounds {
+  private passAt = Number.NEGATIVE_INFINITY;
   private readonly seen = new Map<string, Seen>();
   /** Per account: upstream ids the list showed changed that were not handled yet (the budget ran out). */
   private readonly pending = new Map<string, Map<string, string>>();
@@ -56,9 +59,14 @@ export class ListRounds {
     return s !== undefined && Date.now() - s.at <= 3 * this.intervalOf(s.pages) && s.statuses.has(upstreamTaskId);
   }
 
-  /** One pass over the accounts with open tasks of each listing driver's kind. */
+  /**
+   * One pass over the accounts with open tasks of each listing driver's kind. The poller asks at every round; a pass
+   * counts the open tasks per channel, so passes are at most PASS_MS apart (or the list interval, when shorter).
+   */
   async run(drivers: ReadonlyMap<string, TaskDriver>): Promise<void> {
-    if (this.deps.options.listIntervalMs <= 0) return;
+    const interval = this.deps.options.listIntervalMs;
+    if (interval <= 0 || Date.now() - this.passAt < Math.min(interval, PASS_MS)) return;
+    this.passAt = Date.now();
     for (const [kind, driver] of drivers) {
       if (!driver.listPage || !driver.queryAccount) continue;
       const accounts = new Map<string, { channel: Channel; channelIds: string[]; count: number; oldest: number }>();

@@ -17,6 +17,8 @@ export interface PollerThreadData {
   location: { url: string; pgSchema?: string };
   /** Shared, not copied: the poller thread and the request thread keep one upstream query budget. */
   queryBudgetMemory: SharedArrayBuffer;
+  /** The lease owner of the instance's poller, the same for every start of the thread. */
+  taskOwner: string;
 }
 
 /** Thread → parent: a log line, ready (composed and polling), stopped (store closed), or a start failure. */

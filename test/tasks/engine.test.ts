@@ -186,7 +186,11 @@ describe('task engine', () => {
     const b = f.engine();
     const t = await a.create(f.input(a));
     await f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).where('id', '=', t.id).execute();
-    expect(await a.repo.lease(t.id, 'inst_dead', 60_000)).toBe(true);
+    await f.store.db
+      .updateTable('tasks')
+      .set({ lease_owner: 'inst_dead', lease_until: Date.now() + 60_000 })
+      .where('id', '=', t.id)
+      .execute();
     expect(await b.tick()).toBe(0);
     expect(f.driver.polls).toBe(0);
     await f.store.db

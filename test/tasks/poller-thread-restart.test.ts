@@ -29,6 +29,7 @@ function pollerOn(url: string): PollerThread {
       secret: 'poller-secret-0123456789abcdefghij',
       location: { url },
       queryBudgetMemory: new SharedArrayBuffer(8192),
+      taskOwner: 'inst_poller_restart',
     },
     sink,
     logger,

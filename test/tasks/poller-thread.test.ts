@@ -1,11 +1,13 @@
 // The poller on its own thread (TOLLWAY_TASK_POLLER_THREAD, the default): open tasks finish and are charged once
 // while the request thread claims and polls nothing; a price changed through this process's admin API reaches the
-// thread before it charges; the thread's log lines reach the gateway's log; a thread that dies is started again;
+// thread before it charges; the thread's log lines reach the gateway's log; a thread that dies is started again and
+// goes on with the tasks it held (one lease owner for every start);
 // closing the gateway stops it and drops its leases.
 import { getPriority } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { PollerThread } from '../../src/tasks/poller-thread.ts';
 import { useHarness } from '../support/harness.ts';
+import { dashscopeTaskStore } from '../../simulator/dashscope/tasks.ts';
 import { ledgerOfTask } from '../support/store-rows.ts';
 import { createVideo, FAST_TASK_ENV } from '../support/videos.ts';
 
@@ -92,13 +94,23 @@ describe('the task poller thread', () => {
     expect(JSON.parse(line!)).toMatchObject({ level: 40, task_id: id });
   });
 
-  it('starts a thread that died again, and the work goes on', async () => {
+  it('starts a thread that died again, which goes on at once with the tasks its predecessor held', async () => {
     const poller = t.h.gw.poller as PollerThread;
     const { secret } = await t.h.token({ name: 'crash' });
+    const held = String((await createVideo(t.h, secret, { model: 'wnx2.7-t2v', prompt: 'held at the crash', seconds: 2 })).json.id);
+    // Kept running upstream until the thread has died, so that its lease (90 s by default) is still the dead thread's.
+    const upstream = [...dashscopeTaskStore(t.h.sim.ctx).values()].at(-1)!;
+    upstream.finishAt = Date.now() + 600_000;
+    const owner = await until('the thread holds the task', async () => (await row(held)).lease_owner, 30_000);
     await poller.kill();
+    expect((await row(held)).state).not.toBe('succeeded');
+    upstream.finishAt = Date.now();
     const c = await createVideo(t.h, secret, { model: 'wnx2.7-t2v', prompt: 'after a crash', seconds: 2 });
     const id = String(c.json.id);
     expect((await finished(id)).state).toBe('succeeded');
+    // The lease had not run out: the restarted thread polls as the same owner, so it did not wait for it.
+    const after = await finished(held);
+    expect(after).toEqual({ state: 'succeeded', lease_owner: owner });
     expect(t.h.logs.some((l) => l.includes('task poller thread exited; restarting it'))).toBe(true);
   });
 

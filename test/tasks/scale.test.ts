@@ -1,7 +1,7 @@
 // The task engine at scale, over a real store (SQLite, or PostgreSQL with TOLLWAY_TEST_DIALECT=postgres): claims
 // read the due head of the open-task index in order and schedule the next poll themselves, a poll that finds
-// nothing changed writes nothing, instances claim disjoint sets, batch-capable drivers are asked once per group,
-// and an upstream notice makes a task due at once.
+// nothing changed writes nothing, instances claim disjoint sets, leases are sticky (taken over only when they ran
+// out or were handed back), batch-capable drivers are asked once per group, and an upstream notice polls at once.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Channel } from '../../src/routing/channel-registry.ts';
 import type { PollOutcome, TaskRecord } from '../../src/tasks/types.ts';
@@ -49,12 +49,14 @@ describe('task engine at scale', () => {
     expect(f.driver.polls).toBe(2);
     const [r0, r1, r2, r3] = await Promise.all(tasks.map((t) => row(t.id)));
     expect([r1!.poll_attempts, r2!.poll_attempts, r0!.poll_attempts, r3!.poll_attempts].map(Number)).toEqual([1, 1, 0, 0]);
-    // First attempt: base × 2 (± 10 %), set by the claim; the check time is recorded, the lease dropped after the round.
+    // First attempt: base × 2 (± 10 %), set by the claim; the check time is recorded, and the lease stays with this
+    // instance after the round (sticky), past the next poll by the lease time.
     for (const r of [r1!, r2!]) {
       expect(Number(r.next_poll_at) - before).toBeGreaterThanOrEqual(1800);
       expect(Number(r.next_poll_at) - before).toBeLessThanOrEqual(2200 + (Date.now() - before));
       expect(Number(r.checked_at)).toBeGreaterThanOrEqual(before);
-      expect(r.lease_owner).toBeNull();
+      expect(r.lease_owner).toBe(e.owner);
+      expect(Number(r.lease_until) - Number(r.next_poll_at)).toBeGreaterThanOrEqual(e.options.leaseMs);
     }
     expect(r0!.checked_at).toBeNull();
     // The next round takes the remaining due one only.
@@ -155,21 +157,85 @@ describe('task engine at scale', () => {
     expect(await ledger(tasks[0]!.id)).toHaveLength(1);
   });
 
-  it('an upstream notice makes the task due at once: while another instance holds it nothing is polled here, and the next round takes it', async () => {
+  it('leases are sticky: a round hands nothing back, its owner claims the task again when due, another instance only once the lease ran out', async () => {
+    const o = { pollBaseMs: 1000, pollMaxMs: 4000, leaseMs: 5000 };
+    const a = f.engine(o);
+    const b = f.engine(o);
+    const t = await a.create(f.input(a));
+    await setDue(t.id, 0);
+    const unlease = vi.spyOn(a.repo, 'unleaseMany');
+    expect(await a.tick()).toBe(1);
+    expect(unlease).not.toHaveBeenCalled();
+    const held = await row(t.id);
+    expect(held.lease_owner).toBe(a.owner);
+    // Due again: B may not take it while A's lease runs; A does, renewing its lease.
+    await setDue(t.id, 0);
+    expect(await b.tick()).toBe(0);
+    expect(await a.tick()).toBe(1);
+    expect(f.driver.polls).toBe(2);
+    const renewed = await row(t.id);
+    expect(renewed.lease_owner).toBe(a.owner);
+    expect(Number(renewed.lease_until)).toBeGreaterThanOrEqual(Number(held.lease_until));
+    // A missed the poll by its lease time (a crash): B takes the task over, and from then on it is B's.
+    await f.store.db
+      .updateTable('tasks')
+      .set({ next_poll_at: 0, lease_until: Date.now() - 1 })
+      .where('id', '=', t.id)
+      .execute();
+    expect(await b.tick()).toBe(1);
+    expect((await row(t.id)).lease_owner).toBe(b.owner);
+    await setDue(t.id, 0);
+    expect(await a.tick()).toBe(0);
+    expect(f.driver.polls).toBe(3);
+    // A graceful stop hands the open tasks back: A takes it over at once.
+    await b.stop();
+    expect((await row(t.id)).lease_owner).toBeNull();
+    expect(await a.tick()).toBe(1);
+    expect((await row(t.id)).lease_owner).toBe(a.owner);
+  });
+
+  it('a task still being submitted is leased for the round only: the round hands it back', async () => {
+    const e = f.engine({ leaseMs: 5000 });
+    const t = await e.create(f.input(e));
+    // Left `submitting` past its deadline (a lost submit): the round looks for it upstream (not there yet: it stays
+    // submitting, to be looked for again), then drops its lease, which tells a submit in flight apart.
+    await f.store.db
+      .updateTable('tasks')
+      .set({ state: 'submitting', upstream_task_id: null, next_poll_at: 0, lease_owner: null, lease_until: null })
+      .where('id', '=', t.id)
+      .execute();
+    Object.assign(f.driver, { recoverSubmit: async () => null });
+    const unlease = vi.spyOn(e.repo, 'unleaseMany');
+    expect(await e.tick()).toBe(1);
+    expect(unlease).toHaveBeenCalledWith([t.id], e.owner);
+    expect(await row(t.id)).toMatchObject({ state: 'submitting', lease_owner: null });
+  });
+
+  it("an upstream notice polls the task at once, even while another instance's poller holds it, and makes it due for that poller too", async () => {
     const e = f.engine();
     const t = await e.create(f.input(e));
     await setDue(t.id, Date.now() + 600_000);
-    expect(await e.repo.lease(t.id, 'inst_other', 60_000)).toBe(true);
-    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 2, resolution: 720 } });
+    await f.store.db
+      .updateTable('tasks')
+      .set({ lease_owner: 'inst_other', lease_until: Date.now() + 600_000 })
+      .where('id', '=', t.id)
+      .execute();
+    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'in_progress', upstreamStatus: 'RUNNING', progress: 40 });
+    const before = Date.now();
     const seen = await e.upstreamNotified((await e.repo.get(t.id))!);
-    expect(seen.state).toBe('queued');
-    expect(f.driver.polls).toBe(0);
-    expect(Number((await row(t.id)).next_poll_at)).toBeLessThanOrEqual(Date.now());
-    await e.repo.unlease(t.id, 'inst_other');
-    expect(await e.tick()).toBe(1);
+    expect(seen).toMatchObject({ state: 'in_progress', progress: 40 });
+    expect(f.driver.polls).toBe(1);
+    const r = await row(t.id);
+    // Due now for its poller, the check recorded; the other instance's lease is left as it was.
+    expect(Number(r.next_poll_at)).toBeLessThanOrEqual(Date.now());
+    expect(Number(r.checked_at)).toBeGreaterThanOrEqual(before);
+    expect(r.lease_owner).toBe('inst_other');
+    // Finished: the notice settles it once, however many notices and polls follow.
+    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 2, resolution: 720 } });
+    await Promise.all([e.upstreamNotified((await e.repo.get(t.id))!), f.engine().upstreamNotified((await e.repo.get(t.id))!)]);
     expect((await row(t.id)).state).toBe('succeeded');
     expect(await ledger(t.id)).toHaveLength(1);
-    // Without a lease in the way, the notice refreshes the task itself.
+    expect(await e.upstreamNotified((await e.repo.get(t.id))!)).toMatchObject({ state: 'succeeded' });
     const u = await e.create(f.input(e));
     f.driver.outcomes.set(u.upstreamTaskId!, { state: 'failed', upstreamStatus: 'FAILED', error: { code: 'x', message: 'y' } });
     expect((await e.upstreamNotified(u)).state).toBe('failed');

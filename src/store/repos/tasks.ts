@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Usage } from '../../metering/types.ts';
 import type { TaskEvent, TaskEventInput } from '../../tasks/events.ts';
 import type { TaskIdentity, TaskRecord, TaskState } from '../../tasks/types.ts';
-import { OPEN_STATES } from '../../tasks/types.ts';
+import { OPEN_STATES, STICKY_STATES } from '../../tasks/types.ts';
 import type { Dialect } from '../dialect.ts';
 import { newestFirst, whereList } from '../keyset.ts';
 import type { Database } from '../schema.ts';
@@ -16,7 +16,9 @@ export { storedFamily, toTaskRecord, type AdminTasksFilter, type ListTasksFilter
 import type { AdminTasksFilter, ListTasksFilter } from './task-rows.ts';
 
 /** The open states as the due index's predicate lists them (migration 017): a claim reads that index only when the same. */
-const OPEN_SQL = sql.raw(`(${OPEN_STATES.map((s) => `'${s}'`).join(', ')})`);
+const stateList = (states: readonly TaskState[]) => sql.raw(`(${states.map((s) => `'${s}'`).join(', ')})`);
+const OPEN_SQL = stateList(OPEN_STATES);
+const STICKY_SQL = stateList(STICKY_STATES);
 
 /** Back-off of the poll schedule, as the claim statement computes it (`attempts` = the attempt being made). */
 export interface PollSchedule {
@@ -190,23 +192,24 @@ export class TasksRepo {
     return listTaskEvents(this.db, id);
   }
 
-  /** Take (or renew) the lease on one open task (an on-demand poll). True when this owner now holds it. */
-  async lease(id: string, owner: string, leaseMs: number, now = Date.now()): Promise<boolean> {
+  /**
+   * Record an on-demand check of one open task (a client's read, an upstream notice, a list round's finish) and read
+   * it as it is now; null when it is no longer open. No lease: the poll's outcome is a compare-and-set and a charge is
+   * keyed by the task, so a poll by the task's poller at the same moment moves and charges it once (the upstream may
+   * be asked twice). The check time keeps another read within TOLLWAY_TASK_REFRESH_STALE_MS from asking again.
+   */
+  async checkOpen(id: string, now = Date.now()): Promise<TaskRecord | null> {
     const r = await this.db
       .updateTable('tasks')
-      .set({ lease_owner: owner, lease_until: now + leaseMs, checked_at: now })
+      .set({ checked_at: now })
       .where('id', '=', id)
       .where('state', 'in', [...OPEN_STATES])
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now), eb('lease_owner', '=', owner)]))
+      .returningAll()
       .executeTakeFirst();
-    return Number(r.numUpdatedRows) === 1;
+    return r ? toTaskRecord(r) : null;
   }
 
-  async unlease(id: string, owner: string): Promise<void> {
-    await this.db.updateTable('tasks').set({ lease_owner: null, lease_until: null }).where('id', '=', id).where('lease_owner', '=', owner).execute();
-  }
-
-  /** Drop this owner's leases on these tasks: one statement for a whole poller round. */
+  /** Drop this owner's leases on these tasks (a round's claimed tasks that are not sticky: see claimDue). */
   async unleaseMany(ids: readonly string[], owner: string): Promise<void> {
     for (let i = 0; i < ids.length; i += 500) {
       await this.db
@@ -218,9 +221,9 @@ export class TasksRepo {
     }
   }
 
-  /** Drop every lease this owner holds (graceful shutdown: another instance may take over at once). */
+  /** Hand back every open task this owner holds (graceful shutdown: another instance takes them over at once). */
   async unleaseAll(owner: string): Promise<void> {
-    await this.db.updateTable('tasks').set({ lease_owner: null, lease_until: null }).where('lease_owner', '=', owner).execute();
+    await sql`UPDATE tasks SET lease_owner = NULL, lease_until = NULL WHERE state IN ${OPEN_SQL} AND lease_owner = ${owner}`.execute(this.db);
   }
 
   /** Make an open task due now (an upstream callback said it changed): the next poller round picks it up. */
@@ -246,33 +249,42 @@ export class TasksRepo {
    * (back-off by attempt, less a jitter of 1 to 10 %: the longest back-off is never exceeded, and at least 1 % of it is
    * left for the round's own time between this claim and the status query) and records the check: a poll that then
    * finds nothing changed needs no write of its own. The due head is read in next_poll_at order from the partial index of open tasks.
+   *
+   * Leases are sticky: a queued or running task stays with the owner that polled it (its lease outlasts the next poll
+   * by `leaseMs`, renewed by each claim), so a round hands nothing back and costs one write per task. Another owner
+   * takes a task only when its lease has run out: its owner stopped (it hands its tasks back: unleaseAll) or missed
+   * the task's poll by `leaseMs` (a crash). A task still being submitted or waiting for a slot is leased for the round
+   * only (`leaseMs`; the round hands it back), as a submit in flight is told apart by its lease (repos/slot-queue.ts).
    * PostgreSQL: `FOR UPDATE SKIP LOCKED`, so instances claim disjoint sets without waiting on each other;
    * SQLite has a single writer, and the statement is atomic.
    */
   async claimDue(owner: string, leaseMs: number, limit: number, schedule: PollSchedule, now = Date.now()): Promise<TaskRecord[]> {
     const until = now + leaseMs;
     const { baseMs, maxMs } = schedule;
+    const sticky = until + maxMs;
     const q =
       this.dialect === 'postgres'
         ? sql<TaskRow>`
-        UPDATE tasks SET lease_owner = ${owner}, lease_until = ${until}, checked_at = ${now}, poll_attempts = poll_attempts + 1,
+        UPDATE tasks SET lease_owner = ${owner}, lease_until = CASE WHEN state IN ${STICKY_SQL} THEN ${sticky} ELSE ${until} END,
+          checked_at = ${now}, poll_attempts = poll_attempts + 1,
           next_poll_at = ${now} + CAST(LEAST(CAST(${maxMs} AS bigint), CAST(${baseMs} AS bigint) << LEAST(poll_attempts + 1, 20)) * (0.9 + random() * 0.09) AS bigint)
         WHERE id IN (
           SELECT id FROM tasks
           WHERE state IN ${OPEN_SQL} AND next_poll_at <= ${now}
-            AND (lease_until IS NULL OR lease_until < ${now})
+            AND (lease_until IS NULL OR lease_until < ${now} OR lease_owner = ${owner})
           ORDER BY next_poll_at
           LIMIT ${limit}
           FOR UPDATE SKIP LOCKED
         )
         RETURNING ${POLL_COLUMNS}`
         : sql<TaskRow>`
-        UPDATE tasks SET lease_owner = ${owner}, lease_until = ${until}, checked_at = ${now}, poll_attempts = poll_attempts + 1,
+        UPDATE tasks SET lease_owner = ${owner}, lease_until = CASE WHEN state IN ${STICKY_SQL} THEN ${sticky} ELSE ${until} END,
+          checked_at = ${now}, poll_attempts = poll_attempts + 1,
           next_poll_at = ${now} + CAST(min(${maxMs}, ${baseMs} << min(poll_attempts + 1, 20)) * (0.9 + abs(random() % 901) / 10000.0) AS INTEGER)
         WHERE id IN (
           SELECT id FROM tasks
           WHERE state IN ${OPEN_SQL} AND next_poll_at <= ${now}
-            AND (lease_until IS NULL OR lease_until < ${now})
+            AND (lease_until IS NULL OR lease_until < ${now} OR lease_owner = ${owner})
           ORDER BY next_poll_at
           LIMIT ${limit}
         )
