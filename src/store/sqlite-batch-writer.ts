@@ -18,6 +18,7 @@ import type { Database } from './schema.ts';
 import { prepareRowWrites, writeBatch, type LedgerTuple, type LogTuple, type RowWrites } from './sqlite-row-writes.ts';
 import type { WriterError, WriterReply, WriterRequest } from './sqlite-writer-thread.ts';
 import type { SqliteCheckpointer } from './sqlite-checkpointer.ts';
+import { whileBusy } from './sqlite-busy.ts';
 import { storeThreadEntry } from './thread-entry.ts';
 
 export type { LeaseTuple, LedgerTuple, LogTuple } from './sqlite-row-writes.ts';
@@ -188,12 +189,15 @@ export class SqliteBatchWriter {
     const settle = (kind: Waiter['kind'], e?: unknown) => {
       for (const w of waiters) if (w.kind === kind) e === undefined ? w.resolve() : w.reject(e);
     };
-    // Runs while holding Kysely's single connection (see the file comment).
-    await this.db
-      .connection()
-      .execute(async () => {
+    // Runs while holding Kysely's single connection (see the file comment), let go while another connection holds the
+    // write lock (sqlite-busy.ts). A batch tried again after a part of it was written skips that part by its keys.
+    await whileBusy(() =>
+      this.db.connection().execute(async () => {
         this.writes ??= prepareRowWrites(this.raw);
-        const out = writeBatch(this.writes, ledger, log);
+        return writeBatch(this.writes, ledger, log);
+      }),
+    )
+      .then((out) => {
         settle('ledger', out.ledger);
         settle('log', out.log);
         this.checkpoints?.committed();

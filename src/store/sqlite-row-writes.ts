@@ -4,6 +4,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { jsonText, jsonTextOnce } from '../json/json-text.ts';
 import { boundCharge, MAX_BALANCE, roomLeft } from '../metering/balance-bound.ts';
+import { isSqliteBusy } from './sqlite-busy.ts';
 
 /** One ledger charge, in column order; a charge taken from an allowance (metering/allowances.ts) has four more. */
 export type LedgerTuple =
@@ -190,14 +191,16 @@ export function writeBatch(w: RowWrites, ledger: LedgerTuple[], log: LogTuple[])
   try {
     w.both(ledger, log);
     return {};
-  } catch {
-    // fall through: each part on its own
+  } catch (e) {
+    // Busy: the whole batch is the caller's to try again (sqlite-busy.ts); otherwise each part on its own.
+    if (isSqliteBusy(e)) throw e;
   }
   const out: BatchOutcome = {};
   if (ledger.length > 0) {
     try {
       w.onlyLedger(ledger);
     } catch (e) {
+      if (isSqliteBusy(e)) throw e;
       out.ledger = e;
     }
   }
@@ -205,6 +208,7 @@ export function writeBatch(w: RowWrites, ledger: LedgerTuple[], log: LogTuple[])
     try {
       w.onlyLog(log);
     } catch (e) {
+      if (isSqliteBusy(e)) throw e;
       out.log = e;
     }
   }

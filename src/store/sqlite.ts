@@ -6,17 +6,30 @@ import type { Database } from './schema.ts';
 import { SqliteBatchWriter } from './sqlite-batch-writer.ts';
 import { SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { SqliteReader, SqliteReaderDialect } from './sqlite-reader.ts';
+import { whileBusy } from './sqlite-busy.ts';
 import { cachingStatements } from './sqlite-statement-cache.ts';
 
 /**
  * Transactions take the write lock when they begin (BEGIN IMMEDIATE). Another process may write the same file
  * (the CLI beside a running gateway, a second instance), and a deferred transaction that read first and then
  * writes would fail with SQLITE_BUSY_SNAPSHOT if that writer committed in between; an immediate one waits for
- * the lock (busy_timeout) instead.
+ * the lock instead (sqlite-busy.ts).
  */
 class ImmediateSqliteDriver extends SqliteDriver {
+  private busyAware: DatabaseConnection | null = null;
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  /** The one connection, its statements tried again while another connection holds the write lock (sqlite-busy.ts). */
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const c = await super.acquireConnection();
+    this.busyAware ??= {
+      executeQuery: (q) => whileBusy(() => c.executeQuery(q)),
+      streamQuery: (q, chunkSize) => c.streamQuery(q, chunkSize),
+    };
+    return this.busyAware;
   }
 }
 
@@ -52,7 +65,10 @@ export interface SqliteHandle {
   closeThreads(): Promise<void>;
 }
 
-/** Open a SQLite file (WAL, a busy timeout so concurrent writers wait instead of failing). */
+/**
+ * Open a SQLite file (WAL). Opening waits for the lock (busy_timeout); from then on a busy database is waited for on
+ * a timer, not by sleeping the thread (sqlite-busy.ts).
+ */
 export function openSqlite(url: string, opts: SqliteOptions = {}): SqliteHandle {
   const path = url.replace(/^sqlite:(\/\/)?/, '');
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -61,6 +77,7 @@ export function openSqlite(url: string, opts: SqliteOptions = {}): SqliteHandle 
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 0');
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }) });
   // A writer thread needs a file (another connection cannot see an in-memory database).
   let checkpointer: SqliteCheckpointer | null = null;
