@@ -265,7 +265,7 @@ export class TasksRepo {
     const q =
       this.dialect === 'postgres'
         ? sql<TaskRow>`
-        UPDATE tasks SET lease_owner = ${owner}, lease_until = CASE WHEN state IN ${STICKY_SQL} THEN ${sticky} ELSE ${until} END,
+        UPDATE tasks SET lease_owner = ${owner}, lease_until = CASE WHEN state IN ${STICKY_SQL} THEN CAST(${sticky} AS bigint) ELSE CAST(${until} AS bigint) END,
           checked_at = ${now}, poll_attempts = poll_attempts + 1,
           next_poll_at = ${now} + CAST(LEAST(CAST(${maxMs} AS bigint), CAST(${baseMs} AS bigint) << LEAST(poll_attempts + 1, 20)) * (0.9 + random() * 0.09) AS bigint)
         WHERE id IN (
