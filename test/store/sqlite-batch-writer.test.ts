@@ -1,22 +1,11 @@
 // The SQLite group-commit writer: ledger and request-log batches handed over together commit in one
 // transaction, and a batch that cannot be written never holds back the other kind.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { LedgerTuple, LogTuple } from '../../src/store/sqlite-batch-writer.ts';
+import type { LogTuple } from '../../src/store/sqlite-batch-writer.ts';
+import { ledgerTuple } from '../support/store-rows.ts';
 import { testDialect, useStore } from '../support/store.ts';
 
-const ledgerRow = (key: string, tokenId: string, amount: number): LedgerTuple => [
-  key,
-  tokenId,
-  'qwx3.7-plus',
-  'tokens',
-  { input_tokens: 3 },
-  { input: 1 },
-  amount,
-  key,
-  null,
-  null,
-  1,
-];
+const ledgerRow = ledgerTuple;
 const logRow = (id: string): LogTuple => [
   id,
   'tok_w',

@@ -4,22 +4,8 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isSqliteBusy, whileBusy } from '../../src/store/sqlite-busy.ts';
-import type { LedgerTuple } from '../../src/store/sqlite-batch-writer.ts';
+import { ledgerTuple } from '../support/store-rows.ts';
 import { sqliteFileStore } from '../support/store.ts';
-
-const ledgerRow = (key: string, amount: number): LedgerTuple => [
-  key,
-  'tok_b',
-  'qwx3.7-plus',
-  'tokens',
-  { input_tokens: 3 },
-  { input: 1 },
-  amount,
-  key,
-  null,
-  null,
-  1,
-];
 
 let cleanup: (() => Promise<void>) | null = null;
 afterEach(async () => {
@@ -54,7 +40,7 @@ describe('SQLite: a busy database is waited for on a timer', () => {
       db.transaction().execute(async (trx) => {
         await trx.updateTable('tokens').set({ held: 7 }).where('id', '=', 'tok_b').execute();
       }),
-      s.store.batchWriter!.ledger([ledgerRow('busy-1', 5)]),
+      s.store.batchWriter!.ledger([ledgerTuple('busy-1', 'tok_b', 5)]),
     ]).finally(() => (pending = false));
     const { turns } = await turnsWhile(writes, 150, () => {
       expect(pending).toBe(true);

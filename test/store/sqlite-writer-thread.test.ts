@@ -9,21 +9,10 @@ import type { SqliteBatchWriter } from '../../src/store/sqlite-batch-writer.ts';
 import type { LedgerTuple, LogTuple } from '../../src/store/sqlite-row-writes.ts';
 import { isRowRefusal } from '../../src/store/store-errors.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
+import { ledgerTuple } from '../support/store-rows.ts';
 import { freshStore, sqliteFileStore, testDialect } from '../support/store.ts';
 
-const ledgerRow = (key: string, amount: number): LedgerTuple => [
-  key,
-  'tok_t',
-  'qwx3.7-plus',
-  'tokens',
-  { input_tokens: 3 },
-  { input: 1 },
-  amount,
-  key,
-  null,
-  null,
-  1,
-];
+const ledgerRow = (key: string, amount: number): LedgerTuple => ledgerTuple(key, 'tok_t', amount);
 const logRow = (id: string): LogTuple => [
   id,
   'tok_t',

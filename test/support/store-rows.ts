@@ -1,6 +1,7 @@
 // What a request or a task left in the store: ledger rows, request-log rows, holds and token counters. The
 // ledger and the request log are group-committed, so each read first flushes the writers.
 import type { Harness } from './harness.ts';
+import type { LedgerTuple } from '../../src/store/sqlite-row-writes.ts';
 
 export async function flushWriters(h: Harness): Promise<void> {
   await h.gw.deps.meter.flush();
@@ -89,3 +90,18 @@ export const chatLogRow = (requestId: string, token: string, model: string, stat
   error_code: status >= 400 ? 'upstream_error' : null,
   created_at: createdAt,
 });
+
+/** A ledger row as the SQLite batch writer takes it: a chat charge of `amount` to `tokenId`, keyed by `key`. */
+export const ledgerTuple = (key: string, tokenId: string, amount: number): LedgerTuple => [
+  key,
+  tokenId,
+  'qwx3.7-plus',
+  'tokens',
+  { input_tokens: 3 },
+  { input: 1 },
+  amount,
+  key,
+  null,
+  null,
+  1,
+];
