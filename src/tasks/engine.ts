@@ -136,7 +136,7 @@ export class TaskEngine {
     const running = this.inflight.get(t.id);
     if (running) return running;
     const p = (async () => {
-      const fresh = await this.repo.checkOpen(t.id);
+      const fresh = await this.repo.checkUpstream(t.id);
       if (!fresh) return (await this.repo.get(t.id)) ?? t;
       return this.advance(fresh, who);
     })().finally(() => this.inflight.delete(t.id));

@@ -15,7 +15,7 @@ export type TaskFamily = 'vidx' | 'v1';
 export type TaskState = 'waiting' | 'submitting' | 'queued' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled';
 /** In this order in the SQL that lists them (the due index's predicate must read the same). */
 export const OPEN_STATES: readonly TaskState[] = ['waiting', 'submitting', 'queued', 'in_progress'];
-/** The open states whose poll lease is sticky (repos/tasks.ts claimDue): the upstream has the task, and only polls follow. */
+/** The open states in which the upstream has the task and only polls follow: their poll lease is sticky (repos/tasks.ts claimDue). */
 export const STICKY_STATES: readonly TaskState[] = ['queued', 'in_progress'];
 export const TERMINAL_STATES: readonly TaskState[] = ['succeeded', 'failed', 'cancelled'];
 export const isTerminal = (s: TaskState): boolean => TERMINAL_STATES.includes(s);

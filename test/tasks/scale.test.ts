@@ -194,7 +194,7 @@ describe('task engine at scale', () => {
     expect((await row(t.id)).lease_owner).toBe(a.owner);
   });
 
-  it('a task still being submitted is leased for the round only: the round hands it back', async () => {
+  it('a task still being submitted is leased for the round only (the round hands it back), and never polled on demand', async () => {
     const e = f.engine({ leaseMs: 5000 });
     const t = await e.create(f.input(e));
     // Left `submitting` past its deadline (a lost submit): the round looks for it upstream (not there yet: it stays
@@ -204,9 +204,15 @@ describe('task engine at scale', () => {
       .set({ state: 'submitting', upstream_task_id: null, next_poll_at: 0, lease_owner: null, lease_until: null })
       .where('id', '=', t.id)
       .execute();
-    Object.assign(f.driver, { recoverSubmit: async () => null });
+    const lookup = vi.fn(async () => null);
+    Object.assign(f.driver, { recoverSubmit: lookup });
+    // An on-demand poll, which takes no lease, leaves it to the lease holder: nothing is looked up, nothing written.
+    expect((await e.pollNow((await e.repo.get(t.id))!)).state).toBe('submitting');
+    expect(lookup).not.toHaveBeenCalled();
+    expect((await row(t.id)).checked_at).toBeNull();
     const unlease = vi.spyOn(e.repo, 'unleaseMany');
     expect(await e.tick()).toBe(1);
+    expect(lookup).toHaveBeenCalledTimes(1);
     expect(unlease).toHaveBeenCalledWith([t.id], e.owner);
     expect(await row(t.id)).toMatchObject({ state: 'submitting', lease_owner: null });
   });

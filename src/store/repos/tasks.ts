@@ -193,17 +193,18 @@ export class TasksRepo {
   }
 
   /**
-   * Record an on-demand check of one open task (a client's read, an upstream notice, a list round's finish) and read
-   * it as it is now; null when it is no longer open. No lease: the poll's outcome is a compare-and-set and a charge is
+   * Record an on-demand check of one task the upstream has (queued or in progress: a client's read, an upstream notice,
+   * a list round's finish) and read it as it is now; null when it is not such a task (finished, or still being
+   * submitted, which only its submitter or the lost-submit recovery under a lease may move). No lease: the poll's outcome is a compare-and-set and a charge is
    * keyed by the task, so a poll by the task's poller at the same moment moves and charges it once (the upstream may
    * be asked twice). The check time keeps another read within TOLLWAY_TASK_REFRESH_STALE_MS from asking again.
    */
-  async checkOpen(id: string, now = Date.now()): Promise<TaskRecord | null> {
+  async checkUpstream(id: string, now = Date.now()): Promise<TaskRecord | null> {
     const r = await this.db
       .updateTable('tasks')
       .set({ checked_at: now })
       .where('id', '=', id)
-      .where('state', 'in', [...OPEN_STATES])
+      .where('state', 'in', [...STICKY_STATES])
       .returningAll()
       .executeTakeFirst();
     return r ? toTaskRecord(r) : null;
