@@ -3,8 +3,8 @@
 // task's listed status with the last round's, and only the tasks that changed are looked at — a finished one gets the
 // single query that brings its result and usage, a started one has its state written. An account's round runs on one
 // instance at a time (claimRound), at most every listIntervalMs, and less often when its pages would take more than
-// half of its query budget. A round cut short by the budget changes nothing it did not finish: what it learnt is kept
-// for the next.
+// half of its query budget; its pages wait for room in that budget. A round that cannot finish within its interval is
+// cut short and changes nothing: the next one lists again, knowing the list's length.
 import type { Logger } from 'pino';
 import type { Kysely } from 'kysely';
 import type { Channel } from '../routing/channel-registry.ts';
@@ -50,6 +50,8 @@ export class ListRounds {
   private readonly seen = new Map<string, Seen>();
   /** Per account: upstream ids the list showed changed that were not handled yet (the budget ran out). */
   private readonly pending = new Map<string, Map<string, string>>();
+  /** Per account: how many pages its list had at the last page read. */
+  private readonly pages = new Map<string, number>();
 
   constructor(private readonly deps: ListRoundDeps) {}
 
@@ -104,7 +106,8 @@ export class ListRounds {
     // What the last round found changed comes first; no new list while some of it waits for the budget.
     if (pending.size > 0 && !(await this.handle(kind, account, a.channelIds, pending))) return;
     const last = this.seen.get(account);
-    const interval = this.intervalOf(last?.pages ?? 1);
+    // The pages its last round found, even one cut short: the first round of a long list learns its length.
+    const interval = this.intervalOf(this.pages.get(account) ?? 1);
     if (last && Date.now() - last.at < interval) return;
     if (!(await this.deps.budget.claimRound(account, interval))) return;
     const startedAt = Date.now();
@@ -112,15 +115,28 @@ export class ListRounds {
     const limit = { timeoutMs: this.deps.options.pollTimeoutMs };
     let pages = 1;
     for (let page = 1; page <= pages; page++) {
-      if (!(await this.deps.budget.take(account, 'poller'))) return; // cut short: the next round lists again
+      // The pages come at the budget's pace (they were given half of it: intervalOf); a round that cannot finish
+      // within its interval is cut short, and the next one lists again.
+      if (!(await this.admitPage(account, startedAt + Math.max(interval, this.intervalOf(pages))))) return;
       const p = await driver.listPage!(a.channel, a.oldest - CLOCK_MARGIN_MS, page, limit);
       pages = p.totalPages;
+      this.pages.set(account, pages);
       for (const t of p.tasks) statuses.set(t.upstreamTaskId, t.status);
     }
     for (const [id, status] of statuses) if (last?.statuses.get(id) !== status) pending.set(id, status);
     this.seen.set(account, { at: Date.now(), pages, statuses });
     await this.deps.budget.roundDone(account, startedAt);
     await this.handle(kind, account, a.channelIds, pending);
+  }
+
+  /** Wait for room in the account's budget for one more page, until `until` (ms); false when there was none by then. */
+  private async admitPage(account: string, until: number): Promise<boolean> {
+    const stepMs = Math.ceil(1000 / Math.max(1, this.deps.options.dashscopeQueryQps));
+    while (!(await this.deps.budget.take(account, 'poller'))) {
+      if (Date.now() + stepMs > until) return false;
+      await new Promise((r) => setTimeout(r, stepMs));
+    }
+    return true;
   }
 
   /** Apply what the list showed changed; true when all of it was handled. */

@@ -1,0 +1,80 @@
+// A list round over an account whose list is longer than the query budget lets through at once: its pages wait for
+// room in the budget (never more than it allows in a second) and the round completes, so every listed task is covered
+// without a query of its own. A round whose pages find no room within its interval is cut short and covers nothing.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MemoryQueryBudget } from '../../src/limits/query-budget.ts';
+import { makeLogger } from '../../src/runtime/logger.ts';
+import { ListRounds } from '../../src/tasks/list-rounds.ts';
+import type { TaskDriver, TaskRecord } from '../../src/tasks/types.ts';
+import { CHANNELS, engineFixture, type EngineFixture } from '../support/task-engine.ts';
+
+let f: EngineFixture;
+beforeEach(async () => {
+  f = await engineFixture();
+});
+afterEach(async () => f?.cleanup());
+
+const QPS = 15;
+
+/** A listing driver whose account list has `pages` pages, the tasks given spread over them; the times pages were read. */
+function listing(tasks: readonly TaskRecord[], pages: number): { driver: TaskDriver; reads: number[] } {
+  const reads: number[] = [];
+  const driver: TaskDriver = {
+    poll: async () => ({ state: 'in_progress', upstreamStatus: 'RUNNING' }),
+    queryAccount: () => 'acct',
+    listPage: async (_c, _from, pageNo) => {
+      reads.push(Date.now());
+      return {
+        tasks: tasks.filter((_, i) => (i % pages) + 1 === pageNo).map((t) => ({ upstreamTaskId: t.upstreamTaskId!, status: 'RUNNING' })),
+        totalPages: pages,
+      };
+    },
+  };
+  return { driver, reads };
+}
+
+function rounds(listIntervalMs: number, budget = new MemoryQueryBudget({ qps: QPS, burst: 2 })): ListRounds {
+  return new ListRounds({
+    db: f.store.db,
+    channels: { forTask: (id) => CHANNELS[id] },
+    logger: makeLogger('silent'),
+    budget,
+    finish: async () => true,
+    move: async () => undefined,
+    options: { listIntervalMs, pollTimeoutMs: 1000, dashscopeQueryQps: QPS },
+  });
+}
+
+describe('list rounds under the query budget', () => {
+  it('reads a list of 12 pages at the budget’s pace and covers every task on it', async () => {
+    const e = f.engine();
+    const tasks: TaskRecord[] = [];
+    for (let i = 0; i < 12; i++) tasks.push(await e.create(f.input(e)));
+    const { driver, reads } = listing(tasks, 12);
+    const r = rounds(100);
+    await r.run(new Map([['test-video', driver]]));
+    expect(reads).toHaveLength(12);
+    // Never more than the budget (15 a second, a burst of 2) in any one second.
+    for (const at of reads) expect(reads.filter((x) => x >= at && x < at + 1000).length).toBeLessThanOrEqual(QPS + 2);
+    for (const t of tasks) expect(r.covers('acct', t.upstreamTaskId!)).toBe(true);
+  });
+
+  it('a round whose pages find no room in the budget within its interval is cut short and covers nothing', async () => {
+    const e = f.engine();
+    const tasks: TaskRecord[] = [];
+    for (let i = 0; i < 6; i++) tasks.push(await e.create(f.input(e)));
+    const { driver, reads } = listing(tasks, 6);
+    const budget = new MemoryQueryBudget({ qps: QPS, burst: 2 });
+    // Another user of the account's budget (client reads, another instance) takes every query it lets through.
+    const hog = setInterval(() => void budget.take('acct', 'poller'), 5);
+    try {
+      const r = rounds(1000, budget);
+      await new Promise((res) => setTimeout(res, 50));
+      await r.run(new Map([['test-video', driver]]));
+      expect(reads.length).toBeLessThan(6);
+      for (const t of tasks) expect(r.covers('acct', t.upstreamTaskId!)).toBe(false);
+    } finally {
+      clearInterval(hog);
+    }
+  });
+});
