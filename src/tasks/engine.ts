@@ -10,16 +10,8 @@ import { cancelTask } from './cancel.ts';
 import { runLimited } from './limit.ts';
 import { applyAged, pastMaxAge, recoverSubmit, timedOut } from './task-age.ts';
 import type { TaskEngineOptions } from './options.ts';
-import {
-  type CancelOutcome,
-  type CreateTaskInput,
-  isTerminal,
-  STICKY_STATES,
-  type PollOutcome,
-  type ReportedUsage,
-  type TaskDriver,
-  type TaskRecord,
-} from './types.ts';
+import type { CancelOutcome, CreateTaskInput, PollOutcome, ReportedUsage, TaskDriver, TaskRecord } from './types.ts';
+import { isTerminal, STICKY_STATES } from './types.ts';
 import { createTask } from './create.ts';
 import { advanceWaiting, type SlotDeps } from './slot-queue.ts';
 import { pollBatch, pollUnits, type PollUnit } from './batch-poll.ts';
@@ -28,7 +20,6 @@ import { UNLIMITED_BUDGET, type QueryBudget, type QueryWho } from '../limits/que
 
 export { DEFAULT_TASK_ENGINE_OPTIONS, type TaskEngineOptions } from './options.ts';
 
-/** A new lease owner's id. */
 export const newTaskOwner = (): string => `inst_${randomUUID()}`;
 
 export interface TaskEngineDeps {
