@@ -57,14 +57,14 @@ export class TaskEngine {
     this.repo = deps.repo;
     this.owner = deps.owner ?? newTaskOwner();
     this.budget = deps.budget ?? UNLIMITED_BUDGET;
-    const apply = (t: TaskRecord, out: PollOutcome) => this.guarded(t, () => applyAged(this.deps, t, out));
     this.rounds = new ListRounds({
       db: deps.repo.db,
       channels: deps.channels,
       logger: deps.logger,
       budget: this.budget,
       finish: (t) => this.finishListed(t),
-      move: apply,
+      stopping: () => this.stopped,
+      move: (t, out) => this.guarded(t, () => applyAged(this.deps, t, out)),
       options: deps.options,
     });
   }

@@ -29,6 +29,8 @@ export interface ListRoundDeps {
   /** A task the list shows in another open state: that state written (no query). */
   move(t: TaskRecord, out: PollOutcome): Promise<void>;
   options: Pick<TaskEngineOptions, 'listIntervalMs' | 'pollTimeoutMs' | 'dashscopeQueryQps'>;
+  /** The poller is stopping: a round waiting for budget ends (a stop is not held up by a long list). */
+  stopping?: () => boolean;
 }
 
 interface Seen {
@@ -133,7 +135,7 @@ export class ListRounds {
   private async admitPage(account: string, until: number): Promise<boolean> {
     const stepMs = Math.ceil(1000 / Math.max(1, this.deps.options.dashscopeQueryQps));
     while (!(await this.deps.budget.take(account, 'poller'))) {
-      if (Date.now() + stepMs > until) return false;
+      if (Date.now() + stepMs > until || this.deps.stopping?.()) return false;
       await new Promise((r) => setTimeout(r, stepMs));
     }
     return true;

@@ -1,8 +1,9 @@
 // A list round over an account whose list is longer than the query budget lets through at once: its pages wait for
 // room in the budget (never more than it allows in a second) and the round completes, so every listed task is covered
-// without a query of its own. A round whose pages find no room within its interval is cut short and covers nothing.
+// without a query of its own. A round whose pages find no room within its interval is cut short and covers nothing, and one
+// waiting for room ends at once when the poller stops.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryQueryBudget } from '../../src/limits/query-budget.ts';
+import { MemoryQueryBudget, type QueryBudget } from '../../src/limits/query-budget.ts';
 import { makeLogger } from '../../src/runtime/logger.ts';
 import { ListRounds } from '../../src/tasks/list-rounds.ts';
 import type { TaskDriver, TaskRecord } from '../../src/tasks/types.ts';
@@ -15,6 +16,8 @@ beforeEach(async () => {
 afterEach(async () => f?.cleanup());
 
 const QPS = 15;
+/** An account budget that another user (client reads, another instance) has spent: no query is let through. */
+const SPENT: QueryBudget = { take: async () => false, claimRound: async () => true, roundDone: async () => undefined, lastRound: async () => 0 };
 
 /** A listing driver whose account list has `pages` pages, the tasks given spread over them; the times pages were read. */
 function listing(tasks: readonly TaskRecord[], pages: number): { driver: TaskDriver; reads: number[] } {
@@ -33,8 +36,9 @@ function listing(tasks: readonly TaskRecord[], pages: number): { driver: TaskDri
   return { driver, reads };
 }
 
-function rounds(listIntervalMs: number, budget = new MemoryQueryBudget({ qps: QPS, burst: 2 })): ListRounds {
+function rounds(listIntervalMs: number, budget: QueryBudget = new MemoryQueryBudget({ qps: QPS, burst: 2 }), stopping?: () => boolean): ListRounds {
   return new ListRounds({
+    stopping,
     db: f.store.db,
     channels: { forTask: (id) => CHANNELS[id] },
     logger: makeLogger('silent'),
@@ -64,17 +68,29 @@ describe('list rounds under the query budget', () => {
     const tasks: TaskRecord[] = [];
     for (let i = 0; i < 6; i++) tasks.push(await e.create(f.input(e)));
     const { driver, reads } = listing(tasks, 6);
-    const budget = new MemoryQueryBudget({ qps: QPS, burst: 2 });
-    // Another user of the account's budget (client reads, another instance) takes every query it lets through.
-    const hog = setInterval(() => void budget.take('acct', 'poller'), 5);
-    try {
-      const r = rounds(1000, budget);
-      await new Promise((res) => setTimeout(res, 50));
-      await r.run(new Map([['test-video', driver]]));
-      expect(reads.length).toBeLessThan(6);
-      for (const t of tasks) expect(r.covers('acct', t.upstreamTaskId!)).toBe(false);
-    } finally {
-      clearInterval(hog);
-    }
+    const r = rounds(1000, SPENT);
+    const t0 = Date.now();
+    await r.run(new Map([['test-video', driver]]));
+    // It waited for room for its interval (1 s), then gave up.
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+    expect(reads).toEqual([]);
+    for (const t of tasks) expect(r.covers('acct', t.upstreamTaskId!)).toBe(false);
+  });
+
+  it('a round waiting for room in the budget ends at once when the poller stops', async () => {
+    const e = f.engine();
+    const tasks: TaskRecord[] = [];
+    for (let i = 0; i < 6; i++) tasks.push(await e.create(f.input(e)));
+    const { driver, reads } = listing(tasks, 6);
+    let stopping = false;
+    // An interval of 20 s: without the stop, the round would wait that long for its pages.
+    const r = rounds(20_000, SPENT, () => stopping);
+    const run = r.run(new Map([['test-video', driver]]));
+    await new Promise((res) => setTimeout(res, 300));
+    const stopAt = Date.now();
+    stopping = true;
+    await run;
+    expect(Date.now() - stopAt).toBeLessThan(1000);
+    expect(reads).toEqual([]);
   });
 });
