@@ -42,7 +42,7 @@ interface Seen {
 const OPEN_STATUS: Record<string, PollOutcome['state']> = { PENDING: 'queued', RUNNING: 'in_progress', SUSPENDED: 'in_progress' };
 /** Tasks created up to this long before the oldest open one are listed too (the two clocks may differ). */
 const CLOCK_MARGIN_MS = 60_000;
-/** Longest time between two passes (ListRounds.run): what waits for the query budget is taken up again that often. */
+/** Shortest time between two passes (ListRounds.run), so a pass's count of open tasks runs at most once a second. */
 const PASS_MS = 1000;
 /** Changed tasks read from the store per turn. */
 const HANDLE_SLICE = 256;

@@ -36,6 +36,14 @@ function listing(tasks: readonly TaskRecord[], pages: number): { driver: TaskDri
   return { driver, reads };
 }
 
+/** `n` open tasks of the fixture's kind, created through an engine. */
+async function openTasks(n: number): Promise<TaskRecord[]> {
+  const e = f.engine();
+  const tasks: TaskRecord[] = [];
+  for (let i = 0; i < n; i++) tasks.push(await e.create(f.input(e)));
+  return tasks;
+}
+
 function rounds(listIntervalMs: number, budget: QueryBudget = new MemoryQueryBudget({ qps: QPS, burst: 2 }), stopping?: () => boolean): ListRounds {
   return new ListRounds({
     stopping,
@@ -51,9 +59,7 @@ function rounds(listIntervalMs: number, budget: QueryBudget = new MemoryQueryBud
 
 describe('list rounds under the query budget', () => {
   it('reads a list of 12 pages at the budget’s pace and covers every task on it', async () => {
-    const e = f.engine();
-    const tasks: TaskRecord[] = [];
-    for (let i = 0; i < 12; i++) tasks.push(await e.create(f.input(e)));
+    const tasks = await openTasks(12);
     const { driver, reads } = listing(tasks, 12);
     const r = rounds(100);
     await r.run(new Map([['test-video', driver]]));
@@ -64,9 +70,7 @@ describe('list rounds under the query budget', () => {
   });
 
   it('a round whose pages find no room in the budget within its interval is cut short and covers nothing', async () => {
-    const e = f.engine();
-    const tasks: TaskRecord[] = [];
-    for (let i = 0; i < 6; i++) tasks.push(await e.create(f.input(e)));
+    const tasks = await openTasks(6);
     const { driver, reads } = listing(tasks, 6);
     const r = rounds(1000, SPENT);
     const t0 = Date.now();
@@ -78,9 +82,7 @@ describe('list rounds under the query budget', () => {
   });
 
   it('a round waiting for room in the budget ends at once when the poller stops', async () => {
-    const e = f.engine();
-    const tasks: TaskRecord[] = [];
-    for (let i = 0; i < 6; i++) tasks.push(await e.create(f.input(e)));
+    const tasks = await openTasks(6);
     const { driver, reads } = listing(tasks, 6);
     let stopping = false;
     // An interval of 20 s: without the stop, the round would wait that long for its pages.
