@@ -7,7 +7,6 @@ import { Worker } from 'node:worker_threads';
 import {
   SqliteAdapter,
   SqliteIntrospector,
-  SqliteQueryCompiler,
   type CompiledQuery,
   type DatabaseConnection,
   type DatabaseIntrospector,
@@ -20,6 +19,7 @@ import {
 } from 'kysely';
 import type { ReadReply, ReadRequest } from './sqlite-read-thread.ts';
 import { storeThreadEntry } from './thread-entry.ts';
+import { LiteralLimitCompiler } from './sqlite-literal-limits.ts';
 
 // The thread holds one answer at a time; a page or a bill's day totals are small, a reconciliation's period larger.
 const THREAD_LIMITS = { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 512 };
@@ -141,7 +141,7 @@ export class SqliteReaderDialect implements Dialect {
     return new ReaderDriver(this.reader);
   }
   createQueryCompiler(): QueryCompiler {
-    return new SqliteQueryCompiler();
+    return new LiteralLimitCompiler();
   }
   createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new SqliteIntrospector(db);

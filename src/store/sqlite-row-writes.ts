@@ -5,6 +5,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { jsonText, jsonTextOnce } from '../json/json-text.ts';
 import { boundCharge, MAX_BALANCE, roomLeft } from '../metering/balance-bound.ts';
 import { isSqliteBusy } from './sqlite-busy.ts';
+import { ChunkedInsert, chunkRows } from './sqlite-chunked-insert.ts';
 
 /** One ledger charge, in column order; a charge taken from an allowance (metering/allowances.ts) has four more. */
 export type LedgerTuple =
@@ -64,10 +65,15 @@ export interface BatchOutcome {
 
 /** Prepare the statements (the tables must exist: call after the store's migrations ran). */
 export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
-  const ins = raw.prepare(
-    'INSERT INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at) ' +
-      'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING',
+  // One statement shape for every charge: one of no allowance leaves the allowance's three columns null.
+  const ins = new ChunkedInsert(
+    raw,
+    'INSERT INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at, account_id, list_amount, price_group)',
+    14,
+    'ON CONFLICT (idempotency_key) DO NOTHING',
   );
+  // A chunk's inserted rows are the last `changes` rowids its run gave out (INTEGER PRIMARY KEY: max + 1 each).
+  const takeOut = raw.prepare('DELETE FROM ledger WHERE id > ? AND id <= ?');
   const spend = raw.prepare('UPDATE tokens SET spent = spent + ?, held = held - ? WHERE id = ?');
   const extra = prepareExtraWrites(raw);
   const used = raw.prepare<[string], { used: number }>('SELECT spent + held AS used FROM tokens WHERE id = ?');
@@ -77,12 +83,10 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
     const leases = new Map<string, Landed>();
     // The room each token's balance has left (metering/balance-bound.ts), read in this write transaction.
     const rooms = new Map<string, number>();
-    const roomOf = (tokenId: string): number => {
-      const u = used.get(tokenId);
-      return u === undefined ? MAX_BALANCE : roomLeft(Number(u.used));
-    };
-    for (const r of rows) {
-      const room = rooms.get(r[1]) ?? roomOf(r[1]);
+    const amounts: number[] = [];
+    /** The row's values, its amount bounded by its token's room, which it takes (as if every row before it went in). */
+    const push = (values: unknown[], r: LedgerTuple): void => {
+      const room = rooms.get(r[1]) ?? roomLeftFor(used, r[1]);
       let amount = r[6];
       let quantities = r[4];
       if (amount > room) {
@@ -90,23 +94,49 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
         amount = c.amount;
         quantities = c.quantities;
       }
-      // Only a row that was really inserted (not a duplicate key) moves `spent`, in the same transaction.
-      const inserted =
-        r[11] == null
-          ? ins.run(r[0], r[1], r[2], r[3], jsonText(quantities), jsonTextOnce(r[5]), amount, r[7], r[8], r[9], r[10]).changes > 0
-          : extra.insert(r, jsonText(quantities), amount);
-      rooms.set(r[1], inserted ? room - amount : room);
-      if (!inserted) continue;
+      rooms.set(r[1], room - amount);
+      amounts.push(amount);
+      const lease = r[11];
+      values.push(r[0], r[1], r[2], r[3], jsonText(quantities), jsonTextOnce(r[5]), amount, r[7], r[8], r[9], r[10]);
+      if (lease == null) values.push(null, null, null);
+      else values.push(lease.accountId, r[13], r[14]);
+    };
+    /** An inserted row's spend, on its token and its allowance. */
+    const landed = (r: LedgerTuple, amount: number): void => {
       perToken.set(r[1], (perToken.get(r[1]) ?? 0) + amount);
-      if (r[11] != null) {
-        const l = leases.get(r[11].allowance);
-        if (l === undefined) leases.set(r[11].allowance, { spent: amount, covered: r[12], at: r[10], tokenId: r[1], lease: r[11] });
-        else {
-          l.spent += amount;
-          l.covered += r[12];
-          l.at = r[10];
+      if (r[11] == null) return;
+      const l = leases.get(r[11].allowance);
+      if (l === undefined) leases.set(r[11].allowance, { spent: amount, covered: r[12], at: r[10], tokenId: r[1], lease: r[11] });
+      else {
+        l.spent += amount;
+        l.covered += r[12];
+        l.at = r[10];
+      }
+    };
+    for (let i = 0; i < rows.length; ) {
+      const k = chunkRows(rows.length - i);
+      const values: unknown[] = [];
+      amounts.length = 0;
+      for (let j = i; j < i + k; j++) push(values, rows[j]!);
+      const run = ins.run(k, values);
+      if (run.changes === k) for (let j = i; j < i + k; j++) landed(rows[j]!, amounts[j - i]!);
+      else {
+        // A key was there already (a batch tried again): only rows really inserted move `spent` and take room, so the
+        // chunk's rows go back out and in again one by one, each knowing whether the rows before it went in.
+        const last = Number(run.lastInsertRowid);
+        if (run.changes > 0 && takeOut.run(last - run.changes, last).changes !== run.changes) throw new Error('ledger chunk: inserted rows not found by rowid');
+        for (let j = i; j < i + k; j++) rooms.set(rows[j]![1], rooms.get(rows[j]![1])! + amounts[j - i]!);
+        for (let j = i; j < i + k; j++) {
+          const r = rows[j]!;
+          const one: unknown[] = [];
+          const room = rooms.get(r[1])!;
+          amounts.length = 0;
+          push(one, r);
+          if (ins.run(1, one).changes > 0) landed(r, amounts[0]!);
+          else rooms.set(r[1], room);
         }
       }
+      i += k;
     }
     // What allowances gave up leaves `held` in the same update as the spend.
     const heldBack = leases.size > 0 ? extra.land(leases.values()) : null;
@@ -117,13 +147,23 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
     }
     if (heldBack) for (const [tokenId, back] of heldBack) spend.run(0, back, tokenId);
   };
-  const log = raw.prepare(
-    'INSERT INTO request_log (request_id, token_id, model, endpoint, method, status, latency_ms, usage, amount, upstream_request_id, error_code, created_at, channel_id, attempts, ttfb_ms, upstream_error) ' +
-      'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING',
+  const log = new ChunkedInsert(
+    raw,
+    'INSERT INTO request_log (request_id, token_id, model, endpoint, method, status, latency_ms, usage, amount, upstream_request_id, error_code, created_at, channel_id, attempts, ttfb_ms, upstream_error)',
+    16,
+    'ON CONFLICT (request_id) DO NOTHING',
   );
   const insertLog = (rows: LogTuple[]) => {
-    for (const r of rows)
-      log.run(r[0], r[1], r[2], r[3], r[4], r[5], r[6], jsonText(r[7]), r[8], r[9], r[10], r[11], r[12], jsonText(r[13]), r[14], r[15] ?? null);
+    for (let i = 0; i < rows.length; ) {
+      const k = chunkRows(rows.length - i);
+      const v: unknown[] = [];
+      for (let j = i; j < i + k; j++) {
+        const r = rows[j]!;
+        v.push(r[0], r[1], r[2], r[3], r[4], r[5], r[6], jsonText(r[7]), r[8], r[9], r[10], r[11], r[12], jsonText(r[13]), r[14], r[15] ?? null);
+      }
+      log.run(k, v);
+      i += k;
+    }
   };
   // IMMEDIATE: take the write lock up front, so another connection's commit in between cannot fail the batch.
   const both = raw.transaction((l: LedgerTuple[], g: LogTuple[]) => {
@@ -135,23 +175,23 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
   return { both: (l, g) => both.immediate(l, g), onlyLedger: (r) => onlyLedger.immediate(r), onlyLog: (r) => onlyLog.immediate(r) };
 }
 
+/** The room a token's balance has left, read from its row (MAX_BALANCE for a token not there). */
+function roomLeftFor(used: BetterSqlite3.Statement<[string], { used: number }>, tokenId: string): number {
+  const u = used.get(tokenId);
+  return u === undefined ? MAX_BALANCE : roomLeft(Number(u.used));
+}
+
 /**
  * The writes of charges taken from allowances, the same as ledger-write.ts's landAllowanceRow but summed per row they
  * move: a batch of a busy account's calls updates its allowance, its account and its budget rows once each, not once per call.
  */
 function prepareExtraWrites(raw: BetterSqlite3.Database) {
-  const ins = raw.prepare(
-    'INSERT INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at, account_id, list_amount, price_group) ' +
-      'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) DO NOTHING',
-  );
   const accounts = raw.prepare('UPDATE accounts SET spent = spent + ?, held = held - ? WHERE id = ?');
   // Only an allowance still open gives up what its charges used (a closed one already gave everything back).
   const use = raw.prepare("UPDATE holds SET amount = amount - ?, updated_at = ? WHERE task_id = ? AND state = 'held' AND amount >= ?");
   // One statement per budget row: cheaper in SQLite than one row-values IN (VALUES …) list, which builds a table of its own.
   const budget = raw.prepare('UPDATE budget_spend SET spent = spent + ?, held = held - ? WHERE holder_id = ? AND period = ? AND period_start = ?');
   return {
-    insert: (r: Extract<LedgerTuple, { 11: LeaseTuple }>, quantities: string | null, amount: number): boolean =>
-      ins.run(r[0], r[1], r[2], r[3], quantities, jsonTextOnce(r[5]), amount, r[7], r[8], r[9], r[10], r[11].accountId, r[13], r[14]).changes > 0,
     /**
      * The inserted rows' sums, written once per row they move; returns what the allowances gave up per token, for
      * the batch's own update of each token's spend.

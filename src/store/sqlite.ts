@@ -1,13 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig } from 'kysely';
+import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type QueryCompiler, type SqliteDialectConfig } from 'kysely';
 import type { Database } from './schema.ts';
 import { SqliteBatchWriter } from './sqlite-batch-writer.ts';
 import { SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { SqliteReader, SqliteReaderDialect } from './sqlite-reader.ts';
 import { whileBusy } from './sqlite-busy.ts';
 import { cachingStatements } from './sqlite-statement-cache.ts';
+import { LiteralLimitCompiler } from './sqlite-literal-limits.ts';
 
 /**
  * Transactions take the write lock when they begin (BEGIN IMMEDIATE). Another process may write the same file
@@ -40,6 +41,10 @@ class ImmediateSqliteDialect extends SqliteDialect {
 
   override createDriver(): SqliteDriver {
     return new ImmediateSqliteDriver(this.cfg);
+  }
+
+  override createQueryCompiler(): QueryCompiler {
+    return new LiteralLimitCompiler();
   }
 }
 

@@ -2,6 +2,7 @@
 // transaction, and a batch that cannot be written never holds back the other kind.
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LogTuple } from '../../src/store/sqlite-batch-writer.ts';
+import { MAX_BALANCE } from '../../src/metering/balance-bound.ts';
 import { ledgerTuple } from '../support/store-rows.ts';
 import { testDialect, useStore } from '../support/store.ts';
 
@@ -72,5 +73,41 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
     expect(l2.status).toBe('fulfilled');
     expect(await spent()).toBe(15); // the failed batch moved nothing
     expect(await count('request_log')).toBe(3);
+  });
+
+  // Rows go in several per statement (sqlite-chunked-insert.ts): a batch whose size is no power of two spans chunks of
+  // different sizes, and a key already stored in the middle of a chunk must neither count nor take room.
+  it('a batch of 45 charges and 45 log rows lands whole, across chunks of 32, 8, 4 and 1', async () => {
+    const w = fresh.store.batchWriter!;
+    const before = await spent();
+    const keys = Array.from({ length: 45 }, (_, i) => `c45-${i}`);
+    await Promise.all([w.ledger(keys.map((k, i) => ledgerRow(k, 'tok_w', i + 1))), w.requestLog(keys.map((k) => logRow(`r-${k}`)))]);
+    const rows = await fresh.store.db.selectFrom('ledger').select(['idempotency_key', 'amount']).where('idempotency_key', 'like', 'c45-%').orderBy('id').execute();
+    expect(rows.map((r) => [r.idempotency_key, Number(r.amount)])).toEqual(keys.map((k, i) => [k, i + 1]));
+    expect(await spent()).toBe(before + (45 * 46) / 2);
+    const logged = await fresh.store.db.selectFrom('request_log').select('request_id').where('request_id', 'like', 'r-c45-%').execute();
+    expect(logged).toHaveLength(45);
+  });
+
+  it('a chunk with keys already stored inserts only the new rows, each new row bounded by the room the rows before it left', async () => {
+    const w = fresh.store.batchWriter!;
+    const db = fresh.store.db;
+    await db.insertInto('tokens').values({ id: 'tok_room', name: 'r', secret_hash: 'h-room', prefix: 'sk-r', spent: 0, held: 0, created_at: 1 }).execute();
+    await w.ledger([ledgerRow('room-1', 'tok_room', 6), ledgerRow('room-3', 'tok_room', 6)]);
+    // 10 of room left: the repeated keys take none of it, room-2 takes 6 and room-4 what is left (4).
+    await db.updateTable('tokens').set({ spent: MAX_BALANCE - 10 }).where('id', '=', 'tok_room').execute();
+    await w.ledger([ledgerRow('room-1', 'tok_room', 6), ledgerRow('room-2', 'tok_room', 6), ledgerRow('room-3', 'tok_room', 6), ledgerRow('room-4', 'tok_room', 6)]);
+    const rows = await db.selectFrom('ledger').select(['idempotency_key', 'amount']).where('token_id', '=', 'tok_room').orderBy('idempotency_key').execute();
+    expect(rows.map((r) => [r.idempotency_key, Number(r.amount)])).toEqual([
+      ['room-1', 6],
+      ['room-2', 6],
+      ['room-3', 6],
+      ['room-4', 4],
+    ]);
+    const t = await db.selectFrom('tokens').select('spent').where('id', '=', 'tok_room').executeTakeFirstOrThrow();
+    expect(Number(t.spent)).toBe(MAX_BALANCE);
+    // The rows taken out and put back are the chunk's own: the ledger holds each key once, in the order written.
+    const ids = await db.selectFrom('ledger').select('id').where('token_id', '=', 'tok_room').orderBy('id').execute();
+    expect(new Set(ids.map((r) => r.id)).size).toBe(4);
   });
 });

@@ -9,6 +9,7 @@ import { OPEN_STATES, STICKY_STATES } from '../../tasks/types.ts';
 import type { Dialect } from '../dialect.ts';
 import { newestFirst, whereList } from '../keyset.ts';
 import type { Database } from '../schema.ts';
+import { isLiteralCount } from '../sqlite-literal-limits.ts';
 import { listTaskEvents, writeTaskEvents } from './task-events.ts';
 import { patchRow, POLL_COLUMNS, storedFamily, toPollRecord, toTaskRecord, type TaskPatch, type TaskRow } from './task-rows.ts';
 
@@ -260,6 +261,8 @@ export class TasksRepo {
    * SQLite has a single writer, and the statement is atomic.
    */
   async claimDue(owner: string, leaseMs: number, limit: number, schedule: PollSchedule, now = Date.now()): Promise<TaskRecord[]> {
+    // A literal: a bound LIMIT makes SQLite compile the statement again on every run (sqlite-literal-limits.ts).
+    if (!isLiteralCount(limit)) throw new RangeError(`claimDue: ${limit} is not a row count`);
     const until = now + leaseMs;
     const { baseMs, maxMs } = schedule;
     const sticky = until + maxMs;
@@ -274,7 +277,7 @@ export class TasksRepo {
           WHERE state IN ${OPEN_SQL} AND next_poll_at <= ${now}
             AND (lease_until IS NULL OR lease_until < ${now} OR lease_owner = ${owner})
           ORDER BY next_poll_at
-          LIMIT ${limit}
+          LIMIT ${sql.lit(limit)}
           FOR UPDATE SKIP LOCKED
         )
         RETURNING ${POLL_COLUMNS}`
@@ -287,7 +290,7 @@ export class TasksRepo {
           WHERE state IN ${OPEN_SQL} AND next_poll_at <= ${now}
             AND (lease_until IS NULL OR lease_until < ${now} OR lease_owner = ${owner})
           ORDER BY next_poll_at
-          LIMIT ${limit}
+          LIMIT ${sql.lit(limit)}
         )
         RETURNING ${POLL_COLUMNS}`;
     return (await q.execute(this.db)).rows.map(toPollRecord);
