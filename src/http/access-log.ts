@@ -77,6 +77,9 @@ function ours(v: string): string {
   return PLAIN.test(v) ? `"${v}"` : outside(v);
 }
 
+/** A request id: newRequestId's form (`req_` and 32 hex digits) is plain by construction, so the test is its length and prefix. */
+const requestIdText = (v: string): string => (v.length === 36 && v.startsWith('req_') ? `"${v}"` : ours(v));
+
 export function accessLogger(logger: Logger): (a: AccessLine) => void {
   const stream = (logger as unknown as Record<symbol, { write(s: string): unknown } | undefined>)[pino.symbols.streamSym];
   const needsMetadata = (stream as Record<symbol, unknown> | undefined)?.[pino.symbols.needsMetadataGsym] === true;
@@ -109,7 +112,7 @@ export function accessLogger(logger: Logger): (a: AccessLine) => void {
     // The method and error code repeat from line to line as well (a handful of values): quoted once (repeated). Token ids
     // and client addresses are many: checked per line (scrubbed when not plain: a forwarded address is the sender's
     // text), so they cannot crowd paths and models out of the bounded cache.
-    let s = `{"level":30,"time":${nowText()},"request_id":${ours(a.requestId)},"method":${repeated(a.method)},"path":${repeated(a.path)},"status":${a.status},"latency_ms":${hundredthsText(a.latencyMs)},"client":${ours(a.client)}`;
+    let s = `{"level":30,"time":${nowText()},"request_id":${requestIdText(a.requestId)},"method":${repeated(a.method)},"path":${repeated(a.path)},"status":${a.status},"latency_ms":${hundredthsText(a.latencyMs)},"client":${ours(a.client)}`;
     if (a.tokenId !== undefined) s += `,"token_id":${ours(a.tokenId)}`;
     s += `,"model":${a.model === null ? 'null' : repeated(a.model)}`;
     if (a.errorCode !== null) s += `,"error_code":${repeated(a.errorCode)}`;

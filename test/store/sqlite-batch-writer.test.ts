@@ -1,7 +1,7 @@
 // The SQLite group-commit writer: ledger and request-log batches handed over together commit in one
 // transaction, and a batch that cannot be written never holds back the other kind.
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { LogTuple } from '../../src/store/sqlite-batch-writer.ts';
+import type { LedgerTuple, LogTuple } from '../../src/store/sqlite-batch-writer.ts';
 import { MAX_BALANCE } from '../../src/metering/balance-bound.ts';
 import { ledgerTuple } from '../support/store-rows.ts';
 import { testDialect, useStore } from '../support/store.ts';
@@ -82,7 +82,12 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
     const before = await spent();
     const keys = Array.from({ length: 45 }, (_, i) => `c45-${i}`);
     await Promise.all([w.ledger(keys.map((k, i) => ledgerRow(k, 'tok_w', i + 1))), w.requestLog(keys.map((k) => logRow(`r-${k}`)))]);
-    const rows = await fresh.store.db.selectFrom('ledger').select(['idempotency_key', 'amount']).where('idempotency_key', 'like', 'c45-%').orderBy('id').execute();
+    const rows = await fresh.store.db
+      .selectFrom('ledger')
+      .select(['idempotency_key', 'amount'])
+      .where('idempotency_key', 'like', 'c45-%')
+      .orderBy('id')
+      .execute();
     expect(rows.map((r) => [r.idempotency_key, Number(r.amount)])).toEqual(keys.map((k, i) => [k, i + 1]));
     expect(await spent()).toBe(before + (45 * 46) / 2);
     const logged = await fresh.store.db.selectFrom('request_log').select('request_id').where('request_id', 'like', 'r-c45-%').execute();
@@ -95,8 +100,17 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
     await db.insertInto('tokens').values({ id: 'tok_room', name: 'r', secret_hash: 'h-room', prefix: 'sk-r', spent: 0, held: 0, created_at: 1 }).execute();
     await w.ledger([ledgerRow('room-1', 'tok_room', 6), ledgerRow('room-3', 'tok_room', 6)]);
     // 10 of room left: the repeated keys take none of it, room-2 takes 6 and room-4 what is left (4).
-    await db.updateTable('tokens').set({ spent: MAX_BALANCE - 10 }).where('id', '=', 'tok_room').execute();
-    await w.ledger([ledgerRow('room-1', 'tok_room', 6), ledgerRow('room-2', 'tok_room', 6), ledgerRow('room-3', 'tok_room', 6), ledgerRow('room-4', 'tok_room', 6)]);
+    await db
+      .updateTable('tokens')
+      .set({ spent: MAX_BALANCE - 10 })
+      .where('id', '=', 'tok_room')
+      .execute();
+    await w.ledger([
+      ledgerRow('room-1', 'tok_room', 6),
+      ledgerRow('room-2', 'tok_room', 6),
+      ledgerRow('room-3', 'tok_room', 6),
+      ledgerRow('room-4', 'tok_room', 6),
+    ]);
     const rows = await db.selectFrom('ledger').select(['idempotency_key', 'amount']).where('token_id', '=', 'tok_room').orderBy('idempotency_key').execute();
     expect(rows.map((r) => [r.idempotency_key, Number(r.amount)])).toEqual([
       ['room-1', 6],
@@ -109,5 +123,59 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
     // The rows taken out and put back are the chunk's own: the ledger holds each key once, in the order written.
     const ids = await db.selectFrom('ledger').select('id').where('token_id', '=', 'tok_room').orderBy('id').execute();
     expect(new Set(ids.map((r) => r.id)).size).toBe(4);
+  });
+
+  it('interleaved tokens, models and routes: every row keeps its own values (bound once per chunk of rows that share them)', async () => {
+    const w = fresh.store.batchWriter!;
+    const db = fresh.store.db;
+    for (const id of ['tok_mix_a', 'tok_mix_b'])
+      await db
+        .insertInto('tokens')
+        .values({ id, name: id, secret_hash: `h-${id}`, prefix: 'sk-m', spent: 0, held: 0, created_at: 1 })
+        .execute();
+    const priceA = Object.freeze({ input: 1 });
+    const priceB = Object.freeze({ input: 2, output: 3 });
+    const charges: LedgerTuple[] = [];
+    const logs: LogTuple[] = [];
+    for (let i = 0; i < 23; i++) {
+      const token = i % 3 === 0 ? 'tok_mix_b' : 'tok_mix_a';
+      const model = i % 4 === 0 ? 'qwx-embed' : 'qwx3.7-plus';
+      const key = `mix-${i}`;
+      charges.push([key, token, model, i % 5 === 0 ? 'images' : 'tokens', { n: i }, i % 2 === 0 ? priceA : priceB, i + 1, key, null, `up-${i}`, 100 + i]);
+      const row = logRow(`r-${key}`);
+      row[1] = token;
+      row[2] = model;
+      row[3] = i % 2 === 0 ? '/v1/embeddings' : '/v1/chat/completions';
+      row[4] = i % 7 === 0 ? 'GET' : 'POST';
+      row[12] = i % 6 === 0 ? 'ch_2' : 'ch_1';
+      row[5] = 200 + (i % 3);
+      logs.push(row);
+    }
+    await Promise.all([w.ledger(charges), w.requestLog(logs)]);
+    const stored = await db.selectFrom('ledger').selectAll().where('idempotency_key', 'like', 'mix-%').execute();
+    expect(stored).toHaveLength(23);
+    for (const c of charges) {
+      const r = stored.find((x) => x.idempotency_key === c[0])!;
+      expect([
+        r.token_id,
+        r.model,
+        r.kind,
+        JSON.parse(r.unit_prices),
+        JSON.parse(r.quantities),
+        Number(r.amount),
+        r.upstream_request_id,
+        Number(r.created_at),
+      ]).toEqual([c[1], c[2], c[3], c[5], c[4], c[6], c[9], c[10]]);
+    }
+    const spentOf = async (id: string) => Number((await db.selectFrom('tokens').select('spent').where('id', '=', id).executeTakeFirstOrThrow()).spent);
+    const sum = (token: string) => charges.filter((c) => c[1] === token).reduce((a, c) => a + c[6], 0);
+    expect(await spentOf('tok_mix_a')).toBe(sum('tok_mix_a'));
+    expect(await spentOf('tok_mix_b')).toBe(sum('tok_mix_b'));
+    const logged = await db.selectFrom('request_log').selectAll().where('request_id', 'like', 'r-mix-%').execute();
+    expect(logged).toHaveLength(23);
+    for (const l of logs) {
+      const r = logged.find((x) => x.request_id === l[0])!;
+      expect([r.token_id, r.model, r.endpoint, r.method, r.channel_id, r.status]).toEqual([l[1], l[2], l[3], l[4], l[12], l[5]]);
+    }
   });
 });

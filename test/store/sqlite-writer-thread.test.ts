@@ -84,8 +84,8 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite writer thread', () => {
     expect((err as { code?: string }).code).toBe('SQLITE_CONSTRAINT_NOTNULL');
     expect(isRowRefusal(err)).toBe(true);
     const unbindable = [...logRow('r_obj')] as unknown as LogTuple;
-    // An object where a value goes: the driver's RangeError (it reads an object as named parameters).
-    (unbindable as unknown[])[4] = { not: 'bindable' };
+    // A number SQLite cannot hold (an integer past 64 bits): the driver's RangeError.
+    (unbindable as unknown[])[5] = 2n ** 70n;
     const rangeErr = await w.requestLog([unbindable]).then(
       () => null,
       (e: unknown) => e,

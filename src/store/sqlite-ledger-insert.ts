@@ -1,0 +1,153 @@
+// The ledger's half of a group commit on SQLite: charges inserted in chunks (sqlite-chunked-insert.ts), each token's
+// rows together, and what they spent moved onto their tokens, allowances, accounts and budget rows in the same
+// transaction. The SQL mirrors the dialect-neutral Kysely writes in src/metering/ledger-write.ts.
+import type BetterSqlite3 from 'better-sqlite3';
+import { jsonText, jsonTextOnce } from '../json/json-text.ts';
+import { boundCharge, MAX_BALANCE, roomLeft } from '../metering/balance-bound.ts';
+import { byToken, ChunkedInsert, nextChunk } from './sqlite-chunked-insert.ts';
+import type { LeaseTuple, LedgerTuple } from './sqlite-row-writes.ts';
+
+/** Rows of one chunk share their token, model, kind and unit prices (the token is the group's). */
+const sameShared = (a: LedgerTuple, b: LedgerTuple): boolean => a[2] === b[2] && a[3] === b[3] && (a[5] === b[5] || jsonTextOnce(a[5]) === jsonTextOnce(b[5]));
+
+/** Insert charges (a key already stored is skipped); only inserted rows move their token's `spent`, bounded by its room. */
+export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerTuple[]) => void {
+  // One statement shape for every charge: one of no allowance leaves the allowance's three columns null.
+  const ins = new ChunkedInsert(
+    raw,
+    'INSERT INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at, account_id, list_amount, price_group)',
+    '(?, @token, @model, @kind, ?, @prices, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'ON CONFLICT (idempotency_key) DO NOTHING',
+  );
+  // A chunk's inserted rows are the last `changes` rowids its run gave out (INTEGER PRIMARY KEY: max + 1 each).
+  const takeOut = raw.prepare('DELETE FROM ledger WHERE id > ? AND id <= ?');
+  const spend = raw.prepare('UPDATE tokens SET spent = spent + ?, held = held - ? WHERE id = ?');
+  const extra = prepareExtraWrites(raw);
+  const used = raw.prepare<[string], { used: number }>('SELECT spent + held AS used FROM tokens WHERE id = ?');
+  return (rows) => {
+    const perToken = new Map<string, number>();
+    // Per allowance, what its inserted rows spent and what of that its hold covered.
+    const leases = new Map<string, Landed>();
+    const amounts: number[] = [];
+    // Rooms are per token, so taking the tokens one after the other cuts each charge as the batch's order would.
+    for (const group of byToken(rows, tokenOf)) {
+      const tokenId = group[0]![1];
+      // The room the token's balance has left (metering/balance-bound.ts), read in this write transaction.
+      let room = roomLeftFor(used, tokenId);
+      /** The row's values, its amount bounded by the room, which it takes (as if every row before it went in). */
+      const push = (values: unknown[], r: LedgerTuple): void => {
+        let amount = r[6];
+        let quantities = r[4];
+        if (amount > room) {
+          const c = boundCharge({ amount, quantities: quantities as Record<string, unknown>, unitPrices: {} }, room);
+          amount = c.amount;
+          quantities = c.quantities;
+        }
+        room -= amount;
+        amounts.push(amount);
+        const lease = r[11];
+        values.push(r[0], jsonText(quantities), amount, r[7], r[8], r[9], r[10]);
+        if (lease == null) values.push(null, null, null);
+        else values.push(lease.accountId, r[13], r[14]);
+      };
+      /** An inserted row's spend, on its token and its allowance. */
+      const landed = (r: LedgerTuple, amount: number): void => {
+        perToken.set(tokenId, (perToken.get(tokenId) ?? 0) + amount);
+        if (r[11] == null) return;
+        const l = leases.get(r[11].allowance);
+        if (l === undefined) leases.set(r[11].allowance, { spent: amount, covered: r[12], at: r[10], tokenId, lease: r[11] });
+        else {
+          l.spent += amount;
+          l.covered += r[12];
+          l.at = r[10];
+        }
+      };
+      for (let i = 0; i < group.length; ) {
+        const k = nextChunk(group, i, sameShared);
+        const head = group[i]!;
+        const shared = { token: tokenId, model: head[2], kind: head[3], prices: jsonTextOnce(head[5]) };
+        const values: unknown[] = [];
+        amounts.length = 0;
+        for (let j = i; j < i + k; j++) push(values, group[j]!);
+        const run = ins.run(k, values, shared);
+        if (run.changes === k) for (let j = i; j < i + k; j++) landed(group[j]!, amounts[j - i]!);
+        else {
+          // A key was there already (a batch tried again): only rows really inserted move `spent` and take room, so the
+          // chunk's rows go back out and in again one by one, each knowing whether the rows before it went in.
+          const last = Number(run.lastInsertRowid);
+          if (run.changes > 0 && takeOut.run(last - run.changes, last).changes !== run.changes)
+            throw new Error('ledger chunk: inserted rows not found by rowid');
+          for (const a of amounts) room += a;
+          for (let j = i; j < i + k; j++) {
+            const r = group[j]!;
+            const before = room;
+            const one: unknown[] = [];
+            amounts.length = 0;
+            push(one, r);
+            if (ins.run(1, one, shared).changes > 0) landed(r, amounts[0]!);
+            else room = before;
+          }
+        }
+        i += k;
+      }
+    }
+    // What allowances gave up leaves `held` in the same update as the spend.
+    const heldBack = leases.size > 0 ? extra.land(leases.values()) : null;
+    for (const [tokenId, amount] of perToken) {
+      const back = heldBack?.get(tokenId) ?? 0;
+      heldBack?.delete(tokenId);
+      if (amount > 0 || back > 0) spend.run(amount, back, tokenId);
+    }
+    if (heldBack) for (const [tokenId, back] of heldBack) spend.run(0, back, tokenId);
+  };
+}
+
+const tokenOf = (r: LedgerTuple): string => r[1];
+
+/** The room a token's balance has left, read from its row (MAX_BALANCE for a token not there). */
+function roomLeftFor(used: BetterSqlite3.Statement<[string], { used: number }>, tokenId: string): number {
+  const u = used.get(tokenId);
+  return u === undefined ? MAX_BALANCE : roomLeft(Number(u.used));
+}
+
+/**
+ * The writes of charges taken from allowances, the same as ledger-write.ts's landAllowanceRow but summed per row they
+ * move: a batch of a busy account's calls updates its allowance, its account and its budget rows once each, not once per call.
+ */
+function prepareExtraWrites(raw: BetterSqlite3.Database) {
+  const accounts = raw.prepare('UPDATE accounts SET spent = spent + ?, held = held - ? WHERE id = ?');
+  // Only an allowance still open gives up what its charges used (a closed one already gave everything back).
+  const use = raw.prepare("UPDATE holds SET amount = amount - ?, updated_at = ? WHERE task_id = ? AND state = 'held' AND amount >= ?");
+  // One statement per budget row: cheaper in SQLite than one row-values IN (VALUES …) list, which builds a table of its own.
+  const budget = raw.prepare('UPDATE budget_spend SET spent = spent + ?, held = held - ? WHERE holder_id = ? AND period = ? AND period_start = ?');
+  return {
+    /**
+     * The inserted rows' sums, written once per row they move; returns what the allowances gave up per token, for
+     * the batch's own update of each token's spend.
+     */
+    land(leases: Iterable<Landed>): Map<string, number> {
+      const heldBack = new Map<string, number>();
+      // The rows of one allowance all move by the same amounts: one update per table.
+      for (const a of leases) {
+        const x = a.lease;
+        const back = a.covered > 0 && use.run(a.covered, a.at, x.allowance, a.covered).changes > 0 ? a.covered : 0;
+        if (back > 0) heldBack.set(a.tokenId, (heldBack.get(a.tokenId) ?? 0) + back);
+        if (x.accountId !== null) accounts.run(a.spent, back, x.accountId);
+        // The allowance's hold made its budget rows (they are never deleted), as in ledger-write.ts.
+        const k = x.budgetKeys;
+        for (let i = 0; i + 2 < k.length; i += 3) budget.run(a.spent, back, k[i], k[i + 1], k[i + 2]);
+      }
+      return heldBack;
+    },
+  };
+}
+
+/** What one allowance's inserted rows of a batch spent, and what of that its hold covered. */
+interface Landed {
+  spent: number;
+  covered: number;
+  /** The last row's time (the hold's updated_at). */
+  at: number;
+  tokenId: string;
+  lease: LeaseTuple;
+}
