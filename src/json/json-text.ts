@@ -14,11 +14,12 @@ export function stringEnd(text: string, open: number): number {
 }
 
 /**
- * Does the JSON text nest arrays and objects deeper than `max`? Most bodies hold fewer than `max` opening brackets
- * in all, which settles it with a few substring searches; otherwise one pass that skips strings (brackets inside
- * strings do not nest) measures the depth.
+ * Does the JSON text nest arrays and objects deeper than `max`? Each level is an opening bracket, so a text of at
+ * most `max` characters cannot. Most bodies hold fewer than `max` opening brackets in all, which settles it with a
+ * few substring searches; otherwise one pass that skips strings (brackets inside strings do not nest) measures the depth.
  */
 export function nestsDeeperThan(text: string, max: number): boolean {
+  if (text.length <= max) return false;
   let openers = 0;
   for (let i = text.indexOf('{'); i >= 0 && openers <= max; i = text.indexOf('{', i + 1)) openers++;
   for (let i = text.indexOf('['); i >= 0 && openers <= max; i = text.indexOf('[', i + 1)) openers++;
@@ -40,10 +41,12 @@ export function nestsDeeperThan(text: string, max: number): boolean {
 }
 
 /**
- * Does the JSON text hold more than `max` object members? Each member has one `:` outside strings. A body with at
- * most `max` colons in all is settled by substring searches; otherwise one pass that skips strings counts them.
+ * Does the JSON text hold more than `max` object members? A member is at least four characters (`"":0`), so a text
+ * of at most 4 × `max` cannot. Each member has one `:` outside strings: a longer body with at most `max` colons in
+ * all is settled by substring searches; otherwise one pass that skips strings counts them.
  */
 export function hasMoreMembersThan(text: string, max: number): boolean {
+  if (text.length <= 4 * max) return false;
   let colons = 0;
   for (let i = text.indexOf(':'); i >= 0 && colons <= max; i = text.indexOf(':', i + 1)) colons++;
   if (colons <= max) return false;

@@ -5,6 +5,9 @@
 // the columns a chunk's rows share (the token, the model, the route) are bound once per chunk, as named parameters
 // every row of the statement names, not once per row (docs/performance.md). A chunk is a power of two of rows that
 // share those values, so a batch takes few runs of few prepared statements.
+// The statements are INSERT OR FAIL: a statement of several rows that could abort half-way keeps a journal of every
+// page it changes so that it can undo its own rows; with FAIL a refused row still fails the statement, and the batch's
+// transaction, which is rolled back whole, is what undoes the rest.
 import type BetterSqlite3 from 'better-sqlite3';
 
 /** The most rows in one statement (its parameters stay far below SQLite's limit of 32,766). */

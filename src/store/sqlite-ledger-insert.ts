@@ -15,7 +15,7 @@ export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerT
   // One statement shape for every charge: one of no allowance leaves the allowance's three columns null.
   const ins = new ChunkedInsert(
     raw,
-    'INSERT INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at, account_id, list_amount, price_group)',
+    'INSERT OR FAIL INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at, account_id, list_amount, price_group)',
     '(?, @token, @model, @kind, ?, @prices, ?, ?, ?, ?, ?, ?, ?, ?)',
     'ON CONFLICT (idempotency_key) DO NOTHING',
   );

@@ -68,7 +68,7 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
   const insertLedger = prepareLedgerInsert(raw);
   const log = new ChunkedInsert(
     raw,
-    'INSERT INTO request_log (request_id, token_id, model, endpoint, method, status, latency_ms, usage, amount, upstream_request_id, error_code, created_at, channel_id, attempts, ttfb_ms, upstream_error)',
+    'INSERT OR FAIL INTO request_log (request_id, token_id, model, endpoint, method, status, latency_ms, usage, amount, upstream_request_id, error_code, created_at, channel_id, attempts, ttfb_ms, upstream_error)',
     '(?, @token, @model, @endpoint, @method, ?, ?, ?, ?, ?, ?, ?, @channel, ?, ?, ?)',
     'ON CONFLICT (request_id) DO NOTHING',
   );

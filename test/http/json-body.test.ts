@@ -91,6 +91,14 @@ describe('bounded work per body, through the server', () => {
   it(`an object of more than ${MAX_JSON_MEMBERS} keys is refused unparsed (400, nothing sent upstream); colons in strings do not count`, async () => {
     expect(hasMoreMembersThan(`{"a":"${':'.repeat(10)}"}`, 1)).toBe(false);
     expect(hasMoreMembersThan('{"a":1,"b":2}', 1)).toBe(true);
+    // The shortest texts over each bound (empty keys, one-digit values; one bracket per level) are still caught: a
+    // text is settled by its length alone only when it is too short to hold more.
+    for (let max = 1; max <= 6; max++) {
+      expect(hasMoreMembersThan(`{${Array.from({ length: max + 1 }, () => '"":0').join(',')}}`, max)).toBe(true);
+      expect(hasMoreMembersThan(`{${Array.from({ length: max }, () => '"":0').join(',')}}`, max)).toBe(false);
+      expect(nestsDeeperThan(`${'['.repeat(max + 1)}${']'.repeat(max + 1)}`, max)).toBe(true);
+      expect(nestsDeeperThan(`${'['.repeat(max)}${']'.repeat(max)}`, max)).toBe(false);
+    }
     const before = t.h.sim.requestsTo('/chat/completions').length;
     const body = await expectB(
       await post('/v1/chat/completions', `{"model":"qwx3.7-plus","messages":[{"role":"user","content":"x"}],"metadata":${keys(MAX_JSON_MEMBERS + 1)}}`),
