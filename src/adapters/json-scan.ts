@@ -1,6 +1,7 @@
 // Cheap edits on upstream JSON text, so pass-through answers are not parsed and re-serialised whole.
 // Safe because inside a JSON string every `"` is escaped: the byte sequence `"key":` (quote directly
 // followed by a colon) can only be a real object key, never text inside a value.
+import { pairMemo, quotedName } from '../json/name-memo.ts';
 
 /** The JSON object value of the last `"key":{…}` in `text`, parsed; null when absent or not an object. */
 export function objectAfterKey(text: string, key: string): Record<string, unknown> | null {
@@ -61,15 +62,22 @@ function objectByScan(text: string, at: number): Record<string, unknown> | null 
   return null;
 }
 
+/** The texts renameModel looks for and writes, per model pair. */
+const renaming = pairMemo((from, to) => ({
+  compact: `"model":"${from}"`,
+  spaced: `"model": "${from}"`,
+  compactTo: `"model":${quotedName(to)}`,
+  spacedTo: `"model": ${quotedName(to)}`,
+}));
+
 /** Replace the first `"model":"<from>"` with the public name (no-op when the names are equal). */
 export function renameModel(text: string, from: string, to: string): string {
   if (from === to) return text;
-  const compact = `"model":"${from}"`;
-  const i = text.indexOf(compact);
-  if (i >= 0) return `${text.slice(0, i)}"model":${JSON.stringify(to)}${text.slice(i + compact.length)}`;
-  const spaced = `"model": "${from}"`;
-  const j = text.indexOf(spaced);
-  if (j >= 0) return `${text.slice(0, j)}"model": ${JSON.stringify(to)}${text.slice(j + spaced.length)}`;
+  const r = renaming(from, to);
+  const i = text.indexOf(r.compact);
+  if (i >= 0) return text.slice(0, i) + r.compactTo + text.slice(i + r.compact.length);
+  const j = text.indexOf(r.spaced);
+  if (j >= 0) return text.slice(0, j) + r.spacedTo + text.slice(j + r.spaced.length);
   return text;
 }
 

@@ -8,6 +8,7 @@
 // is not written plainly at the top level (an escaped key name, a non-string value); the caller serialises then.
 import type { JsonObject } from '../json/json.ts';
 import { stringEnd } from '../json/json-text.ts';
+import { quotedName } from '../json/name-memo.ts';
 import type { TextRequest } from './types.ts';
 
 /** The client's body with the upstream model name: its own text, spliced, when that is safe; else serialised. */
@@ -27,7 +28,7 @@ export function spliceTopLevelString(raw: string, parsed: JsonObject, key: strin
   const scan = scanKeys(raw, key);
   if (scan === null || scan.valueStart < 0) return null;
   if (scan.keys !== countKeys(parsed)) return null;
-  return raw.slice(0, scan.valueStart) + JSON.stringify(value) + raw.slice(scan.valueEnd);
+  return raw.slice(0, scan.valueStart) + quotedName(value) + raw.slice(scan.valueEnd);
 }
 
 /**

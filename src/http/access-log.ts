@@ -77,6 +77,23 @@ function ours(v: string): string {
   return PLAIN.test(v) ? `"${v}"` : outside(v);
 }
 
+/**
+ * ours() of a field whose value tends to repeat from one line to the next (a keep-alive client sends the same token
+ * from the same address, request after request): the last plain value's text is kept. A value that is not plain is
+ * scrubbed each time (a secret registered since would change its text).
+ */
+function lastPlain(): (v: string) => string {
+  let last: string | undefined;
+  let text = '';
+  return (v) => {
+    if (v === last) return text;
+    if (!PLAIN.test(v)) return outside(v);
+    last = v;
+    text = `"${v}"`;
+    return text;
+  };
+}
+
 /** A request id: newRequestId's form (`req_` and 32 hex digits) is plain by construction, so the test is its length and prefix. */
 const requestIdText = (v: string): string => (v.length === 36 && v.startsWith('req_') ? `"${v}"` : ours(v));
 
@@ -88,6 +105,8 @@ export function accessLogger(logger: Logger): (a: AccessLine) => void {
   const defaultShape =
     logger.levels.values.info === 30 && sym[pino.symbols.timeSym] === pino.stdTimeFunctions.epochTime && sym[pino.symbols.messageKeySym] === 'msg';
   const direct = stream && !needsMetadata && defaultShape;
+  const clientText = lastPlain();
+  const tokenText = lastPlain();
   return (a) => {
     if (!logger.isLevelEnabled('info')) return;
     if (!direct) {
@@ -112,8 +131,8 @@ export function accessLogger(logger: Logger): (a: AccessLine) => void {
     // The method and error code repeat from line to line as well (a handful of values): quoted once (repeated). Token ids
     // and client addresses are many: checked per line (scrubbed when not plain: a forwarded address is the sender's
     // text), so they cannot crowd paths and models out of the bounded cache.
-    let s = `{"level":30,"time":${nowText()},"request_id":${requestIdText(a.requestId)},"method":${repeated(a.method)},"path":${repeated(a.path)},"status":${a.status},"latency_ms":${hundredthsText(a.latencyMs)},"client":${ours(a.client)}`;
-    if (a.tokenId !== undefined) s += `,"token_id":${ours(a.tokenId)}`;
+    let s = `{"level":30,"time":${nowText()},"request_id":${requestIdText(a.requestId)},"method":${repeated(a.method)},"path":${repeated(a.path)},"status":${a.status},"latency_ms":${hundredthsText(a.latencyMs)},"client":${clientText(a.client)}`;
+    if (a.tokenId !== undefined) s += `,"token_id":${tokenText(a.tokenId)}`;
     s += `,"model":${a.model === null ? 'null' : repeated(a.model)}`;
     if (a.errorCode !== null) s += `,"error_code":${repeated(a.errorCode)}`;
     if (a.upstreamRequestId !== null) s += `,"upstream_request_id":${outside(a.upstreamRequestId)}`;

@@ -13,6 +13,22 @@ export function stringEnd(text: string, open: number): number {
   return -1;
 }
 
+/** Does `text[from, to)` hold no backslash and no control character (a JSON string's text that needs no unescaping)? */
+export function isPlainSpan(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92 /* \ */ || c < 32) return false;
+  }
+  return true;
+}
+
+/**
+ * `text.slice(from, to)` as a string of its own. V8 may make a slice of a long string a view into it, which keeps the
+ * whole of `text` alive for as long as the slice lives; slicing a concatenation flattens it first, into a new string
+ * that holds only the concatenation's characters.
+ */
+export const detachedSlice = (text: string, from: number, to: number): string => `"${text.slice(from, to)}`.slice(1);
+
 /**
  * Does the JSON text nest arrays and objects deeper than `max`? Each level is an opening bracket, so a text of at
  * most `max` characters cannot. Most bodies hold fewer than `max` opening brackets in all, which settles it with a

@@ -3,8 +3,9 @@
 // better-sqlite3, the result object it builds, the program's start, its cursors on the table and each index opened
 // and closed, the reset. And a string bound to a statement is copied twice (better-sqlite3 into UTF-8, SQLite again):
 // the columns a chunk's rows share (the token, the model, the route) are bound once per chunk, as named parameters
-// every row of the statement names, not once per row (docs/performance.md). A chunk is a power of two of rows that
-// share those values, so a batch takes few runs of few prepared statements.
+// every row of the statement names, not once per row (docs/performance.md). A chunk is every row (up to 32) of a run
+// of rows that share those values: one statement is prepared per chunk size met, so a batch of such rows takes one
+// run per 32.
 // The statements are INSERT OR FAIL: a statement of several rows that could abort half-way keeps a journal of every
 // page it changes so that it can undo its own rows; with FAIL a refused row still fails the statement, and the batch's
 // transaction, which is rolled back whole, is what undoes the rest.
@@ -13,17 +14,9 @@ import type BetterSqlite3 from 'better-sqlite3';
 /** The most rows in one statement (its parameters stay far below SQLite's limit of 32,766). */
 export const MAX_CHUNK_ROWS = 32;
 
-/** The number of rows the next chunk takes when `left` rows are left: the largest power of two ≤ left, at most MAX_CHUNK_ROWS. */
-export function chunkRows(left: number): number {
-  if (left >= MAX_CHUNK_ROWS) return MAX_CHUNK_ROWS;
-  let k = 1;
-  while (k * 2 <= left) k *= 2;
-  return k;
-}
-
 /**
  * An INSERT whose row is `row` (e.g. `(?, @token, ?)`: `?` a value of each row, `@name` one value for the whole
- * chunk), prepared once per chunk size on first use.
+ * chunk), prepared once per chunk size on first use (at most MAX_CHUNK_ROWS statements).
  */
 export class ChunkedInsert {
   private readonly bySize = new Map<number, BetterSqlite3.Statement>();
@@ -66,10 +59,19 @@ export function byToken<T>(rows: T[], tokenOf: (r: T) => string | null): T[][] {
   return [...groups.values()];
 }
 
-/** How many of `rows`, from `start`, form the next chunk: rows that `same` says share the first one's values, a power of two of them. */
+/** How many of `rows`, from `start`, form the next chunk: the rows that `same` says share the first one's values, at most MAX_CHUNK_ROWS. */
 export function nextChunk<T>(rows: readonly T[], start: number, same: (a: T, b: T) => boolean): number {
   const head = rows[start]!;
   let end = start + 1;
   while (end < rows.length && end - start < MAX_CHUNK_ROWS && same(head, rows[end]!)) end++;
-  return chunkRows(end - start);
+  return end - start;
+}
+
+/** `rows` (one token's) cut into chunks, in order: `run(start, k)` for the k rows from `start` that form each one. */
+export function eachChunk<T>(rows: readonly T[], same: (a: T, b: T) => boolean, run: (start: number, k: number) => void): void {
+  for (let i = 0; i < rows.length; ) {
+    const k = nextChunk(rows, i, same);
+    run(i, k);
+    i += k;
+  }
 }

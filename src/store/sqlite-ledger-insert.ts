@@ -4,19 +4,29 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { jsonText, jsonTextOnce } from '../json/json-text.ts';
 import { boundCharge, MAX_BALANCE, roomLeft } from '../metering/balance-bound.ts';
-import { byToken, ChunkedInsert, nextChunk } from './sqlite-chunked-insert.ts';
+import { byToken, ChunkedInsert, eachChunk } from './sqlite-chunked-insert.ts';
 import type { LeaseTuple, LedgerTuple } from './sqlite-row-writes.ts';
 
-/** Rows of one chunk share their token, model, kind and unit prices (the token is the group's). */
-const sameShared = (a: LedgerTuple, b: LedgerTuple): boolean => a[2] === b[2] && a[3] === b[3] && (a[5] === b[5] || jsonTextOnce(a[5]) === jsonTextOnce(b[5]));
+/** Rows of one chunk share their token (the group's), model, kind, unit prices, task, account and price group. */
+const sameShared = (a: LedgerTuple, b: LedgerTuple): boolean =>
+  a[2] === b[2] &&
+  a[3] === b[3] &&
+  a[8] === b[8] &&
+  accountOf(a) === accountOf(b) &&
+  priceGroupOf(a) === priceGroupOf(b) &&
+  (a[5] === b[5] || jsonTextOnce(a[5]) === jsonTextOnce(b[5]));
+// A charge of no allowance has no account, list amount or price group.
+const accountOf = (r: LedgerTuple): string | null => r[11]?.accountId ?? null;
+const priceGroupOf = (r: LedgerTuple): string | null => (r[11] == null ? null : r[14]);
 
 /** Insert charges (a key already stored is skipped); only inserted rows move their token's `spent`, bounded by its room. */
 export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerTuple[]) => void {
-  // One statement shape for every charge: one of no allowance leaves the allowance's three columns null.
+  // One statement shape for every charge: one of no allowance leaves the allowance's three columns null. What a
+  // call's charge leaves null or the same (task, account, price group) is bound once per chunk.
   const ins = new ChunkedInsert(
     raw,
     'INSERT OR FAIL INTO ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at, account_id, list_amount, price_group)',
-    '(?, @token, @model, @kind, ?, @prices, ?, ?, ?, ?, ?, ?, ?, ?)',
+    '(?, @token, @model, @kind, ?, @prices, ?, ?, @task, ?, ?, @account, ?, @group)',
     'ON CONFLICT (idempotency_key) DO NOTHING',
   );
   // A chunk's inserted rows are the last `changes` rowids its run gave out (INTEGER PRIMARY KEY: max + 1 each).
@@ -45,10 +55,7 @@ export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerT
         }
         room -= amount;
         amounts.push(amount);
-        const lease = r[11];
-        values.push(r[0], jsonText(quantities), amount, r[7], r[8], r[9], r[10]);
-        if (lease == null) values.push(null, null, null);
-        else values.push(lease.accountId, r[13], r[14]);
+        values.push(r[0], jsonText(quantities), amount, r[7], r[9], r[10], r[11] == null ? null : r[13]);
       };
       /** An inserted row's spend, on its token and its allowance. */
       const landed = (r: LedgerTuple, amount: number): void => {
@@ -62,10 +69,17 @@ export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerT
           l.at = r[10];
         }
       };
-      for (let i = 0; i < group.length; ) {
-        const k = nextChunk(group, i, sameShared);
+      eachChunk(group, sameShared, (i, k) => {
         const head = group[i]!;
-        const shared = { token: tokenId, model: head[2], kind: head[3], prices: jsonTextOnce(head[5]) };
+        const shared = {
+          token: tokenId,
+          model: head[2],
+          kind: head[3],
+          prices: jsonTextOnce(head[5]),
+          task: head[8],
+          account: accountOf(head),
+          group: priceGroupOf(head),
+        };
         const values: unknown[] = [];
         amounts.length = 0;
         for (let j = i; j < i + k; j++) push(values, group[j]!);
@@ -88,8 +102,7 @@ export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerT
             else room = before;
           }
         }
-        i += k;
-      }
+      });
     }
     // What allowances gave up leaves `held` in the same update as the spend.
     const heldBack = leases.size > 0 ? extra.land(leases.values()) : null;

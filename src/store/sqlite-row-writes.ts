@@ -4,7 +4,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { jsonText } from '../json/json-text.ts';
 import { isSqliteBusy } from './sqlite-busy.ts';
-import { byToken, ChunkedInsert, nextChunk } from './sqlite-chunked-insert.ts';
+import { byToken, ChunkedInsert, eachChunk } from './sqlite-chunked-insert.ts';
 import { prepareLedgerInsert } from './sqlite-ledger-insert.ts';
 
 /** One ledger charge, in column order; a charge taken from an allowance (metering/allowances.ts) has four more. */
@@ -66,25 +66,25 @@ export interface BatchOutcome {
 /** Prepare the statements (the tables must exist: call after the store's migrations ran). */
 export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
   const insertLedger = prepareLedgerInsert(raw);
+  // What successful calls leave null or the same (status, error code, upstream error) is bound once per chunk too.
   const log = new ChunkedInsert(
     raw,
     'INSERT OR FAIL INTO request_log (request_id, token_id, model, endpoint, method, status, latency_ms, usage, amount, upstream_request_id, error_code, created_at, channel_id, attempts, ttfb_ms, upstream_error)',
-    '(?, @token, @model, @endpoint, @method, ?, ?, ?, ?, ?, ?, ?, @channel, ?, ?, ?)',
+    '(?, @token, @model, @endpoint, @method, @status, ?, ?, ?, ?, @error, ?, @channel, ?, ?, @upstreamError)',
     'ON CONFLICT (request_id) DO NOTHING',
   );
   const insertLog = (rows: LogTuple[]) => {
     for (const group of byToken(rows, logToken)) {
-      for (let i = 0; i < group.length; ) {
-        const k = nextChunk(group, i, sameRoute);
+      eachChunk(group, sameRoute, (i, k) => {
         const h = group[i]!;
         const v: unknown[] = [];
         for (let j = i; j < i + k; j++) {
           const r = group[j]!;
-          v.push(r[0], r[5], r[6], jsonText(r[7]), r[8], r[9], r[10], r[11], jsonText(r[13]), r[14], r[15] ?? null);
+          v.push(r[0], r[6], jsonText(r[7]), r[8], r[9], r[11], jsonText(r[13]), r[14]);
         }
-        log.run(k, v, { token: h[1], model: h[2], endpoint: h[3], method: h[4], channel: h[12] });
-        i += k;
-      }
+        const shared = { token: h[1], model: h[2], endpoint: h[3], method: h[4], status: h[5], error: h[10], channel: h[12], upstreamError: h[15] ?? null };
+        log.run(k, v, shared);
+      });
     }
   };
   // IMMEDIATE: take the write lock up front, so another connection's commit in between cannot fail the batch.
@@ -98,8 +98,9 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
 }
 
 const logToken = (r: LogTuple): string | null => r[1];
-/** Rows of one chunk share their token (the group's), model, route and channel. */
-const sameRoute = (a: LogTuple, b: LogTuple): boolean => a[2] === b[2] && a[3] === b[3] && a[4] === b[4] && a[12] === b[12];
+/** Rows of one chunk share their token (the group's), model, route, channel, status, error code and upstream error. */
+const sameRoute = (a: LogTuple, b: LogTuple): boolean =>
+  a[2] === b[2] && a[3] === b[3] && a[4] === b[4] && a[12] === b[12] && a[5] === b[5] && a[10] === b[10] && (a[15] ?? null) === (b[15] ?? null);
 
 /**
  * Both kinds in one transaction (under load the commit — the touched pages written to the WAL — costs as much as

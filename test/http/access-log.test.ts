@@ -119,6 +119,25 @@ describe('access line', () => {
     expect(parsed.client).toBe('"forged" [redacted-key]');
   });
 
+  it('a client and token repeated line after line keep their own values, and one that is not plain is scrubbed each time', () => {
+    const c = capture();
+    const log = accessLogger(c.logger);
+    const forged = '"x" late-client-secret-0077';
+    const seq: Array<[string, string]> = [
+      ['203.0.113.7', 'tok_a'],
+      ['203.0.113.7', 'tok_a'],
+      ['203.0.113.8', 'tok_b'],
+      [forged, 'tok_b'],
+      [forged, 'tok_a'],
+    ];
+    for (const [client, tokenId] of seq) log(line({ client, tokenId }));
+    registerSecret('late-client-secret-0077');
+    log(line({ client: forged, tokenId: 'tok_a' }));
+    log(line({ client: '203.0.113.7', tokenId: 'tok_a' }));
+    const got = c.lines.map((l) => JSON.parse(l) as { client: string; token_id: string });
+    expect(got.map((g) => [g.client, g.token_id])).toEqual([...seq, ['"x" [redacted]', 'tok_a'], ['203.0.113.7', 'tok_a']]);
+  });
+
   it('writes nothing when info is disabled', () => {
     const c = capture('warn');
     accessLogger(c.logger)(line());

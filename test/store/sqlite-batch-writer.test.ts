@@ -75,9 +75,9 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
     expect(await count('request_log')).toBe(3);
   });
 
-  // Rows go in several per statement (sqlite-chunked-insert.ts): a batch whose size is no power of two spans chunks of
+  // Rows go in several per statement (sqlite-chunked-insert.ts): a batch of more than 32 alike rows spans chunks of
   // different sizes, and a key already stored in the middle of a chunk must neither count nor take room.
-  it('a batch of 45 charges and 45 log rows lands whole, across chunks of 32, 8, 4 and 1', async () => {
+  it('a batch of 45 charges and 45 log rows lands whole, across chunks of 32 and 13', async () => {
     const w = fresh.store.batchWriter!;
     const before = await spent();
     const keys = Array.from({ length: 45 }, (_, i) => `c45-${i}`);
@@ -125,7 +125,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
     expect(new Set(ids.map((r) => r.id)).size).toBe(4);
   });
 
-  it('interleaved tokens, models and routes: every row keeps its own values (bound once per chunk of rows that share them)', async () => {
+  it('interleaved tokens, models, routes, tasks, accounts and outcomes: every row keeps its own values (bound once per chunk of rows that share them)', async () => {
     const w = fresh.store.batchWriter!;
     const db = fresh.store.db;
     for (const id of ['tok_mix_a', 'tok_mix_b'])
@@ -133,6 +133,8 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
         .insertInto('tokens')
         .values({ id, name: id, secret_hash: `h-${id}`, prefix: 'sk-m', spent: 0, held: 0, created_at: 1 })
         .execute();
+    for (const id of ['acct_mix_1', 'acct_mix_2'])
+      await db.insertInto('accounts').values({ id, name: id, spent: 0, held: 0, created_at: 1, updated_at: 1 }).execute();
     const priceA = Object.freeze({ input: 1 });
     const priceB = Object.freeze({ input: 2, output: 3 });
     const charges: LedgerTuple[] = [];
@@ -141,8 +143,27 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
       const token = i % 3 === 0 ? 'tok_mix_b' : 'tok_mix_a';
       const model = i % 4 === 0 ? 'qwx-embed' : 'qwx3.7-plus';
       const key = `mix-${i}`;
-      charges.push([key, token, model, i % 5 === 0 ? 'images' : 'tokens', { n: i }, i % 2 === 0 ? priceA : priceB, i + 1, key, null, `up-${i}`, 100 + i]);
+      const base = [
+        key,
+        token,
+        model,
+        i % 5 === 0 ? 'images' : 'tokens',
+        { n: i },
+        i % 2 === 0 ? priceA : priceB,
+        i + 1,
+        key,
+        i % 8 === 3 ? `task_mix_${i}` : null,
+        `up-${i}`,
+        100 + i,
+      ] as const;
+      // Some rows charged to an allowance: an account, a list amount, a price group (or none) of their own.
+      const lease = { allowance: `hold_mix_${i % 2}`, accountId: i % 4 === 1 ? 'acct_mix_1' : 'acct_mix_2', budgetKeys: [] };
+      charges.push(i % 3 === 1 ? [...base, lease, 0, 1000 + i, i % 6 === 1 ? 'pg_gold' : null] : [...base]);
       const row = logRow(`r-${key}`);
+      if (i % 5 === 2) {
+        row[10] = i % 2 === 0 ? 'upstream_error' : 'rate_limited';
+        row[15] = `upstream said ${i}`;
+      }
       row[1] = token;
       row[2] = model;
       row[3] = i % 2 === 0 ? '/v1/embeddings' : '/v1/chat/completions';
@@ -165,7 +186,11 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
         Number(r.amount),
         r.upstream_request_id,
         Number(r.created_at),
-      ]).toEqual([c[1], c[2], c[3], c[5], c[4], c[6], c[9], c[10]]);
+        r.task_id,
+        r.account_id,
+        r.list_amount === null ? null : Number(r.list_amount),
+        r.price_group,
+      ]).toEqual([c[1], c[2], c[3], c[5], c[4], c[6], c[9], c[10], c[8], c[11]?.accountId ?? null, c[11] ? c[13] : null, c[11] ? c[14] : null]);
     }
     const spentOf = async (id: string) => Number((await db.selectFrom('tokens').select('spent').where('id', '=', id).executeTakeFirstOrThrow()).spent);
     const sum = (token: string) => charges.filter((c) => c[1] === token).reduce((a, c) => a + c[6], 0);
@@ -175,7 +200,67 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
     expect(logged).toHaveLength(23);
     for (const l of logs) {
       const r = logged.find((x) => x.request_id === l[0])!;
-      expect([r.token_id, r.model, r.endpoint, r.method, r.channel_id, r.status]).toEqual([l[1], l[2], l[3], l[4], l[12], l[5]]);
+      expect([r.token_id, r.model, r.endpoint, r.method, r.channel_id, r.status, r.error_code, r.upstream_error]).toEqual([
+        l[1],
+        l[2],
+        l[3],
+        l[4],
+        l[12],
+        l[5],
+        l[10],
+        l[15] ?? null,
+      ]);
+    }
+  });
+  it('rows alike but for one value bound per chunk (task, account, price group; status, error, upstream error) each keep their own', async () => {
+    const w = fresh.store.batchWriter!;
+    const db = fresh.store.db;
+    await db.insertInto('accounts').values({ id: 'acct_one', name: 'one', spent: 0, held: 0, created_at: 1, updated_at: 1 }).execute();
+    const prices = Object.freeze({ input: 1 });
+    const lease = { allowance: 'hold_one', accountId: 'acct_one', budgetKeys: [] };
+    // Eight rows per case, the same token, model, kind and prices; rows 3 and 6 differ in the case's value only.
+    const cases: Array<(i: number, key: string) => LedgerTuple> = [
+      (i, key) => [key, 'tok_w', 'qwx3.7-plus', 'tokens', { n: i }, prices, 1, key, i === 3 || i === 6 ? `task_${key}` : null, null, 5],
+      (i, key) => [
+        key,
+        'tok_w',
+        'qwx3.7-plus',
+        'tokens',
+        { n: i },
+        prices,
+        1,
+        key,
+        null,
+        null,
+        5,
+        ...(i === 3 || i === 6 ? ([lease, 0, 2, null] as const) : ([] as const)),
+      ],
+      (i, key) => [key, 'tok_w', 'qwx3.7-plus', 'tokens', { n: i }, prices, 1, key, null, null, 5, lease, 0, 2, i === 3 || i === 6 ? 'pg_x' : null],
+    ];
+    const charges = cases.flatMap((c, n) => Array.from({ length: 8 }, (_, i) => c(i, `alike-${n}-${i}`)));
+    const logs: LogTuple[] = [];
+    for (let n = 0; n < 3; n++)
+      for (let i = 0; i < 8; i++) {
+        const row = logRow(`alike-${n}-${i}`);
+        if (i === 3 || i === 6) {
+          if (n === 0) row[5] = 502;
+          if (n === 1) row[10] = 'upstream_error';
+          if (n === 2) row[15] = 'the upstream said no';
+        }
+        logs.push(row);
+      }
+    await Promise.all([w.ledger(charges), w.requestLog(logs)]);
+    const stored = await db.selectFrom('ledger').selectAll().where('idempotency_key', 'like', 'alike-%').execute();
+    expect(stored).toHaveLength(24);
+    for (const c of charges) {
+      const r = stored.find((x) => x.idempotency_key === c[0])!;
+      expect([r.task_id, r.account_id, r.price_group]).toEqual([c[8], c[11]?.accountId ?? null, c[11] ? c[14] : null]);
+    }
+    const logged = await db.selectFrom('request_log').selectAll().where('request_id', 'like', 'alike-%').execute();
+    expect(logged).toHaveLength(24);
+    for (const l of logs) {
+      const r = logged.find((x) => x.request_id === l[0])!;
+      expect([r.status, r.error_code, r.upstream_error]).toEqual([l[5], l[10], l[15] ?? null]);
     }
   });
 });

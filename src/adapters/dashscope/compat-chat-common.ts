@@ -1,6 +1,6 @@
 // One POST to a DashScope endpoint: auth header, body, error answer → GatewayError (sanitised by the renderer).
 import { isObject } from '../../json/json.ts';
-import { stringEnd } from '../../json/json-text.ts';
+import { detachedSlice, isPlainSpan, stringEnd } from '../../json/json-text.ts';
 import { GatewayError, withUpstreamRequestId } from '../../errors/gateway-error.ts';
 import { num } from '../json-scan.ts';
 import { networkError, type UpstreamClient, type UpstreamResponse, type UpstreamTextResponse } from '../http-client.ts';
@@ -167,6 +167,9 @@ export function firstString(text: string, key: string): string | null {
   const open = i + needle.length - 1;
   const end = stringEnd(text, open);
   if (end < 0) return null;
+  // An id written without escapes or control characters is its text between the quotes: no JSON.parse. It is
+  // copied, not sliced: a slice of a long string may be a view that keeps the whole answer in memory.
+  if (isPlainSpan(text, open + 1, end)) return detachedSlice(text, open + 1, end);
   try {
     return JSON.parse(text.slice(open, end + 1)) as string;
   } catch {

@@ -8,6 +8,7 @@
 // Anything not in the canonical `data: <json>\n\n` form (comments, `event:`/`id:` lines, multi-line data,
 // `data:` without the space) goes through the generic parser instead, so behaviour does not depend on it.
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { pairMemo, quotedName } from '../../json/name-memo.ts';
 import { objectAfterKey } from '../json-scan.ts';
 import { SSE_LINE_LIMIT, sseEventsOf, sseLineTooLong } from '../sse-events.ts';
 import type { TokenUsage } from '../types.ts';
@@ -48,31 +49,12 @@ export interface ChatStreamCore {
   take(): string;
 }
 
-/** The byte strings a rename looks for and writes, per model pair: the same few pairs on every stream. */
-interface Renaming {
-  from: string;
-  compact: string;
-  spaced: string;
-}
-const renamings = new Map<string, Map<string, Renaming>>();
-
-function renamingOf(upstreamModel: string, publicModel: string): Renaming {
-  let byPublic = renamings.get(upstreamModel);
-  if (byPublic === undefined) {
-    if (renamings.size >= 1000) renamings.clear(); // names come from the catalogue: a bound, not an eviction policy
-    renamings.set(upstreamModel, (byPublic = new Map()));
-  }
-  let r = byPublic.get(publicModel);
-  if (r === undefined) {
-    r = {
-      from: bytesOf(upstreamModel),
-      compact: bytesOf(`"model":${JSON.stringify(publicModel)}`),
-      spaced: bytesOf(`"model": ${JSON.stringify(publicModel)}`),
-    };
-    byPublic.set(publicModel, r);
-  }
-  return r;
-}
+/** The byte strings a rename looks for and writes, per model pair. */
+const renamingOf = pairMemo((upstreamModel, publicModel) => ({
+  from: bytesOf(upstreamModel),
+  compact: bytesOf(`"model":${quotedName(publicModel)}`),
+  spaced: bytesOf(`"model": ${quotedName(publicModel)}`),
+}));
 
 export function chatStreamCore(o: ChatStreamOptions, st: ChatStreamState): ChatStreamCore {
   const rename = o.upstreamModel !== o.publicModel && o.upstreamModel !== '';

@@ -8,6 +8,7 @@ describe('firstString', () => {
     expect(firstString('{"id":"chatcmpl-1","object":"chat.completion"}', 'id')).toBe('chatcmpl-1');
     expect(firstString('{"object":"x","id":"a\\"b\\u0063\\\\"}', 'id')).toBe('a"bc\\');
     expect(firstString('{"choices":[{"id":"inner"}],"id":"outer"}', 'id')).toBe('inner');
+    expect(firstString('{"id":"ид-1"}', 'id')).toBe('ид-1');
   });
 
   it('is null when the key is absent, not a string, or its value never ends', () => {
@@ -15,6 +16,8 @@ describe('firstString', () => {
     expect(firstString('{"id":12}', 'id')).toBeNull();
     expect(firstString('{"id":"unterminated', 'id')).toBeNull();
     expect(firstString('{"id":"bad \\x escape"}', 'id')).toBeNull();
+    // A raw control character is not JSON: not read as the id (as JSON.parse would refuse it).
+    expect(firstString('{"id":"tab\there"}', 'id')).toBeNull();
   });
 
   it('does not keep the answer it was read from in memory (an id outlives its answer on the queued rows)', () => {
