@@ -60,7 +60,7 @@ export function byToken<T>(rows: T[], tokenOf: (r: T) => string | null): T[][] {
 }
 
 /** How many of `rows`, from `start`, form the next chunk: the rows that `same` says share the first one's values, at most MAX_CHUNK_ROWS. */
-export function nextChunk<T>(rows: readonly T[], start: number, same: (a: T, b: T) => boolean): number {
+function nextChunk<T>(rows: readonly T[], start: number, same: (a: T, b: T) => boolean): number {
   const head = rows[start]!;
   let end = start + 1;
   while (end < rows.length && end - start < MAX_CHUNK_ROWS && same(head, rows[end]!)) end++;
