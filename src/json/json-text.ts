@@ -84,15 +84,24 @@ export function hasMoreMembersThan(text: string, max: number): boolean {
 // characters and lone surrogates; other characters are left to it).
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
-// The keys met so far that PLAIN accepts: a stored value's keys are the same few names on every request, and a set
-// lookup costs less than the regular expression. Bounded: past the limit, keys are tested each time.
-const PLAIN_KEYS = new Set<string>();
-const MAX_PLAIN_KEYS = 256;
+// The keys and string values met so far that PLAIN accepts: a stored value's keys are the same few names on every
+// request, its strings mostly the same few (channel ids, outcomes, error codes), and a set lookup costs less than the
+// regular expression. Each set is bounded: past the limit, the others are tested each time.
+const MAX_PLAIN = 256;
+const plainIn =
+  (known: Set<string>) =>
+  (t: string): boolean => {
+    if (known.has(t)) return true;
+    if (!PLAIN.test(t)) return false;
+    if (known.size < MAX_PLAIN) known.add(t);
+    return true;
+  };
+const plainKey = plainIn(new Set());
+const plainValue = plainIn(new Set());
 
-function plainKey(k: string): boolean {
-  if (PLAIN_KEYS.has(k)) return true;
-  if (!PLAIN.test(k)) return false;
-  if (PLAIN_KEYS.size < MAX_PLAIN_KEYS) PLAIN_KEYS.add(k);
+/** No enumerable property on Object.prototype: for…in over a plain object then walks its own keys only. */
+function prototypeClean(): boolean {
+  for (const _ in Object.prototype) return false;
   return true;
 }
 
@@ -138,19 +147,20 @@ function flatList(list: unknown[]): string | undefined {
 function flatObject(v: unknown): string | undefined {
   // Only plain objects (not a class instance, a Date, a Map…), and none with a toJSON method.
   if (typeof v !== 'object' || v === null || Object.getPrototypeOf(v) !== Object.prototype || hasToJson(v)) return undefined;
+  // for…in on a plain object walks its own enumerable string keys in JSON.stringify's order, then those of
+  // Object.prototype, which must have none (a polluted prototype: left to JSON.stringify, which skips them).
+  if (!prototypeClean()) return undefined;
   const o = v as Record<string, unknown>;
   let s = '{';
-  // for…in on a plain object walks its own enumerable string keys in JSON.stringify's order (Object.prototype has
-  // none: a key it would add is not an own key, and is refused).
   for (const k in o) {
-    if (!Object.hasOwn(o, k) || !plainKey(k)) return undefined;
+    if (!plainKey(k)) return undefined;
     const x = o[k];
     let t: string;
     if (typeof x === 'number') {
       if (!Number.isFinite(x)) return undefined;
       t = String(x);
     } else if (typeof x === 'string') {
-      if (!PLAIN.test(x)) return undefined;
+      if (!plainValue(x)) return undefined;
       t = `"${x}"`;
     } else if (x === null) t = 'null';
     else if (typeof x === 'boolean') t = x ? 'true' : 'false';

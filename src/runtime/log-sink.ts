@@ -21,6 +21,8 @@ import net from 'node:net';
 /** Queued characters beyond which new lines are dropped (a stalled stdout must not grow the heap without bound). */
 const MAX_QUEUED_CHARS = 32 * 1024 * 1024;
 const RETRY_MS = 10;
+/** The largest encoding buffer kept between writes; a longer turn (a burst behind a stalled terminal) gets its own. */
+const MAX_SCRATCH_BYTES = 1024 * 1024;
 
 /** 'sync': files, devices and terminals; 'stream': pipes and sockets (see the file comment). */
 export type SinkMode = 'sync' | 'stream';
@@ -40,6 +42,8 @@ export class LogSink {
   private queuedChars = 0;
   /** Bytes a synchronous write could not send yet (EAGAIN, or a partial write), sent before anything queued. */
   private rest: Buffer | null = null;
+  /** Where a turn's lines are encoded for a synchronous write (grown as needed, up to MAX_SCRATCH_BYTES). */
+  private scratch: Buffer = Buffer.allocUnsafeSlow(16 * 1024);
   /** A turn's write is scheduled (setImmediate), waits for a retry, or follows the stream write under way. */
   private pending = false;
   private stopped = false;
@@ -155,22 +159,34 @@ export class LogSink {
       return;
     }
     this.pending = false;
-    // An unsent part goes first, alone; otherwise the queue, as a string (no intermediate Buffer).
-    const data: string | Buffer = this.rest ?? this.takeQueued();
+    // An unsent part goes first, alone; otherwise the queue, encoded once into the scratch buffer: its byte count
+    // comes with the encoding, where a string written as such needs a second pass to tell a partial write.
+    const data = this.rest ?? this.encoded(this.takeQueued());
     this.rest = null;
     try {
-      const n = typeof data === 'string' ? fs.writeSync(this.fd, data) : fs.writeSync(this.fd, data);
-      if (n < (typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : data.length)) return this.retry(bytes(data).subarray(n));
+      const n = fs.writeSync(this.fd, data);
+      if (n < data.length) return this.retry(Buffer.from(data.subarray(n)));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') return this.stop(e as Error);
       // Not ready (a terminal or file set non-blocking by someone else): the same bytes again shortly.
-      return this.retry(bytes(data));
+      return this.retry(Buffer.from(data));
     }
     // Lines queued behind an unsent part go in the next turn.
     if (this.queue.length > 0) {
       this.pending = true;
       setImmediate(this.turn);
     } else this.settle();
+  }
+
+  /**
+   * `text` as UTF-8: a view of the scratch buffer, valid until the next call (what is kept past it is copied). A
+   * UTF-16 unit takes at most 3 bytes; a text too long for the scratch gets a buffer of its own.
+   */
+  private encoded(text: string): Buffer {
+    const most = text.length * 3;
+    if (most > MAX_SCRATCH_BYTES) return Buffer.from(text, 'utf8');
+    if (this.scratch.length < most) this.scratch = Buffer.allocUnsafeSlow(Math.max(most, 2 * this.scratch.length));
+    return this.scratch.subarray(0, this.scratch.write(text, 0, 'utf8'));
   }
 
   private afterStreamWrite(err?: Error | null): void {
@@ -202,8 +218,6 @@ export class LogSink {
     for (const cb of this.drained.splice(0)) cb(err);
   }
 }
-
-const bytes = (d: string | Buffer): Buffer => (typeof d === 'string' ? Buffer.from(d, 'utf8') : d);
 
 let stdout: LogSink | null = null;
 

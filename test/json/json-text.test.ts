@@ -75,6 +75,27 @@ describe('jsonText', () => {
     same(Object.assign(Object.create({ inherited: 1 }) as object, { own: 2 }));
   });
 
+  it('skips what a polluted Object.prototype adds, and writes its own keys again once it is clean', () => {
+    const usage = { input_tokens: 1, output_tokens: 2 };
+    same(usage);
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.polluted = 'yes';
+    try {
+      expect(jsonText(usage)).toBe('{"input_tokens":1,"output_tokens":2}');
+      same([{ channel_id: 'ch_1', outcome: 'ok' }]);
+    } finally {
+      delete proto.polluted;
+    }
+    same(usage);
+  });
+
+  it('escapes a string value that needs it however many plain values it has met before (the known-value set is bounded)', () => {
+    for (let i = 0; i < 600; i++) same({ channel_id: `ch_${i}` });
+    same({ channel_id: 'ch_1', error_code: 'say "no"' });
+    same([{ channel_id: 'ch_é', outcome: 'ok\n' }]);
+    for (let i = 0; i < 3; i++) same({ channel_id: 'back\\slash' });
+  });
+
   it('stores nothing for null and undefined', () => {
     expect(jsonText(null)).toBeNull();
     expect(jsonText(undefined)).toBeNull();

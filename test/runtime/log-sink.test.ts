@@ -99,6 +99,36 @@ describe('log sink', () => {
     sink.close();
   });
 
+  it('tells a partial write of multibyte text by its bytes, not its characters', async () => {
+    const real = fs.writeSync.bind(fs) as (...a: unknown[]) => number;
+    const line = 'é✓ 𝄞 ünïcödé ✓✓✓\n';
+    let call = 0;
+    vi.spyOn(fs, 'writeSync').mockImplementation(((...args: unknown[]) => {
+      call++;
+      const data = args[1] as Buffer;
+      // The first write takes as many bytes as the text has characters: fewer than its bytes.
+      if (call === 1) return real(args[0], data.subarray(0, line.length));
+      return real(...args);
+    }) as typeof fs.writeSync);
+    const { sink, path } = fileSink();
+    sink.write(line);
+    await flushed(sink);
+    expect(call).toBe(2);
+    expect(readFileSync(path, 'utf8')).toBe(line);
+    sink.close();
+  });
+
+  it('encodes turns of any length exactly: the scratch buffer grows, and a very long turn gets a buffer of its own', async () => {
+    const { sink, path } = fileSink(8 * 1024 * 1024);
+    const turns = [`short é\n`, `${'ab✓'.repeat(10_000)}\n`, `${'x€'.repeat(200_000)}\n`, 'after ✓\n'];
+    for (const t of turns) {
+      sink.write(t);
+      await flushed(sink);
+    }
+    expect(readFileSync(path, 'utf8')).toBe(turns.join(''));
+    sink.close();
+  });
+
   it('stops quietly when the destination is gone: no throw, later lines counted as dropped', async () => {
     vi.spyOn(fs, 'writeSync').mockImplementation((() => {
       throw Object.assign(new Error('bad file descriptor'), { code: 'EBADF' });
