@@ -158,7 +158,7 @@ export class TaskEngine {
       .run(this.drivers)
       .catch((e) => this.deps.logger.warn({ err: String(e) }, 'task list rounds failed'))
       .finally(() => (this.listing = null));
-    const claimed = await this.repo.claimDue(this.owner, o.leaseMs, o.batchSize, { baseMs: o.pollBaseMs, maxMs: o.pollMaxMs });
+    const claimed = await this.repo.claimDue(this.owner, o.leaseMs, o.batchSize, { baseMs: o.pollBaseMs, maxMs: o.pollMaxMs, listed: this.rounds.listed() });
     if (claimed.length === 0) return 0;
     const byChannel = new Map<string, TaskRecord[]>();
     for (const t of claimed) {

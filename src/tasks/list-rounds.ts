@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Kysely } from 'kysely';
 import type { Channel } from '../routing/channel-registry.ts';
 import type { Database } from '../store/schema.ts';
+import type { PollSchedule } from '../store/repos/task-claim.ts';
 import { openTasksByChannel, openTasksByUpstreamIds } from '../store/repos/task-accounts.ts';
 import { runLimited } from './limit.ts';
 import type { PollOutcome, TaskDriver, TaskRecord } from './types.ts';
@@ -28,9 +29,20 @@ export interface ListRoundDeps {
   finish(t: TaskRecord): Promise<boolean>;
   /** A task the list shows in another open state: that state written (no query). */
   move(t: TaskRecord, out: PollOutcome): Promise<void>;
-  options: Pick<TaskEngineOptions, 'listIntervalMs' | 'pollTimeoutMs' | 'dashscopeQueryQps'>;
+  options: Pick<TaskEngineOptions, 'listIntervalMs' | 'pollTimeoutMs' | 'dashscopeQueryQps' | 'pollMaxMs'>;
   /** The poller is stopping: a round waiting for budget ends (a stop is not held up by a long list). */
   stopping?: () => boolean;
+}
+
+/** An account a pass follows by rounds, for one task kind. */
+interface Followed {
+  kind: string;
+  driver: TaskDriver;
+  account: string;
+  channel: Channel;
+  channelIds: string[];
+  count: number;
+  oldest: number;
 }
 
 interface Seen {
@@ -44,6 +56,8 @@ const OPEN_STATUS: Record<string, PollOutcome['state']> = { PENDING: 'queued', R
 const CLOCK_MARGIN_MS = 60_000;
 /** Shortest time between two passes (ListRounds.run), so a pass's count of open tasks runs at most once a second. */
 const PASS_MS = 1000;
+/** A listed task's own poll comes after this many of the longest back-off (ListRounds.listed). */
+export const LISTED_POLL_BACKOFFS = 4;
 /** Changed tasks read from the store per turn. */
 const HANDLE_SLICE = 256;
 
@@ -54,13 +68,37 @@ export class ListRounds {
   private readonly pending = new Map<string, Map<string, string>>();
   /** Per account: how many pages its list had at the last page read. */
   private readonly pages = new Map<string, number>();
+  /** The accounts (per task kind) the last pass followed by rounds, with their channels that have open tasks. */
+  private followed: Followed[] = [];
 
   constructor(private readonly deps: ListRoundDeps) {}
 
   /** The account's last round, still fresh, saw this upstream task: no query of its own is needed. */
   covers(account: string, upstreamTaskId: string): boolean {
     const s = this.seen.get(account);
-    return s !== undefined && Date.now() - s.at <= 3 * this.intervalOf(s.pages) && s.statuses.has(upstreamTaskId);
+    return s !== undefined && this.fresh(s) && s.statuses.has(upstreamTaskId);
+  }
+
+  /**
+   * The channels (per task kind) of the accounts whose last round is still fresh, and how long their queued and running
+   * tasks wait for a poll of their own (repos/task-claim.ts): every round shows them, so that poll is only a fallback
+   * for when the rounds stop. A task no round has shown yet is shown by the next one, which lists every open task.
+   */
+  listed(): NonNullable<PollSchedule['listed']> {
+    const kinds: Array<{ kind: string; channels: string[] }> = [];
+    for (const a of this.followed) {
+      const s = this.seen.get(a.account);
+      if (s === undefined || !this.fresh(s)) continue;
+      const k = kinds.find((x) => x.kind === a.kind);
+      if (k) k.channels.push(...a.channelIds);
+      else kinds.push({ kind: a.kind, channels: [...a.channelIds] });
+    }
+    return { kinds, ms: LISTED_POLL_BACKOFFS * this.deps.options.pollMaxMs };
+  }
+
+  /** A round is fresh for three of its intervals: a round or two may be cut short or fail in between. */
+  private fresh(s: Seen): boolean {
+    return Date.now() - s.at <= 3 * this.intervalOf(s.pages);
   }
 
   /**
@@ -71,9 +109,10 @@ export class ListRounds {
     const interval = this.deps.options.listIntervalMs;
     if (interval <= 0 || Date.now() - this.passAt < Math.min(interval, PASS_MS)) return;
     this.passAt = Date.now();
+    const followed: Followed[] = [];
     for (const [kind, driver] of drivers) {
       if (!driver.listPage || !driver.queryAccount) continue;
-      const accounts = new Map<string, { channel: Channel; channelIds: string[]; count: number; oldest: number }>();
+      const accounts = new Map<string, Followed>();
       for (const row of await openTasksByChannel(this.deps.db, kind)) {
         const channel = this.deps.channels.forTask(row.channelId);
         if (!channel) continue;
@@ -83,15 +122,16 @@ export class ListRounds {
           a.channelIds.push(row.channelId);
           a.count += row.count;
           a.oldest = Math.min(a.oldest, row.oldest);
-        } else accounts.set(account, { channel, channelIds: [row.channelId], count: row.count, oldest: row.oldest });
+        } else accounts.set(account, { kind, driver, account, channel, channelIds: [row.channelId], count: row.count, oldest: row.oldest });
       }
-      for (const [account, a] of accounts) {
-        if (a.count < LIST_MIN_TASKS) continue;
-        try {
-          await this.round(kind, driver, account, a);
-        } catch (e) {
-          this.deps.logger.warn({ account, kind, err: String(e) }, 'task list round failed; the tasks are asked about again later');
-        }
+      for (const a of accounts.values()) if (a.count >= LIST_MIN_TASKS) followed.push(a);
+    }
+    this.followed = followed;
+    for (const a of followed) {
+      try {
+        await this.round(a);
+      } catch (e) {
+        this.deps.logger.warn({ account: a.account, kind: a.kind, err: String(e) }, 'task list round failed; the tasks are asked about again later');
       }
     }
   }
@@ -102,7 +142,8 @@ export class ListRounds {
     return Math.max(o.listIntervalMs, o.dashscopeQueryQps > 0 ? Math.ceil((pages * 2000) / o.dashscopeQueryQps) : 0);
   }
 
-  private async round(kind: string, driver: TaskDriver, account: string, a: { channel: Channel; channelIds: string[]; oldest: number }): Promise<void> {
+  private async round(a: Followed): Promise<void> {
+    const { kind, driver, account } = a;
     const pending = this.pending.get(account) ?? new Map<string, string>();
     this.pending.set(account, pending);
     // What the last round found changed comes first; no new list while some of it waits for the budget.

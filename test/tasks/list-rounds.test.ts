@@ -53,7 +53,7 @@ function rounds(listIntervalMs: number, budget: QueryBudget = new MemoryQueryBud
     budget,
     finish: async () => true,
     move: async () => undefined,
-    options: { listIntervalMs, pollTimeoutMs: 1000, dashscopeQueryQps: QPS },
+    options: { listIntervalMs, pollTimeoutMs: 1000, dashscopeQueryQps: QPS, pollMaxMs: 30_000 },
   });
 }
 
@@ -69,6 +69,18 @@ describe('list rounds under the query budget', () => {
     for (const t of tasks) expect(r.covers('acct', t.upstreamTaskId!)).toBe(true);
   });
 
+  it('names the channels of an account whose round is fresh, per task kind, and none once its rounds stop', async () => {
+    const tasks = await openTasks(6);
+    const { driver } = listing(tasks, 1);
+    const r = rounds(100);
+    expect(r.listed().kinds).toEqual([]);
+    await r.run(new Map([['test-video', driver]]));
+    expect(r.listed()).toEqual({ kinds: [{ kind: 'test-video', channels: ['ch1'] }], ms: 120_000 });
+    // Fresh for three intervals (a page's share of the budget sets it here: 2 × 1000 / 15 ≈ 134 ms), then no longer.
+    await new Promise((res) => setTimeout(res, 600));
+    expect(r.listed().kinds).toEqual([]);
+  });
+
   it('a round whose pages find no room in the budget within its interval is cut short and covers nothing', async () => {
     const tasks = await openTasks(6);
     const { driver, reads } = listing(tasks, 6);
@@ -79,6 +91,7 @@ describe('list rounds under the query budget', () => {
     expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
     expect(reads).toEqual([]);
     for (const t of tasks) expect(r.covers('acct', t.upstreamTaskId!)).toBe(false);
+    expect(r.listed().kinds).toEqual([]);
   });
 
   it('a round waiting for room in the budget ends at once when the poller stops', async () => {

@@ -11,21 +11,13 @@ import { newestFirst, whereList } from '../keyset.ts';
 import type { Database } from '../schema.ts';
 import { isLiteralCount } from '../sqlite-literal-limits.ts';
 import { listTaskEvents, writeTaskEvents } from './task-events.ts';
-import { patchRow, POLL_COLUMNS, storedFamily, toPollRecord, toTaskRecord, type TaskPatch, type TaskRow } from './task-rows.ts';
+import { claimDueQuery, OPEN_SQL, type PollSchedule } from './task-claim.ts';
+import { patchRow, storedFamily, toPollRecord, toTaskRecord, type TaskPatch } from './task-rows.ts';
 
 export { storedFamily, toTaskRecord, type AdminTasksFilter, type ListTasksFilter, type TaskPatch } from './task-rows.ts';
 import type { AdminTasksFilter, ListTasksFilter } from './task-rows.ts';
 
-/** The open states as the due index's predicate lists them (migration 017): a claim reads that index only when the same. */
-const stateList = (states: readonly TaskState[]) => sql.raw(`(${states.map((s) => `'${s}'`).join(', ')})`);
-const OPEN_SQL = stateList(OPEN_STATES);
-const STICKY_SQL = stateList(STICKY_STATES);
-
-/** Back-off of the poll schedule, as the claim statement computes it (`attempts` = the attempt being made). */
-export interface PollSchedule {
-  baseMs: number;
-  maxMs: number;
-}
+export type { PollSchedule } from './task-claim.ts';
 
 export interface NewTaskRow extends TaskIdentity {
   id: string;
@@ -247,52 +239,20 @@ export class TasksRepo {
   }
 
   /**
-   * Claim up to `limit` due open tasks for `owner`, in one statement that also schedules each task's next poll
-   * (back-off by attempt, less a jitter of 1 to 10 %: the longest back-off is never exceeded, and at least 1 % of it is
-   * left for the round's own time between this claim and the status query) and records the check: a poll that then
-   * finds nothing changed needs no write of its own. The due head is read in next_poll_at order from the partial index of open tasks.
+   * Claim up to `limit` due open tasks for `owner`, in one statement that also schedules each task's next poll and
+   * records the check (task-claim.ts): a poll that then finds nothing changed needs no write of its own. The due head
+   * is read in next_poll_at order from the partial index of open tasks.
    *
    * Leases are sticky: a queued or running task stays with the owner that polled it (its lease outlasts the next poll
    * by `leaseMs`, renewed by each claim), so a round hands nothing back and costs one write per task. Another owner
    * takes a task only when its lease has run out: its owner stopped (it hands its tasks back: unleaseAll) or missed
    * the task's poll by `leaseMs` (a crash). A task still being submitted or waiting for a slot is leased for the round
    * only (`leaseMs`; the round hands it back), as a submit in flight is told apart by its lease (repos/slot-queue.ts).
-   * PostgreSQL: `FOR UPDATE SKIP LOCKED`, so instances claim disjoint sets without waiting on each other;
    * SQLite has a single writer, and the statement is atomic.
    */
   async claimDue(owner: string, leaseMs: number, limit: number, schedule: PollSchedule, now = Date.now()): Promise<TaskRecord[]> {
     // A literal: a bound LIMIT makes SQLite compile the statement again on every run (sqlite-literal-limits.ts).
     if (!isLiteralCount(limit)) throw new RangeError(`claimDue: ${limit} is not a row count`);
-    const until = now + leaseMs;
-    const { baseMs, maxMs } = schedule;
-    const sticky = until + maxMs;
-    const q =
-      this.dialect === 'postgres'
-        ? sql<TaskRow>`
-        UPDATE tasks SET lease_owner = ${owner}, lease_until = CASE WHEN state IN ${STICKY_SQL} THEN CAST(${sticky} AS bigint) ELSE CAST(${until} AS bigint) END,
-          checked_at = ${now}, poll_attempts = poll_attempts + 1,
-          next_poll_at = ${now} + CAST(LEAST(CAST(${maxMs} AS bigint), CAST(${baseMs} AS bigint) << LEAST(poll_attempts + 1, 20)) * (0.9 + random() * 0.09) AS bigint)
-        WHERE id IN (
-          SELECT id FROM tasks
-          WHERE state IN ${OPEN_SQL} AND next_poll_at <= ${now}
-            AND (lease_until IS NULL OR lease_until < ${now} OR lease_owner = ${owner})
-          ORDER BY next_poll_at
-          LIMIT ${sql.lit(limit)}
-          FOR UPDATE SKIP LOCKED
-        )
-        RETURNING ${POLL_COLUMNS}`
-        : sql<TaskRow>`
-        UPDATE tasks SET lease_owner = ${owner}, lease_until = CASE WHEN state IN ${STICKY_SQL} THEN ${sticky} ELSE ${until} END,
-          checked_at = ${now}, poll_attempts = poll_attempts + 1,
-          next_poll_at = ${now} + CAST(min(${maxMs}, ${baseMs} << min(poll_attempts + 1, 20)) * (0.9 + abs(random() % 901) / 10000.0) AS INTEGER)
-        WHERE id IN (
-          SELECT id FROM tasks
-          WHERE state IN ${OPEN_SQL} AND next_poll_at <= ${now}
-            AND (lease_until IS NULL OR lease_until < ${now} OR lease_owner = ${owner})
-          ORDER BY next_poll_at
-          LIMIT ${sql.lit(limit)}
-        )
-        RETURNING ${POLL_COLUMNS}`;
-    return (await q.execute(this.db)).rows.map(toPollRecord);
+    return (await claimDueQuery(this.dialect, owner, leaseMs, limit, schedule, now).execute(this.db)).rows.map(toPollRecord);
   }
 }

@@ -1,0 +1,61 @@
+// The poller's claim of due tasks (TasksRepo.claimDue): one statement that leases the due head and schedules each
+// task's next poll, per dialect.
+import { sql, type RawBuilder } from 'kysely';
+import type { TaskState } from '../../tasks/types.ts';
+import { OPEN_STATES, STICKY_STATES } from '../../tasks/types.ts';
+import type { Dialect } from '../dialect.ts';
+import { POLL_COLUMNS, type TaskRow } from './task-rows.ts';
+
+/** The open states as the due index's predicate lists them (migration 017): a claim reads that index only when the same. */
+const stateList = (states: readonly TaskState[]) => sql.raw(`(${states.map((s) => `'${s}'`).join(', ')})`);
+export const OPEN_SQL = stateList(OPEN_STATES);
+const STICKY_SQL = stateList(STICKY_STATES);
+
+/** Back-off of the poll schedule, as the claim statement computes it (`attempts` = the attempt being made). */
+export interface PollSchedule {
+  baseMs: number;
+  maxMs: number;
+  /**
+   * Channels whose account's task list is read in rounds (tasks/list-rounds.ts), and how long their queued and running
+   * tasks wait for a poll of their own: the list shows them at every round, so their own poll is only a fallback
+   * for when the rounds stop.
+   */
+  listed?: { kinds: ReadonlyArray<{ kind: string; channels: readonly string[] }>; ms: number };
+}
+
+/**
+ * Lease up to `limit` due open tasks to `owner` and schedule their next polls: back-off by attempt, less a jitter of
+ * 1 to 10 % (the longest back-off is never exceeded); a listed channel's queued or running task, its fallback delay
+ * less the same jitter. A queued or running task's lease outlasts its next poll by `leaseMs` (sticky); another task's
+ * lasts `leaseMs`. PostgreSQL: `FOR UPDATE SKIP LOCKED`, so instances claim disjoint sets.
+ */
+export function claimDueQuery(dialect: Dialect, owner: string, leaseMs: number, limit: number, schedule: PollSchedule, now: number): RawBuilder<TaskRow> {
+  const until = now + leaseMs;
+  const { baseMs, maxMs } = schedule;
+  const kinds = schedule.listed?.kinds.filter((k) => k.channels.length > 0) ?? [];
+  const listed = kinds.length > 0 ? schedule.listed : undefined;
+  const pg = dialect === 'postgres';
+  const big = (v: number) => (pg ? sql`CAST(${v} AS bigint)` : sql`${v}`);
+  const jitter = pg ? sql`(0.9 + random() * 0.09)` : sql`(0.9 + abs(random() % 901) / 10000.0)`;
+  const backoff = pg
+    ? sql`${now} + CAST(LEAST(${big(maxMs)}, ${big(baseMs)} << LEAST(poll_attempts + 1, 20)) * ${jitter} AS bigint)`
+    : sql`${now} + CAST(min(${maxMs}, ${baseMs} << min(poll_attempts + 1, 20)) * ${jitter} AS INTEGER)`;
+  const ofKinds = kinds.map((k) => sql`(kind = ${k.kind} AND channel_id IN (${sql.join(k.channels)}))`);
+  const isListed = listed ? sql`state IN ${STICKY_SQL} AND (${sql.join(ofKinds, sql` OR `)})` : null;
+  const nextPoll =
+    isListed && listed
+      ? sql`CASE WHEN ${isListed} THEN ${now} + CAST(${big(listed.ms)} * ${jitter} AS ${sql.raw(pg ? 'bigint' : 'INTEGER')}) ELSE ${backoff} END`
+      : backoff;
+  const sticky = isListed && listed ? sql`CASE WHEN ${isListed} THEN ${big(until + listed.ms)} ELSE ${big(until + maxMs)} END` : big(until + maxMs);
+  return sql<TaskRow>`
+    UPDATE tasks SET lease_owner = ${owner}, lease_until = CASE WHEN state IN ${STICKY_SQL} THEN ${sticky} ELSE ${big(until)} END,
+      checked_at = ${now}, poll_attempts = poll_attempts + 1, next_poll_at = ${nextPoll}
+    WHERE id IN (
+      SELECT id FROM tasks
+      WHERE state IN ${OPEN_SQL} AND next_poll_at <= ${now}
+        AND (lease_until IS NULL OR lease_until < ${now} OR lease_owner = ${owner})
+      ORDER BY next_poll_at
+      LIMIT ${sql.lit(limit)}${pg ? sql` FOR UPDATE SKIP LOCKED` : sql``}
+    )
+    RETURNING ${POLL_COLUMNS}`;
+}
