@@ -74,7 +74,12 @@ function nowText(): string {
 
 /** A value we made (request id, token id): quoted as is when plain, else scrubbed. */
 function ours(v: string): string {
-  return PLAIN.test(v) ? `"${v}"` : outside(v);
+  return plainQuoted(v) ?? outside(v);
+}
+
+/** `v` quoted when it is plain (nothing to escape or scrub), else null. */
+function plainQuoted(v: string): string | null {
+  return PLAIN.test(v) ? `"${v}"` : null;
 }
 
 /**
@@ -87,9 +92,10 @@ function lastPlain(): (v: string) => string {
   let text = '';
   return (v) => {
     if (v === last) return text;
-    if (!PLAIN.test(v)) return outside(v);
+    const q = plainQuoted(v);
+    if (q === null) return outside(v);
     last = v;
-    text = `"${v}"`;
+    text = q;
     return text;
   };
 }

@@ -15,7 +15,7 @@ import { isTerminal, STICKY_STATES } from './types.ts';
 import { createTask } from './create.ts';
 import { advanceWaiting, type SlotDeps } from './slot-queue.ts';
 import { pollBatch, pollUnits, type PollUnit } from './batch-poll.ts';
-import { ListRounds } from './list-rounds.ts';
+import { ListRounds, roundFresh } from './list-rounds.ts';
 import { UNLIMITED_BUDGET, type QueryBudget, type QueryWho } from '../limits/query-budget.ts';
 
 export { DEFAULT_TASK_ENGINE_OPTIONS, type TaskEngineOptions } from './options.ts';
@@ -113,7 +113,7 @@ export class TaskEngine {
     const channel = this.deps.channels.forTask(t.channelId);
     if (driver?.queryAccount && channel) {
       const round = await this.budget.lastRound(driver.queryAccount(channel));
-      if ((round > t.createdAt && Date.now() - round <= 3 * this.deps.options.listIntervalMs) || !(await this.admit(driver, channel, 'client'))) return t;
+      if ((round > t.createdAt && roundFresh(round, this.deps.options.listIntervalMs)) || !(await this.admit(driver, channel, 'client'))) return t;
     }
     return this.pollNow(t, 'admitted');
   }

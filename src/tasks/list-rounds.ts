@@ -61,6 +61,14 @@ export const LISTED_POLL_BACKOFFS = 4;
 /** Changed tasks read from the store per turn. */
 const HANDLE_SLICE = 256;
 
+/**
+ * Whether an account's list round that began at `at` still speaks for its tasks: for three of its intervals, since
+ * a round or two may be cut short or fail in between. `intervalMs`: the account's interval between rounds.
+ */
+export function roundFresh(at: number, intervalMs: number, now = Date.now()): boolean {
+  return now - at <= 3 * intervalMs;
+}
+
 export class ListRounds {
   private passAt = Number.NEGATIVE_INFINITY;
   private readonly seen = new Map<string, Seen>();
@@ -96,9 +104,8 @@ export class ListRounds {
     return { kinds, ms: LISTED_POLL_BACKOFFS * this.deps.options.pollMaxMs };
   }
 
-  /** A round is fresh for three of its intervals: a round or two may be cut short or fail in between. */
   private fresh(s: Seen): boolean {
-    return Date.now() - s.at <= 3 * this.intervalOf(s.pages);
+    return roundFresh(s.at, this.intervalOf(s.pages));
   }
 
   /**

@@ -48,6 +48,8 @@ export class ScriptedDriver implements TaskDriver {
   inflight = new Map<string, number>();
   maxInflight = new Map<string, number>();
   delayMs = 0;
+  /** Set to make the driver's tasks budgeted per upstream account (limits/query-budget.ts). */
+  queryAccount?: (channel: Channel) => string;
 
   async poll(task: TaskRecord, channel: Channel): Promise<PollOutcome> {
     this.polls += 1;
@@ -73,7 +75,8 @@ export interface EngineFixture {
   chargedUsage: TaskEngineDeps['chargedUsage'];
   /** The operator's task_slots every parallel-task queue gets (null: not set). */
   slotLimit: number | null;
-  engine(opts?: Partial<TaskEngineOptions>): TaskEngine;
+  /** `deps`: what the test sets beyond the fixture's (a query budget, say). */
+  engine(opts?: Partial<TaskEngineOptions>, deps?: Partial<TaskEngineDeps>): TaskEngine;
   input(engine: TaskEngine, over?: Partial<CreateTaskInput>): CreateTaskInput;
   tokenRow(): Promise<{ spent: number; held: number }>;
   cleanup(): Promise<void>;
@@ -116,7 +119,7 @@ export async function engineFixture(): Promise<EngineFixture> {
     driver,
     chargedUsage: (t, r) => finishedTaskUsage(catalogue, t, r),
     slotLimit: null,
-    engine: (opts = {}) => {
+    engine: (opts = {}, deps = {}) => {
       const e = new TaskEngine({
         repo: new TasksRepo(store.db, store.dialect),
         meter: () => meter,
@@ -125,6 +128,7 @@ export async function engineFixture(): Promise<EngineFixture> {
         logger,
         slots: { repo: new SlotQueueRepo(store.db), limitOf: () => fixture.slotLimit },
         options: { ...DEFAULT_TASK_ENGINE_OPTIONS, pollerEnabled: false, pollBaseMs: 10, pollMaxMs: 100, tickMs: 10, refreshStaleMs: 0, ...opts },
+        ...deps,
       });
       e.registerDriver('test-video', driver);
       engines.push(e);

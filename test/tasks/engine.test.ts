@@ -3,6 +3,7 @@
 // bounded per-channel concurrency, max age and lost submits.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
+import type { QueryBudget } from '../../src/limits/query-budget.ts';
 import type { TaskRecord } from '../../src/tasks/types.ts';
 import { engineFixture, type EngineFixture } from '../support/task-engine.ts';
 
@@ -244,5 +245,26 @@ describe('task engine', () => {
     await e.getFresh(t.id, f.tokenId);
     expect(f.driver.polls).toBe(1);
     expect(await e.getFresh(t.id, 'tok_other')).toBeNull();
+  });
+
+  it('getFresh serves a stale task from the store while its account’s list round is fresh (three intervals), and asks the upstream after', async () => {
+    let round = 0;
+    const budget: QueryBudget = { take: async () => true, claimRound: async () => true, roundDone: async () => undefined, lastRound: async () => round };
+    f.driver.queryAccount = () => 'acct';
+    const e = f.engine({ refreshStaleMs: 1_000, listIntervalMs: 1_000 }, { budget });
+    const t = await e.create(f.input(e));
+    const old = Date.now() - 60_000;
+    await f.store.db.updateTable('tasks').set({ created_at: old, updated_at: old, checked_at: old }).where('id', '=', t.id).execute();
+    // A round that began before the task was created does not speak for it.
+    round = old - 1;
+    await e.getFresh(t.id, f.tokenId);
+    expect(f.driver.polls).toBe(1);
+    await f.store.db.updateTable('tasks').set({ updated_at: old, checked_at: old }).where('id', '=', t.id).execute();
+    round = Date.now() - 2_500;
+    await e.getFresh(t.id, f.tokenId);
+    expect(f.driver.polls).toBe(1);
+    round = Date.now() - 3_200;
+    await e.getFresh(t.id, f.tokenId);
+    expect(f.driver.polls).toBe(2);
   });
 });

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryQueryBudget, type QueryBudget } from '../../src/limits/query-budget.ts';
 import { makeLogger } from '../../src/runtime/logger.ts';
-import { ListRounds } from '../../src/tasks/list-rounds.ts';
+import { ListRounds, roundFresh } from '../../src/tasks/list-rounds.ts';
 import type { TaskDriver, TaskRecord } from '../../src/tasks/types.ts';
 import { CHANNELS, engineFixture, type EngineFixture } from '../support/task-engine.ts';
 
@@ -58,6 +58,12 @@ function rounds(listIntervalMs: number, budget: QueryBudget = new MemoryQueryBud
 }
 
 describe('list rounds under the query budget', () => {
+  it('a round speaks for its tasks for three of its intervals', () => {
+    expect(roundFresh(10_000, 1_000, 13_000)).toBe(true);
+    expect(roundFresh(10_000, 1_000, 13_001)).toBe(false);
+    expect(roundFresh(10_000, 2_000, 16_000)).toBe(true);
+  });
+
   it('reads a list of 12 pages at the budget’s pace and covers every task on it', async () => {
     const tasks = await openTasks(12);
     const { driver, reads } = listing(tasks, 12);

@@ -32,21 +32,21 @@ export interface PollSchedule {
 export function claimDueQuery(dialect: Dialect, owner: string, leaseMs: number, limit: number, schedule: PollSchedule, now: number): RawBuilder<TaskRow> {
   const until = now + leaseMs;
   const { baseMs, maxMs } = schedule;
-  const kinds = schedule.listed?.kinds.filter((k) => k.channels.length > 0) ?? [];
-  const listed = kinds.length > 0 ? schedule.listed : undefined;
   const pg = dialect === 'postgres';
   const big = (v: number) => (pg ? sql`CAST(${v} AS bigint)` : sql`${v}`);
   const jitter = pg ? sql`(0.9 + random() * 0.09)` : sql`(0.9 + abs(random() % 901) / 10000.0)`;
   const backoff = pg
     ? sql`${now} + CAST(LEAST(${big(maxMs)}, ${big(baseMs)} << LEAST(poll_attempts + 1, 20)) * ${jitter} AS bigint)`
     : sql`${now} + CAST(min(${maxMs}, ${baseMs} << min(poll_attempts + 1, 20)) * ${jitter} AS INTEGER)`;
-  const ofKinds = kinds.map((k) => sql`(kind = ${k.kind} AND channel_id IN (${sql.join(k.channels)}))`);
-  const isListed = listed ? sql`state IN ${STICKY_SQL} AND (${sql.join(ofKinds, sql` OR `)})` : null;
-  const nextPoll =
-    isListed && listed
-      ? sql`CASE WHEN ${isListed} THEN ${now} + CAST(${big(listed.ms)} * ${jitter} AS ${sql.raw(pg ? 'bigint' : 'INTEGER')}) ELSE ${backoff} END`
-      : backoff;
-  const sticky = isListed && listed ? sql`CASE WHEN ${isListed} THEN ${big(until + listed.ms)} ELSE ${big(until + maxMs)} END` : big(until + maxMs);
+  let nextPoll = backoff;
+  let sticky = big(until + maxMs);
+  const listed = schedule.listed;
+  const ofKinds = (listed?.kinds ?? []).filter((k) => k.channels.length > 0).map((k) => sql`(kind = ${k.kind} AND channel_id IN (${sql.join(k.channels)}))`);
+  if (listed && ofKinds.length > 0) {
+    const isListed = sql`state IN ${STICKY_SQL} AND (${sql.join(ofKinds, sql` OR `)})`;
+    nextPoll = sql`CASE WHEN ${isListed} THEN ${now} + CAST(${big(listed.ms)} * ${jitter} AS ${sql.raw(pg ? 'bigint' : 'INTEGER')}) ELSE ${backoff} END`;
+    sticky = sql`CASE WHEN ${isListed} THEN ${big(until + listed.ms)} ELSE ${sticky} END`;
+  }
   return sql<TaskRow>`
     UPDATE tasks SET lease_owner = ${owner}, lease_until = CASE WHEN state IN ${STICKY_SQL} THEN ${sticky} ELSE ${big(until)} END,
       checked_at = ${now}, poll_attempts = poll_attempts + 1, next_poll_at = ${nextPoll}
