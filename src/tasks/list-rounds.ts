@@ -47,7 +47,6 @@ interface Followed {
 
 interface Seen {
   at: number;
-  pages: number;
   statuses: Map<string, string>;
 }
 
@@ -84,7 +83,7 @@ export class ListRounds {
   /** The account's last round, still fresh, saw this upstream task: no query of its own is needed. */
   covers(account: string, upstreamTaskId: string): boolean {
     const s = this.seen.get(account);
-    return s !== undefined && this.fresh(s) && s.statuses.has(upstreamTaskId);
+    return s !== undefined && this.fresh(account, s) && s.statuses.has(upstreamTaskId);
   }
 
   /**
@@ -96,7 +95,7 @@ export class ListRounds {
     const kinds: Array<{ kind: string; channels: string[] }> = [];
     for (const a of this.followed) {
       const s = this.seen.get(a.account);
-      if (s === undefined || !this.fresh(s)) continue;
+      if (s === undefined || !this.fresh(a.account, s)) continue;
       const k = kinds.find((x) => x.kind === a.kind);
       if (k) k.channels.push(...a.channelIds);
       else kinds.push({ kind: a.kind, channels: [...a.channelIds] });
@@ -104,8 +103,9 @@ export class ListRounds {
     return { kinds, ms: LISTED_POLL_BACKOFFS * this.deps.options.pollMaxMs };
   }
 
-  private fresh(s: Seen): boolean {
-    return roundFresh(s.at, this.intervalOf(s.pages));
+  /** The account's last round is still fresh, at the interval its list's length sets (intervalOf). */
+  private fresh(account: string, s: Seen): boolean {
+    return roundFresh(s.at, this.intervalOf(this.pages.get(account) ?? 1));
   }
 
   /**
@@ -174,7 +174,7 @@ export class ListRounds {
       for (const t of p.tasks) statuses.set(t.upstreamTaskId, t.status);
     }
     for (const [id, status] of statuses) if (last?.statuses.get(id) !== status) pending.set(id, status);
-    this.seen.set(account, { at: Date.now(), pages, statuses });
+    this.seen.set(account, { at: Date.now(), statuses });
     await this.deps.budget.roundDone(account, startedAt);
     await this.handle(kind, account, a.channelIds, pending);
   }
