@@ -4,6 +4,7 @@ import type { Catalogue } from './catalogue/catalogue.ts';
 import type { GatewayDeps } from './core/deps.ts';
 import { ledgerRowForLog } from './metering/ledger-row.ts';
 import { StoreMeter } from './metering/meter.ts';
+import { FlushTick } from './store/group-commit.ts';
 import { AuditRepo } from './store/repos/audit.ts';
 import { ChannelsRepo } from './store/repos/channels.ts';
 import { ConsoleSessionsRepo } from './store/repos/console-sessions.ts';
@@ -47,8 +48,11 @@ function composeWriters(
   priceGroups: PriceGroups,
   clock?: () => number,
 ): { meter: StoreMeter; requestLog: RequestLogWriter } {
+  // One flush timer for both queues: a tick's charges and log rows reach the batch writer in one turn, one commit.
+  const tick = new FlushTick(10);
   const meter = new StoreMeter(store.db, catalogue, {
     priceGroups,
+    tick,
     ...(clock ? { now: clock } : {}),
     batchWriter: store.batchWriter,
     onError: (e, queued) => logger.error({ err: String(e), queued }, 'ledger batch write failed; charges stay queued and are retried'),
@@ -65,7 +69,8 @@ function composeWriters(
   });
   const requestLog = new RequestLogWriter(store.db, {
     batchWriter: store.batchWriter,
-    chargesFirst: () => meter.flush(),
+    tick,
+    chargesFirst: () => meter.chargesAhead(),
     onError: (e) => logger.error({ err: String(e) }, 'request log write failed'),
     onRejected: (rows, e) => logger.error({ err: String(e), request_ids: rows.map((r) => r.requestId) }, 'request-log rows refused by the store; set aside'),
   });

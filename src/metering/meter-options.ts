@@ -1,4 +1,5 @@
 // The options of the store-backed meter (meter.ts), set in the composition root.
+import type { FlushTick } from '../store/group-commit.ts';
 import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
 import type { AllowanceOptions } from './allowances.ts';
 import type { LedgerRow } from './ledger-row.ts';
@@ -9,6 +10,8 @@ export interface StoreMeterOptions {
   batchWriter?: SqliteBatchWriter | null;
   /** Group-commit interval of chargeSyncDeferred (ms). */
   flushIntervalMs?: number;
+  /** A flush timer shared with the request log's queue (group-commit.ts): both hand their rows over in one turn. */
+  tick?: FlushTick;
   /** Rows per batch transaction. */
   maxBatch?: number;
   /** Reports a failed batch write (the rows stay queued and are retried). */

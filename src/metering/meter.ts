@@ -54,6 +54,7 @@ export class StoreMeter implements Meter {
     this.batches = new GroupCommit<LedgerRow>({
       intervalMs: opts.flushIntervalMs ?? 10,
       maxBatch: opts.maxBatch ?? 200,
+      ...(opts.tick ? { tick: opts.tick } : {}),
       // SQLite: the same transaction as prepared statements (src/store/sqlite-batch-writer.ts).
       write: (batch) =>
         this.batchWriter ? this.batchWriter.ledger(batch.map(ledgerTuple)) : writeLedgerBatch(this.db, batch, (r, room) => this.bounded(r, room)),
@@ -157,6 +158,15 @@ export class StoreMeter implements Meter {
   /** Commit everything queued so far; resolves when those rows are written (or the attempt failed). */
   flush(): Promise<void> {
     return this.batches.flush();
+  }
+
+  /**
+   * Resolves once the charges queued so far will be in the store before, or with, anything written after it: through
+   * the SQLite batch writer, which commits in the order it is handed rows, once they are handed over (so a request-log
+   * batch handed over then shares their transaction); otherwise once they are committed (flush).
+   */
+  chargesAhead(): Promise<void> {
+    return this.batchWriter ? this.batches.handOver() : this.batches.flush();
   }
 
   unwritten(): readonly LedgerRow[] {

@@ -20,6 +20,36 @@ export interface GroupCommitOptions<T> {
   isRefusal?(e: unknown): boolean;
   intervalMs: number;
   maxBatch: number;
+  /** A timer shared with other queues (FlushTick): when it fires, every queue on it with rows flushes in that turn. */
+  tick?: FlushTick;
+}
+
+/**
+ * One timer for several write-behind queues (the ledger's and the request log's). When it fires, each queue on it
+ * that has rows flushes, in the same turn, so a writer that commits what it was handed in one turn together
+ * (sqlite-batch-writer.ts) writes both kinds in one transaction: one commit per interval instead of one per queue.
+ */
+export class FlushTick {
+  private timer: NodeJS.Timeout | null = null;
+  private readonly members: Array<() => void> = [];
+
+  constructor(readonly intervalMs: number) {}
+
+  join(flush: () => void): void {
+    this.members.push(flush);
+  }
+
+  schedule(): void {
+    if (this.timer) return;
+    // unref: a pending batch must not keep a stopped process alive; graceful shutdown drains through flush().
+    this.timer = setTimeout(() => this.fire(), this.intervalMs);
+    this.timer.unref();
+  }
+
+  private fire(): void {
+    this.timer = null;
+    for (const flush of this.members) flush();
+  }
 }
 
 /** What the metrics read of a write-behind queue at scrape time. */
@@ -41,8 +71,17 @@ export class GroupCommit<T> implements WriteBacklog {
    * those rows came in during it (or were a backlog already older), so the age read from it never understates.
    */
   private oldestAt = 0;
+  /** Rows ever queued, and how many of them (counted the same way, from the first) were handed to `write`. */
+  private pushed = 0;
+  private handedThrough = 0;
+  private handWaiters: Array<{ upTo: number; resolve: () => void }> = [];
 
-  constructor(private readonly opts: GroupCommitOptions<T>) {}
+  constructor(private readonly opts: GroupCommitOptions<T>) {
+    // On the shared tick, a queue waiting out a failed write's back-off (its own timer) lets that timer decide.
+    opts.tick?.join(() => {
+      if (this.queue.length > 0 && !this.timer) void this.flush();
+    });
+  }
 
   /** Rows queued and not yet written. */
   get queued(): number {
@@ -57,8 +96,9 @@ export class GroupCommit<T> implements WriteBacklog {
   push(row: T): void {
     if (this.queue.length === 0) this.oldestAt = performance.now();
     this.queue.push(row);
+    this.pushed++;
     if (this.queue.length >= this.opts.maxBatch) void this.flush();
-    else this.schedule(this.opts.intervalMs);
+    else this.soon();
   }
 
   /** The rows not yet written, oldest first (a copy): what a shutdown that could not write them reports. */
@@ -76,6 +116,38 @@ export class GroupCommit<T> implements WriteBacklog {
     return this.chain;
   }
 
+  /**
+   * Resolves once every row queued now has been handed to `write`, its write perhaps still under way (or, failing
+   * that, once this flush ends). To a writer that commits what it is handed in order, in one transaction per turn
+   * (sqlite-batch-writer.ts), whatever is handed after this resolves is written with these rows or after them.
+   */
+  handOver(): Promise<void> {
+    const upTo = this.pushed;
+    if (this.handedThrough >= upTo) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.handWaiters.push({ upTo, resolve });
+      void this.flush().then(resolve);
+    });
+  }
+
+  private handed(through: number): void {
+    this.handedThrough = through;
+    if (this.handWaiters.length === 0) return;
+    const waiting = this.handWaiters;
+    this.handWaiters = [];
+    for (const w of waiting) {
+      if (w.upTo <= through) w.resolve();
+      else this.handWaiters.push(w);
+    }
+  }
+
+  /** Flush after the interval: on the shared tick when there is one. */
+  private soon(): void {
+    if (this.timer) return;
+    if (this.opts.tick) this.opts.tick.schedule();
+    else this.schedule(this.opts.intervalMs);
+  }
+
   private schedule(delay: number): void {
     if (this.timer) return;
     // unref: a pending batch must not keep a stopped process alive; graceful shutdown drains through flush().
@@ -91,9 +163,13 @@ export class GroupCommit<T> implements WriteBacklog {
       const batch = this.queue.slice(0, Math.min(left, this.opts.maxBatch));
       const writeBegan = performance.now();
       try {
-        await this.opts.write(batch);
+        const writing = this.opts.write(batch);
+        this.handed(this.pushed - this.queue.length + batch.length);
+        await writing;
         this.failures = 0;
       } catch (e) {
+        // The batch is no longer handed over: it waits in the queue again.
+        this.handedThrough = this.pushed - this.queue.length;
         const pass = batch.length > 1 && this.opts.onRejected ? await this.rowByRow(batch) : null;
         if (pass !== null && pass.settled > 0) {
           this.queue = this.queue.slice(pass.settled);
@@ -112,7 +188,7 @@ export class GroupCommit<T> implements WriteBacklog {
       if (left === 0) this.oldestAt = writeBegan;
       this.opts.onCommitted?.(batch);
     }
-    if (this.queue.length > 0) this.schedule(this.opts.intervalMs);
+    if (this.queue.length > 0) this.soon();
   }
 
   /**

@@ -39,8 +39,10 @@ const THREAD_LIMITS = { maxYoungGenerationSizeMb: 2, maxOldGenerationSizeMb: 48 
 
 /**
  * Batches handed over in the same turn of the event loop (the ledger's and the request log's group commits
- * fire together) are committed in ONE transaction. If that transaction fails, each part is retried on its own,
- * so a bad request-log batch can never hold back charges.
+ * fire together, on their shared tick) are committed in ONE transaction. If that transaction fails, each part is
+ * retried on its own, so a bad request-log batch can never hold back charges. Commits happen in the order the
+ * rows were handed over (in-thread one after the other; the thread takes its messages in order), which is what
+ * lets a request-log batch follow its charges without waiting for their commit (StoreMeter.chargesAhead).
  */
 export class SqliteBatchWriter {
   private ledgerRows: LedgerTuple[] = [];
@@ -54,6 +56,8 @@ export class SqliteBatchWriter {
   private nextId = 1;
   private readonly inFlight = new Map<number, InFlight>();
   private drained: (() => void) | null = null;
+  /** The in-thread commits, one after the other: a batch waiting out another connection's lock keeps its place. */
+  private committing: Promise<void> = Promise.resolve();
 
   /** `file`: the database file for a writer thread; null writes in-thread. */
   constructor(
@@ -123,7 +127,8 @@ export class SqliteBatchWriter {
     this.logRows = [];
     this.waiters = [];
     if (!this.threadDown && this.send(ledger, log, waiters)) return;
-    await this.commitInThread(ledger, log, waiters);
+    this.committing = this.committing.then(() => this.commitInThread(ledger, log, waiters));
+    await this.committing;
   }
 
   private send(ledger: LedgerTuple[], log: LogTuple[], waiters: Waiter[]): boolean {

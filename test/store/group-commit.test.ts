@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { GroupCommit } from '../../src/store/group-commit.ts';
+import { FlushTick, GroupCommit } from '../../src/store/group-commit.ts';
 
 function recorder(opts: { fail?: number; delayMs?: number } = {}) {
   const batches: number[][] = [];
@@ -209,5 +209,131 @@ describe('GroupCommit backlog', () => {
     release();
     await last;
     expect([gc.queued, gc.lagMs()]).toEqual([0, 0]);
+  });
+});
+
+describe('GroupCommit on a shared tick, and handing rows over', () => {
+  /** The event-loop turn a write ran in (a counter moved by setImmediate), and what each queue wrote in it. */
+  function turns() {
+    let turn = 0;
+    let marked = false;
+    const writes: Array<{ queue: string; rows: number[]; turn: number }> = [];
+    const mark = () => {
+      if (!marked) {
+        marked = true;
+        setImmediate(() => {
+          turn++;
+          marked = false;
+        });
+      }
+      return turn;
+    };
+    const queue = (name: string, tick: FlushTick | undefined, fail = 0) => {
+      let failuresLeft = fail;
+      return new GroupCommit<number>({
+        intervalMs: 5,
+        maxBatch: 100,
+        ...(tick ? { tick } : {}),
+        write: async (rows) => {
+          writes.push({ queue: name, rows: [...rows], turn: mark() });
+          if (failuresLeft-- > 0) throw new Error('store down');
+        },
+        onError: () => undefined,
+      });
+    };
+    return { writes, queue };
+  }
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('queues on one tick flush in the same turn, when the first row of either was queued an interval before', async () => {
+    const shared = turns();
+    const tick = new FlushTick(5);
+    const ledger = shared.queue('ledger', tick);
+    const log = shared.queue('log', tick);
+    ledger.push(1);
+    await sleep(3);
+    log.push(2);
+    await sleep(40);
+    expect(shared.writes.map((w) => [w.queue, w.rows])).toEqual([
+      ['ledger', [1]],
+      ['log', [2]],
+    ]);
+    expect(shared.writes[0]!.turn).toBe(shared.writes[1]!.turn);
+    // Each on its own timer, the second queue flushes an interval after its own first row: another turn.
+    const apart = turns();
+    const a = apart.queue('ledger', undefined);
+    const b = apart.queue('log', undefined);
+    a.push(1);
+    await sleep(3);
+    b.push(2);
+    await sleep(40);
+    expect(apart.writes).toHaveLength(2);
+    expect(apart.writes[0]!.turn).not.toBe(apart.writes[1]!.turn);
+  });
+
+  it('a queue waiting out a failed write keeps its back-off: the tick flushes only the others', async () => {
+    const t = turns();
+    const tick = new FlushTick(5);
+    const failing = t.queue('ledger', tick, 1);
+    const other = t.queue('log', tick);
+    failing.push(1);
+    await sleep(20); // the first attempt failed: its retry waits 100 ms
+    other.push(2);
+    other.push(3);
+    await sleep(30);
+    expect(t.writes.map((w) => [w.queue, w.rows])).toEqual([
+      ['ledger', [1]],
+      ['log', [2, 3]],
+    ]);
+    await sleep(150);
+    expect(t.writes.map((w) => [w.queue, w.rows]).at(-1)).toEqual(['ledger', [1]]);
+    expect(failing.queued).toBe(0);
+  });
+
+  it('handOver resolves once the rows queued are handed to write, before that write ends', async () => {
+    let release: () => void = () => undefined;
+    const handed: number[][] = [];
+    const gc = new GroupCommit<number>({
+      intervalMs: 60_000,
+      maxBatch: 100,
+      write: (rows) => {
+        handed.push([...rows]);
+        return new Promise<void>((r) => (release = r));
+      },
+      onCommitted: () => undefined,
+      onError: () => undefined,
+    });
+    await gc.handOver(); // nothing queued
+    expect(handed).toEqual([]);
+    gc.push(1);
+    gc.push(2);
+    await gc.handOver();
+    expect(handed).toEqual([[1, 2]]);
+    expect(gc.queued).toBe(2); // not written yet
+    await gc.handOver(); // already handed over: at once, no second write
+    expect(handed).toEqual([[1, 2]]);
+    release();
+    await gc.flush();
+    expect(gc.queued).toBe(0);
+  });
+
+  it('rows whose write failed are queued again, not handed over: handOver tries them again', async () => {
+    let failuresLeft = 1;
+    const attempts: number[][] = [];
+    const gc = new GroupCommit<number>({
+      intervalMs: 60_000,
+      maxBatch: 100,
+      write: async (rows) => {
+        attempts.push([...rows]);
+        if (failuresLeft-- > 0) throw new Error('store down');
+      },
+      onError: () => undefined,
+    });
+    gc.push(1);
+    await gc.flush();
+    expect(attempts).toEqual([[1]]);
+    expect(gc.queued).toBe(1);
+    await gc.handOver();
+    expect(attempts).toEqual([[1], [1]]);
   });
 });

@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 import { clip } from '../clip.ts';
-import { GroupCommit, type WriteBacklog } from '../group-commit.ts';
+import { GroupCommit, type FlushTick, type WriteBacklog } from '../group-commit.ts';
 import { jsonText } from '../../json/json-text.ts';
 import { parseJson } from '../json.ts';
 import type { LogTuple, SqliteBatchWriter } from '../sqlite-batch-writer.ts';
@@ -40,12 +40,15 @@ export interface RequestLogWriterOptions {
   /** SQLite: write batches through the store's prepared statements (store.batchWriter) instead of Kysely. */
   batchWriter?: SqliteBatchWriter | null;
   /**
-   * Commits the charges queued so far (the meter's flush). Awaited before a batch holding a charged row is written,
-   * so a request-log row that shows a charge is never in the store before its ledger line: a reconcile run on any
-   * instance, at any moment, does not see a charge the ledger lacks merely because the two queues flushed apart.
+   * Puts the charges queued so far ahead of what is written next (the meter's chargesAhead). Awaited before a batch
+   * holding a charged row is written, so a request-log row that shows a charge is never in the store before its
+   * ledger line: a reconcile run on any instance, at any moment, does not see a charge the ledger lacks merely
+   * because the two queues flushed apart.
    */
   chargesFirst?: () => Promise<void>;
   intervalMs?: number;
+  /** A flush timer shared with the meter's queue (group-commit.ts): both hand their rows over in one turn. */
+  tick?: FlushTick;
   maxBatch?: number;
 }
 
@@ -71,6 +74,7 @@ export class RequestLogWriter {
     this.batches = new GroupCommit({
       intervalMs: opts.intervalMs ?? 10,
       maxBatch: opts.maxBatch ?? 500,
+      ...(opts.tick ? { tick: opts.tick } : {}),
       write: (rows) => this.insert(rows),
       onError: (e) => onError(e),
       ...(onRejected ? { onRejected } : {}),
