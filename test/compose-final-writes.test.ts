@@ -11,6 +11,7 @@ import { makeLogger } from '../src/runtime/logger.ts';
 import { writeQueued } from '../src/process-life.ts';
 import { StoreMeter } from '../src/metering/meter.ts';
 import { RequestLogWriter } from '../src/store/repos/request-log.ts';
+import { answeredLogRow } from './support/store-rows.ts';
 import { useStore } from './support/store.ts';
 
 const fresh = useStore();
@@ -56,21 +57,7 @@ function setup(tag: string) {
       usage: { kind: 'tokens', inputTokens: 100 + i, outputTokens: 10 },
       upstreamRequestId: `up-${i}`,
     });
-  const logRow = (i: number) =>
-    requestLog.write({
-      requestId: `req_${tag}_${i}`,
-      tokenId: 'tok_final',
-      model: 'qwx3.7-plus',
-      endpoint: '/v1/chat/completions',
-      method: 'POST',
-      status: 200,
-      latencyMs: 3,
-      usage: null,
-      amount: 1,
-      upstreamRequestId: null,
-      errorCode: null,
-      createdAt: Date.now(),
-    });
+  const logRow = (i: number) => requestLog.write(answeredLogRow({ requestId: `req_${tag}_${i}`, tokenId: 'tok_final', amount: 1 }));
   const ledgerKeys = async () =>
     (await fresh.store.db.selectFrom('ledger').select('idempotency_key').where('idempotency_key', 'like', `req_${tag}_%`).execute())
       .map((r) => r.idempotency_key)

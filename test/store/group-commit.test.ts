@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FlushTick, GroupCommit } from '../../src/store/group-commit.ts';
 
 function recorder(opts: { fail?: number; delayMs?: number } = {}) {
@@ -213,21 +213,13 @@ describe('GroupCommit backlog', () => {
 });
 
 describe('GroupCommit on a shared tick, and handing rows over', () => {
-  /** The event-loop turn a write ran in (a counter moved by setImmediate), and what each queue wrote in it. */
-  function turns() {
-    let turn = 0;
-    let marked = false;
-    const writes: Array<{ queue: string; rows: number[]; turn: number }> = [];
-    const mark = () => {
-      if (!marked) {
-        marked = true;
-        setImmediate(() => {
-          turn++;
-          marked = false;
-        });
-      }
-      return turn;
-    };
+  // The clock is the test's (setTimeout only): what flushes when is decided by the timers alone, not the host's load.
+  beforeEach(() => vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] }));
+  afterEach(() => vi.useRealTimers());
+
+  /** Queues whose writes are recorded in order; `fail` writes of a queue fail first. */
+  function queues() {
+    const writes: Array<[string, number[]]> = [];
     const queue = (name: string, tick: FlushTick | undefined, fail = 0) => {
       let failuresLeft = fail;
       return new GroupCommit<number>({
@@ -235,7 +227,7 @@ describe('GroupCommit on a shared tick, and handing rows over', () => {
         maxBatch: 100,
         ...(tick ? { tick } : {}),
         write: async (rows) => {
-          writes.push({ queue: name, rows: [...rows], turn: mark() });
+          writes.push([name, [...rows]]);
           if (failuresLeft-- > 0) throw new Error('store down');
         },
         onError: () => undefined,
@@ -243,50 +235,53 @@ describe('GroupCommit on a shared tick, and handing rows over', () => {
     };
     return { writes, queue };
   }
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-  it('queues on one tick flush in the same turn, when the first row of either was queued an interval before', async () => {
-    const shared = turns();
+  it('queues on one tick flush together, an interval after the first row of either', async () => {
+    const shared = queues();
     const tick = new FlushTick(5);
     const ledger = shared.queue('ledger', tick);
     const log = shared.queue('log', tick);
     ledger.push(1);
-    await sleep(3);
+    await vi.advanceTimersByTimeAsync(3);
     log.push(2);
-    await sleep(40);
-    expect(shared.writes.map((w) => [w.queue, w.rows])).toEqual([
+    await vi.advanceTimersByTimeAsync(2);
+    expect(shared.writes).toEqual([
       ['ledger', [1]],
       ['log', [2]],
     ]);
-    expect(shared.writes[0]!.turn).toBe(shared.writes[1]!.turn);
-    // Each on its own timer, the second queue flushes an interval after its own first row: another turn.
-    const apart = turns();
+    // Each on its own timer, the second queue flushes an interval after its own first row.
+    const apart = queues();
     const a = apart.queue('ledger', undefined);
     const b = apart.queue('log', undefined);
     a.push(1);
-    await sleep(3);
+    await vi.advanceTimersByTimeAsync(3);
     b.push(2);
-    await sleep(40);
-    expect(apart.writes).toHaveLength(2);
-    expect(apart.writes[0]!.turn).not.toBe(apart.writes[1]!.turn);
+    await vi.advanceTimersByTimeAsync(2);
+    expect(apart.writes).toEqual([['ledger', [1]]]);
+    await vi.advanceTimersByTimeAsync(3);
+    expect(apart.writes).toEqual([
+      ['ledger', [1]],
+      ['log', [2]],
+    ]);
   });
 
   it('a queue waiting out a failed write keeps its back-off: the tick flushes only the others', async () => {
-    const t = turns();
+    const t = queues();
     const tick = new FlushTick(5);
     const failing = t.queue('ledger', tick, 1);
     const other = t.queue('log', tick);
     failing.push(1);
-    await sleep(20); // the first attempt failed: its retry waits 100 ms
+    await vi.advanceTimersByTimeAsync(5); // the first attempt fails: its retry waits 100 ms
     other.push(2);
     other.push(3);
-    await sleep(30);
-    expect(t.writes.map((w) => [w.queue, w.rows])).toEqual([
+    await vi.advanceTimersByTimeAsync(20);
+    expect(t.writes).toEqual([
       ['ledger', [1]],
       ['log', [2, 3]],
     ]);
-    await sleep(150);
-    expect(t.writes.map((w) => [w.queue, w.rows]).at(-1)).toEqual(['ledger', [1]]);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(t.writes.at(-1)).toEqual(['ledger', [1]]);
+    expect(t.writes).toHaveLength(3);
     expect(failing.queued).toBe(0);
   });
 

@@ -1,7 +1,34 @@
 // What a request or a task left in the store: ledger rows, request-log rows, holds and token counters. The
 // ledger and the request log are group-committed, so each read first flushes the writers.
+import type { Kysely } from 'kysely';
 import type { Harness } from './harness.ts';
+import type { RequestLogRow } from '../../src/store/repos/request-log.ts';
+import { TokensRepo } from '../../src/store/repos/tokens.ts';
+import type { Database } from '../../src/store/schema.ts';
 import type { LedgerTuple } from '../../src/store/sqlite-row-writes.ts';
+
+/** A token of no quota, account or model list, stored directly (tests of the writers below the core); its id. */
+export async function plainToken(db: Kysely<Database>, tag: string): Promise<string> {
+  const id = `tok_${tag}_${Date.now().toString(36)}`;
+  await new TokensRepo(db).create({ id, name: id, secretHash: `h_${id}`, prefix: 'tw-test', models: null, quota: null, expiresAt: null });
+  return id;
+}
+
+/** A request-log row as the writer takes it: an answered chat, no upstream ids or usage, with what `row` sets. */
+export const answeredLogRow = (row: Partial<RequestLogRow> & Pick<RequestLogRow, 'requestId'>): RequestLogRow => ({
+  tokenId: null,
+  model: 'qwx3.7-plus',
+  endpoint: '/v1/chat/completions',
+  method: 'POST',
+  status: 200,
+  latencyMs: 3,
+  usage: null,
+  amount: 0,
+  upstreamRequestId: null,
+  errorCode: null,
+  createdAt: Date.now(),
+  ...row,
+});
 
 export async function flushWriters(h: Harness): Promise<void> {
   await h.gw.deps.meter.flush();

@@ -5,7 +5,7 @@ import { Catalogue } from '../../../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../../../src/catalogue/default-catalogue.ts';
 import { StoreMeter } from '../../../src/metering/meter.ts';
 import { RequestLogWriter, type RequestLogRow } from '../../../src/store/repos/request-log.ts';
-import { TokensRepo } from '../../../src/store/repos/tokens.ts';
+import { plainToken } from '../../support/store-rows.ts';
 import { useStore } from '../../support/store.ts';
 
 const fresh = useStore();
@@ -46,16 +46,7 @@ it('a refused row is set aside and reported; the rows before and after it are wr
 });
 
 it('a row that shows a charge is written only after the charges queued before it, or with them (chargesFirst: the meter chargesAhead)', async () => {
-  const tokenId = `tok_cf_${Date.now().toString(36)}`;
-  await new TokensRepo(fresh.store.db).create({
-    id: tokenId,
-    name: tokenId,
-    secretHash: `h_${tokenId}`,
-    prefix: 'tw-test',
-    models: null,
-    quota: null,
-    expiresAt: null,
-  });
+  const tokenId = await plainToken(fresh.store.db, 'cf');
   // A meter that would not commit on its own for a minute: only the writer's chargesFirst can make it write.
   const meter = new StoreMeter(fresh.store.db, () => new Catalogue(DEFAULT_CATALOGUE), { batchWriter: fresh.store.batchWriter, flushIntervalMs: 60_000 });
   const w = new RequestLogWriter(fresh.store.db, {
