@@ -160,11 +160,7 @@ export class StoreMeter implements Meter {
     return this.batches.flush();
   }
 
-  /**
-   * Resolves once the charges queued so far will be in the store before, or with, anything written after it: through
-   * the SQLite batch writer, which commits in the order it is handed rows, once they are handed over (so a request-log
-   * batch handed over then shares their transaction); otherwise once they are committed (flush).
-   */
+  /** Resolves once the charges queued so far go before, or with, what is written next: handed to the SQLite batch writer (commits in order), else committed. */
   chargesAhead(): Promise<void> {
     return this.batchWriter ? this.batches.handOver() : this.batches.flush();
   }
