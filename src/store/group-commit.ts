@@ -18,6 +18,7 @@ export interface GroupCommitOptions<T> {
   onRejected?(rows: T[], e: unknown): void;
   /** Is this error the store's refusal of the row written (not a passing fault)? Default: isRowRefusal. */
   isRefusal?(e: unknown): boolean;
+  /** The flush interval of the queue's own timer (with `tick`, the tick's interval applies instead). */
   intervalMs: number;
   maxBatch: number;
   /** A timer shared with other queues (FlushTick): when it fires, every queue on it with rows flushes in that turn. */

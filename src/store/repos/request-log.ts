@@ -46,6 +46,7 @@ export interface RequestLogWriterOptions {
    * because the two queues flushed apart.
    */
   chargesFirst?: () => Promise<void>;
+  /** Flush interval of its own timer (ms); with `tick`, the tick's interval applies instead. */
   intervalMs?: number;
   /** A flush timer shared with the meter's queue (group-commit.ts): both hand their rows over in one turn. */
   tick?: FlushTick;
