@@ -10,8 +10,9 @@
 // requests.) Counts cover user space only (the kernel's share — socket writes and reads, the same for every
 // target — is not in them), and V8's helper threads (concurrent GC and JIT) are reported apart: their counts vary
 // more, and callgrind runs threads one at a time.
-// Each target runs under callgrind with instrumentation off while it warms up (BENCH_IR_WARMUP requests), then
-// it is switched on for BENCH_IR_REQUESTS requests (16 connections) and the counters are dumped.
+// Each target runs under callgrind with instrumentation off while it warms up (BENCH_IR_WARMUP requests, then more
+// until its first full collection: SETTLE_MAX), then it is switched on for BENCH_IR_REQUESTS requests (16
+// connections) and the counters are dumped.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,10 +20,20 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { DEFAULT_SIM_KEYS } from '../simulator/context.ts';
 import { NODE_HEAP_FLAGS } from '../src/runtime/heap.ts';
-import { chatBody, embedBody, start } from './procs.ts';
+import { ask, chatBody, embedBody, type Proc, start } from './procs.ts';
 
 const REQUESTS = Number(process.env.BENCH_IR_REQUESTS ?? 3000);
 const WARMUP = Number(process.env.BENCH_IR_WARMUP ?? 8000);
+/**
+ * At most this many more warm-up requests, 1,000 at a time, until the target has made its first full collection
+ * since it was ready. V8 sets the old generation's first limit from the heap it had while starting, and the steady
+ * load reaches that limit once, some thousands of requests in; after that collection the limit is twice the live
+ * heap, tens of thousands of requests away. That one collection, and the recompilation after it, fell in the counted
+ * window or not from run to run (docs/performance.md, "Where the spread between runs came from").
+ */
+const SETTLE_MAX = Number(process.env.BENCH_IR_SETTLE_MAX ?? 24000);
+/** Requests run after that collection, before counting. */
+const AFTER_COLLECTION = 4000;
 /** More node flags for the targets, space-separated: `--perf-basic-prof` writes the map that names V8's JIT code in the dumps. */
 const EXTRA_NODE_FLAGS = process.env.BENCH_IR_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 
@@ -99,11 +110,16 @@ function request(t: IrTarget, kind: Kind): { path: string; body: string } {
   return { path: `${t.base}/chat/completions`, body: chatBody(t.upstreamNames ? 'qwen3.7-plus' : 'qwx3.7-plus', kind === 'stream') };
 }
 
-async function measure(t: IrTarget, kind: Kind, simPort: number, dir: string): Promise<ThreadCounts> {
+const majorGcs = async (p: Proc): Promise<number> => (await ask<{ majorGcs: number }>(p, 'stats')).majorGcs;
+
+async function measure(t: IrTarget, kind: Kind, simPort: number, dir: string): Promise<ThreadCounts & { settle: number }> {
   const out = join(dir, `${t.name}-${kind}.out`);
   const { path, body } = request(t, kind);
   const args = ['-q', '--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${out}`];
-  const p = await start(t.file, { ...t.env, BENCH_TARGET_PORT: String(simPort) }, [...NODE_HEAP_FLAGS, ...EXTRA_NODE_FLAGS], { execPath: 'valgrind', args });
+  const p = await start(t.file, { ...t.env, BENCH_TARGET_PORT: String(simPort) }, [...NODE_HEAP_FLAGS, ...EXTRA_NODE_FLAGS], {
+    execPath: 'valgrind',
+    args,
+  });
   try {
     const run = (amount: number) =>
       autocannon({
@@ -118,8 +134,14 @@ async function measure(t: IrTarget, kind: Kind, simPort: number, dir: string): P
     // The warm-up is two runs, so connections have closed and reopened before counting starts: otherwise the first
     // close deoptimises the stream code V8 had specialised to live connections, and its recompilation on the
     // compiler threads lands in the counted window.
+    const atReady = await majorGcs(p);
     await run(Math.ceil(WARMUP / 2));
     await run(Math.floor(WARMUP / 2));
+    let extra = 0;
+    for (; extra < SETTLE_MAX && (await majorGcs(p)) === atReady; extra += 1000) await run(1000);
+    // A full collection throws away compiled code V8 has not run lately, and deoptimises some; the recompilation
+    // would land in the counted window.
+    if (extra < SETTLE_MAX) await run(AFTER_COLLECTION);
     const pid = String(p.child.pid);
     execFileSync('callgrind_control', ['--instr=on', pid], { stdio: 'ignore' });
     const r = await run(REQUESTS);
@@ -128,7 +150,7 @@ async function measure(t: IrTarget, kind: Kind, simPort: number, dir: string): P
     const dumps = readdirSync(dir)
       .filter((f) => f.startsWith(`${t.name}-${kind}.out`))
       .map((f) => readFileSync(join(dir, f), 'utf8'));
-    return countsFrom(dumps, REQUESTS);
+    return { ...countsFrom(dumps, REQUESTS), settle: extra };
   } finally {
     p.child.kill('SIGKILL');
   }
@@ -184,7 +206,11 @@ async function main(): Promise<void> {
           gateway && (t.name === 'account' || t.name === 'quota') ? ` (${(c.main / gateway.main).toFixed(3)}× the plain token's main thread)` : '';
         const quota = got.get(`quota-${kind}`);
         const vsQuota = quota && t.name === 'account' ? ` (${(c.main / quota.main).toFixed(3)}× the quota-only token's)` : '';
-        const parts = `(V8's threads ${c.v8}, worker threads ${c.workers})`;
+        const settled =
+          c.settle < SETTLE_MAX
+            ? `warm-up +${c.settle} to its first full collection, +${AFTER_COLLECTION} after it`
+            : `no full collection in ${SETTLE_MAX} more of warm-up`;
+        const parts = `(V8's threads ${c.v8}, worker threads ${c.workers}; ${settled})`;
         console.log(
           `${kind.padEnd(10)} ${t.name.padEnd(8)} main thread ${String(c.main).padStart(7)} instr/req   all threads ${String(c.all).padStart(7)} instr/req ${parts}${rel}${vsGateway}${vsQuota}`,
         );

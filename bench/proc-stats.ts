@@ -2,6 +2,7 @@
 // compute CPU µs per request for exactly the process under test (all its threads), and the main
 // thread's own CPU time (Linux: /proc/self/task/<pid>/stat; 0 elsewhere) — with work on other threads the two differ.
 import { readFileSync } from 'node:fs';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
 
 /** CPU time of the main thread in µs (utime + stime, in clock ticks of 10 ms). */
 function mainThreadCpuUs(): number {
@@ -15,6 +16,11 @@ function mainThreadCpuUs(): number {
 }
 
 export function answerStats(): void {
+  // Full collections so far: bench:instructions counts once a target's heap has had its first one since it was ready.
+  let majorGcs = 0;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if ((e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majorGcs++;
+  }).observe({ entryTypes: ['gc'] });
   let peakRss = process.memoryUsage().rss;
   const t = setInterval(() => {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
@@ -31,6 +37,7 @@ export function answerStats(): void {
       rss: process.memoryUsage().rss,
       peakRss,
       maxRssKb: process.resourceUsage().maxRSS,
+      majorGcs,
     });
   });
   process.on('disconnect', () => process.exit(0));

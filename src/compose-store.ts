@@ -70,7 +70,7 @@ function composeWriters(
   const requestLog = new RequestLogWriter(store.db, {
     batchWriter: store.batchWriter,
     tick,
-    chargesFirst: () => meter.chargesAhead(),
+    chargesAhead: () => meter.chargesAhead(),
     onError: (e) => logger.error({ err: String(e) }, 'request log write failed'),
     onRejected: (rows, e) => logger.error({ err: String(e), request_ids: rows.map((r) => r.requestId) }, 'request-log rows refused by the store; set aside'),
   });

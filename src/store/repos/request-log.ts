@@ -45,7 +45,7 @@ export interface RequestLogWriterOptions {
    * ledger line: a reconcile run on any instance, at any moment, does not see a charge the ledger lacks merely
    * because the two queues flushed apart.
    */
-  chargesFirst?: () => Promise<void>;
+  chargesAhead?: () => Promise<void>;
   /** Flush interval of its own timer (ms); with `tick`, the tick's interval applies instead. */
   intervalMs?: number;
   /** A flush timer shared with the meter's queue (group-commit.ts): both hand their rows over in one turn. */
@@ -63,7 +63,7 @@ export class RequestLogWriter {
 
   private readonly batchWriter: SqliteBatchWriter | null;
 
-  private readonly chargesFirst: (() => Promise<void>) | null;
+  private readonly chargesAhead: (() => Promise<void>) | null;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -71,7 +71,7 @@ export class RequestLogWriter {
   ) {
     const { onError, onRejected } = opts;
     this.batchWriter = opts.batchWriter ?? null;
-    this.chargesFirst = opts.chargesFirst ?? null;
+    this.chargesAhead = opts.chargesAhead ?? null;
     this.batches = new GroupCommit({
       intervalMs: opts.intervalMs ?? 10,
       maxBatch: opts.maxBatch ?? 500,
@@ -101,7 +101,7 @@ export class RequestLogWriter {
   }
 
   private async insert(rows: RequestLogRow[]): Promise<void> {
-    if (this.chargesFirst && rows.some((r) => r.amount > 0)) await this.chargesFirst();
+    if (this.chargesAhead && rows.some((r) => r.amount > 0)) await this.chargesAhead();
     if (this.batchWriter) return this.batchWriter.requestLog(rows.map(logTuple));
     for (let i = 0; i < rows.length; i += 100) {
       await this.db

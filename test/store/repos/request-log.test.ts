@@ -45,13 +45,13 @@ it('a refused row is set aside and reported; the rows before and after it are wr
   expect(await fresh.store.db.selectFrom('request_log').select('request_id').where('request_id', '=', 'req_c').execute()).toHaveLength(1);
 });
 
-it('a row that shows a charge is written only after the charges queued before it, or with them (chargesFirst: the meter chargesAhead)', async () => {
+it('a row that shows a charge is written only after the charges queued before it, or with them (StoreMeter.chargesAhead)', async () => {
   const tokenId = await plainToken(fresh.store.db, 'cf');
-  // A meter that would not commit on its own for a minute: only the writer's chargesFirst can make it write.
+  // A meter that would not commit on its own for a minute: only the writer's call of chargesAhead can make it write.
   const meter = new StoreMeter(fresh.store.db, () => new Catalogue(DEFAULT_CATALOGUE), { batchWriter: fresh.store.batchWriter, flushIntervalMs: 60_000 });
   const w = new RequestLogWriter(fresh.store.db, {
     batchWriter: fresh.store.batchWriter,
-    chargesFirst: () => meter.chargesAhead(),
+    chargesAhead: () => meter.chargesAhead(),
     onError: (e) => {
       throw e;
     },
