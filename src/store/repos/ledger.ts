@@ -102,23 +102,7 @@ export class LedgerRepo {
    * is the same in both dialects). Months are folded from days by the caller.
    */
   async dayTotals(f: BillFilter): Promise<DayTotal[]> {
-    // A literal (not a bound parameter) so PostgreSQL sees the same expression in SELECT and GROUP BY.
-    const day = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
-    const q = this.db.selectFrom('ledger').select(['token_id', 'model', day.as('day'), ...billSums()]);
-    const rows = await whereList(q, 'ledger', { ...f, equal: { account_id: f.accountId } })
-      .groupBy(['token_id', 'model', day])
-      .execute();
-    // Sums read as text (exact-amount.ts): a day's lines of one token can sum past 2^53 (credits are not bounded).
-    return rows.map((r) => ({
-      tokenId: r.token_id,
-      model: r.model,
-      day: Math.floor(Number(r.day)),
-      entries: Number(r.entries),
-      amount: addAmounts(r.amount),
-      listAmount: addAmounts(r.list_amount),
-      credits: Number(r.credits),
-      credit: addAmounts(r.credit),
-    }));
+    return (await this.totalsByDay('token_id', f)).map(({ holder, ...t }) => ({ tokenId: holder as string, ...t }));
   }
 
   /**
@@ -126,13 +110,21 @@ export class LedgerRepo {
    * token's later move to another account leaves its past where it was); null for lines of no account.
    */
   async accountDayTotals(f: BillFilter): Promise<AccountDayTotal[]> {
+    return (await this.totalsByDay('account_id', f)).map(({ holder, ...t }) => ({ accountId: holder, ...t }));
+  }
+
+  /** The bill sums of the lines `f` selects, per holder (`by`: the token or the account column), model and UTC day. */
+  private async totalsByDay(by: 'token_id' | 'account_id', f: BillFilter): Promise<Array<Omit<DayTotal, 'tokenId'> & { holder: string | null }>> {
+    // A literal (not a bound parameter) so PostgreSQL sees the same expression in SELECT and GROUP BY.
     const day = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
-    const q = this.db.selectFrom('ledger').select(['account_id', 'model', day.as('day'), ...billSums()]);
+    const holder = sql.ref<string | null>(by);
+    const q = this.db.selectFrom('ledger').select([holder.as('holder'), 'model', day.as('day'), ...billSums()]);
     const rows = await whereList(q, 'ledger', { ...f, equal: { account_id: f.accountId } })
-      .groupBy(['account_id', 'model', day])
+      .groupBy([holder, 'model', day])
       .execute();
+    // Sums read as text (exact-amount.ts): a day's lines of one token can sum past 2^53 (credits are not bounded).
     return rows.map((r) => ({
-      accountId: r.account_id,
+      holder: r.holder,
       model: r.model,
       day: Math.floor(Number(r.day)),
       entries: Number(r.entries),
