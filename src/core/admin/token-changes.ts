@@ -57,9 +57,9 @@ export function parseTokenPatch(body: unknown, now = Date.now()): TokenPatch {
   return p;
 }
 
-/** Forget the token in this instance's auth cache and tell the other instances. */
-async function announce(deps: Pick<AdminDeps, 'applyChange'>, hashes: string[]): Promise<void> {
-  await deps.applyChange({ kind: 'token-changed', hashes });
+/** Forget the token in this instance's auth cache, retire its allowances, and tell the other instances. */
+async function announce(deps: Pick<AdminDeps, 'applyChange'>, id: string, hashes: string[]): Promise<void> {
+  await deps.applyChange({ kind: 'token-changed', hashes, id });
 }
 
 async function liveToken(deps: Pick<AdminDeps, 'repos'>, id: string): Promise<TokenRecord> {
@@ -89,7 +89,7 @@ export async function updateToken(deps: AdminDeps, by: Actor, id: string, patch:
   for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
     const before = await liveToken(deps, id);
     if (!(await deps.repos.tokens.update(id, p, before.quota))) continue;
-    await announce(deps, (await deps.repos.tokens.secretHashes(id)) ?? []);
+    await announce(deps, id, (await deps.repos.tokens.secretHashes(id)) ?? []);
     const changes: Record<string, { from: unknown; to: unknown }> = {};
     for (const k of Object.keys(p) as Array<keyof TokenPatch>) changes[k] = { from: before[k], to: p[k] };
     await audit(deps, by, 'token.update', id, { changes });
@@ -134,7 +134,7 @@ export async function topUp(deps: AdminDeps, by: Actor, id: string, input: TopUp
     );
   if (r.outcome === 'conflict') throw new GatewayError('conflict', 'This idempotency_key was already used for another top-up', { param: 'idempotency_key' });
   if (r.outcome === 'too-large') throw new GatewayError('invalid_parameter', 'The quota would exceed the largest amount a quota may hold', { param: 'amount' });
-  await announce(deps, (await deps.repos.tokens.secretHashes(id)) ?? []);
+  await announce(deps, id, (await deps.repos.tokens.secretHashes(id)) ?? []);
   if (r.outcome === 'credited') await audit(deps, by, 'token.topup', id, { amount: input.amount, quota_after: r.quota, ledger_key: key });
   return { token: await getToken(deps, id), amount: input.amount, credited: r.outcome === 'credited' };
 }
@@ -159,7 +159,7 @@ export async function rotateToken(
   const graceUntil = opts.graceMs > 0 ? now + opts.graceMs : null;
   if (!(await deps.repos.tokens.rotate(id, hashToken(secret), secret.slice(0, 7), graceUntil))) throw new GatewayError('conflict', `Token ${id} is revoked`);
   // Every secret it had: the one just replaced (now previous, or refused) and an older previous one now dropped.
-  await announce(deps, old);
+  await announce(deps, id, old);
   await audit(deps, by, 'token.rotate', id, { grace_ms: opts.graceMs, previous_secret_until: graceUntil });
   return { record: await getToken(deps, id), secret };
 }

@@ -160,7 +160,7 @@ export async function revokeToken(deps: AdminDeps, by: Actor, id: string): Promi
   // Every secret it has: a previous one still in its grace period (a rotation) is cached under its own hash.
   const hashes = await deps.repos.tokens.secretHashes(id);
   if (!hashes || !(await deps.repos.tokens.revoke(id))) throw new GatewayError('not_found', `Token ${id} not found`);
-  await deps.applyChange({ kind: 'token-changed', hashes });
+  await deps.applyChange({ kind: 'token-changed', hashes, id });
   await audit(deps, by, 'token.revoke', id);
   return getToken(deps, id);
 }
