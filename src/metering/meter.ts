@@ -55,6 +55,7 @@ export class StoreMeter implements Meter {
     this.batches = new GroupCommit<LedgerRow>({
       intervalMs: opts.flushIntervalMs ?? 10,
       maxBatch: opts.maxBatch ?? 200,
+      maxAgeMs: opts.maxQueueAgeMs ?? 100,
       ...(opts.tick ? { tick: opts.tick } : {}),
       // SQLite: the same transaction as prepared statements (src/store/sqlite-batch-writer.ts).
       write: (batch) =>
@@ -154,6 +155,10 @@ export class StoreMeter implements Meter {
   /** The queue of charges not yet committed: its depth and lag (metrics). */
   get backlog(): WriteBacklog {
     return this.batches;
+  }
+
+  chargesBehind(): Promise<void> | undefined {
+    return this.batches.behind();
   }
 
   /** Commit everything queued so far; resolves when those rows are written (or the attempt failed). */

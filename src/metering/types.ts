@@ -79,6 +79,12 @@ export interface Meter {
    */
   chargeSyncDeferred(input: SyncChargeInput): number;
   /**
+   * Back-pressure for a call whose charge was queued: undefined while the queue's oldest charge is young (about
+   * 100 ms); else resolves once the charges queued so far are written (or a write failed), and the answer waits for
+   * it — so a crash loses at most the last moments' charges, however far the writer falls behind.
+   */
+  chargesBehind(): Promise<void> | undefined;
+  /**
    * Reserve `amount` against the token's quota for one call answered at once (key: its request id), atomically
    * with every other hold: refuses (insufficient_quota) when spent + held + amount would pass the quota. Undefined
    * when it is reserved at once (from the token's allowance, allowances.ts): nothing to wait for.
