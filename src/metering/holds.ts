@@ -160,11 +160,6 @@ export function addSpent(trx: Kysely<Database>, t: HoldTarget, amount: number): 
   return move(trx, t, 'spent', amount);
 }
 
-/** `amount` of a hold leaves `held` on the token, account and budget rows of `t` (an allowance's charge used it). */
-export function giveUpHeld(trx: Kysely<Database>, t: HoldTarget, amount: number): Promise<void> {
-  return move(trx, t, 'held', -amount);
-}
-
 /**
  * Decide the outcome of a hold: CAS its row held → `to`. A key without a hold gets a zero-amount row first, so the
  * CAS (and its one-outcome guarantee) applies to every task. Returns where the hold reserved, its held amount given
