@@ -249,17 +249,13 @@ export class Allowances {
     if (now - this.renewedAt >= ALLOWANCE_RENEW_MS) void this.renew(now);
   }
 
-  /** Mark the holds of the allowances still open here as alive, so the reaper leaves them (ALLOWANCE_STALE_MS). */
+  /**
+   * Mark the holds of the allowances still open here as alive, so the reaper leaves them (ALLOWANCE_STALE_MS). One
+   * row per statement: an update that locks one row cannot deadlock with a batch of charges moving several.
+   */
   private async renew(now: number): Promise<void> {
     this.renewedAt = now;
-    const keys = [...this.open].map((a) => a.key);
-    for (let i = 0; i < keys.length; i += 500)
-      await this.db
-        .updateTable('holds')
-        .set({ updated_at: now })
-        .where('task_id', 'in', keys.slice(i, i + 500))
-        .where('state', '=', 'held')
-        .execute()
-        .catch(this.onError);
+    for (const a of [...this.open])
+      await this.db.updateTable('holds').set({ updated_at: now }).where('task_id', '=', a.key).where('state', '=', 'held').execute().catch(this.onError);
   }
 }
