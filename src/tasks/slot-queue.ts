@@ -6,8 +6,9 @@
 // are fair across customers (store/repos/slot-turns.ts), and several submits of a queue may be in flight at once. A
 // task is submitted by its creation request when no parked task's turn comes first, else by the poller, which tries
 // the next turns on their poll schedule (back-off) and at once when one of the queue's tasks ends. Past the maximum
-// wait it fails uncharged.
+// wait it fails uncharged; so does a task whose token or account may no longer spend (revoked, expired, quota).
 import type { Logger } from 'pino';
+import type { HolderGone } from '../store/repos/slot-holders.ts';
 import type { SlotQueueRepo } from '../store/repos/slot-queue.ts';
 import type { TaskPatch } from '../store/repos/tasks.ts';
 import { isGatewayError } from '../errors/gateway-error.ts';
@@ -30,6 +31,15 @@ const INLINE_WAIT_MS = 5000;
 
 /** The code of a task failed because no slot freed within the maximum wait. */
 export const SLOT_WAIT_CODE = 'task_slot_wait_timeout';
+
+const NOT_SENT = 'while the task waited for upstream capacity; it was not submitted and not charged';
+
+/** What a waiting task whose holder may no longer spend fails with (it was never sent). */
+const HOLDER_GONE: Record<HolderGone, string> = {
+  token_revoked: `The token or its account was revoked ${NOT_SENT}`,
+  token_expired: `The token or its account expired ${NOT_SENT}`,
+  insufficient_quota: `The token or its account ran out of quota ${NOT_SENT}`,
+};
 
 /** The upstream refused the creation for the account's limits (parallel tasks 1303, rate 1302) and took nothing. */
 export function isSlotRefusal(e: unknown): boolean {
@@ -118,6 +128,12 @@ export function slotAfterSubmit(deps: TaskEngineDeps, upstreamModel: string, out
  */
 export async function advanceWaiting(deps: TaskEngineDeps, slots: SlotDeps, owner: string, t: TaskRecord, driver: TaskDriver | undefined): Promise<TaskRecord> {
   const queue = t.slotQueue ?? '';
+  const gone = await slots.repo.holderGone(t.tokenId);
+  if (gone) {
+    const ended = await endUnsubmitted(deps, slots, t, 'waiting', 'failed', { code: gone, message: HOLDER_GONE[gone] });
+    if (ended) deps.logger.warn({ task_id: t.id, token_id: t.tokenId, reason: gone }, 'waiting task failed uncharged: its holder may no longer spend');
+    return ended ?? t;
+  }
   if (Date.now() - t.createdAt > deps.options.slotWaitMs) {
     const minutes = Math.round(deps.options.slotWaitMs / 60_000);
     const error = {

@@ -7,6 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 import { parseJson } from '../json.ts';
 import type { Database } from '../schema.ts';
+import { holderGone, holderLive, type HolderGone } from './slot-holders.ts';
 import { openCount, rankedWaiting, roomOf, TENANT_WEIGHT, tenantOfTask } from './slot-turns.ts';
 import { writeTaskEvents } from './task-events.ts';
 
@@ -53,7 +54,7 @@ export class SlotQueueRepo {
       const r = await sql<{ id: string }>`
       WITH ranked AS (${rankedWaiting(t.queue, now)})
       UPDATE tasks SET state = 'submitting', lease_owner = ${t.owner}, lease_until = ${now + t.leaseMs}, next_poll_at = ${now + t.leaseMs}, updated_at = ${now}${hold}
-      WHERE id = ${t.id} AND state = 'waiting' AND lease_owner = ${t.owner}
+      WHERE id = ${t.id} AND state = 'waiting' AND lease_owner = ${t.owner} AND ${holderLive(now)}
         AND EXISTS (SELECT 1 FROM ranked z WHERE z.id = ${t.id} AND z.rk <= ${room} ${notPastParked})
       RETURNING id`.execute(trx);
       if (r.rows.length !== 1) return false;
@@ -122,6 +123,11 @@ export class SlotQueueRepo {
       WITH ranked AS (${rankedWaiting(queue, now)})
       UPDATE tasks SET next_poll_at = ${now}
       WHERE id IN (SELECT z.id FROM ranked z WHERE z.rk <= (CASE WHEN ${room} > 1 THEN ${room} ELSE 1 END)) AND next_poll_at > ${now}`.execute(this.db);
+  }
+
+  /** Why the task's holder may no longer spend (slot-holders.ts); null when it may. */
+  holderGone(tokenId: string, now = Date.now()): Promise<HolderGone | null> {
+    return holderGone(this.db, tokenId, now);
   }
 
   /** Tasks waiting for a slot (in any queue): the token's, and its account's (0 when it has none). */
