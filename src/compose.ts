@@ -147,7 +147,11 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
   const metrics = new GatewayMetrics({ channels, breakers, ledger: meter.backlog, requestLog: requestLog.backlog, gauges: repos.gauges, logger });
   const tokenAuth = new TokenAuth(repos.tokens);
   const { limiter, budget } = composeLimits(config, o);
-  const slots = { repo: new SlotQueueRepo(store.db), limitOf: (queue: string) => slotLimitOf(channels.all(), queue) };
+  const slots = {
+    repo: new SlotQueueRepo(store.db, store.dialect),
+    limitOf: (queue: string) => slotLimitOf(channels.all(), queue),
+    submits: config.tasks.slotSubmits,
+  };
   const deps: GatewayDeps = {
     config,
     store,

@@ -11,6 +11,7 @@ import { audit, type Actor, type AdminDeps } from './deps.ts';
 import { getToken, MAX_TPM } from './tokens.ts';
 import { joinableAccount } from './accounts.ts';
 import { parseBudgets } from './budgets.ts';
+import { waitingDueFor } from '../../store/repos/slot-holders.ts';
 
 /** The fields PATCH /admin/tokens/{id} takes. */
 export const TOKEN_PATCH_FIELDS = ['name', 'models', 'quota', 'rpm_limit', 'tpm_limit', 'concurrency_limit', 'expires_at', 'account_id', 'budgets'] as const;
@@ -90,6 +91,8 @@ export async function updateToken(deps: AdminDeps, by: Actor, id: string, patch:
     const before = await liveToken(deps, id);
     if (!(await deps.repos.tokens.update(id, p, before.quota))) continue;
     await announce(deps, id, (await deps.repos.tokens.secretHashes(id)) ?? []);
+    // A lower quota or an expiry may end its waiting tasks (never sent): looked at by the poller's next round.
+    await waitingDueFor(deps.store.db, { tokenId: id });
     const changes: Record<string, { from: unknown; to: unknown }> = {};
     for (const k of Object.keys(p) as Array<keyof TokenPatch>) changes[k] = { from: before[k], to: p[k] };
     await audit(deps, by, 'token.update', id, { changes });
