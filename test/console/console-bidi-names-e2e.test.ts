@@ -21,9 +21,21 @@ describe.skipIf(!HAVE_CHROMIUM)('console: names with bidirectional controls', { 
     const tok = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'app', account_id: acct.id } })).json()) as { id: string };
     const ch = t.h.gw.deps.channels.all()[0]!;
     // Written as an older build would have stored them.
-    await t.h.store.db.updateTable('accounts').set({ name: `acme${RLO}fdp.exe` }).where('id', '=', acct.id).execute();
-    await t.h.store.db.updateTable('tokens').set({ name: `app${RLO}fdp.exe` }).where('id', '=', tok.id).execute();
-    await t.h.store.db.updateTable('channels').set({ name: `main${RLO}fdp.exe` }).where('id', '=', ch.id).execute();
+    await t.h.store.db
+      .updateTable('accounts')
+      .set({ name: `acme${RLO}fdp.exe` })
+      .where('id', '=', acct.id)
+      .execute();
+    await t.h.store.db
+      .updateTable('tokens')
+      .set({ name: `app${RLO}fdp.exe` })
+      .where('id', '=', tok.id)
+      .execute();
+    await t.h.store.db
+      .updateTable('channels')
+      .set({ name: `main${RLO}fdp.exe` })
+      .where('id', '=', ch.id)
+      .execute();
     await t.h.gw.deps.channels.reload();
 
     await page.goto(`${t.h.url}/console`);
@@ -41,7 +53,8 @@ describe.skipIf(!HAVE_CHROMIUM)('console: names with bidirectional controls', { 
       const r = page.locator(row).first();
       await expect.poll(() => r.locator('bdi.user-name').first().textContent()).toBe(name);
       expect(await r.textContent()).not.toContain(RLO);
-      expect(await r.locator('bdi.user-name').first().evaluate((e) => getComputedStyle(e).unicodeBidi)).toBe('isolate');
+      const style = (e: unknown) => (globalThis as unknown as { getComputedStyle(el: unknown): { unicodeBidi: string } }).getComputedStyle(e).unicodeBidi;
+      expect(await r.locator('bdi.user-name').first().evaluate(style)).toBe('isolate');
     }
     expect(browser.errors).toEqual([]);
   });
