@@ -114,7 +114,9 @@ export function TokenTable({
                   {t.account_id === null ? (
                     '—'
                   ) : (
-                    <a href={`#/accounts/${encodeURIComponent(t.account_id)}`}><Name value={accountNames.get(t.account_id) ?? t.account_id} /></a>
+                    <a href={`#/accounts/${encodeURIComponent(t.account_id)}`}>
+                      <Name value={accountNames.get(t.account_id) ?? t.account_id} />
+                    </a>
                   )}
                 </td>
                 <td>
