@@ -69,7 +69,7 @@ export function parseCreateAccount(b: unknown, now = Date.now()): Required<Accou
   const expiresAt = optInt(o, 'expires_at', 0, Number.MAX_SAFE_INTEGER) ?? null;
   futureTime(expiresAt, now);
   return {
-    name: reqString(o, 'name', { max: 200 }),
+    name: reqString(o, 'name', { max: 200, name: true }),
     quota: optInt(o, 'quota', 0, Number.MAX_SAFE_INTEGER) ?? null,
     budgets: parseBudgets(o) ?? [],
     priceGroup: optString(o, 'price_group', { max: 100 }) ?? null,
@@ -82,7 +82,7 @@ export function parseAccountPatch(b: unknown, now = Date.now()): AccountPatch {
   const o = body(b);
   if (Object.keys(o).length === 0) throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${FIELDS.join(', ')}`);
   const p: AccountPatch = {};
-  if ('name' in o) p.name = reqString(o, 'name', { max: 200 });
+  if ('name' in o) p.name = reqString(o, 'name', { max: 200, name: true });
   const quota = patchInt(o, 'quota', 0, Number.MAX_SAFE_INTEGER);
   if (quota !== undefined) p.quota = quota;
   const budgets = parseBudgets(o);

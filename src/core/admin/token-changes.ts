@@ -31,7 +31,7 @@ export function parseTokenPatch(body: unknown, now = Date.now()): TokenPatch {
   if (Object.keys(o).length === 0) throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${TOKEN_PATCH_FIELDS.join(', ')}`);
   const p: TokenPatch = {};
   if ('name' in o) {
-    const name = optString(o, 'name', { max: 200 });
+    const name = optString(o, 'name', { max: 200, name: true });
     if (name === undefined || name.trim() === '') throw new GatewayError('invalid_parameter', 'name must be a non-empty string', { param: 'name' });
     p.name = name;
   }

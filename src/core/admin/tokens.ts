@@ -84,7 +84,7 @@ export function parseCreateToken(body: unknown): CreateTokenInput {
   if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
   // A misspelt limit (`model`, `quota_micro`) must not make a token without it: refused, as an edit's are.
   onlyFields(body, CREATE_FIELDS);
-  const name = reqString(body, 'name', { max: 200 });
+  const name = reqString(body, 'name', { max: 200, name: true });
   const models = optStringArray(body, 'models', { maxItems: 1000 });
   const quota = optInt(body, 'quota', 0, Number.MAX_SAFE_INTEGER);
   const expiresAt = optInt(body, 'expires_at', 0, Number.MAX_SAFE_INTEGER);
