@@ -122,7 +122,7 @@ export class TextLane {
       ex.enter(this.drain, req.url ?? '');
       if (lacksHost(req, h.host)) throw noHost();
       // Authenticate before the body is read: unauthenticated callers get 401 cheaply.
-      const pending = admit(this.deps, credentialOf(h.authorization, h.apiKey), ex.state, res);
+      const pending = admit(this.deps, credentialOf(h.authorization, h.apiKey), ex.state, res, route.row.family);
       if (pending === null) this.readBody(req, h, ex);
       else
         pending.then(
