@@ -33,9 +33,10 @@ export const MAX_JSON_VALUES = 500_000;
  * or a `constructor` key holding `prototype`) and nesting deeper than MAX_JSON_DEPTH. secure-json-parse runs two
  * regular expressions over every body to decide whether to look. Both keys it refuses contain "proto" (`__proto__`,
  * and `prototype` under `constructor`), so a body with no "proto", no `\u` escape that could spell it and no BOM
- * (which secure-json-parse strips) is parsed directly. A body of more than MAX_JSON_MEMBERS keys is refused unparsed. Throws a SyntaxError for text that is not JSON, and
- * invalid_request for a body that is JSON but uses a refused key. `textLimit`: the most characters outside inline
- * media (front/body-limits.ts textLimitOf), 413 past it.
+ * (which secure-json-parse strips) is parsed directly. A body of more than MAX_JSON_MEMBERS keys or MAX_JSON_VALUES
+ * values, or with more than `textLimit` characters outside inline media (front/body-limits.ts textLimitOf; 413), is
+ * refused unparsed. Throws a SyntaxError for text that is not JSON, and invalid_request for a body that is JSON but
+ * uses a refused key.
  */
 export function parseJsonBody(text: string, textLimit = Number.POSITIVE_INFINITY): unknown {
   // Checked before parsing: the parse of one object with a million keys held the event loop for seconds, as did
