@@ -1,14 +1,25 @@
 // The upstream simulator with no artificial delay, in its own process. TOLLWAY_SIM_TASK_MS sets how long its
 // async tasks run (bench:tasks: minutes); {type:'task-gaps'} reports how often open DashScope tasks were queried.
+// Its rate limits are on but far above any bench's load, unless TOLLWAY_SIM_RPM / _TPM / _KLING_RPM / _MODEL_LIMITS
+// set them (a bench that measures throttling).
 import { startSimulator } from '../simulator/index.ts';
+import { simLimitOptions, simLimitsConfig } from '../src/config/sim-env.ts';
 import { resultVideoUrl } from '../simulator/dashscope/results-video.ts';
 import { createDashscopeTask, dashscopeTaskStore, statusOf } from '../simulator/dashscope/tasks.ts';
 import { answerStats } from './proc-stats.ts';
 import { dashscopeQueryStats } from '../simulator/dashscope/query-budget.ts';
+import { rateLimitStats } from '../simulator/rate-limits.ts';
 
 const taskMs = process.env.TOLLWAY_SIM_TASK_MS;
 const qps = process.env.TOLLWAY_SIM_QUERY_QPS;
-const sim = await startSimulator({ latencyMs: 0, ...(taskMs ? { taskDurationMs: Number(taskMs) } : {}), ...(qps ? { dashscopeQueryQps: Number(qps) } : {}) });
+const GENEROUS = { dashscopeRpm: 100_000_000, dashscopeTpm: 100_000_000_000, klingRpm: 100_000_000 };
+const sim = await startSimulator({
+  latencyMs: 0,
+  ...(taskMs ? { taskDurationMs: Number(taskMs) } : {}),
+  ...(qps ? { dashscopeQueryQps: Number(qps) } : {}),
+  ...GENEROUS,
+  ...simLimitOptions(simLimitsConfig(process.env)),
+});
 answerStats();
 process.on('message', (m: unknown) => {
   const type = (m as { type?: string })?.type;
@@ -43,6 +54,12 @@ process.on('message', (m: unknown) => {
       peakPerSecond: q?.peakPerSecond ?? 0,
       finished,
     });
+    return;
+  }
+  // bench:capacity: the calls the simulated accounts admitted and refused, per account and model, by limit.
+  if (type === 'rate-stats') {
+    const books = [...rateLimitStats(sim.ctx)].map(([key, b]) => ({ key, admitted: b.admitted, refused: { ...b.refused } }));
+    process.send?.({ type, books });
     return;
   }
   if (type !== 'task-gaps' && type !== 'task-gaps-reset') return;
