@@ -4,7 +4,7 @@ import { clip } from '../store/clip.ts';
 import { jsonText, jsonTextOnce } from '../json/json-text.ts';
 import type { LeaseTuple, LedgerTuple } from '../store/sqlite-batch-writer.ts';
 import type { HoldTarget } from './holds.ts';
-import type { Charge } from './types.ts';
+import type { Charge, TaskRef } from './types.ts';
 
 /** The ledger key of a task's one charge (settled at success): exactly once per task. */
 export const taskChargeKey = (taskId: string): string => `${taskId}:success`;
@@ -35,6 +35,22 @@ export interface LedgerRow {
   allowance?: AllowanceLease | null;
   /** What of the charge the allowance's hold covers: that much leaves the hold and `held` with the ledger line, in its transaction. */
   covered?: number;
+}
+
+/** A task's one charge (key taskChargeKey), on its token and the account its hold named. */
+export function taskChargeRow(task: TaskRef, accountId: string | null, kind: string, charge: Charge, now: number): LedgerRow {
+  return {
+    key: taskChargeKey(task.taskId),
+    tokenId: task.tokenId,
+    accountId,
+    model: task.model,
+    kind,
+    charge,
+    requestId: task.requestId ?? null,
+    taskId: task.taskId,
+    upstreamRequestId: task.upstreamRequestId ?? null,
+    createdAt: now,
+  };
 }
 
 /** What of a queued row no hold covers: counted against its token's quota until it is written. */

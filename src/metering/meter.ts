@@ -6,12 +6,14 @@ import type { Database } from '../store/schema.ts';
 import { GroupCommit, type WriteBacklog } from '../store/group-commit.ts';
 import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
 import { ALLOWANCE_DEFAULTS, ALLOWANCE_STALE_MS, Allowances, type Allowance } from './allowances.ts';
-import { ledgerTuple, taskChargeKey, uncovered, type LedgerRow } from './ledger-row.ts';
+import { ledgerTuple, taskChargeRow, uncovered, type LedgerRow } from './ledger-row.ts';
 import { addTokenSpent, insertCharge, writeLedgerBatch } from './ledger-write.ts';
 import type { Billing } from './billing.ts';
 import { boundRow, MAX_BALANCE, targetRoom, tokenRooms } from './balance-bound.ts';
 import { addSpent, closeHold, holdStateOf, holdTarget, placeHold, staleHolds, type HoldTarget } from './holds.ts';
 import { groupCharge, type PriceGroups } from './price-groups.ts';
+import { chargeAt, parseTerms, termsOf } from './price-terms.ts';
+import { quotaRoom } from './quota-room.ts';
 import { isBillable, isClamped, priceForEntry } from './prices.ts';
 import type { StoreMeterOptions } from './meter-options.ts';
 import type { Charge, Meter, OnReaped, StoreTransaction, SyncChargeInput, TaskRef, Usage } from './types.ts';
@@ -171,18 +173,22 @@ export class StoreMeter implements Meter {
 
   async hold(task: TaskRef, estimate: Usage): Promise<number> {
     const billing = task.billing ?? null;
-    const amount = this.price(task.billingModel, estimate, billing?.priceGroup).amount;
+    // The prices of now, kept with the hold: the task is charged at them whatever changes before it ends.
+    const entry = this.entryFor(task.billingModel);
+    const terms = termsOf(entry, billing?.priceGroup ? this.groups?.get(billing.priceGroup) : undefined);
+    const amount = chargeAt(entry, estimate, terms).amount;
     return this.db.transaction().execute(async (trx) => {
       // A repeated hold for the same task is a no-op: report what is held (0 if the task already ended).
-      if (await this.placeHold(trx, task.taskId, task.tokenId, amount, billing, 'Token quota is not enough for this task')) return amount;
+      if (await this.placeHold(trx, task.taskId, task.tokenId, amount, billing, 'Token quota is not enough for this task', JSON.stringify(terms)))
+        return amount;
       const h = await trx.selectFrom('holds').select(['amount', 'state']).where('task_id', '=', task.taskId).executeTakeFirst();
       return h && h.state === 'held' ? Number(h.amount) : 0;
     });
   }
 
   /** A hold on the token (queued charges not yet committed count too), its account and budgets: holds.ts. */
-  private placeHold(trx: Kysely<Database>, key: string, tokenId: string, amount: number, billing: Billing | null, refusal: string): Promise<boolean> {
-    return placeHold(trx, { key, tokenId, amount, pending: this.pending.get(tokenId) ?? 0, billing, now: this.now(), refusal });
+  private placeHold(trx: Kysely<Database>, key: string, tokenId: string, amount: number, billing: Billing | null, refusal: string, terms?: string) {
+    return placeHold(trx, { key, tokenId, amount, pending: this.pending.get(tokenId) ?? 0, billing, now: this.now(), refusal, ...(terms ? { terms } : {}) });
   }
 
   /** Nothing to wait for (undefined) when the token's allowance covers the call: the request path takes no promise. */
@@ -196,9 +202,9 @@ export class StoreMeter implements Meter {
     await this.db.transaction().execute((trx) => this.placeHold(trx, key, tokenId, amount, billing, 'Token quota is not enough for this call'));
   }
 
-  /** One charge and its spend on the rows the hold named (the token alone when there was no hold). */
-  private async chargeHeld(trx: Kysely<Database>, priced: LedgerRow, target: HoldTarget): Promise<number> {
-    const row = this.bounded(priced, await targetRoom(trx, target));
+  /** One charge and its spend on the rows the hold named (the token alone when there was no hold), at most `cap`. */
+  private async chargeHeld(trx: Kysely<Database>, priced: LedgerRow, target: HoldTarget, cap = MAX_BALANCE): Promise<number> {
+    const row = this.bounded(priced, Math.min(await targetRoom(trx, target), cap));
     if (!(await insertCharge(trx, row))) return 0;
     if (row.charge.amount > 0) await addSpent(trx, target, row.charge.amount);
     return row.charge.amount;
@@ -269,24 +275,13 @@ export class StoreMeter implements Meter {
     return run(async (trx) => {
       const target = await closeHold(trx, task.taskId, task.tokenId, 'settled', this.now());
       if (target === null || !isBillable(reported)) return 0;
-      // At the price group the task was created under (kept on its hold): a later change does not reach it.
-      const charge = this.price(task.billingModel, reported, target.priceGroup);
-      return this.chargeHeld(
-        trx,
-        this.checked({
-          key: taskChargeKey(task.taskId),
-          tokenId: task.tokenId,
-          accountId: target.accountId,
-          model: task.model,
-          kind: reported.kind,
-          charge,
-          requestId: task.requestId ?? null,
-          taskId: task.taskId,
-          upstreamRequestId: task.upstreamRequestId ?? null,
-          createdAt: this.now(),
-        }),
-        target,
-      );
+      // At the prices the task was created at (kept on its hold): a later price or group change does not reach it.
+      // A hold from before they were kept: at its group's prices of now.
+      const terms = parseTerms(target.terms);
+      const charge = terms ? chargeAt(this.entryFor(task.billingModel), reported, terms) : this.price(task.billingModel, reported, target.priceGroup);
+      // No more than the hold, or than what the token's and account's quotas have left once it is given back.
+      const cap = Math.max(target.amount, await quotaRoom(trx, target, this.pending.get(task.tokenId) ?? 0));
+      return this.chargeHeld(trx, this.checked(taskChargeRow(task, target.accountId, reported.kind, charge, this.now())), target, cap);
     });
   }
 
