@@ -6,7 +6,7 @@ import type { Database } from '../store/schema.ts';
 import { GroupCommit, type WriteBacklog } from '../store/group-commit.ts';
 import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
 import { ALLOWANCE_DEFAULTS, ALLOWANCE_STALE_MS, Allowances, type Allowance } from './allowances.ts';
-import { ledgerTuple, taskChargeRow, uncovered, type LedgerRow } from './ledger-row.ts';
+import { billingLease, ledgerTuple, taskChargeRow, uncovered, type AllowanceLease, type LedgerRow } from './ledger-row.ts';
 import { addTokenSpent, insertCharge, writeLedgerBatch } from './ledger-write.ts';
 import type { Billing } from './billing.ts';
 import { boundRow, MAX_BALANCE, targetRoom, tokenRooms } from './balance-bound.ts';
@@ -94,7 +94,7 @@ export class StoreMeter implements Meter {
     return group ? groupCharge(entry, usage, group) : priceForEntry(entry, usage);
   }
 
-  private syncRow(input: SyncChargeInput, charge: Charge, accountId: string | null = null, allowance: Allowance | null = null, covered = 0): LedgerRow {
+  private syncRow(input: SyncChargeInput, charge: Charge, accountId: string | null = null, allowance: AllowanceLease | null = null, covered = 0): LedgerRow {
     // Every field set, in one order: one object shape for every row.
     return this.checked({
       accountId,
@@ -138,8 +138,9 @@ export class StoreMeter implements Meter {
 
   chargeSyncDeferred(input: SyncChargeInput): number {
     if (!isBillable(input.usage)) return 0;
-    const charge = this.price(input.billingModel, input.usage);
-    const row = this.syncRow(input, charge);
+    const b = input.billing;
+    const charge = this.price(input.billingModel, input.usage, b?.priceGroup);
+    const row = b ? this.syncRow(input, charge, b.accountId, billingLease(input, b, this.now())) : this.syncRow(input, charge);
     if (this.queuedKeys.has(row.key)) return 0;
     this.queue(row);
     return charge.amount;
@@ -227,7 +228,7 @@ export class StoreMeter implements Meter {
       // TOLLWAY_RESERVATION_TTL_MS, its instance alive): a call that delivered is charged either way, and its ledger
       // key (the request id) keeps that to one charge, on the rows its reservation named.
       const target = (await closeHold(trx, input.requestId, input.tokenId, 'settled', this.now())) ?? (await holdTarget(trx, input.requestId));
-      const t = target ?? { tokenId: input.tokenId, accountId: null, priceGroup: null, budgetRows: [] };
+      const t = target ?? billingLease(input, input.billing ?? null, this.now()).target;
       const charge = this.price(input.billingModel, input.usage, t.priceGroup);
       return this.chargeHeld(trx, this.syncRow(input, charge, t.accountId), t);
     });

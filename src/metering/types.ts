@@ -32,6 +32,11 @@ export interface SyncChargeInput {
   billingModel: string;
   usage: Usage;
   upstreamRequestId?: string | null;
+  /**
+   * The caller's account, price group and budgets (Principal.billing), for a charge that cannot read them from its
+   * reservation: queued because the store refused the settlement for the moment, it still lands on them, at the group's price.
+   */
+  billing?: Billing | null;
 }
 
 export type { Billing };
