@@ -9,12 +9,13 @@ import { ALLOWANCE_DEFAULTS, ALLOWANCE_STALE_MS, Allowances, type Allowance } fr
 import { billingLease, ledgerTuple, taskChargeRow, uncovered, type AllowanceLease, type LedgerRow } from './ledger-row.ts';
 import { addTokenSpent, insertCharge, writeLedgerBatch } from './ledger-write.ts';
 import type { Billing } from './billing.ts';
-import { boundRow, MAX_BALANCE, targetRoom, tokenRooms } from './balance-bound.ts';
+import { MAX_BALANCE, targetRoom, tokenRooms } from './balance-bound.ts';
+import { ChargeCuts } from './charge-cuts.ts';
 import { addSpent, closeHold, holdStateOf, holdTarget, placeHold, staleHolds, type HoldTarget } from './holds.ts';
 import { groupCharge, type PriceGroups } from './price-groups.ts';
 import { chargeAt, parseTerms, termsOf } from './price-terms.ts';
 import { quotaRoom } from './quota-room.ts';
-import { isBillable, isClamped, priceForEntry } from './prices.ts';
+import { isBillable, priceForEntry } from './prices.ts';
 import type { StoreMeterOptions } from './meter-options.ts';
 import type { Charge, Meter, OnReaped, StoreTransaction, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
@@ -36,7 +37,7 @@ export class StoreMeter implements Meter {
   /** Amounts queued but not yet committed, per token: counted by quota checks so the lag cannot be exploited. */
   private readonly pending = new Map<string, number>();
   private readonly batchWriter: SqliteBatchWriter | null;
-  private readonly onClamped: (row: LedgerRow) => void;
+  private readonly cuts: ChargeCuts;
   private readonly groups: Pick<PriceGroups, 'get'> | null;
   private readonly allowances: Allowances | null;
   readonly now: () => number;
@@ -46,7 +47,7 @@ export class StoreMeter implements Meter {
     private readonly catalogue: () => Catalogue,
     opts: StoreMeterOptions = {},
   ) {
-    this.onClamped = opts.onClamped ?? (() => undefined);
+    this.cuts = new ChargeCuts(opts.onClamped ?? (() => undefined));
     const onError = opts.onError ?? (() => undefined);
     this.batchWriter = opts.batchWriter ?? null;
     this.groups = opts.priceGroups ?? null;
@@ -59,7 +60,9 @@ export class StoreMeter implements Meter {
       ...(opts.tick ? { tick: opts.tick } : {}),
       // SQLite: the same transaction as prepared statements (src/store/sqlite-batch-writer.ts).
       write: (batch) =>
-        this.batchWriter ? this.batchWriter.ledger(batch.map(ledgerTuple)) : writeLedgerBatch(this.db, batch, (r, room) => this.bounded(r, room)),
+        this.batchWriter
+          ? this.batchWriter.ledger(batch.map(ledgerTuple)).then((cuts) => this.cuts.written(batch, cuts))
+          : writeLedgerBatch(this.db, batch, (r, room) => this.cuts.bounded(r, room)),
       onCommitted: (batch) => this.settled(batch),
       onRejected: (rows, e) => {
         this.settled(rows);
@@ -96,7 +99,7 @@ export class StoreMeter implements Meter {
 
   private syncRow(input: SyncChargeInput, charge: Charge, accountId: string | null = null, allowance: AllowanceLease | null = null, covered = 0): LedgerRow {
     // Every field set, in one order: one object shape for every row.
-    return this.checked({
+    return this.cuts.checked({
       accountId,
       key: input.idempotencyKey ?? input.requestId,
       tokenId: input.tokenId,
@@ -112,28 +115,15 @@ export class StoreMeter implements Meter {
     });
   }
 
-  /** Every ledger row passes here: a clamped charge is reported once, as it is made. */
-  private checked(row: LedgerRow): LedgerRow {
-    if (isClamped(row.charge)) this.onClamped(row);
-    return row;
-  }
-
   async chargeSync(input: SyncChargeInput): Promise<number> {
     if (!isBillable(input.usage)) return 0;
     const priced = this.syncRow(input, this.price(input.billingModel, input.usage));
     return this.db.transaction().execute(async (trx) => {
-      const row = this.bounded(priced, (await tokenRooms(trx, [input.tokenId])).get(input.tokenId) ?? MAX_BALANCE);
+      const row = this.cuts.bounded(priced, (await tokenRooms(trx, [input.tokenId])).get(input.tokenId) ?? MAX_BALANCE);
       if (!(await insertCharge(trx, row))) return 0;
       if (row.charge.amount > 0) await addTokenSpent(trx, input.tokenId, row.charge.amount);
       return row.charge.amount;
     });
-  }
-
-  /** The row cut to the room its balances have left (balance-bound.ts); a cut is reported like MAX_CHARGE's clamp. */
-  private bounded(row: LedgerRow, room: number): LedgerRow {
-    const b = boundRow(row, room);
-    if (b !== row && !isClamped(row.charge)) this.onClamped(b);
-    return b;
   }
 
   chargeSyncDeferred(input: SyncChargeInput): number {
@@ -194,18 +184,25 @@ export class StoreMeter implements Meter {
 
   /** Nothing to wait for (undefined) when the token's allowance covers the call: the request path takes no promise. */
   reserve(key: string, tokenId: string, amount: number, billing: Billing | null = null): Promise<void> | undefined {
+    // A token a charge was cut at holds for each call: its allowance's room in memory is not room in the store.
+    if (this.atBound.size > 0 && this.atBound.has(tokenId)) return this.reserveSlow(key, tokenId, amount, billing, null);
     if (this.allowances?.takeHeld(key, tokenId, amount, billing)) return undefined;
-    return this.reserveSlow(key, tokenId, amount, billing);
+    return this.reserveSlow(key, tokenId, amount, billing, this.allowances);
   }
 
-  private async reserveSlow(key: string, tokenId: string, amount: number, billing: Billing | null): Promise<void> {
-    if (this.allowances !== null && (await this.allowances.take(key, tokenId, amount, billing))) return;
+  private async reserveSlow(key: string, tokenId: string, amount: number, billing: Billing | null, allowances: Allowances | null): Promise<void> {
+    if (allowances !== null && (await allowances.take(key, tokenId, amount, billing))) return;
     await this.db.transaction().execute((trx) => this.placeHold(trx, key, tokenId, amount, billing, 'Token quota is not enough for this call'));
+  }
+
+  /** Tokens a charge was cut at, for want of room (charge-cuts.ts): their calls reserve, whatever their quota. */
+  get atBound(): ReadonlySet<string> {
+    return this.cuts.atBound;
   }
 
   /** One charge and its spend on the rows the hold named (the token alone when there was no hold), at most `cap`. */
   private async chargeHeld(trx: Kysely<Database>, priced: LedgerRow, target: HoldTarget, cap = MAX_BALANCE): Promise<number> {
-    const row = this.bounded(priced, Math.min(await targetRoom(trx, target), cap));
+    const row = this.cuts.bounded(priced, Math.min(await targetRoom(trx, target), cap));
     if (!(await insertCharge(trx, row))) return 0;
     if (row.charge.amount > 0) await addSpent(trx, target, row.charge.amount);
     return row.charge.amount;
@@ -282,7 +279,7 @@ export class StoreMeter implements Meter {
       const charge = terms ? chargeAt(this.entryFor(task.billingModel), reported, terms) : this.price(task.billingModel, reported, target.priceGroup);
       // No more than the hold, or than what the token's and account's quotas have left once it is given back.
       const cap = Math.max(target.amount, await quotaRoom(trx, target, this.pending.get(task.tokenId) ?? 0));
-      return this.chargeHeld(trx, this.checked(taskChargeRow(task, target.accountId, reported.kind, charge, this.now())), target, cap);
+      return this.chargeHeld(trx, this.cuts.checked(taskChargeRow(task, target.accountId, reported.kind, charge, this.now())), target, cap);
     });
   }
 
