@@ -38,6 +38,8 @@ export class StoreMeter implements Meter {
   private readonly pending = new Map<string, number>();
   private readonly batchWriter: SqliteBatchWriter | null;
   private readonly cuts: ChargeCuts;
+  /** Tokens a charge was cut at, for want of room (charge-cuts.ts): their calls reserve, whatever their quota. */
+  readonly atBound: ReadonlySet<string>;
   private readonly groups: Pick<PriceGroups, 'get'> | null;
   private readonly allowances: Allowances | null;
   readonly now: () => number;
@@ -48,6 +50,7 @@ export class StoreMeter implements Meter {
     opts: StoreMeterOptions = {},
   ) {
     this.cuts = new ChargeCuts(opts.onClamped ?? (() => undefined));
+    this.atBound = this.cuts.atBound;
     const onError = opts.onError ?? (() => undefined);
     this.batchWriter = opts.batchWriter ?? null;
     this.groups = opts.priceGroups ?? null;
@@ -193,11 +196,6 @@ export class StoreMeter implements Meter {
   private async reserveSlow(key: string, tokenId: string, amount: number, billing: Billing | null, allowances: Allowances | null): Promise<void> {
     if (allowances !== null && (await allowances.take(key, tokenId, amount, billing))) return;
     await this.db.transaction().execute((trx) => this.placeHold(trx, key, tokenId, amount, billing, 'Token quota is not enough for this call'));
-  }
-
-  /** Tokens a charge was cut at, for want of room (charge-cuts.ts): their calls reserve, whatever their quota. */
-  get atBound(): ReadonlySet<string> {
-    return this.cuts.atBound;
   }
 
   /** One charge and its spend on the rows the hold named (the token alone when there was no hold), at most `cap`. */
