@@ -4,6 +4,7 @@
 import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { GENEROUS_SIM_ENV } from '../../support/sim-limits.ts';
 
 export const ROOT = join(import.meta.dirname, '..', '..', '..');
 /** The load balancer's port on the host (TOLLWAY_PORT): away from the ports the rest of the suite uses. */
@@ -13,8 +14,9 @@ export const LB = `http://127.0.0.1:${STACK_PORT}`;
 export const ADMIN_KEY = 'local-only-admin-key-change-me';
 const COMPOSE = ['compose', '-f', 'deploy/compose.yaml'];
 
-/** The environment every command runs in: the CI docker first on PATH, the stack's port. */
+/** The environment every command runs in: the CI docker first on PATH, the stack's port, the simulator's limits above the tests' traffic. */
 export const stackEnv = (): NodeJS.ProcessEnv => ({
+  ...GENEROUS_SIM_ENV,
   ...process.env,
   PATH: `${join(ROOT, 'deploy', 'ci', 'bin')}:${process.env.PATH ?? ''}`,
   TOLLWAY_PORT: String(STACK_PORT),
