@@ -17,7 +17,7 @@ import { registerDashscopeTasks } from './dashscope/tasks.ts';
 import { registerVideoSynthesis } from './dashscope/video-synthesis.ts';
 import { registerResultVideos } from './dashscope/results-video.ts';
 import { registerQuotas } from './dashscope/quotas.ts';
-import { DEFAULT_KLING_RPM, DEFAULT_SYNC_RPM, DEFAULT_SYNC_TPM, refuseOverRate } from './rate-limits.ts';
+import { DEFAULT_KLING_RPM, DEFAULT_SYNC_RPM, DEFAULT_SYNC_TPM, refuseOverRate, setRateLimits } from './rate-limits.ts';
 import { compatError, nativeError } from './dashscope/errors.ts';
 import { FaultController, type FaultSpec } from './faults.ts';
 import { requestId, sendJson, sleep } from './http-util.ts';
@@ -102,6 +102,10 @@ function handleControl(sreq: SimRequest, res: ServerResponse, ctx: SimContext): 
       return sendJson(res, 400, { error: 'slots must be an integer >= 0 (0 = no limit)' });
     ctx.opts.klingTaskSlots = slots;
     return sendJson(res, 200, { ok: true, slots });
+  }
+  if (sreq.path === '/__sim/rate-limits' && sreq.method === 'POST') {
+    const set = setRateLimits(ctx, sreq.json);
+    return set === null ? sendJson(res, 200, { ok: true }) : sendJson(res, 400, { error: set });
   }
   if (sreq.path === '/__sim/requests' && sreq.method === 'GET') return sendJson(res, 200, { data: ctx.recorded });
   if (sreq.path === '/__sim/health') return sendJson(res, 200, { ok: true });

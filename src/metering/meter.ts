@@ -5,19 +5,20 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { Database } from '../store/schema.ts';
 import { GroupCommit, type WriteBacklog } from '../store/group-commit.ts';
 import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
-import { ALLOWANCE_DEFAULTS, ALLOWANCE_STALE_MS, Allowances, type Allowance } from './allowances.ts';
+import { ALLOWANCE_DEFAULTS, Allowances, type Allowance } from './allowances.ts';
 import { billingLease, ledgerTuple, taskChargeRow, uncovered, type AllowanceLease, type LedgerRow } from './ledger-row.ts';
 import { addTokenSpent, insertCharge, writeLedgerBatch } from './ledger-write.ts';
 import type { Billing } from './billing.ts';
 import { MAX_BALANCE, targetRoom, tokenRooms } from './balance-bound.ts';
 import { ChargeCuts } from './charge-cuts.ts';
-import { addSpent, closeHold, holdStateOf, holdTarget, placeHold, staleHolds, type HoldTarget } from './holds.ts';
+import { addSpent, closeHold, holdStateOf, holdTarget, placeHold, type HoldTarget } from './holds.ts';
+import { reapHolds } from './reaper.ts';
 import { groupCharge, type PriceGroups } from './price-groups.ts';
 import { chargeAt, parseTerms, termsOf } from './price-terms.ts';
 import { quotaRoom } from './quota-room.ts';
 import { isBillable, priceForEntry } from './prices.ts';
 import type { StoreMeterOptions } from './meter-options.ts';
-import type { Charge, Meter, OnReaped, StoreTransaction, SyncChargeInput, TaskRef, Usage } from './types.ts';
+import type { AllowanceHolder, Charge, Meter, OnReaped, StoreTransaction, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
 export { RESERVATION_PREFIX } from './holds.ts';
 export type { StoreMeterOptions } from './meter-options.ts';
@@ -60,6 +61,7 @@ export class StoreMeter implements Meter {
     this.batches = new GroupCommit<LedgerRow>({
       intervalMs: opts.flushIntervalMs ?? 10,
       maxBatch: opts.maxBatch ?? 200,
+      maxAgeMs: opts.maxQueueAgeMs ?? 100,
       ...(opts.tick ? { tick: opts.tick } : {}),
       // SQLite: the same transaction as prepared statements (src/store/sqlite-batch-writer.ts).
       write: (batch) =>
@@ -149,6 +151,10 @@ export class StoreMeter implements Meter {
   /** The queue of charges not yet committed: its depth and lag (metrics). */
   get backlog(): WriteBacklog {
     return this.batches;
+  }
+
+  chargesBehind(): Promise<void> | undefined {
+    return this.batches.behind();
   }
 
   /** Commit everything queued so far; resolves when those rows are written (or the attempt failed). */
@@ -250,20 +256,13 @@ export class StoreMeter implements Meter {
     });
   }
 
-  async reapReservations(olderThanMs: number, onReaped?: OnReaped): Promise<number> {
-    const now = this.now();
-    const stale = await staleHolds(this.db, now - olderThanMs, now - Math.min(olderThanMs, ALLOWANCE_STALE_MS));
-    let n = 0;
-    for (const h of stale) {
-      const closed = await this.db.transaction().execute(async (trx) => {
-        const target = await closeHold(trx, h.task_id, h.token_id, 'released', this.now());
-        // Announced (hold.reaped) in the transaction that released it.
-        if (target !== null) await onReaped?.(trx, { key: h.task_id, tokenId: h.token_id, amount: target.amount });
-        return target;
-      });
-      if (closed !== null) n++;
-    }
-    return n;
+  reapReservations(olderThanMs: number, onReaped?: OnReaped): Promise<number> {
+    return reapHolds(this.db, this.now, olderThanMs, onReaped);
+  }
+
+  /** A quota, budget or account changed: those tokens' allowances take no new call (allowances.ts). */
+  retireAllowances(holder: AllowanceHolder): void {
+    this.allowances?.retireFor(holder);
   }
 
   async settle(task: TaskRef, reported: Usage, within?: StoreTransaction): Promise<number> {

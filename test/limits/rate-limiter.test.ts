@@ -189,6 +189,46 @@ describe.runIf(redisUrl)('rate limits shared across instances through Redis', ()
   });
 });
 
+describe.runIf(redisUrl)('in-flight slots in Redis are leases of the instance holding them', () => {
+  const LEASE_MS = 400;
+  const until = async (cond: () => Promise<boolean>): Promise<void> => {
+    for (let i = 0; i < 100 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 50));
+  };
+
+  it("an instance that stops renewing (dead) stops counting within its lease; a live one's slots keep counting past it", async () => {
+    const prefix = `tollway-slots-${process.pid}-${Date.now()}:`;
+    const deadRedis = new Redis(redisUrl!);
+    const dead = new RateLimiter(new RedisCounters(deadRedis, prefix, LEASE_MS));
+    const live = new RateLimiter(new RedisCounters(new Redis(redisUrl!), prefix, LEASE_MS));
+    const p = principal({ concurrencyLimit: 2 });
+    await dead.admit(p);
+    await dead.admit(p);
+    await expect(live.admit(p)).rejects.toMatchObject({ code: 'concurrency_limited' });
+    // The process is gone: no release, no renewal, no goodbye.
+    deadRedis.disconnect();
+    const taken: Array<() => void> = [];
+    await until(async () => {
+      const a = await live.admit(p).catch(() => null);
+      if (a?.release) taken.push(a.release);
+      return taken.length === 2;
+    });
+    expect(taken).toHaveLength(2);
+    // Held past several leases, the live instance's slots still count (its renewals keep them).
+    await new Promise((r) => setTimeout(r, LEASE_MS * 3));
+    const other = new RateLimiter(new RedisCounters(new Redis(redisUrl!), prefix, LEASE_MS));
+    await expect(other.admit(p)).rejects.toMatchObject({ code: 'concurrency_limited' });
+    for (const release of taken) release();
+    await until(async () => {
+      const a = await other.admit(p).catch(() => null);
+      a?.release?.();
+      return a !== null;
+    });
+    await expect(other.admit(p)).resolves.toMatchObject({ release: expect.any(Function) });
+    await live.close();
+    await other.close();
+  });
+});
+
 describe('counters that cannot be reached', () => {
   it('a request is admitted uncounted (no headers, no slot) and the failure is reported, never turned into an error answer', async () => {
     // A real client on a port nobody listens on: every command fails after one reconnect attempt.

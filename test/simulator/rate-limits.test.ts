@@ -159,6 +159,27 @@ describe('simulated DashScope synchronous rate limits', () => {
   });
 });
 
+describe('changing the limits while it runs (POST /__sim/rate-limits)', () => {
+  const set = (body: unknown) =>
+    fetch(`${s.sim.url}/__sim/rate-limits`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  it('sets the defaults, a model and Kling; refuses a malformed body and changes nothing then', async () => {
+    tick(60_000);
+    expect((await set({ models: { 'live-model': { rpm: 1 } } })).status).toBe(200);
+    expect((await chat('live-model')).status).toBe(200);
+    expect((await chat('live-model')).status).toBe(429);
+    expect((await set({ models: { 'live-model': { rpm: 0 } } })).status).toBe(200);
+    expect((await chat('live-model')).status).toBe(200);
+    expect((await set({ rpm: -1 })).status).toBe(400);
+    expect((await set({ models: { x: { qps: 1 } } })).status).toBe(400);
+    expect((await set({ rpm: 5, tpm: 10, kling_rpm: 3, models: 'no' })).status).toBe(400);
+    expect(s.sim.ctx.opts).toMatchObject({ dashscopeRpm: 120, dashscopeTpm: 1_000_000, klingRpm: 2 });
+    expect((await set({ rpm: 121, kling_rpm: 2 })).status).toBe(200);
+    expect(s.sim.ctx.opts).toMatchObject({ dashscopeRpm: 121, klingRpm: 2 });
+    expect((await set({ rpm: 120 })).status).toBe(200);
+  });
+});
+
 describe('the quota list (GET /api/v1/quotas)', () => {
   const quotas = async (query = '', key = DEFAULT_SIM_KEYS.dashscopeApiKey) => {
     const r = await fetch(`${s.sim.url}/api/v1/quotas${query}`, { headers: { authorization: `Bearer ${key}` } });
