@@ -32,7 +32,7 @@ async function openDurable() {
   const onError = (e: unknown) => console.error(e);
   return {
     tokens: new Map([[hashToken(TOKEN), 'tok_1']]),
-    ledger: new GroupCommit<LedgerTuple>({ intervalMs: 10, maxBatch: 500, write: (rows) => writer.ledger(rows), onError }),
+    ledger: new GroupCommit<LedgerTuple>({ intervalMs: 10, maxBatch: 500, write: async (rows) => void (await writer.ledger(rows)), onError }),
     log: new GroupCommit<LogTuple>({ intervalMs: 10, maxBatch: 500, write: (rows) => writer.requestLog(rows), onError }),
     sink: stdoutSink(),
   };

@@ -110,7 +110,7 @@ export function chargeTokens(
   return settled.catch(async (e: unknown) => {
     call.log.error({ err: String(e) }, 'settling a delivered call failed; its charge is queued for the group commit');
     // settle released the hold (else the reaper will): the queued charge is not counted twice against the quota.
-    call.state.amount = meter.chargeSyncDeferred(input);
+    call.state.amount = meter.chargeSyncDeferred({ ...input, billing: principalOf(call).billing });
   });
 }
 

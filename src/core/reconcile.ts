@@ -114,6 +114,17 @@ function reprice(kind: string, stored: Record<string, unknown> | null, unitPrice
   }
 }
 
+/**
+ * A charge written for less than it was priced at, for want of room (the balance bound, or a task's quota:
+ * balance-bound.ts, metering/quota-room.ts): its quantities keep the amount it was priced at (`clamped_from`). When
+ * that is at least what its stored usage prices at, the cut is recognised: the charge is what it should be.
+ */
+function cutAt(amount: number, quantities: string, expected: number | null): number | null {
+  if (expected === null || amount >= expected) return expected;
+  const from = Number(parse(quantities)?.clamped_from);
+  return Number.isFinite(from) && from >= expected ? amount : expected;
+}
+
 export function reconcile(rows: ReconcileRows, from: number, to: number, now = Date.now(), reservationTtlMs = 30 * 60_000): ReconcileReport {
   const requests = new Map(rows.requests.map((r) => [r.requestId, r]));
   const tasks = new Map(rows.tasks.map((t) => [t.id, t]));
@@ -144,7 +155,7 @@ export function reconcile(rows: ReconcileRows, from: number, to: number, now = D
     const task = l.taskId ? tasks.get(l.taskId) : undefined;
     const req = !l.taskId && l.requestId ? requests.get(l.requestId) : undefined;
     const stored = task ? parse(task.usage) : req ? parse(req.usage) : null;
-    const expected = reprice(l.kind, stored, l.unitPrices, l.quantities);
+    const expected = cutAt(l.amount, l.quantities, reprice(l.kind, stored, l.unitPrices, l.quantities));
     // A call's charge whose request-log row was never written (a crash lost it: both are written behind): nothing to
     // compare it with, so it is listed apart and left out of the difference — not a charge that prices differently.
     const unlogged = req === undefined && l.requestId !== null && !l.taskId && !rows.loggedRequests.has(l.requestId);

@@ -51,8 +51,11 @@ export function upstreamCall<T>(deps: UpstreamCallDeps, call: CallContext, plan:
     attempt = (ch) => trace.attempt(ch, () => bare(ch));
   }
   const p = principalOf(call);
-  // A token with an account or budgets reserves too, even without a quota of its own: its account's and budgets' do.
-  if (typeof plan.quota === 'string' || (p.quota === null && p.billing === null)) return failover(deps, call, plan, attempt);
+  // A token with an account or budgets reserves too, even without a quota of its own: its account's and budgets' do;
+  // so does one a charge was cut at (no room left: its hold is refused rather than the call served for nothing).
+  const bound = deps.meter.atBound;
+  if (typeof plan.quota === 'string' || (p.quota === null && p.billing === null && (bound.size === 0 || !bound.has(p.tokenId))))
+    return failover(deps, call, plan, attempt);
   return reserved(deps, call, p, plan.quota.reserve(call), plan, attempt);
 }
 

@@ -29,10 +29,19 @@ const used = sql<number | string>`spent + held`;
  * The room left on each token, read under a row lock (the no-op update takes it on PostgreSQL, and SQLite's write
  * lock): no other transaction moves these rows until this one ends. A token not found has the whole bound.
  */
-export async function tokenRooms(trx: Kysely<Database>, ids: readonly string[]): Promise<Map<string, number>> {
+export function tokenRooms(trx: Kysely<Database>, ids: readonly string[]): Promise<Map<string, number>> {
+  return rooms(trx, 'tokens', ids);
+}
+
+/** The room left on each account, read under a row lock as tokenRooms (take the tokens' first: the order every write locks in). */
+export function accountRooms(trx: Kysely<Database>, ids: readonly string[]): Promise<Map<string, number>> {
+  return rooms(trx, 'accounts', ids);
+}
+
+async function rooms(trx: Kysely<Database>, table: 'tokens' | 'accounts', ids: readonly string[]): Promise<Map<string, number>> {
   if (ids.length === 0) return new Map();
   const rows = await trx
-    .updateTable('tokens')
+    .updateTable(table)
     .set({ spent: sql`spent` })
     .where('id', 'in', [...ids])
     .returning(['id', used.as('used')])

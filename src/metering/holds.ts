@@ -17,6 +17,8 @@ export interface HoldSpec {
   billing: Billing | null;
   now: number;
   refusal: string;
+  /** A task's prices fixed at its creation (price-terms.ts), JSON: its settlement charges at them. */
+  terms?: string;
 }
 
 /** Where a hold's money moves: the token, and the account and budget rows it reserved against. */
@@ -64,6 +66,7 @@ export async function placeHold(trx: Kysely<Database>, s: HoldSpec): Promise<boo
             budget_rows: rows.length ? JSON.stringify(rows.map((r) => [r.holderId, r.period, r.start])) : null,
           }
         : {}),
+      ...(s.terms ? { price_terms: s.terms } : {}),
     })
     .onConflict((oc) => oc.column('task_id').doNothing())
     .executeTakeFirst();
@@ -163,7 +166,7 @@ export function addSpent(trx: Kysely<Database>, t: HoldTarget, amount: number): 
 /**
  * Decide the outcome of a hold: CAS its row held → `to`. A key without a hold gets a zero-amount row first, so the
  * CAS (and its one-outcome guarantee) applies to every task. Returns where the hold reserved, its held amount given
- * back, or null if the outcome was already decided.
+ * back and a task's price terms, or null if the outcome was already decided.
  */
 export async function closeHold(
   trx: Kysely<Database>,
@@ -171,7 +174,7 @@ export async function closeHold(
   tokenId: string,
   to: 'settled' | 'released',
   now: number,
-): Promise<(HoldTarget & { amount: number }) | null> {
+): Promise<(HoldTarget & { amount: number; terms: string | null }) | null> {
   // A batch of charges locks its tokens first, then the allowances it uses (ledger-write.ts): an allowance closes in
   // that order too, or the two would deadlock on PostgreSQL.
   if (key.startsWith(ALLOWANCE_PREFIX)) await trx.updateTable('tokens').set({ spent: sql`spent` }).where('id', '=', tokenId).execute();
@@ -185,13 +188,13 @@ export async function closeHold(
     .set({ state: to, updated_at: now })
     .where('task_id', '=', key)
     .where('state', '=', 'held')
-    .returning(['amount', 'token_id', 'account_id', 'price_group', 'budget_rows'])
+    .returning(['amount', 'token_id', 'account_id', 'price_group', 'budget_rows', 'price_terms'])
     .executeTakeFirst();
   if (!closed) return null;
   const t = targetOf(closed);
   const amount = Number(closed.amount);
   if (amount > 0) await move(trx, t, 'held', -amount);
-  return { ...t, amount };
+  return { ...t, amount, terms: closed.price_terms };
 }
 
 /** Reservations of calls answered at once are keyed by their request id (tasks by task_… / video_… ids). */

@@ -4,7 +4,9 @@ import { clip } from '../store/clip.ts';
 import { jsonText, jsonTextOnce } from '../json/json-text.ts';
 import type { LeaseTuple, LedgerTuple } from '../store/sqlite-batch-writer.ts';
 import type { HoldTarget } from './holds.ts';
-import type { Charge } from './types.ts';
+import type { Billing, BudgetRowKey } from './billing.ts';
+import { periodBounds } from './periods.ts';
+import type { Charge, SyncChargeInput, TaskRef } from './types.ts';
 
 /** The ledger key of a task's one charge (settled at success): exactly once per task. */
 export const taskChargeKey = (taskId: string): string => `${taskId}:success`;
@@ -31,10 +33,44 @@ export interface LedgerRow {
   createdAt: number;
   /** The account the charge also counts against (null or absent: none). */
   accountId?: string | null;
-  /** A charge taken from an allowance (allowances.ts): the rows it lands on (null or absent: none). */
+  /**
+   * A charge taken from an allowance (allowances.ts), or queued on its caller's billing (billingLease): the rows it
+   * lands on (null or absent: the token alone).
+   */
   allowance?: AllowanceLease | null;
   /** What of the charge the allowance's hold covers: that much leaves the hold and `held` with the ledger line, in its transaction. */
   covered?: number;
+}
+
+/**
+ * The rows a charge queued without a hold of its own lands on: the caller's account and its budget rows of now. It
+ * takes nothing from a hold (covered: 0); both write paths land it as an allowance's charge.
+ */
+export function billingLease(input: SyncChargeInput, billing: Billing | null, now: number): AllowanceLease {
+  const key = input.idempotencyKey ?? input.requestId;
+  const b = billing ?? { accountId: null, priceGroup: null, timeZone: null, budgets: [] };
+  const budgetRows: BudgetRowKey[] = b.budgets.map((x) => [x.holderId, x.period, periodBounds(x.period, now, b.timeZone).start]);
+  return {
+    key,
+    target: { tokenId: input.tokenId, accountId: b.accountId, priceGroup: b.priceGroup, budgetRows },
+    tuple: { allowance: key, accountId: b.accountId, budgetKeys: budgetRows.flat() },
+  };
+}
+
+/** A task's one charge (key taskChargeKey), on its token and the account its hold named. */
+export function taskChargeRow(task: TaskRef, accountId: string | null, kind: string, charge: Charge, now: number): LedgerRow {
+  return {
+    key: taskChargeKey(task.taskId),
+    tokenId: task.tokenId,
+    accountId,
+    model: task.model,
+    kind,
+    charge,
+    requestId: task.requestId ?? null,
+    taskId: task.taskId,
+    upstreamRequestId: task.upstreamRequestId ?? null,
+    createdAt: now,
+  };
 }
 
 /** What of a queued row no hold covers: counted against its token's quota until it is written. */
@@ -101,5 +137,9 @@ export function ledgerRowForLog(r: LedgerRow) {
     task_id: r.taskId,
     upstream_request_id: r.upstreamRequestId,
     created_at: r.createdAt,
+    account_id: r.accountId ?? null,
+    list_amount: r.charge.listAmount ?? null,
+    price_group: r.charge.priceGroup ?? null,
+    budget_rows: r.allowance?.target.budgetRows ?? [],
   };
 }

@@ -1,7 +1,7 @@
 // Ledger writes the meter (meter.ts) makes inside its transactions: one charge, a token's spend, a batch of queued charges.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import { MAX_BALANCE, tokenRooms } from './balance-bound.ts';
+import { accountRooms, MAX_BALANCE, tokenRooms } from './balance-bound.ts';
 import { addSpent } from './holds.ts';
 import { landBatch } from './batch-spend.ts';
 import { ledgerValues, type LedgerRow } from './ledger-row.ts';
@@ -29,10 +29,15 @@ export function addTokenSpent(trx: Kysely<Database>, tokenId: string, amount: nu
 export async function writeLedgerBatch(db: Kysely<Database>, batch: LedgerRow[], bound: (r: LedgerRow, room: number) => LedgerRow): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const rooms = await tokenRooms(trx, [...new Set(batch.map((r) => r.tokenId))]);
+    // A row of an account takes the account's room too: busy tokens of one account share it.
+    const accounts = await accountRooms(trx, [...new Set(batch.map(accountOf).filter((a) => a !== null))]);
     const rows = batch.map((r) => {
+      const acc = accountOf(r);
       const room = rooms.get(r.tokenId) ?? MAX_BALANCE;
-      const b = bound(r, room);
+      const accRoom = acc === null ? MAX_BALANCE : (accounts.get(acc) ?? MAX_BALANCE);
+      const b = bound(r, Math.min(room, accRoom));
       rooms.set(r.tokenId, room - b.charge.amount);
+      if (acc !== null) accounts.set(acc, accRoom - b.charge.amount);
       return b;
     });
     const byKey = new Map(rows.map((r) => [r.key, r]));
@@ -48,3 +53,6 @@ export async function writeLedgerBatch(db: Kysely<Database>, batch: LedgerRow[],
     );
   });
 }
+
+/** The account a queued row's spend lands on (its allowance's, or its caller's billing): null for the token alone. */
+const accountOf = (r: LedgerRow): string | null => r.allowance?.target.accountId ?? null;

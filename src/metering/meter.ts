@@ -6,14 +6,17 @@ import type { Database } from '../store/schema.ts';
 import { GroupCommit, type WriteBacklog } from '../store/group-commit.ts';
 import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
 import { ALLOWANCE_DEFAULTS, Allowances, type Allowance } from './allowances.ts';
-import { ledgerTuple, taskChargeKey, uncovered, type LedgerRow } from './ledger-row.ts';
+import { billingLease, ledgerTuple, taskChargeRow, uncovered, type AllowanceLease, type LedgerRow } from './ledger-row.ts';
 import { addTokenSpent, insertCharge, writeLedgerBatch } from './ledger-write.ts';
 import type { Billing } from './billing.ts';
-import { boundRow, MAX_BALANCE, targetRoom, tokenRooms } from './balance-bound.ts';
+import { MAX_BALANCE, targetRoom, tokenRooms } from './balance-bound.ts';
+import { ChargeCuts } from './charge-cuts.ts';
 import { addSpent, closeHold, holdStateOf, holdTarget, placeHold, type HoldTarget } from './holds.ts';
 import { reapHolds } from './reaper.ts';
 import { groupCharge, type PriceGroups } from './price-groups.ts';
-import { isBillable, isClamped, priceForEntry } from './prices.ts';
+import { chargeAt, parseTerms, termsOf } from './price-terms.ts';
+import { quotaRoom } from './quota-room.ts';
+import { isBillable, priceForEntry } from './prices.ts';
 import type { StoreMeterOptions } from './meter-options.ts';
 import type { AllowanceHolder, Charge, Meter, OnReaped, StoreTransaction, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
@@ -35,7 +38,9 @@ export class StoreMeter implements Meter {
   /** Amounts queued but not yet committed, per token: counted by quota checks so the lag cannot be exploited. */
   private readonly pending = new Map<string, number>();
   private readonly batchWriter: SqliteBatchWriter | null;
-  private readonly onClamped: (row: LedgerRow) => void;
+  private readonly cuts: ChargeCuts;
+  /** Tokens a charge was cut at, for want of room (charge-cuts.ts): their calls reserve, whatever their quota. */
+  readonly atBound: ReadonlySet<string>;
   private readonly groups: Pick<PriceGroups, 'get'> | null;
   private readonly allowances: Allowances | null;
   readonly now: () => number;
@@ -45,7 +50,8 @@ export class StoreMeter implements Meter {
     private readonly catalogue: () => Catalogue,
     opts: StoreMeterOptions = {},
   ) {
-    this.onClamped = opts.onClamped ?? (() => undefined);
+    this.cuts = new ChargeCuts(opts.onClamped ?? (() => undefined));
+    this.atBound = this.cuts.atBound;
     const onError = opts.onError ?? (() => undefined);
     this.batchWriter = opts.batchWriter ?? null;
     this.groups = opts.priceGroups ?? null;
@@ -59,7 +65,9 @@ export class StoreMeter implements Meter {
       ...(opts.tick ? { tick: opts.tick } : {}),
       // SQLite: the same transaction as prepared statements (src/store/sqlite-batch-writer.ts).
       write: (batch) =>
-        this.batchWriter ? this.batchWriter.ledger(batch.map(ledgerTuple)) : writeLedgerBatch(this.db, batch, (r, room) => this.bounded(r, room)),
+        this.batchWriter
+          ? this.batchWriter.ledger(batch.map(ledgerTuple)).then((cuts) => this.cuts.written(batch, cuts))
+          : writeLedgerBatch(this.db, batch, (r, room) => this.cuts.bounded(r, room)),
       onCommitted: (batch) => this.settled(batch),
       onRejected: (rows, e) => {
         this.settled(rows);
@@ -94,9 +102,9 @@ export class StoreMeter implements Meter {
     return group ? groupCharge(entry, usage, group) : priceForEntry(entry, usage);
   }
 
-  private syncRow(input: SyncChargeInput, charge: Charge, accountId: string | null = null, allowance: Allowance | null = null, covered = 0): LedgerRow {
+  private syncRow(input: SyncChargeInput, charge: Charge, accountId: string | null = null, allowance: AllowanceLease | null = null, covered = 0): LedgerRow {
     // Every field set, in one order: one object shape for every row.
-    return this.checked({
+    return this.cuts.checked({
       accountId,
       key: input.idempotencyKey ?? input.requestId,
       tokenId: input.tokenId,
@@ -112,34 +120,22 @@ export class StoreMeter implements Meter {
     });
   }
 
-  /** Every ledger row passes here: a clamped charge is reported once, as it is made. */
-  private checked(row: LedgerRow): LedgerRow {
-    if (isClamped(row.charge)) this.onClamped(row);
-    return row;
-  }
-
   async chargeSync(input: SyncChargeInput): Promise<number> {
     if (!isBillable(input.usage)) return 0;
     const priced = this.syncRow(input, this.price(input.billingModel, input.usage));
     return this.db.transaction().execute(async (trx) => {
-      const row = this.bounded(priced, (await tokenRooms(trx, [input.tokenId])).get(input.tokenId) ?? MAX_BALANCE);
+      const row = this.cuts.bounded(priced, (await tokenRooms(trx, [input.tokenId])).get(input.tokenId) ?? MAX_BALANCE);
       if (!(await insertCharge(trx, row))) return 0;
       if (row.charge.amount > 0) await addTokenSpent(trx, input.tokenId, row.charge.amount);
       return row.charge.amount;
     });
   }
 
-  /** The row cut to the room its balances have left (balance-bound.ts); a cut is reported like MAX_CHARGE's clamp. */
-  private bounded(row: LedgerRow, room: number): LedgerRow {
-    const b = boundRow(row, room);
-    if (b !== row && !isClamped(row.charge)) this.onClamped(b);
-    return b;
-  }
-
   chargeSyncDeferred(input: SyncChargeInput): number {
     if (!isBillable(input.usage)) return 0;
-    const charge = this.price(input.billingModel, input.usage);
-    const row = this.syncRow(input, charge);
+    const b = input.billing;
+    const charge = this.price(input.billingModel, input.usage, b?.priceGroup);
+    const row = b ? this.syncRow(input, charge, b.accountId, billingLease(input, b, this.now())) : this.syncRow(input, charge);
     if (this.queuedKeys.has(row.key)) return 0;
     this.queue(row);
     return charge.amount;
@@ -177,34 +173,40 @@ export class StoreMeter implements Meter {
 
   async hold(task: TaskRef, estimate: Usage): Promise<number> {
     const billing = task.billing ?? null;
-    const amount = this.price(task.billingModel, estimate, billing?.priceGroup).amount;
+    // The prices of now, kept with the hold: the task is charged at them whatever changes before it ends.
+    const entry = this.entryFor(task.billingModel);
+    const terms = termsOf(entry, billing?.priceGroup ? this.groups?.get(billing.priceGroup) : undefined);
+    const amount = chargeAt(entry, estimate, terms).amount;
     return this.db.transaction().execute(async (trx) => {
       // A repeated hold for the same task is a no-op: report what is held (0 if the task already ended).
-      if (await this.placeHold(trx, task.taskId, task.tokenId, amount, billing, 'Token quota is not enough for this task')) return amount;
+      if (await this.placeHold(trx, task.taskId, task.tokenId, amount, billing, 'Token quota is not enough for this task', JSON.stringify(terms)))
+        return amount;
       const h = await trx.selectFrom('holds').select(['amount', 'state']).where('task_id', '=', task.taskId).executeTakeFirst();
       return h && h.state === 'held' ? Number(h.amount) : 0;
     });
   }
 
   /** A hold on the token (queued charges not yet committed count too), its account and budgets: holds.ts. */
-  private placeHold(trx: Kysely<Database>, key: string, tokenId: string, amount: number, billing: Billing | null, refusal: string): Promise<boolean> {
-    return placeHold(trx, { key, tokenId, amount, pending: this.pending.get(tokenId) ?? 0, billing, now: this.now(), refusal });
+  private placeHold(trx: Kysely<Database>, key: string, tokenId: string, amount: number, billing: Billing | null, refusal: string, terms?: string) {
+    return placeHold(trx, { key, tokenId, amount, pending: this.pending.get(tokenId) ?? 0, billing, now: this.now(), refusal, ...(terms ? { terms } : {}) });
   }
 
   /** Nothing to wait for (undefined) when the token's allowance covers the call: the request path takes no promise. */
   reserve(key: string, tokenId: string, amount: number, billing: Billing | null = null): Promise<void> | undefined {
+    // A token a charge was cut at holds for each call: its allowance's room in memory is not room in the store.
+    if (this.atBound.size > 0 && this.atBound.has(tokenId)) return this.reserveSlow(key, tokenId, amount, billing, null);
     if (this.allowances?.takeHeld(key, tokenId, amount, billing)) return undefined;
-    return this.reserveSlow(key, tokenId, amount, billing);
+    return this.reserveSlow(key, tokenId, amount, billing, this.allowances);
   }
 
-  private async reserveSlow(key: string, tokenId: string, amount: number, billing: Billing | null): Promise<void> {
-    if (this.allowances !== null && (await this.allowances.take(key, tokenId, amount, billing))) return;
+  private async reserveSlow(key: string, tokenId: string, amount: number, billing: Billing | null, allowances: Allowances | null): Promise<void> {
+    if (allowances !== null && (await allowances.take(key, tokenId, amount, billing))) return;
     await this.db.transaction().execute((trx) => this.placeHold(trx, key, tokenId, amount, billing, 'Token quota is not enough for this call'));
   }
 
-  /** One charge and its spend on the rows the hold named (the token alone when there was no hold). */
-  private async chargeHeld(trx: Kysely<Database>, priced: LedgerRow, target: HoldTarget): Promise<number> {
-    const row = this.bounded(priced, await targetRoom(trx, target));
+  /** One charge and its spend on the rows the hold named (the token alone when there was no hold), at most `cap`. */
+  private async chargeHeld(trx: Kysely<Database>, priced: LedgerRow, target: HoldTarget, cap = MAX_BALANCE): Promise<number> {
+    const row = this.cuts.bounded(priced, Math.min(await targetRoom(trx, target), cap));
     if (!(await insertCharge(trx, row))) return 0;
     if (row.charge.amount > 0) await addSpent(trx, target, row.charge.amount);
     return row.charge.amount;
@@ -227,7 +229,7 @@ export class StoreMeter implements Meter {
       // TOLLWAY_RESERVATION_TTL_MS, its instance alive): a call that delivered is charged either way, and its ledger
       // key (the request id) keeps that to one charge, on the rows its reservation named.
       const target = (await closeHold(trx, input.requestId, input.tokenId, 'settled', this.now())) ?? (await holdTarget(trx, input.requestId));
-      const t = target ?? { tokenId: input.tokenId, accountId: null, priceGroup: null, budgetRows: [] };
+      const t = target ?? billingLease(input, input.billing ?? null, this.now()).target;
       const charge = this.price(input.billingModel, input.usage, t.priceGroup);
       return this.chargeHeld(trx, this.syncRow(input, charge, t.accountId), t);
     });
@@ -268,24 +270,13 @@ export class StoreMeter implements Meter {
     return run(async (trx) => {
       const target = await closeHold(trx, task.taskId, task.tokenId, 'settled', this.now());
       if (target === null || !isBillable(reported)) return 0;
-      // At the price group the task was created under (kept on its hold): a later change does not reach it.
-      const charge = this.price(task.billingModel, reported, target.priceGroup);
-      return this.chargeHeld(
-        trx,
-        this.checked({
-          key: taskChargeKey(task.taskId),
-          tokenId: task.tokenId,
-          accountId: target.accountId,
-          model: task.model,
-          kind: reported.kind,
-          charge,
-          requestId: task.requestId ?? null,
-          taskId: task.taskId,
-          upstreamRequestId: task.upstreamRequestId ?? null,
-          createdAt: this.now(),
-        }),
-        target,
-      );
+      // At the prices the task was created at (kept on its hold): a later price or group change does not reach it.
+      // A hold from before they were kept: at its group's prices of now.
+      const terms = parseTerms(target.terms);
+      const charge = terms ? chargeAt(this.entryFor(task.billingModel), reported, terms) : this.price(task.billingModel, reported, target.priceGroup);
+      // No more than the hold, or than what the token's and account's quotas have left once it is given back.
+      const cap = Math.max(target.amount, await quotaRoom(trx, target, this.pending.get(task.tokenId) ?? 0));
+      return this.chargeHeld(trx, this.cuts.checked(taskChargeRow(task, target.accountId, reported.kind, charge, this.now())), target, cap);
     });
   }
 

@@ -18,7 +18,7 @@ export interface PriceGroup {
 }
 
 /** The charge of `usage` on `entry` for an account in `group`: the group's price, the list amount kept beside it. */
-export function groupCharge(entry: ModelEntry, usage: Usage, group: PriceGroup): Charge {
+export function groupCharge(entry: ModelEntry, usage: Usage, group: Pick<PriceGroup, 'name' | 'multiplierPpm' | 'prices'>): Charge {
   const list = priceForEntry(entry, usage);
   const own = group.prices[entry.id];
   if (own !== undefined) {

@@ -35,6 +35,11 @@ export interface SyncChargeInput {
   billingModel: string;
   usage: Usage;
   upstreamRequestId?: string | null;
+  /**
+   * The caller's account, price group and budgets (Principal.billing), for a charge that cannot read them from its
+   * reservation: queued because the store refused the settlement for the moment, it still lands on them, at the group's price.
+   */
+  billing?: Billing | null;
 }
 
 export type { Billing };
@@ -95,6 +100,11 @@ export interface Meter {
    * reserved from an allowance has its charge queued (group commit) and its amount answered at once.
    */
   settleReserved(input: SyncChargeInput): Promise<number> | number;
+  /**
+   * Tokens a charge was cut at for want of room (their balance, or their account's, at the bound): their calls
+   * reserve even without a quota, so a hold refuses them instead of serving them for nothing.
+   */
+  readonly atBound: ReadonlySet<string>;
   /** Close a call's reservation without a charge (the call produced no result). Idempotent. */
   releaseReserved(key: string): Promise<void>;
   /** Give back the allowances busy tokens reserve from (allowances.ts): a stopping instance, its calls done. */

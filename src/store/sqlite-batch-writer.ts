@@ -15,17 +15,18 @@ import { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.ts';
-import { prepareRowWrites, writeBatch, type LedgerTuple, type LogTuple, type RowWrites } from './sqlite-row-writes.ts';
+import { prepareRowWrites, writeBatch, type LedgerCut, type LedgerTuple, type LogTuple, type RowWrites } from './sqlite-row-writes.ts';
 import type { WriterError, WriterReply, WriterRequest } from './sqlite-writer-thread.ts';
 import type { SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { whileBusy } from './sqlite-busy.ts';
 import { storeThreadEntry } from './thread-entry.ts';
 
-export type { LeaseTuple, LedgerTuple, LogTuple } from './sqlite-row-writes.ts';
+export type { LeaseTuple, LedgerCut, LedgerTuple, LogTuple } from './sqlite-row-writes.ts';
 
 interface Waiter {
   kind: 'ledger' | 'log';
-  resolve: () => void;
+  /** With the charges of the commit cut to their balances' room (of every waiter's rows: each takes its own by key). */
+  resolve: (cuts: LedgerCut[]) => void;
   reject: (e: unknown) => void;
 }
 
@@ -70,16 +71,19 @@ export class SqliteBatchWriter {
     this.threadDown = file === null;
   }
 
-  /** Insert charges (a duplicate idempotency key is skipped); only inserted rows move their token's `spent`. */
-  ledger(rows: LedgerTuple[]): Promise<void> {
+  /**
+   * Insert charges (a duplicate idempotency key is skipped); only inserted rows move their token's `spent`. Resolves
+   * with the charges of its commit that were cut to their balances' room (rows of other callers' batches included).
+   */
+  ledger(rows: LedgerTuple[]): Promise<LedgerCut[]> {
     for (const r of rows) this.ledgerRows.push(r);
     return this.wait('ledger');
   }
 
   /** Insert request-log rows (a duplicate request id is skipped). */
-  requestLog(rows: LogTuple[]): Promise<void> {
+  async requestLog(rows: LogTuple[]): Promise<void> {
     for (const r of rows) this.logRows.push(r);
-    return this.wait('log');
+    await this.wait('log');
   }
 
   /** True while batches are committed by the writer thread (false: in-thread). */
@@ -102,8 +106,8 @@ export class SqliteBatchWriter {
     });
   }
 
-  private wait(kind: Waiter['kind']): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  private wait(kind: Waiter['kind']): Promise<LedgerCut[]> {
+    return new Promise<LedgerCut[]>((resolve, reject) => {
       this.waiters.push({ kind, resolve, reject });
       if (this.scheduled) return;
       this.scheduled = true;
@@ -185,14 +189,14 @@ export class SqliteBatchWriter {
     this.checkpoints?.committed();
     for (const w of f.waiters) {
       const e = w.kind === 'ledger' ? r.ledger : r.log;
-      if (e === null) w.resolve();
+      if (e === null) w.resolve(r.cuts);
       else w.reject(errorFrom(e));
     }
   }
 
   private async commitInThread(ledger: LedgerTuple[], log: LogTuple[], waiters: Waiter[]): Promise<void> {
-    const settle = (kind: Waiter['kind'], e?: unknown) => {
-      for (const w of waiters) if (w.kind === kind) e === undefined ? w.resolve() : w.reject(e);
+    const settle = (kind: Waiter['kind'], e: unknown, cuts: LedgerCut[] = []) => {
+      for (const w of waiters) if (w.kind === kind) e === undefined ? w.resolve(cuts) : w.reject(e);
     };
     // Runs while holding Kysely's single connection (see the file comment), let go while another connection holds the
     // write lock (sqlite-busy.ts). A batch tried again after a part of it was written skips that part by its keys.
@@ -203,7 +207,7 @@ export class SqliteBatchWriter {
       }),
     )
       .then((out) => {
-        settle('ledger', out.ledger);
+        settle('ledger', out.ledger, out.cuts);
         settle('log', out.log);
         this.checkpoints?.committed();
       })

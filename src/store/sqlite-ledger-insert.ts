@@ -19,8 +19,14 @@ const sameShared = (a: LedgerTuple, b: LedgerTuple): boolean =>
 const accountOf = (r: LedgerTuple): string | null => r[11]?.accountId ?? null;
 const priceGroupOf = (r: LedgerTuple): string | null => (r[11] == null ? null : r[14]);
 
-/** Insert charges (a key already stored is skipped); only inserted rows move their token's `spent`, bounded by its room. */
-export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerTuple[]) => void {
+/** An inserted charge cut to the room its balances had left: its key and the amount it was written at. */
+export type LedgerCut = [key: string, amount: number];
+
+/**
+ * Insert charges (a key already stored is skipped); only inserted rows move their token's `spent`, bounded by the
+ * room its token and account have left. Returns the inserted rows that were cut so (the meter reports them).
+ */
+export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerTuple[]) => LedgerCut[] {
   // One statement shape for every charge: one of no allowance leaves the allowance's three columns null. What a
   // call's charge leaves null or the same (task, account, price group) is bound once per chunk.
   const ins = new ChunkedInsert(
@@ -34,8 +40,17 @@ export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerT
   const spend = raw.prepare('UPDATE tokens SET spent = spent + ?, held = held - ? WHERE id = ?');
   const extra = prepareExtraWrites(raw);
   const used = raw.prepare<[string], { used: number }>('SELECT spent + held AS used FROM tokens WHERE id = ?');
+  const accountUsed = raw.prepare<[string], { used: number }>('SELECT spent + held AS used FROM accounts WHERE id = ?');
   return (rows) => {
     const perToken = new Map<string, number>();
+    // The room each account has left, shared by its tokens' rows in this batch.
+    const accountRooms = new Map<string, number>();
+    const accountRoom = (id: string): number => {
+      let r = accountRooms.get(id);
+      if (r === undefined) accountRooms.set(id, (r = roomLeftFor(accountUsed, id)));
+      return r;
+    };
+    const cuts: LedgerCut[] = [];
     // Per allowance, what its inserted rows spent and what of that its hold covered.
     const leases = new Map<string, Landed>();
     const amounts: number[] = [];
@@ -48,18 +63,22 @@ export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerT
       const push = (values: unknown[], r: LedgerTuple): void => {
         let amount = r[6];
         let quantities = r[4];
-        if (amount > room) {
-          const c = boundCharge({ amount, quantities: quantities as Record<string, unknown>, unitPrices: {} }, room);
+        const acc = accountOf(r);
+        const fit = acc === null ? room : Math.min(room, accountRoom(acc));
+        if (amount > fit) {
+          const c = boundCharge({ amount, quantities: quantities as Record<string, unknown>, unitPrices: {} }, fit);
           amount = c.amount;
           quantities = c.quantities;
         }
         room -= amount;
+        if (acc !== null) accountRooms.set(acc, accountRoom(acc) - amount);
         amounts.push(amount);
         values.push(r[0], jsonText(quantities), amount, r[7], r[9], r[10], r[11] == null ? null : r[13]);
       };
       /** An inserted row's spend, on its token and its allowance. */
       const landed = (r: LedgerTuple, amount: number): void => {
         perToken.set(tokenId, (perToken.get(tokenId) ?? 0) + amount);
+        if (amount < r[6]) cuts.push([r[0], amount]);
         if (r[11] == null) return;
         const l = leases.get(r[11].allowance);
         if (l === undefined) leases.set(r[11].allowance, { spent: amount, covered: r[12], at: r[10], tokenId, lease: r[11] });
@@ -68,6 +87,11 @@ export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerT
           l.covered += r[12];
           l.at = r[10];
         }
+      };
+      /** Room a row took and did not use (it was not inserted): back to its token and account. */
+      const giveBack = (amount: number, acc: string | null): void => {
+        room += amount;
+        if (acc !== null) accountRooms.set(acc, accountRoom(acc) + amount);
       };
       eachChunk(group, sameShared, (i, k) => {
         const head = group[i]!;
@@ -91,15 +115,14 @@ export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerT
           const last = Number(run.lastInsertRowid);
           if (run.changes > 0 && takeOut.run(last - run.changes, last).changes !== run.changes)
             throw new Error('ledger chunk: inserted rows not found by rowid');
-          for (const a of amounts) room += a;
+          for (const a of amounts) giveBack(a, shared.account);
           for (let j = i; j < i + k; j++) {
             const r = group[j]!;
-            const before = room;
             const one: unknown[] = [];
             amounts.length = 0;
             push(one, r);
             if (ins.run(1, one, shared).changes > 0) landed(r, amounts[0]!);
-            else room = before;
+            else giveBack(amounts[0]!, shared.account);
           }
         }
       });
@@ -112,12 +135,13 @@ export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerT
       if (amount > 0 || back > 0) spend.run(amount, back, tokenId);
     }
     if (heldBack) for (const [tokenId, back] of heldBack) spend.run(0, back, tokenId);
+    return cuts;
   };
 }
 
 const tokenOf = (r: LedgerTuple): string => r[1];
 
-/** The room a token's balance has left, read from its row (MAX_BALANCE for a token not there). */
+/** The room a token's (or account's) balance has left, read from its row (MAX_BALANCE for one not there). */
 function roomLeftFor(used: BetterSqlite3.Statement<[string], { used: number }>, tokenId: string): number {
   const u = used.get(tokenId);
   return u === undefined ? MAX_BALANCE : roomLeft(Number(u.used));

@@ -5,7 +5,9 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { jsonText } from '../json/json-text.ts';
 import { isSqliteBusy } from './sqlite-busy.ts';
 import { byToken, ChunkedInsert, eachChunk } from './sqlite-chunked-insert.ts';
-import { prepareLedgerInsert } from './sqlite-ledger-insert.ts';
+import { prepareLedgerInsert, type LedgerCut } from './sqlite-ledger-insert.ts';
+
+export type { LedgerCut } from './sqlite-ledger-insert.ts';
 
 /** One ledger charge, in column order; a charge taken from an allowance (metering/allowances.ts) has four more. */
 export type LedgerTuple =
@@ -52,8 +54,8 @@ export type LogTuple = [
 ];
 
 export interface RowWrites {
-  both: (ledger: LedgerTuple[], log: LogTuple[]) => void;
-  onlyLedger: (rows: LedgerTuple[]) => void;
+  both: (ledger: LedgerTuple[], log: LogTuple[]) => LedgerCut[];
+  onlyLedger: (rows: LedgerTuple[]) => LedgerCut[];
   onlyLog: (rows: LogTuple[]) => void;
 }
 
@@ -61,6 +63,8 @@ export interface RowWrites {
 export interface BatchOutcome {
   ledger?: unknown;
   log?: unknown;
+  /** The charges written cut to their balances' room (sqlite-ledger-insert.ts). */
+  cuts: LedgerCut[];
 }
 
 /** Prepare the statements (the tables must exist: call after the store's migrations ran). */
@@ -89,8 +93,9 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
   };
   // IMMEDIATE: take the write lock up front, so another connection's commit in between cannot fail the batch.
   const both = raw.transaction((l: LedgerTuple[], g: LogTuple[]) => {
-    if (l.length > 0) insertLedger(l);
+    const cuts = l.length > 0 ? insertLedger(l) : [];
     if (g.length > 0) insertLog(g);
+    return cuts;
   });
   const onlyLedger = raw.transaction(insertLedger);
   const onlyLog = raw.transaction(insertLog);
@@ -108,16 +113,15 @@ const sameRoute = (a: LogTuple, b: LogTuple): boolean =>
  */
 export function writeBatch(w: RowWrites, ledger: LedgerTuple[], log: LogTuple[]): BatchOutcome {
   try {
-    w.both(ledger, log);
-    return {};
+    return { cuts: w.both(ledger, log) };
   } catch (e) {
     // Busy: the whole batch is the caller's to try again (sqlite-busy.ts); otherwise each part on its own.
     if (isSqliteBusy(e)) throw e;
   }
-  const out: BatchOutcome = {};
+  const out: BatchOutcome = { cuts: [] };
   if (ledger.length > 0) {
     try {
-      w.onlyLedger(ledger);
+      out.cuts = w.onlyLedger(ledger);
     } catch (e) {
       if (isSqliteBusy(e)) throw e;
       out.ledger = e;

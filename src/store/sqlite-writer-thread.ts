@@ -3,7 +3,7 @@
 // that commits almost everything — running the WAL checkpoints too. The event loop keeps only the hand-over.
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import { prepareRowWrites, writeBatch, type LedgerTuple, type LogTuple, type RowWrites } from './sqlite-row-writes.ts';
+import { prepareRowWrites, writeBatch, type LedgerCut, type LedgerTuple, type LogTuple, type RowWrites } from './sqlite-row-writes.ts';
 
 export interface WriterRequest {
   id: number;
@@ -25,6 +25,8 @@ export interface WriterReply {
   id: number;
   ledger: WriterError | null;
   log: WriterError | null;
+  /** The charges written cut to their balances' room: reported on the event loop, as its own writes' are. */
+  cuts: LedgerCut[];
 }
 
 const port = parentPort!;
@@ -54,9 +56,9 @@ port.on('message', (m: WriterRequest | 'close') => {
   try {
     writes ??= prepareRowWrites(db);
     const out = writeBatch(writes, m.ledger, m.log);
-    reply = { id: m.id, ledger: described(out.ledger), log: described(out.log) };
+    reply = { id: m.id, ledger: described(out.ledger), log: described(out.log), cuts: out.cuts };
   } catch (e) {
-    reply = { id: m.id, ledger: described(e), log: described(e) };
+    reply = { id: m.id, ledger: described(e), log: described(e), cuts: [] };
   }
   port.postMessage(reply);
 });

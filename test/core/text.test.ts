@@ -27,7 +27,7 @@ function setup(charge: () => number) {
   const deps = {
     channels: { forModel: () => [channel], markNotEntitled: () => undefined },
     breakers: { allow: () => true, isOpen: () => false, success: () => undefined, failure: () => undefined },
-    meter: { chargeSyncDeferred: vi.fn(charge), chargesBehind: () => undefined },
+    meter: { chargeSyncDeferred: vi.fn(charge), chargesBehind: () => undefined, atBound: new Set<string>() },
   } as unknown as TextDeps;
   const state = newRequestState();
   state.principal = { tokenId: 'tok_1', name: 't', models: null, quota: null, rpmLimit: null, tpmLimit: null, concurrencyLimit: null, billing: null };

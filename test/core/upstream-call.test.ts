@@ -28,6 +28,7 @@ function setup(channels: Channel[], quota: number | null, exhausted = false) {
     price: vi.fn(() => ({ amount: 42, quantities: {}, unitPrices: {} })),
     reserve: vi.fn(async () => (exhausted ? Promise.reject(new GatewayError('insufficient_quota', 'spent')) : undefined)),
     releaseReserved: vi.fn(async () => undefined),
+    atBound: new Set<string>(),
   };
   const deps = {
     channels: { forModel: () => channels, markNotEntitled: (c: { id: string }, m: string, tenant: string) => marked.push(`${c.id}:${m}:${tenant}`) },
@@ -80,6 +81,13 @@ describe('upstreamCall', () => {
       await expect(upstreamCall(deps, call, plan({ quota }), async () => 'ok')).resolves.toBe('ok');
       expect(meter.reserve).not.toHaveBeenCalled();
     }
+  });
+
+  it('a token without a quota that a charge was cut at (its balance at the bound) reserves: its hold is refused', async () => {
+    const { deps, meter, call } = setup([ch('a')], null, true);
+    meter.atBound.add('tok');
+    await expect(upstreamCall(deps, call, plan({ quota: { reserve: estimate } }), async () => 'ok')).rejects.toMatchObject({ code: 'insufficient_quota' });
+    expect(meter.reserve).toHaveBeenCalledWith('req_1', 'tok', 42, null);
   });
 
   it('no channel serves the model: no_channel', async () => {

@@ -7,12 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalogue } from '../../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
 import { MAX_BALANCE } from '../../src/metering/balance-bound.ts';
+import { ALLOWANCE_DEFAULTS } from '../../src/metering/allowances.ts';
 import { StoreMeter } from '../../src/metering/meter.ts';
 import { MAX_CHARGE } from '../../src/metering/prices.ts';
 import type { LedgerRow } from '../../src/metering/ledger-row.ts';
 import { AccountsRepo } from '../../src/store/repos/accounts.ts';
 import { TokensRepo } from '../../src/store/repos/tokens.ts';
-import { useStore } from '../support/store.ts';
+import { sqliteFileStore, testDialect, useStore } from '../support/store.ts';
 
 const fresh = useStore();
 const catalogue = new Catalogue(DEFAULT_CATALOGUE);
@@ -154,5 +155,82 @@ describe('a charge past MAX_BALANCE is cut to what is left', () => {
       quantities: { clamped_from: '1800' },
     });
     expect((await exact(id)).spent).toBe(String(MAX_BALANCE));
+  });
+});
+
+describe('an account past the bound, and a token at it', () => {
+  const busy = { ...ALLOWANCE_DEFAULTS, busyPerSecond: 0 };
+  const writers = testDialect() === 'sqlite' ? (['batch writer', 'kysely batch'] as const) : (['kysely batch'] as const);
+  for (const path of writers) {
+    it(`two busy tokens' allowances charged huge usage (${path}): the account's spent stops at MAX_BALANCE`, async () => {
+      const cut: LedgerRow[] = [];
+      const m = new StoreMeter(fresh.store.db, () => catalogue, {
+        batchWriter: path === 'batch writer' ? fresh.store.batchWriter : null,
+        // Nothing is written before the flush below: every call reserves from its token's allowance, as busy calls do.
+        flushIntervalMs: 60_000,
+        allowances: busy,
+        onClamped: (r) => void cut.push(r),
+      });
+      const accountId = `acc_busy${++seq}`;
+      await new AccountsRepo(fresh.store.db).create({
+        id: accountId,
+        name: accountId,
+        quota: null,
+        budgets: [],
+        priceGroup: null,
+        timeZone: null,
+        expiresAt: null,
+      });
+      await fresh.store.db.updateTable('accounts').set({ spent: start }).where('id', '=', accountId).execute();
+      const billing = { accountId, priceGroup: null, timeZone: null, budgets: [] };
+      const tokens = [await tokenAt(0), await tokenAt(0)];
+      await fresh.store.db.updateTable('tokens').set({ account_id: accountId }).where('id', 'in', tokens).execute();
+      // Each token reserves three calls from its allowance; each reports 10^20 tokens (MAX_CHARGE each): 6 × 10^15
+      // against the account's 2.5 × 10^15 of room.
+      for (const id of tokens)
+        for (let i = 0; i < 3; i++) {
+          const key = `req_busy${seq}_${id}_${i}`;
+          await m.reserve(key, id, 1000, billing);
+          await m.settleReserved(huge(id, key));
+        }
+      await m.flush();
+      await m.releaseAllowances();
+      const acc = await fresh.store.db
+        .selectFrom('accounts')
+        .select([sql<string>`cast(spent as text)`.as('spent'), 'held'])
+        .where('id', '=', accountId)
+        .executeTakeFirstOrThrow();
+      // Cut at the bound (less what the allowances still held then), never past it; the ledger sums to spent.
+      expect(BigInt(acc.spent)).toBeLessThanOrEqual(BigInt(MAX_BALANCE));
+      expect(BigInt(acc.spent)).toBeGreaterThan(BigInt(MAX_BALANCE - 1_000_000));
+      expect(Number(acc.held)).toBe(0);
+      const sum = BigInt((await exact(tokens[0]!)).ledger) + BigInt((await exact(tokens[1]!)).ledger);
+      expect(sum + BigInt(start)).toBe(BigInt(acc.spent));
+      // The cuts are reported (the audit line), whichever path wrote them.
+      expect(cut.length).toBeGreaterThan(0);
+    });
+  }
+
+  it.skipIf(testDialect() !== 'sqlite')('a cut made by the SQLite writer thread is reported like one made on the event loop', async () => {
+    const file = await sqliteFileStore({ writerThread: true });
+    try {
+      expect(file.store.batchWriter?.threaded).toBe(true);
+      const cut: LedgerRow[] = [];
+      const m = new StoreMeter(file.store.db, () => catalogue, { batchWriter: file.store.batchWriter, flushIntervalMs: 2, onClamped: (r) => void cut.push(r) });
+      const id = 'tok_thread';
+      await new TokensRepo(file.store.db).create({ id, name: id, secretHash: 'h_thread', prefix: 'tw-test', models: null, quota: null, expiresAt: null });
+      await file.store.db
+        .updateTable('tokens')
+        .set({ spent: MAX_BALANCE - 1000 })
+        .where('id', '=', id)
+        .execute();
+      const usage = { kind: 'tokens' as const, inputTokens: 1000, outputTokens: 500 }; // 1,800 at list price
+      m.chargeSyncDeferred({ ...huge(id, 'req_thread'), usage });
+      await m.flush();
+      expect(cut.map((r) => [r.key, r.charge.amount, r.charge.quantities.clamped_from])).toEqual([['req_thread', 1000, '1800']]);
+      expect(m.atBound.has(id)).toBe(true);
+    } finally {
+      await file.cleanup();
+    }
   });
 });

@@ -11,12 +11,12 @@ import { Name } from '../name.tsx';
 interface Stats {
   window: string;
   bucket_ms: number;
-  series: { t: number[]; requests: number[]; errors: number[]; spend: number[] };
-  totals: { requests: number; errors: number; spend: number };
-  top_models: Array<{ model: string | null; requests: number; errors: number; spend: number }>;
-  top_tokens: Array<{ token_id: string | null; name: string | null; requests: number; errors: number; spend: number }>;
+  series: { t: number[]; requests: number[]; errors: number[]; spend: Array<number | string> };
+  totals: { requests: number; errors: number; spend: number | string };
+  top_models: Array<{ model: string | null; requests: number; errors: number; spend: number | string }>;
+  top_tokens: Array<{ token_id: string | null; name: string | null; requests: number; errors: number; spend: number | string }>;
   /** With group_by=account. */
-  top_accounts?: Array<{ account_id: string | null; name: string | null; requests: number; errors: number; spend: number }>;
+  top_accounts?: Array<{ account_id: string | null; name: string | null; requests: number; errors: number; spend: number | string }>;
 }
 
 const GROUPS = [
@@ -46,7 +46,7 @@ export function Overview() {
         : [],
     [s],
   );
-  const spend = useMemo(() => (s ? [{ label: 'Spend', values: s.series.spend, color: '#1d8a5a', format: units }] : []), [s]);
+  const spend = useMemo(() => (s ? [{ label: 'Spend', values: s.series.spend.map(Number), color: '#1d8a5a', format: units }] : []), [s]);
   // Named after the window the figures are for: until a new window's answer arrives, the previous one stays up.
   const shown = s?.window ?? win;
   const label = WINDOWS.find(([w]) => w === shown)?.[1] ?? shown;
@@ -260,7 +260,7 @@ interface TopRow {
   name: ComponentChildren;
   requests: number;
   errors: number;
-  spend: number;
+  spend: number | string;
 }
 
 function TopTable({ caption, head, rows }: { caption: string; head: string; rows: TopRow[] }) {

@@ -1,12 +1,14 @@
 // The console overview's figures: requests, errors and spend over the last hour, day or 30 days in fixed buckets,
 // and the busiest models and tokens. Buckets that ended more than SETTLE_MS ago are read from the store's rollup
 // (request-stats.ts), the rest from the request log. Spend here is what the request path computed per call
-// (request_log.amount); the ledger stays the billing authority (bills).
+// (request_log.amount), summed exactly as bills are (exact-amount.ts); the ledger stays the billing authority (bills).
 import { qEnum, qOnly, type Query } from '../../contracts/query.ts';
 import { mergeFigures, type RequestStatsRepo, type Totals } from '../../store/repos/request-stats.ts';
 import type { LedgerRepo } from '../../store/repos/ledger.ts';
 import type { AccountsRepo } from '../../store/repos/accounts.ts';
 import { topAccounts } from './account-stats.ts';
+import { amountOf, type Amount } from '../../metering/exact-amount.ts';
+import { compareDown } from './stats-order.ts';
 
 export const WINDOWS = {
   '1h': { spanMs: 3_600_000, bucketMs: 60_000 },
@@ -39,7 +41,7 @@ export interface StatsDeps {
 const TOP = 5;
 
 function top(m: Map<string, Totals>): Array<[string, Totals]> {
-  return [...m].sort((a, b) => b[1].requests - a[1].requests || b[1].amount - a[1].amount || (a[0] < b[0] ? -1 : 1)).slice(0, TOP);
+  return [...m].sort((a, b) => b[1].requests - a[1].requests || compareDown(a[1].amount, b[1].amount) || (a[0] < b[0] ? -1 : 1)).slice(0, TOP);
 }
 
 /** `groupBy` account: the busiest accounts too (`top_accounts`). */
@@ -57,14 +59,16 @@ export async function overviewStats(deps: StatsDeps, window: StatsWindow, now = 
     t: Array.from({ length: n }, (_, i) => (first + i) * bucketMs),
     requests: new Array<number>(n).fill(0),
     errors: new Array<number>(n).fill(0),
-    spend: new Array<number>(n).fill(0),
+    spend: new Array<Amount>(n).fill(0),
   };
+  let spend = 0n;
   for (const [b, t] of figures.buckets) {
     const i = b - first;
     if (i < 0 || i >= n) continue;
     series.requests[i] = t.requests;
     series.errors[i] = t.errors;
-    series.spend[i] = t.amount;
+    series.spend[i] = amountOf(t.amount);
+    spend += t.amount;
   }
   const tokens = top(figures.tokens);
   const names = await deps.repos.ledger.tokenNames(tokens.map(([k]) => k).filter((k) => k !== ''));
@@ -75,14 +79,14 @@ export async function overviewStats(deps: StatsDeps, window: StatsWindow, now = 
     until,
     bucket_ms: bucketMs,
     series,
-    totals: { requests: sum(series.requests), errors: sum(series.errors), spend: sum(series.spend) },
-    top_models: top(figures.models).map(([k, t]) => ({ model: k || null, requests: t.requests, errors: t.errors, spend: t.amount })),
+    totals: { requests: sum(series.requests), errors: sum(series.errors), spend: amountOf(spend) },
+    top_models: top(figures.models).map(([k, t]) => ({ model: k || null, requests: t.requests, errors: t.errors, spend: amountOf(t.amount) })),
     top_tokens: tokens.map(([k, t]) => ({
       token_id: k || null,
       name: k ? (names.get(k) ?? null) : null,
       requests: t.requests,
       errors: t.errors,
-      spend: t.amount,
+      spend: amountOf(t.amount),
     })),
     ...(groupBy === 'account' ? { top_accounts: await topAccounts(deps.repos.accounts, figures.tokens, TOP) } : {}),
   };

@@ -2,12 +2,14 @@
 // bucket, per model and per token. Closed buckets are rolled up once into request_stats_buckets (migration 009) and
 // read from there; only the newest, still open part of a range is grouped from the log itself, on its time index.
 import { sql, type Kysely } from 'kysely';
+import { sumText } from '../../metering/exact-amount.ts';
 import type { Database } from '../schema.ts';
 
 export interface Totals {
   requests: number;
   errors: number;
-  amount: number;
+  /** Exact: a sum over many tokens can pass 2^53 − 1 (metering/exact-amount.ts). */
+  amount: bigint;
 }
 
 /** One range's figures: per bucket number (created_at / bucketMs), per model and per token ('' = none). */
@@ -21,8 +23,10 @@ const errors = sql<number>`sum(case when status >= 400 then 1 else 0 end)`;
 const totals = (r: { requests: unknown; errors: unknown; amount: unknown }): Totals => ({
   requests: Number(r.requests),
   errors: Number(r.errors),
-  amount: Number(r.amount),
+  amount: BigInt(String(r.amount)),
 });
+/** A sum of amounts read exactly (as decimal text). */
+const amountSum = sumText(sql`amount`);
 
 function add(into: Map<string | number, Totals>, key: string | number, t: Totals): void {
   const o = into.get(key);
@@ -84,7 +88,7 @@ export class RequestStatsRepo {
       .selectFrom('request_log')
       .where('created_at', '>=', since)
       .where('created_at', '<', until)
-      .select([bucket.as('bucket'), 'model', 'token_id', sql<number>`count(*)`.as('requests'), errors.as('errors'), sql<number>`sum(amount)`.as('amount')])
+      .select([bucket.as('bucket'), 'model', 'token_id', sql<number>`count(*)`.as('requests'), errors.as('errors'), amountSum.as('amount')])
       .groupBy([bucket, 'model', 'token_id'])
       .execute();
     for (const r of rows) {
@@ -103,7 +107,7 @@ export class RequestStatsRepo {
   async closed(bucketMs: number, first: number, end: number): Promise<RangeFigures> {
     await this.fill(bucketMs, first, end);
     const range = () => this.reads.selectFrom('request_stats_buckets').where('bucket_ms', '=', bucketMs).where('bucket', '>=', first).where('bucket', '<', end);
-    const sums = [sql<number>`sum(requests)`.as('requests'), sql<number>`sum(errors)`.as('errors'), sql<number>`sum(amount)`.as('amount')] as const;
+    const sums = [sql<number>`sum(requests)`.as('requests'), sql<number>`sum(errors)`.as('errors'), amountSum.as('amount')] as const;
     const [b, m, t] = await Promise.all([
       range()
         .select(['bucket', ...sums])
