@@ -25,6 +25,8 @@ import { MemoryQueryBudget, RedisQueryBudget } from './limits/query-budget.ts';
 import { loadCatalogue } from './metering/catalogue-source.ts';
 import { createSafeNet } from './net/safe-fetch.ts';
 import { GatewayMetrics } from './observe/metrics.ts';
+import { CapacityMetrics } from './observe/capacity-metrics.ts';
+import { composeCapacity } from './compose-capacity.ts';
 import { startTracing } from './observe/tracing.ts';
 import { ChannelRegistry } from './routing/channel-registry.ts';
 import { CircuitBreakers } from './routing/circuit-breaker.ts';
@@ -145,6 +147,11 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
       .catch((e: unknown) => logger.warn({ err: String(e), channel_id: id }, 'breaker alert not written'));
   });
   const metrics = new GatewayMetrics({ channels, breakers, ledger: meter.backlog, requestLog: requestLog.backlog, gauges: repos.gauges, logger });
+  const capacityMetrics = new CapacityMetrics(metrics.registry);
+  const capacity = composeCapacity(config, channels, redis?.limits ?? null, capacityMetrics, (e) =>
+    logger.warn({ err: String(e) }, 'capacity counters: Redis unreachable, this instance paces alone'),
+  );
+  capacityMetrics.watch(capacity);
   const tokenAuth = new TokenAuth(repos.tokens);
   const { limiter, budget } = composeLimits(config, o);
   const slots = { repo: new SlotQueueRepo(store.db), limitOf: (queue: string) => slotLimitOf(channels.all(), queue) };
@@ -176,6 +183,7 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
       slots,
     }),
     breakers,
+    capacity,
     alerts,
     prober: new ChannelProber(UPSTREAMS, { upstream, kling }),
     limiter,

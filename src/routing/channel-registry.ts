@@ -2,7 +2,7 @@ import type { SecretBox } from '../auth/secret-box.ts';
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
 import { registerSecret } from '../errors/redact.ts';
-import type { ChannelKind, ChannelRecord, ChannelsRepo } from '../store/repos/channels.ts';
+import type { ChannelKind, ChannelModelLimits, ChannelRecord, ChannelsRepo } from '../store/repos/channels.ts';
 
 /** Upstream credentials after decryption. Never leaves the process. */
 export interface ChannelKeys {
@@ -24,6 +24,8 @@ export interface Channel {
   account: string | null;
   /** Operator-set parallel tasks per model version on the account (null: learnt from the upstream's refusals). */
   taskSlots: number | null;
+  /** The account's limits per model stated on this channel (null: none; see capacity/). */
+  modelLimits: ChannelModelLimits | null;
 }
 
 /** How long a channel stays out of a model's routing after its account said it is not entitled to it. */
@@ -53,6 +55,8 @@ export class ChannelRegistry {
    */
   private routes = new Map<ModelEntry, readonly Channel[]>();
   private lastRead = '';
+  /** Grows with every reload that changed the channels (what capacity/ re-reads their limits by). */
+  version = 0;
 
   constructor(
     private readonly repo: ChannelsRepo,
@@ -91,6 +95,7 @@ export class ChannelRegistry {
     this.anyById = new Map(opened.map((o) => [o.channel.id, o.channel]));
     this.routes = new Map();
     this.lastRead = read;
+    this.version++;
   }
 
   /** The channel's account refused the model (catalogue id) as not entitled: leave it out of that model's routing for a while. */
@@ -195,6 +200,7 @@ export function openChannel(r: ChannelRecord, box: SecretBox): Channel {
     weight: r.weight,
     account: r.account,
     taskSlots: r.taskSlots,
+    modelLimits: r.modelLimits,
   };
 }
 

@@ -24,6 +24,8 @@ export interface FailoverOptions {
   model?: string;
   /** Told of every attempt: its channel, how long it took (ms) and its error (null when it succeeded). */
   onAttempt?: AttemptObserver;
+  /** Has the channel room for the call now (capacity/)? Channels with room are tried first, in their order. */
+  roomFirst?: (channel: Channel) => boolean;
 }
 
 /**
@@ -79,6 +81,14 @@ export function orderChannels(channels: readonly Channel[], breakers: CircuitBre
   return closed.length ? closed : pickChannels(channels, 1, () => false, rand);
 }
 
+/** The channels with room first, each part in its order (the same list when that changes nothing). */
+export function roomFirst(ordered: readonly Channel[], hasRoom: (channel: Channel) => boolean): readonly Channel[] {
+  const room: Channel[] = [];
+  const full: Channel[] = [];
+  for (const c of ordered) (hasRoom(c) ? room : full).push(c);
+  return room.length === 0 || full.length === 0 ? ordered : [...room, ...full];
+}
+
 const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
@@ -94,7 +104,8 @@ export function withFailover<T>(
 ): Promise<T> {
   if (channels.length === 0) return Promise.reject(new GatewayError('no_channel', 'No upstream channel is available for this model'));
   try {
-    const ordered = orderChannels(channels, breakers, Math.random, Math.max(1, opts.maxAttempts ?? 3));
+    let ordered = orderChannels(channels, breakers, Math.random, Math.max(1, opts.maxAttempts ?? 3));
+    if (opts.roomFirst !== undefined && ordered.length > 1) ordered = roomFirst(ordered, opts.roomFirst);
     const max = Math.max(1, opts.maxAttempts ?? Math.min(3, ordered.length + 1));
     return new FailoverRun(ordered, max, breakers, attempt, opts, sink).from(0);
   } catch (e) {

@@ -19,6 +19,7 @@ import * as m018 from './migrations/018-accounts.ts';
 import * as m019 from './migrations/019-webhooks.ts';
 import * as m020 from './migrations/020-ledger-account-partial.ts';
 import * as m021 from './migrations/021-task-list-accounts.ts';
+import * as m022 from './migrations/022-capacity.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
@@ -43,6 +44,7 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '019-webhooks': m019,
   '020-ledger-account-partial': m020,
   '021-task-list-accounts': m021,
+  '022-capacity': m022,
 };
 
 class StaticProvider implements MigrationProvider {
