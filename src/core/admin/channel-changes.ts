@@ -10,9 +10,9 @@ import type { ErrorCode } from '../../errors/codes.ts';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
 import { openChannel, type ChannelKeys } from '../../routing/channel-registry.ts';
 import type { BreakerView, CircuitBreakers } from '../../routing/circuit-breaker.ts';
-import type { ChannelPatch, ChannelRecord } from '../../store/repos/channels.ts';
+import type { ChannelModelLimits, ChannelPatch, ChannelRecord } from '../../store/repos/channels.ts';
 import { isUniqueViolation } from '../../store/store-errors.ts';
-import { parseAccount, parseBaseUrl, parseTaskSlots, publicChannel } from './channels.ts';
+import { parseAccount, parseBaseUrl, parseModelLimitsField, parseTaskSlots, publicChannel } from './channels.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 
 /** What a channel view and edit need beyond the admin deps: the breakers (absent in the CLI, which has none). */
@@ -42,7 +42,7 @@ export async function getChannel(deps: Pick<AdminDeps, 'repos'>, id: string): Pr
 
 /** Every upstream's key fields (api_key, access_key, secret_key). */
 const KEY_FIELDS = [...new Set(UPSTREAMS.flatMap((u) => u.keyFields.map((f) => f.field)))];
-const PATCH_FIELDS = ['name', 'models', 'priority', 'weight', 'enabled', 'base_url', ...KEY_FIELDS, 'account', 'task_slots'];
+const PATCH_FIELDS = ['name', 'models', 'priority', 'weight', 'enabled', 'base_url', ...KEY_FIELDS, 'account', 'task_slots', 'model_limits'];
 
 export interface ChannelEdit {
   name?: string;
@@ -54,6 +54,7 @@ export interface ChannelEdit {
   keys?: ChannelKeys;
   account?: string | null;
   taskSlots?: number | null;
+  modelLimits?: ChannelModelLimits | null;
 }
 
 /** Validate an edit for a channel of this kind (the kind itself cannot change: make another channel). */
@@ -90,6 +91,8 @@ export function parseChannelEdit(body: unknown, kind: ChannelRecord['kind']): Ch
   if (account !== undefined) e.account = account;
   const taskSlots = parseTaskSlots(o);
   if (taskSlots !== undefined) e.taskSlots = taskSlots;
+  const modelLimits = parseModelLimitsField(o);
+  if (modelLimits !== undefined) e.modelLimits = modelLimits;
   const keys: ChannelKeys = {};
   for (const f of keyFields) if (f.field in o) keys[f.key] = reqString(o, f.field, { max: 500 });
   if (Object.keys(keys).length > 0) e.keys = keys;
@@ -118,6 +121,7 @@ export async function updateChannel(
     ...(edit.baseUrl !== undefined ? { baseUrl: edit.baseUrl } : {}),
     ...(edit.account !== undefined ? { account: edit.account } : {}),
     ...(edit.taskSlots !== undefined ? { taskSlots: edit.taskSlots } : {}),
+    ...(edit.modelLimits !== undefined ? { modelLimits: edit.modelLimits } : {}),
     // A partial key change (one of a pair) keeps the other key.
     ...(edit.keys ? { keyEnc: deps.box.seal(JSON.stringify({ ...openChannel(before, deps.box).keys, ...edit.keys })) } : {}),
   };
@@ -129,7 +133,7 @@ export async function updateChannel(
   await deps.applyChange({ kind: 'channels-changed' });
   const after = await getChannel(deps, id);
   const changes: Record<string, { from: unknown; to: unknown }> = {};
-  for (const k of ['name', 'models', 'priority', 'weight', 'status', 'baseUrl', 'account', 'taskSlots'] as const) {
+  for (const k of ['name', 'models', 'priority', 'weight', 'status', 'baseUrl', 'account', 'taskSlots', 'modelLimits'] as const) {
     if (JSON.stringify(before[k]) !== JSON.stringify(after[k])) changes[k] = { from: before[k], to: after[k] };
   }
   // Which keys were replaced, never their values.
