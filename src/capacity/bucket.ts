@@ -2,12 +2,19 @@
 // `perMs` and holds at most `burst`, so the gateway never sends a minute's worth at once. A take larger than the
 // burst goes when the bucket is full and leaves it in debt (a call's token estimate may exceed one second's worth).
 
-/** How a limit per minute is paced: the burst is one second's worth (at least 1), the refill what is left of the minute. */
-export function paceOf(perMinute: number, burstCap: number | null = null): { perMs: number; burst: number } {
-  let burst = Math.max(1, Math.floor(perMinute / 60));
-  if (burstCap !== null) burst = Math.min(burst, burstCap);
-  // Any 60 s then admit at most burst + perMs * 60 000 = perMinute.
-  return { perMs: Math.max(perMinute - burst, perMinute / 60) / 60_000, burst };
+/** Slack for the time between admission here and arrival upstream: a second's share is spread over a bit more. */
+export const JITTER_MS = 100;
+
+/**
+ * How a limit per minute is paced. Requests: one at a time (burst 1), spaced so that no second upstream — late
+ * arrivals included — sees more than its share (RPM/60), nor any minute more than RPM. Tokens: a burst of one
+ * second's share (a call's estimate may be that large), refilled at that share over a second and the slack.
+ */
+export function paceOf(perMinute: number, kind: 'requests' | 'tokens' = 'requests'): { perMs: number; burst: number } {
+  const perSecond = perMinute / 60;
+  if (kind === 'tokens') return { perMs: perSecond / (1000 + JITTER_MS), burst: Math.max(1, Math.floor(perSecond)) };
+  const interval = perSecond >= 1 ? (1000 + JITTER_MS) / perSecond : 60_000 / perMinute + JITTER_MS;
+  return { perMs: 1 / interval, burst: 1 };
 }
 
 export class TokenBucket {

@@ -2,10 +2,10 @@
 // Redis (every instance draws on the same buckets; redis-counters.ts).
 import { paceOf, TokenBucket } from './bucket.ts';
 
-/** One bucket's rate: the limit per minute and an optional cap on its burst (learnt from a burst refusal). */
+/** One bucket's rate: the limit per minute, of requests or of tokens. */
 export interface Pace {
   perMinute: number;
-  burstCap: number | null;
+  kind: 'requests' | 'tokens';
 }
 
 export interface CapacityCounters {
@@ -65,7 +65,7 @@ export class LocalCounters implements CapacityCounters {
 
 function follow(bucket: TokenBucket | null, pace: Pace | null, now: number): TokenBucket | null {
   if (pace === null) return null;
-  const { perMs, burst } = paceOf(pace.perMinute, pace.burstCap);
+  const { perMs, burst } = paceOf(pace.perMinute, pace.kind);
   if (bucket === null) return new TokenBucket(perMs, burst, now);
   bucket.reset(perMs, burst);
   return bucket;

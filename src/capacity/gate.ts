@@ -140,10 +140,8 @@ export class Gate {
 
   private repace(): void {
     const e = this.effective();
-    const burstCap = this.learnt.burstCap;
-    if (e.rpm !== (this.rpmPace?.perMinute ?? null) || burstCap !== (this.rpmPace?.burstCap ?? null))
-      this.rpmPace = e.rpm === null ? null : { perMinute: e.rpm, burstCap };
-    if (e.tpm !== (this.tpmPace?.perMinute ?? null)) this.tpmPace = e.tpm === null ? null : { perMinute: e.tpm, burstCap: null };
+    if (e.rpm !== (this.rpmPace?.perMinute ?? null)) this.rpmPace = e.rpm === null ? null : { perMinute: e.rpm, kind: 'requests' };
+    if (e.tpm !== (this.tpmPace?.perMinute ?? null)) this.tpmPace = e.tpm === null ? null : { perMinute: e.tpm, kind: 'tokens' };
   }
 
   /** 0: taken (slot and buckets); FULL: no slot until one is released; else ms until the buckets may have room. */

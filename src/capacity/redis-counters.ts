@@ -62,8 +62,8 @@ export class RedisCapacityCounters implements CapacityCounters {
 
   private run(key: string, rpm: Pace | null, tpm: Pace | null, reqs: number, tokens: number, take: boolean): Promise<number> {
     const call = (this.redis as unknown as Record<string, Script>).tollwayCapacity!;
-    const r = rpm ? paceOf(rpm.perMinute, rpm.burstCap) : null;
-    const t = tpm ? paceOf(tpm.perMinute, tpm.burstCap) : null;
+    const r = rpm ? paceOf(rpm.perMinute, 'requests') : null;
+    const t = tpm ? paceOf(tpm.perMinute, 'tokens') : null;
     const k = `${this.prefix}cap:${key}`;
     return call.call(
       this.redis,
