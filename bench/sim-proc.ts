@@ -1,6 +1,9 @@
 // The upstream simulator with no artificial delay, in its own process. TOLLWAY_SIM_TASK_MS sets how long its
 // async tasks run (bench:tasks: minutes); {type:'task-gaps'} reports how often open DashScope tasks were queried.
+// Its rate limits are on but far above any bench's load, unless TOLLWAY_SIM_RPM / _TPM / _KLING_RPM / _MODEL_LIMITS
+// set them (a bench that measures throttling).
 import { startSimulator } from '../simulator/index.ts';
+import { simLimitOptions, simLimitsConfig } from '../src/config/sim-env.ts';
 import { resultVideoUrl } from '../simulator/dashscope/results-video.ts';
 import { createDashscopeTask, dashscopeTaskStore, statusOf } from '../simulator/dashscope/tasks.ts';
 import { answerStats } from './proc-stats.ts';
@@ -8,7 +11,14 @@ import { dashscopeQueryStats } from '../simulator/dashscope/query-budget.ts';
 
 const taskMs = process.env.TOLLWAY_SIM_TASK_MS;
 const qps = process.env.TOLLWAY_SIM_QUERY_QPS;
-const sim = await startSimulator({ latencyMs: 0, ...(taskMs ? { taskDurationMs: Number(taskMs) } : {}), ...(qps ? { dashscopeQueryQps: Number(qps) } : {}) });
+const GENEROUS = { dashscopeRpm: 100_000_000, dashscopeTpm: 100_000_000_000, klingRpm: 100_000_000 };
+const sim = await startSimulator({
+  latencyMs: 0,
+  ...(taskMs ? { taskDurationMs: Number(taskMs) } : {}),
+  ...(qps ? { dashscopeQueryQps: Number(qps) } : {}),
+  ...GENEROUS,
+  ...simLimitOptions(simLimitsConfig(process.env)),
+});
 answerStats();
 process.on('message', (m: unknown) => {
   const type = (m as { type?: string })?.type;

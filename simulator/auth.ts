@@ -16,10 +16,11 @@ export function dashscopeAuthOk(req: IncomingMessage, apiKeys: readonly string[]
   return false;
 }
 
-/** The simulated Alibaba Cloud account a DashScope request's key belongs to. */
+/** The simulated Alibaba Cloud account a DashScope request's key (Bearer, or x-api-key on the anthropic path) belongs to. */
 export function dashscopeAccountOf(req: IncomingMessage, extraKeys: Readonly<Record<string, string>>): string {
-  const b = bearerOf(req) ?? '';
-  return extraKeys[b] ?? 'main';
+  const x = req.headers['x-api-key'];
+  const key = bearerOf(req) ?? (typeof x === 'string' ? x : '');
+  return extraKeys[key] ?? 'main';
 }
 
 export type KlingAuthResult = { ok: true } | { ok: false; code: 1001 | 1002 | 1003 | 1004; message: string };

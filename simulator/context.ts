@@ -25,6 +25,19 @@ export interface SimOptions {
    * the answer is 429 Throttling.RateQuota. Default 20, as documented; 0 = no limit.
    */
   dashscopeQueryQps?: number;
+  /**
+   * DashScope synchronous calls (chat, responses, messages, embeddings, multimodal and image generation): requests and
+   * tokens per minute per account and upstream model, also enforced per second (/60). Over them: 429 with the limit's
+   * code (rate-limits.ts). Defaults DEFAULT_SYNC_RPM / DEFAULT_SYNC_TPM, a small account; 0 = no limit.
+   */
+  dashscopeRpm?: number;
+  dashscopeTpm?: number;
+  /** Per upstream model overrides of the two (`{"qwen3.7-plus": {"rpm": 60}}`); a field left out keeps the default. */
+  dashscopeModelLimits?: Record<string, { rpm?: number; tpm?: number }>;
+  /** Kling creations per minute on its account; over it: 429 / 1302. Default DEFAULT_KLING_RPM; 0 = no limit. */
+  klingRpm?: number;
+  /** The clock of the rate limits (ms since the epoch), for tests that move time instead of waiting. */
+  now?: () => number;
   /** More DashScope keys, each → the account it belongs to (the main key belongs to account `main`). */
   dashscopeKeys?: Record<string, string>;
 }

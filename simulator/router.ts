@@ -14,6 +14,8 @@ export interface SimRequest {
   req: IncomingMessage;
   /** Fault selected for this request (status/delay/reset/timeout/malformed are applied before handlers run). */
   fault: FaultSpec | null;
+  /** Set when a rate limit admitted the call: the handler reports the tokens the call used (rate-limits.ts). */
+  settleTokens?: (used: number) => void;
 }
 
 export type SimHandler = (req: SimRequest, res: ServerResponse) => void | Promise<void>;

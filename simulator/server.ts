@@ -15,6 +15,8 @@ import { registerImagesAsync } from './dashscope/images-async.ts';
 import { registerDashscopeTasks } from './dashscope/tasks.ts';
 import { registerVideoSynthesis } from './dashscope/video-synthesis.ts';
 import { registerResultVideos } from './dashscope/results-video.ts';
+import { registerQuotas } from './dashscope/quotas.ts';
+import { DEFAULT_KLING_RPM, DEFAULT_SYNC_RPM, DEFAULT_SYNC_TPM, refuseOverRate } from './rate-limits.ts';
 import { compatError, nativeError, statusFaultBody } from './dashscope/errors.ts';
 import { FaultController, leakMessage, type FaultSpec } from './faults.ts';
 import { requestId, sendJson, sleep } from './http-util.ts';
@@ -45,6 +47,7 @@ const AREAS: Array<(router: SimRouter, ctx: SimContext) => void> = [
   registerDashscopeTasks,
   registerVideoSynthesis,
   registerResultVideos,
+  registerQuotas,
 ];
 
 type Provider = 'dashscope-compat' | 'dashscope-native' | 'anthropic' | 'kling' | 'public';
@@ -249,6 +252,11 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       klingTaskSlots: opts.klingTaskSlots ?? DEFAULT_KLING_TASK_SLOTS,
       dashscopeQueryQps: opts.dashscopeQueryQps ?? 20,
       dashscopeKeys: opts.dashscopeKeys ?? {},
+      dashscopeRpm: opts.dashscopeRpm ?? DEFAULT_SYNC_RPM,
+      dashscopeTpm: opts.dashscopeTpm ?? DEFAULT_SYNC_TPM,
+      dashscopeModelLimits: opts.dashscopeModelLimits ?? {},
+      klingRpm: opts.klingRpm ?? DEFAULT_KLING_RPM,
+      now: opts.now ?? Date.now,
     },
     faults,
     recorded: [],
@@ -304,6 +312,7 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
         return nativeError(res, 404, 'NotFound', 'Not found.');
       }
       sreq.params = m.params;
+      if (refuseOverRate(ctx, sreq, res)) return;
       await m.handler(sreq, res);
     } catch (e) {
       if (!res.headersSent) sendJson(res, 500, { code: 'InternalError', message: `simulator error: ${String(e)}`, request_id: requestId() });

@@ -8,6 +8,7 @@ import { billCommand } from './cli/bill-command.ts';
 import { statsCommand } from './cli/stats-command.ts';
 import { accountCommand, priceGroupCommand } from './cli/account-command.ts';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
+import { simLimitOptions } from './config/sim-env.ts';
 import { addChannel, listChannels, parseCreateChannel, publicChannel, setChannelStatus } from './core/admin/channels.ts';
 import { channelView, getChannel, parseChannelEdit, updateChannel } from './core/admin/channel-changes.ts';
 import { reconcilePeriod, reconcileReport } from './core/admin/reconcile.ts';
@@ -189,6 +190,7 @@ async function main(argv: string[]): Promise<number> {
         port: num('--port', values.port) ?? 9090,
         host,
         taskDurationMs: num('--task-ms', values['task-ms']) ?? 5000,
+        ...simLimitOptions(config.simLimits),
         ...(publicUrl ? { publicUrl } : {}),
       });
       console.error(`Upstream SIMULATOR listening on ${host}:${sim.port}, results at ${sim.url} (DashScope + Kling wire protocols; not a real provider)`);

@@ -4,6 +4,7 @@ import type { Simulator } from '../simulator/index.ts';
 import { resolveSecrets } from './bootstrap.ts';
 import { reportUnwritten, SHUTDOWN_WRITES_MS, startGateway, type Gateway } from './process-life.ts';
 import { isDemoMode, type Config } from './config/config.ts';
+import { simLimitOptions } from './config/sim-env.ts';
 import { disableChannelsNamed, ensureChannel, provisionEnvChannels } from './core/admin/channels.ts';
 import { demoToken } from './core/admin/tokens.ts';
 import type { GatewayDeps } from './core/deps.ts';
@@ -17,7 +18,7 @@ const out = (s: string) => process.stderr.write(`${s}\n`);
 async function startDemoUpstream(config: Config): Promise<DemoUpstream | null> {
   if (!isDemoMode(config)) return null;
   const simulator = await import('../simulator/index.ts');
-  const sim = await simulator.startSimulator({ port: config.simPort, taskDurationMs: config.simTaskMs });
+  const sim = await simulator.startSimulator({ port: config.simPort, taskDurationMs: config.simTaskMs, ...simLimitOptions(config.simLimits) });
   config.trustedResultOrigins.push(new URL(sim.url).origin);
   return { sim, keys: simulator.DEFAULT_SIM_KEYS };
 }

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../simulator/index.ts';
+import { GENEROUS_SIM_LIMITS } from './support/simulator.ts';
 
 const SCRIPT = join(import.meta.dirname, '..', 'src', 'healthcheck.ts');
 const closers: Array<() => Promise<void>> = [];
@@ -46,7 +47,7 @@ describe('the container health probe', () => {
   });
 
   it('is healthy in a simulator container: nothing on PORT, the simulator answering on its port', async () => {
-    const sim: Simulator = await startSimulator({ port: 0 });
+    const sim: Simulator = await startSimulator({ port: 0, ...GENEROUS_SIM_LIMITS });
     closers.push(() => sim.close());
     expect(await probe(await freePort(), sim.port)).toBe(0);
   });

@@ -57,6 +57,7 @@ async function handleMessages(req: SimRequest, res: ServerResponse): Promise<voi
   const inputTokens = total - creation - Math.max(0, read);
   const outputTokens = countTokens(reply) + countTokens(thinking);
   const usage = { input_tokens: inputTokens, output_tokens: outputTokens, cache_read_input_tokens: Math.max(0, read), cache_creation_input_tokens: creation };
+  req.settleTokens?.(total + outputTokens);
   const id = `msg_${requestId().replace(/-/g, '')}`;
   const content: Array<Record<string, unknown>> = [];
   if (thinking) content.push({ type: 'thinking', thinking, signature: 'sim-signature' });

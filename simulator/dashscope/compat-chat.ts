@@ -127,6 +127,7 @@ async function handleChat(req: SimRequest, res: ServerResponse, ctx: SimContext)
     details.cache_creation_input_tokens = Math.floor((usage.prompt_tokens as number) / 2);
     usage.prompt_tokens_details = details;
   }
+  req.settleTokens?.(usage.total_tokens as number);
   if (req.fault?.kind === 'huge-usage') Object.assign(usage, { prompt_tokens: 1e20, completion_tokens: 1e20, total_tokens: 2e20 });
   const noUsage = req.fault?.kind === 'no-usage';
   const created = Math.floor(Date.now() / 1000);

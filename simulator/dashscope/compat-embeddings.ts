@@ -33,6 +33,7 @@ export function registerCompatEmbeddings(router: SimRouter, _ctx: SimContext): v
     const dims = body.dimensions === undefined ? 1024 : Number(body.dimensions);
     if (!DIMENSIONS.includes(dims)) return compatError(res, 400, 'invalid_parameter_error', `dimensions must be one of ${DIMENSIONS.join(', ')}.`);
     const tokens = (inputs as string[]).reduce((a, s) => a + countTokens(s), 0);
+    req.settleTokens?.(tokens);
     sendJson(res, 200, {
       object: 'list',
       data: (inputs as string[]).map((s, index) => ({ object: 'embedding', index, embedding: vectorFor(s, dims) })),

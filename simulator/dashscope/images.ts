@@ -105,6 +105,8 @@ function producedCount(req: SimRequest, n: number): number {
 }
 
 async function handleImage(req: SimRequest, res: ServerResponse, ctx: SimContext): Promise<void> {
+  // An image call reports no tokens: it counts none against the tokens per minute.
+  req.settleTokens?.(0);
   const body = req.json as { model: string; input?: { messages?: unknown }; parameters?: Record<string, unknown> };
   const rule = IMAGE_MODELS[body.model];
   if (!rule) return nativeError(res, 400, 'InvalidParameter', 'Model not exist.');

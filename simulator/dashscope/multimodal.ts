@@ -94,6 +94,7 @@ async function handleVisionChat(req: SimRequest, res: ServerResponse, _ctx: SimC
   if (typeof flat === 'string') return nativeError(res, 400, 'InvalidParameter', flat);
   const reply = replyFor(flat.lastUser);
   const rid = requestId();
+  req.settleTokens?.(nativeUsage(flat.text, flat.images, reply).total_tokens as number);
   const streaming = req.headers['x-dashscope-sse'] === 'enable' || String(req.headers.accept ?? '').includes('text/event-stream');
   if (!streaming) {
     return sendJson(res, 200, {

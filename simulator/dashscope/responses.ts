@@ -57,6 +57,7 @@ async function handleResponses(req: SimRequest, res: ServerResponse): Promise<vo
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: inputTokens + outputTokens,
   };
+  req.settleTokens?.(usage.total_tokens);
   const id = `resp_${requestId()}`;
   const msgId = `msg_${requestId()}`;
   const created = Math.floor(Date.now() / 1000);

@@ -89,6 +89,15 @@ export interface EmbeddingsCapability {
   embed(req: TextRequest, o: CallOptions): Promise<CompleteResult>;
 }
 
+/**
+ * An upstream account's limits for one model, as the upstream states them: requests and tokens per minute (null when
+ * it states none). Read by Upstream.readLimits.
+ */
+export interface UpstreamModelLimits {
+  readonly rpm: number | null;
+  readonly tpm: number | null;
+}
+
 /** One upstream's adapter: each capability is optional (image and video capabilities are added by their areas). */
 export interface UpstreamAdapter {
   chat?: TextCapability;

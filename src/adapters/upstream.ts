@@ -6,6 +6,7 @@ import type { Channel, ChannelKeys } from '../routing/channel-registry.ts';
 import type { TaskDriver } from '../tasks/types.ts';
 import type { UpstreamClient } from './http-client.ts';
 import type { KlingClient } from './kling/client.ts';
+import type { UpstreamModelLimits } from './types.ts';
 import type { SubmitVia } from './kling/task-driver.ts';
 
 /** The upstream clients built in compose.ts, one each, that probes and drivers call through. */
@@ -44,6 +45,12 @@ export interface Upstream {
   keyFields: readonly KeyField[];
   /** The cheapest authenticated call it answers: resolves with the upstream request id, throws a GatewayError. */
   probe(clients: UpstreamClients, ch: Channel): Promise<{ upstreamRequestId: string | null }>;
+  /**
+   * The account's rate limits per model as the upstream reports them under the channel's key, keyed by UPSTREAM model
+   * name; absent when the upstream has no such endpoint. Throws a GatewayError when it cannot be read (the caller
+   * keeps what is stated or was learnt).
+   */
+  readLimits?(clients: UpstreamClients, ch: Channel): Promise<ReadonlyMap<string, UpstreamModelLimits>>;
   /** The task kinds its drivers poll. */
   taskKinds: readonly string[];
   /** A driver per task kind (called by compose.ts only). */

@@ -6,6 +6,7 @@ import { tracingConfig, type TracingConfig } from './otel-env.ts';
 import { taskConfig } from './task-env.ts';
 import { alertConfig, type AlertConfig } from './alert-env.ts';
 import { corsVar, type CorsConfig } from './cors-env.ts';
+import { simLimitsConfig, type SimLimitsConfig } from './sim-env.ts';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts';
 import { UPSTREAMS } from '../adapters/upstreams.ts';
 import type { ChannelKeys } from '../routing/channel-registry.ts';
@@ -46,6 +47,8 @@ export interface Config {
   trustedResultOrigins: string[];
   /** Demo-mode simulated task duration (ms). */
   simTaskMs: number;
+  /** The simulator's synchronous rate limits (demo mode and `tollway simulate`); unset fields keep its defaults. */
+  simLimits: SimLimitsConfig;
   /** Async task engine (src/tasks): poller, back-off, leases, max age. */
   tasks: TaskConfig;
   /** Upstream capacity (src/capacity): how long a call waits for room, and how often upstream limits are read (ms). */
@@ -208,6 +211,7 @@ export function loadConfig(env: Env = process.env): Config {
     allowPrivateNetwork: boolVar(env, 'TOLLWAY_ALLOW_PRIVATE_NETWORK'),
     trustedResultOrigins: [],
     simTaskMs: intVar(env, 'TOLLWAY_SIM_TASK_MS', 5000, 0, 3_600_000),
+    simLimits: simLimitsConfig(env),
     tasks: taskConfig(env),
     capacity: {
       queueWaitMs: intVar(env, 'TOLLWAY_QUEUE_WAIT_MS', 5_000, 0, 600_000),

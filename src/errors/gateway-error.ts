@@ -28,7 +28,17 @@ export interface GatewayErrorOptions {
    * request-log row, never rendered to a client (upstream-words.ts).
    */
   upstreamMessage?: string;
+  /**
+   * Which upstream limit refused the call (an upstream 429): its requests per minute, its tokens per minute, or its
+   * per-second burst protection. Each moves only its own admission (src/capacity).
+   */
+  upstreamLimit?: UpstreamLimitKind;
+  /** The upstream's Retry-After (ms), when its refusal carried one. */
+  retryAfterMs?: number;
 }
+
+/** The upstream limit a 429 names: requests per minute, tokens per minute, or the per-second burst protection. */
+export type UpstreamLimitKind = 'requests' | 'tokens' | 'burst';
 
 /** The one error type every layer throws; renderers turn it into the family's shape. */
 export class GatewayError extends Error {
@@ -43,6 +53,8 @@ export class GatewayError extends Error {
   readonly mayHaveRun: boolean;
   readonly callerAborted: boolean;
   readonly upstreamMessage: string | undefined;
+  readonly upstreamLimit: UpstreamLimitKind | null;
+  readonly retryAfterMs: number | null;
 
   constructor(code: ErrorCode, message: string, opts: GatewayErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -59,6 +71,8 @@ export class GatewayError extends Error {
     this.mayHaveRun = opts.mayHaveRun === true;
     this.callerAborted = opts.callerAborted === true;
     this.upstreamMessage = opts.upstreamMessage;
+    this.upstreamLimit = opts.upstreamLimit ?? null;
+    this.retryAfterMs = opts.retryAfterMs ?? null;
   }
 
   get vendorCode(): number {
@@ -79,6 +93,8 @@ export function withUpstreamRequestId(e: GatewayError, upstreamRequestId: string
     mayHaveRun: e.mayHaveRun,
     callerAborted: e.callerAborted,
     ...(e.upstreamMessage !== undefined ? { upstreamMessage: e.upstreamMessage } : {}),
+    ...(e.upstreamLimit !== null ? { upstreamLimit: e.upstreamLimit } : {}),
+    ...(e.retryAfterMs !== null ? { retryAfterMs: e.retryAfterMs } : {}),
   });
 }
 

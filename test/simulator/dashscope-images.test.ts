@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS, startSimulator } from '../../simulator/index.ts';
 import { PNG_SIGNATURE } from '../../simulator/dashscope/images-png.ts';
-import { useSimulator } from '../support/simulator.ts';
+import { GENEROUS_SIM_LIMITS, useSimulator } from '../support/simulator.ts';
 
 const PATH = '/api/v1/services/aigc/multimodal-generation/generation';
 
@@ -159,7 +159,7 @@ describe('simulator: Qwen-Image async (image-synthesis + task query)', () => {
 
 describe('simulator: result URLs at a public address', () => {
   it('hands out result URLs at publicUrl (the address other containers reach it at), served from where it listens', async () => {
-    const sim = await startSimulator({ host: '127.0.0.1', publicUrl: 'http://simulator.internal:9090/' });
+    const sim = await startSimulator({ host: '127.0.0.1', publicUrl: 'http://simulator.internal:9090/', ...GENEROUS_SIM_LIMITS });
     try {
       expect(sim.url).toBe('http://simulator.internal:9090');
       const r = await fetch(`http://127.0.0.1:${sim.port}${PATH}`, {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { DEFAULT_SIM_KEYS, startSimulator, type SimOptions, type Simulator } from '../../simulator/index.ts';
+import { GENEROUS_SIM_LIMITS } from './simulator.ts';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import { startGateway, type Gateway } from '../../src/process-life.ts';
 import { ensureChannel } from '../../src/core/admin/channels.ts';
@@ -85,7 +86,7 @@ async function listening(
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
-  const sim = await startSimulator({ taskDurationMs: 300, ...opts.sim });
+  const sim = await startSimulator({ taskDurationMs: 300, ...GENEROUS_SIM_LIMITS, ...opts.sim });
   const fresh = await freshStore();
   const dataDir = mkdtempSync(join(tmpdir(), 'tollway-data-'));
   // A short drain keeps a test's teardown bounded when it left a request hanging on purpose.

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { freePort } from './free-port.ts';
+import { GENEROUS_SIM_ENV } from './simulator.ts';
 
 export const TOLLWAY_BIN = join(import.meta.dirname, '..', '..', 'bin', 'tollway.mjs');
 
@@ -33,7 +34,7 @@ export function useServeProcesses(): (env: Record<string, string>, waitFor?: Reg
   const once = async (env: Record<string, string>, waitFor: RegExp, argv: (port: number) => string[]): Promise<ServeProcess> => {
     const port = await freePort();
     const child = spawn(process.execPath, [TOLLWAY_BIN, ...argv(port)], {
-      env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', ...env },
+      env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', ...GENEROUS_SIM_ENV, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     children.push(child);

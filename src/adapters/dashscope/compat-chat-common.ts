@@ -6,6 +6,7 @@ import { num } from '../json-scan.ts';
 import { networkError, type UpstreamClient, type UpstreamResponse, type UpstreamTextResponse } from '../http-client.ts';
 import type { UpstreamStreamResponse } from '../http-stream.ts';
 import type { CallOptions, UpstreamTarget } from '../types.ts';
+import { retryAfterMs } from '../retry-after.ts';
 import { dashscopeError } from './errors.ts';
 
 export interface PostOptions {
@@ -108,7 +109,7 @@ function errorFromText(statusCode: number, headers: UpstreamResponse['headers'],
   } catch {
     parsed = null;
   }
-  const err = dashscopeError(statusCode, parsed);
+  const err = dashscopeError(statusCode, parsed, statusCode === 429 ? retryAfterMs(headers['retry-after']) : undefined);
   const headerRid = headerString(headers['x-request-id']) ?? headerString(headers['request-id']);
   if (!err.upstreamRequestId && headerRid) return withUpstreamRequestId(err, headerRid);
   return err;

@@ -2,7 +2,7 @@
 // {type:"error", error:{type,message}}) → GatewayError.
 import { isContentFiltered, mentionsContentFilter } from '../../errors/content-filter.ts';
 import { isClientCausedStatus } from '../../errors/client-caused.ts';
-import { GatewayError } from '../../errors/gateway-error.ts';
+import { GatewayError, type UpstreamLimitKind } from '../../errors/gateway-error.ts';
 import { inferParam, refusalMessage, upstreamWords } from '../../errors/upstream-words.ts';
 import type { ErrorCode } from '../../errors/codes.ts';
 import { isObject } from '../../json/json.ts';
@@ -12,12 +12,32 @@ export function upstreamErrorCode(status: number, vendorCode: string | undefined
   if (isContentFiltered(vendorCode, vendorType) || mentionsContentFilter(message)) return 'upstream_content_filtered';
   if (status === 401) return 'upstream_auth_error';
   if (status === 403) return 'upstream_permission_denied';
-  if (status === 429) return 'upstream_rate_limited';
+  if (status === 429 || isThrottlingCode(vendorCode)) return 'upstream_rate_limited';
   if (status === 404 || isClientCausedStatus(status)) return 'upstream_invalid_request';
   if (status === 504) return 'upstream_timeout';
   // 503 says "temporarily unavailable, try again": clients get 503 upstream_unavailable for it; other 5xx stay 502.
   if (status === 503) return 'upstream_unavailable';
   return 'upstream_error';
+}
+
+/** A native `Throttling…` code: a rate limit, whatever the status it came with (an error event inside a stream has none). */
+const isThrottlingCode = (vendorCode: string | undefined): boolean => vendorCode?.startsWith('Throttling') === true;
+
+/**
+ * Which of the account's limits a DashScope 429 names, by its code or, failing that, its message (native and
+ * compatible-mode words, upstream-protocols.md §1): the tokens per minute ("Allocated quota exceeded", "You exceeded
+ * your current quota"), the per-second burst protection ("Request rate increased too quickly"), else the requests
+ * per minute ("Requests rate limit exceeded", "You exceeded your current requests list", or a 429 that says nothing).
+ */
+export function dashscopeLimitOf(vendorCode: string | undefined, message: string | undefined): UpstreamLimitKind {
+  if (vendorCode === 'Throttling.AllocationQuota' || vendorCode === 'insufficient_quota') return 'tokens';
+  if (vendorCode === 'Throttling.BurstRate') return 'burst';
+  if (vendorCode === 'Throttling.RateQuota' || vendorCode === 'limit_requests') return 'requests';
+  if (message !== undefined) {
+    if (/allocated quota exceeded|exceeded your current quota/i.test(message)) return 'tokens';
+    if (/increased too quickly/i.test(message)) return 'burst';
+  }
+  return 'requests';
 }
 
 /**
@@ -43,7 +63,6 @@ const DASHSCOPE_FIELDS: Readonly<Record<string, string>> = {
 /** Our message for a DashScope refusal: by its code where that says more than the status. */
 function messageFor(code: ErrorCode, vendorCode: string | undefined, status: number, param: string | undefined): string {
   if (vendorCode === 'Arrearage') return "Upstream account cannot take calls (operator: check the account's balance)";
-  if (vendorCode === 'Throttling.AllocationQuota') return 'Upstream quota exceeded (operator: check the account quota)';
   if (vendorCode === 'InvalidURL') return 'The upstream could not read a URL given in the request';
   if (vendorCode === 'BadRequest.EmptyInput') return 'The upstream found the request input empty';
   if (vendorCode === 'Model.AccessDenied' || vendorCode === 'AccessDenied.Unpurchased')
@@ -56,9 +75,10 @@ function messageFor(code: ErrorCode, vendorCode: string | undefined, status: num
 /**
  * Build the client-facing error from an upstream error answer: our catalogue code and our own words, keeping its
  * readable meaning. The upstream's code and message (they may name its models, hosts or our internal ids) are kept
- * for operators only (upstreamMessage).
+ * for operators only (upstreamMessage). A rate limit says which limit refused (upstreamLimit) and carries the
+ * answer's Retry-After, when it had one (`retryAfterMs`, see retry-after.ts).
  */
-export function dashscopeError(status: number, body: unknown): GatewayError {
+export function dashscopeError(status: number, body: unknown, retryAfterMs?: number): GatewayError {
   let vendorCode: string | undefined;
   let vendorType: string | undefined;
   let message: string | undefined;
@@ -81,11 +101,14 @@ export function dashscopeError(status: number, body: unknown): GatewayError {
   const notEntitled = status === 403 && (vendorCode === 'Model.AccessDenied' || vendorCode === 'AccessDenied.Unpurchased');
   // The account is in arrears, or its key is refused: no call of any model goes through it now.
   const accountRefused = arrears || status === 401;
+  const upstreamLimit = code === 'upstream_rate_limited' ? dashscopeLimitOf(vendorCode, message) : undefined;
   return new GatewayError(code, messageFor(code, vendorCode, status, param), {
     upstreamMessage: upstreamWords(status, vendorCode ?? vendorType, message),
     ...(param ? { param } : {}),
     ...(upstreamRequestId ? { upstreamRequestId } : {}),
     ...(notEntitled ? { notEntitled } : {}),
     ...(accountRefused ? { accountRefused } : {}),
+    ...(upstreamLimit ? { upstreamLimit } : {}),
+    ...(upstreamLimit && retryAfterMs !== undefined ? { retryAfterMs } : {}),
   });
 }

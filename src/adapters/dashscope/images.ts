@@ -6,6 +6,7 @@ import { upstreamSize, type ImageRequest } from '../../contracts/images.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { readJson, type UpstreamClient } from '../http-client.ts';
 import type { UpstreamTarget } from '../types.ts';
+import { retryAfterMs } from '../retry-after.ts';
 import { dashscopeError } from './errors.ts';
 
 export const IMAGE_GENERATION_PATH = '/api/v1/services/aigc/multimodal-generation/generation';
@@ -79,6 +80,6 @@ export async function generateImages(
     ...(signal ? { signal } : {}),
   });
   const body = await readJson(res);
-  if (res.statusCode < 200 || res.statusCode > 299) throw dashscopeError(res.statusCode, body);
+  if (res.statusCode < 200 || res.statusCode > 299) throw dashscopeError(res.statusCode, body, retryAfterMs(res.headers['retry-after']));
   return parseImageResponse(body);
 }

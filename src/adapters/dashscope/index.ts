@@ -5,6 +5,7 @@ import { readJsonOrStatus } from '../http-client.ts';
 import { PROBE_TIMEOUT_MS } from '../probe.ts';
 import type { Upstream } from '../upstream.ts';
 import { dashscopeError } from './errors.ts';
+import { readDashscopeLimits } from './quotas.ts';
 import { DASHSCOPE_VIDEO_TASK_KIND, DashscopeVideoDriver } from './video-driver.ts';
 
 export const dashscope: Upstream = {
@@ -31,6 +32,7 @@ export const dashscope: Upstream = {
     const rid = res.headers['x-request-id'] ?? res.headers['x-dashscope-request-id'];
     return { upstreamRequestId: typeof rid === 'string' ? rid : isObject(json) && typeof json.request_id === 'string' ? json.request_id : null };
   },
+  readLimits: ({ upstream }, ch) => readDashscopeLimits(upstream, ch),
   taskKinds: [DASHSCOPE_VIDEO_TASK_KIND],
   drivers: ({ upstream }) => [[DASHSCOPE_VIDEO_TASK_KIND, new DashscopeVideoDriver(upstream)]],
 };

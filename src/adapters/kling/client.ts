@@ -4,6 +4,7 @@ import { isObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
 import { readJsonOrStatus, type UpstreamClient } from '../http-client.ts';
+import { retryAfterMs } from '../retry-after.ts';
 import { klingError } from './errors.ts';
 import type { KlingJwtSigner } from './jwt.ts';
 import type { CallLimit } from '../../tasks/types.ts';
@@ -38,7 +39,7 @@ export class KlingClient {
     });
     const json = await readJsonOrStatus(res, klingError);
     const upstreamRequestId = isObject(json) && typeof json.request_id === 'string' ? json.request_id : null;
-    if (res.statusCode >= 400 || !isObject(json) || json.code !== 0) throw klingError(res.statusCode, json);
+    if (res.statusCode >= 400 || !isObject(json) || json.code !== 0) throw klingError(res.statusCode, json, retryAfterMs(res.headers['retry-after']));
     return { data: json.data, upstreamRequestId };
   }
 }

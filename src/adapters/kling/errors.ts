@@ -74,9 +74,10 @@ function messageFor(code: ErrorCode, vendor: number | undefined, param: string |
 /**
  * Build the client-facing error from a Kling error answer: our catalogue code and our own words, the field named when
  * the upstream's message names one. The upstream's message (it may name its own models, hosts or our internal ids)
- * is kept for operators only (upstreamMessage).
+ * is kept for operators only (upstreamMessage). Its rate limit (1302, or a 429 without a known code) is the
+ * account's request rate (upstreamLimit 'requests'), with the answer's Retry-After when it had one.
  */
-export function klingError(status: number, body: unknown): GatewayError {
+export function klingError(status: number, body: unknown, retryAfterMs?: number): GatewayError {
   let vendor: number | undefined;
   let message: string | undefined;
   let upstreamRequestId: string | undefined;
@@ -86,6 +87,7 @@ export function klingError(status: number, body: unknown): GatewayError {
     if (typeof body.request_id === 'string') upstreamRequestId = body.request_id;
   }
   const code = klingErrorCode(status, vendor);
+  const rateLimited = code === 'upstream_rate_limited';
   const param = code === 'upstream_invalid_request' ? inferParam(message, KLING_FIELDS) : undefined;
   // 1103: no access to the API or model — an entitlement of this account. 1100–1102 (account unusable, in arrears,
   // resource packs used up) and a refused credential: the account takes no call now.
@@ -96,5 +98,7 @@ export function klingError(status: number, body: unknown): GatewayError {
     ...(upstreamRequestId ? { upstreamRequestId } : {}),
     ...(vendor === 1103 ? { notEntitled: true } : {}),
     ...(accountRefused ? { accountRefused } : {}),
+    ...(rateLimited ? { upstreamLimit: 'requests' as const } : {}),
+    ...(rateLimited && retryAfterMs !== undefined ? { retryAfterMs } : {}),
   });
 }

@@ -21,6 +21,22 @@ describe('kling envelope errors → catalogue codes', () => {
     expect(e.upstreamRequestId).toBe('up-1');
   });
 
+  it("its rate limit (1302, or a 429 without a code) is the request rate, with the answer's Retry-After; other 429s are no rate limit", () => {
+    expect(klingError(429, { code: 1302, message: 'rate limit' }, 1500)).toMatchObject({
+      code: 'upstream_rate_limited',
+      upstreamLimit: 'requests',
+      retryAfterMs: 1500,
+    });
+    expect(klingError(429, { code: 1302, message: 'rate limit' })).toMatchObject({ upstreamLimit: 'requests', retryAfterMs: null });
+    expect(klingError(429, null)).toMatchObject({ code: 'upstream_rate_limited', upstreamLimit: 'requests' });
+    expect(klingError(429, { code: 1303, message: 'parallel task over resource pack limit' }, 1500)).toMatchObject({
+      code: 'concurrency_limited',
+      upstreamLimit: null,
+      retryAfterMs: null,
+    });
+    expect(klingError(429, { code: 1101, message: 'arrears' })).toMatchObject({ accountRefused: true, upstreamLimit: null });
+  });
+
   it('never echoes the vendor text: our words, the field named when the message names one; the vendor text kept for operators', () => {
     const auth = klingError(401, { code: 1002, message: 'key AK123 invalid' });
     expect(auth.message).not.toContain('AK123');
