@@ -8,7 +8,13 @@ import { RedisCapacityCounters } from './capacity/redis-counters.ts';
 import type { Config } from './config/config.ts';
 import type { ChannelRegistry } from './routing/channel-registry.ts';
 
-export function composeCapacity(config: Config, channels: ChannelRegistry, redis: Redis | null, events: GateEvents, onRedisError: (e: unknown) => void): Capacity {
+export function composeCapacity(
+  config: Config,
+  channels: ChannelRegistry,
+  redis: Redis | null,
+  events: GateEvents,
+  onRedisError: (e: unknown) => void,
+): Capacity {
   const local = new LocalCounters();
   const counters = redis ? new RedisCapacityCounters(redis, config.limits.redisPrefix, local, onRedisError) : local;
   return new Capacity(channels, { counters, queueWaitMs: config.capacity.queueWaitMs, now: Date.now, events });

@@ -65,18 +65,6 @@ export class RedisCapacityCounters implements CapacityCounters {
     const r = rpm ? paceOf(rpm.perMinute, 'requests') : null;
     const t = tpm ? paceOf(tpm.perMinute, 'tokens') : null;
     const k = `${this.prefix}cap:${key}`;
-    return call.call(
-      this.redis,
-      2,
-      `${k}:req`,
-      `${k}:tok`,
-      r ? r.perMs : 0,
-      r ? r.burst : 0,
-      reqs,
-      t ? t.perMs : 0,
-      t ? t.burst : 0,
-      tokens,
-      take ? '1' : '0',
-    );
+    return call.call(this.redis, 2, `${k}:req`, `${k}:tok`, r ? r.perMs : 0, r ? r.burst : 0, reqs, t ? t.perMs : 0, t ? t.burst : 0, tokens, take ? '1' : '0');
   }
 }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LocalCounters } from '../../src/capacity/counters.ts';
 import { Gate, Ticket } from '../../src/capacity/gate.ts';
-import { GatewayError } from '../../src/errors/gateway-error.ts';
+import type { GatewayError } from '../../src/errors/gateway-error.ts';
 
 beforeEach(() => {
   vi.useFakeTimers({ now: 1_000_000 });
@@ -27,7 +27,7 @@ describe('gate', () => {
     void (second as Promise<Ticket>).then(() => (done = true));
     await vi.advanceTimersByTimeAsync(500);
     expect(done).toBe(false);
-    await vi.advanceTimersByTimeAsync(600);
+    await vi.advanceTimersByTimeAsync(800);
     expect(done).toBe(true);
     expect((await second).waitedMs).toBeGreaterThanOrEqual(1000);
   });
