@@ -7,7 +7,8 @@ import { until } from '../support/wait.ts';
 import { chat, stateLimits } from './support.ts';
 
 describe('a client that leaves while queued', () => {
-  const t = useHarness();
+  // A queue wait far longer than the test: only the client's leaving can take the call out of the queue.
+  const t = useHarness({ env: { TOLLWAY_QUEUE_WAIT_MS: '600000' } });
 
   it('makes no upstream call and leaves no hold and no charge', async () => {
     const { h } = t;
