@@ -27,6 +27,7 @@ import { createSafeNet } from './net/safe-fetch.ts';
 import { GatewayMetrics } from './observe/metrics.ts';
 import { CapacityMetrics } from './observe/capacity-metrics.ts';
 import { composeCapacity } from './compose-capacity.ts';
+import { startLimitReader } from './capacity/read-limits.ts';
 import { startTracing } from './observe/tracing.ts';
 import { ChannelRegistry } from './routing/channel-registry.ts';
 import { CircuitBreakers } from './routing/circuit-breaker.ts';
@@ -39,7 +40,7 @@ import { CallbackDispatcher } from './tasks/callbacks.ts';
 import { TokenCallbackSigner } from './tasks/callback-signing.ts';
 import { newTaskOwner, TaskEngine } from './tasks/engine.ts';
 import { PollerThread } from './tasks/poller-thread.ts';
-import { UPSTREAMS } from './adapters/upstreams.ts';
+import { UPSTREAMS, upstreamOf } from './adapters/upstreams.ts';
 import { PriceGroups } from './metering/price-groups.ts';
 import { AlertEmitter } from './alerts/emitter.ts';
 import { buildRepos, composeWriters } from './compose-store.ts';
@@ -251,6 +252,21 @@ export async function composeGateway(config: Config, keys: Keys, o: Opened, sink
   ]);
   const vidx = composeTasks(deps, kling, views, thread ? () => thread.kick() : undefined);
   const app = await buildApp(deps, { text: dashscopeTextAdapter(deps.upstream), vidx });
+  // The upstream accounts' own limits, read at start and every few minutes (stopped with the app).
+  if (config.capacity.readLimitsMs > 0) {
+    const stop = startLimitReader(
+      {
+        capacity: deps.capacity,
+        channels: () => deps.channels.all(),
+        upstreamOf,
+        clients: { upstream: deps.upstream, kling },
+        onError: (account, e) => deps.logger.warn({ account, err: String(e) }, 'upstream limits not read; stated and learnt limits stand'),
+      },
+      config.capacity.readLimitsMs,
+      () => deps.channels.version,
+    );
+    app.addHook('onClose', async () => stop());
+  }
   return { deps, vidx, app, poller: thread ?? (config.tasks.pollerEnabled ? inProcessPoller(deps, vidx) : null), alerts: composeAlerts(deps) };
 }
 
