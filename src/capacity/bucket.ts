@@ -3,7 +3,7 @@
 // burst goes when the bucket is full and leaves it in debt (a call's token estimate may exceed one second's worth).
 
 /** Slack for the time between admission here and arrival upstream: a second's share is spread over a bit more. */
-export const JITTER_MS = 200;
+export const JITTER_MS = 250;
 
 /**
  * How a limit per minute is paced. Requests: one at a time (burst 1), spaced so that no second upstream — late

@@ -51,7 +51,7 @@ export interface RequestState {
   /** The upstream account x model admission this call holds (capacity/), settled with its record; null: none. */
   capacity: { settle(usedTokens: number | undefined): void } | null;
   /** How long the call waited for upstream capacity and why (null: it did not wait): its trace's capacity step. */
-  capacityWait: { ms: number; reason: string; queue: string } | null;
+  capacityWait: { ms: number; reason: string; queue: string; at: number } | null;
 }
 
 /** A request's server span: upstream attempts run in child spans of it; it ends with the request's record. */

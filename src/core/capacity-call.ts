@@ -66,7 +66,7 @@ function hold(call: CallContext, t: Ticket): void {
 }
 
 function noteWait(call: CallContext, gate: Gate, t: Ticket): void {
-  call.state.capacityWait = { ms: Math.round(t.waitedMs), reason: t.reason ?? 'queue', queue: gate.key };
+  call.state.capacityWait = { ms: Math.round(t.waitedMs), reason: t.reason ?? 'queue', queue: gate.key, at: Date.now() };
 }
 
 /** Refusals a gate already learnt from (the failover's observer sees them again). */

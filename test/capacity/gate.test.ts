@@ -27,7 +27,7 @@ describe('gate', () => {
     void (second as Promise<Ticket>).then(() => (done = true));
     await vi.advanceTimersByTimeAsync(500);
     expect(done).toBe(false);
-    await vi.advanceTimersByTimeAsync(800);
+    await vi.advanceTimersByTimeAsync(900);
     expect(done).toBe(true);
     expect((await second).waitedMs).toBeGreaterThanOrEqual(1000);
   });

@@ -16,6 +16,10 @@ describe('limits read from the upstream', () => {
     expect(gate().effective()).toMatchObject({ rpm: 120, tpm: 500_000, concurrency: null });
     await stateLimits(h, { 'qwx3.7-plus': { rpm: 30, concurrency: 4 } });
     expect(gate().effective()).toMatchObject({ rpm: 30, tpm: 500_000, concurrency: 4 });
+    // The admin API shows the account's limits, use and queue on its channel.
+    const list = (await (await h.admin('/admin/channels')).json()) as { data: Array<{ name: string; capacity: Array<Record<string, unknown>> }> };
+    const view = list.data.find((c) => c.name === 'sim-dashscope')!.capacity.find((v) => v.model === 'qwx3.7-plus')!;
+    expect(view).toMatchObject({ limits: { rpm: 30, tpm: 500_000, concurrency: 4 }, in_flight: 0, waiting: 0, paused_until: null });
     // The key never appears in what the gateway shows of its accounts.
     expect(gate().account).not.toContain('sk-');
   });

@@ -2,6 +2,8 @@
 // (and the last four characters of an API or access key, to tell two keys apart); the breaker state is this
 // instance's. An edit applies at once here and is announced to the other instances.
 import { performance } from 'node:perf_hooks';
+import type { Capacity } from '../../capacity/capacity.ts';
+import { capacityView, type CapacityView } from '../../capacity/view.ts';
 import type { ChannelProber } from '../../adapters/probe.ts';
 import { UPSTREAMS, upstreamOf } from '../../adapters/upstreams.ts';
 import { onlyFields, optInt, optStringArray, reqString } from '../../contracts/fields.ts';
@@ -16,7 +18,7 @@ import { parseAccount, parseBaseUrl, parseModelLimitsField, parseTaskSlots, publ
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 
 /** What a channel view and edit need beyond the admin deps: the breakers (absent in the CLI, which has none). */
-export type ChannelViewDeps = Pick<AdminDeps, 'repos' | 'box'> & { readonly breakers?: CircuitBreakers };
+export type ChannelViewDeps = Pick<AdminDeps, 'repos' | 'box'> & { readonly breakers?: CircuitBreakers; readonly capacity?: Capacity };
 
 const mask = (v: string | undefined) => (v ? `****${v.length > 12 ? v.slice(-4) : ''}` : null);
 
@@ -30,8 +32,14 @@ export function maskedKeys(keys: ChannelKeys, kind: ChannelRecord['kind']): Reco
 export function channelView(
   deps: ChannelViewDeps,
   c: ChannelRecord,
-): ReturnType<typeof publicChannel> & { keys: ReturnType<typeof maskedKeys>; breaker: BreakerView | null } {
-  return { ...publicChannel(c), keys: maskedKeys(openChannel(c, deps.box).keys, c.kind), breaker: deps.breakers ? deps.breakers.view(c.id) : null };
+): ReturnType<typeof publicChannel> & { keys: ReturnType<typeof maskedKeys>; breaker: BreakerView | null; capacity: CapacityView[] | null } {
+  const opened = openChannel(c, deps.box);
+  return {
+    ...publicChannel(c),
+    keys: maskedKeys(opened.keys, c.kind),
+    breaker: deps.breakers ? deps.breakers.view(c.id) : null,
+    capacity: deps.capacity ? capacityView(deps.capacity, opened) : null,
+  };
 }
 
 export async function getChannel(deps: Pick<AdminDeps, 'repos'>, id: string): Promise<ChannelRecord> {

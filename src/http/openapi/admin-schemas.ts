@@ -219,6 +219,12 @@ export const channelView = obj({
     secret_key: masked('kling: **** when set'),
   }),
   breaker: { ...breakerView, description: "this instance's circuit breaker for the channel" },
+  capacity: {
+    type: ['array', 'null'],
+    description:
+      "the channel's upstream account per model: limits in force (source set or learnt), calls in flight on this instance, waiting calls per customer, paused_until after an upstream refusal",
+    items: { type: 'object' },
+  },
 });
 export const channelPatch = {
   ...obj({
