@@ -10,6 +10,8 @@ const STRIKE_MEMORY_MS = 60_000;
 const GROW_EVERY_MS = 5000;
 const SLOT_MS = 5000;
 const SLOTS = 12;
+/** Requests a gate must have admitted before a refusal halves their rate. */
+const MIN_SEEN = 4;
 
 export class Learnt {
   /** Learnt requests and tokens per minute (null: nothing learnt). */
@@ -46,9 +48,14 @@ export class Learnt {
     this.grownAt = now;
     const pause = retryAfterMs !== null && retryAfterMs > 0 ? retryAfterMs : Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** (this.strikes - 1));
     this.pausedUntil = Math.max(this.pausedUntil, now + pause);
-    if (kind === 'tokens') this.tpm = Math.max(1, Math.floor(Math.min(this.tpm ?? Infinity, sum(this.toks)) / 2));
-    else if (kind === 'burst') this.burstCap = 1;
-    else this.rpm = Math.max(1, Math.floor(Math.min(this.rpm ?? Infinity, sum(this.reqs)) / 2));
+    // Halved from what was admitted in the last minute; with too little seen (the gate is new) the pause alone
+    // applies, and the next refusal halves the rate the gate has seen by then.
+    const reqs = sum(this.reqs);
+    const toks = sum(this.toks);
+    if (kind === 'tokens') {
+      if (toks > 0) this.tpm = Math.max(1, Math.floor(Math.min(this.tpm ?? Infinity, toks) / 2));
+    } else if (kind === 'burst') this.burstCap = 1;
+    else if (reqs >= MIN_SEEN) this.rpm = Math.max(1, Math.floor(Math.min(this.rpm ?? Infinity, reqs) / 2));
     return pause;
   }
 

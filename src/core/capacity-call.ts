@@ -23,11 +23,17 @@ const tokensOf = (u: Usage): number => (u.kind === 'tokens' ? u.inputTokens + u.
 
 /** `attempt`, admitted by the gate of its channel's account x model when it has one. */
 export function admitted<T>(a: Admission, call: CallContext, attempt: (ch: Channel) => Promise<T>): (ch: Channel) => Promise<T> {
-  return (ch) => {
+  if (wrapped.has(attempt)) return attempt;
+  const run = (ch: Channel): Promise<T> => {
     const gate = a.capacity.gateFor(ch, a.model);
     return gate === null ? attempt(ch) : through(a, gate, call, ch, attempt, a.retry === 'safe');
   };
+  wrapped.add(run);
+  return run;
 }
+
+/** Attempts already admitted through their gate (a retry does not wrap them twice). */
+const wrapped = new WeakSet<object>();
 
 function through<T>(a: Admission, gate: Gate, call: CallContext, ch: Channel, attempt: (ch: Channel) => Promise<T>, again: boolean): Promise<T> {
   const p = principalOf(call);

@@ -127,6 +127,9 @@ function failoverOptions(deps: UpstreamCallDeps, plan: CallPlan): FailoverOption
       observe?.(ch, ms, e);
       if (e !== null) learn(ch, e);
     };
+    // A call begun before its account x model had a gate retries through the gate a refusal made meanwhile.
+    const reserve = plan.quota.reserve;
+    opts.retryThrough = (attempt, sink) => (cap.active() ? admitted(admissionOf(cap, plan, reserve), sink as CallContext, attempt) : attempt);
     opts.roomFirst = (ch) => {
       const g = cap.gateFor(ch, plan.entry);
       return g === null || g.hasRoom();

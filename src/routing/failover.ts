@@ -26,6 +26,8 @@ export interface FailoverOptions {
   onAttempt?: AttemptObserver;
   /** Has the channel room for the call now (capacity/)? Channels with room are tried first, in their order. */
   roomFirst?: (channel: Channel) => boolean;
+  /** Before a second attempt: the attempt to make instead (capacity/: admitted through a gate learnt meanwhile). */
+  retryThrough?: <T>(attempt: (channel: Channel) => Promise<T>, sink: AttemptSink | undefined) => (channel: Channel) => Promise<T>;
 }
 
 /**
@@ -124,7 +126,7 @@ class FailoverRun<T> {
     private readonly ordered: readonly Channel[],
     private readonly max: number,
     private readonly breakers: CircuitBreakers,
-    private readonly attempt: (channel: Channel) => Promise<T>,
+    private attempt: (channel: Channel) => Promise<T>,
     private readonly opts: FailoverOptions,
     private readonly sink: AttemptSink | undefined,
   ) {}
@@ -133,6 +135,7 @@ class FailoverRun<T> {
   from(i: number): Promise<T> {
     if (i >= this.max) return Promise.reject(this.last);
     if (i === 0) return this.at(0);
+    if (i === 1 && this.opts.retryThrough) this.attempt = this.opts.retryThrough(this.attempt, this.sink);
     const sleep = this.opts.sleep ?? pause;
     return sleep((this.opts.backoffMs ?? 50) * 2 ** (i - 1) * (0.5 + Math.random() / 2)).then(() => this.at(i));
   }

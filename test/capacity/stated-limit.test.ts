@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { useHarness } from '../support/harness.ts';
 import { ledgerOfToken, flushWriters } from '../support/store-rows.ts';
 import type { Harness } from '../support/harness.ts';
-import { chat, mostInWindow, p95, stateLimits, type Answer } from './support.ts';
+import { mostInWindow, p95, stateLimits, twoTenants, type Answer } from './support.ts';
 
 const RUN_MS = Number(process.env.CAPACITY_SCENARIO_MS ?? 60_000);
 
@@ -18,22 +18,7 @@ describe('stated limit: 60 rpm, a noisy and a quiet tenant', () => {
     const noisy = await h.token({ name: 'noisy' });
     const quiet = await h.token({ name: 'quiet' });
     const sentBefore = h.sim.requestsTo('/chat/completions').length;
-    const end = performance.now() + RUN_MS;
-    const noisyAnswers: Answer[] = [];
-    const quietAnswers: Answer[] = [];
-    const loop = async () => {
-      while (performance.now() < end) noisyAnswers.push(await chat(h, noisy.secret));
-    };
-    const quietLoop = async () => {
-      const calls: Promise<void>[] = [];
-      while (performance.now() < end) {
-        calls.push(chat(h, quiet.secret).then((a) => void quietAnswers.push(a)));
-        await new Promise((r) => setTimeout(r, 3000));
-      }
-      await Promise.all(calls);
-    };
-    await Promise.all([...Array.from({ length: 24 }, loop), quietLoop()]);
-
+    const { noisy: noisyAnswers, quiet: quietAnswers } = await twoTenants(h, noisy.secret, quiet.secret, RUN_MS);
     const upstream = h.sim.requestsTo('/chat/completions').slice(sentBefore);
     // No upstream 429: every call the gateway sent was served.
     const statuses = await upstreamStatuses(h, noisyAnswers.concat(quietAnswers));

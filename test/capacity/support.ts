@@ -49,3 +49,23 @@ export function mostInWindow(at: number[], windowMs: number): number {
   }
   return most;
 }
+
+/** The two tenants for `runMs`: 24 clients of `noisy` in a loop, one call of `quiet` every 3 s. */
+export async function twoTenants(h: Harness, noisy: string, quiet: string, runMs: number): Promise<{ noisy: Answer[]; quiet: Answer[] }> {
+  const end = performance.now() + runMs;
+  const noisyAnswers: Answer[] = [];
+  const quietAnswers: Answer[] = [];
+  const loop = async () => {
+    while (performance.now() < end) noisyAnswers.push(await chat(h, noisy));
+  };
+  const quietLoop = async () => {
+    const calls: Promise<void>[] = [];
+    while (performance.now() < end) {
+      calls.push(chat(h, quiet).then((a) => void quietAnswers.push(a)));
+      await new Promise((r) => setTimeout(r, 3000));
+    }
+    await Promise.all(calls);
+  };
+  await Promise.all([...Array.from({ length: 24 }, loop), quietLoop()]);
+  return { noisy: noisyAnswers, quiet: quietAnswers };
+}
