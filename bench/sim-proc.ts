@@ -8,6 +8,7 @@ import { resultVideoUrl } from '../simulator/dashscope/results-video.ts';
 import { createDashscopeTask, dashscopeTaskStore, statusOf } from '../simulator/dashscope/tasks.ts';
 import { answerStats } from './proc-stats.ts';
 import { dashscopeQueryStats } from '../simulator/dashscope/query-budget.ts';
+import { rateLimitStats } from '../simulator/rate-limits.ts';
 
 const taskMs = process.env.TOLLWAY_SIM_TASK_MS;
 const qps = process.env.TOLLWAY_SIM_QUERY_QPS;
@@ -58,6 +59,12 @@ process.on('message', (m: unknown) => {
       peakPerSecond: q?.peakPerSecond ?? 0,
       finished,
     });
+    return;
+  }
+  // bench:capacity: the calls the simulated accounts admitted and refused, per account and model, by limit.
+  if (type === 'rate-stats') {
+    const books = [...rateLimitStats(sim.ctx)].map(([key, b]) => ({ key, admitted: b.admitted, refused: { ...b.refused } }));
+    process.send?.({ type, books });
     return;
   }
   if (type !== 'task-gaps' && type !== 'task-gaps-reset') return;

@@ -145,6 +145,35 @@ export function refuseOverRate(ctx: SimContext, req: SimRequest, res: ServerResp
   return false;
 }
 
+const isLimit = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 0;
+
+/**
+ * Change the limits while the simulator runs (`POST /__sim/rate-limits {"rpm", "tpm", "kling_rpm", "models":
+ * {"<model>": {"rpm", "tpm"}}}`, each optional; a model given replaces its overrides): null, or why the body was refused.
+ */
+export function setRateLimits(ctx: SimContext, body: unknown): string | null {
+  if (typeof body !== 'object' || body === null) return 'the body must be a JSON object';
+  const b = body as { rpm?: unknown; tpm?: unknown; kling_rpm?: unknown; models?: unknown };
+  for (const k of ['rpm', 'tpm', 'kling_rpm'] as const) if (b[k] !== undefined && !isLimit(b[k])) return `${k} must be an integer >= 0 (0 = no limit)`;
+  const models = b.models === undefined ? {} : b.models;
+  if (typeof models !== 'object' || models === null) return 'models must be an object';
+  for (const [m, v] of Object.entries(models)) {
+    const o = v as { rpm?: unknown; tpm?: unknown } | null;
+    if (
+      typeof o !== 'object' ||
+      o === null ||
+      Object.keys(o).some((k) => k !== 'rpm' && k !== 'tpm') ||
+      [o.rpm, o.tpm].some((n) => n !== undefined && !isLimit(n))
+    )
+      return `models.${m} takes only rpm and tpm, each an integer >= 0`;
+  }
+  if (isLimit(b.rpm)) ctx.opts.dashscopeRpm = b.rpm;
+  if (isLimit(b.tpm)) ctx.opts.dashscopeTpm = b.tpm;
+  if (isLimit(b.kling_rpm)) ctx.opts.klingRpm = b.kling_rpm;
+  Object.assign(ctx.opts.dashscopeModelLimits, models);
+  return null;
+}
+
 function refuseKling(ctx: SimContext, res: ServerResponse): boolean {
   const rpm = ctx.opts.klingRpm;
   if (rpm <= 0) return false;

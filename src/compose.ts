@@ -1,6 +1,7 @@
 // The composition root: every long-lived object (repos, meter, caches, upstream clients, adapters, task drivers,
 // dispatchers, the HTTP app) is built here and nowhere else, each given its listeners at construction. It wires and
 // runs nothing: what is opened, started and stopped, in which order, is process-life.ts.
+import { inTrustedNetwork } from './http/front/address.ts';
 import { clientTokenCheck } from './core/console/sessions.ts';
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream, Logger } from 'pino';
@@ -155,13 +156,17 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
   capacityMetrics.watch(capacity);
   const tokenAuth = new TokenAuth(repos.tokens);
   const { limiter, budget } = composeLimits(config, o);
-  const slots = { repo: new SlotQueueRepo(store.db), limitOf: (queue: string) => slotLimitOf(channels.all(), queue) };
+  const slots = {
+    repo: new SlotQueueRepo(store.db, store.dialect),
+    limitOf: (queue: string) => slotLimitOf(channels.all(), queue),
+    submits: config.tasks.slotSubmits,
+  };
   const deps: GatewayDeps = {
     config,
     store,
     logger,
     adminKey: keys.adminKey,
-    adminKeys: { adminKey: keys.adminKey, limiter, isClientToken: clientTokenCheck(tokenAuth) },
+    adminKeys: { adminKey: keys.adminKey, limiter, isClientToken: clientTokenCheck(tokenAuth), trusted: inTrustedNetwork(config.trustProxy) },
     box,
     catalogue,
     channels,

@@ -2,6 +2,7 @@
 // "Confirm …" and "Cancel"; an error of the action is shown beside them.
 import { useState } from 'preact/hooks';
 import { errorText } from './use-load.ts';
+import { plainName } from './name.tsx';
 
 export function ConfirmButton({
   label,
@@ -36,7 +37,7 @@ export function ConfirmButton({
     <span class="actions">
       {asking ? (
         <>
-          <button type="button" class="danger" disabled={busy} onClick={() => void go()} aria-label={`${confirm} ${name}`}>
+          <button type="button" class="danger" disabled={busy} onClick={() => void go()} aria-label={`${confirm} ${plainName(name)}`}>
             {confirm}
           </button>
           <button type="button" class="quiet" onClick={() => setAsking(false)}>
@@ -44,7 +45,7 @@ export function ConfirmButton({
           </button>
         </>
       ) : (
-        <button type="button" class="quiet" onClick={() => setAsking(true)} aria-label={`${label} ${name}`}>
+        <button type="button" class="quiet" onClick={() => setAsking(true)} aria-label={`${label} ${plainName(name)}`}>
           {label}
         </button>
       )}

@@ -14,3 +14,12 @@ export interface Principal {
   /** The account and budgets its calls are also billed against; null for a token with neither (the plain path). */
   billing: Billing | null;
 }
+
+/** Whose call it is, for what one tenant's calls may learn only for itself: the billing account, else the token. */
+export function tenantOf(p: Principal): string {
+  const account = p.billing?.accountId;
+  return account ? `acct:${account}` : tokenTenant(p.tokenId);
+}
+
+/** The tenant of a token known only by its id (a task submitted later): the token's own. */
+export const tokenTenant = (tokenId: string): string => `tok:${tokenId}`;

@@ -6,12 +6,14 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 
 /**
- * `token-changed`: a token was edited, topped up or rotated — forget what is cached under each of its secrets.
- * `account-changed`: an account was edited, topped up or revoked — forget every cached token of it.
+ * `token-changed`: a token was edited, topped up or rotated — forget what is cached under each of its secrets, and
+ *   retire its allowances (`id`: the token's id).
+ * `account-changed`: an account was edited, topped up or revoked — forget every cached token of it, and retire
+ *   their allowances.
  */
 export type ClusterEvent =
   | { kind: 'token-revoked'; hash: string }
-  | { kind: 'token-changed'; hashes: string[] }
+  | { kind: 'token-changed'; hashes: string[]; id?: string }
   | { kind: 'account-changed'; id: string }
   | { kind: 'price-groups-changed' }
   | { kind: 'channels-changed' }
@@ -51,7 +53,11 @@ export function parseClusterEvent(text: string): { from: string; event: ClusterE
     const k = m.event.kind;
     if (k === 'token-revoked' && isHash(m.event.hash)) return { from: m.from, event: { kind: k, hash: m.event.hash } };
     const hashes = m.event.hashes;
-    if (k === 'token-changed' && Array.isArray(hashes) && hashes.length <= 2 && hashes.every(isHash)) return { from: m.from, event: { kind: k, hashes } };
+    if (k === 'token-changed' && Array.isArray(hashes) && hashes.length <= 2 && hashes.every(isHash)) {
+      const id = m.event.id;
+      if (id === undefined) return { from: m.from, event: { kind: k, hashes } };
+      return typeof id === 'string' && /^tok_[A-Za-z0-9]{1,60}$/.test(id) ? { from: m.from, event: { kind: k, hashes, id } } : null;
+    }
     if (k === 'account-changed' && typeof m.event.id === 'string' && /^acc_[A-Za-z0-9]{1,60}$/.test(m.event.id))
       return { from: m.from, event: { kind: k, id: m.event.id } };
     if (k === 'channels-changed' || k === 'catalogue-changed' || k === 'price-groups-changed') return { from: m.from, event: { kind: k } };

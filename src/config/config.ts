@@ -172,6 +172,11 @@ export function checkRegion(name: string, url: string, foreign: RegExp): void {
   }
 }
 
+/** An example's placeholder key ("…change-me…", "changeme", "placeholder"): known to everyone who read the example. */
+function isPlaceholder(key: string): boolean {
+  return /change[-_ ]?me|placeholder/i.test(key);
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const dataDir = resolve(env.TOLLWAY_DATA_DIR?.trim() || './data');
   const databaseUrl = (env.DATABASE_URL ?? '').trim() || `sqlite:${resolve(dataDir, 'tollway.db')}`;
@@ -180,6 +185,11 @@ export function loadConfig(env: Env = process.env): Config {
 
   const adminKey = env.TOLLWAY_ADMIN_KEY?.trim() || undefined;
   if (adminKey !== undefined && adminKey.length < 16) throw new ConfigError('TOLLWAY_ADMIN_KEY must be at least 16 characters');
+  if (adminKey !== undefined && isPlaceholder(adminKey)) {
+    throw new ConfigError(
+      'TOLLWAY_ADMIN_KEY is a placeholder from an example, which anyone who read it knows: set a key of your own (e.g. `openssl rand -hex 24`)',
+    );
+  }
   const secret = env.TOLLWAY_SECRET?.trim() || undefined;
   if (secret !== undefined && secret.length < 16) throw new ConfigError('TOLLWAY_SECRET must be at least 16 characters');
 

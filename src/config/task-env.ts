@@ -17,6 +17,9 @@ export function taskConfig(env: Env): TaskEngineOptions {
     batchSize: TASK_DEFAULTS.batchSize,
     pollTimeoutMs: TASK_DEFAULTS.pollTimeoutMs,
     slotWaitMs: intVar(env, 'TOLLWAY_TASK_SLOT_WAIT_MS', TASK_DEFAULTS.slotWaitMs, 1000, 30 * 24 * 3600_000),
+    slotSubmits: intVar(env, 'TOLLWAY_TASK_QUEUE_SUBMITS', TASK_DEFAULTS.slotSubmits, 1, 64),
+    queueMaxPerToken: intVar(env, 'TOLLWAY_TASK_QUEUE_MAX_PER_TOKEN', TASK_DEFAULTS.queueMaxPerToken, 0, 1_000_000),
+    queueMaxPerAccount: intVar(env, 'TOLLWAY_TASK_QUEUE_MAX_PER_ACCOUNT', TASK_DEFAULTS.queueMaxPerAccount, 0, 1_000_000),
     dashscopeQueryQps: intVar(env, 'TOLLWAY_DASHSCOPE_QUERY_QPS', TASK_DEFAULTS.dashscopeQueryQps, 0, 1000),
     listIntervalMs: intVar(env, 'TOLLWAY_TASK_LIST_INTERVAL_MS', TASK_DEFAULTS.listIntervalMs, 0, 600_000),
   };

@@ -8,17 +8,32 @@ export function requireBody(body: unknown): JsonObject {
   return body;
 }
 
-export function optString(o: JsonObject, key: string, opts: { max?: number; code?: ErrorCode } = {}): string | undefined {
+/** `name`: a name people read (accounts, tokens, channels), which may not carry bidirectional controls. */
+export interface StringOptions {
+  max?: number;
+  code?: ErrorCode;
+  name?: boolean;
+}
+
+/** Bidirectional embedding, override and isolate controls (U+202A–U+202E, U+2066–U+2069): they reorder the text shown after them. */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
+
+export function optString(o: JsonObject, key: string, opts: StringOptions = {}): string | undefined {
   const v = o[key];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string') throw new GatewayError(opts.code ?? 'invalid_parameter', `${key} must be a string`, { param: key });
   if (opts.max !== undefined && v.length > opts.max) {
     throw new GatewayError(opts.code ?? 'invalid_parameter', `${key} must be at most ${opts.max} characters`, { param: key });
   }
+  if (opts.name && BIDI_CONTROLS.test(v)) {
+    throw new GatewayError(opts.code ?? 'invalid_parameter', `${key} must not contain bidirectional control characters (U+202A–U+202E, U+2066–U+2069)`, {
+      param: key,
+    });
+  }
   return v;
 }
 
-export function reqString(o: JsonObject, key: string, opts: { max?: number; code?: ErrorCode } = {}): string {
+export function reqString(o: JsonObject, key: string, opts: StringOptions = {}): string {
   const v = optString(o, key, opts);
   if (v === undefined || v.trim() === '') throw new GatewayError('missing_parameter', `${key} is required`, { param: key });
   return v;

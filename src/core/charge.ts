@@ -72,7 +72,8 @@ function usageJson(u: TokenUsage, estimated: boolean): Record<string, unknown> {
 
 /**
  * Exactly one ledger entry for a text call (idempotent by request id). Without a reservation it is queued for the
- * group commit and never awaited on the request path; a reserved call (a token with a quota) settles its
+ * group commit and not awaited on the request path — unless the queue's writer is behind (Meter.chargesBehind): then
+ * the promise resolves once the queue has caught up with it; a reserved call (a token with a quota) settles its
  * reservation and writes the charge in one transaction, and the promise resolves when both are committed.
  * Throws when the call cannot be priced, before anything is answered. `delivered`: the answer already reached the
  * client (a stream's end), so a settlement the store refuses for the moment cannot fail the call: the charge goes
@@ -102,7 +103,7 @@ export function chargeTokens(
   };
   if (!st.reserved) {
     st.amount = meter.chargeSyncDeferred(input);
-    return;
+    return meter.chargesBehind();
   }
   const settled = settle(meter, call, input);
   if (settled === undefined || !delivered) return settled;
@@ -117,7 +118,8 @@ export function chargeTokens(
  * Turn the call's reservation into its charge. `reserved` is cleared first, so nothing else on the call releases the
  * hold while it is being settled; if the settlement fails, the hold is released here (a no-op when the settlement
  * did commit and only its answer was lost) before the error goes on, so a failed call never keeps its quota held.
- * Undefined when it is settled at once (a call that reserved from an allowance: its charge is queued).
+ * Undefined when it is settled at once (a call that reserved from an allowance: its charge is queued) and the
+ * queue's writer keeps up (else the queue's back-pressure: Meter.chargesBehind).
  */
 function settle(meter: Meter, call: CallContext, input: SyncChargeInput): Promise<void> | undefined {
   call.state.reserved = false;
@@ -129,7 +131,7 @@ function settle(meter: Meter, call: CallContext, input: SyncChargeInput): Promis
   }
   if (typeof r === 'number') {
     call.state.amount = r;
-    return undefined;
+    return meter.chargesBehind();
   }
   return r.then(
     (n) => {

@@ -49,8 +49,11 @@ export function edit(deps: ImageDeps, net: ImageNet, call: CallContext, fields: 
 /** Run one image request: the upstream call, b64 delivery when asked, and one charge per image delivered. */
 async function run(deps: ImageDeps, net: ImageNet, req: CallContext, r: ResolvedModel, ir: ImageRequest) {
   // connect-only: a call that may have reached the upstream is never sent again (it would produce and bill twice).
-  const result = await upstreamCall(deps, req, { entry: r.entry, retry: 'connect-only', quota: { reserve: () => ({ kind: 'images', images: ir.n }) } }, (ch) =>
-    generateImages(deps.upstream, apiKeyTarget(ch), ir, r.upstreamModel),
+  const result = await upstreamCall(
+    deps,
+    req,
+    { entry: r.entry, upstreamModel: r.upstreamModel, retry: 'connect-only', quota: { reserve: () => ({ kind: 'images', images: ir.n }) } },
+    (ch) => generateImages(deps.upstream, apiKeyTarget(ch), ir, r.upstreamModel),
   );
   req.state.upstreamRequestId = result.upstreamRequestId;
   const produced = result.urls.length + result.b64.length;

@@ -21,7 +21,7 @@ export function resolveVisibleModel(deps: ModelAccessDeps, call: HasState, name:
   if (typeof name !== 'string' || name.trim() === '') throw new GatewayError('missing_parameter', 'model is required', { param: 'model' });
   const p = principalOf(call);
   const r = deps.catalogue.resolve(name);
-  if (!r || !isVisible(p.models, r.entry, r.publicName, deps.channels)) {
+  if (!r || !isVisible(p.models, r.entry, r.publicName, deps.channels, p, r.upstreamModel)) {
     // A model the token may use whose every channel the operator disabled: out of service for now, not unknown.
     if (r && isAllowed(p.models, r.entry, r.publicName) && deps.channels.unavailable(r.entry)) {
       throw new GatewayError('no_channel', `The model '${r.publicName}' is temporarily unavailable: no upstream channel serving it is enabled`);
@@ -40,12 +40,13 @@ export function resolveNamedModel(deps: ModelAccessDeps, call: HasState, id: str
   if (id.trim() === '') throw notFound(id);
   const p = principalOf(call);
   const r = deps.catalogue.resolve(id);
-  if (!r || !isVisible(p.models, r.entry, r.publicName, deps.channels)) throw notFound(id);
+  if (!r || !isVisible(p.models, r.entry, r.publicName, deps.channels, p, r.upstreamModel)) throw notFound(id);
   call.state.model = r.publicName;
   return r;
 }
 
 /** The models the caller may use, in catalogue order. */
 export function listVisibleModels(deps: ModelAccessDeps, call: HasState): ModelEntry[] {
-  return visibleModels(principalOf(call).models, deps.catalogue, deps.channels);
+  const p = principalOf(call);
+  return visibleModels(p.models, deps.catalogue, deps.channels, p);
 }

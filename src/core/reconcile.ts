@@ -42,6 +42,9 @@ export interface ReconcileReport {
   lost_submits: Array<{ task_id: string; token_id: string; kind: string; model: string; channel: string; created_at: number; reason: string }>;
 }
 
+/** The reason of a charge whose request-log row is missing (not a priced mismatch: its usage is unknown). */
+export const REQUEST_LOG_ROW_MISSING = 'request-log row missing';
+
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 const parse = (s: string | null): Record<string, unknown> | null => {
   if (s === null) return null;
@@ -142,13 +145,17 @@ export function reconcile(rows: ReconcileRows, from: number, to: number, now = D
     const req = !l.taskId && l.requestId ? requests.get(l.requestId) : undefined;
     const stored = task ? parse(task.usage) : req ? parse(req.usage) : null;
     const expected = reprice(l.kind, stored, l.unitPrices, l.quantities);
-    add(l.createdAt, l.model, task?.channelId ?? '-', l.amount, expected ?? 0, 1, l.listAmount ?? l.amount);
+    // A call's charge whose request-log row was never written (a crash lost it: both are written behind): nothing to
+    // compare it with, so it is listed apart and left out of the difference — not a charge that prices differently.
+    const unlogged = req === undefined && l.requestId !== null && !l.taskId && !rows.loggedRequests.has(l.requestId);
+    add(l.createdAt, l.model, task?.channelId ?? '-', l.amount, expected ?? (unlogged ? l.amount : 0), 1, l.listAmount ?? l.amount);
     if (l.requestId && !l.taskId) charged.add(l.requestId);
     if (l.taskId) {
       charged.add(l.taskId);
       if (task?.state !== 'succeeded') report.tasks_charged_without_success.push({ task_id: l.taskId, state: task?.state ?? 'unknown', amount: l.amount });
     }
-    if (expected === null)
+    if (unlogged) report.mismatches.push({ key: l.key, model: l.model, ledger_amount: l.amount, reported_amount: null, reason: REQUEST_LOG_ROW_MISSING });
+    else if (expected === null)
       report.mismatches.push({ key: l.key, model: l.model, ledger_amount: l.amount, reported_amount: null, reason: 'no stored usage for this charge' });
     else if (expected !== l.amount)
       report.mismatches.push({ key: l.key, model: l.model, ledger_amount: l.amount, reported_amount: expected, reason: 'the stored usage prices differently' });

@@ -11,6 +11,7 @@ import type { Channel } from '../routing/channel-registry.ts';
 import { withFailover, type FailoverOptions } from '../routing/failover.ts';
 import type { TaskEngine } from '../tasks/engine.ts';
 import type { CreateTaskInput, SubmitOutcome, TaskFamily, TaskRecord, UnconfirmedSubmit } from '../tasks/types.ts';
+import { tokenTenant } from '../auth/principal.ts';
 import { principalOf, type CallContext } from './call.ts';
 import { videoEstimate, videoHold } from './charge.ts';
 import type { GatewayDeps } from './deps.ts';
@@ -68,7 +69,10 @@ export async function submitTask(deps: TaskSubmitDeps, call: CallContext, t: New
     callbackUrl: t.callbackUrl ?? null,
     sessionId: t.sessionId ?? null,
     // The hold is the quota step.
-    submit: (taskId) => upstreamCall(deps, call, { entry, retry: 'connect-only', quota: 'held', channels: t.channels }, (ch) => t.send(ch, taskId)),
+    submit: (taskId) =>
+      upstreamCall(deps, call, { entry, upstreamModel: t.model.upstreamModel, retry: 'connect-only', quota: 'held', channels: t.channels }, (ch) =>
+        t.send(ch, taskId),
+      ),
   };
   if (hold) input.hold = hold;
   if (t.slot) input.slot = t.slot(first);
@@ -78,15 +82,16 @@ export async function submitTask(deps: TaskSubmitDeps, call: CallContext, t: New
 export function taskSubmitVia(deps: Pick<GatewayDeps, 'catalogue' | 'channels' | 'breakers' | 'metrics'>): SubmitVia {
   return async (task, attempt) => {
     const entry = deps.catalogue.resolve(task.model)?.entry;
-    let channels = entry ? deps.channels.forModel(entry) : [];
+    let channels = entry ? deps.channels.forModel(entry, task.upstreamModel) : [];
     // This process (the poller thread, say) may not have heard yet of a channel made a moment ago: it reads the
     // channels again before it says there is none.
     if (entry && channels.length === 0) {
       await deps.channels.reload();
-      channels = deps.channels.forModel(entry);
+      channels = deps.channels.forModel(entry, task.upstreamModel);
     }
     const opts: FailoverOptions = { policy: 'connect-only', model: task.model, onAttempt: deps.metrics.upstreamAttempt };
-    if (entry) opts.onNotEntitled = (ch) => deps.channels.markNotEntitled(ch.id, entry.id);
+    // Submitted later, without its caller: the refusal counts for the task's token (entitlement-marks.ts).
+    if (entry) opts.onNotEntitled = (ch) => deps.channels.markNotEntitled(ch, task.upstreamModel, tokenTenant(task.tokenId));
     return withFailover(channels, deps.breakers, attempt, opts);
   };
 }

@@ -1,5 +1,5 @@
 // What the text endpoints accept, checked before any upstream call: each rule answers a clear 400 in the family's
-// shape. Fields beyond these pass through to the upstream as the client wrote them.
+// shape. Other fields of the API or the upstream (contracts/text-fields.ts) pass through as the client wrote them.
 import { imageUrlOf } from '../adapters/dashscope/multimodal-translate.ts';
 import type { ResolvedModel } from '../catalogue/types.ts';
 import { isObject } from '../json/json.ts';

@@ -43,7 +43,13 @@ const reserveEmbedding = (call: CallContext) => textReservation((call as TextCal
 function planOf(r: ResolvedModel): CallPlan {
   let plan = plans.get(r);
   if (plan === undefined) {
-    plan = { entry: r.entry, retry: 'safe', quota: { reserve: r.entry.kind === 'embedding' ? reserveEmbedding : reserveText }, maxAttempts: 2 };
+    plan = {
+      entry: r.entry,
+      upstreamModel: r.upstreamModel,
+      retry: 'safe',
+      quota: { reserve: r.entry.kind === 'embedding' ? reserveEmbedding : reserveText },
+      maxAttempts: 2,
+    };
     plans.set(r, plan);
   }
   return plan;

@@ -1,7 +1,7 @@
 // THE metered upstream call: the quota step, the channels that serve the model, and failover across them with the
 // retry policy stated at the call. Every upstream call a client request makes — text, images, video creation,
 // family A tasks and selections — goes through upstreamCall; the charge that follows is in charge.ts.
-import type { Principal } from '../auth/principal.ts';
+import { tenantOf, type Principal } from '../auth/principal.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
 import type { Meter, Usage } from '../metering/types.ts';
 import type { Channel, ChannelRegistry } from '../routing/channel-registry.ts';
@@ -24,8 +24,10 @@ export interface UpstreamCallDeps {
 }
 
 export interface CallPlan {
-  /** The catalogue entry whose channels serve the call (and whose entitlement a refusal marks). */
+  /** The catalogue entry whose channels serve the call. */
   entry: ModelEntry;
+  /** The model name sent upstream, when not the entry's (a dated snapshot): what a not-entitled refusal marks. */
+  upstreamModel?: string;
   /** 'safe': may be repeated on timeouts and 5xx; 'connect-only': repeated only when it surely never arrived. */
   retry: RetryPolicy;
   /**
@@ -96,7 +98,12 @@ export async function releaseReservation(meter: Meter, call: CallContext): Promi
 }
 
 function failover<T>(deps: UpstreamCallDeps, call: CallContext, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
-  return withFailover(plan.channels ?? deps.channels.forModel(plan.entry), deps.breakers, attempt, failoverOptions(deps, plan), call);
+  return withFailover(plan.channels ?? channelsFor(deps, call, plan), deps.breakers, attempt, failoverOptions(deps, plan), call);
+}
+
+/** The entry's channels for this call: a tenant's own not-entitled marks apply only to its calls (entitlement-marks.ts). */
+function channelsFor(deps: UpstreamCallDeps, call: CallContext, plan: CallPlan): readonly Channel[] {
+  return deps.channels.forModel(plan.entry, plan.upstreamModel, call.state.principal);
 }
 
 const admissions = new WeakMap<CallPlan, Admission>();
@@ -117,7 +124,15 @@ const optionsByPlan = new WeakMap<CallPlan, { channels: ChannelRegistry; opts: F
 function failoverOptions(deps: UpstreamCallDeps, plan: CallPlan): FailoverOptions {
   const known = optionsByPlan.get(plan);
   if (known !== undefined && known.channels === deps.channels) return known.opts;
-  const opts: FailoverOptions = { policy: plan.retry, model: plan.entry.id, onNotEntitled: (ch) => deps.channels.markNotEntitled(ch.id, plan.entry.id) };
+  const upstreamModel = plan.upstreamModel ?? plan.entry.upstreamModel;
+  const opts: FailoverOptions = {
+    policy: plan.retry,
+    model: plan.entry.id,
+    onNotEntitled: (ch, sink) => {
+      const p = sink?.state.principal;
+      if (p) deps.channels.markNotEntitled(ch, upstreamModel, tenantOf(p));
+    },
+  };
   const observe = deps.metrics?.upstreamAttempt;
   const cap = deps.capacity;
   if (cap !== undefined && typeof plan.quota !== 'string') {

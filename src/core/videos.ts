@@ -83,7 +83,7 @@ export async function createVideo(deps: VideoDeps, req: CallContext, body: JsonO
     family: 'v1',
     kind: DASHSCOPE_VIDEO_TASK_KIND,
     model: r,
-    channels: deps.channels.forModel(r.entry),
+    channels: deps.channels.forModel(r.entry, r.upstreamModel, principalOf(req)),
     request: snapshot(spec, seconds),
     size: { seconds, resolution: spec.resolution },
     send: async (ch) => {

@@ -41,6 +41,8 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, type: 'invalid_request_error', vendorCode: 1200 },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', vendorCode: 1302 },
   concurrency_limited: { status: 429, type: 'rate_limit_error', vendorCode: 1303 },
+  /** Too many of the token's (or its account's) tasks already wait in the gateway for an upstream slot. */
+  task_queue_full: { status: 429, type: 'rate_limit_error', vendorCode: 1303 },
   upstream_auth_error: { status: 502, type: 'upstream_error', vendorCode: 5001 },
   upstream_permission_denied: { status: 403, type: 'permission_error', vendorCode: 1103 },
   upstream_rate_limited: { status: 429, type: 'rate_limit_error', vendorCode: 1302 },

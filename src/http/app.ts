@@ -78,7 +78,7 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
   // text/plain parser would hand routes a string instead of answering 415.
   app.removeContentTypeParser('text/plain');
   // The lane's JSON parser on Fastify's routes too (json-body.ts): the same poisoning and nesting refusals.
-  useJsonBodyParser(app, 'refuse');
+  useJsonBodyParser(app, 'refuse', deps.config);
 
   registerOpsRoutes(app, deps);
   let openApi: Record<string, unknown> | null = null;

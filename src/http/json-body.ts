@@ -1,8 +1,11 @@
 // Request bodies as JSON: one parser for the text lane and Fastify's routes, with the same refusals.
 import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config/config.ts';
 import sjson from 'secure-json-parse';
+import { hasMoreValuesThan, textOutsideMedia } from '../json/json-size.ts';
 import { hasMoreMembersThan, nestsDeeperThan } from '../json/json-text.ts';
 import { GatewayError, isGatewayError } from '../errors/gateway-error.ts';
+import { textLimitOf } from './front/body-limits.ts';
 
 /**
  * Deepest nesting of arrays and objects a body may have. JSON.parse itself nests arbitrarily deep, but serialising
@@ -19,17 +22,33 @@ export const MAX_JSON_DEPTH = 256;
 export const MAX_JSON_MEMBERS = 50_000;
 
 /**
+ * Most values inside arrays and objects a body may hold (json-size.ts hasMoreValuesThan). A body of millions of
+ * empty objects, short arrays or zeros has no keys, yet JSON.parse and every walk after it take seconds of the
+ * event loop. A message list or a tool schema holds a few thousand.
+ */
+export const MAX_JSON_VALUES = 500_000;
+
+/**
  * JSON.parse, refusing prototype poisoning as Fastify's default parser does (secure-json-parse: a `__proto__` key,
  * or a `constructor` key holding `prototype`) and nesting deeper than MAX_JSON_DEPTH. secure-json-parse runs two
  * regular expressions over every body to decide whether to look. Both keys it refuses contain "proto" (`__proto__`,
  * and `prototype` under `constructor`), so a body with no "proto", no `\u` escape that could spell it and no BOM
- * (which secure-json-parse strips) is parsed directly. A body of more than MAX_JSON_MEMBERS keys is refused unparsed. Throws a SyntaxError for text that is not JSON, and
- * invalid_request for a body that is JSON but uses a refused key.
+ * (which secure-json-parse strips) is parsed directly. A body of more than MAX_JSON_MEMBERS keys or MAX_JSON_VALUES
+ * values, or with more than `textLimit` characters outside inline media (front/body-limits.ts textLimitOf; 413), is
+ * refused unparsed. Throws a SyntaxError for text that is not JSON, and invalid_request for a body that is JSON but
+ * uses a refused key.
  */
-export function parseJsonBody(text: string): unknown {
-  // Checked before parsing: the parse of one object with a million keys held the event loop for seconds.
+export function parseJsonBody(text: string, textLimit = Number.POSITIVE_INFINITY): unknown {
+  // Checked before parsing: the parse of one object with a million keys held the event loop for seconds, as did
+  // millions of values without keys.
+  if (text.length > textLimit && textOutsideMedia(text) > textLimit) {
+    throw new GatewayError('payload_too_large', `The request body's text outside inline media is over ${textLimit} characters`);
+  }
   if (hasMoreMembersThan(text, MAX_JSON_MEMBERS)) {
     throw new GatewayError('invalid_request', `The request body holds more than ${MAX_JSON_MEMBERS} object members (keys)`);
+  }
+  if (hasMoreValuesThan(text, MAX_JSON_VALUES)) {
+    throw new GatewayError('invalid_request', `The request body holds more than ${MAX_JSON_VALUES} values in arrays and objects`);
   }
   const escapes = text.includes('\\u');
   const value: unknown = escapes || text.includes('proto') || text.charCodeAt(0) === 0xfeff ? parsePoisonChecked(text) : JSON.parse(text);
@@ -73,14 +92,18 @@ function holdsNul(v: unknown): boolean {
  */
 export type EmptyJsonBody = 'refuse' | 'absent';
 
-/** Fastify's `application/json` parser for `scope` and the scopes registered under it: parseJsonBody's refusals. */
-export function useJsonBodyParser(scope: FastifyInstance, empty: EmptyJsonBody): void {
+/**
+ * Fastify's `application/json` parser for `scope` and the scopes registered under it: parseJsonBody's refusals, with
+ * the text limit of the route's body class.
+ */
+export function useJsonBodyParser(scope: FastifyInstance, empty: EmptyJsonBody, config: Pick<Config, 'bodyLimit'>): void {
   if (scope.hasContentTypeParser('application/json')) scope.removeContentTypeParser('application/json');
-  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const invalid = () => new GatewayError('invalid_json', 'Request body is not valid JSON');
     if (body === '') return empty === 'absent' ? done(null, undefined) : done(invalid(), undefined);
     try {
-      done(null, parseJsonBody(String(body)));
+      const row = req.routeOptions.config?.row;
+      done(null, parseJsonBody(String(body), row ? textLimitOf(row.body, config) : Number.POSITIVE_INFINITY));
     } catch (e) {
       done(isGatewayError(e) ? e : invalid(), undefined);
     }

@@ -4,6 +4,7 @@
 // A window opens with the first count after the previous one closed and lasts `windowMs`; the answer says how long
 // until it closes, so a refusal's Retry-After is exactly the time until the refusing window resets.
 import type { Redis } from 'ioredis';
+import { RedisSlots } from './redis-slots.ts';
 
 /** A window's count and the milliseconds until it closes (0 when none is open). */
 export interface WindowCount {
@@ -74,10 +75,16 @@ export class MemoryCounters implements LimitCounters {
 }
 
 export class RedisCounters implements LimitCounters {
+  private readonly slots: RedisSlots;
+
+  /** `slotLeaseMs`: how long the slots of an instance that stopped renewing (a dead one) still count (redis-slots.ts). */
   constructor(
     private readonly redis: Redis,
     private readonly prefix = 'tollway:',
-  ) {}
+    slotLeaseMs?: number,
+  ) {
+    this.slots = new RedisSlots(redis, prefix, slotLeaseMs);
+  }
 
   async add(key: string, by: number, windowMs: number): Promise<WindowCount> {
     const k = `${this.prefix}win:${key}`;
@@ -95,22 +102,16 @@ export class RedisCounters implements LimitCounters {
     return { n: Number(v), resetMs: ttl(res[1]![1], 0) };
   }
 
-  async incrConcurrent(key: string): Promise<number> {
-    const k = `${this.prefix}conc:${key}`;
-    // The TTL bounds the damage of an instance that died holding slots.
-    const [[, n]] = (await this.redis
-      .multi()
-      .incr(k)
-      .pexpire(k, 10 * 60_000)
-      .exec()) as [[unknown, number]];
-    return n;
+  incrConcurrent(key: string): Promise<number> {
+    return this.slots.take(key);
   }
 
-  async decrConcurrent(key: string): Promise<void> {
-    await this.redis.decr(`${this.prefix}conc:${key}`);
+  decrConcurrent(key: string): Promise<void> {
+    return this.slots.give(key);
   }
 
   async close(): Promise<void> {
+    await this.slots.close();
     this.redis.disconnect();
   }
 }

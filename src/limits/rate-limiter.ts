@@ -10,7 +10,7 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { Principal } from '../auth/principal.ts';
 import { MemoryAddressWindows, type AddressCount, type AddressWindows } from './address-windows.ts';
 import type { LimitCounters, WindowCount } from './counters.ts';
-import { rateLimitHeaders, retryAfterSeconds } from './rate-limit-headers.ts';
+import { rateLimitHeaders, retryAfterSeconds, type HeaderStyle } from './rate-limit-headers.ts';
 
 export { MemoryCounters, RedisCounters, type LimitCounters } from './counters.ts';
 export { MemoryAddressWindows, RedisAddressWindows, type AddressCount } from './address-windows.ts';
@@ -25,7 +25,7 @@ export function hasLimits(p: Principal): boolean {
 export interface Admission {
   /** Frees the call's in-flight slot (a concurrency limit); calling it more than once frees one slot. */
   release: (() => void) | null;
-  /** The answer's x-ratelimit-* headers; null without a requests or tokens limit. */
+  /** The answer's rate-limit headers (rate-limit-headers.ts); null without a requests or tokens limit. */
   headers: Record<string, string> | null;
 }
 
@@ -45,10 +45,13 @@ export class RateLimiter {
     private readonly addresses: AddressWindows = new MemoryAddressWindows(),
   ) {}
 
-  /** Admit a request or throw 429 (Retry-After: until the refusing window resets; the x-ratelimit-* headers). */
-  async admit(p: Principal): Promise<Admission> {
+  /**
+   * Admit a request or throw 429 (Retry-After: until the refusing window resets; the rate-limit headers), the
+   * headers in `style`.
+   */
+  async admit(p: Principal, style: HeaderStyle = 'openai'): Promise<Admission> {
     try {
-      return await this.counted(p);
+      return await this.counted(p, style);
     } catch (e) {
       if (e instanceof GatewayError) throw e;
       this.onCountersDown(e);
@@ -56,7 +59,7 @@ export class RateLimiter {
     }
   }
 
-  private async counted(p: Principal): Promise<Admission> {
+  private async counted(p: Principal, style: HeaderStyle): Promise<Admission> {
     const rpm = p.rpmLimit;
     const tpm = p.tpmLimit;
     // Both windows in one round of requests.
@@ -64,7 +67,7 @@ export class RateLimiter {
       rpm === null ? null : this.counters.add(`req:${p.tokenId}`, 1, this.windowMs),
       tpm === null ? null : this.counters.read(`tok:${p.tokenId}`),
     ]);
-    const headers = rateLimitHeaders(rpm, requests, tpm, tokens);
+    const headers = rateLimitHeaders(rpm, requests, tpm, tokens, style, Date.now());
     const refusal = refusedBy(rpm, requests, tpm, tokens);
     if (refusal) throw new GatewayError('rate_limit_exceeded', refusal.message, { headers: { ...headers, 'retry-after': retryAfterSeconds(refusal.resetMs) } });
     if (p.concurrencyLimit === null) return { release: null, headers };

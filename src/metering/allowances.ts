@@ -12,6 +12,7 @@ import type { Billing, BudgetRowKey } from './billing.ts';
 import { ALLOWANCE_PREFIX, closeHold, placeHold, type HoldTarget } from './holds.ts';
 import { allowanceRoom } from './allowance-room.ts';
 import type { AllowanceLease } from './ledger-row.ts';
+import type { AllowanceHolder } from './types.ts';
 import { periodBounds } from './periods.ts';
 
 export interface AllowanceOptions {
@@ -29,8 +30,13 @@ export interface AllowanceOptions {
   idleMs: number;
 }
 
-/** An allowance older than this was left by a stopped instance (one in use is retired long before: lifetimeMs). */
+/**
+ * An allowance hold not renewed for this long was left by a stopped instance: the reaper's rule for allowances,
+ * whatever the reservation TTL (an instance renews every allowance it still uses far more often: ALLOWANCE_RENEW_MS).
+ */
 export const ALLOWANCE_STALE_MS = 300_000;
+/** How often an instance marks the allowance holds it still uses (their calls included) as alive. */
+export const ALLOWANCE_RENEW_MS = 60_000;
 
 export const ALLOWANCE_DEFAULTS: AllowanceOptions = { busyPerSecond: 20, maxCalls: 64, shareOf: 4, minCalls: 8, lifetimeMs: 30_000, idleMs: 1_000 };
 
@@ -74,6 +80,12 @@ export class Allowances {
   private readonly lastHeld = new Map<string, number>();
   /** Tokens whose rows had too little room for an allowance: not asked again before then. */
   private readonly noRoomUntil = new Map<string, number>();
+  /** Every allowance whose hold this instance has not given back: renewed while it is open. */
+  private readonly open = new Set<Allowance>();
+  private readonly givingBack = new Set<Promise<void>>();
+  private renewedAt: number;
+  /** Changes of terms (retireFor) so far: a placement under way when one happens is not used. */
+  private changes = 0;
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -83,6 +95,7 @@ export class Allowances {
     private readonly opts: AllowanceOptions = ALLOWANCE_DEFAULTS,
     private readonly onError: (e: unknown) => void = () => undefined,
   ) {
+    this.renewedAt = now();
     this.timer = setInterval(() => void this.sweep(), Math.max(50, Math.min(opts.idleMs, 1_000)));
     this.timer.unref();
   }
@@ -115,7 +128,9 @@ export class Allowances {
   async releaseAll(): Promise<void> {
     clearInterval(this.timer);
     await Promise.all([...this.placing.values()].map((p) => p.catch(() => undefined)));
-    await Promise.all([...this.byToken.values()].map((a) => this.giveBack(a)));
+    // Retired ones too (their calls are done by now), and those already being given back.
+    await Promise.all([...this.open].map((a) => this.giveBack(a)));
+    await Promise.all(this.givingBack);
   }
 
   /** Take `amount` for the call from the token's allowance if it has room now; false: call `take`. */
@@ -133,6 +148,16 @@ export class Allowances {
     a.lastUsed = now;
     this.calls.set(key, { a, amount });
     return true;
+  }
+
+  /**
+   * A quota, budget or account of these tokens changed: their allowances take no new reservation from now on (the
+   * calls already reserved on them still end there), so the next calls reserve against the new terms.
+   */
+  retireFor(holder: AllowanceHolder): void {
+    this.changes++;
+    for (const a of [...this.byToken.values()])
+      if ('tokenId' in holder ? a.tokenId === holder.tokenId : a.billing?.accountId === holder.accountId) this.retire(a);
   }
 
   private isBusy(tokenId: string): boolean {
@@ -172,6 +197,7 @@ export class Allowances {
     const until = Math.min(now + this.opts.lifetimeMs, ...rows.map((r) => r.end));
     const key = `${ALLOWANCE_PREFIX}${randomUUID()}`;
     const pending = this.pendingOf(tokenId);
+    const changes = this.changes;
     const amount = await this.db.transaction().execute(async (trx) => {
       const room = await allowanceRoom(trx, tokenId, billing, rows, pending);
       const size = Math.min(estimate * this.opts.maxCalls, Math.floor(room / this.opts.shareOf));
@@ -186,7 +212,11 @@ export class Allowances {
     const budgetRows: BudgetRowKey[] = rows.map((r) => [r.holderId, r.period, r.start]);
     const target: HoldTarget = { tokenId, accountId: billing?.accountId ?? null, priceGroup: billing?.priceGroup ?? null, budgetRows };
     const tuple = { allowance: key, accountId: target.accountId, budgetKeys: budgetRows.flat() };
-    this.byToken.set(tokenId, { key, tokenId, billing, target, tuple, amount, reserved: 0, until, lastUsed: now, retired: false });
+    const a: Allowance = { key, tokenId, billing, target, tuple, amount, reserved: 0, until, lastUsed: now, retired: false };
+    this.open.add(a);
+    // Terms changed while it was placed (its room perhaps read before): given back unused.
+    if (this.changes !== changes) void this.giveBack(a);
+    else this.byToken.set(tokenId, a);
   }
 
   private retire(a: Allowance): void {
@@ -199,18 +229,33 @@ export class Allowances {
   }
 
   /** Close the allowance's hold: what it still holds goes back to its rows (charges queued from it skip `held`). */
-  private async giveBack(a: Allowance): Promise<void> {
+  private giveBack(a: Allowance): Promise<void> {
     a.retired = true;
     if (this.byToken.get(a.tokenId) === a) this.byToken.delete(a.tokenId);
-    await this.db
+    this.open.delete(a);
+    const p: Promise<void> = this.db
       .transaction()
-      .execute((trx) => closeHold(trx, a.key, a.tokenId, 'released', this.now()))
-      .catch(this.onError);
+      .execute(async (trx) => void (await closeHold(trx, a.key, a.tokenId, 'released', this.now())))
+      .catch(this.onError)
+      .finally(() => this.givingBack.delete(p));
+    this.givingBack.add(p);
+    return p;
   }
 
   private sweep(): void {
     const now = this.now();
     for (const [t, at] of this.lastHeld) if (now - at >= RECENT_MS) this.lastHeld.delete(t);
     for (const a of [...this.byToken.values()]) if (now >= a.until || (a.reserved === 0 && now - a.lastUsed >= this.opts.idleMs)) this.retire(a);
+    if (now - this.renewedAt >= ALLOWANCE_RENEW_MS) void this.renew(now);
+  }
+
+  /**
+   * Mark the holds of the allowances still open here as alive, so the reaper leaves them (ALLOWANCE_STALE_MS). One
+   * row per statement: an update that locks one row cannot deadlock with a batch of charges moving several.
+   */
+  private async renew(now: number): Promise<void> {
+    this.renewedAt = now;
+    for (const a of [...this.open])
+      await this.db.updateTable('holds').set({ updated_at: now }).where('task_id', '=', a.key).where('state', '=', 'held').execute().catch(this.onError);
   }
 }

@@ -160,11 +160,6 @@ export function addSpent(trx: Kysely<Database>, t: HoldTarget, amount: number): 
   return move(trx, t, 'spent', amount);
 }
 
-/** `amount` of a hold leaves `held` on the token, account and budget rows of `t` (an allowance's charge used it). */
-export function giveUpHeld(trx: Kysely<Database>, t: HoldTarget, amount: number): Promise<void> {
-  return move(trx, t, 'held', -amount);
-}
-
 /**
  * Decide the outcome of a hold: CAS its row held → `to`. A key without a hold gets a zero-amount row first, so the
  * CAS (and its one-outcome guarantee) applies to every task. Returns where the hold reserved, its held amount given
@@ -203,31 +198,6 @@ export async function closeHold(
 export const RESERVATION_PREFIX = 'req_';
 /** The key prefix of allowance holds (allowances.ts). */
 export const ALLOWANCE_PREFIX = 'lease_';
-
-/**
- * Holds open since before `before` that nothing else will close: a call's reservation left open, or a task's hold
- * whose task row is gone (a creation refused upstream removes its row, then releases its hold in a second step: if
- * that step failed, nothing else would give the hold back).
- */
-export function staleHolds(db: Kysely<Database>, before: number, allowancesBefore = before): Promise<Array<{ task_id: string; token_id: string }>> {
-  return db
-    .selectFrom('holds')
-    .select(['task_id', 'token_id'])
-    .where('state', '=', 'held')
-    .where('created_at', '<', Math.max(before, allowancesBefore))
-    .where(({ or, and, eb, not, exists, selectFrom }) =>
-      or([
-        and([
-          eb('created_at', '<', before),
-          or([eb('task_id', 'like', `${RESERVATION_PREFIX}%`), not(exists(selectFrom('tasks').select('tasks.id').whereRef('tasks.id', '=', 'holds.task_id')))]),
-        ]),
-        // An allowance is used for its lifetime only (allowances.ts): one much older was left by a stopped instance.
-        and([eb('created_at', '<', allowancesBefore), eb('task_id', 'like', `${ALLOWANCE_PREFIX}%`)]),
-      ]),
-    )
-    .limit(1000)
-    .execute();
-}
 
 export async function holdStateOf(db: Kysely<Database>, taskId: string): Promise<'held' | 'settled' | 'released' | null> {
   const h = await db.selectFrom('holds').select('state').where('task_id', '=', taskId).executeTakeFirst();

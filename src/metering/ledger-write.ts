@@ -1,9 +1,10 @@
 // Ledger writes the meter (meter.ts) makes inside its transactions: one charge, a token's spend, a batch of queued charges.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { MAX_BALANCE, tokenRooms } from './balance-bound.ts';
-import { addSpent, giveUpHeld } from './holds.ts';
-import { ledgerValues, type AllowanceLease, type LedgerRow } from './ledger-row.ts';
+import { addSpent } from './holds.ts';
+import { landBatch } from './batch-spend.ts';
+import { ledgerValues, type LedgerRow } from './ledger-row.ts';
 
 /** Insert one charge; false when its key was already charged (the charge is idempotent by its key). */
 export async function insertCharge(trx: Kysely<Database>, row: LedgerRow): Promise<boolean> {
@@ -23,7 +24,7 @@ export function addTokenSpent(trx: Kysely<Database>, tokenId: string, amount: nu
 /**
  * Queued charges in one transaction (through Kysely; SQLite's prepared statements do the same in
  * sqlite-batch-writer.ts): each token's rows in order take the room its balance has left (`bound` cuts a row past it,
- * balance-bound.ts), and only the rows really inserted (RETURNING) move `spent`.
+ * balance-bound.ts), and only the rows really inserted (RETURNING) move `spent`, set-wise (batch-spend.ts).
  */
 export async function writeLedgerBatch(db: Kysely<Database>, batch: LedgerRow[], bound: (r: LedgerRow, room: number) => LedgerRow): Promise<void> {
   await db.transaction().execute(async (trx) => {
@@ -41,29 +42,9 @@ export async function writeLedgerBatch(db: Kysely<Database>, batch: LedgerRow[],
       .onConflict((oc) => oc.column('idempotency_key').doNothing())
       .returning(['idempotency_key'])
       .execute();
-    const perToken = new Map<string, number>();
-    for (const { idempotency_key } of inserted) {
-      const r = byKey.get(idempotency_key);
-      if (r?.allowance) await landAllowanceRow(trx, r, r.allowance, r.covered ?? 0);
-      else if (r) perToken.set(r.tokenId, (perToken.get(r.tokenId) ?? 0) + r.charge.amount);
-    }
-    for (const [tokenId, amount] of perToken) if (amount > 0) await addTokenSpent(trx, tokenId, amount);
+    await landBatch(
+      trx,
+      inserted.flatMap(({ idempotency_key }) => byKey.get(idempotency_key) ?? []),
+    );
   });
-}
-
-/**
- * A charge taken from an allowance (allowances.ts), inserted: its spend on every row of the allowance, and the part
- * the allowance covered leaves its hold and `held` — only while the allowance is open (a closed one gave it all back).
- */
-async function landAllowanceRow(trx: Kysely<Database>, r: LedgerRow, a: AllowanceLease, covered: number): Promise<void> {
-  if (r.charge.amount > 0) await addSpent(trx, a.target, r.charge.amount);
-  if (covered <= 0) return;
-  const used = await trx
-    .updateTable('holds')
-    .set({ amount: sql`amount - ${covered}`, updated_at: r.createdAt })
-    .where('task_id', '=', a.key)
-    .where('state', '=', 'held')
-    .where('amount', '>=', covered)
-    .executeTakeFirst();
-  if (Number(used.numUpdatedRows) > 0) await giveUpHeld(trx, a.target, covered);
 }

@@ -14,6 +14,8 @@ export interface StoreMeterOptions {
   tick?: FlushTick;
   /** Rows per batch transaction. */
   maxBatch?: number;
+  /** Answers wait for the charges' writer once the oldest charge queued is this old (ms): the crash window's bound. */
+  maxQueueAgeMs?: number;
   /** Reports a failed batch write (the rows stay queued and are retried). */
   onError?: (e: unknown, queued: number) => void;
   /** Charges the store refused while others were written (group-commit.ts): they leave the queue; report them. */

@@ -5,16 +5,17 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { Database } from '../store/schema.ts';
 import { GroupCommit, type WriteBacklog } from '../store/group-commit.ts';
 import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
-import { ALLOWANCE_DEFAULTS, ALLOWANCE_STALE_MS, Allowances, type Allowance } from './allowances.ts';
+import { ALLOWANCE_DEFAULTS, Allowances, type Allowance } from './allowances.ts';
 import { ledgerTuple, taskChargeKey, uncovered, type LedgerRow } from './ledger-row.ts';
 import { addTokenSpent, insertCharge, writeLedgerBatch } from './ledger-write.ts';
 import type { Billing } from './billing.ts';
 import { boundRow, MAX_BALANCE, targetRoom, tokenRooms } from './balance-bound.ts';
-import { addSpent, closeHold, holdStateOf, holdTarget, placeHold, staleHolds, type HoldTarget } from './holds.ts';
+import { addSpent, closeHold, holdStateOf, holdTarget, placeHold, type HoldTarget } from './holds.ts';
+import { reapHolds } from './reaper.ts';
 import { groupCharge, type PriceGroups } from './price-groups.ts';
 import { isBillable, isClamped, priceForEntry } from './prices.ts';
 import type { StoreMeterOptions } from './meter-options.ts';
-import type { Charge, Meter, OnReaped, StoreTransaction, SyncChargeInput, TaskRef, Usage } from './types.ts';
+import type { AllowanceHolder, Charge, Meter, OnReaped, StoreTransaction, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
 export { RESERVATION_PREFIX } from './holds.ts';
 export type { StoreMeterOptions } from './meter-options.ts';
@@ -54,6 +55,7 @@ export class StoreMeter implements Meter {
     this.batches = new GroupCommit<LedgerRow>({
       intervalMs: opts.flushIntervalMs ?? 10,
       maxBatch: opts.maxBatch ?? 200,
+      maxAgeMs: opts.maxQueueAgeMs ?? 100,
       ...(opts.tick ? { tick: opts.tick } : {}),
       // SQLite: the same transaction as prepared statements (src/store/sqlite-batch-writer.ts).
       write: (batch) =>
@@ -155,6 +157,10 @@ export class StoreMeter implements Meter {
     return this.batches;
   }
 
+  chargesBehind(): Promise<void> | undefined {
+    return this.batches.behind();
+  }
+
   /** Commit everything queued so far; resolves when those rows are written (or the attempt failed). */
   flush(): Promise<void> {
     return this.batches.flush();
@@ -248,20 +254,13 @@ export class StoreMeter implements Meter {
     });
   }
 
-  async reapReservations(olderThanMs: number, onReaped?: OnReaped): Promise<number> {
-    const now = this.now();
-    const stale = await staleHolds(this.db, now - olderThanMs, now - Math.min(olderThanMs, ALLOWANCE_STALE_MS));
-    let n = 0;
-    for (const h of stale) {
-      const closed = await this.db.transaction().execute(async (trx) => {
-        const target = await closeHold(trx, h.task_id, h.token_id, 'released', this.now());
-        // Announced (hold.reaped) in the transaction that released it.
-        if (target !== null) await onReaped?.(trx, { key: h.task_id, tokenId: h.token_id, amount: target.amount });
-        return target;
-      });
-      if (closed !== null) n++;
-    }
-    return n;
+  reapReservations(olderThanMs: number, onReaped?: OnReaped): Promise<number> {
+    return reapHolds(this.db, this.now, olderThanMs, onReaped);
+  }
+
+  /** A quota, budget or account changed: those tokens' allowances take no new call (allowances.ts). */
+  retireAllowances(holder: AllowanceHolder): void {
+    this.allowances?.retireFor(holder);
   }
 
   async settle(task: TaskRef, reported: Usage, within?: StoreTransaction): Promise<number> {

@@ -5,6 +5,9 @@ import type { Billing } from './billing.ts';
 import type { LedgerRow } from './ledger-row.ts';
 import type { Usage } from '../catalogue/usage.ts';
 
+/** Whose allowances a change of terms ends: a token's, or every token's of an account. */
+export type AllowanceHolder = { tokenId: string } | { accountId: string };
+
 /** A store transaction a meter step can join, so that it commits with the caller's other writes or not at all. */
 export type StoreTransaction = Kysely<Database>;
 
@@ -76,6 +79,12 @@ export interface Meter {
    */
   chargeSyncDeferred(input: SyncChargeInput): number;
   /**
+   * Back-pressure for a call whose charge was queued: undefined while the queue's oldest charge is young (about
+   * 100 ms); else resolves once the charges queued so far are written (or a write failed), and the answer waits for
+   * it — so a crash loses at most the last moments' charges, however far the writer falls behind.
+   */
+  chargesBehind(): Promise<void> | undefined;
+  /**
    * Reserve `amount` against the token's quota for one call answered at once (key: its request id), atomically
    * with every other hold: refuses (insufficient_quota) when spent + held + amount would pass the quota. Undefined
    * when it is reserved at once (from the token's allowance, allowances.ts): nothing to wait for.
@@ -90,6 +99,11 @@ export interface Meter {
   releaseReserved(key: string): Promise<void>;
   /** Give back the allowances busy tokens reserve from (allowances.ts): a stopping instance, its calls done. */
   releaseAllowances(): Promise<void>;
+  /**
+   * A token's or an account's quota, budgets or account changed: its allowances on this instance take no new
+   * reservation from this call on (synchronously), so the next calls reserve against the new terms.
+   */
+  retireAllowances(holder: AllowanceHolder): void;
   /** Release reservations of calls older than `olderThanMs` that were never closed (their instance died). */
   reapReservations(olderThanMs: number, onReaped?: OnReaped): Promise<number>;
   /** Flush queued writes (graceful shutdown, tests, admin reads). */

@@ -25,7 +25,11 @@ export interface PostOutcome {
   status: number | null;
   /** The target is a forbidden address: retrying cannot help. */
   refused: boolean;
+  /** The receiver did not connect or answer within the timeout (its host's breaker opens: delivery-pool.ts). */
+  timedOut?: boolean;
 }
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
 export async function postSigned(p: SignedPost): Promise<PostOutcome> {
   let secrets: readonly string[];
@@ -56,7 +60,8 @@ export async function postSigned(p: SignedPost): Promise<PostOutcome> {
   } catch (e) {
     const forbidden = findForbidden(e);
     if (forbidden) return { error: `refused: the target host resolves to a ${forbidden.reason}`, status: null, refused: true };
-    return { error: `delivery failed: ${(e as Error)?.message ?? String(e)}`, status: null, refused: false };
+    const timedOut = TIMEOUT_CODES.has(String((e as { code?: unknown } | null)?.code));
+    return { error: `delivery failed: ${(e as Error)?.message ?? String(e)}`, status: null, refused: false, timedOut };
   }
 }
 

@@ -1,8 +1,13 @@
+import { tenantOf, type Principal } from '../auth/principal.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
 import { registerSecret } from '../errors/redact.ts';
 import type { ChannelKind, ChannelModelLimits, ChannelRecord, ChannelsRepo } from '../store/repos/channels.ts';
+import { EntitlementMarks } from './entitlement-marks.ts';
+import { accountOf } from './upstream-account.ts';
+
+export { NOT_ENTITLED_TTL_MS, NOT_ENTITLED_WITNESSES } from './entitlement-marks.ts';
 
 /** Upstream credentials after decryption. Never leaves the process. */
 export interface ChannelKeys {
@@ -28,16 +33,12 @@ export interface Channel {
   modelLimits: ChannelModelLimits | null;
 }
 
-/** How long a channel stays out of a model's routing after its account said it is not entitled to it. */
-export const NOT_ENTITLED_TTL_MS = 10 * 60_000;
-
 /**
  * Enabled channels in memory (reloaded on admin changes), so routing never reads the DB per request.
- * Also what each channel's upstream account is entitled to, as far as the upstream has told us: a model the
- * account refused as not activated/purchased (DashScope 403 Model.AccessDenied / AccessDenied.Unpurchased,
- * Kling 1103) leaves that channel's routing for NOT_ENTITLED_TTL_MS — and the model's visibility, when no
- * other channel serves it (visibility depends on upstream account entitlements). Changing the
- * channel (key, URL, models) forgets what was learnt about it.
+ * Also what each channel's upstream account is entitled to, as far as the upstream has told us (entitlement-marks.ts):
+ * an upstream model the account refused as not activated/purchased leaves the routing of the channels of that
+ * account — and the model's visibility, when no other account serves it. Changing a channel (key, URL, models)
+ * forgets what was learnt about its account.
  */
 export class ChannelRegistry {
   private channels: Channel[] = [];
@@ -47,8 +48,9 @@ export class ChannelRegistry {
   /** Every channel, enabled or not, by id: what the tasks already created on a channel are followed with (forTask). */
   private anyById = new Map<string, Channel>();
   private signatures = new Map<string, string>();
-  /** `${channelId}\n${modelId}` → until when the account is taken as not entitled. */
-  private readonly notEntitled = new Map<string, number>();
+  private readonly notEntitled: EntitlementMarks;
+  /** Each channel's upstream account and host (entitlementAccount), by channel id. */
+  private accounts = new Map<string, string>();
   /**
    * forModel's answer per model while no channel is marked not entitled (the steady state): the filter and sort
    * ran on every request twice (visibility, then routing). Emptied whenever the channels are reloaded.
@@ -61,8 +63,10 @@ export class ChannelRegistry {
   constructor(
     private readonly repo: ChannelsRepo,
     private readonly box: SecretBox,
-    private readonly now: () => number = Date.now,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.notEntitled = new EntitlementMarks(now);
+  }
 
   /**
    * Re-read the channels. Rows identical to the last read change nothing: the channel objects, and the routes cached
@@ -85,11 +89,15 @@ export class ChannelRegistry {
     const enabled = opened.filter((o) => o.row.status === 'enabled').map((o) => o.channel);
     this.disabled = rows.filter((r) => r.status !== 'enabled').map((r) => ({ kind: r.kind, models: r.models }));
     const signatures = new Map(rows.map((r) => [r.id, `${r.status}|${r.baseUrl}|${r.keyEnc}|${JSON.stringify(r.models)}|${r.account}`]));
-    for (const key of [...this.notEntitled.keys()]) {
-      const id = key.slice(0, key.indexOf('\n'));
-      if (signatures.get(id) !== this.signatures.get(id)) this.notEntitled.delete(key);
+    const accounts = new Map(opened.map((o) => [o.channel.id, entitlementAccount(o.channel)]));
+    const changed = new Set<string>();
+    for (const id of new Set([...signatures.keys(), ...this.signatures.keys()])) {
+      if (signatures.get(id) === this.signatures.get(id)) continue;
+      for (const a of [accounts.get(id), this.accounts.get(id)]) if (a !== undefined) changed.add(a);
     }
+    if (changed.size > 0) this.notEntitled.forget(changed);
     this.signatures = signatures;
+    this.accounts = accounts;
     this.channels = enabled;
     this.byId = new Map(enabled.map((c) => [c.id, c]));
     this.anyById = new Map(opened.map((o) => [o.channel.id, o.channel]));
@@ -98,20 +106,21 @@ export class ChannelRegistry {
     this.version++;
   }
 
-  /** The channel's account refused the model (catalogue id) as not entitled: leave it out of that model's routing for a while. */
-  markNotEntitled(channelId: string, modelId: string): void {
-    if (this.notEntitled.size > 10_000) this.notEntitled.clear();
-    this.notEntitled.set(`${channelId}\n${modelId}`, this.now() + NOT_ENTITLED_TTL_MS);
+  /**
+   * The channel's account refused `upstreamModel` (the name sent upstream) as not entitled, on a call of `tenant`:
+   * the account's channels leave that model's routing for a while, for that tenant at once and for every tenant
+   * once another was refused too (entitlement-marks.ts).
+   */
+  markNotEntitled(channel: Channel, upstreamModel: string, tenant: string): void {
+    this.notEntitled.refused(this.accountOf(channel), upstreamModel, tenant);
   }
 
-  private entitled(c: Channel, entry: ModelEntry): boolean {
-    if (this.notEntitled.size === 0) return true;
-    const key = `${c.id}\n${entry.id}`;
-    const until = this.notEntitled.get(key);
-    if (until === undefined) return true;
-    if (until > this.now()) return false;
-    this.notEntitled.delete(key);
-    return true;
+  private accountOf(c: Channel): string {
+    return this.accounts.get(c.id) ?? entitlementAccount(c);
+  }
+
+  private entitled(c: Channel, upstreamModel: string, tenant: string | null): boolean {
+    return this.notEntitled.size === 0 || this.notEntitled.allows(this.accountOf(c), upstreamModel, tenant);
   }
 
   all(): Channel[] {
@@ -132,12 +141,16 @@ export class ChannelRegistry {
     return this.anyById.get(id);
   }
 
-  /** Enabled channels able to serve a model, best first (priority desc). Shared: callers must not change it. */
-  forModel(entry: ModelEntry): readonly Channel[] {
-    if (this.notEntitled.size > 0 && this.pruneExpired() > 0) return this.computeFor(entry);
+  /**
+   * Enabled channels able to serve a model, best first (priority desc). Shared: callers must not change it.
+   * `upstreamModel`: the name the call sends (a dated snapshot's own; default the entry's); `who`: whose call it
+   * is (null: anyone's), for the entitlement marks that so far apply to one tenant only.
+   */
+  forModel(entry: ModelEntry, upstreamModel: string = entry.upstreamModel, who: Principal | null = null): readonly Channel[] {
+    if (this.notEntitled.size > 0 && this.notEntitled.prune() > 0) return this.computeFor(entry, upstreamModel, who ? tenantOf(who) : null);
     let r = this.routes.get(entry);
     if (r === undefined) {
-      r = this.computeFor(entry);
+      r = this.computeFor(entry, upstreamModel, null);
       // Bounded by the catalogue (entries are its objects); an override reload makes new ones.
       if (this.routes.size >= 1000) this.routes.clear();
       this.routes.set(entry, r);
@@ -145,8 +158,9 @@ export class ChannelRegistry {
     return r;
   }
 
-  serves(entry: ModelEntry): boolean {
-    return this.forModel(entry).length > 0;
+  /** Does an enabled channel serve the model (as `upstreamModel`, to `who`'s calls, given the entitlement marks)? */
+  serves(entry: ModelEntry, who: Principal | null = null, upstreamModel: string = entry.upstreamModel): boolean {
+    return this.forModel(entry, upstreamModel, who).length > 0;
   }
 
   /**
@@ -159,23 +173,20 @@ export class ChannelRegistry {
     return !this.channels.some(configured) && this.disabled.some(configured);
   }
 
-  /**
-   * Forget the not-entitled marks whose time is over (otherwise a mark for a model nobody asks for again would keep
-   * every model off the kept routes until the channel changes). Returns how many marks remain.
-   */
-  private pruneExpired(): number {
-    const now = this.now();
-    for (const [key, until] of this.notEntitled) if (until <= now) this.notEntitled.delete(key);
-    return this.notEntitled.size;
+  // Routes are kept only while no mark stands (expired marks are pruned first, or a mark for a model nobody asks
+  // for again would keep every model off the kept routes until the channel changes).
+  private computeFor(entry: ModelEntry, upstreamModel: string, tenant: string | null): readonly Channel[] {
+    return Object.freeze(this.channels.filter((c) => this.servesWith(c, entry, upstreamModel, tenant)).sort((a, b) => b.priority - a.priority));
   }
 
-  private computeFor(entry: ModelEntry): readonly Channel[] {
-    return Object.freeze(this.channels.filter((c) => this.servesWith(c, entry)).sort((a, b) => b.priority - a.priority));
+  private servesWith(c: Channel, entry: ModelEntry, upstreamModel: string, tenant: string | null): boolean {
+    return c.kind === entry.upstream && (c.models === null || c.models.includes(entry.id)) && this.entitled(c, upstreamModel, tenant);
   }
+}
 
-  private servesWith(c: Channel, entry: ModelEntry): boolean {
-    return c.kind === entry.upstream && (c.models === null || c.models.includes(entry.id)) && this.entitled(c, entry);
-  }
+/** What an entitlement belongs to: the upstream account (upstream-account.ts) at that host (a region activates models apart). */
+function entitlementAccount(c: Channel): string {
+  return `${accountOf(c)}@${c.baseUrl}`;
 }
 
 /** A channel record with its keys opened (every key registered for redaction). */
@@ -205,8 +216,15 @@ export function openChannel(r: ChannelRecord, box: SecretBox): Channel {
 }
 
 /** Is this public model usable by the token? (allow-list AND an enabled channel whose account is entitled serves it) */
-export function isVisible(models: string[] | null, entry: ModelEntry, publicName: string, registry: ChannelRegistry): boolean {
-  return isAllowed(models, entry, publicName) && registry.serves(entry);
+export function isVisible(
+  models: string[] | null,
+  entry: ModelEntry,
+  publicName: string,
+  registry: ChannelRegistry,
+  who: Principal | null = null,
+  upstreamModel: string = entry.upstreamModel,
+): boolean {
+  return isAllowed(models, entry, publicName) && registry.serves(entry, who, upstreamModel);
 }
 
 /** The catalogue lists the model and the token's allow-list names it (or has none): whatever the channels say. */
@@ -214,6 +232,6 @@ export function isAllowed(models: string[] | null, entry: ModelEntry, publicName
   return !entry.hidden && (models === null || models.includes(publicName) || models.includes(entry.id));
 }
 
-export function visibleModels(models: string[] | null, catalogue: Catalogue, registry: ChannelRegistry): ModelEntry[] {
-  return catalogue.entries().filter((e) => isVisible(models, e, e.id, registry));
+export function visibleModels(models: string[] | null, catalogue: Catalogue, registry: ChannelRegistry, who: Principal | null = null): ModelEntry[] {
+  return catalogue.entries().filter((e) => isVisible(models, e, e.id, registry, who));
 }

@@ -8,6 +8,7 @@ import type { Channel } from './channel-registry.ts';
 import type { CircuitBreakers } from './circuit-breaker.ts';
 import { pickChannels } from './weighted-order.ts';
 import type { UpstreamAttempt } from '../core/call.ts';
+import type { Principal } from '../auth/principal.ts';
 
 export type RetryPolicy = 'safe' | 'connect-only';
 
@@ -18,8 +19,8 @@ export interface FailoverOptions {
   /** Base back-off between attempts (ms); doubled each time, with jitter. */
   backoffMs?: number;
   sleep?: (ms: number) => Promise<void>;
-  /** Told when a channel's upstream account turned out not to be entitled to the model (see ChannelRegistry). */
-  onNotEntitled?: (channel: Channel) => void;
+  /** Told when a channel's upstream account turned out not to be entitled to the model (see ChannelRegistry), with the call's sink. */
+  onNotEntitled?: (channel: Channel, sink: AttemptSink | undefined) => void;
   /** The model asked for (named on the failover log line). */
   model?: string;
   /** Told of every attempt: its channel, how long it took (ms) and its error (null when it succeeded). */
@@ -36,7 +37,7 @@ export interface FailoverOptions {
  * request id); never a key, URL or upstream message.
  */
 export interface AttemptSink {
-  readonly state: { channelId: string | null; attempts: UpstreamAttempt[] | null };
+  readonly state: { channelId: string | null; attempts: UpstreamAttempt[] | null; principal?: Principal | null };
   readonly log: { warn(obj: object, msg: string): void };
 }
 
@@ -174,7 +175,7 @@ class FailoverRun<T> {
     recordAttempt(sink, { channel_id: ch.id, outcome: 'error', error_code: errorCodeOf(e), latency_ms: elapsed(started) });
     // Until an attempt succeeds, the request is the last tried channel's (its failure is the client's answer).
     if (sink && !(isGatewayError(e) && e.callerAborted)) sink.state.channelId = ch.id;
-    if (!afterFailure(e, ch, this.breakers, opts, i + 1 < this.ordered.length)) return Promise.reject(e);
+    if (!afterFailure(e, ch, this.breakers, opts, i + 1 < this.ordered.length, sink)) return Promise.reject(e);
     if (i + 1 < this.max)
       sink?.log.warn({ channel_id: ch.id, model: opts.model ?? null, error_code: errorCodeOf(e), attempt: i + 1 }, 'upstream attempt failed; failing over');
     return this.from(i + 1);
@@ -182,7 +183,14 @@ class FailoverRun<T> {
 }
 
 /** A failed attempt on `ch`: counts it against the channel, and says whether another attempt may follow. */
-function afterFailure(e: unknown, ch: Channel, breakers: CircuitBreakers, opts: FailoverOptions, otherChannelLeft: boolean): boolean {
+function afterFailure(
+  e: unknown,
+  ch: Channel,
+  breakers: CircuitBreakers,
+  opts: FailoverOptions,
+  otherChannelLeft: boolean,
+  sink: AttemptSink | undefined,
+): boolean {
   // The client left: nothing to hold against the channel, and nobody to answer.
   if (isGatewayError(e) && e.callerAborted) return false;
   const countsAsChannelFailure =
@@ -200,7 +208,7 @@ function afterFailure(e: unknown, ch: Channel, breakers: CircuitBreakers, opts: 
   // The account is not entitled to the model: it refused before doing anything, so any call (connect-only
   // included) may go to another account, and this one is not asked for this model again for a while.
   if (isGatewayError(e) && e.notEntitled) {
-    opts.onNotEntitled?.(ch);
+    opts.onNotEntitled?.(ch, sink);
     return otherChannelLeft;
   }
   // A 429 is an explicit refusal — a rate limit, or Kling's parallel tasks of the account in use (1303): the upstream

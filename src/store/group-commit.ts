@@ -23,6 +23,8 @@ export interface GroupCommitOptions<T> {
   maxBatch: number;
   /** A timer shared with other queues (FlushTick): when it fires, every queue on it with rows flushes in that turn. */
   tick?: FlushTick;
+  /** Back-pressure (`behind`) once the oldest row queued is this old (ms); none without it. */
+  maxAgeMs?: number;
 }
 
 /**
@@ -76,6 +78,8 @@ export class GroupCommit<T> implements WriteBacklog {
   private pushed = 0;
   private handedThrough = 0;
   private handWaiters: Array<{ upTo: number; resolve: () => void }> = [];
+  /** Callers held back (`behind`) until the rows queued before them have left the queue. */
+  private behindWaiters: Array<{ upTo: number; resolve: () => void }> = [];
 
   constructor(private readonly opts: GroupCommitOptions<T>) {
     // On the shared tick, a queue waiting out a failed write's back-off (its own timer) lets that timer decide.
@@ -100,6 +104,31 @@ export class GroupCommit<T> implements WriteBacklog {
     this.pushed++;
     if (this.queue.length >= this.opts.maxBatch) void this.flush();
     else this.soon();
+  }
+
+  /**
+   * Back-pressure: undefined while the oldest row queued is younger than `maxAgeMs` — no allocation, one clock read
+   * while rows wait. Past it, a promise that resolves once every row queued so far has left the queue, so a caller
+   * that waits for it before answering adds no more answered-but-unwritten rows while the writer is behind: what a
+   * crash can lose stays about `maxAgeMs` of answers. Not while writes fail (the rows wait for the store; answers do
+   * not): a failed attempt releases the callers waiting.
+   */
+  behind(): Promise<void> | undefined {
+    const max = this.opts.maxAgeMs;
+    if (max === undefined || this.queue.length === 0 || this.failures > 0 || performance.now() - this.oldestAt < max) return undefined;
+    const upTo = this.pushed;
+    return new Promise<void>((resolve) => this.behindWaiters.push({ upTo, resolve }));
+  }
+
+  /** Rows through the `through`-th one ever queued have left the queue: the callers waiting for them go on. */
+  private left(through: number): void {
+    if (this.behindWaiters.length === 0) return;
+    const waiting = this.behindWaiters;
+    this.behindWaiters = [];
+    for (const w of waiting) {
+      if (w.upTo <= through) w.resolve();
+      else this.behindWaiters.push(w);
+    }
   }
 
   /** The rows not yet written, oldest first (a copy): what a shutdown that could not write them reports. */
@@ -174,16 +203,19 @@ export class GroupCommit<T> implements WriteBacklog {
         const pass = batch.length > 1 && this.opts.onRejected ? await this.rowByRow(batch) : null;
         if (pass !== null && pass.settled > 0) {
           this.queue = this.queue.slice(pass.settled);
+          this.left(this.pushed - this.queue.length);
           left -= pass.settled;
           if (left === 0) this.oldestAt = writeBegan;
           if (pass.settled === batch.length) continue;
         }
         this.failures++;
+        this.left(Number.POSITIVE_INFINITY);
         this.opts.onError(pass?.fault ?? e, this.queue.length);
         this.schedule(Math.min(5000, 50 * 2 ** Math.min(this.failures, 7)));
         return;
       }
       this.queue = this.queue.slice(batch.length);
+      this.left(this.pushed - this.queue.length);
       left -= batch.length;
       // A backlog older than this write keeps its time; rows queued during the write are no older than it.
       if (left === 0) this.oldestAt = writeBegan;

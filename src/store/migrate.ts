@@ -20,6 +20,7 @@ import * as m019 from './migrations/019-webhooks.ts';
 import * as m020 from './migrations/020-ledger-account-partial.ts';
 import * as m021 from './migrations/021-task-list-accounts.ts';
 import * as m022 from './migrations/022-capacity.ts';
+import * as m025 from './migrations/025-task-slot-turns.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
@@ -45,6 +46,7 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '020-ledger-account-partial': m020,
   '021-task-list-accounts': m021,
   '022-capacity': m022,
+  '025-task-slot-turns': m025,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -2,7 +2,9 @@
 // integer micro-units; JSON columns are text (parsed in repos) so both dialects behave alike.
 import type { AlertMarksTable, WebhookDeliveriesTable, WebhooksTable } from './schema-alerts.ts';
 
-export type { AlertMarksTable, WebhookDeliveriesTable, WebhooksTable };
+import type { TaskSlotQueuesTable, TaskSlotTurnsTable } from './schema-slot-queues.ts';
+
+export type { AlertMarksTable, TaskSlotQueuesTable, TaskSlotTurnsTable, WebhookDeliveriesTable, WebhooksTable };
 import type { Generated } from 'kysely';
 
 export interface TokensTable {
@@ -295,4 +297,6 @@ export interface Database {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   alert_marks: AlertMarksTable;
+  task_slot_queues: TaskSlotQueuesTable;
+  task_slot_turns: TaskSlotTurnsTable;
 }

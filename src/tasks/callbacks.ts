@@ -3,15 +3,18 @@
 //     the primary key makes the enqueue exactly-once across instances), payload rendered at that moment;
 //  2. deliver — due rows are claimed by compare-and-set on next_at (a short lease), POSTed signed with the owning
 //     token's callback secret (Standard Webhooks; callback-signing.ts), marked delivered on 2xx, otherwise retried
-//     with exponential back-off up to maxAttempts.
+//     with exponential back-off up to maxAttempts. Deliveries run in a bounded pool that never waits for the slowest
+//     row, with a share per receiver host and a breaker per host (net/delivery-pool.ts, net/outbox-pump.ts).
 // Delivery is at-least-once (a crash after the POST and before the mark re-sends); receivers dedupe on
 // `webhook-id`. Loopback/private targets are refused at connect time unless the operator allows them.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { createSafeAgents, type SafeAgents } from '../net/safe-agent.ts';
+import { DEFAULT_DELIVERY_POOL, DeliveryPool, type DeliveryPoolOptions } from '../net/delivery-pool.ts';
+import { OutboxPump, type Prepared } from '../net/outbox-pump.ts';
 import { nextTry, postSigned } from '../net/signed-post.ts';
 import { RoundLoop } from '../runtime/round-loop.ts';
-import { claimDue } from '../store/repos/outbox-claim.ts';
+import { claimDue, deferClaimed } from '../store/repos/outbox-claim.ts';
 import { storedFamily, toTaskRecord } from '../store/repos/tasks.ts';
 import type { Database } from '../store/schema.ts';
 import { isUniqueViolation } from '../store/store-errors.ts';
@@ -25,6 +28,8 @@ export interface CallbackOptions {
   allowPrivateNetwork: boolean;
   /** Per-delivery timeout. */
   timeoutMs?: number;
+  /** Deliveries in flight, a host's share of them, its breaker (default DEFAULT_DELIVERY_POOL). */
+  pool?: DeliveryPoolOptions;
 }
 
 export interface CallbackDeps {
@@ -46,15 +51,23 @@ export class CallbackDispatcher {
   private readonly loop: RoundLoop;
   private readonly agents: SafeAgents;
   private readonly ownAgents: boolean;
+  private readonly pump: OutboxPump;
 
   constructor(private readonly deps: CallbackDeps) {
     this.agents = deps.agents ?? createSafeAgents();
     this.ownAgents = !deps.agents;
+    const onError = (e: unknown) => deps.logger.error({ err: String(e) }, 'callback round failed');
+    // The loop's round does not wait for its deliveries: each one that ends kicks another round (a new claim).
     this.loop = new RoundLoop(
-      () => this.tick(),
+      async () => {
+        await this.enqueueFinished();
+        await this.pump.round();
+      },
       deps.options.tickMs,
-      (e) => deps.logger.error({ err: String(e) }, 'callback round failed'),
+      onError,
     );
+    const pool = new DeliveryPool(deps.options.pool ?? DEFAULT_DELIVERY_POOL);
+    this.pump = new OutboxPump({ claim: (max, now) => this.claim(max, now) }, pool, deps.options.timeoutMs ?? 10_000, () => this.loop.kick(), onError);
   }
 
   start(): void {
@@ -63,6 +76,7 @@ export class CallbackDispatcher {
 
   async stop(): Promise<void> {
     await this.loop.stop();
+    await this.pump.drain();
     if (this.ownAgents) await this.agents.close();
   }
 
@@ -116,13 +130,31 @@ export class CallbackDispatcher {
     return n;
   }
 
+  /** Starts what is due and the pool has room for, and waits for those deliveries. Returns how many. */
   async deliverDue(now = Date.now()): Promise<number> {
-    const claimed = await claimDue(this.deps.db, 'callbacks', now, CLAIM_MS);
-    await Promise.all(claimed.map(({ row: c, attempt }) => this.deliverOne(c.id, c.url, c.payload, attempt, c.task_id, c.token_id)));
-    return claimed.length;
+    const started = await this.pump.round(now);
+    await Promise.all(started);
+    return started.length;
   }
 
-  private async deliverOne(id: string, url: string, payload: string, attempt: number, taskId: string, tokenId: string): Promise<void> {
+  private async claim(max: number, now: number): Promise<Prepared[]> {
+    const claimed = await claimDue(this.deps.db, 'callbacks', now, CLAIM_MS, max);
+    return claimed.map(({ row: c, attempt }) => ({
+      url: c.url,
+      send: (timeoutMs: number) => this.deliverOne(c.id, c.url, c.payload, attempt, c.task_id, c.token_id, timeoutMs),
+      defer: (until: number) => deferClaimed(this.deps.db, 'callbacks', c.id, attempt, until),
+    }));
+  }
+
+  private async deliverOne(
+    id: string,
+    url: string,
+    payload: string,
+    attempt: number,
+    taskId: string,
+    tokenId: string,
+    timeoutMs: number,
+  ): Promise<{ timedOut: boolean }> {
     const o = this.deps.options;
     const outcome = await postSigned({
       url,
@@ -133,14 +165,14 @@ export class CallbackDispatcher {
       userAgent: 'tollway-callbacks/1',
       agents: this.agents,
       allowPrivateNetwork: o.allowPrivateNetwork,
-      timeoutMs: o.timeoutMs ?? 10_000,
+      timeoutMs,
     });
     const now = Date.now();
     const { error } = outcome;
     if (error === null) {
       await this.deps.db.updateTable('callbacks').set({ state: 'delivered', last_error: null, updated_at: now }).where('id', '=', id).execute();
       this.deps.logger.info({ task_id: taskId, callback_id: id, attempt }, 'callback delivered');
-      return;
+      return { timedOut: false };
     }
     const next = nextTry(attempt, outcome, o, now);
     await this.deps.db
@@ -149,5 +181,6 @@ export class CallbackDispatcher {
       .where('id', '=', id)
       .execute();
     this.deps.logger.warn({ task_id: taskId, callback_id: id, attempt, error, gave_up: next === null }, 'callback delivery failed');
+    return { timedOut: outcome.timedOut === true };
   }
 }

@@ -7,7 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type { TaskRef } from '../metering/types.ts';
 import type { TaskEngineDeps } from './engine.ts';
-import { isSlotRefusal, requeue, slotAfterSubmit, takeSlot } from './slot-queue.ts';
+import { withinWaitingCaps } from './slot-caps.ts';
+import { isSlotRefusal, requeue, slotAfterSubmit, slotTaken, takeSlot } from './slot-queue.ts';
 import type { CreateTaskInput, SubmitOutcome, TaskRecord, UnconfirmedSubmit } from './types.ts';
 import type { TaskPatch } from '../store/repos/tasks.ts';
 
@@ -41,6 +42,7 @@ export async function createTask(deps: TaskEngineDeps, owner: string, input: Cre
     },
     now,
   );
+  if (slot) await withinWaitingCaps(deps, slot.deps, id, input.tokenId);
   const ref: TaskRef = { taskId: id, tokenId: input.tokenId, model: input.model, billingModel: input.billingModel, requestId: input.requestId };
   let holdAmount: number;
   try {
@@ -50,14 +52,14 @@ export async function createTask(deps: TaskEngineDeps, owner: string, input: Cre
     throw e;
   }
   if (slot) {
-    const parked = await takeSlot(deps, slot.deps, owner, { id, queue: slot.queue, createdAt: now, holdAmount, attempts: 0 });
+    const parked = await takeSlot(deps, slot.deps, owner, { id, queue: slot.queue, holdAmount, attempts: 0 });
     if (parked) return parked;
   }
   let out: Awaited<ReturnType<typeof input.submit>>;
   try {
     out = await input.submit(id, input.channel);
   } catch (e) {
-    if (slot && isSlotRefusal(e)) return requeue(deps, { id, queue: slot.queue, holdAmount, attempts: 0 }, Date.now() + o.pollBaseMs, e);
+    if (slot && isSlotRefusal(e)) return requeue(deps, slot.deps, { id, queue: slot.queue, holdAmount, attempts: 0 }, Date.now() + o.pollBaseMs, e);
     // Only while still `submitting`: past the deadline the poller may have found the task upstream and adopted it.
     if (await deps.repo.delete(id, 'submitting')) await deps.meter().release(ref);
     throw e;
@@ -65,7 +67,7 @@ export async function createTask(deps: TaskEngineDeps, owner: string, input: Cre
   const extra = slot ? slotAfterSubmit(deps, input.upstreamModel, out) : {};
   if ('unconfirmed' in out) return unconfirmed(deps, id, out, extra);
   const t = await submitted(deps, id, out, holdAmount, input.channel.id, extra);
-  if (slot) await slot.deps.repo.markHeadDue(slot.queue).catch(() => undefined);
+  if (slot) await slotTaken(slot.deps, slot.queue);
   return t;
 }
 

@@ -4,7 +4,9 @@
 // single query that brings its result and usage, a started one has its state written. An account's round runs on one
 // instance at a time (claimRound), at most every listIntervalMs, and less often when its pages would take more than
 // half of its query budget; its pages wait for room in that budget. A round that cannot finish within its interval is
-// cut short and changes nothing: the next one lists again, knowing the list's length.
+// cut short and changes nothing: the next one lists again, knowing the list's length. The list's own numbers are not
+// trusted: a round reads at most the pages its open tasks need (roundPages), and keeps at most the page size asked for
+// from a page; a round cut at that many pages speaks only for the tasks it saw (the others keep their own polls).
 import type { Logger } from 'pino';
 import type { Kysely } from 'kysely';
 import type { Channel } from '../routing/channel-registry.ts';
@@ -48,6 +50,8 @@ interface Followed {
 interface Seen {
   at: number;
   statuses: Map<string, string>;
+  /** The list had more pages than the round read (roundPages): it does not speak for the tasks it did not show. */
+  partial: boolean;
 }
 
 const OPEN_STATUS: Record<string, PollOutcome['state']> = { PENDING: 'queued', RUNNING: 'in_progress', SUSPENDED: 'in_progress' };
@@ -59,6 +63,16 @@ const PASS_MS = 1000;
 export const LISTED_POLL_BACKOFFS = 4;
 /** Changed tasks read from the store per turn. */
 const HANDLE_SLICE = 256;
+/** The page size assumed for a driver that does not say. */
+const DEFAULT_PAGE_SIZE = 100;
+
+/**
+ * The most pages a round reads for `open` tasks of the account on pages of `pageSize`: theirs, as many again for the
+ * account's other tasks created since the oldest of them, and two more — never what the list says it has.
+ */
+export function roundPages(open: number, pageSize: number): number {
+  return 2 * Math.ceil(open / Math.max(1, pageSize)) + 2;
+}
 
 /**
  * Whether an account's list round that began at `at` still speaks for its tasks: for three of its intervals, since
@@ -95,7 +109,7 @@ export class ListRounds {
     const kinds: Array<{ kind: string; channels: string[] }> = [];
     for (const a of this.followed) {
       const s = this.seen.get(a.account);
-      if (s === undefined || !this.fresh(a.account, s)) continue;
+      if (s === undefined || s.partial || !this.fresh(a.account, s)) continue;
       const k = kinds.find((x) => x.kind === a.kind);
       if (k) k.channels.push(...a.channelIds);
       else kinds.push({ kind: a.kind, channels: [...a.channelIds] });
@@ -163,18 +177,23 @@ export class ListRounds {
     const startedAt = Date.now();
     const statuses = new Map<string, string>();
     const limit = { timeoutMs: this.deps.options.pollTimeoutMs };
+    const pageSize = driver.listPageSize ?? DEFAULT_PAGE_SIZE;
+    const most = roundPages(a.count, pageSize);
     let pages = 1;
+    let listed = 1;
     for (let page = 1; page <= pages; page++) {
       // The pages come at the budget's pace (they were given half of it: intervalOf); a round that cannot finish
       // within its interval is cut short, and the next one lists again.
       if (!(await this.admitPage(account, startedAt + Math.max(interval, this.intervalOf(pages))))) return;
       const p = await driver.listPage!(a.channel, a.oldest - CLOCK_MARGIN_MS, page, limit);
-      pages = p.totalPages;
+      listed = Number.isFinite(p.totalPages) ? Math.max(1, Math.floor(p.totalPages)) : page;
+      pages = Math.min(listed, most);
       this.pages.set(account, pages);
-      for (const t of p.tasks) statuses.set(t.upstreamTaskId, t.status);
+      for (const t of p.tasks.slice(0, pageSize)) statuses.set(t.upstreamTaskId, t.status);
     }
+    if (listed > pages) this.deps.logger.warn({ account, listed_pages: listed, read_pages: pages }, 'task list longer than its open tasks need: read in part');
     for (const [id, status] of statuses) if (last?.statuses.get(id) !== status) pending.set(id, status);
-    this.seen.set(account, { at: Date.now(), statuses });
+    this.seen.set(account, { at: Date.now(), statuses, partial: listed > pages });
     await this.deps.budget.roundDone(account, startedAt);
     await this.handle(kind, account, a.channelIds, pending);
   }

@@ -34,6 +34,12 @@ export interface TaskEngineOptions {
   pollTimeoutMs: number;
   /** How long a task may wait in the gateway for a parallel-task slot before it fails uncharged (slot-queue.ts). */
   slotWaitMs: number;
+  /** Submits of one parallel-task queue in flight at once (fewer when the account's task_slots leave less room). */
+  slotSubmits: number;
+  /** Tasks one token may have waiting for a parallel-task slot; a creation past it is refused (0: no cap). */
+  queueMaxPerToken: number;
+  /** Tasks the tokens of one customer account may have waiting for a parallel-task slot (0: no cap). */
+  queueMaxPerAccount: number;
   /**
    * DashScope task queries per second per upstream account (the account allows 20, shared by all its keys and by
    * every gateway instance when Redis is configured); 0 = not budgeted.
@@ -59,6 +65,9 @@ export const DEFAULT_TASK_ENGINE_OPTIONS: TaskEngineOptions = {
   batchSize: 64,
   pollTimeoutMs: 20_000,
   slotWaitMs: 3600_000,
+  slotSubmits: 4,
+  queueMaxPerToken: 200,
+  queueMaxPerAccount: 1000,
   dashscopeQueryQps: 15,
   listIntervalMs: 2000,
 };

@@ -36,17 +36,21 @@ export class PollerThread {
   private worker: Worker | null = null;
   private wanted = false;
   private restartTimer: NodeJS.Timeout | null = null;
-  private restartDelay = RESTART_MS;
+  private restartDelay: number;
   /** A thread has been ready once: later failed starts are retried (the first is the caller's to handle). */
   private everStarted = false;
   /** The running thread's OS thread id (Linux), e.g. to see its scheduling priority. */
   tid: number | null = null;
 
+  /** `restartMs`: the first restart delay (tests shorten it rather than wait seconds for each restart). */
   constructor(
     private readonly data: PollerThreadData,
     private readonly sink: { write(line: string): unknown },
     private readonly logger: Logger,
-  ) {}
+    private readonly restartMs = RESTART_MS,
+  ) {
+    this.restartDelay = restartMs;
+  }
 
   /** Start the thread; resolves once it polls. A failed start is not retried: it rejects (the gateway does not start). */
   async start(): Promise<void> {
@@ -108,7 +112,7 @@ export class PollerThread {
           started = true;
           this.everStarted = true;
           this.tid = m.tid;
-          this.restartDelay = RESTART_MS;
+          this.restartDelay = this.restartMs;
           resolve();
         } else if ('failed' in m) failure = m.failed;
       });

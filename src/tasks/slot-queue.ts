@@ -2,10 +2,13 @@
 // parallel tasks per account and model version, shared by every key of the account; over the limit a creation is
 // refused (429 code 1303; 1302 is its rate limit) and nothing is created. Such a refusal does not fail the client:
 // the task is kept `waiting` — hold placed, upstream creation stored, shown to the client as submitted — and
-// submitted when it is its queue's head and a slot is free (store/repos/slot-queue.ts decides, across instances):
-// by its creation request when nothing waits ahead of it, else by the poller, which tries a queue's head on its poll
-// schedule (back-off) and at once when one of the queue's tasks ends. Past the maximum wait it fails uncharged.
+// submitted when its turn comes and the queue has room (store/repos/slot-queue.ts decides, across instances): turns
+// are fair across customers (store/repos/slot-turns.ts), and several submits of a queue may be in flight at once. A
+// task is submitted by its creation request when no parked task's turn comes first, else by the poller, which tries
+// the next turns on their poll schedule (back-off) and at once when one of the queue's tasks ends. Past the maximum
+// wait it fails uncharged; so does a task whose token or account may no longer spend (revoked, expired, quota).
 import type { Logger } from 'pino';
+import type { HolderGone } from '../store/repos/slot-holders.ts';
 import type { SlotQueueRepo } from '../store/repos/slot-queue.ts';
 import type { TaskPatch } from '../store/repos/tasks.ts';
 import { isGatewayError } from '../errors/gateway-error.ts';
@@ -19,6 +22,8 @@ export interface SlotDeps {
   repo: SlotQueueRepo;
   /** The operator's task_slots for the queue's account (null: not set; the upstream's refusals tell). */
   limitOf(queue: string): number | null;
+  /** Submits of one queue in flight at once (TOLLWAY_TASK_QUEUE_SUBMITS). */
+  submits: number;
 }
 
 /** A creation request that waits this long behind other requests' submits leaves its task to the poller. */
@@ -26,6 +31,15 @@ const INLINE_WAIT_MS = 5000;
 
 /** The code of a task failed because no slot freed within the maximum wait. */
 export const SLOT_WAIT_CODE = 'task_slot_wait_timeout';
+
+const NOT_SENT = 'while the task waited for upstream capacity; it was not submitted and not charged';
+
+/** What a waiting task whose holder may no longer spend fails with (it was never sent). */
+const HOLDER_GONE: Record<HolderGone, string> = {
+  token_revoked: `The token or its account was revoked ${NOT_SENT}`,
+  token_expired: `The token or its account expired ${NOT_SENT}`,
+  insufficient_quota: `The token or its account ran out of quota ${NOT_SENT}`,
+};
 
 /** The upstream refused the creation for the account's limits (parallel tasks 1303, rate 1302) and took nothing. */
 export function isSlotRefusal(e: unknown): boolean {
@@ -42,35 +56,50 @@ interface Queued {
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** The tasks whose turn is next are tried at the poller's next round. */
+export function markDue(slots: SlotDeps, queue: string): Promise<void> {
+  return slots.repo.markHeadDue(queue, slots.limitOf(queue), slots.submits).catch(() => undefined);
+}
+
 /**
  * A new task's turn (its creation request): null when it moved on to be submitted now; else the task, parked
- * `waiting` for the poller — its queue is blocked (older tasks wait for a slot, or the operator's task_slots are in
- * use), or others' submits ahead of it took too long.
+ * `waiting` for the poller — the operator's task_slots are in use, parked tasks' turns come first (the upstream
+ * refused them, or they wait for a slot), or the submits ahead of it took too long.
  */
-export async function takeSlot(deps: TaskEngineDeps, slots: SlotDeps, owner: string, t: Queued & { createdAt: number }): Promise<TaskRecord | null> {
+export async function takeSlot(deps: TaskEngineDeps, slots: SlotDeps, owner: string, t: Queued): Promise<TaskRecord | null> {
   for (let wait = 25, waited = 0; ; wait = Math.min(wait * 2, 250)) {
     const limit = slots.limitOf(t.queue);
-    if (await slots.repo.promote(t.id, t.queue, owner, deps.options.leaseMs, limit, t.holdAmount)) return null;
-    const s = await slots.repo.standing(t.id, t.queue, t.createdAt);
+    const turn = { id: t.id, queue: t.queue, owner, leaseMs: deps.options.leaseMs, limit, submits: slots.submits, inline: true, holdAmount: t.holdAmount };
+    if (await slots.repo.promote(turn)) return null;
+    const s = await slots.repo.standing(t.id, t.queue);
     const full = limit !== null && s.open >= limit;
     if (full || s.parkedAhead > 0 || waited >= INLINE_WAIT_MS) {
       const why = full
         ? `the account's task_slots (${limit}) for this model are in use`
         : s.parkedAhead > 0
-          ? `${s.parkedAhead} older task(s) of its queue wait for a slot`
+          ? `${s.parkedAhead} task(s) of its queue wait for a slot with an earlier turn`
           : 'other submits of its queue are in flight';
-      return park(deps, t, 'waiting', Date.now() + deps.options.pollBaseMs, why);
+      const parked = await park(deps, t, 'waiting', Date.now() + deps.options.pollBaseMs, why);
+      if (!full) await markDue(slots, t.queue);
+      return parked;
     }
     await sleep(wait);
     waited += wait;
   }
 }
 
-/** The upstream refused the creation for its limits: back to `waiting`, tried again at `nextAt` (or sooner, when a slot frees). */
-export function requeue(deps: TaskEngineDeps, t: Queued, nextAt: number, e: unknown): Promise<TaskRecord> {
+/**
+ * The upstream refused the creation for its limits: back to `waiting` (its turn given back), tried again at `nextAt`
+ * (or sooner, when a slot frees); while it waits, the queue without task_slots probes one submit at a time.
+ */
+export async function requeue(deps: TaskEngineDeps, slots: SlotDeps, t: Queued, nextAt: number, e: unknown): Promise<TaskRecord> {
   const code = isGatewayError(e) ? e.code : 'refused';
+  await slots.repo.unserved(t.queue, t.id);
   return park(deps, t, 'submitting', nextAt, `the upstream account refused the creation for its limits (${code})`);
 }
+
+/** The upstream took a creation of the queue: the next turns are tried. */
+export const slotTaken = (slots: SlotDeps, queue: string): Promise<void> => markDue(slots, queue);
 
 async function park(deps: TaskEngineDeps, t: Queued, from: 'waiting' | 'submitting', nextPollAt: number, why: string): Promise<TaskRecord> {
   const now = Date.now();
@@ -99,6 +128,12 @@ export function slotAfterSubmit(deps: TaskEngineDeps, upstreamModel: string, out
  */
 export async function advanceWaiting(deps: TaskEngineDeps, slots: SlotDeps, owner: string, t: TaskRecord, driver: TaskDriver | undefined): Promise<TaskRecord> {
   const queue = t.slotQueue ?? '';
+  const gone = await slots.repo.holderGone(t.tokenId);
+  if (gone) {
+    const ended = await endUnsubmitted(deps, slots, t, 'waiting', 'failed', { code: gone, message: HOLDER_GONE[gone] });
+    if (ended) deps.logger.warn({ task_id: t.id, token_id: t.tokenId, reason: gone }, 'waiting task failed uncharged: its holder may no longer spend');
+    return ended ?? t;
+  }
   if (Date.now() - t.createdAt > deps.options.slotWaitMs) {
     const minutes = Math.round(deps.options.slotWaitMs / 60_000);
     const error = {
@@ -113,7 +148,8 @@ export async function advanceWaiting(deps: TaskEngineDeps, slots: SlotDeps, owne
       );
     return ended ?? t;
   }
-  if (!driver?.submitStored || !(await slots.repo.promote(t.id, queue, owner, deps.options.leaseMs, slots.limitOf(queue)))) return t;
+  const turn = { id: t.id, queue, owner, leaseMs: deps.options.leaseMs, limit: slots.limitOf(queue), submits: slots.submits };
+  if (!driver?.submitStored || !(await slots.repo.promote(turn))) return t;
   const stored = await slots.repo.submitBody(t.id);
   const q: Queued = { id: t.id, queue, holdAmount: t.holdAmount, attempts: t.pollAttempts };
   let out: SubmitOutcome | UnconfirmedSubmit;
@@ -121,7 +157,7 @@ export async function advanceWaiting(deps: TaskEngineDeps, slots: SlotDeps, owne
     if (stored === null) throw new Error('the stored creation is missing');
     out = await driver.submitStored(t, stored);
   } catch (e) {
-    if (isSlotRefusal(e)) return requeue(deps, q, t.nextPollAt, e);
+    if (isSlotRefusal(e)) return requeue(deps, slots, q, t.nextPollAt, e);
     const error = isGatewayError(e)
       ? { code: e.code, message: e.message, upstreamRequestId: e.upstreamRequestId ?? null }
       : { code: 'upstream_error', message: 'The task could not be submitted upstream' };
@@ -131,7 +167,7 @@ export async function advanceWaiting(deps: TaskEngineDeps, slots: SlotDeps, owne
   const extra = slotAfterSubmit(deps, t.upstreamModel, out);
   if ('unconfirmed' in out) return unconfirmed(deps, t.id, out, extra);
   const done = await submitted(deps, t.id, out, t.holdAmount, t.channelId, extra);
-  await slots.repo.markHeadDue(queue);
+  await slotTaken(slots, queue);
   return done;
 }
 
@@ -157,12 +193,12 @@ export async function endUnsubmitted(
   } catch (e) {
     deps.logger.error({ task_id: t.id, err: String(e) }, 'releasing the hold of a task that was never submitted failed (reconcile)');
   }
-  if (t.slotQueue) await slots?.repo.markHeadDue(t.slotQueue).catch(() => undefined);
+  if (t.slotQueue && slots) await markDue(slots, t.slotQueue);
   return deps.repo.get(t.id);
 }
 
 /** One of a queue's open tasks ended: its slot is free, so the queue's head is tried at the next poller round. */
 export function slotFreed(slots: SlotDeps | undefined, t: Pick<TaskRecord, 'slotQueue'>): Promise<void> {
   if (!slots || !t.slotQueue) return Promise.resolve();
-  return slots.repo.markHeadDue(t.slotQueue).catch(() => undefined);
+  return markDue(slots, t.slotQueue);
 }

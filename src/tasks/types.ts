@@ -168,6 +168,8 @@ export interface TaskDriver {
    * One page of the account's task list: the status of each task created at or after `createdFrom` (ms). With it, an
    * account with many open tasks is followed by list rounds (tasks/list-rounds.ts) instead of one query per task.
    */
+  /** The page size `listPage` asks for: a page's tasks past it are not the list's (list-rounds.ts keeps at most this many). */
+  listPageSize?: number;
   listPage?(
     channel: Channel,
     createdFrom: number,

@@ -1,6 +1,7 @@
 // The per-connection memo of a credential's hash (TokenAuth `presented`): computed once while a connection repeats
 // the same credential, never answering for another credential, and never standing between a revocation and an
 // open connection.
+// store-independent: the tokens repo is a stand-in object; only its types come from src/store/.
 import { describe, expect, it, vi } from 'vitest';
 
 const hashes = vi.hoisted(() => ({ calls: 0 }));

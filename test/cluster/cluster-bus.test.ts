@@ -29,7 +29,15 @@ describe('cluster event parsing', () => {
       from: 'x',
       event: { kind: 'token-changed', hashes: [hash] },
     });
+    // With the token's id: its allowances are retired there too.
+    expect(parseClusterEvent(JSON.stringify({ from: 'x', event: { kind: 'token-changed', hashes: [hash], id: 'tok_abc123' } }))?.event).toEqual({
+      kind: 'token-changed',
+      hashes: [hash],
+      id: 'tok_abc123',
+    });
     for (const bad of [
+      JSON.stringify({ from: 'x', event: { kind: 'token-changed', hashes: [hash], id: 'acc_abc' } }),
+      JSON.stringify({ from: 'x', event: { kind: 'token-changed', hashes: [hash], id: 7 } }),
       JSON.stringify({ from: 'x', event: { kind: 'token-changed', hashes: ['short'] } }),
       JSON.stringify({ from: 'x', event: { kind: 'token-changed', hashes: hash } }),
       'nope',

@@ -1,5 +1,6 @@
 // Reconciliation after a stretch of mixed traffic with faults, through the real server on the test store: the
-// ledger and the stored upstream usage agree to the micro-unit; a tampered or missing charge is reported.
+// ledger and the stored upstream usage agree to the micro-unit; a tampered or missing charge is reported, and a charge
+// whose request-log row is missing is told apart from one that prices differently.
 import { describe, expect, it } from 'vitest';
 import { isClean, reconcile } from '../../src/core/reconcile.ts';
 import { ReconcileRepo } from '../../src/store/repos/reconcile.ts';
@@ -117,5 +118,17 @@ describe('reconcile', () => {
     expect(off.mismatches.map((m) => m.key)).toContain(sync[0]!.idempotency_key);
     expect(off.successes_without_charge.map((s) => s.task_id)).toEqual([task.task_id]);
     expect(off.difference).toBe(1);
+
+    // A crash lost a call's request-log row (both rows are written behind): listed as such, and out of the difference;
+    // a row that is there without its usage stays a mismatch that counts.
+    const [lostLog, noUsage] = [sync[1]!, sync[2]!];
+    await h.store.db.deleteFrom('request_log').where('request_id', '=', lostLog.request_id!).execute();
+    await h.store.db.updateTable('request_log').set({ usage: null }).where('request_id', '=', noUsage.request_id!).execute();
+    const lost = await report(from);
+    const reasonOf = (key: string) => lost.mismatches.filter((m) => m.key === key).map((m) => [m.reason, m.reported_amount]);
+    expect(reasonOf(lostLog.idempotency_key)).toEqual([['request-log row missing', null]]);
+    expect(reasonOf(noUsage.idempotency_key)).toEqual([['no stored usage for this charge', null]]);
+    expect(lost.difference).toBe(1 + Number(noUsage.amount));
+    expect(isClean(lost)).toBe(false);
   });
 });

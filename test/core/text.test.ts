@@ -28,7 +28,7 @@ function setup(charge: () => number) {
   const deps = {
     channels: { forModel: () => [channel], markNotEntitled: () => undefined },
     breakers: { allow: () => true, isOpen: () => false, success: () => undefined, failure: () => undefined },
-    meter: { chargeSyncDeferred: vi.fn(charge) },
+    meter: { chargeSyncDeferred: vi.fn(charge), chargesBehind: () => undefined },
   } as unknown as TextDeps;
   const state = newRequestState();
   state.principal = { tokenId: 'tok_1', name: 't', models: null, quota: null, rpmLimit: null, tpmLimit: null, concurrencyLimit: null, billing: null };
@@ -42,6 +42,18 @@ describe('completeText', () => {
     await completeText(deps, call, model, async () => answer, written);
     expect(call.state.amount).toBe(7);
     expect(call.state.usage).toEqual({ input_tokens: 3, output_tokens: 4 });
+    expect(written).toHaveBeenCalledWith('{"ok":true}');
+  });
+
+  it("while the charges' writer is behind, the answer waits until the queue has caught up with its charge", async () => {
+    const { deps, call, written } = setup(() => 7);
+    let caughtUp: () => void = () => undefined;
+    (deps.meter as { chargesBehind: () => Promise<void> | undefined }).chargesBehind = () => new Promise<void>((r) => (caughtUp = r));
+    const done = completeText(deps, call, model, async () => answer, written);
+    await new Promise((r) => setImmediate(r));
+    expect(written).not.toHaveBeenCalled();
+    caughtUp();
+    await done;
     expect(written).toHaveBeenCalledWith('{"ok":true}');
   });
 

@@ -21,7 +21,7 @@ const ch = (id: string): Channel => ({
   taskSlots: null,
   modelLimits: null,
 });
-const entry = { id: 'm1' } as ModelEntry;
+const entry = { id: 'm1', upstreamModel: 'up-m1' } as ModelEntry;
 
 function setup(channels: Channel[], quota: number | null, exhausted = false) {
   const marked: string[] = [];
@@ -31,7 +31,7 @@ function setup(channels: Channel[], quota: number | null, exhausted = false) {
     releaseReserved: vi.fn(async () => undefined),
   };
   const deps = {
-    channels: { forModel: () => channels, markNotEntitled: (c: string, m: string) => marked.push(`${c}:${m}`) },
+    channels: { forModel: () => channels, markNotEntitled: (c: { id: string }, m: string, tenant: string) => marked.push(`${c.id}:${m}:${tenant}`) },
     breakers: new CircuitBreakers(),
     meter,
   } as unknown as UpstreamCallDeps;
@@ -103,7 +103,7 @@ describe('upstreamCall', () => {
     }
   });
 
-  it("the plan's channels replace the entry's; a not-entitled refusal marks the channel for the plan's entry and moves on", async () => {
+  it("the plan's channels replace the entry's; a not-entitled refusal marks the channel for the upstream model and the calling tenant, and moves on", async () => {
     const { deps, call, marked } = setup([ch('x')], null);
     const seen: string[] = [];
     const out = await upstreamCall(deps, call, plan({ retry: 'connect-only', channels: [ch('a'), ch('b')] }), async (c) => {
@@ -113,6 +113,7 @@ describe('upstreamCall', () => {
     });
     expect(seen.every((id) => id === 'a' || id === 'b')).toBe(true);
     expect(out).toBe(seen[1]);
-    expect(marked).toEqual([`${seen[0]}:m1`]);
+    // What was refused: the upstream model the call named, for the calling tenant.
+    expect(marked).toEqual([`${seen[0]}:up-m1:tok:tok`]);
   });
 });

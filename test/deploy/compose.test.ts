@@ -25,9 +25,16 @@ interface Service {
   ports?: string[];
 }
 
-/** Compose's variable substitution with nothing set in the environment: `${X:-default}` is the default. */
+/** What an operator must set (`${X:?message}`): the one variable given here. */
+const REQUIRED: Record<string, string> = { TOLLWAY_ADMIN_KEY: 'an-operator-admin-key-0123456789' };
+
+/** Compose's variable substitution with only REQUIRED set: `${X:-default}` is the default, `${X:?message}` must be set. */
 function interpolate(v: string): string {
-  return v.replace(/\$\{([A-Z0-9_]+)(?::?-([^}]*))?\}/g, (_m, _name: string, def: string | undefined) => def ?? '');
+  return v.replace(/\$\{([A-Z0-9_]+)(?:(:?[-?])([^}]*))?\}/g, (_m, name: string, op: string | undefined, arg: string | undefined) => {
+    if (REQUIRED[name] !== undefined) return REQUIRED[name]!;
+    if (op?.endsWith('?')) throw new Error(`compose would refuse to run without ${name}: ${arg}`);
+    return arg ?? '';
+  });
 }
 
 const compose = parse(read(join(DEPLOY, 'compose.yaml')), { merge: true }) as { services: Record<string, Service> };
@@ -57,6 +64,14 @@ describe('deploy/compose.yaml', () => {
     expect(one!.adminKey).toBeDefined();
     expect([two!.secret, two!.adminKey, two!.databaseUrl, two!.redisUrl]).toEqual([one!.secret, one!.adminKey, one!.databaseUrl, one!.redisUrl]);
     expect(loadConfig(envOf(services.migrate!)).databaseUrl).toBe(one!.databaseUrl);
+  });
+
+  it('has no default admin key: compose refuses to run without one, and the gateway refuses a placeholder', () => {
+    for (const [name, s] of gateways) {
+      expect(String(s.environment!.TOLLWAY_ADMIN_KEY), name).toMatch(/^\$\{TOLLWAY_ADMIN_KEY:\?[^}]*TOLLWAY_ADMIN_KEY[^}]*\}$/);
+    }
+    const env = { ...envOf(gateways[0]![1]), TOLLWAY_ADMIN_KEY: 'local-only-admin-key-change-me' };
+    expect(() => loadConfig(env)).toThrow(/TOLLWAY_ADMIN_KEY is a placeholder.*openssl rand/);
   });
 
   it('sets no variable the gateway does not read (a misspelt name would be silently ignored)', () => {

@@ -1,4 +1,4 @@
-// An upstream refusal the client's own input caused (400, 413, 431, a content refusal) is the client's: it is
+// An upstream refusal the client's own input caused (400, 408, 409, 411, 413, 415, 416, 431, 451, a content refusal) is the client's: it is
 // answered as such, never counted against the channel's breaker and never sent to another channel. The issue's
 // attack: one tenant's oversized beta header made the upstream answer 431 on both channels, and five calls opened
 // every breaker for every tenant. Forwarded headers are bounded and refused before any upstream call.
@@ -37,6 +37,7 @@ describe('upstream refusals caused by the client', () => {
     { kind: 'status', arg: 400, code: 'upstream_invalid_request' },
     { kind: 'status', arg: 413, code: 'upstream_invalid_request' },
     { kind: 'status', arg: 431, code: 'upstream_invalid_request' },
+    ...[408, 409, 411, 415, 416, 451].map((arg) => ({ kind: 'status', arg, code: 'upstream_invalid_request' }) as const),
     { kind: 'content-filter', code: 'upstream_content_filtered' },
   ] as const) {
     const name = 'arg' in fault ? `${fault.kind} ${fault.arg}` : fault.kind;
@@ -55,8 +56,8 @@ describe('upstream refusals caused by the client', () => {
     });
   }
 
-  it("both upstreams: 400, 413, 414, 422 and 431 are the client's invalid request", () => {
-    for (const status of [400, 413, 414, 422, 431]) {
+  it("both upstreams: 400, 408, 409, 411, 413, 414, 415, 416, 422, 431 and 451 are the client's invalid request", () => {
+    for (const status of [400, 408, 409, 411, 413, 414, 415, 416, 422, 431, 451]) {
       expect(upstreamErrorCode(status, undefined)).toBe('upstream_invalid_request');
       expect(klingErrorCode(status, undefined)).toBe('upstream_invalid_request');
     }

@@ -22,7 +22,7 @@ describe('per-endpoint body limits', () => {
   const pad = (n: number) => 'x'.repeat(n);
 
   it('classifies the contract paths', () => {
-    expect(bodyClassOf('/v1/chat/completions')).toBe('media');
+    expect(bodyClassOf('/v1/chat/completions')).toBe('chat');
     expect(bodyClassOf('/v1/embeddings')).toBe('text');
     expect(bodyClassOf('/v1/images/edits')).toBe('upload');
     expect(bodyClassOf('/v1/videos')).toBe('upload');

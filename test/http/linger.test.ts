@@ -4,7 +4,7 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../support/harness.ts';
-import { LINGER_BYTES } from '../../src/http/linger.ts';
+import { LINGER_BYTES, LINGER_MS } from '../../src/http/linger.ts';
 
 const t = useHarness({ env: { TOLLWAY_UPLOAD_BODY_LIMIT: '4096', TOLLWAY_BODY_LIMIT: '4096', TOLLWAY_TASK_POLLER: 'false' } });
 const MiB = 1024 * 1024;
@@ -93,5 +93,43 @@ describe('413 for a body still being sent', () => {
     const body = Buffer.concat([head, Buffer.alloc(4 * MiB, 7), Buffer.from(`\r\n--${boundary}--\r\n`)]);
     const tries = 20;
     expect(await fetchStatuses('/v1/images/edits', `multipart/form-data; boundary=${boundary}`, body, tries)).toEqual(Array(tries).fill('413'));
+  });
+});
+
+/**
+ * Announce a body with no credential and drip it, a byte every DRIP_MS, while reading: the answer's status line and
+ * how many bytes were dripped before the gateway dropped the connection.
+ */
+const DRIP_MS = 20;
+async function dripUntilDropped(path: string): Promise<{ status: string; dripped: number }> {
+  const u = new URL(t.h.url);
+  const s = connect(Number(u.port), u.hostname);
+  let got = '';
+  let dropped = false;
+  s.on('data', (d: Buffer) => (got += d.toString('latin1')));
+  s.on('error', () => (dropped = true));
+  s.on('close', () => (dropped = true));
+  await new Promise<void>((r) => s.once('connect', () => r()));
+  s.write(`POST ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n`);
+  let dripped = 0;
+  // Bounded: the old linger would take LINGER_MS / DRIP_MS bytes; twice that ends the test either way.
+  while (!dropped && dripped < (2 * LINGER_MS) / DRIP_MS) {
+    await new Promise((r) => setTimeout(r, DRIP_MS));
+    if (!dropped) s.write(' ');
+    dripped++;
+  }
+  s.destroy();
+  return { status: got.split('\r\n')[0]!, dripped };
+}
+
+describe('an unauthenticated slow drip', () => {
+  it('is answered 401 at once and its connection dropped at the first pace check, not held for the whole linger', async () => {
+    for (const path of ['/v1/chat/completions', '/v1/images/generations']) {
+      const { status, dripped } = await dripUntilDropped(path);
+      expect(status).toBe('HTTP/1.1 401 Unauthorized');
+      // A drip of 50 bytes a second is dropped within a check or two (a second each), far from the LINGER_MS the
+      // wait may last for a body that keeps coming.
+      expect(dripped).toBeLessThan(LINGER_MS / DRIP_MS / 3);
+    }
   });
 });

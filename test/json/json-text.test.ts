@@ -1,3 +1,4 @@
+// store-independent: parseJson is a pure function of src/store/json.ts.
 import { describe, expect, it } from 'vitest';
 import { jsonText, jsonTextOnce } from '../../src/json/json-text.ts';
 import { parseJson } from '../../src/store/json.ts';

@@ -18,6 +18,7 @@ async function limitedToken(limits: { rpm_limit?: number; tpm_limit?: number }):
 }
 
 const RESET = /^(\d+ms|\d+s|\d+m\d+s)$/;
+const RFC3339 = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 const chatBody = (text: string) => ({ model: 'qwx3.7-plus', messages: [{ role: 'user' as const, content: text }] });
 
 describe('rate limits through the server', () => {
@@ -68,13 +69,29 @@ describe('rate limits through the server', () => {
     expect(body.error.message).toContain('5 tokens per minute');
   });
 
-  it('/v1/messages with the Anthropic SDK: headers on the answer, then its RateLimitError with Retry-After and the request id', async () => {
-    const token = await limitedToken({ rpm_limit: 1 });
+  it("/v1/messages with the Anthropic SDK: Anthropic's headers on the answer (also a stream), then its RateLimitError with Retry-After and the request id", async () => {
+    const token = await limitedToken({ rpm_limit: 2, tpm_limit: 1_000_000 });
     const client = anthropicClient(t.h, token);
     const body = { model: 'qwx3.7-plus', max_tokens: 50, messages: [{ role: 'user' as const, content: 'hi' }] };
+    const before = Date.now();
     const { response } = await client.messages.create(body).withResponse();
-    expect(response.headers.get('x-ratelimit-limit-requests')).toBe('1');
-    expect(response.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+    expect(response.headers.get('anthropic-ratelimit-requests-limit')).toBe('2');
+    expect(response.headers.get('anthropic-ratelimit-requests-remaining')).toBe('1');
+    expect(response.headers.get('anthropic-ratelimit-tokens-limit')).toBe('1000000');
+    expect(response.headers.get('anthropic-ratelimit-tokens-remaining')).toBe('1000000');
+    for (const kind of ['requests', 'tokens']) {
+      const reset = response.headers.get(`anthropic-ratelimit-${kind}-reset`)!;
+      expect(reset).toMatch(RFC3339);
+      expect(Date.parse(reset)).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+      expect(Date.parse(reset)).toBeLessThanOrEqual(Date.now() + 61_000);
+    }
+    // OpenAI's names are not sent on the messages API.
+    expect([...response.headers.keys()].filter((k) => k.startsWith('x-ratelimit'))).toEqual([]);
+    const streamed = await client.messages.stream(body).withResponse();
+    for await (const _ of streamed.data) void _;
+    expect(streamed.response.headers.get('anthropic-ratelimit-requests-remaining')).toBe('0');
+    // The first call's metered tokens were counted once it settled.
+    expect(Number(streamed.response.headers.get('anthropic-ratelimit-tokens-remaining'))).toBeLessThan(1_000_000);
     const e = await client.messages.create(body).then(
       () => null,
       (x: unknown) => x,
@@ -83,7 +100,8 @@ describe('rate limits through the server', () => {
     const err = e as InstanceType<typeof Anthropic.RateLimitError>;
     expect(err.status).toBe(429);
     expect(Number(err.headers?.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(err.headers?.get('x-ratelimit-remaining-requests')).toBe('0');
+    expect(err.headers?.get('anthropic-ratelimit-requests-remaining')).toBe('0');
+    expect(err.headers?.get('anthropic-ratelimit-requests-reset')).toMatch(RFC3339);
     const rid = err.headers?.get('x-gateway-request-id');
     expect((err.error as { error: { type: string } }).error.type).toBe('rate_limit_error');
     expect(JSON.stringify(err.error)).toContain(String(rid));
@@ -106,6 +124,20 @@ describe('rate limits through the server', () => {
     expect(a.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(a.headers.get('x-ratelimit-remaining-requests')).toBe('0');
     await expectA(a, 429, 1302);
+  });
+
+  it("the messages token count (a Fastify route of the messages API): Anthropic's headers, and its 429 in the messages shape", async () => {
+    const token = await limitedToken({ rpm_limit: 1, tpm_limit: 500 });
+    const client = anthropicClient(t.h, token);
+    const body = { model: 'qwx3.7-plus', messages: [{ role: 'user' as const, content: 'hi' }] };
+    const { response } = await client.messages.countTokens(body).withResponse();
+    expect(response.headers.get('anthropic-ratelimit-requests-remaining')).toBe('0');
+    expect(response.headers.get('anthropic-ratelimit-tokens-limit')).toBe('500');
+    expect(response.headers.get('x-ratelimit-limit-requests')).toBeNull();
+    const refused = await t.h.fetch('/v1/messages/count_tokens', { method: 'POST', token, json: body });
+    expect(refused.headers.get('anthropic-ratelimit-requests-reset')).toMatch(RFC3339);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    await expectB(refused, 429, 'rate_limit_exceeded');
   });
 
   it("without Redis: told N seconds, refused just before, admitted after N seconds (the gateway's clock moved, not waited)", async () => {
@@ -132,12 +164,13 @@ describe('rate limits through the server', () => {
     }
   });
 
-  it('a token without limits gets no x-ratelimit-* headers', async () => {
+  it('a token without limits gets no rate-limit headers in either convention', async () => {
     const chat = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: chatBody('free') });
     const models = await t.h.fetch('/v1/models', { token: t.token });
-    for (const r of [chat, models]) {
+    const messages = await t.h.fetch('/v1/messages', { method: 'POST', token: t.token, json: { ...chatBody('free'), max_tokens: 10 } });
+    for (const r of [chat, models, messages]) {
       expect(r.status).toBe(200);
-      expect([...r.headers.keys()].filter((k) => k.startsWith('x-ratelimit'))).toEqual([]);
+      expect([...r.headers.keys()].filter((k) => k.includes('ratelimit'))).toEqual([]);
     }
   });
 });

@@ -7,7 +7,7 @@ import type { Principal } from '../../src/auth/principal.ts';
 import { MemoryCounters, RedisCounters } from '../../src/limits/counters.ts';
 import { RedisAddressWindows } from '../../src/limits/address-windows.ts';
 import { hasLimits, RateLimiter } from '../../src/limits/rate-limiter.ts';
-import { resetDuration } from '../../src/limits/rate-limit-headers.ts';
+import { rateLimitHeaders, resetDuration, resetInstant } from '../../src/limits/rate-limit-headers.ts';
 import { isGatewayError, type GatewayError } from '../../src/errors/gateway-error.ts';
 
 const principal = (over: Partial<Principal> = {}): Principal => ({
@@ -169,6 +169,28 @@ describe("reset durations in OpenAI's format", () => {
   });
 });
 
+describe("Anthropic's headers (the messages API)", () => {
+  it('the limit, what is left and the reset instant in RFC 3339 (UTC, whole seconds rounded up), for each limit the token has', () => {
+    const now = Date.UTC(2026, 11, 2, 0, 59, 30, 250);
+    expect(resetInstant(now, 29_750)).toBe('2026-12-02T01:00:00Z');
+    expect(resetInstant(now, 29_751)).toBe('2026-12-02T01:00:01Z');
+    expect(resetInstant(now, 0)).toBe('2026-12-02T00:59:31Z');
+    expect(rateLimitHeaders(10, { n: 4, resetMs: 20_000 }, 1000, { n: 1200, resetMs: 5_000 }, 'anthropic', now)).toEqual({
+      'anthropic-ratelimit-requests-limit': '10',
+      'anthropic-ratelimit-requests-remaining': '6',
+      'anthropic-ratelimit-requests-reset': '2026-12-02T00:59:51Z',
+      'anthropic-ratelimit-tokens-limit': '1000',
+      'anthropic-ratelimit-tokens-remaining': '0',
+      'anthropic-ratelimit-tokens-reset': '2026-12-02T00:59:36Z',
+    });
+    expect(rateLimitHeaders(null, null, 50, { n: 0, resetMs: 0 }, 'anthropic', now)).toEqual({
+      'anthropic-ratelimit-tokens-limit': '50',
+      'anthropic-ratelimit-tokens-remaining': '50',
+      'anthropic-ratelimit-tokens-reset': '2026-12-02T00:59:31Z',
+    });
+  });
+});
+
 describe.runIf(redisUrl)('rate limits shared across instances through Redis', () => {
   it('two limiters (two gateway instances) share one requests budget and one tokens window', async () => {
     const prefix = `tollway-shared-${process.pid}-${Date.now()}:`;
@@ -186,6 +208,46 @@ describe.runIf(redisUrl)('rate limits shared across instances through Redis', ()
     await expect(b.admit(q)).rejects.toMatchObject({ code: 'rate_limit_exceeded' });
     await a.close();
     await b.close();
+  });
+});
+
+describe.runIf(redisUrl)('in-flight slots in Redis are leases of the instance holding them', () => {
+  const LEASE_MS = 400;
+  const until = async (cond: () => Promise<boolean>): Promise<void> => {
+    for (let i = 0; i < 100 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 50));
+  };
+
+  it("an instance that stops renewing (dead) stops counting within its lease; a live one's slots keep counting past it", async () => {
+    const prefix = `tollway-slots-${process.pid}-${Date.now()}:`;
+    const deadRedis = new Redis(redisUrl!);
+    const dead = new RateLimiter(new RedisCounters(deadRedis, prefix, LEASE_MS));
+    const live = new RateLimiter(new RedisCounters(new Redis(redisUrl!), prefix, LEASE_MS));
+    const p = principal({ concurrencyLimit: 2 });
+    await dead.admit(p);
+    await dead.admit(p);
+    await expect(live.admit(p)).rejects.toMatchObject({ code: 'concurrency_limited' });
+    // The process is gone: no release, no renewal, no goodbye.
+    deadRedis.disconnect();
+    const taken: Array<() => void> = [];
+    await until(async () => {
+      const a = await live.admit(p).catch(() => null);
+      if (a?.release) taken.push(a.release);
+      return taken.length === 2;
+    });
+    expect(taken).toHaveLength(2);
+    // Held past several leases, the live instance's slots still count (its renewals keep them).
+    await new Promise((r) => setTimeout(r, LEASE_MS * 3));
+    const other = new RateLimiter(new RedisCounters(new Redis(redisUrl!), prefix, LEASE_MS));
+    await expect(other.admit(p)).rejects.toMatchObject({ code: 'concurrency_limited' });
+    for (const release of taken) release();
+    await until(async () => {
+      const a = await other.admit(p).catch(() => null);
+      a?.release?.();
+      return a !== null;
+    });
+    await expect(other.admit(p)).resolves.toMatchObject({ release: expect.any(Function) });
+    await live.close();
+    await other.close();
   });
 });
 

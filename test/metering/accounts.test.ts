@@ -184,6 +184,24 @@ describe('accounts', () => {
     ).toEqual([IMAGE_PRICE / 2 + 30_000, 2 * IMAGE_PRICE]);
   });
 
+  it('a price group with multiplier null or prices null is refused with 400 naming the field, and nothing is stored', async () => {
+    const { h } = t;
+    for (const [field, body] of [
+      ['multiplier', { multiplier: null }],
+      ['prices', { multiplier: 2, prices: null }],
+    ] as const) {
+      const r = await adminJson<{ error: { code: string; param: string; message: string } }>(h, 'PUT', '/admin/price-groups/nulled', body);
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatchObject({ code: 'invalid_parameter', param: field });
+      expect(r.body.error.message).toContain(field);
+    }
+    expect((await adminJson(h, 'GET', '/admin/price-groups/nulled')).status).toBe(404);
+    // Left out, the multiplier is the list price's.
+    const ok = await adminJson<{ multiplier: number }>(h, 'PUT', '/admin/price-groups/nulled', {});
+    expect(ok.status).toBe(201);
+    expect(ok.body.multiplier).toBe(1);
+  });
+
   it('revoking an account refuses all its tokens at once', async () => {
     const { h } = t;
     const id = await account(h, { name: 'gone' });

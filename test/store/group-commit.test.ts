@@ -1,3 +1,4 @@
+// store-independent: the group commit is driven with stand-in flushes, no store.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FlushTick, GroupCommit } from '../../src/store/group-commit.ts';
 

@@ -1,3 +1,4 @@
+// store-independent: the statement cache is SQLite's own, tested on an in-memory better-sqlite3 database.
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql, type Generated } from 'kysely';
 import { afterEach, describe, expect, it, vi } from 'vitest';

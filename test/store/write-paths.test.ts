@@ -7,6 +7,7 @@ import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
 import { StoreMeter } from '../../src/metering/meter.ts';
 import type { SyncChargeInput } from '../../src/metering/types.ts';
 import { RequestLogWriter, type RequestLogRow } from '../../src/store/repos/request-log.ts';
+import { AccountsRepo } from '../../src/store/repos/accounts.ts';
 import { TokensRepo } from '../../src/store/repos/tokens.ts';
 import { freshStore, testDialect } from '../support/store.ts';
 
@@ -126,6 +127,67 @@ async function writeBoth(f: Fresh, prepared: boolean) {
   return { ledger: ledger.map(({ id: _id, created_at: _at, ...rest }) => rest), spent, requestLog };
 }
 
+/**
+ * Charges taken from allowances (two tokens of one account with a month budget, a price group) and a plain charge,
+ * written one way: the balances, budget rows and allowance holds they leave.
+ */
+async function writeAllowanceCharges(f: Fresh, prepared: boolean) {
+  const { store } = f;
+  const groups = new Map([['half', { name: 'half', multiplierPpm: 500_000, prices: {}, createdAt: 0, updatedAt: 0 }]]);
+  await new AccountsRepo(store.db).create({
+    id: 'acc_w',
+    name: 'w',
+    quota: 10_000_000_000,
+    budgets: [{ period: 'month', limit: 10_000_000_000 }],
+    priceGroup: 'half',
+    timeZone: null,
+    expiresAt: null,
+  });
+  const billing = { accountId: 'acc_w', priceGroup: 'half', timeZone: null, budgets: [{ holderId: 'acc_w', period: 'month' as const, limit: 10_000_000_000 }] };
+  for (const id of ['tok_a', 'tok_b', 'tok_p'])
+    await new TokensRepo(store.db).create({
+      id,
+      name: id,
+      secretHash: `h_${id}`,
+      prefix: 'tw-',
+      models: null,
+      quota: null,
+      expiresAt: null,
+      ...(id === 'tok_p' ? {} : { accountId: 'acc_w' }),
+    });
+  const allowances = { busyPerSecond: 0, maxCalls: 64, shareOf: 4, minCalls: 8, lifetimeMs: 30_000, idleMs: 60_000 };
+  const meter = new StoreMeter(store.db, () => catalogue, {
+    batchWriter: prepared ? store.batchWriter : null,
+    priceGroups: groups,
+    allowances,
+    now: () => 1_000,
+  });
+  for (const tok of ['tok_a', 'tok_b'])
+    for (let i = 0; i < 12; i++) {
+      const id = `req_${tok}_${i}`;
+      await meter.reserve(id, tok, 100_000, billing);
+      const usage = { kind: 'tokens', inputTokens: 1000 * (i + 1), outputTokens: 500 } as const;
+      if (i % 3 === 2) await meter.releaseReserved(id);
+      else meter.settleReserved({ requestId: id, tokenId: tok, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage });
+    }
+  meter.chargeSyncDeferred({ ...charges[0]!, tokenId: 'tok_p' });
+  await meter.flush();
+  const db = store.db;
+  const rows = {
+    tokens: await db.selectFrom('tokens').select(['id', 'spent', 'held']).orderBy('id').execute(),
+    accounts: await db.selectFrom('accounts').select(['spent', 'held']).execute(),
+    budgets: await db.selectFrom('budget_spend').select(['holder_id', 'period', 'period_start', 'spent', 'held']).execute(),
+    holds: (await db.selectFrom('holds').select(['token_id', 'amount', 'state', 'updated_at']).orderBy('token_id').execute()).map((h) => ({
+      ...h,
+      amount: Number(h.amount),
+      updated_at: Number(h.updated_at),
+    })),
+    ledger: (await db.selectFrom('ledger').select(['idempotency_key', 'amount', 'account_id', 'price_group']).orderBy('idempotency_key').execute()).length,
+  };
+  await meter.releaseAllowances();
+  return rows;
+}
+
 describe.skipIf(testDialect() !== 'sqlite')('SQLite write paths', () => {
   let a: Fresh;
   let b: Fresh;
@@ -141,5 +203,22 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite write paths', () => {
     expect(prepared.requestLog).toHaveLength(2);
     expect(prepared.spent.spent).toBeGreaterThan(0);
     expect(kysely).toEqual(prepared);
+  });
+
+  it('charges taken from allowances: Kysely (set-wise, as on PostgreSQL) and prepared statements leave the same balances and holds', async () => {
+    const [c, d] = await Promise.all([freshStore(), freshStore()]);
+    try {
+      const prepared = await writeAllowanceCharges(c, true);
+      const kysely = await writeAllowanceCharges(d, false);
+      expect(prepared.ledger).toBe(17);
+      expect(prepared.holds.map((h) => [h.token_id, h.state])).toEqual([
+        ['tok_a', 'held'],
+        ['tok_b', 'held'],
+      ]);
+      expect(Number(prepared.accounts[0]?.spent)).toBeGreaterThan(0);
+      expect(kysely).toEqual(prepared);
+    } finally {
+      await Promise.all([c.cleanup(), d.cleanup()]);
+    }
   });
 });

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { freePort } from './free-port.ts';
-import { GENEROUS_SIM_ENV } from './simulator.ts';
+import { GENEROUS_SIM_ENV } from './sim-limits.ts';
 
 export const TOLLWAY_BIN = join(import.meta.dirname, '..', '..', 'bin', 'tollway.mjs');
 

@@ -128,7 +128,11 @@ export async function engineFixture(): Promise<EngineFixture> {
         channels: { forTask: (id) => CHANNELS[id] },
         chargedUsage: fixture.chargedUsage,
         logger,
-        slots: { repo: new SlotQueueRepo(store.db), limitOf: () => fixture.slotLimit },
+        slots: {
+          repo: new SlotQueueRepo(store.db, store.dialect),
+          limitOf: () => fixture.slotLimit,
+          submits: opts.slotSubmits ?? DEFAULT_TASK_ENGINE_OPTIONS.slotSubmits,
+        },
         options: { ...DEFAULT_TASK_ENGINE_OPTIONS, pollerEnabled: false, pollBaseMs: 10, pollMaxMs: 100, tickMs: 10, refreshStaleMs: 0, ...opts },
         ...deps,
       });

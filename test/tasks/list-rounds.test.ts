@@ -25,6 +25,8 @@ function listing(tasks: readonly TaskRecord[], pages: number): { driver: TaskDri
   const driver: TaskDriver = {
     poll: async () => ({ state: 'in_progress', upstreamStatus: 'RUNNING' }),
     queryAccount: () => 'acct',
+    // One task a page: the list's length is what its open tasks need.
+    listPageSize: 1,
     listPage: async (_c, _from, pageNo) => {
       reads.push(Date.now());
       return {
@@ -113,5 +115,50 @@ describe('list rounds under the query budget', () => {
     await run;
     expect(Date.now() - stopAt).toBeLessThan(1000);
     expect(reads).toEqual([]);
+  });
+});
+
+describe("a hostile upstream's task list", () => {
+  /** A list that shows `ours` on its first page, with `extra` made-up ids after them, and claims `totalPages`. */
+  function hostile(ours: readonly TaskRecord[], extra: number, totalPages: number): { driver: TaskDriver; reads: number[] } {
+    const reads: number[] = [];
+    const made = Array.from({ length: extra }, (_, i) => ({ upstreamTaskId: `made_up_${i}`, status: 'SUCCEEDED' }));
+    const driver: TaskDriver = {
+      poll: async () => ({ state: 'in_progress', upstreamStatus: 'RUNNING' }),
+      queryAccount: () => 'acct',
+      listPageSize: 2,
+      listPage: async (_c, _from, pageNo) => {
+        reads.push(pageNo);
+        const mine = pageNo === 1 ? ours.map((t) => ({ upstreamTaskId: t.upstreamTaskId!, status: 'RUNNING' })) : [];
+        return { tasks: [...mine, ...made], totalPages };
+      },
+    };
+    return { driver, reads };
+  }
+
+  it('a total_page of 10^9: the round reads only the pages its open tasks need, ends, and does not speak for the rest', async () => {
+    const tasks = await openTasks(6);
+    const { driver, reads } = hostile(tasks.slice(0, 2), 0, 1e9);
+    const r = rounds(100);
+    await r.run(new Map([['test-video', driver]]));
+    // Six open tasks on pages of two: three pages, as many again, and two more.
+    expect(reads).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(r.covers('acct', tasks[0]!.upstreamTaskId!)).toBe(true);
+    // Read in part: its channels keep their own polls.
+    expect(r.listed().kinds).toEqual([]);
+  });
+
+  it('150,000 made-up ids on one page: only the page size asked for is kept, and the next round lists again', async () => {
+    const tasks = await openTasks(4);
+    const { driver, reads } = hostile(tasks.slice(0, 2), 150_000, 1);
+    const r = rounds(100);
+    const drivers = new Map([['test-video', driver]]);
+    await r.run(drivers);
+    expect(reads).toEqual([1]);
+    expect(r.covers('acct', tasks[0]!.upstreamTaskId!)).toBe(true);
+    expect(r.covers('acct', 'made_up_0')).toBe(false);
+    await new Promise((res) => setTimeout(res, 300));
+    await r.run(drivers);
+    expect(reads).toEqual([1, 1]);
   });
 });

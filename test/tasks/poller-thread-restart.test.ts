@@ -14,6 +14,8 @@ const lines: string[] = [];
 const sink = { write: (l: string) => lines.push(l) };
 const logger = makeLogger('info', sink);
 const threads: PollerThread[] = [];
+/** The first restart delay: short, so the backing off is seen without waiting seconds for it. */
+const RESTART_MS = 20;
 afterEach(async () => {
   await Promise.all(threads.splice(0).map((p) => p.stop()));
   lines.length = 0;
@@ -33,6 +35,7 @@ function pollerOn(url: string): PollerThread {
     },
     sink,
     logger,
+    RESTART_MS,
   );
   threads.push(p);
   return p;
@@ -60,7 +63,7 @@ describe('the poller thread across failures', () => {
       await p.kill();
       await until('two failed restarts', () => restarts().filter((r) => r.err).length >= 2);
       const delays = restarts().map((r) => r.retry_ms);
-      expect(delays.slice(0, 2)).toEqual([1000, 2000]);
+      expect(delays.slice(0, 2)).toEqual([RESTART_MS, 2 * RESTART_MS]);
       rmSync(dir);
       renameSync(`${dir}.away`, dir);
       await until('a restart that succeeds', () => p.tid !== first && p.tid !== null);
@@ -75,7 +78,8 @@ describe('the poller thread across failures', () => {
     writeFileSync(join(dir, 'not-a-dir'), '');
     const p = pollerOn(`sqlite:${join(dir, 'not-a-dir', 'x.db')}`);
     await expect(p.start()).rejects.toThrow(/did not start/);
-    await new Promise((r) => setTimeout(r, 1500));
+    // Ten times the first restart delay: a restart would have been scheduled (and logged) by then.
+    await new Promise((r) => setTimeout(r, 10 * RESTART_MS));
     expect(restarts()).toEqual([]);
     rmSync(dir, { recursive: true, force: true });
   });

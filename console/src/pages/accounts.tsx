@@ -8,6 +8,7 @@ import type { Account, Token } from '../types.ts';
 import { useLoad } from '../use-load.ts';
 import { AccountForm } from './accounts/account-form.tsx';
 import { AccountPanel } from './accounts/account-panel.tsx';
+import { Name, plainName } from '../name.tsx';
 
 interface Page<T> {
   data: T[];
@@ -86,7 +87,7 @@ export function Accounts({ open }: { open: string | null }) {
             {(list.data?.data ?? []).map((a) => (
               <tr key={a.id} data-account-id={a.id}>
                 <th scope="row">
-                  {a.name}
+                  <Name value={a.name} />
                   <br />
                   <code>{a.id}</code>
                 </th>
@@ -101,7 +102,11 @@ export function Accounts({ open }: { open: string | null }) {
                 <td>{time(a.created_at)}</td>
                 <td>
                   <span class="actions">
-                    <a href={`#/accounts/${encodeURIComponent(a.id)}`} aria-label={`Open ${a.name}`} aria-current={a.id === open ? 'true' : undefined}>
+                    <a
+                      href={`#/accounts/${encodeURIComponent(a.id)}`}
+                      aria-label={`Open ${plainName(a.name)}`}
+                      aria-current={a.id === open ? 'true' : undefined}
+                    >
                       Open
                     </a>
                     {a.revoked_at === null && (

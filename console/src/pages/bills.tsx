@@ -10,6 +10,7 @@ import type { Account, BillByAccountView, BillByModelView, BillPeriod, Token } f
 import { useLoad } from '../use-load.ts';
 import { AccountLines } from './bills/account-lines.tsx';
 import { BillLines, ModelTotals, TopUps } from './bills/bill-tables.tsx';
+import { Name } from '../name.tsx';
 
 interface Filter {
   period: BillPeriod;
@@ -90,7 +91,7 @@ export function Bills({ query }: { query: URLSearchParams }) {
             {form.account_id && !knownAccounts.some((a) => a.id === form.account_id) && <option value={form.account_id}>{form.account_id}</option>}
             {knownAccounts.map((a) => (
               <option key={a.id} value={a.id}>
-                {a.name} ({a.id})
+                <Name value={a.name} /> ({a.id})
               </option>
             ))}
           </select>
@@ -102,7 +103,7 @@ export function Bills({ query }: { query: URLSearchParams }) {
             {form.token_id && !known.some((t) => t.id === form.token_id) && <option value={form.token_id}>{form.token_id}</option>}
             {known.map((t) => (
               <option key={t.id} value={t.id}>
-                {t.name} ({t.id})
+                <Name value={t.name} /> ({t.id})
               </option>
             ))}
           </select>

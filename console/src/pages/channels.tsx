@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { call, callAll } from '../api.ts';
 import { time } from '../format.ts';
 import { errorText, useLoad } from '../use-load.ts';
+import { Name, plainName } from '../name.tsx';
 
 interface Channel {
   id: string;
@@ -81,7 +82,7 @@ export function Channels() {
             {(channels.data ?? []).map((c) => (
               <tr key={c.id}>
                 <th scope="row">
-                  {c.name}
+                  <Name value={c.name} />
                   <br />
                   <code>{c.id}</code>
                 </th>
@@ -119,14 +120,14 @@ export function Channels() {
                 <td>{time(c.updated_at)}</td>
                 <td>
                   <span class="actions">
-                    <button type="button" class="quiet" onClick={() => void test(c)} aria-label={`Test ${c.name}`}>
+                    <button type="button" class="quiet" onClick={() => void test(c)} aria-label={`Test ${plainName(c.name)}`}>
                       Test
                     </button>
                     <button
                       type="button"
                       class="quiet"
                       onClick={() => void toggle(c)}
-                      aria-label={`${c.status === 'enabled' ? 'Disable' : 'Enable'} ${c.name}`}
+                      aria-label={`${c.status === 'enabled' ? 'Disable' : 'Enable'} ${plainName(c.name)}`}
                     >
                       {c.status === 'enabled' ? 'Disable' : 'Enable'}
                     </button>

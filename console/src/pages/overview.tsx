@@ -6,6 +6,7 @@ import { call } from '../api.ts';
 import { Chart } from '../chart.tsx';
 import { num, units } from '../format.ts';
 import { useLoad } from '../use-load.ts';
+import { Name } from '../name.tsx';
 
 interface Stats {
   window: string;
@@ -124,7 +125,13 @@ export function Overview() {
                 head="Account"
                 rows={s.top_accounts.map((a) => ({
                   key: a.account_id ?? '-',
-                  name: a.account_id ? <a href={`#/accounts/${encodeURIComponent(a.account_id)}`}>{a.name ?? a.account_id}</a> : 'No account',
+                  name: a.account_id ? (
+                    <a href={`#/accounts/${encodeURIComponent(a.account_id)}`}>
+                      <Name value={a.name ?? a.account_id} />
+                    </a>
+                  ) : (
+                    'No account'
+                  ),
                   requests: a.requests,
                   errors: a.errors,
                   spend: a.spend,
@@ -136,7 +143,13 @@ export function Overview() {
                 head="Token"
                 rows={s.top_tokens.map((t) => ({
                   key: t.token_id ?? '-',
-                  name: t.token_id ? <a href={`#/logs?token_id=${encodeURIComponent(t.token_id)}`}>{t.name ?? t.token_id}</a> : '—',
+                  name: t.token_id ? (
+                    <a href={`#/logs?token_id=${encodeURIComponent(t.token_id)}`}>
+                      <Name value={t.name ?? t.token_id} />
+                    </a>
+                  ) : (
+                    '—'
+                  ),
                   requests: t.requests,
                   errors: t.errors,
                   spend: t.spend,
@@ -199,7 +212,9 @@ function Health() {
             {h.channels.map((c) => (
               <tr key={c.id}>
                 <th scope="row">
-                  <a href="#/channels">{c.name}</a>
+                  <a href="#/channels">
+                    <Name value={c.name} />
+                  </a>
                   {c.enabled ? '' : ' (disabled)'}
                 </th>
                 <td>

@@ -8,6 +8,7 @@ import { errorText, useLoad } from '../use-load.ts';
 import { TokenForm } from './tokens/token-form.tsx';
 import { TokenPanel } from './tokens/token-panel.tsx';
 import { stateOf, TokenTable, type TokenState } from './tokens/token-table.tsx';
+import { Name } from '../name.tsx';
 
 /** What was just shown once: a new token's secret and callback secret, or a rotated token's new secret. */
 interface Shown {
@@ -19,7 +20,9 @@ interface Shown {
 function SecretCard({ shown, onDone }: { shown: Shown; onDone: () => void }) {
   return (
     <div class="card secret" role="status">
-      <h2>Secret of token “{shown.name}”</h2>
+      <h2>
+        Secret of token “<Name value={shown.name} />”
+      </h2>
       <p>Copy it now: it is shown only this once and is stored hashed.</p>
       <code id="new-secret" class="wrap">
         {shown.token}

@@ -5,7 +5,7 @@ import type { CallLimit, PollOutcome, TaskDriver, TaskRecord } from '../../tasks
 import { apiKeyTarget } from '../../routing/channel-target.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { cancelVideoTask, queryVideoTask } from './video.ts';
-import { listTaskPage, type TaskListPage } from './task-list.ts';
+import { LIST_PAGE_SIZE, listTaskPage, type TaskListPage } from './task-list.ts';
 import { accountOf } from '../../routing/upstream-account.ts';
 
 export const DASHSCOPE_VIDEO_TASK_KIND = 'dashscope-video';
@@ -29,6 +29,8 @@ export class DashscopeVideoDriver implements TaskDriver {
   queryAccount(channel: Channel): string {
     return accountOf(channel);
   }
+
+  readonly listPageSize = LIST_PAGE_SIZE;
 
   listPage(channel: Channel, createdFrom: number, pageNo: number, limit: CallLimit): Promise<TaskListPage> {
     return listTaskPage(this.client, apiKeyTarget(channel), createdFrom, pageNo, limit);

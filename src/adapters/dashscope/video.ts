@@ -7,6 +7,7 @@ import { isContentFilterCode, mentionsContentFilter } from '../../errors/content
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { readJson } from '../http-client.ts';
+import { retryAfterMs } from '../retry-after.ts';
 import { dashscopeError } from './errors.ts';
 import type { ReportedUsage } from '../../tasks/types.ts';
 import { parseVideoUsage } from './video-usage.ts';
@@ -54,7 +55,7 @@ export async function submitVideoSynthesis(
     timeouts: { headersMs: 30_000 },
   });
   const json = await readJson(res);
-  if (res.statusCode !== 200) throw dashscopeError(res.statusCode, json);
+  if (res.statusCode !== 200) throw dashscopeError(res.statusCode, json, retryAfterMs(res.headers['retry-after']));
   // A top-level `code` in a 200 answer is an error too.
   if (isObject(json) && typeof json.code === 'string' && json.code !== '') throw dashscopeError(400, json);
   const out = isObject(json) && isObject(json.output) ? json.output : null;

@@ -12,6 +12,7 @@ import type { Page } from './lists.ts';
 import { parseBudgets, parseTimeZone } from './budgets.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 import type { TopUpInput } from './token-changes.ts';
+import { waitingDueFor } from '../../store/repos/slot-holders.ts';
 
 export interface AccountView {
   object: 'account';
@@ -72,7 +73,7 @@ export function parseCreateAccount(b: unknown, now = Date.now()): Required<Accou
   const expiresAt = optInt(o, 'expires_at', 0, Number.MAX_SAFE_INTEGER) ?? null;
   futureTime(expiresAt, now);
   return {
-    name: reqString(o, 'name', { max: 200 }),
+    name: reqString(o, 'name', { max: 200, name: true }),
     quota: optInt(o, 'quota', 0, Number.MAX_SAFE_INTEGER) ?? null,
     budgets: parseBudgets(o) ?? [],
     priceGroup: optString(o, 'price_group', { max: 100 }) ?? null,
@@ -86,7 +87,7 @@ export function parseAccountPatch(b: unknown, now = Date.now()): AccountPatch {
   const o = body(b);
   if (Object.keys(o).length === 0) throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${FIELDS.join(', ')}`);
   const p: AccountPatch = {};
-  if ('name' in o) p.name = reqString(o, 'name', { max: 200 });
+  if ('name' in o) p.name = reqString(o, 'name', { max: 200, name: true });
   const quota = patchInt(o, 'quota', 0, Number.MAX_SAFE_INTEGER);
   if (quota !== undefined) p.quota = quota;
   const budgets = parseBudgets(o);
@@ -143,6 +144,7 @@ export async function updateAccount(deps: AdminDeps, by: Actor, id: string, p: A
     if (before.revokedAt !== null) throw new GatewayError('conflict', `Account ${id} is revoked`);
     if (!(await deps.repos.accounts.update(id, p, before.quota))) continue;
     await announce(deps, id);
+    await waitingDueFor(deps.store.db, { accountId: id });
     const changes: Record<string, { from: unknown; to: unknown }> = {};
     for (const k of Object.keys(p) as Array<keyof AccountPatch>) changes[k] = { from: before[k], to: p[k] };
     await audit(deps, by, 'account.update', id, { changes });
@@ -157,6 +159,8 @@ export async function revokeAccount(deps: AdminDeps, by: Actor, id: string): Pro
   if (before.revokedAt !== null) return before;
   await deps.repos.accounts.revoke(id);
   await announce(deps, id);
+  // Its tokens' tasks waiting for a parallel-task slot were never sent: the poller ends them uncharged.
+  await waitingDueFor(deps.store.db, { accountId: id });
   await audit(deps, by, 'account.revoke', id);
   return getAccount(deps, id);
 }

@@ -79,7 +79,7 @@ export function parseChannelEdit(body: unknown, kind: ChannelRecord['kind']): Ch
       throw new GatewayError('invalid_parameter', `${k} is not a key of a ${kind} channel (its keys: ${own.join(', ')})`, { param: k });
   }
   const e: ChannelEdit = {};
-  if ('name' in o) e.name = reqString(o, 'name', { max: 200 });
+  if ('name' in o) e.name = reqString(o, 'name', { max: 200, name: true });
   if ('models' in o) e.models = o.models === null ? null : optStringArray(o, 'models', { maxItems: 1000 })!;
   const priority = optInt(o, 'priority', -1000, 1000);
   if (priority !== undefined) e.priority = priority;

@@ -93,7 +93,7 @@ export function parseModelLimitsField(body: Record<string, unknown>): ChannelMod
 
 export function parseCreateChannel(body: unknown): CreateChannelInput {
   if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
-  const name = reqString(body, 'name', { max: 200 });
+  const name = reqString(body, 'name', { max: 200, name: true });
   const kind = optEnum(body, 'kind', CHANNEL_KINDS);
   if (!kind) throw new GatewayError('missing_parameter', `kind is required (${CHANNEL_KINDS.join(', ')})`, { param: 'kind' });
   // A misspelt field (`model` for `models`) must not make a channel that serves every model: refused, as an edit's are.

@@ -38,13 +38,14 @@ export function checkGroupName(name: string): string {
 export function parsePriceGroup(body: unknown, deps: Pick<AdminDeps, 'catalogue'>): PriceGroupInput {
   if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
   onlyFields(body, ['multiplier', 'prices']);
-  const m = body.multiplier ?? 1;
+  // Absent means list price; null is no multiplier at all, and is refused rather than read as 1.
+  const m = body.multiplier === undefined ? 1 : body.multiplier;
   const ppm = typeof m === 'number' ? Math.round(m * PPM) : Number.NaN;
   if (!Number.isSafeInteger(ppm) || ppm < 0 || ppm > 1000 * PPM || Math.abs(ppm - (m as number) * PPM) > 1e-6) {
     throw new GatewayError('invalid_parameter', 'multiplier must be a number from 0 to 1000 with at most 6 decimals', { param: 'multiplier' });
   }
   const prices: Record<string, Price> = {};
-  const given = body.prices ?? {};
+  const given = body.prices === undefined ? {} : body.prices;
   if (!isObject(given)) throw new GatewayError('invalid_parameter', 'prices must be an object {model: price}', { param: 'prices' });
   for (const [model, p] of Object.entries(given)) {
     const entry = deps.catalogue.resolve(model)?.entry;

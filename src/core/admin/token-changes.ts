@@ -11,6 +11,7 @@ import { audit, type Actor, type AdminDeps } from './deps.ts';
 import { getToken, MAX_TPM } from './tokens.ts';
 import { joinableAccount } from './accounts.ts';
 import { parseBudgets } from './budgets.ts';
+import { waitingDueFor } from '../../store/repos/slot-holders.ts';
 
 /** The fields PATCH /admin/tokens/{id} takes. */
 export const TOKEN_PATCH_FIELDS = ['name', 'models', 'quota', 'rpm_limit', 'tpm_limit', 'concurrency_limit', 'expires_at', 'account_id', 'budgets'] as const;
@@ -30,7 +31,7 @@ export function parseTokenPatch(body: unknown, now = Date.now()): TokenPatch {
   if (Object.keys(o).length === 0) throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${TOKEN_PATCH_FIELDS.join(', ')}`);
   const p: TokenPatch = {};
   if ('name' in o) {
-    const name = optString(o, 'name', { max: 200 });
+    const name = optString(o, 'name', { max: 200, name: true });
     if (name === undefined || name.trim() === '') throw new GatewayError('invalid_parameter', 'name must be a non-empty string', { param: 'name' });
     p.name = name;
   }
@@ -57,9 +58,9 @@ export function parseTokenPatch(body: unknown, now = Date.now()): TokenPatch {
   return p;
 }
 
-/** Forget the token in this instance's auth cache and tell the other instances. */
-async function announce(deps: Pick<AdminDeps, 'applyChange'>, hashes: string[]): Promise<void> {
-  await deps.applyChange({ kind: 'token-changed', hashes });
+/** Forget the token in this instance's auth cache, retire its allowances, and tell the other instances. */
+async function announce(deps: Pick<AdminDeps, 'applyChange'>, id: string, hashes: string[]): Promise<void> {
+  await deps.applyChange({ kind: 'token-changed', hashes, id });
 }
 
 async function liveToken(deps: Pick<AdminDeps, 'repos'>, id: string): Promise<TokenRecord> {
@@ -89,7 +90,9 @@ export async function updateToken(deps: AdminDeps, by: Actor, id: string, patch:
   for (let attempt = 0; attempt < EDIT_ATTEMPTS; attempt++) {
     const before = await liveToken(deps, id);
     if (!(await deps.repos.tokens.update(id, p, before.quota))) continue;
-    await announce(deps, (await deps.repos.tokens.secretHashes(id)) ?? []);
+    await announce(deps, id, (await deps.repos.tokens.secretHashes(id)) ?? []);
+    // A lower quota or an expiry may end its waiting tasks (never sent): looked at by the poller's next round.
+    await waitingDueFor(deps.store.db, { tokenId: id });
     const changes: Record<string, { from: unknown; to: unknown }> = {};
     for (const k of Object.keys(p) as Array<keyof TokenPatch>) changes[k] = { from: before[k], to: p[k] };
     await audit(deps, by, 'token.update', id, { changes });
@@ -134,7 +137,7 @@ export async function topUp(deps: AdminDeps, by: Actor, id: string, input: TopUp
     );
   if (r.outcome === 'conflict') throw new GatewayError('conflict', 'This idempotency_key was already used for another top-up', { param: 'idempotency_key' });
   if (r.outcome === 'too-large') throw new GatewayError('invalid_parameter', 'The quota would exceed the largest amount a quota may hold', { param: 'amount' });
-  await announce(deps, (await deps.repos.tokens.secretHashes(id)) ?? []);
+  await announce(deps, id, (await deps.repos.tokens.secretHashes(id)) ?? []);
   if (r.outcome === 'credited') await audit(deps, by, 'token.topup', id, { amount: input.amount, quota_after: r.quota, ledger_key: key });
   return { token: await getToken(deps, id), amount: input.amount, credited: r.outcome === 'credited' };
 }
@@ -159,7 +162,7 @@ export async function rotateToken(
   const graceUntil = opts.graceMs > 0 ? now + opts.graceMs : null;
   if (!(await deps.repos.tokens.rotate(id, hashToken(secret), secret.slice(0, 7), graceUntil))) throw new GatewayError('conflict', `Token ${id} is revoked`);
   // Every secret it had: the one just replaced (now previous, or refused) and an older previous one now dropped.
-  await announce(deps, old);
+  await announce(deps, id, old);
   await audit(deps, by, 'token.rotate', id, { grace_ms: opts.graceMs, previous_secret_until: graceUntil });
   return { record: await getToken(deps, id), secret };
 }

@@ -13,6 +13,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { TokenRecord } from '../../store/repos/tokens.ts';
 import type { CreatedTokenView, TokenView } from '../views.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
+import { waitingDueFor } from '../../store/repos/slot-holders.ts';
 
 /** Token as shown to the operator: never the secret, nor its callback secret. */
 export function publicToken(t: TokenRecord): TokenView {
@@ -83,7 +84,7 @@ export function parseCreateToken(body: unknown): CreateTokenInput {
   if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
   // A misspelt limit (`model`, `quota_micro`) must not make a token without it: refused, as an edit's are.
   onlyFields(body, CREATE_FIELDS);
-  const name = reqString(body, 'name', { max: 200 });
+  const name = reqString(body, 'name', { max: 200, name: true });
   const models = optStringArray(body, 'models', { maxItems: 1000 });
   const quota = optInt(body, 'quota', 0, Number.MAX_SAFE_INTEGER);
   const expiresAt = optInt(body, 'expires_at', 0, Number.MAX_SAFE_INTEGER);
@@ -160,7 +161,9 @@ export async function revokeToken(deps: AdminDeps, by: Actor, id: string): Promi
   // Every secret it has: a previous one still in its grace period (a rotation) is cached under its own hash.
   const hashes = await deps.repos.tokens.secretHashes(id);
   if (!hashes || !(await deps.repos.tokens.revoke(id))) throw new GatewayError('not_found', `Token ${id} not found`);
-  await deps.applyChange({ kind: 'token-changed', hashes });
+  await deps.applyChange({ kind: 'token-changed', hashes, id });
+  // Its tasks waiting for a parallel-task slot were never sent: the poller ends them uncharged at its next round.
+  await waitingDueFor(deps.store.db, { tokenId: id });
   await audit(deps, by, 'token.revoke', id);
   return getToken(deps, id);
 }

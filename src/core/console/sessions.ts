@@ -4,7 +4,8 @@
 import { createHmac } from 'node:crypto';
 import { newId, randomString, safeEqual } from '../../auth/token-secret.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { RateLimiter } from '../../limits/rate-limiter.ts';
+import { addressBucket } from '../../limits/address-bucket.ts';
+import type { AddressCount, RateLimiter } from '../../limits/rate-limiter.ts';
 import type { ConsoleSession, ConsoleSessionsRepo } from '../../store/repos/console-sessions.ts';
 
 export const MAX_SIGNIN_FAILURES = 5;
@@ -16,6 +17,8 @@ export interface ConsoleDeps {
   readonly isClientToken: (key: string) => Promise<boolean>;
   readonly sessions: ConsoleSessionsRepo;
   readonly limiter: Pick<RateLimiter, 'countEvent' | 'events'>;
+  /** Is the client address in a network TOLLWAY_TRUST_PROXY trusts? It is never refused for want of room to count it. */
+  readonly trusted: (client: string) => boolean;
   readonly sessionMs: number;
 }
 
@@ -25,7 +28,8 @@ export interface SignedIn {
   session: ConsoleSession;
 }
 
-const failuresKey = (client: string) => `console-signin:${client}`;
+// IPv6 by its /64: one host's addresses are one window (address-bucket.ts).
+const failuresKey = (client: string) => `console-signin:${addressBucket(client)}`;
 
 function tooMany(resetMs: number): GatewayError {
   const s = Math.max(1, Math.ceil(resetMs / 1000));
@@ -33,14 +37,16 @@ function tooMany(resetMs: number): GatewayError {
 }
 
 /** What checking a presented admin key needs: built once (compose.ts) for every route that takes the key. */
-export type AdminKeyDeps = Pick<ConsoleDeps, 'adminKey' | 'limiter' | 'isClientToken'>;
+export type AdminKeyDeps = Pick<ConsoleDeps, 'adminKey' | 'limiter' | 'isClientToken' | 'trusted'>;
 
-/** 429 while the address has sent too many wrong admin keys lately. */
-async function refuseIfLockedOut(deps: Pick<ConsoleDeps, 'limiter'>, client: string): Promise<void> {
+/**
+ * 429 while the address has sent too many wrong admin keys lately. What it read, for the caller to judge a wrong key
+ * by when the table had no room to count this address.
+ */
+async function refuseIfLockedOut(deps: Pick<ConsoleDeps, 'limiter'>, client: string): Promise<AddressCount> {
   const seen = await deps.limiter.events(failuresKey(client));
   if (seen.n >= MAX_SIGNIN_FAILURES) throw tooMany(seen.resetMs);
-  // Every tracked address is locked out and there is no room to count this one: fail closed until a lock ends.
-  if (seen.full) throw tooMany(seen.resetMs);
+  return seen;
 }
 
 /**
@@ -56,10 +62,14 @@ export async function checkAdminKey(
   what = 'the admin key (TOLLWAY_ADMIN_KEY)',
   alsoAccepted?: string,
 ): Promise<void> {
-  await refuseIfLockedOut(deps, client);
+  const seen = await refuseIfLockedOut(deps, client);
   // Another credential taken in the same place (the metrics token) is compared only here, after the lockout: a
   // locked-out address learns nothing about it either.
   if (safeEqual(key, deps.adminKey) || (alsoAccepted !== undefined && safeEqual(key, alsoAccepted))) return;
+  // Every tracked address is locked out and there is no room to count this one: its wrong keys are refused as over
+  // the limit until a lock ends — but the right key is still taken, and a trusted network is judged as usual, so a
+  // flood of addresses cannot lock the operator out.
+  if (seen.full && !deps.trusted(client)) throw tooMany(seen.resetMs);
   // A client's own token sent to an admin route is refused, but it guesses nothing: counting it would let a tenant
   // lock its address (and an operator behind the same one) out of the admin API.
   if (!(await deps.isClientToken(key))) await deps.limiter.countEvent(failuresKey(client), SIGNIN_WINDOW_MS, MAX_SIGNIN_FAILURES);

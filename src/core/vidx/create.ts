@@ -10,7 +10,7 @@ import { DEFAULT_OMNI_MODEL, parseOmni } from '../../contracts/vidx-edit.ts';
 import { admitText2VideoModel, parseText2Video, text2VideoEndpoint } from '../../contracts/vidx-text2video.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { TaskRecord } from '../../tasks/types.ts';
-import type { CallContext } from '../call.ts';
+import { principalOf, type CallContext } from '../call.ts';
 import { resolveVisibleModel } from '../model-access.ts';
 import { fieldOptions, type VidxContext } from './context.ts';
 import { createVidxTask } from './tasks.ts';
@@ -35,7 +35,7 @@ export async function createText2Video(ctx: VidxContext, req: CallContext, raw: 
     billingModel: m.billingModel,
     upstreamModel: m.upstreamModel,
     entry: m.entry,
-    channels: deps.channels.forModel(m.entry),
+    channels: deps.channels.forModel(m.entry, m.upstreamModel, principalOf(req)),
     request: {
       model_name: m.publicName,
       mode: r.mode,
@@ -89,7 +89,7 @@ export async function createOmniVideo(ctx: VidxContext, req: CallContext, raw: u
     billingModel: m.billingModel,
     upstreamModel: m.upstreamModel,
     entry: m.entry,
-    channels: deps.channels.forModel(m.entry),
+    channels: deps.channels.forModel(m.entry, m.upstreamModel, principalOf(req)),
     request: { model_name: m.publicName, mode: r.mode, duration: String(r.duration) },
     tier: r.mode,
     seconds: r.duration,

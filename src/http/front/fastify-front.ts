@@ -171,7 +171,7 @@ export function fastifyFront(
         life.run();
         return done();
       }
-      const pending = admit(deps, credentialFrom(req.headers), life.state, reply.raw);
+      const pending = admit(deps, credentialFrom(req.headers), life.state, reply.raw, life.family);
       if (pending === null) {
         life.run();
         return done();

@@ -2,6 +2,7 @@
 // trace span and the request-log row), with the concurrency slot held between them.
 import type { ServerResponse } from 'node:http';
 import type { GatewayDeps } from '../../core/deps.ts';
+import type { Family } from '../../errors/render.ts';
 import { hasLimits } from '../../limits/rate-limiter.ts';
 import { accessLogger } from '../access-log.ts';
 import type { RequestState } from '../request-state.ts';
@@ -9,11 +10,12 @@ import type { RequestState } from '../request-state.ts';
 /**
  * Authenticate the request's credential (token-auth.ts: credentialFrom / credentialOf) and apply the token's limits.
  * A cached token without limits (the common case) is admitted synchronously — null, no promise per request; a cache
- * miss or a token with limits returns a promise. A token with a requests or tokens limit gets the x-ratelimit-*
- * headers on every answer: set on the response here, so whatever writes the answer (either front) sends them.
+ * miss or a token with limits returns a promise. A token with a requests or tokens limit gets the rate-limit headers
+ * on every answer, in its family's convention (the messages API: Anthropic's; the others: OpenAI's): set on the
+ * response here, so whatever writes the answer (either front) sends them.
  * Auth failures throw (synchronously or through the promise) as GatewayErrors.
  */
-export function admit(deps: GatewayDeps, credential: string | undefined, state: RequestState, res: ServerResponse): Promise<void> | null {
+export function admit(deps: GatewayDeps, credential: string | undefined, state: RequestState, res: ServerResponse, family: Family): Promise<void> | null {
   // The connection: a keep-alive client's repeated credential is hashed once per connection (token-auth.ts).
   const connection = res.socket ?? undefined;
   const principal = deps.tokenAuth.authenticateCached(credential, Date.now(), connection);
@@ -25,7 +27,7 @@ export function admit(deps: GatewayDeps, credential: string | undefined, state: 
     const p = principal ?? (await deps.tokenAuth.authenticate(credential, Date.now(), connection));
     state.principal = p;
     if (!hasLimits(p)) return;
-    const { release, headers } = await deps.limiter.admit(p);
+    const { release, headers } = await deps.limiter.admit(p, family === 'messages' ? 'anthropic' : 'openai');
     if (release) holdSlot(state, release);
     if (headers) for (const k in headers) res.setHeader(k, headers[k]!);
   })();

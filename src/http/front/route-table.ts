@@ -54,12 +54,12 @@ export const ROUTES: readonly RouteRow[] = [
   ]),
   ...rows({ ...OPS, auth: 'metrics' }, '', [['GET', '/metrics']]),
   ...rows({ ...V1, front: 'lane' }, '/v1', [
-    ['POST', '/chat/completions', 'media'],
-    ['POST', '/responses', 'media'],
+    ['POST', '/chat/completions', 'chat'],
+    ['POST', '/responses', 'chat'],
     ['POST', '/embeddings', 'text'],
   ]),
-  ...rows({ ...V1, front: 'lane', family: 'messages' }, '/v1', [['POST', '/messages', 'media']]),
-  ...rows({ ...V1, family: 'messages' }, '/v1', [['POST', '/messages/count_tokens', 'media']]),
+  ...rows({ ...V1, front: 'lane', family: 'messages' }, '/v1', [['POST', '/messages', 'chat']]),
+  ...rows({ ...V1, family: 'messages' }, '/v1', [['POST', '/messages/count_tokens', 'chat']]),
   ...rows(V1, '/v1', [
     ['GET', '/models'],
     ['GET', '/models/:id'],

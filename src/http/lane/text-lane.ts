@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Logger } from 'pino';
 import { credentialOf } from '../../auth/token-auth.ts';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
-import { limitOf } from '../front/body-limits.ts';
+import { limitOf, textLimitOf } from '../front/body-limits.ts';
 import { parseJsonBody } from '../json-body.ts';
 import type { GatewayDeps } from '../../core/deps.ts';
 import { sendBody, type Exchange } from '../exchange.ts';
@@ -27,6 +27,8 @@ interface Route {
   path: string;
   handler: LaneHandler;
   limit: number;
+  /** The most characters outside inline media (body-limits.ts textLimitOf). */
+  textLimit: number;
   row: RouteRow;
 }
 
@@ -92,7 +94,7 @@ export class TextLane {
       if (row.front !== 'lane') continue;
       const handler = handlers[row.path];
       if (!handler || row.method !== 'POST') throw new Error(`The lane has no POST handler for ${row.path}`);
-      this.routes.set(row.path, { path: row.path, handler, limit: limitOf(row.body, deps.config), row });
+      this.routes.set(row.path, { path: row.path, handler, limit: limitOf(row.body, deps.config), textLimit: textLimitOf(row.body, deps.config), row });
     }
     this.addressOf = clientAddress(deps.config.trustProxy);
   }
@@ -120,7 +122,7 @@ export class TextLane {
       ex.enter(this.drain, req.url ?? '');
       if (lacksHost(req, h.host)) throw noHost();
       // Authenticate before the body is read: unauthenticated callers get 401 cheaply.
-      const pending = admit(this.deps, credentialOf(h.authorization, h.apiKey), ex.state, res);
+      const pending = admit(this.deps, credentialOf(h.authorization, h.apiKey), ex.state, res, route.row.family);
       if (pending === null) this.readBody(req, h, ex);
       else
         pending.then(
@@ -159,7 +161,7 @@ export class TextLane {
       const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
       if (text === '') return ex.fail(new GatewayError('invalid_json', 'Request body is not valid JSON'));
       try {
-        ex.body = parseJsonBody(text);
+        ex.body = parseJsonBody(text, route.textLimit);
         ex.rawBody = text;
       } catch (e) {
         return ex.fail(isGatewayError(e) ? e : new GatewayError('invalid_json', 'Request body is not valid JSON'));

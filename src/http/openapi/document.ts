@@ -83,7 +83,7 @@ export function openApiDocument(rows: readonly RouteRow[] = ROUTES): Record<stri
       title: 'Tollway',
       version: '0.1.0',
       description:
-        'Metered model gateway: family A (/vidx/v1, vendor-style video API, envelope errors) and family B (/v1, OpenAI/messages-compatible). Every response carries X-Gateway-Request-Id (also as x-request-id and request-id). /v1/messages routes answer errors in the messages shape. With TOLLWAY_CORS_ORIGINS set, allowed browser origins get CORS preflights and headers. JSON bodies may nest arrays and objects at most 256 levels deep (deeper: 400 invalid_request).',
+        'Metered model gateway: family A (/vidx/v1, vendor-style video API, envelope errors) and family B (/v1, OpenAI/messages-compatible). Every response carries X-Gateway-Request-Id (also as x-request-id and request-id). /v1/messages routes answer errors in the messages shape. With TOLLWAY_CORS_ORIGINS set, allowed browser origins get CORS preflights and headers. JSON bodies may nest arrays and objects at most 256 levels deep and hold at most 50,000 keys and 500,000 values in arrays and objects (more: 400 invalid_request); the text of a chat, responses or messages call outside inline media (data URLs, base64 data members) is limited to 4 Mi characters (413 payload_too_large), and its top-level fields that neither the API nor the upstream defines are dropped.',
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }],

@@ -23,13 +23,22 @@ export const obj = (properties: Record<string, Schema> = {}, required: string[] 
 });
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 
-/** Sent on every answer to a token with `rpm_limit` (the -requests trio) or `tpm_limit` (the -tokens trio). */
+/**
+ * Sent on every answer to a token with `rpm_limit` (the requests trio) or `tpm_limit` (the tokens trio): OpenAI's
+ * names on /v1 and family A, Anthropic's on the /v1/messages routes.
+ */
 export const RATE_LIMIT_HEADERS: Record<string, { description: string; schema: Schema }> = Object.fromEntries(
-  (['requests', 'tokens'] as const).flatMap((kind) => [
-    [`x-ratelimit-limit-${kind}`, { description: `The token's ${kind} per minute`, schema: str() }],
-    [`x-ratelimit-remaining-${kind}`, { description: `${kind === 'requests' ? 'Requests' : 'Tokens'} left in the current window`, schema: str() }],
-    [`x-ratelimit-reset-${kind}`, { description: 'Time until the window resets, e.g. `850ms`, `20s`, `1m0s`', schema: str() }],
-  ]),
+  (['requests', 'tokens'] as const).flatMap((kind) => {
+    const left = `${kind === 'requests' ? 'Requests' : 'Tokens'} left in the current window`;
+    return [
+      [`x-ratelimit-limit-${kind}`, { description: `The token's ${kind} per minute`, schema: str() }],
+      [`x-ratelimit-remaining-${kind}`, { description: left, schema: str() }],
+      [`x-ratelimit-reset-${kind}`, { description: 'Time until the window resets, e.g. `850ms`, `20s`, `1m0s`', schema: str() }],
+      [`anthropic-ratelimit-${kind}-limit`, { description: `/v1/messages routes: the token's ${kind} per minute`, schema: str() }],
+      [`anthropic-ratelimit-${kind}-remaining`, { description: `/v1/messages routes: ${left.toLowerCase()}`, schema: str() }],
+      [`anthropic-ratelimit-${kind}-reset`, { description: '/v1/messages routes: when the window resets (RFC 3339)', schema: str() }],
+    ];
+  }),
 );
 
 // Every status a code in src/errors/codes.ts can have.

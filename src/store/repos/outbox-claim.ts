@@ -45,6 +45,18 @@ export async function claimDue<T extends OutboxTable>(
   return claimed;
 }
 
+/** Puts a claimed row back, due at `until`, its attempt not counted (its receiver's host had its share of sends). */
+export async function deferClaimed(db: Kysely<Database>, table: OutboxTable, id: string, attempt: number, until: number): Promise<void> {
+  const t = table as 'callbacks';
+  await db
+    .updateTable(t)
+    .set({ next_at: until, attempts: attempt - 1 })
+    .where('id', '=', id)
+    .where('state', '=', 'pending')
+    .where('attempts', '=', attempt)
+    .execute();
+}
+
 // The due-rows query runs every round of each outbox (every second by default), almost always to find nothing: it is
 // built and compiled once per database, table and size, and each round binds its time in place of NOW.
 const NOW = -1;

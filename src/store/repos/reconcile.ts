@@ -18,6 +18,11 @@ export interface ReconcileRows {
     createdAt: number;
   }>;
   requests: Array<{ requestId: string; model: string | null; usage: string | null; amount: number; createdAt: number }>;
+  /**
+   * Of the request ids the period's charges of calls name and `requests` does not hold, those the request log has
+   * (with no usage, or outside the period): the others' rows are missing.
+   */
+  loggedRequests: ReadonlySet<string>;
   tasks: Array<{
     id: string;
     tokenId: string;
@@ -53,6 +58,17 @@ export class ReconcileRepo {
       .where('created_at', '<', to)
       .where((eb) => eb.or([eb('amount', '>', 0), eb('usage', 'is not', null)]))
       .execute();
+    const read = new Set(requests.map((r) => r.request_id));
+    const unmatched = [...new Set(ledger.filter((l) => l.task_id === null && l.request_id !== null && !read.has(l.request_id)).map((l) => l.request_id!))];
+    const loggedRequests = new Set<string>();
+    for (let i = 0; i < unmatched.length; i += 500) {
+      const found = await this.db
+        .selectFrom('request_log')
+        .select('request_id')
+        .where('request_id', 'in', unmatched.slice(i, i + 500))
+        .execute();
+      for (const r of found) loggedRequests.add(r.request_id);
+    }
     // Tasks that finished in the period, and any task a charge of the period names.
     const charged = [...new Set(ledger.map((l) => l.task_id).filter((t): t is string => t !== null))];
     const tasks = await this.db
@@ -85,6 +101,7 @@ export class ReconcileRepo {
         createdAt: Number(l.created_at),
       })),
       requests: requests.map((r) => ({ requestId: r.request_id, model: r.model, usage: r.usage, amount: Number(r.amount), createdAt: Number(r.created_at) })),
+      loggedRequests,
       tasks: tasks.map((t) => ({
         id: t.id,
         tokenId: t.token_id,

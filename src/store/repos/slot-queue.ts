@@ -1,74 +1,143 @@
 // The parallel-task queues (tasks/slot-queue.ts): tasks waiting in the gateway for a free slot of their upstream account
-// and model version, first come first served. Only the oldest waiting task of a queue may move on to be submitted, one
-// submit in flight per queue at a time, and — when the operator set the account's task_slots — only while fewer of the
-// queue's tasks are open upstream. All of it is one compare-and-set statement: instances sharing the store cannot
-// both move a task, nor move two tasks of one queue at once (SQLite has a single writer; on PostgreSQL a concurrent
-// statement that saw the same head finds it no longer waiting when it gets the row).
+// and model version. Waiting tasks move on to be submitted in fair turns across customers (slot-turns.ts), several at
+// once, within the room the queue has (roomOf). The move is one compare-and-set statement: on SQLite a single writer;
+// on PostgreSQL the queue's moves are serialised by a transaction lock on the queue's name, so each one counts the
+// moves committed before it — instances sharing the store never overfill a queue nor move one task twice.
 import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../dialect.ts';
 import { parseJson } from '../json.ts';
-import { writeTaskEvents } from './task-events.ts';
 import type { Database } from '../schema.ts';
+import { holderGone, holderLive, type HolderGone } from './slot-holders.ts';
+import { openCount, rankedWaiting, roomOf, TENANT_WEIGHT, tenantOfTask } from './slot-turns.ts';
+import { writeTaskEvents } from './task-events.ts';
 
 /** Where a waiting task stands in its queue (why it was not moved on). */
 export interface Standing {
-  /** Older tasks of the queue parked for the poller (waited once: not a creation request's first try): the queue is blocked. */
+  /** Parked tasks (served by the poller) whose turn comes before this one's. */
   parkedAhead: number;
   /** The queue's tasks open upstream or being submitted. */
   open: number;
 }
 
-const HEAD = (queue: string) => sql`(SELECT h.id FROM tasks h WHERE h.slot_queue = ${queue} AND h.state = 'waiting' ORDER BY h.created_at, h.id LIMIT 1)`;
-const OPEN = (queue: string) => sql`(SELECT count(*) FROM tasks o WHERE o.slot_queue = ${queue} AND o.state IN ('submitting', 'queued', 'in_progress'))`;
+export interface Turn {
+  id: string;
+  queue: string;
+  owner: string;
+  leaseMs: number;
+  /** The operator's task_slots for the queue's account (null: not set). */
+  limit: number | null;
+  /** Submits of one queue in flight at once. */
+  submits: number;
+  /** A creation request's own task: it never goes before a parked task whose turn comes first. */
+  inline?: boolean;
+  /** The hold just placed (a creation request), stored with the move. */
+  holdAmount?: number;
+}
 
 export class SlotQueueRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+  ) {}
 
   /**
-   * Move a waiting task held by `owner` to `submitting` (leased until the submit deadline), when it is its queue's head,
-   * no other submit of the queue is in flight (a leased `submitting` row: one left to the lost-submit recovery is not),
-   * and the queue has fewer than `limit` open tasks (null: no count kept).
-   * True when it moved. `holdAmount`: the hold just placed (a creation request), stored with the move.
+   * Move a waiting task held by `owner` to `submitting` (leased until the submit deadline) when its turn is within
+   * the queue's room. True when it moved.
    */
-  async promote(id: string, queue: string, owner: string, leaseMs: number, limit: number | null, holdAmount?: number, now = Date.now()): Promise<boolean> {
-    const hold = holdAmount === undefined ? sql`` : sql`, hold_amount = ${holdAmount}`;
-    const capped = limit === null ? sql`` : sql`AND ${OPEN(queue)} < ${limit}`;
+  async promote(t: Turn, now = Date.now()): Promise<boolean> {
+    const hold = t.holdAmount === undefined ? sql`` : sql`, hold_amount = ${t.holdAmount}`;
+    const room = roomOf({ queue: t.queue, limit: t.limit, submits: t.submits, now });
+    const notPastParked = t.inline ? sql`AND z.rk < COALESCE((SELECT MIN(p.rk) FROM ranked p WHERE p.parked = 1), z.rk + 1)` : sql``;
     // The move and its timeline event commit together (task-events.ts), as every task change does.
     return this.db.transaction().execute(async (trx) => {
+      if (this.dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`slot:${t.queue}`}, 0))`.execute(trx);
       const r = await sql<{ id: string }>`
-      UPDATE tasks SET state = 'submitting', lease_owner = ${owner}, lease_until = ${now + leaseMs}, next_poll_at = ${now + leaseMs}, updated_at = ${now}${hold}
-      WHERE id = ${id} AND state = 'waiting' AND lease_owner = ${owner}
-        AND id = ${HEAD(queue)}
-        AND NOT EXISTS (SELECT 1 FROM tasks f WHERE f.slot_queue = ${queue} AND f.state = 'submitting' AND f.lease_until >= ${now})
-        ${capped}
+      WITH ranked AS (${rankedWaiting(t.queue, now)})
+      UPDATE tasks SET state = 'submitting', lease_owner = ${t.owner}, lease_until = ${now + t.leaseMs}, next_poll_at = ${now + t.leaseMs}, updated_at = ${now}${hold}
+      WHERE id = ${t.id} AND state = 'waiting' AND lease_owner = ${t.owner} AND ${holderLive(now)}
+        AND EXISTS (SELECT 1 FROM ranked z WHERE z.id = ${t.id} AND z.rk <= ${room} ${notPastParked})
       RETURNING id`.execute(trx);
       if (r.rows.length !== 1) return false;
+      await this.served(trx, t.queue, t.id);
       await writeTaskEvents(
         trx,
-        id,
+        t.id,
         { from: 'waiting', to: 'submitting', upstreamStatus: null },
-        [{ kind: 'slot', detail: `a parallel-task slot is free (${queue})` }],
+        [{ kind: 'slot', detail: `a parallel-task slot is free (${t.queue})` }],
         now,
       );
       return true;
     });
   }
 
+  /**
+   * The task's customer was served a turn: its served time moves from where its turn started (its own served time,
+   * or the queue's present if that is later) by one turn, and the queue's present to that start. Customers at or
+   * behind the present are dropped (the same as no row).
+   */
+  private async served(trx: Kysely<Database>, queue: string, id: string): Promise<void> {
+    const tenant = (await sql<{ t: string }>`SELECT ${tenantOfTask(id)} AS t`.execute(trx)).rows[0]?.t;
+    if (!tenant) return;
+    const q = await trx.selectFrom('task_slot_queues').select('vtime').where('queue', '=', queue).executeTakeFirst();
+    const mine = await trx.selectFrom('task_slot_turns').select('served').where('queue', '=', queue).where('tenant', '=', tenant).executeTakeFirst();
+    const present = Number(q?.vtime ?? 0);
+    const start = Math.max(present, Number(mine?.served ?? present));
+    await trx
+      .insertInto('task_slot_queues')
+      .values({ queue, vtime: start })
+      .onConflict((oc) => oc.column('queue').doUpdateSet({ vtime: start }))
+      .execute();
+    await trx.deleteFrom('task_slot_turns').where('queue', '=', queue).where('served', '<=', start).execute();
+    const served = start + 1 / TENANT_WEIGHT;
+    await trx
+      .insertInto('task_slot_turns')
+      .values({ queue, tenant, served })
+      .onConflict((oc) => oc.columns(['queue', 'tenant']).doUpdateSet({ served }))
+      .execute();
+  }
+
+  /** The upstream refused the task's creation: its turn is given back to its customer (it waits at the same place). */
+  async unserved(queue: string, id: string): Promise<void> {
+    await sql`UPDATE task_slot_turns SET served = served - ${1 / TENANT_WEIGHT}
+      WHERE queue = ${queue} AND tenant = ${tenantOfTask(id)}`.execute(this.db);
+  }
+
   /** Where the task stands in its queue now (read after a promote that did not move it). */
-  async standing(id: string, queue: string, createdAt: number, now = Date.now()): Promise<Standing> {
-    // A creation request's row has no attempt yet and its lease; one whose request is gone (lease over) is parked too.
-    const r = await sql<{ parked: number | string; open: number | string }>`
+  async standing(id: string, queue: string, now = Date.now()): Promise<Standing> {
+    const r = await sql<{ parked: number | string | null; open: number | string }>`
+      WITH ranked AS (${rankedWaiting(queue, now)})
       SELECT
-        (SELECT count(*) FROM tasks w WHERE w.slot_queue = ${queue} AND w.state = 'waiting'
-           AND (w.created_at < ${createdAt} OR (w.created_at = ${createdAt} AND w.id < ${id}))
-           AND (w.poll_attempts > 0 OR w.lease_until < ${now})) AS parked,
-        ${OPEN(queue)} AS open`.execute(this.db);
+        (SELECT count(*) FROM ranked p WHERE p.parked = 1 AND p.rk < (SELECT m.rk FROM ranked m WHERE m.id = ${id})) AS parked,
+        ${openCount(queue)} AS open`.execute(this.db);
     const row = r.rows[0];
     return { parkedAhead: Number(row?.parked ?? 0), open: Number(row?.open ?? 0) };
   }
 
-  /** Make the queue's head due now (a slot may have freed, or the head changed): the next poller round tries it. */
-  async markHeadDue(queue: string, now = Date.now()): Promise<void> {
-    await sql`UPDATE tasks SET next_poll_at = ${now} WHERE id = ${HEAD(queue)} AND next_poll_at > ${now}`.execute(this.db);
+  /**
+   * Make the tasks whose turn is next due now, as many as the queue has room for (at least one: a slot may have
+   * freed that the upstream alone counts): the next poller round tries them.
+   */
+  async markHeadDue(queue: string, limit: number | null, submits: number, now = Date.now()): Promise<void> {
+    const room = roomOf({ queue, limit, submits, now });
+    await sql`
+      WITH ranked AS (${rankedWaiting(queue, now)})
+      UPDATE tasks SET next_poll_at = ${now}
+      WHERE id IN (SELECT z.id FROM ranked z WHERE z.rk <= (CASE WHEN ${room} > 1 THEN ${room} ELSE 1 END)) AND next_poll_at > ${now}`.execute(this.db);
+  }
+
+  /** Why the task's holder may no longer spend (slot-holders.ts); null when it may. */
+  holderGone(tokenId: string, now = Date.now()): Promise<HolderGone | null> {
+    return holderGone(this.db, tokenId, now);
+  }
+
+  /** Tasks waiting for a slot (in any queue): the token's, and its account's (0 when it has none). */
+  async waitingOf(tokenId: string): Promise<{ token: number; account: number }> {
+    const r = await sql<{ token: number | string; account: number | string }>`
+      SELECT
+        (SELECT count(*) FROM tasks w WHERE w.token_id = ${tokenId} AND w.state = 'waiting') AS token,
+        (SELECT count(*) FROM tasks w JOIN tokens k ON k.id = w.token_id
+          WHERE w.state = 'waiting' AND k.account_id = (SELECT t.account_id FROM tokens t WHERE t.id = ${tokenId})) AS account`.execute(this.db);
+    return { token: Number(r.rows[0]?.token ?? 0), account: Number(r.rows[0]?.account ?? 0) };
   }
 
   /** The upstream creation a waiting task keeps (null once submitted or ended). */

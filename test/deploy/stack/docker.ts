@@ -2,22 +2,26 @@
 // deploy/ci/bin/docker, which points them at the local base images), compose and docker calls, and what the
 // gateways logged. Everything runs on this machine's Docker engine; the stack's port is fixed (STACK_PORT).
 import { execFile, execFileSync, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { GENEROUS_SIM_ENV } from '../../support/sim-limits.ts';
 
 export const ROOT = join(import.meta.dirname, '..', '..', '..');
 /** The load balancer's port on the host (TOLLWAY_PORT): away from the ports the rest of the suite uses. */
 export const STACK_PORT = Number(process.env.TOLLWAY_STACK_PORT ?? 58080);
 export const LB = `http://127.0.0.1:${STACK_PORT}`;
-/** The compose file's placeholders, as an operator who set nothing has them. */
-export const ADMIN_KEY = 'local-only-admin-key-change-me';
+/** The admin key the stack runs with: the compose file has none, so the operator's commands are given one. */
+export const ADMIN_KEY = `stack-admin-key-${randomBytes(12).toString('hex')}`;
 const COMPOSE = ['compose', '-f', 'deploy/compose.yaml'];
 
-/** The environment every command runs in: the CI docker first on PATH, the stack's port. */
+/** The environment every command runs in: the CI docker first on PATH, the stack's port, the simulator's limits above the tests' traffic. */
 export const stackEnv = (): NodeJS.ProcessEnv => ({
+  ...GENEROUS_SIM_ENV,
   ...process.env,
   PATH: `${join(ROOT, 'deploy', 'ci', 'bin')}:${process.env.PATH ?? ''}`,
   TOLLWAY_PORT: String(STACK_PORT),
+  TOLLWAY_ADMIN_KEY: ADMIN_KEY,
 });
 
 /** The shell block marked `<!-- ci-run: NAME -->` in docs/operations.md, as an operator copies it. */

@@ -48,10 +48,20 @@ describe('the body sent upstream', () => {
 
     it(`${c.route}: a repeated key goes up once, with the value that was validated`, async () => {
       const [pub, up] = c.model as [string, string];
-      const text = `{"model":"${pub}","user":"first",${c.members},"user":"second"}`;
+      // A field of the route's API (messages has no `user`): an unknown one would be dropped.
+      const key = c.route === '/v1/messages' ? 'service_tier' : 'user';
+      const text = `{"model":"${pub}","${key}":"first",${c.members},"${key}":"second"}`;
       const sent = await sentFor(c.route, c.upstream, text);
       expect(sent).not.toContain('first');
       expect(JSON.parse(sent)).toEqual({ ...(JSON.parse(text) as object), model: up });
+    });
+
+    it(`${c.route}: a top-level field neither the API nor the upstream defines is dropped, the rest sent as validated`, async () => {
+      const [pub, up] = c.model as [string, string];
+      const text = `{"model":"${pub}",${c.members},"junk":[[{"a":[1]}],{"b":{}}]}`;
+      const sent = await sentFor(c.route, c.upstream, text);
+      const { junk: _, ...kept } = JSON.parse(text) as Record<string, unknown>;
+      expect(JSON.parse(sent)).toEqual({ ...kept, model: up });
     });
   }
 

@@ -167,6 +167,24 @@ describe('the maximum wait for a slot', () => {
   });
 });
 
+describe('the cap on waiting tasks', () => {
+  const t = useHarness(vidxHarness({ sim: { taskDurationMs: 600_000, klingTaskSlots: 1 }, env: { TOLLWAY_TASK_QUEUE_MAX_PER_TOKEN: '2' } }));
+
+  it('a creation past the cap is refused 429 in the family A envelope (1303, request id), nothing created, held or sent', async () => {
+    const { id: tokenId, secret } = await t.h.token({ quota: 1_000_000_000 });
+    await createMany(t.h, secret, 3, { model_name: 'vidx-v2-6', prompt: 'fills the cap' });
+    const sent = t.h.sim.requestsTo('/v1/videos/text2video').length;
+    const r = await call<TaskData>(t.h, secret, 'POST', T2V, { model_name: 'vidx-v2-6', prompt: 'one too many' });
+    expect(r.status).toBe(429);
+    expect(r.body).toMatchObject({ code: 1303, message: expect.stringMatching(/already has 2 tasks waiting/), request_id: expect.any(String), data: null });
+    expect(t.h.sim.requestsTo('/v1/videos/text2video')).toHaveLength(sent);
+    const rows = await t.h.store.db.selectFrom('tasks').select('id').where('token_id', '=', tokenId).execute();
+    expect(rows).toHaveLength(3);
+    const holds = await t.h.store.db.selectFrom('holds').select('task_id').where('token_id', '=', tokenId).execute();
+    expect(holds).toHaveLength(3);
+  });
+});
+
 describe("the operator's task_slots", () => {
   // No limit upstream: only the operator's setting keeps the gateway at one task at a time.
   const t = useHarness(vidxHarness({ sim: { taskDurationMs: 200, klingTaskSlots: 0 } }));

@@ -10,6 +10,7 @@ import { AccountForm, accountKey } from './account-form.tsx';
 import { AccountSpend } from './account-spend.tsx';
 import { AccountTokens } from './account-tokens.tsx';
 import { AccountUsage } from './account-usage.tsx';
+import { Name, plainName } from '../../name.tsx';
 
 export function AccountPanel({ account, tokens, groups, onChanged }: { account: Account; tokens: Token[]; groups: string[]; onChanged: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
@@ -30,7 +31,7 @@ export function AccountPanel({ account, tokens, groups, onChanged }: { account: 
     <section class="card panel" aria-labelledby="account-title">
       <div class="panel-head">
         <h2 id="account-title" tabIndex={-1} ref={heading}>
-          Account “{account.name}” <code>{account.id}</code>
+          Account “<Name value={account.name} />” <code>{account.id}</code>
         </h2>
         <a href="#/accounts">Close</a>
       </div>
@@ -49,7 +50,7 @@ export function AccountPanel({ account, tokens, groups, onChanged }: { account: 
               account={account}
               groups={groups}
               onSaved={(a) => {
-                setSaved(`Saved “${a.name}”`);
+                setSaved(`Saved “${plainName(a.name)}”`);
                 changed();
               }}
             />

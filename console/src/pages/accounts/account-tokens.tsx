@@ -3,6 +3,7 @@
 import { time, units } from '../../format.ts';
 import type { Token } from '../../types.ts';
 import { stateOf } from '../tokens/token-table.tsx';
+import { Name, plainName } from '../../name.tsx';
 
 export function AccountTokens({ tokens }: { tokens: Token[] }) {
   return (
@@ -27,7 +28,9 @@ export function AccountTokens({ tokens }: { tokens: Token[] }) {
         <tbody>
           {tokens.map((t) => (
             <tr key={t.id}>
-              <th scope="row">{t.name}</th>
+              <th scope="row">
+                <Name value={t.name} />
+              </th>
               <td>
                 <code>{t.id}</code>
               </td>
@@ -38,10 +41,10 @@ export function AccountTokens({ tokens }: { tokens: Token[] }) {
               <td>{time(t.created_at)}</td>
               <td>
                 <span class="actions">
-                  <a href={`#/logs?token_id=${encodeURIComponent(t.id)}`} aria-label={`Requests of ${t.name}`}>
+                  <a href={`#/logs?token_id=${encodeURIComponent(t.id)}`} aria-label={`Requests of ${plainName(t.name)}`}>
                     Requests
                   </a>
-                  <a href={`#/bills?token_id=${encodeURIComponent(t.id)}`} aria-label={`Bill of ${t.name}`}>
+                  <a href={`#/bills?token_id=${encodeURIComponent(t.id)}`} aria-label={`Bill of ${plainName(t.name)}`}>
                     Bill
                   </a>
                 </span>

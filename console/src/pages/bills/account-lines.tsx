@@ -3,6 +3,7 @@
 import { num, units } from '../../format.ts';
 import { Share } from '../../share.tsx';
 import type { BillAccountLine, BillPeriod } from '../../types.ts';
+import { Name, plainName } from '../../name.tsx';
 
 export function AccountLines({ lines, total, period }: { lines: BillAccountLine[]; total: number; period: BillPeriod }) {
   return (
@@ -37,7 +38,7 @@ export function AccountLines({ lines, total, period }: { lines: BillAccountLine[
             </tr>
           )}
           {lines.map((l) => {
-            const name = l.account_id === null ? 'No account' : (l.account_name ?? l.account_id);
+            const name = l.account_id === null ? 'No account' : plainName(l.account_name ?? l.account_id);
             return (
               <tr key={`${l.period_start}/${l.account_id ?? ''}`} data-account-id={l.account_id ?? ''}>
                 <td>{l.period_start}</td>
@@ -46,7 +47,10 @@ export function AccountLines({ lines, total, period }: { lines: BillAccountLine[
                     <span class="muted">{name}</span>
                   ) : (
                     <>
-                      <a href={`#/accounts/${encodeURIComponent(l.account_id)}`}>{name}</a> <code>{l.account_id}</code>
+                      <a href={`#/accounts/${encodeURIComponent(l.account_id)}`}>
+                        <Name value={name} />
+                      </a>{' '}
+                      <code>{l.account_id}</code>
                     </>
                   )}
                 </th>

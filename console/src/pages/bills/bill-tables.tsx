@@ -3,10 +3,11 @@
 import { num, units } from '../../format.ts';
 import { Share } from '../../share.tsx';
 import type { BillModelLine, BillPeriod } from '../../types.ts';
+import { Name } from '../../name.tsx';
 
 const tokenCell = (l: BillModelLine) => (
   <td>
-    {l.token_name ?? '—'} <code>{l.token_id}</code>
+    <Name value={l.token_name ?? '—'} /> <code>{l.token_id}</code>
   </td>
 );
 

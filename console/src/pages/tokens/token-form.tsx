@@ -10,6 +10,7 @@ import { BudgetFields, budgetInputs, budgetList, PERIODS, type Period } from '..
 import { fromLocalInput, parseUnits, toLocalInput, unitsInput } from '../../format.ts';
 import type { Account, CreatedToken, Token } from '../../types.ts';
 import { errorText } from '../../use-load.ts';
+import { plainName } from '../../name.tsx';
 
 type Key = 'name' | 'models' | 'quota' | 'rpm' | 'tpm' | 'concurrency' | 'expires' | Period | 'account';
 type Values = Record<Key, string>;
@@ -83,7 +84,7 @@ function AccountSelect({ id, value, accounts, onChange }: { id: string; value: s
         {value && !shown.some((a) => a.id === value) && <option value={value}>{value}</option>}
         {shown.map((a) => (
           <option key={a.id} value={a.id}>
-            {a.name} ({a.id}){a.revoked_at !== null ? ' — revoked' : ''}
+            {plainName(a.name)} ({a.id}){a.revoked_at !== null ? ' — revoked' : ''}
           </option>
         ))}
       </select>

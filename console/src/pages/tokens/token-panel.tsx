@@ -6,6 +6,7 @@ import { CallbackSecret } from './callback-secret.tsx';
 import { editableKey, TokenForm } from './token-form.tsx';
 import { TokenUsage } from './token-usage.tsx';
 import { TopUpForm } from './top-up-form.tsx';
+import { Name, plainName } from '../../name.tsx';
 
 export function TokenPanel({ token, accounts, onChanged, onClose }: { token: Token; accounts: Account[]; onChanged: () => void; onClose: () => void }) {
   const heading = useRef<HTMLHeadingElement>(null);
@@ -25,7 +26,7 @@ export function TokenPanel({ token, accounts, onChanged, onClose }: { token: Tok
     <section class="card panel" aria-labelledby="panel-title">
       <div class="panel-head">
         <h2 id="panel-title" tabIndex={-1} ref={heading}>
-          Token “{token.name}” <code>{token.id}</code>
+          Token “<Name value={token.name} />” <code>{token.id}</code>
         </h2>
         <button type="button" class="quiet" onClick={onClose}>
           Close
@@ -41,7 +42,7 @@ export function TokenPanel({ token, accounts, onChanged, onClose }: { token: Tok
               token={token}
               accounts={accounts}
               onSaved={(t) => {
-                setSaved(`Saved “${t.name}”`);
+                setSaved(`Saved “${plainName(t.name)}”`);
                 changed();
               }}
             />

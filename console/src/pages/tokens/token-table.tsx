@@ -4,6 +4,7 @@ import { call } from '../../api.ts';
 import { num, time, units } from '../../format.ts';
 import type { Token } from '../../types.ts';
 import { errorText } from '../../use-load.ts';
+import { Name, plainName } from '../../name.tsx';
 
 export type TokenState = 'active' | 'expired' | 'revoked';
 
@@ -26,7 +27,7 @@ function RevokeButton({ token, onDone }: { token: Token; onDone: () => void }) {
     <span class="actions">
       {confirming ? (
         <>
-          <button type="button" class="danger" onClick={revoke} aria-label={`Confirm revoking ${token.name}`}>
+          <button type="button" class="danger" onClick={revoke} aria-label={`Confirm revoking ${plainName(token.name)}`}>
             Confirm revoke
           </button>
           <button type="button" class="quiet" onClick={() => setConfirming(false)}>
@@ -34,7 +35,7 @@ function RevokeButton({ token, onDone }: { token: Token; onDone: () => void }) {
           </button>
         </>
       ) : (
-        <button type="button" class="quiet" onClick={() => setConfirming(true)} aria-label={`Revoke ${token.name}`}>
+        <button type="button" class="quiet" onClick={() => setConfirming(true)} aria-label={`Revoke ${plainName(token.name)}`}>
           Revoke
         </button>
       )}
@@ -93,7 +94,9 @@ export function TokenTable({
             const live = t.revoked_at === null;
             return (
               <tr key={t.id} data-token-id={t.id}>
-                <th scope="row">{t.name}</th>
+                <th scope="row">
+                  <Name value={t.name} />
+                </th>
                 <td>
                   <code>{t.id}</code>
                   <br />
@@ -111,17 +114,24 @@ export function TokenTable({
                   {t.account_id === null ? (
                     '—'
                   ) : (
-                    <a href={`#/accounts/${encodeURIComponent(t.account_id)}`}>{accountNames.get(t.account_id) ?? t.account_id}</a>
+                    <a href={`#/accounts/${encodeURIComponent(t.account_id)}`}>
+                      <Name value={accountNames.get(t.account_id) ?? t.account_id} />
+                    </a>
                   )}
                 </td>
                 <td>
                   <span class="actions">
                     {/* Usage, top-up and edit of the token open together, above the list. */}
-                    <button type="button" class="quiet" onClick={() => actions.open(t)} aria-label={live ? `Usage & edit ${t.name}` : `Usage of ${t.name}`}>
+                    <button
+                      type="button"
+                      class="quiet"
+                      onClick={() => actions.open(t)}
+                      aria-label={live ? `Usage & edit ${plainName(t.name)}` : `Usage of ${plainName(t.name)}`}
+                    >
                       {live ? 'Usage & edit' : 'Usage'}
                     </button>
                     {live && (
-                      <button type="button" class="quiet" onClick={() => actions.rotate(t)} aria-label={`Rotate ${t.name}`}>
+                      <button type="button" class="quiet" onClick={() => actions.rotate(t)} aria-label={`Rotate ${plainName(t.name)}`}>
                         Rotate
                       </button>
                     )}

@@ -18,7 +18,7 @@ import { registerWebhookRoutes } from './webhooks.ts';
 export async function registerAdminRoutes(scope: FastifyInstance, deps: GatewayDeps): Promise<void> {
   requireAdmin(scope, deps);
   // An empty JSON body is no body: POST /admin/tokens/{id}/rotate, .../enable and the like need none.
-  useJsonBodyParser(scope, 'absent');
+  useJsonBodyParser(scope, 'absent', deps.config);
   registerTokenRoutes(scope, deps);
   registerAccountRoutes(scope, deps);
   registerChannelRoutes(scope, deps);

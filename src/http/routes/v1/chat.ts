@@ -3,6 +3,7 @@
 // also takes images is sent to the native multimodal path when a request carries an image (core/text-rules.ts).
 import type { TextRequest, UpstreamAdapter } from '../../../adapters/types.ts';
 import { requireBody } from '../../../contracts/fields.ts';
+import { CHAT_FIELDS, knownFieldsOnly } from '../../../contracts/text-fields.ts';
 import { isObject } from '../../../json/json.ts';
 import { chatCapability, validateChat } from '../../../core/text-rules.ts';
 import { isKind, textModel } from '../../../core/text.ts';
@@ -14,7 +15,7 @@ export function chatRoute(deps: StreamDeps, ds: Required<Pick<UpstreamAdapter, '
   // Not an async function: the call's own promise is the answer (one promise layer less per request). The lane
   // turns a synchronous throw into the same error answer.
   return (ex) => {
-    const body = requireBody(ex.body);
+    const body = knownFieldsOnly(requireBody(ex.body), CHAT_FIELDS);
     const messages = validateChat(body);
     const r = textModel(deps, ex, body, isChat, 'chat completions');
     const cap = chatCapability(r, messages) === 'vision' ? ds.visionChat : ds.chat;

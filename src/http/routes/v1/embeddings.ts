@@ -1,6 +1,7 @@
 // POST /v1/embeddings — input as a string or an array of strings; the OpenAI list shape with usage.
 import type { EmbeddingsCapability } from '../../../adapters/types.ts';
 import { requireBody } from '../../../contracts/fields.ts';
+import { EMBEDDINGS_FIELDS, knownFieldsOnly } from '../../../contracts/text-fields.ts';
 import { validateEmbeddings } from '../../../core/text-rules.ts';
 import { isKind, textModel, textRequest, type TextDeps } from '../../../core/text.ts';
 import type { Exchange } from '../../exchange.ts';
@@ -9,7 +10,7 @@ import { sendComplete } from './text-reply.ts';
 export function embeddingsRoute(deps: TextDeps, cap: EmbeddingsCapability): (ex: Exchange) => Promise<void> {
   const isEmbedding = isKind('embedding');
   return (ex) => {
-    const body = requireBody(ex.body);
+    const body = knownFieldsOnly(requireBody(ex.body), EMBEDDINGS_FIELDS);
     validateEmbeddings(body);
     const r = textModel(deps, ex, body, isEmbedding, 'embeddings');
     const treq = textRequest(r, body, ex.rawBody);

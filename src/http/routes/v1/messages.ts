@@ -3,6 +3,7 @@
 // headers are forwarded in both spellings (the contract's `messages-*` and the official SDK's `anthropic-*`).
 import type { ErrorFrame, TextCapability } from '../../../adapters/types.ts';
 import { requireBody } from '../../../contracts/fields.ts';
+import { MESSAGES_FIELDS, knownFieldsOnly } from '../../../contracts/text-fields.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { messagesErrorType } from '../../../errors/render.ts';
 import { validateMessages } from '../../../core/text-rules.ts';
@@ -56,7 +57,7 @@ export function forwardedHeaders(req: Pick<Exchange, 'headers'>): Record<string,
 
 export function messagesRoute(deps: StreamDeps, cap: TextCapability): (ex: Exchange) => Promise<void> {
   return (ex) => {
-    const body = requireBody(ex.body);
+    const body = knownFieldsOnly(requireBody(ex.body), MESSAGES_FIELDS);
     validateMessages(body);
     const r = textModel(deps, ex, body, (m) => m.entry.capabilities.messages === true, 'the messages API');
     const treq = textRequest(r, body, ex.rawBody);

@@ -1,6 +1,7 @@
 // POST /v1/responses — the responses-style call (streaming and not) on the upstream's responses path.
 import type { ErrorFrame, TextCapability } from '../../../adapters/types.ts';
 import { requireBody } from '../../../contracts/fields.ts';
+import { RESPONSES_FIELDS, knownFieldsOnly } from '../../../contracts/text-fields.ts';
 import { validateResponses } from '../../../core/text-rules.ts';
 import { textModel, textRequest } from '../../../core/text.ts';
 import type { Exchange } from '../../exchange.ts';
@@ -12,7 +13,7 @@ const responsesErrorFrame: ErrorFrame = (_e, body) =>
 
 export function responsesRoute(deps: StreamDeps, cap: TextCapability): (ex: Exchange) => Promise<void> {
   return (ex) => {
-    const body = requireBody(ex.body);
+    const body = knownFieldsOnly(requireBody(ex.body), RESPONSES_FIELDS);
     validateResponses(body);
     const r = textModel(deps, ex, body, (m) => m.entry.capabilities.responses === true, 'the responses API');
     const treq = textRequest(r, body, ex.rawBody);

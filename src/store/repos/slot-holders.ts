@@ -1,0 +1,43 @@
+// Whether the holder of a task waiting for a parallel-task slot may still spend: its token and the token's account
+// not revoked, not expired, and their holds within their quotas. A waiting task was never sent, so when its holder
+// may no longer spend it must not be: it ends uncharged instead (tasks/slot-queue.ts), and the move to submit it
+// checks the same in its own statement, so a revocation just before the move still stops it.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Database } from '../schema.ts';
+
+/** Why the holder may no longer spend (the code the task fails with), or null. */
+export type HolderGone = 'token_revoked' | 'token_expired' | 'insufficient_quota';
+
+const overQuota = (t: string) => `(${t}.quota IS NOT NULL AND ${t}.spent + ${t}.held > ${t}.quota)`;
+
+/** A SQL condition: the token `k` of the task (column `tasks.token_id`) and its account may spend at `now`. */
+export function holderLive(now: number): RawBuilder<boolean> {
+  return sql<boolean>`EXISTS (SELECT 1 FROM tokens hk LEFT JOIN accounts ha ON ha.id = hk.account_id
+    WHERE hk.id = tasks.token_id AND hk.revoked_at IS NULL AND (hk.expires_at IS NULL OR hk.expires_at > ${now})
+      AND NOT ${sql.raw(overQuota('hk'))}
+      AND (ha.id IS NULL OR (ha.revoked_at IS NULL AND (ha.expires_at IS NULL OR ha.expires_at > ${now}) AND NOT ${sql.raw(overQuota('ha'))})))`;
+}
+
+/** Why the token (and its account) may no longer spend at `now`; null when it may. */
+export async function holderGone(db: Kysely<Database>, tokenId: string, now = Date.now()): Promise<HolderGone | null> {
+  const r = await sql<{ revoked: number | string; expired: number | string; over: number | string }>`
+    SELECT
+      CASE WHEN k.revoked_at IS NOT NULL OR a.revoked_at IS NOT NULL THEN 1 ELSE 0 END AS revoked,
+      CASE WHEN k.expires_at <= ${now} OR a.expires_at <= ${now} THEN 1 ELSE 0 END AS expired,
+      CASE WHEN ${sql.raw(overQuota('k'))} OR ${sql.raw(overQuota('a'))} THEN 1 ELSE 0 END AS over
+    FROM tokens k LEFT JOIN accounts a ON a.id = k.account_id WHERE k.id = ${tokenId}`.execute(db);
+  const row = r.rows[0];
+  if (!row || Number(row.revoked)) return 'token_revoked';
+  if (Number(row.expired)) return 'token_expired';
+  if (Number(row.over)) return 'insufficient_quota';
+  return null;
+}
+
+/**
+ * The holder changed (revoked, its quota lowered): its waiting tasks are due now, so the poller looks at them at
+ * its next round (and ends those that may no longer be sent) rather than at their next back-off.
+ */
+export async function waitingDueFor(db: Kysely<Database>, holder: { tokenId: string } | { accountId: string }, now = Date.now()): Promise<void> {
+  const of = 'tokenId' in holder ? sql`token_id = ${holder.tokenId}` : sql`token_id IN (SELECT id FROM tokens WHERE account_id = ${holder.accountId})`;
+  await sql`UPDATE tasks SET next_poll_at = ${now} WHERE state = 'waiting' AND ${of} AND next_poll_at > ${now}`.execute(db);
+}

@@ -1,0 +1,82 @@
+// A task waiting for a parallel-task slot whose token or account may no longer spend (expired, out of quota, revoked)
+// is never sent: the poller ends it failed and uncharged, and the move to submit it refuses it on its own.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SlotQueueRepo } from '../../src/store/repos/slot-queue.ts';
+import type { TaskEngine } from '../../src/tasks/engine.ts';
+import type { TaskRecord } from '../../src/tasks/types.ts';
+import { SlotDriver, SlotUpstream } from '../support/slot-upstream.ts';
+import { engineFixture, type EngineFixture } from '../support/task-engine.ts';
+
+let f: EngineFixture;
+let up: SlotUpstream;
+let seq = 0;
+
+beforeEach(async () => {
+  f = await engineFixture();
+  up = new SlotUpstream(1);
+});
+afterEach(async () => f.cleanup());
+
+function engine(): TaskEngine {
+  const e = f.engine({ pollBaseMs: 10_000, pollMaxMs: 60_000 });
+  e.registerDriver('test-video', new SlotDriver(up));
+  return e;
+}
+
+function create(e: TaskEngine): Promise<TaskRecord> {
+  const id = `task_holder${seq++}`;
+  return e.create(
+    f.input(e, { id, slot: { queue: 'kling:acct|kling-v2-6', stored: { path: 'text2video', body: { prompt: `for ${id}` } } }, submit: (t) => up.accept(t) }),
+  );
+}
+
+const row = (id: string) => f.store.db.selectFrom('tasks').select(['state', 'error']).where('id', '=', id).executeTakeFirstOrThrow();
+const holdState = async (id: string) => (await f.store.db.selectFrom('holds').select('state').where('task_id', '=', id).executeTakeFirst())?.state;
+
+/** The running task ends upstream (its slot frees) and every open task is due: one poller round. */
+async function slotFrees(e: TaskEngine): Promise<void> {
+  up.open.clear();
+  await f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).where('state', 'in', ['waiting', 'queued']).execute();
+  await e.tick();
+  await e.tick();
+}
+
+describe('a waiting task whose holder may no longer spend', () => {
+  for (const [what, change, code] of [
+    ['its token expires', () => f.store.db.updateTable('tokens').set({ expires_at: 1 }).where('id', '=', f.tokenId).execute(), 'token_expired'],
+    [
+      'its quota is lowered below what it holds',
+      () => f.store.db.updateTable('tokens').set({ quota: 1 }).where('id', '=', f.tokenId).execute(),
+      'insufficient_quota',
+    ],
+    ['its token is revoked', () => f.store.db.updateTable('tokens').set({ revoked_at: 1 }).where('id', '=', f.tokenId).execute(), 'token_revoked'],
+  ] as const)
+    it(`${what}: it ends failed (${code}), never sent, its hold released`, async () => {
+      const e = engine();
+      await create(e);
+      const waiting = await create(e);
+      expect(waiting.state).toBe('waiting');
+      await change();
+      await slotFrees(e);
+      const r = await row(waiting.id);
+      expect(r.state).toBe('failed');
+      expect(JSON.parse(r.error!)).toMatchObject({ code, message: expect.stringMatching(/not submitted and not charged/) });
+      expect(await holdState(waiting.id)).toBe('released');
+      expect(up.attempts.filter((id) => id === waiting.id)).toHaveLength(1); // its first try only, refused
+    });
+
+  it('the move to submit refuses a revoked holder on its own (a revocation just after the check)', async () => {
+    const e = engine();
+    await create(e);
+    const waiting = await create(e);
+    up.open.clear();
+    await f.store.db.updateTable('tasks').set({ state: 'succeeded' }).where('id', '!=', waiting.id).execute();
+    await f.store.db.updateTable('tokens').set({ revoked_at: 1 }).where('id', '=', f.tokenId).execute();
+    const repo = new SlotQueueRepo(f.store.db, f.store.dialect);
+    await f.store.db.updateTable('tasks').set({ lease_owner: e.owner }).where('id', '=', waiting.id).execute();
+    const turn = { id: waiting.id, queue: 'kling:acct|kling-v2-6', owner: e.owner, leaseMs: 60_000, limit: null, submits: 4 };
+    expect(await repo.promote(turn)).toBe(false);
+    await f.store.db.updateTable('tokens').set({ revoked_at: null }).where('id', '=', f.tokenId).execute();
+    expect(await repo.promote(turn)).toBe(true);
+  });
+});
