@@ -26,7 +26,7 @@ export const CHANNELS: Record<string, Channel> = {
     weight: 1,
     account: null,
     taskSlots: null,
-  modelLimits: null,
+    modelLimits: null,
   },
   ch2: {
     id: 'ch2',
@@ -39,7 +39,7 @@ export const CHANNELS: Record<string, Channel> = {
     weight: 1,
     account: null,
     taskSlots: null,
-  modelLimits: null,
+    modelLimits: null,
   },
 };
 
