@@ -23,6 +23,7 @@ const passedKeys = [
   'TOLLWAY_SQLITE_WRITER_THREAD',
   'TOLLWAY_SQLITE_CHECKPOINT_THREAD',
   'TOLLWAY_HEAP_GROWING_PERCENT',
+  'TOLLWAY_QUEUE_WAIT_MS',
   ...Object.keys(process.env).filter((k) => k.startsWith('TOLLWAY_TASK_')),
 ];
 const passed = Object.fromEntries(passedKeys.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));

@@ -41,6 +41,11 @@ process.on('message', (m: unknown) => {
     process.send?.({ type, ids });
     return;
   }
+  // bench:capacity: how many chat calls reached the simulator.
+  if (type === 'chat-calls') {
+    process.send?.({ type, n: sim.requestsTo('/chat/completions').length });
+    return;
+  }
   // bench:tasks: the account's task queries and how many of its tasks have finished.
   if (type === 'query-stats') {
     const q = dashscopeQueryStats(sim.ctx).get('main');

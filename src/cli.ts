@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // tollway serve | migrate | token create|list|revoke|update|topup|rotate|rotate-callback-secret | account create|list|show|update|topup|revoke|usage | price-group set|list | channel add|list|disable|update | webhook create|list|update|delete|deliveries | reconcile | bill | stats | simulate
 import { parseArgs } from 'node:util';
-import { CLI, defined, int, modelList, num, onlyFlags, orNone, print, USAGE, usageError, UsageError, withAdmin } from './cli/args.ts';
+import { CLI, defined, int, jsonFlag, modelList, num, onlyFlags, orNone, print, USAGE, usageError, UsageError, withAdmin } from './cli/args.ts';
 import { tokenCommand } from './cli/token-command.ts';
 import { webhookCommand } from './cli/webhook-command.ts';
 import { billCommand } from './cli/bill-command.ts';
@@ -32,6 +32,7 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
       weight: { type: 'string' },
       account: { type: 'string' },
       'task-slots': { type: 'string' },
+      'model-limits': { type: 'string' },
       enable: { type: 'boolean' },
       disable: { type: 'boolean' },
     },
@@ -50,6 +51,7 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
       'weight',
       'account',
       'task-slots',
+      'model-limits',
     ]);
     // The same validation as POST /admin/channels.
     const body = defined({
@@ -64,6 +66,7 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
       weight: int('--weight', values.weight),
       account: values.account,
       task_slots: int('--task-slots', values['task-slots']),
+      model_limits: jsonFlag('--model-limits', values['model-limits']),
     });
     const input = parseCreateChannel(body);
     return withAdmin(config, async (deps) => print(publicChannel(await addChannel(deps, CLI, input))));
@@ -89,6 +92,7 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
       'secret-key',
       'account',
       'task-slots',
+      'model-limits',
     ]);
     if (values.enable && values.disable) throw new UsageError('--enable and --disable exclude each other');
     const body = defined({
@@ -103,6 +107,7 @@ async function channelCommand(config: Config, sub: string | undefined, args: str
       secret_key: values['secret-key'],
       account: orNone(values.account, (a) => a),
       task_slots: orNone(values['task-slots'], (n) => int('--task-slots', n)),
+      model_limits: orNone(values['model-limits'], (j) => jsonFlag('--model-limits', j)),
     });
     // The same validation as PATCH /admin/channels/{id}; keys are never printed.
     return withAdmin(config, async (deps) => {

@@ -26,6 +26,9 @@ import { MemoryQueryBudget, RedisQueryBudget } from './limits/query-budget.ts';
 import { loadCatalogue } from './metering/catalogue-source.ts';
 import { createSafeNet } from './net/safe-fetch.ts';
 import { GatewayMetrics } from './observe/metrics.ts';
+import { CapacityMetrics } from './observe/capacity-metrics.ts';
+import { composeCapacity } from './compose-capacity.ts';
+import { startLimitReader } from './capacity/read-limits.ts';
 import { startTracing } from './observe/tracing.ts';
 import { ChannelRegistry } from './routing/channel-registry.ts';
 import { CircuitBreakers } from './routing/circuit-breaker.ts';
@@ -38,7 +41,7 @@ import { CallbackDispatcher } from './tasks/callbacks.ts';
 import { TokenCallbackSigner } from './tasks/callback-signing.ts';
 import { newTaskOwner, TaskEngine } from './tasks/engine.ts';
 import { PollerThread } from './tasks/poller-thread.ts';
-import { UPSTREAMS } from './adapters/upstreams.ts';
+import { UPSTREAMS, upstreamOf } from './adapters/upstreams.ts';
 import { PriceGroups } from './metering/price-groups.ts';
 import { AlertEmitter } from './alerts/emitter.ts';
 import { buildRepos, composeWriters } from './compose-store.ts';
@@ -146,6 +149,11 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
       .catch((e: unknown) => logger.warn({ err: String(e), channel_id: id }, 'breaker alert not written'));
   });
   const metrics = new GatewayMetrics({ channels, breakers, ledger: meter.backlog, requestLog: requestLog.backlog, gauges: repos.gauges, logger });
+  const capacityMetrics = new CapacityMetrics(metrics.registry);
+  const capacity = composeCapacity(config, channels, redis?.limits ?? null, capacityMetrics, (e) =>
+    logger.warn({ err: String(e) }, 'capacity counters: Redis unreachable, this instance paces alone'),
+  );
+  capacityMetrics.watch(capacity);
   const tokenAuth = new TokenAuth(repos.tokens);
   const { limiter, budget } = composeLimits(config, o);
   const slots = {
@@ -181,6 +189,7 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
       slots,
     }),
     breakers,
+    capacity,
     alerts,
     prober: new ChannelProber(UPSTREAMS, { upstream, kling }),
     limiter,
@@ -248,6 +257,21 @@ export async function composeGateway(config: Config, keys: Keys, o: Opened, sink
   ]);
   const vidx = composeTasks(deps, kling, views, thread ? () => thread.kick() : undefined);
   const app = await buildApp(deps, { text: dashscopeTextAdapter(deps.upstream), vidx });
+  // The upstream accounts' own limits, read at start and every few minutes (stopped with the app).
+  if (config.capacity.readLimitsMs > 0) {
+    const stop = startLimitReader(
+      {
+        capacity: deps.capacity,
+        channels: () => deps.channels.all(),
+        upstreamOf,
+        clients: { upstream: deps.upstream, kling },
+        onError: (account, e) => deps.logger.warn({ account, err: String(e) }, 'upstream limits not read; stated and learnt limits stand'),
+      },
+      config.capacity.readLimitsMs,
+      () => deps.channels.version,
+    );
+    app.addHook('onClose', async () => stop());
+  }
   return { deps, vidx, app, poller: thread ?? (config.tasks.pollerEnabled ? inProcessPoller(deps, vidx) : null), alerts: composeAlerts(deps) };
 }
 

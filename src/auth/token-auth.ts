@@ -120,7 +120,13 @@ function billingOf(t: TokenRecord, a: AccountRecord | null): Principal['billing'
   if (a === null && t.budgets.length === 0) return null;
   const budgets: BudgetLimit[] = t.budgets.map((b) => ({ holderId: t.id, period: b.period, limit: b.limit }));
   if (a) for (const b of a.budgets) budgets.push({ holderId: a.id, period: b.period, limit: b.limit });
-  return Object.freeze({ accountId: a?.id ?? null, priceGroup: a?.priceGroup ?? null, timeZone: a?.timeZone ?? null, budgets: Object.freeze(budgets) });
+  return Object.freeze({
+    accountId: a?.id ?? null,
+    priceGroup: a?.priceGroup ?? null,
+    timeZone: a?.timeZone ?? null,
+    budgets: Object.freeze(budgets),
+    weight: a?.weight ?? 1,
+  });
 }
 
 function principalOf(t: TokenRecord, a: AccountRecord | null): Principal {

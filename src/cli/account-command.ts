@@ -36,6 +36,7 @@ const OPTIONS = {
   'price-group': { type: 'string' },
   'time-zone': { type: 'string' },
   'expires-at': { type: 'string' },
+  weight: { type: 'string' },
   amount: { type: 'string' },
   'idempotency-key': { type: 'string' },
   limit: { type: 'string' },
@@ -44,7 +45,7 @@ const OPTIONS = {
   until: { type: 'string' },
 } as const;
 
-const EDIT = ['name', 'quota', 'budget', 'price-group', 'time-zone', 'expires-at'];
+const EDIT = ['name', 'quota', 'budget', 'price-group', 'time-zone', 'expires-at', 'weight'];
 
 export async function accountCommand(config: Config, sub: string | undefined, args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: OPTIONS });
@@ -57,6 +58,7 @@ export async function accountCommand(config: Config, sub: string | undefined, ar
       price_group: edit ? orNone(values['price-group'], (v) => v) : values['price-group'],
       time_zone: edit ? orNone(values['time-zone'], (v) => v) : values['time-zone'],
       expires_at: edit ? orNone(values['expires-at'], (v) => num('--expires-at', v)) : num('--expires-at', values['expires-at']),
+      weight: num('--weight', values.weight),
     });
   if (sub === 'create') {
     onlyFlags(values, 'account create', EDIT);

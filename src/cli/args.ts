@@ -16,20 +16,20 @@ export const USAGE = `Usage: tollway <command>
   token rotate ID [--grace-ms MS]         a new secret for the same token; the old one works for MS more (default 0)
   token rotate-callback-secret ID [--grace-ms MS]   a new secret for the token's task callbacks; the old one signs too
                                           for MS more (default TOLLWAY_CALLBACK_SECRET_GRACE_MS, 24 h)
-  account create --name N [--quota N] [--budget PERIOD=N]… [--price-group G] [--time-zone TZ] [--expires-at MS]
+  account create --name N [--quota N] [--budget PERIOD=N]… [--price-group G] [--time-zone TZ] [--expires-at MS] [--weight N]
                                           a customer account; PERIOD is day, week or month (calendar, in TZ or UTC)
   account list [--limit N] [--cursor C]
   account show ID
-  account update ID [--name N] [--quota N|none] [--budget PERIOD=N|none]… [--price-group G|none] [--time-zone TZ|none] [--expires-at MS|none]
+  account update ID [--name N] [--quota N|none] [--budget PERIOD=N|none]… [--price-group G|none] [--time-zone TZ|none] [--expires-at MS|none] [--weight N]
   account topup ID --amount N [--idempotency-key K]
   account revoke ID                       every token of the account is refused from now on
   account usage ID [--since MS] [--until MS]   balance, budgets in their current period, charges per model
   price-group set NAME [--multiplier X] [--price MODEL=PRICE_JSON]…   create or replace a price group
   price-group list
-  channel add --name N --kind dashscope|kling [--base-url U] [--api-key K | --access-key A --secret-key S] [--models a,b] [--priority N] [--weight N] [--account A] [--task-slots N]
+  channel add --name N --kind dashscope|kling [--base-url U] [--api-key K | --access-key A --secret-key S] [--models a,b] [--priority N] [--weight N] [--account A] [--task-slots N] [--model-limits JSON]
   channel list
   channel disable ID
-  channel update ID [--name N] [--models a,b|none] [--priority N] [--weight N] [--account A|none] [--task-slots N|none] [--enable|--disable] [--base-url U] [--api-key K | --access-key A --secret-key S]
+  channel update ID [--name N] [--models a,b|none] [--priority N] [--weight N] [--account A|none] [--task-slots N|none] [--model-limits JSON|none] [--enable|--disable] [--base-url U] [--api-key K | --access-key A --secret-key S]
   webhook create --url U --events a,b [--description D] [--disable]   an alert webhook; prints its whsec_ secret once
                                           (events: spend.threshold, breaker.opened, breaker.closed, tasks.failure_rate, hold.reaped)
   webhook list [--limit N] [--cursor C]
@@ -102,6 +102,16 @@ export function int(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   if (!/^-?\d+$/.test(v.trim())) throw new UsageError(`${flag} must be an integer, got "${v}"`);
   return Number(v);
+}
+
+/** A JSON value given to a flag (e.g. --model-limits '{"*":{"rpm":60}}'). */
+export function jsonFlag(flag: string, v: string | undefined): unknown {
+  if (v === undefined) return undefined;
+  try {
+    return JSON.parse(v) as unknown;
+  } catch {
+    throw new UsageError(`${flag} must be JSON, got "${v}"`);
+  }
 }
 
 /** For an edit: absent → not sent; `none` → null (remove); else the parsed value. */

@@ -51,6 +51,8 @@ export interface Config {
   simLimits: SimLimitsConfig;
   /** Async task engine (src/tasks): poller, back-off, leases, max age. */
   tasks: TaskConfig;
+  /** Upstream capacity (src/capacity): how long a call waits for room, and how often upstream limits are read (ms; 0 = never). */
+  capacity: { queueWaitMs: number; readLimitsMs: number };
   /** Family A completion callbacks to clients (src/tasks/callbacks.ts). */
   callbacks: CallbackConfig;
   /** Operator alerts and their webhooks (src/alerts). */
@@ -221,6 +223,10 @@ export function loadConfig(env: Env = process.env): Config {
     simTaskMs: intVar(env, 'TOLLWAY_SIM_TASK_MS', 5000, 0, 3_600_000),
     simLimits: simLimitsConfig(env),
     tasks: taskConfig(env),
+    capacity: {
+      queueWaitMs: intVar(env, 'TOLLWAY_QUEUE_WAIT_MS', 5_000, 0, 600_000),
+      readLimitsMs: intVar(env, 'TOLLWAY_UPSTREAM_LIMITS_READ_MS', 300_000, 0, 86_400_000),
+    },
     callbacks: {
       tickMs: intVar(env, 'TOLLWAY_CALLBACK_TICK_MS', 1000, 10, 600_000),
       backoffBaseMs: intVar(env, 'TOLLWAY_CALLBACK_BACKOFF_MS', 5000, 10, 3_600_000),

@@ -48,6 +48,10 @@ export interface RequestState {
   slot: (() => void) | null;
   /** The request's record was written: a slot admitted after that (the client left during admission) goes back at once. */
   recorded: boolean;
+  /** The upstream account x model admission this call holds (capacity/), settled with its record; null: none. */
+  capacity: { settle(usedTokens: number | undefined): void } | null;
+  /** How long the call waited for upstream capacity and why (null: it did not wait): its trace's capacity step. */
+  capacityWait: { ms: number; reason: string; queue: string; at: number } | null;
 }
 
 /** A request's server span: upstream attempts run in child spans of it; it ends with the request's record. */
@@ -65,6 +69,8 @@ export interface CallContext extends HasState {
   readonly id: string;
   /** A logger bound to the request id. */
   readonly log: Pick<Logger, 'info' | 'warn' | 'error'>;
+  /** Subscribe to the client leaving before its answer; returns the unsubscribe (a queued call leaves the queue). */
+  onClientLeave?(listener: () => void): () => void;
 }
 
 export function principalOf(call: HasState): Principal {

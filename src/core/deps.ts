@@ -1,3 +1,4 @@
+import type { Capacity } from '../capacity/capacity.ts';
 import type { AdminKeyDeps } from './console/sessions.ts';
 import type { Logger } from 'pino';
 import type { TokenAuth } from '../auth/token-auth.ts';
@@ -72,6 +73,8 @@ export interface GatewayDeps {
   limiter: RateLimiter;
   /** Per-channel circuit breakers (routing/failover.ts). */
   breakers: CircuitBreakers;
+  /** Admission to upstream accounts x models: stated, read or learnt limits and the fair queue (capacity/). */
+  capacity: Capacity;
   /** Writes operator alerts to the webhook outbox (src/alerts). */
   alerts: AlertEmitter;
   /** The operator's channel check (POST /admin/channels/{id}/test). */

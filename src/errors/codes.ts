@@ -46,6 +46,8 @@ export const ERROR_CODES = {
   upstream_auth_error: { status: 502, type: 'upstream_error', vendorCode: 5001 },
   upstream_permission_denied: { status: 403, type: 'permission_error', vendorCode: 1103 },
   upstream_rate_limited: { status: 429, type: 'rate_limit_error', vendorCode: 1302 },
+  /** The upstream account x model had no room within the queue wait: the gateway's own answer (capacity/). */
+  upstream_capacity: { status: 429, type: 'rate_limit_error', vendorCode: 1302 },
   upstream_invalid_request: { status: 400, type: 'invalid_request_error', vendorCode: 1201 },
   upstream_content_filtered: { status: 400, type: 'invalid_request_error', vendorCode: 1301 },
   upstream_error: { status: 502, type: 'upstream_error', vendorCode: 5001 },

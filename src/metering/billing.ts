@@ -16,6 +16,8 @@ export interface Billing {
   /** IANA time zone of the budget periods; null = UTC. */
   timeZone: string | null;
   budgets: readonly BudgetLimit[];
+  /** The account's fair-share weight when an upstream account is contended (absent: 1). */
+  weight?: number;
 }
 
 /** A budget row a hold reserved against: [holder id, period, period start (ms)]. */

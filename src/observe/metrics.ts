@@ -52,7 +52,7 @@ function processMetrics(): Registry {
 }
 
 export class GatewayMetrics {
-  private readonly registry = new Registry();
+  readonly registry = new Registry();
   private readonly requests: CellHistogram;
   private readonly attempts: CellHistogram;
   private readonly attemptErrors: CellCounter;

@@ -85,6 +85,17 @@ class RequestSpan implements RequestTrace {
     }
   }
 
+  /** The capacity step: how long the call waited for its upstream account x model, and why (capacity/). */
+  private capacityStep(w: NonNullable<RequestState['capacityWait']>): void {
+    const attributes = {
+      'tollway.request_id': this.requestId,
+      'tollway.capacity.wait_ms': w.ms,
+      'tollway.capacity.reason': w.reason,
+      'tollway.capacity.queue': w.queue,
+    };
+    this.tracer.startSpan('capacity', { kind: SpanKind.INTERNAL, startTime: w.at - w.ms, attributes }, this.ctx).end(w.at);
+  }
+
   end(route: string, status: number, state: RequestState): void {
     const s = this.span;
     if (route !== UNMATCHED_ROUTE) {
@@ -96,6 +107,7 @@ class RequestSpan implements RequestTrace {
     if (state.principal !== null) s.setAttribute('tollway.token_id', state.principal.tokenId);
     if (state.upstreamRequestId !== null) s.setAttribute('tollway.upstream_request_id', state.upstreamRequestId);
     if (state.errorCode !== null) s.setAttribute('error.type', state.errorCode);
+    if (state.capacityWait !== null) this.capacityStep(state.capacityWait);
     // A server span is an error when the server failed (5xx), not when the client asked wrongly (4xx).
     if (status >= 500) s.setStatus({ code: SpanStatusCode.ERROR, ...(state.errorCode !== null ? { message: state.errorCode } : {}) });
     s.end();

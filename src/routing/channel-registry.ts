@@ -3,7 +3,7 @@ import type { SecretBox } from '../auth/secret-box.ts';
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
 import { registerSecret } from '../errors/redact.ts';
-import type { ChannelKind, ChannelRecord, ChannelsRepo } from '../store/repos/channels.ts';
+import type { ChannelKind, ChannelModelLimits, ChannelRecord, ChannelsRepo } from '../store/repos/channels.ts';
 import { EntitlementMarks } from './entitlement-marks.ts';
 import { accountOf } from './upstream-account.ts';
 
@@ -29,6 +29,8 @@ export interface Channel {
   account: string | null;
   /** Operator-set parallel tasks per model version on the account (null: learnt from the upstream's refusals). */
   taskSlots: number | null;
+  /** The account's limits per model stated on this channel (null: none; see capacity/). */
+  modelLimits: ChannelModelLimits | null;
 }
 
 /**
@@ -55,6 +57,8 @@ export class ChannelRegistry {
    */
   private routes = new Map<ModelEntry, readonly Channel[]>();
   private lastRead = '';
+  /** Grows with every reload that changed the channels (what capacity/ re-reads their limits by). */
+  version = 0;
 
   constructor(
     private readonly repo: ChannelsRepo,
@@ -99,6 +103,7 @@ export class ChannelRegistry {
     this.anyById = new Map(opened.map((o) => [o.channel.id, o.channel]));
     this.routes = new Map();
     this.lastRead = read;
+    this.version++;
   }
 
   /**
@@ -206,6 +211,7 @@ export function openChannel(r: ChannelRecord, box: SecretBox): Channel {
     weight: r.weight,
     account: r.account,
     taskSlots: r.taskSlots,
+    modelLimits: r.modelLimits,
   };
 }
 

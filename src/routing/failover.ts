@@ -25,6 +25,10 @@ export interface FailoverOptions {
   model?: string;
   /** Told of every attempt: its channel, how long it took (ms) and its error (null when it succeeded). */
   onAttempt?: AttemptObserver;
+  /** Has the channel room for the call now (capacity/)? Channels with room are tried first, in their order. */
+  roomFirst?: (channel: Channel) => boolean;
+  /** Before a second attempt: the attempt to make instead (capacity/: admitted through a gate learnt meanwhile). */
+  retryThrough?: <T>(attempt: (channel: Channel) => Promise<T>, sink: AttemptSink | undefined) => (channel: Channel) => Promise<T>;
 }
 
 /**
@@ -80,6 +84,14 @@ export function orderChannels(channels: readonly Channel[], breakers: CircuitBre
   return closed.length ? closed : pickChannels(channels, 1, () => false, rand);
 }
 
+/** The channels with room first, each part in its order (the same list when that changes nothing). */
+export function roomFirst(ordered: readonly Channel[], hasRoom: (channel: Channel) => boolean): readonly Channel[] {
+  const room: Channel[] = [];
+  const full: Channel[] = [];
+  for (const c of ordered) (hasRoom(c) ? room : full).push(c);
+  return room.length === 0 || full.length === 0 ? ordered : [...room, ...full];
+}
+
 const pause = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
@@ -95,7 +107,8 @@ export function withFailover<T>(
 ): Promise<T> {
   if (channels.length === 0) return Promise.reject(new GatewayError('no_channel', 'No upstream channel is available for this model'));
   try {
-    const ordered = orderChannels(channels, breakers, Math.random, Math.max(1, opts.maxAttempts ?? 3));
+    let ordered = orderChannels(channels, breakers, Math.random, Math.max(1, opts.maxAttempts ?? 3));
+    if (opts.roomFirst !== undefined && ordered.length > 1) ordered = roomFirst(ordered, opts.roomFirst);
     const max = Math.max(1, opts.maxAttempts ?? Math.min(3, ordered.length + 1));
     return new FailoverRun(ordered, max, breakers, attempt, opts, sink).from(0);
   } catch (e) {
@@ -114,7 +127,7 @@ class FailoverRun<T> {
     private readonly ordered: readonly Channel[],
     private readonly max: number,
     private readonly breakers: CircuitBreakers,
-    private readonly attempt: (channel: Channel) => Promise<T>,
+    private attempt: (channel: Channel) => Promise<T>,
     private readonly opts: FailoverOptions,
     private readonly sink: AttemptSink | undefined,
   ) {}
@@ -123,6 +136,7 @@ class FailoverRun<T> {
   from(i: number): Promise<T> {
     if (i >= this.max) return Promise.reject(this.last);
     if (i === 0) return this.at(0);
+    if (i === 1 && this.opts.retryThrough) this.attempt = this.opts.retryThrough(this.attempt, this.sink);
     const sleep = this.opts.sleep ?? pause;
     return sleep((this.opts.backoffMs ?? 50) * 2 ** (i - 1) * (0.5 + Math.random() / 2)).then(() => this.at(i));
   }

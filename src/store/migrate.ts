@@ -19,6 +19,7 @@ import * as m018 from './migrations/018-accounts.ts';
 import * as m019 from './migrations/019-webhooks.ts';
 import * as m020 from './migrations/020-ledger-account-partial.ts';
 import * as m021 from './migrations/021-task-list-accounts.ts';
+import * as m022 from './migrations/022-capacity.ts';
 import * as m023 from './migrations/023-hold-price-terms.ts';
 import * as m025 from './migrations/025-task-slot-turns.ts';
 
@@ -45,6 +46,7 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '019-webhooks': m019,
   '020-ledger-account-partial': m020,
   '021-task-list-accounts': m021,
+  '022-capacity': m022,
   '023-hold-price-terms': m023,
   '025-task-slot-turns': m025,
 };

@@ -50,6 +50,8 @@ export interface AccountsTable {
   time_zone: string | null; // IANA name; null = UTC
   expires_at: number | null;
   revoked_at: number | null;
+  /** Fair-share weight in a contended upstream's queue; null = 1. */
+  weight?: number | null;
   created_at: number;
   updated_at: number;
 }
@@ -86,6 +88,8 @@ export interface ChannelsTable {
   account: string | null;
   /** Parallel tasks per model version on the account, set by the operator; null = learnt from the upstream. */
   task_slots: number | null;
+  /** JSON {"<model>"|"*": {rpm?, tpm?, concurrency?}}: the account's limits stated on this channel; null = none. */
+  model_limits?: string | null;
   created_at: number;
   updated_at: number;
 }

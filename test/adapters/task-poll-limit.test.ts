@@ -33,6 +33,7 @@ describe('a poll is bounded by its limit', () => {
       weight: 1,
       account: null,
       taskSlots: null,
+      modelLimits: null,
     };
     // Within the test's own time limit (5 s), far below the client's default (20 s): the limit passed in applied.
     await expect(new DashscopeVideoDriver(upstream).poll(task, ch, limit)).rejects.toMatchObject({ code: 'upstream_timeout' });
@@ -51,6 +52,7 @@ describe('a poll is bounded by its limit', () => {
       weight: 1,
       account: null,
       taskSlots: null,
+      modelLimits: null,
     };
     await expect(new KlingTaskDriver(new KlingClient(upstream, new KlingJwtSigner()), 'text2video').poll(task, ch, limit)).rejects.toMatchObject({
       code: 'upstream_timeout',

@@ -20,6 +20,7 @@ const kling: Channel = {
   weight: 1,
   account: null,
   taskSlots: null,
+  modelLimits: null,
 };
 
 function depsWith(known: Channel[], stored: Channel[]) {

@@ -19,6 +19,7 @@ const channel: Channel = {
   weight: 1,
   account: null,
   taskSlots: null,
+  modelLimits: null,
 };
 const model: ResolvedModel = { entry: { id: 'm', upstream: 'dashscope' } as ModelEntry, publicName: 'm', upstreamModel: 'm', billingModel: 'm' };
 const answer: CompleteResult = { body: '{"ok":true}', usage: { kind: 'tokens', inputTokens: 3, outputTokens: 4 }, upstreamRequestId: null };

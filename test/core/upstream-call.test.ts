@@ -19,6 +19,7 @@ const ch = (id: string): Channel => ({
   weight: 1,
   account: null,
   taskSlots: null,
+  modelLimits: null,
 });
 const entry = { id: 'm1', upstreamModel: 'up-m1' } as ModelEntry;
 

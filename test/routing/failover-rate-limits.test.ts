@@ -18,6 +18,7 @@ const ch = (id: string): Channel => ({
   weight: 1,
   account: null,
   taskSlots: null,
+  modelLimits: null,
 });
 
 // Every form an upstream rate limit arrives in, as the adapters read it.

@@ -17,6 +17,7 @@ const ch = (id: string, priority = 0, weight = 1): Channel => ({
   weight,
   account: null,
   taskSlots: null,
+  modelLimits: null,
 });
 const noSleep = async () => undefined;
 

@@ -90,7 +90,14 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const fresh = await freshStore();
   const dataDir = mkdtempSync(join(tmpdir(), 'tollway-data-'));
   // A short drain keeps a test's teardown bounded when it left a request hanging on purpose.
-  const config = loadConfig({ DATABASE_URL: fresh.url, LOG_LEVEL: 'info', TOLLWAY_DATA_DIR: dataDir, TOLLWAY_DRAIN_MS: '5000', ...opts.env });
+  const config = loadConfig({
+    DATABASE_URL: fresh.url,
+    LOG_LEVEL: 'info',
+    TOLLWAY_DATA_DIR: dataDir,
+    TOLLWAY_DRAIN_MS: '5000',
+    TOLLWAY_UPSTREAM_LIMITS_READ_MS: '0',
+    ...opts.env,
+  });
   config.trustedResultOrigins.push(new URL(sim.url).origin);
   opts.configure?.(config);
   const logs: string[] = [];

@@ -26,6 +26,7 @@ export const CHANNELS: Record<string, Channel> = {
     weight: 1,
     account: null,
     taskSlots: null,
+    modelLimits: null,
   },
   ch2: {
     id: 'ch2',
@@ -38,6 +39,7 @@ export const CHANNELS: Record<string, Channel> = {
     weight: 1,
     account: null,
     taskSlots: null,
+    modelLimits: null,
   },
 };
 

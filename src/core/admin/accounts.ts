@@ -28,6 +28,8 @@ export interface AccountView {
   time_zone: string | null;
   expires_at: number | null;
   revoked_at: number | null;
+  /** Fair-share weight when an upstream account is contended (docs/operations.md#upstream-capacity). */
+  weight: number;
   created_at: number;
   updated_at: number;
 }
@@ -46,12 +48,14 @@ export function publicAccount(a: AccountRecord): AccountView {
     time_zone: a.timeZone,
     expires_at: a.expiresAt,
     revoked_at: a.revokedAt,
+    weight: a.weight,
     created_at: a.createdAt,
     updated_at: a.updatedAt,
   };
 }
 
-const FIELDS = ['name', 'quota', 'budgets', 'price_group', 'time_zone', 'expires_at'] as const;
+const FIELDS = ['name', 'quota', 'budgets', 'price_group', 'time_zone', 'expires_at', 'weight'] as const;
+const MAX_WEIGHT = 1000;
 
 function body(b: unknown): JsonObject {
   if (!isObject(b)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
@@ -75,6 +79,7 @@ export function parseCreateAccount(b: unknown, now = Date.now()): Required<Accou
     priceGroup: optString(o, 'price_group', { max: 100 }) ?? null,
     timeZone: parseTimeZone(o) ?? null,
     expiresAt,
+    weight: optInt(o, 'weight', 1, MAX_WEIGHT) ?? null,
   };
 }
 
@@ -93,6 +98,8 @@ export function parseAccountPatch(b: unknown, now = Date.now()): AccountPatch {
   const exp = patchInt(o, 'expires_at', 0, Number.MAX_SAFE_INTEGER);
   futureTime(exp, now);
   if (exp !== undefined) p.expiresAt = exp;
+  const weight = patchInt(o, 'weight', 1, MAX_WEIGHT);
+  if (weight !== undefined) p.weight = weight;
   return p;
 }
 

@@ -2,6 +2,8 @@
 // (and the last four characters of an API or access key, to tell two keys apart); the breaker state is this
 // instance's. An edit applies at once here and is announced to the other instances.
 import { performance } from 'node:perf_hooks';
+import type { Capacity } from '../../capacity/capacity.ts';
+import { capacityView, type CapacityView } from '../../capacity/view.ts';
 import type { ChannelProber } from '../../adapters/probe.ts';
 import { UPSTREAMS, upstreamOf } from '../../adapters/upstreams.ts';
 import { onlyFields, optInt, optStringArray, reqString } from '../../contracts/fields.ts';
@@ -10,13 +12,13 @@ import type { ErrorCode } from '../../errors/codes.ts';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
 import { openChannel, type ChannelKeys } from '../../routing/channel-registry.ts';
 import type { BreakerView, CircuitBreakers } from '../../routing/circuit-breaker.ts';
-import type { ChannelPatch, ChannelRecord } from '../../store/repos/channels.ts';
+import type { ChannelModelLimits, ChannelPatch, ChannelRecord } from '../../store/repos/channels.ts';
 import { isUniqueViolation } from '../../store/store-errors.ts';
-import { parseAccount, parseBaseUrl, parseTaskSlots, publicChannel } from './channels.ts';
+import { parseAccount, parseBaseUrl, parseModelLimitsField, parseTaskSlots, publicChannel } from './channels.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 
 /** What a channel view and edit need beyond the admin deps: the breakers (absent in the CLI, which has none). */
-export type ChannelViewDeps = Pick<AdminDeps, 'repos' | 'box'> & { readonly breakers?: CircuitBreakers };
+export type ChannelViewDeps = Pick<AdminDeps, 'repos' | 'box'> & { readonly breakers?: CircuitBreakers; readonly capacity?: Capacity };
 
 const mask = (v: string | undefined) => (v ? `****${v.length > 12 ? v.slice(-4) : ''}` : null);
 
@@ -30,8 +32,14 @@ export function maskedKeys(keys: ChannelKeys, kind: ChannelRecord['kind']): Reco
 export function channelView(
   deps: ChannelViewDeps,
   c: ChannelRecord,
-): ReturnType<typeof publicChannel> & { keys: ReturnType<typeof maskedKeys>; breaker: BreakerView | null } {
-  return { ...publicChannel(c), keys: maskedKeys(openChannel(c, deps.box).keys, c.kind), breaker: deps.breakers ? deps.breakers.view(c.id) : null };
+): ReturnType<typeof publicChannel> & { keys: ReturnType<typeof maskedKeys>; breaker: BreakerView | null; capacity: CapacityView[] | null } {
+  const opened = openChannel(c, deps.box);
+  return {
+    ...publicChannel(c),
+    keys: maskedKeys(opened.keys, c.kind),
+    breaker: deps.breakers ? deps.breakers.view(c.id) : null,
+    capacity: deps.capacity ? capacityView(deps.capacity, opened) : null,
+  };
 }
 
 export async function getChannel(deps: Pick<AdminDeps, 'repos'>, id: string): Promise<ChannelRecord> {
@@ -42,7 +50,7 @@ export async function getChannel(deps: Pick<AdminDeps, 'repos'>, id: string): Pr
 
 /** Every upstream's key fields (api_key, access_key, secret_key). */
 const KEY_FIELDS = [...new Set(UPSTREAMS.flatMap((u) => u.keyFields.map((f) => f.field)))];
-const PATCH_FIELDS = ['name', 'models', 'priority', 'weight', 'enabled', 'base_url', ...KEY_FIELDS, 'account', 'task_slots'];
+const PATCH_FIELDS = ['name', 'models', 'priority', 'weight', 'enabled', 'base_url', ...KEY_FIELDS, 'account', 'task_slots', 'model_limits'];
 
 export interface ChannelEdit {
   name?: string;
@@ -54,6 +62,7 @@ export interface ChannelEdit {
   keys?: ChannelKeys;
   account?: string | null;
   taskSlots?: number | null;
+  modelLimits?: ChannelModelLimits | null;
 }
 
 /** Validate an edit for a channel of this kind (the kind itself cannot change: make another channel). */
@@ -90,6 +99,8 @@ export function parseChannelEdit(body: unknown, kind: ChannelRecord['kind']): Ch
   if (account !== undefined) e.account = account;
   const taskSlots = parseTaskSlots(o);
   if (taskSlots !== undefined) e.taskSlots = taskSlots;
+  const modelLimits = parseModelLimitsField(o);
+  if (modelLimits !== undefined) e.modelLimits = modelLimits;
   const keys: ChannelKeys = {};
   for (const f of keyFields) if (f.field in o) keys[f.key] = reqString(o, f.field, { max: 500 });
   if (Object.keys(keys).length > 0) e.keys = keys;
@@ -118,6 +129,7 @@ export async function updateChannel(
     ...(edit.baseUrl !== undefined ? { baseUrl: edit.baseUrl } : {}),
     ...(edit.account !== undefined ? { account: edit.account } : {}),
     ...(edit.taskSlots !== undefined ? { taskSlots: edit.taskSlots } : {}),
+    ...(edit.modelLimits !== undefined ? { modelLimits: edit.modelLimits } : {}),
     // A partial key change (one of a pair) keeps the other key.
     ...(edit.keys ? { keyEnc: deps.box.seal(JSON.stringify({ ...openChannel(before, deps.box).keys, ...edit.keys })) } : {}),
   };
@@ -129,7 +141,7 @@ export async function updateChannel(
   await deps.applyChange({ kind: 'channels-changed' });
   const after = await getChannel(deps, id);
   const changes: Record<string, { from: unknown; to: unknown }> = {};
-  for (const k of ['name', 'models', 'priority', 'weight', 'status', 'baseUrl', 'account', 'taskSlots'] as const) {
+  for (const k of ['name', 'models', 'priority', 'weight', 'status', 'baseUrl', 'account', 'taskSlots', 'modelLimits'] as const) {
     if (JSON.stringify(before[k]) !== JSON.stringify(after[k])) changes[k] = { from: before[k], to: after[k] };
   }
   // Which keys were replaced, never their values.

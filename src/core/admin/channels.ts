@@ -1,5 +1,7 @@
 // Channels (upstream accounts) as the operator manages them (admin API and CLI alike), and the ones the gateway
 // provisions itself at start: the demo simulator's and those for keys given in the environment.
+import { parseModelLimits } from '../../capacity/limits.ts';
+import type { ChannelModelLimits } from '../../store/repos/channels.ts';
 import { echo } from '../../errors/echo.ts';
 import { newId } from '../../auth/token-secret.ts';
 import { upstreamOf } from '../../adapters/upstreams.ts';
@@ -29,6 +31,7 @@ export function publicChannel(c: ChannelRecord) {
     weight: c.weight,
     account: c.account,
     task_slots: c.taskSlots,
+    model_limits: c.modelLimits,
     created_at: c.createdAt,
     updated_at: c.updatedAt,
   };
@@ -44,6 +47,7 @@ export interface CreateChannelInput {
   weight?: number | undefined;
   account?: string | null | undefined;
   taskSlots?: number | null | undefined;
+  modelLimits?: ChannelModelLimits | null | undefined;
 }
 
 export function parseBaseUrl(body: Record<string, unknown>, kind: ChannelKind): string {
@@ -79,6 +83,14 @@ export function parseTaskSlots(body: Record<string, unknown>): number | null | u
   return optInt(body, 'task_slots', 1, 10_000);
 }
 
+/** `model_limits`: the account's limits per model, stated ({"<model>"|"*": {rpm, tpm, concurrency}}); null clears. */
+export function parseModelLimitsField(body: Record<string, unknown>): ChannelModelLimits | null | undefined {
+  if (!('model_limits' in body)) return undefined;
+  const r = parseModelLimits(body.model_limits);
+  if ('error' in r) throw new GatewayError('invalid_parameter', r.error, { param: 'model_limits' });
+  return r.value;
+}
+
 export function parseCreateChannel(body: unknown): CreateChannelInput {
   if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
   const name = reqString(body, 'name', { max: 200, name: true });
@@ -86,7 +98,7 @@ export function parseCreateChannel(body: unknown): CreateChannelInput {
   if (!kind) throw new GatewayError('missing_parameter', `kind is required (${CHANNEL_KINDS.join(', ')})`, { param: 'kind' });
   // A misspelt field (`model` for `models`) must not make a channel that serves every model: refused, as an edit's are.
   const keyFields = upstreamOf(kind).keyFields;
-  onlyFields(body, ['name', 'kind', 'base_url', ...keyFields.map((f) => f.field), 'models', 'priority', 'weight', 'account', 'task_slots']);
+  onlyFields(body, ['name', 'kind', 'base_url', ...keyFields.map((f) => f.field), 'models', 'priority', 'weight', 'account', 'task_slots', 'model_limits']);
   const baseUrl = parseBaseUrl(body, kind);
   const keys: ChannelKeys = {};
   for (const f of keyFields) keys[f.key] = reqString(body, f.field, { max: 500 });
@@ -101,6 +113,7 @@ export function parseCreateChannel(body: unknown): CreateChannelInput {
     weight: optInt(body, 'weight', 1, 1000),
     account: parseAccount(body),
     taskSlots: parseTaskSlots(body),
+    modelLimits: parseModelLimitsField(body),
   };
 }
 
@@ -120,6 +133,7 @@ export async function createChannel(deps: ChannelDeps, input: CreateChannelInput
       ...(input.weight !== undefined ? { weight: input.weight } : {}),
       ...(input.account !== undefined ? { account: input.account } : {}),
       ...(input.taskSlots !== undefined ? { taskSlots: input.taskSlots } : {}),
+      ...(input.modelLimits !== undefined ? { modelLimits: input.modelLimits } : {}),
     })
     .catch((e: unknown) => {
       // Two concurrent creates with one name: the unique index decides, the loser gets 409.

@@ -32,6 +32,8 @@ export interface Drain {
   closing: boolean;
 }
 
+const noop = (): void => undefined;
+
 export abstract class RequestLife implements Finished {
   private stage = BEFORE;
 
@@ -64,6 +66,20 @@ export abstract class RequestLife implements Finished {
     (this.res as Watched)[LIFE] = this;
     // `on`, not `once`: a response emits 'close' once, and once()'s wrapper and removal are measurable per request.
     this.res.on('close', onClose);
+  }
+
+  /** The client leaving before its answer (its connection closed first): a queued upstream call leaves the queue. */
+  onClientLeave(listener: () => void): () => void {
+    const res = this.res;
+    if (res.destroyed) {
+      queueMicrotask(listener);
+      return noop;
+    }
+    const l = (): void => {
+      if (!res.writableFinished) listener();
+    };
+    res.on('close', l);
+    return () => res.off('close', l);
   }
 
   /** The rules every request meets before admission (throws the refusal): the drain, the URL rules. */

@@ -52,6 +52,13 @@ function releaseSlot(state: RequestState): void {
   release();
 }
 
+/** Give back the call's upstream admission, its token estimate corrected by the tokens it reported. */
+function settleCapacity(state: RequestState): void {
+  const t = state.capacity!;
+  state.capacity = null;
+  t.settle(state.tokens ? state.tokens : undefined);
+}
+
 export interface Finished {
   id: string;
   method: string;
@@ -71,6 +78,7 @@ export function requestRecorder(deps: GatewayDeps): (f: Finished) => void {
     const st = f.state;
     st.recorded = true;
     releaseSlot(st);
+    if (st.capacity !== null) settleCapacity(st);
     const latencyMs = Math.round((performance.now() - st.startedAt) * 100) / 100;
     access({
       requestId: f.id,

@@ -48,6 +48,8 @@ export function newRequestState(client = ''): RequestState {
     trace: null,
     slot: null,
     recorded: false,
+    capacity: null,
+    capacityWait: null,
   };
 }
 

@@ -184,6 +184,18 @@ export const breakerView = obj(
   },
   ['state', 'consecutive_failures', 'open_until', 'recent_failures'],
 );
+/** A channel's model_limits: the upstream account's limits per public model ("*": every model it serves). */
+export const modelLimits = {
+  type: ['object', 'null'],
+  description:
+    'the upstream account\'s limits per public model ("*": each model the channel serves): rpm, tpm, concurrency (positive integers, any subset); channels naming one account share them, the smallest stated value applies; null clears (docs/operations.md#upstream-capacity)',
+  additionalProperties: {
+    type: 'object',
+    properties: { rpm: { type: 'integer', minimum: 1 }, tpm: { type: 'integer', minimum: 1 }, concurrency: { type: 'integer', minimum: 1 } },
+    additionalProperties: false,
+    minProperties: 1,
+  },
+};
 export const channelView = obj({
   id: str(),
   name: str(),
@@ -198,6 +210,7 @@ export const channelView = obj({
     description: 'the upstream account the key belongs to; channels naming one account share its limits (null: the key is its own account)',
   },
   task_slots: { type: ['integer', 'null'], description: "parallel tasks per model version the account allows (null: learnt from the upstream's refusals)" },
+  model_limits: modelLimits,
   created_at: int('ms'),
   updated_at: int('ms'),
   keys: obj({
@@ -206,6 +219,12 @@ export const channelView = obj({
     secret_key: masked('kling: **** when set'),
   }),
   breaker: { ...breakerView, description: "this instance's circuit breaker for the channel" },
+  capacity: {
+    type: ['array', 'null'],
+    description:
+      "the channel's upstream account per model: limits in force (source set or learnt), calls in flight on this instance, waiting calls per customer, paused_until after an upstream refusal",
+    items: { type: 'object' },
+  },
 });
 export const channelPatch = {
   ...obj({
@@ -225,6 +244,7 @@ export const channelPatch = {
       maximum: 10000,
       description: 'parallel tasks per model version the account allows; null: learnt from the upstream',
     },
+    model_limits: modelLimits,
   }),
   additionalProperties: false,
   minProperties: 1,

@@ -26,6 +26,12 @@ const accountFields = {
   price_group: nullable('string', 'the price group its calls are charged by; null = list prices'),
   time_zone: nullable('string', 'IANA time zone of the budget periods; null = UTC'),
   expires_at: nullable('integer', 'ms since the epoch: every token of the account is refused from then on'),
+  weight: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 1000,
+    description: 'fair-share weight when an upstream account is contended (default 1; docs/operations.md#upstream-capacity)',
+  },
 };
 export const accountView = obj({
   object: { const: 'account' },

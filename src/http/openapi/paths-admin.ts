@@ -12,6 +12,7 @@ import {
   channelPatch,
   channelCheck,
   cursorParam,
+  modelLimits,
 } from './admin-schemas.ts';
 
 const tokenId = [pathParam('id', 'Token id')];
@@ -164,6 +165,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
                 weight: { type: 'integer', minimum: 1, maximum: 1000 },
                 account: { type: ['string', 'null'], description: 'the upstream account the key belongs to: channels naming one account share its limits' },
                 task_slots: { type: ['integer', 'null'], minimum: 1, maximum: 10000, description: 'parallel tasks per model version the account allows' },
+                model_limits: modelLimits,
               },
               ['name', 'kind'],
             ),

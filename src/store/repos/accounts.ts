@@ -16,6 +16,8 @@ export interface AccountRecord {
   timeZone: string | null;
   expiresAt: number | null;
   revokedAt: number | null;
+  /** Fair-share weight in a contended upstream's queue (capacity/; default 1). */
+  weight: number;
   createdAt: number;
   updatedAt: number;
 }
@@ -28,6 +30,7 @@ export interface AccountPatch {
   priceGroup?: string | null;
   timeZone?: string | null;
   expiresAt?: number | null;
+  weight?: number | null;
 }
 
 const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
@@ -44,6 +47,7 @@ export function toAccountRecord(r: Selectable<AccountsTable>): AccountRecord {
     timeZone: r.time_zone,
     expiresAt: num(r.expires_at),
     revokedAt: num(r.revoked_at),
+    weight: r.weight == null ? 1 : Number(r.weight),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -62,7 +66,16 @@ export class AccountsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async create(
-    a: { id: string; name: string; quota: number | null; budgets: Budget[]; priceGroup: string | null; timeZone: string | null; expiresAt: number | null },
+    a: {
+      id: string;
+      name: string;
+      quota: number | null;
+      budgets: Budget[];
+      priceGroup: string | null;
+      timeZone: string | null;
+      expiresAt: number | null;
+      weight?: number | null;
+    },
     now = Date.now(),
   ): Promise<AccountRecord> {
     const row = {
@@ -74,6 +87,7 @@ export class AccountsRepo {
       time_zone: a.timeZone,
       expires_at: a.expiresAt,
       revoked_at: null,
+      weight: a.weight ?? null,
       created_at: now,
       updated_at: now,
     };
@@ -104,6 +118,7 @@ export class AccountsRepo {
       ...(p.priceGroup !== undefined ? { price_group: p.priceGroup } : {}),
       ...(p.timeZone !== undefined ? { time_zone: p.timeZone } : {}),
       ...(p.expiresAt !== undefined ? { expires_at: p.expiresAt } : {}),
+      ...(p.weight !== undefined ? { weight: p.weight } : {}),
     };
     const r = await this.db
       .updateTable('accounts')

@@ -3,6 +3,16 @@ import type { Database, ChannelsTable } from '../schema.ts';
 import { parseJson } from '../json.ts';
 
 export type ChannelKind = 'dashscope' | 'kling';
+
+/** One model's limits on an upstream account: requests and tokens per minute, calls at once (any subset). */
+export interface ModelLimits {
+  rpm?: number;
+  tpm?: number;
+  concurrency?: number;
+}
+
+/** A channel's model_limits: per public model, or "*" for every model it serves. */
+export type ChannelModelLimits = Readonly<Record<string, Readonly<ModelLimits>>>;
 export const CHANNEL_KINDS: readonly ChannelKind[] = ['dashscope', 'kling'];
 
 export interface ChannelRecord {
@@ -19,6 +29,8 @@ export interface ChannelRecord {
   account: string | null;
   /** Operator-set parallel tasks per model version on the account (null: learnt from the upstream). */
   taskSlots: number | null;
+  /** The account's limits stated on this channel (null: none). */
+  modelLimits: ChannelModelLimits | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -36,6 +48,7 @@ function toRecord(r: Selectable<ChannelsTable>): ChannelRecord {
     weight: Number(r.weight),
     account: r.account ?? null,
     taskSlots: r.task_slots === null || r.task_slots === undefined ? null : Number(r.task_slots),
+    modelLimits: r.model_limits ? parseJson<ChannelModelLimits>(r.model_limits) : null,
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -52,6 +65,7 @@ export interface NewChannel {
   weight?: number;
   account?: string | null;
   taskSlots?: number | null;
+  modelLimits?: ChannelModelLimits | null;
 }
 
 /** Stored fields a change may set (absent = unchanged). */
@@ -65,7 +79,10 @@ export interface ChannelPatch {
   models?: string[] | null;
   account?: string | null;
   taskSlots?: number | null;
+  modelLimits?: ChannelModelLimits | null;
 }
+
+const limitsText = (l: ChannelModelLimits | null | undefined): string | null => (l ? JSON.stringify(l) : null);
 
 export class ChannelsRepo {
   constructor(private readonly db: Kysely<Database>) {}
@@ -83,6 +100,7 @@ export class ChannelsRepo {
       weight: c.weight ?? 1,
       account: c.account ?? null,
       task_slots: c.taskSlots ?? null,
+      model_limits: limitsText(c.modelLimits),
       created_at: now,
       updated_at: now,
     };
@@ -131,6 +149,7 @@ export class ChannelsRepo {
         ...(patch.models !== undefined ? { models: patch.models === null ? null : JSON.stringify(patch.models) } : {}),
         ...(patch.account !== undefined ? { account: patch.account } : {}),
         ...(patch.taskSlots !== undefined ? { task_slots: patch.taskSlots } : {}),
+        ...(patch.modelLimits !== undefined ? { model_limits: limitsText(patch.modelLimits) } : {}),
         updated_at: now,
       })
       .where('id', '=', id)

@@ -19,6 +19,7 @@ const channel = (baseUrl: string, apiKey = DEFAULT_SIM_KEYS.dashscopeApiKey): Ch
   weight: 1,
   account: null,
   taskSlots: null,
+  modelLimits: null,
 });
 
 // 130 models besides the simulator's own: the answer spans two pages of 100.

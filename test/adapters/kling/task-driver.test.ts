@@ -31,6 +31,7 @@ const channel = (id: string, baseUrl: string, accessKey: string, secretKey: stri
   weight: 1,
   account: null,
   taskSlots: null,
+  modelLimits: null,
 });
 const chA = () => channel('ch_a', a.sim.url, DEFAULT_SIM_KEYS.klingAccessKey, DEFAULT_SIM_KEYS.klingSecretKey);
 const chB = () => channel('ch_b', b.sim.url, B_KEYS.klingAccessKey, B_KEYS.klingSecretKey);

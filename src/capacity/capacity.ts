@@ -1,0 +1,122 @@
+// The gates of every upstream account x model that has a limit — stated on its channels, read from its upstream
+// or learnt from its refusals — found from a channel and a catalogue entry. A channel and model with none has no
+// gate: `gateFor` answers null from a cached lookup, and `active()` is false while no gate exists anywhere.
+import type { Channel } from '../routing/channel-registry.ts';
+import { accountOf } from '../routing/upstream-account.ts';
+import { Gate, type GateDeps } from './gate.ts';
+import { hasAny, NO_LIMITS, smaller, statedFor, type Limits, type RefusedLimit } from './limits.ts';
+
+/** The channels limits are stated on: re-read when their version changes. */
+export interface CapacityChannels {
+  all(): readonly Channel[];
+  readonly version: number;
+}
+
+/** What a gate is found by: the catalogue entry's id (the model limits are stated for) and its upstream model. */
+export interface GateModel {
+  readonly id: string;
+  readonly upstreamModel: string;
+}
+
+/** Limits an upstream said it keeps, per upstream model (null: it did not say). */
+export type ReadLimits = ReadonlyMap<string, { rpm: number | null; tpm: number | null }>;
+
+export class Capacity {
+  private readonly gates = new Map<string, Gate>();
+  /** Per channel object and entry id: its gate, or null for none (channel objects change when their row does). */
+  private perChannel = new WeakMap<Channel, Map<string, Gate | null>>();
+  private readonly read = new Map<string, ReadLimits>();
+  private readonly models = new Map<string, GateModel>();
+  private seen = -1;
+  private on = false;
+
+  constructor(
+    private readonly channels: CapacityChannels,
+    private readonly deps: GateDeps,
+  ) {}
+
+  /** Does any account x model have a limit? While not, a call takes no other step here. */
+  active(): boolean {
+    if (this.channels.version !== this.seen) this.refresh();
+    return this.on;
+  }
+
+  gateFor(ch: Channel, model: GateModel): Gate | null {
+    let m = this.perChannel.get(ch);
+    if (m === undefined) {
+      m = new Map();
+      this.perChannel.set(ch, m);
+    }
+    let g = m.get(model.id);
+    if (g === undefined) {
+      g = this.find(ch, model, false);
+      m.set(model.id, g);
+    }
+    return g;
+  }
+
+  /** The upstream refused a call on `ch` with a 429: the account x model pauses and learns (a gate from now on). */
+  refused(ch: Channel, model: GateModel, kind: RefusedLimit, retryAfterMs: number | null): void {
+    const g = this.find(ch, model, true)!;
+    g.refused(kind, retryAfterMs);
+    if (!this.on) {
+      this.on = true;
+      this.perChannel = new WeakMap();
+    } else this.perChannel.get(ch)?.set(model.id, g);
+  }
+
+  /** The limits an upstream account's quota endpoint gave (replacing what it gave before). */
+  setRead(account: string, limits: ReadLimits): void {
+    this.read.set(account, limits);
+    this.seen = -1;
+  }
+
+  /** Every gate (the admin view and the metrics). */
+  all(): readonly Gate[] {
+    if (this.channels.version !== this.seen) this.refresh();
+    return [...this.gates.values()];
+  }
+
+  private find(ch: Channel, model: GateModel, create: boolean): Gate | null {
+    const account = accountOf(ch);
+    const key = `${account}|${model.id}`;
+    let g = this.gates.get(key);
+    if (g !== undefined) return g;
+    const limits = this.limitsOf(account, model);
+    if (!create && !hasAny(limits)) return null;
+    g = new Gate(key, account, model.id, this.deps);
+    g.setLimits(limits);
+    this.gates.set(key, g);
+    this.models.set(key, model);
+    return g;
+  }
+
+  /** Stated (the smallest on any channel of the account) over read, per kind. */
+  private limitsOf(account: string, model: GateModel): Limits {
+    let l: Limits = { ...NO_LIMITS };
+    for (const c of this.channels.all()) {
+      if (c.modelLimits === null || accountOf(c) !== account) continue;
+      const s = statedFor(c.modelLimits, model.id);
+      if (s === undefined) continue;
+      l = { rpm: smaller(l.rpm, s.rpm), tpm: smaller(l.tpm, s.tpm), concurrency: smaller(l.concurrency, s.concurrency) };
+    }
+    const r = this.read.get(account)?.get(model.upstreamModel);
+    if (r !== undefined) l = { rpm: l.rpm ?? r.rpm, tpm: l.tpm ?? r.tpm, concurrency: l.concurrency };
+    return l;
+  }
+
+  /** The channels changed (or what was read): every gate's limits again; gates left with nothing stated or learnt go. */
+  private refresh(): void {
+    this.seen = this.channels.version;
+    this.perChannel = new WeakMap();
+    for (const [key, g] of this.gates) {
+      const l = this.limitsOf(g.account, this.models.get(key)!);
+      g.setLimits(l);
+      if (!hasAny(l) && !g.learnt.any && g.inFlight === 0 && g.waiting === 0) {
+        this.gates.delete(key);
+        this.models.delete(key);
+      }
+    }
+    this.on = this.gates.size > 0 || this.read.size > 0 || this.channels.all().some((c) => c.modelLimits !== null);
+  }
+}
