@@ -1,7 +1,7 @@
 // The composition root: every long-lived object (repos, meter, caches, upstream clients, adapters, task drivers,
 // dispatchers, the HTTP app) is built here and nowhere else, each given its listeners at construction. It wires and
 // runs nothing: what is opened, started and stopped, in which order, is process-life.ts.
-import { inTrustedNetwork } from './http/front/address.ts';
+import { inTrustedNetwork } from './net/trusted-network.ts';
 import { clientTokenCheck } from './core/console/sessions.ts';
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream, Logger } from 'pino';

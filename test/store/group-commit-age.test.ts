@@ -1,3 +1,4 @@
+// store-independent: GroupCommit is tested with its writes in the test's hands; no store is opened.
 // The write-behind queue's age bound (GroupCommit.behind): while the oldest row queued is younger than maxAgeMs the
 // caller goes on at once; past it, the caller waits until the rows queued before it are written — so answers stop
 // piling up unwritten behind a slow writer. Not while writes fail. The clock (performance.now) and timers are fake.

@@ -1,5 +1,4 @@
 // The client's address: the connection's peer, or behind trusted proxies (TOLLWAY_TRUST_PROXY) the one they name.
-import { isIP } from 'node:net';
 import proxyAddr from '@fastify/proxy-addr';
 import type { TrustProxy } from '../../config/trust-proxy.ts';
 
@@ -17,16 +16,6 @@ function trustFunction(t: TrustProxy): ((address: string, hop: number) => boolea
 export function peerIsTrustedProxy(trustProxy: TrustProxy): (peer: string | undefined) => boolean {
   const trust = trustFunction(trustProxy);
   return (peer) => trust !== null && peer !== undefined && trust(peer, 0);
-}
-
-/**
- * Is a client's address in a network TOLLWAY_TRUST_PROXY lists (its addresses, CIDRs and range names)? Never with a
- * hop count or without the variable: those name no network.
- */
-export function inTrustedNetwork(trustProxy: TrustProxy): (client: string) => boolean {
-  if (trustProxy === null || 'hops' in trustProxy) return () => false;
-  const trust = proxyAddr.compile([...trustProxy.addresses]);
-  return (client) => isIP(client) !== 0 && trust(client, 0);
 }
 
 /** The longest client address kept: an X-Forwarded-For entry is the sender's text. */

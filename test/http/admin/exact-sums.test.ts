@@ -6,6 +6,7 @@ import { Ajv } from 'ajv';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_CHARGE } from '../../../src/metering/prices.ts';
 import { useHarness } from '../../support/harness.ts';
+import { answeredLogRow, flushWriters } from '../../support/store-rows.ts';
 
 const t = useHarness();
 const MODEL = 'qwx3.7-plus';
@@ -52,6 +53,11 @@ beforeAll(async () => {
   });
   rows.push(...Array.from({ length: LINES }, (_, i) => credit(100 + i, MAX_CHARGE)), credit(200, 7));
   await t.h.store.db.insertInto('ledger').values(rows).execute();
+  // Each charge's request answered without reported usage: reconcile prices none of it (a charge with no request-log
+  // row at all is told apart, and kept out of the difference).
+  for (let i = 0; i <= LINES; i++)
+    t.h.gw.deps.requestLog.write(answeredLogRow({ requestId: `req_exact_${i}`, tokenId: tokens[i % 2]!, model: MODEL, createdAt: AT }));
+  await flushWriters(t.h);
 });
 
 describe('sums of ledger lines past 2^53', () => {
