@@ -33,6 +33,8 @@ export class Capacity {
   constructor(
     private readonly channels: CapacityChannels,
     private readonly deps: GateDeps,
+    /** Learn from the upstream's 429s where nothing is stated or read (TOLLWAY_CAPACITY_LEARN). */
+    private readonly learn = true,
   ) {}
 
   /** Does any account x model have a limit? While not, a call takes no other step here. */
@@ -57,6 +59,7 @@ export class Capacity {
 
   /** The upstream refused a call on `ch` with a 429: the account x model pauses and learns (a gate from now on). */
   refused(ch: Channel, model: GateModel, kind: RefusedLimit, retryAfterMs: number | null): void {
+    if (!this.learn) return;
     const g = this.find(ch, model, true)!;
     g.refused(kind, retryAfterMs);
     if (!this.on) {

@@ -52,7 +52,7 @@ export interface Config {
   /** Async task engine (src/tasks): poller, back-off, leases, max age. */
   tasks: TaskConfig;
   /** Upstream capacity (src/capacity): how long a call waits for room, and how often upstream limits are read (ms; 0 = never). */
-  capacity: { queueWaitMs: number; readLimitsMs: number };
+  capacity: { queueWaitMs: number; readLimitsMs: number; learn: boolean };
   /** Family A completion callbacks to clients (src/tasks/callbacks.ts). */
   callbacks: CallbackConfig;
   /** Operator alerts and their webhooks (src/alerts). */
@@ -226,6 +226,7 @@ export function loadConfig(env: Env = process.env): Config {
     capacity: {
       queueWaitMs: intVar(env, 'TOLLWAY_QUEUE_WAIT_MS', 5_000, 0, 600_000),
       readLimitsMs: intVar(env, 'TOLLWAY_UPSTREAM_LIMITS_READ_MS', 300_000, 0, 86_400_000),
+      learn: boolVar(env, 'TOLLWAY_CAPACITY_LEARN', true),
     },
     callbacks: {
       tickMs: intVar(env, 'TOLLWAY_CALLBACK_TICK_MS', 1000, 10, 600_000),

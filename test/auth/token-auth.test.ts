@@ -205,6 +205,7 @@ describe('TokenAuth unit', () => {
       revokedAt: null as number | null,
       createdAt: 0,
       updatedAt: 0,
+      weight: 3,
     };
     const repo = {
       findForAuth: async () => ({ record: rec({ accountId: 'acc_1', budgets: [{ period: 'day', limit: 3 }] }), graceUntil: null, account: { ...account } }),
@@ -214,6 +215,7 @@ describe('TokenAuth unit', () => {
       accountId: 'acc_1',
       priceGroup: 'g',
       timeZone: 'Asia/Tokyo',
+      weight: 3,
       budgets: [
         { holderId: 'tok_1', period: 'day', limit: 3 },
         { holderId: 'acc_1', period: 'month', limit: 7 },

@@ -9,7 +9,7 @@ import { twoTenants } from './support.ts';
 const RUN_MS = Number(process.env.CAPACITY_SCENARIO_MS ?? 60_000);
 
 describe('no limit stated: a throttling upstream', () => {
-  const t = useHarness({ sim: { dashscopeRpm: 60 }, env: { TOLLWAY_UPSTREAM_LIMITS_READ_MS: '300000' } });
+  const t = useHarness({ sim: { dashscopeRpm: 60 }, env: { TOLLWAY_UPSTREAM_LIMITS_READ_MS: '300000', TOLLWAY_CAPACITY_LEARN: 'true' } });
 
   it('is refused at most a fifth of the calls, and the quiet tenant is served at least half the time', { timeout: RUN_MS + 60_000 }, async () => {
     const { h } = t;

@@ -96,6 +96,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     TOLLWAY_DATA_DIR: dataDir,
     TOLLWAY_DRAIN_MS: '5000',
     TOLLWAY_UPSTREAM_LIMITS_READ_MS: '0',
+    // A test that injects 429s on purpose answers them as they come; the capacity tests turn learning on.
+    TOLLWAY_CAPACITY_LEARN: 'false',
     ...opts.env,
   });
   config.trustedResultOrigins.push(new URL(sim.url).origin);
