@@ -95,7 +95,12 @@ export async function takeSlot(deps: TaskEngineDeps, slots: SlotDeps, owner: str
 export async function requeue(deps: TaskEngineDeps, slots: SlotDeps, t: Queued, nextAt: number, e: unknown): Promise<TaskRecord> {
   const code = isGatewayError(e) ? e.code : 'refused';
   await slots.repo.unserved(t.queue, t.id);
-  return park(deps, t, 'submitting', nextAt, `the upstream account refused the creation for its limits (${code})`);
+  const parked = await park(deps, t, 'submitting', nextAt, `the upstream account refused the creation for its limits (${code})`);
+  // Its holder revoked while the creation was out (the revocation's "due now" missed a submitting task, and the park
+  // wrote the claim's later look): it ends now rather than at that look.
+  const gone = await slots.repo.holderGone(parked.tokenId);
+  if (!gone) return parked;
+  return (await endUnsubmitted(deps, slots, parked, 'waiting', 'failed', { code: gone, message: HOLDER_GONE[gone] })) ?? parked;
 }
 
 /** The upstream took a creation of the queue: the next turns are tried. */

@@ -1,6 +1,7 @@
 // A task waiting for a parallel-task slot whose token or account may no longer spend (expired, out of quota, revoked)
 // is never sent: the poller ends it failed and uncharged, and the move to submit it refuses it on its own.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { waitingDueFor } from '../../src/store/repos/slot-holders.ts';
 import { SlotQueueRepo } from '../../src/store/repos/slot-queue.ts';
 import type { TaskEngine } from '../../src/tasks/engine.ts';
 import type { TaskRecord } from '../../src/tasks/types.ts';
@@ -78,5 +79,26 @@ describe('a waiting task whose holder may no longer spend', () => {
     expect(await repo.promote(turn)).toBe(false);
     await f.store.db.updateTable('tokens').set({ revoked_at: null }).where('id', '=', f.tokenId).execute();
     expect(await repo.promote(turn)).toBe(true);
+  });
+  it('a revocation while its retried creation is out: the refusal ends it at once, not at its next look', async () => {
+    const e = engine();
+    await create(e);
+    const waiting = await create(e);
+    await f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).where('id', '=', waiting.id).execute();
+    let release!: () => void;
+    up.gate = new Promise<void>((r) => (release = r));
+    const sent = up.nextAttempt();
+    const round = e.tick();
+    expect(await sent).toBe(waiting.id);
+    // The admin path: revoked, and its waiting tasks made due (this one is being submitted, so it is not waiting).
+    await f.store.db.updateTable('tokens').set({ revoked_at: 1 }).where('id', '=', f.tokenId).execute();
+    await waitingDueFor(f.store.db, { tokenId: f.tokenId });
+    up.gate = null;
+    release();
+    await round;
+    const r = await row(waiting.id);
+    expect(r.state).toBe('failed');
+    expect(JSON.parse(r.error!)).toMatchObject({ code: 'token_revoked' });
+    expect(await holdState(waiting.id)).toBe('released');
   });
 });
