@@ -124,6 +124,8 @@ describe('a task whose creation answer was lost to a stopped gateway', () => {
     expect(await ledgerOfTask(h, id)).toHaveLength(0);
     expect((await holdOf(id))?.state).toBe('released');
     expect(await tokenRow(h, t.tokenId)).toMatchObject({ spent: 0, held: 0 });
+    // The line is written after the task's row moves (the test may read the row first).
+    await until('the lost-submit log line', async () => g.logs.some((l) => l.includes(id) && l.includes('lost submit')));
     const line = g.logs.find((l) => l.includes(id) && l.includes('lost submit'));
     expect(JSON.parse(line!)).toMatchObject({ level: 40, task_id: id, channel_id: done.channel_id });
 
@@ -164,6 +166,8 @@ describe('a task whose creation answer was lost to a stopped gateway', () => {
     expect(await ledgerOfTask(h, id)).toHaveLength(0);
     expect((await holdOf(id))?.state).toBe('released');
     expect(await tokenRow(h, t.tokenId)).toMatchObject({ spent: 0, held: 0 });
+    // The line is written after the task's row moves (the test may read the row first).
+    await until('the lost-submit log line', async () => g.logs.some((l) => l.includes(id) && l.includes('lost submit')));
     const line = g.logs.find((l) => l.includes(id) && l.includes('lost submit'));
     expect(JSON.parse(line!)).toMatchObject({ level: 40, task_id: id, channel_id: done.channel_id });
     expect(line).toContain('check the upstream account');
