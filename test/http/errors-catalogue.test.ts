@@ -1,4 +1,4 @@
-// The README error table is the client-facing documentation of src/errors/codes.ts: it must list every
+// The error table in docs/api.md is the client-facing documentation of src/errors/codes.ts: it must list every
 // code with the same HTTP status, family B type and family A code.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,10 +7,10 @@ import { ERROR_CODES } from '../../src/errors/codes.ts';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
 import { familyOf, renderFamilyA, renderFamilyB } from '../../src/errors/render.ts';
 
-const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+const apiDoc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'api.md'), 'utf8');
 
-function readmeErrorRows(): Map<string, { status: number; type: string; vendor: number }> {
-  const section = readme.split(/^## Errors$/m)[1]?.split(/^## /m)[0] ?? '';
+function docErrorRows(): Map<string, { status: number; type: string; vendor: number }> {
+  const section = apiDoc.split(/^## Errors$/m)[1]?.split(/^## /m)[0] ?? '';
   const rows = new Map<string, { status: number; type: string; vendor: number }>();
   for (const m of section.matchAll(/^\| `([a-z_]+)` \| (\d{3}) \| `([a-z_]+)` \| (\d+) \|/gm)) {
     rows.set(m[1]!, { status: Number(m[2]), type: m[3]!, vendor: Number(m[4]) });
@@ -19,10 +19,10 @@ function readmeErrorRows(): Map<string, { status: number; type: string; vendor: 
 }
 
 describe('error catalogue', () => {
-  it('README "## Errors" lists every code with its status, type and family A code', () => {
-    const rows = readmeErrorRows();
+  it('docs/api.md "## Errors" lists every code with its status, type and family A code', () => {
+    const rows = docErrorRows();
     for (const [code, spec] of Object.entries(ERROR_CODES)) {
-      expect(rows.get(code), `README row for ${code}`).toEqual({ status: spec.status, type: spec.type, vendor: spec.vendorCode });
+      expect(rows.get(code), `docs/api.md row for ${code}`).toEqual({ status: spec.status, type: spec.type, vendor: spec.vendorCode });
     }
     expect([...rows.keys()].filter((c) => !(c in ERROR_CODES))).toEqual([]);
   });
