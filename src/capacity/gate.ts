@@ -206,6 +206,7 @@ export class Gate {
     }
     // The one that left may have been the one whose turn it was.
     if (this.queue.size > 0) this.pump();
+    else this.deps.counters.withdraw?.(this.key);
   }
 
   private done(w: Waiting): void {
