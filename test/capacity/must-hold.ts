@@ -37,6 +37,10 @@ export async function expectMustHold(h: Harness, run: ScenarioRun): Promise<void
   if (process.env.CAPACITY_DEBUG) {
     const s = [...upstreamAt].sort((a, b) => a - b);
     console.log(s.map((x, i) => (i ? x - s[i - 1]! : 0)).join(','), JSON.stringify([...rateLimitStats(h.sim.ctx)].map(([k, b]) => [k, b.refused])));
+    const served = noisy.answers.filter((a) => a.status === 200).length;
+    console.log(
+      `upstream ${upstreamAt.length}, quiet ${quiet.answers.length} p95 ${Math.round(p95(quiet.answers.map((a) => a.ms)))} ms, noisy ${served}/${noisy.answers.length}`,
+    );
   }
   // No upstream 429: the upstream refused nothing, and no attempt of any answer was refused.
   expect(upstreamRefusals(h) - run.refusedBefore).toBe(0);
