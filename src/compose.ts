@@ -150,8 +150,13 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
   });
   const metrics = new GatewayMetrics({ channels, breakers, ledger: meter.backlog, requestLog: requestLog.backlog, gauges: repos.gauges, logger });
   const capacityMetrics = new CapacityMetrics(metrics.registry);
-  const capacity = composeCapacity(config, channels, redis?.limits ?? null, capacityMetrics, (e) =>
-    logger.warn({ err: String(e) }, 'capacity counters: Redis unreachable, this instance paces alone'),
+  const capacity = composeCapacity(
+    config,
+    channels,
+    () => deps.catalogue,
+    redis?.limits ?? null,
+    capacityMetrics,
+    (e) => logger.warn({ err: String(e) }, 'capacity counters: Redis unreachable, this instance paces alone'),
   );
   capacityMetrics.watch(capacity);
   const tokenAuth = new TokenAuth(repos.tokens);

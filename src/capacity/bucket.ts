@@ -56,6 +56,12 @@ export class TokenBucket {
     this.level -= n;
   }
 
+  /** Nothing left now (a debt is kept): what this instance may send starts from here. */
+  drain(now: number): void {
+    this.refill(now);
+    this.level = Math.min(0, this.level);
+  }
+
   /** Give back (n > 0) or take more (n < 0) after the fact: a token estimate corrected by the reported usage. */
   adjust(n: number, now: number): void {
     this.refill(now);

@@ -1,6 +1,9 @@
-// The gates of every upstream account x model that has a limit — stated on its channels, read from its upstream
-// or learnt from its refusals — found from a channel and a catalogue entry. A channel and model with none has no
-// gate: `gateFor` answers null from a cached lookup, and `active()` is false while no gate exists anywhere.
+// The gates of every upstream account x upstream model that has a limit — stated on its channels, read from its
+// upstream or learnt from its refusals — found from a channel and a catalogue entry. The upstream counts per account
+// and the model it is sent, so public names sending one upstream model share its gate, and a limit stated for any of
+// them applies to it (the smallest stated wins). A channel and model with none has no gate: `gateFor` answers null
+// from a cached lookup, and `active()` is false while no gate exists anywhere.
+import type { ModelEntry } from '../catalogue/types.ts';
 import type { Channel } from '../routing/channel-registry.ts';
 import { accountOf } from '../routing/upstream-account.ts';
 import { Gate, type GateDeps } from './gate.ts';
@@ -18,6 +21,15 @@ export interface GateModel {
   readonly upstreamModel: string;
 }
 
+/** The catalogue's entries (re-read when the catalogue object changes): which public names send an upstream model. */
+export type CatalogueEntries = () => { entries(): ModelEntry[] };
+
+/** Where an account x model's limits come from, kind by kind (the admin view). */
+export interface LimitOrigins {
+  stated: Limits;
+  read: Limits;
+}
+
 /** Limits an upstream said it keeps, per upstream model (null: it did not say). */
 export type ReadLimits = ReadonlyMap<string, { rpm: number | null; tpm: number | null }>;
 
@@ -27,19 +39,23 @@ export class Capacity {
   private perChannel = new WeakMap<Channel, Map<string, Gate | null>>();
   private readonly read = new Map<string, ReadLimits>();
   private readonly models = new Map<string, GateModel>();
+  /** Per upstream model: the public names (entry ids) sending it, per channel kind; rebuilt for a new catalogue. */
+  private names = new Map<string, string[]>();
+  private namesOf: object | null = null;
   private seen = -1;
   private on = false;
 
   constructor(
     private readonly channels: CapacityChannels,
     private readonly deps: GateDeps,
+    private readonly catalogue: CatalogueEntries,
     /** Learn from the upstream's 429s where nothing is stated or read (TOLLWAY_CAPACITY_LEARN). */
     private readonly learn = true,
   ) {}
 
   /** Does any account x model have a limit? While not, a call takes no other step here. */
   active(): boolean {
-    if (this.channels.version !== this.seen) this.refresh();
+    if (this.stale()) this.refresh();
     return this.on;
   }
 
@@ -76,18 +92,31 @@ export class Capacity {
 
   /** Every gate (the admin view and the metrics). */
   all(): readonly Gate[] {
-    if (this.channels.version !== this.seen) this.refresh();
+    if (this.stale()) this.refresh();
     return [...this.gates.values()];
+  }
+
+  /** What is stated on the account's channels and what its upstream said, for a gate's account x model. */
+  origins(g: Gate): LimitOrigins {
+    const m = this.models.get(g.key);
+    const none = { ...NO_LIMITS };
+    if (m === undefined) return { stated: none, read: none };
+    const r = this.read.get(g.account)?.get(m.upstreamModel);
+    return { stated: this.statedOf(g.account, m), read: r ? { rpm: r.rpm, tpm: r.tpm, concurrency: null } : none };
+  }
+
+  private stale(): boolean {
+    return this.channels.version !== this.seen || this.catalogue() !== this.namesOf;
   }
 
   private find(ch: Channel, model: GateModel, create: boolean): Gate | null {
     const account = accountOf(ch);
-    const key = `${account}|${model.id}`;
+    const key = `${account}|${model.upstreamModel}`;
     let g = this.gates.get(key);
     if (g !== undefined) return g;
     const limits = this.limitsOf(account, model);
     if (!create && !hasAny(limits)) return null;
-    g = new Gate(key, account, model.id, this.deps);
+    g = new Gate(key, account, model.upstreamModel, this.deps);
     g.setLimits(limits);
     this.gates.set(key, g);
     this.models.set(key, model);
@@ -96,21 +125,52 @@ export class Capacity {
 
   /** Stated (the smallest on any channel of the account) over read, per kind. */
   private limitsOf(account: string, model: GateModel): Limits {
+    const l = this.statedOf(account, model);
+    const r = this.read.get(account)?.get(model.upstreamModel);
+    return r === undefined ? l : { rpm: l.rpm ?? r.rpm, tpm: l.tpm ?? r.tpm, concurrency: l.concurrency };
+  }
+
+  /**
+   * The smallest limits stated for the upstream model on any channel of the account: for each public name sending
+   * it that the channel serves, the channel's own entry for that name, else its "*".
+   */
+  private statedOf(account: string, model: GateModel): Limits {
     let l: Limits = { ...NO_LIMITS };
     for (const c of this.channels.all()) {
       if (c.modelLimits === null || accountOf(c) !== account) continue;
-      const s = statedFor(c.modelLimits, model.id);
-      if (s === undefined) continue;
-      l = { rpm: smaller(l.rpm, s.rpm), tpm: smaller(l.tpm, s.tpm), concurrency: smaller(l.concurrency, s.concurrency) };
+      for (const name of this.publicNames(c.kind, model)) {
+        if (c.models !== null && !c.models.includes(name)) continue;
+        const s = statedFor(c.modelLimits, name);
+        if (s !== undefined) l = { rpm: smaller(l.rpm, s.rpm), tpm: smaller(l.tpm, s.tpm), concurrency: smaller(l.concurrency, s.concurrency) };
+      }
     }
-    const r = this.read.get(account)?.get(model.upstreamModel);
-    if (r !== undefined) l = { rpm: l.rpm ?? r.rpm, tpm: l.tpm ?? r.tpm, concurrency: l.concurrency };
     return l;
+  }
+
+  /** The public names sending `model`'s upstream model to channels of `kind` (the gate's own entry among them). */
+  private publicNames(kind: Channel['kind'], model: GateModel): readonly string[] {
+    this.indexNames();
+    const list = this.names.get(`${kind}|${model.upstreamModel}`) ?? [];
+    return list.includes(model.id) ? list : [...list, model.id];
+  }
+
+  private indexNames(): void {
+    const cat = this.catalogue();
+    if (cat === this.namesOf) return;
+    this.namesOf = cat;
+    this.names = new Map();
+    for (const e of cat.entries()) {
+      const k = `${e.upstream}|${e.upstreamModel}`;
+      const list = this.names.get(k);
+      if (list === undefined) this.names.set(k, [e.id]);
+      else list.push(e.id);
+    }
   }
 
   /** The channels changed (or what was read): every gate's limits again; gates left with nothing stated or learnt go. */
   private refresh(): void {
     this.seen = this.channels.version;
+    this.indexNames();
     this.perChannel = new WeakMap();
     for (const [key, g] of this.gates) {
       const l = this.limitsOf(g.account, this.models.get(key)!);

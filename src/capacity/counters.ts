@@ -16,6 +16,8 @@ export interface CapacityCounters {
   take(key: string, rpm: Pace | null, tpm: Pace | null, tokens: number): number | Promise<number>;
   /** Give back (n > 0) or take more (n < 0) tokens after the fact: the estimate corrected by the usage. */
   adjustTokens(key: string, tpm: Pace, n: number): void;
+  /** No call of this instance waits for the buckets any more (shared buckets: its turn goes to the others). */
+  withdraw?(key: string): void;
 }
 
 interface Buckets {
@@ -28,8 +30,23 @@ interface Buckets {
 /** The buckets of this process. */
 export class LocalCounters implements CapacityCounters {
   private readonly buckets = new Map<string, Buckets>();
+  /** New buckets start empty (drain() was called), else full. */
+  private drained = false;
 
   constructor(private readonly now: () => number = Date.now) {}
+
+  /**
+   * Empty every bucket: the stand-in for Redis's starts here, as what Redis's buckets held may just have been taken
+   * through them by this or another instance.
+   */
+  drain(): void {
+    const now = this.now();
+    for (const b of this.buckets.values()) {
+      b.req?.drain(now);
+      b.tok?.drain(now);
+    }
+    this.drained = true;
+  }
 
   take(key: string, rpm: Pace | null, tpm: Pace | null, tokens: number): number {
     const now = this.now();
@@ -52,21 +69,25 @@ export class LocalCounters implements CapacityCounters {
       this.buckets.set(key, b);
     }
     if (b.reqPace !== rpm) {
-      b.req = follow(b.req, rpm, now);
+      b.req = follow(b.req, rpm, now, this.drained);
       b.reqPace = rpm;
     }
     if (b.tokPace !== tpm) {
-      b.tok = follow(b.tok, tpm, now);
+      b.tok = follow(b.tok, tpm, now, this.drained);
       b.tokPace = tpm;
     }
     return b;
   }
 }
 
-function follow(bucket: TokenBucket | null, pace: Pace | null, now: number): TokenBucket | null {
+function follow(bucket: TokenBucket | null, pace: Pace | null, now: number, empty: boolean): TokenBucket | null {
   if (pace === null) return null;
   const { perMs, burst } = paceOf(pace.perMinute, pace.kind);
-  if (bucket === null) return new TokenBucket(perMs, burst, now);
+  if (bucket === null) {
+    const b = new TokenBucket(perMs, burst, now);
+    if (empty) b.drain(now);
+    return b;
+  }
   bucket.reset(perMs, burst);
   return bucket;
 }

@@ -1,6 +1,8 @@
 // The waiting calls of one upstream account x model, served round-robin across customer accounts with a deficit
 // weighted by each account's weight: a tenant with weight 2 gets two turns for another's one while both wait, and a
-// tenant alone takes every turn. A waiter's cost is one call.
+// tenant alone takes every turn. A waiter's cost is one call. A tenant that starts waiting (it had none waiting) goes
+// before the tenants already served, after the others that just started (as new flows do in fq_codel): a tenant
+// asking for less than its share is served at the next turn, not after a round of the backlogged ones.
 
 export interface Waiter {
   readonly tenant: string;
@@ -12,6 +14,8 @@ interface Lane<W extends Waiter> {
   weight: number;
   deficit: number;
   readonly waiters: W[];
+  /** Not served since it started waiting. */
+  fresh: boolean;
 }
 
 export class FairQueue<W extends Waiter> {
@@ -35,9 +39,11 @@ export class FairQueue<W extends Waiter> {
   push(w: W): void {
     let lane = this.lanes.get(w.tenant);
     if (lane === undefined) {
-      lane = { tenant: w.tenant, weight: w.weight, deficit: 0, waiters: [] };
+      lane = { tenant: w.tenant, weight: w.weight, deficit: 0, waiters: [], fresh: true };
       this.lanes.set(w.tenant, lane);
-      this.ring.push(lane);
+      let i = this.cursor;
+      while (i < this.ring.length && this.ring[i]!.fresh) i++;
+      this.ring.splice(i, 0, lane);
     }
     lane.weight = w.weight;
     lane.waiters.push(w);
@@ -62,6 +68,7 @@ export class FairQueue<W extends Waiter> {
     if (w === undefined) return undefined;
     const lane = this.ring[this.cursor]!;
     lane.waiters.shift();
+    lane.fresh = false;
     this.count--;
     lane.deficit -= 1;
     if (lane.waiters.length === 0) this.drop(lane);

@@ -6,6 +6,7 @@ import type { CapacityCounters, Pace } from './counters.ts';
 import { FairQueue } from './fair-queue.ts';
 import { Learnt } from './learnt.ts';
 import { NO_LIMITS, type Limits, type RefusedLimit } from './limits.ts';
+import { RecentUse } from './use.ts';
 
 /** Why a call waited: the upstream's pause after a refusal, the calls in flight, or the request or token rate. */
 export type WaitReason = 'paused' | 'concurrency' | 'rate' | 'queue';
@@ -62,6 +63,8 @@ export class Gate {
   /** The limits stated or read for this account x model (learnt ones apply where these are null). */
   private limits: Limits = NO_LIMITS;
   readonly learnt = new Learnt();
+  /** Admitted here over the last minute (the admin view). */
+  readonly use = new RecentUse();
   private rpmPace: Pace | null = null;
   private tpmPace: Pace | null = null;
   inFlight = 0;
@@ -126,7 +129,10 @@ export class Gate {
   /** A ticket was settled. */
   released(tokens: number, used: number | undefined): void {
     this.inFlight--;
-    if (used !== undefined && this.tpmPace !== null && used !== tokens) this.deps.counters.adjustTokens(this.key, this.tpmPace, tokens - used);
+    if (used !== undefined && used !== tokens) {
+      this.use.add(0, used - tokens, this.deps.now());
+      if (this.tpmPace !== null) this.deps.counters.adjustTokens(this.key, this.tpmPace, tokens - used);
+    }
     if (this.queue.size > 0) this.pump();
   }
 
@@ -176,7 +182,9 @@ export class Gate {
   }
 
   private ticket(tokens: number, waitedMs: number, reason: WaitReason | null): Ticket {
-    this.learnt.admitted(tokens, this.deps.now());
+    const now = this.deps.now();
+    this.learnt.admitted(tokens, now);
+    this.use.add(1, tokens, now);
     this.deps.events?.admitted(this, waitedMs);
     return new Ticket(this, tokens, waitedMs, reason);
   }
@@ -206,6 +214,7 @@ export class Gate {
     }
     // The one that left may have been the one whose turn it was.
     if (this.queue.size > 0) this.pump();
+    else this.deps.counters.withdraw?.(this.key);
   }
 
   private done(w: Waiting): void {

@@ -20,6 +20,18 @@ describe('fair queue', () => {
     expect(order).toHaveLength(6);
   });
 
+  it('a tenant that starts waiting while another is served goes at the next turn', () => {
+    const q = new FairQueue<ReturnType<typeof w>>();
+    for (let i = 0; i < 5; i++) q.push(w('noisy', i));
+    for (let i = 0; i < 2; i++) expect(q.shift()?.tenant).toBe('noisy');
+    // The gate looks whose turn is next before the bucket has room again.
+    expect(q.peek()?.tenant).toBe('noisy');
+    q.push(w('quiet', 0));
+    q.push(w('calm', 0));
+    // Before the backlogged tenant's next turn, in the order they came.
+    expect(drain(q)).toEqual(['quiet', 'calm', 'noisy', 'noisy', 'noisy']);
+  });
+
   it('gives a tenant of weight 2 two turns for one', () => {
     const q = new FairQueue<ReturnType<typeof w>>();
     for (let i = 0; i < 6; i++) q.push(w('a', i, 2));

@@ -18,12 +18,17 @@ export interface Answer {
   retryAfter: string | null;
 }
 
-export async function chat(h: Harness, token: string, signal?: AbortSignal): Promise<Answer> {
+export function chat(h: Harness, token: string, signal?: AbortSignal): Promise<Answer> {
+  return chatAt(h.url, token, signal);
+}
+
+/** A chat call to the gateway instance at `base` (`model`: the public name asked for). */
+export async function chatAt(base: string, token: string, signal?: AbortSignal, model = CHAT_MODEL): Promise<Answer> {
   const t0 = performance.now();
-  const r = await h.fetch('/v1/chat/completions', {
+  const r = await fetch(`${base}/v1/chat/completions`, {
     method: 'POST',
-    token,
-    json: { model: CHAT_MODEL, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] },
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }),
     ...(signal ? { signal } : {}),
   });
   const body = (await r.json()) as { error?: { code?: string } };
@@ -50,18 +55,28 @@ export function mostInWindow(at: number[], windowMs: number): number {
   return most;
 }
 
-/** The two tenants for `runMs`: 24 clients of `noisy` in a loop, one call of `quiet` every 3 s. */
-export async function twoTenants(h: Harness, noisy: string, quiet: string, runMs: number): Promise<{ noisy: Answer[]; quiet: Answer[] }> {
+/**
+ * The two tenants for `runMs`: 24 clients of `noisy` in a loop, one call of `quiet` every 3 s; with several gateway
+ * instances (`bases`), the noisy clients are spread over them and the quiet calls go to each in turn.
+ */
+export async function twoTenants(
+  h: Harness,
+  noisy: string,
+  quiet: string,
+  runMs: number,
+  bases: readonly string[] = [h.url],
+): Promise<{ noisy: Answer[]; quiet: Answer[] }> {
   const end = performance.now() + runMs;
   const noisyAnswers: Answer[] = [];
   const quietAnswers: Answer[] = [];
-  const loop = async () => {
-    while (performance.now() < end) noisyAnswers.push(await chat(h, noisy));
+  const loop = async (_: unknown, i: number) => {
+    while (performance.now() < end) noisyAnswers.push(await chatAt(bases[i % bases.length]!, noisy));
   };
   const quietLoop = async () => {
     const calls: Promise<void>[] = [];
-    while (performance.now() < end) {
-      calls.push(chat(h, quiet).then((a) => void quietAnswers.push(a)));
+    for (let i = 0; performance.now() < end; i++) {
+      calls.push(chatAt(bases[i % bases.length]!, quiet).then((a) => void quietAnswers.push(a)));
+      // The pause between calls, not an assertion: the quiet tenant's pace.
       await new Promise((r) => setTimeout(r, 3000));
     }
     await Promise.all(calls);

@@ -1,10 +1,12 @@
-// Upstream channels: list, health (circuit breaker), masked keys, a test call, enable/disable. The admin API never
-// returns a key in full, so none reaches the browser.
+// Upstream channels: list, health (circuit breaker), masked keys, a test call, enable/disable, and their accounts'
+// capacity live (channels/channel-capacity.tsx). The admin API never returns a key in full, so none reaches the
+// browser.
 import { useState } from 'preact/hooks';
 import { call, callAll } from '../api.ts';
 import { time } from '../format.ts';
 import { errorText, useLoad } from '../use-load.ts';
 import { Name, plainName } from '../name.tsx';
+import { ChannelCapacityTable } from './channels/channel-capacity.tsx';
 
 interface Channel {
   id: string;
@@ -138,6 +140,8 @@ export function Channels() {
           </tbody>
         </table>
       </div>
+      <h2>Upstream capacity</h2>
+      {channels.data && <ChannelCapacityTable channels={channels.data} />}
     </section>
   );
 }

@@ -94,6 +94,7 @@ export const ROUTES: readonly RouteRow[] = [
     ['GET', '/channels/:id'],
     ['PATCH', '/channels/:id'],
     ['DELETE', '/channels/:id'],
+    ['GET', '/channels/:id/capacity'],
     ['POST', '/channels/:id/test'],
     ['POST', '/channels/:id/disable'],
     ['POST', '/channels/:id/enable'],

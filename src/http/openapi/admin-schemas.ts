@@ -1,4 +1,5 @@
 // Schemas of the admin API: metering, billing, tokens, channels, audit.
+import { capacityView } from './admin-schemas-capacity.ts';
 import { str, int, arr, obj, pathParam, query, microSum, type Schema } from './schema.ts';
 export { microSum };
 import { TASK_STATES } from '../../tasks/types.ts';
@@ -222,8 +223,8 @@ export const channelView = obj({
   capacity: {
     type: ['array', 'null'],
     description:
-      "the channel's upstream account per model: limits in force (source set or learnt), calls in flight on this instance, waiting calls per customer, paused_until after an upstream refusal",
-    items: { type: 'object' },
+      "the channel's upstream account per upstream model: limits in force and where each comes from, this instance's use, calls in flight and waiting (GET /admin/channels/{id}/capacity)",
+    items: capacityView,
   },
 });
 export const channelPatch = {

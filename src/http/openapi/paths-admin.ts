@@ -1,4 +1,5 @@
 // OpenAPI paths of the admin API (bearer TOLLWAY_ADMIN_KEY): tokens, channels and the audit log.
+import { channelCapacity } from './admin-schemas-capacity.ts';
 import { str, int, arr, obj, jsonBody, pathParam, query, admin, tokenUsageView, type Operation, type Schema } from './schema.ts';
 import {
   listPage,
@@ -189,6 +190,13 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
         channelView,
       ),
       delete: admin('Disable a channel', { parameters: channelId }, channelView),
+    },
+    '/admin/channels/{id}/capacity': {
+      get: admin(
+        "The channel's upstream account live: per upstream model its limits (stated, read, learnt), this instance's use over the last minute, calls in flight and queued",
+        { parameters: channelId },
+        channelCapacity,
+      ),
     },
     '/admin/channels/{id}/test': {
       post: admin('Check a channel with one cheap authenticated upstream call (nothing generated or billed)', { parameters: channelId }, channelCheck),
