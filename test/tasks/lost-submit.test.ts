@@ -86,7 +86,8 @@ describe('a task whose creation answer was lost to a stopped gateway', () => {
     expect(done.state).toBe('succeeded');
     expect(done.upstream_task_id).toBe(upstreamTask);
     expect(JSON.parse(done.usage!)).toMatchObject({ kind: 'video-mode', outputSeconds: 5.1 }); // the upstream's reported length
-    expect(g.logs.some((l) => l.includes(id) && l.includes('found upstream'))).toBe(true);
+    // Written after the task's row moved (and by the poller thread, through its message port): waited for, not read at once.
+    await until('the found-upstream log line', async () => g.logs.some((l) => l.includes(id) && l.includes('found upstream')));
     const rows = await ledgerOfTask(h, id);
     expect(rows.map((r) => r.idempotency_key)).toEqual([`${id}:success`]);
     expect((await holdOf(id))?.state).toBe('settled');

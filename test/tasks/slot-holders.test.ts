@@ -1,6 +1,8 @@
 // A task waiting for a parallel-task slot whose token or account may no longer spend (expired, out of quota, revoked)
 // is never sent: the poller ends it failed and uncharged, and the move to submit it refuses it on its own.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { stopHolder } from '../../src/core/admin/holder-stop.ts';
+import { AccountsRepo } from '../../src/store/repos/accounts.ts';
 import { waitingDueFor } from '../../src/store/repos/slot-holders.ts';
 import { SlotQueueRepo } from '../../src/store/repos/slot-queue.ts';
 import type { TaskEngine } from '../../src/tasks/engine.ts';
@@ -100,5 +102,50 @@ describe('a waiting task whose holder may no longer spend', () => {
     expect(r.state).toBe('failed');
     expect(JSON.parse(r.error!)).toMatchObject({ code: 'token_revoked' });
     expect(await holdState(waiting.id)).toBe('released');
+  });
+
+  it('its ACCOUNT is revoked (the token itself is not): it ends failed (token_revoked), never sent, its hold released', async () => {
+    const accounts = new AccountsRepo(f.store.db);
+    await accounts.create({ id: 'acct_holder', name: 'holder', quota: null, budgets: [], priceGroup: null, timeZone: null, expiresAt: null });
+    await f.store.db.updateTable('tokens').set({ account_id: 'acct_holder' }).where('id', '=', f.tokenId).execute();
+    const e = engine();
+    await create(e);
+    const waiting = await create(e);
+    expect(waiting.state).toBe('waiting');
+    expect(await accounts.revoke('acct_holder')).toBe(true);
+    await waitingDueFor(f.store.db, { accountId: 'acct_holder' });
+    await slotFrees(e);
+    const r = await row(waiting.id);
+    expect(r.state).toBe('failed');
+    expect(JSON.parse(r.error!)).toMatchObject({ code: 'token_revoked', message: expect.stringMatching(/revoked while the task waited .*not charged/) });
+    expect(await holdState(waiting.id)).toBe('released');
+    expect(up.attempts.filter((id) => id === waiting.id)).toHaveLength(1);
+    expect(up.accepted).not.toContain(waiting.id);
+  });
+
+  it('the revocation answers only once the retried creation out at that moment has its answer (refused: the task ends)', async () => {
+    const e = engine();
+    await create(e);
+    const waiting = await create(e);
+    await f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).where('id', '=', waiting.id).execute();
+    let release!: () => void;
+    up.gate = new Promise<void>((r) => (release = r));
+    const sent = up.nextAttempt();
+    const round = e.tick();
+    expect(await sent).toBe(waiting.id);
+    await f.store.db.updateTable('tokens').set({ revoked_at: Date.now() }).where('id', '=', f.tokenId).execute();
+    let atAnswer = '';
+    const stopped = stopHolder(f.store.db, { tokenId: f.tokenId }).then(async () => void (atAnswer = (await row(waiting.id)).state));
+    // The creation is held out until the revocation answers or a moment passes; whichever comes first, the answer
+    // must find it no longer being submitted (without the wait it answers at once, the creation still out).
+    await Promise.race([stopped, new Promise((r) => setTimeout(r, 200))]);
+    up.gate = null;
+    release(); // the upstream refuses it (its one slot is taken)
+    await stopped;
+    expect(atAnswer).not.toBe('submitting');
+    await round;
+    expect((await row(waiting.id)).state).toBe('failed');
+    expect(await holdState(waiting.id)).toBe('released');
+    expect(up.accepted).not.toContain(waiting.id);
   });
 });

@@ -13,6 +13,7 @@ import { parseBudgets, parseTimeZone } from './budgets.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 import type { TopUpInput } from './token-changes.ts';
 import { waitingDueFor } from '../../store/repos/slot-holders.ts';
+import { stopHolder } from './holder-stop.ts';
 
 export interface AccountView {
   object: 'account';
@@ -159,8 +160,9 @@ export async function revokeAccount(deps: AdminDeps, by: Actor, id: string): Pro
   if (before.revokedAt !== null) return before;
   await deps.repos.accounts.revoke(id);
   await announce(deps, id);
-  // Its tokens' tasks waiting for a parallel-task slot were never sent: the poller ends them uncharged.
-  await waitingDueFor(deps.store.db, { accountId: id });
+  // Its tokens' tasks waiting for a parallel-task slot were never sent: the poller ends them uncharged, and the answer
+  // waits for its creations in flight (holder-stop.ts).
+  await stopHolder(deps.store.db, { accountId: id });
   await audit(deps, by, 'account.revoke', id);
   return getAccount(deps, id);
 }

@@ -13,7 +13,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { TokenRecord } from '../../store/repos/tokens.ts';
 import type { CreatedTokenView, TokenView } from '../views.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
-import { waitingDueFor } from '../../store/repos/slot-holders.ts';
+import { stopHolder } from './holder-stop.ts';
 
 /** Token as shown to the operator: never the secret, nor its callback secret. */
 export function publicToken(t: TokenRecord): TokenView {
@@ -162,8 +162,9 @@ export async function revokeToken(deps: AdminDeps, by: Actor, id: string): Promi
   const hashes = await deps.repos.tokens.secretHashes(id);
   if (!hashes || !(await deps.repos.tokens.revoke(id))) throw new GatewayError('not_found', `Token ${id} not found`);
   await deps.applyChange({ kind: 'token-changed', hashes, id });
-  // Its tasks waiting for a parallel-task slot were never sent: the poller ends them uncharged at its next round.
-  await waitingDueFor(deps.store.db, { tokenId: id });
+  // Its tasks waiting for a parallel-task slot were never sent: the poller ends them uncharged at its next round, and
+  // the answer waits for its creations in flight (holder-stop.ts).
+  await stopHolder(deps.store.db, { tokenId: id });
   await audit(deps, by, 'token.revoke', id);
   return getToken(deps, id);
 }
