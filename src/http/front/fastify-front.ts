@@ -16,7 +16,7 @@ import { RequestLife, type Drain } from './life.ts';
 import { MethodGuard } from './method-guard.ts';
 import { admit, type Finished } from './record.ts';
 import type { FastifyHandler, FastifyRow, RouteInfo, RouteParts, Scope } from './route-row.ts';
-import { rowOf, unmatched, type RouteRow } from './route-table.ts';
+import { rowFinder, unmatched, type RouteRow } from './route-table.ts';
 import { corsHeaders, markFirstByte, newRequestState, preflightHeaders, REQUEST_ID_HEADERS } from './rules.ts';
 
 declare module 'fastify' {
@@ -115,6 +115,7 @@ type Recorder = (f: Finished) => void;
 export function fastifyFront(deps: GatewayDeps, drain: Drain, record: Recorder, rows: readonly RouteRow[]): Front {
   const addressOf = clientAddress(deps.config.trustProxy);
   const guard = new MethodGuard(rows);
+  const rowOf = rowFinder(rows);
   /** A request's life, begun: its row's family, or its prefix's for a path no route has. */
   const lifeOf = (req: FastifyRequest, reply: FastifyReply, row: RouteRow | undefined): FastifyLife => {
     const family = row ? row.family : unmatched(req.url).family;

@@ -1,6 +1,6 @@
 // The one route table: every route's method, path, error family, body class, authentication, front — and its
-// handler. Both fronts register by iterating it (the text lane its lane rows, Fastify the others, each in its
-// scope: fastify-routes.ts), and the body limits, the 405 table, the auth decision, the error family and the
+// handler. Both fronts register by iterating it (the text lane its lane rows; Fastify the others, each group in its
+// scope: fastify-front.ts), and the body limits, the 405 table, the auth decision, the error family and the
 // OpenAPI paths all read it. Adding a route: a row here with its handler (routes/), its document in openapi/.
 import { familyOf } from '../../errors/render.ts';
 import * as accounts from '../routes/admin/accounts.ts';
@@ -45,12 +45,13 @@ type Base = Pick<RouteInfo, 'family' | 'auth' | 'console'> & { scope: Scope };
 
 const join = (prefix: string, path: string) => (prefix + path).replace(/\/$/, '') || '/';
 
-function rows(base: Base, prefix: string, specs: Spec[]): FastifyRow[] {
+/** Fastify rows, their paths under their scope's prefix. */
+function rows(base: Base, specs: Spec[]): FastifyRow[] {
   return specs.map(([method, path, handler, body]) => ({
     ...base,
     front: 'fastify',
     method,
-    path: join(prefix, path),
+    path: join(base.scope.prefix, path),
     body: body ?? 'control',
     handler,
   }));
@@ -78,20 +79,20 @@ const vidxTask = (path: string, r: TaskRoutes): Spec[] => [
 ];
 
 export const ROUTES: readonly RouteRow[] = [
-  ...rows(OPS, '', [
+  ...rows(OPS, [
     ['GET', '/healthz', ops.healthz],
     ['GET', '/readyz', ops.readyz],
     ['GET', '/openapi.json', ops.openApi],
   ]),
-  ...rows({ ...OPS, auth: 'metrics' }, '', [['GET', '/metrics', ops.metrics]]),
+  ...rows({ ...OPS, auth: 'metrics' }, [['GET', '/metrics', ops.metrics]]),
   ...lane('v1', [
     ['/v1/chat/completions', chat, 'chat'],
     ['/v1/responses', responses, 'chat'],
     ['/v1/embeddings', embeddings, 'text'],
   ]),
   ...lane('messages', [['/v1/messages', messages, 'chat']]),
-  ...rows({ ...V1, family: 'messages' }, '/v1', [['POST', '/messages/count_tokens', countTokens, 'chat']]),
-  ...rows(V1, '/v1', [
+  ...rows({ ...V1, family: 'messages' }, [['POST', '/messages/count_tokens', countTokens, 'chat']]),
+  ...rows(V1, [
     ['GET', '/models', models.list],
     ['GET', '/models/:id', models.one],
     ['GET', '/usage', usage],
@@ -102,19 +103,19 @@ export const ROUTES: readonly RouteRow[] = [
     ['GET', '/videos/:id', videos.one],
     ['GET', '/videos/:id/content', videos.content],
   ]),
-  ...rows(VIDX, '/vidx/v1/videos', [
-    ...vidxTask('/text2video', text2video),
-    ...vidxTask('/omni-video', omniVideo),
-    ...vidxTask('/multi-elements', edit.multiElements),
-    ['POST', '/multi-elements/init-selection', edit.init],
-    ['POST', '/multi-elements/add-selection', edit.addSelection],
-    ['POST', '/multi-elements/delete-selection', edit.deleteSelection],
-    ['POST', '/multi-elements/clear-selection', edit.clearSelection],
-    ['POST', '/multi-elements/preview-selection', edit.previewSelection],
+  ...rows(VIDX, [
+    ...vidxTask('/videos/text2video', text2video),
+    ...vidxTask('/videos/omni-video', omniVideo),
+    ...vidxTask('/videos/multi-elements', edit.multiElements),
+    ['POST', '/videos/multi-elements/init-selection', edit.init],
+    ['POST', '/videos/multi-elements/add-selection', edit.addSelection],
+    ['POST', '/videos/multi-elements/delete-selection', edit.deleteSelection],
+    ['POST', '/videos/multi-elements/clear-selection', edit.clearSelection],
+    ['POST', '/videos/multi-elements/preview-selection', edit.previewSelection],
   ]),
   // Upstream completion notices carry no bearer token: their address holds an HMAC tag instead.
-  ...rows({ ...VIDX, auth: 'none', scope: CALLBACK_SCOPE }, '/vidx/callbacks', [['POST', '/kling/:ref', klingNotice]]),
-  ...rows(ADMIN, '/admin', [
+  ...rows({ ...VIDX, auth: 'none', scope: CALLBACK_SCOPE }, [['POST', '/kling/:ref', klingNotice]]),
+  ...rows(ADMIN, [
     ['POST', '/tokens', tokens.create],
     ['GET', '/tokens', tokens.list],
     ['GET', '/tokens/:id', tokens.one],
@@ -165,12 +166,12 @@ export const ROUTES: readonly RouteRow[] = [
     ['DELETE', '/webhooks/:id', webhooks.remove],
     ['GET', '/webhooks/:id/deliveries', webhooks.deliveries],
   ]),
-  ...rows(CONSOLE, '/console', [
+  ...rows(CONSOLE, [
     ['GET', '/', consoleApp.page],
     ['GET', '/app.js', consoleApp.script],
     ['GET', '/app.css', consoleApp.style],
   ]),
-  ...rows({ ...CONSOLE, auth: 'session' }, '/console', [
+  ...rows({ ...CONSOLE, auth: 'session' }, [
     ['POST', '/api/session', session.signInRoute],
     ['GET', '/api/session', session.current],
     ['DELETE', '/api/session', session.signOutRoute],
@@ -178,12 +179,14 @@ export const ROUTES: readonly RouteRow[] = [
 ];
 
 const key = (method: string, path: string) => `${method} ${path}`;
-const byKey = new Map(ROUTES.map((r) => [key(r.method, r.path), r]));
 
-/** The row of a registered route (Fastify's url, trailing slash or not); HEAD is its GET's. */
-export function rowOf(method: string, url: string): RouteRow | undefined {
-  const path = url.length > 1 && url.endsWith('/') ? url.slice(0, -1) : url;
-  return byKey.get(key(method === 'HEAD' ? 'GET' : method, path));
+/** Finds the row of a registered route among `rows` (by Fastify's url, trailing slash or not); HEAD is its GET's. */
+export function rowFinder(rows: readonly RouteRow[]): (method: string, url: string) => RouteRow | undefined {
+  const byKey = new Map(rows.map((r) => [key(r.method, r.path), r]));
+  return (method, url) => {
+    const path = url.length > 1 && url.endsWith('/') ? url.slice(0, -1) : url;
+    return byKey.get(key(method === 'HEAD' ? 'GET' : method, path));
+  };
 }
 
 /** The rows a server with this configuration registers. */
