@@ -17,7 +17,7 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
   const drain: Drain = { closing: false };
   const record = requestRecorder(deps);
   const rows = activeRoutes(deps.config.console.enabled);
-  const consoleFiles = deps.config.console.enabled ? await consoleAssets() : new Map();
+  const consoleFiles = deps.config.console.enabled ? await consoleAssets() : new Map<string, never>();
   const routeParts: RouteParts = { deps, text: parts.text, vidx: parts.vidx, rows, consoleFiles };
   const lane = new TextLane(drain, record, rows, routeParts);
   const front = fastifyFront(deps, drain, record, rows);
@@ -74,7 +74,7 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
   // Bodies are JSON (or multipart where a route registers it): without this, Fastify's built-in
   // text/plain parser would hand routes a string instead of answering 415.
   app.removeContentTypeParser('text/plain');
-  // The lane's JSON parser on Fastify's routes too (json-body.ts): the same poisoning and nesting refusals.
+  // The lane's JSON body reader on Fastify's routes too (json-body.ts): the same refusals, in the same words.
   useJsonBodyParser(app, 'refuse', deps.config);
 
   // Every Fastify row of the table, each in its scope (front/fastify-front.ts).

@@ -2,9 +2,9 @@
 // text lane for the hot text routes: lane/text-lane.ts), through the same steps on both: begin (the connection
 // watched), enter (the first rules), run (the route started, its body read), fail (the one error answer, in the
 // route's family shape), settled (the route is done) and closed (the response is over — finished, or cut by a
-// client that left). It writes the request's record exactly once:
-// when the response is over and the route, if it started, has settled — a client that leaves a running call does
-// not stop it, and the record must carry the usage and amount the ledger got.
+// client that left). It writes the request's record exactly once: when the response is over and the route, if it
+// started, has settled — a client that leaves a running call does not stop it, and the record must carry the usage
+// and amount the ledger got.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { isGatewayError, type GatewayError } from '../../errors/gateway-error.ts';

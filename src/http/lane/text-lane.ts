@@ -1,9 +1,9 @@
 // The text lane: the route table's lane rows (chat completions, responses, messages, embeddings), served straight
-// from node:http, ahead of Fastify (which serves every other route). These calls are the
-// gateway's volume, and a framework's request/reply objects, hook chains and reply pipeline are a large share of their
-// CPU (docs/performance.md). The lane is a branch of the one request life (front/life.ts): its exchange IS the life,
-// driven through the same steps as on Fastify — begin, the first rules, admission, body limits, content type and JSON
-// parsing (prototype poisoning refused, as on Fastify's routes), run, settled or fail, closed and the one record.
+// from node:http, ahead of Fastify (which serves every other route). These calls are the gateway's volume, and a
+// framework's request/reply objects, hook chains and reply pipeline are a large share of their CPU
+// (docs/performance.md). The lane is a branch of the one request life (front/life.ts): its exchange IS the life,
+// driven through the same steps as on Fastify — begin, the first rules, admission, body limits, content type, the
+// JSON body (the one reader, json-body.ts), run, settled or fail, closed and the one record.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { credentialOf } from '../../auth/token-auth.ts';
