@@ -10,19 +10,16 @@ import type { Drain } from './front/life.ts';
 import { fastifyFront } from './front/fastify-front.ts';
 import { requestRecorder } from './front/record.ts';
 import { activeRoutes } from './front/route-table.ts';
-import { textRoutes } from './routes/v1/text-routes.ts';
-import { registerAdminRoutes } from './routes/admin/index.ts';
-import { registerConsoleRoutes } from './routes/console/index.ts';
-import { registerFamilyACallbackRoutes, registerFamilyARoutes } from './routes/vidx/index.ts';
-import { registerFamilyBRoutes } from './routes/v1/index.ts';
-import { openApiDocument } from './openapi/document.ts';
-import { registerOpsRoutes } from './routes/ops.ts';
+import type { RouteParts } from './front/route-row.ts';
+import { consoleAssets } from '../console/assets.ts';
 
 export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<FastifyInstance> {
   const drain: Drain = { closing: false };
   const record = requestRecorder(deps);
   const rows = activeRoutes(deps.config.console.enabled);
-  const lane = new TextLane(deps, drain, record, rows, textRoutes(deps, parts.text));
+  const consoleFiles = deps.config.console.enabled ? await consoleAssets() : new Map<string, never>();
+  const routeParts: RouteParts = { deps, text: parts.text, vidx: parts.vidx, rows, consoleFiles };
+  const lane = new TextLane(drain, record, rows, routeParts);
   const front = fastifyFront(deps, drain, record, rows);
   const app = Fastify({
     // The text lane takes its routes straight from node:http; everything else goes to Fastify.
@@ -77,18 +74,11 @@ export async function buildApp(deps: GatewayDeps, parts: AppParts): Promise<Fast
   // Bodies are JSON (or multipart where a route registers it): without this, Fastify's built-in
   // text/plain parser would hand routes a string instead of answering 415.
   app.removeContentTypeParser('text/plain');
-  // The lane's JSON parser on Fastify's routes too (json-body.ts): the same poisoning and nesting refusals.
+  // The lane's JSON body reader on Fastify's routes too (json-body.ts): the same refusals, in the same words.
   useJsonBodyParser(app, 'refuse', deps.config);
 
-  registerOpsRoutes(app, deps);
-  let openApi: Record<string, unknown> | null = null;
-  app.get('/openapi.json', async () => (openApi ??= openApiDocument(rows)));
-
-  await app.register(async (scope) => registerAdminRoutes(scope, deps), { prefix: '/admin' });
-  if (deps.config.console.enabled) await app.register(async (scope) => registerConsoleRoutes(scope, deps, front.unknownRoute), { prefix: '/console' });
-  await app.register(async (scope) => registerFamilyBRoutes(scope, deps), { prefix: '/v1' });
-  await app.register(async (scope) => registerFamilyARoutes(scope, parts.vidx), { prefix: '/vidx/v1' });
-  await app.register(async (scope) => registerFamilyACallbackRoutes(scope, parts.vidx), { prefix: '/vidx/callbacks' });
+  // Every Fastify row of the table, each in its scope (front/fastify-front.ts).
+  await front.register(app, routeParts);
 
   app.addHook('onClose', async () => {
     await deps.requestLog.flush();

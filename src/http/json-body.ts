@@ -92,20 +92,39 @@ function holdsNul(v: unknown): boolean {
  */
 export type EmptyJsonBody = 'refuse' | 'absent';
 
+/** The refusal of a body that is not JSON: its one wording, whichever front read the body. */
+export const notJson = (): GatewayError => new GatewayError('invalid_json', 'Request body is not valid JSON');
+
 /**
- * Fastify's `application/json` parser for `scope` and the scopes registered under it: parseJsonBody's refusals, with
- * the text limit of the route's body class.
+ * A JSON request body's text as its value — the one reader for both fronts (the text lane, and Fastify's parser
+ * below): an empty text as `empty` says, parseJsonBody's refusals, anything else that is not JSON refused as such.
+ */
+export function readJsonBody(text: string, empty: EmptyJsonBody, textLimit: number): unknown {
+  if (text === '') {
+    if (empty === 'absent') return undefined;
+    throw notJson();
+  }
+  try {
+    return parseJsonBody(text, textLimit);
+  } catch (e) {
+    throw isGatewayError(e) ? e : notJson();
+  }
+}
+
+/**
+ * Fastify's `application/json` parser for `scope` and the scopes registered under it: readJsonBody, with the text
+ * limit of the route's body class.
  */
 export function useJsonBodyParser(scope: FastifyInstance, empty: EmptyJsonBody, config: Pick<Config, 'bodyLimit'>): void {
   if (scope.hasContentTypeParser('application/json')) scope.removeContentTypeParser('application/json');
   scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    const invalid = () => new GatewayError('invalid_json', 'Request body is not valid JSON');
-    if (body === '') return empty === 'absent' ? done(null, undefined) : done(invalid(), undefined);
+    const row = req.routeOptions.config?.row;
+    let value: unknown;
     try {
-      const row = req.routeOptions.config?.row;
-      done(null, parseJsonBody(String(body), row ? textLimitOf(row.body, config) : Number.POSITIVE_INFINITY));
+      value = readJsonBody(String(body), empty, row ? textLimitOf(row.body, config) : Number.POSITIVE_INFINITY);
     } catch (e) {
-      done(isGatewayError(e) ? e : invalid(), undefined);
+      return done(e as GatewayError, undefined);
     }
+    done(null, value);
   });
 }

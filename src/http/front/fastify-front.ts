@@ -1,19 +1,22 @@
 // Fastify's side of the one request life (life.ts): its hooks drive the same object the text lane drives — begin
-// (onRequest), run (after admission), settled (onSend), fail (the error handler, the 404/405 answer, a URL the
-// router could not decode) and closed (the response's 'close'). Registration is checked against the route table.
+// (onRequest), run (as the handler starts, the body read: where the lane runs it too), settled (onSend), fail (the
+// error handler, the 404/405 answer, a URL the router could not decode) and closed (the response's 'close'). Its
+// routes are the route table's Fastify rows, registered by iterating them; a route without a row stops the start.
 import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { credentialFrom } from '../../auth/token-auth.ts';
 import type { GatewayDeps } from '../../core/deps.ts';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
 import type { Family } from '../../errors/render.ts';
+import { notJson } from '../json-body.ts';
 import { unexpectedError } from '../unexpected-error.ts';
 import { clientAddress } from './address.ts';
 import { limitOf } from './body-limits.ts';
 import { RequestLife, type Drain } from './life.ts';
 import { MethodGuard } from './method-guard.ts';
 import { admit, type Finished } from './record.ts';
-import { rowOf, unmatched, type RouteRow } from './route-table.ts';
+import type { FastifyHandler, FastifyRow, RouteInfo, RouteParts, Scope } from './route-row.ts';
+import { rowFinder, unmatched, type RouteRow } from './route-table.ts';
 import { corsHeaders, markFirstByte, newRequestState, preflightHeaders, REQUEST_ID_HEADERS } from './rules.ts';
 
 declare module 'fastify' {
@@ -33,7 +36,7 @@ export function toGatewayError(err: unknown): GatewayError {
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new GatewayError('invalid_json', 'Request body is not valid JSON');
+      return notJson();
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
     case 'FST_FILES_LIMIT':
@@ -50,7 +53,7 @@ export function toGatewayError(err: unknown): GatewayError {
       break;
   }
   if (e.validation) return new GatewayError('invalid_request', `Invalid request: ${e.message ?? 'validation failed'}`);
-  if (err instanceof SyntaxError) return new GatewayError('invalid_json', 'Request body is not valid JSON');
+  if (err instanceof SyntaxError) return notJson();
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return new GatewayError('invalid_request', e.message ?? 'Bad request', { status: e.statusCode });
   }
@@ -58,7 +61,7 @@ export function toGatewayError(err: unknown): GatewayError {
 }
 
 /** A row's route is on Fastify (a prefix's root, `/console`, may be registered with its trailing slash). */
-export const isRegistered = (app: FastifyInstance, r: RouteRow): boolean =>
+export const isRegistered = (app: FastifyInstance, r: RouteInfo): boolean =>
   app.hasRoute({ method: r.method, url: r.path }) || app.hasRoute({ method: r.method, url: `${r.path}/` });
 
 export class FastifyLife extends RequestLife {
@@ -101,14 +104,18 @@ export interface FastifyFront {
   unknownRoute: (req: FastifyRequest, reply: FastifyReply, notFound?: GatewayError) => FastifyReply;
 }
 
-export function fastifyFront(
-  deps: GatewayDeps,
-  drain: Drain,
-  record: (f: Finished) => void,
-  rows: readonly RouteRow[],
-): FastifyFront & { install: (app: FastifyInstance) => void } {
+/** Its hooks installed on the app; then the table's Fastify rows registered (their handlers made from `parts`). */
+interface Front extends FastifyFront {
+  install: (app: FastifyInstance) => void;
+  register: (app: FastifyInstance, parts: RouteParts) => Promise<void>;
+}
+
+type Recorder = (f: Finished) => void;
+
+export function fastifyFront(deps: GatewayDeps, drain: Drain, record: Recorder, rows: readonly RouteRow[]): Front {
   const addressOf = clientAddress(deps.config.trustProxy);
   const guard = new MethodGuard(rows);
+  const rowOf = rowFinder(rows);
   /** A request's life, begun: its row's family, or its prefix's for a path no route has. */
   const lifeOf = (req: FastifyRequest, reply: FastifyReply, row: RouteRow | undefined): FastifyLife => {
     const family = row ? row.family : unmatched(req.url).family;
@@ -167,20 +174,12 @@ export function fastifyFront(
       }
       life.enter(drain, req.url);
       // Authenticate before the body is parsed: unauthenticated callers get 401 cheaply.
-      if (!(row ? row.auth === 'token' : unmatched(req.url).auth)) {
-        life.run();
-        return done();
-      }
+      if (!(row ? row.auth === 'token' : unmatched(req.url).auth)) return done();
       const pending = admit(deps, credentialFrom(req.headers), life.state, reply.raw, life.family);
-      if (pending === null) {
-        life.run();
-        return done();
-      }
+      if (pending === null) return done();
       pending.then(() => {
-        // The client left while it was being admitted: its record is written (life.ts), the route never starts —
-        // the lifecycle ends through the error path, whose answer goes nowhere.
-        if (life.left) return done(new GatewayError('invalid_request', 'The client closed the connection'));
-        life.run();
+        // The client left while it was being admitted: its record is written (life.ts), its body is not read.
+        if (life.left) return done(clientLeft());
         done();
       }, done);
     });
@@ -200,5 +199,33 @@ export function fastifyFront(
       done(missing.length ? new Error(`Route table rows not registered: ${missing.map((r) => `${r.method} ${r.path}`).join(', ')}`) : undefined);
     });
   };
-  return { badUrl, unknownRoute, install };
+  /** Each scope registered once (its prefix, hooks and parsers), then its rows in it, in the table's order. */
+  const register = async (app: FastifyInstance, parts: RouteParts): Promise<void> => {
+    const scopes = new Map<Scope, FastifyRow[]>();
+    for (const r of rows) if (r.front === 'fastify') scopes.set(r.scope, [...(scopes.get(r.scope) ?? []), r]);
+    for (const [scope, own] of scopes) {
+      const plugin = async (s: FastifyInstance) => {
+        await scope.setup?.(s, parts, unknownRoute);
+        for (const r of own) {
+          const url = r.path.slice(scope.prefix.length) || '/';
+          s.route({ method: r.method, url, handler: started(r.handler(parts)) });
+        }
+      };
+      await app.register(plugin, { prefix: scope.prefix });
+    }
+  };
+  return { badUrl, unknownRoute, install, register };
 }
+
+/**
+ * The route starts (the life's run, as on the lane: admitted, body read) — unless its client has left: its record is
+ * written (life.ts), and the lifecycle ends through the error path, whose answer goes nowhere.
+ */
+const started =
+  (handler: FastifyHandler): FastifyHandler =>
+  (req, reply) => {
+    if (!req.life.run()) throw clientLeft();
+    return handler(req, reply);
+  };
+
+const clientLeft = (): GatewayError => new GatewayError('invalid_request', 'The client closed the connection');

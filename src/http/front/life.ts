@@ -1,9 +1,10 @@
 // One request's life, the same object whichever front drives it (Fastify for most routes: fastify-front.ts; the
-// text lane for the hot text routes: lane/text-lane.ts): begin (the connection watched), enter (the first rules), run (the
-// route started), fail (the one error answer, in the route's family shape), settled (the route is done) and closed
-// (the response is over — finished, or cut by a client that left). It writes the request's record exactly once:
-// when the response is over and the route, if it started, has settled — a client that leaves a running call does
-// not stop it, and the record must carry the usage and amount the ledger got.
+// text lane for the hot text routes: lane/text-lane.ts), through the same steps on both: begin (the connection
+// watched), enter (the first rules), run (the route started, its body read), fail (the one error answer, in the
+// route's family shape), settled (the route is done) and closed (the response is over — finished, or cut by a
+// client that left). It writes the request's record exactly once: when the response is over and the route, if it
+// started, has settled — a client that leaves a running call does not stop it, and the record must carry the usage
+// and amount the ledger got.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { isGatewayError, type GatewayError } from '../../errors/gateway-error.ts';
@@ -88,9 +89,14 @@ export abstract class RequestLife implements Finished {
     checkUrl(url);
   }
 
-  /** The route starts: from now on, the record waits for it to settle. */
-  run(): void {
+  /**
+   * The route starts, on both fronts at the same step — admitted, its body read, its handler next: from now on the
+   * record waits for it to settle. False, and nothing starts, when the client has already left (its record is written).
+   */
+  run(): boolean {
+    if (this.left) return false;
     this.stage = RUNNING;
+    return true;
   }
 
   settled(): void {

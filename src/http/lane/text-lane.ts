@@ -1,27 +1,25 @@
-// The text lane: POST /v1/chat/completions, /v1/responses, /v1/messages and /v1/embeddings (the route table's lane
-// rows) served straight from node:http, ahead of Fastify (which serves every other route). These calls are the
-// gateway's volume, and a framework's request/reply objects, hook chains and reply pipeline are a large share of their
-// CPU (docs/performance.md). The lane is a branch of the one request life (front/life.ts): its exchange IS the life,
-// driven through the same steps as on Fastify — begin, the first rules, admission, body limits, content type and JSON
-// parsing (prototype poisoning refused, as on Fastify's routes), run, settled or fail, closed and the one record.
+// The text lane: the route table's lane rows (chat completions, responses, messages, embeddings), served straight
+// from node:http, ahead of Fastify (which serves every other route). These calls are the gateway's volume, and a
+// framework's request/reply objects, hook chains and reply pipeline are a large share of their CPU
+// (docs/performance.md). The lane is a branch of the one request life (front/life.ts): its exchange IS the life,
+// driven through the same steps as on Fastify — begin, the first rules, admission, body limits, content type, the
+// JSON body (the one reader, json-body.ts), run, settled or fail, closed and the one record.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { credentialOf } from '../../auth/token-auth.ts';
-import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
+import { GatewayError } from '../../errors/gateway-error.ts';
 import { limitOf, textLimitOf } from '../front/body-limits.ts';
-import { parseJsonBody } from '../json-body.ts';
+import { readJsonBody } from '../json-body.ts';
 import type { GatewayDeps } from '../../core/deps.ts';
 import { sendBody, type Exchange } from '../exchange.ts';
 import { clientAddress } from '../front/address.ts';
 import { RequestLife, type Drain } from '../front/life.ts';
 import { admit, type Finished } from '../front/record.ts';
-import type { RouteRow } from '../front/route-table.ts';
+import type { LaneHandler, RouteParts, RouteRow } from '../front/route-row.ts';
 import { corsHeaders, newRequestState, routePath } from '../front/rules.ts';
 import { newRequestId } from '../request-id.ts';
 import { laneHeaders, type LaneHeaders } from './raw-headers.ts';
 import { lacksHost, noHost } from '../client-error.ts';
-
-export type LaneHandler = (ex: Exchange) => Promise<void>;
 
 interface Route {
   path: string;
@@ -81,20 +79,22 @@ function mediaType(ct: string): string {
 export class TextLane {
   private readonly routes = new Map<string, Route>();
   private readonly addressOf: ReturnType<typeof clientAddress>;
+  private readonly deps: GatewayDeps;
 
-  /** `rows`: the route table's lane rows (all POST), each with its handler in `handlers`. */
+  /** The route table's lane rows (all POST) of `rows`, each with its handler made from `parts`. */
   constructor(
-    private readonly deps: GatewayDeps,
     private readonly drain: Drain,
     private readonly record: (f: Finished) => void,
     rows: readonly RouteRow[],
-    handlers: Readonly<Record<string, LaneHandler>>,
+    parts: RouteParts,
   ) {
+    const deps = (this.deps = parts.deps);
     for (const row of rows) {
       if (row.front !== 'lane') continue;
-      const handler = handlers[row.path];
-      if (!handler || row.method !== 'POST') throw new Error(`The lane has no POST handler for ${row.path}`);
-      this.routes.set(row.path, { path: row.path, handler, limit: limitOf(row.body, deps.config), textLimit: textLimitOf(row.body, deps.config), row });
+      if (row.method !== 'POST') throw new Error(`The lane serves POST only, not ${row.method} ${row.path}`);
+      const [limit, textLimit] = [limitOf(row.body, deps.config), textLimitOf(row.body, deps.config)];
+      const route: Route = { path: row.path, handler: row.handler(parts), limit, textLimit, row };
+      this.routes.set(row.path, route);
     }
     this.addressOf = clientAddress(deps.config.trustProxy);
   }
@@ -159,12 +159,11 @@ export class TextLane {
       ex.bodyRead = true;
       if (over) return;
       const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-      if (text === '') return ex.fail(new GatewayError('invalid_json', 'Request body is not valid JSON'));
       try {
-        ex.body = parseJsonBody(text, route.textLimit);
+        ex.body = readJsonBody(text, 'refuse', route.textLimit);
         ex.rawBody = text;
       } catch (e) {
-        return ex.fail(isGatewayError(e) ? e : new GatewayError('invalid_json', 'Request body is not valid JSON'));
+        return ex.fail(e);
       }
       this.dispatch(ex);
     };
@@ -192,8 +191,7 @@ export class TextLane {
   }
 
   private dispatch(ex: LaneExchange): void {
-    if (ex.res.closed) return; // the client left while its body was read: nothing to run
-    ex.run();
+    if (!ex.run()) return; // the client left while its body was read: nothing to run
     let p: Promise<void>;
     try {
       p = ex.route.handler(ex);

@@ -25,7 +25,7 @@ import { adminTaskPaths } from './paths-admin-tasks.ts';
 import { adminWebhookPaths } from './paths-admin-webhooks.ts';
 import { v1Paths } from './paths-v1.ts';
 import { vidxPaths } from './paths-vidx.ts';
-import { ROUTES, type RouteRow } from '../front/route-table.ts';
+import type { RouteInfo } from '../front/route-row.ts';
 
 /** The hand-written operations, by OpenAPI path and method. */
 export const describedPaths = (): Record<string, Record<string, Operation>> => ({
@@ -41,7 +41,7 @@ export const describedPaths = (): Record<string, Record<string, Operation>> => (
 });
 
 /** A row without a hand-written description gets a generic, free-form one in its family's shape. */
-function genericOperation(row: RouteRow, path: string): Operation {
+function genericOperation(row: RouteInfo, path: string): Operation {
   const method = row.method.toLowerCase();
   const params = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => pathParam(m[1]!, m[1]!));
   const parameters = params.length ? { parameters: params } : {};
@@ -55,10 +55,10 @@ function genericOperation(row: RouteRow, path: string): Operation {
 }
 
 /** The OpenAPI path of a row (`:id` → `{id}`). */
-export const openApiPath = (row: RouteRow): string => row.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+export const openApiPath = (row: RouteInfo): string => row.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 /** The paths: one operation per route-table row — its hand-written description, else a generic one. */
-function tablePaths(described: Record<string, Record<string, Operation>>, rows: readonly RouteRow[]) {
+function tablePaths(described: Record<string, Record<string, Operation>>, rows: readonly RouteInfo[]) {
   const out: Record<string, Record<string, Operation>> = {};
   // Same route shape, other parameter names: the hand-written description's names.
   const shape = (p: string) => p.replace(/\{[^}]+\}/g, '{}');
@@ -72,12 +72,9 @@ function tablePaths(described: Record<string, Record<string, Operation>>, rows: 
   return out;
 }
 
-let cached: Record<string, unknown> | null = null;
-
-/** The document of the routes in `rows` (the route table's, by default every row). */
-export function openApiDocument(rows: readonly RouteRow[] = ROUTES): Record<string, unknown> {
-  if (cached && rows === ROUTES) return cached;
-  const doc = {
+/** The document of the routes in `rows` (a server's: the route table's rows it serves). */
+export function openApiDocument(rows: readonly RouteInfo[]): Record<string, unknown> {
+  return {
     openapi: '3.1.0',
     info: {
       title: 'Tollway',
@@ -161,6 +158,4 @@ export function openApiDocument(rows: readonly RouteRow[] = ROUTES): Record<stri
       },
     },
   };
-  if (rows === ROUTES) cached = doc;
-  return doc;
 }

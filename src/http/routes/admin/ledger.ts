@@ -1,9 +1,9 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { decodeCursor } from '../../../contracts/cursor.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { qEnum, qInt, qOnly, qString, qTime, type Query } from '../../../contracts/query.ts';
 import { ledgerCsv, ledgerPage, type Page } from '../../../core/admin/lists.ts';
-import type { GatewayDeps } from '../../../core/deps.ts';
+import { fastifyRoute } from '../../front/route-row.ts';
 
 export function timeRange(q: Query): { since?: number; until?: number } {
   const since = qTime(q, 'since');
@@ -28,23 +28,21 @@ const PARAMS = ['token_id', 'model', 'request_id', 'task_id', 'since', 'until', 
  * `since` is inclusive, `until` exclusive. Queued deferred charges are flushed first, so an operator read sees every
  * call that has already been answered.
  */
-export function registerLedgerRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
-  scope.get<{ Querystring: Query }>('/ledger', async (req, reply) => {
-    const q = req.query;
-    qOnly(q, PARAMS);
-    const cursor = qString(q, 'cursor', 400);
-    const beforeId = cursor === undefined ? qInt(q, 'before_id', 1, Number.MAX_SAFE_INTEGER) : (decodeCursor(cursor, ['n'])[0] as number);
-    const format = qEnum(q, 'format', ['json', 'csv'] as const, 'json');
-    const filter = {
-      tokenId: qString(q, 'token_id'),
-      model: qString(q, 'model'),
-      requestId: qString(q, 'request_id'),
-      taskId: qString(q, 'task_id'),
-      beforeId,
-      ...timeRange(q),
-      limit: qInt(q, 'limit', 1, 1000, 100)!,
-    };
-    await deps.meter.flush();
-    return sendList(reply, format, 'tollway-ledger.csv', await ledgerPage(deps.repos.ledger, filter), ledgerCsv);
-  });
-}
+export const ledger = fastifyRoute<{ Querystring: Query }>(({ deps }) => async (req, reply) => {
+  const q = req.query;
+  qOnly(q, PARAMS);
+  const cursor = qString(q, 'cursor', 400);
+  const beforeId = cursor === undefined ? qInt(q, 'before_id', 1, Number.MAX_SAFE_INTEGER) : (decodeCursor(cursor, ['n'])[0] as number);
+  const format = qEnum(q, 'format', ['json', 'csv'] as const, 'json');
+  const filter = {
+    tokenId: qString(q, 'token_id'),
+    model: qString(q, 'model'),
+    requestId: qString(q, 'request_id'),
+    taskId: qString(q, 'task_id'),
+    beforeId,
+    ...timeRange(q),
+    limit: qInt(q, 'limit', 1, 1000, 100)!,
+  };
+  await deps.meter.flush();
+  return sendList(reply, format, 'tollway-ledger.csv', await ledgerPage(deps.repos.ledger, filter), ledgerCsv);
+});

@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { GatewayDeps } from '../../../core/deps.ts';
+import { fastifyRoute } from '../../front/route-row.ts';
 import { decodeCursor } from '../../../contracts/cursor.ts';
 import { qEnum, qInt, qOnly, qString, type Query } from '../../../contracts/query.ts';
 import { requestLogCsv, requestLogPage } from '../../../core/admin/lists.ts';
@@ -24,24 +23,22 @@ function statusOf(q: Query): StatusFilter | undefined {
  * every upstream attempt, usage, amount), newest first, paged by an opaque cursor. `amount` is what the request path
  * computed; the ledger stays the billing authority.
  */
-export function registerLogRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
-  scope.get<{ Querystring: Query }>('/logs', async (req, reply) => {
-    const q = req.query;
-    qOnly(q, PARAMS);
-    const cursor = qString(q, 'cursor', 400);
-    const after = cursor === undefined ? undefined : decodeCursor(cursor, ['n', 's']);
-    const format = qEnum(q, 'format', ['json', 'csv'] as const, 'json');
-    const filter = {
-      requestId: qString(q, 'request_id'),
-      tokenId: qString(q, 'token_id'),
-      model: qString(q, 'model'),
-      status: statusOf(q),
-      ...timeRange(q),
-      ...(after ? { after: { createdAt: after[0] as number, id: after[1] as string } } : {}),
-      limit: qInt(q, 'limit', 1, 1000, 100)!,
-    };
-    // Request-log rows are group-committed too: make the ones already answered visible.
-    await deps.requestLog.flush();
-    return sendList(reply, format, 'tollway-request-log.csv', await requestLogPage(deps.repos.requestLog, filter), requestLogCsv);
-  });
-}
+export const logs = fastifyRoute<{ Querystring: Query }>(({ deps }) => async (req, reply) => {
+  const q = req.query;
+  qOnly(q, PARAMS);
+  const cursor = qString(q, 'cursor', 400);
+  const after = cursor === undefined ? undefined : decodeCursor(cursor, ['n', 's']);
+  const format = qEnum(q, 'format', ['json', 'csv'] as const, 'json');
+  const filter = {
+    requestId: qString(q, 'request_id'),
+    tokenId: qString(q, 'token_id'),
+    model: qString(q, 'model'),
+    status: statusOf(q),
+    ...timeRange(q),
+    ...(after ? { after: { createdAt: after[0] as number, id: after[1] as string } } : {}),
+    limit: qInt(q, 'limit', 1, 1000, 100)!,
+  };
+  // Request-log rows are group-committed too: make the ones already answered visible.
+  await deps.requestLog.flush();
+  return sendList(reply, format, 'tollway-request-log.csv', await requestLogPage(deps.repos.requestLog, filter), requestLogCsv);
+});

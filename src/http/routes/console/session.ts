@@ -1,32 +1,42 @@
 // /console/api/session: sign in with the admin key (a session cookie), read the session's CSRF token, sign out.
-import type { FastifyInstance } from 'fastify';
 import { isObject } from '../../../json/json.ts';
 import { sessionOf, signIn, signOut, type ConsoleDeps } from '../../../core/console/sessions.ts';
-import type { GatewayDeps } from '../../../core/deps.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 import { peerIsTrustedProxy } from '../../front/address.ts';
+import { fastifyRoute, type RouteParts } from '../../front/route-row.ts';
 import { clearCookieHeader, overHttps, sameOrigin, sessionCookie, setCookieHeader } from './cookie.ts';
 
-export function registerSessionRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
+/** The console's sign-in rules, and whether a request reached the console over HTTPS (the cookie's Secure flag). */
+function consoleOf({ deps }: RouteParts) {
   const core: ConsoleDeps = { ...deps.adminKeys, sessions: deps.repos.consoleSessions, sessionMs: deps.config.console.sessionMs };
   const viaProxy = peerIsTrustedProxy(deps.config.trustProxy);
   const secure = (req: Parameters<typeof overHttps>[0]) => overHttps(req, deps.config.publicUrl, viaProxy(req.raw.socket.remoteAddress));
+  return { deps, core, secure };
+}
 
-  scope.post('/api/session', async (req, reply) => {
+export const signInRoute = fastifyRoute((p) => {
+  const { deps, core, secure } = consoleOf(p);
+  return async (req, reply) => {
     if (!sameOrigin(req, deps.config.publicUrl)) throw new GatewayError('permission_denied', 'Cross-origin sign-in is refused');
     const key = isObject(req.body) ? req.body.key : undefined;
     const { secret, session } = await signIn(core, key, req.state.client);
     reply.header('set-cookie', setCookieHeader(secret, session.expiresAt, secure(req)));
     return reply.code(201).send({ session_id: session.id, csrf: session.csrf, expires_at: session.expiresAt });
-  });
+  };
+});
 
-  scope.get('/api/session', async (req) => {
+export const current = fastifyRoute((p) => {
+  const { core } = consoleOf(p);
+  return async (req) => {
     const session = await sessionOf(core, sessionCookie(req));
     if (!session) throw new GatewayError('missing_token', 'Not signed in to the console');
     return { session_id: session.id, csrf: session.csrf, expires_at: session.expiresAt };
-  });
+  };
+});
 
-  scope.delete('/api/session', async (req, reply) => {
+export const signOutRoute = fastifyRoute((p) => {
+  const { deps, core, secure } = consoleOf(p);
+  return async (req, reply) => {
     const secret = sessionCookie(req);
     const session = await sessionOf(core, secret);
     // Signing out needs the CSRF token too: another site must not be able to sign the operator out.
@@ -38,5 +48,5 @@ export function registerSessionRoutes(scope: FastifyInstance, deps: GatewayDeps)
     }
     reply.header('set-cookie', clearCookieHeader(secure(req)));
     return reply.code(204).send();
-  });
-}
+  };
+});

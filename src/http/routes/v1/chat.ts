@@ -8,6 +8,7 @@ import { isObject } from '../../../json/json.ts';
 import { chatCapability, validateChat } from '../../../core/text-rules.ts';
 import { isKind, textModel } from '../../../core/text.ts';
 import type { Exchange } from '../../exchange.ts';
+import type { LaneRoute } from '../../front/route-row.ts';
 import { chatErrorFrame, sendComplete, sendStream, type StreamDeps } from './text-reply.ts';
 
 export function chatRoute(deps: StreamDeps, ds: Required<Pick<UpstreamAdapter, 'chat' | 'visionChat'>>): (ex: Exchange) => Promise<void> {
@@ -31,3 +32,6 @@ export function chatRoute(deps: StreamDeps, ds: Required<Pick<UpstreamAdapter, '
     return sendComplete(deps, ex, r, (o) => cap.complete(treq, o));
   };
 }
+
+/** The text lane's handler, from the app's text adapter. */
+export const chat: LaneRoute = ({ deps, text }) => chatRoute(deps, text);

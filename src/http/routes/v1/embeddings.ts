@@ -5,6 +5,7 @@ import { EMBEDDINGS_FIELDS, knownFieldsOnly } from '../../../contracts/text-fiel
 import { validateEmbeddings } from '../../../core/text-rules.ts';
 import { isKind, textModel, textRequest, type TextDeps } from '../../../core/text.ts';
 import type { Exchange } from '../../exchange.ts';
+import type { LaneRoute } from '../../front/route-row.ts';
 import { sendComplete } from './text-reply.ts';
 
 export function embeddingsRoute(deps: TextDeps, cap: EmbeddingsCapability): (ex: Exchange) => Promise<void> {
@@ -17,3 +18,6 @@ export function embeddingsRoute(deps: TextDeps, cap: EmbeddingsCapability): (ex:
     return sendComplete(deps, ex, r, (o) => cap.embed(treq, o));
   };
 }
+
+/** The text lane's handler, from the app's text adapter. */
+export const embeddings: LaneRoute = ({ deps, text }) => embeddingsRoute(deps, text.embeddings);

@@ -1,33 +1,23 @@
 // POST /v1/images/generations and /v1/images/edits (JSON, and multipart for edits as the openai SDK sends it):
 // the HTTP input read into fields and images, then core/images.ts.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { requireBody } from '../../../contracts/fields.ts';
 import type { JsonObject } from '../../../json/json.ts';
 import { checkImageRef, parseJsonImages, uploadToDataUri } from '../../../contracts/images.ts';
 import * as images from '../../../core/images.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
-import type { SafeNet } from '../../../net/index.ts';
-import type { GatewayDeps } from '../../../core/deps.ts';
+import { fastifyRoute } from '../../front/route-row.ts';
 import { isMultipart, readMultipart } from '../../multipart.ts';
 
-export interface ImageRouteOptions {
-  /** Downloader for b64 conversion (tests may pass their own; default: the gateway's, deps.net). */
-  net?: Pick<SafeNet, 'fetch'>;
-}
+export const generate = fastifyRoute(({ deps }) => async (req) => {
+  if (isMultipart(req)) throw new GatewayError('unsupported_content_type', 'Image generation takes a JSON body (Content-Type: application/json)');
+  return images.generate(deps, deps.net, req, requireBody(req.body));
+});
 
-export function registerImageRoutes(scope: FastifyInstance, deps: GatewayDeps, opts: ImageRouteOptions = {}): void {
-  const net = () => opts.net ?? deps.net;
-
-  scope.post('/images/generations', async (req) => {
-    if (isMultipart(req)) throw new GatewayError('unsupported_content_type', 'Image generation takes a JSON body (Content-Type: application/json)');
-    return images.generate(deps, net(), req, requireBody(req.body));
-  });
-
-  scope.post('/images/edits', async (req) => {
-    const { fields, images: refs } = isMultipart(req) ? await readEditMultipart(req) : readEditJson(req.body);
-    return images.edit(deps, net(), req, fields, refs);
-  });
-}
+export const edit = fastifyRoute(({ deps }) => async (req) => {
+  const { fields, images: refs } = isMultipart(req) ? await readEditMultipart(req) : readEditJson(req.body);
+  return images.edit(deps, deps.net, req, fields, refs);
+});
 
 function readEditJson(raw: unknown): { fields: JsonObject; images: string[] } {
   const body = requireBody(raw);

@@ -1,18 +1,6 @@
-import type { FastifyInstance } from 'fastify';
-import type { GatewayDeps } from '../../../core/deps.ts';
+// Family B (/v1) on Fastify: every /v1 route but the text lane's (front/route-table.ts).
+import type { Scope } from '../../front/route-row.ts';
 import { registerMultipart } from '../../multipart.ts';
-import { registerImageRoutes } from './images.ts';
-import { registerCountTokensRoute } from './count-tokens.ts';
-import { registerModelRoutes } from './models.ts';
-import { registerUsageRoutes } from './usage.ts';
-import { registerVideoRoutes } from './videos.ts';
 
-// Family B (/v1): each capability registers its routes here.
-export async function registerFamilyBRoutes(scope: FastifyInstance, deps: GatewayDeps): Promise<void> {
-  await registerMultipart(scope);
-  registerModelRoutes(scope, deps);
-  registerCountTokensRoute(scope, deps);
-  registerImageRoutes(scope, deps);
-  registerVideoRoutes(scope, deps);
-  registerUsageRoutes(scope, deps);
-}
+/** Multipart bodies across /v1: image edits and video creation take them, as the openai SDK sends them. */
+export const V1_SCOPE: Scope = { prefix: '/v1', setup: (scope) => registerMultipart(scope) };

@@ -9,6 +9,7 @@ import { messagesErrorType } from '../../../errors/render.ts';
 import { validateMessages } from '../../../core/text-rules.ts';
 import { textModel, textRequest } from '../../../core/text.ts';
 import type { Exchange } from '../../exchange.ts';
+import type { LaneRoute } from '../../front/route-row.ts';
 import { sendComplete, sendStream, type StreamDeps } from './text-reply.ts';
 
 /**
@@ -66,3 +67,6 @@ export function messagesRoute(deps: StreamDeps, cap: TextCapability): (ex: Excha
     return sendComplete(deps, ex, r, (o) => cap.complete(treq, o), { headers });
   };
 }
+
+/** The text lane's handler, from the app's text adapter. */
+export const messages: LaneRoute = ({ deps, text }) => messagesRoute(deps, text.messages);

@@ -5,6 +5,7 @@ import { RESPONSES_FIELDS, knownFieldsOnly } from '../../../contracts/text-field
 import { validateResponses } from '../../../core/text-rules.ts';
 import { textModel, textRequest } from '../../../core/text.ts';
 import type { Exchange } from '../../exchange.ts';
+import type { LaneRoute } from '../../front/route-row.ts';
 import { sendComplete, sendStream, type StreamDeps } from './text-reply.ts';
 
 /** Responses-style error event; OpenAI-style SDKs raise on `event: error` carrying an `error` object. */
@@ -24,3 +25,6 @@ export function responsesRoute(deps: StreamDeps, cap: TextCapability): (ex: Exch
     return sendComplete(deps, ex, r, (o) => cap.complete(treq, o), headers ? { headers } : {});
   };
 }
+
+/** The text lane's handler, from the app's text adapter. */
+export const responses: LaneRoute = ({ deps, text }) => responsesRoute(deps, text.responses);

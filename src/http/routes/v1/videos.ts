@@ -1,12 +1,12 @@
 // /v1/videos over HTTP: the body (JSON or the SDK's multipart) and the content download; the rest is core/videos.ts.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { requireBody } from '../../../contracts/fields.ts';
 import type { JsonObject } from '../../../json/json.ts';
 import { qInt, qString, type Query } from '../../../contracts/query.ts';
 import { unflattenFields } from '../../../contracts/form-fields.ts';
 import { createVideo, downloadableResult, listVideos, ownedVideo, videoObject } from '../../../core/videos.ts';
 import { GatewayError } from '../../../errors/gateway-error.ts';
-import type { GatewayDeps } from '../../../core/deps.ts';
+import { fastifyRoute } from '../../front/route-row.ts';
 import { isMultipart, readMultipart } from '../../multipart.ts';
 import { sendVideoContent } from '../../video-content.ts';
 
@@ -20,20 +20,23 @@ async function readBody(req: FastifyRequest): Promise<{ body: JsonObject; multip
   return { body: unflattenFields(mp.fields), multipart: true };
 }
 
-export function registerVideoRoutes(scope: FastifyInstance, deps: GatewayDeps): void {
-  scope.post('/videos', async (req) => {
-    const { body, multipart } = await readBody(req);
-    return createVideo(deps, req, body, multipart);
-  });
+type ById = { Params: { id: string } };
 
-  scope.get<{ Querystring: Query }>('/videos', async (req) =>
-    listVideos(deps, req, { limit: qInt(req.query, 'limit', 1, 100, 20)!, after: qString(req.query, 'after', 64) }),
-  );
+export const create = fastifyRoute(({ deps }) => async (req) => {
+  const { body, multipart } = await readBody(req);
+  return createVideo(deps, req, body, multipart);
+});
 
-  scope.get<{ Params: { id: string } }>('/videos/:id', async (req) => videoObject(await ownedVideo(deps, req, req.params.id, true)));
+export const list = fastifyRoute<{ Querystring: Query }>(({ deps }) => async (req) => {
+  const limit = qInt(req.query, 'limit', 1, 100, 20)!;
+  return listVideos(deps, req, { limit, after: qString(req.query, 'after', 64) });
+});
 
-  scope.get<{ Params: { id: string } }>('/videos/:id/content', async (req, reply) => {
-    const t = await ownedVideo(deps, req, req.params.id, true);
-    return sendVideoContent(deps, req, reply, downloadableResult(t), t.id);
-  });
-}
+export const one = fastifyRoute<ById>(({ deps }) => async (req) => {
+  return videoObject(await ownedVideo(deps, req, req.params.id, true));
+});
+
+export const content = fastifyRoute<ById>(({ deps }) => async (req, reply) => {
+  const t = await ownedVideo(deps, req, req.params.id, true);
+  return sendVideoContent(deps, req, reply, downloadableResult(t), t.id);
+});
