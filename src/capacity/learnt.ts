@@ -1,6 +1,9 @@
 // Limits learnt from the upstream's refusals where none is stated or read: a 429 pauses the account x model for its
 // Retry-After (or a back-off that grows with each refusal in a row) and halves the rate of the limit it named; each
-// quiet interval adds a little back (additive increase, multiplicative decrease). Each kind moves only its own.
+// quiet interval adds a little back (additive increase, multiplicative decrease). Requests and tokens each move only
+// their own rate; a burst refusal (the per-second request limit) moves the request rate, which is paced per second.
+// Refusals that arrive while the gate is paused answer calls sent before the pause (in flight together, or made
+// before the gate existed): they say nothing new, so they neither lengthen the back-off nor halve again.
 import type { RefusedLimit } from './limits.ts';
 
 const BACKOFF_MIN_MS = 1000;
@@ -17,8 +20,6 @@ export class Learnt {
   /** Learnt requests and tokens per minute (null: nothing learnt). */
   rpm: number | null = null;
   tpm: number | null = null;
-  /** A burst refusal: requests go one at a time. */
-  burstCap: number | null = null;
   pausedUntil = 0;
   private strikes = 0;
   private lastRefusal = 0;
@@ -30,7 +31,7 @@ export class Learnt {
 
   /** Is anything learnt (a gate without stated limits is kept while this holds)? */
   get any(): boolean {
-    return this.rpm !== null || this.tpm !== null || this.burstCap !== null || this.pausedUntil > 0;
+    return this.rpm !== null || this.tpm !== null || this.pausedUntil > 0;
   }
 
   admitted(tokens: number, now: number): void {
@@ -43,6 +44,10 @@ export class Learnt {
   /** The upstream refused with a 429 of `kind`: pause, and halve that kind's rate. Returns the pause (ms). */
   refused(kind: RefusedLimit, retryAfterMs: number | null, now: number): number {
     this.roll(now);
+    if (now < this.pausedUntil) {
+      if (retryAfterMs !== null && retryAfterMs > 0) this.pausedUntil = Math.max(this.pausedUntil, now + retryAfterMs);
+      return this.pausedUntil - now;
+    }
     this.strikes = now - this.lastRefusal > STRIKE_MEMORY_MS ? 1 : this.strikes + 1;
     this.lastRefusal = now;
     this.grownAt = now;
@@ -54,14 +59,13 @@ export class Learnt {
     const toks = sum(this.toks);
     if (kind === 'tokens') {
       if (toks > 0) this.tpm = Math.max(1, Math.floor(Math.min(this.tpm ?? Infinity, toks) / 2));
-    } else if (kind === 'burst') this.burstCap = 1;
-    else if (reqs >= MIN_SEEN) this.rpm = Math.max(1, Math.floor(Math.min(this.rpm ?? Infinity, reqs) / 2));
+    } else if (reqs >= MIN_SEEN) this.rpm = Math.max(1, Math.floor(Math.min(this.rpm ?? Infinity, reqs) / 2));
     return pause;
   }
 
   /** Additive increase: every quiet interval a learnt rate grows by a twentieth (at least one). */
   grow(now: number): boolean {
-    if (this.rpm === null && this.tpm === null && this.burstCap === null) return false;
+    if (this.rpm === null && this.tpm === null) return false;
     if (now - this.grownAt < GROW_EVERY_MS || now < this.pausedUntil) return false;
     const steps = Math.min(60, Math.floor((now - this.grownAt) / GROW_EVERY_MS));
     this.grownAt = now;
@@ -71,7 +75,6 @@ export class Learnt {
       if (this.tpm !== null) this.tpm += Math.max(1, Math.round(this.tpm / 20));
       changed = true;
     }
-    if (this.burstCap !== null && now - this.lastRefusal > STRIKE_MEMORY_MS) this.burstCap = null;
     return changed;
   }
 

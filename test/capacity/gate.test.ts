@@ -128,4 +128,19 @@ describe('gate', () => {
     expect(g.effective().rpm).toBeNull();
     expect(g.effective().tpm).not.toBeNull();
   });
+
+  it('refusals of calls sent before the pause neither lengthen it nor halve the rate again', async () => {
+    const g = gate({});
+    for (let i = 0; i < 40; i++) (g.admit('a', 1, 0, null) as Ticket).settle(undefined);
+    g.refused('burst', null);
+    expect(g.effective().rpm).toBe(20);
+    // Twenty more answers of calls that were in flight together with the first: the same event.
+    for (let i = 0; i < 20; i++) g.refused('burst', null);
+    expect(g.effective().rpm).toBe(20);
+    expect(g.retryAfterS()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1000);
+    // After the pause, calls go paced at the learnt rate, one at a time: not all that waited at once.
+    expect(g.admit('a', 1, 0, null)).toBeInstanceOf(Ticket);
+    expect(g.admit('a', 1, 0, null)).toBeInstanceOf(Promise);
+  });
 });
