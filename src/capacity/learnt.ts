@@ -15,6 +15,11 @@ const SLOT_MS = 5000;
 const SLOTS = 12;
 /** Requests a gate must have admitted before a refusal halves their rate. */
 const MIN_SEEN = 4;
+/**
+ * The request rate a gate starts from when it has seen too little to halve: one a second, paced (bucket.ts), which is
+ * within the per-second share (RPM/60, upstream-protocols.md §1) of any account allowing 60 requests a minute or more.
+ */
+const START_RPM = 60;
 
 export class Learnt {
   /** Learnt requests and tokens per minute (null: nothing learnt). */
@@ -53,13 +58,14 @@ export class Learnt {
     this.grownAt = now;
     const pause = retryAfterMs !== null && retryAfterMs > 0 ? retryAfterMs : Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** (this.strikes - 1));
     this.pausedUntil = Math.max(this.pausedUntil, now + pause);
-    // Halved from what was admitted in the last minute; with too little seen (the gate is new) the pause alone
-    // applies, and the next refusal halves the rate the gate has seen by then.
+    // Halved from what was admitted in the last minute; with too little seen (the gate is new) requests start at
+    // one a second, so the calls that waited out the pause are not all sent at once.
     const reqs = sum(this.reqs);
     const toks = sum(this.toks);
     if (kind === 'tokens') {
       if (toks > 0) this.tpm = Math.max(1, Math.floor(Math.min(this.tpm ?? Infinity, toks) / 2));
     } else if (reqs >= MIN_SEEN) this.rpm = Math.max(1, Math.floor(Math.min(this.rpm ?? Infinity, reqs) / 2));
+    else if (this.rpm === null) this.rpm = START_RPM;
     return pause;
   }
 

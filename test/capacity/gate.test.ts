@@ -143,4 +143,13 @@ describe('gate', () => {
     expect(g.admit('a', 1, 0, null)).toBeInstanceOf(Ticket);
     expect(g.admit('a', 1, 0, null)).toBeInstanceOf(Promise);
   });
+
+  it('a new gate refused before it has seen enough to halve starts at one request a second', async () => {
+    const g = gate({});
+    g.refused('burst', null);
+    expect(g.effective().rpm).toBe(60);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(g.admit('a', 1, 0, null)).toBeInstanceOf(Ticket);
+    expect(g.admit('a', 1, 0, null)).toBeInstanceOf(Promise);
+  });
 });
