@@ -187,7 +187,9 @@ async function main(): Promise<void> {
     gatewayTarget('gateway', KINDS),
     // The gateway again, limits stated on its channel for every model, far above the bench's load (chat only): every
     // call passes its account x model's gate and none waits.
-    gatewayTarget('limits', ['chat'], undefined, { BENCH_MODEL_LIMITS: JSON.stringify({ '*': { rpm: 100_000_000, tpm: 100_000_000_000, concurrency: 10_000 } }) }),
+    gatewayTarget('limits', ['chat'], undefined, {
+      BENCH_MODEL_LIMITS: JSON.stringify({ '*': { rpm: 100_000_000, tpm: 100_000_000_000, concurrency: 10_000 } }),
+    }),
     // The gateway again, its token with a quota of its own only (chat; run when BENCH_IR_TARGETS names it): the
     // reservation's share of the account target's difference.
     { ...gatewayTarget('quota', ['chat'], 'quota'), named: true },
@@ -208,7 +210,9 @@ async function main(): Promise<void> {
         const rel =
           proxy && t.name !== 'proxy' ? `  (${(c.main / proxy.main).toFixed(2)}× the proxy's main thread, ${(c.all / proxy.all).toFixed(2)}× its threads)` : '';
         const vsGateway =
-          gateway && (t.name === 'account' || t.name === 'quota' || t.name === 'limits') ? ` (${(c.main / gateway.main).toFixed(3)}× the plain token's main thread)` : '';
+          gateway && (t.name === 'account' || t.name === 'quota' || t.name === 'limits')
+            ? ` (${(c.main / gateway.main).toFixed(3)}× the plain token's main thread)`
+            : '';
         const quota = got.get(`quota-${kind}`);
         const vsQuota = quota && t.name === 'account' ? ` (${(c.main / quota.main).toFixed(3)}× the quota-only token's)` : '';
         const settled =
