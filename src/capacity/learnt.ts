@@ -33,6 +33,8 @@ export class Learnt {
   private readonly reqs = new Array<number>(SLOTS).fill(0);
   private readonly toks = new Array<number>(SLOTS).fill(0);
   private slotAt = 0;
+  /** When the first admission was counted: a gate younger than a minute has seen less than a minute's calls. */
+  private firstAt = 0;
 
   /** Is anything learnt (a gate without stated limits is kept while this holds)? */
   get any(): boolean {
@@ -40,6 +42,7 @@ export class Learnt {
   }
 
   admitted(tokens: number, now: number): void {
+    if (this.firstAt === 0) this.firstAt = now;
     this.roll(now);
     const i = Math.floor(now / SLOT_MS) % SLOTS;
     this.reqs[i]! += 1;
@@ -60,11 +63,14 @@ export class Learnt {
     this.pausedUntil = Math.max(this.pausedUntil, now + pause);
     // Halved from what was admitted in the last minute; with too little seen (the gate is new) requests start at
     // one a second, so the calls that waited out the pause are not all sent at once.
-    const reqs = sum(this.reqs);
-    const toks = sum(this.toks);
+    // Per minute: what the windows hold, scaled up when the gate has counted for less than a minute.
+    const span = Math.min(SLOTS * SLOT_MS, Math.max(SLOT_MS, now - this.firstAt)) / 60_000;
+    const seen = sum(this.reqs);
+    const reqs = seen / span;
+    const toks = sum(this.toks) / span;
     if (kind === 'tokens') {
       if (toks > 0) this.tpm = Math.max(1, Math.floor(Math.min(this.tpm ?? Infinity, toks) / 2));
-    } else if (reqs >= MIN_SEEN) this.rpm = Math.max(1, Math.floor(Math.min(this.rpm ?? Infinity, reqs) / 2));
+    } else if (seen >= MIN_SEEN) this.rpm = Math.max(1, Math.floor(Math.min(this.rpm ?? Infinity, reqs) / 2));
     else if (this.rpm === null) this.rpm = START_RPM;
     return pause;
   }
