@@ -12,6 +12,7 @@ import { ensureChannel } from '../src/core/admin/channels.ts';
 import { createAccount, parseCreateAccount } from '../src/core/admin/accounts.ts';
 import { createToken } from '../src/core/admin/tokens.ts';
 import type { Budget } from '../src/metering/periods.ts';
+import type { ChannelModelLimits } from '../src/store/repos/channels.ts';
 import { tuneHeap } from '../src/runtime/heap.ts';
 import { answerStats } from './proc-stats.ts';
 
@@ -24,6 +25,7 @@ const passedKeys = [
   'TOLLWAY_SQLITE_CHECKPOINT_THREAD',
   'TOLLWAY_HEAP_GROWING_PERCENT',
   'TOLLWAY_QUEUE_WAIT_MS',
+  'TOLLWAY_UPSTREAM_LIMITS_READ_MS',
   ...Object.keys(process.env).filter((k) => k.startsWith('TOLLWAY_TASK_')),
 ];
 const passed = Object.fromEntries(passedKeys.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
@@ -32,6 +34,11 @@ const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, LOG
 tuneHeap(config.heapGrowingPercent);
 const gw = await startGateway(config, { adminKey: 'bench-admin-key-0123456789', secret: 'bench-secret-0123456789abcdefghij' });
 await ensureChannel(gw.deps, 'sim', 'dashscope', simUrl, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
+// BENCH_MODEL_LIMITS (JSON, a channel's model_limits): limits stated on the channel, as `PATCH /admin/channels` states them.
+if (process.env.BENCH_MODEL_LIMITS) {
+  const sim = await gw.deps.repos.channels.findByName('sim');
+  await gw.deps.repos.channels.update(sim!.id, { modelLimits: JSON.parse(process.env.BENCH_MODEL_LIMITS) as ChannelModelLimits });
+}
 await gw.deps.channels.reload();
 // BENCH_TOKEN=account-budgets: the token belongs to an account with a quota and budgets, and has budgets of its own,
 // so every call reserves against both and moves the current periods' spend. BENCH_TOKEN=quota: a quota of its own

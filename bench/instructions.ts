@@ -41,7 +41,7 @@ type Kind = 'chat' | 'stream' | 'embeddings';
 const KINDS: readonly Kind[] = ['chat', 'stream', 'embeddings'];
 
 interface IrTarget {
-  name: 'proxy' | 'floor' | 'gateway' | 'quota' | 'account';
+  name: 'proxy' | 'floor' | 'gateway' | 'limits' | 'quota' | 'account';
   file: string;
   env: Record<string, string>;
   /** The API path prefix ('/v1' or the upstream's '/compatible-mode/v1'). */
@@ -85,10 +85,10 @@ export function countsFrom(dumps: string[], requests: number): ThreadCounts {
 }
 
 /** The gateway (bench/gateway-proc.ts) on its public paths; `token`: BENCH_TOKEN, the kind of token it hands over. */
-const gatewayTarget = (name: IrTarget['name'], kinds: readonly Kind[], token?: string): IrTarget => ({
+const gatewayTarget = (name: IrTarget['name'], kinds: readonly Kind[], token?: string, env: Record<string, string> = {}): IrTarget => ({
   name,
   file: './gateway-proc.ts',
-  env: token ? { BENCH_TOKEN: token } : {},
+  env: token ? { ...env, BENCH_TOKEN: token } : env,
   base: '/v1',
   upstreamNames: false,
   kinds,
@@ -161,7 +161,9 @@ async function main(): Promise<void> {
     console.error('bench:instructions needs valgrind (Debian package valgrind: apt-get install valgrind)');
     process.exit(1);
   }
-  const sim = await start('./sim-proc.ts');
+  // The simulator states no rate limits, so its quota list gives the gateway none to read: the `gateway` target is a
+  // channel with no limit stated or read; `limits` states them.
+  const sim = await start('./sim-proc.ts', { TOLLWAY_SIM_RPM: '0', TOLLWAY_SIM_TPM: '0' });
   const dir = mkdtempSync(join(tmpdir(), 'tollway-ir-'));
   const targets: IrTarget[] = [
     {
@@ -183,6 +185,11 @@ async function main(): Promise<void> {
       auth: (k) => k!,
     },
     gatewayTarget('gateway', KINDS),
+    // The gateway again, limits stated on its channel for every model, far above the bench's load (chat only): every
+    // call passes its account x model's gate and none waits.
+    gatewayTarget('limits', ['chat'], undefined, {
+      BENCH_MODEL_LIMITS: JSON.stringify({ '*': { rpm: 100_000_000, tpm: 100_000_000_000, concurrency: 10_000 } }),
+    }),
     // The gateway again, its token with a quota of its own only (chat; run when BENCH_IR_TARGETS names it): the
     // reservation's share of the account target's difference.
     { ...gatewayTarget('quota', ['chat'], 'quota'), named: true },
@@ -203,7 +210,9 @@ async function main(): Promise<void> {
         const rel =
           proxy && t.name !== 'proxy' ? `  (${(c.main / proxy.main).toFixed(2)}× the proxy's main thread, ${(c.all / proxy.all).toFixed(2)}× its threads)` : '';
         const vsGateway =
-          gateway && (t.name === 'account' || t.name === 'quota') ? ` (${(c.main / gateway.main).toFixed(3)}× the plain token's main thread)` : '';
+          gateway && (t.name === 'account' || t.name === 'quota' || t.name === 'limits')
+            ? ` (${(c.main / gateway.main).toFixed(3)}× the plain token's main thread)`
+            : '';
         const quota = got.get(`quota-${kind}`);
         const vsQuota = quota && t.name === 'account' ? ` (${(c.main / quota.main).toFixed(3)}× the quota-only token's)` : '';
         const settled =

@@ -28,6 +28,7 @@ import { createSafeNet } from './net/safe-fetch.ts';
 import { GatewayMetrics } from './observe/metrics.ts';
 import { CapacityMetrics } from './observe/capacity-metrics.ts';
 import { composeCapacity } from './compose-capacity.ts';
+import { CapacityCalls } from './core/capacity-call.ts';
 import { startLimitReader } from './capacity/read-limits.ts';
 import { startTracing } from './observe/tracing.ts';
 import { ChannelRegistry } from './routing/channel-registry.ts';
@@ -195,6 +196,7 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
     }),
     breakers,
     capacity,
+    capacityCalls: new CapacityCalls(capacity),
     alerts,
     prober: new ChannelProber(UPSTREAMS, { upstream, kling }),
     limiter,

@@ -180,6 +180,12 @@ export class Capacity {
         this.models.delete(key);
       }
     }
-    this.on = this.gates.size > 0 || this.read.size > 0 || this.channels.all().some((c) => c.modelLimits !== null);
+    this.on = this.gates.size > 0 || this.channels.all().some((c) => c.modelLimits !== null) || this.readAny();
+  }
+
+  /** Did any upstream say a limit (a quota list of models without limits says none)? */
+  private readAny(): boolean {
+    for (const limits of this.read.values()) for (const l of limits.values()) if (l.rpm !== null || l.tpm !== null) return true;
+    return false;
   }
 }

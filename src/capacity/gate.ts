@@ -99,6 +99,11 @@ export class Gate {
     return { rpm: of(this.limits.rpm, this.learnt.rpm), tpm: of(this.limits.tpm, this.learnt.tpm), concurrency: of(this.limits.concurrency, null) };
   }
 
+  /** Does a call's token estimate count here (a token rate is in force)? Without one it is not worked out. */
+  countsTokens(): boolean {
+    return this.tpmPace !== null;
+  }
+
   setLimits(l: Limits): void {
     this.limits = l;
     this.repace();

@@ -52,6 +52,8 @@ export interface RequestState {
   capacity: { settle(usedTokens: number | undefined): void } | null;
   /** How long the call waited for upstream capacity and why (null: it did not wait): its trace's capacity step. */
   capacityWait: { ms: number; reason: string; queue: string; at: number } | null;
+  /** The call's upstream attempts pass their gates (capacity-call.ts): a retry is not admitted twice. */
+  gated: boolean;
 }
 
 /** A request's server span: upstream attempts run in child spans of it; it ends with the request's record. */

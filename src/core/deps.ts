@@ -1,4 +1,5 @@
 import type { Capacity } from '../capacity/capacity.ts';
+import type { CapacityCalls } from './capacity-call.ts';
 import type { AdminKeyDeps } from './console/sessions.ts';
 import type { Logger } from 'pino';
 import type { TokenAuth } from '../auth/token-auth.ts';
@@ -75,6 +76,8 @@ export interface GatewayDeps {
   breakers: CircuitBreakers;
   /** Admission to upstream accounts x models: stated, read or learnt limits and the fair queue (capacity/). */
   capacity: Capacity;
+  /** The gates as synchronous calls meet them (capacity-call.ts). */
+  capacityCalls: CapacityCalls;
   /** Writes operator alerts to the webhook outbox (src/alerts). */
   alerts: AlertEmitter;
   /** The operator's channel check (POST /admin/channels/{id}/test). */

@@ -7,9 +7,8 @@ import type { Meter, Usage } from '../metering/types.ts';
 import type { Channel, ChannelRegistry } from '../routing/channel-registry.ts';
 import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import { withFailover, type AttemptObserver, type FailoverOptions, type RetryPolicy } from '../routing/failover.ts';
-import type { Capacity } from '../capacity/capacity.ts';
 import { principalOf, type CallContext } from './call.ts';
-import { admitted, learnFrom, type Admission } from './capacity-call.ts';
+import type { AdmissionPlan, CapacityCalls } from './capacity-call.ts';
 
 export type { RetryPolicy };
 
@@ -20,7 +19,7 @@ export interface UpstreamCallDeps {
   /** Told of every upstream attempt (the gateway's metrics). */
   readonly metrics?: { readonly upstreamAttempt: AttemptObserver };
   /** Admission to upstream accounts x models (capacity/): synchronous metered calls pass their gate, if any. */
-  readonly capacity?: Capacity;
+  readonly capacityCalls?: CapacityCalls;
 }
 
 export interface CallPlan {
@@ -55,8 +54,8 @@ export function upstreamCall<T>(deps: UpstreamCallDeps, call: CallContext, plan:
     attempt = (ch) => trace.attempt(ch, () => bare(ch));
   }
   // Upstream capacity: only once some account x model has a limit (stated, read or learnt) is each attempt wrapped.
-  const cap = deps.capacity;
-  if (cap !== undefined && typeof plan.quota !== 'string' && cap.active()) attempt = admitted(admissionOf(cap, plan, plan.quota.reserve), call, attempt);
+  const cap = deps.capacityCalls;
+  if (cap !== undefined && metered(plan)) attempt = cap.admitted(plan, call, attempt);
   const p = principalOf(call);
   // A token with an account or budgets reserves too, even without a quota of its own: its account's and budgets' do;
   // so does one a charge was cut at (no room left: its hold is refused rather than the call served for nothing).
@@ -109,17 +108,8 @@ function channelsFor(deps: UpstreamCallDeps, call: CallContext, plan: CallPlan):
   return deps.channels.forModel(plan.entry, plan.upstreamModel, call.state.principal);
 }
 
-const admissions = new WeakMap<CallPlan, Admission>();
-
-/** A synchronous metered call's admission: its model, retry policy and usage estimate (one per plan). */
-function admissionOf(capacity: Capacity, plan: CallPlan, estimate: (call: CallContext) => Usage): Admission {
-  let a = admissions.get(plan);
-  if (a === undefined || a.capacity !== capacity) {
-    a = { capacity, model: plan.entry, retry: plan.retry, estimate };
-    admissions.set(plan, a);
-  }
-  return a;
-}
+/** A plan whose calls reserve their usage: the synchronous metered calls, which pass their gate. */
+const metered = (plan: CallPlan): plan is CallPlan & AdmissionPlan => typeof plan.quota !== 'string';
 
 // One options object per plan and channel registry, so a call with a shared plan (text) allocates none.
 const optionsByPlan = new WeakMap<CallPlan, { channels: ChannelRegistry; opts: FailoverOptions }>();
@@ -137,19 +127,18 @@ function failoverOptions(deps: UpstreamCallDeps, plan: CallPlan): FailoverOption
     },
   };
   const observe = deps.metrics?.upstreamAttempt;
-  const cap = deps.capacity;
-  if (cap !== undefined && typeof plan.quota !== 'string') {
+  const cap = deps.capacityCalls;
+  if (cap !== undefined && metered(plan)) {
     // An upstream 429 teaches the account x model's gate, and channels with room are tried first.
-    const learn = learnFrom(cap, plan.entry);
+    const learn = cap.learnFrom(plan.entry);
     opts.onAttempt = (ch, ms, e) => {
       observe?.(ch, ms, e);
       if (e !== null) learn(ch, e);
     };
     // A call begun before its account x model had a gate retries through the gate a refusal made meanwhile.
-    const reserve = plan.quota.reserve;
-    opts.retryThrough = (attempt, sink) => (cap.active() ? admitted(admissionOf(cap, plan, reserve), sink as CallContext, attempt) : attempt);
+    opts.retryThrough = (attempt, sink) => cap.admitted(plan, sink as CallContext, attempt);
     opts.roomFirst = (ch) => {
-      const g = cap.gateFor(ch, plan.entry);
+      const g = cap.capacity.gateFor(ch, plan.entry);
       return g === null || g.hasRoom();
     };
   } else if (observe) opts.onAttempt = observe;

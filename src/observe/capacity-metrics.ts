@@ -11,14 +11,21 @@ export class CapacityMetrics implements GateEvents {
   private readonly admittedTotal: Counter<'account' | 'model'>;
   private readonly refusedTotal: Counter<'account' | 'model' | 'reason'>;
   private readonly waits: Histogram<'account' | 'model'>;
+  /** Calls admitted without a wait since the last scrape, per gate: counted at scrape time, not per call. */
+  private readonly admittedSince = new Map<Gate, number>();
 
   constructor(registry: Registry) {
     const registers = [registry];
+    const since = this.admittedSince;
     this.admittedTotal = new Counter({
       name: 'tollway_capacity_admitted_total',
       help: 'Calls admitted to an upstream account x model',
       labelNames: ['account', 'model'],
       registers,
+      collect() {
+        for (const [g, n] of since) this.inc({ account: g.account, model: g.model }, n);
+        since.clear();
+      },
     });
     this.refusedTotal = new Counter({
       name: 'tollway_capacity_refused_total',
@@ -78,8 +85,10 @@ export class CapacityMetrics implements GateEvents {
   }
 
   admitted(gate: Gate, waitedMs: number): void {
-    this.admittedTotal.inc({ account: gate.account, model: gate.model });
-    if (waitedMs > 0) this.waits.observe({ account: gate.account, model: gate.model }, waitedMs / 1000);
+    if (waitedMs > 0) {
+      this.admittedTotal.inc({ account: gate.account, model: gate.model });
+      this.waits.observe({ account: gate.account, model: gate.model }, waitedMs / 1000);
+    } else this.admittedSince.set(gate, (this.admittedSince.get(gate) ?? 0) + 1);
   }
 
   refused(gate: Gate, why: 'timeout' | 'left'): void {

@@ -107,7 +107,8 @@ describe('gate', () => {
     const g = gate({});
     for (let i = 0; i < 40; i++) (g.admit('a', 1, 0, null) as Ticket).settle(undefined);
     g.refused('requests', 3000);
-    expect(g.effective().rpm).toBe(20);
+    // 40 calls in the gate's first 5 s: 480 a minute, halved.
+    expect(g.effective().rpm).toBe(240);
     const p = g.admit('a', 1, 0, null);
     expect(p).toBeInstanceOf(Promise);
     let done = false;
@@ -118,7 +119,7 @@ describe('gate', () => {
     expect(done).toBe(true);
     await vi.advanceTimersByTimeAsync(30_000);
     g.admit('a', 1, 0, null);
-    expect(g.effective().rpm).toBeGreaterThan(20);
+    expect(g.effective().rpm).toBeGreaterThan(240);
   });
 
   it('each refused kind moves only its own limit', () => {
@@ -127,5 +128,29 @@ describe('gate', () => {
     g.refused('tokens', 1000);
     expect(g.effective().rpm).toBeNull();
     expect(g.effective().tpm).not.toBeNull();
+  });
+
+  it('refusals of calls sent before the pause neither lengthen it nor halve the rate again', async () => {
+    const g = gate({});
+    for (let i = 0; i < 40; i++) (g.admit('a', 1, 0, null) as Ticket).settle(undefined);
+    g.refused('burst', null);
+    expect(g.effective().rpm).toBe(240);
+    // Twenty more answers of calls that were in flight together with the first: the same event.
+    for (let i = 0; i < 20; i++) g.refused('burst', null);
+    expect(g.effective().rpm).toBe(240);
+    expect(g.retryAfterS()).toBe(1);
+    await vi.advanceTimersByTimeAsync(1000);
+    // After the pause, calls go paced at the learnt rate, one at a time: not all that waited at once.
+    expect(g.admit('a', 1, 0, null)).toBeInstanceOf(Ticket);
+    expect(g.admit('a', 1, 0, null)).toBeInstanceOf(Promise);
+  });
+
+  it('a new gate refused before it has seen enough to halve starts at one request a second', async () => {
+    const g = gate({});
+    g.refused('burst', null);
+    expect(g.effective().rpm).toBe(60);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(g.admit('a', 1, 0, null)).toBeInstanceOf(Ticket);
+    expect(g.admit('a', 1, 0, null)).toBeInstanceOf(Promise);
   });
 });

@@ -50,6 +50,7 @@ export function newRequestState(client = ''): RequestState {
     recorded: false,
     capacity: null,
     capacityWait: null,
+    gated: false,
   };
 }
 
