@@ -257,6 +257,6 @@ export class Allowances {
   private async renew(now: number): Promise<void> {
     this.renewedAt = now;
     for (const a of [...this.open])
-      await this.db.updateTable('holds').set({ updated_at: now }).where('task_id', '=', a.key).where('state', '=', 'held').execute().catch(this.onError);
+      await this.db.updateTable('holds').set({ updated_at: now }).where('hold_key', '=', a.key).where('state', '=', 'held').execute().catch(this.onError);
   }
 }

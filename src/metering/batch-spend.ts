@@ -56,9 +56,9 @@ export async function landBatch(trx: Kysely<Database>, rows: readonly LedgerRow[
         .sort((a, b) => (a.lease.key < b.lease.key ? -1 : 1))
         .map((l) => sql`(cast(${l.lease.key} as text), cast(${l.covered} as bigint), cast(${l.at} as bigint))`),
     );
-    const r = await sql<{ task_id: string }>`update holds set amount = holds.amount - v.column2, updated_at = v.column3 from (values ${list}) as v
-      where holds.task_id = v.column1 and holds.state = 'held' and holds.amount >= v.column2 returning holds.task_id`.execute(trx);
-    for (const h of r.rows) gaveUp.add(h.task_id);
+    const r = await sql<{ hold_key: string }>`update holds set amount = holds.amount - v.column2, updated_at = v.column3 from (values ${list}) as v
+      where holds.hold_key = v.column1 and holds.state = 'held' and holds.amount >= v.column2 returning holds.hold_key`.execute(trx);
+    for (const h of r.rows) gaveUp.add(h.hold_key);
   }
   const byLevel = new Map<Level, Moves>([[TOKEN, tokens]]);
   for (const l of leases.values()) {

@@ -55,7 +55,7 @@ export async function placeHold(trx: Kysely<Database>, s: HoldSpec): Promise<boo
   const ins = await trx
     .insertInto('holds')
     .values({
-      task_id: s.key,
+      hold_key: s.key,
       token_id: s.tokenId,
       amount: s.amount,
       state: 'held',
@@ -64,7 +64,7 @@ export async function placeHold(trx: Kysely<Database>, s: HoldSpec): Promise<boo
       ...(b ? { account_id: b.accountId, price_group: b.priceGroup, budget_rows: budgetRows.length ? JSON.stringify(budgetRows) : null } : {}),
       ...(s.terms ? { price_terms: s.terms } : {}),
     })
-    .onConflict((oc) => oc.column('task_id').doNothing())
+    .onConflict((oc) => oc.column('hold_key').doNothing())
     .executeTakeFirst();
   if (Number(ins.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
   const refused = await holdOn(trx, rows, s.amount, s.pending);
@@ -89,7 +89,7 @@ export async function holdTarget(trx: Kysely<Database>, key: string): Promise<Ho
   const h = await trx
     .selectFrom('holds')
     .select(['amount', 'token_id', 'account_id', 'price_group', 'budget_rows'])
-    .where('task_id', '=', key)
+    .where('hold_key', '=', key)
     .executeTakeFirst();
   return h ? targetOf(h) : null;
 }
@@ -116,13 +116,13 @@ export async function closeHold(
   if (key.startsWith(ALLOWANCE_PREFIX)) await trx.updateTable('tokens').set({ spent: sql`spent` }).where('id', '=', tokenId).execute();
   await trx
     .insertInto('holds')
-    .values({ task_id: key, token_id: tokenId, amount: 0, state: 'held', created_at: now, updated_at: now })
-    .onConflict((oc) => oc.column('task_id').doNothing())
+    .values({ hold_key: key, token_id: tokenId, amount: 0, state: 'held', created_at: now, updated_at: now })
+    .onConflict((oc) => oc.column('hold_key').doNothing())
     .execute();
   const closed = await trx
     .updateTable('holds')
     .set({ state: to, updated_at: now })
-    .where('task_id', '=', key)
+    .where('hold_key', '=', key)
     .where('state', '=', 'held')
     .returning(['amount', 'token_id', 'account_id', 'price_group', 'budget_rows', 'price_terms'])
     .executeTakeFirst();
@@ -139,6 +139,6 @@ export const RESERVATION_PREFIX = 'req_';
 export const ALLOWANCE_PREFIX = 'lease_';
 
 export async function holdStateOf(db: Kysely<Database>, taskId: string): Promise<'held' | 'settled' | 'released' | null> {
-  const h = await db.selectFrom('holds').select('state').where('task_id', '=', taskId).executeTakeFirst();
+  const h = await db.selectFrom('holds').select('state').where('hold_key', '=', taskId).executeTakeFirst();
   return h ? (h.state as 'held' | 'settled' | 'released') : null;
 }

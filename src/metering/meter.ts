@@ -185,7 +185,7 @@ export class StoreMeter implements Meter {
       // A repeated hold for the same task is a no-op: report what is held (0 if the task already ended).
       if (await this.placeHold(trx, task.taskId, task.tokenId, amount, billing, 'Token quota is not enough for this task', JSON.stringify(terms)))
         return amount;
-      const h = await trx.selectFrom('holds').select(['amount', 'state']).where('task_id', '=', task.taskId).executeTakeFirst();
+      const h = await trx.selectFrom('holds').select(['amount', 'state']).where('hold_key', '=', task.taskId).executeTakeFirst();
       return h && h.state === 'held' ? Number(h.amount) : 0;
     });
   }
@@ -266,7 +266,7 @@ export class StoreMeter implements Meter {
   async releaseReserved(key: string): Promise<void> {
     if (this.allowances?.end(key) !== undefined) return;
     await this.db.transaction().execute(async (trx) => {
-      const h = await trx.selectFrom('holds').select('token_id').where('task_id', '=', key).executeTakeFirst();
+      const h = await trx.selectFrom('holds').select('token_id').where('hold_key', '=', key).executeTakeFirst();
       if (h) await closeHold(trx, key, h.token_id, 'released', this.now());
     });
   }

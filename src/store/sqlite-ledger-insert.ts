@@ -155,7 +155,7 @@ function roomLeftFor(used: BetterSqlite3.Statement<[string], { used: number }>, 
  */
 function prepareExtraWrites(raw: BetterSqlite3.Database, moves: SqliteMoves) {
   // Only an allowance still open gives up what its charges used (a closed one already gave everything back).
-  const use = raw.prepare("UPDATE holds SET amount = amount - ?, updated_at = ? WHERE task_id = ? AND state = 'held' AND amount >= ?");
+  const use = raw.prepare("UPDATE holds SET amount = amount - ?, updated_at = ? WHERE hold_key = ? AND state = 'held' AND amount >= ?");
   return {
     /**
      * The inserted rows' sums, written once per row they move; returns what the allowances gave up per token, for

@@ -3,6 +3,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import { MAX_BALANCE, roomLeft } from '../balance-bound.ts';
+import { remaining } from './remaining.ts';
 import type { BalanceRow } from './rows.ts';
 
 const where = (r: BalanceRow): RawBuilder<unknown> =>
@@ -76,8 +77,8 @@ export async function boundRoom(trx: Kysely<Database>, rows: readonly BalanceRow
   return room;
 }
 
-/** `remaining = max(0, limit − spent − held)`, the limit bounded (none: the balance bound); `extra` counted as used. */
-export const remaining = (limit: number | null, used: number, extra = 0): number => Math.max(0, Math.min(limit ?? MAX_BALANCE, MAX_BALANCE) - used - extra);
+/** What the limit leaves (remaining.ts), the limit bounded (none: the balance bound); `extra` counted as held. */
+const left = (limit: number | null, used: number, extra: number): number => remaining(Math.min(limit ?? MAX_BALANCE, MAX_BALANCE), used, extra);
 
 /**
  * The room the rows' limits leave (quotas and budgets, spent and held counted, and the token's queued charges):
@@ -100,7 +101,7 @@ export async function limitRoom(
       continue;
     }
     const limit = u ? u.limit : r.limit;
-    room = Math.min(room, remaining(limit, u?.used ?? 0, r.level.countsQueued ? pending : 0));
+    room = Math.min(room, left(limit, u?.used ?? 0, r.level.countsQueued ? pending : 0));
   }
   return room;
 }
