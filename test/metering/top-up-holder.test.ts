@@ -14,7 +14,10 @@ describe('a top-up names its holder', () => {
     const db = fresh.store.db;
     await new AccountsRepo(db).create({ id: 'acc_tu1', name: 'a', quota: 1_000, budgets: [], priceGroup: null, timeZone: null, expiresAt: null });
     await new TokensRepo(db).create({ id: 'tok_tu1', name: 't', secretHash: 'h_tu1', prefix: 'tw-', models: null, quota: 500, expiresAt: null });
-    expect(await topUpHolder(db, 'token', { holderId: 'tok_tu1', amount: 100, key: 'k_tok', requestId: null, at: 1 })).toEqual({ outcome: 'credited', quota: 600 });
+    expect(await topUpHolder(db, 'token', { holderId: 'tok_tu1', amount: 100, key: 'k_tok', requestId: null, at: 1 })).toEqual({
+      outcome: 'credited',
+      quota: 600,
+    });
     expect(await topUpHolder(db, 'account', { holderId: 'acc_tu1', amount: 200, key: 'k_acc', requestId: null, at: 2 })).toEqual({
       outcome: 'credited',
       quota: 1_200,
