@@ -192,18 +192,8 @@ export class StoreMeter implements Meter {
 
   /** A hold on the token (queued charges not yet committed count too), its account and budgets: holds.ts. */
   private placeHold(trx: Kysely<Database>, key: string, tokenId: string, amount: number, billing: Billing | null, refusal: string, terms?: string) {
-    const periods = this.periods;
-    return placeHold(trx, {
-      key,
-      tokenId,
-      amount,
-      pending: this.pending.get(tokenId) ?? 0,
-      billing,
-      now: this.now(),
-      refusal,
-      periods,
-      ...(terms ? { terms } : {}),
-    });
+    const spec = { key, tokenId, amount, billing, refusal, periods: this.periods, ...(terms ? { terms } : {}) };
+    return placeHold(trx, { ...spec, pending: this.pending.get(tokenId) ?? 0, now: this.now() });
   }
 
   /** Nothing to wait for (undefined) when the token's allowance covers the call: the request path takes no promise. */
