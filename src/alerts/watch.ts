@@ -1,6 +1,7 @@
 // The alerts found by looking rather than told as they happen: spending past a threshold of its limit, and the task
 // failure rate over a window. Each check is cheap (an indexed read) and runs on every instance; the marks in the
 // store make each alert happen once however many instances see it.
+import { decodeBudgets } from '../store/budgets-text.ts';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { AlertConfig } from '../config/alert-env.ts';
@@ -46,16 +47,7 @@ export const tokenQuotaSource = (db: Kysely<Database>): SpendSource => quotaSour
 const RECENT_PERIODS_MS = 32 * 86_400_000;
 
 function budgetLimits(json: string | null): Map<string, number> {
-  const out = new Map<string, number>();
-  try {
-    const list: unknown = json ? JSON.parse(json) : [];
-    if (Array.isArray(list))
-      for (const b of list as Array<{ period?: unknown; limit?: unknown }>)
-        if (typeof b.period === 'string' && typeof b.limit === 'number') out.set(b.period, b.limit);
-  } catch {
-    // A budget list the store cannot read raises no alert (the admin API only ever writes valid ones).
-  }
-  return out;
+  return new Map(decodeBudgets(json).map((b) => [b.period, b.limit]));
 }
 
 /**

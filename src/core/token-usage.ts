@@ -8,6 +8,7 @@ import type { LedgerRepo } from '../store/repos/ledger.ts';
 import type { TokenRecord, TokensRepo } from '../store/repos/tokens.ts';
 import type { AccountsRepo } from '../store/repos/accounts.ts';
 import { budgetStatus } from './admin/budgets.ts';
+import { remaining } from '../metering/balances/remaining.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { principalOf, type HasState } from './call.ts';
 import type { TokenUsageView } from './views.ts';
@@ -70,7 +71,7 @@ export async function usageOf(deps: TokenUsageDeps, tokenId: string, range: Usag
       quota: t.quota,
       used: t.spent,
       reserved: t.held,
-      remaining: t.quota === null ? null : Math.max(0, t.quota - t.spent - t.held),
+      remaining: remaining(t.quota, t.spent, t.held),
     },
     period: { since, until },
     usage: { data, total: { requests, amount, amount_units: formatUnits(amount) }, credited: credit },
@@ -82,7 +83,7 @@ const balanceOf = (h: { quota: number | null; spent: number; held: number }): To
   quota: h.quota,
   used: h.spent,
   reserved: h.held,
-  remaining: h.quota === null ? null : Math.max(0, h.quota - h.spent - h.held),
+  remaining: remaining(h.quota, h.spent, h.held),
 });
 
 /** The token's budgets, and its account's balance and budgets (periods in the account's time zone). */

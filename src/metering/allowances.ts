@@ -8,12 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { Billing, BudgetRowKey } from './billing.ts';
-import { ALLOWANCE_PREFIX, closeHold, placeHold, type HoldTarget } from './holds.ts';
-import { allowanceRoom } from './allowance-room.ts';
+import type { Billing } from './billing.ts';
+import { limitRoom } from './balances/moves.ts';
+import { BUDGET_PERIOD_RULES, flatRows, rowsOf, targetOfRows, type PeriodRule } from './balances/rows.ts';
+import { ALLOWANCE_PREFIX, closeHold, placeHold } from './holds.ts';
 import type { AllowanceLease } from './ledger-row.ts';
 import type { AllowanceHolder } from './types.ts';
-import { periodBounds } from './periods.ts';
 
 export interface AllowanceOptions {
   /** Reservations of one token within a second from which it takes an allowance (0: from its first call). */
@@ -94,6 +94,7 @@ export class Allowances {
     private readonly pendingOf: (tokenId: string) => number,
     private readonly opts: AllowanceOptions = ALLOWANCE_DEFAULTS,
     private readonly onError: (e: unknown) => void = () => undefined,
+    private readonly periods: Readonly<Record<string, PeriodRule>> = BUDGET_PERIOD_RULES,
   ) {
     this.renewedAt = now();
     this.timer = setInterval(() => void this.sweep(), Math.max(50, Math.min(opts.idleMs, 1_000)));
@@ -193,25 +194,25 @@ export class Allowances {
     const old = this.byToken.get(tokenId);
     if (old !== undefined) this.retire(old);
     const now = this.now();
-    const rows = billing ? billing.budgets.map((b) => ({ ...b, ...periodBounds(b.period, now, billing.timeZone) })) : [];
+    const rows = rowsOf(tokenId, billing, now, this.periods);
     const until = Math.min(now + this.opts.lifetimeMs, ...rows.map((r) => r.end));
     const key = `${ALLOWANCE_PREFIX}${randomUUID()}`;
     const pending = this.pendingOf(tokenId);
     const changes = this.changes;
+    const periods = this.periods;
     const amount = await this.db.transaction().execute(async (trx) => {
-      const room = await allowanceRoom(trx, tokenId, billing, rows, pending);
+      const room = await limitRoom(trx, rows, pending);
       const size = Math.min(estimate * this.opts.maxCalls, Math.floor(room / this.opts.shareOf));
       if (size < estimate * this.opts.minCalls) return 0;
       const refusal = 'no room for an allowance';
-      return (await placeHold(trx, { key, tokenId, amount: size, pending, billing, now, refusal }).catch(() => false)) ? size : 0;
+      return (await placeHold(trx, { key, tokenId, amount: size, pending, billing, now, refusal, periods }).catch(() => false)) ? size : 0;
     });
     if (amount === 0) {
       this.noRoomUntil.set(tokenId, now + 1_000);
       return;
     }
-    const budgetRows: BudgetRowKey[] = rows.map((r) => [r.holderId, r.period, r.start]);
-    const target: HoldTarget = { tokenId, accountId: billing?.accountId ?? null, priceGroup: billing?.priceGroup ?? null, budgetRows };
-    const tuple = { allowance: key, accountId: target.accountId, budgetKeys: budgetRows.flat() };
+    const target = targetOfRows(rows, billing?.priceGroup ?? null);
+    const tuple = { allowance: key, accountId: target.accountId, rows: flatRows(target) };
     const a: Allowance = { key, tokenId, billing, target, tuple, amount, reserved: 0, until, lastUsed: now, retired: false };
     this.open.add(a);
     // Terms changed while it was placed (its room perhaps read before): given back unused.
@@ -256,6 +257,6 @@ export class Allowances {
   private async renew(now: number): Promise<void> {
     this.renewedAt = now;
     for (const a of [...this.open])
-      await this.db.updateTable('holds').set({ updated_at: now }).where('task_id', '=', a.key).where('state', '=', 'held').execute().catch(this.onError);
+      await this.db.updateTable('holds').set({ updated_at: now }).where('hold_key', '=', a.key).where('state', '=', 'held').execute().catch(this.onError);
   }
 }

@@ -4,7 +4,8 @@
 // quantities (`clamped_from`, as MAX_CHARGE's clamp), so the ledger and `spent` always agree.
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { HoldTarget } from './holds.ts';
+import { boundRoom } from './balances/moves.ts';
+import { rowsOfTarget, type HoldTarget } from './balances/rows.ts';
 import type { LedgerRow } from './ledger-row.ts';
 import type { Charge } from './types.ts';
 
@@ -50,27 +51,6 @@ async function rooms(trx: Kysely<Database>, table: 'tokens' | 'accounts', ids: r
 }
 
 /** The room left on every row a charge lands on (token, account, budget rows): the least of them. */
-export async function targetRoom(trx: Kysely<Database>, t: HoldTarget): Promise<number> {
-  let room = (await tokenRooms(trx, [t.tokenId])).get(t.tokenId) ?? MAX_BALANCE;
-  if (t.accountId !== null) {
-    const a = await trx
-      .updateTable('accounts')
-      .set({ spent: sql`spent` })
-      .where('id', '=', t.accountId)
-      .returning([used.as('used')])
-      .executeTakeFirst();
-    if (a) room = Math.min(room, roomLeft(Number(a.used)));
-  }
-  for (const [holder, period, start] of t.budgetRows) {
-    const b = await trx
-      .updateTable('budget_spend')
-      .set({ spent: sql`spent` })
-      .where('holder_id', '=', holder)
-      .where('period', '=', period)
-      .where('period_start', '=', start)
-      .returning([used.as('used')])
-      .executeTakeFirst();
-    if (b) room = Math.min(room, roomLeft(Number(b.used)));
-  }
-  return room;
+export function targetRoom(trx: Kysely<Database>, t: HoldTarget): Promise<number> {
+  return boundRoom(trx, rowsOfTarget(t));
 }

@@ -5,6 +5,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { AllowanceLease, LedgerRow } from './ledger-row.ts';
+import { LEVELS, rowsOfTarget, TOKEN, type Level } from './balances/rows.ts';
 
 /** Sums per row moved: what landed on it (`spent`) and what left its `held`. */
 type Moves = Map<string, { key: unknown[]; spent: number; back: number }>;
@@ -20,7 +21,7 @@ function moveOn(m: Moves, key: unknown[], spent: number, back: number): void {
 }
 
 /** A VALUES list of the moves, sorted by key (rows locked in one order): key columns as text or bigint, then spent and back. */
-function values(m: Moves, types: Array<'text' | 'bigint'>): RawBuilder<unknown> {
+function values(m: Moves, types: ReadonlyArray<'text' | 'bigint'>): RawBuilder<unknown> {
   const rows = [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => e);
   const cast = (v: unknown, t: string) => sql`cast(${v} as ${sql.raw(t)})`;
   return sql`(values ${sql.join(rows.map((e) => sql`(${sql.join([...e.key.map((v, i) => cast(v, types[i]!)), cast(e.spent, 'bigint'), cast(e.back, 'bigint')])})`))})`;
@@ -55,30 +56,37 @@ export async function landBatch(trx: Kysely<Database>, rows: readonly LedgerRow[
         .sort((a, b) => (a.lease.key < b.lease.key ? -1 : 1))
         .map((l) => sql`(cast(${l.lease.key} as text), cast(${l.covered} as bigint), cast(${l.at} as bigint))`),
     );
-    const r = await sql<{ task_id: string }>`update holds set amount = holds.amount - v.column2, updated_at = v.column3 from (values ${list}) as v
-      where holds.task_id = v.column1 and holds.state = 'held' and holds.amount >= v.column2 returning holds.task_id`.execute(trx);
-    for (const h of r.rows) gaveUp.add(h.task_id);
+    const r = await sql<{ hold_key: string }>`update holds set amount = holds.amount - v.column2, updated_at = v.column3 from (values ${list}) as v
+      where holds.hold_key = v.column1 and holds.state = 'held' and holds.amount >= v.column2 returning holds.hold_key`.execute(trx);
+    for (const h of r.rows) gaveUp.add(h.hold_key);
   }
-  const accounts: Moves = new Map();
-  const budgets: Moves = new Map();
+  const byLevel = new Map<Level, Moves>([[TOKEN, tokens]]);
   for (const l of leases.values()) {
     const back = gaveUp.has(l.lease.key) ? l.covered : 0;
-    const t = l.lease.target;
-    moveOn(tokens, [t.tokenId], l.spent, back);
-    if (t.accountId !== null) moveOn(accounts, [t.accountId], l.spent, back);
-    for (const [holder, period, start] of t.budgetRows) moveOn(budgets, [holder, period, start], l.spent, back);
+    for (const r of rowsOfTarget(l.lease.target)) {
+      let m = byLevel.get(r.level);
+      if (m === undefined) byLevel.set(r.level, (m = new Map()));
+      moveOn(m, r.key as unknown[], l.spent, back);
+    }
   }
-  const moved = (m: Moves) => new Map([...m].filter(([, e]) => e.spent !== 0 || e.back !== 0));
-  const acc = moved(accounts);
-  if (acc.size > 0)
-    await sql`update accounts set spent = accounts.spent + v.column2, held = accounts.held - v.column3 from ${values(acc, ['text'])} as v
-      where accounts.id = v.column1`.execute(trx);
-  const bud = moved(budgets);
-  if (bud.size > 0)
-    await sql`update budget_spend set spent = budget_spend.spent + v.column4, held = budget_spend.held - v.column5 from ${values(bud, ['text', 'text', 'bigint'])} as v
-      where budget_spend.holder_id = v.column1 and budget_spend.period = v.column2 and budget_spend.period_start = v.column3`.execute(trx);
-  const tok = moved(tokens);
-  if (tok.size > 0)
-    await sql`update tokens set spent = tokens.spent + v.column2, held = tokens.held - v.column3 from ${values(tok, ['text'])} as v
-      where tokens.id = v.column1`.execute(trx);
+  // The rows past the token first, in the levels' order; the tokens (locked already) last.
+  for (const level of [...LEVELS.filter((x) => x !== TOKEN), TOKEN]) {
+    const m = byLevel.get(level);
+    if (m !== undefined) await moveSetWise(trx, level, m);
+  }
+}
+
+/** One update of `level`'s table joined with the VALUES list of its moves (rows that move nothing left out). */
+async function moveSetWise(trx: Kysely<Database>, level: Level, all: Moves): Promise<void> {
+  const m = new Map([...all].filter(([, e]) => e.spent !== 0 || e.back !== 0));
+  if (m.size === 0) return;
+  const t = sql.table(level.table);
+  const n = level.keys.length;
+  const col = (i: number) => sql.ref(`v.column${i}`);
+  const keys = sql.join(
+    level.keys.map((c, i) => sql`${sql.ref(`${level.table}.${c}`)} = ${col(i + 1)}`),
+    sql` and `,
+  );
+  await sql`update ${t} set spent = ${sql.ref(`${level.table}.spent`)} + ${col(n + 1)}, held = ${sql.ref(`${level.table}.held`)} - ${col(n + 2)}
+    from ${values(m, level.keyTypes)} as v where ${keys}`.execute(trx);
 }

@@ -1,12 +1,11 @@
 // What a token's calls are billed against besides the token itself: its account (quota, price group, time zone) and
 // the budgets of the token and of the account. Null for a token without account and budgets: its calls take the
 // plain path (no extra query, no extra allocation).
-import type { BudgetPeriod } from './periods.ts';
 
-/** One budget as a hold checks it: whose it is (token or account id), its period and its limit. */
+/** One budget as a hold checks it: whose it is (token or account id), its period (balances/rows.ts) and its limit. */
 export interface BudgetLimit {
   holderId: string;
-  period: BudgetPeriod;
+  period: string;
   limit: number;
 }
 
@@ -20,5 +19,4 @@ export interface Billing {
   weight?: number;
 }
 
-/** A budget row a hold reserved against: [holder id, period, period start (ms)]. */
-export type BudgetRowKey = [string, BudgetPeriod, number];
+export type { BudgetRowKey } from './balances/rows.ts';

@@ -4,9 +4,11 @@
 import { sql, type Kysely } from 'kysely';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { Database } from '../store/schema.ts';
-import type { Billing, BudgetRowKey } from './billing.ts';
-import { MAX_BALANCE } from './balance-bound.ts';
-import { periodBounds } from './periods.ts';
+import type { Billing } from './billing.ts';
+import { holdOn, moveOn } from './balances/moves.ts';
+import { ACCOUNT, rowsOf, rowsOfTarget, targetOfRows, TOKEN, type BalanceRow, type BudgetRowKey, type HoldTarget, type PeriodRule } from './balances/rows.ts';
+
+export type { HoldTarget } from './balances/rows.ts';
 
 export interface HoldSpec {
   key: string;
@@ -19,17 +21,9 @@ export interface HoldSpec {
   refusal: string;
   /** A task's prices fixed at its creation (price-terms.ts), JSON: its settlement charges at them. */
   terms?: string;
+  /** The budget periods' calendars (balances/rows.ts; absent: day, week, month). */
+  periods?: Readonly<Record<string, PeriodRule>>;
 }
-
-/** Where a hold's money moves: the token, and the account and budget rows it reserved against. */
-export interface HoldTarget {
-  tokenId: string;
-  accountId: string | null;
-  priceGroup: string | null;
-  budgetRows: BudgetRowKey[];
-}
-
-const refused = (n: { numUpdatedRows: bigint }): boolean => Number(n.numUpdatedRows) === 0;
 
 /** The refusal of a budget: the family's 429, retried by no SDK, with when the period starts again. */
 function budgetRefusal(holder: string, period: string, end: number, now: number): GatewayError {
@@ -43,72 +37,39 @@ function budgetRefusal(holder: string, period: string, end: number, now: number)
   );
 }
 
+/** Why a hold does not fit on `r`: the caller's refusal for its token, the account's, or the budget's. */
+function refusalOn(r: BalanceRow, s: HoldSpec): GatewayError {
+  if (r.level === TOKEN) return new GatewayError('insufficient_quota', s.refusal);
+  if (r.level === ACCOUNT) return new GatewayError('insufficient_quota', "The account's quota is not enough for this call");
+  return budgetRefusal(String(r.key[0]), String(r.key[1]), r.end, s.now);
+}
+
 /**
- * Insert the hold row and move `held` by compare-and-set on every row it reserves against; the first that does not
- * fit throws (the caller's transaction rolls back the rest). False when a hold with this key already exists.
+ * Insert the hold row and move `held` by compare-and-set on every row it reserves against (balances/); the first
+ * that does not fit throws (the caller's transaction rolls back the rest). False when a hold with this key already exists.
  */
 export async function placeHold(trx: Kysely<Database>, s: HoldSpec): Promise<boolean> {
   const b = s.billing;
-  const rows = b ? b.budgets.map((x) => ({ ...x, ...periodBounds(x.period, s.now, b.timeZone) })) : [];
+  const rows = rowsOf(s.tokenId, b, s.now, s.periods);
+  const budgetRows = b ? targetOfRows(rows, b.priceGroup).budgetRows : [];
   const ins = await trx
     .insertInto('holds')
     .values({
-      task_id: s.key,
+      hold_key: s.key,
       token_id: s.tokenId,
       amount: s.amount,
       state: 'held',
       created_at: s.now,
       updated_at: s.now,
-      ...(b
-        ? {
-            account_id: b.accountId,
-            price_group: b.priceGroup,
-            budget_rows: rows.length ? JSON.stringify(rows.map((r) => [r.holderId, r.period, r.start])) : null,
-          }
-        : {}),
+      ...(b ? { account_id: b.accountId, price_group: b.priceGroup, budget_rows: budgetRows.length ? JSON.stringify(budgetRows) : null } : {}),
       ...(s.terms ? { price_terms: s.terms } : {}),
     })
-    .onConflict((oc) => oc.column('task_id').doNothing())
+    .onConflict((oc) => oc.column('hold_key').doNothing())
     .executeTakeFirst();
   if (Number(ins.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
-  const amount = s.amount;
-  const tok = await trx
-    .updateTable('tokens')
-    .set({ held: sql`held + ${amount}` })
-    .where('id', '=', s.tokenId)
-    .where((eb) => eb.or([eb('quota', 'is', null), eb(sql`spent + held + ${amount + s.pending}`, '<=', eb.ref('quota'))]))
-    // No balance passes the bound (balance-bound.ts), quota or not.
-    .where(sql<boolean>`spent + held + ${amount + s.pending} <= ${MAX_BALANCE}`)
-    .executeTakeFirst();
+  const refused = await holdOn(trx, rows, s.amount, s.pending);
   // Rolled back with the insert.
-  if (refused(tok)) throw new GatewayError('insufficient_quota', s.refusal);
-  if (!b) return true;
-  if (b.accountId !== null) {
-    const acc = await trx
-      .updateTable('accounts')
-      .set({ held: sql`held + ${amount}` })
-      .where('id', '=', b.accountId)
-      .where((eb) => eb.or([eb('quota', 'is', null), eb(sql`spent + held + ${amount}`, '<=', eb.ref('quota'))]))
-      .where(sql<boolean>`spent + held + ${amount} <= ${MAX_BALANCE}`)
-      .executeTakeFirst();
-    if (refused(acc)) throw new GatewayError('insufficient_quota', "The account's quota is not enough for this call");
-  }
-  for (const r of rows) {
-    await trx
-      .insertInto('budget_spend')
-      .values({ holder_id: r.holderId, period: r.period, period_start: r.start })
-      .onConflict((oc) => oc.columns(['holder_id', 'period', 'period_start']).doNothing())
-      .execute();
-    const u = await trx
-      .updateTable('budget_spend')
-      .set({ held: sql`held + ${amount}` })
-      .where('holder_id', '=', r.holderId)
-      .where('period', '=', r.period)
-      .where('period_start', '=', r.start)
-      .where(sql<boolean>`spent + held + ${amount} <= ${r.limit}`)
-      .executeTakeFirst();
-    if (refused(u)) throw budgetRefusal(r.holderId, r.period, r.end, s.now);
-  }
+  if (refused !== null) throw refusalOn(refused, s);
   return true;
 }
 
@@ -128,39 +89,14 @@ export async function holdTarget(trx: Kysely<Database>, key: string): Promise<Ho
   const h = await trx
     .selectFrom('holds')
     .select(['amount', 'token_id', 'account_id', 'price_group', 'budget_rows'])
-    .where('task_id', '=', key)
+    .where('hold_key', '=', key)
     .executeTakeFirst();
   return h ? targetOf(h) : null;
 }
 
-/** Move `column` by `amount` on the token, account and budget rows of `t`. */
-async function move(trx: Kysely<Database>, t: HoldTarget, column: 'held' | 'spent', amount: number): Promise<void> {
-  const delta = sql`${sql.ref(column)} + ${amount}`;
-  await trx
-    .updateTable('tokens')
-    .set({ [column]: delta })
-    .where('id', '=', t.tokenId)
-    .execute();
-  if (t.accountId !== null)
-    await trx
-      .updateTable('accounts')
-      .set({ [column]: delta })
-      .where('id', '=', t.accountId)
-      .execute();
-  for (const [holder, period, start] of t.budgetRows) {
-    await trx
-      .updateTable('budget_spend')
-      .set({ [column]: delta })
-      .where('holder_id', '=', holder)
-      .where('period', '=', period)
-      .where('period_start', '=', start)
-      .execute();
-  }
-}
-
 /** A charge of `amount` lands on the token (and the account and budget rows of its hold). */
 export function addSpent(trx: Kysely<Database>, t: HoldTarget, amount: number): Promise<void> {
-  return move(trx, t, 'spent', amount);
+  return moveOn(trx, rowsOfTarget(t), 'spent', amount);
 }
 
 /**
@@ -180,20 +116,20 @@ export async function closeHold(
   if (key.startsWith(ALLOWANCE_PREFIX)) await trx.updateTable('tokens').set({ spent: sql`spent` }).where('id', '=', tokenId).execute();
   await trx
     .insertInto('holds')
-    .values({ task_id: key, token_id: tokenId, amount: 0, state: 'held', created_at: now, updated_at: now })
-    .onConflict((oc) => oc.column('task_id').doNothing())
+    .values({ hold_key: key, token_id: tokenId, amount: 0, state: 'held', created_at: now, updated_at: now })
+    .onConflict((oc) => oc.column('hold_key').doNothing())
     .execute();
   const closed = await trx
     .updateTable('holds')
     .set({ state: to, updated_at: now })
-    .where('task_id', '=', key)
+    .where('hold_key', '=', key)
     .where('state', '=', 'held')
     .returning(['amount', 'token_id', 'account_id', 'price_group', 'budget_rows', 'price_terms'])
     .executeTakeFirst();
   if (!closed) return null;
   const t = targetOf(closed);
   const amount = Number(closed.amount);
-  if (amount > 0) await move(trx, t, 'held', -amount);
+  if (amount > 0) await moveOn(trx, rowsOfTarget(t), 'held', -amount);
   return { ...t, amount, terms: closed.price_terms };
 }
 
@@ -203,6 +139,6 @@ export const RESERVATION_PREFIX = 'req_';
 export const ALLOWANCE_PREFIX = 'lease_';
 
 export async function holdStateOf(db: Kysely<Database>, taskId: string): Promise<'held' | 'settled' | 'released' | null> {
-  const h = await db.selectFrom('holds').select('state').where('task_id', '=', taskId).executeTakeFirst();
+  const h = await db.selectFrom('holds').select('state').where('hold_key', '=', taskId).executeTakeFirst();
   return h ? (h.state as 'held' | 'settled' | 'released') : null;
 }

@@ -3,9 +3,8 @@
 import { clip } from '../store/clip.ts';
 import { jsonText, jsonTextOnce } from '../json/json-text.ts';
 import type { LeaseTuple, LedgerTuple } from '../store/sqlite-batch-writer.ts';
-import type { HoldTarget } from './holds.ts';
-import type { Billing, BudgetRowKey } from './billing.ts';
-import { periodBounds } from './periods.ts';
+import type { Billing } from './billing.ts';
+import { flatRows, rowsOf, targetOfRows, type HoldTarget, type PeriodRule } from './balances/rows.ts';
 import type { Charge, SyncChargeInput, TaskRef } from './types.ts';
 
 /** The ledger key of a task's one charge (settled at success): exactly once per task. */
@@ -16,7 +15,7 @@ export interface AllowanceLease {
   readonly key: string;
   /** The rows it was placed on: its charges land on them. */
   readonly target: HoldTarget;
-  /** The same for the SQLite batch writer, its budget keys flat (the parameters of one update). */
+  /** The same for the SQLite batch writer, its rows flat (balances/rows.ts flatRows). */
   readonly tuple: LeaseTuple;
 }
 
@@ -46,15 +45,10 @@ export interface LedgerRow {
  * The rows a charge queued without a hold of its own lands on: the caller's account and its budget rows of now. It
  * takes nothing from a hold (covered: 0); both write paths land it as an allowance's charge.
  */
-export function billingLease(input: SyncChargeInput, billing: Billing | null, now: number): AllowanceLease {
+export function billingLease(input: SyncChargeInput, billing: Billing | null, now: number, periods?: Readonly<Record<string, PeriodRule>>): AllowanceLease {
   const key = input.idempotencyKey ?? input.requestId;
-  const b = billing ?? { accountId: null, priceGroup: null, timeZone: null, budgets: [] };
-  const budgetRows: BudgetRowKey[] = b.budgets.map((x) => [x.holderId, x.period, periodBounds(x.period, now, b.timeZone).start]);
-  return {
-    key,
-    target: { tokenId: input.tokenId, accountId: b.accountId, priceGroup: b.priceGroup, budgetRows },
-    tuple: { allowance: key, accountId: b.accountId, budgetKeys: budgetRows.flat() },
-  };
+  const target = targetOfRows(rowsOf(input.tokenId, billing, now, periods), billing?.priceGroup ?? null);
+  return { key, target, tuple: { allowance: key, accountId: target.accountId, rows: flatRows(target) } };
 }
 
 /** A task's one charge (key taskChargeKey), on its token and the account its hold named. */

@@ -4,6 +4,7 @@ import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
 import type { AllowanceOptions } from './allowances.ts';
 import type { LedgerRow } from './ledger-row.ts';
 import type { PriceGroups } from './price-groups.ts';
+import type { PeriodRule } from './balances/rows.ts';
 
 export interface StoreMeterOptions {
   /** SQLite: write batches through the store's prepared statements (store.batchWriter) instead of Kysely. */
@@ -28,6 +29,8 @@ export interface StoreMeterOptions {
   now?: () => number;
   /** An allowance could not be placed or given back (the call reserves on its own; the reaper gives it back). */
   onAllowanceError?: (e: unknown) => void;
+  /** The budget periods' calendars (balances/rows.ts BUDGET_PERIOD_RULES when absent). */
+  budgetPeriods?: Readonly<Record<string, PeriodRule>>;
   /** Busy tokens reserve from allowances (allowances.ts); false: every call reserves on its own. */
   allowances?: AllowanceOptions | false;
 }

@@ -18,6 +18,7 @@ import { chargeAt, parseTerms, termsOf } from './price-terms.ts';
 import { quotaRoom } from './quota-room.ts';
 import { isBillable, priceForEntry } from './prices.ts';
 import type { StoreMeterOptions } from './meter-options.ts';
+import { BUDGET_PERIOD_RULES, type PeriodRule } from './balances/rows.ts';
 import type { AllowanceHolder, Charge, Meter, OnReaped, StoreTransaction, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
 export { RESERVATION_PREFIX } from './holds.ts';
@@ -44,6 +45,7 @@ export class StoreMeter implements Meter {
   private readonly groups: Pick<PriceGroups, 'get'> | null;
   private readonly allowances: Allowances | null;
   readonly now: () => number;
+  private readonly periods: Readonly<Record<string, PeriodRule>>;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -56,8 +58,10 @@ export class StoreMeter implements Meter {
     this.batchWriter = opts.batchWriter ?? null;
     this.groups = opts.priceGroups ?? null;
     this.now = opts.now ?? Date.now;
+    this.periods = opts.budgetPeriods ?? BUDGET_PERIOD_RULES;
     const allowances = opts.allowances ?? ALLOWANCE_DEFAULTS;
-    this.allowances = allowances === false ? null : new Allowances(db, this.now, (t) => this.pending.get(t) ?? 0, allowances, opts.onAllowanceError);
+    this.allowances =
+      allowances === false ? null : new Allowances(db, this.now, (t) => this.pending.get(t) ?? 0, allowances, opts.onAllowanceError, this.periods);
     this.batches = new GroupCommit<LedgerRow>({
       intervalMs: opts.flushIntervalMs ?? 10,
       maxBatch: opts.maxBatch ?? 200,
@@ -135,7 +139,7 @@ export class StoreMeter implements Meter {
     if (!isBillable(input.usage)) return 0;
     const b = input.billing;
     const charge = this.price(input.billingModel, input.usage, b?.priceGroup);
-    const row = b ? this.syncRow(input, charge, b.accountId, billingLease(input, b, this.now())) : this.syncRow(input, charge);
+    const row = b ? this.syncRow(input, charge, b.accountId, billingLease(input, b, this.now(), this.periods)) : this.syncRow(input, charge);
     if (this.queuedKeys.has(row.key)) return 0;
     this.queue(row);
     return charge.amount;
@@ -181,14 +185,15 @@ export class StoreMeter implements Meter {
       // A repeated hold for the same task is a no-op: report what is held (0 if the task already ended).
       if (await this.placeHold(trx, task.taskId, task.tokenId, amount, billing, 'Token quota is not enough for this task', JSON.stringify(terms)))
         return amount;
-      const h = await trx.selectFrom('holds').select(['amount', 'state']).where('task_id', '=', task.taskId).executeTakeFirst();
+      const h = await trx.selectFrom('holds').select(['amount', 'state']).where('hold_key', '=', task.taskId).executeTakeFirst();
       return h && h.state === 'held' ? Number(h.amount) : 0;
     });
   }
 
   /** A hold on the token (queued charges not yet committed count too), its account and budgets: holds.ts. */
   private placeHold(trx: Kysely<Database>, key: string, tokenId: string, amount: number, billing: Billing | null, refusal: string, terms?: string) {
-    return placeHold(trx, { key, tokenId, amount, pending: this.pending.get(tokenId) ?? 0, billing, now: this.now(), refusal, ...(terms ? { terms } : {}) });
+    const spec = { key, tokenId, amount, billing, refusal, periods: this.periods, ...(terms ? { terms } : {}) };
+    return placeHold(trx, { ...spec, pending: this.pending.get(tokenId) ?? 0, now: this.now() });
   }
 
   /** Nothing to wait for (undefined) when the token's allowance covers the call: the request path takes no promise. */
@@ -229,7 +234,7 @@ export class StoreMeter implements Meter {
       // TOLLWAY_RESERVATION_TTL_MS, its instance alive): a call that delivered is charged either way, and its ledger
       // key (the request id) keeps that to one charge, on the rows its reservation named.
       const target = (await closeHold(trx, input.requestId, input.tokenId, 'settled', this.now())) ?? (await holdTarget(trx, input.requestId));
-      const t = target ?? billingLease(input, input.billing ?? null, this.now()).target;
+      const t = target ?? billingLease(input, input.billing ?? null, this.now(), this.periods).target;
       const charge = this.price(input.billingModel, input.usage, t.priceGroup);
       return this.chargeHeld(trx, this.syncRow(input, charge, t.accountId), t);
     });
@@ -251,7 +256,7 @@ export class StoreMeter implements Meter {
   async releaseReserved(key: string): Promise<void> {
     if (this.allowances?.end(key) !== undefined) return;
     await this.db.transaction().execute(async (trx) => {
-      const h = await trx.selectFrom('holds').select('token_id').where('task_id', '=', key).executeTakeFirst();
+      const h = await trx.selectFrom('holds').select('token_id').where('hold_key', '=', key).executeTakeFirst();
       if (h) await closeHold(trx, key, h.token_id, 'released', this.now());
     });
   }

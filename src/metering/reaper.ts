@@ -12,10 +12,10 @@ import type { OnReaped } from './types.ts';
  * whose task row is gone (a creation refused upstream removes its row, then releases its hold in a second step: if
  * that step failed, nothing else would give the hold back); and allowances last renewed before `allowancesBefore`.
  */
-function staleHolds(db: Kysely<Database>, before: number, allowancesBefore: number): Promise<Array<{ task_id: string; token_id: string }>> {
+function staleHolds(db: Kysely<Database>, before: number, allowancesBefore: number): Promise<Array<{ hold_key: string; token_id: string }>> {
   return db
     .selectFrom('holds')
-    .select(['task_id', 'token_id'])
+    .select(['hold_key', 'token_id'])
     .where('state', '=', 'held')
     .where('created_at', '<', Math.max(before, allowancesBefore))
     .where(({ or, and, eb, not, exists, selectFrom }) =>
@@ -23,17 +23,17 @@ function staleHolds(db: Kysely<Database>, before: number, allowancesBefore: numb
         and([
           eb('created_at', '<', before),
           or([
-            eb('task_id', 'like', `${RESERVATION_PREFIX}%`),
+            eb('hold_key', 'like', `${RESERVATION_PREFIX}%`),
             // An allowance has no task row either: it is reaped by its own rule only.
             and([
-              eb('task_id', 'not like', `${ALLOWANCE_PREFIX}%`),
-              not(exists(selectFrom('tasks').select('tasks.id').whereRef('tasks.id', '=', 'holds.task_id'))),
+              eb('hold_key', 'not like', `${ALLOWANCE_PREFIX}%`),
+              not(exists(selectFrom('tasks').select('tasks.id').whereRef('tasks.id', '=', 'holds.hold_key'))),
             ]),
           ]),
         ]),
         // An allowance by its own rule (allowances.ts): its instance renews it while it uses it, so one not renewed
         // for long was left by a stopped instance. (Renewed or not, updated_at is never before created_at.)
-        and([eb('updated_at', '<', allowancesBefore), eb('task_id', 'like', `${ALLOWANCE_PREFIX}%`)]),
+        and([eb('updated_at', '<', allowancesBefore), eb('hold_key', 'like', `${ALLOWANCE_PREFIX}%`)]),
       ]),
     )
     .limit(1000)
@@ -47,9 +47,9 @@ export async function reapHolds(db: Kysely<Database>, now: () => number, olderTh
   let n = 0;
   for (const h of stale) {
     const closed = await db.transaction().execute(async (trx) => {
-      const target = await closeHold(trx, h.task_id, h.token_id, 'released', now());
+      const target = await closeHold(trx, h.hold_key, h.token_id, 'released', now());
       // Announced (hold.reaped) in the transaction that released it.
-      if (target !== null) await onReaped?.(trx, { key: h.task_id, tokenId: h.token_id, amount: target.amount });
+      if (target !== null) await onReaped?.(trx, { key: h.hold_key, tokenId: h.token_id, amount: target.amount });
       return target;
     });
     if (closed !== null) n++;

@@ -10,9 +10,14 @@ export const CREDIT_KIND = 'credit';
 /** The model column of a credit line: no model is behind it. */
 export const CREDIT_MODEL = '-';
 
+/** Whose quota a top-up credits. */
+export type HolderKind = 'token' | 'account';
+
+const TABLES: Record<HolderKind, 'tokens' | 'accounts'> = { token: 'tokens', account: 'accounts' };
+
 export interface TopUp {
-  /** The token (or, for topUpAccount, the account) credited. */
-  tokenId: string;
+  /** The token or account credited. */
+  holderId: string;
   /** Integer micro-units, > 0. */
   amount: number;
   /** The ledger idempotency key: the same key again credits nothing. */
@@ -26,18 +31,14 @@ export type TopUpResult =
   /** `conflict`: the key was used before for another token or amount; `too-large`: the quota would pass 2^53. */
   | { outcome: 'unknown' | 'revoked' | 'unlimited' | 'conflict' | 'too-large' };
 
-export function topUpToken(db: Kysely<Database>, t: TopUp): Promise<TopUpResult> {
-  return topUpHolder(db, 'tokens', t);
-}
-
-/** An account's top-up: its credit line names the account as token_id and account_id (bills show it on its own line). */
-export function topUpAccount(db: Kysely<Database>, t: TopUp): Promise<TopUpResult> {
-  return topUpHolder(db, 'accounts', t);
-}
-
-async function topUpHolder(db: Kysely<Database>, table: 'tokens' | 'accounts', t: TopUp): Promise<TopUpResult> {
+/**
+ * Credit a token's or an account's quota. The credit line names its holder's kind (holder_kind); an account's keeps
+ * the account id in token_id and account_id too (bills show it on its own line).
+ */
+export function topUpHolder(db: Kysely<Database>, kind: HolderKind, t: TopUp): Promise<TopUpResult> {
+  const table = TABLES[kind];
   return db.transaction().execute(async (trx) => {
-    const tok = await trx.selectFrom(table).select(['quota', 'revoked_at']).where('id', '=', t.tokenId).executeTakeFirst();
+    const tok = await trx.selectFrom(table).select(['quota', 'revoked_at']).where('id', '=', t.holderId).executeTakeFirst();
     if (!tok) return { outcome: 'unknown' };
     if (tok.revoked_at !== null) return { outcome: 'revoked' };
     // A token without a quota has nothing to add to (give it one with PATCH first).
@@ -45,7 +46,7 @@ async function topUpHolder(db: Kysely<Database>, table: 'tokens' | 'accounts', t
     if (Number(tok.quota) + t.amount > Number.MAX_SAFE_INTEGER) return { outcome: 'too-large' };
     const row = {
       key: t.key,
-      tokenId: t.tokenId,
+      tokenId: t.holderId,
       model: CREDIT_MODEL,
       kind: CREDIT_KIND,
       charge: { amount: t.amount, quantities: { credit: t.amount }, unitPrices: {} },
@@ -53,25 +54,25 @@ async function topUpHolder(db: Kysely<Database>, table: 'tokens' | 'accounts', t
       taskId: null,
       upstreamRequestId: null,
       createdAt: t.at ?? Date.now(),
-      accountId: table === 'accounts' ? t.tokenId : null,
+      accountId: kind === 'account' ? t.holderId : null,
     };
     const ins = await trx
       .insertInto('ledger')
-      .values(ledgerValues(row))
+      .values({ ...ledgerValues(row), holder_kind: kind })
       .onConflict((oc) => oc.column('idempotency_key').doNothing())
       .executeTakeFirst();
     if (Number(ins.numInsertedOrUpdatedRows ?? 0n) === 0) {
       const before = await trx.selectFrom('ledger').select(['token_id', 'kind', 'amount']).where('idempotency_key', '=', t.key).executeTakeFirst();
-      const same = before && before.token_id === t.tokenId && before.kind === CREDIT_KIND && Number(before.amount) === t.amount;
+      const same = before && before.token_id === t.holderId && before.kind === CREDIT_KIND && Number(before.amount) === t.amount;
       return same ? { outcome: 'repeated', quota: Number(tok.quota) } : { outcome: 'conflict' };
     }
     // Relative, in the database: a concurrent charge, edit or top-up is never overwritten.
     await trx
       .updateTable(table)
       .set({ quota: sql`quota + ${t.amount}` })
-      .where('id', '=', t.tokenId)
+      .where('id', '=', t.holderId)
       .execute();
-    const after = await trx.selectFrom(table).select('quota').where('id', '=', t.tokenId).executeTakeFirstOrThrow();
+    const after = await trx.selectFrom(table).select('quota').where('id', '=', t.holderId).executeTakeFirstOrThrow();
     return { outcome: 'credited', quota: Number(after.quota) };
   });
 }

@@ -22,6 +22,8 @@ import * as m021 from './migrations/021-task-list-accounts.ts';
 import * as m022 from './migrations/022-capacity.ts';
 import * as m023 from './migrations/023-hold-price-terms.ts';
 import * as m025 from './migrations/025-task-slot-turns.ts';
+import * as m029 from './migrations/029-hold-key.ts';
+import * as m030 from './migrations/030-ledger-holder-kind.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
@@ -49,6 +51,8 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '022-capacity': m022,
   '023-hold-price-terms': m023,
   '025-task-slot-turns': m025,
+  '029-hold-key': m029,
+  '030-ledger-holder-kind': m030,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -113,10 +113,12 @@ export interface LedgerTable {
   account_id: Generated<string | null>; // migration 018
   list_amount: Generated<number | null>; // the amount at list price; null = the amount charged
   price_group: Generated<string | null>;
+  /** Migration 030: a credit line's holder, 'token' or 'account' (an account's top-up keeps its id in token_id); null for a charge. */
+  holder_kind: Generated<string | null>;
 }
 
 export interface HoldsTable {
-  task_id: string; // primary key: one hold per task
+  hold_key: string; // primary key (migration 029): a task id, a call's reservation key (req_…) or an allowance's (lease_…)
   token_id: string;
   amount: number;
   state: string; // 'held' | 'settled' | 'released'

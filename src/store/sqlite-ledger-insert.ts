@@ -1,9 +1,11 @@
 // The ledger's half of a group commit on SQLite: charges inserted in chunks (sqlite-chunked-insert.ts), each token's
 // rows together, and what they spent moved onto their tokens, allowances, accounts and budget rows in the same
-// transaction. The SQL mirrors the dialect-neutral Kysely writes in src/metering/ledger-write.ts.
+// transaction (their statements: metering/balances/sqlite-moves.ts). The SQL mirrors the dialect-neutral Kysely
+// writes in src/metering/ledger-write.ts.
 import type BetterSqlite3 from 'better-sqlite3';
 import { jsonText, jsonTextOnce } from '../json/json-text.ts';
 import { boundCharge, MAX_BALANCE, roomLeft } from '../metering/balance-bound.ts';
+import { prepareMoves, type SqliteMoves } from '../metering/balances/sqlite-moves.ts';
 import { byToken, ChunkedInsert, eachChunk } from './sqlite-chunked-insert.ts';
 import type { LeaseTuple, LedgerTuple } from './sqlite-row-writes.ts';
 
@@ -37,8 +39,8 @@ export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerT
   );
   // A chunk's inserted rows are the last `changes` rowids its run gave out (INTEGER PRIMARY KEY: max + 1 each).
   const takeOut = raw.prepare('DELETE FROM ledger WHERE id > ? AND id <= ?');
-  const spend = raw.prepare('UPDATE tokens SET spent = spent + ?, held = held - ? WHERE id = ?');
-  const extra = prepareExtraWrites(raw);
+  const moves = prepareMoves(raw);
+  const extra = prepareExtraWrites(raw, moves);
   const used = raw.prepare<[string], { used: number }>('SELECT spent + held AS used FROM tokens WHERE id = ?');
   const accountUsed = raw.prepare<[string], { used: number }>('SELECT spent + held AS used FROM accounts WHERE id = ?');
   return (rows) => {
@@ -132,9 +134,9 @@ export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerT
     for (const [tokenId, amount] of perToken) {
       const back = heldBack?.get(tokenId) ?? 0;
       heldBack?.delete(tokenId);
-      if (amount > 0 || back > 0) spend.run(amount, back, tokenId);
+      if (amount > 0 || back > 0) moves.token(amount, back, tokenId);
     }
-    if (heldBack) for (const [tokenId, back] of heldBack) spend.run(0, back, tokenId);
+    if (heldBack) for (const [tokenId, back] of heldBack) moves.token(0, back, tokenId);
     return cuts;
   };
 }
@@ -148,15 +150,12 @@ function roomLeftFor(used: BetterSqlite3.Statement<[string], { used: number }>, 
 }
 
 /**
- * The writes of charges taken from allowances, the same as ledger-write.ts's landAllowanceRow but summed per row they
- * move: a batch of a busy account's calls updates its allowance, its account and its budget rows once each, not once per call.
+ * The writes of charges taken from allowances, the same as batch-spend.ts's but summed per allowance: a batch of a
+ * busy account's calls updates its allowance, its account and its budget rows once each, not once per call.
  */
-function prepareExtraWrites(raw: BetterSqlite3.Database) {
-  const accounts = raw.prepare('UPDATE accounts SET spent = spent + ?, held = held - ? WHERE id = ?');
+function prepareExtraWrites(raw: BetterSqlite3.Database, moves: SqliteMoves) {
   // Only an allowance still open gives up what its charges used (a closed one already gave everything back).
-  const use = raw.prepare("UPDATE holds SET amount = amount - ?, updated_at = ? WHERE task_id = ? AND state = 'held' AND amount >= ?");
-  // One statement per budget row: cheaper in SQLite than one row-values IN (VALUES …) list, which builds a table of its own.
-  const budget = raw.prepare('UPDATE budget_spend SET spent = spent + ?, held = held - ? WHERE holder_id = ? AND period = ? AND period_start = ?');
+  const use = raw.prepare("UPDATE holds SET amount = amount - ?, updated_at = ? WHERE hold_key = ? AND state = 'held' AND amount >= ?");
   return {
     /**
      * The inserted rows' sums, written once per row they move; returns what the allowances gave up per token, for
@@ -164,15 +163,13 @@ function prepareExtraWrites(raw: BetterSqlite3.Database) {
      */
     land(leases: Iterable<Landed>): Map<string, number> {
       const heldBack = new Map<string, number>();
-      // The rows of one allowance all move by the same amounts: one update per table.
+      // The rows of one allowance all move by the same amounts: one update per row.
       for (const a of leases) {
         const x = a.lease;
         const back = a.covered > 0 && use.run(a.covered, a.at, x.allowance, a.covered).changes > 0 ? a.covered : 0;
         if (back > 0) heldBack.set(a.tokenId, (heldBack.get(a.tokenId) ?? 0) + back);
-        if (x.accountId !== null) accounts.run(a.spent, back, x.accountId);
-        // The allowance's hold made its budget rows (they are never deleted), as in ledger-write.ts.
-        const k = x.budgetKeys;
-        for (let i = 0; i + 2 < k.length; i += 3) budget.run(a.spent, back, k[i], k[i + 1], k[i + 2]);
+        // Its account and budget rows (the allowance's hold made the budget rows; they are never deleted).
+        moves.rows(x.rows, a.spent, back);
       }
       return heldBack;
     },

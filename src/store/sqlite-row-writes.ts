@@ -26,12 +26,12 @@ type LedgerColumns = [
   upstreamRequestId: string | null,
   createdAt: number,
 ];
-/** An allowance as the batch writer needs it, made once per allowance: its hold's key, its account, its budget rows' keys flat. */
+/** An allowance as the batch writer needs it, made once per allowance: its hold's key, its account, its rows past the token. */
 export interface LeaseTuple {
   allowance: string;
   accountId: string | null;
-  /** [holder, period, start] of each budget row, one after the other. */
-  budgetKeys: Array<string | number>;
+  /** Each row past the token: its level's name, then its key values (metering/balances/rows.ts flatRows). */
+  rows: Array<string | number>;
 }
 /** One request-log row, in column order. */
 export type LogTuple = [

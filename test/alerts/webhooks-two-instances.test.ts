@@ -146,7 +146,7 @@ describe('alert webhooks across two instances', { timeout: 120_000 }, () => {
       const old = Date.now() - 3_600_000;
       await t.h.store.db
         .insertInto('holds')
-        .values({ task_id: 'req_left_open', token_id: tok.id, amount: 500, state: 'held', created_at: old, updated_at: old })
+        .values({ hold_key: 'req_left_open', token_id: tok.id, amount: 500, state: 'held', created_at: old, updated_at: old })
         .execute();
       await t.h.store.db.updateTable('tokens').set({ held: 500 }).where('id', '=', tok.id).execute();
       // Both instances' reapers run every second.

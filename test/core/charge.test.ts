@@ -165,7 +165,7 @@ describe('chargeTokens for a reserved call whose answer was already delivered (a
     expect(await ledgerOf('req_settle_fails_early')).toEqual([]);
     // Not left held for the reaper: the quota is free again at once.
     expect(Number((await fresh.store.db.selectFrom('tokens').select('held').where('id', '=', tokenId).executeTakeFirstOrThrow()).held)).toBe(0);
-    expect((await fresh.store.db.selectFrom('holds').select('state').where('task_id', '=', 'req_settle_fails_early').executeTakeFirstOrThrow()).state).toBe(
+    expect((await fresh.store.db.selectFrom('holds').select('state').where('hold_key', '=', 'req_settle_fails_early').executeTakeFirstOrThrow()).state).toBe(
       'released',
     );
     spy.mockRestore();

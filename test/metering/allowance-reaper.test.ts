@@ -72,7 +72,7 @@ async function account(quota: number, n: number) {
 }
 
 const openHolds = (tokenId: string) =>
-  fresh.store.db.selectFrom('holds').select(['task_id', 'updated_at']).where('token_id', '=', tokenId).where('state', '=', 'held').execute();
+  fresh.store.db.selectFrom('holds').select(['hold_key', 'updated_at']).where('token_id', '=', tokenId).where('state', '=', 'held').execute();
 const accountRow = (id: string) => fresh.store.db.selectFrom('accounts').select(['spent', 'held']).where('id', '=', id).executeTakeFirstOrThrow();
 const admitted = async (p: Promise<void> | undefined) =>
   await Promise.resolve(p).then(
@@ -121,13 +121,13 @@ describe('allowances and the reaper', () => {
     const t = acc.tokens[0]!;
     await meter.reserve('req_long', t, 100_000, acc.billing);
     const [lease] = await openHolds(t);
-    expect(lease?.task_id).toMatch(/^lease_/);
+    expect(lease?.hold_key).toMatch(/^lease_/);
     // A call longer than the allowance's staleness: the allowance is retired by its lifetime but still reserved.
     clock += ALLOWANCE_STALE_MS + 1;
     vi.advanceTimersByTime(1_000);
     await until(async () => Number((await openHolds(t))[0]?.updated_at) === clock, 'the allowance renewed');
     await reaper.reapReservations(5_000);
-    expect((await openHolds(t)).map((h) => h.task_id)).toEqual([lease!.task_id]);
+    expect((await openHolds(t)).map((h) => h.hold_key)).toEqual([lease!.hold_key]);
     const charged = await meter.settleReserved(input(t, 'req_long'));
     await meter.flush();
     await until(async () => (await openHolds(t)).length === 0, 'the allowance given back');
@@ -163,7 +163,7 @@ describe('allowances and changes of terms', () => {
     meter.retireAllowances({ accountId: acc.id });
     await reserving;
     await until(async () => (await openHolds(t)).length === 1, 'the allowance placed meanwhile given back');
-    expect((await openHolds(t)).map((h) => h.task_id)).toEqual(['req_c_1']);
+    expect((await openHolds(t)).map((h) => h.hold_key)).toEqual(['req_c_1']);
     expect(Number((await accountRow(acc.id)).held)).toBe(100_000);
   });
 

@@ -81,13 +81,13 @@ async function balances(tokenId: string, accountId: string) {
   const a = await db.selectFrom('accounts').select(['spent', 'held']).where('id', '=', accountId).executeTakeFirstOrThrow();
   const b = await db.selectFrom('budget_spend').select(['period_start', 'spent', 'held']).where('holder_id', '=', accountId).orderBy('period_start').execute();
   const ledger = await db.selectFrom('ledger').select(['amount', 'list_amount', 'account_id']).where('token_id', '=', tokenId).execute();
-  const open = await db.selectFrom('holds').select(['task_id', 'amount']).where('token_id', '=', tokenId).where('state', '=', 'held').execute();
+  const open = await db.selectFrom('holds').select(['hold_key', 'amount']).where('token_id', '=', tokenId).where('state', '=', 'held').execute();
   return {
     token: [num(t.spent), num(t.held)],
     account: [num(a.spent), num(a.held)],
     budgets: b.map((r) => [num(r.period_start), num(r.spent), num(r.held)]),
     ledger,
-    open: open.map((h) => ({ key: h.task_id, amount: num(h.amount) })),
+    open: open.map((h) => ({ key: h.hold_key, amount: num(h.amount) })),
   };
 }
 

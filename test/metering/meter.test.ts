@@ -241,7 +241,7 @@ describe('reservations of calls answered at once', () => {
     await fresh.store.db
       .updateTable('holds')
       .set({ created_at: Date.now() - 60_000 })
-      .where('task_id', '=', k)
+      .where('hold_key', '=', k)
       .execute();
     expect(await meter.reapReservations(30_000)).toBeGreaterThanOrEqual(1);
     expect(await tokenRow(tokenId)).toEqual({ spent: 0, held: 0 });
@@ -264,16 +264,16 @@ describe('reservations of calls answered at once', () => {
     await fresh.store.db
       .updateTable('holds')
       .set({ created_at: Date.now() - 60_000 })
-      .where('task_id', '=', `req_old_${seq}`)
+      .where('hold_key', '=', `req_old_${seq}`)
       .execute();
     await meter.reserve(`req_new_${seq}`, tokenId, 2000);
     await meter.hold(task(tokenId), { kind: 'video', outputSeconds: 0.001, tier: '720p' });
     const heldBefore = (await tokenRow(tokenId)).held;
     expect(await meter.reapReservations(30_000)).toBeGreaterThanOrEqual(1);
     expect((await tokenRow(tokenId)).held).toBe(heldBefore - 3000);
-    const states = await fresh.store.db.selectFrom('holds').select(['task_id', 'state']).where('token_id', '=', tokenId).execute();
+    const states = await fresh.store.db.selectFrom('holds').select(['hold_key', 'state']).where('token_id', '=', tokenId).execute();
     expect(
-      Object.fromEntries(states.map((h) => [h.task_id.startsWith('req_old') ? 'old' : h.task_id.startsWith('req_new') ? 'new' : 'task', h.state])),
+      Object.fromEntries(states.map((h) => [h.hold_key.startsWith('req_old') ? 'old' : h.hold_key.startsWith('req_new') ? 'new' : 'task', h.state])),
     ).toEqual({ old: 'released', new: 'held', task: 'held' });
   });
 
@@ -290,12 +290,12 @@ describe('reservations of calls answered at once', () => {
       .where('token_id', '=', tokenId)
       .execute();
     const heldBefore = (await tokenRow(tokenId)).held;
-    const goneAmount = Number((await fresh.store.db.selectFrom('holds').select('amount').where('task_id', '=', gone.taskId).executeTakeFirstOrThrow()).amount);
+    const goneAmount = Number((await fresh.store.db.selectFrom('holds').select('amount').where('hold_key', '=', gone.taskId).executeTakeFirstOrThrow()).amount);
     expect(goneAmount).toBeGreaterThan(0);
     expect(await meter.reapReservations(30_000)).toBeGreaterThanOrEqual(1);
     expect((await tokenRow(tokenId)).held).toBe(heldBefore - goneAmount);
-    const states = await fresh.store.db.selectFrom('holds').select(['task_id', 'state']).where('token_id', '=', tokenId).execute();
-    expect(Object.fromEntries(states.map((h) => [h.task_id === gone.taskId ? 'gone' : 'live', h.state]))).toEqual({ gone: 'released', live: 'held' });
+    const states = await fresh.store.db.selectFrom('holds').select(['hold_key', 'state']).where('token_id', '=', tokenId).execute();
+    expect(Object.fromEntries(states.map((h) => [h.hold_key === gone.taskId ? 'gone' : 'live', h.state]))).toEqual({ gone: 'released', live: 'held' });
   });
 
   it('tokens without a quota are never refused', async () => {
@@ -351,7 +351,7 @@ describe('holds', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ idempotency_key: `${t.taskId}:success`, task_id: t.taskId, model: 'wnx2.7-t2v-20260101', kind: 'video' });
     expect(await tokenRow(tokenId)).toEqual({ spent: 2_400_000, held: 0 });
-    const hold = await fresh.store.db.selectFrom('holds').selectAll().where('task_id', '=', t.taskId).executeTakeFirstOrThrow();
+    const hold = await fresh.store.db.selectFrom('holds').selectAll().where('hold_key', '=', t.taskId).executeTakeFirstOrThrow();
     expect(hold.state).toBe('settled');
   });
 
@@ -365,7 +365,7 @@ describe('holds', () => {
       await meter.hold(t, videoEstimate);
       const ops = Array.from({ length: 6 }, (_, k) => (k % 2 === 0 ? meter.settle(t, reported) : meter.release(t).then(() => -1)));
       await Promise.all(ops);
-      const hold = await fresh.store.db.selectFrom('holds').select('state').where('task_id', '=', t.taskId).executeTakeFirstOrThrow();
+      const hold = await fresh.store.db.selectFrom('holds').select('state').where('hold_key', '=', t.taskId).executeTakeFirstOrThrow();
       const charges = await fresh.store.db.selectFrom('ledger').select('amount').where('task_id', '=', t.taskId).execute();
       if (hold.state === 'settled') {
         settled++;

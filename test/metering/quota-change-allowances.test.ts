@@ -27,10 +27,10 @@ describe('lowering a quota while a token is busy', () => {
     expect(burst.map((r) => r.status)).toEqual(Array(40).fill(200));
     const leases = await t.h.store.db
       .selectFrom('holds')
-      .select('task_id')
+      .select('hold_key')
       .where('token_id', '=', tokenId)
       .where('state', '=', 'held')
-      .where('task_id', 'like', 'lease_%')
+      .where('hold_key', 'like', 'lease_%')
       .execute();
     expect(leases).toHaveLength(1);
   };

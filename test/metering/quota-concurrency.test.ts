@@ -115,7 +115,7 @@ describe(`${N} parallel calls per kind against a quota that covers 3 reservation
       }
       await h.gw.deps.meter.flush();
       // A stream's settlement commits right after its last byte was sent: wait for it.
-      const openHolds = () => h.store.db.selectFrom('holds').select(['task_id']).where('token_id', '=', t.id).where('state', '=', 'held').execute();
+      const openHolds = () => h.store.db.selectFrom('holds').select(['hold_key']).where('token_id', '=', t.id).where('state', '=', 'held').execute();
       for (let i = 0; i < 100 && kind.name === 'stream' && (await openHolds()).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
       const row = await tokenRow(t.id);
       // Charged plus still held never passes the quota.

@@ -15,11 +15,11 @@ describe('reservation reaper', () => {
     await db
       .updateTable('holds')
       .set({ created_at: Date.now() - 10_000 })
-      .where('task_id', '=', 'req_dead_instance')
+      .where('hold_key', '=', 'req_dead_instance')
       .execute();
     await h.gw.deps.meter.reserve('req_live_call', tok.id, 10_000);
     await until(
-      async () => (await db.selectFrom('holds').select('state').where('task_id', '=', 'req_dead_instance').executeTakeFirstOrThrow()).state === 'released',
+      async () => (await db.selectFrom('holds').select('state').where('hold_key', '=', 'req_dead_instance').executeTakeFirstOrThrow()).state === 'released',
       'the dead reservation released',
     );
     const row = await db.selectFrom('tokens').select(['held', 'spent']).where('id', '=', tok.id).executeTakeFirstOrThrow();

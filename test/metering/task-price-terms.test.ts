@@ -95,7 +95,7 @@ describe('a task is charged at the prices of its creation', () => {
     const { h } = t;
     const tok = await groupToken(h, 'old', 3_000_000);
     const id = await created(h, tok.token);
-    await h.store.db.updateTable('holds').set({ price_terms: null }).where('task_id', '=', id).execute();
+    await h.store.db.updateTable('holds').set({ price_terms: null }).where('hold_key', '=', id).execute();
     expect(await admin(h, 'PUT', '/admin/price-groups/old', { multiplier: 1000 })).toBe(200);
     expect(await charged(h, tok.token, id)).toBe(3_000_000);
     expect(Number((await tokenRow(h, tok.id)).spent)).toBe(3_000_000);

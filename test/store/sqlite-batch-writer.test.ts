@@ -157,7 +157,8 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
         100 + i,
       ] as const;
       // Some rows charged to an allowance: an account, a list amount, a price group (or none) of their own.
-      const lease = { allowance: `hold_mix_${i % 2}`, accountId: i % 4 === 1 ? 'acct_mix_1' : 'acct_mix_2', budgetKeys: [] };
+      const accountId = i % 4 === 1 ? 'acct_mix_1' : 'acct_mix_2';
+      const lease = { allowance: `hold_mix_${i % 2}`, accountId, rows: ['account', accountId] };
       charges.push(i % 3 === 1 ? [...base, lease, 0, 1000 + i, i % 6 === 1 ? 'pg_gold' : null] : [...base]);
       const row = logRow(`r-${key}`);
       if (i % 5 === 2) {
@@ -217,7 +218,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
     const db = fresh.store.db;
     await db.insertInto('accounts').values({ id: 'acct_one', name: 'one', spent: 0, held: 0, created_at: 1, updated_at: 1 }).execute();
     const prices = Object.freeze({ input: 1 });
-    const lease = { allowance: 'hold_one', accountId: 'acct_one', budgetKeys: [] };
+    const lease = { allowance: 'hold_one', accountId: 'acct_one', rows: ['account', 'acct_one'] };
     // Eight rows per case, the same token, model, kind and prices; rows 3 and 6 differ in the case's value only.
     const cases: Array<(i: number, key: string) => LedgerTuple> = [
       (i, key) => [key, 'tok_w', 'qwx3.7-plus', 'tokens', { n: i }, prices, 1, key, i === 3 || i === 6 ? `task_${key}` : null, null, 5],

@@ -77,7 +77,7 @@ export async function ledgerOfTask(h: Harness, taskId: string) {
 
 /** The hold of one task. */
 export async function holdOfTask(h: Harness, taskId: string) {
-  return h.store.db.selectFrom('holds').selectAll().where('task_id', '=', taskId).executeTakeFirst();
+  return h.store.db.selectFrom('holds').selectAll().where('hold_key', '=', taskId).executeTakeFirst();
 }
 
 /** A token's `spent` and `held` counters. */

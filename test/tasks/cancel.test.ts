@@ -36,7 +36,7 @@ it('cancel vs a poll that finds the task succeeded: charged once or cancelled, n
     let after = (await engine.repo.get(t.id))!;
     if (after.state === 'in_progress' || after.state === 'queued') after = await engine.pollNow(after);
     const ledger = await f.store.db.selectFrom('ledger').select('amount').where('task_id', '=', t.id).execute();
-    const hold = await f.store.db.selectFrom('holds').select('state').where('task_id', '=', t.id).executeTakeFirstOrThrow();
+    const hold = await f.store.db.selectFrom('holds').select('state').where('hold_key', '=', t.id).executeTakeFirstOrThrow();
     if (after.state === 'succeeded') {
       expect(ledger, t.id).toHaveLength(1);
       expect(hold.state).toBe('settled');

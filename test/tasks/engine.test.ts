@@ -14,7 +14,7 @@ beforeEach(async () => {
 afterEach(async () => f?.cleanup());
 
 const ledger = (taskId: string) => f.store.db.selectFrom('ledger').selectAll().where('task_id', '=', taskId).execute();
-const hold = (taskId: string) => f.store.db.selectFrom('holds').selectAll().where('task_id', '=', taskId).executeTakeFirst();
+const hold = (taskId: string) => f.store.db.selectFrom('holds').selectAll().where('hold_key', '=', taskId).executeTakeFirst();
 
 describe('task engine', () => {
   it('create: row + hold (no charge), upstream id stored, state queued', async () => {

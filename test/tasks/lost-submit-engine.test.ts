@@ -33,7 +33,7 @@ beforeEach(async () => {
 afterEach(async () => f?.cleanup());
 
 const ledger = (taskId: string) => f.store.db.selectFrom('ledger').selectAll().where('task_id', '=', taskId).execute();
-const hold = (taskId: string) => f.store.db.selectFrom('holds').selectAll().where('task_id', '=', taskId).executeTakeFirst();
+const hold = (taskId: string) => f.store.db.selectFrom('holds').selectAll().where('hold_key', '=', taskId).executeTakeFirst();
 
 function engine(opts: Parameters<EngineFixture['engine']>[0] = {}): TaskEngine {
   const e = f.engine({ leaseMs: LEASE, ...opts });

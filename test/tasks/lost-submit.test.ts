@@ -65,7 +65,7 @@ async function reconcileVia(g: GatewayInstance, from: number): Promise<Reconcile
   return (await r.json()) as ReconcileReport;
 }
 
-const holdOf = (id: string) => t.h.store.db.selectFrom('holds').select('state').where('task_id', '=', id).executeTakeFirst();
+const holdOf = (id: string) => t.h.store.db.selectFrom('holds').select('state').where('hold_key', '=', id).executeTakeFirst();
 const posts = (fragment: string) => t.h.sim.requestsTo(fragment).filter((r) => r.method === 'POST').length;
 
 describe('a task whose creation answer was lost to a stopped gateway', () => {

@@ -34,7 +34,7 @@ function create(e: TaskEngine): Promise<TaskRecord> {
 }
 
 const row = (id: string) => f.store.db.selectFrom('tasks').select(['state', 'error']).where('id', '=', id).executeTakeFirstOrThrow();
-const holdState = async (id: string) => (await f.store.db.selectFrom('holds').select('state').where('task_id', '=', id).executeTakeFirst())?.state;
+const holdState = async (id: string) => (await f.store.db.selectFrom('holds').select('state').where('hold_key', '=', id).executeTakeFirst())?.state;
 
 /** The running task ends upstream (its slot frees) and every open task is due: one poller round. */
 async function slotFrees(e: TaskEngine): Promise<void> {

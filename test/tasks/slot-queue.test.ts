@@ -44,7 +44,7 @@ const row = (id: string) =>
     .executeTakeFirstOrThrow();
 const dueOnly = (...ids: string[]) => f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).where('id', 'in', ids).execute();
 const dueAll = () => f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).where('state', 'in', ['waiting', 'queued', 'in_progress']).execute();
-const holdState = async (id: string) => (await f.store.db.selectFrom('holds').select('state').where('task_id', '=', id).executeTakeFirst())?.state;
+const holdState = async (id: string) => (await f.store.db.selectFrom('holds').select('state').where('hold_key', '=', id).executeTakeFirst())?.state;
 
 /** The upstream finished the task: its slot frees there, and the next poll of it settles it. */
 function finish(id: string): void {

@@ -50,7 +50,7 @@ async function account(): Promise<string> {
 }
 
 const stateOf = async (id: string) => (await f.store.db.selectFrom('tasks').select('state').where('id', '=', id).executeTakeFirstOrThrow()).state;
-const holdState = async (id: string) => (await f.store.db.selectFrom('holds').select('state').where('task_id', '=', id).executeTakeFirst())?.state;
+const holdState = async (id: string) => (await f.store.db.selectFrom('holds').select('state').where('hold_key', '=', id).executeTakeFirst())?.state;
 
 /** The upstream finishes `id` (its slot frees there); the poller sees it end at its next round and tries the next turns. */
 async function finishAndServe(e: TaskEngine, id: string): Promise<void> {
@@ -137,7 +137,7 @@ describe('the cap on waiting tasks', () => {
     return e;
   }
   const rows = (tokenId: string) => f.store.db.selectFrom('tasks').select('id').where('token_id', '=', tokenId).execute();
-  const holds = (tokenId: string) => f.store.db.selectFrom('holds').select('task_id').where('token_id', '=', tokenId).execute();
+  const holds = (tokenId: string) => f.store.db.selectFrom('holds').select('hold_key').where('token_id', '=', tokenId).execute();
 
   it('per token: past it a creation is refused before any hold or upstream call; another token is not affected', async () => {
     up.slots = 0;

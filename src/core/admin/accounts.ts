@@ -6,10 +6,10 @@ import { encodeCursor, decodeCursor } from '../../contracts/cursor.ts';
 import { onlyFields, optInt, optString, patchInt, reqString } from '../../contracts/fields.ts';
 import { isObject, type JsonObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { topUpAccount } from '../../metering/top-up.ts';
 import type { AccountPatch, AccountRecord } from '../../store/repos/accounts.ts';
 import type { Page } from './lists.ts';
 import { parseBudgets, parseTimeZone } from './budgets.ts';
+import { checkExpiry, creditQuota, remaining } from './holders.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 import type { TopUpInput } from './token-changes.ts';
 import { waitingDueFor } from '../../store/repos/slot-holders.ts';
@@ -43,7 +43,7 @@ export function publicAccount(a: AccountRecord): AccountView {
     quota: a.quota,
     spent: a.spent,
     held: a.held,
-    remaining: a.quota === null ? null : Math.max(0, a.quota - a.spent - a.held),
+    remaining: remaining(a.quota, a.spent, a.held),
     budgets: a.budgets,
     price_group: a.priceGroup,
     time_zone: a.timeZone,
@@ -64,15 +64,10 @@ function body(b: unknown): JsonObject {
   return b;
 }
 
-function futureTime(v: number | null | undefined, now: number): void {
-  if (v !== undefined && v !== null && v <= now)
-    throw new GatewayError('invalid_parameter', 'expires_at must be a future time in milliseconds since the epoch', { param: 'expires_at' });
-}
-
 export function parseCreateAccount(b: unknown, now = Date.now()): Required<AccountPatch> {
   const o = body(b);
   const expiresAt = optInt(o, 'expires_at', 0, Number.MAX_SAFE_INTEGER) ?? null;
-  futureTime(expiresAt, now);
+  checkExpiry(expiresAt, now);
   return {
     name: reqString(o, 'name', { max: 200, name: true }),
     quota: optInt(o, 'quota', 0, Number.MAX_SAFE_INTEGER) ?? null,
@@ -97,7 +92,7 @@ export function parseAccountPatch(b: unknown, now = Date.now()): AccountPatch {
   const tz = parseTimeZone(o);
   if (tz !== undefined) p.timeZone = tz;
   const exp = patchInt(o, 'expires_at', 0, Number.MAX_SAFE_INTEGER);
-  futureTime(exp, now);
+  checkExpiry(exp, now);
   if (exp !== undefined) p.expiresAt = exp;
   const weight = patchInt(o, 'weight', 1, MAX_WEIGHT);
   if (weight !== undefined) p.weight = weight;
@@ -173,20 +168,10 @@ export async function topUpAccountQuota(
   id: string,
   input: TopUpInput,
 ): Promise<{ account: AccountRecord; amount: number; credited: boolean }> {
-  const key = `topup:${id}:${input.idempotencyKey ?? `${by.requestId ?? 'cli'}:${Date.now()}:${Math.random().toString(36).slice(2)}`}`;
-  const r = await topUpAccount(deps.store.db, { tokenId: id, amount: input.amount, key, requestId: by.requestId ?? null });
-  if (r.outcome === 'unknown') throw new GatewayError('not_found', `Account ${id} not found`);
-  if (r.outcome === 'revoked') throw new GatewayError('conflict', `Account ${id} is revoked`);
-  if (r.outcome === 'unlimited')
-    throw new GatewayError(
-      'conflict',
-      `Account ${id} has no quota (unlimited): set one first (PATCH /admin/accounts/${id} with "quota", or tollway account update ${id} --quota N)`,
-    );
-  if (r.outcome === 'conflict') throw new GatewayError('conflict', 'This idempotency_key was already used for another top-up', { param: 'idempotency_key' });
-  if (r.outcome === 'too-large') throw new GatewayError('invalid_parameter', 'The quota would exceed the largest amount a quota may hold', { param: 'amount' });
+  const r = await creditQuota(deps, by, 'account', id, input);
   await announce(deps, id);
-  if (r.outcome === 'credited') await audit(deps, by, 'account.topup', id, { amount: input.amount, quota_after: r.quota, ledger_key: key });
-  return { account: await getAccount(deps, id), amount: input.amount, credited: r.outcome === 'credited' };
+  if (r.credited) await audit(deps, by, 'account.topup', id, { amount: input.amount, quota_after: r.quota, ledger_key: r.key });
+  return { account: await getAccount(deps, id), amount: input.amount, credited: r.credited };
 }
 
 /** An account a token may join: it exists and is not revoked. */

@@ -4,6 +4,7 @@ import { isObject, type JsonObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { BUDGET_PERIODS, isTimeZone, periodBounds, type Budget, type BudgetPeriod } from '../../metering/periods.ts';
 import type { AccountsRepo } from '../../store/repos/accounts.ts';
+import { remaining } from './holders.ts';
 
 /** `budgets`: an array of {period: day|week|month, limit} with at most one budget per period; undefined when absent. */
 export function parseBudgets(o: JsonObject, key = 'budgets'): Budget[] | undefined {
@@ -68,7 +69,7 @@ export async function budgetStatus(
       resets_at: p.end,
       spent: r.spent,
       held: r.held,
-      remaining: Math.max(0, p.limit - r.spent - r.held),
+      remaining: remaining(p.limit, r.spent, r.held),
     };
   });
 }

@@ -5,12 +5,12 @@ import { hashToken, newTokenSecret } from '../../auth/token-secret.ts';
 import { onlyFields, optInt, optString, optStringArray, patchInt } from '../../contracts/fields.ts';
 import { isObject, type JsonObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { topUpToken } from '../../metering/top-up.ts';
 import type { TokenPatch, TokenRecord } from '../../store/repos/tokens.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 import { getToken, MAX_TPM } from './tokens.ts';
 import { joinableAccount } from './accounts.ts';
 import { parseBudgets } from './budgets.ts';
+import { checkExpiry, creditQuota } from './holders.ts';
 import { waitingDueFor } from '../../store/repos/slot-holders.ts';
 
 /** The fields PATCH /admin/tokens/{id} takes. */
@@ -46,10 +46,7 @@ export function parseTokenPatch(body: unknown, now = Date.now()): TokenPatch {
   if (conc !== undefined) p.concurrencyLimit = conc;
   const exp = patchInt(o, 'expires_at', 0, Number.MAX_SAFE_INTEGER);
   if (exp !== undefined) {
-    if (exp !== null && exp <= now)
-      throw new GatewayError('invalid_parameter', 'expires_at must be a future time in milliseconds since the epoch (or null for none)', {
-        param: 'expires_at',
-      });
+    checkExpiry(exp, now, true);
     p.expiresAt = exp;
   }
   if ('account_id' in o) p.accountId = o.account_id === null ? null : optString(o, 'account_id', { max: 64 })!;
@@ -125,21 +122,10 @@ export interface TopUpAnswer {
 }
 
 export async function topUp(deps: AdminDeps, by: Actor, id: string, input: TopUpInput): Promise<TopUpAnswer> {
-  const key = `topup:${id}:${input.idempotencyKey ?? `${by.requestId ?? 'cli'}:${Date.now()}:${Math.random().toString(36).slice(2)}`}`;
-  const r = await topUpToken(deps.store.db, { tokenId: id, amount: input.amount, key, requestId: by.requestId ?? null });
-  if (r.outcome === 'unknown') throw new GatewayError('not_found', `Token ${id} not found`);
-  if (r.outcome === 'revoked') throw new GatewayError('conflict', `Token ${id} is revoked`);
-  // Read by admin API and CLI callers alike: both ways of setting a quota are named.
-  if (r.outcome === 'unlimited')
-    throw new GatewayError(
-      'conflict',
-      `Token ${id} has no quota (unlimited): set one first (PATCH /admin/tokens/${id} with "quota", or tollway token update ${id} --quota N)`,
-    );
-  if (r.outcome === 'conflict') throw new GatewayError('conflict', 'This idempotency_key was already used for another top-up', { param: 'idempotency_key' });
-  if (r.outcome === 'too-large') throw new GatewayError('invalid_parameter', 'The quota would exceed the largest amount a quota may hold', { param: 'amount' });
+  const r = await creditQuota(deps, by, 'token', id, input);
   await announce(deps, id, (await deps.repos.tokens.secretHashes(id)) ?? []);
-  if (r.outcome === 'credited') await audit(deps, by, 'token.topup', id, { amount: input.amount, quota_after: r.quota, ledger_key: key });
-  return { token: await getToken(deps, id), amount: input.amount, credited: r.outcome === 'credited' };
+  if (r.credited) await audit(deps, by, 'token.topup', id, { amount: input.amount, quota_after: r.quota, ledger_key: r.key });
+  return { token: await getToken(deps, id), amount: input.amount, credited: r.credited };
 }
 
 export function parseRotate(body: unknown): { graceMs: number } {

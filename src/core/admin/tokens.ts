@@ -9,6 +9,7 @@ import { isObject } from '../../json/json.ts';
 import type { Budget } from '../../metering/periods.ts';
 import { joinableAccount } from './accounts.ts';
 import { parseBudgets } from './budgets.ts';
+import { checkExpiry } from './holders.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { TokenRecord } from '../../store/repos/tokens.ts';
 import type { CreatedTokenView, TokenView } from '../views.ts';
@@ -89,9 +90,7 @@ export function parseCreateToken(body: unknown): CreateTokenInput {
   const quota = optInt(body, 'quota', 0, Number.MAX_SAFE_INTEGER);
   const expiresAt = optInt(body, 'expires_at', 0, Number.MAX_SAFE_INTEGER);
   // Milliseconds since the epoch, like every timestamp here; a past value (or seconds by mistake) is refused.
-  if (expiresAt !== undefined && expiresAt <= Date.now()) {
-    throw new GatewayError('invalid_parameter', 'expires_at must be a future time in milliseconds since the epoch', { param: 'expires_at' });
-  }
+  checkExpiry(expiresAt, Date.now());
   const rpmLimit = optInt(body, 'rpm_limit', 1, 1_000_000);
   const tpmLimit = optInt(body, 'tpm_limit', 1, MAX_TPM);
   const concurrencyLimit = optInt(body, 'concurrency_limit', 1, 100_000);

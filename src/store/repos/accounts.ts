@@ -2,7 +2,7 @@
 // src/metering/holds.ts; credits in src/metering/top-up.ts.
 import type { Kysely, Selectable } from 'kysely';
 import type { Budget } from '../../metering/periods.ts';
-import { parseJson } from '../json.ts';
+import { decodeBudgets, encodeBudgets } from '../budgets-text.ts';
 import type { AccountsTable, Database } from '../schema.ts';
 
 export interface AccountRecord {
@@ -42,7 +42,7 @@ export function toAccountRecord(r: Selectable<AccountsTable>): AccountRecord {
     quota: num(r.quota),
     spent: Number(r.spent),
     held: Number(r.held),
-    budgets: parseJson<Budget[]>(r.budgets) ?? [],
+    budgets: decodeBudgets(r.budgets),
     priceGroup: r.price_group,
     timeZone: r.time_zone,
     expiresAt: num(r.expires_at),
@@ -59,8 +59,6 @@ function chunks(ids: string[]): string[][] {
   for (let i = 0; i < ids.length; i += 500) out.push(ids.slice(i, i + 500));
   return out;
 }
-
-const budgetsText = (b: Budget[] | undefined): string | null => (b?.length ? JSON.stringify(b) : null);
 
 export class AccountsRepo {
   constructor(private readonly db: Kysely<Database>) {}
@@ -82,7 +80,7 @@ export class AccountsRepo {
       id: a.id,
       name: a.name,
       quota: a.quota,
-      budgets: budgetsText(a.budgets),
+      budgets: encodeBudgets(a.budgets),
       price_group: a.priceGroup,
       time_zone: a.timeZone,
       expires_at: a.expiresAt,
@@ -114,7 +112,7 @@ export class AccountsRepo {
       updated_at: now,
       ...(p.name !== undefined ? { name: p.name } : {}),
       ...(p.quota !== undefined ? { quota: p.quota } : {}),
-      ...(p.budgets !== undefined ? { budgets: budgetsText(p.budgets) } : {}),
+      ...(p.budgets !== undefined ? { budgets: encodeBudgets(p.budgets) } : {}),
       ...(p.priceGroup !== undefined ? { price_group: p.priceGroup } : {}),
       ...(p.timeZone !== undefined ? { time_zone: p.timeZone } : {}),
       ...(p.expiresAt !== undefined ? { expires_at: p.expiresAt } : {}),

@@ -50,7 +50,7 @@ export class GaugesRepo {
 
   async openHolds(): Promise<OpenHolds[]> {
     // A literal, not a parameter: PostgreSQL groups by the select's expression only when both are the same text.
-    const kind = sql<string>`case when task_id like ${sql.lit(`${RESERVATION_PREFIX}%`)} then 'reservation' else 'task' end`;
+    const kind = sql<string>`case when hold_key like ${sql.lit(`${RESERVATION_PREFIX}%`)} then 'reservation' else 'task' end`;
     const rows = await this.db
       .selectFrom('holds')
       .select((eb) => [

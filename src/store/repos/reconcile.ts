@@ -81,8 +81,8 @@ export class ReconcileRepo {
       .execute();
     const holds = await this.db
       .selectFrom('holds')
-      .leftJoin('tasks', 'tasks.id', 'holds.task_id')
-      .select(['holds.task_id as key', 'holds.token_id', 'holds.amount', 'holds.created_at', 'tasks.state as task_state'])
+      .leftJoin('tasks', 'tasks.id', 'holds.hold_key')
+      .select(['holds.hold_key as key', 'holds.token_id', 'holds.amount', 'holds.created_at', 'tasks.state as task_state'])
       .where('holds.state', '=', 'held')
       .where('holds.created_at', '<', to)
       .execute();

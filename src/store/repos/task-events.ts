@@ -23,7 +23,7 @@ export async function writeTaskEvents(trx: Kysely<Database>, taskId: string, cha
       const line = await trx.selectFrom('ledger').select(['id', 'amount']).where('idempotency_key', '=', e.ledgerKey).executeTakeFirst();
       if (line) rows.push({ ...base, kind: 'charged', amount: Number(line.amount), ledger_id: Number(line.id) });
     } else if (e.kind === 'hold_released') {
-      const hold = await trx.selectFrom('holds').select(['amount', 'state']).where('task_id', '=', taskId).executeTakeFirst();
+      const hold = await trx.selectFrom('holds').select(['amount', 'state']).where('hold_key', '=', taskId).executeTakeFirst();
       if (hold?.state === 'released') rows.push({ ...base, kind: 'hold_released', amount: Number(hold.amount) });
     } else {
       rows.push({

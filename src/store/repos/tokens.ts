@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Database, TokensTable } from '../schema.ts';
 import type { Budget } from '../../metering/periods.ts';
 import { parseJson } from '../json.ts';
+import { decodeBudgets, encodeBudgets } from '../budgets-text.ts';
 import { toAccountRecord, type AccountRecord } from './accounts.ts';
 
 export type TokenRow = Selectable<TokensTable>;
@@ -61,8 +62,6 @@ export interface TokenPatch {
   budgets?: Budget[];
 }
 
-const budgetsText = (b: Budget[] | undefined): string | null => (b?.length ? JSON.stringify(b) : null);
-
 export function toTokenRecord(r: TokenRow): TokenRecord {
   return {
     id: r.id,
@@ -83,7 +82,7 @@ export function toTokenRecord(r: TokenRow): TokenRecord {
     previousCallbackSecretUntil:
       r.previous_callback_secret === null || r.previous_callback_secret_until === null ? null : Number(r.previous_callback_secret_until),
     accountId: r.account_id,
-    budgets: parseJson<Budget[]>(r.budgets) ?? [],
+    budgets: decodeBudgets(r.budgets),
   };
 }
 
@@ -124,7 +123,7 @@ export class TokensRepo {
       callback_secret: t.callbackSecret ?? null,
       callback_secret_issued_at: t.callbackSecret === undefined ? null : now,
       account_id: t.accountId ?? null,
-      budgets: budgetsText(t.budgets),
+      budgets: encodeBudgets(t.budgets),
     };
     await this.db.insertInto('tokens').values(row).execute();
     return toTokenRecord({
@@ -182,7 +181,7 @@ export class TokensRepo {
       ...(p.concurrencyLimit !== undefined ? { concurrency_limit: p.concurrencyLimit } : {}),
       ...(p.expiresAt !== undefined ? { expires_at: p.expiresAt } : {}),
       ...(p.accountId !== undefined ? { account_id: p.accountId } : {}),
-      ...(p.budgets !== undefined ? { budgets: budgetsText(p.budgets) } : {}),
+      ...(p.budgets !== undefined ? { budgets: encodeBudgets(p.budgets) } : {}),
     };
     // With nothing to set, the same conditions are checked by writing the quota read back onto itself.
     const r = await this.db

@@ -107,7 +107,7 @@ describe('GET /metrics', () => {
       expect(sampleValue(s, 'tollway_task_poll_lag_seconds')).toBeLessThan(200);
       expect(sampleValue(s, 'tollway_holds_open', { kind: 'reservation' })).toBe(1);
       expect(sampleValue(s, 'tollway_holds_open_amount', { kind: 'reservation' })).toBe(1234);
-      const held = await t.h.store.db.selectFrom('holds').select(['amount']).where('state', '=', 'held').where('task_id', 'not like', 'req_%').execute();
+      const held = await t.h.store.db.selectFrom('holds').select(['amount']).where('state', '=', 'held').where('hold_key', 'not like', 'req_%').execute();
       expect(held.length).toBeGreaterThanOrEqual(1);
       expect(sampleValue(s, 'tollway_holds_open', { kind: 'task' })).toBe(held.length);
       expect(sampleValue(s, 'tollway_holds_open_amount', { kind: 'task' })).toBe(held.reduce((a, h) => a + Number(h.amount), 0));

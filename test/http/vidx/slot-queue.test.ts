@@ -180,7 +180,7 @@ describe('the cap on waiting tasks', () => {
     expect(t.h.sim.requestsTo('/v1/videos/text2video')).toHaveLength(sent);
     const rows = await t.h.store.db.selectFrom('tasks').select('id').where('token_id', '=', tokenId).execute();
     expect(rows).toHaveLength(3);
-    const holds = await t.h.store.db.selectFrom('holds').select('task_id').where('token_id', '=', tokenId).execute();
+    const holds = await t.h.store.db.selectFrom('holds').select('hold_key').where('token_id', '=', tokenId).execute();
     expect(holds).toHaveLength(3);
   });
 });

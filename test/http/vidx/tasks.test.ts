@@ -148,8 +148,8 @@ describe('family A tasks', () => {
     expect((await call<TaskData>(t.h, secret, 'GET', `${OMNI}/${ext}`)).body.data.task_id).toBe(id);
     const holds = await t.h.store.db.selectFrom('holds').selectAll().where('token_id', '=', tokenId).execute();
     // One hold for the task (held, or settled when the fast simulated task has finished already); the refused attempt's was released.
-    expect(holds.filter((h) => h.state !== 'released').map((h) => h.task_id)).toEqual([id]);
-    expect(holds.filter((h) => h.state === 'released').map((h) => h.task_id)).not.toContain(id);
+    expect(holds.filter((h) => h.state !== 'released').map((h) => h.hold_key)).toEqual([id]);
+    expect(holds.filter((h) => h.state === 'released').map((h) => h.hold_key)).not.toContain(id);
     expect(holds.filter((h) => h.state === 'released')).toHaveLength(1);
   });
 });
