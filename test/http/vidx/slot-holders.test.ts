@@ -42,7 +42,7 @@ describe('tasks waiting for a slot when their holder is revoked', () => {
       const r = await rowOf(id);
       expect(JSON.parse(r.error!)).toMatchObject({ code: 'token_revoked', message: expect.stringMatching(/revoked while the task waited .*not charged/) });
       await until(
-        async () => (await t.h.store.db.selectFrom('holds').select('state').where('task_id', '=', id).executeTakeFirst())?.state === 'released',
+        async () => (await t.h.store.db.selectFrom('holds').select('state').where('hold_key', '=', id).executeTakeFirst())?.state === 'released',
         'its hold released',
       );
       expect(await t.h.store.db.selectFrom('ledger').select('id').where('task_id', '=', id).execute()).toEqual([]);
@@ -50,7 +50,7 @@ describe('tasks waiting for a slot when their holder is revoked', () => {
     const sent = [...klingState(t.h.sim.ctx).tasks.values()].map((x) => x.externalTaskId);
     for (const id of waiting) expect(sent).not.toContain(id);
     const held = await t.h.store.db.selectFrom('accounts').select('held').where('id', '=', account).executeTakeFirstOrThrow();
-    const holdOfRunning = await t.h.store.db.selectFrom('holds').select(['amount', 'state']).where('task_id', '=', running!).executeTakeFirstOrThrow();
+    const holdOfRunning = await t.h.store.db.selectFrom('holds').select(['amount', 'state']).where('hold_key', '=', running!).executeTakeFirstOrThrow();
     expect(Number(held.held)).toBe(holdOfRunning.state === 'held' ? Number(holdOfRunning.amount) : 0);
   }, 120_000);
 });
