@@ -7,6 +7,7 @@ import { time } from '../format.ts';
 import { errorText, useLoad } from '../use-load.ts';
 import { Name, plainName } from '../name.tsx';
 import { ChannelCapacityTable } from './channels/channel-capacity.tsx';
+import { LimitsForm, type ModelLimits } from './channels/limits-form.tsx';
 
 interface Channel {
   id: string;
@@ -18,6 +19,7 @@ interface Channel {
   priority: number;
   weight: number;
   updated_at: number;
+  model_limits: ModelLimits | null;
   keys?: Record<string, string | null>;
   breaker?: { state: string; consecutive_failures: number; open_until: number | null; recent_failures: Array<{ at: number; code: string }> } | null;
 }
@@ -32,6 +34,7 @@ export function Channels() {
   const channels = useLoad(() => callAll<Channel>('/admin/channels'), []);
   const [error, setError] = useState<string | null>(null);
   const [checks, setChecks] = useState<Record<string, Check | 'testing'>>({});
+  const [editing, setEditing] = useState<Channel | null>(null);
   const test = async (c: Channel) => {
     setChecks((m) => ({ ...m, [c.id]: 'testing' }));
     try {
@@ -125,6 +128,9 @@ export function Channels() {
                     <button type="button" class="quiet" onClick={() => void test(c)} aria-label={`Test ${plainName(c.name)}`}>
                       Test
                     </button>
+                    <button type="button" class="quiet" onClick={() => setEditing(c)} aria-label={`Limits of ${plainName(c.name)}`}>
+                      Limits
+                    </button>
                     <button
                       type="button"
                       class="quiet"
@@ -140,6 +146,18 @@ export function Channels() {
           </tbody>
         </table>
       </div>
+      {editing && (
+        <LimitsForm
+          key={editing.id}
+          id={editing.id}
+          name={plainName(editing.name)}
+          limits={editing.model_limits}
+          onDone={() => {
+            setEditing(null);
+            channels.reload();
+          }}
+        />
+      )}
       <h2>Upstream capacity</h2>
       {channels.data && <ChannelCapacityTable channels={channels.data} />}
     </section>
