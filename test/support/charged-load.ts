@@ -13,39 +13,38 @@ export interface LoadCall {
 
 export interface ChargedLoad {
   readonly calls: LoadCall[];
-  /** Calls answered as a success so far. */
-  answered(): number;
+  /** Calls answered as a success so far (of `kinds` only, when given). */
+  answered(kinds?: readonly LoadCall['kind'][]): number;
   /** Calls answered as a success in `phase`. */
-  answeredIn(phase: number): number;
+  answeredIn(phase: number, kinds?: readonly LoadCall['kind'][]): number;
   phase: number;
   /** Stop sending; resolves once every client's last call has ended (answered, failed or cut). */
   stop(): Promise<void>;
 }
-
-const KINDS = ['chat', 'stream', 'image'] as const;
 
 function bodyOf(kind: LoadCall['kind'], n: number): { path: string; json: unknown } {
   if (kind === 'image') return { path: '/v1/images/generations', json: { model: 'qwx-image-2.0', prompt: `crash load ${n}` } };
   return { path: '/v1/chat/completions', json: { model: 'qwx3.7-plus', stream: kind === 'stream', messages: [{ role: 'user', content: `crash load ${n}` }] } };
 }
 
-/** `clients` loops of calls to `base` with `token`, until stop(). */
-export function chargedLoad(base: string, token: string, clients: number): ChargedLoad {
+const of = (kinds: readonly LoadCall['kind'][] | undefined) => (c: LoadCall) => c.ok && (kinds === undefined || kinds.includes(c.kind));
+
+/** One loop of calls to `base` with `token` per client, each going round its own kinds, until stop(). */
+export function chargedLoad(base: string, token: string, clients: ReadonlyArray<readonly LoadCall['kind'][]>): ChargedLoad {
   let stopping = false;
   let n = 0;
   const load: ChargedLoad = {
     calls: [],
     phase: 0,
-    answered: () => load.calls.filter((c) => c.ok).length,
-    answeredIn: (phase) => load.calls.filter((c) => c.ok && c.phase === phase).length,
+    answered: (kinds) => load.calls.filter(of(kinds)).length,
+    answeredIn: (phase, kinds) => load.calls.filter((c) => of(kinds)(c) && c.phase === phase).length,
     stop: async () => {
       stopping = true;
       await Promise.all(loops);
     },
   };
-  const one = async (): Promise<void> => {
+  const one = async (kind: LoadCall['kind']): Promise<void> => {
     const i = n++;
-    const kind = KINDS[i % KINDS.length]!;
     const { path, json } = bodyOf(kind, i);
     let rid = '';
     try {
@@ -62,8 +61,8 @@ export function chargedLoad(base: string, token: string, clients: number): Charg
       load.calls.push({ rid, kind, ok: false, phase: load.phase });
     }
   };
-  const loops = Array.from({ length: clients }, async () => {
-    while (!stopping) await one();
+  const loops = clients.map(async (kinds) => {
+    for (let i = 0; !stopping; i++) await one(kinds[i % kinds.length]!);
   });
   return load;
 }
