@@ -107,8 +107,15 @@ async function storeLock(): Promise<StoreLock> {
   const c = new pg.Client({ connectionString: dbUrl });
   await c.connect();
   await c.query('BEGIN');
+  // Every backend waiting on this lock, directly or behind one that waits on it.
   const blocked = async () =>
-    (await c.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))')).rows.map((r) => r.pid);
+    (
+      await c.query<{ pid: number }>(
+        `WITH RECURSIVE b(pid) AS (SELECT pid FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid))
+           UNION SELECT a.pid FROM pg_stat_activity a JOIN b ON b.pid = ANY(pg_blocking_pids(a.pid)))
+         SELECT pid FROM b`,
+      )
+    ).rows.map((r) => r.pid);
   return {
     lock: async (table) => {
       await c.query(`LOCK TABLE ${table} IN EXCLUSIVE MODE`);
@@ -159,7 +166,8 @@ describe('SIGKILL with charges queued in the group commit, writer stalled', () =
     load.phase = 2;
     await until(async () => (await ledgerLag(g1.base)) >= 0.5, 'the ledger queue 0.5 s behind');
     const frozen = load.answered(TEXT);
-    await until(async () => (await ledgerLag(g1.base)) >= 2, 'the ledger queue 2 s behind');
+    // (On SQLite the stalled writer gives up after its busy timeout, 5 s: a failing writer holds no answer back.)
+    await until(async () => (await ledgerLag(g1.base)) >= 1.5, 'the ledger queue 1.5 s behind');
     const later = load.answered(TEXT);
 
     g1.child.kill('SIGKILL');
