@@ -174,9 +174,9 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
     }
   } finally {
     if (watch.gone && outcome === 'complete') outcome = 'client-abort';
-    let ending: void | Promise<void>;
+    let ending: Promise<void> | undefined;
     try {
-      ending = o.onEnd(outcome);
+      ending = o.onEnd(outcome) ?? undefined;
     } catch (e) {
       req.log.error({ err: String(e) }, 'stream end handler failed');
     }
