@@ -98,8 +98,11 @@ export interface SseOptions {
   stream: Pick<StreamResult, 'frames' | 'pipe'>;
   watch: ClientWatch;
   errorFrame: ErrorFrame;
-  /** Called exactly once, before the response ends (or after the client left). */
-  onEnd: (outcome: StreamOutcome) => void;
+  /**
+   * Called exactly once, before the response ends (or after the client left). A promise it returns holds the end of
+   * the response until it settles: a charge queue that is behind (Meter.chargesBehind) holds back streams' ends too.
+   */
+  onEnd: (outcome: StreamOutcome) => void | Promise<void>;
 }
 
 function waitDrain(res: ServerResponse, watch: ClientWatch): Promise<void> {
@@ -171,8 +174,9 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
     }
   } finally {
     if (watch.gone && outcome === 'complete') outcome = 'client-abort';
+    let ending: Promise<void> | undefined;
     try {
-      o.onEnd(outcome);
+      ending = o.onEnd(outcome) ?? undefined;
     } catch (e) {
       req.log.error({ err: String(e) }, 'stream end handler failed');
     }
@@ -183,6 +187,7 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
     } else {
       flush();
       if (errorText) res.write(errorText);
+      if (ending) await ending.catch((e: unknown) => req.log.error({ err: String(e) }, 'stream end handler failed'));
       res.end();
       watch.ended();
     }

@@ -44,6 +44,8 @@ export async function sendStream(
       const c = chargeStream(deps, ex, r, s, outcome === 'client-abort');
       committed = c.committed;
       if (outcome !== 'complete') ex.log.info({ outcome, metered_by: c.by }, 'stream ended early');
+      // The response ends once the charge is settled, or queued with its queue not behind (the crash window).
+      return committed;
     },
   });
   // The request's record waits for a reserved call's settlement, so it carries the amount the ledger got.
