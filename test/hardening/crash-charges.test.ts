@@ -203,7 +203,7 @@ describe('SIGKILL with charges queued in the group commit, writer stalled', () =
     const t = await store.db.selectFrom('tokens').select(['spent', 'held']).where('id', '=', tokenId).executeTakeFirstOrThrow();
     expect(BigInt(t.spent)).toBe(ledger.reduce((a, l) => a + BigInt(l.amount), 0n));
     expect(Number(t.held)).toBe(0);
-    expect(await store.db.selectFrom('holds').select('task_id').where('token_id', '=', tokenId).where('state', '=', 'held').execute()).toHaveLength(0);
+    expect(await store.db.selectFrom('holds').select('hold_key').where('token_id', '=', tokenId).where('state', '=', 'held').execute()).toHaveLength(0);
 
     // reconcile names exactly the calls the crash half-wrote, for what they are, and nothing else.
     const rec = await runProcess(process.execPath, [TOLLWAY_BIN, 'reconcile', '--from', String(from), '--to', String(Date.now() + 1000)], {
