@@ -1,4 +1,4 @@
-// Issue #58 item 12: charges queued in the group commit when the gateway is SIGKILLed. `tollway serve` as a child
+// Charges queued in the group commit when the gateway is SIGKILLed. `tollway serve` as a child
 // process, a few clients calling it in a loop (chat, streamed chat, images: every call charged), the store's writes
 // stalled by a lock the test holds, then SIGKILL, then a restarted gateway and `tollway reconcile` on the same store.
 //
@@ -8,18 +8,17 @@
 // first, on its own: the charges of the calls answered meanwhile land without their request-log rows, and reconcile
 // must name them ('request-log row missing'), apart from priced mismatches. (On SQLite both are written in one
 // transaction: a crash loses both rows of a call or neither.)
-import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
 import { REQUEST_LOG_ROW_MISSING } from '../../src/core/reconcile.ts';
-import { openStore, type Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/store/store.ts';
 import { chargedLoad } from '../support/charged-load.ts';
 import { runProcess } from '../support/run-process.ts';
 import { TOLLWAY_BIN, useServeProcesses, type ServeProcess } from '../support/serve-process.ts';
 import { useSimulator } from '../support/simulator.ts';
-import { testDialect } from '../support/store.ts';
+import { freshStore, processUrl, testDialect, type FreshStore } from '../support/store.ts';
 import { tempDir } from '../support/temp-dir.ts';
 import { until } from '../support/wait.ts';
 
@@ -33,35 +32,17 @@ const dir = tempDir('tollway-crash-charges-');
 let dbUrl: string;
 let sqliteFile = '';
 let store: Store;
-let dropSchema: (() => Promise<void>) | null = null;
+let fresh: FreshStore | undefined;
 const upstream = useSimulator();
 
 beforeAll(async () => {
-  if (postgres) {
-    const base = process.env.TEST_DATABASE_URL;
-    if (!base) throw new Error('TOLLWAY_TEST_DIALECT=postgres needs TEST_DATABASE_URL');
-    const schema = `crashq_${process.pid}_${Date.now().toString(36)}`;
-    store = await openStore(base, { pgSchema: schema });
-    dbUrl = `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-    dropSchema = async () => {
-      await store.db.schema
-        .dropSchema(schema)
-        .ifExists()
-        .cascade()
-        .execute()
-        .catch(() => undefined);
-    };
-  } else {
-    sqliteFile = join(dir, 'crash.db');
-    dbUrl = `sqlite:${sqliteFile}`;
-    store = await openStore(dbUrl);
-  }
+  fresh = await freshStore();
+  store = fresh.store;
+  dbUrl = processUrl(fresh);
+  sqliteFile = postgres ? '' : fresh.url.slice('sqlite:'.length);
 });
 
-afterAll(async () => {
-  await dropSchema?.();
-  await store?.close();
-});
+afterAll(async () => fresh?.cleanup());
 
 const start = useServeProcesses();
 const env = (): Record<string, string> => ({

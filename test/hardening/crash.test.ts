@@ -9,15 +9,14 @@
 // response. A call answered in the last few ms before a SIGKILL can therefore be missing from both (or,
 // in principle, from one of them). The test waits until the rows of the completed calls are in the store
 // before killing, so it checks agreement, not that window (docs/operations.md, Graceful shutdown).
-import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SIM_KEYS } from '../../simulator/index.ts';
 import { klingState } from '../../simulator/kling/index.ts';
-import { openStore, type Store } from '../../src/store/store.ts';
+import type { Store } from '../../src/store/store.ts';
 import { useServeProcesses, type ServeProcess } from '../support/serve-process.ts';
 import { useSimulator } from '../support/simulator.ts';
-import { testDialect } from '../support/store.ts';
+import { freshStore, processUrl, type FreshStore } from '../support/store.ts';
 import { tempDir } from '../support/temp-dir.ts';
 
 const ADMIN = 'crash-admin-key-0123456789abcdef';
@@ -26,36 +25,17 @@ const SECRET = 'crash-secret-0123456789abcdefghij';
 const dir = tempDir('tollway-crash-');
 let dbUrl: string;
 let store: Store;
-let dropSchema: (() => Promise<void>) | null = null;
+let fresh: FreshStore | undefined;
 // Tasks stay open long enough to be in flight at the kill, short enough for a fast test.
 const upstream = useSimulator({ taskDurationMs: 1500 });
 
 beforeAll(async () => {
-  if (testDialect() === 'postgres') {
-    const base = process.env.TEST_DATABASE_URL;
-    if (!base) throw new Error('TOLLWAY_TEST_DIALECT=postgres needs TEST_DATABASE_URL');
-    const schema = `crash_${process.pid}_${Date.now().toString(36)}`;
-    store = await openStore(base, { pgSchema: schema }); // creates and migrates the dedicated schema
-    // The child reaches the same schema through the URL (libpq `options`, honoured by node-postgres).
-    dbUrl = `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-    dropSchema = async () => {
-      await store.db.schema
-        .dropSchema(schema)
-        .ifExists()
-        .cascade()
-        .execute()
-        .catch(() => undefined);
-    };
-  } else {
-    dbUrl = `sqlite:${join(dir, 'crash.db')}`;
-    store = await openStore(dbUrl);
-  }
+  fresh = await freshStore();
+  store = fresh.store;
+  dbUrl = processUrl(fresh);
 });
 
-afterAll(async () => {
-  await dropSchema?.();
-  await store?.close();
-});
+afterAll(async () => fresh?.cleanup());
 
 // Registered after the store's afterAll: a process still running is killed before the store is dropped.
 const start = useServeProcesses();

@@ -51,6 +51,14 @@ export async function freshStore(): Promise<{ store: Store; url: string; pgSchem
 
 export type FreshStore = Awaited<ReturnType<typeof freshStore>>;
 
+/** The URL another process (a gateway child, the CLI) opens to reach `fresh`: on PostgreSQL its schema rides in the
+ * URL's libpq `options` (honoured by node-postgres). */
+export function processUrl(fresh: FreshStore): string {
+  if (!fresh.pgSchema) return fresh.url;
+  const sep = fresh.url.includes('?') ? '&' : '?';
+  return `${fresh.url}${sep}options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}`;
+}
+
 /** A fresh store for a test file or a describe block: opened before its tests, dropped after them. Read `.store` inside tests and hooks. */
 export function useStore(): { readonly store: Store; readonly url: string; readonly pgSchema: string | undefined } {
   let fresh: FreshStore | undefined;
