@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 import { parseJson } from '../json.ts';
 import type { Database } from '../schema.ts';
-import { holderGone, holderLive, type HolderGone } from './slot-holders.ts';
+import { holderGone, holderLive, lockHolder, type HolderGone } from './slot-holders.ts';
 import { openCount, rankedWaiting, roomOf, TENANT_WEIGHT, tenantOfTask } from './slot-turns.ts';
 import { writeTaskEvents } from './task-events.ts';
 
@@ -50,7 +50,10 @@ export class SlotQueueRepo {
     const notPastParked = t.inline ? sql`AND z.rk < COALESCE((SELECT MIN(p.rk) FROM ranked p WHERE p.parked = 1), z.rk + 1)` : sql``;
     // The move and its timeline event commit together (task-events.ts), as every task change does.
     return this.db.transaction().execute(async (trx) => {
-      if (this.dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`slot:${t.queue}`}, 0))`.execute(trx);
+      if (this.dialect === 'postgres') {
+        await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`slot:${t.queue}`}, 0))`.execute(trx);
+        await lockHolder(trx, t.id);
+      }
       const r = await sql<{ id: string }>`
       WITH ranked AS (${rankedWaiting(t.queue, now)})
       UPDATE tasks SET state = 'submitting', lease_owner = ${t.owner}, lease_until = ${now + t.leaseMs}, next_poll_at = ${now + t.leaseMs}, updated_at = ${now}${hold}
