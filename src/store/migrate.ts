@@ -22,6 +22,7 @@ import * as m021 from './migrations/021-task-list-accounts.ts';
 import * as m022 from './migrations/022-capacity.ts';
 import * as m023 from './migrations/023-hold-price-terms.ts';
 import * as m025 from './migrations/025-task-slot-turns.ts';
+import * as m032 from './migrations/032-task-unsent-token.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
@@ -49,6 +50,7 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '022-capacity': m022,
   '023-hold-price-terms': m023,
   '025-task-slot-turns': m025,
+  '032-task-unsent-token': m032,
 };
 
 class StaticProvider implements MigrationProvider {

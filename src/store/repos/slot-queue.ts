@@ -19,6 +19,9 @@ export interface Standing {
   open: number;
 }
 
+/** A queue task the upstream has not taken: its stored creation is dropped once taken (migration 032's index). */
+const UNSENT = sql`w.state IN ('waiting', 'submitting') AND w.submit_body IS NOT NULL`;
+
 export interface Turn {
   id: string;
   queue: string;
@@ -133,13 +136,17 @@ export class SlotQueueRepo {
     return holderGone(this.db, tokenId, now);
   }
 
-  /** Tasks waiting for a slot (in any queue): the token's, and its account's (0 when it has none). */
-  async waitingOf(tokenId: string): Promise<{ token: number; account: number }> {
+  /**
+   * Tasks of the queues (any queue) the upstream has not taken yet: the token's, and its account's (0 when it has
+   * none). Waiting ones, and those being submitted with their creation still kept — a creation request's first try,
+   * or a waiting task's retried creation — so a task out on a retry still counts (index tasks_unsent_token).
+   */
+  async unsentOf(tokenId: string): Promise<{ token: number; account: number }> {
     const r = await sql<{ token: number | string; account: number | string }>`
       SELECT
-        (SELECT count(*) FROM tasks w WHERE w.token_id = ${tokenId} AND w.state = 'waiting') AS token,
+        (SELECT count(*) FROM tasks w WHERE w.token_id = ${tokenId} AND ${UNSENT}) AS token,
         (SELECT count(*) FROM tasks w JOIN tokens k ON k.id = w.token_id
-          WHERE w.state = 'waiting' AND k.account_id = (SELECT t.account_id FROM tokens t WHERE t.id = ${tokenId})) AS account`.execute(this.db);
+          WHERE ${UNSENT} AND k.account_id = (SELECT t.account_id FROM tokens t WHERE t.id = ${tokenId})) AS account`.execute(this.db);
     return { token: Number(r.rows[0]?.token ?? 0), account: Number(r.rows[0]?.account ?? 0) };
   }
 
