@@ -24,6 +24,7 @@ import * as m023 from './migrations/023-hold-price-terms.ts';
 import * as m025 from './migrations/025-task-slot-turns.ts';
 import * as m029 from './migrations/029-hold-key.ts';
 import * as m030 from './migrations/030-ledger-holder-kind.ts';
+import * as m032 from './migrations/032-task-unsent-token.ts';
 
 type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
 
@@ -53,6 +54,7 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '025-task-slot-turns': m025,
   '029-hold-key': m029,
   '030-ledger-holder-kind': m030,
+  '032-task-unsent-token': m032,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -170,6 +170,31 @@ describe('the cap on waiting tasks', () => {
     expect((await create(e, await token())).state).toBe('waiting');
   });
 
+  it('a waiting task out on a retried creation still counts: a creation meanwhile is refused', async () => {
+    up.slots = 0;
+    const e = engine({ queueMaxPerToken: 2, queueMaxPerAccount: 0 });
+    const tok = await token();
+    const [a] = [await create(e, tok), await create(e, tok)];
+    // The poller retries the first one: its creation is held out at the upstream, the task `submitting`.
+    await f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).where('id', '=', a!.id).execute();
+    let release!: () => void;
+    up.gate = new Promise<void>((r) => (release = r));
+    const sent = up.nextAttempt();
+    const round = e.tick();
+    try {
+      expect(await sent).toBe(a!.id);
+      expect(await stateOf(a!.id)).toBe('submitting');
+      const err = await refused(create(e, tok));
+      expect(String((err as Error).message)).toMatch(/this token already has 2 tasks waiting/);
+    } finally {
+      up.gate = null;
+      release();
+      await round;
+    }
+    expect(await stateOf(a!.id)).toBe('waiting'); // refused again upstream: back to waiting
+    expect(await rows(tok)).toHaveLength(2);
+  });
+
   it('concurrent creations never pass the cap together', async () => {
     up.slots = 0;
     const e = engine({ queueMaxPerToken: 3, queueMaxPerAccount: 0 });

@@ -1,7 +1,8 @@
 // Whether the holder of a task waiting for a parallel-task slot may still spend: its token and the token's account
 // not revoked, not expired, and their holds within their quotas. A waiting task was never sent, so when its holder
 // may no longer spend it must not be: it ends uncharged instead (tasks/slot-queue.ts), and the move to submit it
-// checks the same in its own statement, so a revocation just before the move still stops it.
+// checks the same in its own statement, so a revocation just before the move still stops it. On PostgreSQL the move
+// also locks the holder's rows (lockHolder), so a revocation and a move never pass each other unseen.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../schema.ts';
 
@@ -16,6 +17,21 @@ export function holderLive(now: number): RawBuilder<boolean> {
     WHERE hk.id = tasks.token_id AND hk.revoked_at IS NULL AND (hk.expires_at IS NULL OR hk.expires_at > ${now})
       AND NOT ${sql.raw(overQuota('hk'))}
       AND (ha.id IS NULL OR (ha.revoked_at IS NULL AND (ha.expires_at IS NULL OR ha.expires_at > ${now}) AND NOT ${sql.raw(overQuota('ha'))})))`;
+}
+
+/**
+ * PostgreSQL, inside the move's transaction and before its statement: the task's token and account rows locked FOR
+ * SHARE (the token first: the order every write locks in, balance-bound.ts). Under READ COMMITTED a move whose
+ * statement read the holder just before a revocation committed could otherwise commit just after the revocation
+ * counted its creations in flight (submitsInFlight), unseen. With the lock, a revocation's UPDATE either committed
+ * first (the move's statement, run after the lock, sees it and does not move) or waits for the move to commit (and its
+ * count, run after, sees the move). A quota or expiry change serialises with the move the same way.
+ */
+export async function lockHolder(trx: Kysely<Database>, taskId: string): Promise<void> {
+  const k = await sql<{ account_id: string | null }>`
+    SELECT account_id FROM tokens WHERE id = (SELECT token_id FROM tasks WHERE id = ${taskId}) FOR SHARE`.execute(trx);
+  const account = k.rows[0]?.account_id;
+  if (account) await sql`SELECT 1 FROM accounts WHERE id = ${account} FOR SHARE`.execute(trx);
 }
 
 /** Why the token (and its account) may no longer spend at `now`; null when it may. */

@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 import { parseJson } from '../json.ts';
 import type { Database } from '../schema.ts';
-import { holderGone, holderLive, type HolderGone } from './slot-holders.ts';
+import { holderGone, holderLive, lockHolder, type HolderGone } from './slot-holders.ts';
 import { openCount, rankedWaiting, roomOf, TENANT_WEIGHT, tenantOfTask } from './slot-turns.ts';
 import { writeTaskEvents } from './task-events.ts';
 
@@ -18,6 +18,9 @@ export interface Standing {
   /** The queue's tasks open upstream or being submitted. */
   open: number;
 }
+
+/** A queue task the upstream has not taken: its stored creation is dropped once taken (migration 032's index). */
+const UNSENT = sql`w.state IN ('waiting', 'submitting') AND w.submit_body IS NOT NULL`;
 
 export interface Turn {
   id: string;
@@ -50,7 +53,10 @@ export class SlotQueueRepo {
     const notPastParked = t.inline ? sql`AND z.rk < COALESCE((SELECT MIN(p.rk) FROM ranked p WHERE p.parked = 1), z.rk + 1)` : sql``;
     // The move and its timeline event commit together (task-events.ts), as every task change does.
     return this.db.transaction().execute(async (trx) => {
-      if (this.dialect === 'postgres') await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`slot:${t.queue}`}, 0))`.execute(trx);
+      if (this.dialect === 'postgres') {
+        await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`slot:${t.queue}`}, 0))`.execute(trx);
+        await lockHolder(trx, t.id);
+      }
       const r = await sql<{ id: string }>`
       WITH ranked AS (${rankedWaiting(t.queue, now)})
       UPDATE tasks SET state = 'submitting', lease_owner = ${t.owner}, lease_until = ${now + t.leaseMs}, next_poll_at = ${now + t.leaseMs}, updated_at = ${now}${hold}
@@ -130,13 +136,17 @@ export class SlotQueueRepo {
     return holderGone(this.db, tokenId, now);
   }
 
-  /** Tasks waiting for a slot (in any queue): the token's, and its account's (0 when it has none). */
-  async waitingOf(tokenId: string): Promise<{ token: number; account: number }> {
+  /**
+   * Tasks of the queues (any queue) the upstream has not taken yet: the token's, and its account's (0 when it has
+   * none). Waiting ones, and those being submitted with their creation still kept — a creation request's first try,
+   * or a waiting task's retried creation — so a task out on a retry still counts (index tasks_unsent_token).
+   */
+  async unsentOf(tokenId: string): Promise<{ token: number; account: number }> {
     const r = await sql<{ token: number | string; account: number | string }>`
       SELECT
-        (SELECT count(*) FROM tasks w WHERE w.token_id = ${tokenId} AND w.state = 'waiting') AS token,
+        (SELECT count(*) FROM tasks w WHERE w.token_id = ${tokenId} AND ${UNSENT}) AS token,
         (SELECT count(*) FROM tasks w JOIN tokens k ON k.id = w.token_id
-          WHERE w.state = 'waiting' AND k.account_id = (SELECT t.account_id FROM tokens t WHERE t.id = ${tokenId})) AS account`.execute(this.db);
+          WHERE ${UNSENT} AND k.account_id = (SELECT t.account_id FROM tokens t WHERE t.id = ${tokenId})) AS account`.execute(this.db);
     return { token: Number(r.rows[0]?.token ?? 0), account: Number(r.rows[0]?.account ?? 0) };
   }
 

@@ -9,6 +9,7 @@ import { useHarness } from '../../support/harness.ts';
 import { requestLogRow } from '../../support/store-rows.ts';
 import { tempDir } from '../../support/temp-dir.ts';
 import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx.ts';
+import { until } from '../../support/wait.ts';
 
 const T2V = '/vidx/v1/videos/text2video';
 // An operator's catalogue file that (wrongly) sends o1 to the upstream's text2video: the upstream refuses it there.
@@ -74,8 +75,10 @@ describe('family A: upstream refusals in our words', () => {
       upstream_message: 'Task failed: simulated generation failure',
     });
     expect(admin.events.find((e) => e.kind === 'failed')?.detail).toContain('simulated generation failure');
-    expect(t.h.logs.some((l) => l.includes('"task failed upstream"') && l.includes(c.body.data.task_id) && l.includes('simulated generation failure'))).toBe(
-      true,
+    // Logged once the task has failed (tasks/settle.ts): the client may read the failure first.
+    await until(
+      () => t.h.logs.some((l) => l.includes('"task failed upstream"') && l.includes(c.body.data.task_id) && l.includes('simulated generation failure')),
+      'the task-failed log line, with the upstream reason',
     );
   });
 });
