@@ -1,4 +1,4 @@
-// The "Must hold" points of the stated-limit scenario (issue #57), asserted alike for one instance and for two
+// The "Must hold" points of the stated-limit scenario, asserted alike for one instance and for two
 // sharing Redis: the upstream's own books show no 429 and no more calls than stated in any minute or second; the quiet
 // tenant is served every call with p95 <= 6 s; the noisy one is served the rest and refused only by the gateway
 // itself; every answer is charged once and nothing else is.
