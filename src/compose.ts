@@ -21,8 +21,7 @@ import { finishedTaskUsage } from './core/charge.ts';
 import type { GatewayDeps } from './core/deps.ts';
 import { taskSubmitVia } from './core/task-submit.ts';
 import type { VidxContext } from './core/vidx/context.ts';
-import { MemoryAddressWindows, MemoryCounters, RateLimiter, RedisAddressWindows, RedisCounters, WINDOW_MS } from './limits/rate-limiter.ts';
-import { MemoryQueryBudget, RedisQueryBudget } from './limits/query-budget.ts';
+import { composeLimits } from './compose-limits.ts';
 import { loadCatalogue } from './metering/catalogue-source.ts';
 import { createSafeNet } from './net/safe-fetch.ts';
 import { GatewayMetrics } from './observe/metrics.ts';
@@ -101,29 +100,6 @@ export async function composeAdmin(config: Config, secret: string): Promise<{ de
   return { deps, close: () => store.close() };
 }
 
-/** Rate-limit counters and the upstream query budget: shared through Redis when configured, else this process's. */
-function composeLimits(config: Config, o: Opened): { limiter: RateLimiter; budget: MemoryQueryBudget | RedisQueryBudget } {
-  const { logger, redis } = o;
-  const { addressTableSize: size, redisPrefix: prefix } = config.limits;
-  const counters = redis ? new RedisCounters(redis.limits, prefix) : new MemoryCounters();
-  const addresses = redis ? new RedisAddressWindows(redis.limits, prefix, size) : new MemoryAddressWindows(size);
-  const limiter = new RateLimiter(
-    counters,
-    WINDOW_MS,
-    (e) => logger.warn({ err: String(e) }, 'rate-limit counters unavailable; request admitted uncounted'),
-    addresses,
-  );
-  const budgetOpts = { qps: config.tasks.dashscopeQueryQps };
-  const local = new MemoryQueryBudget(budgetOpts, o.queryBudgetMemory);
-  // With Redis every instance shares each upstream account's query budget; while Redis is away, this process's stands in.
-  const budget = redis
-    ? new RedisQueryBudget(redis.budget, budgetOpts, local, (e) =>
-        logger.warn({ err: String(e) }, 'query budget in Redis unavailable; this instance keeps its own'),
-      )
-    : local;
-  return { limiter, budget };
-}
-
 /**
  * Store-backed objects and caches: everything GatewayDeps holds, with the one Kling client (JWT signer inside) the
  * prober and the family A drivers share. `onChange`: told of each admin change made here, after the cluster.
@@ -161,7 +137,7 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
   );
   capacityMetrics.watch(capacity);
   const tokenAuth = new TokenAuth(repos.tokens);
-  const { limiter, budget } = composeLimits(config, o);
+  const { limiter, budget } = composeLimits(config, logger, redis, o.queryBudgetMemory);
   const slots = {
     repo: new SlotQueueRepo(store.db, store.dialect),
     limitOf: (queue: string) => slotLimitOf(channels.all(), queue),
