@@ -22,7 +22,7 @@ import type { GatewayDeps } from './core/deps.ts';
 import { taskSubmitVia } from './core/task-submit.ts';
 import type { VidxContext } from './core/vidx/context.ts';
 import { MemoryAddressWindows, MemoryCounters, RateLimiter, RedisAddressWindows, RedisCounters, WINDOW_MS } from './limits/rate-limiter.ts';
-import { MemoryQueryBudget, RedisQueryBudget } from './limits/query-budget.ts';
+import { MemoryQueryRate, RedisQueryRate } from './limits/query-rate.ts';
 import { loadCatalogue } from './metering/catalogue-source.ts';
 import { createSafeNet } from './net/safe-fetch.ts';
 import { GatewayMetrics } from './observe/metrics.ts';
@@ -43,6 +43,7 @@ import { TokenCallbackSigner } from './tasks/callback-signing.ts';
 import { newTaskOwner, TaskEngine } from './tasks/engine.ts';
 import { PollerThread } from './tasks/poller-thread.ts';
 import { UPSTREAMS, upstreamOf } from './adapters/upstreams.ts';
+import { upstreamAccountOf } from './routing/upstream-account.ts';
 import { PriceGroups } from './metering/price-groups.ts';
 import { AlertEmitter } from './alerts/emitter.ts';
 import { buildRepos, composeWriters } from './compose-store.ts';
@@ -51,7 +52,7 @@ import { composeAlerts, type AlertLoops } from './compose-alerts.ts';
 /** The Redis connections an instance uses when Redis is configured (opened and closed by process-life.ts). */
 export interface RedisClients {
   limits: Redis;
-  budget: Redis;
+  queryRate: Redis;
   publish: Redis;
   subscribe: Redis;
 }
@@ -61,8 +62,8 @@ export interface Opened {
   store: Store;
   logger: Logger;
   redis: RedisClients | null;
-  /** The in-process query budget's memory: shared with the poller thread, so both threads keep one budget. */
-  queryBudgetMemory: SharedArrayBuffer;
+  /** The in-process query rate's memory: shared with the poller thread, so both threads keep one query rate. */
+  queryRateMemory: SharedArrayBuffer;
   /** Who holds this instance's poll leases (the poller thread's, kept across its restarts); default: a new id. */
   taskOwner?: string;
   /** The meter's clock (budget periods); tests set it. Default Date.now. */
@@ -101,8 +102,8 @@ export async function composeAdmin(config: Config, secret: string): Promise<{ de
   return { deps, close: () => store.close() };
 }
 
-/** Rate-limit counters and the upstream query budget: shared through Redis when configured, else this process's. */
-function composeLimits(config: Config, o: Opened): { limiter: RateLimiter; budget: MemoryQueryBudget | RedisQueryBudget } {
+/** Rate-limit counters and the upstream query rate: shared through Redis when configured, else this process's. */
+function composeLimits(config: Config, o: Opened): { limiter: RateLimiter; queryRate: MemoryQueryRate | RedisQueryRate } {
   const { logger, redis } = o;
   const { addressTableSize: size, redisPrefix: prefix } = config.limits;
   const counters = redis ? new RedisCounters(redis.limits, prefix) : new MemoryCounters();
@@ -113,15 +114,15 @@ function composeLimits(config: Config, o: Opened): { limiter: RateLimiter; budge
     (e) => logger.warn({ err: String(e) }, 'rate-limit counters unavailable; request admitted uncounted'),
     addresses,
   );
-  const budgetOpts = { qps: config.tasks.dashscopeQueryQps };
-  const local = new MemoryQueryBudget(budgetOpts, o.queryBudgetMemory);
-  // With Redis every instance shares each upstream account's query budget; while Redis is away, this process's stands in.
-  const budget = redis
-    ? new RedisQueryBudget(redis.budget, budgetOpts, local, (e) =>
-        logger.warn({ err: String(e) }, 'query budget in Redis unavailable; this instance keeps its own'),
+  const rateOpts = { qps: config.tasks.upstreamQueryQps };
+  const local = new MemoryQueryRate(rateOpts, o.queryRateMemory);
+  // With Redis every instance shares each upstream account's query rate; while Redis is away, this process's stands in.
+  const queryRate = redis
+    ? new RedisQueryRate(redis.queryRate, rateOpts, local, (e) =>
+        logger.warn({ err: String(e) }, 'query rate in Redis unavailable; this instance keeps its own'),
       )
     : local;
-  return { limiter, budget };
+  return { limiter, queryRate };
 }
 
 /**
@@ -161,7 +162,7 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
   );
   capacityMetrics.watch(capacity);
   const tokenAuth = new TokenAuth(repos.tokens);
-  const { limiter, budget } = composeLimits(config, o);
+  const { limiter, queryRate } = composeLimits(config, o);
   const slots = {
     repo: new SlotQueueRepo(store.db, store.dialect),
     limitOf: (queue: string) => slotLimitOf(channels.all(), queue),
@@ -191,7 +192,7 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
       logger,
       options: config.tasks,
       owner: o.taskOwner,
-      budget,
+      queryRate,
       slots,
     }),
     breakers,
@@ -228,7 +229,7 @@ function composeTasks(deps: GatewayDeps, kling: KlingClient, views: typeof impor
     agents: deps.net.agents,
   });
   const clients = { upstream: deps.upstream, kling };
-  const wiring = { channels: () => deps.channels.all(), submitVia: taskSubmitVia(deps) };
+  const wiring = { channels: () => deps.channels.all(), submitVia: taskSubmitVia(deps), upstreamAccountOf };
   for (const u of UPSTREAMS) for (const [kind, driver] of u.drivers(clients, wiring)) deps.tasks.registerDriver(kind, driver);
   const callbackKey = deps.box.derive('tollway:kling-callback-url:v1');
   return { deps, client: kling, sessions: new SessionsRepo(deps.store.db), callbackKey, kick: kick ?? (() => dispatcher.kick()), dispatcher };
@@ -244,7 +245,7 @@ function pollerThread(config: Config, keys: Keys, o: Opened, sink: DestinationSt
   return new PollerThread(
     // One lease owner for every start of the thread: a restarted thread goes on with the tasks its predecessor held
     // (leases are sticky) instead of leaving them until the leases run out.
-    { config: { ...config, tracing: null }, ...keys, location: o.store.location, queryBudgetMemory: o.queryBudgetMemory, taskOwner: newTaskOwner() },
+    { config: { ...config, tracing: null }, ...keys, location: o.store.location, queryRateMemory: o.queryRateMemory, taskOwner: newTaskOwner() },
     sink,
     o.logger,
   );

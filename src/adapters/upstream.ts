@@ -1,6 +1,6 @@
 // What an upstream is to the gateway, declared once in its folder (adapters/<upstream>/index.ts): its channel kind,
-// where it answers by default, which regions are refused, the keys a channel carries, the operator's channel check,
-// and its task drivers. Config, channel validation, the probe and the composition root iterate the list (upstreams.ts).
+// where it answers by default, which regions are refused, the keys a channel carries and which names its account,
+// the hosts of its result files, its task-query rate, the operator's channel check, and its task drivers. Config, channel validation, the probe and the composition root iterate the list (upstreams.ts).
 import type { ChannelKind } from '../store/repos/channels.ts';
 import type { Channel, ChannelKeys } from '../routing/channel-registry.ts';
 import type { TaskDriver } from '../tasks/types.ts';
@@ -21,6 +21,8 @@ export interface DriverWiring {
   channels(): readonly Channel[];
   /** A stored creation's send, failing over across the channels serving its model (core/task-submit.ts). */
   submitVia: SubmitVia;
+  /** The upstream account a channel's key belongs to (routing/upstream-account.ts). */
+  upstreamAccountOf(channel: Channel): string;
 }
 
 /** One credential a channel of this upstream carries. */
@@ -43,6 +45,12 @@ export interface Upstream {
   /** Hosts of this upstream's other regions: refused as a base URL (keys and prices are per region). */
   foreignHosts: RegExp;
   keyFields: readonly KeyField[];
+  /** The key that names the upstream account when the operator names none (routing/upstream-account.ts hashes it). */
+  accountKey: keyof ChannelKeys;
+  /** Hosts its result files (videos, images) are fetched from: the default of TOLLWAY_RESULT_HOSTS. */
+  resultHosts: readonly string[];
+  /** Its task queries per second per upstream account, when it sets such a limit; `env` overrides the default. */
+  queryRate?: { env: string; qps: number };
   /** The cheapest authenticated call it answers: resolves with the upstream request id, throws a GatewayError. */
   probe(clients: UpstreamClients, ch: Channel): Promise<{ upstreamRequestId: string | null }>;
   /**

@@ -5,7 +5,7 @@
 // from a cached lookup, and `active()` is false while no gate exists anywhere.
 import type { ModelEntry } from '../catalogue/types.ts';
 import type { Channel } from '../routing/channel-registry.ts';
-import { accountOf } from '../routing/upstream-account.ts';
+import { upstreamAccountOf } from '../routing/upstream-account.ts';
 import { Gate, type GateDeps } from './gate.ts';
 import { hasAny, NO_LIMITS, smaller, statedFor, type Limits, type RefusedLimit } from './limits.ts';
 
@@ -110,7 +110,7 @@ export class Capacity {
   }
 
   private find(ch: Channel, model: GateModel, create: boolean): Gate | null {
-    const account = accountOf(ch);
+    const account = upstreamAccountOf(ch);
     const key = `${account}|${model.upstreamModel}`;
     let g = this.gates.get(key);
     if (g !== undefined) return g;
@@ -137,7 +137,7 @@ export class Capacity {
   private statedOf(account: string, model: GateModel): Limits {
     let l: Limits = { ...NO_LIMITS };
     for (const c of this.channels.all()) {
-      if (c.modelLimits === null || accountOf(c) !== account) continue;
+      if (c.modelLimits === null || upstreamAccountOf(c) !== account) continue;
       for (const name of this.publicNames(c.kind, model)) {
         if (c.models !== null && !c.models.includes(name)) continue;
         const s = statedFor(c.modelLimits, name);

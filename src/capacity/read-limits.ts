@@ -3,7 +3,7 @@
 // gave before; an account that cannot be read keeps what is stated or was learnt (and what was read last).
 import type { Upstream, UpstreamClients } from '../adapters/upstream.ts';
 import type { Channel } from '../routing/channel-registry.ts';
-import { accountOf } from '../routing/upstream-account.ts';
+import { upstreamAccountOf } from '../routing/upstream-account.ts';
 import type { Capacity } from './capacity.ts';
 
 export interface LimitReaderDeps {
@@ -18,7 +18,7 @@ export interface LimitReaderDeps {
 export async function readAllLimits(d: LimitReaderDeps): Promise<void> {
   const byAccount = new Map<string, Channel>();
   for (const c of d.channels()) {
-    const a = accountOf(c);
+    const a = upstreamAccountOf(c);
     if (!byAccount.has(a) && d.upstreamOf(c.kind).readLimits) byAccount.set(a, c);
   }
   await Promise.all(

@@ -5,7 +5,7 @@ import type { ModelEntry } from '../catalogue/types.ts';
 import { registerSecret } from '../errors/redact.ts';
 import type { ChannelKind, ChannelModelLimits, ChannelRecord, ChannelsRepo } from '../store/repos/channels.ts';
 import { EntitlementMarks } from './entitlement-marks.ts';
-import { accountOf } from './upstream-account.ts';
+import { upstreamAccountOf } from './upstream-account.ts';
 
 export { NOT_ENTITLED_TTL_MS, NOT_ENTITLED_WITNESSES } from './entitlement-marks.ts';
 
@@ -112,15 +112,15 @@ export class ChannelRegistry {
    * once another was refused too (entitlement-marks.ts).
    */
   markNotEntitled(channel: Channel, upstreamModel: string, tenant: string): void {
-    this.notEntitled.refused(this.accountOf(channel), upstreamModel, tenant);
+    this.notEntitled.refused(this.upstreamAccountOf(channel), upstreamModel, tenant);
   }
 
-  private accountOf(c: Channel): string {
+  private upstreamAccountOf(c: Channel): string {
     return this.accounts.get(c.id) ?? entitlementAccount(c);
   }
 
   private entitled(c: Channel, upstreamModel: string, tenant: string | null): boolean {
-    return this.notEntitled.size === 0 || this.notEntitled.allows(this.accountOf(c), upstreamModel, tenant);
+    return this.notEntitled.size === 0 || this.notEntitled.allows(this.upstreamAccountOf(c), upstreamModel, tenant);
   }
 
   all(): Channel[] {
@@ -186,7 +186,7 @@ export class ChannelRegistry {
 
 /** What an entitlement belongs to: the upstream account (upstream-account.ts) at that host (a region activates models apart). */
 function entitlementAccount(c: Channel): string {
-  return `${accountOf(c)}@${c.baseUrl}`;
+  return `${upstreamAccountOf(c)}@${c.baseUrl}`;
 }
 
 /** A channel record with its keys opened (every key registered for redaction). */

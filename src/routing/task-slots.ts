@@ -1,10 +1,10 @@
 // Kling counts parallel tasks per upstream account and model version: the gateway keeps one queue for each
 // (`<account>|<upstream model>`), and the operator may say how many tasks the account runs at once (task_slots).
 import type { Channel } from './channel-registry.ts';
-import { accountOf } from './upstream-account.ts';
+import { upstreamAccountOf } from './upstream-account.ts';
 
 /** The queue of a task created through `channel` for `upstreamModel`. */
-export const slotQueueOf = (channel: Pick<Channel, 'kind' | 'account' | 'keys'>, upstreamModel: string): string => `${accountOf(channel)}|${upstreamModel}`;
+export const slotQueueOf = (channel: Pick<Channel, 'kind' | 'account' | 'keys'>, upstreamModel: string): string => `${upstreamAccountOf(channel)}|${upstreamModel}`;
 
 /** A queue's account and model version (metrics labels, log lines). */
 export function splitSlotQueue(queue: string): { account: string; model: string } {
@@ -16,6 +16,6 @@ export function splitSlotQueue(queue: string): { account: string; model: string 
 export function slotLimitOf(channels: readonly Channel[], queue: string): number | null {
   const { account } = splitSlotQueue(queue);
   let limit: number | null = null;
-  for (const c of channels) if (c.taskSlots !== null && accountOf(c) === account) limit = limit === null ? c.taskSlots : Math.min(limit, c.taskSlots);
+  for (const c of channels) if (c.taskSlots !== null && upstreamAccountOf(c) === account) limit = limit === null ? c.taskSlots : Math.min(limit, c.taskSlots);
   return limit;
 }

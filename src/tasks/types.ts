@@ -160,7 +160,7 @@ export interface TaskDriver {
    */
   pollMany?(tasks: readonly TaskRecord[], channel: Channel, limit: CallLimit): Promise<Map<string, PollOutcome>>;
   /**
-   * The upstream account whose query budget this driver's queries draw on (tasks/list-rounds.ts, limits/query-budget.ts).
+   * The upstream account whose query rate this driver's queries draw on (tasks/list-rounds.ts, limits/query-rate.ts).
    * Absent: its queries are not budgeted.
    */
   queryAccount?(channel: Channel): string;
@@ -170,6 +170,8 @@ export interface TaskDriver {
    */
   /** The page size `listPage` asks for: a page's tasks past it are not the list's (list-rounds.ts keeps at most this many). */
   listPageSize?: number;
+  /** The listed statuses of a task not yet finished, and the state each means; any other listed status is an ending. */
+  listOpenStatuses?: Readonly<Record<string, 'queued' | 'in_progress'>>;
   listPage?(
     channel: Channel,
     createdFrom: number,

@@ -9,6 +9,7 @@ import { KlingClient } from '../../src/adapters/kling/client.ts';
 import { KlingJwtSigner } from '../../src/adapters/kling/jwt.ts';
 import { KlingTaskDriver } from '../../src/adapters/kling/task-driver.ts';
 import type { Channel } from '../../src/routing/channel-registry.ts';
+import { upstreamAccountOf } from '../../src/routing/upstream-account.ts';
 import type { TaskRecord } from '../../src/tasks/types.ts';
 import { useSimulator } from '../support/simulator.ts';
 
@@ -36,7 +37,7 @@ describe('a poll is bounded by its limit', () => {
       modelLimits: null,
     };
     // Within the test's own time limit (5 s), far below the client's default (20 s): the limit passed in applied.
-    await expect(new DashscopeVideoDriver(upstream).poll(task, ch, limit)).rejects.toMatchObject({ code: 'upstream_timeout' });
+    await expect(new DashscopeVideoDriver(upstream, upstreamAccountOf).poll(task, ch, limit)).rejects.toMatchObject({ code: 'upstream_timeout' });
   });
 
   it('Kling: a status query that never answers fails as upstream_timeout', async () => {

@@ -1,20 +1,20 @@
 // Upstream task queries per second per upstream account (DashScope allows 20 per Alibaba Cloud account, shared by
 // every key of it). A generic cell rate algorithm: each account has a theoretical arrival time (TAT); a query is
 // admitted when TAT − tolerance ≤ now, and moves TAT one interval on. At most rate + burst queries fall in any
-// one-second span, whatever the phase, so a budget of 15/s with a burst of 2 never shows the upstream more than 17.
+// one-second span, whatever the phase, so a rate of 15/s with a burst of 2 never shows the upstream more than 17.
 //
 // Client reads draw on a share of their own as well (a third of the rate), so clients polling many open tasks can
-// never take the whole budget from the poller's list rounds, which answer for all of them at once.
+// never take the whole rate from the poller's list rounds, which answer for all of them at once.
 //
-// In one process the state lives in shared memory, so the poller thread and the request thread share one budget;
+// In one process the state lives in shared memory, so the poller thread and the request thread share one query rate;
 // with Redis it lives there, so every instance shares it (a Lua script keeps the check and the step atomic, on
 // Redis's clock).
 import type { Redis } from 'ioredis';
 
 export type QueryWho = 'poller' | 'client';
 
-export interface QueryBudget {
-  /** One upstream query for the account now, if its budget has room; never waits. */
+export interface QueryRate {
+  /** One upstream query for the account now, if its query rate has room; never waits. */
   take(account: string, who: QueryWho): Promise<boolean>;
   /** The account's list round for the next `ms`: true for the one instance that may run it. */
   claimRound(account: string, ms: number): Promise<boolean>;
@@ -24,8 +24,8 @@ export interface QueryBudget {
   lastRound(account: string): Promise<number>;
 }
 
-/** No budget: every query goes (an engine without one, or an upstream that sets no query limit). */
-export const UNLIMITED_BUDGET: QueryBudget = {
+/** No limit: every query goes (an engine without one, or an upstream that sets no query limit). */
+export const UNLIMITED_QUERY_RATE: QueryRate = {
   take: async () => true,
   claimRound: async () => true,
   roundDone: async () => undefined,
@@ -38,7 +38,7 @@ interface Cell {
   toleranceUs: bigint;
 }
 
-export interface QueryBudgetOptions {
+export interface QueryRateOptions {
   /** Queries per second per account; 0 = unlimited. */
   qps: number;
   /** Queries that may run ahead of the steady rate. */
@@ -48,7 +48,7 @@ export interface QueryBudgetOptions {
 const CLIENT_SHARE = 3;
 const SLOTS = 512;
 
-function cells(o: QueryBudgetOptions): { account: Cell; client: Cell } | null {
+function cells(o: QueryRateOptions): { account: Cell; client: Cell } | null {
   if (o.qps <= 0) return null;
   const burst = Math.max(1, o.burst ?? 2);
   const cell = (qps: number, b: number): Cell => {
@@ -58,23 +58,23 @@ function cells(o: QueryBudgetOptions): { account: Cell; client: Cell } | null {
   return { account: cell(o.qps, burst), client: cell(o.qps / CLIENT_SHARE, 1) };
 }
 
-/** FNV-1a: the slot of an account key in the shared table (two accounts in one slot share a budget: only stricter). */
+/** FNV-1a: the slot of an account key in the shared table (two accounts in one slot share a query rate: only stricter). */
 function slotOf(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   return (h >>> 0) % SLOTS;
 }
 
-/** The memory a budget keeps its state in: pass it to the poller thread so both threads share one budget. */
-export const newBudgetMemory = (): SharedArrayBuffer => new SharedArrayBuffer(SLOTS * 3 * 8);
+/** The memory a query rate keeps its state in: pass it to the poller thread so both threads share one query rate. */
+export const newQueryRateMemory = (): SharedArrayBuffer => new SharedArrayBuffer(SLOTS * 3 * 8);
 
-export class MemoryQueryBudget implements QueryBudget {
+export class MemoryQueryRate implements QueryRate {
   private readonly tat: BigInt64Array;
   private readonly cells: ReturnType<typeof cells>;
 
   constructor(
-    opts: QueryBudgetOptions,
-    memory: SharedArrayBuffer = newBudgetMemory(),
+    opts: QueryRateOptions,
+    memory: SharedArrayBuffer = newQueryRateMemory(),
     private readonly nowUs: () => bigint = () => BigInt(Date.now()) * 1000n,
   ) {
     this.tat = new BigInt64Array(memory);
@@ -105,7 +105,7 @@ export class MemoryQueryBudget implements QueryBudget {
   takeNow(account: string, who: QueryWho): boolean {
     if (!this.cells) return true;
     const slot = slotOf(account);
-    // The client share first: a client refused by the account's budget has spent only its own share.
+    // The client share first: a client refused by the account's query rate has spent only its own share.
     if (who === 'client' && !this.step(SLOTS + slot, this.cells.client)) return false;
     return this.step(slot, this.cells.account);
   }
@@ -140,19 +140,19 @@ for i = 1, #KEYS do
 end
 return 1`;
 
-/** The budget in Redis, shared by every instance; while Redis cannot answer, this instance's own budget stands in. */
-export class RedisQueryBudget implements QueryBudget {
+/** The query rate in Redis, shared by every instance; while Redis cannot answer, this instance's own stands in. */
+export class RedisQueryRate implements QueryRate {
   private readonly cells: ReturnType<typeof cells>;
 
   constructor(
     private readonly redis: Redis,
-    opts: QueryBudgetOptions,
-    private readonly fallback: MemoryQueryBudget,
+    opts: QueryRateOptions,
+    private readonly fallback: MemoryQueryRate,
     private readonly onError: (e: unknown) => void,
     private readonly prefix = 'tollway:qb:',
   ) {
     this.cells = cells(opts);
-    redis.defineCommand('tollwayQueryBudget', { lua: SCRIPT });
+    redis.defineCommand('tollwayQueryRate', { lua: SCRIPT });
   }
 
   async claimRound(account: string, ms: number): Promise<boolean> {
@@ -184,7 +184,7 @@ export class RedisQueryBudget implements QueryBudget {
     const keys = who === 'client' ? [`${this.prefix}client:${account}`, `${this.prefix}${account}`] : [`${this.prefix}${account}`];
     const args = who === 'client' ? [c.client, c.account] : [c.account];
     try {
-      const call = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<number>>).tollwayQueryBudget!;
+      const call = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<number>>).tollwayQueryRate!;
       const r = await call.call(this.redis, keys.length, ...keys, ...args.flatMap((x) => [String(x.intervalUs), String(x.toleranceUs)]));
       return r === 1;
     } catch (e) {
