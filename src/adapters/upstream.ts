@@ -1,7 +1,6 @@
 // What an upstream is to the gateway, declared once in its folder (adapters/<upstream>/index.ts): its channel kind,
 // where it answers by default, which regions are refused, the keys a channel carries and which names its account,
 // the hosts of its result files, its task-query rate, the operator's channel check, and its task drivers. Config, channel validation, the probe and the composition root iterate the list (upstreams.ts).
-import type { ChannelKind } from '../store/repos/channels.ts';
 import type { Channel, ChannelKeys } from '../routing/channel-registry.ts';
 import type { TaskDriver } from '../tasks/types.ts';
 import type { UpstreamClient } from './http-client.ts';
@@ -37,8 +36,9 @@ export interface KeyField {
   setOnly?: boolean;
 }
 
-export interface Upstream {
-  kind: ChannelKind;
+export interface Upstream<K extends string = string> {
+  /** Its channel kind: the name channels, the admin API and the OpenAPI document know it by. */
+  kind: K;
   /** The base URL a channel gets when none is given, and the env variable that overrides it for env channels. */
   defaultBaseUrl: string;
   baseUrlEnv: string;

@@ -1,4 +1,4 @@
-// Limits read from the upstream where it tells them (DashScope's quota list): read for every upstream account at
+// Limits read from the upstream where it tells them (its Upstream.readLimits): read for every upstream account at
 // start and every few minutes with the key of one of its channels. What an account's read gives replaces what it
 // gave before; an account that cannot be read keeps what is stated or was learnt (and what was read last).
 import type { Upstream, UpstreamClients } from '../adapters/upstream.ts';

@@ -8,9 +8,8 @@ import { alertConfig, type AlertConfig } from './alert-env.ts';
 import { corsVar, type CorsConfig } from './cors-env.ts';
 import { simLimitsConfig, type SimLimitsConfig } from './sim-env.ts';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts';
-import { UPSTREAMS } from '../adapters/upstreams.ts';
+import { UPSTREAMS, type ChannelKind } from '../adapters/upstreams.ts';
 import type { ChannelKeys } from '../routing/channel-registry.ts';
-import type { ChannelKind } from '../store/repos/channels.ts';
 
 export type { CorsConfig, TracingConfig, TrustProxy };
 export { ConfigError };

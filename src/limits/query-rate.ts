@@ -1,5 +1,5 @@
-// Upstream task queries per second per upstream account (DashScope allows 20 per Alibaba Cloud account, shared by
-// every key of it). A generic cell rate algorithm: each account has a theoretical arrival time (TAT); a query is
+// The upstream query rate: task queries per second per upstream account, shared by every key of the account (the
+// upstream's folder declares its rate: Upstream.queryRate). A generic cell rate algorithm: each account has a theoretical arrival time (TAT); a query is
 // admitted when TAT − tolerance ≤ now, and moves TAT one interval on. At most rate + burst queries fall in any
 // one-second span, whatever the phase, so a rate of 15/s with a burst of 2 never shows the upstream more than 17.
 //

@@ -3,7 +3,8 @@ import type { SecretBox } from '../auth/secret-box.ts';
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
 import { registerSecret } from '../errors/redact.ts';
-import type { ChannelKind, ChannelModelLimits, ChannelRecord, ChannelsRepo } from '../store/repos/channels.ts';
+import type { ChannelKind } from '../adapters/upstreams.ts';
+import type { ChannelModelLimits, ChannelRecord, ChannelsRepo } from '../store/repos/channels.ts';
 import { EntitlementMarks } from './entitlement-marks.ts';
 import { upstreamAccountOf } from './upstream-account.ts';
 
@@ -87,7 +88,7 @@ export class ChannelRegistry {
     if (read === this.lastRead) return;
     const opened = rows.map((r) => ({ row: r, channel: openChannel(r, this.box) }));
     const enabled = opened.filter((o) => o.row.status === 'enabled').map((o) => o.channel);
-    this.disabled = rows.filter((r) => r.status !== 'enabled').map((r) => ({ kind: r.kind, models: r.models }));
+    this.disabled = rows.filter((r) => r.status !== 'enabled').map((r) => ({ kind: r.kind as ChannelKind, models: r.models }));
     const signatures = new Map(rows.map((r) => [r.id, `${r.status}|${r.baseUrl}|${r.keyEnc}|${JSON.stringify(r.models)}|${r.account}`]));
     const accounts = new Map(opened.map((o) => [o.channel.id, entitlementAccount(o.channel)]));
     const changed = new Set<string>();
@@ -203,7 +204,7 @@ export function openChannel(r: ChannelRecord, box: SecretBox): Channel {
   return {
     id: r.id,
     name: r.name,
-    kind: r.kind,
+    kind: r.kind as ChannelKind,
     baseUrl: r.baseUrl,
     keys,
     models: r.models,

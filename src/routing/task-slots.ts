@@ -1,10 +1,11 @@
-// Kling counts parallel tasks per upstream account and model version: the gateway keeps one queue for each
+// An upstream may count parallel tasks per upstream account and model version: the gateway keeps one queue for each
 // (`<account>|<upstream model>`), and the operator may say how many tasks the account runs at once (task_slots).
 import type { Channel } from './channel-registry.ts';
 import { upstreamAccountOf } from './upstream-account.ts';
 
 /** The queue of a task created through `channel` for `upstreamModel`. */
-export const slotQueueOf = (channel: Pick<Channel, 'kind' | 'account' | 'keys'>, upstreamModel: string): string => `${upstreamAccountOf(channel)}|${upstreamModel}`;
+export const slotQueueOf = (channel: Pick<Channel, 'kind' | 'account' | 'keys'>, upstreamModel: string): string =>
+  `${upstreamAccountOf(channel)}|${upstreamModel}`;
 
 /** A queue's account and model version (metrics labels, log lines). */
 export function splitSlotQueue(queue: string): { account: string; model: string } {

@@ -35,7 +35,7 @@ export interface TaskError {
 export interface TaskRecord {
   id: string;
   family: TaskFamily;
-  /** Driver key, e.g. 'dashscope-video' or 'kling-text2video'. */
+  /** Driver key: one of an upstream's task kinds (Upstream.taskKinds). */
   kind: string;
   tokenId: string;
   model: string;
@@ -94,13 +94,13 @@ export interface PollOutcome {
  * which tier, and what a success reporting nothing billable is charged are core/charge.ts's rule (finishedTaskUsage).
  */
 export interface ReportedUsage {
-  /** Output seconds (DashScope output_video_duration / video_duration; Kling: its videos' durations summed). */
+  /** Output seconds, summed over the task's videos (each driver maps its upstream's fields). */
   outputSeconds?: number | null;
   /** Input seconds (an edit model's input video). */
   inputSeconds?: number | null;
-  /** A total the upstream reports (DashScope `duration`: input + output for edit models). */
+  /** A total the upstream reports (input + output, for edit models). */
   totalSeconds?: number | null;
-  /** Output resolution as reported (DashScope SR: 720, 1080). */
+  /** Output resolution as reported (720, 1080). */
   resolution?: number | null;
 }
 

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryQueryRate, type QueryRate } from '../../src/limits/query-rate.ts';
 import { makeLogger } from '../../src/runtime/logger.ts';
-import { ListRounds, roundFresh } from '../../src/tasks/list-rounds.ts';
+import { ListRounds, roundFresh, type ListRoundDeps } from '../../src/tasks/list-rounds.ts';
 import type { TaskDriver, TaskRecord } from '../../src/tasks/types.ts';
 import { CHANNELS, engineFixture, type EngineFixture } from '../support/task-engine.ts';
 
@@ -47,7 +47,12 @@ async function openTasks(n: number): Promise<TaskRecord[]> {
   return tasks;
 }
 
-function rounds(listIntervalMs: number, queryRate: QueryRate = new MemoryQueryRate({ qps: QPS, burst: 2 }), stopping?: () => boolean): ListRounds {
+function rounds(
+  listIntervalMs: number,
+  queryRate: QueryRate = new MemoryQueryRate({ qps: QPS, burst: 2 }),
+  stopping?: () => boolean,
+  over: Partial<Pick<ListRoundDeps, 'finish' | 'move'>> = {},
+): ListRounds {
   return new ListRounds({
     stopping,
     db: f.store.db,
@@ -56,6 +61,7 @@ function rounds(listIntervalMs: number, queryRate: QueryRate = new MemoryQueryRa
     queryRate,
     finish: async () => true,
     move: async () => undefined,
+    ...over,
     options: { listIntervalMs, pollTimeoutMs: 1000, upstreamQueryQps: QPS, pollMaxMs: 30_000 },
   });
 }
@@ -116,6 +122,35 @@ describe('list rounds under the query rate', () => {
     await run;
     expect(Date.now() - stopAt).toBeLessThan(1000);
     expect(reads).toEqual([]);
+  });
+});
+
+describe("the driver's listed statuses", () => {
+  it('say which listed tasks are open, and in which state; any other status is an ending', async () => {
+    const tasks = await openTasks(6);
+    const listed = ['WAITING', 'WORKING', 'DONE', 'WAITING', 'WORKING', 'DONE'];
+    const status = new Map(tasks.map((t, i) => [t.upstreamTaskId!, listed[i]!]));
+    const driver: TaskDriver = {
+      poll: async () => ({ state: 'in_progress', upstreamStatus: 'WORKING' }),
+      queryAccount: () => 'acct',
+      listOpenStatuses: { WAITING: 'queued', WORKING: 'in_progress' },
+      listPage: async () => ({ tasks: tasks.map((t) => ({ upstreamTaskId: t.upstreamTaskId!, status: status.get(t.upstreamTaskId!)! })), totalPages: 1 }),
+    };
+    const finished: string[] = [];
+    const moved = new Map<string, string>();
+    const r = rounds(100, undefined, undefined, {
+      finish: async (t) => {
+        finished.push(t.upstreamTaskId!);
+        return true;
+      },
+      move: async (t, out) => {
+        moved.set(t.upstreamTaskId!, `${out.state}/${out.upstreamStatus}`);
+      },
+    });
+    await r.run(new Map([['test-video', driver]]));
+    expect(finished.sort()).toEqual([tasks[2]!, tasks[5]!].map((t) => t.upstreamTaskId!).sort());
+    const open = tasks.filter((_, i) => listed[i] !== 'DONE').map((t, i) => [t.upstreamTaskId!, i % 2 === 0 ? 'queued/WAITING' : 'in_progress/WORKING']);
+    expect(moved).toEqual(new Map(open as Array<[string, string]>));
   });
 });
 

@@ -8,7 +8,7 @@ import { dashscopeError } from './errors.ts';
 import { readDashscopeLimits } from './quotas.ts';
 import { DASHSCOPE_VIDEO_TASK_KIND, DashscopeVideoDriver } from './video-driver.ts';
 
-export const dashscope: Upstream = {
+export const dashscope: Upstream<'dashscope'> = {
   kind: 'dashscope',
   defaultBaseUrl: 'https://dashscope.aliyuncs.com',
   baseUrlEnv: 'DASHSCOPE_BASE_URL',

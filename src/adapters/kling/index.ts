@@ -4,7 +4,7 @@ import { PROBE_TIMEOUT_MS } from '../probe.ts';
 import { KlingTaskDriver } from './task-driver.ts';
 import { ALL_STORED_KINDS } from './task-kinds.ts';
 
-export const kling: Upstream = {
+export const kling: Upstream<'kling'> = {
   kind: 'kling',
   defaultBaseUrl: 'https://api-beijing.klingai.com',
   baseUrlEnv: 'KLING_BASE_URL',
