@@ -11,7 +11,7 @@ export interface LimitReaderDeps {
   readonly channels: () => readonly Channel[];
   readonly upstreamOf: (kind: Channel['kind']) => Upstream;
   readonly clients: UpstreamClients;
-  readonly onError: (account: string, e: unknown) => void;
+  readonly onError: (upstreamAccount: string, e: unknown) => void;
 }
 
 /** One round: each account's limits, read through the first enabled channel naming it. */
@@ -22,12 +22,12 @@ export async function readAllLimits(d: LimitReaderDeps): Promise<void> {
     if (!byAccount.has(a) && d.upstreamOf(c.kind).readLimits) byAccount.set(a, c);
   }
   await Promise.all(
-    [...byAccount].map(async ([account, ch]) => {
+    [...byAccount].map(async ([upstreamAccount, ch]) => {
       try {
         const read = await d.upstreamOf(ch.kind).readLimits!(d.clients, ch);
-        d.capacity.setRead(account, read);
+        d.capacity.setRead(upstreamAccount, read);
       } catch (e) {
-        d.onError(account, e);
+        d.onError(upstreamAccount, e);
       }
     }),
   );

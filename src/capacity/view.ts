@@ -24,10 +24,10 @@ export interface CapacityView {
 }
 
 export function capacityView(capacity: Capacity, ch: Pick<Channel, 'kind' | 'account' | 'keys'>, now = Date.now()): CapacityView[] {
-  const account = upstreamAccountOf(ch);
+  const upstreamAccount = upstreamAccountOf(ch);
   return capacity
     .all()
-    .filter((g) => g.account === account)
+    .filter((g) => g.upstreamAccount === upstreamAccount)
     .map((g) => {
       const o = capacity.origins(g);
       return {

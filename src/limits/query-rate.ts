@@ -15,13 +15,13 @@ export type QueryWho = 'poller' | 'client';
 
 export interface QueryRate {
   /** One upstream query for the account now, if its query rate has room; never waits. */
-  take(account: string, who: QueryWho): Promise<boolean>;
+  take(upstreamAccount: string, who: QueryWho): Promise<boolean>;
   /** The account's list round for the next `ms`: true for the one instance that may run it. */
-  claimRound(account: string, ms: number): Promise<boolean>;
+  claimRound(upstreamAccount: string, ms: number): Promise<boolean>;
   /** A list round of the account, begun at `startedAt` (ms), saw every open task created before it. */
-  roundDone(account: string, startedAt: number): Promise<void>;
+  roundDone(upstreamAccount: string, startedAt: number): Promise<void>;
   /** When the account's last complete list round began (ms; 0 = none): reads of older tasks need no query of their own. */
-  lastRound(account: string): Promise<number>;
+  lastRound(upstreamAccount: string): Promise<number>;
 }
 
 /** No limit: every query goes (an engine without one, or an upstream that sets no query limit). */
@@ -48,14 +48,14 @@ export interface QueryRateOptions {
 const CLIENT_SHARE = 3;
 const SLOTS = 512;
 
-function cells(o: QueryRateOptions): { account: Cell; client: Cell } | null {
+function cells(o: QueryRateOptions): { upstreamAccount: Cell; client: Cell } | null {
   if (o.qps <= 0) return null;
   const burst = Math.max(1, o.burst ?? 2);
   const cell = (qps: number, b: number): Cell => {
     const intervalUs = BigInt(Math.ceil(1e6 / qps));
     return { intervalUs, toleranceUs: intervalUs * BigInt(b - 1) };
   };
-  return { account: cell(o.qps, burst), client: cell(o.qps / CLIENT_SHARE, 1) };
+  return { upstreamAccount: cell(o.qps, burst), client: cell(o.qps / CLIENT_SHARE, 1) };
 }
 
 /** FNV-1a: the slot of an account key in the shared table (two accounts in one slot share a query rate: only stricter). */
@@ -83,31 +83,31 @@ export class MemoryQueryRate implements QueryRate {
 
   private readonly rounds = new Map<string, number>();
 
-  async take(account: string, who: QueryWho): Promise<boolean> {
-    return this.takeNow(account, who);
+  async take(upstreamAccount: string, who: QueryWho): Promise<boolean> {
+    return this.takeNow(upstreamAccount, who);
   }
 
-  async roundDone(account: string, startedAt: number): Promise<void> {
-    Atomics.store(this.tat, 2 * SLOTS + slotOf(account), BigInt(startedAt));
+  async roundDone(upstreamAccount: string, startedAt: number): Promise<void> {
+    Atomics.store(this.tat, 2 * SLOTS + slotOf(upstreamAccount), BigInt(startedAt));
   }
 
-  async lastRound(account: string): Promise<number> {
-    return Number(Atomics.load(this.tat, 2 * SLOTS + slotOf(account)));
+  async lastRound(upstreamAccount: string): Promise<number> {
+    return Number(Atomics.load(this.tat, 2 * SLOTS + slotOf(upstreamAccount)));
   }
 
-  async claimRound(account: string, ms: number): Promise<boolean> {
+  async claimRound(upstreamAccount: string, ms: number): Promise<boolean> {
     const now = Date.now();
-    if ((this.rounds.get(account) ?? 0) > now) return false;
-    this.rounds.set(account, now + ms);
+    if ((this.rounds.get(upstreamAccount) ?? 0) > now) return false;
+    this.rounds.set(upstreamAccount, now + ms);
     return true;
   }
 
-  takeNow(account: string, who: QueryWho): boolean {
+  takeNow(upstreamAccount: string, who: QueryWho): boolean {
     if (!this.cells) return true;
-    const slot = slotOf(account);
+    const slot = slotOf(upstreamAccount);
     // The client share first: a client refused by the account's query rate has spent only its own share.
     if (who === 'client' && !this.step(SLOTS + slot, this.cells.client)) return false;
-    return this.step(slot, this.cells.account);
+    return this.step(slot, this.cells.upstreamAccount);
   }
 
   private step(i: number, c: Cell): boolean {
@@ -155,41 +155,41 @@ export class RedisQueryRate implements QueryRate {
     redis.defineCommand('tollwayQueryRate', { lua: SCRIPT });
   }
 
-  async claimRound(account: string, ms: number): Promise<boolean> {
+  async claimRound(upstreamAccount: string, ms: number): Promise<boolean> {
     try {
-      return (await this.redis.set(`${this.prefix}round:${account}`, '1', 'PX', Math.max(1, Math.floor(ms) - 50), 'NX')) === 'OK';
+      return (await this.redis.set(`${this.prefix}round:${upstreamAccount}`, '1', 'PX', Math.max(1, Math.floor(ms) - 50), 'NX')) === 'OK';
     } catch (e) {
       this.onError(e);
-      return this.fallback.claimRound(account, ms);
+      return this.fallback.claimRound(upstreamAccount, ms);
     }
   }
 
-  async roundDone(account: string, startedAt: number): Promise<void> {
-    await this.fallback.roundDone(account, startedAt);
-    await this.redis.set(`${this.prefix}seen:${account}`, String(startedAt), 'PX', 600_000).catch(this.onError);
+  async roundDone(upstreamAccount: string, startedAt: number): Promise<void> {
+    await this.fallback.roundDone(upstreamAccount, startedAt);
+    await this.redis.set(`${this.prefix}seen:${upstreamAccount}`, String(startedAt), 'PX', 600_000).catch(this.onError);
   }
 
-  async lastRound(account: string): Promise<number> {
+  async lastRound(upstreamAccount: string): Promise<number> {
     try {
-      return Number((await this.redis.get(`${this.prefix}seen:${account}`)) ?? 0);
+      return Number((await this.redis.get(`${this.prefix}seen:${upstreamAccount}`)) ?? 0);
     } catch (e) {
       this.onError(e);
-      return this.fallback.lastRound(account);
+      return this.fallback.lastRound(upstreamAccount);
     }
   }
 
-  async take(account: string, who: QueryWho): Promise<boolean> {
+  async take(upstreamAccount: string, who: QueryWho): Promise<boolean> {
     const c = this.cells;
     if (!c) return true;
-    const keys = who === 'client' ? [`${this.prefix}client:${account}`, `${this.prefix}${account}`] : [`${this.prefix}${account}`];
-    const args = who === 'client' ? [c.client, c.account] : [c.account];
+    const keys = who === 'client' ? [`${this.prefix}client:${upstreamAccount}`, `${this.prefix}${upstreamAccount}`] : [`${this.prefix}${upstreamAccount}`];
+    const args = who === 'client' ? [c.client, c.upstreamAccount] : [c.upstreamAccount];
     try {
       const call = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<number>>).tollwayQueryRate!;
       const r = await call.call(this.redis, keys.length, ...keys, ...args.flatMap((x) => [String(x.intervalUs), String(x.toleranceUs)]));
       return r === 1;
     } catch (e) {
       this.onError(e);
-      return this.fallback.takeNow(account, who);
+      return this.fallback.takeNow(upstreamAccount, who);
     }
   }
 }
