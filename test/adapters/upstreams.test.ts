@@ -1,5 +1,7 @@
 // An upstream is declared once, in its folder: the channel kinds, the admin API's key fields in the OpenAPI document
 // and the default result hosts all come from the list of upstreams (adapters/upstreams.ts), none written out again.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHANNEL_KINDS, UPSTREAMS } from '../../src/adapters/upstreams.ts';
 import { DEFAULT_RESULT_HOSTS } from '../../src/config/config.ts';
@@ -35,5 +37,35 @@ describe('the list of upstreams', () => {
 
   it("names each upstream's account by one of its own key fields", () => {
     for (const u of UPSTREAMS) expect(u.keyFields.map((f) => f.key)).toContain(u.accountKey);
+  });
+});
+
+/**
+ * Modules outside adapters/ that may name an upstream's kind in code: data and wiring bound to one upstream by the
+ * product (the default catalogue, demo channels, the vendor-style family's own endpoint rule), and the catalogue
+ * source's upstream check (the pricing room's, to take CHANNEL_KINDS).
+ */
+const NAMING_ALLOWED = ['catalogue/default-catalogue.ts', 'main.ts', 'core/vidx/create.ts', 'catalogue-source.ts'];
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+describe('a generic module', () => {
+  it('never branches on an upstream by name: no string of an upstream kind in code outside adapters/', () => {
+    const src = join(import.meta.dirname, '..', '..', 'src');
+    const named = new RegExp(`['"\`](${kinds.join('|')})['"\`]`);
+    const found: string[] = [];
+    for (const file of sources(src)) {
+      const rel = relative(src, file);
+      if (rel.startsWith('adapters/') || NAMING_ALLOWED.some((a) => rel.endsWith(a))) continue;
+      for (const line of readFileSync(file, 'utf8').split('\n')) {
+        const code = line.trim();
+        if (!code.startsWith('//') && !code.startsWith('*') && named.test(code)) found.push(`${rel}: ${code}`);
+      }
+    }
+    expect(found).toEqual([]);
   });
 });
