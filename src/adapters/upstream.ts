@@ -2,17 +2,19 @@
 // where it answers by default, which regions are refused, the keys a channel carries and which names its account,
 // the hosts of its result files, its task-query rate, the operator's channel check, and its task drivers. Config, channel validation, the probe and the composition root iterate the list (upstreams.ts).
 import type { Channel, ChannelKeys } from '../routing/channel-registry.ts';
-import type { TaskDriver } from '../tasks/types.ts';
+import type { TaskDriver, TaskRecord } from '../tasks/types.ts';
 import type { UpstreamClient } from './http-client.ts';
 import type { KlingClient } from './kling/client.ts';
 import type { UpstreamModelLimits } from './types.ts';
-import type { SubmitVia } from './kling/task-driver.ts';
 
 /** The upstream clients built in compose.ts, one each, that probes and drivers call through. */
 export interface UpstreamClients {
   upstream: UpstreamClient;
   kling: KlingClient;
 }
+
+/** Run a creation attempt across the channels serving the task's model, connect-only (the composition root's failover). */
+export type SubmitVia = <T>(task: TaskRecord, attempt: (channel: Channel) => Promise<T>) => Promise<T>;
 
 /** What the composition root hands a driver besides the clients. */
 export interface DriverWiring {

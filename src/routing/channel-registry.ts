@@ -10,7 +10,7 @@ import { upstreamAccountOf } from './upstream-account.ts';
 
 export { NOT_ENTITLED_TTL_MS, NOT_ENTITLED_WITNESSES } from './entitlement-marks.ts';
 
-/** Upstream credentials after decryption. Never leaves the process. */
+/** Upstream credentials after decryption: every upstream's key fields (Upstream.keyFields). Never leaves the process. */
 export interface ChannelKeys {
   apiKey?: string;
   accessKey?: string;
@@ -198,9 +198,8 @@ export function openChannel(r: ChannelRecord, box: SecretBox): Channel {
   } catch {
     keys = {};
   }
-  registerSecret(keys.apiKey);
-  registerSecret(keys.secretKey);
-  registerSecret(keys.accessKey);
+  // Every key whatever its upstream: the key fields are each upstream's own (Upstream.keyFields).
+  for (const v of Object.values(keys)) if (typeof v === 'string') registerSecret(v);
   return {
     id: r.id,
     name: r.name,
