@@ -26,8 +26,11 @@ export interface Channel {
   models: string[] | null;
   priority: number;
   weight: number;
-  /** The upstream account the key belongs to, as the operator named it (null: the key is its own; see upstream-account.ts). */
-  account: string | null;
+  /**
+   * The upstream account the key belongs to, as the operator named it (null: the key is its own; see
+   * upstream-account.ts). Stored and shown as the channel's `account`.
+   */
+  upstreamAccount: string | null;
   /** Operator-set parallel tasks per model version on the account (null: learnt from the upstream's refusals). */
   taskSlots: number | null;
   /** The account's limits per model stated on this channel (null: none; see capacity/). */
@@ -209,7 +212,7 @@ export function openChannel(r: ChannelRecord, box: SecretBox): Channel {
     models: r.models,
     priority: r.priority,
     weight: r.weight,
-    account: r.account,
+    upstreamAccount: r.account,
     taskSlots: r.taskSlots,
     modelLimits: r.modelLimits,
   };

@@ -6,8 +6,8 @@ import { upstreamOf } from '../adapters/upstreams.ts';
 import type { Channel } from './channel-registry.ts';
 
 /** Stable account key: `<kind>:<operator's name>`, or `<kind>:key-<hash of the key>` (the key itself never appears). */
-export function upstreamAccountOf(channel: Pick<Channel, 'kind' | 'account' | 'keys'>): string {
-  if (channel.account) return `${channel.kind}:${channel.account}`;
+export function upstreamAccountOf(channel: Pick<Channel, 'kind' | 'upstreamAccount' | 'keys'>): string {
+  if (channel.upstreamAccount) return `${channel.kind}:${channel.upstreamAccount}`;
   const key = channel.keys[upstreamOf(channel.kind).accountKey] ?? '';
   return `${channel.kind}:key-${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }

@@ -32,7 +32,7 @@ describe('a poll is bounded by its limit', () => {
       models: null,
       priority: 0,
       weight: 1,
-      account: null,
+      upstreamAccount: null,
       taskSlots: null,
       modelLimits: null,
     };
@@ -51,7 +51,7 @@ describe('a poll is bounded by its limit', () => {
       models: null,
       priority: 0,
       weight: 1,
-      account: null,
+      upstreamAccount: null,
       taskSlots: null,
       modelLimits: null,
     };
