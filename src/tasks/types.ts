@@ -161,7 +161,7 @@ export interface TaskDriver {
   pollMany?(tasks: readonly TaskRecord[], channel: Channel, limit: CallLimit): Promise<Map<string, PollOutcome>>;
   /**
    * The upstream account whose query rate this driver's queries draw on (tasks/list-rounds.ts, limits/query-rate.ts).
-   * Absent: its queries are not budgeted.
+   * Absent: its queries draw on no query rate.
    */
   queryAccount?(channel: Channel): string;
   /**

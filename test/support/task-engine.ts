@@ -50,7 +50,7 @@ export class ScriptedDriver implements TaskDriver {
   inflight = new Map<string, number>();
   maxInflight = new Map<string, number>();
   delayMs = 0;
-  /** Set to make the driver's tasks budgeted per upstream account (limits/query-rate.ts). */
+  /** Set to make the driver's queries draw on an upstream account's query rate (limits/query-rate.ts). */
   queryAccount?: (channel: Channel) => string;
 
   async poll(task: TaskRecord, channel: Channel): Promise<PollOutcome> {
