@@ -273,8 +273,7 @@ export async function composeGateway(config: Config, keys: Keys, o: Opened, sink
         channels: () => deps.channels.all(),
         upstreamOf,
         clients: { upstream: deps.upstream, kling },
-        onError: (upstreamAccount, e) =>
-          deps.logger.warn({ account: upstreamAccount, err: String(e) }, 'upstream limits not read; stated and learnt limits stand'),
+        onError: (account, e) => deps.logger.warn({ account, err: String(e) }, 'upstream limits not read; stated and learnt limits stand'),
       },
       config.capacity.readLimitsMs,
       () => deps.channels.version,
