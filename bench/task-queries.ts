@@ -1,7 +1,7 @@
 // npm run bench:tasks, part 1 — upstream task queries per finished task: BENCH_QUERY_TASKS (default 2,000) /v1/videos
 // tasks open at once on one DashScope account, each finishing after TOLLWAY_SIM_TASK_MS (default 60 s), followed until
 // every one has ended, side by side in one run:
-//  - the gateway as it is: the account's query budget (20/s at the simulator, as a real account) and list rounds;
+//  - the gateway as it is: the account's query rate (20/s at the simulator, as a real account) and list rounds;
 //  - single-task polling, one query per task on its back-off schedule, against a simulator that sets no query limit
 //    (list rounds and the budget off: how the gateway followed tasks before).
 // Reports queries per finished task, list and single queries, throttled queries and the time until all had ended.

@@ -42,6 +42,7 @@ import { TokenCallbackSigner } from './tasks/callback-signing.ts';
 import { newTaskOwner, TaskEngine } from './tasks/engine.ts';
 import { PollerThread } from './tasks/poller-thread.ts';
 import { UPSTREAMS, upstreamOf } from './adapters/upstreams.ts';
+import { upstreamAccountOf } from './routing/upstream-account.ts';
 import { PriceGroups } from './metering/price-groups.ts';
 import { AlertEmitter } from './alerts/emitter.ts';
 import { buildRepos, composeWriters } from './compose-store.ts';
@@ -50,7 +51,7 @@ import { composeAlerts, type AlertLoops } from './compose-alerts.ts';
 /** The Redis connections an instance uses when Redis is configured (opened and closed by process-life.ts). */
 export interface RedisClients {
   limits: Redis;
-  budget: Redis;
+  queryRate: Redis;
   publish: Redis;
   subscribe: Redis;
 }
@@ -60,8 +61,8 @@ export interface Opened {
   store: Store;
   logger: Logger;
   redis: RedisClients | null;
-  /** The in-process query budget's memory: shared with the poller thread, so both threads keep one budget. */
-  queryBudgetMemory: SharedArrayBuffer;
+  /** The in-process query rate's memory: shared with the poller thread, so both threads keep one query rate. */
+  queryRateMemory: SharedArrayBuffer;
   /** Who holds this instance's poll leases (the poller thread's, kept across its restarts); default: a new id. */
   taskOwner?: string;
   /** The meter's clock (budget periods); tests set it. Default Date.now. */
@@ -137,7 +138,7 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
   );
   capacityMetrics.watch(capacity);
   const tokenAuth = new TokenAuth(repos.tokens);
-  const { limiter, budget } = composeLimits(config, logger, redis, o.queryBudgetMemory);
+  const { limiter, queryRate } = composeLimits(config, logger, redis, o.queryRateMemory);
   const slots = {
     repo: new SlotQueueRepo(store.db, store.dialect),
     limitOf: (queue: string) => slotLimitOf(channels.all(), queue),
@@ -167,7 +168,7 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
       logger,
       options: config.tasks,
       owner: o.taskOwner,
-      budget,
+      queryRate,
       slots,
     }),
     breakers,
@@ -204,7 +205,7 @@ function composeTasks(deps: GatewayDeps, kling: KlingClient, views: typeof impor
     agents: deps.net.agents,
   });
   const clients = { upstream: deps.upstream, kling };
-  const wiring = { channels: () => deps.channels.all(), submitVia: taskSubmitVia(deps) };
+  const wiring = { channels: () => deps.channels.all(), submitVia: taskSubmitVia(deps), upstreamAccountOf };
   for (const u of UPSTREAMS) for (const [kind, driver] of u.drivers(clients, wiring)) deps.tasks.registerDriver(kind, driver);
   const callbackKey = deps.box.derive('tollway:kling-callback-url:v1');
   return { deps, client: kling, sessions: new SessionsRepo(deps.store.db), callbackKey, kick: kick ?? (() => dispatcher.kick()), dispatcher };
@@ -220,7 +221,7 @@ function pollerThread(config: Config, keys: Keys, o: Opened, sink: DestinationSt
   return new PollerThread(
     // One lease owner for every start of the thread: a restarted thread goes on with the tasks its predecessor held
     // (leases are sticky) instead of leaving them until the leases run out.
-    { config: { ...config, tracing: null }, ...keys, location: o.store.location, queryBudgetMemory: o.queryBudgetMemory, taskOwner: newTaskOwner() },
+    { config: { ...config, tracing: null }, ...keys, location: o.store.location, queryRateMemory: o.queryRateMemory, taskOwner: newTaskOwner() },
     sink,
     o.logger,
   );

@@ -31,7 +31,7 @@ try {
     adminKey: data.adminKey,
     secret: data.secret,
     location: data.location,
-    queryBudgetMemory: data.queryBudgetMemory,
+    queryRateMemory: data.queryRateMemory,
     taskOwner: data.taskOwner,
     logStream: {
       write: (line: string) => {

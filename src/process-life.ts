@@ -9,7 +9,7 @@ import type { Config } from './config/config.ts';
 import { applyChangeHere } from './core/admin/cache-changes.ts';
 import type { GatewayDeps } from './core/deps.ts';
 import { registerSecrets } from './config/secrets.ts';
-import { newBudgetMemory } from './limits/query-budget.ts';
+import { newQueryRateMemory } from './limits/query-rate.ts';
 import { makeLogger } from './runtime/logger.ts';
 import { stdoutSink } from './runtime/log-sink.ts';
 import { openStore, type Store } from './store/store.ts';
@@ -69,7 +69,7 @@ async function openRedis(url: string | undefined, logger: Logger): Promise<Redis
     // the client in subscriber mode before INFO's answer — the check then fails and no message is ever delivered.
     subscribe: await redisClient(url, logger, 'cluster-subscribe', { enableReadyCheck: false }),
     limits: await redisClient(url, logger, 'limits', { maxRetriesPerRequest: 2 }),
-    budget: await redisClient(url, logger, 'query-budget', { maxRetriesPerRequest: 1 }),
+    queryRate: await redisClient(url, logger, 'query-rate', { maxRetriesPerRequest: 1 }),
   };
 }
 
@@ -193,7 +193,7 @@ export async function startGateway(config: Config, opts: GatewayOptions): Promis
     store,
     logger,
     redis: await openRedis(config.redisUrl, logger),
-    queryBudgetMemory: newBudgetMemory(),
+    queryRateMemory: newQueryRateMemory(),
     ...(opts.clock ? { clock: opts.clock } : {}),
   };
   const { deps, vidx, app, poller, alerts } = await composeGateway(config, keys, opened, sink);
@@ -241,7 +241,7 @@ export const POLLER_PG_POOL = 4;
  */
 export async function startPoller(
   config: Config,
-  opts: Keys & { location: { url: string; pgSchema?: string }; logStream: DestinationStream; queryBudgetMemory: SharedArrayBuffer; taskOwner: string },
+  opts: Keys & { location: { url: string; pgSchema?: string }; logStream: DestinationStream; queryRateMemory: SharedArrayBuffer; taskOwner: string },
 ): Promise<{ apply(e: ClusterEvent): Promise<void>; kick(): void; close(): Promise<void> }> {
   const keys = { adminKey: opts.adminKey, secret: opts.secret };
   registerSecrets(config, [keys.adminKey, keys.secret]);
@@ -253,7 +253,7 @@ export async function startPoller(
     store,
     logger,
     redis: await openRedis(config.redisUrl, logger),
-    queryBudgetMemory: opts.queryBudgetMemory,
+    queryRateMemory: opts.queryRateMemory,
     taskOwner: opts.taskOwner,
   };
   const { deps, vidx } = await composePoller(config, keys, opened);

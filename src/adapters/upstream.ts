@@ -1,13 +1,11 @@
 // What an upstream is to the gateway, declared once in its folder (adapters/<upstream>/index.ts): its channel kind,
-// where it answers by default, which regions are refused, the keys a channel carries, the operator's channel check,
-// and its task drivers. Config, channel validation, the probe and the composition root iterate the list (upstreams.ts).
-import type { ChannelKind } from '../store/repos/channels.ts';
+// where it answers by default, which regions are refused, the keys a channel carries and which names its account,
+// the hosts of its result files, its task-query rate, the operator's channel check, and its task drivers. Config, channel validation, the probe and the composition root iterate the list (upstreams.ts).
 import type { Channel, ChannelKeys } from '../routing/channel-registry.ts';
-import type { TaskDriver } from '../tasks/types.ts';
+import type { TaskDriver, TaskRecord } from '../tasks/types.ts';
 import type { UpstreamClient } from './http-client.ts';
 import type { KlingClient } from './kling/client.ts';
 import type { UpstreamModelLimits } from './types.ts';
-import type { SubmitVia } from './kling/task-driver.ts';
 
 /** The upstream clients built in compose.ts, one each, that probes and drivers call through. */
 export interface UpstreamClients {
@@ -15,12 +13,17 @@ export interface UpstreamClients {
   kling: KlingClient;
 }
 
+/** Run a creation attempt across the channels serving the task's model, connect-only (the composition root's failover). */
+export type SubmitVia = <T>(task: TaskRecord, attempt: (channel: Channel) => Promise<T>) => Promise<T>;
+
 /** What the composition root hands a driver besides the clients. */
 export interface DriverWiring {
   /** Every channel now (a driver looks for a lost creation on the other accounts of its kind). */
   channels(): readonly Channel[];
   /** A stored creation's send, failing over across the channels serving its model (core/task-submit.ts). */
   submitVia: SubmitVia;
+  /** The upstream account a channel's key belongs to (routing/upstream-account.ts). */
+  upstreamAccountOf(channel: Channel): string;
 }
 
 /** One credential a channel of this upstream carries. */
@@ -35,14 +38,21 @@ export interface KeyField {
   setOnly?: boolean;
 }
 
-export interface Upstream {
-  kind: ChannelKind;
+export interface Upstream<K extends string = string> {
+  /** Its channel kind: the name channels, the admin API and the OpenAPI document know it by. */
+  kind: K;
   /** The base URL a channel gets when none is given, and the env variable that overrides it for env channels. */
   defaultBaseUrl: string;
   baseUrlEnv: string;
   /** Hosts of this upstream's other regions: refused as a base URL (keys and prices are per region). */
   foreignHosts: RegExp;
   keyFields: readonly KeyField[];
+  /** The key that names the upstream account when the operator names none (routing/upstream-account.ts hashes it). */
+  accountKey: keyof ChannelKeys;
+  /** Hosts its result files (videos, images) are fetched from: the default of TOLLWAY_RESULT_HOSTS. */
+  resultHosts: readonly string[];
+  /** Its task queries per second per upstream account, when it sets such a limit; `env` overrides the default. */
+  queryRate?: { env: string; qps: number };
   /** The cheapest authenticated call it answers: resolves with the upstream request id, throws a GatewayError. */
   probe(clients: UpstreamClients, ch: Channel): Promise<{ upstreamRequestId: string | null }>;
   /**

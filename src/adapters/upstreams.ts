@@ -1,12 +1,17 @@
-// Every upstream the gateway speaks to, each declared in its own folder.
-import type { ChannelKind } from '../store/repos/channels.ts';
+// Every upstream the gateway speaks to, each declared in its own folder: the one list a new upstream joins. Channel
+// kinds, the admin API's and the OpenAPI document's kinds and key fields, result hosts and drivers derive from it.
 import { dashscope } from './dashscope/index.ts';
 import { kling } from './kling/index.ts';
 import type { Upstream } from './upstream.ts';
 
-export const UPSTREAMS: readonly Upstream[] = [dashscope, kling];
+export const UPSTREAMS = [dashscope, kling] as const satisfies readonly Upstream[];
 
-export function upstreamOf(kind: ChannelKind): Upstream {
+/** A channel's kind: one of the upstreams'. */
+export type ChannelKind = (typeof UPSTREAMS)[number]['kind'];
+
+export const CHANNEL_KINDS: readonly ChannelKind[] = UPSTREAMS.map((u) => u.kind);
+
+export function upstreamOf(kind: string): Upstream {
   const u = UPSTREAMS.find((x) => x.kind === kind);
   if (!u) throw new Error(`no upstream of kind ${kind}`);
   return u;

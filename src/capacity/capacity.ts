@@ -5,7 +5,7 @@
 // from a cached lookup, and `active()` is false while no gate exists anywhere.
 import type { ModelEntry } from '../catalogue/types.ts';
 import type { Channel } from '../routing/channel-registry.ts';
-import { accountOf } from '../routing/upstream-account.ts';
+import { upstreamAccountOf } from '../routing/upstream-account.ts';
 import { Gate, type GateDeps } from './gate.ts';
 import { hasAny, NO_LIMITS, smaller, statedFor, type Limits, type RefusedLimit } from './limits.ts';
 
@@ -85,8 +85,8 @@ export class Capacity {
   }
 
   /** The limits an upstream account's quota endpoint gave (replacing what it gave before). */
-  setRead(account: string, limits: ReadLimits): void {
-    this.read.set(account, limits);
+  setRead(upstreamAccount: string, limits: ReadLimits): void {
+    this.read.set(upstreamAccount, limits);
     this.seen = -1;
   }
 
@@ -101,8 +101,8 @@ export class Capacity {
     const m = this.models.get(g.key);
     const none = { ...NO_LIMITS };
     if (m === undefined) return { stated: none, read: none };
-    const r = this.read.get(g.account)?.get(m.upstreamModel);
-    return { stated: this.statedOf(g.account, m), read: r ? { rpm: r.rpm, tpm: r.tpm, concurrency: null } : none };
+    const r = this.read.get(g.upstreamAccount)?.get(m.upstreamModel);
+    return { stated: this.statedOf(g.upstreamAccount, m), read: r ? { rpm: r.rpm, tpm: r.tpm, concurrency: null } : none };
   }
 
   private stale(): boolean {
@@ -110,13 +110,13 @@ export class Capacity {
   }
 
   private find(ch: Channel, model: GateModel, create: boolean): Gate | null {
-    const account = accountOf(ch);
-    const key = `${account}|${model.upstreamModel}`;
+    const upstreamAccount = upstreamAccountOf(ch);
+    const key = `${upstreamAccount}|${model.upstreamModel}`;
     let g = this.gates.get(key);
     if (g !== undefined) return g;
-    const limits = this.limitsOf(account, model);
+    const limits = this.limitsOf(upstreamAccount, model);
     if (!create && !hasAny(limits)) return null;
-    g = new Gate(key, account, model.upstreamModel, this.deps);
+    g = new Gate(key, upstreamAccount, model.upstreamModel, this.deps);
     g.setLimits(limits);
     this.gates.set(key, g);
     this.models.set(key, model);
@@ -124,9 +124,9 @@ export class Capacity {
   }
 
   /** Stated (the smallest on any channel of the account) over read, per kind. */
-  private limitsOf(account: string, model: GateModel): Limits {
-    const l = this.statedOf(account, model);
-    const r = this.read.get(account)?.get(model.upstreamModel);
+  private limitsOf(upstreamAccount: string, model: GateModel): Limits {
+    const l = this.statedOf(upstreamAccount, model);
+    const r = this.read.get(upstreamAccount)?.get(model.upstreamModel);
     return r === undefined ? l : { rpm: l.rpm ?? r.rpm, tpm: l.tpm ?? r.tpm, concurrency: l.concurrency };
   }
 
@@ -134,10 +134,10 @@ export class Capacity {
    * The smallest limits stated for the upstream model on any channel of the account: for each public name sending
    * it that the channel serves, the channel's own entry for that name, else its "*".
    */
-  private statedOf(account: string, model: GateModel): Limits {
+  private statedOf(upstreamAccount: string, model: GateModel): Limits {
     let l: Limits = { ...NO_LIMITS };
     for (const c of this.channels.all()) {
-      if (c.modelLimits === null || accountOf(c) !== account) continue;
+      if (c.modelLimits === null || upstreamAccountOf(c) !== upstreamAccount) continue;
       for (const name of this.publicNames(c.kind, model)) {
         if (c.models !== null && !c.models.includes(name)) continue;
         const s = statedFor(c.modelLimits, name);
@@ -173,7 +173,7 @@ export class Capacity {
     this.indexNames();
     this.perChannel = new WeakMap();
     for (const [key, g] of this.gates) {
-      const l = this.limitsOf(g.account, this.models.get(key)!);
+      const l = this.limitsOf(g.upstreamAccount, this.models.get(key)!);
       g.setLimits(l);
       if (!hasAny(l) && !g.learnt.any && g.inFlight === 0 && g.waiting === 0) {
         this.gates.delete(key);

@@ -75,7 +75,7 @@ export class Gate {
 
   constructor(
     readonly key: string,
-    readonly account: string,
+    readonly upstreamAccount: string,
     readonly model: string,
     private readonly deps: GateDeps,
   ) {}

@@ -1,9 +1,9 @@
-// Limits read from the upstream where it tells them (DashScope's quota list): read for every upstream account at
+// Limits read from the upstream where it tells them (its Upstream.readLimits): read for every upstream account at
 // start and every few minutes with the key of one of its channels. What an account's read gives replaces what it
 // gave before; an account that cannot be read keeps what is stated or was learnt (and what was read last).
 import type { Upstream, UpstreamClients } from '../adapters/upstream.ts';
 import type { Channel } from '../routing/channel-registry.ts';
-import { accountOf } from '../routing/upstream-account.ts';
+import { upstreamAccountOf } from '../routing/upstream-account.ts';
 import type { Capacity } from './capacity.ts';
 
 export interface LimitReaderDeps {
@@ -11,23 +11,23 @@ export interface LimitReaderDeps {
   readonly channels: () => readonly Channel[];
   readonly upstreamOf: (kind: Channel['kind']) => Upstream;
   readonly clients: UpstreamClients;
-  readonly onError: (account: string, e: unknown) => void;
+  readonly onError: (upstreamAccount: string, e: unknown) => void;
 }
 
 /** One round: each account's limits, read through the first enabled channel naming it. */
 export async function readAllLimits(d: LimitReaderDeps): Promise<void> {
   const byAccount = new Map<string, Channel>();
   for (const c of d.channels()) {
-    const a = accountOf(c);
+    const a = upstreamAccountOf(c);
     if (!byAccount.has(a) && d.upstreamOf(c.kind).readLimits) byAccount.set(a, c);
   }
   await Promise.all(
-    [...byAccount].map(async ([account, ch]) => {
+    [...byAccount].map(async ([upstreamAccount, ch]) => {
       try {
         const read = await d.upstreamOf(ch.kind).readLimits!(d.clients, ch);
-        d.capacity.setRead(account, read);
+        d.capacity.setRead(upstreamAccount, read);
       } catch (e) {
-        d.onError(account, e);
+        d.onError(upstreamAccount, e);
       }
     }),
   );

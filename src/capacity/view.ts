@@ -2,7 +2,7 @@
 // comes from (stated on a channel, read from the upstream, learnt from its refusals), what this instance admitted in
 // the last minute, the calls in flight and waiting here (per customer), and any pause after an upstream refusal.
 import type { Channel } from '../routing/channel-registry.ts';
-import { accountOf } from '../routing/upstream-account.ts';
+import { upstreamAccountOf } from '../routing/upstream-account.ts';
 import type { Capacity } from './capacity.ts';
 import type { Limits } from './limits.ts';
 
@@ -23,11 +23,11 @@ export interface CapacityView {
   paused_until: number | null;
 }
 
-export function capacityView(capacity: Capacity, ch: Pick<Channel, 'kind' | 'account' | 'keys'>, now = Date.now()): CapacityView[] {
-  const account = accountOf(ch);
+export function capacityView(capacity: Capacity, ch: Pick<Channel, 'kind' | 'upstreamAccount' | 'keys'>, now = Date.now()): CapacityView[] {
+  const upstreamAccount = upstreamAccountOf(ch);
   return capacity
     .all()
-    .filter((g) => g.account === account)
+    .filter((g) => g.upstreamAccount === upstreamAccount)
     .map((g) => {
       const o = capacity.origins(g);
       return {

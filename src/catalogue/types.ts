@@ -1,4 +1,4 @@
-import type { ChannelKind } from '../store/repos/channels.ts';
+import type { ChannelKind } from '../adapters/upstreams.ts';
 import type { Price } from './price-types.ts';
 
 export type ModelKind =

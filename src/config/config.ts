@@ -8,9 +8,8 @@ import { alertConfig, type AlertConfig } from './alert-env.ts';
 import { corsVar, type CorsConfig } from './cors-env.ts';
 import { simLimitsConfig, type SimLimitsConfig } from './sim-env.ts';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts';
-import { UPSTREAMS } from '../adapters/upstreams.ts';
+import { UPSTREAMS, type ChannelKind } from '../adapters/upstreams.ts';
 import type { ChannelKeys } from '../routing/channel-registry.ts';
-import type { ChannelKind } from '../store/repos/channels.ts';
 
 export type { CorsConfig, TracingConfig, TrustProxy };
 export { ConfigError };
@@ -115,16 +114,8 @@ export type TaskConfig = TaskEngineOptions;
 /** The longest a rotated-out callback secret may keep signing: a week. */
 export const MAX_CALLBACK_GRACE_MS = 7 * 86_400_000;
 
-export const DEFAULT_RESULT_HOSTS = [
-  'dashscope-result-bj.oss-cn-beijing.aliyuncs.com',
-  'dashscope-result-wlcb.oss-cn-wulanchabu.aliyuncs.com',
-  'dashscope-result-wlcb-acdr-1.oss-cn-wulanchabu-acdr-1.aliyuncs.com',
-  // DashScope results served through OSS transfer acceleration (dashscope-<…>.oss-accelerate.aliyuncs.com).
-  'dashscope-*.oss-accelerate.aliyuncs.com',
-  'cdn.klingai.com',
-  'v1-kling.klingai.com',
-  'p1-kling.klingai.com',
-];
+/** Each upstream's result hosts (declared in its folder, adapters/<upstream>/index.ts). */
+export const DEFAULT_RESULT_HOSTS: readonly string[] = UPSTREAMS.flatMap((u) => u.resultHosts);
 
 const fail = (message: string): never => {
   throw new ConfigError(message);

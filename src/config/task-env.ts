@@ -1,4 +1,5 @@
 // TOLLWAY_TASK_* over the task engine's defaults (the fields are documented in src/tasks/options.ts).
+import { UPSTREAMS } from '../adapters/upstreams.ts';
 import { DEFAULT_TASK_ENGINE_OPTIONS as TASK_DEFAULTS, type TaskEngineOptions } from '../tasks/options.ts';
 import { boolVar, intVar, type Env } from './env-vars.ts';
 
@@ -20,7 +21,14 @@ export function taskConfig(env: Env): TaskEngineOptions {
     slotSubmits: intVar(env, 'TOLLWAY_TASK_QUEUE_SUBMITS', TASK_DEFAULTS.slotSubmits, 1, 64),
     queueMaxPerToken: intVar(env, 'TOLLWAY_TASK_QUEUE_MAX_PER_TOKEN', TASK_DEFAULTS.queueMaxPerToken, 0, 1_000_000),
     queueMaxPerAccount: intVar(env, 'TOLLWAY_TASK_QUEUE_MAX_PER_ACCOUNT', TASK_DEFAULTS.queueMaxPerAccount, 0, 1_000_000),
-    dashscopeQueryQps: intVar(env, 'TOLLWAY_DASHSCOPE_QUERY_QPS', TASK_DEFAULTS.dashscopeQueryQps, 0, 1000),
+    upstreamQueryQps: upstreamQueryQps(env),
     listIntervalMs: intVar(env, 'TOLLWAY_TASK_LIST_INTERVAL_MS', TASK_DEFAULTS.listIntervalMs, 0, 600_000),
   };
+}
+
+/** The query rate the upstream's folder declares, under its env variable; none declared: unlimited. */
+function upstreamQueryQps(env: Env): number {
+  // The engine keeps one rate per upstream account, drawn on by the drivers that name a query account.
+  const rate = UPSTREAMS.find((u) => u.queryRate)?.queryRate;
+  return rate ? intVar(env, rate.env, rate.qps, 0, 1000) : 0;
 }

@@ -3,7 +3,7 @@
 // sent twice). Also the send of a task that waited in the gateway for a parallel-task slot (tasks/slot-queue.ts):
 // no client request is there any more, so it is not metered here (the task's hold is) — only routed.
 import { randomUUID } from 'node:crypto';
-import type { SubmitVia } from '../adapters/kling/task-driver.ts';
+import type { SubmitVia } from '../adapters/upstream.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
 import type { ModeTier, VideoTier } from '../catalogue/usage.ts';
 import { GatewayError } from '../errors/gateway-error.ts';

@@ -7,7 +7,7 @@ import { forbiddenAddressReason } from './address-policy.ts';
 export interface OutboundPolicy {
   /**
    * Host names the gateway may fetch from. Exact match; an entry `*.example.com` or `.example.com` matches sub-domains;
-   * a `*` inside the first label (`dashscope-*.oss-accelerate.aliyuncs.com`) matches that one label only.
+   * a `*` inside the first label (`results-*.cdn.example.com`) matches that one label only.
    */
   allowHosts: readonly string[];
   /** Exact origins (scheme://host[:port]) trusted even on private addresses and over plain http (the demo simulator). */
@@ -34,7 +34,7 @@ function normalOrigin(o: string): string | null {
   }
 }
 
-/** `dashscope-*` against one label: `*` stands for one or more host-name characters, never a dot. */
+/** `results-*` against one label: `*` stands for one or more host-name characters, never a dot. */
 function labelMatches(pattern: string, label: string): boolean {
   const re = new RegExp(
     `^${pattern

@@ -23,7 +23,7 @@ export class CapacityMetrics implements GateEvents {
       labelNames: ['account', 'model'],
       registers,
       collect() {
-        for (const [g, n] of since) this.inc({ account: g.account, model: g.model }, n);
+        for (const [g, n] of since) this.inc({ account: g.upstreamAccount, model: g.model }, n);
         since.clear();
       },
     });
@@ -48,7 +48,7 @@ export class CapacityMetrics implements GateEvents {
       registers,
       collect() {
         this.reset();
-        for (const g of gates()) this.set({ account: g.account, model: g.model }, g.waiting);
+        for (const g of gates()) this.set({ account: g.upstreamAccount, model: g.model }, g.waiting);
       },
     });
     new Gauge({
@@ -58,7 +58,7 @@ export class CapacityMetrics implements GateEvents {
       registers,
       collect() {
         this.reset();
-        for (const g of gates()) this.set({ account: g.account, model: g.model }, g.inFlight);
+        for (const g of gates()) this.set({ account: g.upstreamAccount, model: g.model }, g.inFlight);
       },
     });
     new Gauge({
@@ -73,7 +73,7 @@ export class CapacityMetrics implements GateEvents {
           const e = g.effective();
           for (const kind of ['rpm', 'tpm', 'concurrency'] as const) {
             const v = e[kind];
-            if (v !== null) this.set({ account: g.account, model: g.model, kind, source: s[kind] }, v);
+            if (v !== null) this.set({ account: g.upstreamAccount, model: g.model, kind, source: s[kind] }, v);
           }
         }
       },
@@ -86,12 +86,12 @@ export class CapacityMetrics implements GateEvents {
 
   admitted(gate: Gate, waitedMs: number): void {
     if (waitedMs > 0) {
-      this.admittedTotal.inc({ account: gate.account, model: gate.model });
-      this.waits.observe({ account: gate.account, model: gate.model }, waitedMs / 1000);
+      this.admittedTotal.inc({ account: gate.upstreamAccount, model: gate.model });
+      this.waits.observe({ account: gate.upstreamAccount, model: gate.model }, waitedMs / 1000);
     } else this.admittedSince.set(gate, (this.admittedSince.get(gate) ?? 0) + 1);
   }
 
   refused(gate: Gate, why: 'timeout' | 'left'): void {
-    this.refusedTotal.inc({ account: gate.account, model: gate.model, reason: why });
+    this.refusedTotal.inc({ account: gate.upstreamAccount, model: gate.model, reason: why });
   }
 }

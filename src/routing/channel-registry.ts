@@ -3,13 +3,14 @@ import type { SecretBox } from '../auth/secret-box.ts';
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
 import { registerSecret } from '../errors/redact.ts';
-import type { ChannelKind, ChannelModelLimits, ChannelRecord, ChannelsRepo } from '../store/repos/channels.ts';
+import type { ChannelKind } from '../adapters/upstreams.ts';
+import type { ChannelModelLimits, ChannelRecord, ChannelsRepo } from '../store/repos/channels.ts';
 import { EntitlementMarks } from './entitlement-marks.ts';
-import { accountOf } from './upstream-account.ts';
+import { upstreamAccountOf } from './upstream-account.ts';
 
 export { NOT_ENTITLED_TTL_MS, NOT_ENTITLED_WITNESSES } from './entitlement-marks.ts';
 
-/** Upstream credentials after decryption. Never leaves the process. */
+/** Upstream credentials after decryption: every upstream's key fields (Upstream.keyFields). Never leaves the process. */
 export interface ChannelKeys {
   apiKey?: string;
   accessKey?: string;
@@ -25,8 +26,11 @@ export interface Channel {
   models: string[] | null;
   priority: number;
   weight: number;
-  /** The upstream account the key belongs to, as the operator named it (null: the key is its own; see upstream-account.ts). */
-  account: string | null;
+  /**
+   * The upstream account the key belongs to, as the operator named it (null: the key is its own; see
+   * upstream-account.ts). Stored and shown as the channel's `account`.
+   */
+  upstreamAccount: string | null;
   /** Operator-set parallel tasks per model version on the account (null: learnt from the upstream's refusals). */
   taskSlots: number | null;
   /** The account's limits per model stated on this channel (null: none; see capacity/). */
@@ -87,7 +91,7 @@ export class ChannelRegistry {
     if (read === this.lastRead) return;
     const opened = rows.map((r) => ({ row: r, channel: openChannel(r, this.box) }));
     const enabled = opened.filter((o) => o.row.status === 'enabled').map((o) => o.channel);
-    this.disabled = rows.filter((r) => r.status !== 'enabled').map((r) => ({ kind: r.kind, models: r.models }));
+    this.disabled = rows.filter((r) => r.status !== 'enabled').map((r) => ({ kind: r.kind as ChannelKind, models: r.models }));
     const signatures = new Map(rows.map((r) => [r.id, `${r.status}|${r.baseUrl}|${r.keyEnc}|${JSON.stringify(r.models)}|${r.account}`]));
     const accounts = new Map(opened.map((o) => [o.channel.id, entitlementAccount(o.channel)]));
     const changed = new Set<string>();
@@ -112,15 +116,15 @@ export class ChannelRegistry {
    * once another was refused too (entitlement-marks.ts).
    */
   markNotEntitled(channel: Channel, upstreamModel: string, tenant: string): void {
-    this.notEntitled.refused(this.accountOf(channel), upstreamModel, tenant);
+    this.notEntitled.refused(this.upstreamAccountOf(channel), upstreamModel, tenant);
   }
 
-  private accountOf(c: Channel): string {
+  private upstreamAccountOf(c: Channel): string {
     return this.accounts.get(c.id) ?? entitlementAccount(c);
   }
 
   private entitled(c: Channel, upstreamModel: string, tenant: string | null): boolean {
-    return this.notEntitled.size === 0 || this.notEntitled.allows(this.accountOf(c), upstreamModel, tenant);
+    return this.notEntitled.size === 0 || this.notEntitled.allows(this.upstreamAccountOf(c), upstreamModel, tenant);
   }
 
   all(): Channel[] {
@@ -186,7 +190,7 @@ export class ChannelRegistry {
 
 /** What an entitlement belongs to: the upstream account (upstream-account.ts) at that host (a region activates models apart). */
 function entitlementAccount(c: Channel): string {
-  return `${accountOf(c)}@${c.baseUrl}`;
+  return `${upstreamAccountOf(c)}@${c.baseUrl}`;
 }
 
 /** A channel record with its keys opened (every key registered for redaction). */
@@ -197,19 +201,18 @@ export function openChannel(r: ChannelRecord, box: SecretBox): Channel {
   } catch {
     keys = {};
   }
-  registerSecret(keys.apiKey);
-  registerSecret(keys.secretKey);
-  registerSecret(keys.accessKey);
+  // Every key whatever its upstream: the key fields are each upstream's own (Upstream.keyFields).
+  for (const v of Object.values(keys)) if (typeof v === 'string') registerSecret(v);
   return {
     id: r.id,
     name: r.name,
-    kind: r.kind,
+    kind: r.kind as ChannelKind,
     baseUrl: r.baseUrl,
     keys,
     models: r.models,
     priority: r.priority,
     weight: r.weight,
-    account: r.account,
+    upstreamAccount: r.account,
     taskSlots: r.taskSlots,
     modelLimits: r.modelLimits,
   };

@@ -1,5 +1,5 @@
-// What the upstream said an account is not entitled to: DashScope 403 Model.AccessDenied / AccessDenied.Unpurchased,
-// Kling 1103. A mark falls on what was refused — the upstream account and the upstream model the request named (a
+// What the upstream said an upstream account is not entitled to (each upstream's errors.ts maps its refusal codes).
+// A mark falls on what was refused — the upstream account and the upstream model the request named (a
 // dated snapshot is its own model) — never on the catalogue entry, so a refusal of one snapshot leaves the entry's
 // other models alone.
 //

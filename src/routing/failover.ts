@@ -211,7 +211,7 @@ function afterFailure(
     opts.onNotEntitled?.(ch, sink);
     return otherChannelLeft;
   }
-  // A 429 is an explicit refusal — a rate limit, or Kling's parallel tasks of the account in use (1303): the upstream
+  // A 429 is an explicit refusal — a rate limit, or the upstream account's parallel tasks in use: the upstream
   // did not take the call, so even a connect-only call (an async task creation) may go to another account — but not
   // again to this one.
   const refusedHere = opts.policy === 'connect-only' && isGatewayError(e) && (e.code === 'upstream_rate_limited' || e.code === 'concurrency_limited');

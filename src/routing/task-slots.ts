@@ -1,12 +1,13 @@
-// Kling counts parallel tasks per upstream account and model version: the gateway keeps one queue for each
+// An upstream may count parallel tasks per upstream account and model version: the gateway keeps one queue for each
 // (`<account>|<upstream model>`), and the operator may say how many tasks the account runs at once (task_slots).
 import type { Channel } from './channel-registry.ts';
-import { accountOf } from './upstream-account.ts';
+import { upstreamAccountOf } from './upstream-account.ts';
 
 /** The queue of a task created through `channel` for `upstreamModel`. */
-export const slotQueueOf = (channel: Pick<Channel, 'kind' | 'account' | 'keys'>, upstreamModel: string): string => `${accountOf(channel)}|${upstreamModel}`;
+export const slotQueueOf = (channel: Pick<Channel, 'kind' | 'upstreamAccount' | 'keys'>, upstreamModel: string): string =>
+  `${upstreamAccountOf(channel)}|${upstreamModel}`;
 
-/** A queue's account and model version (metrics labels, log lines). */
+/** A queue's upstream account and model version (`account`, `model`: the metrics labels, log and API fields). */
 export function splitSlotQueue(queue: string): { account: string; model: string } {
   const cut = queue.lastIndexOf('|');
   return { account: queue.slice(0, cut), model: queue.slice(cut + 1) };
@@ -14,8 +15,9 @@ export function splitSlotQueue(queue: string): { account: string; model: string 
 
 /** The operator's task_slots for the queue's account: the smallest set on any of its channels; null when none is set. */
 export function slotLimitOf(channels: readonly Channel[], queue: string): number | null {
-  const { account } = splitSlotQueue(queue);
+  const { account: upstreamAccount } = splitSlotQueue(queue);
   let limit: number | null = null;
-  for (const c of channels) if (c.taskSlots !== null && accountOf(c) === account) limit = limit === null ? c.taskSlots : Math.min(limit, c.taskSlots);
+  for (const c of channels)
+    if (c.taskSlots !== null && upstreamAccountOf(c) === upstreamAccount) limit = limit === null ? c.taskSlots : Math.min(limit, c.taskSlots);
   return limit;
 }

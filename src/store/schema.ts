@@ -51,7 +51,7 @@ export interface TokensTable {
 export interface ChannelsTable {
   id: string;
   name: string;
-  kind: string; // 'dashscope' | 'kling'
+  kind: string; // one of the upstreams' kinds (adapters/upstreams.ts)
   base_url: string;
   key_enc: string; // AES-GCM encrypted JSON of the credentials
   models: string | null; // JSON array of public names served, null = all of its kind

@@ -21,14 +21,14 @@ export interface CancelDeps {
   logger: Pick<Logger, 'warn' | 'error'>;
   /** Time allowed for the upstream's cancel call. */
   timeoutMs: number;
-  /** Room in the account's query budget for the cancel call (absent: not budgeted). */
+  /** Room in the account's query rate for the cancel call (absent: not rate-limited). */
   admit?(driver: TaskDriver, channel: Channel): Promise<boolean> | true;
 }
 
 /** How long a cancel waits for the submit try of a task that was waiting (then: 409, as for any task being submitted). */
 const SLOT_TRY_WAIT_MS = 10_000;
 
-/** How long the upstream cancel waits for room in the account's query budget before it is given up. */
+/** How long the upstream cancel waits for room in the account's query rate before it is given up. */
 const ADMIT_WAIT_MS = 5_000;
 
 export async function cancelTask(d: CancelDeps, id: string, since = Date.now()): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
@@ -70,7 +70,7 @@ function cancelUpstream(d: CancelDeps, t: TaskRecord): void {
     return false;
   };
   const send = async () => {
-    if (!(await admitted())) throw new Error("no room in the account's query budget");
+    if (!(await admitted())) throw new Error("no room in the account's query rate");
     await driver.cancel!(t, channel, { timeoutMs: d.timeoutMs });
   };
   send().catch((e: unknown) =>

@@ -16,7 +16,7 @@ import { createTask } from './create.ts';
 import { advanceWaiting, type SlotDeps } from './slot-queue.ts';
 import { pollBatch, pollUnits, type PollUnit } from './batch-poll.ts';
 import { ListRounds, roundFresh } from './list-rounds.ts';
-import { UNLIMITED_BUDGET, type QueryBudget, type QueryWho } from '../limits/query-budget.ts';
+import { UNLIMITED_QUERY_RATE, type QueryRate, type QueryWho } from '../limits/query-rate.ts';
 
 export { DEFAULT_TASK_ENGINE_OPTIONS, type TaskEngineOptions } from './options.ts';
 
@@ -35,8 +35,8 @@ export interface TaskEngineDeps {
   slots?: SlotDeps;
   /** The lease owner (a poller thread keeps its instance's across restarts); absent: a new one. */
   owner?: string | undefined;
-  /** Upstream task queries per account (limits/query-budget.ts); absent: not budgeted. */
-  budget?: QueryBudget;
+  /** Upstream task queries per account (limits/query-rate.ts); absent: not rate-limited. */
+  queryRate?: QueryRate;
 }
 
 export class TaskEngine {
@@ -50,18 +50,18 @@ export class TaskEngine {
   private ticking: Promise<unknown> | null = null;
   private listing: Promise<void> | null = null;
   private stopped = true;
-  private readonly budget: QueryBudget;
+  private readonly queryRate: QueryRate;
   readonly rounds: ListRounds;
 
   constructor(private readonly deps: TaskEngineDeps) {
     this.repo = deps.repo;
     this.owner = deps.owner ?? newTaskOwner();
-    this.budget = deps.budget ?? UNLIMITED_BUDGET;
+    this.queryRate = deps.queryRate ?? UNLIMITED_QUERY_RATE;
     this.rounds = new ListRounds({
       db: deps.repo.db,
       channels: deps.channels,
       logger: deps.logger,
-      budget: this.budget,
+      queryRate: this.queryRate,
       finish: (t) => this.finishListed(t),
       stopping: () => this.stopped,
       move: (t, out) => this.guarded(t, () => applyAged(this.deps, t, out)),
@@ -70,7 +70,7 @@ export class TaskEngine {
   }
 
   /**
-   * A task its account's list showed finished: its own query, when the budget has room. True once the task has ended
+   * A task its account's list showed finished: its own query, when the query rate has room. True once the task has ended
    * here; false when it could not be asked or its query failed (a 429, a timeout): the round asks again later.
    */
   private async finishListed(t: TaskRecord): Promise<boolean> {
@@ -80,9 +80,9 @@ export class TaskEngine {
     return isTerminal((await this.pollNow(t, 'admitted')).state);
   }
 
-  /** May one more upstream query about a task on this channel go out now (its account's query budget)? */
+  /** May one more upstream query about a task on this channel go out now (its account's query rate)? */
   private admit(driver: TaskDriver, channel: Channel, who: QueryWho): Promise<boolean> | true {
-    return driver.queryAccount ? this.budget.take(driver.queryAccount(channel), who) : true;
+    return driver.queryAccount ? this.queryRate.take(driver.queryAccount(channel), who) : true;
   }
 
   get options(): TaskEngineOptions {
@@ -108,18 +108,18 @@ export class TaskEngine {
     if (!t || isTerminal(t.state) || t.state === 'submitting' || t.state === 'waiting') return t;
     if (Date.now() - Math.max(t.updatedAt, t.checkedAt ?? 0) < this.deps.options.refreshStaleMs) return t;
     // A task its account's list rounds follow (a fresh round began after it was created) is read as stored; otherwise a
-    // client's read asks the upstream only when the account's budget has room, and gets the stored state now if not.
+    // client's read asks the upstream only when the account's query rate has room, and gets the stored state now if not.
     const driver = this.drivers.get(t.kind);
     const channel = this.deps.channels.forTask(t.channelId);
     if (driver?.queryAccount && channel) {
-      const round = await this.budget.lastRound(driver.queryAccount(channel));
+      const round = await this.queryRate.lastRound(driver.queryAccount(channel));
       if ((round > t.createdAt && roundFresh(round, this.deps.options.listIntervalMs)) || !(await this.admit(driver, channel, 'client'))) return t;
     }
     return this.pollNow(t, 'admitted');
   }
 
   /**
-   * Poll one task now, on demand (or join the poll already running in this process). `admitted`: the query budget was
+   * Poll one task now, on demand (or join the poll already running in this process). `admitted`: the query rate was
    * asked already; otherwise it is asked as the poller's. No lease is taken: the task may be another poller's (leases
    * are sticky, repos/tasks.ts claimDue), whose round skips it or asks too; the outcome is applied once either way.
    */
@@ -153,7 +153,7 @@ export class TaskEngine {
    */
   async tick(): Promise<number> {
     const o = this.deps.options;
-    // Accounts with many open tasks are followed by their task lists, beside the claims (a round may wait for budget).
+    // Accounts with many open tasks are followed by their task lists, beside the claims (a round may wait for the query rate).
     this.listing ??= this.rounds
       .run(this.drivers)
       .catch((e) => this.deps.logger.warn({ err: String(e) }, 'task list rounds failed'))
@@ -285,7 +285,7 @@ export class TaskEngine {
       );
       return t;
     }
-    // No room in the account's query budget: asked again at its next poll (already scheduled), nothing written.
+    // No room in the account's query rate: asked again at its next poll (already scheduled), nothing written.
     if (who !== 'admitted' && !(await this.admit(driver, channel, who))) return t;
     let out: PollOutcome;
     try {

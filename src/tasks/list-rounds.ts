@@ -1,9 +1,9 @@
 // Many open tasks on one upstream account are followed through the account's task list, not one query each: a round
-// reads the list pages covering every open task of the account (each page one query of its budget), compares each
+// reads the list pages covering every open task of the account (each page one query of its query rate), compares each
 // task's listed status with the last round's, and only the tasks that changed are looked at — a finished one gets the
 // single query that brings its result and usage, a started one has its state written. An account's round runs on one
 // instance at a time (claimRound), at most every listIntervalMs, and less often when its pages would take more than
-// half of its query budget; its pages wait for room in that budget. A round that cannot finish within its interval is
+// half of its query rate; its pages wait for room in that rate. A round that cannot finish within its interval is
 // cut short and changes nothing: the next one lists again, knowing the list's length. The list's own numbers are not
 // trusted: a round reads at most the pages its open tasks need (roundPages), and keeps at most the page size asked for
 // from a page; a round cut at that many pages speaks only for the tasks it saw (the others keep their own polls).
@@ -15,7 +15,7 @@ import type { PollSchedule } from '../store/repos/task-claim.ts';
 import { openTasksByChannel, openTasksByUpstreamIds } from '../store/repos/task-accounts.ts';
 import { runLimited } from './limit.ts';
 import type { PollOutcome, TaskDriver, TaskRecord } from './types.ts';
-import type { QueryBudget } from '../limits/query-budget.ts';
+import type { QueryRate } from '../limits/query-rate.ts';
 import type { TaskEngineOptions } from './options.ts';
 
 /** Fewer open tasks than this on an account are asked about one by one. */
@@ -25,14 +25,14 @@ export interface ListRoundDeps {
   db: Kysely<Database>;
   channels: { forTask(id: string): Channel | undefined };
   logger: Logger;
-  /** The accounts' query budgets; also what lets one instance run an account's round per interval. */
-  budget: QueryBudget;
-  /** A task the list shows finished: its own query, under its lease. False when it has not ended yet (no room in the budget, or its query failed). */
+  /** The accounts' query rates; also what lets one instance run an account's round per interval. */
+  queryRate: QueryRate;
+  /** A task the list shows finished: its own query, under its lease. False when it has not ended yet (no room in the query rate, or its query failed). */
   finish(t: TaskRecord): Promise<boolean>;
   /** A task the list shows in another open state: that state written (no query). */
   move(t: TaskRecord, out: PollOutcome): Promise<void>;
-  options: Pick<TaskEngineOptions, 'listIntervalMs' | 'pollTimeoutMs' | 'dashscopeQueryQps' | 'pollMaxMs'>;
-  /** The poller is stopping: a round waiting for budget ends (a stop is not held up by a long list). */
+  options: Pick<TaskEngineOptions, 'listIntervalMs' | 'pollTimeoutMs' | 'upstreamQueryQps' | 'pollMaxMs'>;
+  /** The poller is stopping: a round waiting for the query rate ends (a stop is not held up by a long list). */
   stopping?: () => boolean;
 }
 
@@ -54,7 +54,6 @@ interface Seen {
   partial: boolean;
 }
 
-const OPEN_STATUS: Record<string, PollOutcome['state']> = { PENDING: 'queued', RUNNING: 'in_progress', SUSPENDED: 'in_progress' };
 /** Tasks created up to this long before the oldest open one are listed too (the two clocks may differ). */
 const CLOCK_MARGIN_MS = 60_000;
 /** Shortest time between two passes (ListRounds.run), so a pass's count of open tasks runs at most once a second. */
@@ -85,7 +84,7 @@ export function roundFresh(at: number, intervalMs: number, now = Date.now()): bo
 export class ListRounds {
   private passAt = Number.NEGATIVE_INFINITY;
   private readonly seen = new Map<string, Seen>();
-  /** Per account: upstream ids the list showed changed that were not handled yet (the budget ran out). */
+  /** Per account: upstream ids the list showed changed that were not handled yet (the query rate ran out). */
   private readonly pending = new Map<string, Map<string, string>>();
   /** Per account: how many pages its list had at the last page read. */
   private readonly pages = new Map<string, number>();
@@ -159,21 +158,21 @@ export class ListRounds {
 
   private intervalOf(pages: number): number {
     const o = this.deps.options;
-    // The pages may take at most half of the account's budget.
-    return Math.max(o.listIntervalMs, o.dashscopeQueryQps > 0 ? Math.ceil((pages * 2000) / o.dashscopeQueryQps) : 0);
+    // The pages may take at most half of the account's query rate.
+    return Math.max(o.listIntervalMs, o.upstreamQueryQps > 0 ? Math.ceil((pages * 2000) / o.upstreamQueryQps) : 0);
   }
 
   private async round(a: Followed): Promise<void> {
     const { kind, driver, account } = a;
     const pending = this.pending.get(account) ?? new Map<string, string>();
     this.pending.set(account, pending);
-    // What the last round found changed comes first; no new list while some of it waits for the budget.
-    if (pending.size > 0 && !(await this.handle(kind, account, a.channelIds, pending))) return;
+    // What the last round found changed comes first; no new list while some of it waits for the query rate.
+    if (pending.size > 0 && !(await this.handle(kind, driver, account, a.channelIds, pending))) return;
     const last = this.seen.get(account);
     // The pages its last round found, even one cut short: the first round of a long list learns its length.
     const interval = this.intervalOf(this.pages.get(account) ?? 1);
     if (last && Date.now() - last.at < interval) return;
-    if (!(await this.deps.budget.claimRound(account, interval))) return;
+    if (!(await this.deps.queryRate.claimRound(account, interval))) return;
     const startedAt = Date.now();
     const statuses = new Map<string, string>();
     const limit = { timeoutMs: this.deps.options.pollTimeoutMs };
@@ -182,7 +181,7 @@ export class ListRounds {
     let pages = 1;
     let listed = 1;
     for (let page = 1; page <= pages; page++) {
-      // The pages come at the budget's pace (they were given half of it: intervalOf); a round that cannot finish
+      // The pages come at the query rate's pace (they were given half of it: intervalOf); a round that cannot finish
       // within its interval is cut short, and the next one lists again.
       if (!(await this.admitPage(account, startedAt + Math.max(interval, this.intervalOf(pages))))) return;
       const p = await driver.listPage!(a.channel, a.oldest - CLOCK_MARGIN_MS, page, limit);
@@ -194,14 +193,14 @@ export class ListRounds {
     if (listed > pages) this.deps.logger.warn({ account, listed_pages: listed, read_pages: pages }, 'task list longer than its open tasks need: read in part');
     for (const [id, status] of statuses) if (last?.statuses.get(id) !== status) pending.set(id, status);
     this.seen.set(account, { at: Date.now(), statuses, partial: listed > pages });
-    await this.deps.budget.roundDone(account, startedAt);
-    await this.handle(kind, account, a.channelIds, pending);
+    await this.deps.queryRate.roundDone(account, startedAt);
+    await this.handle(kind, driver, account, a.channelIds, pending);
   }
 
-  /** Wait for room in the account's budget for one more page, until `until` (ms); false when there was none by then. */
+  /** Wait for room in the account's query rate for one more page, until `until` (ms); false when there was none by then. */
   private async admitPage(account: string, until: number): Promise<boolean> {
-    const stepMs = Math.ceil(1000 / Math.max(1, this.deps.options.dashscopeQueryQps));
-    while (!(await this.deps.budget.take(account, 'poller'))) {
+    const stepMs = Math.ceil(1000 / Math.max(1, this.deps.options.upstreamQueryQps));
+    while (!(await this.deps.queryRate.take(account, 'poller'))) {
       if (Date.now() + stepMs > until || this.deps.stopping?.()) return false;
       await new Promise((r) => setTimeout(r, stepMs));
     }
@@ -209,19 +208,19 @@ export class ListRounds {
   }
 
   /** Apply what the list showed changed; true when all of it was handled. */
-  private async handle(kind: string, account: string, channelIds: string[], pending: Map<string, string>): Promise<boolean> {
-    // A slice at a time: a backlog of finished tasks waits for the budget, not for reading all of it each turn.
+  private async handle(kind: string, driver: TaskDriver, account: string, channelIds: string[], pending: Map<string, string>): Promise<boolean> {
+    // A slice at a time: a backlog of finished tasks waits for the query rate, not for reading all of it each turn.
     const ids = [...pending.keys()].slice(0, HANDLE_SLICE);
     const tasks = await openTasksByUpstreamIds(this.deps.db, kind, channelIds, ids);
     const ours = new Set(tasks.map((t) => t.upstreamTaskId));
     // Not ours, or already finished: nothing to do.
     for (const id of ids) if (!ours.has(id)) pending.delete(id);
     let spent = false;
-    // Enough in flight that the budget, not the round trips, sets the pace.
+    // Enough in flight that the query rate, not the round trips, sets the pace.
     await runLimited(tasks, 16, async (t) => {
       const id = t.upstreamTaskId!;
       const status = pending.get(id)!;
-      const open = OPEN_STATUS[status];
+      const open = driver.listOpenStatuses?.[status];
       if (open) {
         if (open !== t.state || status !== t.upstreamStatus)
           await this.deps.move(t, { state: open, upstreamStatus: status, progress: open === 'queued' ? 0 : 50 });
@@ -231,7 +230,7 @@ export class ListRounds {
         else spent = true;
       }
     });
-    if (spent) this.deps.logger.debug({ account, waiting: pending.size }, 'finished tasks wait for room in the query budget');
+    if (spent) this.deps.logger.debug({ account, waiting: pending.size }, 'finished tasks wait for room in the query rate');
     return pending.size === 0;
   }
 }

@@ -41,10 +41,10 @@ export interface TaskEngineOptions {
   /** Tasks the tokens of one customer account may have waiting for a parallel-task slot (0: no cap). */
   queueMaxPerAccount: number;
   /**
-   * DashScope task queries per second per upstream account (the account allows 20, shared by all its keys and by
-   * every gateway instance when Redis is configured); 0 = not budgeted.
+   * The upstream query rate: task queries per second per upstream account, shared by every gateway instance when
+   * Redis is configured; 0 = unlimited. Configured from the upstream that declares one (adapters/<upstream>/index.ts).
    */
-  dashscopeQueryQps: number;
+  upstreamQueryQps: number;
   /** How often an account with many open tasks has its task list read (more seldom when its pages are many); 0 = never. */
   listIntervalMs: number;
 }
@@ -68,6 +68,6 @@ export const DEFAULT_TASK_ENGINE_OPTIONS: TaskEngineOptions = {
   slotSubmits: 4,
   queueMaxPerToken: 200,
   queueMaxPerAccount: 1000,
-  dashscopeQueryQps: 15,
+  upstreamQueryQps: 15,
   listIntervalMs: 2000,
 };

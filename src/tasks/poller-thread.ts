@@ -15,8 +15,8 @@ export interface PollerThreadData {
   adminKey: string;
   secret: string;
   location: { url: string; pgSchema?: string };
-  /** Shared, not copied: the poller thread and the request thread keep one upstream query budget. */
-  queryBudgetMemory: SharedArrayBuffer;
+  /** Shared, not copied: the poller thread and the request thread keep one upstream query rate. */
+  queryRateMemory: SharedArrayBuffer;
   /** The lease owner of the instance's poller, the same for every start of the thread. */
   taskOwner: string;
 }

@@ -35,7 +35,7 @@ export interface TaskError {
 export interface TaskRecord {
   id: string;
   family: TaskFamily;
-  /** Driver key, e.g. 'dashscope-video' or 'kling-text2video'. */
+  /** Driver key: one of an upstream's task kinds (Upstream.taskKinds). */
   kind: string;
   tokenId: string;
   model: string;
@@ -94,13 +94,13 @@ export interface PollOutcome {
  * which tier, and what a success reporting nothing billable is charged are core/charge.ts's rule (finishedTaskUsage).
  */
 export interface ReportedUsage {
-  /** Output seconds (DashScope output_video_duration / video_duration; Kling: its videos' durations summed). */
+  /** Output seconds, summed over the task's videos (each driver maps its upstream's fields). */
   outputSeconds?: number | null;
   /** Input seconds (an edit model's input video). */
   inputSeconds?: number | null;
-  /** A total the upstream reports (DashScope `duration`: input + output for edit models). */
+  /** A total the upstream reports (input + output, for edit models). */
   totalSeconds?: number | null;
-  /** Output resolution as reported (DashScope SR: 720, 1080). */
+  /** Output resolution as reported (720, 1080). */
   resolution?: number | null;
 }
 
@@ -160,8 +160,8 @@ export interface TaskDriver {
    */
   pollMany?(tasks: readonly TaskRecord[], channel: Channel, limit: CallLimit): Promise<Map<string, PollOutcome>>;
   /**
-   * The upstream account whose query budget this driver's queries draw on (tasks/list-rounds.ts, limits/query-budget.ts).
-   * Absent: its queries are not budgeted.
+   * The upstream account whose query rate this driver's queries draw on (tasks/list-rounds.ts, limits/query-rate.ts).
+   * Absent: its queries draw on no query rate.
    */
   queryAccount?(channel: Channel): string;
   /**
@@ -170,6 +170,8 @@ export interface TaskDriver {
    */
   /** The page size `listPage` asks for: a page's tasks past it are not the list's (list-rounds.ts keeps at most this many). */
   listPageSize?: number;
+  /** The listed statuses of a task not yet finished, and the state each means; any other listed status is an ending. */
+  listOpenStatuses?: Readonly<Record<string, 'queued' | 'in_progress'>>;
   listPage?(
     channel: Channel,
     createdFrom: number,

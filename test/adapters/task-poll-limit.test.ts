@@ -9,6 +9,7 @@ import { KlingClient } from '../../src/adapters/kling/client.ts';
 import { KlingJwtSigner } from '../../src/adapters/kling/jwt.ts';
 import { KlingTaskDriver } from '../../src/adapters/kling/task-driver.ts';
 import type { Channel } from '../../src/routing/channel-registry.ts';
+import { upstreamAccountOf } from '../../src/routing/upstream-account.ts';
 import type { TaskRecord } from '../../src/tasks/types.ts';
 import { useSimulator } from '../support/simulator.ts';
 
@@ -31,12 +32,12 @@ describe('a poll is bounded by its limit', () => {
       models: null,
       priority: 0,
       weight: 1,
-      account: null,
+      upstreamAccount: null,
       taskSlots: null,
       modelLimits: null,
     };
     // Within the test's own time limit (5 s), far below the client's default (20 s): the limit passed in applied.
-    await expect(new DashscopeVideoDriver(upstream).poll(task, ch, limit)).rejects.toMatchObject({ code: 'upstream_timeout' });
+    await expect(new DashscopeVideoDriver(upstream, upstreamAccountOf).poll(task, ch, limit)).rejects.toMatchObject({ code: 'upstream_timeout' });
   });
 
   it('Kling: a status query that never answers fails as upstream_timeout', async () => {
@@ -50,7 +51,7 @@ describe('a poll is bounded by its limit', () => {
       models: null,
       priority: 0,
       weight: 1,
-      account: null,
+      upstreamAccount: null,
       taskSlots: null,
       modelLimits: null,
     };

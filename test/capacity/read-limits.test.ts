@@ -31,6 +31,6 @@ describe('limits read from the upstream', () => {
     });
     expect((view.used as { requests: number }).requests).toBeGreaterThanOrEqual(1);
     // The key never appears in what the gateway shows of its accounts.
-    expect(gate().account).not.toContain('sk-');
+    expect(gate().upstreamAccount).not.toContain('sk-');
   });
 });

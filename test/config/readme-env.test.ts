@@ -1,8 +1,10 @@
 // Every variable src/config reads is documented: in the README configuration table, or (the poller's tuning, which
-// that table points to) in docs/operations.md's task poller settings table.
+// that table points to) in docs/operations.md's task poller settings table; so is every variable an upstream's folder
+// declares for the config to read (its base URL, keys and query rate).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { UPSTREAMS } from '../../src/adapters/upstreams.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const source = readdirSync(join(root, 'src', 'config'))
@@ -17,6 +19,11 @@ describe('README configuration table', () => {
     const names = new Set<string>();
     for (const m of source.matchAll(/env\.([A-Z][A-Z0-9_]+)/g)) names.add(m[1]!);
     for (const m of source.matchAll(/(?:intVar|urlVar|boolVar|secretVar|val)\(env, '([A-Z][A-Z0-9_]+)'/g)) names.add(m[1]!);
+    for (const u of UPSTREAMS) {
+      names.add(u.baseUrlEnv);
+      for (const f of u.keyFields) names.add(f.env);
+      if (u.queryRate) names.add(u.queryRate.env);
+    }
     expect(names.size).toBeGreaterThan(15);
     const section = readme.split(/^## Configuration$/m)[1]?.split(/^## /m)[0] ?? '';
     const poller = operations.split(/^### Task poller settings$/m)[1]?.split(/^#/m)[0] ?? '';

@@ -18,7 +18,7 @@ const kling: Channel = {
   models: null,
   priority: 0,
   weight: 1,
-  account: null,
+  upstreamAccount: null,
   taskSlots: null,
   modelLimits: null,
 };

@@ -17,7 +17,7 @@ const channel: Channel = {
   models: null,
   priority: 0,
   weight: 1,
-  account: null,
+  upstreamAccount: null,
   taskSlots: null,
   modelLimits: null,
 };

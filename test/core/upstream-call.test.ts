@@ -17,7 +17,7 @@ const ch = (id: string): Channel => ({
   models: null,
   priority: 0,
   weight: 1,
-  account: null,
+  upstreamAccount: null,
   taskSlots: null,
   modelLimits: null,
 });

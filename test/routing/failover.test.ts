@@ -15,7 +15,7 @@ const ch = (id: string, priority = 0, weight = 1): Channel => ({
   models: null,
   priority,
   weight,
-  account: null,
+  upstreamAccount: null,
   taskSlots: null,
   modelLimits: null,
 });

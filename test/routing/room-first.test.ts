@@ -12,7 +12,7 @@ const ch = (id: string, priority = 0): Channel => ({
   models: null,
   priority,
   weight: 1,
-  account: id,
+  upstreamAccount: id,
   taskSlots: null,
   modelLimits: null,
 });

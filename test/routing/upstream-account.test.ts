@@ -1,18 +1,24 @@
 // Which upstream account a channel is: the operator's name when given (channels naming one account share its limits),
 // else the key itself, never shown.
 import { describe, expect, it } from 'vitest';
-import { accountOf } from '../../src/routing/upstream-account.ts';
+import { upstreamAccountOf } from '../../src/routing/upstream-account.ts';
 import { useHarness } from '../support/harness.ts';
 
-describe('accountOf', () => {
+describe('upstreamAccountOf', () => {
   it('channels naming one account share it; unnamed, two channels with one key are one account, two keys two', () => {
-    const ch = (account: string | null, apiKey: string) => ({ kind: 'dashscope' as const, account, keys: { apiKey } });
-    expect(accountOf(ch('acme', 'sk-a'))).toBe(accountOf(ch('acme', 'sk-b')));
-    expect(accountOf(ch(null, 'sk-a'))).toBe(accountOf(ch(null, 'sk-a')));
-    expect(accountOf(ch(null, 'sk-a'))).not.toBe(accountOf(ch(null, 'sk-b')));
-    expect(accountOf(ch(null, 'sk-secret-key'))).not.toContain('sk-secret-key');
+    const ch = (account: string | null, apiKey: string) => ({ kind: 'dashscope' as const, upstreamAccount: account, keys: { apiKey } });
+    expect(upstreamAccountOf(ch('acme', 'sk-a'))).toBe(upstreamAccountOf(ch('acme', 'sk-b')));
+    expect(upstreamAccountOf(ch(null, 'sk-a'))).toBe(upstreamAccountOf(ch(null, 'sk-a')));
+    expect(upstreamAccountOf(ch(null, 'sk-a'))).not.toBe(upstreamAccountOf(ch(null, 'sk-b')));
+    expect(upstreamAccountOf(ch(null, 'sk-secret-key'))).not.toContain('sk-secret-key');
     // The same name on two upstreams is two accounts.
-    expect(accountOf({ kind: 'kling', account: 'acme', keys: { accessKey: 'x' } })).not.toBe(accountOf(ch('acme', 'x')));
+    expect(upstreamAccountOf({ kind: 'kling', upstreamAccount: 'acme', keys: { accessKey: 'x' } })).not.toBe(upstreamAccountOf(ch('acme', 'x')));
+  });
+
+  it('unnamed, the account is the key its upstream says names it (Kling: the access key, not the secret key)', () => {
+    const kling = (accessKey: string, secretKey: string) => ({ kind: 'kling' as const, upstreamAccount: null, keys: { accessKey, secretKey } });
+    expect(upstreamAccountOf(kling('ak-1', 'sk-1'))).toBe(upstreamAccountOf(kling('ak-1', 'sk-2')));
+    expect(upstreamAccountOf(kling('ak-1', 'sk-1'))).not.toBe(upstreamAccountOf(kling('ak-2', 'sk-1')));
   });
 });
 

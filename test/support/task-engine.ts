@@ -24,7 +24,7 @@ export const CHANNELS: Record<string, Channel> = {
     models: null,
     priority: 0,
     weight: 1,
-    account: null,
+    upstreamAccount: null,
     taskSlots: null,
     modelLimits: null,
   },
@@ -37,7 +37,7 @@ export const CHANNELS: Record<string, Channel> = {
     models: null,
     priority: 0,
     weight: 1,
-    account: null,
+    upstreamAccount: null,
     taskSlots: null,
     modelLimits: null,
   },
@@ -50,7 +50,7 @@ export class ScriptedDriver implements TaskDriver {
   inflight = new Map<string, number>();
   maxInflight = new Map<string, number>();
   delayMs = 0;
-  /** Set to make the driver's tasks budgeted per upstream account (limits/query-budget.ts). */
+  /** Set to make the driver's queries draw on an upstream account's query rate (limits/query-rate.ts). */
   queryAccount?: (channel: Channel) => string;
 
   async poll(task: TaskRecord, channel: Channel): Promise<PollOutcome> {
@@ -77,7 +77,7 @@ export interface EngineFixture {
   chargedUsage: TaskEngineDeps['chargedUsage'];
   /** The operator's task_slots every parallel-task queue gets (null: not set). */
   slotLimit: number | null;
-  /** `deps`: what the test sets beyond the fixture's (a query budget, say). */
+  /** `deps`: what the test sets beyond the fixture's (a query rate, say). */
   engine(opts?: Partial<TaskEngineOptions>, deps?: Partial<TaskEngineDeps>): TaskEngine;
   input(engine: TaskEngine, over?: Partial<CreateTaskInput>): CreateTaskInput;
   tokenRow(): Promise<{ spent: number; held: number }>;

@@ -3,7 +3,7 @@
 // bounded per-channel concurrency, max age and lost submits.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
-import type { QueryBudget } from '../../src/limits/query-budget.ts';
+import type { QueryRate } from '../../src/limits/query-rate.ts';
 import type { TaskRecord } from '../../src/tasks/types.ts';
 import { engineFixture, type EngineFixture } from '../support/task-engine.ts';
 
@@ -249,9 +249,9 @@ describe('task engine', () => {
 
   it('getFresh serves a stale task from the store while its account’s list round is fresh (three intervals), and asks the upstream after', async () => {
     let round = 0;
-    const budget: QueryBudget = { take: async () => true, claimRound: async () => true, roundDone: async () => undefined, lastRound: async () => round };
+    const budget: QueryRate = { take: async () => true, claimRound: async () => true, roundDone: async () => undefined, lastRound: async () => round };
     f.driver.queryAccount = () => 'acct';
-    const e = f.engine({ refreshStaleMs: 1_000, listIntervalMs: 1_000 }, { budget });
+    const e = f.engine({ refreshStaleMs: 1_000, listIntervalMs: 1_000 }, { queryRate: budget });
     const t = await e.create(f.input(e));
     const old = Date.now() - 60_000;
     await f.store.db.updateTable('tasks').set({ created_at: old, updated_at: old, checked_at: old }).where('id', '=', t.id).execute();

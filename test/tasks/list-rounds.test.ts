@@ -1,11 +1,11 @@
-// A list round over an account whose list is longer than the query budget lets through at once: its pages wait for
-// room in the budget (never more than it allows in a second) and the round completes, so every listed task is covered
+// A list round over an account whose list is longer than the query rate lets through at once: its pages wait for
+// room in the query rate (never more than it allows in a second) and the round completes, so every listed task is covered
 // without a query of its own. A round whose pages find no room within its interval is cut short and covers nothing, and one
 // waiting for room ends at once when the poller stops.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MemoryQueryBudget, type QueryBudget } from '../../src/limits/query-budget.ts';
+import { MemoryQueryRate, type QueryRate } from '../../src/limits/query-rate.ts';
 import { makeLogger } from '../../src/runtime/logger.ts';
-import { ListRounds, roundFresh } from '../../src/tasks/list-rounds.ts';
+import { ListRounds, roundFresh, type ListRoundDeps } from '../../src/tasks/list-rounds.ts';
 import type { TaskDriver, TaskRecord } from '../../src/tasks/types.ts';
 import { CHANNELS, engineFixture, type EngineFixture } from '../support/task-engine.ts';
 
@@ -16,8 +16,8 @@ beforeEach(async () => {
 afterEach(async () => f?.cleanup());
 
 const QPS = 15;
-/** An account budget that another user (client reads, another instance) has spent: no query is let through. */
-const SPENT: QueryBudget = { take: async () => false, claimRound: async () => true, roundDone: async () => undefined, lastRound: async () => 0 };
+/** An account's query rate that another user (client reads, another instance) has spent: no query is let through. */
+const SPENT: QueryRate = { take: async () => false, claimRound: async () => true, roundDone: async () => undefined, lastRound: async () => 0 };
 
 /** A listing driver whose account list has `pages` pages, the tasks given spread over them; the times pages were read. */
 function listing(tasks: readonly TaskRecord[], pages: number): { driver: TaskDriver; reads: number[] } {
@@ -25,6 +25,7 @@ function listing(tasks: readonly TaskRecord[], pages: number): { driver: TaskDri
   const driver: TaskDriver = {
     poll: async () => ({ state: 'in_progress', upstreamStatus: 'RUNNING' }),
     queryAccount: () => 'acct',
+    listOpenStatuses: { RUNNING: 'in_progress' },
     // One task a page: the list's length is what its open tasks need.
     listPageSize: 1,
     listPage: async (_c, _from, pageNo) => {
@@ -46,33 +47,39 @@ async function openTasks(n: number): Promise<TaskRecord[]> {
   return tasks;
 }
 
-function rounds(listIntervalMs: number, budget: QueryBudget = new MemoryQueryBudget({ qps: QPS, burst: 2 }), stopping?: () => boolean): ListRounds {
+function rounds(
+  listIntervalMs: number,
+  queryRate: QueryRate = new MemoryQueryRate({ qps: QPS, burst: 2 }),
+  stopping?: () => boolean,
+  over: Partial<Pick<ListRoundDeps, 'finish' | 'move'>> = {},
+): ListRounds {
   return new ListRounds({
     stopping,
     db: f.store.db,
     channels: { forTask: (id) => CHANNELS[id] },
     logger: makeLogger('silent'),
-    budget,
+    queryRate,
     finish: async () => true,
     move: async () => undefined,
-    options: { listIntervalMs, pollTimeoutMs: 1000, dashscopeQueryQps: QPS, pollMaxMs: 30_000 },
+    ...over,
+    options: { listIntervalMs, pollTimeoutMs: 1000, upstreamQueryQps: QPS, pollMaxMs: 30_000 },
   });
 }
 
-describe('list rounds under the query budget', () => {
+describe('list rounds under the query rate', () => {
   it('a round speaks for its tasks for three of its intervals', () => {
     expect(roundFresh(10_000, 1_000, 13_000)).toBe(true);
     expect(roundFresh(10_000, 1_000, 13_001)).toBe(false);
     expect(roundFresh(10_000, 2_000, 16_000)).toBe(true);
   });
 
-  it('reads a list of 12 pages at the budget’s pace and covers every task on it', async () => {
+  it('reads a list of 12 pages at the query rate’s pace and covers every task on it', async () => {
     const tasks = await openTasks(12);
     const { driver, reads } = listing(tasks, 12);
     const r = rounds(100);
     await r.run(new Map([['test-video', driver]]));
     expect(reads).toHaveLength(12);
-    // Never more than the budget (15 a second, a burst of 2) in any one second.
+    // Never more than the query rate (15 a second, a burst of 2) in any one second.
     for (const at of reads) expect(reads.filter((x) => x >= at && x < at + 1000).length).toBeLessThanOrEqual(QPS + 2);
     for (const t of tasks) expect(r.covers('acct', t.upstreamTaskId!)).toBe(true);
   });
@@ -84,12 +91,12 @@ describe('list rounds under the query budget', () => {
     expect(r.listed().kinds).toEqual([]);
     await r.run(new Map([['test-video', driver]]));
     expect(r.listed()).toEqual({ kinds: [{ kind: 'test-video', channels: ['ch1'] }], ms: 120_000 });
-    // Fresh for three intervals (a page's share of the budget sets it here: 2 × 1000 / 15 ≈ 134 ms), then no longer.
+    // Fresh for three intervals (a page's share of the query rate sets it here: 2 × 1000 / 15 ≈ 134 ms), then no longer.
     await new Promise((res) => setTimeout(res, 600));
     expect(r.listed().kinds).toEqual([]);
   });
 
-  it('a round whose pages find no room in the budget within its interval is cut short and covers nothing', async () => {
+  it('a round whose pages find no room in the query rate within its interval is cut short and covers nothing', async () => {
     const tasks = await openTasks(6);
     const { driver, reads } = listing(tasks, 6);
     const r = rounds(1000, SPENT);
@@ -102,7 +109,7 @@ describe('list rounds under the query budget', () => {
     expect(r.listed().kinds).toEqual([]);
   });
 
-  it('a round waiting for room in the budget ends at once when the poller stops', async () => {
+  it('a round waiting for room in the query rate ends at once when the poller stops', async () => {
     const tasks = await openTasks(6);
     const { driver, reads } = listing(tasks, 6);
     let stopping = false;
@@ -118,6 +125,35 @@ describe('list rounds under the query budget', () => {
   });
 });
 
+describe("the driver's listed statuses", () => {
+  it('say which listed tasks are open, and in which state; any other status is an ending', async () => {
+    const tasks = await openTasks(6);
+    const listed = ['WAITING', 'WORKING', 'DONE', 'WAITING', 'WORKING', 'DONE'];
+    const status = new Map(tasks.map((t, i) => [t.upstreamTaskId!, listed[i]!]));
+    const driver: TaskDriver = {
+      poll: async () => ({ state: 'in_progress', upstreamStatus: 'WORKING' }),
+      queryAccount: () => 'acct',
+      listOpenStatuses: { WAITING: 'queued', WORKING: 'in_progress' },
+      listPage: async () => ({ tasks: tasks.map((t) => ({ upstreamTaskId: t.upstreamTaskId!, status: status.get(t.upstreamTaskId!)! })), totalPages: 1 }),
+    };
+    const finished: string[] = [];
+    const moved = new Map<string, string>();
+    const r = rounds(100, undefined, undefined, {
+      finish: async (t) => {
+        finished.push(t.upstreamTaskId!);
+        return true;
+      },
+      move: async (t, out) => {
+        moved.set(t.upstreamTaskId!, `${out.state}/${out.upstreamStatus}`);
+      },
+    });
+    await r.run(new Map([['test-video', driver]]));
+    expect(finished.sort()).toEqual([tasks[2]!, tasks[5]!].map((t) => t.upstreamTaskId!).sort());
+    const open = tasks.filter((_, i) => listed[i] !== 'DONE').map((t, i) => [t.upstreamTaskId!, i % 2 === 0 ? 'queued/WAITING' : 'in_progress/WORKING']);
+    expect(moved).toEqual(new Map(open as Array<[string, string]>));
+  });
+});
+
 describe("a hostile upstream's task list", () => {
   /** A list that shows `ours` on its first page, with `extra` made-up ids after them, and claims `totalPages`. */
   function hostile(ours: readonly TaskRecord[], extra: number, totalPages: number): { driver: TaskDriver; reads: number[] } {
@@ -126,6 +162,7 @@ describe("a hostile upstream's task list", () => {
     const driver: TaskDriver = {
       poll: async () => ({ state: 'in_progress', upstreamStatus: 'RUNNING' }),
       queryAccount: () => 'acct',
+      listOpenStatuses: { RUNNING: 'in_progress' },
       listPageSize: 2,
       listPage: async (_c, _from, pageNo) => {
         reads.push(pageNo);

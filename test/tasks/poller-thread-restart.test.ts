@@ -30,7 +30,7 @@ function pollerOn(url: string): PollerThread {
       adminKey: 'poller-admin-key-0123456789',
       secret: 'poller-secret-0123456789abcdefghij',
       location: { url },
-      queryBudgetMemory: new SharedArrayBuffer(8192),
+      queryRateMemory: new SharedArrayBuffer(8192),
       taskOwner: 'inst_poller_restart',
     },
     sink,

@@ -8,7 +8,7 @@ import { dashscopeError } from './errors.ts';
 import { readDashscopeLimits } from './quotas.ts';
 import { DASHSCOPE_VIDEO_TASK_KIND, DashscopeVideoDriver } from './video-driver.ts';
 
-export const dashscope: Upstream = {
+export const dashscope: Upstream<'dashscope'> = {
   kind: 'dashscope',
   defaultBaseUrl: 'https://dashscope.aliyuncs.com',
   baseUrlEnv: 'DASHSCOPE_BASE_URL',
@@ -16,6 +16,16 @@ export const dashscope: Upstream = {
   foreignHosts:
     /(^|\.)dashscope-intl\.aliyuncs\.com$|(^|\.)dashscope-us\.aliyuncs\.com$|\.ap-[a-z]+-\d\.maas\.aliyuncs\.com$|\.(us|eu|me|ap)-[a-z]+-\d+\.maas\.aliyuncs\.com$/i,
   keyFields: [{ key: 'apiKey', field: 'api_key', env: 'DASHSCOPE_API_KEY' }],
+  accountKey: 'apiKey',
+  resultHosts: [
+    'dashscope-result-bj.oss-cn-beijing.aliyuncs.com',
+    'dashscope-result-wlcb.oss-cn-wulanchabu.aliyuncs.com',
+    'dashscope-result-wlcb-acdr-1.oss-cn-wulanchabu-acdr-1.aliyuncs.com',
+    // Results served through OSS transfer acceleration (dashscope-<…>.oss-accelerate.aliyuncs.com).
+    'dashscope-*.oss-accelerate.aliyuncs.com',
+  ],
+  // The account allows 20 task queries a second, shared by all its keys and by tools outside the gateway.
+  queryRate: { env: 'TOLLWAY_DASHSCOPE_QUERY_QPS', qps: 15 },
   // The model list of the compatible mode: authenticated, nothing generated or billed.
   async probe({ upstream }, ch) {
     const target = apiKeyTarget(ch);
@@ -34,5 +44,5 @@ export const dashscope: Upstream = {
   },
   readLimits: ({ upstream }, ch) => readDashscopeLimits(upstream, ch),
   taskKinds: [DASHSCOPE_VIDEO_TASK_KIND],
-  drivers: ({ upstream }) => [[DASHSCOPE_VIDEO_TASK_KIND, new DashscopeVideoDriver(upstream)]],
+  drivers: ({ upstream }, wiring) => [[DASHSCOPE_VIDEO_TASK_KIND, new DashscopeVideoDriver(upstream, wiring.upstreamAccountOf)]],
 };

@@ -9,6 +9,9 @@ import { getTaskJson, type DashscopeTarget } from './video.ts';
 /** The page size asked for: the largest the upstream is assumed to serve (its maximum is not documented). */
 export const LIST_PAGE_SIZE = 100;
 
+/** The listed statuses of a task not yet finished, and the state each means; any other status is an ending. */
+export const LIST_OPEN_STATUSES = { PENDING: 'queued', RUNNING: 'in_progress', SUSPENDED: 'in_progress' } as const;
+
 export interface ListedTask {
   upstreamTaskId: string;
   /** PENDING, RUNNING, SUSPENDED, SUCCEEDED, FAILED or CANCELED. */

@@ -5,8 +5,7 @@ import type { CallLimit, PollOutcome, TaskDriver, TaskRecord } from '../../tasks
 import { apiKeyTarget } from '../../routing/channel-target.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { cancelVideoTask, queryVideoTask } from './video.ts';
-import { LIST_PAGE_SIZE, listTaskPage, type TaskListPage } from './task-list.ts';
-import { accountOf } from '../../routing/upstream-account.ts';
+import { LIST_OPEN_STATUSES, LIST_PAGE_SIZE, listTaskPage, type TaskListPage } from './task-list.ts';
 
 export const DASHSCOPE_VIDEO_TASK_KIND = 'dashscope-video';
 
@@ -23,12 +22,17 @@ export interface VideoTaskResult {
  * tenant's on the same account. The engine fails it uncharged and reports it for the operator to check.
  */
 export class DashscopeVideoDriver implements TaskDriver {
-  constructor(private readonly client: UpstreamClient) {}
+  constructor(
+    private readonly client: UpstreamClient,
+    private readonly upstreamAccountOf: (channel: Channel) => string,
+  ) {}
 
   /** DashScope counts task queries per Alibaba Cloud account (20 per second, shared by its keys). */
   queryAccount(channel: Channel): string {
-    return accountOf(channel);
+    return this.upstreamAccountOf(channel);
   }
+
+  readonly listOpenStatuses = LIST_OPEN_STATUSES;
 
   readonly listPageSize = LIST_PAGE_SIZE;
 

@@ -4,7 +4,7 @@ import { PROBE_TIMEOUT_MS } from '../probe.ts';
 import { KlingTaskDriver } from './task-driver.ts';
 import { ALL_STORED_KINDS } from './task-kinds.ts';
 
-export const kling: Upstream = {
+export const kling: Upstream<'kling'> = {
   kind: 'kling',
   defaultBaseUrl: 'https://api-beijing.klingai.com',
   baseUrlEnv: 'KLING_BASE_URL',
@@ -13,6 +13,8 @@ export const kling: Upstream = {
     { key: 'accessKey', field: 'access_key', env: 'KLING_ACCESS_KEY' },
     { key: 'secretKey', field: 'secret_key', env: 'KLING_SECRET_KEY', setOnly: true },
   ],
+  accountKey: 'accessKey',
+  resultHosts: ['cdn.klingai.com', 'v1-kling.klingai.com', 'p1-kling.klingai.com'],
   // One item of the text-to-video task list: authenticated, nothing generated or billed.
   async probe(clients, ch) {
     const r = await clients.kling.call(ch, 'GET', '/v1/videos/text2video?pageNum=1&pageSize=1', undefined, { timeoutMs: PROBE_TIMEOUT_MS });

@@ -9,13 +9,11 @@ import type { CallLimit, PollOutcome, SubmitOutcome, TaskDriver, TaskRecord, Unc
 import type { KlingClient } from './client.ts';
 import { parseStoredSubmit, submitKling } from './submit.ts';
 import { parseCreated, parseTaskData, type KlingTaskPath } from './tasks.ts';
+import type { SubmitVia } from '../upstream.ts';
 
 const PAGE_SIZE = 500;
 /** Pages read beyond what the wanted tasks could fill: the list holds other tasks of the account too. */
 const EXTRA_PAGES = 2;
-
-/** Run a creation attempt across the channels serving the task's model, connect-only (the composition root's failover). */
-export type SubmitVia = <T>(task: TaskRecord, attempt: (channel: Channel) => Promise<T>) => Promise<T>;
 
 export class KlingTaskDriver implements TaskDriver {
   constructor(

@@ -4,7 +4,7 @@
 import type { Capacity } from '../../capacity/capacity.ts';
 import { capacityView, type CapacityView } from '../../capacity/view.ts';
 import { openChannel } from '../../routing/channel-registry.ts';
-import { accountOf } from '../../routing/upstream-account.ts';
+import { upstreamAccountOf } from '../../routing/upstream-account.ts';
 import { getChannel } from './channel-changes.ts';
 import type { AdminDeps } from './deps.ts';
 
@@ -19,5 +19,5 @@ export interface ChannelCapacity {
 
 export async function channelCapacity(deps: Pick<AdminDeps, 'repos' | 'box'> & { readonly capacity: Capacity }, id: string): Promise<ChannelCapacity> {
   const ch = openChannel(await getChannel(deps, id), deps.box);
-  return { channel_id: ch.id, account: accountOf(ch), active: deps.capacity.active(), data: capacityView(deps.capacity, ch) };
+  return { channel_id: ch.id, account: upstreamAccountOf(ch), active: deps.capacity.active(), data: capacityView(deps.capacity, ch) };
 }

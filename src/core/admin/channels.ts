@@ -4,13 +4,13 @@ import { parseModelLimits } from '../../capacity/limits.ts';
 import type { ChannelModelLimits } from '../../store/repos/channels.ts';
 import { echo } from '../../errors/echo.ts';
 import { newId } from '../../auth/token-secret.ts';
-import { upstreamOf } from '../../adapters/upstreams.ts';
+import { CHANNEL_KINDS, type ChannelKind, upstreamOf } from '../../adapters/upstreams.ts';
 import { checkRegion, ConfigError, hasEnvKeys, type Config } from '../../config/config.ts';
 import { onlyFields, optEnum, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
 import { isObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ChannelKeys } from '../../routing/channel-registry.ts';
-import { CHANNEL_KINDS, type ChannelKind, type ChannelRecord } from '../../store/repos/channels.ts';
+import type { ChannelRecord } from '../../store/repos/channels.ts';
 import { isUniqueViolation } from '../../store/store-errors.ts';
 import { decodeCursor, encodeCursor } from '../../contracts/cursor.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
@@ -50,7 +50,7 @@ export interface CreateChannelInput {
   modelLimits?: ChannelModelLimits | null | undefined;
 }
 
-export function parseBaseUrl(body: Record<string, unknown>, kind: ChannelKind): string {
+export function parseBaseUrl(body: Record<string, unknown>, kind: string): string {
   const upstream = upstreamOf(kind);
   const baseUrl = (optString(body, 'base_url') ?? upstream.defaultBaseUrl).replace(/\/+$/, '');
   try {

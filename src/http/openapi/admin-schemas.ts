@@ -1,6 +1,7 @@
 // Schemas of the admin API: metering, billing, tokens, channels, audit.
 import { capacityView } from './admin-schemas-capacity.ts';
 import { str, int, arr, obj, pathParam, query, microSum, type Schema } from './schema.ts';
+import { CHANNEL_KINDS, UPSTREAMS } from '../../adapters/upstreams.ts';
 export { microSum };
 import { TASK_STATES } from '../../tasks/types.ts';
 import { micro } from './admin-schemas-money.ts';
@@ -114,7 +115,7 @@ export const adminTaskView = obj(
     slot_queue: {
       type: ['object', 'null'],
       properties: { account: str(), model: str('upstream model version') },
-      description: 'the parallel-task queue the task is counted in (Kling: per upstream account and model version); null: none',
+      description: 'the parallel-task queue the task is counted in (per upstream account and model version); null: none',
     },
   },
   ['id', 'kind', 'state', 'token_id', 'model', 'channel_id', 'created_at'],
@@ -176,6 +177,14 @@ export const tokenPatch = {
   minProperties: 1,
 };
 const masked = (description: string): Schema => ({ type: ['string', 'null'], description });
+
+/** A channel's kind: one of the upstreams (adapters/upstreams.ts). */
+export const channelKind: Schema = { type: 'string', enum: [...CHANNEL_KINDS] };
+
+/** Every upstream's key fields (api_key, access_key, …), each described for the upstream that carries it. */
+export function keyFieldSchemas(describe: (kind: string, setOnly: boolean) => Schema): Record<string, Schema> {
+  return Object.fromEntries(UPSTREAMS.flatMap((u) => u.keyFields.map((f) => [f.field, describe(u.kind, f.setOnly === true)])));
+}
 export const breakerView = obj(
   {
     state: { type: 'string', enum: ['closed', 'open', 'half-open'] },
@@ -200,7 +209,7 @@ export const modelLimits = {
 export const channelView = obj({
   id: str(),
   name: str(),
-  kind: { type: 'string', enum: ['dashscope', 'kling'] },
+  kind: channelKind,
   base_url: str(),
   models: { type: ['array', 'null'], items: str() },
   status: { type: 'string', enum: ['enabled', 'disabled'] },
@@ -214,11 +223,7 @@ export const channelView = obj({
   model_limits: modelLimits,
   created_at: int('ms'),
   updated_at: int('ms'),
-  keys: obj({
-    api_key: masked('dashscope: **** and the last four characters'),
-    access_key: masked('kling: **** and the last four characters'),
-    secret_key: masked('kling: **** when set'),
-  }),
+  keys: obj(keyFieldSchemas((kind, setOnly) => masked(`${kind}: **** ${setOnly ? 'when set' : 'and the last four characters'}`))),
   breaker: { ...breakerView, description: "this instance's circuit breaker for the channel" },
   capacity: {
     type: ['array', 'null'],
@@ -235,9 +240,7 @@ export const channelPatch = {
     weight: { type: 'integer', minimum: 1, maximum: 1000 },
     enabled: { type: 'boolean' },
     base_url: str('Beijing region only'),
-    api_key: str('dashscope; write-only'),
-    access_key: str('kling; write-only'),
-    secret_key: str('kling; write-only'),
+    ...keyFieldSchemas((kind) => str(`${kind}; write-only`)),
     account: { type: ['string', 'null'], description: 'the upstream account the key belongs to (letters, digits, . _ - : @); null: the key is its own' },
     task_slots: {
       type: ['integer', 'null'],

@@ -14,6 +14,8 @@ import {
   channelCheck,
   cursorParam,
   modelLimits,
+  channelKind,
+  keyFieldSchemas,
 } from './admin-schemas.ts';
 
 const tokenId = [pathParam('id', 'Token id')];
@@ -156,11 +158,9 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
             ...obj(
               {
                 name: str(),
-                kind: { type: 'string', enum: ['dashscope', 'kling'] },
+                kind: channelKind,
                 base_url: str('Beijing region only'),
-                api_key: str('dashscope'),
-                access_key: str('kling'),
-                secret_key: str('kling'),
+                ...keyFieldSchemas((kind) => str(kind)),
                 models: arr(str()),
                 priority: { type: 'integer', minimum: -1000, maximum: 1000 },
                 weight: { type: 'integer', minimum: 1, maximum: 1000 },

@@ -2,8 +2,6 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Database, ChannelsTable } from '../schema.ts';
 import { parseJson } from '../json.ts';
 
-export type ChannelKind = 'dashscope' | 'kling';
-
 /** One model's limits on an upstream account: requests and tokens per minute, calls at once (any subset). */
 export interface ModelLimits {
   rpm?: number;
@@ -13,12 +11,12 @@ export interface ModelLimits {
 
 /** A channel's model_limits: per public model, or "*" for every model it serves. */
 export type ChannelModelLimits = Readonly<Record<string, Readonly<ModelLimits>>>;
-export const CHANNEL_KINDS: readonly ChannelKind[] = ['dashscope', 'kling'];
 
 export interface ChannelRecord {
   id: string;
   name: string;
-  kind: ChannelKind;
+  /** One of the upstreams' kinds (adapters/upstreams.ts): the store keeps it as written. */
+  kind: string;
   baseUrl: string;
   keyEnc: string;
   models: string[] | null;
@@ -39,7 +37,7 @@ function toRecord(r: Selectable<ChannelsTable>): ChannelRecord {
   return {
     id: r.id,
     name: r.name,
-    kind: r.kind as ChannelKind,
+    kind: r.kind,
     baseUrl: r.base_url,
     keyEnc: r.key_enc,
     models: parseJson<string[]>(r.models),
@@ -57,7 +55,7 @@ function toRecord(r: Selectable<ChannelsTable>): ChannelRecord {
 export interface NewChannel {
   id: string;
   name: string;
-  kind: ChannelKind;
+  kind: string;
   baseUrl: string;
   keyEnc: string;
   models: string[] | null;

@@ -29,7 +29,7 @@ const channel = (id: string, baseUrl: string, accessKey: string, secretKey: stri
   models: null,
   priority: 0,
   weight: 1,
-  account: null,
+  upstreamAccount: null,
   taskSlots: null,
   modelLimits: null,
 });

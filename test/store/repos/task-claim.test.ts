@@ -25,6 +25,7 @@ function listingDriver(open: () => TaskRecord[]): TaskDriver & { polls: string[]
       return { state: 'in_progress', upstreamStatus: 'RUNNING' };
     },
     queryAccount: (c) => `acct-${c.id}`,
+    listOpenStatuses: { RUNNING: 'in_progress' },
     listPage: async (c) => {
       if (c.id !== 'ch1') throw new Error('list unavailable');
       return { tasks: open().map((t) => ({ upstreamTaskId: t.upstreamTaskId!, status: 'RUNNING' })), totalPages: 1 };
@@ -76,7 +77,7 @@ describe('claims of listed tasks', () => {
   });
 
   it('once the rounds stop being fresh, the listed channel’s tasks go back to the back-off', async () => {
-    const e = f.engine({ listIntervalMs: 50, pollBaseMs: 1000, pollMaxMs: MAX_MS, leaseMs: LEASE_MS, dashscopeQueryQps: 0 });
+    const e = f.engine({ listIntervalMs: 50, pollBaseMs: 1000, pollMaxMs: MAX_MS, leaseMs: LEASE_MS, upstreamQueryQps: 0 });
     const tasks: TaskRecord[] = [];
     const driver = listingDriver(() => tasks);
     e.registerDriver('test-video', driver);
