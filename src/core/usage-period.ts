@@ -16,7 +16,7 @@ export interface UsageRange {
   until?: number | undefined;
 }
 
-/** The period [since, until) asked for, by default the current UTC month up to `now`; refused when empty or too long. */
+/** The period [since, until) asked for (default: the current UTC month up to `now`); refused when empty or too long. */
 export function usagePeriod(range: UsageRange, now: number): { since: number; until: number } {
   const since = range.since ?? monthStart(now);
   const until = range.until ?? now + 1;

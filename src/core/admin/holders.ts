@@ -40,7 +40,10 @@ export interface HolderSide<R> {
   get(id: string): Promise<R>;
 }
 
-/** Top up a holder's quota: credit it, tell the instances, audit a credit (not a repeat), and answer the holder as it is now. */
+/**
+ * Top up a holder's quota: credit it, tell the instances, audit a credit (not a repeat), and answer the holder as it
+ * is now.
+ */
 export async function topUpQuota<R>(
   deps: Pick<AdminDeps, 'store' | 'repos'>,
   by: Actor,
