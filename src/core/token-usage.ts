@@ -11,6 +11,7 @@ import { budgetStatus } from './admin/budgets.ts';
 import { remaining } from '../metering/balances/remaining.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { principalOf, type HasState } from './call.ts';
+import { usagePeriod, type UsageRange } from './usage-period.ts';
 import type { TokenUsageView } from './views.ts';
 
 export interface TokenUsageDeps {
@@ -18,19 +19,7 @@ export interface TokenUsageDeps {
   readonly meter: Pick<Meter, 'flush' | 'now'>;
 }
 
-/** The longest period one answer covers (a year and a day): the sums are computed per request. */
-export const MAX_USAGE_PERIOD_MS = 367 * 86_400_000;
-
-/** The start of the UTC month holding `now`. */
-export function monthStart(now: number): number {
-  const d = new Date(now);
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
-}
-
-export interface UsageRange {
-  since?: number | undefined;
-  until?: number | undefined;
-}
+export type { UsageRange } from './usage-period.ts';
 
 /** GET /v1/usage: the calling token's own usage. */
 export function tokenUsage(deps: TokenUsageDeps, call: HasState, range: UsageRange, now = deps.meter.now()): Promise<TokenUsageView> {
@@ -39,10 +28,7 @@ export function tokenUsage(deps: TokenUsageDeps, call: HasState, range: UsageRan
 
 /** A token's balance and charges per model over a period (by default the current UTC month); `unknown`: the error when there is no such token. */
 export async function usageOf(deps: TokenUsageDeps, tokenId: string, range: UsageRange, now: number, unknown: () => GatewayError): Promise<TokenUsageView> {
-  const since = range.since ?? monthStart(now);
-  const until = range.until ?? now + 1;
-  if (until <= since) throw new GatewayError('invalid_parameter', 'until must be after since', { param: 'until' });
-  if (until - since > MAX_USAGE_PERIOD_MS) throw new GatewayError('invalid_parameter', 'The period may span at most 367 days', { param: 'since' });
+  const { since, until } = usagePeriod(range, now);
   // Charges of answered calls may still be queued: count them, as the quota check does.
   await deps.meter.flush();
   const t = await deps.repos.tokens.get(tokenId);
@@ -67,12 +53,7 @@ export async function usageOf(deps: TokenUsageDeps, tokenId: string, range: Usag
     object: 'token_usage',
     token: { id: t.id, name: t.name, models: t.models, expires_at: t.expiresAt },
     unit: 'micro-units (1 unit = 1,000,000)',
-    balance: {
-      quota: t.quota,
-      used: t.spent,
-      reserved: t.held,
-      remaining: remaining(t.quota, t.spent, t.held),
-    },
+    balance: balanceOf(t),
     period: { since, until },
     usage: { data, total: { requests, amount, amount_units: formatUnits(amount) }, credited: credit },
     ...(await budgetsOf(deps, t, now)),

@@ -12,7 +12,7 @@ import type { Billing } from './billing.ts';
 import { limitRoom } from './balances/moves.ts';
 import { BUDGET_PERIOD_RULES, flatRows, rowsOf, targetOfRows, type PeriodRule } from './balances/rows.ts';
 import { ALLOWANCE_PREFIX, closeHold, placeHold } from './holds.ts';
-import type { AllowanceLease } from './ledger-row.ts';
+import type { AllowanceRef } from './ledger-row.ts';
 import type { AllowanceHolder } from './types.ts';
 
 export interface AllowanceOptions {
@@ -40,7 +40,7 @@ export const ALLOWANCE_RENEW_MS = 60_000;
 
 export const ALLOWANCE_DEFAULTS: AllowanceOptions = { busyPerSecond: 20, maxCalls: 64, shareOf: 4, minCalls: 8, lifetimeMs: 30_000, idleMs: 1_000 };
 
-export interface Allowance extends AllowanceLease {
+export interface Allowance extends AllowanceRef {
   readonly tokenId: string;
   billing: Billing | null;
   /** What its hold still holds: a charge taken from it leaves it when the charge is queued. */

@@ -4,7 +4,7 @@
 // `held` on every row it was placed on, only while it is open (a closed one already gave everything back).
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import type { AllowanceLease, LedgerRow } from './ledger-row.ts';
+import type { AllowanceRef, LedgerRow } from './ledger-row.ts';
 import { LEVELS, rowsOfTarget, TOKEN, type Level } from './balances/rows.ts';
 
 /** Sums per row moved: what landed on it (`spent`) and what left its `held`. */
@@ -33,37 +33,37 @@ function values(m: Moves, types: ReadonlyArray<'text' | 'bigint'>): RawBuilder<u
  * read their rooms); then holds, accounts and budget rows, in the order an allowance's close takes them (holds.ts).
  */
 export async function landBatch(trx: Kysely<Database>, rows: readonly LedgerRow[]): Promise<void> {
-  const leases = new Map<string, { lease: AllowanceLease; spent: number; covered: number; at: number }>();
+  const taken = new Map<string, { allowance: AllowanceRef; spent: number; covered: number; at: number }>();
   const tokens: Moves = new Map();
   for (const r of rows) {
     if (!r.allowance) {
       moveOn(tokens, [r.tokenId], r.charge.amount, 0);
       continue;
     }
-    const l = leases.get(r.allowance.key);
-    if (l === undefined) leases.set(r.allowance.key, { lease: r.allowance, spent: r.charge.amount, covered: r.covered ?? 0, at: r.createdAt });
+    const l = taken.get(r.allowance.key);
+    if (l === undefined) taken.set(r.allowance.key, { allowance: r.allowance, spent: r.charge.amount, covered: r.covered ?? 0, at: r.createdAt });
     else {
       l.spent += r.charge.amount;
       l.covered += r.covered ?? 0;
       l.at = Math.max(l.at, r.createdAt);
     }
   }
-  const using = [...leases.values()].filter((l) => l.covered > 0);
+  const using = [...taken.values()].filter((l) => l.covered > 0);
   const gaveUp = new Set<string>();
   if (using.length > 0) {
     const list = sql.join(
       using
-        .sort((a, b) => (a.lease.key < b.lease.key ? -1 : 1))
-        .map((l) => sql`(cast(${l.lease.key} as text), cast(${l.covered} as bigint), cast(${l.at} as bigint))`),
+        .sort((a, b) => (a.allowance.key < b.allowance.key ? -1 : 1))
+        .map((l) => sql`(cast(${l.allowance.key} as text), cast(${l.covered} as bigint), cast(${l.at} as bigint))`),
     );
     const r = await sql<{ hold_key: string }>`update holds set amount = holds.amount - v.column2, updated_at = v.column3 from (values ${list}) as v
       where holds.hold_key = v.column1 and holds.state = 'held' and holds.amount >= v.column2 returning holds.hold_key`.execute(trx);
     for (const h of r.rows) gaveUp.add(h.hold_key);
   }
   const byLevel = new Map<Level, Moves>([[TOKEN, tokens]]);
-  for (const l of leases.values()) {
-    const back = gaveUp.has(l.lease.key) ? l.covered : 0;
-    for (const r of rowsOfTarget(l.lease.target)) {
+  for (const l of taken.values()) {
+    const back = gaveUp.has(l.allowance.key) ? l.covered : 0;
+    for (const r of rowsOfTarget(l.allowance.target)) {
       let m = byLevel.get(r.level);
       if (m === undefined) byLevel.set(r.level, (m = new Map()));
       moveOn(m, r.key as unknown[], l.spent, back);

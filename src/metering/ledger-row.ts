@@ -2,7 +2,7 @@
 // batch writer's tuple (the same columns, compared by test/store/write-paths.test.ts).
 import { clip } from '../store/clip.ts';
 import { jsonText, jsonTextOnce } from '../json/json-text.ts';
-import type { LeaseTuple, LedgerTuple } from '../store/sqlite-batch-writer.ts';
+import type { AllowanceTuple, LedgerTuple } from '../store/sqlite-batch-writer.ts';
 import type { Billing } from './billing.ts';
 import { flatRows, rowsOf, targetOfRows, type HoldTarget, type PeriodRule } from './balances/rows.ts';
 import type { Charge, SyncChargeInput, TaskRef } from './types.ts';
@@ -11,12 +11,12 @@ import type { Charge, SyncChargeInput, TaskRef } from './types.ts';
 export const taskChargeKey = (taskId: string): string => `${taskId}:success`;
 
 /** An allowance (allowances.ts) as the charges taken from it name it: one object per allowance, shared by its rows. */
-export interface AllowanceLease {
+export interface AllowanceRef {
   readonly key: string;
   /** The rows it was placed on: its charges land on them. */
   readonly target: HoldTarget;
   /** The same for the SQLite batch writer, its rows flat (balances/rows.ts flatRows). */
-  readonly tuple: LeaseTuple;
+  readonly tuple: AllowanceTuple;
 }
 
 /** One ledger row to write. */
@@ -33,10 +33,10 @@ export interface LedgerRow {
   /** The account the charge also counts against (null or absent: none). */
   accountId?: string | null;
   /**
-   * A charge taken from an allowance (allowances.ts), or queued on its caller's billing (billingLease): the rows it
+   * A charge taken from an allowance (allowances.ts), or queued on its caller's billing (billingAllowance): the rows it
    * lands on (null or absent: the token alone).
    */
-  allowance?: AllowanceLease | null;
+  allowance?: AllowanceRef | null;
   /** What of the charge the allowance's hold covers: that much leaves the hold and `held` with the ledger line, in its transaction. */
   covered?: number;
 }
@@ -45,7 +45,7 @@ export interface LedgerRow {
  * The rows a charge queued without a hold of its own lands on: the caller's account and its budget rows of now. It
  * takes nothing from a hold (covered: 0); both write paths land it as an allowance's charge.
  */
-export function billingLease(input: SyncChargeInput, billing: Billing | null, now: number, periods?: Readonly<Record<string, PeriodRule>>): AllowanceLease {
+export function billingAllowance(input: SyncChargeInput, billing: Billing | null, now: number, periods?: Readonly<Record<string, PeriodRule>>): AllowanceRef {
   const key = input.idempotencyKey ?? input.requestId;
   const target = targetOfRows(rowsOf(input.tokenId, billing, now, periods), billing?.priceGroup ?? null);
   return { key, target, tuple: { allowance: key, accountId: target.accountId, rows: flatRows(target) } };

@@ -1,7 +1,8 @@
 // Ledger writes the meter (meter.ts) makes inside its transactions: one charge, a token's spend, a batch of queued charges.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
-import { accountRooms, MAX_BALANCE, tokenRooms } from './balance-bound.ts';
+import { readRooms } from './balances/moves.ts';
+import { tokenAlone } from './balances/rows.ts';
 import { addSpent } from './holds.ts';
 import { landBatch } from './batch-spend.ts';
 import { ledgerValues, type LedgerRow } from './ledger-row.ts';
@@ -18,7 +19,7 @@ export async function insertCharge(trx: Kysely<Database>, row: LedgerRow): Promi
 
 /** A charge of a token of no account, without a hold: its spend alone. */
 export function addTokenSpent(trx: Kysely<Database>, tokenId: string, amount: number) {
-  return addSpent(trx, { tokenId, accountId: null, priceGroup: null, budgetRows: [] }, amount);
+  return addSpent(trx, tokenAlone(tokenId), amount);
 }
 
 /**
@@ -28,16 +29,13 @@ export function addTokenSpent(trx: Kysely<Database>, tokenId: string, amount: nu
  */
 export async function writeLedgerBatch(db: Kysely<Database>, batch: LedgerRow[], bound: (r: LedgerRow, room: number) => LedgerRow): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const rooms = await tokenRooms(trx, [...new Set(batch.map((r) => r.tokenId))]);
-    // A row of an account takes the account's room too: busy tokens of one account share it.
-    const accounts = await accountRooms(trx, [...new Set(batch.map(accountOf).filter((a) => a !== null))]);
-    const rows = batch.map((r) => {
-      const acc = accountOf(r);
-      const room = rooms.get(r.tokenId) ?? MAX_BALANCE;
-      const accRoom = acc === null ? MAX_BALANCE : (accounts.get(acc) ?? MAX_BALANCE);
-      const b = bound(r, Math.min(room, accRoom));
-      rooms.set(r.tokenId, room - b.charge.amount);
-      if (acc !== null) accounts.set(acc, accRoom - b.charge.amount);
+    const charges = batch.map((r) => ({ tokenId: r.tokenId, flat: r.allowance?.tuple.rows ?? null }));
+    // Busy tokens of one account share its room, as any row two charges land on.
+    const rooms = await readRooms(trx, charges);
+    const rows = batch.map((r, i) => {
+      const c = charges[i]!;
+      const b = bound(r, rooms.fit(c.tokenId, c.flat));
+      rooms.take(c.tokenId, c.flat, b.charge.amount);
       return b;
     });
     const byKey = new Map(rows.map((r) => [r.key, r]));
@@ -53,6 +51,3 @@ export async function writeLedgerBatch(db: Kysely<Database>, batch: LedgerRow[],
     );
   });
 }
-
-/** The account a queued row's spend lands on (its allowance's, or its caller's billing): null for the token alone. */
-const accountOf = (r: LedgerRow): string | null => r.allowance?.target.accountId ?? null;

@@ -6,10 +6,10 @@ import type { Database } from '../store/schema.ts';
 import { GroupCommit, type WriteBacklog } from '../store/group-commit.ts';
 import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
 import { ALLOWANCE_DEFAULTS, Allowances, type Allowance } from './allowances.ts';
-import { billingLease, ledgerTuple, taskChargeRow, uncovered, type AllowanceLease, type LedgerRow } from './ledger-row.ts';
+import { billingAllowance, ledgerTuple, taskChargeRow, uncovered, type AllowanceRef, type LedgerRow } from './ledger-row.ts';
 import { addTokenSpent, insertCharge, writeLedgerBatch } from './ledger-write.ts';
 import type { Billing } from './billing.ts';
-import { MAX_BALANCE, targetRoom, tokenRooms } from './balance-bound.ts';
+import { MAX_BALANCE, targetRoom } from './balance-bound.ts';
 import { ChargeCuts } from './charge-cuts.ts';
 import { addSpent, closeHold, holdStateOf, holdTarget, placeHold, type HoldTarget } from './holds.ts';
 import { reapHolds } from './reaper.ts';
@@ -18,7 +18,7 @@ import { chargeAt, parseTerms, termsOf } from './price-terms.ts';
 import { quotaRoom } from './quota-room.ts';
 import { isBillable, priceForEntry } from './prices.ts';
 import type { StoreMeterOptions } from './meter-options.ts';
-import { BUDGET_PERIOD_RULES, type PeriodRule } from './balances/rows.ts';
+import { BUDGET_PERIOD_RULES, tokenAlone, type PeriodRule } from './balances/rows.ts';
 import type { AllowanceHolder, Charge, Meter, OnReaped, StoreTransaction, SyncChargeInput, TaskRef, Usage } from './types.ts';
 
 export { RESERVATION_PREFIX } from './holds.ts';
@@ -106,7 +106,7 @@ export class StoreMeter implements Meter {
     return group ? groupCharge(entry, usage, group) : priceForEntry(entry, usage);
   }
 
-  private syncRow(input: SyncChargeInput, charge: Charge, accountId: string | null = null, allowance: AllowanceLease | null = null, covered = 0): LedgerRow {
+  private syncRow(input: SyncChargeInput, charge: Charge, accountId: string | null = null, allowance: AllowanceRef | null = null, covered = 0): LedgerRow {
     // Every field set, in one order: one object shape for every row.
     return this.cuts.checked({
       accountId,
@@ -128,7 +128,7 @@ export class StoreMeter implements Meter {
     if (!isBillable(input.usage)) return 0;
     const priced = this.syncRow(input, this.price(input.billingModel, input.usage));
     return this.db.transaction().execute(async (trx) => {
-      const row = this.cuts.bounded(priced, (await tokenRooms(trx, [input.tokenId])).get(input.tokenId) ?? MAX_BALANCE);
+      const row = this.cuts.bounded(priced, await targetRoom(trx, tokenAlone(input.tokenId)));
       if (!(await insertCharge(trx, row))) return 0;
       if (row.charge.amount > 0) await addTokenSpent(trx, input.tokenId, row.charge.amount);
       return row.charge.amount;
@@ -139,7 +139,7 @@ export class StoreMeter implements Meter {
     if (!isBillable(input.usage)) return 0;
     const b = input.billing;
     const charge = this.price(input.billingModel, input.usage, b?.priceGroup);
-    const row = b ? this.syncRow(input, charge, b.accountId, billingLease(input, b, this.now(), this.periods)) : this.syncRow(input, charge);
+    const row = b ? this.syncRow(input, charge, b.accountId, billingAllowance(input, b, this.now(), this.periods)) : this.syncRow(input, charge);
     if (this.queuedKeys.has(row.key)) return 0;
     this.queue(row);
     return charge.amount;
@@ -234,7 +234,7 @@ export class StoreMeter implements Meter {
       // TOLLWAY_RESERVATION_TTL_MS, its instance alive): a call that delivered is charged either way, and its ledger
       // key (the request id) keeps that to one charge, on the rows its reservation named.
       const target = (await closeHold(trx, input.requestId, input.tokenId, 'settled', this.now())) ?? (await holdTarget(trx, input.requestId));
-      const t = target ?? billingLease(input, input.billing ?? null, this.now(), this.periods).target;
+      const t = target ?? billingAllowance(input, input.billing ?? null, this.now(), this.periods).target;
       const charge = this.price(input.billingModel, input.usage, t.priceGroup);
       return this.chargeHeld(trx, this.syncRow(input, charge, t.accountId), t);
     });

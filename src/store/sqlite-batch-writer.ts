@@ -21,7 +21,7 @@ import type { SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { whileBusy } from './sqlite-busy.ts';
 import { storeThreadEntry } from './thread-entry.ts';
 
-export type { LeaseTuple, LedgerCut, LedgerTuple, LogTuple } from './sqlite-row-writes.ts';
+export type { AllowanceTuple, LedgerCut, LedgerTuple, LogTuple } from './sqlite-row-writes.ts';
 
 interface Waiter {
   kind: 'ledger' | 'log';

@@ -4,10 +4,10 @@
 // writes in src/metering/ledger-write.ts.
 import type BetterSqlite3 from 'better-sqlite3';
 import { jsonText, jsonTextOnce } from '../json/json-text.ts';
-import { boundCharge, MAX_BALANCE, roomLeft } from '../metering/balance-bound.ts';
+import { boundCharge } from '../metering/balance-bound.ts';
 import { prepareMoves, type SqliteMoves } from '../metering/balances/sqlite-moves.ts';
 import { byToken, ChunkedInsert, eachChunk } from './sqlite-chunked-insert.ts';
-import type { LeaseTuple, LedgerTuple } from './sqlite-row-writes.ts';
+import type { AllowanceTuple, LedgerTuple } from './sqlite-row-writes.ts';
 
 /** Rows of one chunk share their token (the group's), model, kind, unit prices, task, account and price group. */
 const sameShared = (a: LedgerTuple, b: LedgerTuple): boolean =>
@@ -26,7 +26,7 @@ export type LedgerCut = [key: string, amount: number];
 
 /**
  * Insert charges (a key already stored is skipped); only inserted rows move their token's `spent`, bounded by the
- * room its token and account have left. Returns the inserted rows that were cut so (the meter reports them).
+ * room its rows have left (token, account). Returns the inserted rows that were cut so (the meter reports them).
  */
 export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerTuple[]) => LedgerCut[] {
   // One statement shape for every charge: one of no allowance leaves the allowance's three columns null. What a
@@ -41,39 +41,31 @@ export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerT
   const takeOut = raw.prepare('DELETE FROM ledger WHERE id > ? AND id <= ?');
   const moves = prepareMoves(raw);
   const extra = prepareExtraWrites(raw, moves);
-  const used = raw.prepare<[string], { used: number }>('SELECT spent + held AS used FROM tokens WHERE id = ?');
-  const accountUsed = raw.prepare<[string], { used: number }>('SELECT spent + held AS used FROM accounts WHERE id = ?');
+  // The room each row has left (metering/balances/batch-rooms.ts), read in this write transaction and shared by the
+  // batch's charges that land on it (an account's by its tokens').
+  const rooms = moves.rooms;
   return (rows) => {
     const perToken = new Map<string, number>();
-    // The room each account has left, shared by its tokens' rows in this batch.
-    const accountRooms = new Map<string, number>();
-    const accountRoom = (id: string): number => {
-      let r = accountRooms.get(id);
-      if (r === undefined) accountRooms.set(id, (r = roomLeftFor(accountUsed, id)));
-      return r;
-    };
+    rooms.clear();
     const cuts: LedgerCut[] = [];
     // Per allowance, what its inserted rows spent and what of that its hold covered.
-    const leases = new Map<string, Landed>();
+    const taken = new Map<string, Landed>();
     const amounts: number[] = [];
     // Rooms are per token, so taking the tokens one after the other cuts each charge as the batch's order would.
     for (const group of byToken(rows, tokenOf)) {
       const tokenId = group[0]![1];
-      // The room the token's balance has left (metering/balance-bound.ts), read in this write transaction.
-      let room = roomLeftFor(used, tokenId);
       /** The row's values, its amount bounded by the room, which it takes (as if every row before it went in). */
       const push = (values: unknown[], r: LedgerTuple): void => {
         let amount = r[6];
         let quantities = r[4];
-        const acc = accountOf(r);
-        const fit = acc === null ? room : Math.min(room, accountRoom(acc));
+        const flat = rowsOf(r);
+        const fit = rooms.fit(tokenId, flat);
         if (amount > fit) {
           const c = boundCharge({ amount, quantities: quantities as Record<string, unknown>, unitPrices: {} }, fit);
           amount = c.amount;
           quantities = c.quantities;
         }
-        room -= amount;
-        if (acc !== null) accountRooms.set(acc, accountRoom(acc) - amount);
+        rooms.take(tokenId, flat, amount);
         amounts.push(amount);
         values.push(r[0], jsonText(quantities), amount, r[7], r[9], r[10], r[11] == null ? null : r[13]);
       };
@@ -82,19 +74,16 @@ export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerT
         perToken.set(tokenId, (perToken.get(tokenId) ?? 0) + amount);
         if (amount < r[6]) cuts.push([r[0], amount]);
         if (r[11] == null) return;
-        const l = leases.get(r[11].allowance);
-        if (l === undefined) leases.set(r[11].allowance, { spent: amount, covered: r[12], at: r[10], tokenId, lease: r[11] });
+        const l = taken.get(r[11].allowance);
+        if (l === undefined) taken.set(r[11].allowance, { spent: amount, covered: r[12], at: r[10], tokenId, allowance: r[11] });
         else {
           l.spent += amount;
           l.covered += r[12];
           l.at = r[10];
         }
       };
-      /** Room a row took and did not use (it was not inserted): back to its token and account. */
-      const giveBack = (amount: number, acc: string | null): void => {
-        room += amount;
-        if (acc !== null) accountRooms.set(acc, accountRoom(acc) + amount);
-      };
+      /** Room a row took and did not use (it was not inserted): back to every row it lands on. */
+      const giveBack = (r: LedgerTuple, amount: number): void => rooms.take(tokenId, rowsOf(r), -amount);
       eachChunk(group, sameShared, (i, k) => {
         const head = group[i]!;
         const shared = {
@@ -117,20 +106,20 @@ export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerT
           const last = Number(run.lastInsertRowid);
           if (run.changes > 0 && takeOut.run(last - run.changes, last).changes !== run.changes)
             throw new Error('ledger chunk: inserted rows not found by rowid');
-          for (const a of amounts) giveBack(a, shared.account);
+          for (let j = i; j < i + k; j++) giveBack(group[j]!, amounts[j - i]!);
           for (let j = i; j < i + k; j++) {
             const r = group[j]!;
             const one: unknown[] = [];
             amounts.length = 0;
             push(one, r);
             if (ins.run(1, one, shared).changes > 0) landed(r, amounts[0]!);
-            else giveBack(amounts[0]!, shared.account);
+            else giveBack(r, amounts[0]!);
           }
         }
       });
     }
     // What allowances gave up leaves `held` in the same update as the spend.
-    const heldBack = leases.size > 0 ? extra.land(leases.values()) : null;
+    const heldBack = taken.size > 0 ? extra.land(taken.values()) : null;
     for (const [tokenId, amount] of perToken) {
       const back = heldBack?.get(tokenId) ?? 0;
       heldBack?.delete(tokenId);
@@ -142,12 +131,8 @@ export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerT
 }
 
 const tokenOf = (r: LedgerTuple): string => r[1];
-
-/** The room a token's (or account's) balance has left, read from its row (MAX_BALANCE for one not there). */
-function roomLeftFor(used: BetterSqlite3.Statement<[string], { used: number }>, tokenId: string): number {
-  const u = used.get(tokenId);
-  return u === undefined ? MAX_BALANCE : roomLeft(Number(u.used));
-}
+/** A charge's rows past its token (an allowance's, flat); null: the token alone. */
+const rowsOf = (r: LedgerTuple): ReadonlyArray<string | number> | null => r[11]?.rows ?? null;
 
 /**
  * The writes of charges taken from allowances, the same as batch-spend.ts's but summed per allowance: a batch of a
@@ -161,11 +146,11 @@ function prepareExtraWrites(raw: BetterSqlite3.Database, moves: SqliteMoves) {
      * The inserted rows' sums, written once per row they move; returns what the allowances gave up per token, for
      * the batch's own update of each token's spend.
      */
-    land(leases: Iterable<Landed>): Map<string, number> {
+    land(allowances: Iterable<Landed>): Map<string, number> {
       const heldBack = new Map<string, number>();
       // The rows of one allowance all move by the same amounts: one update per row.
-      for (const a of leases) {
-        const x = a.lease;
+      for (const a of allowances) {
+        const x = a.allowance;
         const back = a.covered > 0 && use.run(a.covered, a.at, x.allowance, a.covered).changes > 0 ? a.covered : 0;
         if (back > 0) heldBack.set(a.tokenId, (heldBack.get(a.tokenId) ?? 0) + back);
         // Its account and budget rows (the allowance's hold made the budget rows; they are never deleted).
@@ -183,5 +168,5 @@ interface Landed {
   /** The last row's time (the hold's updated_at). */
   at: number;
   tokenId: string;
-  lease: LeaseTuple;
+  allowance: AllowanceTuple;
 }

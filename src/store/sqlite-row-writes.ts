@@ -11,8 +11,8 @@ export type { LedgerCut } from './sqlite-ledger-insert.ts';
 
 /** One ledger charge, in column order; a charge taken from an allowance (metering/allowances.ts) has four more. */
 export type LedgerTuple =
-  | [...LedgerColumns, lease?: null]
-  | [...LedgerColumns, lease: LeaseTuple, covered: number, listAmount: number | null, priceGroup: string | null];
+  | [...LedgerColumns, allowance?: null]
+  | [...LedgerColumns, allowance: AllowanceTuple, covered: number, listAmount: number | null, priceGroup: string | null];
 type LedgerColumns = [
   key: string,
   tokenId: string,
@@ -27,7 +27,7 @@ type LedgerColumns = [
   createdAt: number,
 ];
 /** An allowance as the batch writer needs it, made once per allowance: its hold's key, its account, its rows past the token. */
-export interface LeaseTuple {
+export interface AllowanceTuple {
   allowance: string;
   accountId: string | null;
   /** Each row past the token: its level's name, then its key values (metering/balances/rows.ts flatRows). */

@@ -7,7 +7,7 @@ import { addAmounts, type Amount } from '../../metering/exact-amount.ts';
 import type { Meter } from '../../metering/types.ts';
 import type { AccountsRepo } from '../../store/repos/accounts.ts';
 import type { LedgerRepo } from '../../store/repos/ledger.ts';
-import { MAX_USAGE_PERIOD_MS, monthStart, type UsageRange } from '../token-usage.ts';
+import { usagePeriod, type UsageRange } from '../usage-period.ts';
 import { publicAccount, type AccountView } from './accounts.ts';
 import { budgetStatus, type BudgetStatus } from './budgets.ts';
 
@@ -31,10 +31,7 @@ export interface AccountUsageView {
 }
 
 export async function accountUsage(deps: AccountUsageDeps, id: string, range: UsageRange, now = deps.meter.now()): Promise<AccountUsageView> {
-  const since = range.since ?? monthStart(now);
-  const until = range.until ?? now + 1;
-  if (until <= since) throw new GatewayError('invalid_parameter', 'until must be after since', { param: 'until' });
-  if (until - since > MAX_USAGE_PERIOD_MS) throw new GatewayError('invalid_parameter', 'The period may span at most 367 days', { param: 'since' });
+  const { since, until } = usagePeriod(range, now);
   await deps.meter.flush();
   const a = await deps.repos.accounts.get(id);
   if (!a) throw new GatewayError('not_found', `Account ${id} not found`);

@@ -9,7 +9,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { AccountPatch, AccountRecord } from '../../store/repos/accounts.ts';
 import type { Page } from './lists.ts';
 import { parseBudgets, parseTimeZone } from './budgets.ts';
-import { checkExpiry, creditQuota, remaining } from './holders.ts';
+import { checkExpiry, remaining, topUpQuota, type HolderSide } from './holders.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 import type { TopUpInput } from './token-changes.ts';
 import { waitingDueFor } from '../../store/repos/slot-holders.ts';
@@ -168,10 +168,13 @@ export async function topUpAccountQuota(
   id: string,
   input: TopUpInput,
 ): Promise<{ account: AccountRecord; amount: number; credited: boolean }> {
-  const r = await creditQuota(deps, by, 'account', id, input);
-  await announce(deps, id);
-  if (r.credited) await audit(deps, by, 'account.topup', id, { amount: input.amount, quota_after: r.quota, ledger_key: r.key });
-  return { account: await getAccount(deps, id), amount: input.amount, credited: r.credited };
+  const side: HolderSide<AccountRecord> = {
+    kind: 'account',
+    announce: (accountId) => announce(deps, accountId),
+    get: (accountId) => getAccount(deps, accountId),
+  };
+  const { holder, ...r } = await topUpQuota(deps, by, side, id, input);
+  return { account: holder, ...r };
 }
 
 /** An account a token may join: it exists and is not revoked. */

@@ -2,7 +2,7 @@
 // account's), revocation and expiry. What reads or changes those the same way for both is written here once.
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { topUpHolder, type HolderKind } from '../../metering/top-up.ts';
-import type { Actor, AdminDeps } from './deps.ts';
+import { audit, type Actor, type AdminDeps } from './deps.ts';
 
 export { remaining } from '../../metering/balances/remaining.ts';
 
@@ -20,7 +20,7 @@ const NAMES: Record<HolderKind, { noun: string; path: string }> = { token: { nou
  * Credit a holder's quota (metering/top-up.ts) under the caller's idempotency key (else a fresh one), and answer its
  * refusals for that kind of holder. Returns whether it was credited (false: the key was used before).
  */
-export async function creditQuota(
+async function creditQuota(
   deps: Pick<AdminDeps, 'store'>,
   by: Actor,
   kind: HolderKind,
@@ -31,6 +31,30 @@ export async function creditQuota(
   const r = await topUpHolder(deps.store.db, kind, { holderId: id, amount: input.amount, key, requestId: by.requestId ?? null });
   if (r.outcome === 'credited' || r.outcome === 'repeated') return { credited: r.outcome === 'credited', quota: r.quota, key };
   throw refusal(kind, id, r.outcome);
+}
+
+/** What a top-up does around the credit for one kind of holder: tell the instances of the change, read it back. */
+export interface HolderSide<R> {
+  readonly kind: HolderKind;
+  announce(id: string): Promise<void>;
+  get(id: string): Promise<R>;
+}
+
+/**
+ * Top up a holder's quota: credit it, tell the instances, audit a credit (not a repeat), and answer the holder as it
+ * is now.
+ */
+export async function topUpQuota<R>(
+  deps: Pick<AdminDeps, 'store' | 'repos'>,
+  by: Actor,
+  side: HolderSide<R>,
+  id: string,
+  input: { amount: number; idempotencyKey?: string | undefined },
+): Promise<{ holder: R; amount: number; credited: boolean }> {
+  const r = await creditQuota(deps, by, side.kind, id, input);
+  await side.announce(id);
+  if (r.credited) await audit(deps, by, `${side.kind}.topup`, id, { amount: input.amount, quota_after: r.quota, ledger_key: r.key });
+  return { holder: await side.get(id), amount: input.amount, credited: r.credited };
 }
 
 /** A top-up's refusal, for its kind of holder. */

@@ -10,7 +10,7 @@ import { audit, type Actor, type AdminDeps } from './deps.ts';
 import { getToken, MAX_TPM } from './tokens.ts';
 import { joinableAccount } from './accounts.ts';
 import { parseBudgets } from './budgets.ts';
-import { checkExpiry, creditQuota } from './holders.ts';
+import { checkExpiry, topUpQuota, type HolderSide } from './holders.ts';
 import { waitingDueFor } from '../../store/repos/slot-holders.ts';
 
 /** The fields PATCH /admin/tokens/{id} takes. */
@@ -122,10 +122,13 @@ export interface TopUpAnswer {
 }
 
 export async function topUp(deps: AdminDeps, by: Actor, id: string, input: TopUpInput): Promise<TopUpAnswer> {
-  const r = await creditQuota(deps, by, 'token', id, input);
-  await announce(deps, id, (await deps.repos.tokens.secretHashes(id)) ?? []);
-  if (r.credited) await audit(deps, by, 'token.topup', id, { amount: input.amount, quota_after: r.quota, ledger_key: r.key });
-  return { token: await getToken(deps, id), amount: input.amount, credited: r.credited };
+  const side: HolderSide<TokenRecord> = {
+    kind: 'token',
+    announce: async (tokenId) => announce(deps, tokenId, (await deps.repos.tokens.secretHashes(tokenId)) ?? []),
+    get: (tokenId) => getToken(deps, tokenId),
+  };
+  const { holder, ...r } = await topUpQuota(deps, by, side, id, input);
+  return { token: holder, ...r };
 }
 
 export function parseRotate(body: unknown): { graceMs: number } {

@@ -4,7 +4,8 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../store/schema.ts';
 import { MAX_BALANCE, roomLeft } from '../balance-bound.ts';
 import { remaining } from './remaining.ts';
-import type { BalanceRow } from './rows.ts';
+import { BatchRooms, ROOM_LEVELS } from './batch-rooms.ts';
+import type { BalanceRow, Level } from './rows.ts';
 
 const where = (r: BalanceRow): RawBuilder<unknown> =>
   sql.join(
@@ -104,4 +105,30 @@ export async function limitRoom(
     room = Math.min(room, left(limit, u?.used ?? 0, r.level.countsQueued ? pending : 0));
   }
   return room;
+}
+
+/** A charge as the Kysely batch reads its rows: its token and its allowance's rows flat (null: the token alone). */
+export interface ChargeRows {
+  readonly tokenId: string;
+  readonly flat: ReadonlyArray<string | number> | null;
+}
+
+/**
+ * The rooms of every row `charges` land on, read under a row lock (the no-op update takes it on PostgreSQL, and
+ * SQLite's write lock), level by level in the order every write locks them (rows.ts LEVELS): no other transaction
+ * moves these rows until this one ends.
+ */
+export async function readRooms(trx: Kysely<Database>, charges: Iterable<ChargeRows>): Promise<BatchRooms> {
+  const wanted = new Map<Level, string[]>(ROOM_LEVELS.map((l) => [l, []]));
+  // A first walk names the rows (each once: a row met is kept with the whole bound until read below).
+  const rooms = new BatchRooms((level, id) => void wanted.get(level)!.push(id));
+  for (const c of charges) rooms.fit(c.tokenId, c.flat);
+  for (const [level, ids] of wanted) {
+    if (ids.length === 0) continue;
+    const key = sql.ref(level.keys[0]!);
+    const r = await sql<{ id: string; used: number | string }>`update ${sql.table(level.table)} set spent = spent
+      where ${key} in (${sql.join(ids)}) returning ${key} as id, spent + held as used`.execute(trx);
+    for (const u of r.rows) rooms.setUsed(level, u.id, Number(u.used));
+  }
+  return rooms;
 }

@@ -17,9 +17,23 @@ export interface Level {
   readonly countsQueued: boolean;
   /** The row is made by the first hold on it (a budget period's); else a missing row has no room. */
   readonly madeOnHold: boolean;
+  /**
+   * Its spent + held is a part of its holder's (the token's or the account's): every move on it moves the holder's
+   * row too, and nothing lowers `spent`. The holder's balance bound bounds it, so a batch writer reads no room for it.
+   */
+  readonly partOfHolder: boolean;
 }
 
-export const TOKEN: Level = { name: 'token', table: 'tokens', keys: ['id'], keyTypes: ['text'], quotaColumn: true, countsQueued: true, madeOnHold: false };
+export const TOKEN: Level = {
+  name: 'token',
+  table: 'tokens',
+  keys: ['id'],
+  keyTypes: ['text'],
+  quotaColumn: true,
+  countsQueued: true,
+  madeOnHold: false,
+  partOfHolder: false,
+};
 export const ACCOUNT: Level = {
   name: 'account',
   table: 'accounts',
@@ -28,6 +42,7 @@ export const ACCOUNT: Level = {
   quotaColumn: true,
   countsQueued: false,
   madeOnHold: false,
+  partOfHolder: false,
 };
 export const BUDGET: Level = {
   name: 'budget',
@@ -37,6 +52,7 @@ export const BUDGET: Level = {
   quotaColumn: false,
   countsQueued: false,
   madeOnHold: true,
+  partOfHolder: true,
 };
 /** Every level, in the order a write locks them after the token (holds, then accounts, then budget rows). */
 export const LEVELS: readonly Level[] = [TOKEN, ACCOUNT, BUDGET];
@@ -93,6 +109,9 @@ export interface HoldTarget {
 
 /** A budget row a hold reserved against: [holder id, period, period start (ms)]. */
 export type BudgetRowKey = [string, string, number];
+
+/** The target of a charge of a token of no account nor budget: its token's row alone. */
+export const tokenAlone = (tokenId: string): HoldTarget => ({ tokenId, accountId: null, priceGroup: null, budgetRows: [] });
 
 /** The target a hold on `rows` keeps. */
 export function targetOfRows(rows: readonly BalanceRow[], priceGroup: string | null): HoldTarget {
