@@ -17,7 +17,7 @@ import { TokensRepo } from './store/repos/tokens.ts';
 import type { Store } from './store/store.ts';
 import { AccountsRepo } from './store/repos/accounts.ts';
 import { PriceGroupsRepo } from './store/repos/price-groups.ts';
-import type { PriceGroups } from './metering/price-groups.ts';
+import type { PriceGroups } from './pricing/price-groups.ts';
 import { WebhooksRepo } from './store/repos/webhooks.ts';
 
 export function buildRepos(store: Store): GatewayDeps['repos'] {

@@ -28,7 +28,7 @@ import type { WebhooksRepo } from '../store/repos/webhooks.ts';
 import type { AlertEmitter } from '../alerts/emitter.ts';
 import type { AccountsRepo } from '../store/repos/accounts.ts';
 import type { PriceGroupsRepo } from '../store/repos/price-groups.ts';
-import type { PriceGroups } from '../metering/price-groups.ts';
+import type { PriceGroups } from '../pricing/price-groups.ts';
 import type { Store } from '../store/store.ts';
 import type { TaskEngine } from '../tasks/engine.ts';
 import type { VidxContext } from './vidx/context.ts';

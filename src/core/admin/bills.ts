@@ -2,7 +2,7 @@
 // clients saw, with each line's models and top-ups (credits, apart from charges); as JSON or as CSV for a
 // spreadsheet, a line per token or per model.
 import { addAmounts } from '../../metering/exact-amount.ts';
-import { formatUnits } from '../../metering/prices.ts';
+import { formatUnits } from '../../pricing/prices.ts';
 import type { Meter } from '../../metering/types.ts';
 import { DAY_MS, type BillFilter, type DayTotal, type LedgerRepo } from '../../store/repos/ledger.ts';
 import type { BillByModelView, BillLine, BillModelLine, BillPeriod, BillTotal, BillView } from '../views.ts';

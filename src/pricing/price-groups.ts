@@ -3,7 +3,7 @@
 // Price groups). The groups live in the store and are cached here, reloaded when an instance announces a change.
 import type { ModelEntry, Price } from '../catalogue/types.ts';
 import { MAX_CHARGE, mulDivCeil, priceForEntry } from './prices.ts';
-import type { Charge, Usage } from './types.ts';
+import type { Charge, Usage } from '../metering/types.ts';
 
 export const PPM = 1_000_000;
 
