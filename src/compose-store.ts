@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Catalogue } from './catalogue/catalogue.ts';
 import type { GatewayDeps } from './core/deps.ts';
 import { ledgerRowForLog } from './metering/ledger-row.ts';
-import { StoreMeter } from './metering/meter.ts';
+import { RESERVATION_PREFIX, StoreMeter } from './metering/meter.ts';
 import { FlushTick } from './store/group-commit.ts';
 import { AuditRepo } from './store/repos/audit.ts';
 import { ChannelsRepo } from './store/repos/channels.ts';
@@ -32,7 +32,7 @@ export function buildRepos(store: Store): GatewayDeps['repos'] {
     reconcile: new ReconcileRepo(reads),
     consoleSessions: new ConsoleSessionsRepo(db),
     requestStats: new RequestStatsRepo(db, reads),
-    gauges: new GaugesRepo(reads),
+    gauges: new GaugesRepo(reads, RESERVATION_PREFIX),
     webhooks: new WebhooksRepo(db),
     accounts: new AccountsRepo(db),
     priceGroups: new PriceGroupsRepo(db),
