@@ -65,7 +65,7 @@ export interface Opened {
   queryBudgetMemory: SharedArrayBuffer;
   /** Who holds this instance's poll leases (the poller thread's, kept across its restarts); default: a new id. */
   taskOwner?: string;
-  /** The meter's clock (budget periods); tests set it. Default Date.now. */
+  /** The clock of the meter (budget periods) and the task engine (task times); tests set it. Default Date.now. */
   clock?: () => number;
 }
 
@@ -193,6 +193,7 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
       owner: o.taskOwner,
       budget,
       slots,
+      ...(o.clock ? { now: o.clock } : {}),
     }),
     breakers,
     capacity,
