@@ -193,7 +193,6 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
       owner: o.taskOwner,
       budget,
       slots,
-      ...(o.clock ? { now: o.clock } : {}),
     }),
     breakers,
     capacity,

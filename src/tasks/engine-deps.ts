@@ -24,7 +24,7 @@ export interface TaskEngineDeps {
   owner?: string | undefined;
   /** Upstream task queries per account (limits/query-budget.ts); absent: not budgeted. */
   budget?: QueryBudget;
-  /** The clock of task times (due polls, leases, ages, waits): the meter's (compose.ts), so a test moves both. */
+  /** The clock of task times (due polls, leases, ages, waits): the meter's unless given, so a test moves both. */
   now: () => number;
 }
 

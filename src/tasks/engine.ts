@@ -20,7 +20,7 @@ import { UNLIMITED_BUDGET, type QueryBudget, type QueryWho } from '../limits/que
 export { DEFAULT_TASK_ENGINE_OPTIONS, type TaskEngineOptions } from './options.ts';
 export type { SlotDeps, TaskEngineDeps } from './engine-deps.ts';
 
-/** What the engine is built from: its parts' deps, the clock defaulting to Date.now. */
+/** What the engine is built from: its parts' deps, the clock defaulting to the meter's. */
 export type TaskEngineInput = Omit<TaskEngineDeps, 'now'> & { now?: () => number };
 
 export const newTaskOwner = (): string => `inst_${randomUUID()}`;
@@ -42,7 +42,7 @@ export class TaskEngine {
   private readonly deps: TaskEngineDeps;
 
   constructor(input: TaskEngineInput) {
-    const deps: TaskEngineDeps = { ...input, now: input.now ?? Date.now };
+    const deps: TaskEngineDeps = { ...input, now: input.now ?? (() => input.meter().now()) };
     this.deps = deps;
     this.repo = deps.repo;
     this.owner = deps.owner ?? newTaskOwner();

@@ -35,4 +35,12 @@ describe('the task engine’s clock', () => {
     expect(after?.error?.code).toBe('task_timeout');
     expect(after?.finishedAt).toBe(now);
   });
+
+  it('given no clock, the engine reads the meter’s', async () => {
+    const now = Date.now() + 30 * DAY;
+    const meter = Object.create(f.meter, { now: { value: () => now } }) as typeof f.meter;
+    const e = f.engine({}, { meter: () => meter });
+    const t = await e.create(f.input(e));
+    expect(t.createdAt).toBe(now);
+  });
 });

@@ -8,7 +8,7 @@ import type { Database } from '../schema.ts';
 export interface Totals {
   requests: number;
   errors: number;
-  /** Exact: a sum over many tokens can pass 2^53 − 1 (metering/exact-amount.ts). */
+  /** Exact: a sum over many tokens can pass 2^53 − 1 (vocabulary/exact-amount.ts). */
   amount: bigint;
 }
 
