@@ -13,6 +13,7 @@ import { registerKling } from './kling/index.ts';
 import { DEFAULT_KLING_TASK_SLOTS } from './kling/slots.ts';
 import { registerImages } from './dashscope/images.ts';
 import { registerImagesAsync } from './dashscope/images-async.ts';
+import { registerDashscopeTaskList } from './dashscope/task-list.ts';
 import { registerDashscopeTasks } from './dashscope/tasks.ts';
 import { registerVideoSynthesis } from './dashscope/video-synthesis.ts';
 import { registerResultVideos } from './dashscope/results-video.ts';
@@ -46,6 +47,7 @@ const AREAS: Array<(router: SimRouter, ctx: SimContext) => void> = [
   registerImages,
   registerImagesAsync,
   registerDashscopeTasks,
+  registerDashscopeTaskList,
   registerVideoSynthesis,
   registerResultVideos,
   registerQuotas,

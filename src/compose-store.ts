@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Catalogue } from './catalogue/catalogue.ts';
 import type { GatewayDeps } from './core/deps.ts';
 import { ledgerRowForLog } from './metering/ledger-row.ts';
-import { StoreMeter } from './metering/meter.ts';
+import { RESERVATION_PREFIX, StoreMeter } from './metering/meter.ts';
 import { FlushTick } from './store/group-commit.ts';
 import { AuditRepo } from './store/repos/audit.ts';
 import { ChannelsRepo } from './store/repos/channels.ts';
@@ -17,7 +17,7 @@ import { TokensRepo } from './store/repos/tokens.ts';
 import type { Store } from './store/store.ts';
 import { AccountsRepo } from './store/repos/accounts.ts';
 import { PriceGroupsRepo } from './store/repos/price-groups.ts';
-import type { PriceGroups } from './metering/price-groups.ts';
+import type { PriceGroups } from './pricing/price-groups.ts';
 import { WebhooksRepo } from './store/repos/webhooks.ts';
 
 export function buildRepos(store: Store): GatewayDeps['repos'] {
@@ -32,7 +32,7 @@ export function buildRepos(store: Store): GatewayDeps['repos'] {
     reconcile: new ReconcileRepo(reads),
     consoleSessions: new ConsoleSessionsRepo(db),
     requestStats: new RequestStatsRepo(db, reads),
-    gauges: new GaugesRepo(reads),
+    gauges: new GaugesRepo(reads, RESERVATION_PREFIX),
     webhooks: new WebhooksRepo(db),
     accounts: new AccountsRepo(db),
     priceGroups: new PriceGroupsRepo(db),

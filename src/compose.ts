@@ -22,7 +22,7 @@ import type { GatewayDeps } from './core/deps.ts';
 import { taskSubmitVia } from './core/task-submit.ts';
 import type { VidxContext } from './core/vidx/context.ts';
 import { composeLimits } from './compose-limits.ts';
-import { loadCatalogue } from './metering/catalogue-source.ts';
+import { loadCatalogue } from './pricing/catalogue-source.ts';
 import { createSafeNet } from './net/safe-fetch.ts';
 import { GatewayMetrics } from './observe/metrics.ts';
 import { CapacityMetrics } from './observe/capacity-metrics.ts';
@@ -43,7 +43,7 @@ import { newTaskOwner, TaskEngine } from './tasks/engine.ts';
 import { PollerThread } from './tasks/poller-thread.ts';
 import { UPSTREAMS, upstreamOf } from './adapters/upstreams.ts';
 import { upstreamAccountOf } from './routing/upstream-account.ts';
-import { PriceGroups } from './metering/price-groups.ts';
+import { PriceGroups } from './pricing/price-groups.ts';
 import { AlertEmitter } from './alerts/emitter.ts';
 import { buildRepos, composeWriters } from './compose-store.ts';
 import { composeAlerts, type AlertLoops } from './compose-alerts.ts';
@@ -65,7 +65,7 @@ export interface Opened {
   queryRateMemory: SharedArrayBuffer;
   /** Who holds this instance's poll leases (the poller thread's, kept across its restarts); default: a new id. */
   taskOwner?: string;
-  /** The meter's clock (budget periods); tests set it. Default Date.now. */
+  /** The clock of the meter (budget periods) and the task engine (task times); tests set it. Default Date.now. */
   clock?: () => number;
 }
 

@@ -22,7 +22,7 @@ export interface GatewayOptions extends Keys {
   pgSchema?: string;
   /** A store opened by the caller (and closed by it). */
   store?: Store;
-  /** The meter's clock (budget periods); tests set it. Default Date.now. */
+  /** The clock of the meter (budget periods) and the task engine (task times); tests set it. Default Date.now. */
   clock?: () => number;
 }
 

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { Catalogue } from '../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../src/catalogue/default-catalogue.ts';
 import { composeWriters } from '../src/compose-store.ts';
-import { PriceGroups } from '../src/metering/price-groups.ts';
+import { PriceGroups } from '../src/pricing/price-groups.ts';
 import { makeLogger } from '../src/runtime/logger.ts';
 import { AuditRepo } from '../src/store/repos/audit.ts';
 import type * as RowWrites from '../src/store/sqlite-row-writes.ts';

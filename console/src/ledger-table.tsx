@@ -1,6 +1,6 @@
 // Ledger lines as a table: each line's quantities and the unit prices in force, so a charge explains itself. Used
 // by a request's page and a task's page.
-import { Pairs } from './pages/log-detail.tsx';
+import { Pairs } from './pairs.tsx';
 import type { LedgerLineView } from './types.ts';
 import { units } from './format.ts';
 

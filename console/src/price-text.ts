@@ -2,9 +2,9 @@
 // from the fields. Amounts are integer micro-units (1 unit = 1,000,000); the page reads and writes units, converted
 // exactly (no floating point), so what the operator typed is what is stored.
 import { num, units } from './format.ts';
-import type { Price, TokenPriceTier as TokenTier } from '../../src/catalogue/price-types.ts';
+import type { Price, TokenPriceTier as TokenTier } from '../../src/vocabulary/price.ts';
 
-export type { Price, TokenPriceTier as TokenTier } from '../../src/catalogue/price-types.ts';
+export type { Price, TokenPriceTier as TokenTier } from '../../src/vocabulary/price.ts';
 
 export const UNIT_TEXT: Record<Price['unit'], string> = {
   tokens: 'per 1,000 tokens',

@@ -4,7 +4,8 @@ import type { ServerResponse } from 'node:http';
 import { dashscopeAccountOf } from '../auth.ts';
 import type { SimContext } from '../context.ts';
 import { requestId, sendJson } from '../http-util.ts';
-import type { SimRequest } from '../router.ts';
+import type { SimRequest, SimRouter } from '../router.ts';
+import { takeQuery } from './query-budget.ts';
 import { nativeError } from './errors.ts';
 import { dashscopeTaskStore, fmt, statusOf, type DashscopeTaskStatus } from './tasks.ts';
 
@@ -84,5 +85,12 @@ export function listTasks(ctx: SimContext, req: SimRequest, res: ServerResponse)
     total_page: Math.ceil(rows.length / pageSize),
     page_no: pageNo,
     page_size: pageSize,
+  });
+}
+
+export function registerDashscopeTaskList(router: SimRouter, ctx: SimContext): void {
+  router.on('GET', '/api/v1/tasks', (req, res) => {
+    if (!takeQuery(ctx, req.req, res, 'list')) return;
+    listTasks(ctx, req, res);
   });
 }

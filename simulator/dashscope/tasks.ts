@@ -10,7 +10,6 @@ import { requestId, sendJson } from '../http-util.ts';
 import type { SimRequest, SimRouter } from '../router.ts';
 import { nativeError } from './errors.ts';
 import { dashscopeAccountOf } from '../auth.ts';
-import { listTasks } from './task-list.ts';
 import { takeQuery } from './query-budget.ts';
 
 export type DashscopeTaskFault = 'fail-task' | 'stay-running' | 'vanish' | 'suspend' | null;
@@ -137,10 +136,6 @@ function ownTask(ctx: SimContext, req: SimRequest, id: string): DashscopeTask | 
 }
 
 export function registerDashscopeTasks(router: SimRouter, ctx: SimContext): void {
-  router.on('GET', '/api/v1/tasks', (req, res) => {
-    if (!takeQuery(ctx, req.req, res, 'list')) return;
-    listTasks(ctx, req, res);
-  });
   router.on('GET', '/api/v1/tasks/:id', (req, res) => {
     if (!takeQuery(ctx, req.req, res, 'single')) return;
     const t = ownTask(ctx, req, req.params.id ?? '');

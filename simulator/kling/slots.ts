@@ -5,22 +5,12 @@
 import type { ServerResponse } from 'node:http';
 import type { SimContext } from '../context.ts';
 import { klingErr } from './envelope.ts';
-import { isVanished, statusOf, type KlingState, type KlingTask } from './state.ts';
+import { isVanished, type SlotBook, statusOf, type KlingState, type KlingTask } from './state.ts';
+
+export { newSlotBook, type SlotBook } from './state.ts';
 
 /** Parallel tasks per model version on the simulated account unless a test sets otherwise (a small resource pack). */
 export const DEFAULT_KLING_TASK_SLOTS = 5;
-
-/** What the simulator saw of its limit, for tests: the most tasks of one model open at once, and the refusals. */
-export interface SlotBook {
-  /** Model version → its tasks not yet ended. */
-  open: Map<string, Set<KlingTask>>;
-  /** Model version → the most of its tasks that were open at once. */
-  peak: Map<string, number>;
-  /** Creations refused with 1303. */
-  refused: number;
-}
-
-export const newSlotBook = (): SlotBook => ({ open: new Map(), peak: new Map(), refused: 0 });
 
 /** A task ends at its terminal state; a vanished task no longer exists upstream, so it holds nothing either. */
 const ended = (t: KlingTask, now: number): boolean => {

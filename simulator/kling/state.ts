@@ -2,7 +2,6 @@
 // selection sessions, and the callbacks it sent (for tests to observe).
 import { randomInt } from 'node:crypto';
 import type { SimContext } from '../context.ts';
-import { newSlotBook, type SlotBook } from './slots.ts';
 
 export type KlingTaskKind = 'text2video' | 'multi-elements' | 'omni-video';
 export type KlingTaskFault = 'fail-task' | 'stay-running' | 'vanish' | null;
@@ -56,6 +55,18 @@ export interface SentCallback {
   status: number | null;
   at: number;
 }
+
+/** What the simulator saw of its limit, for tests: the most tasks of one model open at once, and the refusals. */
+export interface SlotBook {
+  /** Model version → its tasks not yet ended. */
+  open: Map<string, Set<KlingTask>>;
+  /** Model version → the most of its tasks that were open at once. */
+  peak: Map<string, number>;
+  /** Creations refused with 1303. */
+  refused: number;
+}
+
+export const newSlotBook = (): SlotBook => ({ open: new Map(), peak: new Map(), refused: 0 });
 
 export interface KlingState {
   tasks: Map<string, KlingTask>;

@@ -2,7 +2,7 @@
 // Adapters only translate (contract in → upstream wire → contract + Usage out); they never touch the store or HTTP layer.
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { JsonObject } from '../json/json.ts';
-import type { TokenUsage } from '../catalogue/usage.ts';
+import type { TokenUsage } from '../vocabulary/usage.ts';
 import type { CallSignal } from './abort-link.ts';
 
 export type { TokenUsage };

@@ -1,5 +1,5 @@
 import type { ChannelKind } from '../adapters/upstreams.ts';
-import type { Price } from './price-types.ts';
+import type { Price } from '../vocabulary/price.ts';
 
 export type ModelKind =
   | 'chat' // text (and some multimodal) chat models
@@ -12,7 +12,7 @@ export type ModelKind =
   | 'vidx-edit' // family A multi-element edit
   | 'vidx-omni'; // family A omni-video
 
-export type { Price, TokenPriceTier } from './price-types.ts';
+export type { Price, TokenPriceTier } from '../vocabulary/price.ts';
 
 export type VideoRefRule =
   | 'none' // text only

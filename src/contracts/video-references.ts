@@ -5,7 +5,13 @@ import type { VideoRules } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { literalHostReason } from '../net/address-policy.ts';
 import { isObject, type JsonObject } from '../json/json.ts';
-import type { Media, MediaType } from './videos.ts';
+
+/** A reference of a video request: its role, and where it is. */
+export type MediaType = 'first_frame' | 'last_frame' | 'first_clip' | 'reference_image' | 'reference_video' | 'video';
+export interface Media {
+  type: MediaType;
+  url: string;
+}
 
 const badRef = (message: string, param: string) => new GatewayError('invalid_reference', message, { param });
 

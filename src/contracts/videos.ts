@@ -4,13 +4,9 @@ import type { VideoRules } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { VideoTier } from '../metering/types.ts';
 import type { JsonObject } from '../json/json.ts';
-import { mapReferences } from './video-references.ts';
+import { mapReferences, type Media, type MediaType } from './video-references.ts';
 
-export type MediaType = 'first_frame' | 'last_frame' | 'first_clip' | 'reference_image' | 'reference_video' | 'video';
-export interface Media {
-  type: MediaType;
-  url: string;
-}
+export type { Media, MediaType };
 
 export interface VideoSpec {
   prompt: string | undefined;

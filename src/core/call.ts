@@ -3,15 +3,9 @@
 import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
+import type { UpstreamAttempt } from '../store/repos/request-log.ts';
 
-/** One upstream attempt of a call (routing/failover.ts), as the request log stores and the admin API shows it. */
-export interface UpstreamAttempt {
-  channel_id: string;
-  outcome: 'ok' | 'error';
-  /** The gateway error code of a failed attempt; null when it succeeded. */
-  error_code: string | null;
-  latency_ms: number;
-}
+export type { UpstreamAttempt };
 
 /** Per-request facts gathered along the way and written to the request log at the end. */
 export interface RequestState {

@@ -6,7 +6,7 @@ import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { ModelEntry, ResolvedModel } from '../catalogue/types.ts';
 import { isObject } from '../json/json.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { priceDefaultsOf } from '../metering/prices.ts';
+import { priceDefaultsOf } from '../pricing/prices.ts';
 import type { Meter, ModeTier, SyncChargeInput, Usage, VideoTier } from '../metering/types.ts';
 import type { ReportedUsage, TaskRecord } from '../tasks/types.ts';
 import { principalOf, type CallContext } from './call.ts';

@@ -28,10 +28,12 @@ import type { WebhooksRepo } from '../store/repos/webhooks.ts';
 import type { AlertEmitter } from '../alerts/emitter.ts';
 import type { AccountsRepo } from '../store/repos/accounts.ts';
 import type { PriceGroupsRepo } from '../store/repos/price-groups.ts';
-import type { PriceGroups } from '../metering/price-groups.ts';
+import type { PriceGroups } from '../pricing/price-groups.ts';
 import type { Store } from '../store/store.ts';
 import type { TaskEngine } from '../tasks/engine.ts';
-import type { VidxContext } from './vidx/context.ts';
+import type { KlingClient } from '../adapters/kling/client.ts';
+import type { CallbackDispatcher } from '../tasks/callbacks.ts';
+import type { SessionsRepo } from '../store/repos/sessions.ts';
 import type { GatewayMetrics } from '../observe/metrics.ts';
 import type { Tracing } from '../observe/tracing.ts';
 
@@ -98,4 +100,16 @@ export interface AppParts {
   text: DashscopeTextAdapter;
   /** What every /vidx route shares. */
   vidx: VidxContext;
+}
+
+/** What every family A route shares (vidx/context.ts): declared here, beside the deps it carries. */
+export interface VidxContext {
+  deps: GatewayDeps;
+  client: KlingClient;
+  sessions: SessionsRepo;
+  /** Key for the unguessable part of upstream callback addresses. */
+  callbackKey: string;
+  /** Called when a task may have become terminal, so client callbacks go out promptly. */
+  kick(): void;
+  dispatcher: CallbackDispatcher;
 }

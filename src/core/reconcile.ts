@@ -4,10 +4,10 @@
 // charges of tasks without a terminal success, successes without a charge, holds still open, and lost submits.
 import type { Price } from '../catalogue/types.ts';
 import { isObject } from '../json/json.ts';
-import { MAX_CHARGE, mulDivCeil, priceUsage } from '../metering/prices.ts';
-import { PPM } from '../metering/price-groups.ts';
+import { MAX_CHARGE, mulDivCeil, priceUsage } from '../pricing/prices.ts';
+import { PPM } from '../pricing/price-groups.ts';
 import type { Usage } from '../metering/types.ts';
-import { addAmounts, type Amount } from '../metering/exact-amount.ts';
+import { addAmounts, type Amount } from '../vocabulary/exact-amount.ts';
 import type { ReconcileRows } from '../store/repos/reconcile.ts';
 import { LOST_SUBMIT_CODE } from '../tasks/lost-submit.ts';
 

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SubmitVia } from '../adapters/upstream.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
-import type { ModeTier, VideoTier } from '../catalogue/usage.ts';
+import type { ModeTier, VideoTier } from '../vocabulary/usage.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { Channel } from '../routing/channel-registry.ts';
 import { withFailover, type FailoverOptions } from '../routing/failover.ts';

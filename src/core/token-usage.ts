@@ -1,8 +1,8 @@
 // GET /v1/usage: what a token holder may know about its own token — the balance (quota, used, reserved, remaining)
 // and its charges per model over a period, from the ledger (the billing authority). No other token is reachable
 // there; the operator reads any token's the same way (core/admin/token-usage.ts).
-import { formatUnits } from '../metering/prices.ts';
-import { addAmounts, type Amount } from '../metering/exact-amount.ts';
+import { formatUnits } from '../pricing/prices.ts';
+import { addAmounts, type Amount } from '../vocabulary/exact-amount.ts';
 import type { Meter } from '../metering/types.ts';
 import type { LedgerRepo } from '../store/repos/ledger.ts';
 import type { TokenRecord, TokensRepo } from '../store/repos/tokens.ts';

@@ -1,5 +1,5 @@
 import type { BudgetStatus } from './admin/budgets.ts';
-import type { Amount } from '../metering/exact-amount.ts';
+import type { Amount } from '../vocabulary/exact-amount.ts';
 // The answers of the token and bill endpoints as their readers see them: types only, importing nothing, so the
 // operator console (console/src/types.ts) checks its pages against what the server builds instead of copying them.
 // Money is integer micro-units (1 unit = 1,000,000); `*_units` the same amount as an exact decimal string of units.

@@ -117,7 +117,7 @@ export function jsonText(v: unknown): string | null {
   return (Array.isArray(v) ? flatList(v) : flatObject(v)) ?? JSON.stringify(v);
 }
 
-// A frozen value (a price tier's unit prices: metering/prices.ts) cannot change, so its JSON is built once.
+// A frozen value (a price tier's unit prices: pricing/prices.ts) cannot change, so its JSON is built once.
 const frozenJson = new WeakMap<object, string>();
 
 /** jsonText, kept per frozen object: the same text, built once for a value every charge of a price tier shares. */

@@ -5,7 +5,7 @@
 import type { LedgerCut } from '../store/sqlite-batch-writer.ts';
 import { boundRow } from './balance-bound.ts';
 import type { LedgerRow } from './ledger-row.ts';
-import { isClamped } from './prices.ts';
+import { isClamped } from '../pricing/prices.ts';
 
 export class ChargeCuts {
   /** Tokens a charge was cut at (their balance, or their account's, is at the bound). */

@@ -3,7 +3,7 @@ import type { FlushTick } from '../store/group-commit.ts';
 import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
 import type { AllowanceOptions } from './allowances.ts';
 import type { LedgerRow } from './ledger-row.ts';
-import type { PriceGroups } from './price-groups.ts';
+import type { PriceGroups } from '../pricing/price-groups.ts';
 import type { PeriodRule } from './balances/rows.ts';
 
 export interface StoreMeterOptions {

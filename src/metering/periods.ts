@@ -1,13 +1,8 @@
 // Calendar periods of budgets: a day, an ISO week (from Monday) or a month, in UTC or an IANA time zone. A period
 // starts at local midnight; its bounds are UTC instants (ms), so a budget row is named by its period's start.
-export type BudgetPeriod = 'day' | 'week' | 'month';
-export const BUDGET_PERIODS: readonly BudgetPeriod[] = ['day', 'week', 'month'];
+import type { BudgetPeriod } from '../vocabulary/budgets.ts';
 
-export interface Budget {
-  period: BudgetPeriod;
-  /** Micro-units a holder may spend in one period. */
-  limit: number;
-}
+export { BUDGET_PERIODS, type Budget, type BudgetPeriod } from '../vocabulary/budgets.ts';
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 

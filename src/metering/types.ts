@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Billing } from './billing.ts';
 import type { LedgerRow } from './ledger-row.ts';
-import type { Usage } from '../catalogue/usage.ts';
+import type { Usage } from '../vocabulary/usage.ts';
 
 /** Whose allowances a change of terms ends: a token's, or every token's of an account. */
 export type AllowanceHolder = { tokenId: string } | { accountId: string };
@@ -11,7 +11,7 @@ export type AllowanceHolder = { tokenId: string } | { accountId: string };
 /** A store transaction a meter step can join, so that it commits with the caller's other writes or not at all. */
 export type StoreTransaction = Kysely<Database>;
 
-export type { ModeTier, Usage, VideoTier } from '../catalogue/usage.ts';
+export type { ModeTier, Usage, VideoTier } from '../vocabulary/usage.ts';
 
 export interface Charge {
   amount: number;

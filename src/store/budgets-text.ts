@@ -1,6 +1,6 @@
 // The stored budgets of a holder (tokens.budgets, accounts.budgets): a JSON array [{period, limit}], null for none.
 // Every reader and writer of the column goes through these two.
-import type { Budget, BudgetPeriod } from '../metering/periods.ts';
+import type { Budget, BudgetPeriod } from '../vocabulary/budgets.ts';
 import { parseJson } from './json.ts';
 
 export const encodeBudgets = (b: readonly Budget[] | undefined): string | null => (b?.length ? JSON.stringify(b) : null);

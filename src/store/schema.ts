@@ -127,7 +127,7 @@ export interface HoldsTable {
   account_id: Generated<string | null>; // migration 018: the account also held against
   price_group: Generated<string | null>; // the price group the hold's call is charged at
   budget_rows: Generated<string | null>; // JSON [[holder_id, period, period_start], …] held against
-  price_terms: Generated<string | null>; // migration 023: JSON, a task's prices fixed at its creation (metering/price-terms.ts)
+  price_terms: Generated<string | null>; // migration 023: JSON, a task's prices fixed at its creation (pricing/price-terms.ts)
 }
 
 export interface TasksTable {

@@ -10,7 +10,8 @@ import type { TasksRepo } from '../store/repos/tasks.ts';
 import { errorDetail } from './events.ts';
 import type { CancelOutcome, TaskDriver, TaskError, TaskRecord } from './types.ts';
 import { isTerminal, refOf } from './types.ts';
-import { endUnsubmitted, slotFreed, type SlotDeps } from './slot-queue.ts';
+import type { SlotDeps } from './engine-deps.ts';
+import { endUnsubmitted, slotFreed } from './slot-queue.ts';
 
 export interface CancelDeps {
   repo: TasksRepo;
@@ -23,6 +24,8 @@ export interface CancelDeps {
   timeoutMs: number;
   /** Room in the account's query rate for the cancel call (absent: not rate-limited). */
   admit?(driver: TaskDriver, channel: Channel): Promise<boolean> | true;
+  /** The clock of task times (the engine's); the waits below are real time. */
+  now: () => number;
 }
 
 /** How long a cancel waits for the submit try of a task that was waiting (then: 409, as for any task being submitted). */
@@ -36,14 +39,14 @@ export async function cancelTask(d: CancelDeps, id: string, since = Date.now()):
   if (!t) return null;
   // A waiting task being tried right now (its queue's head, sent upstream): the try's outcome is awaited, briefly —
   // refused, it is waiting again and released here; taken, it is an open task and cancelled as one.
-  if (t.state === 'submitting' && t.slotQueue !== null && t.leaseOwner !== null && (t.leaseUntil ?? 0) > Date.now() && Date.now() - since < SLOT_TRY_WAIT_MS) {
+  if (t.state === 'submitting' && t.slotQueue !== null && t.leaseOwner !== null && (t.leaseUntil ?? 0) > d.now() && Date.now() - since < SLOT_TRY_WAIT_MS) {
     await new Promise((r) => setTimeout(r, 50));
     return cancelTask(d, id, since);
   }
   const error: TaskError = { code: 'task_cancelled', message: 'The task was cancelled by an operator', upstreamRequestId: t.upstreamRequestId };
   if (t.state === 'waiting') {
     // Never sent upstream: released, and it never will be (unless it moved on to be submitted meanwhile).
-    const ended = await endUnsubmitted({ repo: d.repo, meter: () => d.meter, logger: d.logger }, d.slots, t, 'waiting', 'cancelled', error);
+    const ended = await endUnsubmitted({ repo: d.repo, meter: () => d.meter, logger: d.logger, now: d.now }, d.slots, t, 'waiting', 'cancelled', error);
     if (ended) return { outcome: 'cancelled', task: ended };
     return cancelTask(d, id, since);
   }
@@ -51,8 +54,8 @@ export async function cancelTask(d: CancelDeps, id: string, since = Date.now()):
   if (!(await d.meter.release(refOf(t)))) return { outcome: 'finishing', task: (await d.repo.get(id)) ?? t };
   // The state may move under us (queued → in_progress by a poll); retry the compare-and-set from the state read.
   for (let cur: TaskRecord | null = t; cur && !isTerminal(cur.state); cur = await d.repo.get(id)) {
-    const patch = { state: 'cancelled', error, finishedAt: Date.now(), leaseOwner: null, leaseUntil: null } as const;
-    if (await d.repo.transition(id, cur.state, patch, Date.now(), [{ kind: 'cancelled', detail: errorDetail(error) }, { kind: 'hold_released' }])) break;
+    const patch = { state: 'cancelled', error, finishedAt: d.now(), leaseOwner: null, leaseUntil: null } as const;
+    if (await d.repo.transition(id, cur.state, patch, d.now(), [{ kind: 'cancelled', detail: errorDetail(error) }, { kind: 'hold_released' }])) break;
   }
   const after = (await d.repo.get(id)) ?? t;
   if (after.state === 'cancelled') await slotFreed(d.slots, t);

@@ -6,16 +6,16 @@
 // queue lets it (slot-queue.ts); otherwise, or when the upstream refuses it for the account's limits, it waits.
 import { randomUUID } from 'node:crypto';
 import type { TaskRef } from '../metering/types.ts';
-import type { TaskEngineDeps } from './engine.ts';
+import type { TaskEngineDeps } from './engine-deps.ts';
 import { withinWaitingCaps } from './slot-caps.ts';
-import { isSlotRefusal, requeue, slotAfterSubmit, slotTaken, takeSlot } from './slot-queue.ts';
-import type { CreateTaskInput, SubmitOutcome, TaskRecord, UnconfirmedSubmit } from './types.ts';
-import type { TaskPatch } from '../store/repos/tasks.ts';
+import { isSlotRefusal, requeue, slotTaken, takeSlot } from './slot-queue.ts';
+import { slotAfterSubmit, submitted, unconfirmed } from './submit-outcome.ts';
+import type { CreateTaskInput, TaskRecord } from './types.ts';
 
 export async function createTask(deps: TaskEngineDeps, owner: string, input: CreateTaskInput): Promise<TaskRecord> {
   const o = deps.options;
   const id = input.id ?? `task_${randomUUID().replace(/-/g, '')}`;
-  const now = Date.now();
+  const now = deps.now();
   const slot = input.slot && deps.slots ? { ...input.slot, deps: deps.slots } : null;
   await deps.repo.insert(
     {
@@ -59,7 +59,7 @@ export async function createTask(deps: TaskEngineDeps, owner: string, input: Cre
   try {
     out = await input.submit(id, input.channel);
   } catch (e) {
-    if (slot && isSlotRefusal(e)) return requeue(deps, slot.deps, { id, queue: slot.queue, holdAmount, attempts: 0 }, Date.now() + o.pollBaseMs, e);
+    if (slot && isSlotRefusal(e)) return requeue(deps, slot.deps, { id, queue: slot.queue, holdAmount, attempts: 0 }, deps.now() + o.pollBaseMs, e);
     // Only while still `submitting`: past the deadline the poller may have found the task upstream and adopted it.
     if (await deps.repo.delete(id, 'submitting')) await deps.meter().release(ref);
     throw e;
@@ -68,68 +68,5 @@ export async function createTask(deps: TaskEngineDeps, owner: string, input: Cre
   if ('unconfirmed' in out) return unconfirmed(deps, id, out, extra);
   const t = await submitted(deps, id, out, holdAmount, input.channel.id, extra);
   if (slot) await slotTaken(slot.deps, slot.queue);
-  return t;
-}
-
-/**
- * The upstream took the creation: `submitting` → queued with its task id, polled from now on. Past its deadline the
- * poller may have taken the row over: fine when it found this upstream task, else it failed it (logged).
- */
-export async function submitted(
-  deps: TaskEngineDeps,
-  id: string,
-  out: SubmitOutcome,
-  holdAmount: number,
-  channelId: string,
-  extra: TaskPatch = {},
-): Promise<TaskRecord> {
-  const patch = {
-    state: out.state ?? 'queued',
-    upstreamTaskId: out.upstreamTaskId,
-    upstreamStatus: out.upstreamStatus ?? null,
-    upstreamRequestId: out.upstreamRequestId ?? null,
-    holdAmount,
-    nextPollAt: Date.now() + deps.options.pollBaseMs,
-    leaseOwner: null,
-    leaseUntil: null,
-    ...(out.channelId ? { channelId: out.channelId } : {}),
-    ...extra,
-  } as const;
-  const moved = await deps.repo.transition(id, 'submitting', patch, Date.now(), [
-    { kind: 'submitted', detail: `upstream task ${out.upstreamTaskId}`, amount: holdAmount },
-  ]);
-  const t = await deps.repo.get(id);
-  if (!moved && t?.upstreamTaskId !== out.upstreamTaskId) {
-    deps.logger.error(
-      { task_id: id, channel_id: out.channelId ?? channelId, upstream_task_id: out.upstreamTaskId },
-      'task submit finished after its deadline; task already failed — reconcile',
-    );
-  }
-  if (!t) throw new Error(`task ${id} vanished after creation`);
-  return t;
-}
-
-/**
- * The upstream may have the task but could not say: it stays `submitting` (its hold kept), handed to the poller at
- * once (lease released, due after one poll interval), whose lost-submit recovery adopts it or fails it uncharged.
- */
-export async function unconfirmed(deps: TaskEngineDeps, id: string, out: UnconfirmedSubmit, extra: TaskPatch = {}): Promise<TaskRecord> {
-  const now = Date.now();
-  await deps.repo.transition(
-    id,
-    'submitting',
-    {
-      leaseOwner: null,
-      leaseUntil: null,
-      nextPollAt: now + deps.options.pollBaseMs,
-      channelId: out.channelId,
-      upstreamRequestId: out.upstreamRequestId ?? null,
-      ...extra,
-    },
-    now,
-  );
-  deps.logger.warn({ task_id: id, channel_id: out.channelId }, 'task submit unconfirmed: answer lost and the lookup failed; left to the lost-submit recovery');
-  const t = await deps.repo.get(id);
-  if (!t) throw new Error(`task ${id} vanished after creation`);
   return t;
 }

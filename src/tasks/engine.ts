@@ -2,42 +2,28 @@
 // per-task exponential back-off, on-demand refresh for GETs, compare-and-set terminal transitions,
 // exactly-once settle (ledger key `${taskId}:success`) and release on failure / unknown / max age.
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
-import type { Meter, Usage } from '../metering/types.ts';
 import type { Channel } from '../routing/channel-registry.ts';
 import type { TasksRepo } from '../store/repos/tasks.ts';
 import { cancelTask } from './cancel.ts';
 import { runLimited } from './limit.ts';
 import { applyAged, pastMaxAge, recoverSubmit, timedOut } from './task-age.ts';
 import type { TaskEngineOptions } from './options.ts';
-import type { CancelOutcome, CreateTaskInput, PollOutcome, ReportedUsage, TaskDriver, TaskRecord } from './types.ts';
+import type { CancelOutcome, CreateTaskInput, PollOutcome, TaskDriver, TaskRecord } from './types.ts';
 import { isTerminal, STICKY_STATES } from './types.ts';
 import { createTask } from './create.ts';
-import { advanceWaiting, type SlotDeps } from './slot-queue.ts';
+import { advanceWaiting } from './slot-queue.ts';
+import type { TaskEngineDeps } from './engine-deps.ts';
 import { pollBatch, pollUnits, type PollUnit } from './batch-poll.ts';
 import { ListRounds, roundFresh } from './list-rounds.ts';
 import { UNLIMITED_QUERY_RATE, type QueryRate, type QueryWho } from '../limits/query-rate.ts';
 
 export { DEFAULT_TASK_ENGINE_OPTIONS, type TaskEngineOptions } from './options.ts';
+export type { SlotDeps, TaskEngineDeps } from './engine-deps.ts';
+
+/** What the engine is built from: its parts' deps, the clock defaulting to the meter's. */
+export type TaskEngineInput = Omit<TaskEngineDeps, 'now'> & { now?: () => number };
 
 export const newTaskOwner = (): string => `inst_${randomUUID()}`;
-
-export interface TaskEngineDeps {
-  repo: TasksRepo;
-  /** Lazy: the gateway builds the meter in the same deps literal. */
-  meter: () => Meter;
-  channels: { forTask(id: string): Channel | undefined };
-  /** What a finished task is charged, from what its upstream reported (core/charge.ts finishedTaskUsage). */
-  chargedUsage(task: TaskRecord, reported: ReportedUsage | undefined): Usage | null;
-  logger: Logger;
-  options: TaskEngineOptions;
-  /** The parallel-task queues (slot-queue.ts); absent: no task waits for a slot. */
-  slots?: SlotDeps;
-  /** The lease owner (a poller thread keeps its instance's across restarts); absent: a new one. */
-  owner?: string | undefined;
-  /** Upstream task queries per account (limits/query-rate.ts); absent: not rate-limited. */
-  queryRate?: QueryRate;
-}
 
 export class TaskEngine {
   /** Who holds this engine's poll leases (sticky: repos/tasks.ts claimDue). */
@@ -53,7 +39,11 @@ export class TaskEngine {
   private readonly queryRate: QueryRate;
   readonly rounds: ListRounds;
 
-  constructor(private readonly deps: TaskEngineDeps) {
+  private readonly deps: TaskEngineDeps;
+
+  constructor(input: TaskEngineInput) {
+    const deps: TaskEngineDeps = { ...input, now: input.now ?? (() => input.meter().now()) };
+    this.deps = deps;
     this.repo = deps.repo;
     this.owner = deps.owner ?? newTaskOwner();
     this.queryRate = deps.queryRate ?? UNLIMITED_QUERY_RATE;
@@ -106,7 +96,7 @@ export class TaskEngine {
   async getFresh(id: string, tokenId: string): Promise<TaskRecord | null> {
     const t = await this.repo.getFor(id, tokenId);
     if (!t || isTerminal(t.state) || t.state === 'submitting' || t.state === 'waiting') return t;
-    if (Date.now() - Math.max(t.updatedAt, t.checkedAt ?? 0) < this.deps.options.refreshStaleMs) return t;
+    if (this.deps.now() - Math.max(t.updatedAt, t.checkedAt ?? 0) < this.deps.options.refreshStaleMs) return t;
     // A task its account's list rounds follow (a fresh round began after it was created) is read as stored; otherwise a
     // client's read asks the upstream only when the account's query rate has room, and gets the stored state now if not.
     const driver = this.drivers.get(t.kind);
@@ -127,7 +117,7 @@ export class TaskEngine {
     const running = this.inflight.get(t.id);
     if (running) return running;
     const p = (async () => {
-      const fresh = await this.repo.checkUpstream(t.id);
+      const fresh = await this.repo.checkUpstream(t.id, this.deps.now());
       if (!fresh) return (await this.repo.get(t.id)) ?? t;
       return this.advance(fresh, who);
     })().finally(() => this.inflight.delete(t.id));
@@ -141,7 +131,7 @@ export class TaskEngine {
    */
   async upstreamNotified(t: TaskRecord): Promise<TaskRecord> {
     if (isTerminal(t.state) || t.state === 'submitting' || t.state === 'waiting') return t;
-    await this.repo.markDue(t.id);
+    await this.repo.markDue(t.id, this.deps.now());
     return this.pollNow(t);
   }
 
@@ -158,7 +148,13 @@ export class TaskEngine {
       .run(this.drivers)
       .catch((e) => this.deps.logger.warn({ err: String(e) }, 'task list rounds failed'))
       .finally(() => (this.listing = null));
-    const claimed = await this.repo.claimDue(this.owner, o.leaseMs, o.batchSize, { baseMs: o.pollBaseMs, maxMs: o.pollMaxMs, listed: this.rounds.listed() });
+    const claimed = await this.repo.claimDue(
+      this.owner,
+      o.leaseMs,
+      o.batchSize,
+      { baseMs: o.pollBaseMs, maxMs: o.pollMaxMs, listed: this.rounds.listed() },
+      this.deps.now(),
+    );
     if (claimed.length === 0) return 0;
     const byChannel = new Map<string, TaskRecord[]>();
     for (const t of claimed) {
@@ -262,6 +258,7 @@ export class TaskEngine {
         logger: this.deps.logger,
         timeoutMs: this.deps.options.pollTimeoutMs,
         admit: (d, c) => this.admit(d, c, 'poller'),
+        now: this.deps.now,
       },
       id,
     );

@@ -27,7 +27,7 @@ export async function lookForLostSubmit(
   driver: TaskDriver | undefined,
   channel: Channel | undefined,
   o: TaskEngineOptions,
-  now = Date.now(),
+  now: number,
 ): Promise<LostSubmitStep> {
   if (driver && !driver.recoverSubmit) {
     return {
@@ -58,7 +58,7 @@ export async function lookForLostSubmit(
 }
 
 /** The task was found upstream: it continues as that upstream task, asked about at once (it may have finished meanwhile). */
-export async function adoptFound(repo: TasksRepo, logger: Logger, t: TaskRecord, found: SubmitOutcome): Promise<TaskRecord> {
+export async function adoptFound(repo: TasksRepo, logger: Logger, t: TaskRecord, found: SubmitOutcome, now: number): Promise<TaskRecord> {
   const moved = await repo.transition(
     t.id,
     'submitting',
@@ -67,11 +67,11 @@ export async function adoptFound(repo: TasksRepo, logger: Logger, t: TaskRecord,
       upstreamTaskId: found.upstreamTaskId,
       upstreamStatus: found.upstreamStatus ?? null,
       upstreamRequestId: found.upstreamRequestId ?? null,
-      nextPollAt: Date.now(),
+      nextPollAt: now,
       pollAttempts: 0,
       ...(found.channelId ? { channelId: found.channelId } : {}),
     },
-    Date.now(),
+    now,
     [{ kind: 'recovered', detail: `creation answer lost; found upstream as task ${found.upstreamTaskId}` }],
   );
   if (moved)

@@ -6,10 +6,10 @@ import { taskChargeKey } from '../metering/ledger-row.ts';
 import { errorDetail, statusDetail, type TaskEventInput } from './events.ts';
 import { redactSecrets } from '../errors/redact.ts';
 import { refOf, type PollOutcome, type TaskError, type TaskRecord } from './types.ts';
-import type { TaskEngineDeps } from './engine.ts';
+import type { TaskEngineDeps } from './engine-deps.ts';
 import { slotFreed } from './slot-queue.ts';
 
-type SettleDeps = Pick<TaskEngineDeps, 'repo' | 'meter' | 'chargedUsage' | 'logger' | 'slots'>;
+type SettleDeps = Pick<TaskEngineDeps, 'repo' | 'meter' | 'chargedUsage' | 'logger' | 'slots' | 'now'>;
 
 /** A poll's answer applied to a leased task: progress (written only when it changed), success or failure. */
 export async function applyOutcome(deps: SettleDeps, t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
@@ -20,7 +20,7 @@ export async function applyOutcome(deps: SettleDeps, t: TaskRecord, out: PollOut
       const progress = out.progress ?? t.progress;
       // Nothing changed: no write (the schedule was set when the task was claimed).
       if (out.state === t.state && out.upstreamStatus === t.upstreamStatus && progress === t.progress) return t;
-      const now = Date.now();
+      const now = deps.now();
       const patch = { state: out.state, upstreamStatus: out.upstreamStatus, progress, upstreamRequestId } as const;
       // A state or upstream-status change is on the timeline (once: the write is conditional on the status it saw);
       // progress alone is not.
@@ -57,7 +57,7 @@ class MovedMeanwhile extends Error {}
 async function succeed(deps: SettleDeps, t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
   const usage = deps.chargedUsage(t, out.reported);
   if (!usage) throw new Error(`task ${t.id} succeeded without usage or estimate`);
-  const now = Date.now();
+  const now = deps.now();
   try {
     await deps.repo.inTransaction(async (trx) => {
       const charged = await deps.meter().settle(refOf(t), usage, trx);
@@ -118,9 +118,9 @@ export async function failTask(deps: SettleDeps, t: TaskRecord, error: TaskError
       upstreamStatus: out?.upstreamStatus ?? t.upstreamStatus,
       error: err,
       upstreamRequestId: t.upstreamRequestId,
-      finishedAt: Date.now(),
+      finishedAt: deps.now(),
     },
-    Date.now(),
+    deps.now(),
     [{ kind: state, detail: errorDetail(err) }, { kind: 'hold_released' }],
   );
   if (moved) await slotFreed(deps.slots, t);

@@ -4,8 +4,8 @@
 // never frees a place. Counted after the new task's row is written (before its hold and any upstream call):
 // concurrent creations each see the others, so together they never pass the cap.
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { TaskEngineDeps } from './engine.ts';
-import type { SlotDeps } from './slot-queue.ts';
+import type { TaskEngineDeps } from './engine-deps.ts';
+import type { SlotDeps } from './engine-deps.ts';
 
 /** Refuses (429 task_queue_full) the new waiting task `id` when its token or account has more waiting than the cap. */
 export async function withinWaitingCaps(deps: TaskEngineDeps, slots: SlotDeps, id: string, tokenId: string): Promise<void> {

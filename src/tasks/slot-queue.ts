@@ -9,22 +9,14 @@
 // wait it fails uncharged; so does a task whose token or account may no longer spend (revoked, expired, quota).
 import type { Logger } from 'pino';
 import type { HolderGone } from '../store/repos/slot-holders.ts';
-import type { SlotQueueRepo } from '../store/repos/slot-queue.ts';
-import type { TaskPatch } from '../store/repos/tasks.ts';
 import { isGatewayError } from '../errors/gateway-error.ts';
-import { slotQueueOf, splitSlotQueue } from '../routing/task-slots.ts';
-import type { TaskEngineDeps } from './engine.ts';
+import { splitSlotQueue } from '../routing/task-slots.ts';
+import type { SlotDeps, TaskEngineDeps } from './engine-deps.ts';
+
+export type { SlotDeps };
 import { errorDetail } from './events.ts';
 import { refOf, type SubmitOutcome, type TaskDriver, type TaskError, type TaskRecord, type UnconfirmedSubmit } from './types.ts';
-import { submitted, unconfirmed } from './create.ts';
-
-export interface SlotDeps {
-  repo: SlotQueueRepo;
-  /** The operator's task_slots for the queue's account (null: not set; the upstream's refusals tell). */
-  limitOf(queue: string): number | null;
-  /** Submits of one queue in flight at once (TOLLWAY_TASK_QUEUE_SUBMITS). */
-  submits: number;
-}
+import { slotAfterSubmit, submitted, unconfirmed } from './submit-outcome.ts';
 
 /** A creation request that waits this long behind other requests' submits leaves its task to the poller. */
 const INLINE_WAIT_MS = 5000;
@@ -79,7 +71,7 @@ export async function takeSlot(deps: TaskEngineDeps, slots: SlotDeps, owner: str
         : s.parkedAhead > 0
           ? `${s.parkedAhead} task(s) of its queue wait for a slot with an earlier turn`
           : 'other submits of its queue are in flight';
-      const parked = await park(deps, t, 'waiting', Date.now() + deps.options.pollBaseMs, why);
+      const parked = await park(deps, t, 'waiting', deps.now() + deps.options.pollBaseMs, why);
       if (!full) await markDue(slots, t.queue);
       return parked;
     }
@@ -107,7 +99,7 @@ export async function requeue(deps: TaskEngineDeps, slots: SlotDeps, t: Queued, 
 export const slotTaken = (slots: SlotDeps, queue: string): Promise<void> => markDue(slots, queue);
 
 async function park(deps: TaskEngineDeps, t: Queued, from: 'waiting' | 'submitting', nextPollAt: number, why: string): Promise<TaskRecord> {
-  const now = Date.now();
+  const now = deps.now();
   // At least one attempt: a parked task is one the poller serves (a newer creation request queues behind it).
   const patch = { state: 'waiting', holdAmount: t.holdAmount, leaseOwner: null, leaseUntil: null, nextPollAt, pollAttempts: Math.max(1, t.attempts) } as const;
   await deps.repo.transition(t.id, from, patch, now, [{ kind: 'waiting', detail: why }]);
@@ -119,12 +111,6 @@ async function park(deps: TaskEngineDeps, t: Queued, from: 'waiting' | 'submitti
   const r = await deps.repo.get(t.id);
   if (!r) throw new Error(`task ${t.id} vanished while waiting`);
   return r;
-}
-
-/** What a submit from a queue also writes: the creation no longer kept, the queue of the account that took it, polls from the start. */
-export function slotAfterSubmit(deps: TaskEngineDeps, upstreamModel: string, out: SubmitOutcome | UnconfirmedSubmit): TaskPatch {
-  const ch = out.channelId ? deps.channels.forTask(out.channelId) : undefined;
-  return { submitBody: null, pollAttempts: 0, ...(ch ? { slotQueue: slotQueueOf(ch, upstreamModel) } : {}) };
 }
 
 /**
@@ -139,7 +125,7 @@ export async function advanceWaiting(deps: TaskEngineDeps, slots: SlotDeps, owne
     if (ended) deps.logger.warn({ task_id: t.id, token_id: t.tokenId, reason: gone }, 'waiting task failed uncharged: its holder may no longer spend');
     return ended ?? t;
   }
-  if (Date.now() - t.createdAt > deps.options.slotWaitMs) {
+  if (deps.now() - t.createdAt > deps.options.slotWaitMs) {
     const minutes = Math.round(deps.options.slotWaitMs / 60_000);
     const error = {
       code: SLOT_WAIT_CODE,
@@ -148,7 +134,7 @@ export async function advanceWaiting(deps: TaskEngineDeps, slots: SlotDeps, owne
     const ended = await endUnsubmitted(deps, slots, t, 'waiting', 'failed', error);
     if (ended)
       deps.logger.warn(
-        { task_id: t.id, ...splitSlotQueue(queue), waited_ms: Date.now() - t.createdAt },
+        { task_id: t.id, ...splitSlotQueue(queue), waited_ms: deps.now() - t.createdAt },
         'task failed uncharged: no parallel-task slot freed within the maximum wait',
       );
     return ended ?? t;
@@ -182,19 +168,19 @@ export async function advanceWaiting(deps: TaskEngineDeps, slots: SlotDeps, owne
  * hold goes back, and the next task of its queue is looked at. Null when the task was no longer in `from`.
  */
 export async function endUnsubmitted(
-  deps: Pick<TaskEngineDeps, 'repo' | 'meter'> & { logger: Pick<Logger, 'error'> },
+  deps: Pick<TaskEngineDeps, 'repo' | 'meter' | 'now'> & { logger: Pick<Logger, 'error'> },
   slots: SlotDeps | undefined,
   t: TaskRecord,
   from: 'waiting' | 'submitting',
   state: 'failed' | 'cancelled',
   error: TaskError,
 ): Promise<TaskRecord | null> {
-  const now = Date.now();
+  const now = deps.now();
   const patch = { state, error, finishedAt: now, submitBody: null, leaseOwner: null, leaseUntil: null } as const;
   if (!(await deps.repo.transition(t.id, from, patch, now, [{ kind: state, detail: errorDetail(error) }]))) return null;
   try {
     // Recorded in its own step: the timeline's release is read from the hold row once it is released.
-    if (await deps.meter().release(refOf(t))) await deps.repo.transition(t.id, state, {}, Date.now(), [{ kind: 'hold_released' }]);
+    if (await deps.meter().release(refOf(t))) await deps.repo.transition(t.id, state, {}, deps.now(), [{ kind: 'hold_released' }]);
   } catch (e) {
     deps.logger.error({ task_id: t.id, err: String(e) }, 'releasing the hold of a task that was never submitted failed (reconcile)');
   }

@@ -1,12 +1,12 @@
 // A task's age against the maximum (TOLLWAY_TASK_MAX_AGE_MS), and a task still `submitting` past its deadline: the
 // poller's steps that end a task the upstream cannot (or can no longer) be asked about.
-import type { TaskEngineDeps } from './engine.ts';
+import type { TaskEngineDeps } from './engine-deps.ts';
 import { adoptFound, LOST_SUBMIT_CODE, lookForLostSubmit } from './lost-submit.ts';
 import { applyOutcome, failTask } from './settle.ts';
 import type { PollOutcome, TaskDriver, TaskRecord } from './types.ts';
 
 export function pastMaxAge(deps: TaskEngineDeps, t: TaskRecord): boolean {
-  return Date.now() - t.createdAt > deps.options.maxAgeMs;
+  return deps.now() - t.createdAt > deps.options.maxAgeMs;
 }
 
 /**
@@ -25,7 +25,7 @@ export function timedOut(deps: TaskEngineDeps, t: TaskRecord): Promise<TaskRecor
 
 /** A task still `submitting` after its deadline (see lost-submit.ts): adopt what the upstream has, else fail uncharged. */
 export async function recoverSubmit(deps: TaskEngineDeps, driver: TaskDriver | undefined, t: TaskRecord): Promise<TaskRecord> {
-  const step = await lookForLostSubmit(t, driver, deps.channels.forTask(t.channelId), deps.options);
+  const step = await lookForLostSubmit(t, driver, deps.channels.forTask(t.channelId), deps.options, deps.now());
   if (step.do === 'fail') return failTask(deps, t, { code: LOST_SUBMIT_CODE, message: step.message }, `lost submit: ${step.why}`);
   if (step.do === 'back-off') {
     deps.logger.warn({ task_id: t.id, kind: t.kind, channel_id: t.channelId, reason: step.why }, 'lost task submit not looked up yet; backing off');
@@ -35,5 +35,5 @@ export async function recoverSubmit(deps: TaskEngineDeps, driver: TaskDriver | u
     await deps.repo.transition(t.id, 'submitting', { pollAttempts: t.pollAttempts + 1, nextPollAt: step.at });
     return (await deps.repo.get(t.id)) ?? t;
   }
-  return adoptFound(deps.repo, deps.logger, t, step.found);
+  return adoptFound(deps.repo, deps.logger, t, step.found, deps.now());
 }

@@ -1,80 +1,27 @@
-// The task engine's public types: the stored task record and the pluggable upstream driver.
+// The task engine's public types: the pluggable upstream driver and what it answers; the task record, its states and
+// events are the task vocabulary (vocabulary.ts), re-exported here.
 // A driver only talks to the upstream (like an adapter); the engine owns the store, leases,
 // compare-and-set transitions, back-off, max age and metering (settle / release).
 import type { Billing } from '../metering/billing.ts';
 import type { TaskRef, Usage } from '../metering/types.ts';
 import type { Channel } from '../routing/channel-registry.ts';
+import type { TaskError, TaskIdentity, TaskRecord } from './vocabulary.ts';
 
-/** Which API the task belongs to: /vidx/v1 (family A) or /v1 (family B). Stored as 'a' | 'b' (repos/tasks.ts maps). */
-export type TaskFamily = 'vidx' | 'v1';
-
-/**
- * Non-terminal: waiting (held in the gateway for a free parallel-task slot of its upstream account: slot-queue.ts),
- * submitting (row written, upstream call in flight), queued, in_progress.
- */
-export type TaskState = 'waiting' | 'submitting' | 'queued' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled';
-/** In this order in the SQL that lists them (the due index's predicate must read the same). */
-export const OPEN_STATES: readonly TaskState[] = ['waiting', 'submitting', 'queued', 'in_progress'];
-/** The open states in which the upstream has the task and only polls follow: their poll lease is sticky (repos/tasks.ts claimDue). */
-export const STICKY_STATES: readonly TaskState[] = ['queued', 'in_progress'];
-export const TERMINAL_STATES: readonly TaskState[] = ['succeeded', 'failed', 'cancelled'];
-export const isTerminal = (s: TaskState): boolean => TERMINAL_STATES.includes(s);
-/** Every state, open ones first: the admin API's filter and the OpenAPI enums read this list. */
-export const TASK_STATES: readonly TaskState[] = [...OPEN_STATES, ...TERMINAL_STATES];
-
-/** Sanitised error kept on a failed task (never an upstream key, host or internal URL). */
-export interface TaskError {
-  code: string;
-  /** Our own words (shown to the client). */
-  message: string;
-  upstreamRequestId?: string | null;
-  /** The upstream's own words (its failure code and message): for operators only — logged, and in the admin task view. */
-  upstreamMessage?: string;
-}
-
-export interface TaskRecord {
-  id: string;
-  family: TaskFamily;
-  /** Driver key: one of an upstream's task kinds (Upstream.taskKinds). */
-  kind: string;
-  tokenId: string;
-  model: string;
-  billingModel: string;
-  upstreamModel: string;
-  channelId: string;
-  upstreamTaskId: string | null;
-  state: TaskState;
-  upstreamStatus: string | null;
-  progress: number | null;
-  /** Request snapshot (JSON) — whatever the route wants to show back later. */
-  request: unknown;
-  /** Driver's result (JSON), e.g. {url, expiresAt}. */
-  result: unknown;
-  /** The hold estimate until terminal success, then the provider-reported usage. */
-  usage: Usage | null;
-  error: TaskError | null;
-  externalTaskId: string | null;
-  callbackUrl: string | null;
-  sessionId: string | null;
-  requestId: string;
-  upstreamRequestId: string | null;
-  tier: string | null;
-  holdAmount: number;
-  nextPollAt: number;
-  pollAttempts: number;
-  leaseOwner: string | null;
-  leaseUntil: number | null;
-  createdAt: number;
-  updatedAt: number;
-  finishedAt: number | null;
-  /** When the upstream was last asked about the task (claim or lease time); null before the first poll. */
-  checkedAt: number | null;
-  /** The parallel-task queue (upstream account and model version) it is counted in; null: none (slot-queue.ts). */
-  slotQueue: string | null;
-}
-
-/** The identity of a task as given at creation (shared by the engine's input and the repo's new row). */
-export type TaskIdentity = Pick<TaskRecord, 'family' | 'kind' | 'tokenId' | 'model' | 'billingModel' | 'upstreamModel' | 'request' | 'requestId' | 'tier'>;
+export {
+  isTerminal,
+  OPEN_STATES,
+  STICKY_STATES,
+  TASK_STATES,
+  TERMINAL_STATES,
+  type TaskError,
+  type TaskEvent,
+  type TaskEventInput,
+  type TaskEventKind,
+  type TaskFamily,
+  type TaskIdentity,
+  type TaskRecord,
+  type TaskState,
+} from './vocabulary.ts';
 
 /** What one upstream status query said. `unknown` = the upstream no longer knows the task. */
 export interface PollOutcome {
@@ -154,6 +101,13 @@ export interface TaskDriver {
    * when refused. Absent: such tasks cannot be kept waiting for this kind.
    */
   submitStored?(task: TaskRecord, stored: unknown): Promise<SubmitOutcome | UnconfirmedSubmit>;
+  /*
+   * "Many tasks, few queries" is two capabilities, not one, because they answer different questions: `pollMany` is
+   * the poller's batch (batch-poll.ts): the due tasks it names, answered with full outcomes (results, usage);
+   * `listPage` is the list rounds' read (list-rounds.ts): the account's whole recent list by creation time, statuses
+   * only, so that tasks whose status did not change cost no query at all and only finished ones are asked about alone.
+   * A driver offers either, both or neither, as its upstream documents such queries.
+   */
   /**
    * Optional: ask about many tasks of one channel with few upstream queries (a list endpoint). Answers by upstream
    * task id; a task missing from the map is polled alone. Only where the upstream documents such a query.
@@ -164,14 +118,14 @@ export interface TaskDriver {
    * Absent: its queries draw on no query rate.
    */
   queryAccount?(channel: Channel): string;
-  /**
-   * One page of the account's task list: the status of each task created at or after `createdFrom` (ms). With it, an
-   * account with many open tasks is followed by list rounds (tasks/list-rounds.ts) instead of one query per task.
-   */
   /** The page size `listPage` asks for: a page's tasks past it are not the list's (list-rounds.ts keeps at most this many). */
   listPageSize?: number;
   /** The listed statuses of a task not yet finished, and the state each means; any other listed status is an ending. */
   listOpenStatuses?: Readonly<Record<string, 'queued' | 'in_progress'>>;
+  /**
+   * One page of the account's task list: the status of each task created at or after `createdFrom` (ms). With it, an
+   * account with many open tasks is followed by list rounds (tasks/list-rounds.ts) instead of one query per task.
+   */
   listPage?(
     channel: Channel,
     createdFrom: number,

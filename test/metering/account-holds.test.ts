@@ -6,7 +6,7 @@ import { Catalogue } from '../../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
 import type { Billing } from '../../src/metering/billing.ts';
 import { StoreMeter } from '../../src/metering/meter.ts';
-import type { PriceGroup } from '../../src/metering/price-groups.ts';
+import type { PriceGroup } from '../../src/pricing/price-groups.ts';
 import type { TaskRef, Usage } from '../../src/metering/types.ts';
 import { AccountsRepo } from '../../src/store/repos/accounts.ts';
 import { TokensRepo } from '../../src/store/repos/tokens.ts';

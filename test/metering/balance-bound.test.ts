@@ -9,7 +9,7 @@ import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
 import { MAX_BALANCE } from '../../src/metering/balance-bound.ts';
 import { ALLOWANCE_DEFAULTS } from '../../src/metering/allowances.ts';
 import { StoreMeter } from '../../src/metering/meter.ts';
-import { MAX_CHARGE } from '../../src/metering/prices.ts';
+import { MAX_CHARGE } from '../../src/pricing/prices.ts';
 import type { LedgerRow } from '../../src/metering/ledger-row.ts';
 import { AccountsRepo } from '../../src/store/repos/accounts.ts';
 import { TokensRepo } from '../../src/store/repos/tokens.ts';

@@ -4,7 +4,7 @@
 // the request id; no reservation is left behind; and the ledger, the token's `spent` and the request log agree.
 import { describe, expect, it } from 'vitest';
 import { textReservation } from '../../src/core/charge.ts';
-import { MAX_CHARGE } from '../../src/metering/prices.ts';
+import { MAX_CHARGE } from '../../src/pricing/prices.ts';
 import type { Usage } from '../../src/metering/types.ts';
 import { useHarness } from '../support/harness.ts';
 

@@ -78,7 +78,7 @@ describe('task timeline', () => {
   it('a change of the upstream status within one gateway state is an event; two polls applying the same answer record it once', async () => {
     const e = f.engine();
     const t = await created(e);
-    const deps = { repo: e.repo, meter: () => f.meter, chargedUsage: f.chargedUsage, logger: pino({ level: 'silent' }) };
+    const deps = { repo: e.repo, meter: () => f.meter, chargedUsage: f.chargedUsage, logger: pino({ level: 'silent' }), now: Date.now };
     // Both read the task while it was PENDING (a lease that ran out mid-poll): only the first write applies.
     const out = { state: 'queued', upstreamStatus: 'SUBMITTED' } as const;
     await Promise.all([applyOutcome(deps, { ...t }, out), applyOutcome(deps, { ...t }, out)]);

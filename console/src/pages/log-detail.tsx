@@ -1,8 +1,9 @@
 // One request: its request-log row and the ledger lines charged for it, with quantities and unit prices —
 // "why was I charged this".
 import { call, qs } from '../api.ts';
-import { num, pairs, time, units } from '../format.ts';
+import { num, time, units } from '../format.ts';
 import { LedgerTable } from '../ledger-table.tsx';
+import { Pairs } from '../pairs.tsx';
 import { useLoad } from '../use-load.ts';
 import type { LogRow } from './logs.tsx';
 
@@ -17,21 +18,6 @@ interface LedgerLine {
   task_id: string | null;
   upstream_request_id: string | null;
   created_at: number;
-}
-
-export function Pairs({ value, label }: { value: unknown; label: string }) {
-  const list = pairs(value);
-  if (!list.length) return <span class="muted">none</span>;
-  return (
-    <dl class="pairs" aria-label={label}>
-      {list.map(([k, v]) => (
-        <div key={k}>
-          <dt>{k}</dt>
-          <dd>{v}</dd>
-        </div>
-      ))}
-    </dl>
-  );
 }
 
 export function LogDetail({ requestId }: { requestId: string }) {

@@ -1,7 +1,7 @@
 // The overview's busiest accounts (GET /admin/stats?group_by=account): the window's figures per token folded into the
 // account each token belongs to now; tokens of no account are one row with account_id null.
 import type { AccountsRepo } from '../../store/repos/accounts.ts';
-import { amountOf, type Amount } from '../../metering/exact-amount.ts';
+import { amountOf, type Amount } from '../../vocabulary/exact-amount.ts';
 import type { Totals } from '../../store/repos/request-stats.ts';
 import { compareDown } from './stats-order.ts';
 

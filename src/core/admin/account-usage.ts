@@ -2,8 +2,8 @@
 // rows, not the ledger), its tokens, and its charges per model over a period from the ledger, at the price charged
 // and at list price.
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { formatUnits } from '../../metering/prices.ts';
-import { addAmounts, type Amount } from '../../metering/exact-amount.ts';
+import { formatUnits } from '../../pricing/prices.ts';
+import { addAmounts, type Amount } from '../../vocabulary/exact-amount.ts';
 import type { Meter } from '../../metering/types.ts';
 import type { AccountsRepo } from '../../store/repos/accounts.ts';
 import type { LedgerRepo } from '../../store/repos/ledger.ts';

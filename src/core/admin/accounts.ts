@@ -11,9 +11,16 @@ import type { Page } from './lists.ts';
 import { parseBudgets, parseTimeZone } from './budgets.ts';
 import { checkExpiry, remaining, topUpQuota, type HolderSide } from './holders.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
-import type { TopUpInput } from './token-changes.ts';
 import { waitingDueFor } from '../../store/repos/slot-holders.ts';
 import { stopHolder } from './holder-stop.ts';
+
+/** A top-up of a token or an account (creditQuota). */
+export interface TopUpInput {
+  /** Integer micro-units. */
+  amount: number;
+  /** Makes a retried top-up credit once. */
+  idempotencyKey?: string | undefined;
+}
 
 export interface AccountView {
   object: 'account';

@@ -1,8 +1,8 @@
 // Bills: totals per token per UTC day or month, computed from the ledger (the authority), never from usage fields
 // clients saw, with each line's models and top-ups (credits, apart from charges); as JSON or as CSV for a
 // spreadsheet, a line per token or per model.
-import { addAmounts } from '../../metering/exact-amount.ts';
-import { formatUnits } from '../../metering/prices.ts';
+import { addAmounts } from '../../vocabulary/exact-amount.ts';
+import { formatUnits } from '../../pricing/prices.ts';
 import type { Meter } from '../../metering/types.ts';
 import { DAY_MS, type BillFilter, type DayTotal, type LedgerRepo } from '../../store/repos/ledger.ts';
 import type { BillByModelView, BillLine, BillModelLine, BillPeriod, BillTotal, BillView } from '../views.ts';

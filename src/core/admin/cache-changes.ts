@@ -1,6 +1,6 @@
 // An admin change, made on this instance or announced by another, applied to this instance's caches.
 import type { ClusterEvent } from '../../cluster/cluster-bus.ts';
-import { loadCatalogue } from '../../metering/catalogue-source.ts';
+import { loadCatalogue } from '../../pricing/catalogue-source.ts';
 import type { GatewayDeps } from '../deps.ts';
 
 export async function applyChangeHere(deps: GatewayDeps, e: ClusterEvent): Promise<void> {

@@ -1,7 +1,7 @@
 // The admin lists of the request log and the ledger: one page at a time (newest first, an opaque cursor to the next),
 // as JSON or as CSV for a spreadsheet (text fields neutralised like the bill's: csvField).
 import { encodeCursor } from '../../contracts/cursor.ts';
-import { formatUnits } from '../../metering/prices.ts';
+import { formatUnits } from '../../pricing/prices.ts';
 import type { LedgerEntry, LedgerFilter, LedgerRepo } from '../../store/repos/ledger.ts';
 import type { RequestLogEntry, RequestLogFilter, RequestLogRepo } from '../../store/repos/request-log.ts';
 import { csvField } from './bills.ts';

@@ -7,7 +7,7 @@ import { mergeFigures, type RequestStatsRepo, type Totals } from '../../store/re
 import type { LedgerRepo } from '../../store/repos/ledger.ts';
 import type { AccountsRepo } from '../../store/repos/accounts.ts';
 import { topAccounts } from './account-stats.ts';
-import { amountOf, type Amount } from '../../metering/exact-amount.ts';
+import { amountOf, type Amount } from '../../vocabulary/exact-amount.ts';
 import { compareDown } from './stats-order.ts';
 
 export const WINDOWS = {

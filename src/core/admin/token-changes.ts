@@ -8,7 +8,9 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { TokenPatch, TokenRecord } from '../../store/repos/tokens.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 import { getToken, MAX_TPM } from './tokens.ts';
-import { joinableAccount } from './accounts.ts';
+import { joinableAccount, type TopUpInput } from './accounts.ts';
+
+export type { TopUpInput };
 import { parseBudgets } from './budgets.ts';
 import { checkExpiry, topUpQuota, type HolderSide } from './holders.ts';
 import { waitingDueFor } from '../../store/repos/slot-holders.ts';
@@ -96,13 +98,6 @@ export async function updateToken(deps: AdminDeps, by: Actor, id: string, patch:
     return getToken(deps, id);
   }
   throw new GatewayError('conflict', `Token ${id} kept changing while it was being edited (top-ups in flight); try again`);
-}
-
-export interface TopUpInput {
-  /** Integer micro-units. */
-  amount: number;
-  /** Makes a retried top-up credit once. */
-  idempotencyKey?: string | undefined;
 }
 
 export function parseTopUp(body: unknown): TopUpInput {

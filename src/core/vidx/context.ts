@@ -1,23 +1,11 @@
 // What every family A route shares: the app deps, the Kling client (JWT signer inside), the
 // sessions repo, and how to build the upstream callback address for a task.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { KlingClient } from '../../adapters/kling/client.ts';
 import type { FieldOptions } from '../../contracts/vidx.ts';
 import { forbiddenAddressReason } from '../../net/address-policy.ts';
-import type { CallbackDispatcher } from '../../tasks/callbacks.ts';
-import type { GatewayDeps } from '../deps.ts';
-import type { SessionsRepo } from '../../store/repos/sessions.ts';
+import type { VidxContext } from '../deps.ts';
 
-export interface VidxContext {
-  deps: GatewayDeps;
-  client: KlingClient;
-  sessions: SessionsRepo;
-  /** Key for the unguessable part of upstream callback addresses. */
-  callbackKey: string;
-  /** Called when a task may have become terminal, so client callbacks go out promptly. */
-  kick(): void;
-  dispatcher: CallbackDispatcher;
-}
+export type { VidxContext };
 
 export const UPSTREAM_CALLBACK_PREFIX = '/vidx/callbacks/kling/';
 

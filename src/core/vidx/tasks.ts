@@ -4,7 +4,7 @@ import { submitKling, type StoredKlingSubmit } from '../../adapters/kling/submit
 import type { KlingTaskPath } from '../../adapters/kling/tasks.ts';
 import { slotQueueOf } from '../../routing/task-slots.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { ModeTier } from '../../catalogue/usage.ts';
+import type { ModeTier } from '../../vocabulary/usage.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
 import { isUniqueViolation } from '../../store/store-errors.ts';
 import type { TaskRecord } from '../../tasks/types.ts';

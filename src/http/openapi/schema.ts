@@ -7,7 +7,7 @@ export type Operation = Record<string, unknown>;
 
 export const str = (description?: string): Schema => ({ type: 'string', ...(description ? { description } : {}) });
 export const int = (description?: string): Schema => ({ type: 'integer', ...(description ? { description } : {}) });
-/** A sum over ledger lines: exact, so past 2^53 − 1 a string of its decimal digits (metering/exact-amount.ts). */
+/** A sum over ledger lines: exact, so past 2^53 − 1 a string of its decimal digits (vocabulary/exact-amount.ts). */
 export const microSum = (description = 'integer micro-units'): Schema => ({
   type: ['integer', 'string'],
   pattern: '^-?[0-9]+$',

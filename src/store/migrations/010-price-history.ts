@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 import { serialPk } from './001-init.ts';
 
-// The history of every model's price (metering/price-overrides.ts): one row per operator change, written in the
+// The history of every model's price (pricing/price-overrides.ts): one row per operator change, written in the
 // same transaction as the override itself, with the effective price before and after it. The audit log records
 // that a change was made; this table is what can be listed per model and trusted to have no gaps.
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {

@@ -1,7 +1,7 @@
 // Customer accounts (migration 018): the rows and their changes. Money moves (holds, charges) are in
 // src/metering/holds.ts; credits in src/metering/top-up.ts.
 import type { Kysely, Selectable } from 'kysely';
-import type { Budget } from '../../metering/periods.ts';
+import type { Budget } from '../../vocabulary/budgets.ts';
 import { decodeBudgets, encodeBudgets } from '../budgets-text.ts';
 import type { AccountsTable, Database } from '../schema.ts';
 

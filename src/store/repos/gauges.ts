@@ -2,8 +2,7 @@
 // oldest due poll, and the holds still open. Both are database-wide: every instance reads the same figures.
 // The reads follow the `tasks_due` (state, next_poll_at) and `holds_state_time` (state, created_at) indexes.
 import { sql, type Kysely } from 'kysely';
-import { RESERVATION_PREFIX } from '../../metering/holds.ts';
-import { OPEN_STATES, type TaskState } from '../../tasks/types.ts';
+import { OPEN_STATES, type TaskState } from '../../tasks/vocabulary.ts';
 import type { Database } from '../schema.ts';
 
 export interface OpenTasks {
@@ -30,7 +29,11 @@ export interface WaitingQueue {
 }
 
 export class GaugesRepo {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** `reservationPrefix`: how a quota reservation's hold key begins (metering/holds.ts), the rest being tasks'. */
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly reservationPrefix: string,
+  ) {}
 
   async openTasks(): Promise<OpenTasks> {
     const rows = await this.db
@@ -50,7 +53,7 @@ export class GaugesRepo {
 
   async openHolds(): Promise<OpenHolds[]> {
     // A literal, not a parameter: PostgreSQL groups by the select's expression only when both are the same text.
-    const kind = sql<string>`case when hold_key like ${sql.lit(`${RESERVATION_PREFIX}%`)} then 'reservation' else 'task' end`;
+    const kind = sql<string>`case when hold_key like ${sql.lit(`${this.reservationPrefix}%`)} then 'reservation' else 'task' end`;
     const rows = await this.db
       .selectFrom('holds')
       .select((eb) => [

@@ -2,7 +2,7 @@
 // src/metering/meter.ts (charges, where the exactly-once invariants live) and src/metering/top-up.ts (credit lines);
 // request-log reads are in request-log.ts.
 import { sql, type Kysely } from 'kysely';
-import { addAmounts, sumText, type Amount } from '../../metering/exact-amount.ts';
+import { addAmounts, sumText, type Amount } from '../../vocabulary/exact-amount.ts';
 import { parseJson } from '../json.ts';
 import { whereList, type TimeFilter } from '../keyset.ts';
 import type { Database } from '../schema.ts';

@@ -1,7 +1,7 @@
 // The price history table (migration 010): a row is written inside the override's own transaction
-// (metering/price-overrides.ts); reads list one model's changes, newest first, by id.
+// (pricing/price-overrides.ts); reads list one model's changes, newest first, by id.
 import type { Kysely, Transaction } from 'kysely';
-import type { Price } from '../../catalogue/types.ts';
+import type { Price } from '../../vocabulary/price.ts';
 import { parseJson } from '../json.ts';
 import type { Database } from '../schema.ts';
 

@@ -1,7 +1,6 @@
 // Price groups (migration 018): named multipliers and per-model prices for the accounts in them.
 import type { Kysely, Selectable } from 'kysely';
-import type { Price } from '../../catalogue/types.ts';
-import type { PriceGroup } from '../../metering/price-groups.ts';
+import type { Price, PriceGroup } from '../../vocabulary/price.ts';
 import { parseJson } from '../json.ts';
 import type { Database, PriceGroupsTable } from '../schema.ts';
 

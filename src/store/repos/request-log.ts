@@ -8,7 +8,15 @@ import { jsonText } from '../../json/json-text.ts';
 import { parseJson } from '../json.ts';
 import type { LogTuple, SqliteBatchWriter } from '../sqlite-batch-writer.ts';
 import { newestFirst, whereList, type Keyset, type TimeFilter } from '../keyset.ts';
-import type { UpstreamAttempt } from '../../core/call.ts';
+
+/** One upstream attempt of a call (routing/failover.ts), as the request log stores and the admin API shows it. */
+export interface UpstreamAttempt {
+  channel_id: string;
+  outcome: 'ok' | 'error';
+  /** The gateway error code of a failed attempt; null when it succeeded. */
+  error_code: string | null;
+  latency_ms: number;
+}
 
 export interface RequestLogRow {
   requestId: string;

@@ -2,13 +2,13 @@
 // bucket, per model and per token. Closed buckets are rolled up once into request_stats_buckets (migration 009) and
 // read from there; only the newest, still open part of a range is grouped from the log itself, on its time index.
 import { sql, type Kysely } from 'kysely';
-import { sumText } from '../../metering/exact-amount.ts';
+import { sumText } from '../../vocabulary/exact-amount.ts';
 import type { Database } from '../schema.ts';
 
 export interface Totals {
   requests: number;
   errors: number;
-  /** Exact: a sum over many tokens can pass 2^53 − 1 (metering/exact-amount.ts). */
+  /** Exact: a sum over many tokens can pass 2^53 − 1 (vocabulary/exact-amount.ts). */
   amount: bigint;
 }
 

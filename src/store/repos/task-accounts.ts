@@ -1,7 +1,7 @@
 // Reads of the open tasks of an upstream account, for the list rounds (tasks/list-rounds.ts): how many a channel has
 // and since when, and our rows for the upstream ids a task list showed changed.
 import { sql, type Kysely } from 'kysely';
-import type { TaskRecord } from '../../tasks/types.ts';
+import type { TaskRecord } from '../../tasks/vocabulary.ts';
 import type { Database } from '../schema.ts';
 import { POLL_COLUMNS, toPollRecord, type TaskRow } from './task-rows.ts';
 

@@ -1,8 +1,7 @@
 // The poller's claim of due tasks (TasksRepo.claimDue): one statement that leases the due head and schedules each
 // task's next poll, per dialect.
 import { sql, type RawBuilder } from 'kysely';
-import type { TaskState } from '../../tasks/types.ts';
-import { OPEN_STATES, STICKY_STATES } from '../../tasks/types.ts';
+import { OPEN_STATES, STICKY_STATES, type TaskState } from '../../tasks/vocabulary.ts';
 import type { Dialect } from '../dialect.ts';
 import { POLL_COLUMNS, type TaskRow } from './task-rows.ts';
 

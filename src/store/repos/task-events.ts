@@ -2,8 +2,7 @@
 // transaction of the task-row change they record; the money events read their figures from the ledger line or the
 // hold row in that same transaction, so the timeline never claims a charge or a release that did not happen.
 import type { Insertable, Kysely } from 'kysely';
-import type { TaskEvent, TaskEventInput, TaskEventKind } from '../../tasks/events.ts';
-import type { TaskState } from '../../tasks/types.ts';
+import type { TaskEvent, TaskEventInput, TaskEventKind, TaskState } from '../../tasks/vocabulary.ts';
 import { clip } from '../clip.ts';
 import type { Database, TaskEventsTable } from '../schema.ts';
 

@@ -1,8 +1,8 @@
 // How a tasks row becomes a TaskRecord (whole, or as the poller reads it) and how a transition's patch becomes columns.
 import { upstreamId } from '../../errors/echo.ts';
 import { sql, type Selectable, type Updateable } from 'kysely';
-import type { Usage } from '../../metering/types.ts';
-import type { TaskError, TaskFamily, TaskRecord, TaskState } from '../../tasks/types.ts';
+import type { Usage } from '../../vocabulary/usage.ts';
+import type { TaskError, TaskFamily, TaskRecord, TaskState } from '../../tasks/vocabulary.ts';
 import type { Keyset } from '../keyset.ts';
 import { parseJson } from '../json.ts';
 import type { TasksTable } from '../schema.ts';

@@ -2,10 +2,8 @@
 // pollers (or a poller and an on-demand GET) can never both move a task; claims use leases. A change that carries
 // timeline events writes them in its own transaction (task-events.ts); one without events is a single statement.
 import { sql, type Kysely } from 'kysely';
-import type { Usage } from '../../metering/types.ts';
-import type { TaskEvent, TaskEventInput } from '../../tasks/events.ts';
-import type { TaskIdentity, TaskRecord, TaskState } from '../../tasks/types.ts';
-import { OPEN_STATES, STICKY_STATES } from '../../tasks/types.ts';
+import type { Usage } from '../../vocabulary/usage.ts';
+import { OPEN_STATES, STICKY_STATES, type TaskEvent, type TaskEventInput, type TaskIdentity, type TaskRecord, type TaskState } from '../../tasks/vocabulary.ts';
 import type { Dialect } from '../dialect.ts';
 import { newestFirst, whereList } from '../keyset.ts';
 import type { Database } from '../schema.ts';

@@ -1,6 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, TokensTable } from '../schema.ts';
-import type { Budget } from '../../metering/periods.ts';
+import type { Budget } from '../../vocabulary/budgets.ts';
 import { parseJson } from '../json.ts';
 import { decodeBudgets, encodeBudgets } from '../budgets-text.ts';
 import { toAccountRecord, type AccountRecord } from './accounts.ts';

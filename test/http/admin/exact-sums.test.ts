@@ -4,7 +4,7 @@
 // into the ledger: no balance reaches such sums through the meter (balance-bound.ts), many tokens' lines do.
 import { Ajv } from 'ajv';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MAX_CHARGE } from '../../../src/metering/prices.ts';
+import { MAX_CHARGE } from '../../../src/pricing/prices.ts';
 import { useHarness } from '../../support/harness.ts';
 import { answeredLogRow, flushWriters } from '../../support/store-rows.ts';
 

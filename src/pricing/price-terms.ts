@@ -6,7 +6,7 @@ import { isObject } from '../json/json.ts';
 import { groupCharge, type PriceGroup } from './price-groups.ts';
 import { priceForEntry } from './prices.ts';
 import { validatePrice } from './price-validation.ts';
-import type { Charge, Usage } from './types.ts';
+import type { Charge, Usage } from '../metering/types.ts';
 
 export interface PriceTerms {
   /** The model's list (catalogue) price. */

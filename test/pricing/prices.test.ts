@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Catalogue } from '../../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
-import { formatUnits, isBillable, mulDivCeil, priceForEntry, priceUsage } from '../../src/metering/prices.ts';
+import { formatUnits, isBillable, mulDivCeil, priceForEntry, priceUsage } from '../../src/pricing/prices.ts';
 import type { Price } from '../../src/catalogue/types.ts';
 import type { Usage } from '../../src/metering/types.ts';
 

@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
 import { ConfigError } from '../../src/config/config.ts';
-import { loadCatalogue, readCatalogueFile, upsertOverride } from '../../src/metering/catalogue-source.ts';
-import { validatePrice } from '../../src/metering/price-validation.ts';
-import { priceForEntry } from '../../src/metering/prices.ts';
+import { loadCatalogue, readCatalogueFile, upsertOverride } from '../../src/pricing/catalogue-source.ts';
+import { validatePrice } from '../../src/pricing/price-validation.ts';
+import { priceForEntry } from '../../src/pricing/prices.ts';
 import { freshStore } from '../support/store.ts';
 import { tempDir } from '../support/temp-dir.ts';
 

@@ -2,7 +2,7 @@
 // (1 unit = 1,000,000 micro-units). Rounding happens once per charge, upwards, in BigInt.
 import type { ModelEntry, Price, TokenPriceTier } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { Charge, ModeTier, Usage, VideoTier } from './types.ts';
+import type { Charge, ModeTier, Usage, VideoTier } from '../metering/types.ts';
 
 export const MICRO_PER_UNIT = 1_000_000;
 

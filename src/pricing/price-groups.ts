@@ -1,21 +1,14 @@
 // Price groups: a named group multiplies the catalogue (list) price of every model for the accounts in it, or sets a
 // model's price outright. The list price is kept next to the price charged on every ledger line (docs/api.md,
 // Price groups). The groups live in the store and are cached here, reloaded when an instance announces a change.
-import type { ModelEntry, Price } from '../catalogue/types.ts';
+import type { ModelEntry } from '../catalogue/types.ts';
 import { MAX_CHARGE, mulDivCeil, priceForEntry } from './prices.ts';
-import type { Charge, Usage } from './types.ts';
+import type { Charge, Usage } from '../metering/types.ts';
+import type { PriceGroup } from '../vocabulary/price.ts';
 
 export const PPM = 1_000_000;
 
-export interface PriceGroup {
-  name: string;
-  /** The multiplier of list prices in parts per million (1,000,000 = list price). */
-  multiplierPpm: number;
-  /** Prices set outright for models (billing model ids); the multiplier does not apply to them. */
-  prices: Readonly<Record<string, Price>>;
-  createdAt: number;
-  updatedAt: number;
-}
+export type { PriceGroup } from '../vocabulary/price.ts';
 
 /** The charge of `usage` on `entry` for an account in `group`: the group's price, the list amount kept beside it. */
 export function groupCharge(entry: ModelEntry, usage: Usage, group: Pick<PriceGroup, 'name' | 'multiplierPpm' | 'prices'>): Charge {

@@ -1,5 +1,5 @@
 // Sums of micro-units as the reports give them (bills, usage, reconciliation). One balance never passes 2^53 − 1
-// (balance-bound.ts), but a sum over many tokens' ledger lines can: sums are added as bigints, and a JSON answer
+// (metering/balance-bound.ts), but a sum over many tokens' ledger lines can: sums are added as bigints, and a JSON answer
 // gives an amount as a number up to 2^53 − 1 and past it as a string of its decimal digits (a JSON number that
 // large would lose digits in most parsers).
 import { sql, type RawBuilder } from 'kysely';

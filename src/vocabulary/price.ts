@@ -16,3 +16,14 @@ export type Price =
   | { unit: 'image'; perImage: number }
   | { unit: 'video-second'; perSecond: { '720p': number; '1080p': number }; basis: 'output' | 'input+output' }
   | { unit: 'video-mode-second'; perSecond: { std: number; pro: number } };
+
+/** A price group: the prices an account in it is charged (pricing/price-groups.ts). */
+export interface PriceGroup {
+  name: string;
+  /** The multiplier of list prices in parts per million (1,000,000 = list price). */
+  multiplierPpm: number;
+  /** Prices set outright for models (billing model ids); the multiplier does not apply to them. */
+  prices: Readonly<Record<string, Price>>;
+  createdAt: number;
+  updatedAt: number;
+}
