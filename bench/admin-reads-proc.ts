@@ -46,11 +46,15 @@ raw.transaction(() => {
 })();
 raw.close();
 
-const passed = Object.fromEntries(['TOLLWAY_SQLITE_READ_THREAD'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
+const passed = Object.fromEntries(
+  ['TOLLWAY_SQLITE_READ_THREAD'].flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])),
+);
 const config = loadConfig({ DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'info', TOLLWAY_DATA_DIR: dir, ...passed });
 tuneHeap(config.heapGrowingPercent);
 const gw = await startGateway(config, { adminKey: ADMIN_KEY, secret: 'bench-secret-0123456789abcdefghij' });
-await ensureChannel(gw.deps, 'sim', 'dashscope', `http://127.0.0.1:${process.env.BENCH_TARGET_PORT}`, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
+await ensureChannel(gw.deps, 'sim', 'dashscope', `http://127.0.0.1:${process.env.BENCH_TARGET_PORT}`, {
+  apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey,
+});
 await gw.deps.channels.reload();
 const { secret } = await createToken(gw.deps, { name: 'bench' });
 const address = await gw.app.listen({ port: 0, host: '127.0.0.1' });

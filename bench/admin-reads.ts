@@ -22,7 +22,8 @@ async function startGateway(env: Record<string, string>): Promise<Ready> {
   return { ...(await start('admin-reads-proc.ts', { ...env, BENCH_MONTH: String(BENCH_MONTH) })), adminKey: ADMIN_KEY };
 }
 
-const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN);
+const pct = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
 
 interface Phase {
   chats: number;
@@ -51,7 +52,11 @@ async function phase(pool: Pool, gw: Ready, bills: boolean): Promise<Phase> {
   const biller = async () => {
     while (performance.now() < end) {
       const t0 = performance.now();
-      const r = await pool.request({ method: 'GET', path: BILL_PATH, headers: { authorization: `Bearer ${gw.adminKey}` } });
+      const r = await pool.request({
+        method: 'GET',
+        path: BILL_PATH,
+        headers: { authorization: `Bearer ${gw.adminKey}` },
+      });
       const text = await r.body.text();
       if (r.statusCode !== 200) throw new Error(`bill answered ${r.statusCode}: ${text.slice(0, 200)}`);
       billMs.push(performance.now() - t0);
@@ -68,7 +73,11 @@ async function measure(readThread: boolean, simPort: number) {
   try {
     // Warm-up: the JIT, the connections, the first bill (and the read thread's start).
     await phase(pool, gw, false);
-    const warmBill = await pool.request({ method: 'GET', path: BILL_PATH, headers: { authorization: `Bearer ${gw.adminKey}` } });
+    const warmBill = await pool.request({
+      method: 'GET',
+      path: BILL_PATH,
+      headers: { authorization: `Bearer ${gw.adminKey}` },
+    });
     const bill = JSON.parse(await warmBill.body.text()) as { total: { entries: number } };
     const quiet = await phase(pool, gw, false);
     const busy = await phase(pool, gw, true);

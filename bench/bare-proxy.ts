@@ -5,10 +5,13 @@ import { answerStats } from './proc-stats.ts';
 const target = Number(process.env.BENCH_TARGET_PORT);
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 const server = http.createServer((req, res) => {
-  const up = http.request({ host: '127.0.0.1', port: target, path: req.url, method: req.method, headers: req.headers, agent }, (ur) => {
-    res.writeHead(ur.statusCode ?? 502, ur.headers);
-    ur.pipe(res);
-  });
+  const up = http.request(
+    { host: '127.0.0.1', port: target, path: req.url, method: req.method, headers: req.headers, agent },
+    (ur) => {
+      res.writeHead(ur.statusCode ?? 502, ur.headers);
+      ur.pipe(res);
+    },
+  );
   up.on('error', () => res.destroy());
   req.pipe(up);
 });

@@ -2,7 +2,8 @@
 // chat model (the simulator enforcing it per minute and per second), two customers for BENCH_CAPACITY_S (default
 // 60) seconds: a noisy one running 24 clients in a loop, a quiet one sending one call every 3 s. Run three times: the
 // limit stated on the channel; nothing stated (the gateway reads the account's quota list, as it does by default, and
-// learns from the upstream's 429s); nothing stated and the quota list not read (learnt alone). Prints the quiet tenant's
+// learns from the upstream's 429s); nothing stated and the quota list not read (learnt alone). Prints the quiet
+// tenant's
 // served share and p95, the noisy tenant's served calls, the upstream's throttles and the queue waits.
 import { NODE_HEAP_FLAGS } from '../src/runtime/heap.ts';
 import { ask, chatBody, start, type Proc } from './procs.ts';
@@ -38,27 +39,40 @@ async function call(gw: Proc, token: string): Promise<Answer> {
   return { status: r.status, ms: performance.now() - t0 };
 }
 
-const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil(xs.length * p) - 1)] ?? 0;
+const pct = (xs: number[], p: number): number =>
+  [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil(xs.length * p) - 1)] ?? 0;
 
 async function metric(gw: Proc, name: string): Promise<string[]> {
-  const text = await (await fetch(`http://127.0.0.1:${gw.port}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })).text();
+  const text = await (
+    await fetch(`http://127.0.0.1:${gw.port}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })
+  ).text();
   return text.split('\n').filter((l) => l.startsWith(name));
 }
 
-/** Where the gateway's limit comes from: stated on the channel, read from the upstream's quota list, or learnt alone. */
+/**
+ * Where the gateway's limit comes from: stated on the channel, read from the upstream's quota list, or learnt alone.
+ */
 type Source = 'stated' | 'read' | 'learnt';
 
 async function run(label: string, source: Source): Promise<void> {
   const sim = await start('./sim-proc.ts', { TOLLWAY_SIM_RPM: String(RPM) });
-  const env = { BENCH_TARGET_PORT: String(sim.port), ...(source === 'learnt' ? { TOLLWAY_UPSTREAM_LIMITS_READ_MS: '0' } : {}) };
+  const env = {
+    BENCH_TARGET_PORT: String(sim.port),
+    ...(source === 'learnt' ? { TOLLWAY_UPSTREAM_LIMITS_READ_MS: '0' } : {}),
+  };
   const gw = await start('./gateway-proc.ts', env, [...NODE_HEAP_FLAGS]);
   try {
     const channels = (await admin(gw, '/admin/channels', 'GET', undefined)) as { data: Array<{ id: string }> };
-    if (source === 'stated') await admin(gw, `/admin/channels/${channels.data[0]!.id}`, 'PATCH', { model_limits: { '*': { rpm: RPM } } });
+    if (source === 'stated')
+      await admin(gw, `/admin/channels/${channels.data[0]!.id}`, 'PATCH', { model_limits: { '*': { rpm: RPM } } });
     // The bench's channel is made after the gateway started: its account's quota list is read at the reader's next
     // look for new channels (read-limits.ts, every 2 s), as a gateway started with its channels reads it at start.
     if (source === 'read') await new Promise((r) => setTimeout(r, 3000));
-    const quietToken = (await admin(gw, '/admin/tokens', 'POST', { name: 'quiet' })) as { key?: string; token?: string; secret?: string };
+    const quietToken = (await admin(gw, '/admin/tokens', 'POST', { name: 'quiet' })) as {
+      key?: string;
+      token?: string;
+      secret?: string;
+    };
     const quiet = quietToken.key ?? quietToken.token ?? quietToken.secret!;
     const before = (await ask<{ n: number }>(sim, 'chat-calls')).n;
     const end = performance.now() + SECONDS * 1000;
@@ -108,7 +122,9 @@ async function run(label: string, source: Source): Promise<void> {
   }
 }
 
-console.log(`tollway bench:capacity — one account at ${RPM} rpm, 24 looping clients + 1 call / 3 s, ${SECONDS} s, node ${process.version}`);
+console.log(
+  `tollway bench:capacity — one account at ${RPM} rpm, 24 looping clients + 1 call / 3 s, ${SECONDS} s, node ${process.version}`,
+);
 await run('limit stated                ', 'stated');
 await run('nothing stated (read+learnt) ', 'read');
 await run('nothing stated, nothing read', 'learnt');

@@ -18,7 +18,8 @@ import { answerStats } from './proc-stats.ts';
 
 const simUrl = `http://127.0.0.1:${process.env.BENCH_TARGET_PORT}`;
 const dir = mkdtempSync(join(tmpdir(), 'tollway-bench-'));
-// The SQLite thread switches, the heap growing percent and the task engine's settings pass through, to measure each configuration.
+// The SQLite thread switches, the heap growing percent and the task engine's settings pass through, to measure each
+// configuration.
 const passedKeys = [
   'TOLLWAY_DASHSCOPE_QUERY_QPS',
   'TOLLWAY_SQLITE_WRITER_THREAD',
@@ -29,15 +30,26 @@ const passedKeys = [
   ...Object.keys(process.env).filter((k) => k.startsWith('TOLLWAY_TASK_')),
 ];
 const passed = Object.fromEntries(passedKeys.flatMap((k) => (process.env[k] ? [[k, process.env[k]!]] : [])));
-const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`, LOG_LEVEL: 'info', TOLLWAY_DATA_DIR: dir, ...passed });
+const config = loadConfig({
+  DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`,
+  LOG_LEVEL: 'info',
+  TOLLWAY_DATA_DIR: dir,
+  ...passed,
+});
 // The same process-level tuning as `tollway serve` (src/main.ts), so the bench measures the deployed configuration.
 tuneHeap(config.heapGrowingPercent);
-const gw = await startGateway(config, { adminKey: 'bench-admin-key-0123456789', secret: 'bench-secret-0123456789abcdefghij' });
+const gw = await startGateway(config, {
+  adminKey: 'bench-admin-key-0123456789',
+  secret: 'bench-secret-0123456789abcdefghij',
+});
 await ensureChannel(gw.deps, 'sim', 'dashscope', simUrl, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
-// BENCH_MODEL_LIMITS (JSON, a channel's model_limits): limits stated on the channel, as `PATCH /admin/channels` states them.
+// BENCH_MODEL_LIMITS (JSON, a channel's model_limits): limits stated on the channel, as `PATCH /admin/channels` states
+// them.
 if (process.env.BENCH_MODEL_LIMITS) {
   const sim = await gw.deps.repos.channels.findByName('sim');
-  await gw.deps.repos.channels.update(sim!.id, { modelLimits: JSON.parse(process.env.BENCH_MODEL_LIMITS) as ChannelModelLimits });
+  await gw.deps.repos.channels.update(sim!.id, {
+    modelLimits: JSON.parse(process.env.BENCH_MODEL_LIMITS) as ChannelModelLimits,
+  });
 }
 await gw.deps.channels.reload();
 // BENCH_TOKEN=account-budgets: the token belongs to an account with a quota and budgets, and has budgets of its own,
@@ -50,10 +62,16 @@ const budgets: Budget[] = [
   { period: 'day', limit: BIG },
   { period: 'month', limit: BIG },
 ];
-const account = withAccount ? await createAccount(gw.deps, { actor: 'cli' }, parseCreateAccount({ name: 'bench', quota: BIG, budgets })) : null;
+const account = withAccount
+  ? await createAccount(gw.deps, { actor: 'cli' }, parseCreateAccount({ name: 'bench', quota: BIG, budgets }))
+  : null;
 const { secret } = await createToken(
   gw.deps,
-  account ? { name: 'bench', quota: BIG, accountId: account.id, budgets } : withQuota ? { name: 'bench', quota: BIG } : { name: 'bench' },
+  account
+    ? { name: 'bench', quota: BIG, accountId: account.id, budgets }
+    : withQuota
+      ? { name: 'bench', quota: BIG }
+      : { name: 'bench' },
 );
 const address = await gw.app.listen({ port: 0, host: '127.0.0.1' });
 answerStats();
@@ -86,7 +104,12 @@ process.on('message', async (m: unknown) => {
   if (type === 'seed-clone') {
     const { ids, fresh } = m as { ids: string[]; fresh?: boolean };
     const pollMaxMs = config.tasks.pollMaxMs;
-    const tpl = await gw.deps.store.db.selectFrom('tasks').selectAll().where('state', 'in', ['queued', 'in_progress']).limit(1).executeTakeFirstOrThrow();
+    const tpl = await gw.deps.store.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('state', 'in', ['queued', 'in_progress'])
+      .limit(1)
+      .executeTakeFirstOrThrow();
     const now = Date.now();
     for (let i = 0; i < ids.length; i += 200) {
       const rows = ids.slice(i, i + 200).map((up, j) => ({

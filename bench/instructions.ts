@@ -34,7 +34,10 @@ const WARMUP = Number(process.env.BENCH_IR_WARMUP ?? 8000);
 const SETTLE_MAX = Number(process.env.BENCH_IR_SETTLE_MAX ?? 24000);
 /** Requests run after that collection, before counting. */
 const AFTER_COLLECTION = 4000;
-/** More node flags for the targets, space-separated: `--perf-basic-prof` writes the map that names V8's JIT code in the dumps. */
+/**
+ * More node flags for the targets, space-separated: `--perf-basic-prof` writes the map that names V8's JIT code in the
+ * dumps.
+ */
 const EXTRA_NODE_FLAGS = process.env.BENCH_IR_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
 
 type Kind = 'chat' | 'stream' | 'embeddings';
@@ -85,7 +88,12 @@ export function countsFrom(dumps: string[], requests: number): ThreadCounts {
 }
 
 /** The gateway (bench/gateway-proc.ts) on its public paths; `token`: BENCH_TOKEN, the kind of token it hands over. */
-const gatewayTarget = (name: IrTarget['name'], kinds: readonly Kind[], token?: string, env: Record<string, string> = {}): IrTarget => ({
+const gatewayTarget = (
+  name: IrTarget['name'],
+  kinds: readonly Kind[],
+  token?: string,
+  env: Record<string, string> = {},
+): IrTarget => ({
   name,
   file: './gateway-proc.ts',
   env: token ? { ...env, BENCH_TOKEN: token } : env,
@@ -107,19 +115,39 @@ function valgrindPresent(): boolean {
 
 function request(t: IrTarget, kind: Kind): { path: string; body: string } {
   if (kind === 'embeddings') return { path: `${t.base}/embeddings`, body: embedBody('text-embedding-v4') };
-  return { path: `${t.base}/chat/completions`, body: chatBody(t.upstreamNames ? 'qwen3.7-plus' : 'qwx3.7-plus', kind === 'stream') };
+  return {
+    path: `${t.base}/chat/completions`,
+    body: chatBody(t.upstreamNames ? 'qwen3.7-plus' : 'qwx3.7-plus', kind === 'stream'),
+  };
 }
 
 const majorGcs = async (p: Proc): Promise<number> => (await ask<{ majorGcs: number }>(p, 'stats')).majorGcs;
 
-async function measure(t: IrTarget, kind: Kind, simPort: number, dir: string): Promise<ThreadCounts & { settle: number }> {
+async function measure(
+  t: IrTarget,
+  kind: Kind,
+  simPort: number,
+  dir: string,
+): Promise<ThreadCounts & { settle: number }> {
   const out = join(dir, `${t.name}-${kind}.out`);
   const { path, body } = request(t, kind);
-  const args = ['-q', '--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${out}`];
-  const p = await start(t.file, { ...t.env, BENCH_TARGET_PORT: String(simPort) }, [...NODE_HEAP_FLAGS, ...EXTRA_NODE_FLAGS], {
-    execPath: 'valgrind',
-    args,
-  });
+  const args = [
+    '-q',
+    '--tool=callgrind',
+    '--smc-check=all-non-file',
+    '--instr-atstart=no',
+    '--separate-threads=yes',
+    `--callgrind-out-file=${out}`,
+  ];
+  const p = await start(
+    t.file,
+    { ...t.env, BENCH_TARGET_PORT: String(simPort) },
+    [...NODE_HEAP_FLAGS, ...EXTRA_NODE_FLAGS],
+    {
+      execPath: 'valgrind',
+      args,
+    },
+  );
   try {
     const run = (amount: number) =>
       autocannon({
@@ -146,7 +174,8 @@ async function measure(t: IrTarget, kind: Kind, simPort: number, dir: string): P
     execFileSync('callgrind_control', ['--instr=on', pid], { stdio: 'ignore' });
     const r = await run(REQUESTS);
     execFileSync('callgrind_control', ['--dump', pid], { stdio: 'ignore' });
-    if (r.non2xx + r.errors > 0 || r.requests.total !== REQUESTS) throw new Error(`${t.name}: ${r.non2xx} non-2xx, ${r.errors} errors of ${r.requests.total}`);
+    if (r.non2xx + r.errors > 0 || r.requests.total !== REQUESTS)
+      throw new Error(`${t.name}: ${r.non2xx} non-2xx, ${r.errors} errors of ${r.requests.total}`);
     const dumps = readdirSync(dir)
       .filter((f) => f.startsWith(`${t.name}-${kind}.out`))
       .map((f) => readFileSync(join(dir, f), 'utf8'));
@@ -197,8 +226,12 @@ async function main(): Promise<void> {
     gatewayTarget('account', ['chat'], 'account-budgets'),
   ];
   const only = process.env.BENCH_IR_TARGETS?.split(',');
-  const kinds = (process.env.BENCH_IR_KINDS?.split(',') ?? KINDS).filter((k): k is Kind => (KINDS as readonly string[]).includes(k));
-  console.log(`tollway bench:instructions — ${kinds.join(', ')}: ${REQUESTS} requests counted after ${WARMUP} of warm-up, 16 connections, under callgrind`);
+  const kinds = (process.env.BENCH_IR_KINDS?.split(',') ?? KINDS).filter((k): k is Kind =>
+    (KINDS as readonly string[]).includes(k),
+  );
+  console.log(
+    `tollway bench:instructions — ${kinds.join(', ')}: ${REQUESTS} requests counted after ${WARMUP} of warm-up, 16 connections, under callgrind`,
+  );
   const got = new Map<string, ThreadCounts>();
   try {
     for (const kind of kinds) {
@@ -208,13 +241,16 @@ async function main(): Promise<void> {
         const proxy = got.get(`proxy-${kind}`);
         const gateway = got.get(`gateway-${kind}`);
         const rel =
-          proxy && t.name !== 'proxy' ? `  (${(c.main / proxy.main).toFixed(2)}× the proxy's main thread, ${(c.all / proxy.all).toFixed(2)}× its threads)` : '';
+          proxy && t.name !== 'proxy'
+            ? `  (${(c.main / proxy.main).toFixed(2)}× the proxy's main thread, ${(c.all / proxy.all).toFixed(2)}× its threads)`
+            : '';
         const vsGateway =
           gateway && (t.name === 'account' || t.name === 'quota' || t.name === 'limits')
             ? ` (${(c.main / gateway.main).toFixed(3)}× the plain token's main thread)`
             : '';
         const quota = got.get(`quota-${kind}`);
-        const vsQuota = quota && t.name === 'account' ? ` (${(c.main / quota.main).toFixed(3)}× the quota-only token's)` : '';
+        const vsQuota =
+          quota && t.name === 'account' ? ` (${(c.main / quota.main).toFixed(3)}× the quota-only token's)` : '';
         const settled =
           c.settle < SETTLE_MAX
             ? `warm-up +${c.settle} to its first full collection, +${AFTER_COLLECTION} after it`

@@ -23,17 +23,35 @@ const TOKEN = 'tw-skeleton-token-0123456789abcdef';
 const durable = process.env.SKELETON_DURABLE === '1' ? await openDurable() : null;
 
 async function openDurable() {
-  const store = await openStore(`sqlite:${join(mkdtempSync(join(tmpdir(), 'tollway-skeleton-')), 'floor.db')}`, { checkpointThread: true });
+  const store = await openStore(`sqlite:${join(mkdtempSync(join(tmpdir(), 'tollway-skeleton-')), 'floor.db')}`, {
+    checkpointThread: true,
+  });
   await store.db
     .insertInto('tokens')
-    .values({ id: 'tok_1', name: 'skeleton', secret_hash: hashToken(TOKEN), prefix: TOKEN.slice(0, 8), created_at: Date.now() })
+    .values({
+      id: 'tok_1',
+      name: 'skeleton',
+      secret_hash: hashToken(TOKEN),
+      prefix: TOKEN.slice(0, 8),
+      created_at: Date.now(),
+    })
     .execute();
   const writer = store.batchWriter!;
   const onError = (e: unknown) => console.error(e);
   return {
     tokens: new Map([[hashToken(TOKEN), 'tok_1']]),
-    ledger: new GroupCommit<LedgerTuple>({ intervalMs: 10, maxBatch: 500, write: async (rows) => void (await writer.ledger(rows)), onError }),
-    log: new GroupCommit<LogTuple>({ intervalMs: 10, maxBatch: 500, write: (rows) => writer.requestLog(rows), onError }),
+    ledger: new GroupCommit<LedgerTuple>({
+      intervalMs: 10,
+      maxBatch: 500,
+      write: async (rows) => void (await writer.ledger(rows)),
+      onError,
+    }),
+    log: new GroupCommit<LogTuple>({
+      intervalMs: 10,
+      maxBatch: 500,
+      write: (rows) => writer.requestLog(rows),
+      onError,
+    }),
     sink: stdoutSink(),
   };
 }
@@ -67,10 +85,25 @@ const server = http.createServer((req, res) => {
         const usageAt = text.indexOf('"usage"');
         const answer = text.replace(/"model":"qwen/, '"model":"qwx');
         if (durable && usageAt >= 0) {
-          const u = JSON.parse(text.slice(text.indexOf('{', usageAt), text.indexOf('}', usageAt) + 1)) as { prompt_tokens: number; completion_tokens: number };
+          const u = JSON.parse(text.slice(text.indexOf('{', usageAt), text.indexOf('}', usageAt) + 1)) as {
+            prompt_tokens: number;
+            completion_tokens: number;
+          };
           const q = { input_tokens: u.prompt_tokens, output_tokens: u.completion_tokens };
           const amount = u.prompt_tokens * 2 + u.completion_tokens * 8;
-          durable.ledger.push([id, tokenId, 'qwx3.7-plus', 'tokens', q, { input: 2, output: 8 }, amount, id, null, null, started]);
+          durable.ledger.push([
+            id,
+            tokenId,
+            'qwx3.7-plus',
+            'tokens',
+            q,
+            { input: 2, output: 8 },
+            amount,
+            id,
+            null,
+            null,
+            started,
+          ]);
           durable.log.push([
             id,
             tokenId,
@@ -102,7 +135,15 @@ const server = http.createServer((req, res) => {
       },
       onResponseError: () => res.destroy(),
     };
-    pool.dispatch({ method: 'POST', path: req.url ?? '/', headers: { 'content-type': 'application/json', authorization: auth }, body: upstream }, handler);
+    pool.dispatch(
+      {
+        method: 'POST',
+        path: req.url ?? '/',
+        headers: { 'content-type': 'application/json', authorization: auth },
+        body: upstream,
+      },
+      handler,
+    );
   });
 });
 server.keepAliveTimeout = 65_000;

@@ -50,12 +50,20 @@ if (process.env.BENCH_STATS_COVERING === '1') {
   await sql`drop index request_log_time`.execute(store.db);
   await store.db.deleteFrom('request_stats_buckets').execute();
   await store.db.deleteFrom('request_stats_filled').execute();
-  await sql`create index request_log_time on request_log (created_at, status, amount, model, token_id)`.execute(store.db);
+  await sql`create index request_log_time on request_log (created_at, status, amount, model, token_id)`.execute(
+    store.db,
+  );
 }
 if (store.dialect === 'postgres') await sql`analyze request_log`.execute(store.db);
 console.log(`${N} rows written in ${((performance.now() - t0) / 1000).toFixed(1)} s (${store.dialect})`);
 
-const deps = { repos: { requestStats: new RequestStatsRepo(store.db), ledger: new LedgerRepo(store.db), accounts: new AccountsRepo(store.db) } };
+const deps = {
+  repos: {
+    requestStats: new RequestStatsRepo(store.db),
+    ledger: new LedgerRepo(store.db),
+    accounts: new AccountsRepo(store.db),
+  },
+};
 async function measure(label: string): Promise<void> {
   for (const w of Object.keys(WINDOWS) as StatsWindow[]) {
     const times: number[] = [];

@@ -19,7 +19,8 @@ export function answerStats(): void {
   // Full collections so far: bench:instructions counts once a target's heap has had its first one since it was ready.
   let majorGcs = 0;
   new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) if ((e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majorGcs++;
+    for (const e of list.getEntries())
+      if ((e as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majorGcs++;
   }).observe({ entryTypes: ['gc'] });
   let peakRss = process.memoryUsage().rss;
   const t = setInterval(() => {

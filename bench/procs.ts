@@ -16,8 +16,17 @@ const compiled = (f: string) => fileURLToPath(new URL(`../dist/bench/${f.replace
  * Fork a bench process and wait until it listens. `wrap` runs it under another program (valgrind): that
  * program's path and arguments, followed by node and its flags.
  */
-export function start(file: string, env: Record<string, string> = {}, execArgv: string[] = [], wrap?: { execPath: string; args: string[] }): Promise<Proc> {
-  const opts: ForkOptions = { execArgv, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] };
+export function start(
+  file: string,
+  env: Record<string, string> = {},
+  execArgv: string[] = [],
+  wrap?: { execPath: string; args: string[] },
+): Promise<Proc> {
+  const opts: ForkOptions = {
+    execArgv,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  };
   if (wrap) {
     opts.execPath = wrap.execPath;
     opts.execArgv = [...wrap.args, process.execPath, ...execArgv];
@@ -57,4 +66,5 @@ export const chatBody = (model: string, stream: boolean) =>
   });
 
 /** The embeddings body every target is driven with (the same name upstream and in the catalogue). */
-export const embedBody = (model: string) => JSON.stringify({ model, input: ['first benchmark sentence', 'second benchmark sentence'], dimensions: 256 });
+export const embedBody = (model: string) =>
+  JSON.stringify({ model, input: ['first benchmark sentence', 'second benchmark sentence'], dimensions: 256 });

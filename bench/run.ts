@@ -44,7 +44,10 @@ const SKELETON_WHAT: Record<Skeleton, string> = {
   floor: 'durable floor: + token hash, ledger and request-log rows, access line',
 };
 
-/** BENCH_SKELETON: `1` (or `lean`), `durable`, or `both` (the two in the same rounds, so their difference is the cost of the durable work). */
+/**
+ * BENCH_SKELETON: `1` (or `lean`), `durable`, or `both` (the two in the same rounds, so their difference is the cost of
+ * the durable work).
+ */
 function skeletonsOf(v: string | undefined): Skeleton[] {
   if (v === undefined || v === '' || v === '0') return [];
   if (v === 'both') return ['lean', 'floor'];
@@ -65,7 +68,14 @@ interface Row {
   mainUsPerReq?: number;
 }
 
-async function load(t: Target, scenario: string, path: string, body: string, conns: number, seconds = SECONDS): Promise<Row> {
+async function load(
+  t: Target,
+  scenario: string,
+  path: string,
+  body: string,
+  conns: number,
+  seconds = SECONDS,
+): Promise<Row> {
   const before = t.proc ? await ask<Stats>(t.proc, 'stats') : null;
   const r = await autocannon({
     url: `http://127.0.0.1:${t.port}${path}`,
@@ -97,7 +107,13 @@ async function load(t: Target, scenario: string, path: string, body: string, con
  * Sequential requests on one keep-alive connection, timed with hrtime (autocannon reports whole ms,
  * too coarse for sub-millisecond added latency). `firstChunk` times the first body chunk (streams).
  */
-async function sequential(t: Target, scenario: string, path: string, body: string, opts: { firstChunk: boolean; seconds: number }): Promise<Row> {
+async function sequential(
+  t: Target,
+  scenario: string,
+  path: string,
+  body: string,
+  opts: { firstChunk: boolean; seconds: number },
+): Promise<Row> {
   const pool = new Pool(`http://127.0.0.1:${t.port}`, { connections: 1, pipelining: 1 });
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${t.auth}` };
   const times: number[] = [];
@@ -144,7 +160,13 @@ function medianRow(rs: Row[]): Row {
     const xs = rs.map(f).filter((x): x is number => x !== undefined);
     return xs.length > 0 ? median(xs) : undefined;
   };
-  const row: Row = { ...rs[0]!, rps: m((r) => r.rps)!, p50: m((r) => r.p50)!, p99: m((r) => r.p99)!, errors: rs.reduce((a, r) => a + r.errors, 0) };
+  const row: Row = {
+    ...rs[0]!,
+    rps: m((r) => r.rps)!,
+    p50: m((r) => r.p50)!,
+    p99: m((r) => r.p99)!,
+    errors: rs.reduce((a, r) => a + r.errors, 0),
+  };
   const cpu = m((r) => r.cpuUsPerReq);
   const main = m((r) => r.mainUsPerReq);
   if (cpu !== undefined) row.cpuUsPerReq = cpu;
@@ -166,7 +188,10 @@ async function main(): Promise<void> {
   const skeletonKinds = skeletonsOf(process.env.BENCH_SKELETON);
   const skeletons: Target[] = [];
   for (const name of skeletonKinds) {
-    const proc = await start('./lean-skeleton.ts', { BENCH_TARGET_PORT: String(sim.port), SKELETON_DURABLE: name === 'floor' ? '1' : '0' });
+    const proc = await start('./lean-skeleton.ts', {
+      BENCH_TARGET_PORT: String(sim.port),
+      SKELETON_DURABLE: name === 'floor' ? '1' : '0',
+    });
     // A skeleton speaks the upstream's path and only takes non-streaming chat.
     skeletons.push({ name, port: proc.port, auth: proc.token!, model: () => 'qwx3.7-plus', proc });
   }
@@ -174,7 +199,13 @@ async function main(): Promise<void> {
   const targets: Target[] = [
     { name: 'direct', port: sim.port, auth: DEFAULT_SIM_KEYS.dashscopeApiKey, model: up },
     { name: 'proxy', port: proxy.port, auth: DEFAULT_SIM_KEYS.dashscopeApiKey, model: up, proc: proxy },
-    { name: 'gateway', port: gw.port, auth: gw.token!, model: (k) => (k === 'chat' ? 'qwx3.7-plus' : 'text-embedding-v4'), proc: gw },
+    {
+      name: 'gateway',
+      port: gw.port,
+      auth: gw.token!,
+      model: (k) => (k === 'chat' ? 'qwx3.7-plus' : 'text-embedding-v4'),
+      proc: gw,
+    },
   ];
   const isSkeleton = (t: Target) => t.name === 'lean' || t.name === 'floor';
   const pathOf = (t: Target, p: string) => (t.name === 'gateway' ? `/v1${p}` : `/compatible-mode/v1${p}`);
@@ -211,7 +242,8 @@ async function main(): Promise<void> {
   const proxyT = targets.find((t) => t.name === 'proxy')!;
   const gatewayT = targets.find((t) => t.name === 'gateway')!;
   for (let i = 0; i < ROUNDS; i++) {
-    const run = (t: Target) => load(t, 'chat-paired', pathOf(t, '/chat/completions'), chatBody(t.model('chat'), false), 64, ROUND_SECONDS);
+    const run = (t: Target) =>
+      load(t, 'chat-paired', pathOf(t, '/chat/completions'), chatBody(t.model('chat'), false), 64, ROUND_SECONDS);
     const proxyFirst = i % 2 === 0;
     const first = await run(proxyFirst ? proxyT : gatewayT);
     const second = await run(proxyFirst ? gatewayT : proxyT);
@@ -267,7 +299,8 @@ async function main(): Promise<void> {
   const gwStats = await ask<Stats>(gw, 'stats');
   const ledger = await ask<{ rows: number }>(gw, 'ledger');
 
-  const get = (s: string, t: string, c: number) => rows.find((r) => r.scenario === s && r.target === t && r.conns === c)!;
+  const get = (s: string, t: string, c: number) =>
+    rows.find((r) => r.scenario === s && r.target === t && r.conns === c)!;
   console.log('\nsummary');
   for (const [s, c] of [
     ['chat', 64],

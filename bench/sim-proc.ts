@@ -28,7 +28,15 @@ process.on('message', (m: unknown) => {
     const n = (m as { n: number }).n;
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
-      const usage = { video_count: 1, video_duration: 5, duration: 5, output_video_duration: 5, input_video_duration: 0, SR: 720, ratio: '16:9' };
+      const usage = {
+        video_count: 1,
+        video_duration: 5,
+        duration: 5,
+        output_video_duration: 5,
+        input_video_duration: 0,
+        SR: 720,
+        ratio: '16:9',
+      };
       const t = createDashscopeTask(sim.ctx, {
         area: 'video-synthesis',
         model: 'wan2.7-t2v',
@@ -63,7 +71,11 @@ process.on('message', (m: unknown) => {
   }
   // bench:capacity: the calls the simulated accounts admitted and refused, per account and model, by limit.
   if (type === 'rate-stats') {
-    const books = [...rateLimitStats(sim.ctx)].map(([key, b]) => ({ key, admitted: b.admitted, refused: { ...b.refused } }));
+    const books = [...rateLimitStats(sim.ctx)].map(([key, b]) => ({
+      key,
+      admitted: b.admitted,
+      refused: { ...b.refused },
+    }));
     process.send?.({ type, books });
     return;
   }

@@ -55,6 +55,12 @@ async function run(label: string, simEnv: Record<string, string>, gwEnv: Record<
   }
 }
 
-console.log(`tollway bench:tasks (queries) — ${TASKS} open /v1/videos tasks on one DashScope account, node ${process.version}`);
+console.log(
+  `tollway bench:tasks (queries) — ${TASKS} open /v1/videos tasks on one DashScope account, node ${process.version}`,
+);
 await run('budget + list rounds     ', {}, {});
-await run('single-task polling      ', { TOLLWAY_SIM_QUERY_QPS: '0' }, { TOLLWAY_DASHSCOPE_QUERY_QPS: '0', TOLLWAY_TASK_LIST_INTERVAL_MS: '0' });
+await run(
+  'single-task polling      ',
+  { TOLLWAY_SIM_QUERY_QPS: '0' },
+  { TOLLWAY_DASHSCOPE_QUERY_QPS: '0', TOLLWAY_TASK_LIST_INTERVAL_MS: '0' },
+);

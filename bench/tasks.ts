@@ -102,7 +102,8 @@ const median = (xs: number[]) => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
-const fmt = (r: Row) => `${Math.round(r.rps)} req/s p50 ${r.p50.toFixed(1)} ms p99 ${r.p99.toFixed(1)} ms err ${r.errors} cpu ${Math.round(r.cpuUs)} µs/req`;
+const fmt = (r: Row) =>
+  `${Math.round(r.rps)} req/s p50 ${r.p50.toFixed(1)} ms p99 ${r.p99.toFixed(1)} ms err ${r.errors} cpu ${Math.round(r.cpuUs)} µs/req`;
 
 async function main(): Promise<void> {
   const t0 = Date.now();
@@ -201,7 +202,9 @@ async function main(): Promise<void> {
   console.log(
     `worst staleness ${(g2.worstGapMs / 1000).toFixed(1)} s vs back-off window ${(window / 1000).toFixed(1)} s; gateway cpu per status query ${polls ? Math.round((c1.cpuUs - c0.cpuUs) / polls) : '-'} µs`,
   );
-  console.log(`gateway peak RSS ${(st.peakRss / 1048576).toFixed(0)} MB; total bench time ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  console.log(
+    `gateway peak RSS ${(st.peakRss / 1048576).toFixed(0)} MB; total bench time ${((Date.now() - t0) / 1000).toFixed(0)} s`,
+  );
   for (const p of [gw, sim]) p.child.kill();
 }
 

@@ -38,7 +38,14 @@ async function serveAndAsk() {
   const port = await freePort();
   const child = spawn(process.execPath, [join(dir, 'bin', 'tollway.mjs'), 'serve'], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '', HOME: dir, PORT: String(port), HOST: '127.0.0.1', TOLLWAY_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn' },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: dir,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      TOLLWAY_DATA_DIR: join(dir, 'data'),
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -83,7 +90,8 @@ try {
   const install = spawnSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'inherit' });
   if (install.status !== 0) fail(`npm ci --omit=dev failed (${install.status})`);
   else {
-    for (const dev of ['tsx', 'vitest', '@types/node']) if (existsSync(join(dir, 'node_modules', dev))) fail(`a dev dependency was installed: ${dev}`);
+    for (const dev of ['tsx', 'vitest', '@types/node'])
+      if (existsSync(join(dir, 'node_modules', dev))) fail(`a dev dependency was installed: ${dev}`);
     if (!existsSync(join(dir, 'dist', 'src', 'cli.js'))) fail('npm ci --omit=dev did not build dist/');
     // Without its sources the copy can only run what the install built.
     for (const d of ['src', 'simulator', 'bench']) rmSync(join(dir, d), { recursive: true, force: true });

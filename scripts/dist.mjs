@@ -22,7 +22,8 @@ function newestMtime(dir) {
 export function sourcesMtime() {
   let newest = 0;
   for (const d of SOURCE_DIRS) if (existsSync(join(ROOT, d))) newest = Math.max(newest, newestMtime(join(ROOT, d)));
-  for (const f of ['tsconfig.json', 'tsconfig.build.json', 'package.json']) newest = Math.max(newest, statSync(join(ROOT, f)).mtimeMs);
+  for (const f of ['tsconfig.json', 'tsconfig.build.json', 'package.json'])
+    newest = Math.max(newest, statSync(join(ROOT, f)).mtimeMs);
   return newest;
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Import circles among src/'s modules (type-only imports count: a circle is a reading circle too).
-// Prints each strongly connected group of files; exits 1 when there is one. Usage: node scripts/import-circles.mjs [dir]
+// Prints each strongly connected group of files; exits 1 when there is one. Usage: node scripts/import-circles.mjs
+// [dir]
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 

@@ -10,7 +10,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
+const IMPORT =
+  /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 const STORE_SUPPORT = 'test/support/store.ts';
 const DIALECT_VARS = /TOLLWAY_TEST_DIALECT|TEST_DATABASE_URL/;
 const STORE_CODE = [/^src\/store\//, /^src\/process-life\.ts$/, /^src\/compose\.ts$/, /^src\/cli\.ts$/];

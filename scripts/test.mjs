@@ -19,7 +19,9 @@ const SLOWEST = 20;
 
 /** Does the command line name files or folders (positional filters) rather than options only? */
 function namesFiles(args) {
-  return args.some((a, i) => !a.startsWith('-') && !(i > 0 && args[i - 1].startsWith('--') && !args[i - 1].includes('=')));
+  return args.some(
+    (a, i) => !a.startsWith('-') && !(i > 0 && args[i - 1].startsWith('--') && !args[i - 1].includes('=')),
+  );
 }
 
 function run(label, args, env) {
@@ -27,7 +29,14 @@ function run(label, args, env) {
   const out = join(reports, `${label.replace(/\W+/g, '-')}.json`);
   const r = spawnSync(
     process.execPath,
-    ['node_modules/vitest/vitest.mjs', 'run', ...args, '--reporter=default', '--reporter=json', `--outputFile.json=${out}`],
+    [
+      'node_modules/vitest/vitest.mjs',
+      'run',
+      ...args,
+      '--reporter=default',
+      '--reporter=json',
+      `--outputFile.json=${out}`,
+    ],
     {
       stdio: 'inherit',
       env: { ...process.env, ...env },
@@ -35,7 +44,10 @@ function run(label, args, env) {
   );
   const report = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) : null;
   if (report) {
-    const files = (report.testResults ?? []).map((f) => ({ name: f.name.replace(`${process.cwd()}/`, ''), ms: (f.endTime ?? 0) - (f.startTime ?? 0) }));
+    const files = (report.testResults ?? []).map((f) => ({
+      name: f.name.replace(`${process.cwd()}/`, ''),
+      ms: (f.endTime ?? 0) - (f.startTime ?? 0),
+    }));
     timings.push({ label, files: files.sort((a, b) => b.ms - a.ms) });
   }
   if (r.status === 0) return;
@@ -44,8 +56,10 @@ function run(label, args, env) {
     for (const file of report.testResults ?? []) {
       const name = file.name.replace(`${process.cwd()}/`, '');
       const failed = (file.assertionResults ?? []).filter((t) => t.status === 'failed');
-      for (const t of failed) failures.push({ label, where: `${name} > ${t.fullName}`, why: (t.failureMessages ?? []).join('\n') });
-      if (failed.length === 0 && file.status === 'failed') failures.push({ label, where: name, why: file.message ?? '' });
+      for (const t of failed)
+        failures.push({ label, where: `${name} > ${t.fullName}`, why: (t.failureMessages ?? []).join('\n') });
+      if (failed.length === 0 && file.status === 'failed')
+        failures.push({ label, where: name, why: file.message ?? '' });
     }
   }
   if (failures.length === before)
@@ -66,7 +80,11 @@ if (process.env.TEST_DOCKER === '1') {
   run('the image and the compose stack on Docker (TEST_DOCKER=1)', ['--config', 'vitest.docker.config.ts'], {});
 } else if (process.env.CI) {
   // CI must build and run the containers: a run without them is a failure, not a skip.
-  failures.push({ label: 'stack', where: '(not run)', why: 'CI is set but TEST_DOCKER is not 1: the container stack test did not run (.ci/run sets it)' });
+  failures.push({
+    label: 'stack',
+    where: '(not run)',
+    why: 'CI is set but TEST_DOCKER is not 1: the container stack test did not run (.ci/run sets it)',
+  });
 } else {
   console.log(
     '\nTEST_DOCKER not set: the image and compose stack test (test/deploy/stack/) was NOT run; it needs a Docker engine (bash deploy/ci/docker-up.sh, then TEST_DOCKER=1 with its output exported)',
@@ -96,7 +114,9 @@ process.exit(failures.length > 0 ? 1 : 0);
 /** The files that use a store; a file that reaches the store's code without the rule seeing it fails the run. */
 function storeFiles() {
   const c = classify(process.cwd());
-  console.log(`\n${c.store.length} test files use a store and run on PostgreSQL too; ${c.independent.length} ran on SQLite only`);
+  console.log(
+    `\n${c.store.length} test files use a store and run on PostgreSQL too; ${c.independent.length} ran on SQLite only`,
+  );
   if (c.unmarked.length > 0) {
     failures.push({
       label: 'store tests',

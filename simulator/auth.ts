@@ -16,7 +16,10 @@ export function dashscopeAuthOk(req: IncomingMessage, apiKeys: readonly string[]
   return false;
 }
 
-/** The simulated Alibaba Cloud account a DashScope request's key (Bearer, or x-api-key on the anthropic path) belongs to. */
+/**
+ * The simulated Alibaba Cloud account a DashScope request's key (Bearer, or x-api-key on the anthropic path) belongs
+ * to.
+ */
 export function dashscopeAccountOf(req: IncomingMessage, extraKeys: Readonly<Record<string, string>>): string {
   const x = req.headers['x-api-key'];
   const key = bearerOf(req) ?? (typeof x === 'string' ? x : '');
@@ -30,13 +33,17 @@ export async function klingAuth(req: IncomingMessage, accessKey: string, secretK
   const token = bearerOf(req);
   if (!token) return { ok: false, code: 1001, message: 'Authorization is empty' };
   try {
-    const { payload } = await jwtVerify(token, new TextEncoder().encode(secretKey), { algorithms: ['HS256'], clockTolerance: 0 });
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(secretKey), {
+      algorithms: ['HS256'],
+      clockTolerance: 0,
+    });
     if (payload.iss !== accessKey) return { ok: false, code: 1002, message: 'Authorization is invalid' };
     if (typeof payload.exp !== 'number') return { ok: false, code: 1002, message: 'Authorization is invalid' };
     return { ok: true };
   } catch (e) {
     if (e instanceof joseErrors.JWTExpired) return { ok: false, code: 1004, message: 'Authorization is expired' };
-    if (e instanceof joseErrors.JWTClaimValidationFailed && e.claim === 'nbf') return { ok: false, code: 1003, message: 'Authorization is not yet valid' };
+    if (e instanceof joseErrors.JWTClaimValidationFailed && e.claim === 'nbf')
+      return { ok: false, code: 1003, message: 'Authorization is not yet valid' };
     return { ok: false, code: 1002, message: 'Authorization is invalid' };
   }
 }

@@ -8,7 +8,8 @@ import { requestId, sendJson, sleep } from './http-util.ts';
 export type Provider = 'dashscope-compat' | 'dashscope-native' | 'anthropic' | 'kling' | 'public';
 
 export function providerOf(path: string): Provider {
-  if (path.startsWith('/compatible-mode/') || path.startsWith('/api/v2/apps/protocols/compatible-mode/')) return 'dashscope-compat';
+  if (path.startsWith('/compatible-mode/') || path.startsWith('/api/v2/apps/protocols/compatible-mode/'))
+    return 'dashscope-compat';
   if (path.startsWith('/apps/anthropic/')) return 'anthropic';
   if (path.startsWith('/api/')) return 'dashscope-native';
   if (path.startsWith('/v1/')) return 'kling';
@@ -42,7 +43,8 @@ const FILTERED = 'Input data may contain inappropriate content.';
 
 /** A content-filter refusal as each API spells it (see upstream-protocols.md §1 and §7 of the Kling part). */
 function contentFilterFor(provider: Provider, res: ServerResponse, arg: number | undefined): void {
-  if (provider === 'dashscope-compat') return compatError(res, 400, 'data_inspection_failed', FILTERED, 'data_inspection_failed');
+  if (provider === 'dashscope-compat')
+    return compatError(res, 400, 'data_inspection_failed', FILTERED, 'data_inspection_failed');
   // The messages-compatible path: a generic type, the DashScope code inside the message.
   if (provider === 'anthropic')
     return sendJson(res, 400, {
@@ -63,16 +65,28 @@ function contentFilterFor(provider: Provider, res: ServerResponse, arg: number |
 function emptyAnswer(provider: Provider, url: string): Record<string, unknown> {
   if (provider === 'anthropic') return { id: `msg_${requestId()}`, type: 'message', role: 'assistant', content: [] };
   if (url.includes('/embeddings')) return { object: 'list', data: [] };
-  if (url.includes('/responses')) return { id: `resp_${requestId()}`, object: 'response', status: 'completed', output: [] };
+  if (url.includes('/responses'))
+    return { id: `resp_${requestId()}`, object: 'response', status: 'completed', output: [] };
   if (provider === 'dashscope-compat') return { id: `chatcmpl-${requestId()}`, object: 'chat.completion', choices: [] };
   return { output: {}, request_id: requestId() };
 }
 
 /** Applies the pre-handler faults; returns true when the fault has answered (or dropped) the request. */
-export async function applyFault(f: FaultSpec, provider: Provider, res: ServerResponse, req: IncomingMessage, url: string): Promise<boolean> {
+export async function applyFault(
+  f: FaultSpec,
+  provider: Provider,
+  res: ServerResponse,
+  req: IncomingMessage,
+  url: string,
+): Promise<boolean> {
   switch (f.kind) {
     case 'leak':
-      upstreamErrorFor(provider, res, f.arg ?? 400, leakMessage(req.headers.authorization ?? (req.headers['x-api-key'] as string | undefined), url));
+      upstreamErrorFor(
+        provider,
+        res,
+        f.arg ?? 400,
+        leakMessage(req.headers.authorization ?? (req.headers['x-api-key'] as string | undefined), url),
+      );
       return true;
     case 'status':
       upstreamErrorFor(provider, res, f.arg ?? 500);
@@ -81,7 +95,12 @@ export async function applyFault(f: FaultSpec, provider: Provider, res: ServerRe
       contentFilterFor(provider, res, f.arg);
       return true;
     case 'not-entitled':
-      if (provider === 'kling') sendJson(res, 403, { code: 1103, message: 'No access to this model for the account.', request_id: requestId() });
+      if (provider === 'kling')
+        sendJson(res, 403, {
+          code: 1103,
+          message: 'No access to this model for the account.',
+          request_id: requestId(),
+        });
       else if (provider === 'dashscope-compat') compatError(res, 403, 'Model.AccessDenied', 'Model access denied.');
       else if (provider === 'anthropic') upstreamErrorFor(provider, res, 403, 'Model access denied.');
       else nativeError(res, 403, 'Model.AccessDenied', 'Model access denied.');

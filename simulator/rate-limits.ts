@@ -51,14 +51,20 @@ const NATIVE: Record<LimitKind, readonly [code: string, message: string]> = {
   requests: ['Throttling.RateQuota', 'Requests rate limit exceeded, please try again later.'],
   tokens: ['Throttling.AllocationQuota', 'Allocated quota exceeded, please increase your quota limit.'],
   // [I] the words after the comma
-  burst: ['Throttling.BurstRate', 'Request rate increased too quickly, please reduce your request rate and try again later.'],
+  burst: [
+    'Throttling.BurstRate',
+    'Request rate increased too quickly, please reduce your request rate and try again later.',
+  ],
 };
 
 const COMPAT: Record<LimitKind, readonly [code: string, message: string]> = {
   requests: ['limit_requests', 'You exceeded your current requests list.'],
   tokens: ['insufficient_quota', 'You exceeded your current quota, please check your plan and billing details.'],
   // [I] the compatible mode's code for the burst protection
-  burst: ['limit_burst_rate', 'Request rate increased too quickly, please reduce your request rate and try again later.'],
+  burst: [
+    'limit_burst_rate',
+    'Request rate increased too quickly, please reduce your request rate and try again later.',
+  ],
 };
 
 const KEY = 'rate-limits';
@@ -76,7 +82,12 @@ function bookOf(ctx: SimContext, key: string): RateBook {
   if (!b)
     all.set(
       key,
-      (b = { minute: new RateWindow(60_000, 1_000), second: new RateWindow(1_000, 50), admitted: 0, refused: { requests: 0, tokens: 0, burst: 0 } }),
+      (b = {
+        minute: new RateWindow(60_000, 1_000),
+        second: new RateWindow(1_000, 50),
+        admitted: 0,
+        refused: { requests: 0, tokens: 0, burst: 0 },
+      }),
     );
   return b;
 }
@@ -105,7 +116,8 @@ function refuse(res: ServerResponse, shape: Shape, kind: LimitKind): void {
     return compatError(res, 429, code, message, code);
   }
   const [code, message] = NATIVE[kind];
-  if (shape === 'anthropic') return sendJson(res, 429, { type: 'error', error: { type: 'rate_limit_error', message }, request_id: requestId() });
+  if (shape === 'anthropic')
+    return sendJson(res, 429, { type: 'error', error: { type: 'rate_limit_error', message }, request_id: requestId() });
   nativeError(res, 429, code, message);
 }
 
@@ -149,12 +161,14 @@ const isLimit = (n: unknown): n is number => typeof n === 'number' && Number.isI
 
 /**
  * Change the limits while the simulator runs (`POST /__sim/rate-limits {"rpm", "tpm", "kling_rpm", "models":
- * {"<model>": {"rpm", "tpm"}}}`, each optional; a model given replaces its overrides): null, or why the body was refused.
+ * {"<model>": {"rpm", "tpm"}}}`, each optional; a model given replaces its overrides): null, or why the body was
+ * refused.
  */
 export function setRateLimits(ctx: SimContext, body: unknown): string | null {
   if (typeof body !== 'object' || body === null) return 'the body must be a JSON object';
   const b = body as { rpm?: unknown; tpm?: unknown; kling_rpm?: unknown; models?: unknown };
-  for (const k of ['rpm', 'tpm', 'kling_rpm'] as const) if (b[k] !== undefined && !isLimit(b[k])) return `${k} must be an integer >= 0 (0 = no limit)`;
+  for (const k of ['rpm', 'tpm', 'kling_rpm'] as const)
+    if (b[k] !== undefined && !isLimit(b[k])) return `${k} must be an integer >= 0 (0 = no limit)`;
   const models = b.models === undefined ? {} : b.models;
   if (typeof models !== 'object' || models === null) return 'models must be an object';
   for (const [m, v] of Object.entries(models)) {

@@ -73,7 +73,12 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
-async function checkAuth(provider: Provider, req: IncomingMessage, res: ServerResponse, ctx: SimContext): Promise<boolean> {
+async function checkAuth(
+  provider: Provider,
+  req: IncomingMessage,
+  res: ServerResponse,
+  ctx: SimContext,
+): Promise<boolean> {
   if (provider === 'public') return true;
   if (provider === 'kling') {
     const r = await klingAuth(req, ctx.opts.klingAccessKey, ctx.opts.klingSecretKey);
@@ -81,10 +86,17 @@ async function checkAuth(provider: Provider, req: IncomingMessage, res: ServerRe
     sendJson(res, 401, { code: r.code, message: r.message, request_id: requestId() });
     return false;
   }
-  if (dashscopeAuthOk(req, [ctx.opts.dashscopeApiKey, ...Object.keys(ctx.opts.dashscopeKeys)], provider === 'anthropic')) return true;
+  if (
+    dashscopeAuthOk(req, [ctx.opts.dashscopeApiKey, ...Object.keys(ctx.opts.dashscopeKeys)], provider === 'anthropic')
+  )
+    return true;
   if (provider === 'dashscope-compat') compatError(res, 401, 'invalid_api_key', 'Incorrect API key provided. ');
   else if (provider === 'anthropic')
-    sendJson(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' }, request_id: requestId() });
+    sendJson(res, 401, {
+      type: 'error',
+      error: { type: 'authentication_error', message: 'invalid x-api-key' },
+      request_id: requestId(),
+    });
   else nativeError(res, 401, 'InvalidApiKey', 'Invalid API-key provided.');
   return false;
 }
@@ -158,7 +170,17 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
         }
       }
       const method = req.method ?? 'GET';
-      const sreq: SimRequest = { method, path: url.pathname, query: url.searchParams, headers: req.headers, raw, json, params: {}, req, fault: null };
+      const sreq: SimRequest = {
+        method,
+        path: url.pathname,
+        query: url.searchParams,
+        headers: req.headers,
+        raw,
+        json,
+        params: {},
+        req,
+        fault: null,
+      };
       if (url.pathname.startsWith('/__sim/')) return handleControl(sreq, res, ctx);
       if (ctx.recorded.length >= 5000) ctx.recorded.splice(0, 1000);
       const entry: RecordedRequest = {
@@ -182,7 +204,8 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       if (fault && (await applyFault(fault, provider, res, req, ctx.baseUrl + url.pathname))) return;
       const m = router.match(method, url.pathname);
       if (!m) {
-        if (provider === 'kling') return sendJson(res, 404, { code: 1203, message: 'resource not found', request_id: requestId() });
+        if (provider === 'kling')
+          return sendJson(res, 404, { code: 1203, message: 'resource not found', request_id: requestId() });
         if (provider === 'dashscope-compat') return compatError(res, 404, 'not_found', 'Not found.');
         return nativeError(res, 404, 'NotFound', 'Not found.');
       }
@@ -190,7 +213,12 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
       if (refuseOverRate(ctx, sreq, res)) return;
       await m.handler(sreq, res);
     } catch (e) {
-      if (!res.headersSent) sendJson(res, 500, { code: 'InternalError', message: `simulator error: ${String(e)}`, request_id: requestId() });
+      if (!res.headersSent)
+        sendJson(res, 500, {
+          code: 'InternalError',
+          message: `simulator error: ${String(e)}`,
+          request_id: requestId(),
+        });
       else res.destroy();
     }
   });
@@ -201,7 +229,9 @@ export async function startSimulator(opts: SimOptions = {}): Promise<Simulator> 
   });
   await new Promise<void>((resolve) => server.listen(opts.port ?? 0, opts.host ?? '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  ctx.baseUrl = opts.publicUrl?.replace(/\/+$/, '') ?? `http://${opts.host && opts.host !== '0.0.0.0' ? opts.host : '127.0.0.1'}:${port}`;
+  ctx.baseUrl =
+    opts.publicUrl?.replace(/\/+$/, '') ??
+    `http://${opts.host && opts.host !== '0.0.0.0' ? opts.host : '127.0.0.1'}:${port}`;
   return {
     url: ctx.baseUrl,
     port,

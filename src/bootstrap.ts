@@ -22,8 +22,14 @@ function persisted(config: Config, file: string, make: () => string): { value: s
  * `adminKeyFrom`: the environment, the data dir's file, or generated just now — only then may it be shown (once: a
  * key printed on every start ends up in every log aggregator the output goes to).
  */
-export function resolveSecrets(config: Config): { adminKey: string; adminKeyFrom: 'env' | 'file' | 'created'; secret: string } {
-  const admin = config.adminKey ? { value: config.adminKey, created: false } : persisted(config, 'admin-key', () => `twadmin-${randomString(40)}`);
+export function resolveSecrets(config: Config): {
+  adminKey: string;
+  adminKeyFrom: 'env' | 'file' | 'created';
+  secret: string;
+} {
+  const admin = config.adminKey
+    ? { value: config.adminKey, created: false }
+    : persisted(config, 'admin-key', () => `twadmin-${randomString(40)}`);
   const secret = config.secret ?? persisted(config, 'secret', () => randomString(48)).value;
   return { adminKey: admin.value, adminKeyFrom: config.adminKey ? 'env' : admin.created ? 'created' : 'file', secret };
 }

@@ -1,7 +1,23 @@
 #!/usr/bin/env node
-// tollway serve | migrate | token create|list|revoke|update|topup|rotate|rotate-callback-secret | account create|list|show|update|topup|revoke|usage | price-group set|list | channel add|list|disable|update | webhook create|list|update|delete|deliveries | reconcile | bill | stats | simulate
+// tollway serve | migrate | token create|list|revoke|update|topup|rotate|rotate-callback-secret | account
+// create|list|show|update|topup|revoke|usage | price-group set|list | channel add|list|disable|update | webhook
+// create|list|update|delete|deliveries | reconcile | bill | stats | simulate
 import { parseArgs } from 'node:util';
-import { CLI, defined, int, jsonFlag, modelList, num, onlyFlags, orNone, print, USAGE, usageError, UsageError, withAdmin } from './cli/args.ts';
+import {
+  CLI,
+  defined,
+  int,
+  jsonFlag,
+  modelList,
+  num,
+  onlyFlags,
+  orNone,
+  print,
+  USAGE,
+  usageError,
+  UsageError,
+  withAdmin,
+} from './cli/args.ts';
 import { tokenCommand } from './cli/token-command.ts';
 import { webhookCommand } from './cli/webhook-command.ts';
 import { billCommand } from './cli/bill-command.ts';
@@ -9,7 +25,13 @@ import { statsCommand } from './cli/stats-command.ts';
 import { accountCommand, priceGroupCommand } from './cli/account-command.ts';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { simLimitOptions } from './config/sim-env.ts';
-import { addChannel, listChannels, parseCreateChannel, publicChannel, setChannelStatus } from './core/admin/channels.ts';
+import {
+  addChannel,
+  listChannels,
+  parseCreateChannel,
+  publicChannel,
+  setChannelStatus,
+} from './core/admin/channels.ts';
 import { channelView, getChannel, parseChannelEdit, updateChannel } from './core/admin/channel-changes.ts';
 import { reconcilePeriod, reconcileReport } from './core/admin/reconcile.ts';
 import { isClean } from './core/reconcile.ts';
@@ -179,10 +201,16 @@ async function main(argv: string[]): Promise<number> {
     case 'simulate': {
       const { values } = parseArgs({
         args: [sub, ...rest].filter((x): x is string => x !== undefined),
-        options: { port: { type: 'string' }, 'task-ms': { type: 'string' }, host: { type: 'string' }, 'public-url': { type: 'string' } },
+        options: {
+          port: { type: 'string' },
+          'task-ms': { type: 'string' },
+          host: { type: 'string' },
+          'public-url': { type: 'string' },
+        },
       });
       const publicUrl = values['public-url'];
-      if (publicUrl !== undefined && !/^https?:\/\/[^/]/.test(publicUrl)) throw new UsageError(`--public-url must be an http(s) URL, got "${publicUrl}"`);
+      if (publicUrl !== undefined && !/^https?:\/\/[^/]/.test(publicUrl))
+        throw new UsageError(`--public-url must be an http(s) URL, got "${publicUrl}"`);
       // Loaded on demand: `serve` in production never carries the simulator's code.
       const { startSimulator } = await import('../simulator/index.ts');
       const host = values.host ?? '127.0.0.1';
@@ -193,10 +221,13 @@ async function main(argv: string[]): Promise<number> {
         ...simLimitOptions(config.simLimits),
         ...(publicUrl ? { publicUrl } : {}),
       });
-      console.error(`Upstream SIMULATOR listening on ${host}:${sim.port}, results at ${sim.url} (DashScope + Kling wire protocols; not a real provider)`);
+      console.error(
+        `Upstream SIMULATOR listening on ${host}:${sim.port}, results at ${sim.url} (DashScope + Kling wire protocols; not a real provider)`,
+      );
       // As a container's PID 1 (`docker run … simulate`, the compose file's simulator) a signal without a handler
       // is ignored, so `docker stop` would wait for its timeout and kill.
-      for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void sim.close().then(() => process.exit(0)));
+      for (const signal of ['SIGTERM', 'SIGINT'] as const)
+        process.once(signal, () => void sim.close().then(() => process.exit(0)));
       return -1;
     }
     default:

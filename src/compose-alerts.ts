@@ -25,7 +25,10 @@ export function composeAlerts(deps: GatewayDeps): AlertLoops {
     [quotaSource(deps.store.db, 'token'), quotaSource(deps.store.db, 'account'), budgetSource(deps.store.db)],
     o,
   );
-  const dispatcher = new WebhookDispatcher(deps.store.db, deps.box, deps.logger, { ...o, allowPrivateNetwork: deps.config.allowPrivateNetwork });
+  const dispatcher = new WebhookDispatcher(deps.store.db, deps.box, deps.logger, {
+    ...o,
+    allowPrivateNetwork: deps.config.allowPrivateNetwork,
+  });
   // A check that wrote alerts has deliveries due now.
   const checks = new RoundLoop(
     () => watch.check().then(() => dispatcher.kick()),

@@ -18,5 +18,10 @@ export function composeCapacity(
 ): Capacity {
   const local = new LocalCounters();
   const counters = redis ? new RedisCapacityCounters(redis, config.limits.redisPrefix, local, onRedisError) : local;
-  return new Capacity(channels, { counters, queueWaitMs: config.capacity.queueWaitMs, now: Date.now, events }, catalogue, config.capacity.learn);
+  return new Capacity(
+    channels,
+    { counters, queueWaitMs: config.capacity.queueWaitMs, now: Date.now, events },
+    catalogue,
+    config.capacity.learn,
+  );
 }

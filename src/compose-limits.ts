@@ -3,7 +3,14 @@
 import type { Config } from './config/config.ts';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
-import { MemoryAddressWindows, MemoryCounters, RateLimiter, RedisAddressWindows, RedisCounters, WINDOW_MS } from './limits/rate-limiter.ts';
+import {
+  MemoryAddressWindows,
+  MemoryCounters,
+  RateLimiter,
+  RedisAddressWindows,
+  RedisCounters,
+  WINDOW_MS,
+} from './limits/rate-limiter.ts';
 import { MemoryQueryRate, RedisQueryRate } from './limits/query-rate.ts';
 
 /** Rate-limit counters and the upstream query rate: shared through Redis when configured, else this process's. */

@@ -55,12 +55,27 @@ function composeWriters(
     tick,
     ...(clock ? { now: clock } : {}),
     batchWriter: store.batchWriter,
-    onError: (e, queued) => logger.error({ err: String(e), queued }, 'ledger batch write failed; charges stay queued and are retried'),
-    onAllowanceError: (e) => logger.warn({ err: String(e) }, 'allowance not placed or given back; calls reserve one by one, the reaper gives it back'),
+    onError: (e, queued) =>
+      logger.error({ err: String(e), queued }, 'ledger batch write failed; charges stay queued and are retried'),
+    onAllowanceError: (e) =>
+      logger.warn(
+        { err: String(e) },
+        'allowance not placed or given back; calls reserve one by one, the reaper gives it back',
+      ),
     // Every field of the refused charge, so the operator can enter it by hand: it is not retried.
-    onRejected: (rows, e) => logger.error({ err: String(e), charges: rows.map(ledgerRowForLog) }, 'ledger charges refused by the store; set aside, not billed'),
+    onRejected: (rows, e) =>
+      logger.error(
+        { err: String(e), charges: rows.map(ledgerRowForLog) },
+        'ledger charges refused by the store; set aside, not billed',
+      ),
     onClamped: (r) => {
-      const detail = { key: r.key, token_id: r.tokenId, model: r.model, amount: r.charge.amount, quantities: r.charge.quantities };
+      const detail = {
+        key: r.key,
+        token_id: r.tokenId,
+        model: r.model,
+        amount: r.charge.amount,
+        quantities: r.charge.quantities,
+      };
       logger.warn(detail, 'charge clamped to the largest amount one charge may carry');
       audit
         .write({ actor: 'meter', action: 'charge.clamped', target: r.key, detail, requestId: r.requestId })
@@ -72,7 +87,11 @@ function composeWriters(
     tick,
     chargesAhead: () => meter.chargesAhead(),
     onError: (e) => logger.error({ err: String(e) }, 'request log write failed'),
-    onRejected: (rows, e) => logger.error({ err: String(e), request_ids: rows.map((r) => r.requestId) }, 'request-log rows refused by the store; set aside'),
+    onRejected: (rows, e) =>
+      logger.error(
+        { err: String(e), request_ids: rows.map((r) => r.requestId) },
+        'request-log rows refused by the store; set aside',
+      ),
   });
   return { meter, requestLog };
 }

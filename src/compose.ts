@@ -92,12 +92,21 @@ export interface GatewayParts {
 }
 
 /** The CLI's objects: the store, repos and catalogue for core/admin operations, without caches or HTTP. */
-export async function composeAdmin(config: Config, secret: string): Promise<{ deps: AdminDeps; close(): Promise<void> }> {
+export async function composeAdmin(
+  config: Config,
+  secret: string,
+): Promise<{ deps: AdminDeps; close(): Promise<void> }> {
   registerSecrets(config, [secret]);
   const store = await openStore(config.databaseUrl, { readThread: config.sqliteReadThread });
   const catalogue = await loadCatalogue(store.db, config.catalogueFile);
   // A one-shot command keeps no caches; running instances see its changes within their refresh interval.
-  const deps: AdminDeps = { repos: buildRepos(store), store, box: new SecretBox(secret), catalogue, applyChange: async () => undefined };
+  const deps: AdminDeps = {
+    repos: buildRepos(store),
+    store,
+    box: new SecretBox(secret),
+    catalogue,
+    applyChange: async () => undefined,
+  };
   return { deps, close: () => store.close() };
 }
 
@@ -105,7 +114,12 @@ export async function composeAdmin(config: Config, secret: string): Promise<{ de
  * Store-backed objects and caches: everything GatewayDeps holds, with the one Kling client (JWT signer inside) the
  * prober and the family A drivers share. `onChange`: told of each admin change made here, after the cluster.
  */
-async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e: ClusterEvent) => void): Promise<{ deps: GatewayDeps; kling: KlingClient }> {
+async function composeDeps(
+  config: Config,
+  keys: Keys,
+  o: Opened,
+  onChange?: (e: ClusterEvent) => void,
+): Promise<{ deps: GatewayDeps; kling: KlingClient }> {
   const { store, logger, redis } = o;
   const box = new SecretBox(keys.secret);
   const repos = buildRepos(store);
@@ -115,7 +129,9 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
   const priceGroups = new PriceGroups(() => repos.priceGroups.all());
   await priceGroups.reload();
   const { meter, requestLog } = composeWriters(store, repos.audit, () => deps.catalogue, logger, priceGroups, o.clock);
-  const cluster = redis ? new RedisBus(redis.publish, redis.subscribe, (e) => logger.warn({ err: String(e) }, 'cluster bus error')) : new LocalBus();
+  const cluster = redis
+    ? new RedisBus(redis.publish, redis.subscribe, (e) => logger.warn({ err: String(e) }, 'cluster bus error'))
+    : new LocalBus();
   if (cluster instanceof RedisBus) await cluster.whenReady();
   const upstream = new UpstreamClient(config.upstreamTimeouts);
   const kling = new KlingClient(upstream, new KlingJwtSigner());
@@ -126,7 +142,14 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
       .breakerChanged({ id, name: channels.get(id)?.name ?? null }, to, at)
       .catch((e: unknown) => logger.warn({ err: String(e), channel_id: id }, 'breaker alert not written'));
   });
-  const metrics = new GatewayMetrics({ channels, breakers, ledger: meter.backlog, requestLog: requestLog.backlog, gauges: repos.gauges, logger });
+  const metrics = new GatewayMetrics({
+    channels,
+    breakers,
+    ledger: meter.backlog,
+    requestLog: requestLog.backlog,
+    gauges: repos.gauges,
+    logger,
+  });
   const capacityMetrics = new CapacityMetrics(metrics.registry);
   const capacity = composeCapacity(
     config,
@@ -149,7 +172,12 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
     store,
     logger,
     adminKey: keys.adminKey,
-    adminKeys: { adminKey: keys.adminKey, limiter, isClientToken: clientTokenCheck(tokenAuth), trusted: inTrustedNetwork(config.trustProxy) },
+    adminKeys: {
+      adminKey: keys.adminKey,
+      limiter,
+      isClientToken: clientTokenCheck(tokenAuth),
+      trusted: inTrustedNetwork(config.trustProxy),
+    },
     box,
     catalogue,
     channels,
@@ -194,21 +222,39 @@ async function composeDeps(config: Config, keys: Keys, o: Opened, onChange?: (e:
  * `kick`: who sends client callbacks promptly when a task may have finished (the poller thread's dispatcher, when
  * the task work runs there; else this one's).
  */
-function composeTasks(deps: GatewayDeps, kling: KlingClient, views: typeof import('./core/vidx/views.ts'), kick?: () => void): VidxContext {
+function composeTasks(
+  deps: GatewayDeps,
+  kling: KlingClient,
+  views: typeof import('./core/vidx/views.ts'),
+  kick?: () => void,
+): VidxContext {
   const cb = deps.config.callbacks;
   const dispatcher = new CallbackDispatcher({
     db: deps.store.db,
     logger: deps.logger,
     render: views.taskView,
     signer: new TokenCallbackSigner(deps.repos.tokens, deps.box),
-    options: { tickMs: cb.tickMs, backoffBaseMs: cb.backoffBaseMs, maxAttempts: cb.maxAttempts, allowPrivateNetwork: deps.config.allowPrivateNetwork },
+    options: {
+      tickMs: cb.tickMs,
+      backoffBaseMs: cb.backoffBaseMs,
+      maxAttempts: cb.maxAttempts,
+      allowPrivateNetwork: deps.config.allowPrivateNetwork,
+    },
     agents: deps.net.agents,
   });
   const clients = { upstream: deps.upstream, kling };
   const wiring = { channels: () => deps.channels.all(), submitVia: taskSubmitVia(deps), upstreamAccountOf };
-  for (const u of UPSTREAMS) for (const [kind, driver] of u.drivers(clients, wiring)) deps.tasks.registerDriver(kind, driver);
+  for (const u of UPSTREAMS)
+    for (const [kind, driver] of u.drivers(clients, wiring)) deps.tasks.registerDriver(kind, driver);
   const callbackKey = deps.box.derive('tollway:kling-callback-url:v1');
-  return { deps, client: kling, sessions: new SessionsRepo(deps.store.db), callbackKey, kick: kick ?? (() => dispatcher.kick()), dispatcher };
+  return {
+    deps,
+    client: kling,
+    sessions: new SessionsRepo(deps.store.db),
+    callbackKey,
+    kick: kick ?? (() => dispatcher.kick()),
+    dispatcher,
+  };
 }
 
 /**
@@ -216,19 +262,35 @@ function composeTasks(deps: GatewayDeps, kling: KlingClient, views: typeof impor
  * in-memory SQLite store, which no other connection can see), on the event loop, or nowhere (an API-only instance).
  */
 function pollerThread(config: Config, keys: Keys, o: Opened, sink: DestinationStream): PollerThread | null {
-  if (!config.tasks.pollerEnabled || !config.tasks.pollerThread || /^sqlite:(\/\/)?:memory:$/.test(o.store.location.url)) return null;
+  if (
+    !config.tasks.pollerEnabled ||
+    !config.tasks.pollerThread ||
+    /^sqlite:(\/\/)?:memory:$/.test(o.store.location.url)
+  )
+    return null;
   // The thread composes its own objects: no tracing there (its spans would have no request to belong to).
   return new PollerThread(
     // One lease owner for every start of the thread: a restarted thread goes on with the tasks its predecessor held
     // (leases are sticky) instead of leaving them until the leases run out.
-    { config: { ...config, tracing: null }, ...keys, location: o.store.location, queryRateMemory: o.queryRateMemory, taskOwner: newTaskOwner() },
+    {
+      config: { ...config, tracing: null },
+      ...keys,
+      location: o.store.location,
+      queryRateMemory: o.queryRateMemory,
+      taskOwner: newTaskOwner(),
+    },
     sink,
     o.logger,
   );
 }
 
 /** A gateway's objects: deps, every task driver, the HTTP app, and its task work's placement (not started). */
-export async function composeGateway(config: Config, keys: Keys, o: Opened, sink: DestinationStream): Promise<GatewayParts> {
+export async function composeGateway(
+  config: Config,
+  keys: Keys,
+  o: Opened,
+  sink: DestinationStream,
+): Promise<GatewayParts> {
   const thread = pollerThread(config, keys, o, sink);
   // With the task work on the thread, admin changes reach it at once, and a task finished here (a client's read, an
   // upstream callback) has its client callback sent by the thread's dispatcher (this one does not run).
@@ -249,14 +311,21 @@ export async function composeGateway(config: Config, keys: Keys, o: Opened, sink
         channels: () => deps.channels.all(),
         upstreamOf,
         clients: { upstream: deps.upstream, kling },
-        onError: (account, e) => deps.logger.warn({ account, err: String(e) }, 'upstream limits not read; stated and learnt limits stand'),
+        onError: (account, e) =>
+          deps.logger.warn({ account, err: String(e) }, 'upstream limits not read; stated and learnt limits stand'),
       },
       config.capacity.readLimitsMs,
       () => deps.channels.version,
     );
     app.addHook('onClose', async () => stop());
   }
-  return { deps, vidx, app, poller: thread ?? (config.tasks.pollerEnabled ? inProcessPoller(deps, vidx) : null), alerts: composeAlerts(deps) };
+  return {
+    deps,
+    vidx,
+    app,
+    poller: thread ?? (config.tasks.pollerEnabled ? inProcessPoller(deps, vidx) : null),
+    alerts: composeAlerts(deps),
+  };
 }
 
 function inProcessPoller(deps: GatewayDeps, vidx: VidxContext): BackgroundPoller {
@@ -273,7 +342,11 @@ function inProcessPoller(deps: GatewayDeps, vidx: VidxContext): BackgroundPoller
 }
 
 /** The poller thread's objects (poller-worker.ts): deps on its own store connection, every task driver; no HTTP. */
-export async function composePoller(config: Config, keys: Keys, o: Opened): Promise<{ deps: GatewayDeps; vidx: VidxContext }> {
+export async function composePoller(
+  config: Config,
+  keys: Keys,
+  o: Opened,
+): Promise<{ deps: GatewayDeps; vidx: VidxContext }> {
   const { deps, kling } = await composeDeps(config, keys, o);
   return { deps, vidx: composeTasks(deps, kling, await import('./core/vidx/views.ts')) };
 }

@@ -14,5 +14,6 @@ async function ok(url: string): Promise<boolean> {
 
 const port = process.env.PORT || '8080';
 const simPort = process.argv[2] || '9090';
-const healthy = (await ok(`http://127.0.0.1:${port}/healthz`)) || (await ok(`http://127.0.0.1:${simPort}/__sim/health`));
+const healthy =
+  (await ok(`http://127.0.0.1:${port}/healthz`)) || (await ok(`http://127.0.0.1:${simPort}/__sim/health`));
 process.exit(healthy ? 0 : 1);

@@ -18,7 +18,11 @@ const out = (s: string) => process.stderr.write(`${s}\n`);
 async function startDemoUpstream(config: Config): Promise<DemoUpstream | null> {
   if (!isDemoMode(config)) return null;
   const simulator = await import('../simulator/index.ts');
-  const sim = await simulator.startSimulator({ port: config.simPort, taskDurationMs: config.simTaskMs, ...simLimitOptions(config.simLimits) });
+  const sim = await simulator.startSimulator({
+    port: config.simPort,
+    taskDurationMs: config.simTaskMs,
+    ...simLimitOptions(config.simLimits),
+  });
   config.trustedResultOrigins.push(new URL(sim.url).origin);
   return { sim, keys: simulator.DEFAULT_SIM_KEYS };
 }
@@ -27,7 +31,10 @@ async function startDemoUpstream(config: Config): Promise<DemoUpstream | null> {
 async function provisionChannels(deps: GatewayDeps, config: Config, demo: DemoUpstream | null): Promise<void> {
   if (demo) {
     await ensureChannel(deps, 'demo-dashscope', 'dashscope', demo.sim.url, { apiKey: demo.keys.dashscopeApiKey });
-    await ensureChannel(deps, 'demo-kling', 'kling', demo.sim.url, { accessKey: demo.keys.klingAccessKey, secretKey: demo.keys.klingSecretKey });
+    await ensureChannel(deps, 'demo-kling', 'kling', demo.sim.url, {
+      accessKey: demo.keys.klingAccessKey,
+      secretKey: demo.keys.klingSecretKey,
+    });
     return;
   }
   await disableChannelsNamed(deps, 'demo-');
@@ -37,11 +44,15 @@ async function provisionChannels(deps: GatewayDeps, config: Config, demo: DemoUp
 function warnings(deps: GatewayDeps, config: Config): void {
   for (const c of deps.channels.all()) {
     if (!c.keys.apiKey && !c.keys.secretKey)
-      out(`WARNING: channel '${c.name}' has no readable key (was TOLLWAY_SECRET changed?); its requests will fail until the key is set again.`);
+      out(
+        `WARNING: channel '${c.name}' has no readable key (was TOLLWAY_SECRET changed?); its requests will fail until the key is set again.`,
+      );
   }
   if (deps.store.dialect === 'postgres' && (!config.secret || !config.adminKey)) {
     // Each instance would generate its own: channel keys sealed by one could not be read by another.
-    out('WARNING: on PostgreSQL (shared by several instances) set TOLLWAY_SECRET and TOLLWAY_ADMIN_KEY explicitly, the same on every instance.');
+    out(
+      'WARNING: on PostgreSQL (shared by several instances) set TOLLWAY_SECRET and TOLLWAY_ADMIN_KEY explicitly, the same on every instance.',
+    );
   }
   if (config.callbacks.retiredSecretSet) {
     // Its receivers no longer verify with it: the operator must hand each client its token's own secret.
@@ -60,11 +71,15 @@ function warnings(deps: GatewayDeps, config: Config): void {
 function demoBanner(base: string, simUrl: string, token: string): void {
   out('');
   out('*** DEMO MODE: no upstream keys configured. The upstream is the BUILT-IN SIMULATOR, not a real provider. ***');
-  out(`*** Simulator: ${simUrl}  (set DASHSCOPE_API_KEY / KLING_ACCESS_KEY+KLING_SECRET_KEY to use real upstreams) ***`);
+  out(
+    `*** Simulator: ${simUrl}  (set DASHSCOPE_API_KEY / KLING_ACCESS_KEY+KLING_SECRET_KEY to use real upstreams) ***`,
+  );
   out('');
   out(`Demo token: ${token}`);
   out(`Try: curl -s ${base}/v1/models -H "Authorization: Bearer ${token}"`);
-  out(`     curl -s ${base}/v1/chat/completions -H "Authorization: Bearer ${token}" -H "Content-Type: application/json" \\`);
+  out(
+    `     curl -s ${base}/v1/chat/completions -H "Authorization: Bearer ${token}" -H "Content-Type: application/json" \\`,
+  );
   out(`       -d '{"model":"qwx3.7-plus","messages":[{"role":"user","content":"Hello"}]}'`);
   out('');
 }
@@ -99,8 +114,10 @@ export async function serve(config: Config): Promise<void> {
   const address = await gw.app.listen({ port: config.port, host: config.host });
   const base = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${new URL(address).port}`;
   out(`\nTollway gateway listening on ${base} (store: ${deps.store.dialect})`);
-  if (adminKeyFrom === 'created') out(`Admin key (generated, kept in ${config.dataDir}/admin-key; shown this once): ${adminKey}`);
-  else if (adminKeyFrom === 'file') out(`Admin key: the one in ${config.dataDir}/admin-key (shown when it was generated)`);
+  if (adminKeyFrom === 'created')
+    out(`Admin key (generated, kept in ${config.dataDir}/admin-key; shown this once): ${adminKey}`);
+  else if (adminKeyFrom === 'file')
+    out(`Admin key: the one in ${config.dataDir}/admin-key (shown when it was generated)`);
   if (config.console.enabled) out(`Operator console: ${base}/console (sign in with the admin key)`);
   warnings(deps, config);
   if (demo) demoBanner(base, demo.sim.url, await demoToken(deps, config.dataDir));

@@ -4,7 +4,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream, Logger } from 'pino';
 import type { ClusterEvent } from './cluster/cluster-bus.ts';
-import { composeGateway, composePoller, type AlertLoops, type BackgroundPoller, type Keys, type Opened, type RedisClients } from './compose.ts';
+import {
+  composeGateway,
+  composePoller,
+  type AlertLoops,
+  type BackgroundPoller,
+  type Keys,
+  type Opened,
+  type RedisClients,
+} from './compose.ts';
 import type { Config } from './config/config.ts';
 import { applyChangeHere } from './core/admin/cache-changes.ts';
 import type { GatewayDeps } from './core/deps.ts';
@@ -94,7 +102,9 @@ function reapReservations(deps: GatewayDeps): () => void {
     // Each hold released is announced (hold.reaped) in the transaction that released it.
     deps.meter
       .reapReservations(ttl, (trx, h) =>
-        deps.alerts.emit('hold.reaped', { key: h.key, token_id: h.tokenId, amount: h.amount, ttl_ms: ttl }, { within: trx }).then(() => undefined),
+        deps.alerts
+          .emit('hold.reaped', { key: h.key, token_id: h.tokenId, amount: h.amount, ttl_ms: ttl }, { within: trx })
+          .then(() => undefined),
       )
       .then(
         (n) => n > 0 && deps.logger.warn({ released: n }, 'reservations left open by a stopped instance released'),
@@ -106,7 +116,10 @@ function reapReservations(deps: GatewayDeps): () => void {
   return () => clearInterval(timer);
 }
 
-/** The request log's retention (TOLLWAY_REQUEST_LOG_RETENTION_DAYS): a sweep at start, then hourly. The stop waits for a sweep under way. */
+/**
+ * The request log's retention (TOLLWAY_REQUEST_LOG_RETENTION_DAYS): a sweep at start, then hourly. The stop waits for a
+ * sweep under way.
+ */
 function sweepRequestLogPeriodically(deps: GatewayDeps): () => Promise<void> {
   const days = deps.config.requestLogRetentionDays;
   if (days <= 0) return async () => undefined;
@@ -114,8 +127,11 @@ function sweepRequestLogPeriodically(deps: GatewayDeps): () => Promise<void> {
   const sweep = () => {
     running ??= sweepRequestLog(deps.repos.requestLog, { days })
       .then(
-        (n) => n > 0 && deps.logger.info({ deleted: n, retention_days: days }, 'request-log rows past their retention deleted'),
-        (e: unknown) => deps.logger.warn({ err: String(e) }, 'request-log retention sweep failed; retried at the next sweep'),
+        (n) =>
+          n > 0 &&
+          deps.logger.info({ deleted: n, retention_days: days }, 'request-log rows past their retention deleted'),
+        (e: unknown) =>
+          deps.logger.warn({ err: String(e) }, 'request-log retention sweep failed; retried at the next sweep'),
       )
       .finally(() => (running = null));
   };
@@ -169,9 +185,13 @@ export async function writeQueued(deps: QueueDeps, limitMs = FINAL_WRITES_MS): P
 export function reportUnwritten(deps: QueueDeps): void {
   const charges = deps.meter.unwritten();
   if (charges.length > 0)
-    deps.logger.error({ charges: charges.map(ledgerRowForLog) }, 'ledger charges not written at shutdown (the store did not take them); not billed');
+    deps.logger.error(
+      { charges: charges.map(ledgerRowForLog) },
+      'ledger charges not written at shutdown (the store did not take them); not billed',
+    );
   const logRows = deps.requestLog.unwritten();
-  if (logRows.length > 0) deps.logger.error({ request_ids: logRows.map((r) => r.requestId) }, 'request-log rows not written at shutdown');
+  if (logRows.length > 0)
+    deps.logger.error({ request_ids: logRows.map((r) => r.requestId) }, 'request-log rows not written at shutdown');
 }
 
 /** Compose a gateway and start it: cache refresh, the task work (once every driver is registered), the timers. */
@@ -225,7 +245,9 @@ export async function startGateway(config: Config, opts: GatewayOptions): Promis
     await deps.cluster.close();
     if (!opts.store) await store.close();
     // The spans of the drained requests are sent before the process exits.
-    await deps.tracing?.shutdown().catch((e: unknown) => deps.logger.warn({ err: String(e) }, 'tracing: last spans not sent'));
+    await deps.tracing
+      ?.shutdown()
+      .catch((e: unknown) => deps.logger.warn({ err: String(e) }, 'tracing: last spans not sent'));
     // The last lines (the drain's access lines included) reach stdout before the process exits.
     await new Promise<void>((resolve) => deps.logger.flush(() => resolve()));
   };
@@ -241,14 +263,24 @@ export const POLLER_PG_POOL = 4;
  */
 export async function startPoller(
   config: Config,
-  opts: Keys & { location: { url: string; pgSchema?: string }; logStream: DestinationStream; queryRateMemory: SharedArrayBuffer; taskOwner: string },
+  opts: Keys & {
+    location: { url: string; pgSchema?: string };
+    logStream: DestinationStream;
+    queryRateMemory: SharedArrayBuffer;
+    taskOwner: string;
+  },
 ): Promise<{ apply(e: ClusterEvent): Promise<void>; kick(): void; close(): Promise<void> }> {
   const keys = { adminKey: opts.adminKey, secret: opts.secret };
   registerSecrets(config, [keys.adminKey, keys.secret]);
   const logger = makeLogger(config.logLevel, opts.logStream);
   const { url, pgSchema } = opts.location;
   // A small PostgreSQL pool: the poller's statements are few and short (docs/operations.md counts it per instance).
-  const store = await openStore(url, { migrate: false, readThread: false, pgPoolMax: POLLER_PG_POOL, ...(pgSchema ? { pgSchema } : {}) });
+  const store = await openStore(url, {
+    migrate: false,
+    readThread: false,
+    pgPoolMax: POLLER_PG_POOL,
+    ...(pgSchema ? { pgSchema } : {}),
+  });
   const opened: Opened = {
     store,
     logger,

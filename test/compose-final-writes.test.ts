@@ -3,7 +3,14 @@
 // comes back leaves is reported on the log, each charge in full. On the suite's dialect, SQLite or PostgreSQL; the
 // store's failure is injected in its queries (a Kysely plugin), the writes themselves are real.
 import { Writable } from 'node:stream';
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 import { describe, expect, it, vi } from 'vitest';
 import { Catalogue } from '../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../src/catalogue/default-catalogue.ts';
@@ -47,7 +54,12 @@ function setup(tag: string) {
   );
   // No batch writer: both writers go through Kysely (the plugin's queries) on either dialect.
   const meter = new StoreMeter(db, () => catalogue, { batchWriter: null, flushIntervalMs: 60_000 });
-  const requestLog = new RequestLogWriter(db, { batchWriter: null, intervalMs: 60_000, onError: () => undefined, onRejected: () => undefined });
+  const requestLog = new RequestLogWriter(db, {
+    batchWriter: null,
+    intervalMs: 60_000,
+    onError: () => undefined,
+    onRejected: () => undefined,
+  });
   const charge = (i: number) =>
     meter.chargeSyncDeferred({
       requestId: `req_${tag}_${i}`,
@@ -57,13 +69,28 @@ function setup(tag: string) {
       usage: { kind: 'tokens', inputTokens: 100 + i, outputTokens: 10 },
       upstreamRequestId: `up-${i}`,
     });
-  const logRow = (i: number) => requestLog.write(answeredLogRow({ requestId: `req_${tag}_${i}`, tokenId: 'tok_final', amount: 1 }));
+  const logRow = (i: number) =>
+    requestLog.write(answeredLogRow({ requestId: `req_${tag}_${i}`, tokenId: 'tok_final', amount: 1 }));
   const ledgerKeys = async () =>
-    (await fresh.store.db.selectFrom('ledger').select('idempotency_key').where('idempotency_key', 'like', `req_${tag}_%`).execute())
+    (
+      await fresh.store.db
+        .selectFrom('ledger')
+        .select('idempotency_key')
+        .where('idempotency_key', 'like', `req_${tag}_%`)
+        .execute()
+    )
       .map((r) => r.idempotency_key)
       .sort();
   const logIds = async () =>
-    (await fresh.store.db.selectFrom('request_log').select('request_id').where('request_id', 'like', `req_${tag}_%`).execute()).map((r) => r.request_id).sort();
+    (
+      await fresh.store.db
+        .selectFrom('request_log')
+        .select('request_id')
+        .where('request_id', 'like', `req_${tag}_%`)
+        .execute()
+    )
+      .map((r) => r.request_id)
+      .sort();
   return { outage, meter, requestLog, logger, lines, charge, logRow, ledgerKeys, logIds };
 }
 
@@ -94,7 +121,9 @@ describe('graceful shutdown: the queued rows', () => {
     await writeQueued({ meter: t.meter, requestLog: t.requestLog, logger: t.logger }, 300);
     expect(Date.now() - began).toBeGreaterThanOrEqual(300);
     expect(await t.ledgerKeys()).toEqual([]);
-    const lost = t.lines.map((l) => JSON.parse(l) as { msg: string; charges?: Array<Record<string, unknown>>; request_ids?: string[] });
+    const lost = t.lines.map(
+      (l) => JSON.parse(l) as { msg: string; charges?: Array<Record<string, unknown>>; request_ids?: string[] },
+    );
     const charges = lost.find((l) => l.msg.startsWith('ledger charges not written at shutdown'))?.charges ?? [];
     expect(charges.map((c) => c.key)).toEqual(['req_gone_0', 'req_gone_1']);
     const priced = t.meter.price('qwx3.7-plus', { kind: 'tokens', inputTokens: 101, outputTokens: 10 });

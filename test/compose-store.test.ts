@@ -64,10 +64,18 @@ it("a request's charge and its request-log row, queued apart, are written on one
     // before vi.waitFor moves the test's clock on.
     await new Promise((r) => setImmediate(r));
     await vi.waitFor(async () => {
-      const logged = await fresh.store.db.selectFrom('request_log').select('request_id').where('request_id', '=', requestId).execute();
+      const logged = await fresh.store.db
+        .selectFrom('request_log')
+        .select('request_id')
+        .where('request_id', '=', requestId)
+        .execute();
       expect(logged).toHaveLength(1);
     });
-    const charged = await fresh.store.db.selectFrom('ledger').select('idempotency_key').where('token_id', '=', tokenId).execute();
+    const charged = await fresh.store.db
+      .selectFrom('ledger')
+      .select('idempotency_key')
+      .where('token_id', '=', tokenId)
+      .execute();
     expect(charged.map((r) => r.idempotency_key)).toContain(requestId);
     if (sqlite) expect(committed).toEqual([{ ledger: [requestId], log: [requestId] }]);
     committed.length = 0;

@@ -33,7 +33,10 @@ async function gatewayAnswering(status: number): Promise<number> {
 
 function probe(port: number, simPort: number): Promise<number | null> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, String(simPort)], { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' });
+    const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, String(simPort)], {
+      env: { ...process.env, PORT: String(port) },
+      stdio: 'ignore',
+    });
     child.on('exit', (code) => resolve(code));
   });
 }

@@ -34,7 +34,12 @@ export async function call<T>(path: string, init: { method?: string; json?: unkn
   const headers: Record<string, string> = { accept: 'application/json' };
   if (init.json !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
-  const res = await fetch(path, { method, headers, credentials: 'same-origin', ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}) });
+  const res = await fetch(path, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    ...(init.json !== undefined ? { body: JSON.stringify(init.json) } : {}),
+  });
   if (res.status === 401 && !path.startsWith('/console/api/session')) {
     csrf = null;
     onSignedOut();
@@ -50,7 +55,9 @@ export async function callAll<T>(path: string): Promise<T[]> {
   let cursor: string | undefined;
   do {
     const sep = path.includes('?') ? '&' : '?';
-    const page = await call<{ data: T[]; next_cursor?: string }>(`${path}${sep}limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const page = await call<{ data: T[]; next_cursor?: string }>(
+      `${path}${sep}limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     rows.push(...page.data);
     cursor = page.next_cursor;
   } while (cursor !== undefined);

@@ -31,20 +31,36 @@ export function budgetList(v: BudgetInputs): Budget[] | string {
   const out: Budget[] = [];
   for (const p of PERIODS) {
     const micro = parseUnits(v[p]);
-    if (Number.isNaN(micro)) return `${LABELS[p].replace(/ in units.*/, '')}: enter an amount in units with at most six decimals`;
+    if (Number.isNaN(micro))
+      return `${LABELS[p].replace(/ in units.*/, '')}: enter an amount in units with at most six decimals`;
     if (micro !== null) out.push({ period: p, limit: micro });
   }
   return out;
 }
 
 /** The three amount fields, ids `<prefix>-day|week|month`, laid out in the owner's form grid. */
-export function BudgetFields({ prefix, values, onInput }: { prefix: string; values: BudgetInputs; onInput: (p: Period, v: string) => void }) {
+export function BudgetFields({
+  prefix,
+  values,
+  onInput,
+}: {
+  prefix: string;
+  values: BudgetInputs;
+  onInput: (p: Period, v: string) => void;
+}) {
   return (
     <>
       {PERIODS.map((p) => (
         <div key={p}>
           <label for={`${prefix}-${p}`}>{LABELS[p]}</label>
-          <input id={`${prefix}-${p}`} type="number" min="0" step="0.000001" value={values[p]} onInput={(e) => onInput(p, e.currentTarget.value)} />
+          <input
+            id={`${prefix}-${p}`}
+            type="number"
+            min="0"
+            step="0.000001"
+            value={values[p]}
+            onInput={(e) => onInput(p, e.currentTarget.value)}
+          />
         </div>
       ))}
     </>

@@ -16,7 +16,19 @@ function pad(times: number[]): number {
   return (Number.isFinite(step) && step > 0 ? step : 86_400_000) / 2000;
 }
 
-export function Chart({ label, times, lines, height = 180, bars = false }: { label: string; times: number[]; lines: Line[]; height?: number; bars?: boolean }) {
+export function Chart({
+  label,
+  times,
+  lines,
+  height = 180,
+  bars = false,
+}: {
+  label: string;
+  times: number[];
+  lines: Line[];
+  height?: number;
+  bars?: boolean;
+}) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = box.current;
@@ -31,7 +43,12 @@ export function Chart({ label, times, lines, height = 180, bars = false }: { lab
         x: {
           time: true,
           ...(bars && times.length > 0
-            ? { range: (): uPlot.Range.MinMax => [times[0]! / 1000 - pad(times), times[times.length - 1]! / 1000 + pad(times)] }
+            ? {
+                range: (): uPlot.Range.MinMax => [
+                  times[0]! / 1000 - pad(times),
+                  times[times.length - 1]! / 1000 + pad(times),
+                ],
+              }
             : {}),
         },
       },

@@ -37,7 +37,13 @@ export function ConfirmButton({
     <span class="actions">
       {asking ? (
         <>
-          <button type="button" class="danger" disabled={busy} onClick={() => void go()} aria-label={`${confirm} ${plainName(name)}`}>
+          <button
+            type="button"
+            class="danger"
+            disabled={busy}
+            onClick={() => void go()}
+            aria-label={`${confirm} ${plainName(name)}`}
+          >
             {confirm}
           </button>
           <button type="button" class="quiet" onClick={() => setAsking(false)}>

@@ -45,7 +45,11 @@ function Page() {
       return <Accounts open={route.arg} />;
     case 'logs':
       // Keyed by the query: a new filter (a link, Back/Forward) is a new list — its pages, cursors and form start over.
-      return route.arg ? <LogDetail requestId={route.arg} /> : <Logs key={route.query.toString()} query={route.query} />;
+      return route.arg ? (
+        <LogDetail requestId={route.arg} />
+      ) : (
+        <Logs key={route.query.toString()} query={route.query} />
+      );
     case 'tasks':
       return route.arg ? <TaskDetail taskId={route.arg} /> : <Tasks />;
     case 'channels':

@@ -6,7 +6,9 @@ export function lastPeriods(period: 'day' | 'month', n: number, now: number): Ar
   return Array.from({ length: n }, (_, i) => {
     const back = n - 1 - i;
     const start =
-      period === 'day' ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - back) : Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - back, 1);
+      period === 'day'
+        ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() - back)
+        : Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - back, 1);
     const iso = new Date(start).toISOString();
     return [period === 'day' ? iso.slice(0, 10) : iso.slice(0, 7), start];
   });

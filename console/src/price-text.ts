@@ -16,7 +16,9 @@ export const UNIT_TEXT: Record<Price['unit'], string> = {
 function tierName(tiers: TokenTier[], i: number): string {
   if (tiers.length === 1) return '';
   const max = tiers[i]!.maxInputTokens;
-  return max === null ? `above ${num(tiers[i - 1]?.maxInputTokens ?? 0)} input tokens` : `up to ${num(max)} input tokens`;
+  return max === null
+    ? `above ${num(tiers[i - 1]?.maxInputTokens ?? 0)} input tokens`
+    : `up to ${num(max)} input tokens`;
 }
 
 /** The price as short lines of text, amounts in units. */
@@ -64,16 +66,34 @@ export function priceFields(p: Price): PriceField[] {
         return [
           { path: `tiers.${i}.inputPer1k`, group, label: 'Input, per 1,000 tokens', micro: t.inputPer1k },
           { path: `tiers.${i}.outputPer1k`, group, label: 'Output, per 1,000 tokens', micro: t.outputPer1k },
-          { path: `tiers.${i}.cachedInputPer1k`, group, label: 'Cached input (empty = input rate)', micro: t.cachedInputPer1k, optional: true },
-          { path: `tiers.${i}.cacheCreationPer1k`, group, label: 'Cache write (empty = input rate)', micro: t.cacheCreationPer1k, optional: true },
+          {
+            path: `tiers.${i}.cachedInputPer1k`,
+            group,
+            label: 'Cached input (empty = input rate)',
+            micro: t.cachedInputPer1k,
+            optional: true,
+          },
+          {
+            path: `tiers.${i}.cacheCreationPer1k`,
+            group,
+            label: 'Cache write (empty = input rate)',
+            micro: t.cacheCreationPer1k,
+            optional: true,
+          },
         ];
       });
     case 'image':
       return [one('perImage', 'Per image', p.perImage)];
     case 'video-second':
-      return [one('perSecond.720p', 'Per second at 720p', p.perSecond['720p']), one('perSecond.1080p', 'Per second at 1080p', p.perSecond['1080p'])];
+      return [
+        one('perSecond.720p', 'Per second at 720p', p.perSecond['720p']),
+        one('perSecond.1080p', 'Per second at 1080p', p.perSecond['1080p']),
+      ];
     case 'video-mode-second':
-      return [one('perSecond.std', 'Per second, std mode', p.perSecond.std), one('perSecond.pro', 'Per second, pro mode', p.perSecond.pro)];
+      return [
+        one('perSecond.std', 'Per second, std mode', p.perSecond.std),
+        one('perSecond.pro', 'Per second, pro mode', p.perSecond.pro),
+      ];
   }
 }
 

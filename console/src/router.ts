@@ -11,7 +11,11 @@ export function parseHash(hash: string): Route {
   const h = hash.replace(/^#\/?/, '');
   const [path = '', query = ''] = h.split('?');
   const [page = '', ...rest] = path.split('/');
-  return { page: page || 'overview', arg: rest.length ? decodeURIComponent(rest.join('/')) : null, query: new URLSearchParams(query) };
+  return {
+    page: page || 'overview',
+    arg: rest.length ? decodeURIComponent(rest.join('/')) : null,
+    query: new URLSearchParams(query),
+  };
 }
 
 export function useRoute(): Route {

@@ -12,9 +12,14 @@ function anthropicError(res: ServerResponse, status: number, type: string, messa
   sendJson(res, status, { type: 'error', error: { type, message }, request_id: requestId() });
 }
 
-function flatten(body: { system?: unknown; messages: unknown[] }): { text: string; images: number; lastUser: string } | string {
+function flatten(body: {
+  system?: unknown;
+  messages: unknown[];
+}): { text: string; images: number; lastUser: string } | string {
   let text = typeof body.system === 'string' ? body.system : '';
-  if (Array.isArray(body.system)) for (const b of body.system) if (typeof (b as { text?: unknown }).text === 'string') text += (b as { text: string }).text;
+  if (Array.isArray(body.system))
+    for (const b of body.system)
+      if (typeof (b as { text?: unknown }).text === 'string') text += (b as { text: string }).text;
   let images = 0;
   let lastUser = '';
   for (const m of body.messages) {
@@ -41,22 +46,41 @@ export function registerAnthropic(router: SimRouter, _ctx: SimContext): void {
 }
 
 async function handleMessages(req: SimRequest, res: ServerResponse): Promise<void> {
-  const body = req.json as { model?: unknown; max_tokens?: unknown; messages?: unknown; stream?: unknown; thinking?: unknown; system?: unknown } | undefined;
-  if (!body || typeof body !== 'object') return anthropicError(res, 400, 'invalid_request_error', 'Request body is not valid JSON.');
-  if (typeof body.model !== 'string' || !body.model) return anthropicError(res, 400, 'invalid_request_error', 'model: Field required');
-  if (typeof body.max_tokens !== 'number') return anthropicError(res, 400, 'invalid_request_error', 'max_tokens: Field required');
-  if (!Array.isArray(body.messages) || body.messages.length === 0) return anthropicError(res, 400, 'invalid_request_error', 'messages: Field required');
+  const body = req.json as
+    | {
+        model?: unknown;
+        max_tokens?: unknown;
+        messages?: unknown;
+        stream?: unknown;
+        thinking?: unknown;
+        system?: unknown;
+      }
+    | undefined;
+  if (!body || typeof body !== 'object')
+    return anthropicError(res, 400, 'invalid_request_error', 'Request body is not valid JSON.');
+  if (typeof body.model !== 'string' || !body.model)
+    return anthropicError(res, 400, 'invalid_request_error', 'model: Field required');
+  if (typeof body.max_tokens !== 'number')
+    return anthropicError(res, 400, 'invalid_request_error', 'max_tokens: Field required');
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    return anthropicError(res, 400, 'invalid_request_error', 'messages: Field required');
   const flat = flatten({ system: body.system, messages: body.messages });
   if (typeof flat === 'string') return anthropicError(res, 400, 'invalid_request_error', flat);
   const reply = replyFor(flat.lastUser);
-  const thinking = (body.thinking as { type?: unknown } | undefined)?.type === 'enabled' ? 'Let me think about this briefly.' : '';
+  const thinking =
+    (body.thinking as { type?: unknown } | undefined)?.type === 'enabled' ? 'Let me think about this briefly.' : '';
   const total = countTokens(flat.text) + flat.images * IMAGE_TOKENS;
   // Explicit cache: a request carrying cache_control writes half its input to the cache.
   const creation = req.raw.includes('"cache_control"') ? Math.floor(total / 2) : 0;
   const read = total >= 512 ? Math.floor((total - creation - 256) / 256) * 256 : 0;
   const inputTokens = total - creation - Math.max(0, read);
   const outputTokens = countTokens(reply) + countTokens(thinking);
-  const usage = { input_tokens: inputTokens, output_tokens: outputTokens, cache_read_input_tokens: Math.max(0, read), cache_creation_input_tokens: creation };
+  const usage = {
+    input_tokens: inputTokens,
+    output_tokens: outputTokens,
+    cache_read_input_tokens: Math.max(0, read),
+    cache_creation_input_tokens: creation,
+  };
   req.settleTokens?.(total + outputTokens);
   const id = `msg_${requestId().replace(/-/g, '')}`;
   const content: Array<Record<string, unknown>> = [];
@@ -66,12 +90,22 @@ async function handleMessages(req: SimRequest, res: ServerResponse): Promise<voi
     return sendJson(
       res,
       200,
-      { id, type: 'message', role: 'assistant', model: body.model, content, stop_reason: 'end_turn', stop_sequence: null, usage },
+      {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model: body.model,
+        content,
+        stop_reason: 'end_turn',
+        stop_sequence: null,
+        usage,
+      },
       { 'request-id': requestId() },
     );
   }
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
-  const send = (type: string, payload: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`);
+  const send = (type: string, payload: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`);
   send('message_start', {
     message: {
       id,
@@ -94,9 +128,17 @@ async function handleMessages(req: SimRequest, res: ServerResponse): Promise<voi
     index += 1;
   }
   send('content_block_start', { index, content_block: { type: 'text', text: '' } });
-  if (!(await streamWords(req, res, reply, (word) => send('content_block_delta', { index, delta: { type: 'text_delta', text: word } })))) return;
+  if (
+    !(await streamWords(req, res, reply, (word) =>
+      send('content_block_delta', { index, delta: { type: 'text_delta', text: word } }),
+    ))
+  )
+    return;
   send('content_block_stop', { index });
-  send('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: outputTokens } });
+  send('message_delta', {
+    delta: { stop_reason: 'end_turn', stop_sequence: null },
+    usage: { output_tokens: outputTokens },
+  });
   send('message_stop', {});
   res.end();
 }

@@ -59,7 +59,11 @@ export function chatUsage(text: string, images: number, completion: string) {
   const prompt = countTokens(text) + images * IMAGE_TOKENS;
   const completionTokens = countTokens(completion);
   const cached = implicitCachedTokens(prompt);
-  const usage: Record<string, unknown> = { prompt_tokens: prompt, completion_tokens: completionTokens, total_tokens: prompt + completionTokens };
+  const usage: Record<string, unknown> = {
+    prompt_tokens: prompt,
+    completion_tokens: completionTokens,
+    total_tokens: prompt + completionTokens,
+  };
   if (cached > 0) usage.prompt_tokens_details = { cached_tokens: cached };
   return usage;
 }
@@ -111,14 +115,20 @@ export function registerCompatChat(router: SimRouter, ctx: SimContext): void {
 
 async function handleChat(req: SimRequest, res: ServerResponse, ctx: SimContext): Promise<void> {
   const body = req.json as ChatBody | undefined;
-  if (!body || typeof body !== 'object') return compatError(res, 400, 'invalid_parameter_error', 'Request body is not valid JSON.');
-  if (typeof body.model !== 'string' || !body.model) return compatError(res, 400, 'invalid_parameter_error', 'Model not specified.');
+  if (!body || typeof body !== 'object')
+    return compatError(res, 400, 'invalid_parameter_error', 'Request body is not valid JSON.');
+  if (typeof body.model !== 'string' || !body.model)
+    return compatError(res, 400, 'invalid_parameter_error', 'Model not specified.');
   if (!Array.isArray(body.messages) || body.messages.length === 0) {
     return compatError(res, 400, 'invalid_parameter_error', 'Required parameter messages is missing or empty.');
   }
   const { text, images, lastUser } = flattenMessages(body.messages);
   const id = `chatcmpl-${requestId()}`;
-  const call = toolCallFor({ tools: body.tools, tool_choice: body.tool_choice, messages: body.messages }, topicOf(lastUser), requestId());
+  const call = toolCallFor(
+    { tools: body.tools, tool_choice: body.tool_choice, messages: body.messages },
+    topicOf(lastUser),
+    requestId(),
+  );
   const reply = call ? '' : replyFor(lastUser);
   const usage = chatUsage(text, images, call ? call.arguments : reply);
   // Explicit cache (cache_control on a part): half the prompt is written to the cache on this call.
@@ -128,7 +138,8 @@ async function handleChat(req: SimRequest, res: ServerResponse, ctx: SimContext)
     usage.prompt_tokens_details = details;
   }
   req.settleTokens?.(usage.total_tokens as number);
-  if (req.fault?.kind === 'huge-usage') Object.assign(usage, { prompt_tokens: 1e20, completion_tokens: 1e20, total_tokens: 2e20 });
+  if (req.fault?.kind === 'huge-usage')
+    Object.assign(usage, { prompt_tokens: 1e20, completion_tokens: 1e20, total_tokens: 2e20 });
   const noUsage = req.fault?.kind === 'no-usage';
   const created = Math.floor(Date.now() / 1000);
   const finish = call ? 'tool_calls' : 'stop';
@@ -140,7 +151,12 @@ async function handleChat(req: SimRequest, res: ServerResponse, ctx: SimContext)
       created,
       model: body.model,
       choices: [
-        { index: 0, message: { role: 'assistant', content: reply, ...(toolCall ? { tool_calls: [toolCall] } : {}) }, finish_reason: finish, logprobs: null },
+        {
+          index: 0,
+          message: { role: 'assistant', content: reply, ...(toolCall ? { tool_calls: [toolCall] } : {}) },
+          finish_reason: finish,
+          logprobs: null,
+        },
       ],
       ...(noUsage ? {} : { usage }),
       system_fingerprint: null,
@@ -158,7 +174,14 @@ async function handleChat(req: SimRequest, res: ServerResponse, ctx: SimContext)
   if (call) {
     // The call's id, type and name first, then its arguments a few characters at a time.
     res.write(
-      chunk({ role: 'assistant', content: '', tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }, null),
+      chunk(
+        {
+          role: 'assistant',
+          content: '',
+          tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
+        },
+        null,
+      ),
     );
     for (const piece of argumentPieces(call.arguments)) {
       if (res.destroyed) return;
@@ -170,7 +193,9 @@ async function handleChat(req: SimRequest, res: ServerResponse, ctx: SimContext)
   }
   res.write(chunk({}, finish));
   if (includeUsage) {
-    res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage, system_fingerprint: null })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage, system_fingerprint: null })}\n\n`,
+    );
   }
   res.end('data: [DONE]\n\n');
 }

@@ -21,17 +21,26 @@ function vectorFor(text: string, dims: number): number[] {
 export function registerCompatEmbeddings(router: SimRouter, _ctx: SimContext): void {
   router.on('POST', '/compatible-mode/v1/embeddings', (req, res) => {
     const body = req.json as { model?: unknown; input?: unknown; dimensions?: unknown } | undefined;
-    if (!body || typeof body !== 'object') return compatError(res, 400, 'invalid_parameter_error', 'Request body is not valid JSON.');
+    if (!body || typeof body !== 'object')
+      return compatError(res, 400, 'invalid_parameter_error', 'Request body is not valid JSON.');
     if (typeof body.model !== 'string') return compatError(res, 400, 'invalid_parameter_error', 'Model not specified.');
     const inputs = typeof body.input === 'string' ? [body.input] : body.input;
     if (!Array.isArray(inputs) || inputs.length === 0 || !inputs.every((s) => typeof s === 'string')) {
       return compatError(res, 400, 'invalid_parameter_error', 'input must be a string or an array of strings.');
     }
-    if (inputs.length > 10) return compatError(res, 400, 'invalid_parameter_error', 'batch size is invalid, it should not be larger than 10.');
+    if (inputs.length > 10)
+      return compatError(
+        res,
+        400,
+        'invalid_parameter_error',
+        'batch size is invalid, it should not be larger than 10.',
+      );
     const ef = (body as { encoding_format?: unknown }).encoding_format;
-    if (ef !== undefined && ef !== 'float') return compatError(res, 400, 'invalid_parameter_error', 'encoding_format only supports float.');
+    if (ef !== undefined && ef !== 'float')
+      return compatError(res, 400, 'invalid_parameter_error', 'encoding_format only supports float.');
     const dims = body.dimensions === undefined ? 1024 : Number(body.dimensions);
-    if (!DIMENSIONS.includes(dims)) return compatError(res, 400, 'invalid_parameter_error', `dimensions must be one of ${DIMENSIONS.join(', ')}.`);
+    if (!DIMENSIONS.includes(dims))
+      return compatError(res, 400, 'invalid_parameter_error', `dimensions must be one of ${DIMENSIONS.join(', ')}.`);
     const tokens = (inputs as string[]).reduce((a, s) => a + countTokens(s), 0);
     req.settleTokens?.(tokens);
     sendJson(res, 200, {

@@ -27,7 +27,10 @@ const CREATED = 1_767_225_600;
 
 export function registerCompatModels(router: SimRouter, _ctx: SimContext): void {
   router.on('GET', '/compatible-mode/v1/models', (_req, res) =>
-    sendJson(res, 200, { object: 'list', data: SIM_DASHSCOPE_MODELS.map((id) => ({ id, object: 'model', created: CREATED, owned_by: 'system' })) }),
+    sendJson(res, 200, {
+      object: 'list',
+      data: SIM_DASHSCOPE_MODELS.map((id) => ({ id, object: 'model', created: CREATED, owned_by: 'system' })),
+    }),
   );
   router.on('GET', '/compatible-mode/v1/models/:id', (req, res) => {
     const id = req.params.id ?? '';

@@ -7,7 +7,13 @@ export function nativeError(res: ServerResponse, status: number, code: string, m
 }
 
 /** DashScope compatible-mode (OpenAI-style) error body. */
-export function compatError(res: ServerResponse, status: number, code: string, message: string, type = 'invalid_request_error'): void {
+export function compatError(
+  res: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  type = 'invalid_request_error',
+): void {
   sendJson(res, status, { error: { message, type, param: null, code }, request_id: requestId() });
 }
 
@@ -15,9 +21,19 @@ export function compatError(res: ServerResponse, status: number, code: string, m
 export function statusFaultBody(status: number): { code: string; message: string; compatCode: string; type: string } {
   switch (status) {
     case 400:
-      return { code: 'InvalidParameter', message: 'Invalid parameter.', compatCode: 'invalid_parameter_error', type: 'invalid_request_error' };
+      return {
+        code: 'InvalidParameter',
+        message: 'Invalid parameter.',
+        compatCode: 'invalid_parameter_error',
+        type: 'invalid_request_error',
+      };
     case 401:
-      return { code: 'InvalidApiKey', message: 'Invalid API-key provided.', compatCode: 'invalid_api_key', type: 'invalid_request_error' };
+      return {
+        code: 'InvalidApiKey',
+        message: 'Invalid API-key provided.',
+        compatCode: 'invalid_api_key',
+        type: 'invalid_request_error',
+      };
     case 403:
       return {
         code: 'AccessDenied',
@@ -26,8 +42,18 @@ export function statusFaultBody(status: number): { code: string; message: string
         type: 'invalid_request_error',
       };
     case 429:
-      return { code: 'Throttling.RateQuota', message: 'Requests rate limit exceeded, please try again later.', compatCode: 'limit_requests', type: 'requests' };
+      return {
+        code: 'Throttling.RateQuota',
+        message: 'Requests rate limit exceeded, please try again later.',
+        compatCode: 'limit_requests',
+        type: 'requests',
+      };
     default:
-      return { code: 'InternalError', message: 'An internal error has occured, please try again later.', compatCode: 'internal_error', type: 'internal_error' };
+      return {
+        code: 'InternalError',
+        message: 'An internal error has occured, please try again later.',
+        compatCode: 'internal_error',
+        type: 'internal_error',
+      };
   }
 }

@@ -16,15 +16,28 @@ export function registerImagesAsync(router: SimRouter, ctx: SimContext): void {
     if (req.headers['x-dashscope-async'] !== 'enable') {
       return nativeError(res, 403, 'AccessDenied', 'current user api does not support synchronous calls');
     }
-    const body = req.json as { model?: unknown; input?: { prompt?: unknown; negative_prompt?: unknown }; parameters?: Record<string, unknown> } | undefined;
-    if (!body || typeof body !== 'object') return nativeError(res, 400, 'InvalidParameter', 'Request body is not valid JSON.');
+    const body = req.json as
+      | {
+          model?: unknown;
+          input?: { prompt?: unknown; negative_prompt?: unknown };
+          parameters?: Record<string, unknown>;
+        }
+      | undefined;
+    if (!body || typeof body !== 'object')
+      return nativeError(res, 400, 'InvalidParameter', 'Request body is not valid JSON.');
     if (typeof body.model !== 'string' || !body.model)
       return nativeError(res, 400, 'BadRequest.EmptyModel', 'Required parameter "model" missing from request.');
     const rule = IMAGE_MODELS[body.model];
     if (!rule || !ASYNC_MODELS.has(body.model))
-      return nativeError(res, 400, 'InvalidParameter', `Model ${body.model} does not support asynchronous image synthesis.`);
+      return nativeError(
+        res,
+        400,
+        'InvalidParameter',
+        `Model ${body.model} does not support asynchronous image synthesis.`,
+      );
     const prompt = body.input?.prompt;
-    if (typeof prompt !== 'string' || !prompt.trim()) return nativeError(res, 400, 'InvalidParameter', 'Required parameter "input.prompt" missing.');
+    if (typeof prompt !== 'string' || !prompt.trim())
+      return nativeError(res, 400, 'InvalidParameter', 'Required parameter "input.prompt" missing.');
     const params = body.parameters ?? {};
     const n = params.n ?? 1;
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > rule.maxN) {
@@ -41,7 +54,11 @@ export function registerImagesAsync(router: SimRouter, ctx: SimContext): void {
       failure: { code: 'InternalError.Algo', message: 'An internal error occurred while generating the image.' },
       succeed: () => ({
         output: {
-          results: Array.from({ length: n }, (_v, i) => ({ orig_prompt: prompt, actual_prompt: prompt, url: makeResultImage(ctx, `${prompt}:${i}`) })),
+          results: Array.from({ length: n }, (_v, i) => ({
+            orig_prompt: prompt,
+            actual_prompt: prompt,
+            url: makeResultImage(ctx, `${prompt}:${i}`),
+          })),
           task_metrics: { TOTAL: n, SUCCEEDED: n, FAILED: 0 },
         },
         usage: { image_count: n },

@@ -80,7 +80,8 @@ function readContent(body: { input?: { messages?: unknown } }): { prompt: string
   const messages = body.input?.messages;
   if (!Array.isArray(messages) || messages.length !== 1) return 'input.messages must hold exactly one user message.';
   const msg = messages[0] as { role?: unknown; content?: unknown } | null;
-  if (msg?.role !== 'user' || !Array.isArray(msg.content)) return 'The message must have role "user" and a content array.';
+  if (msg?.role !== 'user' || !Array.isArray(msg.content))
+    return 'The message must have role "user" and a content array.';
   let prompt: string | undefined;
   const images: string[] = [];
   for (const part of msg.content as unknown[]) {
@@ -100,7 +101,8 @@ function readContent(body: { input?: { messages?: unknown } }): { prompt: string
 
 function producedCount(req: SimRequest, n: number): number {
   if (req.fault?.kind === 'no-output') return 0;
-  if (req.fault?.kind === 'partial') return n <= 1 ? n : Math.max(1, Math.min(n - 1, req.fault.arg ?? Math.floor(n / 2)));
+  if (req.fault?.kind === 'partial')
+    return n <= 1 ? n : Math.max(1, Math.min(n - 1, req.fault.arg ?? Math.floor(n / 2)));
   return n;
 }
 
@@ -112,8 +114,10 @@ async function handleImage(req: SimRequest, res: ServerResponse, ctx: SimContext
   if (!rule) return nativeError(res, 400, 'InvalidParameter', 'Model not exist.');
   const content = readContent(body);
   if (typeof content === 'string') return nativeError(res, 400, 'InvalidParameter', content);
-  if (content.images.length === 0 && !rule.generate) return nativeError(res, 400, 'InvalidParameter', `Model ${body.model} requires at least one input image.`);
-  if (content.images.length > 0 && !rule.edit) return nativeError(res, 400, 'InvalidParameter', `Model ${body.model} does not accept input images.`);
+  if (content.images.length === 0 && !rule.generate)
+    return nativeError(res, 400, 'InvalidParameter', `Model ${body.model} requires at least one input image.`);
+  if (content.images.length > 0 && !rule.edit)
+    return nativeError(res, 400, 'InvalidParameter', `Model ${body.model} does not accept input images.`);
   const params = body.parameters ?? {};
   const n = params.n ?? 1;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > rule.maxN) {
@@ -126,7 +130,9 @@ async function handleImage(req: SimRequest, res: ServerResponse, ctx: SimContext
   const produced = producedCount(req, n);
   // `sim-result-gone:<k>` in the prompt: the first k result URLs point at files that do not exist (download tests).
   const gone = Number(/sim-result-gone:(\d+)/.exec(content.prompt)?.[1] ?? 0);
-  const parts = Array.from({ length: produced }, (_v, i) => ({ image: makeResultImage(ctx, `${content.prompt}:${i}`, i >= gone) }));
+  const parts = Array.from({ length: produced }, (_v, i) => ({
+    image: makeResultImage(ctx, `${content.prompt}:${i}`, i >= gone),
+  }));
   sendJson(res, 200, {
     output: { choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: parts } }] },
     usage: { width: size.width, height: size.height, image_count: produced },
@@ -147,8 +153,10 @@ export function registerImages(router: SimRouter, ctx: SimContext): void {
     const img = id ? store(ctx).get(id) : undefined;
     if (!img) return ossError(res, 404, 'NoSuchKey', 'The specified key does not exist.');
     const expires = Number(req.query.get('Expires') ?? NaN);
-    if (!Number.isFinite(expires) || !req.query.get('Signature')) return ossError(res, 403, 'AccessDenied', 'Request signature is missing.');
-    if (expires * 1000 < Date.now() || img.expiresAt < Date.now()) return ossError(res, 403, 'AccessDenied', 'Request has expired.');
+    if (!Number.isFinite(expires) || !req.query.get('Signature'))
+      return ossError(res, 403, 'AccessDenied', 'Request signature is missing.');
+    if (expires * 1000 < Date.now() || img.expiresAt < Date.now())
+      return ossError(res, 403, 'AccessDenied', 'Request has expired.');
     res.writeHead(200, { 'content-type': 'image/png', 'content-length': img.png.length });
     res.end(img.png);
   });

@@ -12,7 +12,8 @@ export const MULTIMODAL_PATH = '/api/v1/services/aigc/multimodal-generation/gene
 
 export type MultimodalModelHandler = (req: SimRequest, res: ServerResponse, ctx: SimContext) => void | Promise<void>;
 
-// Module-level on purpose: handlers are pure functions of (req, res, ctx), so one registry serves every simulator instance.
+// Module-level on purpose: handlers are pure functions of (req, res, ctx), so one registry serves every simulator
+// instance.
 const handlers: Array<{ prefix: string; handler: MultimodalModelHandler }> = [];
 
 /** Route requests whose `model` starts with `prefix` to `handler` (longest prefix wins). Idempotent per prefix. */
@@ -26,7 +27,8 @@ export function registerMultimodalModelHandler(prefix: string, handler: Multimod
 export function registerMultimodal(router: SimRouter, ctx: SimContext): void {
   router.on('POST', MULTIMODAL_PATH, async (req, res) => {
     const body = req.json as { model?: unknown } | undefined;
-    if (!body || typeof body !== 'object') return nativeError(res, 400, 'InvalidParameter', 'Request body is not valid JSON.');
+    if (!body || typeof body !== 'object')
+      return nativeError(res, 400, 'InvalidParameter', 'Request body is not valid JSON.');
     if (typeof body.model !== 'string' || !body.model)
       return nativeError(res, 400, 'BadRequest.EmptyModel', 'Required parameter "model" missing from request.');
     const model = body.model;
@@ -56,7 +58,8 @@ function flattenNative(messages: unknown[]): { text: string; images: number; las
       for (const part of content) {
         if (typeof part !== 'object' || part === null) return 'Content parts must be objects.';
         const p = part as { text?: unknown; image?: unknown; video?: unknown; type?: unknown };
-        if (p.type !== undefined) return `Content part with "type" is not the native format; use {"text"} or {"image"}.`;
+        if (p.type !== undefined)
+          return `Content part with "type" is not the native format; use {"text"} or {"image"}.`;
         if (typeof p.text === 'string') t += p.text;
         else if (typeof p.image === 'string') images += 1;
         else if (p.video !== undefined) images += 4;
@@ -95,7 +98,8 @@ async function handleVisionChat(req: SimRequest, res: ServerResponse, _ctx: SimC
   const reply = replyFor(flat.lastUser);
   const rid = requestId();
   req.settleTokens?.(nativeUsage(flat.text, flat.images, reply).total_tokens as number);
-  const streaming = req.headers['x-dashscope-sse'] === 'enable' || String(req.headers.accept ?? '').includes('text/event-stream');
+  const streaming =
+    req.headers['x-dashscope-sse'] === 'enable' || String(req.headers.accept ?? '').includes('text/event-stream');
   if (!streaming) {
     return sendJson(res, 200, {
       output: { choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: [{ text: reply }] } }] },
@@ -104,12 +108,23 @@ async function handleVisionChat(req: SimRequest, res: ServerResponse, _ctx: SimC
     });
   }
   const incremental = body.parameters?.incremental_output === true;
-  res.writeHead(200, { 'content-type': 'text/event-stream;charset=UTF-8', 'cache-control': 'no-cache', 'x-dashscope-call-gateway': 'true' });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream;charset=UTF-8',
+    'cache-control': 'no-cache',
+    'x-dashscope-call-gateway': 'true',
+  });
   let sofar = '';
   const sent = await streamWords(req, res, reply, (word, i, last) => {
     sofar += word;
     const event = {
-      output: { choices: [{ message: { content: [{ text: incremental ? word : sofar }], role: 'assistant' }, finish_reason: last ? 'stop' : 'null' }] },
+      output: {
+        choices: [
+          {
+            message: { content: [{ text: incremental ? word : sofar }], role: 'assistant' },
+            finish_reason: last ? 'stop' : 'null',
+          },
+        ],
+      },
       usage: nativeUsage(flat.text, flat.images, sofar),
       request_id: rid,
     };

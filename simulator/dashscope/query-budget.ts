@@ -33,7 +33,12 @@ export function dashscopeQueryStats(ctx: SimContext): Map<string, AccountQuerySt
 }
 
 /** Count one task query against the account's budget; answers 429 and returns false when it is spent. */
-export function takeQuery(ctx: SimContext, req: IncomingMessage, res: ServerResponse, kind: 'single' | 'list'): boolean {
+export function takeQuery(
+  ctx: SimContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  kind: 'single' | 'list',
+): boolean {
   const account = dashscopeAccountOf(req, ctx.opts.dashscopeKeys);
   const all = dashscopeQueryStats(ctx);
   let s = all.get(account);

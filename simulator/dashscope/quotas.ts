@@ -55,6 +55,9 @@ export function registerQuotas(router: SimRouter, ctx: SimContext): void {
     );
     const account = dashscopeAccountOf(req.req, ctx.opts.dashscopeKeys);
     const page = models.slice((pageNo - 1) * pageSize, pageNo * pageSize).map((m) => quotaOf(ctx, m, account));
-    sendJson(res, 200, { request_id: requestId(), output: { total: models.length, page_no: pageNo, page_size: pageSize, quotas: page } });
+    sendJson(res, 200, {
+      request_id: requestId(),
+      output: { total: models.length, page_no: pageNo, page_size: pageSize, quotas: page },
+    });
   });
 }

@@ -23,7 +23,8 @@ function inputText(input: unknown): { text: string; lastUser: string } | null {
     else if (Array.isArray(content)) {
       for (const p of content) {
         const part = p as { type?: unknown; text?: unknown };
-        if ((part.type === 'input_text' || part.type === 'output_text') && typeof part.text === 'string') t += part.text;
+        if ((part.type === 'input_text' || part.type === 'output_text') && typeof part.text === 'string')
+          t += part.text;
       }
     } else return null;
     text += t;
@@ -38,11 +39,15 @@ export function registerResponses(router: SimRouter, _ctx: SimContext): void {
 
 async function handleResponses(req: SimRequest, res: ServerResponse): Promise<void> {
   const body = req.json as { model?: unknown; input?: unknown; stream?: unknown; instructions?: unknown } | undefined;
-  if (!body || typeof body !== 'object') return compatError(res, 400, 'invalid_parameter_error', 'Request body is not valid JSON.');
-  if (typeof body.model !== 'string' || !body.model) return compatError(res, 400, 'invalid_parameter_error', 'Model not specified.');
-  if ((body as { background?: unknown }).background === true) return compatError(res, 400, 'invalid_parameter_error', 'background is not supported.');
+  if (!body || typeof body !== 'object')
+    return compatError(res, 400, 'invalid_parameter_error', 'Request body is not valid JSON.');
+  if (typeof body.model !== 'string' || !body.model)
+    return compatError(res, 400, 'invalid_parameter_error', 'Model not specified.');
+  if ((body as { background?: unknown }).background === true)
+    return compatError(res, 400, 'invalid_parameter_error', 'background is not supported.');
   const inp = inputText(body.input);
-  if (!inp) return compatError(res, 400, 'invalid_parameter_error', 'input must be a string or a non-empty array of items.');
+  if (!inp)
+    return compatError(res, 400, 'invalid_parameter_error', 'input must be a string or a non-empty array of items.');
   const instructions = typeof body.instructions === 'string' ? body.instructions : '';
   const reply = replyFor(inp.lastUser);
   const inputTokens = countTokens(instructions + inp.text);
@@ -86,11 +91,25 @@ async function handleResponses(req: SimRequest, res: ServerResponse): Promise<vo
   send('response.created', { response: response('in_progress', '', false) });
   send('response.in_progress', { response: response('in_progress', '', false) });
   send('response.output_item.added', { output_index: 0, item: message('', 'in_progress') });
-  send('response.content_part.added', { output_index: 0, item_id: msgId, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
-  if (!(await streamWords(req, res, reply, (word) => send('response.output_text.delta', { output_index: 0, item_id: msgId, content_index: 0, delta: word }))))
+  send('response.content_part.added', {
+    output_index: 0,
+    item_id: msgId,
+    content_index: 0,
+    part: { type: 'output_text', text: '', annotations: [] },
+  });
+  if (
+    !(await streamWords(req, res, reply, (word) =>
+      send('response.output_text.delta', { output_index: 0, item_id: msgId, content_index: 0, delta: word }),
+    ))
+  )
     return;
   send('response.output_text.done', { output_index: 0, item_id: msgId, content_index: 0, text: reply });
-  send('response.content_part.done', { output_index: 0, item_id: msgId, content_index: 0, part: { type: 'output_text', text: reply, annotations: [] } });
+  send('response.content_part.done', {
+    output_index: 0,
+    item_id: msgId,
+    content_index: 0,
+    part: { type: 'output_text', text: reply, annotations: [] },
+  });
   send('response.output_item.done', { output_index: 0, item: message(reply, 'completed') });
   send('response.completed', { response: response('completed', reply, true) });
   res.end();

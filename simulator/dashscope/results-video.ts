@@ -18,7 +18,10 @@ export const SIM_VIDEO_BYTES = readFileSync(fileURLToPath(new URL('../fixtures/s
 export function resultVideoUrl(ctx: SimContext, name: string, now = Date.now()): { url: string; expiresAt: number } {
   const expiresAt = now + ctx.opts.resultTtlMs;
   const exp = Math.floor(expiresAt / 1000);
-  return { url: `${ctx.baseUrl}${RESULT_VIDEO_PREFIX}${name}.mp4?Expires=${exp}&OSSAccessKeyId=SIMKEYID&Signature=sim${exp.toString(36)}`, expiresAt };
+  return {
+    url: `${ctx.baseUrl}${RESULT_VIDEO_PREFIX}${name}.mp4?Expires=${exp}&OSSAccessKeyId=SIMKEYID&Signature=sim${exp.toString(36)}`,
+    expiresAt,
+  };
 }
 
 function ossError(res: ServerResponse, status: number, code: string, message: string): void {
@@ -29,9 +32,11 @@ function ossError(res: ServerResponse, status: number, code: string, message: st
 
 export function registerResultVideos(router: SimRouter, _ctx: SimContext): void {
   router.on('GET', `${RESULT_VIDEO_PREFIX}:file`, (req, res) => {
-    if (!/\.mp4$/.test(req.params.file ?? '')) return ossError(res, 404, 'NoSuchKey', 'The specified key does not exist.');
+    if (!/\.mp4$/.test(req.params.file ?? ''))
+      return ossError(res, 404, 'NoSuchKey', 'The specified key does not exist.');
     const exp = Number(req.query.get('Expires') ?? NaN);
-    if (!Number.isFinite(exp) || !req.query.get('Signature')) return ossError(res, 403, 'AccessDenied', 'Signature missing.');
+    if (!Number.isFinite(exp) || !req.query.get('Signature'))
+      return ossError(res, 403, 'AccessDenied', 'Signature missing.');
     // Expiry is checked in ms precision against the second the URL carries.
     if (exp * 1000 <= Date.now()) return ossError(res, 403, 'AccessDenied', 'Request has expired.');
     const bytes = SIM_VIDEO_BYTES;
@@ -51,7 +56,11 @@ export function registerResultVideos(router: SimRouter, _ctx: SimContext): void 
         return;
       }
       end = Math.min(end, bytes.length - 1);
-      res.writeHead(206, { ...common, 'content-length': end - start + 1, 'content-range': `bytes ${start}-${end}/${bytes.length}` });
+      res.writeHead(206, {
+        ...common,
+        'content-length': end - start + 1,
+        'content-range': `bytes ${start}-${end}/${bytes.length}`,
+      });
       res.end(bytes.subarray(start, end + 1));
       return;
     }

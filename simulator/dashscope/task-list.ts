@@ -49,14 +49,28 @@ export function listTasks(ctx: SimContext, req: SimRequest, res: ServerResponse)
   const model = q.get('model_name') || null;
   const account = dashscopeAccountOf(req.req, ctx.opts.dashscopeKeys);
   const now = Date.now();
-  const rows: Array<{ id: string; status: DashscopeTaskStatus; model: string; createdAt: number; scheduledAt: number; finishAt: number }> = [];
+  const rows: Array<{
+    id: string;
+    status: DashscopeTaskStatus;
+    model: string;
+    createdAt: number;
+    scheduledAt: number;
+    finishAt: number;
+  }> = [];
   for (const t of dashscopeTaskStore(ctx).values()) {
     if ((t.spec.account ?? 'main') !== account) continue;
     const st = statusOf(t, now);
     // An expired or forgotten task is not listed.
     if (st === 'UNKNOWN' || (status !== null && st !== status) || (model !== null && t.spec.model !== model)) continue;
     if ((from !== undefined && t.createdAt < from) || (to !== undefined && t.createdAt > to)) continue;
-    rows.push({ id: t.id, status: st, model: t.spec.model, createdAt: t.createdAt, scheduledAt: t.scheduledAt, finishAt: t.finishAt });
+    rows.push({
+      id: t.id,
+      status: st,
+      model: t.spec.model,
+      createdAt: t.createdAt,
+      scheduledAt: t.scheduledAt,
+      finishAt: t.finishAt,
+    });
   }
   rows.sort((a, b) => b.createdAt - a.createdAt);
   const page = rows.slice((pageNo - 1) * pageSize, pageNo * pageSize);

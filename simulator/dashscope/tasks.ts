@@ -113,7 +113,12 @@ export function taskCreatedReply(res: ServerResponse, t: DashscopeTask): void {
 export function taskQueryBody(t: DashscopeTask, now = Date.now()): Record<string, unknown> {
   const status = statusOf(t, now);
   if (status === 'UNKNOWN') return { request_id: requestId(), output: { task_id: t.id, task_status: 'UNKNOWN' } };
-  const output: Record<string, unknown> = { task_id: t.id, task_status: status, submit_time: fmt(t.createdAt), ...(t.spec.extra ?? {}) };
+  const output: Record<string, unknown> = {
+    task_id: t.id,
+    task_status: status,
+    submit_time: fmt(t.createdAt),
+    ...(t.spec.extra ?? {}),
+  };
   if (status !== 'PENDING') output.scheduled_time = fmt(t.scheduledAt);
   const body: Record<string, unknown> = { request_id: requestId(), output };
   if (status === 'SUCCEEDED') {
@@ -121,7 +126,10 @@ export function taskQueryBody(t: DashscopeTask, now = Date.now()): Record<string
     Object.assign(output, t.result.output, { end_time: fmt(t.finishAt) });
     body.usage = t.result.usage;
   } else if (status === 'FAILED') {
-    const f = t.spec.failure ?? { code: 'InternalError.Algo', message: 'An internal error occurred while generating the video.' };
+    const f = t.spec.failure ?? {
+      code: 'InternalError.Algo',
+      message: 'An internal error occurred while generating the video.',
+    };
     Object.assign(output, { end_time: fmt(t.finishAt), code: f.code, message: f.message });
   } else if (status === 'CANCELED') {
     output.end_time = fmt(now);
@@ -140,7 +148,11 @@ export function registerDashscopeTasks(router: SimRouter, ctx: SimContext): void
     if (!takeQuery(ctx, req.req, res, 'single')) return;
     const t = ownTask(ctx, req, req.params.id ?? '');
     // An id the account never had reads as UNKNOWN too (HTTP 200), as the API does for expired ids.
-    if (!t) return sendJson(res, 200, { request_id: requestId(), output: { task_id: req.params.id, task_status: 'UNKNOWN' } });
+    if (!t)
+      return sendJson(res, 200, {
+        request_id: requestId(),
+        output: { task_id: req.params.id, task_status: 'UNKNOWN' },
+      });
     const now = Date.now();
     t.queries += 1;
     t.maxGapMs = Math.max(t.maxGapMs, now - t.lastQueryAt);
@@ -150,7 +162,8 @@ export function registerDashscopeTasks(router: SimRouter, ctx: SimContext): void
   router.on('POST', '/api/v1/tasks/:id/cancel', (req, res) => {
     const t = ownTask(ctx, req, req.params.id ?? '');
     if (!t) return nativeError(res, 404, 'NotFound', 'Task not found.');
-    if (statusOf(t) !== 'PENDING') return nativeError(res, 400, 'UnsupportedOperation', 'Only PENDING tasks can be canceled.');
+    if (statusOf(t) !== 'PENDING')
+      return nativeError(res, 400, 'UnsupportedOperation', 'Only PENDING tasks can be canceled.');
     t.canceled = true;
     sendJson(res, 200, { request_id: requestId() });
   });

@@ -15,12 +15,21 @@ function functionsOf(tools: unknown): Fn[] {
   if (!Array.isArray(tools)) return [];
   return tools.flatMap((t) => {
     const f = (t as { type?: unknown; function?: unknown } | null)?.function;
-    return (t as { type?: unknown }).type === 'function' && typeof f === 'object' && f !== null && typeof (f as Fn).name === 'string' ? [f as Fn] : [];
+    return (t as { type?: unknown }).type === 'function' &&
+      typeof f === 'object' &&
+      f !== null &&
+      typeof (f as Fn).name === 'string'
+      ? [f as Fn]
+      : [];
   });
 }
 
 /** The call the simulated model makes for this request, or null when it answers in text. */
-export function toolCallFor(body: { tools?: unknown; tool_choice?: unknown; messages: unknown[] }, topic: string, id: string): SimToolCall | null {
+export function toolCallFor(
+  body: { tools?: unknown; tool_choice?: unknown; messages: unknown[] },
+  topic: string,
+  id: string,
+): SimToolCall | null {
   const fns = functionsOf(body.tools);
   if (fns.length === 0 || body.tool_choice === 'none') return null;
   const last = body.messages[body.messages.length - 1] as { role?: unknown } | null;

@@ -52,9 +52,13 @@ function readMedia(input: Record<string, unknown>): MediaItem[] {
   if (!Array.isArray(m)) return invalid('input.media must be an array');
   return m.map((x, i) => {
     const o = x as { type?: unknown; url?: unknown };
-    if (typeof x !== 'object' || x === null || typeof o.type !== 'string' || typeof o.url !== 'string') return invalid(`input.media[${i}] must be {type, url}`);
+    if (typeof x !== 'object' || x === null || typeof o.type !== 'string' || typeof o.url !== 'string')
+      return invalid(`input.media[${i}] must be {type, url}`);
     if (!/^https?:\/\//.test(o.url)) return invalid(`input.media[${i}].url must be an http(s) URL`);
-    if ((o.type === 'video' || o.type === 'first_clip' || o.type === 'reference_video') && !/\.(mp4|mov)(\?|$)/i.test(o.url)) {
+    if (
+      (o.type === 'video' || o.type === 'first_clip' || o.type === 'reference_video') &&
+      !/\.(mp4|mov)(\?|$)/i.test(o.url)
+    ) {
       return invalid(`input.media[${i}].url must be an mp4 or mov file`);
     }
     return { type: o.type, url: o.url };
@@ -119,7 +123,8 @@ function checkParams(info: ModelInfo, model: string, p: Record<string, unknown>,
   const takesRatio = family === 'happyhorse' ? variant === 't2v' || variant === 'r2v' : variant === 't2v';
   if (p.ratio !== undefined) {
     if (!takesRatio) invalid(`parameters.ratio is not supported by ${model}`);
-    if (typeof p.ratio !== 'string' || !RATIOS.includes(p.ratio)) invalid(`parameters.ratio must be one of ${RATIOS.join(', ')}`);
+    if (typeof p.ratio !== 'string' || !RATIOS.includes(p.ratio))
+      invalid(`parameters.ratio must be one of ${RATIOS.join(', ')}`);
   }
   let duration = 5;
   if (p.duration !== undefined) {
@@ -138,13 +143,19 @@ function checkParams(info: ModelInfo, model: string, p: Record<string, unknown>,
   } else if (variant === 'edit') {
     duration = 0;
   }
-  if (p.seed !== undefined && (typeof p.seed !== 'number' || !Number.isInteger(p.seed) || p.seed < 0 || p.seed > 2147483647)) {
+  if (
+    p.seed !== undefined &&
+    (typeof p.seed !== 'number' || !Number.isInteger(p.seed) || p.seed < 0 || p.seed > 2147483647)
+  ) {
     invalid('parameters.seed must be an integer in [0, 2147483647]');
   }
   return { resolution, duration, ratio: typeof p.ratio === 'string' ? p.ratio : null };
 }
 
-/** Usage as the real API reports it: HappyHorse in/out/duration + SR; Wan video_duration (+ input for edits), SR as a string. */
+/**
+ * Usage as the real API reports it: HappyHorse in/out/duration + SR; Wan video_duration (+ input for edits), SR as a
+ * string.
+ */
 function usageFor(info: ModelInfo, prm: Params): { usage: Record<string, unknown>; outSeconds: number } {
   const isEdit = info.variant === 'edit';
   const out = isEdit && prm.duration === 0 ? SIM_SOURCE_VIDEO_SECONDS : prm.duration;
@@ -170,7 +181,8 @@ function handle(ctx: SimContext, req: SimRequest, res: ServerResponse): void {
     return nativeError(res, 403, 'AccessDenied', 'current user api does not support synchronous calls');
   }
   const body = req.json as { model?: unknown; input?: unknown; parameters?: unknown } | undefined;
-  if (!body || typeof body !== 'object') return nativeError(res, 400, 'InvalidParameter', 'Request body is not valid JSON.');
+  if (!body || typeof body !== 'object')
+    return nativeError(res, 400, 'InvalidParameter', 'Request body is not valid JSON.');
   if (typeof body.model !== 'string' || body.model === '')
     return nativeError(res, 400, 'BadRequest.EmptyModel', 'Required parameter "model" missing from request.');
   const model = body.model;
@@ -199,7 +211,10 @@ function handle(ctx: SimContext, req: SimRequest, res: ServerResponse): void {
     model,
     fault: taskFaultOf(req),
     account: dashscopeAccountOf(req.req, ctx.opts.dashscopeKeys),
-    failure: { code: 'InternalError.Algo', message: 'Video generation failed: the algorithm could not render this request.' },
+    failure: {
+      code: 'InternalError.Algo',
+      message: 'Video generation failed: the algorithm could not render this request.',
+    },
     extra: typeof input.prompt === 'string' ? { orig_prompt: input.prompt } : {},
     succeed: (t) => ({ output: { video_url: resultVideoUrl(ctx, t.id).url }, usage }),
   });

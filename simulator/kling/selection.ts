@@ -78,7 +78,10 @@ export function registerKlingSelection(router: SimRouter, ctx: SimContext): void
       const v = typeof body.video_id === 'string' ? s.videos.get(body.video_id) : undefined;
       if (!v || statusOf(v.task) !== 'succeed') return notFound(res, 'video not found');
       duration = Number(v.video.duration);
-    } else if (typeof body.video_url !== 'string' || !/^https?:\/\/[^\s]+\.(mp4|mov)(\?[^\s]*)?$/i.test(body.video_url)) {
+    } else if (
+      typeof body.video_url !== 'string' ||
+      !/^https?:\/\/[^\s]+\.(mp4|mov)(\?[^\s]*)?$/i.test(body.video_url)
+    ) {
       return badParam(res, 'video_url must be an http(s) URL of an mp4 or mov file');
     }
     const now = Date.now();
@@ -113,7 +116,8 @@ export function registerKlingSelection(router: SimRouter, ctx: SimContext): void
     const frameIndex = frameOf(body, session);
     const points = checkPoints(body.points);
     const frames = new Set(session.selections.map((x) => x.frameIndex));
-    if (!frames.has(frameIndex) && frames.size >= MAX_MARKED_FRAMES) return badParam(res, `at most ${MAX_MARKED_FRAMES} frames can be marked`);
+    if (!frames.has(frameIndex) && frames.size >= MAX_MARKED_FRAMES)
+      return badParam(res, `at most ${MAX_MARKED_FRAMES} frames can be marked`);
     session.selections.push({ frameIndex, points });
     klingOk(res, maskReply(session, frameIndex));
   });

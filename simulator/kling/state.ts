@@ -84,7 +84,15 @@ export interface KlingState {
 export function klingState(ctx: SimContext): KlingState {
   let s = ctx.state.get('kling') as KlingState | undefined;
   if (!s) {
-    s = { tasks: new Map(), byExternal: new Map(), sessions: new Map(), videos: new Map(), callbacks: [], timers: new Set(), slots: newSlotBook() };
+    s = {
+      tasks: new Map(),
+      byExternal: new Map(),
+      sessions: new Map(),
+      videos: new Map(),
+      callbacks: [],
+      timers: new Set(),
+      slots: newSlotBook(),
+    };
     ctx.state.set('kling', s);
   }
   return s;
@@ -124,7 +132,8 @@ export function taskData(t: KlingTask, now = Date.now()): Record<string, unknown
     task_info: t.externalTaskId ? { external_task_id: t.externalTaskId } : {},
     watermark_info: { enabled: t.watermark },
     created_at: t.createdAt,
-    updated_at: status === 'succeed' || status === 'failed' ? t.finishAt : Math.max(t.createdAt, Math.min(now, t.finishAt)),
+    updated_at:
+      status === 'succeed' || status === 'failed' ? t.finishAt : Math.max(t.createdAt, Math.min(now, t.finishAt)),
   };
   if (status === 'succeed') {
     data.task_result = { videos: t.videos };

@@ -5,7 +5,17 @@ import type { SimContext } from '../context.ts';
 import { markerIn, type FaultSpec } from '../faults.ts';
 import type { SimRequest, SimRouter } from '../router.ts';
 import { badParam, isObj, klingErr, klingOk, notFound, SimParamError } from './envelope.ts';
-import { isVanished, klingState, numericId, statusOf, taskData, type KlingState, type KlingTask, type KlingTaskFault, type KlingTaskKind } from './state.ts';
+import {
+  isVanished,
+  klingState,
+  numericId,
+  statusOf,
+  taskData,
+  type KlingState,
+  type KlingTask,
+  type KlingTaskFault,
+  type KlingTaskKind,
+} from './state.ts';
 import { holdSlot, refuseOverLimit } from './slots.ts';
 import { checkCommon, checkDuration, checkMode, checkOmni, checkPrompt, checkText2Video } from './validate.ts';
 import { SIM_VIDEO_BYTES } from '../dashscope/results-video.ts';
@@ -128,7 +138,9 @@ function registerQueryAndList(router: SimRouter, ctx: SimContext, kind: KlingTas
     const pageSize = intParam(req.query, 'pageSize', 30, 500);
     if (typeof pageNum === 'string') return badParam(res, pageNum);
     if (typeof pageSize === 'string') return badParam(res, pageSize);
-    const all = [...s.tasks.values()].filter((t) => t.kind === kind && !isVanished(t)).sort((a, b) => b.createdAt - a.createdAt);
+    const all = [...s.tasks.values()]
+      .filter((t) => t.kind === kind && !isVanished(t))
+      .sort((a, b) => b.createdAt - a.createdAt);
     klingOk(
       res,
       all.slice((pageNum - 1) * pageSize, pageNum * pageSize).map((t) => taskData(t)),
@@ -166,7 +178,10 @@ export function registerKlingTasks(router: SimRouter, ctx: SimContext): void {
   };
 
   // text2video and omni-video: validate the body, refuse a reused external_task_id, create.
-  const simpleCreation = (kind: 'text2video' | 'omni-video', check: (b: Record<string, unknown>) => { model: string; mode: string; seconds: number }) =>
+  const simpleCreation = (
+    kind: 'text2video' | 'omni-video',
+    check: (b: Record<string, unknown>) => { model: string; mode: string; seconds: number },
+  ) =>
     router.on(
       'POST',
       `/v1/videos/${kind}`,
@@ -187,13 +202,15 @@ export function registerKlingTasks(router: SimRouter, ctx: SimContext): void {
     guarded((req, res) => {
       const body = bodyOf(req, res);
       if (!body) return;
-      if (body.model_name !== undefined && body.model_name !== 'kling-v1-6') return badParam(res, 'model_name must be kling-v1-6');
+      if (body.model_name !== undefined && body.model_name !== 'kling-v1-6')
+        return badParam(res, 'model_name must be kling-v1-6');
       if (typeof body.session_id !== 'string' || !body.session_id) return badParam(res, 'session_id is required');
       const session = s.sessions.get(body.session_id);
       if (!session) return notFound(res, 'session not found');
       if (session.expiresAt <= Date.now()) return badParam(res, 'session has expired');
       const mode = body.edit_mode;
-      if (mode !== 'addition' && mode !== 'swap' && mode !== 'removal') return badParam(res, 'edit_mode must be addition, swap or removal');
+      if (mode !== 'addition' && mode !== 'swap' && mode !== 'removal')
+        return badParam(res, 'edit_mode must be addition, swap or removal');
       const images = body.image_list ?? [];
       if (!Array.isArray(images) || !images.every((i) => isObj(i) && typeof i.image === 'string' && i.image !== '')) {
         return badParam(res, 'image_list must be an array of {image}');
@@ -201,7 +218,8 @@ export function registerKlingTasks(router: SimRouter, ctx: SimContext): void {
       const [min, max] = mode === 'addition' ? [1, 2] : mode === 'swap' ? [1, 1] : [0, 0];
       if (images.length < min || images.length > max)
         return badParam(res, `image_list must have ${min === max ? min : `${min} to ${max}`} item(s) for ${mode}`);
-      if (mode !== 'addition' && session.selections.length === 0) return badParam(res, 'no area is selected in this session');
+      if (mode !== 'addition' && session.selections.length === 0)
+        return badParam(res, 'no area is selected in this session');
       checkPrompt(body, true);
       checkCommon(body);
       const seconds = checkDuration(body, false);

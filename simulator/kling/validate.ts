@@ -4,7 +4,15 @@
 // kling-v2-1 (image-to-video only) or kling-video-o1 (omni-video only); the master models take no `mode`.
 import { isObj, SimParamError } from './envelope.ts';
 
-export const T2V_MODELS = ['kling-v1', 'kling-v1-6', 'kling-v2-master', 'kling-v2-1-master', 'kling-v2-5-turbo', 'kling-v2-6', 'kling-v3'];
+export const T2V_MODELS = [
+  'kling-v1',
+  'kling-v1-6',
+  'kling-v2-master',
+  'kling-v2-1-master',
+  'kling-v2-5-turbo',
+  'kling-v2-6',
+  'kling-v3',
+];
 /** Models the account knows that text2video does not take. */
 const NOT_ON_T2V = ['kling-v1-5', 'kling-v2-1', 'kling-video-o1', 'kling-v3-omni'];
 /** No std/pro mode: a `mode` is refused. */
@@ -27,7 +35,10 @@ export function checkPrompt(b: Record<string, unknown>, required: boolean): stri
   }
   if (typeof p !== 'string') fail('prompt must be a string');
   if ([...p].length > 2500) fail('prompt length must not exceed 2500');
-  if (b.negative_prompt !== undefined && (typeof b.negative_prompt !== 'string' || [...b.negative_prompt].length > 2500)) {
+  if (
+    b.negative_prompt !== undefined &&
+    (typeof b.negative_prompt !== 'string' || [...b.negative_prompt].length > 2500)
+  ) {
     fail('negative_prompt must be a string of at most 2500 characters');
   }
   return p;
@@ -44,7 +55,8 @@ export function checkDuration(b: Record<string, unknown>, wide: boolean): number
   if (b.duration === undefined) return 5;
   if (typeof b.duration !== 'string' || !/^\d{1,2}$/.test(b.duration)) fail('duration must be a string such as "5"');
   const n = Number(b.duration);
-  if (wide ? n < 3 || n > 15 : n !== 5 && n !== 10) fail(wide ? 'duration must be between "3" and "15"' : 'duration must be "5" or "10"');
+  if (wide ? n < 3 || n > 15 : n !== 5 && n !== 10)
+    fail(wide ? 'duration must be between "3" and "15"' : 'duration must be "5" or "10"');
   return n;
 }
 
@@ -67,7 +79,8 @@ function checkCamera(c: unknown): void {
 
 export function checkText2Video(b: Record<string, unknown>): { model: string; mode: 'std' | 'pro'; seconds: number } {
   const model = b.model_name ?? b.model ?? 'kling-v1';
-  if (typeof model === 'string' && NOT_ON_T2V.includes(model)) fail(`model_name '${model}' is not supported by text2video`);
+  if (typeof model === 'string' && NOT_ON_T2V.includes(model))
+    fail(`model_name '${model}' is not supported by text2video`);
   if (typeof model !== 'string' || !T2V_MODELS.includes(model)) fail(`model_name is invalid: ${String(model)}`);
   if (MODELESS_MODELS.includes(model) && b.mode !== undefined) fail(`mode is not supported by ${model}`);
   checkPrompt(b, true);
@@ -79,7 +92,8 @@ export function checkText2Video(b: Record<string, unknown>): { model: string; mo
     if (b.sound !== 'on' && b.sound !== 'off') fail('sound must be on or off');
     if (model !== 'kling-v2-6' && model !== 'kling-v3') fail(`sound is not supported by ${model}`);
   }
-  if (b.aspect_ratio !== undefined && !['16:9', '9:16', '1:1'].includes(String(b.aspect_ratio))) fail('aspect_ratio is invalid');
+  if (b.aspect_ratio !== undefined && !['16:9', '9:16', '1:1'].includes(String(b.aspect_ratio)))
+    fail('aspect_ratio is invalid');
   if (b.camera_control !== undefined) checkCamera(b.camera_control);
   checkCommon(b);
   return { model, mode: checkMode(b, 'std'), seconds: checkDuration(b, model === 'kling-v3') };
@@ -97,7 +111,11 @@ function o1Duration(b: Record<string, unknown>): number {
     images.some((i) => !isFirstFrame(i));
   const n = checkDuration(b, true);
   if (media ? n > 10 : n !== 5 && n !== 10)
-    fail(media ? 'duration must be between "3" and "10" for kling-video-o1' : 'duration must be "5" or "10" for kling-video-o1 without reference media');
+    fail(
+      media
+        ? 'duration must be between "3" and "10" for kling-video-o1'
+        : 'duration must be "5" or "10" for kling-video-o1 without reference media',
+    );
   return n;
 }
 
@@ -106,20 +124,28 @@ export function checkOmni(b: Record<string, unknown>): { model: string; mode: 's
   if (typeof model !== 'string' || !OMNI_MODELS.includes(model)) fail(`model_name is invalid: ${String(model)}`);
   checkPrompt(b, true);
   if (b.image_list !== undefined && !Array.isArray(b.image_list)) fail('image_list must be an array');
-  if (b.video_list !== undefined && (!Array.isArray(b.video_list) || b.video_list.length > 1)) fail('video_list must be an array of at most 1 item');
-  if (b.aspect_ratio !== undefined && !['16:9', '9:16', '1:1'].includes(String(b.aspect_ratio))) fail('aspect_ratio is invalid');
+  if (b.video_list !== undefined && (!Array.isArray(b.video_list) || b.video_list.length > 1))
+    fail('video_list must be an array of at most 1 item');
+  if (b.aspect_ratio !== undefined && !['16:9', '9:16', '1:1'].includes(String(b.aspect_ratio)))
+    fail('aspect_ratio is invalid');
   if (model === 'kling-video-o1') {
     for (const f of O1_REFUSED) if (b[f] !== undefined) fail(`${f} is not supported by ${model}`);
     const firstFrame = Array.isArray(b.image_list) && b.image_list.some(isFirstFrame);
     if (b.aspect_ratio === undefined && !firstFrame) fail('aspect_ratio is required when no first frame is given');
   }
   checkCommon(b);
-  return { model, mode: checkMode(b, 'pro'), seconds: model === 'kling-video-o1' ? o1Duration(b) : checkDuration(b, true) };
+  return {
+    model,
+    mode: checkMode(b, 'pro'),
+    seconds: model === 'kling-video-o1' ? o1Duration(b) : checkDuration(b, true),
+  };
 }
 
 export function checkCommon(b: Record<string, unknown>): void {
-  if (b.callback_url !== undefined && (typeof b.callback_url !== 'string' || !/^https?:\/\//.test(b.callback_url))) fail('callback_url is invalid');
-  if (b.external_task_id !== undefined && typeof b.external_task_id !== 'string') fail('external_task_id must be a string');
+  if (b.callback_url !== undefined && (typeof b.callback_url !== 'string' || !/^https?:\/\//.test(b.callback_url)))
+    fail('callback_url is invalid');
+  if (b.external_task_id !== undefined && typeof b.external_task_id !== 'string')
+    fail('external_task_id must be a string');
   if (b.watermark_info !== undefined && !isObj(b.watermark_info)) fail('watermark_info must be an object');
 }
 

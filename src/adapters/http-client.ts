@@ -5,7 +5,15 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import { AbortLink, type CallSignal } from './abort-link.ts';
 import { DeadlineSweep, type Deadline } from './deadlines.ts';
 import { dispatchStream, type UpstreamStreamResponse } from './http-stream.ts';
-import { asDispatchHandler, connected, parseRawHeaders, rawHeader, released, type ParsedHeaders, type RawDispatchHandler } from './raw-dispatch.ts';
+import {
+  asDispatchHandler,
+  connected,
+  parseRawHeaders,
+  rawHeader,
+  released,
+  type ParsedHeaders,
+  type RawDispatchHandler,
+} from './raw-dispatch.ts';
 
 export interface UpstreamTimeouts {
   connectMs: number;
@@ -95,7 +103,13 @@ class TextCall implements RawDispatchHandler {
     const resolve = this.resolve;
     this.settle();
     const c = this.chunks;
-    resolve?.(new TextAnswer(this.statusCode, this.raw, c.length === 1 ? c[0]!.toString('utf8') : Buffer.concat(c).toString('utf8')));
+    resolve?.(
+      new TextAnswer(
+        this.statusCode,
+        this.raw,
+        c.length === 1 ? c[0]!.toString('utf8') : Buffer.concat(c).toString('utf8'),
+      ),
+    );
   }
 
   onError(e: Error): void {
@@ -189,11 +203,23 @@ export class UpstreamClient {
     const t = this.timeouts(r);
     const base = this.base(r.baseUrl);
     return new Promise<UpstreamTextResponse>((resolve, reject) => {
-      const call = new TextCall(resolve, reject, this.deadlines.deadline(t.headersMs, t.bodyIdleMs), AbortLink.on(r.signal));
+      const call = new TextCall(
+        resolve,
+        reject,
+        this.deadlines.deadline(t.headersMs, t.bodyIdleMs),
+        AbortLink.on(r.signal),
+      );
       try {
         // undici's timers off (0): the deadline sweep applies the same limits.
         this.pool(base.origin, t).dispatch(
-          { method: r.method, path: base.prefix + r.path, headers: r.headers ?? {}, body: r.body ?? null, headersTimeout: 0, bodyTimeout: 0 },
+          {
+            method: r.method,
+            path: base.prefix + r.path,
+            headers: r.headers ?? {},
+            body: r.body ?? null,
+            headersTimeout: 0,
+            bodyTimeout: 0,
+          },
           asDispatchHandler(call),
         );
       } catch (e) {
@@ -209,7 +235,14 @@ export class UpstreamClient {
     return dispatchStream(
       this.pool(base.origin, t),
       // undici's timers off (0): the deadline applies the same limits.
-      { method: r.method, path: base.prefix + r.path, headers: r.headers ?? {}, body: r.body ?? null, headersTimeout: 0, bodyTimeout: 0 },
+      {
+        method: r.method,
+        path: base.prefix + r.path,
+        headers: r.headers ?? {},
+        body: r.body ?? null,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      },
       r.signal,
       networkError,
       this.deadlines.deadline(t.headersMs, t.bodyIdleMs),
@@ -224,7 +257,14 @@ export class UpstreamClient {
 }
 
 // Connection-phase failures: the request never reached the upstream, so repeating it is always safe.
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /**
  * Map a transport failure to a gateway error (never exposing the upstream address).
@@ -242,9 +282,16 @@ export function networkError(e: unknown): GatewayError {
   }
   // Only the caller's signal aborts a call (deadlines abort with the timeout errors above): its client left.
   if (e instanceof undiciErrors.RequestAbortedError || (e as Error)?.name === 'AbortError') {
-    return new GatewayError('upstream_error', 'The upstream request was aborted', { cause: e, mayHaveRun: true, callerAborted: true });
+    return new GatewayError('upstream_error', 'The upstream request was aborted', {
+      cause: e,
+      mayHaveRun: true,
+      callerAborted: true,
+    });
   }
-  return new GatewayError('upstream_error', 'The upstream connection was closed unexpectedly', { cause: e, mayHaveRun: true });
+  return new GatewayError('upstream_error', 'The upstream connection was closed unexpectedly', {
+    cause: e,
+    mayHaveRun: true,
+  });
 }
 
 /** Read a whole (small) upstream body as JSON; malformed JSON is an upstream error, not a crash. */
@@ -264,8 +311,14 @@ export async function readJson(res: UpstreamResponse, maxBytes = 32 * 1024 * 102
   }
 }
 
-/** readJson for an answer whose error status outranks its body: an error status with an unreadable body is that status's error. */
-export async function readJsonOrStatus(res: UpstreamResponse, errorOf: (status: number, body: unknown) => Error): Promise<unknown> {
+/**
+ * readJson for an answer whose error status outranks its body: an error status with an unreadable body is that status's
+ * error.
+ */
+export async function readJsonOrStatus(
+  res: UpstreamResponse,
+  errorOf: (status: number, body: unknown) => Error,
+): Promise<unknown> {
   try {
     return await readJson(res);
   } catch (e) {

@@ -11,7 +11,15 @@
 import { errors as undiciErrors, type Dispatcher } from 'undici';
 import { AbortLink, type CallSignal } from './abort-link.ts';
 import type { Deadline } from './deadlines.ts';
-import { asDispatchHandler, connected, parseRawHeaders, rawHeader, released, type ParsedHeaders, type RawDispatchHandler } from './raw-dispatch.ts';
+import {
+  asDispatchHandler,
+  connected,
+  parseRawHeaders,
+  rawHeader,
+  released,
+  type ParsedHeaders,
+  type RawDispatchHandler,
+} from './raw-dispatch.ts';
 
 export interface UpstreamStreamResponse {
   statusCode: number;
@@ -47,7 +55,9 @@ const HIGH_WATER = 32;
 
 type Waiter = { resolve: (r: IteratorResult<Buffer>) => void; reject: (e: unknown) => void };
 
-class StreamCall implements RawDispatchHandler, UpstreamStreamResponse, BodyFlow, AsyncIterator<Buffer>, AsyncIterable<Buffer> {
+class StreamCall
+  implements RawDispatchHandler, UpstreamStreamResponse, BodyFlow, AsyncIterator<Buffer>, AsyncIterable<Buffer>
+{
   statusCode = 0;
   private raw: Buffer[] = [];
   private parsed: ParsedHeaders | null = null;

@@ -9,7 +9,14 @@ export function objectAfterKey(text: string, key: string): Record<string, unknow
   let at = text.lastIndexOf(needle);
   if (at < 0) return null;
   at += needle.length;
-  while (at < text.length && (text.charCodeAt(at) === 32 || text.charCodeAt(at) === 10 || text.charCodeAt(at) === 13 || text.charCodeAt(at) === 9)) at++;
+  while (
+    at < text.length &&
+    (text.charCodeAt(at) === 32 ||
+      text.charCodeAt(at) === 10 ||
+      text.charCodeAt(at) === 13 ||
+      text.charCodeAt(at) === 9)
+  )
+    at++;
   if (text.charCodeAt(at) !== 123 /* { */) return null;
   return balancedByBraces(text, at) ?? objectByScan(text, at);
 }

@@ -43,7 +43,10 @@ export function withMemberAppended(objectText: string, member: string): string {
 interface KeyScan {
   /** Every object key in the text, repeats included. */
   keys: number;
-  /** Where the top-level member's string value starts (its opening quote) and ends (after its closing quote); -1 when absent. */
+  /**
+   * Where the top-level member's string value starts (its opening quote) and ends (after its closing quote); -1 when
+   * absent.
+   */
   valueStart: number;
   valueEnd: number;
 }

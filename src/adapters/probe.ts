@@ -13,7 +13,10 @@ export class ChannelProber {
     private readonly clients: UpstreamClients,
   ) {}
 
-  /** Resolves with the upstream request id when the upstream accepted the channel's credentials; throws a GatewayError otherwise. */
+  /**
+   * Resolves with the upstream request id when the upstream accepted the channel's credentials; throws a GatewayError
+   * otherwise.
+   */
   probe(ch: Channel): Promise<{ upstreamRequestId: string | null }> {
     const u = this.upstreams.find((x) => x.kind === ch.kind);
     if (!u) return Promise.reject(new GatewayError('internal_error', `No upstream of kind ${ch.kind}`));

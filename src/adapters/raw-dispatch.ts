@@ -43,7 +43,11 @@ export function parseRawHeaders(raw: Buffer[]): ParsedHeaders {
 }
 
 /** The call reached a connection (onConnect): its time limits start, and its caller's signal can stop it now. */
-export function connected(abort: (reason?: Error) => void, deadline: Deadline | undefined, link: AbortLink | null): void {
+export function connected(
+  abort: (reason?: Error) => void,
+  deadline: Deadline | undefined,
+  link: AbortLink | null,
+): void {
   const c = { abort };
   deadline?.started(c);
   link?.attach(c);

@@ -1,7 +1,10 @@
 // An upstream's Retry-After header → milliseconds to wait: delta-seconds or an HTTP date (RFC 9110 §10.2.3).
 
 /** Milliseconds the header asks to wait (0 for a date already past); undefined when absent or unreadable. */
-export function retryAfterMs(header: string | readonly string[] | null | undefined, now: number = Date.now()): number | undefined {
+export function retryAfterMs(
+  header: string | readonly string[] | null | undefined,
+  now: number = Date.now(),
+): number | undefined {
   const v = Array.isArray(header) ? header[0] : header;
   if (typeof v !== 'string') return undefined;
   const t = v.trim();

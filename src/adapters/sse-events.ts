@@ -59,7 +59,8 @@ export class SseParser {
   private line(raw: string, out: SseEvent[]): void {
     const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (line === '') {
-      if (this.data.length > 0 || this.event !== null) out.push({ event: this.event, data: this.data.join('\n'), id: this.id });
+      if (this.data.length > 0 || this.event !== null)
+        out.push({ event: this.event, data: this.data.join('\n'), id: this.id });
       this.event = null;
       this.id = null;
       this.data = [];
@@ -98,7 +99,10 @@ export function sseEventsOf(text: string, limit = SSE_LINE_LIMIT): SseEvent[] {
   return p.end(p.push(text));
 }
 
-export async function* sseEvents(body: AsyncIterable<Buffer | Uint8Array | string>, limit = SSE_LINE_LIMIT): AsyncGenerator<SseEvent> {
+export async function* sseEvents(
+  body: AsyncIterable<Buffer | Uint8Array | string>,
+  limit = SSE_LINE_LIMIT,
+): AsyncGenerator<SseEvent> {
   const decoder = new StringDecoder('utf8');
   const parser = new SseParser(limit);
   for await (const chunk of body) {

@@ -1,5 +1,6 @@
 // The adapter interface: what an upstream adapter offers, as optional capabilities.
-// Adapters only translate (contract in → upstream wire → contract + Usage out); they never touch the store or HTTP layer.
+// Adapters only translate (contract in → upstream wire → contract + Usage out); they never touch the store or HTTP
+// layer.
 import type { GatewayError } from '../errors/gateway-error.ts';
 import type { JsonObject } from '../json/json.ts';
 import type { TokenUsage } from '../vocabulary/usage.ts';
@@ -77,7 +78,14 @@ export interface FrameFlow {
 /** How a family frames an error event inside its stream (the body is already rendered and redacted). */
 export type ErrorFrame = (
   err: GatewayError,
-  rendered: { message: string; type: string; code: string; request_id: string; param?: string; upstream_request_id?: string },
+  rendered: {
+    message: string;
+    type: string;
+    code: string;
+    request_id: string;
+    param?: string;
+    upstream_request_id?: string;
+  },
 ) => string;
 
 export interface TextCapability {

@@ -1,6 +1,7 @@
 // What an upstream is to the gateway, declared once in its folder (adapters/<upstream>/index.ts): its channel kind,
 // where it answers by default, which regions are refused, the keys a channel carries and which names its account,
-// the hosts of its result files, its task-query rate, the operator's channel check, and its task drivers. Config, channel validation, the probe and the composition root iterate the list (upstreams.ts).
+// the hosts of its result files, its task-query rate, the operator's channel check, and its task drivers. Config,
+// channel validation, the probe and the composition root iterate the list (upstreams.ts).
 import type { Channel, ChannelKeys } from '../routing/channel-registry.ts';
 import type { TaskDriver, TaskRecord } from '../tasks/types.ts';
 import type { UpstreamClient } from './http-client.ts';
@@ -13,7 +14,9 @@ export interface UpstreamClients {
   kling: KlingClient;
 }
 
-/** Run a creation attempt across the channels serving the task's model, connect-only (the composition root's failover). */
+/**
+ * Run a creation attempt across the channels serving the task's model, connect-only (the composition root's failover).
+ */
 export type SubmitVia = <T>(task: TaskRecord, attempt: (channel: Channel) => Promise<T>) => Promise<T>;
 
 /** What the composition root hands a driver besides the clients. */

@@ -78,7 +78,11 @@ export class WebhookDispatcher {
     const claimed = await claimDue(this.db, 'webhook_deliveries', now, LEASE_MS, max);
     return Promise.all(
       claimed.map(async ({ row, attempt }) => {
-        const hook = await this.db.selectFrom('webhooks').select(['url', 'secret', 'enabled']).where('id', '=', row.webhook_id).executeTakeFirst();
+        const hook = await this.db
+          .selectFrom('webhooks')
+          .select(['url', 'secret', 'enabled'])
+          .where('id', '=', row.webhook_id)
+          .executeTakeFirst();
         const live = hook && Number(hook.enabled) === 1 ? hook : null;
         return {
           url: live?.url ?? null,
@@ -137,7 +141,10 @@ export class WebhookDispatcher {
       )
       .where('id', '=', id)
       .execute();
-    this.logger.warn({ webhook_id: webhookId, delivery_id: id, attempt, error, gave_up: next === null }, 'webhook delivery failed');
+    this.logger.warn(
+      { webhook_id: webhookId, delivery_id: id, attempt, error, gave_up: next === null },
+      'webhook delivery failed',
+    );
     return { timedOut: outcome.timedOut === true };
   }
 
@@ -145,7 +152,9 @@ export class WebhookDispatcher {
     try {
       return this.box.open(sealed);
     } catch {
-      throw new Error(`unsigned: the secret of webhook ${webhookId} cannot be read (was TOLLWAY_SECRET changed?); recreate the webhook`);
+      throw new Error(
+        `unsigned: the secret of webhook ${webhookId} cannot be read (was TOLLWAY_SECRET changed?); recreate the webhook`,
+      );
     }
   }
 }

@@ -38,7 +38,11 @@ export class AlertEmitter {
   ) {}
 
   /** Write the event's deliveries (inside `trx` when given). With `markKey`, only if no event took that mark before. */
-  async emit(type: AlertEventType, data: Record<string, unknown>, opts: { markKey?: string; within?: Kysely<Database>; at?: number } = {}): Promise<boolean> {
+  async emit(
+    type: AlertEventType,
+    data: Record<string, unknown>,
+    opts: { markKey?: string; within?: Kysely<Database>; at?: number } = {},
+  ): Promise<boolean> {
     const at = opts.at ?? Date.now();
     const run = (trx: Kysely<Database>) => this.write(trx, { id: newId('evt'), type, at, data }, opts.markKey);
     if (opts.within) return run(opts.within);
@@ -109,11 +113,19 @@ export class AlertEmitter {
    * by compare-and-set: the first instance to see a transition announces it, the others' same transition is
    * silent (each instance keeps its own breakers, and in an outage they all open).
    */
-  async breakerChanged(channel: { id: string; name: string | null }, to: 'opened' | 'closed', at = Date.now()): Promise<boolean> {
+  async breakerChanged(
+    channel: { id: string; name: string | null },
+    to: 'opened' | 'closed',
+    at = Date.now(),
+  ): Promise<boolean> {
     const key = `breaker:${channel.id}`;
     const state = to === 'opened' ? 'open' : 'closed';
     return this.db.transaction().execute(async (trx) => {
-      const mark = await trx.selectFrom('alert_marks').select(['state', 'at']).where('key', '=', key).executeTakeFirst();
+      const mark = await trx
+        .selectFrom('alert_marks')
+        .select(['state', 'at'])
+        .where('key', '=', key)
+        .executeTakeFirst();
       const known = mark?.state ?? 'closed';
       const stale = known === 'open' && Number(mark?.at) < at - BREAKER_OPEN_FORGOTTEN_MS;
       if (known === state && !stale) return false;

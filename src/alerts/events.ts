@@ -1,7 +1,13 @@
 // The events an operator's webhook may ask for, and the body each delivery carries (Standard Webhooks:
 // `{type, timestamp, data}`; the `webhook-id` header is the delivery's id).
 
-export const ALERT_EVENTS = ['spend.threshold', 'breaker.opened', 'breaker.closed', 'tasks.failure_rate', 'hold.reaped'] as const;
+export const ALERT_EVENTS = [
+  'spend.threshold',
+  'breaker.opened',
+  'breaker.closed',
+  'tasks.failure_rate',
+  'hold.reaped',
+] as const;
 export type AlertEventType = (typeof ALERT_EVENTS)[number];
 
 /** The shares of a quota or budget whose crossing is announced, in percent. */

@@ -35,7 +35,14 @@ export function quotaSource(db: Kysely<Database>, holderKind: 'token' | 'account
         .where(sql<boolean>`spent * 100 >= quota * ${LOWEST}`)
         .execute();
       return rows.map(
-        (r): SpendLevel => ({ holderKind, holderId: r.id, limitKind: 'quota', periodKey: String(r.quota), spent: Number(r.spent), limit: Number(r.quota) }),
+        (r): SpendLevel => ({
+          holderKind,
+          holderId: r.id,
+          limitKind: 'quota',
+          periodKey: String(r.quota),
+          spent: Number(r.spent),
+          limit: Number(r.quota),
+        }),
       );
     },
   };
@@ -66,8 +73,18 @@ export function budgetSource(db: Kysely<Database>): SpendSource {
       if (rows.length === 0) return [];
       const ids = [...new Set(rows.map((r) => r.holder_id))];
       const [tokens, accounts] = await Promise.all([
-        db.selectFrom('tokens').select(['id', 'budgets']).where('id', 'in', ids).where('budgets', 'is not', null).execute(),
-        db.selectFrom('accounts').select(['id', 'budgets']).where('id', 'in', ids).where('budgets', 'is not', null).execute(),
+        db
+          .selectFrom('tokens')
+          .select(['id', 'budgets'])
+          .where('id', 'in', ids)
+          .where('budgets', 'is not', null)
+          .execute(),
+        db
+          .selectFrom('accounts')
+          .select(['id', 'budgets'])
+          .where('id', 'in', ids)
+          .where('budgets', 'is not', null)
+          .execute(),
       ]);
       const holders = new Map<string, { kind: 'token' | 'account'; limits: Map<string, number> }>();
       for (const t of tokens) holders.set(t.id, { kind: 'token', limits: budgetLimits(t.budgets) });

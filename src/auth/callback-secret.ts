@@ -24,5 +24,7 @@ function keyOf(secret: string): Buffer {
  * either verifies.
  */
 export function signCallback(secrets: readonly string[], id: string, timestamp: number, body: string): string {
-  return secrets.map((s) => `v1,${createHmac('sha256', keyOf(s)).update(`${id}.${timestamp}.${body}`).digest('base64')}`).join(' ');
+  return secrets
+    .map((s) => `v1,${createHmac('sha256', keyOf(s)).update(`${id}.${timestamp}.${body}`).digest('base64')}`)
+    .join(' ');
 }

@@ -12,7 +12,10 @@ export class SecretBox {
     const enc = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
     return `v1:${iv.toString('base64')}:${c.getAuthTag().toString('base64')}:${enc.toString('base64')}`;
   }
-  /** A deterministic sub-key for one purpose (e.g. the tag of upstream callback addresses), so TOLLWAY_SECRET itself is never reused raw. */
+  /**
+   * A deterministic sub-key for one purpose (e.g. the tag of upstream callback addresses), so TOLLWAY_SECRET itself is
+   * never reused raw.
+   */
   derive(label: string): string {
     return createHmac('sha256', this.key).update(label).digest('hex');
   }

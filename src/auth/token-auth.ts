@@ -79,7 +79,13 @@ export class TokenAuth {
     const match = await this.repo.findForAuth(hash);
     const record = match?.record ?? null;
     const account = match?.account ?? null;
-    const entry: CacheEntry = { record, account, principal: record ? principalOf(record, account) : null, graceUntil: match?.graceUntil ?? null, at: now };
+    const entry: CacheEntry = {
+      record,
+      account,
+      principal: record ? principalOf(record, account) : null,
+      graceUntil: match?.graceUntil ?? null,
+      at: now,
+    };
     if (this.cache.size >= this.maxEntries) this.cache.clear();
     this.cache.set(hash, entry);
     return entry;
@@ -90,13 +96,17 @@ export class TokenAuth {
     if (!t || !hit.principal) throw new GatewayError('invalid_token', 'Invalid token');
     // Checked on every request, cached or not: the old secret stops at the end of its grace on every instance.
     if (hit.graceUntil !== null && hit.graceUntil <= now)
-      throw new GatewayError('invalid_token', 'Invalid token: it was replaced by a rotation and its grace period is over');
+      throw new GatewayError(
+        'invalid_token',
+        'Invalid token: it was replaced by a rotation and its grace period is over',
+      );
     if (t.revokedAt !== null) throw new GatewayError('token_revoked', 'Token has been revoked');
     if (t.expiresAt !== null && t.expiresAt <= now) throw new GatewayError('token_expired', 'Token has expired');
     const a = hit.account;
     if (a !== null) {
       if (a.revokedAt !== null) throw new GatewayError('token_revoked', "The token's account has been revoked");
-      if (a.expiresAt !== null && a.expiresAt <= now) throw new GatewayError('token_expired', "The token's account has expired");
+      if (a.expiresAt !== null && a.expiresAt <= now)
+        throw new GatewayError('token_expired', "The token's account has expired");
     }
     return hit.principal;
   }

@@ -102,7 +102,10 @@ export class Capacity {
     const none = { ...NO_LIMITS };
     if (m === undefined) return { stated: none, read: none };
     const r = this.read.get(g.upstreamAccount)?.get(m.upstreamModel);
-    return { stated: this.statedOf(g.upstreamAccount, m), read: r ? { rpm: r.rpm, tpm: r.tpm, concurrency: null } : none };
+    return {
+      stated: this.statedOf(g.upstreamAccount, m),
+      read: r ? { rpm: r.rpm, tpm: r.tpm, concurrency: null } : none,
+    };
   }
 
   private stale(): boolean {
@@ -141,7 +144,12 @@ export class Capacity {
       for (const name of this.publicNames(c.kind, model)) {
         if (c.models !== null && !c.models.includes(name)) continue;
         const s = statedFor(c.modelLimits, name);
-        if (s !== undefined) l = { rpm: smaller(l.rpm, s.rpm), tpm: smaller(l.tpm, s.tpm), concurrency: smaller(l.concurrency, s.concurrency) };
+        if (s !== undefined)
+          l = {
+            rpm: smaller(l.rpm, s.rpm),
+            tpm: smaller(l.tpm, s.tpm),
+            concurrency: smaller(l.concurrency, s.concurrency),
+          };
       }
     }
     return l;
@@ -167,7 +175,9 @@ export class Capacity {
     }
   }
 
-  /** The channels changed (or what was read): every gate's limits again; gates left with nothing stated or learnt go. */
+  /**
+   * The channels changed (or what was read): every gate's limits again; gates left with nothing stated or learnt go.
+   */
   private refresh(): void {
     this.seen = this.channels.version;
     this.indexNames();
@@ -185,7 +195,8 @@ export class Capacity {
 
   /** Did any upstream say a limit (a quota list of models without limits says none)? */
   private readAny(): boolean {
-    for (const limits of this.read.values()) for (const l of limits.values()) if (l.rpm !== null || l.tpm !== null) return true;
+    for (const limits of this.read.values())
+      for (const l of limits.values()) if (l.rpm !== null || l.tpm !== null) return true;
     return false;
   }
 }

@@ -90,13 +90,22 @@ export class Gate {
 
   /** The limits in force: stated or read, else learnt. */
   effective(): Limits {
-    return { rpm: this.limits.rpm ?? this.learnt.rpm, tpm: this.limits.tpm ?? this.learnt.tpm, concurrency: this.limits.concurrency };
+    return {
+      rpm: this.limits.rpm ?? this.learnt.rpm,
+      tpm: this.limits.tpm ?? this.learnt.tpm,
+      concurrency: this.limits.concurrency,
+    };
   }
 
   /** Where each limit in force comes from: stated or read (the gate does not tell them apart), learnt, or none. */
   sources(): Record<'rpm' | 'tpm' | 'concurrency', 'set' | 'learnt' | 'none'> {
-    const of = (set: number | null, learnt: number | null) => (set !== null ? 'set' : learnt !== null ? 'learnt' : 'none');
-    return { rpm: of(this.limits.rpm, this.learnt.rpm), tpm: of(this.limits.tpm, this.learnt.tpm), concurrency: of(this.limits.concurrency, null) };
+    const of = (set: number | null, learnt: number | null) =>
+      set !== null ? 'set' : learnt !== null ? 'learnt' : 'none';
+    return {
+      rpm: of(this.limits.rpm, this.learnt.rpm),
+      tpm: of(this.limits.tpm, this.learnt.tpm),
+      concurrency: of(this.limits.concurrency, null),
+    };
   }
 
   /** Does a call's token estimate count here (a token rate is in force)? Without one it is not worked out. */
@@ -119,7 +128,8 @@ export class Gate {
     if (this.queue.size === 0 && !this.pumping) {
       const r = this.tryTake(tokens);
       if (r === 0) return this.ticket(tokens, 0, null);
-      if (typeof r !== 'number') return r.then((w) => (w === 0 ? this.ticket(tokens, 0, null) : this.wait(tenant, weight, tokens, onLeave)));
+      if (typeof r !== 'number')
+        return r.then((w) => (w === 0 ? this.ticket(tokens, 0, null) : this.wait(tenant, weight, tokens, onLeave)));
     }
     return this.wait(tenant, weight, tokens, onLeave);
   }
@@ -151,8 +161,10 @@ export class Gate {
 
   private repace(): void {
     const e = this.effective();
-    if (e.rpm !== (this.rpmPace?.perMinute ?? null)) this.rpmPace = e.rpm === null ? null : { perMinute: e.rpm, kind: 'requests' };
-    if (e.tpm !== (this.tpmPace?.perMinute ?? null)) this.tpmPace = e.tpm === null ? null : { perMinute: e.tpm, kind: 'tokens' };
+    if (e.rpm !== (this.rpmPace?.perMinute ?? null))
+      this.rpmPace = e.rpm === null ? null : { perMinute: e.rpm, kind: 'requests' };
+    if (e.tpm !== (this.tpmPace?.perMinute ?? null))
+      this.tpmPace = e.tpm === null ? null : { perMinute: e.tpm, kind: 'tokens' };
   }
 
   /** 0: taken (slot and buckets); FULL: no slot until one is released; else ms until the buckets may have room. */
@@ -196,7 +208,17 @@ export class Gate {
 
   private wait(tenant: string, weight: number, tokens: number, onLeave: OnLeave | null): Promise<Ticket> {
     return new Promise<Ticket>((resolve, reject) => {
-      const w: Waiting = { tenant, weight, tokens, since: this.deps.now(), reason: this.why, resolve, reject, timer: null, unsubscribe: null };
+      const w: Waiting = {
+        tenant,
+        weight,
+        tokens,
+        since: this.deps.now(),
+        reason: this.why,
+        resolve,
+        reject,
+        timer: null,
+        unsubscribe: null,
+      };
       w.timer = setTimeout(() => this.giveUp(w, 'timeout'), this.deps.queueWaitMs);
       if (onLeave) w.unsubscribe = onLeave(() => this.giveUp(w, 'left'));
       this.queue.push(w);
@@ -208,13 +230,20 @@ export class Gate {
     if (!this.queue.remove(w)) return;
     this.done(w);
     this.deps.events?.refused(this, why);
-    if (why === 'left') w.reject(new GatewayError('upstream_error', 'The client left while the call was queued', { callerAborted: true }));
+    if (why === 'left')
+      w.reject(
+        new GatewayError('upstream_error', 'The client left while the call was queued', { callerAborted: true }),
+      );
     else {
       const s = this.retryAfterS();
       w.reject(
-        new GatewayError('upstream_capacity', `The upstream account serving model '${this.model}' is at capacity; retry in ${s} s`, {
-          headers: { 'retry-after': String(s) },
-        }),
+        new GatewayError(
+          'upstream_capacity',
+          `The upstream account serving model '${this.model}' is at capacity; retry in ${s} s`,
+          {
+            headers: { 'retry-after': String(s) },
+          },
+        ),
       );
     }
     // The one that left may have been the one whose turn it was.

@@ -59,7 +59,10 @@ export class Learnt {
     this.strikes = now - this.lastRefusal > STRIKE_MEMORY_MS ? 1 : this.strikes + 1;
     this.lastRefusal = now;
     this.grownAt = now;
-    const pause = retryAfterMs !== null && retryAfterMs > 0 ? retryAfterMs : Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** (this.strikes - 1));
+    const pause =
+      retryAfterMs !== null && retryAfterMs > 0
+        ? retryAfterMs
+        : Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** (this.strikes - 1));
     this.pausedUntil = Math.max(this.pausedUntil, now + pause);
     // Halved from what was admitted in the last minute; with too little seen (the gate is new) requests start at
     // one a second, so the calls that waited out the pause are not all sent at once.

@@ -27,15 +27,18 @@ export const hasAny = (l: Limits): boolean => l.rpm !== null || l.tpm !== null |
  */
 export function parseModelLimits(v: unknown): { value: ChannelModelLimits | null } | { error: string } {
   if (v === null) return { value: null };
-  if (typeof v !== 'object' || Array.isArray(v)) return { error: 'model_limits must be an object of model name to limits, or null' };
+  if (typeof v !== 'object' || Array.isArray(v))
+    return { error: 'model_limits must be an object of model name to limits, or null' };
   const out: Record<string, ModelLimits> = {};
   for (const [model, lim] of Object.entries(v as Record<string, unknown>)) {
     const at = `model_limits[${JSON.stringify(model)}]`;
     if (model === '') return { error: 'model_limits: a model name must not be empty' };
-    if (typeof lim !== 'object' || lim === null || Array.isArray(lim)) return { error: `${at} must be an object with rpm, tpm or concurrency` };
+    if (typeof lim !== 'object' || lim === null || Array.isArray(lim))
+      return { error: `${at} must be an object with rpm, tpm or concurrency` };
     const one: ModelLimits = {};
     for (const [k, n] of Object.entries(lim as Record<string, unknown>)) {
-      if (!(LIMIT_KINDS as readonly string[]).includes(k)) return { error: `${at}.${k} is not a limit (rpm, tpm, concurrency)` };
+      if (!(LIMIT_KINDS as readonly string[]).includes(k))
+        return { error: `${at}.${k} is not a limit (rpm, tpm, concurrency)` };
       if (!Number.isSafeInteger(n) || (n as number) < 1) return { error: `${at}.${k} must be a positive integer` };
       one[k as keyof ModelLimits] = n as number;
     }
@@ -52,4 +55,5 @@ export function statedFor(limits: ChannelModelLimits | null, model: string): Rea
 }
 
 /** Smallest of two limits (null: none). */
-export const smaller = (a: number | null, b: number | undefined | null): number | null => (b == null ? a : a === null ? b : Math.min(a, b));
+export const smaller = (a: number | null, b: number | undefined | null): number | null =>
+  b == null ? a : a === null ? b : Math.min(a, b);

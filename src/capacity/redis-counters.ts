@@ -115,12 +115,34 @@ export class RedisCapacityCounters implements CapacityCounters {
     if (this.redis.status === 'ready') this.run(key, null, null, 0, 0, '2').catch(this.onError);
   }
 
-  private run(key: string, rpm: Pace | null, tpm: Pace | null, reqs: number, tokens: number, mode: '0' | '1' | '2'): Promise<number> {
+  private run(
+    key: string,
+    rpm: Pace | null,
+    tpm: Pace | null,
+    reqs: number,
+    tokens: number,
+    mode: '0' | '1' | '2',
+  ): Promise<number> {
     const call = (this.redis as unknown as Record<string, Script>).tollwayCapacity!;
     const r = rpm ? paceOf(rpm.perMinute, 'requests') : null;
     const t = tpm ? paceOf(tpm.perMinute, 'tokens') : null;
     const k = `${this.prefix}cap:${key}`;
     const [rr, rb, tr, tb] = [r ? r.perMs : 0, r ? r.burst : 0, t ? t.perMs : 0, t ? t.burst : 0];
-    return call.call(this.redis, 4, `${k}:req`, `${k}:tok`, `${k}:waiting`, `${k}:asked`, rr, rb, reqs, tr, tb, tokens, mode, this.id);
+    return call.call(
+      this.redis,
+      4,
+      `${k}:req`,
+      `${k}:tok`,
+      `${k}:waiting`,
+      `${k}:asked`,
+      rr,
+      rb,
+      reqs,
+      tr,
+      tb,
+      tokens,
+      mode,
+      this.id,
+    );
   }
 }

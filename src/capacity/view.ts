@@ -23,7 +23,11 @@ export interface CapacityView {
   paused_until: number | null;
 }
 
-export function capacityView(capacity: Capacity, ch: Pick<Channel, 'kind' | 'upstreamAccount' | 'keys'>, now = Date.now()): CapacityView[] {
+export function capacityView(
+  capacity: Capacity,
+  ch: Pick<Channel, 'kind' | 'upstreamAccount' | 'keys'>,
+  now = Date.now(),
+): CapacityView[] {
   const upstreamAccount = upstreamAccountOf(ch);
   return capacity
     .all()

@@ -46,12 +46,23 @@ export class Catalogue {
   private resolveNew(name: string): ResolvedModel | null {
     const canonical = this.canonicalName(name);
     const exact = this.byId.get(canonical);
-    if (exact) return Object.freeze({ entry: exact, publicName: canonical, upstreamModel: exact.upstreamModel, billingModel: exact.id });
+    if (exact)
+      return Object.freeze({
+        entry: exact,
+        publicName: canonical,
+        upstreamModel: exact.upstreamModel,
+        billingModel: exact.id,
+      });
     const m = SNAPSHOT_SUFFIX.exec(canonical);
     if (m) {
       const base = this.byId.get(m[1]!);
       if (base?.snapshots) {
-        return Object.freeze({ entry: base, publicName: canonical, upstreamModel: `${base.upstreamModel}-${m[2]}`, billingModel: base.id });
+        return Object.freeze({
+          entry: base,
+          publicName: canonical,
+          upstreamModel: `${base.upstreamModel}-${m[2]}`,
+          billingModel: base.id,
+        });
       }
     }
     return null;
@@ -59,7 +70,10 @@ export class Catalogue {
 }
 
 /** Apply operator overrides (shallow per top-level field; `price` replaced whole). */
-export function applyOverrides(base: ModelEntry[], overrides: Array<{ model: string; entry: Partial<ModelEntry> }>): ModelEntry[] {
+export function applyOverrides(
+  base: ModelEntry[],
+  overrides: Array<{ model: string; entry: Partial<ModelEntry> }>,
+): ModelEntry[] {
   const map = new Map(base.map((e) => [e.id, e]));
   for (const o of overrides) {
     const cur = map.get(o.model);
@@ -70,5 +84,10 @@ export function applyOverrides(base: ModelEntry[], overrides: Array<{ model: str
 }
 
 function isCompleteEntry(e: Partial<ModelEntry>): e is ModelEntry {
-  return typeof e.kind === 'string' && typeof e.upstream === 'string' && typeof e.upstreamModel === 'string' && e.price !== undefined;
+  return (
+    typeof e.kind === 'string' &&
+    typeof e.upstream === 'string' &&
+    typeof e.upstreamModel === 'string' &&
+    e.price !== undefined
+  );
 }

@@ -45,7 +45,13 @@ const video = (
   video: rules,
 });
 
-const vidx = (id: string, kind: 'vidx-video' | 'vidx-edit' | 'vidx-omni', std: number, pro: number, extra: Partial<ModelEntry> = {}): ModelEntry => ({
+const vidx = (
+  id: string,
+  kind: 'vidx-video' | 'vidx-edit' | 'vidx-omni',
+  std: number,
+  pro: number,
+  extra: Partial<ModelEntry> = {},
+): ModelEntry => ({
   id,
   kind,
   upstream: 'kling',
@@ -57,7 +63,12 @@ const vidx = (id: string, kind: 'vidx-video' | 'vidx-edit' | 'vidx-omni', std: n
 });
 
 // The omni-video endpoint: mode (default pro upstream) and sound; no negative_prompt, cfg_scale or camera_control.
-const OMNI: VidxEndpoint = { endpoint: 'omni-video', fields: ['mode', 'sound'], durations: durationRange(3, 15), defaultMode: 'pro' };
+const OMNI: VidxEndpoint = {
+  endpoint: 'omni-video',
+  fields: ['mode', 'sound'],
+  durations: durationRange(3, 15),
+  defaultMode: 'pro',
+};
 
 export const DEFAULT_CATALOGUE: ModelEntry[] = [
   // Text / vision / embeddings (DashScope)
@@ -67,7 +78,12 @@ export const DEFAULT_CATALOGUE: ModelEntry[] = [
     upstream: 'dashscope',
     upstreamModel: 'qwen3.7-plus',
     ownedBy: 'qwx',
-    price: { unit: 'tokens', tiers: [{ maxInputTokens: null, inputPer1k: 800, outputPer1k: 2000, cachedInputPer1k: 160, cacheCreationPer1k: 1000 }] },
+    price: {
+      unit: 'tokens',
+      tiers: [
+        { maxInputTokens: null, inputPer1k: 800, outputPer1k: 2000, cachedInputPer1k: 160, cacheCreationPer1k: 1000 },
+      ],
+    },
     capabilities: { imageInput: true, responses: true, messages: true },
   },
   {
@@ -129,7 +145,12 @@ export const DEFAULT_CATALOGUE: ModelEntry[] = [
   video('hhx-1.1-r2v', hhx('reference-images', { maxReferenceImages: 9 })),
   video('hhx-1.0-i2v', hhx('first-frame', { defaultResolution: '720p' })),
   video('hhx-1.0-r2v', hhx('reference-images', { maxReferenceImages: 9, defaultResolution: '720p' })),
-  video('hhx-1.0-video-edit', hhx('hhx-edit', { defaultResolution: '720p', ratio: false, duration: false }), HHX_PRICE, 'input+output'),
+  video(
+    'hhx-1.0-video-edit',
+    hhx('hhx-edit', { defaultResolution: '720p', ratio: false, duration: false }),
+    HHX_PRICE,
+    'input+output',
+  ),
   { ...video('wnx2.7-t2v', wnx('none')), snapshots: true },
   { ...video('wnx2.7-i2v', wnx('wan-i2v')), snapshots: true },
   video('wnx2.7-r2v', wnx('wan-r2v', { maxSecondsWithVideo: 10 })),
@@ -137,23 +158,47 @@ export const DEFAULT_CATALOGUE: ModelEntry[] = [
   video('wnx2.7-videoedit', wnx('wan-edit', { maxSeconds: 10, defaultSeconds: 10, upstreamDefaultDuration: 0 })),
   // Family A (Kling classic API). `vidx`: the upstream endpoint per contract path and the fields taken there
   // (upstream-protocols.md §7 "Which endpoint takes which model"; cfg_scale and sound as the contract allows them).
-  vidx('vidx-v1', 'vidx-video', 140_000, 490_000, { vidx: { text2video: text2videoRules(['mode', 'negative_prompt', 'cfg_scale', 'camera_control']) } }),
+  vidx('vidx-v1', 'vidx-video', 140_000, 490_000, {
+    vidx: { text2video: text2videoRules(['mode', 'negative_prompt', 'cfg_scale', 'camera_control']) },
+  }),
   // Image-to-video only upstream: no endpoint serves it on text2video.
   vidx('vidx-v1-5', 'vidx-video', 140_000, 490_000, { vidx: {} }),
-  vidx('vidx-v1-6', 'vidx-video', 140_000, 490_000, { vidx: { text2video: text2videoRules(['mode', 'negative_prompt', 'cfg_scale', 'camera_control']) } }),
+  vidx('vidx-v1-6', 'vidx-video', 140_000, 490_000, {
+    vidx: { text2video: text2videoRules(['mode', 'negative_prompt', 'cfg_scale', 'camera_control']) },
+  }),
   // Not on the upstream's text2video: a text-only omni-video task (aspect_ratio required there without a first frame).
   vidx('vidx-video-o1', 'vidx-video', 400_000, 800_000, {
     vidx: {
-      text2video: { endpoint: 'omni-video', fields: ['mode'], durations: DURATIONS_5_10, defaultMode: 'std', aspectRatioRequired: true },
-      'omni-video': { ...OMNI, durations: DURATIONS_5_10, mediaDurations: durationRange(3, 10), aspectRatioRequired: true },
+      text2video: {
+        endpoint: 'omni-video',
+        fields: ['mode'],
+        durations: DURATIONS_5_10,
+        defaultMode: 'std',
+        aspectRatioRequired: true,
+      },
+      'omni-video': {
+        ...OMNI,
+        durations: DURATIONS_5_10,
+        mediaDurations: durationRange(3, 10),
+        aspectRatioRequired: true,
+      },
     },
   }),
   // Master models have no std/pro mode (equal prices for both tiers).
-  vidx('vidx-v2-master', 'vidx-video', 1_000_000, 1_000_000, { vidx: { text2video: text2videoRules(['negative_prompt', 'camera_control']) } }),
+  vidx('vidx-v2-master', 'vidx-video', 1_000_000, 1_000_000, {
+    vidx: { text2video: text2videoRules(['negative_prompt', 'camera_control']) },
+  }),
   vidx('vidx-v2-1', 'vidx-video', 140_000, 490_000, { vidx: {} }),
-  vidx('vidx-v2-1-master', 'vidx-video', 1_000_000, 1_000_000, { vidx: { text2video: text2videoRules(['negative_prompt', 'camera_control']) } }),
-  vidx('vidx-v2-5-turbo', 'vidx-video', 250_000, 500_000, { aliases: ['vidx-v2-5'], vidx: { text2video: text2videoRules() } }),
-  vidx('vidx-v2-6', 'vidx-video', 250_000, 500_000, { vidx: { text2video: text2videoRules(['mode', 'negative_prompt', 'sound', 'camera_control']) } }),
+  vidx('vidx-v2-1-master', 'vidx-video', 1_000_000, 1_000_000, {
+    vidx: { text2video: text2videoRules(['negative_prompt', 'camera_control']) },
+  }),
+  vidx('vidx-v2-5-turbo', 'vidx-video', 250_000, 500_000, {
+    aliases: ['vidx-v2-5'],
+    vidx: { text2video: text2videoRules() },
+  }),
+  vidx('vidx-v2-6', 'vidx-video', 250_000, 500_000, {
+    vidx: { text2video: text2videoRules(['mode', 'negative_prompt', 'sound', 'camera_control']) },
+  }),
   vidx('vidx-v3', 'vidx-video', 300_000, 600_000, { vidx: { text2video: text2videoRules() } }),
   vidx('vidx-v3-omni', 'vidx-omni', 300_000, 600_000, { vidx: { 'omni-video': OMNI } }),
   // The multi-element edit model: the same public name as text-to-video v1.6 but its own price. Its create body

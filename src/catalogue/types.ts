@@ -30,7 +30,10 @@ export interface VideoRules {
   maxSecondsWithVideo?: number;
   /** Seconds held (and charged when nothing is reported) for a request that names none. */
   defaultSeconds: number;
-  /** The `duration` sent upstream when the request names none, where it differs from defaultSeconds (0: the source video's own length). */
+  /**
+   * The `duration` sent upstream when the request names none, where it differs from defaultSeconds (0: the source
+   * video's own length).
+   */
   upstreamDefaultDuration?: number;
   defaultResolution: '720p' | '1080p';
   seed: boolean;
@@ -60,7 +63,10 @@ export interface VidxEndpoint {
   fields: VidxField[];
   /** `duration` values taken ("5", "10" …). */
   durations: string[];
-  /** `duration` values when the body carries reference media (omni: images other than one first frame, videos, elements). */
+  /**
+   * `duration` values when the body carries reference media (omni: images other than one first frame, videos,
+   * elements).
+   */
   mediaDurations?: string[];
   /** The mode when the request names none: the hold's tier (and the only tier of a model without `mode`). */
   defaultMode: 'std' | 'pro';

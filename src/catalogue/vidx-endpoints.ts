@@ -7,7 +7,8 @@ import { isObject } from '../json/json.ts';
 export const DURATIONS_5_10 = ['5', '10'];
 
 /** "a" … "b" as duration strings. */
-export const durationRange = (a: number, b: number): string[] => Array.from({ length: b - a + 1 }, (_, i) => String(a + i));
+export const durationRange = (a: number, b: number): string[] =>
+  Array.from({ length: b - a + 1 }, (_, i) => String(a + i));
 
 /** The classic text2video endpoint's usual rules (a model added without `vidx` data gets these). */
 export function text2videoRules(fields: VidxField[] = ['mode', 'negative_prompt', 'camera_control']): VidxEndpoint {
@@ -16,9 +17,22 @@ export function text2videoRules(fields: VidxField[] = ['mode', 'negative_prompt'
 
 const KIND_DEFAULTS: Partial<Record<ModelEntry['kind'], Partial<Record<VidxPath, VidxEndpoint>>>> = {
   'vidx-video': { text2video: text2videoRules() },
-  'vidx-omni': { 'omni-video': { endpoint: 'omni-video', fields: ['mode', 'sound'], durations: durationRange(3, 15), defaultMode: 'pro' } },
+  'vidx-omni': {
+    'omni-video': {
+      endpoint: 'omni-video',
+      fields: ['mode', 'sound'],
+      durations: durationRange(3, 15),
+      defaultMode: 'pro',
+    },
+  },
   'vidx-edit': {
-    'multi-elements': { endpoint: 'multi-elements', fields: ['mode', 'negative_prompt'], durations: DURATIONS_5_10, defaultMode: 'std', sendModelName: false },
+    'multi-elements': {
+      endpoint: 'multi-elements',
+      fields: ['mode', 'negative_prompt'],
+      durations: DURATIONS_5_10,
+      defaultMode: 'std',
+      sendModelName: false,
+    },
   },
 };
 
@@ -35,7 +49,15 @@ export const SERVED_BY: Record<VidxPath, readonly VidxPath[]> = {
   'multi-elements': ['multi-elements'],
 };
 
-const ENDPOINT_KEYS = ['endpoint', 'fields', 'durations', 'mediaDurations', 'defaultMode', 'aspectRatioRequired', 'sendModelName'];
+const ENDPOINT_KEYS = [
+  'endpoint',
+  'fields',
+  'durations',
+  'mediaDurations',
+  'defaultMode',
+  'aspectRatioRequired',
+  'sendModelName',
+];
 
 function durations(v: unknown, where: string): string[] {
   if (!Array.isArray(v) || v.length === 0 || !v.every((d) => typeof d === 'string' && /^[1-9]\d?$/.test(d))) {
@@ -46,13 +68,18 @@ function durations(v: unknown, where: string): string[] {
 
 function endpointRules(path: VidxPath, v: unknown, where: string): VidxEndpoint {
   if (!isObject(v)) throw new Error(`${where} must be an object with an "endpoint"`);
-  for (const k of Object.keys(v)) if (!ENDPOINT_KEYS.includes(k)) throw new Error(`${where}.${k} is not a known field (allowed: ${ENDPOINT_KEYS.join(', ')})`);
+  for (const k of Object.keys(v))
+    if (!ENDPOINT_KEYS.includes(k))
+      throw new Error(`${where}.${k} is not a known field (allowed: ${ENDPOINT_KEYS.join(', ')})`);
   if (typeof v.endpoint !== 'string' || !SERVED_BY[path].includes(v.endpoint as VidxPath)) {
     throw new Error(`${where}.endpoint must be one of ${SERVED_BY[path].join(', ')}`);
   }
   const out: VidxEndpoint = { ...text2videoRules(), endpoint: v.endpoint as VidxPath };
   if (v.fields !== undefined) {
-    if (!Array.isArray(v.fields) || !v.fields.every((f) => typeof f === 'string' && (VIDX_FIELDS as readonly string[]).includes(f))) {
+    if (
+      !Array.isArray(v.fields) ||
+      !v.fields.every((f) => typeof f === 'string' && (VIDX_FIELDS as readonly string[]).includes(f))
+    ) {
       throw new Error(`${where}.fields must be an array of ${VIDX_FIELDS.join(', ')}`);
     }
     out.fields = [...new Set(v.fields as VidxField[])];
@@ -60,7 +87,8 @@ function endpointRules(path: VidxPath, v: unknown, where: string): VidxEndpoint 
   if (v.durations !== undefined) out.durations = durations(v.durations, `${where}.durations`);
   if (v.mediaDurations !== undefined) out.mediaDurations = durations(v.mediaDurations, `${where}.mediaDurations`);
   if (v.defaultMode !== undefined) {
-    if (v.defaultMode !== 'std' && v.defaultMode !== 'pro') throw new Error(`${where}.defaultMode must be "std" or "pro"`);
+    if (v.defaultMode !== 'std' && v.defaultMode !== 'pro')
+      throw new Error(`${where}.defaultMode must be "std" or "pro"`);
     out.defaultMode = v.defaultMode;
   }
   for (const k of ['aspectRatioRequired', 'sendModelName'] as const) {
@@ -80,7 +108,8 @@ export function validateVidxEndpoints(model: string, v: unknown): Partial<Record
   if (!isObject(v)) throw new Error(`${model}: vidx must be an object keyed by path (${VIDX_PATHS.join(', ')})`);
   const out: Partial<Record<VidxPath, VidxEndpoint>> = {};
   for (const [k, rules] of Object.entries(v)) {
-    if (!(VIDX_PATHS as readonly string[]).includes(k)) throw new Error(`${model}: vidx.${k} is not a family A path (${VIDX_PATHS.join(', ')})`);
+    if (!(VIDX_PATHS as readonly string[]).includes(k))
+      throw new Error(`${model}: vidx.${k} is not a family A path (${VIDX_PATHS.join(', ')})`);
     out[k as VidxPath] = endpointRules(k as VidxPath, rules, `${model}: vidx.${k}`);
   }
   return out;

@@ -57,7 +57,9 @@ export async function accountCommand(config: Config, sub: string | undefined, ar
       budgets: budgetFlags(values.budget),
       price_group: edit ? orNone(values['price-group'], (v) => v) : values['price-group'],
       time_zone: edit ? orNone(values['time-zone'], (v) => v) : values['time-zone'],
-      expires_at: edit ? orNone(values['expires-at'], (v) => num('--expires-at', v)) : num('--expires-at', values['expires-at']),
+      expires_at: edit
+        ? orNone(values['expires-at'], (v) => num('--expires-at', v))
+        : num('--expires-at', values['expires-at']),
       weight: num('--weight', values.weight),
     });
   if (sub === 'create') {
@@ -67,7 +69,9 @@ export async function accountCommand(config: Config, sub: string | undefined, ar
   }
   if (sub === 'list') {
     onlyFlags(values, 'account list', ['limit', 'cursor']);
-    return withAdmin(config, async (deps) => print(await accountPage(deps, num('--limit', values.limit) ?? 100, values.cursor)));
+    return withAdmin(config, async (deps) =>
+      print(await accountPage(deps, num('--limit', values.limit) ?? 100, values.cursor)),
+    );
   }
   if (sub === 'show' && id) {
     onlyFlags(values, 'account show', []);
@@ -84,7 +88,9 @@ export async function accountCommand(config: Config, sub: string | undefined, ar
   }
   if (sub === 'topup' && id) {
     onlyFlags(values, 'account topup', ['amount', 'idempotency-key']);
-    const input = parseTopUp(defined({ amount: num('--amount', values.amount), idempotency_key: values['idempotency-key'] }));
+    const input = parseTopUp(
+      defined({ amount: num('--amount', values.amount), idempotency_key: values['idempotency-key'] }),
+    );
     return withAdmin(config, async (deps) => {
       const r = await topUpAccountQuota(deps, CLI, id, input);
       print({ ...publicAccount(r.account), topup: { amount: r.amount, credited: r.credited } });
@@ -96,7 +102,9 @@ export async function accountCommand(config: Config, sub: string | undefined, ar
     const range = { since: num('--since', values.since), until: num('--until', values.until) };
     // A one-shot command queues no charges: nothing to flush.
     return withAdmin(config, async (deps) =>
-      print(await accountUsage({ repos: deps.repos, meter: { flush: async () => undefined, now: Date.now } }, id, range)),
+      print(
+        await accountUsage({ repos: deps.repos, meter: { flush: async () => undefined, now: Date.now } }, id, range),
+      ),
     );
   }
   return usageError();

@@ -1,4 +1,5 @@
-// What every CLI subcommand shares: the usage text and error, the actor of its audit lines, the store it runs on, and the
+// What every CLI subcommand shares: the usage text and error, the actor of its audit lines, the store it runs on, and
+// the
 // reading of its flags.
 import { resolveSecrets } from '../bootstrap.ts';
 import { composeAdmin } from '../compose.ts';
@@ -77,7 +78,10 @@ export function modelList(v: string | undefined): string[] | undefined {
     .split(',')
     .map((x) => x.trim())
     .filter(Boolean);
-  if (names.length === 0) throw new UsageError(`--models needs one or more model names, comma-separated (got "${v}"); leave it out for every model`);
+  if (names.length === 0)
+    throw new UsageError(
+      `--models needs one or more model names, comma-separated (got "${v}"); leave it out for every model`,
+    );
   return names;
 }
 
@@ -121,7 +125,8 @@ export function orNone<T>(v: string | undefined, parse: (s: string) => T): T | n
 }
 
 /** A JSON body from the flags that were given (absent flags leave their field out). */
-export const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+export const defined = (o: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
 /** Prints a value (JSON unless a string) and gives the command's exit status, 0. */
 export function print(v: unknown): 0 {

@@ -26,7 +26,13 @@ export async function billCommand(config: Config, args: string[]): Promise<numbe
   const period = qEnum(q, 'period', ['day', 'month'] as const, 'month');
   const by = qEnum(q, 'by', ['token', 'model', 'account'] as const, 'token');
   const format = qEnum(q, 'format', ['json', 'csv'] as const, 'json');
-  const filter = { tokenId: values.token, accountId: values.account, model: values.model, since: qTime(q, 'since'), until: qTime(q, 'until') };
+  const filter = {
+    tokenId: values.token,
+    accountId: values.account,
+    model: values.model,
+    since: qTime(q, 'since'),
+    until: qTime(q, 'until'),
+  };
   return withAdmin(config, async (deps) => {
     // A one-shot command queues no charges: nothing to flush.
     const billDeps = { repos: deps.repos, meter: { flush: async () => undefined } };

@@ -3,7 +3,14 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.ts';
 import { parseCallbackSecretRotate, rotateCallbackSecret } from '../core/admin/callback-secrets.ts';
 import { issueToken, listTokens, parseCreateToken, publicToken, revokeToken } from '../core/admin/tokens.ts';
-import { parseRotate, parseTokenPatch, parseTopUp, rotateToken, topUp, updateToken } from '../core/admin/token-changes.ts';
+import {
+  parseRotate,
+  parseTokenPatch,
+  parseTopUp,
+  rotateToken,
+  topUp,
+  updateToken,
+} from '../core/admin/token-changes.ts';
 import { budgetFlags } from './account-command.ts';
 import { CLI, defined, modelList, num, onlyFlags, orNone, print, usageError, UsageError, withAdmin } from './args.ts';
 
@@ -28,7 +35,17 @@ export async function tokenCommand(config: Config, sub: string | undefined, args
   });
   const id = positionals[0];
   if (sub === 'create') {
-    onlyFlags(values, 'token create', ['name', 'models', 'quota', 'expires-at', 'rpm', 'tpm', 'concurrency', 'account', 'budget']);
+    onlyFlags(values, 'token create', [
+      'name',
+      'models',
+      'quota',
+      'expires-at',
+      'rpm',
+      'tpm',
+      'concurrency',
+      'account',
+      'budget',
+    ]);
     if (!values.name) throw new UsageError('--name is required');
     // The same validation as POST /admin/tokens (unknown models, past expiry …).
     const input = parseCreateToken({
@@ -57,7 +74,17 @@ export async function tokenCommand(config: Config, sub: string | undefined, args
       return print(`revoked ${id}`);
     });
   if (sub === 'update' && id) {
-    onlyFlags(values, 'token update', ['name', 'models', 'quota', 'rpm', 'tpm', 'concurrency', 'expires-at', 'account', 'budget']);
+    onlyFlags(values, 'token update', [
+      'name',
+      'models',
+      'quota',
+      'rpm',
+      'tpm',
+      'concurrency',
+      'expires-at',
+      'account',
+      'budget',
+    ]);
     // The same validation as PATCH /admin/tokens/{id}.
     const patch = parseTokenPatch(
       defined({
@@ -76,7 +103,9 @@ export async function tokenCommand(config: Config, sub: string | undefined, args
   }
   if (sub === 'topup' && id) {
     onlyFlags(values, 'token topup', ['amount', 'idempotency-key']);
-    const input = parseTopUp(defined({ amount: num('--amount', values.amount), idempotency_key: values['idempotency-key'] }));
+    const input = parseTopUp(
+      defined({ amount: num('--amount', values.amount), idempotency_key: values['idempotency-key'] }),
+    );
     return withAdmin(config, async (deps) => {
       const r = await topUp(deps, CLI, id, input);
       print({ ...publicToken(r.token), topup: { amount: r.amount, credited: r.credited } });
@@ -98,7 +127,10 @@ export async function tokenCommand(config: Config, sub: string | undefined, args
   }
   if (sub === 'rotate-callback-secret' && id) {
     onlyFlags(values, 'token rotate-callback-secret', ['grace-ms']);
-    const opts = parseCallbackSecretRotate(defined({ grace_ms: num('--grace-ms', values['grace-ms']) }), config.callbacks.secretGraceMs);
+    const opts = parseCallbackSecretRotate(
+      defined({ grace_ms: num('--grace-ms', values['grace-ms']) }),
+      config.callbacks.secretGraceMs,
+    );
     return withAdmin(config, async (deps) => {
       const { record, callbackSecret } = await rotateCallbackSecret(deps, CLI, id, opts);
       const until = record.previousCallbackSecretUntil;

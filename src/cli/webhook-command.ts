@@ -41,7 +41,10 @@ export async function webhookCommand(config: Config, sub: string | undefined, ar
   const enabled = values.enable ? true : values.disable ? false : undefined;
   if (sub === 'create') {
     onlyFlags(values, 'webhook create', ['url', 'events', 'description', 'disable']);
-    const input = parseCreateWebhook(defined({ url: values.url, events: eventList(values.events), description: values.description, enabled }), allowPrivate);
+    const input = parseCreateWebhook(
+      defined({ url: values.url, events: eventList(values.events), description: values.description, enabled }),
+      allowPrivate,
+    );
     return withAdmin(config, async (deps) => {
       const { record, secret } = await createWebhook(deps, CLI, input);
       // The only time the secret is shown.
@@ -51,12 +54,19 @@ export async function webhookCommand(config: Config, sub: string | undefined, ar
   }
   if (sub === 'list') {
     onlyFlags(values, 'webhook list', ['limit', 'cursor']);
-    return withAdmin(config, async (deps) => print(await webhookPage(deps, num('--limit', values.limit) ?? 100, values.cursor)));
+    return withAdmin(config, async (deps) =>
+      print(await webhookPage(deps, num('--limit', values.limit) ?? 100, values.cursor)),
+    );
   }
   if (sub === 'update' && id) {
     onlyFlags(values, 'webhook update', ['url', 'events', 'description', 'enable', 'disable']);
     const patch = parseWebhookPatch(
-      defined({ url: values.url, events: eventList(values.events), description: orNone(values.description, (d) => d), enabled }),
+      defined({
+        url: values.url,
+        events: eventList(values.events),
+        description: orNone(values.description, (d) => d),
+        enabled,
+      }),
       allowPrivate,
     );
     return withAdmin(config, async (deps) => print(publicWebhook(await updateWebhook(deps, CLI, id, patch))));
@@ -70,7 +80,9 @@ export async function webhookCommand(config: Config, sub: string | undefined, ar
   }
   if (sub === 'deliveries' && id) {
     onlyFlags(values, 'webhook deliveries', ['limit', 'cursor']);
-    return withAdmin(config, async (deps) => print(await deliveryPage(deps, id, num('--limit', values.limit) ?? 100, values.cursor)));
+    return withAdmin(config, async (deps) =>
+      print(await deliveryPage(deps, id, num('--limit', values.limit) ?? 100, values.cursor)),
+    );
   }
   return usageError();
 }

@@ -48,7 +48,10 @@ const CHANNEL = 'tollway:cluster-events';
 
 export function parseClusterEvent(text: string): { from: string; event: ClusterEvent } | null {
   try {
-    const m = JSON.parse(text) as { from?: unknown; event?: { kind?: unknown; hash?: unknown; hashes?: unknown; id?: unknown } };
+    const m = JSON.parse(text) as {
+      from?: unknown;
+      event?: { kind?: unknown; hash?: unknown; hashes?: unknown; id?: unknown };
+    };
     if (typeof m.from !== 'string' || !m.event) return null;
     const k = m.event.kind;
     if (k === 'token-revoked' && isHash(m.event.hash)) return { from: m.from, event: { kind: k, hash: m.event.hash } };
@@ -56,11 +59,14 @@ export function parseClusterEvent(text: string): { from: string; event: ClusterE
     if (k === 'token-changed' && Array.isArray(hashes) && hashes.length <= 2 && hashes.every(isHash)) {
       const id = m.event.id;
       if (id === undefined) return { from: m.from, event: { kind: k, hashes } };
-      return typeof id === 'string' && /^tok_[A-Za-z0-9]{1,60}$/.test(id) ? { from: m.from, event: { kind: k, hashes, id } } : null;
+      return typeof id === 'string' && /^tok_[A-Za-z0-9]{1,60}$/.test(id)
+        ? { from: m.from, event: { kind: k, hashes, id } }
+        : null;
     }
     if (k === 'account-changed' && typeof m.event.id === 'string' && /^acc_[A-Za-z0-9]{1,60}$/.test(m.event.id))
       return { from: m.from, event: { kind: k, id: m.event.id } };
-    if (k === 'channels-changed' || k === 'catalogue-changed' || k === 'price-groups-changed') return { from: m.from, event: { kind: k } };
+    if (k === 'channels-changed' || k === 'catalogue-changed' || k === 'price-groups-changed')
+      return { from: m.from, event: { kind: k } };
     return null;
   } catch {
     return null;

@@ -31,7 +31,9 @@ export interface Config {
   /** Public URL of this gateway (for upstream callbacks); optional. */
   publicUrl: string | undefined;
   redisUrl: string | undefined;
-  /** How often channels and the catalogue are re-read from the store (other instances' admin changes), ms; 0 = never. */
+  /**
+   * How often channels and the catalogue are re-read from the store (other instances' admin changes), ms; 0 = never.
+   */
   refreshMs: number;
   logLevel: string;
   /** Max request body in bytes for JSON endpoints. */
@@ -50,7 +52,10 @@ export interface Config {
   simLimits: SimLimitsConfig;
   /** Async task engine (src/tasks): poller, back-off, leases, max age. */
   tasks: TaskConfig;
-  /** Upstream capacity (src/capacity): how long a call waits for room, and how often upstream limits are read (ms; 0 = never). */
+  /**
+   * Upstream capacity (src/capacity): how long a call waits for room, and how often upstream limits are read (ms; 0 =
+   * never).
+   */
   capacity: { queueWaitMs: number; readLimitsMs: number; learn: boolean };
   /** Family A completion callbacks to clients (src/tasks/callbacks.ts). */
   callbacks: CallbackConfig;
@@ -65,15 +70,24 @@ export interface Config {
   drainMs: number;
   /** A request (headers and body) not received within this time is cut (408), authenticated or not (ms). */
   requestTimeoutMs: number;
-  /** A streaming client that takes no byte for this long is cut (its upstream call aborted, metered for what it produced). */
+  /**
+   * A streaming client that takes no byte for this long is cut (its upstream call aborted, metered for what it
+   * produced).
+   */
   clientStallMs: number;
   /** A quota reservation still open after this long was left by a stopped instance and is released (ms). */
   reservationTtlMs: number;
   /** Upstream call timeouts (ms): connect, first byte (response headers), idle gap in a body/stream. */
   upstreamTimeouts: { connectMs: number; headersMs: number; bodyIdleMs: number };
-  /** V8 old-generation growth between full GCs, in % over the live size (0 = V8's own heuristic); see src/runtime/heap.ts. */
+  /**
+   * V8 old-generation growth between full GCs, in % over the live size (0 = V8's own heuristic); see
+   * src/runtime/heap.ts.
+   */
   heapGrowingPercent: number;
-  /** SQLite: commit per-request rows from a writer thread (off the event loop) instead of in-thread; see sqlite-batch-writer.ts. */
+  /**
+   * SQLite: commit per-request rows from a writer thread (off the event loop) instead of in-thread; see
+   * sqlite-batch-writer.ts.
+   */
   sqliteWriterThread: boolean;
   /** SQLite: WAL checkpoints on a thread instead of on the event loop. */
   sqliteCheckpointThread: boolean;
@@ -81,7 +95,10 @@ export interface Config {
   console: { enabled: boolean; sessionMs: number };
   /** TOLLWAY_CORS_ORIGINS: cross-origin access for browser clients; null (the default) = off. */
   cors: CorsConfig | null;
-  /** TOLLWAY_TRUST_PROXY: the proxies whose X-Forwarded-For names the client (trust-proxy.ts); null (the default) = none. */
+  /**
+   * TOLLWAY_TRUST_PROXY: the proxies whose X-Forwarded-For names the client (trust-proxy.ts); null (the default) =
+   * none.
+   */
   trustProxy: TrustProxy;
   /** SQLite file stores: heavy admin reads (bills, lists, reconciliation) on a read-only connection in a thread. */
   sqliteReadThread: boolean;
@@ -129,7 +146,8 @@ function urlVar(env: Env, name: string, def: string): string {
   } catch {
     throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`${name} must use http or https, got "${raw}"`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new ConfigError(`${name} must use http or https, got "${raw}"`);
   return raw.replace(/\/+$/, '');
 }
 
@@ -137,7 +155,8 @@ function urlVar(env: Env, name: string, def: string): string {
 function checkDatabaseUrl(url: string): void {
   const shown = url.replace(/:[^:@/]*@/, ':***@');
   if (url.startsWith('sqlite:')) {
-    if (url.replace(/^sqlite:(\/\/)?/, '').trim() === '') throw new ConfigError('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/tollway.db');
+    if (url.replace(/^sqlite:(\/\/)?/, '').trim() === '')
+      throw new ConfigError('DATABASE_URL sqlite: needs a file path, e.g. sqlite:./data/tollway.db');
     return;
   }
   if (/^postgres(ql)?:\/\//.test(url)) {
@@ -175,14 +194,16 @@ export function loadConfig(env: Env = process.env): Config {
   const upstreams = envUpstreams(env);
 
   const adminKey = env.TOLLWAY_ADMIN_KEY?.trim() || undefined;
-  if (adminKey !== undefined && adminKey.length < 16) throw new ConfigError('TOLLWAY_ADMIN_KEY must be at least 16 characters');
+  if (adminKey !== undefined && adminKey.length < 16)
+    throw new ConfigError('TOLLWAY_ADMIN_KEY must be at least 16 characters');
   if (adminKey !== undefined && isPlaceholder(adminKey)) {
     throw new ConfigError(
       'TOLLWAY_ADMIN_KEY is a placeholder from an example, which anyone who read it knows: set a key of your own (e.g. `openssl rand -hex 24`)',
     );
   }
   const secret = env.TOLLWAY_SECRET?.trim() || undefined;
-  if (secret !== undefined && secret.length < 16) throw new ConfigError('TOLLWAY_SECRET must be at least 16 characters');
+  if (secret !== undefined && secret.length < 16)
+    throw new ConfigError('TOLLWAY_SECRET must be at least 16 characters');
 
   const publicUrl = env.TOLLWAY_PUBLIC_URL?.trim() ? urlVar(env, 'TOLLWAY_PUBLIC_URL', '') : undefined;
   const extraHosts = (env.TOLLWAY_RESULT_HOSTS ?? '')
@@ -244,12 +265,18 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteReadThread: boolVar(env, 'TOLLWAY_SQLITE_READ_THREAD', true),
     requestLogRetentionDays: intVar(env, 'TOLLWAY_REQUEST_LOG_RETENTION_DAYS', 90, 0, 36_500),
     sqliteCheckpointThread: boolVar(env, 'TOLLWAY_SQLITE_CHECKPOINT_THREAD', true),
-    console: { enabled: boolVar(env, 'TOLLWAY_CONSOLE', true), sessionMs: intVar(env, 'TOLLWAY_CONSOLE_SESSION_MS', 8 * 3600_000, 60_000, 30 * 24 * 3600_000) },
+    console: {
+      enabled: boolVar(env, 'TOLLWAY_CONSOLE', true),
+      sessionMs: intVar(env, 'TOLLWAY_CONSOLE_SESSION_MS', 8 * 3600_000, 60_000, 30 * 24 * 3600_000),
+    },
     cors: corsVar(env),
     trustProxy: parseTrustProxy(env.TOLLWAY_TRUST_PROXY, fail),
     metricsToken: secretVar(env, 'TOLLWAY_METRICS_TOKEN'),
     tracing: tracingConfig(env, fail),
-    limits: { addressTableSize: intVar(env, 'TOLLWAY_ADDRESS_TABLE_SIZE', 100_000, 10, 10_000_000), redisPrefix: 'tollway:' },
+    limits: {
+      addressTableSize: intVar(env, 'TOLLWAY_ADDRESS_TABLE_SIZE', 100_000, 10, 10_000_000),
+      redisPrefix: 'tollway:',
+    },
   };
 }
 
@@ -275,7 +302,8 @@ function envUpstreams(env: Env): Record<ChannelKind, EnvUpstream> {
       if (v) keys[f.key] = v;
     }
     const set = Object.keys(keys).length;
-    if (set > 0 && set < u.keyFields.length) throw new ConfigError(`${u.keyFields.map((f) => f.env).join(' and ')} must be set together`);
+    if (set > 0 && set < u.keyFields.length)
+      throw new ConfigError(`${u.keyFields.map((f) => f.env).join(' and ')} must be set together`);
     out[u.kind] = { baseUrl, keys };
   }
   return out;

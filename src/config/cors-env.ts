@@ -1,12 +1,16 @@
 // TOLLWAY_CORS_ORIGINS, read for config.ts.
 import { ConfigError, type Env } from './env-vars.ts';
 
-/** Browser origins allowed to call the gateway (src/http/cors.ts): every origin, or exact `scheme://host[:port]` ones. */
+/**
+ * Browser origins allowed to call the gateway (src/http/cors.ts): every origin, or exact `scheme://host[:port]` ones.
+ */
 export interface CorsConfig {
   origins: '*' | ReadonlySet<string>;
 }
 
-/** TOLLWAY_CORS_ORIGINS: empty = off, `*` = any origin, else a comma list of exact origins (`https://app.example.com`). */
+/**
+ * TOLLWAY_CORS_ORIGINS: empty = off, `*` = any origin, else a comma list of exact origins (`https://app.example.com`).
+ */
 export function corsVar(env: Env): CorsConfig | null {
   const raw = env.TOLLWAY_CORS_ORIGINS?.trim() ?? '';
   if (raw === '') return null;

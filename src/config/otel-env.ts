@@ -2,7 +2,13 @@
 // e.g. OTEL_EXPORTER_OTLP_TIMEOUT; the batch processor's settings are not read from OTEL_BSP_*: docs/operations.md).
 // Tracing is off unless OTEL_TRACES_EXPORTER=otlp or an OTLP endpoint is set; OTEL_SDK_DISABLED=true or
 // OTEL_TRACES_EXPORTER=none keep it off.
-export type SamplerName = 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
+export type SamplerName =
+  | 'always_on'
+  | 'always_off'
+  | 'traceidratio'
+  | 'parentbased_always_on'
+  | 'parentbased_always_off'
+  | 'parentbased_traceidratio';
 
 export interface TracingConfig {
   /** The OTLP/HTTP traces address (spans are sent as JSON). */
@@ -58,7 +64,8 @@ function tracesUrl(env: Env, fail: Fail): string | undefined {
   } catch {
     return fail(`OTEL_EXPORTER_OTLP_ENDPOINT must be an absolute http(s) URL, got "${url}"`);
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') fail(`OTEL_EXPORTER_OTLP_ENDPOINT must use http or https, got "${url}"`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    fail(`OTEL_EXPORTER_OTLP_ENDPOINT must use http or https, got "${url}"`);
   return url;
 }
 
@@ -74,14 +81,21 @@ export function tracingConfig(env: Env, fail: Fail): TracingConfig | null {
   const url = tracesUrl(env, fail);
   if (exporters.includes('none')) return null;
   if (!exporters.includes('otlp') && url === undefined) return null;
-  const protocol = (val(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ?? val(env, 'OTEL_EXPORTER_OTLP_PROTOCOL') ?? 'http/json').toLowerCase();
-  if (protocol === 'grpc') fail('OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: use http/json (OTLP over HTTP, port 4318)');
-  if (protocol !== 'http/json' && protocol !== 'http/protobuf') fail(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/json, got "${protocol}"`);
+  const protocol = (
+    val(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL') ??
+    val(env, 'OTEL_EXPORTER_OTLP_PROTOCOL') ??
+    'http/json'
+  ).toLowerCase();
+  if (protocol === 'grpc')
+    fail('OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: use http/json (OTLP over HTTP, port 4318)');
+  if (protocol !== 'http/json' && protocol !== 'http/protobuf')
+    fail(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/json, got "${protocol}"`);
   const sampler = (val(env, 'OTEL_TRACES_SAMPLER') ?? 'parentbased_always_on').toLowerCase() as SamplerName;
   if (!SAMPLERS.includes(sampler)) fail(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}, got "${sampler}"`);
   const arg = val(env, 'OTEL_TRACES_SAMPLER_ARG');
   const ratio = arg === undefined ? 1 : Number(arg);
-  if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1) fail(`OTEL_TRACES_SAMPLER_ARG must be a number between 0 and 1, got "${arg}"`);
+  if (!Number.isFinite(ratio) || ratio < 0 || ratio > 1)
+    fail(`OTEL_TRACES_SAMPLER_ARG must be a number between 0 and 1, got "${arg}"`);
   const resourceAttributes = keyValues(val(env, 'OTEL_RESOURCE_ATTRIBUTES'), 'OTEL_RESOURCE_ATTRIBUTES', fail);
   return {
     url: url ?? DEFAULT_TRACES_URL,

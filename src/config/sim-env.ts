@@ -31,10 +31,12 @@ function modelLimits(raw: string | undefined): SimLimitsConfig['modelLimits'] {
   } catch {
     throw new ConfigError(`${NAME} must be a JSON object, got "${raw}"`);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ConfigError(`${NAME} must be a JSON object`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new ConfigError(`${NAME} must be a JSON object`);
   const out: Record<string, { rpm?: number; tpm?: number }> = {};
   for (const [model, v] of Object.entries(parsed)) {
-    if (typeof v !== 'object' || v === null) throw new ConfigError(`${NAME}: "${model}" must be an object like {"rpm": 60, "tpm": 100000}`);
+    if (typeof v !== 'object' || v === null)
+      throw new ConfigError(`${NAME}: "${model}" must be an object like {"rpm": 60, "tpm": 100000}`);
     const entry: { rpm?: number; tpm?: number } = {};
     for (const [k, n] of Object.entries(v)) {
       if ((k !== 'rpm' && k !== 'tpm') || typeof n !== 'number' || !Number.isInteger(n) || n < 0)

@@ -20,7 +20,13 @@ export function taskConfig(env: Env): TaskEngineOptions {
     slotWaitMs: intVar(env, 'TOLLWAY_TASK_SLOT_WAIT_MS', TASK_DEFAULTS.slotWaitMs, 1000, 30 * 24 * 3600_000),
     slotSubmits: intVar(env, 'TOLLWAY_TASK_QUEUE_SUBMITS', TASK_DEFAULTS.slotSubmits, 1, 64),
     queueMaxPerToken: intVar(env, 'TOLLWAY_TASK_QUEUE_MAX_PER_TOKEN', TASK_DEFAULTS.queueMaxPerToken, 0, 1_000_000),
-    queueMaxPerAccount: intVar(env, 'TOLLWAY_TASK_QUEUE_MAX_PER_ACCOUNT', TASK_DEFAULTS.queueMaxPerAccount, 0, 1_000_000),
+    queueMaxPerAccount: intVar(
+      env,
+      'TOLLWAY_TASK_QUEUE_MAX_PER_ACCOUNT',
+      TASK_DEFAULTS.queueMaxPerAccount,
+      0,
+      1_000_000,
+    ),
     upstreamQueryQps: upstreamQueryQps(env),
     listIntervalMs: intVar(env, 'TOLLWAY_TASK_LIST_INTERVAL_MS', TASK_DEFAULTS.listIntervalMs, 0, 600_000),
   };

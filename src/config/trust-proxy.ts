@@ -40,6 +40,8 @@ export function parseTrustProxy(raw: string | undefined, fail: (message: string)
     .filter(Boolean);
   const bad = addresses.find((a) => !isProxyAddress(a));
   if (bad !== undefined)
-    fail(`TOLLWAY_TRUST_PROXY: "${bad}" is not an address or CIDR (a hop count, or a comma list of addresses, CIDRs, loopback, linklocal, uniquelocal)`);
+    fail(
+      `TOLLWAY_TRUST_PROXY: "${bad}" is not an address or CIDR (a hop count, or a comma list of addresses, CIDRs, loopback, linklocal, uniquelocal)`,
+    );
   return { addresses };
 }

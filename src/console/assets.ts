@@ -16,7 +16,11 @@ interface ConsoleBuilder {
 }
 
 const FILES = ['index.html', 'app.js', 'app.css'];
-const TYPES: Record<string, string> = { html: 'text/html; charset=utf-8', js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8' };
+const TYPES: Record<string, string> = {
+  html: 'text/html; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+};
 
 /** The package root: the nearest directory above this file (src/console/ or dist/src/console/) with a package.json. */
 function packageRoot(): string {
@@ -41,7 +45,8 @@ export async function consoleAssets(): Promise<Map<string, ConsoleAsset>> {
   const assets = new Map<string, ConsoleAsset>();
   for (const f of FILES) {
     const path = join(out, f);
-    if (!existsSync(path)) throw new Error(`The console's ${path} is missing: run npm run build, or set TOLLWAY_CONSOLE=false`);
+    if (!existsSync(path))
+      throw new Error(`The console's ${path} is missing: run npm run build, or set TOLLWAY_CONSOLE=false`);
     assets.set(f, { type: TYPES[f.split('.').pop()!]!, body: readFileSync(path) });
   }
   return assets;

@@ -8,7 +8,12 @@ export function encodeCursor(parts: ReadonlyArray<string | number>): string {
 
 /** The cursor's parts, checked against `shape` ('n' an integer ≥ 0, 's' a string of at most 200 characters). */
 export function decodeCursor(text: string, shape: ReadonlyArray<'n' | 's'>, param = 'cursor'): Array<string | number> {
-  const bad = () => new GatewayError('invalid_parameter', `${param} is not a cursor this list gave out (pass next_cursor back as it is)`, { param });
+  const bad = () =>
+    new GatewayError(
+      'invalid_parameter',
+      `${param} is not a cursor this list gave out (pass next_cursor back as it is)`,
+      { param },
+    );
   let parts: unknown;
   try {
     parts = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));

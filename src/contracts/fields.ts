@@ -15,31 +15,48 @@ export interface StringOptions {
   name?: boolean;
 }
 
-/** Bidirectional embedding, override and isolate controls (U+202A–U+202E, U+2066–U+2069): they reorder the text shown after them. */
+/**
+ * Bidirectional embedding, override and isolate controls (U+202A–U+202E, U+2066–U+2069): they reorder the text shown
+ * after them.
+ */
 const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/;
 
 export function optString(o: JsonObject, key: string, opts: StringOptions = {}): string | undefined {
   const v = o[key];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string') throw new GatewayError(opts.code ?? 'invalid_parameter', `${key} must be a string`, { param: key });
+  if (typeof v !== 'string')
+    throw new GatewayError(opts.code ?? 'invalid_parameter', `${key} must be a string`, { param: key });
   if (opts.max !== undefined && v.length > opts.max) {
-    throw new GatewayError(opts.code ?? 'invalid_parameter', `${key} must be at most ${opts.max} characters`, { param: key });
-  }
-  if (opts.name && BIDI_CONTROLS.test(v)) {
-    throw new GatewayError(opts.code ?? 'invalid_parameter', `${key} must not contain bidirectional control characters (U+202A–U+202E, U+2066–U+2069)`, {
+    throw new GatewayError(opts.code ?? 'invalid_parameter', `${key} must be at most ${opts.max} characters`, {
       param: key,
     });
+  }
+  if (opts.name && BIDI_CONTROLS.test(v)) {
+    throw new GatewayError(
+      opts.code ?? 'invalid_parameter',
+      `${key} must not contain bidirectional control characters (U+202A–U+202E, U+2066–U+2069)`,
+      {
+        param: key,
+      },
+    );
   }
   return v;
 }
 
 export function reqString(o: JsonObject, key: string, opts: StringOptions = {}): string {
   const v = optString(o, key, opts);
-  if (v === undefined || v.trim() === '') throw new GatewayError('missing_parameter', `${key} is required`, { param: key });
+  if (v === undefined || v.trim() === '')
+    throw new GatewayError('missing_parameter', `${key} is required`, { param: key });
   return v;
 }
 
-export function optInt(o: JsonObject, key: string, min: number, max: number, code: ErrorCode = 'invalid_parameter'): number | undefined {
+export function optInt(
+  o: JsonObject,
+  key: string,
+  min: number,
+  max: number,
+  code: ErrorCode = 'invalid_parameter',
+): number | undefined {
   const v = o[key];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
@@ -60,7 +77,12 @@ export function optStringArray(o: JsonObject, key: string, opts: { maxItems?: nu
   return v as string[];
 }
 
-export function optEnum<T extends string>(o: JsonObject, key: string, values: readonly T[], code: ErrorCode = 'invalid_parameter'): T | undefined {
+export function optEnum<T extends string>(
+  o: JsonObject,
+  key: string,
+  values: readonly T[],
+  code: ErrorCode = 'invalid_parameter',
+): T | undefined {
   const v = o[key];
   if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string' || !(values as readonly string[]).includes(v)) {
@@ -72,7 +94,8 @@ export function optEnum<T extends string>(o: JsonObject, key: string, values: re
 /** Refuse any field outside `allowed` (an edit that silently ignored a misspelt field would look applied). */
 export function onlyFields(o: JsonObject, allowed: readonly string[]): void {
   for (const k of Object.keys(o)) {
-    if (!allowed.includes(k)) throw new GatewayError('invalid_parameter', `Unknown field: ${k} (allowed: ${allowed.join(', ')})`, { param: k });
+    if (!allowed.includes(k))
+      throw new GatewayError('invalid_parameter', `Unknown field: ${k} (allowed: ${allowed.join(', ')})`, { param: k });
   }
 }
 

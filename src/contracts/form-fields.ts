@@ -16,7 +16,8 @@ export function unflattenFields(fields: Record<string, string | string[]>): Json
     if (!m) continue;
     const path = [m[1]!, ...[...m[2]!.matchAll(/\[([^[\]]*)\]/g)].map((x) => x[1]!)];
     // `__proto__[x]` would walk into Object.prototype and change it for every request the process serves.
-    if (path.some((k) => UNSAFE_KEYS.has(k))) throw new GatewayError('invalid_parameter', `Field name '${rawKey}' is not allowed`, { param: rawKey });
+    if (path.some((k) => UNSAFE_KEYS.has(k)))
+      throw new GatewayError('invalid_parameter', `Field name '${rawKey}' is not allowed`, { param: rawKey });
     setPath(out, path, value);
   }
   return out;

@@ -38,7 +38,12 @@ const MAX_SEED = 2_147_483_647;
 export function parseSize(v: unknown): ImageSize | undefined {
   if (v === undefined || v === null || v === 'auto') return undefined;
   const m = typeof v === 'string' ? /^\s*(\d{1,5})\s*[xX]\s*(\d{1,5})\s*$/.exec(v) : null;
-  if (!m) throw new GatewayError('invalid_size', 'size must be a string of the form <width>x<height>, for example 1024x1024', { param: 'size' });
+  if (!m)
+    throw new GatewayError(
+      'invalid_size',
+      'size must be a string of the form <width>x<height>, for example 1024x1024',
+      { param: 'size' },
+    );
   const width = Number(m[1]);
   const height = Number(m[2]);
   const px = width * height;
@@ -66,7 +71,9 @@ export function parseN(v: unknown, max: number): number {
   if (v === undefined || v === null) return 1;
   const n = intLike(v);
   if (n === null || n < 1 || n > max) {
-    throw new GatewayError('invalid_n', `n must be an integer between 1 and ${max}, got ${JSON.stringify(v)}`, { param: 'n' });
+    throw new GatewayError('invalid_n', `n must be an integer between 1 and ${max}, got ${JSON.stringify(v)}`, {
+      param: 'n',
+    });
   }
   return n;
 }
@@ -88,7 +95,8 @@ function parseBool(v: unknown, key: string): boolean | undefined {
 function parseSeed(v: unknown): number | undefined {
   if (v === undefined || v === null) return undefined;
   const n = intLike(v);
-  if (n === null || n < 0 || n > MAX_SEED) throw new GatewayError('invalid_seed', `seed must be an integer between 0 and ${MAX_SEED}`, { param: 'seed' });
+  if (n === null || n < 0 || n > MAX_SEED)
+    throw new GatewayError('invalid_seed', `seed must be an integer between 0 and ${MAX_SEED}`, { param: 'seed' });
   return n;
 }
 
@@ -96,8 +104,12 @@ function parsePrompt(v: unknown): string {
   if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) {
     throw new GatewayError('missing_parameter', 'prompt is required', { param: 'prompt' });
   }
-  if (typeof v !== 'string') throw new GatewayError('invalid_parameter', 'prompt must be a string', { param: 'prompt' });
-  if (v.length > MAX_PROMPT_CHARS) throw new GatewayError('invalid_parameter', `prompt must be at most ${MAX_PROMPT_CHARS} characters`, { param: 'prompt' });
+  if (typeof v !== 'string')
+    throw new GatewayError('invalid_parameter', 'prompt must be a string', { param: 'prompt' });
+  if (v.length > MAX_PROMPT_CHARS)
+    throw new GatewayError('invalid_parameter', `prompt must be at most ${MAX_PROMPT_CHARS} characters`, {
+      param: 'prompt',
+    });
   return v;
 }
 
@@ -114,22 +126,35 @@ export function checkImageRef(v: string, param: string): string {
     u = null;
   }
   if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:')) {
-    throw new GatewayError('invalid_reference', `${param} must be a publicly reachable http(s) image URL (or upload the file as multipart)`, { param });
+    throw new GatewayError(
+      'invalid_reference',
+      `${param} must be a publicly reachable http(s) image URL (or upload the file as multipart)`,
+      { param },
+    );
   }
   const why = literalHostReason(u);
-  if (why) throw new GatewayError('invalid_reference', `${param} must be a publicly reachable http(s) image URL (not a ${why})`, { param });
+  if (why)
+    throw new GatewayError(
+      'invalid_reference',
+      `${param} must be a publicly reachable http(s) image URL (not a ${why})`,
+      { param },
+    );
   return s;
 }
 
 /** JSON `images: [{image_url}]` (also `{image_url: {url}}` and plain strings, as chat-style clients send). */
 export function parseJsonImages(v: unknown): string[] {
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw new GatewayError('invalid_reference', 'images must be an array of objects with image_url', { param: 'images' });
+  if (!Array.isArray(v))
+    throw new GatewayError('invalid_reference', 'images must be an array of objects with image_url', {
+      param: 'images',
+    });
   return v.map((item, i) => {
     const param = `images[${i}].image_url`;
     let url: unknown = item;
     if (isObject(item)) url = isObject(item.image_url) ? item.image_url.url : item.image_url;
-    if (typeof url !== 'string' || url.trim() === '') throw new GatewayError('invalid_reference', `${param} must be a non-empty URL string`, { param });
+    if (typeof url !== 'string' || url.trim() === '')
+      throw new GatewayError('invalid_reference', `${param} must be a non-empty URL string`, { param });
     return checkImageRef(url, param);
   });
 }
@@ -163,21 +188,31 @@ export function checkModelFor(mode: ImageMode, entry: ModelEntry, publicName: st
 export function checkImageCount(images: string[], entry: ModelEntry, publicName: string): void {
   const max = entry.capabilities.maxEditImages ?? 3;
   if (images.length === 0) {
-    throw new GatewayError('missing_parameter', 'An edit needs at least one input image: images[].image_url (JSON) or image / image[] files (multipart)', {
-      param: 'images',
-    });
+    throw new GatewayError(
+      'missing_parameter',
+      'An edit needs at least one input image: images[].image_url (JSON) or image / image[] files (multipart)',
+      {
+        param: 'images',
+      },
+    );
   }
   if (images.length > max) {
-    throw new GatewayError('too_many_images', `The model '${publicName}' accepts at most ${max} input images per edit, got ${images.length}`, {
-      param: 'images',
-    });
+    throw new GatewayError(
+      'too_many_images',
+      `The model '${publicName}' accepts at most ${max} input images per edit, got ${images.length}`,
+      {
+        param: 'images',
+      },
+    );
   }
 }
 
 /** Fields shared by generation and edit (JSON values or multipart strings). */
 export function parseCommon(o: JsonObject, mode: ImageMode, entry: ModelEntry, images: string[]): ImageRequest {
   if (o.mask !== undefined && o.mask !== null)
-    throw new GatewayError('invalid_parameter', 'mask is not supported; describe the change in the prompt', { param: 'mask' });
+    throw new GatewayError('invalid_parameter', 'mask is not supported; describe the change in the prompt', {
+      param: 'mask',
+    });
   const req: ImageRequest = {
     mode,
     prompt: parsePrompt(o.prompt),
@@ -188,7 +223,8 @@ export function parseCommon(o: JsonObject, mode: ImageMode, entry: ModelEntry, i
   const size = parseSize(o.size);
   if (size) req.size = size;
   if (o.negative_prompt !== undefined && o.negative_prompt !== null) {
-    if (typeof o.negative_prompt !== 'string') throw new GatewayError('invalid_parameter', 'negative_prompt must be a string', { param: 'negative_prompt' });
+    if (typeof o.negative_prompt !== 'string')
+      throw new GatewayError('invalid_parameter', 'negative_prompt must be a string', { param: 'negative_prompt' });
     req.negativePrompt = o.negative_prompt;
   }
   const seed = parseSeed(o.seed);
@@ -202,9 +238,15 @@ export function parseCommon(o: JsonObject, mode: ImageMode, entry: ModelEntry, i
 
 /** Image type from the file's first bytes (clients often send application/octet-stream). */
 export function sniffImageType(data: Buffer): string | null {
-  if (data.length >= 8 && data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (data.length >= 8 && data.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'image/png';
   if (data.length >= 3 && data[0] === 0xff && data[1] === 0xd8 && data[2] === 0xff) return 'image/jpeg';
-  if (data.length >= 12 && data.subarray(0, 4).toString('ascii') === 'RIFF' && data.subarray(8, 12).toString('ascii') === 'WEBP') return 'image/webp';
+  if (
+    data.length >= 12 &&
+    data.subarray(0, 4).toString('ascii') === 'RIFF' &&
+    data.subarray(8, 12).toString('ascii') === 'WEBP'
+  )
+    return 'image/webp';
   if (data.length >= 6 && /^GIF8[79]a$/.test(data.subarray(0, 6).toString('ascii'))) return 'image/gif';
   if (data.length >= 2 && data[0] === 0x42 && data[1] === 0x4d) return 'image/bmp';
   return null;
@@ -214,9 +256,13 @@ export function sniffImageType(data: Buffer): string | null {
 export function uploadToDataUri(file: { data: Buffer; filename: string }, index: number): string {
   const type = sniffImageType(file.data);
   if (!type) {
-    throw new GatewayError('invalid_reference', `image file ${index + 1} (${file.filename || 'unnamed'}) is not a PNG, JPEG, WEBP, GIF or BMP image`, {
-      param: 'image',
-    });
+    throw new GatewayError(
+      'invalid_reference',
+      `image file ${index + 1} (${file.filename || 'unnamed'}) is not a PNG, JPEG, WEBP, GIF or BMP image`,
+      {
+        param: 'image',
+      },
+    );
   }
   return `data:${type};base64,${file.data.toString('base64')}`;
 }

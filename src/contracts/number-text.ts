@@ -14,7 +14,10 @@ export function integerText(n: number, radix: 10 | 16 = 10): string {
   return high.toString(radix) + (n - high * unit).toString(radix).padStart(6, '0');
 }
 
-/** A latency in ms (non-negative, rounded to hundredths by the caller) as String() writes it; any other number falls back to String(). */
+/**
+ * A latency in ms (non-negative, rounded to hundredths by the caller) as String() writes it; any other number falls
+ * back to String().
+ */
 export function hundredthsText(n: number): string {
   const h = Math.round(n * 100);
   if (!(h >= 0 && h <= SMALL && h / 100 === n)) return String(n);

@@ -9,7 +9,8 @@ export function qString(q: Query, key: string, max = 200): string | undefined {
   const v = q[key];
   if (v === undefined || v === '') return undefined;
   if (Array.isArray(v)) throw new GatewayError('invalid_parameter', `${key} must be given once`, { param: key });
-  if (v.length > max) throw new GatewayError('invalid_parameter', `${key} must be at most ${max} characters`, { param: key });
+  if (v.length > max)
+    throw new GatewayError('invalid_parameter', `${key} must be at most ${max} characters`, { param: key });
   return v;
 }
 
@@ -37,9 +38,13 @@ export function qTime(q: Query, key: string): number | undefined {
     const t = Date.parse(withZone);
     if (Number.isFinite(t)) return t;
   }
-  throw new GatewayError('invalid_parameter', `${key} must be milliseconds since the epoch or an ISO 8601 date (e.g. 2026-01-31 or 2026-01-31T12:00:00Z)`, {
-    param: key,
-  });
+  throw new GatewayError(
+    'invalid_parameter',
+    `${key} must be milliseconds since the epoch or an ISO 8601 date (e.g. 2026-01-31 or 2026-01-31T12:00:00Z)`,
+    {
+      param: key,
+    },
+  );
 }
 
 export function qInt(q: Query, key: string, min: number, max: number, def?: number): number | undefined {
@@ -54,7 +59,8 @@ export function qInt(q: Query, key: string, min: number, max: number, def?: numb
 export function qEnum<T extends string>(q: Query, key: string, values: readonly T[], def: T): T {
   const v = qString(q, key, 20);
   if (v === undefined) return def;
-  if (!(values as readonly string[]).includes(v)) throw new GatewayError('invalid_parameter', `${key} must be one of ${values.join(', ')}`, { param: key });
+  if (!(values as readonly string[]).includes(v))
+    throw new GatewayError('invalid_parameter', `${key} must be one of ${values.join(', ')}`, { param: key });
   return v as T;
 }
 
@@ -68,8 +74,12 @@ export function qPage(q: Query, filters: readonly string[] = []): { limit: numbe
 export function qOnly(q: Query, known: readonly string[]): void {
   for (const key of Object.keys(q)) {
     if (!known.includes(key))
-      throw new GatewayError('invalid_parameter', `Unknown query parameter ${key}; this endpoint takes ${known.length ? known.join(', ') : 'none'}`, {
-        param: key,
-      });
+      throw new GatewayError(
+        'invalid_parameter',
+        `Unknown query parameter ${key}; this endpoint takes ${known.length ? known.join(', ') : 'none'}`,
+        {
+          param: key,
+        },
+      );
   }
 }

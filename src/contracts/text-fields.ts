@@ -3,7 +3,15 @@
 // body is taken, before any check, estimate or serialisation walks what it holds: nothing upstream would read it.
 import type { JsonObject } from '../json/json.ts';
 
-const DASHSCOPE_TEXT = ['enable_thinking', 'thinking_budget', 'enable_search', 'search_options', 'top_k', 'repetition_penalty', 'seed'];
+const DASHSCOPE_TEXT = [
+  'enable_thinking',
+  'thinking_budget',
+  'enable_search',
+  'search_options',
+  'top_k',
+  'repetition_penalty',
+  'seed',
+];
 
 export const CHAT_FIELDS: ReadonlySet<string> = new Set([
   ...['model', 'messages', 'audio', 'frequency_penalty', 'function_call', 'functions', 'logit_bias', 'logprobs'],
@@ -18,7 +26,14 @@ export const CHAT_FIELDS: ReadonlySet<string> = new Set([
 
 export const RESPONSES_FIELDS: ReadonlySet<string> = new Set([
   ...['model', 'input', 'background', 'conversation', 'include', 'instructions', 'max_output_tokens', 'max_tool_calls'],
-  ...['metadata', 'parallel_tool_calls', 'previous_response_id', 'prompt', 'prompt_cache_key', 'prompt_cache_retention'],
+  ...[
+    'metadata',
+    'parallel_tool_calls',
+    'previous_response_id',
+    'prompt',
+    'prompt_cache_key',
+    'prompt_cache_retention',
+  ],
   ...['reasoning', 'safety_identifier', 'service_tier', 'store', 'stream', 'stream_options', 'temperature', 'text'],
   ...['tool_choice', 'tools', 'top_logprobs', 'top_p', 'truncation', 'user', 'presence_penalty'],
   ...DASHSCOPE_TEXT,

@@ -55,7 +55,8 @@ function anyRef(raw: unknown, field: string): Ref {
     if (raw.video_url !== undefined) return videoRef(raw, field);
     const img = raw.image_url;
     const url = typeof img === 'string' ? img : isObject(img) && typeof img.url === 'string' ? img.url : undefined;
-    if (url === undefined || url === '') throw badRef(`${field} must be an image URL, {image_url} or a video URL`, field);
+    if (url === undefined || url === '')
+      throw badRef(`${field} must be an image URL, {image_url} or a video URL`, field);
     httpUrl(url, field);
     return { kind: 'image', url, field };
   }
@@ -74,8 +75,10 @@ function collect(body: JsonObject): { input: Ref[]; inputImage: Ref[]; videos: R
   let videos: Ref[] = [];
   const refs = body.references;
   if (refs !== undefined && refs !== null) {
-    if (!isObject(refs)) throw badRef('references must be an object holding a list of video URLs under "video"', 'references');
-    for (const k of Object.keys(refs)) if (k !== 'video') throw badRef(`references.${k} is not supported; use references.video`, `references.${k}`);
+    if (!isObject(refs))
+      throw badRef('references must be an object holding a list of video URLs under "video"', 'references');
+    for (const k of Object.keys(refs))
+      if (k !== 'video') throw badRef(`references.${k} is not supported; use references.video`, `references.${k}`);
     const v = refs.video;
     if (v !== undefined && v !== null) {
       const arr = Array.isArray(v) ? v : [v];
@@ -108,10 +111,12 @@ export function mapReferences(body: JsonObject, rules: VideoRules, model: string
       return [];
     case 'first-frame': {
       none(videos, 'references.video', model);
-      if (input.length > 0 && inputImage.length > 0) throw badRef('Send either input_reference or input_image, not both', 'input_image');
+      if (input.length > 0 && inputImage.length > 0)
+        throw badRef('Send either input_reference or input_image, not both', 'input_image');
       const refs = input.length > 0 ? input : inputImage;
       const field = input.length > 0 ? 'input_reference' : 'input_image';
-      if (refs.length === 0) throw badRef(`${model} needs one first-frame image in input_reference (or input_image)`, 'input_reference');
+      if (refs.length === 0)
+        throw badRef(`${model} needs one first-frame image in input_reference (or input_image)`, 'input_reference');
       if (refs.length > 1) throw badRef(`${model} takes exactly one first-frame image`, field);
       onlyImages(refs, model);
       return refs.map(m('first_frame'));
@@ -120,31 +125,40 @@ export function mapReferences(body: JsonObject, rules: VideoRules, model: string
       none(videos, 'references.video', model);
       none(inputImage, 'input_image', model);
       const max = rules.maxReferenceImages ?? 9;
-      if (input.length === 0) throw badRef(`${model} needs 1 to ${max} reference images in input_reference`, 'input_reference');
-      if (input.length > max) throw badRef(`${model} takes at most ${max} reference images in input_reference, got ${input.length}`, 'input_reference');
+      if (input.length === 0)
+        throw badRef(`${model} needs 1 to ${max} reference images in input_reference`, 'input_reference');
+      if (input.length > max)
+        throw badRef(
+          `${model} takes at most ${max} reference images in input_reference, got ${input.length}`,
+          'input_reference',
+        );
       onlyImages(input, model);
       return input.map(m('reference_image'));
     }
     case 'wan-i2v': {
       none(inputImage, 'input_image', model);
       none(videos, 'references.video', model);
-      if (input.length === 0) throw badRef(`${model} needs an image or video URL in input_reference`, 'input_reference');
+      if (input.length === 0)
+        throw badRef(`${model} needs an image or video URL in input_reference`, 'input_reference');
       const vids = input.filter((r) => r.kind === 'video');
       const imgs = input.filter((r) => r.kind === 'image');
       if (vids.length > 1) throw badRef(`${model} takes at most one video (the first clip)`, vids[1]!.field);
       // First video → first_clip; first image → first_frame; later images → last_frame. With a first
       // clip the clip is the opening, so an image can only be the closing frame (last_frame).
       const out: Media[] = vids.map(m('first_clip'));
-      for (const [i, r] of imgs.entries()) out.push({ type: i === 0 && vids.length === 0 ? 'first_frame' : 'last_frame', url: r.url });
+      for (const [i, r] of imgs.entries())
+        out.push({ type: i === 0 && vids.length === 0 ? 'first_frame' : 'last_frame', url: r.url });
       const lastFrames = out.filter((x) => x.type === 'last_frame').length;
-      if (lastFrames > 1) throw badRef(`${model} takes a first frame (or first clip) and at most one last frame`, 'input_reference');
+      if (lastFrames > 1)
+        throw badRef(`${model} takes a first frame (or first clip) and at most one last frame`, 'input_reference');
       return out;
     }
     case 'wan-r2v': {
       none(inputImage, 'input_image', model);
       onlyImages(input, model);
       const out = [...videos.map(m('reference_video')), ...input.map(m('reference_image'))];
-      if (out.length === 0) throw badRef(`${model} needs references.video[] and/or input_reference images`, 'references.video');
+      if (out.length === 0)
+        throw badRef(`${model} needs references.video[] and/or input_reference images`, 'references.video');
       if (out.length > 5) throw badRef(`${model} takes at most 5 references in all`, 'references.video');
       return out;
     }
@@ -153,7 +167,8 @@ export function mapReferences(body: JsonObject, rules: VideoRules, model: string
       none(inputImage, 'input_image', model);
       const srcVideos = [...videos, ...input.filter((r) => r.kind === 'video')];
       const imgs = input.filter((r) => r.kind === 'image');
-      if (srcVideos.length === 0) throw badRef(`${model} needs the source video in references.video[]`, 'references.video');
+      if (srcVideos.length === 0)
+        throw badRef(`${model} needs the source video in references.video[]`, 'references.video');
       if (srcVideos.length > 1) throw badRef(`${model} edits exactly one source video`, srcVideos[1]!.field);
       const maxImgs = rules.refs === 'hhx-edit' ? 5 : 4;
       if (imgs.length > maxImgs) throw badRef(`${model} takes at most ${maxImgs} reference images`, 'input_reference');

@@ -57,7 +57,11 @@ function readSeconds(body: JsonObject, rules: VideoRules, isHhx: boolean, multip
   const min = Math.max(2, rules.minSeconds, isHhx ? 3 : 2);
   const max = Math.min(15, rules.maxSeconds);
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw bad('invalid_duration', `${key} must be an integer number of seconds between ${min} and ${max} for this model`, key);
+    throw bad(
+      'invalid_duration',
+      `${key} must be an integer number of seconds between ${min} and ${max} for this model`,
+      key,
+    );
   }
   return v;
 }
@@ -107,21 +111,31 @@ const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
 function readRatio(body: JsonObject): string | null {
   const v = body.ratio ?? body.aspect_ratio;
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'string' || !(RATIOS as readonly string[]).includes(v)) throw bad('invalid_parameter', `ratio must be one of ${RATIOS.join(', ')}`, 'ratio');
+  if (typeof v !== 'string' || !(RATIOS as readonly string[]).includes(v))
+    throw bad('invalid_parameter', `ratio must be one of ${RATIOS.join(', ')}`, 'ratio');
   return v;
 }
 
-export function validateVideoRequest(body: JsonObject, rules: VideoRules, model: string, opts: { multipart: boolean }): VideoSpec {
+export function validateVideoRequest(
+  body: JsonObject,
+  rules: VideoRules,
+  model: string,
+  opts: { multipart: boolean },
+): VideoSpec {
   const isHhx = model.startsWith('hhx');
   const promptRaw = body.prompt;
-  if (promptRaw !== undefined && promptRaw !== null && typeof promptRaw !== 'string') throw bad('invalid_parameter', 'prompt must be a string', 'prompt');
+  if (promptRaw !== undefined && promptRaw !== null && typeof promptRaw !== 'string')
+    throw bad('invalid_parameter', 'prompt must be a string', 'prompt');
   const prompt = typeof promptRaw === 'string' && promptRaw.trim() !== '' ? promptRaw : undefined;
-  if (prompt && prompt.length > MAX_PROMPT) throw bad('invalid_parameter', `prompt must be at most ${MAX_PROMPT} characters`, 'prompt');
+  if (prompt && prompt.length > MAX_PROMPT)
+    throw bad('invalid_parameter', `prompt must be at most ${MAX_PROMPT} characters`, 'prompt');
   const needsPrompt = rules.refs === 'none' || rules.refs === 'reference-images' || rules.refs === 'wan-r2v';
   if (needsPrompt && !prompt) throw bad('missing_parameter', 'prompt is required for this model', 'prompt');
 
   const media = mapReferences(body, rules, model);
-  const withVideo = rules.maxSecondsWithVideo !== undefined && media.some((m) => m.type === 'reference_video' || m.type === 'video' || m.type === 'first_clip');
+  const withVideo =
+    rules.maxSecondsWithVideo !== undefined &&
+    media.some((m) => m.type === 'reference_video' || m.type === 'video' || m.type === 'first_clip');
   const seconds = readSeconds(
     body,
     withVideo ? { ...rules, maxSeconds: Math.min(rules.maxSeconds, rules.maxSecondsWithVideo!) } : rules,

@@ -64,16 +64,27 @@ export function parseSelectionPoints(body: unknown): SelectionPoints {
   const o = requireBody(body);
   const sessionId = requireSessionId(o);
   const f = o.frame_index;
-  if (f === undefined || f === null) throw new GatewayError('missing_parameter', 'frame_index is required', { param: 'frame_index' });
-  if (typeof f !== 'number' || !Number.isInteger(f) || f < 0) throw invalid('frame_index must be a non-negative integer', 'frame_index');
+  if (f === undefined || f === null)
+    throw new GatewayError('missing_parameter', 'frame_index is required', { param: 'frame_index' });
+  if (typeof f !== 'number' || !Number.isInteger(f) || f < 0)
+    throw invalid('frame_index must be a non-negative integer', 'frame_index');
   const p = o.points;
-  if (p === undefined || p === null) throw new GatewayError('missing_parameter', 'points is required', { param: 'points' });
-  if (!Array.isArray(p) || p.length === 0 || p.length > MAX_POINTS) throw invalid(`points must be an array of 1 to ${MAX_POINTS} points`, 'points');
+  if (p === undefined || p === null)
+    throw new GatewayError('missing_parameter', 'points is required', { param: 'points' });
+  if (!Array.isArray(p) || p.length === 0 || p.length > MAX_POINTS)
+    throw invalid(`points must be an array of 1 to ${MAX_POINTS} points`, 'points');
   const points = p.map((pt, i) => {
-    if (!isObject(pt) || typeof pt.x !== 'number' || typeof pt.y !== 'number' || !Number.isFinite(pt.x) || !Number.isFinite(pt.y)) {
+    if (
+      !isObject(pt) ||
+      typeof pt.x !== 'number' ||
+      typeof pt.y !== 'number' ||
+      !Number.isFinite(pt.x) ||
+      !Number.isFinite(pt.y)
+    ) {
       throw invalid(`points[${i}] must be an object with numeric x and y`, `points[${i}]`);
     }
-    if (pt.x < 0 || pt.x > 1 || pt.y < 0 || pt.y > 1) throw invalid(`points[${i}].x and .y must be in [0, 1]`, `points[${i}]`);
+    if (pt.x < 0 || pt.x > 1 || pt.y < 0 || pt.y > 1)
+      throw invalid(`points[${i}].x and .y must be in [0, 1]`, `points[${i}]`);
     return { x: pt.x, y: pt.y };
   });
   return { sessionId, frameIndex: f, points };
@@ -100,10 +111,13 @@ export interface EditRequest {
 export function parseEditRequest(body: unknown, rules: VidxEndpoint, opts: FieldOptions): EditRequest {
   const o = requireBody(body);
   if (o.model_name !== undefined && o.model_name !== null && o.model_name !== EDIT_MODEL) {
-    throw new GatewayError('model_not_supported', `model_name must be ${EDIT_MODEL} for multi-element editing`, { param: 'model_name' });
+    throw new GatewayError('model_not_supported', `model_name must be ${EDIT_MODEL} for multi-element editing`, {
+      param: 'model_name',
+    });
   }
   const sessionId = requireSessionId(o);
-  if (o.edit_mode === undefined || o.edit_mode === null) throw new GatewayError('missing_parameter', 'edit_mode is required', { param: 'edit_mode' });
+  if (o.edit_mode === undefined || o.edit_mode === null)
+    throw new GatewayError('missing_parameter', 'edit_mode is required', { param: 'edit_mode' });
   if (typeof o.edit_mode !== 'string' || !(EDIT_MODES as readonly string[]).includes(o.edit_mode))
     throw invalid(`edit_mode must be one of ${EDIT_MODES.join(', ')}`, 'edit_mode');
   const editMode = o.edit_mode as EditMode;
@@ -157,7 +171,9 @@ export function hasFirstFrame(o: JsonObject): boolean {
 /** The omni body carries reference media beyond one first frame (other images, elements, a video). */
 export function hasReferenceMedia(o: JsonObject): boolean {
   const images = Array.isArray(o.image_list) ? o.image_list : [];
-  return nonEmpty(o.video_list) || nonEmpty(o.element_list) || images.some((it) => !isFirstFrame(it)) || images.length > 1;
+  return (
+    nonEmpty(o.video_list) || nonEmpty(o.element_list) || images.some((it) => !isFirstFrame(it)) || images.length > 1
+  );
 }
 
 /**

@@ -5,7 +5,16 @@ import { REFUSED_MODELS } from '../catalogue/default-catalogue.ts';
 import type { ModelEntry, VidxEndpoint } from '../catalogue/types.ts';
 import { vidxEndpointOf } from '../catalogue/vidx-endpoints.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import { readDuration, readMode, readOptionalString, readPrompt, readTaskExtras, refuseUntakenFields, type FieldOptions, type Mode } from './vidx.ts';
+import {
+  readDuration,
+  readMode,
+  readOptionalString,
+  readPrompt,
+  readTaskExtras,
+  refuseUntakenFields,
+  type FieldOptions,
+  type Mode,
+} from './vidx.ts';
 import { requireBody } from './fields.ts';
 import { isObject, type JsonObject } from '../json/json.ts';
 
@@ -50,7 +59,10 @@ export function text2VideoModels(catalogue: Catalogue): string[] {
  */
 export function text2VideoEndpoint(entry: ModelEntry, model: string): VidxEndpoint {
   const rules = vidxEndpointOf(entry, 'text2video');
-  if (!rules) throw new GatewayError('model_not_supported', `The model '${model}' does not support text-to-video`, { param: 'model_name' });
+  if (!rules)
+    throw new GatewayError('model_not_supported', `The model '${model}' does not support text-to-video`, {
+      param: 'model_name',
+    });
   return rules;
 }
 
@@ -61,20 +73,36 @@ export function text2VideoEndpoint(entry: ModelEntry, model: string): VidxEndpoi
  */
 export function admitText2VideoModel(raw: unknown, catalogue: Catalogue): string {
   if (raw === undefined || raw === null) return DEFAULT_T2V_MODEL;
-  if (typeof raw !== 'string' || raw.trim() === '') throw invalid('model_name must be a non-empty string', 'model_name');
+  if (typeof raw !== 'string' || raw.trim() === '')
+    throw invalid('model_name must be a non-empty string', 'model_name');
   const canonical = catalogue.canonicalName(raw);
   if (REFUSED_MODELS.includes(raw) || REFUSED_MODELS.includes(canonical)) {
-    throw new GatewayError('model_not_supported', `The model '${raw}' (version 3.0 turbo) is not admitted`, { param: 'model_name' });
+    throw new GatewayError('model_not_supported', `The model '${raw}' (version 3.0 turbo) is not admitted`, {
+      param: 'model_name',
+    });
   }
   const entry = catalogue.get(canonical);
   if (entry?.kind === 'vidx-omni') {
-    throw new GatewayError('model_not_supported', `The model '${raw}' is not accepted on text2video; use POST ${OMNI_PATH}`, { param: 'model_name' });
+    throw new GatewayError(
+      'model_not_supported',
+      `The model '${raw}' is not accepted on text2video; use POST ${OMNI_PATH}`,
+      { param: 'model_name' },
+    );
   }
-  if (!entry) throw new GatewayError('model_not_found', `The model '${echo(raw)}' does not exist or you do not have access to it`, { param: 'model_name' });
+  if (!entry)
+    throw new GatewayError(
+      'model_not_found',
+      `The model '${echo(raw)}' does not exist or you do not have access to it`,
+      { param: 'model_name' },
+    );
   if (entry.kind !== 'vidx-video' || entry.hidden) {
-    throw new GatewayError('model_not_supported', `The model '${raw}' is not a text-to-video model; allowed: ${text2VideoModels(catalogue).join(', ')}`, {
-      param: 'model_name',
-    });
+    throw new GatewayError(
+      'model_not_supported',
+      `The model '${raw}' is not a text-to-video model; allowed: ${text2VideoModels(catalogue).join(', ')}`,
+      {
+        param: 'model_name',
+      },
+    );
   }
   return canonical;
 }
@@ -89,22 +117,33 @@ function readCameraControl(o: JsonObject): CameraControl | undefined {
   const type = v.type as CameraControl['type'];
   if (type !== 'simple') {
     // The vendor takes config only with `simple`; sending it with a preset is a client mistake.
-    if (v.config !== undefined && v.config !== null) throw invalid('camera_control.config is only allowed when type is simple', 'camera_control.config');
+    if (v.config !== undefined && v.config !== null)
+      throw invalid('camera_control.config is only allowed when type is simple', 'camera_control.config');
     return { type };
   }
-  if (!isObject(v.config)) throw invalid('camera_control.config is required when type is simple', 'camera_control.config');
+  if (!isObject(v.config))
+    throw invalid('camera_control.config is required when type is simple', 'camera_control.config');
   const config: NonNullable<CameraControl['config']> = {};
   let nonZero = 0;
   for (const [k, val] of Object.entries(v.config)) {
     if (!(CAMERA_FIELDS as readonly string[]).includes(k))
-      throw invalid(`camera_control.config.${k} is not a camera field (${CAMERA_FIELDS.join(', ')})`, `camera_control.config.${k}`);
-    if (typeof val !== 'number' || !Number.isFinite(val)) throw invalid(`camera_control.config.${k} must be a number`, `camera_control.config.${k}`);
+      throw invalid(
+        `camera_control.config.${k} is not a camera field (${CAMERA_FIELDS.join(', ')})`,
+        `camera_control.config.${k}`,
+      );
+    if (typeof val !== 'number' || !Number.isFinite(val))
+      throw invalid(`camera_control.config.${k} must be a number`, `camera_control.config.${k}`);
     // Contract: horizontal in [-10, 10]; the vendor applies the same range to every field.
-    if (val < -10 || val > 10) throw invalid(`camera_control.config.${k} must be in [-10, 10]`, `camera_control.config.${k}`);
+    if (val < -10 || val > 10)
+      throw invalid(`camera_control.config.${k} must be in [-10, 10]`, `camera_control.config.${k}`);
     if (val !== 0) nonZero++;
     config[k as (typeof CAMERA_FIELDS)[number]] = val;
   }
-  if (nonZero !== 1) throw invalid('camera_control.config must have exactly one non-zero field; all others must be 0', 'camera_control.config');
+  if (nonZero !== 1)
+    throw invalid(
+      'camera_control.config must have exactly one non-zero field; all others must be 0',
+      'camera_control.config',
+    );
   return { type, config };
 }
 
@@ -112,11 +151,21 @@ function readCameraControl(o: JsonObject): CameraControl | undefined {
  * Field rules for a text2video body, given the admitted canonical model and how it is served (`rules`: the fields
  * it takes, its durations and default mode). A field the model does not take is refused, naming it.
  */
-export function parseText2Video(body: unknown, model: string, rules: VidxEndpoint, opts: FieldOptions): Text2VideoRequest {
+export function parseText2Video(
+  body: unknown,
+  model: string,
+  rules: VidxEndpoint,
+  opts: FieldOptions,
+): Text2VideoRequest {
   const o = requireBody(body);
   refuseUntakenFields(o, model, rules);
   const prompt = readPrompt(o)!;
-  const out: Text2VideoRequest = { prompt, mode: readMode(o, rules.defaultMode), aspectRatio: '16:9', duration: readDuration(o, rules.durations) };
+  const out: Text2VideoRequest = {
+    prompt,
+    mode: readMode(o, rules.defaultMode),
+    aspectRatio: '16:9',
+    duration: readDuration(o, rules.durations),
+  };
   const neg = readOptionalString(o, 'negative_prompt');
   if (neg !== undefined) out.negativePrompt = neg;
   if (o.cfg_scale !== undefined && o.cfg_scale !== null) {

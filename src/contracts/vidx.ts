@@ -11,8 +11,11 @@ export const EXTERNAL_ID_MAX = 200;
 export const CALLBACK_URL_MAX = 2048;
 export type Mode = 'std' | 'pro';
 
-const bad = (message: string, param: string, code: 'invalid_parameter' | 'missing_parameter' | 'invalid_duration' = 'invalid_parameter') =>
-  new GatewayError(code, message, { param });
+const bad = (
+  message: string,
+  param: string,
+  code: 'invalid_parameter' | 'missing_parameter' | 'invalid_duration' = 'invalid_parameter',
+) => new GatewayError(code, message, { param });
 
 /** Characters as a person counts them (code points, so one emoji is one character). */
 export const charLength = (s: string): number => [...s].length;
@@ -54,8 +57,14 @@ export function readMode(o: JsonObject, def: Mode = 'std'): Mode {
 export function readDuration(o: JsonObject, allowed: readonly string[] = ['5', '10']): number {
   const v = o.duration;
   if (v === undefined || v === null) return 5;
-  if (typeof v !== 'string') throw bad(`duration must be a string: one of ${allowed.map((a) => `"${a}"`).join(', ')}`, 'duration', 'invalid_duration');
-  if (!allowed.includes(v)) throw bad(`duration must be one of ${allowed.map((a) => `"${a}"`).join(', ')}`, 'duration', 'invalid_duration');
+  if (typeof v !== 'string')
+    throw bad(
+      `duration must be a string: one of ${allowed.map((a) => `"${a}"`).join(', ')}`,
+      'duration',
+      'invalid_duration',
+    );
+  if (!allowed.includes(v))
+    throw bad(`duration must be one of ${allowed.map((a) => `"${a}"`).join(', ')}`, 'duration', 'invalid_duration');
   return Number(v);
 }
 
@@ -63,15 +72,18 @@ export function readWatermark(o: JsonObject): { enabled?: boolean } | undefined 
   const v = o.watermark_info;
   if (v === undefined || v === null) return undefined;
   if (!isObject(v)) throw bad('watermark_info must be an object', 'watermark_info');
-  if (v.enabled !== undefined && typeof v.enabled !== 'boolean') throw bad('watermark_info.enabled must be a boolean', 'watermark_info.enabled');
+  if (v.enabled !== undefined && typeof v.enabled !== 'boolean')
+    throw bad('watermark_info.enabled must be a boolean', 'watermark_info.enabled');
   return v.enabled === undefined ? {} : { enabled: v.enabled };
 }
 
 export function readExternalTaskId(o: JsonObject): string | undefined {
   const v = o.external_task_id;
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== 'string' || v.trim() === '') throw bad('external_task_id must be a non-empty string', 'external_task_id');
-  if (v.length > EXTERNAL_ID_MAX) throw bad(`external_task_id must be at most ${EXTERNAL_ID_MAX} characters`, 'external_task_id');
+  if (typeof v !== 'string' || v.trim() === '')
+    throw bad('external_task_id must be a non-empty string', 'external_task_id');
+  if (v.length > EXTERNAL_ID_MAX)
+    throw bad(`external_task_id must be at most ${EXTERNAL_ID_MAX} characters`, 'external_task_id');
   return v;
 }
 
@@ -87,18 +99,24 @@ export function readHttpUrl(v: string, param: string): URL {
   return u;
 }
 
-const LOCAL_NAMES = /^(localhost|localhost\.localdomain|ip6-localhost|ip6-loopback)$|\.localhost$|\.local$|\.internal$/i;
+const LOCAL_NAMES =
+  /^(localhost|localhost\.localdomain|ip6-localhost|ip6-loopback)$|\.localhost$|\.local$|\.internal$/i;
 
 /**
  * `callback_url`: an absolute http(s) URL without credentials. Literal loopback/private addresses and
  * local names are refused here unless the operator allows private networks; names that resolve to
  * such addresses are refused again at delivery time (connect-time address check).
  */
-export function readCallbackUrl(o: JsonObject, allowPrivate: boolean, forbiddenReason: (ip: string) => string | null): string | undefined {
+export function readCallbackUrl(
+  o: JsonObject,
+  allowPrivate: boolean,
+  forbiddenReason: (ip: string) => string | null,
+): string | undefined {
   const v = o.callback_url;
   if (v === undefined || v === null || v === '') return undefined;
   if (typeof v !== 'string') throw bad('callback_url must be a string', 'callback_url');
-  if (v.length > CALLBACK_URL_MAX) throw bad(`callback_url must be at most ${CALLBACK_URL_MAX} characters`, 'callback_url');
+  if (v.length > CALLBACK_URL_MAX)
+    throw bad(`callback_url must be at most ${CALLBACK_URL_MAX} characters`, 'callback_url');
   const u = readHttpUrl(v, 'callback_url');
   if (u.username || u.password) throw bad('callback_url must not contain credentials', 'callback_url');
   const why = allowPrivate ? null : localTargetReason(u, forbiddenReason);
@@ -121,7 +139,10 @@ export interface FieldOptions {
   forbiddenReason: (ip: string) => string | null;
 }
 
-/** watermark_info (when `watermark`), callback_url and external_task_id, read in that order: the creation fields every family A task body shares. */
+/**
+ * watermark_info (when `watermark`), callback_url and external_task_id, read in that order: the creation fields every
+ * family A task body shares.
+ */
 export function readTaskExtras(
   o: JsonObject,
   opts: FieldOptions,

@@ -23,7 +23,10 @@ export interface RequestState {
   amount: number;
   upstreamRequestId: string | null;
   errorCode: string | null;
-  /** The upstream's own words on the refusal answered (operators: the log line and the request-log row; never the client). */
+  /**
+   * The upstream's own words on the refusal answered (operators: the log line and the request-log row; never the
+   * client).
+   */
   upstreamError: string | null;
   /** The channel whose attempt answered (null: no upstream call, or none succeeded). */
   channelId: string | null;
@@ -40,7 +43,9 @@ export interface RequestState {
    * settled and its response is over — not when the client hangs up: a call its client left still runs upstream.
    */
   slot: (() => void) | null;
-  /** The request's record was written: a slot admitted after that (the client left during admission) goes back at once. */
+  /**
+   * The request's record was written: a slot admitted after that (the client left during admission) goes back at once.
+   */
   recorded: boolean;
   /** The upstream account x model admission this call holds (capacity/), settled with its record; null: none. */
   capacity: { settle(usedTokens: number | undefined): void } | null;

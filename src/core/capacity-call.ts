@@ -49,11 +49,19 @@ export class CapacityCalls {
    */
   learnFrom(model: GateModel): (ch: Channel, e: unknown) => void {
     return (ch, e) => {
-      if (isUpstreamRefusal(e) && !this.learnt.has(e as object)) this.capacity.refused(ch, model, refusedLimitOf(e), retryAfterOf(e));
+      if (isUpstreamRefusal(e) && !this.learnt.has(e as object))
+        this.capacity.refused(ch, model, refusedLimitOf(e), retryAfterOf(e));
     };
   }
 
-  private through<T>(plan: AdmissionPlan, gate: Gate, call: CallContext, ch: Channel, attempt: Attempt<T>, again: boolean): Promise<T> {
+  private through<T>(
+    plan: AdmissionPlan,
+    gate: Gate,
+    call: CallContext,
+    ch: Channel,
+    attempt: Attempt<T>,
+    again: boolean,
+  ): Promise<T> {
     const tokens = gate.countsTokens() ? tokensOf(plan.quota.reserve(call)) : 0;
     const p = principalOf(call);
     const leave = call.onClientLeave ? (l: () => void) => call.onClientLeave!(l) : null;
@@ -90,7 +98,12 @@ function hold(call: CallContext, t: Ticket): void {
 }
 
 function noteWait(call: CallContext, gate: Gate, t: Ticket): void {
-  call.state.capacityWait = { ms: Math.round(t.waitedMs), reason: t.reason ?? 'queue', queue: gate.key, at: Date.now() };
+  call.state.capacityWait = {
+    ms: Math.round(t.waitedMs),
+    reason: t.reason ?? 'queue',
+    queue: gate.key,
+    at: Date.now(),
+  };
 }
 
 const isUpstreamRefusal = (e: unknown): boolean => isGatewayError(e) && e.code === 'upstream_rate_limited';

@@ -142,12 +142,22 @@ function settle(meter: Meter, call: CallContext, input: SyncChargeInput): Promis
 }
 
 async function releaseAndThrow(meter: Meter, call: CallContext, e: unknown): Promise<never> {
-  await meter.releaseReserved(call.id).catch((err: unknown) => call.log.error({ err: String(err) }, 'reservation release failed; the reaper releases it'));
+  await meter
+    .releaseReserved(call.id)
+    .catch((err: unknown) =>
+      call.log.error({ err: String(err) }, 'reservation release failed; the reaper releases it'),
+    );
   throw e;
 }
 
 /** One charge for the images delivered to the client (never for images produced but not delivered). */
-export async function chargeImages(meter: Meter, call: CallContext, model: ResolvedModel, images: number, upstreamRequestId: string | null): Promise<number> {
+export async function chargeImages(
+  meter: Meter,
+  call: CallContext,
+  model: ResolvedModel,
+  images: number,
+  upstreamRequestId: string | null,
+): Promise<number> {
   const input: SyncChargeInput = {
     requestId: call.id,
     tokenId: principalOf(call).tokenId,
@@ -200,14 +210,27 @@ export function textReservation(body: unknown, output: boolean): TokenUsage {
  * its input's length too, unknown until the provider reports it: the requested length is counted for the input as
  * well.
  */
-export function videoEstimate(entry: ModelEntry, req: { seconds?: number; resolution?: VideoTier; mode?: ModeTier }): Usage {
+export function videoEstimate(
+  entry: ModelEntry,
+  req: { seconds?: number; resolution?: VideoTier; mode?: ModeTier },
+): Usage {
   if (entry.price.unit === 'video-mode-second') {
-    return { kind: 'video-mode', outputSeconds: req.seconds ?? 5, tier: req.mode ?? priceDefaultsOf(entry).defaultMode ?? 'std' };
+    return {
+      kind: 'video-mode',
+      outputSeconds: req.seconds ?? 5,
+      tier: req.mode ?? priceDefaultsOf(entry).defaultMode ?? 'std',
+    };
   }
-  if (entry.price.unit !== 'video-second') throw new GatewayError('internal_error', `metering: ${entry.id} is not a video model`);
+  if (entry.price.unit !== 'video-second')
+    throw new GatewayError('internal_error', `metering: ${entry.id} is not a video model`);
   const tier = req.resolution ?? entry.video?.defaultResolution ?? '1080p';
   const seconds = req.seconds ?? entry.video?.defaultSeconds ?? 5;
-  return { kind: 'video', outputSeconds: seconds, inputSeconds: entry.price.basis === 'input+output' ? seconds : 0, tier };
+  return {
+    kind: 'video',
+    outputSeconds: seconds,
+    inputSeconds: entry.price.basis === 'input+output' ? seconds : 0,
+    tier,
+  };
 }
 
 /**
@@ -217,7 +240,12 @@ export function videoEstimate(entry: ModelEntry, req: { seconds?: number; resolu
  * its quota. Undefined otherwise (the estimate is held).
  */
 export function videoHold(entry: ModelEntry, estimate: Usage): Usage | undefined {
-  if (estimate.kind !== 'video' || entry.price.unit !== 'video-second' || entry.price.basis !== 'input+output' || entry.video?.duration !== false)
+  if (
+    estimate.kind !== 'video' ||
+    entry.price.unit !== 'video-second' ||
+    entry.price.basis !== 'input+output' ||
+    entry.video?.duration !== false
+  )
     return undefined;
   return { ...estimate, outputSeconds: entry.video.maxSeconds, inputSeconds: entry.video.maxSeconds };
 }
@@ -279,7 +307,11 @@ export function finishedTaskUsage(
     const entry = catalogue.get(task.billingModel);
     const secs = billedSeconds(reported, entry && entry.price.unit === 'video-second' ? entry.price.basis : 'output');
     if (!secs) return estimate;
-    return { kind: 'video', ...secs, tier: videoTierFromSR(reported.resolution) ?? (task.tier === '720p' ? '720p' : '1080p') };
+    return {
+      kind: 'video',
+      ...secs,
+      tier: videoTierFromSR(reported.resolution) ?? (task.tier === '720p' ? '720p' : '1080p'),
+    };
   }
   if (estimate.kind === 'video-mode') {
     const seconds = reported.outputSeconds ?? null;

@@ -24,10 +24,14 @@ export function estimateMessageTokens(body: JsonObject): number {
 export function countMessageTokens(deps: ModelAccessDeps, call: CallContext, body: JsonObject): TokenCount {
   const r = resolveVisibleModel(deps, call, body.model);
   if (r.entry.capabilities.messages !== true)
-    throw new GatewayError('model_not_supported', `The model '${r.publicName}' does not support the messages API`, { param: 'model' });
+    throw new GatewayError('model_not_supported', `The model '${r.publicName}' does not support the messages API`, {
+      param: 'model',
+    });
   validateMessageList(body);
   if (body.system !== undefined && typeof body.system !== 'string' && !Array.isArray(body.system)) {
-    throw new GatewayError('invalid_parameter', 'system must be a string or an array of text blocks', { param: 'system' });
+    throw new GatewayError('invalid_parameter', 'system must be a string or an array of text blocks', {
+      param: 'system',
+    });
   }
   if (body.tools !== undefined && (!Array.isArray(body.tools) || !body.tools.every(isObject)))
     throw new GatewayError('invalid_parameter', 'tools must be an array of tool definitions', { param: 'tools' });

@@ -43,7 +43,9 @@ export interface GatewayDeps {
   store: Store;
   logger: Logger;
   adminKey: string;
-  /** What the admin key's check needs (console sign-in, admin API, /metrics): core/console/sessions.ts checkAdminKey. */
+  /**
+   * What the admin key's check needs (console sign-in, admin API, /metrics): core/console/sessions.ts checkAdminKey.
+   */
   adminKeys: AdminKeyDeps;
   box: SecretBox;
   catalogue: Catalogue;
@@ -88,7 +90,9 @@ export interface GatewayDeps {
   cluster: ClusterBus;
   /** Apply an admin change to this instance's caches, then announce it on `cluster`. */
   applyChange(e: ClusterEvent): Promise<void>;
-  /** Prometheus metrics (GET /metrics): requests and upstream attempts counted on the way, the rest read at scrape time. */
+  /**
+   * Prometheus metrics (GET /metrics): requests and upstream attempts counted on the way, the rest read at scrape time.
+   */
   metrics: GatewayMetrics;
   /** OpenTelemetry tracing when the OTEL_* variables switch it on; null (the default) when off. */
   tracing: Tracing | null;

@@ -33,7 +33,11 @@ export function generate(deps: ImageDeps, net: ImageNet, call: CallContext, body
   const r = resolveVisibleModel(deps, call, body.model);
   checkModelFor('generate', r.entry, r.publicName);
   if (body.images !== undefined || body.image !== undefined) {
-    throw new GatewayError('invalid_parameter', 'Input images belong to POST /v1/images/edits; generation takes only a prompt', { param: 'images' });
+    throw new GatewayError(
+      'invalid_parameter',
+      'Input images belong to POST /v1/images/edits; generation takes only a prompt',
+      { param: 'images' },
+    );
   }
   return run(deps, net, call, r, parseCommon(body, 'generate', r.entry, []));
 }
@@ -52,7 +56,12 @@ async function run(deps: ImageDeps, net: ImageNet, req: CallContext, r: Resolved
   const result = await upstreamCall(
     deps,
     req,
-    { entry: r.entry, upstreamModel: r.upstreamModel, retry: 'connect-only', quota: { reserve: () => ({ kind: 'images', images: ir.n }) } },
+    {
+      entry: r.entry,
+      upstreamModel: r.upstreamModel,
+      retry: 'connect-only',
+      quota: { reserve: () => ({ kind: 'images', images: ir.n }) },
+    },
     (ch) => generateImages(deps.upstream, apiKeyTarget(ch), ir, r.upstreamModel),
   );
   req.state.upstreamRequestId = result.upstreamRequestId;
@@ -81,15 +90,26 @@ async function run(deps: ImageDeps, net: ImageNet, req: CallContext, r: Resolved
 function noOutput(ir: ImageRequest, result: ImageResult): GatewayError {
   const o = result.upstreamRequestId ? { upstreamRequestId: result.upstreamRequestId } : {};
   if (ir.mode === 'edit') return new GatewayError('image_edit_no_output', NO_OUTPUT_MESSAGE, { ...o, param: 'images' });
-  return new GatewayError('upstream_error', 'The upstream produced no image for this prompt; nothing was charged. Try again or rephrase the prompt', o);
+  return new GatewayError(
+    'upstream_error',
+    'The upstream produced no image for this prompt; nothing was charged. Try again or rephrase the prompt',
+    o,
+  );
 }
 
 /**
  * The items to return. For b64_json, URL results are downloaded (result hosts only): what downloads is
  * returned and charged; when nothing does, the request fails and nothing is charged — the client got no image.
  */
-async function deliver(deps: ImageDeps, net: ImageNet, req: CallContext, ir: ImageRequest, result: ImageResult): Promise<ImageItem[]> {
-  if (ir.responseFormat === 'url') return [...result.urls.map((url) => ({ url })), ...result.b64.map((b64_json) => ({ b64_json }))];
+async function deliver(
+  deps: ImageDeps,
+  net: ImageNet,
+  req: CallContext,
+  ir: ImageRequest,
+  result: ImageResult,
+): Promise<ImageItem[]> {
+  if (ir.responseFormat === 'url')
+    return [...result.urls.map((url) => ({ url })), ...result.b64.map((b64_json) => ({ b64_json }))];
   const items: ImageItem[] = result.b64.map((b64_json) => ({ b64_json }));
   if (result.urls.length === 0) return items;
   const got = await downloadAsBase64(net, result.urls, resultDownloadPolicy(deps.config));

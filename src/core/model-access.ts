@@ -12,19 +12,25 @@ export interface ModelAccessDeps {
 }
 
 const notFound = (name: string) =>
-  new GatewayError('model_not_found', `The model '${echo(name)}' does not exist or you do not have access to it`, { param: 'model' });
+  new GatewayError('model_not_found', `The model '${echo(name)}' does not exist or you do not have access to it`, {
+    param: 'model',
+  });
 
 /** Resolve a public model name the caller may use, or throw model_not_found (unknown and invisible look alike). */
 export function resolveVisibleModel(deps: ModelAccessDeps, call: HasState, name: unknown): ResolvedModel {
   if (typeof name !== 'string' && name !== undefined && name !== null)
     throw new GatewayError('invalid_parameter', 'model must be a string', { param: 'model' });
-  if (typeof name !== 'string' || name.trim() === '') throw new GatewayError('missing_parameter', 'model is required', { param: 'model' });
+  if (typeof name !== 'string' || name.trim() === '')
+    throw new GatewayError('missing_parameter', 'model is required', { param: 'model' });
   const p = principalOf(call);
   const r = deps.catalogue.resolve(name);
   if (!r || !isVisible(p.models, r.entry, r.publicName, deps.channels, p, r.upstreamModel)) {
     // A model the token may use whose every channel the operator disabled: out of service for now, not unknown.
     if (r && isAllowed(p.models, r.entry, r.publicName) && deps.channels.unavailable(r.entry)) {
-      throw new GatewayError('no_channel', `The model '${r.publicName}' is temporarily unavailable: no upstream channel serving it is enabled`);
+      throw new GatewayError(
+        'no_channel',
+        `The model '${r.publicName}' is temporarily unavailable: no upstream channel serving it is enabled`,
+      );
     }
     throw notFound(name);
   }

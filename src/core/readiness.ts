@@ -28,7 +28,10 @@ const migrated = new WeakSet<Store>();
 function within<T>(p: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not answer within ${CHECK_TIMEOUT_MS} ms`)),
+      CHECK_TIMEOUT_MS,
+    );
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
@@ -59,7 +62,10 @@ export async function checkReadiness(deps: ReadinessDeps): Promise<Readiness> {
   if (db === 'ok') {
     if (migrated.has(store)) migrations = 'ok';
     else {
-      const pending = await within(pendingMigrations(store.db as unknown as Kysely<unknown>, store.dialect), 'the database').catch(() => null);
+      const pending = await within(
+        pendingMigrations(store.db as unknown as Kysely<unknown>, store.dialect),
+        'the database',
+      ).catch(() => null);
       if (pending === null) problems.push('the applied migrations could not be read');
       else if (pending.length > 0) problems.push(`migrations not applied: ${pending.join(', ')}`);
       else {

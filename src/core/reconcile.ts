@@ -31,7 +31,13 @@ export interface ReconcileReport {
   groups: ReconcileGroup[];
   /** Sum of the groups' differences: zero when the ledger and the stored usage agree. */
   difference: Amount;
-  mismatches: Array<{ key: string; model: string; ledger_amount: number; reported_amount: number | null; reason: string }>;
+  mismatches: Array<{
+    key: string;
+    model: string;
+    ledger_amount: number;
+    reported_amount: number | null;
+    reason: string;
+  }>;
   open_holds: Array<{ key: string; token_id: string; amount: number; age_ms: number; reason: string }>;
   tasks_charged_without_success: Array<{ task_id: string; state: string; amount: number }>;
   successes_without_charge: Array<{ task_id: string; model: string }>;
@@ -39,7 +45,15 @@ export interface ReconcileReport {
    * Tasks whose creation answer was lost (gateway stopped mid-submit) and that were failed uncharged: not found
    * upstream, or not searchable there (DashScope: the upstream may have run, and billed, the task).
    */
-  lost_submits: Array<{ task_id: string; token_id: string; kind: string; model: string; channel: string; created_at: number; reason: string }>;
+  lost_submits: Array<{
+    task_id: string;
+    token_id: string;
+    kind: string;
+    model: string;
+    channel: string;
+    created_at: number;
+    reason: string;
+  }>;
 }
 
 /** The reason of a charge whose request-log row is missing (not a priced mismatch: its usage is unknown). */
@@ -95,11 +109,17 @@ function priceOf(kind: string, unit: Record<string, unknown>, q: Record<string, 
       perSecond: { [tier]: num(unit.per_second) } as Record<'720p' | '1080p', number>,
       basis: q.basis === 'input+output' ? 'input+output' : 'output',
     };
-  if (kind === 'video-mode') return { unit: 'video-mode-second', perSecond: { [tier]: num(unit.per_second) } as Record<'std' | 'pro', number> };
+  if (kind === 'video-mode')
+    return { unit: 'video-mode-second', perSecond: { [tier]: num(unit.per_second) } as Record<'std' | 'pro', number> };
   return null;
 }
 
-function reprice(kind: string, stored: Record<string, unknown> | null, unitPrices: string, quantities: string): number | null {
+function reprice(
+  kind: string,
+  stored: Record<string, unknown> | null,
+  unitPrices: string,
+  quantities: string,
+): number | null {
   if (!stored) return null;
   const usage = usageOf(kind, stored);
   const price = priceOf(kind, parse(unitPrices) ?? {}, parse(quantities) ?? {});
@@ -125,7 +145,13 @@ function cutAt(amount: number, quantities: string, expected: number | null): num
   return Number.isFinite(from) && from >= expected ? amount : expected;
 }
 
-export function reconcile(rows: ReconcileRows, from: number, to: number, now = Date.now(), reservationTtlMs = 30 * 60_000): ReconcileReport {
+export function reconcile(
+  rows: ReconcileRows,
+  from: number,
+  to: number,
+  now = Date.now(),
+  reservationTtlMs = 30 * 60_000,
+): ReconcileReport {
   const requests = new Map(rows.requests.map((r) => [r.requestId, r]));
   const tasks = new Map(rows.tasks.map((t) => [t.id, t]));
   const groups = new Map<string, ReconcileGroup>();
@@ -140,9 +166,26 @@ export function reconcile(rows: ReconcileRows, from: number, to: number, now = D
     successes_without_charge: [],
     lost_submits: [],
   };
-  const add = (at: number, model: string, channel: string, ledger: number, reported: number, charges: number, list = ledger) => {
+  const add = (
+    at: number,
+    model: string,
+    channel: string,
+    ledger: number,
+    reported: number,
+    charges: number,
+    list = ledger,
+  ) => {
     const k = `${day(at)}|${model}|${channel}`;
-    const g = groups.get(k) ?? { day: day(at), model, channel, ledger_amount: 0, ledger_list_amount: 0, reported_amount: 0, difference: 0, charges: 0 };
+    const g = groups.get(k) ?? {
+      day: day(at),
+      model,
+      channel,
+      ledger_amount: 0,
+      ledger_list_amount: 0,
+      reported_amount: 0,
+      difference: 0,
+      charges: 0,
+    };
     g.ledger_amount = addAmounts(g.ledger_amount, ledger);
     g.ledger_list_amount = addAmounts(g.ledger_list_amount, list);
     g.reported_amount = addAmounts(g.reported_amount, reported);
@@ -159,17 +202,49 @@ export function reconcile(rows: ReconcileRows, from: number, to: number, now = D
     // A call's charge whose request-log row was never written (a crash lost it: both are written behind): nothing to
     // compare it with, so it is listed apart and left out of the difference — not a charge that prices differently.
     const unlogged = req === undefined && l.requestId !== null && !l.taskId && !rows.loggedRequests.has(l.requestId);
-    add(l.createdAt, l.model, task?.channelId ?? '-', l.amount, expected ?? (unlogged ? l.amount : 0), 1, l.listAmount ?? l.amount);
+    add(
+      l.createdAt,
+      l.model,
+      task?.channelId ?? '-',
+      l.amount,
+      expected ?? (unlogged ? l.amount : 0),
+      1,
+      l.listAmount ?? l.amount,
+    );
     if (l.requestId && !l.taskId) charged.add(l.requestId);
     if (l.taskId) {
       charged.add(l.taskId);
-      if (task?.state !== 'succeeded') report.tasks_charged_without_success.push({ task_id: l.taskId, state: task?.state ?? 'unknown', amount: l.amount });
+      if (task?.state !== 'succeeded')
+        report.tasks_charged_without_success.push({
+          task_id: l.taskId,
+          state: task?.state ?? 'unknown',
+          amount: l.amount,
+        });
     }
-    if (unlogged) report.mismatches.push({ key: l.key, model: l.model, ledger_amount: l.amount, reported_amount: null, reason: REQUEST_LOG_ROW_MISSING });
+    if (unlogged)
+      report.mismatches.push({
+        key: l.key,
+        model: l.model,
+        ledger_amount: l.amount,
+        reported_amount: null,
+        reason: REQUEST_LOG_ROW_MISSING,
+      });
     else if (expected === null)
-      report.mismatches.push({ key: l.key, model: l.model, ledger_amount: l.amount, reported_amount: null, reason: 'no stored usage for this charge' });
+      report.mismatches.push({
+        key: l.key,
+        model: l.model,
+        ledger_amount: l.amount,
+        reported_amount: null,
+        reason: 'no stored usage for this charge',
+      });
     else if (expected !== l.amount)
-      report.mismatches.push({ key: l.key, model: l.model, ledger_amount: l.amount, reported_amount: expected, reason: 'the stored usage prices differently' });
+      report.mismatches.push({
+        key: l.key,
+        model: l.model,
+        ledger_amount: l.amount,
+        reported_amount: expected,
+        reason: 'the stored usage prices differently',
+      });
   }
   for (const r of rows.requests) {
     if (r.amount > 0 && !charged.has(r.requestId)) {
@@ -184,7 +259,13 @@ export function reconcile(rows: ReconcileRows, from: number, to: number, now = D
     }
   }
   for (const t of rows.tasks) {
-    if (t.state === 'succeeded' && t.finishedAt !== null && t.finishedAt >= from && t.finishedAt < to && !charged.has(t.id))
+    if (
+      t.state === 'succeeded' &&
+      t.finishedAt !== null &&
+      t.finishedAt >= from &&
+      t.finishedAt < to &&
+      !charged.has(t.id)
+    )
       report.successes_without_charge.push({ task_id: t.id, model: t.model });
     const err = t.state === 'failed' ? parse(t.error) : null;
     if (err?.code === LOST_SUBMIT_CODE) {
@@ -202,11 +283,25 @@ export function reconcile(rows: ReconcileRows, from: number, to: number, now = D
   for (const h of rows.openHolds) {
     const age = now - h.createdAt;
     if (h.taskState === null && age > reservationTtlMs)
-      report.open_holds.push({ key: h.key, token_id: h.tokenId, amount: h.amount, age_ms: age, reason: 'a reservation older than its time to live' });
+      report.open_holds.push({
+        key: h.key,
+        token_id: h.tokenId,
+        amount: h.amount,
+        age_ms: age,
+        reason: 'a reservation older than its time to live',
+      });
     else if (h.taskState !== null && ['succeeded', 'failed', 'cancelled'].includes(h.taskState))
-      report.open_holds.push({ key: h.key, token_id: h.tokenId, amount: h.amount, age_ms: age, reason: `held for a ${h.taskState} task` });
+      report.open_holds.push({
+        key: h.key,
+        token_id: h.tokenId,
+        amount: h.amount,
+        age_ms: age,
+        reason: `held for a ${h.taskState} task`,
+      });
   }
-  report.groups = [...groups.values()].sort((a, b) => a.day.localeCompare(b.day) || a.model.localeCompare(b.model) || a.channel.localeCompare(b.channel));
+  report.groups = [...groups.values()].sort(
+    (a, b) => a.day.localeCompare(b.day) || a.model.localeCompare(b.model) || a.channel.localeCompare(b.channel),
+  );
   report.difference = addAmounts(...report.groups.map((g) => g.difference));
   return report;
 }

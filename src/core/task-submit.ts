@@ -70,8 +70,11 @@ export async function submitTask(deps: TaskSubmitDeps, call: CallContext, t: New
     sessionId: t.sessionId ?? null,
     // The hold is the quota step.
     submit: (taskId) =>
-      upstreamCall(deps, call, { entry, upstreamModel: t.model.upstreamModel, retry: 'connect-only', quota: 'held', channels: t.channels }, (ch) =>
-        t.send(ch, taskId),
+      upstreamCall(
+        deps,
+        call,
+        { entry, upstreamModel: t.model.upstreamModel, retry: 'connect-only', quota: 'held', channels: t.channels },
+        (ch) => t.send(ch, taskId),
       ),
   };
   if (hold) input.hold = hold;
@@ -89,9 +92,14 @@ export function taskSubmitVia(deps: Pick<GatewayDeps, 'catalogue' | 'channels' |
       await deps.channels.reload();
       channels = deps.channels.forModel(entry, task.upstreamModel);
     }
-    const opts: FailoverOptions = { policy: 'connect-only', model: task.model, onAttempt: deps.metrics.upstreamAttempt };
+    const opts: FailoverOptions = {
+      policy: 'connect-only',
+      model: task.model,
+      onAttempt: deps.metrics.upstreamAttempt,
+    };
     // Submitted later, without its caller: the refusal counts for the task's token (entitlement-marks.ts).
-    if (entry) opts.onNotEntitled = (ch) => deps.channels.markNotEntitled(ch, task.upstreamModel, tokenTenant(task.tokenId));
+    if (entry)
+      opts.onNotEntitled = (ch) => deps.channels.markNotEntitled(ch, task.upstreamModel, tokenTenant(task.tokenId));
     return withFailover(channels, deps.breakers, attempt, opts);
   };
 }

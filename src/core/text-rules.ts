@@ -22,13 +22,18 @@ function objectList(body: Record<string, unknown>, key: string, what: string, ty
   const v = body[key];
   if (v === undefined || v === null) return;
   if (!Array.isArray(v) || !v.every((x) => isObject(x) && (!typed || typeof x.type === 'string'))) {
-    throw new GatewayError('invalid_parameter', `${key} must be an array of ${what}, each an object${typed ? ' with a type' : ''}`, { param: key });
+    throw new GatewayError(
+      'invalid_parameter',
+      `${key} must be an array of ${what}, each an object${typed ? ' with a type' : ''}`,
+      { param: key },
+    );
   }
 }
 
 export function validateChat(body: Record<string, unknown>): unknown[] {
   const messages = body.messages;
-  if (messages === undefined || messages === null) throw new GatewayError('missing_parameter', 'messages is required', { param: 'messages' });
+  if (messages === undefined || messages === null)
+    throw new GatewayError('missing_parameter', 'messages is required', { param: 'messages' });
   if (!Array.isArray(messages) || messages.length === 0)
     throw new GatewayError('invalid_parameter', 'messages must be a non-empty array', { param: 'messages' });
   for (const m of messages) {
@@ -36,14 +41,18 @@ export function validateChat(body: Record<string, unknown>): unknown[] {
       throw new GatewayError('invalid_parameter', 'each message must be an object with a role', { param: 'messages' });
     const c = m.content;
     if (c !== undefined && c !== null && typeof c !== 'string' && !Array.isArray(c)) {
-      throw new GatewayError('invalid_parameter', 'message content must be a string or an array of parts', { param: 'messages' });
+      throw new GatewayError('invalid_parameter', 'message content must be a string or an array of parts', {
+        param: 'messages',
+      });
     }
     // Image parts carry an http(s) URL or a data URI, whichever upstream path the model takes (a vision model's
     // parts go upstream as they are: a file:// or missing URL must not).
     if (Array.isArray(c)) {
       for (const p of c) {
         if (!isObject(p) || typeof p.type !== 'string')
-          throw new GatewayError('invalid_parameter', 'each content part must be an object with a type', { param: 'messages' });
+          throw new GatewayError('invalid_parameter', 'each content part must be an object with a type', {
+            param: 'messages',
+          });
         if (p.type === 'image_url') imageUrlOf(p);
       }
     }
@@ -56,27 +65,37 @@ export function validateChat(body: Record<string, unknown>): unknown[] {
 
 export function validateResponses(body: Record<string, unknown>): void {
   const input = body.input;
-  if (input === undefined || input === null) throw new GatewayError('missing_parameter', 'input is required', { param: 'input' });
+  if (input === undefined || input === null)
+    throw new GatewayError('missing_parameter', 'input is required', { param: 'input' });
   if (typeof input !== 'string' && (!Array.isArray(input) || input.length === 0)) {
-    throw new GatewayError('invalid_parameter', 'input must be a string or a non-empty array of items', { param: 'input' });
+    throw new GatewayError('invalid_parameter', 'input must be a string or a non-empty array of items', {
+      param: 'input',
+    });
   }
   if (Array.isArray(input)) {
     for (const item of input) {
-      if (!isObject(item)) throw new GatewayError('invalid_parameter', 'each input item must be an object', { param: 'input' });
+      if (!isObject(item))
+        throw new GatewayError('invalid_parameter', 'each input item must be an object', { param: 'input' });
       const c = item.content;
       if (Array.isArray(c) && !c.every((p) => isObject(p) && typeof p.type === 'string')) {
-        throw new GatewayError('invalid_parameter', 'each content part of an input item must be an object with a type', { param: 'input' });
+        throw new GatewayError(
+          'invalid_parameter',
+          'each content part of an input item must be an object with a type',
+          { param: 'input' },
+        );
       }
     }
   }
   objectList(body, 'tools', 'tools');
-  if (body.background === true) throw new GatewayError('invalid_parameter', 'background responses are not supported', { param: 'background' });
+  if (body.background === true)
+    throw new GatewayError('invalid_parameter', 'background responses are not supported', { param: 'background' });
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean')
     throw new GatewayError('invalid_parameter', 'stream must be a boolean', { param: 'stream' });
 }
 
 export function validateMessages(body: Record<string, unknown>): void {
-  if (body.max_tokens === undefined || body.max_tokens === null) throw new GatewayError('missing_parameter', 'max_tokens is required', { param: 'max_tokens' });
+  if (body.max_tokens === undefined || body.max_tokens === null)
+    throw new GatewayError('missing_parameter', 'max_tokens is required', { param: 'max_tokens' });
   if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1) {
     throw new GatewayError('invalid_parameter', 'max_tokens must be a positive integer', { param: 'max_tokens' });
   }
@@ -97,9 +116,15 @@ export function validateMessageList(body: Record<string, unknown>): unknown[] {
     if (!isObject(m) || typeof m.role !== 'string' || m.role === '')
       throw new GatewayError('invalid_parameter', 'each message must be an object with a role', { param: 'messages' });
     if (typeof m.content !== 'string' && !Array.isArray(m.content))
-      throw new GatewayError('invalid_parameter', 'each message needs a content: a string or an array of content blocks', { param: 'messages' });
+      throw new GatewayError(
+        'invalid_parameter',
+        'each message needs a content: a string or an array of content blocks',
+        { param: 'messages' },
+      );
     if (Array.isArray(m.content) && !m.content.every((b) => isObject(b) && typeof b.type === 'string')) {
-      throw new GatewayError('invalid_parameter', 'each content block must be an object with a type', { param: 'messages' });
+      throw new GatewayError('invalid_parameter', 'each content block must be an object with a type', {
+        param: 'messages',
+      });
     }
   }
   return body.messages;
@@ -107,17 +132,27 @@ export function validateMessageList(body: Record<string, unknown>): unknown[] {
 
 export function validateEmbeddings(body: Record<string, unknown>): void {
   const input = body.input;
-  if (input === undefined || input === null) throw new GatewayError('missing_parameter', 'input is required', { param: 'input' });
+  if (input === undefined || input === null)
+    throw new GatewayError('missing_parameter', 'input is required', { param: 'input' });
   const ok =
-    typeof input === 'string' ? input.length > 0 : Array.isArray(input) && input.length > 0 && input.every((s) => typeof s === 'string' && s.length > 0);
-  if (!ok) throw new GatewayError('invalid_parameter', 'input must be a non-empty string or a non-empty array of non-empty strings', { param: 'input' });
+    typeof input === 'string'
+      ? input.length > 0
+      : Array.isArray(input) && input.length > 0 && input.every((s) => typeof s === 'string' && s.length > 0);
+  if (!ok)
+    throw new GatewayError(
+      'invalid_parameter',
+      'input must be a non-empty string or a non-empty array of non-empty strings',
+      { param: 'input' },
+    );
   const dim = body.dimensions;
   if (dim !== undefined && dim !== null && (typeof dim !== 'number' || !Number.isSafeInteger(dim) || dim < 1)) {
     throw new GatewayError('invalid_parameter', 'dimensions must be a positive integer', { param: 'dimensions' });
   }
   const ef = body.encoding_format;
   if (ef !== undefined && ef !== null && ef !== 'float' && ef !== 'base64')
-    throw new GatewayError('invalid_parameter', 'encoding_format must be float or base64', { param: 'encoding_format' });
+    throw new GatewayError('invalid_parameter', 'encoding_format must be float or base64', {
+      param: 'encoding_format',
+    });
   // Embeddings never stream: say so rather than answer JSON to a client that asked for events.
   if (body.stream !== undefined && body.stream !== null && body.stream !== false)
     throw new GatewayError('invalid_parameter', 'embeddings do not stream; remove stream', { param: 'stream' });
@@ -132,6 +167,8 @@ export function chatCapability(r: ResolvedModel, messages: unknown[]): 'chat' | 
   if (!hasImagePart(messages)) return 'chat';
   if (entry.kind === 'vision') return 'chat';
   if (!entry.capabilities.imageInput)
-    throw new GatewayError('model_not_supported', `The model '${r.publicName}' does not take image input`, { param: 'messages' });
+    throw new GatewayError('model_not_supported', `The model '${r.publicName}' does not take image input`, {
+      param: 'messages',
+    });
   return 'vision';
 }

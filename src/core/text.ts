@@ -23,9 +23,18 @@ export const isKind =
     kinds.includes(r.entry.kind);
 
 /** The model for this endpoint, visible to the caller and able to serve it. */
-export function textModel(deps: ModelAccessDeps, call: TextCall, body: JsonObject, ok: (r: ResolvedModel) => boolean, what: string): ResolvedModel {
+export function textModel(
+  deps: ModelAccessDeps,
+  call: TextCall,
+  body: JsonObject,
+  ok: (r: ResolvedModel) => boolean,
+  what: string,
+): ResolvedModel {
   const r = resolveVisibleModel(deps, call, body.model);
-  if (!ok(r)) throw new GatewayError('model_not_supported', `The model '${r.publicName}' does not support ${what}`, { param: 'model' });
+  if (!ok(r))
+    throw new GatewayError('model_not_supported', `The model '${r.publicName}' does not support ${what}`, {
+      param: 'model',
+    });
   return r;
 }
 
@@ -62,7 +71,9 @@ function run<T>(
   fn: (o: CallOptions) => Promise<T>,
   extra: Omit<CallOptions, 'target'> | undefined,
 ): Promise<T> {
-  return upstreamCall(deps, call, planOf(r), (ch) => fn(extra ? { ...extra, target: apiKeyTarget(ch) } : { target: apiKeyTarget(ch) }));
+  return upstreamCall(deps, call, planOf(r), (ch) =>
+    fn(extra ? { ...extra, target: apiKeyTarget(ch) } : { target: apiKeyTarget(ch) }),
+  );
 }
 
 /**
@@ -97,7 +108,8 @@ export function completeText(
 
 // Where each text API puts its result: chat `choices`, responses `output`, messages `content`, embeddings `data`.
 const RESULT_KEYS = ['choices', 'output', 'content', 'data'];
-// The members of a result that hold produced text: content, reasoning and tool-call arguments (as a stream counts them).
+// The members of a result that hold produced text: content, reasoning and tool-call arguments (as a stream counts
+// them).
 const PRODUCED_KEYS = new Set(['content', 'text', 'reasoning_content', 'thinking', 'arguments', 'refusal']);
 
 /**
@@ -114,7 +126,9 @@ export function resultChars(body: string): number | null {
   }
   if (typeof v !== 'object' || v === null) return null;
   const o = v as Record<string, unknown>;
-  const key = RESULT_KEYS.find((k) => (Array.isArray(o[k]) && (o[k] as unknown[]).length > 0) || (typeof o[k] === 'string' && o[k] !== ''));
+  const key = RESULT_KEYS.find(
+    (k) => (Array.isArray(o[k]) && (o[k] as unknown[]).length > 0) || (typeof o[k] === 'string' && o[k] !== ''),
+  );
   if (key === undefined) return null;
   return key === 'data' ? 0 : producedChars(o[key], key === 'content');
 }
@@ -158,11 +172,18 @@ export function startTextStream(
  * The end of an accepted stream, however it ended: metered once — by the upstream's reported usage if it arrived,
  * otherwise by the estimate of the request's input and the output produced. Returns what it was metered by.
  */
-export function chargeStream(deps: TextDeps, call: TextCall, r: ResolvedModel, s: StreamResult, clientLeft: boolean): StreamCharge {
+export function chargeStream(
+  deps: TextDeps,
+  call: TextCall,
+  r: ResolvedModel,
+  s: StreamResult,
+  clientLeft: boolean,
+): StreamCharge {
   const reported = s.usage();
   // The upstream ended the stream with no output and no usage: no result, no charge. A client that leaves is
   // charged for what the upstream processed (the input estimate at least).
-  if (reported === null && s.producedChars() === 0 && !clientLeft) return { by: 'nothing produced', committed: releaseReservation(deps.meter, call) };
+  if (reported === null && s.producedChars() === 0 && !clientLeft)
+    return { by: 'nothing produced', committed: releaseReservation(deps.meter, call) };
   const charged = chargeTokens(
     deps.meter,
     call,

@@ -22,12 +22,26 @@ export interface TokenUsageDeps {
 export type { UsageRange } from './usage-period.ts';
 
 /** GET /v1/usage: the calling token's own usage. */
-export function tokenUsage(deps: TokenUsageDeps, call: HasState, range: UsageRange, now = deps.meter.now()): Promise<TokenUsageView> {
+export function tokenUsage(
+  deps: TokenUsageDeps,
+  call: HasState,
+  range: UsageRange,
+  now = deps.meter.now(),
+): Promise<TokenUsageView> {
   return usageOf(deps, principalOf(call).tokenId, range, now, () => new GatewayError('invalid_token', 'Invalid token'));
 }
 
-/** A token's balance and charges per model over a period (by default the current UTC month); `unknown`: the error when there is no such token. */
-export async function usageOf(deps: TokenUsageDeps, tokenId: string, range: UsageRange, now: number, unknown: () => GatewayError): Promise<TokenUsageView> {
+/**
+ * A token's balance and charges per model over a period (by default the current UTC month); `unknown`: the error when
+ * there is no such token.
+ */
+export async function usageOf(
+  deps: TokenUsageDeps,
+  tokenId: string,
+  range: UsageRange,
+  now: number,
+  unknown: () => GatewayError,
+): Promise<TokenUsageView> {
   const { since, until } = usagePeriod(range, now);
   // Charges of answered calls may still be queued: count them, as the quota check does.
   await deps.meter.flush();
@@ -68,7 +82,11 @@ const balanceOf = (h: { quota: number | null; spent: number; held: number }): To
 });
 
 /** The token's budgets, and its account's balance and budgets (periods in the account's time zone). */
-async function budgetsOf(deps: TokenUsageDeps, t: TokenRecord, now: number): Promise<Pick<TokenUsageView, 'budgets' | 'account'>> {
+async function budgetsOf(
+  deps: TokenUsageDeps,
+  t: TokenRecord,
+  now: number,
+): Promise<Pick<TokenUsageView, 'budgets' | 'account'>> {
   const a = t.accountId === null ? null : await deps.repos.accounts.get(t.accountId);
   const tz = a?.timeZone ?? null;
   const budgets = await budgetStatus(deps.repos.accounts, t.id, t.budgets, tz, now);

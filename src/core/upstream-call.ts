@@ -46,7 +46,12 @@ export interface CallPlan {
  * Run `attempt` on the best channel for the plan, failing over while nothing reached the client. For a token
  * without a quota nothing is awaited before the attempt (the text hot path takes no extra promise).
  */
-export function upstreamCall<T>(deps: UpstreamCallDeps, call: CallContext, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
+export function upstreamCall<T>(
+  deps: UpstreamCallDeps,
+  call: CallContext,
+  plan: CallPlan,
+  attempt: (ch: Channel) => Promise<T>,
+): Promise<T> {
   // Tracing on: each attempt runs in a child span of the request's (the one check made when it is off).
   const trace = call.state.trace;
   if (trace !== null) {
@@ -60,7 +65,10 @@ export function upstreamCall<T>(deps: UpstreamCallDeps, call: CallContext, plan:
   // A token with an account or budgets reserves too, even without a quota of its own: its account's and budgets' do;
   // so does one a charge was cut at (no room left: its hold is refused rather than the call served for nothing).
   const bound = deps.meter.atBound;
-  if (typeof plan.quota === 'string' || (p.quota === null && p.billing === null && (bound.size === 0 || !bound.has(p.tokenId))))
+  if (
+    typeof plan.quota === 'string' ||
+    (p.quota === null && p.billing === null && (bound.size === 0 || !bound.has(p.tokenId)))
+  )
     return failover(deps, call, plan, attempt);
   return reserved(deps, call, p, plan.quota.reserve(call), plan, attempt);
 }
@@ -75,15 +83,27 @@ function reserved<T>(
 ): Promise<T> {
   const b = p.billing;
   try {
-    const pending = deps.meter.reserve(call.id, p.tokenId, deps.meter.price(plan.entry.id, estimate, b?.priceGroup).amount, b);
+    const pending = deps.meter.reserve(
+      call.id,
+      p.tokenId,
+      deps.meter.price(plan.entry.id, estimate, b?.priceGroup).amount,
+      b,
+    );
     // Reserved from the token's allowance at once: no promise to wait for.
-    return pending === undefined ? held(deps, call, plan, attempt) : pending.then(() => held(deps, call, plan, attempt));
+    return pending === undefined
+      ? held(deps, call, plan, attempt)
+      : pending.then(() => held(deps, call, plan, attempt));
   } catch (e) {
     return Promise.reject(e);
   }
 }
 
-function held<T>(deps: UpstreamCallDeps, call: CallContext, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
+function held<T>(
+  deps: UpstreamCallDeps,
+  call: CallContext,
+  plan: CallPlan,
+  attempt: (ch: Channel) => Promise<T>,
+): Promise<T> {
   call.state.reserved = true;
   // A promise step rather than an async function's frame and await: the call of a busy token takes no more.
   return failover(deps, call, plan, attempt).catch(async (e: unknown) => {
@@ -96,14 +116,29 @@ function held<T>(deps: UpstreamCallDeps, call: CallContext, plan: CallPlan, atte
 export async function releaseReservation(meter: Meter, call: CallContext): Promise<void> {
   if (!call.state.reserved) return;
   call.state.reserved = false;
-  await meter.releaseReserved(call.id).catch((e: unknown) => call.log.error({ err: String(e) }, 'reservation release failed; the reaper releases it'));
+  await meter
+    .releaseReserved(call.id)
+    .catch((e: unknown) => call.log.error({ err: String(e) }, 'reservation release failed; the reaper releases it'));
 }
 
-function failover<T>(deps: UpstreamCallDeps, call: CallContext, plan: CallPlan, attempt: (ch: Channel) => Promise<T>): Promise<T> {
-  return withFailover(plan.channels ?? channelsFor(deps, call, plan), deps.breakers, attempt, failoverOptions(deps, plan), call);
+function failover<T>(
+  deps: UpstreamCallDeps,
+  call: CallContext,
+  plan: CallPlan,
+  attempt: (ch: Channel) => Promise<T>,
+): Promise<T> {
+  return withFailover(
+    plan.channels ?? channelsFor(deps, call, plan),
+    deps.breakers,
+    attempt,
+    failoverOptions(deps, plan),
+    call,
+  );
 }
 
-/** The entry's channels for this call: a tenant's own not-entitled marks apply only to its calls (entitlement-marks.ts). */
+/**
+ * The entry's channels for this call: a tenant's own not-entitled marks apply only to its calls (entitlement-marks.ts).
+ */
 function channelsFor(deps: UpstreamCallDeps, call: CallContext, plan: CallPlan): readonly Channel[] {
   return deps.channels.forModel(plan.entry, plan.upstreamModel, call.state.principal);
 }

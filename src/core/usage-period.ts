@@ -21,6 +21,7 @@ export function usagePeriod(range: UsageRange, now: number): { since: number; un
   const since = range.since ?? monthStart(now);
   const until = range.until ?? now + 1;
   if (until <= since) throw new GatewayError('invalid_parameter', 'until must be after since', { param: 'until' });
-  if (until - since > MAX_USAGE_PERIOD_MS) throw new GatewayError('invalid_parameter', 'The period may span at most 367 days', { param: 'since' });
+  if (until - since > MAX_USAGE_PERIOD_MS)
+    throw new GatewayError('invalid_parameter', 'The period may span at most 367 days', { param: 'since' });
   return { since, until };
 }

@@ -71,10 +71,18 @@ export function videoObject(t: TaskRecord): Record<string, unknown> {
 }
 
 /** POST /v1/videos: validate, hold the estimate, submit (through the task engine); the charge comes at success. */
-export async function createVideo(deps: VideoDeps, req: CallContext, body: JsonObject, multipart: boolean): Promise<Record<string, unknown>> {
+export async function createVideo(
+  deps: VideoDeps,
+  req: CallContext,
+  body: JsonObject,
+  multipart: boolean,
+): Promise<Record<string, unknown>> {
   const r = resolveVisibleModel(deps, req, body.model);
   const rules = r.entry.video;
-  if (r.entry.kind !== 'video' || !rules) throw new GatewayError('model_not_supported', `The model '${r.publicName}' is not a video model`, { param: 'model' });
+  if (r.entry.kind !== 'video' || !rules)
+    throw new GatewayError('model_not_supported', `The model '${r.publicName}' is not a video model`, {
+      param: 'model',
+    });
   const spec = validateVideoRequest(body, rules, r.entry.id, { multipart });
   const seconds = spec.seconds ?? rules.defaultSeconds;
   const upstreamBody = buildVideoSynthesisBody(spec, rules, r.upstreamModel);
@@ -88,7 +96,12 @@ export async function createVideo(deps: VideoDeps, req: CallContext, body: JsonO
     size: { seconds, resolution: spec.resolution },
     send: async (ch) => {
       const out = await submitVideoSynthesis(deps.upstream, apiKeyTarget(ch), upstreamBody);
-      return { upstreamTaskId: out.upstreamTaskId, upstreamStatus: out.upstreamStatus, upstreamRequestId: out.upstreamRequestId, channelId: ch.id };
+      return {
+        upstreamTaskId: out.upstreamTaskId,
+        upstreamStatus: out.upstreamStatus,
+        upstreamRequestId: out.upstreamRequestId,
+        channelId: ch.id,
+      };
     },
   });
   req.state.upstreamRequestId = task.upstreamRequestId;
@@ -112,34 +125,61 @@ export async function ownedVideo(deps: VideoDeps, req: HasState, id: string, fre
 }
 
 /** GET /v1/videos: the caller's videos, newest first, paged by `after` (one of the caller's video ids). */
-export async function listVideos(deps: VideoDeps, req: HasState, q: { limit: number; after?: string | undefined }): Promise<Record<string, unknown>> {
+export async function listVideos(
+  deps: VideoDeps,
+  req: HasState,
+  q: { limit: number; after?: string | undefined },
+): Promise<Record<string, unknown>> {
   const p = principalOf(req);
   let after: Keyset | undefined;
   if (q.after) {
     // An unknown cursor and another token's id look alike: both are a bad parameter.
     const a = await deps.tasks.getFor(q.after, p.tokenId);
-    if (!a) throw new GatewayError('invalid_parameter', 'after must be the id of one of your videos', { param: 'after' });
+    if (!a)
+      throw new GatewayError('invalid_parameter', 'after must be the id of one of your videos', { param: 'after' });
     after = { createdAt: a.createdAt, id: a.id };
   }
-  const rows = await deps.tasks.repo.listFor(p.tokenId, { family: 'v1', kind: DASHSCOPE_VIDEO_TASK_KIND, limit: q.limit + 1, ...(after ? { after } : {}) });
+  const rows = await deps.tasks.repo.listFor(p.tokenId, {
+    family: 'v1',
+    kind: DASHSCOPE_VIDEO_TASK_KIND,
+    limit: q.limit + 1,
+    ...(after ? { after } : {}),
+  });
   const data = rows.slice(0, q.limit).map(videoObject);
-  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: rows.length > q.limit };
+  return {
+    object: 'list',
+    data,
+    first_id: data[0]?.id ?? null,
+    last_id: data[data.length - 1]?.id ?? null,
+    has_more: rows.length > q.limit,
+  };
 }
 
 /**
  * The finished video's result (URL, expiry) for download — of a /v1 video or a family A task — or why it cannot be.
  * `statusPath`: where the caller reads the task's status (named in the not-ready answer).
  */
-export function downloadableResult(t: TaskRecord, statusPath = `/v1/videos/${t.id}`): { url: string; expired: () => GatewayError } {
+export function downloadableResult(
+  t: TaskRecord,
+  statusPath = `/v1/videos/${t.id}`,
+): { url: string; expired: () => GatewayError } {
   if (t.state !== 'succeeded') {
-    throw new GatewayError('video_not_ready', `The video is not ready (status: ${STATUS[t.state]}); poll GET ${statusPath} until it is completed`);
+    throw new GatewayError(
+      'video_not_ready',
+      `The video is not ready (status: ${STATUS[t.state]}); poll GET ${statusPath} until it is completed`,
+    );
   }
   const result = (isObject(t.result) ? t.result : null) as (Partial<VideoTaskResult> & { videos?: unknown }) | null;
   // A /v1 video keeps its URL and expiry; a family A task its `videos` list (the first is the video).
   const first: unknown = Array.isArray(result?.videos) ? result.videos[0] : undefined;
-  const url = typeof result?.url === 'string' ? result.url : isObject(first) && typeof first.url === 'string' ? first.url : null;
+  const url =
+    typeof result?.url === 'string' ? result.url : isObject(first) && typeof first.url === 'string' ? first.url : null;
   if (!url) throw new GatewayError('download_failed', 'The finished task has no result file');
-  const expired = () => new GatewayError('result_expired', 'The video result URL has expired; renewal is not supported — create the video again');
+  const expired = () =>
+    new GatewayError(
+      'result_expired',
+      'The video result URL has expired; renewal is not supported — create the video again',
+    );
   if (typeof result?.expiresAt === 'number' && result.expiresAt <= Date.now()) throw expired();
   return { url, expired };
 }

@@ -25,7 +25,10 @@ export interface TokenView {
   created_at: number;
   /** After a rotation with a grace period: until when the previous secret still works. */
   previous_secret_until: number | null;
-  /** When the current callback secret was shown (creation or rotation); null: never (a token older than callback secrets). */
+  /**
+   * When the current callback secret was shown (creation or rotation); null: never (a token older than callback
+   * secrets).
+   */
   callback_secret_issued_at: number | null;
   /** The account that owns the token (null: none), and the token's own budgets. */
   account_id: string | null;

@@ -7,7 +7,14 @@
 // (`InternalError.Algo.DataInspectionFailed`). An error whose code is generic but whose message carries the DashScope
 // code (`<400> InternalError.Algo.DataInspectionFailed: …`, as a relayed or messages-style error may) counts too.
 
-const NAMES = new Set(['datainspectionfailed', 'ipinfringementsuspect', 'contentfilter', 'contentfiltered', 'contentpolicyviolation', 'inappropriatecontent']);
+const NAMES = new Set([
+  'datainspectionfailed',
+  'ipinfringementsuspect',
+  'contentfilter',
+  'contentfiltered',
+  'contentpolicyviolation',
+  'inappropriatecontent',
+]);
 const NUMERIC = new Set([1300, 1301]);
 
 const normalise = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/g, '');

@@ -9,7 +9,9 @@ export type Family = 'vidx' | 'v1' | 'messages';
 
 const MESSAGES = '/v1/messages';
 
-/** Family A paths are the vendor-style video API; the messages routes answer as the messages API; the rest OpenAI-style. */
+/**
+ * Family A paths are the vendor-style video API; the messages routes answer as the messages API; the rest OpenAI-style.
+ */
 export function familyOf(url: string): Family {
   if (url.startsWith('/vidx/')) return 'vidx';
   if (url.startsWith(MESSAGES)) {
@@ -21,7 +23,14 @@ export function familyOf(url: string): Family {
 }
 
 export interface FamilyBErrorBody {
-  error: { message: string; type: string; code: string; param?: string; request_id: string; upstream_request_id?: string };
+  error: {
+    message: string;
+    type: string;
+    code: string;
+    param?: string;
+    request_id: string;
+    upstream_request_id?: string;
+  };
 }
 
 export interface FamilyAErrorBody {
@@ -73,7 +82,9 @@ export function messagesErrorType(status: number): string {
   }
 }
 
-/** The messages error body: the family B fields (code, request id, param, upstream request id) under the messages type. */
+/**
+ * The messages error body: the family B fields (code, request id, param, upstream request id) under the messages type.
+ */
 export function renderMessages(err: GatewayError, requestId: string): MessagesErrorBody {
   const { type: _familyB, ...rest } = renderFamilyB(err, requestId).error;
   return { type: 'error', error: { type: messagesErrorType(err.status), ...rest }, request_id: requestId };
@@ -83,7 +94,11 @@ export function renderFamilyA(err: GatewayError, requestId: string): FamilyAErro
   return { code: err.vendorCode, message: redact(err.message), request_id: requestId, data: null };
 }
 
-export function renderError(family: Family, err: GatewayError, requestId: string): FamilyAErrorBody | FamilyBErrorBody | MessagesErrorBody {
+export function renderError(
+  family: Family,
+  err: GatewayError,
+  requestId: string,
+): FamilyAErrorBody | FamilyBErrorBody | MessagesErrorBody {
   if (family === 'vidx') return renderFamilyA(err, requestId);
   return family === 'messages' ? renderMessages(err, requestId) : renderFamilyB(err, requestId);
 }

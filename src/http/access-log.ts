@@ -2,7 +2,8 @@
 // Same line pino would write for `req.log.info({...}, 'request')` ({"level":30,"time":…,"request_id":…,
 // fields…,"msg":"request"}), without pino's generic object walk per request — that walk and the redaction
 // hook were the largest logging cost in the bench profile. Secrets are still scrubbed (redactSecrets, as the
-// logger's streamWrite hook does, on each value that is not plain ASCII of our own making), and a logger whose stream needs pino's
+// logger's streamWrite hook does, on each value that is not plain ASCII of our own making), and a logger whose stream
+// needs pino's
 // metadata (multistream, transports) or has info disabled gets the ordinary call.
 import pino, { type Logger } from 'pino';
 import { hundredthsText, integerText } from '../contracts/number-text.ts';
@@ -100,16 +101,23 @@ function lastPlain(): (v: string) => string {
   };
 }
 
-/** A request id: newRequestId's form (`req_` and 32 hex digits) is plain by construction, so the test is its length and prefix. */
+/**
+ * A request id: newRequestId's form (`req_` and 32 hex digits) is plain by construction, so the test is its length and
+ * prefix.
+ */
 const requestIdText = (v: string): string => (v.length === 36 && v.startsWith('req_') ? `"${v}"` : ours(v));
 
 export function accessLogger(logger: Logger): (a: AccessLine) => void {
-  const stream = (logger as unknown as Record<symbol, { write(s: string): unknown } | undefined>)[pino.symbols.streamSym];
+  const stream = (logger as unknown as Record<symbol, { write(s: string): unknown } | undefined>)[
+    pino.symbols.streamSym
+  ];
   const needsMetadata = (stream as Record<symbol, unknown> | undefined)?.[pino.symbols.needsMetadataGsym] === true;
   const sym = logger as unknown as Record<symbol, unknown>;
   // Only when the logger writes pino's default shape (numeric level 30, epoch `time`, `msg`).
   const defaultShape =
-    logger.levels.values.info === 30 && sym[pino.symbols.timeSym] === pino.stdTimeFunctions.epochTime && sym[pino.symbols.messageKeySym] === 'msg';
+    logger.levels.values.info === 30 &&
+    sym[pino.symbols.timeSym] === pino.stdTimeFunctions.epochTime &&
+    sym[pino.symbols.messageKeySym] === 'msg';
   const direct = stream && !needsMetadata && defaultShape;
   const clientText = lastPlain();
   const tokenText = lastPlain();
@@ -134,7 +142,8 @@ export function accessLogger(logger: Logger): (a: AccessLine) => void {
       );
       return;
     }
-    // The method and error code repeat from line to line as well (a handful of values): quoted once (repeated). Token ids
+    // The method and error code repeat from line to line as well (a handful of values): quoted once (repeated). Token
+    // ids
     // and client addresses are many: checked per line (scrubbed when not plain: a forwarded address is the sender's
     // text), so they cannot crowd paths and models out of the bounded cache.
     let s = `{"level":30,"time":${nowText()},"request_id":${requestIdText(a.requestId)},"method":${repeated(a.method)},"path":${repeated(a.path)},"status":${a.status},"latency_ms":${hundredthsText(a.latencyMs)},"client":${clientText(a.client)}`;

@@ -36,7 +36,8 @@ function pathOf(raw: unknown): string {
  * buffered (its headers were late). '' when neither is known.
  */
 function pathOnSocket(socket: Socket): string {
-  const parser = (socket as Socket & { parser?: { incoming?: { url?: unknown } | null; _url?: unknown } | null }).parser;
+  const parser = (socket as Socket & { parser?: { incoming?: { url?: unknown } | null; _url?: unknown } | null })
+    .parser;
   const url = parser?.incoming?.url ?? parser?._url;
   return typeof url === 'string' ? url : '';
 }
@@ -54,7 +55,12 @@ export function clientErrorHandler(err: ParserError, socket: Socket): void {
   // As node's own handler does: answer unless a response on this connection has begun (its bytes and ours would
   // interleave). A keep-alive connection whose earlier answers are complete is answered too.
   if (socket.writable && !responseBegun(socket))
-    socket.end(rawAnswer(pathOf(err.rawPacket) || pathOnSocket(socket), new GatewayError('invalid_request', message, { status })));
+    socket.end(
+      rawAnswer(
+        pathOf(err.rawPacket) || pathOnSocket(socket),
+        new GatewayError('invalid_request', message, { status }),
+      ),
+    );
   else socket.destroy();
 }
 
@@ -82,16 +88,22 @@ function rawAnswer(path: string, err: GatewayError): string {
  * a bare 417): 417 in the family's shape, and the connection closes (the body it announced is not read).
  */
 export function expectationFailed(req: IncomingMessage, res: ServerResponse): void {
-  const { headers, body } = errorAnswer(req.url ?? '', new GatewayError('invalid_request', 'Only "Expect: 100-continue" is supported', { status: 417 }));
+  const { headers, body } = errorAnswer(
+    req.url ?? '',
+    new GatewayError('invalid_request', 'Only "Expect: 100-continue" is supported', { status: 417 }),
+  );
   res.writeHead(417, headers.flat()).end(body);
 }
 
 /** The refusal of an HTTP/1.1 request without a Host header (the connection closes after it). */
 export const noHost = (): GatewayError =>
-  new GatewayError('invalid_request', 'An HTTP/1.1 request must carry a Host header', { headers: { connection: 'close' } });
+  new GatewayError('invalid_request', 'An HTTP/1.1 request must carry a Host header', {
+    headers: { connection: 'close' },
+  });
 
 /** HTTP/1.1 requires a Host header (node's own check is off in app.ts: it answers a bare 400 with no body). */
-export const lacksHost = (req: IncomingMessage, hasHost: boolean): boolean => !hasHost && req.httpVersionMajor === 1 && req.httpVersionMinor === 1;
+export const lacksHost = (req: IncomingMessage, hasHost: boolean): boolean =>
+  !hasHost && req.httpVersionMajor === 1 && req.httpVersionMinor === 1;
 
 /**
  * An HTTP/1.1 request without a Host header on a framework route: 400 in the family's shape with a request id, and

@@ -1,5 +1,6 @@
 // Cross-origin access for browser clients (TOLLWAY_CORS_ORIGINS; off by default). Both fronts apply these rules
-// through front/ (fastify-front.ts, the lane): a preflight (OPTIONS with Access-Control-Request-Method) from an allowed origin is answered 204
+// through front/ (fastify-front.ts, the lane): a preflight (OPTIONS with Access-Control-Request-Method) from an allowed
+// origin is answered 204
 // before any authentication; every other answer to an allowed origin carries the origin back and exposes the
 // headers a client reads (request ids, rate-limit state, Retry-After). An origin not allowed gets no CORS header,
 // so the browser refuses the answer to its page.
@@ -64,7 +65,11 @@ export function corsHeaders(cors: CorsConfig | null, origin: string | undefined)
 export function preflightHeaders(
   cors: CorsConfig | null,
   method: string,
-  headers: { origin?: string | undefined; 'access-control-request-method'?: string | undefined; 'access-control-request-headers'?: string | undefined },
+  headers: {
+    origin?: string | undefined;
+    'access-control-request-method'?: string | undefined;
+    'access-control-request-headers'?: string | undefined;
+  },
 ): Record<string, string> | null {
   if (method !== 'OPTIONS' || headers['access-control-request-method'] === undefined) return null;
   if (!allowedOrigin(cors, headers.origin)) return null;
@@ -77,7 +82,8 @@ export function preflightHeaders(
     .split(',')
     .map((h) => h.trim().toLowerCase())
     .filter(Boolean);
-  if (requested.every(headerAllowed) && requested.length > 0) out['access-control-allow-headers'] = requested.join(', ');
+  if (requested.every(headerAllowed) && requested.length > 0)
+    out['access-control-allow-headers'] = requested.join(', ');
   out.vary = 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers';
   return out;
 }

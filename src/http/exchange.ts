@@ -1,4 +1,5 @@
-// One request as the text lane hands it to a route (the request's life: front/life.ts): what the handler reads (id, state, headers, parsed body)
+// One request as the text lane hands it to a route (the request's life: front/life.ts): what the handler reads (id,
+// state, headers, parsed body)
 // and the raw response it answers on. Deliberately small — no framework objects on the hot path.
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -34,7 +35,18 @@ export function sendBody(
   if (res.headersSent || res.destroyed) return;
   // A flat [name, value, …] list: no header object built (and copied) per answer.
   const id = ex.id;
-  const list: string[] = ['content-type', contentType, 'content-length', String(Buffer.byteLength(body)), RID0, id, RID1, id, RID2, id];
+  const list: string[] = [
+    'content-type',
+    contentType,
+    'content-length',
+    String(Buffer.byteLength(body)),
+    RID0,
+    id,
+    RID1,
+    id,
+    RID2,
+    id,
+  ];
   if (headers) for (const k of Object.keys(headers)) list.push(k, headers[k]!);
   markFirstByte(ex.state);
   res.writeHead(status, list);

@@ -42,23 +42,39 @@ export function parseJsonBody(text: string, textLimit = Number.POSITIVE_INFINITY
   // Checked before parsing: the parse of one object with a million keys held the event loop for seconds, as did
   // millions of values without keys.
   if (text.length > textLimit && textOutsideMedia(text) > textLimit) {
-    throw new GatewayError('payload_too_large', `The request body's text outside inline media is over ${textLimit} characters`);
+    throw new GatewayError(
+      'payload_too_large',
+      `The request body's text outside inline media is over ${textLimit} characters`,
+    );
   }
   if (hasMoreMembersThan(text, MAX_JSON_MEMBERS)) {
-    throw new GatewayError('invalid_request', `The request body holds more than ${MAX_JSON_MEMBERS} object members (keys)`);
+    throw new GatewayError(
+      'invalid_request',
+      `The request body holds more than ${MAX_JSON_MEMBERS} object members (keys)`,
+    );
   }
   if (hasMoreValuesThan(text, MAX_JSON_VALUES)) {
-    throw new GatewayError('invalid_request', `The request body holds more than ${MAX_JSON_VALUES} values in arrays and objects`);
+    throw new GatewayError(
+      'invalid_request',
+      `The request body holds more than ${MAX_JSON_VALUES} values in arrays and objects`,
+    );
   }
   const escapes = text.includes('\\u');
-  const value: unknown = escapes || text.includes('proto') || text.charCodeAt(0) === 0xfeff ? parsePoisonChecked(text) : JSON.parse(text);
+  const value: unknown =
+    escapes || text.includes('proto') || text.charCodeAt(0) === 0xfeff ? parsePoisonChecked(text) : JSON.parse(text);
   if (typeof value === 'object' && value !== null && nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw new GatewayError('invalid_request', `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`);
+    throw new GatewayError(
+      'invalid_request',
+      `The request body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`,
+    );
   }
   // A NUL can only arrive escaped (a raw control character is not JSON). PostgreSQL refuses one in text (an id
   // looked up, a name stored, a row that would be set aside unwritten): no string in a body may hold one.
   if (escapes && text.includes('\\u0000') && holdsNul(value)) {
-    throw new GatewayError('invalid_request', 'Strings in the request body may not contain the NUL character (\\u0000)');
+    throw new GatewayError(
+      'invalid_request',
+      'Strings in the request body may not contain the NUL character (\\u0000)',
+    );
   }
   return value;
 }
@@ -70,7 +86,10 @@ function parsePoisonChecked(text: string): unknown {
   } catch (e) {
     // Its only refusal of valid JSON; anything else it throws is JSON.parse's SyntaxError (invalid_json).
     if (e instanceof SyntaxError && e.message === 'Object contains forbidden prototype property') {
-      throw new GatewayError('invalid_request', 'The request body may not use the keys "__proto__" or "constructor" holding "prototype"');
+      throw new GatewayError(
+        'invalid_request',
+        'The request body may not use the keys "__proto__" or "constructor" holding "prototype"',
+      );
     }
     throw e;
   }
@@ -115,7 +134,11 @@ export function readJsonBody(text: string, empty: EmptyJsonBody, textLimit: numb
  * Fastify's `application/json` parser for `scope` and the scopes registered under it: readJsonBody, with the text
  * limit of the route's body class.
  */
-export function useJsonBodyParser(scope: FastifyInstance, empty: EmptyJsonBody, config: Pick<Config, 'bodyLimit'>): void {
+export function useJsonBodyParser(
+  scope: FastifyInstance,
+  empty: EmptyJsonBody,
+  config: Pick<Config, 'bodyLimit'>,
+): void {
   if (scope.hasContentTypeParser('application/json')) scope.removeContentTypeParser('application/json');
   scope.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     const row = req.routeOptions.config?.row;

@@ -16,7 +16,13 @@ export interface MultipartBody {
   files: UploadedFile[];
 }
 
-export const MULTIPART_LIMITS = { fileSize: 20 * 1024 * 1024, files: 16, fields: 200, fieldSize: 1024 * 1024, parts: 300 };
+export const MULTIPART_LIMITS = {
+  fileSize: 20 * 1024 * 1024,
+  files: 16,
+  fields: 200,
+  fieldSize: 1024 * 1024,
+  parts: 300,
+};
 
 export async function registerMultipart(scope: FastifyInstance): Promise<void> {
   await scope.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: true });
@@ -85,7 +91,9 @@ export async function readMultipart(req: FastifyRequest): Promise<MultipartBody>
         const value = typeof part.value === 'string' ? part.value : String(part.value);
         // PostgreSQL refuses a NUL in text; no field here can hold one.
         if (value.includes('\0') || part.fieldname.includes('\0'))
-          throw new GatewayError('invalid_parameter', 'Form fields may not contain the NUL character', { param: part.fieldname.replaceAll('\0', '') });
+          throw new GatewayError('invalid_parameter', 'Form fields may not contain the NUL character', {
+            param: part.fieldname.replaceAll('\0', ''),
+          });
         total += value.length;
         if (total > limit) throw tooLarge();
         const key = part.fieldname.endsWith('[]') ? part.fieldname.slice(0, -2) : part.fieldname;
@@ -97,9 +105,14 @@ export async function readMultipart(req: FastifyRequest): Promise<MultipartBody>
   } catch (e) {
     if (e instanceof GatewayError) throw e;
     const code = (e as { code?: string }).code ?? '';
-    if (/LIMIT|TOO_LARGE/.test(code)) throw new GatewayError('payload_too_large', 'Multipart body exceeds the upload limits');
+    if (/LIMIT|TOO_LARGE/.test(code))
+      throw new GatewayError('payload_too_large', 'Multipart body exceeds the upload limits');
     throw new GatewayError('invalid_request', 'Malformed multipart/form-data body');
   }
-  if (!closed()) throw new GatewayError('invalid_request', 'Malformed multipart/form-data body: it ends before its closing boundary');
+  if (!closed())
+    throw new GatewayError(
+      'invalid_request',
+      'Malformed multipart/form-data body: it ends before its closing boundary',
+    );
   return { fields, files };
 }

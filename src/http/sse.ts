@@ -182,7 +182,8 @@ export async function sendSse(req: Exchange, o: SseOptions): Promise<void> {
     }
     watch.dispose();
     if (outcome === 'client-abort') {
-      // The request's life marks the client gone and records it on the response's 'close' (which a cut response emits too).
+      // The request's life marks the client gone and records it on the response's 'close' (which a cut response emits
+      // too).
       res.destroy();
     } else {
       flush();
@@ -255,7 +256,12 @@ class SocketSink implements FrameSink {
  * Resolves once the stream ended: undefined when it completed, else why it broke. A client that leaves aborts the
  * upstream request through the watch's signal, which ends the stream too.
  */
-function piped(res: ServerResponse, state: RequestState, watch: ClientWatch, pipe: (sink: FrameSink) => FrameFlow): Promise<unknown> {
+function piped(
+  res: ServerResponse,
+  state: RequestState,
+  watch: ClientWatch,
+  pipe: (sink: FrameSink) => FrameFlow,
+): Promise<unknown> {
   return new Promise((resolve) => {
     const sink = new SocketSink(res, state, watch, resolve);
     sink.flow = pipe(sink);

@@ -34,7 +34,9 @@ export interface VideoSource {
   expired: () => GatewayError;
 }
 
-/** The result host's type when it names a video (or bare bytes); anything else — HTML, script, none — is sent as mp4. */
+/**
+ * The result host's type when it names a video (or bare bytes); anything else — HTML, script, none — is sent as mp4.
+ */
 export function videoContentType(v: string | string[] | undefined): string {
   const t = typeof v === 'string' ? v.trim().toLowerCase() : '';
   return /^(?:video\/[a-z0-9.+-]+|application\/octet-stream)(?:\s*;.*)?$/.test(t) ? t : 'video/mp4';
@@ -50,7 +52,12 @@ export async function sendVideoContent(
   const headers: Record<string, string> = {};
   const range = forwardedRange(req.headers.range);
   if (range !== null) headers.range = range;
-  const up = await deps.net.stream(src.url, { ...resultDownloadPolicy(deps.config), headers, maxBytes: MAX_VIDEO_BYTES, timeoutMs: 60_000 });
+  const up = await deps.net.stream(src.url, {
+    ...resultDownloadPolicy(deps.config),
+    headers,
+    maxBytes: MAX_VIDEO_BYTES,
+    timeoutMs: 60_000,
+  });
   if (up.statusCode === 403 || up.statusCode === 404 || up.statusCode === 410) {
     up.body.destroy();
     throw src.expired();

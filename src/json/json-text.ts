@@ -32,7 +32,8 @@ export const detachedSlice = (text: string, from: number, to: number): string =>
 /**
  * Does the JSON text nest arrays and objects deeper than `max`? Each level is an opening bracket, so a text of at
  * most `max` characters cannot. Most bodies hold fewer than `max` opening brackets in all, which settles it with a
- * few substring searches; otherwise one pass that skips strings (brackets inside strings do not nest) measures the depth.
+ * few substring searches; otherwise one pass that skips strings (brackets inside strings do not nest) measures the
+ * depth.
  */
 export function nestsDeeperThan(text: string, max: number): boolean {
   if (text.length <= max) return false;
@@ -146,7 +147,8 @@ function flatList(list: unknown[]): string | undefined {
 
 function flatObject(v: unknown): string | undefined {
   // Only plain objects (not a class instance, a Date, a Map…), and none with a toJSON method.
-  if (typeof v !== 'object' || v === null || Object.getPrototypeOf(v) !== Object.prototype || hasToJson(v)) return undefined;
+  if (typeof v !== 'object' || v === null || Object.getPrototypeOf(v) !== Object.prototype || hasToJson(v))
+    return undefined;
   // for…in on a plain object walks its own enumerable string keys in JSON.stringify's order, then those of
   // Object.prototype, which must have none (a polluted prototype: left to JSON.stringify, which skips them).
   if (!prototypeClean()) return undefined;

@@ -12,7 +12,10 @@ export interface AddressCount extends WindowCount {
 }
 
 export interface AddressWindows {
-  /** Count one event for the address (a window of windowMs opens with the first); at `lockAt` the window is kept to its end. */
+  /**
+   * Count one event for the address (a window of windowMs opens with the first); at `lockAt` the window is kept to its
+   * end.
+   */
   add(key: string, windowMs: number, lockAt: number): Promise<AddressCount>;
   read(key: string): Promise<AddressCount>;
 }
@@ -54,7 +57,8 @@ export class MemoryAddressWindows implements AddressWindows {
     const w = this.live(key, now);
     if (w) return { n: w.n, resetMs: w.until - now, full: false };
     this.dropEnded(now);
-    if (this.counting.size + this.locked.size < this.size || this.counting.size > 0) return { n: 0, resetMs: 0, full: false };
+    if (this.counting.size + this.locked.size < this.size || this.counting.size > 0)
+      return { n: 0, resetMs: 0, full: false };
     return this.fullAnswer(now);
   }
 

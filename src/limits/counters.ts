@@ -77,7 +77,9 @@ export class MemoryCounters implements LimitCounters {
 export class RedisCounters implements LimitCounters {
   private readonly slots: RedisSlots;
 
-  /** `slotLeaseMs`: how long the slots of an instance that stopped renewing (a dead one) still count (redis-slots.ts). */
+  /**
+   * `slotLeaseMs`: how long the slots of an instance that stopped renewing (a dead one) still count (redis-slots.ts).
+   */
   constructor(
     private readonly redis: Redis,
     private readonly prefix = 'tollway:',
@@ -90,7 +92,9 @@ export class RedisCounters implements LimitCounters {
     const k = `${this.prefix}win:${key}`;
     // One transaction: open the window with its expiry only if none is open (SET NX PX), count, and read the time
     // left. The expiry is Redis's, so every instance sees the same window whatever its own clock says.
-    const res = (await this.redis.multi().set(k, 0, 'PX', windowMs, 'NX').incrby(k, by).pttl(k).exec()) as Array<[Error | null, unknown]>;
+    const res = (await this.redis.multi().set(k, 0, 'PX', windowMs, 'NX').incrby(k, by).pttl(k).exec()) as Array<
+      [Error | null, unknown]
+    >;
     return { n: Number(res[1]![1]), resetMs: ttl(res[2]![1], windowMs) };
   }
 

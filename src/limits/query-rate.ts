@@ -1,5 +1,6 @@
 // The upstream query rate: task queries per second per upstream account, shared by every key of the account (the
-// upstream's folder declares its rate: Upstream.queryRate). A generic cell rate algorithm: each account has a theoretical arrival time (TAT); a query is
+// upstream's folder declares its rate: Upstream.queryRate). A generic cell rate algorithm: each account has a
+// theoretical arrival time (TAT); a query is
 // admitted when TAT − tolerance ≤ now, and moves TAT one interval on. At most rate + burst queries fall in any
 // one-second span, whatever the phase, so a rate of 15/s with a burst of 2 never shows the upstream more than 17.
 //
@@ -20,7 +21,9 @@ export interface QueryRate {
   claimRound(upstreamAccount: string, ms: number): Promise<boolean>;
   /** A list round of the account, begun at `startedAt` (ms), saw every open task created before it. */
   roundDone(upstreamAccount: string, startedAt: number): Promise<void>;
-  /** When the account's last complete list round began (ms; 0 = none): reads of older tasks need no query of their own. */
+  /**
+   * When the account's last complete list round began (ms; 0 = none): reads of older tasks need no query of their own.
+   */
   lastRound(upstreamAccount: string): Promise<number>;
 }
 
@@ -58,7 +61,9 @@ function cells(o: QueryRateOptions): { upstreamAccount: Cell; client: Cell } | n
   return { upstreamAccount: cell(o.qps, burst), client: cell(o.qps / CLIENT_SHARE, 1) };
 }
 
-/** FNV-1a: the slot of an account key in the shared table (two accounts in one slot share a query rate: only stricter). */
+/**
+ * FNV-1a: the slot of an account key in the shared table (two accounts in one slot share a query rate: only stricter).
+ */
 function slotOf(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
@@ -157,7 +162,15 @@ export class RedisQueryRate implements QueryRate {
 
   async claimRound(upstreamAccount: string, ms: number): Promise<boolean> {
     try {
-      return (await this.redis.set(`${this.prefix}round:${upstreamAccount}`, '1', 'PX', Math.max(1, Math.floor(ms) - 50), 'NX')) === 'OK';
+      return (
+        (await this.redis.set(
+          `${this.prefix}round:${upstreamAccount}`,
+          '1',
+          'PX',
+          Math.max(1, Math.floor(ms) - 50),
+          'NX',
+        )) === 'OK'
+      );
     } catch (e) {
       this.onError(e);
       return this.fallback.claimRound(upstreamAccount, ms);
@@ -181,11 +194,19 @@ export class RedisQueryRate implements QueryRate {
   async take(upstreamAccount: string, who: QueryWho): Promise<boolean> {
     const c = this.cells;
     if (!c) return true;
-    const keys = who === 'client' ? [`${this.prefix}client:${upstreamAccount}`, `${this.prefix}${upstreamAccount}`] : [`${this.prefix}${upstreamAccount}`];
+    const keys =
+      who === 'client'
+        ? [`${this.prefix}client:${upstreamAccount}`, `${this.prefix}${upstreamAccount}`]
+        : [`${this.prefix}${upstreamAccount}`];
     const args = who === 'client' ? [c.client, c.upstreamAccount] : [c.upstreamAccount];
     try {
       const call = (this.redis as unknown as Record<string, (...a: unknown[]) => Promise<number>>).tollwayQueryRate!;
-      const r = await call.call(this.redis, keys.length, ...keys, ...args.flatMap((x) => [String(x.intervalUs), String(x.toleranceUs)]));
+      const r = await call.call(
+        this.redis,
+        keys.length,
+        ...keys,
+        ...args.flatMap((x) => [String(x.intervalUs), String(x.toleranceUs)]),
+      );
       return r === 1;
     } catch (e) {
       this.onError(e);

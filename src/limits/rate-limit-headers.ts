@@ -43,7 +43,14 @@ export function rateLimitHeaders(
   return h;
 }
 
-function trio(h: Record<string, string>, style: HeaderStyle, kind: 'requests' | 'tokens', limit: number, w: WindowCount, now: number): void {
+function trio(
+  h: Record<string, string>,
+  style: HeaderStyle,
+  kind: 'requests' | 'tokens',
+  limit: number,
+  w: WindowCount,
+  now: number,
+): void {
   const remaining = String(Math.max(0, limit - w.n));
   if (style === 'anthropic') {
     h[`anthropic-ratelimit-${kind}-limit`] = String(limit);

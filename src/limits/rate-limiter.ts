@@ -69,14 +69,21 @@ export class RateLimiter {
     ]);
     const headers = rateLimitHeaders(rpm, requests, tpm, tokens, style, Date.now());
     const refusal = refusedBy(rpm, requests, tpm, tokens);
-    if (refusal) throw new GatewayError('rate_limit_exceeded', refusal.message, { headers: { ...headers, 'retry-after': retryAfterSeconds(refusal.resetMs) } });
+    if (refusal)
+      throw new GatewayError('rate_limit_exceeded', refusal.message, {
+        headers: { ...headers, 'retry-after': retryAfterSeconds(refusal.resetMs) },
+      });
     if (p.concurrencyLimit === null) return { release: null, headers };
     const n = await this.counters.incrConcurrent(p.tokenId);
     if (n > p.concurrencyLimit) {
       await this.counters.decrConcurrent(p.tokenId);
-      throw new GatewayError('concurrency_limited', `Concurrency limit of ${p.concurrencyLimit} in-flight requests exceeded`, {
-        headers: { ...headers, 'retry-after': '1' },
-      });
+      throw new GatewayError(
+        'concurrency_limited',
+        `Concurrency limit of ${p.concurrencyLimit} in-flight requests exceeded`,
+        {
+          headers: { ...headers, 'retry-after': '1' },
+        },
+      );
     }
     let released = false;
     const release = () => {

@@ -32,7 +32,10 @@ if tonumber(ARGV[2]) > 0 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) else
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return sum`;
 
-/** KEYS: the lease set, then the hashes this instance holds slots in. ARGV: this instance, lease ms, hash ttl ms, the counts. */
+/**
+ * KEYS: the lease set, then the hashes this instance holds slots in. ARGV: this instance, lease ms, hash ttl ms, the
+ * counts.
+ */
 const RENEW = `${NOW}
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
@@ -116,7 +119,16 @@ export class RedisSlots {
     const cleared = [...this.unwritten].filter((k) => !this.held.has(k));
     const keys = [...this.held.keys(), ...cleared];
     const counts = keys.map((k) => this.held.get(k) ?? 0);
-    await this.redis.eval(RENEW, keys.length + 1, this.leases(), ...keys.map((k) => this.hash(k)), this.id, this.leaseMs, HASH_TTL_MS, ...counts);
+    await this.redis.eval(
+      RENEW,
+      keys.length + 1,
+      this.leases(),
+      ...keys.map((k) => this.hash(k)),
+      this.id,
+      this.leaseMs,
+      HASH_TTL_MS,
+      ...counts,
+    );
     this.unwritten.clear();
     if (this.held.size === 0 && this.unwritten.size === 0) this.stopRenewing();
   }

@@ -24,7 +24,10 @@ export interface AllowanceOptions {
   shareOf: number;
   /** Below this many estimates of room no allowance is taken: each call reserves on its own. */
   minCalls: number;
-  /** Reservations are taken from one allowance for at most this long, then a new one is placed (well below ALLOWANCE_STALE_MS). */
+  /**
+   * Reservations are taken from one allowance for at most this long, then a new one is placed (well below
+   * ALLOWANCE_STALE_MS).
+   */
   lifetimeMs: number;
   /** An allowance no call used for this long is given back. */
   idleMs: number;
@@ -38,7 +41,14 @@ export const ALLOWANCE_STALE_MS = 300_000;
 /** How often an instance marks the allowance holds it still uses (their calls included) as alive. */
 export const ALLOWANCE_RENEW_MS = 60_000;
 
-export const ALLOWANCE_DEFAULTS: AllowanceOptions = { busyPerSecond: 20, maxCalls: 64, shareOf: 4, minCalls: 8, lifetimeMs: 30_000, idleMs: 1_000 };
+export const ALLOWANCE_DEFAULTS: AllowanceOptions = {
+  busyPerSecond: 20,
+  maxCalls: 64,
+  shareOf: 4,
+  minCalls: 8,
+  lifetimeMs: 30_000,
+  idleMs: 1_000,
+};
 
 export interface Allowance extends AllowanceRef {
   readonly tokenId: string;
@@ -158,7 +168,8 @@ export class Allowances {
   retireFor(holder: AllowanceHolder): void {
     this.changes++;
     for (const a of [...this.byToken.values()])
-      if ('tokenId' in holder ? a.tokenId === holder.tokenId : a.billing?.accountId === holder.accountId) this.retire(a);
+      if ('tokenId' in holder ? a.tokenId === holder.tokenId : a.billing?.accountId === holder.accountId)
+        this.retire(a);
   }
 
   private isBusy(tokenId: string): boolean {
@@ -170,7 +181,12 @@ export class Allowances {
     }
     // A token whose allowance is full, over or under other terms, or ended a moment ago, is still busy: its next
     // one is placed at once.
-    if (this.opts.busyPerSecond === 0 || this.byToken.has(tokenId) || now - (this.lastHeld.get(tokenId) ?? Number.NEGATIVE_INFINITY) < RECENT_MS) return true;
+    if (
+      this.opts.busyPerSecond === 0 ||
+      this.byToken.has(tokenId) ||
+      now - (this.lastHeld.get(tokenId) ?? Number.NEGATIVE_INFINITY) < RECENT_MS
+    )
+      return true;
     const second = Math.floor(now / 1000);
     let b = this.busy.get(tokenId);
     if (b === undefined || b.second !== second) {
@@ -205,7 +221,11 @@ export class Allowances {
       const size = Math.min(estimate * this.opts.maxCalls, Math.floor(room / this.opts.shareOf));
       if (size < estimate * this.opts.minCalls) return 0;
       const refusal = 'no room for an allowance';
-      return (await placeHold(trx, { key, tokenId, amount: size, pending, billing, now, refusal, periods }).catch(() => false)) ? size : 0;
+      return (await placeHold(trx, { key, tokenId, amount: size, pending, billing, now, refusal, periods }).catch(
+        () => false,
+      ))
+        ? size
+        : 0;
     });
     if (amount === 0) {
       this.noRoomUntil.set(tokenId, now + 1_000);
@@ -213,7 +233,18 @@ export class Allowances {
     }
     const target = targetOfRows(rows, billing?.priceGroup ?? null);
     const tuple = { allowance: key, accountId: target.accountId, rows: flatRows(target) };
-    const a: Allowance = { key, tokenId, billing, target, tuple, amount, reserved: 0, until, lastUsed: now, retired: false };
+    const a: Allowance = {
+      key,
+      tokenId,
+      billing,
+      target,
+      tuple,
+      amount,
+      reserved: 0,
+      until,
+      lastUsed: now,
+      retired: false,
+    };
     this.open.add(a);
     // Terms changed while it was placed (its room perhaps read before): given back unused.
     if (this.changes !== changes) void this.giveBack(a);
@@ -246,7 +277,8 @@ export class Allowances {
   private sweep(): void {
     const now = this.now();
     for (const [t, at] of this.lastHeld) if (now - at >= RECENT_MS) this.lastHeld.delete(t);
-    for (const a of [...this.byToken.values()]) if (now >= a.until || (a.reserved === 0 && now - a.lastUsed >= this.opts.idleMs)) this.retire(a);
+    for (const a of [...this.byToken.values()])
+      if (now >= a.until || (a.reserved === 0 && now - a.lastUsed >= this.opts.idleMs)) this.retire(a);
     if (now - this.renewedAt >= ALLOWANCE_RENEW_MS) void this.renew(now);
   }
 
@@ -257,6 +289,12 @@ export class Allowances {
   private async renew(now: number): Promise<void> {
     this.renewedAt = now;
     for (const a of [...this.open])
-      await this.db.updateTable('holds').set({ updated_at: now }).where('hold_key', '=', a.key).where('state', '=', 'held').execute().catch(this.onError);
+      await this.db
+        .updateTable('holds')
+        .set({ updated_at: now })
+        .where('hold_key', '=', a.key)
+        .where('state', '=', 'held')
+        .execute()
+        .catch(this.onError);
   }
 }

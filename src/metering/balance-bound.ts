@@ -22,7 +22,8 @@ export function boundCharge(c: Charge, room: number): Charge {
 }
 
 /** The row with its charge cut to `room`. */
-export const boundRow = (r: LedgerRow, room: number): LedgerRow => (r.charge.amount <= room ? r : { ...r, charge: boundCharge(r.charge, room) });
+export const boundRow = (r: LedgerRow, room: number): LedgerRow =>
+  r.charge.amount <= room ? r : { ...r, charge: boundCharge(r.charge, room) };
 
 /** The room left on every row a charge lands on (token, account, budget rows): the least of them. */
 export function targetRoom(trx: Kysely<Database>, t: HoldTarget): Promise<number> {

@@ -20,7 +20,10 @@ function moveOn(m: Moves, key: unknown[], spent: number, back: number): void {
   }
 }
 
-/** A VALUES list of the moves, sorted by key (rows locked in one order): key columns as text or bigint, then spent and back. */
+/**
+ * A VALUES list of the moves, sorted by key (rows locked in one order): key columns as text or bigint, then spent and
+ * back.
+ */
 function values(m: Moves, types: ReadonlyArray<'text' | 'bigint'>): RawBuilder<unknown> {
   const rows = [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, e]) => e);
   const cast = (v: unknown, t: string) => sql`cast(${v} as ${sql.raw(t)})`;
@@ -41,7 +44,13 @@ export async function landBatch(trx: Kysely<Database>, rows: readonly LedgerRow[
       continue;
     }
     const l = taken.get(r.allowance.key);
-    if (l === undefined) taken.set(r.allowance.key, { allowance: r.allowance, spent: r.charge.amount, covered: r.covered ?? 0, at: r.createdAt });
+    if (l === undefined)
+      taken.set(r.allowance.key, {
+        allowance: r.allowance,
+        spent: r.charge.amount,
+        covered: r.covered ?? 0,
+        at: r.createdAt,
+      });
     else {
       l.spent += r.charge.amount;
       l.covered += r.covered ?? 0;
@@ -56,8 +65,12 @@ export async function landBatch(trx: Kysely<Database>, rows: readonly LedgerRow[
         .sort((a, b) => (a.allowance.key < b.allowance.key ? -1 : 1))
         .map((l) => sql`(cast(${l.allowance.key} as text), cast(${l.covered} as bigint), cast(${l.at} as bigint))`),
     );
-    const r = await sql<{ hold_key: string }>`update holds set amount = holds.amount - v.column2, updated_at = v.column3 from (values ${list}) as v
-      where holds.hold_key = v.column1 and holds.state = 'held' and holds.amount >= v.column2 returning holds.hold_key`.execute(trx);
+    const r = await sql<{
+      hold_key: string;
+    }>`update holds set amount = holds.amount - v.column2, updated_at = v.column3 from (values ${list}) as v
+      where holds.hold_key = v.column1 and holds.state = 'held' and holds.amount >= v.column2 returning holds.hold_key`.execute(
+      trx,
+    );
     for (const h of r.rows) gaveUp.add(h.hold_key);
   }
   const byLevel = new Map<Level, Moves>([[TOKEN, tokens]]);

@@ -6,7 +6,17 @@ import { GatewayError } from '../errors/gateway-error.ts';
 import type { Database } from '../store/schema.ts';
 import type { Billing } from './billing.ts';
 import { holdOn, moveOn } from './balances/moves.ts';
-import { ACCOUNT, rowsOf, rowsOfTarget, targetOfRows, TOKEN, type BalanceRow, type BudgetRowKey, type HoldTarget, type PeriodRule } from './balances/rows.ts';
+import {
+  ACCOUNT,
+  rowsOf,
+  rowsOfTarget,
+  targetOfRows,
+  TOKEN,
+  type BalanceRow,
+  type BudgetRowKey,
+  type HoldTarget,
+  type PeriodRule,
+} from './balances/rows.ts';
 
 export type { HoldTarget } from './balances/rows.ts';
 
@@ -32,7 +42,11 @@ function budgetRefusal(holder: string, period: string, end: number, now: number)
     'insufficient_quota',
     `The ${period} budget of ${holder.startsWith('acc_') ? 'the account' : 'the token'} is spent; it starts again at ${at}`,
     {
-      headers: { 'retry-after': String(Math.max(1, Math.ceil((end - now) / 1000))), 'x-budget-reset': at, 'x-budget-period': period },
+      headers: {
+        'retry-after': String(Math.max(1, Math.ceil((end - now) / 1000))),
+        'x-budget-reset': at,
+        'x-budget-period': period,
+      },
     },
   );
 }
@@ -40,13 +54,15 @@ function budgetRefusal(holder: string, period: string, end: number, now: number)
 /** Why a hold does not fit on `r`: the caller's refusal for its token, the account's, or the budget's. */
 function refusalOn(r: BalanceRow, s: HoldSpec): GatewayError {
   if (r.level === TOKEN) return new GatewayError('insufficient_quota', s.refusal);
-  if (r.level === ACCOUNT) return new GatewayError('insufficient_quota', "The account's quota is not enough for this call");
+  if (r.level === ACCOUNT)
+    return new GatewayError('insufficient_quota', "The account's quota is not enough for this call");
   return budgetRefusal(String(r.key[0]), String(r.key[1]), r.end, s.now);
 }
 
 /**
  * Insert the hold row and move `held` by compare-and-set on every row it reserves against (balances/); the first
- * that does not fit throws (the caller's transaction rolls back the rest). False when a hold with this key already exists.
+ * that does not fit throws (the caller's transaction rolls back the rest). False when a hold with this key already
+ * exists.
  */
 export async function placeHold(trx: Kysely<Database>, s: HoldSpec): Promise<boolean> {
   const b = s.billing;
@@ -61,7 +77,13 @@ export async function placeHold(trx: Kysely<Database>, s: HoldSpec): Promise<boo
       state: 'held',
       created_at: s.now,
       updated_at: s.now,
-      ...(b ? { account_id: b.accountId, price_group: b.priceGroup, budget_rows: budgetRows.length ? JSON.stringify(budgetRows) : null } : {}),
+      ...(b
+        ? {
+            account_id: b.accountId,
+            price_group: b.priceGroup,
+            budget_rows: budgetRows.length ? JSON.stringify(budgetRows) : null,
+          }
+        : {}),
       ...(s.terms ? { price_terms: s.terms } : {}),
     })
     .onConflict((oc) => oc.column('hold_key').doNothing())
@@ -73,7 +95,13 @@ export async function placeHold(trx: Kysely<Database>, s: HoldSpec): Promise<boo
   return true;
 }
 
-type HoldRow = { amount: number | string; token_id: string; account_id: string | null; price_group: string | null; budget_rows: string | null };
+type HoldRow = {
+  amount: number | string;
+  token_id: string;
+  account_id: string | null;
+  price_group: string | null;
+  budget_rows: string | null;
+};
 
 function targetOf(h: HoldRow): HoldTarget {
   return {
@@ -113,7 +141,8 @@ export async function closeHold(
 ): Promise<(HoldTarget & { amount: number; terms: string | null }) | null> {
   // A batch of charges locks its tokens first, then the allowances it uses (ledger-write.ts): an allowance closes in
   // that order too, or the two would deadlock on PostgreSQL.
-  if (key.startsWith(ALLOWANCE_PREFIX)) await trx.updateTable('tokens').set({ spent: sql`spent` }).where('id', '=', tokenId).execute();
+  if (key.startsWith(ALLOWANCE_PREFIX))
+    await trx.updateTable('tokens').set({ spent: sql`spent` }).where('id', '=', tokenId).execute();
   await trx
     .insertInto('holds')
     .values({ hold_key: key, token_id: tokenId, amount: 0, state: 'held', created_at: now, updated_at: now })
@@ -138,7 +167,10 @@ export const RESERVATION_PREFIX = 'req_';
 /** The key prefix of allowance holds (allowances.ts). */
 export const ALLOWANCE_PREFIX = 'lease_';
 
-export async function holdStateOf(db: Kysely<Database>, taskId: string): Promise<'held' | 'settled' | 'released' | null> {
+export async function holdStateOf(
+  db: Kysely<Database>,
+  taskId: string,
+): Promise<'held' | 'settled' | 'released' | null> {
   const h = await db.selectFrom('holds').select('state').where('hold_key', '=', taskId).executeTakeFirst();
   return h ? (h.state as 'held' | 'settled' | 'released') : null;
 }

@@ -37,7 +37,10 @@ export interface LedgerRow {
    * lands on (null or absent: the token alone).
    */
   allowance?: AllowanceRef | null;
-  /** What of the charge the allowance's hold covers: that much leaves the hold and `held` with the ledger line, in its transaction. */
+  /**
+   * What of the charge the allowance's hold covers: that much leaves the hold and `held` with the ledger line, in its
+   * transaction.
+   */
   covered?: number;
 }
 
@@ -45,14 +48,25 @@ export interface LedgerRow {
  * The rows a charge queued without a hold of its own lands on: the caller's account and its budget rows of now. It
  * takes nothing from a hold (covered: 0); both write paths land it as an allowance's charge.
  */
-export function billingAllowance(input: SyncChargeInput, billing: Billing | null, now: number, periods?: Readonly<Record<string, PeriodRule>>): AllowanceRef {
+export function billingAllowance(
+  input: SyncChargeInput,
+  billing: Billing | null,
+  now: number,
+  periods?: Readonly<Record<string, PeriodRule>>,
+): AllowanceRef {
   const key = input.idempotencyKey ?? input.requestId;
   const target = targetOfRows(rowsOf(input.tokenId, billing, now, periods), billing?.priceGroup ?? null);
   return { key, target, tuple: { allowance: key, accountId: target.accountId, rows: flatRows(target) } };
 }
 
 /** A task's one charge (key taskChargeKey), on its token and the account its hold named. */
-export function taskChargeRow(task: TaskRef, accountId: string | null, kind: string, charge: Charge, now: number): LedgerRow {
+export function taskChargeRow(
+  task: TaskRef,
+  accountId: string | null,
+  kind: string,
+  charge: Charge,
+  now: number,
+): LedgerRow {
   return {
     key: taskChargeKey(task.taskId),
     tokenId: task.tokenId,
@@ -94,7 +108,21 @@ export function ledgerTuple(r: LedgerRow): LedgerTuple {
   const upstreamId = clip(r.upstreamRequestId, 200);
   const c = r.charge;
   // A row of no allowance (no account, no price group) keeps the short tuple.
-  if (!r.allowance) return [r.key, r.tokenId, r.model, r.kind, c.quantities, c.unitPrices, c.amount, r.requestId, r.taskId, upstreamId, r.createdAt, null];
+  if (!r.allowance)
+    return [
+      r.key,
+      r.tokenId,
+      r.model,
+      r.kind,
+      c.quantities,
+      c.unitPrices,
+      c.amount,
+      r.requestId,
+      r.taskId,
+      upstreamId,
+      r.createdAt,
+      null,
+    ];
   const covered = r.covered ?? 0;
   const list = c.listAmount ?? null;
   const group = c.priceGroup ?? null;

@@ -1,4 +1,5 @@
-// Ledger writes the meter (meter.ts) makes inside its transactions: one charge, a token's spend, a batch of queued charges.
+// Ledger writes the meter (meter.ts) makes inside its transactions: one charge, a token's spend, a batch of queued
+// charges.
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import { readRooms } from './balances/moves.ts';
@@ -27,7 +28,11 @@ export function addTokenSpent(trx: Kysely<Database>, tokenId: string, amount: nu
  * sqlite-batch-writer.ts): each token's rows in order take the room its balance has left (`bound` cuts a row past it,
  * balance-bound.ts), and only the rows really inserted (RETURNING) move `spent`, set-wise (batch-spend.ts).
  */
-export async function writeLedgerBatch(db: Kysely<Database>, batch: LedgerRow[], bound: (r: LedgerRow, room: number) => LedgerRow): Promise<void> {
+export async function writeLedgerBatch(
+  db: Kysely<Database>,
+  batch: LedgerRow[],
+  bound: (r: LedgerRow, room: number) => LedgerRow,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     const charges = batch.map((r) => ({ tokenId: r.tokenId, flat: r.allowance?.tuple.rows ?? null }));
     // Busy tokens of one account share its room, as any row two charges land on.

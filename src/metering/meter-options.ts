@@ -9,7 +9,10 @@ import type { PeriodRule } from './balances/rows.ts';
 export interface StoreMeterOptions {
   /** SQLite: write batches through the store's prepared statements (store.batchWriter) instead of Kysely. */
   batchWriter?: SqliteBatchWriter | null;
-  /** Group-commit interval of chargeSyncDeferred (ms) on its own timer; with `tick`, the tick's interval applies instead. */
+  /**
+   * Group-commit interval of chargeSyncDeferred (ms) on its own timer; with `tick`, the tick's interval applies
+   * instead.
+   */
   flushIntervalMs?: number;
   /** A flush timer shared with the request log's queue (group-commit.ts): both hand their rows over in one turn. */
   tick?: FlushTick;

@@ -6,7 +6,14 @@ import type { Database } from '../store/schema.ts';
 import { GroupCommit, type WriteBacklog } from '../store/group-commit.ts';
 import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
 import { ALLOWANCE_DEFAULTS, Allowances, type Allowance } from './allowances.ts';
-import { billingAllowance, ledgerTuple, taskChargeRow, uncovered, type AllowanceRef, type LedgerRow } from './ledger-row.ts';
+import {
+  billingAllowance,
+  ledgerTuple,
+  taskChargeRow,
+  uncovered,
+  type AllowanceRef,
+  type LedgerRow,
+} from './ledger-row.ts';
 import { addTokenSpent, insertCharge, writeLedgerBatch } from './ledger-write.ts';
 import type { Billing } from './billing.ts';
 import { MAX_BALANCE, targetRoom } from './balance-bound.ts';
@@ -19,7 +26,16 @@ import { quotaRoom } from './quota-room.ts';
 import { isBillable, priceForEntry } from '../pricing/prices.ts';
 import type { StoreMeterOptions } from './meter-options.ts';
 import { BUDGET_PERIOD_RULES, tokenAlone, type PeriodRule } from './balances/rows.ts';
-import type { AllowanceHolder, Charge, Meter, OnReaped, StoreTransaction, SyncChargeInput, TaskRef, Usage } from './types.ts';
+import type {
+  AllowanceHolder,
+  Charge,
+  Meter,
+  OnReaped,
+  StoreTransaction,
+  SyncChargeInput,
+  TaskRef,
+  Usage,
+} from './types.ts';
 
 export { RESERVATION_PREFIX } from './holds.ts';
 export type { StoreMeterOptions } from './meter-options.ts';
@@ -61,7 +77,16 @@ export class StoreMeter implements Meter {
     this.periods = opts.budgetPeriods ?? BUDGET_PERIOD_RULES;
     const allowances = opts.allowances ?? ALLOWANCE_DEFAULTS;
     this.allowances =
-      allowances === false ? null : new Allowances(db, this.now, (t) => this.pending.get(t) ?? 0, allowances, opts.onAllowanceError, this.periods);
+      allowances === false
+        ? null
+        : new Allowances(
+            db,
+            this.now,
+            (t) => this.pending.get(t) ?? 0,
+            allowances,
+            opts.onAllowanceError,
+            this.periods,
+          );
     this.batches = new GroupCommit<LedgerRow>({
       intervalMs: opts.flushIntervalMs ?? 10,
       maxBatch: opts.maxBatch ?? 200,
@@ -106,7 +131,13 @@ export class StoreMeter implements Meter {
     return group ? groupCharge(entry, usage, group) : priceForEntry(entry, usage);
   }
 
-  private syncRow(input: SyncChargeInput, charge: Charge, accountId: string | null = null, allowance: AllowanceRef | null = null, covered = 0): LedgerRow {
+  private syncRow(
+    input: SyncChargeInput,
+    charge: Charge,
+    accountId: string | null = null,
+    allowance: AllowanceRef | null = null,
+    covered = 0,
+  ): LedgerRow {
     // Every field set, in one order: one object shape for every row.
     return this.cuts.checked({
       accountId,
@@ -139,7 +170,9 @@ export class StoreMeter implements Meter {
     if (!isBillable(input.usage)) return 0;
     const b = input.billing;
     const charge = this.price(input.billingModel, input.usage, b?.priceGroup);
-    const row = b ? this.syncRow(input, charge, b.accountId, billingAllowance(input, b, this.now(), this.periods)) : this.syncRow(input, charge);
+    const row = b
+      ? this.syncRow(input, charge, b.accountId, billingAllowance(input, b, this.now(), this.periods))
+      : this.syncRow(input, charge);
     if (this.queuedKeys.has(row.key)) return 0;
     this.queue(row);
     return charge.amount;
@@ -166,7 +199,10 @@ export class StoreMeter implements Meter {
     return this.batches.flush();
   }
 
-  /** Resolves once the charges queued so far go before, or with, what is written next: handed to the SQLite batch writer (commits in order), else committed. */
+  /**
+   * Resolves once the charges queued so far go before, or with, what is written next: handed to the SQLite batch writer
+   * (commits in order), else committed.
+   */
   chargesAhead(): Promise<void> {
     return this.batchWriter ? this.batches.handOver() : this.batches.flush();
   }
@@ -183,15 +219,37 @@ export class StoreMeter implements Meter {
     const amount = chargeAt(entry, estimate, terms).amount;
     return this.db.transaction().execute(async (trx) => {
       // A repeated hold for the same task is a no-op: report what is held (0 if the task already ended).
-      if (await this.placeHold(trx, task.taskId, task.tokenId, amount, billing, 'Token quota is not enough for this task', JSON.stringify(terms)))
+      if (
+        await this.placeHold(
+          trx,
+          task.taskId,
+          task.tokenId,
+          amount,
+          billing,
+          'Token quota is not enough for this task',
+          JSON.stringify(terms),
+        )
+      )
         return amount;
-      const h = await trx.selectFrom('holds').select(['amount', 'state']).where('hold_key', '=', task.taskId).executeTakeFirst();
+      const h = await trx
+        .selectFrom('holds')
+        .select(['amount', 'state'])
+        .where('hold_key', '=', task.taskId)
+        .executeTakeFirst();
       return h && h.state === 'held' ? Number(h.amount) : 0;
     });
   }
 
   /** A hold on the token (queued charges not yet committed count too), its account and budgets: holds.ts. */
-  private placeHold(trx: Kysely<Database>, key: string, tokenId: string, amount: number, billing: Billing | null, refusal: string, terms?: string) {
+  private placeHold(
+    trx: Kysely<Database>,
+    key: string,
+    tokenId: string,
+    amount: number,
+    billing: Billing | null,
+    refusal: string,
+    terms?: string,
+  ) {
     const spec = { key, tokenId, amount, billing, refusal, periods: this.periods, ...(terms ? { terms } : {}) };
     return placeHold(trx, { ...spec, pending: this.pending.get(tokenId) ?? 0, now: this.now() });
   }
@@ -199,18 +257,32 @@ export class StoreMeter implements Meter {
   /** Nothing to wait for (undefined) when the token's allowance covers the call: the request path takes no promise. */
   reserve(key: string, tokenId: string, amount: number, billing: Billing | null = null): Promise<void> | undefined {
     // A token a charge was cut at holds for each call: its allowance's room in memory is not room in the store.
-    if (this.atBound.size > 0 && this.atBound.has(tokenId)) return this.reserveSlow(key, tokenId, amount, billing, null);
+    if (this.atBound.size > 0 && this.atBound.has(tokenId))
+      return this.reserveSlow(key, tokenId, amount, billing, null);
     if (this.allowances?.takeHeld(key, tokenId, amount, billing)) return undefined;
     return this.reserveSlow(key, tokenId, amount, billing, this.allowances);
   }
 
-  private async reserveSlow(key: string, tokenId: string, amount: number, billing: Billing | null, allowances: Allowances | null): Promise<void> {
+  private async reserveSlow(
+    key: string,
+    tokenId: string,
+    amount: number,
+    billing: Billing | null,
+    allowances: Allowances | null,
+  ): Promise<void> {
     if (allowances !== null && (await allowances.take(key, tokenId, amount, billing))) return;
-    await this.db.transaction().execute((trx) => this.placeHold(trx, key, tokenId, amount, billing, 'Token quota is not enough for this call'));
+    await this.db
+      .transaction()
+      .execute((trx) => this.placeHold(trx, key, tokenId, amount, billing, 'Token quota is not enough for this call'));
   }
 
   /** One charge and its spend on the rows the hold named (the token alone when there was no hold), at most `cap`. */
-  private async chargeHeld(trx: Kysely<Database>, priced: LedgerRow, target: HoldTarget, cap = MAX_BALANCE): Promise<number> {
+  private async chargeHeld(
+    trx: Kysely<Database>,
+    priced: LedgerRow,
+    target: HoldTarget,
+    cap = MAX_BALANCE,
+  ): Promise<number> {
     const row = this.cuts.bounded(priced, Math.min(await targetRoom(trx, target), cap));
     if (!(await insertCharge(trx, row))) return 0;
     if (row.charge.amount > 0) await addSpent(trx, target, row.charge.amount);
@@ -233,7 +305,9 @@ export class StoreMeter implements Meter {
       // The reservation closes here — or the reaper already released it (a call that outlived
       // TOLLWAY_RESERVATION_TTL_MS, its instance alive): a call that delivered is charged either way, and its ledger
       // key (the request id) keeps that to one charge, on the rows its reservation named.
-      const target = (await closeHold(trx, input.requestId, input.tokenId, 'settled', this.now())) ?? (await holdTarget(trx, input.requestId));
+      const target =
+        (await closeHold(trx, input.requestId, input.tokenId, 'settled', this.now())) ??
+        (await holdTarget(trx, input.requestId));
       const t = target ?? billingAllowance(input, input.billing ?? null, this.now(), this.periods).target;
       const charge = this.price(input.billingModel, input.usage, t.priceGroup);
       return this.chargeHeld(trx, this.syncRow(input, charge, t.accountId), t);
@@ -271,22 +345,32 @@ export class StoreMeter implements Meter {
   }
 
   async settle(task: TaskRef, reported: Usage, within?: StoreTransaction): Promise<number> {
-    const run = <R>(fn: (trx: Kysely<Database>) => Promise<R>): Promise<R> => (within ? fn(within) : this.db.transaction().execute(fn));
+    const run = <R>(fn: (trx: Kysely<Database>) => Promise<R>): Promise<R> =>
+      within ? fn(within) : this.db.transaction().execute(fn);
     return run(async (trx) => {
       const target = await closeHold(trx, task.taskId, task.tokenId, 'settled', this.now());
       if (target === null || !isBillable(reported)) return 0;
       // At the prices the task was created at (kept on its hold): a later price or group change does not reach it.
       // A hold from before they were kept: at its group's prices of now.
       const terms = parseTerms(target.terms);
-      const charge = terms ? chargeAt(this.entryFor(task.billingModel), reported, terms) : this.price(task.billingModel, reported, target.priceGroup);
+      const charge = terms
+        ? chargeAt(this.entryFor(task.billingModel), reported, terms)
+        : this.price(task.billingModel, reported, target.priceGroup);
       // No more than the hold, or than what the token's and account's quotas have left once it is given back.
       const cap = Math.max(target.amount, await quotaRoom(trx, target, this.pending.get(task.tokenId) ?? 0));
-      return this.chargeHeld(trx, this.cuts.checked(taskChargeRow(task, target.accountId, reported.kind, charge, this.now())), target, cap);
+      return this.chargeHeld(
+        trx,
+        this.cuts.checked(taskChargeRow(task, target.accountId, reported.kind, charge, this.now())),
+        target,
+        cap,
+      );
     });
   }
 
   async release(task: TaskRef): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => (await closeHold(trx, task.taskId, task.tokenId, 'released', this.now())) !== null);
+    return this.db
+      .transaction()
+      .execute(async (trx) => (await closeHold(trx, task.taskId, task.tokenId, 'released', this.now())) !== null);
   }
 
   holdState(taskId: string, within?: StoreTransaction): Promise<'held' | 'settled' | 'released' | null> {

@@ -6,7 +6,10 @@ import type { Database } from '../store/schema.ts';
 import { limitRoom } from './balances/moves.ts';
 import { rowsOfTarget, type HoldTarget } from './balances/rows.ts';
 
-/** The least room the token's and the account's quotas have left; `pending`: the token's queued charges, counted as spent. */
+/**
+ * The least room the token's and the account's quotas have left; `pending`: the token's queued charges, counted as
+ * spent.
+ */
 export function quotaRoom(trx: Kysely<Database>, t: HoldTarget, pending: number): Promise<number> {
   return limitRoom(
     trx,

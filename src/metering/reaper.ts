@@ -12,7 +12,11 @@ import type { OnReaped } from './types.ts';
  * whose task row is gone (a creation refused upstream removes its row, then releases its hold in a second step: if
  * that step failed, nothing else would give the hold back); and allowances last renewed before `allowancesBefore`.
  */
-function staleHolds(db: Kysely<Database>, before: number, allowancesBefore: number): Promise<Array<{ hold_key: string; token_id: string }>> {
+function staleHolds(
+  db: Kysely<Database>,
+  before: number,
+  allowancesBefore: number,
+): Promise<Array<{ hold_key: string; token_id: string }>> {
   return db
     .selectFrom('holds')
     .select(['hold_key', 'token_id'])
@@ -41,7 +45,12 @@ function staleHolds(db: Kysely<Database>, before: number, allowancesBefore: numb
 }
 
 /** Release the holds of calls older than `olderThanMs` never closed (their instance died), and stale allowances. */
-export async function reapHolds(db: Kysely<Database>, now: () => number, olderThanMs: number, onReaped?: OnReaped): Promise<number> {
+export async function reapHolds(
+  db: Kysely<Database>,
+  now: () => number,
+  olderThanMs: number,
+  onReaped?: OnReaped,
+): Promise<number> {
   const at = now();
   const stale = await staleHolds(db, at - olderThanMs, at - ALLOWANCE_STALE_MS);
   let n = 0;

@@ -38,7 +38,11 @@ export type TopUpResult =
 export function topUpHolder(db: Kysely<Database>, kind: HolderKind, t: TopUp): Promise<TopUpResult> {
   const table = TABLES[kind];
   return db.transaction().execute(async (trx) => {
-    const tok = await trx.selectFrom(table).select(['quota', 'revoked_at']).where('id', '=', t.holderId).executeTakeFirst();
+    const tok = await trx
+      .selectFrom(table)
+      .select(['quota', 'revoked_at'])
+      .where('id', '=', t.holderId)
+      .executeTakeFirst();
     if (!tok) return { outcome: 'unknown' };
     if (tok.revoked_at !== null) return { outcome: 'revoked' };
     // A token without a quota has nothing to add to (give it one with PATCH first).
@@ -62,8 +66,13 @@ export function topUpHolder(db: Kysely<Database>, kind: HolderKind, t: TopUp): P
       .onConflict((oc) => oc.column('idempotency_key').doNothing())
       .executeTakeFirst();
     if (Number(ins.numInsertedOrUpdatedRows ?? 0n) === 0) {
-      const before = await trx.selectFrom('ledger').select(['token_id', 'kind', 'amount']).where('idempotency_key', '=', t.key).executeTakeFirst();
-      const same = before && before.token_id === t.holderId && before.kind === CREDIT_KIND && Number(before.amount) === t.amount;
+      const before = await trx
+        .selectFrom('ledger')
+        .select(['token_id', 'kind', 'amount'])
+        .where('idempotency_key', '=', t.key)
+        .executeTakeFirst();
+      const same =
+        before && before.token_id === t.holderId && before.kind === CREDIT_KIND && Number(before.amount) === t.amount;
       return same ? { outcome: 'repeated', quota: Number(tok.quota) } : { outcome: 'conflict' };
     }
     // Relative, in the database: a concurrent charge, edit or top-up is never overwritten.

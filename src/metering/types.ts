@@ -37,7 +37,8 @@ export interface SyncChargeInput {
   upstreamRequestId?: string | null;
   /**
    * The caller's account, price group and budgets (Principal.billing), for a charge that cannot read them from its
-   * reservation: queued because the store refused the settlement for the moment, it still lands on them, at the group's price.
+   * reservation: queued because the store refused the settlement for the moment, it still lands on them, at the group's
+   * price.
    */
   billing?: Billing | null;
 }
@@ -122,7 +123,9 @@ export interface Meter {
   unwritten(): readonly LedgerRow[];
 }
 
-/** A hold the reaper released, reported inside the transaction that released it (an alert written there is never lost). */
+/**
+ * A hold the reaper released, reported inside the transaction that released it (an alert written there is never lost).
+ */
 export interface ReapedHold {
   /** The hold's key: a call's `req_…` reservation, or the task id of a task whose row is gone. */
   key: string;

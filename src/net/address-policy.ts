@@ -117,7 +117,8 @@ function v6Reason(ip: string): string | null {
     const why = v4Reason(v4);
     if (why) return `${why} (${v4} in ${form} form)`;
   }
-  if (g0 === 0x64 && b[2] === 0xff && b[3] === 0x9b && !zero(b, 4, 12) && !(b[4] === 0 && b[5] === 1)) return 'reserved NAT64 address';
+  if (g0 === 0x64 && b[2] === 0xff && b[3] === 0x9b && !zero(b, 4, 12) && !(b[4] === 0 && b[5] === 1))
+    return 'reserved NAT64 address';
   if ((g0 & 0xfe00) === 0xfc00) return 'unique-local (private) address';
   if ((g0 & 0xffc0) === 0xfe80) return 'link-local address';
   if ((g0 & 0xffc0) === 0xfec0) return 'site-local address';

@@ -14,7 +14,12 @@ export interface DeliveryPoolOptions {
   breakerMs: number;
 }
 
-export const DEFAULT_DELIVERY_POOL: DeliveryPoolOptions = { concurrency: 32, perHost: 4, slowTimeoutMs: 2000, breakerMs: 60_000 };
+export const DEFAULT_DELIVERY_POOL: DeliveryPoolOptions = {
+  concurrency: 32,
+  perHost: 4,
+  slowTimeoutMs: 2000,
+  breakerMs: 60_000,
+};
 
 /** The receiver host a delivery goes to (its URL's host and port); the URL itself when it does not parse. */
 export function hostOf(url: string): string {

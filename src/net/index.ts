@@ -14,6 +14,12 @@ export {
 } from './safe-fetch.ts';
 
 /** The policy for upstream result files: the configured result hosts, plus trusted origins (demo simulator). */
-export function resultDownloadPolicy(config: Pick<Config, 'resultHosts' | 'trustedResultOrigins' | 'allowPrivateNetwork'>): OutboundPolicy {
-  return { allowHosts: config.resultHosts, trustedOrigins: config.trustedResultOrigins, allowPrivate: config.allowPrivateNetwork };
+export function resultDownloadPolicy(
+  config: Pick<Config, 'resultHosts' | 'trustedResultOrigins' | 'allowPrivateNetwork'>,
+): OutboundPolicy {
+  return {
+    allowHosts: config.resultHosts,
+    trustedOrigins: config.trustedResultOrigins,
+    allowPrivate: config.allowPrivateNetwork,
+  };
 }

@@ -30,7 +30,8 @@ export function guardedLookup(resolve: Resolver) {
   return (hostname: string, options: { all?: boolean; family?: number | string }, cb: LookupCallback): void => {
     resolve(hostname)
       .then((addrs) => {
-        const wanted = options.family === 4 || options.family === 6 ? addrs.filter((a) => a.family === options.family) : addrs;
+        const wanted =
+          options.family === 4 || options.family === 6 ? addrs.filter((a) => a.family === options.family) : addrs;
         if (wanted.length === 0) {
           const e: NodeJS.ErrnoException = new Error(`no address for ${hostname}`);
           e.code = 'ENOTFOUND';
@@ -53,7 +54,8 @@ function plainLookup(resolve: Resolver) {
   return (hostname: string, options: { all?: boolean; family?: number | string }, cb: LookupCallback): void => {
     resolve(hostname)
       .then((addrs) => {
-        const wanted = options.family === 4 || options.family === 6 ? addrs.filter((a) => a.family === options.family) : addrs;
+        const wanted =
+          options.family === 4 || options.family === 6 ? addrs.filter((a) => a.family === options.family) : addrs;
         const first = wanted[0];
         if (!first) return cb(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
         if (options.all) return cb(null, wanted);
@@ -72,8 +74,14 @@ export interface SafeAgents {
 }
 
 export function createSafeAgents(resolve: Resolver = systemResolver, connectTimeoutMs = 5_000): SafeAgents {
-  const strict = new Agent({ connect: { timeout: connectTimeoutMs, lookup: guardedLookup(resolve) }, keepAliveTimeout: 10_000 });
-  const permissive = new Agent({ connect: { timeout: connectTimeoutMs, lookup: plainLookup(resolve) }, keepAliveTimeout: 10_000 });
+  const strict = new Agent({
+    connect: { timeout: connectTimeoutMs, lookup: guardedLookup(resolve) },
+    keepAliveTimeout: 10_000,
+  });
+  const permissive = new Agent({
+    connect: { timeout: connectTimeoutMs, lookup: plainLookup(resolve) },
+    keepAliveTimeout: 10_000,
+  });
   return {
     strict,
     permissive,

@@ -14,7 +14,9 @@ export interface SafeFetchOptions extends OutboundPolicy {
   headers?: Record<string, string>;
   /** Body size cap in bytes (default 20 MiB). */
   maxBytes?: number;
-  /** safeFetch: whole-download deadline. safeStream: time to response headers and max idle between chunks. Default 30 s. */
+  /**
+   * safeFetch: whole-download deadline. safeStream: time to response headers and max idle between chunks. Default 30 s.
+   */
   timeoutMs?: number;
   maxRedirects?: number;
   signal?: AbortSignal;
@@ -42,7 +44,11 @@ const MAX_REDIRECTS = 3;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 export function failed(reason: string, cause?: unknown): GatewayError {
-  return new GatewayError('download_failed', `The result could not be downloaded: ${reason}`, cause === undefined ? {} : { cause });
+  return new GatewayError(
+    'download_failed',
+    `The result could not be downloaded: ${reason}`,
+    cause === undefined ? {} : { cause },
+  );
 }
 
 /** Abort a body we will not read; the noop listener keeps undici's abort error from going unhandled. */
@@ -89,7 +95,12 @@ export class SafeNet {
   }
 
   /** Follow redirects by hand, re-checking the policy on every hop. */
-  private async open(raw: string | URL, o: SafeFetchOptions, signal: AbortSignal | undefined, timeoutMs: number): Promise<Hop> {
+  private async open(
+    raw: string | URL,
+    o: SafeFetchOptions,
+    signal: AbortSignal | undefined,
+    timeoutMs: number,
+  ): Promise<Hop> {
     let current = checkUrl(raw, o);
     let method: string = o.method ?? 'GET';
     let headers: Record<string, string> = { ...(o.headers ?? {}) };
@@ -109,7 +120,11 @@ export class SafeNet {
       const checked = checkUrl(next, o);
       // Caller headers may carry credentials meant for the first origin only.
       if (checked.url.origin !== current.url.origin) headers = {};
-      if (res.statusCode === 303 || ((res.statusCode === 301 || res.statusCode === 302) && method !== 'GET' && method !== 'HEAD')) method = 'GET';
+      if (
+        res.statusCode === 303 ||
+        ((res.statusCode === 301 || res.statusCode === 302) && method !== 'GET' && method !== 'HEAD')
+      )
+        method = 'GET';
       current = checked;
     }
   }
@@ -185,13 +200,21 @@ function mapError(e: unknown, timedOut: boolean): GatewayError {
   const forbidden = findForbidden(e);
   if (forbidden) return refused(forbidden.message);
   const name = (e as { name?: string; code?: string } | null)?.code ?? (e as { name?: string } | null)?.name ?? '';
-  if (timedOut || /Timeout/i.test(name) || name === 'UND_ERR_HEADERS_TIMEOUT' || name === 'UND_ERR_BODY_TIMEOUT' || name === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (
+    timedOut ||
+    /Timeout/i.test(name) ||
+    name === 'UND_ERR_HEADERS_TIMEOUT' ||
+    name === 'UND_ERR_BODY_TIMEOUT' ||
+    name === 'UND_ERR_CONNECT_TIMEOUT'
+  ) {
     return failed('the result host did not answer in time', e);
   }
   return failed('the result host could not be reached', e);
 }
 
-/** A SafeNet with its own agents (the gateway's one is built in compose.ts); tests pass a fake resolver for DNS answers. */
+/**
+ * A SafeNet with its own agents (the gateway's one is built in compose.ts); tests pass a fake resolver for DNS answers.
+ */
 export function createSafeNet(opts: { resolve?: Resolver; connectTimeoutMs?: number } = {}): SafeNet {
   return new SafeNet(createSafeAgents(opts.resolve, opts.connectTimeoutMs));
 }

@@ -10,7 +10,10 @@ export interface SignedPost {
   /** The `webhook-id` header: the receiver's dedupe key, the same on every attempt. */
   id: string;
   body: string;
-  /** The `whsec_…` secrets, current first; read at each attempt (a rotation signs its retries). Its errors' messages are recorded as they are. */
+  /**
+   * The `whsec_…` secrets, current first; read at each attempt (a rotation signs its retries). Its errors' messages are
+   * recorded as they are.
+   */
   secrets: () => Promise<readonly string[]>;
   userAgent: string;
   agents: SafeAgents;
@@ -59,7 +62,8 @@ export async function postSigned(p: SignedPost): Promise<PostOutcome> {
     return { error: ok ? null : `HTTP ${res.statusCode}`, status: res.statusCode, refused: false };
   } catch (e) {
     const forbidden = findForbidden(e);
-    if (forbidden) return { error: `refused: the target host resolves to a ${forbidden.reason}`, status: null, refused: true };
+    if (forbidden)
+      return { error: `refused: the target host resolves to a ${forbidden.reason}`, status: null, refused: true };
     const timedOut = TIMEOUT_CODES.has(String((e as { code?: unknown } | null)?.code));
     return { error: `delivery failed: ${(e as Error)?.message ?? String(e)}`, status: null, refused: false, timedOut };
   }
@@ -67,8 +71,15 @@ export async function postSigned(p: SignedPost): Promise<PostOutcome> {
 
 const MAX_BACKOFF_MS = 3600_000;
 
-/** When a failed attempt is tried again: exponential back-off from `backoffBaseMs`, capped at an hour; null: given up. */
-export function nextTry(attempt: number, outcome: PostOutcome, o: { backoffBaseMs: number; maxAttempts: number }, now = Date.now()): number | null {
+/**
+ * When a failed attempt is tried again: exponential back-off from `backoffBaseMs`, capped at an hour; null: given up.
+ */
+export function nextTry(
+  attempt: number,
+  outcome: PostOutcome,
+  o: { backoffBaseMs: number; maxAttempts: number },
+  now = Date.now(),
+): number | null {
   if (outcome.refused || attempt >= o.maxAttempts) return null;
   return now + Math.min(o.backoffBaseMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);
 }

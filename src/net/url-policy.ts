@@ -10,7 +10,9 @@ export interface OutboundPolicy {
    * a `*` inside the first label (`results-*.cdn.example.com`) matches that one label only.
    */
   allowHosts: readonly string[];
-  /** Exact origins (scheme://host[:port]) trusted even on private addresses and over plain http (the demo simulator). */
+  /**
+   * Exact origins (scheme://host[:port]) trusted even on private addresses and over plain http (the demo simulator).
+   */
   trustedOrigins?: readonly string[];
   /** Allow loopback/private addresses and plain http for every allowed host (tests, demo). */
   allowPrivate?: boolean;
@@ -57,7 +59,13 @@ export function hostAllowed(host: string, allowHosts: readonly string[]): boolea
       const dot = e.indexOf('.');
       const rest = e.slice(dot);
       // Only the first label may hold a `*`; the rest of the name must be equal.
-      if (dot > 0 && !rest.includes('*') && h.endsWith(rest) && labelMatches(e.slice(0, dot), h.slice(0, h.length - rest.length))) return true;
+      if (
+        dot > 0 &&
+        !rest.includes('*') &&
+        h.endsWith(rest) &&
+        labelMatches(e.slice(0, dot), h.slice(0, h.length - rest.length))
+      )
+        return true;
     } else if (h === e) {
       return true;
     }

@@ -57,8 +57,20 @@ export class CellHistogram extends Histogram<string> {
   private readonly bounds: readonly number[];
   private readonly meta: { name: string; help: string };
 
-  constructor(cfg: { name: string; help: string; labelNames: readonly string[]; buckets: number[]; registry: Registry }) {
-    super({ name: cfg.name, help: cfg.help, labelNames: cfg.labelNames, buckets: cfg.buckets, registers: [cfg.registry] });
+  constructor(cfg: {
+    name: string;
+    help: string;
+    labelNames: readonly string[];
+    buckets: number[];
+    registry: Registry;
+  }) {
+    super({
+      name: cfg.name,
+      help: cfg.help,
+      labelNames: cfg.labelNames,
+      buckets: cfg.buckets,
+      registers: [cfg.registry],
+    });
     this.bounds = [...cfg.buckets].sort((a, b) => a - b);
     this.meta = { name: cfg.name, help: cfg.help };
   }
@@ -123,7 +135,13 @@ export class CellCounter extends Counter<string> {
   override async get(): ReturnType<Counter<string>['get']> {
     const values: Sample[] = this.cells.map((c) => ({ labels: c.labels, value: c.value }));
     for (const s of this.source()) values.push({ labels: s.labels, value: s.value });
-    return { name: this.meta.name, help: this.meta.help, type: 'counter', values, aggregator: 'sum' } as unknown as Awaited<ReturnType<Counter<string>['get']>>;
+    return {
+      name: this.meta.name,
+      help: this.meta.help,
+      type: 'counter',
+      values,
+      aggregator: 'sum',
+    } as unknown as Awaited<ReturnType<Counter<string>['get']>>;
   }
   async getForPromString(): ReturnType<Counter<string>['get']> {
     return this.get();

@@ -109,7 +109,9 @@ export class GatewayMetrics {
     this.isRoute = isRoute;
   }
 
-  /** One answered request (front/record.ts): `ms` from its arrival to the end of its answer. Returns its route label. */
+  /**
+   * One answered request (front/record.ts): `ms` from its arrival to the end of its answer. Returns its route label.
+   */
   request(endpoint: string, model: string | null, status: number, ms: number): string {
     const route = this.routes.get(endpoint) ?? this.routeSeries(endpoint);
     const m = model ?? '';
@@ -138,7 +140,11 @@ export class GatewayMetrics {
   private attempt(channel: string, ms: number, error: unknown): void {
     let s = this.channels.get(channel);
     if (s === undefined) {
-      s = { ok: this.attempts.cell({ channel, outcome: 'ok' }), error: this.attempts.cell({ channel, outcome: 'error' }), errors: new Map() };
+      s = {
+        ok: this.attempts.cell({ channel, outcome: 'ok' }),
+        error: this.attempts.cell({ channel, outcome: 'error' }),
+        errors: new Map(),
+      };
       this.channels.set(channel, s);
     }
     if (error === null) {
@@ -164,7 +170,8 @@ export class GatewayMetrics {
       registers: [registry],
       collect() {
         this.reset();
-        for (const ch of src.channels.all()) this.set({ channel: ch.name }, BREAKER_STATE[src.breakers.view(ch.id).state]);
+        for (const ch of src.channels.all())
+          this.set({ channel: ch.name }, BREAKER_STATE[src.breakers.view(ch.id).state]);
       },
     });
     const queues = [
@@ -275,7 +282,11 @@ export class GatewayMetrics {
 
   private async readStore(): Promise<{ tasks: OpenTasks; holds: OpenHolds[]; waiting: WaitingQueue[] } | null> {
     try {
-      const [tasks, holds, waiting] = await Promise.all([this.src.gauges.openTasks(), this.src.gauges.openHolds(), this.src.gauges.waitingTasks()]);
+      const [tasks, holds, waiting] = await Promise.all([
+        this.src.gauges.openTasks(),
+        this.src.gauges.openHolds(),
+        this.src.gauges.waitingTasks(),
+      ]);
       return { tasks, holds, waiting };
     } catch (e) {
       this.src.logger.warn({ err: String(e) }, 'metrics: store gauges not read');

@@ -2,7 +2,16 @@
 // processor and the OTLP/HTTP exporter (JSON). Spans are parented explicitly (the request's span is kept on its
 // state), so no context manager and no async-hooks instrumentation run on the request path.
 import type { IncomingHttpHeaders } from 'node:http';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type TextMapGetter,
+  type Tracer,
+} from '@opentelemetry/api';
 import { setGlobalErrorHandler, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -93,7 +102,9 @@ class RequestSpan implements RequestTrace {
       'tollway.capacity.reason': w.reason,
       'tollway.capacity.queue': w.queue,
     };
-    this.tracer.startSpan('capacity', { kind: SpanKind.INTERNAL, startTime: w.at - w.ms, attributes }, this.ctx).end(w.at);
+    this.tracer
+      .startSpan('capacity', { kind: SpanKind.INTERNAL, startTime: w.at - w.ms, attributes }, this.ctx)
+      .end(w.at);
   }
 
   end(route: string, status: number, state: RequestState): void {
@@ -109,7 +120,8 @@ class RequestSpan implements RequestTrace {
     if (state.errorCode !== null) s.setAttribute('error.type', state.errorCode);
     if (state.capacityWait !== null) this.capacityStep(state.capacityWait);
     // A server span is an error when the server failed (5xx), not when the client asked wrongly (4xx).
-    if (status >= 500) s.setStatus({ code: SpanStatusCode.ERROR, ...(state.errorCode !== null ? { message: state.errorCode } : {}) });
+    if (status >= 500)
+      s.setStatus({ code: SpanStatusCode.ERROR, ...(state.errorCode !== null ? { message: state.errorCode } : {}) });
     s.end();
   }
 }
@@ -126,8 +138,13 @@ export function otelTracing(c: TracingConfig, logger: Pick<Logger, 'warn'>): Tra
   const propagator = new W3CTraceContextPropagator();
   return {
     begin(requestId, method, headers) {
-      const parent = headers.traceparent === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, headers, headerGetter);
-      const span = tracer.startSpan(method, { kind: SpanKind.SERVER, attributes: { 'tollway.request_id': requestId, 'http.request.method': method } }, parent);
+      const parent =
+        headers.traceparent === undefined ? ROOT_CONTEXT : propagator.extract(ROOT_CONTEXT, headers, headerGetter);
+      const span = tracer.startSpan(
+        method,
+        { kind: SpanKind.SERVER, attributes: { 'tollway.request_id': requestId, 'http.request.method': method } },
+        parent,
+      );
       return new RequestSpan(tracer, span, trace.setSpan(parent, span), method, requestId);
     },
     flush: () => provider.forceFlush(),

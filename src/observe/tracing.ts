@@ -18,7 +18,10 @@ export interface Tracing {
 }
 
 /** The tracer for this configuration, or null (off). */
-export async function startTracing(config: TracingConfig | null, logger: Pick<Logger, 'warn'>): Promise<Tracing | null> {
+export async function startTracing(
+  config: TracingConfig | null,
+  logger: Pick<Logger, 'warn'>,
+): Promise<Tracing | null> {
   if (config === null) return null;
   const { otelTracing } = await import('./otel.ts');
   return otelTracing(config, logger);

@@ -19,17 +19,34 @@ export interface CatalogueOverride {
   entry: Partial<ModelEntry>;
 }
 
-const ENTRY_KEYS = ['kind', 'upstream', 'upstreamModel', 'ownedBy', 'price', 'capabilities', 'video', 'snapshots', 'aliases', 'hidden', 'vidx'] as const;
+const ENTRY_KEYS = [
+  'kind',
+  'upstream',
+  'upstreamModel',
+  'ownedBy',
+  'price',
+  'capabilities',
+  'video',
+  'snapshots',
+  'aliases',
+  'hidden',
+  'vidx',
+] as const;
 
 /**
  * Check one partial entry (file item or stored override) against the model it changes. Throws a message that
  * names the field. Prices and family A endpoint data (vidx) are validated fully; the other fields by type.
  */
-export function validateOverrideEntry(model: string, raw: Record<string, unknown>, base: ModelEntry | undefined): Partial<ModelEntry> {
+export function validateOverrideEntry(
+  model: string,
+  raw: Record<string, unknown>,
+  base: ModelEntry | undefined,
+): Partial<ModelEntry> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(raw)) {
     if (k === 'model' || k === 'id') continue;
-    if (!(ENTRY_KEYS as readonly string[]).includes(k)) throw new Error(`${model}: unknown field "${k}" (allowed: model, ${ENTRY_KEYS.join(', ')})`);
+    if (!(ENTRY_KEYS as readonly string[]).includes(k))
+      throw new Error(`${model}: unknown field "${k}" (allowed: model, ${ENTRY_KEYS.join(', ')})`);
     const bad = (want: string) => new Error(`${model}: ${k} must be ${want}`);
     switch (k) {
       case 'price':
@@ -64,7 +81,15 @@ export function validateOverrideEntry(model: string, raw: Record<string, unknown
         break;
     }
   }
-  if (!base && !(typeof out.kind === 'string' && typeof out.upstream === 'string' && typeof out.upstreamModel === 'string' && out.price)) {
+  if (
+    !base &&
+    !(
+      typeof out.kind === 'string' &&
+      typeof out.upstream === 'string' &&
+      typeof out.upstreamModel === 'string' &&
+      out.price
+    )
+  ) {
     throw new Error(`${model}: not a built-in model, so kind, upstream, upstreamModel and price are all required`);
   }
   return out as Partial<ModelEntry>;
@@ -90,14 +115,16 @@ function parseCatalogueFile(path: string, text: string): CatalogueOverride[] {
   } catch (e) {
     throw new ConfigError(`TOLLWAY_CATALOGUE_FILE ${path} is not valid JSON: ${(e as Error).message}`);
   }
-  if (!Array.isArray(json)) throw new ConfigError(`TOLLWAY_CATALOGUE_FILE ${path} must hold a JSON array of {"model": …, …entry fields}`);
+  if (!Array.isArray(json))
+    throw new ConfigError(`TOLLWAY_CATALOGUE_FILE ${path} must hold a JSON array of {"model": …, …entry fields}`);
   const base = new Map(DEFAULT_CATALOGUE.map((e) => [e.id, e]));
   const seen = new Set<string>();
   return json.map((item, i) => {
     if (!isObject(item) || typeof item.model !== 'string' || item.model === '') {
       throw new ConfigError(`TOLLWAY_CATALOGUE_FILE ${path}: item ${i} must be an object with a "model" string`);
     }
-    if (seen.has(item.model)) throw new ConfigError(`TOLLWAY_CATALOGUE_FILE ${path}: model ${item.model} appears twice`);
+    if (seen.has(item.model))
+      throw new ConfigError(`TOLLWAY_CATALOGUE_FILE ${path}: model ${item.model} appears twice`);
     seen.add(item.model);
     try {
       return { model: item.model, entry: validateOverrideEntry(item.model, item, base.get(item.model)) };
@@ -132,7 +159,10 @@ function baseFrom(catalogueFile: string | undefined, text: string): ModelEntry[]
   return applyOverrides(DEFAULT_CATALOGUE, catalogueFile ? parseCatalogueFile(catalogueFile, text) : []);
 }
 
-/** What each live catalogue was built from (the file's text and the stored override rows), to tell whether a reload changes anything. */
+/**
+ * What each live catalogue was built from (the file's text and the stored override rows), to tell whether a reload
+ * changes anything.
+ */
 const builtFrom = new WeakMap<Catalogue, string>();
 
 /**
@@ -140,7 +170,11 @@ const builtFrom = new WeakMap<Catalogue, string>();
  * when neither the file nor the stored overrides changed: the periodic re-read then leaves the hot path's objects
  * (and the routing caches keyed by them) alone.
  */
-export async function loadCatalogue(db: Kysely<Database>, catalogueFile: string | undefined, current?: Catalogue): Promise<Catalogue> {
+export async function loadCatalogue(
+  db: Kysely<Database>,
+  catalogueFile: string | undefined,
+  current?: Catalogue,
+): Promise<Catalogue> {
   const text = catalogueFile ? catalogueFileText(catalogueFile) : '';
   const rows = await storedOverrideRows(db);
   const source = JSON.stringify([catalogueFile ?? null, text, rows.map((r) => [r.model, r.entry])]);
@@ -151,7 +185,12 @@ export async function loadCatalogue(db: Kysely<Database>, catalogueFile: string 
 }
 
 /** Store (merge) fields of a model's override; other stored fields of that model are kept. */
-export async function upsertOverride(db: Kysely<Database>, model: string, patch: Partial<ModelEntry>, remove: Array<keyof ModelEntry> = []): Promise<void> {
+export async function upsertOverride(
+  db: Kysely<Database>,
+  model: string,
+  patch: Partial<ModelEntry>,
+  remove: Array<keyof ModelEntry> = [],
+): Promise<void> {
   await db.transaction().execute((trx) => writeOverride(trx, model, patch, remove));
 }
 
@@ -170,7 +209,9 @@ export async function writeOverride(
   await trx
     .insertInto('catalogue_overrides')
     .values({ model, entry: '{}', updated_at: now })
-    .onConflict((oc) => oc.column('model').doUpdateSet({ updated_at: (eb) => eb.ref('catalogue_overrides.updated_at') }))
+    .onConflict((oc) =>
+      oc.column('model').doUpdateSet({ updated_at: (eb) => eb.ref('catalogue_overrides.updated_at') }),
+    )
     .execute();
   const row = await trx.selectFrom('catalogue_overrides').select('entry').where('model', '=', model).executeTakeFirst();
   const before = parseJson<Partial<ModelEntry>>(row?.entry) ?? {};

@@ -11,12 +11,21 @@ export const PPM = 1_000_000;
 export type { PriceGroup } from '../vocabulary/price.ts';
 
 /** The charge of `usage` on `entry` for an account in `group`: the group's price, the list amount kept beside it. */
-export function groupCharge(entry: ModelEntry, usage: Usage, group: Pick<PriceGroup, 'name' | 'multiplierPpm' | 'prices'>): Charge {
+export function groupCharge(
+  entry: ModelEntry,
+  usage: Usage,
+  group: Pick<PriceGroup, 'name' | 'multiplierPpm' | 'prices'>,
+): Charge {
   const list = priceForEntry(entry, usage);
   const own = group.prices[entry.id];
   if (own !== undefined) {
     const c = priceForEntry({ ...entry, price: own }, usage);
-    return { ...c, unitPrices: { ...c.unitPrices, price_group: group.name }, listAmount: list.amount, priceGroup: group.name };
+    return {
+      ...c,
+      unitPrices: { ...c.unitPrices, price_group: group.name },
+      listAmount: list.amount,
+      priceGroup: group.name,
+    };
   }
   const amount = Math.min(mulDivCeil(list.amount, group.multiplierPpm, PPM), MAX_CHARGE);
   return {

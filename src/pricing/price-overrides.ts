@@ -21,9 +21,15 @@ export interface PriceChangeInput {
  * Store or drop a model's price override and record the change. Answers whether anything changed: dropping an
  * override that is not there records nothing.
  */
-export async function changePriceOverride(db: Kysely<Database>, c: PriceChangeInput, now = Date.now()): Promise<boolean> {
+export async function changePriceOverride(
+  db: Kysely<Database>,
+  c: PriceChangeInput,
+  now = Date.now(),
+): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const before = c.price ? await writeOverride(trx, c.model, { price: c.price }) : await writeOverride(trx, c.model, {}, ['price']);
+    const before = c.price
+      ? await writeOverride(trx, c.model, { price: c.price })
+      : await writeOverride(trx, c.model, {}, ['price']);
     if (!c.price && before.price === undefined) return false;
     await insertPriceChange(trx, {
       model: c.model,

@@ -18,7 +18,10 @@ export interface PriceTerms {
 /** The terms `entry` is priced at now, for an account in `group` (none: list price). */
 export function termsOf(entry: ModelEntry, group: PriceGroup | undefined): PriceTerms {
   if (!group) return { list: entry.price, group: null };
-  return { list: entry.price, group: { name: group.name, multiplierPpm: group.multiplierPpm, own: group.prices[entry.id] ?? null } };
+  return {
+    list: entry.price,
+    group: { name: group.name, multiplierPpm: group.multiplierPpm, own: group.prices[entry.id] ?? null },
+  };
 }
 
 /** The charge of `usage` on `entry` at the terms fixed earlier (the entry's other rules — its defaults — as now). */
@@ -26,7 +29,11 @@ export function chargeAt(entry: ModelEntry, usage: Usage, terms: PriceTerms): Ch
   const at = { ...entry, price: terms.list };
   const g = terms.group;
   if (!g) return priceForEntry(at, usage);
-  return groupCharge(at, usage, { name: g.name, multiplierPpm: g.multiplierPpm, prices: g.own ? { [entry.id]: g.own } : {} });
+  return groupCharge(at, usage, {
+    name: g.name,
+    multiplierPpm: g.multiplierPpm,
+    prices: g.own ? { [entry.id]: g.own } : {},
+  });
 }
 
 /** Stored terms read back; null when absent or unreadable (the settlement then prices as of now). */
@@ -38,9 +45,18 @@ export function parseTerms(text: string | null): PriceTerms | null {
     const list = validatePrice(v.list);
     const g = v.group;
     if (g === null) return { list, group: null };
-    if (!isObject(g) || typeof g.name !== 'string' || typeof g.multiplierPpm !== 'number' || !Number.isSafeInteger(g.multiplierPpm) || g.multiplierPpm < 0)
+    if (
+      !isObject(g) ||
+      typeof g.name !== 'string' ||
+      typeof g.multiplierPpm !== 'number' ||
+      !Number.isSafeInteger(g.multiplierPpm) ||
+      g.multiplierPpm < 0
+    )
       return null;
-    return { list, group: { name: g.name, multiplierPpm: g.multiplierPpm, own: g.own == null ? null : validatePrice(g.own) } };
+    return {
+      list,
+      group: { name: g.name, multiplierPpm: g.multiplierPpm, own: g.own == null ? null : validatePrice(g.own) },
+    };
   } catch {
     return null;
   }

@@ -16,7 +16,11 @@ export class PriceValidationError extends GatewayError {
 
 function noExtraKeys(o: Record<string, unknown>, allowed: string[], path: string): void {
   for (const k of Object.keys(o)) {
-    if (!allowed.includes(k)) throw new PriceValidationError(`${path}.${k} is not a known price field (allowed: ${allowed.join(', ')})`, `${path}.${k}`);
+    if (!allowed.includes(k))
+      throw new PriceValidationError(
+        `${path}.${k} is not a known price field (allowed: ${allowed.join(', ')})`,
+        `${path}.${k}`,
+      );
   }
 }
 
@@ -37,9 +41,16 @@ function tier(v: unknown, path: string): TokenPriceTier {
   noExtraKeys(v, ['maxInputTokens', 'inputPer1k', 'outputPer1k', 'cachedInputPer1k', 'cacheCreationPer1k'], path);
   const max = v.maxInputTokens;
   if (max !== null && (typeof max !== 'number' || !Number.isInteger(max) || max <= 0)) {
-    throw new PriceValidationError(`${path}.maxInputTokens must be a positive integer or null (no bound)`, `${path}.maxInputTokens`);
+    throw new PriceValidationError(
+      `${path}.maxInputTokens must be a positive integer or null (no bound)`,
+      `${path}.maxInputTokens`,
+    );
   }
-  const t: TokenPriceTier = { maxInputTokens: max, inputPer1k: micro(v, 'inputPer1k', path)!, outputPer1k: micro(v, 'outputPer1k', path)! };
+  const t: TokenPriceTier = {
+    maxInputTokens: max,
+    inputPer1k: micro(v, 'inputPer1k', path)!,
+    outputPer1k: micro(v, 'outputPer1k', path)!,
+  };
   const cached = micro(v, 'cachedInputPer1k', path, false);
   const creation = micro(v, 'cacheCreationPer1k', path, false);
   if (cached !== undefined) t.cachedInputPer1k = cached;
@@ -55,18 +66,25 @@ export function validatePrice(v: unknown, current?: Price, path = 'price'): Pric
   if (!isObject(v)) throw new PriceValidationError(`${path} must be an object with a "unit"`, path);
   const unit = v.unit;
   if (current && unit !== current.unit) {
-    throw new PriceValidationError(`${path}.unit must stay "${current.unit}" for this model, got ${JSON.stringify(unit) ?? 'nothing'}`, `${path}.unit`);
+    throw new PriceValidationError(
+      `${path}.unit must stay "${current.unit}" for this model, got ${JSON.stringify(unit) ?? 'nothing'}`,
+      `${path}.unit`,
+    );
   }
   switch (unit) {
     case 'tokens': {
       noExtraKeys(v, ['unit', 'tiers'], path);
-      if (!Array.isArray(v.tiers) || v.tiers.length === 0) throw new PriceValidationError(`${path}.tiers must be a non-empty array`, `${path}.tiers`);
+      if (!Array.isArray(v.tiers) || v.tiers.length === 0)
+        throw new PriceValidationError(`${path}.tiers must be a non-empty array`, `${path}.tiers`);
       const tiers = v.tiers.map((t, i) => tier(t, `${path}.tiers[${i}]`));
       let prev = 0;
       tiers.forEach((t, i) => {
         if (t.maxInputTokens === null) {
           if (i !== tiers.length - 1)
-            throw new PriceValidationError(`${path}.tiers[${i}].maxInputTokens may be null only in the last tier`, `${path}.tiers[${i}].maxInputTokens`);
+            throw new PriceValidationError(
+              `${path}.tiers[${i}].maxInputTokens may be null only in the last tier`,
+              `${path}.tiers[${i}].maxInputTokens`,
+            );
         } else {
           if (t.maxInputTokens <= prev)
             throw new PriceValidationError(
@@ -83,22 +101,37 @@ export function validatePrice(v: unknown, current?: Price, path = 'price'): Pric
       return { unit, perImage: micro(v, 'perImage', path)! };
     case 'video-second': {
       noExtraKeys(v, ['unit', 'perSecond', 'basis'], path);
-      if (!isObject(v.perSecond)) throw new PriceValidationError(`${path}.perSecond must be an object {"720p", "1080p"}`, `${path}.perSecond`);
+      if (!isObject(v.perSecond))
+        throw new PriceValidationError(`${path}.perSecond must be an object {"720p", "1080p"}`, `${path}.perSecond`);
       noExtraKeys(v.perSecond, ['720p', '1080p'], `${path}.perSecond`);
       const basis = v.basis ?? (current?.unit === 'video-second' ? current.basis : undefined);
-      if (basis !== 'output' && basis !== 'input+output') throw new PriceValidationError(`${path}.basis must be "output" or "input+output"`, `${path}.basis`);
+      if (basis !== 'output' && basis !== 'input+output')
+        throw new PriceValidationError(`${path}.basis must be "output" or "input+output"`, `${path}.basis`);
       return {
         unit,
-        perSecond: { '720p': micro(v.perSecond, '720p', `${path}.perSecond`)!, '1080p': micro(v.perSecond, '1080p', `${path}.perSecond`)! },
+        perSecond: {
+          '720p': micro(v.perSecond, '720p', `${path}.perSecond`)!,
+          '1080p': micro(v.perSecond, '1080p', `${path}.perSecond`)!,
+        },
         basis,
       };
     }
     case 'video-mode-second':
       noExtraKeys(v, ['unit', 'perSecond'], path);
-      if (!isObject(v.perSecond)) throw new PriceValidationError(`${path}.perSecond must be an object {"std", "pro"}`, `${path}.perSecond`);
+      if (!isObject(v.perSecond))
+        throw new PriceValidationError(`${path}.perSecond must be an object {"std", "pro"}`, `${path}.perSecond`);
       noExtraKeys(v.perSecond, ['std', 'pro'], `${path}.perSecond`);
-      return { unit, perSecond: { std: micro(v.perSecond, 'std', `${path}.perSecond`)!, pro: micro(v.perSecond, 'pro', `${path}.perSecond`)! } };
+      return {
+        unit,
+        perSecond: {
+          std: micro(v.perSecond, 'std', `${path}.perSecond`)!,
+          pro: micro(v.perSecond, 'pro', `${path}.perSecond`)!,
+        },
+      };
     default:
-      throw new PriceValidationError(`${path}.unit must be one of tokens, image, video-second, video-mode-second`, `${path}.unit`);
+      throw new PriceValidationError(
+        `${path}.unit must be one of tokens, image, video-second, video-mode-second`,
+        `${path}.unit`,
+      );
   }
 }

@@ -21,9 +21,20 @@ function ceilDiv(n: bigint, d: number): number {
  * integer — then every product and partial sum is exact too, since none exceeds the sum (any realistic call:
  * millions of tokens times rates in micro-units) — so the text hot path allocates no BigInts; BigInt otherwise.
  */
-function productsCeil(a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number, div: number): number {
+function productsCeil(
+  a: number,
+  b: number,
+  c: number,
+  d: number,
+  e: number,
+  f: number,
+  g: number,
+  h: number,
+  div: number,
+): number {
   const n = a * b + c * d + e * f + g * h;
-  if (!Number.isSafeInteger(n)) return ceilDiv(BigInt(a) * BigInt(b) + BigInt(c) * BigInt(d) + BigInt(e) * BigInt(f) + BigInt(g) * BigInt(h), div);
+  if (!Number.isSafeInteger(n))
+    return ceilDiv(BigInt(a) * BigInt(b) + BigInt(c) * BigInt(d) + BigInt(e) * BigInt(f) + BigInt(g) * BigInt(h), div);
   // Integer division without trusting the float quotient's last bit: fix the remainder into [0, div).
   let q = Math.floor(n / div);
   let r = n - q * div;
@@ -44,7 +55,11 @@ const unitPriceCache = new WeakMap<
   TokenPriceTier,
   Readonly<Record<'input_per_1k' | 'output_per_1k' | 'cached_input_per_1k' | 'cache_creation_per_1k', number>>
 >();
-function tokenUnitPrices(tier: TokenPriceTier, cachedRate: number, creationRate: number): Readonly<Record<string, number>> {
+function tokenUnitPrices(
+  tier: TokenPriceTier,
+  cachedRate: number,
+  creationRate: number,
+): Readonly<Record<string, number>> {
   const u = unitPriceCache.get(tier);
   if (
     u &&
@@ -94,7 +109,10 @@ export function priceDefaultsOf(entry: ModelEntry): PriceDefaults {
 function checkCount(v: number | undefined, name: string, integer: boolean): number {
   const n = v ?? 0;
   if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) {
-    throw new GatewayError('internal_error', `metering: ${name} must be a non-negative ${integer ? 'integer' : 'number'}, got ${String(v)}`);
+    throw new GatewayError(
+      'internal_error',
+      `metering: ${name} must be a non-negative ${integer ? 'integer' : 'number'}, got ${String(v)}`,
+    );
   }
   return n;
 }
@@ -131,7 +149,17 @@ export function priceUsage(price: Price, usage: Usage, defaults: PriceDefaults =
       const cachedRate = tier.cachedInputPer1k ?? tier.inputPer1k;
       const creationRate = tier.cacheCreationPer1k ?? tier.inputPer1k;
       return {
-        amount: productsCeil(plain, tier.inputPer1k, cached, cachedRate, creation, creationRate, output, tier.outputPer1k, 1000),
+        amount: productsCeil(
+          plain,
+          tier.inputPer1k,
+          cached,
+          cachedRate,
+          creation,
+          creationRate,
+          output,
+          tier.outputPer1k,
+          1000,
+        ),
         quantities: {
           input_tokens: input,
           output_tokens: output,
@@ -145,19 +173,33 @@ export function priceUsage(price: Price, usage: Usage, defaults: PriceDefaults =
     case 'images': {
       if (price.unit !== 'image') throw unitMismatch(price, usage.kind);
       const images = checkCount(usage.images, 'images', true);
-      return { amount: mulDivCeil(images, price.perImage, 1), quantities: { images }, unitPrices: { per_image: price.perImage } };
+      return {
+        amount: mulDivCeil(images, price.perImage, 1),
+        quantities: { images },
+        unitPrices: { per_image: price.perImage },
+      };
     }
     case 'video': {
       if (price.unit !== 'video-second') throw unitMismatch(price, usage.kind);
       const tier = usage.tier ?? defaults.defaultResolution;
-      if (!tier) throw new GatewayError('internal_error', 'metering: video usage without a resolution tier and no model default');
+      if (!tier)
+        throw new GatewayError(
+          'internal_error',
+          'metering: video usage without a resolution tier and no model default',
+        );
       const rate = price.perSecond[tier];
       const outMs = ms(checkCount(usage.outputSeconds, 'outputSeconds', false));
       const inMs = price.basis === 'input+output' ? ms(checkCount(usage.inputSeconds, 'inputSeconds', false)) : 0;
       const billedMs = outMs + inMs;
       return {
         amount: mulDivCeil(billedMs, rate, 1000),
-        quantities: { output_seconds: outMs / 1000, input_seconds: inMs / 1000, billed_seconds: billedMs / 1000, tier, basis: price.basis },
+        quantities: {
+          output_seconds: outMs / 1000,
+          input_seconds: inMs / 1000,
+          billed_seconds: billedMs / 1000,
+          tier,
+          basis: price.basis,
+        },
         unitPrices: { per_second: rate },
       };
     }
@@ -186,7 +228,11 @@ export const MAX_CHARGE = 1_000_000_000_000_000;
 export function priceForEntry(entry: ModelEntry, usage: Usage): Charge {
   const c = priceUsage(entry.price, usage, priceDefaultsOf(entry));
   if (c.amount <= MAX_CHARGE) return c;
-  return { amount: MAX_CHARGE, quantities: { ...c.quantities, clamped_from: String(c.amount) }, unitPrices: c.unitPrices };
+  return {
+    amount: MAX_CHARGE,
+    quantities: { ...c.quantities, clamped_from: String(c.amount) },
+    unitPrices: c.unitPrices,
+  };
 }
 
 /** Was this charge clamped to MAX_CHARGE? */

@@ -10,7 +10,9 @@ import { upstreamAccountOf } from './upstream-account.ts';
 
 export { NOT_ENTITLED_TTL_MS, NOT_ENTITLED_WITNESSES } from './entitlement-marks.ts';
 
-/** Upstream credentials after decryption: every upstream's key fields (Upstream.keyFields). Never leaves the process. */
+/**
+ * Upstream credentials after decryption: every upstream's key fields (Upstream.keyFields). Never leaves the process.
+ */
 export interface ChannelKeys {
   apiKey?: string;
   accessKey?: string;
@@ -91,8 +93,12 @@ export class ChannelRegistry {
     if (read === this.lastRead) return;
     const opened = rows.map((r) => ({ row: r, channel: openChannel(r, this.box) }));
     const enabled = opened.filter((o) => o.row.status === 'enabled').map((o) => o.channel);
-    this.disabled = rows.filter((r) => r.status !== 'enabled').map((r) => ({ kind: r.kind as ChannelKind, models: r.models }));
-    const signatures = new Map(rows.map((r) => [r.id, `${r.status}|${r.baseUrl}|${r.keyEnc}|${JSON.stringify(r.models)}|${r.account}`]));
+    this.disabled = rows
+      .filter((r) => r.status !== 'enabled')
+      .map((r) => ({ kind: r.kind as ChannelKind, models: r.models }));
+    const signatures = new Map(
+      rows.map((r) => [r.id, `${r.status}|${r.baseUrl}|${r.keyEnc}|${JSON.stringify(r.models)}|${r.account}`]),
+    );
     const accounts = new Map(opened.map((o) => [o.channel.id, entitlementAccount(o.channel)]));
     const changed = new Set<string>();
     for (const id of new Set([...signatures.keys(), ...this.signatures.keys()])) {
@@ -150,8 +156,13 @@ export class ChannelRegistry {
    * `upstreamModel`: the name the call sends (a dated snapshot's own; default the entry's); `who`: whose call it
    * is (null: anyone's), for the entitlement marks that so far apply to one tenant only.
    */
-  forModel(entry: ModelEntry, upstreamModel: string = entry.upstreamModel, who: Principal | null = null): readonly Channel[] {
-    if (this.notEntitled.size > 0 && this.notEntitled.prune() > 0) return this.computeFor(entry, upstreamModel, who ? tenantOf(who) : null);
+  forModel(
+    entry: ModelEntry,
+    upstreamModel: string = entry.upstreamModel,
+    who: Principal | null = null,
+  ): readonly Channel[] {
+    if (this.notEntitled.size > 0 && this.notEntitled.prune() > 0)
+      return this.computeFor(entry, upstreamModel, who ? tenantOf(who) : null);
     let r = this.routes.get(entry);
     if (r === undefined) {
       r = this.computeFor(entry, upstreamModel, null);
@@ -173,22 +184,34 @@ export class ChannelRegistry {
    * channels' accounts are not entitled to it (unknown to this token: 404 model_not_found).
    */
   unavailable(entry: ModelEntry): boolean {
-    const configured = (c: Pick<Channel, 'kind' | 'models'>) => c.kind === entry.upstream && (c.models === null || c.models.includes(entry.id));
+    const configured = (c: Pick<Channel, 'kind' | 'models'>) =>
+      c.kind === entry.upstream && (c.models === null || c.models.includes(entry.id));
     return !this.channels.some(configured) && this.disabled.some(configured);
   }
 
   // Routes are kept only while no mark stands (expired marks are pruned first, or a mark for a model nobody asks
   // for again would keep every model off the kept routes until the channel changes).
   private computeFor(entry: ModelEntry, upstreamModel: string, tenant: string | null): readonly Channel[] {
-    return Object.freeze(this.channels.filter((c) => this.servesWith(c, entry, upstreamModel, tenant)).sort((a, b) => b.priority - a.priority));
+    return Object.freeze(
+      this.channels
+        .filter((c) => this.servesWith(c, entry, upstreamModel, tenant))
+        .sort((a, b) => b.priority - a.priority),
+    );
   }
 
   private servesWith(c: Channel, entry: ModelEntry, upstreamModel: string, tenant: string | null): boolean {
-    return c.kind === entry.upstream && (c.models === null || c.models.includes(entry.id)) && this.entitled(c, upstreamModel, tenant);
+    return (
+      c.kind === entry.upstream &&
+      (c.models === null || c.models.includes(entry.id)) &&
+      this.entitled(c, upstreamModel, tenant)
+    );
   }
 }
 
-/** What an entitlement belongs to: the upstream account (upstream-account.ts) at that host (a region activates models apart). */
+/**
+ * What an entitlement belongs to: the upstream account (upstream-account.ts) at that host (a region activates models
+ * apart).
+ */
 function entitlementAccount(c: Channel): string {
   return `${upstreamAccountOf(c)}@${c.baseUrl}`;
 }
@@ -235,6 +258,11 @@ export function isAllowed(models: string[] | null, entry: ModelEntry, publicName
   return !entry.hidden && (models === null || models.includes(publicName) || models.includes(entry.id));
 }
 
-export function visibleModels(models: string[] | null, catalogue: Catalogue, registry: ChannelRegistry, who: Principal | null = null): ModelEntry[] {
+export function visibleModels(
+  models: string[] | null,
+  catalogue: Catalogue,
+  registry: ChannelRegistry,
+  who: Principal | null = null,
+): ModelEntry[] {
   return catalogue.entries().filter((e) => isVisible(models, e, e.id, registry, who));
 }

@@ -104,6 +104,11 @@ export class CircuitBreakers {
     if (!s) return { state: 'closed', consecutive_failures: 0, open_until: null, recent_failures: [] };
     const tripped = s.failures >= this.opts.threshold;
     const state = !tripped ? 'closed' : this.now() < s.openUntil ? 'open' : 'half-open';
-    return { state, consecutive_failures: s.failures, open_until: state === 'open' ? s.openUntil : null, recent_failures: s.recent.map((f) => ({ ...f })) };
+    return {
+      state,
+      consecutive_failures: s.failures,
+      open_until: state === 'open' ? s.openUntil : null,
+      recent_failures: s.recent.map((f) => ({ ...f })),
+    };
   }
 }

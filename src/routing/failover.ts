@@ -19,7 +19,10 @@ export interface FailoverOptions {
   /** Base back-off between attempts (ms); doubled each time, with jitter. */
   backoffMs?: number;
   sleep?: (ms: number) => Promise<void>;
-  /** Told when a channel's upstream account turned out not to be entitled to the model (see ChannelRegistry), with the call's sink. */
+  /**
+   * Told when a channel's upstream account turned out not to be entitled to the model (see ChannelRegistry), with the
+   * call's sink.
+   */
   onNotEntitled?: (channel: Channel, sink: AttemptSink | undefined) => void;
   /** The model asked for (named on the failover log line). */
   model?: string;
@@ -28,7 +31,10 @@ export interface FailoverOptions {
   /** Has the channel room for the call now (capacity/)? Channels with room are tried first, in their order. */
   roomFirst?: (channel: Channel) => boolean;
   /** Before a second attempt: the attempt to make instead (capacity/: admitted through a gate learnt meanwhile). */
-  retryThrough?: <T>(attempt: (channel: Channel) => Promise<T>, sink: AttemptSink | undefined) => (channel: Channel) => Promise<T>;
+  retryThrough?: <T>(
+    attempt: (channel: Channel) => Promise<T>,
+    sink: AttemptSink | undefined,
+  ) => (channel: Channel) => Promise<T>;
 }
 
 /**
@@ -41,7 +47,8 @@ export interface AttemptSink {
   readonly log: { warn(obj: object, msg: string): void };
 }
 
-const errorCodeOf = (e: unknown): string => (isGatewayError(e) ? (e.callerAborted ? 'client_closed' : e.code) : 'internal_error');
+const errorCodeOf = (e: unknown): string =>
+  isGatewayError(e) ? (e.callerAborted ? 'client_closed' : e.code) : 'internal_error';
 const elapsed = (since: number): number => Math.round((performance.now() - since) * 100) / 100;
 
 function recordAttempt(sink: AttemptSink | undefined, a: UpstreamAttempt): void {
@@ -76,7 +83,12 @@ export function isRetryable(e: unknown, policy: RetryPolicy): boolean {
  * The channels a call tries, in order (at most `want`): by priority, weighted-random within a priority level,
  * skipping open circuits (weighted-order.ts).
  */
-export function orderChannels(channels: readonly Channel[], breakers: CircuitBreakers, rand: () => number = Math.random, want = 3): readonly Channel[] {
+export function orderChannels(
+  channels: readonly Channel[],
+  breakers: CircuitBreakers,
+  rand: () => number = Math.random,
+  want = 3,
+): readonly Channel[] {
   // One channel (the common case): the general path below would return exactly it, open circuit or not.
   if (channels.length === 1) return channels;
   const closed = pickChannels(channels, want, (id) => breakers.isOpen(id), rand);
@@ -105,7 +117,8 @@ export function withFailover<T>(
   opts: FailoverOptions,
   sink?: AttemptSink,
 ): Promise<T> {
-  if (channels.length === 0) return Promise.reject(new GatewayError('no_channel', 'No upstream channel is available for this model'));
+  if (channels.length === 0)
+    return Promise.reject(new GatewayError('no_channel', 'No upstream channel is available for this model'));
   try {
     let ordered = orderChannels(channels, breakers, Math.random, Math.max(1, opts.maxAttempts ?? 3));
     if (opts.roomFirst !== undefined && ordered.length > 1) ordered = roomFirst(ordered, opts.roomFirst);
@@ -132,7 +145,9 @@ class FailoverRun<T> {
     private readonly sink: AttemptSink | undefined,
   ) {}
 
-  /** Attempt `i` (0-based); after the first, a back-off doubled each time, with jitter. Past the last: the last error. */
+  /**
+   * Attempt `i` (0-based); after the first, a back-off doubled each time, with jitter. Past the last: the last error.
+   */
   from(i: number): Promise<T> {
     if (i >= this.max) return Promise.reject(this.last);
     if (i === 0) return this.at(0);
@@ -172,12 +187,20 @@ class FailoverRun<T> {
     this.last = e;
     const { opts, sink } = this;
     opts.onAttempt?.(ch, performance.now() - started, e);
-    recordAttempt(sink, { channel_id: ch.id, outcome: 'error', error_code: errorCodeOf(e), latency_ms: elapsed(started) });
+    recordAttempt(sink, {
+      channel_id: ch.id,
+      outcome: 'error',
+      error_code: errorCodeOf(e),
+      latency_ms: elapsed(started),
+    });
     // Until an attempt succeeds, the request is the last tried channel's (its failure is the client's answer).
     if (sink && !(isGatewayError(e) && e.callerAborted)) sink.state.channelId = ch.id;
     if (!afterFailure(e, ch, this.breakers, opts, i + 1 < this.ordered.length, sink)) return Promise.reject(e);
     if (i + 1 < this.max)
-      sink?.log.warn({ channel_id: ch.id, model: opts.model ?? null, error_code: errorCodeOf(e), attempt: i + 1 }, 'upstream attempt failed; failing over');
+      sink?.log.warn(
+        { channel_id: ch.id, model: opts.model ?? null, error_code: errorCodeOf(e), attempt: i + 1 },
+        'upstream attempt failed; failing over',
+      );
     return this.from(i + 1);
   }
 }
@@ -214,7 +237,10 @@ function afterFailure(
   // A 429 is an explicit refusal — a rate limit, or the upstream account's parallel tasks in use: the upstream
   // did not take the call, so even a connect-only call (an async task creation) may go to another account — but not
   // again to this one.
-  const refusedHere = opts.policy === 'connect-only' && isGatewayError(e) && (e.code === 'upstream_rate_limited' || e.code === 'concurrency_limited');
+  const refusedHere =
+    opts.policy === 'connect-only' &&
+    isGatewayError(e) &&
+    (e.code === 'upstream_rate_limited' || e.code === 'concurrency_limited');
   if (refusedHere && otherChannelLeft) return true;
   return isRetryable(e, opts.policy);
 }

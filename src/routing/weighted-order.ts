@@ -58,7 +58,12 @@ function upperBound(prefix: Float64Array, r: number): number {
  * the level's channels not yet picked (a drawn channel already picked or open is drawn again, a few times, before
  * the rest of the level is scanned).
  */
-export function pickChannels(channels: readonly Channel[], want: number, isOpen: (id: string) => boolean, rand: () => number): Channel[] {
+export function pickChannels(
+  channels: readonly Channel[],
+  want: number,
+  isOpen: (id: string) => boolean,
+  rand: () => number,
+): Channel[] {
   const out: Channel[] = [];
   const chosen = new Set<string>();
   for (const level of levelsOf(channels)) {
@@ -74,7 +79,13 @@ export function pickChannels(channels: readonly Channel[], want: number, isOpen:
   return out;
 }
 
-function drawOne(level: Level, total: number, chosen: ReadonlySet<string>, isOpen: (id: string) => boolean, rand: () => number): Channel | null {
+function drawOne(
+  level: Level,
+  total: number,
+  chosen: ReadonlySet<string>,
+  isOpen: (id: string) => boolean,
+  rand: () => number,
+): Channel | null {
   const usable = (c: Channel) => !chosen.has(c.id) && !isOpen(c.id);
   for (let i = 0; i < DRAWS; i++) {
     const c = level.channels[upperBound(level.prefix, rand() * total)]!;

@@ -68,14 +68,20 @@ export class LogSink {
 
   private openStream(): net.Socket {
     // fd 1 is process.stdout's own stream (one libuv handle per descriptor, and console output stays in order).
-    const s = this.fd === 1 ? (process.stdout as unknown as net.Socket) : new net.Socket({ fd: this.fd, readable: false, writable: true });
+    const s =
+      this.fd === 1
+        ? (process.stdout as unknown as net.Socket)
+        : new net.Socket({ fd: this.fd, readable: false, writable: true });
     // A reader that goes away (EPIPE) ends logging, not the gateway.
     s.on('error', (e) => this.stop(e));
     return s;
   }
 
   write(line: string): boolean {
-    if (this.stopped || this.queuedChars + (this.rest?.length ?? 0) + this.inStream() + line.length > this.maxQueuedChars) {
+    if (
+      this.stopped ||
+      this.queuedChars + (this.rest?.length ?? 0) + this.inStream() + line.length > this.maxQueuedChars
+    ) {
       this.dropped++;
       return false;
     }

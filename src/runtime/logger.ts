@@ -12,7 +12,10 @@ export function makeLogger(level: string, stream: DestinationStream = stdoutSink
       hooks: {
         streamWrite: (s: string) => redactSecrets(s),
       },
-      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization'], censor: '[redacted]' },
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization'],
+        censor: '[redacted]',
+      },
     },
     stream,
   );

@@ -115,7 +115,8 @@ export class GroupCommit<T> implements WriteBacklog {
    */
   behind(): Promise<void> | undefined {
     const max = this.opts.maxAgeMs;
-    if (max === undefined || this.queue.length === 0 || this.failures > 0 || performance.now() - this.oldestAt < max) return undefined;
+    if (max === undefined || this.queue.length === 0 || this.failures > 0 || performance.now() - this.oldestAt < max)
+      return undefined;
     const upTo = this.pushed;
     return new Promise<void>((resolve) => this.behindWaiters.push({ upTo, resolve }));
   }

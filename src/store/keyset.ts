@@ -35,7 +35,11 @@ export interface ListWhere<T extends Listed> extends TimeFilter {
 }
 
 /** The unique id column that breaks ties between rows of one millisecond. */
-const ID_COLUMN: { readonly [T in Listed]: keyof Database[T] & string } = { tasks: 'id', request_log: 'request_id', ledger: 'id' };
+const ID_COLUMN: { readonly [T in Listed]: keyof Database[T] & string } = {
+  tasks: 'id',
+  request_log: 'request_id',
+  ledger: 'id',
+};
 
 /** The conditions of `w` on `table`, AND-ed (null when there are none). */
 export function listCondition<T extends Listed>(table: T, w: ListWhere<T>): Expression<SqlBool> | null {

@@ -26,7 +26,10 @@ import * as m029 from './migrations/029-hold-key.ts';
 import * as m030 from './migrations/030-ledger-holder-kind.ts';
 import * as m032 from './migrations/032-task-unsent-token.ts';
 
-type DialectMigration = { up(db: Kysely<unknown>, d: Dialect): Promise<void>; down?(db: Kysely<unknown>, d: Dialect): Promise<void> };
+type DialectMigration = {
+  up(db: Kysely<unknown>, d: Dialect): Promise<void>;
+  down?(db: Kysely<unknown>, d: Dialect): Promise<void>;
+};
 
 // Ordered by name. Add new migrations here with the next number.
 export const MIGRATIONS: Record<string, DialectMigration> = {
@@ -75,8 +78,15 @@ async function migratorFor(db: Kysely<unknown>, dialect: Dialect): Promise<Migra
   // Kysely looks for its migration tables in *any* schema unless told which one; on a PostgreSQL database
   // with several schemas (test isolation, shared servers) it would find another schema's lock table and
   // never create its own. Pin the bookkeeping to the schema this connection actually uses.
-  const schema = dialect === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s : undefined;
-  return new Migrator({ db, provider: new StaticProvider(dialect), ...(schema ? { migrationTableSchema: schema } : {}) });
+  const schema =
+    dialect === 'postgres'
+      ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
+      : undefined;
+  return new Migrator({
+    db,
+    provider: new StaticProvider(dialect),
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
 }
 
 /** The migrations this build knows that the database has not recorded as applied (readiness). */

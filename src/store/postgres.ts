@@ -1,5 +1,13 @@
 import pg from 'pg';
-import { Kysely, PostgresDialect, sql, type DatabaseIntrospector, type DatabaseMetadata, type SchemaMetadata, type TableMetadata } from 'kysely';
+import {
+  Kysely,
+  PostgresDialect,
+  sql,
+  type DatabaseIntrospector,
+  type DatabaseMetadata,
+  type SchemaMetadata,
+  type TableMetadata,
+} from 'kysely';
 import type { Database } from './schema.ts';
 
 // int8 (bigint) columns hold ms timestamps and micro-units, all well inside 2^53: read them as numbers.

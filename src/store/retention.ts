@@ -16,7 +16,10 @@ export interface RetentionOptions {
 const DAY_MS = 86_400_000;
 
 /** One sweep: delete every request-log row older than the retention, batch by batch. Returns how many went. */
-export async function sweepRequestLog(repo: Pick<RequestLogRepo, 'deleteOlderThan'>, o: RetentionOptions): Promise<number> {
+export async function sweepRequestLog(
+  repo: Pick<RequestLogRepo, 'deleteOlderThan'>,
+  o: RetentionOptions,
+): Promise<number> {
   if (o.days <= 0) return 0;
   const batch = o.batch ?? 500;
   const cutoff = (o.now ?? Date.now)() - o.days * DAY_MS;

@@ -35,7 +35,10 @@ export interface TokensTable {
   /** The secret before the last rotation, accepted until previous_secret_until (ms); null when none. */
   previous_secret_hash: string | null;
   previous_secret_until: number | null;
-  /** Sealed (SecretBox) `whsec_…` secret client callbacks are signed with; null for a token older than migration 013 until its first callback or rotation. */
+  /**
+   * Sealed (SecretBox) `whsec_…` secret client callbacks are signed with; null for a token older than migration 013
+   * until its first callback or rotation.
+   */
   callback_secret: string | null;
   /** When the current callback secret was shown (creation or rotation); null: never shown to anyone. */
   callback_secret_issued_at: number | null;
@@ -113,7 +116,10 @@ export interface LedgerTable {
   account_id: Generated<string | null>; // migration 018
   list_amount: Generated<number | null>; // the amount at list price; null = the amount charged
   price_group: Generated<string | null>;
-  /** Migration 030: a credit line's holder, 'token' or 'account' (an account's top-up keeps its id in token_id); null for a charge. */
+  /**
+   * Migration 030: a credit line's holder, 'token' or 'account' (an account's top-up keeps its id in token_id); null
+   * for a charge.
+   */
   holder_kind: Generated<string | null>;
 }
 

@@ -15,7 +15,14 @@ import { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.ts';
-import { prepareRowWrites, writeBatch, type LedgerCut, type LedgerTuple, type LogTuple, type RowWrites } from './sqlite-row-writes.ts';
+import {
+  prepareRowWrites,
+  writeBatch,
+  type LedgerCut,
+  type LedgerTuple,
+  type LogTuple,
+  type RowWrites,
+} from './sqlite-row-writes.ts';
 import type { WriterError, WriterReply, WriterRequest } from './sqlite-writer-thread.ts';
 import type { SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { whileBusy } from './sqlite-busy.ts';
@@ -220,6 +227,11 @@ export class SqliteBatchWriter {
 
 /** The thread's error again as an Error of the same kind, with its code (so isRowRefusal reads it the same). */
 function errorFrom(e: WriterError): Error {
-  const err = e.name === 'TypeError' ? new TypeError(e.message) : e.name === 'RangeError' ? new RangeError(e.message) : new Error(e.message);
+  const err =
+    e.name === 'TypeError'
+      ? new TypeError(e.message)
+      : e.name === 'RangeError'
+        ? new RangeError(e.message)
+        : new Error(e.message);
   return e.code === undefined ? err : Object.assign(err, { code: e.code });
 }

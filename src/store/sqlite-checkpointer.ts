@@ -53,7 +53,11 @@ export class SqliteCheckpointer {
     let t: Worker;
     try {
       const { entry, eval: isEval } = storeThreadEntry('sqlite-checkpoint-thread');
-      t = new Worker(entry, { eval: isEval, workerData: { path: this.path } satisfies CheckpointThreadData, resourceLimits: THREAD_LIMITS });
+      t = new Worker(entry, {
+        eval: isEval,
+        workerData: { path: this.path } satisfies CheckpointThreadData,
+        resourceLimits: THREAD_LIMITS,
+      });
     } catch {
       return; // stays with SQLite's automatic checkpoints
     }

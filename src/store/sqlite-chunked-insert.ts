@@ -59,7 +59,10 @@ export function byToken<T>(rows: T[], tokenOf: (r: T) => string | null): T[][] {
   return [...groups.values()];
 }
 
-/** How many of `rows`, from `start`, form the next chunk: the rows that `same` says share the first one's values, at most MAX_CHUNK_ROWS. */
+/**
+ * How many of `rows`, from `start`, form the next chunk: the rows that `same` says share the first one's values, at
+ * most MAX_CHUNK_ROWS.
+ */
 function nextChunk<T>(rows: readonly T[], start: number, same: (a: T, b: T) => boolean): number {
   const head = rows[start]!;
   let end = start + 1;
@@ -68,7 +71,11 @@ function nextChunk<T>(rows: readonly T[], start: number, same: (a: T, b: T) => b
 }
 
 /** `rows` (one token's) cut into chunks, in order: `run(start, k)` for the k rows from `start` that form each one. */
-export function eachChunk<T>(rows: readonly T[], same: (a: T, b: T) => boolean, run: (start: number, k: number) => void): void {
+export function eachChunk<T>(
+  rows: readonly T[],
+  same: (a: T, b: T) => boolean,
+  run: (start: number, k: number) => void,
+): void {
   for (let i = 0; i < rows.length; ) {
     const k = nextChunk(rows, i, same);
     run(i, k);

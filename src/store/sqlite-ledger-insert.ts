@@ -75,7 +75,8 @@ export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerT
         if (amount < r[6]) cuts.push([r[0], amount]);
         if (r[11] == null) return;
         const l = taken.get(r[11].allowance);
-        if (l === undefined) taken.set(r[11].allowance, { spent: amount, covered: r[12], at: r[10], tokenId, allowance: r[11] });
+        if (l === undefined)
+          taken.set(r[11].allowance, { spent: amount, covered: r[12], at: r[10], tokenId, allowance: r[11] });
         else {
           l.spent += amount;
           l.covered += r[12];
@@ -140,7 +141,9 @@ const rowsOf = (r: LedgerTuple): ReadonlyArray<string | number> | null => r[11]?
  */
 function prepareExtraWrites(raw: BetterSqlite3.Database, moves: SqliteMoves) {
   // Only an allowance still open gives up what its charges used (a closed one already gave everything back).
-  const use = raw.prepare("UPDATE holds SET amount = amount - ?, updated_at = ? WHERE hold_key = ? AND state = 'held' AND amount >= ?");
+  const use = raw.prepare(
+    "UPDATE holds SET amount = amount - ?, updated_at = ? WHERE hold_key = ? AND state = 'held' AND amount >= ?",
+  );
   return {
     /**
      * The inserted rows' sums, written once per row they move; returns what the allowances gave up per token, for

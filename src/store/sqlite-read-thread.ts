@@ -32,7 +32,11 @@ port.on('message', (m: ReadRequest | 'close') => {
     reply = { id: m.id, rows: st.all(...m.params) };
   } catch (e) {
     const err = e as { message?: string; code?: string };
-    reply = { id: m.id, error: String(err?.message ?? e), ...(typeof err?.code === 'string' ? { code: err.code } : {}) };
+    reply = {
+      id: m.id,
+      error: String(err?.message ?? e),
+      ...(typeof err?.code === 'string' ? { code: err.code } : {}),
+    };
   }
   port.postMessage(reply);
 });

@@ -12,7 +12,13 @@ export type { LedgerCut } from './sqlite-ledger-insert.ts';
 /** One ledger charge, in column order; a charge taken from an allowance (metering/allowances.ts) has four more. */
 export type LedgerTuple =
   | [...LedgerColumns, allowance?: null]
-  | [...LedgerColumns, allowance: AllowanceTuple, covered: number, listAmount: number | null, priceGroup: string | null];
+  | [
+      ...LedgerColumns,
+      allowance: AllowanceTuple,
+      covered: number,
+      listAmount: number | null,
+      priceGroup: string | null,
+    ];
 type LedgerColumns = [
   key: string,
   tokenId: string,
@@ -26,7 +32,10 @@ type LedgerColumns = [
   upstreamRequestId: string | null,
   createdAt: number,
 ];
-/** An allowance as the batch writer needs it, made once per allowance: its hold's key, its account, its rows past the token. */
+/**
+ * An allowance as the batch writer needs it, made once per allowance: its hold's key, its account, its rows past the
+ * token.
+ */
 export interface AllowanceTuple {
   allowance: string;
   accountId: string | null;
@@ -86,7 +95,16 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
           const r = group[j]!;
           v.push(r[0], r[6], jsonText(r[7]), r[8], r[9], r[11], jsonText(r[13]), r[14]);
         }
-        const shared = { token: h[1], model: h[2], endpoint: h[3], method: h[4], status: h[5], error: h[10], channel: h[12], upstreamError: h[15] ?? null };
+        const shared = {
+          token: h[1],
+          model: h[2],
+          endpoint: h[3],
+          method: h[4],
+          status: h[5],
+          error: h[10],
+          channel: h[12],
+          upstreamError: h[15] ?? null,
+        };
         log.run(k, v, shared);
       });
     }
@@ -99,13 +117,23 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
   });
   const onlyLedger = raw.transaction(insertLedger);
   const onlyLog = raw.transaction(insertLog);
-  return { both: (l, g) => both.immediate(l, g), onlyLedger: (r) => onlyLedger.immediate(r), onlyLog: (r) => onlyLog.immediate(r) };
+  return {
+    both: (l, g) => both.immediate(l, g),
+    onlyLedger: (r) => onlyLedger.immediate(r),
+    onlyLog: (r) => onlyLog.immediate(r),
+  };
 }
 
 const logToken = (r: LogTuple): string | null => r[1];
 /** Rows of one chunk share their token (the group's), model, route, channel, status, error code and upstream error. */
 const sameRoute = (a: LogTuple, b: LogTuple): boolean =>
-  a[2] === b[2] && a[3] === b[3] && a[4] === b[4] && a[12] === b[12] && a[5] === b[5] && a[10] === b[10] && (a[15] ?? null) === (b[15] ?? null);
+  a[2] === b[2] &&
+  a[3] === b[3] &&
+  a[4] === b[4] &&
+  a[12] === b[12] &&
+  a[5] === b[5] &&
+  a[10] === b[10] &&
+  (a[15] ?? null) === (b[15] ?? null);
 
 /**
  * Both kinds in one transaction (under load the commit — the touched pages written to the WAL — costs as much as

@@ -3,7 +3,14 @@
 // that commits almost everything — running the WAL checkpoints too. The event loop keeps only the hand-over.
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import { prepareRowWrites, writeBatch, type LedgerCut, type LedgerTuple, type LogTuple, type RowWrites } from './sqlite-row-writes.ts';
+import {
+  prepareRowWrites,
+  writeBatch,
+  type LedgerCut,
+  type LedgerTuple,
+  type LogTuple,
+  type RowWrites,
+} from './sqlite-row-writes.ts';
 
 export interface WriterRequest {
   id: number;

@@ -1,7 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type QueryCompiler, type SqliteDialectConfig } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type QueryCompiler,
+  type SqliteDialectConfig,
+} from 'kysely';
 import type { Database } from './schema.ts';
 import { SqliteBatchWriter } from './sqlite-batch-writer.ts';
 import { SqliteCheckpointer } from './sqlite-checkpointer.ts';
@@ -90,7 +98,12 @@ export function openSqlite(url: string, opts: SqliteOptions = {}): SqliteHandle 
     checkpointer = new SqliteCheckpointer(sqlite, path);
     checkpointer.start();
   }
-  const batchWriter = new SqliteBatchWriter(db, sqlite, opts.writerThread === true && path !== ':memory:' ? path : null, checkpointer);
+  const batchWriter = new SqliteBatchWriter(
+    db,
+    sqlite,
+    opts.writerThread === true && path !== ':memory:' ? path : null,
+    checkpointer,
+  );
   // Another connection cannot see an in-memory database: its reads stay on `db`.
   const reader = opts.readThread === true && path !== ':memory:' ? new SqliteReader(path) : null;
   const reads = reader ? new Kysely<Database>({ dialect: new SqliteReaderDialect(reader) }) : db;

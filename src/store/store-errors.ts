@@ -62,5 +62,7 @@ export function isStoreUnreachable(e: unknown): boolean {
   const err = e as CodedError | null;
   const code = err?.code;
   if (typeof code === 'string' && (UNREACHABLE.has(code) || (code.length === 5 && code.startsWith('08')))) return true;
-  return /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/i.test(String(err?.message ?? ''));
+  return /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/i.test(
+    String(err?.message ?? ''),
+  );
 }

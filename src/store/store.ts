@@ -36,7 +36,10 @@ export interface OpenStoreOptions {
   writerThread?: boolean;
   /** SQLite file stores: WAL checkpoints on a thread (TOLLWAY_SQLITE_CHECKPOINT_THREAD; the gateway's default). */
   checkpointThread?: boolean;
-  /** SQLite file stores: heavy admin reads on a read-only connection in a thread (TOLLWAY_SQLITE_READ_THREAD); default true. */
+  /**
+   * SQLite file stores: heavy admin reads on a read-only connection in a thread (TOLLWAY_SQLITE_READ_THREAD); default
+   * true.
+   */
   readThread?: boolean;
 }
 
@@ -45,7 +48,11 @@ export async function openStore(url: string, opts: OpenStoreOptions = {}): Promi
   // pg is loaded only for a PostgreSQL store (a SQLite deployment does not carry its memory).
   const sqlite =
     dialect === 'sqlite'
-      ? openSqlite(url, { writerThread: opts.writerThread === true, checkpointThread: opts.checkpointThread === true, readThread: opts.readThread !== false })
+      ? openSqlite(url, {
+          writerThread: opts.writerThread === true,
+          checkpointThread: opts.checkpointThread === true,
+          readThread: opts.readThread !== false,
+        })
       : null;
   const db = sqlite
     ? sqlite.db

@@ -36,7 +36,8 @@ export function pollUnits(
   const batches = new Map<string, TaskRecord[]>();
   for (const t of list) {
     const driver = driverOf(t.kind);
-    if (channel && driver?.queryAccount && t.upstreamTaskId && covered(driver.queryAccount(channel), t.upstreamTaskId)) continue;
+    if (channel && driver?.queryAccount && t.upstreamTaskId && covered(driver.queryAccount(channel), t.upstreamTaskId))
+      continue;
     if (channel && driver?.pollMany && t.upstreamTaskId && t.state !== 'submitting') {
       const b = batches.get(t.kind);
       if (b) b.push(t);
@@ -50,13 +51,21 @@ export function pollUnits(
   return units;
 }
 
-export async function pollBatch(d: BatchPollDeps, driver: TaskDriver, channel: Channel, batch: readonly TaskRecord[]): Promise<void> {
+export async function pollBatch(
+  d: BatchPollDeps,
+  driver: TaskDriver,
+  channel: Channel,
+  batch: readonly TaskRecord[],
+): Promise<void> {
   let outcomes: Map<string, PollOutcome>;
   try {
     outcomes = await driver.pollMany!(batch, channel, { timeoutMs: d.timeoutMs });
   } catch (e) {
     // The next polls are scheduled already (by the claim): nothing to write.
-    d.logger.warn({ channel_id: channel.id, tasks: batch.length, err: String(e) }, 'task list query failed; backing off');
+    d.logger.warn(
+      { channel_id: channel.id, tasks: batch.length, err: String(e) },
+      'task list query failed; backing off',
+    );
     return;
   }
   const missing: TaskRecord[] = [];
@@ -64,7 +73,12 @@ export async function pollBatch(d: BatchPollDeps, driver: TaskDriver, channel: C
     const t = batch[i]!;
     const out = outcomes.get(t.upstreamTaskId!);
     if (!out) missing.push(t);
-    else if (out.state !== t.state || out.upstreamStatus !== t.upstreamStatus || (out.progress ?? t.progress) !== t.progress || d.pastMaxAge(t))
+    else if (
+      out.state !== t.state ||
+      out.upstreamStatus !== t.upstreamStatus ||
+      (out.progress ?? t.progress) !== t.progress ||
+      d.pastMaxAge(t)
+    )
       await d.apply(t, out);
     // A long list is applied in slices, so request handling is never held up behind it.
     if (i % 64 === 63) await yieldTurn();

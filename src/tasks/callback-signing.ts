@@ -30,7 +30,9 @@ export class TokenCallbackSigner implements CallbackSigner {
     }
     const current = this.open(sealed?.current ?? null);
     if (current === null)
-      throw new CallbackSigningError(`unsigned: the callback secret of token ${tokenId} cannot be read (was TOLLWAY_SECRET changed?); rotate it`);
+      throw new CallbackSigningError(
+        `unsigned: the callback secret of token ${tokenId} cannot be read (was TOLLWAY_SECRET changed?); rotate it`,
+      );
     // A previous secret sealed under another TOLLWAY_SECRET is simply not used: the current one still signs.
     const previous = this.open(sealed?.previous ?? null);
     return previous === null ? [current] : [current, previous];

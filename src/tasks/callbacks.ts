@@ -67,7 +67,13 @@ export class CallbackDispatcher {
       onError,
     );
     const pool = new DeliveryPool(deps.options.pool ?? DEFAULT_DELIVERY_POOL);
-    this.pump = new OutboxPump({ claim: (max, now) => this.claim(max, now) }, pool, deps.options.timeoutMs ?? 10_000, () => this.loop.kick(), onError);
+    this.pump = new OutboxPump(
+      { claim: (max, now) => this.claim(max, now) },
+      pool,
+      deps.options.timeoutMs ?? 10_000,
+      () => this.loop.kick(),
+      onError,
+    );
   }
 
   start(): void {
@@ -99,7 +105,9 @@ export class CallbackDispatcher {
       .where('state', 'in', ['succeeded', 'failed', 'cancelled'])
       .where('callback_url', 'is not', null)
       .where('finished_at', '>', now - ENQUEUE_WINDOW_MS)
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('callbacks').select('callbacks.id').whereRef('callbacks.task_id', '=', 'tasks.id'))))
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('callbacks').select('callbacks.id').whereRef('callbacks.task_id', '=', 'tasks.id'))),
+      )
       .limit(200)
       .execute();
     let n = 0;
@@ -170,17 +178,28 @@ export class CallbackDispatcher {
     const now = Date.now();
     const { error } = outcome;
     if (error === null) {
-      await this.deps.db.updateTable('callbacks').set({ state: 'delivered', last_error: null, updated_at: now }).where('id', '=', id).execute();
+      await this.deps.db
+        .updateTable('callbacks')
+        .set({ state: 'delivered', last_error: null, updated_at: now })
+        .where('id', '=', id)
+        .execute();
       this.deps.logger.info({ task_id: taskId, callback_id: id, attempt }, 'callback delivered');
       return { timedOut: false };
     }
     const next = nextTry(attempt, outcome, o, now);
     await this.deps.db
       .updateTable('callbacks')
-      .set(next === null ? { state: 'failed', last_error: error, updated_at: now } : { next_at: next, last_error: error, updated_at: now })
+      .set(
+        next === null
+          ? { state: 'failed', last_error: error, updated_at: now }
+          : { next_at: next, last_error: error, updated_at: now },
+      )
       .where('id', '=', id)
       .execute();
-    this.deps.logger.warn({ task_id: taskId, callback_id: id, attempt, error, gave_up: next === null }, 'callback delivery failed');
+    this.deps.logger.warn(
+      { task_id: taskId, callback_id: id, attempt, error, gave_up: next === null },
+      'callback delivery failed',
+    );
     return { timedOut: outcome.timedOut === true };
   }
 }

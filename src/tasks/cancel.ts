@@ -28,25 +28,48 @@ export interface CancelDeps {
   now: () => number;
 }
 
-/** How long a cancel waits for the submit try of a task that was waiting (then: 409, as for any task being submitted). */
+/**
+ * How long a cancel waits for the submit try of a task that was waiting (then: 409, as for any task being submitted).
+ */
 const SLOT_TRY_WAIT_MS = 10_000;
 
 /** How long the upstream cancel waits for room in the account's query rate before it is given up. */
 const ADMIT_WAIT_MS = 5_000;
 
-export async function cancelTask(d: CancelDeps, id: string, since = Date.now()): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
+export async function cancelTask(
+  d: CancelDeps,
+  id: string,
+  since = Date.now(),
+): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
   const t = await d.repo.get(id);
   if (!t) return null;
   // A waiting task being tried right now (its queue's head, sent upstream): the try's outcome is awaited, briefly —
   // refused, it is waiting again and released here; taken, it is an open task and cancelled as one.
-  if (t.state === 'submitting' && t.slotQueue !== null && t.leaseOwner !== null && (t.leaseUntil ?? 0) > d.now() && Date.now() - since < SLOT_TRY_WAIT_MS) {
+  if (
+    t.state === 'submitting' &&
+    t.slotQueue !== null &&
+    t.leaseOwner !== null &&
+    (t.leaseUntil ?? 0) > d.now() &&
+    Date.now() - since < SLOT_TRY_WAIT_MS
+  ) {
     await new Promise((r) => setTimeout(r, 50));
     return cancelTask(d, id, since);
   }
-  const error: TaskError = { code: 'task_cancelled', message: 'The task was cancelled by an operator', upstreamRequestId: t.upstreamRequestId };
+  const error: TaskError = {
+    code: 'task_cancelled',
+    message: 'The task was cancelled by an operator',
+    upstreamRequestId: t.upstreamRequestId,
+  };
   if (t.state === 'waiting') {
     // Never sent upstream: released, and it never will be (unless it moved on to be submitted meanwhile).
-    const ended = await endUnsubmitted({ repo: d.repo, meter: () => d.meter, logger: d.logger, now: d.now }, d.slots, t, 'waiting', 'cancelled', error);
+    const ended = await endUnsubmitted(
+      { repo: d.repo, meter: () => d.meter, logger: d.logger, now: d.now },
+      d.slots,
+      t,
+      'waiting',
+      'cancelled',
+      error,
+    );
     if (ended) return { outcome: 'cancelled', task: ended };
     return cancelTask(d, id, since);
   }
@@ -55,7 +78,13 @@ export async function cancelTask(d: CancelDeps, id: string, since = Date.now()):
   // The state may move under us (queued → in_progress by a poll); retry the compare-and-set from the state read.
   for (let cur: TaskRecord | null = t; cur && !isTerminal(cur.state); cur = await d.repo.get(id)) {
     const patch = { state: 'cancelled', error, finishedAt: d.now(), leaseOwner: null, leaseUntil: null } as const;
-    if (await d.repo.transition(id, cur.state, patch, d.now(), [{ kind: 'cancelled', detail: errorDetail(error) }, { kind: 'hold_released' }])) break;
+    if (
+      await d.repo.transition(id, cur.state, patch, d.now(), [
+        { kind: 'cancelled', detail: errorDetail(error) },
+        { kind: 'hold_released' },
+      ])
+    )
+      break;
   }
   const after = (await d.repo.get(id)) ?? t;
   if (after.state === 'cancelled') await slotFreed(d.slots, t);

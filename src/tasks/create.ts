@@ -43,10 +43,18 @@ export async function createTask(deps: TaskEngineDeps, owner: string, input: Cre
     now,
   );
   if (slot) await withinWaitingCaps(deps, slot.deps, id, input.tokenId);
-  const ref: TaskRef = { taskId: id, tokenId: input.tokenId, model: input.model, billingModel: input.billingModel, requestId: input.requestId };
+  const ref: TaskRef = {
+    taskId: id,
+    tokenId: input.tokenId,
+    model: input.model,
+    billingModel: input.billingModel,
+    requestId: input.requestId,
+  };
   let holdAmount: number;
   try {
-    holdAmount = await deps.meter().hold(input.billing ? { ...ref, billing: input.billing } : ref, input.hold ?? input.estimate);
+    holdAmount = await deps
+      .meter()
+      .hold(input.billing ? { ...ref, billing: input.billing } : ref, input.hold ?? input.estimate);
   } catch (e) {
     await deps.repo.delete(id);
     throw e;
@@ -59,7 +67,8 @@ export async function createTask(deps: TaskEngineDeps, owner: string, input: Cre
   try {
     out = await input.submit(id, input.channel);
   } catch (e) {
-    if (slot && isSlotRefusal(e)) return requeue(deps, slot.deps, { id, queue: slot.queue, holdAmount, attempts: 0 }, deps.now() + o.pollBaseMs, e);
+    if (slot && isSlotRefusal(e))
+      return requeue(deps, slot.deps, { id, queue: slot.queue, holdAmount, attempts: 0 }, deps.now() + o.pollBaseMs, e);
     // Only while still `submitting`: past the deadline the poller may have found the task upstream and adopted it.
     if (await deps.repo.delete(id, 'submitting')) await deps.meter().release(ref);
     throw e;

@@ -60,7 +60,8 @@ export class TaskEngine {
   }
 
   /**
-   * A task its account's list showed finished: its own query, when the query rate has room. True once the task has ended
+   * A task its account's list showed finished: its own query, when the query rate has room. True once the task has
+   * ended
    * here; false when it could not be asked or its query failed (a 429, a timeout): the round asks again later.
    */
   private async finishListed(t: TaskRecord): Promise<boolean> {
@@ -98,12 +99,17 @@ export class TaskEngine {
     if (!t || isTerminal(t.state) || t.state === 'submitting' || t.state === 'waiting') return t;
     if (this.deps.now() - Math.max(t.updatedAt, t.checkedAt ?? 0) < this.deps.options.refreshStaleMs) return t;
     // A task its account's list rounds follow (a fresh round began after it was created) is read as stored; otherwise a
-    // client's read asks the upstream only when the account's query rate has room, and gets the stored state now if not.
+    // client's read asks the upstream only when the account's query rate has room, and gets the stored state now if
+    // not.
     const driver = this.drivers.get(t.kind);
     const channel = this.deps.channels.forTask(t.channelId);
     if (driver?.queryAccount && channel) {
       const round = await this.queryRate.lastRound(driver.queryAccount(channel));
-      if ((round > t.createdAt && roundFresh(round, this.deps.options.listIntervalMs)) || !(await this.admit(driver, channel, 'client'))) return t;
+      if (
+        (round > t.createdAt && roundFresh(round, this.deps.options.listIntervalMs)) ||
+        !(await this.admit(driver, channel, 'client'))
+      )
+        return t;
     }
     return this.pollNow(t, 'admitted');
   }
@@ -143,7 +149,8 @@ export class TaskEngine {
    */
   async tick(): Promise<number> {
     const o = this.deps.options;
-    // Accounts with many open tasks are followed by their task lists, beside the claims (a round may wait for the query rate).
+    // Accounts with many open tasks are followed by their task lists, beside the claims (a round may wait for the query
+    // rate).
     this.listing ??= this.rounds
       .run(this.drivers)
       .catch((e) => this.deps.logger.warn({ err: String(e) }, 'task list rounds failed'))
@@ -180,7 +187,9 @@ export class TaskEngine {
     } finally {
       const handBack = claimed.filter((t) => !STICKY_STATES.includes(t.state)).map((t) => t.id);
       if (handBack.length > 0)
-        await this.repo.unleaseMany(handBack, this.owner).catch((e) => this.deps.logger.warn({ err: String(e) }, 'dropping poll leases failed; they expire'));
+        await this.repo
+          .unleaseMany(handBack, this.owner)
+          .catch((e) => this.deps.logger.warn({ err: String(e) }, 'dropping poll leases failed; they expire'));
     }
     return claimed.length;
   }
@@ -271,7 +280,8 @@ export class TaskEngine {
   private async advance(t: TaskRecord, who: QueryWho | 'admitted' = 'poller'): Promise<TaskRecord> {
     const o = this.deps.options;
     if (t.state === 'submitting') return recoverSubmit(this.deps, this.drivers.get(t.kind), t);
-    if (t.state === 'waiting') return this.deps.slots ? advanceWaiting(this.deps, this.deps.slots, this.owner, t, this.drivers.get(t.kind)) : t;
+    if (t.state === 'waiting')
+      return this.deps.slots ? advanceWaiting(this.deps, this.deps.slots, this.owner, t, this.drivers.get(t.kind)) : t;
     const driver = this.drivers.get(t.kind);
     const channel = this.deps.channels.forTask(t.channelId);
     if (!driver || !channel) {

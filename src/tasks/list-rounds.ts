@@ -27,7 +27,10 @@ export interface ListRoundDeps {
   logger: Logger;
   /** The accounts' query rates; also what lets one instance run an account's round per interval. */
   queryRate: QueryRate;
-  /** A task the list shows finished: its own query, under its lease. False when it has not ended yet (no room in the query rate, or its query failed). */
+  /**
+   * A task the list shows finished: its own query, under its lease. False when it has not ended yet (no room in the
+   * query rate, or its query failed).
+   */
   finish(t: TaskRecord): Promise<boolean>;
   /** A task the list shows in another open state: that state written (no query). */
   move(t: TaskRecord, out: PollOutcome): Promise<void>;
@@ -142,7 +145,16 @@ export class ListRounds {
           a.channelIds.push(row.channelId);
           a.count += row.count;
           a.oldest = Math.min(a.oldest, row.oldest);
-        } else accounts.set(account, { kind, driver, account, channel, channelIds: [row.channelId], count: row.count, oldest: row.oldest });
+        } else
+          accounts.set(account, {
+            kind,
+            driver,
+            account,
+            channel,
+            channelIds: [row.channelId],
+            count: row.count,
+            oldest: row.oldest,
+          });
       }
       for (const a of accounts.values()) if (a.count >= LIST_MIN_TASKS) followed.push(a);
     }
@@ -151,7 +163,10 @@ export class ListRounds {
       try {
         await this.round(a);
       } catch (e) {
-        this.deps.logger.warn({ account: a.account, kind: a.kind, err: String(e) }, 'task list round failed; the tasks are asked about again later');
+        this.deps.logger.warn(
+          { account: a.account, kind: a.kind, err: String(e) },
+          'task list round failed; the tasks are asked about again later',
+        );
       }
     }
   }
@@ -190,14 +205,20 @@ export class ListRounds {
       this.pages.set(account, pages);
       for (const t of p.tasks.slice(0, pageSize)) statuses.set(t.upstreamTaskId, t.status);
     }
-    if (listed > pages) this.deps.logger.warn({ account, listed_pages: listed, read_pages: pages }, 'task list longer than its open tasks need: read in part');
+    if (listed > pages)
+      this.deps.logger.warn(
+        { account, listed_pages: listed, read_pages: pages },
+        'task list longer than its open tasks need: read in part',
+      );
     for (const [id, status] of statuses) if (last?.statuses.get(id) !== status) pending.set(id, status);
     this.seen.set(account, { at: Date.now(), statuses, partial: listed > pages });
     await this.deps.queryRate.roundDone(account, startedAt);
     await this.handle(kind, driver, account, a.channelIds, pending);
   }
 
-  /** Wait for room in the account's query rate for one more page, until `until` (ms); false when there was none by then. */
+  /**
+   * Wait for room in the account's query rate for one more page, until `until` (ms); false when there was none by then.
+   */
   private async admitPage(account: string, until: number): Promise<boolean> {
     const stepMs = Math.ceil(1000 / Math.max(1, this.deps.options.upstreamQueryQps));
     while (!(await this.deps.queryRate.take(account, 'poller'))) {
@@ -208,7 +229,13 @@ export class ListRounds {
   }
 
   /** Apply what the list showed changed; true when all of it was handled. */
-  private async handle(kind: string, driver: TaskDriver, account: string, channelIds: string[], pending: Map<string, string>): Promise<boolean> {
+  private async handle(
+    kind: string,
+    driver: TaskDriver,
+    account: string,
+    channelIds: string[],
+    pending: Map<string, string>,
+  ): Promise<boolean> {
     // A slice at a time: a backlog of finished tasks waits for the query rate, not for reading all of it each turn.
     const ids = [...pending.keys()].slice(0, HANDLE_SLICE);
     const tasks = await openTasksByUpstreamIds(this.deps.db, kind, channelIds, ids);
@@ -230,7 +257,8 @@ export class ListRounds {
         else spent = true;
       }
     });
-    if (spent) this.deps.logger.debug({ account, waiting: pending.size }, 'finished tasks wait for room in the query rate');
+    if (spent)
+      this.deps.logger.debug({ account, waiting: pending.size }, 'finished tasks wait for room in the query rate');
     return pending.size === 0;
   }
 }

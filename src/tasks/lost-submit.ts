@@ -32,7 +32,8 @@ export async function lookForLostSubmit(
   if (driver && !driver.recoverSubmit) {
     return {
       do: 'fail',
-      message: "The answer to this task's creation was lost and the upstream cannot be asked for it; it was not charged",
+      message:
+        "The answer to this task's creation was lost and the upstream cannot be asked for it; it was not charged",
       why: 'the upstream cannot be asked for the task (it may have run there: check the upstream account)',
     };
   }
@@ -54,11 +55,24 @@ export async function lookForLostSubmit(
   // A creation still in flight (slow upstream, another instance's submit) lands within its timeouts, under one lease.
   const settledAt = t.createdAt + 2 * o.leaseMs;
   if (now < settledAt) return { do: 'look-again', at: settledAt };
-  return { do: 'fail', message: 'The task never reached the upstream; it was not charged', why: 'the upstream has no such task' };
+  return {
+    do: 'fail',
+    message: 'The task never reached the upstream; it was not charged',
+    why: 'the upstream has no such task',
+  };
 }
 
-/** The task was found upstream: it continues as that upstream task, asked about at once (it may have finished meanwhile). */
-export async function adoptFound(repo: TasksRepo, logger: Logger, t: TaskRecord, found: SubmitOutcome, now: number): Promise<TaskRecord> {
+/**
+ * The task was found upstream: it continues as that upstream task, asked about at once (it may have finished
+ * meanwhile).
+ */
+export async function adoptFound(
+  repo: TasksRepo,
+  logger: Logger,
+  t: TaskRecord,
+  found: SubmitOutcome,
+  now: number,
+): Promise<TaskRecord> {
   const moved = await repo.transition(
     t.id,
     'submitting',

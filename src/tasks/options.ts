@@ -28,7 +28,10 @@ export interface TaskEngineOptions {
    * that a busy event loop (slow answers) does not hold a large backlog's polls behind their schedule.
    */
   perChannelConcurrency: number;
-  /** Max tasks claimed per round: the claim is one statement on the event loop, so rounds stay small and follow each other. */
+  /**
+   * Max tasks claimed per round: the claim is one statement on the event loop, so rounds stay small and follow each
+   * other.
+   */
   batchSize: number;
   /** Timeout of one upstream status query. */
   pollTimeoutMs: number;
@@ -45,7 +48,9 @@ export interface TaskEngineOptions {
    * Redis is configured; 0 = unlimited. Configured from the upstream that declares one (adapters/<upstream>/index.ts).
    */
   upstreamQueryQps: number;
-  /** How often an account with many open tasks has its task list read (more seldom when its pages are many); 0 = never. */
+  /**
+   * How often an account with many open tasks has its task list read (more seldom when its pages are many); 0 = never.
+   */
   listIntervalMs: number;
 }
 

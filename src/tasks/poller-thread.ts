@@ -22,7 +22,11 @@ export interface PollerThreadData {
 }
 
 /** Thread → parent: a log line, ready (composed and polling), stopped (store closed), or a start failure. */
-export type PollerThreadMessage = { log: string } | { ready: true; tid: number | null } | { stopped: true } | { failed: string };
+export type PollerThreadMessage =
+  | { log: string }
+  | { ready: true; tid: number | null }
+  | { stopped: true }
+  | { failed: string };
 /** Parent → thread. */
 export type PollerThreadCommand = { stop: true } | { event: ClusterEvent } | { kick: true };
 
@@ -52,7 +56,9 @@ export class PollerThread {
     this.restartDelay = restartMs;
   }
 
-  /** Start the thread; resolves once it polls. A failed start is not retried: it rejects (the gateway does not start). */
+  /**
+   * Start the thread; resolves once it polls. A failed start is not retried: it rejects (the gateway does not start).
+   */
   async start(): Promise<void> {
     this.wanted = true;
     if (this.worker) return;
@@ -73,7 +79,10 @@ export class PollerThread {
     if (!w) return;
     await new Promise<void>((resolve) => {
       const force = setTimeout(() => {
-        this.logger.error({ timeout_ms: STOP_TIMEOUT_MS }, 'task poller thread did not stop in time; terminated (its leases expire)');
+        this.logger.error(
+          { timeout_ms: STOP_TIMEOUT_MS },
+          'task poller thread did not stop in time; terminated (its leases expire)',
+        );
         void w.terminate();
       }, STOP_TIMEOUT_MS);
       w.once('exit', () => {
@@ -94,7 +103,10 @@ export class PollerThread {
     this.worker?.postMessage({ event } satisfies PollerThreadCommand);
   }
 
-  /** A family A task finished here with a client callback due: the thread's dispatcher sends it now, not at its next tick. */
+  /**
+   * A family A task finished here with a client callback due: the thread's dispatcher sends it now, not at its next
+   * tick.
+   */
   kick(): void {
     this.worker?.postMessage({ kick: true } satisfies PollerThreadCommand);
   }
@@ -119,7 +131,8 @@ export class PollerThread {
       w.on('error', (e) => this.logger.error({ err: String(e) }, 'task poller thread failed'));
       w.on('exit', (code) => {
         if (this.worker === w) this.worker = null;
-        if (!started) reject(new Error(`the task poller thread did not start (exit code ${code})${failure ? `: ${failure}` : ''}`));
+        if (!started)
+          reject(new Error(`the task poller thread did not start (exit code ${code})${failure ? `: ${failure}` : ''}`));
         // An unexpected end (not stop()): polling must not silently stop, so it starts again, backing off while
         // starts fail (the store or Redis unreachable) and for as long as it takes.
         if (this.wanted && this.everStarted) this.restartLater(code, failure);
@@ -130,7 +143,10 @@ export class PollerThread {
   private restartLater(code: number, failure: string): void {
     const delay = this.restartDelay;
     this.restartDelay = Math.min(RESTART_MAX_MS, delay * 2);
-    this.logger.error({ code, retry_ms: delay, ...(failure ? { err: failure } : {}) }, 'task poller thread exited; restarting it');
+    this.logger.error(
+      { code, retry_ms: delay, ...(failure ? { err: failure } : {}) },
+      'task poller thread exited; restarting it',
+    );
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
       // A failed start ends in the thread's exit, which schedules the next attempt.

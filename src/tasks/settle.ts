@@ -25,7 +25,9 @@ export async function applyOutcome(deps: SettleDeps, t: TaskRecord, out: PollOut
       // A state or upstream-status change is on the timeline (once: the write is conditional on the status it saw);
       // progress alone is not.
       const changed = out.state !== t.state || out.upstreamStatus !== t.upstreamStatus;
-      const events: TaskEventInput[] = changed ? [{ kind: 'status', detail: statusDetail(t.upstreamStatus, out.upstreamStatus) }] : [];
+      const events: TaskEventInput[] = changed
+        ? [{ kind: 'status', detail: statusDetail(t.upstreamStatus, out.upstreamStatus) }]
+        : [];
       if (await deps.repo.transition(t.id, t.state, patch, now, events, changed ? t.upstreamStatus : undefined))
         return Object.assign(t, patch, { updatedAt: now });
       return (await deps.repo.get(t.id)) ?? t;
@@ -34,7 +36,13 @@ export async function applyOutcome(deps: SettleDeps, t: TaskRecord, out: PollOut
       return succeed(deps, { ...t, upstreamRequestId }, out);
     case 'failed':
     case 'cancelled':
-      return failTask(deps, { ...t, upstreamRequestId }, out.error ?? { code: 'upstream_task_failed', message: 'The upstream task failed' }, null, out);
+      return failTask(
+        deps,
+        { ...t, upstreamRequestId },
+        out.error ?? { code: 'upstream_task_failed', message: 'The upstream task failed' },
+        null,
+        out,
+      );
     case 'unknown':
       return failTask(
         deps,
@@ -85,7 +93,8 @@ async function succeed(deps: SettleDeps, t: TaskRecord, out: PollOutcome): Promi
       if (!moved) throw new MovedMeanwhile();
     });
   } catch (e) {
-    if (!(e instanceof MovedMeanwhile)) deps.logger.error({ task_id: t.id, err: String(e) }, 'settling a finished task failed; will retry');
+    if (!(e instanceof MovedMeanwhile))
+      deps.logger.error({ task_id: t.id, err: String(e) }, 'settling a finished task failed; will retry');
     return (await deps.repo.get(t.id)) ?? t; // the next poll is already scheduled (by the claim)
   }
   await slotFreed(deps.slots, t);
@@ -93,7 +102,13 @@ async function succeed(deps: SettleDeps, t: TaskRecord, out: PollOutcome): Promi
 }
 
 /** Release first (idempotent), then compare-and-set to failed/cancelled. */
-export async function failTask(deps: SettleDeps, t: TaskRecord, error: TaskError, reconcileReason: string | null, out?: PollOutcome): Promise<TaskRecord> {
+export async function failTask(
+  deps: SettleDeps,
+  t: TaskRecord,
+  error: TaskError,
+  reconcileReason: string | null,
+  out?: PollOutcome,
+): Promise<TaskRecord> {
   try {
     await deps.meter().release(refOf(t));
   } catch (e) {
@@ -109,7 +124,10 @@ export async function failTask(deps: SettleDeps, t: TaskRecord, error: TaskError
   };
   // The upstream's own words: in the log line and the task's timeline (operators), never in the client's view.
   if (error.upstreamMessage)
-    deps.logger.warn({ task_id: t.id, model: t.model, error_code: error.code, upstream_message: redactSecrets(error.upstreamMessage) }, 'task failed upstream');
+    deps.logger.warn(
+      { task_id: t.id, model: t.model, error_code: error.code, upstream_message: redactSecrets(error.upstreamMessage) },
+      'task failed upstream',
+    );
   const moved = await deps.repo.transition(
     t.id,
     t.state,

@@ -8,7 +8,12 @@ import type { TaskEngineDeps } from './engine-deps.ts';
 import type { SlotDeps } from './engine-deps.ts';
 
 /** Refuses (429 task_queue_full) the new waiting task `id` when its token or account has more waiting than the cap. */
-export async function withinWaitingCaps(deps: TaskEngineDeps, slots: SlotDeps, id: string, tokenId: string): Promise<void> {
+export async function withinWaitingCaps(
+  deps: TaskEngineDeps,
+  slots: SlotDeps,
+  id: string,
+  tokenId: string,
+): Promise<void> {
   const { queueMaxPerToken: perToken, queueMaxPerAccount: perAccount } = deps.options;
   if (perToken === 0 && perAccount === 0) return;
   const n = await slots.repo.unsentOf(tokenId);

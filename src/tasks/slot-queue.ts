@@ -15,7 +15,14 @@ import type { SlotDeps, TaskEngineDeps } from './engine-deps.ts';
 
 export type { SlotDeps };
 import { errorDetail } from './events.ts';
-import { refOf, type SubmitOutcome, type TaskDriver, type TaskError, type TaskRecord, type UnconfirmedSubmit } from './types.ts';
+import {
+  refOf,
+  type SubmitOutcome,
+  type TaskDriver,
+  type TaskError,
+  type TaskRecord,
+  type UnconfirmedSubmit,
+} from './types.ts';
 import { slotAfterSubmit, submitted, unconfirmed } from './submit-outcome.ts';
 
 /** A creation request that waits this long behind other requests' submits leaves its task to the poller. */
@@ -58,10 +65,24 @@ export function markDue(slots: SlotDeps, queue: string): Promise<void> {
  * `waiting` for the poller — the operator's task_slots are in use, parked tasks' turns come first (the upstream
  * refused them, or they wait for a slot), or the submits ahead of it took too long.
  */
-export async function takeSlot(deps: TaskEngineDeps, slots: SlotDeps, owner: string, t: Queued): Promise<TaskRecord | null> {
+export async function takeSlot(
+  deps: TaskEngineDeps,
+  slots: SlotDeps,
+  owner: string,
+  t: Queued,
+): Promise<TaskRecord | null> {
   for (let wait = 25, waited = 0; ; wait = Math.min(wait * 2, 250)) {
     const limit = slots.limitOf(t.queue);
-    const turn = { id: t.id, queue: t.queue, owner, leaseMs: deps.options.leaseMs, limit, submits: slots.submits, inline: true, holdAmount: t.holdAmount };
+    const turn = {
+      id: t.id,
+      queue: t.queue,
+      owner,
+      leaseMs: deps.options.leaseMs,
+      limit,
+      submits: slots.submits,
+      inline: true,
+      holdAmount: t.holdAmount,
+    };
     if (await slots.repo.promote(turn)) return null;
     const s = await slots.repo.standing(t.id, t.queue);
     const full = limit !== null && s.open >= limit;
@@ -84,24 +105,52 @@ export async function takeSlot(deps: TaskEngineDeps, slots: SlotDeps, owner: str
  * The upstream refused the creation for its limits: back to `waiting` (its turn given back), tried again at `nextAt`
  * (or sooner, when a slot frees); while it waits, the queue without task_slots probes one submit at a time.
  */
-export async function requeue(deps: TaskEngineDeps, slots: SlotDeps, t: Queued, nextAt: number, e: unknown): Promise<TaskRecord> {
+export async function requeue(
+  deps: TaskEngineDeps,
+  slots: SlotDeps,
+  t: Queued,
+  nextAt: number,
+  e: unknown,
+): Promise<TaskRecord> {
   const code = isGatewayError(e) ? e.code : 'refused';
   await slots.repo.unserved(t.queue, t.id);
-  const parked = await park(deps, t, 'submitting', nextAt, `the upstream account refused the creation for its limits (${code})`);
+  const parked = await park(
+    deps,
+    t,
+    'submitting',
+    nextAt,
+    `the upstream account refused the creation for its limits (${code})`,
+  );
   // Its holder revoked while the creation was out (the revocation's "due now" missed a submitting task, and the park
   // wrote the claim's later look): it ends now rather than at that look.
   const gone = await slots.repo.holderGone(parked.tokenId);
   if (!gone) return parked;
-  return (await endUnsubmitted(deps, slots, parked, 'waiting', 'failed', { code: gone, message: HOLDER_GONE[gone] })) ?? parked;
+  return (
+    (await endUnsubmitted(deps, slots, parked, 'waiting', 'failed', { code: gone, message: HOLDER_GONE[gone] })) ??
+    parked
+  );
 }
 
 /** The upstream took a creation of the queue: the next turns are tried. */
 export const slotTaken = (slots: SlotDeps, queue: string): Promise<void> => markDue(slots, queue);
 
-async function park(deps: TaskEngineDeps, t: Queued, from: 'waiting' | 'submitting', nextPollAt: number, why: string): Promise<TaskRecord> {
+async function park(
+  deps: TaskEngineDeps,
+  t: Queued,
+  from: 'waiting' | 'submitting',
+  nextPollAt: number,
+  why: string,
+): Promise<TaskRecord> {
   const now = deps.now();
   // At least one attempt: a parked task is one the poller serves (a newer creation request queues behind it).
-  const patch = { state: 'waiting', holdAmount: t.holdAmount, leaseOwner: null, leaseUntil: null, nextPollAt, pollAttempts: Math.max(1, t.attempts) } as const;
+  const patch = {
+    state: 'waiting',
+    holdAmount: t.holdAmount,
+    leaseOwner: null,
+    leaseUntil: null,
+    nextPollAt,
+    pollAttempts: Math.max(1, t.attempts),
+  } as const;
   await deps.repo.transition(t.id, from, patch, now, [{ kind: 'waiting', detail: why }]);
   const { account, model } = splitSlotQueue(t.queue);
   deps.logger.warn(
@@ -117,12 +166,22 @@ async function park(deps: TaskEngineDeps, t: Queued, from: 'waiting' | 'submitti
  * The poller's step for a waiting task it claimed: past the maximum wait it fails uncharged; the queue's head is
  * submitted when a slot is free; any other waits on (the claim scheduled its next look, by back-off).
  */
-export async function advanceWaiting(deps: TaskEngineDeps, slots: SlotDeps, owner: string, t: TaskRecord, driver: TaskDriver | undefined): Promise<TaskRecord> {
+export async function advanceWaiting(
+  deps: TaskEngineDeps,
+  slots: SlotDeps,
+  owner: string,
+  t: TaskRecord,
+  driver: TaskDriver | undefined,
+): Promise<TaskRecord> {
   const queue = t.slotQueue ?? '';
   const gone = await slots.repo.holderGone(t.tokenId);
   if (gone) {
     const ended = await endUnsubmitted(deps, slots, t, 'waiting', 'failed', { code: gone, message: HOLDER_GONE[gone] });
-    if (ended) deps.logger.warn({ task_id: t.id, token_id: t.tokenId, reason: gone }, 'waiting task failed uncharged: its holder may no longer spend');
+    if (ended)
+      deps.logger.warn(
+        { task_id: t.id, token_id: t.tokenId, reason: gone },
+        'waiting task failed uncharged: its holder may no longer spend',
+      );
     return ended ?? t;
   }
   if (deps.now() - t.createdAt > deps.options.slotWaitMs) {
@@ -139,7 +198,14 @@ export async function advanceWaiting(deps: TaskEngineDeps, slots: SlotDeps, owne
       );
     return ended ?? t;
   }
-  const turn = { id: t.id, queue, owner, leaseMs: deps.options.leaseMs, limit: slots.limitOf(queue), submits: slots.submits };
+  const turn = {
+    id: t.id,
+    queue,
+    owner,
+    leaseMs: deps.options.leaseMs,
+    limit: slots.limitOf(queue),
+    submits: slots.submits,
+  };
   if (!driver?.submitStored || !(await slots.repo.promote(turn))) return t;
   const stored = await slots.repo.submitBody(t.id);
   const q: Queued = { id: t.id, queue, holdAmount: t.holdAmount, attempts: t.pollAttempts };
@@ -152,7 +218,10 @@ export async function advanceWaiting(deps: TaskEngineDeps, slots: SlotDeps, owne
     const error = isGatewayError(e)
       ? { code: e.code, message: e.message, upstreamRequestId: e.upstreamRequestId ?? null }
       : { code: 'upstream_error', message: 'The task could not be submitted upstream' };
-    deps.logger.warn({ task_id: t.id, ...splitSlotQueue(queue), err: String(e) }, 'a waiting task was refused upstream; failed uncharged');
+    deps.logger.warn(
+      { task_id: t.id, ...splitSlotQueue(queue), err: String(e) },
+      'a waiting task was refused upstream; failed uncharged',
+    );
     return (await endUnsubmitted(deps, slots, t, 'submitting', 'failed', error)) ?? t;
   }
   const extra = slotAfterSubmit(deps, t.upstreamModel, out);
@@ -180,9 +249,13 @@ export async function endUnsubmitted(
   if (!(await deps.repo.transition(t.id, from, patch, now, [{ kind: state, detail: errorDetail(error) }]))) return null;
   try {
     // Recorded in its own step: the timeline's release is read from the hold row once it is released.
-    if (await deps.meter().release(refOf(t))) await deps.repo.transition(t.id, state, {}, deps.now(), [{ kind: 'hold_released' }]);
+    if (await deps.meter().release(refOf(t)))
+      await deps.repo.transition(t.id, state, {}, deps.now(), [{ kind: 'hold_released' }]);
   } catch (e) {
-    deps.logger.error({ task_id: t.id, err: String(e) }, 'releasing the hold of a task that was never submitted failed (reconcile)');
+    deps.logger.error(
+      { task_id: t.id, err: String(e) },
+      'releasing the hold of a task that was never submitted failed (reconcile)',
+    );
   }
   if (t.slotQueue && slots) await markDue(slots, t.slotQueue);
   return deps.repo.get(t.id);

@@ -47,7 +47,12 @@ export async function submitted(
  * The upstream may have the task but could not say: it stays `submitting` (its hold kept), handed to the poller at
  * once (lease released, due after one poll interval), whose lost-submit recovery adopts it or fails it uncharged.
  */
-export async function unconfirmed(deps: TaskEngineDeps, id: string, out: UnconfirmedSubmit, extra: TaskPatch = {}): Promise<TaskRecord> {
+export async function unconfirmed(
+  deps: TaskEngineDeps,
+  id: string,
+  out: UnconfirmedSubmit,
+  extra: TaskPatch = {},
+): Promise<TaskRecord> {
   const now = deps.now();
   await deps.repo.transition(
     id,
@@ -62,14 +67,24 @@ export async function unconfirmed(deps: TaskEngineDeps, id: string, out: Unconfi
     },
     now,
   );
-  deps.logger.warn({ task_id: id, channel_id: out.channelId }, 'task submit unconfirmed: answer lost and the lookup failed; left to the lost-submit recovery');
+  deps.logger.warn(
+    { task_id: id, channel_id: out.channelId },
+    'task submit unconfirmed: answer lost and the lookup failed; left to the lost-submit recovery',
+  );
   const t = await deps.repo.get(id);
   if (!t) throw new Error(`task ${id} vanished after creation`);
   return t;
 }
 
-/** What a submit from a queue also writes: the creation no longer kept, the queue of the account that took it, polls from the start. */
-export function slotAfterSubmit(deps: TaskEngineDeps, upstreamModel: string, out: SubmitOutcome | UnconfirmedSubmit): TaskPatch {
+/**
+ * What a submit from a queue also writes: the creation no longer kept, the queue of the account that took it, polls
+ * from the start.
+ */
+export function slotAfterSubmit(
+  deps: TaskEngineDeps,
+  upstreamModel: string,
+  out: SubmitOutcome | UnconfirmedSubmit,
+): TaskPatch {
   const ch = out.channelId ? deps.channels.forTask(out.channelId) : undefined;
   return { submitBody: null, pollAttempts: 0, ...(ch ? { slotQueue: slotQueueOf(ch, upstreamModel) } : {}) };
 }

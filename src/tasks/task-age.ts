@@ -20,15 +20,30 @@ export function applyAged(deps: TaskEngineDeps, t: TaskRecord, out: PollOutcome)
 }
 
 export function timedOut(deps: TaskEngineDeps, t: TaskRecord): Promise<TaskRecord> {
-  return failTask(deps, t, { code: 'task_timeout', message: 'The task did not finish within the maximum task age' }, 'task exceeded the maximum age');
+  return failTask(
+    deps,
+    t,
+    { code: 'task_timeout', message: 'The task did not finish within the maximum task age' },
+    'task exceeded the maximum age',
+  );
 }
 
-/** A task still `submitting` after its deadline (see lost-submit.ts): adopt what the upstream has, else fail uncharged. */
-export async function recoverSubmit(deps: TaskEngineDeps, driver: TaskDriver | undefined, t: TaskRecord): Promise<TaskRecord> {
+/**
+ * A task still `submitting` after its deadline (see lost-submit.ts): adopt what the upstream has, else fail uncharged.
+ */
+export async function recoverSubmit(
+  deps: TaskEngineDeps,
+  driver: TaskDriver | undefined,
+  t: TaskRecord,
+): Promise<TaskRecord> {
   const step = await lookForLostSubmit(t, driver, deps.channels.forTask(t.channelId), deps.options, deps.now());
-  if (step.do === 'fail') return failTask(deps, t, { code: LOST_SUBMIT_CODE, message: step.message }, `lost submit: ${step.why}`);
+  if (step.do === 'fail')
+    return failTask(deps, t, { code: LOST_SUBMIT_CODE, message: step.message }, `lost submit: ${step.why}`);
   if (step.do === 'back-off') {
-    deps.logger.warn({ task_id: t.id, kind: t.kind, channel_id: t.channelId, reason: step.why }, 'lost task submit not looked up yet; backing off');
+    deps.logger.warn(
+      { task_id: t.id, kind: t.kind, channel_id: t.channelId, reason: step.why },
+      'lost task submit not looked up yet; backing off',
+    );
     return t; // the next poll is already scheduled (the claim set it by back-off)
   }
   if (step.do === 'look-again') {

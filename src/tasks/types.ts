@@ -84,7 +84,10 @@ export interface CallLimit {
 }
 
 export interface TaskDriver {
-  /** Query the upstream for one task. Must not touch the store. Throw (GatewayError) on transport/5xx: the engine backs off. */
+  /**
+   * Query the upstream for one task. Must not touch the store. Throw (GatewayError) on transport/5xx: the engine backs
+   * off.
+   */
   poll(task: TaskRecord, channel: Channel, limit: CallLimit): Promise<PollOutcome>;
   /**
    * A task left `submitting` (the gateway stopped before storing the creation's answer): find it upstream by an id
@@ -93,7 +96,9 @@ export interface TaskDriver {
    * cannot tell now (the engine asks again later). Absent: the upstream cannot be asked, the task fails uncharged.
    */
   recoverSubmit?(task: TaskRecord, channel: Channel, limit: CallLimit): Promise<SubmitOutcome | null>;
-  /** Ask the upstream to stop the task, where it offers that (best-effort: the gateway's outcome is already decided). */
+  /**
+   * Ask the upstream to stop the task, where it offers that (best-effort: the gateway's outcome is already decided).
+   */
   cancel?(task: TaskRecord, channel: Channel, limit: CallLimit): Promise<void>;
   /**
    * Send the creation a task waiting for a parallel-task slot kept (slot-queue.ts), with the same guarantees as a
@@ -118,7 +123,10 @@ export interface TaskDriver {
    * Absent: its queries draw on no query rate.
    */
   queryAccount?(channel: Channel): string;
-  /** The page size `listPage` asks for: a page's tasks past it are not the list's (list-rounds.ts keeps at most this many). */
+  /**
+   * The page size `listPage` asks for: a page's tasks past it are not the list's (list-rounds.ts keeps at most this
+   * many).
+   */
   listPageSize?: number;
   /** The listed statuses of a task not yet finished, and the state each means; any other listed status is an ending. */
   listOpenStatuses?: Readonly<Record<string, 'queued' | 'in_progress'>>;
@@ -134,7 +142,10 @@ export interface TaskDriver {
   ): Promise<{ tasks: Array<{ upstreamTaskId: string; status: string }>; totalPages: number }>;
 }
 
-/** What an operator's cancel did: `cancelled`; `not_open` (already finished, or still being submitted); `finishing` (being charged). */
+/**
+ * What an operator's cancel did: `cancelled`; `not_open` (already finished, or still being submitted); `finishing`
+ * (being charged).
+ */
 export type CancelOutcome = 'cancelled' | 'not_open' | 'finishing';
 
 export interface CreateTaskInput extends TaskIdentity {

@@ -12,7 +12,10 @@ export type TaskFamily = 'vidx' | 'v1';
 export type TaskState = 'waiting' | 'submitting' | 'queued' | 'in_progress' | 'succeeded' | 'failed' | 'cancelled';
 /** In this order in the SQL that lists them (the due index's predicate must read the same). */
 export const OPEN_STATES: readonly TaskState[] = ['waiting', 'submitting', 'queued', 'in_progress'];
-/** The open states in which the upstream has the task and only polls follow: their poll lease is sticky (repos/tasks.ts claimDue). */
+/**
+ * The open states in which the upstream has the task and only polls follow: their poll lease is sticky (repos/tasks.ts
+ * claimDue).
+ */
 export const STICKY_STATES: readonly TaskState[] = ['queued', 'in_progress'];
 export const TERMINAL_STATES: readonly TaskState[] = ['succeeded', 'failed', 'cancelled'];
 export const isTerminal = (s: TaskState): boolean => TERMINAL_STATES.includes(s);
@@ -25,7 +28,9 @@ export interface TaskError {
   /** Our own words (shown to the client). */
   message: string;
   upstreamRequestId?: string | null;
-  /** The upstream's own words (its failure code and message): for operators only — logged, and in the admin task view. */
+  /**
+   * The upstream's own words (its failure code and message): for operators only — logged, and in the admin task view.
+   */
   upstreamMessage?: string;
 }
 
@@ -71,7 +76,10 @@ export interface TaskRecord {
 }
 
 /** The identity of a task as given at creation (shared by the engine's input and the repo's new row). */
-export type TaskIdentity = Pick<TaskRecord, 'family' | 'kind' | 'tokenId' | 'model' | 'billingModel' | 'upstreamModel' | 'request' | 'requestId' | 'tier'>;
+export type TaskIdentity = Pick<
+  TaskRecord,
+  'family' | 'kind' | 'tokenId' | 'model' | 'billingModel' | 'upstreamModel' | 'request' | 'requestId' | 'tier'
+>;
 
 // A task's timeline (events.ts): the events recorded with its changes.
 
@@ -104,7 +112,16 @@ export type TaskEventKind =
  */
 export type TaskEventInput =
   | {
-      kind: 'created' | 'waiting' | 'slot' | 'submitted' | 'recovered' | 'status' | 'succeeded' | 'failed' | 'cancelled';
+      kind:
+        | 'created'
+        | 'waiting'
+        | 'slot'
+        | 'submitted'
+        | 'recovered'
+        | 'status'
+        | 'succeeded'
+        | 'failed'
+        | 'cancelled';
       detail?: string | null;
       amount?: number | null;
     }

@@ -1,5 +1,6 @@
 // Sums of micro-units as the reports give them (bills, usage, reconciliation). One balance never passes 2^53 − 1
-// (metering/balance-bound.ts), but a sum over many tokens' ledger lines can: sums are added as bigints, and a JSON answer
+// (metering/balance-bound.ts), but a sum over many tokens' ledger lines can: sums are added as bigints, and a JSON
+// answer
 // gives an amount as a number up to 2^53 − 1 and past it as a string of its decimal digits (a JSON number that
 // large would lose digits in most parsers).
 import { sql, type RawBuilder } from 'kysely';
@@ -21,4 +22,5 @@ export function addAmounts(...xs: ReadonlyArray<Amount | bigint>): Amount {
 }
 
 /** A store's sum read exactly: the SQL sum as text (SQLite's integer sum and PostgreSQL's numeric alike). */
-export const sumText = (inner: RawBuilder<unknown>): RawBuilder<string> => sql<string>`cast(coalesce(sum(${inner}), 0) as text)`;
+export const sumText = (inner: RawBuilder<unknown>): RawBuilder<string> =>
+  sql<string>`cast(coalesce(sum(${inner}), 0) as text)`;

@@ -7,7 +7,14 @@ import { AbortLink } from '../../src/adapters/abort-link.ts';
 
 /** A stand-in for undici's controller: records what it was aborted with. */
 function controller(): Dispatcher.DispatchController & { reason: unknown } {
-  const c = { reason: undefined as unknown, aborted: false, paused: false, abort: (r: Error) => void (c.reason = r), pause() {}, resume() {} };
+  const c = {
+    reason: undefined as unknown,
+    aborted: false,
+    paused: false,
+    abort: (r: Error) => void (c.reason = r),
+    pause() {},
+    resume() {},
+  };
   return c as unknown as Dispatcher.DispatchController & { reason: unknown };
 }
 

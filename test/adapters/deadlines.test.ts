@@ -6,7 +6,14 @@ import { DeadlineSweep } from '../../src/adapters/deadlines.ts';
 
 /** A stand-in for undici's controller: records what the sweep aborted it with. */
 function controller(): Dispatcher.DispatchController & { reason: unknown } {
-  const c = { reason: undefined as unknown, aborted: false, paused: false, abort: (r: Error) => void (c.reason = r), pause() {}, resume() {} };
+  const c = {
+    reason: undefined as unknown,
+    aborted: false,
+    paused: false,
+    abort: (r: Error) => void (c.reason = r),
+    pause() {},
+    resume() {},
+  };
   return c as unknown as Dispatcher.DispatchController & { reason: unknown };
 }
 // The sweep's clock is the test's (fake timers: Date.now and setInterval move only when the test moves them), so a

@@ -10,7 +10,9 @@ describe('upstream client transport errors', () => {
     const port = (srv.address() as { port: number }).port;
     await new Promise<void>((r) => srv.close(() => r()));
     const c = new UpstreamClient();
-    await expect(c.request({ method: 'POST', baseUrl: `http://127.0.0.1:${port}`, path: '/x', body: '{}' })).rejects.toMatchObject({
+    await expect(
+      c.request({ method: 'POST', baseUrl: `http://127.0.0.1:${port}`, path: '/x', body: '{}' }),
+    ).rejects.toMatchObject({
       code: 'upstream_unreachable',
     });
     await c.close();
@@ -21,7 +23,9 @@ describe('upstream client transport errors', () => {
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
     const port = (srv.address() as { port: number }).port;
     const c = new UpstreamClient();
-    await expect(c.request({ method: 'POST', baseUrl: `http://127.0.0.1:${port}`, path: '/x', body: '{}' })).rejects.toMatchObject({ code: 'upstream_error' });
+    await expect(
+      c.request({ method: 'POST', baseUrl: `http://127.0.0.1:${port}`, path: '/x', body: '{}' }),
+    ).rejects.toMatchObject({ code: 'upstream_error' });
     await c.close();
     await new Promise<void>((r) => srv.close(() => r()));
   });
@@ -39,7 +43,9 @@ describe('requestText (whole answers without a body stream) maps failures like r
     const body = Buffer.from('{"a":"é€😀"}', 'utf8');
     const { srv, base } = await listen((s) =>
       s.once('data', () => {
-        s.write(`HTTP/1.1 201 Created\r\ncontent-type: application/json\r\nx-request-id: rid-1\r\ncontent-length: ${body.length}\r\n\r\n`);
+        s.write(
+          `HTTP/1.1 201 Created\r\ncontent-type: application/json\r\nx-request-id: rid-1\r\ncontent-length: ${body.length}\r\n\r\n`,
+        );
         s.write(body.subarray(0, 8));
         setTimeout(() => s.end(body.subarray(8)), 20);
       }),
@@ -55,7 +61,9 @@ describe('requestText (whole answers without a body stream) maps failures like r
   it('header() reads one header from the raw list as the headers object would: any case, the first of repeats, null when absent', async () => {
     const { srv, base } = await listen((s) =>
       s.once('data', () =>
-        s.end('HTTP/1.1 200 OK\r\nX-Request-Ix: near-miss\r\nX-REQUEST-ID: first\r\nx-request-id: second\r\nRequest-Id: r-9\r\ncontent-length: 2\r\n\r\n{}'),
+        s.end(
+          'HTTP/1.1 200 OK\r\nX-Request-Ix: near-miss\r\nX-REQUEST-ID: first\r\nx-request-id: second\r\nRequest-Id: r-9\r\ncontent-length: 2\r\n\r\n{}',
+        ),
       ),
     );
     const c = new UpstreamClient();
@@ -76,9 +84,13 @@ describe('requestText (whole answers without a body stream) maps failures like r
     const { srv, base } = await listen(() => undefined);
     await close(srv);
     const c = new UpstreamClient();
-    await expect(c.requestText({ method: 'POST', baseUrl: base, path: '/x', body: '{}' })).rejects.toMatchObject({ code: 'upstream_unreachable' });
+    await expect(c.requestText({ method: 'POST', baseUrl: base, path: '/x', body: '{}' })).rejects.toMatchObject({
+      code: 'upstream_unreachable',
+    });
     const reset = await listen((s) => s.once('data', () => s.destroy()));
-    await expect(c.requestText({ method: 'POST', baseUrl: reset.base, path: '/x', body: '{}' })).rejects.toMatchObject({ code: 'upstream_error' });
+    await expect(c.requestText({ method: 'POST', baseUrl: reset.base, path: '/x', body: '{}' })).rejects.toMatchObject({
+      code: 'upstream_error',
+    });
     await c.close();
     await close(reset.srv);
   });
@@ -87,9 +99,18 @@ describe('requestText (whole answers without a body stream) maps failures like r
     const held: Socket[] = [];
     const { srv, base } = await listen((s) => void held.push(s)); // accepts, never answers
     const c = new UpstreamClient({ connectMs: 1000, headersMs: 150, bodyIdleMs: 1000 });
-    await expect(c.requestText({ method: 'POST', baseUrl: base, path: '/x', body: '{}' })).rejects.toMatchObject({ code: 'upstream_timeout' });
+    await expect(c.requestText({ method: 'POST', baseUrl: base, path: '/x', body: '{}' })).rejects.toMatchObject({
+      code: 'upstream_timeout',
+    });
     const ac = new AbortController();
-    const p = c.requestText({ method: 'POST', baseUrl: base, path: '/y', body: '{}', signal: ac.signal, timeouts: { headersMs: 5000 } });
+    const p = c.requestText({
+      method: 'POST',
+      baseUrl: base,
+      path: '/y',
+      body: '{}',
+      signal: ac.signal,
+      timeouts: { headersMs: 5000 },
+    });
     setTimeout(() => ac.abort(), 30);
     await expect(p).rejects.toMatchObject({ code: 'upstream_error', message: 'The upstream request was aborted' });
     for (const s of held) s.destroy();
@@ -117,8 +138,12 @@ describe('requestText (whole answers without a body stream) maps failures like r
       }),
     );
     const c = new UpstreamClient({ connectMs: 1000, headersMs: 1000, bodyIdleMs: 300 });
-    await expect(c.requestText({ method: 'POST', baseUrl: stall.base, path: '/x', body: '{}' })).rejects.toMatchObject({ code: 'upstream_timeout' });
-    await expect(c.requestText({ method: 'POST', baseUrl: steady.base, path: '/x', body: '{}' })).resolves.toMatchObject({ text: '12345678' });
+    await expect(c.requestText({ method: 'POST', baseUrl: stall.base, path: '/x', body: '{}' })).rejects.toMatchObject({
+      code: 'upstream_timeout',
+    });
+    await expect(
+      c.requestText({ method: 'POST', baseUrl: steady.base, path: '/x', body: '{}' }),
+    ).resolves.toMatchObject({ text: '12345678' });
     for (const s of held) s.destroy();
     await c.close();
     await close(stall.srv);
@@ -131,11 +156,15 @@ describe('requestText (whole answers without a body stream) maps failures like r
     const stall = await listen((s) =>
       s.once('data', () => {
         held.push(s);
-        s.write('HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n6\r\ndata: \r\n');
+        s.write(
+          'HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n6\r\ndata: \r\n',
+        );
       }),
     );
     const c = new UpstreamClient({ connectMs: 1000, headersMs: 200, bodyIdleMs: 200 });
-    await expect(c.requestStream({ method: 'POST', baseUrl: silent.base, path: '/x', body: '{}' })).rejects.toMatchObject({ code: 'upstream_timeout' });
+    await expect(
+      c.requestStream({ method: 'POST', baseUrl: silent.base, path: '/x', body: '{}' }),
+    ).rejects.toMatchObject({ code: 'upstream_timeout' });
     const res = await c.requestStream({ method: 'POST', baseUrl: stall.base, path: '/x', body: '{}' });
     const read = async () => {
       for await (const _ of res.body) void _;
@@ -150,8 +179,17 @@ describe('requestText (whole answers without a body stream) maps failures like r
 
 describe('transport failures as gateway errors', () => {
   it("an abort through the caller's signal is the caller's (its client left); a timeout is the upstream's", () => {
-    expect(networkError(new undiciErrors.RequestAbortedError())).toMatchObject({ code: 'upstream_error', callerAborted: true, mayHaveRun: true });
-    expect(networkError(new undiciErrors.HeadersTimeoutError())).toMatchObject({ code: 'upstream_timeout', callerAborted: false });
-    expect(networkError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))).toMatchObject({ callerAborted: false });
+    expect(networkError(new undiciErrors.RequestAbortedError())).toMatchObject({
+      code: 'upstream_error',
+      callerAborted: true,
+      mayHaveRun: true,
+    });
+    expect(networkError(new undiciErrors.HeadersTimeoutError())).toMatchObject({
+      code: 'upstream_timeout',
+      callerAborted: false,
+    });
+    expect(networkError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))).toMatchObject({
+      callerAborted: false,
+    });
   });
 });

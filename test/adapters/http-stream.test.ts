@@ -58,7 +58,8 @@ afterAll(async () => {
   await new Promise<void>((r) => server.close(() => r()));
 });
 
-const get = (path: string, signal?: AbortSignal) => client.requestStream({ method: 'GET', baseUrl: base, path, ...(signal ? { signal } : {}) });
+const get = (path: string, signal?: AbortSignal) =>
+  client.requestStream({ method: 'GET', baseUrl: base, path, ...(signal ? { signal } : {}) });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Pushes a body into an array; `hold` says which chunk numbers answer false (hold the upstream back). */

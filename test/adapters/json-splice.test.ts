@@ -3,13 +3,16 @@ import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/json/json.ts';
 import { spliceTopLevelString } from '../../src/adapters/json-splice.ts';
 
-const splice = (raw: string, value = 'up-model') => spliceTopLevelString(raw, JSON.parse(raw) as JsonObject, 'model', value);
+const splice = (raw: string, value = 'up-model') =>
+  spliceTopLevelString(raw, JSON.parse(raw) as JsonObject, 'model', value);
 
 describe('spliceTopLevelString', () => {
   it("replaces the top-level model value and keeps the client's text otherwise byte for byte", () => {
     const raw = '{ "messages": [ {"role":"user","content":"hi"} ],\n  "model" :\t"pub-model", "temperature": 1.0 }';
     const out = splice(raw);
-    expect(out).toBe('{ "messages": [ {"role":"user","content":"hi"} ],\n  "model" :\t"up-model", "temperature": 1.0 }');
+    expect(out).toBe(
+      '{ "messages": [ {"role":"user","content":"hi"} ],\n  "model" :\t"up-model", "temperature": 1.0 }',
+    );
   });
 
   it('serialises the new value as JSON (quotes and escapes)', () => {
@@ -18,7 +21,8 @@ describe('spliceTopLevelString', () => {
   });
 
   it('touches only the top-level member, not a nested key of the same name or text that looks like one', () => {
-    const raw = '{"metadata":{"model":"nested"},"messages":[{"role":"user","content":"say \\"model\\":\\"x\\" and \\\\"}],"model":"pub"}';
+    const raw =
+      '{"metadata":{"model":"nested"},"messages":[{"role":"user","content":"say \\"model\\":\\"x\\" and \\\\"}],"model":"pub"}';
     const out = splice(raw)!;
     expect(JSON.parse(out)).toEqual({ ...(JSON.parse(raw) as object), model: 'up-model' });
     expect(out).toContain('"metadata":{"model":"nested"}');

@@ -26,7 +26,10 @@ function feedGeneric(lineBytes: number): number {
 
 function feedChat(lineBytes: number): number {
   const st: ChatStreamState = { usage: null, produced: 0, rid: null, done: false };
-  const core = chatStreamCore({ upstreamModel: 'a', publicModel: 'b', clientWantsUsage: true, chatUsage, lineLimit: BIG_LIMIT }, st);
+  const core = chatStreamCore(
+    { upstreamModel: 'a', publicModel: 'b', clientWantsUsage: true, chatUsage, lineLimit: BIG_LIMIT },
+    st,
+  );
   core.push('data: {"c":"');
   for (let n = 0; n < lineBytes; n += READ) core.push(read);
   core.push('"}\n\n');
@@ -125,7 +128,10 @@ describe('SSE parsing: a line past the limit breaks the stream', () => {
 
   it('chat stream: an event past the limit ends the sink with upstream_error and aborts the upstream, frames before it delivered', () => {
     const st: ChatStreamState = { usage: null, produced: 0, rid: null, done: false };
-    const core = chatStreamCore({ upstreamModel: 'a', publicModel: 'b', clientWantsUsage: true, chatUsage, lineLimit: 1000 }, st);
+    const core = chatStreamCore(
+      { upstreamModel: 'a', publicModel: 'b', clientWantsUsage: true, chatUsage, lineLimit: 1000 },
+      st,
+    );
     let consumer: BodyConsumer | null = null;
     let aborted = false;
     const written: string[] = [];

@@ -37,7 +37,9 @@ describe('a poll is bounded by its limit', () => {
       modelLimits: null,
     };
     // Within the test's own time limit (5 s), far below the client's default (20 s): the limit passed in applied.
-    await expect(new DashscopeVideoDriver(upstream, upstreamAccountOf).poll(task, ch, limit)).rejects.toMatchObject({ code: 'upstream_timeout' });
+    await expect(new DashscopeVideoDriver(upstream, upstreamAccountOf).poll(task, ch, limit)).rejects.toMatchObject({
+      code: 'upstream_timeout',
+    });
   });
 
   it('Kling: a status query that never answers fails as upstream_timeout', async () => {
@@ -55,7 +57,9 @@ describe('a poll is bounded by its limit', () => {
       taskSlots: null,
       modelLimits: null,
     };
-    await expect(new KlingTaskDriver(new KlingClient(upstream, new KlingJwtSigner()), 'text2video').poll(task, ch, limit)).rejects.toMatchObject({
+    await expect(
+      new KlingTaskDriver(new KlingClient(upstream, new KlingJwtSigner()), 'text2video').poll(task, ch, limit),
+    ).rejects.toMatchObject({
       code: 'upstream_timeout',
     });
   });

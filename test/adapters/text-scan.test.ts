@@ -23,7 +23,11 @@ describe('json-scan', () => {
       choices: [{ message: { content: 'fake "usage":{"prompt_tokens":999} here' } }],
       usage: { prompt_tokens: 3, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 2 } },
     });
-    expect(objectAfterKey(text, 'usage')).toEqual({ prompt_tokens: 3, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 2 } });
+    expect(objectAfterKey(text, 'usage')).toEqual({
+      prompt_tokens: 3,
+      completion_tokens: 4,
+      prompt_tokens_details: { cached_tokens: 2 },
+    });
     expect(objectAfterKey('{"usage":null}', 'usage')).toBeNull();
     expect(objectAfterKey('{"a":1', 'usage')).toBeNull();
   });
@@ -34,13 +38,21 @@ describe('json-scan', () => {
     const closeFirst = { prompt_tokens: 3, note: '}' };
     expect(objectAfterKey(JSON.stringify({ usage: closeFirst, id: 'y' }), 'usage')).toEqual(closeFirst);
     const plain = { prompt_tokens: 3, completion_tokens: 4, prompt_tokens_details: { cached_tokens: 2 } };
-    expect(objectAfterKey(`{"usage": ${JSON.stringify(plain)} ,"system_fingerprint":null,"id":"z"}`, 'usage')).toEqual(plain);
+    expect(objectAfterKey(`{"usage": ${JSON.stringify(plain)} ,"system_fingerprint":null,"id":"z"}`, 'usage')).toEqual(
+      plain,
+    );
     expect(objectAfterKey('{"usage":{"a":{"b":1}', 'usage')).toBeNull(); // cut off
   });
 
   it('renames only the real model key', () => {
-    const text = JSON.stringify({ choices: [{ message: { content: 'say "model":"qwen3.7-plus"' } }], model: 'qwen3.7-plus' });
-    const out = JSON.parse(renameModel(text, 'qwen3.7-plus', 'qwx3.7-plus')) as { model: string; choices: Array<{ message: { content: string } }> };
+    const text = JSON.stringify({
+      choices: [{ message: { content: 'say "model":"qwen3.7-plus"' } }],
+      model: 'qwen3.7-plus',
+    });
+    const out = JSON.parse(renameModel(text, 'qwen3.7-plus', 'qwx3.7-plus')) as {
+      model: string;
+      choices: Array<{ message: { content: string } }>;
+    };
     expect(out.model).toBe('qwx3.7-plus');
     expect(out.choices[0]!.message.content).toBe('say "model":"qwen3.7-plus"');
   });
@@ -52,7 +64,12 @@ describe('json-scan', () => {
 
 describe('sse-events', () => {
   it('parses events split across chunks, with and without a space after the colon, CRLF and comments', async () => {
-    const evs = await collect(['event:response.created\nda', 'ta:{"a":1}\n\n', ': comment\r\nid:1\r\nevent: x\r\ndata: {"b":2}\r\n\r\n', 'data: [DONE]\n\n']);
+    const evs = await collect([
+      'event:response.created\nda',
+      'ta:{"a":1}\n\n',
+      ': comment\r\nid:1\r\nevent: x\r\ndata: {"b":2}\r\n\r\n',
+      'data: [DONE]\n\n',
+    ]);
     expect(evs).toEqual([
       { event: 'response.created', data: '{"a":1}', id: null },
       { event: 'x', data: '{"b":2}', id: '1' },
@@ -63,15 +80,19 @@ describe('sse-events', () => {
 
 describe('usage translation', () => {
   it('chat usage counts cache within prompt tokens', () => {
-    expect(chatUsage({ prompt_tokens: 3019, completion_tokens: 104, prompt_tokens_details: { cached_tokens: 2048, cache_creation_input_tokens: 10 } })).toEqual(
-      {
-        kind: 'tokens',
-        inputTokens: 3019,
-        outputTokens: 104,
-        cachedTokens: 2048,
-        cacheCreationTokens: 10,
-      },
-    );
+    expect(
+      chatUsage({
+        prompt_tokens: 3019,
+        completion_tokens: 104,
+        prompt_tokens_details: { cached_tokens: 2048, cache_creation_input_tokens: 10 },
+      }),
+    ).toEqual({
+      kind: 'tokens',
+      inputTokens: 3019,
+      outputTokens: 104,
+      cachedTokens: 2048,
+      cacheCreationTokens: 10,
+    });
   });
   it('messages usage adds cache reads and writes to the input total', () => {
     expect(messagesUsage({ input: 10, output: 5, cacheRead: 100, cacheCreation: 20 })).toEqual({
@@ -119,7 +140,11 @@ describe('multimodal translation', () => {
   });
   it('refuses image URLs that are neither http(s) nor data URIs', () => {
     expect(() =>
-      toNativeBody({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'file:///etc/passwd' } }] }] }, 'm', false),
+      toNativeBody(
+        { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'file:///etc/passwd' } }] }] },
+        'm',
+        false,
+      ),
     ).toThrow(/image_url/);
   });
 });

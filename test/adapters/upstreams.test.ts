@@ -24,7 +24,9 @@ describe('the list of upstreams', () => {
     expect(Object.keys(props(props(channelView).keys!))).toEqual(keyFields);
     const patch = Object.keys(props(channelPatch));
     for (const f of keyFields) expect(patch).toContain(f);
-    const post = describedPaths()['/admin/channels']!.post as unknown as { requestBody: { content: Record<string, { schema: Schema }> } };
+    const post = describedPaths()['/admin/channels']!.post as unknown as {
+      requestBody: { content: Record<string, { schema: Schema }> };
+    };
     const body = props(post.requestBody.content['application/json']!.schema);
     expect(body.kind).toEqual({ type: 'string', enum: kinds });
     for (const f of keyFields) expect(Object.keys(body)).toContain(f);

@@ -32,13 +32,23 @@ describe('admin webhooks', { timeout: 60_000 }, () => {
     const one = (await (await t.h.admin(`/admin/webhooks/${made[0]!.id}`)).json()) as View;
     expect(one).toMatchObject({ url: 'https://hooks.example.com/0', enabled: true });
     expect(one.secret).toBeUndefined();
-    const p1 = (await (await t.h.admin('/admin/webhooks?limit=2')).json()) as { data: View[]; has_more: boolean; next_cursor: string };
+    const p1 = (await (await t.h.admin('/admin/webhooks?limit=2')).json()) as {
+      data: View[];
+      has_more: boolean;
+      next_cursor: string;
+    };
     expect(p1.data.map((w) => w.url)).toEqual(['https://hooks.example.com/2', 'https://hooks.example.com/1']);
     expect(p1.has_more).toBe(true);
-    const p2 = (await (await t.h.admin(`/admin/webhooks?limit=2&cursor=${p1.next_cursor}`)).json()) as { data: View[]; has_more: boolean };
+    const p2 = (await (await t.h.admin(`/admin/webhooks?limit=2&cursor=${p1.next_cursor}`)).json()) as {
+      data: View[];
+      has_more: boolean;
+    };
     expect(p2.data.map((w) => w.url)).toEqual(['https://hooks.example.com/0']);
     expect(p2.has_more).toBe(false);
-    const patched = await t.h.admin(`/admin/webhooks/${made[1]!.id}`, { method: 'PATCH', json: { enabled: false, events: ['hold.reaped'] } });
+    const patched = await t.h.admin(`/admin/webhooks/${made[1]!.id}`, {
+      method: 'PATCH',
+      json: { enabled: false, events: ['hold.reaped'] },
+    });
     expect(await patched.json()).toMatchObject({ enabled: false, events: ['hold.reaped'] });
     expect((await t.h.admin(`/admin/webhooks/${made[2]!.id}`, { method: 'DELETE' })).status).toBe(200);
     expect((await t.h.admin(`/admin/webhooks/${made[2]!.id}`)).status).toBe(404);
@@ -61,14 +71,22 @@ describe('admin webhooks', { timeout: 60_000 }, () => {
       expect(r.status, JSON.stringify(json)).toBe(400);
       expect(((await r.json()) as { error: { param: string } }).error.param).toBe(param);
     }
-    expect((await create({ url: 'https://hooks.example.com/x', events: ['hold.reaped'], secret: 'mine' })).status).toBe(400);
+    expect((await create({ url: 'https://hooks.example.com/x', events: ['hold.reaped'], secret: 'mine' })).status).toBe(
+      400,
+    );
   });
 
   it('never delivers to a name that resolves to a private address', async () => {
     const rx = await startReceiver();
     const agents = createSafeAgents(async () => [{ address: '127.0.0.1', family: 4 }]);
     const o = t.h.config.alerts;
-    const dispatcher = new WebhookDispatcher(t.h.store.db, t.h.gw.deps.box, pino({ level: 'silent' }), { ...o, allowPrivateNetwork: false }, agents);
+    const dispatcher = new WebhookDispatcher(
+      t.h.store.db,
+      t.h.gw.deps.box,
+      pino({ level: 'silent' }),
+      { ...o, allowPrivateNetwork: false },
+      agents,
+    );
     try {
       const r = await create({ url: `http://hooks.example.test:${new URL(rx.url).port}/x`, events: ['hold.reaped'] });
       const { id } = (await r.json()) as View;
@@ -137,8 +155,15 @@ describe('admin webhooks', { timeout: 60_000 }, () => {
     await t.h.store.db.insertInto('tasks').values(task(9, 'succeeded')).execute();
     expect(await watch.taskFailureRate(now)).toBe(true);
     expect(await watch.taskFailureRate(now + 1)).toBe(false);
-    const page = (await (await t.h.admin(`/admin/webhooks/${id}/deliveries`)).json()) as { data: Array<{ payload: { data: Record<string, unknown> } }> };
+    const page = (await (await t.h.admin(`/admin/webhooks/${id}/deliveries`)).json()) as {
+      data: Array<{ payload: { data: Record<string, unknown> } }>;
+    };
     expect(page.data).toHaveLength(1);
-    expect(page.data[0]!.payload.data).toMatchObject({ finished: 10, failed: 5, failure_percent: 50, threshold_percent: 50 });
+    expect(page.data[0]!.payload.data).toMatchObject({
+      finished: 10,
+      failed: 5,
+      failure_percent: 50,
+      threshold_percent: 50,
+    });
   });
 });

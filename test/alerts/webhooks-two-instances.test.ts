@@ -47,14 +47,21 @@ describe('alert webhooks across two instances', { timeout: 120_000 }, () => {
   });
 
   /** A webhook for `events` pointing at a fresh receiver; its secret verifies every hit. */
-  async function hook(events: string[], failFirst = 0): Promise<{ id: string; rx: Receiver; verify(hit: Hit): Delivered }> {
+  async function hook(
+    events: string[],
+    failFirst = 0,
+  ): Promise<{ id: string; rx: Receiver; verify(hit: Hit): Delivered }> {
     const rx = await startReceiver({ failFirst, path: '/alerts' });
     const r = await t.h.admin('/admin/webhooks', { method: 'POST', json: { url: rx.url, events } });
     expect(r.status).toBe(201);
     const body = (await r.json()) as { id: string; secret: string };
     expect(body.secret).toMatch(/^whsec_/);
     const wh = new Webhook(body.secret);
-    return { id: body.id, rx, verify: (hit) => wh.verify(hit.body, hit.headers as Record<string, string>) as Delivered };
+    return {
+      id: body.id,
+      rx,
+      verify: (hit) => wh.verify(hit.body, hit.headers as Record<string, string>) as Delivered,
+    };
   }
 
   const ok = (rx: Receiver) => rx.hits.filter((h) => h.answered === 200);
@@ -70,7 +77,10 @@ describe('alert webhooks across two instances', { timeout: 120_000 }, () => {
       });
       expect(r.status).toBe(200);
       await t.h.gw.deps.meter.flush();
-      const spent = Number((await t.h.store.db.selectFrom('tokens').select('spent').where('id', '=', tok.id).executeTakeFirstOrThrow()).spent);
+      const spent = Number(
+        (await t.h.store.db.selectFrom('tokens').select('spent').where('id', '=', tok.id).executeTakeFirstOrThrow())
+          .spent,
+      );
       expect(spent).toBeGreaterThan(0);
       // A quota of which the spending is 85 %: past 50 and 80, short of 100.
       const quota = Math.ceil(spent / 0.85);
@@ -94,7 +104,12 @@ describe('alert webhooks across two instances', { timeout: 120_000 }, () => {
       expect(page.data.every((d) => d.state === 'delivered' && d.last_status === 200)).toBe(true);
       expect(page.data.find((d) => d.id === failedId)?.attempts).toBe(2);
       // More rounds on both instances: nothing new.
-      await Promise.all([t.h.gw.alerts.watch.check(), gw2.alerts.watch.check(), t.h.gw.alerts.dispatcher.deliverDue(), gw2.alerts.dispatcher.deliverDue()]);
+      await Promise.all([
+        t.h.gw.alerts.watch.check(),
+        gw2.alerts.watch.check(),
+        t.h.gw.alerts.dispatcher.deliverDue(),
+        gw2.alerts.dispatcher.deliverDue(),
+      ]);
       expect(ok(w.rx)).toHaveLength(2);
       expect(w.rx.hits).toHaveLength(3);
     } finally {
@@ -103,7 +118,14 @@ describe('alert webhooks across two instances', { timeout: 120_000 }, () => {
   });
 
   it('a threshold crossed while both instances announce it at once is written once', async () => {
-    const level = { holderKind: 'token' as const, holderId: 'tok_race', limitKind: 'quota' as const, periodKey: '1000', spent: 1000, limit: 1000 };
+    const level = {
+      holderKind: 'token' as const,
+      holderId: 'tok_race',
+      limitKind: 'quota' as const,
+      periodKey: '1000',
+      spent: 1000,
+      limit: 1000,
+    };
     const [a, b] = await Promise.all([t.h.gw.deps.alerts.spendCrossed(level), gw2.deps.alerts.spendCrossed(level)]);
     expect([...a, ...b].sort((x, y) => x - y)).toEqual([50, 80, 100]);
     // A new period (a top-up's new quota) announces its thresholds anew.
@@ -132,7 +154,12 @@ describe('alert webhooks across two instances', { timeout: 120_000 }, () => {
       const got = ok(w.rx).map(w.verify);
       // Each change once; deliveries carry no order (receivers order by the event's timestamp): the first close may
       // arrive after the second open.
-      expect(got.map((d) => d.type).sort()).toEqual(['breaker.closed', 'breaker.closed', 'breaker.opened', 'breaker.opened']);
+      expect(got.map((d) => d.type).sort()).toEqual([
+        'breaker.closed',
+        'breaker.closed',
+        'breaker.opened',
+        'breaker.opened',
+      ]);
       expect(got.every((d) => d.data.channel?.id === ch.id)).toBe(true);
     } finally {
       await w.rx.close();
@@ -146,7 +173,14 @@ describe('alert webhooks across two instances', { timeout: 120_000 }, () => {
       const old = Date.now() - 3_600_000;
       await t.h.store.db
         .insertInto('holds')
-        .values({ hold_key: 'req_left_open', token_id: tok.id, amount: 500, state: 'held', created_at: old, updated_at: old })
+        .values({
+          hold_key: 'req_left_open',
+          token_id: tok.id,
+          amount: 500,
+          state: 'held',
+          created_at: old,
+          updated_at: old,
+        })
         .execute();
       await t.h.store.db.updateTable('tokens').set({ held: 500 }).where('id', '=', tok.id).execute();
       // Both instances' reapers run every second.

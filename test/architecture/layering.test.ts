@@ -61,7 +61,11 @@ describe('layering', () => {
     const otel = join(SRC, 'observe', 'otel.ts');
     const bad = sources(SRC).flatMap((f) =>
       importsOf(f, true)
-        .filter((spec) => (f !== otel && spec.startsWith('@opentelemetry/')) || resolveFrom(f, spec).replace(/\.ts$/, '') === otel.replace(/\.ts$/, ''))
+        .filter(
+          (spec) =>
+            (f !== otel && spec.startsWith('@opentelemetry/')) ||
+            resolveFrom(f, spec).replace(/\.ts$/, '') === otel.replace(/\.ts$/, ''),
+        )
         .map((spec) => `${relative(ROOT, f)} → ${spec}`),
     );
     expect(bad).toEqual([]);
@@ -102,7 +106,8 @@ describe('layering', () => {
 
   it('store/ imports no domain room: only value types (vocabulary/), the task vocabulary, json/, errors/ and runtime/', () => {
     const allowed = (target: string) =>
-      ['store', 'vocabulary', 'json', 'errors', 'runtime'].some((d) => target.startsWith(join(SRC, d) + sep)) || target === join(SRC, 'tasks', 'vocabulary.ts');
+      ['store', 'vocabulary', 'json', 'errors', 'runtime'].some((d) => target.startsWith(join(SRC, d) + sep)) ||
+      target === join(SRC, 'tasks', 'vocabulary.ts');
     const bad = sources(join(SRC, 'store')).flatMap((f) =>
       importsOf(f, false)
         .filter((spec) => spec.startsWith('.') && !allowed(resolveFrom(f, spec)))

@@ -33,7 +33,13 @@ describe('store test files', () => {
       'test/deploy/stack/stack.test.ts': "import { freshStore } from '../../support/store.ts';\n",
     });
     const c = classify(root);
-    expect(c.store).toEqual(['test/a/chain.test.ts', 'test/a/direct.test.ts', 'test/a/dynamic.test.ts', 'test/a/env.test.ts', 'test/a/harness.test.ts']);
+    expect(c.store).toEqual([
+      'test/a/chain.test.ts',
+      'test/a/direct.test.ts',
+      'test/a/dynamic.test.ts',
+      'test/a/env.test.ts',
+      'test/a/harness.test.ts',
+    ]);
     expect(c.independent).toEqual(['test/a/pure.test.ts']);
     expect(c.unmarked).toEqual([]);
   });
@@ -44,7 +50,8 @@ describe('store test files', () => {
       'test/support/own-store.ts': "import { openStore } from '../../src/store/store.ts';\n",
       'test/b/own.test.ts': "import { s } from '../support/own-store.ts';\n",
       'test/b/gateway.test.ts': "import { startGateway } from '../../src/process-life.ts';\n",
-      'test/b/marked.test.ts': "// store-independent: a pure helper.\nimport { parseJson } from '../../src/store/json.ts';\n",
+      'test/b/marked.test.ts':
+        "// store-independent: a pure helper.\nimport { parseJson } from '../../src/store/json.ts';\n",
     });
     const c = classify(root);
     expect(c.store).toEqual([]);

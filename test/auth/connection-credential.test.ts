@@ -50,7 +50,9 @@ function twoTokens() {
     [hashToken('tw-secret-a'), rec('tok_a')],
     [hashToken('tw-secret-b'), rec('tok_b')],
   ]);
-  const repo = { findForAuth: async (hash: string) => (records.has(hash) ? { record: records.get(hash)!, graceUntil: null } : null) } as unknown as TokensRepo;
+  const repo = {
+    findForAuth: async (hash: string) => (records.has(hash) ? { record: records.get(hash)!, graceUntil: null } : null),
+  } as unknown as TokensRepo;
   return { records, auth: new TokenAuth(repo) };
 }
 

@@ -99,7 +99,11 @@ describe('client auth through the real server', () => {
     client.on('connect', () => connections++);
     try {
       const models = async (secret: string) => {
-        const r = await client.request({ path: '/v1/models', method: 'GET', headers: { authorization: `Bearer ${secret}` } });
+        const r = await client.request({
+          path: '/v1/models',
+          method: 'GET',
+          headers: { authorization: `Bearer ${secret}` },
+        });
         const body = (await r.body.json()) as { data?: Array<{ id: string }>; error?: { code: string } };
         return r.statusCode === 200 ? body.data!.map((m) => m.id) : body.error!.code;
       };
@@ -168,7 +172,9 @@ describe('TokenAuth unit', () => {
   });
 
   it('expiry is checked on every request, not cached', async () => {
-    const repo = { findForAuth: async () => ({ record: rec({ expiresAt: 5_000 }), graceUntil: null }) } as unknown as TokensRepo;
+    const repo = {
+      findForAuth: async () => ({ record: rec({ expiresAt: 5_000 }), graceUntil: null }),
+    } as unknown as TokensRepo;
     const auth = new TokenAuth(repo);
     await expect(auth.authenticate('tw-x', 4_000)).resolves.toBeTruthy();
     const e = await auth.authenticate('tw-x', 5_000).catch((x: unknown) => x);
@@ -177,7 +183,10 @@ describe('TokenAuth unit', () => {
 
   it('the principal carries the allow-list and limits', async () => {
     const repo = {
-      findForAuth: async () => ({ record: rec({ models: ['a'], quota: 5, rpmLimit: 3, concurrencyLimit: 2 }), graceUntil: null }),
+      findForAuth: async () => ({
+        record: rec({ models: ['a'], quota: 5, rpmLimit: 3, concurrencyLimit: 2 }),
+        graceUntil: null,
+      }),
     } as unknown as TokensRepo;
     expect(await new TokenAuth(repo).authenticate('tw-x')).toEqual({
       tokenId: 'tok_1',
@@ -208,7 +217,11 @@ describe('TokenAuth unit', () => {
       weight: 3,
     };
     const repo = {
-      findForAuth: async () => ({ record: rec({ accountId: 'acc_1', budgets: [{ period: 'day', limit: 3 }] }), graceUntil: null, account: { ...account } }),
+      findForAuth: async () => ({
+        record: rec({ accountId: 'acc_1', budgets: [{ period: 'day', limit: 3 }] }),
+        graceUntil: null,
+        account: { ...account },
+      }),
     } as unknown as TokensRepo;
     const auth = new TokenAuth(repo, 60_000);
     expect((await auth.authenticate('tw-x')).billing).toEqual({

@@ -10,7 +10,9 @@ interface Live {
   channel_id: string;
   account: string;
   active: boolean;
-  data: Array<Record<string, unknown> & { model: string; waiting: number; waiting_by_customer: Record<string, number> }>;
+  data: Array<
+    Record<string, unknown> & { model: string; waiting: number; waiting_by_customer: Record<string, number> }
+  >;
 }
 
 describe('the capacity of a channel, live', () => {
@@ -29,7 +31,9 @@ describe('the capacity of a channel, live', () => {
     const b = await h.token({ name: 'b' });
     expect((await chat(h, a.secret)).status).toBe(200);
     const gone = new AbortController();
-    const queued = [chat(h, a.secret, gone.signal), chat(h, b.secret, gone.signal), chat(h, b.secret, gone.signal)].map((p) => p.catch(() => null));
+    const queued = [chat(h, a.secret, gone.signal), chat(h, b.secret, gone.signal), chat(h, b.secret, gone.signal)].map(
+      (p) => p.catch(() => null),
+    );
     await until(async () => (await read()).data[0]?.waiting === 3, 'three calls queued');
     const live = await read();
     expect(live).toMatchObject({ channel_id: id, active: true });
@@ -55,9 +59,17 @@ describe('the capacity of a channel, live', () => {
 
     // The OpenAPI document names every field of an item.
     const doc = (await (await h.fetch('/openapi.json')).json()) as {
-      paths: Record<string, { get?: { responses: Record<string, { content: Record<string, { schema: { properties: Record<string, unknown> } }> }> } }>;
+      paths: Record<
+        string,
+        {
+          get?: {
+            responses: Record<string, { content: Record<string, { schema: { properties: Record<string, unknown> } }> }>;
+          };
+        }
+      >;
     };
-    const schema = doc.paths['/admin/channels/{id}/capacity']!.get!.responses['200']!.content['application/json']!.schema;
+    const schema =
+      doc.paths['/admin/channels/{id}/capacity']!.get!.responses['200']!.content['application/json']!.schema;
     expect(Object.keys(schema.properties).sort()).toEqual(['account', 'active', 'channel_id', 'data']);
     const item = (schema.properties.data as { items: { properties: Record<string, unknown> } }).items;
     expect(Object.keys(item.properties).sort()).toEqual(Object.keys(live.data[0]!).sort());

@@ -11,7 +11,11 @@ afterEach(() => {
 });
 
 function gate(limits: { rpm?: number; tpm?: number; concurrency?: number }, queueWaitMs = 5000): Gate {
-  const g = new Gate('acc|m', 'acc', 'm', { counters: new LocalCounters(() => Date.now()), queueWaitMs, now: () => Date.now() });
+  const g = new Gate('acc|m', 'acc', 'm', {
+    counters: new LocalCounters(() => Date.now()),
+    queueWaitMs,
+    now: () => Date.now(),
+  });
   g.setLimits({ rpm: limits.rpm ?? null, tpm: limits.tpm ?? null, concurrency: limits.concurrency ?? null });
   return g;
 }
@@ -37,7 +41,8 @@ describe('gate', () => {
     (g.admit('noisy', 1, 0, null) as Ticket).settle(undefined);
     const order: string[] = [];
     const all: Promise<unknown>[] = [];
-    for (let i = 0; i < 10; i++) all.push((g.admit('noisy', 1, 0, null) as Promise<Ticket>).then(() => order.push('noisy')));
+    for (let i = 0; i < 10; i++)
+      all.push((g.admit('noisy', 1, 0, null) as Promise<Ticket>).then(() => order.push('noisy')));
     all.push((g.admit('quiet', 1, 0, null) as Promise<Ticket>).then(() => order.push('quiet')));
     await vi.advanceTimersByTimeAsync(15_000);
     await Promise.all(all);

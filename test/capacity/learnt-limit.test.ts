@@ -9,9 +9,14 @@ import { twoTenants } from './support.ts';
 const RUN_MS = Number(process.env.CAPACITY_SCENARIO_MS ?? 60_000);
 
 describe('no limit stated: a throttling upstream', () => {
-  const t = useHarness({ sim: { dashscopeRpm: 60 }, env: { TOLLWAY_UPSTREAM_LIMITS_READ_MS: '0', TOLLWAY_CAPACITY_LEARN: 'true' } });
+  const t = useHarness({
+    sim: { dashscopeRpm: 60 },
+    env: { TOLLWAY_UPSTREAM_LIMITS_READ_MS: '0', TOLLWAY_CAPACITY_LEARN: 'true' },
+  });
 
-  it('is refused at most a fifth of the calls, and the quiet tenant is served at least half the time', { timeout: RUN_MS + 60_000 }, async () => {
+  it('is refused at most a fifth of the calls, and the quiet tenant is served at least half the time', {
+    timeout: RUN_MS + 60_000,
+  }, async () => {
     const { h } = t;
     const noisy = await h.token({ name: 'noisy' });
     const quiet = await h.token({ name: 'quiet' });
@@ -20,7 +25,8 @@ describe('no limit stated: a throttling upstream', () => {
     const upstream = h.sim.requestsTo('/chat/completions').length - sentBefore;
     const served = [...answers.noisy, ...answers.quiet].filter((a) => a.status === 200).length;
     const refused = upstream - served;
-    if (process.env.CAPACITY_DEBUG) console.log({ upstream, served, refused, quiet: answers.quiet.map((a) => a.status) });
+    if (process.env.CAPACITY_DEBUG)
+      console.log({ upstream, served, refused, quiet: answers.quiet.map((a) => a.status) });
     expect(refused).toBeLessThanOrEqual(upstream / 5);
     const quietServed = answers.quiet.filter((a) => a.status === 200).length;
     expect(quietServed).toBeGreaterThanOrEqual(answers.quiet.length / 2);

@@ -23,7 +23,10 @@ describe('model_limits and account weight on the admin API', () => {
 
   it('stores, shows and clears them; the gate follows', async () => {
     const id = await simChannel();
-    const r = await t.h.admin(`/admin/channels/${id}`, { method: 'PATCH', json: { model_limits: { '*': { rpm: 600, concurrency: 3 } } } });
+    const r = await t.h.admin(`/admin/channels/${id}`, {
+      method: 'PATCH',
+      json: { model_limits: { '*': { rpm: 600, concurrency: 3 } } },
+    });
     expect(r.status).toBe(200);
     expect(((await r.json()) as { model_limits: unknown }).model_limits).toEqual({ '*': { rpm: 600, concurrency: 3 } });
     expect(t.h.gw.deps.capacity.active()).toBe(true);
@@ -37,7 +40,9 @@ describe('model_limits and account weight on the admin API', () => {
     expect(a.status).toBe(201);
     const acc = (await a.json()) as { id: string; weight: number };
     expect(acc.weight).toBe(3);
-    const plain = (await (await t.h.admin('/admin/accounts', { method: 'POST', json: { name: 'plain' } })).json()) as { weight: number };
+    const plain = (await (await t.h.admin('/admin/accounts', { method: 'POST', json: { name: 'plain' } })).json()) as {
+      weight: number;
+    };
     expect(plain.weight).toBe(1);
     expect((await t.h.admin(`/admin/accounts/${acc.id}`, { method: 'PATCH', json: { weight: 0 } })).status).toBe(400);
   });

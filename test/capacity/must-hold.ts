@@ -36,7 +36,10 @@ export async function expectMustHold(h: Harness, run: ScenarioRun): Promise<void
   }
   if (process.env.CAPACITY_DEBUG) {
     const s = [...upstreamAt].sort((a, b) => a - b);
-    console.log(s.map((x, i) => (i ? x - s[i - 1]! : 0)).join(','), JSON.stringify([...rateLimitStats(h.sim.ctx)].map(([k, b]) => [k, b.refused])));
+    console.log(
+      s.map((x, i) => (i ? x - s[i - 1]! : 0)).join(','),
+      JSON.stringify([...rateLimitStats(h.sim.ctx)].map(([k, b]) => [k, b.refused])),
+    );
     const served = noisy.answers.filter((a) => a.status === 200).length;
     console.log(
       `upstream ${upstreamAt.length}, quiet ${quiet.answers.length} p95 ${Math.round(p95(quiet.answers.map((a) => a.ms)))} ms, noisy ${served}/${noisy.answers.length}`,
@@ -88,5 +91,7 @@ async function attemptCodes(h: Harness, answers: Answer[]): Promise<string[]> {
     )
     .execute();
   expect(rows.length).toBe(answers.length);
-  return rows.flatMap((r) => (JSON.parse(String(r.attempts ?? '[]')) as Array<{ error_code: string | null }>).map((a) => a.error_code ?? 'ok'));
+  return rows.flatMap((r) =>
+    (JSON.parse(String(r.attempts ?? '[]')) as Array<{ error_code: string | null }>).map((a) => a.error_code ?? 'ok'),
+  );
 }

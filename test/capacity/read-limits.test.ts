@@ -5,7 +5,10 @@ import { until } from '../support/wait.ts';
 import { chat, stateLimits } from './support.ts';
 
 describe('limits read from the upstream', () => {
-  const t = useHarness({ sim: { dashscopeRpm: 120, dashscopeTpm: 500_000 }, env: { TOLLWAY_UPSTREAM_LIMITS_READ_MS: '60000' } });
+  const t = useHarness({
+    sim: { dashscopeRpm: 120, dashscopeTpm: 500_000 },
+    env: { TOLLWAY_UPSTREAM_LIMITS_READ_MS: '60000' },
+  });
 
   it('apply where nothing is stated, and a stated value wins', async () => {
     const { h, token } = t;
@@ -18,7 +21,9 @@ describe('limits read from the upstream', () => {
     expect(gate().effective()).toMatchObject({ rpm: 30, tpm: 500_000, concurrency: 4 });
     expect((await chat(h, token)).status).toBe(200);
     // The admin API shows the account's limits (each with where it comes from), use and queue on its channel.
-    const list = (await (await h.admin('/admin/channels')).json()) as { data: Array<{ name: string; capacity: Array<Record<string, unknown>> }> };
+    const list = (await (await h.admin('/admin/channels')).json()) as {
+      data: Array<{ name: string; capacity: Array<Record<string, unknown>> }>;
+    };
     const view = list.data.find((c) => c.name === 'sim-dashscope')!.capacity.find((v) => v.model === 'qwen3.7-plus')!;
     expect(view).toMatchObject({
       limits: { rpm: 30, tpm: 500_000, concurrency: 4 },

@@ -12,7 +12,9 @@ describe('stated limit: 60 rpm, a noisy and a quiet tenant', () => {
   // The simulated account enforces 60 a minute (and 1 a second) too: any call over it would be refused 429.
   const t = useHarness({ sim: { dashscopeRpm: 60 } });
 
-  it('keeps the limit upstream, serves the quiet tenant every time, and charges every answer once', { timeout: RUN_MS + 60_000 }, async () => {
+  it('keeps the limit upstream, serves the quiet tenant every time, and charges every answer once', {
+    timeout: RUN_MS + 60_000,
+  }, async () => {
     const { h } = t;
     await stateLimits(h, { '*': { rpm: 60 } });
     const noisy = await h.token({ name: 'noisy' });
@@ -24,6 +26,12 @@ describe('stated limit: 60 rpm, a noisy and a quiet tenant', () => {
       .requestsTo('/chat/completions')
       .slice(sentBefore)
       .map((r) => r.at);
-    await expectMustHold(h, { noisy: { id: noisy.id, answers: run.noisy }, quiet: { id: quiet.id, answers: run.quiet }, upstreamAt, refusedBefore, rpm: 60 });
+    await expectMustHold(h, {
+      noisy: { id: noisy.id, answers: run.noisy },
+      quiet: { id: quiet.id, answers: run.quiet },
+      upstreamAt,
+      refusedBefore,
+      rpm: 60,
+    });
   });
 });

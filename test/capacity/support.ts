@@ -41,7 +41,8 @@ export async function chatAt(base: string, token: string, signal?: AbortSignal, 
   };
 }
 
-export const p95 = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil(xs.length * 0.95) - 1)] ?? 0;
+export const p95 = (xs: number[]): number =>
+  [...xs].sort((a, b) => a - b)[Math.max(0, Math.ceil(xs.length * 0.95) - 1)] ?? 0;
 
 /** The most calls any `windowMs` span of arrival times holds. */
 export function mostInWindow(at: number[], windowMs: number): number {

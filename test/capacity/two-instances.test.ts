@@ -17,9 +17,15 @@ const RUN_MS = Number(process.env.CAPACITY_SCENARIO_MS ?? 60_000);
 const ownPrefix = (c: Config) => void (c.limits.redisPrefix = `tollway-test-${randomUUID()}:`);
 
 describe.runIf(redisUrl)('two instances sharing Redis, one 60 rpm account', () => {
-  const t = useHarness({ sim: { dashscopeRpm: 60 }, env: { REDIS_URL: redisUrl ?? '', TOLLWAY_TASK_POLLER: 'false' }, configure: ownPrefix });
+  const t = useHarness({
+    sim: { dashscopeRpm: 60 },
+    env: { REDIS_URL: redisUrl ?? '', TOLLWAY_TASK_POLLER: 'false' },
+    configure: ownPrefix,
+  });
 
-  it('keeps the limit summed over both, serves the quiet tenant through either, charges every answer once', { timeout: RUN_MS + 60_000 }, async () => {
+  it('keeps the limit summed over both, serves the quiet tenant through either, charges every answer once', {
+    timeout: RUN_MS + 60_000,
+  }, async () => {
     const { h } = t;
     await stateLimits(h, { '*': { rpm: 60 } });
     // Started after the change: it reads the limits from the store.
@@ -87,7 +93,8 @@ describe.runIf(redisUrl)('two instances while Redis is unreachable', () => {
       for (const [, list] of answers) {
         // Answered: served, or the gateway's own 429 after the queue wait; never an error of Redis's absence.
         expect(list.filter((a) => a.status === 200).length).toBeGreaterThan(0);
-        for (const a of list.filter((x) => x.status !== 200)) expect([a.status, a.code]).toEqual([429, 'upstream_capacity']);
+        for (const a of list.filter((x) => x.status !== 200))
+          expect([a.status, a.code]).toEqual([429, 'upstream_capacity']);
       }
       const upstreamAt = h.sim
         .requestsTo('/chat/completions')

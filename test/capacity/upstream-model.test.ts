@@ -27,7 +27,10 @@ writeFileSync(
 
 describe('two public names, one upstream model', () => {
   // The account allows 60 a minute and 1 a second for qwen3.7-plus, whichever public name the call asked for.
-  const t = useHarness({ sim: { dashscopeRpm: 60 }, env: { TOLLWAY_CATALOGUE_FILE: catalogueFile, TOLLWAY_QUEUE_WAIT_MS: '60000' } });
+  const t = useHarness({
+    sim: { dashscopeRpm: 60 },
+    env: { TOLLWAY_CATALOGUE_FILE: catalogueFile, TOLLWAY_QUEUE_WAIT_MS: '60000' },
+  });
 
   it('share the limit stated for one of them', { timeout: 60_000 }, async () => {
     const { h } = t;
@@ -35,7 +38,9 @@ describe('two public names, one upstream model', () => {
     const token = (await h.token({ name: 'both' })).secret;
     const sentBefore = h.sim.requestsTo('/chat/completions').length;
     const refusedBefore = upstreamRefusals(h);
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => chatAt(h.url, token, undefined, i % 2 ? ALT : CHAT_MODEL)));
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => chatAt(h.url, token, undefined, i % 2 ? ALT : CHAT_MODEL)),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(6).fill(200));
     const at = h.sim
       .requestsTo('/chat/completions')
@@ -52,7 +57,9 @@ describe('two public names, one upstream model', () => {
   it('the smallest limit stated for any of its names applies', async () => {
     const { h } = t;
     await stateLimits(h, { [CHAT_MODEL]: { rpm: 600, tpm: 90_000 }, [ALT]: { rpm: 30 } });
-    expect(h.gw.deps.capacity.all().map((g) => [g.model, g.effective()])).toEqual([['qwen3.7-plus', { rpm: 30, tpm: 90_000, concurrency: null }]]);
+    expect(h.gw.deps.capacity.all().map((g) => [g.model, g.effective()])).toEqual([
+      ['qwen3.7-plus', { rpm: 30, tpm: 90_000, concurrency: null }],
+    ]);
     await stateLimits(h, null);
   });
 });

@@ -33,7 +33,8 @@ const TEXT = ['qwx3.7-plus', 'qwx3-vl-plus', 'text-embedding-v4'];
 const IMAGES = ['qwx-image-2.0', 'qwx-image-2.0-pro', 'qwx-image-edit-plus'];
 
 /** The default public → upstream name mapping (stand-in prefixes → the upstream's model names). */
-const upstreamName = (id: string) => id.replace(/^qwx/, 'qwen').replace(/^wnx/, 'wan').replace(/^hhx/, 'happyhorse').replace(/^vidx/, 'kling');
+const upstreamName = (id: string) =>
+  id.replace(/^qwx/, 'qwen').replace(/^wnx/, 'wan').replace(/^hhx/, 'happyhorse').replace(/^vidx/, 'kling');
 
 describe('default catalogue', () => {
   it('has every public model of the contract, each once', () => {
@@ -49,8 +50,14 @@ describe('default catalogue', () => {
     expect(cat.get('qwx3.7-plus')).toMatchObject({ kind: 'chat', upstream: 'dashscope' });
     expect(cat.get('qwx3-vl-plus')).toMatchObject({ kind: 'vision', upstream: 'dashscope' });
     expect(cat.get('text-embedding-v4')).toMatchObject({ kind: 'embedding', upstream: 'dashscope' });
-    expect(cat.get('qwx-image-2.0')).toMatchObject({ kind: 'image', capabilities: { imageGenerate: true, imageEdit: true, maxEditImages: 3 } });
-    expect(cat.get('qwx-image-2.0-pro')).toMatchObject({ kind: 'image', capabilities: { imageGenerate: true, imageEdit: true, maxEditImages: 3 } });
+    expect(cat.get('qwx-image-2.0')).toMatchObject({
+      kind: 'image',
+      capabilities: { imageGenerate: true, imageEdit: true, maxEditImages: 3 },
+    });
+    expect(cat.get('qwx-image-2.0-pro')).toMatchObject({
+      kind: 'image',
+      capabilities: { imageGenerate: true, imageEdit: true, maxEditImages: 3 },
+    });
     expect(cat.get('qwx-image-edit-plus')).toMatchObject({ kind: 'image-edit', capabilities: { imageEdit: true } });
   });
 
@@ -67,7 +74,8 @@ describe('default catalogue', () => {
     for (const id of VIDEO.filter((x) => x.startsWith('hhx'))) expect(cat.get(id)!.video!.minSeconds, id).toBe(3);
     for (const id of VIDEO.filter((x) => x.startsWith('wnx'))) expect(cat.get(id)!.video!.minSeconds, id).toBe(2);
     for (const id of VIDEO) expect(cat.get(id)!.video!.maxSeconds, id).toBeLessThanOrEqual(15);
-    for (const id of ['hhx-1.1-t2v', 'hhx-1.1-i2v', 'hhx-1.1-r2v']) expect(cat.get(id)!.video!.defaultResolution, id).toBe('1080p');
+    for (const id of ['hhx-1.1-t2v', 'hhx-1.1-i2v', 'hhx-1.1-r2v'])
+      expect(cat.get(id)!.video!.defaultResolution, id).toBe('1080p');
     expect(cat.get('hhx-1.1-r2v')!.video!.maxReferenceImages).toBe(9);
     const edit = cat.get('hhx-1.0-video-edit')!;
     expect(edit.price).toMatchObject({ unit: 'video-second', basis: 'input+output' });
@@ -82,18 +90,27 @@ describe('default catalogue', () => {
   });
 
   it('prices are integer micro-units', () => {
-    const nums = (v: unknown): number[] => (typeof v === 'number' ? [v] : v && typeof v === 'object' ? Object.values(v).flatMap(nums) : []);
+    const nums = (v: unknown): number[] =>
+      typeof v === 'number' ? [v] : v && typeof v === 'object' ? Object.values(v).flatMap(nums) : [];
     for (const e of cat.entries()) for (const n of nums(e.price)) expect(Number.isInteger(n), e.id).toBe(true);
   });
 });
 
 describe('resolve', () => {
   it('exact names', () => {
-    expect(cat.resolve('qwx3.7-plus')).toMatchObject({ publicName: 'qwx3.7-plus', upstreamModel: 'qwen3.7-plus', billingModel: 'qwx3.7-plus' });
+    expect(cat.resolve('qwx3.7-plus')).toMatchObject({
+      publicName: 'qwx3.7-plus',
+      upstreamModel: 'qwen3.7-plus',
+      billingModel: 'qwx3.7-plus',
+    });
   });
 
   it('vidx-v2-5 is normalised to vidx-v2-5-turbo before mapping', () => {
-    expect(cat.resolve('vidx-v2-5')).toMatchObject({ publicName: 'vidx-v2-5-turbo', upstreamModel: 'kling-v2-5-turbo', billingModel: 'vidx-v2-5-turbo' });
+    expect(cat.resolve('vidx-v2-5')).toMatchObject({
+      publicName: 'vidx-v2-5-turbo',
+      upstreamModel: 'kling-v2-5-turbo',
+      billingModel: 'vidx-v2-5-turbo',
+    });
   });
 
   it('dated snapshots of wnx2.7-t2v / -i2v pin the upstream version and bill as the base', () => {
@@ -102,7 +119,10 @@ describe('resolve', () => {
       upstreamModel: 'wan2.7-t2v-2026-01-15',
       billingModel: 'wnx2.7-t2v',
     });
-    expect(cat.resolve('wnx2.7-i2v-20260115')).toMatchObject({ upstreamModel: 'wan2.7-i2v-20260115', billingModel: 'wnx2.7-i2v' });
+    expect(cat.resolve('wnx2.7-i2v-20260115')).toMatchObject({
+      upstreamModel: 'wan2.7-i2v-20260115',
+      billingModel: 'wnx2.7-i2v',
+    });
     expect(cat.resolve('wnx2.7-r2v-2026-01-15')).toBeNull();
     expect(cat.resolve('hhx-1.1-t2v-2026-01-15')).toBeNull();
     expect(cat.resolve('wnx2.7-t2v-latest')).toBeNull();
@@ -120,7 +140,14 @@ describe('overrides (the catalogue is data)', () => {
         { model: 'qwx3.7-plus', entry: { upstreamModel: 'qwen3.7-plus-2026-02-01' } },
         {
           model: 'brand-new',
-          entry: { kind: 'chat', upstream: 'dashscope', upstreamModel: 'qwen-new', ownedBy: 'qwx', price: { unit: 'tokens', tiers: [] }, capabilities: {} },
+          entry: {
+            kind: 'chat',
+            upstream: 'dashscope',
+            upstreamModel: 'qwen-new',
+            ownedBy: 'qwx',
+            price: { unit: 'tokens', tiers: [] },
+            capabilities: {},
+          },
         },
         { model: 'incomplete', entry: { kind: 'chat' } },
       ]),

@@ -12,9 +12,9 @@ const entry = (id: string): ModelEntry => cat.get(id)!;
 describe('family A endpoints (catalogue data)', () => {
   it('text2video: the classic models on the upstream text2video, o1 on omni-video, v1-5 and v2-1 on none', () => {
     const on = (id: string) => vidxEndpointOf(entry(id), 'text2video')?.endpoint ?? null;
-    expect(['vidx-v1', 'vidx-v1-6', 'vidx-v2-master', 'vidx-v2-1-master', 'vidx-v2-5-turbo', 'vidx-v2-6', 'vidx-v3'].map(on)).toEqual(
-      Array(7).fill('text2video'),
-    );
+    expect(
+      ['vidx-v1', 'vidx-v1-6', 'vidx-v2-master', 'vidx-v2-1-master', 'vidx-v2-5-turbo', 'vidx-v2-6', 'vidx-v3'].map(on),
+    ).toEqual(Array(7).fill('text2video'));
     expect(on('vidx-video-o1')).toBe('omni-video');
     expect([on('vidx-v1-5'), on('vidx-v2-1'), on('vidx-v3-omni')]).toEqual([null, null, null]);
   });
@@ -47,7 +47,10 @@ describe('family A endpoints (catalogue data)', () => {
   it("a model added without vidx data takes its kind's defaults", () => {
     const added = { ...entry('vidx-v1'), id: 'vidx-v9' } as ModelEntry;
     delete added.vidx;
-    expect(vidxEndpointOf(added, 'text2video')).toMatchObject({ endpoint: 'text2video', fields: ['mode', 'negative_prompt', 'camera_control'] });
+    expect(vidxEndpointOf(added, 'text2video')).toMatchObject({
+      endpoint: 'text2video',
+      fields: ['mode', 'negative_prompt', 'camera_control'],
+    });
     expect(vidxEndpointOf(added, 'omni-video')).toBeNull();
   });
 });

@@ -11,16 +11,28 @@ const fresh = useStore();
 let env: Record<string, string>;
 
 beforeAll(() => {
-  const databaseUrl = fresh.pgSchema ? `${fresh.url}?options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}` : fresh.url;
-  env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: databaseUrl, TOLLWAY_DATA_DIR: dir };
+  const databaseUrl = fresh.pgSchema
+    ? `${fresh.url}?options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}`
+    : fresh.url;
+  env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? dir,
+    DATABASE_URL: databaseUrl,
+    TOLLWAY_DATA_DIR: dir,
+  };
 });
 
 // Asynchronous: a worker blocked on a child for a minute loses its link to vitest.
 function tollway(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [TOLLWAY_BIN, ...args], { env, encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [TOLLWAY_BIN, ...args],
+      { env, encoding: 'utf8', timeout: 60_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -33,7 +45,10 @@ async function ok<T = Record<string, unknown>>(args: string[]): Promise<T> {
 
 describe('tollway account / price-group', { timeout: 240_000 }, () => {
   it('creates a price group and an account, gives it a token with a budget, tops it up, edits and revokes it', async () => {
-    expect(await ok(['price-group', 'set', 'resellers', '--multiplier', '0.8'])).toMatchObject({ name: 'resellers', multiplier: 0.8 });
+    expect(await ok(['price-group', 'set', 'resellers', '--multiplier', '0.8'])).toMatchObject({
+      name: 'resellers',
+      multiplier: 0.8,
+    });
     const acc = await ok<{ id: string }>([
       'account',
       'create',
@@ -48,22 +63,55 @@ describe('tollway account / price-group', { timeout: 240_000 }, () => {
       '--time-zone',
       'Europe/Paris',
     ]);
-    expect(acc).toMatchObject({ name: 'Acme', quota: 1000, budgets: [{ period: 'month', limit: 500 }], price_group: 'resellers', time_zone: 'Europe/Paris' });
+    expect(acc).toMatchObject({
+      name: 'Acme',
+      quota: 1000,
+      budgets: [{ period: 'month', limit: 500 }],
+      price_group: 'resellers',
+      time_zone: 'Europe/Paris',
+    });
     const tok = await tollway(['token', 'create', '--name', 'acme-web', '--account', acc.id, '--budget', 'day=50']);
     expect(tok.code).toBe(0);
     const tokenId = /id:\s+(\S+)/.exec(tok.stdout)?.[1];
-    const row = await fresh.store.db.selectFrom('tokens').select(['account_id', 'budgets']).where('id', '=', tokenId!).executeTakeFirstOrThrow();
+    const row = await fresh.store.db
+      .selectFrom('tokens')
+      .select(['account_id', 'budgets'])
+      .where('id', '=', tokenId!)
+      .executeTakeFirstOrThrow();
     expect([row.account_id, JSON.parse(row.budgets!)]).toEqual([acc.id, [{ period: 'day', limit: 50 }]]);
-    expect(await ok(['account', 'topup', acc.id, '--amount', '250', '--idempotency-key', 'k'])).toMatchObject({ quota: 1250, topup: { credited: true } });
-    expect(await ok(['account', 'topup', acc.id, '--amount', '250', '--idempotency-key', 'k'])).toMatchObject({ quota: 1250, topup: { credited: false } });
-    expect(await ok(['account', 'update', acc.id, '--budget', 'none', '--price-group', 'none'])).toMatchObject({ budgets: [], price_group: null });
+    expect(await ok(['account', 'topup', acc.id, '--amount', '250', '--idempotency-key', 'k'])).toMatchObject({
+      quota: 1250,
+      topup: { credited: true },
+    });
+    expect(await ok(['account', 'topup', acc.id, '--amount', '250', '--idempotency-key', 'k'])).toMatchObject({
+      quota: 1250,
+      topup: { credited: false },
+    });
+    expect(await ok(['account', 'update', acc.id, '--budget', 'none', '--price-group', 'none'])).toMatchObject({
+      budgets: [],
+      price_group: null,
+    });
     const usage = await ok<{ tokens: string[]; usage: { credited: number } }>(['account', 'usage', acc.id]);
     expect(usage.tokens).toEqual([tokenId]);
     expect(usage.usage.credited).toBe(250);
-    expect((await ok<{ data: Array<{ id: string }> }>(['account', 'list', '--limit', '10'])).data.map((a) => a.id)).toContain(acc.id);
+    expect(
+      (await ok<{ data: Array<{ id: string }> }>(['account', 'list', '--limit', '10'])).data.map((a) => a.id),
+    ).toContain(acc.id);
     expect((await ok<{ revoked_at: number }>(['account', 'revoke', acc.id])).revoked_at).toBeGreaterThan(0);
-    const audit = await fresh.store.db.selectFrom('audit_log').select('action').where('actor', '=', 'cli').orderBy('id').execute();
-    expect(audit.map((a) => a.action)).toEqual(['price_group.create', 'account.create', 'token.create', 'account.topup', 'account.update', 'account.revoke']);
+    const audit = await fresh.store.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('actor', '=', 'cli')
+      .orderBy('id')
+      .execute();
+    expect(audit.map((a) => a.action)).toEqual([
+      'price_group.create',
+      'account.create',
+      'token.create',
+      'account.topup',
+      'account.update',
+      'account.revoke',
+    ]);
   });
 
   it("refuses bad flags in one line with the admin API's words", async () => {

@@ -13,9 +13,24 @@ let env: Record<string, string>;
 const DAY = Date.UTC(2026, 2, 14, 12);
 
 beforeAll(async () => {
-  const databaseUrl = fresh.pgSchema ? `${fresh.url}?options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}` : fresh.url;
-  env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: databaseUrl, TOLLWAY_DATA_DIR: dir };
-  await new AccountsRepo(fresh.store.db).create({ id: 'acc_cli', name: 'Acme', quota: null, budgets: [], priceGroup: null, timeZone: null, expiresAt: null });
+  const databaseUrl = fresh.pgSchema
+    ? `${fresh.url}?options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}`
+    : fresh.url;
+  env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? dir,
+    DATABASE_URL: databaseUrl,
+    TOLLWAY_DATA_DIR: dir,
+  };
+  await new AccountsRepo(fresh.store.db).create({
+    id: 'acc_cli',
+    name: 'Acme',
+    quota: null,
+    budgets: [],
+    priceGroup: null,
+    timeZone: null,
+    expiresAt: null,
+  });
   const line = (n: number, accountId: string | null, amount: number, kind = 'tokens') => ({
     idempotency_key: `cli${n}`,
     token_id: accountId === null ? 'tok_loose' : 'tok_acme',
@@ -40,9 +55,14 @@ beforeAll(async () => {
 
 function tollway(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [TOLLWAY_BIN, ...args], { env, encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [TOLLWAY_BIN, ...args],
+      { env, encoding: 'utf8', timeout: 60_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -52,7 +72,13 @@ describe('tollway bill', { timeout: 240_000 }, () => {
     expect(json.stderr).toBe('');
     const bill = JSON.parse(json.stdout) as {
       by: string;
-      data: Array<{ account_id: string | null; account_name: string | null; entries: number; amount: number; credits: { amount: number } }>;
+      data: Array<{
+        account_id: string | null;
+        account_name: string | null;
+        entries: number;
+        amount: number;
+        credits: { amount: number };
+      }>;
       total: { amount: number };
     };
     expect(bill.by).toBe('account');

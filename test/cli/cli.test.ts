@@ -17,8 +17,15 @@ let env: Record<string, string>;
 
 beforeAll(() => {
   // PostgreSQL: the CLI reaches the test's own schema through search_path in the URL.
-  const databaseUrl = fresh.pgSchema ? `${fresh.url}?options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}` : fresh.url;
-  env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: databaseUrl, TOLLWAY_DATA_DIR: dir };
+  const databaseUrl = fresh.pgSchema
+    ? `${fresh.url}?options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}`
+    : fresh.url;
+  env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? dir,
+    DATABASE_URL: databaseUrl,
+    TOLLWAY_DATA_DIR: dir,
+  };
 });
 
 function tollway(args: string[], extraEnv: Record<string, string> = {}): Promise<Ran> {
@@ -37,7 +44,12 @@ const idOf = (stdout: string) => /id:\s+(\S+)/.exec(stdout)?.[1] ?? '';
 const callbackSecretOf = (stdout: string) => /callback secret:\s+(\S+)/.exec(stdout)?.[1] ?? '';
 
 async function auditedByCli(): Promise<string[]> {
-  const rows = await fresh.store.db.selectFrom('audit_log').select(['action', 'target']).where('actor', '=', 'cli').orderBy('id').execute();
+  const rows = await fresh.store.db
+    .selectFrom('audit_log')
+    .select(['action', 'target'])
+    .where('actor', '=', 'cli')
+    .orderBy('id')
+    .execute();
   return rows.map((r) => `${r.action} ${r.target}`);
 }
 
@@ -50,7 +62,9 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
     const r2 = await tollway(['migrate'], { DASHSCOPE_BASE_URL: 'https://dashscope-intl.aliyuncs.com' });
     expect(r2.code).not.toBe(0);
     expect(r2.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r2.stderr).toMatch(/^tollway: configuration error: DASHSCOPE_BASE_URL points at dashscope-intl\.aliyuncs\.com/);
+    expect(r2.stderr).toMatch(
+      /^tollway: configuration error: DASHSCOPE_BASE_URL points at dashscope-intl\.aliyuncs\.com/,
+    );
   });
 
   it('help, at the top or after a command, prints the usage and exits 0 — even with a configuration that would not start', async () => {
@@ -107,9 +121,15 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
 
     const list = await ok(['channel', 'list']);
     expect(list).not.toContain(KEY_CANARY);
-    const byName = Object.fromEntries((JSON.parse(list) as Array<{ name: string; status: string }>).map((c) => [c.name, c.status]));
+    const byName = Object.fromEntries(
+      (JSON.parse(list) as Array<{ name: string; status: string }>).map((c) => [c.name, c.status]),
+    );
     expect(byName).toEqual({ 'cli-ds': 'enabled', 'cli-kl': 'disabled' });
-    expect(await auditedByCli()).toEqual([`channel.create ${ds.id}`, `channel.create ${kl.id}`, `channel.disable ${kl.id}`]);
+    expect(await auditedByCli()).toEqual([
+      `channel.create ${ds.id}`,
+      `channel.create ${kl.id}`,
+      `channel.disable ${kl.id}`,
+    ]);
 
     // The same validation as the admin API: a model the kind does not serve is refused, nothing is stored.
     const wrong = await tollway([
@@ -169,22 +189,54 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
     const tokens = await ok(['token', 'list']);
     expect(tokens).not.toContain(token);
     const byName = Object.fromEntries(
-      (JSON.parse(tokens) as Array<{ name: string; quota: number | null; revoked_at: number | null; tpm_limit: number | null }>).map((t) => [t.name, t]),
+      (
+        JSON.parse(tokens) as Array<{
+          name: string;
+          quota: number | null;
+          revoked_at: number | null;
+          tpm_limit: number | null;
+        }>
+      ).map((t) => [t.name, t]),
     );
-    expect(byName.kept).toMatchObject({ quota: 5, rpm_limit: 30, tpm_limit: 1000, concurrency_limit: 2, revoked_at: null });
+    expect(byName.kept).toMatchObject({
+      quota: 5,
+      rpm_limit: 30,
+      tpm_limit: 1000,
+      concurrency_limit: 2,
+      revoked_at: null,
+    });
     expect(byName.gone?.revoked_at).toEqual(expect.any(Number));
-    expect((await auditedByCli()).slice(-3)).toEqual([`token.create ${idOf(kept)}`, `token.create ${idOf(gone)}`, `token.revoke ${idOf(gone)}`]);
+    expect((await auditedByCli()).slice(-3)).toEqual([
+      `token.create ${idOf(kept)}`,
+      `token.create ${idOf(gone)}`,
+      `token.revoke ${idOf(gone)}`,
+    ]);
 
     const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
     const { adminKey, secret } = resolveSecrets(config);
-    const gw = await startGateway({ ...config, tasks: { ...config.tasks, pollerEnabled: false } }, { adminKey, secret, store: fresh.store });
+    const gw = await startGateway(
+      { ...config, tasks: { ...config.tasks, pollerEnabled: false } },
+      { adminKey, secret, store: fresh.store },
+    );
     try {
-      const models = await gw.app.inject({ method: 'GET', url: '/v1/models', headers: { authorization: `Bearer ${token}` } });
+      const models = await gw.app.inject({
+        method: 'GET',
+        url: '/v1/models',
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(models.statusCode).toBe(200);
-      expect((models.json() as { data: Array<{ id: string }> }).data.map((m) => m.id)).toEqual(['qwx3.7-plus', 'text-embedding-v4']);
-      const revoked = await gw.app.inject({ method: 'GET', url: '/v1/models', headers: { authorization: `Bearer ${tokenOf(gone)}` } });
+      expect((models.json() as { data: Array<{ id: string }> }).data.map((m) => m.id)).toEqual([
+        'qwx3.7-plus',
+        'text-embedding-v4',
+      ]);
+      const revoked = await gw.app.inject({
+        method: 'GET',
+        url: '/v1/models',
+        headers: { authorization: `Bearer ${tokenOf(gone)}` },
+      });
       expect(revoked.statusCode).toBe(401);
-      // The CLI sealed the channel key with the data dir's secret: the gateway reads it back; the disabled one is not in use.
+      // The CLI sealed the channel key with the data dir's secret: the gateway reads it back; the disabled one is not
+      // in use.
       expect(gw.deps.channels.all().find((c) => c.name === 'cli-ds')?.keys.apiKey).toBe(KEY_CANARY);
       expect(gw.deps.channels.all().map((c) => c.name)).not.toContain('cli-kl');
     } finally {
@@ -194,7 +246,11 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
 
   it('token update / topup / rotate and channel update: same rules as the admin API, audited, the new secret printed once', async () => {
     const id = idOf(await ok(['token', 'create', '--name', 'edit-me', '--quota', '100']));
-    expect(JSON.parse(await ok(['token', 'update', id, '--name', 'edited', '--rpm', '7', '--tpm', '900', '--models', 'qwx3.7-plus']))).toMatchObject({
+    expect(
+      JSON.parse(
+        await ok(['token', 'update', id, '--name', 'edited', '--rpm', '7', '--tpm', '900', '--models', 'qwx3.7-plus']),
+      ),
+    ).toMatchObject({
       name: 'edited',
       rpm_limit: 7,
       tpm_limit: 900,
@@ -204,8 +260,15 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
     expect(JSON.parse(await ok(['token', 'update', id, '--rpm', 'none']))).toMatchObject({ rpm_limit: null });
     const bad = await tollway(['token', 'update', id, '--quota', '-3']);
     expect(bad.code).not.toBe(0);
-    expect(JSON.parse(await ok(['token', 'topup', id, '--amount', '250']))).toMatchObject({ quota: 350, topup: { amount: 250, credited: true } });
-    const credit = await fresh.store.db.selectFrom('ledger').select(['kind', 'amount']).where('token_id', '=', id).execute();
+    expect(JSON.parse(await ok(['token', 'topup', id, '--amount', '250']))).toMatchObject({
+      quota: 350,
+      topup: { amount: 250, credited: true },
+    });
+    const credit = await fresh.store.db
+      .selectFrom('ledger')
+      .select(['kind', 'amount'])
+      .where('token_id', '=', id)
+      .execute();
     expect(credit.map((c) => ({ kind: c.kind, amount: Number(c.amount) }))).toEqual([{ kind: 'credit', amount: 250 }]);
     const rotated = await ok(['token', 'rotate', id, '--grace-ms', '60000']);
     expect(idOf(rotated)).toBe(id);
@@ -213,13 +276,39 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
     expect(rotated).toContain('the previous token works until');
 
     const ch = JSON.parse(
-      await ok(['channel', 'add', '--name', 'cli-edit', '--kind', 'dashscope', '--base-url', 'http://127.0.0.1:9', '--api-key', KEY_CANARY]),
+      await ok([
+        'channel',
+        'add',
+        '--name',
+        'cli-edit',
+        '--kind',
+        'dashscope',
+        '--base-url',
+        'http://127.0.0.1:9',
+        '--api-key',
+        KEY_CANARY,
+      ]),
     ) as {
       id: string;
     };
-    const edited = await ok(['channel', 'update', ch.id, '--weight', '4', '--priority=-2', '--disable', '--api-key', `${KEY_CANARY}-2`]);
+    const edited = await ok([
+      'channel',
+      'update',
+      ch.id,
+      '--weight',
+      '4',
+      '--priority=-2',
+      '--disable',
+      '--api-key',
+      `${KEY_CANARY}-2`,
+    ]);
     expect(edited).not.toContain(KEY_CANARY);
-    expect(JSON.parse(edited)).toMatchObject({ weight: 4, priority: -2, status: 'disabled', keys: { api_key: '****ef-2' } });
+    expect(JSON.parse(edited)).toMatchObject({
+      weight: 4,
+      priority: -2,
+      status: 'disabled',
+      keys: { api_key: '****ef-2' },
+    });
     expect((await auditedByCli()).slice(-6)).toEqual([
       `token.update ${id}`,
       `token.update ${id}`,
@@ -261,12 +350,17 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
     const dropped = await ok(['token', 'rotate-callback-secret', id, '--grace-ms', '0']);
     const third = callbackSecretOf(dropped);
     expect(dropped).toContain('callbacks are no longer signed with the previous one');
-    expect((await tollway(['token', 'rotate-callback-secret', id, '--quota', '5'])).stderr).toContain('does not take --quota');
+    expect((await tollway(['token', 'rotate-callback-secret', id, '--quota', '5'])).stderr).toContain(
+      'does not take --quota',
+    );
 
     // What a gateway on the same store (the data dir's secret) signs with, after each step: the last secret printed.
     const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
     const { adminKey, secret } = resolveSecrets(config);
-    const gw = await startGateway({ ...config, tasks: { ...config.tasks, pollerEnabled: false } }, { adminKey, secret, store: fresh.store });
+    const gw = await startGateway(
+      { ...config, tasks: { ...config.tasks, pollerEnabled: false } },
+      { adminKey, secret, store: fresh.store },
+    );
     try {
       expect(await new TokenCallbackSigner(gw.deps.repos.tokens, gw.deps.box).secretsFor(id)).toEqual([third]);
     } finally {
@@ -280,7 +374,11 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
       expect(audit).not.toContain(s);
     }
     expect(listed).not.toContain('whsec_');
-    expect((await auditedByCli()).slice(-3)).toEqual([`token.create ${id}`, `token.callback_secret.rotate ${id}`, `token.callback_secret.rotate ${id}`]);
+    expect((await auditedByCli()).slice(-3)).toEqual([
+      `token.create ${id}`,
+      `token.callback_secret.rotate ${id}`,
+      `token.callback_secret.rotate ${id}`,
+    ]);
   });
 
   it('an unknown id: one line and a non-zero exit, nothing audited', async () => {
@@ -322,6 +420,8 @@ describe('tollway CLI', { timeout: 180_000 }, () => {
     const report = JSON.parse(off.stdout) as { difference: number; mismatches: Array<{ key: string; reason: string }> };
     // Its usage is unknown: named apart, and not counted as a difference.
     expect(report.difference).toBe(0);
-    expect(report.mismatches).toEqual([expect.objectContaining({ key: 'req_cli_orphan', reason: 'request-log row missing' })]);
+    expect(report.mismatches).toEqual([
+      expect.objectContaining({ key: 'req_cli_orphan', reason: 'request-log row missing' }),
+    ]);
   });
 });

@@ -20,7 +20,8 @@ function bareCopy(name: string): string {
   return app;
 }
 
-const run = (app: string) => runProcess(process.execPath, [join(app, 'bin', 'tollway.mjs'), 'serve'], { timeoutMs: 20_000 });
+const run = (app: string) =>
+  runProcess(process.execPath, [join(app, 'bin', 'tollway.mjs'), 'serve'], { timeoutMs: 20_000 });
 
 describe('the launcher without dev dependencies', () => {
   it('no dist/: exits 1 asking for a build, never running the sources', async () => {

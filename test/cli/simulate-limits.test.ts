@@ -5,11 +5,20 @@ import { useServeProcesses } from '../support/serve-process.ts';
 
 const start = useServeProcesses();
 const simulate = (env: Record<string, string>) =>
-  start({ HOME: process.env.HOME ?? '/tmp', ...env }, /Upstream SIMULATOR listening/, (port) => ['simulate', '--port', String(port)]);
+  start({ HOME: process.env.HOME ?? '/tmp', ...env }, /Upstream SIMULATOR listening/, (port) => [
+    'simulate',
+    '--port',
+    String(port),
+  ]);
 const quota = async (base: string, model: string) => {
-  const r = await fetch(`${base}/api/v1/quotas?model=${model}`, { headers: { authorization: `Bearer ${DEFAULT_SIM_KEYS.dashscopeApiKey}` } });
-  return ((await r.json()) as { output: { quotas: Array<{ model_limit: { request_limit: number | null; usage_limit: number | null } }> } }).output.quotas[0]!
-    .model_limit;
+  const r = await fetch(`${base}/api/v1/quotas?model=${model}`, {
+    headers: { authorization: `Bearer ${DEFAULT_SIM_KEYS.dashscopeApiKey}` },
+  });
+  return (
+    (await r.json()) as {
+      output: { quotas: Array<{ model_limit: { request_limit: number | null; usage_limit: number | null } }> };
+    }
+  ).output.quotas[0]!.model_limit;
 };
 
 describe('tollway simulate: rate limits', () => {
@@ -19,7 +28,11 @@ describe('tollway simulate: rate limits', () => {
     expect(await quota(plain.base, 'qwen3.7-plus')).toMatchObject({ request_limit: 300, usage_limit: 300_000 });
     await plain.stop();
 
-    const set = await simulate({ TOLLWAY_SIM_RPM: '1', TOLLWAY_SIM_TPM: '0', TOLLWAY_SIM_MODEL_LIMITS: '{"text-embedding-v4": {"rpm": 7}}' });
+    const set = await simulate({
+      TOLLWAY_SIM_RPM: '1',
+      TOLLWAY_SIM_TPM: '0',
+      TOLLWAY_SIM_MODEL_LIMITS: '{"text-embedding-v4": {"rpm": 7}}',
+    });
     expect(await quota(set.base, 'qwen3.7-plus')).toMatchObject({ request_limit: 1, usage_limit: null });
     expect(await quota(set.base, 'text-embedding-v4')).toMatchObject({ request_limit: 7 });
     const chat = () =>

@@ -4,8 +4,12 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { TOLLWAY_BIN } from '../support/serve-process.ts';
 
-async function stopWith(signal: 'SIGTERM' | 'SIGINT'): Promise<{ code: number | null; signal: NodeJS.Signals | null; port: number }> {
-  const child = spawn(process.execPath, [TOLLWAY_BIN, 'simulate', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+async function stopWith(
+  signal: 'SIGTERM' | 'SIGINT',
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; port: number }> {
+  const child = spawn(process.execPath, [TOLLWAY_BIN, 'simulate', '--port', '0'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   const port = await new Promise<number>((resolve, reject) => {
     child.stderr.on('data', (d: Buffer) => {

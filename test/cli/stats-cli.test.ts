@@ -35,12 +35,36 @@ const row = (token: string, status: number, amount: number, createdAt: number) =
   chatLogRow(`req_cli_stats_${n++}`, token, 'qwx3.7-plus', status, amount, createdAt);
 
 beforeAll(async () => {
-  const databaseUrl = fresh.pgSchema ? `${fresh.url}?options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}` : fresh.url;
-  env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: databaseUrl, TOLLWAY_DATA_DIR: dir };
-  await new AccountsRepo(fresh.store.db).create({ id: 'acc_stats', name: 'Acme', quota: null, budgets: [], priceGroup: null, timeZone: null, expiresAt: null });
+  const databaseUrl = fresh.pgSchema
+    ? `${fresh.url}?options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}`
+    : fresh.url;
+  env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? dir,
+    DATABASE_URL: databaseUrl,
+    TOLLWAY_DATA_DIR: dir,
+  };
+  await new AccountsRepo(fresh.store.db).create({
+    id: 'acc_stats',
+    name: 'Acme',
+    quota: null,
+    budgets: [],
+    priceGroup: null,
+    timeZone: null,
+    expiresAt: null,
+  });
   const tokens = new TokensRepo(fresh.store.db);
   const token = (id: string, accountId: string | null) =>
-    tokens.create({ id, name: `name-${id}`, secretHash: `h_${id}`, prefix: 'tw-test', models: null, quota: null, expiresAt: null, accountId });
+    tokens.create({
+      id,
+      name: `name-${id}`,
+      secretHash: `h_${id}`,
+      prefix: 'tw-test',
+      models: null,
+      quota: null,
+      expiresAt: null,
+      accountId,
+    });
   await token('tok_web', 'acc_stats');
   await token('tok_app', 'acc_stats');
   await token('tok_loose', null);

@@ -11,8 +11,15 @@ const fresh = useStore();
 let env: Record<string, string>;
 
 beforeAll(() => {
-  const databaseUrl = fresh.pgSchema ? `${fresh.url}?options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}` : fresh.url;
-  env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: databaseUrl, TOLLWAY_DATA_DIR: dir };
+  const databaseUrl = fresh.pgSchema
+    ? `${fresh.url}?options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}`
+    : fresh.url;
+  env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? dir,
+    DATABASE_URL: databaseUrl,
+    TOLLWAY_DATA_DIR: dir,
+  };
 });
 
 function tollway(args: string[]): Promise<Ran> {
@@ -43,7 +50,9 @@ describe('tollway webhook', { timeout: 240_000 }, () => {
     const list = (await ok(['webhook', 'list'])) as { data: Array<{ id: string; secret?: string }>; has_more: boolean };
     expect(list.data.map((w) => w.id)).toEqual([made.id]);
     expect(JSON.stringify(list)).not.toContain(made.secret);
-    expect(await ok(['webhook', 'update', made.id, '--disable', '--events', 'hold.reaped', '--description', 'none'])).toMatchObject({
+    expect(
+      await ok(['webhook', 'update', made.id, '--disable', '--events', 'hold.reaped', '--description', 'none']),
+    ).toMatchObject({
       enabled: false,
       events: ['hold.reaped'],
       description: null,
@@ -53,13 +62,29 @@ describe('tollway webhook', { timeout: 240_000 }, () => {
     const refused = await tollway(['webhook', 'create', '--url', 'http://127.0.0.1:8080/x', '--events', 'hold.reaped']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^tollway: url must be a public address \(not a loopback/);
-    const unknown = await tollway(['webhook', 'create', '--url', 'https://hooks.example.com/x', '--events', 'everything']);
+    const unknown = await tollway([
+      'webhook',
+      'create',
+      '--url',
+      'https://hooks.example.com/x',
+      '--events',
+      'everything',
+    ]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/events must be a non-empty array/);
 
     expect(await ok(['webhook', 'delete', made.id])).toBe(`deleted ${made.id}\n`);
     expect((await tollway(['webhook', 'deliveries', made.id])).code).toBe(1);
-    const audit = await fresh.store.db.selectFrom('audit_log').select(['action', 'target']).where('actor', '=', 'cli').orderBy('id').execute();
-    expect(audit.map((a) => `${a.action} ${a.target}`)).toEqual([`webhook.create ${made.id}`, `webhook.update ${made.id}`, `webhook.delete ${made.id}`]);
+    const audit = await fresh.store.db
+      .selectFrom('audit_log')
+      .select(['action', 'target'])
+      .where('actor', '=', 'cli')
+      .orderBy('id')
+      .execute();
+    expect(audit.map((a) => `${a.action} ${a.target}`)).toEqual([
+      `webhook.create ${made.id}`,
+      `webhook.update ${made.id}`,
+      `webhook.delete ${made.id}`,
+    ]);
   });
 });

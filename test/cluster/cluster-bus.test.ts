@@ -14,7 +14,10 @@ function secondInstance(h: Harness, over: Partial<Harness['config']>): Promise<G
 
 const models = async (url: string, token: string) => {
   const r = await fetch(`${url}/v1/models`, { headers: { authorization: `Bearer ${token}` } });
-  return { status: r.status, ids: r.status === 200 ? ((await r.json()) as { data: Array<{ id: string }> }).data.map((m) => m.id) : [] };
+  return {
+    status: r.status,
+    ids: r.status === 200 ? ((await r.json()) as { data: Array<{ id: string }> }).data.map((m) => m.id) : [],
+  };
 };
 
 describe('cluster event parsing', () => {
@@ -24,13 +27,19 @@ describe('cluster event parsing', () => {
       from: 'x',
       event: { kind: 'token-revoked', hash },
     });
-    expect(parseClusterEvent(JSON.stringify({ from: 'x', event: { kind: 'channels-changed' } }))?.event.kind).toBe('channels-changed');
+    expect(parseClusterEvent(JSON.stringify({ from: 'x', event: { kind: 'channels-changed' } }))?.event.kind).toBe(
+      'channels-changed',
+    );
     expect(parseClusterEvent(JSON.stringify({ from: 'x', event: { kind: 'token-changed', hashes: [hash] } }))).toEqual({
       from: 'x',
       event: { kind: 'token-changed', hashes: [hash] },
     });
     // With the token's id: its allowances are retired there too.
-    expect(parseClusterEvent(JSON.stringify({ from: 'x', event: { kind: 'token-changed', hashes: [hash], id: 'tok_abc123' } }))?.event).toEqual({
+    expect(
+      parseClusterEvent(
+        JSON.stringify({ from: 'x', event: { kind: 'token-changed', hashes: [hash], id: 'tok_abc123' } }),
+      )?.event,
+    ).toEqual({
       kind: 'token-changed',
       hashes: [hash],
       id: 'tok_abc123',
@@ -57,7 +66,10 @@ describe.runIf(redisUrl)('two instances sharing Redis', () => {
   it('a revoke, a channel disable and a price change through instance A apply on instance B at once', async () => {
     const h = t.h;
     const b = await secondInstance(h, {});
-    const tok = (await (await h.admin('/admin/tokens', { method: 'POST', json: { name: 'cluster' } })).json()) as { id: string; token: string };
+    const tok = (await (await h.admin('/admin/tokens', { method: 'POST', json: { name: 'cluster' } })).json()) as {
+      id: string;
+      token: string;
+    };
     // B has the token cached as valid.
     expect((await models(b.url, tok.token)).status).toBe(200);
     expect((await models(b.url, tok.token)).ids).toContain('qwx3.7-plus');
@@ -65,9 +77,18 @@ describe.runIf(redisUrl)('two instances sharing Redis', () => {
     const channels = (await (await h.admin('/admin/channels')).json()) as { data: Array<{ id: string; kind: string }> };
     const dash = channels.data.find((c) => c.kind === 'dashscope')!;
     expect((await h.admin(`/admin/channels/${dash.id}`, { method: 'DELETE' })).status).toBe(200);
-    expect(await eventually(async () => !(await models(b.url, tok.token)).ids.includes('qwx3.7-plus'), 2000)).toBe(true);
+    expect(await eventually(async () => !(await models(b.url, tok.token)).ids.includes('qwx3.7-plus'), 2000)).toBe(
+      true,
+    );
 
-    expect((await h.admin('/admin/prices/qwx-image-2.0', { method: 'PUT', json: { price: { unit: 'image', perImage: 123_456 } } })).status).toBe(200);
+    expect(
+      (
+        await h.admin('/admin/prices/qwx-image-2.0', {
+          method: 'PUT',
+          json: { price: { unit: 'image', perImage: 123_456 } },
+        })
+      ).status,
+    ).toBe(200);
     expect(
       await eventually(
         async () =>
@@ -89,12 +110,21 @@ describe.runIf(redisUrl)('token changes across instances sharing Redis', () => {
   it('an edit and a rotation through instance A apply on instance B at once (B had the token cached)', async () => {
     const h = t.h;
     const b = await secondInstance(h, {});
-    const tok = (await (await h.admin('/admin/tokens', { method: 'POST', json: { name: 'cluster-edit' } })).json()) as { id: string; token: string };
+    const tok = (await (await h.admin('/admin/tokens', { method: 'POST', json: { name: 'cluster-edit' } })).json()) as {
+      id: string;
+      token: string;
+    };
     expect((await models(b.url, tok.token)).ids.length).toBeGreaterThan(1);
-    expect((await h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json: { models: ['qwx3.7-plus'] } })).status).toBe(200);
+    expect(
+      (await h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json: { models: ['qwx3.7-plus'] } })).status,
+    ).toBe(200);
     // Well inside the 5 s cache TTL: only the bus can have told B.
-    expect(await eventually(async () => (await models(b.url, tok.token)).ids.join() === 'qwx3.7-plus', 1000)).toBe(true);
-    const rotated = (await (await h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST' })).json()) as { token: string };
+    expect(await eventually(async () => (await models(b.url, tok.token)).ids.join() === 'qwx3.7-plus', 1000)).toBe(
+      true,
+    );
+    const rotated = (await (await h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST' })).json()) as {
+      token: string;
+    };
     expect(await eventually(async () => (await models(b.url, tok.token)).status === 401, 1000)).toBe(true);
     expect((await models(b.url, rotated.token)).ids).toEqual(['qwx3.7-plus']);
   });

@@ -97,7 +97,9 @@ describe('config rejects bad values with a clear message', () => {
     expect(loadConfig({ TOLLWAY_CORS_ORIGINS: 'https://App.example.com, http://localhost:5173/' }).cors).toEqual({
       origins: new Set(['https://app.example.com', 'http://localhost:5173']),
     });
-    expect(bad({ TOLLWAY_CORS_ORIGINS: 'https://app.example.com/path' })).toMatch(/^TOLLWAY_CORS_ORIGINS: "https:\/\/app.example.com\/path" is not an origin/);
+    expect(bad({ TOLLWAY_CORS_ORIGINS: 'https://app.example.com/path' })).toMatch(
+      /^TOLLWAY_CORS_ORIGINS: "https:\/\/app.example.com\/path" is not an origin/,
+    );
     expect(bad({ TOLLWAY_CORS_ORIGINS: 'app.example.com' })).toMatch(/is not an origin/);
     expect(bad({ TOLLWAY_CORS_ORIGINS: 'ftp://app.example.com' })).toMatch(/is not an origin/);
   });
@@ -114,7 +116,9 @@ describe('config rejects bad values with a clear message', () => {
 
   it('TOLLWAY_BODY_LIMIT and booleans', () => {
     expect(bad({ TOLLWAY_BODY_LIMIT: '10' })).toMatch(/^TOLLWAY_BODY_LIMIT must be between/);
-    expect(bad({ TOLLWAY_ALLOW_PRIVATE_NETWORK: 'maybe' })).toMatch(/^TOLLWAY_ALLOW_PRIVATE_NETWORK must be true or false/);
+    expect(bad({ TOLLWAY_ALLOW_PRIVATE_NETWORK: 'maybe' })).toMatch(
+      /^TOLLWAY_ALLOW_PRIVATE_NETWORK must be true or false/,
+    );
   });
 
   it('short admin key and secret', () => {
@@ -129,8 +133,12 @@ describe('config rejects bad values with a clear message', () => {
 
   it('refuses a foreign-region DashScope endpoint', () => {
     const msg = bad({ DASHSCOPE_BASE_URL: 'https://dashscope-intl.aliyuncs.com' });
-    expect(msg).toMatch(/^DASHSCOPE_BASE_URL points at dashscope-intl\.aliyuncs\.com, an endpoint outside the single domestic region/);
-    expect(bad({ DASHSCOPE_BASE_URL: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1' })).toMatch(/outside the single domestic region/);
+    expect(msg).toMatch(
+      /^DASHSCOPE_BASE_URL points at dashscope-intl\.aliyuncs\.com, an endpoint outside the single domestic region/,
+    );
+    expect(bad({ DASHSCOPE_BASE_URL: 'https://dashscope-intl.aliyuncs.com/compatible-mode/v1' })).toMatch(
+      /outside the single domestic region/,
+    );
   });
 
   it('refuses a foreign-region Kling endpoint', () => {
@@ -145,14 +153,17 @@ describe('config rejects bad values with a clear message', () => {
   });
 
   it('a loopback simulator URL is accepted as an upstream base (tests, demo)', () => {
-    expect(loadConfig({ DASHSCOPE_BASE_URL: 'http://127.0.0.1:9999' }).upstreams.dashscope.baseUrl).toBe('http://127.0.0.1:9999');
+    expect(loadConfig({ DASHSCOPE_BASE_URL: 'http://127.0.0.1:9999' }).upstreams.dashscope.baseUrl).toBe(
+      'http://127.0.0.1:9999',
+    );
   });
 });
 
 describe('booleans', () => {
   it('TOLLWAY_TASK_POLLER defaults on, accepts 0/false/no, refuses nonsense', () => {
     expect(loadConfig({}).tasks.pollerEnabled).toBe(true);
-    for (const v of ['0', 'false', 'no', 'FALSE']) expect(loadConfig({ TOLLWAY_TASK_POLLER: v }).tasks.pollerEnabled).toBe(false);
+    for (const v of ['0', 'false', 'no', 'FALSE'])
+      expect(loadConfig({ TOLLWAY_TASK_POLLER: v }).tasks.pollerEnabled).toBe(false);
     expect(loadConfig({ TOLLWAY_TASK_POLLER: '1' }).tasks.pollerEnabled).toBe(true);
     expect(bad({ TOLLWAY_TASK_POLLER: 'off-ish' })).toMatch(/^TOLLWAY_TASK_POLLER must be true or false/);
   });

@@ -15,10 +15,15 @@ describe('OTEL_* variables', () => {
   });
 
   it('on with an OTLP endpoint (the signal path appended) or with OTEL_TRACES_EXPORTER=otlp (the default collector address)', () => {
-    expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' })?.url).toBe('http://collector:4318/v1/traces');
-    expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/custom' })?.url).toBe(
-      'https://traces.example/custom',
+    expect(tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' })?.url).toBe(
+      'http://collector:4318/v1/traces',
     );
+    expect(
+      tracing({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/custom',
+      })?.url,
+    ).toBe('https://traces.example/custom');
     expect(tracing({ OTEL_TRACES_EXPORTER: 'otlp' })).toEqual({
       url: 'http://localhost:4318/v1/traces',
       headers: {},
@@ -45,7 +50,13 @@ describe('OTEL_* variables', () => {
       sampler: 'parentbased_traceidratio',
       ratio: 0.25,
     });
-    expect(tracing({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_SERVICE_NAME: 'gw-1', OTEL_RESOURCE_ATTRIBUTES: 'service.name=other' })?.serviceName).toBe('gw-1');
+    expect(
+      tracing({
+        OTEL_TRACES_EXPORTER: 'otlp',
+        OTEL_SERVICE_NAME: 'gw-1',
+        OTEL_RESOURCE_ATTRIBUTES: 'service.name=other',
+      })?.serviceName,
+    ).toBe('gw-1');
   });
 
   it('refuses at start what cannot work', () => {
@@ -60,11 +71,15 @@ describe('OTEL_* variables', () => {
     ]) {
       expect(() => loadConfig(env), JSON.stringify(env)).toThrow(ConfigError);
     }
-    expect(() => loadConfig({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/http\/json/);
+    expect(() => loadConfig({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(
+      /http\/json/,
+    );
   });
 
   it('TOLLWAY_METRICS_TOKEN: at least 16 characters', () => {
-    expect(loadConfig({ TOLLWAY_METRICS_TOKEN: 'metrics-token-0123456789' }).metricsToken).toBe('metrics-token-0123456789');
+    expect(loadConfig({ TOLLWAY_METRICS_TOKEN: 'metrics-token-0123456789' }).metricsToken).toBe(
+      'metrics-token-0123456789',
+    );
     expect(loadConfig({}).metricsToken).toBeUndefined();
     expect(() => loadConfig({ TOLLWAY_METRICS_TOKEN: 'short' })).toThrow(ConfigError);
   });

@@ -18,7 +18,8 @@ describe('README configuration table', () => {
   it('lists every environment variable the config reads', () => {
     const names = new Set<string>();
     for (const m of source.matchAll(/env\.([A-Z][A-Z0-9_]+)/g)) names.add(m[1]!);
-    for (const m of source.matchAll(/(?:intVar|urlVar|boolVar|secretVar|val)\(env, '([A-Z][A-Z0-9_]+)'/g)) names.add(m[1]!);
+    for (const m of source.matchAll(/(?:intVar|urlVar|boolVar|secretVar|val)\(env, '([A-Z][A-Z0-9_]+)'/g))
+      names.add(m[1]!);
     for (const u of UPSTREAMS) {
       names.add(u.baseUrlEnv);
       for (const f of u.keyFields) names.add(f.env);

@@ -23,7 +23,9 @@ describe('TOLLWAY_TRUST_PROXY values', () => {
 
   it('takes a hop count or a list of addresses, CIDRs and range names', () => {
     expect(trustOf('2')).toEqual({ hops: 2 });
-    expect(trustOf(' 10.0.0.0/8, 192.168.1.7 ,loopback, fd00::/8 ')).toEqual({ addresses: ['10.0.0.0/8', '192.168.1.7', 'loopback', 'fd00::/8'] });
+    expect(trustOf(' 10.0.0.0/8, 192.168.1.7 ,loopback, fd00::/8 ')).toEqual({
+      addresses: ['10.0.0.0/8', '192.168.1.7', 'loopback', 'fd00::/8'],
+    });
     // What the variable accepts, the address matcher takes.
     const of = clientAddress(trustOf(' 10.0.0.0/8, 192.168.1.7 ,loopback, fd00::/8 '));
     expect(of('fd00::1', '198.51.100.1')).toBe('198.51.100.1');

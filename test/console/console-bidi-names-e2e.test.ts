@@ -13,12 +13,17 @@ beforeAll(() => void (HAVE_CHROMIUM && (page = browser.page)));
 
 const RLO = '\u202E';
 const heading = () => page.locator('main h1').first();
-const nav = (name: string) => page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name, exact: true });
+const nav = (name: string) =>
+  page.getByRole('navigation', { name: 'Console pages' }).getByRole('link', { name, exact: true });
 
 describe.skipIf(!HAVE_CHROMIUM)('console: names with bidirectional controls', { timeout: 120_000 }, () => {
   it('are shown isolated, without the controls, on the accounts, tokens and channels pages', async () => {
-    const acct = (await (await t.h.admin('/admin/accounts', { method: 'POST', json: { name: 'acme' } })).json()) as { id: string };
-    const tok = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'app', account_id: acct.id } })).json()) as { id: string };
+    const acct = (await (await t.h.admin('/admin/accounts', { method: 'POST', json: { name: 'acme' } })).json()) as {
+      id: string;
+    };
+    const tok = (await (
+      await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'app', account_id: acct.id } })
+    ).json()) as { id: string };
     const ch = t.h.gw.deps.channels.all()[0]!;
     // Written as an older build would have stored them.
     await t.h.store.db
@@ -53,7 +58,9 @@ describe.skipIf(!HAVE_CHROMIUM)('console: names with bidirectional controls', { 
       const r = page.locator(row).first();
       await expect.poll(() => r.locator('bdi.user-name').first().textContent()).toBe(name);
       expect(await r.textContent()).not.toContain(RLO);
-      const style = (e: unknown) => (globalThis as unknown as { getComputedStyle(el: unknown): { unicodeBidi: string } }).getComputedStyle(e).unicodeBidi;
+      const style = (e: unknown) =>
+        (globalThis as unknown as { getComputedStyle(el: unknown): { unicodeBidi: string } }).getComputedStyle(e)
+          .unicodeBidi;
       expect(await r.locator('bdi.user-name').first().evaluate(style)).toBe('isolate');
     }
     expect(browser.errors).toEqual([]);

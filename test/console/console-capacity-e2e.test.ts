@@ -9,7 +9,9 @@ import type { Harness } from '../support/harness.ts';
 import { chat } from '../capacity/support.ts';
 
 async function limitsOf(h: Harness): Promise<unknown> {
-  const list = (await (await h.admin('/admin/channels')).json()) as { data: Array<{ name: string; model_limits: unknown }> };
+  const list = (await (await h.admin('/admin/channels')).json()) as {
+    data: Array<{ name: string; model_limits: unknown }>;
+  };
   return list.data.find((c) => c.name === 'sim-dashscope')!.model_limits;
 }
 
@@ -47,7 +49,9 @@ describe.skipIf(!HAVE_CHROMIUM)('console: upstream capacity on the channels page
     const b = await h.token({ name: 'b' });
     expect((await chat(h, a.secret)).status).toBe(200);
     const gone = new AbortController();
-    const queued = [chat(h, a.secret, gone.signal), chat(h, b.secret, gone.signal), chat(h, b.secret, gone.signal)].map((p) => p.catch(() => null));
+    const queued = [chat(h, a.secret, gone.signal), chat(h, b.secret, gone.signal), chat(h, b.secret, gone.signal)].map(
+      (p) => p.catch(() => null),
+    );
     const row = capacity.locator('tbody tr', { hasText: 'qwen3.7-plus' });
     await expect.poll(() => row.textContent(), SLOW).toContain('3 waiting');
     const text = (await row.textContent())!;

@@ -24,7 +24,10 @@ const errors = browser.errors;
 
 const heading = () => page.locator('main h1').first();
 
-/** Polls that wait on data the page fetched: the overview's request-log reads can take more than a poll's default second on a loaded CI host (seen on PostgreSQL). */
+/**
+ * Polls that wait on data the page fetched: the overview's request-log reads can take more than a poll's default second
+ * on a loaded CI host (seen on PostgreSQL).
+ */
 const SLOW = { timeout: 60_000 };
 
 describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
@@ -46,9 +49,11 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => heading().textContent()).toBe('Overview');
     // Nothing of the key is kept in the browser's storage.
-    expect(await page.evaluate<string>('JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie')).not.toContain(
-      t.h.adminKey,
-    );
+    expect(
+      await page.evaluate<string>(
+        'JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie',
+      ),
+    ).not.toContain(t.h.adminKey);
     // Keyboard navigation: Tab reaches the navigation links, Enter follows one.
     // Sequential focus starts where the sign-in form was (inside main), so Tab may first pass the overview's
     // controls and wrap around to the navigation; how many depends on what the overview has loaded.
@@ -99,7 +104,9 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     expect(line).toContain('qwx3.7-plus');
     expect(line).toMatch(/input_tokens/);
     expect(line).toMatch(/output_tokens/);
-    const [entry] = ((await (await t.h.admin(`/admin/ledger?request_id=${requestId}`)).json()) as { data: Array<{ amount: number }> }).data;
+    const [entry] = (
+      (await (await t.h.admin(`/admin/ledger?request_id=${requestId}`)).json()) as { data: Array<{ amount: number }> }
+    ).data;
     expect(entry!.amount).toBeGreaterThan(0);
     expect(await page.locator('main').textContent()).toContain('micro-units');
   });
@@ -144,7 +151,9 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
       );
     expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
     // The audit line names the console session.
-    const audit = (await (await t.h.admin('/admin/audit?limit=10')).json()) as { data: Array<{ actor: string; action: string; target: string }> };
+    const audit = (await (await t.h.admin('/admin/audit?limit=10')).json()) as {
+      data: Array<{ actor: string; action: string; target: string }>;
+    };
     expect(audit.data.find((a) => a.action === 'token.revoke' && a.target === tokenId)?.actor).toMatch(/^console:/);
   });
 
@@ -157,27 +166,41 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
       await t.h.fetch('/v1/chat/completions', {
         method: 'POST',
         token: tok,
-        json: { model: i % 4 === 0 ? 'no-such-model' : 'qwx3.7-plus', messages: [{ role: 'user', content: `hi ${i}` }] },
+        json: {
+          model: i % 4 === 0 ? 'no-such-model' : 'qwx3.7-plus',
+          messages: [{ role: 'user', content: `hi ${i}` }],
+        },
       });
     }
     await page.goto(`${t.h.url}/console#/overview`);
     await page.getByRole('button', { name: 'Last hour' }).click();
     await expect.poll(() => page.locator('.chart canvas').count(), SLOW).toBe(2);
     // The hour's figures, not the default day's still on screen: one-minute buckets.
-    await expect.poll(() => page.locator('.chart[aria-label^="Requests and errors per 1 minutes, last hour"]').count(), SLOW).toBe(1);
+    await expect
+      .poll(() => page.locator('.chart[aria-label^="Requests and errors per 1 minutes, last hour"]').count(), SLOW)
+      .toBe(1);
     await expect.poll(() => page.locator('table', { hasText: 'Top tokens' }).textContent(), SLOW).toContain('web-app');
     // Upstream health beside it: the channel that served the calls, its breaker and recent traffic; open tasks.
     const channels = page.locator('table', { hasText: 'Channels, last 5 minutes' });
     await expect.poll(() => channels.locator('tr', { hasText: 'sim-dashscope' }).textContent(), SLOW).toMatch(/closed/);
     await expect.poll(() => page.locator('table', { hasText: 'Open tasks' }).textContent()).toContain('in_progress');
-    const requests = Number((await page.locator('.stat', { hasText: 'Requests' }).locator('strong').textContent())!.replace(/,/g, ''));
+    const requests = Number(
+      (await page.locator('.stat', { hasText: 'Requests' }).locator('strong').textContent())!.replace(/,/g, ''),
+    );
     expect(requests).toBeGreaterThanOrEqual(13);
-    await page.screenshot({ path: join(import.meta.dirname, '..', '..', 'docs', 'console-overview.png'), fullPage: true });
+    await page.screenshot({
+      path: join(import.meta.dirname, '..', '..', 'docs', 'console-overview.png'),
+      fullPage: true,
+    });
   });
 
   it('a video task shows in the task list with its state and, once finished, its charge', async () => {
     const tok = await t.h.token({ name: 'video-maker' });
-    const created = await createVideo(t.h, tok.secret, { model: 'hhx-1.1-t2v', prompt: 'a lighthouse at dusk', seconds: 3 });
+    const created = await createVideo(t.h, tok.secret, {
+      model: 'hhx-1.1-t2v',
+      prompt: 'a lighthouse at dusk',
+      seconds: 3,
+    });
     expect(created.status).toBe(200);
     const id = String(created.json.id);
     await waitTerminal(t.h, tok.secret, id);
@@ -185,10 +208,15 @@ describe.skipIf(!HAVE_CHROMIUM)('operator console in chromium', () => {
     await page.getByLabel('State').selectOption('succeeded');
     const row = page.locator('tr', { hasText: id });
     await expect.poll(() => row.locator('.pill').textContent()).toBe('succeeded');
-    const [charge] = ((await (await t.h.admin(`/admin/ledger?task_id=${id}`)).json()) as { data: Array<{ amount: number }> }).data;
+    const [charge] = (
+      (await (await t.h.admin(`/admin/ledger?task_id=${id}`)).json()) as { data: Array<{ amount: number }> }
+    ).data;
     expect(charge!.amount).toBeGreaterThan(0);
     await expect.poll(async () => (await row.locator('td').nth(6).textContent())?.trim()).not.toBe('…');
-    expect(Number((await row.locator('td').nth(6).textContent())!.replace(/,/g, '')) * 1_000_000).toBeCloseTo(charge!.amount, 0);
+    expect(Number((await row.locator('td').nth(6).textContent())!.replace(/,/g, '')) * 1_000_000).toBeCloseTo(
+      charge!.amount,
+      0,
+    );
     // The finished video plays in the page, streamed through the gateway with the console's session.
     await row.getByRole('button', { name: `Play the video of task ${id}` }).click();
     const video = page.locator(`video[aria-label="Video of task ${id}"]`);

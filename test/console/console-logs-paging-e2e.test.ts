@@ -1,5 +1,6 @@
 // The request-log page starts over when its filter changes without the Search button (the navigation link from page 2
-// of a filtered search, Back/Forward between two searches): the newest rows from page 1, the filter fields as the URL says.
+// of a filtered search, Back/Forward between two searches): the newest rows from page 1, the filter fields as the URL
+// says.
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HAVE_CHROMIUM, useBrowser } from '../support/browser.ts';

@@ -17,7 +17,8 @@ const errors = browser.errors;
 const heading = () => page.locator('main h1').first();
 const historyRows = () => page.locator('#price-history tbody tr');
 type Change = { action: string; old_price: { perImage: number }; new_price: { perImage: number }; actor: string };
-const apiHistory = async () => ((await (await t.h.admin('/admin/prices/qwx-image-2.0/history')).json()) as { data: Change[] }).data;
+const apiHistory = async () =>
+  ((await (await t.h.admin('/admin/prices/qwx-image-2.0/history')).json()) as { data: Change[] }).data;
 
 describe.skipIf(!HAVE_CHROMIUM)('console prices in chromium', () => {
   it('signs in and lists every model with its price, unit and source', async () => {
@@ -60,14 +61,20 @@ describe.skipIf(!HAVE_CHROMIUM)('console prices in chromium', () => {
     expect(t.h.gw.deps.meter.price('qwx-image-2.0', { kind: 'images', images: 2 }).amount).toBe(700_000);
     const [stored] = await apiHistory();
     expect(stored).toMatchObject({ action: 'set', old_price: { perImage: 200_000 }, new_price: { perImage: 350_000 } });
-    const audit = ((await (await t.h.admin('/admin/audit?limit=5')).json()) as { data: Array<{ action: string; target: string; actor: string }> }).data;
+    const audit = (
+      (await (await t.h.admin('/admin/audit?limit=5')).json()) as {
+        data: Array<{ action: string; target: string; actor: string }>;
+      }
+    ).data;
     expect(audit.find((a) => a.action === 'price.set' && a.target === 'qwx-image-2.0')?.actor).toBe(stored!.actor);
   });
 
   it('refuses a malformed amount in the page without a change', async () => {
     await page.getByLabel('Per image').fill('-1');
     await page.getByRole('button', { name: 'Set price' }).click();
-    await expect.poll(() => page.locator('form [role="alert"]').textContent()).toMatch(/Per image: enter a number of units/);
+    await expect
+      .poll(() => page.locator('form [role="alert"]').textContent())
+      .toMatch(/Per image: enter a number of units/);
     expect(await historyRows().count()).toBe(1);
     expect(await apiHistory()).toHaveLength(1);
   });

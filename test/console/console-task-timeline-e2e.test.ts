@@ -22,10 +22,13 @@ const errors = browser.errors;
 
 const heading = () => page.locator('main h1').first();
 const rows = () => page.locator('#task-timeline > li');
-const kinds = () => rows().evaluateAll((els) => els.map((el) => (el as unknown as { dataset: { kind: string } }).dataset.kind));
+const kinds = () =>
+  rows().evaluateAll((els) => els.map((el) => (el as unknown as { dataset: { kind: string } }).dataset.kind));
 /** One event's parts: time, event, from → to, detail, amount. */
 const cells = async (kind: string) =>
-  (await page.locator(`#task-timeline > li[data-kind="${kind}"]`).first().locator(':scope > *').allTextContents()).map((s) => s.trim());
+  (await page.locator(`#task-timeline > li[data-kind="${kind}"]`).first().locator(':scope > *').allTextContents()).map(
+    (s) => s.trim(),
+  );
 const units = (micro: number) => (micro / 1_000_000).toFixed(2);
 
 async function fitsPhone(): Promise<void> {
@@ -47,7 +50,12 @@ describe.skipIf(!HAVE_CHROMIUM)('task timeline in the console (chromium)', () =>
   });
 
   it('a video opened from the Tasks page while it runs: the timeline grows to succeeded and its charge, and the video plays', async () => {
-    const video = await openaiClient(t.h, secret).videos.create({ model: 'wnx2.7-t2v', prompt: 'a harbour at dawn', seconds: '4', size: '1280x720' } as never);
+    const video = await openaiClient(t.h, secret).videos.create({
+      model: 'wnx2.7-t2v',
+      prompt: 'a harbour at dawn',
+      seconds: '4',
+      size: '1280x720',
+    } as never);
     const id = video.id;
     await page.goto(`${t.h.url}/console#/tasks`);
     const link = page.getByRole('link', { name: `Task ${id}: timeline and charge` });
@@ -92,7 +100,9 @@ describe.skipIf(!HAVE_CHROMIUM)('task timeline in the console (chromium)', () =>
 
     await page.getByRole('button', { name: `Play the video of task ${id}` }).click();
     const player = page.locator(`video[aria-label="Video of task ${id}"]`);
-    await expect.poll(() => player.evaluate((v) => (v as unknown as VideoElement).readyState)).toBeGreaterThanOrEqual(1);
+    await expect
+      .poll(() => player.evaluate((v) => (v as unknown as VideoElement).readyState))
+      .toBeGreaterThanOrEqual(1);
     expect(
       await player.evaluate((el) => {
         const v = el as unknown as VideoElement;

@@ -23,19 +23,25 @@ const MODEL = 'qwx3.7-plus';
 type TokenView = { quota: number; rpm_limit: number | null; budgets: Array<{ period: string; limit: number }> };
 type LedgerRow = { kind: string; model: string; amount: number; idempotency_key: string };
 const stored = async (id: string) => (await (await t.h.admin(`/admin/tokens/${id}`)).json()) as TokenView;
-const ledger = async (id: string) => ((await (await t.h.admin(`/admin/ledger?token_id=${id}`)).json()) as { data: LedgerRow[] }).data;
+const ledger = async (id: string) =>
+  ((await (await t.h.admin(`/admin/ledger?token_id=${id}`)).json()) as { data: LedgerRow[] }).data;
 
 describe.skipIf(!HAVE_CHROMIUM)('console: token usage, top-up, edit and the bill per model', () => {
   let tokenId = '';
   let charge = 0;
 
   it("signs in; a chat call through the openai SDK shows in the token's spend per model", async () => {
-    const created = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'e2e-usage', quota: 2_000_000 } })).json()) as {
+    const created = (await (
+      await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'e2e-usage', quota: 2_000_000 } })
+    ).json()) as {
       id: string;
       token: string;
     };
     tokenId = created.id;
-    const answer = await openaiClient(t.h, created.token).chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hello usage' }] });
+    const answer = await openaiClient(t.h, created.token).chat.completions.create({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'hello usage' }],
+    });
     expect(answer.choices[0]?.message.content).toBeTruthy();
     [{ amount: charge }] = (await ledger(tokenId)).filter((l) => l.kind !== 'credit') as [LedgerRow];
     expect(charge).toBeGreaterThan(0);
@@ -64,7 +70,9 @@ describe.skipIf(!HAVE_CHROMIUM)('console: token usage, top-up, edit and the bill
     });
     await page.getByLabel('Amount to add in units').fill('3');
     await page.getByRole('button', { name: 'Add to quota' }).dblclick();
-    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Added' }).textContent()).toMatch(/Added 3\.00; the quota is now 5\.00/);
+    await expect
+      .poll(() => page.getByRole('status').filter({ hasText: 'Added' }).textContent())
+      .toMatch(/Added 3\.00; the quota is now 5\.00/);
     expect((await stored(tokenId)).quota).toBe(5_000_000);
     // However many requests the double click sent, they were one submission: one key, one credit line.
     expect(sent.length).toBeGreaterThanOrEqual(1);
@@ -92,7 +100,9 @@ describe.skipIf(!HAVE_CHROMIUM)('console: token usage, top-up, edit and the bill
     await expect.poll(() => page.locator(`tr[data-token-id="${tokenId}"] td`).nth(5).textContent()).toBe('120');
     // The edit form shows the stored values again: the quota with the top-ups.
     expect(await page.getByLabel('Quota in units (empty = unlimited)').inputValue()).toBe('6.5');
-    const audit = (await (await t.h.admin('/admin/audit?limit=20')).json()) as { data: Array<{ actor: string; action: string; target: string }> };
+    const audit = (await (await t.h.admin('/admin/audit?limit=20')).json()) as {
+      data: Array<{ actor: string; action: string; target: string }>;
+    };
     const mine = audit.data.filter((a) => a.target === tokenId).map((a) => a.action);
     expect(mine.filter((a) => a === 'token.topup')).toHaveLength(2);
     expect(mine).toContain('token.update');
@@ -110,7 +120,10 @@ describe.skipIf(!HAVE_CHROMIUM)('console: token usage, top-up, edit and the bill
     expect(await page.locator('#bill-credits').textContent()).toContain('4.500000');
     await expect.poll(() => page.locator('.chart canvas').count()).toBe(1);
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download CSV per model' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download CSV per model' }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe('tollway-bill-day-by-model.csv');
     const csv = readFileSync((await download.path())!, 'utf8')
       .split('\r\n')
@@ -160,7 +173,9 @@ describe.skipIf(!HAVE_CHROMIUM)('console: token usage, top-up, edit and the bill
     // Closing the panel from the keyboard puts the focus back on the button that opened it.
     await page.getByRole('button', { name: 'Close' }).focus();
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.evaluate("document.activeElement?.getAttribute('aria-label')")).toBe('Usage & edit e2e-usage');
+    await expect
+      .poll(() => page.evaluate("document.activeElement?.getAttribute('aria-label')"))
+      .toBe('Usage & edit e2e-usage');
     await page.goto(`${t.h.url}/console#/bills?token_id=${tokenId}`);
     await expect.poll(() => page.locator('#bill-lines tbody tr').count()).toBe(1);
     expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);

@@ -11,7 +11,12 @@ import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { eventually } from '../support/wait.ts';
 
 const t = useHarness({
-  env: { TOLLWAY_ALLOW_PRIVATE_NETWORK: '1', TOLLWAY_ALERT_CHECK_MS: '3600000', TOLLWAY_WEBHOOK_BACKOFF_MS: '10', TOLLWAY_WEBHOOK_TICK_MS: '20' },
+  env: {
+    TOLLWAY_ALLOW_PRIVATE_NETWORK: '1',
+    TOLLWAY_ALERT_CHECK_MS: '3600000',
+    TOLLWAY_WEBHOOK_BACKOFF_MS: '10',
+    TOLLWAY_WEBHOOK_TICK_MS: '20',
+  },
 });
 const browser = useBrowser('console webhooks e2e');
 let page: Page;

@@ -1,5 +1,6 @@
 // The console's price form: units typed by the operator become exact micro-units (no floating point), a price's
-// amounts become fields and come back into the same price shape (tiers, bounds and basis kept), and prices read as text.
+// amounts become fields and come back into the same price shape (tiers, bounds and basis kept), and prices read as
+// text.
 import { describe, expect, it } from 'vitest';
 import { fromMicro, priceFields, priceLines, toMicro, withAmounts, type Price } from '../../console/src/price-text.ts';
 
@@ -39,7 +40,10 @@ describe('console price text', () => {
       'tiers.1.cachedInputPer1k',
       'tiers.1.cacheCreationPer1k',
     ]);
-    expect(fields.map((f) => f.group)).toEqual([...Array(4).fill('Up to 32,000 input tokens'), ...Array(4).fill('Above 32,000 input tokens')]);
+    expect(fields.map((f) => f.group)).toEqual([
+      ...Array(4).fill('Up to 32,000 input tokens'),
+      ...Array(4).fill('Above 32,000 input tokens'),
+    ]);
     expect(fields.filter((f) => f.optional).map((f) => f.path)).toEqual([
       'tiers.0.cachedInputPer1k',
       'tiers.0.cacheCreationPer1k',
@@ -47,7 +51,11 @@ describe('console price text', () => {
       'tiers.1.cacheCreationPer1k',
     ]);
     expect(priceFields({ unit: 'tokens', tiers: [p.tiers[1]!] })[0]!.group).toBe('');
-    const next = withAmounts(p, { 'tiers.0.inputPer1k': 1100, 'tiers.0.cachedInputPer1k': undefined, 'tiers.1.cacheCreationPer1k': 1600 });
+    const next = withAmounts(p, {
+      'tiers.0.inputPer1k': 1100,
+      'tiers.0.cachedInputPer1k': undefined,
+      'tiers.1.cacheCreationPer1k': 1600,
+    });
     expect(next).toEqual({
       unit: 'tokens',
       tiers: [
@@ -60,7 +68,11 @@ describe('console price text', () => {
   });
 
   it("keeps a video price's basis and reads prices as text in units", () => {
-    const v: Price = { unit: 'video-second', perSecond: { '720p': 600_000, '1080p': 1_000_000 }, basis: 'input+output' };
+    const v: Price = {
+      unit: 'video-second',
+      perSecond: { '720p': 600_000, '1080p': 1_000_000 },
+      basis: 'input+output',
+    };
     expect(withAmounts(v, { 'perSecond.720p': 700_000 })).toEqual({
       unit: 'video-second',
       perSecond: { '720p': 700_000, '1080p': 1_000_000 },
@@ -68,9 +80,12 @@ describe('console price text', () => {
     });
     expect(priceLines(v)).toEqual(['720p 0.60 · 1080p 1.00', '(input + output seconds)']);
     expect(priceLines({ unit: 'image', perImage: 250_000 })).toEqual(['0.25']);
-    expect(priceLines({ unit: 'tokens', tiers: [{ maxInputTokens: null, inputPer1k: 800, outputPer1k: 2000, cachedInputPer1k: 160 }] })).toEqual([
-      'input 0.0008 · output 0.002 · cached 0.00016',
-    ]);
+    expect(
+      priceLines({
+        unit: 'tokens',
+        tiers: [{ maxInputTokens: null, inputPer1k: 800, outputPer1k: 2000, cachedInputPer1k: 160 }],
+      }),
+    ).toEqual(['input 0.0008 · output 0.002 · cached 0.00016']);
     expect(priceLines(null)).toEqual(['none']);
   });
 });

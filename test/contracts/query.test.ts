@@ -23,7 +23,16 @@ describe('qTime', () => {
   });
 
   it('refuses a day the calendar has not, and a number past what a Date can hold', () => {
-    for (const v of ['2026-02-30', '2026-02-29', '2026-13-01', '2026-04-31T10:00:00Z', '2026-00-10', '9999999999999999', '8640000000000001', 'yesterday'])
+    for (const v of [
+      '2026-02-30',
+      '2026-02-29',
+      '2026-13-01',
+      '2026-04-31T10:00:00Z',
+      '2026-00-10',
+      '9999999999999999',
+      '8640000000000001',
+      'yesterday',
+    ])
       expect(refused(v), v).toBe(true);
     expect(qTime({ since: '8640000000000000' }, 'since')).toBe(8.64e15);
   });

@@ -22,14 +22,26 @@ describe('reconciliation of cut charges', () => {
       .set({ spent: MAX_BALANCE - 10 })
       .where('id', '=', bound.id)
       .execute();
-    const c = await postJson(h, bound.secret, '/v1/chat/completions', { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'a long answer, cut' }] });
+    const c = await postJson(h, bound.secret, '/v1/chat/completions', {
+      model: 'qwx3.7-plus',
+      messages: [{ role: 'user', content: 'a long answer, cut' }],
+    });
     expect(c.status).toBe(200);
 
-    const acc = (await (await h.fetch('/admin/accounts', { method: 'POST', token: ADMIN_KEY, json: { name: 'q', quota: 705_000 } })).json()) as { id: string };
-    const tok = (await (await h.fetch('/admin/tokens', { method: 'POST', token: ADMIN_KEY, json: { name: 'q', account_id: acc.id } })).json()) as {
+    const acc = (await (
+      await h.fetch('/admin/accounts', { method: 'POST', token: ADMIN_KEY, json: { name: 'q', quota: 705_000 } })
+    ).json()) as { id: string };
+    const tok = (await (
+      await h.fetch('/admin/tokens', { method: 'POST', token: ADMIN_KEY, json: { name: 'q', account_id: acc.id } })
+    ).json()) as {
       token: string;
     };
-    const v = await call<TaskData>(h, tok.token, 'POST', T2V, { model_name: 'vidx-v1', prompt: 'a quay', mode: 'std', duration: '5' });
+    const v = await call<TaskData>(h, tok.token, 'POST', T2V, {
+      model_name: 'vidx-v1',
+      prompt: 'a quay',
+      mode: 'std',
+      duration: '5',
+    });
     expect(v.status).toBe(200);
     await waitStatus(h, tok.token, `${T2V}/${v.body.data.task_id}`, 'succeed');
     const [line] = await ledgerOfTask(h, v.body.data.task_id);
@@ -38,14 +50,19 @@ describe('reconciliation of cut charges', () => {
     await flushWriters(h);
     const repo = new ReconcileRepo(h.store.db);
     const to = Date.now() + 1000;
-    const cut = await h.store.db.selectFrom('ledger').select(['amount', 'quantities']).where('request_id', '=', c.rid).executeTakeFirstOrThrow();
+    const cut = await h.store.db
+      .selectFrom('ledger')
+      .select(['amount', 'quantities'])
+      .where('request_id', '=', c.rid)
+      .executeTakeFirstOrThrow();
     expect(Number(cut.amount)).toBe(10);
     expect(JSON.parse(cut.quantities)).toHaveProperty('clamped_from');
     const report = reconcile(await repo.read(from, to), from, to);
     expect(report.mismatches).toEqual([]);
     expect(isClean(report)).toBe(true);
 
-    // Lines edited by hand are still mismatches: one charged more than its usage prices at, one cut with no cut recorded.
+    // Lines edited by hand are still mismatches: one charged more than its usage prices at, one cut with no cut
+    // recorded.
     await h.store.db.updateTable('ledger').set({ amount: 1_000_000_000 }).where('request_id', '=', c.rid).execute();
     await h.store.db
       .updateTable('ledger')

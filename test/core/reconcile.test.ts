@@ -7,37 +7,63 @@ import { ReconcileRepo } from '../../src/store/repos/reconcile.ts';
 import { useHarness } from '../support/harness.ts';
 
 const ctx = useHarness({
-  env: { TOLLWAY_TASK_TICK_MS: '40', TOLLWAY_TASK_POLL_BASE_MS: '40', TOLLWAY_TASK_POLL_MAX_MS: '200', TOLLWAY_TASK_REFRESH_STALE_MS: '0' },
+  env: {
+    TOLLWAY_TASK_TICK_MS: '40',
+    TOLLWAY_TASK_POLL_BASE_MS: '40',
+    TOLLWAY_TASK_POLL_MAX_MS: '200',
+    TOLLWAY_TASK_REFRESH_STALE_MS: '0',
+  },
   sim: { taskDurationMs: 200 },
 });
 
-const chat = (content: string, extra: Record<string, unknown> = {}) => ({ model: 'qwx3.7-plus', messages: [{ role: 'user', content }], ...extra });
+const chat = (content: string, extra: Record<string, unknown> = {}) => ({
+  model: 'qwx3.7-plus',
+  messages: [{ role: 'user', content }],
+  ...extra,
+});
 
 async function traffic(token: string): Promise<{ videos: string[]; vidx: string[] }> {
   const h = ctx.h;
   const post = (path: string, json: unknown) =>
-    h
-      .fetch(path, { method: 'POST', token, json })
-      .then(async (r) => ({ status: r.status, json: (await r.json().catch(() => null)) as Record<string, unknown> | null }));
+    h.fetch(path, { method: 'POST', token, json }).then(async (r) => ({
+      status: r.status,
+      json: (await r.json().catch(() => null)) as Record<string, unknown> | null,
+    }));
   const calls: Array<Promise<unknown>> = [];
   for (let i = 0; i < 6; i++) {
     calls.push(post('/v1/chat/completions', chat(`hello ${i}`)));
     calls.push(
       h
-        .fetch('/v1/chat/completions', { method: 'POST', token, json: chat(i % 2 ? `tell me ${i} sim-fault:cut` : `tell me ${i}`, { stream: true }) })
+        .fetch('/v1/chat/completions', {
+          method: 'POST',
+          token,
+          json: chat(i % 2 ? `tell me ${i} sim-fault:cut` : `tell me ${i}`, { stream: true }),
+        })
         .then((r) => r.text()),
     );
     calls.push(post('/v1/embeddings', { model: 'text-embedding-v4', input: [`text ${i}`] }));
     calls.push(post('/v1/responses', { model: 'qwx3.7-plus', input: `hi ${i}` }));
-    calls.push(post('/v1/messages', { model: 'qwx3.7-plus', max_tokens: 50, messages: [{ role: 'user', content: `hey ${i}` }] }));
-    calls.push(post('/v1/images/generations', { model: 'qwx-image-2.0', prompt: i % 3 ? `cat ${i}` : `cat ${i} sim-fault:partial`, n: 2 }));
+    calls.push(
+      post('/v1/messages', { model: 'qwx3.7-plus', max_tokens: 50, messages: [{ role: 'user', content: `hey ${i}` }] }),
+    );
+    calls.push(
+      post('/v1/images/generations', {
+        model: 'qwx-image-2.0',
+        prompt: i % 3 ? `cat ${i}` : `cat ${i} sim-fault:partial`,
+        n: 2,
+      }),
+    );
     calls.push(post('/v1/chat/completions', chat(`x ${i} sim-fault:status:500`)));
   }
   await Promise.all(calls);
   const videos: string[] = [];
   const vidx: string[] = [];
   for (let i = 0; i < 4; i++) {
-    const v = await post('/v1/videos', { model: 'hhx-1.1-t2v', prompt: i % 2 ? `waves ${i} sim-fault:fail-task` : `waves ${i}`, seconds: 3 });
+    const v = await post('/v1/videos', {
+      model: 'hhx-1.1-t2v',
+      prompt: i % 2 ? `waves ${i} sim-fault:fail-task` : `waves ${i}`,
+      seconds: 3,
+    });
     videos.push(String(v.json?.id));
     const a = await post('/vidx/v1/videos/text2video', {
       model_name: 'vidx-v1',
@@ -52,7 +78,12 @@ async function traffic(token: string): Promise<{ videos: string[]; vidx: string[
 async function waitAllTerminal(ids: string[]): Promise<void> {
   const db = ctx.h.store.db;
   for (let i = 0; i < 300; i++) {
-    const open = await db.selectFrom('tasks').select('id').where('id', 'in', ids).where('state', 'not in', ['succeeded', 'failed', 'cancelled']).execute();
+    const open = await db
+      .selectFrom('tasks')
+      .select('id')
+      .where('id', 'in', ids)
+      .where('state', 'not in', ['succeeded', 'failed', 'cancelled'])
+      .execute();
     if (open.length === 0) return;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -123,9 +154,14 @@ describe('reconcile', () => {
     // a row that is there without its usage stays a mismatch that counts.
     const [lostLog, noUsage] = [sync[1]!, sync[2]!];
     await h.store.db.deleteFrom('request_log').where('request_id', '=', lostLog.request_id!).execute();
-    await h.store.db.updateTable('request_log').set({ usage: null }).where('request_id', '=', noUsage.request_id!).execute();
+    await h.store.db
+      .updateTable('request_log')
+      .set({ usage: null })
+      .where('request_id', '=', noUsage.request_id!)
+      .execute();
     const lost = await report(from);
-    const reasonOf = (key: string) => lost.mismatches.filter((m) => m.key === key).map((m) => [m.reason, m.reported_amount]);
+    const reasonOf = (key: string) =>
+      lost.mismatches.filter((m) => m.key === key).map((m) => [m.reason, m.reported_amount]);
     expect(reasonOf(lostLog.idempotency_key)).toEqual([['request-log row missing', null]]);
     expect(reasonOf(noUsage.idempotency_key)).toEqual([['no stored usage for this charge', null]]);
     expect(lost.difference).toBe(1 + Number(noUsage.amount));

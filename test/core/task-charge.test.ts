@@ -7,7 +7,8 @@ import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
 import { billedSeconds, finishedTaskUsage, videoTierFromSR } from '../../src/core/charge.ts';
 import type { Usage } from '../../src/metering/types.ts';
 
-const billed = (u: Record<string, unknown>, basis: 'output' | 'input+output') => billedSeconds(parseVideoUsage(u), basis);
+const billed = (u: Record<string, unknown>, basis: 'output' | 'input+output') =>
+  billedSeconds(parseVideoUsage(u), basis);
 const catalogue = new Catalogue(DEFAULT_CATALOGUE);
 
 describe('billed video seconds', () => {
@@ -18,11 +19,16 @@ describe('billed video seconds', () => {
   });
 
   it('input+output basis: in + out when both are reported, else the total split by the input', () => {
-    expect(billed({ duration: 13.24, input_video_duration: 6.62, output_video_duration: 6.62 }, 'input+output')).toEqual({
+    expect(
+      billed({ duration: 13.24, input_video_duration: 6.62, output_video_duration: 6.62 }, 'input+output'),
+    ).toEqual({
       outputSeconds: 6.62,
       inputSeconds: 6.62,
     });
-    expect(billed({ duration: 12, input_video_duration: 5 }, 'input+output')).toEqual({ outputSeconds: 7, inputSeconds: 5 });
+    expect(billed({ duration: 12, input_video_duration: 5 }, 'input+output')).toEqual({
+      outputSeconds: 7,
+      inputSeconds: 5,
+    });
     expect(billed({ duration: 12 }, 'input+output')).toEqual({ outputSeconds: 12, inputSeconds: 0 });
   });
 
@@ -54,7 +60,9 @@ describe("a finished task's charge", () => {
 
   it("a /v1 video: reported seconds on the model's basis, at the reported resolution", () => {
     const est: Usage = { kind: 'video', outputSeconds: 5, inputSeconds: 0, tier: '1080p' };
-    expect(finishedTaskUsage(catalogue, video('wnx2.7-t2v', '1080p', est), parseVideoUsage({ video_duration: 4, SR: 720 }))).toEqual({
+    expect(
+      finishedTaskUsage(catalogue, video('wnx2.7-t2v', '1080p', est), parseVideoUsage({ video_duration: 4, SR: 720 })),
+    ).toEqual({
       kind: 'video',
       outputSeconds: 4,
       inputSeconds: 0,
@@ -62,13 +70,25 @@ describe("a finished task's charge", () => {
     });
     // An edit model bills input and output: the same report is split by the input on its basis.
     const edit: Usage = { kind: 'video', outputSeconds: 15, inputSeconds: 15, tier: '720p' };
-    expect(finishedTaskUsage(catalogue, video('hhx-1.0-video-edit', '720p', edit), parseVideoUsage({ duration: 12, input_video_duration: 5 }))).toEqual({
+    expect(
+      finishedTaskUsage(
+        catalogue,
+        video('hhx-1.0-video-edit', '720p', edit),
+        parseVideoUsage({ duration: 12, input_video_duration: 5 }),
+      ),
+    ).toEqual({
       kind: 'video',
       outputSeconds: 7,
       inputSeconds: 5,
       tier: '720p',
     });
-    expect(finishedTaskUsage(catalogue, video('wnx2.7-t2v', '720p', est), parseVideoUsage({ duration: 12, input_video_duration: 5 }))).toEqual({
+    expect(
+      finishedTaskUsage(
+        catalogue,
+        video('wnx2.7-t2v', '720p', est),
+        parseVideoUsage({ duration: 12, input_video_duration: 5 }),
+      ),
+    ).toEqual({
       kind: 'video',
       outputSeconds: 12,
       inputSeconds: 0,
@@ -78,14 +98,25 @@ describe("a finished task's charge", () => {
 
   it('without a reported resolution, the tier the task was created at', () => {
     const est: Usage = { kind: 'video', outputSeconds: 5, tier: '720p' };
-    expect(finishedTaskUsage(catalogue, video('wnx2.7-t2v', '720p', est), { outputSeconds: 3 })).toMatchObject({ tier: '720p', outputSeconds: 3 });
-    expect(finishedTaskUsage(catalogue, video('wnx2.7-t2v', '1080p', est), { outputSeconds: 3 })).toMatchObject({ tier: '1080p' });
+    expect(finishedTaskUsage(catalogue, video('wnx2.7-t2v', '720p', est), { outputSeconds: 3 })).toMatchObject({
+      tier: '720p',
+      outputSeconds: 3,
+    });
+    expect(finishedTaskUsage(catalogue, video('wnx2.7-t2v', '1080p', est), { outputSeconds: 3 })).toMatchObject({
+      tier: '1080p',
+    });
   });
 
   it("a family A task: reported seconds at the task's mode", () => {
     const est: Usage = { kind: 'video-mode', outputSeconds: 5, tier: 'pro' };
-    expect(finishedTaskUsage(catalogue, video('vidx-v2-6', 'pro', est), { outputSeconds: 10 })).toEqual({ kind: 'video-mode', outputSeconds: 10, tier: 'pro' });
-    expect(finishedTaskUsage(catalogue, video('vidx-v2-6', 'std', { ...est, tier: 'std' }), { outputSeconds: 4.9 })).toEqual({
+    expect(finishedTaskUsage(catalogue, video('vidx-v2-6', 'pro', est), { outputSeconds: 10 })).toEqual({
+      kind: 'video-mode',
+      outputSeconds: 10,
+      tier: 'pro',
+    });
+    expect(
+      finishedTaskUsage(catalogue, video('vidx-v2-6', 'std', { ...est, tier: 'std' }), { outputSeconds: 4.9 }),
+    ).toEqual({
       kind: 'video-mode',
       outputSeconds: 4.9,
       tier: 'std',
@@ -96,7 +127,9 @@ describe("a finished task's charge", () => {
     const est: Usage = { kind: 'video', outputSeconds: 5, tier: '720p' };
     expect(finishedTaskUsage(catalogue, video('wnx2.7-t2v', '720p', est), undefined)).toBe(est);
     expect(finishedTaskUsage(catalogue, video('wnx2.7-t2v', '720p', est), parseVideoUsage({ SR: 1080 }))).toBe(est);
-    expect(finishedTaskUsage(catalogue, video('wnx2.7-t2v', '720p', est), parseVideoUsage({ video_duration: 0 }))).toBe(est);
+    expect(finishedTaskUsage(catalogue, video('wnx2.7-t2v', '720p', est), parseVideoUsage({ video_duration: 0 }))).toBe(
+      est,
+    );
     const mode: Usage = { kind: 'video-mode', outputSeconds: 5, tier: 'std' };
     expect(finishedTaskUsage(catalogue, video('vidx-v2-6', 'std', mode), {})).toBe(mode);
     expect(finishedTaskUsage(catalogue, video('vidx-v2-6', 'std', mode), { outputSeconds: 0 })).toBe(mode);

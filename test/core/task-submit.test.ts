@@ -26,7 +26,12 @@ const kling: Channel = {
 function depsWith(known: Channel[], stored: Channel[]) {
   let list = known;
   const channels = { forModel: () => list, reload: vi.fn(async () => void (list = stored)), markNotEntitled: vi.fn() };
-  const deps = { catalogue: new Catalogue(DEFAULT_CATALOGUE), channels, breakers: new CircuitBreakers(), metrics: { upstreamAttempt: () => undefined } };
+  const deps = {
+    catalogue: new Catalogue(DEFAULT_CATALOGUE),
+    channels,
+    breakers: new CircuitBreakers(),
+    metrics: { upstreamAttempt: () => undefined },
+  };
   return { deps: deps as unknown as Pick<GatewayDeps, 'catalogue' | 'channels' | 'breakers' | 'metrics'>, channels };
 }
 

@@ -21,8 +21,17 @@ const channel: Channel = {
   taskSlots: null,
   modelLimits: null,
 };
-const model: ResolvedModel = { entry: { id: 'm', upstream: 'dashscope' } as ModelEntry, publicName: 'm', upstreamModel: 'm', billingModel: 'm' };
-const answer: CompleteResult = { body: '{"ok":true}', usage: { kind: 'tokens', inputTokens: 3, outputTokens: 4 }, upstreamRequestId: null };
+const model: ResolvedModel = {
+  entry: { id: 'm', upstream: 'dashscope' } as ModelEntry,
+  publicName: 'm',
+  upstreamModel: 'm',
+  billingModel: 'm',
+};
+const answer: CompleteResult = {
+  body: '{"ok":true}',
+  usage: { kind: 'tokens', inputTokens: 3, outputTokens: 4 },
+  upstreamRequestId: null,
+};
 
 function setup(charge: () => number) {
   const deps = {
@@ -31,7 +40,16 @@ function setup(charge: () => number) {
     meter: { chargeSyncDeferred: vi.fn(charge), chargesBehind: () => undefined, atBound: new Set<string>() },
   } as unknown as TextDeps;
   const state = newRequestState();
-  state.principal = { tokenId: 'tok_1', name: 't', models: null, quota: null, rpmLimit: null, tpmLimit: null, concurrencyLimit: null, billing: null };
+  state.principal = {
+    tokenId: 'tok_1',
+    name: 't',
+    models: null,
+    quota: null,
+    rpmLimit: null,
+    tpmLimit: null,
+    concurrencyLimit: null,
+    billing: null,
+  };
   const call: TextCall = { id: 'req_1', state, body: {}, log: { info: vi.fn(), warn: vi.fn(), error: vi.fn() } };
   return { deps, call, written: vi.fn() };
 }
@@ -48,7 +66,8 @@ describe('completeText', () => {
   it("while the charges' writer is behind, the answer waits until the queue has caught up with its charge", async () => {
     const { deps, call, written } = setup(() => 7);
     let caughtUp: () => void = () => undefined;
-    (deps.meter as { chargesBehind: () => Promise<void> | undefined }).chargesBehind = () => new Promise<void>((r) => (caughtUp = r));
+    (deps.meter as { chargesBehind: () => Promise<void> | undefined }).chargesBehind = () =>
+      new Promise<void>((r) => (caughtUp = r));
     const done = completeText(deps, call, model, async () => answer, written);
     await new Promise((r) => setImmediate(r));
     expect(written).not.toHaveBeenCalled();
@@ -61,27 +80,48 @@ describe('completeText', () => {
     const { deps, call, written } = setup(() => {
       throw new GatewayError('internal_error', 'metering: no price');
     });
-    await expect(completeText(deps, call, model, async () => answer, written)).rejects.toMatchObject({ code: 'internal_error' });
+    await expect(completeText(deps, call, model, async () => answer, written)).rejects.toMatchObject({
+      code: 'internal_error',
+    });
     expect(written).not.toHaveBeenCalled();
   });
 
   it('no usage from the upstream: charged by the estimate and marked estimated', async () => {
     const { deps, call, written } = setup(() => 1);
-    const noUsage: CompleteResult = { body: '{"choices":[{"message":{"content":"hi"}}]}', usage: null, upstreamRequestId: null };
-    await completeText(deps, { ...call, body: { messages: [{ role: 'user', content: 'x'.repeat(40) }] } }, model, async () => noUsage, written);
+    const noUsage: CompleteResult = {
+      body: '{"choices":[{"message":{"content":"hi"}}]}',
+      usage: null,
+      upstreamRequestId: null,
+    };
+    await completeText(
+      deps,
+      { ...call, body: { messages: [{ role: 'user', content: 'x'.repeat(40) }] } },
+      model,
+      async () => noUsage,
+      written,
+    );
     expect(call.state.usage).toEqual({ input_tokens: 10, output_tokens: 1, estimated: true });
     expect(written).toHaveBeenCalled();
   });
 
   it('no usage: the output estimate counts the text each API produced (content, reasoning, tool arguments), not roles, ids or names', async () => {
     const cases: Array<[string, number]> = [
-      ['{"id":"c1","choices":[{"message":{"role":"assistant","content":"12345678","reasoning_content":"abcd"},"finish_reason":"stop"}]}', 3],
+      [
+        '{"id":"c1","choices":[{"message":{"role":"assistant","content":"12345678","reasoning_content":"abcd"},"finish_reason":"stop"}]}',
+        3,
+      ],
       [
         '{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"t1","type":"function","function":{"name":"get_weather","arguments":"{\\"city\\":\\"Paris\\"}"}}]}}]}',
         4,
       ],
-      ['{"id":"r1","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"123456789"}]}]}', 3],
-      ['{"id":"m1","type":"message","role":"assistant","content":[{"type":"thinking","thinking":"abcd"},{"type":"text","text":"efgh"}]}', 2],
+      [
+        '{"id":"r1","output":[{"type":"message","role":"assistant","content":[{"type":"output_text","text":"123456789"}]}]}',
+        3,
+      ],
+      [
+        '{"id":"m1","type":"message","role":"assistant","content":[{"type":"thinking","thinking":"abcd"},{"type":"text","text":"efgh"}]}',
+        2,
+      ],
       ['{"object":"list","data":[{"object":"embedding","embedding":[0.1,0.2]}]}', 0],
     ];
     for (const [body, output] of cases) {
@@ -94,7 +134,9 @@ describe('completeText', () => {
   it('no result and no usage: an upstream error, nothing charged, nothing answered', async () => {
     for (const body of ['{"choices":[]}', '{"object":"list","data":[]}', '{"output":[]}', '{}', 'not json']) {
       const { deps, call, written } = setup(() => 1);
-      await expect(completeText(deps, call, model, async () => ({ body, usage: null, upstreamRequestId: 'up-9' }), written)).rejects.toMatchObject({
+      await expect(
+        completeText(deps, call, model, async () => ({ body, usage: null, upstreamRequestId: 'up-9' }), written),
+      ).rejects.toMatchObject({
         code: 'upstream_error',
         upstreamRequestId: 'up-9',
       });

@@ -27,12 +27,17 @@ function setup(channels: Channel[], quota: number | null, exhausted = false) {
   const marked: string[] = [];
   const meter = {
     price: vi.fn(() => ({ amount: 42, quantities: {}, unitPrices: {} })),
-    reserve: vi.fn(async () => (exhausted ? Promise.reject(new GatewayError('insufficient_quota', 'spent')) : undefined)),
+    reserve: vi.fn(async () =>
+      exhausted ? Promise.reject(new GatewayError('insufficient_quota', 'spent')) : undefined,
+    ),
     releaseReserved: vi.fn(async () => undefined),
     atBound: new Set<string>(),
   };
   const deps = {
-    channels: { forModel: () => channels, markNotEntitled: (c: { id: string }, m: string, tenant: string) => marked.push(`${c.id}:${m}:${tenant}`) },
+    channels: {
+      forModel: () => channels,
+      markNotEntitled: (c: { id: string }, m: string, tenant: string) => marked.push(`${c.id}:${m}:${tenant}`),
+    },
     breakers: new CircuitBreakers(),
     meter,
   } as unknown as UpstreamCallDeps;
@@ -40,7 +45,16 @@ function setup(channels: Channel[], quota: number | null, exhausted = false) {
     channelId: null,
     attempts: null,
     ttfbMs: null,
-    principal: { tokenId: 'tok', name: 't', models: null, quota, rpmLimit: null, tpmLimit: null, concurrencyLimit: null, billing: null },
+    principal: {
+      tokenId: 'tok',
+      name: 't',
+      models: null,
+      quota,
+      rpmLimit: null,
+      tpmLimit: null,
+      concurrencyLimit: null,
+      billing: null,
+    },
     trace: null,
   } as unknown as RequestState;
   return { deps, meter, call: { id: 'req_1', state, log: { info: vi.fn(), warn: vi.fn(), error: vi.fn() } }, marked };
@@ -66,7 +80,9 @@ describe('upstreamCall', () => {
     expect(call.state.reserved).toBe(true);
     const failed = setup([ch('a')], 100);
     await expect(
-      upstreamCall(failed.deps, failed.call, plan({ retry: 'connect-only' }), async () => Promise.reject(new GatewayError('upstream_error', 'x'))),
+      upstreamCall(failed.deps, failed.call, plan({ retry: 'connect-only' }), async () =>
+        Promise.reject(new GatewayError('upstream_error', 'x')),
+      ),
     ).rejects.toMatchObject({ code: 'upstream_error' });
     expect(failed.meter.releaseReserved).toHaveBeenCalledWith('req_1');
     expect(failed.call.state.reserved).toBe(false);
@@ -87,7 +103,9 @@ describe('upstreamCall', () => {
   it('a token without a quota that a charge was cut at (its balance at the bound) reserves: its hold is refused', async () => {
     const { deps, meter, call } = setup([ch('a')], null, true);
     meter.atBound.add('tok');
-    await expect(upstreamCall(deps, call, plan({ quota: { reserve: estimate } }), async () => 'ok')).rejects.toMatchObject({ code: 'insufficient_quota' });
+    await expect(
+      upstreamCall(deps, call, plan({ quota: { reserve: estimate } }), async () => 'ok'),
+    ).rejects.toMatchObject({ code: 'insufficient_quota' });
     expect(meter.reserve).toHaveBeenCalledWith('req_1', 'tok', 42, null);
   });
 
@@ -114,11 +132,17 @@ describe('upstreamCall', () => {
   it("the plan's channels replace the entry's; a not-entitled refusal marks the channel for the upstream model and the calling tenant, and moves on", async () => {
     const { deps, call, marked } = setup([ch('x')], null);
     const seen: string[] = [];
-    const out = await upstreamCall(deps, call, plan({ retry: 'connect-only', channels: [ch('a'), ch('b')] }), async (c) => {
-      seen.push(c.id);
-      if (seen.length === 1) throw new GatewayError('upstream_permission_denied', 'not entitled', { notEntitled: true });
-      return c.id;
-    });
+    const out = await upstreamCall(
+      deps,
+      call,
+      plan({ retry: 'connect-only', channels: [ch('a'), ch('b')] }),
+      async (c) => {
+        seen.push(c.id);
+        if (seen.length === 1)
+          throw new GatewayError('upstream_permission_denied', 'not entitled', { notEntitled: true });
+        return c.id;
+      },
+    );
     expect(seen.every((id) => id === 'a' || id === 'b')).toBe(true);
     expect(out).toBe(seen[1]);
     // What was refused: the upstream model the call named, for the calling tenant.

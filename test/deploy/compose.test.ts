@@ -28,25 +28,39 @@ interface Service {
 /** What an operator must set (`${X:?message}`): the one variable given here. */
 const REQUIRED: Record<string, string> = { TOLLWAY_ADMIN_KEY: 'an-operator-admin-key-0123456789' };
 
-/** Compose's variable substitution with only REQUIRED set: `${X:-default}` is the default, `${X:?message}` must be set. */
+/**
+ * Compose's variable substitution with only REQUIRED set: `${X:-default}` is the default, `${X:?message}` must be set.
+ */
 function interpolate(v: string): string {
-  return v.replace(/\$\{([A-Z0-9_]+)(?:(:?[-?])([^}]*))?\}/g, (_m, name: string, op: string | undefined, arg: string | undefined) => {
-    if (REQUIRED[name] !== undefined) return REQUIRED[name]!;
-    if (op?.endsWith('?')) throw new Error(`compose would refuse to run without ${name}: ${arg}`);
-    return arg ?? '';
-  });
+  return v.replace(
+    /\$\{([A-Z0-9_]+)(?:(:?[-?])([^}]*))?\}/g,
+    (_m, name: string, op: string | undefined, arg: string | undefined) => {
+      if (REQUIRED[name] !== undefined) return REQUIRED[name]!;
+      if (op?.endsWith('?')) throw new Error(`compose would refuse to run without ${name}: ${arg}`);
+      return arg ?? '';
+    },
+  );
 }
 
 const compose = parse(read(join(DEPLOY, 'compose.yaml')), { merge: true }) as { services: Record<string, Service> };
 const services = compose.services;
-const envOf = (s: Service): Record<string, string> => Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, interpolate(String(v))]));
+const envOf = (s: Service): Record<string, string> =>
+  Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, interpolate(String(v))]));
 const gateways = Object.entries(services).filter(([, s]) => s.command === undefined && s.image === 'tollway:local');
 const simulatorArgs = services.simulator!.command!;
 const arg = (flag: string) => simulatorArgs[simulatorArgs.indexOf(flag) + 1];
 
 describe('deploy/compose.yaml', () => {
   it('has two gateway instances behind a load balancer, PostgreSQL, Redis, the simulator and a migration step', () => {
-    expect(Object.keys(services).sort()).toEqual(['gateway1', 'gateway2', 'lb', 'migrate', 'postgres', 'redis', 'simulator']);
+    expect(Object.keys(services).sort()).toEqual([
+      'gateway1',
+      'gateway2',
+      'lb',
+      'migrate',
+      'postgres',
+      'redis',
+      'simulator',
+    ]);
     expect(gateways.map(([n]) => n).sort()).toEqual(['gateway1', 'gateway2']);
     expect(services.simulator!.command![0]).toBe('simulate');
     expect(services.migrate!.command).toEqual(['migrate']);
@@ -62,13 +76,20 @@ describe('deploy/compose.yaml', () => {
     const [one, two] = configs;
     expect(one!.secret).toBeDefined();
     expect(one!.adminKey).toBeDefined();
-    expect([two!.secret, two!.adminKey, two!.databaseUrl, two!.redisUrl]).toEqual([one!.secret, one!.adminKey, one!.databaseUrl, one!.redisUrl]);
+    expect([two!.secret, two!.adminKey, two!.databaseUrl, two!.redisUrl]).toEqual([
+      one!.secret,
+      one!.adminKey,
+      one!.databaseUrl,
+      one!.redisUrl,
+    ]);
     expect(loadConfig(envOf(services.migrate!)).databaseUrl).toBe(one!.databaseUrl);
   });
 
   it('has no default admin key: compose refuses to run without one, and the gateway refuses a placeholder', () => {
     for (const [name, s] of gateways) {
-      expect(String(s.environment!.TOLLWAY_ADMIN_KEY), name).toMatch(/^\$\{TOLLWAY_ADMIN_KEY:\?[^}]*TOLLWAY_ADMIN_KEY[^}]*\}$/);
+      expect(String(s.environment!.TOLLWAY_ADMIN_KEY), name).toMatch(
+        /^\$\{TOLLWAY_ADMIN_KEY:\?[^}]*TOLLWAY_ADMIN_KEY[^}]*\}$/,
+      );
     }
     const env = { ...envOf(gateways[0]![1]), TOLLWAY_ADMIN_KEY: 'local-only-admin-key-change-me' };
     expect(() => loadConfig(env)).toThrow(/TOLLWAY_ADMIN_KEY is a placeholder.*openssl rand/);
@@ -84,7 +105,10 @@ describe('deploy/compose.yaml', () => {
     const upstreamVars = new Set(UPSTREAMS.flatMap((u) => [u.baseUrlEnv, ...u.keyFields.map((f) => f.env)]));
     for (const [name, s] of [...gateways, ['migrate', services.migrate!] as const]) {
       for (const key of Object.keys(s.environment ?? {})) {
-        expect(upstreamVars.has(key) || configSource.includes(`'${key}'`) || configSource.includes(`env.${key}`), `${name}: ${key}`).toBe(true);
+        expect(
+          upstreamVars.has(key) || configSource.includes(`'${key}'`) || configSource.includes(`env.${key}`),
+          `${name}: ${key}`,
+        ).toBe(true);
       }
     }
   });
@@ -93,24 +117,24 @@ describe('deploy/compose.yaml', () => {
     const pg = envOf(services.postgres!);
     const c = loadConfig(envOf(gateways[0]![1]));
     const db = new URL(c.databaseUrl);
-    expect([db.hostname, db.port || '5432', decodeURIComponent(db.username), decodeURIComponent(db.password), db.pathname.slice(1)]).toEqual([
-      'postgres',
-      '5432',
-      pg.POSTGRES_USER,
-      pg.POSTGRES_PASSWORD,
-      pg.POSTGRES_DB,
-    ]);
+    expect([
+      db.hostname,
+      db.port || '5432',
+      decodeURIComponent(db.username),
+      decodeURIComponent(db.password),
+      db.pathname.slice(1),
+    ]).toEqual(['postgres', '5432', pg.POSTGRES_USER, pg.POSTGRES_PASSWORD, pg.POSTGRES_DB]);
     expect(new URL(c.redisUrl!).hostname).toBe('redis');
 
     // Both upstream families at the simulator, on the port it listens on, with the keys it accepts.
     expect(arg('--host')).toBe('0.0.0.0');
     const simBase = `http://simulator:${arg('--port')}`;
     expect([c.upstreams.dashscope.baseUrl, c.upstreams.kling.baseUrl]).toEqual([simBase, simBase]);
-    expect([c.upstreams.dashscope.keys.apiKey, c.upstreams.kling.keys.accessKey, c.upstreams.kling.keys.secretKey]).toEqual([
-      DEFAULT_SIM_KEYS.dashscopeApiKey,
-      DEFAULT_SIM_KEYS.klingAccessKey,
-      DEFAULT_SIM_KEYS.klingSecretKey,
-    ]);
+    expect([
+      c.upstreams.dashscope.keys.apiKey,
+      c.upstreams.kling.keys.accessKey,
+      c.upstreams.kling.keys.secretKey,
+    ]).toEqual([DEFAULT_SIM_KEYS.dashscopeApiKey, DEFAULT_SIM_KEYS.klingAccessKey, DEFAULT_SIM_KEYS.klingSecretKey]);
     // Its result URLs name it as the gateways reach it, and the gateways may download from there.
     const results = new URL(arg('--public-url')!);
     expect(results.origin).toBe(simBase);
@@ -139,7 +163,10 @@ describe('deploy/compose.yaml', () => {
       expect(s.healthcheck!.test.join(' ')).toContain(`http://127.0.0.1:${envOf(s).PORT}/readyz`);
     }
     expect(services.migrate!.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
-    expect(services.lb!.depends_on).toEqual({ gateway1: { condition: 'service_healthy' }, gateway2: { condition: 'service_healthy' } });
+    expect(services.lb!.depends_on).toEqual({
+      gateway1: { condition: 'service_healthy' },
+      gateway2: { condition: 'service_healthy' },
+    });
     for (const name of ['postgres', 'redis', 'simulator']) expect(services[name]!.healthcheck, name).toBeDefined();
     expect(services.simulator!.healthcheck!.test.join(' ')).toContain(`http://127.0.0.1:${arg('--port')}/__sim/health`);
   });
@@ -216,7 +243,8 @@ describe('Dockerfile', () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own build-argument reference, as text
     expect(froms).toEqual(['${NODE_IMAGE}', '${NODE_IMAGE}']);
     // Every COPY --from names a stage of this file, not an image.
-    for (const l of lines.filter((x) => /^COPY\s+--from=/i.test(x))) expect(stages.map((s) => s.name)).toContain(/--from=(\S+)/.exec(l)![1]);
+    for (const l of lines.filter((x) => /^COPY\s+--from=/i.test(x)))
+      expect(stages.map((s) => s.name)).toContain(/--from=(\S+)/.exec(l)![1]);
   });
 
   it('copies into the build only files that exist and that .dockerignore keeps in the context', () => {
@@ -224,10 +252,13 @@ describe('Dockerfile', () => {
       .split('\n')
       .map((l) => l.trim())
       .filter((l) => l && !l.startsWith('#'));
-    const isIgnored = (p: string) => ignored.some((pat) => pat === p || (pat.startsWith('*') && p.endsWith(pat.slice(1))));
+    const isIgnored = (p: string) =>
+      ignored.some((pat) => pat === p || (pat.startsWith('*') && p.endsWith(pat.slice(1))));
     expect(isIgnored('node_modules')).toBe(true);
     expect(isIgnored('dist')).toBe(true);
-    const sources = build!.lines.filter((l) => l.startsWith('COPY') && !l.includes('--from')).flatMap((l) => l.split(/\s+/).slice(1, -1));
+    const sources = build!.lines
+      .filter((l) => l.startsWith('COPY') && !l.includes('--from'))
+      .flatMap((l) => l.split(/\s+/).slice(1, -1));
     expect(sources).toEqual(expect.arrayContaining(['package.json', 'package-lock.json', 'src', 'simulator']));
     for (const src of sources) {
       expect(existsSync(join(ROOT, src)), src).toBe(true);

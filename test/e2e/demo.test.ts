@@ -12,7 +12,16 @@ const start = useServeProcesses();
 
 /** Start `tollway serve` on the test's data dir and wait until it prints `waitFor` (in demo mode, the curl line). */
 const serve = (extraEnv: Record<string, string>, waitFor: RegExp) =>
-  start({ HOME: process.env.HOME ?? dir, TOLLWAY_DATA_DIR: dir, TOLLWAY_SIM_TASK_MS: '300', LOG_LEVEL: 'warn', ...extraEnv }, waitFor);
+  start(
+    {
+      HOME: process.env.HOME ?? dir,
+      TOLLWAY_DATA_DIR: dir,
+      TOLLWAY_SIM_TASK_MS: '300',
+      LOG_LEVEL: 'warn',
+      ...extraEnv,
+    },
+    waitFor,
+  );
 
 const getJson = async (url: string, token: string) => {
   const r = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
@@ -27,7 +36,9 @@ describe('demo mode', () => {
     // The one variable set is the retired deployment-wide callback key: the start says it is no longer read.
     const s = await serve({ TOLLWAY_CALLBACK_SECRET: 'an-old-shared-callback-key-0123' }, /Try: curl .*\n.*\n.*\n/);
     const text = s.output();
-    expect(text).toContain('WARNING: TOLLWAY_CALLBACK_SECRET is no longer used: each token signs its callbacks with its own secret');
+    expect(text).toContain(
+      'WARNING: TOLLWAY_CALLBACK_SECRET is no longer used: each token signs its callbacks with its own secret',
+    );
     expect(text).toMatch(/DEMO MODE/);
     expect(text).toMatch(/SIMULATOR/);
     demoToken = /Demo token: (tw-\S+)/.exec(text)?.[1] ?? '';
@@ -48,7 +59,9 @@ describe('demo mode', () => {
       body: JSON.stringify({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'Hello' }] }),
     });
     expect(chat.status).toBe(200);
-    expect(((await chat.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content.length).toBeGreaterThan(0);
+    expect(
+      ((await chat.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content.length,
+    ).toBeGreaterThan(0);
     expect((await fetch(`${s.base}/healthz`)).status).toBe(200);
     expect((await getJson(`${s.base}/admin/tokens`, generatedAdminKey)).status).toBe(200);
 
@@ -68,7 +81,9 @@ describe('demo mode', () => {
       .output()
       .split('\n')
       .filter((l) => l.startsWith('{'));
-    const lines = jsonLines.map((l) => JSON.parse(l) as { msg?: string; request_id?: string; path?: string; status?: number });
+    const lines = jsonLines.map(
+      (l) => JSON.parse(l) as { msg?: string; request_id?: string; path?: string; status?: number },
+    );
     const access = lines.filter((l) => l.msg === 'request' && l.path === '/v1/models');
     expect(access.map((l) => l.request_id)).toEqual(ids);
     expect(access.every((l) => l.status === 200)).toBe(true);
@@ -92,17 +107,26 @@ describe('demo mode', () => {
 
   it('with upstream keys: no simulator, a channel per configured upstream, demo channels disabled', async () => {
     const s = await serve(
-      { DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey, DASHSCOPE_BASE_URL: upstream.sim.url, TOLLWAY_ADMIN_KEY: 'operator-chosen-admin-key-0001' },
+      {
+        DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey,
+        DASHSCOPE_BASE_URL: upstream.sim.url,
+        TOLLWAY_ADMIN_KEY: 'operator-chosen-admin-key-0001',
+      },
       /listening on /,
     );
     // give the process a moment to print anything else it would print after listening
     await new Promise((r) => setTimeout(r, 200));
     const text = s.output();
     expect(text).not.toMatch(/SIMULATOR|DEMO MODE|Demo token/);
-    const ch = (await (await fetch(`${s.base}/admin/channels`, { headers: { authorization: 'Bearer operator-chosen-admin-key-0001' } })).json()) as {
+    const ch = (await (
+      await fetch(`${s.base}/admin/channels`, { headers: { authorization: 'Bearer operator-chosen-admin-key-0001' } })
+    ).json()) as {
       data: Array<{ name: string; status: string; base_url: string }>;
     };
-    expect(ch.data.find((c) => c.name === 'env-dashscope')).toMatchObject({ status: 'enabled', base_url: upstream.sim.url });
+    expect(ch.data.find((c) => c.name === 'env-dashscope')).toMatchObject({
+      status: 'enabled',
+      base_url: upstream.sim.url,
+    });
     for (const c of ch.data.filter((x) => x.name.startsWith('demo-'))) expect(c.status).toBe('disabled');
     expect(JSON.stringify(ch)).not.toContain(DEFAULT_SIM_KEYS.dashscopeApiKey);
     const ids = (await getJson(`${s.base}/v1/models`, demoToken)).body.data.map((m) => m.id);
@@ -112,7 +136,10 @@ describe('demo mode', () => {
   });
 
   it('with upstream keys and no TOLLWAY_ADMIN_KEY: the generated admin key still opens the admin API and is never printed again', async () => {
-    const s = await serve({ DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey, DASHSCOPE_BASE_URL: upstream.sim.url }, /Admin key/);
+    const s = await serve(
+      { DASHSCOPE_API_KEY: DEFAULT_SIM_KEYS.dashscopeApiKey, DASHSCOPE_BASE_URL: upstream.sim.url },
+      /Admin key/,
+    );
     await new Promise((r) => setTimeout(r, 200));
     expect(s.output()).not.toContain(generatedAdminKey);
     expect(s.output()).toContain(`Admin key: the one in ${dir}/admin-key`);

@@ -27,12 +27,26 @@ describe('the rule', () => {
     expect(isContentFilterCode(code)).toBe(true);
   });
 
-  it.each(['InvalidParameter', 'invalid_request_error', 'Throttling.RateQuota', 'data_inspection', 1201, 1302, '', undefined, null])('%s is not', (code) => {
+  it.each([
+    'InvalidParameter',
+    'invalid_request_error',
+    'Throttling.RateQuota',
+    'data_inspection',
+    1201,
+    1302,
+    '',
+    undefined,
+    null,
+  ])('%s is not', (code) => {
     expect(isContentFilterCode(code)).toBe(false);
   });
 
   it('a generic code whose message carries the DashScope code counts; ordinary text does not', () => {
-    expect(mentionsContentFilter('<400> InternalError.Algo.DataInspectionFailed: Input data may contain inappropriate content.')).toBe(true);
+    expect(
+      mentionsContentFilter(
+        '<400> InternalError.Algo.DataInspectionFailed: Input data may contain inappropriate content.',
+      ),
+    ).toBe(true);
     expect(mentionsContentFilter('the content filter field is unknown')).toBe(false);
   });
 
@@ -41,13 +55,20 @@ describe('the rule', () => {
       { code: 'DataInspectionFailed', message: 'x', request_id: 'u' },
       { error: { code: 'data_inspection_failed', type: 'data_inspection_failed', message: 'x' } },
       { error: { code: null, type: 'data_inspection_failed', message: 'x' } },
-      { type: 'error', error: { type: 'invalid_request_error', message: '<400> InternalError.Algo.DataInspectionFailed: x' } },
+      {
+        type: 'error',
+        error: { type: 'invalid_request_error', message: '<400> InternalError.Algo.DataInspectionFailed: x' },
+      },
     ];
     for (const b of bodies) expect(dashscopeError(400, b).code).toBe('upstream_content_filtered');
-    for (const code of [1300, 1301]) expect(klingError(400, { code, message: 'x', request_id: 'u' }).code).toBe('upstream_content_filtered');
-    expect(dashscopeError(400, { type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } }).code).toBe(
-      'upstream_invalid_request',
-    );
+    for (const code of [1300, 1301])
+      expect(klingError(400, { code, message: 'x', request_id: 'u' }).code).toBe('upstream_content_filtered');
+    expect(
+      dashscopeError(400, {
+        type: 'error',
+        error: { type: 'invalid_request_error', message: 'max_tokens: Field required' },
+      }).code,
+    ).toBe('upstream_invalid_request');
   });
 
   it('a DashScope video task the inspection stopped fails as upstream_content_filtered; other failures as upstream_task_failed, the upstream code kept for operators', () => {
@@ -73,11 +94,23 @@ describe('through the gateway, per upstream API (simulator fault content-filter)
   const MARK = 'please sim-fault:content-filter';
 
   it.each([
-    ['chat (compatible mode)', '/v1/chat/completions', { model: 'qwx3.7-plus', messages: [{ role: 'user', content: MARK }] }],
-    ['chat stream (compatible mode)', '/v1/chat/completions', { model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: MARK }] }],
+    [
+      'chat (compatible mode)',
+      '/v1/chat/completions',
+      { model: 'qwx3.7-plus', messages: [{ role: 'user', content: MARK }] },
+    ],
+    [
+      'chat stream (compatible mode)',
+      '/v1/chat/completions',
+      { model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: MARK }] },
+    ],
     ['responses (compatible mode)', '/v1/responses', { model: 'qwx3.7-plus', input: MARK }],
     ['embeddings (compatible mode)', '/v1/embeddings', { model: 'text-embedding-v4', input: MARK }],
-    ['messages (messages-compatible path)', '/v1/messages', { model: 'qwx3.7-plus', max_tokens: 16, messages: [{ role: 'user', content: MARK }] }],
+    [
+      'messages (messages-compatible path)',
+      '/v1/messages',
+      { model: 'qwx3.7-plus', max_tokens: 16, messages: [{ role: 'user', content: MARK }] },
+    ],
     [
       'messages stream (messages-compatible path)',
       '/v1/messages',
@@ -91,7 +124,11 @@ describe('through the gateway, per upstream API (simulator fault content-filter)
   });
 
   it.each([1300, 1301])('family A text2video (Kling code %i) → the vendor code 1301 envelope', async (code) => {
-    const body = await expectA(await post('/vidx/v1/videos/text2video', { prompt: `a cat sim-fault:content-filter:${code}` }), 400, 1301);
+    const body = await expectA(
+      await post('/vidx/v1/videos/text2video', { prompt: `a cat sim-fault:content-filter:${code}` }),
+      400,
+      1301,
+    );
     expect(body.message).toMatch(/content policy/i);
   });
 });

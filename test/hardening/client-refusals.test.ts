@@ -1,4 +1,5 @@
-// An upstream refusal the client's own input caused (400, 408, 409, 411, 413, 415, 416, 431, 451, a content refusal) is the client's: it is
+// An upstream refusal the client's own input caused (400, 408, 409, 411, 413, 415, 416, 431, 451, a content refusal) is
+// the client's: it is
 // answered as such, never counted against the channel's breaker and never sent to another channel. The issue's
 // attack: one tenant's oversized beta header made the upstream answer 431 on both channels, and five calls opened
 // every breaker for every tenant. Forwarded headers are bounded and refused before any upstream call.
@@ -37,7 +38,9 @@ describe('upstream refusals caused by the client', () => {
     { kind: 'status', arg: 400, code: 'upstream_invalid_request' },
     { kind: 'status', arg: 413, code: 'upstream_invalid_request' },
     { kind: 'status', arg: 431, code: 'upstream_invalid_request' },
-    ...[408, 409, 411, 415, 416, 451].map((arg) => ({ kind: 'status', arg, code: 'upstream_invalid_request' }) as const),
+    ...[408, 409, 411, 415, 416, 451].map(
+      (arg) => ({ kind: 'status', arg, code: 'upstream_invalid_request' }) as const,
+    ),
     { kind: 'content-filter', code: 'upstream_content_filtered' },
   ] as const) {
     const name = 'arg' in fault ? `${fault.kind} ${fault.arg}` : fault.kind;
@@ -84,7 +87,9 @@ describe('forwarded headers are bounded', () => {
         )
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(Anthropic.BadRequestError);
-      const body = (err as InstanceType<typeof Anthropic.BadRequestError>).error as { error: { code: string; param?: string } };
+      const body = (err as InstanceType<typeof Anthropic.BadRequestError>).error as {
+        error: { code: string; param?: string };
+      };
       expect(body.error.code).toBe('invalid_request');
       expect(body.error.param).toBe('anthropic-beta');
     }

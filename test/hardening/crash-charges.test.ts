@@ -128,7 +128,14 @@ describe('SIGKILL with charges queued in the group commit, writer stalled', () =
 
     // Phase 0: the load runs with the writer keeping up.
     // Text calls' charges are written behind; an image's is committed before its answer (it waits out a stall).
-    const load = chargedLoad(g1.base, token, [['chat', 'stream'], ['stream', 'chat'], ['chat'], ['stream'], ['image'], ['image']]);
+    const load = chargedLoad(g1.base, token, [
+      ['chat', 'stream'],
+      ['stream', 'chat'],
+      ['chat'],
+      ['stream'],
+      ['image'],
+      ['image'],
+    ]);
     await until(() => load.answered() >= 30, '30 calls answered');
     const lock = await storeLock();
     if (postgres) {
@@ -181,16 +188,31 @@ describe('SIGKILL with charges queued in the group commit, writer stalled', () =
     expect(doubles).toBe(0);
     for (const rid of charged.keys()) expect(ours.has(rid), rid).toBe(true);
     expect(charged.get(afterId)).toBe(1);
-    const t = await store.db.selectFrom('tokens').select(['spent', 'held']).where('id', '=', tokenId).executeTakeFirstOrThrow();
+    const t = await store.db
+      .selectFrom('tokens')
+      .select(['spent', 'held'])
+      .where('id', '=', tokenId)
+      .executeTakeFirstOrThrow();
     expect(BigInt(t.spent)).toBe(ledger.reduce((a, l) => a + BigInt(l.amount), 0n));
     expect(Number(t.held)).toBe(0);
-    expect(await store.db.selectFrom('holds').select('hold_key').where('token_id', '=', tokenId).where('state', '=', 'held').execute()).toHaveLength(0);
+    expect(
+      await store.db
+        .selectFrom('holds')
+        .select('hold_key')
+        .where('token_id', '=', tokenId)
+        .where('state', '=', 'held')
+        .execute(),
+    ).toHaveLength(0);
 
     // reconcile names exactly the calls the crash half-wrote, for what they are, and nothing else.
-    const rec = await runProcess(process.execPath, [TOLLWAY_BIN, 'reconcile', '--from', String(from), '--to', String(Date.now() + 1000)], {
-      env: { PATH: process.env.PATH ?? '', ...env() },
-      timeoutMs: 60_000,
-    });
+    const rec = await runProcess(
+      process.execPath,
+      [TOLLWAY_BIN, 'reconcile', '--from', String(from), '--to', String(Date.now() + 1000)],
+      {
+        env: { PATH: process.env.PATH ?? '', ...env() },
+        timeoutMs: 60_000,
+      },
+    );
     const report = JSON.parse(rec.stdout) as {
       difference: number | string;
       mismatches: Array<{ key: string; reason: string; reported_amount: number | null }>;

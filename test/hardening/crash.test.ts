@@ -87,7 +87,11 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify(json),
       });
-    const chat = (content: string, stream = false) => ({ model: 'qwx3.7-plus', stream, messages: [{ role: 'user', content }] });
+    const chat = (content: string, stream = false) => ({
+      model: 'qwx3.7-plus',
+      stream,
+      messages: [{ role: 'user', content }],
+    });
 
     // 1. Synchronous calls and a stream that complete before the kill.
     const completed: string[] = [];
@@ -114,7 +118,11 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
       expect(r.statusCode).toBe(200);
       videoIds.push(((await r.body.json()) as { id: string }).id);
     }
-    const failing = await post(g1.base, '/v1/videos', { model: 'wnx2.7-t2v', prompt: 'sim-fault:fail-task', seconds: 2 });
+    const failing = await post(g1.base, '/v1/videos', {
+      model: 'wnx2.7-t2v',
+      prompt: 'sim-fault:fail-task',
+      seconds: 2,
+    });
     videoIds.push(((await failing.body.json()) as { id: string }).id);
     const familyA: string[] = [];
     for (let i = 0; i < 2; i++) {
@@ -126,7 +134,11 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
     // The completed calls' rows are in the store (group commit done) before the kill.
     await until('ledger and request-log rows of the completed calls', async () => {
       const l = await store.db.selectFrom('ledger').select('request_id').where('request_id', 'in', completed).execute();
-      const q = await store.db.selectFrom('request_log').select('request_id').where('request_id', 'in', completed).execute();
+      const q = await store.db
+        .selectFrom('request_log')
+        .select('request_id')
+        .where('request_id', 'in', completed)
+        .execute();
       return l.length === completed.length && q.length === completed.length;
     });
 
@@ -180,7 +192,10 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
     });
     await until(
       'two slow calls reached the upstream',
-      async () => upstream.sim.requestsTo('/compatible-mode/v1/chat/completions').filter((x) => JSON.stringify(x.body).includes('slow ')).length >= 2,
+      async () =>
+        upstream.sim
+          .requestsTo('/compatible-mode/v1/chat/completions')
+          .filter((x) => JSON.stringify(x.body).includes('slow ')).length >= 2,
     );
 
     g1.child.kill('SIGKILL');
@@ -195,7 +210,9 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
       'every task terminal',
       async () => {
         const rows = await store.db.selectFrom('tasks').selectAll().where('token_id', '=', tokenId).execute();
-        return rows.length >= 8 && rows.every((t) => ['succeeded', 'failed', 'cancelled'].includes(t.state)) ? rows : null;
+        return rows.length >= 8 && rows.every((t) => ['succeeded', 'failed', 'cancelled'].includes(t.state))
+          ? rows
+          : null;
       },
       600,
     );
@@ -203,7 +220,8 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
     await g2.exited;
 
     expect(tasks).toHaveLength(8);
-    for (const id of [...videoIds.slice(0, 3), ...familyA, acceptedId]) expect(tasks.find((t) => t.id === id)?.state, id).toBe('succeeded');
+    for (const id of [...videoIds.slice(0, 3), ...familyA, acceptedId])
+      expect(tasks.find((t) => t.id === id)?.state, id).toBe('succeeded');
     expect(tasks.find((t) => t.id === videoIds[3])?.state).toBe('failed');
     const lost = tasks.find((t) => ![...videoIds, ...familyA, acceptedId].includes(t.id))!;
     expect(lost.state).toBe('failed'); // the /v1/videos submit in flight at the kill: failed, not charged
@@ -220,7 +238,14 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
         ).toEqual([`${t.id}:success`]);
       else expect(rows, t.id).toHaveLength(0);
     }
-    expect(await store.db.selectFrom('holds').selectAll().where('token_id', '=', tokenId).where('state', '=', 'held').execute()).toHaveLength(0);
+    expect(
+      await store.db
+        .selectFrom('holds')
+        .selectAll()
+        .where('token_id', '=', tokenId)
+        .where('state', '=', 'held')
+        .execute(),
+    ).toHaveLength(0);
 
     // Sync calls completed before the kill: one ledger row each, equal to the request log's amount.
     const logs = await store.db.selectFrom('request_log').selectAll().where('request_id', 'in', completed).execute();
@@ -235,7 +260,11 @@ describe('SIGKILL mid-flight, restart on the same store', () => {
     expect(ledger.filter((x) => x.request_id !== null && inflightIds.includes(x.request_id))).toHaveLength(0);
 
     // The token's balance equals the ledger (spent) and nothing is still held.
-    const t = await store.db.selectFrom('tokens').select(['spent', 'held']).where('id', '=', tokenId).executeTakeFirstOrThrow();
+    const t = await store.db
+      .selectFrom('tokens')
+      .select(['spent', 'held'])
+      .where('id', '=', tokenId)
+      .executeTakeFirstOrThrow();
     expect(Number(t.spent)).toBe(ledger.reduce((a, r) => a + Number(r.amount), 0));
     expect(Number(t.held)).toBe(0);
 

@@ -13,7 +13,10 @@ import { DEAD_URL, secondUpstream } from '../support/upstreams.ts';
 import { FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
 import { waitForFamilyATask } from '../support/vidx.ts';
 
-const t = useHarness({ env: { ...FAST_TASK_ENV, TOLLWAY_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '600' }, sim: { taskDurationMs: 250 } });
+const t = useHarness({
+  env: { ...FAST_TASK_ENV, TOLLWAY_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '600' },
+  sim: { taskDurationMs: 250 },
+});
 let backup: { sim: Simulator; close(): Promise<void> };
 const CHAT = '/compatible-mode/v1/chat/completions';
 const IMG = 'multimodal-generation/generation';
@@ -69,7 +72,11 @@ describe('safe calls fail over to the backup account', () => {
   for (const [path, upstream, body] of [
     ['/v1/chat/completions', CHAT, chat()],
     ['/v1/embeddings', '/compatible-mode/v1/embeddings', { model: 'text-embedding-v4', input: 'x' }],
-    ['/v1/messages', '/apps/anthropic/v1/messages', { model: 'qwx3.7-plus', max_tokens: 32, messages: [{ role: 'user', content: 'x' }] }],
+    [
+      '/v1/messages',
+      '/apps/anthropic/v1/messages',
+      { model: 'qwx3.7-plus', max_tokens: 32, messages: [{ role: 'user', content: 'x' }] },
+    ],
     ['/v1/responses', '/compatible-mode/v1/responses', { model: 'qwx3.7-plus', input: 'x' }],
     [
       '/v1/chat/completions',
@@ -113,7 +120,10 @@ describe('safe calls fail over to the backup account', () => {
     t.h.sim.faults.add({ kind: 'status', arg: 500 });
     const cases: Array<[string, unknown]> = [
       ['/v1/embeddings', { model: 'text-embedding-v4', input: 'x' }],
-      ['/v1/responses', { model: 'qwx3.7-plus', input: [{ role: 'user', content: [{ type: 'input_text', text: 'x' }] }] }],
+      [
+        '/v1/responses',
+        { model: 'qwx3.7-plus', input: [{ role: 'user', content: [{ type: 'input_text', text: 'x' }] }] },
+      ],
       ['/v1/messages', { model: 'qwx3.7-plus', max_tokens: 32, messages: [{ role: 'user', content: 'x' }] }],
     ];
     for (const [path, body] of cases) {
@@ -180,7 +190,9 @@ describe('connect-only calls: a request that may have been accepted is never sen
     const r = await post('/v1/videos', { model: 'wnx2.7-t2v', prompt: 'refused then moved', seconds: 2 });
     expect(r.status, r.text).toBe(200);
     expect(backup.sim.requestsTo('video-synthesis').length).toBe(b + 1);
-    expect(t.h.sim.requestsTo('video-synthesis').filter((x) => JSON.stringify(x.body).includes('refused then moved'))).toHaveLength(1);
+    expect(
+      t.h.sim.requestsTo('video-synthesis').filter((x) => JSON.stringify(x.body).includes('refused then moved')),
+    ).toHaveLength(1);
 
     t.h.sim.faults.add({ kind: 'status', arg: 429, path: '/v1/videos/text2video' });
     const posts = () => backup.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST').length;
@@ -232,7 +244,11 @@ describe('connect-only calls: a request that may have been accepted is never sen
       const r = await post('/v1/videos', { model: 'wnx2.7-t2v', prompt: 'x', seconds: 2 });
       expect(r.status).toBe(200);
       const id = (JSON.parse(r.text) as { id: string }).id;
-      const row = await t.h.store.db.selectFrom('tasks').select('channel_id').where('id', '=', id).executeTakeFirstOrThrow();
+      const row = await t.h.store.db
+        .selectFrom('tasks')
+        .select('channel_id')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
       expect(deadIds).not.toContain(row.channel_id);
       expect((await waitTerminal(t.h, t.token, id)).status).toBe('completed');
       await flushWriters(t.h);

@@ -9,7 +9,12 @@ import { FAST_TASK_ENV, waitTerminal } from '../support/videos.ts';
 import { waitForFamilyATask } from '../support/vidx.ts';
 
 const t = useHarness({
-  env: { ...FAST_TASK_ENV, TOLLWAY_CALLBACK_TICK_MS: '40', TOLLWAY_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '600', TOLLWAY_UPSTREAM_IDLE_TIMEOUT_MS: '500' },
+  env: {
+    ...FAST_TASK_ENV,
+    TOLLWAY_CALLBACK_TICK_MS: '40',
+    TOLLWAY_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '600',
+    TOLLWAY_UPSTREAM_IDLE_TIMEOUT_MS: '500',
+  },
   sim: { taskDurationMs: 250 },
 });
 
@@ -19,7 +24,12 @@ const post = (path: string, json: unknown) => postJson(t.h, t.token, path, json)
 async function ledgerState() {
   await flushWriters(t.h);
   const ledger = await t.h.store.db.selectFrom('ledger').selectAll().where('token_id', '=', t.tokenId).execute();
-  const held = await t.h.store.db.selectFrom('holds').selectAll().where('token_id', '=', t.tokenId).where('state', '=', 'held').execute();
+  const held = await t.h.store.db
+    .selectFrom('holds')
+    .selectAll()
+    .where('token_id', '=', t.tokenId)
+    .where('state', '=', 'held')
+    .execute();
   const tasks = await t.h.store.db.selectFrom('tasks').selectAll().where('token_id', '=', t.tokenId).execute();
   return { ledger, held, tasks };
 }

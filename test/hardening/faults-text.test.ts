@@ -10,16 +10,29 @@ const TIMEOUTS = { TOLLWAY_UPSTREAM_FIRST_BYTE_TIMEOUT_MS: '600', TOLLWAY_UPSTRE
 
 type Body = (marker: string, stream: boolean) => Record<string, unknown>;
 const ENDPOINTS: Array<{ path: string; body: Body; streams: boolean }> = [
-  { path: '/v1/chat/completions', streams: true, body: (m, s) => ({ model: 'qwx3.7-plus', stream: s, messages: [{ role: 'user', content: `hello ${m}` }] }) },
+  {
+    path: '/v1/chat/completions',
+    streams: true,
+    body: (m, s) => ({ model: 'qwx3.7-plus', stream: s, messages: [{ role: 'user', content: `hello ${m}` }] }),
+  },
   {
     path: '/v1/responses',
     streams: true,
-    body: (m, s) => ({ model: 'qwx3.7-plus', stream: s, input: [{ role: 'user', content: [{ type: 'input_text', text: `hello ${m}` }] }] }),
+    body: (m, s) => ({
+      model: 'qwx3.7-plus',
+      stream: s,
+      input: [{ role: 'user', content: [{ type: 'input_text', text: `hello ${m}` }] }],
+    }),
   },
   {
     path: '/v1/messages',
     streams: true,
-    body: (m, s) => ({ model: 'qwx3.7-plus', stream: s, max_tokens: 64, messages: [{ role: 'user', content: `hello ${m}` }] }),
+    body: (m, s) => ({
+      model: 'qwx3.7-plus',
+      stream: s,
+      max_tokens: 64,
+      messages: [{ role: 'user', content: `hello ${m}` }],
+    }),
   },
   { path: '/v1/embeddings', streams: false, body: (m) => ({ model: 'text-embedding-v4', input: `hello ${m}` }) },
 ];

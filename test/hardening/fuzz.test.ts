@@ -109,11 +109,18 @@ const plausibleBody = fc.dictionary(fc.constantFrom(...KEYS), fieldValue, { maxK
 /** A valid request per creation path; mutations start from these (the `x…` prompt is where bad bytes go). */
 const VALID: Record<string, Record<string, unknown>> = {
   '/v1/chat/completions': { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'xhello' }] },
-  '/v1/responses': { model: 'qwx3.7-plus', input: [{ role: 'user', content: [{ type: 'input_text', text: 'xhello' }] }] },
+  '/v1/responses': {
+    model: 'qwx3.7-plus',
+    input: [{ role: 'user', content: [{ type: 'input_text', text: 'xhello' }] }],
+  },
   '/v1/messages': { model: 'qwx3.7-plus', max_tokens: 16, messages: [{ role: 'user', content: 'xhello' }] },
   '/v1/embeddings': { model: 'text-embedding-v4', input: 'xhello' },
   '/v1/images/generations': { model: 'qwx-image-2.0', prompt: 'xcat', n: 1 },
-  '/v1/images/edits': { model: 'qwx-image-edit-plus', prompt: 'xcat', images: [{ image_url: 'https://cdn.example.com/a.png' }] },
+  '/v1/images/edits': {
+    model: 'qwx-image-edit-plus',
+    prompt: 'xcat',
+    images: [{ image_url: 'https://cdn.example.com/a.png' }],
+  },
   '/v1/videos': { model: 'wnx2.7-t2v', prompt: 'xcat', seconds: 2 },
   '/vidx/v1/videos/text2video': { model_name: 'vidx-v1', prompt: 'xcat', duration: '5' },
   '/vidx/v1/videos/omni-video': { model_name: 'vidx-v3-omni', prompt: 'xcat' },
@@ -128,11 +135,15 @@ const mutation: fc.Arbitrary<(b: Body) => Body> = fc.oneof(
   }),
   fc.tuple(fc.constantFrom(...KEYS), fieldValue).map(([k, v]) => (b: Body) => ({ ...b, [k]: v })),
   fc.tuple(fc.string({ maxLength: 20 }), fieldValue).map(([k, v]) => (b: Body) => ({ ...b, [k]: v })),
-  fc.constant((b: Body) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k, Array.isArray(v) ? v.concat(v) : v]))),
+  fc.constant((b: Body) =>
+    Object.fromEntries(Object.entries(b).map(([k, v]) => [k, Array.isArray(v) ? v.concat(v) : v])),
+  ),
   fc.constant((b: Body) => Object.fromEntries(Object.entries(b).map(([k, v]) => [k.toUpperCase(), v]))),
   fc.constant((b: Body) => ({
     ...b,
-    messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'http://169.254.169.254/latest/meta-data' } }] }],
+    messages: [
+      { role: 'user', content: [{ type: 'image_url', image_url: { url: 'http://169.254.169.254/latest/meta-data' } }] },
+    ],
   })),
   // Deep nesting in a field no validator looks at (serialising the body again must not overflow the stack).
   fc.integer({ min: 200, max: 3000 }).map((d) => (b: Body) => ({ ...b, metadata: nested(d) })),
@@ -144,7 +155,13 @@ function nested(depth: number): unknown {
   return v;
 }
 
-type Case = { path: string; method: 'POST' | 'GET'; body: Buffer | string | null; contentType: string | null; headers: Record<string, string> };
+type Case = {
+  path: string;
+  method: 'POST' | 'GET';
+  body: Buffer | string | null;
+  contentType: string | null;
+  headers: Record<string, string>;
+};
 
 const bodyArb: fc.Arbitrary<Pick<Case, 'body' | 'contentType'>> = fc.oneof(
   plausibleBody.map((b) => ({ body: JSON.stringify(b), contentType: 'application/json' })),
@@ -162,10 +179,13 @@ const bodyArb: fc.Arbitrary<Pick<Case, 'body' | 'contentType'>> = fc.oneof(
     )
     .chain((ct) => fc.string().map((s) => ({ body: s, contentType: ct }))),
   fc.constant({ body: null, contentType: null }),
-  fc.integer({ min: 1000, max: 20000 }).map((d) => ({ body: '['.repeat(d) + ']'.repeat(d), contentType: 'application/json' })),
   fc
-    .integer({ min: 300, max: 2000 })
-    .map((d) => ({ body: `{"model":"qwx3.7-plus","messages":${'['.repeat(d)}${']'.repeat(d)}}`, contentType: 'application/json' })),
+    .integer({ min: 1000, max: 20000 })
+    .map((d) => ({ body: '['.repeat(d) + ']'.repeat(d), contentType: 'application/json' })),
+  fc.integer({ min: 300, max: 2000 }).map((d) => ({
+    body: `{"model":"qwx3.7-plus","messages":${'['.repeat(d)}${']'.repeat(d)}}`,
+    contentType: 'application/json',
+  })),
 );
 
 const headerArb = fc.record({
@@ -186,20 +206,27 @@ async function check(c: Case): Promise<void> {
   ran.set(current, (ran.get(current) ?? 0) + 1);
   const r = await request(t.h.url + c.path, {
     method: c.method,
-    headers: { authorization: `Bearer ${t.token}`, ...(c.contentType ? { 'content-type': c.contentType } : {}), ...c.headers },
+    headers: {
+      authorization: `Bearer ${t.token}`,
+      ...(c.contentType ? { 'content-type': c.contentType } : {}),
+      ...c.headers,
+    },
     body: c.method === 'GET' ? null : c.body,
     headersTimeout: 15_000,
     bodyTimeout: 15_000,
   });
   const text = await r.body.text();
   // The gateway runs in this process: a request that reached Object.prototype would show here.
-  expect(Object.getOwnPropertyNames(Object.prototype), `${c.method} ${c.path} polluted Object.prototype`).toEqual(PROTOTYPE_NAMES);
+  expect(Object.getOwnPropertyNames(Object.prototype), `${c.method} ${c.path} polluted Object.prototype`).toEqual(
+    PROTOTYPE_NAMES,
+  );
   const rid = r.headers['x-gateway-request-id'];
   expect(rid, `${c.method} ${c.path}`).toMatch(/^req_/);
   expect(r.statusCode, `${c.method} ${c.path} → ${text.slice(0, 300)}`).toBeLessThan(500);
   // A successful result carries the upstream's result URL (the simulator's address here) by design;
   // upstream addresses may never appear in an error.
-  for (const re of FORBIDDEN) if (r.statusCode >= 400 || !UPSTREAM_ADDRESS.includes(re)) expect(text, `${c.path} leaked ${re}`).not.toMatch(re);
+  for (const re of FORBIDDEN)
+    if (r.statusCode >= 400 || !UPSTREAM_ADDRESS.includes(re)) expect(text, `${c.path} leaked ${re}`).not.toMatch(re);
   if (r.statusCode >= 400) {
     const body = JSON.parse(text) as Record<string, unknown>;
     if (c.path.startsWith('/vidx/')) {
@@ -230,7 +257,10 @@ describe('bad-input fuzzing at every contract path', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...GET_PATHS),
-        fc.dictionary(fc.constantFrom('pageNum', 'pageSize', 'x', 'limit'), fc.oneof(fc.string(), fc.integer().map(String))),
+        fc.dictionary(
+          fc.constantFrom('pageNum', 'pageSize', 'x', 'limit'),
+          fc.oneof(fc.string(), fc.integer().map(String)),
+        ),
         async (path, q) => {
           const qs = new URLSearchParams(q).toString();
           await check({ path: qs ? `${path}?${qs}` : path, method: 'GET', body: null, contentType: null, headers: {} });
@@ -242,11 +272,16 @@ describe('bad-input fuzzing at every contract path', () => {
 
   it('mutated valid bodies: fields dropped, retyped, duplicated and renamed', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...Object.keys(VALID)), fc.array(mutation, { minLength: 1, maxLength: 4 }), headerArb, async (path, muts, headers) => {
-        let body: Record<string, unknown> = structuredClone(VALID[path]!);
-        for (const m of muts) body = m(body);
-        await check({ path, method: 'POST', body: JSON.stringify(body), contentType: 'application/json', headers });
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...Object.keys(VALID)),
+        fc.array(mutation, { minLength: 1, maxLength: 4 }),
+        headerArb,
+        async (path, muts, headers) => {
+          let body: Record<string, unknown> = structuredClone(VALID[path]!);
+          for (const m of muts) body = m(body);
+          await check({ path, method: 'POST', body: JSON.stringify(body), contentType: 'application/json', headers });
+        },
+      ),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 200), interruptAfterTimeLimit: 45_000 },
     );
   }, 180_000);
@@ -297,30 +332,50 @@ describe('bad-input fuzzing at every contract path', () => {
       size: fc.oneof(fc.integer({ min: 0, max: 2048 }), fc.constant(300 * 1024)),
     });
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('/v1/images/edits', '/v1/videos'), fc.array(part, { maxLength: 6 }), async (path, parts) => {
-        const boundary = `fuzzboundary${Math.random().toString(36).slice(2)}`;
-        const chunks: Buffer[] = [];
-        for (const p of parts) {
-          chunks.push(
-            Buffer.from(
-              `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.file ? '; filename="f.png"\r\nContent-Type: image/png' : ''}\r\n\r\n`,
-            ),
-          );
-          chunks.push(p.file ? Buffer.alloc(p.size, 7) : Buffer.from(p.value));
-          chunks.push(Buffer.from('\r\n'));
-        }
-        chunks.push(Buffer.from(`--${boundary}--\r\n`));
-        await check({ path, method: 'POST', body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}`, headers: {} });
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('/v1/images/edits', '/v1/videos'),
+        fc.array(part, { maxLength: 6 }),
+        async (path, parts) => {
+          const boundary = `fuzzboundary${Math.random().toString(36).slice(2)}`;
+          const chunks: Buffer[] = [];
+          for (const p of parts) {
+            chunks.push(
+              Buffer.from(
+                `--${boundary}\r\nContent-Disposition: form-data; name="${p.name}"${p.file ? '; filename="f.png"\r\nContent-Type: image/png' : ''}\r\n\r\n`,
+              ),
+            );
+            chunks.push(p.file ? Buffer.alloc(p.size, 7) : Buffer.from(p.value));
+            chunks.push(Buffer.from('\r\n'));
+          }
+          chunks.push(Buffer.from(`--${boundary}--\r\n`));
+          await check({
+            path,
+            method: 'POST',
+            body: Buffer.concat(chunks),
+            contentType: `multipart/form-data; boundary=${boundary}`,
+            headers: {},
+          });
+        },
+      ),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 100), interruptAfterTimeLimit: 30_000 },
     );
   }, 180_000);
 
   it('an oversized body is refused with 413 in the family shape', async () => {
     const big = JSON.stringify({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'x'.repeat(400 * 1024) }] });
-    const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, body: big, headers: { 'content-type': 'application/json' } });
+    const r = await t.h.fetch('/v1/chat/completions', {
+      method: 'POST',
+      token: t.token,
+      body: big,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(413);
-    const a = await t.h.fetch('/vidx/v1/videos/text2video', { method: 'POST', token: t.token, body: big, headers: { 'content-type': 'application/json' } });
+    const a = await t.h.fetch('/vidx/v1/videos/text2video', {
+      method: 'POST',
+      token: t.token,
+      body: big,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(a.status).toBe(413);
     expect(((await a.json()) as { code: number }).code).not.toBe(0);
   });

@@ -49,7 +49,8 @@ async function post(path: string, token: string, json: unknown) {
   return { status: r.status, text, json: parsed };
 }
 /** The upstream calls that could carry a model since `since`: earlier tests' tasks may still be polled (GETs). */
-const callsSince = (since: number) => t.h.sim.recorded.filter((x) => x.at >= since && x.method !== 'GET').map((x) => `${x.method} ${x.path}`);
+const callsSince = (since: number) =>
+  t.h.sim.recorded.filter((x) => x.at >= since && x.method !== 'GET').map((x) => `${x.method} ${x.path}`);
 /** Strip the per-request parts so a "foreign" and an "unknown" answer can be compared. */
 const shape = (r: { status: number; text: string }, id: string, other: string) => ({
   status: r.status,
@@ -107,7 +108,11 @@ describe('family B videos', () => {
 describe('family A tasks, external ids, sessions and callbacks', () => {
   let taskA: string;
   beforeAll(async () => {
-    const r = await post(T2V, A.secret, { prompt: 'tenant a task', external_task_id: 'order-42', callback_url: `${rx.url}/a` });
+    const r = await post(T2V, A.secret, {
+      prompt: 'tenant a task',
+      external_task_id: 'order-42',
+      callback_url: `${rx.url}/a`,
+    });
     taskA = (r.json!.data as { task_id: string }).task_id;
     for (let i = 0; i < 200; i++) {
       const q = JSON.parse((await get(`${T2V}/${taskA}`, A.secret)).text) as { data: { task_status: string } };
@@ -137,7 +142,11 @@ describe('family A tasks, external ids, sessions and callbacks', () => {
   });
 
   it("B reusing A's external_task_id gets its own new task (never A's), and each callback goes only to its owner", async () => {
-    const r = await post(T2V, B.secret, { prompt: 'tenant b task', external_task_id: 'order-42', callback_url: `${rx.url}/b` });
+    const r = await post(T2V, B.secret, {
+      prompt: 'tenant b task',
+      external_task_id: 'order-42',
+      callback_url: `${rx.url}/b`,
+    });
     expect(r.status).toBe(200);
     const taskB = (r.json!.data as { task_id: string }).task_id;
     expect(taskB).not.toBe(taskA);
@@ -168,7 +177,10 @@ describe('family A tasks, external ids, sessions and callbacks', () => {
       .pop()!;
     const bTag = bRef.slice(bRef.lastIndexOf('.') + 1);
     for (const ref of [`${taskA}.${bTag}`, `${taskA}.${'0'.repeat(bTag.length)}`, taskA, `${taskA}.`]) {
-      const r = await t.h.fetch(`/vidx/callbacks/kling/${ref}`, { method: 'POST', json: { task_id: 'x', task_status: 'failed' } });
+      const r = await t.h.fetch(`/vidx/callbacks/kling/${ref}`, {
+        method: 'POST',
+        json: { task_id: 'x', task_status: 'failed' },
+      });
       expect(r.status, ref).toBe(404);
     }
   });
@@ -190,7 +202,9 @@ describe('family A tasks, external ids, sessions and callbacks', () => {
     }
     expect(t.h.sim.recorded.filter((r) => r.method === 'POST').length).toBe(before);
     // B cannot start a session from A's produced video either.
-    const q = JSON.parse((await get(`${T2V}/${taskA}`, A.secret)).text) as { data: { task_result: { videos: Array<{ id: string }> } } };
+    const q = JSON.parse((await get(`${T2V}/${taskA}`, A.secret)).text) as {
+      data: { task_result: { videos: Array<{ id: string }> } };
+    };
     const vid = q.data.task_result.videos[0]!.id;
     expect((await post(`${ME}/init-selection`, B.secret, { video_id: vid })).status).toBe(404);
   });
@@ -211,8 +225,16 @@ describe('logs, ledger and admin endpoints refuse client tokens', () => {
   ];
   for (const [method, path] of ADMIN) {
     it(`${method} ${path} with a client token → refused, nothing disclosed`, async () => {
-      for (const headers of [{ authorization: `Bearer ${A.secret}` }, { 'x-api-key': A.secret }, {} as Record<string, string>]) {
-        const r = await t.h.fetch(path, { method, headers, ...(method === 'GET' ? {} : { json: { name: 'x', kind: 'dashscope' } }) });
+      for (const headers of [
+        { authorization: `Bearer ${A.secret}` },
+        { 'x-api-key': A.secret },
+        {} as Record<string, string>,
+      ]) {
+        const r = await t.h.fetch(path, {
+          method,
+          headers,
+          ...(method === 'GET' ? {} : { json: { name: 'x', kind: 'dashscope' } }),
+        });
         expect([401, 403]).toContain(r.status);
         const text = await r.text();
         expect(text).not.toContain(B.id);
@@ -227,7 +249,11 @@ describe('logs, ledger and admin endpoints refuse client tokens', () => {
 
   it("request-log rows carry only the caller's token id (no cross-tenant attribution)", async () => {
     await flushWriters(t.h);
-    const rows = await t.h.store.db.selectFrom('request_log').select(['token_id', 'endpoint']).where('endpoint', 'like', '%text2video%').execute();
+    const rows = await t.h.store.db
+      .selectFrom('request_log')
+      .select(['token_id', 'endpoint'])
+      .where('endpoint', 'like', '%text2video%')
+      .execute();
     expect(rows.every((r) => r.token_id === A.id || r.token_id === B.id || r.token_id === null)).toBe(true);
   });
 });
@@ -254,7 +280,15 @@ describe('allow-listed tokens reach no other model by any name', () => {
       allow: ['wnx2.7-i2v'],
       path: '/v1/videos',
       body: (m) => ({ model: m, prompt: 'x', seconds: 2 }),
-      names: ['wnx2.7-t2v', 'wnx2.7-t2v-20250101', 'wnx2.7-t2v-2025-01-01', 'WNX2.7-T2V', 'wan2.7-t2v', 'hhx-1.1-t2v', 'vidx-v1'],
+      names: [
+        'wnx2.7-t2v',
+        'wnx2.7-t2v-20250101',
+        'wnx2.7-t2v-2025-01-01',
+        'WNX2.7-T2V',
+        'wan2.7-t2v',
+        'hhx-1.1-t2v',
+        'vidx-v1',
+      ],
     },
     {
       allow: ['vidx-v1'],

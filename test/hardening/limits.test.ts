@@ -14,7 +14,12 @@ const MB = 1024 * 1024;
 describe('per-endpoint body limits', () => {
   const t = useHarness({ env: { TOLLWAY_BODY_LIMIT: String(4 * MB), TOLLWAY_UPLOAD_BODY_LIMIT: String(8 * MB) } });
 
-  const postRaw = async (path: string, body: string | FormData, headers: Record<string, string> = {}, auth = t.token) => {
+  const postRaw = async (
+    path: string,
+    body: string | FormData,
+    headers: Record<string, string> = {},
+    auth = t.token,
+  ) => {
     const r = await t.h.fetch(path, { method: 'POST', token: auth, body, headers });
     return { status: r.status, rid: r.headers.get('x-gateway-request-id'), text: await r.text() };
   };
@@ -39,7 +44,11 @@ describe('per-endpoint body limits', () => {
       ct,
     );
     expect(small.status).not.toBe(413);
-    const big = await postRaw('/vidx/v1/videos/multi-elements/add-selection', json({ session_id: 'sess_x', pad: pad(CONTROL_LIMIT + 1024) }), ct);
+    const big = await postRaw(
+      '/vidx/v1/videos/multi-elements/add-selection',
+      json({ session_id: 'sess_x', pad: pad(CONTROL_LIMIT + 1024) }),
+      ct,
+    );
     expect(big.status).toBe(413);
     expectFamilyAError(big.text, big.rid, 1200);
     const admin = await postRaw('/admin/tokens', json({ name: pad(CONTROL_LIMIT + 1024) }), ct, t.h.adminKey);
@@ -50,16 +59,28 @@ describe('per-endpoint body limits', () => {
     const ct = { 'content-type': 'application/json' };
     const ok = await postRaw('/v1/embeddings', json({ model: 'text-embedding-v4', input: pad(TEXT_LIMIT - 4096) }), ct);
     expect(ok.status).not.toBe(413);
-    const big = await postRaw('/v1/embeddings', json({ model: 'text-embedding-v4', input: pad(TEXT_LIMIT + 4096) }), ct);
+    const big = await postRaw(
+      '/v1/embeddings',
+      json({ model: 'text-embedding-v4', input: pad(TEXT_LIMIT + 4096) }),
+      ct,
+    );
     expect(big.status).toBe(413);
     expectFamilyBError(big.text, big.rid, 'payload_too_large');
   });
 
   it('chat and family A creation (inline media allowed): TOLLWAY_BODY_LIMIT', async () => {
     const ct = { 'content-type': 'application/json' };
-    const ok = await postRaw('/v1/chat/completions', json({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: pad(3 * MB) }] }), ct);
+    const ok = await postRaw(
+      '/v1/chat/completions',
+      json({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: pad(3 * MB) }] }),
+      ct,
+    );
     expect(ok.status).toBe(200);
-    const big = await postRaw('/v1/chat/completions', json({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: pad(5 * MB) }] }), ct);
+    const big = await postRaw(
+      '/v1/chat/completions',
+      json({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: pad(5 * MB) }] }),
+      ct,
+    );
     expect(big.status).toBe(413);
     expectFamilyBError(big.text, big.rid, 'payload_too_large');
     expect(await ledgerOfRequest(t.h, big.rid!)).toHaveLength(0);
@@ -85,9 +106,13 @@ describe('per-endpoint body limits', () => {
     const r = await postRaw('/v1/images/edits', over);
     expect(r.status).toBe(413);
     expectFamilyBError(r.text, r.rid, 'payload_too_large');
-    const v = await postRaw('/v1/videos', json({ model: 'wnx2.7-t2v', prompt: pad(9 * MB) }), { 'content-type': 'application/json' });
+    const v = await postRaw('/v1/videos', json({ model: 'wnx2.7-t2v', prompt: pad(9 * MB) }), {
+      'content-type': 'application/json',
+    });
     expect(v.status).toBe(413);
-    const vOk = await postRaw('/v1/videos', json({ model: 'wnx2.7-t2v', prompt: 'x', pad: pad(5 * MB) }), { 'content-type': 'application/json' });
+    const vOk = await postRaw('/v1/videos', json({ model: 'wnx2.7-t2v', prompt: 'x', pad: pad(5 * MB) }), {
+      'content-type': 'application/json',
+    });
     expect(vOk.status).not.toBe(413);
   });
 });
@@ -102,7 +127,11 @@ describe('graceful shutdown', () => {
       method: 'POST',
       path: '/v1/chat/completions',
       headers,
-      body: JSON.stringify({ model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: 'drain me sim-fault:trickle:80' }] }),
+      body: JSON.stringify({
+        model: 'qwx3.7-plus',
+        stream: true,
+        messages: [{ role: 'user', content: 'drain me sim-fault:trickle:80' }],
+      }),
     });
     const rid = String(stream.headers['x-gateway-request-id']);
     const it = stream.body[Symbol.asyncIterator]();

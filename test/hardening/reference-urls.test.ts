@@ -29,7 +29,11 @@ const upstreamCalls = () => t.h.sim.ctx.recorded.length;
 describe('reference URLs with non-public literal hosts are refused before any upstream call', () => {
   it.each(PRIVATE_HOSTS)('/v1/videos input_reference http://%s/… → 400 invalid_reference', async (host) => {
     const before = upstreamCalls();
-    const r = await createVideo(t.h, t.token, { model: 'wnx2.7-i2v', prompt: 'x', input_reference: `http://${host}/a.png` });
+    const r = await createVideo(t.h, t.token, {
+      model: 'wnx2.7-i2v',
+      prompt: 'x',
+      input_reference: `http://${host}/a.png`,
+    });
     expect(r.status).toBe(400);
     const err = (r.json as BErr).error;
     expect(err.code).toBe('invalid_reference');
@@ -38,7 +42,11 @@ describe('reference URLs with non-public literal hosts are refused before any up
   });
 
   it('/v1/videos references.video with a private literal → 400 invalid_reference', async () => {
-    const r = await createVideo(t.h, t.token, { model: 'wnx2.7-r2v', prompt: 'x', references: { video: ['http://[::ffff:0:c0a8:1]/v.mp4'] } });
+    const r = await createVideo(t.h, t.token, {
+      model: 'wnx2.7-r2v',
+      prompt: 'x',
+      references: { video: ['http://[::ffff:0:c0a8:1]/v.mp4'] },
+    });
     expect(r.status).toBe(400);
     expect((r.json as BErr).error.code).toBe('invalid_reference');
   });
@@ -75,23 +83,41 @@ describe('reference URLs with non-public literal hosts are refused before any up
   });
 
   it('family A init-selection video_url with a private literal → invalid parameter envelope', async () => {
-    const r = await call(t.h, t.token, 'POST', '/vidx/v1/videos/multi-elements/init-selection', { video_url: 'http://192.168.0.10/clip.mp4' });
+    const r = await call(t.h, t.token, 'POST', '/vidx/v1/videos/multi-elements/init-selection', {
+      video_url: 'http://192.168.0.10/clip.mp4',
+    });
     expect(r.status).toBe(400);
     expect((r.body as VidxEnvelope<unknown>).message).toMatch(/video_url must be a public/);
   });
 
   it('family A callback_url in 6to4 and SIIT clothing → refused', async () => {
-    for (const url of ['http://[2002:7f00:1::]/hook', 'http://[::ffff:0:a00:1]/hook', 'http://[2001:0:4136:e378::f5ff:fffe]/hook']) {
-      const r = await call(t.h, t.token, 'POST', '/vidx/v1/videos/text2video', { model_name: 'vidx-v2-5', prompt: 'x', callback_url: url });
+    for (const url of [
+      'http://[2002:7f00:1::]/hook',
+      'http://[::ffff:0:a00:1]/hook',
+      'http://[2001:0:4136:e378::f5ff:fffe]/hook',
+    ]) {
+      const r = await call(t.h, t.token, 'POST', '/vidx/v1/videos/text2video', {
+        model_name: 'vidx-v2-5',
+        prompt: 'x',
+        callback_url: url,
+      });
       expect(r.status, url).toBe(400);
       expect((r.body as VidxEnvelope<unknown>).message, url).toMatch(/callback_url must be a public address/);
     }
   });
 
   it('public literals and host names still pass', async () => {
-    const r = await createVideo(t.h, t.token, { model: 'wnx2.7-i2v', prompt: 'x', input_reference: 'http://[2002:808:808::1]/a.png' });
+    const r = await createVideo(t.h, t.token, {
+      model: 'wnx2.7-i2v',
+      prompt: 'x',
+      input_reference: 'http://[2002:808:808::1]/a.png',
+    });
     expect(r.status).toBe(200);
-    const s = await createVideo(t.h, t.token, { model: 'wnx2.7-i2v', prompt: 'x', input_reference: 'https://img.example.com/a.png' });
+    const s = await createVideo(t.h, t.token, {
+      model: 'wnx2.7-i2v',
+      prompt: 'x',
+      input_reference: 'https://img.example.com/a.png',
+    });
     expect(s.status).toBe(200);
   });
 });

@@ -59,7 +59,11 @@ describe('NUL characters', () => {
     const form = new FormData();
     form.append('model', 'wnx2.7-t2v');
     form.append('prompt', 'a\u0000b');
-    await expectB(await t.h.fetch('/v1/videos', { method: 'POST', token: t.token, body: form }), 400, 'invalid_parameter');
+    await expectB(
+      await t.h.fetch('/v1/videos', { method: 'POST', token: t.token, body: form }),
+      400,
+      'invalid_parameter',
+    );
   });
 });
 
@@ -73,7 +77,11 @@ describe('values longer than their column', () => {
     expect(ok.status).toBe(200);
     const okId = ok.headers.get('x-gateway-request-id')!;
     await t.h.gw.deps.requestLog.flush();
-    const rows = await t.h.store.db.selectFrom('request_log').select(['request_id', 'endpoint']).where('request_id', 'in', [missId, okId]).execute();
+    const rows = await t.h.store.db
+      .selectFrom('request_log')
+      .select(['request_id', 'endpoint'])
+      .where('request_id', 'in', [missId, okId])
+      .execute();
     expect(rows).toHaveLength(2);
     expect(rows.find((r) => r.request_id === missId)!.endpoint).toBe(long.slice(0, 200));
   });
@@ -89,7 +97,8 @@ describe('percent-encoded route prefixes', () => {
     await expectA(
       await t.h.fetch('/%76idx/v1/videos/text2video/task_nope', { token: t.token }),
       404,
-      ((await (await t.h.fetch('/vidx/v1/videos/text2video/task_nope', { token: t.token })).json()) as { code: number }).code,
+      ((await (await t.h.fetch('/vidx/v1/videos/text2video/task_nope', { token: t.token })).json()) as { code: number })
+        .code,
     );
   });
 });

@@ -55,8 +55,19 @@ describe('access line', () => {
   it('is the line pino writes for the same fields (same keys, order and values), one line per call', () => {
     for (const a of [
       line(),
-      line({ tokenId: undefined, model: null, status: 401, errorCode: 'invalid_token', upstreamRequestId: null, client: '::1' }),
-      line({ status: 400, errorCode: 'upstream_invalid_request', upstreamError: 'HTTP 400 1201: model_name \'kling-video-o1\' is "odd"' }),
+      line({
+        tokenId: undefined,
+        model: null,
+        status: 401,
+        errorCode: 'invalid_token',
+        upstreamRequestId: null,
+        client: '::1',
+      }),
+      line({
+        status: 400,
+        errorCode: 'upstream_invalid_request',
+        upstreamError: 'HTTP 400 1201: model_name \'kling-video-o1\' is "odd"',
+      }),
       line({ path: '/v1/odd "path"\\x', model: 'm\u00e9', client: 'fe80::1%eth0' }),
     ]) {
       const c = capture();
@@ -135,7 +146,11 @@ describe('access line', () => {
     log(line({ client: forged, tokenId: 'tok_a' }));
     log(line({ client: '203.0.113.7', tokenId: 'tok_a' }));
     const got = c.lines.map((l) => JSON.parse(l) as { client: string; token_id: string });
-    expect(got.map((g) => [g.client, g.token_id])).toEqual([...seq, ['"x" [redacted]', 'tok_a'], ['203.0.113.7', 'tok_a']]);
+    expect(got.map((g) => [g.client, g.token_id])).toEqual([
+      ...seq,
+      ['"x" [redacted]', 'tok_a'],
+      ['203.0.113.7', 'tok_a'],
+    ]);
   });
 
   it('writes nothing when info is disabled', () => {

@@ -19,7 +19,9 @@ function raw(bytes: string, url = t.h.url): Promise<{ status: number; headers: R
     s.on('close', () => {
       const [head = '', body = ''] = text.split('\r\n\r\n');
       const [line = '', ...rest] = head.split('\r\n');
-      const headers = Object.fromEntries(rest.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        rest.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
       resolve({ status: Number(line.split(' ')[1]), headers, body });
     });
   });
@@ -27,7 +29,10 @@ function raw(bytes: string, url = t.h.url): Promise<{ status: number; headers: R
 
 describe('requests the HTTP parser refuses', () => {
   it.each([
-    ['two different Content-Length values', 'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}'],
+    [
+      'two different Content-Length values',
+      'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
+    ],
     [
       'Content-Length and Transfer-Encoding together',
       'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
@@ -70,11 +75,18 @@ describe('requests the HTTP parser refuses', () => {
   });
 
   it("an Expect header other than 100-continue: 417 in the family shape with a request id (not node's bare answer)", async () => {
-    const b = await raw('POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nExpect: bogus\r\nContent-Length: 2\r\n\r\n{}');
+    const b = await raw(
+      'POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nExpect: bogus\r\nContent-Length: 2\r\n\r\n{}',
+    );
     expect(b.status).toBe(417);
     expect(b.headers['x-gateway-request-id']).toMatch(RID);
-    expect((JSON.parse(b.body) as BErr).error).toMatchObject({ code: 'invalid_request', request_id: b.headers['x-gateway-request-id'] });
-    const a = await raw('POST /vidx/v1/videos/text2video HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}');
+    expect((JSON.parse(b.body) as BErr).error).toMatchObject({
+      code: 'invalid_request',
+      request_id: b.headers['x-gateway-request-id'],
+    });
+    const a = await raw(
+      'POST /vidx/v1/videos/text2video HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nContent-Length: 2\r\n\r\n{}',
+    );
     expect(a.status).toBe(417);
     expect((JSON.parse(a.body) as AErr).request_id).toBe(a.headers['x-gateway-request-id']);
   });
@@ -94,7 +106,9 @@ describe('requests the HTTP parser refuses', () => {
   });
 
   it('a family A path: the vendor envelope', async () => {
-    const r = await raw('POST /vidx/v1/videos/text2video HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}');
+    const r = await raw(
+      'POST /vidx/v1/videos/text2video HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
+    );
     expect(r.status).toBe(400);
     const body = JSON.parse(r.body) as AErr;
     expect(body.code).toBe(1201);
@@ -112,23 +126,26 @@ describe('an HTTP/1.1 request without a Host header', () => {
     ],
     ['a framework route', 'GET /v1/models HTTP/1.1\r\nAuthorization: Bearer TOKEN\r\n\r\n', 'B'],
     ['family A', 'GET /vidx/v1/videos/text2video HTTP/1.1\r\nAuthorization: Bearer TOKEN\r\n\r\n', 'A'],
-  ])("%s: 400 in the family shape with a request id, connection closed (not node's bare 400)", async (_name, bytes, family) => {
-    const r = await raw(bytes.replace('TOKEN', t.token));
-    expect(r.status).toBe(400);
-    expect(r.headers['x-gateway-request-id']).toMatch(RID);
-    expect(r.headers['x-request-id']).toBe(r.headers['x-gateway-request-id']);
-    expect(r.headers.connection).toBe('close');
-    if (family === 'A') {
-      const body = JSON.parse(r.body) as AErr;
-      expect(body.code).toBe(1201);
-      expect(body.request_id).toBe(r.headers['x-gateway-request-id']);
-    } else {
-      const body = JSON.parse(r.body) as BErr;
-      expect(body.error.code).toBe('invalid_request');
-      expect(body.error.message).toContain('Host');
-      expect(body.error.request_id).toBe(r.headers['x-gateway-request-id']);
-    }
-  });
+  ])(
+    "%s: 400 in the family shape with a request id, connection closed (not node's bare 400)",
+    async (_name, bytes, family) => {
+      const r = await raw(bytes.replace('TOKEN', t.token));
+      expect(r.status).toBe(400);
+      expect(r.headers['x-gateway-request-id']).toMatch(RID);
+      expect(r.headers['x-request-id']).toBe(r.headers['x-gateway-request-id']);
+      expect(r.headers.connection).toBe('close');
+      if (family === 'A') {
+        const body = JSON.parse(r.body) as AErr;
+        expect(body.code).toBe(1201);
+        expect(body.request_id).toBe(r.headers['x-gateway-request-id']);
+      } else {
+        const body = JSON.parse(r.body) as BErr;
+        expect(body.error.code).toBe('invalid_request');
+        expect(body.error.message).toContain('Host');
+        expect(body.error.request_id).toBe(r.headers['x-gateway-request-id']);
+      }
+    },
+  );
 
   it('HTTP/1.0 needs none: served', async () => {
     const r = await raw(`GET /v1/models HTTP/1.0\r\nAuthorization: Bearer ${t.token}\r\n\r\n`);
@@ -148,8 +165,12 @@ describe("a request not received in time: 408 in the shape of its path's family"
         'POST /vidx/v1/videos/text2video HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":',
       ),
       stalled('POST /vidx/v1/videos/text2video HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Ty'),
-      stalled('POST /v1/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":'),
-      stalled('POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":'),
+      stalled(
+        'POST /v1/messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":',
+      ),
+      stalled(
+        'POST /v1/embeddings HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer TOKEN\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":',
+      ),
     ]);
     for (const r of [aBody, aHead, messages, b]) {
       expect(r.status).toBe(408);

@@ -52,7 +52,10 @@ describe('X-Gateway-Request-Id on every response kind', () => {
       ['/%zz', 'b'],
     ] as const) {
       const r = await request(t.h.url + path, { headers: { authorization: `Bearer ${t.token}` } });
-      const res = new Response(await r.body.text(), { status: r.statusCode, headers: r.headers as Record<string, string> });
+      const res = new Response(await r.body.text(), {
+        status: r.statusCode,
+        headers: r.headers as Record<string, string>,
+      });
       if (family === 'a') await expectA(res, 400, 1201);
       else await expectB(res, 400, 'invalid_request');
     }
@@ -71,10 +74,23 @@ describe('X-Gateway-Request-Id on every response kind', () => {
   });
 
   it('400 invalid_json (family B and A)', async () => {
-    const bad = { method: 'POST', body: '{"model": "qwx3.7-plus", ', headers: { 'content-type': 'application/json' }, token: t.token };
+    const bad = {
+      method: 'POST',
+      body: '{"model": "qwx3.7-plus", ',
+      headers: { 'content-type': 'application/json' },
+      token: t.token,
+    };
     await expectB(await t.h.fetch('/v1/chat/completions', bad), 400, 'invalid_json');
     await expectA(await t.h.fetch('/vidx/v1/videos/text2video', bad), 400, 1200);
-    await expectB(await t.h.admin('/admin/tokens', { method: 'POST', body: 'nope{', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+    await expectB(
+      await t.h.admin('/admin/tokens', {
+        method: 'POST',
+        body: 'nope{',
+        headers: { 'content-type': 'application/json' },
+      }),
+      400,
+      'invalid_json',
+    );
     // an empty JSON body is invalid JSON too
     await expectB(await t.h.fetch('/v1/chat/completions', { ...bad, body: '' }), 400, 'invalid_json');
   });
@@ -88,7 +104,11 @@ describe('X-Gateway-Request-Id on every response kind', () => {
     ];
     for (const [path, body] of calls) {
       for (const model of [1, ['qwx3.7-plus'], { name: 'qwx3.7-plus' }, true]) {
-        const b = await expectB(await t.h.fetch(path, { method: 'POST', token: t.token, json: { ...body, model } }), 400, 'invalid_parameter');
+        const b = await expectB(
+          await t.h.fetch(path, { method: 'POST', token: t.token, json: { ...body, model } }),
+          400,
+          'invalid_parameter',
+        );
         expect(b.error.param).toBe('model');
       }
       for (const json of [body, { ...body, model: null }])
@@ -99,7 +119,12 @@ describe('X-Gateway-Request-Id on every response kind', () => {
   it('a JSON body using a prototype key is invalid_request, not "not valid JSON" (family B, A and the admin API)', async () => {
     const chat = '{"model":"qwx3.7-plus","__proto__":{"stream":true},"messages":[{"role":"user","content":"hi"}]}';
     const b = await expectB(
-      await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, body: chat, headers: { 'content-type': 'application/json' } }),
+      await t.h.fetch('/v1/chat/completions', {
+        method: 'POST',
+        token: t.token,
+        body: chat,
+        headers: { 'content-type': 'application/json' },
+      }),
       400,
       'invalid_request',
     );
@@ -115,7 +140,11 @@ describe('X-Gateway-Request-Id on every response kind', () => {
       1201,
     );
     await expectB(
-      await t.h.admin('/admin/tokens', { method: 'POST', body: '{"name":"x","__proto__":{"a":1}}', headers: { 'content-type': 'application/json' } }),
+      await t.h.admin('/admin/tokens', {
+        method: 'POST',
+        body: '{"name":"x","__proto__":{"a":1}}',
+        headers: { 'content-type': 'application/json' },
+      }),
       400,
       'invalid_request',
     );
@@ -123,9 +152,25 @@ describe('X-Gateway-Request-Id on every response kind', () => {
 
   it('413 payload_too_large over TOLLWAY_BODY_LIMIT (family B and A)', async () => {
     const big = { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'x'.repeat(4096) }] };
-    await expectB(await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: big }), 413, 'payload_too_large');
-    await expectA(await t.h.fetch('/vidx/v1/videos/text2video', { method: 'POST', token: t.token, json: { prompt: 'x'.repeat(4096) } }), 413, 1200);
-    await expectB(await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'x'.repeat(4096) } }), 413, 'payload_too_large');
+    await expectB(
+      await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: big }),
+      413,
+      'payload_too_large',
+    );
+    await expectA(
+      await t.h.fetch('/vidx/v1/videos/text2video', {
+        method: 'POST',
+        token: t.token,
+        json: { prompt: 'x'.repeat(4096) },
+      }),
+      413,
+      1200,
+    );
+    await expectB(
+      await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'x'.repeat(4096) } }),
+      413,
+      'payload_too_large',
+    );
     // a body just under the limit is parsed (and then validated), not refused for size
     const r = await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'x'.repeat(150) } });
     expect(r.status).toBe(201);
@@ -133,12 +178,20 @@ describe('X-Gateway-Request-Id on every response kind', () => {
 
   it('415 unsupported content type', async () => {
     await expectB(
-      await t.h.admin('/admin/tokens', { method: 'POST', body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      await t.h.admin('/admin/tokens', {
+        method: 'POST',
+        body: 'name=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
       415,
       'unsupported_content_type',
     );
     await expectB(
-      await t.h.admin('/admin/tokens', { method: 'POST', body: '{"name":"x"}', headers: { 'content-type': 'text/plain' } }),
+      await t.h.admin('/admin/tokens', {
+        method: 'POST',
+        body: '{"name":"x"}',
+        headers: { 'content-type': 'text/plain' },
+      }),
       415,
       'unsupported_content_type',
     );
@@ -153,7 +206,12 @@ describe('X-Gateway-Request-Id on every response kind', () => {
       1200,
     );
     await expectB(
-      await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, body: '{"model":"qwx3.7-plus"}', headers: { 'content-type': 'text/plain' } }),
+      await t.h.fetch('/v1/chat/completions', {
+        method: 'POST',
+        token: t.token,
+        body: '{"model":"qwx3.7-plus"}',
+        headers: { 'content-type': 'text/plain' },
+      }),
       415,
       'unsupported_content_type',
     );
@@ -211,9 +269,13 @@ describe('during shutdown', () => {
         method: 'POST',
         path: '/v1/chat/completions',
         headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'drain sim-fault:delay:1000' }] }),
+        body: JSON.stringify({
+          model: 'qwx3.7-plus',
+          messages: [{ role: 'user', content: 'drain sim-fault:delay:1000' }],
+        }),
       });
-      while (!t2.h.sim.requestsTo('/chat/completions').some((r) => JSON.stringify(r.body).includes('drain'))) await new Promise((r) => setTimeout(r, 10));
+      while (!t2.h.sim.requestsTo('/chat/completions').some((r) => JSON.stringify(r.body).includes('drain')))
+        await new Promise((r) => setTimeout(r, 10));
       const closing = t2.h.gw.app.close();
       // Pipelined on the same busy connection: the server reads it after close() began.
       const late = c.request({ method: 'GET', path: '/v1/models', headers: { authorization: `Bearer ${secret}` } });

@@ -22,7 +22,11 @@ describe('error catalogue', () => {
   it('docs/api.md "## Errors" lists every code with its status, type and family A code', () => {
     const rows = docErrorRows();
     for (const [code, spec] of Object.entries(ERROR_CODES)) {
-      expect(rows.get(code), `docs/api.md row for ${code}`).toEqual({ status: spec.status, type: spec.type, vendor: spec.vendorCode });
+      expect(rows.get(code), `docs/api.md row for ${code}`).toEqual({
+        status: spec.status,
+        type: spec.type,
+        vendor: spec.vendorCode,
+      });
     }
     expect([...rows.keys()].filter((c) => !(c in ERROR_CODES))).toEqual([]);
   });
@@ -57,7 +61,12 @@ describe('error catalogue', () => {
         upstream_request_id: 'up-1',
       },
     });
-    expect(renderFamilyA(e, 'req_1')).toEqual({ code: 1203, message: 'no such model', request_id: 'req_1', data: null });
+    expect(renderFamilyA(e, 'req_1')).toEqual({
+      code: 1203,
+      message: 'no such model',
+      request_id: 'req_1',
+      data: null,
+    });
     expect(familyOf('/vidx/v1/videos/text2video')).toBe('vidx');
     expect(familyOf('/v1/models')).toBe('v1');
     expect(familyOf('/admin/tokens')).toBe('v1');

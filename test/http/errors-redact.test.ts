@@ -14,7 +14,10 @@ describe('redaction', () => {
   });
 
   it('removes DashScope-style keys, bearer credentials and JWTs', async () => {
-    const jwt = await new SignJWT({ iss: 'ak' }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(new TextEncoder().encode('k'));
+    const jwt = await new SignJWT({ iss: 'ak' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode('k'));
     const out = redact(`sk-abcdef0123456789 / Authorization: Bearer opaque-token-123456 / ${jwt}`);
     expect(out).not.toContain('sk-abcdef0123456789');
     expect(out).not.toContain('opaque-token-123456');
@@ -30,16 +33,21 @@ describe('redaction', () => {
   });
 
   it('removes URLs and upstream hosts from client-facing text, not from log lines', () => {
-    const text = 'failed at https://dashscope.aliyuncs.com/api/v1/x?Expires=1 and http://10.0.0.5:8080/internal, host api-beijing.klingai.com';
+    const text =
+      'failed at https://dashscope.aliyuncs.com/api/v1/x?Expires=1 and http://10.0.0.5:8080/internal, host api-beijing.klingai.com';
     const out = redact(text);
     expect(out).not.toMatch(/aliyuncs|klingai|10\.0\.0\.5/);
     expect(redactSecrets('GET /v1/models from http://127.0.0.1:1/x')).toContain('http://127.0.0.1:1/x');
   });
 
   it('renderers apply it to messages and upstream request ids', () => {
-    const e = new GatewayError('upstream_error', 'Upstream said: bad key sk-leakedkey123456 at https://dashscope.aliyuncs.com/x', {
-      upstreamRequestId: 'id sk-leakedkey123456',
-    });
+    const e = new GatewayError(
+      'upstream_error',
+      'Upstream said: bad key sk-leakedkey123456 at https://dashscope.aliyuncs.com/x',
+      {
+        upstreamRequestId: 'id sk-leakedkey123456',
+      },
+    );
     const b = JSON.stringify(renderFamilyB(e, 'req_1'));
     const a = JSON.stringify(renderFamilyA(e, 'req_1'));
     for (const s of [a, b]) {

@@ -24,7 +24,11 @@ describe('gateway basics through the real server', () => {
   });
 
   it('401 in family A envelope', async () => {
-    const r = await t.h.fetch('/vidx/v1/videos/text2video', { method: 'POST', json: { prompt: 'x' }, token: 'tw-wrong' });
+    const r = await t.h.fetch('/vidx/v1/videos/text2video', {
+      method: 'POST',
+      json: { prompt: 'x' },
+      token: 'tw-wrong',
+    });
     expect(r.status).toBe(401);
     const body = (await r.json()) as AErr;
     expect(body.code).not.toBe(0);
@@ -33,7 +37,10 @@ describe('gateway basics through the real server', () => {
   });
 
   it('lists models for an admin-created token; allow-list shapes the list', async () => {
-    const created = await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'a', models: ['qwx3.7-plus', 'text-embedding-v4'] } });
+    const created = await t.h.admin('/admin/tokens', {
+      method: 'POST',
+      json: { name: 'a', models: ['qwx3.7-plus', 'text-embedding-v4'] },
+    });
     expect(created.status).toBe(201);
     const tok = (await created.json()) as { id: string; token: string };
     const r = await t.h.fetch('/v1/models', { token: tok.token });
@@ -44,7 +51,10 @@ describe('gateway basics through the real server', () => {
   });
 
   it('revoke takes effect immediately', async () => {
-    const created = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'r' } })).json()) as { id: string; token: string };
+    const created = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'r' } })).json()) as {
+      id: string;
+      token: string;
+    };
     expect((await t.h.fetch('/v1/models', { token: created.token })).status).toBe(200);
     expect((await t.h.admin(`/admin/tokens/${created.id}`, { method: 'DELETE' })).status).toBe(200);
     const r = await t.h.fetch('/v1/models', { token: created.token });

@@ -24,7 +24,9 @@ describe('parseJsonBody', () => {
     expect(() => parseJsonBody('{"\\u0063onstructor":{"prototype":{"x":1}}}')).toThrow();
     expect(() => parseJsonBody('{"a":{"__proto__":{"x":1}}}')).toThrow();
     // The words inside values are fine, escaped text is fine.
-    expect(parseJsonBody('{"content":"the constructor of proto\\u00e9"}')).toEqual({ content: 'the constructor of protoé' });
+    expect(parseJsonBody('{"content":"the constructor of proto\\u00e9"}')).toEqual({
+      content: 'the constructor of protoé',
+    });
     expect(parseJsonBody('\ufeff{"a":1}')).toEqual({ a: 1 });
     expect(() => parseJsonBody('{"a":')).toThrow(SyntaxError);
   });
@@ -53,7 +55,8 @@ describe('nestsDeeperThan', () => {
 describe('a body nested 10,000 levels deep, through the server', () => {
   const t = useHarness();
   const deep = nested(10_000);
-  const post = (path: string, text: string) => t.h.fetch(path, { method: 'POST', token: t.token, headers: { 'content-type': 'application/json' }, body: text });
+  const post = (path: string, text: string) =>
+    t.h.fetch(path, { method: 'POST', token: t.token, headers: { 'content-type': 'application/json' }, body: text });
 
   it('text lane (chat, also with a repeated key): 400 invalid_request in the family B shape, nothing sent upstream', async () => {
     const before = t.h.sim.requestsTo('/chat/completions').length;
@@ -68,7 +71,11 @@ describe('a body nested 10,000 levels deep, through the server', () => {
   });
 
   it('a framework route (images): 400 invalid_request in the family B shape', async () => {
-    await expectB(await post('/v1/images/generations', `{"model":"qwx-image","prompt":"p","x":${deep}}`), 400, 'invalid_request');
+    await expectB(
+      await post('/v1/images/generations', `{"model":"qwx-image","prompt":"p","x":${deep}}`),
+      400,
+      'invalid_request',
+    );
   });
 
   it('family A: 400 with the vendor envelope and the request id', async () => {
@@ -84,7 +91,8 @@ describe('a body nested 10,000 levels deep, through the server', () => {
 
 describe('bounded work per body, through the server', () => {
   const t = useHarness();
-  const post = (path: string, text: string) => t.h.fetch(path, { method: 'POST', token: t.token, headers: { 'content-type': 'application/json' }, body: text });
+  const post = (path: string, text: string) =>
+    t.h.fetch(path, { method: 'POST', token: t.token, headers: { 'content-type': 'application/json' }, body: text });
   /** One object of n keys. */
   const keys = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":1`).join(',')}}`;
 
@@ -101,12 +109,19 @@ describe('bounded work per body, through the server', () => {
     }
     const before = t.h.sim.requestsTo('/chat/completions').length;
     const body = await expectB(
-      await post('/v1/chat/completions', `{"model":"qwx3.7-plus","messages":[{"role":"user","content":"x"}],"metadata":${keys(MAX_JSON_MEMBERS + 1)}}`),
+      await post(
+        '/v1/chat/completions',
+        `{"model":"qwx3.7-plus","messages":[{"role":"user","content":"x"}],"metadata":${keys(MAX_JSON_MEMBERS + 1)}}`,
+      ),
       400,
       'invalid_request',
     );
     expect(body.error.message).toContain(`more than ${MAX_JSON_MEMBERS} object members`);
-    await expectB(await post('/v1/images/generations', `{"model":"qwx-image","prompt":"p","x":${keys(MAX_JSON_MEMBERS)}}`), 400, 'invalid_request');
+    await expectB(
+      await post('/v1/images/generations', `{"model":"qwx-image","prompt":"p","x":${keys(MAX_JSON_MEMBERS)}}`),
+      400,
+      'invalid_request',
+    );
     expect(t.h.sim.requestsTo('/chat/completions').length).toBe(before);
   });
 
@@ -125,7 +140,9 @@ describe('bounded work per body, through the server', () => {
 describe('upstream request ids are kept to a bound', () => {
   it(`a 100 KB id on an error and on a task's row is cut to ${MAX_UPSTREAM_ID} characters`, () => {
     const id = 'r'.repeat(100_000);
-    expect(new GatewayError('upstream_error', 'x', { upstreamRequestId: id }).upstreamRequestId).toBe('r'.repeat(MAX_UPSTREAM_ID));
+    expect(new GatewayError('upstream_error', 'x', { upstreamRequestId: id }).upstreamRequestId).toBe(
+      'r'.repeat(MAX_UPSTREAM_ID),
+    );
     expect(patchRow({ upstreamRequestId: id }, 1).upstream_request_id).toBe('r'.repeat(MAX_UPSTREAM_ID));
   });
 });

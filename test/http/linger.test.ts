@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { useHarness } from '../support/harness.ts';
 import { LINGER_BYTES, LINGER_MS } from '../../src/http/linger.ts';
 
-const t = useHarness({ env: { TOLLWAY_UPLOAD_BODY_LIMIT: '4096', TOLLWAY_BODY_LIMIT: '4096', TOLLWAY_TASK_POLLER: 'false' } });
+const t = useHarness({
+  env: { TOLLWAY_UPLOAD_BODY_LIMIT: '4096', TOLLWAY_BODY_LIMIT: '4096', TOLLWAY_TASK_POLLER: 'false' },
+});
 const MiB = 1024 * 1024;
 
 /**
@@ -22,8 +24,11 @@ async function sendThenRead(path: string, contentType: string): Promise<string> 
   const closed = new Promise<void>((r) => s.once('close', () => r()));
   await new Promise<void>((r) => s.once('connect', () => r()));
   s.pause();
-  s.write(`POST ${path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${t.token}\r\ncontent-type: ${contentType}\r\ncontent-length: ${16 * MiB}\r\n\r\n`);
-  for (let i = 0; i < 16 && failed === null; i++) await new Promise<void>((r) => s.write(Buffer.alloc(MiB, 32), () => r()));
+  s.write(
+    `POST ${path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${t.token}\r\ncontent-type: ${contentType}\r\ncontent-length: ${16 * MiB}\r\n\r\n`,
+  );
+  for (let i = 0; i < 16 && failed === null; i++)
+    await new Promise<void>((r) => s.write(Buffer.alloc(MiB, 32), () => r()));
   s.on('data', (d: Buffer) => (got += d.toString('latin1')));
   s.resume();
   s.end();
@@ -41,7 +46,9 @@ async function sentUntilDropped(path: string): Promise<{ status: string; sent: n
   s.on('error', () => (dropped = true));
   s.on('close', () => (dropped = true));
   await new Promise<void>((r) => s.once('connect', () => r()));
-  s.write(`POST ${path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${t.token}\r\ncontent-type: application/json\r\ncontent-length: ${1024 * MiB}\r\n\r\n`);
+  s.write(
+    `POST ${path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${t.token}\r\ncontent-type: application/json\r\ncontent-length: ${1024 * MiB}\r\n\r\n`,
+  );
   let sent = 0;
   while (!dropped && sent < 200 * MiB) {
     await new Promise<void>((r) => s.write(Buffer.alloc(MiB, 32), () => r()));
@@ -89,10 +96,14 @@ describe('413 for a body still being sent', () => {
 
   it("Node's fetch sending a 4 MiB upload: every try reads the 413", async () => {
     const boundary = 'x-boundary';
-    const head = Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="image"; filename="a.png"\r\ncontent-type: image/png\r\n\r\n`);
+    const head = Buffer.from(
+      `--${boundary}\r\ncontent-disposition: form-data; name="image"; filename="a.png"\r\ncontent-type: image/png\r\n\r\n`,
+    );
     const body = Buffer.concat([head, Buffer.alloc(4 * MiB, 7), Buffer.from(`\r\n--${boundary}--\r\n`)]);
     const tries = 20;
-    expect(await fetchStatuses('/v1/images/edits', `multipart/form-data; boundary=${boundary}`, body, tries)).toEqual(Array(tries).fill('413'));
+    expect(await fetchStatuses('/v1/images/edits', `multipart/form-data; boundary=${boundary}`, body, tries)).toEqual(
+      Array(tries).fill('413'),
+    );
   });
 });
 

@@ -10,7 +10,9 @@ type ModelList = { object: string; data: Array<{ id: string; object: string; cre
 // Only a DashScope channel: every Kling (vidx) model has no channel and must be invisible.
 const t = useHarness({ channels: false });
 beforeAll(async () => {
-  await ensureChannel(t.h.gw.deps, 'only-dashscope', 'dashscope', t.h.sim.url, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
+  await ensureChannel(t.h.gw.deps, 'only-dashscope', 'dashscope', t.h.sim.url, {
+    apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey,
+  });
 });
 
 const list = async (token: string) => {
@@ -55,7 +57,12 @@ describe('/v1/models', () => {
     const { secret } = await t.h.token({ models: ['qwx3.7-plus'] });
     const r = await t.h.fetch('/v1/models/qwx3.7-plus', { token: secret });
     expect(r.status).toBe(200);
-    expect(await r.json()).toEqual({ id: 'qwx3.7-plus', object: 'model', created: expect.any(Number), owned_by: 'qwx' });
+    expect(await r.json()).toEqual({
+      id: 'qwx3.7-plus',
+      object: 'model',
+      created: expect.any(Number),
+      owned_by: 'qwx',
+    });
   });
 
   it('model_not_found (404) for unknown, not-allowed, no-channel and hidden models alike', async () => {

@@ -55,10 +55,17 @@ describe('GET /openapi.json', () => {
         string,
         Record<
           string,
-          { security?: Array<Record<string, unknown>>; responses: Record<string, { $ref?: string }>; requestBody?: { content: Record<string, unknown> } }
+          {
+            security?: Array<Record<string, unknown>>;
+            responses: Record<string, { $ref?: string }>;
+            requestBody?: { content: Record<string, unknown> };
+          }
         >
       >;
-      components: { securitySchemes: Record<string, { type: string; scheme: string }>; schemas: Record<string, { properties?: Record<string, unknown> }> };
+      components: {
+        securitySchemes: Record<string, { type: string; scheme: string }>;
+        schemas: Record<string, { properties?: Record<string, unknown> }>;
+      };
     };
     const doc = JSON.parse(await r.text()) as Doc;
     expect(doc.openapi).toMatch(/^3\.1\./);
@@ -88,11 +95,20 @@ describe('GET /openapi.json', () => {
     // every HTTP status an error code can have is described (410 session/result expired, 422 no image output …)
     const { ERROR_CODES } = await import('../../src/errors/codes.ts');
     for (const { status } of Object.values(ERROR_CODES)) {
-      expect(doc.paths['/v1/chat/completions']!.post!.responses[String(status)]?.$ref, `status ${status}`).toBe('#/components/responses/FamilyBError');
-      expect(doc.paths['/vidx/v1/videos/text2video']!.post!.responses[String(status)]?.$ref, `status ${status}`).toBe('#/components/responses/FamilyAError');
+      expect(doc.paths['/v1/chat/completions']!.post!.responses[String(status)]?.$ref, `status ${status}`).toBe(
+        '#/components/responses/FamilyBError',
+      );
+      expect(doc.paths['/vidx/v1/videos/text2video']!.post!.responses[String(status)]?.$ref, `status ${status}`).toBe(
+        '#/components/responses/FamilyAError',
+      );
     }
     expect(Object.keys(doc.components.schemas.FamilyBError!.properties!)).toEqual(['error']);
-    expect(Object.keys(doc.components.schemas.FamilyAError!.properties!).sort()).toEqual(['code', 'data', 'message', 'request_id']);
+    expect(Object.keys(doc.components.schemas.FamilyAError!.properties!).sort()).toEqual([
+      'code',
+      'data',
+      'message',
+      'request_id',
+    ]);
   });
 
   it('describes the admin metering routes by hand: their query parameters and answer fields', async () => {
@@ -103,7 +119,15 @@ describe('GET /openapi.json', () => {
       security: unknown;
       parameters?: Param[];
       requestBody?: unknown;
-      responses: Record<string, { content?: Record<string, { schema: { properties?: Record<string, { items?: Props & { anyOf?: Props[] } }> } }> }>;
+      responses: Record<
+        string,
+        {
+          content?: Record<
+            string,
+            { schema: { properties?: Record<string, { items?: Props & { anyOf?: Props[] } }> } }
+          >;
+        }
+      >;
     };
     const doc = (await (await t.h.fetch('/openapi.json')).json()) as { paths: Record<string, Record<string, Op>> };
     const METERING: Array<[string, string, string[], string[]]> = [
@@ -131,7 +155,20 @@ describe('GET /openapi.json', () => {
         'get',
         '/admin/logs',
         ['request_id', 'token_id', 'model', 'status', 'since', 'until', 'limit', 'cursor', 'format'],
-        ['request_id', 'token_id', 'model', 'endpoint', 'status', 'latency_ms', 'ttfb_ms', 'channel_id', 'attempts', 'usage', 'amount', 'upstream_request_id'],
+        [
+          'request_id',
+          'token_id',
+          'model',
+          'endpoint',
+          'status',
+          'latency_ms',
+          'ttfb_ms',
+          'channel_id',
+          'attempts',
+          'usage',
+          'amount',
+          'upstream_request_id',
+        ],
       ],
       [
         'get',
@@ -151,7 +188,12 @@ describe('GET /openapi.json', () => {
       ['get', '/admin/prices/{model}', ['model'], []],
       ['put', '/admin/prices/{model}', ['model'], []],
       ['delete', '/admin/prices/{model}', ['model'], []],
-      ['get', '/admin/audit', ['limit', 'cursor', 'action', 'actor', 'target'], ['id', 'at', 'actor', 'action', 'target', 'detail', 'request_id']],
+      [
+        'get',
+        '/admin/audit',
+        ['limit', 'cursor', 'action', 'actor', 'target'],
+        ['id', 'at', 'actor', 'action', 'target', 'detail', 'request_id'],
+      ],
     ];
     for (const [method, path, params, fields] of METERING) {
       const op = doc.paths[path]?.[method];
@@ -159,30 +201,43 @@ describe('GET /openapi.json', () => {
       expect(op!.summary, `${method} ${path}`).not.toMatch(/^(GET|POST|DELETE|PUT|PATCH) \//);
       expect(op!.security).toEqual([{ adminBearer: [] }]);
       expect((op!.parameters ?? []).map((p) => p.name).sort(), `${method} ${path}`).toEqual([...params].sort());
-      for (const p of op!.parameters ?? []) expect(p.in, `${path} ${p.name}`).toBe(path.includes(`{${p.name}}`) ? 'path' : 'query');
+      for (const p of op!.parameters ?? [])
+        expect(p.in, `${path} ${p.name}`).toBe(path.includes(`{${p.name}}`) ? 'path' : 'query');
       const schema = op!.responses['200']!.content!['application/json']!.schema;
-      // A list whose items take one of several shapes (the bill's lines per token or per model): the first is the default.
+      // A list whose items take one of several shapes (the bill's lines per token or per model): the first is the
+      // default.
       const items = schema.properties?.data?.items;
       const itemProps = items?.properties ?? items?.anyOf?.[0]?.properties ?? {};
       for (const f of fields) expect(Object.keys(itemProps), `${path} data[].${f}`).toContain(f);
     }
     expect(doc.paths['/admin/prices/{model}']!.put!.requestBody).toBeDefined();
-    expect(Object.keys(doc.paths['/admin/bills']!.get!.responses['200']!.content!)).toEqual(expect.arrayContaining(['application/json', 'text/csv']));
-    const modelLine = doc.paths['/admin/bills']!.get!.responses['200']!.content!['application/json']!.schema.properties!.data!.items!.anyOf![1]!;
-    expect(Object.keys(modelLine.properties!)).toEqual(expect.arrayContaining(['kind', 'model', 'entries', 'amount', 'amount_units']));
-    const usage = doc.paths['/admin/tokens/{id}/usage']!.get!.responses['200']!.content!['application/json']!.schema.properties!;
-    expect(Object.keys(usage)).toEqual(expect.arrayContaining(['balance', 'usage', 'period']));
-    expect(Object.keys(doc.paths['/admin/ledger']!.get!.responses['200']!.content!['application/json']!.schema.properties!)).toEqual(
-      expect.arrayContaining(['data', 'has_more', 'next_cursor', 'next_before_id']),
+    expect(Object.keys(doc.paths['/admin/bills']!.get!.responses['200']!.content!)).toEqual(
+      expect.arrayContaining(['application/json', 'text/csv']),
     );
+    const modelLine =
+      doc.paths['/admin/bills']!.get!.responses['200']!.content!['application/json']!.schema.properties!.data!.items!
+        .anyOf![1]!;
+    expect(Object.keys(modelLine.properties!)).toEqual(
+      expect.arrayContaining(['kind', 'model', 'entries', 'amount', 'amount_units']),
+    );
+    const usage =
+      doc.paths['/admin/tokens/{id}/usage']!.get!.responses['200']!.content!['application/json']!.schema.properties!;
+    expect(Object.keys(usage)).toEqual(expect.arrayContaining(['balance', 'usage', 'period']));
+    expect(
+      Object.keys(doc.paths['/admin/ledger']!.get!.responses['200']!.content!['application/json']!.schema.properties!),
+    ).toEqual(expect.arrayContaining(['data', 'has_more', 'next_cursor', 'next_before_id']));
     for (const path of ['/admin/ledger', '/admin/logs'])
-      expect(Object.keys(doc.paths[path]!.get!.responses['200']!.content!), path).toEqual(expect.arrayContaining(['application/json', 'text/csv']));
+      expect(Object.keys(doc.paths[path]!.get!.responses['200']!.content!), path).toEqual(
+        expect.arrayContaining(['application/json', 'text/csv']),
+      );
     // The reconciliation report: described by hand, and its fields are the ones the server answers.
     const rec = doc.paths['/admin/reconcile']!.get!;
     expect(rec.summary).not.toMatch(/^GET \//);
     expect((rec.parameters ?? []).map((p) => p.name).sort()).toEqual(['from', 'to']);
     const described = Object.keys(rec.responses['200']!.content!['application/json']!.schema.properties!).sort();
-    const answered = Object.keys((await (await t.h.admin('/admin/reconcile')).json()) as Record<string, unknown>).sort();
+    const answered = Object.keys(
+      (await (await t.h.admin('/admin/reconcile')).json()) as Record<string, unknown>,
+    ).sort();
     expect(described).toEqual(answered);
   });
 });
@@ -190,18 +245,34 @@ describe('GET /openapi.json', () => {
 describe('OpenAPI covers the server', () => {
   it('rows nobody described yet get a generic entry with the right security and family', async () => {
     const { openApiDocument } = await import('../../src/http/openapi/document.ts');
-    type Op = { security: unknown; parameters?: Array<{ name: string; in: string }>; responses: Record<string, { $ref?: string }>; requestBody?: unknown };
+    type Op = {
+      security: unknown;
+      parameters?: Array<{ name: string; in: string }>;
+      responses: Record<string, { $ref?: string }>;
+      requestBody?: unknown;
+    };
     const admin = { family: 'v1', body: 'control', auth: 'admin', front: 'fastify' } as const;
     const doc = openApiDocument([
       { ...admin, method: 'GET', path: '/admin/widgets/:wid' },
       { ...admin, method: 'DELETE', path: '/admin/widgets/:wid' },
-      { method: 'POST', path: '/vidx/v1/videos/new-kind', family: 'vidx', body: 'media', auth: 'token', front: 'fastify' },
+      {
+        method: 'POST',
+        path: '/vidx/v1/videos/new-kind',
+        family: 'vidx',
+        body: 'media',
+        auth: 'token',
+        front: 'fastify',
+      },
       { method: 'GET', path: '/v1/models/:other', family: 'v1', body: 'control', auth: 'token', front: 'fastify' },
     ]) as { paths: Record<string, Record<string, Op>> };
     expect(doc.paths['/admin/widgets/{wid}']?.get?.security).toEqual([{ adminBearer: [] }]);
-    expect(doc.paths['/admin/widgets/{wid}']?.delete?.parameters).toEqual([expect.objectContaining({ name: 'wid', in: 'path' })]);
+    expect(doc.paths['/admin/widgets/{wid}']?.delete?.parameters).toEqual([
+      expect.objectContaining({ name: 'wid', in: 'path' }),
+    ]);
     expect(doc.paths['/admin/widgets/{wid}']?.head).toBeUndefined();
-    expect(doc.paths['/vidx/v1/videos/new-kind']?.post?.responses['404']?.$ref).toBe('#/components/responses/FamilyAError');
+    expect(doc.paths['/vidx/v1/videos/new-kind']?.post?.responses['404']?.$ref).toBe(
+      '#/components/responses/FamilyAError',
+    );
     expect(doc.paths['/vidx/v1/videos/new-kind']?.post?.requestBody).toBeDefined();
     // the same route shape as a described path keeps the hand-written description
     expect(doc.paths['/v1/models/{other}']).toBeUndefined();
@@ -210,7 +281,8 @@ describe('OpenAPI covers the server', () => {
   it('every registered route (method and path) is described in /openapi.json', async () => {
     const doc = (await (await t.h.fetch('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
     const described = new Set<string>();
-    for (const [p, ops] of Object.entries(doc.paths)) for (const m of Object.keys(ops)) described.add(`${m.toUpperCase()} ${p.replace(/\{[^}]+\}/g, ':p')}`);
+    for (const [p, ops] of Object.entries(doc.paths))
+      for (const m of Object.keys(ops)) described.add(`${m.toUpperCase()} ${p.replace(/\{[^}]+\}/g, ':p')}`);
     const missing: string[] = [];
     const walk = (text: string) => {
       // printRoutes with commonPrefix:false prints one line per path segment tree; rebuild full paths.
@@ -222,7 +294,8 @@ describe('OpenAPI covers the server', () => {
         stack.length = depth;
         stack[depth] = m[2]!;
         const path = stack.join('').replace(/:[A-Za-z0-9_]+/g, ':p');
-        for (const method of m[3]!.split(', ')) if (method !== 'HEAD' && !described.has(`${method} ${path}`)) missing.push(`${method} ${path}`);
+        for (const method of m[3]!.split(', '))
+          if (method !== 'HEAD' && !described.has(`${method} ${path}`)) missing.push(`${method} ${path}`);
       }
     };
     walk(t.h.gw.app.printRoutes({ commonPrefix: false }));

@@ -12,10 +12,23 @@ const t = useHarness({ channels: false, sim: { dashscopeApiKey: GOOD_KEY }, env:
 const seen: Array<{ what: string; status: number; body: string; headers: string }> = [];
 
 beforeAll(async () => {
-  const mk = async (json: Record<string, unknown>) => expect((await t.h.admin('/admin/channels', { method: 'POST', json })).status).toBe(201);
-  await mk({ name: 'good', kind: 'dashscope', base_url: t.h.sim.url, api_key: GOOD_KEY, models: ['qwx3.7-plus', 'text-embedding-v4'] });
+  const mk = async (json: Record<string, unknown>) =>
+    expect((await t.h.admin('/admin/channels', { method: 'POST', json })).status).toBe(201);
+  await mk({
+    name: 'good',
+    kind: 'dashscope',
+    base_url: t.h.sim.url,
+    api_key: GOOD_KEY,
+    models: ['qwx3.7-plus', 'text-embedding-v4'],
+  });
   await mk({ name: 'wrong', kind: 'dashscope', base_url: t.h.sim.url, api_key: WRONG_KEY, models: ['qwx3-vl-plus'] });
-  await mk({ name: 'kling', kind: 'kling', base_url: t.h.sim.url, access_key: 'kling-ak-visible', secret_key: KLING_SK });
+  await mk({
+    name: 'kling',
+    kind: 'kling',
+    base_url: t.h.sim.url,
+    access_key: 'kling-ak-visible',
+    secret_key: KLING_SK,
+  });
 });
 
 async function record(what: string, r: Promise<Response>): Promise<{ status: number; text: string }> {
@@ -40,7 +53,11 @@ describe('no secret in any response or log line', () => {
   it('runs a batch of requests, including upstream errors that echo keys and URLs', async () => {
     const { secret } = await t.h.token();
     const chat = (content: string, extra: Record<string, unknown> = {}) =>
-      t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content }], ...extra } });
+      t.h.fetch('/v1/chat/completions', {
+        method: 'POST',
+        token: secret,
+        json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content }], ...extra },
+      });
 
     const ok = await record('chat ok', chat('hello'));
     expect(ok.status).toBe(200);
@@ -48,7 +65,11 @@ describe('no secret in any response or log line', () => {
     // wrong channel key: the simulator answers its 401 body; the gateway maps it (the client cannot fix it)
     const wrong = await record(
       'wrong key',
-      t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: { model: 'qwx3-vl-plus', messages: [{ role: 'user', content: 'hi' }] } }),
+      t.h.fetch('/v1/chat/completions', {
+        method: 'POST',
+        token: secret,
+        json: { model: 'qwx3-vl-plus', messages: [{ role: 'user', content: 'hi' }] },
+      }),
     );
     expect(wrong.status).toBe(502);
     expect(JSON.parse(wrong.text).error.code).toBe('upstream_auth_error');
@@ -58,22 +79,32 @@ describe('no secret in any response or log line', () => {
     const leak400 = await record('leak 400', chat('sim-fault:leak:400'));
     expect(leak400.status).toBe(400);
     // The client gets our words only; the upstream's (scrubbed of the credential) are in the request's log line.
-    expect(JSON.parse(leak400.text).error.message).toMatch(/^The upstream refused a parameter of the request \(request id: req_/);
+    expect(JSON.parse(leak400.text).error.message).toMatch(
+      /^The upstream refused a parameter of the request \(request id: req_/,
+    );
     expect(leak400.text).not.toContain('Credential received');
     const rid = JSON.parse(leak400.text).error.request_id as string;
     const line = t.h.logs
       .map((l) => JSON.parse(l) as { msg?: string; request_id?: string; upstream_error?: string })
       .find((l) => l.msg === 'request' && l.request_id === rid);
-    expect(line?.upstream_error).toMatch(/^HTTP 400 invalid_parameter_error: Request rejected\. Credential received: Bearer \[redacted\]/);
+    expect(line?.upstream_error).toMatch(
+      /^HTTP 400 invalid_parameter_error: Request rejected\. Credential received: Bearer \[redacted\]/,
+    );
     expect((await record('leak 401', chat('sim-fault:leak:401'))).status).toBe(502);
     expect((await record('leak 403', chat('sim-fault:leak:403'))).status).toBe(403);
     expect((await record('leak 429 stream', chat('sim-fault:leak:429', { stream: true }))).status).toBe(429);
-    expect((await record('leak 500 stream', chat('sim-fault:leak:500', { stream: true }))).status).toBeGreaterThanOrEqual(500);
+    expect(
+      (await record('leak 500 stream', chat('sim-fault:leak:500', { stream: true }))).status,
+    ).toBeGreaterThanOrEqual(500);
     expect(
       (
         await record(
           'leak embeddings',
-          t.h.fetch('/v1/embeddings', { method: 'POST', token: secret, json: { model: 'text-embedding-v4', input: ['sim-fault:leak:400'] } }),
+          t.h.fetch('/v1/embeddings', {
+            method: 'POST',
+            token: secret,
+            json: { model: 'text-embedding-v4', input: ['sim-fault:leak:400'] },
+          }),
         )
       ).status,
     ).toBe(400);
@@ -84,7 +115,10 @@ describe('no secret in any response or log line', () => {
           t.h.fetch('/v1/responses', {
             method: 'POST',
             token: secret,
-            json: { model: 'qwx3.7-plus', input: [{ role: 'user', content: [{ type: 'input_text', text: 'sim-fault:leak:400' }] }] },
+            json: {
+              model: 'qwx3.7-plus',
+              input: [{ role: 'user', content: [{ type: 'input_text', text: 'sim-fault:leak:400' }] }],
+            },
           }),
         )
       ).status,
@@ -124,7 +158,15 @@ describe('no secret in any response or log line', () => {
       ).status,
     ).toBe(400);
     expect(
-      (await record('dup channel', t.h.admin('/admin/channels', { method: 'POST', json: { name: 'good', kind: 'dashscope', api_key: GOOD_KEY } }))).status,
+      (
+        await record(
+          'dup channel',
+          t.h.admin('/admin/channels', {
+            method: 'POST',
+            json: { name: 'good', kind: 'dashscope', api_key: GOOD_KEY },
+          }),
+        )
+      ).status,
     ).toBe(409);
   });
 
@@ -149,7 +191,9 @@ describe('no secret in any response or log line', () => {
     expect(t.h.logs.length).toBeGreaterThan(10);
     for (const needle of [GOOD_KEY, WRONG_KEY, KLING_SK, t.h.adminKey, 'CANARY']) expect(all).not.toContain(needle);
     // every access line carries the request id
-    const access = t.h.logs.map((l) => JSON.parse(l) as { msg?: string; request_id?: string }).filter((l) => l.msg === 'request');
+    const access = t.h.logs
+      .map((l) => JSON.parse(l) as { msg?: string; request_id?: string })
+      .filter((l) => l.msg === 'request');
     expect(access.length).toBeGreaterThan(10);
     for (const l of access) expect(l.request_id).toMatch(/^req_/);
   });

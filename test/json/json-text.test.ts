@@ -16,7 +16,13 @@ class Priced {
 
 describe('jsonText', () => {
   it('writes the values stored per request as JSON.stringify does', () => {
-    same({ input_tokens: 20, output_tokens: 40, cached_tokens: 0, cache_creation_tokens: 0, tier_max_input_tokens: null });
+    same({
+      input_tokens: 20,
+      output_tokens: 40,
+      cached_tokens: 0,
+      cache_creation_tokens: 0,
+      tier_max_input_tokens: null,
+    });
     same({ images: 2, requested: 3, produced: 2 });
     same({ output_seconds: 5.125, billed_seconds: 5.125, tier: '1080p', basis: 'output' });
     same([{ channel_id: 'ch_sim', outcome: 'ok', error_code: null, latency_ms: 1.23 }]);

@@ -3,7 +3,8 @@ import { nameMemo, pairMemo, quotedName } from '../../src/json/name-memo.ts';
 
 describe('name memos', () => {
   it('quotedName is JSON.stringify of the name, whatever it holds', () => {
-    for (const n of ['qwx3.7-plus', 'a"b', 'back\\slash', 'tab\there', 'ключ', '\u2028', '']) expect(quotedName(n)).toBe(JSON.stringify(n));
+    for (const n of ['qwx3.7-plus', 'a"b', 'back\\slash', 'tab\there', 'ключ', '\u2028', ''])
+      expect(quotedName(n)).toBe(JSON.stringify(n));
   });
 
   it('makes each name once, and again after the bound empties it', () => {
@@ -21,6 +22,11 @@ describe('name memos', () => {
 
   it('keeps a value per pair, not per first name', () => {
     const p = pairMemo((a, b) => `${a}->${b}`);
-    expect([p('up', 'x'), p('up', 'y'), p('other', 'x'), p('up', 'x')]).toEqual(['up->x', 'up->y', 'other->x', 'up->x']);
+    expect([p('up', 'x'), p('up', 'y'), p('other', 'x'), p('up', 'x')]).toEqual([
+      'up->x',
+      'up->y',
+      'other->x',
+      'up->x',
+    ]);
   });
 });

@@ -28,10 +28,16 @@ describe('wrong admin keys from one IPv6 /64', () => {
     };
     // A different address of the /64 for each guess.
     for (let i = 1; i <= MAX_SIGNIN_FAILURES; i++) {
-      await expect(checkAdminKey(deps, `wrong-${i}`, `2001:db8:0:1::${i.toString(16)}`)).rejects.toMatchObject({ code: 'permission_denied' });
+      await expect(checkAdminKey(deps, `wrong-${i}`, `2001:db8:0:1::${i.toString(16)}`)).rejects.toMatchObject({
+        code: 'permission_denied',
+      });
     }
-    await expect(checkAdminKey(deps, 'wrong-next', '2001:db8:0:1:ffff::9')).rejects.toMatchObject({ code: 'rate_limit_exceeded' });
-    await expect(checkAdminKey(deps, deps.adminKey, '2001:db8:0:1::abcd')).rejects.toMatchObject({ code: 'rate_limit_exceeded' });
+    await expect(checkAdminKey(deps, 'wrong-next', '2001:db8:0:1:ffff::9')).rejects.toMatchObject({
+      code: 'rate_limit_exceeded',
+    });
+    await expect(checkAdminKey(deps, deps.adminKey, '2001:db8:0:1::abcd')).rejects.toMatchObject({
+      code: 'rate_limit_exceeded',
+    });
     // The next /64 is another host.
     await expect(checkAdminKey(deps, deps.adminKey, '2001:db8:0:2::1')).resolves.toBeUndefined();
   });

@@ -2,7 +2,8 @@
 // its own) against the real server, with the address table shrunk by TOLLWAY_ADDRESS_TABLE_SIZE: a token's rpm
 // window is untouched, a locked-out address stays locked, and once the table holds only locks the gateway
 // refuses no right credential (admin key, console sign-in, metrics token) while wrong keys from a new address are
-// refused as over the limit, and a trusted network is judged as usual — in memory, and in Redis when TEST_REDIS_URL is set.
+// refused as over the limit, and a trusted network is judged as usual — in memory, and in Redis when TEST_REDIS_URL is
+// set.
 import { request } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -19,7 +20,15 @@ function getFrom(url: string, path: string, from: string, key: string | null, js
   if (body !== undefined) headers['content-type'] = 'application/json';
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: u.hostname, port: u.port, path: u.pathname, method: body === undefined ? 'GET' : 'POST', localAddress: from, agent: false, headers },
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: body === undefined ? 'GET' : 'POST',
+        localAddress: from,
+        agent: false,
+        headers,
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -60,12 +69,14 @@ for (const mode of ['memory', 'redis'] as const) {
       expect((await t.h.fetch('/v1/models', { token })).status).toBe(429);
 
       const victim = '127.0.200.1';
-      for (let i = 0; i < 5; i++) expect(await getFrom(url, '/admin/tokens', victim, `wrong-${i}-xxxxxxxxxxxxxxxx`)).toBe(403);
+      for (let i = 0; i < 5; i++)
+        expect(await getFrom(url, '/admin/tokens', victim, `wrong-${i}-xxxxxxxxxxxxxxxx`)).toBe(403);
       expect(await getFrom(url, '/admin/tokens', victim, t.h.adminKey)).toBe(429);
 
       // Ten tables' worth of addresses, one wrong key each: the oldest unlocked windows make room, nothing is cleared.
       const flood: number[] = [];
-      for (let i = 0; i < TABLE * 10; i++) flood.push(await getFrom(url, '/admin/tokens', addr(i), 'wrong-flood-xxxxxxxxxxxxxxxx'));
+      for (let i = 0; i < TABLE * 10; i++)
+        flood.push(await getFrom(url, '/admin/tokens', addr(i), 'wrong-flood-xxxxxxxxxxxxxxxx'));
       expect(flood.every((s) => s === 403)).toBe(true);
       expect((await t.h.fetch('/v1/models', { token })).status).toBe(429);
       expect(await getFrom(url, '/admin/tokens', victim, t.h.adminKey)).toBe(429);
@@ -75,7 +86,8 @@ for (const mode of ['memory', 'redis'] as const) {
       // Lock the table's every place: a new address's wrong keys are refused as over the limit (there is no room to
       // count them) until a lock ends…
       for (let a = 0; a < TABLE; a++) {
-        for (let i = 0; i < 5; i++) await getFrom(url, '/admin/tokens', addr(1000 + a), `wrong-lock-${i}-xxxxxxxxxxxxxxxx`);
+        for (let i = 0; i < 5; i++)
+          await getFrom(url, '/admin/tokens', addr(1000 + a), `wrong-lock-${i}-xxxxxxxxxxxxxxxx`);
       }
       const fresh = '127.0.202.1';
       expect(await getFrom(url, '/admin/tokens', fresh, 'wrong-fresh-xxxxxxxxxxxxxxxx')).toBe(429);

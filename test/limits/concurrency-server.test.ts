@@ -16,7 +16,11 @@ async function limitedToken(): Promise<string> {
 }
 
 const chat = (token: string, text: string, stream = false) =>
-  t.h.fetch('/v1/chat/completions', { method: 'POST', token, json: { model: 'qwx3.7-plus', stream, messages: [{ role: 'user', content: text }] } });
+  t.h.fetch('/v1/chat/completions', {
+    method: 'POST',
+    token,
+    json: { model: 'qwx3.7-plus', stream, messages: [{ role: 'user', content: text }] },
+  });
 
 /** Wait until the simulator has received a call whose body contains `marker` (the slow call is in flight). */
 async function upstreamHas(marker: string): Promise<void> {
@@ -28,7 +32,13 @@ async function upstreamHas(marker: string): Promise<void> {
 }
 
 /** Call until it is not refused for concurrency (`tries` times, `gapMs` apart); the last status. */
-async function statusOnceFree(token: string, path: string, json: unknown, tries: number, gapMs: number): Promise<number> {
+async function statusOnceFree(
+  token: string,
+  path: string,
+  json: unknown,
+  tries: number,
+  gapMs: number,
+): Promise<number> {
   let status = 429;
   for (let i = 0; i < tries && status === 429; i++) {
     await new Promise((r) => setTimeout(r, gapMs));
@@ -87,19 +97,29 @@ describe('concurrency limit through the real server', () => {
 
   // The same rule on both fronts: the text lane (chat) and a Fastify route (image generation).
   for (const [front, path, body] of [
-    ['the text lane', '/v1/chat/completions', (text: string) => ({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: text }] })],
+    [
+      'the text lane',
+      '/v1/chat/completions',
+      (text: string) => ({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: text }] }),
+    ],
     ['a framework route', '/v1/images/generations', (text: string) => ({ model: 'qwx-image-2.0', prompt: text })],
   ] as const) {
     it(`${front}: a call its client left keeps its slot until it ends upstream`, async () => {
       const token = await limitedToken();
       const marker = `left-${front.length}-${Date.now()}`;
       const ac = new AbortController();
-      const first = t.h.fetch(path, { method: 'POST', token, signal: ac.signal, json: body(`${marker} sim-fault:delay:1200`) }).then(
-        (r) => r.status,
-        () => 'aborted',
-      );
+      const first = t.h
+        .fetch(path, { method: 'POST', token, signal: ac.signal, json: body(`${marker} sim-fault:delay:1200`) })
+        .then(
+          (r) => r.status,
+          () => 'aborted',
+        );
       const upstreamPath = path.includes('images') ? 'multimodal-generation' : 'chat/completions';
-      for (let i = 0; i < 200 && !t.h.sim.requestsTo(upstreamPath).some((r) => JSON.stringify(r.body).includes(marker)); i++)
+      for (
+        let i = 0;
+        i < 200 && !t.h.sim.requestsTo(upstreamPath).some((r) => JSON.stringify(r.body).includes(marker));
+        i++
+      )
         await new Promise((r) => setTimeout(r, 10));
       ac.abort();
       expect(await first).toBe('aborted');

@@ -6,7 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { MemoryQueryRate, newQueryRateMemory, RedisQueryRate } from '../../src/limits/query-rate.ts';
 
 /** Times (µs) at which queries were admitted, asked every `stepUs` for `seconds`. */
-function admittedTimes(b: MemoryQueryRate, clock: { now: bigint }, stepUs: bigint, seconds: number, who: 'poller' | 'client' = 'poller'): bigint[] {
+function admittedTimes(
+  b: MemoryQueryRate,
+  clock: { now: bigint },
+  stepUs: bigint,
+  seconds: number,
+  who: 'poller' | 'client' = 'poller',
+): bigint[] {
   const out: bigint[] = [];
   const end = clock.now + BigInt(seconds) * 1_000_000n;
   for (; clock.now < end; clock.now += stepUs) if (b.takeNow('acct', who)) out.push(clock.now);

@@ -53,7 +53,11 @@ describe('rate limits through the server', () => {
 
   it('tokens per minute: the first call is admitted, its tokens fill the window, the next is refused until it resets', async () => {
     const token = await limitedToken({ tpm_limit: 5 });
-    const first = await t.h.fetch('/v1/chat/completions', { method: 'POST', token, json: chatBody('a call of more than five tokens in all') });
+    const first = await t.h.fetch('/v1/chat/completions', {
+      method: 'POST',
+      token,
+      json: chatBody('a call of more than five tokens in all'),
+    });
     expect(first.status).toBe(200);
     expect(first.headers.get('x-ratelimit-remaining-tokens')).toBe('5');
     expect(first.headers.get('x-ratelimit-limit-requests')).toBeNull();
@@ -167,7 +171,11 @@ describe('rate limits through the server', () => {
   it('a token without limits gets no rate-limit headers in either convention', async () => {
     const chat = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: chatBody('free') });
     const models = await t.h.fetch('/v1/models', { token: t.token });
-    const messages = await t.h.fetch('/v1/messages', { method: 'POST', token: t.token, json: { ...chatBody('free'), max_tokens: 10 } });
+    const messages = await t.h.fetch('/v1/messages', {
+      method: 'POST',
+      token: t.token,
+      json: { ...chatBody('free'), max_tokens: 10 },
+    });
     for (const r of [chat, models, messages]) {
       expect(r.status).toBe(200);
       expect([...r.headers.keys()].filter((k) => k.includes('ratelimit'))).toEqual([]);

@@ -10,7 +10,10 @@ const redisUrl = process.env.TEST_REDIS_URL;
 describe.runIf(redisUrl)('rate limits across two instances sharing Redis', () => {
   const t = useHarness({ env: { REDIS_URL: redisUrl ?? '', TOLLWAY_TASK_POLLER: 'false' } });
 
-  async function limitedToken(limits: { rpm_limit?: number; tpm_limit?: number }): Promise<{ id: string; token: string }> {
+  async function limitedToken(limits: {
+    rpm_limit?: number;
+    tpm_limit?: number;
+  }): Promise<{ id: string; token: string }> {
     const r = await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'two', ...limits } });
     expect(r.status).toBe(201);
     return (await r.json()) as { id: string; token: string };
@@ -21,14 +24,20 @@ describe.runIf(redisUrl)('rate limits across two instances sharing Redis', () =>
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: `hello ${i}` }] }),
-    }).then(async (r) => ({ status: r.status, code: r.status === 200 ? null : ((await r.json()) as { error: { code: string } }).error.code }));
+    }).then(async (r) => ({
+      status: r.status,
+      code: r.status === 200 ? null : ((await r.json()) as { error: { code: string } }).error.code,
+    }));
 
   it('an rpm limit of 5: 40 parallel chats split across both instances, exactly 5 admitted', async () => {
     const other: GatewayInstance = await t.h.instance();
     const { token } = await limitedToken({ rpm_limit: 5 });
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => chat(i % 2 ? other.url : t.h.url, token, i)));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => chat(i % 2 ? other.url : t.h.url, token, i)),
+    );
     expect(results.filter((r) => r.status === 200)).toHaveLength(5);
-    for (const r of results.filter((x) => x.status !== 200)) expect(r).toEqual({ status: 429, code: 'rate_limit_exceeded' });
+    for (const r of results.filter((x) => x.status !== 200))
+      expect(r).toEqual({ status: 429, code: 'rate_limit_exceeded' });
   });
 
   it('a tokens window filled through one instance refuses through the other', async () => {
@@ -38,7 +47,8 @@ describe.runIf(redisUrl)('rate limits across two instances sharing Redis', () =>
     // The call's tokens are counted after its answer, not awaited on the request path: wait until Redis has them.
     const redis = new Redis(redisUrl!);
     try {
-      for (let i = 0; i < 100 && Number(await redis.get(`tollway:win:tok:${id}`)) === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 100 && Number(await redis.get(`tollway:win:tok:${id}`)) === 0; i++)
+        await new Promise((r) => setTimeout(r, 10));
       expect(Number(await redis.get(`tollway:win:tok:${id}`))).toBeGreaterThan(5);
     } finally {
       redis.disconnect();

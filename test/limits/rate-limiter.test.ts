@@ -100,7 +100,11 @@ describe.each(backends)('rate limiter on %s counters', (_name, backend) => {
     const lim = b.limiter();
     const p = principal({ tpmLimit: 100 });
     const fresh = await lim.admit(p);
-    expect(fresh.headers).toEqual({ 'x-ratelimit-limit-tokens': '100', 'x-ratelimit-remaining-tokens': '100', 'x-ratelimit-reset-tokens': '0s' });
+    expect(fresh.headers).toEqual({
+      'x-ratelimit-limit-tokens': '100',
+      'x-ratelimit-remaining-tokens': '100',
+      'x-ratelimit-reset-tokens': '0s',
+    });
     await lim.addTokens(p, 60);
     expect((await lim.admit(p)).headers?.['x-ratelimit-remaining-tokens']).toBe('40');
     // Admitted below the limit, this call's tokens take the window past it: the documented overshoot.
@@ -165,7 +169,15 @@ describe.each(backends)('rate limiter on %s counters', (_name, backend) => {
 
 describe("reset durations in OpenAI's format", () => {
   it('milliseconds under a second, whole seconds rounded up, minutes and seconds from a minute', () => {
-    expect([0, 850, 1_000, 19_200, 59_999, 60_000, 61_000].map(resetDuration)).toEqual(['0s', '850ms', '1s', '20s', '1m0s', '1m0s', '1m1s']);
+    expect([0, 850, 1_000, 19_200, 59_999, 60_000, 61_000].map(resetDuration)).toEqual([
+      '0s',
+      '850ms',
+      '1s',
+      '20s',
+      '1m0s',
+      '1m0s',
+      '1m1s',
+    ]);
   });
 });
 
@@ -175,7 +187,9 @@ describe("Anthropic's headers (the messages API)", () => {
     expect(resetInstant(now, 29_750)).toBe('2026-12-02T01:00:00Z');
     expect(resetInstant(now, 29_751)).toBe('2026-12-02T01:00:01Z');
     expect(resetInstant(now, 0)).toBe('2026-12-02T00:59:31Z');
-    expect(rateLimitHeaders(10, { n: 4, resetMs: 20_000 }, 1000, { n: 1200, resetMs: 5_000 }, 'anthropic', now)).toEqual({
+    expect(
+      rateLimitHeaders(10, { n: 4, resetMs: 20_000 }, 1000, { n: 1200, resetMs: 5_000 }, 'anthropic', now),
+    ).toEqual({
       'anthropic-ratelimit-requests-limit': '10',
       'anthropic-ratelimit-requests-remaining': '6',
       'anthropic-ratelimit-requests-reset': '2026-12-02T00:59:51Z',
@@ -254,10 +268,19 @@ describe.runIf(redisUrl)('in-flight slots in Redis are leases of the instance ho
 describe('counters that cannot be reached', () => {
   it('a request is admitted uncounted (no headers, no slot) and the failure is reported, never turned into an error answer', async () => {
     // A real client on a port nobody listens on: every command fails after one reconnect attempt.
-    const redis = new Redis('redis://127.0.0.1:1', { maxRetriesPerRequest: 1, retryStrategy: () => 20, lazyConnect: true });
+    const redis = new Redis('redis://127.0.0.1:1', {
+      maxRetriesPerRequest: 1,
+      retryStrategy: () => 20,
+      lazyConnect: true,
+    });
     redis.on('error', () => undefined);
     const reported: unknown[] = [];
-    const limiter = new RateLimiter(new RedisCounters(redis), 60_000, (e) => reported.push(e), new RedisAddressWindows(redis));
+    const limiter = new RateLimiter(
+      new RedisCounters(redis),
+      60_000,
+      (e) => reported.push(e),
+      new RedisAddressWindows(redis),
+    );
     try {
       const a = await limiter.admit(principal({ rpmLimit: 1, tpmLimit: 10, concurrencyLimit: 1 }));
       expect(a).toEqual({ release: null, headers: null });

@@ -18,17 +18,34 @@ const groups = new Map<string, PriceGroup>();
 const now = Date.UTC(2026, 4, 10, 12);
 let meter: StoreMeter;
 beforeAll(() => {
-  meter = new StoreMeter(fresh.store.db, () => catalogue, { batchWriter: fresh.store.batchWriter, priceGroups: groups, now: () => now });
+  meter = new StoreMeter(fresh.store.db, () => catalogue, {
+    batchWriter: fresh.store.batchWriter,
+    priceGroups: groups,
+    now: () => now,
+  });
 });
 afterAll(async () => meter?.flush());
 
 const estimate: Usage = { kind: 'video', outputSeconds: 5, tier: '720p' }; // wnx2.7-t2v: 3,000,000 at list price
 const rows = async (tokenId: string, accountId: string) => ({
-  token: await fresh.store.db.selectFrom('tokens').select(['spent', 'held']).where('id', '=', tokenId).executeTakeFirstOrThrow(),
-  account: await fresh.store.db.selectFrom('accounts').select(['spent', 'held']).where('id', '=', accountId).executeTakeFirstOrThrow(),
-  budget: await fresh.store.db.selectFrom('budget_spend').select(['spent', 'held']).where('holder_id', '=', accountId).executeTakeFirstOrThrow(),
+  token: await fresh.store.db
+    .selectFrom('tokens')
+    .select(['spent', 'held'])
+    .where('id', '=', tokenId)
+    .executeTakeFirstOrThrow(),
+  account: await fresh.store.db
+    .selectFrom('accounts')
+    .select(['spent', 'held'])
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow(),
+  budget: await fresh.store.db
+    .selectFrom('budget_spend')
+    .select(['spent', 'held'])
+    .where('holder_id', '=', accountId)
+    .executeTakeFirstOrThrow(),
 });
-const nums = (r: Awaited<ReturnType<typeof rows>>) => [r.token, r.account, r.budget].map((x) => [Number(x.spent), Number(x.held)]);
+const nums = (r: Awaited<ReturnType<typeof rows>>) =>
+  [r.token, r.account, r.budget].map((x) => [Number(x.spent), Number(x.held)]);
 
 describe('task holds of an account token', () => {
   it('hold → settle at the recorded group; hold → release gives all back; a hold past the budget is refused', async () => {
@@ -52,8 +69,19 @@ describe('task holds of an account token', () => {
       expiresAt: null,
       accountId: acc.id,
     });
-    const billing: Billing = { accountId: acc.id, priceGroup: 'g', timeZone: null, budgets: [{ holderId: acc.id, period: 'month', limit: 4_000_000 }] };
-    const ref = (taskId: string): TaskRef => ({ taskId, tokenId: 'tok_h1', model: 'wnx2.7-t2v', billingModel: 'wnx2.7-t2v', billing });
+    const billing: Billing = {
+      accountId: acc.id,
+      priceGroup: 'g',
+      timeZone: null,
+      budgets: [{ holderId: acc.id, period: 'month', limit: 4_000_000 }],
+    };
+    const ref = (taskId: string): TaskRef => ({
+      taskId,
+      tokenId: 'tok_h1',
+      model: 'wnx2.7-t2v',
+      billingModel: 'wnx2.7-t2v',
+      billing,
+    });
     expect(await meter.hold(ref('task_h1'), estimate)).toBe(1_500_000);
     expect(nums(await rows('tok_h1', acc.id))).toEqual([
       [0, 1_500_000],

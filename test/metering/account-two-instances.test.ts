@@ -24,18 +24,29 @@ describe.runIf(onPostgres)('accounts across two instances on one PostgreSQL (+ R
   it('50 parallel calls from 5 tokens of one account, split across both instances: at most the 5 the quota covers succeed', async () => {
     const url2 = (await second()).url;
     const acc = await admin('POST', '/admin/accounts', { name: 'cluster', quota: 5 * IMAGE_PRICE });
-    const tokens = await Promise.all(Array.from({ length: 5 }, () => admin('POST', '/admin/tokens', { name: 'app', account_id: acc.id })));
+    const tokens = await Promise.all(
+      Array.from({ length: 5 }, () => admin('POST', '/admin/tokens', { name: 'app', account_id: acc.id })),
+    );
     const results = await Promise.allSettled(
       Array.from({ length: 50 }, (_, i) =>
-        client(i % 2 ? url2 : t.h.url, tokens[i % 5]!.token).images.generate({ model: 'qwx-image-2.0', prompt: `cat ${i}`, n: 1 }),
+        client(i % 2 ? url2 : t.h.url, tokens[i % 5]!.token).images.generate({
+          model: 'qwx-image-2.0',
+          prompt: `cat ${i}`,
+          n: 1,
+        }),
       ),
     );
     const ok = results.filter((r) => r.status === 'fulfilled').length;
     expect(ok).toBeGreaterThanOrEqual(1);
     expect(ok).toBeLessThanOrEqual(5);
     for (const r of results)
-      if (r.status === 'rejected') expect([(r.reason as APIError).status, (r.reason as APIError).code]).toEqual([429, 'insufficient_quota']);
-    const row = await t.h.store.db.selectFrom('accounts').select(['spent', 'held']).where('id', '=', acc.id).executeTakeFirstOrThrow();
+      if (r.status === 'rejected')
+        expect([(r.reason as APIError).status, (r.reason as APIError).code]).toEqual([429, 'insufficient_quota']);
+    const row = await t.h.store.db
+      .selectFrom('accounts')
+      .select(['spent', 'held'])
+      .where('id', '=', acc.id)
+      .executeTakeFirstOrThrow();
     expect(Number(row.held)).toBe(0);
     expect(Number(row.spent)).toBe(ok * IMAGE_PRICE);
     const ledger = await t.h.store.db.selectFrom('ledger').select('amount').where('account_id', '=', acc.id).execute();

@@ -9,7 +9,12 @@ import { openaiClient } from '../support/sdk.ts';
 const IMAGE_PRICE = 200_000; // qwx-image-2.0, default catalogue
 let now = Date.UTC(2026, 0, 31, 23, 0, 0);
 
-async function adminJson<T = Record<string, unknown>>(h: Harness, method: string, path: string, json?: unknown): Promise<{ status: number; body: T }> {
+async function adminJson<T = Record<string, unknown>>(
+  h: Harness,
+  method: string,
+  path: string,
+  json?: unknown,
+): Promise<{ status: number; body: T }> {
   const r = await h.fetch(path, { method, token: ADMIN_KEY, ...(json !== undefined ? { json } : {}) });
   return { status: r.status, body: (await r.json()) as T };
 }
@@ -20,21 +25,34 @@ async function account(h: Harness, body: Record<string, unknown>): Promise<strin
   return r.body.id;
 }
 
-async function accountToken(h: Harness, accountId: string, extra: Record<string, unknown> = {}): Promise<{ id: string; token: string }> {
-  const r = await adminJson<{ id: string; token: string; account_id: string }>(h, 'POST', '/admin/tokens', { name: 'app', account_id: accountId, ...extra });
+async function accountToken(
+  h: Harness,
+  accountId: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; token: string }> {
+  const r = await adminJson<{ id: string; token: string; account_id: string }>(h, 'POST', '/admin/tokens', {
+    name: 'app',
+    account_id: accountId,
+    ...extra,
+  });
   expect(r.status).toBe(201);
   expect(r.body.account_id).toBe(accountId);
   return r.body;
 }
 
-const image = (h: Harness, token: string, i = 0) => openaiClient(h, token).images.generate({ model: 'qwx-image-2.0', prompt: `cat ${i}`, n: 1 });
+const image = (h: Harness, token: string, i = 0) =>
+  openaiClient(h, token).images.generate({ model: 'qwx-image-2.0', prompt: `cat ${i}`, n: 1 });
 
 describe('accounts', () => {
   const t = useHarness({ clock: () => now });
 
   it('lists accounts a page at a time, edits one, and refuses bad input in the family shape', async () => {
     const { h } = t;
-    const ids = [await account(h, { name: 'a1' }), await account(h, { name: 'a2', quota: 5 }), await account(h, { name: 'a3', time_zone: 'Europe/Paris' })];
+    const ids = [
+      await account(h, { name: 'a1' }),
+      await account(h, { name: 'a2', quota: 5 }),
+      await account(h, { name: 'a3', time_zone: 'Europe/Paris' }),
+    ];
     const seen: string[] = [];
     let cursor: string | undefined;
     do {
@@ -50,10 +68,15 @@ describe('accounts', () => {
     } while (cursor);
     for (const id of ids) expect(seen).toContain(id);
     expect(new Set(seen).size).toBe(seen.length);
-    const p = await adminJson<{ name: string; budgets: unknown[]; quota: number }>(h, 'PATCH', `/admin/accounts/${ids[1]}`, {
-      name: 'renamed',
-      budgets: [{ period: 'month', limit: 9 }],
-    });
+    const p = await adminJson<{ name: string; budgets: unknown[]; quota: number }>(
+      h,
+      'PATCH',
+      `/admin/accounts/${ids[1]}`,
+      {
+        name: 'renamed',
+        budgets: [{ period: 'month', limit: 9 }],
+      },
+    );
     expect(p.status).toBe(200);
     expect(p.body).toMatchObject({ name: 'renamed', quota: 5, budgets: [{ period: 'month', limit: 9 }] });
     for (const bad of [
@@ -69,7 +92,12 @@ describe('accounts', () => {
       { name: 'x', price_group: 'nope' },
       { name: 'x', quotas: 1 },
     ]) {
-      const r = await adminJson<{ error: { code: string; param: string; request_id: string } }>(h, 'POST', '/admin/accounts', bad);
+      const r = await adminJson<{ error: { code: string; param: string; request_id: string } }>(
+        h,
+        'POST',
+        '/admin/accounts',
+        bad,
+      );
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe('invalid_parameter');
       expect(r.body.error.request_id).toBeTruthy();
@@ -87,19 +115,29 @@ describe('accounts', () => {
     expect(ok).toBeGreaterThanOrEqual(1);
     expect(ok).toBeLessThanOrEqual(5);
     for (const r of results)
-      if (r.status === 'rejected') expect([(r.reason as APIError).status, (r.reason as APIError).code]).toEqual([429, 'insufficient_quota']);
+      if (r.status === 'rejected')
+        expect([(r.reason as APIError).status, (r.reason as APIError).code]).toEqual([429, 'insufficient_quota']);
     const acc = await adminJson<{ spent: number; held: number; quota: number }>(h, 'GET', `/admin/accounts/${id}`);
     expect(acc.body.held).toBe(0);
     expect(acc.body.spent).toBe(ok * IMAGE_PRICE);
-    const usage = await adminJson<{ tokens: string[]; usage: { total: { requests: number; amount: number } } }>(h, 'GET', `/admin/accounts/${id}/usage`);
+    const usage = await adminJson<{ tokens: string[]; usage: { total: { requests: number; amount: number } } }>(
+      h,
+      'GET',
+      `/admin/accounts/${id}/usage`,
+    );
     expect(usage.body.tokens.sort()).toEqual(tokens.map((x) => x.id).sort());
     expect(usage.body.usage.total).toMatchObject({ requests: ok, amount: ok * IMAGE_PRICE });
     // A top-up is idempotent by its key, and lets the tokens call again.
     for (let i = 0; i < 2; i++) {
-      const r = await adminJson<{ quota: number; topup: { credited: boolean } }>(h, 'POST', `/admin/accounts/${id}/topup`, {
-        amount: IMAGE_PRICE,
-        idempotency_key: 'k1',
-      });
+      const r = await adminJson<{ quota: number; topup: { credited: boolean } }>(
+        h,
+        'POST',
+        `/admin/accounts/${id}/topup`,
+        {
+          amount: IMAGE_PRICE,
+          idempotency_key: 'k1',
+        },
+      );
       expect(r.body).toMatchObject({ quota: 6 * IMAGE_PRICE, topup: { credited: i === 0 } });
     }
   });
@@ -123,7 +161,9 @@ describe('accounts', () => {
     const u = (await openaiClient(h, tok.token).get('/usage')) as {
       account: { budgets: Array<{ period: string; spent: number; remaining: number; resets_at: number }> };
     };
-    expect(u.account.budgets).toEqual([expect.objectContaining({ period: 'day', spent: IMAGE_PRICE, remaining: 0, resets_at: Date.UTC(2026, 1, 1) })]);
+    expect(u.account.budgets).toEqual([
+      expect.objectContaining({ period: 'day', spent: IMAGE_PRICE, remaining: 0, resets_at: Date.UTC(2026, 1, 1) }),
+    ]);
     now = Date.UTC(2026, 1, 1, 0, 0, 1);
     await image(h, tok.token, 3);
     const acc = await adminJson<{ spent: number }>(h, 'GET', `/admin/accounts/${id}`);
@@ -153,7 +193,13 @@ describe('accounts', () => {
     const id = await account(h, { name: 'grouped', price_group: 'half' });
     const tok = await accountToken(h, id);
     await image(h, tok.token, 1);
-    expect((await adminJson(h, 'PUT', '/admin/price-groups/half', { prices: { 'qwx-image-2.0': { unit: 'image', perImage: 30_000 } } })).status).toBe(200);
+    expect(
+      (
+        await adminJson(h, 'PUT', '/admin/price-groups/half', {
+          prices: { 'qwx-image-2.0': { unit: 'image', perImage: 30_000 } },
+        })
+      ).status,
+    ).toBe(200);
     await image(h, tok.token, 2);
     const ledger = await h.store.db
       .selectFrom('ledger')
@@ -165,22 +211,35 @@ describe('accounts', () => {
       [IMAGE_PRICE / 2, IMAGE_PRICE, 'half', id],
       [30_000, IMAGE_PRICE, 'half', id],
     ]);
-    const usage = await adminJson<{ usage: { total: { amount: number; list_amount: number } } }>(h, 'GET', `/admin/accounts/${id}/usage`);
-    expect(usage.body.usage.total).toEqual(expect.objectContaining({ amount: IMAGE_PRICE / 2 + 30_000, list_amount: 2 * IMAGE_PRICE }));
-    const bill = await adminJson<{ data: Array<{ amount: number; list_amount: number }> }>(h, 'GET', `/admin/bills?token_id=${tok.id}&period=month`);
-    expect(bill.body.data.map((l) => [l.amount, l.list_amount])).toEqual([[IMAGE_PRICE / 2 + 30_000, 2 * IMAGE_PRICE]]);
-    // Reconciliation re-prices each line at the group's price it recorded (no false difference), and shows the list price.
-    const rec = await adminJson<{ mismatches: Array<{ key: string }>; groups: Array<{ model: string; ledger_amount: number; ledger_list_amount: number }> }>(
+    const usage = await adminJson<{ usage: { total: { amount: number; list_amount: number } } }>(
       h,
       'GET',
-      `/admin/reconcile?from=${now - 60_000}&to=${Date.now() + 60_000}`,
+      `/admin/accounts/${id}/usage`,
     );
+    expect(usage.body.usage.total).toEqual(
+      expect.objectContaining({ amount: IMAGE_PRICE / 2 + 30_000, list_amount: 2 * IMAGE_PRICE }),
+    );
+    const bill = await adminJson<{ data: Array<{ amount: number; list_amount: number }> }>(
+      h,
+      'GET',
+      `/admin/bills?token_id=${tok.id}&period=month`,
+    );
+    expect(bill.body.data.map((l) => [l.amount, l.list_amount])).toEqual([[IMAGE_PRICE / 2 + 30_000, 2 * IMAGE_PRICE]]);
+    // Reconciliation re-prices each line at the group's price it recorded (no false difference), and shows the list
+    // price.
+    const rec = await adminJson<{
+      mismatches: Array<{ key: string }>;
+      groups: Array<{ model: string; ledger_amount: number; ledger_list_amount: number }>;
+    }>(h, 'GET', `/admin/reconcile?from=${now - 60_000}&to=${Date.now() + 60_000}`);
     expect(rec.status).toBe(200);
-    // (Earlier tests of this file ran on a clock in January: their request-log rows, at real time, have their ledger lines elsewhere.)
+    // (Earlier tests of this file ran on a clock in January: their request-log rows, at real time, have their ledger
+    // lines elsewhere.)
     const ours = new Set(ledger.map((l) => l.request_id));
     expect(rec.body.mismatches.filter((m) => ours.has(m.key))).toEqual([]);
     expect(
-      rec.body.groups.filter((g) => g.model === 'qwx-image-2.0').reduce((a, g) => [a[0]! + g.ledger_amount, a[1]! + g.ledger_list_amount], [0, 0]),
+      rec.body.groups
+        .filter((g) => g.model === 'qwx-image-2.0')
+        .reduce((a, g) => [a[0]! + g.ledger_amount, a[1]! + g.ledger_list_amount], [0, 0]),
     ).toEqual([IMAGE_PRICE / 2 + 30_000, 2 * IMAGE_PRICE]);
   });
 
@@ -190,7 +249,12 @@ describe('accounts', () => {
       ['multiplier', { multiplier: null }],
       ['prices', { multiplier: 2, prices: null }],
     ] as const) {
-      const r = await adminJson<{ error: { code: string; param: string; message: string } }>(h, 'PUT', '/admin/price-groups/nulled', body);
+      const r = await adminJson<{ error: { code: string; param: string; message: string } }>(
+        h,
+        'PUT',
+        '/admin/price-groups/nulled',
+        body,
+      );
       expect(r.status).toBe(400);
       expect(r.body.error).toMatchObject({ code: 'invalid_parameter', param: field });
       expect(r.body.error.message).toContain(field);
@@ -209,7 +273,9 @@ describe('accounts', () => {
     const b = await accountToken(h, id);
     await image(h, a.token);
     await image(h, b.token);
-    expect((await adminJson<{ revoked_at: number }>(h, 'DELETE', `/admin/accounts/${id}`)).body.revoked_at).toBeGreaterThan(0);
+    expect(
+      (await adminJson<{ revoked_at: number }>(h, 'DELETE', `/admin/accounts/${id}`)).body.revoked_at,
+    ).toBeGreaterThan(0);
     for (const tok of [a, b]) {
       const e = await image(h, tok.token).then(
         () => null,

@@ -17,9 +17,18 @@ import { until } from '../support/wait.ts';
 
 const fresh = useStore();
 const catalogue = new Catalogue(DEFAULT_CATALOGUE);
-const groups = new Map<string, PriceGroup>([['half', { name: 'half', multiplierPpm: 500_000, prices: {}, createdAt: 0, updatedAt: 0 }]]);
+const groups = new Map<string, PriceGroup>([
+  ['half', { name: 'half', multiplierPpm: 500_000, prices: {}, createdAt: 0, updatedAt: 0 }],
+]);
 let clock = Date.UTC(2026, 4, 10, 12);
-const busy: AllowanceOptions = { busyPerSecond: 0, maxCalls: 64, shareOf: 4, minCalls: 8, lifetimeMs: 30_000, idleMs: 60_000 };
+const busy: AllowanceOptions = {
+  busyPerSecond: 0,
+  maxCalls: 64,
+  shareOf: 4,
+  minCalls: 8,
+  lifetimeMs: 30_000,
+  idleMs: 60_000,
+};
 const meters: StoreMeter[] = [];
 const allowanceErrors: unknown[] = [];
 beforeEach(() => {
@@ -45,14 +54,33 @@ const meterWith = (allowances: AllowanceOptions | false) => {
 };
 
 const usage = { kind: 'tokens', inputTokens: 1000, outputTokens: 500 } as const;
-const input = (tokenId: string, requestId: string): SyncChargeInput => ({ requestId, tokenId, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage });
+const input = (tokenId: string, requestId: string): SyncChargeInput => ({
+  requestId,
+  tokenId,
+  model: 'qwx3.7-plus',
+  billingModel: 'qwx3.7-plus',
+  usage,
+});
 let seq = 0;
 
 /** An account of `quota` (price group `half`) with `n` tokens. */
 async function account(quota: number, n: number) {
   const id = `acc_ar${++seq}`;
-  await new AccountsRepo(fresh.store.db).create({ id, name: id, quota, budgets: [], priceGroup: 'half', timeZone: null, expiresAt: null });
-  const billing: Billing = Object.freeze({ accountId: id, priceGroup: 'half', timeZone: null, budgets: Object.freeze([]) });
+  await new AccountsRepo(fresh.store.db).create({
+    id,
+    name: id,
+    quota,
+    budgets: [],
+    priceGroup: 'half',
+    timeZone: null,
+    expiresAt: null,
+  });
+  const billing: Billing = Object.freeze({
+    accountId: id,
+    priceGroup: 'half',
+    timeZone: null,
+    budgets: Object.freeze([]),
+  });
   const tokens: string[] = [];
   for (let i = 0; i < n; i++) {
     const tokenId = `tok_ar${seq}x${i}`;
@@ -72,8 +100,14 @@ async function account(quota: number, n: number) {
 }
 
 const openHolds = (tokenId: string) =>
-  fresh.store.db.selectFrom('holds').select(['hold_key', 'updated_at']).where('token_id', '=', tokenId).where('state', '=', 'held').execute();
-const accountRow = (id: string) => fresh.store.db.selectFrom('accounts').select(['spent', 'held']).where('id', '=', id).executeTakeFirstOrThrow();
+  fresh.store.db
+    .selectFrom('holds')
+    .select(['hold_key', 'updated_at'])
+    .where('token_id', '=', tokenId)
+    .where('state', '=', 'held')
+    .execute();
+const accountRow = (id: string) =>
+  fresh.store.db.selectFrom('accounts').select(['spent', 'held']).where('id', '=', id).executeTakeFirstOrThrow();
 const admitted = async (p: Promise<void> | undefined) =>
   await Promise.resolve(p).then(
     () => true,
@@ -104,7 +138,9 @@ describe('allowances and the reaper', () => {
     }
     // The busy tokens go on reserving from their allowances in memory.
     for (const t of busyTokens)
-      for (let i = 1; i < 8; i++) if (await admitted(busyMeter.reserve(`req_${t}_${i}`, t, price, acc.billing))) done.push({ tokenId: t, id: `req_${t}_${i}` });
+      for (let i = 1; i < 8; i++)
+        if (await admitted(busyMeter.reserve(`req_${t}_${i}`, t, price, acc.billing)))
+          done.push({ tokenId: t, id: `req_${t}_${i}` });
     for (const c of done) await (c.tokenId === ninth ? other : busyMeter).settleReserved(input(c.tokenId, c.id));
     await busyMeter.flush();
     await busyMeter.releaseAllowances();

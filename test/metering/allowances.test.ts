@@ -16,9 +16,18 @@ import { useStore } from '../support/store.ts';
 
 const fresh = useStore();
 const catalogue = new Catalogue(DEFAULT_CATALOGUE);
-const groups = new Map<string, PriceGroup>([['half', { name: 'half', multiplierPpm: 500_000, prices: {}, createdAt: 0, updatedAt: 0 }]]);
+const groups = new Map<string, PriceGroup>([
+  ['half', { name: 'half', multiplierPpm: 500_000, prices: {}, createdAt: 0, updatedAt: 0 }],
+]);
 let clock = Date.UTC(2026, 4, 31, 23, 59, 50);
-const busy: AllowanceOptions = { busyPerSecond: 0, maxCalls: 64, shareOf: 4, minCalls: 8, lifetimeMs: 30_000, idleMs: 60_000 };
+const busy: AllowanceOptions = {
+  busyPerSecond: 0,
+  maxCalls: 64,
+  shareOf: 4,
+  minCalls: 8,
+  lifetimeMs: 30_000,
+  idleMs: 60_000,
+};
 const meters: StoreMeter[] = [];
 // An allowance that could not be placed or given back (a PostgreSQL deadlock, say) fails the test that caused it.
 const allowanceErrors: unknown[] = [];
@@ -41,7 +50,13 @@ afterAll(async () => {
 const ESTIMATE = 100_000;
 let seq = 0;
 const usage = { kind: 'tokens', inputTokens: 1000, outputTokens: 500 } as const; // qwx3.7-plus at list price
-const input = (tokenId: string, requestId: string): SyncChargeInput => ({ requestId, tokenId, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage });
+const input = (tokenId: string, requestId: string): SyncChargeInput => ({
+  requestId,
+  tokenId,
+  model: 'qwx3.7-plus',
+  billingModel: 'qwx3.7-plus',
+  usage,
+});
 
 async function customer(quota: number | null, monthLimit: number, priceGroup: string | null = 'half') {
   const n = ++seq;
@@ -78,10 +93,28 @@ const num = (v: unknown) => Number(v);
 async function balances(tokenId: string, accountId: string) {
   const db = fresh.store.db;
   const t = await db.selectFrom('tokens').select(['spent', 'held']).where('id', '=', tokenId).executeTakeFirstOrThrow();
-  const a = await db.selectFrom('accounts').select(['spent', 'held']).where('id', '=', accountId).executeTakeFirstOrThrow();
-  const b = await db.selectFrom('budget_spend').select(['period_start', 'spent', 'held']).where('holder_id', '=', accountId).orderBy('period_start').execute();
-  const ledger = await db.selectFrom('ledger').select(['amount', 'list_amount', 'account_id']).where('token_id', '=', tokenId).execute();
-  const open = await db.selectFrom('holds').select(['hold_key', 'amount']).where('token_id', '=', tokenId).where('state', '=', 'held').execute();
+  const a = await db
+    .selectFrom('accounts')
+    .select(['spent', 'held'])
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  const b = await db
+    .selectFrom('budget_spend')
+    .select(['period_start', 'spent', 'held'])
+    .where('holder_id', '=', accountId)
+    .orderBy('period_start')
+    .execute();
+  const ledger = await db
+    .selectFrom('ledger')
+    .select(['amount', 'list_amount', 'account_id'])
+    .where('token_id', '=', tokenId)
+    .execute();
+  const open = await db
+    .selectFrom('holds')
+    .select(['hold_key', 'amount'])
+    .where('token_id', '=', tokenId)
+    .where('state', '=', 'held')
+    .execute();
   return {
     token: [num(t.spent), num(t.held)],
     account: [num(a.spent), num(a.held)],
@@ -92,7 +125,12 @@ async function balances(tokenId: string, accountId: string) {
 }
 
 /** `n` calls reserved at once, then each charged (half of them) or released. */
-async function calls(meter: StoreMeter, c: Awaited<ReturnType<typeof customer>>, n: number, tag: string): Promise<number> {
+async function calls(
+  meter: StoreMeter,
+  c: Awaited<ReturnType<typeof customer>>,
+  n: number,
+  tag: string,
+): Promise<number> {
   const ids = Array.from({ length: n }, (_, i) => `req_${tag}_${i}`);
   await Promise.all(ids.map((id) => meter.reserve(id, c.tokenId, ESTIMATE, c.billing)));
   let charged = 0;
@@ -123,12 +161,17 @@ describe('allowances', () => {
     expect(during.account).toEqual([charged, 64 * ESTIMATE - charged]);
     expect(during.budgets).toEqual([[Date.UTC(2026, 4, 1), charged, 64 * ESTIMATE - charged]]);
     expect(during.ledger).toHaveLength(15);
-    for (const l of during.ledger) expect([num(l.amount), num(l.list_amount), l.account_id]).toEqual([one.amount, list, c.accountId]);
+    for (const l of during.ledger)
+      expect([num(l.amount), num(l.list_amount), l.account_id]).toEqual([one.amount, list, c.accountId]);
 
     await meter.releaseAllowances();
     const after = await balances(c.tokenId, c.accountId);
     expect(after.open).toEqual([]);
-    expect([after.token, after.account, after.budgets]).toEqual([[charged, 0], [charged, 0], [[Date.UTC(2026, 4, 1), charged, 0]]]);
+    expect([after.token, after.account, after.budgets]).toEqual([
+      [charged, 0],
+      [charged, 0],
+      [[Date.UTC(2026, 4, 1), charged, 0]],
+    ]);
   });
 
   it('the same calls reserved one by one end in the same balances', async () => {
@@ -139,7 +182,11 @@ describe('allowances', () => {
     expect(await calls(leased, a, 20, 'same-a')).toBe(await calls(exact, b, 20, 'same-b'));
     await leased.releaseAllowances();
     const [x, y] = [await balances(a.tokenId, a.accountId), await balances(b.tokenId, b.accountId)];
-    expect([x.token, x.account, x.budgets.map((r) => r.slice(1))]).toEqual([y.token, y.account, y.budgets.map((r) => r.slice(1))]);
+    expect([x.token, x.account, x.budgets.map((r) => r.slice(1))]).toEqual([
+      y.token,
+      y.account,
+      y.budgets.map((r) => r.slice(1)),
+    ]);
     expect(y.open).toEqual([]);
   });
 
@@ -147,9 +194,9 @@ describe('allowances', () => {
     const c = await customer(40 * ESTIMATE, 1_000_000_000);
     const [one, two] = [meterWith(busy), meterWith(busy)];
     const tries = Array.from({ length: 120 }, (_, i) => ({ meter: i % 2 ? one : two, id: `req_q_${i}` }));
-    const admitted = (await Promise.allSettled(tries.map((t) => t.meter.reserve(t.id, c.tokenId, ESTIMATE, c.billing)))).filter(
-      (r) => r.status === 'fulfilled',
-    ).length;
+    const admitted = (
+      await Promise.allSettled(tries.map((t) => t.meter.reserve(t.id, c.tokenId, ESTIMATE, c.billing)))
+    ).filter((r) => r.status === 'fulfilled').length;
     expect(admitted).toBeLessThanOrEqual(40);
     // Allowances take a share of the room, and below a few estimates calls reserve one by one: most of it is used.
     expect(admitted).toBeGreaterThanOrEqual(30);

@@ -54,7 +54,11 @@ async function tokenAt(spent: number): Promise<string> {
 
 /** spent and the ledger's sum, both as exact decimal text. */
 async function exact(tokenId: string): Promise<{ spent: string; ledger: string }> {
-  const t = await fresh.store.db.selectFrom('tokens').select(sql<string>`cast(spent as text)`.as('spent')).where('id', '=', tokenId).executeTakeFirstOrThrow();
+  const t = await fresh.store.db
+    .selectFrom('tokens')
+    .select(sql<string>`cast(spent as text)`.as('spent'))
+    .where('id', '=', tokenId)
+    .executeTakeFirstOrThrow();
   const l = await fresh.store.db
     .selectFrom('ledger')
     .select(sql<string>`cast(coalesce(sum(amount), 0) as text)`.as('sum'))
@@ -82,7 +86,12 @@ describe('a charge past MAX_BALANCE is cut to what is left', () => {
     const e = await exact(id);
     expect(e.spent).toBe(String(MAX_BALANCE));
     expect(BigInt(e.ledger) + BigInt(start)).toBe(BigInt(MAX_BALANCE));
-    const rows = await fresh.store.db.selectFrom('ledger').select(['amount', 'quantities']).where('token_id', '=', id).orderBy('id').execute();
+    const rows = await fresh.store.db
+      .selectFrom('ledger')
+      .select(['amount', 'quantities'])
+      .where('token_id', '=', id)
+      .orderBy('id')
+      .execute();
     expect(JSON.parse(rows[2]!.quantities)).toMatchObject({ clamped_from: expect.any(String) });
     // A fourth charge has no room: recorded at 0, spent unchanged.
     expect(await kysely.chargeSync(huge(id, `req_s${seq}_4`))).toBe(0);
@@ -160,7 +169,8 @@ describe('a charge past MAX_BALANCE is cut to what is left', () => {
 
 describe('an account past the bound, and a token at it', () => {
   const busy = { ...ALLOWANCE_DEFAULTS, busyPerSecond: 0 };
-  const writers = testDialect() === 'sqlite' ? (['batch writer', 'kysely batch'] as const) : (['kysely batch'] as const);
+  const writers =
+    testDialect() === 'sqlite' ? (['batch writer', 'kysely batch'] as const) : (['kysely batch'] as const);
   for (const path of writers) {
     it(`two busy tokens' allowances charged huge usage (${path}): the account's spent stops at MAX_BALANCE`, async () => {
       const cut: LedgerRow[] = [];
@@ -211,26 +221,43 @@ describe('an account past the bound, and a token at it', () => {
     });
   }
 
-  it.skipIf(testDialect() !== 'sqlite')('a cut made by the SQLite writer thread is reported like one made on the event loop', async () => {
-    const file = await sqliteFileStore({ writerThread: true });
-    try {
-      expect(file.store.batchWriter?.threaded).toBe(true);
-      const cut: LedgerRow[] = [];
-      const m = new StoreMeter(file.store.db, () => catalogue, { batchWriter: file.store.batchWriter, flushIntervalMs: 2, onClamped: (r) => void cut.push(r) });
-      const id = 'tok_thread';
-      await new TokensRepo(file.store.db).create({ id, name: id, secretHash: 'h_thread', prefix: 'tw-test', models: null, quota: null, expiresAt: null });
-      await file.store.db
-        .updateTable('tokens')
-        .set({ spent: MAX_BALANCE - 1000 })
-        .where('id', '=', id)
-        .execute();
-      const usage = { kind: 'tokens' as const, inputTokens: 1000, outputTokens: 500 }; // 1,800 at list price
-      m.chargeSyncDeferred({ ...huge(id, 'req_thread'), usage });
-      await m.flush();
-      expect(cut.map((r) => [r.key, r.charge.amount, r.charge.quantities.clamped_from])).toEqual([['req_thread', 1000, '1800']]);
-      expect(m.atBound.has(id)).toBe(true);
-    } finally {
-      await file.cleanup();
-    }
-  });
+  it.skipIf(testDialect() !== 'sqlite')(
+    'a cut made by the SQLite writer thread is reported like one made on the event loop',
+    async () => {
+      const file = await sqliteFileStore({ writerThread: true });
+      try {
+        expect(file.store.batchWriter?.threaded).toBe(true);
+        const cut: LedgerRow[] = [];
+        const m = new StoreMeter(file.store.db, () => catalogue, {
+          batchWriter: file.store.batchWriter,
+          flushIntervalMs: 2,
+          onClamped: (r) => void cut.push(r),
+        });
+        const id = 'tok_thread';
+        await new TokensRepo(file.store.db).create({
+          id,
+          name: id,
+          secretHash: 'h_thread',
+          prefix: 'tw-test',
+          models: null,
+          quota: null,
+          expiresAt: null,
+        });
+        await file.store.db
+          .updateTable('tokens')
+          .set({ spent: MAX_BALANCE - 1000 })
+          .where('id', '=', id)
+          .execute();
+        const usage = { kind: 'tokens' as const, inputTokens: 1000, outputTokens: 500 }; // 1,800 at list price
+        m.chargeSyncDeferred({ ...huge(id, 'req_thread'), usage });
+        await m.flush();
+        expect(cut.map((r) => [r.key, r.charge.amount, r.charge.quantities.clamped_from])).toEqual([
+          ['req_thread', 1000, '1800'],
+        ]);
+        expect(m.atBound.has(id)).toBe(true);
+      } finally {
+        await file.cleanup();
+      }
+    },
+  );
 });

@@ -26,8 +26,24 @@ const now = Date.UTC(2026, 4, 10, 12);
 const Q2 = Date.UTC(2026, 3, 1);
 const MAY = Date.UTC(2026, 4, 1);
 const meters: StoreMeter[] = [];
-const meterWith = (allowances: false | { busyPerSecond: number; maxCalls: number; shareOf: number; minCalls: number; lifetimeMs: number; idleMs: number }) => {
-  const m = new StoreMeter(fresh.store.db, () => catalogue, { batchWriter: fresh.store.batchWriter, now: () => now, budgetPeriods: periods, allowances });
+const meterWith = (
+  allowances:
+    | false
+    | {
+        busyPerSecond: number;
+        maxCalls: number;
+        shareOf: number;
+        minCalls: number;
+        lifetimeMs: number;
+        idleMs: number;
+      },
+) => {
+  const m = new StoreMeter(fresh.store.db, () => catalogue, {
+    batchWriter: fresh.store.batchWriter,
+    now: () => now,
+    budgetPeriods: periods,
+    allowances,
+  });
   meters.push(m);
   return m;
 };
@@ -42,7 +58,15 @@ const video: Usage = { kind: 'video', outputSeconds: 5, tier: '720p' }; // wnx2.
 const M = 1_000_000;
 
 async function token(id: string, quarterLimit: number): Promise<Billing> {
-  await new TokensRepo(fresh.store.db).create({ id, name: id, secretHash: `h_${id}`, prefix: 'tw-', models: null, quota: null, expiresAt: null });
+  await new TokensRepo(fresh.store.db).create({
+    id,
+    name: id,
+    secretHash: `h_${id}`,
+    prefix: 'tw-',
+    models: null,
+    quota: null,
+    expiresAt: null,
+  });
   return {
     accountId: null,
     priceGroup: null,
@@ -77,7 +101,13 @@ describe('a quarter budget, added as one period calendar', () => {
 
   it("holds, spends and releases a task's money on its quarter row, and refuses past its limit", async () => {
     const billing = await token('tok_q1', 10 * M);
-    const ref = (taskId: string): TaskRef => ({ taskId, tokenId: 'tok_q1', model: 'wnx2.7-t2v', billingModel: 'wnx2.7-t2v', billing });
+    const ref = (taskId: string): TaskRef => ({
+      taskId,
+      tokenId: 'tok_q1',
+      model: 'wnx2.7-t2v',
+      billingModel: 'wnx2.7-t2v',
+      billing,
+    });
     expect(await meter.hold(ref('task_q1'), video)).toBe(3 * M);
     expect(await balances('tok_q1')).toEqual([
       [0, 3 * M],
@@ -103,11 +133,19 @@ describe('a quarter budget, added as one period calendar', () => {
 
   it("a call's reservation lands on the quarter row, and its release gives it back", async () => {
     const billing = await token('tok_q2', 10 * M);
-    const input: SyncChargeInput = { requestId: 'req_q2a', tokenId: 'tok_q2', model: 'wnx2.7-t2v', billingModel: 'wnx2.7-t2v', usage: video };
+    const input: SyncChargeInput = {
+      requestId: 'req_q2a',
+      tokenId: 'tok_q2',
+      model: 'wnx2.7-t2v',
+      billingModel: 'wnx2.7-t2v',
+      usage: video,
+    };
     await meter.reserve('req_q2a', 'tok_q2', 4 * M, billing);
     await meter.reserve('req_q2b', 'tok_q2', 4 * M, billing);
     expect((await balances('tok_q2'))[1]).toEqual([0, 8 * M]);
-    await expect(meter.reserve('req_q2c', 'tok_q2', 4 * M, billing)).rejects.toMatchObject({ headers: { 'x-budget-period': 'quarter' } });
+    await expect(meter.reserve('req_q2c', 'tok_q2', 4 * M, billing)).rejects.toMatchObject({
+      headers: { 'x-budget-period': 'quarter' },
+    });
     expect(await meter.settleReserved(input)).toBe(3 * M);
     await meter.releaseReserved('req_q2b');
     expect(await balances('tok_q2')).toEqual([
@@ -118,14 +156,29 @@ describe('a quarter budget, added as one period calendar', () => {
   });
 
   it("an allowance holds on the quarter row; its queued charges spend there (the batch writer's path) and the rest goes back", async () => {
-    const busy = meterWith({ busyPerSecond: 0, maxCalls: 64, shareOf: 4, minCalls: 8, lifetimeMs: 30_000, idleMs: 60_000 });
+    const busy = meterWith({
+      busyPerSecond: 0,
+      maxCalls: 64,
+      shareOf: 4,
+      minCalls: 8,
+      lifetimeMs: 30_000,
+      idleMs: 60_000,
+    });
     const billing = await token('tok_q3', 1_000 * M);
     for (let i = 0; i < 3; i++) {
       const requestId = `req_q3_${i}`;
       await busy.reserve(requestId, 'tok_q3', 3 * M, billing);
       // The allowance holds for many calls: more than this one on every row.
       if (i === 0) expect((await balances('tok_q3')).every(([, held]) => held! > 3 * M)).toBe(true);
-      expect(busy.settleReserved({ requestId, tokenId: 'tok_q3', model: 'wnx2.7-t2v', billingModel: 'wnx2.7-t2v', usage: video })).toBe(3 * M);
+      expect(
+        busy.settleReserved({
+          requestId,
+          tokenId: 'tok_q3',
+          model: 'wnx2.7-t2v',
+          billingModel: 'wnx2.7-t2v',
+          usage: video,
+        }),
+      ).toBe(3 * M);
     }
     await busy.flush();
     await busy.releaseAllowances();

@@ -20,12 +20,24 @@ afterAll(async () => meter?.flush());
 
 async function newToken(quota: number | null = null): Promise<string> {
   const id = `tok_m${++seq}_${Date.now().toString(36)}`;
-  await new TokensRepo(fresh.store.db).create({ id, name: id, secretHash: `h_${id}`, prefix: 'tw-test', models: null, quota, expiresAt: null });
+  await new TokensRepo(fresh.store.db).create({
+    id,
+    name: id,
+    secretHash: `h_${id}`,
+    prefix: 'tw-test',
+    models: null,
+    quota,
+    expiresAt: null,
+  });
   return id;
 }
 
 async function tokenRow(id: string) {
-  const t = await fresh.store.db.selectFrom('tokens').select(['spent', 'held', 'quota']).where('id', '=', id).executeTakeFirstOrThrow();
+  const t = await fresh.store.db
+    .selectFrom('tokens')
+    .select(['spent', 'held', 'quota'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
   return { spent: Number(t.spent), held: Number(t.held) };
 }
 
@@ -79,7 +91,14 @@ const task = (tokenId: string, taskId = `video_${++seq}`): TaskRef => ({
 describe('chargeSync', () => {
   it('50 parallel writes of the same request id → one ledger row, spent incremented once', async () => {
     const tokenId = await newToken();
-    const input = { requestId: `req_same_${seq}`, tokenId, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: chatUsage, upstreamRequestId: 'up-1' };
+    const input = {
+      requestId: `req_same_${seq}`,
+      tokenId,
+      model: 'qwx3.7-plus',
+      billingModel: 'qwx3.7-plus',
+      usage: chatUsage,
+      upstreamRequestId: 'up-1',
+    };
     const results = await Promise.all(Array.from({ length: 50 }, () => meter.chargeSync(input)));
     expect(results.filter((a) => a > 0)).toEqual([1800]);
     const rows = await ledgerFor(tokenId);
@@ -98,8 +117,20 @@ describe('chargeSync', () => {
 
   it('different request ids are separate charges; nothing billable writes nothing', async () => {
     const tokenId = await newToken();
-    await meter.chargeSync({ requestId: `req_a_${seq}`, tokenId, model: 'qwx-image-2.0', billingModel: 'qwx-image-2.0', usage: { kind: 'images', images: 2 } });
-    await meter.chargeSync({ requestId: `req_b_${seq}`, tokenId, model: 'qwx-image-2.0', billingModel: 'qwx-image-2.0', usage: { kind: 'images', images: 1 } });
+    await meter.chargeSync({
+      requestId: `req_a_${seq}`,
+      tokenId,
+      model: 'qwx-image-2.0',
+      billingModel: 'qwx-image-2.0',
+      usage: { kind: 'images', images: 2 },
+    });
+    await meter.chargeSync({
+      requestId: `req_b_${seq}`,
+      tokenId,
+      model: 'qwx-image-2.0',
+      billingModel: 'qwx-image-2.0',
+      usage: { kind: 'images', images: 1 },
+    });
     expect(
       await meter.chargeSync({
         requestId: `req_c_${seq}`,
@@ -141,14 +172,22 @@ describe('chargeSync', () => {
   });
 
   it('prices a snapshot public name passed as billing model like its base', async () => {
-    expect(meter.price('wnx2.7-i2v-20260101', { kind: 'video', outputSeconds: 2, tier: '1080p' }).amount).toBe(2_000_000);
+    expect(meter.price('wnx2.7-i2v-20260101', { kind: 'video', outputSeconds: 2, tier: '1080p' }).amount).toBe(
+      2_000_000,
+    );
   });
 });
 
 describe('chargeSyncDeferred (group commit)', () => {
   it('returns the amount at once; 50 parallel deferred charges of one request id write one row after flush', async () => {
     const tokenId = await newToken();
-    const input = { requestId: `req_def_${seq}`, tokenId, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: chatUsage };
+    const input = {
+      requestId: `req_def_${seq}`,
+      tokenId,
+      model: 'qwx3.7-plus',
+      billingModel: 'qwx3.7-plus',
+      usage: chatUsage,
+    };
     const amounts = Array.from({ length: 50 }, () => meter.chargeSyncDeferred(input));
     expect(amounts.filter((a) => a > 0)).toEqual([1800]);
     await meter.flush();
@@ -158,7 +197,13 @@ describe('chargeSyncDeferred (group commit)', () => {
 
   it('a deferred row whose key was already charged synchronously is not charged again', async () => {
     const tokenId = await newToken();
-    const input = { requestId: `req_mix_${seq}`, tokenId, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: chatUsage };
+    const input = {
+      requestId: `req_mix_${seq}`,
+      tokenId,
+      model: 'qwx3.7-plus',
+      billingModel: 'qwx3.7-plus',
+      usage: chatUsage,
+    };
     await meter.chargeSync(input);
     meter.chargeSyncDeferred(input);
     await meter.flush();
@@ -187,10 +232,22 @@ describe('chargeSyncDeferred (group commit)', () => {
 
   it('queued (not yet committed) charges count against the quota', async () => {
     const tokenId = await newToken(1800);
-    const slow = new StoreMeter(fresh.store.db, () => catalogue, { batchWriter: fresh.store.batchWriter, flushIntervalMs: 60_000 });
-    slow.chargeSyncDeferred({ requestId: `req_q_${seq}`, tokenId, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: chatUsage });
+    const slow = new StoreMeter(fresh.store.db, () => catalogue, {
+      batchWriter: fresh.store.batchWriter,
+      flushIntervalMs: 60_000,
+    });
+    slow.chargeSyncDeferred({
+      requestId: `req_q_${seq}`,
+      tokenId,
+      model: 'qwx3.7-plus',
+      billingModel: 'qwx3.7-plus',
+      usage: chatUsage,
+    });
     expect((await tokenRow(tokenId)).spent).toBe(0);
-    await expect(slow.reserve(`req_qr_${seq}`, tokenId, 1)).rejects.toMatchObject({ code: 'insufficient_quota', status: 429 });
+    await expect(slow.reserve(`req_qr_${seq}`, tokenId, 1)).rejects.toMatchObject({
+      code: 'insufficient_quota',
+      status: 429,
+    });
     await slow.flush();
     expect((await tokenRow(tokenId)).spent).toBe(1800);
     await expect(slow.reserve(`req_qs_${seq}`, tokenId, 1)).rejects.toMatchObject({ code: 'insufficient_quota' });
@@ -253,7 +310,9 @@ describe('reservations of calls answered at once', () => {
 
   it('50 parallel reservations against a quota that fits 5 → exactly 5 land', async () => {
     const tokenId = await newToken(5 * 1000 + 999);
-    const results = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => meter.reserve(`req_rp_${seq}_${i}`, tokenId, 1000)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 50 }, (_, i) => meter.reserve(`req_rp_${seq}_${i}`, tokenId, 1000)),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(5);
     expect((await tokenRow(tokenId)).held).toBe(5000);
   });
@@ -271,9 +330,18 @@ describe('reservations of calls answered at once', () => {
     const heldBefore = (await tokenRow(tokenId)).held;
     expect(await meter.reapReservations(30_000)).toBeGreaterThanOrEqual(1);
     expect((await tokenRow(tokenId)).held).toBe(heldBefore - 3000);
-    const states = await fresh.store.db.selectFrom('holds').select(['hold_key', 'state']).where('token_id', '=', tokenId).execute();
+    const states = await fresh.store.db
+      .selectFrom('holds')
+      .select(['hold_key', 'state'])
+      .where('token_id', '=', tokenId)
+      .execute();
     expect(
-      Object.fromEntries(states.map((h) => [h.hold_key.startsWith('req_old') ? 'old' : h.hold_key.startsWith('req_new') ? 'new' : 'task', h.state])),
+      Object.fromEntries(
+        states.map((h) => [
+          h.hold_key.startsWith('req_old') ? 'old' : h.hold_key.startsWith('req_new') ? 'new' : 'task',
+          h.state,
+        ]),
+      ),
     ).toEqual({ old: 'released', new: 'held', task: 'held' });
   });
 
@@ -290,12 +358,27 @@ describe('reservations of calls answered at once', () => {
       .where('token_id', '=', tokenId)
       .execute();
     const heldBefore = (await tokenRow(tokenId)).held;
-    const goneAmount = Number((await fresh.store.db.selectFrom('holds').select('amount').where('hold_key', '=', gone.taskId).executeTakeFirstOrThrow()).amount);
+    const goneAmount = Number(
+      (
+        await fresh.store.db
+          .selectFrom('holds')
+          .select('amount')
+          .where('hold_key', '=', gone.taskId)
+          .executeTakeFirstOrThrow()
+      ).amount,
+    );
     expect(goneAmount).toBeGreaterThan(0);
     expect(await meter.reapReservations(30_000)).toBeGreaterThanOrEqual(1);
     expect((await tokenRow(tokenId)).held).toBe(heldBefore - goneAmount);
-    const states = await fresh.store.db.selectFrom('holds').select(['hold_key', 'state']).where('token_id', '=', tokenId).execute();
-    expect(Object.fromEntries(states.map((h) => [h.hold_key === gone.taskId ? 'gone' : 'live', h.state]))).toEqual({ gone: 'released', live: 'held' });
+    const states = await fresh.store.db
+      .selectFrom('holds')
+      .select(['hold_key', 'state'])
+      .where('token_id', '=', tokenId)
+      .execute();
+    expect(Object.fromEntries(states.map((h) => [h.hold_key === gone.taskId ? 'gone' : 'live', h.state]))).toEqual({
+      gone: 'released',
+      live: 'held',
+    });
   });
 
   it('tokens without a quota are never refused', async () => {
@@ -307,7 +390,9 @@ describe('reservations of calls answered at once', () => {
 describe('holds', () => {
   it('20 parallel holds against a quota that fits 3 → exactly 3 succeed', async () => {
     const tokenId = await newToken(3 * 3_000_000 + 2_999_999);
-    const results = await Promise.allSettled(Array.from({ length: 20 }, () => meter.hold(task(tokenId), videoEstimate)));
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, () => meter.hold(task(tokenId), videoEstimate)),
+    );
     const ok = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(ok).toHaveLength(3);
@@ -349,9 +434,18 @@ describe('holds', () => {
     expect(amounts.filter((a) => a > 0)).toEqual([2_400_000]);
     const rows = await ledgerFor(tokenId);
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ idempotency_key: `${t.taskId}:success`, task_id: t.taskId, model: 'wnx2.7-t2v-20260101', kind: 'video' });
+    expect(rows[0]).toMatchObject({
+      idempotency_key: `${t.taskId}:success`,
+      task_id: t.taskId,
+      model: 'wnx2.7-t2v-20260101',
+      kind: 'video',
+    });
     expect(await tokenRow(tokenId)).toEqual({ spent: 2_400_000, held: 0 });
-    const hold = await fresh.store.db.selectFrom('holds').selectAll().where('hold_key', '=', t.taskId).executeTakeFirstOrThrow();
+    const hold = await fresh.store.db
+      .selectFrom('holds')
+      .selectAll()
+      .where('hold_key', '=', t.taskId)
+      .executeTakeFirstOrThrow();
     expect(hold.state).toBe('settled');
   });
 
@@ -363,10 +457,20 @@ describe('holds', () => {
     for (let i = 0; i < 15; i++) {
       const t = task(tokenId);
       await meter.hold(t, videoEstimate);
-      const ops = Array.from({ length: 6 }, (_, k) => (k % 2 === 0 ? meter.settle(t, reported) : meter.release(t).then(() => -1)));
+      const ops = Array.from({ length: 6 }, (_, k) =>
+        k % 2 === 0 ? meter.settle(t, reported) : meter.release(t).then(() => -1),
+      );
       await Promise.all(ops);
-      const hold = await fresh.store.db.selectFrom('holds').select('state').where('hold_key', '=', t.taskId).executeTakeFirstOrThrow();
-      const charges = await fresh.store.db.selectFrom('ledger').select('amount').where('task_id', '=', t.taskId).execute();
+      const hold = await fresh.store.db
+        .selectFrom('holds')
+        .select('state')
+        .where('hold_key', '=', t.taskId)
+        .executeTakeFirstOrThrow();
+      const charges = await fresh.store.db
+        .selectFrom('ledger')
+        .select('amount')
+        .where('task_id', '=', t.taskId)
+        .execute();
       if (hold.state === 'settled') {
         settled++;
         expect(charges).toHaveLength(1);
@@ -385,7 +489,9 @@ describe('holds', () => {
   it('a task without a hold: parallel settles charge once; a release first means no charge', async () => {
     const tokenId = await newToken(null);
     const t: TaskRef = { taskId: `vidx_task_${++seq}`, tokenId, model: 'vidx-v2-6', billingModel: 'vidx-v2-6' };
-    const amounts = await Promise.all(Array.from({ length: 20 }, () => meter.settle(t, { kind: 'video-mode', outputSeconds: 5, tier: 'pro' })));
+    const amounts = await Promise.all(
+      Array.from({ length: 20 }, () => meter.settle(t, { kind: 'video-mode', outputSeconds: 5, tier: 'pro' })),
+    );
     expect(amounts.filter((a) => a > 0)).toEqual([2_500_000]);
     expect((await tokenRow(tokenId)).spent).toBe(2_500_000);
 

@@ -14,12 +14,18 @@ describe('periodBounds', () => {
 
   it('a time zone: the period starts at local midnight, and a DST change makes a 23-hour day', () => {
     // 2026-01-31T15:30Z is 2026-02-01 00:30 in Tokyo (UTC+9).
-    expect(iso(periodBounds('month', Date.UTC(2026, 0, 31, 15, 30), 'Asia/Tokyo'))).toEqual(['2026-01-31T15:00:00.000Z', '2026-02-28T15:00:00.000Z']);
+    expect(iso(periodBounds('month', Date.UTC(2026, 0, 31, 15, 30), 'Asia/Tokyo'))).toEqual([
+      '2026-01-31T15:00:00.000Z',
+      '2026-02-28T15:00:00.000Z',
+    ]);
     // Europe/Paris moves to summer time on 2026-03-29: that day is 23 hours long.
     const d = periodBounds('day', Date.UTC(2026, 2, 29, 12), 'Europe/Paris');
     expect(iso(d)).toEqual(['2026-03-28T23:00:00.000Z', '2026-03-29T22:00:00.000Z']);
     // A Sunday evening in New York is still in the week that began on Monday the 23rd.
-    expect(iso(periodBounds('week', Date.UTC(2026, 2, 30, 2), 'America/New_York'))).toEqual(['2026-03-23T04:00:00.000Z', '2026-03-30T04:00:00.000Z']);
+    expect(iso(periodBounds('week', Date.UTC(2026, 2, 30, 2), 'America/New_York'))).toEqual([
+      '2026-03-23T04:00:00.000Z',
+      '2026-03-30T04:00:00.000Z',
+    ]);
   });
 
   it('knows IANA names only', () => {

@@ -9,7 +9,10 @@ const redisUrl = process.env.TEST_REDIS_URL;
 const frozen = Date.now();
 
 describe('lowering a quota while a token is busy', () => {
-  const t = useHarness({ env: { ...(redisUrl ? { REDIS_URL: redisUrl } : {}), TOLLWAY_TASK_POLLER: 'false' }, clock: () => frozen });
+  const t = useHarness({
+    env: { ...(redisUrl ? { REDIS_URL: redisUrl } : {}), TOLLWAY_TASK_POLLER: 'false' },
+    clock: () => frozen,
+  });
   const admin = async (method: string, path: string, json?: unknown) => {
     const r = await t.h.fetch(path, { method, token: ADMIN_KEY, ...(json !== undefined ? { json } : {}) });
     expect(r.status).toBeLessThan(300);
@@ -19,7 +22,11 @@ describe('lowering a quota while a token is busy', () => {
     fetch(`${url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'qwx3.7-plus', max_tokens: 64, messages: [{ role: 'user', content: `hello ${i}` }] }),
+      body: JSON.stringify({
+        model: 'qwx3.7-plus',
+        max_tokens: 64,
+        messages: [{ role: 'user', content: `hello ${i}` }],
+      }),
     }).then(async (r) => ({ status: r.status, code: ((await r.json()) as { error?: { code?: string } }).error?.code }));
   /** 40 calls at once: the token is busy and reserves from an allowance on the instance at `url`. */
   const busy = async (url: string, tokenId: string, secret: string) => {
@@ -57,17 +64,20 @@ describe('lowering a quota while a token is busy', () => {
     await refusedAfter(t.h.url, tok.token);
   });
 
-  it.runIf(redisUrl)('lowered through one instance, the token busy on another: the other refuses its next calls', async () => {
-    const other = await t.h.instance();
-    const acc = await admin('POST', '/admin/accounts', { name: 'cluster-lowered', quota: 1_000_000_000_000 });
-    const tok = await admin('POST', '/admin/tokens', { name: 'app', account_id: acc.id, quota: 1_000_000_000_000 });
-    await busy(other.url, tok.id, tok.token);
-    await admin('PATCH', `/admin/tokens/${tok.id}`, { quota: 1 });
-    await refusedAfter(other.url, tok.token);
-    const acc2 = await admin('POST', '/admin/accounts', { name: 'cluster-lowered-2', quota: 1_000_000_000_000 });
-    const tok2 = await admin('POST', '/admin/tokens', { name: 'app', account_id: acc2.id });
-    await busy(other.url, tok2.id, tok2.token);
-    await admin('PATCH', `/admin/accounts/${acc2.id}`, { quota: 1 });
-    await refusedAfter(other.url, tok2.token);
-  });
+  it.runIf(redisUrl)(
+    'lowered through one instance, the token busy on another: the other refuses its next calls',
+    async () => {
+      const other = await t.h.instance();
+      const acc = await admin('POST', '/admin/accounts', { name: 'cluster-lowered', quota: 1_000_000_000_000 });
+      const tok = await admin('POST', '/admin/tokens', { name: 'app', account_id: acc.id, quota: 1_000_000_000_000 });
+      await busy(other.url, tok.id, tok.token);
+      await admin('PATCH', `/admin/tokens/${tok.id}`, { quota: 1 });
+      await refusedAfter(other.url, tok.token);
+      const acc2 = await admin('POST', '/admin/accounts', { name: 'cluster-lowered-2', quota: 1_000_000_000_000 });
+      const tok2 = await admin('POST', '/admin/tokens', { name: 'app', account_id: acc2.id });
+      await busy(other.url, tok2.id, tok2.token);
+      await admin('PATCH', `/admin/accounts/${acc2.id}`, { quota: 1 });
+      await refusedAfter(other.url, tok2.token);
+    },
+  );
 });

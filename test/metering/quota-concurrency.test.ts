@@ -34,7 +34,12 @@ const KINDS: Kind[] = [
     name: 'stream',
     path: '/v1/chat/completions',
     model: 'qwx3.7-plus',
-    body: (i) => ({ model: 'qwx3.7-plus', stream: true, max_tokens: 64, messages: [{ role: 'user', content: `hello ${i}` }] }),
+    body: (i) => ({
+      model: 'qwx3.7-plus',
+      stream: true,
+      max_tokens: 64,
+      messages: [{ role: 'user', content: `hello ${i}` }],
+    }),
     reserve: text(true),
   },
   {
@@ -83,7 +88,11 @@ const KINDS: Kind[] = [
 ];
 
 async function tokenRow(id: string) {
-  const t = await ctx.h.store.db.selectFrom('tokens').select(['spent', 'held', 'quota']).where('id', '=', id).executeTakeFirstOrThrow();
+  const t = await ctx.h.store.db
+    .selectFrom('tokens')
+    .select(['spent', 'held', 'quota'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
   return { spent: Number(t.spent), held: Number(t.held) };
 }
 
@@ -97,26 +106,40 @@ describe(`${N} parallel calls per kind against a quota that covers 3 reservation
       const t = await h.token({ name: `burst-${kind.name}`, quota });
       const results = await Promise.all(
         Array.from({ length: N }, (_, i) =>
-          h
-            .fetch(kind.path, { method: 'POST', token: t.secret, json: kind.body(i) })
-            .then(async (r) => ({ status: r.status, rid: r.headers.get('x-gateway-request-id'), text: await r.text() })),
+          h.fetch(kind.path, { method: 'POST', token: t.secret, json: kind.body(i) }).then(async (r) => ({
+            status: r.status,
+            rid: r.headers.get('x-gateway-request-id'),
+            text: await r.text(),
+          })),
         ),
       );
       const ok = results.filter((r) => r.status === 200);
       const refused = results.filter((r) => r.status !== 200);
-      // At least the three reservations the quota covers land; more only once earlier calls settled below their estimate.
+      // At least the three reservations the quota covers land; more only once earlier calls settled below their
+      // estimate.
       expect(ok.length).toBeGreaterThanOrEqual(3);
       expect(refused.length).toBeGreaterThan(0);
       for (const r of refused) {
         expect(r.status).toBe(429);
-        const body = JSON.parse(r.text) as { code?: number; request_id?: string; error?: { code: string; request_id: string } };
+        const body = JSON.parse(r.text) as {
+          code?: number;
+          request_id?: string;
+          error?: { code: string; request_id: string };
+        };
         if (kind.family === 'vidx') expect(body.request_id).toBe(r.rid);
         else expect(body.error).toMatchObject({ code: 'insufficient_quota', request_id: r.rid });
       }
       await h.gw.deps.meter.flush();
       // A stream's settlement commits right after its last byte was sent: wait for it.
-      const openHolds = () => h.store.db.selectFrom('holds').select(['hold_key']).where('token_id', '=', t.id).where('state', '=', 'held').execute();
-      for (let i = 0; i < 100 && kind.name === 'stream' && (await openHolds()).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      const openHolds = () =>
+        h.store.db
+          .selectFrom('holds')
+          .select(['hold_key'])
+          .where('token_id', '=', t.id)
+          .where('state', '=', 'held')
+          .execute();
+      for (let i = 0; i < 100 && kind.name === 'stream' && (await openHolds()).length > 0; i++)
+        await new Promise((r) => setTimeout(r, 20));
       const row = await tokenRow(t.id);
       // Charged plus still held never passes the quota.
       expect(row.spent + row.held).toBeLessThanOrEqual(quota);
@@ -138,10 +161,18 @@ describe(`${N} parallel calls per kind against a quota that covers 3 reservation
 
 describe('no charge without a result', () => {
   for (const [name, path, body] of [
-    ['chat', '/v1/chat/completions', { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'sim-fault:empty' }] }],
+    [
+      'chat',
+      '/v1/chat/completions',
+      { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'sim-fault:empty' }] },
+    ],
     ['embeddings', '/v1/embeddings', { model: 'text-embedding-v4', input: ['sim-fault:empty'] }],
     ['responses', '/v1/responses', { model: 'qwx3.7-plus', input: 'sim-fault:empty' }],
-    ['messages', '/v1/messages', { model: 'qwx3.7-plus', max_tokens: 32, messages: [{ role: 'user', content: 'sim-fault:empty' }] }],
+    [
+      'messages',
+      '/v1/messages',
+      { model: 'qwx3.7-plus', max_tokens: 32, messages: [{ role: 'user', content: 'sim-fault:empty' }] },
+    ],
   ] as const) {
     it(`${name}: an upstream 200 with no result and no usage is an upstream error, not charged (with and without a quota)`, async () => {
       const h = ctx.h;
@@ -179,7 +210,12 @@ describe('amounts stay exact', () => {
     expect(Number.isSafeInteger(Number(row!.amount))).toBe(true);
     expect(JSON.parse(row!.quantities)).toMatchObject({ input_tokens: 1e20, clamped_from: expect.any(String) });
     expect((await tokenRow(t.id)).spent).toBe(MAX_CHARGE);
-    const audit = await h.store.db.selectFrom('audit_log').selectAll().where('action', '=', 'charge.clamped').where('target', '=', rid).execute();
+    const audit = await h.store.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'charge.clamped')
+      .where('target', '=', rid)
+      .execute();
     expect(audit).toHaveLength(1);
   });
 });

@@ -27,13 +27,26 @@ describe.runIf(onPostgres)('two instances on one PostgreSQL (+ Redis when config
   });
 
   for (const [name, path, body, usage] of [
-    ['chat', '/v1/chat/completions', (i: number) => ({ model: 'qwx3.7-plus', max_tokens: 64, messages: [{ role: 'user', content: `hello ${i}` }] }), 'text'],
-    ['images', '/v1/images/generations', (i: number) => ({ model: 'qwx-image-2.0', prompt: `cat ${i}`, n: 1 }), 'image'],
+    [
+      'chat',
+      '/v1/chat/completions',
+      (i: number) => ({ model: 'qwx3.7-plus', max_tokens: 64, messages: [{ role: 'user', content: `hello ${i}` }] }),
+      'text',
+    ],
+    [
+      'images',
+      '/v1/images/generations',
+      (i: number) => ({ model: 'qwx-image-2.0', prompt: `cat ${i}`, n: 1 }),
+      'image',
+    ],
   ] as const) {
     it(`${name}: 50 parallel calls across both instances charge at most the quota`, async () => {
       const h = t.h;
       const model = name === 'chat' ? 'qwx3.7-plus' : 'qwx-image-2.0';
-      const reservation = h.gw.deps.meter.price(model, usage === 'text' ? textReservation(body(0), true) : { kind: 'images', images: 1 }).amount;
+      const reservation = h.gw.deps.meter.price(
+        model,
+        usage === 'text' ? textReservation(body(0), true) : { kind: 'images', images: 1 },
+      ).amount;
       const quota = 3 * reservation + Math.floor(reservation / 2);
       const tok = await h.token({ name: `two-${name}`, quota });
       const results = await Promise.all(
@@ -47,10 +60,15 @@ describe.runIf(onPostgres)('two instances on one PostgreSQL (+ Redis when config
       );
       const ok = results.filter((r) => r.status === 200).length;
       expect(ok).toBeGreaterThanOrEqual(3);
-      for (const r of results.filter((x) => x.status !== 200)) expect([r.status, r.body.error?.code]).toEqual([429, 'insufficient_quota']);
+      for (const r of results.filter((x) => x.status !== 200))
+        expect([r.status, r.body.error?.code]).toEqual([429, 'insufficient_quota']);
       await h.gw.deps.meter.flush();
       await gw2.deps.meter.flush();
-      const row = await h.store.db.selectFrom('tokens').select(['spent', 'held']).where('id', '=', tok.id).executeTakeFirstOrThrow();
+      const row = await h.store.db
+        .selectFrom('tokens')
+        .select(['spent', 'held'])
+        .where('id', '=', tok.id)
+        .executeTakeFirstOrThrow();
       expect(Number(row.spent) + Number(row.held)).toBeLessThanOrEqual(quota);
       expect(Number(row.held)).toBe(0);
       const ledger = await h.store.db.selectFrom('ledger').select('amount').where('token_id', '=', tok.id).execute();

@@ -19,12 +19,26 @@ describe('reservation reaper', () => {
       .execute();
     await h.gw.deps.meter.reserve('req_live_call', tok.id, 10_000);
     await until(
-      async () => (await db.selectFrom('holds').select('state').where('hold_key', '=', 'req_dead_instance').executeTakeFirstOrThrow()).state === 'released',
+      async () =>
+        (
+          await db
+            .selectFrom('holds')
+            .select('state')
+            .where('hold_key', '=', 'req_dead_instance')
+            .executeTakeFirstOrThrow()
+        ).state === 'released',
       'the dead reservation released',
     );
-    const row = await db.selectFrom('tokens').select(['held', 'spent']).where('id', '=', tok.id).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('tokens')
+      .select(['held', 'spent'])
+      .where('id', '=', tok.id)
+      .executeTakeFirstOrThrow();
     expect([Number(row.held), Number(row.spent)]).toEqual([10_000, 0]);
     // Logged once the reaper's release has answered: the hold may be seen released first.
-    await until(() => h.logs.some((l) => l.includes('reservations left open by a stopped instance released')), 'the reaper logged');
+    await until(
+      () => h.logs.some((l) => l.includes('reservations left open by a stopped instance released')),
+      'the reaper logged',
+    );
   });
 });

@@ -10,7 +10,12 @@ const t = useHarness();
 const outage = storeOutage();
 afterAll(() => outage.end());
 
-async function adminPost(h: Harness, method: string, path: string, json: unknown): Promise<{ id: string; token: string }> {
+async function adminPost(
+  h: Harness,
+  method: string,
+  path: string,
+  json: unknown,
+): Promise<{ id: string; token: string }> {
   const r = await h.fetch(path, { method, token: ADMIN_KEY, json });
   expect(r.status).toBeLessThan(300);
   return (await r.json()) as { id: string; token: string };
@@ -32,7 +37,11 @@ describe('charges recorded while the store is away', () => {
         const r = await h.fetch('/v1/chat/completions', {
           method: 'POST',
           token: tok.token,
-          json: { model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: `stream ${i} sim-fault:trickle:60` }] },
+          json: {
+            model: 'qwx3.7-plus',
+            stream: true,
+            messages: [{ role: 'user', content: `stream ${i} sim-fault:trickle:60` }],
+          },
         });
         expect(r.status).toBe(200);
         const reader = r.body!.getReader();
@@ -67,8 +76,16 @@ describe('charges recorded while the store is away', () => {
       expect(Number(l.amount)).toBe(2 * Number(l.list_amount));
     }
     const total = ledger.reduce((a, l) => a + Number(l.amount), 0);
-    const token = await h.store.db.selectFrom('tokens').select('spent').where('id', '=', tok.id).executeTakeFirstOrThrow();
-    const account = await h.store.db.selectFrom('accounts').select('spent').where('id', '=', acc.id).executeTakeFirstOrThrow();
+    const token = await h.store.db
+      .selectFrom('tokens')
+      .select('spent')
+      .where('id', '=', tok.id)
+      .executeTakeFirstOrThrow();
+    const account = await h.store.db
+      .selectFrom('accounts')
+      .select('spent')
+      .where('id', '=', acc.id)
+      .executeTakeFirstOrThrow();
     expect([Number(token.spent), Number(account.spent)]).toEqual([total, total]);
   });
 });

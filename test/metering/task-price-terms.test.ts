@@ -25,15 +25,28 @@ async function groupToken(
   accountQuota: number | null = null,
 ): Promise<{ id: string; token: string; account: string }> {
   expect(await admin(h, 'PUT', `/admin/price-groups/${group}`, { multiplier: 1 })).toBe(201);
-  const a = await h.fetch('/admin/accounts', { method: 'POST', token: ADMIN_KEY, json: { name: group, price_group: group, quota: accountQuota } });
+  const a = await h.fetch('/admin/accounts', {
+    method: 'POST',
+    token: ADMIN_KEY,
+    json: { name: group, price_group: group, quota: accountQuota },
+  });
   const account = ((await a.json()) as { id: string }).id;
-  const r = await h.fetch('/admin/tokens', { method: 'POST', token: ADMIN_KEY, json: { name: group, account_id: account, quota } });
+  const r = await h.fetch('/admin/tokens', {
+    method: 'POST',
+    token: ADMIN_KEY,
+    json: { name: group, account_id: account, quota },
+  });
   expect(r.status).toBe(201);
   return { ...((await r.json()) as { id: string; token: string }), account };
 }
 
 async function created(h: Harness, token: string): Promise<string> {
-  const c = await call<TaskData>(h, token, 'POST', T2V, { model_name: 'vidx-v1', prompt: 'a harbour', mode: 'std', duration: '5' });
+  const c = await call<TaskData>(h, token, 'POST', T2V, {
+    model_name: 'vidx-v1',
+    prompt: 'a harbour',
+    mode: 'std',
+    duration: '5',
+  });
   expect(c.status).toBe(200);
   const id = c.body.data.task_id;
   expect(Number((await holdOfTask(h, id))!.amount)).toBe(5 * STD);
@@ -65,7 +78,12 @@ describe('a task is charged at the prices of its creation', () => {
     const row = await tokenRow(h, tok.id);
     expect([Number(row.spent), Number(row.held)]).toEqual([5.1 * STD, 0]);
     // A task created after the change is held at it.
-    const c = await call<TaskData>(h, tok.token, 'POST', T2V, { model_name: 'vidx-v1', prompt: 'again', mode: 'std', duration: '5' });
+    const c = await call<TaskData>(h, tok.token, 'POST', T2V, {
+      model_name: 'vidx-v1',
+      prompt: 'again',
+      mode: 'std',
+      duration: '5',
+    });
     expect(c.body.code).not.toBe(0); // 700,000,000 does not fit the quota
   });
 
@@ -73,7 +91,12 @@ describe('a task is charged at the prices of its creation', () => {
     const { h } = t;
     const tok = await groupToken(h, 'list', 3_000_000);
     const id = await created(h, tok.token);
-    expect(await admin(h, 'PUT', '/admin/prices/vidx-v1', { unit: 'video-mode-second', perSecond: { std: 1000 * STD, pro: 1000 * 490_000 } })).toBe(200);
+    expect(
+      await admin(h, 'PUT', '/admin/prices/vidx-v1', {
+        unit: 'video-mode-second',
+        perSecond: { std: 1000 * STD, pro: 1000 * 490_000 },
+      }),
+    ).toBe(200);
     try {
       expect(await charged(h, tok.token, id)).toBe(5.1 * STD);
     } finally {
@@ -87,7 +110,11 @@ describe('a task is charged at the prices of its creation', () => {
     const tok = await groupToken(h, 'tight', 3_000_000, 705_000);
     const id = await created(h, tok.token);
     expect(await charged(h, tok.token, id)).toBe(705_000);
-    const acc = await h.store.db.selectFrom('accounts').select(['spent', 'held']).where('id', '=', tok.account).executeTakeFirstOrThrow();
+    const acc = await h.store.db
+      .selectFrom('accounts')
+      .select(['spent', 'held'])
+      .where('id', '=', tok.account)
+      .executeTakeFirstOrThrow();
     expect([Number(acc.spent), Number(acc.held)]).toEqual([705_000, 0]);
   });
 

@@ -31,9 +31,12 @@ describe('address policy', () => {
     expect(isForbiddenAddress(ip)).toBe(true);
   });
 
-  it.each(['8.8.8.8', '47.93.1.2', '172.32.0.1', '172.15.0.1', '100.128.0.1', '2400:3200::1', '::ffff:8.8.8.8'])('allows %s', (ip) => {
-    expect(forbiddenAddressReason(ip)).toBeNull();
-  });
+  it.each(['8.8.8.8', '47.93.1.2', '172.32.0.1', '172.15.0.1', '100.128.0.1', '2400:3200::1', '::ffff:8.8.8.8'])(
+    'allows %s',
+    (ip) => {
+      expect(forbiddenAddressReason(ip)).toBeNull();
+    },
+  );
 
   it('names the metadata range', () => {
     expect(forbiddenAddressReason('169.254.169.254')).toMatch(/metadata/);
@@ -41,7 +44,10 @@ describe('address policy', () => {
 });
 
 describe('url policy', () => {
-  const policy = { allowHosts: ['results.example.com', '*.oss.example.com'], trustedOrigins: ['http://127.0.0.1:9999'] };
+  const policy = {
+    allowHosts: ['results.example.com', '*.oss.example.com'],
+    trustedOrigins: ['http://127.0.0.1:9999'],
+  };
 
   it('matches exact hosts and wildcard sub-domains only', () => {
     expect(hostAllowed('results.example.com', policy.allowHosts)).toBe(true);
@@ -65,7 +71,8 @@ describe('url policy', () => {
 
   it('by default, DashScope results on OSS transfer acceleration hosts are downloaded; other buckets there are not', () => {
     const policy = resultDownloadPolicy(loadConfig({}));
-    const url = 'https://dashscope-result-sh.oss-accelerate.aliyuncs.com/1d/ab/20260101/video.mp4?Expires=1767312000&OSSAccessKeyId=x&Signature=y';
+    const url =
+      'https://dashscope-result-sh.oss-accelerate.aliyuncs.com/1d/ab/20260101/video.mp4?Expires=1767312000&OSSAccessKeyId=x&Signature=y';
     expect(checkUrl(url, policy).url.hostname).toBe('dashscope-result-sh.oss-accelerate.aliyuncs.com');
     expect(() => checkUrl('https://someone-else.oss-accelerate.aliyuncs.com/v.mp4', policy)).toThrow(/allow-list/);
     expect(checkUrl('https://dashscope-result-bj.oss-cn-beijing.aliyuncs.com/v.mp4', policy).privateOk).toBe(false);
@@ -133,8 +140,12 @@ describe('address policy: IPv4 inside IPv6', () => {
   });
 
   it('says which IPv4 address and form it judged', () => {
-    expect(forbiddenAddressReason('2002:a9fe:a9fe::1')).toBe('link-local/metadata address (169.254.169.254 in 6to4 form)');
-    expect(forbiddenAddressReason('2001:0:4136:e378:8000:63bf:80ff:fffe')).toBe('loopback address (127.0.0.1 in Teredo form)');
+    expect(forbiddenAddressReason('2002:a9fe:a9fe::1')).toBe(
+      'link-local/metadata address (169.254.169.254 in 6to4 form)',
+    );
+    expect(forbiddenAddressReason('2001:0:4136:e378:8000:63bf:80ff:fffe')).toBe(
+      'loopback address (127.0.0.1 in Teredo form)',
+    );
   });
 
   it('URL literals: refused by checkUrl however the IPv6 form is written', () => {

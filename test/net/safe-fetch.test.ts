@@ -97,7 +97,10 @@ describe('safe fetch', () => {
     await new Promise((r) => a.server.close(r));
   });
 
-  const trusted = () => ({ allowHosts: ['localhost', 'evil.example.test', 'meta.example.test', 'mixed.example.test'], trustedOrigins: [a.origin] });
+  const trusted = () => ({
+    allowHosts: ['localhost', 'evil.example.test', 'meta.example.test', 'mixed.example.test'],
+    trustedOrigins: [a.origin],
+  });
 
   it('downloads from a trusted origin and follows a same-origin redirect', async () => {
     const r = await net.fetch(`${a.origin}/hop?n=1`, trusted());
@@ -135,20 +138,31 @@ describe('safe fetch', () => {
   });
 
   it('allows private addresses only when allowPrivate is set', async () => {
-    const r = await net.fetch(`http://evil.example.test:${a.port}/ok`, { allowHosts: ['evil.example.test'], allowPrivate: true });
+    const r = await net.fetch(`http://evil.example.test:${a.port}/ok`, {
+      allowHosts: ['evil.example.test'],
+      allowPrivate: true,
+    });
     expect(r.body.toString()).toBe('hello');
   });
 
   it('refuses a redirect to a forbidden address, an unlisted host, or plain http', async () => {
     const before = hits;
-    const toLoopback = await rejection(net.fetch(`${a.origin}/redirect?to=${encodeURIComponent(`https://evil.example.test:${a.port}/ok`)}`, trusted()));
+    const toLoopback = await rejection(
+      net.fetch(`${a.origin}/redirect?to=${encodeURIComponent(`https://evil.example.test:${a.port}/ok`)}`, trusted()),
+    );
     expect(toLoopback.code).toBe('download_refused');
     expect(toLoopback.message).toMatch(/loopback/);
-    const toMeta = await rejection(net.fetch(`${a.origin}/redirect?to=${encodeURIComponent('http://169.254.169.254/latest/meta-data')}`, trusted()));
+    const toMeta = await rejection(
+      net.fetch(`${a.origin}/redirect?to=${encodeURIComponent('http://169.254.169.254/latest/meta-data')}`, trusted()),
+    );
     expect(toMeta.code).toBe('download_refused');
-    const toOther = await rejection(net.fetch(`${a.origin}/redirect?to=${encodeURIComponent('https://attacker.example.org/x')}`, trusted()));
+    const toOther = await rejection(
+      net.fetch(`${a.origin}/redirect?to=${encodeURIComponent('https://attacker.example.org/x')}`, trusted()),
+    );
     expect(toOther.message).toMatch(/allow-list/);
-    const toHttp = await rejection(net.fetch(`${a.origin}/redirect?to=${encodeURIComponent(`http://localhost:${a.port}/ok`)}`, trusted()));
+    const toHttp = await rejection(
+      net.fetch(`${a.origin}/redirect?to=${encodeURIComponent(`http://localhost:${a.port}/ok`)}`, trusted()),
+    );
     expect(toHttp.message).toMatch(/only https/);
     // Only the redirecting hops reached the server; the forbidden targets never did.
     expect(hits - before).toBe(4);
@@ -189,7 +203,9 @@ describe('safe fetch', () => {
     const chunks: Buffer[] = [];
     for await (const c of r.body) chunks.push(c as Buffer);
     expect(Buffer.concat(chunks).toString()).toBe('partial');
-    const refusedStream = await rejection(net.stream(`https://evil.example.test:${a.port}/ok`, { allowHosts: ['evil.example.test'] }));
+    const refusedStream = await rejection(
+      net.stream(`https://evil.example.test:${a.port}/ok`, { allowHosts: ['evil.example.test'] }),
+    );
     expect(refusedStream.code).toBe('download_refused');
     const big = await rejection(net.stream(`${a.origin}/big`, { ...trusted(), maxBytes: 100 }));
     expect(big.message).toMatch(/100-byte limit/);

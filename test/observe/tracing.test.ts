@@ -37,7 +37,9 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT, http/json)', () => {
     const servers = all.filter((s) => s.kind === SERVER);
     expect(servers).toHaveLength(1);
     const server = servers[0]!;
-    const attempts = all.filter((s) => s.kind === CLIENT).sort((a, b) => Number(a.attributes['tollway.attempt']) - Number(b.attributes['tollway.attempt']));
+    const attempts = all
+      .filter((s) => s.kind === CLIENT)
+      .sort((a, b) => Number(a.attributes['tollway.attempt']) - Number(b.attributes['tollway.attempt']));
     for (const a of attempts) {
       expect(a.traceId).toBe(server.traceId);
       expect(a.parentSpanId).toBe(server.spanId);
@@ -50,7 +52,10 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT, http/json)', () => {
     const traceId = '0af7651916cd43dd8448eb211c80319c';
     const parentId = 'b7ad6b7169203331';
     const { response } = await client.chat.completions
-      .create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hello' }] }, { headers: { traceparent: `00-${traceId}-${parentId}-01` } })
+      .create(
+        { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hello' }] },
+        { headers: { traceparent: `00-${traceId}-${parentId}-01` } },
+      )
       .withResponse();
     const rid = response.headers.get('x-gateway-request-id')!;
     const { server, attempts } = await spansOf(rid);
@@ -64,26 +69,36 @@ describe('tracing on (OTEL_EXPORTER_OTLP_ENDPOINT, http/json)', () => {
       'tollway.model': 'qwx3.7-plus',
     });
     expect(server.resource['service.name']).toBe('tollway-under-test');
-    expect(attempts.map((a) => [a.attributes['tollway.channel'], a.attributes['tollway.attempt'], a.statusCode])).toEqual([['sim-dashscope', 1, 0]]);
+    expect(
+      attempts.map((a) => [a.attributes['tollway.channel'], a.attributes['tollway.attempt'], a.statusCode]),
+    ).toEqual([['sim-dashscope', 1, 0]]);
     // The exporter sent the configured header.
     expect(collector.hits.at(-1)!.headers['x-collector-key']).toBe('secret value');
   });
 
   it('failover: one child span per attempt, the failed one marked with its error', async () => {
     t.h.sim.faults.add({ kind: 'status', arg: 500, path: '/compatible-mode/v1/chat/completions', times: 1 });
-    const { response } = await client.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'again' }] }).withResponse();
+    const { response } = await client.chat.completions
+      .create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'again' }] })
+      .withResponse();
     const { server, attempts } = await spansOf(response.headers.get('x-gateway-request-id')!);
     expect(server.attributes['http.response.status_code']).toBe(200);
     expect(server.traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(server.parentSpanId).toBeUndefined();
-    expect(attempts.map((a) => [a.attributes['tollway.attempt'], a.statusCode, a.attributes['error.type'] ?? null])).toEqual([
+    expect(
+      attempts.map((a) => [a.attributes['tollway.attempt'], a.statusCode, a.attributes['error.type'] ?? null]),
+    ).toEqual([
       [1, ERROR, 'upstream_error'],
       [2, 0, null],
     ]);
   });
 
   it('a family A creation (served by Fastify, not the text lane) and a refused call are traced too', async () => {
-    const c = await call<TaskData>(t.h, t.token, 'POST', '/vidx/v1/videos/text2video', { model_name: 'vidx-v2-5', prompt: 'a lighthouse', duration: '5' });
+    const c = await call<TaskData>(t.h, t.token, 'POST', '/vidx/v1/videos/text2video', {
+      model_name: 'vidx-v2-5',
+      prompt: 'a lighthouse',
+      duration: '5',
+    });
     expect(c.status).toBe(200);
     const a = await spansOf(c.rid!);
     expect(a.server.name).toBe('POST /vidx/v1/videos/text2video');

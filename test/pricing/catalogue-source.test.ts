@@ -21,9 +21,14 @@ const base = (id: string) => DEFAULT_CATALOGUE.find((e) => e.id === id)!;
 describe('validatePrice', () => {
   it('accepts each unit with integer micro-units', () => {
     expect(validatePrice({ unit: 'image', perImage: 0 })).toEqual({ unit: 'image', perImage: 0 });
-    expect(validatePrice({ unit: 'video-mode-second', perSecond: { std: 1, pro: 2 } })).toEqual({ unit: 'video-mode-second', perSecond: { std: 1, pro: 2 } });
+    expect(validatePrice({ unit: 'video-mode-second', perSecond: { std: 1, pro: 2 } })).toEqual({
+      unit: 'video-mode-second',
+      perSecond: { std: 1, pro: 2 },
+    });
     // basis may be omitted when replacing a video price: the current basis is kept.
-    expect(validatePrice({ unit: 'video-second', perSecond: { '720p': 1, '1080p': 2 } }, base('hhx-1.0-video-edit').price)).toMatchObject({
+    expect(
+      validatePrice({ unit: 'video-second', perSecond: { '720p': 1, '1080p': 2 } }, base('hhx-1.0-video-edit').price),
+    ).toMatchObject({
       basis: 'input+output',
     });
     expect(
@@ -65,16 +70,23 @@ describe('validatePrice', () => {
       },
       'price.tiers[1].maxInputTokens',
     ],
-    [{ unit: 'tokens', tiers: [{ maxInputTokens: 10, inputPer1k: 1, outputPer1k: 0.5 }] }, 'price.tiers[0].outputPer1k'],
+    [
+      { unit: 'tokens', tiers: [{ maxInputTokens: 10, inputPer1k: 1, outputPer1k: 0.5 }] },
+      'price.tiers[0].outputPer1k',
+    ],
     [{ unit: 'video-second', perSecond: { '720p': 1, '1080p': 2, '4k': 3 }, basis: 'output' }, 'price.perSecond.4k'],
     [{ unit: 'video-second', perSecond: { '720p': 1, '1080p': 2 } }, 'price.basis'],
     [{ unit: 'video-mode-second', perSecond: { std: 1 } }, 'price.perSecond.pro'],
   ])('refuses %j (param %s)', (price, param) => {
-    expect(() => validatePrice(price)).toThrow(expect.objectContaining({ code: 'invalid_parameter', status: 400, param }));
+    expect(() => validatePrice(price)).toThrow(
+      expect.objectContaining({ code: 'invalid_parameter', status: 400, param }),
+    );
   });
 
   it('refuses changing a model to another unit', () => {
-    expect(() => validatePrice({ unit: 'image', perImage: 1 }, base('qwx3.7-plus').price)).toThrow(expect.objectContaining({ param: 'price.unit' }));
+    expect(() => validatePrice({ unit: 'image', perImage: 1 }, base('qwx3.7-plus').price)).toThrow(
+      expect.objectContaining({ param: 'price.unit' }),
+    );
   });
 });
 
@@ -98,7 +110,10 @@ describe('catalogue file', () => {
       /price\.perImage must be an integer number of micro-units from 0 to 1000000000000/,
     ],
     [[{ model: 'qwx-image-2.0', prcie: {} }], /unknown field "prcie"/],
-    [[{ model: 'new-model', price: { unit: 'image', perImage: 1 } }], /kind, upstream, upstreamModel and price are all required/],
+    [
+      [{ model: 'new-model', price: { unit: 'image', perImage: 1 } }],
+      /kind, upstream, upstreamModel and price are all required/,
+    ],
     [
       [
         { model: 'qwx-image-2.0', hidden: true },
@@ -107,8 +122,14 @@ describe('catalogue file', () => {
       /appears twice/,
     ],
     [[{ model: 'vidx-v2-1', vidx: [] }], /vidx-v2-1: vidx must be an object keyed by path/],
-    [[{ model: 'vidx-v2-1', vidx: { image2video: { endpoint: 'text2video' } } }], /vidx\.image2video is not a family A path/],
-    [[{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'multi-elements' } } }], /vidx\.text2video\.endpoint must be one of text2video, omni-video/],
+    [
+      [{ model: 'vidx-v2-1', vidx: { image2video: { endpoint: 'text2video' } } }],
+      /vidx\.image2video is not a family A path/,
+    ],
+    [
+      [{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'multi-elements' } } }],
+      /vidx\.text2video\.endpoint must be one of text2video, omni-video/,
+    ],
     [
       [{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', fields: ['mode', 'seed'] } } }],
       /vidx\.text2video\.fields must be an array of mode, negative_prompt/,
@@ -117,8 +138,14 @@ describe('catalogue file', () => {
       [{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', durations: [5] } } }],
       /vidx\.text2video\.durations must be a non-empty array of duration strings/,
     ],
-    [[{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', defaultMode: 'max' } } }], /defaultMode must be "std" or "pro"/],
-    [[{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', modes: [] } } }], /vidx\.text2video\.modes is not a known field/],
+    [
+      [{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', defaultMode: 'max' } } }],
+      /defaultMode must be "std" or "pro"/,
+    ],
+    [
+      [{ model: 'vidx-v2-1', vidx: { text2video: { endpoint: 'text2video', modes: [] } } }],
+      /vidx\.text2video\.modes is not a known field/,
+    ],
   ])('refuses %j with a clear ConfigError', (content, msg) => {
     const p = file(content);
     expect(() => readCatalogueFile(p)).toThrow(ConfigError);
@@ -135,7 +162,16 @@ describe('catalogue file', () => {
     expect(o).toEqual([
       {
         model: 'vidx-v2-1',
-        entry: { vidx: { text2video: { endpoint: 'text2video', fields: ['mode', 'cfg_scale'], durations: ['5', '10'], defaultMode: 'std' } } },
+        entry: {
+          vidx: {
+            text2video: {
+              endpoint: 'text2video',
+              fields: ['mode', 'cfg_scale'],
+              durations: ['5', '10'],
+              defaultMode: 'std',
+            },
+          },
+        },
       },
       { model: 'vidx-v1', entry: { vidx: {} } },
     ]);
@@ -195,7 +231,13 @@ describe('catalogue file', () => {
       const third = await loadCatalogue(fresh.store.db, p, second);
       expect(priceForEntry(third.get('qwx-image-2.0')!, img).amount).toBe(112);
       // Another file with the same text is another source.
-      expect(await loadCatalogue(fresh.store.db, file([{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: 112 } }]), third)).not.toBe(third);
+      expect(
+        await loadCatalogue(
+          fresh.store.db,
+          file([{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: 112 } }]),
+          third,
+        ),
+      ).not.toBe(third);
     } finally {
       await fresh.cleanup();
     }

@@ -16,7 +16,11 @@ function price(publicName: string, usage: Usage) {
   return priceForEntry(entry, usage);
 }
 
-const tok = (inputTokens: number, outputTokens = 0, extra: Partial<Extract<Usage, { kind: 'tokens' }>> = {}): Usage => ({
+const tok = (
+  inputTokens: number,
+  outputTokens = 0,
+  extra: Partial<Extract<Usage, { kind: 'tokens' }>> = {},
+): Usage => ({
   kind: 'tokens',
   inputTokens,
   outputTokens,
@@ -120,13 +124,19 @@ describe('video prices (/v1/videos)', () => {
     const c = price('hhx-1.0-video-edit', { kind: 'video', inputSeconds: 6.62, outputSeconds: 6.62, tier: '720p' });
     expect(c.quantities).toMatchObject({ billed_seconds: 13.24, basis: 'input+output' });
     expect(c.amount).toBe(11_916_000); // 13.24 × 900,000
-    expect(price('hhx-1.0-video-edit', { kind: 'video', inputSeconds: 6.62, outputSeconds: 6.62, tier: '1080p' }).amount).toBe(21_184_000);
+    expect(
+      price('hhx-1.0-video-edit', { kind: 'video', inputSeconds: 6.62, outputSeconds: 6.62, tier: '1080p' }).amount,
+    ).toBe(21_184_000);
     // No tier → the model's default (720p).
-    expect(price('hhx-1.0-video-edit', { kind: 'video', inputSeconds: 6.62, outputSeconds: 6.62 }).amount).toBe(11_916_000);
+    expect(price('hhx-1.0-video-edit', { kind: 'video', inputSeconds: 6.62, outputSeconds: 6.62 }).amount).toBe(
+      11_916_000,
+    );
   });
 
   it('output-only models ignore reported input seconds', () => {
-    expect(price('hhx-1.1-r2v', { kind: 'video', inputSeconds: 7, outputSeconds: 5, tier: '1080p' }).amount).toBe(8_000_000);
+    expect(price('hhx-1.1-r2v', { kind: 'video', inputSeconds: 7, outputSeconds: 5, tier: '1080p' }).amount).toBe(
+      8_000_000,
+    );
   });
 
   it('dated snapshots bill as their base model at the same tiers', () => {
@@ -155,7 +165,9 @@ describe('mode prices (family A)', () => {
 
   it('the alias vidx-v2-5 bills as vidx-v2-5-turbo; the multi-element edit model has its own price', () => {
     expect(price('vidx-v2-5', { kind: 'video-mode', outputSeconds: 5, tier: 'pro' }).amount).toBe(2_500_000);
-    expect(price('vidx-v1-6-multi-elements', { kind: 'video-mode', outputSeconds: 5, tier: 'std' }).amount).toBe(1_400_000);
+    expect(price('vidx-v1-6-multi-elements', { kind: 'video-mode', outputSeconds: 5, tier: 'std' }).amount).toBe(
+      1_400_000,
+    );
   });
 });
 
@@ -175,22 +187,61 @@ describe('helpers', () => {
 
 describe('token amounts are exact at every size', () => {
   // The reference: the same formula in BigInt only.
-  const reference = (plain: number, cached: number, creation: number, output: number, t: { i: number; o: number; c: number; w: number }) => {
-    const n = BigInt(plain) * BigInt(t.i) + BigInt(cached) * BigInt(t.c) + BigInt(creation) * BigInt(t.w) + BigInt(output) * BigInt(t.o);
+  const reference = (
+    plain: number,
+    cached: number,
+    creation: number,
+    output: number,
+    t: { i: number; o: number; c: number; w: number },
+  ) => {
+    const n =
+      BigInt(plain) * BigInt(t.i) +
+      BigInt(cached) * BigInt(t.c) +
+      BigInt(creation) * BigInt(t.w) +
+      BigInt(output) * BigInt(t.o);
     return Number((n + 999n) / 1000n);
   };
-  const count = fc.oneof(fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 0, max: 2 ** 40 }), fc.constantFrom(0, 1, 999, 1_000, 1_001, 2 ** 43));
-  const rate = fc.oneof(fc.integer({ min: 0, max: 100_000 }), fc.integer({ min: 0, max: 2 ** 30 }), fc.constantFrom(1, 999, 1_000, 1_001));
+  const count = fc.oneof(
+    fc.integer({ min: 0, max: 2_000 }),
+    fc.integer({ min: 0, max: 2 ** 40 }),
+    fc.constantFrom(0, 1, 999, 1_000, 1_001, 2 ** 43),
+  );
+  const rate = fc.oneof(
+    fc.integer({ min: 0, max: 100_000 }),
+    fc.integer({ min: 0, max: 2 ** 30 }),
+    fc.constantFrom(1, 999, 1_000, 1_001),
+  );
 
   it('equals the BigInt reference, below and above 2^53 (plain numbers must fall back, never round)', () => {
     fc.assert(
-      fc.property(count, count, count, count, rate, rate, rate, rate, (input, cachedIn, creationIn, output, i, o, c, w) => {
-        const price: Price = { unit: 'tokens', tiers: [{ maxInputTokens: null, inputPer1k: i, outputPer1k: o, cachedInputPer1k: c, cacheCreationPer1k: w }] };
-        const cached = Math.min(cachedIn, input);
-        const creation = Math.min(creationIn, input - cached);
-        const got = priceUsage(price, { kind: 'tokens', inputTokens: input, outputTokens: output, cachedTokens: cachedIn, cacheCreationTokens: creationIn });
-        expect(got.amount).toBe(reference(input - cached - creation, cached, creation, output, { i, o, c, w }));
-      }),
+      fc.property(
+        count,
+        count,
+        count,
+        count,
+        rate,
+        rate,
+        rate,
+        rate,
+        (input, cachedIn, creationIn, output, i, o, c, w) => {
+          const price: Price = {
+            unit: 'tokens',
+            tiers: [
+              { maxInputTokens: null, inputPer1k: i, outputPer1k: o, cachedInputPer1k: c, cacheCreationPer1k: w },
+            ],
+          };
+          const cached = Math.min(cachedIn, input);
+          const creation = Math.min(creationIn, input - cached);
+          const got = priceUsage(price, {
+            kind: 'tokens',
+            inputTokens: input,
+            outputTokens: output,
+            cachedTokens: cachedIn,
+            cacheCreationTokens: creationIn,
+          });
+          expect(got.amount).toBe(reference(input - cached - creation, cached, creation, output, { i, o, c, w }));
+        },
+      ),
       { numRuns: 2_000 },
     );
   });
@@ -204,14 +255,25 @@ describe('token amounts are exact at every size', () => {
   });
 
   it("gives one frozen unit-price object per tier, and a fresh one when the tier's rates change", () => {
-    const tier = { maxInputTokens: null, inputPer1k: 800, outputPer1k: 2_000, cachedInputPer1k: 160, cacheCreationPer1k: 1_000 };
+    const tier = {
+      maxInputTokens: null,
+      inputPer1k: 800,
+      outputPer1k: 2_000,
+      cachedInputPer1k: 160,
+      cacheCreationPer1k: 1_000,
+    };
     const price: Price = { unit: 'tokens', tiers: [tier] };
     const a = priceUsage(price, tok(10, 5)).unitPrices;
     expect(Object.isFrozen(a)).toBe(true);
     expect(priceUsage(price, tok(99, 1)).unitPrices).toBe(a);
     tier.inputPer1k = 900;
     const b = priceUsage(price, tok(10, 5));
-    expect(b.unitPrices).toEqual({ input_per_1k: 900, output_per_1k: 2_000, cached_input_per_1k: 160, cache_creation_per_1k: 1_000 });
+    expect(b.unitPrices).toEqual({
+      input_per_1k: 900,
+      output_per_1k: 2_000,
+      cached_input_per_1k: 160,
+      cache_creation_per_1k: 1_000,
+    });
     expect(b.amount).toBe(Math.ceil((10 * 900 + 5 * 2_000) / 1000));
   });
 });

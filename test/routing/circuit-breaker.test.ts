@@ -32,7 +32,9 @@ describe('CircuitBreakers.view', () => {
     expect(b.view('ch')).toMatchObject({ state: 'closed', consecutive_failures: 0, open_until: null });
     expect(b.view('ch').recent_failures).toHaveLength(3);
     for (let i = 0; i < 10; i++) b.failure('ch', `code_${i}`);
-    expect(b.view('ch').recent_failures.map((f) => f.code)).toEqual(Array.from({ length: RECENT_FAILURES }, (_, i) => `code_${10 - RECENT_FAILURES + i}`));
+    expect(b.view('ch').recent_failures.map((f) => f.code)).toEqual(
+      Array.from({ length: RECENT_FAILURES }, (_, i) => `code_${10 - RECENT_FAILURES + i}`),
+    );
     b.reset('ch');
     expect(b.view('ch')).toEqual({ state: 'closed', consecutive_failures: 0, open_until: null, recent_failures: [] });
     expect(b.allow('ch')).toBe(true);

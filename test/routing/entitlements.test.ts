@@ -27,7 +27,11 @@ describe('one account, not entitled to a model', () => {
 
   it("one tenant's refusal steers only its own calls: the model stays visible and callable for the others", async () => {
     expect(await modelIds(t.h, t.token)).toContain('qwx3.7-plus');
-    const r = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: chat('sim-fault:not-entitled') });
+    const r = await t.h.fetch('/v1/chat/completions', {
+      method: 'POST',
+      token: t.token,
+      json: chat('sim-fault:not-entitled'),
+    });
     expect(r.status).toBe(403);
     const e = ((await r.json()) as BErr).error;
     expect(e.code).toBe('upstream_permission_denied');
@@ -50,7 +54,10 @@ describe('one account, not entitled to a model', () => {
     expect((await t.h.fetch('/v1/chat/completions', { method: 'POST', token: other, json: chat() })).status).toBe(200);
 
     // A second tenant refused the same account and model: the account's entitlement, whoever asks.
-    expect((await t.h.fetch('/v1/chat/completions', { method: 'POST', token: other, json: chat('sim-fault:not-entitled') })).status).toBe(403);
+    expect(
+      (await t.h.fetch('/v1/chat/completions', { method: 'POST', token: other, json: chat('sim-fault:not-entitled') }))
+        .status,
+    ).toBe(403);
     const third = (await t.h.token()).secret;
     expect(await modelIds(t.h, third)).not.toContain('qwx3.7-plus');
     expect((await t.h.fetch('/v1/chat/completions', { method: 'POST', token: third, json: chat() })).status).toBe(404);
@@ -58,7 +65,11 @@ describe('one account, not entitled to a model', () => {
 
   it('a refused dated snapshot marks that upstream model only: the base model stays visible and callable, for the same tenant too', async () => {
     const video = (model: string, prompt: string) =>
-      t.h.fetch('/v1/videos', { method: 'POST', token: t.token, json: { model, prompt, seconds: 3, resolution: '720p' } });
+      t.h.fetch('/v1/videos', {
+        method: 'POST',
+        token: t.token,
+        json: { model, prompt, seconds: 3, resolution: '720p' },
+      });
     const refused = await video('wnx2.7-t2v-2020-01-01', 'sim-fault:not-entitled');
     expect(refused.status).toBe(403);
     expect(await modelIds(t.h, t.token)).toContain('wnx2.7-t2v');
@@ -85,7 +96,10 @@ describe('two accounts, the primary not entitled', () => {
     expect(await ledgerOfRequest(t.h, r.headers.get('x-gateway-request-id')!)).toHaveLength(1);
 
     const p = t.h.sim.requestsTo(CHAT).length;
-    for (let i = 0; i < 3; i++) expect((await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: chat() })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect((await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: chat() })).status).toBe(
+        200,
+      );
     expect(t.h.sim.requestsTo(CHAT).length).toBe(p);
     expect(backup.sim.requestsTo(CHAT).length).toBe(b + 4);
     expect(await modelIds(t.h, t.token)).toContain('qwx3.7-plus');
@@ -95,7 +109,11 @@ describe('two accounts, the primary not entitled', () => {
     const IMG = 'multimodal-generation/generation';
     t.h.sim.faults.add({ kind: 'not-entitled', path: IMG });
     const b = backup.sim.requestsTo(IMG).length;
-    const r = await t.h.fetch('/v1/images/generations', { method: 'POST', token: t.token, json: { model: 'qwx-image-2.0', prompt: 'a cat', n: 1 } });
+    const r = await t.h.fetch('/v1/images/generations', {
+      method: 'POST',
+      token: t.token,
+      json: { model: 'qwx-image-2.0', prompt: 'a cat', n: 1 },
+    });
     expect(r.status).toBe(200);
     expect(backup.sim.requestsTo(IMG).length).toBe(b + 1);
     expect(await ledgerOfRequest(t.h, r.headers.get('x-gateway-request-id')!)).toHaveLength(1);
@@ -149,7 +167,11 @@ describe('ChannelRegistry entitlement memory', () => {
 
   it("a mark falls on the refused account and upstream model: that account's channels, one tenant's calls until a second is refused", async () => {
     try {
-      rows = [record({ account: 'acme' }), record({ id: 'ch_2', account: 'acme' }), record({ id: 'ch_3', account: 'other' })];
+      rows = [
+        record({ account: 'acme' }),
+        record({ id: 'ch_2', account: 'acme' }),
+        record({ id: 'ch_3', account: 'other' }),
+      ];
       const reg = new ChannelRegistry(repo, box, () => 1_000_000);
       await reg.reload();
       const who = (tokenId: string) => ({ tokenId, billing: null }) as unknown as Principal;
@@ -175,7 +197,11 @@ describe('ChannelRegistry entitlement memory', () => {
 
   it("a model's routes are kept between calls (frozen) and across a reload that changes nothing, and recomputed after a change", async () => {
     try {
-      rows = [record(), record({ id: 'ch_2', priority: 5 }), record({ id: 'ch_3', kind: 'kling' } as Partial<ChannelRecord>)];
+      rows = [
+        record(),
+        record({ id: 'ch_2', priority: 5 }),
+        record({ id: 'ch_3', kind: 'kling' } as Partial<ChannelRecord>),
+      ];
       const reg = new ChannelRegistry(repo, box, () => 1_000_000);
       await reg.reload();
       const first = reg.forModel(entry);

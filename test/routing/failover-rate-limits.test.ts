@@ -24,18 +24,40 @@ const ch = (id: string): Channel => ({
 // Every form an upstream rate limit arrives in, as the adapters read it.
 const FORMS: ReadonlyArray<readonly [string, () => GatewayError]> = [
   ['native RPM', () => dashscopeError(429, { code: 'Throttling.RateQuota', message: 'Requests rate limit exceeded' })],
-  ['native TPM', () => dashscopeError(429, { code: 'Throttling.AllocationQuota', message: 'Allocated quota exceeded' })],
-  ['native burst', () => dashscopeError(429, { code: 'Throttling.BurstRate', message: 'Request rate increased too quickly' })],
+  [
+    'native TPM',
+    () => dashscopeError(429, { code: 'Throttling.AllocationQuota', message: 'Allocated quota exceeded' }),
+  ],
+  [
+    'native burst',
+    () => dashscopeError(429, { code: 'Throttling.BurstRate', message: 'Request rate increased too quickly' }),
+  ],
   [
     'compatible RPM',
-    () => dashscopeError(429, { error: { code: 'limit_requests', type: 'limit_requests', message: 'You exceeded your current requests list.' } }),
+    () =>
+      dashscopeError(429, {
+        error: { code: 'limit_requests', type: 'limit_requests', message: 'You exceeded your current requests list.' },
+      }),
   ],
   [
     'compatible TPM',
-    () => dashscopeError(429, { error: { code: 'insufficient_quota', type: 'insufficient_quota', message: 'You exceeded your current quota' } }),
+    () =>
+      dashscopeError(429, {
+        error: { code: 'insufficient_quota', type: 'insufficient_quota', message: 'You exceeded your current quota' },
+      }),
   ],
-  ['messages-compatible', () => dashscopeError(429, { type: 'error', error: { type: 'rate_limit_error', message: 'Requests rate limit exceeded' } })],
-  ['an error event in a stream', () => dashscopeStreamError('{"code":"Throttling.RateQuota","message":"Requests rate limit exceeded"}')],
+  [
+    'messages-compatible',
+    () =>
+      dashscopeError(429, {
+        type: 'error',
+        error: { type: 'rate_limit_error', message: 'Requests rate limit exceeded' },
+      }),
+  ],
+  [
+    'an error event in a stream',
+    () => dashscopeStreamError('{"code":"Throttling.RateQuota","message":"Requests rate limit exceeded"}'),
+  ],
   ['a bare DashScope 429', () => dashscopeError(429, null)],
   ['Kling 1302', () => klingError(429, { code: 1302, message: 'rate limit' })],
   ['Kling 1303', () => klingError(429, { code: 1303, message: 'parallel task over resource pack limit' })],

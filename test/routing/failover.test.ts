@@ -92,7 +92,11 @@ describe('failover', () => {
         breakers,
         async (c) => {
           seen.push(c.id);
-          if (c.id === 'a') throw dashscopeError(400, { code: 'Arrearage', message: 'Access denied, please make sure your account is in good standing.' });
+          if (c.id === 'a')
+            throw dashscopeError(400, {
+              code: 'Arrearage',
+              message: 'Access denied, please make sure your account is in good standing.',
+            });
           return c.id;
         },
         { policy, sleep: noSleep },
@@ -215,7 +219,9 @@ describe('failover', () => {
   });
 
   it('no channel → no_channel', async () => {
-    await expect(withFailover([], new CircuitBreakers(), async () => 1, { policy: 'safe' })).rejects.toMatchObject({ code: 'no_channel' });
+    await expect(withFailover([], new CircuitBreakers(), async () => 1, { policy: 'safe' })).rejects.toMatchObject({
+      code: 'no_channel',
+    });
   });
 });
 

@@ -30,7 +30,10 @@ describe('channels with room first', () => {
     const full = ch('full', 10);
     const free = ch('free', 0);
     const tried: string[] = [];
-    await withFailover([full, free], new CircuitBreakers(), async (c) => void tried.push(c.id), { policy: 'safe', roomFirst: (c) => c.id === 'free' });
+    await withFailover([full, free], new CircuitBreakers(), async (c) => void tried.push(c.id), {
+      policy: 'safe',
+      roomFirst: (c) => c.id === 'free',
+    });
     expect(tried).toEqual(['free']);
   });
 });

@@ -6,17 +6,27 @@ import { useHarness } from '../support/harness.ts';
 
 describe('upstreamAccountOf', () => {
   it('channels naming one account share it; unnamed, two channels with one key are one account, two keys two', () => {
-    const ch = (account: string | null, apiKey: string) => ({ kind: 'dashscope' as const, upstreamAccount: account, keys: { apiKey } });
+    const ch = (account: string | null, apiKey: string) => ({
+      kind: 'dashscope' as const,
+      upstreamAccount: account,
+      keys: { apiKey },
+    });
     expect(upstreamAccountOf(ch('acme', 'sk-a'))).toBe(upstreamAccountOf(ch('acme', 'sk-b')));
     expect(upstreamAccountOf(ch(null, 'sk-a'))).toBe(upstreamAccountOf(ch(null, 'sk-a')));
     expect(upstreamAccountOf(ch(null, 'sk-a'))).not.toBe(upstreamAccountOf(ch(null, 'sk-b')));
     expect(upstreamAccountOf(ch(null, 'sk-secret-key'))).not.toContain('sk-secret-key');
     // The same name on two upstreams is two accounts.
-    expect(upstreamAccountOf({ kind: 'kling', upstreamAccount: 'acme', keys: { accessKey: 'x' } })).not.toBe(upstreamAccountOf(ch('acme', 'x')));
+    expect(upstreamAccountOf({ kind: 'kling', upstreamAccount: 'acme', keys: { accessKey: 'x' } })).not.toBe(
+      upstreamAccountOf(ch('acme', 'x')),
+    );
   });
 
   it('unnamed, the account is the key its upstream says names it (Kling: the access key, not the secret key)', () => {
-    const kling = (accessKey: string, secretKey: string) => ({ kind: 'kling' as const, upstreamAccount: null, keys: { accessKey, secretKey } });
+    const kling = (accessKey: string, secretKey: string) => ({
+      kind: 'kling' as const,
+      upstreamAccount: null,
+      keys: { accessKey, secretKey },
+    });
     expect(upstreamAccountOf(kling('ak-1', 'sk-1'))).toBe(upstreamAccountOf(kling('ak-1', 'sk-2')));
     expect(upstreamAccountOf(kling('ak-1', 'sk-1'))).not.toBe(upstreamAccountOf(kling('ak-2', 'sk-1')));
   });
@@ -43,6 +53,9 @@ describe("a channel's account and task slots through the admin API", () => {
       data: Array<{ action: string; target: string; detail: { changes?: Record<string, unknown> } }>;
     };
     const line = audit.data.find((a) => a.action === 'channel.update' && a.target === c.id)!;
-    expect(line.detail.changes).toMatchObject({ account: { from: 'acme-kling', to: null }, taskSlots: { from: 2, to: 5 } });
+    expect(line.detail.changes).toMatchObject({
+      account: { from: 'acme-kling', to: null },
+      taskSlots: { from: 2, to: 5 },
+    });
   });
 });

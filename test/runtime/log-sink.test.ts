@@ -19,9 +19,13 @@ const SRC = fileURLToPath(new URL('../../src/runtime/log-sink.ts', import.meta.u
 
 /** Run `code` (an ES module with LogSink imported) in a child whose stdout is a pipe; resolves with what it wrote. */
 function child(code: string, readAfterMs = 0): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `import { LogSink } from ${JSON.stringify(SRC)};\n${code}`], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const p = spawn(
+    process.execPath,
+    ['--import', 'tsx', '--input-type=module', '-e', `import { LogSink } from ${JSON.stringify(SRC)};\n${code}`],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const out: Buffer[] = [];
   let err = '';
   p.stderr.on('data', (c: Buffer) => (err += c));
@@ -31,7 +35,9 @@ function child(code: string, readAfterMs = 0): Promise<{ status: number | null; 
     setTimeout(() => p.stdout.resume(), readAfterMs);
   }
   p.stdout.on('data', (c: Buffer) => out.push(c));
-  return new Promise((resolve) => p.on('close', (status) => resolve({ status, stdout: Buffer.concat(out).toString('utf8'), stderr: err })));
+  return new Promise((resolve) =>
+    p.on('close', (status) => resolve({ status, stdout: Buffer.concat(out).toString('utf8'), stderr: err })),
+  );
 }
 
 afterEach(() => vi.restoreAllMocks());
@@ -85,7 +91,11 @@ describe('log sink', () => {
       call++;
       if (call === 1) throw Object.assign(new Error('again'), { code: 'EAGAIN' });
       // Only the first 5 bytes go out.
-      if (call === 2) return real(args[0], Buffer.isBuffer(args[1]) ? (args[1] as Buffer).subarray(0, 5) : Buffer.from(String(args[1])).subarray(0, 5));
+      if (call === 2)
+        return real(
+          args[0],
+          Buffer.isBuffer(args[1]) ? (args[1] as Buffer).subarray(0, 5) : Buffer.from(String(args[1])).subarray(0, 5),
+        );
       return real(...args);
     }) as typeof fs.writeSync);
     const { sink, path } = fileSink();

@@ -30,7 +30,9 @@ const jwt = (claims: { iss?: string; exp?: number; nbf?: number }, key: Uint8Arr
   return j.sign(key);
 };
 const kling = (token: string | null) =>
-  fetch(`${s.sim.url}/v1/videos/text2video?pageNum=1&pageSize=10`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+  fetch(`${s.sim.url}/v1/videos/text2video?pageNum=1&pageSize=10`, {
+    headers: token === null ? {} : { authorization: `Bearer ${token}` },
+  });
 
 describe('DashScope credentials', () => {
   const WRONG = 'sk-wrong-key-000000000000';
@@ -40,13 +42,22 @@ describe('DashScope credentials', () => {
       const r = await post('/compatible-mode/v1/chat/completions', chatBody(), key);
       expect(r.status).toBe(401);
       const b = (await r.json()) as { error: Record<string, unknown>; request_id: string };
-      expect(b.error).toEqual({ message: 'Incorrect API key provided. ', type: 'invalid_request_error', param: null, code: 'invalid_api_key' });
+      expect(b.error).toEqual({
+        message: 'Incorrect API key provided. ',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'invalid_api_key',
+      });
       expect(b.request_id).toEqual(expect.any(String));
     }
   });
 
   it('compatible-mode embeddings and models with a wrong key → 401 invalid_api_key', async () => {
-    const e = await post('/compatible-mode/v1/embeddings', JSON.stringify({ model: 'text-embedding-v4', input: ['a'] }), WRONG);
+    const e = await post(
+      '/compatible-mode/v1/embeddings',
+      JSON.stringify({ model: 'text-embedding-v4', input: ['a'] }),
+      WRONG,
+    );
     expect(e.status).toBe(401);
     expect(((await e.json()) as { error: { code: string } }).error.code).toBe('invalid_api_key');
     const m = await fetch(`${s.sim.url}/compatible-mode/v1/models`, { headers: { authorization: `Bearer ${WRONG}` } });
@@ -74,9 +85,15 @@ describe('DashScope credentials', () => {
     expect(cb.choices[0]!.message.content.length).toBeGreaterThan(0);
     expect(cb.usage.total_tokens).toBe(cb.usage.prompt_tokens + cb.usage.completion_tokens);
 
-    const e = await post('/compatible-mode/v1/embeddings', JSON.stringify({ model: 'text-embedding-v4', input: ['a', 'b'], dimensions: 64 }));
+    const e = await post(
+      '/compatible-mode/v1/embeddings',
+      JSON.stringify({ model: 'text-embedding-v4', input: ['a', 'b'], dimensions: 64 }),
+    );
     expect(e.status).toBe(200);
-    const eb = (await e.json()) as { data: Array<{ index: number; embedding: number[] }>; usage: { prompt_tokens: number } };
+    const eb = (await e.json()) as {
+      data: Array<{ index: number; embedding: number[] }>;
+      usage: { prompt_tokens: number };
+    };
     expect(eb.data.map((d) => d.index)).toEqual([0, 1]);
     expect(eb.data[0]!.embedding).toHaveLength(64);
 
@@ -86,7 +103,9 @@ describe('DashScope credentials', () => {
     expect(mb.object).toBe('list');
     expect(mb.data.map((x) => x.id)).toContain('qwen3.7-plus');
     expect(mb.data.every((x) => !/^(qwx|wnx|hhx|vidx)/.test(x.id))).toBe(true);
-    const one = await fetch(`${s.sim.url}/compatible-mode/v1/models/qwx3.7-plus`, { headers: { authorization: `Bearer ${DS}` } });
+    const one = await fetch(`${s.sim.url}/compatible-mode/v1/models/qwx3.7-plus`, {
+      headers: { authorization: `Bearer ${DS}` },
+    });
     expect(one.status).toBe(404);
   });
 });
@@ -101,7 +120,10 @@ describe('Kling JWT auth', () => {
   it('garbage, wrong signature or wrong issuer → 1002', async () => {
     for (const t of [
       'not-a-jwt',
-      await jwt({ iss: DEFAULT_SIM_KEYS.klingAccessKey, exp: now() + 600, nbf: now() - 5 }, new TextEncoder().encode('another-secret')),
+      await jwt(
+        { iss: DEFAULT_SIM_KEYS.klingAccessKey, exp: now() + 600, nbf: now() - 5 },
+        new TextEncoder().encode('another-secret'),
+      ),
       await jwt({ iss: 'someone-else', exp: now() + 600, nbf: now() - 5 }),
     ]) {
       const r = await kling(t);
@@ -152,14 +174,21 @@ describe('fault injection', () => {
     });
     const native = await post(
       '/api/v1/services/aigc/multimodal-generation/generation',
-      JSON.stringify({ model: 'qwen-image-2.0', input: { messages: [{ role: 'user', content: [{ text: 'sim-fault:content-filter' }] }] } }),
+      JSON.stringify({
+        model: 'qwen-image-2.0',
+        input: { messages: [{ role: 'user', content: [{ text: 'sim-fault:content-filter' }] }] },
+      }),
     );
     expect(native.status).toBe(400);
     expect(((await native.json()) as { code: string }).code).toBe('DataInspectionFailed');
     const messages = await fetch(`${s.sim.url}/apps/anthropic/v1/messages`, {
       method: 'POST',
       headers: { 'x-api-key': DS, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'qwen3.7-plus', max_tokens: 8, messages: [{ role: 'user', content: 'sim-fault:content-filter' }] }),
+      body: JSON.stringify({
+        model: 'qwen3.7-plus',
+        max_tokens: 8,
+        messages: [{ role: 'user', content: 'sim-fault:content-filter' }],
+      }),
     });
     expect(messages.status).toBe(400);
     const mb = (await messages.json()) as { type: string; error: { type: string; message: string } };
@@ -182,7 +211,10 @@ describe('fault injection', () => {
 
   it('status, per run, limited by path and times', async () => {
     s.sim.faults.add({ kind: 'status', arg: 500, path: '/chat/completions', times: 2 });
-    const emb = await post('/compatible-mode/v1/embeddings', JSON.stringify({ model: 'text-embedding-v4', input: ['a'] }));
+    const emb = await post(
+      '/compatible-mode/v1/embeddings',
+      JSON.stringify({ model: 'text-embedding-v4', input: ['a'] }),
+    );
     expect(emb.status).toBe(200);
     const a = await chat();
     const b = await chat();
@@ -248,11 +280,17 @@ describe('fault injection', () => {
     expect(chatR).toMatchObject({ object: 'chat.completion', choices: [] });
     expect(chatR.usage).toBeUndefined();
     const emb = (await (
-      await post('/compatible-mode/v1/embeddings', JSON.stringify({ model: 'text-embedding-v4', input: ['sim-fault:empty'] }))
+      await post(
+        '/compatible-mode/v1/embeddings',
+        JSON.stringify({ model: 'text-embedding-v4', input: ['sim-fault:empty'] }),
+      )
     ).json()) as Record<string, unknown>;
     expect(emb).toEqual({ object: 'list', data: [] });
     const resp = (await (
-      await post('/api/v2/apps/protocols/compatible-mode/v1/responses', JSON.stringify({ model: 'qwen3.7-plus', input: 'sim-fault:empty' }))
+      await post(
+        '/api/v2/apps/protocols/compatible-mode/v1/responses',
+        JSON.stringify({ model: 'qwen3.7-plus', input: 'sim-fault:empty' }),
+      )
     ).json()) as Record<string, unknown>;
     expect(resp).toMatchObject({ object: 'response', output: [] });
     expect(resp.usage).toBeUndefined();

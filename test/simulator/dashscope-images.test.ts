@@ -11,7 +11,11 @@ const s = useSimulator({ taskDurationMs: 150 });
 function post(path: string, body: unknown, headers: Record<string, string> = {}) {
   return fetch(s.sim.url + path, {
     method: 'POST',
-    headers: { authorization: `Bearer ${DEFAULT_SIM_KEYS.dashscopeApiKey}`, 'content-type': 'application/json', ...headers },
+    headers: {
+      authorization: `Bearer ${DEFAULT_SIM_KEYS.dashscopeApiKey}`,
+      'content-type': 'application/json',
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
 }
@@ -53,15 +57,28 @@ describe('simulator: Qwen-Image sync (multimodal-generation)', () => {
     expect((await fetch(url.origin + url.pathname)).status).toBe(403);
     url.searchParams.set('Expires', '1000');
     expect((await fetch(url)).status).toBe(403);
-    expect((await fetch(`${s.sim.url}/results/img/${'0'.repeat(32)}.png?Expires=9999999999&Signature=x`)).status).toBe(404);
+    expect((await fetch(`${s.sim.url}/results/img/${'0'.repeat(32)}.png?Expires=9999999999&Signature=x`)).status).toBe(
+      404,
+    );
   });
 
   it('edits with 1-3 images (URL or data URI) and rejects more', async () => {
     const data = 'data:image/png;base64,iVBORw0KGgo=';
-    const ok = await post(PATH, gen('qwen-image-edit-plus', 'make it blue', { n: 2 }, ['https://example.com/a.png', data]));
+    const ok = await post(
+      PATH,
+      gen('qwen-image-edit-plus', 'make it blue', { n: 2 }, ['https://example.com/a.png', data]),
+    );
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as SyncAnswer).usage.image_count).toBe(2);
-    const four = await post(PATH, gen('qwen-image-2.0', 'x', {}, ['https://e.com/1.png', 'https://e.com/2.png', 'https://e.com/3.png', 'https://e.com/4.png']));
+    const four = await post(
+      PATH,
+      gen('qwen-image-2.0', 'x', {}, [
+        'https://e.com/1.png',
+        'https://e.com/2.png',
+        'https://e.com/3.png',
+        'https://e.com/4.png',
+      ]),
+    );
     expect(four.status).toBe(400);
     expect(((await four.json()) as { code: string }).code).toBe('InvalidParameter');
   });
@@ -86,10 +103,14 @@ describe('simulator: Qwen-Image sync (multimodal-generation)', () => {
   });
 
   it('faults: partial results, no output, upstream error status', async () => {
-    const partial = (await (await post(PATH, gen('qwen-image-2.0', 'sim-fault:partial', { n: 4 }))).json()) as SyncAnswer;
+    const partial = (await (
+      await post(PATH, gen('qwen-image-2.0', 'sim-fault:partial', { n: 4 }))
+    ).json()) as SyncAnswer;
     expect(partial.output.choices[0]!.message.content).toHaveLength(2);
     expect(partial.usage.image_count).toBe(2);
-    const partial1 = (await (await post(PATH, gen('qwen-image-2.0', 'sim-fault:partial:1', { n: 4 }))).json()) as SyncAnswer;
+    const partial1 = (await (
+      await post(PATH, gen('qwen-image-2.0', 'sim-fault:partial:1', { n: 4 }))
+    ).json()) as SyncAnswer;
     expect(partial1.usage.image_count).toBe(1);
     const none = await post(PATH, gen('qwen-image-edit-plus', 'sim-fault:no-output', {}, ['https://e.com/a.png']));
     expect(none.status).toBe(200);
@@ -113,11 +134,17 @@ describe('simulator: Qwen-Image sync (multimodal-generation)', () => {
 
 describe('simulator: Qwen-Image async (image-synthesis + task query)', () => {
   const ASYNC = '/api/v1/services/aigc/text2image/image-synthesis';
-  const body = (prompt: string) => ({ model: 'qwen-image-plus', input: { prompt }, parameters: { size: '1328*1328', n: 1 } });
+  const body = (prompt: string) => ({
+    model: 'qwen-image-plus',
+    input: { prompt },
+    parameters: { size: '1328*1328', n: 1 },
+  });
 
   async function poll(id: string): Promise<Record<string, unknown>> {
     for (let i = 0; i < 50; i++) {
-      const r = await fetch(`${s.sim.url}/api/v1/tasks/${id}`, { headers: { authorization: `Bearer ${DEFAULT_SIM_KEYS.dashscopeApiKey}` } });
+      const r = await fetch(`${s.sim.url}/api/v1/tasks/${id}`, {
+        headers: { authorization: `Bearer ${DEFAULT_SIM_KEYS.dashscopeApiKey}` },
+      });
       const b = (await r.json()) as { output: { task_status: string } };
       if (!['PENDING', 'RUNNING'].includes(b.output.task_status)) return b as unknown as Record<string, unknown>;
       await new Promise((res) => setTimeout(res, 60));
@@ -159,7 +186,11 @@ describe('simulator: Qwen-Image async (image-synthesis + task query)', () => {
 
 describe('simulator: result URLs at a public address', () => {
   it('hands out result URLs at publicUrl (the address other containers reach it at), served from where it listens', async () => {
-    const sim = await startSimulator({ host: '127.0.0.1', publicUrl: 'http://simulator.internal:9090/', ...GENEROUS_SIM_LIMITS });
+    const sim = await startSimulator({
+      host: '127.0.0.1',
+      publicUrl: 'http://simulator.internal:9090/',
+      ...GENEROUS_SIM_LIMITS,
+    });
     try {
       expect(sim.url).toBe('http://simulator.internal:9090');
       const r = await fetch(`http://127.0.0.1:${sim.port}${PATH}`, {

@@ -33,7 +33,9 @@ describe('simulated DashScope account limits', () => {
     const before = dashscopeQueryStats(s.sim.ctx).get('main')?.throttled ?? 0;
     const started = Date.now();
     const answers = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => get(i % 2 ? `/api/v1/tasks/${id}` : '/api/v1/tasks?page_size=5', i % 3 ? undefined : SAME_ACCOUNT_KEY)),
+      Array.from({ length: 30 }, (_, i) =>
+        get(i % 2 ? `/api/v1/tasks/${id}` : '/api/v1/tasks?page_size=5', i % 3 ? undefined : SAME_ACCOUNT_KEY),
+      ),
     );
     // On a loaded host the 30 may spread over more than one second: at most 20 are answered per second begun.
     const seconds = Math.ceil((Date.now() - started) / 1000);
@@ -45,7 +47,8 @@ describe('simulated DashScope account limits', () => {
     const stats = dashscopeQueryStats(s.sim.ctx).get('main')!;
     expect(stats.throttled - before).toBe(30 - ok);
     expect(stats.peakPerSecond).toBe(20);
-    if (seconds === 1) expect(await answers[statuses.indexOf(429)]!.json()).toMatchObject({ code: 'Throttling.RateQuota' });
+    if (seconds === 1)
+      expect(await answers[statuses.indexOf(429)]!.json()).toMatchObject({ code: 'Throttling.RateQuota' });
     // Another account has its own budget.
     expect((await get('/api/v1/tasks', OTHER_KEY)).status).toBe(200);
     await new Promise((r) => setTimeout(r, 1100));
@@ -60,7 +63,13 @@ describe('simulated DashScope account limits', () => {
     const other = await create('not ours', OTHER_KEY);
     const from = beijing(t0 - 1000);
     const r = await get(`/api/v1/tasks?page_no=1&page_size=100&start_time=${from}`);
-    const body = (await r.json()) as { data: Array<Record<string, unknown>>; total: number; total_page: number; page_no: number; page_size: number };
+    const body = (await r.json()) as {
+      data: Array<Record<string, unknown>>;
+      total: number;
+      total_page: number;
+      page_no: number;
+      page_size: number;
+    };
     const ids = body.data.map((d) => d.task_id);
     expect(ids.slice(0, 2).sort()).toEqual([a, b].sort());
     expect(ids).not.toContain(other);
@@ -69,12 +78,18 @@ describe('simulated DashScope account limits', () => {
     expect(body.data[0]).not.toHaveProperty('task_status');
     expect(body.data[0]).not.toHaveProperty('video_url');
     // Another account's task reads as unknown to this account.
-    expect(((await (await get(`/api/v1/tasks/${other}`)).json()) as { output: { task_status: string } }).output.task_status).toBe('UNKNOWN');
+    expect(
+      ((await (await get(`/api/v1/tasks/${other}`)).json()) as { output: { task_status: string } }).output.task_status,
+    ).toBe('UNKNOWN');
     await new Promise((r) => setTimeout(r, 1700));
-    const done = (await (await get(`/api/v1/tasks?status=SUCCEEDED&page_size=100&start_time=${from}`)).json()) as { data: Array<Record<string, unknown>> };
+    const done = (await (await get(`/api/v1/tasks?status=SUCCEEDED&page_size=100&start_time=${from}`)).json()) as {
+      data: Array<Record<string, unknown>>;
+    };
     expect(done.data.map((d) => d.task_id).sort()).toEqual([a, b].sort());
     expect(done.data[0]).toHaveProperty('end_time');
-    const none = (await (await get(`/api/v1/tasks?status=SUCCEEDED&start_time=${beijing(Date.now() + 60_000)}`)).json()) as { data: unknown[] };
+    const none = (await (
+      await get(`/api/v1/tasks?status=SUCCEEDED&start_time=${beijing(Date.now() + 60_000)}`)
+    ).json()) as { data: unknown[] };
     expect(none.data).toEqual([]);
   });
 

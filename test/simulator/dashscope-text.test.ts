@@ -7,17 +7,27 @@ const s = useSimulator();
 
 const KEY = DEFAULT_SIM_KEYS.dashscopeApiKey;
 const post = (path: string, body: unknown, headers: Record<string, string> = { authorization: `Bearer ${KEY}` }) =>
-  fetch(s.sim.url + path, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(s.sim.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 describe('simulator: DashScope text wire', () => {
   it('responses stream: SSE lines without a space after data:/event:, ends with response.completed carrying usage', async () => {
-    const r = await post('/api/v2/apps/protocols/compatible-mode/v1/responses', { model: 'qwen3.7-plus', input: 'hi', stream: true });
+    const r = await post('/api/v2/apps/protocols/compatible-mode/v1/responses', {
+      model: 'qwen3.7-plus',
+      input: 'hi',
+      stream: true,
+    });
     const text = await r.text();
     expect(text.startsWith('event:response.created\ndata:{')).toBe(true);
     expect(text).not.toContain('data: ');
     const last = text.trim().split('\n\n').at(-1)!;
     expect(last.startsWith('event:response.completed')).toBe(true);
-    expect(JSON.parse(last.split('\ndata:')[1]!).response.usage.input_tokens_details.cached_tokens).toBeTypeOf('number');
+    expect(JSON.parse(last.split('\ndata:')[1]!).response.usage.input_tokens_details.cached_tokens).toBeTypeOf(
+      'number',
+    );
   });
 
   it('native multimodal: non-stream answer with VL usage, stream with id/event/:HTTP_STATUS and "null" finish until the end', async () => {
@@ -33,7 +43,10 @@ describe('simulator: DashScope text wire', () => {
     expect(j.usage.image_tokens).toBeGreaterThan(0);
     expect(j.output.choices[0]!.finish_reason).toBe('stop');
     const s = await (
-      await post('/api/v1/services/aigc/multimodal-generation/generation', body, { authorization: `Bearer ${KEY}`, 'x-dashscope-sse': 'enable' })
+      await post('/api/v1/services/aigc/multimodal-generation/generation', body, {
+        authorization: `Bearer ${KEY}`,
+        'x-dashscope-sse': 'enable',
+      })
     ).text();
     const events = s.trim().split('\n\n');
     expect(events[0]).toMatch(/^id:1\nevent:result\n:HTTP_STATUS\/200\ndata:\{/);
@@ -47,7 +60,10 @@ describe('simulator: DashScope text wire', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"handled":"prefix"}');
     });
-    const r = await post('/api/v1/services/aigc/multimodal-generation/generation', { model: 'sim-test-model-x', input: { messages: [] } });
+    const r = await post('/api/v1/services/aigc/multimodal-generation/generation', {
+      model: 'sim-test-model-x',
+      input: { messages: [] },
+    });
     expect(await r.json()).toEqual({ handled: 'prefix' });
   });
 
@@ -59,18 +75,36 @@ describe('simulator: DashScope text wire', () => {
     );
     const m = (await ok.json()) as { type: string; usage: Record<string, number> };
     expect(m.type).toBe('message');
-    expect(Object.keys(m.usage).sort()).toEqual(['cache_creation_input_tokens', 'cache_read_input_tokens', 'input_tokens', 'output_tokens']);
-    const bad = await post('/apps/anthropic/v1/messages', { model: 'qwen3.7-plus', max_tokens: 10, messages: [] }, { 'x-api-key': 'sk-wrong-000000' });
+    expect(Object.keys(m.usage).sort()).toEqual([
+      'cache_creation_input_tokens',
+      'cache_read_input_tokens',
+      'input_tokens',
+      'output_tokens',
+    ]);
+    const bad = await post(
+      '/apps/anthropic/v1/messages',
+      { model: 'qwen3.7-plus', max_tokens: 10, messages: [] },
+      { 'x-api-key': 'sk-wrong-000000' },
+    );
     expect(bad.status).toBe(401);
     expect(((await bad.json()) as { type: string }).type).toBe('error');
   });
 
   it('compat chat tools: the named (else first) function is called with arguments from the prompt, streamed in pieces; none after a tool result or with tool_choice none', async () => {
     const tools = [
-      { type: 'function', function: { name: 'first', parameters: { type: 'object', properties: { q: { type: 'string' } } } } },
       {
         type: 'function',
-        function: { name: 'second', parameters: { type: 'object', properties: { city: { type: 'string' }, n: { type: 'number' }, ok: { type: 'boolean' } } } },
+        function: { name: 'first', parameters: { type: 'object', properties: { q: { type: 'string' } } } },
+      },
+      {
+        type: 'function',
+        function: {
+          name: 'second',
+          parameters: {
+            type: 'object',
+            properties: { city: { type: 'string' }, n: { type: 'number' }, ok: { type: 'boolean' } },
+          },
+        },
       },
     ];
     const chat = (extra: Record<string, unknown>, messages: unknown[] = [{ role: 'user', content: 'Lyon' }]) =>
@@ -78,11 +112,16 @@ describe('simulator: DashScope text wire', () => {
     type Answer = {
       choices: Array<{
         finish_reason: string;
-        message: { content: string; tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }> };
+        message: {
+          content: string;
+          tool_calls?: Array<{ id: string; type: string; function: { name: string; arguments: string } }>;
+        };
       }>;
       usage: { completion_tokens: number };
     };
-    const one = (await (await chat({ tool_choice: { type: 'function', function: { name: 'second' } } })).json()) as Answer;
+    const one = (await (
+      await chat({ tool_choice: { type: 'function', function: { name: 'second' } } })
+    ).json()) as Answer;
     expect(one.choices[0]!.finish_reason).toBe('tool_calls');
     const call = one.choices[0]!.message.tool_calls![0]!;
     expect(call.type).toBe('function');
@@ -112,7 +151,10 @@ describe('simulator: DashScope text wire', () => {
     const chunks = events.slice(0, -1).map(
       (e) =>
         JSON.parse(e) as {
-          choices: Array<{ delta: { tool_calls?: Array<{ id?: string; function: { name?: string; arguments: string } }> }; finish_reason: string | null }>;
+          choices: Array<{
+            delta: { tool_calls?: Array<{ id?: string; function: { name?: string; arguments: string } }> };
+            finish_reason: string | null;
+          }>;
           usage: unknown;
         },
     );
@@ -129,7 +171,13 @@ describe('simulator: DashScope text wire', () => {
     const plain = (await (await post('/compatible-mode/v1/chat/completions', body)).json()) as Record<string, unknown>;
     expect(plain.choices).toHaveLength(1);
     expect(plain).not.toHaveProperty('usage');
-    const streamed = await (await post('/compatible-mode/v1/chat/completions', { ...body, stream: true, stream_options: { include_usage: true } })).text();
+    const streamed = await (
+      await post('/compatible-mode/v1/chat/completions', {
+        ...body,
+        stream: true,
+        stream_options: { include_usage: true },
+      })
+    ).text();
     expect(streamed).toContain('"content":"');
     expect(streamed).not.toContain('"usage":{');
     expect(streamed.endsWith('data: [DONE]\n\n')).toBe(true);
@@ -137,7 +185,11 @@ describe('simulator: DashScope text wire', () => {
 
   it('compat chat stream: usage chunk only with include_usage; embeddings refuse base64', async () => {
     const t = await (
-      await post('/compatible-mode/v1/chat/completions', { model: 'qwen3.7-plus', stream: true, messages: [{ role: 'user', content: 'x' }] })
+      await post('/compatible-mode/v1/chat/completions', {
+        model: 'qwen3.7-plus',
+        stream: true,
+        messages: [{ role: 'user', content: 'x' }],
+      })
     ).text();
     expect(t).not.toContain('"usage":{');
     const u = await (
@@ -149,7 +201,11 @@ describe('simulator: DashScope text wire', () => {
       })
     ).text();
     expect(u).toContain('"choices":[],"usage":{');
-    const e = await post('/compatible-mode/v1/embeddings', { model: 'text-embedding-v4', input: 'x', encoding_format: 'base64' });
+    const e = await post('/compatible-mode/v1/embeddings', {
+      model: 'text-embedding-v4',
+      input: 'x',
+      encoding_format: 'base64',
+    });
     expect(e.status).toBe(400);
   });
 });

@@ -16,7 +16,10 @@ async function submit(body: unknown, async = true) {
     headers: { ...auth, 'content-type': 'application/json', ...(async ? { 'x-dashscope-async': 'enable' } : {}) },
     body: JSON.stringify(body),
   });
-  return { status: r.status, json: (await r.json()) as { output?: { task_id: string; task_status: string }; code?: string; message?: string } };
+  return {
+    status: r.status,
+    json: (await r.json()) as { output?: { task_id: string; task_status: string }; code?: string; message?: string },
+  };
 }
 
 async function query(id: string) {
@@ -43,7 +46,13 @@ describe('simulated video synthesis', () => {
   it('rejects bad media per model', async () => {
     for (const body of [
       { model: 'happyhorse-1.1-i2v', input: { prompt: 'x', media: [] } },
-      { model: 'happyhorse-1.1-r2v', input: { prompt: 'x', media: Array.from({ length: 10 }, () => ({ type: 'reference_image', url: 'https://a/b.png' })) } },
+      {
+        model: 'happyhorse-1.1-r2v',
+        input: {
+          prompt: 'x',
+          media: Array.from({ length: 10 }, () => ({ type: 'reference_image', url: 'https://a/b.png' })),
+        },
+      },
       {
         model: 'wan2.7-i2v',
         input: {
@@ -53,7 +62,11 @@ describe('simulated video synthesis', () => {
           ],
         },
       },
-      { model: 'happyhorse-1.0-video-edit', input: { prompt: 'x', media: [{ type: 'video', url: 'https://a/b.mp4' }] }, parameters: { duration: 5 } },
+      {
+        model: 'happyhorse-1.0-video-edit',
+        input: { prompt: 'x', media: [{ type: 'video', url: 'https://a/b.mp4' }] },
+        parameters: { duration: 5 },
+      },
       { model: 'happyhorse-1.1-t2v', input: { prompt: 'x' }, parameters: { duration: 2 } },
       { model: 'nope-t2v', input: { prompt: 'x' } },
     ]) {
@@ -64,13 +77,24 @@ describe('simulated video synthesis', () => {
   });
 
   it('PENDING → RUNNING → SUCCEEDED with HappyHorse usage (duration, in/out, SR) and a result URL', async () => {
-    const r = await submit({ model: 'happyhorse-1.1-t2v', input: { prompt: 'horse' }, parameters: { duration: 4, ratio: '16:9' } });
+    const r = await submit({
+      model: 'happyhorse-1.1-t2v',
+      input: { prompt: 'horse' },
+      parameters: { duration: 4, ratio: '16:9' },
+    });
     expect(r.status).toBe(200);
     expect(r.json.output?.task_status).toBe('PENDING');
     const id = r.json.output!.task_id;
     expect((await query(id)).output.task_status).toMatch(/PENDING|RUNNING/);
     const done = await until(id, ['SUCCEEDED']);
-    expect(done.usage).toMatchObject({ duration: 4, output_video_duration: 4, input_video_duration: 0, SR: 1080, video_count: 1, ratio: '16:9' });
+    expect(done.usage).toMatchObject({
+      duration: 4,
+      output_video_duration: 4,
+      input_video_duration: 0,
+      SR: 1080,
+      video_count: 1,
+      ratio: '16:9',
+    });
     expect(done.output.video_url).toMatch(/\.mp4\?Expires=\d+/);
   });
 
@@ -81,7 +105,12 @@ describe('simulated video synthesis', () => {
       parameters: { resolution: '720P' },
     });
     const ed = await until(e.json.output!.task_id, ['SUCCEEDED']);
-    expect(ed.usage).toMatchObject({ duration: 13.24, input_video_duration: 6.62, output_video_duration: 6.62, SR: 720 });
+    expect(ed.usage).toMatchObject({
+      duration: 13.24,
+      input_video_duration: 6.62,
+      output_video_duration: 6.62,
+      SR: 720,
+    });
     const w = await submit({ model: 'wan2.7-t2v-20260115', input: { prompt: 'x' }, parameters: { duration: 3 } });
     const wd = await until(w.json.output!.task_id, ['SUCCEEDED']);
     expect(wd.usage).toMatchObject({ video_count: 1, video_duration: 3, SR: '1080' });

@@ -18,7 +18,12 @@ interface Env {
   data?: Record<string, unknown> & { task_id?: string; task_status?: string; session_id?: string };
 }
 
-async function call(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: Env }> {
+async function call(
+  method: string,
+  path: string,
+  body?: unknown,
+  token?: string,
+): Promise<{ status: number; body: Env }> {
   const headers: Record<string, string> = { authorization: `Bearer ${token ?? (await jwt())}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
   const r = await fetch(s.sim.url + path, { method, headers, body: body === undefined ? null : JSON.stringify(body) });
@@ -66,7 +71,11 @@ describe('kling simulator: auth', () => {
     now += 600 * 1000; // 200 s left < margin: re-signed
     const b = await s.token('ak', 'sk-secret');
     expect(b).not.toBe(a);
-    const payload = JSON.parse(Buffer.from(b.split('.')[1]!, 'base64url').toString()) as { iss: string; exp: number; nbf: number };
+    const payload = JSON.parse(Buffer.from(b.split('.')[1]!, 'base64url').toString()) as {
+      iss: string;
+      exp: number;
+      nbf: number;
+    };
     expect(payload.iss).toBe('ak');
     expect(payload.exp).toBe(Math.floor(now / 1000) + 1800);
     expect(payload.nbf).toBe(Math.floor(now / 1000) - 5);
@@ -85,7 +94,11 @@ describe('kling simulator: text2video', () => {
       external_task_id: 'ext-1',
     });
     expect(c.status).toBe(200);
-    expect(c.body).toMatchObject({ code: 0, message: 'SUCCEED', data: { task_status: 'submitted', task_info: { external_task_id: 'ext-1' } } });
+    expect(c.body).toMatchObject({
+      code: 0,
+      message: 'SUCCEED',
+      data: { task_status: 'submitted', task_info: { external_task_id: 'ext-1' } },
+    });
     const id = c.body.data!.task_id!;
     const done = await until(`/v1/videos/text2video/${id}`, 'succeed');
     const videos = (done.data!.task_result as { videos: Array<{ id: string; url: string; duration: string }> }).videos;
@@ -96,7 +109,9 @@ describe('kling simulator: text2video', () => {
     const list = await call('GET', '/v1/videos/text2video?pageNum=1&pageSize=500');
     expect((list.body.data as unknown as Array<{ task_id: string }>).map((t) => t.task_id)).toContain(id);
     expect((await call('GET', '/v1/videos/text2video?pageSize=501')).body.code).toBe(1201);
-    expect((await call('POST', '/v1/videos/text2video', { prompt: 'again', external_task_id: 'ext-1' })).body.code).toBe(1201);
+    expect(
+      (await call('POST', '/v1/videos/text2video', { prompt: 'again', external_task_id: 'ext-1' })).body.code,
+    ).toBe(1201);
   });
 
   it('applies the parameter rules with code 1201', async () => {
@@ -149,7 +164,10 @@ describe('kling simulator: text2video', () => {
     // A client that gives up (a gateway that dies) before the answer: the task is there all the same.
     const ac = new AbortController();
     let answered = false;
-    const gone = post({ prompt: 'a lighthouse sim-fault:late-reply:60000', external_task_id: 'ext-late-1' }, ac.signal).then(
+    const gone = post(
+      { prompt: 'a lighthouse sim-fault:late-reply:60000', external_task_id: 'ext-late-1' },
+      ac.signal,
+    ).then(
       () => (answered = true),
       () => 'aborted',
     );
@@ -179,8 +197,14 @@ describe('kling simulator: text2video', () => {
     });
     await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
     const port = (srv.address() as AddressInfo).port;
-    const c = await call('POST', '/v1/videos/text2video', { prompt: 'cb', callback_url: `http://127.0.0.1:${port}/hook` });
-    const sent = () => klingState(s.sim.ctx).callbacks.some((x) => x.status === 200 && (x.body as { task_id?: string }).task_id === c.body.data!.task_id);
+    const c = await call('POST', '/v1/videos/text2video', {
+      prompt: 'cb',
+      callback_url: `http://127.0.0.1:${port}/hook`,
+    });
+    const sent = () =>
+      klingState(s.sim.ctx).callbacks.some(
+        (x) => x.status === 200 && (x.body as { task_id?: string }).task_id === c.body.data!.task_id,
+      );
     for (let i = 0; i < 100 && !sent(); i++) await new Promise((r) => setTimeout(r, 20));
     srv.close();
     expect(got).toHaveLength(1);
@@ -194,30 +218,81 @@ describe('kling simulator: multi-elements and omni', () => {
     const t2v = await call('POST', '/v1/videos/text2video', { prompt: 'source' });
     const done = await until(`/v1/videos/text2video/${t2v.body.data!.task_id}`, 'succeed');
     const videoId = (done.data!.task_result as { videos: Array<{ id: string }> }).videos[0]!.id;
-    expect((await call('POST', '/v1/videos/multi-elements/init-selection', { video_id: videoId, video_url: 'https://x/a.mp4' })).body.code).toBe(1201);
+    expect(
+      (
+        await call('POST', '/v1/videos/multi-elements/init-selection', {
+          video_id: videoId,
+          video_url: 'https://x/a.mp4',
+        })
+      ).body.code,
+    ).toBe(1201);
     const init = await call('POST', '/v1/videos/multi-elements/init-selection', { video_id: videoId });
     expect(init.body.data).toMatchObject({ status: 0, fps: 30, width: 1280, height: 720 });
     const sid = init.body.data!.session_id!;
     const pts = [{ x: 0.5, y: 0.5 }];
-    expect((await call('POST', '/v1/videos/multi-elements/preview-selection', { session_id: sid })).body.code).toBe(1201);
-    const add = await call('POST', '/v1/videos/multi-elements/add-selection', { session_id: sid, frame_index: 0, points: pts });
+    expect((await call('POST', '/v1/videos/multi-elements/preview-selection', { session_id: sid })).body.code).toBe(
+      1201,
+    );
+    const add = await call('POST', '/v1/videos/multi-elements/add-selection', {
+      session_id: sid,
+      frame_index: 0,
+      points: pts,
+    });
     expect((add.body.data!.res as { rle_mask_list: unknown[] }).rle_mask_list).toHaveLength(1);
     expect(
-      (await call('POST', '/v1/videos/multi-elements/delete-selection', { session_id: sid, frame_index: 0, points: [{ x: 0.1, y: 0.1 }] })).body.code,
+      (
+        await call('POST', '/v1/videos/multi-elements/delete-selection', {
+          session_id: sid,
+          frame_index: 0,
+          points: [{ x: 0.1, y: 0.1 }],
+        })
+      ).body.code,
     ).toBe(1201);
-    expect((await call('POST', '/v1/videos/multi-elements/delete-selection', { session_id: sid, frame_index: 0, points: pts })).body.code).toBe(0);
+    expect(
+      (
+        await call('POST', '/v1/videos/multi-elements/delete-selection', {
+          session_id: sid,
+          frame_index: 0,
+          points: pts,
+        })
+      ).body.code,
+    ).toBe(0);
     await call('POST', '/v1/videos/multi-elements/add-selection', { session_id: sid, frame_index: 3, points: pts });
-    expect((await call('POST', '/v1/videos/multi-elements/preview-selection', { session_id: sid })).body.data!.res).toHaveProperty('video_cover');
-    expect((await call('POST', '/v1/videos/multi-elements', { session_id: sid, edit_mode: 'swap', prompt: 'p', image_list: [] })).body.code).toBe(1201);
+    expect(
+      (await call('POST', '/v1/videos/multi-elements/preview-selection', { session_id: sid })).body.data!.res,
+    ).toHaveProperty('video_cover');
+    expect(
+      (
+        await call('POST', '/v1/videos/multi-elements', {
+          session_id: sid,
+          edit_mode: 'swap',
+          prompt: 'p',
+          image_list: [],
+        })
+      ).body.code,
+    ).toBe(1201);
     // The create body needs no model_name (the gateway sends none); a wrong one is refused.
     expect(
-      (await call('POST', '/v1/videos/multi-elements', { model_name: 'kling-v2-6', session_id: sid, edit_mode: 'removal', prompt: 'remove it' })).body.code,
+      (
+        await call('POST', '/v1/videos/multi-elements', {
+          model_name: 'kling-v2-6',
+          session_id: sid,
+          edit_mode: 'removal',
+          prompt: 'remove it',
+        })
+      ).body.code,
     ).toBe(1201);
-    const edit = await call('POST', '/v1/videos/multi-elements', { session_id: sid, edit_mode: 'removal', prompt: 'remove it' });
+    const edit = await call('POST', '/v1/videos/multi-elements', {
+      session_id: sid,
+      edit_mode: 'removal',
+      prompt: 'remove it',
+    });
     expect(edit.body.code).toBe(0);
     const e = await until(`/v1/videos/multi-elements/${edit.body.data!.task_id}`, 'succeed');
     expect((e.data!.task_result as { videos: Array<{ session_id: string }> }).videos[0]!.session_id).toBe(sid);
-    expect((await call('POST', '/v1/videos/multi-elements/clear-selection', { session_id: sid })).body.data).toMatchObject({ status: 0 });
+    expect(
+      (await call('POST', '/v1/videos/multi-elements/clear-selection', { session_id: sid })).body.data,
+    ).toMatchObject({ status: 0 });
   });
 
   it('the endpoint × model table: text2video refuses v1-5, v2-1 and o1 (naming the model), omni takes o1; masters take no mode', async () => {
@@ -226,21 +301,39 @@ describe('kling simulator: multi-elements and omni', () => {
       expect([r.status, r.body.code], model).toEqual([400, 1201]);
       expect(r.body.message).toBe(`model_name '${model}' is not supported by text2video`);
     }
-    for (const model of ['kling-v1', 'kling-v1-6', 'kling-v2-5-turbo', 'kling-v2-6', 'kling-v3', 'kling-v2-master', 'kling-v2-1-master']) {
-      expect((await call('POST', '/v1/videos/text2video', { model_name: model, prompt: 'x' })).body.code, model).toBe(0);
+    for (const model of [
+      'kling-v1',
+      'kling-v1-6',
+      'kling-v2-5-turbo',
+      'kling-v2-6',
+      'kling-v3',
+      'kling-v2-master',
+      'kling-v2-1-master',
+    ]) {
+      expect((await call('POST', '/v1/videos/text2video', { model_name: model, prompt: 'x' })).body.code, model).toBe(
+        0,
+      );
     }
     for (const model of ['kling-v2-master', 'kling-v2-1-master']) {
       const r = await call('POST', '/v1/videos/text2video', { model_name: model, prompt: 'x', mode: 'std' });
       expect([r.status, r.body.code, r.body.message]).toEqual([400, 1201, `mode is not supported by ${model}`]);
     }
-    expect((await call('POST', '/v1/videos/text2video', { model_name: 'kling-v2-6', prompt: 'x', mode: 'std' })).body.code).toBe(0);
+    expect(
+      (await call('POST', '/v1/videos/text2video', { model_name: 'kling-v2-6', prompt: 'x', mode: 'std' })).body.code,
+    ).toBe(0);
   });
 
   it('o1 on omni-video: aspect_ratio required without a first frame, no negative_prompt/cfg_scale/camera_control, "5"/"10" text-only, "3"–"10" with media', async () => {
-    const o1 = (extra: Record<string, unknown>) => call('POST', '/v1/videos/omni-video', { model_name: 'kling-video-o1', prompt: 'a fox', ...extra });
+    const o1 = (extra: Record<string, unknown>) =>
+      call('POST', '/v1/videos/omni-video', { model_name: 'kling-video-o1', prompt: 'a fox', ...extra });
     const noRatio = await o1({});
-    expect([noRatio.body.code, noRatio.body.message]).toEqual([1201, 'aspect_ratio is required when no first frame is given']);
-    expect((await o1({ image_list: [{ image_url: 'https://cdn.example.com/f.png', type: 'first_frame' }] })).body.code).toBe(0);
+    expect([noRatio.body.code, noRatio.body.message]).toEqual([
+      1201,
+      'aspect_ratio is required when no first frame is given',
+    ]);
+    expect(
+      (await o1({ image_list: [{ image_url: 'https://cdn.example.com/f.png', type: 'first_frame' }] })).body.code,
+    ).toBe(0);
     const ok = await o1({ aspect_ratio: '16:9', mode: 'std', duration: '10', sound: 'on' });
     expect(ok.body.code).toBe(0);
     for (const f of [{ negative_prompt: 'blur' }, { cfg_scale: 0.5 }, { camera_control: { type: 'down_back' } }]) {
@@ -252,7 +345,10 @@ describe('kling simulator: multi-elements and omni', () => {
     expect((await o1({ aspect_ratio: '16:9', duration: '7', ...media })).body.code).toBe(0);
     expect((await o1({ aspect_ratio: '16:9', duration: '11', ...media })).body.code).toBe(1201);
     // v3-omni: 3–15 without media, and no aspect_ratio rule.
-    expect((await call('POST', '/v1/videos/omni-video', { model_name: 'kling-v3-omni', prompt: 'o', duration: '15' })).body.code).toBe(0);
+    expect(
+      (await call('POST', '/v1/videos/omni-video', { model_name: 'kling-v3-omni', prompt: 'o', duration: '15' })).body
+        .code,
+    ).toBe(0);
     await until(`/v1/videos/omni-video/${ok.body.data!.task_id}`, 'succeed');
   });
 
@@ -277,7 +373,9 @@ describe('kling simulator: parallel tasks per account and model version (1303)',
   const tasksNow = () => klingState(lim.sim.ctx).tasks.size;
   const ended = async (id: string, status: string) => {
     for (let i = 0; i < 100; i++) {
-      const r = await fetch(`${lim.sim.url}/v1/videos/text2video/${id}`, { headers: { authorization: `Bearer ${await jwt()}` } });
+      const r = await fetch(`${lim.sim.url}/v1/videos/text2video/${id}`, {
+        headers: { authorization: `Bearer ${await jwt()}` },
+      });
       if (((await r.json()) as Env).data?.task_status === status) return;
       await new Promise((res) => setTimeout(res, 30));
     }
@@ -295,7 +393,10 @@ describe('kling simulator: parallel tasks per account and model version (1303)',
     // Nothing was created: the refused external id is free.
     expect(klingState(lim.sim.ctx).byExternal.has('over-1')).toBe(false);
     expect((await post({ model_name: 'kling-v2-5-turbo', prompt: 'other version' })).body.code).toBe(0);
-    expect((await post({ model_name: 'kling-video-o1', prompt: 'omni', aspect_ratio: '16:9' }, '/v1/videos/omni-video')).body.code).toBe(0);
+    expect(
+      (await post({ model_name: 'kling-video-o1', prompt: 'omni', aspect_ratio: '16:9' }, '/v1/videos/omni-video')).body
+        .code,
+    ).toBe(0);
   });
 
   it('a slot is held until the task ends (a failure frees it too), then a creation is taken again', async () => {
@@ -311,7 +412,11 @@ describe('kling simulator: parallel tasks per account and model version (1303)',
 
   it('the limit is set per test: by option, at run time through /__sim/kling/task-slots, and 0 lifts it', async () => {
     const set = async (slots: unknown) =>
-      fetch(`${lim.sim.url}/__sim/kling/task-slots`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ slots }) });
+      fetch(`${lim.sim.url}/__sim/kling/task-slots`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ slots }),
+      });
     expect((await set(-1)).status).toBe(400);
     expect((await set(0)).status).toBe(200);
     for (let i = 0; i < 4; i++) expect((await post({ model_name: 'kling-v3', prompt: `free ${i}` })).body.code).toBe(0);

@@ -14,7 +14,11 @@ const s = useSimulator({
   now: () => clock,
   dashscopeRpm: 120,
   dashscopeTpm: 1_000_000,
-  dashscopeModelLimits: { 'tpm-model': { rpm: 0, tpm: 1000 }, 'tps-model': { rpm: 0, tpm: 60_000 }, 'burst-model': { rpm: 300 } },
+  dashscopeModelLimits: {
+    'tpm-model': { rpm: 0, tpm: 1000 },
+    'tps-model': { rpm: 0, tpm: 60_000 },
+    'burst-model': { rpm: 300 },
+  },
   dashscopeKeys: { [OTHER_ACCOUNT_KEY]: 'other', [SAME_ACCOUNT_KEY]: 'main' },
   klingRpm: 2,
 });
@@ -26,7 +30,10 @@ const CHAT = '/compatible-mode/v1/chat/completions';
 const chat = (model: string, opts: { key?: string; text?: string; stream?: boolean; padding?: number } = {}) =>
   fetch(s.sim.url + CHAT, {
     method: 'POST',
-    headers: { authorization: `Bearer ${opts.key ?? DEFAULT_SIM_KEYS.dashscopeApiKey}`, 'content-type': 'application/json' },
+    headers: {
+      authorization: `Bearer ${opts.key ?? DEFAULT_SIM_KEYS.dashscopeApiKey}`,
+      'content-type': 'application/json',
+    },
     body: JSON.stringify({
       model,
       messages: [{ role: 'user', content: opts.text ?? 'hello' }],
@@ -52,7 +59,10 @@ describe('simulated DashScope synchronous rate limits', () => {
     });
     tick(1100); // the first second of calls has left the window
     expect((await chat('rpm-model')).status).toBe(200);
-    expect(rateLimitStats(s.sim.ctx).get('main rpm-model')).toMatchObject({ admitted: 121, refused: { requests: 1, tokens: 0, burst: 0 } });
+    expect(rateLimitStats(s.sim.ctx).get('main rpm-model')).toMatchObject({
+      admitted: 121,
+      refused: { requests: 1, tokens: 0, burst: 0 },
+    });
   });
 
   it('requests per second (RPM/60): a burst inside the minute is refused by the burst protection, a second later it passes', async () => {
@@ -61,7 +71,9 @@ describe('simulated DashScope synchronous rate limits', () => {
     const burst = await Promise.all(Array.from({ length: 7 }, () => chat('burst-model')));
     expect(burst.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 429, 429]);
     const refused = burst.find((r) => r.status === 429)!;
-    expect(await refused.json()).toMatchObject({ error: { code: 'limit_burst_rate', message: expect.stringMatching(/^Request rate increased too quickly/) } });
+    expect(await refused.json()).toMatchObject({
+      error: { code: 'limit_burst_rate', message: expect.stringMatching(/^Request rate increased too quickly/) },
+    });
     tick(1000);
     expect((await chat('burst-model')).status).toBe(200);
   });
@@ -75,7 +87,11 @@ describe('simulated DashScope synchronous rate limits', () => {
       if (used >= 1000) {
         expect(r.status).toBe(429);
         expect(await r.json()).toMatchObject({
-          error: { code: 'insufficient_quota', type: 'insufficient_quota', message: expect.stringMatching(/^You exceeded your current quota/) },
+          error: {
+            code: 'insufficient_quota',
+            type: 'insufficient_quota',
+            message: expect.stringMatching(/^You exceeded your current quota/),
+          },
         });
         return;
       }
@@ -109,26 +125,41 @@ describe('simulated DashScope synchronous rate limits', () => {
     tick(60_000);
     s.sim.ctx.opts.dashscopeModelLimits['shape-model'] = { rpm: 1 };
     const bearer = { authorization: `Bearer ${DEFAULT_SIM_KEYS.dashscopeApiKey}`, 'content-type': 'application/json' };
-    const calls: Array<[path: string, headers: Record<string, string>, body: Record<string, unknown>, want: unknown]> = [
-      [CHAT, bearer, { messages: [{ role: 'user', content: 'hi' }], stream: true }, { error: { code: 'limit_requests' } }],
-      ['/compatible-mode/v1/embeddings', bearer, { input: 'hi' }, { error: { code: 'limit_requests' } }],
-      ['/api/v2/apps/protocols/compatible-mode/v1/responses', bearer, { input: 'hi' }, { error: { code: 'limit_requests' } }],
+    const calls: Array<[path: string, headers: Record<string, string>, body: Record<string, unknown>, want: unknown]> =
       [
-        '/apps/anthropic/v1/messages',
-        { 'x-api-key': DEFAULT_SIM_KEYS.dashscopeApiKey, 'content-type': 'application/json' },
-        { max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] },
-        { type: 'error', error: { type: 'rate_limit_error', message: 'Requests rate limit exceeded, please try again later.' } },
-      ],
-      [
-        '/api/v1/services/aigc/multimodal-generation/generation',
-        bearer,
-        { input: { messages: [{ role: 'user', content: [{ text: 'hi' }] }] } },
-        { code: 'Throttling.RateQuota', message: 'Requests rate limit exceeded, please try again later.' },
-      ],
-    ];
+        [
+          CHAT,
+          bearer,
+          { messages: [{ role: 'user', content: 'hi' }], stream: true },
+          { error: { code: 'limit_requests' } },
+        ],
+        ['/compatible-mode/v1/embeddings', bearer, { input: 'hi' }, { error: { code: 'limit_requests' } }],
+        [
+          '/api/v2/apps/protocols/compatible-mode/v1/responses',
+          bearer,
+          { input: 'hi' },
+          { error: { code: 'limit_requests' } },
+        ],
+        [
+          '/apps/anthropic/v1/messages',
+          { 'x-api-key': DEFAULT_SIM_KEYS.dashscopeApiKey, 'content-type': 'application/json' },
+          { max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] },
+          {
+            type: 'error',
+            error: { type: 'rate_limit_error', message: 'Requests rate limit exceeded, please try again later.' },
+          },
+        ],
+        [
+          '/api/v1/services/aigc/multimodal-generation/generation',
+          bearer,
+          { input: { messages: [{ role: 'user', content: [{ text: 'hi' }] }] } },
+          { code: 'Throttling.RateQuota', message: 'Requests rate limit exceeded, please try again later.' },
+        ],
+      ];
     for (const [path, headers, body, want] of calls) {
       tick(60_000);
-      const send = () => fetch(s.sim.url + path, { method: 'POST', headers, body: JSON.stringify({ model: 'shape-model', ...body }) });
+      const send = () =>
+        fetch(s.sim.url + path, { method: 'POST', headers, body: JSON.stringify({ model: 'shape-model', ...body }) });
       const ok = await send();
       expect(ok.status, path).toBe(200);
       await ok.text();
@@ -161,7 +192,11 @@ describe('simulated DashScope synchronous rate limits', () => {
 
 describe('changing the limits while it runs (POST /__sim/rate-limits)', () => {
   const set = (body: unknown) =>
-    fetch(`${s.sim.url}/__sim/rate-limits`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${s.sim.url}/__sim/rate-limits`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   it('sets the defaults, a model and Kling; refuses a malformed body and changes nothing then', async () => {
     tick(60_000);
@@ -185,7 +220,9 @@ describe('the quota list (GET /api/v1/quotas)', () => {
     const r = await fetch(`${s.sim.url}/api/v1/quotas${query}`, { headers: { authorization: `Bearer ${key}` } });
     return {
       status: r.status,
-      body: (await r.json()) as { output: { total: number; page_no: number; page_size: number; quotas: Array<Record<string, unknown>> } },
+      body: (await r.json()) as {
+        output: { total: number; page_no: number; page_size: number; quotas: Array<Record<string, unknown>> };
+      },
     };
   };
 
@@ -210,7 +247,9 @@ describe('the quota list (GET /api/v1/quotas)', () => {
       },
     ]);
     const qwen = await quotas('?name=QWEN3.7');
-    expect(qwen.body.output.quotas.map((q) => [q.model, (q.model_limit as { request_limit: number }).request_limit])).toEqual([['qwen3.7-plus', 120]]);
+    expect(
+      qwen.body.output.quotas.map((q) => [q.model, (q.model_limit as { request_limit: number }).request_limit]),
+    ).toEqual([['qwen3.7-plus', 120]]);
     const page = await quotas('?page_no=2&page_size=3');
     expect(page.body.output).toMatchObject({ page_no: 2, page_size: 3 });
     expect(page.body.output.quotas).toHaveLength(3);
@@ -242,7 +281,9 @@ describe('simulated Kling rate limit', () => {
     expect([c.status, c.body.code, c.body.data]).toEqual([429, 1302, undefined]);
     const token = await signer.token(DEFAULT_SIM_KEYS.klingAccessKey, DEFAULT_SIM_KEYS.klingSecretKey);
     for (let i = 0; i < 5; i++) {
-      const q = await fetch(`${s.sim.url}/v1/videos/text2video/${a.body.data!.task_id}`, { headers: { authorization: `Bearer ${token}` } });
+      const q = await fetch(`${s.sim.url}/v1/videos/text2video/${a.body.data!.task_id}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       expect(q.status).toBe(200);
     }
     tick(60_000);

@@ -24,7 +24,13 @@ beforeAll(async () => {
     );
     raw.transaction(() => {
       for (let i = 0; i < ROWS; i++)
-        ins.run(`seed_${i}`, `tok_${i % 50}`, i % 3 ? 'qwx3.7-plus' : 'text-embedding-v4', 1 + (i % 7), SEED_MONTH + (i % 28) * 86_400_000 + i);
+        ins.run(
+          `seed_${i}`,
+          `tok_${i % 50}`,
+          i % 3 ? 'qwx3.7-plus' : 'text-embedding-v4',
+          1 + (i % 7),
+          SEED_MONTH + (i % 28) * 86_400_000 + i,
+        );
     })();
     raw.close();
   }

@@ -74,7 +74,8 @@ describe('GroupCommit', () => {
 
 describe('GroupCommit: a row the store refuses', () => {
   // A refusal as the SQLite driver throws it; a fault of the store has no such code.
-  const refusal = (row: number) => Object.assign(new Error(`row ${row} refused`), { code: 'SQLITE_CONSTRAINT_NOTNULL' });
+  const refusal = (row: number) =>
+    Object.assign(new Error(`row ${row} refused`), { code: 'SQLITE_CONSTRAINT_NOTNULL' });
   function refusing(bad: Set<number>, down = { value: false }, faultAt = { row: -1 }) {
     const committed: number[] = [];
     const rejected: number[] = [];
@@ -85,7 +86,8 @@ describe('GroupCommit: a row the store refuses', () => {
       write: async (batch) => {
         attempts.push([...batch]);
         if (down.value) throw new Error('store down');
-        if (batch.length === 1 && batch[0] === faultAt.row) throw Object.assign(new Error('connection lost'), { code: 'ECONNRESET' });
+        if (batch.length === 1 && batch[0] === faultAt.row)
+          throw Object.assign(new Error('connection lost'), { code: 'ECONNRESET' });
         const b = batch.find((x) => bad.has(x));
         if (b !== undefined) throw refusal(b);
       },

@@ -27,7 +27,10 @@ async function plan(query: string): Promise<string> {
 describe('ledger and holds indexes', () => {
   for (const [query, index] of [
     ["select * from ledger where task_id = 'task_1'", 'ledger_task'],
-    ["select * from ledger where token_id = 't' and model = 'm' and created_at >= 1 and created_at < 2", 'ledger_token_time'],
+    [
+      "select * from ledger where token_id = 't' and model = 'm' and created_at >= 1 and created_at < 2",
+      'ledger_token_time',
+    ],
     ["select * from holds where state = 'held' and created_at < 5", 'holds_state_time'],
   ] as const) {
     it(`${query} uses ${index}`, async () => {

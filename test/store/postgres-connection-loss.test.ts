@@ -23,7 +23,9 @@ describe.runIf(testDialect() === 'postgres' && !!url)('a pooled PostgreSQL conne
         await sql`select pg_terminate_backend(${pid})`.execute(other);
         // The idle connection hears of its end (the server's FATAL, then the close) once the backend is gone.
         for (let i = 0; i < 200; i++) {
-          const left = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where pid = ${pid}`.execute(other);
+          const left = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where pid = ${pid}`.execute(
+            other,
+          );
           if (Number(left.rows[0]!.n) === 0) break;
           await new Promise((r) => setTimeout(r, 25));
         }

@@ -68,9 +68,13 @@ it('deletes request-log rows older than the retention in batches; younger rows a
   expect(await sweepRequestLog(counting, { days: 30, batch: 7, pauseMs: 0, now: () => NOW })).toBe(40);
   // Batches of at most 7 until one comes back short.
   expect(batches).toEqual([7, 7, 7, 7, 7, 5]);
-  const left = (await db.selectFrom('request_log').select('request_id').where('token_id', '=', 'tok_r').execute()).map((r) => r.request_id).sort();
+  const left = (await db.selectFrom('request_log').select('request_id').where('token_id', '=', 'tok_r').execute())
+    .map((r) => r.request_id)
+    .sort();
   expect(left).toEqual(['req_edge', ...young.map((r) => r.request_id)].sort());
-  expect(await db.selectFrom('ledger').select('idempotency_key').where('idempotency_key', '=', 'old_charge').execute()).toHaveLength(1);
+  expect(
+    await db.selectFrom('ledger').select('idempotency_key').where('idempotency_key', '=', 'old_charge').execute(),
+  ).toHaveLength(1);
 });
 
 it('TOLLWAY_REQUEST_LOG_RETENTION_DAYS: 90 by default, 0 keeps everything, a negative value is refused', () => {

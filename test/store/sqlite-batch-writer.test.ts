@@ -43,11 +43,18 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
           .executeTakeFirstOrThrow()
       ).n,
     );
-  const spent = async () => Number((await fresh.store.db.selectFrom('tokens').select('spent').where('id', '=', 'tok_w').executeTakeFirstOrThrow()).spent);
+  const spent = async () =>
+    Number(
+      (await fresh.store.db.selectFrom('tokens').select('spent').where('id', '=', 'tok_w').executeTakeFirstOrThrow())
+        .spent,
+    );
 
   it('writes both kinds handed over together, and a repeated key neither inserts nor moves spent', async () => {
     const w = fresh.store.batchWriter!;
-    await Promise.all([w.ledger([ledgerRow('k1', 'tok_w', 5), ledgerRow('k2', 'tok_w', 6)]), w.requestLog([logRow('r1'), logRow('r2')])]);
+    await Promise.all([
+      w.ledger([ledgerRow('k1', 'tok_w', 5), ledgerRow('k2', 'tok_w', 6)]),
+      w.requestLog([logRow('r1'), logRow('r2')]),
+    ]);
     expect(await count('ledger')).toBe(2);
     expect(await count('request_log')).toBe(2);
     expect(await spent()).toBe(11);
@@ -60,7 +67,10 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
     const w = fresh.store.batchWriter!;
     const bad = logRow('r-bad');
     bad[3] = null as unknown as string; // endpoint is NOT NULL
-    const [charges, log] = await Promise.allSettled([w.ledger([ledgerRow('k3', 'tok_w', 4)]), w.requestLog([logRow('r3'), bad])]);
+    const [charges, log] = await Promise.allSettled([
+      w.ledger([ledgerRow('k3', 'tok_w', 4)]),
+      w.requestLog([logRow('r3'), bad]),
+    ]);
     expect(charges.status).toBe('fulfilled');
     expect(log.status).toBe('rejected');
     expect(await spent()).toBe(15);
@@ -68,7 +78,10 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
 
     const badCharge = ledgerRow('k-bad', 'tok_w', 1);
     badCharge[2] = null as unknown as string; // model is NOT NULL
-    const [c2, l2] = await Promise.allSettled([w.ledger([ledgerRow('k4', 'tok_w', 1), badCharge]), w.requestLog([logRow('r4')])]);
+    const [c2, l2] = await Promise.allSettled([
+      w.ledger([ledgerRow('k4', 'tok_w', 1), badCharge]),
+      w.requestLog([logRow('r4')]),
+    ]);
     expect(c2.status).toBe('rejected');
     expect(l2.status).toBe('fulfilled');
     expect(await spent()).toBe(15); // the failed batch moved nothing
@@ -81,7 +94,10 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
     const w = fresh.store.batchWriter!;
     const before = await spent();
     const keys = Array.from({ length: 45 }, (_, i) => `c45-${i}`);
-    await Promise.all([w.ledger(keys.map((k, i) => ledgerRow(k, 'tok_w', i + 1))), w.requestLog(keys.map((k) => logRow(`r-${k}`)))]);
+    await Promise.all([
+      w.ledger(keys.map((k, i) => ledgerRow(k, 'tok_w', i + 1))),
+      w.requestLog(keys.map((k) => logRow(`r-${k}`))),
+    ]);
     const rows = await fresh.store.db
       .selectFrom('ledger')
       .select(['idempotency_key', 'amount'])
@@ -90,14 +106,21 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
       .execute();
     expect(rows.map((r) => [r.idempotency_key, Number(r.amount)])).toEqual(keys.map((k, i) => [k, i + 1]));
     expect(await spent()).toBe(before + (45 * 46) / 2);
-    const logged = await fresh.store.db.selectFrom('request_log').select('request_id').where('request_id', 'like', 'r-c45-%').execute();
+    const logged = await fresh.store.db
+      .selectFrom('request_log')
+      .select('request_id')
+      .where('request_id', 'like', 'r-c45-%')
+      .execute();
     expect(logged).toHaveLength(45);
   });
 
   it('a chunk with keys already stored inserts only the new rows, each new row bounded by the room the rows before it left', async () => {
     const w = fresh.store.batchWriter!;
     const db = fresh.store.db;
-    await db.insertInto('tokens').values({ id: 'tok_room', name: 'r', secret_hash: 'h-room', prefix: 'sk-r', spent: 0, held: 0, created_at: 1 }).execute();
+    await db
+      .insertInto('tokens')
+      .values({ id: 'tok_room', name: 'r', secret_hash: 'h-room', prefix: 'sk-r', spent: 0, held: 0, created_at: 1 })
+      .execute();
     await w.ledger([ledgerRow('room-1', 'tok_room', 6), ledgerRow('room-3', 'tok_room', 6)]);
     // 10 of room left: the repeated keys take none of it, room-2 takes 6 and room-4 what is left (4).
     await db
@@ -111,7 +134,12 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
       ledgerRow('room-3', 'tok_room', 6),
       ledgerRow('room-4', 'tok_room', 6),
     ]);
-    const rows = await db.selectFrom('ledger').select(['idempotency_key', 'amount']).where('token_id', '=', 'tok_room').orderBy('idempotency_key').execute();
+    const rows = await db
+      .selectFrom('ledger')
+      .select(['idempotency_key', 'amount'])
+      .where('token_id', '=', 'tok_room')
+      .orderBy('idempotency_key')
+      .execute();
     expect(rows.map((r) => [r.idempotency_key, Number(r.amount)])).toEqual([
       ['room-1', 6],
       ['room-2', 6],
@@ -134,7 +162,10 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
         .values({ id, name: id, secret_hash: `h-${id}`, prefix: 'sk-m', spent: 0, held: 0, created_at: 1 })
         .execute();
     for (const id of ['acct_mix_1', 'acct_mix_2'])
-      await db.insertInto('accounts').values({ id, name: id, spent: 0, held: 0, created_at: 1, updated_at: 1 }).execute();
+      await db
+        .insertInto('accounts')
+        .values({ id, name: id, spent: 0, held: 0, created_at: 1, updated_at: 1 })
+        .execute();
     const priceA = Object.freeze({ input: 1 });
     const priceB = Object.freeze({ input: 2, output: 3 });
     const charges: LedgerTuple[] = [];
@@ -191,9 +222,23 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
         r.account_id,
         r.list_amount === null ? null : Number(r.list_amount),
         r.price_group,
-      ]).toEqual([c[1], c[2], c[3], c[5], c[4], c[6], c[9], c[10], c[8], c[11]?.accountId ?? null, c[11] ? c[13] : null, c[11] ? c[14] : null]);
+      ]).toEqual([
+        c[1],
+        c[2],
+        c[3],
+        c[5],
+        c[4],
+        c[6],
+        c[9],
+        c[10],
+        c[8],
+        c[11]?.accountId ?? null,
+        c[11] ? c[13] : null,
+        c[11] ? c[14] : null,
+      ]);
     }
-    const spentOf = async (id: string) => Number((await db.selectFrom('tokens').select('spent').where('id', '=', id).executeTakeFirstOrThrow()).spent);
+    const spentOf = async (id: string) =>
+      Number((await db.selectFrom('tokens').select('spent').where('id', '=', id).executeTakeFirstOrThrow()).spent);
     const sum = (token: string) => charges.filter((c) => c[1] === token).reduce((a, c) => a + c[6], 0);
     expect(await spentOf('tok_mix_a')).toBe(sum('tok_mix_a'));
     expect(await spentOf('tok_mix_b')).toBe(sum('tok_mix_b'));
@@ -201,27 +246,42 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
     expect(logged).toHaveLength(23);
     for (const l of logs) {
       const r = logged.find((x) => x.request_id === l[0])!;
-      expect([r.token_id, r.model, r.endpoint, r.method, r.channel_id, r.status, r.error_code, r.upstream_error]).toEqual([
-        l[1],
-        l[2],
-        l[3],
-        l[4],
-        l[12],
-        l[5],
-        l[10],
-        l[15] ?? null,
-      ]);
+      expect([
+        r.token_id,
+        r.model,
+        r.endpoint,
+        r.method,
+        r.channel_id,
+        r.status,
+        r.error_code,
+        r.upstream_error,
+      ]).toEqual([l[1], l[2], l[3], l[4], l[12], l[5], l[10], l[15] ?? null]);
     }
   });
   it('rows alike but for one value bound per chunk (task, account, price group; status, error, upstream error) each keep their own', async () => {
     const w = fresh.store.batchWriter!;
     const db = fresh.store.db;
-    await db.insertInto('accounts').values({ id: 'acct_one', name: 'one', spent: 0, held: 0, created_at: 1, updated_at: 1 }).execute();
+    await db
+      .insertInto('accounts')
+      .values({ id: 'acct_one', name: 'one', spent: 0, held: 0, created_at: 1, updated_at: 1 })
+      .execute();
     const prices = Object.freeze({ input: 1 });
     const lease = { allowance: 'hold_one', accountId: 'acct_one', rows: ['account', 'acct_one'] };
     // Eight rows per case, the same token, model, kind and prices; rows 3 and 6 differ in the case's value only.
     const cases: Array<(i: number, key: string) => LedgerTuple> = [
-      (i, key) => [key, 'tok_w', 'qwx3.7-plus', 'tokens', { n: i }, prices, 1, key, i === 3 || i === 6 ? `task_${key}` : null, null, 5],
+      (i, key) => [
+        key,
+        'tok_w',
+        'qwx3.7-plus',
+        'tokens',
+        { n: i },
+        prices,
+        1,
+        key,
+        i === 3 || i === 6 ? `task_${key}` : null,
+        null,
+        5,
+      ],
       (i, key) => [
         key,
         'tok_w',
@@ -236,7 +296,23 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
         5,
         ...(i === 3 || i === 6 ? ([lease, 0, 2, null] as const) : ([] as const)),
       ],
-      (i, key) => [key, 'tok_w', 'qwx3.7-plus', 'tokens', { n: i }, prices, 1, key, null, null, 5, lease, 0, 2, i === 3 || i === 6 ? 'pg_x' : null],
+      (i, key) => [
+        key,
+        'tok_w',
+        'qwx3.7-plus',
+        'tokens',
+        { n: i },
+        prices,
+        1,
+        key,
+        null,
+        null,
+        5,
+        lease,
+        0,
+        2,
+        i === 3 || i === 6 ? 'pg_x' : null,
+      ],
     ];
     const charges = cases.flatMap((c, n) => Array.from({ length: 8 }, (_, i) => c(i, `alike-${n}-${i}`)));
     const logs: LogTuple[] = [];

@@ -30,7 +30,10 @@ describe('SQLite: a busy database is waited for on a timer', () => {
     const s = await sqliteFileStore();
     cleanup = s.cleanup;
     const db = s.store.db;
-    await db.insertInto('tokens').values({ id: 'tok_b', name: 'b', secret_hash: 'h-b', prefix: 'sk-b', spent: 0, held: 0, created_at: 1 }).execute();
+    await db
+      .insertInto('tokens')
+      .values({ id: 'tok_b', name: 'b', secret_hash: 'h-b', prefix: 'sk-b', spent: 0, held: 0, created_at: 1 })
+      .execute();
     const other = new BetterSqlite3(s.file);
     other.pragma('busy_timeout = 0');
     other.exec('BEGIN IMMEDIATE');
@@ -48,9 +51,15 @@ describe('SQLite: a busy database is waited for on a timer', () => {
     });
     // The loop ran all along (a thread asleep in SQLite's busy handler would have run no timer).
     expect(turns).toBeGreaterThan(20);
-    const row = await db.selectFrom('tokens').select(['name', 'held', 'spent']).where('id', '=', 'tok_b').executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('tokens')
+      .select(['name', 'held', 'spent'])
+      .where('id', '=', 'tok_b')
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ name: 'renamed', held: 7, spent: 5 });
-    expect((await db.selectFrom('ledger').select('id').where('idempotency_key', '=', 'busy-1').execute()).length).toBe(1);
+    expect((await db.selectFrom('ledger').select('id').where('idempotency_key', '=', 'busy-1').execute()).length).toBe(
+      1,
+    );
     other.close();
   });
 

@@ -51,10 +51,14 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite checkpoint thread', () => {
   async function fileStore(checkpointThread: boolean): Promise<{ store: Store; file: string }> {
     const { store, file, cleanup } = await sqliteFileStore({ checkpointThread });
     cleanups.push(cleanup);
-    await store.db.insertInto('tokens').values({ id: 'tok_t', name: 't', secret_hash: 'h-t', prefix: 'sk-t', spent: 0, held: 0, created_at: 1 }).execute();
+    await store.db
+      .insertInto('tokens')
+      .values({ id: 'tok_t', name: 't', secret_hash: 'h-t', prefix: 'sk-t', spent: 0, held: 0, created_at: 1 })
+      .execute();
     return { store, file };
   }
-  const autoCheckpoint = async (s: Store) => Number(Object.values((await sql<Record<string, number>>`PRAGMA wal_autocheckpoint`.execute(s.db)).rows[0]!)[0]);
+  const autoCheckpoint = async (s: Store) =>
+    Number(Object.values((await sql<Record<string, number>>`PRAGMA wal_autocheckpoint`.execute(s.db)).rows[0]!)[0]);
   async function until(what: () => boolean, ms = 5000): Promise<void> {
     const end = Date.now() + ms;
     while (!what()) {

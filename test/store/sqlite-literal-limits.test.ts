@@ -9,11 +9,23 @@ import { testDialect, useStore } from '../support/store.ts';
 describe.skipIf(testDialect() !== 'sqlite')('SQLite LIMIT and OFFSET', () => {
   const fresh = useStore();
   beforeAll(async () => {
-    const rows = [1, 2, 3, 4, 5].map((i) => ({ id: `tok_l${i}`, name: `l${i}`, secret_hash: `h-l${i}`, prefix: 'sk-l', created_at: i }));
+    const rows = [1, 2, 3, 4, 5].map((i) => ({
+      id: `tok_l${i}`,
+      name: `l${i}`,
+      secret_hash: `h-l${i}`,
+      prefix: 'sk-l',
+      created_at: i,
+    }));
     await fresh.store.db.insertInto('tokens').values(rows).execute();
   });
   const page = (limit: number, offset: number) =>
-    fresh.store.db.selectFrom('tokens').select('id').where('prefix', '=', 'sk-l').orderBy('id').limit(limit).offset(offset);
+    fresh.store.db
+      .selectFrom('tokens')
+      .select('id')
+      .where('prefix', '=', 'sk-l')
+      .orderBy('id')
+      .limit(limit)
+      .offset(offset);
 
   it('writes a count into the SQL (no parameter), and the page is the same', async () => {
     const q = page(2, 1).compile();
@@ -26,7 +38,12 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite LIMIT and OFFSET', () => {
   });
 
   it('binds what is not a plain count, as before', async () => {
-    const q = fresh.store.db.selectFrom('tokens').select('id').where('prefix', '=', 'sk-l').orderBy('id').limit(sql<number>`${1} + ${1}`);
+    const q = fresh.store.db
+      .selectFrom('tokens')
+      .select('id')
+      .where('prefix', '=', 'sk-l')
+      .orderBy('id')
+      .limit(sql<number>`${1} + ${1}`);
     expect(q.compile().sql).toMatch(/limit \? \+ \?$/);
     expect((await q.execute()).map((r) => r.id)).toEqual(['tok_l1', 'tok_l2']);
     const fractional = page(2, 1).limit(1.5).compile();
@@ -34,6 +51,8 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite LIMIT and OFFSET', () => {
   });
 
   it('the read thread compiles the same way', () => {
-    expect(new SqliteReaderDialect(null as unknown as SqliteReader).createQueryCompiler()).toBeInstanceOf(LiteralLimitCompiler);
+    expect(new SqliteReaderDialect(null as unknown as SqliteReader).createQueryCompiler()).toBeInstanceOf(
+      LiteralLimitCompiler,
+    );
   });
 });

@@ -19,7 +19,16 @@ beforeAll(async () => {
   );
   raw.transaction(() => {
     for (let i = 0; i < ROWS; i++)
-      ins.run(`seed_${i}`, `tok_${i % 50}`, i % 3 ? 'qwx3.7-plus' : 'text-embedding-v4', 'tokens', '{}', '{}', 1 + (i % 7), MONTH + (i % 28) * 86_400_000 + i);
+      ins.run(
+        `seed_${i}`,
+        `tok_${i % 50}`,
+        i % 3 ? 'qwx3.7-plus' : 'text-embedding-v4',
+        'tokens',
+        '{}',
+        '{}',
+        1 + (i % 7),
+        MONTH + (i % 28) * 86_400_000 + i,
+      );
   })();
   raw.close();
   ping = await pingServer();

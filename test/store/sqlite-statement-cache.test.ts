@@ -48,11 +48,17 @@ describe('SQLite statement cache', () => {
   it('through Kysely: repeated queries reuse their statement, writes and reads give the same answers, and a stream left early leaves its statement runnable', async () => {
     const db = open();
     const prepare = vi.spyOn(db, 'prepare');
-    const k = new Kysely<{ t: { id: Generated<number>; v: string } }>({ dialect: new SqliteDialect({ database: cachingStatements(db) }) });
+    const k = new Kysely<{ t: { id: Generated<number>; v: string } }>({
+      dialect: new SqliteDialect({ database: cachingStatements(db) }),
+    });
     for (const v of ['d', 'e', 'f']) await k.insertInto('t').values({ v }).execute();
     const updated = await sql<{ id: number }>`UPDATE t SET v = upper(v) WHERE id <= ${2} RETURNING id`.execute(k);
     expect(updated.rows.map((r) => r.id)).toEqual([1, 2]);
-    for (let i = 0; i < 3; i++) expect(await k.selectFrom('t').select('v').where('id', '>', 4).orderBy('id').execute()).toEqual([{ v: 'e' }, { v: 'f' }]);
+    for (let i = 0; i < 3; i++)
+      expect(await k.selectFrom('t').select('v').where('id', '>', 4).orderBy('id').execute()).toEqual([
+        { v: 'e' },
+        { v: 'f' },
+      ]);
     expect(prepare).toHaveBeenCalledTimes(3); // the insert, the update, the select
     // A stream left early (break) must leave its statement runnable for the next query of the same text.
     for await (const row of k.selectFrom('t').select('v').orderBy('id').stream()) {

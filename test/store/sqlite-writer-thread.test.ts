@@ -43,7 +43,10 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite writer thread', () => {
   async function threadedStore(): Promise<{ store: Store; url: string; close(): Promise<void> }> {
     const { store, url, close, cleanup } = await sqliteFileStore({ writerThread: true });
     cleanups.push(cleanup);
-    await store.db.insertInto('tokens').values({ id: 'tok_t', name: 't', secret_hash: 'h-t', prefix: 'sk-t', spent: 0, held: 0, created_at: 1 }).execute();
+    await store.db
+      .insertInto('tokens')
+      .values({ id: 'tok_t', name: 't', secret_hash: 'h-t', prefix: 'sk-t', spent: 0, held: 0, created_at: 1 })
+      .execute();
     return { store, url, close };
   }
 
@@ -60,7 +63,8 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite writer thread', () => {
           .executeTakeFirstOrThrow()
       ).n,
     );
-  const spent = async (s: Store) => Number((await s.db.selectFrom('tokens').select('spent').where('id', '=', 'tok_t').executeTakeFirstOrThrow()).spent);
+  const spent = async (s: Store) =>
+    Number((await s.db.selectFrom('tokens').select('spent').where('id', '=', 'tok_t').executeTakeFirstOrThrow()).spent);
 
   it('commits on the thread, and the event loop reads the rows as soon as the batch resolves', async () => {
     const { store: s, w } = await store();
@@ -147,7 +151,10 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite writer thread', () => {
     expect(f.store.batchWriter!.threaded).toBe(false);
     const s = await openStore('sqlite::memory:', { writerThread: true });
     cleanups.push(() => s.close());
-    await s.db.insertInto('tokens').values({ id: 'tok_t', name: 't', secret_hash: 'h-t', prefix: 'sk-t', spent: 0, held: 0, created_at: 1 }).execute();
+    await s.db
+      .insertInto('tokens')
+      .values({ id: 'tok_t', name: 't', secret_hash: 'h-t', prefix: 'sk-t', spent: 0, held: 0, created_at: 1 })
+      .execute();
     const w = s.batchWriter!;
     expect(w.threaded).toBe(false);
     await w.ledger([ledgerRow('m1', 4)]);

@@ -26,7 +26,9 @@ describe('isRowRefusal', () => {
     ]) {
       expect(isRowRefusal(coded(code)), code).toBe(true);
     }
-    expect(isRowRefusal(new TypeError('SQLite3 can only bind numbers, strings, bigints, buffers, and null'))).toBe(true);
+    expect(isRowRefusal(new TypeError('SQLite3 can only bind numbers, strings, bigints, buffers, and null'))).toBe(
+      true,
+    );
     expect(isRowRefusal(new RangeError('The bound BigInt is too large'))).toBe(true);
   });
 
@@ -97,34 +99,42 @@ describe('isRowRefusal', () => {
 
 describe('isStoreUnreachable', () => {
   it('is true for connection failures, false for a refused row or a plain error', () => {
-    for (const code of ['57P01', '57P03', '08006', '08001', '53300', 'ECONNREFUSED', 'EAI_AGAIN']) expect(isStoreUnreachable(coded(code)), code).toBe(true);
+    for (const code of ['57P01', '57P03', '08006', '08001', '53300', 'ECONNREFUSED', 'EAI_AGAIN'])
+      expect(isStoreUnreachable(coded(code)), code).toBe(true);
     expect(isStoreUnreachable(new Error('Connection terminated unexpectedly'))).toBe(true);
-    for (const code of ['23505', '22P02', '42P01', 'SQLITE_BUSY', 'SQLITE_CONSTRAINT_NOTNULL']) expect(isStoreUnreachable(coded(code)), code).toBe(false);
+    for (const code of ['23505', '22P02', '42P01', 'SQLITE_BUSY', 'SQLITE_CONSTRAINT_NOTNULL'])
+      expect(isStoreUnreachable(coded(code)), code).toBe(false);
     expect(isStoreUnreachable(new Error('metering: no price'))).toBe(false);
     expect(isStoreUnreachable(null)).toBe(false);
   });
 
-  it.runIf(testDialect() === 'postgres')('reads the PostgreSQL driver’s own errors: no server listening, a connection the server ended', async () => {
-    const closed = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:1/none', connectionTimeoutMillis: 5000 });
-    const refused = await closed.connect().then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(isStoreUnreachable(refused)).toBe(true);
-    const victim = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-    victim.on('error', () => undefined);
-    await victim.connect();
-    const pid = (await victim.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
-    const running = victim.query('select pg_sleep(30)').then(
-      () => null,
-      (e: unknown) => e,
-    );
-    const killer = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-    await killer.connect();
-    await killer.query('select pg_terminate_backend($1)', [pid]);
-    await killer.end();
-    const ended = await running;
-    expect(isStoreUnreachable(ended), String(ended)).toBe(true);
-    await victim.end().catch(() => undefined);
-  });
+  it.runIf(testDialect() === 'postgres')(
+    'reads the PostgreSQL driver’s own errors: no server listening, a connection the server ended',
+    async () => {
+      const closed = new pg.Client({
+        connectionString: 'postgres://postgres@127.0.0.1:1/none',
+        connectionTimeoutMillis: 5000,
+      });
+      const refused = await closed.connect().then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(isStoreUnreachable(refused)).toBe(true);
+      const victim = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+      victim.on('error', () => undefined);
+      await victim.connect();
+      const pid = (await victim.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+      const running = victim.query('select pg_sleep(30)').then(
+        () => null,
+        (e: unknown) => e,
+      );
+      const killer = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+      await killer.connect();
+      await killer.query('select pg_terminate_backend($1)', [pid]);
+      await killer.end();
+      const ended = await running;
+      expect(isStoreUnreachable(ended), String(ended)).toBe(true);
+      await victim.end().catch(() => undefined);
+    },
+  );
 });

@@ -24,7 +24,15 @@ describe(`store on ${testDialect()}`, () => {
 
   it('migrations are idempotent: migrating again applies nothing and keeps data', async () => {
     const tokens = new TokensRepo(fresh.store.db);
-    await tokens.create({ id: 'tok_migr', name: 'm', secretHash: hashToken('x-migr'), prefix: 'x-mi', models: null, quota: null, expiresAt: null });
+    await tokens.create({
+      id: 'tok_migr',
+      name: 'm',
+      secretHash: hashToken('x-migr'),
+      prefix: 'x-mi',
+      models: null,
+      quota: null,
+      expiresAt: null,
+    });
     const again = await migrateToLatest(fresh.store.db as unknown as Kysely<unknown>, fresh.store.dialect);
     expect(again).toEqual([]);
     const third = await migrateToLatest(fresh.store.db as unknown as Kysely<unknown>, fresh.store.dialect);
@@ -33,7 +41,18 @@ describe(`store on ${testDialect()}`, () => {
   });
 
   it('has every table later issues rely on', async () => {
-    for (const t of ['tokens', 'channels', 'audit_log', 'request_log', 'ledger', 'holds', 'tasks', 'sessions', 'callbacks', 'catalogue_overrides'] as const) {
+    for (const t of [
+      'tokens',
+      'channels',
+      'audit_log',
+      'request_log',
+      'ledger',
+      'holds',
+      'tasks',
+      'sessions',
+      'callbacks',
+      'catalogue_overrides',
+    ] as const) {
       const rows = await fresh.store.db.selectFrom(t).selectAll().limit(1).execute();
       expect(Array.isArray(rows)).toBe(true);
     }
@@ -115,7 +134,11 @@ describe(`store on ${testDialect()}`, () => {
         quota: null,
         expiresAt: null,
       });
-      const row = await fresh.store.db.selectFrom('tokens').selectAll().where('id', '=', rec.id).executeTakeFirstOrThrow();
+      const row = await fresh.store.db
+        .selectFrom('tokens')
+        .selectAll()
+        .where('id', '=', rec.id)
+        .executeTakeFirstOrThrow();
       expect(row.secret_hash).toBe(hashToken(secret));
       expect(row.secret_hash).toMatch(/^[0-9a-f]{64}$/);
       const all = JSON.stringify(await fresh.store.db.selectFrom('tokens').selectAll().execute());
@@ -125,14 +148,40 @@ describe(`store on ${testDialect()}`, () => {
     it('unique: the same id or the same secret hash cannot be stored twice', async () => {
       const repo = new TokensRepo(fresh.store.db);
       const h = hashToken(newTokenSecret());
-      await repo.create({ id: 'tok_uniq', name: 'u', secretHash: h, prefix: 'tw-', models: null, quota: null, expiresAt: null });
-      const dupHash = await repo.create({ id: 'tok_uniq2', name: 'u', secretHash: h, prefix: 'tw-', models: null, quota: null, expiresAt: null }).then(
-        () => null,
-        (e: unknown) => e,
-      );
+      await repo.create({
+        id: 'tok_uniq',
+        name: 'u',
+        secretHash: h,
+        prefix: 'tw-',
+        models: null,
+        quota: null,
+        expiresAt: null,
+      });
+      const dupHash = await repo
+        .create({
+          id: 'tok_uniq2',
+          name: 'u',
+          secretHash: h,
+          prefix: 'tw-',
+          models: null,
+          quota: null,
+          expiresAt: null,
+        })
+        .then(
+          () => null,
+          (e: unknown) => e,
+        );
       expect(isUniqueViolation(dupHash)).toBe(true);
       const dupId = await repo
-        .create({ id: 'tok_uniq', name: 'u', secretHash: hashToken(newTokenSecret()), prefix: 'tw-', models: null, quota: null, expiresAt: null })
+        .create({
+          id: 'tok_uniq',
+          name: 'u',
+          secretHash: hashToken(newTokenSecret()),
+          prefix: 'tw-',
+          models: null,
+          quota: null,
+          expiresAt: null,
+        })
         .then(
           () => null,
           (e: unknown) => e,
@@ -156,7 +205,14 @@ describe(`store on ${testDialect()}`, () => {
         },
         1_000,
       );
-      expect(rec).toMatchObject({ id: 'ch_crud', status: 'enabled', priority: 5, weight: 1, models: ['qwx3.7-plus'], createdAt: 1_000 });
+      expect(rec).toMatchObject({
+        id: 'ch_crud',
+        status: 'enabled',
+        priority: 5,
+        weight: 1,
+        models: ['qwx3.7-plus'],
+        createdAt: 1_000,
+      });
       expect(await repo.get('ch_crud')).toEqual(rec);
       expect((await repo.findByName('crud-ch'))?.id).toBe('ch_crud');
       expect(await repo.findByName('nope')).toBeNull();
@@ -164,22 +220,48 @@ describe(`store on ${testDialect()}`, () => {
       expect(await repo.get('ch_crud')).toMatchObject({ status: 'disabled', updatedAt: 2_000 });
       expect(await repo.setStatus('ch_missing', 'disabled')).toBe(false);
       await repo.update('ch_crud', { baseUrl: 'https://dashscope.aliyuncs.com/x', models: null }, 3_000);
-      expect(await repo.get('ch_crud')).toMatchObject({ baseUrl: 'https://dashscope.aliyuncs.com/x', models: null, updatedAt: 3_000, keyEnc: 'v1:x:y:z' });
+      expect(await repo.get('ch_crud')).toMatchObject({
+        baseUrl: 'https://dashscope.aliyuncs.com/x',
+        models: null,
+        updatedAt: 3_000,
+        keyEnc: 'v1:x:y:z',
+      });
       expect((await repo.list()).map((c) => c.id)).toContain('ch_crud');
     });
 
     it('unique: channel ids and names are unique', async () => {
       const repo = new ChannelsRepo(fresh.store.db);
-      await repo.create({ id: 'ch_u1', name: 'uniq-name', kind: 'kling', baseUrl: 'https://api-beijing.klingai.com', keyEnc: 'v1:a:b:c', models: null });
+      await repo.create({
+        id: 'ch_u1',
+        name: 'uniq-name',
+        kind: 'kling',
+        baseUrl: 'https://api-beijing.klingai.com',
+        keyEnc: 'v1:a:b:c',
+        models: null,
+      });
       const dupId = await repo
-        .create({ id: 'ch_u1', name: 'other-name', kind: 'kling', baseUrl: 'https://api-beijing.klingai.com', keyEnc: 'v1:a:b:c', models: null })
+        .create({
+          id: 'ch_u1',
+          name: 'other-name',
+          kind: 'kling',
+          baseUrl: 'https://api-beijing.klingai.com',
+          keyEnc: 'v1:a:b:c',
+          models: null,
+        })
         .then(
           () => null,
           (e: unknown) => e,
         );
       expect(isUniqueViolation(dupId)).toBe(true);
       const dupName = await repo
-        .create({ id: 'ch_u2', name: 'uniq-name', kind: 'kling', baseUrl: 'https://api-beijing.klingai.com', keyEnc: 'v1:a:b:c', models: null })
+        .create({
+          id: 'ch_u2',
+          name: 'uniq-name',
+          kind: 'kling',
+          baseUrl: 'https://api-beijing.klingai.com',
+          keyEnc: 'v1:a:b:c',
+          models: null,
+        })
         .then(
           () => null,
           (e: unknown) => e,
@@ -193,7 +275,13 @@ describe(`store on ${testDialect()}`, () => {
       const registry = new ChannelRegistry(repos.channels, box);
       const rec = await createChannel(
         { repos: repos as never, box, applyChange: () => registry.reload() },
-        { name: 'enc', kind: 'dashscope', baseUrl: 'https://dashscope.aliyuncs.com', keys: { apiKey: CANARY_KEY }, models: null },
+        {
+          name: 'enc',
+          kind: 'dashscope',
+          baseUrl: 'https://dashscope.aliyuncs.com',
+          keys: { apiKey: CANARY_KEY },
+          models: null,
+        },
       );
       const rows = await fresh.store.db.selectFrom('channels').selectAll().execute();
       const dump = JSON.stringify(rows);
@@ -203,19 +291,43 @@ describe(`store on ${testDialect()}`, () => {
       // The registry (enabled channels in memory) decrypts it for use upstream.
       expect(registry.get(rec.id)?.keys.apiKey).toBe(CANARY_KEY);
       // A different secret cannot read it.
-      expect(() => new SecretBox('another-secret-0123456789').open(rows.find((r) => r.id === rec.id)!.key_enc)).toThrow();
+      expect(() =>
+        new SecretBox('another-secret-0123456789').open(rows.find((r) => r.id === rec.id)!.key_enc),
+      ).toThrow();
     });
   });
 
   describe('audit log', () => {
     it('writes and lists newest first with detail JSON', async () => {
       const repo = new AuditRepo(fresh.store.db);
-      await repo.write({ actor: 'admin', action: 'token.create', target: 'tok_a', detail: { name: 'a', models: ['x'] }, requestId: 'req_1' }, 10);
+      await repo.write(
+        {
+          actor: 'admin',
+          action: 'token.create',
+          target: 'tok_a',
+          detail: { name: 'a', models: ['x'] },
+          requestId: 'req_1',
+        },
+        10,
+      );
       await repo.write({ actor: 'cli', action: 'token.revoke', target: 'tok_a' }, 20);
       const list = await repo.list(2);
       expect(list).toHaveLength(2);
-      expect(list[0]).toMatchObject({ actor: 'cli', action: 'token.revoke', target: 'tok_a', detail: null, requestId: null, at: 20 });
-      expect(list[1]).toMatchObject({ actor: 'admin', action: 'token.create', detail: { name: 'a', models: ['x'] }, requestId: 'req_1', at: 10 });
+      expect(list[0]).toMatchObject({
+        actor: 'cli',
+        action: 'token.revoke',
+        target: 'tok_a',
+        detail: null,
+        requestId: null,
+        at: 20,
+      });
+      expect(list[1]).toMatchObject({
+        actor: 'admin',
+        action: 'token.create',
+        detail: { name: 'a', models: ['x'] },
+        requestId: 'req_1',
+        at: 10,
+      });
       expect(list[0]!.id).toBeGreaterThan(list[1]!.id);
     });
   });
@@ -223,7 +335,11 @@ describe(`store on ${testDialect()}`, () => {
   describe('request log', () => {
     it('batches rows, flushes them, and ignores a duplicate request id', async () => {
       const errors: unknown[] = [];
-      const w = new RequestLogWriter(fresh.store.db, { batchWriter: fresh.store.batchWriter, onError: (e) => errors.push(e), intervalMs: 1_000_000 });
+      const w = new RequestLogWriter(fresh.store.db, {
+        batchWriter: fresh.store.batchWriter,
+        onError: (e) => errors.push(e),
+        intervalMs: 1_000_000,
+      });
       const row = {
         requestId: 'req_store_1',
         tokenId: 'tok_a',
@@ -250,7 +366,12 @@ describe(`store on ${testDialect()}`, () => {
         .orderBy('request_id')
         .execute();
       expect(rows).toHaveLength(2);
-      expect(rows[0]).toMatchObject({ request_id: 'req_store_1', status: 200, amount: 42, usage: JSON.stringify({ prompt_tokens: 3 }) });
+      expect(rows[0]).toMatchObject({
+        request_id: 'req_store_1',
+        status: 200,
+        amount: 42,
+        usage: JSON.stringify({ prompt_tokens: 3 }),
+      });
       expect(rows[1]!.usage).toBeNull();
     });
   });
@@ -281,7 +402,11 @@ describe(`store on ${testDialect()}`, () => {
         );
       expect(isUniqueViolation(dup)).toBe(true);
       // bigint columns come back as JS numbers in both dialects.
-      const back = await fresh.store.db.selectFrom('ledger').select(['amount', 'created_at']).where('idempotency_key', '=', 'idem-1').executeTakeFirstOrThrow();
+      const back = await fresh.store.db
+        .selectFrom('ledger')
+        .select(['amount', 'created_at'])
+        .where('idempotency_key', '=', 'idem-1')
+        .executeTakeFirstOrThrow();
       expect(back.amount).toBe(7);
       expect(typeof back.created_at).toBe('number');
     });

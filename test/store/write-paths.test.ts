@@ -42,7 +42,13 @@ const charges: SyncChargeInput[] = [
     upstreamRequestId: null,
   },
   // A repeated key: neither a second row nor a second move of `spent`.
-  { requestId: 'req_1', tokenId: 'tok_w', model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage: { kind: 'tokens', inputTokens: 9, outputTokens: 9 } },
+  {
+    requestId: 'req_1',
+    tokenId: 'tok_w',
+    model: 'qwx3.7-plus',
+    billingModel: 'qwx3.7-plus',
+    usage: { kind: 'tokens', inputTokens: 9, outputTokens: 9 },
+  },
 ];
 
 const logRows: RequestLogRow[] = [
@@ -99,7 +105,15 @@ const logRows: RequestLogRow[] = [
 
 async function writeBoth(f: Fresh, prepared: boolean) {
   const { store } = f;
-  await new TokensRepo(store.db).create({ id: 'tok_w', name: 'w', secretHash: 'h_w', prefix: 'tw-w', models: null, quota: null, expiresAt: null });
+  await new TokensRepo(store.db).create({
+    id: 'tok_w',
+    name: 'w',
+    secretHash: 'h_w',
+    prefix: 'tw-w',
+    models: null,
+    quota: null,
+    expiresAt: null,
+  });
   const batchWriter = prepared ? store.batchWriter : null;
   const meter = new StoreMeter(store.db, () => catalogue, { batchWriter });
   const log = new RequestLogWriter(store.db, { batchWriter, onError: (e) => expect.fail(String(e)) });
@@ -108,7 +122,11 @@ async function writeBoth(f: Fresh, prepared: boolean) {
   await meter.flush();
   await log.flush();
   const ledger = await store.db.selectFrom('ledger').selectAll().orderBy('idempotency_key').execute();
-  const spent = await store.db.selectFrom('tokens').select(['spent', 'held']).where('id', '=', 'tok_w').executeTakeFirstOrThrow();
+  const spent = await store.db
+    .selectFrom('tokens')
+    .select(['spent', 'held'])
+    .where('id', '=', 'tok_w')
+    .executeTakeFirstOrThrow();
   const requestLog = await store.db.selectFrom('request_log').selectAll().orderBy('request_id').execute();
   // The incident columns are written by both paths (row req_2 has none: absent fields are stored as null).
   expect(
@@ -143,7 +161,12 @@ async function writeAllowanceCharges(f: Fresh, prepared: boolean) {
     timeZone: null,
     expiresAt: null,
   });
-  const billing = { accountId: 'acc_w', priceGroup: 'half', timeZone: null, budgets: [{ holderId: 'acc_w', period: 'month' as const, limit: 10_000_000_000 }] };
+  const billing = {
+    accountId: 'acc_w',
+    priceGroup: 'half',
+    timeZone: null,
+    budgets: [{ holderId: 'acc_w', period: 'month' as const, limit: 10_000_000_000 }],
+  };
   for (const id of ['tok_a', 'tok_b', 'tok_p'])
     await new TokensRepo(store.db).create({
       id,
@@ -168,7 +191,8 @@ async function writeAllowanceCharges(f: Fresh, prepared: boolean) {
       await meter.reserve(id, tok, 100_000, billing);
       const usage = { kind: 'tokens', inputTokens: 1000 * (i + 1), outputTokens: 500 } as const;
       if (i % 3 === 2) await meter.releaseReserved(id);
-      else meter.settleReserved({ requestId: id, tokenId: tok, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage });
+      else
+        meter.settleReserved({ requestId: id, tokenId: tok, model: 'qwx3.7-plus', billingModel: 'qwx3.7-plus', usage });
     }
   meter.chargeSyncDeferred({ ...charges[0]!, tokenId: 'tok_p' });
   await meter.flush();
@@ -176,13 +200,24 @@ async function writeAllowanceCharges(f: Fresh, prepared: boolean) {
   const rows = {
     tokens: await db.selectFrom('tokens').select(['id', 'spent', 'held']).orderBy('id').execute(),
     accounts: await db.selectFrom('accounts').select(['spent', 'held']).execute(),
-    budgets: await db.selectFrom('budget_spend').select(['holder_id', 'period', 'period_start', 'spent', 'held']).execute(),
-    holds: (await db.selectFrom('holds').select(['token_id', 'amount', 'state', 'updated_at']).orderBy('token_id').execute()).map((h) => ({
+    budgets: await db
+      .selectFrom('budget_spend')
+      .select(['holder_id', 'period', 'period_start', 'spent', 'held'])
+      .execute(),
+    holds: (
+      await db.selectFrom('holds').select(['token_id', 'amount', 'state', 'updated_at']).orderBy('token_id').execute()
+    ).map((h) => ({
       ...h,
       amount: Number(h.amount),
       updated_at: Number(h.updated_at),
     })),
-    ledger: (await db.selectFrom('ledger').select(['idempotency_key', 'amount', 'account_id', 'price_group']).orderBy('idempotency_key').execute()).length,
+    ledger: (
+      await db
+        .selectFrom('ledger')
+        .select(['idempotency_key', 'amount', 'account_id', 'price_group'])
+        .orderBy('idempotency_key')
+        .execute()
+    ).length,
   };
   await meter.releaseAllowances();
   return rows;

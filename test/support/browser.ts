@@ -17,9 +17,12 @@ export interface BrowserPage {
   readonly errors: string[];
 }
 
-/** Open chromium at 1280 × 860 before the file's tests, close it after; `what` names the suite when chromium is missing. */
+/**
+ * Open chromium at 1280 × 860 before the file's tests, close it after; `what` names the suite when chromium is missing.
+ */
 export function useBrowser(what: string): BrowserPage {
-  if (!HAVE_CHROMIUM) console.warn(`${what} skipped: ${CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it)`);
+  if (!HAVE_CHROMIUM)
+    console.warn(`${what} skipped: ${CHROMIUM} is not installed (apt-get install chromium; .ci/run installs it)`);
   let profile = '';
   let browser: BrowserContext | undefined;
   let page: Page | undefined;
@@ -44,7 +47,10 @@ export function useBrowser(what: string): BrowserPage {
     });
     page = browser.pages()[0] ?? (await browser.newPage());
     page.on('pageerror', (e) => errors.push(String(e)));
-    page.on('console', (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()));
+    page.on(
+      'console',
+      (m) => m.type() === 'error' && !m.text().startsWith('Failed to load resource') && errors.push(m.text()),
+    );
   });
   afterAll(async () => {
     await browser?.close();

@@ -19,13 +19,19 @@ export async function pingServer(): Promise<{ url: string; close(): void }> {
 }
 
 /** Requests answered while a monthly bill over `db`'s ledger computes, and the bill's entry count. */
-export async function answeredDuringBill(db: Kysely<Database>, url: string): Promise<{ answered: number; total: number }> {
+export async function answeredDuringBill(
+  db: Kysely<Database>,
+  url: string,
+): Promise<{ answered: number; total: number }> {
   const deps = { repos: { ledger: new LedgerRepo(db) }, meter: { flush: async () => undefined } };
   let done = false;
-  const bill = billLines(deps, { since: SEED_MONTH, until: SEED_MONTH + 31 * 86_400_000 }, 'month').finally(() => (done = true));
+  const bill = billLines(deps, { since: SEED_MONTH, until: SEED_MONTH + 31 * 86_400_000 }, 'month').finally(
+    () => (done = true),
+  );
   let answered = 0;
   while (!done) {
-    // A reused connection the server dropped meanwhile (its keep-alive ran out while the loop was blocked) is no answer.
+    // A reused connection the server dropped meanwhile (its keep-alive ran out while the loop was blocked) is no
+    // answer.
     const text = await fetch(url).then(
       (r) => r.text(),
       () => '',

@@ -23,14 +23,23 @@ export interface ChargedLoad {
 }
 
 function bodyOf(kind: LoadCall['kind'], n: number): { path: string; json: unknown } {
-  if (kind === 'image') return { path: '/v1/images/generations', json: { model: 'qwx-image-2.0', prompt: `crash load ${n}` } };
-  return { path: '/v1/chat/completions', json: { model: 'qwx3.7-plus', stream: kind === 'stream', messages: [{ role: 'user', content: `crash load ${n}` }] } };
+  if (kind === 'image')
+    return { path: '/v1/images/generations', json: { model: 'qwx-image-2.0', prompt: `crash load ${n}` } };
+  return {
+    path: '/v1/chat/completions',
+    json: { model: 'qwx3.7-plus', stream: kind === 'stream', messages: [{ role: 'user', content: `crash load ${n}` }] },
+  };
 }
 
-const of = (kinds: readonly LoadCall['kind'][] | undefined) => (c: LoadCall) => c.ok && (kinds === undefined || kinds.includes(c.kind));
+const of = (kinds: readonly LoadCall['kind'][] | undefined) => (c: LoadCall) =>
+  c.ok && (kinds === undefined || kinds.includes(c.kind));
 
 /** One loop of calls to `base` with `token` per client, each going round its own kinds, until stop(). */
-export function chargedLoad(base: string, token: string, clients: ReadonlyArray<readonly LoadCall['kind'][]>): ChargedLoad {
+export function chargedLoad(
+  base: string,
+  token: string,
+  clients: ReadonlyArray<readonly LoadCall['kind'][]>,
+): ChargedLoad {
   let stopping = false;
   let n = 0;
   const load: ChargedLoad = {

@@ -6,7 +6,16 @@ import { DEFAULT_SIM_KEYS, type Simulator } from '../../simulator/index.ts';
 import type { Harness } from './harness.ts';
 
 /** A family B error body. */
-export type BErr = { error: { code: string; type: string; message: string; request_id: string; param?: string; upstream_request_id?: string } };
+export type BErr = {
+  error: {
+    code: string;
+    type: string;
+    message: string;
+    request_id: string;
+    param?: string;
+    upstream_request_id?: string;
+  };
+};
 
 /** The family A envelope: `code` 0 and the answer in `data` on success, a vendor code and `data: null` on errors. */
 export interface VidxEnvelope<T = Record<string, unknown>> {
@@ -63,7 +72,10 @@ export async function expectB(r: Response, status: number, code: string): Promis
   return body;
 }
 
-/** A family A error answer: status, exactly `{code, data, message, request_id}`, the vendor code, `data: null`, the request id. */
+/**
+ * A family A error answer: status, exactly `{code, data, message, request_id}`, the vendor code, `data: null`, the
+ * request id.
+ */
 export async function expectA(r: Response, status: number, vendorCode: number): Promise<AErr> {
   expect(r.status).toBe(status);
   const rid = r.headers.get('x-gateway-request-id');

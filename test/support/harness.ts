@@ -30,7 +30,12 @@ export interface Harness {
   logs: string[];
   adminKey: string;
   /** Create a client token directly (returns the secret, and the `whsec_…` its task callbacks are signed with). */
-  token(opts?: { name?: string; models?: string[]; quota?: number; expiresAt?: number }): Promise<{ id: string; secret: string; callbackSecret: string }>;
+  token(opts?: {
+    name?: string;
+    models?: string[];
+    quota?: number;
+    expiresAt?: number;
+  }): Promise<{ id: string; secret: string; callbackSecret: string }>;
   /** fetch against the gateway. */
   fetch(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
   admin(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
@@ -39,7 +44,10 @@ export interface Harness {
    * `url`, `gw`, `fetch` and `admin` reach the new one from then on.
    */
   restart(): Promise<void>;
-  /** Another gateway instance on the same store and config (plus `over`), as another process of a cluster; closed with the harness. */
+  /**
+   * Another gateway instance on the same store and config (plus `over`), as another process of a cluster; closed with
+   * the harness.
+   */
   instance(over?: Partial<Config>): Promise<GatewayInstance>;
   /** Close everything (once: later calls wait for the first). */
   close(): Promise<void>;
@@ -79,7 +87,13 @@ async function listening(
   channels?: (gw: Gateway) => Promise<void>,
   clock?: () => number,
 ): Promise<GatewayInstance> {
-  const gw = await startGateway(config, { adminKey: ADMIN_KEY, secret: SECRET, logStream: lineCollector(logs), store, ...(clock ? { clock } : {}) });
+  const gw = await startGateway(config, {
+    adminKey: ADMIN_KEY,
+    secret: SECRET,
+    logStream: lineCollector(logs),
+    store,
+    ...(clock ? { clock } : {}),
+  });
   await channels?.(gw);
   const address = await gw.app.listen({ port: 0, host: '127.0.0.1' });
   return { gw, url: address.replace('[::1]', '127.0.0.1'), logs };
@@ -110,7 +124,10 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     async (gw) => {
       if (opts.channels === false) return;
       await ensureChannel(gw.deps, 'sim-dashscope', 'dashscope', sim.url, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
-      await ensureChannel(gw.deps, 'sim-kling', 'kling', sim.url, { accessKey: DEFAULT_SIM_KEYS.klingAccessKey, secretKey: DEFAULT_SIM_KEYS.klingSecretKey });
+      await ensureChannel(gw.deps, 'sim-kling', 'kling', sim.url, {
+        accessKey: DEFAULT_SIM_KEYS.klingAccessKey,
+        secretKey: DEFAULT_SIM_KEYS.klingSecretKey,
+      });
     },
     opts.clock,
   );
@@ -179,7 +196,12 @@ export interface TextAnswer {
 /** POST `json` with a client token and read the whole answer. */
 export async function postJson(h: Harness, token: string, path: string, json: unknown): Promise<TextAnswer> {
   const r = await h.fetch(path, { method: 'POST', token, json });
-  return { status: r.status, rid: r.headers.get('x-gateway-request-id'), type: r.headers.get('content-type') ?? '', text: await r.text() };
+  return {
+    status: r.status,
+    rid: r.headers.get('x-gateway-request-id'),
+    type: r.headers.get('content-type') ?? '',
+    text: await r.text(),
+  };
 }
 
 export interface UseHarnessOptions extends HarnessOptions {
@@ -187,7 +209,9 @@ export interface UseHarnessOptions extends HarnessOptions {
   perTest?: boolean;
 }
 
-/** What useHarness() gives a test file: read its fields inside tests and hooks (they are set once the harness started). */
+/**
+ * What useHarness() gives a test file: read its fields inside tests and hooks (they are set once the harness started).
+ */
 export interface HarnessHandle {
   readonly h: Harness;
   /** The secret of a client token made for the block (no allow-list, no quota). */

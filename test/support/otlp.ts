@@ -15,7 +15,10 @@ interface JsonSpan {
 }
 
 interface ExportRequest {
-  resourceSpans: Array<{ resource?: { attributes?: Array<{ key: string; value: AnyValue }> }; scopeSpans: Array<{ spans: JsonSpan[] }> }>;
+  resourceSpans: Array<{
+    resource?: { attributes?: Array<{ key: string; value: AnyValue }> };
+    scopeSpans: Array<{ spans: JsonSpan[] }>;
+  }>;
 }
 
 export interface ExportedSpan {
@@ -43,7 +46,8 @@ export function exportedSpans(r: Receiver): ExportedSpan[] {
   const out: ExportedSpan[] = [];
   for (const hit of r.hits) {
     if (hit.url !== '/v1/traces') throw new Error(`an export to ${hit.url}, not /v1/traces`);
-    if (!String(hit.headers['content-type']).startsWith('application/json')) throw new Error(`an export as ${hit.headers['content-type']}, not JSON`);
+    if (!String(hit.headers['content-type']).startsWith('application/json'))
+      throw new Error(`an export as ${hit.headers['content-type']}, not JSON`);
     const req = JSON.parse(hit.body) as ExportRequest;
     for (const rs of req.resourceSpans) {
       const resource = record(rs.resource?.attributes);

@@ -23,7 +23,9 @@ export function parseExposition(text: string): Sample[] {
   return out;
 }
 
-/** The value of the one series `name` whose labels include `labels`; 0 when there is none (a counter not yet counted). */
+/**
+ * The value of the one series `name` whose labels include `labels`; 0 when there is none (a counter not yet counted).
+ */
 export function sampleValue(samples: Sample[], name: string, labels: Record<string, string> = {}): number {
   const found = samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
   if (found.length > 1) throw new Error(`${found.length} series ${name} match ${JSON.stringify(labels)}`);

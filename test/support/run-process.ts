@@ -10,7 +10,11 @@ export interface Ran {
   stderr: string;
 }
 
-export function runProcess(file: string, args: readonly string[], opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Ran> {
+export function runProcess(
+  file: string,
+  args: readonly string[],
+  opts: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<Ran> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { env: opts.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

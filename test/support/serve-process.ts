@@ -26,12 +26,20 @@ export interface ServeProcess {
  * process before the child binds it: on EADDRINUSE, again on another port. Every process still running after the
  * file's tests is killed (SIGKILL) — call this after the file's own afterAll hooks that need the processes gone.
  */
-export function useServeProcesses(): (env: Record<string, string>, waitFor?: RegExp, argv?: (port: number) => string[]) => Promise<ServeProcess> {
+export function useServeProcesses(): (
+  env: Record<string, string>,
+  waitFor?: RegExp,
+  argv?: (port: number) => string[],
+) => Promise<ServeProcess> {
   const children: ChildProcess[] = [];
   afterAll(() => {
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   });
-  const once = async (env: Record<string, string>, waitFor: RegExp, argv: (port: number) => string[]): Promise<ServeProcess> => {
+  const once = async (
+    env: Record<string, string>,
+    waitFor: RegExp,
+    argv: (port: number) => string[],
+  ): Promise<ServeProcess> => {
     const port = await freePort();
     const child = spawn(process.execPath, [TOLLWAY_BIN, ...argv(port)], {
       env: { PATH: process.env.PATH ?? '', PORT: String(port), HOST: '127.0.0.1', ...GENEROUS_SIM_ENV, ...env },

@@ -5,7 +5,11 @@ import type { SimOptions } from '../../simulator/index.ts';
  * The simulator's rate limits in tests: still on, but far above any test's traffic, so a test is throttled only when
  * it asks for low limits (its own options come after these).
  */
-export const GENEROUS_SIM_LIMITS = { dashscopeRpm: 1_000_000, dashscopeTpm: 1_000_000_000_000, klingRpm: 1_000_000 } as const satisfies SimOptions;
+export const GENEROUS_SIM_LIMITS = {
+  dashscopeRpm: 1_000_000,
+  dashscopeTpm: 1_000_000_000_000,
+  klingRpm: 1_000_000,
+} as const satisfies SimOptions;
 
 /** The same for a gateway process in demo mode (`tollway serve` / `tollway simulate`): its TOLLWAY_SIM_* settings. */
 export const GENEROUS_SIM_ENV: Readonly<Record<string, string>> = {

@@ -28,7 +28,10 @@ export class SlotUpstream {
     if (this.gate) await this.gate;
     if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
     if (this.open.size >= this.slots)
-      throw new GatewayError('concurrency_limited', 'Upstream concurrency limit reached: parallel task over resource pack limit');
+      throw new GatewayError(
+        'concurrency_limited',
+        'Upstream concurrency limit reached: parallel task over resource pack limit',
+      );
     this.open.add(taskId);
     this.accepted.push(taskId);
     return { upstreamTaskId: `up_${taskId}`, upstreamRequestId: 'rid' };

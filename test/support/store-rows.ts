@@ -10,7 +10,15 @@ import type { LedgerTuple } from '../../src/store/sqlite-row-writes.ts';
 /** A token of no quota, account or model list, stored directly (tests of the writers below the core); its id. */
 export async function plainToken(db: Kysely<Database>, tag: string): Promise<string> {
   const id = `tok_${tag}_${Date.now().toString(36)}`;
-  await new TokensRepo(db).create({ id, name: id, secretHash: `h_${id}`, prefix: 'tw-test', models: null, quota: null, expiresAt: null });
+  await new TokensRepo(db).create({
+    id,
+    name: id,
+    secretHash: `h_${id}`,
+    prefix: 'tw-test',
+    models: null,
+    quota: null,
+    expiresAt: null,
+  });
   return id;
 }
 
@@ -56,7 +64,11 @@ export async function ledgerRows(h: Harness, requestId: string, wantAtLeast = 1)
   let rows: LedgerRow[] = [];
   for (let i = 0; i < 100; i++) {
     await h.gw.deps.meter.flush();
-    rows = (await h.store.db.selectFrom('ledger').selectAll().where('request_id', '=', requestId).execute()) as unknown as LedgerRow[];
+    rows = (await h.store.db
+      .selectFrom('ledger')
+      .selectAll()
+      .where('request_id', '=', requestId)
+      .execute()) as unknown as LedgerRow[];
     if (rows.length >= wantAtLeast) break;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -103,7 +115,14 @@ export async function requestLogRow(h: Harness, rid: string) {
 }
 
 /** A request-log row of a chat call as the store keeps it (statistics tests write these directly, at chosen times). */
-export const chatLogRow = (requestId: string, token: string, model: string, status: number, amount: number, createdAt: number) => ({
+export const chatLogRow = (
+  requestId: string,
+  token: string,
+  model: string,
+  status: number,
+  amount: number,
+  createdAt: number,
+) => ({
   request_id: requestId,
   token_id: token,
   model,

@@ -15,7 +15,12 @@ export function testDialect(): TestDialect {
 let schemaSeq = 0;
 
 /** A fresh, migrated store for the current test dialect (SQLite temp file, or a fresh PostgreSQL schema). */
-export async function freshStore(): Promise<{ store: Store; url: string; pgSchema?: string; cleanup(): Promise<void> }> {
+export async function freshStore(): Promise<{
+  store: Store;
+  url: string;
+  pgSchema?: string;
+  cleanup(): Promise<void>;
+}> {
   if (testDialect() === 'postgres') {
     const url = process.env.TEST_DATABASE_URL;
     if (!url) throw new Error('TOLLWAY_TEST_DIALECT=postgres needs TEST_DATABASE_URL');
@@ -59,7 +64,10 @@ export function processUrl(fresh: FreshStore): string {
   return `${fresh.url}${sep}options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}`;
 }
 
-/** A fresh store for a test file or a describe block: opened before its tests, dropped after them. Read `.store` inside tests and hooks. */
+/**
+ * A fresh store for a test file or a describe block: opened before its tests, dropped after them. Read `.store` inside
+ * tests and hooks.
+ */
 export function useStore(): { readonly store: Store; readonly url: string; readonly pgSchema: string | undefined } {
   let fresh: FreshStore | undefined;
   beforeAll(async () => {

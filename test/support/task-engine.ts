@@ -10,7 +10,12 @@ import { TasksRepo } from '../../src/store/repos/tasks.ts';
 import { SlotQueueRepo } from '../../src/store/repos/slot-queue.ts';
 import { TokensRepo } from '../../src/store/repos/tokens.ts';
 import type { Store } from '../../src/store/store.ts';
-import { DEFAULT_TASK_ENGINE_OPTIONS, TaskEngine, type TaskEngineDeps, type TaskEngineOptions } from '../../src/tasks/engine.ts';
+import {
+  DEFAULT_TASK_ENGINE_OPTIONS,
+  TaskEngine,
+  type TaskEngineDeps,
+  type TaskEngineOptions,
+} from '../../src/tasks/engine.ts';
 import type { CreateTaskInput, PollOutcome, TaskDriver, TaskRecord } from '../../src/tasks/types.ts';
 import { freshStore } from './store.ts';
 
@@ -60,7 +65,13 @@ export class ScriptedDriver implements TaskDriver {
     this.maxInflight.set(channel.id, Math.max(n, this.maxInflight.get(channel.id) ?? 0));
     try {
       if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
-      return this.outcomes.get(task.upstreamTaskId ?? '') ?? { state: 'in_progress', upstreamStatus: 'RUNNING', progress: 50 };
+      return (
+        this.outcomes.get(task.upstreamTaskId ?? '') ?? {
+          state: 'in_progress',
+          upstreamStatus: 'RUNNING',
+          progress: 50,
+        }
+      );
     } finally {
       this.inflight.set(channel.id, (this.inflight.get(channel.id) ?? 1) - 1);
     }
@@ -133,7 +144,15 @@ export async function engineFixture(): Promise<EngineFixture> {
           limitOf: () => fixture.slotLimit,
           submits: opts.slotSubmits ?? DEFAULT_TASK_ENGINE_OPTIONS.slotSubmits,
         },
-        options: { ...DEFAULT_TASK_ENGINE_OPTIONS, pollerEnabled: false, pollBaseMs: 10, pollMaxMs: 100, tickMs: 10, refreshStaleMs: 0, ...opts },
+        options: {
+          ...DEFAULT_TASK_ENGINE_OPTIONS,
+          pollerEnabled: false,
+          pollBaseMs: 10,
+          pollMaxMs: 100,
+          tickMs: 10,
+          refreshStaleMs: 0,
+          ...opts,
+        },
         ...deps,
       });
       e.registerDriver('test-video', driver);
@@ -156,7 +175,11 @@ export async function engineFixture(): Promise<EngineFixture> {
       ...over,
     }),
     tokenRow: async () => {
-      const r = await store.db.selectFrom('tokens').select(['spent', 'held']).where('id', '=', tokenId).executeTakeFirstOrThrow();
+      const r = await store.db
+        .selectFrom('tokens')
+        .select(['spent', 'held'])
+        .where('id', '=', tokenId)
+        .executeTakeFirstOrThrow();
       return { spent: Number(r.spent), held: Number(r.held) };
     },
     cleanup: async () => {

@@ -6,7 +6,10 @@ import { createChannel } from '../../src/core/admin/channels.ts';
 import type { Harness } from './harness.ts';
 
 /** A second simulator and a DashScope + Kling channel on it (lower priority than the harness's own unless said). */
-export async function secondUpstream(h: Harness, opts: { priority?: number; name?: string } = {}): Promise<{ sim: Simulator; close(): Promise<void> }> {
+export async function secondUpstream(
+  h: Harness,
+  opts: { priority?: number; name?: string } = {},
+): Promise<{ sim: Simulator; close(): Promise<void> }> {
   const sim = await startSimulator({ taskDurationMs: 300, ...GENEROUS_SIM_LIMITS });
   const name = opts.name ?? 'backup';
   const deps = h.gw.deps;

@@ -27,7 +27,11 @@ export interface VideoObj {
   upstream_request_id?: string;
 }
 
-export async function createVideo(h: Harness, token: string, body: Record<string, unknown>): Promise<{ status: number; json: Record<string, unknown> }> {
+export async function createVideo(
+  h: Harness,
+  token: string,
+  body: Record<string, unknown>,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const r = await h.fetch('/v1/videos', { method: 'POST', token, json: body });
   return { status: r.status, json: (await r.json()) as Record<string, unknown> };
 }

@@ -57,7 +57,13 @@ export async function waitStatus(h: Harness, token: string, path: string, status
 }
 
 /** Poll a family A task (`GET <path>/<id>`) until it reaches `want` (or ~6 s pass); the last status seen. */
-export async function waitForFamilyATask(h: Harness, token: string, path: string, id: string, want: 'succeed' | 'failed'): Promise<string> {
+export async function waitForFamilyATask(
+  h: Harness,
+  token: string,
+  path: string,
+  id: string,
+  want: 'succeed' | 'failed',
+): Promise<string> {
   let state = '';
   for (let i = 0; i < 200 && state !== want; i++) {
     const q = await h.fetch(`${path}/${id}`, { token });

@@ -98,18 +98,42 @@ describe("one tenant's silent receiver", () => {
     });
     d.start();
     try {
-      await until(() => rx.hits.some((h) => h.headers['webhook-id'] === 'cb_quiet'), "the quiet tenant's callback arrives");
+      await until(
+        () => rx.hits.some((h) => h.headers['webhook-id'] === 'cb_quiet'),
+        "the quiet tenant's callback arrives",
+      );
       // None of the silent receiver's deliveries has ended: the quiet one did not wait for them.
-      const ended = await fresh.store.db.selectFrom('callbacks').select('id').where('id', 'like', 'cb_silent_%').where('last_error', 'is not', null).execute();
+      const ended = await fresh.store.db
+        .selectFrom('callbacks')
+        .select('id')
+        .where('id', 'like', 'cb_silent_%')
+        .where('last_error', 'is not', null)
+        .execute();
       expect(ended).toEqual([]);
       // The silent host holds at most its share of the deliveries in flight, and its deferred rows kept their attempts.
       expect(peakOpen).toBeGreaterThan(0);
       expect(peakOpen).toBeLessThanOrEqual(DEFAULT_DELIVERY_POOL.perHost);
-      const attempted = await fresh.store.db.selectFrom('callbacks').select('id').where('id', 'like', 'cb_silent_%').where('attempts', '>', 0).execute();
+      const attempted = await fresh.store.db
+        .selectFrom('callbacks')
+        .select('id')
+        .where('id', 'like', 'cb_silent_%')
+        .where('attempts', '>', 0)
+        .execute();
       expect(attempted.length).toBe(DEFAULT_DELIVERY_POOL.perHost);
-      const quiet_ = await fresh.store.db.selectFrom('callbacks').select('state').where('id', '=', 'cb_quiet').executeTakeFirstOrThrow();
+      const quiet_ = await fresh.store.db
+        .selectFrom('callbacks')
+        .select('state')
+        .where('id', '=', 'cb_quiet')
+        .executeTakeFirstOrThrow();
       await until(
-        async () => (await fresh.store.db.selectFrom('callbacks').select('state').where('id', '=', 'cb_quiet').executeTakeFirstOrThrow()).state === 'delivered',
+        async () =>
+          (
+            await fresh.store.db
+              .selectFrom('callbacks')
+              .select('state')
+              .where('id', '=', 'cb_quiet')
+              .executeTakeFirstOrThrow()
+          ).state === 'delivered',
         'marked delivered',
       );
       expect(quiet_).toBeDefined();

@@ -65,7 +65,11 @@ async function token(callbackSecret?: string): Promise<string> {
 /** A callback of `tokenId`'s made due now (a new one, or one already attempted made due again). */
 async function due(id: string, tokenId: string): Promise<void> {
   const now = Date.now();
-  const set = await fresh.store.db.updateTable('callbacks').set({ next_at: now }).where('id', '=', id).executeTakeFirst();
+  const set = await fresh.store.db
+    .updateTable('callbacks')
+    .set({ next_at: now })
+    .where('id', '=', id)
+    .executeTakeFirst();
   if (Number(set.numUpdatedRows) > 0) return;
   await fresh.store.db
     .insertInto('callbacks')
@@ -102,7 +106,8 @@ const verifies = (secret: string, hit: Hit) => {
   }
 };
 
-const row = (id: string) => fresh.store.db.selectFrom('callbacks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const row = (id: string) =>
+  fresh.store.db.selectFrom('callbacks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 describe('callback signing', () => {
   let d: CallbackDispatcher;
@@ -184,7 +189,9 @@ describe('callback signing', () => {
       expect(rx.hits).toHaveLength(before);
       const waiting = await row('cb_unreadable');
       expect(waiting.state).toBe('pending');
-      expect(waiting.last_error).toMatch(/^unsigned: the callback secret of token tok_\w+ cannot be read \(was TOLLWAY_SECRET changed\?\); rotate it$/);
+      expect(waiting.last_error).toMatch(
+        /^unsigned: the callback secret of token tok_\w+ cannot be read \(was TOLLWAY_SECRET changed\?\); rotate it$/,
+      );
 
       const fresh2 = newCallbackSecret();
       await tokens.rotateCallbackSecret(tok, otherBox.seal(fresh2), Date.now() + 3_600_000);

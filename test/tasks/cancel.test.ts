@@ -36,7 +36,11 @@ it('cancel vs a poll that finds the task succeeded: charged once or cancelled, n
     let after = (await engine.repo.get(t.id))!;
     if (after.state === 'in_progress' || after.state === 'queued') after = await engine.pollNow(after);
     const ledger = await f.store.db.selectFrom('ledger').select('amount').where('task_id', '=', t.id).execute();
-    const hold = await f.store.db.selectFrom('holds').select('state').where('hold_key', '=', t.id).executeTakeFirstOrThrow();
+    const hold = await f.store.db
+      .selectFrom('holds')
+      .select('state')
+      .where('hold_key', '=', t.id)
+      .executeTakeFirstOrThrow();
     if (after.state === 'succeeded') {
       expect(ledger, t.id).toHaveLength(1);
       expect(hold.state).toBe('settled');
@@ -57,14 +61,21 @@ it('cancel vs a poll that finds the task succeeded: charged once or cancelled, n
 it('a finished task is not cancelled (not_open); a task being charged is left to finish', async () => {
   const engine = f.engine();
   const t = await engine.create(f.input(engine));
-  f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 5, resolution: 720 } });
+  f.driver.outcomes.set(t.upstreamTaskId!, {
+    state: 'succeeded',
+    upstreamStatus: 'SUCCEEDED',
+    reported: { outputSeconds: 5, resolution: 720 },
+  });
   await engine.pollNow(t);
   expect((await engine.cancel(t.id))!.outcome).toBe('not_open');
   expect(await engine.cancel('task_nope')).toBeNull();
 
   // The settle won the hold's compare-and-set but the task row is not yet moved: the cancel must not touch it.
   const u = await engine.create(f.input(engine));
-  await f.meter.settle({ taskId: u.id, tokenId: u.tokenId, model: u.model, billingModel: u.billingModel }, { kind: 'video', outputSeconds: 5, tier: '720p' });
+  await f.meter.settle(
+    { taskId: u.id, tokenId: u.tokenId, model: u.model, billingModel: u.billingModel },
+    { kind: 'video', outputSeconds: 5, tier: '720p' },
+  );
   const r = (await engine.cancel(u.id))!;
   expect(r.outcome).toBe('finishing');
   expect(r.task.state).toBe('queued');
@@ -103,7 +114,11 @@ it('a cancel sent while a success is being settled waits for it: the task is cha
   const plain = f.engine();
   const t = await plain.create(f.input(plain));
   f.driver.delayMs = 0;
-  f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 5, resolution: 720 } });
+  f.driver.outcomes.set(t.upstreamTaskId!, {
+    state: 'succeeded',
+    upstreamStatus: 'SUCCEEDED',
+    reported: { outputSeconds: 5, resolution: 720 },
+  });
   // The settle's charge is written, and its transaction (charge and move to succeeded together) is still open.
   const { engine, atGate, go } = gatedEngine('settle');
   const polled = engine.pollNow(t);
@@ -123,7 +138,11 @@ it("a poll lands between the cancel's release and its task update: the task ends
   const plain = f.engine();
   const t = await plain.create(f.input(plain));
   f.driver.delayMs = 0;
-  f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 5, resolution: 720 } });
+  f.driver.outcomes.set(t.upstreamTaskId!, {
+    state: 'succeeded',
+    upstreamStatus: 'SUCCEEDED',
+    reported: { outputSeconds: 5, resolution: 720 },
+  });
   const { engine, atGate, go } = gatedEngine('release');
   const cancelled = engine.cancel(t.id);
   await atGate;

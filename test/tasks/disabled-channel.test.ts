@@ -12,14 +12,22 @@ const t = useHarness({ sim: { taskDurationMs: 300 }, env: { ...FAST_TASK_ENV, TO
 
 describe('a channel disabled while its tasks run', () => {
   it('the finished upstream task still completes (and is charged once) for the client', async () => {
-    const r = await t.h.fetch('/v1/videos', { method: 'POST', token: t.token, json: { model: 'wnx2.7-t2v', prompt: 'a cat', seconds: 2, resolution: '720p' } });
+    const r = await t.h.fetch('/v1/videos', {
+      method: 'POST',
+      token: t.token,
+      json: { model: 'wnx2.7-t2v', prompt: 'a cat', seconds: 2, resolution: '720p' },
+    });
     expect(r.status).toBe(200);
     const v = (await r.json()) as { id: string };
     // The operator retires the channel (DELETE = disable) and adds a replacement on the same account.
-    const channels = (await (await t.h.admin('/admin/channels')).json()) as { data: Array<{ id: string; name: string }> };
+    const channels = (await (await t.h.admin('/admin/channels')).json()) as {
+      data: Array<{ id: string; name: string }>;
+    };
     const old = channels.data.find((c) => c.name === 'sim-dashscope')!;
     expect((await t.h.admin(`/admin/channels/${old.id}`, { method: 'DELETE' })).status).toBeLessThan(300);
-    await ensureChannel(t.h.gw.deps, 'sim-dashscope-2', 'dashscope', t.h.sim.url, { apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey });
+    await ensureChannel(t.h.gw.deps, 'sim-dashscope-2', 'dashscope', t.h.sim.url, {
+      apiKey: DEFAULT_SIM_KEYS.dashscopeApiKey,
+    });
 
     // Wait past the upstream's finish and past the maximum task age.
     let last: { status: string; error: unknown } = { status: '', error: null };

@@ -14,7 +14,8 @@ beforeEach(async () => {
 afterEach(async () => f?.cleanup());
 
 const ledger = (taskId: string) => f.store.db.selectFrom('ledger').selectAll().where('task_id', '=', taskId).execute();
-const hold = (taskId: string) => f.store.db.selectFrom('holds').selectAll().where('hold_key', '=', taskId).executeTakeFirst();
+const hold = (taskId: string) =>
+  f.store.db.selectFrom('holds').selectAll().where('hold_key', '=', taskId).executeTakeFirst();
 
 describe('task engine', () => {
   it('create: row + hold (no charge), upstream id stored, state queued', async () => {
@@ -90,7 +91,11 @@ describe('task engine', () => {
     expect((await hold(t.id))?.state).toBe('held');
     expect(await f.tokenRow()).toEqual({ spent: 0, held: 5 * 600_000 });
     // The upstream then reports the task failed (or forgot it): failed, hold released, never charged.
-    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'failed', upstreamStatus: 'FAILED', error: { code: 'upstream_task_failed', message: 'failed' } });
+    f.driver.outcomes.set(t.upstreamTaskId!, {
+      state: 'failed',
+      upstreamStatus: 'FAILED',
+      error: { code: 'upstream_task_failed', message: 'failed' },
+    });
     const failed = await e.pollNow(after);
     expect(failed.state).toBe('failed');
     expect(await ledger(t.id)).toHaveLength(0);
@@ -224,7 +229,8 @@ describe('task engine', () => {
   it('polls open tasks in parallel with bounded concurrency per channel', async () => {
     const e = f.engine({ perChannelConcurrency: 3 });
     f.driver.delayMs = 15;
-    for (let i = 0; i < 12; i++) await e.create(f.input(e, { channel: i % 2 ? f.input(e).channel : { ...f.input(e).channel, id: 'ch2' } }));
+    for (let i = 0; i < 12; i++)
+      await e.create(f.input(e, { channel: i % 2 ? f.input(e).channel : { ...f.input(e).channel, id: 'ch2' } }));
     await f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).execute();
     expect(await e.tick()).toBe(12);
     expect(f.driver.polls).toBe(12);
@@ -249,12 +255,21 @@ describe('task engine', () => {
 
   it('getFresh serves a stale task from the store while its account’s list round is fresh (three intervals), and asks the upstream after', async () => {
     let round = 0;
-    const budget: QueryRate = { take: async () => true, claimRound: async () => true, roundDone: async () => undefined, lastRound: async () => round };
+    const budget: QueryRate = {
+      take: async () => true,
+      claimRound: async () => true,
+      roundDone: async () => undefined,
+      lastRound: async () => round,
+    };
     f.driver.queryAccount = () => 'acct';
     const e = f.engine({ refreshStaleMs: 1_000, listIntervalMs: 1_000 }, { queryRate: budget });
     const t = await e.create(f.input(e));
     const old = Date.now() - 60_000;
-    await f.store.db.updateTable('tasks').set({ created_at: old, updated_at: old, checked_at: old }).where('id', '=', t.id).execute();
+    await f.store.db
+      .updateTable('tasks')
+      .set({ created_at: old, updated_at: old, checked_at: old })
+      .where('id', '=', t.id)
+      .execute();
     // A round that began before the task was created does not speak for it.
     round = old - 1;
     await e.getFresh(t.id, f.tokenId);

@@ -1,6 +1,8 @@
 // A list round over an account whose list is longer than the query rate lets through at once: its pages wait for
-// room in the query rate (never more than it allows in a second) and the round completes, so every listed task is covered
-// without a query of its own. A round whose pages find no room within its interval is cut short and covers nothing, and one
+// room in the query rate (never more than it allows in a second) and the round completes, so every listed task is
+// covered
+// without a query of its own. A round whose pages find no room within its interval is cut short and covers nothing, and
+// one
 // waiting for room ends at once when the poller stops.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MemoryQueryRate, type QueryRate } from '../../src/limits/query-rate.ts';
@@ -17,9 +19,16 @@ afterEach(async () => f?.cleanup());
 
 const QPS = 15;
 /** An account's query rate that another user (client reads, another instance) has spent: no query is let through. */
-const SPENT: QueryRate = { take: async () => false, claimRound: async () => true, roundDone: async () => undefined, lastRound: async () => 0 };
+const SPENT: QueryRate = {
+  take: async () => false,
+  claimRound: async () => true,
+  roundDone: async () => undefined,
+  lastRound: async () => 0,
+};
 
-/** A listing driver whose account list has `pages` pages, the tasks given spread over them; the times pages were read. */
+/**
+ * A listing driver whose account list has `pages` pages, the tasks given spread over them; the times pages were read.
+ */
 function listing(tasks: readonly TaskRecord[], pages: number): { driver: TaskDriver; reads: number[] } {
   const reads: number[] = [];
   const driver: TaskDriver = {
@@ -31,7 +40,9 @@ function listing(tasks: readonly TaskRecord[], pages: number): { driver: TaskDri
     listPage: async (_c, _from, pageNo) => {
       reads.push(Date.now());
       return {
-        tasks: tasks.filter((_, i) => (i % pages) + 1 === pageNo).map((t) => ({ upstreamTaskId: t.upstreamTaskId!, status: 'RUNNING' })),
+        tasks: tasks
+          .filter((_, i) => (i % pages) + 1 === pageNo)
+          .map((t) => ({ upstreamTaskId: t.upstreamTaskId!, status: 'RUNNING' })),
         totalPages: pages,
       };
     },
@@ -91,7 +102,8 @@ describe('list rounds under the query rate', () => {
     expect(r.listed().kinds).toEqual([]);
     await r.run(new Map([['test-video', driver]]));
     expect(r.listed()).toEqual({ kinds: [{ kind: 'test-video', channels: ['ch1'] }], ms: 120_000 });
-    // Fresh for three intervals (a page's share of the query rate sets it here: 2 × 1000 / 15 ≈ 134 ms), then no longer.
+    // Fresh for three intervals (a page's share of the query rate sets it here: 2 × 1000 / 15 ≈ 134 ms), then no
+    // longer.
     await new Promise((res) => setTimeout(res, 600));
     expect(r.listed().kinds).toEqual([]);
   });
@@ -134,7 +146,10 @@ describe("the driver's listed statuses", () => {
       poll: async () => ({ state: 'in_progress', upstreamStatus: 'WORKING' }),
       queryAccount: () => 'acct',
       listOpenStatuses: { WAITING: 'queued', WORKING: 'in_progress' },
-      listPage: async () => ({ tasks: tasks.map((t) => ({ upstreamTaskId: t.upstreamTaskId!, status: status.get(t.upstreamTaskId!)! })), totalPages: 1 }),
+      listPage: async () => ({
+        tasks: tasks.map((t) => ({ upstreamTaskId: t.upstreamTaskId!, status: status.get(t.upstreamTaskId!)! })),
+        totalPages: 1,
+      }),
     };
     const finished: string[] = [];
     const moved = new Map<string, string>();
@@ -149,14 +164,20 @@ describe("the driver's listed statuses", () => {
     });
     await r.run(new Map([['test-video', driver]]));
     expect(finished.sort()).toEqual([tasks[2]!, tasks[5]!].map((t) => t.upstreamTaskId!).sort());
-    const open = tasks.filter((_, i) => listed[i] !== 'DONE').map((t, i) => [t.upstreamTaskId!, i % 2 === 0 ? 'queued/WAITING' : 'in_progress/WORKING']);
+    const open = tasks
+      .filter((_, i) => listed[i] !== 'DONE')
+      .map((t, i) => [t.upstreamTaskId!, i % 2 === 0 ? 'queued/WAITING' : 'in_progress/WORKING']);
     expect(moved).toEqual(new Map(open as Array<[string, string]>));
   });
 });
 
 describe("a hostile upstream's task list", () => {
   /** A list that shows `ours` on its first page, with `extra` made-up ids after them, and claims `totalPages`. */
-  function hostile(ours: readonly TaskRecord[], extra: number, totalPages: number): { driver: TaskDriver; reads: number[] } {
+  function hostile(
+    ours: readonly TaskRecord[],
+    extra: number,
+    totalPages: number,
+  ): { driver: TaskDriver; reads: number[] } {
     const reads: number[] = [];
     const made = Array.from({ length: extra }, (_, i) => ({ upstreamTaskId: `made_up_${i}`, status: 'SUCCEEDED' }));
     const driver: TaskDriver = {

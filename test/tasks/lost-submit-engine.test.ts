@@ -33,7 +33,8 @@ beforeEach(async () => {
 afterEach(async () => f?.cleanup());
 
 const ledger = (taskId: string) => f.store.db.selectFrom('ledger').selectAll().where('task_id', '=', taskId).execute();
-const hold = (taskId: string) => f.store.db.selectFrom('holds').selectAll().where('hold_key', '=', taskId).executeTakeFirst();
+const hold = (taskId: string) =>
+  f.store.db.selectFrom('holds').selectAll().where('hold_key', '=', taskId).executeTakeFirst();
 
 function engine(opts: Parameters<EngineFixture['engine']>[0] = {}): TaskEngine {
   const e = f.engine({ leaseMs: LEASE, ...opts });
@@ -85,12 +86,22 @@ describe('lost submits (task engine)', () => {
     const c = engine();
     await Promise.all([b.tick(), c.tick()]);
     const adopted = await b.repo.get('task_found');
-    expect(adopted).toMatchObject({ state: 'queued', upstreamTaskId: 'up_found', upstreamRequestId: 'rid-found', channelId: 'ch2', error: null });
+    expect(adopted).toMatchObject({
+      state: 'queued',
+      upstreamTaskId: 'up_found',
+      upstreamRequestId: 'rid-found',
+      channelId: 'ch2',
+      error: null,
+    });
     expect(driver.lookups).toBe(1); // the other instance found it leased (or already moved)
     expect(f.logs.some((l) => l.includes('task_found') && l.includes('found upstream'))).toBe(true);
     expect(await ledger('task_found')).toHaveLength(0);
 
-    driver.outcomes.set('up_found', { state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 4, resolution: 720 } });
+    driver.outcomes.set('up_found', {
+      state: 'succeeded',
+      upstreamStatus: 'SUCCEEDED',
+      reported: { outputSeconds: 4, resolution: 720 },
+    });
     for (let i = 0; i < 3; i++) await Promise.all([b.tick(), c.tick(), b.pollNow(adopted!), c.pollNow(adopted!)]);
     expect((await b.repo.get('task_found'))?.state).toBe('succeeded');
     const rows = await ledger('task_found');
@@ -118,7 +129,10 @@ describe('lost submits (task engine)', () => {
     expect(await e.tick()).toBe(1);
     t = await e.repo.get('task_absent');
     expect(t?.state).toBe('failed');
-    expect(t?.error).toMatchObject({ code: 'task_submit_lost', message: 'The task never reached the upstream; it was not charged' });
+    expect(t?.error).toMatchObject({
+      code: 'task_submit_lost',
+      message: 'The task never reached the upstream; it was not charged',
+    });
     expect(driver.lookups).toBe(2);
     expect((await hold('task_absent'))?.state).toBe('released');
     expect(await ledger('task_absent')).toHaveLength(0);

@@ -14,7 +14,12 @@ import { FAST_TASK_ENV } from '../support/videos.ts';
 const LEASE = 1000;
 const t = useHarness({
   perTest: true,
-  env: { ...FAST_TASK_ENV, TOLLWAY_TASK_POLLER: 'false', TOLLWAY_TASK_LEASE_MS: String(LEASE), TOLLWAY_DRAIN_MS: '300' },
+  env: {
+    ...FAST_TASK_ENV,
+    TOLLWAY_TASK_POLLER: 'false',
+    TOLLWAY_TASK_LEASE_MS: String(LEASE),
+    TOLLWAY_DRAIN_MS: '300',
+  },
   sim: { taskDurationMs: 300 },
 });
 // The stopped gateway's creation is still waiting for the simulator: cut it before the harness closes that gateway.
@@ -29,8 +34,15 @@ async function until<T>(what: string, fn: () => Promise<T | null | undefined | f
   throw new Error(`never happened: ${what}`);
 }
 
-/** Send a creation to the stopped gateway; resolves with our task id once its row is `submitting` and the simulator got the request. */
-async function submitAndStop(path: string, body: Record<string, unknown>, upstreamPath: string): Promise<{ id: string; answer: Promise<number> }> {
+/**
+ * Send a creation to the stopped gateway; resolves with our task id once its row is `submitting` and the simulator got
+ * the request.
+ */
+async function submitAndStop(
+  path: string,
+  body: Record<string, unknown>,
+  upstreamPath: string,
+): Promise<{ id: string; answer: Promise<number> }> {
   const h = t.h;
   const answer = h.fetch(path, { method: 'POST', token: t.token, json: body }).then(
     (r) => r.status,
@@ -38,10 +50,16 @@ async function submitAndStop(path: string, body: Record<string, unknown>, upstre
   );
   // A family A row passes through `waiting` (its queue's compare-and-set) on its way to `submitting`.
   const row = await until('the submitting row', async () => {
-    const r = await h.store.db.selectFrom('tasks').select(['id', 'state']).where('token_id', '=', t.tokenId).executeTakeFirst();
+    const r = await h.store.db
+      .selectFrom('tasks')
+      .select(['id', 'state'])
+      .where('token_id', '=', t.tokenId)
+      .executeTakeFirst();
     return r?.state === 'submitting' ? r : null;
   });
-  await until('the creation reached the simulator', async () => h.sim.requestsTo(upstreamPath).some((r) => r.method === 'POST'));
+  await until('the creation reached the simulator', async () =>
+    h.sim.requestsTo(upstreamPath).some((r) => r.method === 'POST'),
+  );
   return { id: row.id, answer };
 }
 
@@ -52,7 +70,8 @@ async function submitAndStop(path: string, body: Record<string, unknown>, upstre
  */
 const restarted = () => t.h.instance({ tasks: { ...t.h.config.tasks, pollerEnabled: true, pollerThread: false } });
 
-const taskRow = (id: string) => t.h.store.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+const taskRow = (id: string) =>
+  t.h.store.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const terminal = (id: string) =>
   until(`task ${id} terminal`, async () => {
     const r = await taskRow(id);
@@ -60,12 +79,15 @@ const terminal = (id: string) =>
   });
 
 async function reconcileVia(g: GatewayInstance, from: number): Promise<ReconcileReport> {
-  const r = await fetch(`${g.url}/admin/reconcile?from=${from}&to=${Date.now() + 1}`, { headers: { authorization: `Bearer ${t.h.adminKey}` } });
+  const r = await fetch(`${g.url}/admin/reconcile?from=${from}&to=${Date.now() + 1}`, {
+    headers: { authorization: `Bearer ${t.h.adminKey}` },
+  });
   expect(r.status).toBe(200);
   return (await r.json()) as ReconcileReport;
 }
 
-const holdOf = (id: string) => t.h.store.db.selectFrom('holds').select('state').where('hold_key', '=', id).executeTakeFirst();
+const holdOf = (id: string) =>
+  t.h.store.db.selectFrom('holds').select('state').where('hold_key', '=', id).executeTakeFirst();
 const posts = (fragment: string) => t.h.sim.requestsTo(fragment).filter((r) => r.method === 'POST').length;
 
 describe('a task whose creation answer was lost to a stopped gateway', () => {
@@ -86,15 +108,20 @@ describe('a task whose creation answer was lost to a stopped gateway', () => {
     expect(done.state).toBe('succeeded');
     expect(done.upstream_task_id).toBe(upstreamTask);
     expect(JSON.parse(done.usage!)).toMatchObject({ kind: 'video-mode', outputSeconds: 5.1 }); // the upstream's reported length
-    // Written after the task's row moved (and by the poller thread, through its message port): waited for, not read at once.
-    await until('the found-upstream log line', async () => g.logs.some((l) => l.includes(id) && l.includes('found upstream')));
+    // Written after the task's row moved (and by the poller thread, through its message port): waited for, not read at
+    // once.
+    await until('the found-upstream log line', async () =>
+      g.logs.some((l) => l.includes(id) && l.includes('found upstream')),
+    );
     const rows = await ledgerOfTask(h, id);
     expect(rows.map((r) => r.idempotency_key)).toEqual([`${id}:success`]);
     expect((await holdOf(id))?.state).toBe('settled');
     expect(await tokenRow(h, t.tokenId)).toMatchObject({ spent: Number(rows[0]!.amount), held: 0 });
     expect(posts('/v1/videos/text2video')).toBe(1);
     // The client sees it through the gateway that took over.
-    const q = await fetch(`${g.url}/vidx/v1/videos/text2video/${id}`, { headers: { authorization: `Bearer ${t.token}` } });
+    const q = await fetch(`${g.url}/vidx/v1/videos/text2video/${id}`, {
+      headers: { authorization: `Bearer ${t.token}` },
+    });
     expect(((await q.json()) as { data: { task_status: string } }).data.task_status).toBe('succeed');
     expect((await reconcileVia(g, from)).lost_submits).toEqual([]);
 
@@ -120,13 +147,17 @@ describe('a task whose creation answer was lost to a stopped gateway', () => {
     const done = await terminal(id);
     expect(done.state).toBe('failed');
     expect(JSON.parse(done.error!)).toMatchObject({ code: 'task_submit_lost' });
-    expect(h.sim.requestsTo(`/v1/videos/text2video/${id}`).filter((r) => r.method === 'GET').length).toBeGreaterThanOrEqual(2); // looked for, twice
+    expect(
+      h.sim.requestsTo(`/v1/videos/text2video/${id}`).filter((r) => r.method === 'GET').length,
+    ).toBeGreaterThanOrEqual(2); // looked for, twice
     expect(posts('/v1/videos/text2video')).toBe(1);
     expect(await ledgerOfTask(h, id)).toHaveLength(0);
     expect((await holdOf(id))?.state).toBe('released');
     expect(await tokenRow(h, t.tokenId)).toMatchObject({ spent: 0, held: 0 });
     // The line is written after the task's row moves (the test may read the row first).
-    await until('the lost-submit log line', async () => g.logs.some((l) => l.includes(id) && l.includes('lost submit')));
+    await until('the lost-submit log line', async () =>
+      g.logs.some((l) => l.includes(id) && l.includes('lost submit')),
+    );
     const line = g.logs.find((l) => l.includes(id) && l.includes('lost submit'));
     expect(JSON.parse(line!)).toMatchObject({ level: 40, task_id: id, channel_id: done.channel_id });
 
@@ -168,7 +199,9 @@ describe('a task whose creation answer was lost to a stopped gateway', () => {
     expect((await holdOf(id))?.state).toBe('released');
     expect(await tokenRow(h, t.tokenId)).toMatchObject({ spent: 0, held: 0 });
     // The line is written after the task's row moves (the test may read the row first).
-    await until('the lost-submit log line', async () => g.logs.some((l) => l.includes(id) && l.includes('lost submit')));
+    await until('the lost-submit log line', async () =>
+      g.logs.some((l) => l.includes(id) && l.includes('lost submit')),
+    );
     const line = g.logs.find((l) => l.includes(id) && l.includes('lost submit'));
     expect(JSON.parse(line!)).toMatchObject({ level: 40, task_id: id, channel_id: done.channel_id });
     expect(line).toContain('check the upstream account');

@@ -46,7 +46,9 @@ async function until(what: string, cond: () => boolean, ms = 60_000): Promise<vo
   throw new Error(`never happened: ${what}`);
 }
 const restarts = () =>
-  lines.filter((l) => l.includes('task poller thread exited; restarting it')).map((l) => JSON.parse(l) as { retry_ms: number; err?: string });
+  lines
+    .filter((l) => l.includes('task poller thread exited; restarting it'))
+    .map((l) => JSON.parse(l) as { retry_ms: number; err?: string });
 
 describe('the poller thread across failures', () => {
   it('retries failing restarts with a growing delay until the store can be opened again', async () => {

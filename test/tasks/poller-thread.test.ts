@@ -12,7 +12,10 @@ import { ledgerOfTask } from '../support/store-rows.ts';
 import { createVideo, FAST_TASK_ENV } from '../support/videos.ts';
 
 // No refresh on a client's GET (this test never GETs the tasks anyway): only a poller can move them.
-const t = useHarness({ env: { ...FAST_TASK_ENV, TOLLWAY_TASK_REFRESH_STALE_MS: '600000' }, sim: { taskDurationMs: 600 } });
+const t = useHarness({
+  env: { ...FAST_TASK_ENV, TOLLWAY_TASK_REFRESH_STALE_MS: '600000' },
+  sim: { taskDurationMs: 600 },
+});
 
 async function until<T>(what: string, fn: () => Promise<T | null | false>, ms: number): Promise<T> {
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 25))) {
@@ -22,9 +25,14 @@ async function until<T>(what: string, fn: () => Promise<T | null | false>, ms: n
   throw new Error(`never happened: ${what}`);
 }
 
-const row = (id: string) => t.h.store.db.selectFrom('tasks').select(['state', 'lease_owner']).where('id', '=', id).executeTakeFirstOrThrow();
+const row = (id: string) =>
+  t.h.store.db.selectFrom('tasks').select(['state', 'lease_owner']).where('id', '=', id).executeTakeFirstOrThrow();
 const finished = (id: string) =>
-  until(`task ${id} terminal`, async () => ((r) => (['succeeded', 'failed'].includes(r.state) ? r : null))(await row(id)), 60_000);
+  until(
+    `task ${id} terminal`,
+    async () => ((r) => (['succeeded', 'failed'].includes(r.state) ? r : null))(await row(id)),
+    60_000,
+  );
 
 /** Count the request thread's own poller rounds: with the thread polling, there are none. */
 function countMainClaims(): { readonly n: number } {
@@ -56,12 +64,15 @@ describe('the task poller thread', () => {
     expect(claims.n).toBe(0);
   });
 
-  it.runIf(process.platform === 'linux')('runs at a lower scheduling priority than the request thread (TOLLWAY_TASK_POLLER_NICE)', () => {
-    const tid = (t.h.gw.poller as PollerThread).tid;
-    expect(tid).not.toBe(process.pid);
-    expect(getPriority(tid!)).toBe(t.h.config.tasks.pollerNice);
-    expect(t.h.config.tasks.pollerNice).toBe(10);
-  });
+  it.runIf(process.platform === 'linux')(
+    'runs at a lower scheduling priority than the request thread (TOLLWAY_TASK_POLLER_NICE)',
+    () => {
+      const tid = (t.h.gw.poller as PollerThread).tid;
+      expect(tid).not.toBe(process.pid);
+      expect(getPriority(tid!)).toBe(t.h.config.tasks.pollerNice);
+      expect(t.h.config.tasks.pollerNice).toBe(10);
+    },
+  );
 
   it('charges at a price changed through this process while the thread runs (the change reached the thread)', async () => {
     const { secret } = await t.h.token({ name: 'price' });
@@ -71,7 +82,12 @@ describe('the task poller thread', () => {
       json: { unit: 'video-second', perSecond: { '720p': 7_000_000, '1080p': 9_000_000 }, basis: 'output' },
     });
     expect(put.status).toBe(200);
-    const c = await createVideo(t.h, secret, { model: 'wnx2.7-t2v', prompt: 'priced later', seconds: 2, size: '1280x720' });
+    const c = await createVideo(t.h, secret, {
+      model: 'wnx2.7-t2v',
+      prompt: 'priced later',
+      seconds: 2,
+      size: '1280x720',
+    });
     expect(c.status).toBe(200);
     const id = String(c.json.id);
     expect((await finished(id)).state).toBe('succeeded');
@@ -90,14 +106,20 @@ describe('the task poller thread', () => {
     const id = String(c.json.id);
     expect((await finished(id)).state).toBe('failed');
     expect(await ledgerOfTask(t.h, id)).toEqual([]);
-    const line = await until('the thread logged the failure', async () => t.h.logs.find((l) => l.includes(id) && l.includes('hold released')), 30_000);
+    const line = await until(
+      'the thread logged the failure',
+      async () => t.h.logs.find((l) => l.includes(id) && l.includes('hold released')),
+      30_000,
+    );
     expect(JSON.parse(line!)).toMatchObject({ level: 40, task_id: id });
   });
 
   it('starts a thread that died again, which goes on at once with the tasks its predecessor held', async () => {
     const poller = t.h.gw.poller as PollerThread;
     const { secret } = await t.h.token({ name: 'crash' });
-    const held = String((await createVideo(t.h, secret, { model: 'wnx2.7-t2v', prompt: 'held at the crash', seconds: 2 })).json.id);
+    const held = String(
+      (await createVideo(t.h, secret, { model: 'wnx2.7-t2v', prompt: 'held at the crash', seconds: 2 })).json.id,
+    );
     // Kept running upstream until the thread has died, so that its lease (90 s by default) is still the dead thread's.
     const upstream = [...dashscopeTaskStore(t.h.sim.ctx).values()].at(-1)!;
     upstream.finishAt = Date.now() + 600_000;
@@ -117,9 +139,16 @@ describe('the task poller thread', () => {
   it('stops with its leases dropped, so another instance continues at once; the gateway restarts it', async () => {
     const { secret } = await t.h.token({ name: 'close' });
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push(String((await createVideo(t.h, secret, { model: 'wnx2.7-t2v', prompt: `left open ${i}`, seconds: 2 })).json.id));
+    for (let i = 0; i < 3; i++)
+      ids.push(
+        String((await createVideo(t.h, secret, { model: 'wnx2.7-t2v', prompt: `left open ${i}`, seconds: 2 })).json.id),
+      );
     await t.h.gw.poller!.stop();
-    const open = await t.h.store.db.selectFrom('tasks').select(['id', 'lease_owner']).where('state', 'in', ['queued', 'in_progress']).execute();
+    const open = await t.h.store.db
+      .selectFrom('tasks')
+      .select(['id', 'lease_owner'])
+      .where('state', 'in', ['queued', 'in_progress'])
+      .execute();
     expect(open.filter((r) => r.lease_owner !== null)).toEqual([]);
     await t.h.restart();
     for (const id of ids) expect((await finished(id)).state).toBe('succeeded');

@@ -58,11 +58,20 @@ describe('DashScope query rate with many open tasks', () => {
     // One query for each finished task, the lists, and a few client reads of the newest tasks before a round saw them.
     expect(stats.single).toBeLessThan(VIDEOS * 1.5);
     await flushWriters(t.h);
-    const charges = await t.h.store.db.selectFrom('ledger').select(['task_id']).where('token_id', '=', tok.id).where('task_id', 'is not', null).execute();
+    const charges = await t.h.store.db
+      .selectFrom('ledger')
+      .select(['task_id'])
+      .where('token_id', '=', tok.id)
+      .where('task_id', 'is not', null)
+      .execute();
     expect(charges).toHaveLength(VIDEOS);
     expect(new Set(charges.map((c) => c.task_id)).size).toBe(VIDEOS);
     // For the record: from the upstream's completion to the client's first read of it (the clients read every 2 s).
-    const rows = await t.h.store.db.selectFrom('tasks').select(['id', 'upstream_task_id']).where('token_id', '=', tok.id).execute();
+    const rows = await t.h.store.db
+      .selectFrom('tasks')
+      .select(['id', 'upstream_task_id'])
+      .where('token_id', '=', tok.id)
+      .execute();
     const sim = dashscopeTaskStore(t.h.sim.ctx);
     const lags = rows.map((r) => seen.get(r.id)! - sim.get(r.upstream_task_id!)!.finishAt).sort((a, b) => a - b);
     console.log(
@@ -88,7 +97,9 @@ describe('an account that throttles anyway (another tool spends its budget)', ()
     const ids = await Promise.all(
       Array.from(
         { length: 6 },
-        async () => (await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'a dog', seconds: 2, resolution: '720p' })).json.id as string,
+        async () =>
+          (await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'a dog', seconds: 2, resolution: '720p' }))
+            .json.id as string,
       ),
     );
     for (const id of ids) {
@@ -104,8 +115,13 @@ describe('an account that throttles anyway (another tool spends its budget)', ()
     const rows = await t.h.store.db.selectFrom('tasks').select(['state']).where('token_id', '=', tok.id).execute();
     expect(rows.map((r) => r.state)).toEqual(Array(6).fill('succeeded'));
     await flushWriters(t.h);
-    expect(await t.h.store.db.selectFrom('ledger').select(['task_id']).where('token_id', '=', tok.id).where('task_id', 'is not', null).execute()).toHaveLength(
-      6,
-    );
+    expect(
+      await t.h.store.db
+        .selectFrom('ledger')
+        .select(['task_id'])
+        .where('token_id', '=', tok.id)
+        .where('task_id', 'is not', null)
+        .execute(),
+    ).toHaveLength(6);
   }, 240_000);
 });

@@ -21,12 +21,21 @@ async function restart(h: Harness, crash: boolean): Promise<void> {
 }
 
 describe('restart mid-task', () => {
-  const t = useHarness({ perTest: true, env: { ...FAST_TASK_ENV, TOLLWAY_TASK_LEASE_MS: '1000' }, sim: { taskDurationMs: 400 } });
+  const t = useHarness({
+    perTest: true,
+    env: { ...FAST_TASK_ENV, TOLLWAY_TASK_LEASE_MS: '1000' },
+    sim: { taskDurationMs: 400 },
+  });
 
   for (const crash of [false, true]) {
     it(`${crash ? 'crash' : 'graceful stop'}: the task completes on the new gateway and is charged once`, async () => {
       const h = t.h;
-      const c = await createVideo(h, t.token, { model: 'wnx2.7-t2v', prompt: 'survive', seconds: 3, resolution: '720p' });
+      const c = await createVideo(h, t.token, {
+        model: 'wnx2.7-t2v',
+        prompt: 'survive',
+        seconds: 3,
+        resolution: '720p',
+      });
       expect(c.status).toBe(200);
       const id = c.json.id as string;
       await restart(h, crash); // from here on h reaches the new gateway

@@ -14,7 +14,8 @@ beforeEach(async () => {
 afterEach(async () => f?.cleanup());
 
 const row = (id: string) => f.store.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-const setDue = (id: string, at: number) => f.store.db.updateTable('tasks').set({ next_poll_at: at }).where('id', '=', id).execute();
+const setDue = (id: string, at: number) =>
+  f.store.db.updateTable('tasks').set({ next_poll_at: at }).where('id', '=', id).execute();
 const ledger = (taskId: string) => f.store.db.selectFrom('ledger').selectAll().where('task_id', '=', taskId).execute();
 
 /** A scripted driver that also answers many tasks in one call (as a list endpoint would), leaving some out. */
@@ -26,7 +27,10 @@ class ListingDriver extends ScriptedDriver {
     const out = new Map<string, PollOutcome>();
     for (const t of tasks) {
       if (this.unlisted.has(t.upstreamTaskId!)) continue;
-      out.set(t.upstreamTaskId!, this.outcomes.get(t.upstreamTaskId!) ?? { state: 'in_progress', upstreamStatus: 'RUNNING', progress: 50 });
+      out.set(
+        t.upstreamTaskId!,
+        this.outcomes.get(t.upstreamTaskId!) ?? { state: 'in_progress', upstreamStatus: 'RUNNING', progress: 50 },
+      );
     }
     void channel;
     return out;
@@ -48,7 +52,9 @@ describe('task engine at scale', () => {
     // The two that were due longest, not the third due one, nor the one not yet due.
     expect(f.driver.polls).toBe(2);
     const [r0, r1, r2, r3] = await Promise.all(tasks.map((t) => row(t.id)));
-    expect([r1!.poll_attempts, r2!.poll_attempts, r0!.poll_attempts, r3!.poll_attempts].map(Number)).toEqual([1, 1, 0, 0]);
+    expect([r1!.poll_attempts, r2!.poll_attempts, r0!.poll_attempts, r3!.poll_attempts].map(Number)).toEqual([
+      1, 1, 0, 0,
+    ]);
     // First attempt: base × 2 (± 10 %), set by the claim; the check time is recorded, and the lease stays with this
     // instance after the round (sticky), past the next poll by the lease time.
     for (const r of [r1!, r2!]) {
@@ -84,8 +90,16 @@ describe('task engine at scale', () => {
     const e = f.engine();
     const t = await e.create(f.input(e));
     const transition = vi.spyOn(e.repo, 'transition');
-    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'queued', upstreamStatus: 'PENDING', upstreamRequestId: 'rid-poll-1' });
-    await f.store.db.updateTable('tasks').set({ upstream_status: 'PENDING', progress: null }).where('id', '=', t.id).execute();
+    f.driver.outcomes.set(t.upstreamTaskId!, {
+      state: 'queued',
+      upstreamStatus: 'PENDING',
+      upstreamRequestId: 'rid-poll-1',
+    });
+    await f.store.db
+      .updateTable('tasks')
+      .set({ upstream_status: 'PENDING', progress: null })
+      .where('id', '=', t.id)
+      .execute();
     const base = await row(t.id);
     for (let i = 0; i < 3; i++) {
       await setDue(t.id, 0);
@@ -96,16 +110,33 @@ describe('task engine at scale', () => {
     const after = await row(t.id);
     // Only the claim's own columns moved.
     const { next_poll_at: _n, poll_attempts: _p, checked_at: _c, lease_owner: _o, lease_until: _u, ...rest } = after;
-    const { next_poll_at: _n0, poll_attempts: _p0, checked_at: _c0, lease_owner: _o0, lease_until: _u0, ...rest0 } = base;
+    const {
+      next_poll_at: _n0,
+      poll_attempts: _p0,
+      checked_at: _c0,
+      lease_owner: _o0,
+      lease_until: _u0,
+      ...rest0
+    } = base;
     expect(rest).toEqual(rest0);
     expect(Number(after.poll_attempts)).toBe(3);
 
-    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'in_progress', upstreamStatus: 'RUNNING', progress: 50, upstreamRequestId: 'rid-poll-2' });
+    f.driver.outcomes.set(t.upstreamTaskId!, {
+      state: 'in_progress',
+      upstreamStatus: 'RUNNING',
+      progress: 50,
+      upstreamRequestId: 'rid-poll-2',
+    });
     await setDue(t.id, 0);
     await e.tick();
     expect(transition).toHaveBeenCalledTimes(1);
     const moved = await row(t.id);
-    expect(moved).toMatchObject({ state: 'in_progress', upstream_status: 'RUNNING', progress: 50, upstream_request_id: 'rid-poll-2' });
+    expect(moved).toMatchObject({
+      state: 'in_progress',
+      upstream_status: 'RUNNING',
+      progress: 50,
+      upstream_request_id: 'rid-poll-2',
+    });
     expect(Number(moved.updated_at)).toBeGreaterThan(0);
   });
 
@@ -141,7 +172,11 @@ describe('task engine at scale', () => {
     const tasks = [];
     for (let i = 0; i < 6; i++) tasks.push(await e.create(f.input(e)));
     driver.unlisted.add(tasks[5]!.upstreamTaskId!);
-    driver.outcomes.set(tasks[0]!.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 3, resolution: 720 } });
+    driver.outcomes.set(tasks[0]!.upstreamTaskId!, {
+      state: 'succeeded',
+      upstreamStatus: 'SUCCEEDED',
+      reported: { outputSeconds: 3, resolution: 720 },
+    });
     await f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).execute();
     expect(await e.tick()).toBe(6);
     expect(driver.listCalls).toEqual([6]);
@@ -150,7 +185,11 @@ describe('task engine at scale', () => {
     expect((await row(tasks[1]!.id)).state).toBe('in_progress');
     expect(await ledger(tasks[0]!.id)).toHaveLength(1);
     // Fewer than the batch minimum: asked one by one.
-    await f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).where('id', 'in', [tasks[1]!.id, tasks[2]!.id]).execute();
+    await f.store.db
+      .updateTable('tasks')
+      .set({ next_poll_at: 0 })
+      .where('id', 'in', [tasks[1]!.id, tasks[2]!.id])
+      .execute();
     expect(await e.tick()).toBe(2);
     expect(driver.listCalls).toEqual([6]);
     expect(driver.polls).toBe(3);
@@ -237,13 +276,24 @@ describe('task engine at scale', () => {
     expect(Number(r.checked_at)).toBeGreaterThanOrEqual(before);
     expect(r.lease_owner).toBe('inst_other');
     // Finished: the notice settles it once, however many notices and polls follow.
-    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 2, resolution: 720 } });
-    await Promise.all([e.upstreamNotified((await e.repo.get(t.id))!), f.engine().upstreamNotified((await e.repo.get(t.id))!)]);
+    f.driver.outcomes.set(t.upstreamTaskId!, {
+      state: 'succeeded',
+      upstreamStatus: 'SUCCEEDED',
+      reported: { outputSeconds: 2, resolution: 720 },
+    });
+    await Promise.all([
+      e.upstreamNotified((await e.repo.get(t.id))!),
+      f.engine().upstreamNotified((await e.repo.get(t.id))!),
+    ]);
     expect((await row(t.id)).state).toBe('succeeded');
     expect(await ledger(t.id)).toHaveLength(1);
     expect(await e.upstreamNotified((await e.repo.get(t.id))!)).toMatchObject({ state: 'succeeded' });
     const u = await e.create(f.input(e));
-    f.driver.outcomes.set(u.upstreamTaskId!, { state: 'failed', upstreamStatus: 'FAILED', error: { code: 'x', message: 'y' } });
+    f.driver.outcomes.set(u.upstreamTaskId!, {
+      state: 'failed',
+      upstreamStatus: 'FAILED',
+      error: { code: 'x', message: 'y' },
+    });
     expect((await e.upstreamNotified(u)).state).toBe('failed');
     expect((await f.tokenRow()).held).toBe(0);
   });

@@ -29,12 +29,18 @@ function engine(): TaskEngine {
 function create(e: TaskEngine): Promise<TaskRecord> {
   const id = `task_holder${seq++}`;
   return e.create(
-    f.input(e, { id, slot: { queue: 'kling:acct|kling-v2-6', stored: { path: 'text2video', body: { prompt: `for ${id}` } } }, submit: (t) => up.accept(t) }),
+    f.input(e, {
+      id,
+      slot: { queue: 'kling:acct|kling-v2-6', stored: { path: 'text2video', body: { prompt: `for ${id}` } } },
+      submit: (t) => up.accept(t),
+    }),
   );
 }
 
-const row = (id: string) => f.store.db.selectFrom('tasks').select(['state', 'error']).where('id', '=', id).executeTakeFirstOrThrow();
-const holdState = async (id: string) => (await f.store.db.selectFrom('holds').select('state').where('hold_key', '=', id).executeTakeFirst())?.state;
+const row = (id: string) =>
+  f.store.db.selectFrom('tasks').select(['state', 'error']).where('id', '=', id).executeTakeFirstOrThrow();
+const holdState = async (id: string) =>
+  (await f.store.db.selectFrom('holds').select('state').where('hold_key', '=', id).executeTakeFirst())?.state;
 
 /** The running task ends upstream (its slot frees) and every open task is due: one poller round. */
 async function slotFrees(e: TaskEngine): Promise<void> {
@@ -46,13 +52,21 @@ async function slotFrees(e: TaskEngine): Promise<void> {
 
 describe('a waiting task whose holder may no longer spend', () => {
   for (const [what, change, code] of [
-    ['its token expires', () => f.store.db.updateTable('tokens').set({ expires_at: 1 }).where('id', '=', f.tokenId).execute(), 'token_expired'],
+    [
+      'its token expires',
+      () => f.store.db.updateTable('tokens').set({ expires_at: 1 }).where('id', '=', f.tokenId).execute(),
+      'token_expired',
+    ],
     [
       'its quota is lowered below what it holds',
       () => f.store.db.updateTable('tokens').set({ quota: 1 }).where('id', '=', f.tokenId).execute(),
       'insufficient_quota',
     ],
-    ['its token is revoked', () => f.store.db.updateTable('tokens').set({ revoked_at: 1 }).where('id', '=', f.tokenId).execute(), 'token_revoked'],
+    [
+      'its token is revoked',
+      () => f.store.db.updateTable('tokens').set({ revoked_at: 1 }).where('id', '=', f.tokenId).execute(),
+      'token_revoked',
+    ],
   ] as const)
     it(`${what}: it ends failed (${code}), never sent, its hold released`, async () => {
       const e = engine();
@@ -63,7 +77,10 @@ describe('a waiting task whose holder may no longer spend', () => {
       await slotFrees(e);
       const r = await row(waiting.id);
       expect(r.state).toBe('failed');
-      expect(JSON.parse(r.error!)).toMatchObject({ code, message: expect.stringMatching(/not submitted and not charged/) });
+      expect(JSON.parse(r.error!)).toMatchObject({
+        code,
+        message: expect.stringMatching(/not submitted and not charged/),
+      });
       expect(await holdState(waiting.id)).toBe('released');
       expect(up.attempts.filter((id) => id === waiting.id)).toHaveLength(1); // its first try only, refused
     });
@@ -77,7 +94,14 @@ describe('a waiting task whose holder may no longer spend', () => {
     await f.store.db.updateTable('tokens').set({ revoked_at: 1 }).where('id', '=', f.tokenId).execute();
     const repo = new SlotQueueRepo(f.store.db, f.store.dialect);
     await f.store.db.updateTable('tasks').set({ lease_owner: e.owner }).where('id', '=', waiting.id).execute();
-    const turn = { id: waiting.id, queue: 'kling:acct|kling-v2-6', owner: e.owner, leaseMs: 60_000, limit: null, submits: 4 };
+    const turn = {
+      id: waiting.id,
+      queue: 'kling:acct|kling-v2-6',
+      owner: e.owner,
+      leaseMs: 60_000,
+      limit: null,
+      submits: 4,
+    };
     expect(await repo.promote(turn)).toBe(false);
     await f.store.db.updateTable('tokens').set({ revoked_at: null }).where('id', '=', f.tokenId).execute();
     expect(await repo.promote(turn)).toBe(true);
@@ -106,7 +130,15 @@ describe('a waiting task whose holder may no longer spend', () => {
 
   it('its ACCOUNT is revoked (the token itself is not): it ends failed (token_revoked), never sent, its hold released', async () => {
     const accounts = new AccountsRepo(f.store.db);
-    await accounts.create({ id: 'acct_holder', name: 'holder', quota: null, budgets: [], priceGroup: null, timeZone: null, expiresAt: null });
+    await accounts.create({
+      id: 'acct_holder',
+      name: 'holder',
+      quota: null,
+      budgets: [],
+      priceGroup: null,
+      timeZone: null,
+      expiresAt: null,
+    });
     await f.store.db.updateTable('tokens').set({ account_id: 'acct_holder' }).where('id', '=', f.tokenId).execute();
     const e = engine();
     await create(e);
@@ -117,7 +149,10 @@ describe('a waiting task whose holder may no longer spend', () => {
     await slotFrees(e);
     const r = await row(waiting.id);
     expect(r.state).toBe('failed');
-    expect(JSON.parse(r.error!)).toMatchObject({ code: 'token_revoked', message: expect.stringMatching(/revoked while the task waited .*not charged/) });
+    expect(JSON.parse(r.error!)).toMatchObject({
+      code: 'token_revoked',
+      message: expect.stringMatching(/revoked while the task waited .*not charged/),
+    });
     expect(await holdState(waiting.id)).toBe('released');
     expect(up.attempts.filter((id) => id === waiting.id)).toHaveLength(1);
     expect(up.accepted).not.toContain(waiting.id);
@@ -135,7 +170,9 @@ describe('a waiting task whose holder may no longer spend', () => {
     expect(await sent).toBe(waiting.id);
     await f.store.db.updateTable('tokens').set({ revoked_at: Date.now() }).where('id', '=', f.tokenId).execute();
     let atAnswer = '';
-    const stopped = stopHolder(f.store.db, { tokenId: f.tokenId }).then(async () => void (atAnswer = (await row(waiting.id)).state));
+    const stopped = stopHolder(f.store.db, { tokenId: f.tokenId }).then(
+      async () => void (atAnswer = (await row(waiting.id)).state),
+    );
     // The creation is held out until the revocation answers or a moment passes; whichever comes first, the answer
     // must find it no longer being submitted (without the wait it answers at once, the creation still out).
     await Promise.race([stopped, new Promise((r) => setTimeout(r, 200))]);

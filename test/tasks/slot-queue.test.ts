@@ -32,7 +32,12 @@ const QUEUE = 'kling:acct|kling-v2-6';
 function create(e: TaskEngine, over: Partial<CreateTaskInput> = {}): Promise<TaskRecord> {
   const id = `task_slot${seq++}`;
   return e.create(
-    f.input(e, { id, slot: { queue: QUEUE, stored: { path: 'text2video', body: { prompt: `for ${id}` } } }, submit: (taskId) => up.accept(taskId), ...over }),
+    f.input(e, {
+      id,
+      slot: { queue: QUEUE, stored: { path: 'text2video', body: { prompt: `for ${id}` } } },
+      submit: (taskId) => up.accept(taskId),
+      ...over,
+    }),
   );
 }
 
@@ -42,9 +47,16 @@ const row = (id: string) =>
     .select(['state', 'submit_body', 'slot_queue', 'next_poll_at', 'hold_amount', 'error'])
     .where('id', '=', id)
     .executeTakeFirstOrThrow();
-const dueOnly = (...ids: string[]) => f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).where('id', 'in', ids).execute();
-const dueAll = () => f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).where('state', 'in', ['waiting', 'queued', 'in_progress']).execute();
-const holdState = async (id: string) => (await f.store.db.selectFrom('holds').select('state').where('hold_key', '=', id).executeTakeFirst())?.state;
+const dueOnly = (...ids: string[]) =>
+  f.store.db.updateTable('tasks').set({ next_poll_at: 0 }).where('id', 'in', ids).execute();
+const dueAll = () =>
+  f.store.db
+    .updateTable('tasks')
+    .set({ next_poll_at: 0 })
+    .where('state', 'in', ['waiting', 'queued', 'in_progress'])
+    .execute();
+const holdState = async (id: string) =>
+  (await f.store.db.selectFrom('holds').select('state').where('hold_key', '=', id).executeTakeFirst())?.state;
 
 /** The upstream finished the task: its slot frees there, and the next poll of it settles it. */
 function finish(id: string): void {
@@ -146,11 +158,20 @@ describe('tasks waiting for a parallel-task slot', () => {
     await e.tick();
     const r = await row(a.id);
     expect(r.state).toBe('failed');
-    expect(JSON.parse(r.error!)).toMatchObject({ code: 'task_slot_wait_timeout', message: expect.stringMatching(/maximum wait.*not charged/) });
+    expect(JSON.parse(r.error!)).toMatchObject({
+      code: 'task_slot_wait_timeout',
+      message: expect.stringMatching(/maximum wait.*not charged/),
+    });
     expect(r.submit_body).toBeNull();
     expect(await holdState(a.id)).toBe('released');
     expect((await f.tokenRow()).held).toBe(0);
-    expect((await e.repo.events(a.id)).map((ev) => ev.kind)).toEqual(['created', 'slot', 'waiting', 'failed', 'hold_released']);
+    expect((await e.repo.events(a.id)).map((ev) => ev.kind)).toEqual([
+      'created',
+      'slot',
+      'waiting',
+      'failed',
+      'hold_released',
+    ]);
     expect(up.attempts).toEqual([a.id]);
   });
 

@@ -33,26 +33,52 @@ const QUEUE = 'kling:acct|kling-v2-6';
 function create(e: TaskEngine, tokenId: string): Promise<TaskRecord> {
   const id = `task_turn${seq++}`;
   return e.create(
-    f.input(e, { id, tokenId, slot: { queue: QUEUE, stored: { path: 'text2video', body: { prompt: `for ${id}` } } }, submit: (taskId) => up.accept(taskId) }),
+    f.input(e, {
+      id,
+      tokenId,
+      slot: { queue: QUEUE, stored: { path: 'text2video', body: { prompt: `for ${id}` } } },
+      submit: (taskId) => up.accept(taskId),
+    }),
   );
 }
 
 async function token(accountId: string | null = null): Promise<string> {
   const id = `tok_turn_${seq++}`;
-  await new TokensRepo(f.store.db).create({ id, name: id, secretHash: `h_${id}`, prefix: 'tw_x', models: null, quota: null, expiresAt: null, accountId });
+  await new TokensRepo(f.store.db).create({
+    id,
+    name: id,
+    secretHash: `h_${id}`,
+    prefix: 'tw_x',
+    models: null,
+    quota: null,
+    expiresAt: null,
+    accountId,
+  });
   return id;
 }
 
 async function account(): Promise<string> {
   const id = `acct_turn_${seq++}`;
-  await new AccountsRepo(f.store.db).create({ id, name: id, quota: null, budgets: [], priceGroup: null, timeZone: null, expiresAt: null });
+  await new AccountsRepo(f.store.db).create({
+    id,
+    name: id,
+    quota: null,
+    budgets: [],
+    priceGroup: null,
+    timeZone: null,
+    expiresAt: null,
+  });
   return id;
 }
 
-const stateOf = async (id: string) => (await f.store.db.selectFrom('tasks').select('state').where('id', '=', id).executeTakeFirstOrThrow()).state;
-const holdState = async (id: string) => (await f.store.db.selectFrom('holds').select('state').where('hold_key', '=', id).executeTakeFirst())?.state;
+const stateOf = async (id: string) =>
+  (await f.store.db.selectFrom('tasks').select('state').where('id', '=', id).executeTakeFirstOrThrow()).state;
+const holdState = async (id: string) =>
+  (await f.store.db.selectFrom('holds').select('state').where('hold_key', '=', id).executeTakeFirst())?.state;
 
-/** The upstream finishes `id` (its slot frees there); the poller sees it end at its next round and tries the next turns. */
+/**
+ * The upstream finishes `id` (its slot frees there); the poller sees it end at its next round and tries the next turns.
+ */
 async function finishAndServe(e: TaskEngine, id: string): Promise<void> {
   up.open.delete(id);
   driver.outcomes.set(`up_${id}`, { state: 'succeeded', upstreamStatus: 'succeed' });
@@ -136,8 +162,10 @@ describe('the cap on waiting tasks', () => {
     expect(isGatewayError(e) && e.code).toBe('task_queue_full');
     return e;
   }
-  const rows = (tokenId: string) => f.store.db.selectFrom('tasks').select('id').where('token_id', '=', tokenId).execute();
-  const holds = (tokenId: string) => f.store.db.selectFrom('holds').select('hold_key').where('token_id', '=', tokenId).execute();
+  const rows = (tokenId: string) =>
+    f.store.db.selectFrom('tasks').select('id').where('token_id', '=', tokenId).execute();
+  const holds = (tokenId: string) =>
+    f.store.db.selectFrom('holds').select('hold_key').where('token_id', '=', tokenId).execute();
 
   it('per token: past it a creation is refused before any hold or upstream call; another token is not affected', async () => {
     up.slots = 0;

@@ -26,7 +26,13 @@ const eventRows = (id: string) => f.store.db.selectFrom('task_events').select('i
 /** A task created as the upstream answers (queued, PENDING), then polled through `outcomes` one per poll. */
 async function created(e: TaskEngine): Promise<TaskRecord> {
   return e.create(
-    f.input(e, { submit: async () => ({ upstreamTaskId: `up_${Math.random().toString(36).slice(2)}`, upstreamStatus: 'PENDING', state: 'queued' }) }),
+    f.input(e, {
+      submit: async () => ({
+        upstreamTaskId: `up_${Math.random().toString(36).slice(2)}`,
+        upstreamStatus: 'PENDING',
+        state: 'queued',
+      }),
+    }),
   );
 }
 
@@ -54,7 +60,12 @@ describe('task timeline', () => {
     expect((await e.repo.get(t.id))!.updatedAt).toBe(unchanged.updatedAt);
     expect(await eventRows(t.id)).toHaveLength(3);
 
-    await poll({ state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 4, resolution: 720 }, result: { url: 'https://r/x.mp4' } });
+    await poll({
+      state: 'succeeded',
+      upstreamStatus: 'SUCCEEDED',
+      reported: { outputSeconds: 4, resolution: 720 },
+      result: { url: 'https://r/x.mp4' },
+    });
     // Polls and GETs after the end add nothing.
     await e.pollNow((await e.repo.get(t.id))!);
     await e.getFresh(t.id, f.tokenId);
@@ -78,7 +89,13 @@ describe('task timeline', () => {
   it('a change of the upstream status within one gateway state is an event; two polls applying the same answer record it once', async () => {
     const e = f.engine();
     const t = await created(e);
-    const deps = { repo: e.repo, meter: () => f.meter, chargedUsage: f.chargedUsage, logger: pino({ level: 'silent' }), now: Date.now };
+    const deps = {
+      repo: e.repo,
+      meter: () => f.meter,
+      chargedUsage: f.chargedUsage,
+      logger: pino({ level: 'silent' }),
+      now: Date.now,
+    };
     // Both read the task while it was PENDING (a lease that ran out mid-poll): only the first write applies.
     const out = { state: 'queued', upstreamStatus: 'SUBMITTED' } as const;
     await Promise.all([applyOutcome(deps, { ...t }, out), applyOutcome(deps, { ...t }, out)]);
@@ -95,7 +112,11 @@ describe('task timeline', () => {
   it('a failing task: failed with its error, then the hold released with its amount; no charge', async () => {
     const e = f.engine();
     const t = await created(e);
-    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'failed', upstreamStatus: 'FAILED', error: { code: 'InvalidParameter', message: 'bad prompt' } });
+    f.driver.outcomes.set(t.upstreamTaskId!, {
+      state: 'failed',
+      upstreamStatus: 'FAILED',
+      error: { code: 'InvalidParameter', message: 'bad prompt' },
+    });
     await e.pollNow(t);
     await e.pollNow((await e.repo.get(t.id))!);
     const events = await e.repo.events(t.id);
@@ -148,7 +169,13 @@ describe('task timeline', () => {
     const e = f.engine({ leaseMs: 1000 });
     e.registerDriver('test-recoverable', new Recovering());
     let answered!: (o: SubmitOutcome) => void;
-    const pending = e.create(f.input(e, { id: 'task_lost', kind: 'test-recoverable', submit: () => new Promise<SubmitOutcome>((ok) => (answered = ok)) }));
+    const pending = e.create(
+      f.input(e, {
+        id: 'task_lost',
+        kind: 'test-recoverable',
+        submit: () => new Promise<SubmitOutcome>((ok) => (answered = ok)),
+      }),
+    );
     for (let i = 0; i < 100 && !(await e.repo.get('task_lost')); i++) await new Promise((r) => setTimeout(r, 10));
     const at = Date.now() - 3000;
     await f.store.db
@@ -176,9 +203,19 @@ describe('task timeline', () => {
     expect(await e.repo.get(t.id)).toMatchObject({ state: 'queued', upstreamStatus: 'PENDING', progress: null });
     await sql`ALTER TABLE task_events_away RENAME TO task_events`.execute(f.store.db);
     await e.pollNow((await e.repo.get(t.id))!);
-    f.driver.outcomes.set(t.upstreamTaskId!, { state: 'succeeded', upstreamStatus: 'SUCCEEDED', reported: { outputSeconds: 3, resolution: 720 } });
+    f.driver.outcomes.set(t.upstreamTaskId!, {
+      state: 'succeeded',
+      upstreamStatus: 'SUCCEEDED',
+      reported: { outputSeconds: 3, resolution: 720 },
+    });
     await e.pollNow((await e.repo.get(t.id))!);
-    expect((await e.repo.events(t.id)).map((v) => v.kind)).toEqual(['created', 'submitted', 'status', 'succeeded', 'charged']);
+    expect((await e.repo.events(t.id)).map((v) => v.kind)).toEqual([
+      'created',
+      'submitted',
+      'status',
+      'succeeded',
+      'charged',
+    ]);
     expect(await ledger(t.id)).toHaveLength(1);
   });
 });

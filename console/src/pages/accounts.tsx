@@ -16,14 +16,22 @@ interface Page<T> {
   next_cursor?: string;
 }
 
-const stateOf = (a: Account, now = Date.now()) => (a.revoked_at !== null ? 'revoked' : a.expires_at !== null && a.expires_at <= now ? 'expired' : 'active');
-const budgetText = (a: Account) => (a.budgets.length ? a.budgets.map((b) => `${b.period} ${units(b.limit)}`).join(', ') : '—');
+const stateOf = (a: Account, now = Date.now()) =>
+  a.revoked_at !== null ? 'revoked' : a.expires_at !== null && a.expires_at <= now ? 'expired' : 'active';
+const budgetText = (a: Account) =>
+  a.budgets.length ? a.budgets.map((b) => `${b.period} ${units(b.limit)}`).join(', ') : '—';
 
 export function Accounts({ open }: { open: string | null }) {
   const paging = usePaging();
-  const list = useLoad(() => call<Page<Account>>(`/admin/accounts${qs({ limit: 50, cursor: paging.cursor })}`), [paging.cursor]);
+  const list = useLoad(
+    () => call<Page<Account>>(`/admin/accounts${qs({ limit: 50, cursor: paging.cursor })}`),
+    [paging.cursor],
+  );
   // The opened account is read on its own: it may be on another page of the list.
-  const one = useLoad(() => (open ? call<Account>(`/admin/accounts/${encodeURIComponent(open)}`) : Promise.resolve(null)), [open]);
+  const one = useLoad(
+    () => (open ? call<Account>(`/admin/accounts/${encodeURIComponent(open)}`) : Promise.resolve(null)),
+    [open],
+  );
   const tokens = useLoad(() => (open ? callAll<Token>('/admin/tokens') : Promise.resolve([])), [open]);
   const groups = useLoad(() => call<{ data: Array<{ name: string }> }>('/admin/price-groups'), []);
   const groupNames = (groups.data?.data ?? []).map((g) => g.name);
@@ -42,7 +50,12 @@ export function Accounts({ open }: { open: string | null }) {
         </p>
       )}
       {opened ? (
-        <AccountPanel account={opened} tokens={(tokens.data ?? []).filter((t) => t.account_id === opened.id)} groups={groupNames} onChanged={changed} />
+        <AccountPanel
+          account={opened}
+          tokens={(tokens.data ?? []).filter((t) => t.account_id === opened.id)}
+          groups={groupNames}
+          onChanged={changed}
+        />
       ) : (
         <div class="card">
           <AccountForm
@@ -63,7 +76,9 @@ export function Accounts({ open }: { open: string | null }) {
       )}
       <div class="table-wrap">
         <table id="accounts">
-          <caption>{list.data ? `${count(list.data.data.length, 'account')} on this page` : 'Loading accounts…'}</caption>
+          <caption>
+            {list.data ? `${count(list.data.data.length, 'account')} on this page` : 'Loading accounts…'}
+          </caption>
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -125,7 +140,12 @@ export function Accounts({ open }: { open: string | null }) {
           </tbody>
         </table>
       </div>
-      <Pager paging={paging} hasMore={list.data?.has_more ?? false} nextCursor={list.data?.next_cursor} labels={['Previous', 'Next']} />
+      <Pager
+        paging={paging}
+        hasMore={list.data?.has_more ?? false}
+        nextCursor={list.data?.next_cursor}
+        labels={['Previous', 'Next']}
+      />
     </section>
   );
 }

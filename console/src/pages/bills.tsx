@@ -50,12 +50,17 @@ export function Bills({ query }: { query: URLSearchParams }) {
   const chart = useMemo(() => {
     const by = new Map<string, number>();
     const data = bill.data;
-    const charges = data === null ? [] : data.by === 'account' ? data.data : data.data.filter((l) => l.kind === 'charges');
+    const charges =
+      data === null ? [] : data.by === 'account' ? data.data : data.data.filter((l) => l.kind === 'charges');
     for (const l of charges) by.set(l.period_start, (by.get(l.period_start) ?? 0) + Number(l.amount));
     const keys = [...by.keys()].sort();
-    return { times: keys.map(periodTime), lines: [{ label: 'Amount', values: keys.map((k) => by.get(k)!), color: '#1d8a5a', format: units }] };
+    return {
+      times: keys.map(periodTime),
+      lines: [{ label: 'Amount', values: keys.map((k) => by.get(k)!), color: '#1d8a5a', format: units }],
+    };
   }, [bill.data]);
-  const set = (k: keyof Filter) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) => setForm({ ...form, [k]: e.currentTarget.value });
+  const set = (k: keyof Filter) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
+    setForm({ ...form, [k]: e.currentTarget.value });
   const known = tokens.data ?? [];
   const knownAccounts = accounts.data ?? [];
   const download = (extra: Record<string, string>) => `/admin/bills${qs({ ...params, ...extra })}`;
@@ -88,7 +93,9 @@ export function Bills({ query }: { query: URLSearchParams }) {
           <label for="bill-account">Account</label>
           <select id="bill-account" value={form.account_id} onChange={set('account_id')}>
             <option value="">Every account (and none)</option>
-            {form.account_id && !knownAccounts.some((a) => a.id === form.account_id) && <option value={form.account_id}>{form.account_id}</option>}
+            {form.account_id && !knownAccounts.some((a) => a.id === form.account_id) && (
+              <option value={form.account_id}>{form.account_id}</option>
+            )}
             {knownAccounts.map((a) => (
               <option key={a.id} value={a.id}>
                 <Name value={a.name} /> ({a.id})
@@ -100,7 +107,9 @@ export function Bills({ query }: { query: URLSearchParams }) {
           <label for="bill-token">Token</label>
           <select id="bill-token" value={form.token_id} onChange={set('token_id')}>
             <option value="">Every token</option>
-            {form.token_id && !known.some((t) => t.id === form.token_id) && <option value={form.token_id}>{form.token_id}</option>}
+            {form.token_id && !known.some((t) => t.id === form.token_id) && (
+              <option value={form.token_id}>{form.token_id}</option>
+            )}
             {known.map((t) => (
               <option key={t.id} value={t.id}>
                 <Name value={t.name} /> ({t.id})
@@ -155,7 +164,12 @@ export function Bills({ query }: { query: URLSearchParams }) {
           </p>
           {chart.times.length > 0 && (
             <div class="card">
-              <Chart label={`Amount per ${filter.period}: ${units(bill.data.total.amount)} in all`} times={chart.times} lines={chart.lines} bars />
+              <Chart
+                label={`Amount per ${filter.period}: ${units(bill.data.total.amount)} in all`}
+                times={chart.times}
+                lines={chart.lines}
+                bars
+              />
             </div>
           )}
           {bill.data.by === 'account' ? (

@@ -21,7 +21,12 @@ interface Channel {
   updated_at: number;
   model_limits: ModelLimits | null;
   keys?: Record<string, string | null>;
-  breaker?: { state: string; consecutive_failures: number; open_until: number | null; recent_failures: Array<{ at: number; code: string }> } | null;
+  breaker?: {
+    state: string;
+    consecutive_failures: number;
+    open_until: number | null;
+    recent_failures: Array<{ at: number; code: string }>;
+  } | null;
 }
 
 interface Check {
@@ -41,13 +46,18 @@ export function Channels() {
       const r = await call<Check>(`/admin/channels/${encodeURIComponent(c.id)}/test`, { method: 'POST' });
       setChecks((m) => ({ ...m, [c.id]: r }));
     } catch (e) {
-      setChecks((m) => ({ ...m, [c.id]: { ok: false, latency_ms: 0, error: { code: 'error', message: errorText(e) } } }));
+      setChecks((m) => ({
+        ...m,
+        [c.id]: { ok: false, latency_ms: 0, error: { code: 'error', message: errorText(e) } },
+      }));
     }
   };
   const toggle = async (c: Channel) => {
     setError(null);
     try {
-      await call(`/admin/channels/${encodeURIComponent(c.id)}/${c.status === 'enabled' ? 'disable' : 'enable'}`, { method: 'POST' });
+      await call(`/admin/channels/${encodeURIComponent(c.id)}/${c.status === 'enabled' ? 'disable' : 'enable'}`, {
+        method: 'POST',
+      });
       channels.reload();
     } catch (e) {
       setError(errorText(e));
@@ -63,7 +73,11 @@ export function Channels() {
       )}
       <div class="table-wrap">
         <table>
-          <caption>{channels.data ? `${channels.data.length} channels (upstream keys are stored encrypted and never shown)` : 'Loading…'}</caption>
+          <caption>
+            {channels.data
+              ? `${channels.data.length} channels (upstream keys are stored encrypted and never shown)`
+              : 'Loading…'}
+          </caption>
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -102,7 +116,9 @@ export function Channels() {
                 <td>
                   {c.breaker ? (
                     <>
-                      <span class={`pill ${c.breaker.state === 'closed' ? 'active' : 'revoked'}`}>breaker {c.breaker.state}</span>
+                      <span class={`pill ${c.breaker.state === 'closed' ? 'active' : 'revoked'}`}>
+                        breaker {c.breaker.state}
+                      </span>
                       {c.breaker.recent_failures.length > 0 && (
                         <div class="muted">
                           last failure {c.breaker.recent_failures[c.breaker.recent_failures.length - 1]!.code} at{' '}
@@ -125,10 +141,20 @@ export function Channels() {
                 <td>{time(c.updated_at)}</td>
                 <td>
                   <span class="actions">
-                    <button type="button" class="quiet" onClick={() => void test(c)} aria-label={`Test ${plainName(c.name)}`}>
+                    <button
+                      type="button"
+                      class="quiet"
+                      onClick={() => void test(c)}
+                      aria-label={`Test ${plainName(c.name)}`}
+                    >
                       Test
                     </button>
-                    <button type="button" class="quiet" onClick={() => setEditing(c)} aria-label={`Limits of ${plainName(c.name)}`}>
+                    <button
+                      type="button"
+                      class="quiet"
+                      onClick={() => setEditing(c)}
+                      aria-label={`Limits of ${plainName(c.name)}`}
+                    >
                       Limits
                     </button>
                     <button

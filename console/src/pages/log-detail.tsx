@@ -45,7 +45,9 @@ export function LogDetail({ requestId }: { requestId: string }) {
         </p>
       )}
       {detail.loading && !detail.data && <p>Loading…</p>}
-      {detail.data && !row && <p class="card">No request with this id is in the request log (only authenticated calls are logged).</p>}
+      {detail.data && !row && (
+        <p class="card">No request with this id is in the request log (only authenticated calls are logged).</p>
+      )}
       {row && (
         <div class="card">
           <dl class="facts">
@@ -68,7 +70,8 @@ export function LogDetail({ requestId }: { requestId: string }) {
             <dd>{row.model ?? '—'}</dd>
             <dt>Latency</dt>
             <dd>
-              {num(row.latency_ms)} ms{row.ttfb_ms !== null && row.ttfb_ms !== undefined ? ` (first byte after ${num(row.ttfb_ms)} ms)` : ''}
+              {num(row.latency_ms)} ms
+              {row.ttfb_ms !== null && row.ttfb_ms !== undefined ? ` (first byte after ${num(row.ttfb_ms)} ms)` : ''}
             </dd>
             <dt>Channel</dt>
             <dd>
@@ -80,7 +83,8 @@ export function LogDetail({ requestId }: { requestId: string }) {
                 <ol class="attempts">
                   {row.attempts.map((a, i) => (
                     <li key={i}>
-                      <code>{a.channel_id}</code>: {a.outcome === 'ok' ? 'answered' : `failed (${a.error_code ?? 'error'})`}, {num(a.latency_ms)} ms
+                      <code>{a.channel_id}</code>:{' '}
+                      {a.outcome === 'ok' ? 'answered' : `failed (${a.error_code ?? 'error'})`}, {num(a.latency_ms)} ms
                     </li>
                   ))}
                 </ol>
@@ -105,10 +109,15 @@ export function LogDetail({ requestId }: { requestId: string }) {
         <>
           <h2>Ledger lines</h2>
           <p>
-            What was charged for this request, with the quantities metered and the unit prices in force (micro-units per unit of each quantity). The ledger is
-            the billing record.
+            What was charged for this request, with the quantities metered and the unit prices in force (micro-units per
+            unit of each quantity). The ledger is the billing record.
           </p>
-          <LedgerTable id="ledger-lines" lines={ledger} withModel caption={`${ledger.length} line${ledger.length === 1 ? '' : 's'}, total ${units(total)}`} />
+          <LedgerTable
+            id="ledger-lines"
+            lines={ledger}
+            withModel
+            caption={`${ledger.length} line${ledger.length === 1 ? '' : 's'}, total ${units(total)}`}
+          />
         </>
       )}
     </section>

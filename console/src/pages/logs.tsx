@@ -29,7 +29,10 @@ const PAGE = 50;
 const FIELDS = ['request_id', 'token_id', 'model', 'status', 'since', 'until'] as const;
 
 export function Logs({ query }: { query: URLSearchParams }) {
-  const current = Object.fromEntries(FIELDS.map((f) => [f, query.get(f) ?? ''])) as Record<(typeof FIELDS)[number], string>;
+  const current = Object.fromEntries(FIELDS.map((f) => [f, query.get(f) ?? ''])) as Record<
+    (typeof FIELDS)[number],
+    string
+  >;
   const [form, setForm] = useState(current);
   const paging = usePaging();
   const cursor = paging.cursor;
@@ -51,7 +54,12 @@ export function Logs({ query }: { query: URLSearchParams }) {
   const field = (f: (typeof FIELDS)[number], label: string, type = 'text') => (
     <div class="field">
       <label for={`log-${f}`}>{label}</label>
-      <input id={`log-${f}`} type={type} value={form[f]} onInput={(e) => setForm({ ...form, [f]: e.currentTarget.value })} />
+      <input
+        id={`log-${f}`}
+        type={type}
+        value={form[f]}
+        onInput={(e) => setForm({ ...form, [f]: e.currentTarget.value })}
+      />
     </div>
   );
   const data = rows.data?.data ?? [];
@@ -78,7 +86,9 @@ export function Logs({ query }: { query: URLSearchParams }) {
       <div class="table-wrap">
         <table>
           <caption>
-            {rows.loading ? 'Loading…' : `${data.length} request${data.length === 1 ? '' : 's'}${paging.page > 1 ? ` (page ${paging.page})` : ''}`}
+            {rows.loading
+              ? 'Loading…'
+              : `${data.length} request${data.length === 1 ? '' : 's'}${paging.page > 1 ? ` (page ${paging.page})` : ''}`}
           </caption>
           <thead>
             <tr>

@@ -14,9 +14,21 @@ interface Stats {
   series: { t: number[]; requests: number[]; errors: number[]; spend: Array<number | string> };
   totals: { requests: number; errors: number; spend: number | string };
   top_models: Array<{ model: string | null; requests: number; errors: number; spend: number | string }>;
-  top_tokens: Array<{ token_id: string | null; name: string | null; requests: number; errors: number; spend: number | string }>;
+  top_tokens: Array<{
+    token_id: string | null;
+    name: string | null;
+    requests: number;
+    errors: number;
+    spend: number | string;
+  }>;
   /** With group_by=account. */
-  top_accounts?: Array<{ account_id: string | null; name: string | null; requests: number; errors: number; spend: number | string }>;
+  top_accounts?: Array<{
+    account_id: string | null;
+    name: string | null;
+    requests: number;
+    errors: number;
+    spend: number | string;
+  }>;
 }
 
 const GROUPS = [
@@ -34,7 +46,10 @@ const WINDOWS = [
 export function Overview() {
   const [win, setWin] = useState<string>('24h');
   const [group, setGroup] = useState<Group>('token');
-  const stats = useLoad(() => call<Stats>(`/admin/stats?window=${win}${group === 'account' ? '&group_by=account' : ''}`), [win, group]);
+  const stats = useLoad(
+    () => call<Stats>(`/admin/stats?window=${win}${group === 'account' ? '&group_by=account' : ''}`),
+    [win, group],
+  );
   const s = stats.data;
   const traffic = useMemo(
     () =>
@@ -46,7 +61,10 @@ export function Overview() {
         : [],
     [s],
   );
-  const spend = useMemo(() => (s ? [{ label: 'Spend', values: s.series.spend.map(Number), color: '#1d8a5a', format: units }] : []), [s]);
+  const spend = useMemo(
+    () => (s ? [{ label: 'Spend', values: s.series.spend.map(Number), color: '#1d8a5a', format: units }] : []),
+    [s],
+  );
   // Named after the window the figures are for: until a new window's answer arrives, the previous one stays up.
   const shown = s?.window ?? win;
   const label = WINDOWS.find(([w]) => w === shown)?.[1] ?? shown;
@@ -56,7 +74,13 @@ export function Overview() {
       <fieldset class="toolbar bare">
         <legend>Window</legend>
         {WINDOWS.map(([w, text]) => (
-          <button key={w} type="button" class={w === win ? '' : 'quiet'} aria-pressed={w === win} onClick={() => setWin(w)}>
+          <button
+            key={w}
+            type="button"
+            class={w === win ? '' : 'quiet'}
+            aria-pressed={w === win}
+            onClick={() => setWin(w)}
+          >
             {text}
           </button>
         ))}
@@ -108,7 +132,13 @@ export function Overview() {
           <fieldset class="toolbar bare">
             <legend>Busiest</legend>
             {GROUPS.map(([g, text]) => (
-              <button key={g} type="button" class={g === group ? '' : 'quiet'} aria-pressed={g === group} onClick={() => setGroup(g)}>
+              <button
+                key={g}
+                type="button"
+                class={g === group ? '' : 'quiet'}
+                aria-pressed={g === group}
+                onClick={() => setGroup(g)}
+              >
                 {text}
               </button>
             ))}
@@ -117,7 +147,13 @@ export function Overview() {
             <TopTable
               caption="Top models"
               head="Model"
-              rows={s.top_models.map((m) => ({ key: m.model ?? '-', name: m.model ?? '—', requests: m.requests, errors: m.errors, spend: m.spend }))}
+              rows={s.top_models.map((m) => ({
+                key: m.model ?? '-',
+                name: m.model ?? '—',
+                requests: m.requests,
+                errors: m.errors,
+                spend: m.spend,
+              }))}
             />
             {s.top_accounts ? (
               <TopTable

@@ -29,7 +29,15 @@ function groups(fields: PriceField[]): Array<[string, PriceField[]]> {
   return out;
 }
 
-function Fields({ list, values, onInput }: { list: PriceField[]; values: Record<string, string>; onInput: (path: string, v: string) => void }) {
+function Fields({
+  list,
+  values,
+  onInput,
+}: {
+  list: PriceField[];
+  values: Record<string, string>;
+  onInput: (path: string, v: string) => void;
+}) {
   return (
     <div class="price-fields">
       {list.map((f) => (
@@ -50,7 +58,9 @@ function Fields({ list, values, onInput }: { list: PriceField[]; values: Record<
 
 function PriceForm({ view, onDone }: { view: PriceView; onDone: () => void }) {
   const fields = priceFields(view.price);
-  const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(fields.map((f) => [f.path, fromMicro(f.micro)])));
+  const [values, setValues] = useState<Record<string, string>>(() =>
+    Object.fromEntries(fields.map((f) => [f.path, fromMicro(f.micro)])),
+  );
   const [error, setError] = useState<string | null>(null);
   const set = (path: string, v: string) => setValues((m) => ({ ...m, [path]: v }));
   const submit = async (e: Event) => {
@@ -65,13 +75,18 @@ function PriceForm({ view, onDone }: { view: PriceView; onDone: () => void }) {
       }
       const micro = toMicro(text);
       if (micro === null) {
-        setError(`${f.group ? `${f.group}, ` : ''}${f.label}: enter a number of units with at most 6 decimals (e.g. 0.25)`);
+        setError(
+          `${f.group ? `${f.group}, ` : ''}${f.label}: enter a number of units with at most 6 decimals (e.g. 0.25)`,
+        );
         return;
       }
       amounts[f.path] = micro;
     }
     try {
-      await call(`/admin/prices/${encodeURIComponent(view.model)}`, { method: 'PUT', json: withAmounts(view.price, amounts) });
+      await call(`/admin/prices/${encodeURIComponent(view.model)}`, {
+        method: 'PUT',
+        json: withAmounts(view.price, amounts),
+      });
       onDone();
     } catch (err) {
       setError(errorText(err));
@@ -105,7 +120,10 @@ function History({ model }: { model: string }) {
   const paging = usePaging();
   const cursor = paging.cursor;
   const page = useLoad(
-    () => call<{ data: Change[]; has_more: boolean; next_cursor?: string }>(`/admin/prices/${encodeURIComponent(model)}/history${qs({ cursor, limit: 20 })}`),
+    () =>
+      call<{ data: Change[]; has_more: boolean; next_cursor?: string }>(
+        `/admin/prices/${encodeURIComponent(model)}/history${qs({ cursor, limit: 20 })}`,
+      ),
     [model, cursor],
   );
   const rows = page.data?.data ?? [];
@@ -118,7 +136,9 @@ function History({ model }: { model: string }) {
         </p>
       )}
       {page.loading && !page.data && <p class="muted">Loading…</p>}
-      {page.data && !rows.length && paging.page === 1 && <p class="muted">No change yet: the catalogue price has always applied.</p>}
+      {page.data && !rows.length && paging.page === 1 && (
+        <p class="muted">No change yet: the catalogue price has always applied.</p>
+      )}
       {(rows.length > 0 || paging.page > 1) && (
         <>
           <div class="table-wrap">

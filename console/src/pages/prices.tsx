@@ -34,17 +34,30 @@ export function Prices() {
   const [search, setSearch] = useState('');
   const q = search.trim().toLowerCase();
   const all = prices.data ?? [];
-  const shown = all.filter((p) => !q || p.model.toLowerCase().includes(q) || p.kind.includes(q) || (p.aliases ?? []).some((a) => a.toLowerCase().includes(q)));
+  const shown = all.filter(
+    (p) =>
+      !q ||
+      p.model.toLowerCase().includes(q) ||
+      p.kind.includes(q) ||
+      (p.aliases ?? []).some((a) => a.toLowerCase().includes(q)),
+  );
   return (
     <section>
       <h1 tabIndex={-1}>Prices</h1>
       <p class="muted">
-        Amounts in units (1 unit = 1,000,000 micro-units). A price set here applies at once on every instance; a reset returns the model to the catalogue price
-        (the catalogue file's, else the built-in one). Open a model to change its price or see its history.
+        Amounts in units (1 unit = 1,000,000 micro-units). A price set here applies at once on every instance; a reset
+        returns the model to the catalogue price (the catalogue file's, else the built-in one). Open a model to change
+        its price or see its history.
       </p>
       <div class="toolbar">
         <label for="price-search">Search models</label>
-        <input id="price-search" type="search" placeholder="name, alias or kind" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+        <input
+          id="price-search"
+          type="search"
+          placeholder="name, alias or kind"
+          value={search}
+          onInput={(e) => setSearch(e.currentTarget.value)}
+        />
       </div>
       {prices.error && (
         <p role="alert" class="error">
@@ -53,7 +66,9 @@ export function Prices() {
       )}
       <div class="table-wrap">
         <table>
-          <caption>{prices.loading && !prices.data ? 'Loading prices…' : `${shown.length} of ${all.length} models`}</caption>
+          <caption>
+            {prices.loading && !prices.data ? 'Loading prices…' : `${shown.length} of ${all.length} models`}
+          </caption>
           <thead>
             <tr>
               <th scope="col">Model</th>
@@ -80,7 +95,10 @@ export function Prices() {
                   <Source overridden={p.price_overridden} />
                 </td>
                 <td>
-                  <a href={`#/prices/${encodeURIComponent(p.model)}`} aria-label={`Change the price of ${p.model} or see its history`}>
+                  <a
+                    href={`#/prices/${encodeURIComponent(p.model)}`}
+                    aria-label={`Change the price of ${p.model} or see its history`}
+                  >
                     Change / history
                   </a>
                 </td>

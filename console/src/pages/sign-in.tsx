@@ -25,7 +25,10 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: SessionInfo) => void })
     <main class="signin">
       <form onSubmit={submit} aria-labelledby="signin-title">
         <h1 id="signin-title">Tollway console</h1>
-        <p>Sign in with the gateway's admin key (TOLLWAY_ADMIN_KEY). It is exchanged for a session cookie and not stored in this browser.</p>
+        <p>
+          Sign in with the gateway's admin key (TOLLWAY_ADMIN_KEY). It is exchanged for a session cookie and not stored
+          in this browser.
+        </p>
         <label for="admin-key">Admin key</label>
         <input
           id="admin-key"
@@ -33,7 +36,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: SessionInfo) => void })
           type="password"
           autoComplete="current-password"
           required
-          // biome-ignore lint/a11y/noAutofocus: the sign-in page's only field; focus there lets a keyboard user type the key at once
+          // biome-ignore lint/a11y/noAutofocus: the page's only field; a keyboard user types the key at once
           autoFocus
           value={key}
           onInput={(e) => setKey(e.currentTarget.value)}

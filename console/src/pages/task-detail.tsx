@@ -36,7 +36,8 @@ function Timeline({ events }: { events: TaskEvent[] }) {
   return (
     <>
       <p class="muted" id="task-timeline-note">
-        {events.length} event{events.length === 1 ? '' : 's'}, oldest first: time, event, state from → to, detail, amount
+        {events.length} event{events.length === 1 ? '' : 's'}, oldest first: time, event, state from → to, detail,
+        amount
       </p>
       <ol id="task-timeline" class="timeline" aria-describedby="task-timeline-note">
         {events.map((e) => (
@@ -85,7 +86,11 @@ export function TaskDetail({ taskId }: { taskId: string }) {
             <dl class="facts">
               <dt>State</dt>
               <dd>
-                <span class={`pill ${t.state === 'succeeded' ? 'active' : t.state === 'failed' || t.state === 'cancelled' ? 'revoked' : ''}`}>{t.state}</span>
+                <span
+                  class={`pill ${t.state === 'succeeded' ? 'active' : t.state === 'failed' || t.state === 'cancelled' ? 'revoked' : ''}`}
+                >
+                  {t.state}
+                </span>
                 {t.progress !== null && open ? ` ${num(t.progress)} %` : ''}
                 {t.error && (
                   <div class="error">
@@ -141,14 +146,26 @@ export function TaskDetail({ taskId }: { taskId: string }) {
                 Refresh
               </button>
               {t.state === 'succeeded' && (
-                <button type="button" class="quiet" aria-expanded={playing} onClick={() => setPlaying(!playing)} aria-label={`Play the video of task ${t.id}`}>
+                <button
+                  type="button"
+                  class="quiet"
+                  aria-expanded={playing}
+                  onClick={() => setPlaying(!playing)}
+                  aria-label={`Play the video of task ${t.id}`}
+                >
                   {playing ? 'Hide' : 'Play'}
                 </button>
               )}
             </p>
             {playing && (
-              // biome-ignore lint/a11y/useMediaCaption: a generated video has no speech and the upstream gives no caption track
-              <video class="player" controls preload="metadata" src={`/admin/tasks/${encodeURIComponent(t.id)}/content`} aria-label={`Video of task ${t.id}`} />
+              // biome-ignore lint/a11y/useMediaCaption: a generated video has no speech, no caption track
+              <video
+                class="player"
+                controls
+                preload="metadata"
+                src={`/admin/tasks/${encodeURIComponent(t.id)}/content`}
+                aria-label={`Video of task ${t.id}`}
+              />
             )}
           </div>
           <h2>Timeline</h2>

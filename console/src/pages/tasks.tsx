@@ -9,13 +9,17 @@ import { errorText, useLoad } from '../use-load.ts';
 import { Pager, usePaging } from '../pager.tsx';
 import type { Task } from '../types.ts';
 
-// waiting: held in the gateway for a free parallel-task slot of its upstream account (shown to the client as submitted).
+// waiting: held in the gateway for a free parallel-task slot of its upstream account (shown to the client as
+// submitted).
 const STATES = ['', 'waiting', 'submitting', 'queued', 'in_progress', 'succeeded', 'failed', 'cancelled'];
 const OPEN = new Set(['waiting', 'submitting', 'queued', 'in_progress']);
 
 function Charge({ taskId }: { taskId: string }) {
   const charged = useLoad(
-    () => call<{ data: Array<{ amount: number }> }>(`/admin/ledger${qs({ task_id: taskId, limit: 10 })}`).then((r) => r.data.reduce((s, l) => s + l.amount, 0)),
+    () =>
+      call<{ data: Array<{ amount: number }> }>(`/admin/ledger${qs({ task_id: taskId, limit: 10 })}`).then((r) =>
+        r.data.reduce((s, l) => s + l.amount, 0),
+      ),
     [taskId],
   );
   return <>{charged.data === null ? '…' : units(charged.data)}</>;
@@ -26,7 +30,10 @@ export function Tasks() {
   const paging = usePaging();
   const cursor = paging.cursor;
   const tasks = useLoad(
-    () => call<{ data: Task[]; has_more: boolean; next_cursor?: string }>(`/admin/tasks${qs({ state, cursor, limit: 50 })}`),
+    () =>
+      call<{ data: Task[]; has_more: boolean; next_cursor?: string }>(
+        `/admin/tasks${qs({ state, cursor, limit: 50 })}`,
+      ),
     [state, cursor],
   );
   const [error, setError] = useState<string | null>(null);
@@ -104,7 +111,9 @@ export function Tasks() {
                   </td>
                   <td>{t.model}</td>
                   <td>
-                    <span class={`pill ${t.state === 'succeeded' ? 'active' : t.state === 'failed' || t.state === 'cancelled' ? 'revoked' : ''}`}>
+                    <span
+                      class={`pill ${t.state === 'succeeded' ? 'active' : t.state === 'failed' || t.state === 'cancelled' ? 'revoked' : ''}`}
+                    >
                       {t.state}
                     </span>
                     {t.progress !== null && OPEN.has(t.state) ? ` ${num(t.progress)} %` : ''}
@@ -132,7 +141,12 @@ export function Tasks() {
                     <span class="actions">
                       <a href={`#/logs/${encodeURIComponent(t.request_id)}`}>Request</a>
                       {OPEN.has(t.state) && (
-                        <button type="button" class="quiet" onClick={() => void cancel(t)} aria-label={`Cancel task ${t.id}`}>
+                        <button
+                          type="button"
+                          class="quiet"
+                          onClick={() => void cancel(t)}
+                          aria-label={`Cancel task ${t.id}`}
+                        >
                           Cancel
                         </button>
                       )}

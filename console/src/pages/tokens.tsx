@@ -1,5 +1,7 @@
-// Client tokens: search and filter, create (its secret and callback secret shown once), and for one token its usage (balance, spend per
-// model), a top-up and an edit of quota, limits, models, expiry, budgets and account, its callback secret's rotation; rotate (the new
+// Client tokens: search and filter, create (its secret and callback secret shown once), and for one token its usage
+// (balance, spend per
+// model), a top-up and an edit of quota, limits, models, expiry, budgets and account, its callback secret's rotation;
+// rotate (the new
 // secret shown once), revoke.
 import { useState } from 'preact/hooks';
 import { call, callAll } from '../api.ts';
@@ -34,7 +36,10 @@ function SecretCard({ shown, onDone }: { shown: Shown; onDone: () => void }) {
       </div>
       {shown.callbackSecret && (
         <>
-          <p>Its callback secret: the client verifies its task callbacks with it (Standard Webhooks). Shown only this once too.</p>
+          <p>
+            Its callback secret: the client verifies its task callbacks with it (Standard Webhooks). Shown only this
+            once too.
+          </p>
           <code id="new-callback-secret" class="wrap">
             {shown.callbackSecret}
           </code>
@@ -67,7 +72,10 @@ export function Tokens() {
   const rotate = async (t: Token) => {
     setError(null);
     try {
-      const r = await call<Token & { token: string }>(`/admin/tokens/${encodeURIComponent(t.id)}/rotate`, { method: 'POST', json: {} });
+      const r = await call<Token & { token: string }>(`/admin/tokens/${encodeURIComponent(t.id)}/rotate`, {
+        method: 'POST',
+        json: {},
+      });
       setCreated({ name: r.name, token: r.token });
       tokens.reload();
     } catch (e) {
@@ -79,7 +87,11 @@ export function Tokens() {
   const now = Date.now();
   const shown = all.filter(
     (t) =>
-      (!only || stateOf(t, now) === only) && (!q || t.name.toLowerCase().includes(q) || t.id.toLowerCase().includes(q) || t.prefix.toLowerCase().startsWith(q)),
+      (!only || stateOf(t, now) === only) &&
+      (!q ||
+        t.name.toLowerCase().includes(q) ||
+        t.id.toLowerCase().includes(q) ||
+        t.prefix.toLowerCase().startsWith(q)),
   );
   const open = all.find((t) => t.id === openId) ?? null;
   return (
@@ -94,7 +106,9 @@ export function Tokens() {
           onClose={() => {
             setOpenId(null);
             // Back to the button that opened it, for keyboard users.
-            requestAnimationFrame(() => document.querySelector<HTMLElement>(`tr[data-token-id="${CSS.escape(open.id)}"] button`)?.focus());
+            requestAnimationFrame(() =>
+              document.querySelector<HTMLElement>(`tr[data-token-id="${CSS.escape(open.id)}"] button`)?.focus(),
+            );
           }}
         />
       ) : (
@@ -116,7 +130,13 @@ export function Tokens() {
       )}
       <div class="toolbar">
         <label for="tok-search">Search tokens</label>
-        <input id="tok-search" type="search" placeholder="name, id or prefix" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+        <input
+          id="tok-search"
+          type="search"
+          placeholder="name, id or prefix"
+          value={search}
+          onInput={(e) => setSearch(e.currentTarget.value)}
+        />
         <label for="tok-state">State</label>
         <select id="tok-state" value={only} onChange={(e) => setOnly(e.currentTarget.value as TokenState | '')}>
           <option value="">Any</option>

@@ -16,14 +16,19 @@ interface Page<T> {
 
 export function Webhooks({ open }: { open: string | null }) {
   const paging = usePaging();
-  const list = useLoad(() => call<Page<Webhook>>(`/admin/webhooks${qs({ limit: 50, cursor: paging.cursor })}`), [paging.cursor]);
+  const list = useLoad(
+    () => call<Page<Webhook>>(`/admin/webhooks${qs({ limit: 50, cursor: paging.cursor })}`),
+    [paging.cursor],
+  );
   const [secret, setSecret] = useState<{ id: string; secret: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const change = async (w: Webhook, how: 'toggle' | 'delete') => {
     setError(null);
     try {
       const path = `/admin/webhooks/${encodeURIComponent(w.id)}`;
-      await (how === 'delete' ? call(path, { method: 'DELETE' }) : call(path, { method: 'PATCH', json: { enabled: !w.enabled } }));
+      await (how === 'delete'
+        ? call(path, { method: 'DELETE' })
+        : call(path, { method: 'PATCH', json: { enabled: !w.enabled } }));
       list.reload();
     } catch (e) {
       setError(errorText(e));
@@ -41,7 +46,9 @@ export function Webhooks({ open }: { open: string | null }) {
       />
       {secret && (
         <div class="card secret" role="status">
-          <p>Signing secret of {secret.id} — shown only this once; verify its deliveries with it (Standard Webhooks):</p>
+          <p>
+            Signing secret of {secret.id} — shown only this once; verify its deliveries with it (Standard Webhooks):
+          </p>
           <code id="new-webhook-secret" class="wrap">
             {secret.secret}
           </code>
@@ -81,10 +88,20 @@ export function Webhooks({ open }: { open: string | null }) {
                 <td>
                   <span class="actions">
                     <a href={`#/webhooks/${encodeURIComponent(w.id)}`}>Deliveries</a>
-                    <button type="button" class="quiet" onClick={() => void change(w, 'toggle')} aria-label={`${w.enabled ? 'Disable' : 'Enable'} ${w.url}`}>
+                    <button
+                      type="button"
+                      class="quiet"
+                      onClick={() => void change(w, 'toggle')}
+                      aria-label={`${w.enabled ? 'Disable' : 'Enable'} ${w.url}`}
+                    >
                       {w.enabled ? 'Disable' : 'Enable'}
                     </button>
-                    <button type="button" class="quiet" onClick={() => void change(w, 'delete')} aria-label={`Delete ${w.url}`}>
+                    <button
+                      type="button"
+                      class="quiet"
+                      onClick={() => void change(w, 'delete')}
+                      aria-label={`Delete ${w.url}`}
+                    >
                       Delete
                     </button>
                   </span>

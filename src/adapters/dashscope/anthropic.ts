@@ -29,7 +29,11 @@ interface MessagesUsageParts {
 
 /** Messages semantics: input_tokens excludes cache reads and writes; metering counts all input, cache within. */
 export function messagesUsage(p: MessagesUsageParts): TokenUsage {
-  const usage: TokenUsage = { kind: 'tokens', inputTokens: p.input + p.cacheRead + p.cacheCreation, outputTokens: p.output };
+  const usage: TokenUsage = {
+    kind: 'tokens',
+    inputTokens: p.input + p.cacheRead + p.cacheCreation,
+    outputTokens: p.output,
+  };
   if (p.cacheRead) usage.cachedTokens = p.cacheRead;
   if (p.cacheCreation) usage.cacheCreationTokens = p.cacheCreation;
   return usage;
@@ -38,13 +42,17 @@ export function messagesUsage(p: MessagesUsageParts): TokenUsage {
 function merge(into: MessagesUsageParts, u: Record<string, unknown>): void {
   if (u.input_tokens !== undefined && u.input_tokens !== null) into.input = num(u.input_tokens);
   if (u.output_tokens !== undefined && u.output_tokens !== null) into.output = num(u.output_tokens);
-  if (u.cache_read_input_tokens !== undefined && u.cache_read_input_tokens !== null) into.cacheRead = num(u.cache_read_input_tokens);
-  if (u.cache_creation_input_tokens !== undefined && u.cache_creation_input_tokens !== null) into.cacheCreation = num(u.cache_creation_input_tokens);
+  if (u.cache_read_input_tokens !== undefined && u.cache_read_input_tokens !== null)
+    into.cacheRead = num(u.cache_read_input_tokens);
+  if (u.cache_creation_input_tokens !== undefined && u.cache_creation_input_tokens !== null)
+    into.cacheCreation = num(u.cache_creation_input_tokens);
 }
 
 export function dashscopeMessages(client: UpstreamClient): TextCapability {
-  const post = (req: TextRequest, o: CallOptions) => postDashscope(client, o, { path: MESSAGES_PATH, body: bodyWithModel(req), auth: 'x-api-key' });
-  const postStream = (req: TextRequest, o: CallOptions) => postDashscopeStream(client, o, { path: MESSAGES_PATH, body: bodyWithModel(req), auth: 'x-api-key' });
+  const post = (req: TextRequest, o: CallOptions) =>
+    postDashscope(client, o, { path: MESSAGES_PATH, body: bodyWithModel(req), auth: 'x-api-key' });
+  const postStream = (req: TextRequest, o: CallOptions) =>
+    postDashscopeStream(client, o, { path: MESSAGES_PATH, body: bodyWithModel(req), auth: 'x-api-key' });
   return {
     async complete(req: TextRequest, o: CallOptions): Promise<CompleteResult> {
       const res = await post(req, o);
@@ -56,7 +64,10 @@ export function dashscopeMessages(client: UpstreamClient): TextCapability {
       return {
         body: renameModel(text, req.upstreamModel, req.publicModel),
         usage: u ? messagesUsage(parts) : null,
-        upstreamRequestId: headerString(res.headers['request-id']) ?? headerString(res.headers['x-request-id']) ?? firstString(text, 'id'),
+        upstreamRequestId:
+          headerString(res.headers['request-id']) ??
+          headerString(res.headers['x-request-id']) ??
+          firstString(text, 'id'),
       };
     },
 
@@ -83,7 +94,8 @@ export function dashscopeMessages(client: UpstreamClient): TextCapability {
               }
               if (type === 'message_start') rid ??= firstString(d, 'id');
             } else if (type === 'content_block_delta') {
-              produced += stringValueLength(d, 'text') + stringValueLength(d, 'thinking') + stringValueLength(d, 'partial_json');
+              produced +=
+                stringValueLength(d, 'text') + stringValueLength(d, 'thinking') + stringValueLength(d, 'partial_json');
             } else if (type === 'message_stop') stopped = true;
             yield `event: ${type}\ndata: ${type === 'message_start' ? renameModel(d, req.upstreamModel, req.publicModel) : d}\n\n`;
           }
@@ -92,7 +104,12 @@ export function dashscopeMessages(client: UpstreamClient): TextCapability {
         }
         if (!stopped) throw new GatewayError('upstream_error', 'The upstream stream ended before it was complete');
       }
-      return { upstreamRequestId: rid, frames: frames(), usage: () => (reported ? messagesUsage(parts) : null), producedChars: () => produced };
+      return {
+        upstreamRequestId: rid,
+        frames: frames(),
+        usage: () => (reported ? messagesUsage(parts) : null),
+        producedChars: () => produced,
+      };
     },
   };
 }

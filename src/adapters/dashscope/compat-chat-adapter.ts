@@ -7,7 +7,9 @@ import { dashscopeEmbeddings } from './embeddings.ts';
 import { multimodalChat } from './multimodal.ts';
 import { dashscopeResponses } from './responses.ts';
 
-export type DashscopeTextAdapter = Required<Pick<UpstreamAdapter, 'chat' | 'visionChat' | 'responses' | 'messages' | 'embeddings'>>;
+export type DashscopeTextAdapter = Required<
+  Pick<UpstreamAdapter, 'chat' | 'visionChat' | 'responses' | 'messages' | 'embeddings'>
+>;
 
 export function dashscopeTextAdapter(client: UpstreamClient): DashscopeTextAdapter {
   return {

@@ -51,7 +51,11 @@ export async function postDashscope(client: UpstreamClient, o: CallOptions, p: P
 }
 
 /** A streaming POST: the 200 answer's headers and its body as it arrives (error answers are read whole). */
-export async function postDashscopeStream(client: UpstreamClient, o: CallOptions, p: PostOptions): Promise<UpstreamStreamResponse> {
+export async function postDashscopeStream(
+  client: UpstreamClient,
+  o: CallOptions,
+  p: PostOptions,
+): Promise<UpstreamStreamResponse> {
   const res = await client.requestStream({
     method: 'POST',
     baseUrl: o.target.baseUrl,
@@ -73,7 +77,11 @@ export async function postDashscopeStream(client: UpstreamClient, o: CallOptions
 }
 
 /** A non-streaming POST read whole (no body stream): the 200 answer's status, headers and text. */
-export function postDashscopeText(client: UpstreamClient, o: CallOptions, p: PostOptions): Promise<UpstreamTextResponse> {
+export function postDashscopeText(
+  client: UpstreamClient,
+  o: CallOptions,
+  p: PostOptions,
+): Promise<UpstreamTextResponse> {
   // A `then` with a module-level callback rather than an async function: less kept alive while the upstream answers.
   return client
     .requestText({
@@ -204,7 +212,15 @@ export function withContractCacheFields(json: string, u: Record<string, unknown>
     return null;
   }
   // Only the answer's own top-level usage is rewritten (a `usage` key found deeper is left alone).
-  if (!isObject(parsed) || !isObject(parsed.usage) || parsed.usage.cache_creation_input_tokens !== u.cache_creation_input_tokens) return null;
-  parsed.usage.prompt_tokens_details = { ...(d ?? { cached_tokens: 0 }), cache_creation_input_tokens: u.cache_creation_input_tokens };
+  if (
+    !isObject(parsed) ||
+    !isObject(parsed.usage) ||
+    parsed.usage.cache_creation_input_tokens !== u.cache_creation_input_tokens
+  )
+    return null;
+  parsed.usage.prompt_tokens_details = {
+    ...(d ?? { cached_tokens: 0 }),
+    cache_creation_input_tokens: u.cache_creation_input_tokens,
+  };
   return JSON.stringify(parsed);
 }

@@ -8,7 +8,11 @@ import type { ChatStreamCore } from './compat-chat-stream.ts';
  * The upstream body pushed through the core to `sink`, read by read: frames are written as each read completes
  * them, the upstream is paused while the sink is full, and the end (or the break, as a gateway error) reported once.
  */
-export function pipeChatStream(res: Pick<UpstreamStreamResponse, 'push'>, core: ChatStreamCore, sink: FrameSink): FrameFlow {
+export function pipeChatStream(
+  res: Pick<UpstreamStreamResponse, 'push'>,
+  core: ChatStreamCore,
+  sink: FrameSink,
+): FrameFlow {
   return new ChatPipe(core, sink).start(res);
 }
 

@@ -28,7 +28,8 @@ export function deltaChars(text: string): number {
   let total = 0;
   let at = text.indexOf('content":"');
   while (at >= 0) {
-    const own = text.charCodeAt(at - 1) === 34 || (text.charCodeAt(at - 11) === 34 && text.startsWith('reasoning_', at - 10));
+    const own =
+      text.charCodeAt(at - 1) === 34 || (text.charCodeAt(at - 11) === 34 && text.startsWith('reasoning_', at - 10));
     const chars = stringChars(text, at + 10);
     if (own) total += chars;
     at = text.indexOf('content":"', stringEndAt);

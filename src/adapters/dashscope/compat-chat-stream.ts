@@ -13,7 +13,15 @@ import { objectAfterKey } from '../json-scan.ts';
 import { SSE_LINE_LIMIT, sseEventsOf, sseLineTooLong } from '../sse-events.ts';
 import type { TokenUsage } from '../types.ts';
 import { dashscopeStreamError, firstString, streamBroke, withContractCacheFields } from './compat-chat-common.ts';
-import { bytesOf, deltaChars, hasUsage, nextUsage, renameModels, textOf, type Latin1Buffer } from './compat-chat-scan.ts';
+import {
+  bytesOf,
+  deltaChars,
+  hasUsage,
+  nextUsage,
+  renameModels,
+  textOf,
+  type Latin1Buffer,
+} from './compat-chat-scan.ts';
 
 export interface ChatStreamState {
   usage: TokenUsage | null;
@@ -71,7 +79,9 @@ export function chatStreamCore(o: ChatStreamOptions, st: ChatStreamState): ChatS
     return rename ? renameModels(text, from, compact, spaced) : text;
   }
 
-  /** One event's data (a byte string, a decision to make): the client frame, or '' to drop it. Throws on an error event. */
+  /**
+   * One event's data (a byte string, a decision to make): the client frame, or '' to drop it. Throws on an error event.
+   */
   function event(bytes: string): string {
     if (bytes === '[DONE]') {
       st.done = true;
@@ -126,7 +136,12 @@ export function chatStreamCore(o: ChatStreamOptions, st: ChatStreamState): ChatS
       const start = b[i]!;
       const end = b[i + 1]!;
       const carriesUsage = usage >= 0 && usage < end;
-      if (!carriesUsage && !text.startsWith('{"error"', start) && !(end - start === 6 && text.startsWith('[DONE]', start))) continue;
+      if (
+        !carriesUsage &&
+        !text.startsWith('{"error"', start) &&
+        !(end - start === 6 && text.startsWith('[DONE]', start))
+      )
+        continue;
       if (start - 6 > from) out += plain(text.slice(from, start - 6));
       out += event(text.slice(start, end));
       from = end + 2;
@@ -171,7 +186,8 @@ export function chatStreamCore(o: ChatStreamOptions, st: ChatStreamState): ChatS
       }
       if (s === '') return;
       // The usual read: whole events, nothing held back from the one before.
-      if (heldLength === 0 && s.length > 1 && s.charCodeAt(s.length - 1) === 10 && s.charCodeAt(s.length - 2) === 10) return block(s);
+      if (heldLength === 0 && s.length > 1 && s.charCodeAt(s.length - 1) === 10 && s.charCodeAt(s.length - 2) === 10)
+        return block(s);
       // Where the last complete event in this read ends (its blank line may start in the held text).
       const last = s.lastIndexOf('\n\n');
       const cut = last >= 0 ? last + 2 : heldEndsLf && s.charCodeAt(0) === 10 ? 1 : -1;

@@ -4,9 +4,29 @@ import { isObject } from '../../json/json.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { num, objectAfterKey, renameModel } from '../json-scan.ts';
 import { bodyWithModel, spliceTopLevelString, withMemberAppended } from '../json-splice.ts';
-import type { CallOptions, CompleteResult, FrameFlow, FrameSink, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
-import { assertJson, firstString, postDashscopeStream, postDashscopeText, withContractCacheFields } from './compat-chat-common.ts';
-import { chatStreamCore, chatStreamTransformer, type ChatStreamOptions, type ChatStreamState } from './compat-chat-stream.ts';
+import type {
+  CallOptions,
+  CompleteResult,
+  FrameFlow,
+  FrameSink,
+  StreamResult,
+  TextCapability,
+  TextRequest,
+  TokenUsage,
+} from '../types.ts';
+import {
+  assertJson,
+  firstString,
+  postDashscopeStream,
+  postDashscopeText,
+  withContractCacheFields,
+} from './compat-chat-common.ts';
+import {
+  chatStreamCore,
+  chatStreamTransformer,
+  type ChatStreamOptions,
+  type ChatStreamState,
+} from './compat-chat-stream.ts';
 import { pipeChatStream } from './compat-chat-pipe.ts';
 import type { UpstreamStreamResponse } from '../http-stream.ts';
 
@@ -15,7 +35,11 @@ export const COMPAT_CHAT_PATH = '/compatible-mode/v1/chat/completions';
 /** chat-style usage → metering usage (cached and cache-creation tokens are counted within prompt_tokens). */
 export function chatUsage(u: Record<string, unknown>): TokenUsage {
   const d = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
-  const usage: TokenUsage = { kind: 'tokens', inputTokens: num(u.prompt_tokens), outputTokens: num(u.completion_tokens) };
+  const usage: TokenUsage = {
+    kind: 'tokens',
+    inputTokens: num(u.prompt_tokens),
+    outputTokens: num(u.completion_tokens),
+  };
   const cached = num(d.cached_tokens);
   const creation = num(d.cache_creation_input_tokens) || num(u.cache_creation_input_tokens);
   if (cached) usage.cachedTokens = cached;

@@ -14,13 +14,17 @@ export function dashscopeEmbeddings(client: UpstreamClient): EmbeddingsCapabilit
     async embed(req: TextRequest, o: CallOptions): Promise<CompleteResult> {
       // The upstream returns floats only; base64 (the OpenAI SDK's default) is encoded here from those floats.
       const base64 = req.body.encoding_format === 'base64';
-      const upstreamBody = base64 ? JSON.stringify({ ...req.body, model: req.upstreamModel, encoding_format: 'float' }) : bodyWithModel(req);
+      const upstreamBody = base64
+        ? JSON.stringify({ ...req.body, model: req.upstreamModel, encoding_format: 'float' })
+        : bodyWithModel(req);
       const res = await postDashscopeText(client, o, { path: EMBEDDINGS_PATH, body: upstreamBody });
       const text = res.text;
       const u = objectAfterKey(text, 'usage');
       if (!u) assertJson(text);
       return {
-        body: base64 ? toBase64Embeddings(text, req.publicModel) : renameModel(text, req.upstreamModel, req.publicModel),
+        body: base64
+          ? toBase64Embeddings(text, req.publicModel)
+          : renameModel(text, req.upstreamModel, req.publicModel),
         usage: u ? { kind: 'tokens', inputTokens: num(u.prompt_tokens ?? u.total_tokens), outputTokens: 0 } : null,
         upstreamRequestId: res.header('x-request-id') ?? firstString(text, 'id'),
       };

@@ -7,8 +7,16 @@ import { inferParam, refusalMessage, upstreamWords } from '../../errors/upstream
 import type { ErrorCode } from '../../errors/codes.ts';
 import { isObject } from '../../json/json.ts';
 
-/** The catalogue code for an upstream error: its status, and its codes (`vendorCode`, `vendorType`) or message for a content filter. */
-export function upstreamErrorCode(status: number, vendorCode: string | undefined, vendorType?: string, message?: string): ErrorCode {
+/**
+ * The catalogue code for an upstream error: its status, and its codes (`vendorCode`, `vendorType`) or message for a
+ * content filter.
+ */
+export function upstreamErrorCode(
+  status: number,
+  vendorCode: string | undefined,
+  vendorType?: string,
+  message?: string,
+): ErrorCode {
   if (isContentFiltered(vendorCode, vendorType) || mentionsContentFilter(message)) return 'upstream_content_filtered';
   if (status === 401) return 'upstream_auth_error';
   if (status === 403) return 'upstream_permission_denied';
@@ -20,7 +28,10 @@ export function upstreamErrorCode(status: number, vendorCode: string | undefined
   return 'upstream_error';
 }
 
-/** A native `Throttling…` code: a rate limit, whatever the status it came with (an error event inside a stream has none). */
+/**
+ * A native `Throttling…` code: a rate limit, whatever the status it came with (an error event inside a stream has
+ * none).
+ */
 const isThrottlingCode = (vendorCode: string | undefined): boolean => vendorCode?.startsWith('Throttling') === true;
 
 /**
@@ -61,7 +72,12 @@ const DASHSCOPE_FIELDS: Readonly<Record<string, string>> = {
 };
 
 /** Our message for a DashScope refusal: by its code where that says more than the status. */
-function messageFor(code: ErrorCode, vendorCode: string | undefined, status: number, param: string | undefined): string {
+function messageFor(
+  code: ErrorCode,
+  vendorCode: string | undefined,
+  status: number,
+  param: string | undefined,
+): string {
   if (vendorCode === 'Arrearage') return "Upstream account cannot take calls (operator: check the account's balance)";
   if (vendorCode === 'InvalidURL') return 'The upstream could not read a URL given in the request';
   if (vendorCode === 'BadRequest.EmptyInput') return 'The upstream found the request input empty';
@@ -98,7 +114,8 @@ export function dashscopeError(status: number, body: unknown, retryAfterMs?: num
   const code = arrears ? 'upstream_permission_denied' : upstreamErrorCode(status, vendorCode, vendorType, message);
   const param = code === 'upstream_invalid_request' ? inferParam(message, DASHSCOPE_FIELDS) : undefined;
   // The account has no access to this model (not activated / not purchased): an entitlement of this account.
-  const notEntitled = status === 403 && (vendorCode === 'Model.AccessDenied' || vendorCode === 'AccessDenied.Unpurchased');
+  const notEntitled =
+    status === 403 && (vendorCode === 'Model.AccessDenied' || vendorCode === 'AccessDenied.Unpurchased');
   // The account is in arrears, or its key is refused: no call of any model goes through it now.
   const accountRefused = arrears || status === 401;
   const upstreamLimit = code === 'upstream_rate_limited' ? dashscopeLimitOf(vendorCode, message) : undefined;

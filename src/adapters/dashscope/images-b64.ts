@@ -18,16 +18,29 @@ export interface DownloadLimits {
   timeoutMs?: number;
 }
 
-export async function downloadAsBase64(net: Pick<SafeNet, 'fetch'>, urls: string[], policy: OutboundPolicy, limits: DownloadLimits = {}): Promise<B64Outcome> {
+export async function downloadAsBase64(
+  net: Pick<SafeNet, 'fetch'>,
+  urls: string[],
+  policy: OutboundPolicy,
+  limits: DownloadLimits = {},
+): Promise<B64Outcome> {
   const settled = await Promise.allSettled(
-    urls.map((u) => net.fetch(u, { ...policy, maxBytes: limits.maxBytes ?? RESULT_MAX_BYTES, timeoutMs: limits.timeoutMs ?? RESULT_TIMEOUT_MS })),
+    urls.map((u) =>
+      net.fetch(u, {
+        ...policy,
+        maxBytes: limits.maxBytes ?? RESULT_MAX_BYTES,
+        timeoutMs: limits.timeoutMs ?? RESULT_TIMEOUT_MS,
+      }),
+    ),
   );
   const out: B64Outcome = { b64: [], failures: [] };
   for (const s of settled) {
     if (s.status === 'fulfilled') out.b64.push(s.value.body.toString('base64'));
     else
       out.failures.push(
-        s.reason instanceof GatewayError ? s.reason : new GatewayError('download_failed', 'The result could not be downloaded', { cause: s.reason }),
+        s.reason instanceof GatewayError
+          ? s.reason
+          : new GatewayError('download_failed', 'The result could not be downloaded', { cause: s.reason }),
       );
   }
   return out;

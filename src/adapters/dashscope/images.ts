@@ -45,7 +45,11 @@ export function parseImageResponse(body: unknown): ImageResult {
   if (typeof body.code === 'string' && body.code !== '') throw dashscopeError(400, body);
   const output = body.output;
   if (!isObject(output) || !Array.isArray(output.choices)) {
-    throw new GatewayError('upstream_error', 'The upstream returned an image response without output', upstreamRequestId ? { upstreamRequestId } : {});
+    throw new GatewayError(
+      'upstream_error',
+      'The upstream returned an image response without output',
+      upstreamRequestId ? { upstreamRequestId } : {},
+    );
   }
   const urls: string[] = [];
   const b64: string[] = [];
@@ -60,7 +64,14 @@ export function parseImageResponse(body: unknown): ImageResult {
   }
   const usage = isObject(body.usage) ? body.usage : {};
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-  return { urls, b64, width: num(usage.width), height: num(usage.height), reportedCount: num(usage.image_count), upstreamRequestId };
+  return {
+    urls,
+    b64,
+    width: num(usage.width),
+    height: num(usage.height),
+    reportedCount: num(usage.image_count),
+    upstreamRequestId,
+  };
 }
 
 /** One sync call. Errors (HTTP or in-body) become GatewayErrors with the upstream's readable meaning. */
@@ -80,6 +91,7 @@ export async function generateImages(
     ...(signal ? { signal } : {}),
   });
   const body = await readJson(res);
-  if (res.statusCode < 200 || res.statusCode > 299) throw dashscopeError(res.statusCode, body, retryAfterMs(res.headers['retry-after']));
+  if (res.statusCode < 200 || res.statusCode > 299)
+    throw dashscopeError(res.statusCode, body, retryAfterMs(res.headers['retry-after']));
   return parseImageResponse(body);
 }

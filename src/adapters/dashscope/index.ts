@@ -40,9 +40,14 @@ export const dashscope: Upstream<'dashscope'> = {
     const json = await readJsonOrStatus(res, dashscopeError);
     if (res.statusCode >= 400) throw dashscopeError(res.statusCode, json);
     const rid = res.headers['x-request-id'] ?? res.headers['x-dashscope-request-id'];
-    return { upstreamRequestId: typeof rid === 'string' ? rid : isObject(json) && typeof json.request_id === 'string' ? json.request_id : null };
+    return {
+      upstreamRequestId:
+        typeof rid === 'string' ? rid : isObject(json) && typeof json.request_id === 'string' ? json.request_id : null,
+    };
   },
   readLimits: ({ upstream }, ch) => readDashscopeLimits(upstream, ch),
   taskKinds: [DASHSCOPE_VIDEO_TASK_KIND],
-  drivers: ({ upstream }, wiring) => [[DASHSCOPE_VIDEO_TASK_KIND, new DashscopeVideoDriver(upstream, wiring.upstreamAccountOf)]],
+  drivers: ({ upstream }, wiring) => [
+    [DASHSCOPE_VIDEO_TASK_KIND, new DashscopeVideoDriver(upstream, wiring.upstreamAccountOf)],
+  ],
 };

@@ -12,24 +12,39 @@ export function imageUrlOf(part: JsonObject): string {
   const iu = part.image_url;
   const url = typeof iu === 'string' ? iu : isObject(iu) && typeof iu.url === 'string' ? iu.url : undefined;
   if (!url || !(/^https?:\/\//i.test(url) || /^data:image\//i.test(url))) {
-    throw new GatewayError('invalid_parameter', 'image_url.url must be an http(s) URL or a data:image/… URI', { param: 'messages' });
+    throw new GatewayError('invalid_parameter', 'image_url.url must be an http(s) URL or a data:image/… URI', {
+      param: 'messages',
+    });
   }
   const why = /^https?:/i.test(url) && URL.canParse(url) ? literalHostReason(new URL(url)) : null;
-  if (why) throw new GatewayError('invalid_parameter', `image_url.url must be a public http(s) URL (not a ${why})`, { param: 'messages' });
+  if (why)
+    throw new GatewayError('invalid_parameter', `image_url.url must be a public http(s) URL (not a ${why})`, {
+      param: 'messages',
+    });
   return url;
 }
 
 function toNativeContent(content: unknown): string | NativePart[] {
   if (typeof content === 'string') return [{ text: content }];
   if (content === null || content === undefined) return [{ text: '' }];
-  if (!Array.isArray(content)) throw new GatewayError('invalid_parameter', 'message content must be a string or an array of parts', { param: 'messages' });
+  if (!Array.isArray(content))
+    throw new GatewayError('invalid_parameter', 'message content must be a string or an array of parts', {
+      param: 'messages',
+    });
   const parts: NativePart[] = [];
   for (const p of content) {
-    if (!isObject(p)) throw new GatewayError('invalid_parameter', 'content parts must be objects', { param: 'messages' });
+    if (!isObject(p))
+      throw new GatewayError('invalid_parameter', 'content parts must be objects', { param: 'messages' });
     if (p.type === 'text' && typeof p.text === 'string') parts.push({ text: p.text });
     else if (p.type === 'image_url') parts.push({ image: imageUrlOf(p) });
-    else if (p.type === 'video_url' && isObject(p.video_url) && typeof p.video_url.url === 'string') parts.push({ video: p.video_url.url });
-    else throw new GatewayError('invalid_parameter', `unsupported content part type '${String(p.type)}' with image input`, { param: 'messages' });
+    else if (p.type === 'video_url' && isObject(p.video_url) && typeof p.video_url.url === 'string')
+      parts.push({ video: p.video_url.url });
+    else
+      throw new GatewayError(
+        'invalid_parameter',
+        `unsupported content part type '${String(p.type)}' with image input`,
+        { param: 'messages' },
+      );
   }
   return parts;
 }
@@ -60,7 +75,8 @@ function assertNativeCanHonour(body: JsonObject): void {
       `${param} is not supported together with image input on this model (use a vision model such as qwx3-vl-plus, or send the request without images)`,
       { param },
     );
-  for (const k of ['tools', 'tool_choice', 'functions', 'function_call'] as const) if (body[k] !== undefined && body[k] !== null) throw unsupported(k);
+  for (const k of ['tools', 'tool_choice', 'functions', 'function_call'] as const)
+    if (body[k] !== undefined && body[k] !== null) throw unsupported(k);
   const rf = body.response_format;
   if (isObject(rf) && rf.type !== undefined && rf.type !== 'text') throw unsupported('response_format');
   if (typeof body.n === 'number' && body.n > 1) throw unsupported('n');
@@ -71,7 +87,8 @@ export function toNativeBody(body: JsonObject, upstreamModel: string, stream: bo
   assertNativeCanHonour(body);
   const messages = body.messages as unknown[];
   const native = messages.map((m) => {
-    if (!isObject(m) || typeof m.role !== 'string') throw new GatewayError('invalid_parameter', 'each message needs a role', { param: 'messages' });
+    if (!isObject(m) || typeof m.role !== 'string')
+      throw new GatewayError('invalid_parameter', 'each message needs a role', { param: 'messages' });
     return { role: m.role, content: toNativeContent(m.content) };
   });
   const parameters: Record<string, unknown> = { result_format: 'message' };
@@ -86,7 +103,11 @@ export function toNativeBody(body: JsonObject, upstreamModel: string, stream: bo
 export function nativeUsage(u: unknown): TokenUsage | null {
   if (!isObject(u)) return null;
   const usage: TokenUsage = { kind: 'tokens', inputTokens: num(u.input_tokens), outputTokens: num(u.output_tokens) };
-  const ptd = isObject(u.prompt_tokens_details) ? u.prompt_tokens_details : isObject(u.input_tokens_details) ? u.input_tokens_details : {};
+  const ptd = isObject(u.prompt_tokens_details)
+    ? u.prompt_tokens_details
+    : isObject(u.input_tokens_details)
+      ? u.input_tokens_details
+      : {};
   const cached = num(ptd.cached_tokens);
   if (cached) usage.cachedTokens = cached;
   return usage;
@@ -94,7 +115,11 @@ export function nativeUsage(u: unknown): TokenUsage | null {
 
 /** Metering usage → chat-completions usage for the client. */
 export function chatUsageJson(u: TokenUsage): Record<string, unknown> {
-  const out: Record<string, unknown> = { prompt_tokens: u.inputTokens, completion_tokens: u.outputTokens, total_tokens: u.inputTokens + u.outputTokens };
+  const out: Record<string, unknown> = {
+    prompt_tokens: u.inputTokens,
+    completion_tokens: u.outputTokens,
+    total_tokens: u.inputTokens + u.outputTokens,
+  };
   if (u.cachedTokens || u.cacheCreationTokens) {
     const d: Record<string, number> = { cached_tokens: u.cachedTokens ?? 0 };
     if (u.cacheCreationTokens) d.cache_creation_input_tokens = u.cacheCreationTokens;
@@ -117,7 +142,8 @@ export function nativeChoice(payload: unknown): NativeChoice | null {
   const msg = isObject(c.message) ? c.message : {};
   let text = '';
   if (typeof msg.content === 'string') text = msg.content;
-  else if (Array.isArray(msg.content)) for (const p of msg.content) if (isObject(p) && typeof p.text === 'string') text += p.text;
+  else if (Array.isArray(msg.content))
+    for (const p of msg.content) if (isObject(p) && typeof p.text === 'string') text += p.text;
   const reasoning = typeof msg.reasoning_content === 'string' ? msg.reasoning_content : '';
   const fr = typeof c.finish_reason === 'string' && c.finish_reason !== 'null' ? c.finish_reason : null;
   return { text, reasoning, finishReason: fr };

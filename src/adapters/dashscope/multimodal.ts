@@ -5,7 +5,15 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
 import { sseEvents } from '../sse-events.ts';
 import type { CallOptions, CompleteResult, StreamResult, TextCapability, TextRequest, TokenUsage } from '../types.ts';
-import { bodyText, dashscopeStreamError, headerString, postDashscope, postDashscopeStream, streamBroke, unusableAnswer } from './compat-chat-common.ts';
+import {
+  bodyText,
+  dashscopeStreamError,
+  headerString,
+  postDashscope,
+  postDashscopeStream,
+  streamBroke,
+  unusableAnswer,
+} from './compat-chat-common.ts';
 import { chatUsageJson, nativeChoice, nativeUsage, toNativeBody } from './multimodal-translate.ts';
 
 export const MULTIMODAL_PATH = '/api/v1/services/aigc/multimodal-generation/generation';
@@ -13,7 +21,10 @@ export const MULTIMODAL_PATH = '/api/v1/services/aigc/multimodal-generation/gene
 export function multimodalChat(client: UpstreamClient): TextCapability {
   return {
     async complete(req: TextRequest, o: CallOptions): Promise<CompleteResult> {
-      const res = await postDashscope(client, o, { path: MULTIMODAL_PATH, body: toNativeBody(req.body, req.upstreamModel, false) });
+      const res = await postDashscope(client, o, {
+        path: MULTIMODAL_PATH,
+        body: toNativeBody(req.body, req.upstreamModel, false),
+      });
       const text = await bodyText(res);
       let parsed: unknown;
       try {
@@ -49,7 +60,12 @@ export function multimodalChat(client: UpstreamClient): TextCapability {
       let produced = 0;
       let rid = headerString(res.headers['x-request-id']);
       const created = Math.floor(Date.now() / 1000);
-      const chunk = (delta: Record<string, unknown>, finish: string | null, u: TokenUsage | null = null, empty = false) =>
+      const chunk = (
+        delta: Record<string, unknown>,
+        finish: string | null,
+        u: TokenUsage | null = null,
+        empty = false,
+      ) =>
         `data: ${JSON.stringify({
           id: `chatcmpl-${rid ?? 'native'}`,
           object: 'chat.completion.chunk',
@@ -69,7 +85,8 @@ export function multimodalChat(client: UpstreamClient): TextCapability {
             } catch {
               throw new GatewayError('upstream_error', 'The upstream stream sent a malformed event');
             }
-            if (isObject(payload) && typeof payload.code === 'string' && payload.code !== '') throw dashscopeStreamError(ev.data);
+            if (isObject(payload) && typeof payload.code === 'string' && payload.code !== '')
+              throw dashscopeStreamError(ev.data);
             if (isObject(payload) && typeof payload.request_id === 'string') rid ??= payload.request_id;
             const c = nativeChoice(payload);
             if (isObject(payload)) usage = nativeUsage(payload.usage) ?? usage;

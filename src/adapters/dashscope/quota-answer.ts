@@ -31,7 +31,8 @@ function perMinute(value: unknown, periodS: unknown): number | null {
 }
 
 function requestsPerMinute(o: JsonObject): number | null {
-  if (o.request_limit !== undefined && o.request_limit !== null) return perMinute(o.request_limit, o.request_limit_period);
+  if (o.request_limit !== undefined && o.request_limit !== null)
+    return perMinute(o.request_limit, o.request_limit_period);
   const rpm = num(o.rpm ?? o.RPM);
   if (rpm !== null) return rpm;
   const qps = num(o.qps ?? o.QPS ?? o.rps ?? o.RPS);
@@ -51,7 +52,8 @@ function tokensPerMinute(o: JsonObject): number | null {
   return tps === null ? null : tps * 60;
 }
 
-const smaller = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : Math.min(a, b));
+const smaller = (a: number | null, b: number | null): number | null =>
+  a === null ? b : b === null ? a : Math.min(a, b);
 
 function limitsOf(item: JsonObject): UpstreamModelLimits {
   const sources = [item.model_limit, item.workspace_limit].filter(isObject);
@@ -67,7 +69,13 @@ function limitsOf(item: JsonObject): UpstreamModelLimits {
 function listOf(json: JsonObject): unknown[] | null {
   const out = json.output;
   if (Array.isArray(out)) return out;
-  for (const v of [isObject(out) ? out.quotas : undefined, isObject(out) ? out.data : undefined, json.quotas, json.data]) if (Array.isArray(v)) return v;
+  for (const v of [
+    isObject(out) ? out.quotas : undefined,
+    isObject(out) ? out.data : undefined,
+    json.quotas,
+    json.data,
+  ])
+    if (Array.isArray(v)) return v;
   return null;
 }
 

@@ -19,7 +19,10 @@ const PAGE_SIZE = 100;
 const MAX_PAGES = 50;
 
 /** Every model's limits under the channel's key; throws a GatewayError when the list cannot be read. */
-export async function readDashscopeLimits(client: UpstreamClient, ch: Channel): Promise<ReadonlyMap<string, UpstreamModelLimits>> {
+export async function readDashscopeLimits(
+  client: UpstreamClient,
+  ch: Channel,
+): Promise<ReadonlyMap<string, UpstreamModelLimits>> {
   const target = apiKeyTarget(ch);
   const limits = new Map<string, UpstreamModelLimits>();
   let seen = 0;
@@ -39,7 +42,11 @@ export async function readDashscopeLimits(client: UpstreamClient, ch: Channel): 
     mergeLimits(limits, parsed.entries);
     seen += parsed.entries.length;
     // The last page: all the answer counts were seen, or (without a count) a page short of its size.
-    if (parsed.entries.length === 0 || (parsed.total !== null ? seen >= parsed.total : parsed.entries.length < (parsed.pageSize ?? PAGE_SIZE))) break;
+    if (
+      parsed.entries.length === 0 ||
+      (parsed.total !== null ? seen >= parsed.total : parsed.entries.length < (parsed.pageSize ?? PAGE_SIZE))
+    )
+      break;
   }
   return limits;
 }

@@ -35,7 +35,9 @@ const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response
 export function dashscopeResponses(client: UpstreamClient): TextCapability {
   // The route streams only when the client asked (`stream: true`), so the client's text already says so.
   const body = (req: TextRequest, stream: boolean) =>
-    stream && req.body.stream !== true ? JSON.stringify({ ...req.body, model: req.upstreamModel, stream: true }) : bodyWithModel(req);
+    stream && req.body.stream !== true
+      ? JSON.stringify({ ...req.body, model: req.upstreamModel, stream: true })
+      : bodyWithModel(req);
   return {
     async complete(req: TextRequest, o: CallOptions): Promise<CompleteResult> {
       const res = await postDashscope(client, o, { path: RESPONSES_PATH, body: body(req, false) });
@@ -68,7 +70,8 @@ export function dashscopeResponses(client: UpstreamClient): TextCapability {
               const u = objectAfterKey(d, 'usage');
               if (u) usage = responsesUsage(u);
             }
-            if (type === 'response.output_text.delta' || type === 'response.reasoning_summary_text.delta') produced += stringValueLength(d, 'delta');
+            if (type === 'response.output_text.delta' || type === 'response.reasoning_summary_text.delta')
+              produced += stringValueLength(d, 'delta');
             // Re-framed in the common SSE spelling (space after the colon) that every client reads.
             yield `event: ${type}\ndata: ${renameModel(d, req.upstreamModel, req.publicModel)}\n\n`;
           }

@@ -29,15 +29,30 @@ export function listTime(ms: number): string {
 }
 
 /** One page of the account's tasks created at or after `createdFrom` (ms), newest first. */
-export async function listTaskPage(client: UpstreamClient, t: DashscopeTarget, createdFrom: number, pageNo: number, limit: CallLimit): Promise<TaskListPage> {
-  const json = await getTaskJson(client, t, `/api/v1/tasks?page_no=${pageNo}&page_size=${LIST_PAGE_SIZE}&start_time=${listTime(createdFrom)}`, limit);
-  if (!isObject(json) || !Array.isArray(json.data)) throw new GatewayError('upstream_error', 'The upstream task list answer has no list');
+export async function listTaskPage(
+  client: UpstreamClient,
+  t: DashscopeTarget,
+  createdFrom: number,
+  pageNo: number,
+  limit: CallLimit,
+): Promise<TaskListPage> {
+  const json = await getTaskJson(
+    client,
+    t,
+    `/api/v1/tasks?page_no=${pageNo}&page_size=${LIST_PAGE_SIZE}&start_time=${listTime(createdFrom)}`,
+    limit,
+  );
+  if (!isObject(json) || !Array.isArray(json.data))
+    throw new GatewayError('upstream_error', 'The upstream task list answer has no list');
   const tasks: ListedTask[] = [];
   // No more than the page size asked for: a longer page is not the list's, and is not walked.
   for (const item of json.data.slice(0, LIST_PAGE_SIZE)) {
     if (isObject(item) && typeof item.task_id === 'string' && typeof item.status === 'string')
       tasks.push({ upstreamTaskId: item.task_id, status: item.status });
   }
-  const totalPages = typeof json.total_page === 'number' && Number.isFinite(json.total_page) ? Math.max(1, Math.floor(json.total_page)) : pageNo;
+  const totalPages =
+    typeof json.total_page === 'number' && Number.isFinite(json.total_page)
+      ? Math.max(1, Math.floor(json.total_page))
+      : pageNo;
   return { tasks, totalPages };
 }

@@ -10,7 +10,9 @@ function num(v: unknown): number | null {
   return null;
 }
 
-/** What a task query's `usage` says: output, input and total (`duration`: input + output for edit models) seconds, SR. */
+/**
+ * What a task query's `usage` says: output, input and total (`duration`: input + output for edit models) seconds, SR.
+ */
 export function parseVideoUsage(u: unknown): Required<ReportedUsage> {
   if (!isObject(u)) return { outputSeconds: null, inputSeconds: null, totalSeconds: null, resolution: null };
   const srRaw = typeof u.SR === 'string' ? u.SR.replace(/p$/i, '') : u.SR;

@@ -22,7 +22,11 @@ export interface DashscopeTarget {
 }
 
 /** Upstream body for one checked request. Parameters follow each model's own rules (catalogue `video` rules). */
-export function buildVideoSynthesisBody(spec: VideoSpec, rules: VideoRules, upstreamModel: string): Record<string, unknown> {
+export function buildVideoSynthesisBody(
+  spec: VideoSpec,
+  rules: VideoRules,
+  upstreamModel: string,
+): Record<string, unknown> {
   const input: Record<string, unknown> = {};
   if (spec.prompt !== undefined) input.prompt = spec.prompt;
   if (spec.media.length > 0) input.media = spec.media.map((m) => ({ type: m.type, url: m.url }));
@@ -70,7 +74,14 @@ export async function submitVideoSynthesis(
 
 export type VideoTaskStatus =
   | { state: 'queued' | 'in_progress'; upstreamStatus: string; upstreamRequestId: string | null }
-  | { state: 'succeeded'; upstreamStatus: string; upstreamRequestId: string | null; videoUrl: string; expiresAt: number | null; usage: ReportedUsage }
+  | {
+      state: 'succeeded';
+      upstreamStatus: string;
+      upstreamRequestId: string | null;
+      videoUrl: string;
+      expiresAt: number | null;
+      usage: ReportedUsage;
+    }
   | {
       state: 'failed' | 'cancelled' | 'unknown';
       upstreamStatus: string;
@@ -91,7 +102,12 @@ export function expiresOf(url: string): number | null {
 }
 
 /** One task query (single or list) as JSON; a non-200 answer is thrown as its error. */
-export async function getTaskJson(client: UpstreamClient, t: DashscopeTarget, path: string, limit: CallLimit): Promise<unknown> {
+export async function getTaskJson(
+  client: UpstreamClient,
+  t: DashscopeTarget,
+  path: string,
+  limit: CallLimit,
+): Promise<unknown> {
   // Read whole as text (no body stream per query): the poller makes many of these.
   const res = await client.requestText({
     method: 'GET',
@@ -110,12 +126,22 @@ export async function getTaskJson(client: UpstreamClient, t: DashscopeTarget, pa
   return json;
 }
 
-export async function queryVideoTask(client: UpstreamClient, t: DashscopeTarget, upstreamTaskId: string, limit: CallLimit): Promise<VideoTaskStatus> {
+export async function queryVideoTask(
+  client: UpstreamClient,
+  t: DashscopeTarget,
+  upstreamTaskId: string,
+  limit: CallLimit,
+): Promise<VideoTaskStatus> {
   return parseVideoTask(await getTaskJson(client, t, TASK_PATH(upstreamTaskId), limit));
 }
 
 /** Ask DashScope to cancel a task (it accepts only tasks still PENDING; a refusal is thrown as its error). */
-export async function cancelVideoTask(client: UpstreamClient, t: DashscopeTarget, upstreamTaskId: string, limit: CallLimit): Promise<void> {
+export async function cancelVideoTask(
+  client: UpstreamClient,
+  t: DashscopeTarget,
+  upstreamTaskId: string,
+  limit: CallLimit,
+): Promise<void> {
   const res = await client.request({
     method: 'POST',
     baseUrl: t.baseUrl,
@@ -128,7 +154,8 @@ export async function cancelVideoTask(client: UpstreamClient, t: DashscopeTarget
 }
 
 export function parseVideoTask(json: unknown): VideoTaskStatus {
-  if (!isObject(json) || !isObject(json.output)) throw new GatewayError('upstream_error', 'The upstream task answer has no output');
+  if (!isObject(json) || !isObject(json.output))
+    throw new GatewayError('upstream_error', 'The upstream task answer has no output');
   const out = json.output;
   const rid = typeof json.request_id === 'string' ? json.request_id : null;
   const status = typeof out.task_status === 'string' ? out.task_status : '';
@@ -173,10 +200,23 @@ export function parseVideoTask(json: unknown): VideoTaskStatus {
           message: 'Upstream content policy rejected the request',
           ...words,
         };
-      return { state: 'failed', upstreamStatus: status, upstreamRequestId: rid, code: 'upstream_task_failed', message: 'The upstream task failed', ...words };
+      return {
+        state: 'failed',
+        upstreamStatus: status,
+        upstreamRequestId: rid,
+        code: 'upstream_task_failed',
+        message: 'The upstream task failed',
+        ...words,
+      };
     }
     case 'CANCELED':
-      return { state: 'cancelled', upstreamStatus: status, upstreamRequestId: rid, code: 'cancelled', message: 'The upstream task was cancelled' };
+      return {
+        state: 'cancelled',
+        upstreamStatus: status,
+        upstreamRequestId: rid,
+        code: 'cancelled',
+        message: 'The upstream task was cancelled',
+      };
     case 'UNKNOWN':
       return {
         state: 'unknown',

@@ -23,9 +23,16 @@ export class KlingClient {
     private readonly signer: KlingJwtSigner,
   ) {}
 
-  async call(channel: Channel, method: 'GET' | 'POST', path: string, body?: unknown, limit?: CallLimit): Promise<KlingReply> {
+  async call(
+    channel: Channel,
+    method: 'GET' | 'POST',
+    path: string,
+    body?: unknown,
+    limit?: CallLimit,
+  ): Promise<KlingReply> {
     const { accessKey, secretKey } = channel.keys;
-    if (!accessKey || !secretKey) throw new GatewayError('no_channel', 'The video channel has no access key / secret key configured');
+    if (!accessKey || !secretKey)
+      throw new GatewayError('no_channel', 'The video channel has no access key / secret key configured');
     const jwt = await this.signer.token(accessKey, secretKey);
     const headers: Record<string, string> = { authorization: `Bearer ${jwt}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -39,7 +46,8 @@ export class KlingClient {
     });
     const json = await readJsonOrStatus(res, klingError);
     const upstreamRequestId = isObject(json) && typeof json.request_id === 'string' ? json.request_id : null;
-    if (res.statusCode >= 400 || !isObject(json) || json.code !== 0) throw klingError(res.statusCode, json, retryAfterMs(res.headers['retry-after']));
+    if (res.statusCode >= 400 || !isObject(json) || json.code !== 0)
+      throw klingError(res.statusCode, json, retryAfterMs(res.headers['retry-after']));
     return { data: json.data, upstreamRequestId };
   }
 }

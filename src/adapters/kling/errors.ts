@@ -65,8 +65,10 @@ const KLING_FIELDS: Readonly<Record<string, string>> = Object.fromEntries(
 
 /** Our message for a Kling error code (the account's state said apart from a permission). */
 function messageFor(code: ErrorCode, vendor: number | undefined, param: string | undefined): string {
-  if (vendor !== undefined && vendor >= 1100 && vendor <= 1102) return 'Upstream account unavailable (operator: check the account balance and resource packs)';
-  if (vendor === 1103) return 'The upstream account has no access to this API or model (operator: check model activation and resource packs)';
+  if (vendor !== undefined && vendor >= 1100 && vendor <= 1102)
+    return 'Upstream account unavailable (operator: check the account balance and resource packs)';
+  if (vendor === 1103)
+    return 'The upstream account has no access to this API or model (operator: check model activation and resource packs)';
   if (vendor === 1304) return 'Upstream refused the gateway address (operator: check the IP whitelist)';
   return refusalMessage(code, param);
 }

@@ -18,7 +18,10 @@ export function parseInitReply(data: unknown): { upstreamSessionId: string; data
     throw new GatewayError('upstream_error', 'The upstream did not return a selection session');
   }
   if (typeof data.status === 'number' && data.status !== 0) {
-    throw new GatewayError('upstream_invalid_request', `Upstream rejected the video for editing (status ${data.status})`);
+    throw new GatewayError(
+      'upstream_invalid_request',
+      `Upstream rejected the video for editing (status ${data.status})`,
+    );
   }
   return { upstreamSessionId: data.session_id, data };
 }

@@ -11,7 +11,10 @@ import { parseCreated, type KlingTaskPath } from './tasks.ts';
 
 /** Errors after which the upstream may have accepted the creation. */
 export function isAmbiguousSubmitError(e: unknown): boolean {
-  return isGatewayError(e) && (e.code === 'upstream_error' || e.code === 'upstream_timeout' || e.code === 'upstream_unavailable');
+  return (
+    isGatewayError(e) &&
+    (e.code === 'upstream_error' || e.code === 'upstream_timeout' || e.code === 'upstream_unavailable')
+  );
 }
 
 /**
@@ -30,6 +33,10 @@ export async function findSubmitted(
     return parseCreated(r.data, r.upstreamRequestId);
   } catch (e) {
     if (isGatewayError(e) && e.code === 'not_found') return null;
-    return { unconfirmed: true, channelId: ch.id, upstreamRequestId: isGatewayError(e) ? (e.upstreamRequestId ?? null) : null };
+    return {
+      unconfirmed: true,
+      channelId: ch.id,
+      upstreamRequestId: isGatewayError(e) ? (e.upstreamRequestId ?? null) : null,
+    };
   }
 }

@@ -18,7 +18,8 @@ export interface StoredKlingSubmit {
 const PATHS: readonly KlingTaskPath[] = ['text2video', 'multi-elements', 'omni-video'];
 
 export function parseStoredSubmit(v: unknown): StoredKlingSubmit | null {
-  if (!isObject(v) || !isObject(v.body) || typeof v.path !== 'string' || !(PATHS as readonly string[]).includes(v.path)) return null;
+  if (!isObject(v) || !isObject(v.body) || typeof v.path !== 'string' || !(PATHS as readonly string[]).includes(v.path))
+    return null;
   return { path: v.path as KlingTaskPath, body: v.body };
 }
 

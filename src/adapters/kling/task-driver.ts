@@ -5,7 +5,14 @@
 import { isObject } from '../../json/json.ts';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
-import type { CallLimit, PollOutcome, SubmitOutcome, TaskDriver, TaskRecord, UnconfirmedSubmit } from '../../tasks/types.ts';
+import type {
+  CallLimit,
+  PollOutcome,
+  SubmitOutcome,
+  TaskDriver,
+  TaskRecord,
+  UnconfirmedSubmit,
+} from '../../tasks/types.ts';
 import type { KlingClient } from './client.ts';
 import { parseStoredSubmit, submitKling } from './submit.ts';
 import { parseCreated, parseTaskData, type KlingTaskPath } from './tasks.ts';
@@ -19,7 +26,10 @@ export class KlingTaskDriver implements TaskDriver {
   constructor(
     private readonly client: KlingClient,
     private readonly path: KlingTaskPath,
-    /** Every Kling channel now: a connect-only failover may have sent the creation to another account than the stored one. */
+    /**
+     * Every Kling channel now: a connect-only failover may have sent the creation to another account than the stored
+     * one.
+     */
     private readonly klingChannels: () => readonly Channel[] = () => [],
     private readonly submitVia?: SubmitVia,
   ) {}
@@ -27,7 +37,8 @@ export class KlingTaskDriver implements TaskDriver {
   /** The creation a task waiting for a parallel-task slot kept, sent now (submit.ts), failing over across channels. */
   async submitStored(task: TaskRecord, stored: unknown): Promise<SubmitOutcome | UnconfirmedSubmit> {
     const s = parseStoredSubmit(stored);
-    if (!s || !this.submitVia) throw new GatewayError('internal_error', 'The task cannot be submitted: its stored creation is unreadable');
+    if (!s || !this.submitVia)
+      throw new GatewayError('internal_error', 'The task cannot be submitted: its stored creation is unreadable');
     return this.submitVia(task, (ch) => submitKling(this.client, ch, s, task.id));
   }
 
@@ -36,7 +47,13 @@ export class KlingTaskDriver implements TaskDriver {
     const others = this.klingChannels().filter((c) => c.id !== channel.id);
     for (const ch of [channel, ...others]) {
       try {
-        const r = await this.client.call(ch, 'GET', `/v1/videos/${this.path}/${encodeURIComponent(task.id)}`, undefined, limit);
+        const r = await this.client.call(
+          ch,
+          'GET',
+          `/v1/videos/${this.path}/${encodeURIComponent(task.id)}`,
+          undefined,
+          limit,
+        );
         return { ...parseCreated(r.data, r.upstreamRequestId), channelId: ch.id };
       } catch (e) {
         if (!(isGatewayError(e) && e.code === 'not_found')) throw e; // cannot tell now: the engine asks again later
@@ -46,9 +63,20 @@ export class KlingTaskDriver implements TaskDriver {
   }
 
   async poll(task: TaskRecord, channel: Channel, limit: CallLimit): Promise<PollOutcome> {
-    if (!task.upstreamTaskId) return { state: 'unknown', upstreamStatus: 'missing', error: { code: 'task_unknown', message: 'The task has no upstream id' } };
+    if (!task.upstreamTaskId)
+      return {
+        state: 'unknown',
+        upstreamStatus: 'missing',
+        error: { code: 'task_unknown', message: 'The task has no upstream id' },
+      };
     try {
-      const r = await this.client.call(channel, 'GET', `/v1/videos/${this.path}/${encodeURIComponent(task.upstreamTaskId)}`, undefined, limit);
+      const r = await this.client.call(
+        channel,
+        'GET',
+        `/v1/videos/${this.path}/${encodeURIComponent(task.upstreamTaskId)}`,
+        undefined,
+        limit,
+      );
       return parseTaskData(r.data, r.upstreamRequestId);
     } catch (e) {
       // 1203 on a task we created: the upstream forgot it. Other errors back off (thrown).
@@ -56,7 +84,11 @@ export class KlingTaskDriver implements TaskDriver {
         return {
           state: 'unknown',
           upstreamStatus: 'not_found',
-          error: { code: 'task_unknown', message: 'The upstream no longer knows this task', upstreamRequestId: e.upstreamRequestId ?? null },
+          error: {
+            code: 'task_unknown',
+            message: 'The upstream no longer knows this task',
+            upstreamRequestId: e.upstreamRequestId ?? null,
+          },
         };
       }
       throw e;
@@ -73,7 +105,13 @@ export class KlingTaskDriver implements TaskDriver {
     const out = new Map<string, PollOutcome>();
     const maxPages = Math.ceil(wanted.size / PAGE_SIZE) + EXTRA_PAGES;
     for (let page = 1; page <= maxPages && out.size < wanted.size; page++) {
-      const r = await this.client.call(channel, 'GET', `/v1/videos/${this.path}?pageNum=${page}&pageSize=${PAGE_SIZE}`, undefined, limit);
+      const r = await this.client.call(
+        channel,
+        'GET',
+        `/v1/videos/${this.path}?pageNum=${page}&pageSize=${PAGE_SIZE}`,
+        undefined,
+        limit,
+      );
       if (!Array.isArray(r.data)) throw new GatewayError('upstream_error', 'The upstream task list answer has no list');
       for (const item of r.data) {
         const id = isObject(item) && typeof item.task_id === 'string' ? item.task_id : null;

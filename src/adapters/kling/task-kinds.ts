@@ -3,10 +3,18 @@
 import type { VidxPath } from '../../catalogue/types.ts';
 import { SERVED_BY } from '../../catalogue/vidx-endpoints.ts';
 
-export const KINDS = { text2video: 'kling-text2video', edit: 'kling-multi-elements', omni: 'kling-omni-video' } as const;
+export const KINDS = {
+  text2video: 'kling-text2video',
+  edit: 'kling-multi-elements',
+  omni: 'kling-omni-video',
+} as const;
 export type VidxKind = (typeof KINDS)[keyof typeof KINDS];
 
-const PATH_OF: Record<VidxKind, VidxPath> = { 'kling-text2video': 'text2video', 'kling-multi-elements': 'multi-elements', 'kling-omni-video': 'omni-video' };
+const PATH_OF: Record<VidxKind, VidxPath> = {
+  'kling-text2video': 'text2video',
+  'kling-multi-elements': 'multi-elements',
+  'kling-omni-video': 'omni-video',
+};
 
 /**
  * The stored kind of a task of a client path created on an upstream endpoint: the path's own kind, or
@@ -24,4 +32,5 @@ export function storedKinds(kind: VidxKind): Array<{ kind: string; endpoint: Vid
 }
 
 /** Every stored kind of every path, with the upstream endpoint it is asked at: one driver each. */
-export const ALL_STORED_KINDS: ReadonlyArray<{ kind: string; endpoint: VidxPath }> = Object.values(KINDS).flatMap(storedKinds);
+export const ALL_STORED_KINDS: ReadonlyArray<{ kind: string; endpoint: VidxPath }> =
+  Object.values(KINDS).flatMap(storedKinds);

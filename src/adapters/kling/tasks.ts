@@ -22,14 +22,24 @@ export interface KlingTaskResult {
   videos: StoredVideo[];
 }
 
-const STATES: Record<string, PollOutcome['state']> = { submitted: 'queued', processing: 'in_progress', succeed: 'succeeded', failed: 'failed' };
+const STATES: Record<string, PollOutcome['state']> = {
+  submitted: 'queued',
+  processing: 'in_progress',
+  succeed: 'succeeded',
+  failed: 'failed',
+};
 
 export function parseCreated(data: unknown, upstreamRequestId: string | null): SubmitOutcome {
   if (!isObject(data) || typeof data.task_id !== 'string' || data.task_id === '') {
     throw new GatewayError('upstream_error', 'The upstream accepted the task but returned no task id');
   }
   const status = typeof data.task_status === 'string' ? data.task_status : 'submitted';
-  return { upstreamTaskId: data.task_id, upstreamRequestId, upstreamStatus: status, state: status === 'processing' ? 'in_progress' : 'queued' };
+  return {
+    upstreamTaskId: data.task_id,
+    upstreamRequestId,
+    upstreamStatus: status,
+    state: status === 'processing' ? 'in_progress' : 'queued',
+  };
 }
 
 function parseVideos(data: Record<string, unknown>): StoredVideo[] {
@@ -65,9 +75,11 @@ export function reportedSeconds(videos: StoredVideo[]): number | null {
 }
 
 export function parseTaskData(data: unknown, upstreamRequestId: string | null): PollOutcome {
-  if (!isObject(data) || typeof data.task_status !== 'string') throw new GatewayError('upstream_error', 'The upstream returned a malformed task status');
+  if (!isObject(data) || typeof data.task_status !== 'string')
+    throw new GatewayError('upstream_error', 'The upstream returned a malformed task status');
   const state = STATES[data.task_status];
-  if (!state) throw new GatewayError('upstream_error', `The upstream returned an unknown task status ${data.task_status}`);
+  if (!state)
+    throw new GatewayError('upstream_error', `The upstream returned an unknown task status ${data.task_status}`);
   const out: PollOutcome = { state, upstreamStatus: data.task_status, upstreamRequestId };
   if (state === 'succeeded') {
     const videos = parseVideos(data);
@@ -77,7 +89,11 @@ export function parseTaskData(data: unknown, upstreamRequestId: string | null): 
         state: 'failed',
         upstreamStatus: data.task_status,
         upstreamRequestId,
-        error: { code: 'upstream_no_output', message: 'The upstream task succeeded without a video', upstreamRequestId },
+        error: {
+          code: 'upstream_no_output',
+          message: 'The upstream task succeeded without a video',
+          upstreamRequestId,
+        },
       };
     }
     const result: KlingTaskResult = { videos };
@@ -89,7 +105,12 @@ export function parseTaskData(data: unknown, upstreamRequestId: string | null): 
   } else if (state === 'failed') {
     // The upstream's reason (it may name its models or hosts) is the operators'; the client gets our words.
     const reason = typeof data.task_status_msg === 'string' && data.task_status_msg ? data.task_status_msg : undefined;
-    out.error = { code: 'upstream_task_failed', message: 'The upstream task failed', upstreamRequestId, ...(reason ? { upstreamMessage: reason } : {}) };
+    out.error = {
+      code: 'upstream_task_failed',
+      message: 'The upstream task failed',
+      upstreamRequestId,
+      ...(reason ? { upstreamMessage: reason } : {}),
+    };
   }
   return out;
 }

@@ -11,8 +11,15 @@ export interface AccountBillDeps extends BillDeps {
   readonly repos: BillDeps['repos'] & { readonly accounts: Pick<AccountsRepo, 'names'> };
 }
 
-/** Fold per-day ledger totals into bill lines per account and UTC day or month; the lines of no account last in a period. */
-export function buildAccountBill(days: AccountDayTotal[], period: BillPeriod, names: Map<string, string>): BillAccountLine[] {
+/**
+ * Fold per-day ledger totals into bill lines per account and UTC day or month; the lines of no account last in a
+ * period.
+ */
+export function buildAccountBill(
+  days: AccountDayTotal[],
+  period: BillPeriod,
+  names: Map<string, string>,
+): BillAccountLine[] {
   const lines = new Map<string, BillAccountLine>();
   for (const d of days) {
     const label = periodLabel(d.day, period);
@@ -31,19 +38,34 @@ export function buildAccountBill(days: AccountDayTotal[], period: BillPeriod, na
     addDay(line, d);
   }
   const order = (l: BillAccountLine) => (l.account_id === null ? '\uffff' : l.account_id);
-  return withUnits([...lines.values()]).sort((a, b) => a.period_start.localeCompare(b.period_start) || order(a).localeCompare(order(b)));
+  return withUnits([...lines.values()]).sort(
+    (a, b) => a.period_start.localeCompare(b.period_start) || order(a).localeCompare(order(b)),
+  );
 }
 
 /** The lines per account for a filter; queued deferred charges are flushed first, so every answered call is counted. */
-export async function accountBillLines(deps: AccountBillDeps, filter: BillFilter, period: BillPeriod): Promise<BillAccountLine[]> {
+export async function accountBillLines(
+  deps: AccountBillDeps,
+  filter: BillFilter,
+  period: BillPeriod,
+): Promise<BillAccountLine[]> {
   await deps.meter.flush();
   const days = await deps.repos.ledger.accountDayTotals(filter);
-  const names = await deps.repos.accounts.names([...new Set(days.flatMap((d) => (d.accountId === null ? [] : [d.accountId])))]);
+  const names = await deps.repos.accounts.names([
+    ...new Set(days.flatMap((d) => (d.accountId === null ? [] : [d.accountId]))),
+  ]);
   return buildAccountBill(days, period, names);
 }
 
 export function accountBillDocument(period: BillPeriod, lines: BillAccountLine[]): BillByAccountView {
-  return { object: 'bill', period, by: 'account', unit: 'micro-units (1 unit = 1,000,000)', data: lines, total: billTotal(lines) };
+  return {
+    object: 'bill',
+    period,
+    by: 'account',
+    unit: 'micro-units (1 unit = 1,000,000)',
+    data: lines,
+    total: billTotal(lines),
+  };
 }
 
 export const BILL_ACCOUNT_CSV_HEADER = [
@@ -61,7 +83,17 @@ export const BILL_ACCOUNT_CSV_HEADER = [
 export function accountBillCsv(lines: BillAccountLine[]): string {
   const rows = [
     BILL_ACCOUNT_CSV_HEADER,
-    ...lines.map((l) => [l.account_id, l.account_name, l.period, l.period_start, l.entries, l.amount, l.amount_units, l.list_amount, l.credits.amount]),
+    ...lines.map((l) => [
+      l.account_id,
+      l.account_name,
+      l.period,
+      l.period_start,
+      l.entries,
+      l.amount,
+      l.amount_units,
+      l.list_amount,
+      l.credits.amount,
+    ]),
   ];
   return `${rows.map((r) => r.map(csvField).join(',')).join('\r\n')}\r\n`;
 }

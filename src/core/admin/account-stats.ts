@@ -14,13 +14,20 @@ export interface AccountTotalsView {
 }
 
 /** The `top` accounts by requests (then spend, then id) among the tokens' figures ('' = requests of no token). */
-export async function topAccounts(repo: Pick<AccountsRepo, 'ofTokens'>, tokens: Map<string, Totals>, top: number): Promise<AccountTotalsView[]> {
+export async function topAccounts(
+  repo: Pick<AccountsRepo, 'ofTokens'>,
+  tokens: Map<string, Totals>,
+  top: number,
+): Promise<AccountTotalsView[]> {
   const owners = await repo.ofTokens([...tokens.keys()].filter((k) => k !== ''));
   const by = new Map<string, { view: AccountTotalsView; spend: bigint }>();
   for (const [tokenId, t] of tokens) {
     const a = owners.get(tokenId);
     const key = a?.id ?? '';
-    const row = by.get(key) ?? { view: { account_id: a?.id ?? null, name: a?.name ?? null, requests: 0, errors: 0, spend: 0 }, spend: 0n };
+    const row = by.get(key) ?? {
+      view: { account_id: a?.id ?? null, name: a?.name ?? null, requests: 0, errors: 0, spend: 0 },
+      spend: 0n,
+    };
     row.view.requests += t.requests;
     row.view.errors += t.errors;
     row.spend += t.amount;
@@ -28,7 +35,10 @@ export async function topAccounts(repo: Pick<AccountsRepo, 'ofTokens'>, tokens: 
   }
   const id = (r: AccountTotalsView) => r.account_id ?? '';
   return [...by.values()]
-    .sort((a, b) => b.view.requests - a.view.requests || compareDown(a.spend, b.spend) || (id(a.view) < id(b.view) ? -1 : 1))
+    .sort(
+      (a, b) =>
+        b.view.requests - a.view.requests || compareDown(a.spend, b.spend) || (id(a.view) < id(b.view) ? -1 : 1),
+    )
     .slice(0, top)
     .map((r) => ({ ...r.view, spend: amountOf(r.spend) }));
 }

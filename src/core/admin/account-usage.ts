@@ -30,7 +30,12 @@ export interface AccountUsageView {
   };
 }
 
-export async function accountUsage(deps: AccountUsageDeps, id: string, range: UsageRange, now = deps.meter.now()): Promise<AccountUsageView> {
+export async function accountUsage(
+  deps: AccountUsageDeps,
+  id: string,
+  range: UsageRange,
+  now = deps.meter.now(),
+): Promise<AccountUsageView> {
   const { since, until } = usagePeriod(range, now);
   await deps.meter.flush();
   const a = await deps.repos.accounts.get(id);

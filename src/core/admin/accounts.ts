@@ -88,7 +88,8 @@ export function parseCreateAccount(b: unknown, now = Date.now()): Required<Accou
 
 export function parseAccountPatch(b: unknown, now = Date.now()): AccountPatch {
   const o = body(b);
-  if (Object.keys(o).length === 0) throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${FIELDS.join(', ')}`);
+  if (Object.keys(o).length === 0)
+    throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${FIELDS.join(', ')}`);
   const p: AccountPatch = {};
   if ('name' in o) p.name = reqString(o, 'name', { max: 200, name: true });
   const quota = patchInt(o, 'quota', 0, Number.MAX_SAFE_INTEGER);
@@ -108,13 +109,22 @@ export function parseAccountPatch(b: unknown, now = Date.now()): AccountPatch {
 
 async function knownGroup(deps: Pick<AdminDeps, 'repos'>, name: string | null | undefined): Promise<void> {
   if (name && !(await deps.repos.priceGroups.get(name)))
-    throw new GatewayError('invalid_parameter', `Unknown price group: ${name} (create it first: PUT /admin/price-groups/${name})`, { param: 'price_group' });
+    throw new GatewayError(
+      'invalid_parameter',
+      `Unknown price group: ${name} (create it first: PUT /admin/price-groups/${name})`,
+      { param: 'price_group' },
+    );
 }
 
 export async function createAccount(deps: AdminDeps, by: Actor, input: Required<AccountPatch>): Promise<AccountRecord> {
   await knownGroup(deps, input.priceGroup);
   const a = await deps.repos.accounts.create({ id: newId('acc'), ...input });
-  await audit(deps, by, 'account.create', a.id, { name: a.name, quota: a.quota, budgets: a.budgets, price_group: a.priceGroup });
+  await audit(deps, by, 'account.create', a.id, {
+    name: a.name,
+    quota: a.quota,
+    budgets: a.budgets,
+    price_group: a.priceGroup,
+  });
   return a;
 }
 
@@ -125,14 +135,24 @@ export async function getAccount(deps: Pick<AdminDeps, 'repos'>, id: string): Pr
 }
 
 /** One page of accounts, oldest first; `cursor` is the previous page's next_cursor. */
-export async function accountPage(deps: Pick<AdminDeps, 'repos'>, limit: number, cursor?: string): Promise<Page<AccountView>> {
+export async function accountPage(
+  deps: Pick<AdminDeps, 'repos'>,
+  limit: number,
+  cursor?: string,
+): Promise<Page<AccountView>> {
   const after =
-    cursor === undefined ? undefined : (([createdAt, id]) => ({ createdAt: createdAt as number, id: id as string }))(decodeCursor(cursor, ['n', 's']));
+    cursor === undefined
+      ? undefined
+      : (([createdAt, id]) => ({ createdAt: createdAt as number, id: id as string }))(decodeCursor(cursor, ['n', 's']));
   const rows = await deps.repos.accounts.list(limit + 1, after);
   const more = rows.length > limit;
   const data = more ? rows.slice(0, limit) : rows;
   const last = data[data.length - 1];
-  return { data: data.map(publicAccount), has_more: more, ...(more && last ? { next_cursor: encodeCursor([last.createdAt, last.id]) } : {}) };
+  return {
+    data: data.map(publicAccount),
+    has_more: more,
+    ...(more && last ? { next_cursor: encodeCursor([last.createdAt, last.id]) } : {}),
+  };
 }
 
 async function announce(deps: Pick<AdminDeps, 'applyChange'>, id: string): Promise<void> {
@@ -153,7 +173,10 @@ export async function updateAccount(deps: AdminDeps, by: Actor, id: string, p: A
     await audit(deps, by, 'account.update', id, { changes });
     return getAccount(deps, id);
   }
-  throw new GatewayError('conflict', `Account ${id} kept changing while it was being edited (top-ups in flight); try again`);
+  throw new GatewayError(
+    'conflict',
+    `Account ${id} kept changing while it was being edited (top-ups in flight); try again`,
+  );
 }
 
 /** Revoke: every token of the account is refused at once, on every instance (account-changed). */

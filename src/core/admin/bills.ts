@@ -22,7 +22,14 @@ export function periodLabel(day: number, period: BillPeriod): string {
 /** The figures a bill line sums, whoever it is for (a token, an account). */
 export type LineFigures = Pick<BillLine, 'entries' | 'amount' | 'amount_units' | 'list_amount' | 'models' | 'credits'>;
 
-export const emptyFigures = (): LineFigures => ({ entries: 0, amount: 0, amount_units: '', list_amount: 0, models: {}, credits: { entries: 0, amount: 0 } });
+export const emptyFigures = (): LineFigures => ({
+  entries: 0,
+  amount: 0,
+  amount_units: '',
+  list_amount: 0,
+  models: {},
+  credits: { entries: 0, amount: 0 },
+});
 
 /** Add one day's ledger totals of one model to a line. */
 export function addDay(line: LineFigures, d: Omit<DayTotal, 'tokenId'>): void {
@@ -55,13 +62,23 @@ export function buildBill(days: DayTotal[], period: BillPeriod, names: Map<strin
     const key = `${d.tokenId}\u0000${label}`;
     let line = lines.get(key);
     if (!line) {
-      line = { token_id: d.tokenId, token_name: names.get(d.tokenId) ?? null, period, period_start: label, ...emptyFigures() };
+      line = {
+        token_id: d.tokenId,
+        token_name: names.get(d.tokenId) ?? null,
+        period,
+        period_start: label,
+        ...emptyFigures(),
+      };
       lines.set(key, line);
     }
     addDay(line, d);
   }
   const out = withUnits([...lines.values()]);
-  return out.sort((a, b) => (a.period_start === b.period_start ? a.token_id.localeCompare(b.token_id) : a.period_start.localeCompare(b.period_start)));
+  return out.sort((a, b) =>
+    a.period_start === b.period_start
+      ? a.token_id.localeCompare(b.token_id)
+      : a.period_start.localeCompare(b.period_start),
+  );
 }
 
 /** The bill lines for a filter; queued deferred charges are flushed first, so every answered call is counted. */
@@ -87,7 +104,9 @@ export function billDocument(period: BillPeriod, lines: BillLine[]): BillView {
   return { object: 'bill', period, unit: UNIT, data: lines, total: billTotal(lines) };
 }
 
-/** A bill's lines split per model, each token's top-ups of a period on a `credit` line of their own after its models. */
+/**
+ * A bill's lines split per model, each token's top-ups of a period on a `credit` line of their own after its models.
+ */
 export function modelLines(lines: BillLine[]): BillModelLine[] {
   const out: BillModelLine[] = [];
   for (const l of lines) {
@@ -97,7 +116,14 @@ export function modelLines(lines: BillLine[]): BillModelLine[] {
       out.push({ ...base, kind: 'charges', model, entries: m.entries, amount: m.amount, amount_units: m.amount_units });
     }
     if (l.credits.entries > 0)
-      out.push({ ...base, kind: 'credit', model: null, entries: l.credits.entries, amount: l.credits.amount, amount_units: formatUnits(l.credits.amount) });
+      out.push({
+        ...base,
+        kind: 'credit',
+        model: null,
+        entries: l.credits.entries,
+        amount: l.credits.amount,
+        amount_units: formatUnits(l.credits.amount),
+      });
   }
   return out;
 }
@@ -118,23 +144,62 @@ export function csvField(v: string | number | null): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-export const BILL_CSV_HEADER = ['token_id', 'token_name', 'period', 'period_start', 'entries', 'amount_micro', 'amount_units', 'credit_micro'];
+export const BILL_CSV_HEADER = [
+  'token_id',
+  'token_name',
+  'period',
+  'period_start',
+  'entries',
+  'amount_micro',
+  'amount_units',
+  'credit_micro',
+];
 
-const csv = (rows: Array<Array<string | number | null>>): string => `${rows.map((r) => r.map(csvField).join(',')).join('\r\n')}\r\n`;
+const csv = (rows: Array<Array<string | number | null>>): string =>
+  `${rows.map((r) => r.map(csvField).join(',')).join('\r\n')}\r\n`;
 
 export function billCsv(lines: BillLine[]): string {
   return csv([
     BILL_CSV_HEADER,
-    ...lines.map((l) => [l.token_id, l.token_name, l.period, l.period_start, l.entries, l.amount, l.amount_units, l.credits.amount]),
+    ...lines.map((l) => [
+      l.token_id,
+      l.token_name,
+      l.period,
+      l.period_start,
+      l.entries,
+      l.amount,
+      l.amount_units,
+      l.credits.amount,
+    ]),
   ]);
 }
 
-export const BILL_MODEL_CSV_HEADER = ['token_id', 'token_name', 'period', 'period_start', 'kind', 'model', 'entries', 'amount_micro', 'amount_units'];
+export const BILL_MODEL_CSV_HEADER = [
+  'token_id',
+  'token_name',
+  'period',
+  'period_start',
+  'kind',
+  'model',
+  'entries',
+  'amount_micro',
+  'amount_units',
+];
 
 /** One row per model (and per credit line) of each token and period: modelLines. */
 export function billModelCsv(lines: BillLine[]): string {
   return csv([
     BILL_MODEL_CSV_HEADER,
-    ...modelLines(lines).map((l) => [l.token_id, l.token_name, l.period, l.period_start, l.kind, l.model, l.entries, l.amount, l.amount_units]),
+    ...modelLines(lines).map((l) => [
+      l.token_id,
+      l.token_name,
+      l.period,
+      l.period_start,
+      l.kind,
+      l.model,
+      l.entries,
+      l.amount,
+      l.amount_units,
+    ]),
   ]);
 }

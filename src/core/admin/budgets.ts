@@ -16,11 +16,14 @@ export function parseBudgets(o: JsonObject, key = 'budgets'): Budget[] | undefin
     throw bad('must be an array of at most 3 budgets [{"period": "day"|"week"|"month", "limit": micro-units}]');
   const seen = new Set<string>();
   return v.map((b: unknown) => {
-    if (!isObject(b) || Object.keys(b).some((k) => k !== 'period' && k !== 'limit')) throw bad('items must be objects {period, limit}');
-    if (typeof b.period !== 'string' || !(BUDGET_PERIODS as readonly string[]).includes(b.period)) throw bad('period must be one of day, week, month');
+    if (!isObject(b) || Object.keys(b).some((k) => k !== 'period' && k !== 'limit'))
+      throw bad('items must be objects {period, limit}');
+    if (typeof b.period !== 'string' || !(BUDGET_PERIODS as readonly string[]).includes(b.period))
+      throw bad('period must be one of day, week, month');
     if (seen.has(b.period)) throw bad(`has two budgets for one period (${b.period})`);
     seen.add(b.period);
-    if (typeof b.limit !== 'number' || !Number.isSafeInteger(b.limit) || b.limit < 0) throw bad('limit must be a non-negative integer of micro-units');
+    if (typeof b.limit !== 'number' || !Number.isSafeInteger(b.limit) || b.limit < 0)
+      throw bad('limit must be a non-negative integer of micro-units');
     return { period: b.period as BudgetPeriod, limit: b.limit };
   });
 }
@@ -31,7 +34,11 @@ export function parseTimeZone(o: JsonObject): string | null | undefined {
   if (v === undefined) return undefined;
   if (v === null) return null;
   if (typeof v !== 'string' || v.length > 64 || !isTimeZone(v))
-    throw new GatewayError('invalid_parameter', 'time_zone must be an IANA time zone name such as Europe/Paris (or null for UTC)', { param: 'time_zone' });
+    throw new GatewayError(
+      'invalid_parameter',
+      'time_zone must be an IANA time zone name such as Europe/Paris (or null for UTC)',
+      { param: 'time_zone' },
+    );
   return v;
 }
 

@@ -12,13 +12,16 @@ import { getToken } from './tokens.ts';
 
 /** An absent grace_ms takes the deployment's default (TOLLWAY_CALLBACK_SECRET_GRACE_MS). */
 export function parseCallbackSecretRotate(body: unknown, defaultGraceMs: number): { graceMs: number } {
-  if (body !== undefined && body !== null && !isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
+  if (body !== undefined && body !== null && !isObject(body))
+    throw new GatewayError('invalid_request', 'Request body must be a JSON object');
   const o = isObject(body) ? body : {};
   onlyFields(o, ['grace_ms']);
   return { graceMs: optInt(o, 'grace_ms', 0, MAX_CALLBACK_GRACE_MS) ?? defaultGraceMs };
 }
 
-/** A new callback secret for a token not revoked; the previous one signs too for `graceMs` more (0: it stops at once). */
+/**
+ * A new callback secret for a token not revoked; the previous one signs too for `graceMs` more (0: it stops at once).
+ */
 export async function rotateCallbackSecret(
   deps: AdminDeps,
   by: Actor,
@@ -33,6 +36,9 @@ export async function rotateCallbackSecret(
   if (!(await deps.repos.tokens.rotateCallbackSecret(id, deps.box.seal(callbackSecret), graceUntil, now)))
     throw new GatewayError('conflict', `Token ${id} is revoked`);
   // Nothing is cached: the next delivery reads the token's secrets. The audit line names no secret.
-  await audit(deps, by, 'token.callback_secret.rotate', id, { grace_ms: opts.graceMs, previous_callback_secret_until: graceUntil });
+  await audit(deps, by, 'token.callback_secret.rotate', id, {
+    grace_ms: opts.graceMs,
+    previous_callback_secret_until: graceUntil,
+  });
   return { record: await getToken(deps, id), callbackSecret };
 }

@@ -17,7 +17,15 @@ export interface ChannelCapacity {
   data: CapacityView[];
 }
 
-export async function channelCapacity(deps: Pick<AdminDeps, 'repos' | 'box'> & { readonly capacity: Capacity }, id: string): Promise<ChannelCapacity> {
+export async function channelCapacity(
+  deps: Pick<AdminDeps, 'repos' | 'box'> & { readonly capacity: Capacity },
+  id: string,
+): Promise<ChannelCapacity> {
   const ch = openChannel(await getChannel(deps, id), deps.box);
-  return { channel_id: ch.id, account: upstreamAccountOf(ch), active: deps.capacity.active(), data: capacityView(deps.capacity, ch) };
+  return {
+    channel_id: ch.id,
+    account: upstreamAccountOf(ch),
+    active: deps.capacity.active(),
+    data: capacityView(deps.capacity, ch),
+  };
 }

@@ -18,21 +18,29 @@ import { parseAccount, parseBaseUrl, parseModelLimitsField, parseTaskSlots, publ
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 
 /** What a channel view and edit need beyond the admin deps: the breakers (absent in the CLI, which has none). */
-export type ChannelViewDeps = Pick<AdminDeps, 'repos' | 'box'> & { readonly breakers?: CircuitBreakers; readonly capacity?: Capacity };
+export type ChannelViewDeps = Pick<AdminDeps, 'repos' | 'box'> & {
+  readonly breakers?: CircuitBreakers;
+  readonly capacity?: Capacity;
+};
 
 const mask = (v: string | undefined) => (v ? `****${v.length > 12 ? v.slice(-4) : ''}` : null);
 
 /** The keys as a read shows them: masked (a secret key only as set or not). */
 export function maskedKeys(keys: ChannelKeys, kind: ChannelRecord['kind']): Record<string, string | null> {
   const out: Record<string, string | null> = {};
-  for (const f of upstreamOf(kind).keyFields) out[f.field] = f.setOnly ? (keys[f.key] ? '****' : null) : mask(keys[f.key]);
+  for (const f of upstreamOf(kind).keyFields)
+    out[f.field] = f.setOnly ? (keys[f.key] ? '****' : null) : mask(keys[f.key]);
   return out;
 }
 
 export function channelView(
   deps: ChannelViewDeps,
   c: ChannelRecord,
-): ReturnType<typeof publicChannel> & { keys: ReturnType<typeof maskedKeys>; breaker: BreakerView | null; capacity: CapacityView[] | null } {
+): ReturnType<typeof publicChannel> & {
+  keys: ReturnType<typeof maskedKeys>;
+  breaker: BreakerView | null;
+  capacity: CapacityView[] | null;
+} {
   const opened = openChannel(c, deps.box);
   return {
     ...publicChannel(c),
@@ -50,7 +58,18 @@ export async function getChannel(deps: Pick<AdminDeps, 'repos'>, id: string): Pr
 
 /** Every upstream's key fields (api_key, access_key, secret_key). */
 const KEY_FIELDS = [...new Set(UPSTREAMS.flatMap((u) => u.keyFields.map((f) => f.field)))];
-const PATCH_FIELDS = ['name', 'models', 'priority', 'weight', 'enabled', 'base_url', ...KEY_FIELDS, 'account', 'task_slots', 'model_limits'];
+const PATCH_FIELDS = [
+  'name',
+  'models',
+  'priority',
+  'weight',
+  'enabled',
+  'base_url',
+  ...KEY_FIELDS,
+  'account',
+  'task_slots',
+  'model_limits',
+];
 
 export interface ChannelEdit {
   name?: string;
@@ -69,14 +88,22 @@ export interface ChannelEdit {
 export function parseChannelEdit(body: unknown, kind: ChannelRecord['kind']): ChannelEdit {
   if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
   const o: JsonObject = body;
-  if ('kind' in o) throw new GatewayError('invalid_parameter', 'kind cannot be changed: add a channel of the other kind instead', { param: 'kind' });
+  if ('kind' in o)
+    throw new GatewayError('invalid_parameter', 'kind cannot be changed: add a channel of the other kind instead', {
+      param: 'kind',
+    });
   onlyFields(o, PATCH_FIELDS);
-  if (Object.keys(o).length === 0) throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${PATCH_FIELDS.join(', ')}`);
+  if (Object.keys(o).length === 0)
+    throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${PATCH_FIELDS.join(', ')}`);
   const keyFields = upstreamOf(kind).keyFields;
   const own = keyFields.map((f) => f.field);
   for (const k of KEY_FIELDS) {
     if (k in o && !own.includes(k))
-      throw new GatewayError('invalid_parameter', `${k} is not a key of a ${kind} channel (its keys: ${own.join(', ')})`, { param: k });
+      throw new GatewayError(
+        'invalid_parameter',
+        `${k} is not a key of a ${kind} channel (its keys: ${own.join(', ')})`,
+        { param: k },
+      );
   }
   const e: ChannelEdit = {};
   if ('name' in o) e.name = reqString(o, 'name', { max: 200, name: true });
@@ -86,13 +113,15 @@ export function parseChannelEdit(body: unknown, kind: ChannelRecord['kind']): Ch
   const weight = optInt(o, 'weight', 1, 1000);
   if (weight !== undefined) e.weight = weight;
   if ('enabled' in o) {
-    if (typeof o.enabled !== 'boolean') throw new GatewayError('invalid_parameter', 'enabled must be true or false', { param: 'enabled' });
+    if (typeof o.enabled !== 'boolean')
+      throw new GatewayError('invalid_parameter', 'enabled must be true or false', { param: 'enabled' });
     e.enabled = o.enabled;
   }
   for (const k of ['priority', 'weight'] as const)
     if (k in o && o[k] === null) throw new GatewayError('invalid_parameter', `${k} must be an integer`, { param: k });
   if ('base_url' in o) {
-    if (typeof o.base_url !== 'string') throw new GatewayError('invalid_parameter', 'base_url must be a string', { param: 'base_url' });
+    if (typeof o.base_url !== 'string')
+      throw new GatewayError('invalid_parameter', 'base_url must be a string', { param: 'base_url' });
     e.baseUrl = parseBaseUrl(o, kind);
   }
   const account = parseAccount(o);
@@ -118,7 +147,9 @@ export async function updateChannel(
     const r = deps.catalogue.resolve(m);
     if (!r) throw new GatewayError('invalid_parameter', `Unknown model: ${m}`, { param: 'models' });
     if (r.entry.upstream !== before.kind)
-      throw new GatewayError('invalid_parameter', `Model ${m} is not served by a ${before.kind} channel`, { param: 'models' });
+      throw new GatewayError('invalid_parameter', `Model ${m} is not served by a ${before.kind} channel`, {
+        param: 'models',
+      });
   }
   const patch: ChannelPatch = {
     ...(edit.name !== undefined ? { name: edit.name } : {}),
@@ -131,21 +162,38 @@ export async function updateChannel(
     ...(edit.taskSlots !== undefined ? { taskSlots: edit.taskSlots } : {}),
     ...(edit.modelLimits !== undefined ? { modelLimits: edit.modelLimits } : {}),
     // A partial key change (one of a pair) keeps the other key.
-    ...(edit.keys ? { keyEnc: deps.box.seal(JSON.stringify({ ...openChannel(before, deps.box).keys, ...edit.keys })) } : {}),
+    ...(edit.keys
+      ? { keyEnc: deps.box.seal(JSON.stringify({ ...openChannel(before, deps.box).keys, ...edit.keys })) }
+      : {}),
   };
   await deps.repos.channels.update(id, patch).catch((e: unknown) => {
-    throw isUniqueViolation(e) ? new GatewayError('conflict', `A channel named '${edit.name}' already exists`, { param: 'name' }) : e;
+    throw isUniqueViolation(e)
+      ? new GatewayError('conflict', `A channel named '${edit.name}' already exists`, { param: 'name' })
+      : e;
   });
   // New credentials or a new address: past failures say nothing about them.
   if (edit.keys || edit.baseUrl !== undefined) deps.breakers?.reset(id);
   await deps.applyChange({ kind: 'channels-changed' });
   const after = await getChannel(deps, id);
   const changes: Record<string, { from: unknown; to: unknown }> = {};
-  for (const k of ['name', 'models', 'priority', 'weight', 'status', 'baseUrl', 'account', 'taskSlots', 'modelLimits'] as const) {
+  for (const k of [
+    'name',
+    'models',
+    'priority',
+    'weight',
+    'status',
+    'baseUrl',
+    'account',
+    'taskSlots',
+    'modelLimits',
+  ] as const) {
     if (JSON.stringify(before[k]) !== JSON.stringify(after[k])) changes[k] = { from: before[k], to: after[k] };
   }
   // Which keys were replaced, never their values.
-  await audit(deps, by, 'channel.update', id, { changes, ...(edit.keys ? { keys_replaced: Object.keys(edit.keys) } : {}) });
+  await audit(deps, by, 'channel.update', id, {
+    changes,
+    ...(edit.keys ? { keys_replaced: Object.keys(edit.keys) } : {}),
+  });
   return after;
 }
 
@@ -170,8 +218,14 @@ export interface ChannelCheck {
   upstream_request_id: string | null;
 }
 
-/** One cheap authenticated upstream call with the channel's keys, enabled or not; it counts in no breaker and no bill. */
-export async function testChannel(deps: Pick<AdminDeps, 'repos' | 'box'> & { readonly prober: ChannelProber }, by: Actor, id: string): Promise<ChannelCheck> {
+/**
+ * One cheap authenticated upstream call with the channel's keys, enabled or not; it counts in no breaker and no bill.
+ */
+export async function testChannel(
+  deps: Pick<AdminDeps, 'repos' | 'box'> & { readonly prober: ChannelProber },
+  by: Actor,
+  id: string,
+): Promise<ChannelCheck> {
   const rec = await getChannel(deps, id);
   const started = performance.now();
   let out: Omit<ChannelCheck, 'latency_ms'>;
@@ -180,7 +234,12 @@ export async function testChannel(deps: Pick<AdminDeps, 'repos' | 'box'> & { rea
     out = { id, ok: true, error: null, upstream_request_id: r.upstreamRequestId };
   } catch (e) {
     const code: ErrorCode = isGatewayError(e) ? e.code : 'upstream_error';
-    out = { id, ok: false, error: { code, message: CHECK_FAILURES[code] ?? 'The check failed' }, upstream_request_id: null };
+    out = {
+      id,
+      ok: false,
+      error: { code, message: CHECK_FAILURES[code] ?? 'The check failed' },
+      upstream_request_id: null,
+    };
   }
   const result = { ...out, latency_ms: Math.round(performance.now() - started) };
   await audit(deps, by, 'channel.test', id, { ok: result.ok, ...(result.error ? { code: result.error.code } : {}) });

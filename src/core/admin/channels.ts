@@ -57,7 +57,8 @@ export function parseBaseUrl(body: Record<string, unknown>, kind: string): strin
     const u = new URL(baseUrl);
     if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error('scheme');
     // Keys go in the key fields (write-only, masked); a URL is shown in channel views and audit lines.
-    if (u.username || u.password) throw new ConfigError('base_url must not carry credentials; put keys in the key fields');
+    if (u.username || u.password)
+      throw new ConfigError('base_url must not carry credentials; put keys in the key fields');
     // The same region rule as the start-up configuration: one domestic region, never mixed.
     checkRegion('base_url', baseUrl, upstream.foreignHosts);
   } catch (e) {
@@ -72,7 +73,10 @@ export function parseAccount(body: Record<string, unknown>): string | null | und
   if (!('account' in body)) return undefined;
   if (body.account === null) return null;
   const v = reqString(body, 'account', { max: 100 });
-  if (!/^[\w.@:-]+$/.test(v)) throw new GatewayError('invalid_parameter', 'account may hold letters, digits and . _ - : @ only', { param: 'account' });
+  if (!/^[\w.@:-]+$/.test(v))
+    throw new GatewayError('invalid_parameter', 'account may hold letters, digits and . _ - : @ only', {
+      param: 'account',
+    });
   return v;
 }
 
@@ -95,10 +99,22 @@ export function parseCreateChannel(body: unknown): CreateChannelInput {
   if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
   const name = reqString(body, 'name', { max: 200, name: true });
   const kind = optEnum(body, 'kind', CHANNEL_KINDS);
-  if (!kind) throw new GatewayError('missing_parameter', `kind is required (${CHANNEL_KINDS.join(', ')})`, { param: 'kind' });
+  if (!kind)
+    throw new GatewayError('missing_parameter', `kind is required (${CHANNEL_KINDS.join(', ')})`, { param: 'kind' });
   // A misspelt field (`model` for `models`) must not make a channel that serves every model: refused, as an edit's are.
   const keyFields = upstreamOf(kind).keyFields;
-  onlyFields(body, ['name', 'kind', 'base_url', ...keyFields.map((f) => f.field), 'models', 'priority', 'weight', 'account', 'task_slots', 'model_limits']);
+  onlyFields(body, [
+    'name',
+    'kind',
+    'base_url',
+    ...keyFields.map((f) => f.field),
+    'models',
+    'priority',
+    'weight',
+    'account',
+    'task_slots',
+    'model_limits',
+  ]);
   const baseUrl = parseBaseUrl(body, kind);
   const keys: ChannelKeys = {};
   for (const f of keyFields) keys[f.key] = reqString(body, f.field, { max: 500 });
@@ -149,7 +165,9 @@ export async function addChannel(deps: AdminDeps, by: Actor, input: CreateChanne
     const r = deps.catalogue.resolve(m);
     if (!r) throw new GatewayError('invalid_parameter', `Unknown model: ${echo(m)}`, { param: 'models' });
     if (r.entry.upstream !== input.kind)
-      throw new GatewayError('invalid_parameter', `Model ${m} is not served by a ${input.kind} channel`, { param: 'models' });
+      throw new GatewayError('invalid_parameter', `Model ${m} is not served by a ${input.kind} channel`, {
+        param: 'models',
+      });
   }
   const rec = await createChannel(deps, input);
   await audit(deps, by, 'channel.create', rec.id, { name: rec.name, kind: rec.kind, models: rec.models });
@@ -161,23 +179,42 @@ export function listChannels(deps: Pick<AdminDeps, 'repos'>): Promise<ChannelRec
 }
 
 /** One page of channels, oldest first; `cursor` is the previous page's next_cursor. */
-export async function channelPage(deps: Pick<AdminDeps, 'repos'>, limit: number, cursor?: string): Promise<Page<ChannelRecord>> {
+export async function channelPage(
+  deps: Pick<AdminDeps, 'repos'>,
+  limit: number,
+  cursor?: string,
+): Promise<Page<ChannelRecord>> {
   const after = cursor === undefined ? undefined : decodeCursor(cursor, ['n', 's']);
-  const rows = await deps.repos.channels.page(limit + 1, after && { createdAt: after[0] as number, id: after[1] as string });
+  const rows = await deps.repos.channels.page(
+    limit + 1,
+    after && { createdAt: after[0] as number, id: after[1] as string },
+  );
   const { data, more, next } = pageOf(rows, limit, (c) => encodeCursor([c.createdAt, c.id]));
   return { data, has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
 }
 
 /** Enable or disable (a channel is never deleted: it stays for the audit trail and the ledger). */
-export async function setChannelStatus(deps: AdminDeps, by: Actor, id: string, status: 'enabled' | 'disabled'): Promise<ChannelRecord> {
-  if (!(await deps.repos.channels.setStatus(id, status))) throw new GatewayError('not_found', `Channel ${id} not found`);
+export async function setChannelStatus(
+  deps: AdminDeps,
+  by: Actor,
+  id: string,
+  status: 'enabled' | 'disabled',
+): Promise<ChannelRecord> {
+  if (!(await deps.repos.channels.setStatus(id, status)))
+    throw new GatewayError('not_found', `Channel ${id} not found`);
   await deps.applyChange({ kind: 'channels-changed' });
   await audit(deps, by, status === 'enabled' ? 'channel.enable' : 'channel.disable', id);
   return (await deps.repos.channels.get(id))!;
 }
 
 /** Make sure a named channel exists with these settings (created, or updated and enabled). */
-export async function ensureChannel(deps: ChannelDeps, name: string, kind: ChannelKind, baseUrl: string, keys: ChannelKeys): Promise<void> {
+export async function ensureChannel(
+  deps: ChannelDeps,
+  name: string,
+  kind: ChannelKind,
+  baseUrl: string,
+  keys: ChannelKeys,
+): Promise<void> {
   const existing = await deps.repos.channels.findByName(name);
   if (!existing) {
     try {

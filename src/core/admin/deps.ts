@@ -48,6 +48,18 @@ export function actorName(by: Actor): string {
 }
 
 /** One audit line per admin action. */
-export function audit(deps: Pick<AdminDeps, 'repos'>, by: Actor, action: string, target: string, detail?: Record<string, unknown>): Promise<void> {
-  return deps.repos.audit.write({ actor: actorName(by), action, target, ...(detail ? { detail } : {}), ...(by.requestId ? { requestId: by.requestId } : {}) });
+export function audit(
+  deps: Pick<AdminDeps, 'repos'>,
+  by: Actor,
+  action: string,
+  target: string,
+  detail?: Record<string, unknown>,
+): Promise<void> {
+  return deps.repos.audit.write({
+    actor: actorName(by),
+    action,
+    target,
+    ...(detail ? { detail } : {}),
+    ...(by.requestId ? { requestId: by.requestId } : {}),
+  });
 }

@@ -10,7 +10,11 @@ export const RECENT_MS = 5 * 60_000;
 
 export interface HealthDeps {
   breakers: CircuitBreakers;
-  repos: { channels: Pick<ChannelsRepo, 'list'>; requestStats: Pick<RequestStatsRepo, 'channels'>; gauges: Pick<GaugesRepo, 'openTasks'> };
+  repos: {
+    channels: Pick<ChannelsRepo, 'list'>;
+    requestStats: Pick<RequestStatsRepo, 'channels'>;
+    gauges: Pick<GaugesRepo, 'openTasks'>;
+  };
 }
 
 export interface ChannelHealth {
@@ -43,7 +47,12 @@ export async function gatewayHealth(
         enabled: c.status === 'enabled',
         breaker: deps.breakers.view(c.id),
         recent: t
-          ? { requests: t.requests, errors: t.errors, error_rate: t.requests > 0 ? t.errors / t.requests : 0, mean_latency_ms: t.meanLatencyMs }
+          ? {
+              requests: t.requests,
+              errors: t.errors,
+              error_rate: t.requests > 0 ? t.errors / t.requests : 0,
+              mean_latency_ms: t.meanLatencyMs,
+            }
           : { requests: 0, errors: 0, error_rate: 0, mean_latency_ms: null },
       };
     }),

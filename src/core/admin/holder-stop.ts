@@ -17,8 +17,13 @@ export const SETTLE_MAX_MS = 30_000;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** After the holder's revocation is stored: its waiting tasks due now, and its creations in flight settled. */
-export async function stopHolder(db: Kysely<Database>, holder: { tokenId: string } | { accountId: string }, maxMs = SETTLE_MAX_MS): Promise<void> {
+export async function stopHolder(
+  db: Kysely<Database>,
+  holder: { tokenId: string } | { accountId: string },
+  maxMs = SETTLE_MAX_MS,
+): Promise<void> {
   await waitingDueFor(db, holder);
   const until = Date.now() + maxMs;
-  for (let wait = 5; (await submitsInFlight(db, holder)) > 0 && Date.now() < until; wait = Math.min(wait * 2, 50)) await sleep(wait);
+  for (let wait = 5; (await submitsInFlight(db, holder)) > 0 && Date.now() < until; wait = Math.min(wait * 2, 50))
+    await sleep(wait);
 }

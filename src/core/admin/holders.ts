@@ -6,15 +6,25 @@ import { audit, type Actor, type AdminDeps } from './deps.ts';
 
 export { remaining } from '../../metering/balances/remaining.ts';
 
-/** An expiry given in a create or an edit: a future time (ms since the epoch); `orNone`: the edit may clear it with null. */
+/**
+ * An expiry given in a create or an edit: a future time (ms since the epoch); `orNone`: the edit may clear it with
+ * null.
+ */
 export function checkExpiry(v: number | null | undefined, now: number, orNone = false): void {
   if (v !== undefined && v !== null && v <= now)
-    throw new GatewayError('invalid_parameter', `expires_at must be a future time in milliseconds since the epoch${orNone ? ' (or null for none)' : ''}`, {
-      param: 'expires_at',
-    });
+    throw new GatewayError(
+      'invalid_parameter',
+      `expires_at must be a future time in milliseconds since the epoch${orNone ? ' (or null for none)' : ''}`,
+      {
+        param: 'expires_at',
+      },
+    );
 }
 
-const NAMES: Record<HolderKind, { noun: string; path: string }> = { token: { noun: 'Token', path: 'tokens' }, account: { noun: 'Account', path: 'accounts' } };
+const NAMES: Record<HolderKind, { noun: string; path: string }> = {
+  token: { noun: 'Token', path: 'tokens' },
+  account: { noun: 'Account', path: 'accounts' },
+};
 
 /**
  * Credit a holder's quota (metering/top-up.ts) under the caller's idempotency key (else a fresh one), and answer its
@@ -28,8 +38,14 @@ async function creditQuota(
   input: { amount: number; idempotencyKey?: string | undefined },
 ): Promise<{ credited: boolean; quota: number; key: string }> {
   const key = `topup:${id}:${input.idempotencyKey ?? `${by.requestId ?? 'cli'}:${Date.now()}:${Math.random().toString(36).slice(2)}`}`;
-  const r = await topUpHolder(deps.store.db, kind, { holderId: id, amount: input.amount, key, requestId: by.requestId ?? null });
-  if (r.outcome === 'credited' || r.outcome === 'repeated') return { credited: r.outcome === 'credited', quota: r.quota, key };
+  const r = await topUpHolder(deps.store.db, kind, {
+    holderId: id,
+    amount: input.amount,
+    key,
+    requestId: by.requestId ?? null,
+  });
+  if (r.outcome === 'credited' || r.outcome === 'repeated')
+    return { credited: r.outcome === 'credited', quota: r.quota, key };
   throw refusal(kind, id, r.outcome);
 }
 
@@ -53,12 +69,17 @@ export async function topUpQuota<R>(
 ): Promise<{ holder: R; amount: number; credited: boolean }> {
   const r = await creditQuota(deps, by, side.kind, id, input);
   await side.announce(id);
-  if (r.credited) await audit(deps, by, `${side.kind}.topup`, id, { amount: input.amount, quota_after: r.quota, ledger_key: r.key });
+  if (r.credited)
+    await audit(deps, by, `${side.kind}.topup`, id, { amount: input.amount, quota_after: r.quota, ledger_key: r.key });
   return { holder: await side.get(id), amount: input.amount, credited: r.credited };
 }
 
 /** A top-up's refusal, for its kind of holder. */
-function refusal(kind: HolderKind, id: string, outcome: 'unknown' | 'revoked' | 'unlimited' | 'conflict' | 'too-large'): GatewayError {
+function refusal(
+  kind: HolderKind,
+  id: string,
+  outcome: 'unknown' | 'revoked' | 'unlimited' | 'conflict' | 'too-large',
+): GatewayError {
   const { noun, path } = NAMES[kind];
   switch (outcome) {
     case 'unknown':
@@ -72,8 +93,12 @@ function refusal(kind: HolderKind, id: string, outcome: 'unknown' | 'revoked' | 
         `${noun} ${id} has no quota (unlimited): set one first (PATCH /admin/${path}/${id} with "quota", or tollway ${kind} update ${id} --quota N)`,
       );
     case 'conflict':
-      return new GatewayError('conflict', 'This idempotency_key was already used for another top-up', { param: 'idempotency_key' });
+      return new GatewayError('conflict', 'This idempotency_key was already used for another top-up', {
+        param: 'idempotency_key',
+      });
     case 'too-large':
-      return new GatewayError('invalid_parameter', 'The quota would exceed the largest amount a quota may hold', { param: 'amount' });
+      return new GatewayError('invalid_parameter', 'The quota would exceed the largest amount a quota may hold', {
+        param: 'amount',
+      });
   }
 }

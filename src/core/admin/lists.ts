@@ -14,20 +14,38 @@ export interface Page<T> {
 }
 
 /** Rows asked for one more than the limit: the extra one says whether there is a next page, without a count. */
-export function pageOf<T>(rows: T[], limit: number, cursorOf: (last: T) => string): { data: T[]; more: boolean; next: string | null } {
+export function pageOf<T>(
+  rows: T[],
+  limit: number,
+  cursorOf: (last: T) => string,
+): { data: T[]; more: boolean; next: string | null } {
   const more = rows.length > limit;
   const data = more ? rows.slice(0, limit) : rows;
   return { data, more, next: more ? cursorOf(data[data.length - 1]!) : null };
 }
 
-export async function requestLogPage(repo: Pick<RequestLogRepo, 'list'>, f: RequestLogFilter): Promise<Page<RequestLogEntry>> {
-  const { data, more, next } = pageOf(await repo.list({ ...f, limit: f.limit + 1 }), f.limit, (r) => encodeCursor([r.created_at, r.request_id]));
+export async function requestLogPage(
+  repo: Pick<RequestLogRepo, 'list'>,
+  f: RequestLogFilter,
+): Promise<Page<RequestLogEntry>> {
+  const { data, more, next } = pageOf(await repo.list({ ...f, limit: f.limit + 1 }), f.limit, (r) =>
+    encodeCursor([r.created_at, r.request_id]),
+  );
   return { data, has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
 }
 
-export async function ledgerPage(repo: Pick<LedgerRepo, 'list'>, f: LedgerFilter): Promise<Page<LedgerEntry> & { next_before_id?: number }> {
-  const { data, more, next } = pageOf(await repo.list({ ...f, limit: f.limit + 1 }), f.limit, (r) => encodeCursor([r.id]));
-  return { data, has_more: more, ...(next !== null ? { next_cursor: next, next_before_id: data[data.length - 1]!.id } : {}) };
+export async function ledgerPage(
+  repo: Pick<LedgerRepo, 'list'>,
+  f: LedgerFilter,
+): Promise<Page<LedgerEntry> & { next_before_id?: number }> {
+  const { data, more, next } = pageOf(await repo.list({ ...f, limit: f.limit + 1 }), f.limit, (r) =>
+    encodeCursor([r.id]),
+  );
+  return {
+    data,
+    has_more: more,
+    ...(next !== null ? { next_cursor: next, next_before_id: data[data.length - 1]!.id } : {}),
+  };
 }
 
 const json = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));

@@ -30,11 +30,17 @@ export function publicPriceGroup(g: PriceGroup) {
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
 
 export function checkGroupName(name: string): string {
-  if (!NAME.test(name)) throw new GatewayError('invalid_parameter', 'A price group name is 1–100 letters, digits, ".", "_" or "-"', { param: 'name' });
+  if (!NAME.test(name))
+    throw new GatewayError('invalid_parameter', 'A price group name is 1–100 letters, digits, ".", "_" or "-"', {
+      param: 'name',
+    });
   return name;
 }
 
-/** `{multiplier?: number (default 1, up to 6 decimals), prices?: {model: price}}`; prices are checked against each model's unit. */
+/**
+ * `{multiplier?: number (default 1, up to 6 decimals), prices?: {model: price}}`; prices are checked against each
+ * model's unit.
+ */
 export function parsePriceGroup(body: unknown, deps: Pick<AdminDeps, 'catalogue'>): PriceGroupInput {
   if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
   onlyFields(body, ['multiplier', 'prices']);
@@ -42,11 +48,14 @@ export function parsePriceGroup(body: unknown, deps: Pick<AdminDeps, 'catalogue'
   const m = body.multiplier === undefined ? 1 : body.multiplier;
   const ppm = typeof m === 'number' ? Math.round(m * PPM) : Number.NaN;
   if (!Number.isSafeInteger(ppm) || ppm < 0 || ppm > 1000 * PPM || Math.abs(ppm - (m as number) * PPM) > 1e-6) {
-    throw new GatewayError('invalid_parameter', 'multiplier must be a number from 0 to 1000 with at most 6 decimals', { param: 'multiplier' });
+    throw new GatewayError('invalid_parameter', 'multiplier must be a number from 0 to 1000 with at most 6 decimals', {
+      param: 'multiplier',
+    });
   }
   const prices: Record<string, Price> = {};
   const given = body.prices === undefined ? {} : body.prices;
-  if (!isObject(given)) throw new GatewayError('invalid_parameter', 'prices must be an object {model: price}', { param: 'prices' });
+  if (!isObject(given))
+    throw new GatewayError('invalid_parameter', 'prices must be an object {model: price}', { param: 'prices' });
   for (const [model, p] of Object.entries(given)) {
     const entry = deps.catalogue.resolve(model)?.entry;
     if (!entry) throw new GatewayError('invalid_parameter', `Unknown model in prices: ${model}`, { param: 'prices' });
@@ -55,7 +64,12 @@ export function parsePriceGroup(body: unknown, deps: Pick<AdminDeps, 'catalogue'
   return { multiplierPpm: ppm, prices };
 }
 
-export async function putPriceGroup(deps: AdminDeps, by: Actor, name: string, input: PriceGroupInput): Promise<{ group: PriceGroup; created: boolean }> {
+export async function putPriceGroup(
+  deps: AdminDeps,
+  by: Actor,
+  name: string,
+  input: PriceGroupInput,
+): Promise<{ group: PriceGroup; created: boolean }> {
   const created = await deps.repos.priceGroups.put({ name: checkGroupName(name), ...input });
   await deps.applyChange({ kind: 'price-groups-changed' });
   await audit(deps, by, created ? 'price_group.create' : 'price_group.update', name, {
@@ -66,9 +80,15 @@ export async function putPriceGroup(deps: AdminDeps, by: Actor, name: string, in
 }
 
 /** One page of the price groups, by name; `cursor` is the previous page's next_cursor. */
-export async function priceGroupPage(deps: Pick<AdminDeps, 'repos'>, limit: number, cursor?: string): Promise<Page<ReturnType<typeof publicPriceGroup>>> {
+export async function priceGroupPage(
+  deps: Pick<AdminDeps, 'repos'>,
+  limit: number,
+  cursor?: string,
+): Promise<Page<ReturnType<typeof publicPriceGroup>>> {
   const after = cursor === undefined ? undefined : (decodeCursor(cursor, ['s'])[0] as string);
-  const { data, more, next } = pageOf(await deps.repos.priceGroups.page(limit + 1, after), limit, (g) => encodeCursor([g.name]));
+  const { data, more, next } = pageOf(await deps.repos.priceGroups.page(limit + 1, after), limit, (g) =>
+    encodeCursor([g.name]),
+  );
   return { data: data.map(publicPriceGroup), has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
 }
 

@@ -57,7 +57,13 @@ async function currentView(deps: PriceDeps, entry: ModelEntry) {
 /** Store or drop the override with its history row, then apply it on every instance and audit it. */
 async function change(deps: PriceDeps, by: Actor, entry: ModelEntry, price: ModelEntry['price'] | null): Promise<void> {
   const basePrice = baseEntries(deps.config.catalogueFile).find((e) => e.id === entry.id)?.price ?? null;
-  await changePriceOverride(deps.store.db, { model: entry.id, price, basePrice, actor: actorName(by), requestId: by.requestId ?? null });
+  await changePriceOverride(deps.store.db, {
+    model: entry.id,
+    price,
+    basePrice,
+    actor: actorName(by),
+    requestId: by.requestId ?? null,
+  });
   await deps.applyChange({ kind: 'catalogue-changed' });
 }
 
@@ -70,7 +76,13 @@ export async function listPrices(deps: PriceDeps, limit: number, cursor?: string
     .sort((a, b) => (a.id < b.id ? -1 : 1));
   const { data, more, next } = pageOf(entries.slice(0, limit + 1), limit, (e) => encodeCursor([e.id]));
   const overridden = await overriddenPrices(deps);
-  return { object: 'list', unit: UNIT, data: data.map((e) => priceView(e, overridden)), has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
+  return {
+    object: 'list',
+    unit: UNIT,
+    data: data.map((e) => priceView(e, overridden)),
+    has_more: more,
+    ...(next !== null ? { next_cursor: next } : {}),
+  };
 }
 
 export async function getPrice(deps: PriceDeps, name: string) {
@@ -80,7 +92,8 @@ export async function getPrice(deps: PriceDeps, name: string) {
 /** Store an override; `body` is the price object, or {"price": {...}}. */
 export async function setPrice(deps: PriceDeps, by: Actor, name: string, body: unknown) {
   const entry = entryOf(deps, name);
-  if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object: a price, or {"price": {...}}');
+  if (!isObject(body))
+    throw new GatewayError('invalid_request', 'Request body must be a JSON object: a price, or {"price": {...}}');
   const raw = body.unit === undefined && isObject(body.price) ? body.price : body;
   const price = validatePrice(raw, entry.price);
   await change(deps, by, entry, price);
@@ -109,5 +122,12 @@ export async function priceHistory(
     limit: page.limit + 1,
   });
   const { data, more, next } = pageOf(rows, page.limit, (r) => encodeCursor([r.id]));
-  return { object: 'list', model: entry.id, unit: UNIT, data, has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
+  return {
+    object: 'list',
+    model: entry.id,
+    unit: UNIT,
+    data,
+    has_more: more,
+    ...(next !== null ? { next_cursor: next } : {}),
+  };
 }

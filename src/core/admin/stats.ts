@@ -18,7 +18,10 @@ export const WINDOWS = {
 export type StatsWindow = keyof typeof WINDOWS;
 export type StatsGrouping = 'token' | 'account';
 
-/** The parameters of GET /admin/stats and `tollway stats`: `window` (default 24h) and `group_by` (default token), nothing else. */
+/**
+ * The parameters of GET /admin/stats and `tollway stats`: `window` (default 24h) and `group_by` (default token),
+ * nothing else.
+ */
 export function statsQuery(q: Query): { window: StatsWindow; groupBy: StatsGrouping } {
   qOnly(q, ['window', 'group_by']);
   return {
@@ -35,17 +38,28 @@ export function statsQuery(q: Query): { window: StatsWindow; groupBy: StatsGroup
 export const SETTLE_MS = 120_000;
 
 export interface StatsDeps {
-  repos: { requestStats: RequestStatsRepo; ledger: Pick<LedgerRepo, 'tokenNames'>; accounts: Pick<AccountsRepo, 'ofTokens'> };
+  repos: {
+    requestStats: RequestStatsRepo;
+    ledger: Pick<LedgerRepo, 'tokenNames'>;
+    accounts: Pick<AccountsRepo, 'ofTokens'>;
+  };
 }
 
 const TOP = 5;
 
 function top(m: Map<string, Totals>): Array<[string, Totals]> {
-  return [...m].sort((a, b) => b[1].requests - a[1].requests || compareDown(a[1].amount, b[1].amount) || (a[0] < b[0] ? -1 : 1)).slice(0, TOP);
+  return [...m]
+    .sort((a, b) => b[1].requests - a[1].requests || compareDown(a[1].amount, b[1].amount) || (a[0] < b[0] ? -1 : 1))
+    .slice(0, TOP);
 }
 
 /** `groupBy` account: the busiest accounts too (`top_accounts`). */
-export async function overviewStats(deps: StatsDeps, window: StatsWindow, now = Date.now(), groupBy: StatsGrouping = 'token') {
+export async function overviewStats(
+  deps: StatsDeps,
+  window: StatsWindow,
+  now = Date.now(),
+  groupBy: StatsGrouping = 'token',
+) {
   const { spanMs, bucketMs } = WINDOWS[window];
   // Whole buckets, the last one holding `now`.
   const until = (Math.floor(now / bucketMs) + 1) * bucketMs;
@@ -54,7 +68,10 @@ export async function overviewStats(deps: StatsDeps, window: StatsWindow, now = 
   const first = since / bucketMs;
   const closedEnd = Math.min(first + n, Math.max(first, Math.floor((now - SETTLE_MS) / bucketMs)));
   const stats = deps.repos.requestStats;
-  const figures = mergeFigures(await stats.closed(bucketMs, first, closedEnd), await stats.live(closedEnd * bucketMs, until, bucketMs));
+  const figures = mergeFigures(
+    await stats.closed(bucketMs, first, closedEnd),
+    await stats.live(closedEnd * bucketMs, until, bucketMs),
+  );
   const series = {
     t: Array.from({ length: n }, (_, i) => (first + i) * bucketMs),
     requests: new Array<number>(n).fill(0),
@@ -80,7 +97,12 @@ export async function overviewStats(deps: StatsDeps, window: StatsWindow, now = 
     bucket_ms: bucketMs,
     series,
     totals: { requests: sum(series.requests), errors: sum(series.errors), spend: amountOf(spend) },
-    top_models: top(figures.models).map(([k, t]) => ({ model: k || null, requests: t.requests, errors: t.errors, spend: amountOf(t.amount) })),
+    top_models: top(figures.models).map(([k, t]) => ({
+      model: k || null,
+      requests: t.requests,
+      errors: t.errors,
+      spend: amountOf(t.amount),
+    })),
     top_tokens: tokens.map(([k, t]) => ({
       token_id: k || null,
       name: k ? (names.get(k) ?? null) : null,

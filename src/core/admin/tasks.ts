@@ -29,7 +29,13 @@ export function adminTaskView(t: TaskRecord): AdminTaskView {
     upstream_status: t.upstreamStatus,
     progress: t.progress,
     // The upstream's own words are the operator's (never in the client's view).
-    error: t.error ? { code: t.error.code, message: t.error.message, ...(t.error.upstreamMessage ? { upstream_message: t.error.upstreamMessage } : {}) } : null,
+    error: t.error
+      ? {
+          code: t.error.code,
+          message: t.error.message,
+          ...(t.error.upstreamMessage ? { upstream_message: t.error.upstreamMessage } : {}),
+        }
+      : null,
     hold_amount: t.holdAmount,
     poll_attempts: t.pollAttempts,
     next_poll_at: t.nextPollAt,
@@ -53,7 +59,11 @@ const eventView = (e: TaskEvent): AdminTaskEventView => ({
   detail: e.detail,
 });
 
-export async function adminTaskDetail(repo: Pick<TasksRepo, 'get' | 'events'>, ledger: Pick<LedgerRepo, 'list'>, id: string): Promise<AdminTaskDetail> {
+export async function adminTaskDetail(
+  repo: Pick<TasksRepo, 'get' | 'events'>,
+  ledger: Pick<LedgerRepo, 'list'>,
+  id: string,
+): Promise<AdminTaskDetail> {
   const t = await repo.get(id);
   if (!t) throw new GatewayError('task_not_found', `Task ${id} not found`, { param: 'id' });
   const [events, lines] = await Promise.all([repo.events(id), ledger.list({ taskId: id, limit: 100 })]);
@@ -66,7 +76,10 @@ export async function adminTaskDetail(repo: Pick<TasksRepo, 'get' | 'events'>, l
   };
 }
 
-export async function adminTaskPage(repo: Pick<TasksRepo, 'listAdmin'>, f: AdminTasksFilter): Promise<Page<AdminTaskView>> {
+export async function adminTaskPage(
+  repo: Pick<TasksRepo, 'listAdmin'>,
+  f: AdminTasksFilter,
+): Promise<Page<AdminTaskView>> {
   const rows = await repo.listAdmin({ ...f, limit: f.limit + 1 });
   const more = rows.length > f.limit;
   const data = (more ? rows.slice(0, f.limit) : rows).map(adminTaskView);
@@ -75,20 +88,42 @@ export async function adminTaskPage(repo: Pick<TasksRepo, 'listAdmin'>, f: Admin
 }
 
 /**
- * Cancel a stuck task (a task waiting for a parallel-task slot is released and never submitted): 200 with the cancelled task, 404 when there is none, 409 when it is not open (finished, or
+ * Cancel a stuck task (a task waiting for a parallel-task slot is released and never submitted): 200 with the cancelled
+ * task, 404 when there is none, 409 when it is not open (finished, or
  * still being submitted) or is being charged right now. One audit line per cancel that took effect.
  */
-export async function cancelTask(deps: Pick<AdminDeps, 'repos'>, tasks: Pick<TaskEngine, 'cancel'>, id: string, by: Actor): Promise<AdminTaskView> {
+export async function cancelTask(
+  deps: Pick<AdminDeps, 'repos'>,
+  tasks: Pick<TaskEngine, 'cancel'>,
+  id: string,
+  by: Actor,
+): Promise<AdminTaskView> {
   const r = await tasks.cancel(id);
   if (!r) throw new GatewayError('task_not_found', `No task ${id}`);
-  if (r.outcome === 'finishing') throw new GatewayError('conflict', `Task ${id} has just finished upstream and is being charged; it cannot be cancelled`);
-  if (r.outcome === 'not_open') throw new GatewayError('conflict', `Task ${id} is ${r.task.state}; only waiting, queued or in-progress tasks can be cancelled`);
-  await audit(deps, by, 'task.cancel', id, { token_id: r.task.tokenId, model: r.task.model, kind: r.task.kind, hold_released: r.task.holdAmount });
+  if (r.outcome === 'finishing')
+    throw new GatewayError(
+      'conflict',
+      `Task ${id} has just finished upstream and is being charged; it cannot be cancelled`,
+    );
+  if (r.outcome === 'not_open')
+    throw new GatewayError(
+      'conflict',
+      `Task ${id} is ${r.task.state}; only waiting, queued or in-progress tasks can be cancelled`,
+    );
+  await audit(deps, by, 'task.cancel', id, {
+    token_id: r.task.tokenId,
+    model: r.task.model,
+    kind: r.task.kind,
+    hold_released: r.task.holdAmount,
+  });
   return adminTaskView(r.task);
 }
 
 /** Any token's finished video, for the operator (the console plays it): where it is, or why it cannot be had. */
-export async function adminTaskVideo(repo: TasksRepo, id: string): Promise<{ url: string; expired: () => GatewayError }> {
+export async function adminTaskVideo(
+  repo: TasksRepo,
+  id: string,
+): Promise<{ url: string; expired: () => GatewayError }> {
   const t = await repo.get(id);
   if (!t) throw new GatewayError('task_not_found', `Task ${id} not found`, { param: 'id' });
   return downloadableResult(t, `/admin/tasks/${t.id}`);

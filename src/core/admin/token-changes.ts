@@ -16,7 +16,17 @@ import { checkExpiry, topUpQuota, type HolderSide } from './holders.ts';
 import { waitingDueFor } from '../../store/repos/slot-holders.ts';
 
 /** The fields PATCH /admin/tokens/{id} takes. */
-export const TOKEN_PATCH_FIELDS = ['name', 'models', 'quota', 'rpm_limit', 'tpm_limit', 'concurrency_limit', 'expires_at', 'account_id', 'budgets'] as const;
+export const TOKEN_PATCH_FIELDS = [
+  'name',
+  'models',
+  'quota',
+  'rpm_limit',
+  'tpm_limit',
+  'concurrency_limit',
+  'expires_at',
+  'account_id',
+  'budgets',
+] as const;
 
 /** The longest grace a rotated secret may keep: a week. */
 export const MAX_GRACE_MS = 7 * 86_400_000;
@@ -26,15 +36,23 @@ function bodyObject(body: unknown): JsonObject {
   return body;
 }
 
-/** Validate an edit. `null` removes a limit (quota, rpm_limit, tpm_limit, concurrency_limit, expires_at) or the allow-list (models). */
+/**
+ * Validate an edit. `null` removes a limit (quota, rpm_limit, tpm_limit, concurrency_limit, expires_at) or the
+ * allow-list (models).
+ */
 export function parseTokenPatch(body: unknown, now = Date.now()): TokenPatch {
   const o = bodyObject(body);
   onlyFields(o, TOKEN_PATCH_FIELDS);
-  if (Object.keys(o).length === 0) throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${TOKEN_PATCH_FIELDS.join(', ')}`);
+  if (Object.keys(o).length === 0)
+    throw new GatewayError(
+      'invalid_request',
+      `Nothing to change: send one or more of ${TOKEN_PATCH_FIELDS.join(', ')}`,
+    );
   const p: TokenPatch = {};
   if ('name' in o) {
     const name = optString(o, 'name', { max: 200, name: true });
-    if (name === undefined || name.trim() === '') throw new GatewayError('invalid_parameter', 'name must be a non-empty string', { param: 'name' });
+    if (name === undefined || name.trim() === '')
+      throw new GatewayError('invalid_parameter', 'name must be a non-empty string', { param: 'name' });
     p.name = name;
   }
   if ('models' in o) p.models = o.models === null ? null : optStringArray(o, 'models', { maxItems: 1000 })!;
@@ -80,7 +98,8 @@ export async function updateToken(deps: AdminDeps, by: Actor, id: string, patch:
   const p = { ...patch };
   if (p.models) {
     for (const m of p.models) {
-      if (!deps.catalogue.resolve(m)) throw new GatewayError('invalid_parameter', `Unknown model in allow-list: ${echo(m)}`, { param: 'models' });
+      if (!deps.catalogue.resolve(m))
+        throw new GatewayError('invalid_parameter', `Unknown model in allow-list: ${echo(m)}`, { param: 'models' });
     }
     // Stored under canonical names, as at creation.
     p.models = [...new Set(p.models.map((m) => deps.catalogue.canonicalName(m)))];
@@ -97,14 +116,20 @@ export async function updateToken(deps: AdminDeps, by: Actor, id: string, patch:
     await audit(deps, by, 'token.update', id, { changes });
     return getToken(deps, id);
   }
-  throw new GatewayError('conflict', `Token ${id} kept changing while it was being edited (top-ups in flight); try again`);
+  throw new GatewayError(
+    'conflict',
+    `Token ${id} kept changing while it was being edited (top-ups in flight); try again`,
+  );
 }
 
 export function parseTopUp(body: unknown): TopUpInput {
   const o = bodyObject(body);
   onlyFields(o, ['amount', 'idempotency_key']);
   const amount = optInt(o, 'amount', 1, Number.MAX_SAFE_INTEGER);
-  if (amount === undefined) throw new GatewayError('missing_parameter', 'amount is required (a positive integer of micro-units)', { param: 'amount' });
+  if (amount === undefined)
+    throw new GatewayError('missing_parameter', 'amount is required (a positive integer of micro-units)', {
+      param: 'amount',
+    });
   const idempotencyKey = optString(o, 'idempotency_key', { max: 100 });
   return { amount, idempotencyKey };
 }
@@ -132,7 +157,9 @@ export function parseRotate(body: unknown): { graceMs: number } {
   return { graceMs: optInt(o, 'grace_ms', 0, MAX_GRACE_MS) ?? 0 };
 }
 
-/** A new secret for the same token (id, quota, usage kept). The old one works for `graceMs` more (0: refused at once). */
+/**
+ * A new secret for the same token (id, quota, usage kept). The old one works for `graceMs` more (0: refused at once).
+ */
 export async function rotateToken(
   deps: AdminDeps,
   by: Actor,
@@ -144,7 +171,8 @@ export async function rotateToken(
   const old = (await deps.repos.tokens.secretHashes(id)) ?? [];
   const secret = newTokenSecret();
   const graceUntil = opts.graceMs > 0 ? now + opts.graceMs : null;
-  if (!(await deps.repos.tokens.rotate(id, hashToken(secret), secret.slice(0, 7), graceUntil))) throw new GatewayError('conflict', `Token ${id} is revoked`);
+  if (!(await deps.repos.tokens.rotate(id, hashToken(secret), secret.slice(0, 7), graceUntil)))
+    throw new GatewayError('conflict', `Token ${id} is revoked`);
   // Every secret it had: the one just replaced (now previous, or refused) and an older previous one now dropped.
   await announce(deps, id, old);
   await audit(deps, by, 'token.rotate', id, { grace_ms: opts.graceMs, previous_secret_until: graceUntil });

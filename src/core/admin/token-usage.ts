@@ -4,6 +4,11 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { usageOf, type TokenUsageDeps, type UsageRange } from '../token-usage.ts';
 import type { TokenUsageView } from '../views.ts';
 
-export function adminTokenUsage(deps: TokenUsageDeps, id: string, range: UsageRange, now = Date.now()): Promise<TokenUsageView> {
+export function adminTokenUsage(
+  deps: TokenUsageDeps,
+  id: string,
+  range: UsageRange,
+  now = Date.now(),
+): Promise<TokenUsageView> {
   return usageOf(deps, id, range, now, () => new GatewayError('not_found', `Token ${id} not found`));
 }

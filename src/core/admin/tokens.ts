@@ -79,7 +79,17 @@ export interface CreateTokenInput {
 /** The largest tokens-per-minute limit accepted (an integer column on both stores). */
 export const MAX_TPM = 1_000_000_000;
 
-const CREATE_FIELDS = ['name', 'models', 'quota', 'expires_at', 'rpm_limit', 'tpm_limit', 'concurrency_limit', 'account_id', 'budgets'] as const;
+const CREATE_FIELDS = [
+  'name',
+  'models',
+  'quota',
+  'expires_at',
+  'rpm_limit',
+  'tpm_limit',
+  'concurrency_limit',
+  'account_id',
+  'budgets',
+] as const;
 
 export function parseCreateToken(body: unknown): CreateTokenInput {
   if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
@@ -100,9 +110,13 @@ export function parseCreateToken(body: unknown): CreateTokenInput {
 }
 
 /** Store a new token: the record and its secrets. No audit line (start-up provisioning and tests); see issueToken. */
-export async function createToken(deps: Pick<AdminDeps, 'repos' | 'catalogue' | 'box'>, input: CreateTokenInput): Promise<CreatedToken> {
+export async function createToken(
+  deps: Pick<AdminDeps, 'repos' | 'catalogue' | 'box'>,
+  input: CreateTokenInput,
+): Promise<CreatedToken> {
   for (const m of input.models ?? []) {
-    if (!deps.catalogue.resolve(m)) throw new GatewayError('invalid_parameter', `Unknown model in allow-list: ${echo(m)}`, { param: 'models' });
+    if (!deps.catalogue.resolve(m))
+      throw new GatewayError('invalid_parameter', `Unknown model in allow-list: ${echo(m)}`, { param: 'models' });
   }
   if (input.accountId !== undefined) await joinableAccount(deps, input.accountId);
   const secret = newTokenSecret();
@@ -169,7 +183,10 @@ export async function revokeToken(deps: AdminDeps, by: Actor, id: string): Promi
 }
 
 /** The demo token: reused across restarts (its secret kept in the data dir), recreated if revoked or expired. */
-export async function demoToken(deps: Pick<AdminDeps, 'repos' | 'catalogue' | 'box'>, dataDir: string): Promise<string> {
+export async function demoToken(
+  deps: Pick<AdminDeps, 'repos' | 'catalogue' | 'box'>,
+  dataDir: string,
+): Promise<string> {
   const path = join(dataDir, 'demo-token');
   if (existsSync(path)) {
     const secret = readFileSync(path, 'utf8').trim();

@@ -27,7 +27,15 @@ const URL_MAX = 2000;
 const CREATE_FIELDS = ['url', 'events', 'enabled', 'description'] as const;
 
 export function publicWebhook(w: WebhookRecord) {
-  return { id: w.id, url: w.url, events: w.events, enabled: w.enabled, description: w.description, created_at: w.createdAt, updated_at: w.updatedAt };
+  return {
+    id: w.id,
+    url: w.url,
+    events: w.events,
+    enabled: w.enabled,
+    description: w.description,
+    created_at: w.createdAt,
+    updated_at: w.updatedAt,
+  };
 }
 
 export function publicDelivery(d: DeliveryRecord) {
@@ -53,18 +61,27 @@ function bodyObject(body: unknown): JsonObject {
 
 function parseUrl(o: JsonObject, allowPrivate: boolean): string {
   const v = optString(o, 'url', { max: URL_MAX });
-  if (v === undefined || v.trim() === '') throw new GatewayError('missing_parameter', 'url is required', { param: 'url' });
+  if (v === undefined || v.trim() === '')
+    throw new GatewayError('missing_parameter', 'url is required', { param: 'url' });
   const u = readHttpUrl(v, 'url');
-  if (u.username || u.password) throw new GatewayError('invalid_parameter', 'url must not contain credentials', { param: 'url' });
+  if (u.username || u.password)
+    throw new GatewayError('invalid_parameter', 'url must not contain credentials', { param: 'url' });
   const why = allowPrivate ? null : localTargetReason(u, forbiddenAddressReason);
   if (why)
-    throw new GatewayError('invalid_parameter', `url must be a public address (not a ${why}); set TOLLWAY_ALLOW_PRIVATE_NETWORK to allow it`, { param: 'url' });
+    throw new GatewayError(
+      'invalid_parameter',
+      `url must be a public address (not a ${why}); set TOLLWAY_ALLOW_PRIVATE_NETWORK to allow it`,
+      { param: 'url' },
+    );
   return v;
 }
 
 function parseEvents(o: JsonObject): AlertEventType[] {
   const v = o.events;
-  const bad = () => new GatewayError('invalid_parameter', `events must be a non-empty array of: ${ALERT_EVENTS.join(', ')}`, { param: 'events' });
+  const bad = () =>
+    new GatewayError('invalid_parameter', `events must be a non-empty array of: ${ALERT_EVENTS.join(', ')}`, {
+      param: 'events',
+    });
   if (!Array.isArray(v) || v.length === 0) throw bad();
   for (const e of v) if (typeof e !== 'string' || !(ALERT_EVENTS as readonly string[]).includes(e)) throw bad();
   return [...new Set(v as AlertEventType[])];
@@ -72,7 +89,8 @@ function parseEvents(o: JsonObject): AlertEventType[] {
 
 function parseEnabled(o: JsonObject): boolean | undefined {
   if (o.enabled === undefined) return undefined;
-  if (typeof o.enabled !== 'boolean') throw new GatewayError('invalid_parameter', 'enabled must be true or false', { param: 'enabled' });
+  if (typeof o.enabled !== 'boolean')
+    throw new GatewayError('invalid_parameter', 'enabled must be true or false', { param: 'enabled' });
   return o.enabled;
 }
 
@@ -85,13 +103,19 @@ export function parseCreateWebhook(body: unknown, allowPrivate: boolean): Webhoo
   const o = bodyObject(body);
   onlyFields(o, CREATE_FIELDS);
   if (!('events' in o)) throw new GatewayError('missing_parameter', 'events is required', { param: 'events' });
-  return { url: parseUrl(o, allowPrivate), events: parseEvents(o), enabled: parseEnabled(o) ?? true, description: parseDescription(o) ?? null };
+  return {
+    url: parseUrl(o, allowPrivate),
+    events: parseEvents(o),
+    enabled: parseEnabled(o) ?? true,
+    description: parseDescription(o) ?? null,
+  };
 }
 
 export function parseWebhookPatch(body: unknown, allowPrivate: boolean): WebhookPatch {
   const o = bodyObject(body);
   onlyFields(o, CREATE_FIELDS);
-  if (Object.keys(o).length === 0) throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${CREATE_FIELDS.join(', ')}`);
+  if (Object.keys(o).length === 0)
+    throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${CREATE_FIELDS.join(', ')}`);
   const enabled = parseEnabled(o);
   const description = parseDescription(o);
   return {
@@ -103,7 +127,11 @@ export function parseWebhookPatch(body: unknown, allowPrivate: boolean): Webhook
 }
 
 /** A new webhook and its `whsec_…` secret: the only time the secret is shown. */
-export async function createWebhook(deps: WebhookDeps, by: Actor, input: WebhookInput): Promise<{ record: WebhookRecord; secret: string }> {
+export async function createWebhook(
+  deps: WebhookDeps,
+  by: Actor,
+  input: WebhookInput,
+): Promise<{ record: WebhookRecord; secret: string }> {
   const secret = newCallbackSecret();
   const record = await deps.repos.webhooks.create({
     id: newId('wh'),
@@ -113,7 +141,11 @@ export async function createWebhook(deps: WebhookDeps, by: Actor, input: Webhook
     secretSealed: deps.box.seal(secret),
     description: input.description,
   });
-  await audit(deps, by, 'webhook.create', record.id, { url: record.url, events: record.events, enabled: record.enabled });
+  await audit(deps, by, 'webhook.create', record.id, {
+    url: record.url,
+    events: record.events,
+    enabled: record.enabled,
+  });
   return { record, secret };
 }
 
@@ -123,7 +155,12 @@ export async function getWebhook(deps: WebhookDeps, id: string): Promise<Webhook
   return w;
 }
 
-export async function updateWebhook(deps: WebhookDeps, by: Actor, id: string, patch: WebhookPatch): Promise<WebhookRecord> {
+export async function updateWebhook(
+  deps: WebhookDeps,
+  by: Actor,
+  id: string,
+  patch: WebhookPatch,
+): Promise<WebhookRecord> {
   await getWebhook(deps, id);
   const w = (await deps.repos.webhooks.update(id, patch))!;
   await audit(deps, by, 'webhook.update', id, { ...patch });
@@ -145,13 +182,26 @@ function after(cursor: string | undefined): After | undefined {
 
 const cursorOf = (r: { createdAt: number; id: string }) => encodeCursor([r.createdAt, r.id]);
 
-export async function webhookPage(deps: WebhookDeps, limit: number, cursor?: string): Promise<Page<ReturnType<typeof publicWebhook>>> {
+export async function webhookPage(
+  deps: WebhookDeps,
+  limit: number,
+  cursor?: string,
+): Promise<Page<ReturnType<typeof publicWebhook>>> {
   const { data, more, next } = pageOf(await deps.repos.webhooks.list(limit + 1, after(cursor)), limit, cursorOf);
   return { data: data.map(publicWebhook), has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
 }
 
-export async function deliveryPage(deps: WebhookDeps, webhookId: string, limit: number, cursor?: string): Promise<Page<ReturnType<typeof publicDelivery>>> {
+export async function deliveryPage(
+  deps: WebhookDeps,
+  webhookId: string,
+  limit: number,
+  cursor?: string,
+): Promise<Page<ReturnType<typeof publicDelivery>>> {
   await getWebhook(deps, webhookId);
-  const { data, more, next } = pageOf(await deps.repos.webhooks.deliveries(webhookId, limit + 1, after(cursor)), limit, cursorOf);
+  const { data, more, next } = pageOf(
+    await deps.repos.webhooks.deliveries(webhookId, limit + 1, after(cursor)),
+    limit,
+    cursorOf,
+  );
   return { data: data.map(publicDelivery), has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
 }

@@ -17,7 +17,9 @@ export interface ConsoleDeps {
   readonly isClientToken: (key: string) => Promise<boolean>;
   readonly sessions: ConsoleSessionsRepo;
   readonly limiter: Pick<RateLimiter, 'countEvent' | 'events'>;
-  /** Is the client address in a network TOLLWAY_TRUST_PROXY trusts? It is never refused for want of room to count it. */
+  /**
+   * Is the client address in a network TOLLWAY_TRUST_PROXY trusts? It is never refused for want of room to count it.
+   */
   readonly trusted: (client: string) => boolean;
   readonly sessionMs: number;
 }
@@ -33,7 +35,9 @@ const failuresKey = (client: string) => `console-signin:${addressBucket(client)}
 
 function tooMany(resetMs: number): GatewayError {
   const s = Math.max(1, Math.ceil(resetMs / 1000));
-  return new GatewayError('rate_limit_exceeded', `Too many wrong admin keys from this address; try again in ${s} s`, { headers: { 'retry-after': String(s) } });
+  return new GatewayError('rate_limit_exceeded', `Too many wrong admin keys from this address; try again in ${s} s`, {
+    headers: { 'retry-after': String(s) },
+  });
 }
 
 /** What checking a presented admin key needs: built once (compose.ts) for every route that takes the key. */
@@ -72,12 +76,15 @@ export async function checkAdminKey(
   if (seen.full && !deps.trusted(client)) throw tooMany(seen.resetMs);
   // A client's own token sent to an admin route is refused, but it guesses nothing: counting it would let a tenant
   // lock its address (and an operator behind the same one) out of the admin API.
-  if (!(await deps.isClientToken(key))) await deps.limiter.countEvent(failuresKey(client), SIGNIN_WINDOW_MS, MAX_SIGNIN_FAILURES);
+  if (!(await deps.isClientToken(key)))
+    await deps.limiter.countEvent(failuresKey(client), SIGNIN_WINDOW_MS, MAX_SIGNIN_FAILURES);
   throw new GatewayError('permission_denied', `That is not ${what}`);
 }
 
 /** ConsoleDeps' isClientToken, from the gateway's token authentication (a revoked or expired token is not live). */
-export function clientTokenCheck(auth: { authenticate(secret: string | undefined): Promise<unknown> }): (key: string) => Promise<boolean> {
+export function clientTokenCheck(auth: {
+  authenticate(secret: string | undefined): Promise<unknown>;
+}): (key: string) => Promise<boolean> {
   return (key) =>
     auth.authenticate(key).then(
       () => true,
@@ -101,7 +108,13 @@ export async function signIn(deps: ConsoleDeps, key: unknown, client: string, no
   }
   await checkAdminKey(deps, key.trim(), client);
   const secret = randomString(43);
-  const session: ConsoleSession = { id: newId('csn'), csrf: randomString(32), client: client.slice(0, 100), createdAt: now, expiresAt: now + deps.sessionMs };
+  const session: ConsoleSession = {
+    id: newId('csn'),
+    csrf: randomString(32),
+    client: client.slice(0, 100),
+    createdAt: now,
+    expiresAt: now + deps.sessionMs,
+  };
   await deps.sessions.create({ ...session, secretHash: sessionHash(deps.adminKey, secret) });
   // Sign-ins are rare: a good moment to forget sessions that ended more than a day ago.
   await deps.sessions.purge(now - 86_400_000);
@@ -109,12 +122,18 @@ export async function signIn(deps: ConsoleDeps, key: unknown, client: string, no
 }
 
 /** The live session a cookie's secret names (opened with the current admin key), or null. */
-export function sessionOf(deps: Pick<ConsoleDeps, 'sessions' | 'adminKey'>, secret: string | undefined): Promise<ConsoleSession | null> {
+export function sessionOf(
+  deps: Pick<ConsoleDeps, 'sessions' | 'adminKey'>,
+  secret: string | undefined,
+): Promise<ConsoleSession | null> {
   if (!secret) return Promise.resolve(null);
   return deps.sessions.findLive(sessionHash(deps.adminKey, secret));
 }
 
 /** Sign out: the session is revoked in the store, so no instance accepts its cookie any more. */
-export async function signOut(deps: Pick<ConsoleDeps, 'sessions' | 'adminKey'>, secret: string | undefined): Promise<void> {
+export async function signOut(
+  deps: Pick<ConsoleDeps, 'sessions' | 'adminKey'>,
+  secret: string | undefined,
+): Promise<void> {
   if (secret) await deps.sessions.revoke(sessionHash(deps.adminKey, secret));
 }

@@ -1,5 +1,6 @@
 // Family A task creation on the text2video and omni-video paths: model admission, how the catalogue says the model
-// is served there (upstream endpoint, fields, durations), the vendor body, the hold and the submit (core/vidx/tasks.ts).
+// is served there (upstream endpoint, fields, durations), the vendor body, the hold and the submit
+// (core/vidx/tasks.ts).
 import { echo } from '../../errors/echo.ts';
 import { omniBody } from '../../adapters/kling/omni-video.ts';
 import { text2VideoBody } from '../../adapters/kling/text2video.ts';
@@ -65,7 +66,12 @@ function admitOmniModel(ctx: VidxContext, raw: unknown): string {
     throw new GatewayError('invalid_parameter', 'model_name must be a non-empty string', { param: 'model_name' });
   const canonical = ctx.deps.catalogue.canonicalName(raw);
   const entry = ctx.deps.catalogue.get(canonical);
-  if (!entry) throw new GatewayError('model_not_found', `The model '${echo(raw)}' does not exist or you do not have access to it`, { param: 'model_name' });
+  if (!entry)
+    throw new GatewayError(
+      'model_not_found',
+      `The model '${echo(raw)}' does not exist or you do not have access to it`,
+      { param: 'model_name' },
+    );
   if (!entry.hidden && entry.upstream === 'kling' && vidxEndpointOf(entry, 'omni-video')) return canonical;
   throw new GatewayError(
     'model_not_supported',
@@ -80,7 +86,10 @@ export async function createOmniVideo(ctx: VidxContext, req: CallContext, raw: u
   const o = requireBody(raw);
   const m = resolveVisibleModel(deps, req, admitOmniModel(ctx, o.model_name));
   const rules = vidxEndpointOf(m.entry, 'omni-video');
-  if (!rules) throw new GatewayError('model_not_supported', `The model '${m.publicName}' is not an omni-video model`, { param: 'model_name' });
+  if (!rules)
+    throw new GatewayError('model_not_supported', `The model '${m.publicName}' is not an omni-video model`, {
+      param: 'model_name',
+    });
   const r = parseOmni(o, m.publicName, rules, fieldOptions(ctx));
   return createVidxTask(ctx, req, {
     kind: KINDS.omni,

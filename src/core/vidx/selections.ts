@@ -1,6 +1,13 @@
 // Multi-element editing: a selection session (bound to the token, 24 h, in the upstream account that holds the
 // video), the selection calls on it, and the edit task that consumes it.
-import { editBody, initSelectionBody, parseInitReply, SELECTION_PATH, withOurSession, type SelectionCall } from '../../adapters/kling/multi-elements.ts';
+import {
+  editBody,
+  initSelectionBody,
+  parseInitReply,
+  SELECTION_PATH,
+  withOurSession,
+  type SelectionCall,
+} from '../../adapters/kling/multi-elements.ts';
 import type { ResolvedModel, VidxEndpoint } from '../../catalogue/types.ts';
 import { vidxEndpointOf } from '../../catalogue/vidx-endpoints.ts';
 import { EDIT_BILLING_MODEL, EDIT_MODEL, parseEditRequest, parseInitSelection } from '../../contracts/vidx-edit.ts';
@@ -25,18 +32,26 @@ function editModel(ctx: VidxContext, call: HasState): { visible: ResolvedModel; 
 function editRules(ctx: VidxContext): VidxEndpoint {
   const entry = ctx.deps.catalogue.get(EDIT_BILLING_MODEL) ?? ctx.deps.catalogue.get(EDIT_MODEL);
   const rules = entry ? vidxEndpointOf(entry, 'multi-elements') : null;
-  if (!rules) throw new GatewayError('model_not_supported', `The model '${EDIT_MODEL}' does not support multi-element editing`, { param: 'model_name' });
+  if (!rules)
+    throw new GatewayError('model_not_supported', `The model '${EDIT_MODEL}' does not support multi-element editing`, {
+      param: 'model_name',
+    });
   return rules;
 }
 
 function channelOf(ctx: VidxContext, id: string): Channel {
   const ch = ctx.deps.channels.get(id);
-  if (!ch) throw new GatewayError('no_channel', 'The upstream channel holding this session or video is no longer available');
+  if (!ch)
+    throw new GatewayError('no_channel', 'The upstream channel holding this session or video is no longer available');
   return ch;
 }
 
 /** video_id is one of OUR video ids; it maps to the upstream video on the channel that produced it. */
-async function sourceOf(ctx: VidxContext, call: HasState, videoId: string): Promise<{ channel: Channel; upstreamVideoId: string }> {
+async function sourceOf(
+  ctx: VidxContext,
+  call: HasState,
+  videoId: string,
+): Promise<{ channel: Channel; upstreamVideoId: string }> {
   const ref = parseVideoId(videoId);
   const t = ref ? await ctx.deps.tasks.repo.getFor(ref.taskId, principalOf(call).tokenId) : null;
   const v = t && t.state === 'succeeded' ? storedVideos(t.result)[ref!.index] : undefined;
@@ -75,7 +90,12 @@ export interface SelectionInput {
 }
 
 /** add/delete/clear/preview-selection on a live session of the caller's, in the account that holds it. */
-export async function selectionCall(ctx: VidxContext, call: HasState, name: SelectionCall, input: SelectionInput): Promise<unknown> {
+export async function selectionCall(
+  ctx: VidxContext,
+  call: HasState,
+  name: SelectionCall,
+  input: SelectionInput,
+): Promise<unknown> {
   editModel(ctx, call);
   const session = await ctx.sessions.requireLive(input.sessionId, principalOf(call).tokenId);
   const body: Record<string, unknown> = { session_id: session.upstreamSessionId };
@@ -113,6 +133,7 @@ export async function createEditTask(ctx: VidxContext, call: CallContext, raw: u
     externalTaskId: r.externalTaskId,
     callbackUrl: r.callbackUrl,
     sessionId: session.id,
-    body: (taskId, cb) => editBody(r, rules.sendModelName !== false ? billing.upstreamModel : null, session.upstreamSessionId, taskId, cb),
+    body: (taskId, cb) =>
+      editBody(r, rules.sendModelName !== false ? billing.upstreamModel : null, session.upstreamSessionId, taskId, cb),
   });
 }

@@ -65,14 +65,18 @@ export async function createVidxTask(ctx: VidxContext, req: CallContext, t: NewV
       sessionId: t.sessionId ?? null,
       slot: (first) => ({ queue: slotQueueOf(first, t.upstreamModel), stored }),
       // A lost answer is looked up by external_task_id = our id.
-      send: (ch, taskId) => submitKling(ctx.client, ch, stored, taskId, (rid) => void (req.state.upstreamRequestId = rid)),
+      send: (ch, taskId) =>
+        submitKling(ctx.client, ch, stored, taskId, (rid) => void (req.state.upstreamRequestId = rid)),
     });
   } catch (e) {
-    // Lost the race for this external_task_id: the winner's task is the answer (no second hold, no second upstream task).
+    // Lost the race for this external_task_id: the winner's task is the answer (no second hold, no second upstream
+    // task).
     if (ext && isUniqueViolation(e)) {
       const winner = await earlierAttempt(deps, tokenId, t.kind, ext);
       if (winner) return winner;
-      throw new GatewayError('conflict', `A task with external_task_id ${ext} is being created; retry shortly`, { param: 'external_task_id' });
+      throw new GatewayError('conflict', `A task with external_task_id ${ext} is being created; retry shortly`, {
+        param: 'external_task_id',
+      });
     }
     throw e;
   }
@@ -86,24 +90,39 @@ export async function createVidxTask(ctx: VidxContext, req: CallContext, t: NewV
  * the retry creates the task itself. A row left `submitting` for the lost-submit recovery, or parked `waiting` for a
  * slot, is an answer: it ends in a terminal state either way.
  */
-async function earlierAttempt(deps: VidxContext['deps'], tokenId: string, kind: VidxKind, ext: string): Promise<TaskRecord | null> {
+async function earlierAttempt(
+  deps: VidxContext['deps'],
+  tokenId: string,
+  kind: VidxKind,
+  ext: string,
+): Promise<TaskRecord | null> {
   const kinds = kindsOf(kind);
   for (let wait = 25; ; wait = Math.min(wait * 2, 250)) {
     const t = await deps.tasks.repo.findByExternal(tokenId, kinds, ext);
-    const beingSent = t && (t.state === 'submitting' || t.state === 'waiting') && t.leaseOwner !== null && (t.leaseUntil ?? 0) > Date.now();
+    const beingSent =
+      t &&
+      (t.state === 'submitting' || t.state === 'waiting') &&
+      t.leaseOwner !== null &&
+      (t.leaseUntil ?? 0) > Date.now();
     if (!beingSent) return t ?? null;
     await new Promise((r) => setTimeout(r, wait));
   }
 }
 
 /** By our task id, else by the caller's external_task_id; refreshed from the upstream when stale. */
-export async function findOwnTask(ctx: VidxContext, req: HasState, kind: VidxKind, idOrExternal: string): Promise<TaskRecord> {
+export async function findOwnTask(
+  ctx: VidxContext,
+  req: HasState,
+  kind: VidxKind,
+  idOrExternal: string,
+): Promise<TaskRecord> {
   const tokenId = principalOf(req).tokenId;
   const { tasks } = ctx.deps;
   const kinds = kindsOf(kind);
   let t = await tasks.repo.getFor(idOrExternal, tokenId);
   if (!t || !kinds.includes(t.kind)) t = await tasks.repo.findByExternal(tokenId, kinds, idOrExternal);
-  if (!t || !kinds.includes(t.kind)) throw new GatewayError('task_not_found', `Task ${idOrExternal} not found`, { param: 'task_id' });
+  if (!t || !kinds.includes(t.kind))
+    throw new GatewayError('task_not_found', `Task ${idOrExternal} not found`, { param: 'task_id' });
   const fresh = (await tasks.getFresh(t.id, tokenId)) ?? t;
   if (isTerminal(fresh.state) && fresh.callbackUrl) ctx.kick();
   req.state.model = fresh.model;
@@ -111,7 +130,17 @@ export async function findOwnTask(ctx: VidxContext, req: HasState, kind: VidxKin
 }
 
 /** The caller's own tasks of one kind, newest first (the upstream account's list would show every tenant's). */
-export async function listOwnTasks(ctx: VidxContext, req: HasState, kind: VidxKind, query: Record<string, unknown>): Promise<TaskRecord[]> {
+export async function listOwnTasks(
+  ctx: VidxContext,
+  req: HasState,
+  kind: VidxKind,
+  query: Record<string, unknown>,
+): Promise<TaskRecord[]> {
   const { pageNum, pageSize } = readPage(query);
-  return ctx.deps.tasks.repo.listFor(principalOf(req).tokenId, { family: 'vidx', kind: kindsOf(kind), limit: pageSize, offset: (pageNum - 1) * pageSize });
+  return ctx.deps.tasks.repo.listFor(principalOf(req).tokenId, {
+    family: 'vidx',
+    kind: kindsOf(kind),
+    limit: pageSize,
+    offset: (pageNum - 1) * pageSize,
+  });
 }

@@ -34,7 +34,9 @@ export function parseVideoId(videoId: string): { taskId: string; index: number }
 
 export function storedVideos(result: unknown): StoredVideo[] {
   if (!isObject(result) || !Array.isArray(result.videos)) return [];
-  return result.videos.filter((v): v is StoredVideo => isObject(v) && typeof v.url === 'string' && typeof v.upstreamId === 'string');
+  return result.videos.filter(
+    (v): v is StoredVideo => isObject(v) && typeof v.url === 'string' && typeof v.upstreamId === 'string',
+  );
 }
 
 export function taskView(t: TaskRecord): Record<string, unknown> {

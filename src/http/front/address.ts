@@ -27,7 +27,9 @@ const MAX_CLIENT = 100;
  * first address that is not (as Fastify's and Express's trustProxy). Off, the header is never read, so a forged one
  * changes nothing.
  */
-export function clientAddress(trustProxy: TrustProxy): (peer: string | undefined, forwardedFor: string | string[] | undefined) => string {
+export function clientAddress(
+  trustProxy: TrustProxy,
+): (peer: string | undefined, forwardedFor: string | string[] | undefined) => string {
   const trust = trustFunction(trustProxy);
   return (peer, forwardedFor) => {
     let addr = peer ?? '';

@@ -119,7 +119,13 @@ export function fastifyFront(deps: GatewayDeps, drain: Drain, record: Recorder, 
   /** A request's life, begun: its row's family, or its prefix's for a path no route has. */
   const lifeOf = (req: FastifyRequest, reply: FastifyReply, row: RouteRow | undefined): FastifyLife => {
     const family = row ? row.family : unmatched(req.url).family;
-    const life = new FastifyLife(req, reply, addressOf(req.raw.socket.remoteAddress, req.headers['x-forwarded-for']), family, record);
+    const life = new FastifyLife(
+      req,
+      reply,
+      addressOf(req.raw.socket.remoteAddress, req.headers['x-forwarded-for']),
+      family,
+      record,
+    );
     req.life = life;
     req.state = life.state;
     for (const h of REQUEST_ID_HEADERS) reply.header(h, req.id);
@@ -134,7 +140,11 @@ export function fastifyFront(deps: GatewayDeps, drain: Drain, record: Recorder, 
     void failWith(
       req,
       reply,
-      new GatewayError('invalid_request', err.code === 'FST_ERR_BAD_URL' ? 'The request URL is not valid' : 'Bad request', { cause: err }),
+      new GatewayError(
+        'invalid_request',
+        err.code === 'FST_ERR_BAD_URL' ? 'The request URL is not valid' : 'Bad request',
+        { cause: err },
+      ),
     );
   };
   const unknownRoute: FastifyFront['unknownRoute'] = (req, reply, notFound) => {
@@ -142,7 +152,11 @@ export function fastifyFront(deps: GatewayDeps, drain: Drain, record: Recorder, 
     const allowed = guard.allowed(path);
     if (allowed && !allowed.includes(req.method)) {
       reply.header('allow', allowed.join(', '));
-      return failWith(req, reply, new GatewayError('method_not_allowed', `Method ${req.method} is not allowed on ${path}`));
+      return failWith(
+        req,
+        reply,
+        new GatewayError('method_not_allowed', `Method ${req.method} is not allowed on ${path}`),
+      );
     }
     return failWith(req, reply, notFound ?? new GatewayError('not_found', `Unknown path ${path}`));
   };
@@ -153,7 +167,8 @@ export function fastifyFront(deps: GatewayDeps, drain: Drain, record: Recorder, 
     app.addHook('onRoute', (r) => {
       for (const m of Array.isArray(r.method) ? r.method : [r.method]) {
         const row = rowOf(m, r.url);
-        if (row?.front !== 'fastify') throw new Error(`${m} ${r.url} is not a Fastify route of the route table (http/front/route-table.ts)`);
+        if (row?.front !== 'fastify')
+          throw new Error(`${m} ${r.url} is not a Fastify route of the route table (http/front/route-table.ts)`);
         r.config = { ...r.config, row };
         r.bodyLimit ??= limitOf(row.body, deps.config);
       }
@@ -196,7 +211,11 @@ export function fastifyFront(deps: GatewayDeps, drain: Drain, record: Recorder, 
     app.addHook('onReady', (done) => {
       // Every Fastify row is registered (a row without its route would be documented but answer 404).
       const missing = rows.filter((r) => r.front === 'fastify' && !isRegistered(app, r));
-      done(missing.length ? new Error(`Route table rows not registered: ${missing.map((r) => `${r.method} ${r.path}`).join(', ')}`) : undefined);
+      done(
+        missing.length
+          ? new Error(`Route table rows not registered: ${missing.map((r) => `${r.method} ${r.path}`).join(', ')}`)
+          : undefined,
+      );
     });
   };
   /** Each scope registered once (its prefix, hooks and parsers), then its rows in it, in the table's order. */

@@ -141,7 +141,8 @@ export abstract class RequestLife implements Finished {
       this.res.destroy();
       return;
     }
-    // An unread body is drained (bounded: linger.ts) before the connection closes, so a client still sending reads this answer.
+    // An unread body is drained (bounded: linger.ts) before the connection closes, so a client still sending reads this
+    // answer.
     if (!this.bodyRead && !this.incoming.destroyed) drainThenClose(this.incoming);
     this.answer(ge.status, JSON.stringify(renderError(this.family, ge, this.id)), errorHeaders(ge, this.bodyRead));
   }

@@ -15,7 +15,13 @@ import type { RequestState } from '../request-state.ts';
  * response here, so whatever writes the answer (either front) sends them.
  * Auth failures throw (synchronously or through the promise) as GatewayErrors.
  */
-export function admit(deps: GatewayDeps, credential: string | undefined, state: RequestState, res: ServerResponse, family: Family): Promise<void> | null {
+export function admit(
+  deps: GatewayDeps,
+  credential: string | undefined,
+  state: RequestState,
+  res: ServerResponse,
+  family: Family,
+): Promise<void> | null {
   // The connection: a keep-alive client's repeated credential is hashed once per connection (token-auth.ts).
   const connection = res.socket ?? undefined;
   const principal = deps.tokenAuth.authenticateCached(credential, Date.now(), connection);

@@ -195,10 +195,14 @@ export const activeRoutes = (consoleOn: boolean): RouteRow[] => ROUTES.filter((r
 
 /**
  * A path no route has (a 404, a 405): its family and whether its caller is authenticated first (an unknown path
- * under an API family answers 401 to a caller without a token, as its routes do) — by the prefix of the API it is under.
+ * under an API family answers 401 to a caller without a token, as its routes do) — by the prefix of the API it is
+ * under.
  */
 export function unmatched(path: string): { family: RouteInfo['family']; auth: boolean } {
-  return { family: familyOf(path), auth: (path.startsWith('/v1/') || path.startsWith('/vidx/')) && !path.startsWith('/vidx/callbacks/') };
+  return {
+    family: familyOf(path),
+    auth: (path.startsWith('/v1/') || path.startsWith('/vidx/')) && !path.startsWith('/vidx/callbacks/'),
+  };
 }
 
 /** The body class of a path's route with a body (POST, PUT or PATCH); control for any other. */

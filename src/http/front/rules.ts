@@ -14,7 +14,9 @@ export const REQUEST_ID_HEADERS = [REQUEST_ID_HEADER, 'x-request-id', 'request-i
 
 /** The answer to a request that arrives while the gateway drains: retry elsewhere, and this connection closes. */
 export function shuttingDown(): GatewayError {
-  return new GatewayError('service_unavailable', 'The gateway is shutting down; retry the request', { headers: { connection: 'close', 'retry-after': '1' } });
+  return new GatewayError('service_unavailable', 'The gateway is shutting down; retry the request', {
+    headers: { connection: 'close', 'retry-after': '1' },
+  });
 }
 
 /**
@@ -24,7 +26,11 @@ export function shuttingDown(): GatewayError {
  */
 export function errorHeaders(err: GatewayError, bodyRead: boolean): Record<string, string> | undefined {
   if (bodyRead && err.code !== 'insufficient_quota') return err.headers;
-  return { ...err.headers, ...(err.code === 'insufficient_quota' ? { 'x-should-retry': 'false' } : {}), ...(bodyRead ? {} : { connection: 'close' }) };
+  return {
+    ...err.headers,
+    ...(err.code === 'insufficient_quota' ? { 'x-should-retry': 'false' } : {}),
+    ...(bodyRead ? {} : { connection: 'close' }),
+  };
 }
 
 export function newRequestState(client = ''): RequestState {
@@ -67,7 +73,8 @@ export function markFirstByte(state: RequestState): void {
  */
 export function checkUrl(url: string): void {
   if (url.indexOf('%') < 0) return;
-  if (url.includes('%00')) throw new GatewayError('invalid_request', 'The request URL contains an encoded NUL character (%00)');
+  if (url.includes('%00'))
+    throw new GatewayError('invalid_request', 'The request URL contains an encoded NUL character (%00)');
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   if (ENCODED_SLASH.test(path)) throw new GatewayError('not_found', `Unknown path ${path}`);

@@ -114,7 +114,15 @@ export class TextLane {
   // generation collections — promoted to the old generation, with frequent mark-compacts (docs/performance.md).
   private run(req: IncomingMessage, res: ServerResponse, route: Route): void {
     const h = laneHeaders(req.rawHeaders);
-    const ex = new LaneExchange(newRequestId(), this.addressOf(req.socket.remoteAddress, h.forwardedFor), req, res, route, this.deps.logger, this.record);
+    const ex = new LaneExchange(
+      newRequestId(),
+      this.addressOf(req.socket.remoteAddress, h.forwardedFor),
+      req,
+      res,
+      route,
+      this.deps.logger,
+      this.record,
+    );
     if (this.deps.tracing !== null) ex.state.trace = this.deps.tracing.begin(ex.id, 'POST', req.headers);
     ex.begin();
     if (h.origin !== undefined) this.crossOrigin(res, h.origin);
@@ -185,7 +193,9 @@ export class TextLane {
     });
   }
 
-  /** 413, and the connection closes once the rest of the body is drained (bounded: linger.ts), so the client reads it. */
+  /**
+   * 413, and the connection closes once the rest of the body is drained (bounded: linger.ts), so the client reads it.
+   */
   private tooLarge(ex: LaneExchange): void {
     ex.fail(new GatewayError('payload_too_large', 'Request body is too large'));
   }

@@ -18,7 +18,10 @@ export const capacityView = obj(
     stated: limits('stated on the channels naming the account (the smallest of them)'),
     read: obj({ rpm: n("from the upstream's quota list"), tpm: n("from the upstream's quota list") }),
     learnt: obj({ rpm: n("learnt from the upstream's refusals"), tpm: n("learnt from the upstream's refusals") }),
-    used: obj({ requests: int('admitted on this instance in the last 60 s'), tokens: int('their tokens (estimates corrected by the usage reported)') }),
+    used: obj({
+      requests: int('admitted on this instance in the last 60 s'),
+      tokens: int('their tokens (estimates corrected by the usage reported)'),
+    }),
     in_flight: int('calls holding a slot on this instance'),
     waiting: int('calls queued on this instance'),
     waiting_by_customer: {
@@ -28,13 +31,27 @@ export const capacityView = obj(
     },
     paused_until: n('ms since the epoch until which calls wait after an upstream refusal; null: not paused'),
   },
-  ['model', 'limits', 'source', 'stated', 'read', 'learnt', 'used', 'in_flight', 'waiting', 'waiting_by_customer', 'paused_until'],
+  [
+    'model',
+    'limits',
+    'source',
+    'stated',
+    'read',
+    'learnt',
+    'used',
+    'in_flight',
+    'waiting',
+    'waiting_by_customer',
+    'paused_until',
+  ],
 );
 
 export const channelCapacity = obj(
   {
     channel_id: str(),
-    account: str("the upstream account as the gateway keys it: '<kind>:<account name>' or '<kind>:key-<hash of the key>'"),
+    account: str(
+      "the upstream account as the gateway keys it: '<kind>:<account name>' or '<kind>:key-<hash of the key>'",
+    ),
     active: { type: 'boolean', description: 'whether any account x model has a limit (stated, read or learnt)' },
     data: arr(capacityView, 'per upstream model with a limit'),
   },

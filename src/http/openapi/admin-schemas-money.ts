@@ -1,10 +1,17 @@
 // OpenAPI schemas of money in the admin API: micro-units, prices and their history, bill lines.
 import { arr, int, microSum, obj, type Schema, str } from './schema.ts';
 
-export const micro = (description = 'integer micro-units (1 unit = 1,000,000)'): Schema => ({ type: 'integer', minimum: 0, description });
+export const micro = (description = 'integer micro-units (1 unit = 1,000,000)'): Schema => ({
+  type: 'integer',
+  minimum: 0,
+  description,
+});
 export const tokenPriceTier = obj(
   {
-    maxInputTokens: { type: ['integer', 'null'], description: "inclusive bound on the request's total input tokens; null = no bound" },
+    maxInputTokens: {
+      type: ['integer', 'null'],
+      description: "inclusive bound on the request's total input tokens; null = no bound",
+    },
     inputPer1k: micro(),
     outputPer1k: micro(),
     cachedInputPer1k: micro(),
@@ -25,7 +32,10 @@ export const price: Schema = {
       },
       ['unit', 'perSecond'],
     ),
-    obj({ unit: { const: 'video-mode-second' }, perSecond: obj({ std: micro(), pro: micro() }, ['std', 'pro']) }, ['unit', 'perSecond']),
+    obj({ unit: { const: 'video-mode-second' }, perSecond: obj({ std: micro(), pro: micro() }, ['std', 'pro']) }, [
+      'unit',
+      'perSecond',
+    ]),
   ],
 };
 export const priceView = obj(
@@ -46,7 +56,11 @@ export const priceChange = obj(
   {
     id: int(),
     model: str(),
-    action: { type: 'string', enum: ['set', 'reset'], description: 'set: an override stored; reset: dropped, back to the file or built-in price' },
+    action: {
+      type: 'string',
+      enum: ['set', 'reset'],
+      description: 'set: an override stored; reset: dropped, back to the file or built-in price',
+    },
     old_price: { oneOf: [price, { type: 'null' }], description: 'the effective price before the change' },
     new_price: { oneOf: [price, { type: 'null' }], description: 'the effective price after it' },
     actor: str('as the audit line names it: admin, cli or console:<session id>'),
@@ -65,7 +79,10 @@ export const billLine = obj(
     amount: microSum(),
     amount_units: str('the amount as an exact decimal string of units'),
     models: { type: 'object', additionalProperties: obj({ entries: int(), amount: microSum(), amount_units: str() }) },
-    credits: obj({ entries: int(), amount: microSum('top-ups credited in the period: added to the quota, not part of amount') }),
+    credits: obj({
+      entries: int(),
+      amount: microSum('top-ups credited in the period: added to the quota, not part of amount'),
+    }),
   },
   ['token_id', 'period', 'period_start', 'entries', 'amount', 'amount_units'],
 );
@@ -75,7 +92,11 @@ export const billModelLine = obj(
     token_name: { type: ['string', 'null'] },
     period: { type: 'string', enum: ['day', 'month'] },
     period_start: str('UTC label: YYYY-MM-DD or YYYY-MM'),
-    kind: { type: 'string', enum: ['charges', 'credit'], description: 'credit: the top-ups of the token in the period (no model)' },
+    kind: {
+      type: 'string',
+      enum: ['charges', 'credit'],
+      description: 'credit: the top-ups of the token in the period (no model)',
+    },
     model: { type: ['string', 'null'] },
     entries: int(),
     amount: microSum(),
@@ -85,7 +106,10 @@ export const billModelLine = obj(
 );
 export const billAccountLine = obj(
   {
-    account_id: { type: ['string', 'null'], description: 'null: the lines that counted against no account (tokens of no account, top-ups of token quotas)' },
+    account_id: {
+      type: ['string', 'null'],
+      description: 'null: the lines that counted against no account (tokens of no account, top-ups of token quotas)',
+    },
     account_name: { type: ['string', 'null'] },
     period: { type: 'string', enum: ['day', 'month'] },
     period_start: str('UTC label: YYYY-MM-DD or YYYY-MM'),

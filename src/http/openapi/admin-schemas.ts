@@ -5,7 +5,16 @@ import { CHANNEL_KINDS, UPSTREAMS } from '../../adapters/upstreams.ts';
 export { microSum };
 import { TASK_STATES } from '../../tasks/types.ts';
 import { micro } from './admin-schemas-money.ts';
-export { micro, tokenPriceTier, price, priceView, priceChange, billLine, billModelLine, billAccountLine } from './admin-schemas-money.ts';
+export {
+  micro,
+  tokenPriceTier,
+  price,
+  priceView,
+  priceChange,
+  billLine,
+  billModelLine,
+  billAccountLine,
+} from './admin-schemas-money.ts';
 import { LEDGER_CSV_HEADER, REQUEST_LOG_CSV_HEADER } from '../../core/admin/lists.ts';
 export const LEDGER_CSV = LEDGER_CSV_HEADER.join(',');
 export const REQUEST_LOG_CSV = REQUEST_LOG_CSV_HEADER.join(',');
@@ -32,7 +41,10 @@ export const ledgerEntry = obj(
     upstream_request_id: { type: ['string', 'null'] },
     created_at: int('ms'),
     account_id: { type: ['string', 'null'], description: 'the account the charge also counted against' },
-    list_amount: { type: ['integer', 'null'], description: 'the amount at list (catalogue) price when a price group priced the line; null = the amount' },
+    list_amount: {
+      type: ['integer', 'null'],
+      description: 'the amount at list (catalogue) price when a price group priced the line; null = the amount',
+    },
     price_group: { type: ['string', 'null'] },
   },
   ['id', 'idempotency_key', 'token_id', 'model', 'kind', 'amount', 'created_at'],
@@ -46,13 +58,21 @@ export const requestLogEntry = obj(
     method: str(),
     status: int('HTTP status'),
     latency_ms: int(),
-    ttfb_ms: { type: ['integer', 'null'], description: 'ms from arrival to the first byte of the answer; null when nothing was written' },
+    ttfb_ms: {
+      type: ['integer', 'null'],
+      description: 'ms from arrival to the first byte of the answer; null when nothing was written',
+    },
     channel_id: { type: ['string', 'null'], description: 'the channel whose attempt answered' },
     attempts: {
       type: ['array', 'null'],
       description: 'every upstream attempt in order (failovers included); null when no upstream call was made',
       items: obj(
-        { channel_id: str(), outcome: { type: 'string', enum: ['ok', 'error'] }, error_code: { type: ['string', 'null'] }, latency_ms: { type: 'number' } },
+        {
+          channel_id: str(),
+          outcome: { type: 'string', enum: ['ok', 'error'] },
+          error_code: { type: ['string', 'null'] },
+          latency_ms: { type: 'number' },
+        },
         ['channel_id', 'outcome', 'error_code', 'latency_ms'],
       ),
     },
@@ -62,13 +82,29 @@ export const requestLogEntry = obj(
     error_code: { type: ['string', 'null'] },
     upstream_error: {
       type: ['string', 'null'],
-      description: "the upstream's own words (status, code, message) when it refused the call; never shown to the client",
+      description:
+        "the upstream's own words (status, code, message) when it refused the call; never shown to the client",
     },
     created_at: int('ms'),
   },
-  ['request_id', 'endpoint', 'method', 'status', 'latency_ms', 'ttfb_ms', 'channel_id', 'attempts', 'amount', 'created_at'],
+  [
+    'request_id',
+    'endpoint',
+    'method',
+    'status',
+    'latency_ms',
+    'ttfb_ms',
+    'channel_id',
+    'attempts',
+    'amount',
+    'created_at',
+  ],
 );
-export const cursorParam = query('cursor', str(), 'Page on: next_cursor of the previous page, passed back as it is (opaque)');
+export const cursorParam = query(
+  'cursor',
+  str(),
+  'Page on: next_cursor of the previous page, passed back as it is (opaque)',
+);
 export const formatParam = (what: string) =>
   query(
     'format',
@@ -77,13 +113,20 @@ export const formatParam = (what: string) =>
   );
 /** A JSON list page: `limit` rows at most, `next_cursor` to pass back while has_more. */
 export const listPage = (item: Schema, extra: Record<string, Schema> = {}, required: string[] = []) =>
-  obj({ data: arr(item), has_more: { type: 'boolean' }, next_cursor: str('present when has_more'), ...extra }, ['data', 'has_more', ...required]);
+  obj({ data: arr(item), has_more: { type: 'boolean' }, next_cursor: str('present when has_more'), ...extra }, [
+    'data',
+    'has_more',
+    ...required,
+  ]);
 /** A list page: JSON, or CSV with the header `csvHeader`. */
 export const listAnswer = (item: Schema, csvHeader: string, extra: Record<string, Schema> = {}) => ({
   description: 'Success',
   content: {
     'application/json': {
-      schema: obj({ data: arr(item), has_more: { type: 'boolean' }, next_cursor: str('present when has_more'), ...extra }, ['data', 'has_more']),
+      schema: obj(
+        { data: arr(item), has_more: { type: 'boolean' }, next_cursor: str('present when has_more'), ...extra },
+        ['data', 'has_more'],
+      ),
     },
     'text/csv': { schema: str(`header: ${csvHeader}`) },
   },
@@ -96,7 +139,8 @@ export const adminTaskView = obj(
     state: {
       type: 'string',
       enum: [...TASK_STATES],
-      description: 'waiting: held in the gateway for a free parallel-task slot of its upstream account (shown to the client as submitted)',
+      description:
+        'waiting: held in the gateway for a free parallel-task slot of its upstream account (shown to the client as submitted)',
     },
     token_id: str(),
     model: str(),
@@ -104,7 +148,10 @@ export const adminTaskView = obj(
     upstream_task_id: { type: ['string', 'null'] },
     upstream_status: { type: ['string', 'null'] },
     progress: { type: ['integer', 'null'] },
-    error: { type: ['object', 'null'], properties: { code: str(), message: str(), upstream_message: str("the upstream's own words, for operators") } },
+    error: {
+      type: ['object', 'null'],
+      properties: { code: str(), message: str(), upstream_message: str("the upstream's own words, for operators") },
+    },
     hold_amount: micro("held against the token's quota while open"),
     poll_attempts: int(),
     next_poll_at: int('ms'),
@@ -115,7 +162,8 @@ export const adminTaskView = obj(
     slot_queue: {
       type: ['object', 'null'],
       properties: { account: str(), model: str('upstream model version') },
-      description: 'the parallel-task queue the task is counted in (per upstream account and model version); null: none',
+      description:
+        'the parallel-task queue the task is counted in (per upstream account and model version); null: none',
     },
   },
   ['id', 'kind', 'state', 'token_id', 'model', 'channel_id', 'created_at'],
@@ -143,7 +191,10 @@ export const tokenView = obj({
   expires_at: { type: ['integer', 'null'], description: 'ms' },
   revoked_at: { type: ['integer', 'null'], description: 'ms' },
   created_at: int('ms'),
-  previous_secret_until: { type: ['integer', 'null'], description: 'after a rotation with a grace period: until when (ms) the previous secret still works' },
+  previous_secret_until: {
+    type: ['integer', 'null'],
+    description: 'after a rotation with a grace period: until when (ms) the previous secret still works',
+  },
   callback_secret_issued_at: {
     type: ['integer', 'null'],
     description:
@@ -151,22 +202,35 @@ export const tokenView = obj({
   },
   previous_callback_secret_until: {
     type: ['integer', 'null'],
-    description: 'after a callback-secret rotation: until when (ms) callbacks are signed with the previous callback secret too',
+    description:
+      'after a callback-secret rotation: until when (ms) callbacks are signed with the previous callback secret too',
   },
   account_id: { type: ['string', 'null'], description: 'the account that owns the token' },
   budgets: arr(obj({ period: str(), limit: micro() }), "the token's own budgets"),
 });
-const nullableInt = (description: string, minimum: number, maximum: number): Schema => ({ type: ['integer', 'null'], minimum, maximum, description });
+const nullableInt = (description: string, minimum: number, maximum: number): Schema => ({
+  type: ['integer', 'null'],
+  minimum,
+  maximum,
+  description,
+});
 export const tokenPatch = {
   ...obj({
     name: str(),
-    models: { type: ['array', 'null'], items: str(), description: 'allow-list of public model names; null = every model' },
+    models: {
+      type: ['array', 'null'],
+      items: str(),
+      description: 'allow-list of public model names; null = every model',
+    },
     quota: nullableInt('micro-units; null = unlimited', 0, Number.MAX_SAFE_INTEGER),
     rpm_limit: nullableInt('null = no limit', 1, 1000000),
     tpm_limit: nullableInt('tokens per minute; null = no limit', 1, 1000000000),
     concurrency_limit: nullableInt('null = no limit', 1, 100000),
     expires_at: { type: ['integer', 'null'], description: 'ms since the epoch, in the future; null = never' },
-    account_id: { type: ['string', 'null'], description: 'the account that owns the token (its quota, budgets and price group apply too); null = none' },
+    account_id: {
+      type: ['string', 'null'],
+      description: 'the account that owns the token (its quota, budgets and price group apply too); null = none',
+    },
     budgets: {
       type: ['array', 'null'],
       items: obj({ period: { type: 'string', enum: ['day', 'week', 'month'] }, limit: micro() }, ['period', 'limit']),
@@ -183,7 +247,9 @@ export const channelKind: Schema = { type: 'string', enum: [...CHANNEL_KINDS] };
 
 /** Every upstream's key fields (api_key, access_key, …), each described for the upstream that carries it. */
 export function keyFieldSchemas(describe: (kind: string, setOnly: boolean) => Schema): Record<string, Schema> {
-  return Object.fromEntries(UPSTREAMS.flatMap((u) => u.keyFields.map((f) => [f.field, describe(u.kind, f.setOnly === true)])));
+  return Object.fromEntries(
+    UPSTREAMS.flatMap((u) => u.keyFields.map((f) => [f.field, describe(u.kind, f.setOnly === true)])),
+  );
 }
 export const breakerView = obj(
   {
@@ -201,7 +267,11 @@ export const modelLimits = {
     'the upstream account\'s limits per public model ("*": each model the channel serves): rpm, tpm, concurrency (positive integers, any subset); channels naming one account share them, the smallest stated value applies; null clears (docs/operations.md#upstream-capacity)',
   additionalProperties: {
     type: 'object',
-    properties: { rpm: { type: 'integer', minimum: 1 }, tpm: { type: 'integer', minimum: 1 }, concurrency: { type: 'integer', minimum: 1 } },
+    properties: {
+      rpm: { type: 'integer', minimum: 1 },
+      tpm: { type: 'integer', minimum: 1 },
+      concurrency: { type: 'integer', minimum: 1 },
+    },
     additionalProperties: false,
     minProperties: 1,
   },
@@ -217,13 +287,21 @@ export const channelView = obj({
   weight: int(),
   account: {
     type: ['string', 'null'],
-    description: 'the upstream account the key belongs to; channels naming one account share its limits (null: the key is its own account)',
+    description:
+      'the upstream account the key belongs to; channels naming one account share its limits (null: the key is its own account)',
   },
-  task_slots: { type: ['integer', 'null'], description: "parallel tasks per model version the account allows (null: learnt from the upstream's refusals)" },
+  task_slots: {
+    type: ['integer', 'null'],
+    description: "parallel tasks per model version the account allows (null: learnt from the upstream's refusals)",
+  },
   model_limits: modelLimits,
   created_at: int('ms'),
   updated_at: int('ms'),
-  keys: obj(keyFieldSchemas((kind, setOnly) => masked(`${kind}: **** ${setOnly ? 'when set' : 'and the last four characters'}`))),
+  keys: obj(
+    keyFieldSchemas((kind, setOnly) =>
+      masked(`${kind}: **** ${setOnly ? 'when set' : 'and the last four characters'}`),
+    ),
+  ),
   breaker: { ...breakerView, description: "this instance's circuit breaker for the channel" },
   capacity: {
     type: ['array', 'null'],
@@ -241,7 +319,10 @@ export const channelPatch = {
     enabled: { type: 'boolean' },
     base_url: str('Beijing region only'),
     ...keyFieldSchemas((kind) => str(`${kind}; write-only`)),
-    account: { type: ['string', 'null'], description: 'the upstream account the key belongs to (letters, digits, . _ - : @); null: the key is its own' },
+    account: {
+      type: ['string', 'null'],
+      description: 'the upstream account the key belongs to (letters, digits, . _ - : @); null: the key is its own',
+    },
     task_slots: {
       type: ['integer', 'null'],
       minimum: 1,
@@ -260,7 +341,10 @@ export const channelCheck = obj(
     latency_ms: int(),
     error: {
       type: ['object', 'null'],
-      properties: { code: str('catalogue code, e.g. upstream_auth_error'), message: str("a fixed text; never the upstream's words") },
+      properties: {
+        code: str('catalogue code, e.g. upstream_auth_error'),
+        message: str("a fixed text; never the upstream's words"),
+      },
     },
     upstream_request_id: { type: ['string', 'null'] },
   },

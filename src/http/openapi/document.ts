@@ -49,7 +49,14 @@ function genericOperation(row: RouteInfo, path: string): Operation {
   const summary = `${row.method} ${path}`;
   if (row.auth === 'admin') return admin(summary, { ...parameters, ...body });
   if (row.auth === 'none' && row.family === 'vidx')
-    return { tags: ['internal'], summary: 'Upstream callback receiver', security: [], ...parameters, ...body, responses: { '200': ok(obj()) } };
+    return {
+      tags: ['internal'],
+      summary: 'Upstream callback receiver',
+      security: [],
+      ...parameters,
+      ...body,
+      responses: { '200': ok(obj()) },
+    };
   if (row.family === 'vidx') return familyA(summary, { ...parameters, ...body }, ok(envelope(obj())));
   return familyB(summary, { ...parameters, ...body }, ok(obj()));
 }
@@ -93,7 +100,12 @@ export function openApiDocument(rows: readonly RouteInfo[]): Record<string, unkn
       },
       headers: { RequestId: { description: 'Gateway request id', schema: str() }, ...RATE_LIMIT_HEADERS },
       schemas: {
-        Model: obj({ id: str(), object: { const: 'model' }, created: int(), owned_by: str() }, ['id', 'object', 'created', 'owned_by']),
+        Model: obj({ id: str(), object: { const: 'model' }, created: int(), owned_by: str() }, [
+          'id',
+          'object',
+          'created',
+          'owned_by',
+        ]),
         FamilyBError: obj(
           {
             error: obj(
@@ -141,12 +153,22 @@ export function openApiDocument(rows: readonly RouteInfo[]): Record<string, unkn
           },
           ['type', 'error', 'request_id'],
         ),
-        FamilyAError: obj({ code: int('non-zero'), message: str(), request_id: str(), data: { type: 'null' } }, ['code', 'message', 'request_id', 'data']),
+        FamilyAError: obj({ code: int('non-zero'), message: str(), request_id: str(), data: { type: 'null' } }, [
+          'code',
+          'message',
+          'request_id',
+          'data',
+        ]),
       },
       responses: {
-        FamilyBError: { description: 'Error (family B shape)', headers: REQUEST_ID_HEADERS, content: { 'application/json': { schema: ref('FamilyBError') } } },
+        FamilyBError: {
+          description: 'Error (family B shape)',
+          headers: REQUEST_ID_HEADERS,
+          content: { 'application/json': { schema: ref('FamilyBError') } },
+        },
         MessagesError: {
-          description: 'Error (the messages shape, family B fields inside; 429 insufficient_quota carries x-should-retry: false)',
+          description:
+            'Error (the messages shape, family B fields inside; 429 insufficient_quota carries x-should-retry: false)',
           headers: REQUEST_ID_HEADERS,
           content: { 'application/json': { schema: ref('MessagesError') } },
         },

@@ -8,7 +8,10 @@ export const budgets: Schema = {
   maxItems: 3,
   description:
     "Budgets that reset each calendar period (in the account's time_zone, else UTC; weeks from Monday): at most one per period. A call that does not fit is refused with 429 insufficient_quota, x-should-retry: false, Retry-After and x-budget-reset (when the period starts again, ISO 8601) and x-budget-period",
-  items: obj({ period: { type: 'string', enum: ['day', 'week', 'month'] }, limit: micro('micro-units a period may spend') }, ['period', 'limit']),
+  items: obj(
+    { period: { type: 'string', enum: ['day', 'week', 'month'] }, limit: micro('micro-units a period may spend') },
+    ['period', 'limit'],
+  ),
 };
 export const budgetStatus = obj({
   period: str(),
@@ -30,7 +33,8 @@ const accountFields = {
     type: 'integer',
     minimum: 1,
     maximum: 1000,
-    description: 'fair-share weight when an upstream account is contended (default 1; docs/operations.md#upstream-capacity)',
+    description:
+      'fair-share weight when an upstream account is contended (default 1; docs/operations.md#upstream-capacity)',
   },
 };
 export const accountView = obj({
@@ -78,10 +82,17 @@ export function accountPaths(): Record<string, Record<string, Operation>> {
       get: admin('One account', { parameters: accountId }, accountView),
       patch: admin(
         "Edit an account (applies to its tokens' next calls on every instance; null removes a value)",
-        { parameters: accountId, requestBody: jsonBody({ ...obj(accountFields), additionalProperties: false, minProperties: 1 }) },
+        {
+          parameters: accountId,
+          requestBody: jsonBody({ ...obj(accountFields), additionalProperties: false, minProperties: 1 }),
+        },
         accountView,
       ),
-      delete: admin('Revoke an account: every token of it is refused at once, on every instance', { parameters: accountId }, accountView),
+      delete: admin(
+        'Revoke an account: every token of it is refused at once, on every instance',
+        { parameters: accountId },
+        accountView,
+      ),
     },
     '/admin/accounts/{id}/topup': {
       post: admin(
@@ -90,13 +101,22 @@ export function accountPaths(): Record<string, Record<string, Operation>> {
           parameters: accountId,
           requestBody: jsonBody({
             ...obj(
-              { amount: { type: 'integer', minimum: 1, description: 'micro-units' }, idempotency_key: str('a retried top-up with the same key credits once') },
+              {
+                amount: { type: 'integer', minimum: 1, description: 'micro-units' },
+                idempotency_key: str('a retried top-up with the same key credits once'),
+              },
               ['amount'],
             ),
             additionalProperties: false,
           }),
         },
-        { ...accountView, properties: { ...(accountView.properties as Schema), topup: obj({ amount: micro(), credited: { type: 'boolean' } }) } },
+        {
+          ...accountView,
+          properties: {
+            ...(accountView.properties as Schema),
+            topup: obj({ amount: micro(), credited: { type: 'boolean' } }),
+          },
+        },
       ),
     },
     '/admin/accounts/{id}/usage': {
@@ -113,7 +133,15 @@ export function accountPaths(): Record<string, Record<string, Operation>> {
           tokens: arr(str(), "ids of the account's tokens"),
           period: obj({ since: int(), until: int() }),
           usage: obj({
-            data: arr(obj({ model: str(), requests: int(), amount: microSum(), amount_units: str(), list_amount: microSum('at list price') })),
+            data: arr(
+              obj({
+                model: str(),
+                requests: int(),
+                amount: microSum(),
+                amount_units: str(),
+                list_amount: microSum('at list price'),
+              }),
+            ),
             total: obj({ requests: int(), amount: microSum(), amount_units: str(), list_amount: microSum() }),
             credited: microSum(),
           }),
@@ -135,8 +163,18 @@ export function accountPaths(): Record<string, Record<string, Operation>> {
           parameters: [pathParam('name', 'Price group name: letters, digits, ., _ or -')],
           requestBody: jsonBody({
             ...obj({
-              multiplier: { type: 'number', minimum: 0, maximum: 1000, default: 1, description: 'of list prices, up to 6 decimals' },
-              prices: { type: 'object', additionalProperties: price, description: "prices set outright per model (the model's unit kept)" },
+              multiplier: {
+                type: 'number',
+                minimum: 0,
+                maximum: 1000,
+                default: 1,
+                description: 'of list prices, up to 6 decimals',
+              },
+              prices: {
+                type: 'object',
+                additionalProperties: price,
+                description: "prices set outright per model (the model's unit kept)",
+              },
             }),
             additionalProperties: false,
           }),

@@ -57,7 +57,11 @@ export function adminMeteringPaths(): Record<string, Record<string, Operation>> 
             query('request_id', str(), 'Only this request'),
             query('token_id', str(), 'Only this token'),
             query('model', str(), 'Only this public model'),
-            query('status', { type: 'string', pattern: '^[1-5](\\d\\d|xx)$' }, 'Only this HTTP status (429) or class (5xx)'),
+            query(
+              'status',
+              { type: 'string', pattern: '^[1-5](\\d\\d|xx)$' },
+              'Only this HTTP status (429) or class (5xx)',
+            ),
             timeParam('since'),
             timeParam('until'),
             limitParam,
@@ -76,12 +80,20 @@ export function adminMeteringPaths(): Record<string, Record<string, Operation>> 
         {
           parameters: [
             query('token_id', str(), 'Only this token'),
-            query('account_id', str(), "Only the ledger lines that counted against this account (its tokens' charges and its own top-ups)"),
+            query(
+              'account_id',
+              str(),
+              "Only the ledger lines that counted against this account (its tokens' charges and its own top-ups)",
+            ),
             query('model', str(), 'Only this billing model'),
             query('period', { type: 'string', enum: ['day', 'month'], default: 'month' }, 'UTC day or month'),
             timeParam('since'),
             timeParam('until'),
-            query('format', { type: 'string', enum: ['json', 'csv'], default: 'json' }, 'csv: RFC 4180 with a header row'),
+            query(
+              'format',
+              { type: 'string', enum: ['json', 'csv'], default: 'json' },
+              'csv: RFC 4180 with a header row',
+            ),
             query(
               'by',
               { type: 'string', enum: ['token', 'model', 'account'], default: 'token' },
@@ -99,14 +111,23 @@ export function adminMeteringPaths(): Record<string, Record<string, Operation>> 
                 {
                   object: { const: 'bill' },
                   period: { type: 'string', enum: ['day', 'month'] },
-                  by: { type: 'string', enum: ['model', 'account'], description: 'present with by=model or by=account' },
+                  by: {
+                    type: 'string',
+                    enum: ['model', 'account'],
+                    description: 'present with by=model or by=account',
+                  },
                   unit: str(),
                   data: {
                     type: 'array',
                     items: { anyOf: [billLine, billModelLine, billAccountLine] },
                     description: 'bill lines; with by=model, model lines; with by=account, account lines',
                   },
-                  total: obj({ entries: int(), amount: microSum(), amount_units: str(), credit: microSum('top-ups credited') }),
+                  total: obj({
+                    entries: int(),
+                    amount: microSum(),
+                    amount_units: str(),
+                    credit: microSum('top-ups credited'),
+                  }),
                 },
                 ['object', 'period', 'data', 'total'],
               ),
@@ -140,7 +161,11 @@ export function adminMeteringPaths(): Record<string, Record<string, Operation>> 
         },
         priceView,
       ),
-      delete: admin('Drop the stored override (back to the file/built-in price)', { parameters: [modelParam] }, priceView),
+      delete: admin(
+        'Drop the stored override (back to the file/built-in price)',
+        { parameters: [modelParam] },
+        priceView,
+      ),
     },
     '/admin/prices/{model}/history': {
       get: admin(

@@ -26,11 +26,24 @@ export function adminReportPaths(): Record<string, Record<string, Operation>> {
           since: int('ms, inclusive'),
           until: int('ms, exclusive'),
           bucket_ms: int(),
-          series: obj({ t: arr(int(), 'bucket start, ms'), requests: arr(int()), errors: arr(int()), spend: arr(microSum()) }),
+          series: obj({
+            t: arr(int(), 'bucket start, ms'),
+            requests: arr(int()),
+            errors: arr(int()),
+            spend: arr(microSum()),
+          }),
           totals: obj({ requests: int(), errors: int(), spend: microSum() }),
-          top_models: arr(obj({ model: { type: ['string', 'null'] }, requests: int(), errors: int(), spend: microSum() })),
+          top_models: arr(
+            obj({ model: { type: ['string', 'null'] }, requests: int(), errors: int(), spend: microSum() }),
+          ),
           top_tokens: arr(
-            obj({ token_id: { type: ['string', 'null'] }, name: { type: ['string', 'null'] }, requests: int(), errors: int(), spend: microSum() }),
+            obj({
+              token_id: { type: ['string', 'null'] },
+              name: { type: ['string', 'null'] },
+              requests: int(),
+              errors: int(),
+              spend: microSum(),
+            }),
           ),
           top_accounts: arr(
             obj({
@@ -58,7 +71,12 @@ export function adminReportPaths(): Record<string, Record<string, Operation>> {
               kind: str(),
               enabled: { type: 'boolean' },
               breaker: obj({ state: str('closed, open or half-open') }),
-              recent: obj({ requests: int(), errors: int(), error_rate: { type: 'number' }, mean_latency_ms: { type: ['integer', 'null'] } }),
+              recent: obj({
+                requests: int(),
+                errors: int(),
+                error_rate: { type: 'number' },
+                mean_latency_ms: { type: ['integer', 'null'] },
+              }),
             }),
           ),
           open_tasks: obj({ waiting: int(), submitting: int(), queued: int(), in_progress: int() }),
@@ -70,7 +88,11 @@ export function adminReportPaths(): Record<string, Record<string, Operation>> {
         'The ledger against the stored upstream usage for a period, by day, model and channel, with every discrepancy listed (clean when every list is empty and the difference is 0); queued charges are flushed first',
         {
           parameters: [
-            query('from', str(), 'Inclusive start: milliseconds since the epoch or an ISO 8601 date/date-time (default: one day before `to`)'),
+            query(
+              'from',
+              str(),
+              'Inclusive start: milliseconds since the epoch or an ISO 8601 date/date-time (default: one day before `to`)',
+            ),
             query('to', str(), 'Exclusive end, the same forms (default: now)'),
           ],
         },
@@ -89,11 +111,29 @@ export function adminReportPaths(): Record<string, Record<string, Operation>> {
             }),
           ),
           difference: microSum("the sum of the groups' differences; 0 when the ledger and the stored usage agree"),
-          mismatches: arr(obj({ key: str(), model: str(), ledger_amount: micro(), reported_amount: { type: ['integer', 'null'] }, reason: str() })),
+          mismatches: arr(
+            obj({
+              key: str(),
+              model: str(),
+              ledger_amount: micro(),
+              reported_amount: { type: ['integer', 'null'] },
+              reason: str(),
+            }),
+          ),
           open_holds: arr(obj({ key: str(), token_id: str(), amount: micro(), age_ms: int(), reason: str() })),
           tasks_charged_without_success: arr(obj({ task_id: str(), state: str(), amount: micro() })),
           successes_without_charge: arr(obj({ task_id: str(), model: str() })),
-          lost_submits: arr(obj({ task_id: str(), token_id: str(), kind: str(), model: str(), channel: str(), created_at: int(), reason: str() })),
+          lost_submits: arr(
+            obj({
+              task_id: str(),
+              token_id: str(),
+              kind: str(),
+              model: str(),
+              channel: str(),
+              created_at: int(),
+              reason: str(),
+            }),
+          ),
         }),
       ),
     },

@@ -1,4 +1,5 @@
-// OpenAPI paths of the operator's task list, one task with its timeline, cancel and video download (routes/admin/tasks.ts).
+// OpenAPI paths of the operator's task list, one task with its timeline, cancel and video download
+// (routes/admin/tasks.ts).
 import { obj, arr, int, str, pathParam, query, admin, ok, type Operation, type Schema } from './schema.ts';
 import { TASK_STATES } from '../../tasks/types.ts';
 import { adminTaskView, cursorParam, ledgerEntry, limitParam, micro, timeParam } from './admin-schemas.ts';
@@ -10,7 +11,19 @@ const taskEvent = obj(
     at: int('ms'),
     kind: {
       type: 'string',
-      enum: ['created', 'waiting', 'slot', 'submitted', 'recovered', 'status', 'succeeded', 'failed', 'cancelled', 'charged', 'hold_released'],
+      enum: [
+        'created',
+        'waiting',
+        'slot',
+        'submitted',
+        'recovered',
+        'status',
+        'succeeded',
+        'failed',
+        'cancelled',
+        'charged',
+        'hold_released',
+      ],
       description:
         'created (→ submitting, or → waiting); waiting (held in the gateway for a free parallel-task slot of its upstream account: detail says why); slot (it took a free slot of its queue, → submitting); submitted (the upstream took it: detail names its task id, amount is the hold); recovered (a creation whose answer was lost, found upstream); status (the upstream status changed, seen by a poll); succeeded / failed / cancelled; charged (amount and ledger_id of its ledger line); hold_released (amount)',
     },
@@ -19,7 +32,10 @@ const taskEvent = obj(
     upstream_status: { type: ['string', 'null'], description: 'the upstream status the change set' },
     amount: { type: ['integer', 'null'], description: 'micro-units: charged, released, or held at submit' },
     ledger_id: { type: ['integer', 'null'], description: 'charged: the ledger line' },
-    detail: { type: ['string', 'null'], description: 'upstream status change (old → new), error code and message, or upstream task id' },
+    detail: {
+      type: ['string', 'null'],
+      description: 'upstream status change (old → new), error code and message, or upstream task id',
+    },
   },
   ['id', 'at', 'kind', 'from', 'to', 'upstream_status', 'amount', 'ledger_id', 'detail'],
 );
@@ -28,7 +44,10 @@ const adminTaskDetail: Schema = {
   properties: {
     ...(adminTaskView.properties as Record<string, Schema>),
     upstream_request_id: { type: ['string', 'null'] },
-    events: arr(taskEvent, 'every state change and money move of the task, oldest first; written with the change it records'),
+    events: arr(
+      taskEvent,
+      'every state change and money move of the task, oldest first; written with the change it records',
+    ),
     ledger: arr(ledgerEntry, "the task's ledger lines (at most one charge, key <task id>:success)"),
     charged: micro('the sum of the ledger lines'),
   },
@@ -52,7 +71,10 @@ export function adminTaskPaths(): Record<string, Record<string, Operation>> {
             cursorParam,
           ],
         },
-        obj({ data: arr(adminTaskView), has_more: { type: 'boolean' }, next_cursor: str('present when has_more') }, ['data', 'has_more']),
+        obj({ data: arr(adminTaskView), has_more: { type: 'boolean' }, next_cursor: str('present when has_more') }, [
+          'data',
+          'has_more',
+        ]),
       ),
     },
     '/admin/tasks/{id}': {

@@ -45,7 +45,8 @@ const delivery = obj(
     state: {
       type: 'string',
       enum: ['pending', 'delivered', 'failed'],
-      description: 'failed: attempts ran out (TOLLWAY_WEBHOOK_MAX_ATTEMPTS), the target was refused, or the webhook was disabled',
+      description:
+        'failed: attempts ran out (TOLLWAY_WEBHOOK_MAX_ATTEMPTS), the target was refused, or the webhook was disabled',
     },
     attempts: int(),
     last_status: { type: ['integer', 'null'], description: "the receiver's HTTP status at the last attempt" },
@@ -53,11 +54,31 @@ const delivery = obj(
     next_try_at: { type: ['integer', 'null'], description: 'ms; while pending' },
     delivered_at: { type: ['integer', 'null'], description: 'ms' },
     created_at: int('ms'),
-    payload: obj({ type: str(), timestamp: str('ISO 8601'), data: obj({ event_id: str() }) }, ['type', 'timestamp', 'data']),
+    payload: obj({ type: str(), timestamp: str('ISO 8601'), data: obj({ event_id: str() }) }, [
+      'type',
+      'timestamp',
+      'data',
+    ]),
   },
-  ['id', 'event_id', 'event_type', 'state', 'attempts', 'last_status', 'last_error', 'next_try_at', 'delivered_at', 'created_at', 'payload'],
+  [
+    'id',
+    'event_id',
+    'event_type',
+    'state',
+    'attempts',
+    'last_status',
+    'last_error',
+    'next_try_at',
+    'delivered_at',
+    'created_at',
+    'payload',
+  ],
 );
-const page = (item: Schema) => obj({ data: arr(item), has_more: { type: 'boolean' }, next_cursor: str('present when has_more') }, ['data', 'has_more']);
+const page = (item: Schema) =>
+  obj({ data: arr(item), has_more: { type: 'boolean' }, next_cursor: str('present when has_more') }, [
+    'data',
+    'has_more',
+  ]);
 const id = [pathParam('id', 'Webhook id (wh_…)')];
 
 export function adminWebhookPaths(): Record<string, Record<string, Operation>> {
@@ -81,7 +102,11 @@ export function adminWebhookPaths(): Record<string, Record<string, Operation>> {
       delete: admin('Delete a webhook and its deliveries', { parameters: id }, webhookView),
     },
     '/admin/webhooks/{id}/deliveries': {
-      get: admin("The webhook's deliveries with their outcome, newest first", { parameters: [...id, limitParam, cursorParam] }, page(delivery)),
+      get: admin(
+        "The webhook's deliveries with their outcome, newest first",
+        { parameters: [...id, limitParam, cursorParam] },
+        page(delivery),
+      ),
     },
   };
 }

@@ -1,6 +1,18 @@
 // OpenAPI paths of the admin API (bearer TOLLWAY_ADMIN_KEY): tokens, channels and the audit log.
 import { channelCapacity } from './admin-schemas-capacity.ts';
-import { str, int, arr, obj, jsonBody, pathParam, query, admin, tokenUsageView, type Operation, type Schema } from './schema.ts';
+import {
+  str,
+  int,
+  arr,
+  obj,
+  jsonBody,
+  pathParam,
+  query,
+  admin,
+  tokenUsageView,
+  type Operation,
+  type Schema,
+} from './schema.ts';
 import {
   listPage,
   micro,
@@ -19,7 +31,9 @@ import {
 } from './admin-schemas.ts';
 
 const tokenId = [pathParam('id', 'Token id')];
-const CALLBACK_SECRET = str("whsec_ + base64 of 32 random bytes: verifies the token's task callbacks (Standard Webhooks); shown once");
+const CALLBACK_SECRET = str(
+  "whsec_ + base64 of 32 random bytes: verifies the token's task callbacks (Standard Webhooks); shown once",
+);
 const channelId = [pathParam('id', 'Channel id')];
 
 export function adminPaths(): Record<string, Record<string, Operation>> {
@@ -36,11 +50,19 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
                 quota: micro('micro-units; absent = unlimited'),
                 expires_at: int('ms since the epoch, in the future'),
                 rpm_limit: { type: 'integer', minimum: 1, maximum: 1000000, description: 'requests per minute' },
-                tpm_limit: { type: 'integer', minimum: 1, maximum: 1000000000, description: 'tokens (input + output) per minute, counted when a call settles' },
+                tpm_limit: {
+                  type: 'integer',
+                  minimum: 1,
+                  maximum: 1000000000,
+                  description: 'tokens (input + output) per minute, counted when a call settles',
+                },
                 concurrency_limit: { type: 'integer', minimum: 1, maximum: 100000 },
                 account_id: str('the account that owns the token: its quota, budgets and price group apply too'),
                 budgets: arr(
-                  obj({ period: { type: 'string', enum: ['day', 'week', 'month'] }, limit: micro() }, ['period', 'limit']),
+                  obj({ period: { type: 'string', enum: ['day', 'week', 'month'] }, limit: micro() }, [
+                    'period',
+                    'limit',
+                  ]),
                   "the token's own budgets",
                 ),
               },
@@ -86,7 +108,11 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
           parameters: [
             ...tokenId,
             timeParam('since'),
-            query('until', str(), 'Exclusive upper bound (at most 367 days after since): ms since the epoch or an ISO 8601 date/date-time'),
+            query(
+              'until',
+              str(),
+              'Exclusive upper bound (at most 367 days after since): ms since the epoch or an ISO 8601 date/date-time',
+            ),
           ],
         },
         tokenUsageView,
@@ -99,7 +125,10 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
           parameters: tokenId,
           requestBody: jsonBody({
             ...obj(
-              { amount: { type: 'integer', minimum: 1, description: 'micro-units' }, idempotency_key: str('a retried top-up with the same key credits once') },
+              {
+                amount: { type: 'integer', minimum: 1, description: 'micro-units' },
+                idempotency_key: str('a retried top-up with the same key credits once'),
+              },
               ['amount'],
             ),
             additionalProperties: false,
@@ -109,7 +138,10 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
           ...tokenView,
           properties: {
             ...(tokenView.properties as Schema),
-            topup: obj({ amount: micro(), credited: { type: 'boolean', description: 'false when the idempotency key was used before' } }),
+            topup: obj({
+              amount: micro(),
+              credited: { type: 'boolean', description: 'false when the idempotency key was used before' },
+            }),
           },
         },
       ),
@@ -120,7 +152,10 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
         {
           parameters: tokenId,
           requestBody: {
-            ...jsonBody({ ...obj({ grace_ms: { type: 'integer', minimum: 0, maximum: 604800000, default: 0 } }), additionalProperties: false }),
+            ...jsonBody({
+              ...obj({ grace_ms: { type: 'integer', minimum: 0, maximum: 604800000, default: 0 } }),
+              additionalProperties: false,
+            }),
             required: false,
           },
         },
@@ -139,7 +174,8 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
                   type: 'integer',
                   minimum: 0,
                   maximum: 604800000,
-                  description: 'how long the replaced secret keeps signing; absent = TOLLWAY_CALLBACK_SECRET_GRACE_MS (default 24 h); 0 = it stops at once',
+                  description:
+                    'how long the replaced secret keeps signing; absent = TOLLWAY_CALLBACK_SECRET_GRACE_MS (default 24 h); 0 = it stops at once',
                 },
               }),
               additionalProperties: false,
@@ -164,8 +200,16 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
                 models: arr(str()),
                 priority: { type: 'integer', minimum: -1000, maximum: 1000 },
                 weight: { type: 'integer', minimum: 1, maximum: 1000 },
-                account: { type: ['string', 'null'], description: 'the upstream account the key belongs to: channels naming one account share its limits' },
-                task_slots: { type: ['integer', 'null'], minimum: 1, maximum: 10000, description: 'parallel tasks per model version the account allows' },
+                account: {
+                  type: ['string', 'null'],
+                  description: 'the upstream account the key belongs to: channels naming one account share its limits',
+                },
+                task_slots: {
+                  type: ['integer', 'null'],
+                  minimum: 1,
+                  maximum: 10000,
+                  description: 'parallel tasks per model version the account allows',
+                },
                 model_limits: modelLimits,
               },
               ['name', 'kind'],
@@ -199,10 +243,18 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       ),
     },
     '/admin/channels/{id}/test': {
-      post: admin('Check a channel with one cheap authenticated upstream call (nothing generated or billed)', { parameters: channelId }, channelCheck),
+      post: admin(
+        'Check a channel with one cheap authenticated upstream call (nothing generated or billed)',
+        { parameters: channelId },
+        channelCheck,
+      ),
     },
-    '/admin/channels/{id}/disable': { post: admin('Disable a channel', { parameters: [pathParam('id', 'Channel id')] }, channelView) },
-    '/admin/channels/{id}/enable': { post: admin('Enable a channel', { parameters: [pathParam('id', 'Channel id')] }, channelView) },
+    '/admin/channels/{id}/disable': {
+      post: admin('Disable a channel', { parameters: [pathParam('id', 'Channel id')] }, channelView),
+    },
+    '/admin/channels/{id}/enable': {
+      post: admin('Enable a channel', { parameters: [pathParam('id', 'Channel id')] }, channelView),
+    },
     '/admin/audit': {
       get: admin(
         'Audit log: every admin action, newest first (unknown parameters are refused)',
@@ -211,7 +263,11 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
             query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'Entries to return'),
             query('cursor', str(), 'next_cursor of the previous page'),
             query('action', str(), 'Only this action (e.g. token.create)'),
-            query('actor', str(), 'Only this actor: admin, cli, meter, console (every console session) or console:<session id>'),
+            query(
+              'actor',
+              str(),
+              'Only this actor: admin, cli, meter, console (every console session) or console:<session id>',
+            ),
             query('target', str(), 'Only entries about this id'),
           ],
         },

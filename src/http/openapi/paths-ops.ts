@@ -11,7 +11,10 @@ export function opsPaths(): Record<string, Record<string, Operation>> {
         summary:
           'Liveness: 200 while the process serves HTTP (nothing else is checked; while it drains new connections are refused, and a request on an open one gets 503)',
         security: [],
-        responses: { '200': ok(obj({ status: { const: 'ok' } })), '503': { $ref: '#/components/responses/FamilyBError' } },
+        responses: {
+          '200': ok(obj({ status: { const: 'ok' } })),
+          '503': { $ref: '#/components/responses/FamilyBError' },
+        },
       },
     },
     '/readyz': {
@@ -25,11 +28,10 @@ export function opsPaths(): Record<string, Record<string, Operation>> {
             obj(
               {
                 status: { const: 'ready' },
-                checks: obj({ database: { const: 'ok' }, migrations: { const: 'ok' }, redis: { enum: ['ok', 'not_configured'] } }, [
-                  'database',
-                  'migrations',
-                  'redis',
-                ]),
+                checks: obj(
+                  { database: { const: 'ok' }, migrations: { const: 'ok' }, redis: { enum: ['ok', 'not_configured'] } },
+                  ['database', 'migrations', 'redis'],
+                ),
               },
               ['status', 'checks'],
             ),
@@ -41,7 +43,8 @@ export function opsPaths(): Record<string, Record<string, Operation>> {
     '/metrics': {
       get: {
         tags: ['operations'],
-        summary: 'Prometheus metrics (text exposition format): requests, upstream attempts, breakers, write queues, tasks, holds (docs/operations.md)',
+        summary:
+          'Prometheus metrics (text exposition format): requests, upstream attempts, breakers, write queues, tasks, holds (docs/operations.md)',
         security: [{ metricsBearer: [] }, { adminBearer: [] }],
         responses: {
           '200': ok(str(), 'Prometheus text format 0.0.4', 'text/plain'),
@@ -50,14 +53,21 @@ export function opsPaths(): Record<string, Record<string, Operation>> {
         },
       },
     },
-    '/openapi.json': { get: { tags: ['operations'], summary: 'This document', security: [], responses: { '200': ok(obj()) } } },
+    '/openapi.json': {
+      get: { tags: ['operations'], summary: 'This document', security: [], responses: { '200': ok(obj()) } },
+    },
   };
 }
 
 /** The operator console's page and bundle (TOLLWAY_CONSOLE; served under a strict Content-Security-Policy). */
 function consoleFiles(): Record<string, Record<string, Operation>> {
   const file = (summary: string, type: string): Record<string, Operation> => ({
-    get: { tags: ['console'], summary, security: [], responses: { '200': { description: summary, content: { [type]: { schema: str() } } } } },
+    get: {
+      tags: ['console'],
+      summary,
+      security: [],
+      responses: { '200': { description: summary, content: { [type]: { schema: str() } } } },
+    },
   });
   return {
     '/console': file('The operator console (one page; its routes are in the URL fragment)', 'text/html'),
@@ -68,14 +78,34 @@ function consoleFiles(): Record<string, Record<string, Operation>> {
 
 /** The operator console's sign-in (docs/operations.md#operator-console); its page and bundle are not API. */
 function consoleSession(): Record<string, Operation> {
-  const session = obj({ session_id: str(), csrf: str('send as X-CSRF-Token with every change'), expires_at: int('ms') });
-  const op = (summary: string, extra: Omit<Operation, 'summary'>): Operation => ({ tags: ['console'], summary, security: [], ...extra });
+  const session = obj({
+    session_id: str(),
+    csrf: str('send as X-CSRF-Token with every change'),
+    expires_at: int('ms'),
+  });
+  const op = (summary: string, extra: Omit<Operation, 'summary'>): Operation => ({
+    tags: ['console'],
+    summary,
+    security: [],
+    ...extra,
+  });
   return {
-    post: op('Sign in with the admin key: sets the HttpOnly session cookie; 403 wrong key, 429 after 5 wrong keys a minute', {
-      requestBody: jsonBody(obj({ key: str('the admin key') }, ['key'])),
-      responses: { '201': ok(session), '403': { $ref: '#/components/responses/FamilyBError' }, '429': { $ref: '#/components/responses/FamilyBError' } },
+    post: op(
+      'Sign in with the admin key: sets the HttpOnly session cookie; 403 wrong key, 429 after 5 wrong keys a minute',
+      {
+        requestBody: jsonBody(obj({ key: str('the admin key') }, ['key'])),
+        responses: {
+          '201': ok(session),
+          '403': { $ref: '#/components/responses/FamilyBError' },
+          '429': { $ref: '#/components/responses/FamilyBError' },
+        },
+      },
+    ),
+    get: op('The signed-in session (by its cookie), or 401', {
+      responses: { '200': ok(session), '401': { $ref: '#/components/responses/FamilyBError' } },
     }),
-    get: op('The signed-in session (by its cookie), or 401', { responses: { '200': ok(session), '401': { $ref: '#/components/responses/FamilyBError' } } }),
-    delete: op('Sign out (needs X-CSRF-Token): the session is revoked on every instance', { responses: { '204': { description: 'Signed out' } } }),
+    delete: op('Sign out (needs X-CSRF-Token): the session is revoked on every instance', {
+      responses: { '204': { description: 'Signed out' } },
+    }),
   };
 }

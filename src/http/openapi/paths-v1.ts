@@ -23,7 +23,13 @@ import {
 
 export function v1Paths(): Record<string, Record<string, Operation>> {
   return {
-    '/v1/models': { get: familyB('List the models visible to the token', {}, ok(obj({ object: { const: 'list' }, data: arr(ref('Model')) }))) },
+    '/v1/models': {
+      get: familyB(
+        'List the models visible to the token',
+        {},
+        ok(obj({ object: { const: 'list' }, data: arr(ref('Model')) })),
+      ),
+    },
     '/v1/usage': {
       get: familyB(
         "The calling token's balance and its charges per model for a period (default: the current UTC month)",
@@ -37,7 +43,11 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
       ),
     },
     '/v1/models/{model}': {
-      get: familyB('One visible model (model_not_found otherwise)', { parameters: [pathParam('model', 'Public model name')] }, ok(ref('Model'))),
+      get: familyB(
+        'One visible model (model_not_found otherwise)',
+        { parameters: [pathParam('model', 'Public model name')] },
+        ok(ref('Model')),
+      ),
     },
     '/v1/chat/completions': {
       post: familyB(
@@ -49,7 +59,9 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
                 model: str(),
                 messages: arr(chatMessage),
                 stream: { type: 'boolean', default: false },
-                stream_options: obj({ include_usage: { type: 'boolean', description: 'forward the usage chunk to the client' } }),
+                stream_options: obj({
+                  include_usage: { type: 'boolean', description: 'forward the usage chunk to the client' },
+                }),
               },
               ['model', 'messages'],
             ),
@@ -95,8 +107,14 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
         {
           ...ok(obj()),
           content: {
-            'application/json': { schema: obj({ id: str(), object: { const: 'response' }, model: str(), output: arr(obj()), usage }) },
-            'text/event-stream': { schema: str('`event:`/`data:` events ending with response.completed; a broken upstream stream ends with `event: error`') },
+            'application/json': {
+              schema: obj({ id: str(), object: { const: 'response' }, model: str(), output: arr(obj()), usage }),
+            },
+            'text/event-stream': {
+              schema: str(
+                '`event:`/`data:` events ending with response.completed; a broken upstream stream ends with `event: error`',
+              ),
+            },
           },
         },
       ),
@@ -128,9 +146,21 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
           ...ok(obj()),
           content: {
             'application/json': {
-              schema: obj({ id: str(), type: { const: 'message' }, role: str(), model: str(), content: arr(obj()), stop_reason: str(), usage }),
+              schema: obj({
+                id: str(),
+                type: { const: 'message' },
+                role: str(),
+                model: str(),
+                content: arr(obj()),
+                stop_reason: str(),
+                usage,
+              }),
             },
-            'text/event-stream': { schema: str('messages events ending with message_stop; a broken upstream stream ends with `event: error`') },
+            'text/event-stream': {
+              schema: str(
+                'messages events ending with message_stop; a broken upstream stream ends with `event: error`',
+              ),
+            },
           },
         },
       ),
@@ -140,7 +170,15 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
         'Input tokens of a messages body: a local estimate (4 characters of text a token, 258 an image or document block), not charged',
         {
           requestBody: jsonBody(
-            obj({ model: str(), messages: arr(obj({ role: str(), content: {} }, ['role', 'content'])), system: {}, tools: arr(obj()) }, ['model', 'messages']),
+            obj(
+              {
+                model: str(),
+                messages: arr(obj({ role: str(), content: {} }, ['role', 'content'])),
+                system: {},
+                tools: arr(obj()),
+              },
+              ['model', 'messages'],
+            ),
           ),
         },
         ok(obj({ input_tokens: int() }, ['input_tokens'])),
@@ -151,17 +189,27 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
         'Text vectors',
         {
           requestBody: jsonBody(
-            obj({ model: str(), input: { oneOf: [str(), arr(str())] }, encoding_format: { type: 'string', enum: ['float', 'base64'], default: 'float' } }, [
-              'model',
-              'input',
-            ]),
+            obj(
+              {
+                model: str(),
+                input: { oneOf: [str(), arr(str())] },
+                encoding_format: { type: 'string', enum: ['float', 'base64'], default: 'float' },
+              },
+              ['model', 'input'],
+            ),
           ),
         },
         ok(
           obj({
             object: { const: 'list' },
             model: str(),
-            data: arr(obj({ object: str(), index: int(), embedding: { oneOf: [arr(num()), str('base64 of little-endian float32')] } })),
+            data: arr(
+              obj({
+                object: str(),
+                index: int(),
+                embedding: { oneOf: [arr(num()), str('base64 of little-endian float32')] },
+              }),
+            ),
             usage,
           }),
         ),
@@ -175,10 +223,16 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
         'Image editing (JSON image URLs, or multipart upload of image / image[] files)',
         {
           requestBody: jsonBody(
-            obj({ ...imageFields, images: { ...arr(obj({ image_url: str('public http(s) URL or data:image/… URI') }, ['image_url'])), maxItems: 3 } }, [
-              'model',
-              'prompt',
-            ]),
+            obj(
+              {
+                ...imageFields,
+                images: {
+                  ...arr(obj({ image_url: str('public http(s) URL or data:image/… URI') }, ['image_url'])),
+                  maxItems: 3,
+                },
+              },
+              ['model', 'prompt'],
+            ),
             true,
           ),
         },
@@ -202,8 +256,15 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
                 },
                 resolution: { type: 'string', enum: ['720p', '1080p'], description: 'hhx-1.1 defaults to 1080p' },
                 size: str('<width>x<height>: implies the tier and ratio when resolution is absent'),
-                seed: { type: 'integer', minimum: 0, maximum: 2147483647, description: 'only for models with a fixed seed; a JSON number' },
-                input_reference: { description: 'image (or video for wnx2.7-i2v) reference: URL string, {image_url}, or an array' },
+                seed: {
+                  type: 'integer',
+                  minimum: 0,
+                  maximum: 2147483647,
+                  description: 'only for models with a fixed seed; a JSON number',
+                },
+                input_reference: {
+                  description: 'image (or video for wnx2.7-i2v) reference: URL string, {image_url}, or an array',
+                },
                 input_image: { description: 'alternative to input_reference for hhx-1.1-i2v / hhx-1.0-i2v' },
                 references: obj({ video: arr(str('.mp4 / .mov URL')) }),
               },
@@ -233,7 +294,9 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
         ),
       ),
     },
-    '/v1/videos/{video_id}': { get: familyB('Query a video task', { parameters: [pathParam('video_id', 'Our video id')] }, ok(videoTask)) },
+    '/v1/videos/{video_id}': {
+      get: familyB('Query a video task', { parameters: [pathParam('video_id', 'Our video id')] }, ok(videoTask)),
+    },
     '/v1/videos/{video_id}/content': {
       get: familyB(
         'Download the finished video (409 video_not_ready before; Range supported)',

@@ -53,10 +53,16 @@ export function vidxPaths(): Record<string, Record<string, Operation>> {
                 negative_prompt: str('not for vidx-video-o1'),
                 cfg_scale: { type: 'number', minimum: 0, maximum: 1, description: 'vidx-v1, vidx-v1-6 only' },
                 sound: { type: 'string', enum: ['on', 'off'], description: 'vidx-v2-6 only' },
-                mode: { ...modeEnum('std'), description: 'not for the master models (vidx-v2-master, vidx-v2-1-master: one price, no mode)' },
+                mode: {
+                  ...modeEnum('std'),
+                  description: 'not for the master models (vidx-v2-master, vidx-v2-1-master: one price, no mode)',
+                },
                 camera_control: {
                   ...obj({
-                    type: { type: 'string', enum: ['simple', 'down_back', 'forward_up', 'right_turn_forward', 'left_turn_forward'] },
+                    type: {
+                      type: 'string',
+                      enum: ['simple', 'down_back', 'forward_up', 'right_turn_forward', 'left_turn_forward'],
+                    },
                     config: {
                       ...obj({ horizontal: num(), vertical: num(), pan: num(), tilt: num(), roll: num(), zoom: num() }),
                       description: 'required for (and only with) type simple; each in [-10, 10], exactly one non-zero',
@@ -65,7 +71,12 @@ export function vidxPaths(): Record<string, Record<string, Operation>> {
                   description: 'not for vidx-video-o1',
                 },
                 aspect_ratio: { type: 'string', enum: ['16:9', '9:16', '1:1'], default: '16:9' },
-                duration: { type: 'string', enum: ['5', '10'], default: '5', description: 'a string; the JSON number 5 is refused' },
+                duration: {
+                  type: 'string',
+                  enum: ['5', '10'],
+                  default: '5',
+                  description: 'a string; the JSON number 5 is refused',
+                },
                 watermark_info: obj({ enabled: { type: 'boolean' } }),
                 callback_url: str('notified (signed) once the task is succeed or failed'),
                 external_task_id: str('idempotency per token and endpoint'),
@@ -76,14 +87,21 @@ export function vidxPaths(): Record<string, Record<string, Operation>> {
         },
         ok(envelope(taskData), 'Task created'),
       ),
-      get: familyA("List the caller's text-to-video tasks, newest first", { parameters: PAGE }, ok(envelope(arr(taskQueryData)))),
+      get: familyA(
+        "List the caller's text-to-video tasks, newest first",
+        { parameters: PAGE },
+        ok(envelope(arr(taskQueryData))),
+      ),
     },
     '/vidx/v1/videos/multi-elements/init-selection': {
       post: familyA(
         'Initialise a video for multi-element editing',
         {
           requestBody: jsonBody(
-            obj({ video_id: str('exactly one of video_id (one of our video ids) / video_url'), video_url: str('http(s) URL of an mp4/mov') }),
+            obj({
+              video_id: str('exactly one of video_id (one of our video ids) / video_url'),
+              video_url: str('http(s) URL of an mp4/mov'),
+            }),
           ),
         },
         ok(
@@ -117,13 +135,27 @@ export function vidxPaths(): Record<string, Record<string, Operation>> {
       ),
     },
     '/vidx/v1/videos/multi-elements/clear-selection': {
-      post: familyA('Clear the selection', { requestBody: jsonBody(obj({ session_id: str() }, ['session_id'])) }, ok(envelope(selectionData()))),
+      post: familyA(
+        'Clear the selection',
+        { requestBody: jsonBody(obj({ session_id: str() }, ['session_id'])) },
+        ok(envelope(selectionData())),
+      ),
     },
     '/vidx/v1/videos/multi-elements/preview-selection': {
       post: familyA(
         'Preview the selection',
         { requestBody: jsonBody(obj({ session_id: str() }, ['session_id'])) },
-        ok(envelope(selectionData(obj({ video: str('preview video with the mask marker'), video_cover: str('cover image'), tracking_output: str() })))),
+        ok(
+          envelope(
+            selectionData(
+              obj({
+                video: str('preview video with the mask marker'),
+                video_cover: str('cover image'),
+                tracking_output: str(),
+              }),
+            ),
+          ),
+        ),
       ),
     },
     '/vidx/v1/videos/multi-elements': {
@@ -136,7 +168,10 @@ export function vidxPaths(): Record<string, Record<string, Operation>> {
                 model_name: { type: 'string', enum: ['vidx-v1-6'], default: 'vidx-v1-6' },
                 session_id: str('from init-selection; valid 24 hours'),
                 edit_mode: { type: 'string', enum: ['addition', 'swap', 'removal'] },
-                image_list: { ...arr(obj({ image: str('image URL') }, ['image'])), description: 'addition: 1–2 images; swap: exactly 1; removal: none' },
+                image_list: {
+                  ...arr(obj({ image: str('image URL') }, ['image'])),
+                  description: 'addition: 1–2 images; swap: exactly 1; removal: none',
+                },
                 prompt: { type: 'string', maxLength: 2500 },
                 negative_prompt: str(),
                 mode: modeEnum('std'),
@@ -151,7 +186,11 @@ export function vidxPaths(): Record<string, Record<string, Operation>> {
         },
         ok(envelope(taskData), 'Task created'),
       ),
-      get: familyA("List the caller's multi-element edit tasks, newest first", { parameters: PAGE }, ok(envelope(arr(taskQueryData)))),
+      get: familyA(
+        "List the caller's multi-element edit tasks, newest first",
+        { parameters: PAGE },
+        ok(envelope(arr(taskQueryData))),
+      ),
     },
     '/vidx/v1/videos/multi-elements/{task_id}': {
       get: familyA('Query a multi-element edit task', { parameters: taskIdParam }, ok(envelope(taskQueryData))),
@@ -170,7 +209,9 @@ export function vidxPaths(): Record<string, Record<string, Operation>> {
                   description: 'negative_prompt, cfg_scale and camera_control are refused on this path',
                 },
                 prompt: { type: 'string', maxLength: 2500 },
-                image_list: arr(obj({ image_url: str(), type: { type: 'string', enum: ['first_frame', 'end_frame'] } })),
+                image_list: arr(
+                  obj({ image_url: str(), type: { type: 'string', enum: ['first_frame', 'end_frame'] } }),
+                ),
                 element_list: arr(obj({ element_id: {} })),
                 video_list: {
                   ...arr(
@@ -193,7 +234,8 @@ export function vidxPaths(): Record<string, Record<string, Operation>> {
                   type: 'string',
                   enum: ['3', '4', '5', '6', '7', '8', '9', '10', '11', '12', '13', '14', '15'],
                   default: '5',
-                  description: 'vidx-v3-omni "3"–"15"; vidx-video-o1 "5" or "10" text-only or with only a first frame, "3"–"10" with other media',
+                  description:
+                    'vidx-v3-omni "3"–"15"; vidx-video-o1 "5" or "10" text-only or with only a first frame, "3"–"10" with other media',
                 },
                 watermark_info: obj({ enabled: { type: 'boolean' } }),
                 callback_url: str(),
@@ -205,11 +247,19 @@ export function vidxPaths(): Record<string, Record<string, Operation>> {
         },
         ok(envelope(taskData), 'Task created'),
       ),
-      get: familyA("List the caller's omni-video tasks, newest first", { parameters: PAGE }, ok(envelope(arr(taskQueryData)))),
+      get: familyA(
+        "List the caller's omni-video tasks, newest first",
+        { parameters: PAGE },
+        ok(envelope(arr(taskQueryData))),
+      ),
     },
     // Beyond the contract table: the query/list routes the vendor API has for the other task kinds.
-    '/vidx/v1/videos/omni-video/{task_id}': { get: familyA('Query an omni-video task', { parameters: taskIdParam }, ok(envelope(taskQueryData))) },
-    '/vidx/v1/videos/text2video/{task_id}': { get: familyA('Query a text-to-video task', { parameters: taskIdParam }, ok(envelope(taskQueryData))) },
+    '/vidx/v1/videos/omni-video/{task_id}': {
+      get: familyA('Query an omni-video task', { parameters: taskIdParam }, ok(envelope(taskQueryData))),
+    },
+    '/vidx/v1/videos/text2video/{task_id}': {
+      get: familyA('Query a text-to-video task', { parameters: taskIdParam }, ok(envelope(taskQueryData))),
+    },
     '/vidx/callbacks/kling/{ref}': {
       post: {
         tags: ['internal'],

@@ -14,7 +14,11 @@ export const microSum = (description = 'integer micro-units'): Schema => ({
   description: `${description}; a sum past 9007199254740991 (2^53 − 1) is given as a string of its decimal digits, exactly`,
 });
 export const num = (description?: string): Schema => ({ type: 'number', ...(description ? { description } : {}) });
-export const arr = (items: Schema, description?: string): Schema => ({ type: 'array', items, ...(description ? { description } : {}) });
+export const arr = (items: Schema, description?: string): Schema => ({
+  type: 'array',
+  items,
+  ...(description ? { description } : {}),
+});
 export const obj = (properties: Record<string, Schema> = {}, required: string[] = []): Schema => ({
   type: 'object',
   additionalProperties: true,
@@ -33,22 +37,51 @@ export const RATE_LIMIT_HEADERS: Record<string, { description: string; schema: S
     return [
       [`x-ratelimit-limit-${kind}`, { description: `The token's ${kind} per minute`, schema: str() }],
       [`x-ratelimit-remaining-${kind}`, { description: left, schema: str() }],
-      [`x-ratelimit-reset-${kind}`, { description: 'Time until the window resets, e.g. `850ms`, `20s`, `1m0s`', schema: str() }],
-      [`anthropic-ratelimit-${kind}-limit`, { description: `/v1/messages routes: the token's ${kind} per minute`, schema: str() }],
-      [`anthropic-ratelimit-${kind}-remaining`, { description: `/v1/messages routes: ${left.toLowerCase()}`, schema: str() }],
-      [`anthropic-ratelimit-${kind}-reset`, { description: '/v1/messages routes: when the window resets (RFC 3339)', schema: str() }],
+      [
+        `x-ratelimit-reset-${kind}`,
+        { description: 'Time until the window resets, e.g. `850ms`, `20s`, `1m0s`', schema: str() },
+      ],
+      [
+        `anthropic-ratelimit-${kind}-limit`,
+        { description: `/v1/messages routes: the token's ${kind} per minute`, schema: str() },
+      ],
+      [
+        `anthropic-ratelimit-${kind}-remaining`,
+        { description: `/v1/messages routes: ${left.toLowerCase()}`, schema: str() },
+      ],
+      [
+        `anthropic-ratelimit-${kind}-reset`,
+        { description: '/v1/messages routes: when the window resets (RFC 3339)', schema: str() },
+      ],
     ];
   }),
 );
 
 // Every status a code in src/errors/codes.ts can have.
-export const FAMILY_B_ERROR_STATUSES = ['400', '401', '403', '404', '405', '409', '410', '413', '415', '422', '429', '500', '502', '503', '504'];
+export const FAMILY_B_ERROR_STATUSES = [
+  '400',
+  '401',
+  '403',
+  '404',
+  '405',
+  '409',
+  '410',
+  '413',
+  '415',
+  '422',
+  '429',
+  '500',
+  '502',
+  '503',
+  '504',
+];
 export const FAMILY_A_ERROR_STATUSES = FAMILY_B_ERROR_STATUSES;
 
 export function errorResponses(family: Family): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const name = family === 'vidx' ? 'FamilyAError' : family === 'messages' ? 'MessagesError' : 'FamilyBError';
-  for (const s of family === 'vidx' ? FAMILY_A_ERROR_STATUSES : FAMILY_B_ERROR_STATUSES) out[s] = { $ref: `#/components/responses/${name}` };
+  for (const s of family === 'vidx' ? FAMILY_A_ERROR_STATUSES : FAMILY_B_ERROR_STATUSES)
+    out[s] = { $ref: `#/components/responses/${name}` };
   return out;
 }
 
@@ -68,34 +101,86 @@ export const ok = (schema: Schema, description = 'Success', contentType = 'appli
   headers: REQUEST_ID_HEADERS,
   content: { [contentType]: { schema } },
 });
-export const pathParam = (name: string, description: string) => ({ name, in: 'path', required: true, schema: str(), description });
-export const query = (name: string, schema: Schema, description: string) => ({ name, in: 'query', required: false, schema, description });
+export const pathParam = (name: string, description: string) => ({
+  name,
+  in: 'path',
+  required: true,
+  schema: str(),
+  description,
+});
+export const query = (name: string, schema: Schema, description: string) => ({
+  name,
+  in: 'query',
+  required: false,
+  schema,
+  description,
+});
 export const PAGE = [
   query('pageNum', { type: 'integer', minimum: 1, maximum: 1000, default: 1 }, 'Page number'),
   query('pageSize', { type: 'integer', minimum: 1, maximum: 500, default: 30 }, 'Tasks per page'),
 ];
 
 export function familyB(summary: string, op: Omit<Operation, 'summary'>, okResponse: unknown): Operation {
-  return { tags: ['family B (/v1)'], summary, security: [{ bearer: [] }], ...op, responses: { '200': okResponse, ...errorResponses('v1') } };
+  return {
+    tags: ['family B (/v1)'],
+    summary,
+    security: [{ bearer: [] }],
+    ...op,
+    responses: { '200': okResponse, ...errorResponses('v1') },
+  };
 }
 /** A messages route (/v1/messages …): family B, its errors in the messages API's shape. */
 export function messagesOp(summary: string, op: Omit<Operation, 'summary'>, okResponse: unknown): Operation {
-  return { tags: ['family B (/v1)'], summary, security: [{ bearer: [] }], ...op, responses: { '200': okResponse, ...errorResponses('messages') } };
+  return {
+    tags: ['family B (/v1)'],
+    summary,
+    security: [{ bearer: [] }],
+    ...op,
+    responses: { '200': okResponse, ...errorResponses('messages') },
+  };
 }
 export function familyA(summary: string, op: Omit<Operation, 'summary'>, okResponse: unknown): Operation {
-  return { tags: ['family A (/vidx/v1)'], summary, security: [{ bearer: [] }], ...op, responses: { '200': okResponse, ...errorResponses('vidx') } };
+  return {
+    tags: ['family A (/vidx/v1)'],
+    summary,
+    security: [{ bearer: [] }],
+    ...op,
+    responses: { '200': okResponse, ...errorResponses('vidx') },
+  };
 }
-export function admin(summary: string, op: Omit<Operation, 'summary'> = {}, okSchema: Schema = obj(), status = '200', okResponse?: unknown): Operation {
-  return { tags: ['admin'], summary, security: [{ adminBearer: [] }], ...op, responses: { [status]: okResponse ?? ok(okSchema), ...errorResponses('v1') } };
+export function admin(
+  summary: string,
+  op: Omit<Operation, 'summary'> = {},
+  okSchema: Schema = obj(),
+  status = '200',
+  okResponse?: unknown,
+): Operation {
+  return {
+    tags: ['admin'],
+    summary,
+    security: [{ adminBearer: [] }],
+    ...op,
+    responses: { [status]: okResponse ?? ok(okSchema), ...errorResponses('v1') },
+  };
 }
 
 export const envelope = (data: Schema): Schema =>
-  obj({ code: int('0 on success'), message: str('`success` on success'), request_id: str(), data }, ['code', 'message', 'request_id']);
+  obj({ code: int('0 on success'), message: str('`success` on success'), request_id: str(), data }, [
+    'code',
+    'message',
+    'request_id',
+  ]);
 export const taskStatus: Schema = { type: 'string', enum: ['submitted', 'processing', 'succeed', 'failed'] };
 export const taskInfo = obj({ external_task_id: str("the caller's external_task_id, when given") });
 // The creation reply's data.
 export const taskData = obj(
-  { task_id: str('Our task id (task_…)'), task_status: taskStatus, task_info: taskInfo, created_at: int('ms'), updated_at: int('ms') },
+  {
+    task_id: str('Our task id (task_…)'),
+    task_status: taskStatus,
+    task_info: taskInfo,
+    created_at: int('ms'),
+    updated_at: int('ms'),
+  },
   ['task_id', 'task_status', 'created_at', 'updated_at'],
 );
 export const resultVideo = obj({
@@ -123,10 +208,15 @@ export const taskQueryData = obj(
 );
 export const point = obj({ x: num('in [0, 1]'), y: num('in [0, 1]') }, ['x', 'y']);
 export const selection = obj(
-  { session_id: str(), frame_index: { type: 'integer', minimum: 0, description: 'frame number' }, points: { ...arr(point), minItems: 1, maxItems: 10 } },
+  {
+    session_id: str(),
+    frame_index: { type: 'integer', minimum: 0, description: 'frame number' },
+    points: { ...arr(point), minItems: 1, maxItems: 10 },
+  },
   ['session_id', 'frame_index', 'points'],
 );
-export const selectionData = (res?: Schema): Schema => obj({ status: int('0 = accepted'), session_id: str('our session id'), ...(res ? { res } : {}) });
+export const selectionData = (res?: Schema): Schema =>
+  obj({ status: int('0 = accepted'), session_id: str('our session id'), ...(res ? { res } : {}) });
 export const rleMask = obj({
   object_id: int(),
   rle_mask: obj({ size: arr(int(), '[height, width]'), counts: str('COCO-style compressed RLE') }),
@@ -147,7 +237,18 @@ export const usage = obj({
 export const chatMessage = obj(
   {
     role: str(),
-    content: { oneOf: [str(), arr(obj({ type: str('text | image_url'), text: str(), image_url: obj({ url: str('http(s) URL or data:image/… URI') }) }))] },
+    content: {
+      oneOf: [
+        str(),
+        arr(
+          obj({
+            type: str('text | image_url'),
+            text: str(),
+            image_url: obj({ url: str('http(s) URL or data:image/… URI') }),
+          }),
+        ),
+      ],
+    },
   },
   ['role', 'content'],
 );
@@ -196,11 +297,24 @@ export const imageFields = {
 };
 
 /** A token's balance and charges per model over a period (GET /v1/usage, GET /admin/tokens/{id}/usage). */
-const BUDGET_STATUS = obj({ period: str(), limit: int(), period_start: int('ms'), resets_at: int('ms'), spent: int(), held: int(), remaining: int() });
+const BUDGET_STATUS = obj({
+  period: str(),
+  limit: int(),
+  period_start: int('ms'),
+  resets_at: int('ms'),
+  spent: int(),
+  held: int(),
+  remaining: int(),
+});
 export const tokenUsageView = obj(
   {
     object: { const: 'token_usage' },
-    token: obj({ id: str(), name: str(), models: { type: ['array', 'null'], items: str() }, expires_at: { type: ['integer', 'null'] } }),
+    token: obj({
+      id: str(),
+      name: str(),
+      models: { type: ['array', 'null'], items: str() },
+      expires_at: { type: ['integer', 'null'] },
+    }),
     unit: str(),
     balance: obj({
       quota: { type: ['integer', 'null'], description: 'micro-units; null = unlimited' },
@@ -220,7 +334,12 @@ export const tokenUsageView = obj(
         obj({
           id: str(),
           name: str(),
-          balance: obj({ quota: { type: ['integer', 'null'] }, used: int(), reserved: int(), remaining: { type: ['integer', 'null'] } }),
+          balance: obj({
+            quota: { type: ['integer', 'null'] },
+            used: int(),
+            reserved: int(),
+            remaining: { type: ['integer', 'null'] },
+          }),
           budgets: arr(BUDGET_STATUS),
           time_zone: { type: ['string', 'null'] },
           expires_at: { type: ['integer', 'null'] },

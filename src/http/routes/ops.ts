@@ -9,10 +9,14 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { fastifyRoute, type Scope } from '../front/route-row.ts';
 import { openApiDocument } from '../openapi/document.ts';
 
-/** A scrape's bearer: the metrics token when one is configured, or the admin key — both refused unseen while the address is locked out, a wrong one counted (checkAdminKey). */
+/**
+ * A scrape's bearer: the metrics token when one is configured, or the admin key — both refused unseen while the address
+ * is locked out, a wrong one counted (checkAdminKey).
+ */
 async function checkScraper(authorization: string | undefined, client: string, deps: GatewayDeps): Promise<void> {
   const key = authorization ? bearerOf(authorization) : undefined;
-  if (!key) throw new GatewayError('missing_token', 'GET /metrics requires Authorization: Bearer <metrics token or admin key>');
+  if (!key)
+    throw new GatewayError('missing_token', 'GET /metrics requires Authorization: Bearer <metrics token or admin key>');
   await checkAdminKey(deps.adminKeys, key, client, 'a metrics token or the admin key', deps.config.metricsToken);
 }
 

@@ -7,7 +7,8 @@ import { LEVEL_BY_NAME, LEVELS, TOKEN, type Level } from './rows.ts';
 
 /** The levels whose room a batch reads, each keyed by one column. */
 export const ROOM_LEVELS: readonly Level[] = LEVELS.filter((l) => !l.partOfHolder);
-for (const l of ROOM_LEVELS) if (l.keys.length !== 1) throw new Error(`level ${l.name}: a batch reads rooms by one key column`);
+for (const l of ROOM_LEVELS)
+  if (l.keys.length !== 1) throw new Error(`level ${l.name}: a batch reads rooms by one key column`);
 
 /** A row's spent + held, read in the batch's write transaction (undefined: no such row, it has the whole bound). */
 export type ReadUsed = (level: Level, id: string) => number | undefined;

@@ -27,23 +27,37 @@ function fits(r: BalanceRow, extra: number): RawBuilder<boolean> {
  * Move `held` up by `amount` on every row, each by compare-and-set: `refused` names the first row it does not fit
  * on (the caller throws it; its transaction rolls back the rest). `pending`: the token's queued charges.
  */
-export async function holdOn(trx: Kysely<Database>, rows: readonly BalanceRow[], amount: number, pending: number): Promise<BalanceRow | null> {
+export async function holdOn(
+  trx: Kysely<Database>,
+  rows: readonly BalanceRow[],
+  amount: number,
+  pending: number,
+): Promise<BalanceRow | null> {
   for (const r of rows) {
     const t = sql.table(r.level.table);
     if (r.level.madeOnHold)
-      await sql`insert into ${t} (${sql.join(r.level.keys.map((c) => sql.ref(c)))}) values (${sql.join(r.key)}) on conflict do nothing`.execute(trx);
-    const u = await sql`update ${t} set held = held + ${amount} where ${where(r)} and ${fits(r, r.level.countsQueued ? amount + pending : amount)}`.execute(
-      trx,
-    );
+      await sql`insert into ${t} (${sql.join(r.level.keys.map((c) => sql.ref(c)))}) values (${sql.join(r.key)}) on conflict do nothing`.execute(
+        trx,
+      );
+    const u =
+      await sql`update ${t} set held = held + ${amount} where ${where(r)} and ${fits(r, r.level.countsQueued ? amount + pending : amount)}`.execute(
+        trx,
+      );
     if (Number(u.numAffectedRows ?? 0n) === 0) return r;
   }
   return null;
 }
 
 /** Move `column` by `amount` on every row. */
-export async function moveOn(trx: Kysely<Database>, rows: readonly BalanceRow[], column: 'held' | 'spent', amount: number): Promise<void> {
+export async function moveOn(
+  trx: Kysely<Database>,
+  rows: readonly BalanceRow[],
+  column: 'held' | 'spent',
+  amount: number,
+): Promise<void> {
   const c = sql.ref(column);
-  for (const r of rows) await sql`update ${sql.table(r.level.table)} set ${c} = ${c} + ${amount} where ${where(r)}`.execute(trx);
+  for (const r of rows)
+    await sql`update ${sql.table(r.level.table)} set ${c} = ${c} + ${amount} where ${where(r)}`.execute(trx);
 }
 
 /** What the rows have used (spent + held) and their limits; a row not found is left out. */
@@ -63,10 +77,21 @@ async function usedOn(trx: Kysely<Database>, rows: readonly BalanceRow[], lock: 
     const t = sql.table(r.level.table);
     const limit = r.level.quotaColumn ? sql`quota` : sql`null`;
     const q = lock
-      ? sql<{ used: number | string; q: number | string | null }>`update ${t} set spent = spent where ${where(r)} returning spent + held as used, ${limit} as q`
-      : sql<{ used: number | string; q: number | string | null }>`select spent + held as used, ${limit} as q from ${t} where ${where(r)}`;
+      ? sql<{
+          used: number | string;
+          q: number | string | null;
+        }>`update ${t} set spent = spent where ${where(r)} returning spent + held as used, ${limit} as q`
+      : sql<{
+          used: number | string;
+          q: number | string | null;
+        }>`select spent + held as used, ${limit} as q from ${t} where ${where(r)}`;
     const found = (await q.execute(trx)).rows[0];
-    if (found) out.push({ row: r, used: Number(found.used), limit: r.level.quotaColumn ? (found.q === null ? null : Number(found.q)) : r.limit });
+    if (found)
+      out.push({
+        row: r,
+        used: Number(found.used),
+        limit: r.level.quotaColumn ? (found.q === null ? null : Number(found.q)) : r.limit,
+      });
   }
   return out;
 }
@@ -79,7 +104,8 @@ export async function boundRoom(trx: Kysely<Database>, rows: readonly BalanceRow
 }
 
 /** What the limit leaves (remaining.ts), the limit bounded (none: the balance bound); `extra` counted as held. */
-const left = (limit: number | null, used: number, extra: number): number => remaining(Math.min(limit ?? MAX_BALANCE, MAX_BALANCE), used, extra);
+const left = (limit: number | null, used: number, extra: number): number =>
+  remaining(Math.min(limit ?? MAX_BALANCE, MAX_BALANCE), used, extra);
 
 /**
  * The room the rows' limits leave (quotas and budgets, spent and held counted, and the token's queued charges):

@@ -78,9 +78,17 @@ export interface BalanceRow {
   readonly end: number;
 }
 
-const row = (level: Level, key: ReadonlyArray<string | number>, limit: number | null = null, end = Infinity): BalanceRow => ({ level, key, limit, end });
+const row = (
+  level: Level,
+  key: ReadonlyArray<string | number>,
+  limit: number | null = null,
+  end = Infinity,
+): BalanceRow => ({ level, key, limit, end });
 
-/** The rows a call of `tokenId` billed by `billing` lands on at `now`: the token, its account, its budgets' current periods. */
+/**
+ * The rows a call of `tokenId` billed by `billing` lands on at `now`: the token, its account, its budgets' current
+ * periods.
+ */
 export function rowsOf(
   tokenId: string,
   billing: Billing | null,
@@ -111,7 +119,12 @@ export interface HoldTarget {
 export type BudgetRowKey = [string, string, number];
 
 /** The target of a charge of a token of no account nor budget: its token's row alone. */
-export const tokenAlone = (tokenId: string): HoldTarget => ({ tokenId, accountId: null, priceGroup: null, budgetRows: [] });
+export const tokenAlone = (tokenId: string): HoldTarget => ({
+  tokenId,
+  accountId: null,
+  priceGroup: null,
+  budgetRows: [],
+});
 
 /** The target a hold on `rows` keeps. */
 export function targetOfRows(rows: readonly BalanceRow[], priceGroup: string | null): HoldTarget {

@@ -15,11 +15,15 @@ export interface SqliteMoves {
 }
 
 export function prepareMoves(raw: BetterSqlite3.Database): SqliteMoves {
-  const sqlOf = (l: Level): string => `UPDATE ${l.table} SET spent = spent + ?, held = held - ? WHERE ${l.keys.map((c) => `${c} = ?`).join(' AND ')}`;
+  const sqlOf = (l: Level): string =>
+    `UPDATE ${l.table} SET spent = spent + ?, held = held - ? WHERE ${l.keys.map((c) => `${c} = ?`).join(' AND ')}`;
   const statements = new Map(LEVELS.map((l) => [l.name, raw.prepare(sqlOf(l))]));
   const token = statements.get('token')!;
   const used = new Map(
-    ROOM_LEVELS.map((l) => [l, raw.prepare<[string], { used: number }>(`SELECT spent + held AS used FROM ${l.table} WHERE ${l.keys[0]} = ?`)]),
+    ROOM_LEVELS.map((l) => [
+      l,
+      raw.prepare<[string], { used: number }>(`SELECT spent + held AS used FROM ${l.table} WHERE ${l.keys[0]} = ?`),
+    ]),
   );
   return {
     rooms: new BatchRooms((level, id) => {

@@ -2,8 +2,13 @@ import type { Kysely, CreateTableBuilder } from 'kysely';
 import type { Dialect } from '../dialect.ts';
 
 // An auto-increment primary key in each dialect's own idiom.
-export function serialPk<T extends string>(b: CreateTableBuilder<T, never>, dialect: Dialect): CreateTableBuilder<T, 'id'> {
-  return dialect === 'postgres' ? b.addColumn('id', 'bigserial', (c) => c.primaryKey()) : b.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
+export function serialPk<T extends string>(
+  b: CreateTableBuilder<T, never>,
+  dialect: Dialect,
+): CreateTableBuilder<T, 'id'> {
+  return dialect === 'postgres'
+    ? b.addColumn('id', 'bigserial', (c) => c.primaryKey())
+    : b.addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement());
 }
 
 // Dialect-neutral: bigint for ms timestamps and micro-units; text for JSON.
@@ -125,8 +130,17 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('finished_at', 'bigint')
     .execute();
   await db.schema.createIndex('tasks_due').on('tasks').columns(['state', 'next_poll_at']).execute();
-  await db.schema.createIndex('tasks_owner').on('tasks').columns(['token_id', 'family', 'kind', 'created_at']).execute();
-  await db.schema.createIndex('tasks_external').on('tasks').columns(['token_id', 'kind', 'external_task_id']).unique().execute();
+  await db.schema
+    .createIndex('tasks_owner')
+    .on('tasks')
+    .columns(['token_id', 'family', 'kind', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('tasks_external')
+    .on('tasks')
+    .columns(['token_id', 'kind', 'external_task_id'])
+    .unique()
+    .execute();
 
   await db.schema
     .createTable('sessions')
@@ -164,7 +178,18 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const t of ['catalogue_overrides', 'callbacks', 'sessions', 'tasks', 'holds', 'ledger', 'request_log', 'audit_log', 'channels', 'tokens']) {
+  for (const t of [
+    'catalogue_overrides',
+    'callbacks',
+    'sessions',
+    'tasks',
+    'holds',
+    'ledger',
+    'request_log',
+    'audit_log',
+    'channels',
+    'tokens',
+  ]) {
     await db.schema.dropTable(t).ifExists().execute();
   }
 }

@@ -16,5 +16,6 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('tasks_created').ifExists().execute();
   await db.schema.dropIndex('request_log_time').ifExists().execute();
-  for (const c of ['ttfb_ms', 'attempts', 'channel_id']) await db.schema.alterTable('request_log').dropColumn(c).execute();
+  for (const c of ['ttfb_ms', 'attempts', 'channel_id'])
+    await db.schema.alterTable('request_log').dropColumn(c).execute();
 }

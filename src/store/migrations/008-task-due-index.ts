@@ -16,7 +16,12 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .execute();
   // The client-callback outbox's scan for recently finished tasks with a callback address (every second) reads its own
   // index: neither open tasks nor tasks without a callback address are in it.
-  await db.schema.createIndex('tasks_callback_finished').on('tasks').column('finished_at').where(sql<boolean>`callback_url is not null`).execute();
+  await db.schema
+    .createIndex('tasks_callback_finished')
+    .on('tasks')
+    .column('finished_at')
+    .where(sql<boolean>`callback_url is not null`)
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

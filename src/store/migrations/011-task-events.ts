@@ -8,7 +8,9 @@ import type { Dialect } from '../dialect.ts';
 export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
   await db.schema
     .createTable('task_events')
-    .addColumn('id', dialect === 'postgres' ? 'bigserial' : 'integer', (c) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()))
+    .addColumn('id', dialect === 'postgres' ? 'bigserial' : 'integer', (c) =>
+      dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
+    )
     .addColumn('task_id', 'varchar(64)', (c) => c.notNull())
     .addColumn('at', 'bigint', (c) => c.notNull())
     .addColumn('kind', 'varchar(32)', (c) => c.notNull())

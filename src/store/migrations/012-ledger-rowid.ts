@@ -12,15 +12,24 @@ import type { Dialect } from '../dialect.ts';
 
 const TABLE_NAME = /^CREATE TABLE\s+(?:"ledger"|`ledger`|\[ledger\]|ledger)(?=\s*\()/i;
 
-async function rebuild(db: Kysely<unknown>, needsChange: (ddl: string) => boolean, change: (ddl: string) => string): Promise<void> {
+async function rebuild(
+  db: Kysely<unknown>,
+  needsChange: (ddl: string) => boolean,
+  change: (ddl: string) => string,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const table = await sql<{ sql: string }>`select sql from sqlite_master where type = 'table' and name = 'ledger'`.execute(trx);
+    const table = await sql<{
+      sql: string;
+    }>`select sql from sqlite_master where type = 'table' and name = 'ledger'`.execute(trx);
     const ddl = table.rows[0]?.sql;
     if (ddl === undefined || !needsChange(ddl)) return;
-    // SQLite stores the DDL as `CREATE TABLE <name as written> (`; any other shape is left alone (the keyword only costs time).
+    // SQLite stores the DDL as `CREATE TABLE <name as written> (`; any other shape is left alone (the keyword only
+    // costs time).
     if (!TABLE_NAME.test(ddl)) return;
     // Explicit indexes only: the unique constraint's index (sql is null) comes back with the table's DDL.
-    const indexes = await sql<{ sql: string }>`select sql from sqlite_master where type = 'index' and tbl_name = 'ledger' and sql is not null`.execute(trx);
+    const indexes = await sql<{
+      sql: string;
+    }>`select sql from sqlite_master where type = 'index' and tbl_name = 'ledger' and sql is not null`.execute(trx);
     await sql.raw(change(ddl).replace(TABLE_NAME, 'CREATE TABLE "ledger_rebuilt"')).execute(trx);
     await sql`insert into ledger_rebuilt select * from ledger`.execute(trx);
     await sql`drop table ledger`.execute(trx);

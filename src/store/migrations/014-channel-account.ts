@@ -7,7 +7,12 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
   await db.schema.alterTable('channels').addColumn('account', 'text').execute();
   await db.schema.alterTable('channels').addColumn('task_slots', 'integer').execute();
   // A task list names upstream task ids: our open tasks are found by them.
-  await db.schema.createIndex('tasks_open_upstream').on('tasks').column('upstream_task_id').where(sql<boolean>`state in ('queued', 'in_progress')`).execute();
+  await db.schema
+    .createIndex('tasks_open_upstream')
+    .on('tasks')
+    .column('upstream_task_id')
+    .where(sql<boolean>`state in ('queued', 'in_progress')`)
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -60,8 +60,10 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('ledger_account_time').ifExists().execute();
-  for (const c of ['price_group', 'list_amount', 'account_id']) await db.schema.alterTable('ledger').dropColumn(c).execute();
-  for (const c of ['budget_rows', 'price_group', 'account_id']) await db.schema.alterTable('holds').dropColumn(c).execute();
+  for (const c of ['price_group', 'list_amount', 'account_id'])
+    await db.schema.alterTable('ledger').dropColumn(c).execute();
+  for (const c of ['budget_rows', 'price_group', 'account_id'])
+    await db.schema.alterTable('holds').dropColumn(c).execute();
   await db.schema.dropIndex('tokens_account').ifExists().execute();
   for (const c of ['budgets', 'account_id']) await db.schema.alterTable('tokens').dropColumn(c).execute();
   await db.schema.dropTable('budget_spend').ifExists().execute();

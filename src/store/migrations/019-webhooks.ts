@@ -37,15 +37,28 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addColumn('delivered_at', 'bigint')
     .addUniqueConstraint('webhook_deliveries_event', ['webhook_id', 'event_id'])
     .execute();
-  await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['state', 'next_at']).execute();
-  await db.schema.createIndex('webhook_deliveries_list').on('webhook_deliveries').columns(['webhook_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_due')
+    .on('webhook_deliveries')
+    .columns(['state', 'next_at'])
+    .execute();
+  await db.schema
+    .createIndex('webhook_deliveries_list')
+    .on('webhook_deliveries')
+    .columns(['webhook_id', 'created_at', 'id'])
+    .execute();
   await db.schema
     .createTable('alert_marks')
     .addColumn('key', 'varchar(300)', (c) => c.primaryKey())
     .addColumn('state', 'varchar(16)')
     .addColumn('at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('tasks_finished').on('tasks').column('finished_at').where(sql<boolean>`finished_at is not null`).execute();
+  await db.schema
+    .createIndex('tasks_finished')
+    .on('tasks')
+    .column('finished_at')
+    .where(sql<boolean>`finished_at is not null`)
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -6,7 +6,12 @@ import type { Dialect } from '../dialect.ts';
 // account (`account_id = ?`) imply `account_id IS NOT NULL`, so both stores still use it for them.
 export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {
   await db.schema.dropIndex('ledger_account_time').ifExists().execute();
-  await db.schema.createIndex('ledger_account_time').on('ledger').columns(['account_id', 'created_at']).where(sql.ref('account_id'), 'is not', null).execute();
+  await db.schema
+    .createIndex('ledger_account_time')
+    .on('ledger')
+    .columns(['account_id', 'created_at'])
+    .where(sql.ref('account_id'), 'is not', null)
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>, _dialect: Dialect): Promise<void> {

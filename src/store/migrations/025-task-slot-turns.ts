@@ -18,7 +18,12 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addColumn('served', 'double precision', (c) => c.notNull())
     .addPrimaryKeyConstraint('task_slot_turns_pk', ['queue', 'tenant'])
     .execute();
-  await db.schema.createIndex('tasks_waiting_token').on('tasks').columns(['token_id']).where(sql<boolean>`state = 'waiting'`).execute();
+  await db.schema
+    .createIndex('tasks_waiting_token')
+    .on('tasks')
+    .columns(['token_id'])
+    .where(sql<boolean>`state = 'waiting'`)
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

@@ -101,12 +101,21 @@ export class AccountsRepo {
   /** Oldest first, paged by (created_at, id) after `after`. */
   async list(limit: number, after?: { createdAt: number; id: string }): Promise<AccountRecord[]> {
     let q = this.db.selectFrom('accounts').selectAll();
-    if (after) q = q.where((eb) => eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]));
+    if (after)
+      q = q.where((eb) =>
+        eb.or([
+          eb('created_at', '>', after.createdAt),
+          eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
+        ]),
+      );
     const rows = await q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
     return rows.map(toAccountRecord);
   }
 
-  /** Change a live account only while its quota is still `quotaWas` (as tokens: an edit never undoes a top-up it did not see). */
+  /**
+   * Change a live account only while its quota is still `quotaWas` (as tokens: an edit never undoes a top-up it did not
+   * see).
+   */
   async update(id: string, p: AccountPatch, quotaWas: number | null, now = Date.now()): Promise<boolean> {
     const set = {
       updated_at: now,
@@ -140,14 +149,17 @@ export class AccountsRepo {
 
   /** The ids of the account's tokens. */
   async tokenIds(id: string): Promise<string[]> {
-    return (await this.db.selectFrom('tokens').select('id').where('account_id', '=', id).orderBy('created_at').execute()).map((r) => r.id);
+    return (
+      await this.db.selectFrom('tokens').select('id').where('account_id', '=', id).orderBy('created_at').execute()
+    ).map((r) => r.id);
   }
 
   /** The names of these accounts (ids of no account are left out). */
   async names(ids: string[]): Promise<Map<string, string>> {
     const out = new Map<string, string>();
     for (const part of chunks(ids))
-      for (const r of await this.db.selectFrom('accounts').select(['id', 'name']).where('id', 'in', part).execute()) out.set(r.id, r.name);
+      for (const r of await this.db.selectFrom('accounts').select(['id', 'name']).where('id', 'in', part).execute())
+        out.set(r.id, r.name);
     return out;
   }
 
@@ -167,7 +179,10 @@ export class AccountsRepo {
   }
 
   /** The spend rows of `holder` in the periods starting at the given times. */
-  async periodSpend(holder: string, periods: Array<{ period: string; start: number }>): Promise<Map<string, { spent: number; held: number }>> {
+  async periodSpend(
+    holder: string,
+    periods: Array<{ period: string; start: number }>,
+  ): Promise<Map<string, { spent: number; held: number }>> {
     const out = new Map<string, { spent: number; held: number }>();
     if (periods.length === 0) return out;
     const rows = await this.db
@@ -176,7 +191,8 @@ export class AccountsRepo {
       .where('holder_id', '=', holder)
       .where((eb) => eb.or(periods.map((p) => eb.and([eb('period', '=', p.period), eb('period_start', '=', p.start)]))))
       .execute();
-    for (const r of rows) out.set(`${r.period}:${Number(r.period_start)}`, { spent: Number(r.spent), held: Number(r.held) });
+    for (const r of rows)
+      out.set(`${r.period}:${Number(r.period_start)}`, { spent: Number(r.spent), held: Number(r.held) });
     return out;
   }
 }

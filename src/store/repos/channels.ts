@@ -114,7 +114,13 @@ export class ChannelsRepo {
   /** Up to `limit` channels in creation order (id breaks ties), after the position `after` when given. */
   async page(limit: number, after?: { createdAt: number; id: string }): Promise<ChannelRecord[]> {
     let q = this.db.selectFrom('channels').selectAll();
-    if (after) q = q.where((eb) => eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]));
+    if (after)
+      q = q.where((eb) =>
+        eb.or([
+          eb('created_at', '>', after.createdAt),
+          eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
+        ]),
+      );
     const rows = await q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
     return rows.map(toRecord);
   }
@@ -125,7 +131,11 @@ export class ChannelsRepo {
   }
 
   async setStatus(id: string, status: 'enabled' | 'disabled', now = Date.now()): Promise<boolean> {
-    const r = await this.db.updateTable('channels').set({ status, updated_at: now }).where('id', '=', id).executeTakeFirst();
+    const r = await this.db
+      .updateTable('channels')
+      .set({ status, updated_at: now })
+      .where('id', '=', id)
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
 

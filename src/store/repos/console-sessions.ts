@@ -16,7 +16,15 @@ export class ConsoleSessionsRepo {
   async create(s: ConsoleSession & { secretHash: string }): Promise<void> {
     await this.db
       .insertInto('console_sessions')
-      .values({ id: s.id, secret_hash: s.secretHash, csrf: s.csrf, client: s.client, created_at: s.createdAt, expires_at: s.expiresAt, revoked_at: null })
+      .values({
+        id: s.id,
+        secret_hash: s.secretHash,
+        csrf: s.csrf,
+        client: s.client,
+        created_at: s.createdAt,
+        expires_at: s.expiresAt,
+        revoked_at: null,
+      })
       .execute();
   }
 
@@ -29,7 +37,9 @@ export class ConsoleSessionsRepo {
       .where('revoked_at', 'is', null)
       .where('expires_at', '>', now)
       .executeTakeFirst();
-    return r ? { id: r.id, csrf: r.csrf, client: r.client, createdAt: Number(r.created_at), expiresAt: Number(r.expires_at) } : null;
+    return r
+      ? { id: r.id, csrf: r.csrf, client: r.client, createdAt: Number(r.created_at), expiresAt: Number(r.expires_at) }
+      : null;
   }
 
   /** Revoke by the secret's hash; true when a live session was revoked. */

@@ -38,7 +38,11 @@ export class GaugesRepo {
   async openTasks(): Promise<OpenTasks> {
     const rows = await this.db
       .selectFrom('tasks')
-      .select((eb) => ['state', eb.fn.countAll<number | string>().as('n'), eb.fn.min<number | string | null>('next_poll_at').as('due')])
+      .select((eb) => [
+        'state',
+        eb.fn.countAll<number | string>().as('n'),
+        eb.fn.min<number | string | null>('next_poll_at').as('due'),
+      ])
       .where('state', 'in', [...OPEN_STATES])
       .groupBy('state')
       .execute();
@@ -82,7 +86,11 @@ export class GaugesRepo {
   async waitingTasks(): Promise<WaitingQueue[]> {
     const rows = await this.db
       .selectFrom('tasks')
-      .select((eb) => ['slot_queue', eb.fn.countAll<number | string>().as('n'), eb.fn.min<number | string>('created_at').as('oldest')])
+      .select((eb) => [
+        'slot_queue',
+        eb.fn.countAll<number | string>().as('n'),
+        eb.fn.min<number | string>('created_at').as('oldest'),
+      ])
       .where('slot_queue', 'is not', null)
       .where('state', '=', 'waiting')
       .groupBy('slot_queue')

@@ -77,7 +77,10 @@ export class LedgerRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async list(f: LedgerFilter): Promise<LedgerEntry[]> {
-    let q = whereList(this.db.selectFrom('ledger').selectAll(), 'ledger', { ...f, equal: { request_id: f.requestId, task_id: f.taskId } });
+    let q = whereList(this.db.selectFrom('ledger').selectAll(), 'ledger', {
+      ...f,
+      equal: { request_id: f.requestId, task_id: f.taskId },
+    });
     // The ledger pages by its id alone: ids grow with every line, so no two lines share a place.
     if (f.beforeId !== undefined) q = q.where('id', '<', f.beforeId);
     const rows = await q.orderBy('id', 'desc').limit(f.limit).execute();
@@ -114,7 +117,10 @@ export class LedgerRepo {
   }
 
   /** The bill sums of the lines `f` selects, per holder (`by`: the token or the account column), model and UTC day. */
-  private async totalsByDay(by: 'token_id' | 'account_id', f: BillFilter): Promise<Array<Omit<DayTotal, 'tokenId'> & { holder: string | null }>> {
+  private async totalsByDay(
+    by: 'token_id' | 'account_id',
+    f: BillFilter,
+  ): Promise<Array<Omit<DayTotal, 'tokenId'> & { holder: string | null }>> {
     // A literal (not a bound parameter) so PostgreSQL sees the same expression in SELECT and GROUP BY.
     const day = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
     const holder = sql.ref<string | null>(by);
@@ -135,12 +141,17 @@ export class LedgerRepo {
     }));
   }
 
-  /** An account's charges per model over [since, until): lines, amount charged, amount at list price; and its credits. */
+  /**
+   * An account's charges per model over [since, until): lines, amount charged, amount at list price; and its credits.
+   */
   async accountTotals(
     accountId: string,
     since: number,
     until: number,
-  ): Promise<{ models: Array<{ model: string; entries: number; amount: Amount; listAmount: Amount }>; credit: Amount }> {
+  ): Promise<{
+    models: Array<{ model: string; entries: number; amount: Amount; listAmount: Amount }>;
+    credit: Amount;
+  }> {
     const rows = await this.db
       .selectFrom('ledger')
       .select(['model', ...billSums()])
@@ -151,8 +162,16 @@ export class LedgerRepo {
       .execute();
     const models = rows
       .filter((r) => Number(r.entries) > 0)
-      .map((r) => ({ model: r.model, entries: Number(r.entries), amount: addAmounts(r.amount), listAmount: addAmounts(r.list_amount) }));
-    return { models: models.sort((a, b) => a.model.localeCompare(b.model)), credit: addAmounts(...rows.map((r) => r.credit)) };
+      .map((r) => ({
+        model: r.model,
+        entries: Number(r.entries),
+        amount: addAmounts(r.amount),
+        listAmount: addAmounts(r.list_amount),
+      }));
+    return {
+      models: models.sort((a, b) => a.model.localeCompare(b.model)),
+      credit: addAmounts(...rows.map((r) => r.credit)),
+    };
   }
 
   async tokenNames(ids: string[]): Promise<Map<string, string>> {

@@ -46,7 +46,13 @@ export async function claimDue<T extends OutboxTable>(
 }
 
 /** Puts a claimed row back, due at `until`, its attempt not counted (its receiver's host had its share of sends). */
-export async function deferClaimed(db: Kysely<Database>, table: OutboxTable, id: string, attempt: number, until: number): Promise<void> {
+export async function deferClaimed(
+  db: Kysely<Database>,
+  table: OutboxTable,
+  id: string,
+  attempt: number,
+  until: number,
+): Promise<void> {
   const t = table as 'callbacks';
   await db
     .updateTable(t)
@@ -68,7 +74,14 @@ function dueQuery(db: Kysely<Database>, t: 'callbacks', max: number): CompiledQu
   const key = `${t}:${max}`;
   let q = byTable.get(key);
   if (q === undefined) {
-    q = db.selectFrom(t).selectAll().where('state', '=', 'pending').where('next_at', '<=', NOW).orderBy('next_at').limit(max).compile();
+    q = db
+      .selectFrom(t)
+      .selectAll()
+      .where('state', '=', 'pending')
+      .where('next_at', '<=', NOW)
+      .orderBy('next_at')
+      .limit(max)
+      .compile();
     byTable.set(key, q);
   }
   return q;

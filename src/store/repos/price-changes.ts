@@ -19,7 +19,10 @@ export interface PriceChange {
 
 export type NewPriceChange = Omit<PriceChange, 'id'>;
 
-export async function insertPriceChange(db: Kysely<Database> | Transaction<Database>, c: NewPriceChange): Promise<void> {
+export async function insertPriceChange(
+  db: Kysely<Database> | Transaction<Database>,
+  c: NewPriceChange,
+): Promise<void> {
   const json = (p: Price | null) => (p === null ? null : JSON.stringify(p));
   await db
     .insertInto('price_changes')
@@ -36,7 +39,10 @@ export async function insertPriceChange(db: Kysely<Database> | Transaction<Datab
 }
 
 /** One model's changes, newest first; `beforeId` continues after the last row of the previous page. */
-export async function listPriceChanges(db: Kysely<Database>, f: { model: string; beforeId?: number; limit: number }): Promise<PriceChange[]> {
+export async function listPriceChanges(
+  db: Kysely<Database>,
+  f: { model: string; beforeId?: number; limit: number },
+): Promise<PriceChange[]> {
   let q = db.selectFrom('price_changes').selectAll().where('model', '=', f.model);
   if (f.beforeId !== undefined) q = q.where('id', '<', f.beforeId);
   const rows = await q.orderBy('id', 'desc').limit(f.limit).execute();

@@ -33,7 +33,10 @@ export class PriceGroupsRepo {
   }
 
   /** Create or replace a group; true when it was created. */
-  async put(g: { name: string; multiplierPpm: number; prices: Record<string, Price> }, now = Date.now()): Promise<boolean> {
+  async put(
+    g: { name: string; multiplierPpm: number; prices: Record<string, Price> },
+    now = Date.now(),
+  ): Promise<boolean> {
     const prices = Object.keys(g.prices).length ? JSON.stringify(g.prices) : null;
     const r = await this.db
       .updateTable('price_groups')
@@ -41,7 +44,10 @@ export class PriceGroupsRepo {
       .where('name', '=', g.name)
       .executeTakeFirst();
     if (Number(r.numUpdatedRows) > 0) return false;
-    await this.db.insertInto('price_groups').values({ name: g.name, multiplier_ppm: g.multiplierPpm, prices, created_at: now, updated_at: now }).execute();
+    await this.db
+      .insertInto('price_groups')
+      .values({ name: g.name, multiplier_ppm: g.multiplierPpm, prices, created_at: now, updated_at: now })
+      .execute();
     return true;
   }
 }

@@ -59,7 +59,13 @@ export class ReconcileRepo {
       .where((eb) => eb.or([eb('amount', '>', 0), eb('usage', 'is not', null)]))
       .execute();
     const read = new Set(requests.map((r) => r.request_id));
-    const unmatched = [...new Set(ledger.filter((l) => l.task_id === null && l.request_id !== null && !read.has(l.request_id)).map((l) => l.request_id!))];
+    const unmatched = [
+      ...new Set(
+        ledger
+          .filter((l) => l.task_id === null && l.request_id !== null && !read.has(l.request_id))
+          .map((l) => l.request_id!),
+      ),
+    ];
     const loggedRequests = new Set<string>();
     for (let i = 0; i < unmatched.length; i += 500) {
       const found = await this.db
@@ -82,7 +88,13 @@ export class ReconcileRepo {
     const holds = await this.db
       .selectFrom('holds')
       .leftJoin('tasks', 'tasks.id', 'holds.hold_key')
-      .select(['holds.hold_key as key', 'holds.token_id', 'holds.amount', 'holds.created_at', 'tasks.state as task_state'])
+      .select([
+        'holds.hold_key as key',
+        'holds.token_id',
+        'holds.amount',
+        'holds.created_at',
+        'tasks.state as task_state',
+      ])
       .where('holds.state', '=', 'held')
       .where('holds.created_at', '<', to)
       .execute();
@@ -100,7 +112,13 @@ export class ReconcileRepo {
         taskId: l.task_id,
         createdAt: Number(l.created_at),
       })),
-      requests: requests.map((r) => ({ requestId: r.request_id, model: r.model, usage: r.usage, amount: Number(r.amount), createdAt: Number(r.created_at) })),
+      requests: requests.map((r) => ({
+        requestId: r.request_id,
+        model: r.model,
+        usage: r.usage,
+        amount: Number(r.amount),
+        createdAt: Number(r.created_at),
+      })),
       loggedRequests,
       tasks: tasks.map((t) => ({
         id: t.id,

@@ -63,7 +63,8 @@ export interface RequestLogWriterOptions {
 
 /**
  * Group-commits request-log rows off the request's critical path: rows are queued and written in one batch
- * every `intervalMs` (or when `maxBatch` are queued), and flushed on close. A failed batch stays queued and is retried. Crash window: at most `intervalMs` of rows
+ * every `intervalMs` (or when `maxBatch` are queued), and flushed on close. A failed batch stays queued and is retried.
+ * Crash window: at most `intervalMs` of rows
  * plus the batch being written (the ledger has its own guarantees).
  */
 export class RequestLogWriter {
@@ -146,7 +147,8 @@ function logTuple(r: RequestLogRow): LogTuple {
 }
 
 /** The attempts as stored: a JSON array, or null when there were none. */
-const attemptsOf = (r: RequestLogRow): UpstreamAttempt[] | null => (r.attempts && r.attempts.length > 0 ? (r.attempts as UpstreamAttempt[]) : null);
+const attemptsOf = (r: RequestLogRow): UpstreamAttempt[] | null =>
+  r.attempts && r.attempts.length > 0 ? (r.attempts as UpstreamAttempt[]) : null;
 
 function columns(r: RequestLogRow) {
   return {
@@ -213,10 +215,16 @@ export class RequestLogRepo {
    * neither skipped nor repeated from one page to the next.
    */
   async list(f: RequestLogFilter): Promise<RequestLogEntry[]> {
-    let q = whereList(this.db.selectFrom('request_log').selectAll(), 'request_log', { ...f, equal: { request_id: f.requestId } });
+    let q = whereList(this.db.selectFrom('request_log').selectAll(), 'request_log', {
+      ...f,
+      equal: { request_id: f.requestId },
+    });
     const st = f.status;
     if (st !== undefined)
-      q = 'exact' in st ? q.where('status', '=', st.exact) : q.where('status', '>=', st.hundreds * 100).where('status', '<', st.hundreds * 100 + 100);
+      q =
+        'exact' in st
+          ? q.where('status', '=', st.exact)
+          : q.where('status', '>=', st.hundreds * 100).where('status', '<', st.hundreds * 100 + 100);
     const rows = await newestFirst(q, 'request_log').limit(f.limit).execute();
     return rows.map((r) => ({
       request_id: r.request_id,
@@ -245,7 +253,14 @@ export class RequestLogRepo {
   async deleteOlderThan(before: number, batch: number): Promise<number> {
     const r = await this.writeDb
       .deleteFrom('request_log')
-      .where('request_id', 'in', (eb) => eb.selectFrom('request_log').select('request_id').where('created_at', '<', before).orderBy('created_at').limit(batch))
+      .where('request_id', 'in', (eb) =>
+        eb
+          .selectFrom('request_log')
+          .select('request_id')
+          .where('created_at', '<', before)
+          .orderBy('created_at')
+          .limit(batch),
+      )
       .executeTakeFirst();
     return Number(r.numDeletedRows);
   }

@@ -57,7 +57,9 @@ export class RequestStatsRepo {
    * Per answering channel since `since` (a few recent minutes, on the log's time index): requests, errors (the
    * gateway's 5xx answers: what a channel's trouble turns into) and the mean latency.
    */
-  async channels(since: number): Promise<Array<{ channelId: string; requests: number; errors: number; meanLatencyMs: number }>> {
+  async channels(
+    since: number,
+  ): Promise<Array<{ channelId: string; requests: number; errors: number; meanLatencyMs: number }>> {
     const rows = await this.reads
       .selectFrom('request_log')
       .where('created_at', '>=', since)
@@ -88,7 +90,14 @@ export class RequestStatsRepo {
       .selectFrom('request_log')
       .where('created_at', '>=', since)
       .where('created_at', '<', until)
-      .select([bucket.as('bucket'), 'model', 'token_id', sql<number>`count(*)`.as('requests'), errors.as('errors'), amountSum.as('amount')])
+      .select([
+        bucket.as('bucket'),
+        'model',
+        'token_id',
+        sql<number>`count(*)`.as('requests'),
+        errors.as('errors'),
+        amountSum.as('amount'),
+      ])
       .groupBy([bucket, 'model', 'token_id'])
       .execute();
     for (const r of rows) {
@@ -106,8 +115,17 @@ export class RequestStatsRepo {
    */
   async closed(bucketMs: number, first: number, end: number): Promise<RangeFigures> {
     await this.fill(bucketMs, first, end);
-    const range = () => this.reads.selectFrom('request_stats_buckets').where('bucket_ms', '=', bucketMs).where('bucket', '>=', first).where('bucket', '<', end);
-    const sums = [sql<number>`sum(requests)`.as('requests'), sql<number>`sum(errors)`.as('errors'), amountSum.as('amount')] as const;
+    const range = () =>
+      this.reads
+        .selectFrom('request_stats_buckets')
+        .where('bucket_ms', '=', bucketMs)
+        .where('bucket', '>=', first)
+        .where('bucket', '<', end);
+    const sums = [
+      sql<number>`sum(requests)`.as('requests'),
+      sql<number>`sum(errors)`.as('errors'),
+      amountSum.as('amount'),
+    ] as const;
     const [b, m, t] = await Promise.all([
       range()
         .select(['bucket', ...sums])
@@ -130,8 +148,16 @@ export class RequestStatsRepo {
   }
 
   private async fill(bucketMs: number, first: number, end: number): Promise<void> {
-    await this.db.deleteFrom('request_stats_buckets').where('bucket_ms', '=', bucketMs).where('bucket', '<', first).execute();
-    await this.db.deleteFrom('request_stats_filled').where('bucket_ms', '=', bucketMs).where('bucket', '<', first).execute();
+    await this.db
+      .deleteFrom('request_stats_buckets')
+      .where('bucket_ms', '=', bucketMs)
+      .where('bucket', '<', first)
+      .execute();
+    await this.db
+      .deleteFrom('request_stats_filled')
+      .where('bucket_ms', '=', bucketMs)
+      .where('bucket', '<', first)
+      .execute();
     if (end <= first) return;
     const done = await this.db
       .selectFrom('request_stats_filled')
@@ -150,7 +176,10 @@ export class RequestStatsRepo {
     }
   }
 
-  /** Roll up buckets [a, b): their groups and their marks in one transaction; another instance doing the same wins or loses whole. */
+  /**
+   * Roll up buckets [a, b): their groups and their marks in one transaction; another instance doing the same wins or
+   * loses whole.
+   */
   private async rollUp(bucketMs: number, a: number, b: number): Promise<void> {
     const bucket = sql<number>`created_at / ${sql.lit(bucketMs)}`;
     const model = sql<string>`coalesce(model, '')`;

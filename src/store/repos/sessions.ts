@@ -21,7 +21,13 @@ export interface SessionRecord {
 export class SessionsRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async create(tokenId: string, channelId: string, upstreamSessionId: string, data: unknown, now = Date.now()): Promise<SessionRecord> {
+  async create(
+    tokenId: string,
+    channelId: string,
+    upstreamSessionId: string,
+    data: unknown,
+    now = Date.now(),
+  ): Promise<SessionRecord> {
     const rec: SessionRecord = {
       id: `sess_${randomUUID().replace(/-/g, '')}`,
       tokenId,
@@ -48,7 +54,12 @@ export class SessionsRepo {
 
   /** The caller's live session, or session_not_found (another token's session looks the same) / session_expired. */
   async requireLive(id: string, tokenId: string, now = Date.now()): Promise<SessionRecord> {
-    const r = await this.db.selectFrom('sessions').selectAll().where('id', '=', id).where('token_id', '=', tokenId).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('sessions')
+      .selectAll()
+      .where('id', '=', id)
+      .where('token_id', '=', tokenId)
+      .executeTakeFirst();
     if (!r) throw new GatewayError('session_not_found', `Session ${id} not found`, { param: 'session_id' });
     const rec: SessionRecord = {
       id: r.id,

@@ -53,9 +53,18 @@ export async function holderGone(db: Kysely<Database>, tokenId: string, now = Da
  * The holder's creations in flight at `now`: its tasks being submitted under a live lease (a creation request's first
  * try, or a waiting task's turn that the move let through while the holder was still live).
  */
-export async function submitsInFlight(db: Kysely<Database>, holder: { tokenId: string } | { accountId: string }, now = Date.now()): Promise<number> {
-  const of = 'tokenId' in holder ? sql`token_id = ${holder.tokenId}` : sql`token_id IN (SELECT id FROM tokens WHERE account_id = ${holder.accountId})`;
-  const r = await sql<{ n: number | string }>`SELECT count(*) AS n FROM tasks WHERE state = 'submitting' AND lease_until >= ${now} AND ${of}`.execute(db);
+export async function submitsInFlight(
+  db: Kysely<Database>,
+  holder: { tokenId: string } | { accountId: string },
+  now = Date.now(),
+): Promise<number> {
+  const of =
+    'tokenId' in holder
+      ? sql`token_id = ${holder.tokenId}`
+      : sql`token_id IN (SELECT id FROM tokens WHERE account_id = ${holder.accountId})`;
+  const r = await sql<{
+    n: number | string;
+  }>`SELECT count(*) AS n FROM tasks WHERE state = 'submitting' AND lease_until >= ${now} AND ${of}`.execute(db);
   return Number(r.rows[0]?.n ?? 0);
 }
 
@@ -63,7 +72,16 @@ export async function submitsInFlight(db: Kysely<Database>, holder: { tokenId: s
  * The holder changed (revoked, its quota lowered): its waiting tasks are due now, so the poller looks at them at
  * its next round (and ends those that may no longer be sent) rather than at their next back-off.
  */
-export async function waitingDueFor(db: Kysely<Database>, holder: { tokenId: string } | { accountId: string }, now = Date.now()): Promise<void> {
-  const of = 'tokenId' in holder ? sql`token_id = ${holder.tokenId}` : sql`token_id IN (SELECT id FROM tokens WHERE account_id = ${holder.accountId})`;
-  await sql`UPDATE tasks SET next_poll_at = ${now} WHERE state = 'waiting' AND ${of} AND next_poll_at > ${now}`.execute(db);
+export async function waitingDueFor(
+  db: Kysely<Database>,
+  holder: { tokenId: string } | { accountId: string },
+  now = Date.now(),
+): Promise<void> {
+  const of =
+    'tokenId' in holder
+      ? sql`token_id = ${holder.tokenId}`
+      : sql`token_id IN (SELECT id FROM tokens WHERE account_id = ${holder.accountId})`;
+  await sql`UPDATE tasks SET next_poll_at = ${now} WHERE state = 'waiting' AND ${of} AND next_poll_at > ${now}`.execute(
+    db,
+  );
 }

@@ -1,4 +1,5 @@
-// The parallel-task queues (tasks/slot-queue.ts): tasks waiting in the gateway for a free slot of their upstream account
+// The parallel-task queues (tasks/slot-queue.ts): tasks waiting in the gateway for a free slot of their upstream
+// account
 // and model version. Waiting tasks move on to be submitted in fair turns across customers (slot-turns.ts), several at
 // once, within the room the queue has (roomOf). The move is one compare-and-set statement: on SQLite a single writer;
 // on PostgreSQL the queue's moves are serialised by a transaction lock on the queue's name, so each one counts the
@@ -50,7 +51,9 @@ export class SlotQueueRepo {
   async promote(t: Turn, now = Date.now()): Promise<boolean> {
     const hold = t.holdAmount === undefined ? sql`` : sql`, hold_amount = ${t.holdAmount}`;
     const room = roomOf({ queue: t.queue, limit: t.limit, submits: t.submits, now });
-    const notPastParked = t.inline ? sql`AND z.rk < COALESCE((SELECT MIN(p.rk) FROM ranked p WHERE p.parked = 1), z.rk + 1)` : sql``;
+    const notPastParked = t.inline
+      ? sql`AND z.rk < COALESCE((SELECT MIN(p.rk) FROM ranked p WHERE p.parked = 1), z.rk + 1)`
+      : sql``;
     // The move and its timeline event commit together (task-events.ts), as every task change does.
     return this.db.transaction().execute(async (trx) => {
       if (this.dialect === 'postgres') {
@@ -85,7 +88,12 @@ export class SlotQueueRepo {
     const tenant = (await sql<{ t: string }>`SELECT ${tenantOfTask(id)} AS t`.execute(trx)).rows[0]?.t;
     if (!tenant) return;
     const q = await trx.selectFrom('task_slot_queues').select('vtime').where('queue', '=', queue).executeTakeFirst();
-    const mine = await trx.selectFrom('task_slot_turns').select('served').where('queue', '=', queue).where('tenant', '=', tenant).executeTakeFirst();
+    const mine = await trx
+      .selectFrom('task_slot_turns')
+      .select('served')
+      .where('queue', '=', queue)
+      .where('tenant', '=', tenant)
+      .executeTakeFirst();
     const present = Number(q?.vtime ?? 0);
     const start = Math.max(present, Number(mine?.served ?? present));
     await trx
@@ -128,7 +136,9 @@ export class SlotQueueRepo {
     await sql`
       WITH ranked AS (${rankedWaiting(queue, now)})
       UPDATE tasks SET next_poll_at = ${now}
-      WHERE id IN (SELECT z.id FROM ranked z WHERE z.rk <= (CASE WHEN ${room} > 1 THEN ${room} ELSE 1 END)) AND next_poll_at > ${now}`.execute(this.db);
+      WHERE id IN (SELECT z.id FROM ranked z WHERE z.rk <= (CASE WHEN ${room} > 1 THEN ${room} ELSE 1 END)) AND next_poll_at > ${now}`.execute(
+      this.db,
+    );
   }
 
   /** Why the task's holder may no longer spend (slot-holders.ts); null when it may. */
@@ -146,7 +156,9 @@ export class SlotQueueRepo {
       SELECT
         (SELECT count(*) FROM tasks w WHERE w.token_id = ${tokenId} AND ${UNSENT}) AS token,
         (SELECT count(*) FROM tasks w JOIN tokens k ON k.id = w.token_id
-          WHERE ${UNSENT} AND k.account_id = (SELECT t.account_id FROM tokens t WHERE t.id = ${tokenId})) AS account`.execute(this.db);
+          WHERE ${UNSENT} AND k.account_id = (SELECT t.account_id FROM tokens t WHERE t.id = ${tokenId})) AS account`.execute(
+      this.db,
+    );
     return { token: Number(r.rows[0]?.token ?? 0), account: Number(r.rows[0]?.account ?? 0) };
   }
 

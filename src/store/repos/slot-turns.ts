@@ -2,7 +2,8 @@
 // queueing). Each customer (a token's account; a token without one is its own) has the turns it was served in the
 // queue (`served`, kept in task_slot_turns), and the queue a virtual time (`vtime`: the start of the last turn given).
 // A customer's waiting tasks, oldest first, are its 1st, 2nd … next: the j-th one's turn is max(served, vtime) +
-// j / weight, the least first; ties go to the customer holding fewer of the queue's slots, then by age. So customers with tasks waiting alternate (weighted round-robin), one
+// j / weight, the least first; ties go to the customer holding fewer of the queue's slots, then by age. So customers
+// with tasks waiting alternate (weighted round-robin), one
 // that comes back starts at the queue's present (no credit for the time it was away), and a customer's backlog never
 // pushes another's first task back. Every customer's weight is TENANT_WEIGHT for now; an account's weight, once
 // accounts have one, is read where TENANT_WEIGHT is used (here and in the repo's move).
@@ -17,7 +18,8 @@ const tenantOf = (k: string) => sql.raw(`COALESCE('a:' || ${k}.account_id, 't:' 
 export const TENANT_WEIGHT = 1;
 
 /** The customer of a task's token, by task id. */
-export const tenantOfTask = (id: string) => sql<string>`(SELECT ${tenantOf('k')} FROM tasks t JOIN tokens k ON k.id = t.token_id WHERE t.id = ${id})`;
+export const tenantOfTask = (id: string) =>
+  sql<string>`(SELECT ${tenantOf('k')} FROM tasks t JOIN tokens k ON k.id = t.token_id WHERE t.id = ${id})`;
 
 /** The queue's virtual time (0 before its first turn). */
 const vtimeOf = (queue: string) => sql`COALESCE((SELECT q.vtime FROM task_slot_queues q WHERE q.queue = ${queue}), 0)`;
@@ -26,7 +28,8 @@ const vtimeOf = (queue: string) => sql`COALESCE((SELECT q.vtime FROM task_slot_q
  * A waiting task is parked when the poller serves it: it was tried already (attempts) or its creation request is
  * gone (lease over). A task its creation request still holds is not.
  */
-const parked = (now: number) => sql`CASE WHEN w.poll_attempts > 0 OR w.lease_until IS NULL OR w.lease_until < ${now} THEN 1 ELSE 0 END`;
+const parked = (now: number) =>
+  sql`CASE WHEN w.poll_attempts > 0 OR w.lease_until IS NULL OR w.lease_until < ${now} THEN 1 ELSE 0 END`;
 
 /** The queue's waiting tasks with their turn (`rk`, 1 first) and whether they are parked: a CTE body. */
 export function rankedWaiting(queue: string, now: number): RawBuilder<unknown> {
@@ -51,7 +54,8 @@ export function rankedWaiting(queue: string, now: number): RawBuilder<unknown> {
 }
 
 /** The queue's tasks open upstream or being submitted. */
-export const openCount = (queue: string) => sql`(SELECT count(*) FROM tasks o WHERE o.slot_queue = ${queue} AND o.state IN ${OPEN_STATES})`;
+export const openCount = (queue: string) =>
+  sql`(SELECT count(*) FROM tasks o WHERE o.slot_queue = ${queue} AND o.state IN ${OPEN_STATES})`;
 
 /** The queue's submits in flight (a leased `submitting` row; one left to the lost-submit recovery is not). */
 const inFlight = (queue: string, now: number) =>
@@ -72,7 +76,10 @@ export interface Room {
  * is full, or the queue is congested): a probe in turn order, not a burst of refusals.
  */
 export function roomOf(r: Room): RawBuilder<number> {
-  const submits = r.limit === null ? sql`(CASE WHEN EXISTS (SELECT 1 FROM ranked b WHERE b.parked = 1) THEN 1 ELSE ${r.submits} END)` : sql`${r.submits}`;
+  const submits =
+    r.limit === null
+      ? sql`(CASE WHEN EXISTS (SELECT 1 FROM ranked b WHERE b.parked = 1) THEN 1 ELSE ${r.submits} END)`
+      : sql`${r.submits}`;
   const byFlight = sql`(${submits} - ${inFlight(r.queue, r.now)})`;
   if (r.limit === null) return sql<number>`${byFlight}`;
   const bySlots = sql`(${r.limit} - ${openCount(r.queue)})`;

@@ -12,7 +12,10 @@ export interface OpenOnChannel {
   oldest: number;
 }
 
-/** Open tasks (with an upstream id) of one kind, per channel: read from the index alone (tasks_open_listed, migration 021). */
+/**
+ * Open tasks (with an upstream id) of one kind, per channel: read from the index alone (tasks_open_listed, migration
+ * 021).
+ */
 export async function openTasksByChannel(db: Kysely<Database>, kind: string): Promise<OpenOnChannel[]> {
   const r = await sql<{ channel_id: string; n: number | string; oldest: number | string }>`
     SELECT channel_id, count(*) AS n, min(created_at) AS oldest FROM tasks

@@ -5,7 +5,9 @@ import { OPEN_STATES, STICKY_STATES, type TaskState } from '../../tasks/vocabula
 import type { Dialect } from '../dialect.ts';
 import { POLL_COLUMNS, type TaskRow } from './task-rows.ts';
 
-/** The open states as the due index's predicate lists them (migration 017): a claim reads that index only when the same. */
+/**
+ * The open states as the due index's predicate lists them (migration 017): a claim reads that index only when the same.
+ */
 const stateList = (states: readonly TaskState[]) => sql.raw(`(${states.map((s) => `'${s}'`).join(', ')})`);
 export const OPEN_SQL = stateList(OPEN_STATES);
 const STICKY_SQL = stateList(STICKY_STATES);
@@ -28,7 +30,14 @@ export interface PollSchedule {
  * less the same jitter. A queued or running task's lease outlasts its next poll by `leaseMs` (sticky); another task's
  * lasts `leaseMs`. PostgreSQL: `FOR UPDATE SKIP LOCKED`, so instances claim disjoint sets.
  */
-export function claimDueQuery(dialect: Dialect, owner: string, leaseMs: number, limit: number, schedule: PollSchedule, now: number): RawBuilder<TaskRow> {
+export function claimDueQuery(
+  dialect: Dialect,
+  owner: string,
+  leaseMs: number,
+  limit: number,
+  schedule: PollSchedule,
+  now: number,
+): RawBuilder<TaskRow> {
   const until = now + leaseMs;
   const { baseMs, maxMs } = schedule;
   const pg = dialect === 'postgres';
@@ -40,7 +49,9 @@ export function claimDueQuery(dialect: Dialect, owner: string, leaseMs: number, 
   let nextPoll = backoff;
   let sticky = big(until + maxMs);
   const listed = schedule.listed;
-  const ofKinds = (listed?.kinds ?? []).filter((k) => k.channels.length > 0).map((k) => sql`(kind = ${k.kind} AND channel_id IN (${sql.join(k.channels)}))`);
+  const ofKinds = (listed?.kinds ?? [])
+    .filter((k) => k.channels.length > 0)
+    .map((k) => sql`(kind = ${k.kind} AND channel_id IN (${sql.join(k.channels)}))`);
   if (listed && ofKinds.length > 0) {
     const isListed = sql`state IN ${STICKY_SQL} AND (${sql.join(ofKinds, sql` OR `)})`;
     nextPoll = sql`CASE WHEN ${isListed} THEN ${now} + CAST(${big(listed.ms)} * ${jitter} AS ${sql.raw(pg ? 'bigint' : 'INTEGER')}) ELSE ${backoff} END`;

@@ -14,15 +14,38 @@ export interface TaskChange {
 }
 
 /** Write the events of one change, in the caller's transaction (`trx`), all at `at`. */
-export async function writeTaskEvents(trx: Kysely<Database>, taskId: string, change: TaskChange, events: readonly TaskEventInput[], at: number): Promise<void> {
+export async function writeTaskEvents(
+  trx: Kysely<Database>,
+  taskId: string,
+  change: TaskChange,
+  events: readonly TaskEventInput[],
+  at: number,
+): Promise<void> {
   const rows: Array<Insertable<TaskEventsTable>> = [];
-  const base = { task_id: taskId, at, from_state: null, to_state: null, upstream_status: null, amount: null, ledger_id: null, detail: null };
+  const base = {
+    task_id: taskId,
+    at,
+    from_state: null,
+    to_state: null,
+    upstream_status: null,
+    amount: null,
+    ledger_id: null,
+    detail: null,
+  };
   for (const e of events) {
     if (e.kind === 'charged') {
-      const line = await trx.selectFrom('ledger').select(['id', 'amount']).where('idempotency_key', '=', e.ledgerKey).executeTakeFirst();
+      const line = await trx
+        .selectFrom('ledger')
+        .select(['id', 'amount'])
+        .where('idempotency_key', '=', e.ledgerKey)
+        .executeTakeFirst();
       if (line) rows.push({ ...base, kind: 'charged', amount: Number(line.amount), ledger_id: Number(line.id) });
     } else if (e.kind === 'hold_released') {
-      const hold = await trx.selectFrom('holds').select(['amount', 'state']).where('hold_key', '=', taskId).executeTakeFirst();
+      const hold = await trx
+        .selectFrom('holds')
+        .select(['amount', 'state'])
+        .where('hold_key', '=', taskId)
+        .executeTakeFirst();
       if (hold?.state === 'released') rows.push({ ...base, kind: 'hold_released', amount: Number(hold.amount) });
     } else {
       rows.push({
@@ -41,7 +64,13 @@ export async function writeTaskEvents(trx: Kysely<Database>, taskId: string, cha
 
 /** A task's events, oldest first (events of one change share their time: then in the order written). */
 export async function listTaskEvents(db: Kysely<Database>, taskId: string): Promise<TaskEvent[]> {
-  const rows = await db.selectFrom('task_events').selectAll().where('task_id', '=', taskId).orderBy('at').orderBy('id').execute();
+  const rows = await db
+    .selectFrom('task_events')
+    .selectAll()
+    .where('task_id', '=', taskId)
+    .orderBy('at')
+    .orderBy('id')
+    .execute();
   const n = (v: number | null) => (v === null ? null : Number(v));
   return rows.map((r) => ({
     id: Number(r.id),

@@ -52,7 +52,10 @@ export function toTaskRecord(r: TaskRow): TaskRecord {
   };
 }
 
-/** The columns a poll needs: not the request snapshot (the largest), which no driver reads, nor a waiting creation's body. */
+/**
+ * The columns a poll needs: not the request snapshot (the largest), which no driver reads, nor a waiting creation's
+ * body.
+ */
 export const POLL_COLUMNS = sql.raw(
   'id, family, kind, token_id, model, billing_model, upstream_model, channel_id, upstream_task_id, state, upstream_status, progress, ' +
     'result, usage, error, external_task_id, callback_url, session_id, request_id, upstream_request_id, tier, hold_amount, next_poll_at, ' +
@@ -64,7 +67,14 @@ export const POLL_COLUMNS = sql.raw(
  * open task's `usage` is the hold estimate, needed only when the task succeeds without reported usage).
  */
 export function toPollRecord(r: Omit<TaskRow, 'request' | 'submit_body'>): TaskRecord {
-  const t = toTaskRecord({ ...r, request: 'null', usage: null, result: null, error: null, submit_body: null } as TaskRow);
+  const t = toTaskRecord({
+    ...r,
+    request: 'null',
+    usage: null,
+    result: null,
+    error: null,
+    submit_body: null,
+  } as TaskRow);
   let usage: Usage | null | undefined;
   let result: unknown;
   let error: TaskError | null | undefined;

@@ -3,7 +3,15 @@
 // timeline events writes them in its own transaction (task-events.ts); one without events is a single statement.
 import { sql, type Kysely } from 'kysely';
 import type { Usage } from '../../vocabulary/usage.ts';
-import { OPEN_STATES, STICKY_STATES, type TaskEvent, type TaskEventInput, type TaskIdentity, type TaskRecord, type TaskState } from '../../tasks/vocabulary.ts';
+import {
+  OPEN_STATES,
+  STICKY_STATES,
+  type TaskEvent,
+  type TaskEventInput,
+  type TaskIdentity,
+  type TaskRecord,
+  type TaskState,
+} from '../../tasks/vocabulary.ts';
 import type { Dialect } from '../dialect.ts';
 import { newestFirst, whereList } from '../keyset.ts';
 import type { Database } from '../schema.ts';
@@ -12,7 +20,13 @@ import { listTaskEvents, writeTaskEvents } from './task-events.ts';
 import { claimDueQuery, OPEN_SQL, type PollSchedule } from './task-claim.ts';
 import { patchRow, storedFamily, toPollRecord, toTaskRecord, type TaskPatch } from './task-rows.ts';
 
-export { storedFamily, toTaskRecord, type AdminTasksFilter, type ListTasksFilter, type TaskPatch } from './task-rows.ts';
+export {
+  storedFamily,
+  toTaskRecord,
+  type AdminTasksFilter,
+  type ListTasksFilter,
+  type TaskPatch,
+} from './task-rows.ts';
 import type { AdminTasksFilter, ListTasksFilter } from './task-rows.ts';
 
 export type { PollSchedule } from './task-claim.ts';
@@ -40,7 +54,11 @@ export class TasksRepo {
   ) {}
 
   /** Write a new task (`submitting`, or `waiting` for a slot) with its `created` event. */
-  async insert(t: NewTaskRow, now = Date.now(), events: readonly TaskEventInput[] = [{ kind: 'created' }]): Promise<TaskRecord> {
+  async insert(
+    t: NewTaskRow,
+    now = Date.now(),
+    events: readonly TaskEventInput[] = [{ kind: 'created' }],
+  ): Promise<TaskRecord> {
     const row = {
       id: t.id,
       family: storedFamily(t.family),
@@ -90,12 +108,21 @@ export class TasksRepo {
 
   /** The task if this token owns it; null otherwise (callers answer 404 either way). */
   async getFor(id: string, tokenId: string): Promise<TaskRecord | null> {
-    const r = await this.db.selectFrom('tasks').selectAll().where('id', '=', id).where('token_id', '=', tokenId).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('id', '=', id)
+      .where('token_id', '=', tokenId)
+      .executeTakeFirst();
     return r ? toTaskRecord(r) : null;
   }
 
   /** The token's task of this kind (or of any of these kinds) with this external id. */
-  async findByExternal(tokenId: string, kind: string | readonly string[], externalTaskId: string): Promise<TaskRecord | null> {
+  async findByExternal(
+    tokenId: string,
+    kind: string | readonly string[],
+    externalTaskId: string,
+  ): Promise<TaskRecord | null> {
     const r = await this.db
       .selectFrom('tasks')
       .selectAll()
@@ -111,7 +138,11 @@ export class TasksRepo {
     let q = this.db.selectFrom('tasks').selectAll().where('state', '!=', 'submitting');
     const one = typeof f.kind === 'string' ? f.kind : undefined;
     if (f.kind !== undefined && typeof f.kind !== 'string') q = q.where('kind', 'in', f.kind);
-    q = whereList(q, 'tasks', { tokenId, equal: { family: f.family && storedFamily(f.family), kind: one }, after: f.after });
+    q = whereList(q, 'tasks', {
+      tokenId,
+      equal: { family: f.family && storedFamily(f.family), kind: one },
+      after: f.after,
+    });
     q = newestFirst(q, 'tasks').limit(f.limit ?? 20);
     if (f.offset) q = q.offset(f.offset);
     return (await q.execute()).map(toTaskRecord);
@@ -119,7 +150,10 @@ export class TasksRepo {
 
   /** Every token's tasks, newest first by (created_at, id): a cursor never skips tasks created in the same ms. */
   async listAdmin(f: AdminTasksFilter): Promise<TaskRecord[]> {
-    const q = whereList(this.db.selectFrom('tasks').selectAll(), 'tasks', { ...f, equal: { state: f.state, kind: f.kind } });
+    const q = whereList(this.db.selectFrom('tasks').selectAll(), 'tasks', {
+      ...f,
+      equal: { state: f.state, kind: f.kind },
+    });
     return (await newestFirst(q, 'tasks').limit(f.limit).execute()).map(toTaskRecord);
   }
 
@@ -145,7 +179,14 @@ export class TasksRepo {
   ): Promise<boolean> {
     const apply = async (db: Kysely<Database>): Promise<boolean> => {
       if (!(await this.update(db, id, from, patch, now, whileStatus))) return false;
-      if (events.length > 0) await writeTaskEvents(db, id, { from, to: patch.state ?? from, upstreamStatus: patch.upstreamStatus ?? null }, events, now);
+      if (events.length > 0)
+        await writeTaskEvents(
+          db,
+          id,
+          { from, to: patch.state ?? from, upstreamStatus: patch.upstreamStatus ?? null },
+          events,
+          now,
+        );
       return true;
     };
     if (within) return apply(within);
@@ -162,7 +203,8 @@ export class TasksRepo {
     whileStatus: string | null | undefined,
   ): Promise<boolean> {
     let q = db.updateTable('tasks').set(patchRow(patch, now)).where('id', '=', id).where('state', '=', from);
-    if (whileStatus !== undefined) q = whileStatus === null ? q.where('upstream_status', 'is', null) : q.where('upstream_status', '=', whileStatus);
+    if (whileStatus !== undefined)
+      q = whileStatus === null ? q.where('upstream_status', 'is', null) : q.where('upstream_status', '=', whileStatus);
     const r = await q.executeTakeFirst();
     return Number(r.numUpdatedRows) === 1;
   }
@@ -186,7 +228,8 @@ export class TasksRepo {
   /**
    * Record an on-demand check of one task the upstream has (queued or in progress: a client's read, an upstream notice,
    * a list round's finish) and read it as it is now; null when it is not such a task (finished, or still being
-   * submitted, which only its submitter or the lost-submit recovery under a lease may move). No lease: the poll's outcome is a compare-and-set and a charge is
+   * submitted, which only its submitter or the lost-submit recovery under a lease may move). No lease: the poll's
+   * outcome is a compare-and-set and a charge is
    * keyed by the task, so a poll by the task's poller at the same moment moves and charges it once (the upstream may
    * be asked twice). The check time keeps another read within TOLLWAY_TASK_REFRESH_STALE_MS from asking again.
    */
@@ -215,7 +258,9 @@ export class TasksRepo {
 
   /** Hand back every open task this owner holds (graceful shutdown: another instance takes them over at once). */
   async unleaseAll(owner: string): Promise<void> {
-    await sql`UPDATE tasks SET lease_owner = NULL, lease_until = NULL WHERE state IN ${OPEN_SQL} AND lease_owner = ${owner}`.execute(this.db);
+    await sql`UPDATE tasks SET lease_owner = NULL, lease_until = NULL WHERE state IN ${OPEN_SQL} AND lease_owner = ${owner}`.execute(
+      this.db,
+    );
   }
 
   /** Make an open task due now (an upstream callback said it changed): the next poller round picks it up. */
@@ -231,7 +276,9 @@ export class TasksRepo {
 
   /** The earliest next poll time among open tasks (null when none is open): the poller sleeps until then. */
   async nextDueAt(): Promise<number | null> {
-    const r = await sql<{ t: number | string | null }>`SELECT min(next_poll_at) AS t FROM tasks WHERE state IN ${OPEN_SQL}`.execute(this.db);
+    const r = await sql<{
+      t: number | string | null;
+    }>`SELECT min(next_poll_at) AS t FROM tasks WHERE state IN ${OPEN_SQL}`.execute(this.db);
     const t = r.rows[0]?.t;
     return t === null || t === undefined ? null : Number(t);
   }
@@ -248,9 +295,17 @@ export class TasksRepo {
    * only (`leaseMs`; the round hands it back), as a submit in flight is told apart by its lease (repos/slot-queue.ts).
    * SQLite has a single writer, and the statement is atomic.
    */
-  async claimDue(owner: string, leaseMs: number, limit: number, schedule: PollSchedule, now = Date.now()): Promise<TaskRecord[]> {
+  async claimDue(
+    owner: string,
+    leaseMs: number,
+    limit: number,
+    schedule: PollSchedule,
+    now = Date.now(),
+  ): Promise<TaskRecord[]> {
     // A literal: a bound LIMIT makes SQLite compile the statement again on every run (sqlite-literal-limits.ts).
     if (!isLiteralCount(limit)) throw new RangeError(`claimDue: ${limit} is not a row count`);
-    return (await claimDueQuery(this.dialect, owner, leaseMs, limit, schedule, now).execute(this.db)).rows.map(toPollRecord);
+    return (await claimDueQuery(this.dialect, owner, leaseMs, limit, schedule, now).execute(this.db)).rows.map(
+      toPollRecord,
+    );
   }
 }

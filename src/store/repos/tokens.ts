@@ -77,10 +77,13 @@ export function toTokenRecord(r: TokenRow): TokenRecord {
     expiresAt: r.expires_at === null ? null : Number(r.expires_at),
     revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
     createdAt: Number(r.created_at),
-    previousSecretUntil: r.previous_secret_hash === null || r.previous_secret_until === null ? null : Number(r.previous_secret_until),
+    previousSecretUntil:
+      r.previous_secret_hash === null || r.previous_secret_until === null ? null : Number(r.previous_secret_until),
     callbackSecretIssuedAt: r.callback_secret_issued_at === null ? null : Number(r.callback_secret_issued_at),
     previousCallbackSecretUntil:
-      r.previous_callback_secret === null || r.previous_callback_secret_until === null ? null : Number(r.previous_callback_secret_until),
+      r.previous_callback_secret === null || r.previous_callback_secret_until === null
+        ? null
+        : Number(r.previous_callback_secret_until),
     accountId: r.account_id,
     budgets: decodeBudgets(r.budgets),
   };
@@ -146,11 +149,19 @@ export class TokensRepo {
   async findForAuth(hash: string): Promise<TokenMatch | null> {
     const current = await this.findByHash(hash);
     if (current) return { record: current, graceUntil: null, account: await this.accountOf(current) };
-    const r = await this.db.selectFrom('tokens').selectAll().where('previous_secret_hash', '=', hash).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('tokens')
+      .selectAll()
+      .where('previous_secret_hash', '=', hash)
+      .executeTakeFirst();
     if (!r) return null;
     const record = toTokenRecord(r);
     // Past its grace the previous secret is no secret of this token; the caller refuses it like any unknown one.
-    return { record, graceUntil: r.previous_secret_until === null ? 0 : Number(r.previous_secret_until), account: await this.accountOf(record) };
+    return {
+      record,
+      graceUntil: r.previous_secret_until === null ? 0 : Number(r.previous_secret_until),
+      account: await this.accountOf(record),
+    };
   }
 
   /** A token's account: one more read only for a token that has one. */
@@ -162,7 +173,11 @@ export class TokensRepo {
 
   /** The secret hashes a cache may hold for this token (current and previous), or null when the token is unknown. */
   async secretHashes(id: string): Promise<string[] | null> {
-    const r = await this.db.selectFrom('tokens').select(['secret_hash', 'previous_secret_hash']).where('id', '=', id).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('tokens')
+      .select(['secret_hash', 'previous_secret_hash'])
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (!r) return null;
     return r.previous_secret_hash === null ? [r.secret_hash] : [r.secret_hash, r.previous_secret_hash];
   }
@@ -225,16 +240,29 @@ export class TokensRepo {
     return { current: r.callback_secret, previous: live ? r.previous_callback_secret : null };
   }
 
-  /** Give a token older than callback secrets its first one (not issued: nobody was shown it); kept if another instance won. */
+  /**
+   * Give a token older than callback secrets its first one (not issued: nobody was shown it); kept if another instance
+   * won.
+   */
   async setCallbackSecretIfNone(id: string, sealed: string): Promise<void> {
-    await this.db.updateTable('tokens').set({ callback_secret: sealed }).where('id', '=', id).where('callback_secret', 'is', null).execute();
+    await this.db
+      .updateTable('tokens')
+      .set({ callback_secret: sealed })
+      .where('id', '=', id)
+      .where('callback_secret', 'is', null)
+      .execute();
   }
 
   /**
    * A new callback secret. The current one becomes the previous one, still signing until `graceUntil` (null: it
    * stops at once). Only a token not revoked is rotated; false otherwise.
    */
-  async rotateCallbackSecret(id: string, sealed: string, graceUntil: number | null, now = Date.now()): Promise<boolean> {
+  async rotateCallbackSecret(
+    id: string,
+    sealed: string,
+    graceUntil: number | null,
+    now = Date.now(),
+  ): Promise<boolean> {
     const r = await this.db
       .updateTable('tokens')
       .set((eb) => ({
@@ -262,7 +290,13 @@ export class TokensRepo {
   /** Up to `limit` tokens in creation order (id breaks ties), after the position `after` when given. */
   async page(limit: number, after?: { createdAt: number; id: string }): Promise<TokenRecord[]> {
     let q = this.db.selectFrom('tokens').selectAll();
-    if (after) q = q.where((eb) => eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]));
+    if (after)
+      q = q.where((eb) =>
+        eb.or([
+          eb('created_at', '>', after.createdAt),
+          eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
+        ]),
+      );
     const rows = await q.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
     return rows.map(toTokenRecord);
   }
@@ -271,7 +305,12 @@ export class TokensRepo {
   async revoke(id: string, now = Date.now()): Promise<string | null> {
     const r = await this.db.selectFrom('tokens').select(['secret_hash']).where('id', '=', id).executeTakeFirst();
     if (!r) return null;
-    await this.db.updateTable('tokens').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+    await this.db
+      .updateTable('tokens')
+      .set({ revoked_at: now })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .execute();
     return r.secret_hash;
   }
 }

@@ -78,7 +78,14 @@ export class WebhooksRepo {
   constructor(private readonly db: Kysely<Database>) {}
 
   async create(
-    w: { id: string; url: string; events: string[]; enabled: boolean; secretSealed: string; description: string | null },
+    w: {
+      id: string;
+      url: string;
+      events: string[];
+      enabled: boolean;
+      secretSealed: string;
+      description: string | null;
+    },
     now = Date.now(),
   ): Promise<WebhookRecord> {
     const row = {
@@ -103,7 +110,13 @@ export class WebhooksRepo {
   /** Newest first; `limit` rows after `after`. */
   async list(limit: number, after?: After): Promise<WebhookRecord[]> {
     let q = this.db.selectFrom('webhooks').selectAll();
-    if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+    if (after)
+      q = q.where((eb) =>
+        eb.or([
+          eb('created_at', '<', after.createdAt),
+          eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+        ]),
+      );
     return (await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute()).map(toWebhook);
   }
 
@@ -135,7 +148,13 @@ export class WebhooksRepo {
 
   async deliveries(webhookId: string, limit: number, after?: After): Promise<DeliveryRecord[]> {
     let q = this.db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId);
-    if (after) q = q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)])]));
+    if (after)
+      q = q.where((eb) =>
+        eb.or([
+          eb('created_at', '<', after.createdAt),
+          eb.and([eb('created_at', '=', after.createdAt), eb('id', '<', after.id)]),
+        ]),
+      );
     return (await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute()).map(toDelivery);
   }
 }

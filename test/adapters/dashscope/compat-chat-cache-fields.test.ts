@@ -59,7 +59,10 @@ describe('chat cache-creation tokens in the contract place', () => {
       prompt_tokens_details: { cached_tokens: 10 },
     });
     const out = await cap.complete(req(), target());
-    const body = JSON.parse(out.body) as { model: string; usage: { prompt_tokens_details: Record<string, number>; cache_creation_input_tokens: number } };
+    const body = JSON.parse(out.body) as {
+      model: string;
+      usage: { prompt_tokens_details: Record<string, number>; cache_creation_input_tokens: number };
+    };
     expect(body.model).toBe('qwx3.7-plus');
     expect(body.usage.prompt_tokens_details).toEqual({ cached_tokens: 10, cache_creation_input_tokens: 40 });
     expect(out.usage).toMatchObject({ inputTokens: 100, outputTokens: 5, cachedTokens: 10, cacheCreationTokens: 40 });
@@ -81,23 +84,36 @@ describe('chat cache-creation tokens in the contract place', () => {
       id: 'chatcmpl-1',
       object: 'chat.completion',
       model: UP,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop', usage: { cache_creation_input_tokens: 7 } }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: 'ok' },
+          finish_reason: 'stop',
+          usage: { cache_creation_input_tokens: 7 },
+        },
+      ],
     });
     const out = await cap.complete(req(), target());
     expect(out.body).toBe(answer.replace(`"model":"${UP}"`, '"model":"qwx3.7-plus"'));
   });
 
   it('streaming, usage asked for: the usage chunk carries the field under prompt_tokens_details', async () => {
-    const chunk = (o: Record<string, unknown>) => `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: UP, ...o })}\n\n`;
+    const chunk = (o: Record<string, unknown>) =>
+      `data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: UP, ...o })}\n\n`;
     streamAnswer =
       chunk({ choices: [{ index: 0, delta: { content: 'ok' }, finish_reason: 'stop' }] }) +
-      chunk({ choices: [], usage: { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105, cache_creation_input_tokens: 40 } }) +
+      chunk({
+        choices: [],
+        usage: { prompt_tokens: 100, completion_tokens: 5, total_tokens: 105, cache_creation_input_tokens: 40 },
+      }) +
       'data: [DONE]\n\n';
     const s = await cap.stream(req(true), target());
     let text = '';
     for await (const f of s.frames) text += f;
     const usageLine = text.split('\n\n').find((l) => l.includes('"usage":{'))!;
-    const u = (JSON.parse(usageLine.slice('data: '.length)) as { usage: { prompt_tokens_details: Record<string, number> } }).usage;
+    const u = (
+      JSON.parse(usageLine.slice('data: '.length)) as { usage: { prompt_tokens_details: Record<string, number> } }
+    ).usage;
     expect(u.prompt_tokens_details).toEqual({ cached_tokens: 0, cache_creation_input_tokens: 40 });
     expect(s.usage()).toMatchObject({ inputTokens: 100, cacheCreationTokens: 40 });
   });

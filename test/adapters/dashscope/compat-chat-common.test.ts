@@ -23,7 +23,8 @@ describe('firstString', () => {
   it('does not keep the answer it was read from in memory (an id outlives its answer on the queued rows)', () => {
     v8.setFlagsFromString('--expose-gc');
     const gc = vm.runInNewContext('gc') as () => void;
-    const answer = (i: number) => `{"id":"chatcmpl-${String(i).padStart(12, '0')}abcdef","object":"list","data":"${'0.125,'.repeat(20_000)}"}`;
+    const answer = (i: number) =>
+      `{"id":"chatcmpl-${String(i).padStart(12, '0')}abcdef","object":"list","data":"${'0.125,'.repeat(20_000)}"}`;
     gc();
     const before = process.memoryUsage().heapUsed;
     const ids: (string | null)[] = [];

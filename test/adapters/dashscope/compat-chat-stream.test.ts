@@ -55,7 +55,10 @@ async function reference(parts: string[], wantsUsage: boolean) {
 
 async function actual(parts: string[], wantsUsage: boolean) {
   const st: ChatStreamState = { usage: null, produced: 0, rid: null, done: false };
-  const frames = chatStreamTransformer({ upstreamModel: UP, publicModel: PUB, clientWantsUsage: wantsUsage, chatUsage }, st)(chunks(parts));
+  const frames = chatStreamTransformer(
+    { upstreamModel: UP, publicModel: PUB, clientWantsUsage: wantsUsage, chatUsage },
+    st,
+  )(chunks(parts));
   let out = '';
   let error: string | null = null;
   try {
@@ -68,7 +71,14 @@ async function actual(parts: string[], wantsUsage: boolean) {
 }
 
 const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
-  JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: UP, choices: [{ index: 0, delta, finish_reason: null }], usage: null, ...extra });
+  JSON.stringify({
+    id: 'chatcmpl-1',
+    object: 'chat.completion.chunk',
+    model: UP,
+    choices: [{ index: 0, delta, finish_reason: null }],
+    usage: null,
+    ...extra,
+  });
 const usageChunk = JSON.stringify({
   id: 'chatcmpl-1',
   object: 'chat.completion.chunk',
@@ -100,7 +110,10 @@ async function compare(stream: string, at: number[], wantsUsage: boolean) {
   for await (const b of asBytes()) refParts.push(b.toString('latin1'));
   const ref = await reference([Buffer.from(refParts.join(''), 'latin1').toString('utf8')], wantsUsage);
   const st: ChatStreamState = { usage: null, produced: 0, rid: null, done: false };
-  const frames = chatStreamTransformer({ upstreamModel: UP, publicModel: PUB, clientWantsUsage: wantsUsage, chatUsage }, st)(asBytes());
+  const frames = chatStreamTransformer(
+    { upstreamModel: UP, publicModel: PUB, clientWantsUsage: wantsUsage, chatUsage },
+    st,
+  )(asBytes());
   let out = '';
   let error: string | null = null;
   try {
@@ -140,7 +153,11 @@ describe('compatible-mode chat stream transformer', () => {
 
   it("counts a tool call's arguments as output, not its name or id", async () => {
     const s = [
-      chunk({ role: 'assistant', content: '', tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }] }),
+      chunk({
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '' } }],
+      }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
       chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }] }),
       chunk({}, { choices: [{ index: 0, delta: {}, finish_reason: 'tool_calls' }] }),
@@ -183,14 +200,32 @@ describe('compatible-mode chat stream transformer', () => {
   });
 
   it('matches the per-event reference for any chunking, line-end style and SSE form', async () => {
-    const content = fc.string({ unit: fc.constantFrom('a', ' ', '"', '\\', 'é', '😀', '\n', '[DONE]', '"usage":{', 'usage":', 'content":"', 'data: ', '\r') });
+    const content = fc.string({
+      unit: fc.constantFrom(
+        'a',
+        ' ',
+        '"',
+        '\\',
+        'é',
+        '😀',
+        '\n',
+        '[DONE]',
+        '"usage":{',
+        'usage":',
+        'content":"',
+        'data: ',
+        '\r',
+      ),
+    });
     const eventArb = fc.oneof(
       content.map((c) => chunk({ content: c })),
       content.map((c) => chunk({ reasoning_content: c })),
       // Keys that merely end like the counted ones are not delta text.
       content.map((c) => chunk({ extra_content: c, content: c })),
       content.map((c) => chunk({ tool_calls: [{ index: 0, function: { arguments: c } }] })),
-      content.map((c) => chunk({ tool_calls: [{ index: 0, function: { name: 'f', extra_arguments: c, arguments: c } }] })),
+      content.map((c) =>
+        chunk({ tool_calls: [{ index: 0, function: { name: 'f', extra_arguments: c, arguments: c } }] }),
+      ),
       fc.constant(usageChunk),
       fc.constant(usageChunk.replace('"usage":{', '"usage": {')),
       fc.constant(chunk({ content: 'n' }, { usage: null, note: { usage: 1 } })),

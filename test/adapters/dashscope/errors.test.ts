@@ -34,10 +34,23 @@ describe('DashScope error answers → catalogue codes', () => {
       message: 'Model wan2.7-t2v: duration must be in [2, 15] (see https://dashscope.aliyuncs.com/x)',
       request_id: 'r',
     });
-    expect([e.code, e.param, e.message]).toEqual(['upstream_invalid_request', 'seconds', 'The upstream refused the value of seconds']);
-    const bare = dashscopeError(400, { code: 'InvalidParameter', message: 'qwen3.7-plus does not support this', request_id: 'r' });
+    expect([e.code, e.param, e.message]).toEqual([
+      'upstream_invalid_request',
+      'seconds',
+      'The upstream refused the value of seconds',
+    ]);
+    const bare = dashscopeError(400, {
+      code: 'InvalidParameter',
+      message: 'qwen3.7-plus does not support this',
+      request_id: 'r',
+    });
     expect([bare.param, bare.message]).toEqual([undefined, 'The upstream refused a parameter of the request']);
-    expect(dashscopeError(400, { code: 'Arrearage', message: 'Access denied, please make sure your account is in good standing.' })).toMatchObject({
+    expect(
+      dashscopeError(400, {
+        code: 'Arrearage',
+        message: 'Access denied, please make sure your account is in good standing.',
+      }),
+    ).toMatchObject({
       code: 'upstream_permission_denied',
       accountRefused: true,
       message: "Upstream account cannot take calls (operator: check the account's balance)",

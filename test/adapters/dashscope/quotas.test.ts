@@ -24,7 +24,11 @@ const channel = (baseUrl: string, apiKey = DEFAULT_SIM_KEYS.dashscopeApiKey): Ch
 
 // 130 models besides the simulator's own: the answer spans two pages of 100.
 const extra = Object.fromEntries(Array.from({ length: 130 }, (_v, i) => [`sim-extra-${i}`, { rpm: i + 1 }]));
-const up = useSimulator({ dashscopeRpm: 300, dashscopeTpm: 500_000, dashscopeModelLimits: { 'qwen3.7-plus': { rpm: 60, tpm: 10_000 }, ...extra } });
+const up = useSimulator({
+  dashscopeRpm: 300,
+  dashscopeTpm: 500_000,
+  dashscopeModelLimits: { 'qwen3.7-plus': { rpm: 60, tpm: 10_000 }, ...extra },
+});
 
 describe('DashScope readLimits (GET /api/v1/quotas)', () => {
   const clients = { upstream: new UpstreamClient() } as unknown as UpstreamClients;
@@ -35,13 +39,21 @@ describe('DashScope readLimits (GET /api/v1/quotas)', () => {
     expect(limits.get('text-embedding-v4')).toEqual({ rpm: 300, tpm: 500_000 });
     expect(limits.get('sim-extra-129')).toEqual({ rpm: 130, tpm: 500_000 });
     expect(limits.size).toBe(SIM_DASHSCOPE_MODELS.length + 130);
-    const pages = up.sim.requestsTo('/api/v1/quotas').map((r) => new URL(r.path, 'http://x').searchParams.get('page_no'));
+    const pages = up.sim
+      .requestsTo('/api/v1/quotas')
+      .map((r) => new URL(r.path, 'http://x').searchParams.get('page_no'));
     expect(pages).toEqual(['1', '2']);
   });
 
   it('throws a GatewayError when the list cannot be read: a refused key, an unreachable host', async () => {
-    await expect(dashscope.readLimits!(clients, channel(up.sim.url, 'sk-wrong'))).rejects.toMatchObject({ name: 'GatewayError', code: 'upstream_auth_error' });
-    await expect(dashscope.readLimits!(clients, channel('http://127.0.0.1:1'))).rejects.toMatchObject({ name: 'GatewayError', code: 'upstream_unreachable' });
+    await expect(dashscope.readLimits!(clients, channel(up.sim.url, 'sk-wrong'))).rejects.toMatchObject({
+      name: 'GatewayError',
+      code: 'upstream_auth_error',
+    });
+    await expect(dashscope.readLimits!(clients, channel('http://127.0.0.1:1'))).rejects.toMatchObject({
+      name: 'GatewayError',
+      code: 'upstream_unreachable',
+    });
   });
 });
 
@@ -63,7 +75,11 @@ describe('the quota answer, read tolerantly', () => {
         page_no: 1,
         page_size: 20,
         quotas: [
-          { model: 'a', model_limit: limit({ request_limit: 5, request_limit_period: 1, usage_limit: 1000, usage_limit_period: 1 }), workspace_limit: null },
+          {
+            model: 'a',
+            model_limit: limit({ request_limit: 5, request_limit_period: 1, usage_limit: 1000, usage_limit_period: 1 }),
+            workspace_limit: null,
+          },
           {
             model: 'b',
             model_limit: limit({ request_limit: '600', usage_limit: 90_000 }),
@@ -86,10 +102,21 @@ describe('the quota answer, read tolerantly', () => {
 
   it('a usage limit of something other than tokens is no token limit; flat rpm/tpm/qps fields; the list under data', () => {
     expect(
-      parseQuotaPage({ output: { quotas: [{ model: 'img', model_limit: limit({ request_limit: 2, usage_limit: 50, usage_limit_field: 'image_count' }) }] } })
-        ?.entries,
+      parseQuotaPage({
+        output: {
+          quotas: [
+            {
+              model: 'img',
+              model_limit: limit({ request_limit: 2, usage_limit: 50, usage_limit_field: 'image_count' }),
+            },
+          ],
+        },
+      })?.entries,
     ).toEqual([['img', { rpm: 2, tpm: null }]]);
-    expect(parseQuotaPage({ data: [{ model_name: 'x', qps: 2, tpm: 1000 }, { model: 'y', RPM: 30 }, { nothing: true }] })?.entries).toEqual([
+    expect(
+      parseQuotaPage({ data: [{ model_name: 'x', qps: 2, tpm: 1000 }, { model: 'y', RPM: 30 }, { nothing: true }] })
+        ?.entries,
+    ).toEqual([
       ['x', { rpm: 120, tpm: 1000 }],
       ['y', { rpm: 30, tpm: null }],
     ]);

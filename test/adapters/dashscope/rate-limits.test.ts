@@ -8,11 +8,27 @@ import { retryAfterMs } from '../../../src/adapters/retry-after.ts';
 // Each form DashScope answers a rate limit in: native {code,message}, compatible-mode {error:{code,type,message}} and
 // the messages-compatible {type:"error", error:{type,message}}, with the limit it names.
 const FORMS = [
-  ['native RPM', { code: 'Throttling.RateQuota', message: 'Requests rate limit exceeded, please try again later.' }, 'requests'],
-  ['native TPM', { code: 'Throttling.AllocationQuota', message: 'Allocated quota exceeded, please increase your quota limit.' }, 'tokens'],
-  ['native burst', { code: 'Throttling.BurstRate', message: 'Request rate increased too quickly, please retry later.' }, 'burst'],
+  [
+    'native RPM',
+    { code: 'Throttling.RateQuota', message: 'Requests rate limit exceeded, please try again later.' },
+    'requests',
+  ],
+  [
+    'native TPM',
+    { code: 'Throttling.AllocationQuota', message: 'Allocated quota exceeded, please increase your quota limit.' },
+    'tokens',
+  ],
+  [
+    'native burst',
+    { code: 'Throttling.BurstRate', message: 'Request rate increased too quickly, please retry later.' },
+    'burst',
+  ],
   ['native bare Throttling', { code: 'Throttling', message: 'Too many requests.' }, 'requests'],
-  ['compatible RPM', { error: { message: 'You exceeded your current requests list.', type: 'limit_requests', code: 'limit_requests' } }, 'requests'],
+  [
+    'compatible RPM',
+    { error: { message: 'You exceeded your current requests list.', type: 'limit_requests', code: 'limit_requests' } },
+    'requests',
+  ],
   [
     'compatible TPM',
     {
@@ -26,10 +42,20 @@ const FORMS = [
   ],
   [
     'compatible burst (message only)',
-    { error: { message: 'Request rate increased too quickly, please retry later.', type: 'rate_limit_error', code: null } },
+    {
+      error: {
+        message: 'Request rate increased too quickly, please retry later.',
+        type: 'rate_limit_error',
+        code: null,
+      },
+    },
     'burst',
   ],
-  ['messages-compatible TPM (message only)', { type: 'error', error: { type: 'rate_limit_error', message: 'Allocated quota exceeded.' } }, 'tokens'],
+  [
+    'messages-compatible TPM (message only)',
+    { type: 'error', error: { type: 'rate_limit_error', message: 'Allocated quota exceeded.' } },
+    'tokens',
+  ],
   ['a 429 that says nothing', null, 'requests'],
 ] as const;
 
@@ -43,8 +69,16 @@ describe('DashScope rate limits → upstream_rate_limited with the limit they na
   });
 
   it("the token limit (Throttling.AllocationQuota) is a rate limit, not the account's quota problem", () => {
-    const e = dashscopeError(429, { code: 'Throttling.AllocationQuota', message: 'Allocated quota exceeded, please increase your quota limit.' });
-    expect(e).toMatchObject({ code: 'upstream_rate_limited', upstreamLimit: 'tokens', accountRefused: false, notEntitled: false });
+    const e = dashscopeError(429, {
+      code: 'Throttling.AllocationQuota',
+      message: 'Allocated quota exceeded, please increase your quota limit.',
+    });
+    expect(e).toMatchObject({
+      code: 'upstream_rate_limited',
+      upstreamLimit: 'tokens',
+      accountRefused: false,
+      notEntitled: false,
+    });
     expect(e.message).not.toMatch(/operator|quota/i);
   });
 
@@ -54,8 +88,14 @@ describe('DashScope rate limits → upstream_rate_limited with the limit they na
   });
 
   it('only a rate limit carries a limit kind and a Retry-After', () => {
-    expect(dashscopeError(400, { code: 'InvalidParameter', message: 'bad' }, 2000)).toMatchObject({ upstreamLimit: null, retryAfterMs: null });
-    expect(dashscopeError(429, { code: 'Throttling.RateQuota', message: 'x' }, 2000)).toMatchObject({ upstreamLimit: 'requests', retryAfterMs: 2000 });
+    expect(dashscopeError(400, { code: 'InvalidParameter', message: 'bad' }, 2000)).toMatchObject({
+      upstreamLimit: null,
+      retryAfterMs: null,
+    });
+    expect(dashscopeError(429, { code: 'Throttling.RateQuota', message: 'x' }, 2000)).toMatchObject({
+      upstreamLimit: 'requests',
+      retryAfterMs: 2000,
+    });
   });
 });
 
@@ -66,12 +106,12 @@ describe('Retry-After', () => {
     expect(retryAfterMs(['1.5'], now)).toBe(1500);
     expect(retryAfterMs('Wed, 02 Dec 2026 00:00:07 GMT', now)).toBe(7000);
     expect(retryAfterMs('Wed, 01 Dec 2026 23:00:00 GMT', now)).toBe(0);
-    expect([retryAfterMs(undefined, now), retryAfterMs('', now), retryAfterMs('soon', now), retryAfterMs('-1', now)]).toEqual([
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-    ]);
+    expect([
+      retryAfterMs(undefined, now),
+      retryAfterMs('', now),
+      retryAfterMs('soon', now),
+      retryAfterMs('-1', now),
+    ]).toEqual([undefined, undefined, undefined, undefined]);
   });
 
   describe('from an answer', () => {
@@ -84,7 +124,14 @@ describe('Retry-After', () => {
         if (req.url?.includes('with-retry')) headers['retry-after'] = '4';
         res.writeHead(429, headers);
         res.end(
-          JSON.stringify({ error: { message: 'You exceeded your current requests list.', type: 'limit_requests', code: 'limit_requests' }, request_id: 'r' }),
+          JSON.stringify({
+            error: {
+              message: 'You exceeded your current requests list.',
+              type: 'limit_requests',
+              code: 'limit_requests',
+            },
+            request_id: 'r',
+          }),
         );
       });
       await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -95,9 +142,20 @@ describe('Retry-After', () => {
 
     it("keeps the upstream's Retry-After on the error, and none when it sent none", async () => {
       const client = new UpstreamClient();
-      const call = (path: string) => postDashscopeText(client, { target: { baseUrl, apiKey: 'sk-x' } }, { path, body: '{}' }).catch((e: unknown) => e);
-      expect(await call('/with-retry')).toMatchObject({ code: 'upstream_rate_limited', upstreamLimit: 'requests', retryAfterMs: 4000 });
-      expect(await call('/without')).toMatchObject({ code: 'upstream_rate_limited', upstreamLimit: 'requests', retryAfterMs: null });
+      const call = (path: string) =>
+        postDashscopeText(client, { target: { baseUrl, apiKey: 'sk-x' } }, { path, body: '{}' }).catch(
+          (e: unknown) => e,
+        );
+      expect(await call('/with-retry')).toMatchObject({
+        code: 'upstream_rate_limited',
+        upstreamLimit: 'requests',
+        retryAfterMs: 4000,
+      });
+      expect(await call('/without')).toMatchObject({
+        code: 'upstream_rate_limited',
+        upstreamLimit: 'requests',
+        retryAfterMs: null,
+      });
     });
   });
 });

@@ -11,7 +11,9 @@ let base: string;
 let answer: unknown;
 
 beforeAll(async () => {
-  srv = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer)));
+  srv = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer)),
+  );
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
   base = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`;
 });
@@ -21,7 +23,10 @@ const page = () => listTaskPage(new UpstreamClient(), { baseUrl: base, apiKey: '
 
 describe('a hostile task list page', () => {
   it('150,000 made-up ids: only the page size asked for is kept', async () => {
-    answer = { data: Array.from({ length: 150_000 }, (_, i) => ({ task_id: `made_${i}`, status: 'SUCCEEDED' })), total_page: 1 };
+    answer = {
+      data: Array.from({ length: 150_000 }, (_, i) => ({ task_id: `made_${i}`, status: 'SUCCEEDED' })),
+      total_page: 1,
+    };
     const p = await page();
     expect(p.tasks).toHaveLength(LIST_PAGE_SIZE);
     expect(p.tasks[0]).toEqual({ upstreamTaskId: 'made_0', status: 'SUCCEEDED' });

@@ -44,7 +44,13 @@ async function createOn(ch: Channel, ourId: string): Promise<string> {
     ch,
     'POST',
     '/v1/videos/text2video',
-    text2VideoBody({ prompt: 'a kite', mode: 'std', aspectRatio: '16:9', duration: 5 }, 'kling-v1', text2videoRules(), ourId, null),
+    text2VideoBody(
+      { prompt: 'a kite', mode: 'std', aspectRatio: '16:9', duration: 5 },
+      'kling-v1',
+      text2videoRules(),
+      ourId,
+      null,
+    ),
   );
   return (r.data as { task_id: string }).task_id;
 }
@@ -52,7 +58,11 @@ async function createOn(ch: Channel, ourId: string): Promise<string> {
 describe('KlingTaskDriver.recoverSubmit', () => {
   it('finds the task on the stored channel by our id, with the upstream task id and that channel', async () => {
     const upstreamId = await createOn(chA(), 'task_on_a');
-    const found = await new KlingTaskDriver(client, 'text2video', () => [chA(), chB()]).recoverSubmit(task('task_on_a'), chA(), limit());
+    const found = await new KlingTaskDriver(client, 'text2video', () => [chA(), chB()]).recoverSubmit(
+      task('task_on_a'),
+      chA(),
+      limit(),
+    );
     expect(found).toMatchObject({ upstreamTaskId: upstreamId, channelId: 'ch_a' });
     expect(['queued', 'in_progress']).toContain(found?.state);
     expect(found?.upstreamRequestId).toBeTruthy();
@@ -60,7 +70,11 @@ describe('KlingTaskDriver.recoverSubmit', () => {
 
   it('finds it on another Kling account when the stored one has no such task', async () => {
     const upstreamId = await createOn(chB(), 'task_on_b');
-    const found = await new KlingTaskDriver(client, 'text2video', () => [chA(), chB()]).recoverSubmit(task('task_on_b'), chA(), limit());
+    const found = await new KlingTaskDriver(client, 'text2video', () => [chA(), chB()]).recoverSubmit(
+      task('task_on_b'),
+      chA(),
+      limit(),
+    );
     expect(found).toMatchObject({ upstreamTaskId: upstreamId, channelId: 'ch_b' });
     // Without the other accounts it is not found (so the lookup across accounts is what found it).
     expect(await new KlingTaskDriver(client, 'text2video').recoverSubmit(task('task_on_b'), chA(), limit())).toBeNull();
@@ -70,10 +84,14 @@ describe('KlingTaskDriver.recoverSubmit', () => {
     const driver = new KlingTaskDriver(client, 'text2video', () => [chA(), chB()]);
     expect(await driver.recoverSubmit(task('task_nowhere'), chA(), limit())).toBeNull();
     b.sim.faults.add({ kind: 'status', arg: 503, path: '/v1/videos/text2video/task_nowhere', times: 1 });
-    await expect(driver.recoverSubmit(task('task_nowhere'), chA(), limit())).rejects.toMatchObject({ code: 'upstream_error' });
+    await expect(driver.recoverSubmit(task('task_nowhere'), chA(), limit())).rejects.toMatchObject({
+      code: 'upstream_error',
+    });
     // The task path matters: a text2video id is not looked up among omni-video tasks.
     await createOn(chA(), 'task_t2v');
-    expect(await new KlingTaskDriver(client, 'omni-video', () => [chA()]).recoverSubmit(task('task_t2v'), chA(), limit())).toBeNull();
+    expect(
+      await new KlingTaskDriver(client, 'omni-video', () => [chA()]).recoverSubmit(task('task_t2v'), chA(), limit()),
+    ).toBeNull();
   });
 });
 
@@ -86,10 +104,15 @@ describe('KlingTaskDriver.pollMany', () => {
       { task_id: 'up_4', task_status: 'failed', task_status_msg: 'bad prompt' },
     ];
     const listing = { call: async () => ({ data: page, upstreamRequestId: 'req-list' }) } as unknown as KlingClient;
-    const tasks = ['up_1', 'up_2', 'up_3', 'up_4'].map((u, i) => ({ id: `task_${i}`, upstreamTaskId: u, tier: 'std' }) as TaskRecord);
+    const tasks = ['up_1', 'up_2', 'up_3', 'up_4'].map(
+      (u, i) => ({ id: `task_${i}`, upstreamTaskId: u, tier: 'std' }) as TaskRecord,
+    );
     const out = await new KlingTaskDriver(listing, 'text2video').pollMany(tasks, chA(), limit());
     expect([...out.keys()].sort()).toEqual(['up_1', 'up_4']);
     expect(out.get('up_1')?.state).toBe('in_progress');
-    expect(out.get('up_4')).toMatchObject({ state: 'failed', error: { message: 'The upstream task failed', upstreamMessage: 'bad prompt' } });
+    expect(out.get('up_4')).toMatchObject({
+      state: 'failed',
+      error: { message: 'The upstream task failed', upstreamMessage: 'bad prompt' },
+    });
   });
 });

@@ -18,7 +18,11 @@ describe('ensureChannel from instances starting together', () => {
       ensureChannel(h.gw.deps, 'env-together', 'dashscope', h.sim.url, keys),
     ]);
     expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : 'ok'))).toEqual(['ok', 'ok', 'ok']);
-    const rows = await h.store.db.selectFrom('channels').select(['name', 'status', 'base_url']).where('name', '=', 'env-together').execute();
+    const rows = await h.store.db
+      .selectFrom('channels')
+      .select(['name', 'status', 'base_url'])
+      .where('name', '=', 'env-together')
+      .execute();
     expect(rows).toEqual([{ name: 'env-together', status: 'enabled', base_url: h.sim.url }]);
   });
 });

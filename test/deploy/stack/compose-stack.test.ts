@@ -59,7 +59,8 @@ async function call(path: string, init: { method?: string; token?: string; json?
   return { status: r.status, body, rid: r.headers.get('x-gateway-request-id') };
 }
 
-const admin = (path: string, init: { method?: string; json?: unknown } = {}) => call(path, { ...init, token: ADMIN_KEY });
+const admin = (path: string, init: { method?: string; json?: unknown } = {}) =>
+  call(path, { ...init, token: ADMIN_KEY });
 
 interface Streamed {
   rid: string | null;
@@ -78,7 +79,12 @@ function streamChat(token: string, prompt: string): { started: Promise<void>; re
     const r = await fetch(`${LB}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ model: CHAT, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: prompt }] }),
+      body: JSON.stringify({
+        model: CHAT,
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: 'user', content: prompt }],
+      }),
     });
     const rid = r.headers.get('x-gateway-request-id');
     let text = '';
@@ -138,14 +144,20 @@ async function expectReconciled(since: number, what: string): Promise<void> {
 
 /** The ledger lines of each task: exactly one each. */
 function expectChargedOnce(taskIds: string[]): void {
-  const rows = psql(`SELECT task_id, count(*) FROM ledger WHERE task_id IN (${taskIds.map((t) => `'${t.replace(/'/g, '')}'`).join(',')}) GROUP BY task_id`);
+  const rows = psql(
+    `SELECT task_id, count(*) FROM ledger WHERE task_id IN (${taskIds.map((t) => `'${t.replace(/'/g, '')}'`).join(',')}) GROUP BY task_id`,
+  );
   const counts = Object.fromEntries(rows.map((l) => l.split('\t')).map(([id, n]) => [id!, Number(n)]));
   expect(counts).toEqual(Object.fromEntries(taskIds.map((t) => [t, 1])));
 }
 
 const healthy = (service: string) => inspect(service).State.Health?.Status === 'healthy';
-const waitHealthy = (service: string, ms = 180_000) => until(`${service} healthy`, ms, () => (healthy(service) ? true : undefined));
-const lbReady = () => until('the load balancer answers /readyz 200', 120_000, async () => ((await fetch(`${LB}/readyz`)).status === 200 ? true : undefined));
+const waitHealthy = (service: string, ms = 180_000) =>
+  until(`${service} healthy`, ms, () => (healthy(service) ? true : undefined));
+const lbReady = () =>
+  until('the load balancer answers /readyz 200', 120_000, async () =>
+    (await fetch(`${LB}/readyz`)).status === 200 ? true : undefined,
+  );
 
 describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.yaml on a Docker engine', () => {
   const since = Date.now();
@@ -172,8 +184,13 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
 
   it('builds the image as an operator does: small, no compiler or sources, runs as an unprivileged user', async () => {
     await runDoc('build');
-    const [image] = JSON.parse(docker('image', 'inspect', 'tollway')) as Array<{ Size: number; Config: { User: string } }>;
-    const [base] = JSON.parse(docker('image', 'inspect', process.env.TOLLWAY_CI_NODE_IMAGE!)) as Array<{ Size: number }>;
+    const [image] = JSON.parse(docker('image', 'inspect', 'tollway')) as Array<{
+      Size: number;
+      Config: { User: string };
+    }>;
+    const [base] = JSON.parse(docker('image', 'inspect', process.env.TOLLWAY_CI_NODE_IMAGE!)) as Array<{
+      Size: number;
+    }>;
     const own = image!.Size - base!.Size;
     console.log(
       `[stack] image tollway: ${(image!.Size / 1e6).toFixed(0)} MB, of which ${(own / 1e6).toFixed(0)} MB its own on the node image; user ${image!.Config.User}`,
@@ -182,19 +199,21 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     // dist/, the production dependencies and the SQLite binding; the dev dependencies alone are several times that.
     expect(own).toBeLessThan(120e6);
     expect(sh('docker run --rm --entrypoint id tollway -u').stdout.trim()).not.toBe('0');
-    expect(sh('docker run --rm --entrypoint sh tollway -c "command -v g++ tsc || true; ls /app"').stdout.trim().split('\n').sort()).toEqual([
-      'data',
-      'dist',
-      'node_modules',
-      'package.json',
-    ]);
+    expect(
+      sh('docker run --rm --entrypoint sh tollway -c "command -v g++ tsc || true; ls /app"')
+        .stdout.trim()
+        .split('\n')
+        .sort(),
+    ).toEqual(['data', 'dist', 'node_modules', 'package.json']);
   });
 
   it('one container: migrate, serve and a CLI command on SQLite in a volume', async () => {
     const out = (await runDoc('one-container')).stdout;
     const created = /\b(tw-[A-Za-z0-9]{43})\b/.exec(out);
     expect(created, out).not.toBeNull();
-    await until('the container answers /readyz 200', 120_000, async () => ((await fetch(`${LB}/readyz`)).status === 200 ? true : undefined));
+    await until('the container answers /readyz 200', 120_000, async () =>
+      (await fetch(`${LB}/readyz`)).status === 200 ? true : undefined,
+    );
     const models = await call('/v1/models', { token: created![1]! });
     expect(models.status, JSON.stringify(models.body)).toBe(200);
     expect(JSON.parse(docker('inspect', 'tollway'))[0].Config.User).toBe('node');
@@ -222,7 +241,9 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     const client = new OpenAI({ baseURL: `${LB}/v1`, apiKey: token, maxRetries: 0 });
     const served = new Set<string | undefined>();
     for (let i = 0; i < 4; i++) {
-      const { data, response } = await client.chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: `hello ${i}` }] }).withResponse();
+      const { data, response } = await client.chat.completions
+        .create({ model: CHAT, messages: [{ role: 'user', content: `hello ${i}` }] })
+        .withResponse();
       expect(data.choices[0]!.message.content).toContain('simulated reply');
       expect(data.usage!.total_tokens).toBeGreaterThan(0);
       served.add(servedBy(response.headers.get('x-gateway-request-id')!));
@@ -245,7 +266,11 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
   });
 
   it('a video task created on one gateway is read and fetched on the other', async () => {
-    const created = await call('/v1/videos', { method: 'POST', token, json: { model: VIDEO, prompt: 'a lighthouse', seconds: 3, resolution: '720p' } });
+    const created = await call('/v1/videos', {
+      method: 'POST',
+      token,
+      json: { model: VIDEO, prompt: 'a lighthouse', seconds: 3, resolution: '720p' },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const id = created.body.id as string;
     const creator = servedBy(created.rid!);
@@ -284,25 +309,41 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     const videos: string[] = [];
     const familyA: string[] = [];
     for (let i = 0; i < 4; i++) {
-      const r = await call('/v1/videos', { method: 'POST', token, json: { model: VIDEO, prompt: `kill video ${i}`, seconds: 3, resolution: '720p' } });
+      const r = await call('/v1/videos', {
+        method: 'POST',
+        token,
+        json: { model: VIDEO, prompt: `kill video ${i}`, seconds: 3, resolution: '720p' },
+      });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       videos.push(r.body.id as string);
     }
     for (let i = 0; i < 2; i++) {
-      const r = await call(T2V, { method: 'POST', token, json: { model_name: 'vidx-v2-5', prompt: `kill task ${i}`, mode: 'pro', duration: '5' } });
+      const r = await call(T2V, {
+        method: 'POST',
+        token,
+        json: { model_name: 'vidx-v2-5', prompt: `kill task ${i}`, mode: 'pro', duration: '5' },
+      });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       familyA.push((r.body.data as { task_id: string }).task_id);
     }
     const gateway1 = containerOf('gateway1');
     const startedBefore = inspect('gateway1').State.StartedAt;
     // A word every 1.5 s: the streams are still running when the kill lands, however slow the host.
-    const streams = Array.from({ length: 6 }, (_, i) => streamChat(token, `sim-fault:trickle:1500 kill stream ${i} with enough words to take a while`));
+    const streams = Array.from({ length: 6 }, (_, i) =>
+      streamChat(token, `sim-fault:trickle:1500 kill stream ${i} with enough words to take a while`),
+    );
     await Promise.all(streams.map((s) => s.started));
     docker('kill', gateway1); // SIGKILL: no drain, no final writes
     // While it is down, calls through nginx still succeed (answered by gateway2).
     const during: Answer[] = [];
     for (let i = 0; i < 4; i++)
-      during.push(await call('/v1/chat/completions', { method: 'POST', token, json: { model: CHAT, messages: [{ role: 'user', content: `during ${i}` }] } }));
+      during.push(
+        await call('/v1/chat/completions', {
+          method: 'POST',
+          token,
+          json: { model: CHAT, messages: [{ role: 'user', content: `during ${i}` }] },
+        }),
+      );
     const results = await Promise.all(streams.map((s) => s.result));
 
     // Started again by hand (its restart policy may have done so already).
@@ -322,10 +363,14 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     for (const s of cut) expect(g2.has(s.rid ?? '')).toBe(false);
 
     for (const id of videos)
-      await until(`video ${id} ends`, 180_000, async () => ((await call(`/v1/videos/${id}`, { token })).body.status === 'completed' ? true : undefined));
+      await until(`video ${id} ends`, 180_000, async () =>
+        (await call(`/v1/videos/${id}`, { token })).body.status === 'completed' ? true : undefined,
+      );
     for (const id of familyA)
       await until(`task ${id} ends`, 180_000, async () =>
-        ((await call(`${T2V}/${id}`, { token })).body.data as { task_status: string }).task_status === 'succeed' ? true : undefined,
+        ((await call(`${T2V}/${id}`, { token })).body.data as { task_status: string }).task_status === 'succeed'
+          ? true
+          : undefined,
       );
     expectChargedOnce([...videos, ...familyA]);
     await expectReconciled(since, 'the kill');
@@ -349,15 +394,24 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
       if (during.length >= 20) break;
     }
     await restart;
-    console.log(`[stack] Redis restarted: ${during.length} calls meanwhile answered ${[...new Set(during.map((a) => a.status))].join(', ')}`);
+    console.log(
+      `[stack] Redis restarted: ${during.length} calls meanwhile answered ${[...new Set(during.map((a) => a.status))].join(', ')}`,
+    );
     for (const a of during) expect(a.status, JSON.stringify(a.body)).toBe(200);
     await consoleSignIn('try');
     await waitHealthy('redis');
-    for (const g of GATEWAYS) await until(`${g} ready again`, 60_000, () => (fetchInside(g, '/readyz').status === 200 ? true : undefined));
+    for (const g of GATEWAYS)
+      await until(`${g} ready again`, 60_000, () => (fetchInside(g, '/readyz').status === 200 ? true : undefined));
     // The shared counters are back: a token limited to one call in flight is counted across both instances.
-    const limited = await admin('/admin/tokens', { method: 'POST', json: { name: 'one-at-a-time', concurrency_limit: 1 } });
+    const limited = await admin('/admin/tokens', {
+      method: 'POST',
+      json: { name: 'one-at-a-time', concurrency_limit: 1 },
+    });
     expect(limited.status, JSON.stringify(limited.body)).toBe(201);
-    const slow = streamChat(limited.body.token as string, 'sim-fault:trickle:1000 hold the only slot for a few seconds');
+    const slow = streamChat(
+      limited.body.token as string,
+      'sim-fault:trickle:1000 hold the only slot for a few seconds',
+    );
     await slow.started;
     const refused = await Promise.all(
       [0, 1].map(() =>
@@ -377,8 +431,15 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     compose('stop', 'postgres');
     let away: Answer;
     try {
-      for (const g of GATEWAYS) await until(`${g} not ready without its database`, 60_000, () => (fetchInside(g, '/readyz').status === 503 ? true : undefined));
-      away = await call('/v1/videos', { method: 'POST', token, json: { model: VIDEO, prompt: 'database away', seconds: 3, resolution: '720p' } });
+      for (const g of GATEWAYS)
+        await until(`${g} not ready without its database`, 60_000, () =>
+          fetchInside(g, '/readyz').status === 503 ? true : undefined,
+        );
+      away = await call('/v1/videos', {
+        method: 'POST',
+        token,
+        json: { model: VIDEO, prompt: 'database away', seconds: 3, resolution: '720p' },
+      });
       console.log(`[stack] PostgreSQL away: POST /v1/videos answered ${away.status} ${JSON.stringify(away.body)}`);
     } finally {
       compose('start', 'postgres'); // whatever happened, the steps after this one get their database back
@@ -387,8 +448,13 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     expect((away.body.error as { code: string; message: string }).code).toBe('service_unavailable');
     expect((away.body.error as { message: string }).message).toMatch(/cannot reach its database/);
     await waitHealthy('postgres');
-    for (const g of GATEWAYS) await until(`${g} ready again`, 120_000, () => (fetchInside(g, '/readyz').status === 200 ? true : undefined));
-    const back = await call('/v1/chat/completions', { method: 'POST', token, json: { model: CHAT, messages: [{ role: 'user', content: 'database back' }] } });
+    for (const g of GATEWAYS)
+      await until(`${g} ready again`, 120_000, () => (fetchInside(g, '/readyz').status === 200 ? true : undefined));
+    const back = await call('/v1/chat/completions', {
+      method: 'POST',
+      token,
+      json: { model: CHAT, messages: [{ role: 'user', content: 'database back' }] },
+    });
     expect(back.status, JSON.stringify(back.body)).toBe(200);
     // Nothing half-written: no task stuck between states, the ledger and usage agree.
     expect(psql("SELECT count(*) FROM tasks WHERE state NOT IN ('succeeded','failed','cancelled')")).toEqual(['0']);
@@ -402,7 +468,9 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
     const streamed = composeAsync('exec', '-T', 'simulator', 'node', '-e', client);
     // Under way: the upstream (the simulator's own record) has been asked for it.
     await until('the stream is under way upstream', 60_000, () =>
-      fetchInside('simulator', '/__sim/requests', undefined, 9090).body.includes('drain stream with words') ? true : undefined,
+      fetchInside('simulator', '/__sim/requests', undefined, 9090).body.includes('drain stream with words')
+        ? true
+        : undefined,
     );
     const t0 = Date.now();
     compose('stop', 'gateway2'); // SIGTERM, then SIGKILL after stop_grace_period (25 s)
@@ -444,7 +512,20 @@ describe.runIf(process.env.TEST_DOCKER === '1')('the image and deploy/compose.ya
 
   it('a PostgreSQL backup as the docs show, checked by restoring it', async () => {
     await runDoc('backup');
-    const count = (db: string) => compose('exec', '-T', 'postgres', 'psql', '-U', 'tollway', '-d', db, '-At', '-c', 'SELECT count(*) FROM ledger').trim();
+    const count = (db: string) =>
+      compose(
+        'exec',
+        '-T',
+        'postgres',
+        'psql',
+        '-U',
+        'tollway',
+        '-d',
+        db,
+        '-At',
+        '-c',
+        'SELECT count(*) FROM ledger',
+      ).trim();
     const live = count('tollway');
     expect(Number(live)).toBeGreaterThan(0);
     expect(count('tollway_restore_check')).toBe(live);
@@ -483,7 +564,9 @@ async function consoleSignIn(tokenName: string): Promise<void> {
       await page.goto(`${LB}/console#/tokens`);
       await page.reload();
       await expect.poll(() => heading.textContent(), { timeout: 30_000 }).toBe('Tokens');
-      await expect.poll(() => page.getByText(tokenName, { exact: true }).first().isVisible(), { timeout: 30_000 }).toBe(true);
+      await expect
+        .poll(() => page.getByText(tokenName, { exact: true }).first().isVisible(), { timeout: 30_000 })
+        .toBe(true);
     }
   } finally {
     await browser.close();

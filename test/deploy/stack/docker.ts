@@ -15,7 +15,10 @@ export const LB = `http://127.0.0.1:${STACK_PORT}`;
 export const ADMIN_KEY = `stack-admin-key-${randomBytes(12).toString('hex')}`;
 const COMPOSE = ['compose', '-f', 'deploy/compose.yaml'];
 
-/** The environment every command runs in: the CI docker first on PATH, the stack's port, the simulator's limits above the tests' traffic. */
+/**
+ * The environment every command runs in: the CI docker first on PATH, the stack's port, the simulator's limits above
+ * the tests' traffic.
+ */
 export const stackEnv = (): NodeJS.ProcessEnv => ({
   ...GENEROUS_SIM_ENV,
   ...process.env,
@@ -70,7 +73,12 @@ export function shAsync(script: string, timeoutMs = 1_800_000): Promise<Ran> {
     child.on('error', reject);
     child.on('close', (code) => {
       if (code === 0) resolve({ status: 0, stdout, stderr });
-      else reject(new Error(`failed (${code}): ${script}\n--- stderr:\n${stderr.slice(-4000)}\n--- stdout:\n${stdout.slice(-1500)}`));
+      else
+        reject(
+          new Error(
+            `failed (${code}): ${script}\n--- stderr:\n${stderr.slice(-4000)}\n--- stdout:\n${stdout.slice(-1500)}`,
+          ),
+        );
     });
   });
 }
@@ -80,12 +88,20 @@ export async function runDoc(name: string, timeoutMs?: number): Promise<Ran> {
   const block = docBlock(name);
   const t0 = Date.now();
   const r = await shAsync(block, timeoutMs);
-  console.log(`[stack] docs/operations.md "${name}" ran in ${((Date.now() - t0) / 1000).toFixed(0)} s:\n${block.trim().replace(/^/gm, '    $ ')}`);
+  console.log(
+    `[stack] docs/operations.md "${name}" ran in ${((Date.now() - t0) / 1000).toFixed(0)} s:\n${block.trim().replace(/^/gm, '    $ ')}`,
+  );
   return r;
 }
 
 export function docker(...args: string[]): string {
-  return execFileSync('docker', args, { cwd: ROOT, env: stackEnv(), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 300_000 });
+  return execFileSync('docker', args, {
+    cwd: ROOT,
+    env: stackEnv(),
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 300_000,
+  });
 }
 
 export function compose(...args: string[]): string {
@@ -95,8 +111,11 @@ export function compose(...args: string[]): string {
 /** A compose command that runs while the test goes on making calls. */
 export function composeAsync(...args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('docker', [...COMPOSE, ...args], { cwd: ROOT, env: stackEnv(), encoding: 'utf8', timeout: 300_000 }, (err, stdout) =>
-      err ? reject(err) : resolve(stdout),
+    execFile(
+      'docker',
+      [...COMPOSE, ...args],
+      { cwd: ROOT, env: stackEnv(), encoding: 'utf8', timeout: 300_000 },
+      (err, stdout) => (err ? reject(err) : resolve(stdout)),
     );
   });
 }
@@ -115,7 +134,11 @@ export function inspect(service: string): {
 /** The request ids a service logged an access line for (its JSON log lines with msg "request"). */
 export function loggedRequests(service: string): Map<string, { status: number; path: string }> {
   const out = new Map<string, { status: number; path: string }>();
-  const logs = spawnSync('docker', ['logs', containerOf(service)], { env: stackEnv(), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const logs = spawnSync('docker', ['logs', containerOf(service)], {
+    env: stackEnv(),
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
   for (const line of `${logs.stdout}\n${logs.stderr}`.split('\n')) {
     if (!line.startsWith('{')) continue;
     try {
@@ -136,17 +159,29 @@ export function servedBy(rid: string): 'gateway1' | 'gateway2' | undefined {
 }
 
 /** A request made from inside a service's container to its own port (each gateway alone, not through nginx). */
-export function fetchInside(service: string, path: string, bearer?: string, port = 8080): { status: number; body: string } {
+export function fetchInside(
+  service: string,
+  path: string,
+  bearer?: string,
+  port = 8080,
+): { status: number; body: string } {
   const script = `fetch('http://127.0.0.1:${port}${path}',{headers:${JSON.stringify(bearer ? { authorization: `Bearer ${bearer}` } : {})}}).then(async r=>{process.stdout.write(JSON.stringify({status:r.status,body:await r.text()}))},e=>{process.stdout.write(JSON.stringify({status:0,body:String(e)}))})`;
   return JSON.parse(compose('exec', '-T', service, 'node', '-e', script)) as { status: number; body: string };
 }
 
 /** SQL run by psql inside the postgres container, rows as tab-separated lines. */
 export function psql(sql: string): string[] {
-  return compose('exec', '-T', 'postgres', 'psql', '-U', 'tollway', '-d', 'tollway', '-At', '-F', '\t', '-c', sql).trim().split('\n').filter(Boolean);
+  return compose('exec', '-T', 'postgres', 'psql', '-U', 'tollway', '-d', 'tollway', '-At', '-F', '\t', '-c', sql)
+    .trim()
+    .split('\n')
+    .filter(Boolean);
 }
 
-export async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+export async function until<T>(
+  what: string,
+  ms: number,
+  probe: () => Promise<T | undefined> | T | undefined,
+): Promise<T> {
   const end = Date.now() + ms;
   let last: unknown;
   while (Date.now() < end) {

@@ -15,7 +15,8 @@ async function json<T>(r: Response): Promise<T> {
   expect(r.status).toBe(200);
   return (await r.json()) as T;
 }
-const post = async <T>(path: string, body: unknown): Promise<T> => (await t.h.admin(path, { method: 'POST', json: body })).json() as Promise<T>;
+const post = async <T>(path: string, body: unknown): Promise<T> =>
+  (await t.h.admin(path, { method: 'POST', json: body })).json() as Promise<T>;
 const image = (token: string) => openaiClient(t.h, token).images.generate({ model: IMAGE, prompt: 'a cat', n: 1 });
 type Ledger = { data: Array<{ token_id: string; kind: string; amount: number }> };
 
@@ -36,8 +37,22 @@ beforeAll(async () => {
   await image(a1.token);
   await image(a2.token);
   await image(plain.token);
-  expect((await t.h.admin(`/admin/accounts/${accA}/topup`, { method: 'POST', json: { amount: 4_000_000, idempotency_key: 'acc-bill' } })).status).toBe(200);
-  expect((await t.h.admin(`/admin/tokens/${plain.id}/topup`, { method: 'POST', json: { amount: 1_000_000, idempotency_key: 'tok-bill' } })).status).toBe(200);
+  expect(
+    (
+      await t.h.admin(`/admin/accounts/${accA}/topup`, {
+        method: 'POST',
+        json: { amount: 4_000_000, idempotency_key: 'acc-bill' },
+      })
+    ).status,
+  ).toBe(200);
+  expect(
+    (
+      await t.h.admin(`/admin/tokens/${plain.id}/topup`, {
+        method: 'POST',
+        json: { amount: 1_000_000, idempotency_key: 'tok-bill' },
+      })
+    ).status,
+  ).toBe(200);
   // a2 moves to B: its charge above stays with A, the one after counts for B.
   expect((await t.h.admin(`/admin/tokens/${a2.id}`, { method: 'PATCH', json: { account_id: accB } })).status).toBe(200);
   await image(a2.token);
@@ -96,9 +111,18 @@ describe('GET /admin/bills?by=account', () => {
   });
 
   it('account_id= keeps the lines that counted against that account, by account and by token', async () => {
-    const onlyA = await json<BillByAccountView>(await t.h.admin(`/admin/bills?by=account&account_id=${accA}&period=day`));
-    expect(onlyA.data.map((l) => [l.account_id, l.entries, l.amount, l.credits.amount])).toEqual([[accA, 3, 3 * price, 4_000_000]]);
-    expect(onlyA.total).toEqual({ entries: 3, amount: 3 * price, amount_units: onlyA.data[0]!.amount_units, credit: 4_000_000 });
+    const onlyA = await json<BillByAccountView>(
+      await t.h.admin(`/admin/bills?by=account&account_id=${accA}&period=day`),
+    );
+    expect(onlyA.data.map((l) => [l.account_id, l.entries, l.amount, l.credits.amount])).toEqual([
+      [accA, 3, 3 * price, 4_000_000],
+    ]);
+    expect(onlyA.total).toEqual({
+      entries: 3,
+      amount: 3 * price,
+      amount_units: onlyA.data[0]!.amount_units,
+      credit: 4_000_000,
+    });
     const byToken = await json<BillView>(await t.h.admin(`/admin/bills?account_id=${accA}&period=day`));
     // a2's charge made while it was A's is there; the account's top-up is the line that names the account.
     expect(byToken.data.map((l) => [l.token_id, l.entries, l.credits.amount]).sort()).toEqual(
@@ -132,7 +156,9 @@ describe('GET /admin/bills?by=account', () => {
 describe('GET /admin/stats?group_by=account', () => {
   type Top = { account_id: string | null; name: string | null; requests: number; errors: number; spend: number };
   it("folds each token's figures into the account it belongs to now; requests of no account on one row", async () => {
-    const s = await json<{ top_accounts: Top[]; top_tokens: unknown[] }>(await t.h.admin('/admin/stats?window=1h&group_by=account'));
+    const s = await json<{ top_accounts: Top[]; top_tokens: unknown[] }>(
+      await t.h.admin('/admin/stats?window=1h&group_by=account'),
+    );
     const row = (id: string | null) => s.top_accounts.find((a) => a.account_id === id);
     // a1's two calls; a2 belongs to B now, so its two calls count there.
     expect(row(accA)).toEqual({ account_id: accA, name: 'Acme, "Inc"', requests: 2, errors: 0, spend: 2 * price });
@@ -142,7 +168,9 @@ describe('GET /admin/stats?group_by=account', () => {
   });
 
   it('answers no top_accounts unless asked; refuses an unknown grouping or parameter', async () => {
-    expect(await json<Record<string, unknown>>(await t.h.admin('/admin/stats?window=1h'))).not.toHaveProperty('top_accounts');
+    expect(await json<Record<string, unknown>>(await t.h.admin('/admin/stats?window=1h'))).not.toHaveProperty(
+      'top_accounts',
+    );
     await expectB(await t.h.admin('/admin/stats?group_by=model'), 400, 'invalid_parameter');
     await expectB(await t.h.admin('/admin/stats?windows=1h'), 400, 'invalid_parameter');
   });

@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
 import type { BErr } from '../../support/error-shapes.ts';
 
-type TokenAnswer = { id: string; name: string; token: string; models: string[] | null; quota: number | null; expires_at: number | null; created_at: number };
+type TokenAnswer = {
+  id: string;
+  name: string;
+  token: string;
+  models: string[] | null;
+  quota: number | null;
+  expires_at: number | null;
+  created_at: number;
+};
 type AuditRow = {
   id: number;
   at: number;
@@ -46,7 +54,9 @@ describe('admin auth', () => {
     }
     // Refused writes change nothing.
     const before = (await audit()).length;
-    expect((await t.h.fetch('/admin/tokens', { method: 'POST', token: secret, json: { name: 'sneaky' } })).status).toBe(403);
+    expect((await t.h.fetch('/admin/tokens', { method: 'POST', token: secret, json: { name: 'sneaky' } })).status).toBe(
+      403,
+    );
     expect((await audit()).length).toBe(before);
   });
 });
@@ -54,11 +64,25 @@ describe('admin auth', () => {
 describe('admin tokens', () => {
   it('POST /admin/tokens → 201 with exactly {id,name,token,callback_secret,models,quota,account_id,budgets,expires_at,created_at}; the token works', async () => {
     const exp = Date.now() + 86_400_000;
-    const r = await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'alice', models: ['qwx3.7-plus'], quota: 5_000_000, expires_at: exp } });
+    const r = await t.h.admin('/admin/tokens', {
+      method: 'POST',
+      json: { name: 'alice', models: ['qwx3.7-plus'], quota: 5_000_000, expires_at: exp },
+    });
     expect(r.status).toBe(201);
     expect(r.headers.get('x-gateway-request-id')).toMatch(/^req_/);
     const tok = (await r.json()) as TokenAnswer;
-    expect(Object.keys(tok).sort()).toEqual(['account_id', 'budgets', 'callback_secret', 'created_at', 'expires_at', 'id', 'models', 'name', 'quota', 'token']);
+    expect(Object.keys(tok).sort()).toEqual([
+      'account_id',
+      'budgets',
+      'callback_secret',
+      'created_at',
+      'expires_at',
+      'id',
+      'models',
+      'name',
+      'quota',
+      'token',
+    ]);
     expect(tok).toMatchObject({ name: 'alice', models: ['qwx3.7-plus'], quota: 5_000_000, expires_at: exp });
     expect(tok.token).toMatch(/^tw-/);
     expect(Math.abs(tok.created_at - Date.now())).toBeLessThan(600_000);
@@ -66,21 +90,38 @@ describe('admin tokens', () => {
   });
 
   it('defaults: no allow-list, no quota, no expiry', async () => {
-    const tok = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'bob' } })).json()) as TokenAnswer;
+    const tok = (await (
+      await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'bob' } })
+    ).json()) as TokenAnswer;
     expect(tok).toMatchObject({ name: 'bob', models: null, quota: null, expires_at: null });
   });
 
   it("limits set on create are shown in the token's view (rpm, tpm, concurrency; null when not set)", async () => {
     const tok = (await (
-      await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'limited', rpm_limit: 30, tpm_limit: 40_000, concurrency_limit: 2 } })
+      await t.h.admin('/admin/tokens', {
+        method: 'POST',
+        json: { name: 'limited', rpm_limit: 30, tpm_limit: 40_000, concurrency_limit: 2 },
+      })
     ).json()) as TokenAnswer;
-    expect(await (await t.h.admin(`/admin/tokens/${tok.id}`)).json()).toMatchObject({ rpm_limit: 30, tpm_limit: 40_000, concurrency_limit: 2 });
-    const plain = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'plain' } })).json()) as TokenAnswer;
-    expect(await (await t.h.admin(`/admin/tokens/${plain.id}`)).json()).toMatchObject({ rpm_limit: null, tpm_limit: null, concurrency_limit: null });
+    expect(await (await t.h.admin(`/admin/tokens/${tok.id}`)).json()).toMatchObject({
+      rpm_limit: 30,
+      tpm_limit: 40_000,
+      concurrency_limit: 2,
+    });
+    const plain = (await (
+      await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'plain' } })
+    ).json()) as TokenAnswer;
+    expect(await (await t.h.admin(`/admin/tokens/${plain.id}`)).json()).toMatchObject({
+      rpm_limit: null,
+      tpm_limit: null,
+      concurrency_limit: null,
+    });
   });
 
   it('the secret appears only in the creation answer', async () => {
-    const tok = (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'carol' } })).json()) as TokenAnswer;
+    const tok = (await (
+      await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'carol' } })
+    ).json()) as TokenAnswer;
     const list = await (await t.h.admin('/admin/tokens')).text();
     expect(list).toContain(tok.id);
     expect(list).not.toContain(tok.token);
@@ -125,7 +166,11 @@ describe('admin tokens', () => {
     }
     const arr = await t.h.admin('/admin/tokens', { method: 'POST', json: [] });
     expect(arr.status).toBe(400);
-    const broken = await t.h.admin('/admin/tokens', { method: 'POST', body: '{"name":', headers: { 'content-type': 'application/json' } });
+    const broken = await t.h.admin('/admin/tokens', {
+      method: 'POST',
+      body: '{"name":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(broken.status).toBe(400);
     expect(((await broken.json()) as BErr).error.code).toBe('invalid_json');
   });
@@ -158,7 +203,13 @@ describe('admin channels', () => {
 
     const kl = await t.h.admin('/admin/channels', {
       method: 'POST',
-      json: { name: 'kl-2', kind: 'kling', base_url: t.h.sim.url, access_key: 'ak-visible', secret_key: KLING_SK_CANARY },
+      json: {
+        name: 'kl-2',
+        kind: 'kling',
+        base_url: t.h.sim.url,
+        access_key: 'ak-visible',
+        secret_key: KLING_SK_CANARY,
+      },
     });
     expect(kl.status).toBe(201);
     expect(await kl.text()).not.toContain(KLING_SK_CANARY);
@@ -192,8 +243,18 @@ describe('admin channels', () => {
       [{ name: 'c1', kind: 'openai', api_key: 'k' }, 400, 'invalid_parameter', 'kind'],
       [{ name: 'c1', kind: 'dashscope' }, 400, 'missing_parameter', 'api_key'],
       [{ name: 'c1', kind: 'kling', access_key: 'a' }, 400, 'missing_parameter', 'secret_key'],
-      [{ name: 'c1', kind: 'dashscope', api_key: 'k', base_url: 'https://dashscope-intl.aliyuncs.com' }, 400, 'invalid_parameter', 'base_url'],
-      [{ name: 'c1', kind: 'kling', access_key: 'a', secret_key: 's', base_url: 'https://api-singapore.klingai.com' }, 400, 'invalid_parameter', 'base_url'],
+      [
+        { name: 'c1', kind: 'dashscope', api_key: 'k', base_url: 'https://dashscope-intl.aliyuncs.com' },
+        400,
+        'invalid_parameter',
+        'base_url',
+      ],
+      [
+        { name: 'c1', kind: 'kling', access_key: 'a', secret_key: 's', base_url: 'https://api-singapore.klingai.com' },
+        400,
+        'invalid_parameter',
+        'base_url',
+      ],
       [{ name: 'c1', kind: 'dashscope', api_key: 'k', base_url: 'not a url' }, 400, 'invalid_parameter', 'base_url'],
       [{ name: 'c1', kind: 'dashscope', api_key: 'k', models: ['no-such'] }, 400, 'invalid_parameter', 'models'],
       [{ name: 'c1', kind: 'dashscope', api_key: 'k', models: ['vidx-v1'] }, 400, 'invalid_parameter', 'models'],
@@ -202,7 +263,12 @@ describe('admin channels', () => {
       // the other kind's key field.
       [{ name: 'c1', kind: 'dashscope', api_key: 'k', model: ['qwx3.7-plus'] }, 400, 'invalid_parameter', 'model'],
       [{ name: 'c1', kind: 'dashscope', api_key: 'k', secret_key: 's' }, 400, 'invalid_parameter', 'secret_key'],
-      [{ name: 'c1', kind: 'kling', access_key: 'a', secret_key: 's', api_key: 'k' }, 400, 'invalid_parameter', 'api_key'],
+      [
+        { name: 'c1', kind: 'kling', access_key: 'a', secret_key: 's', api_key: 'k' },
+        400,
+        'invalid_parameter',
+        'api_key',
+      ],
     ];
     for (const [json, status, code, param] of cases) {
       const r = await t.h.admin('/admin/channels', { method: 'POST', json });
@@ -217,7 +283,10 @@ describe('admin channels', () => {
 
 describe('audit log', () => {
   it('every admin action is recorded with actor, target and the request id', async () => {
-    const created = await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'audited', models: ['qwx3.7-plus'] } });
+    const created = await t.h.admin('/admin/tokens', {
+      method: 'POST',
+      json: { name: 'audited', models: ['qwx3.7-plus'] },
+    });
     const tok = (await created.json()) as TokenAnswer;
     const revoked = await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'DELETE' });
     const ch = await t.h.admin('/admin/channels', {
@@ -235,7 +304,10 @@ describe('audit log', () => {
       request_id: created.headers.get('x-gateway-request-id'),
       detail: { name: 'audited', models: ['qwx3.7-plus'] },
     });
-    expect(find('token.revoke', tok.id)).toMatchObject({ actor: 'admin', request_id: revoked.headers.get('x-gateway-request-id') });
+    expect(find('token.revoke', tok.id)).toMatchObject({
+      actor: 'admin',
+      request_id: revoked.headers.get('x-gateway-request-id'),
+    });
     // Revoking it again changes nothing: the same view (its first revocation time), no second audit line.
     const first = (await revoked.clone().json()) as { revoked_at: number };
     const again = await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'DELETE' });
@@ -272,7 +344,13 @@ describe('audit log paging', () => {
   it('pages on by cursor (each entry once), filters by action, actor and target, and refuses unknown parameters', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++)
-      ids.push(((await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name: `paged-${i}` } })).json()) as TokenAnswer).id);
+      ids.push(
+        (
+          (await (
+            await t.h.admin('/admin/tokens', { method: 'POST', json: { name: `paged-${i}` } })
+          ).json()) as TokenAnswer
+        ).id,
+      );
     type Page = { data: AuditRow[]; has_more: boolean; next_cursor?: string };
     const seen: AuditRow[] = [];
     let url = '/admin/audit?action=token.create&limit=2';
@@ -289,7 +367,10 @@ describe('audit log paging', () => {
     for (const id of ids) expect(seen.filter((r) => r.target === id)).toHaveLength(1);
     const byTarget = (await (await t.h.admin(`/admin/audit?target=${ids[2]}&actor=admin`)).json()) as Page;
     expect(byTarget.data.map((r) => [r.action, r.target])).toEqual([['token.create', ids[2]]]);
-    expect((await (await t.h.admin('/admin/audit?actor=nobody')).json()) as Page).toMatchObject({ data: [], has_more: false });
+    expect((await (await t.h.admin('/admin/audit?actor=nobody')).json()) as Page).toMatchObject({
+      data: [],
+      has_more: false,
+    });
     // `console` finds the changes of every console session (stored as console:<session id>).
     const signIn = await fetch(`${t.h.url}/console/api/session`, {
       method: 'POST',

@@ -7,7 +7,8 @@ import type { BErr } from '../../support/error-shapes.ts';
 
 const t = useHarness();
 
-const bearer = (path: string, key: string) => fetch(`${t.h.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+const bearer = (path: string, key: string) =>
+  fetch(`${t.h.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
 
 describe('wrong admin keys', () => {
   it('five wrong bearers lock the address out of the admin API, the console sign-in and /metrics; the right key is not judged meanwhile', async () => {
@@ -44,6 +45,8 @@ describe('wrong admin keys', () => {
       const r = await fetch(`${other.url}/admin/tokens`, { headers: { authorization: `Bearer ${secret}` } });
       expect(r.status).toBe(403);
     }
-    expect((await fetch(`${other.url}/admin/tokens`, { headers: { authorization: `Bearer ${t.h.adminKey}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${other.url}/admin/tokens`, { headers: { authorization: `Bearer ${t.h.adminKey}` } })).status,
+    ).toBe(200);
   });
 });

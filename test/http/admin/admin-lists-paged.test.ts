@@ -63,7 +63,9 @@ describe('lists paged by cursor', () => {
     expect(pages).toBe(Math.ceil(all.data.length / 3));
     expect(rows.map((c) => c.id)).toEqual(all.data.map((c) => c.id));
     expect(new Set(rows.map((c) => c.id)).size).toBe(rows.length);
-    expect(rows.filter((c) => c.name.startsWith('paged-')).map((c) => c.name)).toEqual(Array.from({ length: 7 }, (_, i) => `paged-${i}`));
+    expect(rows.filter((c) => c.name.startsWith('paged-')).map((c) => c.name)).toEqual(
+      Array.from({ length: 7 }, (_, i) => `paged-${i}`),
+    );
   });
 
   it('/admin/prices: every model once, by model id, over several pages', async () => {

@@ -35,7 +35,11 @@ describe('GET /admin/tasks/{id}/content', () => {
 
   it('streams a finished family A task (its first video)', async () => {
     const tok = await t.h.token({ name: 'content-vidx' });
-    const r = await call<TaskData>(t.h, tok.secret, 'POST', '/vidx/v1/videos/text2video', { model_name: 'vidx-v1', prompt: 'a harbour', duration: '5' });
+    const r = await call<TaskData>(t.h, tok.secret, 'POST', '/vidx/v1/videos/text2video', {
+      model_name: 'vidx-v1',
+      prompt: 'a harbour',
+      duration: '5',
+    });
     expect(r.body.code).toBe(0);
     const id = r.body.data.task_id;
     await waitStatus(t.h, tok.secret, `/vidx/v1/videos/text2video/${id}`, 'succeed');
@@ -46,7 +50,11 @@ describe('GET /admin/tasks/{id}/content', () => {
 
   it('an unfinished task is not ready, an unknown one 404, and a client token is refused', async () => {
     const tok = await t.h.token({ name: 'content-open' });
-    const created = await createVideo(t.h, tok.secret, { model: 'hhx-1.1-t2v', prompt: 'never ends sim-fault:stay-running', seconds: 3 });
+    const created = await createVideo(t.h, tok.secret, {
+      model: 'hhx-1.1-t2v',
+      prompt: 'never ends sim-fault:stay-running',
+      seconds: 3,
+    });
     expect(created.status).toBe(200);
     const id = String(created.json.id);
     const notReady = await t.h.admin(`/admin/tasks/${id}/content`);
@@ -67,7 +75,16 @@ describe('videoContentType', () => {
     expect(videoContentType('video/webm')).toBe('video/webm');
     expect(videoContentType('Video/MP4; codecs="avc1"')).toBe('video/mp4; codecs="avc1"');
     expect(videoContentType('application/octet-stream')).toBe('application/octet-stream');
-    for (const v of ['text/html', 'text/html; charset=utf-8', 'image/svg+xml', 'application/javascript', 'video/mp4\r\nx: y', '', undefined, ['video/mp4']])
+    for (const v of [
+      'text/html',
+      'text/html; charset=utf-8',
+      'image/svg+xml',
+      'application/javascript',
+      'video/mp4\r\nx: y',
+      '',
+      undefined,
+      ['video/mp4'],
+    ])
       expect(videoContentType(v)).toBe('video/mp4');
   });
 });

@@ -52,7 +52,11 @@ function expectSucceededTimeline(d: Detail, slot = false): void {
   expect(kinds.slice(0, 2)).toEqual([slot ? 'slot' : 'created', 'submitted']);
   expect(kinds.slice(-2)).toEqual(['succeeded', 'charged']);
   expect(new Set(kinds.slice(2, -2))).toEqual(new Set(kinds.length > 4 ? ['status'] : []));
-  expect(d.events[1]).toMatchObject({ from: 'submitting', detail: `upstream task ${d.upstream_task_id}`, amount: d.hold_amount });
+  expect(d.events[1]).toMatchObject({
+    from: 'submitting',
+    detail: `upstream task ${d.upstream_task_id}`,
+    amount: d.hold_amount,
+  });
   // Each state event starts where the one before it ended, and no upstream status is recorded twice in a row.
   const states = d.events.filter((e) => e.kind !== 'charged');
   for (let i = 1; i < states.length; i++) {
@@ -69,7 +73,12 @@ function expectSucceededTimeline(d: Detail, slot = false): void {
 describe('GET /admin/tasks/{id}', () => {
   it('a /v1 video: its timeline with the charge and ledger line', async () => {
     const tok = await t.h.token({ name: 'timeline-v1' });
-    const created = await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'a timeline', seconds: '4', size: '1280x720' });
+    const created = await createVideo(t.h, tok.secret, {
+      model: 'wnx2.7-t2v',
+      prompt: 'a timeline',
+      seconds: '4',
+      size: '1280x720',
+    });
     expect(created.status).toBe(200);
     const id = String(created.json.id);
     expect((await waitTerminal(t.h, tok.secret, id)).status).toBe('completed');
@@ -81,7 +90,9 @@ describe('GET /admin/tasks/{id}', () => {
 
   it('a family A task: the same timeline', async () => {
     const tok = await t.h.token({ name: 'timeline-vidx' });
-    const r = await call<TaskData>(t.h, tok.secret, 'POST', '/vidx/v1/videos/text2video', { prompt: 'a family A timeline' });
+    const r = await call<TaskData>(t.h, tok.secret, 'POST', '/vidx/v1/videos/text2video', {
+      prompt: 'a family A timeline',
+    });
     expect(r.body.code).toBe(0);
     const id = r.body.data.task_id;
     await waitStatus(t.h, tok.secret, `/vidx/v1/videos/text2video/${id}`, 'succeed');

@@ -13,7 +13,12 @@ const ids: string[] = [];
 beforeAll(async () => {
   tok = await t.h.token({ name: 'admin-tasks', quota: 1_000_000_000 });
   for (let i = 0; i < 3; i++) {
-    const r = await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: `stuck ${i}`, seconds: '4', size: '1280x720' });
+    const r = await createVideo(t.h, tok.secret, {
+      model: 'wnx2.7-t2v',
+      prompt: `stuck ${i}`,
+      seconds: '4',
+      size: '1280x720',
+    });
     expect(r.status).toBe(200);
     ids.push(r.json.id as string);
   }
@@ -54,7 +59,8 @@ describe('GET /admin/tasks', () => {
   });
 
   it('unknown parameters and bad values are 400 invalid_parameter', async () => {
-    for (const q of ['status=queued', 'state=stuck', 'cursor=zz', 'limit=0']) await expectB(await t.h.admin(`/admin/tasks?${q}`), 400, 'invalid_parameter');
+    for (const q of ['status=queued', 'state=stuck', 'cursor=zz', 'limit=0'])
+      await expectB(await t.h.admin(`/admin/tasks?${q}`), 400, 'invalid_parameter');
   });
 });
 
@@ -64,7 +70,9 @@ describe('POST /admin/tasks/{id}/cancel', () => {
     const heldBefore = Number((await tokenRow(t.h, tok.id)).held);
     const holdAmount = Number((await holdOfTask(t.h, id))!.amount);
     expect(heldBefore).toBeGreaterThanOrEqual(holdAmount);
-    const upstreamId = (await t.h.store.db.selectFrom('tasks').select('upstream_task_id').where('id', '=', id).executeTakeFirstOrThrow()).upstream_task_id!;
+    const upstreamId = (
+      await t.h.store.db.selectFrom('tasks').select('upstream_task_id').where('id', '=', id).executeTakeFirstOrThrow()
+    ).upstream_task_id!;
 
     const r = await t.h.admin(`/admin/tasks/${id}/cancel`, { method: 'POST' });
     expect(r.status).toBe(200);
@@ -77,11 +85,14 @@ describe('POST /admin/tasks/{id}/cancel', () => {
     expect(Number(after.held)).toBe(heldBefore - holdAmount);
     expect(Number(after.spent)).toBe(0);
 
-    const audit = (await (await t.h.admin('/admin/audit')).json()) as { data: Array<{ action: string; target: string; actor: string }> };
+    const audit = (await (await t.h.admin('/admin/audit')).json()) as {
+      data: Array<{ action: string; target: string; actor: string }>;
+    };
     expect(audit.data).toContainEqual(expect.objectContaining({ action: 'task.cancel', target: id, actor: 'admin' }));
 
     // Best-effort upstream cancel (DashScope offers one): it reaches the simulator.
-    for (let i = 0; i < 100 && !t.h.sim.requestsTo(`/api/v1/tasks/${upstreamId}/cancel`).length; i++) await new Promise((res) => setTimeout(res, 20));
+    for (let i = 0; i < 100 && !t.h.sim.requestsTo(`/api/v1/tasks/${upstreamId}/cancel`).length; i++)
+      await new Promise((res) => setTimeout(res, 20));
     expect(t.h.sim.requestsTo(`/api/v1/tasks/${upstreamId}/cancel`)).toHaveLength(1);
 
     // The client sees it as cancelled/failed, and the poller never brings it back.

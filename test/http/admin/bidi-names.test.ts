@@ -21,7 +21,10 @@ describe('bidirectional controls in names', () => {
       await refused(await t.h.admin('/admin/accounts', { method: 'POST', json: { name } }), 'name');
       await refused(await t.h.admin('/admin/tokens', { method: 'POST', json: { name } }), 'name');
       await refused(
-        await t.h.admin('/admin/channels', { method: 'POST', json: { name, kind: 'dashscope', base_url: t.h.sim.url, api_key: 'sk-bidi' } }),
+        await t.h.admin('/admin/channels', {
+          method: 'POST',
+          json: { name, kind: 'dashscope', base_url: t.h.sim.url, api_key: 'sk-bidi' },
+        }),
         'name',
       );
     }
@@ -31,7 +34,10 @@ describe('bidirectional controls in names', () => {
     const acct = await t.h.admin('/admin/accounts', { method: 'POST', json: { name: 'plain' } });
     expect(acct.status).toBe(201);
     const { id: accountId } = (await acct.json()) as { id: string };
-    await refused(await t.h.admin(`/admin/accounts/${accountId}`, { method: 'PATCH', json: { name: 'x\u202Ey' } }), 'name');
+    await refused(
+      await t.h.admin(`/admin/accounts/${accountId}`, { method: 'PATCH', json: { name: 'x\u202Ey' } }),
+      'name',
+    );
     const tok = await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'plain' } });
     const { id: tokenId } = (await tok.json()) as { id: string };
     await refused(await t.h.admin(`/admin/tokens/${tokenId}`, { method: 'PATCH', json: { name: 'x\u2067y' } }), 'name');

@@ -15,7 +15,12 @@ const T2V = '/vidx/v1/videos/text2video';
 const DAY = 86_400_000;
 
 type Created = { id: string; token: string; callback_secret: string };
-type View = { id: string; callback_secret_issued_at: number | null; previous_callback_secret_until: number | null; created_at: number };
+type View = {
+  id: string;
+  callback_secret_issued_at: number | null;
+  previous_callback_secret_until: number | null;
+  created_at: number;
+};
 type Rotated = View & { callback_secret: string };
 
 let rx: Receiver;
@@ -29,14 +34,21 @@ async function create(name: string): Promise<Created> {
 }
 
 async function rotate(id: string, body?: unknown): Promise<Rotated> {
-  const r = await t.h.admin(`/admin/tokens/${id}/callback-secret/rotate`, { method: 'POST', ...(body === undefined ? {} : { json: body }) });
+  const r = await t.h.admin(`/admin/tokens/${id}/callback-secret/rotate`, {
+    method: 'POST',
+    ...(body === undefined ? {} : { json: body }),
+  });
   expect(r.status).toBe(200);
   return (await r.json()) as Rotated;
 }
 
 /** A task of `token` with a callback; the callback's delivery once it is in. */
 async function callbackOf(token: string): Promise<Hit> {
-  const c = await call<TaskData>(t.h, token, 'POST', T2V, { model_name: 'vidx-v2-5', prompt: 'call me back', callback_url: rx.url });
+  const c = await call<TaskData>(t.h, token, 'POST', T2V, {
+    model_name: 'vidx-v2-5',
+    prompt: 'call me back',
+    callback_url: rx.url,
+  });
   expect(c.status).toBe(200);
   const id = c.body.data.task_id;
   // Bounded generously: a loaded machine may take more than until()'s few seconds for a task and its callback.
@@ -65,8 +77,12 @@ describe('callback secrets', { timeout: 120_000 }, () => {
     expect(alice.callback_secret).not.toBe(bob.callback_secret);
 
     const hit = await callbackOf(alice.token);
-    expect(new Webhook(alice.callback_secret).verify(hit.body, hit.headers as Record<string, string>)).toMatchObject({ task_status: 'succeed' });
-    expect(() => new Webhook(bob.callback_secret).verify(hit.body, hit.headers as Record<string, string>)).toThrow('No matching signature found');
+    expect(new Webhook(alice.callback_secret).verify(hit.body, hit.headers as Record<string, string>)).toMatchObject({
+      task_status: 'succeed',
+    });
+    expect(() => new Webhook(bob.callback_secret).verify(hit.body, hit.headers as Record<string, string>)).toThrow(
+      'No matching signature found',
+    );
     expect(verifies(bob.callback_secret, await callbackOf(bob.token))).toBe(true);
 
     const view = (await (await t.h.admin(`/admin/tokens/${alice.id}`)).json()) as View;
@@ -100,13 +116,27 @@ describe('callback secrets', { timeout: 120_000 }, () => {
   it('refuses a bad window, an unknown field, an unknown token and a revoked one', async () => {
     const dave = await create('dave');
     shown.push(dave.callback_secret);
-    const tooLong = await t.h.admin(`/admin/tokens/${dave.id}/callback-secret/rotate`, { method: 'POST', json: { grace_ms: 8 * DAY } });
+    const tooLong = await t.h.admin(`/admin/tokens/${dave.id}/callback-secret/rotate`, {
+      method: 'POST',
+      json: { grace_ms: 8 * DAY },
+    });
     expect((await expectB(tooLong, 400, 'invalid_parameter')).error.param).toBe('grace_ms');
-    const unknown = await t.h.admin(`/admin/tokens/${dave.id}/callback-secret/rotate`, { method: 'POST', json: { secret: 'whsec_AAAA' } });
+    const unknown = await t.h.admin(`/admin/tokens/${dave.id}/callback-secret/rotate`, {
+      method: 'POST',
+      json: { secret: 'whsec_AAAA' },
+    });
     expect((await expectB(unknown, 400, 'invalid_parameter')).error.param).toBe('secret');
-    await expectB(await t.h.admin('/admin/tokens/tok_nope/callback-secret/rotate', { method: 'POST', json: {} }), 404, 'not_found');
+    await expectB(
+      await t.h.admin('/admin/tokens/tok_nope/callback-secret/rotate', { method: 'POST', json: {} }),
+      404,
+      'not_found',
+    );
     expect((await t.h.admin(`/admin/tokens/${dave.id}`, { method: 'DELETE' })).status).toBe(200);
-    await expectB(await t.h.admin(`/admin/tokens/${dave.id}/callback-secret/rotate`, { method: 'POST', json: {} }), 409, 'conflict');
+    await expectB(
+      await t.h.admin(`/admin/tokens/${dave.id}/callback-secret/rotate`, { method: 'POST', json: {} }),
+      409,
+      'conflict',
+    );
   });
 
   it('never shown again: not in the list, one token, the audit lines or the log', async () => {

@@ -6,7 +6,12 @@ import { expectA, expectB } from '../../support/error-shapes.ts';
 import { useHarness } from '../../support/harness.ts';
 import { openaiClient } from '../../support/sdk.ts';
 
-type Breaker = { state: string; consecutive_failures: number; open_until: number | null; recent_failures: Array<{ at: number; code: string }> };
+type Breaker = {
+  state: string;
+  consecutive_failures: number;
+  open_until: number | null;
+  recent_failures: Array<{ at: number; code: string }>;
+};
 type ChannelView = {
   id: string;
   name: string;
@@ -37,7 +42,10 @@ describe('one channel: read, edit, check', () => {
     const text = await r.text();
     return { check: JSON.parse(text) as Check, text };
   };
-  const audit = async (id: string) => ((await (await t.h.admin('/admin/audit?limit=1000')).json()) as { data: AuditRow[] }).data.filter((a) => a.target === id);
+  const audit = async (id: string) =>
+    ((await (await t.h.admin('/admin/audit?limit=1000')).json()) as { data: AuditRow[] }).data.filter(
+      (a) => a.target === id,
+    );
 
   it('GET /admin/channels/{id}: the channel with masked keys and a closed breaker; unknown id → 404', async () => {
     const dash = await byKind('dashscope');
@@ -52,7 +60,11 @@ describe('one channel: read, edit, check', () => {
     const kling = await one((await byKind('kling')).id);
     expect(kling.keys).toEqual({ access_key: `****${DEFAULT_SIM_KEYS.klingAccessKey.slice(-4)}`, secret_key: '****' });
     const all = JSON.stringify(await channels()) + JSON.stringify(c) + JSON.stringify(kling);
-    for (const secret of [DEFAULT_SIM_KEYS.dashscopeApiKey, DEFAULT_SIM_KEYS.klingAccessKey, DEFAULT_SIM_KEYS.klingSecretKey])
+    for (const secret of [
+      DEFAULT_SIM_KEYS.dashscopeApiKey,
+      DEFAULT_SIM_KEYS.klingAccessKey,
+      DEFAULT_SIM_KEYS.klingSecretKey,
+    ])
       expect(all).not.toContain(secret);
     await expectB(await t.h.admin('/admin/channels/ch_nope'), 404, 'not_found');
   });
@@ -76,8 +88,12 @@ describe('one channel: read, edit, check', () => {
     // The careless upstream echoes the credential and the full URL it received.
     t.h.sim.faults.add({ kind: 'leak', arg: 500, path: '/compatible-mode/v1/models', times: 1 });
     const { check: c, text } = await check(dash.id);
-    expect(c).toMatchObject({ ok: false, error: { code: 'upstream_error', message: 'The upstream answered with an error' } });
-    for (const s of [DEFAULT_SIM_KEYS.dashscopeApiKey, t.h.sim.url, '127.0.0.1', 'Credential', 'Bearer']) expect(text).not.toContain(s);
+    expect(c).toMatchObject({
+      ok: false,
+      error: { code: 'upstream_error', message: 'The upstream answered with an error' },
+    });
+    for (const s of [DEFAULT_SIM_KEYS.dashscopeApiKey, t.h.sim.url, '127.0.0.1', 'Credential', 'Bearer'])
+      expect(text).not.toContain(s);
     t.h.sim.faults.add({ kind: 'status', arg: 401, path: '/v1/videos/text2video', times: 1 });
     const kling = await check((await byKind('kling')).id);
     expect(kling.check).toMatchObject({ ok: false, error: { code: 'upstream_auth_error' } });
@@ -91,7 +107,15 @@ describe('one channel: read, edit, check', () => {
     t.h.sim.faults.add({ kind: 'status', arg: 500, path: '/compatible-mode/v1/chat/completions' });
     try {
       for (let i = 0; i < 3; i++)
-        expect((await t.h.fetch('/v1/chat/completions', { method: 'POST', token: (await t.h.token()).secret, json: chatBody() })).status).toBe(502);
+        expect(
+          (
+            await t.h.fetch('/v1/chat/completions', {
+              method: 'POST',
+              token: (await t.h.token()).secret,
+              json: chatBody(),
+            })
+          ).status,
+        ).toBe(502);
     } finally {
       t.h.sim.faults.clear();
     }
@@ -108,12 +132,25 @@ describe('one channel: read, edit, check', () => {
   it('PATCH changes name, models, priority, weight, enabled, base URL and key; the key is write-only and takes effect at once', async () => {
     const dash = await byKind('dashscope');
     const { secret } = await t.h.token();
-    const r = await patch(dash.id, { name: 'sim-dashscope-main', priority: 5, weight: 7, models: [CHAT, 'qwx-image-2.0'] });
+    const r = await patch(dash.id, {
+      name: 'sim-dashscope-main',
+      priority: 5,
+      weight: 7,
+      models: [CHAT, 'qwx-image-2.0'],
+    });
     expect(r.status).toBe(200);
-    expect(await r.json()).toMatchObject({ id: dash.id, name: 'sim-dashscope-main', priority: 5, weight: 7, models: [CHAT, 'qwx-image-2.0'] });
-    expect(((await (await t.h.fetch('/v1/models', { token: secret })).json()) as { data: Array<{ id: string }> }).data.map((m) => m.id)).not.toContain(
-      'text-embedding-v4',
-    );
+    expect(await r.json()).toMatchObject({
+      id: dash.id,
+      name: 'sim-dashscope-main',
+      priority: 5,
+      weight: 7,
+      models: [CHAT, 'qwx-image-2.0'],
+    });
+    expect(
+      ((await (await t.h.fetch('/v1/models', { token: secret })).json()) as { data: Array<{ id: string }> }).data.map(
+        (m) => m.id,
+      ),
+    ).not.toContain('text-embedding-v4');
 
     // A wrong key: the next call is refused by the upstream, the check says so; the key never shows.
     const wrong = 'sk-wrong-key-0000000000000000';
@@ -121,21 +158,33 @@ describe('one channel: read, edit, check', () => {
     const wText = await w.text();
     expect(wText).not.toContain(wrong);
     expect((JSON.parse(wText) as ChannelView).keys.api_key).toBe('****0000');
-    await expectB(await t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: chatBody() }), 502, 'upstream_auth_error');
+    await expectB(
+      await t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: chatBody() }),
+      502,
+      'upstream_auth_error',
+    );
     expect((await check(dash.id)).check).toMatchObject({ ok: false, error: { code: 'upstream_auth_error' } });
-    expect((await patch(dash.id, { api_key: DEFAULT_SIM_KEYS.dashscopeApiKey, base_url: `${t.h.sim.url}/` })).status).toBe(200);
+    expect(
+      (await patch(dash.id, { api_key: DEFAULT_SIM_KEYS.dashscopeApiKey, base_url: `${t.h.sim.url}/` })).status,
+    ).toBe(200);
     expect((await one(dash.id)).base_url).toBe(t.h.sim.url);
-    expect((await t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: chatBody() })).status).toBe(200);
+    expect((await t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: chatBody() })).status).toBe(
+      200,
+    );
 
     expect((await patch(dash.id, { enabled: false })).status).toBe(200);
     expect((await one(dash.id)).status).toBe('disabled');
-    expect((await patch(dash.id, { enabled: true, models: null, name: dash.name, priority: 0, weight: 1 })).status).toBe(200);
+    expect(
+      (await patch(dash.id, { enabled: true, models: null, name: dash.name, priority: 0, weight: 1 })).status,
+    ).toBe(200);
     expect(await one(dash.id)).toMatchObject({ status: 'enabled', models: null });
 
     const updates = (await audit(dash.id)).filter((a) => a.action === 'channel.update');
     expect(JSON.stringify(updates)).not.toContain(wrong);
     expect(updates.some((u) => JSON.stringify(u.detail?.keys_replaced) === '["apiKey"]')).toBe(true);
-    expect(updates.some((u) => (u.detail?.changes as Record<string, unknown> | undefined)?.priority !== undefined)).toBe(true);
+    expect(
+      updates.some((u) => (u.detail?.changes as Record<string, unknown> | undefined)?.priority !== undefined),
+    ).toBe(true);
   });
 
   it("PATCH refuses unknown fields, the kind, the other kind's keys, bad values and a taken name; nothing changes", async () => {
@@ -173,7 +222,8 @@ describe('every channel of a model disabled', () => {
   const t = useHarness();
   const setAll = async (enabled: boolean) => {
     const list = ((await (await t.h.admin('/admin/channels')).json()) as { data: ChannelView[] }).data;
-    for (const c of list) expect((await t.h.admin(`/admin/channels/${c.id}`, { method: 'PATCH', json: { enabled } })).status).toBe(200);
+    for (const c of list)
+      expect((await t.h.admin(`/admin/channels/${c.id}`, { method: 'PATCH', json: { enabled } })).status).toBe(200);
   };
 
   it("clients get 503 no_channel in their family's shape on chat, images, /v1/videos and family A; /v1/models leaves the models out", async () => {
@@ -181,19 +231,35 @@ describe('every channel of a model disabled', () => {
     const limited = await t.h.token({ models: ['qwx-image-2.0'] });
     await setAll(false);
     try {
-      const chat = await expectB(await t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: chatBody() }), 503, 'no_channel');
+      const chat = await expectB(
+        await t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: chatBody() }),
+        503,
+        'no_channel',
+      );
       expect(chat.error.message).toContain(`'${CHAT}' is temporarily unavailable`);
       await expectB(
-        await t.h.fetch('/v1/images/generations', { method: 'POST', token: secret, json: { model: 'qwx-image-2.0', prompt: 'a bird' } }),
+        await t.h.fetch('/v1/images/generations', {
+          method: 'POST',
+          token: secret,
+          json: { model: 'qwx-image-2.0', prompt: 'a bird' },
+        }),
         503,
         'no_channel',
       );
       await expectB(
-        await t.h.fetch('/v1/videos', { method: 'POST', token: secret, json: { model: 'wnx2.7-t2v', prompt: 'a clip', seconds: 2 } }),
+        await t.h.fetch('/v1/videos', {
+          method: 'POST',
+          token: secret,
+          json: { model: 'wnx2.7-t2v', prompt: 'a clip', seconds: 2 },
+        }),
         503,
         'no_channel',
       );
-      const a = await expectA(await t.h.fetch('/vidx/v1/videos/text2video', { method: 'POST', token: secret, json: { prompt: 'a cat' } }), 503, 5001);
+      const a = await expectA(
+        await t.h.fetch('/vidx/v1/videos/text2video', { method: 'POST', token: secret, json: { prompt: 'a cat' } }),
+        503,
+        5001,
+      );
       expect(a.message).toContain('temporarily unavailable');
       // Through the official SDK: a 503 it can tell from an unknown model.
       const e = await openaiClient(t.h, secret)
@@ -201,30 +267,50 @@ describe('every channel of a model disabled', () => {
         .catch((x: unknown) => x);
       expect(e).toMatchObject({ status: 503, code: 'no_channel' });
       // Nothing callable is listed; a model named by path is unknown there, as in the list.
-      expect(((await (await t.h.fetch('/v1/models', { token: secret })).json()) as { data: unknown[] }).data).toEqual([]);
+      expect(((await (await t.h.fetch('/v1/models', { token: secret })).json()) as { data: unknown[] }).data).toEqual(
+        [],
+      );
       await expectB(await t.h.fetch(`/v1/models/${CHAT}`, { token: secret }), 404, 'model_not_found');
       // Models the catalogue does not know, or the token may not use, stay 404.
       await expectB(
-        await t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: { ...chatBody(), model: 'no-such-model' } }),
+        await t.h.fetch('/v1/chat/completions', {
+          method: 'POST',
+          token: secret,
+          json: { ...chatBody(), model: 'no-such-model' },
+        }),
         404,
         'model_not_found',
       );
-      await expectB(await t.h.fetch('/v1/chat/completions', { method: 'POST', token: limited.secret, json: chatBody() }), 404, 'model_not_found');
+      await expectB(
+        await t.h.fetch('/v1/chat/completions', { method: 'POST', token: limited.secret, json: chatBody() }),
+        404,
+        'model_not_found',
+      );
     } finally {
       await setAll(true);
     }
-    expect((await t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: chatBody() })).status).toBe(200);
+    expect((await t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: chatBody() })).status).toBe(
+      200,
+    );
   });
 
   it('a model no channel is configured for stays 404 (only a disabled channel makes it 503)', async () => {
     const { secret } = await t.h.token();
     const list = ((await (await t.h.admin('/admin/channels')).json()) as { data: ChannelView[] }).data;
     const dash = list.find((c) => c.kind === 'dashscope')!;
-    expect((await t.h.admin(`/admin/channels/${dash.id}`, { method: 'PATCH', json: { models: ['qwx-image-2.0'] } })).status).toBe(200);
+    expect(
+      (await t.h.admin(`/admin/channels/${dash.id}`, { method: 'PATCH', json: { models: ['qwx-image-2.0'] } })).status,
+    ).toBe(200);
     try {
-      await expectB(await t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: chatBody() }), 404, 'model_not_found');
+      await expectB(
+        await t.h.fetch('/v1/chat/completions', { method: 'POST', token: secret, json: chatBody() }),
+        404,
+        'model_not_found',
+      );
     } finally {
-      expect((await t.h.admin(`/admin/channels/${dash.id}`, { method: 'PATCH', json: { models: null } })).status).toBe(200);
+      expect((await t.h.admin(`/admin/channels/${dash.id}`, { method: 'PATCH', json: { models: null } })).status).toBe(
+        200,
+      );
     }
   });
 });

@@ -30,17 +30,33 @@ describe('admin POST with Content-Type: application/json and an empty body', () 
     expect(on.status).toBe(200);
     expect(((await on.json()) as { status: string }).status).toBe('enabled');
     // An unknown task is a 404 about the task, not a complaint about the body.
-    await expectB(await t.h.admin('/admin/tasks/task_nope/cancel', { method: 'POST', ...EMPTY }), 404, 'task_not_found');
+    await expectB(
+      await t.h.admin('/admin/tasks/task_nope/cancel', { method: 'POST', ...EMPTY }),
+      404,
+      'task_not_found',
+    );
   });
 
   it('an action that needs a body says so; malformed JSON is still invalid_json', async () => {
     const tok = await t.h.token({ name: 'empty-needs-body' });
-    const create = await expectB(await t.h.admin('/admin/tokens', { method: 'POST', ...EMPTY }), 400, 'invalid_request');
+    const create = await expectB(
+      await t.h.admin('/admin/tokens', { method: 'POST', ...EMPTY }),
+      400,
+      'invalid_request',
+    );
     expect(create.error.message).toMatch(/JSON object/);
-    await expectB(await t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', ...EMPTY }), 400, 'invalid_request');
+    await expectB(
+      await t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', ...EMPTY }),
+      400,
+      'invalid_request',
+    );
     await expectB(await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', ...EMPTY }), 400, 'invalid_request');
     await expectB(
-      await t.h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST', body: '{', headers: { 'content-type': 'application/json' } }),
+      await t.h.admin(`/admin/tokens/${tok.id}/rotate`, {
+        method: 'POST',
+        body: '{',
+        headers: { 'content-type': 'application/json' },
+      }),
       400,
       'invalid_json',
     );
@@ -48,6 +64,10 @@ describe('admin POST with Content-Type: application/json and an empty body', () 
   });
 
   it('the API families still refuse an empty JSON body as invalid JSON', async () => {
-    await expectB(await t.h.fetch('/v1/images/generations', { method: 'POST', token: t.token, ...EMPTY }), 400, 'invalid_json');
+    await expectB(
+      await t.h.fetch('/v1/images/generations', { method: 'POST', token: t.token, ...EMPTY }),
+      400,
+      'invalid_json',
+    );
   });
 });

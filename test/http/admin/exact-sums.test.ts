@@ -24,10 +24,18 @@ const json = async <T>(r: Response): Promise<T> => {
 };
 
 beforeAll(async () => {
-  account = (await json<{ id: string }>(await t.h.admin('/admin/accounts', { method: 'POST', json: { name: 'exact-sums' } }))).id;
+  account = (
+    await json<{ id: string }>(await t.h.admin('/admin/accounts', { method: 'POST', json: { name: 'exact-sums' } }))
+  ).id;
   tokens = [];
   for (let i = 0; i < 2; i++)
-    tokens.push((await json<{ id: string }>(await t.h.admin('/admin/tokens', { method: 'POST', json: { name: `exact-${i}`, account_id: account } }))).id);
+    tokens.push(
+      (
+        await json<{ id: string }>(
+          await t.h.admin('/admin/tokens', { method: 'POST', json: { name: `exact-${i}`, account_id: account } }),
+        )
+      ).id,
+    );
   const line = (i: number, amount: number) => ({
     idempotency_key: `exact_${i}`,
     token_id: tokens[i % 2]!,
@@ -56,7 +64,9 @@ beforeAll(async () => {
   // Each charge's request answered without reported usage: reconcile prices none of it (a charge with no request-log
   // row at all is told apart, and kept out of the difference).
   for (let i = 0; i <= LINES; i++)
-    t.h.gw.deps.requestLog.write(answeredLogRow({ requestId: `req_exact_${i}`, tokenId: tokens[i % 2]!, model: MODEL, createdAt: AT }));
+    t.h.gw.deps.requestLog.write(
+      answeredLogRow({ requestId: `req_exact_${i}`, tokenId: tokens[i % 2]!, model: MODEL, createdAt: AT }),
+    );
   await flushWriters(t.h);
 });
 
@@ -84,7 +94,9 @@ describe('sums of ledger lines past 2^53', () => {
       >;
     };
     const doc = await json<Doc>(await t.h.fetch('/openapi.json'));
-    const valid = new Ajv({ strict: false }).compile(doc.paths['/admin/bills']!.get.responses['200'].content['application/json'].schema.properties.total);
+    const valid = new Ajv({ strict: false }).compile(
+      doc.paths['/admin/bills']!.get.responses['200'].content['application/json'].schema.properties.total,
+    );
     const bill = await json<{ total: unknown }>(await t.h.admin(`/admin/bills?since=${AT - 1}`));
     expect(valid(bill.total), JSON.stringify(valid.errors)).toBe(true);
   });

@@ -25,7 +25,11 @@ const health = async (): Promise<Health> => {
   return (await r.json()) as Health;
 };
 const chat = (token: string, content: string) =>
-  t.h.fetch('/v1/chat/completions', { method: 'POST', token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content }] } });
+  t.h.fetch('/v1/chat/completions', {
+    method: 'POST',
+    token,
+    json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content }] },
+  });
 
 describe('GET /admin/health', () => {
   it("counts each channel's recent requests and upstream failures, shows its breaker, and the open tasks by state", async () => {
@@ -37,7 +41,15 @@ describe('GET /admin/health', () => {
     // An upstream 500 is the channel's failure: a 5xx answer, counted against the last channel tried.
     expect((await chat(tok.secret, 'sim-fault:status:500')).status).toBeGreaterThanOrEqual(500);
     // A request refused before any upstream call belongs to no channel.
-    expect((await t.h.fetch('/v1/chat/completions', { method: 'POST', token: tok.secret, json: { model: 'qwx3.7-plus', messages: 'no' } })).status).toBe(400);
+    expect(
+      (
+        await t.h.fetch('/v1/chat/completions', {
+          method: 'POST',
+          token: tok.secret,
+          json: { model: 'qwx3.7-plus', messages: 'no' },
+        })
+      ).status,
+    ).toBe(400);
     const video = await createVideo(t.h, tok.secret, { model: 'hhx-1.1-t2v', prompt: 'still running', seconds: 3 });
     expect(video.status).toBe(200);
 
@@ -48,7 +60,11 @@ describe('GET /admin/health', () => {
     expect(d.recent.error_rate).toBeCloseTo(d.recent.errors / d.recent.requests, 6);
     expect(d.recent.mean_latency_ms).toEqual(expect.any(Number));
     expect(Object.keys(after.open_tasks).sort()).toEqual(['in_progress', 'queued', 'submitting', 'waiting']);
-    expect(after.open_tasks.queued! + after.open_tasks.in_progress! - (before.open_tasks.queued! + before.open_tasks.in_progress!)).toBe(1);
+    expect(
+      after.open_tasks.queued! +
+        after.open_tasks.in_progress! -
+        (before.open_tasks.queued! + before.open_tasks.in_progress!),
+    ).toBe(1);
     expect(after.recent_ms).toBe(300_000);
   });
 

@@ -78,7 +78,8 @@ describe('GET /admin/logs', () => {
         logRow(4, 'tok_status', 500),
       ])
       .execute();
-    const statuses = async (s: string) => (await page<{ status: number }>(`/admin/logs?token_id=tok_status&status=${s}`)).data.map((r) => r.status).sort();
+    const statuses = async (s: string) =>
+      (await page<{ status: number }>(`/admin/logs?token_id=tok_status&status=${s}`)).data.map((r) => r.status).sort();
     expect(await statuses('429')).toEqual([429]);
     expect(await statuses('5xx')).toEqual([500, 503]);
     expect(await statuses('2xx')).toEqual([200]);
@@ -93,7 +94,9 @@ describe('GET /admin/logs', () => {
     expect(lines).toHaveLength(2);
     // The newest first by request id within the millisecond: row 4 (500), then row 3 (503) on the next page.
     expect(lines[1]).toContain('req_page_0004_tok_status');
-    const second = await t.h.admin(`/admin/logs?token_id=tok_status&status=5xx&format=csv&limit=1&cursor=${encodeURIComponent(next!)}`);
+    const second = await t.h.admin(
+      `/admin/logs?token_id=tok_status&status=5xx&format=csv&limit=1&cursor=${encodeURIComponent(next!)}`,
+    );
     const text = await second.text();
     expect(text).toContain('req_page_0003_tok_status');
     expect(text).toContain(`"'=HYPERLINK(""http://x"")"`);
@@ -136,13 +139,20 @@ describe('GET /admin/ledger', () => {
         .insertInto('ledger')
         .values(rows.slice(i, i + 50))
         .execute();
-    const { rows: seen } = await walk<{ idempotency_key: string; id: number }>('/admin/ledger?token_id=tok_pageledger', 23);
+    const { rows: seen } = await walk<{ idempotency_key: string; id: number }>(
+      '/admin/ledger?token_id=tok_pageledger',
+      23,
+    );
     expect(new Set(seen.map((r) => r.idempotency_key)).size).toBe(230);
     expect(seen.map((r) => r.id)).toEqual([...seen.map((r) => r.id)].sort((a, b) => b - a));
 
     const first = await page<{ id: number }>('/admin/ledger?token_id=tok_pageledger&limit=5');
-    const byId = await page<{ id: number }>(`/admin/ledger?token_id=tok_pageledger&limit=5&before_id=${first.data[4]!.id}`);
-    const byCursor = await page<{ id: number }>(`/admin/ledger?token_id=tok_pageledger&limit=5&cursor=${first.next_cursor}`);
+    const byId = await page<{ id: number }>(
+      `/admin/ledger?token_id=tok_pageledger&limit=5&before_id=${first.data[4]!.id}`,
+    );
+    const byCursor = await page<{ id: number }>(
+      `/admin/ledger?token_id=tok_pageledger&limit=5&cursor=${first.next_cursor}`,
+    );
     expect(byCursor.data).toEqual(byId.data);
 
     const csv = await t.h.admin('/admin/ledger?token_id=tok_pageledger&limit=2&format=csv');
@@ -154,7 +164,8 @@ describe('GET /admin/ledger', () => {
   });
 
   it('unknown parameters are refused (status is not a ledger filter)', async () => {
-    for (const q of ['status=200', 'tokenid=x']) await expectB(await t.h.admin(`/admin/ledger?${q}`), 400, 'invalid_parameter');
+    for (const q of ['status=200', 'tokenid=x'])
+      await expectB(await t.h.admin(`/admin/ledger?${q}`), 400, 'invalid_parameter');
   });
 });
 

@@ -29,7 +29,11 @@ describe('GET /admin/logs filters', () => {
     const chatRid = chat.headers.get('x-gateway-request-id')!;
     // Two distinct timestamps, so a time bound can separate the rows.
     await new Promise((r) => setTimeout(r, 5));
-    const emb = await t.h.fetch('/v1/embeddings', { method: 'POST', token: secret, json: { model: 'text-embedding-v4', input: ['hi'] } });
+    const emb = await t.h.fetch('/v1/embeddings', {
+      method: 'POST',
+      token: secret,
+      json: { model: 'text-embedding-v4', input: ['hi'] },
+    });
     expect(emb.status).toBe(200);
     const embRid = emb.headers.get('x-gateway-request-id')!;
 
@@ -53,7 +57,9 @@ describe('GET /admin/logs filters', () => {
     expect(until.map((r) => r.request_id)).not.toContain(embRid);
     // A window after every row is empty; one around both rows holds both.
     expect(await logs(`token_id=${tokenId}&since=${Math.max(embAt, chatAt) + 1}`)).toEqual([]);
-    const both = await logs(`token_id=${tokenId}&since=${Math.min(embAt, chatAt)}&until=${Math.max(embAt, chatAt) + 1}`);
+    const both = await logs(
+      `token_id=${tokenId}&since=${Math.min(embAt, chatAt)}&until=${Math.max(embAt, chatAt) + 1}`,
+    );
     expect(both.map((r) => r.request_id).sort()).toEqual([chatRid, embRid].sort());
   });
 

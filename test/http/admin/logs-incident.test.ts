@@ -44,7 +44,8 @@ async function logRow(rid: string): Promise<LogRow> {
   return data[0]!;
 }
 
-const channelId = async (name: string) => (await t.h.store.db.selectFrom('channels').select('id').where('name', '=', name).executeTakeFirstOrThrow()).id;
+const channelId = async (name: string) =>
+  (await t.h.store.db.selectFrom('channels').select('id').where('name', '=', name).executeTakeFirstOrThrow()).id;
 const chat = (stream: boolean) => ({ model: 'qwx3.7-plus', stream, messages: [{ role: 'user', content: 'hello' }] });
 
 describe('request log: channel, attempts, time to first byte', () => {
@@ -58,7 +59,11 @@ describe('request log: channel, attempts, time to first byte', () => {
       const row = await logRow(r.rid!);
       expect(row.channel_id).toBe(second);
       expect(row.attempts).toHaveLength(2);
-      expect(row.attempts![0]).toMatchObject({ channel_id: primary, outcome: 'error', error_code: 'upstream_unavailable' });
+      expect(row.attempts![0]).toMatchObject({
+        channel_id: primary,
+        outcome: 'error',
+        error_code: 'upstream_unavailable',
+      });
       expect(row.attempts![1]).toMatchObject({ channel_id: second, outcome: 'ok', error_code: null });
       for (const a of row.attempts!) expect(a.latency_ms).toBeGreaterThanOrEqual(0);
       expect(row.ttfb_ms).not.toBeNull();
@@ -68,7 +73,13 @@ describe('request log: channel, attempts, time to first byte', () => {
       const lines = t.h.logs.filter((l) => l.includes('failing over') && l.includes(r.rid!));
       expect(lines).toHaveLength(1);
       const line = JSON.parse(lines[0]!) as Record<string, unknown>;
-      expect(line).toMatchObject({ level: 40, request_id: r.rid, channel_id: primary, model: 'qwx3.7-plus', error_code: 'upstream_unavailable' });
+      expect(line).toMatchObject({
+        level: 40,
+        request_id: r.rid,
+        channel_id: primary,
+        model: 'qwx3.7-plus',
+        error_code: 'upstream_unavailable',
+      });
       expect(lines[0]).not.toContain(DEFAULT_SIM_KEYS.dashscopeApiKey);
       expect(lines[0]).not.toContain(new URL(t.h.sim.url).host);
     });

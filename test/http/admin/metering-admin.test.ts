@@ -9,7 +9,10 @@ import { tempDir } from '../../support/temp-dir.ts';
 const dir = tempDir('tollway-admin-metering-');
 const FILE_IMAGE_PRICE = 250_000;
 const catalogueFile = join(dir, 'catalogue.json');
-writeFileSync(catalogueFile, JSON.stringify([{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: FILE_IMAGE_PRICE } }]));
+writeFileSync(
+  catalogueFile,
+  JSON.stringify([{ model: 'qwx-image-2.0', price: { unit: 'image', perImage: FILE_IMAGE_PRICE } }]),
+);
 const t = useHarness({ channels: false, env: { TOLLWAY_CATALOGUE_FILE: catalogueFile } });
 
 interface LedgerItem {
@@ -102,7 +105,11 @@ describe('admin auth on metering endpoints', () => {
       }
       expect((await t.h.fetch(path)).status).toBe(401);
     }
-    const put = await t.h.fetch('/admin/prices/qwx-image-2.0', { method: 'PUT', token: secret, json: { unit: 'image', perImage: 1 } });
+    const put = await t.h.fetch('/admin/prices/qwx-image-2.0', {
+      method: 'PUT',
+      token: secret,
+      json: { unit: 'image', perImage: 1 },
+    });
     expect(put.status).toBe(403);
   });
 });
@@ -110,7 +117,12 @@ describe('admin auth on metering endpoints', () => {
 describe('prices', () => {
   it('lists every model with its live price; the catalogue file was applied at start', async () => {
     const body = await json<{
-      data: Array<{ model: string; price: { unit: string; perImage?: number }; price_overridden: boolean; default_resolution?: string }>;
+      data: Array<{
+        model: string;
+        price: { unit: string; perImage?: number };
+        price_overridden: boolean;
+        default_resolution?: string;
+      }>;
     }>(await t.h.admin('/admin/prices'));
     const img = body.data.find((m) => m.model === 'qwx-image-2.0')!;
     expect(img.price).toEqual({ unit: 'image', perImage: FILE_IMAGE_PRICE });
@@ -132,7 +144,10 @@ describe('prices', () => {
       expect(b.error.code).toBe('invalid_parameter');
       expect(b.error.param).toBe(param);
     }
-    const nf = await json<BErr>(await t.h.admin('/admin/prices/no-such-model', { method: 'PUT', json: { unit: 'image', perImage: 1 } }), 404);
+    const nf = await json<BErr>(
+      await t.h.admin('/admin/prices/no-such-model', { method: 'PUT', json: { unit: 'image', perImage: 1 } }),
+      404,
+    );
     expect(nf.error.code).toBe('model_not_found');
     // Nothing changed.
     expect(t.h.gw.deps.meter.price('qwx-image-2.0', { kind: 'images', images: 1 }).amount).toBe(FILE_IMAGE_PRICE);
@@ -140,16 +155,29 @@ describe('prices', () => {
 
   it('PUT stores an override and the live meter prices with it at once; DELETE falls back to the file price', async () => {
     const put = await json<{ model: string; price: unknown; price_overridden: boolean }>(
-      await t.h.admin('/admin/prices/qwx-image-2.0', { method: 'PUT', json: { price: { unit: 'image', perImage: 300_000 } } }),
+      await t.h.admin('/admin/prices/qwx-image-2.0', {
+        method: 'PUT',
+        json: { price: { unit: 'image', perImage: 300_000 } },
+      }),
     );
-    expect(put).toMatchObject({ model: 'qwx-image-2.0', price: { unit: 'image', perImage: 300_000 }, price_overridden: true });
+    expect(put).toMatchObject({
+      model: 'qwx-image-2.0',
+      price: { unit: 'image', perImage: 300_000 },
+      price_overridden: true,
+    });
     expect(t.h.gw.deps.meter.price('qwx-image-2.0', { kind: 'images', images: 2 }).amount).toBe(600_000);
-    const row = await t.h.store.db.selectFrom('catalogue_overrides').selectAll().where('model', '=', 'qwx-image-2.0').executeTakeFirstOrThrow();
+    const row = await t.h.store.db
+      .selectFrom('catalogue_overrides')
+      .selectAll()
+      .where('model', '=', 'qwx-image-2.0')
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(row.entry)).toEqual({ price: { unit: 'image', perImage: 300_000 } });
     // Other entry fields are untouched.
     expect(t.h.gw.deps.catalogue.get('qwx-image-2.0')!.capabilities.maxN).toBe(6);
 
-    const del = await json<{ price: unknown; price_overridden: boolean }>(await t.h.admin('/admin/prices/qwx-image-2.0', { method: 'DELETE' }));
+    const del = await json<{ price: unknown; price_overridden: boolean }>(
+      await t.h.admin('/admin/prices/qwx-image-2.0', { method: 'DELETE' }),
+    );
     expect(del).toMatchObject({ price: { unit: 'image', perImage: FILE_IMAGE_PRICE }, price_overridden: false });
     expect(t.h.gw.deps.meter.price('qwx-image-2.0', { kind: 'images', images: 1 }).amount).toBe(FILE_IMAGE_PRICE);
   });
@@ -164,9 +192,13 @@ describe('prices', () => {
     const got = await json<{ model: string; price: { basis: string } }>(await t.h.admin('/admin/prices/wnx2.7-t2v'));
     expect(got.model).toBe('wnx2.7-t2v');
     expect(got.price.basis).toBe('output');
-    expect(t.h.gw.deps.meter.price('wnx2.7-t2v-20991231', { kind: 'video', outputSeconds: 2, tier: '720p' }).amount).toBe(1_400_000);
+    expect(
+      t.h.gw.deps.meter.price('wnx2.7-t2v-20991231', { kind: 'video', outputSeconds: 2, tier: '720p' }).amount,
+    ).toBe(1_400_000);
     await json(await t.h.admin('/admin/prices/wnx2.7-t2v', { method: 'DELETE' }));
-    expect(t.h.gw.deps.meter.price('wnx2.7-t2v-20991231', { kind: 'video', outputSeconds: 2, tier: '720p' }).amount).toBe(1_200_000);
+    expect(
+      t.h.gw.deps.meter.price('wnx2.7-t2v-20991231', { kind: 'video', outputSeconds: 2, tier: '720p' }).amount,
+    ).toBe(1_200_000);
   });
 });
 
@@ -243,12 +275,24 @@ describe('ledger, logs and bills', () => {
     expect(data.map((e) => e.idempotency_key).sort()).toEqual(['req_led_a1', 'req_led_a2', 'video_led_1:success']);
     expect(data.every((e) => e.token_id === a.id)).toBe(true);
     const chat = data.find((e) => e.request_id === 'req_led_a1')!;
-    expect(chat).toMatchObject({ model: 'qwx3.7-plus', kind: 'tokens', amount: 1800, task_id: null, upstream_request_id: 'up-a1' });
+    expect(chat).toMatchObject({
+      model: 'qwx3.7-plus',
+      kind: 'tokens',
+      amount: 1800,
+      task_id: null,
+      upstream_request_id: 'up-a1',
+    });
     expect(chat.quantities).toMatchObject({ input_tokens: 1000, output_tokens: 500 });
     expect(typeof chat.id).toBe('number');
     expect(typeof chat.created_at).toBe('number');
     const video = data.find((e) => e.task_id === 'video_led_1')!;
-    expect(video).toMatchObject({ model: 'hhx-1.1-t2v', kind: 'video', amount: 8_000_000, request_id: 'req_led_a3', upstream_request_id: 'up-a3' });
+    expect(video).toMatchObject({
+      model: 'hhx-1.1-t2v',
+      kind: 'video',
+      amount: 8_000_000,
+      request_id: 'req_led_a3',
+      upstream_request_id: 'up-a3',
+    });
     expect(video.quantities).toMatchObject({ tier: '1080p', output_seconds: 5 });
     expect(data.find((e) => e.request_id === 'req_led_a2')!.amount).toBe(2 * FILE_IMAGE_PRICE);
   });
@@ -257,16 +301,24 @@ describe('ledger, logs and bills', () => {
     const byModel = await json<{ data: LedgerItem[] }>(await t.h.admin('/admin/ledger?model=text-embedding-v4'));
     expect(byModel.data.length).toBe(4);
     expect(byModel.data.every((e) => e.model === 'text-embedding-v4')).toBe(true);
-    const jan = await json<{ data: LedgerItem[] }>(await t.h.admin(`/admin/ledger?token_id=${b.id}&since=2026-01-30&until=2026-02-01`));
+    const jan = await json<{ data: LedgerItem[] }>(
+      await t.h.admin(`/admin/ledger?token_id=${b.id}&since=2026-01-30&until=2026-02-01`),
+    );
     expect(jan.data.map((e) => e.idempotency_key).sort()).toEqual(['old_b1', 'old_b2']);
     const ms = await json<{ data: LedgerItem[] }>(
-      await t.h.admin(`/admin/ledger?token_id=${b.id}&since=${Date.parse('2026-02-01T00:00:00Z')}&until=2026-02-02T00:00:00Z`),
+      await t.h.admin(
+        `/admin/ledger?token_id=${b.id}&since=${Date.parse('2026-02-01T00:00:00Z')}&until=2026-02-02T00:00:00Z`,
+      ),
     );
     expect(ms.data.map((e) => e.idempotency_key)).toEqual(['old_b3']);
-    const page = await json<{ data: LedgerItem[]; has_more: boolean; next_before_id: number }>(await t.h.admin(`/admin/ledger?token_id=${b.id}&limit=2`));
+    const page = await json<{ data: LedgerItem[]; has_more: boolean; next_before_id: number }>(
+      await t.h.admin(`/admin/ledger?token_id=${b.id}&limit=2`),
+    );
     expect(page.data).toHaveLength(2);
     expect(page.has_more).toBe(true);
-    const rest = await json<{ data: LedgerItem[] }>(await t.h.admin(`/admin/ledger?token_id=${b.id}&limit=10&before_id=${page.next_before_id}`));
+    const rest = await json<{ data: LedgerItem[] }>(
+      await t.h.admin(`/admin/ledger?token_id=${b.id}&limit=10&before_id=${page.next_before_id}`),
+    );
     expect(rest.data).toHaveLength(2);
     expect(new Set([...page.data, ...rest.data].map((e) => e.id)).size).toBe(4);
     for (const q of ['since=yesterday', 'limit=0', 'limit=abc', 'until=2026-01-01&since=2026-02-01']) {
@@ -276,17 +328,29 @@ describe('ledger, logs and bills', () => {
   });
 
   it('bills per month and per day: totals equal the sum of ledger entries', async () => {
-    const ledgerB = (await json<{ data: LedgerItem[] }>(await t.h.admin(`/admin/ledger?token_id=${b.id}&limit=1000`))).data;
+    const ledgerB = (await json<{ data: LedgerItem[] }>(await t.h.admin(`/admin/ledger?token_id=${b.id}&limit=1000`)))
+      .data;
     const sumB = ledgerB.reduce((s, e) => s + e.amount, 0);
-    const month = await json<{ data: BillLine[]; total: { amount: number; entries: number } }>(await t.h.admin(`/admin/bills?token_id=${b.id}&period=month`));
+    const month = await json<{ data: BillLine[]; total: { amount: number; entries: number } }>(
+      await t.h.admin(`/admin/bills?token_id=${b.id}&period=month`),
+    );
     expect(month.total.amount).toBe(sumB);
     expect(month.total.entries).toBe(ledgerB.length);
     const jan = month.data.find((l) => l.period_start === '2026-01')!;
-    expect(jan).toMatchObject({ token_id: b.id, token_name: 'beta', period: 'month', entries: 2, amount: 3_000, amount_units: '0.003000' });
+    expect(jan).toMatchObject({
+      token_id: b.id,
+      token_name: 'beta',
+      period: 'month',
+      entries: 2,
+      amount: 3_000,
+      amount_units: '0.003000',
+    });
     expect(jan.models).toEqual({ 'text-embedding-v4': { entries: 2, amount: 3_000, amount_units: '0.003000' } });
     expect(month.data.find((l) => l.period_start === '2026-02')!.amount).toBe(4_000);
 
-    const day = await json<{ data: BillLine[]; total: { amount: number } }>(await t.h.admin(`/admin/bills?token_id=${b.id}&period=day`));
+    const day = await json<{ data: BillLine[]; total: { amount: number } }>(
+      await t.h.admin(`/admin/bills?token_id=${b.id}&period=day`),
+    );
     expect(day.total.amount).toBe(sumB);
     expect(day.data.filter((l) => l.period_start.startsWith('2026-0')).map((l) => [l.period_start, l.amount])).toEqual([
       ['2026-01-30', 1_000],
@@ -307,7 +371,16 @@ describe('ledger, logs and bills', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/csv/);
     const rows = parseCsv(await r.text());
-    expect(rows[0]).toEqual(['token_id', 'token_name', 'period', 'period_start', 'entries', 'amount_micro', 'amount_units', 'credit_micro']);
+    expect(rows[0]).toEqual([
+      'token_id',
+      'token_name',
+      'period',
+      'period_start',
+      'entries',
+      'amount_micro',
+      'amount_units',
+      'credit_micro',
+    ]);
     const body = rows.slice(1);
     expect(body.every((row) => row.length === 8)).toBe(true);
     const aRows = body.filter((row) => row[0] === a.id);
@@ -317,7 +390,8 @@ describe('ledger, logs and bills', () => {
     expect(body.reduce((s, row) => s + Number(row[5]), 0)).toBe(ledgerAll.reduce((s, e) => s + e.amount, 0));
     const aLedger = ledgerAll.filter((e) => e.token_id === a.id).reduce((s, e) => s + e.amount, 0);
     expect(aRows.reduce((s, row) => s + Number(row[5]), 0)).toBe(aLedger);
-    for (const row of body) expect(row[6]).toBe(`${Math.floor(Number(row[5]) / 1e6)}.${String(Number(row[5]) % 1e6).padStart(6, '0')}`);
+    for (const row of body)
+      expect(row[6]).toBe(`${Math.floor(Number(row[5]) / 1e6)}.${String(Number(row[5]) % 1e6).padStart(6, '0')}`);
   });
 
   it('GET /admin/logs returns the request log, filterable by request id and token, usage parsed', async () => {
@@ -327,7 +401,14 @@ describe('ledger, logs and bills', () => {
     await t.h.fetch('/v1/models', { token: b.secret });
     const one = await json<{ data: Array<Record<string, unknown>> }>(await t.h.admin(`/admin/logs?request_id=${rid}`));
     expect(one.data).toHaveLength(1);
-    expect(one.data[0]).toMatchObject({ request_id: rid, token_id: a.id, endpoint: '/v1/models', method: 'GET', status: 200, amount: 0 });
+    expect(one.data[0]).toMatchObject({
+      request_id: rid,
+      token_id: a.id,
+      endpoint: '/v1/models',
+      method: 'GET',
+      status: 200,
+      amount: 0,
+    });
     expect(typeof one.data[0]!.latency_ms).toBe('number');
     const byToken = await json<{ data: Array<{ token_id: string }> }>(await t.h.admin(`/admin/logs?token_id=${b.id}`));
     expect(byToken.data.length).toBeGreaterThan(0);
@@ -356,6 +437,9 @@ describe('ledger, logs and bills', () => {
     const u = await json<{ data: Array<{ usage: unknown; model: string; upstream_request_id: string }> }>(
       await t.h.admin('/admin/logs?request_id=req_log_usage&model=qwx3.7-plus'),
     );
-    expect(u.data[0]).toMatchObject({ usage: { prompt_tokens: 10, completion_tokens: 2 }, upstream_request_id: 'up-x' });
+    expect(u.data[0]).toMatchObject({
+      usage: { prompt_tokens: 10, completion_tokens: 2 },
+      upstream_request_id: 'up-x',
+    });
   });
 });

@@ -71,9 +71,15 @@ describe('price history', () => {
   });
 
   it('a snapshot name means its base model; a refused price records nothing', async () => {
-    const bad = await t.h.admin('/admin/prices/wnx2.7-t2v', { method: 'PUT', json: { unit: 'video-second', perSecond: { '720p': -1, '1080p': 1 } } });
+    const bad = await t.h.admin('/admin/prices/wnx2.7-t2v', {
+      method: 'PUT',
+      json: { unit: 'video-second', perSecond: { '720p': -1, '1080p': 1 } },
+    });
     await expectB(bad, 400, 'invalid_parameter');
-    await change('wnx2.7-t2v-20260101', 'PUT', { unit: 'video-second', perSecond: { '720p': 700_000, '1080p': 1_100_000 } });
+    await change('wnx2.7-t2v-20260101', 'PUT', {
+      unit: 'video-second',
+      perSecond: { '720p': 700_000, '1080p': 1_100_000 },
+    });
     const h = await history('wnx2.7-t2v-20991231');
     expect(h.model).toBe('wnx2.7-t2v');
     expect(h.data).toHaveLength(1);
@@ -100,7 +106,9 @@ describe('price history', () => {
       pages++;
     } while (cursor !== undefined && pages < 10);
     expect(pages).toBe(3);
-    expect(seen.map((c) => (c.new_price as { perImage: number }).perImage)).toEqual([500_005, 500_004, 500_003, 500_002, 500_001]);
+    expect(seen.map((c) => (c.new_price as { perImage: number }).perImage)).toEqual([
+      500_005, 500_004, 500_003, 500_002, 500_001,
+    ]);
     expect(new Set(seen.map((c) => c.id)).size).toBe(5);
     // Each row's old price is the row before's new price.
     for (let i = 0; i < seen.length - 1; i++) expect(seen[i]!.old_price).toEqual(seen[i + 1]!.new_price);
@@ -109,7 +117,9 @@ describe('price history', () => {
 
   it('concurrent changes of one model take turns: the history is one unbroken chain', async () => {
     const model = 'qwx-image-edit-plus';
-    await Promise.all(Array.from({ length: 8 }, (_, i) => change(model, 'PUT', { unit: 'image', perImage: 100_000 + i })));
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) => change(model, 'PUT', { unit: 'image', perImage: 100_000 + i })),
+    );
     const { data } = await history(model);
     expect(data).toHaveLength(8);
     for (let i = 0; i < data.length - 1; i++) expect(data[i]!.old_price, `row ${i}`).toEqual(data[i + 1]!.new_price);
@@ -121,9 +131,18 @@ describe('price history', () => {
   it('refuses an unknown model (404) and bad paging parameters (400) in the family B shape', async () => {
     const nf = await expectB(await t.h.admin('/admin/prices/no-such-model/history'), 404, 'model_not_found');
     expect(nf.error.param).toBe('model');
-    expect((await expectB(await t.h.admin('/admin/prices/qwx-image-2.0/history?cursor=nope'), 400, 'invalid_parameter')).error.param).toBe('cursor');
-    expect((await expectB(await t.h.admin('/admin/prices/qwx-image-2.0/history?limit=0'), 400, 'invalid_parameter')).error.param).toBe('limit');
-    expect((await expectB(await t.h.admin('/admin/prices/qwx-image-2.0/history?since=1'), 400, 'invalid_parameter')).error.param).toBe('since');
+    expect(
+      (await expectB(await t.h.admin('/admin/prices/qwx-image-2.0/history?cursor=nope'), 400, 'invalid_parameter'))
+        .error.param,
+    ).toBe('cursor');
+    expect(
+      (await expectB(await t.h.admin('/admin/prices/qwx-image-2.0/history?limit=0'), 400, 'invalid_parameter')).error
+        .param,
+    ).toBe('limit');
+    expect(
+      (await expectB(await t.h.admin('/admin/prices/qwx-image-2.0/history?since=1'), 400, 'invalid_parameter')).error
+        .param,
+    ).toBe('since');
     const { secret } = await t.h.token();
     await expectB(await t.h.fetch('/admin/prices/qwx-image-2.0/history', { token: secret }), 403, 'permission_denied');
   });

@@ -35,7 +35,11 @@ beforeAll(async () => {
 
 /** An admin call to the other process. */
 const otherAdmin = (path: string, method: string, json: unknown) =>
-  fetch(other.base + path, { method, headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' }, body: JSON.stringify(json) });
+  fetch(other.base + path, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify(json),
+  });
 
 type AuditRow = { action: string; target: string | null; detail: Record<string, unknown> | null };
 interface Step {
@@ -57,16 +61,30 @@ it('20 top-ups interleaved with 10 absolute quota edits: one consistent serial s
   const calls: Array<Promise<Response>> = [];
   // Top-ups through this process, edits through the other, all at once.
   for (let i = 0; i < TOPUPS; i++) {
-    calls.push(t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json: { amount: amount(i), idempotency_key: `race-${i}` } }));
+    calls.push(
+      t.h.admin(`/admin/tokens/${tok.id}/topup`, {
+        method: 'POST',
+        json: { amount: amount(i), idempotency_key: `race-${i}` },
+      }),
+    );
     if (i % 2 === 1) calls.push(otherAdmin(`/admin/tokens/${tok.id}`, 'PATCH', { quota: patched((i - 1) / 2) }));
   }
   const answers = await Promise.all(calls);
   for (const r of answers) expect(r.status, await r.clone().text()).toBe(200);
 
-  const audit = ((await (await t.h.admin('/admin/audit?limit=1000')).json()) as { data: AuditRow[] }).data.filter((a) => a.target === tok.id);
+  const audit = ((await (await t.h.admin('/admin/audit?limit=1000')).json()) as { data: AuditRow[] }).data.filter(
+    (a) => a.target === tok.id,
+  );
   const steps: Step[] = audit.flatMap((a): Step[] => {
     const d = a.detail ?? {};
-    if (a.action === 'token.topup') return [{ what: `topup ${String(d.amount)}`, from: Number(d.quota_after) - Number(d.amount), to: Number(d.quota_after) }];
+    if (a.action === 'token.topup')
+      return [
+        {
+          what: `topup ${String(d.amount)}`,
+          from: Number(d.quota_after) - Number(d.amount),
+          to: Number(d.quota_after),
+        },
+      ];
     if (a.action === 'token.update') {
       const q = (d.changes as { quota: { from: number; to: number } }).quota;
       return [{ what: `quota ${q.to}`, from: q.from, to: q.to }];
@@ -97,5 +115,7 @@ it('20 top-ups interleaved with 10 absolute quota edits: one consistent serial s
     .where('token_id', '=', tok.id)
     .where('kind', '=', 'credit')
     .execute();
-  expect(credits.map((c) => Number(c.amount)).sort((a, b) => a - b)).toEqual(Array.from({ length: TOPUPS }, (_, i) => amount(i)));
+  expect(credits.map((c) => Number(c.amount)).sort((a, b) => a - b)).toEqual(
+    Array.from({ length: TOPUPS }, (_, i) => amount(i)),
+  );
 });

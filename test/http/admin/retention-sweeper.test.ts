@@ -34,9 +34,14 @@ beforeAll(async () => {
 
 it('deletes rows past the retention on its own; younger rows stay', async () => {
   const ids = async () =>
-    (await t.h.store.db.selectFrom('request_log').select('request_id').where('token_id', '=', 'tok_sweep').execute()).map((r) => r.request_id);
+    (
+      await t.h.store.db.selectFrom('request_log').select('request_id').where('token_id', '=', 'tok_sweep').execute()
+    ).map((r) => r.request_id);
   await until(async () => !(await ids()).includes('req_sweep_old'), 'the old row deleted');
   expect(await ids()).toEqual(['req_sweep_new']);
   // Logged once the sweep's delete has answered: the row may be seen gone first.
-  await until(() => t.h.logs.some((l) => l.includes('request-log rows past their retention deleted')), 'the sweep logged');
+  await until(
+    () => t.h.logs.some((l) => l.includes('request-log rows past their retention deleted')),
+    'the sweep logged',
+  );
 });

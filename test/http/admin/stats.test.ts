@@ -85,7 +85,11 @@ describe('GET /admin/stats', () => {
 
   it('closed buckets are rolled up once and read from the rollup; the open part is read from the log', async () => {
     const before = await stats('1h');
-    const marks = await t.h.store.db.selectFrom('request_stats_filled').select('bucket').where('bucket_ms', '=', MIN).execute();
+    const marks = await t.h.store.db
+      .selectFrom('request_stats_filled')
+      .select('bucket')
+      .where('bucket_ms', '=', MIN)
+      .execute();
     // Every bucket that ended over two minutes ago is marked rolled up, none of the newer ones.
     expect(marks.length).toBeGreaterThanOrEqual(56);
     expect(Math.max(...marks.map((m) => Number(m.bucket))) * MIN).toBeLessThan(Date.now() - 2 * MIN);
@@ -100,7 +104,11 @@ describe('GET /admin/stats', () => {
       .values(row(tokB, 'm-two', 200, 5, now - 5 * MIN))
       .execute();
     const after = await stats('1h');
-    expect(after.totals).toEqual({ requests: before.totals.requests + 1, errors: before.totals.errors + 1, spend: before.totals.spend + 3 });
+    expect(after.totals).toEqual({
+      requests: before.totals.requests + 1,
+      errors: before.totals.errors + 1,
+      spend: before.totals.spend + 3,
+    });
   });
 
   it('an unknown window is a clear 400; a client token is refused', async () => {

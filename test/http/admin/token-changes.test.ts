@@ -26,9 +26,18 @@ type Usage = {
   token: { id: string; name: string };
   balance: { quota: number | null; used: number; reserved: number; remaining: number | null };
   period: { since: number; until: number };
-  usage: { data: Array<{ model: string; requests: number; amount: number }>; total: { requests: number; amount: number }; credited: number };
+  usage: {
+    data: Array<{ model: string; requests: number; amount: number }>;
+    total: { requests: number; amount: number };
+    credited: number;
+  };
 };
-type AuditRow = { action: string; target: string | null; detail: Record<string, unknown> | null; request_id: string | null };
+type AuditRow = {
+  action: string;
+  target: string | null;
+  detail: Record<string, unknown> | null;
+  request_id: string | null;
+};
 
 async function newToken(body: Record<string, unknown> = {}): Promise<{ id: string; token: string }> {
   const r = await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'changes', ...body } });
@@ -42,8 +51,13 @@ const usage = async (token: string, q = '') => {
   return (await r.json()) as Usage;
 };
 const chat = (token: string) =>
-  t.h.fetch('/v1/chat/completions', { method: 'POST', token, json: { model: CHAT, messages: [{ role: 'user', content: 'hello there' }] } });
-const modelIds = async (token: string) => ((await (await t.h.fetch('/v1/models', { token })).json()) as { data: Array<{ id: string }> }).data.map((m) => m.id);
+  t.h.fetch('/v1/chat/completions', {
+    method: 'POST',
+    token,
+    json: { model: CHAT, messages: [{ role: 'user', content: 'hello there' }] },
+  });
+const modelIds = async (token: string) =>
+  ((await (await t.h.fetch('/v1/models', { token })).json()) as { data: Array<{ id: string }> }).data.map((m) => m.id);
 async function auditFor(id: string): Promise<AuditRow[]> {
   const rows = ((await (await t.h.admin('/admin/audit?limit=1000')).json()) as { data: AuditRow[] }).data;
   return rows.filter((r) => r.target === id);
@@ -56,7 +70,15 @@ describe('PATCH /admin/tokens/{id}', () => {
     const exp = Date.now() + 3_600_000;
     const r = await t.h.admin(`/admin/tokens/${tok.id}`, {
       method: 'PATCH',
-      json: { name: 'renamed', models: [CHAT], quota: 9_000_000, rpm_limit: 2, tpm_limit: 5000, concurrency_limit: 3, expires_at: exp },
+      json: {
+        name: 'renamed',
+        models: [CHAT],
+        quota: 9_000_000,
+        rpm_limit: 2,
+        tpm_limit: 5000,
+        concurrency_limit: 3,
+        expires_at: exp,
+      },
     });
     expect(r.status).toBe(200);
     expect(await r.json()).toMatchObject({
@@ -75,28 +97,58 @@ describe('PATCH /admin/tokens/{id}', () => {
     expect((await t.h.fetch('/v1/models', { token: tok.token })).status).toBe(200);
     await expectB(await t.h.fetch('/v1/models', { token: tok.token }), 429, 'rate_limit_exceeded');
     // null removes a limit; the limit is gone at once too.
-    expect((await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json: { rpm_limit: null, models: null, expires_at: null } })).status).toBe(200);
-    expect(await getToken(tok.id)).toMatchObject({ rpm_limit: null, models: null, expires_at: null, quota: 9_000_000, concurrency_limit: 3 });
+    expect(
+      (
+        await t.h.admin(`/admin/tokens/${tok.id}`, {
+          method: 'PATCH',
+          json: { rpm_limit: null, models: null, expires_at: null },
+        })
+      ).status,
+    ).toBe(200);
+    expect(await getToken(tok.id)).toMatchObject({
+      rpm_limit: null,
+      models: null,
+      expires_at: null,
+      quota: 9_000_000,
+      concurrency_limit: 3,
+    });
     expect((await t.h.fetch('/v1/models', { token: tok.token })).status).toBe(200);
     const a = await auditFor(tok.id);
     const update = a.find((x) => x.action === 'token.update')!;
     expect(update.request_id).toMatch(/^req_/);
-    expect(update.detail).toEqual({ changes: { rpmLimit: { from: 2, to: null }, models: { from: [CHAT], to: null }, expiresAt: { from: exp, to: null } } });
+    expect(update.detail).toEqual({
+      changes: {
+        rpmLimit: { from: 2, to: null },
+        models: { from: [CHAT], to: null },
+        expiresAt: { from: exp, to: null },
+      },
+    });
   });
 
   it('an expiry set in the past is refused; a past expiry moved to the future revives the token', async () => {
     const tok = await newToken({ expires_at: Date.now() + 300 });
     await new Promise((r) => setTimeout(r, 350));
     await expectB(await t.h.fetch('/v1/models', { token: tok.token }), 401, 'token_expired');
-    const past = await expectB(await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json: { expires_at: Date.now() - 1 } }), 400, 'invalid_parameter');
+    const past = await expectB(
+      await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json: { expires_at: Date.now() - 1 } }),
+      400,
+      'invalid_parameter',
+    );
     expect(past.error.param).toBe('expires_at');
-    expect((await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json: { expires_at: Date.now() + 60_000 } })).status).toBe(200);
+    expect(
+      (await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json: { expires_at: Date.now() + 60_000 } }))
+        .status,
+    ).toBe(200);
     expect((await t.h.fetch('/v1/models', { token: tok.token })).status).toBe(200);
   });
 
   it('unknown fields, bad values, an empty edit, an unknown or revoked token: refused in the family B shape, nothing changed', async () => {
     const tok = await newToken({ quota: 1000 });
-    const unknown = await expectB(await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json: { quota: 5, spent: 0 } }), 400, 'invalid_parameter');
+    const unknown = await expectB(
+      await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json: { quota: 5, spent: 0 } }),
+      400,
+      'invalid_parameter',
+    );
     expect(unknown.error.param).toBe('spent');
     expect(unknown.error.message).toContain('Unknown field: spent');
     for (const [json, param] of [
@@ -109,7 +161,11 @@ describe('PATCH /admin/tokens/{id}', () => {
       [{ models: ['no-such-model'] }, 'models'],
       [{ models: 'qwx3.7-plus' }, 'models'],
     ] as const) {
-      const e = await expectB(await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json }), 400, 'invalid_parameter');
+      const e = await expectB(
+        await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json }),
+        400,
+        'invalid_parameter',
+      );
       expect(e.error.param).toBe(param);
     }
     await expectB(await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'PATCH', json: {} }), 400, 'invalid_request');
@@ -133,20 +189,34 @@ describe('POST /admin/tokens/{id}/topup', () => {
 
     const r = await t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json: { amount: 3_000_001 } });
     expect(r.status).toBe(200);
-    expect(await r.json()).toMatchObject({ id: tok.id, quota: 5_000_001, topup: { amount: 3_000_001, credited: true } });
+    expect(await r.json()).toMatchObject({
+      id: tok.id,
+      quota: 5_000_001,
+      topup: { amount: 3_000_001, credited: true },
+    });
     const after = await usage(tok.token);
     expect(after.balance.remaining! - before.balance.remaining!).toBe(3_000_001);
     expect(after.balance.used).toBe(before.balance.used);
     expect(after.usage.credited).toBe(3_000_001);
     expect(after.usage.total).toEqual(before.usage.total);
 
-    const ledger = ((await (await t.h.admin(`/admin/ledger?token_id=${tok.id}`)).json()) as { data: Array<{ kind: string; amount: number; model: string }> })
-      .data;
-    expect(ledger.filter((l) => l.kind === 'credit')).toEqual([expect.objectContaining({ kind: 'credit', amount: 3_000_001, model: '-' })]);
+    const ledger = (
+      (await (await t.h.admin(`/admin/ledger?token_id=${tok.id}`)).json()) as {
+        data: Array<{ kind: string; amount: number; model: string }>;
+      }
+    ).data;
+    expect(ledger.filter((l) => l.kind === 'credit')).toEqual([
+      expect.objectContaining({ kind: 'credit', amount: 3_000_001, model: '-' }),
+    ]);
     const charges = ledger.filter((l) => l.kind !== 'credit').reduce((s, l) => s + l.amount, 0);
 
     const bill = (await (await t.h.admin(`/admin/bills?token_id=${tok.id}&period=day`)).json()) as {
-      data: Array<{ amount: number; entries: number; credits: { entries: number; amount: number }; models: Record<string, unknown> }>;
+      data: Array<{
+        amount: number;
+        entries: number;
+        credits: { entries: number; amount: number };
+        models: Record<string, unknown>;
+      }>;
       total: { amount: number; credit: number };
     };
     expect(bill.data).toHaveLength(1);
@@ -158,7 +228,10 @@ describe('POST /admin/tokens/{id}/topup', () => {
     const cols = Object.fromEntries(header!.split(',').map((h, i) => [h, row!.split(',')[i]]));
     expect(cols).toMatchObject({ entries: '1', amount_micro: String(charges), credit_micro: '3000001' });
 
-    const rec = (await (await t.h.admin(`/admin/reconcile?from=${since}&to=${Date.now() + 1}`)).json()) as { difference: number; mismatches: unknown[] };
+    const rec = (await (await t.h.admin(`/admin/reconcile?from=${since}&to=${Date.now() + 1}`)).json()) as {
+      difference: number;
+      mismatches: unknown[];
+    };
     expect(rec.mismatches).toEqual([]);
     expect(rec.difference).toBe(0);
     const a = (await auditFor(tok.id)).find((x) => x.action === 'token.topup')!;
@@ -168,16 +241,29 @@ describe('POST /admin/tokens/{id}/topup', () => {
   it('an exhausted token works again right after a top-up', async () => {
     const tok = await newToken({ quota: 1 });
     await expectB(await chat(tok.token), 429, 'insufficient_quota');
-    expect((await t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json: { amount: 5_000_000 } })).status).toBe(200);
+    expect(
+      (await t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json: { amount: 5_000_000 } })).status,
+    ).toBe(200);
     expect((await chat(tok.token)).status).toBe(200);
   });
 
   it('an idempotency key credits once; reused for another amount it is refused', async () => {
     const tok = await newToken({ quota: 0 });
-    const once = () => t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json: { amount: 700, idempotency_key: 'invoice-42' } });
+    const once = () =>
+      t.h.admin(`/admin/tokens/${tok.id}/topup`, {
+        method: 'POST',
+        json: { amount: 700, idempotency_key: 'invoice-42' },
+      });
     expect(await (await once()).json()).toMatchObject({ quota: 700, topup: { credited: true } });
     expect(await (await once()).json()).toMatchObject({ quota: 700, topup: { credited: false } });
-    await expectB(await t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json: { amount: 701, idempotency_key: 'invoice-42' } }), 409, 'conflict');
+    await expectB(
+      await t.h.admin(`/admin/tokens/${tok.id}/topup`, {
+        method: 'POST',
+        json: { amount: 701, idempotency_key: 'invoice-42' },
+      }),
+      409,
+      'conflict',
+    );
     expect((await getToken(tok.id)).quota).toBe(700);
     expect((await auditFor(tok.id)).filter((a) => a.action === 'token.topup')).toHaveLength(1);
   });
@@ -185,7 +271,9 @@ describe('POST /admin/tokens/{id}/topup', () => {
   it('parallel top-ups and charges: every credit counted exactly once', async () => {
     const tok = await newToken({ quota: 50_000_000 });
     const results = await Promise.all([
-      ...Array.from({ length: 12 }, (_, i) => t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json: { amount: 1_000 + i } })),
+      ...Array.from({ length: 12 }, (_, i) =>
+        t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json: { amount: 1_000 + i } }),
+      ),
       ...Array.from({ length: 4 }, () => chat(tok.token)),
     ]);
     expect(results.map((r) => r.status)).toEqual(Array(16).fill(200));
@@ -200,19 +288,39 @@ describe('POST /admin/tokens/{id}/topup', () => {
 
   it('bad amounts, unknown fields, an unlimited or unknown token are refused', async () => {
     const tok = await newToken({ quota: 10 });
-    for (const json of [{}, { amount: 0 }, { amount: -5 }, { amount: 1.5 }, { amount: '5' }, { amount: Number.MAX_SAFE_INTEGER }]) {
+    for (const json of [
+      {},
+      { amount: 0 },
+      { amount: -5 },
+      { amount: 1.5 },
+      { amount: '5' },
+      { amount: Number.MAX_SAFE_INTEGER },
+    ]) {
       expect((await t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json })).status).toBe(400);
     }
     expect(
-      (await expectB(await t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json: { amount: 5, note: 'x' } }), 400, 'invalid_parameter')).error
-        .param,
+      (
+        await expectB(
+          await t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json: { amount: 5, note: 'x' } }),
+          400,
+          'invalid_parameter',
+        )
+      ).error.param,
     ).toBe('note');
     const unlimited = await newToken();
-    const refused = await expectB(await t.h.admin(`/admin/tokens/${unlimited.id}/topup`, { method: 'POST', json: { amount: 5 } }), 409, 'conflict');
+    const refused = await expectB(
+      await t.h.admin(`/admin/tokens/${unlimited.id}/topup`, { method: 'POST', json: { amount: 5 } }),
+      409,
+      'conflict',
+    );
     // Both ways of setting a quota are named (the CLI shows the same message).
     expect(refused.error.message).toContain(`PATCH /admin/tokens/${unlimited.id}`);
     expect(refused.error.message).toContain(`tollway token update ${unlimited.id} --quota`);
-    await expectB(await t.h.admin('/admin/tokens/tok_nope/topup', { method: 'POST', json: { amount: 5 } }), 404, 'not_found');
+    await expectB(
+      await t.h.admin('/admin/tokens/tok_nope/topup', { method: 'POST', json: { amount: 5 } }),
+      404,
+      'not_found',
+    );
     expect((await getToken(tok.id)).quota).toBe(10);
   });
 });
@@ -235,7 +343,10 @@ describe('POST /admin/tokens/{id}/rotate', () => {
     await expectB(await t.h.fetch('/v1/models', { token: tok.token }), 401, 'invalid_token');
     // The new secret through the official SDK: same identity, usage continues on the same token.
     const client = openaiClient(t.h, rotated.token);
-    const done = await client.chat.completions.create({ model: CHAT, messages: [{ role: 'user', content: 'after rotation' }] });
+    const done = await client.chat.completions.create({
+      model: CHAT,
+      messages: [{ role: 'user', content: 'after rotation' }],
+    });
     expect(done.choices[0]!.message.content).toBeTruthy();
     const mine = (await client.get('/usage')) as Usage;
     expect(mine.token.id).toBe(tok.id);
@@ -259,7 +370,9 @@ describe('POST /admin/tokens/{id}/rotate', () => {
     expect(e).toMatchObject({ status: 401, code: 'invalid_token' });
     expect((await t.h.fetch('/v1/models', { token: rotated.token })).status).toBe(200);
     // Rotating again drops the previous secret at once (one previous secret at most).
-    const again = (await (await t.h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST', json: { grace_ms: 60_000 } })).json()) as { token: string };
+    const again = (await (
+      await t.h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST', json: { grace_ms: 60_000 } })
+    ).json()) as { token: string };
     expect((await t.h.fetch('/v1/models', { token: rotated.token })).status).toBe(200);
     expect((await t.h.fetch('/v1/models', { token: again.token })).status).toBe(200);
     await expectB(await t.h.fetch('/v1/models', { token: tok.token }), 401, 'invalid_token');
@@ -267,7 +380,9 @@ describe('POST /admin/tokens/{id}/rotate', () => {
 
   it('revoking a token in its grace period refuses the previous secret at once too', async () => {
     const tok = await newToken();
-    const rotated = (await (await t.h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST', json: { grace_ms: 60_000 } })).json()) as { token: string };
+    const rotated = (await (
+      await t.h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST', json: { grace_ms: 60_000 } })
+    ).json()) as { token: string };
     expect((await t.h.fetch('/v1/models', { token: tok.token })).status).toBe(200); // cached under the previous secret
     expect((await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'DELETE' })).status).toBe(200);
     await expectB(await t.h.fetch('/v1/models', { token: tok.token }), 401, 'token_revoked');
@@ -276,9 +391,21 @@ describe('POST /admin/tokens/{id}/rotate', () => {
 
   it('a revoked or unknown token is not rotated; a bad grace is refused', async () => {
     const tok = await newToken();
-    await expectB(await t.h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST', json: { grace_ms: -1 } }), 400, 'invalid_parameter');
-    await expectB(await t.h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST', json: { grace_ms: 8 * 86_400_000 } }), 400, 'invalid_parameter');
-    await expectB(await t.h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST', json: { grace: 5 } }), 400, 'invalid_parameter');
+    await expectB(
+      await t.h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST', json: { grace_ms: -1 } }),
+      400,
+      'invalid_parameter',
+    );
+    await expectB(
+      await t.h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST', json: { grace_ms: 8 * 86_400_000 } }),
+      400,
+      'invalid_parameter',
+    );
+    await expectB(
+      await t.h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST', json: { grace: 5 } }),
+      400,
+      'invalid_parameter',
+    );
     await expectB(await t.h.admin('/admin/tokens/tok_nope/rotate', { method: 'POST' }), 404, 'not_found');
     expect((await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'DELETE' })).status).toBe(200);
     await expectB(await t.h.admin(`/admin/tokens/${tok.id}/rotate`, { method: 'POST' }), 409, 'conflict');
@@ -296,7 +423,9 @@ describe('GET /v1/usage', () => {
     const u = await usage(a.token);
     expect(u.object).toBe('token_usage');
     expect(u.token.id).toBe(a.id);
-    const ledger = ((await (await t.h.admin(`/admin/ledger?token_id=${a.id}`)).json()) as { data: Array<{ amount: number }> }).data;
+    const ledger = (
+      (await (await t.h.admin(`/admin/ledger?token_id=${a.id}`)).json()) as { data: Array<{ amount: number }> }
+    ).data;
     const charged = ledger.reduce((s, l) => s + l.amount, 0);
     expect(u.usage.data).toEqual([{ model: CHAT, requests: 2, amount: charged, amount_units: expect.any(String) }]);
     expect(u.usage.total).toMatchObject({ requests: 2, amount: charged });
@@ -313,9 +442,20 @@ describe('GET /v1/usage', () => {
 
   it('refuses unknown parameters, a reversed or too long period, and a missing token', async () => {
     const tok = await newToken();
-    expect((await expectB(await t.h.fetch('/v1/usage?token_id=tok_other', { token: tok.token }), 400, 'invalid_parameter')).error.param).toBe('token_id');
-    await expectB(await t.h.fetch('/v1/usage?since=2026-02-01&until=2026-01-01', { token: tok.token }), 400, 'invalid_parameter');
-    await expectB(await t.h.fetch('/v1/usage?since=2020-01-01&until=2026-01-01', { token: tok.token }), 400, 'invalid_parameter');
+    expect(
+      (await expectB(await t.h.fetch('/v1/usage?token_id=tok_other', { token: tok.token }), 400, 'invalid_parameter'))
+        .error.param,
+    ).toBe('token_id');
+    await expectB(
+      await t.h.fetch('/v1/usage?since=2026-02-01&until=2026-01-01', { token: tok.token }),
+      400,
+      'invalid_parameter',
+    );
+    await expectB(
+      await t.h.fetch('/v1/usage?since=2020-01-01&until=2026-01-01', { token: tok.token }),
+      400,
+      'invalid_parameter',
+    );
     await expectB(await t.h.fetch('/v1/usage'), 401, 'missing_token');
     expect((await t.h.fetch('/v1/usage', { method: 'POST', token: tok.token, json: {} })).status).toBe(405);
   });

@@ -22,15 +22,39 @@ let ledger: LedgerRow[];
 
 beforeAll(async () => {
   const make = async (name: string) =>
-    (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name, quota: 50_000_000 } })).json()) as { id: string; token: string };
+    (await (await t.h.admin('/admin/tokens', { method: 'POST', json: { name, quota: 50_000_000 } })).json()) as {
+      id: string;
+      token: string;
+    };
   tok = await make('usage, "billed"');
   other = await make('someone-else');
   const post = (token: string, path: string, body: unknown) => t.h.fetch(path, { method: 'POST', token, json: body });
   for (let i = 0; i < 2; i++)
-    expect((await post(tok.token, '/v1/chat/completions', { model: CHAT, messages: [{ role: 'user', content: `hello ${i}` }] })).status).toBe(200);
+    expect(
+      (
+        await post(tok.token, '/v1/chat/completions', {
+          model: CHAT,
+          messages: [{ role: 'user', content: `hello ${i}` }],
+        })
+      ).status,
+    ).toBe(200);
   expect((await post(tok.token, '/v1/embeddings', { model: EMBED, input: 'some words to embed' })).status).toBe(200);
-  expect((await post(other.token, '/v1/chat/completions', { model: CHAT, messages: [{ role: 'user', content: 'not yours' }] })).status).toBe(200);
-  expect((await t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json: { amount: 7_000_000, idempotency_key: 'usage-test' } })).status).toBe(200);
+  expect(
+    (
+      await post(other.token, '/v1/chat/completions', {
+        model: CHAT,
+        messages: [{ role: 'user', content: 'not yours' }],
+      })
+    ).status,
+  ).toBe(200);
+  expect(
+    (
+      await t.h.admin(`/admin/tokens/${tok.id}/topup`, {
+        method: 'POST',
+        json: { amount: 7_000_000, idempotency_key: 'usage-test' },
+      })
+    ).status,
+  ).toBe(200);
   ledger = (await json<{ data: LedgerRow[] }>(await t.h.admin(`/admin/ledger?token_id=${tok.id}`))).data;
 });
 
@@ -54,12 +78,18 @@ describe('GET /admin/tokens/{id}/usage', () => {
   });
 
   it('takes a period; refuses unknown parameters, a reversed period and an unknown token in the family B shape', async () => {
-    const later = await json<TokenUsageView>(await t.h.admin(`/admin/tokens/${tok.id}/usage?since=${Date.now() + 60_000}&until=${Date.now() + 120_000}`));
+    const later = await json<TokenUsageView>(
+      await t.h.admin(`/admin/tokens/${tok.id}/usage?since=${Date.now() + 60_000}&until=${Date.now() + 120_000}`),
+    );
     expect(later.usage.data).toEqual([]);
     expect(later.usage.credited).toBe(0);
     expect(later.balance.quota).toBe(57_000_000);
     await expectB(await t.h.admin(`/admin/tokens/${tok.id}/usage?token_id=${other.id}`), 400, 'invalid_parameter');
-    await expectB(await t.h.admin(`/admin/tokens/${tok.id}/usage?since=2026-02-01&until=2026-01-01`), 400, 'invalid_parameter');
+    await expectB(
+      await t.h.admin(`/admin/tokens/${tok.id}/usage?since=2026-02-01&until=2026-01-01`),
+      400,
+      'invalid_parameter',
+    );
     await expectB(await t.h.admin('/admin/tokens/tok_nope/usage'), 404, 'not_found');
     // A client token cannot read it, not even its own.
     expect((await t.h.fetch(`/admin/tokens/${tok.id}/usage`, { token: tok.token })).status).toBe(403);
@@ -69,26 +99,52 @@ describe('GET /admin/tokens/{id}/usage', () => {
 describe('GET /admin/bills by model', () => {
   it('the JSON lines: one per model with its charges and amount, the top-ups on a credit line apart; totals as the plain bill', async () => {
     const plain = await json<BillView>(await t.h.admin(`/admin/bills?token_id=${tok.id}&period=month`));
-    const byModel = await json<BillByModelView>(await t.h.admin(`/admin/bills?token_id=${tok.id}&period=month&by=model`));
+    const byModel = await json<BillByModelView>(
+      await t.h.admin(`/admin/bills?token_id=${tok.id}&period=month&by=model`),
+    );
     expect(byModel.by).toBe('model');
     expect(byModel.total).toEqual(plain.total);
     const month = plain.data[0]!.period_start;
     const base = { token_id: tok.id, token_name: 'usage, "billed"', period: 'month', period_start: month };
     expect(byModel.data).toEqual([
-      { ...base, kind: 'charges', model: CHAT, entries: 2, amount: sum(charged(CHAT)), amount_units: plain.data[0]!.models[CHAT]!.amount_units },
-      { ...base, kind: 'charges', model: EMBED, entries: 1, amount: sum(charged(EMBED)), amount_units: plain.data[0]!.models[EMBED]!.amount_units },
+      {
+        ...base,
+        kind: 'charges',
+        model: CHAT,
+        entries: 2,
+        amount: sum(charged(CHAT)),
+        amount_units: plain.data[0]!.models[CHAT]!.amount_units,
+      },
+      {
+        ...base,
+        kind: 'charges',
+        model: EMBED,
+        entries: 1,
+        amount: sum(charged(EMBED)),
+        amount_units: plain.data[0]!.models[EMBED]!.amount_units,
+      },
       { ...base, kind: 'credit', model: null, entries: 1, amount: 7_000_000, amount_units: '7.000000' },
     ]);
     // The plain bill's models carry their amount in units too.
     expect(Number(plain.data[0]!.models[CHAT]!.amount_units) * 1_000_000).toBeCloseTo(sum(charged(CHAT)), 0);
     // Both answers validate against the schema the server serves for their lines (a strict validator included).
     const doc = await json<{
-      paths: Record<string, { get: { responses: { '200': { content: { 'application/json': { schema: { properties: { data: { items: object } } } } } } } } }>;
+      paths: Record<
+        string,
+        {
+          get: {
+            responses: {
+              '200': { content: { 'application/json': { schema: { properties: { data: { items: object } } } } } };
+            };
+          };
+        }
+      >;
     }>(await t.h.fetch('/openapi.json'));
     const validLine = new Ajv({ strict: false }).compile(
       doc.paths['/admin/bills']!.get.responses['200'].content['application/json'].schema.properties.data.items,
     );
-    for (const line of [...plain.data, ...byModel.data]) expect(validLine(line), JSON.stringify(validLine.errors)).toBe(true);
+    for (const line of [...plain.data, ...byModel.data])
+      expect(validLine(line), JSON.stringify(validLine.errors)).toBe(true);
   });
 
   it('the CSV: a header row and a row per model and credit line, names quoted, amounts as in the JSON', async () => {

@@ -25,11 +25,18 @@ describe('admin key rotation', () => {
 
     // The operator rotates the admin key: the gateway is restarted with a new TOLLWAY_ADMIN_KEY on the same store.
     await t.h.gw.close();
-    rotated = await startGateway(t.h.config, { adminKey: NEW_KEY, secret: SECRET, store: t.h.store, logStream: new Writable({ write: (_c, _e, cb) => cb() }) });
+    rotated = await startGateway(t.h.config, {
+      adminKey: NEW_KEY,
+      secret: SECRET,
+      store: t.h.store,
+      logStream: new Writable({ write: (_c, _e, cb) => cb() }),
+    });
     const url = (await rotated.app.listen({ port: 0, host: '127.0.0.1' })).replace('[::1]', '127.0.0.1');
 
     // Sanity: the old key itself is refused now, the new key works.
-    expect((await fetch(`${url}/admin/tokens`, { headers: { authorization: `Bearer ${t.h.adminKey}` } })).status).toBe(403);
+    expect((await fetch(`${url}/admin/tokens`, { headers: { authorization: `Bearer ${t.h.adminKey}` } })).status).toBe(
+      403,
+    );
     expect((await fetch(`${url}/admin/tokens`, { headers: { authorization: `Bearer ${NEW_KEY}` } })).status).toBe(200);
 
     // The session opened with the old key: refused for reads and for changes.

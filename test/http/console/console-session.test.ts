@@ -7,7 +7,11 @@ import { useHarness } from '../../support/harness.ts';
 const t = useHarness();
 
 async function signIn(base = t.h.url, key = t.h.adminKey): Promise<{ res: Response; cookie: string; csrf: string }> {
-  const res = await fetch(`${base}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }) });
+  const res = await fetch(`${base}/console/api/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ key }),
+  });
   const set = res.headers.get('set-cookie') ?? '';
   const body = (res.status === 201 ? await res.json() : {}) as { csrf?: string };
   return { res, cookie: set.split(';')[0]!, csrf: body.csrf ?? '' };
@@ -19,15 +23,34 @@ describe('console session behind a proxy that does not pass the Host on', () => 
   it("the origin of TOLLWAY_PUBLIC_URL is this server's own: sign-in and changes from it pass, another origin is refused", async () => {
     const behind = await t.h.instance({ publicUrl: 'https://gw.example.com/' });
     const post = (path: string, headers: Record<string, string>, body: unknown) =>
-      fetch(`${behind.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-    expect((await post('/console/api/session', { origin: 'https://evil.example' }, { key: t.h.adminKey })).status).toBe(403);
-    expect((await post('/console/api/session', { origin: 'https://gw.example.com:8443' }, { key: t.h.adminKey })).status).toBe(403);
+      fetch(`${behind.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    expect((await post('/console/api/session', { origin: 'https://evil.example' }, { key: t.h.adminKey })).status).toBe(
+      403,
+    );
+    expect(
+      (await post('/console/api/session', { origin: 'https://gw.example.com:8443' }, { key: t.h.adminKey })).status,
+    ).toBe(403);
     const res = await post('/console/api/session', { origin: 'https://gw.example.com' }, { key: t.h.adminKey });
     expect(res.status).toBe(201);
     const cookie = res.headers.get('set-cookie')!.split(';')[0]!;
     const { csrf } = (await res.json()) as { csrf: string };
-    expect((await post('/admin/tokens', { cookie, 'x-csrf-token': csrf, origin: 'https://evil.example' }, { name: 'x' })).status).toBe(403);
-    expect((await post('/admin/tokens', { cookie, 'x-csrf-token': csrf, origin: 'https://gw.example.com' }, { name: 'behind-proxy' })).status).toBe(201);
+    expect(
+      (await post('/admin/tokens', { cookie, 'x-csrf-token': csrf, origin: 'https://evil.example' }, { name: 'x' }))
+        .status,
+    ).toBe(403);
+    expect(
+      (
+        await post(
+          '/admin/tokens',
+          { cookie, 'x-csrf-token': csrf, origin: 'https://gw.example.com' },
+          { name: 'behind-proxy' },
+        )
+      ).status,
+    ).toBe(201);
   });
 });
 
@@ -108,7 +131,9 @@ describe('console session', () => {
     expect(ok.status).toBe(201);
     const id = ((await ok.json()) as { id: string }).id;
     // The audit line names the console session that made the change.
-    const audit = (await (await t.h.admin('/admin/audit?limit=20')).json()) as { data: Array<{ actor: string; action: string; target: string }> };
+    const audit = (await (await t.h.admin('/admin/audit?limit=20')).json()) as {
+      data: Array<{ actor: string; action: string; target: string }>;
+    };
     const line = audit.data.find((a) => a.action === 'token.create' && a.target === id)!;
     expect(line.actor).toMatch(/^console:csn_/);
   });
@@ -118,8 +143,13 @@ describe('console session', () => {
     const other = await t.h.instance();
     expect((await fetch(`${other.url}/admin/tokens`, { headers: withCookie(cookie) })).status).toBe(200);
     // Without the CSRF token, signing out is refused (another site cannot sign the operator out).
-    expect((await fetch(`${t.h.url}/console/api/session`, { method: 'DELETE', headers: withCookie(cookie) })).status).toBe(403);
-    const out = await fetch(`${t.h.url}/console/api/session`, { method: 'DELETE', headers: withCookie(cookie, { 'x-csrf-token': csrf }) });
+    expect(
+      (await fetch(`${t.h.url}/console/api/session`, { method: 'DELETE', headers: withCookie(cookie) })).status,
+    ).toBe(403);
+    const out = await fetch(`${t.h.url}/console/api/session`, {
+      method: 'DELETE',
+      headers: withCookie(cookie, { 'x-csrf-token': csrf }),
+    });
     expect(out.status).toBe(204);
     expect(out.headers.get('set-cookie')).toMatch(/Expires=Thu, 01 Jan 1970/);
     expect((await fetch(`${other.url}/admin/tokens`, { headers: withCookie(cookie) })).status).toBe(401);
@@ -147,7 +177,14 @@ describe('console session', () => {
   });
 
   it('console answers carry the strict CSP, nosniff and no-referrer; the page has no inline script or style', async () => {
-    for (const path of ['/console', '/console/', '/console/app.js', '/console/app.css', '/console/api/session', '/console/nothing-here']) {
+    for (const path of [
+      '/console',
+      '/console/',
+      '/console/app.js',
+      '/console/app.css',
+      '/console/api/session',
+      '/console/nothing-here',
+    ]) {
       const r = await fetch(t.h.url + path);
       const csp = r.headers.get('content-security-policy') ?? '';
       expect(csp, path).toContain("default-src 'none'");

@@ -38,7 +38,8 @@ describe('TOLLWAY_TRUST_PROXY=loopback (the gateway behind a proxy on this host)
   const t = useHarness({ env: { TOLLWAY_TRUST_PROXY: 'loopback' } });
 
   it('two forwarded clients are limited separately', async () => {
-    for (let i = 0; i < 5; i++) expect((await signIn(t.h.url, `wrong-key-${i}-xxxxxxxxxx`, '198.51.100.1')).status).toBe(403);
+    for (let i = 0; i < 5; i++)
+      expect((await signIn(t.h.url, `wrong-key-${i}-xxxxxxxxxx`, '198.51.100.1')).status).toBe(403);
     expect((await signIn(t.h.url, t.h.adminKey, '198.51.100.1')).status).toBe(429);
     // Another client behind the same proxy is not locked out by the first one's failures.
     const other = await signIn(t.h.url, t.h.adminKey, '198.51.100.2');
@@ -64,6 +65,8 @@ describe('TOLLWAY_TRUST_PROXY=loopback (the gateway behind a proxy on this host)
     await expect
       .poll(() => accessLines(t.h.logs, chat.headers.get('x-gateway-request-id')!)[0])
       .toMatchObject({ path: '/v1/chat/completions', client: '203.0.113.6' });
-    await expect.poll(() => accessLines(t.h.logs, models.headers.get('x-gateway-request-id')!)[0]).toMatchObject({ path: '/v1/models', client: '203.0.113.7' });
+    await expect
+      .poll(() => accessLines(t.h.logs, models.headers.get('x-gateway-request-id')!)[0])
+      .toMatchObject({ path: '/v1/models', client: '203.0.113.7' });
   });
 });

@@ -51,15 +51,28 @@ interface Seen {
 }
 
 /** fetch() from a page of `origin`, as a browser client would call the gateway. */
-async function fromPage(origin: string, path: string, init: { method?: string; headers?: Record<string, string>; body?: unknown }): Promise<Seen> {
+async function fromPage(
+  origin: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: unknown },
+): Promise<Seen> {
   const page = await browser.newPage();
   try {
     await page.goto(origin);
     return await page.evaluate(
       async ({ url, method, headers, body }) => {
         try {
-          const r = await fetch(url, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-          return { status: r.status, requestId: r.headers.get('x-request-id'), gatewayId: r.headers.get('x-gateway-request-id'), body: await r.json() };
+          const r = await fetch(url, {
+            method,
+            headers,
+            ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          });
+          return {
+            status: r.status,
+            requestId: r.headers.get('x-request-id'),
+            gatewayId: r.headers.get('x-gateway-request-id'),
+            body: await r.json(),
+          };
         } catch (e) {
           return { blocked: String(e) };
         }
@@ -73,7 +86,12 @@ async function fromPage(origin: string, path: string, init: { method?: string; h
 
 const chat = () => ({
   method: 'POST',
-  headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'x-stainless-lang': 'js', 'x-stainless-retry-count': '0' },
+  headers: {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    'x-stainless-lang': 'js',
+    'x-stainless-retry-count': '0',
+  },
   body: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }] },
 });
 

@@ -13,7 +13,10 @@ const SDK_HEADERS =
   'authorization, content-type, x-stainless-lang, x-stainless-os, x-stainless-retry-count, x-stainless-timeout, anthropic-version, anthropic-dangerous-direct-browser-access, x-api-key';
 
 const preflight = (base: string, path: string, origin: string, method = 'POST') =>
-  fetch(base + path, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': SDK_HEADERS } });
+  fetch(base + path, {
+    method: 'OPTIONS',
+    headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': SDK_HEADERS },
+  });
 
 // One path per family and front: the text lane (chat, messages), Fastify family B, family A, admin.
 const PATHS: Array<[string, string]> = [
@@ -27,16 +30,19 @@ const PATHS: Array<[string, string]> = [
 describe('CORS on', () => {
   const t = useHarness({ env: { TOLLWAY_CORS_ORIGINS: `${APP}, ${DEV}` } });
 
-  it.each(PATHS)('preflight %s from an allowed origin: 204 without a credential, methods, the SDK headers', async (path, method) => {
-    for (const origin of [APP, DEV]) {
-      const r = await preflight(t.h.url, path, origin, method);
-      expect(r.status).toBe(204);
-      expect(r.headers.get('access-control-allow-origin')).toBe(origin);
-      expect(r.headers.get('access-control-allow-methods')).toContain(method);
-      expect(r.headers.get('access-control-allow-headers')).toBe(SDK_HEADERS);
-      expect(r.headers.get('vary')).toMatch(/Origin/);
-    }
-  });
+  it.each(PATHS)(
+    'preflight %s from an allowed origin: 204 without a credential, methods, the SDK headers',
+    async (path, method) => {
+      for (const origin of [APP, DEV]) {
+        const r = await preflight(t.h.url, path, origin, method);
+        expect(r.status).toBe(204);
+        expect(r.headers.get('access-control-allow-origin')).toBe(origin);
+        expect(r.headers.get('access-control-allow-methods')).toContain(method);
+        expect(r.headers.get('access-control-allow-headers')).toBe(SDK_HEADERS);
+        expect(r.headers.get('vary')).toMatch(/Origin/);
+      }
+    },
+  );
 
   it.each(PATHS)('preflight %s from another origin: no CORS header (the browser refuses)', async (path) => {
     const r = await preflight(t.h.url, path, OTHER);
@@ -47,7 +53,11 @@ describe('CORS on', () => {
   it('a requested header no client sends is not allowed', async () => {
     const r = await fetch(`${t.h.url}/v1/chat/completions`, {
       method: 'OPTIONS',
-      headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, x-internal-secret' },
+      headers: {
+        origin: APP,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, x-internal-secret',
+      },
     });
     expect(r.status).toBe(204);
     expect(r.headers.get('access-control-allow-headers')).toBeNull();
@@ -74,27 +84,48 @@ describe('CORS on', () => {
     ],
     [
       'lane messages, bad token',
-      () => ({ path: '/v1/messages', method: 'POST', headers: { 'x-api-key': 'tw-wrong-00000000000000', 'content-type': 'application/json' }, body: '{}' }),
+      () => ({
+        path: '/v1/messages',
+        method: 'POST',
+        headers: { 'x-api-key': 'tw-wrong-00000000000000', 'content-type': 'application/json' },
+        body: '{}',
+      }),
     ],
     ['Fastify models', (token) => ({ path: '/v1/models', headers: { authorization: `Bearer ${token}` } })],
     ['Fastify 404', (token) => ({ path: '/v1/models/nope', headers: { authorization: `Bearer ${token}` } })],
-    ['family A', (token) => ({ path: '/vidx/v1/videos/text2video/nope', headers: { authorization: `Bearer ${token}` } })],
+    [
+      'family A',
+      (token) => ({ path: '/vidx/v1/videos/text2video/nope', headers: { authorization: `Bearer ${token}` } }),
+    ],
   ];
 
-  it.each(calls)('%s: the origin echoed, request ids and rate-limit headers exposed; nothing for another origin', async (_name, make) => {
-    const { path, headers, ...init } = make(t.token);
-    const r = await fetch(t.h.url + path, { ...init, headers: { ...(headers as Record<string, string>), origin: APP } });
-    await r.arrayBuffer();
-    expect(r.headers.get('access-control-allow-origin')).toBe(APP);
-    const exposed = (r.headers.get('access-control-expose-headers') ?? '').split(', ');
-    for (const h of ['x-request-id', 'request-id', 'x-gateway-request-id', 'retry-after', 'x-ratelimit-remaining-requests']) expect(exposed).toContain(h);
-    expect(r.headers.get('x-request-id')).toBe(r.headers.get('x-gateway-request-id'));
-    const { path: p2, headers: h2, ...init2 } = make(t.token);
-    const o = await fetch(t.h.url + p2, { ...init2, headers: { ...(h2 as Record<string, string>), origin: OTHER } });
-    await o.arrayBuffer();
-    expect(o.status).toBe(r.status);
-    expect(o.headers.get('access-control-allow-origin')).toBeNull();
-  });
+  it.each(calls)(
+    '%s: the origin echoed, request ids and rate-limit headers exposed; nothing for another origin',
+    async (_name, make) => {
+      const { path, headers, ...init } = make(t.token);
+      const r = await fetch(t.h.url + path, {
+        ...init,
+        headers: { ...(headers as Record<string, string>), origin: APP },
+      });
+      await r.arrayBuffer();
+      expect(r.headers.get('access-control-allow-origin')).toBe(APP);
+      const exposed = (r.headers.get('access-control-expose-headers') ?? '').split(', ');
+      for (const h of [
+        'x-request-id',
+        'request-id',
+        'x-gateway-request-id',
+        'retry-after',
+        'x-ratelimit-remaining-requests',
+      ])
+        expect(exposed).toContain(h);
+      expect(r.headers.get('x-request-id')).toBe(r.headers.get('x-gateway-request-id'));
+      const { path: p2, headers: h2, ...init2 } = make(t.token);
+      const o = await fetch(t.h.url + p2, { ...init2, headers: { ...(h2 as Record<string, string>), origin: OTHER } });
+      await o.arrayBuffer();
+      expect(o.status).toBe(r.status);
+      expect(o.headers.get('access-control-allow-origin')).toBeNull();
+    },
+  );
 });
 
 describe('CORS off (the default)', () => {

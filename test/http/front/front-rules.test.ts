@@ -25,8 +25,20 @@ const PROBES: Probe[] = [
     json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }] },
   },
   { name: 'v1 on Fastify (models)', method: 'GET', path: '/v1/models', family: 'v1' },
-  { name: 'v1 on Fastify (images)', method: 'POST', path: '/v1/images/generations', family: 'v1', json: { model: 'qwx-image-2.0', prompt: 'a cat' } },
-  { name: 'vidx', method: 'POST', path: '/vidx/v1/videos/text2video', family: 'vidx', json: { model_name: 'vidx-v1', prompt: 'waves' } },
+  {
+    name: 'v1 on Fastify (images)',
+    method: 'POST',
+    path: '/v1/images/generations',
+    family: 'v1',
+    json: { model: 'qwx-image-2.0', prompt: 'a cat' },
+  },
+  {
+    name: 'vidx',
+    method: 'POST',
+    path: '/vidx/v1/videos/text2video',
+    family: 'vidx',
+    json: { model_name: 'vidx-v1', prompt: 'waves' },
+  },
   { name: 'admin', method: 'GET', path: '/admin/tokens', family: 'v1', admin: true },
 ];
 
@@ -34,10 +46,19 @@ async function send(p: Probe, path: string) {
   const h = ctx.h;
   const init = { method: p.method, ...(p.json !== undefined ? { json: p.json } : {}) };
   const r = p.admin ? await h.admin(path, init) : await h.fetch(path, { ...init, token: ctx.token });
-  return { status: r.status, rid: r.headers.get('x-gateway-request-id'), body: (await r.json()) as Record<string, unknown> };
+  return {
+    status: r.status,
+    rid: r.headers.get('x-gateway-request-id'),
+    body: (await r.json()) as Record<string, unknown>,
+  };
 }
 
-function expectFamilyError(family: 'v1' | 'vidx', r: { status: number; rid: string | null; body: Record<string, unknown> }, status: number, code: string) {
+function expectFamilyError(
+  family: 'v1' | 'vidx',
+  r: { status: number; rid: string | null; body: Record<string, unknown> },
+  status: number,
+  code: string,
+) {
   expect(r.status).toBe(status);
   expect(r.rid).toMatch(/^req_/);
   if (family === 'vidx') expect(r.body).toMatchObject({ request_id: r.rid, data: null });
@@ -62,16 +83,30 @@ describe('one rule for every route family', () => {
 
 describe('a client that leaves before the answer: one record, 499 client_closed, carrying what was charged', () => {
   const cases: Array<[string, string, unknown]> = [
-    ['lane (chat)', '/v1/chat/completions', { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'leave-chat sim-fault:delay:600' }] }],
-    ['images (Fastify)', '/v1/images/generations', { model: 'qwx-image-2.0', prompt: 'leave-images sim-fault:delay:600' }],
-    ['vidx task creation (Fastify)', '/vidx/v1/videos/text2video', { model_name: 'vidx-v1', prompt: 'leave-vidx sim-fault:delay:600' }],
+    [
+      'lane (chat)',
+      '/v1/chat/completions',
+      { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'leave-chat sim-fault:delay:600' }] },
+    ],
+    [
+      'images (Fastify)',
+      '/v1/images/generations',
+      { model: 'qwx-image-2.0', prompt: 'leave-images sim-fault:delay:600' },
+    ],
+    [
+      'vidx task creation (Fastify)',
+      '/vidx/v1/videos/text2video',
+      { model_name: 'vidx-v1', prompt: 'leave-vidx sim-fault:delay:600' },
+    ],
   ];
   for (const [name, path, json] of cases) {
     it(name, async () => {
       const h = ctx.h;
       const t = await h.token({ name: `leaver-${name}` });
       const ac = new AbortController();
-      const pending = h.fetch(path, { method: 'POST', token: t.secret, json, signal: ac.signal }).catch((e: unknown) => (e as Error).name);
+      const pending = h
+        .fetch(path, { method: 'POST', token: t.secret, json, signal: ac.signal })
+        .catch((e: unknown) => (e as Error).name);
       const marker = JSON.stringify(json).match(/leave-[a-z]+/)![0];
       const reached = () => h.sim.requestsTo('').some((r) => JSON.stringify(r.body).includes(marker));
       for (let i = 0; i < 300 && !reached(); i++) await sleep(10);
@@ -81,12 +116,20 @@ describe('a client that leaves before the answer: one record, 499 client_closed,
       for (let i = 0; i < 150 && rows.length === 0; i++) {
         await sleep(20);
         await h.gw.deps.requestLog.flush();
-        rows = await h.store.db.selectFrom('request_log').select(['request_id', 'status', 'error_code', 'amount']).where('token_id', '=', t.id).execute();
+        rows = await h.store.db
+          .selectFrom('request_log')
+          .select(['request_id', 'status', 'error_code', 'amount'])
+          .where('token_id', '=', t.id)
+          .execute();
       }
       expect(rows).toHaveLength(1);
       expect(rows[0]).toMatchObject({ status: 499, error_code: 'client_closed' });
       await h.gw.deps.meter.flush();
-      const ledger = await h.store.db.selectFrom('ledger').select('amount').where('request_id', '=', rows[0]!.request_id).execute();
+      const ledger = await h.store.db
+        .selectFrom('ledger')
+        .select('amount')
+        .where('request_id', '=', rows[0]!.request_id)
+        .execute();
       expect(Number(rows[0]!.amount)).toBe(ledger.reduce((a, l) => a + Number(l.amount), 0));
       const lines = h.logs.filter((l) => l.includes(rows[0]!.request_id) && l.includes('"status":499'));
       expect(lines.length).toBeGreaterThanOrEqual(1);
@@ -95,7 +138,10 @@ describe('a client that leaves before the answer: one record, 499 client_closed,
 });
 
 /** Raw HTTP on one connection: what comes back, and whether the server closed the connection after it. */
-function raw(request: string | Buffer, opts: { dripMs?: number; waitMs?: number } = {}): Promise<{ head: string; closed: boolean; ms: number }> {
+function raw(
+  request: string | Buffer,
+  opts: { dripMs?: number; waitMs?: number } = {},
+): Promise<{ head: string; closed: boolean; ms: number }> {
   const url = new URL(ctx.h.url);
   return new Promise((resolve, reject) => {
     const started = Date.now();
@@ -139,7 +185,10 @@ describe('connections end cleanly', () => {
 
   it('a multipart upload with too many parts: 413, Connection: close, socket closed', async () => {
     const boundary = 'B0';
-    const parts = Array.from({ length: 400 }, (_, i) => `--${boundary}\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`).join('');
+    const parts = Array.from(
+      { length: 400 },
+      (_, i) => `--${boundary}\r\nContent-Disposition: form-data; name="f${i}"\r\n\r\nv\r\n`,
+    ).join('');
     const body = `${parts}--${boundary}--\r\n`;
     const req = `POST /v1/images/edits HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ctx.token}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${Buffer.byteLength(body) + 100000}\r\n\r\n${body}`;
     const r = await raw(req, { waitMs: 4000 });

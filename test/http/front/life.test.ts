@@ -11,11 +11,17 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 type Shape = 'v1' | 'messages' | 'vidx';
 
-function expectShape(shape: Shape, r: { status: number; rid: string | null; body: Record<string, unknown> }, status: number, code: string) {
+function expectShape(
+  shape: Shape,
+  r: { status: number; rid: string | null; body: Record<string, unknown> },
+  status: number,
+  code: string,
+) {
   expect(r.status).toBe(status);
   expect(r.rid).toMatch(/^req_/);
   if (shape === 'vidx') expect(r.body).toMatchObject({ request_id: r.rid, data: null, code: expect.any(Number) });
-  else if (shape === 'messages') expect(r.body).toMatchObject({ type: 'error', request_id: r.rid, error: { code, request_id: r.rid } });
+  else if (shape === 'messages')
+    expect(r.body).toMatchObject({ type: 'error', request_id: r.rid, error: { code, request_id: r.rid } });
   else {
     expect(r.body.type).toBeUndefined();
     expect(r.body.error).toMatchObject({ code, request_id: r.rid });
@@ -30,7 +36,11 @@ async function call(method: string, path: string, init: { json?: unknown; body?:
   if (body !== undefined) headers['content-type'] = 'application/json';
   const r = await fetch(`${ctx.h.url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
   const text = await r.text();
-  return { status: r.status, rid: r.headers.get('x-gateway-request-id'), body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
+  return {
+    status: r.status,
+    rid: r.headers.get('x-gateway-request-id'),
+    body: (text ? JSON.parse(text) : {}) as Record<string, unknown>,
+  };
 }
 
 /** The request-log rows of a token, once they are written. */
@@ -39,17 +49,26 @@ async function rowsOf(tokenId: string, want = 1) {
   let rows: Array<{ request_id: string; status: number; error_code: string | null }> = [];
   for (const end = Date.now() + 30_000; Date.now() < end; ) {
     await h.gw.deps.requestLog.flush();
-    rows = await h.store.db.selectFrom('request_log').select(['request_id', 'status', 'error_code']).where('token_id', '=', tokenId).execute();
+    rows = await h.store.db
+      .selectFrom('request_log')
+      .select(['request_id', 'status', 'error_code'])
+      .where('token_id', '=', tokenId)
+      .execute();
     if (rows.length >= want) break;
     await sleep(20);
   }
   // Anything written twice would land by now too.
   await sleep(100);
   await h.gw.deps.requestLog.flush();
-  return h.store.db.selectFrom('request_log').select(['request_id', 'status', 'error_code']).where('token_id', '=', tokenId).execute();
+  return h.store.db
+    .selectFrom('request_log')
+    .select(['request_id', 'status', 'error_code'])
+    .where('token_id', '=', tokenId)
+    .execute();
 }
 
-const accessLines = (rid: string) => ctx.h.logs.filter((l) => l.includes(`"request_id":"${rid}"`) && l.includes('"msg":"request"'));
+const accessLines = (rid: string) =>
+  ctx.h.logs.filter((l) => l.includes(`"request_id":"${rid}"`) && l.includes('"msg":"request"'));
 
 describe('an encoded / in a path is refused the same way on both fronts', () => {
   const cases: Array<[string, string, string, Shape]> = [
@@ -65,7 +84,9 @@ describe('an encoded / in a path is refused the same way on both fronts', () => 
       const r = await call(
         method,
         path,
-        method === 'POST' ? { json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }], input: 'x', prompt: 'x' } } : {},
+        method === 'POST'
+          ? { json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }], input: 'x', prompt: 'x' } }
+          : {},
       );
       expectShape(shape, r, 404, 'not_found');
     });
@@ -77,7 +98,13 @@ describe('an encoded / in a path is refused the same way on both fronts', () => 
   });
 
   it('an unreserved escape is decoded alike on both fronts; a reserved one (%3A) names no route on either', async () => {
-    expect((await call('POST', '/v1/chat/completion%73', { json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }] } })).status).toBe(200);
+    expect(
+      (
+        await call('POST', '/v1/chat/completion%73', {
+          json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hi' }] },
+        })
+      ).status,
+    ).toBe(200);
     expect((await call('GET', '/v1/model%73')).status).toBe(200);
     expectShape('v1', await call('POST', '/v1/chat%3Acompletions', { json: {} }), 404, 'not_found');
     expectShape('v1', await call('GET', '/v1/models%3Ax'), 404, 'not_found');

@@ -11,7 +11,11 @@ import { useHarness } from '../../support/harness.ts';
 const ctx = useHarness({ env: { TOLLWAY_TASK_POLLER: 'false', TOLLWAY_CONSOLE: 'true' } });
 
 const concrete = (row: RouteRow) => row.path.replace(/:[A-Za-z0-9_]+/g, 'x0');
-const ERROR_REF: Record<RouteRow['family'], string> = { v1: 'FamilyBError', messages: 'MessagesError', vidx: 'FamilyAError' };
+const ERROR_REF: Record<RouteRow['family'], string> = {
+  v1: 'FamilyBError',
+  messages: 'MessagesError',
+  vidx: 'FamilyAError',
+};
 
 type Op = { security?: Array<Record<string, unknown>>; responses: Record<string, { $ref?: string }> };
 
@@ -29,7 +33,10 @@ describe('the route table', () => {
   it('every Fastify row is registered; a lane row is served ahead of Fastify (not registered there)', () => {
     const app = ctx.h.gw.app;
     for (const r of ROUTES)
-      expect({ row: `${r.method} ${r.path}`, registered: isRegistered(app, r) }).toEqual({ row: `${r.method} ${r.path}`, registered: r.front === 'fastify' });
+      expect({ row: `${r.method} ${r.path}`, registered: isRegistered(app, r) }).toEqual({
+        row: `${r.method} ${r.path}`,
+        registered: r.front === 'fastify',
+      });
   });
 
   it("every row is documented in OpenAPI, with its authentication and its family's error shape", async () => {
@@ -47,8 +54,11 @@ describe('the route table', () => {
       if (r.auth === 'admin') expect(op!.security, where).toEqual([{ adminBearer: [] }]);
     }
     // Nothing documented that the table does not have.
-    const rows = new Set(ROUTES.map((r) => `${r.method.toLowerCase()} ${shape(r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}'))}`));
-    for (const [p, ops] of Object.entries(doc.paths)) for (const m of Object.keys(ops)) expect(rows.has(`${m} ${shape(p)}`), `${m} ${p}`).toBe(true);
+    const rows = new Set(
+      ROUTES.map((r) => `${r.method.toLowerCase()} ${shape(r.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}'))}`),
+    );
+    for (const [p, ops] of Object.entries(doc.paths))
+      for (const m of Object.keys(ops)) expect(rows.has(`${m} ${shape(p)}`), `${m} ${p}`).toBe(true);
   });
 
   it("every row answers with its authentication and in its family's shape: no credential → 401 where one is needed", async () => {
@@ -73,13 +83,17 @@ describe('the route table', () => {
       const body = JSON.parse(text) as Record<string, unknown>;
       const rid = res.headers.get('x-gateway-request-id');
       if (r.family === 'vidx') expect(body, where).toMatchObject({ request_id: rid, data: null });
-      else if (r.family === 'messages') expect(body, where).toMatchObject({ type: 'error', error: { request_id: rid } });
+      else if (r.family === 'messages')
+        expect(body, where).toMatchObject({ type: 'error', error: { request_id: rid } });
       else expect(body, where).toMatchObject({ error: { request_id: rid } });
     }
   });
 
   it('a Fastify route without a row stops the start', async () => {
-    const deps = { config: { trustProxy: null, bodyLimit: 1024, uploadBodyLimit: 1024 }, tracing: null } as unknown as GatewayDeps;
+    const deps = {
+      config: { trustProxy: null, bodyLimit: 1024, uploadBodyLimit: 1024 },
+      tracing: null,
+    } as unknown as GatewayDeps;
     const app = Fastify();
     fastifyFront(deps, { closing: false }, () => undefined, []).install(app);
     expect(() => app.get('/v1/not-in-the-table', async () => ({}))).toThrow(/not a Fastify route of the route table/);
@@ -87,7 +101,10 @@ describe('the route table', () => {
   });
 
   it('a row without its route stops the start', async () => {
-    const deps = { config: { trustProxy: null, bodyLimit: 1024, uploadBodyLimit: 1024 }, tracing: null } as unknown as GatewayDeps;
+    const deps = {
+      config: { trustProxy: null, bodyLimit: 1024, uploadBodyLimit: 1024 },
+      tracing: null,
+    } as unknown as GatewayDeps;
     const app = Fastify();
     fastifyFront(
       deps,

@@ -13,7 +13,9 @@ import { flushWriters } from '../../support/store-rows.ts';
 const t = useHarness();
 const MODEL = 'qwx3.7-plus';
 
-/** What the SDKs put on a result (`_request_id`, from x-request-id / request-id), beside withResponse()'s `request_id`. */
+/**
+ * What the SDKs put on a result (`_request_id`, from x-request-id / request-id), beside withResponse()'s `request_id`.
+ */
 type Sent = { data: unknown; response: Response; request_id: string | null | undefined };
 function sdkSaw(r: Sent): void {
   const id = idOf(r.response.headers);
@@ -33,24 +35,40 @@ function idOf(headers: Headers): string {
 describe('request id headers, read by the official SDKs', () => {
   it('openai: chat and embeddings (text lane), a chat stream, a model (Fastify), and an error', async () => {
     const client = openaiClient(t.h, t.token);
-    sdkSaw(await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }).withResponse());
+    sdkSaw(
+      await client.chat.completions
+        .create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] })
+        .withResponse(),
+    );
     sdkSaw(await client.embeddings.create({ model: 'text-embedding-v4', input: 'hi' }).withResponse());
-    const stream = await client.chat.completions.create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    const stream = await client.chat.completions
+      .create({ model: MODEL, stream: true, messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
     idOf(stream.response.headers);
     for await (const _ of stream.data) void _;
     sdkSaw(await client.models.retrieve(MODEL).withResponse());
     const err = await client.models.retrieve('no-such-model').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.NotFoundError);
-    expect((err as InstanceType<typeof OpenAI.APIError>).requestID).toBe(idOf((err as InstanceType<typeof OpenAI.APIError>).headers!));
+    expect((err as InstanceType<typeof OpenAI.APIError>).requestID).toBe(
+      idOf((err as InstanceType<typeof OpenAI.APIError>).headers!),
+    );
   });
 
   it('anthropic: a message and a message stream (text lane), a token count (Fastify)', async () => {
     const client = anthropicClient(t.h, t.token);
-    sdkSaw(await client.messages.create({ model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }).withResponse());
-    const stream = await client.messages.create({ model: MODEL, max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    sdkSaw(
+      await client.messages
+        .create({ model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] })
+        .withResponse(),
+    );
+    const stream = await client.messages
+      .create({ model: MODEL, max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
     idOf(stream.response.headers);
     for await (const _ of stream.data) void _;
-    sdkSaw(await client.messages.countTokens({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }).withResponse());
+    sdkSaw(
+      await client.messages.countTokens({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }).withResponse(),
+    );
   });
 
   it('plain HTTP: family A, admin, health, the OpenAPI document, a 404 — each its own id', async () => {
@@ -71,16 +89,20 @@ describe('request id headers, read by the official SDKs', () => {
 describe('an exhausted quota is not retried by the SDKs', () => {
   async function rowsOf(tokenId: string) {
     await flushWriters(t.h);
-    return t.h.store.db.selectFrom('request_log').select(['status', 'error_code']).where('token_id', '=', tokenId).execute();
+    return t.h.store.db
+      .selectFrom('request_log')
+      .select(['status', 'error_code'])
+      .where('token_id', '=', tokenId)
+      .execute();
   }
 
   it('openai with its default retries: one request, 429 insufficient_quota with x-should-retry: false', async () => {
     const tok = await t.h.token({ quota: 1 });
     const client = new OpenAI({ baseURL: `${t.h.url}/v1`, apiKey: tok.secret });
     expect(client.maxRetries).toBeGreaterThan(0);
-    const err = (await client.chat.completions.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e)) as InstanceType<
-      typeof OpenAI.APIError
-    >;
+    const err = (await client.chat.completions
+      .create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e)) as InstanceType<typeof OpenAI.APIError>;
     expect(err).toBeInstanceOf(OpenAI.RateLimitError);
     expect(err.code).toBe('insufficient_quota');
     expect(err.headers?.get('x-should-retry')).toBe('false');
@@ -90,7 +112,9 @@ describe('an exhausted quota is not retried by the SDKs', () => {
   it('anthropic with its default retries: one request', async () => {
     const tok = await t.h.token({ quota: 1 });
     const client = new Anthropic({ baseURL: t.h.url, apiKey: tok.secret });
-    const err = await client.messages.create({ model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const err = await client.messages
+      .create({ model: MODEL, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.RateLimitError);
     expect(await rowsOf(tok.id)).toEqual([{ status: 429, error_code: 'insufficient_quota' }]);
   });

@@ -29,7 +29,16 @@ function agree(raw: string[]): void {
 describe('laneHeaders', () => {
   it('reads the five headers in any case, as node does', () => {
     agree(['Host', 'x', 'Authorization', 'Bearer a', 'Content-Type', 'application/json', 'Content-Length', '12']);
-    agree(['AUTHORIZATION', 'Bearer a', 'X-Api-Key', 'k', 'content-type', 'text/plain', 'Transfer-Encoding', 'chunked']);
+    agree([
+      'AUTHORIZATION',
+      'Bearer a',
+      'X-Api-Key',
+      'k',
+      'content-type',
+      'text/plain',
+      'Transfer-Encoding',
+      'chunked',
+    ]);
     agree(['user-agent', 'u', 'x-stainless-os', 'Linux']);
   });
 
@@ -53,7 +62,18 @@ describe('laneHeaders', () => {
   });
 
   it('names of the right length that differ are not taken', () => {
-    agree(['authorizatiom', 'Bearer a', 'x-api-kez', 'k', 'content-lengtH', '5', 'content-typ3', 'x', 'transfer-encodinG', 'chunked']);
+    agree([
+      'authorizatiom',
+      'Bearer a',
+      'x-api-kez',
+      'k',
+      'content-lengtH',
+      '5',
+      'content-typ3',
+      'x',
+      'transfer-encodinG',
+      'chunked',
+    ]);
     expect(laneHeaders(['authorizatio\u0000', 'x', 'x-api-ke\u00ff', 'y']).authorization).toBeUndefined();
   });
 
@@ -67,7 +87,9 @@ describe('laneHeaders', () => {
       server.listen(0, '127.0.0.1', () => {
         const filler = Array.from({ length: 1005 }, (_, i) => `x-f${i}: 1\r\n`).join('');
         const s = connect((server.address() as AddressInfo).port, '127.0.0.1', () => {
-          s.end(`GET / HTTP/1.1\r\nHost: x\r\n${filler}Authorization: Bearer late\r\nContent-Type: application/json\r\n\r\n`);
+          s.end(
+            `GET / HTTP/1.1\r\nHost: x\r\n${filler}Authorization: Bearer late\r\nContent-Type: application/json\r\n\r\n`,
+          );
         });
         s.on('error', reject);
         s.resume();

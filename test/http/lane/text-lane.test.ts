@@ -20,7 +20,8 @@ const t = useHarness({ env: { TOLLWAY_BODY_LIMIT: String(LIMIT) } });
 async function asResponse(r: Awaited<ReturnType<typeof request>>): Promise<Response> {
   const text = await r.body.text();
   const headers = new Headers();
-  for (const [k, v] of Object.entries(r.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+  for (const [k, v] of Object.entries(r.headers))
+    if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(', ') : v);
   return new Response(text, { status: r.statusCode, headers });
 }
 
@@ -40,8 +41,12 @@ describe('routing parity with the framework path', () => {
   it('a trailing slash and a query string reach the chat route (200), recorded under the route path', async () => {
     const before = simCount('/chat/completions');
     const plain = await expectChatOk(await t.h.fetch(CHAT, { method: 'POST', token: t.token, json: chat('plain') }));
-    const slash = await expectChatOk(await t.h.fetch(`${CHAT}/`, { method: 'POST', token: t.token, json: chat('slash') }));
-    const query = await expectChatOk(await t.h.fetch(`${CHAT}?x=1`, { method: 'POST', token: t.token, json: chat('query') }));
+    const slash = await expectChatOk(
+      await t.h.fetch(`${CHAT}/`, { method: 'POST', token: t.token, json: chat('slash') }),
+    );
+    const query = await expectChatOk(
+      await t.h.fetch(`${CHAT}?x=1`, { method: 'POST', token: t.token, json: chat('query') }),
+    );
     expect(simCount('/chat/completions')).toBe(before + 3);
     expect(new Set([plain, slash, query]).size).toBe(3);
     for (const rid of [slash, query]) expect((await requestLogRows(t.h, rid)).map((r) => r.endpoint)).toEqual([CHAT]);
@@ -52,7 +57,11 @@ describe('routing parity with the framework path', () => {
     await expectB(r, 405, 'method_not_allowed');
     expect(r.headers.get('allow')?.split(/,\s*/)).toContain('POST');
     const before = simCount();
-    await expectB(await t.h.fetch(`${CHAT}X`, { method: 'POST', token: t.token, json: chat('nope') }), 404, 'not_found');
+    await expectB(
+      await t.h.fetch(`${CHAT}X`, { method: 'POST', token: t.token, json: chat('nope') }),
+      404,
+      'not_found',
+    );
     expect(simCount()).toBe(before);
   });
 });
@@ -62,7 +71,11 @@ describe('auth before the body', () => {
     const before = simCount();
     for (const path of [CHAT, '/v1/responses', '/v1/messages', '/v1/embeddings']) {
       await expectB(await t.h.fetch(path, { method: 'POST', json: chat('no token') }), 401, 'missing_token');
-      await expectB(await t.h.fetch(path, { method: 'POST', token: 'tw-not-a-real-token-0123456789', json: chat('bad token') }), 401, 'invalid_token');
+      await expectB(
+        await t.h.fetch(path, { method: 'POST', token: 'tw-not-a-real-token-0123456789', json: chat('bad token') }),
+        401,
+        'invalid_token',
+      );
     }
     expect(simCount()).toBe(before);
   });
@@ -72,13 +85,30 @@ describe('auth before the body', () => {
     // looked at the body meanwhile would answer 400/413/415 first.
     const bogus = () => `tw-bogus-${randomUUID()}`;
     await expectB(
-      await t.h.fetch(CHAT, { method: 'POST', token: bogus(), body: '{"model": ', headers: { 'content-type': 'application/json' } }),
+      await t.h.fetch(CHAT, {
+        method: 'POST',
+        token: bogus(),
+        body: '{"model": ',
+        headers: { 'content-type': 'application/json' },
+      }),
       401,
       'invalid_token',
     );
-    await expectB(await t.h.fetch(CHAT, { method: 'POST', token: bogus(), body: 'x', headers: { 'content-type': 'text/plain' } }), 401, 'invalid_token');
-    await expectB(await t.h.fetch(CHAT, { method: 'POST', token: bogus(), json: chat('x'.repeat(LIMIT * 2)) }), 401, 'invalid_token');
-    await expectB(await t.h.fetch(CHAT, { method: 'POST', body: '{"model": ', headers: { 'content-type': 'application/json' } }), 401, 'missing_token');
+    await expectB(
+      await t.h.fetch(CHAT, { method: 'POST', token: bogus(), body: 'x', headers: { 'content-type': 'text/plain' } }),
+      401,
+      'invalid_token',
+    );
+    await expectB(
+      await t.h.fetch(CHAT, { method: 'POST', token: bogus(), json: chat('x'.repeat(LIMIT * 2)) }),
+      401,
+      'invalid_token',
+    );
+    await expectB(
+      await t.h.fetch(CHAT, { method: 'POST', body: '{"model": ', headers: { 'content-type': 'application/json' } }),
+      401,
+      'missing_token',
+    );
   });
 });
 
@@ -86,10 +116,20 @@ describe('body handling on a lane route', () => {
   it('prototype poisoning is refused: 400 invalid_request (the body is JSON; its keys are refused), nothing sent upstream', async () => {
     const before = simCount();
     const body = '{"model":"qwx3.7-plus","__proto__":{"x":1},"messages":[{"role":"user","content":"hi"}]}';
-    await expectB(await t.h.fetch(CHAT, { method: 'POST', token: t.token, body, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request');
-    const ctor = '{"model":"qwx3.7-plus","constructor":{"prototype":{"x":1}},"messages":[{"role":"user","content":"hi"}]}';
     await expectB(
-      await t.h.fetch(CHAT, { method: 'POST', token: t.token, body: ctor, headers: { 'content-type': 'application/json' } }),
+      await t.h.fetch(CHAT, { method: 'POST', token: t.token, body, headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_request',
+    );
+    const ctor =
+      '{"model":"qwx3.7-plus","constructor":{"prototype":{"x":1}},"messages":[{"role":"user","content":"hi"}]}';
+    await expectB(
+      await t.h.fetch(CHAT, {
+        method: 'POST',
+        token: t.token,
+        body: ctor,
+        headers: { 'content-type': 'application/json' },
+      }),
       400,
       'invalid_request',
     );
@@ -115,7 +155,12 @@ describe('body handling on a lane route', () => {
       }),
     );
     await expectChatOk(
-      await t.h.fetch(CHAT, { method: 'POST', token: t.token, body: JSON.stringify(chat('case')), headers: { 'content-type': 'Application/JSON' } }),
+      await t.h.fetch(CHAT, {
+        method: 'POST',
+        token: t.token,
+        body: JSON.stringify(chat('case')),
+        headers: { 'content-type': 'Application/JSON' },
+      }),
     );
   });
 
@@ -153,7 +198,13 @@ describe('the record', () => {
     const rid = await expectChatOk(await t.h.fetch(CHAT, { method: 'POST', token: t.token, json: chat('record me') }));
     const log = await requestLogRows(t.h, rid);
     expect(log).toHaveLength(1);
-    expect(log[0]).toMatchObject({ endpoint: CHAT, method: 'POST', status: 200, error_code: null, model: 'qwx3.7-plus' });
+    expect(log[0]).toMatchObject({
+      endpoint: CHAT,
+      method: 'POST',
+      status: 200,
+      error_code: null,
+      model: 'qwx3.7-plus',
+    });
     const ledger = await ledgerOfRequest(t.h, rid);
     expect(ledger).toHaveLength(1);
     expect(ledger[0]!.request_id).toBe(rid);
@@ -178,11 +229,14 @@ describe('a client that goes away', () => {
   it('closing during a slow non-streaming call: the call still completes upstream, and its one row (499, client_closed) carries the amount the ledger was charged', async () => {
     const tok = await t.h.token({ name: 'closer' });
     const ac = new AbortController();
-    const pending = t.h.fetch(CHAT, { method: 'POST', token: tok.secret, json: chat('close me sim-fault:delay:800'), signal: ac.signal }).then(
-      () => 'answered',
-      (e: unknown) => (e instanceof Error ? e.name : 'error'),
-    );
-    const reached = () => t.h.sim.requestsTo('/chat/completions').some((r) => JSON.stringify(r.body).includes('close me'));
+    const pending = t.h
+      .fetch(CHAT, { method: 'POST', token: tok.secret, json: chat('close me sim-fault:delay:800'), signal: ac.signal })
+      .then(
+        () => 'answered',
+        (e: unknown) => (e instanceof Error ? e.name : 'error'),
+      );
+    const reached = () =>
+      t.h.sim.requestsTo('/chat/completions').some((r) => JSON.stringify(r.body).includes('close me'));
     for (let i = 0; i < 300 && !reached(); i++) await sleep(10);
     expect(reached()).toBe(true);
     ac.abort();
@@ -220,8 +274,14 @@ describe('during shutdown', () => {
       const { secret } = await t2.h.token();
       const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' };
       // An in-flight request keeps the connection busy (not idle) while close() starts.
-      const slow = c.request({ method: 'POST', path: CHAT, headers, body: JSON.stringify(chat('drain sim-fault:delay:1000')) });
-      while (!t2.h.sim.requestsTo('/chat/completions').some((r) => JSON.stringify(r.body).includes('drain'))) await sleep(10);
+      const slow = c.request({
+        method: 'POST',
+        path: CHAT,
+        headers,
+        body: JSON.stringify(chat('drain sim-fault:delay:1000')),
+      });
+      while (!t2.h.sim.requestsTo('/chat/completions').some((r) => JSON.stringify(r.body).includes('drain')))
+        await sleep(10);
       const closing = t2.h.gw.app.close();
       // Pipelined on the same busy connection: the server reads it after close() began.
       const before = t2.h.sim.requestsTo('').length;

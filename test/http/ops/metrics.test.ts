@@ -14,7 +14,11 @@ import { until } from '../../support/wait.ts';
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 // No poller: a created task stays open and due, so the task gauges have something to show.
 // Loopback is a trusted proxy hop: the lockout test names its own (documentation) client addresses.
-const t = useHarness(vidxHarness({ env: { TOLLWAY_METRICS_TOKEN: METRICS_TOKEN, TOLLWAY_TASK_POLLER: 'false', TOLLWAY_TRUST_PROXY: 'loopback' } }));
+const t = useHarness(
+  vidxHarness({
+    env: { TOLLWAY_METRICS_TOKEN: METRICS_TOKEN, TOLLWAY_TASK_POLLER: 'false', TOLLWAY_TRUST_PROXY: 'loopback' },
+  }),
+);
 let client: OpenAI;
 beforeAll(() => {
   client = openaiClient(t.h, t.token);
@@ -24,10 +28,16 @@ const REQUESTS = 'tollway_requests_total';
 const DURATION = 'tollway_request_duration_seconds';
 const T2V = '/vidx/v1/videos/text2video';
 
-/** Scrape until `name{labels}` reaches `atLeast` (a request is counted when its answer is over, just after the client has it). */
+/**
+ * Scrape until `name{labels}` reaches `atLeast` (a request is counted when its answer is over, just after the client
+ * has it).
+ */
 async function scrapeUntil(name: string, labels: Record<string, string>, atLeast: number): Promise<Sample[]> {
   let s: Sample[] = [];
-  await until(async () => sampleValue((s = await scrape(t.h)), name, labels) >= atLeast, `${name}${JSON.stringify(labels)} ≥ ${atLeast}`);
+  await until(
+    async () => sampleValue((s = await scrape(t.h)), name, labels) >= atLeast,
+    `${name}${JSON.stringify(labels)} ≥ ${atLeast}`,
+  );
   return s;
 }
 
@@ -36,17 +46,30 @@ describe('GET /metrics', () => {
     const before = await scrape(t.h);
     const chatLabels = { route: '/v1/chat/completions', model: 'qwx3.7-plus', status: '200' };
     const imgLabels = { route: '/v1/images/generations', model: 'qwx-image-2.0', status: '200' };
-    const okAttempts = (s: Sample[], channel: string) => sampleValue(s, 'tollway_upstream_attempt_duration_seconds_count', { channel, outcome: 'ok' });
+    const okAttempts = (s: Sample[], channel: string) =>
+      sampleValue(s, 'tollway_upstream_attempt_duration_seconds_count', { channel, outcome: 'ok' });
 
     await client.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'hello' }] });
     await client.images.generate({ model: 'qwx-image-2.0', prompt: 'a lighthouse', n: 1 });
-    const created = await call<TaskData>(t.h, t.token, 'POST', T2V, { model_name: 'vidx-v2-5', prompt: 'a lighthouse at dusk', duration: '5' });
+    const created = await call<TaskData>(t.h, t.token, 'POST', T2V, {
+      model_name: 'vidx-v2-5',
+      prompt: 'a lighthouse at dusk',
+      duration: '5',
+    });
     expect(created.status).toBe(200);
-    const after = await scrapeUntil(REQUESTS, { route: T2V, status: '200' }, sampleValue(before, REQUESTS, { route: T2V, status: '200' }) + 1);
+    const after = await scrapeUntil(
+      REQUESTS,
+      { route: T2V, status: '200' },
+      sampleValue(before, REQUESTS, { route: T2V, status: '200' }) + 1,
+    );
 
     expect(sampleValue(after, REQUESTS, chatLabels) - sampleValue(before, REQUESTS, chatLabels)).toBe(1);
-    expect(sampleValue(after, `${DURATION}_count`, chatLabels) - sampleValue(before, `${DURATION}_count`, chatLabels)).toBe(1);
-    expect(sampleValue(after, `${DURATION}_bucket`, { ...chatLabels, le: '+Inf' })).toBe(sampleValue(after, `${DURATION}_count`, chatLabels));
+    expect(
+      sampleValue(after, `${DURATION}_count`, chatLabels) - sampleValue(before, `${DURATION}_count`, chatLabels),
+    ).toBe(1);
+    expect(sampleValue(after, `${DURATION}_bucket`, { ...chatLabels, le: '+Inf' })).toBe(
+      sampleValue(after, `${DURATION}_count`, chatLabels),
+    );
     expect(sampleValue(after, `${DURATION}_sum`, chatLabels)).toBeGreaterThan(0);
     expect(sampleValue(after, REQUESTS, imgLabels) - sampleValue(before, REQUESTS, imgLabels)).toBe(1);
     const t2v = after.filter((s) => s.name === REQUESTS && s.labels.route === T2V);
@@ -71,7 +94,12 @@ describe('GET /metrics', () => {
     await client.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'retry me' }] });
     const after = await scrape(t.h);
     expect(sampleValue(after, 'tollway_upstream_errors_total', labels) - before).toBe(1);
-    expect(sampleValue(after, 'tollway_upstream_attempt_duration_seconds_count', { channel: 'sim-dashscope', outcome: 'error' })).toBeGreaterThanOrEqual(1);
+    expect(
+      sampleValue(after, 'tollway_upstream_attempt_duration_seconds_count', {
+        channel: 'sim-dashscope',
+        outcome: 'error',
+      }),
+    ).toBeGreaterThanOrEqual(1);
   });
 
   it('circuit breaker state per channel, read at scrape time', async () => {
@@ -85,7 +113,11 @@ describe('GET /metrics', () => {
 
   it('open tasks by state, poll lag and open holds come from the store at scrape time', async () => {
     const { id: tokenId, secret } = await t.h.token({ name: 'holds', quota: 1_000_000_000 });
-    const c = await call<TaskData>(t.h, secret, 'POST', T2V, { model_name: 'vidx-v2-5', prompt: 'overdue', duration: '5' });
+    const c = await call<TaskData>(t.h, secret, 'POST', T2V, {
+      model_name: 'vidx-v2-5',
+      prompt: 'overdue',
+      duration: '5',
+    });
     expect(c.status).toBe(200);
     const taskId = c.body.data.task_id;
     // Its next poll 90 s overdue (no poller runs here).
@@ -100,17 +132,28 @@ describe('GET /metrics', () => {
       expect(sampleValue(s, 'tollway_metrics_store_up')).toBe(1);
       const open = s.filter((x) => x.name === 'tollway_tasks_open');
       expect(open.map((x) => x.labels.state).sort()).toEqual(['in_progress', 'queued', 'submitting', 'waiting']);
-      const rows = await t.h.store.db.selectFrom('tasks').select(['state']).where('state', 'in', ['submitting', 'queued', 'in_progress']).execute();
+      const rows = await t.h.store.db
+        .selectFrom('tasks')
+        .select(['state'])
+        .where('state', 'in', ['submitting', 'queued', 'in_progress'])
+        .execute();
       for (const st of ['submitting', 'queued', 'in_progress'])
         expect(sampleValue(s, 'tollway_tasks_open', { state: st })).toBe(rows.filter((r) => r.state === st).length);
       expect(sampleValue(s, 'tollway_task_poll_lag_seconds')).toBeGreaterThanOrEqual(90);
       expect(sampleValue(s, 'tollway_task_poll_lag_seconds')).toBeLessThan(200);
       expect(sampleValue(s, 'tollway_holds_open', { kind: 'reservation' })).toBe(1);
       expect(sampleValue(s, 'tollway_holds_open_amount', { kind: 'reservation' })).toBe(1234);
-      const held = await t.h.store.db.selectFrom('holds').select(['amount']).where('state', '=', 'held').where('hold_key', 'not like', 'req_%').execute();
+      const held = await t.h.store.db
+        .selectFrom('holds')
+        .select(['amount'])
+        .where('state', '=', 'held')
+        .where('hold_key', 'not like', 'req_%')
+        .execute();
       expect(held.length).toBeGreaterThanOrEqual(1);
       expect(sampleValue(s, 'tollway_holds_open', { kind: 'task' })).toBe(held.length);
-      expect(sampleValue(s, 'tollway_holds_open_amount', { kind: 'task' })).toBe(held.reduce((a, h) => a + Number(h.amount), 0));
+      expect(sampleValue(s, 'tollway_holds_open_amount', { kind: 'task' })).toBe(
+        held.reduce((a, h) => a + Number(h.amount), 0),
+      );
     } finally {
       await t.h.gw.deps.meter.releaseReserved('req_metrics_test');
     }
@@ -159,9 +202,11 @@ describe('GET /metrics protection', () => {
   // A locked-out address must not be able to guess the metrics token at full speed: while it is locked out the
   // right token is refused too (429, compared with nothing), like the admin key.
   it('while an address is locked out by wrong bearers, even the right metrics token gets 429; other addresses still scrape', async () => {
-    const from = (address: string, token: string) => t.h.fetch('/metrics', { token, headers: { 'x-forwarded-for': address } });
+    const from = (address: string, token: string) =>
+      t.h.fetch('/metrics', { token, headers: { 'x-forwarded-for': address } });
     const guesser = '198.51.100.43';
-    for (let i = 0; i < 5; i++) await expectB(await from(guesser, `wrong-metrics-token-${i}`), 403, 'permission_denied');
+    for (let i = 0; i < 5; i++)
+      await expectB(await from(guesser, `wrong-metrics-token-${i}`), 403, 'permission_denied');
     const locked = await from(guesser, METRICS_TOKEN);
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);

@@ -12,7 +12,10 @@ import { until } from '../../support/wait.ts';
 /** Another gateway on the harness's database through a store (and connections) of its own. */
 async function ownStoreGateway(h: Harness): Promise<{ url: string; gw: Gateway; store: Store }> {
   const store = await openStore(h.config.databaseUrl, h.pgSchema ? { pgSchema: h.pgSchema } : {});
-  const gw = await startGateway({ ...h.config, tasks: { ...h.config.tasks, pollerEnabled: false } }, { adminKey: ADMIN_KEY, secret: SECRET, store });
+  const gw = await startGateway(
+    { ...h.config, tasks: { ...h.config.tasks, pollerEnabled: false } },
+    { adminKey: ADMIN_KEY, secret: SECRET, store },
+  );
   const url = (await gw.app.listen({ port: 0, host: '127.0.0.1' })).replace('[::1]', '127.0.0.1');
   return { url, gw, store };
 }
@@ -27,7 +30,10 @@ describe('GET /healthz and /readyz', () => {
     expect(await live.json()).toEqual({ status: 'ok' });
     const ready = await t.h.fetch('/readyz');
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', migrations: 'ok', redis: 'not_configured' } });
+    expect(await ready.json()).toEqual({
+      status: 'ready',
+      checks: { database: 'ok', migrations: 'ok', redis: 'not_configured' },
+    });
   });
 
   it('readyz: 503 once the instance has lost its database (its store closed); healthz still 200', async () => {
@@ -79,9 +85,13 @@ describe.runIf(haveRedisServer)('GET /readyz with Redis configured', () => {
   let port = 0;
   let redis: ChildProcess | null = null;
   const startRedis = async () => {
-    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     redis = child;
     await new Promise<void>((resolve, reject) => {
       child.stdout!.on('data', (d: Buffer) => d.toString().includes('Ready to accept connections') && resolve());

@@ -23,7 +23,9 @@ type Details = { cached_tokens?: number; cache_creation_input_tokens?: number };
 
 describe('chat usage cache fields', () => {
   it('non-streaming: cached_tokens preserved in usage and recorded in the ledger', async () => {
-    const { data, response } = await client.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: LONG }] }).withResponse();
+    const { data, response } = await client.chat.completions
+      .create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: LONG }] })
+      .withResponse();
     const details = data.usage!.prompt_tokens_details as Details;
     expect(details.cached_tokens).toBeGreaterThan(0);
     const [row] = await ledgerRows(t.h, response.headers.get('x-gateway-request-id')!);
@@ -34,7 +36,12 @@ describe('chat usage cache fields', () => {
 
   it('explicit cache (cache_control on a part): cache_creation_input_tokens preserved and recorded', async () => {
     const { data, response } = await client.chat.completions
-      .create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: [{ type: 'text', text: SHORT, cache_control: { type: 'ephemeral' } } as never] }] })
+      .create({
+        model: 'qwx3.7-plus',
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: SHORT, cache_control: { type: 'ephemeral' } } as never] },
+        ],
+      })
       .withResponse();
     const sent = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').at(-1)!;
     expect(JSON.stringify(sent.body)).toContain('cache_control');
@@ -50,7 +57,12 @@ describe('chat usage cache fields', () => {
     const r = await t.h.fetch('/v1/chat/completions', {
       method: 'POST',
       token: t.token,
-      json: { model: 'qwx3.7-plus', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: LONG }] },
+      json: {
+        model: 'qwx3.7-plus',
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: 'user', content: LONG }],
+      },
     });
     expect(r.status).toBe(200);
     const chunks = sseEvents(await r.text())
@@ -59,6 +71,8 @@ describe('chat usage cache fields', () => {
     const usage = chunks.map((c) => c.usage).find((u) => u);
     expect(usage?.prompt_tokens_details?.cached_tokens).toBeGreaterThan(0);
     const [row] = await ledgerRows(t.h, r.headers.get('x-gateway-request-id')!);
-    expect((JSON.parse(row!.quantities) as { cached_tokens: number }).cached_tokens).toBe(usage!.prompt_tokens_details!.cached_tokens);
+    expect((JSON.parse(row!.quantities) as { cached_tokens: number }).cached_tokens).toBe(
+      usage!.prompt_tokens_details!.cached_tokens,
+    );
   });
 });

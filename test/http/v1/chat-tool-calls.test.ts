@@ -19,14 +19,22 @@ const tools: OpenAI.Chat.Completions.ChatCompletionTool[] = [
     function: {
       name: 'get_weather',
       description: 'The weather in a city',
-      parameters: { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] },
+      parameters: {
+        type: 'object',
+        properties: { city: { type: 'string' }, days: { type: 'integer' } },
+        required: ['city'],
+      },
     },
   },
 ];
 
 describe('chat with tools', () => {
   it('non-streaming: the tool call reaches the client as the SDK reads it', async () => {
-    const r = await client.chat.completions.create({ model: 'qwx3.7-plus', tools, messages: [{ role: 'user', content: 'Weather in Paris for the weekend' }] });
+    const r = await client.chat.completions.create({
+      model: 'qwx3.7-plus',
+      tools,
+      messages: [{ role: 'user', content: 'Weather in Paris for the weekend' }],
+    });
     const call = r.choices[0]!.message.tool_calls![0]! as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall;
     expect(r.choices[0]!.finish_reason).toBe('tool_calls');
     expect(call.function.name).toBe('get_weather');
@@ -71,20 +79,32 @@ describe('chat with tools', () => {
 
   it("non-streaming without upstream usage: the output is estimated from the answer (content, or a tool call's arguments), not charged as 0", async () => {
     const plain = await client.chat.completions
-      .create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'tell me about spring sim-fault:no-usage' }] })
+      .create({
+        model: 'qwx3.7-plus',
+        messages: [{ role: 'user', content: 'tell me about spring sim-fault:no-usage' }],
+      })
       .withResponse();
     const content = plain.data.choices[0]!.message.content ?? '';
     expect(content.length).toBeGreaterThan(20);
     const tool = await client.chat.completions
-      .create({ model: 'qwx3.7-plus', tools, messages: [{ role: 'user', content: 'Weather in Rome for the whole long weekend please sim-fault:no-usage' }] })
+      .create({
+        model: 'qwx3.7-plus',
+        tools,
+        messages: [{ role: 'user', content: 'Weather in Rome for the whole long weekend please sim-fault:no-usage' }],
+      })
       .withResponse();
-    const args = (tool.data.choices[0]!.message.tool_calls![0]! as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall).function.arguments;
+    const args = (
+      tool.data.choices[0]!.message.tool_calls![0]! as OpenAI.Chat.Completions.ChatCompletionMessageFunctionToolCall
+    ).function.arguments;
     for (const [r, chars] of [
       [plain, content.length],
       [tool, args.length],
     ] as const) {
       const rid = r.response.headers.get('x-gateway-request-id')!;
-      const usage = JSON.parse((await requestLogRow(t.h, rid)).usage!) as { output_tokens: number; estimated?: boolean };
+      const usage = JSON.parse((await requestLogRow(t.h, rid)).usage!) as {
+        output_tokens: number;
+        estimated?: boolean;
+      };
       expect(usage.estimated).toBe(true);
       expect(usage.output_tokens).toBe(Math.ceil(chars / 4));
       const rows = await ledgerRows(t.h, rid);

@@ -62,14 +62,26 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     const r = await t.h.fetch('/v1/chat/completions', {
       method: 'POST',
       token: t.token,
-      json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: said }], stream: true, stream_options: { include_usage: true } },
+      json: {
+        model: 'qwx3.7-plus',
+        messages: [{ role: 'user', content: said }],
+        stream: true,
+        stream_options: { include_usage: true },
+      },
     });
     expect(r.status).toBe(200);
     const events = sseEvents(await r.text());
     expect(events.at(-1)!.data).toBe('[DONE]');
     const chunks = events
       .filter((e) => e.data !== '[DONE]')
-      .map((e) => JSON.parse(e.data) as { model: string; choices: Array<{ delta: { content?: string } }>; usage: { completion_tokens: number } | null });
+      .map(
+        (e) =>
+          JSON.parse(e.data) as {
+            model: string;
+            choices: Array<{ delta: { content?: string } }>;
+            usage: { completion_tokens: number } | null;
+          },
+      );
     expect(chunks.every((c) => c.model === 'qwx3.7-plus')).toBe(true);
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? '').join('')).toContain(said);
     expect(chunks.at(-1)!.usage!.completion_tokens).toBeGreaterThan(0);
@@ -88,7 +100,9 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     expect(rid).toMatch(/^req_/);
     const events = sseEvents(await r.text());
     expect(events.at(-1)!.data).toBe('[DONE]');
-    const chunks = events.filter((e) => e.data !== '[DONE]').map((e) => JSON.parse(e.data) as { usage: unknown; choices: unknown[] });
+    const chunks = events
+      .filter((e) => e.data !== '[DONE]')
+      .map((e) => JSON.parse(e.data) as { usage: unknown; choices: unknown[] });
     expect(chunks.length).toBeGreaterThan(2);
     expect(chunks.every((c) => c.usage === null && c.choices.length === 1)).toBe(true);
     const sent = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').slice(before);
@@ -115,7 +129,12 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     expect(done.model).toBe('qwx3.7-plus');
     expect(done.choices[0]!.message.content).toContain('what is in the picture');
     expect(done.usage!.prompt_tokens).toBeGreaterThan(258);
-    const stream = await client.chat.completions.create({ model: 'qwx3.7-plus', messages, stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'qwx3.7-plus',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let usage: OpenAI.CompletionUsage | null | undefined;
     for await (const c of stream) {
@@ -128,7 +147,10 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     expect(native).toHaveLength(2);
     const body = native[0]!.body as { model: string; input: { messages: Array<{ content: unknown[] }> } };
     expect(body.model).toBe('qwen3.7-plus');
-    expect(body.input.messages[0]!.content).toEqual([{ text: 'what is in the picture' }, { image: 'https://example.com/cat.png' }]);
+    expect(body.input.messages[0]!.content).toEqual([
+      { text: 'what is in the picture' },
+      { image: 'https://example.com/cat.png' },
+    ]);
     expect(native[1]!.headers['x-dashscope-sse']).toBe('enable');
     expect(t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(compatBefore);
   });
@@ -159,7 +181,9 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     ['qwx3-vl-plus', undefined],
     ['qwx3.7-plus', 'ftp://example.com/a.png'],
   ])('%s with image_url %j: 400 invalid_parameter (param messages), nothing sent upstream', async (model, url) => {
-    const before = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length + t.h.sim.requestsTo('multimodal-generation').length;
+    const before =
+      t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length +
+      t.h.sim.requestsTo('multimodal-generation').length;
     const part = { type: 'image_url', image_url: url === undefined ? {} : { url } };
     const r = await t.h.fetch('/v1/chat/completions', {
       method: 'POST',
@@ -168,38 +192,49 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     });
     expect(r.status).toBe(400);
     expect(((await r.json()) as BErr).error).toMatchObject({ code: 'invalid_parameter', param: 'messages' });
-    expect(t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length + t.h.sim.requestsTo('multimodal-generation').length).toBe(before);
+    expect(
+      t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length +
+        t.h.sim.requestsTo('multimodal-generation').length,
+    ).toBe(before);
   });
 
   it.each([
     ['tools', { tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' } } }] }],
     ['response_format', { response_format: { type: 'json_object' } }],
     ['n', { n: 2 }],
-  ])('qwx3.7-plus with an image and %s (no equivalent on the multimodal path): 400 naming the field, nothing sent', async (param, extra) => {
-    const before = t.h.sim.requestsTo('multimodal-generation').length + t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
-    const r = await t.h.fetch('/v1/chat/completions', {
-      method: 'POST',
-      token: t.token,
-      json: {
-        model: 'qwx3.7-plus',
-        ...extra,
-        messages: [
-          {
-            role: 'user',
-            content: [
-              { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
-              { type: 'text', text: 'what is it' },
-            ],
-          },
-        ],
-      },
-    });
-    expect(r.status).toBe(400);
-    const e = ((await r.json()) as BErr).error;
-    expect(e).toMatchObject({ code: 'invalid_parameter', param });
-    expect(e.message).toMatch(/image input/);
-    expect(t.h.sim.requestsTo('multimodal-generation').length + t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before);
-  });
+  ])(
+    'qwx3.7-plus with an image and %s (no equivalent on the multimodal path): 400 naming the field, nothing sent',
+    async (param, extra) => {
+      const before =
+        t.h.sim.requestsTo('multimodal-generation').length +
+        t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
+      const r = await t.h.fetch('/v1/chat/completions', {
+        method: 'POST',
+        token: t.token,
+        json: {
+          model: 'qwx3.7-plus',
+          ...extra,
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+                { type: 'text', text: 'what is it' },
+              ],
+            },
+          ],
+        },
+      });
+      expect(r.status).toBe(400);
+      const e = ((await r.json()) as BErr).error;
+      expect(e).toMatchObject({ code: 'invalid_parameter', param });
+      expect(e.message).toMatch(/image input/);
+      expect(
+        t.h.sim.requestsTo('multimodal-generation').length +
+          t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length,
+      ).toBe(before);
+    },
+  );
 
   it('GET /v1/models through the SDK lists the visible public models', async () => {
     const ids: string[] = [];
@@ -219,7 +254,11 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
     });
     expect(r.status).toBe(400);
     expect(((await r.json()) as BErr).error.code).toBe('model_not_supported');
-    const r2 = await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: 'hi' } });
+    const r2 = await t.h.fetch('/v1/chat/completions', {
+      method: 'POST',
+      token: t.token,
+      json: { model: 'qwx3.7-plus', messages: 'hi' },
+    });
     expect(r2.status).toBe(400);
     expect(((await r2.json()) as BErr).error.param).toBe('messages');
     // Content parts are objects with a type; anything else is refused before it reaches the upstream.
@@ -238,8 +277,12 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
 
   it('qwx3-vl-plus is metered at the context tier of its input token count', async () => {
     const big = 'word '.repeat(28_000); // 140K chars ≈ 35K tokens: above the 32K tier
-    const { response } = await client.chat.completions.create({ model: 'qwx3-vl-plus', messages: [{ role: 'user', content: big }] }).withResponse();
-    const small = await client.chat.completions.create({ model: 'qwx3-vl-plus', messages: [{ role: 'user', content: 'small' }] }).withResponse();
+    const { response } = await client.chat.completions
+      .create({ model: 'qwx3-vl-plus', messages: [{ role: 'user', content: big }] })
+      .withResponse();
+    const small = await client.chat.completions
+      .create({ model: 'qwx3-vl-plus', messages: [{ role: 'user', content: 'small' }] })
+      .withResponse();
     const [bigRow] = await ledgerRows(t.h, response.headers.get('x-gateway-request-id')!);
     const [smallRow] = await ledgerRows(t.h, small.response.headers.get('x-gateway-request-id')!);
     expect(JSON.parse(bigRow!.quantities).tier_max_input_tokens).toBe(128_000);
@@ -249,13 +292,20 @@ describe('POST /v1/chat/completions (openai SDK)', () => {
   it('a token with a quota is checked before the upstream call', async () => {
     // The quota fits one call's reservation (its upper estimate), not two.
     const tok = await t.h.token({
-      quota: t.h.gw.deps.meter.price('qwx3.7-plus', textReservation({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'spend' }] }, true)).amount,
+      quota: t.h.gw.deps.meter.price(
+        'qwx3.7-plus',
+        textReservation({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'spend' }] }, true),
+      ).amount,
     });
     const c = openaiClient(t.h, tok.secret);
-    const first = await c.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'spend' }] }).withResponse();
+    const first = await c.chat.completions
+      .create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'spend' }] })
+      .withResponse();
     await ledgerRows(t.h, first.response.headers.get('x-gateway-request-id')!);
     const before = t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length;
-    await expect(c.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'again' }] })).rejects.toMatchObject({ status: 429 });
+    await expect(
+      c.chat.completions.create({ model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'again' }] }),
+    ).rejects.toMatchObject({ status: 429 });
     expect(t.h.sim.requestsTo('/compatible-mode/v1/chat/completions').length).toBe(before);
   });
 });

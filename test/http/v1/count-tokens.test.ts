@@ -9,17 +9,32 @@ import { ledgerOfRequest, requestLogRow } from '../../support/store-rows.ts';
 
 const t = useHarness();
 const MODEL = 'qwx3.7-plus';
-const TOOL = { name: 'get_weather', description: 'Weather of a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } };
-const IMAGE = { type: 'image' as const, source: { type: 'base64' as const, media_type: 'image/png' as const, data: 'iVBORw0KGgo=' } };
+const TOOL = {
+  name: 'get_weather',
+  description: 'Weather of a city',
+  input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } },
+};
+const IMAGE = {
+  type: 'image' as const,
+  source: { type: 'base64' as const, media_type: 'image/png' as const, data: 'iVBORw0KGgo=' },
+};
 
 describe('the estimate', () => {
   it.each([
     // 'You are terse.' (14) + 'Hello there' (11) = 25 characters → 7 tokens
     ['system and one message', { system: 'You are terse.', messages: [{ role: 'user', content: 'Hello there' }] }, 7],
     // + 'get_weather' (11) + 'Weather of a city' (17): 53 characters → 14; schema `type` values are not text
-    ['with a tool', { system: 'You are terse.', messages: [{ role: 'user', content: 'Hello there' }], tools: [TOOL] }, 14],
+    [
+      'with a tool',
+      { system: 'You are terse.', messages: [{ role: 'user', content: 'Hello there' }], tools: [TOOL] },
+      14,
+    ],
     // text blocks count their text; an image block 258 whatever its size
-    ['text and image blocks', { messages: [{ role: 'user', content: [{ type: 'text', text: 'What is it?' }, IMAGE] }] }, 3 + 258],
+    [
+      'text and image blocks',
+      { messages: [{ role: 'user', content: [{ type: 'text', text: 'What is it?' }, IMAGE] }] },
+      3 + 258,
+    ],
     [
       'a conversation',
       {
@@ -54,7 +69,12 @@ describe('POST /v1/messages/count_tokens', () => {
     expect(t.h.sim.requestsTo('/apps/anthropic/').length).toBe(before);
     expect(await ledgerOfRequest(t.h, rid)).toEqual([]);
     const row = await requestLogRow(t.h, rid);
-    expect([row.endpoint, row.status, row.model, Number(row.amount)]).toEqual(['/v1/messages/count_tokens', 200, MODEL, 0]);
+    expect([row.endpoint, row.status, row.model, Number(row.amount)]).toEqual([
+      '/v1/messages/count_tokens',
+      200,
+      MODEL,
+      0,
+    ]);
   });
 
   it('the model rules of /v1/messages: a model outside the token allow-list is not found, a model without the messages API is refused', async () => {

@@ -16,7 +16,9 @@ beforeAll(async () => {
 describe('POST /v1/embeddings (openai SDK)', () => {
   it('an array of strings: one vector each, usage, one ledger row (SDK default base64 encoded by the gateway)', async () => {
     const before = t.h.sim.requestsTo('/compatible-mode/v1/embeddings').length;
-    const { data, response } = await client.embeddings.create({ model: 'text-embedding-v4', input: ['first text', 'second text'] }).withResponse();
+    const { data, response } = await client.embeddings
+      .create({ model: 'text-embedding-v4', input: ['first text', 'second text'] })
+      .withResponse();
     expect(data.object).toBe('list');
     expect(data.data).toHaveLength(2);
     expect(data.data[0]!.embedding).toHaveLength(1024);
@@ -30,26 +32,55 @@ describe('POST /v1/embeddings (openai SDK)', () => {
   });
 
   it('a single string and explicit float format: bytes passed through', async () => {
-    const r = await client.embeddings.create({ model: 'text-embedding-v4', input: 'just one', encoding_format: 'float', dimensions: 64 });
+    const r = await client.embeddings.create({
+      model: 'text-embedding-v4',
+      input: 'just one',
+      encoding_format: 'float',
+      dimensions: 64,
+    });
     expect(r.data).toHaveLength(1);
     expect(r.data[0]!.embedding).toHaveLength(64);
     expect(r.model).toBe('text-embedding-v4');
   });
 
   it('bad input and a chat model are refused', async () => {
-    const bad = await t.h.fetch('/v1/embeddings', { method: 'POST', token, json: { model: 'text-embedding-v4', input: [1, 2] } });
+    const bad = await t.h.fetch('/v1/embeddings', {
+      method: 'POST',
+      token,
+      json: { model: 'text-embedding-v4', input: [1, 2] },
+    });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as BErr).error.param).toBe('input');
-    const wrong = await t.h.fetch('/v1/embeddings', { method: 'POST', token, json: { model: 'qwx3.7-plus', input: 'x' } });
+    const wrong = await t.h.fetch('/v1/embeddings', {
+      method: 'POST',
+      token,
+      json: { model: 'qwx3.7-plus', input: 'x' },
+    });
     expect(wrong.status).toBe(400);
     expect(((await wrong.json()) as BErr).error.code).toBe('model_not_supported');
-    const hidden = await t.h.fetch('/v1/embeddings', { method: 'POST', token, json: { model: 'qwx3-vl-plus', input: 'x' } });
+    const hidden = await t.h.fetch('/v1/embeddings', {
+      method: 'POST',
+      token,
+      json: { model: 'qwx3-vl-plus', input: 'x' },
+    });
     expect(hidden.status).toBe(404);
     for (const stream of [true, 'NaN']) {
-      const streamed = await t.h.fetch('/v1/embeddings', { method: 'POST', token, json: { model: 'text-embedding-v4', input: 'x', stream } });
+      const streamed = await t.h.fetch('/v1/embeddings', {
+        method: 'POST',
+        token,
+        json: { model: 'text-embedding-v4', input: 'x', stream },
+      });
       expect(streamed.status).toBe(400);
       expect(((await streamed.json()) as BErr).error.param).toBe('stream');
     }
-    expect((await t.h.fetch('/v1/embeddings', { method: 'POST', token, json: { model: 'text-embedding-v4', input: 'x', stream: false } })).status).toBe(200);
+    expect(
+      (
+        await t.h.fetch('/v1/embeddings', {
+          method: 'POST',
+          token,
+          json: { model: 'text-embedding-v4', input: 'x', stream: false },
+        })
+      ).status,
+    ).toBe(200);
   });
 });

@@ -63,7 +63,11 @@ describe('POST /v1/images/generations (openai SDK)', () => {
 
   it('b64_json: the gateway downloads the result and returns the PNG bytes', async () => {
     const downloadsBefore = t.h.sim.requestsTo('/results/img/').length;
-    const r = await client.images.generate({ model: 'qwx-image-2.0-pro', prompt: 'a teapot', response_format: 'b64_json' });
+    const r = await client.images.generate({
+      model: 'qwx-image-2.0-pro',
+      prompt: 'a teapot',
+      response_format: 'b64_json',
+    });
     expect(r.data).toHaveLength(1);
     const png = Buffer.from(r.data![0]!.b64_json!, 'base64');
     expect(png.subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
@@ -97,7 +101,12 @@ describe('POST /v1/images/generations (openai SDK)', () => {
   });
 
   it('b64_json with no result downloadable: download_failed, nothing charged', async () => {
-    const res = await post('/images/generations', { model: 'qwx-image-2.0', prompt: 'sim-result-gone:2 birds', n: 2, response_format: 'b64_json' });
+    const res = await post('/images/generations', {
+      model: 'qwx-image-2.0',
+      prompt: 'sim-result-gone:2 birds',
+      n: 2,
+      response_format: 'b64_json',
+    });
     const e = await errorOf(res);
     expect([e.status, e.code]).toEqual([502, 'download_failed']);
     expect(e.message).toMatch(/HTTP 404/);
@@ -123,7 +132,9 @@ describe('POST /v1/images/generations (openai SDK)', () => {
       const e = await errorOf(await post('/images/generations', { model: 'qwx-image-2.0', prompt: 'x', ...extra }));
       expect([e.status, e.code, e.param], JSON.stringify(extra)).toEqual([400, code, param]);
     }
-    const big = await errorOf(await post('/images/generations', { model: 'qwx-image-2.0', prompt: 'x', size: '256x256' }));
+    const big = await errorOf(
+      await post('/images/generations', { model: 'qwx-image-2.0', prompt: 'x', size: '256x256' }),
+    );
     expect(big.message).toMatch(/between 512×512 .* and 2048×2048/);
     expect(imageCalls(t.h).length).toBe(before);
   });
@@ -131,7 +142,12 @@ describe('POST /v1/images/generations (openai SDK)', () => {
   it('an exhausted quota is refused before the upstream is called', async () => {
     // Each call reserves its price first: two fit the quota, a third would pass it.
     const tok = await t.h.token({ quota: 2 * PRICE + PRICE / 2 });
-    const call = () => t.h.fetch('/v1/images/generations', { method: 'POST', token: tok.secret, json: { model: 'qwx-image-2.0', prompt: 'q' } });
+    const call = () =>
+      t.h.fetch('/v1/images/generations', {
+        method: 'POST',
+        token: tok.secret,
+        json: { model: 'qwx-image-2.0', prompt: 'q' },
+      });
     expect((await call()).status).toBe(200);
     expect((await call()).status).toBe(200);
     const before = imageCalls(t.h).length;
@@ -163,7 +179,9 @@ describe('POST /v1/images/generations (openai SDK)', () => {
     const log = await requestLogRow(t.h, rid);
     expect(log?.amount).toBe(0);
     expect(log?.error_code).toBe('upstream_error');
-    const limited = await errorOf(await post('/images/generations', { model: 'qwx-image-2.0', prompt: 'sim-fault:status:429' }));
+    const limited = await errorOf(
+      await post('/images/generations', { model: 'qwx-image-2.0', prompt: 'sim-fault:status:429' }),
+    );
     expect([limited.status, limited.code]).toEqual([429, 'upstream_rate_limited']);
   });
 });
@@ -173,21 +191,35 @@ describe('POST /v1/images/edits', () => {
     const before = imageCalls(t.h).length;
     const png = solidPng('input-a');
     const { data: r, response } = await client.images
-      .edit({ model: 'qwx-image-edit-plus', prompt: 'make it blue', image: await toFile(png, 'a.png', { type: 'image/png' }), n: 2, size: '1024x768' })
+      .edit({
+        model: 'qwx-image-edit-plus',
+        prompt: 'make it blue',
+        image: await toFile(png, 'a.png', { type: 'image/png' }),
+        n: 2,
+        size: '1024x768',
+      })
       .withResponse();
     expect(r.data).toHaveLength(2);
     const sent = imageCalls(t.h).slice(before);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.model).toBe('qwen-image-edit-plus');
     expect(sent[0]!.parameters).toMatchObject({ n: 2, size: '1024*768' });
-    expect(sent[0]!.input.messages[0]!.content).toEqual([{ image: `data:image/png;base64,${png.toString('base64')}` }, { text: 'make it blue' }]);
+    expect(sent[0]!.input.messages[0]!.content).toEqual([
+      { image: `data:image/png;base64,${png.toString('base64')}` },
+      { text: 'make it blue' },
+    ]);
     expect((await ledgerOfRequest(t.h, response.headers.get('x-gateway-request-id')!))[0]!.amount).toBe(2 * PRICE);
   });
 
   it('openai SDK with several files (image[]) and b64_json', async () => {
     const before = imageCalls(t.h).length;
     const files = await Promise.all(['x', 'y'].map((s) => toFile(solidPng(s), `${s}.png`)));
-    const r = await client.images.edit({ model: 'qwx-image-2.0', prompt: 'merge them', image: files, response_format: 'b64_json' });
+    const r = await client.images.edit({
+      model: 'qwx-image-2.0',
+      prompt: 'merge them',
+      image: files,
+      response_format: 'b64_json',
+    });
     expect(Buffer.from(r.data![0]!.b64_json!, 'base64').subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
     const content = imageCalls(t.h).slice(before)[0]!.input.messages[0]!.content;
     expect(content.filter((c) => c.image?.startsWith('data:image/png;base64,'))).toHaveLength(2);
@@ -202,7 +234,11 @@ describe('POST /v1/images/edits', () => {
     });
     expect(r.data).toHaveLength(1);
     expect(r.data![0]!.url).toMatch(/\/results\/img\//);
-    expect(imageCalls(t.h).slice(before)[0]!.input.messages[0]!.content).toEqual([{ image: urls[0] }, { image: urls[1] }, { text: 'swap the sky' }]);
+    expect(imageCalls(t.h).slice(before)[0]!.input.messages[0]!.content).toEqual([
+      { image: urls[0] },
+      { image: urls[1] },
+      { text: 'swap the sky' },
+    ]);
     expect(t.h.sim.requestsTo('/results/img/').length).toBe(downloads);
   });
 
@@ -221,10 +257,20 @@ describe('POST /v1/images/edits', () => {
       ),
     });
     expect((await errorOf(fourFiles)).code).toBe('too_many_images');
-    expect((await errorOf(await post('/images/edits', { model: 'qwx-image-2.0', prompt: 'x' }))).code).toBe('missing_parameter');
-    expect((await errorOf(await post('/images/edits', { model: 'qwx-image-2.0', prompt: 'x', images: [{ image_url: 'file:///etc/passwd' }] }))).code).toBe(
-      'invalid_reference',
+    expect((await errorOf(await post('/images/edits', { model: 'qwx-image-2.0', prompt: 'x' }))).code).toBe(
+      'missing_parameter',
     );
+    expect(
+      (
+        await errorOf(
+          await post('/images/edits', {
+            model: 'qwx-image-2.0',
+            prompt: 'x',
+            images: [{ image_url: 'file:///etc/passwd' }],
+          }),
+        )
+      ).code,
+    ).toBe('invalid_reference');
     const notImage = await t.h.fetch('/v1/images/edits', {
       method: 'POST',
       token: t.token,
@@ -269,14 +315,21 @@ describe('POST /v1/images/edits', () => {
   });
 
   it('a generation-only or non-image model cannot edit', async () => {
-    const e = await errorOf(await post('/images/edits', { model: 'qwx3.7-plus', prompt: 'x', images: [{ image_url: 'https://img.example.com/a.png' }] }));
+    const e = await errorOf(
+      await post('/images/edits', {
+        model: 'qwx3.7-plus',
+        prompt: 'x',
+        images: [{ image_url: 'https://img.example.com/a.png' }],
+      }),
+    );
     expect([e.status, e.code]).toEqual([400, 'model_not_supported']);
   });
 
   it('the token was charged exactly the successful images of this file', async () => {
     const rows = await ledgerOfToken(t.h, t.tokenId);
     const total = rows.reduce((a, r) => a + r.amount, 0);
-    // 2 (url) + 1 (b64, pro at 500_000) + 2 (partial) + 2 (b64, one file missing) + 2 (edit upload) + 1 (image[] b64) + 1 (JSON edit) + 3 (n "3")
+    // 2 (url) + 1 (b64, pro at 500_000) + 2 (partial) + 2 (b64, one file missing) + 2 (edit upload) + 1 (image[] b64) +
+    // 1 (JSON edit) + 3 (n "3")
     expect(total).toBe(2 * PRICE + 500_000 + 2 * PRICE + 2 * PRICE + 2 * PRICE + PRICE + PRICE + 3 * PRICE);
   });
 });

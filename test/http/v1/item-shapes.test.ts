@@ -24,7 +24,11 @@ describe('item shapes checked before the upstream', () => {
     ['/v1/embeddings', { model: 'text-embedding-v4', input: 'hi', dimensions: 1.5 }, 'dimensions'],
   ])('%s with %j: 400 invalid_parameter naming %s, nothing sent upstream', async (path, json, param) => {
     const before = t.h.sim.requestsTo('/').length;
-    const body = await expectB(await t.h.fetch(path, { method: 'POST', token: t.token, json }), 400, 'invalid_parameter');
+    const body = await expectB(
+      await t.h.fetch(path, { method: 'POST', token: t.token, json }),
+      400,
+      'invalid_parameter',
+    );
     expect(body.error.param).toBe(param);
     expect(t.h.sim.requestsTo('/').length).toBe(before);
   });
@@ -32,13 +36,25 @@ describe('item shapes checked before the upstream', () => {
   it('well-formed lists still pass: OpenAI-style and Anthropic-style tools, a system of text blocks, dimensions', async () => {
     const fn = { type: 'function', function: { name: 'now', parameters: { type: 'object', properties: {} } } };
     expect(
-      (await t.h.fetch('/v1/chat/completions', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: msgs, tools: [fn] } })).status,
+      (
+        await t.h.fetch('/v1/chat/completions', {
+          method: 'POST',
+          token: t.token,
+          json: { model: 'qwx3.7-plus', messages: msgs, tools: [fn] },
+        })
+      ).status,
     ).toBe(200);
     const anthropicTool = { name: 'now', description: 'the time', input_schema: { type: 'object', properties: {} } };
     const m = await t.h.fetch('/v1/messages', {
       method: 'POST',
       token: t.token,
-      json: { model: 'qwx3.7-plus', max_tokens: 16, messages: msgs, system: [{ type: 'text', text: 'be terse' }], tools: [anthropicTool] },
+      json: {
+        model: 'qwx3.7-plus',
+        max_tokens: 16,
+        messages: msgs,
+        system: [{ type: 'text', text: 'be terse' }],
+        tools: [anthropicTool],
+      },
     });
     expect(m.status).toBe(200);
     expect(
@@ -51,7 +67,13 @@ describe('item shapes checked before the upstream', () => {
       ).status,
     ).toBe(200);
     expect(
-      (await t.h.fetch('/v1/embeddings', { method: 'POST', token: t.token, json: { model: 'text-embedding-v4', input: 'hi', dimensions: 512 } })).status,
+      (
+        await t.h.fetch('/v1/embeddings', {
+          method: 'POST',
+          token: t.token,
+          json: { model: 'text-embedding-v4', input: 'hi', dimensions: 512 },
+        })
+      ).status,
     ).toBe(200);
   });
 });

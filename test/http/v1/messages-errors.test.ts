@@ -21,7 +21,11 @@ const body = (content: string, extra: Record<string, unknown> = {}) => ({
 /** An SDK error class (APIError or one of its status classes). */
 type ErrorClass = abstract new (...args: never[]) => Error;
 
-type MessagesErrorBody = { type: string; error: { type: string; code: string; message: string; request_id: string }; request_id: string };
+type MessagesErrorBody = {
+  type: string;
+  error: { type: string; code: string; message: string; request_id: string };
+  request_id: string;
+};
 
 async function caught(p: Promise<unknown>): Promise<InstanceType<typeof Anthropic.APIError>> {
   try {
@@ -34,7 +38,12 @@ async function caught(p: Promise<unknown>): Promise<InstanceType<typeof Anthropi
 }
 
 /** The SDK's error: its class, status, the messages-shaped body, and the request id it read from `request-id`. */
-function expectSdkError(e: InstanceType<typeof Anthropic.APIError>, cls: ErrorClass, status: number, code: string): void {
+function expectSdkError(
+  e: InstanceType<typeof Anthropic.APIError>,
+  cls: ErrorClass,
+  status: number,
+  code: string,
+): void {
   expect(e).toBeInstanceOf(cls);
   expect(e.status).toBe(status);
   expect(e.requestID).toMatch(RID);
@@ -50,7 +59,14 @@ function expectSdkError(e: InstanceType<typeof Anthropic.APIError>, cls: ErrorCl
 
 describe('/v1/messages errors through @anthropic-ai/sdk', () => {
   const cases: Array<[string, () => Promise<string>, Record<string, unknown>, ErrorClass, number, string]> = [
-    ['a bad token', async () => 'tw-not-a-token-0000000000', body('hi'), Anthropic.AuthenticationError, 401, 'invalid_token'],
+    [
+      'a bad token',
+      async () => 'tw-not-a-token-0000000000',
+      body('hi'),
+      Anthropic.AuthenticationError,
+      401,
+      'invalid_token',
+    ],
     [
       'validation (max_tokens missing)',
       async () => t.token,
@@ -59,20 +75,72 @@ describe('/v1/messages errors through @anthropic-ai/sdk', () => {
       400,
       'missing_parameter',
     ],
-    ['an unknown model', async () => t.token, { ...body('hi'), model: 'no-such-model' }, Anthropic.NotFoundError, 404, 'model_not_found'],
-    ['an exhausted quota', async () => (await t.h.token({ quota: 1 })).secret, body('hi'), Anthropic.RateLimitError, 429, 'insufficient_quota'],
-    ['a body over the limit', async () => t.token, body('x'.repeat(70_000)), Anthropic.APIError, 413, 'payload_too_large'],
-    ['an upstream permission refusal', async () => t.token, body('sim-fault:status:403'), Anthropic.PermissionDeniedError, 403, 'upstream_permission_denied'],
-    ['an upstream failure', async () => t.token, body('sim-fault:status:500'), Anthropic.InternalServerError, 502, 'upstream_error'],
-    ['an upstream overload', async () => t.token, body('sim-fault:status:503'), Anthropic.InternalServerError, 503, 'upstream_unavailable'],
-    ['an upstream content filter', async () => t.token, body('sim-fault:content-filter'), Anthropic.BadRequestError, 400, 'upstream_content_filtered'],
+    [
+      'an unknown model',
+      async () => t.token,
+      { ...body('hi'), model: 'no-such-model' },
+      Anthropic.NotFoundError,
+      404,
+      'model_not_found',
+    ],
+    [
+      'an exhausted quota',
+      async () => (await t.h.token({ quota: 1 })).secret,
+      body('hi'),
+      Anthropic.RateLimitError,
+      429,
+      'insufficient_quota',
+    ],
+    [
+      'a body over the limit',
+      async () => t.token,
+      body('x'.repeat(70_000)),
+      Anthropic.APIError,
+      413,
+      'payload_too_large',
+    ],
+    [
+      'an upstream permission refusal',
+      async () => t.token,
+      body('sim-fault:status:403'),
+      Anthropic.PermissionDeniedError,
+      403,
+      'upstream_permission_denied',
+    ],
+    [
+      'an upstream failure',
+      async () => t.token,
+      body('sim-fault:status:500'),
+      Anthropic.InternalServerError,
+      502,
+      'upstream_error',
+    ],
+    [
+      'an upstream overload',
+      async () => t.token,
+      body('sim-fault:status:503'),
+      Anthropic.InternalServerError,
+      503,
+      'upstream_unavailable',
+    ],
+    [
+      'an upstream content filter',
+      async () => t.token,
+      body('sim-fault:content-filter'),
+      Anthropic.BadRequestError,
+      400,
+      'upstream_content_filtered',
+    ],
   ];
 
-  it.each(cases)('%s: the class, status, messages body and request id (non-streaming and streaming)', async (_name, key, b, cls, status, code) => {
-    const client = anthropicClient(t.h, await key());
-    expectSdkError(await caught(client.messages.create(b as never)), cls, status, code);
-    expectSdkError(await caught(client.messages.create({ ...b, stream: true } as never)), cls, status, code);
-  });
+  it.each(cases)(
+    '%s: the class, status, messages body and request id (non-streaming and streaming)',
+    async (_name, key, b, cls, status, code) => {
+      const client = anthropicClient(t.h, await key());
+      expectSdkError(await caught(client.messages.create(b as never)), cls, status, code);
+      expectSdkError(await caught(client.messages.create({ ...b, stream: true } as never)), cls, status, code);
+    },
+  );
 
   it('the quota refusal says not to retry: x-should-retry: false', async () => {
     const e = await caught(anthropicClient(t.h, (await t.h.token({ quota: 1 })).secret).messages.create(body('hi')));
@@ -96,9 +164,16 @@ describe('the Fastify front answers the messages routes in the same shape', () =
       404,
       'model_not_found',
     );
-    expectSdkError(await caught(ok.messages.countTokens({ model: MODEL, messages: [] })), Anthropic.BadRequestError, 400, 'invalid_parameter');
     expectSdkError(
-      await caught(ok.messages.countTokens({ model: MODEL, messages: [{ role: 'user', content: 'x'.repeat(70_000) }] })),
+      await caught(ok.messages.countTokens({ model: MODEL, messages: [] })),
+      Anthropic.BadRequestError,
+      400,
+      'invalid_parameter',
+    );
+    expectSdkError(
+      await caught(
+        ok.messages.countTokens({ model: MODEL, messages: [{ role: 'user', content: 'x'.repeat(70_000) }] }),
+      ),
       Anthropic.APIError,
       413,
       'payload_too_large',
@@ -109,14 +184,18 @@ describe('the Fastify front answers the messages routes in the same shape', () =
     await expectB(await t.h.fetch('/v1/messages', { token: t.token }), 405, 'method_not_allowed');
     await expectB(await t.h.fetch('/v1/messages/count_tokens', { token: t.token }), 405, 'method_not_allowed');
     await expectB(await t.h.fetch('/v1/messages/nope', { method: 'POST', token: t.token, json: {} }), 404, 'not_found');
-    const other = (await (await t.h.fetch('/v1/messagesx', { method: 'POST', token: t.token, json: {} })).json()) as Record<string, unknown>;
+    const other = (await (
+      await t.h.fetch('/v1/messagesx', { method: 'POST', token: t.token, json: {} })
+    ).json()) as Record<string, unknown>;
     expect(Object.keys(other)).toEqual(['error']);
   });
 
   it('a request node cannot parse, on /v1/messages: the messages shape with the request id headers', async () => {
     const { port, hostname } = new URL(t.h.url);
     const raw = await new Promise<string>((resolve, reject) => {
-      const s = connect(Number(port), hostname, () => s.write('POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'));
+      const s = connect(Number(port), hostname, () =>
+        s.write('POST /v1/messages HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n'),
+      );
       let out = '';
       s.on('data', (d) => (out += d.toString()));
       s.on('end', () => resolve(out));

@@ -25,7 +25,13 @@ describe('POST /v1/messages (@anthropic-ai/sdk)', () => {
       model: 'qwx3.7-plus',
       max_tokens: 256,
       thinking: { type: 'enabled' as const, budget_tokens: 128 },
-      tools: [{ name: 'get_weather', description: 'weather', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } } }],
+      tools: [
+        {
+          name: 'get_weather',
+          description: 'weather',
+          input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } },
+        },
+      ],
       system: [{ type: 'text' as const, text: 'be brief', cache_control: { type: 'ephemeral' as const } }],
       messages: [
         {
@@ -37,7 +43,9 @@ describe('POST /v1/messages (@anthropic-ai/sdk)', () => {
         },
       ],
     };
-    const { data, response } = await client.messages.create(params, { headers: { 'anthropic-beta': 'prompt-caching-2024-07-31' } }).withResponse();
+    const { data, response } = await client.messages
+      .create(params, { headers: { 'anthropic-beta': 'prompt-caching-2024-07-31' } })
+      .withResponse();
     expect(data.type).toBe('message');
     expect(data.model).toBe('qwx3.7-plus');
     expect(data.content.map((b) => b.type)).toEqual(['thinking', 'text']);
@@ -60,12 +68,20 @@ describe('POST /v1/messages (@anthropic-ai/sdk)', () => {
     expect(rows).toHaveLength(1);
     const q = JSON.parse(rows[0]!.quantities) as Record<string, number>;
     // metering counts all input: uncached + cache reads + cache writes
-    expect(q.input_tokens).toBe(data.usage.input_tokens + (data.usage.cache_read_input_tokens ?? 0) + (data.usage.cache_creation_input_tokens ?? 0));
+    expect(q.input_tokens).toBe(
+      data.usage.input_tokens +
+        (data.usage.cache_read_input_tokens ?? 0) +
+        (data.usage.cache_creation_input_tokens ?? 0),
+    );
     expect(q.cache_creation_tokens).toBe(data.usage.cache_creation_input_tokens);
   });
 
   it('streaming: the SDK assembles the final message; usage from message_start + message_delta', async () => {
-    const stream = client.messages.stream({ model: 'qwx3.7-plus', max_tokens: 100, messages: [{ role: 'user', content: 'stream messages' }] });
+    const stream = client.messages.stream({
+      model: 'qwx3.7-plus',
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'stream messages' }],
+    });
     const msg = await stream.finalMessage();
     expect(msg.model).toBe('qwx3.7-plus');
     const text = msg.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
@@ -93,7 +109,11 @@ describe('POST /v1/messages (@anthropic-ai/sdk)', () => {
   });
 
   it('max_tokens is required (400, family-B shape)', async () => {
-    const r = await t.h.fetch('/v1/messages', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'x' }] } });
+    const r = await t.h.fetch('/v1/messages', {
+      method: 'POST',
+      token: t.token,
+      json: { model: 'qwx3.7-plus', messages: [{ role: 'user', content: 'x' }] },
+    });
     expect(r.status).toBe(400);
     expect(((await r.json()) as BErr).error.param).toBe('max_tokens');
   });
@@ -107,7 +127,11 @@ describe('POST /v1/messages (@anthropic-ai/sdk)', () => {
     ['a content block without a type', [{ role: 'user', content: [{ text: 'x' }] }]],
   ])('%s is refused (400 invalid_parameter, param messages) and never sent upstream', async (_name, messages) => {
     const before = t.h.sim.requestsTo(UPSTREAM).length;
-    const r = await t.h.fetch('/v1/messages', { method: 'POST', token: t.token, json: { model: 'qwx3.7-plus', max_tokens: 10, messages } });
+    const r = await t.h.fetch('/v1/messages', {
+      method: 'POST',
+      token: t.token,
+      json: { model: 'qwx3.7-plus', max_tokens: 10, messages },
+    });
     expect(r.status).toBe(400);
     const e = ((await r.json()) as BErr).error;
     expect(e).toMatchObject({ code: 'invalid_parameter', param: 'messages' });
@@ -121,11 +145,21 @@ describe('messages error event', () => {
     const ge = new GatewayError('upstream_error', 'The upstream stream broke', { upstreamRequestId: 'up-req-42' });
     const frame = messagesErrorFrame(ge, renderFamilyB(ge, 'req_1').error);
     expect(frame.startsWith('event: error\ndata: ')).toBe(true);
-    const data = JSON.parse(frame.slice('event: error\ndata: '.length)) as { type: string; error: Record<string, unknown> };
+    const data = JSON.parse(frame.slice('event: error\ndata: '.length)) as {
+      type: string;
+      error: Record<string, unknown>;
+    };
     expect(data.type).toBe('error');
-    expect(data.error).toMatchObject({ type: 'api_error', code: 'upstream_error', request_id: 'req_1', upstream_request_id: 'up-req-42' });
+    expect(data.error).toMatchObject({
+      type: 'api_error',
+      code: 'upstream_error',
+      request_id: 'req_1',
+      upstream_request_id: 'up-req-42',
+    });
     const bad = new GatewayError('invalid_parameter', 'bad', { param: 'messages' });
-    const badData = JSON.parse(messagesErrorFrame(bad, renderFamilyB(bad, 'req_2').error).slice('event: error\ndata: '.length)) as {
+    const badData = JSON.parse(
+      messagesErrorFrame(bad, renderFamilyB(bad, 'req_2').error).slice('event: error\ndata: '.length),
+    ) as {
       error: Record<string, unknown>;
     };
     expect(badData.error).toMatchObject({ param: 'messages', request_id: 'req_2' });

@@ -6,9 +6,19 @@ import { useHarness } from '../../support/harness.ts';
 const t = useHarness();
 
 /** POST `text` as it is; the one upstream request it caused, as the simulator received it. */
-async function sentFor(path: string, upstreamPath: string, text: string, headers: Record<string, string> = {}): Promise<string> {
+async function sentFor(
+  path: string,
+  upstreamPath: string,
+  text: string,
+  headers: Record<string, string> = {},
+): Promise<string> {
   const before = t.h.sim.requestsTo(upstreamPath).length;
-  const r = await t.h.fetch(path, { method: 'POST', token: t.token, headers: { 'content-type': 'application/json', ...headers }, body: text });
+  const r = await t.h.fetch(path, {
+    method: 'POST',
+    token: t.token,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: text,
+  });
   expect(r.status).toBe(200);
   await r.arrayBuffer();
   const sent = t.h.sim.requestsTo(upstreamPath).slice(before);
@@ -35,7 +45,12 @@ const cases = [
     members: '"max_tokens": 64, "messages": [ {"role": "user", "content": "hi"} ]',
     model: ['qwx3.7-plus', 'qwen3.7-plus'],
   },
-  { route: '/v1/responses', upstream: '/compatible-mode/v1/responses', members: '"input": "hi",\t"temperature": 0.5', model: ['qwx3.7-plus', 'qwen3.7-plus'] },
+  {
+    route: '/v1/responses',
+    upstream: '/compatible-mode/v1/responses',
+    members: '"input": "hi",\t"temperature": 0.5',
+    model: ['qwx3.7-plus', 'qwen3.7-plus'],
+  },
 ];
 
 describe('the body sent upstream', () => {
@@ -68,7 +83,9 @@ describe('the body sent upstream', () => {
   it("a streamed chat asks the upstream for usage: the client's text with the model renamed and the option added", async () => {
     const text = '{"model":"qwx3.7-plus", "stream" : true,"messages":[{"role":"user","content":"x}"}] }\n';
     const sent = await sentFor('/v1/chat/completions', '/compatible-mode/v1/chat/completions', text);
-    expect(sent).toBe('{"model":"qwen3.7-plus", "stream" : true,"messages":[{"role":"user","content":"x}"}] ,"stream_options":{"include_usage":true}}\n');
+    expect(sent).toBe(
+      '{"model":"qwen3.7-plus", "stream" : true,"messages":[{"role":"user","content":"x}"}] ,"stream_options":{"include_usage":true}}\n',
+    );
   });
 
   it('a streamed chat with its own stream_options, or a repeated key, is serialised with include_usage set', async () => {

@@ -10,7 +10,9 @@ beforeAll(() => {
   client = openaiClient(t.h, t.token);
 });
 
-const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: [{ type: 'input_text', text: 'tell me about responses' }] }];
+const input: OpenAI.Responses.ResponseInput = [
+  { role: 'user', content: [{ type: 'input_text', text: 'tell me about responses' }] },
+];
 
 describe('POST /v1/responses (openai SDK)', () => {
   it('non-streaming: a responses object; cached_tokens preserved in usage; upstream path and name', async () => {

@@ -10,7 +10,8 @@ import type { BErr } from '../../support/error-shapes.ts';
 const t = useHarness();
 afterEach(() => t.h.sim.faults.clear());
 
-const post = (path: string, json: unknown, init: RequestInit = {}) => t.h.fetch(path, { method: 'POST', token: t.token, json, ...init });
+const post = (path: string, json: unknown, init: RequestInit = {}) =>
+  t.h.fetch(path, { method: 'POST', token: t.token, json, ...init });
 
 async function until(cond: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
@@ -58,9 +59,19 @@ describe('streaming done right', () => {
       'messages',
       '/v1/messages',
       '/apps/anthropic/v1/messages',
-      { model: 'qwx3.7-plus', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'slow sim-fault:trickle:150' }] },
+      {
+        model: 'qwx3.7-plus',
+        max_tokens: 100,
+        stream: true,
+        messages: [{ role: 'user', content: 'slow sim-fault:trickle:150' }],
+      },
     ],
-    ['responses', '/v1/responses', '/compatible-mode/v1/responses', { model: 'qwx3.7-plus', stream: true, input: 'slow sim-fault:trickle:150' }],
+    [
+      'responses',
+      '/v1/responses',
+      '/compatible-mode/v1/responses',
+      { model: 'qwx3.7-plus', stream: true, input: 'slow sim-fault:trickle:150' },
+    ],
     [
       'chat with an image (native multimodal)',
       '/v1/chat/completions',
@@ -111,7 +122,11 @@ describe('streaming done right', () => {
   }
 
   it('upstream cut mid-stream (chat): the client gets an error event, then the end; metered once', async () => {
-    const r = await post('/v1/chat/completions', { model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: 'cut me sim-fault:cut' }] });
+    const r = await post('/v1/chat/completions', {
+      model: 'qwx3.7-plus',
+      stream: true,
+      messages: [{ role: 'user', content: 'cut me sim-fault:cut' }],
+    });
     expect(r.status).toBe(200);
     const rid = r.headers.get('x-gateway-request-id')!;
     const events = sseEvents(await r.text());
@@ -127,7 +142,11 @@ describe('streaming done right', () => {
 
   it('upstream cut: the openai SDK raises instead of hanging', async () => {
     const client = openaiClient(t.h, t.token);
-    const stream = await client.chat.completions.create({ model: 'qwx3.7-plus', stream: true, messages: [{ role: 'user', content: 'sim-fault:cut' }] });
+    const stream = await client.chat.completions.create({
+      model: 'qwx3.7-plus',
+      stream: true,
+      messages: [{ role: 'user', content: 'sim-fault:cut' }],
+    });
     await expect(
       (async () => {
         for await (const _c of stream) void _c;
@@ -136,7 +155,12 @@ describe('streaming done right', () => {
   });
 
   it('upstream cut (messages): an `event: error` then the end; anthropic SDK raises; metered once', async () => {
-    const r = await post('/v1/messages', { model: 'qwx3.7-plus', max_tokens: 64, stream: true, messages: [{ role: 'user', content: 'sim-fault:cut please' }] });
+    const r = await post('/v1/messages', {
+      model: 'qwx3.7-plus',
+      max_tokens: 64,
+      stream: true,
+      messages: [{ role: 'user', content: 'sim-fault:cut please' }],
+    });
     const rid = r.headers.get('x-gateway-request-id')!;
     const events = sseEvents(await r.text());
     expect(events.at(-1)!.event).toBe('error');
@@ -153,7 +177,9 @@ describe('streaming done right', () => {
     expect(q.output_tokens).toBe(Math.ceil(delivered.length / 4));
     const client = anthropicClient(t.h, t.token);
     await expect(
-      client.messages.stream({ model: 'qwx3.7-plus', max_tokens: 64, messages: [{ role: 'user', content: 'sim-fault:cut' }] }).finalMessage(),
+      client.messages
+        .stream({ model: 'qwx3.7-plus', max_tokens: 64, messages: [{ role: 'user', content: 'sim-fault:cut' }] })
+        .finalMessage(),
     ).rejects.toThrow();
   });
 
@@ -200,7 +226,11 @@ describe('upstream errors are mapped and sanitised', () => {
     it(`upstream ${upstream} → ${status} ${code}, no URL or key in the body, no ledger row`, async () => {
       t.h.sim.faults.add({ kind: 'status', arg: upstream, path: '/compatible-mode/v1/chat/completions' });
       for (const stream of [false, true]) {
-        const r = await post('/v1/chat/completions', { model: 'qwx3.7-plus', stream, messages: [{ role: 'user', content: 'hi' }] });
+        const r = await post('/v1/chat/completions', {
+          model: 'qwx3.7-plus',
+          stream,
+          messages: [{ role: 'user', content: 'hi' }],
+        });
         expect(r.status).toBe(status);
         const rid = r.headers.get('x-gateway-request-id')!;
         const text = await r.text();
@@ -212,7 +242,8 @@ describe('upstream errors are mapped and sanitised', () => {
         expect(body.error.request_id).toBe(rid);
         expect(body.error.upstream_request_id).toMatch(/^[0-9a-f-]{36}$/);
         // Our words, with the upstream's meaning; never its own text.
-        if (upstream === 403) expect(body.error.message).toMatch(/^Upstream permission denied \(operator: check model activation/);
+        if (upstream === 403)
+          expect(body.error.message).toMatch(/^Upstream permission denied \(operator: check model activation/);
         expect(body.error.message).not.toMatch(/access.denied|AccessDenied/i);
         if (upstream === 429) expect(body.error.message).toMatch(/rate limit/i);
         const rows = await ledgerOfRequest(t.h, rid);
@@ -241,7 +272,12 @@ describe('upstream errors are mapped and sanitised', () => {
         ],
       },
     ],
-    ['messages', '/v1/messages', '/apps/anthropic/', { model: 'qwx3.7-plus', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] }],
+    [
+      'messages',
+      '/v1/messages',
+      '/apps/anthropic/',
+      { model: 'qwx3.7-plus', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] },
+    ],
   ];
   for (const [name, path, upstreamPath, json] of endpoints) {
     it(`${name}: upstream 401/403/429/500 → the same mapping, request id, no URL or key, no ledger row`, async () => {
@@ -265,7 +301,11 @@ describe('upstream errors are mapped and sanitised', () => {
 
   it('the messages path maps upstream errors too (anthropic error body)', async () => {
     t.h.sim.faults.add({ kind: 'status', arg: 403, path: '/apps/anthropic/' });
-    const r = await post('/v1/messages', { model: 'qwx3.7-plus', max_tokens: 10, messages: [{ role: 'user', content: 'x' }] });
+    const r = await post('/v1/messages', {
+      model: 'qwx3.7-plus',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(r.status).toBe(403);
     const body = (await r.json()) as BErr;
     expect(body.error.code).toBe('upstream_permission_denied');

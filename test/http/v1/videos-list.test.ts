@@ -8,7 +8,13 @@ import { DASHSCOPE_VIDEO_TASK_KIND } from '../../../src/adapters/dashscope/video
 
 const t = useHarness({ env: FAST_TASK_ENV });
 
-type VideoList = { object: string; data: Array<{ id: string }>; first_id: string | null; last_id: string | null; has_more: boolean };
+type VideoList = {
+  object: string;
+  data: Array<{ id: string }>;
+  first_id: string | null;
+  last_id: string | null;
+  has_more: boolean;
+};
 
 describe('GET /v1/videos', () => {
   it('pages through the caller’s own videos with limit and after, and never shows another token’s', async () => {
@@ -16,13 +22,21 @@ describe('GET /v1/videos', () => {
     const b = await t.h.token({ name: 'list-b' });
     const mine: string[] = [];
     for (let i = 0; i < 3; i++) {
-      const r = await t.h.fetch('/v1/videos', { method: 'POST', token: a.secret, json: { model: 'wnx2.7-t2v', prompt: `clip ${i}`, seconds: 2 } });
+      const r = await t.h.fetch('/v1/videos', {
+        method: 'POST',
+        token: a.secret,
+        json: { model: 'wnx2.7-t2v', prompt: `clip ${i}`, seconds: 2 },
+      });
       expect(r.status).toBe(200);
       mine.push(((await r.json()) as { id: string }).id);
       await new Promise((res) => setTimeout(res, 5)); // distinct creation times
     }
     const theirs = (await (
-      await t.h.fetch('/v1/videos', { method: 'POST', token: b.secret, json: { model: 'wnx2.7-t2v', prompt: 'other', seconds: 2 } })
+      await t.h.fetch('/v1/videos', {
+        method: 'POST',
+        token: b.secret,
+        json: { model: 'wnx2.7-t2v', prompt: 'other', seconds: 2 },
+      })
     ).json()) as { id: string };
 
     const client = openaiClient(t.h, a.secret);
@@ -30,7 +44,9 @@ describe('GET /v1/videos', () => {
     expect(first.object).toBe('list');
     expect(first.data.map((v) => v.id)).toEqual([mine[2], mine[1]]);
     expect(first.has_more).toBe(true);
-    const second = (await (await t.h.fetch(`/v1/videos?limit=2&after=${first.last_id}`, { token: a.secret })).json()) as VideoList;
+    const second = (await (
+      await t.h.fetch(`/v1/videos?limit=2&after=${first.last_id}`, { token: a.secret })
+    ).json()) as VideoList;
     expect(second.data.map((v) => v.id)).toEqual([mine[0]]);
     expect(second.has_more).toBe(false);
     // The official SDK's auto-paginating list sees exactly the three, never the other token's.
@@ -69,7 +85,9 @@ describe('GET /v1/videos', () => {
         },
         at,
       );
-      expect(await repo.transition(id, 'submitting', { state: 'queued', leaseOwner: null, leaseUntil: null })).toBe(true);
+      expect(await repo.transition(id, 'submitting', { state: 'queued', leaseOwner: null, leaseUntil: null })).toBe(
+        true,
+      );
     }
     const seen: string[] = [];
     let after = '';
@@ -86,7 +104,11 @@ describe('GET /v1/videos', () => {
     const a = await t.h.token({ name: 'list-bad' });
     const other = await t.h.token({ name: 'list-other' });
     const foreign = (await (
-      await t.h.fetch('/v1/videos', { method: 'POST', token: other.secret, json: { model: 'wnx2.7-t2v', prompt: 'x', seconds: 2 } })
+      await t.h.fetch('/v1/videos', {
+        method: 'POST',
+        token: other.secret,
+        json: { model: 'wnx2.7-t2v', prompt: 'x', seconds: 2 },
+      })
     ).json()) as { id: string };
     for (const qs of ['limit=0', 'limit=101', 'limit=abc', 'limit=-1', 'after=video_nope', `after=${foreign.id}`]) {
       const r = await t.h.fetch(`/v1/videos?${qs}`, { token: a.secret });

@@ -19,11 +19,18 @@ describe('/v1/videos quota', () => {
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         t.h
-          .fetch('/v1/videos', { method: 'POST', token: tok.secret, json: { model: 'hhx-1.1-t2v', prompt: `burst ${i} sim-fault:stay-running`, seconds: 3 } })
+          .fetch('/v1/videos', {
+            method: 'POST',
+            token: tok.secret,
+            json: { model: 'hhx-1.1-t2v', prompt: `burst ${i} sim-fault:stay-running`, seconds: 3 },
+          })
           .then(async (r) => ({
             status: r.status,
             rid: r.headers.get('x-gateway-request-id'),
-            json: (await r.json()) as { id?: string; error?: { code: string; type: string; request_id: string; message: string } },
+            json: (await r.json()) as {
+              id?: string;
+              error?: { code: string; type: string; request_id: string; message: string };
+            },
           })),
       ),
     );
@@ -49,13 +56,21 @@ describe('/v1/videos quota', () => {
   it('a failed task releases its hold, so the quota it held can be used again; nothing is charged', async () => {
     // The quota fits one hold, not two: a hold that was never released would refuse the second creation.
     const tok = await t.h.token({ name: 'reuse', quota: HOLD + HOLD / 2 });
-    const first = await createVideo(t.h, tok.secret, { model: 'hhx-1.1-t2v', prompt: 'x sim-fault:fail-task', seconds: 3 });
+    const first = await createVideo(t.h, tok.secret, {
+      model: 'hhx-1.1-t2v',
+      prompt: 'x sim-fault:fail-task',
+      seconds: 3,
+    });
     expect(first.status).toBe(200);
     const v = await waitTerminal(t.h, tok.secret, first.json.id as string);
     expect(v.status).toBe('failed');
     const mid = await tokenRow(t.h, tok.id);
     expect([Number(mid.held), Number(mid.spent)]).toEqual([0, 0]);
-    const again = await createVideo(t.h, tok.secret, { model: 'hhx-1.1-t2v', prompt: 'z sim-fault:stay-running', seconds: 3 });
+    const again = await createVideo(t.h, tok.secret, {
+      model: 'hhx-1.1-t2v',
+      prompt: 'z sim-fault:stay-running',
+      seconds: 3,
+    });
     expect(again.status).toBe(200);
     expect(Number((await tokenRow(t.h, tok.id)).held)).toBe(HOLD);
     expect(await ledgerOfTask(t.h, v.id)).toHaveLength(0);

@@ -63,10 +63,16 @@ describe('validation rows', () => {
   it('a seed for a model without fixed-seed support → seed_not_supported', async () => {
     const saved = t.h.gw.deps.catalogue;
     t.h.gw.deps.catalogue = new Catalogue(
-      applyOverrides(saved.entries(), [{ model: 'wnx2.7-r2v', entry: { video: { ...saved.get('wnx2.7-r2v')!.video!, seed: false } } }]),
+      applyOverrides(saved.entries(), [
+        { model: 'wnx2.7-r2v', entry: { video: { ...saved.get('wnx2.7-r2v')!.video!, seed: false } } },
+      ]),
     );
     try {
-      await rejects({ model: 'wnx2.7-r2v', prompt: 'x', seed: 7, references: { video: [VID(1)] } }, 'seed_not_supported', 'seed');
+      await rejects(
+        { model: 'wnx2.7-r2v', prompt: 'x', seed: 7, references: { video: [VID(1)] } },
+        'seed_not_supported',
+        'seed',
+      );
     } finally {
       t.h.gw.deps.catalogue = saved;
     }
@@ -78,14 +84,27 @@ describe('validation rows', () => {
     [{ model: 'hhx-1.1-i2v', prompt: 'x', input_reference: [IMG(1), IMG(2)] }, 'input_reference'],
     [{ model: 'hhx-1.1-i2v', prompt: 'x', input_reference: VID(1) }, 'input_reference'],
     [{ model: 'hhx-1.1-i2v', prompt: 'x', input_reference: 'ftp://img.example.com/a.png' }, 'input_reference'],
-    [{ model: 'hhx-1.1-i2v', prompt: 'x', input_reference: { image_url: 'data:image/png;base64,AAAA' } }, 'input_reference'],
+    [
+      { model: 'hhx-1.1-i2v', prompt: 'x', input_reference: { image_url: 'data:image/png;base64,AAAA' } },
+      'input_reference',
+    ],
     [{ model: 'hhx-1.1-i2v', prompt: 'x', input_reference: IMG(1), input_image: IMG(2) }, 'input_image'],
     [{ model: 'hhx-1.1-r2v', prompt: 'x' }, 'input_reference'],
-    [{ model: 'hhx-1.1-r2v', prompt: 'x', input_reference: Array.from({ length: 10 }, (_, i) => ({ image_url: IMG(i) })) }, 'input_reference'],
+    [
+      {
+        model: 'hhx-1.1-r2v',
+        prompt: 'x',
+        input_reference: Array.from({ length: 10 }, (_, i) => ({ image_url: IMG(i) })),
+      },
+      'input_reference',
+    ],
     [{ model: 'wnx2.7-i2v', prompt: 'x' }, 'input_reference'],
     [{ model: 'wnx2.7-i2v', prompt: 'x', input_reference: [VID(1), VID(2)] }, 'input_reference'],
     [{ model: 'wnx2.7-r2v', prompt: 'x' }, 'references.video'],
-    [{ model: 'wnx2.7-r2v', prompt: 'x', references: { video: ['https://cdn.example.com/v.avi'] } }, 'references.video'],
+    [
+      { model: 'wnx2.7-r2v', prompt: 'x', references: { video: ['https://cdn.example.com/v.avi'] } },
+      'references.video',
+    ],
     [{ model: 'wnx2.7-videoedit', prompt: 'x', input_reference: { image_url: IMG(1) } }, 'references.video'],
     [{ model: 'wnx2.7-videoedit', prompt: 'x', references: { video: [VID(1), VID(2)] } }, 'references.video'],
     [{ model: 'hhx-1.0-video-edit', prompt: 'x' }, 'references.video'],
@@ -121,7 +140,11 @@ describe('validation rows', () => {
   });
 
   it('references that are not an object: a readable message (no example URL for the redaction to rewrite)', async () => {
-    const message = await rejects({ model: 'wnx2.7-r2v', prompt: 'x', references: 'x' }, 'invalid_reference', 'references');
+    const message = await rejects(
+      { model: 'wnx2.7-r2v', prompt: 'x', references: 'x' },
+      'invalid_reference',
+      'references',
+    );
     expect(message).not.toContain('[redacted');
     expect(message).toContain('"video"');
   });
@@ -130,7 +153,12 @@ describe('validation rows', () => {
     const before = t.h.sim.requestsTo('video-synthesis').length;
     const part = (n: string, v: string) => `--zz\r\nContent-Disposition: form-data; name="${n}"\r\n\r\n${v}`;
     const body = `${part('model', 'wnx2.7-t2v')}\r\n${part('prompt', 'x')}\r\n${part('resolution', '720p')}`;
-    const r = await t.h.fetch('/v1/videos', { method: 'POST', token: t.token, headers: { 'content-type': 'multipart/form-data; boundary=zz' }, body });
+    const r = await t.h.fetch('/v1/videos', {
+      method: 'POST',
+      token: t.token,
+      headers: { 'content-type': 'multipart/form-data; boundary=zz' },
+      body,
+    });
     expect(r.status).toBe(400);
     const err = ((await r.json()) as BErr).error;
     expect(err.code).toBe('invalid_request');
@@ -271,7 +299,13 @@ describe('reference mapping, observed at the simulator', () => {
   });
 
   it('upstream parameters follow each model: no ratio/duration for the HappyHorse edit, hhx-1.1 defaults to 1080P', async () => {
-    await createVideo(t.h, t.token, { model: 'hhx-1.0-video-edit', prompt: 'x', references: { video: [VID(1)] }, seconds: 5, size: '1280x720' });
+    await createVideo(t.h, t.token, {
+      model: 'hhx-1.0-video-edit',
+      prompt: 'x',
+      references: { video: [VID(1)] },
+      seconds: 5,
+      size: '1280x720',
+    });
     const edit = lastSynthesisBody(t.h).parameters;
     expect(edit.duration).toBeUndefined();
     expect(edit.ratio).toBeUndefined();

@@ -18,7 +18,12 @@ beforeAll(async () => {
 describe('/v1/videos with the official openai SDK', () => {
   it('create → retrieve until completed → downloadContent returns the bytes', async () => {
     const client = openaiClient(t.h, tok.secret);
-    const created = await client.videos.create({ model: 'wnx2.7-t2v', prompt: 'a cat runs on the grass', seconds: '4', size: '1280x720' } as never);
+    const created = await client.videos.create({
+      model: 'wnx2.7-t2v',
+      prompt: 'a cat runs on the grass',
+      seconds: '4',
+      size: '1280x720',
+    } as never);
     expect(created.id).toMatch(/^video_[0-9a-f]{32}$/);
     expect((created as unknown as { video_id: string }).video_id).toBe(created.id);
     expect(created.object).toBe('video');
@@ -61,7 +66,11 @@ describe('video task object and ownership', () => {
   });
 
   it('content before completion → 409 video_not_ready', async () => {
-    const c = await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'slow sim-fault:stay-running', seconds: 2 });
+    const c = await createVideo(t.h, tok.secret, {
+      model: 'wnx2.7-t2v',
+      prompt: 'slow sim-fault:stay-running',
+      seconds: 2,
+    });
     const r = await t.h.fetch(`/v1/videos/${c.json.id}/content`, { token: tok.secret });
     expect(r.status).toBe(409);
     expect(((await r.json()) as BErr).error.code).toBe('video_not_ready');
@@ -70,7 +79,10 @@ describe('video task object and ownership', () => {
   it('Range download → 206 with the requested slice', async () => {
     const c = await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'range', seconds: 2 });
     expect((await waitTerminal(t.h, tok.secret, c.json.id as string)).status).toBe('completed');
-    const r = await t.h.fetch(`/v1/videos/${c.json.id}/content`, { token: tok.secret, headers: { range: 'bytes=10-99' } });
+    const r = await t.h.fetch(`/v1/videos/${c.json.id}/content`, {
+      token: tok.secret,
+      headers: { range: 'bytes=10-99' },
+    });
     expect(r.status).toBe(206);
     expect(r.headers.get('content-range')).toBe(`bytes 10-99/${SIM_VIDEO_BYTES.length}`);
     expect(r.headers.get('content-length')).toBe('90');
@@ -87,7 +99,8 @@ describe('video task object and ownership', () => {
   it('Range per RFC 9110: the unit in any case; a backwards range and a list of ranges answered whole, never forwarded', async () => {
     const c = await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v', prompt: 'range rules', seconds: 2 });
     expect((await waitTerminal(t.h, tok.secret, c.json.id as string)).status).toBe('completed');
-    const get = (range: string) => t.h.fetch(`/v1/videos/${c.json.id}/content`, { token: tok.secret, headers: { range } });
+    const get = (range: string) =>
+      t.h.fetch(`/v1/videos/${c.json.id}/content`, { token: tok.secret, headers: { range } });
     const forwarded = () => t.h.sim.requestsTo(RESULT_VIDEO_PREFIX).at(-1)!.headers.range;
     const n = SIM_VIDEO_BYTES.length;
     for (const [range, first, last] of [
@@ -115,7 +128,11 @@ describe('video task object and ownership', () => {
 
   it('failure: sanitised error and upstream_request_id, hold released, nothing charged', async () => {
     const own = await t.h.token({ name: 'failing' });
-    const c = await createVideo(t.h, own.secret, { model: 'hhx-1.1-t2v', prompt: 'boom sim-fault:fail-task', seconds: 3 });
+    const c = await createVideo(t.h, own.secret, {
+      model: 'hhx-1.1-t2v',
+      prompt: 'boom sim-fault:fail-task',
+      seconds: 3,
+    });
     expect(c.status).toBe(200);
     expect(Number((await tokenRow(t.h, own.id)).held)).toBe(3 * 1_600_000);
     const v = await waitTerminal(t.h, own.secret, c.json.id as string);
@@ -176,7 +193,12 @@ describe('metering at terminal success', () => {
 
   it('success is charged exactly once while many concurrent GETs and the poller race', async () => {
     const own = await t.h.token({ name: 'racer' });
-    const c = await createVideo(t.h, own.secret, { model: 'wnx2.7-t2v', prompt: 'race', seconds: 2, resolution: '1080p' });
+    const c = await createVideo(t.h, own.secret, {
+      model: 'wnx2.7-t2v',
+      prompt: 'race',
+      seconds: 2,
+      resolution: '1080p',
+    });
     const id = c.json.id as string;
     let done = false;
     const poller = async () => {
@@ -194,7 +216,12 @@ describe('metering at terminal success', () => {
   });
 
   it('a dated snapshot is forwarded pinned and billed as its base model', async () => {
-    const c = await createVideo(t.h, tok.secret, { model: 'wnx2.7-t2v-2026-01-15', prompt: 'pinned', seconds: 3, resolution: '720p' });
+    const c = await createVideo(t.h, tok.secret, {
+      model: 'wnx2.7-t2v-2026-01-15',
+      prompt: 'pinned',
+      seconds: 3,
+      resolution: '720p',
+    });
     expect(c.status).toBe(200);
     expect(c.json.model).toBe('wnx2.7-t2v-2026-01-15');
     expect(lastSynthesisBody(t.h).model).toBe('wan2.7-t2v-2026-01-15');

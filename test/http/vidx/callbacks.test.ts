@@ -40,7 +40,9 @@ describe('client callbacks', { timeout: 120_000 }, () => {
       expect(await eventually(() => rx.hits.some((x) => x.answered === 200), 30_000)).toBe(true);
       expect(
         await eventually(
-          async () => (await t.h.store.db.selectFrom('callbacks').select('state').where('task_id', '=', id).executeTakeFirst())?.state === 'delivered',
+          async () =>
+            (await t.h.store.db.selectFrom('callbacks').select('state').where('task_id', '=', id).executeTakeFirst())
+              ?.state === 'delivered',
           30_000,
         ),
       ).toBe(true);
@@ -64,15 +66,28 @@ describe('client callbacks', { timeout: 120_000 }, () => {
       }
       // A tampered body does not verify.
       const last = rx.hits.at(-1)!;
-      expect(() => mine.verify(last.body.replace('succeed', 'failed'), last.headers as Record<string, string>)).toThrow('No matching signature found');
+      expect(() => mine.verify(last.body.replace('succeed', 'failed'), last.headers as Record<string, string>)).toThrow(
+        'No matching signature found',
+      );
 
       const payload = JSON.parse(last.body) as TaskData;
-      expect(payload).toMatchObject({ task_id: id, task_status: 'succeed', model_name: 'vidx-v2-5-turbo', task_info: { external_task_id: 'cb-order-7' } });
+      expect(payload).toMatchObject({
+        task_id: id,
+        task_status: 'succeed',
+        model_name: 'vidx-v2-5-turbo',
+        task_info: { external_task_id: 'cb-order-7' },
+      });
       expect(payload.task_result.videos![0]!.id).toMatch(/^video_/);
       // Our ids only: the upstream task id never appears.
-      const upstreamId = (await t.h.store.db.selectFrom('tasks').select('upstream_task_id').where('id', '=', id).executeTakeFirstOrThrow()).upstream_task_id!;
+      const upstreamId = (
+        await t.h.store.db.selectFrom('tasks').select('upstream_task_id').where('id', '=', id).executeTakeFirstOrThrow()
+      ).upstream_task_id!;
       expect(last.body).not.toContain(upstreamId);
-      const row = await t.h.store.db.selectFrom('callbacks').selectAll().where('task_id', '=', id).executeTakeFirstOrThrow();
+      const row = await t.h.store.db
+        .selectFrom('callbacks')
+        .selectAll()
+        .where('task_id', '=', id)
+        .executeTakeFirstOrThrow();
       expect(Number(row.attempts)).toBe(3);
     } finally {
       await rx.close();
@@ -85,7 +100,9 @@ describe('client callbacks', { timeout: 120_000 }, () => {
       const { secret, callbackSecret } = await t.h.token();
       const c = await call<TaskData>(t.h, secret, 'POST', T2V, { prompt: 'sim-fault:fail-task', callback_url: rx.url });
       expect(await eventually(() => rx.hits.length > 0, 30_000)).toBe(true);
-      expect(new Webhook(callbackSecret).verify(rx.hits[0]!.body, rx.hits[0]!.headers as Record<string, string>)).toMatchObject({
+      expect(
+        new Webhook(callbackSecret).verify(rx.hits[0]!.body, rx.hits[0]!.headers as Record<string, string>),
+      ).toMatchObject({
         task_id: c.body.data.task_id,
         task_status: 'failed',
       });
@@ -114,11 +131,16 @@ describe('upstream callbacks to the public URL; dispatcher by hand', () => {
       .at(-1)!.body as { callback_url: string };
     expect(sent.callback_url.startsWith(`${t.h.url}/vidx/callbacks/kling/${id}.`)).toBe(true);
     await until(
-      async () => (await t.h.store.db.selectFrom('tasks').select('state').where('id', '=', id).executeTakeFirst())?.state === 'succeeded',
+      async () =>
+        (await t.h.store.db.selectFrom('tasks').select('state').where('id', '=', id).executeTakeFirst())?.state ===
+        'succeeded',
       'task updated by the upstream callback',
     );
     // The poller may finish the task before the simulator's callback POST completes: wait for that too.
-    await until(async () => klingState(t.h.sim.ctx).callbacks.some((x) => x.url === sent.callback_url && x.status === 200), 'upstream callback answered 200');
+    await until(
+      async () => klingState(t.h.sim.ctx).callbacks.some((x) => x.url === sent.callback_url && x.status === 200),
+      'upstream callback answered 200',
+    );
     expect(await ledgerOfTask(t.h, id)).toHaveLength(1);
     const q = await waitStatus(t.h, secret, `${T2V}/${id}`, 'succeed');
     expect(q.task_id).toBe(id);
@@ -156,7 +178,11 @@ describe('upstream callbacks to the public URL; dispatcher by hand', () => {
         await new Promise((r) => setTimeout(r, 5));
         await dispatcher.deliverDue();
       }
-      const row = await t.h.store.db.selectFrom('callbacks').selectAll().where('id', '=', 'cb_manual_1').executeTakeFirstOrThrow();
+      const row = await t.h.store.db
+        .selectFrom('callbacks')
+        .selectAll()
+        .where('id', '=', 'cb_manual_1')
+        .executeTakeFirstOrThrow();
       expect(row.state).toBe('failed');
       expect(row.last_error).toBe('HTTP 500');
       expect(rx.hits).toHaveLength(3);
@@ -200,7 +226,11 @@ describe('upstream callbacks to the public URL; dispatcher by hand', () => {
         })
         .execute();
       await dispatcher.deliverDue();
-      const row = await t.h.store.db.selectFrom('callbacks').selectAll().where('id', '=', 'cb_manual_2').executeTakeFirstOrThrow();
+      const row = await t.h.store.db
+        .selectFrom('callbacks')
+        .selectAll()
+        .where('id', '=', 'cb_manual_2')
+        .executeTakeFirstOrThrow();
       expect(row.state).toBe('failed');
       expect(row.last_error).toMatch(/^refused: .*loopback/);
       expect(rx.hits).toHaveLength(0);
@@ -213,7 +243,10 @@ describe('upstream callbacks to the public URL; dispatcher by hand', () => {
   it('refuses a callback address it did not issue', async () => {
     const { secret } = await t.h.token();
     const c = await call<TaskData>(t.h, secret, 'POST', T2V, { prompt: 'forged' });
-    const r = await t.h.fetch(`/vidx/callbacks/kling/${c.body.data.task_id}.${'0'.repeat(32)}`, { method: 'POST', json: { task_status: 'succeed' } });
+    const r = await t.h.fetch(`/vidx/callbacks/kling/${c.body.data.task_id}.${'0'.repeat(32)}`, {
+      method: 'POST',
+      json: { task_status: 'succeed' },
+    });
     expect(r.status).toBe(404);
     expect(((await r.json()) as { code: number }).code).toBe(1203);
   });

@@ -9,7 +9,15 @@ import { call, type TaskData, vidxHarness, waitStatus } from '../../support/vidx
 
 const T2V = '/vidx/v1/videos/text2video';
 const OMNI = '/vidx/v1/videos/omni-video';
-const ON_TEXT2VIDEO = ['vidx-v1', 'vidx-v1-6', 'vidx-v2-master', 'vidx-v2-1-master', 'vidx-v2-5-turbo', 'vidx-v2-6', 'vidx-v3'];
+const ON_TEXT2VIDEO = [
+  'vidx-v1',
+  'vidx-v1-6',
+  'vidx-v2-master',
+  'vidx-v2-1-master',
+  'vidx-v2-5-turbo',
+  'vidx-v2-6',
+  'vidx-v3',
+];
 
 const t = useHarness(vidxHarness());
 const posts = () => t.h.sim.recorded.filter((r) => r.method === 'POST').length;
@@ -18,7 +26,9 @@ describe('text2video models and their upstream endpoints', () => {
   it.each(ON_TEXT2VIDEO)('%s is created on the upstream text2video under its catalogue name', async (model) => {
     const r = await call<TaskData>(t.h, t.token, 'POST', T2V, { model_name: model, prompt: `allowed ${model}` });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    const up = t.h.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST' && JSON.stringify(x.body).includes(`allowed ${model}"`));
+    const up = t.h.sim
+      .requestsTo('/v1/videos/text2video')
+      .filter((x) => x.method === 'POST' && JSON.stringify(x.body).includes(`allowed ${model}"`));
     expect(up).toHaveLength(1);
     const sent = up[0]!.body as Record<string, unknown>;
     expect(sent.model_name).toBe(t.h.gw.deps.catalogue.resolve(model)!.upstreamModel);
@@ -51,7 +61,11 @@ describe('text2video models and their upstream endpoints', () => {
       duration: '10',
       external_task_id: id,
     });
-    expect(t.h.sim.requestsTo('/v1/videos/text2video').some((x) => x.method === 'POST' && JSON.stringify(x.body).includes('paper boat'))).toBe(false);
+    expect(
+      t.h.sim
+        .requestsTo('/v1/videos/text2video')
+        .some((x) => x.method === 'POST' && JSON.stringify(x.body).includes('paper boat')),
+    ).toBe(false);
     expect(Number((await holdOfTask(t.h, id))!.amount)).toBe(10 * 400_000);
 
     const done = await waitStatus(t.h, secret, `${T2V}/${id}`, 'succeed');
@@ -85,19 +99,26 @@ describe('text2video models and their upstream endpoints', () => {
     expect(posts()).toBe(before);
   });
 
-  it.each(['vidx-v1-5', 'vidx-v2-1'])('%s is refused as not supporting text-to-video, with no upstream call and no hold', async (model) => {
-    const { id: tokenId, secret } = await t.h.token({ quota: 50_000_000 });
-    const before = posts();
-    const r = await call(t.h, secret, 'POST', T2V, { model_name: model, prompt: 'a kite', cfg_scale: 0.5 });
-    expect([r.status, r.body.code]).toEqual([400, 1201]);
-    expect(r.body.message).toBe(`The model '${model}' does not support text-to-video`);
-    expect(posts()).toBe(before);
-    expect(t.h.sim.recorded.filter((x) => JSON.stringify(x.body ?? '').includes('a kite'))).toHaveLength(0);
-    const tok = await tokenRow(t.h, tokenId);
-    expect([Number(tok.spent), Number(tok.held)]).toEqual([0, 0]);
-    expect(await t.h.store.db.selectFrom('holds').selectAll().where('token_id', '=', tokenId).execute()).toHaveLength(0);
-    expect(await t.h.store.db.selectFrom('tasks').selectAll().where('token_id', '=', tokenId).execute()).toHaveLength(0);
-  });
+  it.each(['vidx-v1-5', 'vidx-v2-1'])(
+    '%s is refused as not supporting text-to-video, with no upstream call and no hold',
+    async (model) => {
+      const { id: tokenId, secret } = await t.h.token({ quota: 50_000_000 });
+      const before = posts();
+      const r = await call(t.h, secret, 'POST', T2V, { model_name: model, prompt: 'a kite', cfg_scale: 0.5 });
+      expect([r.status, r.body.code]).toEqual([400, 1201]);
+      expect(r.body.message).toBe(`The model '${model}' does not support text-to-video`);
+      expect(posts()).toBe(before);
+      expect(t.h.sim.recorded.filter((x) => JSON.stringify(x.body ?? '').includes('a kite'))).toHaveLength(0);
+      const tok = await tokenRow(t.h, tokenId);
+      expect([Number(tok.spent), Number(tok.held)]).toEqual([0, 0]);
+      expect(await t.h.store.db.selectFrom('holds').selectAll().where('token_id', '=', tokenId).execute()).toHaveLength(
+        0,
+      );
+      expect(await t.h.store.db.selectFrom('tasks').selectAll().where('token_id', '=', tokenId).execute()).toHaveLength(
+        0,
+      );
+    },
+  );
 
   it.each(['vidx-v2-master', 'vidx-v2-1-master'])('%s with a mode is refused naming the field', async (model) => {
     const before = posts();
@@ -118,18 +139,26 @@ describe('text2video models and their upstream endpoints', () => {
   });
 });
 
-// No poller: only the upstream's callback (or the lost-submit lookup) can move a task, so each is seen to use omni-video.
+// No poller: only the upstream's callback (or the lost-submit lookup) can move a task, so each is seen to use
+// omni-video.
 describe('an o1 text2video task upstream: recovered and called back at omni-video', () => {
   const u = useHarness(vidxHarness({ env: { TOLLWAY_TASK_POLLER: '0' } }));
 
   it('a creation whose answer was lost is found by our id at omni-video (not text2video)', async () => {
     const { secret } = await u.h.token();
-    const c = await call<TaskData>(u.h, secret, 'POST', T2V, { model_name: 'vidx-video-o1', prompt: 'a lantern sim-fault:lost-reply' });
+    const c = await call<TaskData>(u.h, secret, 'POST', T2V, {
+      model_name: 'vidx-video-o1',
+      prompt: 'a lantern sim-fault:lost-reply',
+    });
     expect(c.body.code).toBe(0);
     const id = c.body.data.task_id;
     expect(u.h.sim.requestsTo(`/v1/videos/omni-video/${id}`).filter((x) => x.method === 'GET')).toHaveLength(1);
     expect(u.h.sim.requestsTo(`/v1/videos/text2video/${id}`)).toHaveLength(0);
-    const row = await u.h.store.db.selectFrom('tasks').select(['state', 'upstream_task_id', 'kind']).where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await u.h.store.db
+      .selectFrom('tasks')
+      .select(['state', 'upstream_task_id', 'kind'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(row.upstream_task_id).toBeTruthy();
     expect(['queued', 'in_progress']).toContain(row.state);
   });
@@ -145,13 +174,19 @@ describe('an o1 text2video task upstream: recovered and called back at omni-vide
       .at(-1)!.body as { callback_url: string; external_task_id: string };
     expect(sent.external_task_id).toBe(id);
     expect(sent.callback_url.startsWith(`${u.h.url}/vidx/callbacks/kling/${id}.`)).toBe(true);
-    const row = await u.h.store.db.selectFrom('tasks').select('upstream_task_id').where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await u.h.store.db
+      .selectFrom('tasks')
+      .select('upstream_task_id')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     for (let i = 0; i < 200; i++) {
       const s = await u.h.store.db.selectFrom('tasks').select('state').where('id', '=', id).executeTakeFirstOrThrow();
       if (s.state === 'succeeded') break;
       await new Promise((r) => setTimeout(r, 25));
     }
-    expect(u.h.sim.requestsTo(`/v1/videos/omni-video/${row.upstream_task_id}`).filter((x) => x.method === 'GET').length).toBeGreaterThan(0);
+    expect(
+      u.h.sim.requestsTo(`/v1/videos/omni-video/${row.upstream_task_id}`).filter((x) => x.method === 'GET').length,
+    ).toBeGreaterThan(0);
     const q = await call<TaskData>(u.h, secret, 'GET', `${T2V}/${id}`);
     expect(q.body.data.task_status).toBe('succeed');
     expect(await ledgerOfTask(u.h, id)).toHaveLength(1);

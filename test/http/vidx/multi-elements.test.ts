@@ -51,11 +51,17 @@ describe('multi-element editing workflow', () => {
       { x: 0.4, y: 0.6 },
       { x: 0.45, y: 0.62 },
     ];
-    const add = await call<{ session_id: string; res: { frame_index: number; rle_mask_list: unknown[] } }>(t.h, secret, 'POST', `${ME}/add-selection`, {
-      session_id: sid,
-      frame_index: 12,
-      points: pts,
-    });
+    const add = await call<{ session_id: string; res: { frame_index: number; rle_mask_list: unknown[] } }>(
+      t.h,
+      secret,
+      'POST',
+      `${ME}/add-selection`,
+      {
+        session_id: sid,
+        frame_index: 12,
+        points: pts,
+      },
+    );
     expect(add.body.code).toBe(0);
     expect(add.body.data.session_id).toBe(sid);
     expect(add.body.data.res.frame_index).toBe(12);
@@ -68,16 +74,28 @@ describe('multi-element editing workflow', () => {
     expect(del.body.code).toBe(0);
     expect(del.body.data.res.rle_mask_list).toHaveLength(0);
     await call(t.h, secret, 'POST', `${ME}/add-selection`, { session_id: sid, frame_index: 3, points: pts });
-    const prev = await call<{ session_id: string; res: { video: string; video_cover: string } }>(t.h, secret, 'POST', `${ME}/preview-selection`, {
-      session_id: sid,
-    });
+    const prev = await call<{ session_id: string; res: { video: string; video_cover: string } }>(
+      t.h,
+      secret,
+      'POST',
+      `${ME}/preview-selection`,
+      {
+        session_id: sid,
+      },
+    );
     expect(prev.body.code).toBe(0);
     expect(prev.body.data.session_id).toBe(sid);
     expect(prev.body.data.res.video).toBeTruthy();
     expect(prev.body.data.res.video_cover).toBeTruthy();
-    const clear = await call<{ status: number; session_id: string }>(t.h, secret, 'POST', `${ME}/clear-selection`, { session_id: sid });
+    const clear = await call<{ status: number; session_id: string }>(t.h, secret, 'POST', `${ME}/clear-selection`, {
+      session_id: sid,
+    });
     expect(clear.body.data).toEqual({ status: 0, session_id: sid });
-    await call(t.h, secret, 'POST', `${ME}/add-selection`, { session_id: sid, frame_index: 0, points: [{ x: 0.5, y: 0.5 }] });
+    await call(t.h, secret, 'POST', `${ME}/add-selection`, {
+      session_id: sid,
+      frame_index: 0,
+      points: [{ x: 0.5, y: 0.5 }],
+    });
 
     const create = await call<TaskData>(t.h, secret, 'POST', ME, {
       model_name: 'vidx-v1-6',
@@ -119,7 +137,9 @@ describe('multi-element editing workflow', () => {
   it('a session belongs to its token; another token gets not-found everywhere', async () => {
     const a = (await t.h.token()).secret;
     const b = (await t.h.token()).secret;
-    const init = await call<InitData>(t.h, a, 'POST', `${ME}/init-selection`, { video_url: 'https://cdn.example.com/clip.mp4' });
+    const init = await call<InitData>(t.h, a, 'POST', `${ME}/init-selection`, {
+      video_url: 'https://cdn.example.com/clip.mp4',
+    });
     const sid = init.body.data.session_id;
     const before = t.h.sim.recorded.filter((r) => r.method === 'POST').length;
     for (const [path, body] of [
@@ -142,9 +162,15 @@ describe('multi-element editing workflow', () => {
 
   it('an expired session is refused by us (24 h from creation), before anything goes upstream', async () => {
     const a = (await t.h.token()).secret;
-    const init = await call<InitData>(t.h, a, 'POST', `${ME}/init-selection`, { video_url: 'https://cdn.example.com/clip.mov' });
+    const init = await call<InitData>(t.h, a, 'POST', `${ME}/init-selection`, {
+      video_url: 'https://cdn.example.com/clip.mov',
+    });
     const sid = init.body.data.session_id;
-    await call(t.h, a, 'POST', `${ME}/add-selection`, { session_id: sid, frame_index: 1, points: [{ x: 0.1, y: 0.1 }] });
+    await call(t.h, a, 'POST', `${ME}/add-selection`, {
+      session_id: sid,
+      frame_index: 1,
+      points: [{ x: 0.1, y: 0.1 }],
+    });
     // 24 hours later (the upstream still has the session: we must refuse on our own).
     await t.h.store.db
       .updateTable('sessions')

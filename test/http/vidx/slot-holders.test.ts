@@ -20,9 +20,14 @@ describe('tasks waiting for a slot when their holder is revoked', () => {
   };
 
   it('revoking the account and the token: the two waiting tasks are never sent, end failed uncharged, holds released', async () => {
-    const account = (await json<{ id: string }>(await t.h.admin('/admin/accounts', { method: 'POST', json: { name: 'revoked' } }))).id;
+    const account = (
+      await json<{ id: string }>(await t.h.admin('/admin/accounts', { method: 'POST', json: { name: 'revoked' } }))
+    ).id;
     const tok = await json<{ id: string; token: string }>(
-      await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'revoked', account_id: account, quota: 1_000_000_000 } }),
+      await t.h.admin('/admin/tokens', {
+        method: 'POST',
+        json: { name: 'revoked', account_id: account, quota: 1_000_000_000 },
+      }),
     );
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
@@ -30,27 +35,45 @@ describe('tasks waiting for a slot when their holder is revoked', () => {
       expect(r.body.code).toBe(0);
       ids.push(r.body.data.task_id);
     }
-    const rowOf = (id: string) => t.h.store.db.selectFrom('tasks').select(['state', 'error']).where('id', '=', id).executeTakeFirstOrThrow();
+    const rowOf = (id: string) =>
+      t.h.store.db.selectFrom('tasks').select(['state', 'error']).where('id', '=', id).executeTakeFirstOrThrow();
     const [running, ...waiting] = ids;
     for (const id of waiting) expect((await rowOf(id)).state).toBe('waiting');
     expect((await t.h.admin(`/admin/accounts/${account}`, { method: 'DELETE' })).status).toBe(200);
     expect((await t.h.admin(`/admin/tokens/${tok.id}`, { method: 'DELETE' })).status).toBe(200);
     // The slot frees: the running task ends upstream.
-    for (const task of klingState(t.h.sim.ctx).tasks.values()) if (task.externalTaskId === running) task.finishAt = Date.now();
-    await until(async () => (await Promise.all(waiting.map(rowOf))).every((r) => r.state === 'failed'), 'the waiting tasks end');
+    for (const task of klingState(t.h.sim.ctx).tasks.values())
+      if (task.externalTaskId === running) task.finishAt = Date.now();
+    await until(
+      async () => (await Promise.all(waiting.map(rowOf))).every((r) => r.state === 'failed'),
+      'the waiting tasks end',
+    );
     for (const id of waiting) {
       const r = await rowOf(id);
-      expect(JSON.parse(r.error!)).toMatchObject({ code: 'token_revoked', message: expect.stringMatching(/revoked while the task waited .*not charged/) });
+      expect(JSON.parse(r.error!)).toMatchObject({
+        code: 'token_revoked',
+        message: expect.stringMatching(/revoked while the task waited .*not charged/),
+      });
       await until(
-        async () => (await t.h.store.db.selectFrom('holds').select('state').where('hold_key', '=', id).executeTakeFirst())?.state === 'released',
+        async () =>
+          (await t.h.store.db.selectFrom('holds').select('state').where('hold_key', '=', id).executeTakeFirst())
+            ?.state === 'released',
         'its hold released',
       );
       expect(await t.h.store.db.selectFrom('ledger').select('id').where('task_id', '=', id).execute()).toEqual([]);
     }
     const sent = [...klingState(t.h.sim.ctx).tasks.values()].map((x) => x.externalTaskId);
     for (const id of waiting) expect(sent).not.toContain(id);
-    const held = await t.h.store.db.selectFrom('accounts').select('held').where('id', '=', account).executeTakeFirstOrThrow();
-    const holdOfRunning = await t.h.store.db.selectFrom('holds').select(['amount', 'state']).where('hold_key', '=', running!).executeTakeFirstOrThrow();
+    const held = await t.h.store.db
+      .selectFrom('accounts')
+      .select('held')
+      .where('id', '=', account)
+      .executeTakeFirstOrThrow();
+    const holdOfRunning = await t.h.store.db
+      .selectFrom('holds')
+      .select(['amount', 'state'])
+      .where('hold_key', '=', running!)
+      .executeTakeFirstOrThrow();
     expect(Number(held.held)).toBe(holdOfRunning.state === 'held' ? Number(holdOfRunning.amount) : 0);
   }, 120_000);
 });

@@ -18,11 +18,17 @@ const OMNI = '/vidx/v1/videos/omni-video';
 async function waitAll(h: Harness, token: string, path: string, ids: string[], status: string): Promise<string[]> {
   let last: string[] = [];
   for (const end = Date.now() + 90_000; Date.now() < end; ) {
-    last = await Promise.all(ids.map(async (id) => (await call<TaskData>(h, token, 'GET', `${path}/${id}`)).body.data.task_status));
+    last = await Promise.all(
+      ids.map(async (id) => (await call<TaskData>(h, token, 'GET', `${path}/${id}`)).body.data.task_status),
+    );
     if (last.every((s) => s === status)) return last;
     if (last.includes('failed')) {
       // A failure is final: say why (the assertion after shows only the states).
-      for (const id of ids) console.log('[slot-queue] task', JSON.stringify((await call<TaskData>(h, token, 'GET', `${path}/${id}`)).body.data));
+      for (const id of ids)
+        console.log(
+          '[slot-queue] task',
+          JSON.stringify((await call<TaskData>(h, token, 'GET', `${path}/${id}`)).body.data),
+        );
       return last;
     }
     await new Promise((r) => setTimeout(r, 50));
@@ -42,7 +48,8 @@ function finishing(h: Harness, model: string): () => void {
   return () => clearInterval(timer);
 }
 
-const stateOf = async (h: Harness, id: string) => (await h.store.db.selectFrom('tasks').select('state').where('id', '=', id).executeTakeFirstOrThrow()).state;
+const stateOf = async (h: Harness, id: string) =>
+  (await h.store.db.selectFrom('tasks').select('state').where('id', '=', id).executeTakeFirstOrThrow()).state;
 
 /** Upstream task creations the simulator took, oldest first, by our task id (their external_task_id). */
 const accepted = (h: Harness, model: string) =>
@@ -51,10 +58,19 @@ const accepted = (h: Harness, model: string) =>
     .sort((a, b) => a.createdAt - b.createdAt)
     .map((t) => t.externalTaskId);
 
-async function createMany(h: Harness, token: string, n: number, body: Record<string, unknown>, via: (i: number) => Harness = () => h): Promise<string[]> {
+async function createMany(
+  h: Harness,
+  token: string,
+  n: number,
+  body: Record<string, unknown>,
+  via: (i: number) => Harness = () => h,
+): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) {
-    const r = await call<TaskData>(via(i), token, 'POST', T2V, { ...body, prompt: `${String(body.prompt ?? 'task')} ${i}` });
+    const r = await call<TaskData>(via(i), token, 'POST', T2V, {
+      ...body,
+      prompt: `${String(body.prompt ?? 'task')} ${i}`,
+    });
     expect(r.status).toBe(200);
     expect(r.body.code).toBe(0);
     expect(r.body.data.task_status).toBe('submitted');
@@ -76,7 +92,8 @@ describe('a 2-slot Kling account', () => {
   it('six tasks of one model: none fails, the ones over the limit wait as submitted, all succeed in creation order, each charged once', async () => {
     const { secret } = await t.h.token({ quota: 1_000_000_000 });
     const ids = await createMany(t.h, secret, 6, { model_name: 'vidx-v2-6', prompt: 'six' });
-    // Some wait in the gateway: the operator sees them waiting (and counted by account and model), the client sees them submitted.
+    // Some wait in the gateway: the operator sees them waiting (and counted by account and model), the client sees them
+    // submitted.
     const states = await Promise.all(ids.map((id) => stateOf(t.h, id)));
     expect(states.filter((s) => s === 'waiting').length).toBeGreaterThan(0);
     // The last one waiting: the head of the queue is retried now and then, and is `submitting` for the moment it is.
@@ -87,7 +104,9 @@ describe('a 2-slot Kling account', () => {
     };
     expect(listed.data.map((x) => x.id)).toContain(waiting);
     expect(listed.data[0]!.slot_queue).toEqual({ account: expect.stringMatching(/^kling:key-/), model: 'kling-v2-6' });
-    const detail = (await (await t.h.admin(`/admin/tasks/${waiting}`)).json()) as { events: Array<{ kind: string; detail: string | null }> };
+    const detail = (await (await t.h.admin(`/admin/tasks/${waiting}`)).json()) as {
+      events: Array<{ kind: string; detail: string | null }>;
+    };
     expect(detail.events.map((e) => e.kind)).toContain('waiting');
     const samples = await scrape(t.h);
     expect(sampleValue(samples, 'tollway_tasks_waiting', { model: 'kling-v2-6' })).toBeGreaterThan(0);
@@ -106,11 +125,19 @@ describe('a 2-slot Kling account', () => {
   it('a 1302 (rate limit) on a creation is back-off too: the task waits, then is submitted', async () => {
     const { secret } = await t.h.token({ quota: 1_000_000_000 });
     t.h.sim.faults.add({ kind: 'status', arg: 429, path: '/v1/videos/omni-video', times: 1 });
-    const r = await call<TaskData>(t.h, secret, 'POST', OMNI, { model_name: 'vidx-v3-omni', prompt: 'rate limited once', duration: '5' });
+    const r = await call<TaskData>(t.h, secret, 'POST', OMNI, {
+      model_name: 'vidx-v3-omni',
+      prompt: 'rate limited once',
+      duration: '5',
+    });
     expect(r.body.code).toBe(0);
     const id = r.body.data.task_id;
-    const timeline = (await (await t.h.admin(`/admin/tasks/${id}`)).json()) as { events: Array<{ kind: string; detail: string | null }> };
-    expect(timeline.events.find((e) => e.kind === 'waiting')?.detail).toMatch(/refused the creation for its limits \(upstream_rate_limited\)/);
+    const timeline = (await (await t.h.admin(`/admin/tasks/${id}`)).json()) as {
+      events: Array<{ kind: string; detail: string | null }>;
+    };
+    expect(timeline.events.find((e) => e.kind === 'waiting')?.detail).toMatch(
+      /refused the creation for its limits \(upstream_rate_limited\)/,
+    );
     const stop = finishing(t.h, 'kling-v3-omni');
     expect(await waitAll(t.h, secret, OMNI, [id], 'succeed')).toEqual(['succeed']);
     stop();
@@ -125,12 +152,25 @@ describe('a 2-slot Kling account', () => {
     const { id: tokenId, secret } = await t.h.token({ quota: 1_000_000_000 });
     // Two tasks that never end hold both slots of this model version.
     await createMany(t.h, secret, 2, { model_name: 'vidx-v3', prompt: 'forever sim-fault:stay-running' });
-    const first = await call<TaskData>(t.h, secret, 'POST', T2V, { model_name: 'vidx-v3', prompt: 'blocked', external_task_id: 'blocked-1' });
-    const again = await call<TaskData>(t.h, secret, 'POST', T2V, { model_name: 'vidx-v3', prompt: 'blocked', external_task_id: 'blocked-1' });
+    const first = await call<TaskData>(t.h, secret, 'POST', T2V, {
+      model_name: 'vidx-v3',
+      prompt: 'blocked',
+      external_task_id: 'blocked-1',
+    });
+    const again = await call<TaskData>(t.h, secret, 'POST', T2V, {
+      model_name: 'vidx-v3',
+      prompt: 'blocked',
+      external_task_id: 'blocked-1',
+    });
     const id = first.body.data.task_id;
     expect(again.body.data.task_id).toBe(id);
     expect(await stateOf(t.h, id)).toBe('waiting');
-    const holds = await t.h.store.db.selectFrom('holds').selectAll().where('token_id', '=', tokenId).where('state', '=', 'held').execute();
+    const holds = await t.h.store.db
+      .selectFrom('holds')
+      .selectAll()
+      .where('token_id', '=', tokenId)
+      .where('state', '=', 'held')
+      .execute();
     expect(holds).toHaveLength(3);
 
     const c = await t.h.admin(`/admin/tasks/${id}/cancel`, { method: 'POST' });
@@ -157,18 +197,30 @@ describe('the maximum wait for a slot', () => {
     const done = await waitAll(t.h, secret, T2V, [id!], 'failed');
     expect(done).toEqual(['failed']);
     const q = await call<TaskData>(t.h, secret, 'GET', `${T2V}/${id}`);
-    expect(q.body.data.task_status_msg).toMatch(/^No upstream capacity for this model became free within the maximum wait .*not charged$/);
+    expect(q.body.data.task_status_msg).toMatch(
+      /^No upstream capacity for this model became free within the maximum wait .*not charged$/,
+    );
     expect(await ledgerOfTask(t.h, id!)).toHaveLength(0);
     // The task's state is decided first (compare-and-set), its hold goes back right after.
     expect(await eventually(async () => (await holdOfTask(t.h, id!))?.state === 'released', 10_000)).toBe(true);
-    const held = await t.h.store.db.selectFrom('holds').selectAll().where('token_id', '=', tokenId).where('state', '=', 'held').execute();
+    const held = await t.h.store.db
+      .selectFrom('holds')
+      .selectAll()
+      .where('token_id', '=', tokenId)
+      .where('state', '=', 'held')
+      .execute();
     expect(held).toHaveLength(1); // the running task's only
     expect(accepted(t.h, 'kling-v2-6')).not.toContain(id);
   });
 });
 
 describe('the cap on waiting tasks', () => {
-  const t = useHarness(vidxHarness({ sim: { taskDurationMs: 600_000, klingTaskSlots: 1 }, env: { TOLLWAY_TASK_QUEUE_MAX_PER_TOKEN: '2' } }));
+  const t = useHarness(
+    vidxHarness({
+      sim: { taskDurationMs: 600_000, klingTaskSlots: 1 },
+      env: { TOLLWAY_TASK_QUEUE_MAX_PER_TOKEN: '2' },
+    }),
+  );
 
   it('a creation past the cap is refused 429 in the family A envelope (1303, request id), nothing created, held or sent', async () => {
     const { id: tokenId, secret } = await t.h.token({ quota: 1_000_000_000 });
@@ -179,15 +231,27 @@ describe('the cap on waiting tasks', () => {
     // not yet taken upstream.
     const [retried] = await createMany(t.h, secret, 1, { ...body, prompt: 'retried sim-fault:delay:2000' });
     await createMany(t.h, secret, 1, body);
-    const row = () => t.h.store.db.selectFrom('tasks').select(['state', 'poll_attempts']).where('id', '=', retried!).executeTakeFirstOrThrow();
+    const row = () =>
+      t.h.store.db
+        .selectFrom('tasks')
+        .select(['state', 'poll_attempts'])
+        .where('id', '=', retried!)
+        .executeTakeFirstOrThrow();
     await until(async () => {
       const r = await row();
       return r.state === 'submitting' && Number(r.poll_attempts) > 0;
     }, 'the waiting task is retried');
     const r = await call<TaskData>(t.h, secret, 'POST', T2V, { model_name: 'vidx-v2-6', prompt: 'one too many' });
     expect(r.status).toBe(429);
-    expect(r.body).toMatchObject({ code: 1303, message: expect.stringMatching(/already has 2 tasks waiting/), request_id: expect.any(String), data: null });
-    const prompts = t.h.sim.requestsTo('/v1/videos/text2video').map((q) => (q.body as { prompt?: string } | null)?.prompt);
+    expect(r.body).toMatchObject({
+      code: 1303,
+      message: expect.stringMatching(/already has 2 tasks waiting/),
+      request_id: expect.any(String),
+      data: null,
+    });
+    const prompts = t.h.sim
+      .requestsTo('/v1/videos/text2video')
+      .map((q) => (q.body as { prompt?: string } | null)?.prompt);
     expect(prompts).not.toContain('one too many');
     const rows = await t.h.store.db.selectFrom('tasks').select('id').where('token_id', '=', tokenId).execute();
     expect(rows).toHaveLength(3);
@@ -202,9 +266,13 @@ describe("the operator's task_slots", () => {
 
   it('task_slots=1: the gateway never sends a second creation of the model while one is open, and every task succeeds', async () => {
     const { secret } = await t.h.token({ quota: 1_000_000_000 });
-    const channels = (await (await t.h.admin('/admin/channels')).json()) as { data: Array<{ id: string; kind: string }> };
+    const channels = (await (await t.h.admin('/admin/channels')).json()) as {
+      data: Array<{ id: string; kind: string }>;
+    };
     const kling = channels.data.find((c) => c.kind === 'kling')!;
-    expect((await t.h.admin(`/admin/channels/${kling.id}`, { method: 'PATCH', json: { task_slots: 1 } })).status).toBe(200);
+    expect((await t.h.admin(`/admin/channels/${kling.id}`, { method: 'PATCH', json: { task_slots: 1 } })).status).toBe(
+      200,
+    );
     const ids = await createMany(t.h, secret, 4, { model_name: 'vidx-v2-5-turbo', prompt: 'one at a time' });
     expect(await waitAll(t.h, secret, T2V, ids, 'succeed')).toEqual(ids.map(() => 'succeed'));
     await chargedOnceEach(t.h, ids);
@@ -220,7 +288,9 @@ describe('the queue survives a restart and is shared by instances', () => {
   it('a restart (a new gateway on the same store) while tasks wait: they are still submitted, each once', async () => {
     const { secret } = await t.h.token({ quota: 1_000_000_000 });
     const ids = await createMany(t.h, secret, 3, { model_name: 'vidx-v1-6', prompt: 'restart' });
-    expect((await Promise.all(ids.map((id) => stateOf(t.h, id)))).filter((s) => s === 'waiting').length).toBeGreaterThan(0);
+    expect(
+      (await Promise.all(ids.map((id) => stateOf(t.h, id)))).filter((s) => s === 'waiting').length,
+    ).toBeGreaterThan(0);
     await t.h.restart();
     const stop = finishing(t.h, 'kling-v1-6');
     expect(await waitAll(t.h, secret, T2V, ids, 'succeed')).toEqual(ids.map(() => 'succeed'));
@@ -234,8 +304,12 @@ describe('the queue survives a restart and is shared by instances', () => {
     t.h.sim.ctx.opts.klingTaskSlots = 2;
     const other = await t.h.instance();
     const viaOther: Harness = { ...t.h, url: other.url, fetch: (path, init = {}) => fetchAt(other.url, path, init) };
-    const ids = await createMany(t.h, secret, 6, { model_name: 'vidx-v2-master', prompt: 'two instances' }, (i) => (i % 2 ? viaOther : t.h));
-    expect((await Promise.all(ids.map((id) => stateOf(t.h, id)))).filter((st) => st === 'waiting').length).toBeGreaterThan(0);
+    const ids = await createMany(t.h, secret, 6, { model_name: 'vidx-v2-master', prompt: 'two instances' }, (i) =>
+      i % 2 ? viaOther : t.h,
+    );
+    expect(
+      (await Promise.all(ids.map((id) => stateOf(t.h, id)))).filter((st) => st === 'waiting').length,
+    ).toBeGreaterThan(0);
     const stop = finishing(t.h, 'kling-v2-master');
     expect(await waitAll(t.h, secret, T2V, ids, 'succeed')).toEqual(ids.map(() => 'succeed'));
     stop();
@@ -246,13 +320,22 @@ describe('the queue survives a restart and is shared by instances', () => {
       if (task.model !== 'kling-v2-master') continue;
       const later = t.h.sim
         .requestsTo('/v1/videos/text2video')
-        .filter((r) => r.method === 'POST' && (r.body as { external_task_id?: string }).external_task_id === task.externalTaskId && r.at > task.createdAt);
+        .filter(
+          (r) =>
+            r.method === 'POST' &&
+            (r.body as { external_task_id?: string }).external_task_id === task.externalTaskId &&
+            r.at > task.createdAt,
+        );
       expect(later).toEqual([]);
     }
   }, 120_000);
 });
 
-function fetchAt(base: string, path: string, init: RequestInit & { token?: string; json?: unknown } = {}): Promise<Response> {
+function fetchAt(
+  base: string,
+  path: string,
+  init: RequestInit & { token?: string; json?: unknown } = {},
+): Promise<Response> {
   const headers = new Headers(init.headers);
   if (init.token) headers.set('authorization', `Bearer ${init.token}`);
   let body = init.body;

@@ -16,7 +16,10 @@ describe('family A tasks', () => {
     const { id: tokenId, secret } = await t.h.token({ quota: 50_000_000 });
     const before = creates();
     const a = await call<TaskData>(t.h, secret, 'POST', T2V, { prompt: 'first', external_task_id: 'order-1' });
-    const b = await call<TaskData>(t.h, secret, 'POST', T2V, { prompt: 'second, different body', external_task_id: 'order-1' });
+    const b = await call<TaskData>(t.h, secret, 'POST', T2V, {
+      prompt: 'second, different body',
+      external_task_id: 'order-1',
+    });
     expect(a.body.code).toBe(0);
     expect(b.body.data.task_id).toBe(a.body.data.task_id);
     expect(b.body.data.task_info.external_task_id).toBe('order-1');
@@ -35,13 +38,21 @@ describe('family A tasks', () => {
   it('concurrent creates with one external_task_id make exactly one task and one hold', async () => {
     const { id: tokenId, secret } = await t.h.token();
     const before = creates();
-    const rs = await Promise.all(Array.from({ length: 6 }, () => call<TaskData>(t.h, secret, 'POST', T2V, { prompt: 'race', external_task_id: 'race-1' })));
+    const rs = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        call<TaskData>(t.h, secret, 'POST', T2V, { prompt: 'race', external_task_id: 'race-1' }),
+      ),
+    );
     const ids = new Set(rs.map((r) => r.body.data?.task_id));
     expect(rs.every((r) => r.status === 200 && r.body.code === 0)).toBe(true);
     expect(ids.size).toBe(1);
     expect(creates() - before).toBe(1);
-    expect(await t.h.store.db.selectFrom('holds').selectAll().where('token_id', '=', tokenId).execute()).toHaveLength(1);
-    expect(await t.h.store.db.selectFrom('tasks').selectAll().where('token_id', '=', tokenId).execute()).toHaveLength(1);
+    expect(await t.h.store.db.selectFrom('holds').selectAll().where('token_id', '=', tokenId).execute()).toHaveLength(
+      1,
+    );
+    expect(await t.h.store.db.selectFrom('tasks').selectAll().where('token_id', '=', tokenId).execute()).toHaveLength(
+      1,
+    );
   });
 
   it('another token can neither read nor list a task (by id or external id)', async () => {
@@ -62,7 +73,8 @@ describe('family A tasks', () => {
   it('lists newest first with pageNum/pageSize (default page size 30)', async () => {
     const s = (await t.h.token()).secret;
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await call<TaskData>(t.h, s, 'POST', T2V, { prompt: `n${i}` })).body.data.task_id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await call<TaskData>(t.h, s, 'POST', T2V, { prompt: `n${i}` })).body.data.task_id);
     const all = await call<TaskData[]>(t.h, s, 'GET', T2V);
     expect(all.body.data.map((task) => task.task_id)).toEqual([...ids].reverse());
     const p2 = await call<TaskData[]>(t.h, s, 'GET', `${T2V}?pageNum=2&pageSize=2`);
@@ -100,8 +112,17 @@ describe('family A tasks', () => {
     expect(r.status).toBe(400);
     expect(r.body.code).toBe(1201);
     expect(r.body.data).toBeNull();
-    expect(await t.h.store.db.selectFrom('tasks').selectAll().where('token_id', '=', tokenId).execute()).toHaveLength(0);
-    expect(await t.h.store.db.selectFrom('holds').selectAll().where('token_id', '=', tokenId).where('state', '=', 'held').execute()).toHaveLength(0);
+    expect(await t.h.store.db.selectFrom('tasks').selectAll().where('token_id', '=', tokenId).execute()).toHaveLength(
+      0,
+    );
+    expect(
+      await t.h.store.db
+        .selectFrom('holds')
+        .selectAll()
+        .where('token_id', '=', tokenId)
+        .where('state', '=', 'held')
+        .execute(),
+    ).toHaveLength(0);
   });
 
   it('omni-video passes the vendor body through with the upstream model name, and is metered', async () => {
@@ -136,7 +157,11 @@ describe('family A tasks', () => {
     const { id: tokenId, secret } = await t.h.token({ quota: 50_000_000 });
     const ext = `order-inflight-${Date.now()}`;
     // The first attempt's answer comes late (800 ms), and it is a refusal: its row is removed, its hold released.
-    const first = call<TaskData>(t.h, secret, 'POST', OMNI, { prompt: 'a cat sim-fault:late-reply:800', image_list: 'not-a-list', external_task_id: ext });
+    const first = call<TaskData>(t.h, secret, 'POST', OMNI, {
+      prompt: 'a cat sim-fault:late-reply:800',
+      image_list: 'not-a-list',
+      external_task_id: ext,
+    });
     await new Promise((res) => setTimeout(res, 200));
     const retry = await call<TaskData>(t.h, secret, 'POST', OMNI, { prompt: 'a cat', external_task_id: ext });
     const f = await first;
@@ -147,7 +172,8 @@ describe('family A tasks', () => {
     expect((await call<TaskData>(t.h, secret, 'GET', `${OMNI}/${id}`)).status).toBe(200);
     expect((await call<TaskData>(t.h, secret, 'GET', `${OMNI}/${ext}`)).body.data.task_id).toBe(id);
     const holds = await t.h.store.db.selectFrom('holds').selectAll().where('token_id', '=', tokenId).execute();
-    // One hold for the task (held, or settled when the fast simulated task has finished already); the refused attempt's was released.
+    // One hold for the task (held, or settled when the fast simulated task has finished already); the refused attempt's
+    // was released.
     expect(holds.filter((h) => h.state !== 'released').map((h) => h.hold_key)).toEqual([id]);
     expect(holds.filter((h) => h.state === 'released').map((h) => h.hold_key)).not.toContain(id);
     expect(holds.filter((h) => h.state === 'released')).toHaveLength(1);

@@ -11,7 +11,12 @@ const T2V = '/vidx/v1/videos/text2video';
 describe('family A text2video end to end', () => {
   it('creates a task, maps names upstream, reaches succeed and settles once by reported seconds × mode', async () => {
     const { id: tokenId, secret } = await t.h.token({ quota: 100_000_000 });
-    const c = await call<TaskData>(t.h, secret, 'POST', T2V, { model_name: 'vidx-v2-5', prompt: 'a lighthouse at dusk', mode: 'pro', duration: '10' });
+    const c = await call<TaskData>(t.h, secret, 'POST', T2V, {
+      model_name: 'vidx-v2-5',
+      prompt: 'a lighthouse at dusk',
+      mode: 'pro',
+      duration: '10',
+    });
     expect(c.status).toBe(200);
     expect(c.body).toMatchObject({ code: 0, message: 'success', data: { task_status: 'submitted' } });
     expect(c.body.data.task_id).toMatch(/^task_[0-9a-f]{32}$/);

@@ -15,7 +15,10 @@ const T2V = '/vidx/v1/videos/text2video';
 // An operator's catalogue file that (wrongly) sends o1 to the upstream's text2video: the upstream refuses it there.
 const dir = tempDir('tw-upstream-words-');
 const catalogueFile = join(dir, 'catalogue.json');
-writeFileSync(catalogueFile, JSON.stringify([{ model: 'vidx-video-o1', vidx: { text2video: { endpoint: 'text2video', fields: ['mode'] } } }]));
+writeFileSync(
+  catalogueFile,
+  JSON.stringify([{ model: 'vidx-video-o1', vidx: { text2video: { endpoint: 'text2video', fields: ['mode'] } } }]),
+);
 
 const t = useHarness(vidxHarness({ env: { TOLLWAY_CATALOGUE_FILE: catalogueFile } }));
 
@@ -30,7 +33,9 @@ describe('family A: upstream refusals in our words', () => {
   it("a 1201 naming kling-video-o1 reaches the client as our 1201 without 'kling'; the upstream's words are in the log line and the request-log row", async () => {
     const r = await call(t.h, t.token, 'POST', T2V, { model_name: 'vidx-video-o1', prompt: 'a paper crane' });
     // The upstream really refused it, naming its own model.
-    const up = t.h.sim.requestsTo('/v1/videos/text2video').filter((x) => x.method === 'POST' && JSON.stringify(x.body).includes('paper crane'));
+    const up = t.h.sim
+      .requestsTo('/v1/videos/text2video')
+      .filter((x) => x.method === 'POST' && JSON.stringify(x.body).includes('paper crane'));
     expect((up[0]!.body as { model_name: string }).model_name).toBe('kling-video-o1');
     expect([r.status, r.body.code]).toEqual([400, 1201]);
     expect(r.body.message).toBe('The upstream refused the value of model_name');
@@ -40,13 +45,19 @@ describe('family A: upstream refusals in our words', () => {
     const row = await requestLogRow(t.h, r.rid!);
     expect([row.error_code, row.upstream_error]).toEqual(['upstream_invalid_request', words]);
     // The operator reads it through the admin request log.
-    const logs = (await (await t.h.admin(`/admin/logs?request_id=${r.rid}`)).json()) as { data: Array<{ upstream_error: string | null }> };
+    const logs = (await (await t.h.admin(`/admin/logs?request_id=${r.rid}`)).json()) as {
+      data: Array<{ upstream_error: string | null }>;
+    };
     expect(logs.data[0]?.upstream_error).toBe(words);
   });
 
   it('an upstream echoing our credential and its URL: our message to the client; the scrubbed echo for operators', async () => {
     const r = await call(t.h, t.token, 'POST', T2V, { prompt: 'leaky sim-fault:leak:400' });
-    expect([r.status, r.body.code, r.body.message]).toEqual([400, 1201, 'The upstream refused a parameter of the request']);
+    expect([r.status, r.body.code, r.body.message]).toEqual([
+      400,
+      1201,
+      'The upstream refused a parameter of the request',
+    ]);
     expect(JSON.stringify(r.body)).not.toMatch(/Credential|127\.0\.0\.1|eyJ/);
     const row = await requestLogRow(t.h, r.rid!);
     expect(row.upstream_error).toMatch(
@@ -77,7 +88,13 @@ describe('family A: upstream refusals in our words', () => {
     expect(admin.events.find((e) => e.kind === 'failed')?.detail).toContain('simulated generation failure');
     // Logged once the task has failed (tasks/settle.ts): the client may read the failure first.
     await until(
-      () => t.h.logs.some((l) => l.includes('"task failed upstream"') && l.includes(c.body.data.task_id) && l.includes('simulated generation failure')),
+      () =>
+        t.h.logs.some(
+          (l) =>
+            l.includes('"task failed upstream"') &&
+            l.includes(c.body.data.task_id) &&
+            l.includes('simulated generation failure'),
+        ),
       'the task-failed log line, with the upstream reason',
     );
   });

@@ -16,7 +16,9 @@ const CB = 'https://callbacks.invalid/hook';
 
 beforeAll(async () => {
   narrow = (await t.h.token({ models: ['vidx-v1'] })).secret;
-  const init = await call<{ session_id: string }>(t.h, t.token, 'POST', `${ME}/init-selection`, { video_url: 'https://cdn.example.com/source.mp4' });
+  const init = await call<{ session_id: string }>(t.h, t.token, 'POST', `${ME}/init-selection`, {
+    video_url: 'https://cdn.example.com/source.mp4',
+  });
   expect(init.body.code).toBe(0);
   sessionId = init.body.data.session_id;
 });
@@ -43,7 +45,12 @@ const bad = (name: string, path: string, body: unknown, contains?: string): Case
   ...(contains ? { contains } : {}),
 });
 const good = (name: string, path: string, body: unknown): Case => ({ name, path, body, status: 200, code: 0 });
-const edit = (extra: Record<string, unknown>) => ({ session_id: 'SESSION', edit_mode: 'removal', prompt: 'remove the cup', ...extra });
+const edit = (extra: Record<string, unknown>) => ({
+  session_id: 'SESSION',
+  edit_mode: 'removal',
+  prompt: 'remove the cup',
+  ...extra,
+});
 
 const CASES: Case[] = [
   // text2video: model_name
@@ -55,7 +62,14 @@ const CASES: Case[] = [
   bad('a model of another kind is refused', T2V, p({ model_name: 'qwx3.7-plus' }), 'not a text-to-video model'),
   bad('model_name must be a string', T2V, p({ model_name: 7 })),
   { name: 'unknown model is model_not_found', path: T2V, body: p({ model_name: 'vidx-v9' }), status: 404, code: 1203 },
-  { name: 'model outside the token allow-list is model_not_found', path: T2V, body: p({ model_name: 'vidx-v2-6' }), status: 404, code: 1203, as: 'narrow' },
+  {
+    name: 'model outside the token allow-list is model_not_found',
+    path: T2V,
+    body: p({ model_name: 'vidx-v2-6' }),
+    status: 404,
+    code: 1203,
+    as: 'narrow',
+  },
   // text2video: prompt / negative_prompt (≤ 2500 characters)
   bad('prompt is required', T2V, {}),
   bad('prompt must not be blank', T2V, { prompt: '   ' }),
@@ -73,9 +87,24 @@ const CASES: Case[] = [
   bad('cfg_scale on the v2 series', T2V, p({ model_name: 'vidx-v2-master', cfg_scale: 0.5 }), 'not supported'),
   // text2video: sound
   good('sound on for vidx-v2-6', T2V, p({ model_name: 'vidx-v2-6', sound: 'on' })),
-  bad('sound for another model', T2V, p({ model_name: 'vidx-v2-5-turbo', sound: 'off' }), 'sound is not supported by vidx-v2-5-turbo'),
-  bad('a model with no text-to-video endpoint (image-to-video only upstream)', T2V, p({ model_name: 'vidx-v2-1' }), 'does not support text-to-video'),
-  bad('mode for a master model', T2V, p({ model_name: 'vidx-v2-master', mode: 'pro' }), 'mode is not supported by vidx-v2-master'),
+  bad(
+    'sound for another model',
+    T2V,
+    p({ model_name: 'vidx-v2-5-turbo', sound: 'off' }),
+    'sound is not supported by vidx-v2-5-turbo',
+  ),
+  bad(
+    'a model with no text-to-video endpoint (image-to-video only upstream)',
+    T2V,
+    p({ model_name: 'vidx-v2-1' }),
+    'does not support text-to-video',
+  ),
+  bad(
+    'mode for a master model',
+    T2V,
+    p({ model_name: 'vidx-v2-master', mode: 'pro' }),
+    'mode is not supported by vidx-v2-master',
+  ),
   bad('o1 duration "7" (text-only: 5 or 10)', T2V, p({ model_name: 'vidx-video-o1', duration: '7' })),
   bad('sound other than on/off', T2V, p({ model_name: 'vidx-v2-6', sound: 'loud' })),
   // text2video: mode, aspect_ratio, duration
@@ -90,7 +119,9 @@ const CASES: Case[] = [
   good(
     'camera simple with one non-zero field',
     T2V,
-    p({ camera_control: { type: 'simple', config: { horizontal: -10, vertical: 0, pan: 0, tilt: 0, roll: 0, zoom: 0 } } }),
+    p({
+      camera_control: { type: 'simple', config: { horizontal: -10, vertical: 0, pan: 0, tilt: 0, roll: 0, zoom: 0 } },
+    }),
   ),
   good('camera preset without config', T2V, p({ camera_control: { type: 'down_back' } })),
   bad('camera type outside the five', T2V, p({ camera_control: { type: 'zoom_in' } })),
@@ -99,8 +130,18 @@ const CASES: Case[] = [
   bad('config required for simple', T2V, p({ camera_control: { type: 'simple' } }), 'required'),
   bad('horizontal above 10', T2V, p({ camera_control: { type: 'simple', config: { horizontal: 10.5 } } })),
   bad('horizontal below -10', T2V, p({ camera_control: { type: 'simple', config: { horizontal: -11 } } })),
-  bad('two non-zero fields', T2V, p({ camera_control: { type: 'simple', config: { horizontal: 1, zoom: 2 } } }), 'exactly one'),
-  bad('no non-zero field', T2V, p({ camera_control: { type: 'simple', config: { horizontal: 0, zoom: 0 } } }), 'exactly one'),
+  bad(
+    'two non-zero fields',
+    T2V,
+    p({ camera_control: { type: 'simple', config: { horizontal: 1, zoom: 2 } } }),
+    'exactly one',
+  ),
+  bad(
+    'no non-zero field',
+    T2V,
+    p({ camera_control: { type: 'simple', config: { horizontal: 0, zoom: 0 } } }),
+    'exactly one',
+  ),
   bad('unknown config field', T2V, p({ camera_control: { type: 'simple', config: { yaw: 1 } } })),
   bad('config with a preset type', T2V, p({ camera_control: { type: 'forward_up', config: { zoom: 1 } } })),
   // text2video: watermark_info, callback_url, external_task_id
@@ -112,7 +153,12 @@ const CASES: Case[] = [
   bad('watermark_info not an object', T2V, p({ watermark_info: 'yes' })),
   bad('callback_url not http(s)', T2V, p({ callback_url: 'ftp://example.com/x' })),
   bad('callback_url not a URL', T2V, p({ callback_url: 'hook' })),
-  bad('callback_url on loopback (private networks not allowed)', T2V, p({ callback_url: 'http://127.0.0.1:9/hook' }), 'public address'),
+  bad(
+    'callback_url on loopback (private networks not allowed)',
+    T2V,
+    p({ callback_url: 'http://127.0.0.1:9/hook' }),
+    'public address',
+  ),
   bad('callback_url on localhost', T2V, p({ callback_url: 'http://localhost/hook' })),
   bad('external_task_id empty', T2V, p({ external_task_id: '' })),
   bad('external_task_id too long', T2V, p({ external_task_id: 'e'.repeat(201) })),
@@ -121,7 +167,12 @@ const CASES: Case[] = [
 
   // selection calls (≤ 10 points, x/y in [0,1])
   bad('init-selection with neither video_id nor video_url', `${ME}/init-selection`, {}, 'exactly one'),
-  bad('init-selection with both', `${ME}/init-selection`, { video_id: 'video_0', video_url: 'https://cdn.example.com/a.mp4' }, 'exactly one'),
+  bad(
+    'init-selection with both',
+    `${ME}/init-selection`,
+    { video_id: 'video_0', video_url: 'https://cdn.example.com/a.mp4' },
+    'exactly one',
+  ),
   bad('init-selection video_url not http(s)', `${ME}/init-selection`, { video_url: 'file:///etc/passwd' }),
   {
     name: 'init-selection with an unknown video_id',
@@ -136,11 +187,22 @@ const CASES: Case[] = [
     points: Array.from({ length: 10 }, (_, i) => ({ x: i / 10, y: 1 - i / 10 })),
   }),
   bad('add-selection without session_id', `${ME}/add-selection`, { frame_index: 0, points: [{ x: 0.5, y: 0.5 }] }),
-  bad('add-selection without frame_index', `${ME}/add-selection`, { session_id: 'SESSION', points: [{ x: 0.5, y: 0.5 }] }),
-  bad('frame_index not an integer', `${ME}/add-selection`, { session_id: 'SESSION', frame_index: 1.5, points: [{ x: 0.5, y: 0.5 }] }),
+  bad('add-selection without frame_index', `${ME}/add-selection`, {
+    session_id: 'SESSION',
+    points: [{ x: 0.5, y: 0.5 }],
+  }),
+  bad('frame_index not an integer', `${ME}/add-selection`, {
+    session_id: 'SESSION',
+    frame_index: 1.5,
+    points: [{ x: 0.5, y: 0.5 }],
+  }),
   bad('points missing', `${ME}/add-selection`, { session_id: 'SESSION', frame_index: 0 }),
   bad('points empty', `${ME}/add-selection`, { session_id: 'SESSION', frame_index: 0, points: [] }),
-  bad('11 points', `${ME}/add-selection`, { session_id: 'SESSION', frame_index: 0, points: Array.from({ length: 11 }, () => ({ x: 0.5, y: 0.5 })) }),
+  bad('11 points', `${ME}/add-selection`, {
+    session_id: 'SESSION',
+    frame_index: 0,
+    points: Array.from({ length: 11 }, () => ({ x: 0.5, y: 0.5 })),
+  }),
   bad('x above 1', `${ME}/add-selection`, { session_id: 'SESSION', frame_index: 0, points: [{ x: 1.2, y: 0.5 }] }),
   bad('y below 0', `${ME}/delete-selection`, { session_id: 'SESSION', frame_index: 0, points: [{ x: 0.5, y: -0.1 }] }),
   bad('point without y', `${ME}/delete-selection`, { session_id: 'SESSION', frame_index: 0, points: [{ x: 0.5 }] }),
@@ -160,7 +222,11 @@ const CASES: Case[] = [
   bad('edit without edit_mode', ME, edit({ edit_mode: undefined })),
   bad('edit_mode outside the three', ME, edit({ edit_mode: 'replace' })),
   bad('addition with no image', ME, edit({ edit_mode: 'addition' }), 'image_list'),
-  bad('addition with 3 images', ME, edit({ edit_mode: 'addition', image_list: [{ image: 'a' }, { image: 'b' }, { image: 'c' }] })),
+  bad(
+    'addition with 3 images',
+    ME,
+    edit({ edit_mode: 'addition', image_list: [{ image: 'a' }, { image: 'b' }, { image: 'c' }] }),
+  ),
   bad('swap with 2 images', ME, edit({ edit_mode: 'swap', image_list: [{ image: 'a' }, { image: 'b' }] })),
   bad('swap with none', ME, edit({ edit_mode: 'swap' })),
   bad('removal with an image', ME, edit({ image_list: [{ image: 'a' }] })),
@@ -173,9 +239,16 @@ const CASES: Case[] = [
   good(
     'addition with 2 images',
     ME,
-    edit({ edit_mode: 'addition', image_list: [{ image: 'https://cdn.example.com/a.png' }, { image: 'https://cdn.example.com/b.png' }] }),
+    edit({
+      edit_mode: 'addition',
+      image_list: [{ image: 'https://cdn.example.com/a.png' }, { image: 'https://cdn.example.com/b.png' }],
+    }),
   ),
-  good('swap with exactly 1 image', ME, edit({ edit_mode: 'swap', image_list: [{ image: 'https://cdn.example.com/a.png' }] })),
+  good(
+    'swap with exactly 1 image',
+    ME,
+    edit({ edit_mode: 'swap', image_list: [{ image: 'https://cdn.example.com/a.png' }] }),
+  ),
   good('removal with none', ME, edit({ duration: '10', mode: 'pro' })),
 
   // omni-video
@@ -187,7 +260,12 @@ const CASES: Case[] = [
   good(
     'omni-video o1 with a reference image, duration "7"',
     OMNI,
-    p({ model_name: 'vidx-video-o1', duration: '7', aspect_ratio: '1:1', image_list: [{ image_url: 'https://cdn.example.com/r.png' }] }),
+    p({
+      model_name: 'vidx-video-o1',
+      duration: '7',
+      aspect_ratio: '1:1',
+      image_list: [{ image_url: 'https://cdn.example.com/r.png' }],
+    }),
   ),
   bad(
     'omni-video o1 with negative_prompt',
@@ -207,7 +285,10 @@ const CASES: Case[] = [
 
 describe('family A validation table', () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_n, c) => {
-    const body = c.body === undefined ? undefined : JSON.parse(JSON.stringify(c.body).replaceAll('"SESSION"', JSON.stringify(sessionId)));
+    const body =
+      c.body === undefined
+        ? undefined
+        : JSON.parse(JSON.stringify(c.body).replaceAll('"SESSION"', JSON.stringify(sessionId)));
     const method = c.method ?? (body === undefined ? 'GET' : 'POST');
     const posts = () => t.h.sim.recorded.filter((x) => x.method === 'POST').length;
     // A task an earlier case created may still be submitted in the background (the slot queue): counted from a
@@ -235,7 +316,12 @@ describe('family A validation table', () => {
   });
 
   it('invalid JSON is 400 / 1200', async () => {
-    const r = await t.h.fetch(T2V, { method: 'POST', token: t.token, body: '{"prompt":', headers: { 'content-type': 'application/json' } });
+    const r = await t.h.fetch(T2V, {
+      method: 'POST',
+      token: t.token,
+      body: '{"prompt":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(400);
     const b = (await r.json()) as AErr;
     expect(b).toMatchObject({ code: 1200, data: null });

@@ -15,11 +15,17 @@ afterEach(async () => {
 
 const raw = (s: { db: unknown }) => s.db as Kysely<unknown>;
 const tableSql = async (db: Kysely<unknown>) =>
-  (await sql<{ sql: string }>`select sql from sqlite_master where type = 'table' and name = 'ledger'`.execute(db)).rows[0]!.sql;
+  (await sql<{ sql: string }>`select sql from sqlite_master where type = 'table' and name = 'ledger'`.execute(db))
+    .rows[0]!.sql;
 const indexes = async (db: Kysely<unknown>) =>
-  (await sql<{ name: string; sql: string | null }>`select name, sql from sqlite_master where type = 'index' and tbl_name = 'ledger' order by name`.execute(db))
-    .rows;
-const rows = async (db: Kysely<unknown>) => (await sql<Record<string, unknown>>`select * from ledger order by id`.execute(db)).rows;
+  (
+    await sql<{
+      name: string;
+      sql: string | null;
+    }>`select name, sql from sqlite_master where type = 'index' and tbl_name = 'ledger' order by name`.execute(db)
+  ).rows;
+const rows = async (db: Kysely<unknown>) =>
+  (await sql<Record<string, unknown>>`select * from ledger order by id`.execute(db)).rows;
 async function charge(db: Kysely<unknown>, key: string, amount: number): Promise<number> {
   const r =
     await sql`insert into ledger (idempotency_key, token_id, model, kind, quantities, unit_prices, amount, request_id, task_id, upstream_request_id, created_at)
@@ -49,7 +55,8 @@ describe.skipIf(testDialect() === 'postgres')('SQLite ledger ids (migration 012)
     for (let i = 1; i <= 5; i++) await charge(db, `req_${i}`, i * 10);
     await sql`update ledger set task_id = 'task_3' where idempotency_key = 'req_3'`.execute(db);
     const before = await rows(db);
-    // A store from before 012 has none of the later migrations either: undone, newest first, so they run again in order.
+    // A store from before 012 has none of the later migrations either: undone, newest first, so they run again in
+    // order.
     for (const [name, m] of Object.entries(MIGRATIONS)
       .filter(([n]) => n > '012-ledger-rowid')
       .reverse()) {

@@ -17,9 +17,18 @@ describe('the ledger account index (migration 020)', () => {
   it('is partial: only rows with an account', async () => {
     const def =
       testDialect() === 'postgres'
-        ? (await sql<{ d: string }>`select indexdef as d from pg_indexes where schemaname = ${pgSchema()} and indexname = 'ledger_account_time'`.execute(db()))
-            .rows[0]?.d
-        : (await sql<{ d: string }>`select sql as d from sqlite_master where type = 'index' and name = 'ledger_account_time'`.execute(db())).rows[0]?.d;
+        ? (
+            await sql<{
+              d: string;
+            }>`select indexdef as d from pg_indexes where schemaname = ${pgSchema()} and indexname = 'ledger_account_time'`.execute(
+              db(),
+            )
+          ).rows[0]?.d
+        : (
+            await sql<{
+              d: string;
+            }>`select sql as d from sqlite_master where type = 'index' and name = 'ledger_account_time'`.execute(db())
+          ).rows[0]?.d;
     expect(def).toMatch(/account_id"?\)? is not null/i);
   });
 
@@ -31,11 +40,15 @@ describe('the ledger account index (migration 020)', () => {
         .execute(async (trx) => {
           // The table is empty: without this the planner would rightly prefer a scan.
           await sql`set local enable_seqscan = off`.execute(trx);
-          return (await sql<{ 'QUERY PLAN': string }>`explain ${q}`.execute(trx)).rows.map((r) => r['QUERY PLAN']).join('\n');
+          return (await sql<{ 'QUERY PLAN': string }>`explain ${q}`.execute(trx)).rows
+            .map((r) => r['QUERY PLAN'])
+            .join('\n');
         });
       expect(plan).toContain('ledger_account_time');
     } else {
-      const plan = (await sql<{ detail: string }>`explain query plan ${q}`.execute(db())).rows.map((r) => r.detail).join('\n');
+      const plan = (await sql<{ detail: string }>`explain query plan ${q}`.execute(db())).rows
+        .map((r) => r.detail)
+        .join('\n');
       expect(plan).toContain('ledger_account_time');
     }
   });

@@ -13,7 +13,14 @@ afterAll(async () => fresh.cleanup());
 
 const db = () => fresh.store.db as unknown as Kysely<unknown>;
 
-async function task(id: string, channel: string, state: string, createdAt: number, upstream: string | null = `up_${id}`, kind = 'dashscope-video') {
+async function task(
+  id: string,
+  channel: string,
+  state: string,
+  createdAt: number,
+  upstream: string | null = `up_${id}`,
+  kind = 'dashscope-video',
+) {
   await fresh.store.db
     .insertInto('tasks')
     .values({
@@ -47,7 +54,9 @@ describe('the open listed tasks index (migration 021)', () => {
     await task('t4', 'ch_b', 'succeeded', 100); // finished
     await task('t5', 'ch_b', 'submitting', 50, null); // not upstream yet
     await task('t6', 'ch_a', 'queued', 10, 'up_t6', 'kling-video'); // another kind
-    const rows = (await openTasksByChannel(fresh.store.db, 'dashscope-video')).sort((x, y) => x.channelId.localeCompare(y.channelId));
+    const rows = (await openTasksByChannel(fresh.store.db, 'dashscope-video')).sort((x, y) =>
+      x.channelId.localeCompare(y.channelId),
+    );
     expect(rows).toEqual([
       { channelId: 'ch_a', count: 2, oldest: 300 },
       { channelId: 'ch_b', count: 1, oldest: 900 },
@@ -56,8 +65,12 @@ describe('the open listed tasks index (migration 021)', () => {
 
   it.runIf(testDialect() === 'sqlite')('is read alone, in its grouping order (SQLite)', async () => {
     const plan = (
-      await sql<{ detail: string }>`explain query plan SELECT channel_id, count(*) AS n, min(created_at) AS oldest FROM tasks
-        WHERE state IN ('queued', 'in_progress') AND kind = ${'k'} AND upstream_task_id IS NOT NULL GROUP BY channel_id`.execute(db())
+      await sql<{
+        detail: string;
+      }>`explain query plan SELECT channel_id, count(*) AS n, min(created_at) AS oldest FROM tasks
+        WHERE state IN ('queued', 'in_progress') AND kind = ${'k'} AND upstream_task_id IS NOT NULL GROUP BY channel_id`.execute(
+        db(),
+      )
     ).rows
       .map((r) => r.detail)
       .join('\n');

@@ -35,11 +35,21 @@ it("names and tokens' accounts are found for every id, across runs of 500; unkno
   const repo = new AccountsRepo(fresh.store.db);
   const accounts = await Promise.all(
     Array.from({ length: 3 }, (_, i) =>
-      repo.create({ id: `acc_${i}`, name: `Account ${i}`, quota: null, budgets: [], priceGroup: null, timeZone: null, expiresAt: null }),
+      repo.create({
+        id: `acc_${i}`,
+        name: `Account ${i}`,
+        quota: null,
+        budgets: [],
+        priceGroup: null,
+        timeZone: null,
+        expiresAt: null,
+      }),
     ),
   );
   // 1,201 tokens: every third of no account, the others spread over the three accounts.
-  const rows = Array.from({ length: 1201 }, (_, i) => token(`tok_${String(i).padStart(5, '0')}`, i % 3 === 0 ? null : `acc_${i % 3}`));
+  const rows = Array.from({ length: 1201 }, (_, i) =>
+    token(`tok_${String(i).padStart(5, '0')}`, i % 3 === 0 ? null : `acc_${i % 3}`),
+  );
   for (let i = 0; i < rows.length; i += 200)
     await fresh.store.db
       .insertInto('tokens')
@@ -47,15 +57,28 @@ it("names and tokens' accounts are found for every id, across runs of 500; unkno
       .execute();
   const owners = await repo.ofTokens([...rows.map((r) => r.id), 'tok_nobody']);
   expect(owners.size).toBe(rows.filter((r) => r.account_id !== null).length);
-  for (const r of rows) expect(owners.get(r.id)).toEqual(r.account_id === null ? undefined : { id: r.account_id, name: `Account ${r.account_id.slice(4)}` });
-  const names = await repo.names([...Array.from({ length: 700 }, (_, i) => `acc_missing_${i}`), ...accounts.map((a) => a.id)]);
+  for (const r of rows)
+    expect(owners.get(r.id)).toEqual(
+      r.account_id === null ? undefined : { id: r.account_id, name: `Account ${r.account_id.slice(4)}` },
+    );
+  const names = await repo.names([
+    ...Array.from({ length: 700 }, (_, i) => `acc_missing_${i}`),
+    ...accounts.map((a) => a.id),
+  ]);
   expect([...names].sort()).toEqual(accounts.map((a) => [a.id, a.name]));
   expect((await repo.ofTokens([])).size).toBe(0);
 });
 
 it("the ledger's totals per account, model and UTC day: charges and credits apart, lines of no account under null, filtered by account", async () => {
   const day = 20_000;
-  const line = (n: number, accountId: string | null, kind: string, amount: number, at: number, list: number | null = null) => ({
+  const line = (
+    n: number,
+    accountId: string | null,
+    kind: string,
+    amount: number,
+    at: number,
+    list: number | null = null,
+  ) => ({
     idempotency_key: `k${n}`,
     token_id: 'tok_a',
     model: kind === 'credit' ? '-' : 'm',
@@ -83,7 +106,9 @@ it("the ledger's totals per account, model and UTC day: charges and credits apar
     .execute();
   const ledger = new LedgerRepo(fresh.store.db);
   const sort = <T extends { accountId: string | null; model: string; day: number }>(xs: T[]) =>
-    xs.sort((a, b) => (a.accountId ?? '').localeCompare(b.accountId ?? '') || a.day - b.day || a.model.localeCompare(b.model));
+    xs.sort(
+      (a, b) => (a.accountId ?? '').localeCompare(b.accountId ?? '') || a.day - b.day || a.model.localeCompare(b.model),
+    );
   const all = sort(await ledger.accountDayTotals({ since: day * DAY_MS, until: (day + 2) * DAY_MS }));
   const zero = { entries: 0, amount: 0, listAmount: 0, credits: 0, credit: 0 };
   expect(all).toEqual([
@@ -92,8 +117,10 @@ it("the ledger's totals per account, model and UTC day: charges and credits apar
     { ...zero, accountId: 'acc_x', model: 'm', day, entries: 2, amount: 130, listAmount: 180 },
     { ...zero, accountId: 'acc_x', model: 'm', day: day + 1, entries: 1, amount: 7, listAmount: 7 },
   ]);
-  expect(sort(await ledger.accountDayTotals({ accountId: 'acc_x', until: (day + 1) * DAY_MS })).map((d) => Number(d.amount) + Number(d.credit))).toEqual([
-    1000, 130,
-  ]);
+  expect(
+    sort(await ledger.accountDayTotals({ accountId: 'acc_x', until: (day + 1) * DAY_MS })).map(
+      (d) => Number(d.amount) + Number(d.credit),
+    ),
+  ).toEqual([1000, 130]);
   expect((await ledger.dayTotals({ accountId: 'acc_x' })).reduce((s, d) => s + Number(d.amount), 0)).toBe(137);
 });

@@ -37,18 +37,25 @@ it('a refused row is set aside and reported; the rows before and after it are wr
   w.write(row('req_bad', null));
   w.write(row('req_b', '/v1/b'));
   await w.flush();
-  const ids = (await fresh.store.db.selectFrom('request_log').select('request_id').execute()).map((r) => r.request_id).sort();
+  const ids = (await fresh.store.db.selectFrom('request_log').select('request_id').execute())
+    .map((r) => r.request_id)
+    .sort();
   expect(ids).toEqual(['req_a', 'req_b']);
   expect(rejected).toEqual(['req_bad']);
   w.write(row('req_c', '/v1/c'));
   await w.flush();
-  expect(await fresh.store.db.selectFrom('request_log').select('request_id').where('request_id', '=', 'req_c').execute()).toHaveLength(1);
+  expect(
+    await fresh.store.db.selectFrom('request_log').select('request_id').where('request_id', '=', 'req_c').execute(),
+  ).toHaveLength(1);
 });
 
 it('a row that shows a charge is written only after the charges queued before it, or with them (StoreMeter.chargesAhead)', async () => {
   const tokenId = await plainToken(fresh.store.db, 'cf');
   // A meter that would not commit on its own for a minute: only the writer's call of chargesAhead can make it write.
-  const meter = new StoreMeter(fresh.store.db, () => new Catalogue(DEFAULT_CATALOGUE), { batchWriter: fresh.store.batchWriter, flushIntervalMs: 60_000 });
+  const meter = new StoreMeter(fresh.store.db, () => new Catalogue(DEFAULT_CATALOGUE), {
+    batchWriter: fresh.store.batchWriter,
+    flushIntervalMs: 60_000,
+  });
   const w = new RequestLogWriter(fresh.store.db, {
     batchWriter: fresh.store.batchWriter,
     chargesAhead: () => meter.chargesAhead(),
@@ -57,7 +64,9 @@ it('a row that shows a charge is written only after the charges queued before it
     },
   });
   const ledgerKeys = async () =>
-    (await fresh.store.db.selectFrom('ledger').select('idempotency_key').where('token_id', '=', tokenId).execute()).map((r) => r.idempotency_key);
+    (await fresh.store.db.selectFrom('ledger').select('idempotency_key').where('token_id', '=', tokenId).execute()).map(
+      (r) => r.idempotency_key,
+    );
   const amount = meter.chargeSyncDeferred({
     requestId: 'req_cf_1',
     tokenId,

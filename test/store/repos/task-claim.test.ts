@@ -33,7 +33,12 @@ function listingDriver(open: () => TaskRecord[]): TaskDriver & { polls: string[]
   };
 }
 
-const row = (id: string) => f.store.db.selectFrom('tasks').select(['next_poll_at', 'lease_until', 'state']).where('id', '=', id).executeTakeFirstOrThrow();
+const row = (id: string) =>
+  f.store.db
+    .selectFrom('tasks')
+    .select(['next_poll_at', 'lease_until', 'state'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
 
 describe('claims of listed tasks', () => {
   it('gives a listed channel’s running tasks a fallback poll and a lease beyond it; other tasks keep the back-off', async () => {
@@ -77,7 +82,13 @@ describe('claims of listed tasks', () => {
   });
 
   it('once the rounds stop being fresh, the listed channel’s tasks go back to the back-off', async () => {
-    const e = f.engine({ listIntervalMs: 50, pollBaseMs: 1000, pollMaxMs: MAX_MS, leaseMs: LEASE_MS, upstreamQueryQps: 0 });
+    const e = f.engine({
+      listIntervalMs: 50,
+      pollBaseMs: 1000,
+      pollMaxMs: MAX_MS,
+      leaseMs: LEASE_MS,
+      upstreamQueryQps: 0,
+    });
     const tasks: TaskRecord[] = [];
     const driver = listingDriver(() => tasks);
     e.registerDriver('test-video', driver);

@@ -20,12 +20,17 @@ const BEFORE_BUDGETS: Input[] = [
   ['quota', 'Quota in units (empty = unlimited)', { type: 'number', min: '0', step: '0.000001' }],
 ];
 const AFTER_BUDGETS: Input[] = [
-  ['timeZone', 'Time zone of the budget periods (IANA name; empty = UTC)', { maxLength: 64, placeholder: 'Europe/Paris' }],
+  [
+    'timeZone',
+    'Time zone of the budget periods (IANA name; empty = UTC)',
+    { maxLength: 64, placeholder: 'Europe/Paris' },
+  ],
   ['expires', 'Expires (empty = never)', { type: 'datetime-local' }],
 ];
 
 /** Changes whenever a field the form edits changes in the stored account. */
-export const accountKey = (a: Account) => JSON.stringify([a.id, a.name, a.quota, a.budgets, a.time_zone, a.price_group, a.expires_at]);
+export const accountKey = (a: Account) =>
+  JSON.stringify([a.id, a.name, a.quota, a.budgets, a.time_zone, a.price_group, a.expires_at]);
 
 function valuesOf(a: Account | null): Values {
   if (!a) return { name: '', quota: '', ...budgetInputs(null), timeZone: '', priceGroup: '', expires: '' };
@@ -89,7 +94,10 @@ export function AccountForm({
     if (typeof body === 'string') return setError(body);
     setBusy(true);
     try {
-      if (editing) onSaved?.(await call<Account>(`/admin/accounts/${encodeURIComponent(account.id)}`, { method: 'PATCH', json: body }));
+      if (editing)
+        onSaved?.(
+          await call<Account>(`/admin/accounts/${encodeURIComponent(account.id)}`, { method: 'PATCH', json: body }),
+        );
       else {
         onCreated?.(await call<Account>('/admin/accounts', { method: 'POST', json: body }));
         setValues(valuesOf(null));
@@ -100,7 +108,8 @@ export function AccountForm({
       setBusy(false);
     }
   };
-  const set = (k: Key) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) => setValues({ ...values, [k]: e.currentTarget.value });
+  const set = (k: Key) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) =>
+    setValues({ ...values, [k]: e.currentTarget.value });
   const input = ([k, label, attrs]: Input) => (
     <div key={k}>
       <label for={`${prefix}-${k}`}>{label}</label>
@@ -129,7 +138,9 @@ export function AccountForm({
         <label for={`${prefix}-priceGroup`}>Price group</label>
         <select id={`${prefix}-priceGroup`} value={values.priceGroup} onChange={set('priceGroup')}>
           <option value="">None (list prices)</option>
-          {values.priceGroup && !groups.includes(values.priceGroup) && <option value={values.priceGroup}>{values.priceGroup}</option>}
+          {values.priceGroup && !groups.includes(values.priceGroup) && (
+            <option value={values.priceGroup}>{values.priceGroup}</option>
+          )}
           {groups.map((g) => (
             <option key={g} value={g}>
               {g}

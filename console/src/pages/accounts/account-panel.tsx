@@ -12,7 +12,17 @@ import { AccountTokens } from './account-tokens.tsx';
 import { AccountUsage } from './account-usage.tsx';
 import { Name, plainName } from '../../name.tsx';
 
-export function AccountPanel({ account, tokens, groups, onChanged }: { account: Account; tokens: Token[]; groups: string[]; onChanged: () => void }) {
+export function AccountPanel({
+  account,
+  tokens,
+  groups,
+  onChanged,
+}: {
+  account: Account;
+  tokens: Token[];
+  groups: string[];
+  onChanged: () => void;
+}) {
   const heading = useRef<HTMLHeadingElement>(null);
   // The figures change with a top-up or an edit: they are read again.
   const [version, setVersion] = useState(0);

@@ -12,11 +12,20 @@ export function AccountSpend({ accountId, version }: { accountId: string; versio
   const [period, setPeriod] = useState<BillPeriod>('day');
   const periods = useMemo(() => lastPeriods(period, period === 'day' ? 30 : 12, Date.now()), [period]);
   const bill = useLoad(
-    () => call<BillByAccountView>(`/admin/bills${qs({ by: 'account', account_id: accountId, period, since: periods[0]![1] })}`),
+    () =>
+      call<BillByAccountView>(
+        `/admin/bills${qs({ by: 'account', account_id: accountId, period, since: periods[0]![1] })}`,
+      ),
     [accountId, periods, version],
   );
-  const by = useMemo(() => new Map((bill.data?.data ?? []).map((l) => [l.period_start, Number(l.amount)])), [bill.data]);
-  const lines = useMemo(() => [{ label: 'Spend', values: periods.map(([k]) => by.get(k) ?? 0), color: '#1d8a5a', format: units }], [periods, by]);
+  const by = useMemo(
+    () => new Map((bill.data?.data ?? []).map((l) => [l.period_start, Number(l.amount)])),
+    [bill.data],
+  );
+  const lines = useMemo(
+    () => [{ label: 'Spend', values: periods.map(([k]) => by.get(k) ?? 0), color: '#1d8a5a', format: units }],
+    [periods, by],
+  );
   const times = useMemo(() => periods.map(([, t]) => t), [periods]);
   const what = period === 'day' ? 'day, the last 30 days' : 'month, the last 12 months';
   const total = bill.data?.total.amount ?? 0;
@@ -39,7 +48,8 @@ export function AccountSpend({ accountId, version }: { accountId: string; versio
           <div class="table-wrap">
             <table id="account-spend">
               <caption>
-                Spend per {what}: {units(total)} in all{Number(bill.data.total.credit) > 0 ? `; ${units(bill.data.total.credit)} added by top-ups` : ''}
+                Spend per {what}: {units(total)} in all
+                {Number(bill.data.total.credit) > 0 ? `; ${units(bill.data.total.credit)} added by top-ups` : ''}
               </caption>
               <thead>
                 <tr>

@@ -10,8 +10,8 @@ export function AccountTokens({ tokens }: { tokens: Token[] }) {
     <div class="table-wrap">
       <table id="account-tokens">
         <caption>
-          {tokens.length === 1 ? '1 token' : `${tokens.length} tokens`} in this account — a token joins one in its form on the{' '}
-          <a href="#/tokens">Tokens page</a>
+          {tokens.length === 1 ? '1 token' : `${tokens.length} tokens`} in this account — a token joins one in its form
+          on the <a href="#/tokens">Tokens page</a>
         </caption>
         <thead>
           <tr>
@@ -41,7 +41,10 @@ export function AccountTokens({ tokens }: { tokens: Token[] }) {
               <td>{time(t.created_at)}</td>
               <td>
                 <span class="actions">
-                  <a href={`#/logs?token_id=${encodeURIComponent(t.id)}`} aria-label={`Requests of ${plainName(t.name)}`}>
+                  <a
+                    href={`#/logs?token_id=${encodeURIComponent(t.id)}`}
+                    aria-label={`Requests of ${plainName(t.name)}`}
+                  >
                     Requests
                   </a>
                   <a href={`#/bills?token_id=${encodeURIComponent(t.id)}`} aria-label={`Bill of ${plainName(t.name)}`}>

@@ -20,7 +20,10 @@ export function AccountUsage({ accountId, version }: { accountId: string; versio
   const [range, setRange] = useState<Range>('month');
   const days = RANGES.find((r) => r[0] === range)![2];
   const usage = useLoad(
-    () => call<Usage>(`/admin/accounts/${encodeURIComponent(accountId)}/usage${qs({ since: days ? Date.now() - days * 86_400_000 : undefined })}`),
+    () =>
+      call<Usage>(
+        `/admin/accounts/${encodeURIComponent(accountId)}/usage${qs({ since: days ? Date.now() - days * 86_400_000 : undefined })}`,
+      ),
     [accountId, range, version],
   );
   const u = usage.data;
@@ -52,7 +55,9 @@ export function AccountUsage({ accountId, version }: { accountId: string; versio
           <dd>{a.price_group ?? 'none (list prices)'}</dd>
         </dl>
       )}
-      {u && u.budgets.length > 0 && <BudgetTable id="account-budgets" budgets={u.budgets} caption="Budgets in their current period" />}
+      {u && u.budgets.length > 0 && (
+        <BudgetTable id="account-budgets" budgets={u.budgets} caption="Budgets in their current period" />
+      )}
       <h3>Spend per model</h3>
       <label for="account-range">Period</label>
       <select id="account-range" value={range} onChange={(e) => setRange(e.currentTarget.value as Range)}>
@@ -66,8 +71,11 @@ export function AccountUsage({ accountId, version }: { accountId: string; versio
         <div class="table-wrap">
           <table id="account-usage">
             <caption>
-              {RANGES.find((r) => r[0] === range)![1]}: {count(u.usage.total.requests, 'charge')}, {u.usage.total.amount_units} units
-              {u.usage.total.list_amount !== u.usage.total.amount ? ` (${units(u.usage.total.list_amount)} at list price)` : ''}
+              {RANGES.find((r) => r[0] === range)![1]}: {count(u.usage.total.requests, 'charge')},{' '}
+              {u.usage.total.amount_units} units
+              {u.usage.total.list_amount !== u.usage.total.amount
+                ? ` (${units(u.usage.total.list_amount)} at list price)`
+                : ''}
               {Number(u.usage.credited) > 0 ? `; ${units(u.usage.credited)} added by top-ups` : ''}
             </caption>
             <thead>
@@ -100,7 +108,11 @@ export function AccountUsage({ accountId, version }: { accountId: string; versio
                   <td class="num">{m.amount_units}</td>
                   <td class="num">{units(m.list_amount)}</td>
                   <td>
-                    <Share part={Number(m.amount)} whole={Number(u.usage.total.amount)} of={`${m.model}, share of the spend`} />
+                    <Share
+                      part={Number(m.amount)}
+                      whole={Number(u.usage.total.amount)}
+                      of={`${m.model}, share of the spend`}
+                    />
                   </td>
                 </tr>
               ))}

@@ -5,11 +5,22 @@ import { Share } from '../../share.tsx';
 import type { BillAccountLine, BillPeriod } from '../../types.ts';
 import { Name, plainName } from '../../name.tsx';
 
-export function AccountLines({ lines, total, period }: { lines: BillAccountLine[]; total: number; period: BillPeriod }) {
+export function AccountLines({
+  lines,
+  total,
+  period,
+}: {
+  lines: BillAccountLine[];
+  total: number;
+  period: BillPeriod;
+}) {
   return (
     <div class="table-wrap">
       <table id="bill-accounts">
-        <caption>Bill lines: per {period} and account (each charge counts for the account its token belonged to when it was made)</caption>
+        <caption>
+          Bill lines: per {period} and account (each charge counts for the account its token belonged to when it was
+          made)
+        </caption>
         <thead>
           <tr>
             <th scope="col">{period === 'day' ? 'Day (UTC)' : 'Month (UTC)'}</th>

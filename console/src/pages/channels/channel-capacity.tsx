@@ -48,7 +48,10 @@ async function loadAll(channels: readonly CapacityChannel[]): Promise<AccountRow
   const live = await Promise.all(
     channels
       .filter((c) => c.status === 'enabled')
-      .map(async (c) => ({ c, cap: await call<ChannelCapacity>(`/admin/channels/${encodeURIComponent(c.id)}/capacity`) })),
+      .map(async (c) => ({
+        c,
+        cap: await call<ChannelCapacity>(`/admin/channels/${encodeURIComponent(c.id)}/capacity`),
+      })),
   );
   const byAccount = new Map<string, AccountRows>();
   for (const { c, cap } of live) {

@@ -30,7 +30,8 @@ function limitsOf(rows: readonly Row[]): ModelLimits | null | string {
     for (const k of KINDS) {
       const v = r[k].trim();
       if (v === '') continue;
-      if (!/^\d+$/.test(v) || Number(v) < 1) return `${r.model || 'a row'}: ${LABEL[k].toLowerCase()} must be a positive whole number`;
+      if (!/^\d+$/.test(v) || Number(v) < 1)
+        return `${r.model || 'a row'}: ${LABEL[k].toLowerCase()} must be a positive whole number`;
       one[k] = Number(v);
     }
     if (Object.keys(one).length === 0) continue;
@@ -44,7 +45,8 @@ export function LimitsForm(props: { id: string; name: string; limits: ModelLimit
   const [rows, setRows] = useState<Row[]>(() => rowsOf(props.limits));
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const set = (i: number, k: keyof Row, v: string) => setRows((rs) => rs.map((r, j) => (j === i ? { ...r, [k]: v } : r)));
+  const set = (i: number, k: keyof Row, v: string) =>
+    setRows((rs) => rs.map((r, j) => (j === i ? { ...r, [k]: v } : r)));
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
@@ -52,7 +54,10 @@ export function LimitsForm(props: { id: string; name: string; limits: ModelLimit
     if (typeof limits === 'string') return setError(limits);
     setBusy(true);
     try {
-      await call(`/admin/channels/${encodeURIComponent(props.id)}`, { method: 'PATCH', json: { model_limits: limits } });
+      await call(`/admin/channels/${encodeURIComponent(props.id)}`, {
+        method: 'PATCH',
+        json: { model_limits: limits },
+      });
       props.onDone();
     } catch (err) {
       setError(errorText(err));
@@ -63,7 +68,9 @@ export function LimitsForm(props: { id: string; name: string; limits: ModelLimit
   return (
     <form onSubmit={(e) => void submit(e)} aria-label={`Upstream limits of ${props.name}`}>
       <h3>Upstream limits of {props.name}</h3>
-      <p class="muted">Per public model name, or * for every model the channel serves. Blank: not stated (read or learnt).</p>
+      <p class="muted">
+        Per public model name, or * for every model the channel serves. Blank: not stated (read or learnt).
+      </p>
       {rows.map((r, i) => (
         <fieldset key={i} class="price-fields">
           <legend>{r.model.trim() === '*' ? 'Every model' : r.model.trim() || 'New model'}</legend>
@@ -88,7 +95,11 @@ export function LimitsForm(props: { id: string; name: string; limits: ModelLimit
         </p>
       )}
       <span class="actions">
-        <button type="button" class="quiet" onClick={() => setRows((rs) => [...rs, { model: '', rpm: '', tpm: '', concurrency: '' }])}>
+        <button
+          type="button"
+          class="quiet"
+          onClick={() => setRows((rs) => [...rs, { model: '', rpm: '', tpm: '', concurrency: '' }])}
+        >
           Add a model
         </button>
         <button type="submit" disabled={busy}>

@@ -47,7 +47,8 @@ export function CallbackSecret({ token, onDone }: { token: Token; onDone: () => 
         {previous !== null && previous > now && ` The previous one signs too until ${time(previous)}.`}
       </p>
       <label class="check">
-        <input type="checkbox" checked={stopOld} onChange={(e) => setStopOld(e.currentTarget.checked)} /> Stop signing with the current one at once
+        <input type="checkbox" checked={stopOld} onChange={(e) => setStopOld(e.currentTarget.checked)} /> Stop signing
+        with the current one at once
       </label>
       <div class="actions">
         <button type="button" disabled={busy} onClick={() => void rotate()}>

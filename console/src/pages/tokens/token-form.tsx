@@ -28,11 +28,33 @@ const FIELDS: Array<[Key, string, JSX.InputHTMLAttributes<HTMLInputElement>]> = 
 
 /** Changes whenever a field the form edits changes in the stored token. */
 export const editableKey = (t: Token) =>
-  JSON.stringify([t.id, t.name, t.models, t.quota, t.rpm_limit, t.tpm_limit, t.concurrency_limit, t.expires_at, t.budgets, t.account_id]);
+  JSON.stringify([
+    t.id,
+    t.name,
+    t.models,
+    t.quota,
+    t.rpm_limit,
+    t.tpm_limit,
+    t.concurrency_limit,
+    t.expires_at,
+    t.budgets,
+    t.account_id,
+  ]);
 
 function valuesOf(t: Token | null): Values {
   const n = (v: number | null) => (v === null ? '' : String(v));
-  if (!t) return { name: '', models: '', quota: '', rpm: '', tpm: '', concurrency: '', expires: '', ...budgetInputs(null), account: '' };
+  if (!t)
+    return {
+      name: '',
+      models: '',
+      quota: '',
+      rpm: '',
+      tpm: '',
+      concurrency: '',
+      expires: '',
+      ...budgetInputs(null),
+      account: '',
+    };
   return {
     name: t.name,
     models: t.models ? t.models.join(', ') : '',
@@ -74,7 +96,17 @@ function bodyOf(v: Values, send: Key[]): Record<string, unknown> | string {
 }
 
 /** The account picker: no account, or one of the live accounts (the token's own account stays listed when revoked). */
-function AccountSelect({ id, value, accounts, onChange }: { id: string; value: string; accounts: Account[]; onChange: (v: string) => void }) {
+function AccountSelect({
+  id,
+  value,
+  accounts,
+  onChange,
+}: {
+  id: string;
+  value: string;
+  accounts: Account[];
+  onChange: (v: string) => void;
+}) {
   const shown = accounts.filter((a) => a.revoked_at === null || a.id === value);
   return (
     <div>
@@ -154,7 +186,12 @@ export function TokenForm({
         </div>
       ))}
       <BudgetFields prefix={prefix} values={values} onInput={(p, v) => setValues({ ...values, [p]: v })} />
-      <AccountSelect id={`${prefix}-account`} value={values.account} accounts={accounts} onChange={(account) => setValues({ ...values, account })} />
+      <AccountSelect
+        id={`${prefix}-account`}
+        value={values.account}
+        accounts={accounts}
+        onChange={(account) => setValues({ ...values, account })}
+      />
       {error && (
         <p role="alert" class="error">
           {error}

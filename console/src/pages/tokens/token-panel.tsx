@@ -1,4 +1,5 @@
-// One token opened from the list: its balance, budgets and spend per model, a top-up, the edit form and its callback secret
+// One token opened from the list: its balance, budgets and spend per model, a top-up, the edit form and its callback
+// secret
 // (a revoked token: its usage only).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Account, Token } from '../../types.ts';
@@ -8,7 +9,17 @@ import { TokenUsage } from './token-usage.tsx';
 import { TopUpForm } from './top-up-form.tsx';
 import { Name, plainName } from '../../name.tsx';
 
-export function TokenPanel({ token, accounts, onChanged, onClose }: { token: Token; accounts: Account[]; onChanged: () => void; onClose: () => void }) {
+export function TokenPanel({
+  token,
+  accounts,
+  onChanged,
+  onClose,
+}: {
+  token: Token;
+  accounts: Account[];
+  onChanged: () => void;
+  onClose: () => void;
+}) {
   const heading = useRef<HTMLHeadingElement>(null);
   // Balance figures change with a top-up or an edit: the usage is read again.
   const [version, setVersion] = useState(0);
@@ -36,7 +47,12 @@ export function TokenPanel({ token, accounts, onChanged, onClose }: { token: Tok
         <TokenUsage tokenId={token.id} version={version} />
         {live && (
           <div>
-            <TopUpForm path={`/admin/tokens/${encodeURIComponent(token.id)}/topup`} quota={token.quota} what="token" onDone={changed} />
+            <TopUpForm
+              path={`/admin/tokens/${encodeURIComponent(token.id)}/topup`}
+              quota={token.quota}
+              what="token"
+              onDone={changed}
+            />
             <TokenForm
               key={editableKey(token)}
               token={token}

@@ -1,4 +1,5 @@
-// The token list: state, models, spend, quota, limits and account per token, with its actions (usage and edit, rotate, revoke).
+// The token list: state, models, spend, quota, limits and account per token, with its actions (usage and edit, rotate,
+// revoke).
 import { useState } from 'preact/hooks';
 import { call } from '../../api.ts';
 import { num, time, units } from '../../format.ts';
@@ -27,7 +28,12 @@ function RevokeButton({ token, onDone }: { token: Token; onDone: () => void }) {
     <span class="actions">
       {confirming ? (
         <>
-          <button type="button" class="danger" onClick={revoke} aria-label={`Confirm revoking ${plainName(token.name)}`}>
+          <button
+            type="button"
+            class="danger"
+            onClick={revoke}
+            aria-label={`Confirm revoking ${plainName(token.name)}`}
+          >
             Confirm revoke
           </button>
           <button type="button" class="quiet" onClick={() => setConfirming(false)}>
@@ -35,7 +41,12 @@ function RevokeButton({ token, onDone }: { token: Token; onDone: () => void }) {
           </button>
         </>
       ) : (
-        <button type="button" class="quiet" onClick={() => setConfirming(true)} aria-label={`Revoke ${plainName(token.name)}`}>
+        <button
+          type="button"
+          class="quiet"
+          onClick={() => setConfirming(true)}
+          aria-label={`Revoke ${plainName(token.name)}`}
+        >
           Revoke
         </button>
       )}
@@ -131,7 +142,12 @@ export function TokenTable({
                       {live ? 'Usage & edit' : 'Usage'}
                     </button>
                     {live && (
-                      <button type="button" class="quiet" onClick={() => actions.rotate(t)} aria-label={`Rotate ${plainName(t.name)}`}>
+                      <button
+                        type="button"
+                        class="quiet"
+                        onClick={() => actions.rotate(t)}
+                        aria-label={`Rotate ${plainName(t.name)}`}
+                      >
                         Rotate
                       </button>
                     )}

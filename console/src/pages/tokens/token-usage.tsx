@@ -20,7 +20,10 @@ export function TokenUsage({ tokenId, version }: { tokenId: string; version: num
   const [period, setPeriod] = useState<Period>('month');
   const days = PERIODS.find((p) => p[0] === period)![2];
   const usage = useLoad(
-    () => call<TokenUsageView>(`/admin/tokens/${encodeURIComponent(tokenId)}/usage${qs({ since: days ? Date.now() - days * 86_400_000 : undefined })}`),
+    () =>
+      call<TokenUsageView>(
+        `/admin/tokens/${encodeURIComponent(tokenId)}/usage${qs({ since: days ? Date.now() - days * 86_400_000 : undefined })}`,
+      ),
     [tokenId, period, version],
   );
   const u = usage.data;
@@ -48,7 +51,9 @@ export function TokenUsage({ tokenId, version }: { tokenId: string; version: num
           <dd>{u.balance.remaining === null ? 'unlimited' : units(u.balance.remaining)}</dd>
         </dl>
       )}
-      {u && u.budgets.length > 0 && <BudgetTable id="token-budgets" budgets={u.budgets} caption="Budgets of this token in their current period" />}
+      {u && u.budgets.length > 0 && (
+        <BudgetTable id="token-budgets" budgets={u.budgets} caption="Budgets of this token in their current period" />
+      )}
       <h3>Spend per model</h3>
       <label for="usage-period">Period</label>
       <select id="usage-period" value={period} onChange={(e) => setPeriod(e.currentTarget.value as Period)}>
@@ -91,7 +96,11 @@ export function TokenUsage({ tokenId, version }: { tokenId: string; version: num
                   <td class="num">{num(m.requests)}</td>
                   <td class="num">{m.amount_units}</td>
                   <td>
-                    <Share part={Number(m.amount)} whole={Number(u.usage.total.amount)} of={`${m.model}, share of the spend`} />
+                    <Share
+                      part={Number(m.amount)}
+                      whole={Number(u.usage.total.amount)}
+                      of={`${m.model}, share of the spend`}
+                    />
                   </td>
                 </tr>
               ))}

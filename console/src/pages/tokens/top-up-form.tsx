@@ -1,4 +1,5 @@
-// Top up a quota (a token's or an account's: the POST …/topup it is given). Each submission carries an idempotency key of its own, kept until it is answered: a
+// Top up a quota (a token's or an account's: the POST …/topup it is given). Each submission carries an idempotency key
+// of its own, kept until it is answered: a
 // double click, or the same submission sent again after a lost answer, credits once. Another amount is another
 // submission (a new key).
 import { useRef, useState } from 'preact/hooks';
@@ -17,7 +18,17 @@ function newKey(): string {
 }
 
 /** `path`: the holder's top-up address; `what`: the holder in words ("token", "account"). */
-export function TopUpForm({ path, quota, what, onDone }: { path: string; quota: number | null; what: string; onDone: (t: TopUpAnswer) => void }) {
+export function TopUpForm({
+  path,
+  quota,
+  what,
+  onDone,
+}: {
+  path: string;
+  quota: number | null;
+  what: string;
+  onDone: (t: TopUpAnswer) => void;
+}) {
   const [amount, setAmount] = useState('');
   const [busy, setBusy] = useState(false);
   const [status, setStatus] = useState<string | null>(null);
@@ -28,7 +39,9 @@ export function TopUpForm({ path, quota, what, onDone }: { path: string; quota: 
     return (
       <div>
         <h3>Top up</h3>
-        <p class="muted">This {what} has no quota (unlimited): there is nothing to top up. Give it a quota below first.</p>
+        <p class="muted">
+          This {what} has no quota (unlimited): there is nothing to top up. Give it a quota below first.
+        </p>
       </div>
     );
   }
@@ -38,13 +51,19 @@ export function TopUpForm({ path, quota, what, onDone }: { path: string; quota: 
     setError(null);
     setStatus(null);
     const micro = parseUnits(amount);
-    if (micro === null || Number.isNaN(micro) || micro <= 0) return setError('Enter a positive amount in units, with at most six decimals');
+    if (micro === null || Number.isNaN(micro) || micro <= 0)
+      return setError('Enter a positive amount in units, with at most six decimals');
     sending.current = true;
     setBusy(true);
     try {
-      const r = await call<TopUpAnswer>(path, { method: 'POST', json: { amount: micro, idempotency_key: key.current } });
+      const r = await call<TopUpAnswer>(path, {
+        method: 'POST',
+        json: { amount: micro, idempotency_key: key.current },
+      });
       setStatus(
-        r.topup.credited ? `Added ${units(micro)}; the quota is now ${units(r.quota)}` : `Already added by this submission; the quota is ${units(r.quota)}`,
+        r.topup.credited
+          ? `Added ${units(micro)}; the quota is now ${units(r.quota)}`
+          : `Already added by this submission; the quota is ${units(r.quota)}`,
       );
       key.current = newKey();
       setAmount('');

@@ -66,7 +66,9 @@ export function Deliveries({ webhookId }: { webhookId: string }) {
                 <td>{time(d.created_at)}</td>
                 <td>{d.event_type}</td>
                 <td>
-                  <span class={`pill ${d.state === 'delivered' ? 'active' : d.state === 'failed' ? 'revoked' : ''}`}>{d.state}</span>
+                  <span class={`pill ${d.state === 'delivered' ? 'active' : d.state === 'failed' ? 'revoked' : ''}`}>
+                    {d.state}
+                  </span>
                 </td>
                 <td class="num">{d.attempts}</td>
                 <td class="num">{d.last_status ?? '—'}</td>

@@ -51,17 +51,30 @@ export function WebhookForm({ onCreated }: { onCreated: (w: Webhook & { secret: 
       <h2 id="wh-title">Create a webhook</h2>
       <div>
         <label for="wh-url">URL</label>
-        <input id="wh-url" type="url" required maxLength={2000} value={url} onInput={(e) => setUrl(e.currentTarget.value)} />
+        <input
+          id="wh-url"
+          type="url"
+          required
+          maxLength={2000}
+          value={url}
+          onInput={(e) => setUrl(e.currentTarget.value)}
+        />
       </div>
       <div>
         <label for="wh-description">Description (optional)</label>
-        <input id="wh-description" maxLength={500} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
+        <input
+          id="wh-description"
+          maxLength={500}
+          value={description}
+          onInput={(e) => setDescription(e.currentTarget.value)}
+        />
       </div>
       <fieldset>
         <legend>Events</legend>
         {EVENTS.map(([ev, label]) => (
           <label key={ev} class="check">
-            <input type="checkbox" checked={events.includes(ev)} onChange={() => toggle(ev)} /> {label} (<code>{ev}</code>)
+            <input type="checkbox" checked={events.includes(ev)} onChange={() => toggle(ev)} /> {label} (
+            <code>{ev}</code>)
           </label>
         ))}
       </fieldset>

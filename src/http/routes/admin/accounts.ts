@@ -13,7 +13,13 @@ import {
   topUpAccountQuota,
   updateAccount,
 } from '../../../core/admin/accounts.ts';
-import { getPriceGroup, parsePriceGroup, priceGroupPage, publicPriceGroup, putPriceGroup } from '../../../core/admin/price-groups.ts';
+import {
+  getPriceGroup,
+  parsePriceGroup,
+  priceGroupPage,
+  publicPriceGroup,
+  putPriceGroup,
+} from '../../../core/admin/price-groups.ts';
 import { parseTopUp } from '../../../core/admin/token-changes.ts';
 import { fastifyRoute } from '../../front/route-row.ts';
 import { adminActor } from './admin-auth.ts';
@@ -63,6 +69,11 @@ export const priceGroup = fastifyRoute<ByName>(({ deps }) => async (req) => {
 });
 
 export const putGroup = fastifyRoute<ByName>(({ deps }) => async (req, reply) => {
-  const { group, created } = await putPriceGroup(deps, adminActor(req), req.params.name, parsePriceGroup(req.body, deps));
+  const { group, created } = await putPriceGroup(
+    deps,
+    adminActor(req),
+    req.params.name,
+    parsePriceGroup(req.body, deps),
+  );
   return reply.code(created ? 201 : 200).send(publicPriceGroup(group));
 });

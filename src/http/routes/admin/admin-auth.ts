@@ -13,7 +13,10 @@ import { sameOrigin, sessionCookie } from '../console/cookie.ts';
  * on) a live console session cookie; never a client token. A change made with the cookie must carry the session's
  * CSRF token and, when sent, this server's Origin.
  */
-export function requireAdmin(scope: FastifyInstance, deps: Pick<GatewayDeps, 'adminKey' | 'adminKeys' | 'repos' | 'config'>): void {
+export function requireAdmin(
+  scope: FastifyInstance,
+  deps: Pick<GatewayDeps, 'adminKey' | 'adminKeys' | 'repos' | 'config'>,
+): void {
   scope.addHook('onRequest', async (req) => {
     const h = req.headers.authorization;
     const key = h ? bearerOf(h) : undefined;
@@ -21,7 +24,8 @@ export function requireAdmin(scope: FastifyInstance, deps: Pick<GatewayDeps, 'ad
     const secret = deps.config.console.enabled ? sessionCookie(req) : undefined;
     if (!secret) throw new GatewayError('missing_token', 'Admin API requires Authorization: Bearer <admin key>');
     const session = await sessionOf({ sessions: deps.repos.consoleSessions, adminKey: deps.adminKey }, secret);
-    if (!session) throw new GatewayError('invalid_token', 'The console session has expired or was signed out; sign in again');
+    if (!session)
+      throw new GatewayError('invalid_token', 'The console session has expired or was signed out; sign in again');
     if (req.method !== 'GET' && req.method !== 'HEAD') checkCsrf(req, session.csrf, deps.config.publicUrl);
     req.state.consoleSession = session.id;
   });
@@ -31,7 +35,8 @@ function checkCsrf(req: FastifyRequest, csrf: string, publicUrl: string | undefi
   const sent = req.headers['x-csrf-token'];
   if (typeof sent !== 'string' || !safeEqual(sent, csrf))
     throw new GatewayError('permission_denied', "A console change needs the session's X-CSRF-Token header");
-  if (!sameOrigin(req, publicUrl)) throw new GatewayError('permission_denied', 'Cross-origin console requests are refused');
+  if (!sameOrigin(req, publicUrl))
+    throw new GatewayError('permission_denied', 'Cross-origin console requests are refused');
 }
 
 /** The audit line's author for a change made through the admin API (the console session, when signed in by cookie). */

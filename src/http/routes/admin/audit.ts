@@ -16,7 +16,9 @@ export const audit = fastifyRoute<{ Querystring: Query }>(({ deps }) => async (r
     actor: qString(q, 'actor'),
     target: qString(q, 'target'),
   };
-  const { data, more, next } = pageOf(await deps.repos.audit.list(limit + 1, filter), limit, (r) => encodeCursor([r.id]));
+  const { data, more, next } = pageOf(await deps.repos.audit.list(limit + 1, filter), limit, (r) =>
+    encodeCursor([r.id]),
+  );
   // snake_case like every other admin answer
   return {
     data: data.map((r) => ({

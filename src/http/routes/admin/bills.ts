@@ -15,14 +15,21 @@ export const bills = fastifyRoute<{ Querystring: Query }>(({ deps }) => async (r
   const period = qEnum(q, 'period', ['day', 'month'] as const, 'month');
   const format = qEnum(q, 'format', ['json', 'csv'] as const, 'json');
   const by = qEnum(q, 'by', ['token', 'model', 'account'] as const, 'token');
-  const filter = { tokenId: qString(q, 'token_id'), accountId: qString(q, 'account_id'), model: qString(q, 'model'), ...timeRange(q) };
+  const filter = {
+    tokenId: qString(q, 'token_id'),
+    accountId: qString(q, 'account_id'),
+    model: qString(q, 'model'),
+    ...timeRange(q),
+  };
   const csv = (name: string, body: string) => {
     const disposition = `attachment; filename="${name}"`;
     return reply.type('text/csv; charset=utf-8').header('content-disposition', disposition).send(body);
   };
   if (by === 'account') {
     const lines = await accountBillLines(deps, filter, period);
-    return format === 'json' ? accountBillDocument(period, lines) : csv(`tollway-bill-${period}-by-account.csv`, accountBillCsv(lines));
+    return format === 'json'
+      ? accountBillDocument(period, lines)
+      : csv(`tollway-bill-${period}-by-account.csv`, accountBillCsv(lines));
   }
   const byModel = by === 'model';
   const lines = await billLines(deps, filter, period);

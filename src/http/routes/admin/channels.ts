@@ -2,7 +2,13 @@
 // channel stays for the audit trail. Reads never show keys (masked) and carry this instance's breaker state; the
 // capacity read is the account's live limits, use and queue (core/admin/channel-capacity.ts).
 import { channelCapacity } from '../../../core/admin/channel-capacity.ts';
-import { channelView, getChannel, parseChannelEdit, testChannel, updateChannel } from '../../../core/admin/channel-changes.ts';
+import {
+  channelView,
+  getChannel,
+  parseChannelEdit,
+  testChannel,
+  updateChannel,
+} from '../../../core/admin/channel-changes.ts';
 import { qPage, type Query } from '../../../contracts/query.ts';
 import { addChannel, channelPage, parseCreateChannel, setChannelStatus } from '../../../core/admin/channels.ts';
 import { fastifyRoute } from '../../front/route-row.ts';

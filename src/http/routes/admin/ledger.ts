@@ -14,13 +14,33 @@ export function timeRange(q: Query): { since?: number; until?: number } {
 }
 
 /** A list page as JSON, or as a CSV download whose next page is named in the X-Next-Cursor header. */
-export function sendList<T>(reply: FastifyReply, format: 'json' | 'csv', filename: string, page: Page<T>, toCsv: (rows: T[]) => string): unknown {
+export function sendList<T>(
+  reply: FastifyReply,
+  format: 'json' | 'csv',
+  filename: string,
+  page: Page<T>,
+  toCsv: (rows: T[]) => string,
+): unknown {
   if (format === 'json') return page;
   if (page.next_cursor !== undefined) reply.header('x-next-cursor', page.next_cursor);
-  return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(toCsv(page.data));
+  return reply
+    .type('text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${filename}"`)
+    .send(toCsv(page.data));
 }
 
-const PARAMS = ['token_id', 'model', 'request_id', 'task_id', 'since', 'until', 'limit', 'cursor', 'before_id', 'format'] as const;
+const PARAMS = [
+  'token_id',
+  'model',
+  'request_id',
+  'task_id',
+  'since',
+  'until',
+  'limit',
+  'cursor',
+  'before_id',
+  'format',
+] as const;
 
 /**
  * GET /admin/ledger?token_id=&model=&request_id=&task_id=&since=&until=&limit=&cursor=&format=json|csv
@@ -32,7 +52,10 @@ export const ledger = fastifyRoute<{ Querystring: Query }>(({ deps }) => async (
   const q = req.query;
   qOnly(q, PARAMS);
   const cursor = qString(q, 'cursor', 400);
-  const beforeId = cursor === undefined ? qInt(q, 'before_id', 1, Number.MAX_SAFE_INTEGER) : (decodeCursor(cursor, ['n'])[0] as number);
+  const beforeId =
+    cursor === undefined
+      ? qInt(q, 'before_id', 1, Number.MAX_SAFE_INTEGER)
+      : (decodeCursor(cursor, ['n'])[0] as number);
   const format = qEnum(q, 'format', ['json', 'csv'] as const, 'json');
   const filter = {
     tokenId: qString(q, 'token_id'),

@@ -14,7 +14,9 @@ function statusOf(q: Query): StatusFilter | undefined {
   if (v === undefined) return undefined;
   if (/^[1-5]\d\d$/.test(v)) return { exact: Number(v) };
   if (/^[1-5]xx$/i.test(v)) return { hundreds: Number(v[0]) };
-  throw new GatewayError('invalid_parameter', 'status must be an HTTP status (e.g. 429) or a class (e.g. 5xx)', { param: 'status' });
+  throw new GatewayError('invalid_parameter', 'status must be an HTTP status (e.g. 429) or a class (e.g. 5xx)', {
+    param: 'status',
+  });
 }
 
 /**
@@ -40,5 +42,11 @@ export const logs = fastifyRoute<{ Querystring: Query }>(({ deps }) => async (re
   };
   // Request-log rows are group-committed too: make the ones already answered visible.
   await deps.requestLog.flush();
-  return sendList(reply, format, 'tollway-request-log.csv', await requestLogPage(deps.repos.requestLog, filter), requestLogCsv);
+  return sendList(
+    reply,
+    format,
+    'tollway-request-log.csv',
+    await requestLogPage(deps.repos.requestLog, filter),
+    requestLogCsv,
+  );
 });

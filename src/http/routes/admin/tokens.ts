@@ -1,12 +1,26 @@
 // /admin/tokens: client tokens (core/admin/tokens.ts; edits, top-ups and rotations in core/admin/token-changes.ts;
 // callback secrets in core/admin/callback-secrets.ts; usage in core/admin/token-usage.ts).
 import { parseCallbackSecretRotate, rotateCallbackSecret } from '../../../core/admin/callback-secrets.ts';
-import { parseRotate, parseTokenPatch, parseTopUp, rotateToken, topUp, updateToken } from '../../../core/admin/token-changes.ts';
+import {
+  parseRotate,
+  parseTokenPatch,
+  parseTopUp,
+  rotateToken,
+  topUp,
+  updateToken,
+} from '../../../core/admin/token-changes.ts';
 import { qOnly, qPage, qTime, type Query } from '../../../contracts/query.ts';
 import { decodeCursor, encodeCursor } from '../../../contracts/cursor.ts';
 import { pageOf } from '../../../core/admin/lists.ts';
 import { adminTokenUsage } from '../../../core/admin/token-usage.ts';
-import { createdToken, getToken, issueToken, parseCreateToken, publicToken, revokeToken } from '../../../core/admin/tokens.ts';
+import {
+  createdToken,
+  getToken,
+  issueToken,
+  parseCreateToken,
+  publicToken,
+  revokeToken,
+} from '../../../core/admin/tokens.ts';
 import { fastifyRoute } from '../../front/route-row.ts';
 import { adminActor } from './admin-auth.ts';
 
@@ -20,7 +34,10 @@ export const create = fastifyRoute(({ deps }) => async (req, reply) => {
 export const list = fastifyRoute<{ Querystring: Query }>(({ deps }) => async (req) => {
   const { limit, cursor } = qPage(req.query);
   const after = cursor === undefined ? undefined : decodeCursor(cursor, ['n', 's']);
-  const rows = await deps.repos.tokens.page(limit + 1, after && { createdAt: after[0] as number, id: after[1] as string });
+  const rows = await deps.repos.tokens.page(
+    limit + 1,
+    after && { createdAt: after[0] as number, id: after[1] as string },
+  );
   const { data, more, next } = pageOf(rows, limit, (t) => encodeCursor([t.createdAt, t.id]));
   return { data: data.map(publicToken), has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
 });

@@ -22,11 +22,27 @@ export function overHttps(req: FastifyRequest, publicUrl: string | undefined, fr
 }
 
 export function setCookieHeader(value: string, expiresAt: number, secure: boolean): string {
-  return stringifySetCookie({ name: SESSION_COOKIE, value, httpOnly: true, sameSite: 'strict', secure, path: '/', expires: new Date(expiresAt) });
+  return stringifySetCookie({
+    name: SESSION_COOKIE,
+    value,
+    httpOnly: true,
+    sameSite: 'strict',
+    secure,
+    path: '/',
+    expires: new Date(expiresAt),
+  });
 }
 
 export function clearCookieHeader(secure: boolean): string {
-  return stringifySetCookie({ name: SESSION_COOKIE, value: '', httpOnly: true, sameSite: 'strict', secure, path: '/', expires: new Date(0) });
+  return stringifySetCookie({
+    name: SESSION_COOKIE,
+    value: '',
+    httpOnly: true,
+    sameSite: 'strict',
+    secure,
+    path: '/',
+    expires: new Date(0),
+  });
 }
 
 /**

@@ -19,7 +19,9 @@ export const CONSOLE_SCOPE: Scope = {
       reply.headers(CONSOLE_HEADERS);
       done(null, payload);
     });
-    scope.setNotFoundHandler((req, reply) => unknownRoute(req, reply, new GatewayError('not_found', 'No such console address')));
+    scope.setNotFoundHandler((req, reply) =>
+      unknownRoute(req, reply, new GatewayError('not_found', 'No such console address')),
+    );
   },
 };
 

@@ -8,16 +8,22 @@ import { clearCookieHeader, overHttps, sameOrigin, sessionCookie, setCookieHeade
 
 /** The console's sign-in rules, and whether a request reached the console over HTTPS (the cookie's Secure flag). */
 function consoleOf({ deps }: RouteParts) {
-  const core: ConsoleDeps = { ...deps.adminKeys, sessions: deps.repos.consoleSessions, sessionMs: deps.config.console.sessionMs };
+  const core: ConsoleDeps = {
+    ...deps.adminKeys,
+    sessions: deps.repos.consoleSessions,
+    sessionMs: deps.config.console.sessionMs,
+  };
   const viaProxy = peerIsTrustedProxy(deps.config.trustProxy);
-  const secure = (req: Parameters<typeof overHttps>[0]) => overHttps(req, deps.config.publicUrl, viaProxy(req.raw.socket.remoteAddress));
+  const secure = (req: Parameters<typeof overHttps>[0]) =>
+    overHttps(req, deps.config.publicUrl, viaProxy(req.raw.socket.remoteAddress));
   return { deps, core, secure };
 }
 
 export const signInRoute = fastifyRoute((p) => {
   const { deps, core, secure } = consoleOf(p);
   return async (req, reply) => {
-    if (!sameOrigin(req, deps.config.publicUrl)) throw new GatewayError('permission_denied', 'Cross-origin sign-in is refused');
+    if (!sameOrigin(req, deps.config.publicUrl))
+      throw new GatewayError('permission_denied', 'Cross-origin sign-in is refused');
     const key = isObject(req.body) ? req.body.key : undefined;
     const { secret, session } = await signIn(core, key, req.state.client);
     reply.header('set-cookie', setCookieHeader(secret, session.expiresAt, secure(req)));

@@ -11,7 +11,10 @@ import type { Exchange } from '../../exchange.ts';
 import type { LaneRoute } from '../../front/route-row.ts';
 import { chatErrorFrame, sendComplete, sendStream, type StreamDeps } from './text-reply.ts';
 
-export function chatRoute(deps: StreamDeps, ds: Required<Pick<UpstreamAdapter, 'chat' | 'visionChat'>>): (ex: Exchange) => Promise<void> {
+export function chatRoute(
+  deps: StreamDeps,
+  ds: Required<Pick<UpstreamAdapter, 'chat' | 'visionChat'>>,
+): (ex: Exchange) => Promise<void> {
   const isChat = isKind('chat', 'vision');
   // Not an async function: the call's own promise is the answer (one promise layer less per request). The lane
   // turns a synchronous throw into the same error answer.

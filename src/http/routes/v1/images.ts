@@ -10,7 +10,11 @@ import { fastifyRoute } from '../../front/route-row.ts';
 import { isMultipart, readMultipart } from '../../multipart.ts';
 
 export const generate = fastifyRoute(({ deps }) => async (req) => {
-  if (isMultipart(req)) throw new GatewayError('unsupported_content_type', 'Image generation takes a JSON body (Content-Type: application/json)');
+  if (isMultipart(req))
+    throw new GatewayError(
+      'unsupported_content_type',
+      'Image generation takes a JSON body (Content-Type: application/json)',
+    );
   return images.generate(deps, deps.net, req, requireBody(req.body));
 });
 
@@ -39,12 +43,20 @@ async function readEditMultipart(req: FastifyRequest): Promise<{ fields: JsonObj
   let i = 0;
   for (const f of mp.files) {
     const name = f.field.replace(/\[\]$/, '');
-    if (name === 'mask') throw new GatewayError('invalid_parameter', 'mask is not supported; describe the change in the prompt', { param: 'mask' });
+    if (name === 'mask')
+      throw new GatewayError('invalid_parameter', 'mask is not supported; describe the change in the prompt', {
+        param: 'mask',
+      });
     if (name !== 'image')
-      throw new GatewayError('invalid_parameter', `Unexpected file field '${f.field}': upload images as image or image[]`, { param: f.field });
+      throw new GatewayError(
+        'invalid_parameter',
+        `Unexpected file field '${f.field}': upload images as image or image[]`,
+        { param: f.field },
+      );
     images.push(uploadToDataUri(f, i++));
   }
   const urls = mp.fields.image_url ?? mp.fields.images;
-  for (const u of urls === undefined ? [] : Array.isArray(urls) ? urls : [urls]) images.push(checkImageRef(u, 'image_url'));
+  for (const u of urls === undefined ? [] : Array.isArray(urls) ? urls : [urls])
+    images.push(checkImageRef(u, 'image_url'));
   return { fields, images };
 }

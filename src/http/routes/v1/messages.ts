@@ -43,7 +43,11 @@ export function forwardedHeaders(req: Pick<Exchange, 'headers'>): Record<string,
     const v = req.headers[n];
     const text = Array.isArray(v) ? v.join(',') : v;
     if (text !== undefined && (text.length > MAX_FORWARDED_HEADER || !FORWARDABLE.test(text))) {
-      throw new GatewayError('invalid_request', `Header ${n} must be printable ASCII of at most ${MAX_FORWARDED_HEADER} characters`, { param: n });
+      throw new GatewayError(
+        'invalid_request',
+        `Header ${n} must be printable ASCII of at most ${MAX_FORWARDED_HEADER} characters`,
+        { param: n },
+      );
     }
     return text;
   };

@@ -6,7 +6,12 @@ import { fastifyRoute } from '../../front/route-row.ts';
 // A fixed "created" time per model: the catalogue is data, not a clock.
 const CATALOGUE_EPOCH = 1_767_225_600; // 2026-01-01T00:00:00Z
 
-const modelObject = (id: string, e: ModelEntry) => ({ id, object: 'model', created: CATALOGUE_EPOCH, owned_by: e.ownedBy });
+const modelObject = (id: string, e: ModelEntry) => ({
+  id,
+  object: 'model',
+  created: CATALOGUE_EPOCH,
+  owned_by: e.ownedBy,
+});
 
 export const list = fastifyRoute(({ deps }) => async (req) => ({
   object: 'list',

@@ -31,7 +31,14 @@ export async function sendStream(
   headers?: Record<string, string>,
 ): Promise<void> {
   const watch = new ClientWatch(ex.res, deps.config.clientStallMs);
-  const s = await startTextStream(deps, ex, r, cap, treq, headers ? { signal: watch.signal, headers } : { signal: watch.signal }).catch((e: unknown) => {
+  const s = await startTextStream(
+    deps,
+    ex,
+    r,
+    cap,
+    treq,
+    headers ? { signal: watch.signal, headers } : { signal: watch.signal },
+  ).catch((e: unknown) => {
     watch.dispose();
     throw e;
   });

@@ -15,7 +15,11 @@ async function readBody(req: FastifyRequest): Promise<{ body: JsonObject; multip
   const mp = await readMultipart(req);
   const file = mp.files[0];
   if (file) {
-    throw new GatewayError('invalid_reference', `${file.field}: file uploads are not supported; pass a public http(s) URL`, { param: file.field });
+    throw new GatewayError(
+      'invalid_reference',
+      `${file.field}: file uploads are not supported; pass a public http(s) URL`,
+      { param: file.field },
+    );
   }
   return { body: unflattenFields(mp.fields), multipart: true };
 }
