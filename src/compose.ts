@@ -4,8 +4,7 @@
 import { inTrustedNetwork } from './net/trusted-network.ts';
 import { clientTokenCheck } from './core/console/sessions.ts';
 import type { FastifyInstance } from 'fastify';
-import type { DestinationStream, Logger } from 'pino';
-import type { Redis } from 'ioredis';
+import type { DestinationStream, } from 'pino';
 import { UpstreamClient } from './adapters/http-client.ts';
 import { KlingClient } from './adapters/kling/client.ts';
 import { ChannelProber } from './adapters/probe.ts';
@@ -19,7 +18,6 @@ import type { AdminDeps } from './core/admin/deps.ts';
 import { applyChangeHere } from './core/admin/cache-changes.ts';
 import { finishedTaskUsage } from './core/charge.ts';
 import type { GatewayDeps } from './core/deps.ts';
-import { taskSubmitVia } from './core/task-submit.ts';
 import type { VidxContext } from './core/vidx/context.ts';
 import { composeLimits } from './compose-limits.ts';
 import { loadCatalogue } from './pricing/catalogue-source.ts';
@@ -33,52 +31,19 @@ import { startTracing } from './observe/tracing.ts';
 import { ChannelRegistry } from './routing/channel-registry.ts';
 import { CircuitBreakers } from './routing/circuit-breaker.ts';
 import { slotLimitOf } from './routing/task-slots.ts';
-import { SessionsRepo } from './store/repos/sessions.ts';
 import { SlotQueueRepo } from './store/repos/slot-queue.ts';
 import { TasksRepo } from './store/repos/tasks.ts';
-import { openStore, type Store } from './store/store.ts';
-import { CallbackDispatcher } from './tasks/callbacks.ts';
-import { TokenCallbackSigner } from './tasks/callback-signing.ts';
-import { newTaskOwner, TaskEngine } from './tasks/engine.ts';
-import { PollerThread } from './tasks/poller-thread.ts';
+import { openStore, } from './store/store.ts';
+import { TaskEngine } from './tasks/engine.ts';
 import { UPSTREAMS, upstreamOf } from './adapters/upstreams.ts';
-import { upstreamAccountOf } from './routing/upstream-account.ts';
 import { PriceGroups } from './pricing/price-groups.ts';
 import { AlertEmitter } from './alerts/emitter.ts';
 import { buildRepos, composeWriters } from './compose-store.ts';
 import { composeAlerts, type AlertLoops } from './compose-alerts.ts';
+import { composeTasks, inProcessPoller, pollerThread } from './compose-tasks.ts';
+import type { BackgroundPoller, Keys, Opened } from './compose-types.ts';
 
-/** The Redis connections an instance uses when Redis is configured (opened and closed by process-life.ts). */
-export interface RedisClients {
-  limits: Redis;
-  queryRate: Redis;
-  publish: Redis;
-  subscribe: Redis;
-}
-
-/** What process life opened for the objects built here. */
-export interface Opened {
-  store: Store;
-  logger: Logger;
-  redis: RedisClients | null;
-  /** The in-process query rate's memory: shared with the poller thread, so both threads keep one query rate. */
-  queryRateMemory: SharedArrayBuffer;
-  /** Who holds this instance's poll leases (the poller thread's, kept across its restarts); default: a new id. */
-  taskOwner?: string;
-  /** The clock of the meter (budget periods) and the task engine (task times); tests set it. Default Date.now. */
-  clock?: () => number;
-}
-
-export interface Keys {
-  adminKey: string;
-  secret: string;
-}
-
-/** The background task work this process runs: none, in process, or on its own thread. Start/stop pause it. */
-export interface BackgroundPoller {
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
+export type { BackgroundPoller, Keys, Opened, RedisClients } from './compose-types.ts';
 
 /** A gateway's objects: deps, the family A context (its dispatcher), the HTTP app, and where its task work runs. */
 export type { AlertLoops };
@@ -217,73 +182,6 @@ async function composeDeps(
   return { deps, kling };
 }
 
-/**
- * Every upstream's task drivers, and family A's context: selection sessions and the client-callback dispatcher.
- * `kick`: who sends client callbacks promptly when a task may have finished (the poller thread's dispatcher, when
- * the task work runs there; else this one's).
- */
-function composeTasks(
-  deps: GatewayDeps,
-  kling: KlingClient,
-  views: typeof import('./core/vidx/views.ts'),
-  kick?: () => void,
-): VidxContext {
-  const cb = deps.config.callbacks;
-  const dispatcher = new CallbackDispatcher({
-    db: deps.store.db,
-    logger: deps.logger,
-    render: views.taskView,
-    signer: new TokenCallbackSigner(deps.repos.tokens, deps.box),
-    options: {
-      tickMs: cb.tickMs,
-      backoffBaseMs: cb.backoffBaseMs,
-      maxAttempts: cb.maxAttempts,
-      allowPrivateNetwork: deps.config.allowPrivateNetwork,
-    },
-    agents: deps.net.agents,
-  });
-  const clients = { upstream: deps.upstream, kling };
-  const wiring = { channels: () => deps.channels.all(), submitVia: taskSubmitVia(deps), upstreamAccountOf };
-  for (const u of UPSTREAMS)
-    for (const [kind, driver] of u.drivers(clients, wiring)) deps.tasks.registerDriver(kind, driver);
-  const callbackKey = deps.box.derive('tollway:kling-callback-url:v1');
-  return {
-    deps,
-    client: kling,
-    sessions: new SessionsRepo(deps.store.db),
-    callbackKey,
-    kick: kick ?? (() => dispatcher.kick()),
-    dispatcher,
-  };
-}
-
-/**
- * Where the task work runs: on a thread with its own store connection (TOLLWAY_TASK_POLLER_THREAD, not for an
- * in-memory SQLite store, which no other connection can see), on the event loop, or nowhere (an API-only instance).
- */
-function pollerThread(config: Config, keys: Keys, o: Opened, sink: DestinationStream): PollerThread | null {
-  if (
-    !config.tasks.pollerEnabled ||
-    !config.tasks.pollerThread ||
-    /^sqlite:(\/\/)?:memory:$/.test(o.store.location.url)
-  )
-    return null;
-  // The thread composes its own objects: no tracing there (its spans would have no request to belong to).
-  return new PollerThread(
-    // One lease owner for every start of the thread: a restarted thread goes on with the tasks its predecessor held
-    // (leases are sticky) instead of leaving them until the leases run out.
-    {
-      config: { ...config, tracing: null },
-      ...keys,
-      location: o.store.location,
-      queryRateMemory: o.queryRateMemory,
-      taskOwner: newTaskOwner(),
-    },
-    sink,
-    o.logger,
-  );
-}
-
 /** A gateway's objects: deps, every task driver, the HTTP app, and its task work's placement (not started). */
 export async function composeGateway(
   config: Config,
@@ -325,19 +223,6 @@ export async function composeGateway(
     app,
     poller: thread ?? (config.tasks.pollerEnabled ? inProcessPoller(deps, vidx) : null),
     alerts: composeAlerts(deps),
-  };
-}
-
-function inProcessPoller(deps: GatewayDeps, vidx: VidxContext): BackgroundPoller {
-  return {
-    start: async () => {
-      deps.tasks.start();
-      vidx.dispatcher.start();
-    },
-    stop: async () => {
-      await vidx.dispatcher.stop();
-      await deps.tasks.stop();
-    },
   };
 }
 
