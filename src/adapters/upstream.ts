@@ -1,12 +1,14 @@
-// What an upstream is to the gateway, declared once in its folder (adapters/<upstream>/index.ts): its channel kind,
-// where it answers by default, which regions are refused, the keys a channel carries and which names its account,
-// the hosts of its result files, its task-query rate, the operator's channel check, and its task drivers. Config,
+// What an upstream is to the gateway, declared once in its folder (adapters/<upstream>/index.ts): its declaration
+// (data: upstream-declaration.ts), the operator's channel check, its limits reader and its task drivers. Config,
 // channel validation, the probe and the composition root iterate the list (upstreams.ts).
-import type { Channel, ChannelKeys } from '../routing/channel-registry.ts';
+import type { Channel } from '../routing/channel-registry.ts';
 import type { TaskDriver, TaskRecord } from '../tasks/types.ts';
 import type { UpstreamClient } from './http-client.ts';
 import type { KlingClient } from './kling/client.ts';
 import type { UpstreamModelLimits } from './types.ts';
+import type { UpstreamDeclaration } from './upstream-declaration.ts';
+
+export type { KeyField } from './upstream-declaration.ts';
 
 /** The upstream clients built in compose.ts, one each, that probes and drivers call through. */
 export interface UpstreamClients {
@@ -29,33 +31,8 @@ export interface DriverWiring {
   upstreamAccountOf(channel: Channel): string;
 }
 
-/** One credential a channel of this upstream carries. */
-export interface KeyField {
-  /** Where it is kept in the channel's sealed keys. */
-  key: keyof ChannelKeys;
-  /** Its name in the admin API and the CLI (`api_key`). */
-  field: string;
-  /** The environment variable an env-provisioned channel reads it from. */
-  env: string;
-  /** Shown in a channel view only as set or not (a secret), else masked to its last characters. */
-  setOnly?: boolean;
-}
-
-export interface Upstream<K extends string = string> {
-  /** Its channel kind: the name channels, the admin API and the OpenAPI document know it by. */
-  kind: K;
-  /** The base URL a channel gets when none is given, and the env variable that overrides it for env channels. */
-  defaultBaseUrl: string;
-  baseUrlEnv: string;
-  /** Hosts of this upstream's other regions: refused as a base URL (keys and prices are per region). */
-  foreignHosts: RegExp;
-  keyFields: readonly KeyField[];
-  /** The key that names the upstream account when the operator names none (routing/upstream-account.ts hashes it). */
-  accountKey: keyof ChannelKeys;
-  /** Hosts its result files (videos, images) are fetched from: the default of TOLLWAY_RESULT_HOSTS. */
-  resultHosts: readonly string[];
-  /** Its task queries per second per upstream account, when it sets such a limit; `env` overrides the default. */
-  queryRate?: { env: string; qps: number };
+/** An upstream: its declaration (data) and the calls the gateway makes to it. */
+export interface Upstream<K extends string = string> extends UpstreamDeclaration<K> {
   /** The cheapest authenticated call it answers: resolves with the upstream request id, throws a GatewayError. */
   probe(clients: UpstreamClients, ch: Channel): Promise<{ upstreamRequestId: string | null }>;
   /**

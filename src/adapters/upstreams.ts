@@ -3,13 +3,11 @@
 import { dashscope } from './dashscope/index.ts';
 import { kling } from './kling/index.ts';
 import type { Upstream } from './upstream.ts';
+import type { ChannelKind } from './upstream-kinds.ts';
 
-export const UPSTREAMS = [dashscope, kling] as const satisfies readonly Upstream[];
+export const UPSTREAMS = [dashscope, kling] as const satisfies readonly Upstream<ChannelKind>[];
 
-/** A channel's kind: one of the upstreams'. */
-export type ChannelKind = (typeof UPSTREAMS)[number]['kind'];
-
-export const CHANNEL_KINDS: readonly ChannelKind[] = UPSTREAMS.map((u) => u.kind);
+export { CHANNEL_KINDS, type ChannelKind } from './upstream-kinds.ts';
 
 export function upstreamOf(kind: string): Upstream {
   const u = UPSTREAMS.find((x) => x.kind === kind);

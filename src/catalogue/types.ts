@@ -1,4 +1,4 @@
-import type { ChannelKind } from '../adapters/upstreams.ts';
+import type { ChannelKind } from '../adapters/upstream-kinds.ts';
 import type { Price } from '../vocabulary/price.ts';
 
 export type ModelKind =

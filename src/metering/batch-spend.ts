@@ -1,6 +1,6 @@
 // What a batch of inserted charges moves, written set-wise: one statement per table for the whole batch (an update
 // joined with a VALUES list), not a few statements per charge — the same sums the SQLite batch writer writes
-// (store/sqlite-ledger-insert.ts). Each allowance's charges give up what their hold covered, from its hold and from
+// (balances/sqlite-ledger-insert.ts). Each allowance's charges give up what their hold covered, from its hold and from
 // `held` on every row it was placed on, only while it is open (a closed one already gave everything back).
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../store/schema.ts';

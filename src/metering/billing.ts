@@ -18,5 +18,3 @@ export interface Billing {
   /** The account's fair-share weight when an upstream account is contended (absent: 1). */
   weight?: number;
 }
-
-export type { BudgetRowKey } from './balances/rows.ts';

@@ -2,47 +2,15 @@
 // batch writer's tuple (the same columns, compared by test/store/write-paths.test.ts).
 import { clip } from '../store/clip.ts';
 import { jsonText, jsonTextOnce } from '../json/json-text.ts';
-import type { AllowanceTuple, LedgerTuple } from '../store/sqlite-batch-writer.ts';
+import type { LedgerTuple } from '../store/sqlite-row-tuples.ts';
 import type { Billing } from './billing.ts';
-import { flatRows, rowsOf, targetOfRows, type HoldTarget, type PeriodRule } from './balances/rows.ts';
-import type { Charge, SyncChargeInput, TaskRef } from './types.ts';
+import { flatRows, rowsOf, targetOfRows, type PeriodRule } from './balances/rows.ts';
+import type { AllowanceRef, Charge, LedgerRow, SyncChargeInput, TaskRef } from './types.ts';
+
+export type { AllowanceRef, LedgerRow } from './types.ts';
 
 /** The ledger key of a task's one charge (settled at success): exactly once per task. */
 export const taskChargeKey = (taskId: string): string => `${taskId}:success`;
-
-/** An allowance (allowances.ts) as the charges taken from it name it: one object per allowance, shared by its rows. */
-export interface AllowanceRef {
-  readonly key: string;
-  /** The rows it was placed on: its charges land on them. */
-  readonly target: HoldTarget;
-  /** The same for the SQLite batch writer, its rows flat (balances/rows.ts flatRows). */
-  readonly tuple: AllowanceTuple;
-}
-
-/** One ledger row to write. */
-export interface LedgerRow {
-  key: string;
-  tokenId: string;
-  model: string;
-  kind: string;
-  charge: Charge;
-  requestId: string | null;
-  taskId: string | null;
-  upstreamRequestId: string | null;
-  createdAt: number;
-  /** The account the charge also counts against (null or absent: none). */
-  accountId?: string | null;
-  /**
-   * A charge taken from an allowance (allowances.ts), or queued on its caller's billing (billingAllowance): the rows it
-   * lands on (null or absent: the token alone).
-   */
-  allowance?: AllowanceRef | null;
-  /**
-   * What of the charge the allowance's hold covers: that much leaves the hold and `held` with the ledger line, in its
-   * transaction.
-   */
-  covered?: number;
-}
 
 /**
  * The rows a charge queued without a hold of its own lands on: the caller's account and its budget rows of now. It

@@ -17,6 +17,7 @@ import {
 import { addTokenSpent, insertCharge, writeLedgerBatch } from './ledger-write.ts';
 import type { Billing } from './billing.ts';
 import { MAX_BALANCE, targetRoom } from './balance-bound.ts';
+import { SQLITE_LEDGER } from './balances/sqlite-ledger-insert.ts';
 import { ChargeCuts } from './charge-cuts.ts';
 import { addSpent, closeHold, holdStateOf, holdTarget, placeHold, type HoldTarget } from './holds.ts';
 import { reapHolds } from './reaper.ts';
@@ -72,6 +73,7 @@ export class StoreMeter implements Meter {
     this.atBound = this.cuts.atBound;
     const onError = opts.onError ?? (() => undefined);
     this.batchWriter = opts.batchWriter ?? null;
+    this.batchWriter?.useLedger(SQLITE_LEDGER);
     this.groups = opts.priceGroups ?? null;
     this.now = opts.now ?? Date.now;
     this.periods = opts.budgetPeriods ?? BUDGET_PERIOD_RULES;

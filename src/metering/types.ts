@@ -2,7 +2,8 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.ts';
 import type { Billing } from './billing.ts';
-import type { LedgerRow } from './ledger-row.ts';
+import type { AllowanceTuple } from '../store/sqlite-row-tuples.ts';
+import type { HoldTarget } from './balances/rows.ts';
 import type { Usage } from '../vocabulary/usage.ts';
 
 /** Whose allowances a change of terms ends: a token's, or every token's of an account. */
@@ -134,3 +135,37 @@ export interface ReapedHold {
 }
 
 export type OnReaped = (trx: StoreTransaction, hold: ReapedHold) => Promise<void>;
+
+/** An allowance (allowances.ts) as the charges taken from it name it: one object per allowance, shared by its rows. */
+export interface AllowanceRef {
+  readonly key: string;
+  /** The rows it was placed on: its charges land on them. */
+  readonly target: HoldTarget;
+  /** The same for the SQLite batch writer, its rows flat (balances/rows.ts flatRows). */
+  readonly tuple: AllowanceTuple;
+}
+
+/** One ledger row to write. */
+export interface LedgerRow {
+  key: string;
+  tokenId: string;
+  model: string;
+  kind: string;
+  charge: Charge;
+  requestId: string | null;
+  taskId: string | null;
+  upstreamRequestId: string | null;
+  createdAt: number;
+  /** The account the charge also counts against (null or absent: none). */
+  accountId?: string | null;
+  /**
+   * A charge taken from an allowance (allowances.ts), or queued on its caller's billing (billingAllowance): the rows it
+   * lands on (null or absent: the token alone).
+   */
+  allowance?: AllowanceRef | null;
+  /**
+   * What of the charge the allowance's hold covers: that much leaves the hold and `held` with the ledger line, in its
+   * transaction.
+   */
+  covered?: number;
+}

@@ -3,7 +3,10 @@ import type { SecretBox } from '../auth/secret-box.ts';
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
 import { registerSecret } from '../errors/redact.ts';
-import type { ChannelKind } from '../adapters/upstreams.ts';
+import type { ChannelKind } from '../adapters/upstream-kinds.ts';
+import type { ChannelKeys } from '../adapters/upstream-declaration.ts';
+
+export type { ChannelKeys } from '../adapters/upstream-declaration.ts';
 import type { ChannelModelLimits, ChannelRecord, ChannelsRepo } from '../store/repos/channels.ts';
 import { EntitlementMarks } from './entitlement-marks.ts';
 import { upstreamAccountOf } from './upstream-account.ts';
@@ -13,12 +16,6 @@ export { NOT_ENTITLED_TTL_MS, NOT_ENTITLED_WITNESSES } from './entitlement-marks
 /**
  * Upstream credentials after decryption: every upstream's key fields (Upstream.keyFields). Never leaves the process.
  */
-export interface ChannelKeys {
-  apiKey?: string;
-  accessKey?: string;
-  secretKey?: string;
-}
-
 export interface Channel {
   id: string;
   name: string;

@@ -11,6 +11,10 @@ export interface ThreadEntry {
   eval: boolean;
 }
 
+/** The URL of a sibling module of `base` (`name` without its extension), compiled or source as `base` is. */
+export const siblingModule = (base: string, name: string): string =>
+  new URL(`./${name}.${base.endsWith('.ts') ? 'ts' : 'js'}`, base).href;
+
 /** `base`: the importing module's `import.meta.url`; `name`: a sibling module without its extension. */
 export function threadEntry(base: string, name: string): ThreadEntry {
   const fromSource = base.endsWith('.ts');

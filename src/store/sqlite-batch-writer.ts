@@ -19,16 +19,17 @@ import {
   prepareRowWrites,
   writeBatch,
   type LedgerCut,
+  type LedgerStatements,
   type LedgerTuple,
   type LogTuple,
   type RowWrites,
 } from './sqlite-row-writes.ts';
-import type { WriterError, WriterReply, WriterRequest } from './sqlite-writer-thread.ts';
+import type { WriterData, WriterError, WriterLedger, WriterReply, WriterRequest } from './sqlite-writer-thread.ts';
 import type { SqliteCheckpointer } from './sqlite-checkpointer.ts';
 import { whileBusy } from './sqlite-busy.ts';
 import { storeThreadEntry } from './thread-entry.ts';
 
-export type { AllowanceTuple, LedgerCut, LedgerTuple, LogTuple } from './sqlite-row-writes.ts';
+export type { AllowanceTuple, LedgerCut, LedgerStatements, LedgerTuple, LogTuple } from './sqlite-row-writes.ts';
 
 interface Waiter {
   kind: 'ledger' | 'log';
@@ -58,6 +59,8 @@ export class SqliteBatchWriter {
   private waiters: Waiter[] = [];
   private scheduled = false;
   private writes: RowWrites | null = null;
+  /** The ledger's statements (metering's: useLedger); null until given, when a batch with charges fails. */
+  private ledgerStatements: LedgerStatements | null = null;
   private thread: Worker | null = null;
   /** Set once the thread failed to start or died: from then on this store writes in-thread. */
   private threadDown: boolean;
@@ -76,6 +79,15 @@ export class SqliteBatchWriter {
     private readonly checkpoints: SqliteCheckpointer | null = null,
   ) {
     this.threadDown = file === null;
+  }
+
+  /** Take the ledger's statements (the meter gives them when it is built on this store); the first given stay. */
+  useLedger(s: LedgerStatements): void {
+    if (this.ledgerStatements !== null) return;
+    this.ledgerStatements = s;
+    this.writes = null;
+    const ledger: WriterLedger = { ledgerModule: s.moduleUrl };
+    this.thread?.postMessage(ledger);
   }
 
   /**
@@ -163,7 +175,8 @@ export class SqliteBatchWriter {
   private startThread(): Worker {
     if (this.thread) return this.thread;
     const { entry, eval: isEval } = storeThreadEntry('sqlite-writer-thread');
-    const t = new Worker(entry, { eval: isEval, workerData: { path: this.file }, resourceLimits: THREAD_LIMITS });
+    const workerData: WriterData = { path: this.file!, ledgerModule: this.ledgerStatements?.moduleUrl ?? null };
+    const t = new Worker(entry, { eval: isEval, workerData, resourceLimits: THREAD_LIMITS });
     t.unref();
     t.on('message', (r: WriterReply) => this.answered(r));
     const down = (e: unknown) => {
@@ -209,7 +222,8 @@ export class SqliteBatchWriter {
     // write lock (sqlite-busy.ts). A batch tried again after a part of it was written skips that part by its keys.
     await whileBusy(() =>
       this.db.connection().execute(async () => {
-        this.writes ??= prepareRowWrites(this.raw);
+        const statements = this.ledgerStatements;
+        this.writes ??= prepareRowWrites(this.raw, statements && ((raw) => statements.prepare(raw)));
         return writeBatch(this.writes, ledger, log);
       }),
     )

@@ -5,62 +5,16 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { jsonText } from '../json/json-text.ts';
 import { isSqliteBusy } from './sqlite-busy.ts';
 import { byToken, ChunkedInsert, eachChunk } from './sqlite-chunked-insert.ts';
-import { prepareLedgerInsert, type LedgerCut } from './sqlite-ledger-insert.ts';
+import type { LedgerCut, LedgerInsert, LedgerTuple, LogTuple } from './sqlite-row-tuples.ts';
 
-export type { LedgerCut } from './sqlite-ledger-insert.ts';
-
-/** One ledger charge, in column order; a charge taken from an allowance (metering/allowances.ts) has four more. */
-export type LedgerTuple =
-  | [...LedgerColumns, allowance?: null]
-  | [
-      ...LedgerColumns,
-      allowance: AllowanceTuple,
-      covered: number,
-      listAmount: number | null,
-      priceGroup: string | null,
-    ];
-type LedgerColumns = [
-  key: string,
-  tokenId: string,
-  model: string,
-  kind: string,
-  quantities: unknown,
-  unitPrices: unknown,
-  amount: number,
-  requestId: string | null,
-  taskId: string | null,
-  upstreamRequestId: string | null,
-  createdAt: number,
-];
-/**
- * An allowance as the batch writer needs it, made once per allowance: its hold's key, its account, its rows past the
- * token.
- */
-export interface AllowanceTuple {
-  allowance: string;
-  accountId: string | null;
-  /** Each row past the token: its level's name, then its key values (metering/balances/rows.ts flatRows). */
-  rows: Array<string | number>;
-}
-/** One request-log row, in column order. */
-export type LogTuple = [
-  requestId: string,
-  tokenId: string | null,
-  model: string | null,
-  endpoint: string,
-  method: string,
-  status: number,
-  latencyMs: number,
-  usage: unknown,
-  amount: number,
-  upstreamRequestId: string | null,
-  errorCode: string | null,
-  createdAt: number,
-  channelId: string | null,
-  attempts: unknown,
-  ttfbMs: number | null,
-  upstreamError?: string | null,
-];
+export type {
+  AllowanceTuple,
+  LedgerCut,
+  LedgerInsert,
+  LedgerStatements,
+  LedgerTuple,
+  LogTuple,
+} from './sqlite-row-tuples.ts';
 
 export interface RowWrites {
   both: (ledger: LedgerTuple[], log: LogTuple[]) => LedgerCut[];
@@ -72,13 +26,19 @@ export interface RowWrites {
 export interface BatchOutcome {
   ledger?: unknown;
   log?: unknown;
-  /** The charges written cut to their balances' room (sqlite-ledger-insert.ts). */
+  /** The charges written cut to their balances' room (metering/balances/sqlite-ledger-insert.ts). */
   cuts: LedgerCut[];
 }
 
-/** Prepare the statements (the tables must exist: call after the store's migrations ran). */
-export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
-  const insertLedger = prepareLedgerInsert(raw);
+/**
+ * Prepare the statements (the tables must exist: call after the store's migrations ran). `prepareLedger`: the
+ * ledger's statements (they walk the money rows, which are metering's); null: a batch with charges fails.
+ */
+export function prepareRowWrites(
+  raw: BetterSqlite3.Database,
+  prepareLedger: ((raw: BetterSqlite3.Database) => LedgerInsert) | null,
+): RowWrites {
+  const insertLedger: LedgerInsert = prepareLedger?.(raw) ?? noLedger;
   // What successful calls leave null or the same (status, error code, upstream error) is bound once per chunk too.
   const log = new ChunkedInsert(
     raw,
@@ -123,6 +83,10 @@ export function prepareRowWrites(raw: BetterSqlite3.Database): RowWrites {
     onlyLog: (r) => onlyLog.immediate(r),
   };
 }
+
+const noLedger: LedgerInsert = () => {
+  throw new Error('the SQLite batch writer was given charges before the ledger statements (useLedger)');
+};
 
 const logToken = (r: LogTuple): string | null => r[1];
 /** Rows of one chunk share their token (the group's), model, route, channel, status, error code and upstream error. */

@@ -7,10 +7,22 @@ import {
   prepareRowWrites,
   writeBatch,
   type LedgerCut,
+  type LedgerInsert,
   type LedgerTuple,
   type LogTuple,
   type RowWrites,
 } from './sqlite-row-writes.ts';
+
+/** What the thread starts with: the database file, and the ledger statements' module when the meter gave it. */
+export interface WriterData {
+  path: string;
+  ledgerModule: string | null;
+}
+
+/** The ledger statements' module, when given after the thread started. */
+export interface WriterLedger {
+  ledgerModule: string;
+}
 
 export interface WriterRequest {
   id: number;
@@ -37,10 +49,22 @@ export interface WriterReply {
 }
 
 const port = parentPort!;
-const db = new BetterSqlite3((workerData as { path: string }).path);
+const data = workerData as WriterData;
+const db = new BetterSqlite3(data.path);
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
 let writes: RowWrites | null = null;
+let prepareLedger: ((raw: BetterSqlite3.Database) => LedgerInsert) | null = null;
+
+/** Import the ledger statements (a module of metering/, by its URL: the store imports none). */
+async function loadLedger(url: string): Promise<void> {
+  const m = (await import(url)) as { prepareLedgerInsert: (raw: BetterSqlite3.Database) => LedgerInsert };
+  prepareLedger = m.prepareLedgerInsert;
+  writes = null;
+}
+
+// Messages are handled in order, each after the ledger module (when one is being loaded) is in.
+let ready: Promise<void> = data.ledgerModule === null ? Promise.resolve() : loadLedger(data.ledgerModule);
 
 function described(e: unknown): WriterError | null {
   if (e === undefined) return null;
@@ -53,19 +77,27 @@ function described(e: unknown): WriterError | null {
   return out;
 }
 
-port.on('message', (m: WriterRequest | 'close') => {
+port.on('message', (m: WriterRequest | WriterLedger | 'close') => {
+  ready = ready.then(
+    () => handle(m),
+    () => handle(m),
+  );
+});
+
+function handle(m: WriterRequest | WriterLedger | 'close'): void | Promise<void> {
   if (m === 'close') {
     db.close();
     port.close();
     return;
   }
+  if ('ledgerModule' in m) return loadLedger(m.ledgerModule);
   let reply: WriterReply;
   try {
-    writes ??= prepareRowWrites(db);
+    writes ??= prepareRowWrites(db, prepareLedger);
     const out = writeBatch(writes, m.ledger, m.log);
     reply = { id: m.id, ledger: described(out.ledger), log: described(out.log), cuts: out.cuts };
   } catch (e) {
     reply = { id: m.id, ledger: described(e), log: described(e), cuts: [] };
   }
   port.postMessage(reply);
-});
+}

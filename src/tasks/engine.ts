@@ -56,6 +56,7 @@ export class TaskEngine {
       stopping: () => this.stopped,
       move: (t, out) => this.guarded(t, () => applyAged(this.deps, t, out)),
       options: deps.options,
+      now: deps.now,
     });
   }
 
@@ -106,7 +107,7 @@ export class TaskEngine {
     if (driver?.queryAccount && channel) {
       const round = await this.queryRate.lastRound(driver.queryAccount(channel));
       if (
-        (round > t.createdAt && roundFresh(round, this.deps.options.listIntervalMs)) ||
+        (round > t.createdAt && roundFresh(round, this.deps.options.listIntervalMs, this.deps.now())) ||
         !(await this.admit(driver, channel, 'client'))
       )
         return t;

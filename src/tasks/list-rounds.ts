@@ -35,6 +35,8 @@ export interface ListRoundDeps {
   /** A task the list shows in another open state: that state written (no query). */
   move(t: TaskRecord, out: PollOutcome): Promise<void>;
   options: Pick<TaskEngineOptions, 'listIntervalMs' | 'pollTimeoutMs' | 'upstreamQueryQps' | 'pollMaxMs'>;
+  /** The engine's clock (the meter's unless given): round times are compared with task times. */
+  now: () => number;
   /** The poller is stopping: a round waiting for the query rate ends (a stop is not held up by a long list). */
   stopping?: () => boolean;
 }
@@ -80,7 +82,7 @@ export function roundPages(open: number, pageSize: number): number {
  * Whether an account's list round that began at `at` still speaks for its tasks: for three of its intervals, since
  * a round or two may be cut short or fail in between. `intervalMs`: the account's interval between rounds.
  */
-export function roundFresh(at: number, intervalMs: number, now = Date.now()): boolean {
+export function roundFresh(at: number, intervalMs: number, now: number): boolean {
   return now - at <= 3 * intervalMs;
 }
 
@@ -121,7 +123,7 @@ export class ListRounds {
 
   /** The account's last round is still fresh, at the interval its list's length sets (intervalOf). */
   private fresh(account: string, s: Seen): boolean {
-    return roundFresh(s.at, this.intervalOf(this.pages.get(account) ?? 1));
+    return roundFresh(s.at, this.intervalOf(this.pages.get(account) ?? 1), this.deps.now());
   }
 
   /**
@@ -130,8 +132,8 @@ export class ListRounds {
    */
   async run(drivers: ReadonlyMap<string, TaskDriver>): Promise<void> {
     const interval = this.deps.options.listIntervalMs;
-    if (interval <= 0 || Date.now() - this.passAt < Math.min(interval, PASS_MS)) return;
-    this.passAt = Date.now();
+    if (interval <= 0 || this.deps.now() - this.passAt < Math.min(interval, PASS_MS)) return;
+    this.passAt = this.deps.now();
     const followed: Followed[] = [];
     for (const [kind, driver] of drivers) {
       if (!driver.listPage || !driver.queryAccount) continue;
@@ -186,9 +188,9 @@ export class ListRounds {
     const last = this.seen.get(account);
     // The pages its last round found, even one cut short: the first round of a long list learns its length.
     const interval = this.intervalOf(this.pages.get(account) ?? 1);
-    if (last && Date.now() - last.at < interval) return;
+    if (last && this.deps.now() - last.at < interval) return;
     if (!(await this.deps.queryRate.claimRound(account, interval))) return;
-    const startedAt = Date.now();
+    const startedAt = this.deps.now();
     const statuses = new Map<string, string>();
     const limit = { timeoutMs: this.deps.options.pollTimeoutMs };
     const pageSize = driver.listPageSize ?? DEFAULT_PAGE_SIZE;
@@ -211,7 +213,7 @@ export class ListRounds {
         'task list longer than its open tasks need: read in part',
       );
     for (const [id, status] of statuses) if (last?.statuses.get(id) !== status) pending.set(id, status);
-    this.seen.set(account, { at: Date.now(), statuses, partial: listed > pages });
+    this.seen.set(account, { at: this.deps.now(), statuses, partial: listed > pages });
     await this.deps.queryRate.roundDone(account, startedAt);
     await this.handle(kind, driver, account, a.channelIds, pending);
   }
@@ -222,7 +224,7 @@ export class ListRounds {
   private async admitPage(account: string, until: number): Promise<boolean> {
     const stepMs = Math.ceil(1000 / Math.max(1, this.deps.options.upstreamQueryQps));
     while (!(await this.deps.queryRate.take(account, 'poller'))) {
-      if (Date.now() + stepMs > until || this.deps.stopping?.()) return false;
+      if (this.deps.now() + stepMs > until || this.deps.stopping?.()) return false;
       await new Promise((r) => setTimeout(r, stepMs));
     }
     return true;

@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHANNEL_KINDS, UPSTREAMS } from '../../src/adapters/upstreams.ts';
+import { declarationOf } from '../../src/adapters/upstream-kinds.ts';
 import { DEFAULT_RESULT_HOSTS } from '../../src/config/config.ts';
 import { channelPatch, channelView } from '../../src/http/openapi/admin-schemas.ts';
 import { describedPaths } from '../../src/http/openapi/document.ts';
@@ -17,6 +18,13 @@ describe('the list of upstreams', () => {
   it('gives the channel kinds, one per upstream', () => {
     expect(CHANNEL_KINDS).toEqual(kinds);
     expect(new Set(kinds).size).toBe(kinds.length);
+  });
+
+  it("carries each upstream's declaration (the data routing and the catalogue read) as declared in its folder", () => {
+    for (const u of UPSTREAMS) {
+      const d = declarationOf(u.kind);
+      for (const k of Object.keys(d) as Array<keyof typeof d>) expect(u[k]).toEqual(d[k]);
+    }
   });
 
   it("gives the OpenAPI document's channel kind enums and key fields", () => {

@@ -1,5 +1,6 @@
 // The SQLite group-commit writer: ledger and request-log batches handed over together commit in one
 // transaction, and a batch that cannot be written never holds back the other kind.
+import { withLedger } from '../support/batch-writer.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerTuple, LogTuple } from '../../src/store/sqlite-batch-writer.ts';
 import { MAX_BALANCE } from '../../src/metering/balance-bound.ts';
@@ -50,7 +51,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
     );
 
   it('writes both kinds handed over together, and a repeated key neither inserts nor moves spent', async () => {
-    const w = fresh.store.batchWriter!;
+    const w = withLedger(fresh.store.batchWriter!);
     await Promise.all([
       w.ledger([ledgerRow('k1', 'tok_w', 5), ledgerRow('k2', 'tok_w', 6)]),
       w.requestLog([logRow('r1'), logRow('r2')]),
@@ -64,7 +65,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
   });
 
   it('a request-log batch that fails does not stop the charges handed over with it (and vice versa)', async () => {
-    const w = fresh.store.batchWriter!;
+    const w = withLedger(fresh.store.batchWriter!);
     const bad = logRow('r-bad');
     bad[3] = null as unknown as string; // endpoint is NOT NULL
     const [charges, log] = await Promise.allSettled([
@@ -91,7 +92,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
   // Rows go in several per statement (sqlite-chunked-insert.ts): a batch of more than 32 alike rows spans chunks of
   // different sizes, and a key already stored in the middle of a chunk must neither count nor take room.
   it('a batch of 45 charges and 45 log rows lands whole, across chunks of 32 and 13', async () => {
-    const w = fresh.store.batchWriter!;
+    const w = withLedger(fresh.store.batchWriter!);
     const before = await spent();
     const keys = Array.from({ length: 45 }, (_, i) => `c45-${i}`);
     await Promise.all([
@@ -115,7 +116,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
   });
 
   it('a chunk with keys already stored inserts only the new rows, each new row bounded by the room the rows before it left', async () => {
-    const w = fresh.store.batchWriter!;
+    const w = withLedger(fresh.store.batchWriter!);
     const db = fresh.store.db;
     await db
       .insertInto('tokens')
@@ -154,7 +155,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
   });
 
   it('interleaved tokens, models, routes, tasks, accounts and outcomes: every row keeps its own values (bound once per chunk of rows that share them)', async () => {
-    const w = fresh.store.batchWriter!;
+    const w = withLedger(fresh.store.batchWriter!);
     const db = fresh.store.db;
     for (const id of ['tok_mix_a', 'tok_mix_b'])
       await db
@@ -259,7 +260,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SqliteBatchWriter', () => {
     }
   });
   it('rows alike but for one value bound per chunk (task, account, price group; status, error, upstream error) each keep their own', async () => {
-    const w = fresh.store.batchWriter!;
+    const w = withLedger(fresh.store.batchWriter!);
     const db = fresh.store.db;
     await db
       .insertInto('accounts')

@@ -1,6 +1,7 @@
 // The request thread's SQLite connection waits for another connection's write lock on a timer, not by sleeping the
 // thread: while the lock is held, its writes (a statement, a transaction, a group commit) wait and the event loop goes
 // on; once the lock is let go they complete, each once. A lock held past the wait is the caller's SQLITE_BUSY.
+import { withLedger } from '../support/batch-writer.ts';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isSqliteBusy, whileBusy } from '../../src/store/sqlite-busy.ts';
@@ -43,7 +44,7 @@ describe('SQLite: a busy database is waited for on a timer', () => {
       db.transaction().execute(async (trx) => {
         await trx.updateTable('tokens').set({ held: 7 }).where('id', '=', 'tok_b').execute();
       }),
-      s.store.batchWriter!.ledger([ledgerTuple('busy-1', 'tok_b', 5)]),
+      withLedger(s.store.batchWriter!).ledger([ledgerTuple('busy-1', 'tok_b', 5)]),
     ]).finally(() => (pending = false));
     const { turns } = await turnsWhile(writes, 150, () => {
       expect(pending).toBe(true);

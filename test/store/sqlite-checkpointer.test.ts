@@ -2,6 +2,7 @@
 // off), the thread copies the WAL into the database between group commits so the WAL starts over and stays
 // small under sustained writes, and a thread that dies gives the automatic checkpoints back without holding
 // any commit.
+import { withLedger } from '../support/batch-writer.ts';
 import { closeSync, copyFileSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { sql } from 'kysely';
@@ -84,7 +85,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite checkpoint thread', () => {
     const cp = store.checkpointer!;
     await until(() => cp.active);
     expect(await autoCheckpoint(store)).toBe(0);
-    const w = store.batchWriter!;
+    const w = withLedger(store.batchWriter!);
     // A few rows: far below SQLite's automatic threshold (1,000 frames), so only the thread puts them in the file.
     await Promise.all([w.ledger([ledgerRow('k1'), ledgerRow('k2')]), w.requestLog([logRow('r1')])]);
     await wait(250);
@@ -113,7 +114,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite checkpoint thread', () => {
     const { store, file } = await fileStore(true);
     const cp = store.checkpointer!;
     await until(() => cp.active);
-    const w = store.batchWriter!;
+    const w = withLedger(store.batchWriter!);
     await Promise.all([w.ledger([ledgerRow('k1')]), w.requestLog([logRow('r1')])]);
     for (let round = 2; round <= 3; round++) {
       await wait(250);
@@ -145,7 +146,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite checkpoint thread', () => {
     const { store, file } = await fileStore(true);
     const cp = store.checkpointer!;
     await until(() => cp.active);
-    const w = store.batchWriter!;
+    const w = withLedger(store.batchWriter!);
     let n = 0;
     const end = Date.now() + 2500;
     // ~100 commits of 200 rows each: ~50 MB of WAL frames in all.
@@ -180,7 +181,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite checkpoint thread', () => {
     await cp.kill();
     await until(() => !cp.active);
     expect(await autoCheckpoint(store)).toBe(1000);
-    const w = store.batchWriter!;
+    const w = withLedger(store.batchWriter!);
     await wait(250);
     await Promise.all([w.ledger([ledgerRow('after')]), w.requestLog([logRow('after')])]);
     await w.requestLog([logRow('after-2')]);

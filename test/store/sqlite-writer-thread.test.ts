@@ -2,6 +2,7 @@
 // thread; what the event loop reads after a batch resolves is there, a thread that dies mid-batch loses nothing
 // and counts nothing twice (the batch is retried in-thread, keyed inserts skip what the thread did commit), and
 // closing waits for the batches already handed over.
+import { withLedger } from '../support/batch-writer.ts';
 import type { Worker } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -52,7 +53,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite writer thread', () => {
 
   async function store(): Promise<{ store: Store; w: SqliteBatchWriter; file: string }> {
     const t = await threadedStore();
-    return { store: t.store, w: t.store.batchWriter!, file: t.url.replace(/^sqlite:/, '') };
+    return { store: t.store, w: withLedger(t.store.batchWriter!), file: t.url.replace(/^sqlite:/, '') };
   }
   const count = async (s: Store, table: 'ledger' | 'request_log') =>
     Number(
@@ -125,7 +126,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite writer thread', () => {
 
   it('close() waits for the batches already handed over, then stops the thread', async () => {
     const t = await threadedStore();
-    const w = t.store.batchWriter!;
+    const w = withLedger(t.store.batchWriter!);
     const p = w.ledger(Array.from({ length: 200 }, (_, i) => ledgerRow(`c${i}`, 1)));
     await new Promise((r) => setImmediate(r)); // the batch is handed over on the next turn
     const thread = threadOf(w)!;
@@ -155,7 +156,7 @@ describe.skipIf(testDialect() !== 'sqlite')('SQLite writer thread', () => {
       .insertInto('tokens')
       .values({ id: 'tok_t', name: 't', secret_hash: 'h-t', prefix: 'sk-t', spent: 0, held: 0, created_at: 1 })
       .execute();
-    const w = s.batchWriter!;
+    const w = withLedger(s.batchWriter!);
     expect(w.threaded).toBe(false);
     await w.ledger([ledgerRow('m1', 4)]);
     expect(threadOf(w)).toBeNull();

@@ -72,6 +72,7 @@ function rounds(
     queryRate,
     finish: async () => true,
     move: async () => undefined,
+    now: Date.now,
     ...over,
     options: { listIntervalMs, pollTimeoutMs: 1000, upstreamQueryQps: QPS, pollMaxMs: 30_000 },
   });

@@ -2,7 +2,7 @@
 // has left, taken charge by charge in the batch's order. A charge's rows are its token and, past it, its allowance's
 // rows flat (rows.ts flatRows): one loop over them, for every level whose room is read (rows.ts partOfHolder).
 // The rooms are read by the Kysely batch (moves.ts readRooms) or the SQLite one's statements (sqlite-moves.ts).
-import { MAX_BALANCE, roomLeft } from '../balance-bound.ts';
+import { MAX_BALANCE, roomLeft } from './bound.ts';
 import { LEVEL_BY_NAME, LEVELS, TOKEN, type Level } from './rows.ts';
 
 /** The levels whose room a batch reads, each keyed by one column. */

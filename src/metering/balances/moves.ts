@@ -2,7 +2,7 @@
 // room they have left. The compare-and-set and the balance bound are written here once, for every level.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../store/schema.ts';
-import { MAX_BALANCE, roomLeft } from '../balance-bound.ts';
+import { MAX_BALANCE, roomLeft } from './bound.ts';
 import { remaining } from './remaining.ts';
 import { BatchRooms, ROOM_LEVELS } from './batch-rooms.ts';
 import type { BalanceRow, Level } from './rows.ts';

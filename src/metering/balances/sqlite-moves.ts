@@ -1,4 +1,4 @@
-// The SQLite batch writer's statements for the rows money lands on (store/sqlite-ledger-insert.ts), built from the
+// The SQLite batch writer's statements for the rows money lands on (balances/sqlite-ledger-insert.ts), built from the
 // levels of rows.ts and prepared once: one update per level moves `spent` up and `held` down on one row by its key,
 // and one select per level whose room a batch reads (batch-rooms.ts) gives a row's spent + held.
 import type BetterSqlite3 from 'better-sqlite3';

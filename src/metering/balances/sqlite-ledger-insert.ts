@@ -1,13 +1,21 @@
-// The ledger's half of a group commit on SQLite: charges inserted in chunks (sqlite-chunked-insert.ts), each token's
-// rows together, and what they spent moved onto their tokens, allowances, accounts and budget rows in the same
-// transaction (their statements: metering/balances/sqlite-moves.ts). The SQL mirrors the dialect-neutral Kysely
-// writes in src/metering/ledger-write.ts.
+// The ledger's half of a group commit on SQLite: charges inserted in chunks (store/sqlite-chunked-insert.ts), each
+// token's rows together, and what they spent moved onto their tokens, allowances, accounts and budget rows in the same
+// transaction (their statements: sqlite-moves.ts). The SQL mirrors the dialect-neutral Kysely writes in
+// metering/ledger-write.ts. The store's batch writer is handed these statements (SQLITE_LEDGER): it imports no
+// metering module.
 import type BetterSqlite3 from 'better-sqlite3';
-import { jsonText, jsonTextOnce } from '../json/json-text.ts';
-import { boundCharge } from '../metering/balance-bound.ts';
-import { prepareMoves, type SqliteMoves } from '../metering/balances/sqlite-moves.ts';
-import { byToken, ChunkedInsert, eachChunk } from './sqlite-chunked-insert.ts';
-import type { AllowanceTuple, LedgerTuple } from './sqlite-row-writes.ts';
+import { jsonText, jsonTextOnce } from '../../json/json-text.ts';
+import { siblingModule } from '../../runtime/thread-entry.ts';
+import { byToken, ChunkedInsert, eachChunk } from '../../store/sqlite-chunked-insert.ts';
+import type {
+  AllowanceTuple,
+  LedgerCut,
+  LedgerInsert,
+  LedgerStatements,
+  LedgerTuple,
+} from '../../store/sqlite-row-tuples.ts';
+import { boundCharge } from './bound.ts';
+import { prepareMoves, type SqliteMoves } from './sqlite-moves.ts';
 
 /** Rows of one chunk share their token (the group's), model, kind, unit prices, task, account and price group. */
 const sameShared = (a: LedgerTuple, b: LedgerTuple): boolean =>
@@ -21,14 +29,11 @@ const sameShared = (a: LedgerTuple, b: LedgerTuple): boolean =>
 const accountOf = (r: LedgerTuple): string | null => r[11]?.accountId ?? null;
 const priceGroupOf = (r: LedgerTuple): string | null => (r[11] == null ? null : r[14]);
 
-/** An inserted charge cut to the room its balances had left: its key and the amount it was written at. */
-export type LedgerCut = [key: string, amount: number];
-
 /**
  * Insert charges (a key already stored is skipped); only inserted rows move their token's `spent`, bounded by the
  * room its rows have left (token, account). Returns the inserted rows that were cut so (the meter reports them).
  */
-export function prepareLedgerInsert(raw: BetterSqlite3.Database): (rows: LedgerTuple[]) => LedgerCut[] {
+export function prepareLedgerInsert(raw: BetterSqlite3.Database): LedgerInsert {
   // One statement shape for every charge: one of no allowance leaves the allowance's three columns null. What a
   // call's charge leaves null or the same (task, account, price group) is bound once per chunk.
   const ins = new ChunkedInsert(
@@ -173,3 +178,9 @@ interface Landed {
   tokenId: string;
   allowance: AllowanceTuple;
 }
+
+/** These statements as the store's batch writer takes them (the writer thread imports this module by its URL). */
+export const SQLITE_LEDGER: LedgerStatements = {
+  prepare: prepareLedgerInsert,
+  moduleUrl: siblingModule(import.meta.url, 'sqlite-ledger-insert'),
+};
