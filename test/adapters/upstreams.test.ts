@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHANNEL_KINDS, UPSTREAMS } from '../../src/adapters/upstreams.ts';
-import { DEFAULT_RESULT_HOSTS } from '../../src/config/config.ts';
+import { DEFAULT_RESULT_HOSTS } from '../../src/config/upstream-env.ts';
 import { channelPatch, channelView } from '../../src/http/openapi/admin-schemas-channels.ts';
 import { describedPaths } from '../../src/http/openapi/document.ts';
 import type { Schema } from '../../src/http/openapi/schema.ts';
