@@ -2,7 +2,8 @@
 import { CALL_FIRST_BYTE_MS } from './adapters/kling/client.ts';
 import type { Simulator } from '../simulator/index.ts';
 import { resolveSecrets } from './bootstrap.ts';
-import { reportUnwritten, SHUTDOWN_WRITES_MS, startGateway, type Gateway } from './process-life.ts';
+import { reportUnwritten, SHUTDOWN_WRITES_MS } from './final-writes.ts';
+import { startGateway, type Gateway } from './process-life.ts';
 import { isDemoMode, type Config } from './config/config.ts';
 import { simLimitOptions } from './config/sim-env.ts';
 import { disableChannelsNamed, ensureChannel, provisionEnvChannels } from './core/admin/channels.ts';

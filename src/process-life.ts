@@ -2,7 +2,7 @@
 // objects are composed (compose.ts), what starts then and in which order, the timers, and the stop order with its
 // final writes. main.ts, the poller thread's entry (poller-worker.ts) and the tests start gateways through here.
 import type { FastifyInstance } from 'fastify';
-import type { DestinationStream, Logger } from 'pino';
+import type { DestinationStream } from 'pino';
 import type { ClusterEvent } from './cluster/cluster-bus.ts';
 import {
   composeGateway,
@@ -11,18 +11,18 @@ import {
   type BackgroundPoller,
   type Keys,
   type Opened,
-  type RedisClients,
 } from './compose.ts';
 import type { Config } from './config/config.ts';
 import { applyChangeHere } from './core/admin/cache-changes.ts';
+import { keepCachesCoherent, reapReservations, sweepRequestLogPeriodically } from './background-timers.ts';
 import type { GatewayDeps } from './core/deps.ts';
 import { registerSecrets } from './config/secrets.ts';
 import { newQueryRateMemory } from './limits/query-rate.ts';
 import { makeLogger } from './runtime/logger.ts';
 import { stdoutSink } from './runtime/log-sink.ts';
 import { openStore, type Store } from './store/store.ts';
-import { sweepRequestLog } from './store/retention.ts';
-import { ledgerRowForLog } from './metering/ledger-row.ts';
+import { LAST_WRITES_MS, writeQueued } from './final-writes.ts';
+import { openRedis } from './open-redis.ts';
 
 export interface GatewayOptions extends Keys {
   /** Where log lines go (tests capture them); default stdout. */
@@ -42,156 +42,6 @@ export interface Gateway {
   /** The operator's alerts: their checks and webhook deliveries (tests run a round by hand). */
   alerts: AlertLoops;
   close(): Promise<void>;
-}
-
-/**
- * A Redis client whose connection errors reach the log (once per outage, not per reconnect attempt) instead of
- * ioredis's "Unhandled error event" on stderr; it keeps reconnecting on its own.
- */
-async function redisClient(
-  url: string,
-  logger: Logger,
-  role: string,
-  opts: { maxRetriesPerRequest?: number; enableReadyCheck?: boolean } = {},
-): Promise<import('ioredis').Redis> {
-  const { Redis } = await import('ioredis');
-  const r = new Redis(url, opts);
-  let down = false;
-  r.on('error', (e: unknown) => {
-    if (!down) logger.warn({ err: String(e), role }, 'Redis is not reachable; reconnecting');
-    down = true;
-  });
-  r.on('ready', () => {
-    if (down) logger.info({ role }, 'Redis is reachable again');
-    down = false;
-  });
-  return r;
-}
-
-/** ioredis is loaded only when Redis is configured (a single instance does not carry it). */
-async function openRedis(url: string | undefined, logger: Logger): Promise<RedisClients | null> {
-  if (!url) return null;
-  return {
-    publish: await redisClient(url, logger, 'cluster-publish', { maxRetriesPerRequest: 2 }),
-    // No ready check (INFO): the bus subscribes at once, and a subscribe sent while the check is still pending leaves
-    // the client in subscriber mode before INFO's answer — the check then fails and no message is ever delivered.
-    subscribe: await redisClient(url, logger, 'cluster-subscribe', { enableReadyCheck: false }),
-    limits: await redisClient(url, logger, 'limits', { maxRetriesPerRequest: 2 }),
-    queryRate: await redisClient(url, logger, 'query-rate', { maxRetriesPerRequest: 1 }),
-  };
-}
-
-/** Apply other instances' admin changes: at once from the bus, and by a periodic re-read as the fallback. */
-function keepCachesCoherent(deps: GatewayDeps): () => void {
-  const warn = (e: unknown) => deps.logger.warn({ err: String(e) }, 'cache refresh failed');
-  deps.cluster.onEvent((e) => applyChangeHere(deps, e).catch(warn));
-  if (deps.config.refreshMs <= 0) return () => undefined;
-  const timer = setInterval(() => {
-    applyChangeHere(deps, { kind: 'channels-changed' }).catch(warn);
-    applyChangeHere(deps, { kind: 'catalogue-changed' }).catch(warn);
-    applyChangeHere(deps, { kind: 'price-groups-changed' }).catch(warn);
-  }, deps.config.refreshMs);
-  timer.unref();
-  return () => clearInterval(timer);
-}
-
-/** Reservations a dead instance left open go back to their tokens' quotas once older than their time to live. */
-function reapReservations(deps: GatewayDeps): () => void {
-  const ttl = deps.config.reservationTtlMs;
-  const reap = () =>
-    // Each hold released is announced (hold.reaped) in the transaction that released it.
-    deps.meter
-      .reapReservations(ttl, (trx, h) =>
-        deps.alerts
-          .emit('hold.reaped', { key: h.key, token_id: h.tokenId, amount: h.amount, ttl_ms: ttl }, { within: trx })
-          .then(() => undefined),
-      )
-      .then(
-        (n) => n > 0 && deps.logger.warn({ released: n }, 'reservations left open by a stopped instance released'),
-        (e: unknown) => deps.logger.warn({ err: String(e) }, 'reservation reaper failed'),
-      );
-  void reap();
-  const timer = setInterval(reap, Math.min(60_000, ttl));
-  timer.unref();
-  return () => clearInterval(timer);
-}
-
-/**
- * The request log's retention (TOLLWAY_REQUEST_LOG_RETENTION_DAYS): a sweep at start, then hourly. The stop waits for a
- * sweep under way.
- */
-function sweepRequestLogPeriodically(deps: GatewayDeps): () => Promise<void> {
-  const days = deps.config.requestLogRetentionDays;
-  if (days <= 0) return async () => undefined;
-  let running: Promise<unknown> | null = null;
-  const sweep = () => {
-    running ??= sweepRequestLog(deps.repos.requestLog, { days })
-      .then(
-        (n) =>
-          n > 0 &&
-          deps.logger.info({ deleted: n, retention_days: days }, 'request-log rows past their retention deleted'),
-        (e: unknown) =>
-          deps.logger.warn({ err: String(e) }, 'request-log retention sweep failed; retried at the next sweep'),
-      )
-      .finally(() => (running = null));
-  };
-  const first = setTimeout(sweep, 1_000);
-  const timer = setInterval(sweep, 3_600_000);
-  first.unref();
-  timer.unref();
-  return async () => {
-    clearTimeout(first);
-    clearInterval(timer);
-    await running;
-  };
-}
-
-/**
- * How long a shutdown keeps trying to write the queued ledger and request-log rows after the drain: a store that
- * fails for a moment is retried meanwhile (main.ts gives the process this long past TOLLWAY_DRAIN_MS).
- */
-export const FINAL_WRITES_MS = 3_000;
-/** After the task work stopped: what its last polls and reads queued. */
-const LAST_WRITES_MS = 1_000;
-/** How long a shutdown may write after its drain: the two rounds above (main.ts's hard exit waits this long). */
-export const SHUTDOWN_WRITES_MS = FINAL_WRITES_MS + LAST_WRITES_MS;
-const FINAL_RETRY_MS = 100;
-
-type QueueDeps = Pick<GatewayDeps, 'meter' | 'requestLog' | 'logger'>;
-
-/**
- * Every queued row written before the store closes, retried until `limitMs` has passed — a flush that hangs (a
- * database that stopped answering) counts against it too; what a store that never came back leaves is reported
- * on the log (reportUnwritten), not dropped silently.
- */
-export async function writeQueued(deps: QueueDeps, limitMs = FINAL_WRITES_MS): Promise<void> {
-  const until = Date.now() + limitMs;
-  const timeLeft = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)).unref());
-  // The calls are done: what the allowances still hold goes back before the instance stops.
-  await Promise.race([deps.meter.releaseAllowances(), timeLeft(until - Date.now())]);
-  for (;;) {
-    await Promise.race([Promise.all([deps.meter.flush(), deps.requestLog.flush()]), timeLeft(until - Date.now())]);
-    if (deps.meter.unwritten().length === 0 && deps.requestLog.unwritten().length === 0) return;
-    if (Date.now() >= until) break;
-    await timeLeft(Math.min(FINAL_RETRY_MS, until - Date.now()));
-  }
-  reportUnwritten(deps);
-}
-
-/**
- * What is still queued, on the log: each charge in full — to be entered by hand — and the request-log ids. Also
- * called by the process's hard exit (main.ts), so an exit that cuts the shutdown short still leaves the record.
- */
-export function reportUnwritten(deps: QueueDeps): void {
-  const charges = deps.meter.unwritten();
-  if (charges.length > 0)
-    deps.logger.error(
-      { charges: charges.map(ledgerRowForLog) },
-      'ledger charges not written at shutdown (the store did not take them); not billed',
-    );
-  const logRows = deps.requestLog.unwritten();
-  if (logRows.length > 0)
-    deps.logger.error({ request_ids: logRows.map((r) => r.requestId) }, 'request-log rows not written at shutdown');
 }
 
 /** Compose a gateway and start it: cache refresh, the task work (once every driver is registered), the timers. */

@@ -15,7 +15,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { Catalogue } from '../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../src/catalogue/default-catalogue.ts';
 import { makeLogger } from '../src/runtime/logger.ts';
-import { writeQueued } from '../src/process-life.ts';
+import { writeQueued } from '../src/final-writes.ts';
 import { StoreMeter } from '../src/metering/meter.ts';
 import { RequestLogWriter } from '../src/store/repos/request-log.ts';
 import { answeredLogRow } from './support/store-rows.ts';

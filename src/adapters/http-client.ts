@@ -1,19 +1,12 @@
 // One undici Pool per upstream origin (keep-alive), with connect/header/body timeouts.
-// Network failures become GatewayErrors here, so adapters only deal with HTTP answers.
-import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
-import { GatewayError } from '../errors/gateway-error.ts';
+// Network failures become GatewayErrors (network-errors.ts), so adapters only deal with HTTP answers.
+import { Pool, type Dispatcher } from 'undici';
 import { AbortLink, type CallSignal } from './abort-link.ts';
-import { DeadlineSweep, type Deadline } from './deadlines.ts';
+import { DeadlineSweep } from './deadlines.ts';
 import { dispatchStream, type UpstreamStreamResponse } from './http-stream.ts';
-import {
-  asDispatchHandler,
-  connected,
-  parseRawHeaders,
-  rawHeader,
-  released,
-  type ParsedHeaders,
-  type RawDispatchHandler,
-} from './raw-dispatch.ts';
+import { networkError } from './network-errors.ts';
+import { asDispatchHandler } from './raw-dispatch.ts';
+import { TextCall, type UpstreamTextResponse } from './text-call.ts';
 
 export interface UpstreamTimeouts {
   connectMs: number;
@@ -37,94 +30,6 @@ export interface UpstreamRequest {
 }
 
 export type UpstreamResponse = Dispatcher.ResponseData;
-
-/** A whole upstream answer as text (see UpstreamClient.requestText). */
-export interface UpstreamTextResponse {
-  statusCode: number;
-  /** All headers (names lower-cased; a repeated header is an array), built on first use. */
-  readonly headers: Dispatcher.ResponseData['headers'];
-  /** The first value of one header (`name` lower-case), without building the headers object. */
-  header(name: string): string | null;
-  text: string;
-}
-
-class TextAnswer implements UpstreamTextResponse {
-  private parsed: ParsedHeaders | null = null;
-
-  constructor(
-    readonly statusCode: number,
-    private readonly raw: Buffer[],
-    readonly text: string,
-  ) {}
-
-  get headers(): ParsedHeaders {
-    return (this.parsed ??= parseRawHeaders(this.raw));
-  }
-
-  header(name: string): string | null {
-    return rawHeader(this.raw, name);
-  }
-}
-
-/**
- * One answer read whole: the dispatch handler and everything the call keeps, in one object (not a handler of
- * closures over a shared scope: fewer objects alive while the upstream answers).
- */
-class TextCall implements RawDispatchHandler {
-  private statusCode = 0;
-  private raw: Buffer[] = [];
-  private chunks: Buffer[] = [];
-
-  constructor(
-    private resolve: ((a: UpstreamTextResponse) => void) | null,
-    private reject: ((e: unknown) => void) | null,
-    private readonly deadline: Deadline,
-    private readonly link: AbortLink | null,
-  ) {}
-
-  onConnect(abort: (reason?: Error) => void): void {
-    connected(abort, this.deadline, this.link);
-  }
-
-  onHeaders(status: number, rawHeaders: Buffer[]): boolean {
-    this.deadline.progressed();
-    this.statusCode = status;
-    this.raw = rawHeaders;
-    return true;
-  }
-
-  onData(chunk: Buffer): boolean {
-    this.deadline.progressed();
-    this.chunks.push(chunk);
-    return true;
-  }
-
-  onComplete(): void {
-    const resolve = this.resolve;
-    this.settle();
-    const c = this.chunks;
-    resolve?.(
-      new TextAnswer(
-        this.statusCode,
-        this.raw,
-        c.length === 1 ? c[0]!.toString('utf8') : Buffer.concat(c).toString('utf8'),
-      ),
-    );
-  }
-
-  onError(e: Error): void {
-    const reject = this.reject;
-    this.settle();
-    reject?.(networkError(e));
-  }
-
-  /** Once: the deadline and the abort link let go, and a late callback finds nothing to settle. */
-  private settle(): void {
-    this.resolve = null;
-    this.reject = null;
-    released(this.deadline, this.link);
-  }
-}
 
 export class UpstreamClient {
   private readonly pools = new Map<string, Pool>();
@@ -253,76 +158,5 @@ export class UpstreamClient {
     this.deadlines.stop();
     await Promise.all([...this.pools.values()].map((p) => p.close().catch(() => undefined)));
     this.pools.clear();
-  }
-}
-
-// Connection-phase failures: the request never reached the upstream, so repeating it is always safe.
-const CONNECT_CODES = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-]);
-
-/**
- * Map a transport failure to a gateway error (never exposing the upstream address).
- * `upstream_unreachable` means "certainly not sent" (retry-safe for anything); a timeout, reset or close after
- * the request went out is marked mayHaveRun, since the upstream may be acting on it.
- */
-export function networkError(e: unknown): GatewayError {
-  if (e instanceof GatewayError) return e;
-  const code = (e as { code?: string })?.code ?? '';
-  if (e instanceof undiciErrors.ConnectTimeoutError || CONNECT_CODES.has(code)) {
-    return new GatewayError('upstream_unreachable', 'The upstream could not be reached', { cause: e });
-  }
-  if (e instanceof undiciErrors.HeadersTimeoutError || e instanceof undiciErrors.BodyTimeoutError) {
-    return new GatewayError('upstream_timeout', 'The upstream did not answer in time', { cause: e, mayHaveRun: true });
-  }
-  // Only the caller's signal aborts a call (deadlines abort with the timeout errors above): its client left.
-  if (e instanceof undiciErrors.RequestAbortedError || (e as Error)?.name === 'AbortError') {
-    return new GatewayError('upstream_error', 'The upstream request was aborted', {
-      cause: e,
-      mayHaveRun: true,
-      callerAborted: true,
-    });
-  }
-  return new GatewayError('upstream_error', 'The upstream connection was closed unexpectedly', {
-    cause: e,
-    mayHaveRun: true,
-  });
-}
-
-/** Read a whole (small) upstream body as JSON; malformed JSON is an upstream error, not a crash. */
-export async function readJson(res: UpstreamResponse, maxBytes = 32 * 1024 * 1024): Promise<unknown> {
-  let text: string;
-  try {
-    const buf = Buffer.from(await res.body.arrayBuffer());
-    if (buf.length > maxBytes) throw new GatewayError('upstream_error', 'The upstream answer was too large');
-    text = buf.toString('utf8');
-  } catch (e) {
-    throw networkError(e);
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new GatewayError('upstream_error', 'The upstream returned a malformed response');
-  }
-}
-
-/**
- * readJson for an answer whose error status outranks its body: an error status with an unreadable body is that status's
- * error.
- */
-export async function readJsonOrStatus(
-  res: UpstreamResponse,
-  errorOf: (status: number, body: unknown) => Error,
-): Promise<unknown> {
-  try {
-    return await readJson(res);
-  } catch (e) {
-    if (res.statusCode >= 400) throw errorOf(res.statusCode, undefined);
-    throw e;
   }
 }

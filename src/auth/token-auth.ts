@@ -1,7 +1,8 @@
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { BudgetLimit } from '../metering/billing.ts';
 import type { AccountRecord } from '../store/repos/accounts.ts';
-import type { TokenRecord, TokensRepo } from '../store/repos/tokens.ts';
+import type { TokenRecord } from '../store/repos/token-record.ts';
+import type { TokensRepo } from '../store/repos/tokens.ts';
 import type { Principal } from './principal.ts';
 import { hashToken } from './token-secret.ts';
 

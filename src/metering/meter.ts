@@ -3,23 +3,13 @@ import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { Database } from '../store/schema.ts';
-import { GroupCommit, type WriteBacklog } from '../store/group-commit.ts';
-import type { SqliteBatchWriter } from '../store/sqlite-batch-writer.ts';
 import { ALLOWANCE_DEFAULTS, Allowances, type Allowance } from './allowances.ts';
-import {
-  billingAllowance,
-  ledgerTuple,
-  taskChargeRow,
-  uncovered,
-  type AllowanceRef,
-  type LedgerRow,
-} from './ledger-row.ts';
-import { addTokenSpent, insertCharge, writeLedgerBatch } from './ledger-write.ts';
+import { billingAllowance, taskChargeRow } from './ledger-row.ts';
+import { addTokenSpent, insertCharge } from './ledger-write.ts';
 import type { Billing } from './billing.ts';
-import { MAX_BALANCE, targetRoom } from './balance-bound.ts';
-import { SQLITE_LEDGER } from './balances/sqlite-ledger-insert.ts';
-import { ChargeCuts } from './charge-cuts.ts';
-import { addSpent, closeHold, holdStateOf, holdTarget, placeHold, type HoldTarget } from './holds.ts';
+import { targetRoom } from './balance-bound.ts';
+import { closeHold, holdStateOf, holdTarget, placeHold } from './holds.ts';
+import { MeterLedger } from './meter-ledger.ts';
 import { reapHolds } from './reaper.ts';
 import { groupCharge, type PriceGroups } from '../pricing/price-groups.ts';
 import { chargeAt, parseTerms, termsOf } from '../pricing/price-terms.ts';
@@ -49,33 +39,20 @@ export type { StoreMeterOptions } from './meter-options.ts';
  *   only the winner of that CAS touches `held`/`spent`, so settle/settle and settle/release races have one
  *   outcome. A hold CAS on the token (`spent + held + amount <= quota`) makes overspending by parallel
  *   task creations impossible.
+ * Its charges reach the ledger through MeterLedger (meter-ledger.ts): queued for group commit, or written here.
  */
-export class StoreMeter implements Meter {
-  private readonly batches: GroupCommit<LedgerRow>;
-  private readonly queuedKeys = new Set<string>();
-  /** Amounts queued but not yet committed, per token: counted by quota checks so the lag cannot be exploited. */
-  private readonly pending = new Map<string, number>();
-  private readonly batchWriter: SqliteBatchWriter | null;
-  private readonly cuts: ChargeCuts;
-  /** Tokens a charge was cut at, for want of room (charge-cuts.ts): their calls reserve, whatever their quota. */
-  readonly atBound: ReadonlySet<string>;
+export class StoreMeter extends MeterLedger implements Meter {
   private readonly groups: Pick<PriceGroups, 'get'> | null;
   private readonly allowances: Allowances | null;
-  readonly now: () => number;
   private readonly periods: Readonly<Record<string, PeriodRule>>;
 
   constructor(
-    private readonly db: Kysely<Database>,
+    db: Kysely<Database>,
     private readonly catalogue: () => Catalogue,
     opts: StoreMeterOptions = {},
   ) {
-    this.cuts = new ChargeCuts(opts.onClamped ?? (() => undefined));
-    this.atBound = this.cuts.atBound;
-    const onError = opts.onError ?? (() => undefined);
-    this.batchWriter = opts.batchWriter ?? null;
-    this.batchWriter?.useLedger(SQLITE_LEDGER);
+    super(db, opts);
     this.groups = opts.priceGroups ?? null;
-    this.now = opts.now ?? Date.now;
     this.periods = opts.budgetPeriods ?? BUDGET_PERIOD_RULES;
     const allowances = opts.allowances ?? ALLOWANCE_DEFAULTS;
     this.allowances =
@@ -89,33 +66,6 @@ export class StoreMeter implements Meter {
             opts.onAllowanceError,
             this.periods,
           );
-    this.batches = new GroupCommit<LedgerRow>({
-      intervalMs: opts.flushIntervalMs ?? 10,
-      maxBatch: opts.maxBatch ?? 200,
-      maxAgeMs: opts.maxQueueAgeMs ?? 100,
-      ...(opts.tick ? { tick: opts.tick } : {}),
-      // SQLite: the same transaction as prepared statements (src/store/sqlite-batch-writer.ts).
-      write: (batch) =>
-        this.batchWriter
-          ? this.batchWriter.ledger(batch.map(ledgerTuple)).then((cuts) => this.cuts.written(batch, cuts))
-          : writeLedgerBatch(this.db, batch, (r, room) => this.cuts.bounded(r, room)),
-      onCommitted: (batch) => this.settled(batch),
-      onRejected: (rows, e) => {
-        this.settled(rows);
-        opts.onRejected?.(rows, e);
-      },
-      onError,
-    });
-  }
-
-  /** Rows that left the queue (written, or refused by the store): no longer pending. */
-  private settled(rows: LedgerRow[]): void {
-    for (const r of rows) {
-      this.queuedKeys.delete(r.key);
-      const left = (this.pending.get(r.tokenId) ?? 0) - uncovered(r);
-      if (left > 0) this.pending.set(r.tokenId, left);
-      else this.pending.delete(r.tokenId);
-    }
   }
 
   /** A billing model id, or any public name (alias, dated snapshot) that resolves to one. */
@@ -131,30 +81,6 @@ export class StoreMeter implements Meter {
     // A group unknown here (removed since) charges the list price.
     const group = priceGroup ? this.groups?.get(priceGroup) : undefined;
     return group ? groupCharge(entry, usage, group) : priceForEntry(entry, usage);
-  }
-
-  private syncRow(
-    input: SyncChargeInput,
-    charge: Charge,
-    accountId: string | null = null,
-    allowance: AllowanceRef | null = null,
-    covered = 0,
-  ): LedgerRow {
-    // Every field set, in one order: one object shape for every row.
-    return this.cuts.checked({
-      accountId,
-      key: input.idempotencyKey ?? input.requestId,
-      tokenId: input.tokenId,
-      model: input.model,
-      kind: input.usage.kind,
-      charge,
-      requestId: input.requestId,
-      taskId: null,
-      upstreamRequestId: input.upstreamRequestId ?? null,
-      createdAt: this.now(),
-      allowance,
-      covered,
-    });
   }
 
   async chargeSync(input: SyncChargeInput): Promise<number> {
@@ -178,39 +104,6 @@ export class StoreMeter implements Meter {
     if (this.queuedKeys.has(row.key)) return 0;
     this.queue(row);
     return charge.amount;
-  }
-
-  private queue(row: LedgerRow): void {
-    this.queuedKeys.add(row.key);
-    const part = uncovered(row);
-    if (part !== 0) this.pending.set(row.tokenId, (this.pending.get(row.tokenId) ?? 0) + part);
-    this.batches.push(row);
-  }
-
-  /** The queue of charges not yet committed: its depth and lag (metrics). */
-  get backlog(): WriteBacklog {
-    return this.batches;
-  }
-
-  chargesBehind(): Promise<void> | undefined {
-    return this.batches.behind();
-  }
-
-  /** Commit everything queued so far; resolves when those rows are written (or the attempt failed). */
-  flush(): Promise<void> {
-    return this.batches.flush();
-  }
-
-  /**
-   * Resolves once the charges queued so far go before, or with, what is written next: handed to the SQLite batch writer
-   * (commits in order), else committed.
-   */
-  chargesAhead(): Promise<void> {
-    return this.batchWriter ? this.batches.handOver() : this.batches.flush();
-  }
-
-  unwritten(): readonly LedgerRow[] {
-    return this.batches.unwritten();
   }
 
   async hold(task: TaskRef, estimate: Usage): Promise<number> {
@@ -276,19 +169,6 @@ export class StoreMeter implements Meter {
     await this.db
       .transaction()
       .execute((trx) => this.placeHold(trx, key, tokenId, amount, billing, 'Token quota is not enough for this call'));
-  }
-
-  /** One charge and its spend on the rows the hold named (the token alone when there was no hold), at most `cap`. */
-  private async chargeHeld(
-    trx: Kysely<Database>,
-    priced: LedgerRow,
-    target: HoldTarget,
-    cap = MAX_BALANCE,
-  ): Promise<number> {
-    const row = this.cuts.bounded(priced, Math.min(await targetRoom(trx, target), cap));
-    if (!(await insertCharge(trx, row))) return 0;
-    if (row.charge.amount > 0) await addSpent(trx, target, row.charge.amount);
-    return row.charge.amount;
   }
 
   settleReserved(input: SyncChargeInput): Promise<number> | number {

@@ -1,6 +1,7 @@
 import { createServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { networkError, UpstreamClient } from '../../src/adapters/http-client.ts';
+import { UpstreamClient } from '../../src/adapters/http-client.ts';
+import { networkError } from '../../src/adapters/network-errors.ts';
 import { errors as undiciErrors } from 'undici';
 
 describe('upstream client transport errors', () => {

@@ -5,8 +5,8 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHANNEL_KINDS, UPSTREAMS } from '../../src/adapters/upstreams.ts';
 import { declarationOf } from '../../src/adapters/upstream-kinds.ts';
-import { DEFAULT_RESULT_HOSTS } from '../../src/config/config.ts';
-import { channelPatch, channelView } from '../../src/http/openapi/admin-schemas.ts';
+import { DEFAULT_RESULT_HOSTS } from '../../src/config/upstream-env.ts';
+import { channelPatch, channelView } from '../../src/http/openapi/admin-schemas-channels.ts';
 import { describedPaths } from '../../src/http/openapi/document.ts';
 import type { Schema } from '../../src/http/openapi/schema.ts';
 

@@ -19,7 +19,7 @@ vi.mock('../../src/auth/token-secret.ts', async (importOriginal) => {
 const { TokenAuth } = await import('../../src/auth/token-auth.ts');
 const { hashToken } = await import('../../src/auth/token-secret.ts');
 const { isGatewayError } = await import('../../src/errors/gateway-error.ts');
-type TokenRecord = import('../../src/store/repos/tokens.ts').TokenRecord;
+type TokenRecord = import('../../src/store/repos/token-record.ts').TokenRecord;
 type TokensRepo = import('../../src/store/repos/tokens.ts').TokensRepo;
 
 const rec = (id: string, over: Partial<TokenRecord> = {}): TokenRecord => ({

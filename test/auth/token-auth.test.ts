@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { credentialFrom, TokenAuth } from '../../src/auth/token-auth.ts';
 import { hashToken, newTokenSecret, safeEqual } from '../../src/auth/token-secret.ts';
 import { isGatewayError } from '../../src/errors/gateway-error.ts';
-import { TokensRepo, type TokenRecord } from '../../src/store/repos/tokens.ts';
+import type { TokenRecord } from '../../src/store/repos/token-record.ts';
+import { TokensRepo } from '../../src/store/repos/tokens.ts';
 import { useHarness } from '../support/harness.ts';
 import type { AErr, BErr } from '../support/error-shapes.ts';
 

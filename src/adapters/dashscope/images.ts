@@ -4,7 +4,8 @@
 import { isObject } from '../../json/json.ts';
 import { upstreamSize, type ImageRequest } from '../../contracts/images.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { readJson, type UpstreamClient } from '../http-client.ts';
+import type { UpstreamClient } from '../http-client.ts';
+import { readJson } from '../read-json.ts';
 import type { UpstreamTarget } from '../types.ts';
 import { retryAfterMs } from '../retry-after.ts';
 import { dashscopeError } from './errors.ts';

@@ -1,7 +1,7 @@
 // DashScope (Alibaba Cloud Model Studio, the domestic region): text, images and video synthesis with one API key.
 import { isObject } from '../../json/json.ts';
 import { apiKeyTarget } from '../../routing/channel-target.ts';
-import { readJsonOrStatus } from '../http-client.ts';
+import { readJsonOrStatus } from '../read-json.ts';
 import { PROBE_TIMEOUT_MS } from '../probe.ts';
 import type { Upstream } from '../upstream.ts';
 import { dashscopeDeclared } from './declaration.ts';

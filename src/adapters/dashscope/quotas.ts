@@ -5,7 +5,8 @@
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
 import { apiKeyTarget } from '../../routing/channel-target.ts';
-import { readJsonOrStatus, type UpstreamClient } from '../http-client.ts';
+import type { UpstreamClient } from '../http-client.ts';
+import { readJsonOrStatus } from '../read-json.ts';
 import { PROBE_TIMEOUT_MS } from '../probe.ts';
 import { retryAfterMs } from '../retry-after.ts';
 import type { UpstreamModelLimits } from '../types.ts';

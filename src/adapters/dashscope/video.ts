@@ -6,7 +6,7 @@ import type { VideoSpec } from '../../contracts/videos.ts';
 import { isContentFilterCode, mentionsContentFilter } from '../../errors/content-filter.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { UpstreamClient } from '../http-client.ts';
-import { readJson } from '../http-client.ts';
+import { readJson } from '../read-json.ts';
 import { retryAfterMs } from '../retry-after.ts';
 import { dashscopeError } from './errors.ts';
 import type { ReportedUsage } from '../../tasks/types.ts';

@@ -3,7 +3,8 @@
 import { isObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { Channel } from '../../routing/channel-registry.ts';
-import { readJsonOrStatus, type UpstreamClient } from '../http-client.ts';
+import type { UpstreamClient } from '../http-client.ts';
+import { readJsonOrStatus } from '../read-json.ts';
 import { retryAfterMs } from '../retry-after.ts';
 import { klingError } from './errors.ts';
 import type { KlingJwtSigner } from './jwt.ts';

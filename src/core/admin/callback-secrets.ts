@@ -6,7 +6,7 @@ import { onlyFields, optInt } from '../../contracts/fields.ts';
 import { isObject } from '../../json/json.ts';
 import { MAX_CALLBACK_GRACE_MS } from '../../config/config.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { TokenRecord } from '../../store/repos/tokens.ts';
+import type { TokenRecord } from '../../store/repos/token-record.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 import { getToken } from './tokens.ts';
 

@@ -5,7 +5,7 @@ import { hashToken, newTokenSecret } from '../../auth/token-secret.ts';
 import { onlyFields, optInt, optString, optStringArray, patchInt } from '../../contracts/fields.ts';
 import { isObject, type JsonObject } from '../../json/json.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { TokenPatch, TokenRecord } from '../../store/repos/tokens.ts';
+import type { TokenPatch, TokenRecord } from '../../store/repos/token-record.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 import { getToken, MAX_TPM } from './tokens.ts';
 import { joinableAccount, type TopUpInput } from './accounts.ts';

@@ -11,7 +11,7 @@ import { joinableAccount } from './accounts.ts';
 import { parseBudgets } from './budgets.ts';
 import { checkExpiry } from './holders.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import type { TokenRecord } from '../../store/repos/tokens.ts';
+import type { TokenRecord } from '../../store/repos/token-record.ts';
 import type { CreatedTokenView, TokenView } from '../views.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 import { stopHolder } from './holder-stop.ts';

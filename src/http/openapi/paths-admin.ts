@@ -21,14 +21,16 @@ import {
   auditEntry,
   tokenView,
   tokenPatch,
+  cursorParam,
+} from './admin-schemas.ts';
+import {
   channelView,
   channelPatch,
   channelCheck,
-  cursorParam,
   modelLimits,
   channelKind,
   keyFieldSchemas,
-} from './admin-schemas.ts';
+} from './admin-schemas-channels.ts';
 
 const tokenId = [pathParam('id', 'Token id')];
 const CALLBACK_SECRET = str(
