@@ -138,3 +138,19 @@ describe('GET /v1/videos/{id}/content?variant=', () => {
     expect(v.headers.get('content-type')).toBe('video/mp4');
   });
 });
+
+describe('the served OpenAPI document', () => {
+  const t = useHarness({ env: FAST_TASK_ENV });
+
+  it('describes DELETE, the content variants, the list order and callback_url', async () => {
+    type Doc = {
+      paths: Record<string, Record<string, { parameters?: Array<{ name: string }>; requestBody?: unknown }>>;
+    };
+    const doc = (await (await t.h.fetch('/openapi.json')).json()) as Doc;
+    expect(doc.paths['/v1/videos/{video_id}']?.delete).toBeDefined();
+    const names = (p: string, m: string) => (doc.paths[p]?.[m]?.parameters ?? []).map((x) => x.name);
+    expect(names('/v1/videos/{video_id}/content', 'get')).toContain('variant');
+    expect(names('/v1/videos', 'get')).toEqual(expect.arrayContaining(['limit', 'after', 'order']));
+    expect(JSON.stringify(doc.paths['/v1/videos']?.post?.requestBody)).toContain('callback_url');
+  });
+});
