@@ -5,7 +5,7 @@ import { toFile } from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { solidPng } from '../../../simulator/dashscope/images-png.ts';
 import { SIM_VIDEO_BYTES } from '../../../simulator/dashscope/results-video.ts';
-import type { BErr } from '../../support/error-shapes.ts';
+import { type BErr, RID } from '../../support/error-shapes.ts';
 import { useHarness } from '../../support/harness.ts';
 import { openaiClient } from '../../support/sdk.ts';
 import { tokenRow } from '../../support/store-rows.ts';
@@ -101,6 +101,7 @@ describe('bad inline media are refused before any hold', () => {
     expect(err.code).toBe('invalid_reference');
     expect(err.param).toBe('input_reference');
     expect(err.message).toContain(message);
+    expect(err.request_id).toMatch(RID);
     expect(t.h.sim.requestsTo('video-synthesis')).toHaveLength(before);
     expect(Number((await tokenRow(t.h, tok.id)).held)).toBe(0);
     expect(await t.h.store.db.selectFrom('video_inputs').selectAll().where('token_id', '=', tok.id).execute()).toEqual(
