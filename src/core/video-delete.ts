@@ -14,7 +14,8 @@ export async function deleteVideo(
   req: HasState,
   id: string,
 ): Promise<{ id: string; object: 'video.deleted'; deleted: true }> {
-  let t = await ownedVideo(deps, req, id, false);
+  // Read fresh: a video the upstream has finished meanwhile is settled (charged) as made, not cancelled.
+  let t = await ownedVideo(deps, req, id, true);
   if (t.state === 'waiting' || t.state === 'queued') t = (await deps.tasks.cancel(t.id, 'owner'))?.task ?? t;
   if (t.state === 'in_progress')
     throw new GatewayError(
