@@ -6,6 +6,7 @@ import { UPSTREAMS } from './adapters/upstreams.ts';
 import type { Config } from './config/config.ts';
 import type { GatewayDeps } from './core/deps.ts';
 import { taskSubmitVia } from './core/task-submit.ts';
+import { videoObject } from './core/videos.ts';
 import type { VidxContext } from './core/vidx/context.ts';
 import { upstreamAccountOf } from './routing/upstream-account.ts';
 import { SessionsRepo } from './store/repos/sessions.ts';
@@ -30,7 +31,7 @@ export function composeTasks(
   const dispatcher = new CallbackDispatcher({
     db: deps.store.db,
     logger: deps.logger,
-    render: views.taskView,
+    render: (t) => (t.family === 'v1' ? videoObject(t) : views.taskView(t)),
     signer: new TokenCallbackSigner(deps.repos.tokens, deps.box),
     options: {
       tickMs: cb.tickMs,

@@ -34,11 +34,14 @@ export function readPrompt(o: JsonObject, key = 'prompt', required = true): stri
 /**
  * A model-dependent field (mode, negative_prompt, cfg_scale, sound, camera_control) the model does not take on this
  * path (catalogue data) is refused, naming the field: before any hold or upstream call, never silently dropped.
+ * `mode: "std"` is the contract's default, so sending it to a model without modes is the same request as omitting
+ * it: accepted, and never forwarded (the body builders send `mode` only to models that take it).
  */
 export function refuseUntakenFields(o: JsonObject, model: string, rules: VidxEndpoint): void {
   for (const f of VIDX_FIELDS) {
     if (o[f] === undefined || o[f] === null || rules.fields.includes(f)) continue;
-    const why = f === 'mode' ? ': it has no std/pro mode; omit the field' : '; omit the field';
+    if (f === 'mode' && o.mode === 'std') continue;
+    const why = f === 'mode' ? ': it has no std/pro mode; omit the field or send std' : '; omit the field';
     throw bad(`${f} is not supported by ${model}${why}`, f);
   }
 }

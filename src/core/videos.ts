@@ -5,6 +5,12 @@ import { DASHSCOPE_VIDEO_TASK_KIND, type VideoTaskResult } from '../adapters/das
 import { buildVideoSynthesisBody, submitVideoSynthesis } from '../adapters/dashscope/video.ts';
 import { isObject, type JsonObject } from '../json/json.ts';
 import { validateVideoRequest, type VideoSpec } from '../contracts/videos.ts';
+import { inlineMedia, type FilePart } from '../contracts/video-uploads.ts';
+import { readCallbackUrl } from '../contracts/vidx.ts';
+import type { Config } from '../config/config.ts';
+import { forbiddenAddressReason } from '../net/address-policy.ts';
+import { listVisibleVideos } from '../store/repos/video-tasks.ts';
+import { storeInlineMedia, type VideoInputDeps } from './video-inputs.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { redact } from '../errors/redact.ts';
 import { apiKeyTarget } from '../routing/channel-target.ts';
@@ -14,8 +20,9 @@ import { principalOf, type CallContext, type HasState } from './call.ts';
 import { resolveVisibleModel, type ModelAccessDeps } from './model-access.ts';
 import { newTaskId, submitTask, type TaskSubmitDeps } from './task-submit.ts';
 
-export interface VideoDeps extends ModelAccessDeps, TaskSubmitDeps {
+export interface VideoDeps extends ModelAccessDeps, TaskSubmitDeps, VideoInputDeps {
   readonly upstream: UpstreamClient;
+  readonly config: Pick<Config, 'publicUrl' | 'allowPrivateNetwork'>;
 }
 
 const STATUS: Record<TaskRecord['state'], string> = {
@@ -70,20 +77,27 @@ export function videoObject(t: TaskRecord): Record<string, unknown> {
   return o;
 }
 
-/** POST /v1/videos: validate, hold the estimate, submit (through the task engine); the charge comes at success. */
+/**
+ * POST /v1/videos: validate (inline media and the callback address included), store inline media, hold the estimate,
+ * submit (through the task engine); the charge comes at success. Every refusal comes before the hold.
+ */
 export async function createVideo(
   deps: VideoDeps,
   req: CallContext,
-  body: JsonObject,
-  multipart: boolean,
+  raw: JsonObject,
+  input: { multipart: boolean; files: readonly FilePart[] },
 ): Promise<Record<string, unknown>> {
-  const r = resolveVisibleModel(deps, req, body.model);
+  const r = resolveVisibleModel(deps, req, raw.model);
   const rules = r.entry.video;
   if (r.entry.kind !== 'video' || !rules)
     throw new GatewayError('model_not_supported', `The model '${r.publicName}' is not a video model`, {
       param: 'model',
     });
-  const spec = validateVideoRequest(body, rules, r.entry.id, { multipart });
+  const { body, media } = inlineMedia(raw, input.files);
+  const spec = validateVideoRequest(body, rules, r.entry.id, { multipart: input.multipart });
+  const callbackUrl = readCallbackUrl(body, deps.config.allowPrivateNetwork, forbiddenAddressReason) ?? null;
+  const stored = await storeInlineMedia(deps, principalOf(req).tokenId, media);
+  spec.media = spec.media.map((m) => ({ ...m, url: stored.get(m.url) ?? m.url }));
   const seconds = spec.seconds ?? rules.defaultSeconds;
   const upstreamBody = buildVideoSynthesisBody(spec, rules, r.upstreamModel);
   const task = await submitTask(deps, req, {
@@ -94,6 +108,7 @@ export async function createVideo(
     channels: deps.channels.forModel(r.entry, r.upstreamModel, principalOf(req)),
     request: snapshot(spec, seconds),
     size: { seconds, resolution: spec.resolution },
+    callbackUrl,
     send: async (ch) => {
       const out = await submitVideoSynthesis(deps.upstream, apiKeyTarget(ch), upstreamBody);
       return {
@@ -118,17 +133,22 @@ export async function ownedVideo(deps: VideoDeps, req: HasState, id: string, fre
   const p = principalOf(req);
   // Another token's task and an unknown id look exactly alike.
   const t = fresh ? await deps.tasks.getFresh(id, p.tokenId) : await deps.tasks.getFor(id, p.tokenId);
-  if (t?.family !== 'v1' || t.kind !== DASHSCOPE_VIDEO_TASK_KIND || t.state === 'submitting') throw notFound(id);
+  // A video its owner deleted is gone for them (the operator keeps the task and its charge).
+  if (t?.family !== 'v1' || t.kind !== DASHSCOPE_VIDEO_TASK_KIND || t.state === 'submitting' || t.deletedAt)
+    throw notFound(id);
   req.state.model = t.model;
   if (t.upstreamRequestId) req.state.upstreamRequestId = t.upstreamRequestId;
   return t;
 }
 
-/** GET /v1/videos: the caller's videos, newest first, paged by `after` (one of the caller's video ids). */
+/**
+ * GET /v1/videos, as OpenAI's list: the caller's videos (not deleted), newest first unless `order` is `asc`, paged by
+ * `after` (one of the caller's video ids: the page holds those after it in that order).
+ */
 export async function listVideos(
   deps: VideoDeps,
   req: HasState,
-  q: { limit: number; after?: string | undefined },
+  q: { limit: number; order: 'asc' | 'desc'; after?: string | undefined },
 ): Promise<Record<string, unknown>> {
   const p = principalOf(req);
   let after: Keyset | undefined;
@@ -139,11 +159,12 @@ export async function listVideos(
       throw new GatewayError('invalid_parameter', 'after must be the id of one of your videos', { param: 'after' });
     after = { createdAt: a.createdAt, id: a.id };
   }
-  const rows = await deps.tasks.repo.listFor(p.tokenId, {
-    family: 'v1',
+  const rows = await listVisibleVideos(deps.tasks.repo.db, {
+    tokenId: p.tokenId,
     kind: DASHSCOPE_VIDEO_TASK_KIND,
     limit: q.limit + 1,
-    ...(after ? { after } : {}),
+    order: q.order,
+    after,
   });
   const data = rows.slice(0, q.limit).map(videoObject);
   return {

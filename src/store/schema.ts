@@ -4,6 +4,7 @@ import type { AlertMarksTable, WebhookDeliveriesTable, WebhooksTable } from './s
 
 import type { AccountsTable, BudgetSpendTable, PriceGroupsTable } from './schema-accounts.ts';
 import type { TaskSlotQueuesTable, TaskSlotTurnsTable } from './schema-slot-queues.ts';
+import type { VideoInputsTable } from './schema-video-inputs.ts';
 
 export type {
   AccountsTable,
@@ -173,6 +174,8 @@ export interface TasksTable {
   slot_queue: string | null;
   /** JSON {path, body}: the upstream creation of a task waiting for a slot, cleared once submitted. Migration 017. */
   submit_body: string | null;
+  /** When its owner deleted it (DELETE /v1/videos/{id}): hidden from them, kept for the operator. Migration 045. */
+  deleted_at: number | null;
 }
 
 export interface SessionsTable {
@@ -282,4 +285,5 @@ export interface Database {
   alert_marks: AlertMarksTable;
   task_slot_queues: TaskSlotQueuesTable;
   task_slot_turns: TaskSlotTurnsTable;
+  video_inputs: VideoInputsTable;
 }

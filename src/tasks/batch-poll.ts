@@ -17,6 +17,17 @@ export interface BatchPollDeps {
   pollOne(t: TaskRecord): Promise<void>;
 }
 
+/** A round's claimed tasks by channel (each channel's are polled with its own concurrency). */
+export function byChannel(claimed: readonly TaskRecord[]): Map<string, TaskRecord[]> {
+  const out = new Map<string, TaskRecord[]>();
+  for (const t of claimed) {
+    const list = out.get(t.channelId);
+    if (list) list.push(t);
+    else out.set(t.channelId, [t]);
+  }
+  return out;
+}
+
 /** Fewer due tasks of one kind on one channel than this are asked about one by one, not listed. */
 const BATCH_MIN = 4;
 

@@ -1,5 +1,6 @@
-// Client completion callbacks (family A `callback_url`). A durable outbox in the callbacks table:
-//  1. enqueue — every terminal family A task with a callback_url gets exactly one row (id `cb_<task id>`,
+// Client completion callbacks (`callback_url` of family A tasks and of /v1/videos). A durable outbox in the callbacks
+// table:
+//  1. enqueue — every terminal task with a callback_url gets exactly one row (id `cb_<task id>`,
 //     the primary key makes the enqueue exactly-once across instances), payload rendered at that moment;
 //  2. deliver — due rows are claimed by compare-and-set on next_at (a short lease), POSTed signed with the owning
 //     token's callback secret (Standard Webhooks; callback-signing.ts), marked delivered on 2xx, otherwise retried
@@ -36,7 +37,7 @@ export interface CallbackDeps {
   db: Kysely<Database>;
   logger: Logger;
   options: CallbackOptions;
-  /** The body sent for a finished task (family A: the vendor's task data with our ids). */
+  /** The body sent for a finished task (family A: the vendor's task data with our ids; /v1: the video object). */
   render(task: TaskRecord): unknown;
   /** The secrets each delivery is signed with: its token's. */
   signer: CallbackSigner;
@@ -101,7 +102,9 @@ export class CallbackDispatcher {
     const rows = await this.deps.db
       .selectFrom('tasks')
       .selectAll()
-      .where('family', '=', storedFamily('vidx'))
+      .where('family', 'in', [storedFamily('vidx'), storedFamily('v1')])
+      // A video its owner deleted is not called back about.
+      .where('deleted_at', 'is', null)
       .where('state', 'in', ['succeeded', 'failed', 'cancelled'])
       .where('callback_url', 'is not', null)
       .where('finished_at', '>', now - ENQUEUE_WINDOW_MS)

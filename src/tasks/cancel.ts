@@ -1,8 +1,8 @@
-// An operator's cancel of an open task (POST /admin/tasks/{id}/cancel): it fails without a charge. The task's hold
-// decides, by one compare-and-set (meter.release): when the release wins, no settle can charge afterwards (the
-// engine's success path sees the released hold and leaves the task alone) and the task is moved to `cancelled`; when
-// a settle already won, the task is being charged and is left to finish. The upstream is then asked to stop the task
-// where it offers that, best-effort.
+// A cancel of an open task (an operator's POST /admin/tasks/{id}/cancel, its owner's DELETE /v1/videos/{id}): it
+// fails without a charge. The task's hold decides, by one compare-and-set (meter.release): when the release wins, no
+// settle can charge afterwards (the engine's success path sees the released hold and leaves the task alone) and the
+// task is moved to `cancelled`; when a settle already won, the task is being charged and is left to finish. The
+// upstream is then asked to stop the task where it offers that, best-effort.
 import type { Logger } from 'pino';
 import type { Meter } from '../metering/types.ts';
 import type { Channel } from '../routing/channel-registry.ts';
@@ -36,9 +36,18 @@ const SLOT_TRY_WAIT_MS = 10_000;
 /** How long the upstream cancel waits for room in the account's query rate before it is given up. */
 const ADMIT_WAIT_MS = 5_000;
 
+/** Who cancels: the operator (POST /admin/tasks/{id}/cancel) or the task's owner (DELETE /v1/videos/{id}). */
+export type CancelBy = 'operator' | 'owner';
+
+const CANCEL_MESSAGE: Record<CancelBy, string> = {
+  operator: 'The task was cancelled by an operator',
+  owner: 'The task was cancelled by its owner (deleted before it finished)',
+};
+
 export async function cancelTask(
   d: CancelDeps,
   id: string,
+  by: CancelBy = 'operator',
   since = Date.now(),
 ): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
   const t = await d.repo.get(id);
@@ -53,11 +62,11 @@ export async function cancelTask(
     Date.now() - since < SLOT_TRY_WAIT_MS
   ) {
     await new Promise((r) => setTimeout(r, 50));
-    return cancelTask(d, id, since);
+    return cancelTask(d, id, by, since);
   }
   const error: TaskError = {
     code: 'task_cancelled',
-    message: 'The task was cancelled by an operator',
+    message: CANCEL_MESSAGE[by],
     upstreamRequestId: t.upstreamRequestId,
   };
   if (t.state === 'waiting') {
@@ -71,7 +80,7 @@ export async function cancelTask(
       error,
     );
     if (ended) return { outcome: 'cancelled', task: ended };
-    return cancelTask(d, id, since);
+    return cancelTask(d, id, by, since);
   }
   if (t.state === 'submitting' || isTerminal(t.state)) return { outcome: 'not_open', task: t };
   if (!(await d.meter.release(refOf(t)))) return { outcome: 'finishing', task: (await d.repo.get(id)) ?? t };

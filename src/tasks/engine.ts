@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Channel } from '../routing/channel-registry.ts';
 import type { TasksRepo } from '../store/repos/tasks.ts';
-import { cancelTask } from './cancel.ts';
+import { type CancelBy, cancelTask } from './cancel.ts';
 import { runLimited } from './limit.ts';
 import { applyAged, pastMaxAge, recoverSubmit, timedOut } from './task-age.ts';
 import type { TaskEngineOptions } from './options.ts';
@@ -13,7 +13,7 @@ import { isTerminal, STICKY_STATES } from './types.ts';
 import { createTask } from './create.ts';
 import { advanceWaiting } from './slot-queue.ts';
 import type { TaskEngineDeps } from './engine-deps.ts';
-import { pollBatch, pollUnits, type PollUnit } from './batch-poll.ts';
+import { byChannel, pollBatch, pollUnits, type PollUnit } from './batch-poll.ts';
 import { ListRounds, roundFresh } from './list-rounds.ts';
 import { UNLIMITED_QUERY_RATE, type QueryRate, type QueryWho } from '../limits/query-rate.ts';
 
@@ -62,8 +62,7 @@ export class TaskEngine {
 
   /**
    * A task its account's list showed finished: its own query, when the query rate has room. True once the task has
-   * ended
-   * here; false when it could not be asked or its query failed (a 429, a timeout): the round asks again later.
+   * ended here; false when it could not be asked or its query failed (a 429, a timeout): the round asks again later.
    */
   private async finishListed(t: TaskRecord): Promise<boolean> {
     const driver = this.drivers.get(t.kind);
@@ -99,9 +98,8 @@ export class TaskEngine {
     const t = await this.repo.getFor(id, tokenId);
     if (!t || isTerminal(t.state) || t.state === 'submitting' || t.state === 'waiting') return t;
     if (this.deps.now() - Math.max(t.updatedAt, t.checkedAt ?? 0) < this.deps.options.refreshStaleMs) return t;
-    // A task its account's list rounds follow (a fresh round began after it was created) is read as stored; otherwise a
-    // client's read asks the upstream only when the account's query rate has room, and gets the stored state now if
-    // not.
+    // A task its account's list rounds follow (a fresh round began after it was created) is read as stored; otherwise
+    // a client's read asks the upstream only when the account's query rate has room, and gets the stored state if not.
     const driver = this.drivers.get(t.kind);
     const channel = this.deps.channels.forTask(t.channelId);
     if (driver?.queryAccount && channel) {
@@ -150,8 +148,8 @@ export class TaskEngine {
    */
   async tick(): Promise<number> {
     const o = this.deps.options;
-    // Accounts with many open tasks are followed by their task lists, beside the claims (a round may wait for the query
-    // rate).
+    // Accounts with many open tasks are followed by their task lists, beside the claims (a round may wait for the
+    // query rate).
     this.listing ??= this.rounds
       .run(this.drivers)
       .catch((e) => this.deps.logger.warn({ err: String(e) }, 'task list rounds failed'))
@@ -164,15 +162,9 @@ export class TaskEngine {
       this.deps.now(),
     );
     if (claimed.length === 0) return 0;
-    const byChannel = new Map<string, TaskRecord[]>();
-    for (const t of claimed) {
-      const list = byChannel.get(t.channelId);
-      if (list) list.push(t);
-      else byChannel.set(t.channelId, [t]);
-    }
     try {
       await Promise.all(
-        [...byChannel.entries()].map(([channelId, list]) =>
+        [...byChannel(claimed).entries()].map(([channelId, list]) =>
           runLimited(
             pollUnits(
               list,
@@ -256,8 +248,8 @@ export class TaskEngine {
     await this.repo.unleaseAll(this.owner).catch(() => undefined);
   }
 
-  /** An operator's cancel of an open task, without a charge (tasks/cancel.ts). Null when there is no such task. */
-  cancel(id: string): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
+  /** A cancel of an open task, without a charge (tasks/cancel.ts), by an operator or its owner. Null: no such task. */
+  cancel(id: string, by: CancelBy = 'operator'): Promise<{ outcome: CancelOutcome; task: TaskRecord } | null> {
     return cancelTask(
       {
         repo: this.repo,
@@ -271,6 +263,7 @@ export class TaskEngine {
         now: this.deps.now,
       },
       id,
+      by,
     );
   }
 

@@ -73,6 +73,8 @@ export interface TaskRecord {
   checkedAt: number | null;
   /** The parallel-task queue (upstream account and model version) it is counted in; null: none (slot-queue.ts). */
   slotQueue: string | null;
+  /** When its owner deleted it (a /v1 video): hidden from them, kept for the operator. Absent or null: not deleted. */
+  deletedAt?: number | null;
 }
 
 /** The identity of a task as given at creation (shared by the engine's input and the repo's new row). */

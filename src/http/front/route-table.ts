@@ -102,7 +102,10 @@ export const ROUTES: readonly RouteRow[] = [
     ['GET', '/videos', videos.list],
     ['GET', '/videos/:id', videos.one],
     ['GET', '/videos/:id/content', videos.content],
+    ['DELETE', '/videos/:id', videos.remove],
   ]),
+  // Reference media the upstream fetches carry no bearer token: their address is signed (core/video-inputs.ts).
+  ...rows({ ...V1, auth: 'none' }, [['GET', '/videos/inputs/:name', videos.input]]),
   ...rows(VIDX, [
     ...vidxTask('/videos/text2video', text2video),
     ...vidxTask('/videos/omni-video', omniVideo),

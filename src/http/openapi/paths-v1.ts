@@ -14,7 +14,6 @@ import {
   messagesOp,
   usage,
   chatMessage,
-  videoTask,
   imageResult,
   imageFields,
   tokenUsageView,
@@ -237,82 +236,6 @@ export function v1Paths(): Record<string, Record<string, Operation>> {
           ),
         },
         ok(imageResult),
-      ),
-    },
-    '/v1/videos': {
-      post: familyB(
-        'Create an asynchronous video task',
-        {
-          requestBody: jsonBody(
-            obj(
-              {
-                model: str(),
-                prompt: { type: 'string', maxLength: 5000 },
-                seconds: {
-                  type: ['integer', 'string'],
-                  minimum: 2,
-                  maximum: 15,
-                  description: '2–15 (hhx: 3–15, per-model maximum); a decimal string is accepted',
-                },
-                resolution: { type: 'string', enum: ['720p', '1080p'], description: 'hhx-1.1 defaults to 1080p' },
-                size: str('<width>x<height>: implies the tier and ratio when resolution is absent'),
-                seed: {
-                  type: 'integer',
-                  minimum: 0,
-                  maximum: 2147483647,
-                  description: 'only for models with a fixed seed; a JSON number',
-                },
-                input_reference: {
-                  description: 'image (or video for wnx2.7-i2v) reference: URL string, {image_url}, or an array',
-                },
-                input_image: { description: 'alternative to input_reference for hhx-1.1-i2v / hhx-1.0-i2v' },
-                references: obj({ video: arr(str('.mp4 / .mov URL')) }),
-              },
-              ['model'],
-            ),
-            true,
-          ),
-        },
-        ok(videoTask, 'Task created'),
-      ),
-      get: familyB(
-        "List the token's video tasks, newest first",
-        {
-          parameters: [
-            query('limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 'Videos per page'),
-            query('after', str(), 'A video id: list the ones created before it'),
-          ],
-        },
-        ok(
-          obj({
-            object: { const: 'list' },
-            data: arr(videoTask),
-            first_id: { type: ['string', 'null'] },
-            last_id: { type: ['string', 'null'] },
-            has_more: { type: 'boolean' },
-          }),
-        ),
-      ),
-    },
-    '/v1/videos/{video_id}': {
-      get: familyB('Query a video task', { parameters: [pathParam('video_id', 'Our video id')] }, ok(videoTask)),
-    },
-    '/v1/videos/{video_id}/content': {
-      get: familyB(
-        'Download the finished video (409 video_not_ready before; Range supported)',
-        {
-          parameters: [
-            pathParam('video_id', 'Our video id'),
-            {
-              name: 'Range',
-              in: 'header',
-              schema: str(),
-              description:
-                'one byte range (bytes=first-last, first- or -suffix; unit in any case): 206, or 416 past the end; any other Range, a list of ranges included, is ignored (200, the whole file)',
-            },
-          ],
-        },
-        ok({ type: 'string', format: 'binary' }, 'The video file', 'video/mp4'),
       ),
     },
   };

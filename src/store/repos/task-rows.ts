@@ -15,7 +15,8 @@ export const storedFamily = (f: TaskFamily): string => STORED_FAMILY[f];
 const familyOfStored = (s: string): TaskFamily => (s === 'a' ? 'vidx' : 'v1');
 const num = (v: number | null): number | null => (v === null ? null : Number(v));
 
-export function toTaskRecord(r: TaskRow): TaskRecord {
+/** A row as read, or as written by the insert (which leaves `deleted_at` out: a new task is not deleted). */
+export function toTaskRecord(r: Omit<TaskRow, 'deleted_at'> & { deleted_at?: number | null }): TaskRecord {
   return {
     id: r.id,
     family: familyOfStored(r.family),
@@ -49,6 +50,7 @@ export function toTaskRecord(r: TaskRow): TaskRecord {
     finishedAt: num(r.finished_at),
     checkedAt: num(r.checked_at ?? null),
     slotQueue: r.slot_queue ?? null,
+    deletedAt: num(r.deleted_at ?? null),
   };
 }
 

@@ -110,7 +110,17 @@ describe('GET /v1/videos', () => {
         json: { model: 'wnx2.7-t2v', prompt: 'x', seconds: 2 },
       })
     ).json()) as { id: string };
-    for (const qs of ['limit=0', 'limit=101', 'limit=abc', 'limit=-1', 'after=video_nope', `after=${foreign.id}`]) {
+    for (const qs of [
+      'limit=0',
+      'limit=101',
+      'limit=abc',
+      'limit=-1',
+      'after=video_nope',
+      `after=${foreign.id}`,
+      'order=up',
+      'order=asc&order=desc',
+      'sort=asc',
+    ]) {
       const r = await t.h.fetch(`/v1/videos?${qs}`, { token: a.secret });
       expect(r.status, qs).toBe(400);
       const body = (await r.json()) as BErr;

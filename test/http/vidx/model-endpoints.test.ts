@@ -1,7 +1,8 @@
 // Which upstream endpoint serves each text2video model (catalogue data, upstream-protocols.md §7): the classic
 // text2video models go to the upstream's text2video under their catalogue name; o1 is created, finished and charged
 // through omni-video while the client sees an ordinary text2video task; v1-5 and v2-1 are refused before any hold or
-// upstream call; the master models take no mode.
+// upstream call; the master models take no mode
+// (an explicit std, the contract's default, is accepted and not forwarded).
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
 import { holdOfTask, ledgerOfTask, tokenRow } from '../../support/store-rows.ts';
@@ -120,15 +121,32 @@ describe('text2video models and their upstream endpoints', () => {
     },
   );
 
-  it.each(['vidx-v2-master', 'vidx-v2-1-master'])('%s with a mode is refused naming the field', async (model) => {
-    const before = posts();
-    for (const mode of ['std', 'pro']) {
-      const r = await call(t.h, t.token, 'POST', T2V, { model_name: model, prompt: 'x', mode });
-      expect([r.status, r.body.code]).toEqual([400, 1201]);
-      expect(r.body.message).toBe(`mode is not supported by ${model}: it has no std/pro mode; omit the field`);
-    }
-    expect(posts()).toBe(before);
-  });
+  it.each(['vidx-v2-master', 'vidx-v2-1-master'])(
+    '%s: an explicit mode std (the contract default) is accepted and not forwarded; pro is refused naming the field',
+    async (model) => {
+      const std = await call<TaskData>(t.h, t.token, 'POST', T2V, {
+        model_name: model,
+        prompt: `std ${model}`,
+        mode: 'std',
+      });
+      expect(std.status, JSON.stringify(std.body)).toBe(200);
+      const up = t.h.sim
+        .requestsTo('/v1/videos/text2video')
+        .filter((x) => x.method === 'POST' && JSON.stringify(x.body).includes(`std ${model}"`));
+      expect(up).toHaveLength(1);
+      expect('mode' in (up[0]!.body as Record<string, unknown>)).toBe(false);
+      const before = posts();
+      for (const mode of ['pro', 'fast', 1]) {
+        const r = await call(t.h, t.token, 'POST', T2V, { model_name: model, prompt: 'x', mode });
+        expect([r.status, r.body.code]).toEqual([400, 1201]);
+        expect(r.body.message).toBe(
+          `mode is not supported by ${model}: it has no std/pro mode; omit the field or send std`,
+        );
+        expect(r.body.request_id).toEqual(expect.any(String));
+      }
+      expect(posts()).toBe(before);
+    },
+  );
 
   it('a master model without mode is held and charged at its one price', async () => {
     const { secret } = await t.h.token({ quota: 100_000_000 });
