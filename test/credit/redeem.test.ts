@@ -1,9 +1,12 @@
 // Redemption codes on the store of the test run (SQLite or PostgreSQL), through the gateway's HTTP API: a batch's
 // codes are shown once and kept hashed; a code credits its redeemer's account (or the token itself) once, as one
 // ledger credit line with an audit line naming its batch and holder, however many redeem it at once; an expired,
-// revoked, used or unknown code and every malformed request credit nothing.
+// revoked, used or unknown code and every malformed request credit nothing. The race is run twice: over HTTP (the
+// requests arrive spread out) and in the core, 50 calls started at once so that all read the code unredeemed.
 import { describe, expect, it } from 'vitest';
 import { hashCode } from '../../src/core/credit/codes.ts';
+import { redeemCode } from '../../src/core/credit/redeem.ts';
+import type { GatewayError } from '../../src/errors/gateway-error.ts';
 import type { BErr } from '../support/error-shapes.ts';
 import { useHarness } from '../support/harness.ts';
 
@@ -81,6 +84,27 @@ describe('redemption codes', { timeout: 120_000 }, () => {
     expect(quotas.reduce((a, q) => a + q, 0)).toBe(b.amount);
     const winner = tokens[quotas.findIndex((q) => q > 0)]!;
     expect(lines[0]!.token_id).toBe(winner.id);
+  });
+
+  it('50 redemptions of one code started at once in the core (all read it unredeemed) give one credit', async () => {
+    const b = await newBatch(1);
+    const tokens = await Promise.all(Array.from({ length: 50 }, (_, i) => t.h.token({ name: `c${i}`, quota: 0 })));
+    const deps = t.h.gw.deps;
+    const results = await Promise.allSettled(
+      tokens.map((tk) =>
+        redeemCode(
+          deps,
+          { actor: 'token', token: tk.id },
+          { code: b.codes[0]!, holder: { kind: 'token', id: tk.id }, tokenId: tk.id },
+        ),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    const codes = results.map((r) => (r.status === 'rejected' ? (r.reason as GatewayError).code : 'ok'));
+    expect(codes.filter((c) => c === 'credit_code_used')).toHaveLength(49);
+    expect(await creditLines(await codeIdOf(b.codes[0]!))).toHaveLength(1);
+    const quotas = await Promise.all(tokens.map((tk) => quotaOf('tokens', tk.id)));
+    expect(quotas.reduce((a, q) => a + q, 0)).toBe(b.amount);
   });
 
   it('50 parallel redemptions by one token: one credit, the same answer to each', async () => {
