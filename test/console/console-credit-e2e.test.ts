@@ -45,7 +45,7 @@ describe.skipIf(!HAVE_CHROMIUM)('console: credit', { timeout: 120_000 }, () => {
     expect(codes).toHaveLength(3);
     for (const c of codes) expect(c).toMatch(/^twc_[A-Za-z0-9]{24}$/);
     await page.getByRole('button', { name: 'Copy codes' }).click();
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(codes.join('\n'));
+    await expect.poll(() => page.evaluate<string>('navigator.clipboard.readText()')).toBe(codes.join('\n'));
     const row = page.locator('section[aria-labelledby="batches-title"] tbody tr');
     await expect.poll(() => row.count()).toBe(1);
     const text = await row.first().textContent();
@@ -77,9 +77,8 @@ describe.skipIf(!HAVE_CHROMIUM)('console: credit', { timeout: 120_000 }, () => {
   });
 
   it('lists the payment events with their outcome', async () => {
-    const acc = await (
-      await t.h.admin('/admin/accounts', { method: 'POST', json: { name: 'payer', quota: 0 } })
-    ).json();
+    const made = await t.h.admin('/admin/accounts', { method: 'POST', json: { name: 'payer', quota: 0 } });
+    const acc = (await made.json()) as { id: string };
     const payload = JSON.stringify({
       id: 'evt_console_1',
       object: 'event',
@@ -117,13 +116,14 @@ describe.skipIf(!HAVE_CHROMIUM)('console: credit', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Confirm revoke launch promo' }).click();
     const row = page.locator('section[aria-labelledby="batches-title"] tbody tr');
     await expect.poll(() => row.first().locator('.pill').textContent()).toBe('revoked');
-    const list = await (await t.h.admin('/admin/credit/batches')).json();
-    expect(list.data.map((b: { state: string }) => b.state)).toEqual(['revoked']);
+    const list = (await (await t.h.admin('/admin/credit/batches')).json()) as { data: Array<{ state: string }> };
+    expect(list.data.map((b) => b.state)).toEqual(['revoked']);
     await page.getByLabel('Units per code').fill('1');
     await page.getByLabel('Expires').fill('2020-01-01T00:00');
     await page.getByRole('button', { name: 'Create codes' }).click();
     await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/expires_at must be a future time/);
-    expect((await (await t.h.admin('/admin/credit/batches')).json()).data).toHaveLength(1);
+    const after = (await (await t.h.admin('/admin/credit/batches')).json()) as { data: unknown[] };
+    expect(after.data).toHaveLength(1);
     expect(browser.errors).toEqual([]);
   });
 });

@@ -32,6 +32,11 @@ async function newBatch(count: number, amount = 5 * UNIT): Promise<Batch> {
   return (await r.json()) as Batch;
 }
 
+/** A JSON answer, read as the fields a test looks at. */
+const json = async <T>(r: Promise<Response>): Promise<T> => (await (await r).json()) as T;
+type CodeRow = { state: string; holder_kind: string | null; holder_id: string | null; token_id: string | null };
+type Detail = { redeemed: number; codes: CodeRow[] };
+
 const redeem = (token: string, json: unknown) => t.h.fetch('/v1/credit/redeem', { method: 'POST', token, json });
 
 /** The credit lines of one code (its ledger key names it: core/credit/redeem.ts). */
@@ -63,9 +68,9 @@ describe('redemption codes', { timeout: 120_000 }, () => {
     for (const c of b.codes) expect(c).toMatch(/^twc_[A-Za-z0-9]{24}$/);
     const rows = await t.h.store.db.selectFrom('credit_codes').selectAll().where('batch_id', '=', b.id).execute();
     expect(rows.map((r) => r.code_hash).sort()).toEqual(b.codes.map(hashCode).sort());
-    const detail = await (await t.h.admin(`/admin/credit/batches/${b.id}`)).json();
+    const detail = await json<Detail>(t.h.admin(`/admin/credit/batches/${b.id}`));
     expect(JSON.stringify(detail)).not.toContain(b.codes[0]);
-    expect(detail.codes.map((c: { state: string }) => c.state)).toEqual(['unused', 'unused', 'unused']);
+    expect(detail.codes.map((c) => c.state)).toEqual(['unused', 'unused', 'unused']);
   });
 
   it('50 parallel redemptions of one code by 50 tokens give one credit', async () => {
@@ -120,10 +125,12 @@ describe('redemption codes', { timeout: 120_000 }, () => {
   });
 
   it("credits the token's account, audited with its batch and holder", async () => {
-    const acc = await (await t.h.admin('/admin/accounts', { method: 'POST', json: { name: 'acme', quota: 0 } })).json();
-    const tok = await (
-      await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'acme-1', account_id: acc.id } })
-    ).json();
+    const acc = await json<{ id: string }>(
+      t.h.admin('/admin/accounts', { method: 'POST', json: { name: 'acme', quota: 0 } }),
+    );
+    const tok = await json<{ id: string; token: string }>(
+      t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'acme-1', account_id: acc.id } }),
+    );
     const b = await newBatch(2, 7 * UNIT);
     const r = await redeem(tok.token, { code: b.codes[1] });
     expect(r.status).toBe(200);
@@ -133,19 +140,19 @@ describe('redemption codes', { timeout: 120_000 }, () => {
     expect(await creditLines(codeId)).toEqual([
       { token_id: acc.id, holder_kind: 'account', amount: expect.anything() },
     ]);
-    const audit = await (await t.h.admin(`/admin/audit?action=credit.redeem&target=${codeId}`)).json();
+    const audit = await json<{ data: unknown[] }>(t.h.admin(`/admin/audit?action=credit.redeem&target=${codeId}`));
     expect(audit.data).toHaveLength(1);
     expect(audit.data[0]).toMatchObject({
       actor: `token:${tok.id}`,
       detail: { batch_id: b.id, holder_kind: 'account', holder_id: acc.id, token_id: tok.id },
     });
-    const detail = await (await t.h.admin(`/admin/credit/batches/${b.id}`)).json();
+    const detail = await json<Detail>(t.h.admin(`/admin/credit/batches/${b.id}`));
     expect(detail.redeemed).toBe(1);
-    expect(detail.codes.filter((c: { state: string }) => c.state === 'redeemed')).toMatchObject([
+    expect(detail.codes.filter((c) => c.state === 'redeemed')).toMatchObject([
       { holder_kind: 'account', holder_id: acc.id, token_id: tok.id },
     ]);
-    const list = await (await t.h.admin('/admin/credit/redemptions')).json();
-    expect(list.data.some((x: { code_id: string }) => x.code_id === codeId)).toBe(true);
+    const list = await json<{ data: Array<{ code_id: string }> }>(t.h.admin('/admin/credit/redemptions'));
+    expect(list.data.some((x) => x.code_id === codeId)).toBe(true);
   });
 
   it('refuses a used, expired, revoked or unknown code, crediting nothing', async () => {

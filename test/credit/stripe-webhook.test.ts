@@ -96,7 +96,9 @@ describe('POST /webhooks/stripe', { timeout: 120_000 }, () => {
     expect(rs.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     expect(await quotaOf(acc2)).toBe(500 * 20_000);
     expect(await creditLines(acc2)).toHaveLength(1);
-    const audit = await (await t.h.admin(`/admin/audit?action=credit.payment&target=${acc2}`)).json();
+    const audit = (await (await t.h.admin(`/admin/audit?action=credit.payment&target=${acc2}`)).json()) as {
+      data: unknown[];
+    };
     expect(audit.data).toMatchObject([{ actor: 'stripe', detail: { event_id: idOf(p2), amount: 10_000_000 } }]);
   });
 
