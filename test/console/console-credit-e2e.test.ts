@@ -1,7 +1,8 @@
 // The console's Credit page in a real browser (Debian's chromium driven by playwright-core): a batch created there
 // shows its codes once, and its copy button puts them on the clipboard; a code redeemed by API shows among the
 // redemptions and in its batch's codes; a Stripe payment (signed by the `stripe` package) and a forged one show among
-// the payment events with their outcome; revoking a batch shows at once; a refused form says why.
+// the payment events with their outcome; revoking a batch shows at once; a refused form says why; the page fits a
+// 390 px wide screen.
 import type { Page } from 'playwright-core';
 import Stripe from 'stripe';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +125,21 @@ describe.skipIf(!HAVE_CHROMIUM)('console: credit', { timeout: 120_000 }, () => {
     await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/expires_at must be a future time/);
     const after = (await (await t.h.admin('/admin/credit/batches')).json()) as { data: unknown[] };
     expect(after.data).toHaveLength(1);
+    expect(browser.errors).toEqual([]);
+  });
+
+  it('fits a 390 px wide screen, a batch opened and new codes shown', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const batchId = ((await (await t.h.admin('/admin/credit/batches')).json()) as { data: Array<{ id: string }> })
+      .data[0]!.id;
+    await page.goto(`${t.h.url}/console#/credit/${batchId}`);
+    await expect.poll(() => page.locator('section[aria-labelledby="codes-title"] tbody tr').count()).toBe(3);
+    await page.getByLabel('Expires').fill('2099-01-01T00:00');
+    await page.getByRole('button', { name: 'Create codes' }).click();
+    await expect.poll(async () => (await page.locator('#new-codes').textContent()) ?? '').toMatch(/twc_/);
+    await page.waitForLoadState('networkidle');
+    expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await page.setViewportSize({ width: 1280, height: 860 });
     expect(browser.errors).toEqual([]);
   });
 });
