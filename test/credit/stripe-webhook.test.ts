@@ -41,7 +41,8 @@ const deliver = (payload: string, secret = SECRET, signature?: string) =>
   fetch(`${t.h.url}/webhooks/stripe`, {
     method: 'POST',
     headers: {
-      'content-type': 'application/json',
+      // As Stripe sends it.
+      'content-type': 'application/json; charset=utf-8',
       'stripe-signature': signature ?? Stripe.webhooks.generateTestHeaderString({ payload, secret }),
     },
     body: payload,
