@@ -19,6 +19,8 @@ import { AccountsRepo } from './store/repos/accounts.ts';
 import { PriceGroupsRepo } from './store/repos/price-groups.ts';
 import type { PriceGroups } from './pricing/price-groups.ts';
 import { WebhooksRepo } from './store/repos/webhooks.ts';
+import { CreditCodesRepo } from './store/repos/credit-codes.ts';
+import { PaymentEventsRepo } from './store/repos/payment-events.ts';
 
 export function buildRepos(store: Store): GatewayDeps['repos'] {
   const { db, reads } = store;
@@ -36,6 +38,8 @@ export function buildRepos(store: Store): GatewayDeps['repos'] {
     webhooks: new WebhooksRepo(db),
     accounts: new AccountsRepo(db),
     priceGroups: new PriceGroupsRepo(db),
+    creditCodes: new CreditCodesRepo(db),
+    payments: new PaymentEventsRepo(db),
   };
 }
 

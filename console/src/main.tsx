@@ -18,6 +18,7 @@ import { Bills } from './pages/bills.tsx';
 import { Tasks } from './pages/tasks.tsx';
 import { TaskDetail } from './pages/task-detail.tsx';
 import { Webhooks } from './pages/webhooks.tsx';
+import { Credit } from './pages/credit.tsx';
 import { errorText } from './use-load.ts';
 
 const PAGES = [
@@ -29,6 +30,7 @@ const PAGES = [
   ['channels', 'Channels'],
   ['prices', 'Prices'],
   ['bills', 'Bills'],
+  ['credit', 'Credit'],
   ['webhooks', 'Webhooks'],
 ] as const;
 
@@ -58,6 +60,8 @@ function Page() {
       return route.arg ? <PriceDetail model={route.arg} /> : <Prices />;
     case 'bills':
       return <Bills key={route.query.toString()} query={route.query} />;
+    case 'credit':
+      return <Credit open={route.arg} />;
     case 'webhooks':
       return <Webhooks open={route.arg} />;
     case 'overview':

@@ -5,6 +5,7 @@ import { boolVar, ConfigError, intVar, secretVar, urlVar, type Env } from './env
 import { tracingConfig, type TracingConfig } from './otel-env.ts';
 import { taskConfig } from './task-env.ts';
 import { alertConfig, type AlertConfig } from './alert-env.ts';
+import { stripeConfig, type StripeConfig } from './payment-env.ts';
 import { corsVar, type CorsConfig } from './cors-env.ts';
 import { simLimitsConfig, type SimLimitsConfig } from './sim-env.ts';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts';
@@ -55,6 +56,8 @@ export interface Config {
   callbacks: CallbackConfig;
   /** Operator alerts and their webhooks (src/alerts). */
   alerts: AlertConfig;
+  /** The Stripe webhook that credits payments (payment-env.ts); null: off. */
+  stripe: StripeConfig | null;
   /** Port for the in-process simulator in demo mode (0 = any). */
   simPort: number;
   dataDir: string;
@@ -216,6 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
       retiredSecretSet: Boolean(env.TOLLWAY_CALLBACK_SECRET?.trim()),
     },
     alerts: alertConfig(env),
+    stripe: stripeConfig(env),
     simPort: intVar(env, 'TOLLWAY_SIM_PORT', 0, 0, 65535),
     dataDir,
     catalogueFile: env.TOLLWAY_CATALOGUE_FILE?.trim() ? resolve(env.TOLLWAY_CATALOGUE_FILE.trim()) : undefined,

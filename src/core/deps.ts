@@ -25,6 +25,8 @@ import type { GaugesRepo } from '../store/repos/gauges.ts';
 import type { RequestStatsRepo } from '../store/repos/request-stats.ts';
 import type { TokensRepo } from '../store/repos/tokens.ts';
 import type { WebhooksRepo } from '../store/repos/webhooks.ts';
+import type { CreditCodesRepo } from '../store/repos/credit-codes.ts';
+import type { PaymentEventsRepo } from '../store/repos/payment-events.ts';
 import type { AlertEmitter } from '../alerts/emitter.ts';
 import type { AccountsRepo } from '../store/repos/accounts.ts';
 import type { PriceGroupsRepo } from '../store/repos/price-groups.ts';
@@ -65,6 +67,10 @@ export interface GatewayDeps {
     webhooks: WebhooksRepo;
     accounts: AccountsRepo;
     priceGroups: PriceGroupsRepo;
+    /** Redemption code batches and their codes. */
+    creditCodes: CreditCodesRepo;
+    /** The payment provider's events and their outcomes. */
+    payments: PaymentEventsRepo;
   };
   /** The price groups accounts are charged by, as this instance has them (reloaded on a change). */
   priceGroups: PriceGroups;

@@ -36,6 +36,10 @@ export const ERROR_CODES = {
   session_expired: { status: 410, type: 'invalid_request_error', vendorCode: 1201 },
   method_not_allowed: { status: 405, type: 'invalid_request_error', vendorCode: 1202 },
   conflict: { status: 409, type: 'invalid_request_error', vendorCode: 1201 },
+  /** A redemption code already redeemed (by another token, or another request of this one that was refused). */
+  credit_code_used: { status: 409, type: 'invalid_request_error', vendorCode: 1201 },
+  /** A redemption code past its batch's expiry, or of a revoked batch. */
+  credit_code_expired: { status: 410, type: 'invalid_request_error', vendorCode: 1201 },
   video_not_ready: { status: 409, type: 'invalid_request_error', vendorCode: 1201 },
   result_expired: { status: 410, type: 'invalid_request_error', vendorCode: 1203 },
   payload_too_large: { status: 413, type: 'invalid_request_error', vendorCode: 1200 },

@@ -26,6 +26,7 @@ import * as m029 from './migrations/029-hold-key.ts';
 import * as m030 from './migrations/030-ledger-holder-kind.ts';
 import * as m032 from './migrations/032-task-unsent-token.ts';
 import * as m045 from './migrations/045-video-deletes-and-inputs.ts';
+import * as m050 from './migrations/050-credit.ts';
 
 type DialectMigration = {
   up(db: Kysely<unknown>, d: Dialect): Promise<void>;
@@ -60,6 +61,7 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '030-ledger-holder-kind': m030,
   '032-task-unsent-token': m032,
   '045-video-deletes-and-inputs': m045,
+  '050-credit': m050,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -3,6 +3,7 @@
 import type { AlertMarksTable, WebhookDeliveriesTable, WebhooksTable } from './schema-alerts.ts';
 
 import type { AccountsTable, BudgetSpendTable, PriceGroupsTable } from './schema-accounts.ts';
+import type { CreditBatchesTable, CreditCodesTable, PaymentEventsTable } from './schema-credit.ts';
 import type { TaskSlotQueuesTable, TaskSlotTurnsTable } from './schema-slot-queues.ts';
 import type { VideoInputsTable } from './schema-video-inputs.ts';
 
@@ -286,4 +287,7 @@ export interface Database {
   task_slot_queues: TaskSlotQueuesTable;
   task_slot_turns: TaskSlotTurnsTable;
   video_inputs: VideoInputsTable;
+  credit_batches: CreditBatchesTable;
+  credit_codes: CreditCodesTable;
+  payment_events: PaymentEventsTable;
 }

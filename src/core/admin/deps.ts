@@ -34,17 +34,23 @@ export interface AdminDeps {
   applyChange(e: ClusterEvent): Promise<void>;
 }
 
-/** Who made a change: `admin` (the admin API, with its request id), `console` (a console session) or `cli`. */
+/**
+ * Who made a change: `admin` (the admin API, with its request id), `console` (a console session), `cli`, `token` (a
+ * customer's token: a code redeemed by API) or `stripe` (a verified Stripe event).
+ */
 export interface Actor {
-  actor: 'admin' | 'cli' | 'console';
+  actor: 'admin' | 'cli' | 'console' | 'token' | 'stripe';
   /** The console session's public id. */
   session?: string;
+  /** The customer's token id (actor `token`). */
+  token?: string;
   requestId?: string;
 }
 
-/** The actor as audit lines (and the price history) name it: `admin`, `cli` or `console:<session id>`. */
+/** The actor as audit lines (and the price history) name it: `admin`, `cli`, `console:<session id>`, `token:<id>`… */
 export function actorName(by: Actor): string {
-  return by.session ? `console:${by.session}` : by.actor;
+  if (by.session) return `console:${by.session}`;
+  return by.token ? `token:${by.token}` : by.actor;
 }
 
 /** One audit line per admin action. */

@@ -7,6 +7,7 @@ import * as accounts from '../routes/admin/accounts.ts';
 import { audit } from '../routes/admin/audit.ts';
 import { bills } from '../routes/admin/bills.ts';
 import * as channels from '../routes/admin/channels.ts';
+import * as credit from '../routes/admin/credit.ts';
 import { ADMIN_SCOPE } from '../routes/admin/index.ts';
 import { ledger } from '../routes/admin/ledger.ts';
 import { logs } from '../routes/admin/logs.ts';
@@ -20,6 +21,7 @@ import * as consoleApp from '../routes/console/index.ts';
 import * as session from '../routes/console/session.ts';
 import * as ops from '../routes/ops.ts';
 import { chat } from '../routes/v1/chat.ts';
+import { redeem } from '../routes/v1/credit.ts';
 import { countTokens } from '../routes/v1/count-tokens.ts';
 import { embeddings } from '../routes/v1/embeddings.ts';
 import * as images from '../routes/v1/images.ts';
@@ -35,6 +37,7 @@ import { omniVideo } from '../routes/vidx/omni-video.ts';
 import type { TaskRoutes } from '../routes/vidx/task-query.ts';
 import { text2video } from '../routes/vidx/text2video.ts';
 import { klingNotice } from '../routes/vidx/upstream-callback.ts';
+import * as paymentHooks from '../routes/webhooks/stripe.ts';
 import type { BodyClass } from './body-limits.ts';
 import type { FastifyRoute, FastifyRow, LaneRoute, LaneRow, Method, RouteInfo, RouteRow, Scope } from './route-row.ts';
 
@@ -96,6 +99,7 @@ export const ROUTES: readonly RouteRow[] = [
     ['GET', '/models', models.list],
     ['GET', '/models/:id', models.one],
     ['GET', '/usage', usage],
+    ['POST', '/credit/redeem', redeem],
     ['POST', '/images/generations', images.generate, 'media'],
     ['POST', '/images/edits', images.edit, 'upload'],
     ['POST', '/videos', videos.create, 'upload'],
@@ -169,7 +173,15 @@ export const ROUTES: readonly RouteRow[] = [
     ['PATCH', '/webhooks/:id', webhooks.update],
     ['DELETE', '/webhooks/:id', webhooks.remove],
     ['GET', '/webhooks/:id/deliveries', webhooks.deliveries],
+    ['POST', '/credit/batches', credit.createBatchRoute],
+    ['GET', '/credit/batches', credit.batches],
+    ['GET', '/credit/batches/:id', credit.batch],
+    ['DELETE', '/credit/batches/:id', credit.revokeBatchRoute],
+    ['GET', '/credit/redemptions', credit.redemptions],
+    ['GET', '/credit/payments', credit.payments],
   ]),
+  // Payment providers' deliveries carry no bearer token: their signature over the raw body is checked instead.
+  ...rows({ ...OPS, scope: paymentHooks.WEBHOOKS_SCOPE }, [['POST', '/stripe', paymentHooks.stripe]]),
   ...rows(CONSOLE, [
     ['GET', '/', consoleApp.page],
     ['GET', '/app.js', consoleApp.script],

@@ -23,6 +23,7 @@ import { opsPaths } from './paths-ops.ts';
 import { accountPaths } from './paths-accounts.ts';
 import { adminTaskPaths } from './paths-admin-tasks.ts';
 import { adminWebhookPaths } from './paths-admin-webhooks.ts';
+import { creditPaths } from './paths-credit.ts';
 import { v1Paths } from './paths-v1.ts';
 import { videoPaths } from './paths-videos.ts';
 import { vidxPaths } from './paths-vidx.ts';
@@ -40,6 +41,7 @@ export const describedPaths = (): Record<string, Record<string, Operation>> => (
   ...accountPaths(),
   ...adminTaskPaths(),
   ...adminWebhookPaths(),
+  ...creditPaths(),
 });
 
 /** A row without a hand-written description gets a generic, free-form one in its family's shape. */
