@@ -4,12 +4,15 @@ import type { AlertMarksTable, WebhookDeliveriesTable, WebhooksTable } from './s
 
 import type { AccountsTable, BudgetSpendTable, PriceGroupsTable } from './schema-accounts.ts';
 import type { TaskSlotQueuesTable, TaskSlotTurnsTable } from './schema-slot-queues.ts';
+import type { StaffKeysTable, StaffPeopleTable } from './schema-staff.ts';
 
 export type {
   AccountsTable,
   AlertMarksTable,
   BudgetSpendTable,
   PriceGroupsTable,
+  StaffKeysTable,
+  StaffPeopleTable,
   TaskSlotQueuesTable,
   TaskSlotTurnsTable,
   WebhookDeliveriesTable,
@@ -79,6 +82,10 @@ export interface AuditLogTable {
   target: string | null;
   detail: string | null; // JSON
   request_id: string | null;
+  /** The staff person behind the change (migration 060); null: the bootstrap admin key, the CLI or the gateway. */
+  person_id: string | null;
+  /** The key used: a personal key's id, `admin-key` (the bootstrap key); null: none (the CLI, a sign-on session). */
+  key_id: string | null;
 }
 
 export interface RequestLogTable {
@@ -214,6 +221,10 @@ export interface ConsoleSessionsTable {
   created_at: number;
   expires_at: number;
   revoked_at: number | null;
+  /** The person signed in (migration 060); null: the bootstrap admin key. */
+  person_id: string | null;
+  /** The personal key the session was opened with; null: the bootstrap key or single sign-on. */
+  key_id: string | null;
 }
 
 /** The overview's rollup of closed request-log time buckets (migration 009); model and token_id '' for none. */
@@ -282,4 +293,6 @@ export interface Database {
   alert_marks: AlertMarksTable;
   task_slot_queues: TaskSlotQueuesTable;
   task_slot_turns: TaskSlotTurnsTable;
+  staff_people: StaffPeopleTable;
+  staff_keys: StaffKeysTable;
 }
