@@ -136,6 +136,17 @@ describe('admin routes × staff roles', () => {
     expect(await read(keys.admin)).toEqual(['****WXYZ', '****WXYZ']);
   });
 
+  it('the served OpenAPI document lists the roles of every admin operation, and describes the users routes by hand', async () => {
+    type Op = { summary: string; 'x-tollway-roles'?: string[] };
+    const doc = (await (await t.h.fetch('/openapi.json')).json()) as { paths: Record<string, Record<string, Op>> };
+    for (const row of ADMIN_ROWS) {
+      const op = doc.paths[row.path.replace(/:([a-z]+)/g, '{$1}')]?.[row.method.toLowerCase()];
+      const allowed = ROLE_ORDER.filter((_, i) => MAY[`${row.method} ${row.path}`]?.[i] === 'y');
+      expect(op?.['x-tollway-roles'], `${row.method} ${row.path}`).toEqual(allowed);
+      if (row.path.startsWith('/admin/users')) expect(op!.summary).not.toMatch(/^(GET|POST|PATCH|DELETE) \//);
+    }
+  });
+
   it('the bootstrap admin key is an owner: it reaches the users routes', async () => {
     const r = await t.h.admin('/admin/users');
     expect(r.status).toBe(200);
