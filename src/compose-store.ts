@@ -8,6 +8,7 @@ import { FlushTick } from './store/group-commit.ts';
 import { AuditRepo } from './store/repos/audit.ts';
 import { ChannelsRepo } from './store/repos/channels.ts';
 import { ConsoleSessionsRepo } from './store/repos/console-sessions.ts';
+import { StaffRepo } from './store/repos/staff.ts';
 import { GaugesRepo } from './store/repos/gauges.ts';
 import { LedgerRepo } from './store/repos/ledger.ts';
 import { ReconcileRepo } from './store/repos/reconcile.ts';
@@ -33,6 +34,7 @@ export function buildRepos(store: Store): GatewayDeps['repos'] {
     requestLog: new RequestLogRepo(reads, db),
     reconcile: new ReconcileRepo(reads),
     consoleSessions: new ConsoleSessionsRepo(db),
+    staff: new StaffRepo(db),
     requestStats: new RequestStatsRepo(db, reads),
     gauges: new GaugesRepo(reads, RESERVATION_PREFIX),
     webhooks: new WebhooksRepo(db),

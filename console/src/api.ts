@@ -1,6 +1,8 @@
 // Calls to the gateway: the console's session API and the admin API, authenticated by the HttpOnly session cookie.
 // A change carries the session's CSRF token; the admin key itself is never kept here.
 
+import type { Access, Area, Role } from './types.ts';
+
 let csrf: string | null = null;
 let onSignedOut: () => void = () => undefined;
 
@@ -68,6 +70,11 @@ export interface SessionInfo {
   session_id: string;
   csrf: string;
   expires_at: number;
+  /** The staff person signed in; null: the bootstrap admin key. */
+  person: { id: string; name: string; email: string } | null;
+  role: Role;
+  /** What the role may do in each area: the console hides what it may not. */
+  access: Record<Area, Access>;
 }
 
 /** The current session, or null when not signed in. */

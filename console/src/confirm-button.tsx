@@ -10,12 +10,15 @@ export function ConfirmButton({
   name,
   run,
   onDone,
+  write,
 }: {
   label: string;
   confirm: string;
   name: string;
   run: () => Promise<unknown>;
   onDone: () => void;
+  /** The area this action writes: hidden from a role that may not (main.tsx). */
+  write?: string;
 }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -34,7 +37,7 @@ export function ConfirmButton({
     }
   };
   return (
-    <span class="actions">
+    <span class="actions" data-write={write}>
       {asking ? (
         <>
           <button

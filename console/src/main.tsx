@@ -1,6 +1,7 @@
 // The Tollway operator console: sign-in, then the pages behind the navigation bar.
 import 'uplot/dist/uPlot.min.css';
 import './app.css';
+import './access.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { currentSession, signOut, whenSignedOut, type SessionInfo } from './api.ts';
@@ -19,7 +20,10 @@ import { Tasks } from './pages/tasks.tsx';
 import { TaskDetail } from './pages/task-detail.tsx';
 import { Webhooks } from './pages/webhooks.tsx';
 import { Credit } from './pages/credit.tsx';
+import { Users } from './pages/users.tsx';
+import { Audit } from './pages/audit.tsx';
 import { errorText } from './use-load.ts';
+import { AccessContext, hiddenWrites } from './access.ts';
 
 const PAGES = [
   ['overview', 'Overview'],
@@ -32,6 +36,8 @@ const PAGES = [
   ['bills', 'Bills'],
   ['credit', 'Credit'],
   ['webhooks', 'Webhooks'],
+  ['audit', 'Audit'],
+  ['users', 'Users'],
 ] as const;
 
 function Page() {
@@ -64,6 +70,10 @@ function Page() {
       return <Credit open={route.arg} />;
     case 'webhooks':
       return <Webhooks open={route.arg} />;
+    case 'audit':
+      return <Audit key={route.query.toString()} query={route.query} />;
+    case 'users':
+      return <Users open={route.arg} />;
     case 'overview':
       return <Overview />;
     default:
@@ -78,8 +88,10 @@ function Page() {
   }
 }
 
-function Shell({ onSignOut }: { onSignOut: () => void }) {
+function Shell({ session, onSignOut }: { session: SessionInfo; onSignOut: () => void }) {
   const route = useRoute();
+  // The Users page only for a role that may see the staff list.
+  const pages = PAGES.filter(([id]) => id !== 'users' || session.access.users !== 'none');
   const [error, setError] = useState<string | null>(null);
   const out = () => signOut().then(onSignOut, (e: unknown) => setError(errorText(e)));
   return (
@@ -99,7 +111,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         <span class="brand">Tollway</span>
         <nav aria-label="Console pages">
           <ul>
-            {PAGES.map(([id, label]) => (
+            {pages.map(([id, label]) => (
               <li key={id}>
                 <a href={`#/${id}`} aria-current={route.page === id ? 'page' : undefined}>
                   {label}
@@ -108,6 +120,9 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
             ))}
           </ul>
         </nav>
+        <span class="muted" id="signed-in-as">
+          {session.person ? session.person.name : 'Admin key'} · {session.role}
+        </span>
         <button type="button" class="quiet" onClick={out}>
           Sign out
         </button>
@@ -117,8 +132,10 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
           {error}
         </p>
       )}
-      <main id="main" tabIndex={-1}>
-        <Page />
+      <main id="main" tabIndex={-1} data-nowrite={hiddenWrites(session.access)}>
+        <AccessContext.Provider value={session.access}>
+          <Page />
+        </AccessContext.Provider>
       </main>
     </>
   );
@@ -139,7 +156,7 @@ function App() {
     );
   if (session === undefined) return <p class="boot">Loading…</p>;
   if (session === null) return <SignIn onSignedIn={setSession} />;
-  return <Shell onSignOut={() => setSession(null)} />;
+  return <Shell session={session} onSignOut={() => setSession(null)} />;
 }
 
 render(<App />, document.getElementById('app')!);

@@ -21,3 +21,9 @@ export type {
 export type { AccountView as Account } from '../../src/core/admin/accounts.ts';
 export type { AccountUsageView as AccountUsage } from '../../src/core/admin/account-usage.ts';
 export type { BudgetStatus } from '../../src/core/admin/budgets.ts';
+export type { Access, Area, Role } from '../../src/core/staff/roles.ts';
+export type {
+  CreatedKeyView as CreatedStaffKey,
+  KeyView as StaffKey,
+  PersonView as Person,
+} from '../../src/core/staff/people.ts';

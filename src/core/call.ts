@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Principal } from '../auth/principal.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { UpstreamAttempt } from '../store/repos/request-log.ts';
+import type { Staff } from './staff/roles.ts';
 
 export type { UpstreamAttempt };
 
@@ -16,6 +17,8 @@ export interface RequestState {
   principal: Principal | null;
   /** The console session behind an admin request authenticated by cookie (null otherwise): audit lines name it. */
   consoleSession: string | null;
+  /** Who is calling the admin API, and in which role (set by the admin auth hook); null elsewhere. */
+  staff: Staff | null;
   model: string | null;
   usage: unknown;
   /** The metered tokens (input + output) of a text call, counted against a tokens-per-minute limit at the end. */

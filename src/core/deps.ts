@@ -21,6 +21,7 @@ import type { LedgerRepo } from '../store/repos/ledger.ts';
 import type { RequestLogRepo, RequestLogWriter } from '../store/repos/request-log.ts';
 import type { ReconcileRepo } from '../store/repos/reconcile.ts';
 import type { ConsoleSessionsRepo } from '../store/repos/console-sessions.ts';
+import type { StaffRepo } from '../store/repos/staff.ts';
 import type { GaugesRepo } from '../store/repos/gauges.ts';
 import type { RequestStatsRepo } from '../store/repos/request-stats.ts';
 import type { TokensRepo } from '../store/repos/tokens.ts';
@@ -62,6 +63,8 @@ export interface GatewayDeps {
     requestLog: RequestLogRepo;
     reconcile: ReconcileRepo;
     consoleSessions: ConsoleSessionsRepo;
+    /** Staff people and their personal admin keys. */
+    staff: StaffRepo;
     requestStats: RequestStatsRepo;
     gauges: GaugesRepo;
     webhooks: WebhooksRepo;

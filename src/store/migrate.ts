@@ -27,6 +27,7 @@ import * as m030 from './migrations/030-ledger-holder-kind.ts';
 import * as m032 from './migrations/032-task-unsent-token.ts';
 import * as m045 from './migrations/045-video-deletes-and-inputs.ts';
 import * as m050 from './migrations/050-credit.ts';
+import * as m060 from './migrations/060-staff.ts';
 
 type DialectMigration = {
   up(db: Kysely<unknown>, d: Dialect): Promise<void>;
@@ -62,6 +63,7 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '032-task-unsent-token': m032,
   '045-video-deletes-and-inputs': m045,
   '050-credit': m050,
+  '060-staff': m060,
 };
 
 class StaticProvider implements MigrationProvider {

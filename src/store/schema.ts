@@ -6,12 +6,15 @@ import type { AccountsTable, BudgetSpendTable, PriceGroupsTable } from './schema
 import type { CreditBatchesTable, CreditCodesTable, PaymentEventsTable } from './schema-credit.ts';
 import type { TaskSlotQueuesTable, TaskSlotTurnsTable } from './schema-slot-queues.ts';
 import type { VideoInputsTable } from './schema-video-inputs.ts';
+import type { StaffKeysTable, StaffPeopleTable } from './schema-staff.ts';
 
 export type {
   AccountsTable,
   AlertMarksTable,
   BudgetSpendTable,
   PriceGroupsTable,
+  StaffKeysTable,
+  StaffPeopleTable,
   TaskSlotQueuesTable,
   TaskSlotTurnsTable,
   WebhookDeliveriesTable,
@@ -81,6 +84,10 @@ export interface AuditLogTable {
   target: string | null;
   detail: string | null; // JSON
   request_id: string | null;
+  /** The staff person behind the change (migration 060); null: the bootstrap admin key, the CLI or the gateway. */
+  person_id: string | null;
+  /** The key used: a personal key's id, `admin-key` (the bootstrap key); null: none (the CLI, a sign-on session). */
+  key_id: string | null;
 }
 
 export interface RequestLogTable {
@@ -218,6 +225,10 @@ export interface ConsoleSessionsTable {
   created_at: number;
   expires_at: number;
   revoked_at: number | null;
+  /** The person signed in (migration 060); null: the bootstrap admin key. */
+  person_id: string | null;
+  /** The personal key the session was opened with; null: the bootstrap key or single sign-on. */
+  key_id: string | null;
 }
 
 /** The overview's rollup of closed request-log time buckets (migration 009); model and token_id '' for none. */
@@ -290,4 +301,6 @@ export interface Database {
   credit_batches: CreditBatchesTable;
   credit_codes: CreditCodesTable;
   payment_events: PaymentEventsTable;
+  staff_people: StaffPeopleTable;
+  staff_keys: StaffKeysTable;
 }

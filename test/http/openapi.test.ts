@@ -191,8 +191,8 @@ describe('GET /openapi.json', () => {
       [
         'get',
         '/admin/audit',
-        ['limit', 'cursor', 'action', 'actor', 'target'],
-        ['id', 'at', 'actor', 'action', 'target', 'detail', 'request_id'],
+        ['limit', 'cursor', 'action', 'actor', 'target', 'person'],
+        ['id', 'at', 'actor', 'action', 'target', 'detail', 'request_id', 'person', 'key_id'],
       ],
     ];
     for (const [method, path, params, fields] of METERING) {

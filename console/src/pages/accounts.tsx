@@ -57,7 +57,7 @@ export function Accounts({ open }: { open: string | null }) {
           onChanged={changed}
         />
       ) : (
-        <div class="card">
+        <div class="card" data-write="accounts">
           <AccountForm
             account={null}
             groups={groupNames}
@@ -127,6 +127,7 @@ export function Accounts({ open }: { open: string | null }) {
                     {a.revoked_at === null && (
                       <ConfirmButton
                         label="Revoke"
+                        write="accounts"
                         confirm="Confirm revoke"
                         name={a.name}
                         run={() => call(`/admin/accounts/${encodeURIComponent(a.id)}`, { method: 'DELETE' })}

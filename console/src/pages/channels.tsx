@@ -142,6 +142,7 @@ export function Channels() {
                 <td>
                   <span class="actions">
                     <button
+                      data-write="channels"
                       type="button"
                       class="quiet"
                       onClick={() => void test(c)}
@@ -150,6 +151,7 @@ export function Channels() {
                       Test
                     </button>
                     <button
+                      data-write="upstream-keys"
                       type="button"
                       class="quiet"
                       onClick={() => setEditing(c)}
@@ -158,6 +160,7 @@ export function Channels() {
                       Limits
                     </button>
                     <button
+                      data-write="channels"
                       type="button"
                       class="quiet"
                       onClick={() => void toggle(c)}

@@ -93,7 +93,7 @@ function PriceForm({ view, onDone }: { view: PriceView; onDone: () => void }) {
     }
   };
   return (
-    <form class="card form-grid" onSubmit={submit} aria-labelledby="set-price-title" noValidate>
+    <form class="card form-grid" onSubmit={submit} aria-labelledby="set-price-title" noValidate data-write="prices">
       <h2 id="set-price-title">Set the price</h2>
       <p class="muted">In units {UNIT_TEXT[view.price.unit]}; applied at once.</p>
       {groups(fields).map(([group, list]) =>

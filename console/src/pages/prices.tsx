@@ -137,7 +137,7 @@ export function ResetButton({ model, onDone }: { model: string; onDone: () => vo
           </button>
         </>
       ) : (
-        <button type="button" class="quiet" onClick={() => setConfirming(true)}>
+        <button data-write="prices" type="button" class="quiet" onClick={() => setConfirming(true)}>
           Reset to the catalogue price
         </button>
       )}

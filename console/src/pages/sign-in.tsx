@@ -26,8 +26,8 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: SessionInfo) => void })
       <form onSubmit={submit} aria-labelledby="signin-title">
         <h1 id="signin-title">Tollway console</h1>
         <p>
-          Sign in with the gateway's admin key (TOLLWAY_ADMIN_KEY). It is exchanged for a session cookie and not stored
-          in this browser.
+          Sign in with your personal staff key (<code>tws-…</code>) or the gateway's admin key (TOLLWAY_ADMIN_KEY). It
+          is exchanged for a session cookie and not stored in this browser.
         </p>
         <label for="admin-key">Admin key</label>
         <input

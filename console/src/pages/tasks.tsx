@@ -142,6 +142,7 @@ export function Tasks() {
                       <a href={`#/logs/${encodeURIComponent(t.request_id)}`}>Request</a>
                       {OPEN.has(t.state) && (
                         <button
+                          data-write="tasks"
                           type="button"
                           class="quiet"
                           onClick={() => void cancel(t)}

@@ -112,7 +112,7 @@ export function Tokens() {
           }}
         />
       ) : (
-        <div class="card">
+        <div class="card" data-write="tokens">
           <TokenForm
             token={null}
             accounts={accountList}

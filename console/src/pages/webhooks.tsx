@@ -89,6 +89,7 @@ export function Webhooks({ open }: { open: string | null }) {
                   <span class="actions">
                     <a href={`#/webhooks/${encodeURIComponent(w.id)}`}>Deliveries</a>
                     <button
+                      data-write="webhooks"
                       type="button"
                       class="quiet"
                       onClick={() => void change(w, 'toggle')}
@@ -97,6 +98,7 @@ export function Webhooks({ open }: { open: string | null }) {
                       {w.enabled ? 'Disable' : 'Enable'}
                     </button>
                     <button
+                      data-write="webhooks"
                       type="button"
                       class="quiet"
                       onClick={() => void change(w, 'delete')}

@@ -25,17 +25,25 @@ export type ChannelViewDeps = Pick<AdminDeps, 'repos' | 'box'> & {
 
 const mask = (v: string | undefined) => (v ? `****${v.length > 12 ? v.slice(-4) : ''}` : null);
 
-/** The keys as a read shows them: masked (a secret key only as set or not). */
-export function maskedKeys(keys: ChannelKeys, kind: ChannelRecord['kind']): Record<string, string | null> {
+/**
+ * The keys as a read shows them: masked (a secret key only as set or not); `secrets` false (a viewer's read): every
+ * key only as set or not, not even its last characters.
+ */
+export function maskedKeys(
+  keys: ChannelKeys,
+  kind: ChannelRecord['kind'],
+  secrets = true,
+): Record<string, string | null> {
   const out: Record<string, string | null> = {};
   for (const f of upstreamOf(kind).keyFields)
-    out[f.field] = f.setOnly ? (keys[f.key] ? '****' : null) : mask(keys[f.key]);
+    out[f.field] = f.setOnly || !secrets ? (keys[f.key] ? '****' : null) : mask(keys[f.key]);
   return out;
 }
 
 export function channelView(
   deps: ChannelViewDeps,
   c: ChannelRecord,
+  secrets = true,
 ): ReturnType<typeof publicChannel> & {
   keys: ReturnType<typeof maskedKeys>;
   breaker: BreakerView | null;
@@ -44,7 +52,7 @@ export function channelView(
   const opened = openChannel(c, deps.box);
   return {
     ...publicChannel(c),
-    keys: maskedKeys(opened.keys, c.kind),
+    keys: maskedKeys(opened.keys, c.kind, secrets),
     breaker: deps.breakers ? deps.breakers.view(c.id) : null,
     capacity: deps.capacity ? capacityView(deps.capacity, opened) : null,
   };

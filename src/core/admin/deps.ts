@@ -45,6 +45,10 @@ export interface Actor {
   /** The customer's token id (actor `token`). */
   token?: string;
   requestId?: string;
+  /** The staff person behind the change (core/staff/roles.ts); absent: the bootstrap admin key, the CLI. */
+  person?: string;
+  /** The admin key used: a personal key's id, or `admin-key` (the bootstrap key). */
+  key?: string;
 }
 
 /** The actor as audit lines (and the price history) name it: `admin`, `cli`, `console:<session id>`, `token:<id>`… */
@@ -55,7 +59,7 @@ export function actorName(by: Actor): string {
 
 /** One audit line per admin action. */
 export function audit(
-  deps: Pick<AdminDeps, 'repos'>,
+  deps: { readonly repos: Pick<AdminDeps['repos'], 'audit'> },
   by: Actor,
   action: string,
   target: string,
@@ -67,5 +71,7 @@ export function audit(
     target,
     ...(detail ? { detail } : {}),
     ...(by.requestId ? { requestId: by.requestId } : {}),
+    ...(by.person ? { personId: by.person } : {}),
+    ...(by.key ? { keyId: by.key } : {}),
   });
 }

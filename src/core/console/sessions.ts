@@ -7,6 +7,9 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { addressBucket } from '../../limits/address-bucket.ts';
 import type { AddressCount, RateLimiter } from '../../limits/rate-limiter.ts';
 import type { ConsoleSession, ConsoleSessionsRepo } from '../../store/repos/console-sessions.ts';
+import type { StaffRepo } from '../../store/repos/staff.ts';
+import { looksLikeStaffKey, staffOfKey, staffOfSession } from '../staff/keys.ts';
+import { BOOTSTRAP, type Staff } from '../staff/roles.ts';
 
 export const MAX_SIGNIN_FAILURES = 5;
 export const SIGNIN_WINDOW_MS = 60_000;
@@ -16,6 +19,8 @@ export interface ConsoleDeps {
   /** Is this a live client token? Presented where the admin key goes, it is a wrong route, not a guess: not counted. */
   readonly isClientToken: (key: string) => Promise<boolean>;
   readonly sessions: ConsoleSessionsRepo;
+  /** Staff people and their personal keys: a personal key signs in as its person, in their role. */
+  readonly staff: StaffRepo;
   readonly limiter: Pick<RateLimiter, 'countEvent' | 'events'>;
   /**
    * Is the client address in a network TOLLWAY_TRUST_PROXY trusts? It is never refused for want of room to count it.
@@ -81,6 +86,36 @@ export async function checkAdminKey(
   throw new GatewayError('permission_denied', `That is not ${what}`);
 }
 
+/** What checking a presented admin or staff key needs. */
+export type StaffKeyDeps = AdminKeyDeps & Pick<ConsoleDeps, 'staff'>;
+
+/**
+ * The one check of a key presented to the admin API or the console sign-in: a personal staff key (its person, in
+ * their role), else the bootstrap admin key (an owner). A wrong key of either kind is counted against its address
+ * like a wrong admin key; a revoked or expired staff key, or one of a disabled person, is refused as such (401/403),
+ * not counted — it guesses nothing.
+ */
+export async function checkStaffKey(deps: StaffKeyDeps, key: string, client: string): Promise<Staff> {
+  if (!looksLikeStaffKey(key)) {
+    await checkAdminKey(deps, key, client, 'the admin key (TOLLWAY_ADMIN_KEY) or a staff key');
+    return BOOTSTRAP;
+  }
+  const seen = await refuseIfLockedOut(deps, client);
+  const staff = await staffOfKey(deps.staff, key);
+  if (staff) return staff;
+  if (seen.full && !deps.trusted(client)) throw tooMany(seen.resetMs);
+  await deps.limiter.countEvent(failuresKey(client), SIGNIN_WINDOW_MS, MAX_SIGNIN_FAILURES);
+  throw new GatewayError('permission_denied', 'That is not the admin key (TOLLWAY_ADMIN_KEY) or a staff key');
+}
+
+/**
+ * The staff a live console session stands for, read afresh (a role change, a disabled person or a revoked key
+ * applies at once): the bootstrap owner for a session the admin key opened; null when its person may no longer act.
+ */
+export function staffOfConsole(deps: Pick<ConsoleDeps, 'staff'>, s: ConsoleSession): Promise<Staff | null> {
+  return s.personId === null ? Promise.resolve(BOOTSTRAP) : staffOfSession(deps.staff, s);
+}
+
 /** ConsoleDeps' isClientToken, from the gateway's token authentication (a revoked or expired token is not live). */
 export function clientTokenCheck(auth: {
   authenticate(secret: string | undefined): Promise<unknown>;
@@ -100,13 +135,16 @@ function sessionHash(adminKey: string, secret: string): string {
   return createHmac('sha256', adminKey).update(secret).digest('hex');
 }
 
-/** Exchange the admin key for a session, or refuse: a wrong key (counted) or too many wrong keys lately (429). */
+/**
+ * Exchange the admin key or a personal staff key for a session (naming the person and key), or refuse: a wrong key
+ * (counted), a dead staff key, or too many wrong keys lately (429).
+ */
 export async function signIn(deps: ConsoleDeps, key: unknown, client: string, now = Date.now()): Promise<SignedIn> {
   if (typeof key !== 'string' || key.length === 0) {
     await refuseIfLockedOut(deps, client);
-    throw new GatewayError('missing_parameter', 'Enter the admin key', { param: 'key' });
+    throw new GatewayError('missing_parameter', 'Enter the admin key or your staff key', { param: 'key' });
   }
-  await checkAdminKey(deps, key.trim(), client);
+  const staff = await checkStaffKey(deps, key.trim(), client);
   const secret = randomString(43);
   const session: ConsoleSession = {
     id: newId('csn'),
@@ -114,6 +152,8 @@ export async function signIn(deps: ConsoleDeps, key: unknown, client: string, no
     client: client.slice(0, 100),
     createdAt: now,
     expiresAt: now + deps.sessionMs,
+    personId: staff.personId,
+    keyId: staff.personId === null ? null : staff.keyId,
   };
   await deps.sessions.create({ ...session, secretHash: sessionHash(deps.adminKey, secret) });
   // Sign-ins are rare: a good moment to forget sessions that ended more than a day ago.

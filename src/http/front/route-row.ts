@@ -8,6 +8,7 @@ import type { VidxContext } from '../../core/vidx/context.ts';
 import type { GatewayError } from '../../errors/gateway-error.ts';
 import type { Family } from '../../errors/render.ts';
 import type { Exchange } from '../exchange.ts';
+import type { RouteRule } from '../../core/staff/roles.ts';
 import type { BodyClass } from './body-limits.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -30,6 +31,11 @@ export interface RouteInfo {
   front: 'lane' | 'fastify';
   /** Registered only with the console on (TOLLWAY_CONSOLE). */
   console?: true;
+  /**
+   * An admin route's rule: the area the staff role check reads (core/staff/roles.ts). Every admin row has one; an
+   * admin route without one is refused to every role.
+   */
+  rule?: RouteRule;
 }
 
 /** What the handlers are made from, once, as the server is built (http/app.ts). */

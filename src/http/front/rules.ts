@@ -40,6 +40,7 @@ export function newRequestState(client = ''): RequestState {
     client,
     principal: null,
     consoleSession: null,
+    staff: null,
     model: null,
     usage: null,
     amount: 0,

@@ -24,6 +24,8 @@ import { accountPaths } from './paths-accounts.ts';
 import { adminTaskPaths } from './paths-admin-tasks.ts';
 import { adminWebhookPaths } from './paths-admin-webhooks.ts';
 import { creditPaths } from './paths-credit.ts';
+import { staffPaths } from './paths-staff.ts';
+import { rolesFor } from '../../core/staff/roles.ts';
 import { v1Paths } from './paths-v1.ts';
 import { videoPaths } from './paths-videos.ts';
 import { vidxPaths } from './paths-vidx.ts';
@@ -42,6 +44,7 @@ export const describedPaths = (): Record<string, Record<string, Operation>> => (
   ...adminTaskPaths(),
   ...adminWebhookPaths(),
   ...creditPaths(),
+  ...staffPaths(),
 });
 
 /** A row without a hand-written description gets a generic, free-form one in its family's shape. */
@@ -68,6 +71,13 @@ function genericOperation(row: RouteInfo, path: string): Operation {
 /** The OpenAPI path of a row (`:id` → `{id}`). */
 export const openApiPath = (row: RouteInfo): string => row.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
+/** An admin operation with the staff roles that may call it (its route-table rule), listed and in words. */
+function withRoles(op: Operation, roles: string[]): Operation {
+  const text = `Roles: ${roles.join(', ')}.`;
+  const description = typeof op.description === 'string' ? `${op.description} ${text}` : text;
+  return { ...op, description, 'x-tollway-roles': roles };
+}
+
 /** The paths: one operation per route-table row — its hand-written description, else a generic one. */
 function tablePaths(described: Record<string, Record<string, Operation>>, rows: readonly RouteInfo[]) {
   const out: Record<string, Record<string, Operation>> = {};
@@ -78,7 +88,8 @@ function tablePaths(described: Record<string, Record<string, Operation>>, rows: 
     const own = openApiPath(row);
     const key = byShape.get(shape(own)) ?? own;
     const m = row.method.toLowerCase();
-    out[key] = { ...out[key], [m]: described[key]?.[m] ?? genericOperation(row, key) };
+    const op = described[key]?.[m] ?? genericOperation(row, key);
+    out[key] = { ...out[key], [m]: row.rule ? withRoles(op, rolesFor(row.rule, row.method)) : op };
   }
   return out;
 }
@@ -99,7 +110,12 @@ export function openApiDocument(rows: readonly RouteInfo[]): Record<string, unkn
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'Client token (`x-api-key` is accepted too)' },
-        adminBearer: { type: 'http', scheme: 'bearer', description: 'TOLLWAY_ADMIN_KEY; client tokens are refused' },
+        adminBearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            "TOLLWAY_ADMIN_KEY (an owner) or a staff person's personal key (tws-…, their role: each admin operation's x-tollway-roles); client tokens are refused; a role the operation does not list gets 403",
+        },
         metricsBearer: { type: 'http', scheme: 'bearer', description: 'TOLLWAY_METRICS_TOKEN (GET /metrics only)' },
       },
       headers: { RequestId: { description: 'Gateway request id', schema: str() }, ...RATE_LIMIT_HEADERS },

@@ -1,4 +1,5 @@
 // OpenAPI paths of the admin API (bearer TOLLWAY_ADMIN_KEY): tokens, channels and the audit log.
+import { staffAuditEntry } from './paths-staff.ts';
 import { channelCapacity } from './admin-schemas-capacity.ts';
 import {
   str,
@@ -13,16 +14,7 @@ import {
   type Operation,
   type Schema,
 } from './schema.ts';
-import {
-  listPage,
-  micro,
-  timeParam,
-  limitParam,
-  auditEntry,
-  tokenView,
-  tokenPatch,
-  cursorParam,
-} from './admin-schemas.ts';
+import { listPage, micro, timeParam, limitParam, tokenView, tokenPatch, cursorParam } from './admin-schemas.ts';
 import {
   channelView,
   channelPatch,
@@ -271,9 +263,10 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
               'Only this actor: admin, cli, meter, console (every console session) or console:<session id>',
             ),
             query('target', str(), 'Only entries about this id'),
+            query('person', str(), 'Only changes made by this staff person (usr_…)'),
           ],
         },
-        obj({ data: arr(auditEntry), has_more: { type: 'boolean' }, next_cursor: str('present when has_more') }),
+        obj({ data: arr(staffAuditEntry), has_more: { type: 'boolean' }, next_cursor: str('present when has_more') }),
       ),
     },
   };

@@ -1,4 +1,5 @@
 // OpenAPI paths of the operations endpoints (probes, metrics, this document) and the operator console.
+import { ROLES } from '../../core/staff/roles.ts';
 import { str, int, obj, jsonBody, ok, type Operation } from './schema.ts';
 
 export function opsPaths(): Record<string, Record<string, Operation>> {
@@ -82,6 +83,18 @@ function consoleSession(): Record<string, Operation> {
     session_id: str(),
     csrf: str('send as X-CSRF-Token with every change'),
     expires_at: int('ms'),
+    person: {
+      type: ['object', 'null'],
+      properties: { id: str('usr_…'), name: str(), email: str() },
+      description: 'The staff person signed in; null: the bootstrap admin key',
+    },
+    key_id: { type: ['string', 'null'], description: 'The key signed in with: skey_… or admin-key' },
+    role: { type: 'string', enum: [...ROLES] },
+    access: {
+      type: 'object',
+      additionalProperties: { type: 'string', enum: ['write', 'read', 'none'] },
+      description: 'What the role may do in each area of the admin API (the console hides the rest)',
+    },
   });
   const op = (summary: string, extra: Omit<Operation, 'summary'>): Operation => ({
     tags: ['console'],
@@ -91,9 +104,9 @@ function consoleSession(): Record<string, Operation> {
   });
   return {
     post: op(
-      'Sign in with the admin key: sets the HttpOnly session cookie; 403 wrong key, 429 after 5 wrong keys a minute',
+      'Sign in with a personal staff key or the admin key: sets the HttpOnly session cookie; 403 wrong key, 401 an expired or revoked staff key, 429 after 5 wrong keys a minute',
       {
-        requestBody: jsonBody(obj({ key: str('the admin key') }, ['key'])),
+        requestBody: jsonBody(obj({ key: str('a staff key (tws-…) or the admin key') }, ['key'])),
         responses: {
           '201': ok(session),
           '403': { $ref: '#/components/responses/FamilyBError' },

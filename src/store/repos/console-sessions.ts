@@ -8,6 +8,10 @@ export interface ConsoleSession {
   client: string | null;
   createdAt: number;
   expiresAt: number;
+  /** The staff person signed in; null: the bootstrap admin key. */
+  personId: string | null;
+  /** The personal key the session was opened with; null: the bootstrap key, or a sign-in without a key. */
+  keyId: string | null;
 }
 
 export class ConsoleSessionsRepo {
@@ -24,6 +28,8 @@ export class ConsoleSessionsRepo {
         created_at: s.createdAt,
         expires_at: s.expiresAt,
         revoked_at: null,
+        person_id: s.personId,
+        key_id: s.keyId,
       })
       .execute();
   }
@@ -32,14 +38,21 @@ export class ConsoleSessionsRepo {
   async findLive(secretHash: string, now = Date.now()): Promise<ConsoleSession | null> {
     const r = await this.db
       .selectFrom('console_sessions')
-      .select(['id', 'csrf', 'client', 'created_at', 'expires_at'])
+      .select(['id', 'csrf', 'client', 'created_at', 'expires_at', 'person_id', 'key_id'])
       .where('secret_hash', '=', secretHash)
       .where('revoked_at', 'is', null)
       .where('expires_at', '>', now)
       .executeTakeFirst();
-    return r
-      ? { id: r.id, csrf: r.csrf, client: r.client, createdAt: Number(r.created_at), expiresAt: Number(r.expires_at) }
-      : null;
+    if (!r) return null;
+    return {
+      id: r.id,
+      csrf: r.csrf,
+      client: r.client,
+      createdAt: Number(r.created_at),
+      expiresAt: Number(r.expires_at),
+      personId: r.person_id,
+      keyId: r.key_id,
+    };
   }
 
   /** Revoke by the secret's hash; true when a live session was revoked. */

@@ -124,7 +124,7 @@ export function AccountForm({
     </div>
   );
   return (
-    <form class="form-grid" onSubmit={submit} aria-labelledby={`${prefix}-title`}>
+    <form class="form-grid" onSubmit={submit} aria-labelledby={`${prefix}-title`} data-write="accounts">
       {editing ? <h3 id={`${prefix}-title`}>Edit</h3> : <h2 id={`${prefix}-title`}>Create an account</h2>}
       {BEFORE_BUDGETS.map(input)}
       <BudgetFields prefix={prefix} values={values} onInput={(p, v) => setValues({ ...values, [p]: v })} />

@@ -75,6 +75,7 @@ export function AccountPanel({
         {live && (
           <ConfirmButton
             label="Revoke account"
+            write="accounts"
             confirm="Confirm revoking account"
             name={account.name}
             run={() => call(path, { method: 'DELETE' })}

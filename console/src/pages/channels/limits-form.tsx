@@ -66,7 +66,7 @@ export function LimitsForm(props: { id: string; name: string; limits: ModelLimit
     }
   };
   return (
-    <form onSubmit={(e) => void submit(e)} aria-label={`Upstream limits of ${props.name}`}>
+    <form data-write="upstream-keys" onSubmit={(e) => void submit(e)} aria-label={`Upstream limits of ${props.name}`}>
       <h3>Upstream limits of {props.name}</h3>
       <p class="muted">
         Per public model name, or * for every model the channel serves. Blank: not stated (read or learnt).

@@ -38,7 +38,7 @@ export function CallbackSecret({ token, onDone }: { token: Token; onDone: () => 
   const now = Date.now();
   const previous = token.previous_callback_secret_until;
   return (
-    <section aria-labelledby="cbs-title">
+    <section aria-labelledby="cbs-title" data-write="tokens">
       <h3 id="cbs-title">Callback secret</h3>
       <p id="cbs-state" class="muted">
         {token.callback_secret_issued_at === null

@@ -171,7 +171,7 @@ export function TokenForm({
     }
   };
   return (
-    <form class="form-grid" onSubmit={submit} aria-labelledby={title}>
+    <form class="form-grid" onSubmit={submit} aria-labelledby={title} data-write="tokens">
       {editing ? <h3 id={title}>Edit</h3> : <h2 id={title}>Create a token</h2>}
       {FIELDS.map(([k, label, attrs]) => (
         <div key={k}>

@@ -42,6 +42,7 @@ function RevokeButton({ token, onDone }: { token: Token; onDone: () => void }) {
         </>
       ) : (
         <button
+          data-write="tokens"
           type="button"
           class="quiet"
           onClick={() => setConfirming(true)}
@@ -143,6 +144,7 @@ export function TokenTable({
                     </button>
                     {live && (
                       <button
+                        data-write="tokens"
                         type="button"
                         class="quiet"
                         onClick={() => actions.rotate(t)}

@@ -77,7 +77,7 @@ export function TopUpForm({
     }
   };
   return (
-    <form onSubmit={submit} aria-labelledby="topup-title">
+    <form onSubmit={submit} aria-labelledby="topup-title" data-write="credit">
       <h3 id="topup-title">Top up</h3>
       <label for="topup-amount">Amount to add in units</label>
       <input

@@ -47,7 +47,7 @@ export function WebhookForm({ onCreated }: { onCreated: (w: Webhook & { secret: 
   };
   const toggle = (ev: string) => setEvents(events.includes(ev) ? events.filter((x) => x !== ev) : [...events, ev]);
   return (
-    <form class="form-grid" onSubmit={submit} aria-labelledby="wh-title">
+    <form class="form-grid" onSubmit={submit} aria-labelledby="wh-title" data-write="webhooks">
       <h2 id="wh-title">Create a webhook</h2>
       <div>
         <label for="wh-url">URL</label>

@@ -3,7 +3,7 @@ import { qInt, qOnly, qString, type Query } from '../../../contracts/query.ts';
 import { pageOf } from '../../../core/admin/lists.ts';
 import { fastifyRoute } from '../../front/route-row.ts';
 
-const PARAMS = ['limit', 'cursor', 'action', 'actor', 'target'] as const;
+const PARAMS = ['limit', 'cursor', 'action', 'actor', 'target', 'person'] as const;
 
 export const audit = fastifyRoute<{ Querystring: Query }>(({ deps }) => async (req) => {
   const q = req.query;
@@ -15,6 +15,7 @@ export const audit = fastifyRoute<{ Querystring: Query }>(({ deps }) => async (r
     action: qString(q, 'action'),
     actor: qString(q, 'actor'),
     target: qString(q, 'target'),
+    person: qString(q, 'person', 64),
   };
   const { data, more, next } = pageOf(await deps.repos.audit.list(limit + 1, filter), limit, (r) =>
     encodeCursor([r.id]),
@@ -29,6 +30,8 @@ export const audit = fastifyRoute<{ Querystring: Query }>(({ deps }) => async (r
       target: r.target ?? null,
       detail: r.detail ?? null,
       request_id: r.requestId ?? null,
+      person: r.personId ? { id: r.personId, name: r.personName } : null,
+      key_id: r.keyId ?? null,
     })),
     has_more: more,
     ...(next !== null ? { next_cursor: next } : {}),

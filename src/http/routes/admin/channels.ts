@@ -11,6 +11,8 @@ import {
 } from '../../../core/admin/channel-changes.ts';
 import { qPage, type Query } from '../../../contracts/query.ts';
 import { addChannel, channelPage, parseCreateChannel, setChannelStatus } from '../../../core/admin/channels.ts';
+import type { HasState } from '../../../core/call.ts';
+import { seesSecrets } from '../../../core/staff/roles.ts';
 import { fastifyRoute } from '../../front/route-row.ts';
 import { adminActor } from './admin-auth.ts';
 
@@ -21,14 +23,17 @@ export const create = fastifyRoute(({ deps }) => async (req, reply) => {
   return reply.code(201).send(channelView(deps, channel));
 });
 
+/** A viewer never sees a secret: not even a key's last characters. */
+const secrets = (req: HasState) => req.state.staff === null || seesSecrets(req.state.staff.role);
+
 export const list = fastifyRoute<{ Querystring: Query }>(({ deps }) => async (req) => {
   const p = qPage(req.query);
   const page = await channelPage(deps, p.limit, p.cursor);
-  return { ...page, data: page.data.map((c) => channelView(deps, c)) };
+  return { ...page, data: page.data.map((c) => channelView(deps, c, secrets(req))) };
 });
 
 export const one = fastifyRoute<ById>(({ deps }) => async (req) => {
-  return channelView(deps, await getChannel(deps, req.params.id));
+  return channelView(deps, await getChannel(deps, req.params.id), secrets(req));
 });
 
 export const update = fastifyRoute<ById>(({ deps }) => async (req) => {
