@@ -141,6 +141,13 @@ describe('POST /webhooks/stripe', { timeout: 120_000 }, () => {
       expect(await r.json()).toMatchObject({ outcome });
       expect(await paymentEvent(idOf(payload))).toMatchObject({ outcome, deliveries: 1 });
     }
+    // Signed, but no session in it.
+    const empty = JSON.stringify({
+      id: `evt_empty_${Date.now()}`,
+      object: 'event',
+      type: 'checkout.session.completed',
+    });
+    expect(await (await deliver(empty)).json()).toMatchObject({ outcome: 'ignored' });
     const other = sessionEvent(acc, {}, 'customer.created');
     expect(await (await deliver(other)).json()).toMatchObject({ outcome: 'ignored' });
     expect(await quotaOf(acc)).toBe(0);

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { newId } from '../../auth/token-secret.ts';
 import type { StripeConfig } from '../../config/payment-env.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { isObject } from '../../json/json.ts';
 import type { PaymentEventInput } from '../../store/repos/payment-events.ts';
 import { audit, type Actor } from '../admin/deps.ts';
 import { creditHolder } from './credit-holder.ts';
@@ -81,7 +82,8 @@ export async function receiveStripe(
   }
   if (event.id.length > MAX_EVENT_ID) throw new GatewayError('invalid_request', 'Stripe event id too long');
   if (!PAID_EVENTS.has(event.type)) return { received: true, event_id: event.id, outcome: 'ignored' };
-  const session = event.data.object as unknown as Fields;
+  const object: unknown = event.data?.object;
+  const session: Fields = isObject(object) ? object : {};
   const seen: PaymentEventInput = {
     ...base,
     id: newId('pay'),
