@@ -111,13 +111,15 @@ export function Credit({ open }: { open: string | null }) {
                     <span class="actions">
                       <a href={`#/credit/${encodeURIComponent(b.id)}`}>Codes</a>
                       {b.state !== 'revoked' && (
-                        <ConfirmButton
-                          label="Revoke"
-                          confirm="Confirm revoke"
-                          name={b.name ?? b.id}
-                          run={() => call(`/admin/credit/batches/${encodeURIComponent(b.id)}`, { method: 'DELETE' })}
-                          onDone={changed}
-                        />
+                        <span data-write="credit">
+                          <ConfirmButton
+                            label="Revoke"
+                            confirm="Confirm revoke"
+                            name={b.name ?? b.id}
+                            run={() => call(`/admin/credit/batches/${encodeURIComponent(b.id)}`, { method: 'DELETE' })}
+                            onDone={changed}
+                          />
+                        </span>
                       )}
                     </span>
                   </td>

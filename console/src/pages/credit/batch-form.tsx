@@ -44,7 +44,7 @@ export function BatchForm({ onCreated }: { onCreated: (b: Batch & { codes: strin
     }
   };
   return (
-    <form class="form-grid" onSubmit={submit} aria-labelledby="cb-title">
+    <form class="form-grid" onSubmit={submit} aria-labelledby="cb-title" data-write="credit">
       <h2 id="cb-title">Create redemption codes</h2>
       <div>
         <label for="cb-name">Name (optional)</label>
