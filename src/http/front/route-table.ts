@@ -1,7 +1,9 @@
 // The one route table: every route's method, path, error family, body class, authentication, front — and its
 // handler. Both fronts register by iterating it (the text lane its lane rows; Fastify the others, each group in its
 // scope: fastify-front.ts), and the body limits, the 405 table, the auth decision, the error family and the
-// OpenAPI paths all read it. Adding a route: a row here with its handler (routes/), its document in openapi/.
+// OpenAPI paths all read it, and an admin row's rule is its staff role check. Adding a route: a row here with its
+// handler (routes/), its document in openapi/; an admin route in an admin(area, …) group, and its line in
+// test/http/staff/route-roles.test.ts.
 import type { Area } from '../../core/staff/roles.ts';
 import { familyOf } from '../../errors/render.ts';
 import * as accounts from '../routes/admin/accounts.ts';
