@@ -1,7 +1,9 @@
 // The only reader of process.env. Everything else receives a typed Config.
 import { resolve } from 'node:path';
 import type { TaskEngineOptions } from '../tasks/options.ts';
-import { boolVar, ConfigError, intVar, type Env } from './env-vars.ts';
+import { boolVar, ConfigError, intVar, urlVar, type Env } from './env-vars.ts';
+import { envUpstreams, hasEnvKeys, type EnvUpstream } from './upstream-env.ts';
+import { oidcConfig, type OidcConfig } from './oidc-env.ts';
 import { tracingConfig, type TracingConfig } from './otel-env.ts';
 import { taskConfig } from './task-env.ts';
 import { alertConfig, type AlertConfig } from './alert-env.ts';
@@ -9,16 +11,10 @@ import { corsVar, type CorsConfig } from './cors-env.ts';
 import { simLimitsConfig, type SimLimitsConfig } from './sim-env.ts';
 import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts';
 import { UPSTREAMS, type ChannelKind } from '../adapters/upstreams.ts';
-import type { ChannelKeys } from '../routing/channel-registry.ts';
 
-export type { CorsConfig, TracingConfig, TrustProxy };
+export type { CorsConfig, EnvUpstream, OidcConfig, TracingConfig, TrustProxy };
+export { checkRegion, hasEnvKeys } from './upstream-env.ts';
 export { ConfigError };
-
-/** An upstream as the environment gives it: its base URL, and the keys of an env-provisioned channel (when set). */
-export interface EnvUpstream {
-  baseUrl: string;
-  keys: ChannelKeys;
-}
 
 export interface Config {
   port: number;
@@ -95,6 +91,8 @@ export interface Config {
   console: { enabled: boolean; sessionMs: number };
   /** TOLLWAY_CORS_ORIGINS: cross-origin access for browser clients; null (the default) = off. */
   cors: CorsConfig | null;
+  /** TOLLWAY_OIDC_*: single sign-on to the console (oidc-env.ts); null (the default) = off. */
+  oidc: OidcConfig | null;
   /**
    * TOLLWAY_TRUST_PROXY: the proxies whose X-Forwarded-For names the client (trust-proxy.ts); null (the default) =
    * none.
@@ -138,19 +136,6 @@ const fail = (message: string): never => {
   throw new ConfigError(message);
 };
 
-function urlVar(env: Env, name: string, def: string): string {
-  const raw = (env[name] ?? '').trim() || def;
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch {
-    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
-  }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:')
-    throw new ConfigError(`${name} must use http or https, got "${raw}"`);
-  return raw.replace(/\/+$/, '');
-}
-
 /** sqlite:<path> or postgres://user[:password]@host[:port]/db; the password never appears in the message. */
 function checkDatabaseUrl(url: string): void {
   const shown = url.replace(/:[^:@/]*@/, ':***@');
@@ -170,16 +155,6 @@ function checkDatabaseUrl(url: string): void {
     return;
   }
   throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres://, got "${shown}"`);
-}
-
-export function checkRegion(name: string, url: string, foreign: RegExp): void {
-  const host = new URL(url).hostname;
-  if (foreign.test(host)) {
-    throw new ConfigError(
-      `${name} points at ${host}, an endpoint outside the single domestic region this gateway serves; ` +
-        'use the Beijing endpoint (keys and endpoints of another region must not be mixed in)',
-    );
-  }
 }
 
 /** An example's placeholder key ("…change-me…", "changeme", "placeholder"): known to everyone who read the example. */
@@ -270,6 +245,7 @@ export function loadConfig(env: Env = process.env): Config {
       sessionMs: intVar(env, 'TOLLWAY_CONSOLE_SESSION_MS', 8 * 3600_000, 60_000, 30 * 24 * 3600_000),
     },
     cors: corsVar(env),
+    oidc: oidcConfig(env, publicUrl),
     trustProxy: parseTrustProxy(env.TOLLWAY_TRUST_PROXY, fail),
     metricsToken: secretVar(env, 'TOLLWAY_METRICS_TOKEN'),
     tracing: tracingConfig(env, fail),
@@ -286,31 +262,6 @@ function secretVar(env: Env, name: string): string | undefined {
   if (v !== undefined && v.length < 16) throw new ConfigError(`${name} must be at least 16 characters`);
   return v;
 }
-
-/**
- * Each upstream's base URL (its own region only) and keys from the environment; an upstream's keys are set all
- * together or not at all.
- */
-function envUpstreams(env: Env): Record<ChannelKind, EnvUpstream> {
-  const out = {} as Record<ChannelKind, EnvUpstream>;
-  for (const u of UPSTREAMS) {
-    const baseUrl = urlVar(env, u.baseUrlEnv, u.defaultBaseUrl);
-    checkRegion(u.baseUrlEnv, baseUrl, u.foreignHosts);
-    const keys: ChannelKeys = {};
-    for (const f of u.keyFields) {
-      const v = env[f.env]?.trim();
-      if (v) keys[f.key] = v;
-    }
-    const set = Object.keys(keys).length;
-    if (set > 0 && set < u.keyFields.length)
-      throw new ConfigError(`${u.keyFields.map((f) => f.env).join(' and ')} must be set together`);
-    out[u.kind] = { baseUrl, keys };
-  }
-  return out;
-}
-
-/** An upstream whose keys the environment gives (an env channel is provisioned for it). */
-export const hasEnvKeys = (u: EnvUpstream): boolean => Object.keys(u.keys).length > 0;
 
 /** True when no upstream credentials are configured: demo mode runs the built-in simulator. */
 export function isDemoMode(c: Config): boolean {

@@ -22,3 +22,17 @@ export function boolVar(env: Env, name: string, def = false): boolean {
   if (raw === '1' || raw === 'true' || raw === 'yes') return true;
   throw new ConfigError(`${name} must be true or false (1/0), got "${env[name]}"`);
 }
+
+/** An absolute http(s) URL (`def` when unset), without a trailing slash. */
+export function urlVar(env: Env, name: string, def: string): string {
+  const raw = (env[name] ?? '').trim() || def;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new ConfigError(`${name} must use http or https, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
+}
