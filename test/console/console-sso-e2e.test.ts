@@ -154,6 +154,24 @@ describe.skipIf(!HAVE_CHROMIUM)('console: single sign-on', { timeout: 120_000 },
     }
   });
 
+  it('a replayed callback (the same code and flow cookie) is refused with a page, and opens no session', async () => {
+    let replay: { url: string; cookie: string } | undefined;
+    const keep = async (r: { url(): string; allHeaders(): Promise<Record<string, string>> }) => {
+      if (r.url().includes('/console/sso/callback')) replay = { url: r.url(), cookie: (await r.allHeaders()).cookie ?? '' };
+    };
+    page.on('request', keep);
+    await throughIssuer('vera');
+    page.off('request', keep);
+    await expect.poll(() => page.locator('#signed-in-as').textContent()).toBe('Vera Viewer · viewer');
+    expect(replay?.cookie).toContain('tollway_sso=');
+    const again = await fetch(replay!.url, { headers: { cookie: replay!.cookie }, redirect: 'manual' });
+    expect(again.status).toBe(400);
+    expect(again.headers.get('content-type')).toContain('text/html');
+    expect(again.headers.getSetCookie().some((c) => /^tollway_console=[^;]/.test(c))).toBe(false);
+    expect(await again.text()).toContain('Sign-in failed');
+    await signOutEverywhere();
+  });
+
   it('a disabled person is refused, though their groups map to a role', async () => {
     const ada = (await people()).find((p) => p.email === 'ada@staff.test') as unknown as { id: string };
     expect((await t.h.admin(`/admin/users/${ada.id}`, { method: 'PATCH', json: { disabled: true } })).status).toBe(200);
@@ -161,5 +179,59 @@ describe.skipIf(!HAVE_CHROMIUM)('console: single sign-on', { timeout: 120_000 },
     expect(await page.locator('h1').textContent()).toBe('No access to this console');
     expect(await page.locator('#sso-message').textContent()).toContain('was disabled');
     expect((await page.context().cookies(publicUrl)).some((c) => c.name === 'tollway_console')).toBe(false);
+  });
+});
+
+/** The sign-in's start, as a browser would follow it: the flow cookie and the issuer's address with its state. */
+async function started(): Promise<{ cookie: string; state: string; location: URL }> {
+  const r = await fetch(`${publicUrl}/console/sso/start`, { redirect: 'manual' });
+  expect(r.status).toBe(303);
+  const location = new URL(r.headers.get('location')!);
+  const cookie = r.headers.getSetCookie().find((c) => c.startsWith('tollway_sso='))!.split(';')[0]!;
+  return { cookie, state: location.searchParams.get('state')!, location };
+}
+
+describe('console: single sign-on callback, bad input', () => {
+  it('the start sends the browser to the issuer with a state, a nonce and an S256 PKCE challenge', async () => {
+    const { location, cookie } = await started();
+    expect(location.origin).toBe(provider.issuer);
+    for (const p of ['state', 'nonce', 'code_challenge']) expect(location.searchParams.get(p)).toMatch(/^[\w-]{20,}$/);
+    expect(location.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(location.searchParams.get('redirect_uri')).toBe(`${publicUrl}/console/sso/callback`);
+    // Sealed: neither the state nor the verifier can be read from the cookie.
+    expect(cookie).not.toContain(location.searchParams.get('state')!);
+  });
+
+  it('a missing or forged state, a forged cookie, an error from the issuer or no code: a 400 page and no session', async () => {
+    const before = (await people()).length;
+    const { cookie, state } = await started();
+    const forgedCookie = `tollway_sso=${encodeURIComponent('v1:AAAA:BBBB:CCCC')}`;
+    const cases: Array<[string, string | undefined, string]> = [
+      [`?code=abc&state=${state}`, undefined, 'did not start here'],
+      [`?code=abc&state=${state}`, forgedCookie, 'did not start here'],
+      ['?code=abc', cookie, 'does not match'],
+      ['?code=abc&state=forged-state-value', cookie, 'does not match'],
+      [`?error=access_denied&error_description=no+thanks&state=${state}`, cookie, 'access_denied: no thanks'],
+      [`?state=${state}`, cookie, 'no authorization code'],
+      [`?code=not-a-code-the-issuer-gave&state=${state}`, cookie, 'Sign-in failed'],
+    ];
+    for (const [query, sent, says] of cases) {
+      const r = await fetch(`${publicUrl}/console/sso/callback${query}`, {
+        headers: sent ? { cookie: sent } : {},
+        redirect: 'manual',
+      });
+      expect(r.status, query).toBe(400);
+      expect(r.headers.get('content-type')).toContain('text/html');
+      expect(r.headers.getSetCookie().some((c) => /^tollway_console=[^;]/.test(c))).toBe(false);
+      const body = await r.text();
+      expect(body, query).toContain(says);
+      expect(body).toContain(`<code id="request-id">${r.headers.get('x-request-id')}</code>`);
+    }
+    expect((await people()).length).toBe(before);
+  });
+
+  it('GET /console/sso names the issuer for the sign-in page', async () => {
+    const r = await t.h.fetch('/console/sso');
+    expect(await r.json()).toEqual({ enabled: true, name: 'Test IdP', start_url: '/console/sso/start' });
   });
 });
