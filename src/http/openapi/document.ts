@@ -24,6 +24,7 @@ import { accountPaths } from './paths-accounts.ts';
 import { adminTaskPaths } from './paths-admin-tasks.ts';
 import { adminWebhookPaths } from './paths-admin-webhooks.ts';
 import { staffPaths } from './paths-staff.ts';
+import { ssoPaths } from './paths-sso.ts';
 import { rolesFor } from '../../core/staff/roles.ts';
 import { v1Paths } from './paths-v1.ts';
 import { vidxPaths } from './paths-vidx.ts';
@@ -41,6 +42,7 @@ export const describedPaths = (): Record<string, Record<string, Operation>> => (
   ...adminTaskPaths(),
   ...adminWebhookPaths(),
   ...staffPaths(),
+  ...ssoPaths(),
 });
 
 /** A row without a hand-written description gets a generic, free-form one in its family's shape. */
