@@ -41,9 +41,15 @@ const needsUserinfo = (c: Claims, roleClaim: string) =>
 function failure(e: unknown, what: string): OidcFailure {
   if (e instanceof OidcFailure) return e;
   if (e instanceof oidc.AuthorizationResponseError)
-    return new OidcFailure('refused', `The issuer refused: ${e.error}${e.error_description ? ` (${e.error_description})` : ''}`);
+    return new OidcFailure(
+      'refused',
+      `The issuer refused: ${e.error}${e.error_description ? ` (${e.error_description})` : ''}`,
+    );
   if (e instanceof oidc.ResponseBodyError)
-    return new OidcFailure('refused', `The issuer refused ${what}: ${e.error}${e.error_description ? ` (${e.error_description})` : ''}`);
+    return new OidcFailure(
+      'refused',
+      `The issuer refused ${what}: ${e.error}${e.error_description ? ` (${e.error_description})` : ''}`,
+    );
   const code = (e as { code?: unknown }).code;
   // A fetch that failed (no connection, a timeout) is the issuer out of reach; anything else is its answer refused.
   const cause = (e as { cause?: unknown }).cause;

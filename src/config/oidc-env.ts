@@ -38,14 +38,13 @@ export function parseRoleMap(raw: string): Map<string, Role> {
   };
   const text = raw.trim();
   if (text.startsWith('{')) {
-    let o: unknown;
+    let o: Record<string, unknown>;
     try {
-      o = JSON.parse(text);
+      // Text starting with '{' that parses is an object.
+      o = JSON.parse(text) as Record<string, unknown>;
     } catch {
       throw new ConfigError('TOLLWAY_OIDC_ROLES is not valid JSON');
     }
-    if (typeof o !== 'object' || o === null || Array.isArray(o))
-      throw new ConfigError('TOLLWAY_OIDC_ROLES must be a JSON object of group → role');
     for (const [g, r] of Object.entries(o)) add(g, r);
   } else {
     for (const item of text

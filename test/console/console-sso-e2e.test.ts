@@ -157,7 +157,8 @@ describe.skipIf(!HAVE_CHROMIUM)('console: single sign-on', { timeout: 120_000 },
   it('a replayed callback (the same code and flow cookie) is refused with a page, and opens no session', async () => {
     let replay: { url: string; cookie: string } | undefined;
     const keep = async (r: { url(): string; allHeaders(): Promise<Record<string, string>> }) => {
-      if (r.url().includes('/console/sso/callback')) replay = { url: r.url(), cookie: (await r.allHeaders()).cookie ?? '' };
+      if (r.url().includes('/console/sso/callback'))
+        replay = { url: r.url(), cookie: (await r.allHeaders()).cookie ?? '' };
     };
     page.on('request', keep);
     await throughIssuer('vera');
@@ -187,7 +188,10 @@ async function started(): Promise<{ cookie: string; state: string; location: URL
   const r = await fetch(`${publicUrl}/console/sso/start`, { redirect: 'manual' });
   expect(r.status).toBe(303);
   const location = new URL(r.headers.get('location')!);
-  const cookie = r.headers.getSetCookie().find((c) => c.startsWith('tollway_sso='))!.split(';')[0]!;
+  const cookie = r.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('tollway_sso='))!
+    .split(';')[0]!;
   return { cookie, state: location.searchParams.get('state')!, location };
 }
 

@@ -57,10 +57,7 @@ export class StaffRepo {
   /** A new person with a first key, in one transaction: a person never exists without the key they were shown. */
   async createPerson(p: PersonRecord, key: StaffKeyRecord & { secretHash: string }): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
-      await tx
-        .insertInto('staff_people')
-        .values(personRow(p))
-        .execute();
+      await tx.insertInto('staff_people').values(personRow(p)).execute();
       await tx.insertInto('staff_keys').values(keyRow(key)).execute();
     });
   }

@@ -2,7 +2,7 @@
 // what happened and naming the request, so a person can quote it to an operator. The console's CSP applies: no
 // inline style or script, only the console's own stylesheet.
 
-const escape = (s: string): string =>
+const html = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export function ssoPage(title: string, message: string, requestId: string): string {
@@ -11,14 +11,14 @@ export function ssoPage(title: string, message: string, requestId: string): stri
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(title)} · Tollway console</title>
+<title>${html(title)} · Tollway console</title>
 <link rel="stylesheet" href="/console/app.css">
 </head>
 <body>
 <main class="signin sso-page">
-<h1>${escape(title)}</h1>
-<p id="sso-message">${escape(message)}</p>
-<p>Request id: <code id="request-id">${escape(requestId)}</code></p>
+<h1>${html(title)}</h1>
+<p id="sso-message">${html(message)}</p>
+<p>Request id: <code id="request-id">${html(requestId)}</code></p>
 <p><a href="/console/">Back to the console's sign-in</a></p>
 </main>
 </body>

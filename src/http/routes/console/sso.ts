@@ -34,8 +34,7 @@ function flowCookie(value: string, expires: Date, secure: boolean): string {
 
 function ssoOf({ deps }: RouteParts) {
   const viaProxy = peerIsTrustedProxy(deps.config.trustProxy);
-  const secure = (req: FastifyRequest) =>
-    overHttps(req, deps.config.publicUrl, viaProxy(req.raw.socket.remoteAddress));
+  const secure = (req: FastifyRequest) => overHttps(req, deps.config.publicUrl, viaProxy(req.raw.socket.remoteAddress));
   const page = (req: FastifyRequest, reply: FastifyReply, status: number, title: string, message: string) =>
     reply
       .code(status)
@@ -142,7 +141,5 @@ export const callback = fastifyRoute<{ Querystring: Record<string, string | stri
 /** After the console's own sign-out: on to the issuer's, when it has one; else back to the console. */
 export const logout = fastifyRoute(({ deps }) => async (_req, reply) => {
   const url = deps.oidc ? await deps.oidc.logoutUrl() : null;
-  return reply
-    .header('cache-control', 'no-store')
-    .redirect(url ?? '/console/', 303);
+  return reply.header('cache-control', 'no-store').redirect(url ?? '/console/', 303);
 });
