@@ -25,14 +25,10 @@ export interface TestProvider {
 export const TEST_CLIENT_ID = 'tollway-console';
 export const TEST_CLIENT_SECRET = 'a-test-client-secret-of-some-length';
 
-interface ProviderLike {
-  callback(): (req: unknown, res: unknown) => void;
-}
-
 /** A provider for a gateway reached at `publicUrl` (its redirect and post-logout addresses are registered). */
 export async function startTestProvider(publicUrl: string, people: Record<string, TestPerson>): Promise<TestProvider> {
   const byLogin = new Map(Object.entries(people));
-  let handle: ((req: unknown, res: unknown) => void) | undefined;
+  let handle: ReturnType<Provider['callback']> | undefined;
   const server: Server = createServer((req, res) => handle?.(req, res));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const issuer = `http://localhost:${(server.address() as AddressInfo).port}`;
@@ -66,7 +62,7 @@ export async function startTestProvider(publicUrl: string, people: Record<string
         }),
       };
     },
-  }) as ProviderLike;
+  });
   handle = provider.callback();
   return {
     issuer,
