@@ -81,6 +81,16 @@ describe('ssoSignIn', () => {
     ]);
   });
 
+  it('two first sign-ins of one person at once make one person, and both get a session', async () => {
+    const d = deps();
+    const c = { ...claims(['money']), email: 'bo@staff.test' };
+    const [a, b] = await Promise.all([ssoSignIn(d, c, 'x', 'req-a'), ssoSignIn(d, c, 'x', 'req-b')]);
+    expect(a.person.id).toBe(b.person.id);
+    expect(a.session.id).not.toBe(b.session.id);
+    const made = await d.repos.audit.list(10, { action: 'user.create', target: a.person.id });
+    expect(made).toHaveLength(1);
+  });
+
   it('refuses a person in no mapped group: no session, no change, an audit line naming them', async () => {
     const d = deps();
     const before = await d.repos.staff.personByEmail('ada@staff.test');
