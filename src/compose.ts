@@ -3,6 +3,7 @@
 // runs nothing: what is opened, started and stopped, in which order, is process-life.ts.
 import { inTrustedNetwork } from './net/trusted-network.ts';
 import { clientTokenCheck } from './core/console/sessions.ts';
+import { oidcIssuer } from './auth/oidc-issuer.ts';
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { UpstreamClient } from './adapters/http-client.ts';
@@ -144,6 +145,7 @@ async function composeDeps(
       trusted: inTrustedNetwork(config.trustProxy),
     },
     box,
+    oidc: config.oidc ? oidcIssuer(config.oidc) : null,
     catalogue,
     channels,
     tokenAuth,

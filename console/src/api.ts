@@ -72,10 +72,22 @@ export interface SessionInfo {
   expires_at: number;
   /** The staff person signed in; null: the bootstrap admin key. */
   person: { id: string; name: string; email: string } | null;
+  /** The personal key the session was opened with; null: single sign-on (or the bootstrap admin key's own id). */
+  key_id: string | null;
   role: Role;
   /** What the role may do in each area: the console hides what it may not. */
   access: Record<Area, Access>;
 }
+
+/** Single sign-on (TOLLWAY_OIDC_*): whether it is on, and the issuer's name for the sign-in button. */
+export type SsoInfo = { enabled: false } | { enabled: true; name: string; start_url: string };
+
+export function ssoInfo(): Promise<SsoInfo> {
+  return call<SsoInfo>('/console/sso');
+}
+
+/** A session single sign-on opened: a person, no key. */
+export const bySso = (s: SessionInfo): boolean => s.person !== null && s.key_id === null;
 
 /** The current session, or null when not signed in. */
 export async function currentSession(): Promise<SessionInfo | null> {

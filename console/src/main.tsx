@@ -4,7 +4,7 @@ import './app.css';
 import './access.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { currentSession, signOut, whenSignedOut, type SessionInfo } from './api.ts';
+import { bySso, currentSession, signOut, whenSignedOut, type SessionInfo } from './api.ts';
 import { useRoute } from './router.ts';
 import { SignIn } from './pages/sign-in.tsx';
 import { Overview } from './pages/overview.tsx';
@@ -93,7 +93,12 @@ function Shell({ session, onSignOut }: { session: SessionInfo; onSignOut: () => 
   // The Users page only for a role that may see the staff list.
   const pages = PAGES.filter(([id]) => id !== 'users' || session.access.users !== 'none');
   const [error, setError] = useState<string | null>(null);
-  const out = () => signOut().then(onSignOut, (e: unknown) => setError(errorText(e)));
+  // After single sign-on, signing out goes on to the issuer's own sign-out (when it has one), then back here.
+  const out = () =>
+    signOut().then(
+      () => (bySso(session) ? window.location.assign('/console/sso/logout') : onSignOut()),
+      (e: unknown) => setError(errorText(e)),
+    );
   return (
     <>
       {/* biome-ignore lint/a11y/useValidAnchor: the console routes by the hash, so following #main would leave the page; the click moves focus there instead */}

@@ -2,6 +2,7 @@
 import { resolve } from 'node:path';
 import type { TaskEngineOptions } from '../tasks/options.ts';
 import { boolVar, ConfigError, intVar, secretVar, urlVar, type Env } from './env-vars.ts';
+import { oidcConfig, type OidcConfig } from './oidc-env.ts';
 import { tracingConfig, type TracingConfig } from './otel-env.ts';
 import { taskConfig } from './task-env.ts';
 import { alertConfig, type AlertConfig } from './alert-env.ts';
@@ -12,7 +13,8 @@ import { parseTrustProxy, type TrustProxy } from './trust-proxy.ts';
 import type { ChannelKind } from '../adapters/upstreams.ts';
 import { DEFAULT_RESULT_HOSTS, envUpstreams, hasEnvKeys, type EnvUpstream } from './upstream-env.ts';
 
-export type { CorsConfig, TracingConfig, TrustProxy };
+export type { CorsConfig, EnvUpstream, OidcConfig, TracingConfig, TrustProxy };
+export { checkRegion, hasEnvKeys } from './upstream-env.ts';
 export { ConfigError };
 
 export interface Config {
@@ -92,6 +94,8 @@ export interface Config {
   console: { enabled: boolean; sessionMs: number };
   /** TOLLWAY_CORS_ORIGINS: cross-origin access for browser clients; null (the default) = off. */
   cors: CorsConfig | null;
+  /** TOLLWAY_OIDC_*: single sign-on to the console (oidc-env.ts); null (the default) = off. */
+  oidc: OidcConfig | null;
   /**
    * TOLLWAY_TRUST_PROXY: the proxies whose X-Forwarded-For names the client (trust-proxy.ts); null (the default) =
    * none.
@@ -242,6 +246,7 @@ export function loadConfig(env: Env = process.env): Config {
       sessionMs: intVar(env, 'TOLLWAY_CONSOLE_SESSION_MS', 8 * 3600_000, 60_000, 30 * 24 * 3600_000),
     },
     cors: corsVar(env),
+    oidc: oidcConfig(env, publicUrl),
     trustProxy: parseTrustProxy(env.TOLLWAY_TRUST_PROXY, fail),
     metricsToken: secretVar(env, 'TOLLWAY_METRICS_TOKEN'),
     tracing: tracingConfig(env, fail),

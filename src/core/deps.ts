@@ -4,6 +4,7 @@ import type { AdminKeyDeps } from './console/sessions.ts';
 import type { Logger } from 'pino';
 import type { TokenAuth } from '../auth/token-auth.ts';
 import type { SecretBox } from '../auth/secret-box.ts';
+import type { OidcIssuer } from '../auth/oidc-issuer.ts';
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { Config } from '../config/config.ts';
 import type { Meter } from '../metering/types.ts';
@@ -51,6 +52,8 @@ export interface GatewayDeps {
    */
   adminKeys: AdminKeyDeps;
   box: SecretBox;
+  /** The console's single sign-on issuer (TOLLWAY_OIDC_*); null when off. */
+  oidc: OidcIssuer | null;
   catalogue: Catalogue;
   channels: ChannelRegistry;
   tokenAuth: TokenAuth;

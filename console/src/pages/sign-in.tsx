@@ -1,11 +1,17 @@
-import { useState } from 'preact/hooks';
-import { signIn, type SessionInfo } from '../api.ts';
+import { useEffect, useState } from 'preact/hooks';
+import { signIn, ssoInfo, type SessionInfo, type SsoInfo } from '../api.ts';
 import { errorText } from '../use-load.ts';
+import './sso.css';
 
 export function SignIn({ onSignedIn }: { onSignedIn: (s: SessionInfo) => void }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [sso, setSso] = useState<SsoInfo>({ enabled: false });
+  useEffect(() => {
+    // Without an answer the page keeps the key form alone.
+    ssoInfo().then(setSso, () => undefined);
+  }, []);
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
@@ -29,6 +35,15 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: SessionInfo) => void })
           Sign in with your personal staff key (<code>tws-…</code>) or the gateway's admin key (TOLLWAY_ADMIN_KEY). It
           is exchanged for a session cookie and not stored in this browser.
         </p>
+        {sso.enabled && (
+          <>
+            {/* A whole-page navigation: the issuer's sign-in is a page of its own. */}
+            <a class="sso" id="sso-start" href={sso.start_url}>
+              Sign in with {sso.name}
+            </a>
+            <p class="sso-or">or with a key:</p>
+          </>
+        )}
         <label for="admin-key">Admin key</label>
         <input
           id="admin-key"

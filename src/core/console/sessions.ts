@@ -145,6 +145,16 @@ export async function signIn(deps: ConsoleDeps, key: unknown, client: string, no
     throw new GatewayError('missing_parameter', 'Enter the admin key or your staff key', { param: 'key' });
   }
   const staff = await checkStaffKey(deps, key.trim(), client);
+  return openSession(deps, staff, client, now);
+}
+
+/** A new session for `staff`, however they proved who they are (a key, single sign-on). */
+export async function openSession(
+  deps: Pick<ConsoleDeps, 'sessions' | 'adminKey' | 'sessionMs'>,
+  staff: Staff,
+  client: string,
+  now = Date.now(),
+): Promise<SignedIn> {
   const secret = randomString(43);
   const session: ConsoleSession = {
     id: newId('csn'),

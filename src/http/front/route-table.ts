@@ -23,6 +23,7 @@ import * as users from '../routes/admin/users.ts';
 import * as webhooks from '../routes/admin/webhooks.ts';
 import * as consoleApp from '../routes/console/index.ts';
 import * as session from '../routes/console/session.ts';
+import * as sso from '../routes/console/sso.ts';
 import * as ops from '../routes/ops.ts';
 import { chat } from '../routes/v1/chat.ts';
 import { redeem } from '../routes/v1/credit.ts';
@@ -220,6 +221,11 @@ export const ROUTES: readonly RouteRow[] = [
     ['GET', '/', consoleApp.page],
     ['GET', '/app.js', consoleApp.script],
     ['GET', '/app.css', consoleApp.style],
+    // Single sign-on (TOLLWAY_OIDC_*): the issuer's redirect and its answer, the issuer's sign-out.
+    ['GET', '/sso', sso.info],
+    ['GET', '/sso/start', sso.start],
+    ['GET', '/sso/callback', sso.callback],
+    ['GET', '/sso/logout', sso.logout],
   ]),
   ...rows({ ...CONSOLE, auth: 'session' }, [
     ['POST', '/api/session', session.signInRoute],

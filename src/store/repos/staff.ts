@@ -57,20 +57,14 @@ export class StaffRepo {
   /** A new person with a first key, in one transaction: a person never exists without the key they were shown. */
   async createPerson(p: PersonRecord, key: StaffKeyRecord & { secretHash: string }): Promise<void> {
     await this.db.transaction().execute(async (tx) => {
-      await tx
-        .insertInto('staff_people')
-        .values({
-          id: p.id,
-          name: p.name,
-          email: p.email,
-          role: p.role,
-          disabled_at: p.disabledAt,
-          created_at: p.createdAt,
-          updated_at: p.updatedAt,
-        })
-        .execute();
+      await tx.insertInto('staff_people').values(personRow(p)).execute();
       await tx.insertInto('staff_keys').values(keyRow(key)).execute();
     });
+  }
+
+  /** A person without a key: one single sign-on made, who signs in through the issuer only. */
+  async insertPerson(p: PersonRecord): Promise<void> {
+    await this.db.insertInto('staff_people').values(personRow(p)).execute();
   }
 
   async person(id: string): Promise<PersonRecord | null> {
@@ -182,6 +176,18 @@ export class StaffRepo {
     const person = await this.person(k.person_id);
     return person ? { key: toKey(k), person } : null;
   }
+}
+
+function personRow(p: PersonRecord) {
+  return {
+    id: p.id,
+    name: p.name,
+    email: p.email,
+    role: p.role,
+    disabled_at: p.disabledAt,
+    created_at: p.createdAt,
+    updated_at: p.updatedAt,
+  };
 }
 
 function keyRow(k: StaffKeyRecord & { secretHash: string }) {
