@@ -6,10 +6,15 @@ import type { AccountsTable, BudgetSpendTable, PriceGroupsTable } from './schema
 import type { CreditBatchesTable, CreditCodesTable, PaymentEventsTable } from './schema-credit.ts';
 import type { TaskSlotQueuesTable, TaskSlotTurnsTable } from './schema-slot-queues.ts';
 import type { VideoInputsTable } from './schema-video-inputs.ts';
-import type { StaffKeysTable, StaffPeopleTable } from './schema-staff.ts';
+import type { AuditLogTable, ConsoleSessionsTable, StaffKeysTable, StaffPeopleTable } from './schema-staff.ts';
+import type { RequestStatsBucketsTable, RequestStatsFilledTable } from './schema-stats.ts';
 
 export type {
   AccountsTable,
+  AuditLogTable,
+  ConsoleSessionsTable,
+  RequestStatsBucketsTable,
+  RequestStatsFilledTable,
   AlertMarksTable,
   BudgetSpendTable,
   PriceGroupsTable,
@@ -74,20 +79,6 @@ export interface ChannelsTable {
   model_limits?: string | null;
   created_at: number;
   updated_at: number;
-}
-
-export interface AuditLogTable {
-  id: Generated<number>;
-  at: number;
-  actor: string;
-  action: string;
-  target: string | null;
-  detail: string | null; // JSON
-  request_id: string | null;
-  /** The staff person behind the change (migration 060); null: the bootstrap admin key, the CLI or the gateway. */
-  person_id: string | null;
-  /** The key used: a personal key's id, `admin-key` (the bootstrap key); null: none (the CLI, a sign-on session). */
-  key_id: string | null;
 }
 
 export interface RequestLogTable {
@@ -214,37 +205,6 @@ export interface CatalogueOverridesTable {
   model: string;
   entry: string; // JSON of a partial ModelEntry (price, upstream model …)
   updated_at: number;
-}
-
-/** Operator console sign-ins (migration 009): the cookie's secret only as its SHA-256. */
-export interface ConsoleSessionsTable {
-  id: string; // public id, named in audit lines
-  secret_hash: string;
-  csrf: string;
-  client: string | null; // the address that signed in
-  created_at: number;
-  expires_at: number;
-  revoked_at: number | null;
-  /** The person signed in (migration 060); null: the bootstrap admin key. */
-  person_id: string | null;
-  /** The personal key the session was opened with; null: the bootstrap key or single sign-on. */
-  key_id: string | null;
-}
-
-/** The overview's rollup of closed request-log time buckets (migration 009); model and token_id '' for none. */
-export interface RequestStatsBucketsTable {
-  bucket_ms: number;
-  bucket: number;
-  model: string;
-  token_id: string;
-  requests: number;
-  errors: number;
-  amount: number;
-}
-
-export interface RequestStatsFilledTable {
-  bucket_ms: number;
-  bucket: number;
 }
 
 /** The history of model prices (migration 010): one row per change, prices as JSON (null: the model had none). */

@@ -11,11 +11,11 @@ import {
   familyB,
   familyA,
   admin,
-  envelope,
   RATE_LIMIT_HEADERS,
   REQUEST_ID_HEADERS,
   type Operation,
 } from './schema.ts';
+import { envelope } from './schema-vidx.ts';
 import { adminPaths } from './paths-admin.ts';
 import { adminMeteringPaths } from './paths-admin-metering.ts';
 import { adminReportPaths } from './paths-admin-reports.ts';

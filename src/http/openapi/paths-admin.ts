@@ -1,19 +1,8 @@
 // OpenAPI paths of the admin API (bearer TOLLWAY_ADMIN_KEY): tokens, channels and the audit log.
 import { staffAuditEntry } from './paths-staff.ts';
 import { channelCapacity } from './admin-schemas-capacity.ts';
-import {
-  str,
-  int,
-  arr,
-  obj,
-  jsonBody,
-  pathParam,
-  query,
-  admin,
-  tokenUsageView,
-  type Operation,
-  type Schema,
-} from './schema.ts';
+import { str, int, arr, obj, jsonBody, pathParam, query, admin, type Operation, type Schema } from './schema.ts';
+import { tokenUsageView } from './schema-v1.ts';
 import { listPage, micro, timeParam, limitParam, tokenView, tokenPatch, cursorParam } from './admin-schemas.ts';
 import {
   channelView,

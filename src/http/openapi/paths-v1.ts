@@ -12,13 +12,9 @@ import {
   query,
   familyB,
   messagesOp,
-  usage,
-  chatMessage,
-  imageResult,
-  imageFields,
-  tokenUsageView,
   type Operation,
 } from './schema.ts';
+import { usage, chatMessage, imageResult, imageFields, tokenUsageView } from './schema-v1.ts';
 
 export function v1Paths(): Record<string, Record<string, Operation>> {
   return {

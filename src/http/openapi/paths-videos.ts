@@ -1,6 +1,7 @@
 // OpenAPI paths of /v1/videos (OpenAI's Videos API shape): create, list, query, delete, content, and the stored
 // reference media the upstream fetches.
-import { arr, familyB, jsonBody, obj, ok, pathParam, query, str, videoTask, type Operation } from './schema.ts';
+import { arr, familyB, jsonBody, obj, ok, pathParam, query, str, type Operation } from './schema.ts';
+import { videoTask } from './schema-v1.ts';
 
 const videoId = pathParam('video_id', 'Our video id');
 

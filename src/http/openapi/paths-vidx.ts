@@ -1,24 +1,6 @@
 // OpenAPI paths of the family A video API (/vidx/v1) and the upstream callback receiver.
-import {
-  str,
-  int,
-  num,
-  arr,
-  obj,
-  jsonBody,
-  ok,
-  pathParam,
-  PAGE,
-  familyA,
-  envelope,
-  taskData,
-  taskQueryData,
-  selection,
-  selectionData,
-  rleMask,
-  modeEnum,
-  type Operation,
-} from './schema.ts';
+import { str, int, num, arr, obj, jsonBody, ok, pathParam, PAGE, familyA, type Operation } from './schema.ts';
+import { envelope, taskData, taskQueryData, selection, selectionData, rleMask, modeEnum } from './schema-vidx.ts';
 
 export function vidxPaths(): Record<string, Record<string, Operation>> {
   const taskIdParam = [pathParam('task_id', "Our task id, or the caller's external_task_id")];

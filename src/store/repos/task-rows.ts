@@ -2,7 +2,7 @@
 import { upstreamId } from '../../errors/echo.ts';
 import { sql, type Selectable, type Updateable } from 'kysely';
 import type { Usage } from '../../vocabulary/usage.ts';
-import type { TaskError, TaskFamily, TaskRecord, TaskState } from '../../tasks/vocabulary.ts';
+import type { TaskError, TaskFamily, TaskIdentity, TaskRecord, TaskState } from '../../tasks/vocabulary.ts';
 import type { Keyset } from '../keyset.ts';
 import { parseJson } from '../json.ts';
 import type { TasksTable } from '../schema.ts';
@@ -171,4 +171,20 @@ export interface AdminTasksFilter {
   /** Only tasks after this one in the newest-first order (created_at, then id). */
   after?: Keyset | undefined;
   limit: number;
+}
+
+/** A task as it is first written (TasksRepo.insert). */
+export interface NewTaskRow extends TaskIdentity {
+  id: string;
+  channelId: string;
+  estimate: Usage;
+  externalTaskId: string | null;
+  callbackUrl: string | null;
+  sessionId: string | null;
+  /** The submit deadline: a `submitting` row still there after it is failed by the poller. */
+  nextPollAt: number;
+  leaseOwner: string;
+  leaseUntil: number;
+  /** A task that waits for a parallel-task slot (slot-queue.ts): its queue and upstream creation (JSON). */
+  waiting?: { slotQueue: string; submitBody: string };
 }

@@ -2,13 +2,11 @@
 // pollers (or a poller and an on-demand GET) can never both move a task; claims use leases. A change that carries
 // timeline events writes them in its own transaction (task-events.ts); one without events is a single statement.
 import { sql, type Kysely } from 'kysely';
-import type { Usage } from '../../vocabulary/usage.ts';
 import {
   OPEN_STATES,
   STICKY_STATES,
   type TaskEvent,
   type TaskEventInput,
-  type TaskIdentity,
   type TaskRecord,
   type TaskState,
 } from '../../tasks/vocabulary.ts';
@@ -25,26 +23,12 @@ export {
   toTaskRecord,
   type AdminTasksFilter,
   type ListTasksFilter,
+  type NewTaskRow,
   type TaskPatch,
 } from './task-rows.ts';
-import type { AdminTasksFilter, ListTasksFilter } from './task-rows.ts';
+import type { AdminTasksFilter, ListTasksFilter, NewTaskRow } from './task-rows.ts';
 
 export type { PollSchedule } from './task-claim.ts';
-
-export interface NewTaskRow extends TaskIdentity {
-  id: string;
-  channelId: string;
-  estimate: Usage;
-  externalTaskId: string | null;
-  callbackUrl: string | null;
-  sessionId: string | null;
-  /** The submit deadline: a `submitting` row still there after it is failed by the poller. */
-  nextPollAt: number;
-  leaseOwner: string;
-  leaseUntil: number;
-  /** A task that waits for a parallel-task slot (slot-queue.ts): its queue and upstream creation (JSON). */
-  waiting?: { slotQueue: string; submitBody: string };
-}
 
 export class TasksRepo {
   constructor(
