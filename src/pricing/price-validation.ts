@@ -2,39 +2,12 @@
 // number of micro-units ≥ 0; a price must keep the unit of the model it replaces (the capability code
 // meters by kind, so a video model cannot suddenly be priced per token).
 import type { Price, TokenPriceTier } from '../catalogue/types.ts';
-import { GatewayError } from '../errors/gateway-error.ts';
 import { isObject } from '../json/json.ts';
+import { isVideoPrice } from './video-price.ts';
+import { micro, noExtraKeys, PriceValidationError } from './price-fields.ts';
 
-/** The highest unit price an operator may set: 1,000,000 units (per 1k tokens, image or second). */
-export const MAX_UNIT_PRICE = 1_000_000_000_000;
-
-export class PriceValidationError extends GatewayError {
-  constructor(message: string, param: string) {
-    super('invalid_parameter', message, { param });
-  }
-}
-
-function noExtraKeys(o: Record<string, unknown>, allowed: string[], path: string): void {
-  for (const k of Object.keys(o)) {
-    if (!allowed.includes(k))
-      throw new PriceValidationError(
-        `${path}.${k} is not a known price field (allowed: ${allowed.join(', ')})`,
-        `${path}.${k}`,
-      );
-  }
-}
-
-function micro(o: Record<string, unknown>, key: string, path: string, required = true): number | undefined {
-  const v = o[key];
-  if (v === undefined && !required) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_UNIT_PRICE) {
-    throw new PriceValidationError(
-      `${path}.${key} must be an integer number of micro-units from 0 to ${MAX_UNIT_PRICE} (1 unit = 1,000,000), got ${JSON.stringify(v) ?? 'nothing'}`,
-      `${path}.${key}`,
-    );
-  }
-  return v;
-}
+export { MAX_UNIT_PRICE, PriceValidationError } from './price-fields.ts';
+import { validateVideoPrice } from './video-price-validation.ts';
 
 function tier(v: unknown, path: string): TokenPriceTier {
   if (!isObject(v)) throw new PriceValidationError(`${path} must be an object`, path);
@@ -65,7 +38,9 @@ function tier(v: unknown, path: string): TokenPriceTier {
 export function validatePrice(v: unknown, current?: Price, path = 'price'): Price {
   if (!isObject(v)) throw new PriceValidationError(`${path} must be an object with a "unit"`, path);
   const unit = v.unit;
-  if (current && unit !== current.unit) {
+  // Any video price may take the one video shape (VideoPrice); other units stay as they are.
+  const toVideo = unit === 'video' && current !== undefined && isVideoPrice(current);
+  if (current && unit !== current.unit && !toVideo) {
     throw new PriceValidationError(
       `${path}.unit must stay "${current.unit}" for this model, got ${JSON.stringify(unit) ?? 'nothing'}`,
       `${path}.unit`,
@@ -128,9 +103,11 @@ export function validatePrice(v: unknown, current?: Price, path = 'price'): Pric
           pro: micro(v.perSecond, 'pro', `${path}.perSecond`)!,
         },
       };
+    case 'video':
+      return validateVideoPrice(v, path);
     default:
       throw new PriceValidationError(
-        `${path}.unit must be one of tokens, image, video-second, video-mode-second`,
+        `${path}.unit must be one of tokens, image, video, video-second, video-mode-second`,
         `${path}.unit`,
       );
   }
