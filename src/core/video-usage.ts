@@ -59,12 +59,14 @@ export function videoEstimate(entry: ModelEntry, req: VideoAsk): Usage {
     };
   }
   const seconds = req.seconds ?? entry.video?.defaultSeconds ?? 5;
+  // A /v1 request cannot turn sound off: where the price charges it, the upstream's default (on) is held.
+  const sound = req.sound ?? (price.soundPerSecond ?? 0) > 0;
   return {
     kind: 'video',
     outputSeconds: seconds,
     inputSeconds: input ? (req.inputSeconds ?? seconds) : 0,
     tier: req.resolution ?? entry.video?.defaultResolution ?? '1080p',
-    ...extrasOf(req),
+    ...extrasOf({ ...req, sound }),
   };
 }
 

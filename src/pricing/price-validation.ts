@@ -9,6 +9,19 @@ import { micro, noExtraKeys, PriceValidationError } from './price-fields.ts';
 export { MAX_UNIT_PRICE, PriceValidationError } from './price-fields.ts';
 import { validateVideoPrice } from './video-price-validation.ts';
 
+/**
+ * Any video price may take the one video shape (VideoPrice); a VideoPrice may go back to the legacy shape whose tiers
+ * it names (modes: video-mode-second; resolutions: video-second). Other units stay as they are.
+ */
+function videoShapeFits(current: Price, unit: unknown): boolean {
+  if (!isVideoPrice(current)) return false;
+  if (unit === 'video') return true;
+  if (current.unit !== 'video') return false;
+  const keys = Object.keys(current.perSecond);
+  if (unit === 'video-mode-second') return keys.some((k) => k === 'std' || k === 'pro' || k.includes('/'));
+  return unit === 'video-second' && keys.some((k) => !(k === 'std' || k === 'pro' || k.includes('/')));
+}
+
 function tier(v: unknown, path: string): TokenPriceTier {
   if (!isObject(v)) throw new PriceValidationError(`${path} must be an object`, path);
   noExtraKeys(v, ['maxInputTokens', 'inputPer1k', 'outputPer1k', 'cachedInputPer1k', 'cacheCreationPer1k'], path);
@@ -38,9 +51,7 @@ function tier(v: unknown, path: string): TokenPriceTier {
 export function validatePrice(v: unknown, current?: Price, path = 'price'): Price {
   if (!isObject(v)) throw new PriceValidationError(`${path} must be an object with a "unit"`, path);
   const unit = v.unit;
-  // Any video price may take the one video shape (VideoPrice); other units stay as they are.
-  const toVideo = unit === 'video' && current !== undefined && isVideoPrice(current);
-  if (current && unit !== current.unit && !toVideo) {
+  if (current && unit !== current.unit && !videoShapeFits(current, unit)) {
     throw new PriceValidationError(
       `${path}.unit must stay "${current.unit}" for this model, got ${JSON.stringify(unit) ?? 'nothing'}`,
       `${path}.unit`,
