@@ -51,3 +51,16 @@ export interface PriceGroup {
   createdAt: number;
   updatedAt: number;
 }
+
+/**
+ * What an upstream charges us on one channel, as the operator states it (micro-units): per unit of the upstream's
+ * own deduction (Kling `final_unit_deduction`) or per second of video. `price_ratio` is what our list price is meant
+ * to be over that cost (1.5: half again), `tolerance` how far (a fraction) a task's ratio may stray from it before
+ * `tollway reconcile` flags it (default 0.1).
+ */
+export interface ChannelCost {
+  per_unit?: number;
+  per_second?: number;
+  price_ratio?: number;
+  tolerance?: number;
+}

@@ -8,6 +8,8 @@ import { CHANNEL_KINDS, type ChannelKind, upstreamOf } from '../../adapters/upst
 import { checkRegion, ConfigError, hasEnvKeys, type Config } from '../../config/config.ts';
 import { onlyFields, optEnum, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
 import { isObject } from '../../json/json.ts';
+import type { ChannelCost } from '../../vocabulary/price.ts';
+import { parseCostField } from './channel-cost.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ChannelKeys } from '../../routing/channel-registry.ts';
 import type { ChannelRecord } from '../../store/repos/channels.ts';
@@ -32,6 +34,7 @@ export function publicChannel(c: ChannelRecord) {
     account: c.account,
     task_slots: c.taskSlots,
     model_limits: c.modelLimits,
+    ...(c.cost ? { cost: c.cost } : {}),
     created_at: c.createdAt,
     updated_at: c.updatedAt,
   };
@@ -48,6 +51,7 @@ export interface CreateChannelInput {
   account?: string | null | undefined;
   taskSlots?: number | null | undefined;
   modelLimits?: ChannelModelLimits | null | undefined;
+  cost?: ChannelCost | null | undefined;
 }
 
 export function parseBaseUrl(body: Record<string, unknown>, kind: string): string {
@@ -114,6 +118,7 @@ export function parseCreateChannel(body: unknown): CreateChannelInput {
     'account',
     'task_slots',
     'model_limits',
+    'cost',
   ]);
   const baseUrl = parseBaseUrl(body, kind);
   const keys: ChannelKeys = {};
@@ -130,6 +135,7 @@ export function parseCreateChannel(body: unknown): CreateChannelInput {
     account: parseAccount(body),
     taskSlots: parseTaskSlots(body),
     modelLimits: parseModelLimitsField(body),
+    cost: parseCostField(body),
   };
 }
 
@@ -150,6 +156,7 @@ export async function createChannel(deps: ChannelDeps, input: CreateChannelInput
       ...(input.account !== undefined ? { account: input.account } : {}),
       ...(input.taskSlots !== undefined ? { taskSlots: input.taskSlots } : {}),
       ...(input.modelLimits !== undefined ? { modelLimits: input.modelLimits } : {}),
+      ...(input.cost !== undefined ? { cost: input.cost } : {}),
     })
     .catch((e: unknown) => {
       // Two concurrent creates with one name: the unique index decides, the loser gets 409.
