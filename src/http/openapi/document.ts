@@ -24,6 +24,7 @@ import { accountPaths } from './paths-accounts.ts';
 import { adminTaskPaths } from './paths-admin-tasks.ts';
 import { adminWebhookPaths } from './paths-admin-webhooks.ts';
 import { v1Paths } from './paths-v1.ts';
+import { videoModel, videoModelInfo, videoModelPaths } from './paths-video-models.ts';
 import { vidxPaths } from './paths-vidx.ts';
 import type { RouteInfo } from '../front/route-row.ts';
 
@@ -31,6 +32,7 @@ import type { RouteInfo } from '../front/route-row.ts';
 export const describedPaths = (): Record<string, Record<string, Operation>> => ({
   ...vidxPaths(),
   ...v1Paths(),
+  ...videoModelPaths(),
   ...adminPaths(),
   ...adminReportPaths(),
   ...adminMeteringPaths(),
@@ -100,12 +102,18 @@ export function openApiDocument(rows: readonly RouteInfo[]): Record<string, unkn
       },
       headers: { RequestId: { description: 'Gateway request id', schema: str() }, ...RATE_LIMIT_HEADERS },
       schemas: {
-        Model: obj({ id: str(), object: { const: 'model' }, created: int(), owned_by: str() }, [
-          'id',
-          'object',
-          'created',
-          'owned_by',
-        ]),
+        Model: obj(
+          {
+            id: str(),
+            object: { const: 'model' },
+            created: int(),
+            owned_by: str(),
+            video: { ...ref('VideoModelInfo'), description: 'GET /v1/models/{model} of a video model only' },
+          },
+          ['id', 'object', 'created', 'owned_by'],
+        ),
+        VideoModel: videoModel,
+        VideoModelInfo: videoModelInfo,
         FamilyBError: obj(
           {
             error: obj(

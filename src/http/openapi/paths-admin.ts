@@ -21,14 +21,17 @@ import {
   auditEntry,
   tokenView,
   tokenPatch,
-  channelView,
-  channelPatch,
-  channelCheck,
   cursorParam,
-  modelLimits,
-  channelKind,
-  keyFieldSchemas,
 } from './admin-schemas.ts';
+import {
+  channelCheck,
+  channelCost,
+  channelKind,
+  channelPatch,
+  channelView,
+  keyFieldSchemas,
+  modelLimits,
+} from './admin-schemas-channels.ts';
 
 const tokenId = [pathParam('id', 'Token id')];
 const CALLBACK_SECRET = str(
@@ -211,6 +214,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
                   description: 'parallel tasks per model version the account allows',
                 },
                 model_limits: modelLimits,
+                cost: channelCost,
               },
               ['name', 'kind'],
             ),
