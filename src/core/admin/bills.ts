@@ -41,10 +41,11 @@ export const emptyFigures = (): LineFigures => ({
 
 /** Add charges with a recorded upstream cost to a line's (or a model's) cost figures. */
 function addCost(f: Partial<CostFigures>, d: Omit<DayTotal, 'tokenId'>): void {
-  if (d.costed === 0) return;
+  if (!d.costed) return;
+  const cost = d.upstreamCost ?? 0;
   f.costed_entries = (f.costed_entries ?? 0) + d.costed;
-  f.upstream_cost = addAmounts(f.upstream_cost ?? 0, d.upstreamCost);
-  f.margin = addAmounts(f.margin ?? 0, d.costedAmount, -BigInt(d.upstreamCost));
+  f.upstream_cost = addAmounts(f.upstream_cost ?? 0, cost);
+  f.margin = addAmounts(f.margin ?? 0, d.costedAmount ?? 0, -BigInt(cost));
 }
 
 /** Add one day's ledger totals of one model to a line. */

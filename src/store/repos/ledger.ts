@@ -46,10 +46,10 @@ export interface DayTotal {
   /** Credit lines (top-ups, kind `credit`): how many and their sum. */
   credits: number;
   credit: Amount;
-  /** Charges that recorded their upstream cost (migration 040): how many, their amount and that cost. */
-  costed: number;
-  costedAmount: Amount;
-  upstreamCost: Amount;
+  /** Charges that recorded their upstream cost (migration 040): how many, their amount and that cost; absent: none. */
+  costed?: number;
+  costedAmount?: Amount;
+  upstreamCost?: Amount;
 }
 
 /** Ledger totals of one account (null: lines that count against no account) on one UTC day. */
@@ -148,9 +148,13 @@ export class LedgerRepo {
       listAmount: addAmounts(r.list_amount),
       credits: Number(r.credits),
       credit: addAmounts(r.credit),
-      costed: Number(r.costed),
-      costedAmount: addAmounts(r.costed_amount),
-      upstreamCost: addAmounts(r.upstream_cost),
+      ...(Number(r.costed) > 0
+        ? {
+            costed: Number(r.costed),
+            costedAmount: addAmounts(r.costed_amount),
+            upstreamCost: addAmounts(r.upstream_cost),
+          }
+        : {}),
     }));
   }
 
