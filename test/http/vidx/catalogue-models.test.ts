@@ -127,6 +127,30 @@ describe('Kling 3.0 from the catalogue file alone', () => {
   });
 });
 
+describe('the video price through PUT /admin/prices', () => {
+  it('is set with history, holds and charges at once; a bad tier is refused naming it', async () => {
+    const price = { unit: 'video', perSecond: { std: 50_000, pro: 60_000 }, soundPerSecond: 30_000, perRun: 7 };
+    const bad = await t.h.admin('/admin/prices/vidx-v2-6', {
+      method: 'PUT',
+      json: { ...price, perSecond: { '8k': 1 } },
+    });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: { param: string } }).error.param).toBe('price.perSecond.8k');
+    expect((await t.h.admin('/admin/prices/vidx-v2-6', { method: 'PUT', json: price })).status).toBe(200);
+    try {
+      const hist = await t.h.admin('/admin/prices/vidx-v2-6/history');
+      const [last] = ((await hist.json()) as { data: Array<{ new_price: unknown; old_price: unknown }> }).data;
+      expect(last!.new_price).toEqual(price);
+      expect(last!.old_price).toMatchObject({ unit: 'video', soundPerSecond: 125_000 });
+      const r = await run(T2V, { model_name: 'vidx-v2-6', prompt: 'a kettle', duration: '5', sound: 'on' });
+      expect(r.hold).toBe(5 * (50_000 + 30_000) + 7);
+      expect(r.amount).toBe(ceilK(ms(r.seconds) * (50_000 + 30_000)) + 7);
+    } finally {
+      await t.h.admin('/admin/prices/vidx-v2-6', { method: 'DELETE' });
+    }
+  });
+});
+
 describe('/v1 video models from the catalogue file', () => {
   it('wan2.6: the sound the upstream reports is charged per second', async () => {
     const c = await createVideo(t.h, t.token, { model: 'wnx2.6-t2v', prompt: 'a waterfall', seconds: '5' });
