@@ -7,7 +7,7 @@ import { isVideoPrice } from './video-price.ts';
 import { micro, noExtraKeys, PriceValidationError } from './price-fields.ts';
 
 export { MAX_UNIT_PRICE, PriceValidationError } from './price-fields.ts';
-import { validateVideoPrice } from './video-price-validation.ts';
+import { checkVideoTiers, validateVideoPrice } from './video-price-validation.ts';
 
 /**
  * Any video price may take the one video shape (VideoPrice); a VideoPrice may go back to the legacy shape whose tiers
@@ -20,6 +20,14 @@ function videoShapeFits(current: Price, unit: unknown): boolean {
   const keys = Object.keys(current.perSecond);
   if (unit === 'video-mode-second') return keys.some((k) => k === 'std' || k === 'pro' || k.includes('/'));
   return unit === 'video-second' && keys.some((k) => !(k === 'std' || k === 'pro' || k.includes('/')));
+}
+
+/** How a video price's tasks are priced: by mode (family A) or by resolution (/v1); null for other units. */
+function tiersOf(p: Price): 'mode' | 'resolution' | null {
+  if (p.unit === 'video-mode-second') return 'mode';
+  if (p.unit === 'video-second') return 'resolution';
+  if (p.unit !== 'video') return null;
+  return Object.keys(p.perSecond).some((k) => k === 'std' || k === 'pro') ? 'mode' : 'resolution';
 }
 
 function tier(v: unknown, path: string): TokenPriceTier {
@@ -114,8 +122,12 @@ export function validatePrice(v: unknown, current?: Price, path = 'price'): Pric
           pro: micro(v.perSecond, 'pro', `${path}.perSecond`)!,
         },
       };
-    case 'video':
-      return validateVideoPrice(v, path);
+    case 'video': {
+      const out = validateVideoPrice(v, path);
+      const by = current ? tiersOf(current) : null;
+      if (by) checkVideoTiers(out, by, path);
+      return out;
+    }
     default:
       throw new PriceValidationError(
         `${path}.unit must be one of tokens, image, video, video-second, video-mode-second`,

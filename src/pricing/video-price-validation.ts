@@ -43,3 +43,25 @@ export function validateVideoPrice(v: Record<string, unknown>, path: string): Vi
   }
   return out;
 }
+
+/**
+ * A video price must price every task of its model: one priced by mode (family A) names both modes, one priced by
+ * resolution (/v1) at least one resolution (the nearest named prices the others).
+ */
+export function checkVideoTiers(p: VideoPrice, by: 'mode' | 'resolution', path: string): void {
+  const keys = Object.keys(p.perSecond);
+  if (by === 'mode') {
+    for (const m of VIDEO_MODES)
+      if (!keys.includes(m))
+        throw new PriceValidationError(
+          `${path}.perSecond.${m} is required: the model's tasks are priced by mode`,
+          `${path}.perSecond.${m}`,
+        );
+    return;
+  }
+  if (!keys.some((k) => (VIDEO_RESOLUTIONS as readonly string[]).includes(k)))
+    throw new PriceValidationError(
+      `${path}.perSecond must name a resolution (${VIDEO_RESOLUTIONS.join(', ')}): the model's tasks are priced by resolution`,
+      `${path}.perSecond`,
+    );
+}

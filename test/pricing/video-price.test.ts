@@ -38,9 +38,16 @@ describe('the video price', () => {
   });
 
   it('a video model may take the video shape, and go back to the old shape its tiers name; other units stay', () => {
-    expect(validatePrice({ unit: 'video', perSecond: { std: 1 } }, base('vidx-v1').price)).toMatchObject({
+    expect(validatePrice({ unit: 'video', perSecond: { std: 1, pro: 2 } }, base('vidx-v1').price)).toMatchObject({
       unit: 'video',
     });
+    // It must price every task of the model: both modes (family A), a resolution (/v1).
+    expect(() => validatePrice({ unit: 'video', perSecond: { std: 1 } }, base('vidx-v1').price)).toThrow(
+      expect.objectContaining({ param: 'price.perSecond.pro' }),
+    );
+    expect(() => validatePrice({ unit: 'video', perSecond: { std: 1, pro: 1 } }, base('hhx-1.1-t2v').price)).toThrow(
+      expect.objectContaining({ param: 'price.perSecond' }),
+    );
     const v26 = base('vidx-v2-6').price;
     expect(v26.unit).toBe('video');
     expect(validatePrice({ unit: 'video-mode-second', perSecond: { std: 1, pro: 2 } }, v26).unit).toBe(
@@ -132,5 +139,9 @@ describe('the catalogue file: family A data a price depends on', () => {
   });
   it('a bad video price in the file names its field', () => {
     expect(read({ model: 'vidx-v3', price: { unit: 'video', perSecond: { '5k': 1 } } })).toThrow('price.perSecond.5k');
+    const kling = { kind: 'vidx-video', upstream: 'kling', upstreamModel: 'kling-v3', capabilities: {} };
+    expect(read({ model: 'vidx-new', ...kling, price: { unit: 'video', perSecond: { '4k': 1 } } })).toThrow(
+      'price.perSecond.std',
+    );
   });
 });
