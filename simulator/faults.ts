@@ -17,6 +17,7 @@ export type FaultKind =
   | 'trickle' // streams: send events slowly (arg ms between events)
   | 'fail-task' // async tasks: the task ends FAILED / failed
   | 'stay-running' // async tasks: never finish
+  | 'deduct' // Kling tasks: report arg units as final_unit_deduction, whatever the task made
   | 'vanish' // async tasks: the upstream forgets the task (UNKNOWN / not found)
   | 'suspend' // DashScope async tasks: SUSPENDED for the first half of the run, then it goes on
   | 'partial' // images: fewer results than n

@@ -17,7 +17,7 @@ import type { Config } from './config/config.ts';
 import { registerSecrets } from './config/secrets.ts';
 import type { AdminDeps } from './core/admin/deps.ts';
 import { applyChangeHere } from './core/admin/cache-changes.ts';
-import { finishedTaskUsage } from './core/charge.ts';
+import { finishedTaskUsage } from './core/video-usage.ts';
 import type { GatewayDeps } from './core/deps.ts';
 import type { VidxContext } from './core/vidx/context.ts';
 import { composeLimits } from './compose-limits.ts';

@@ -11,7 +11,31 @@ export const UNIT_TEXT: Record<Price['unit'], string> = {
   image: 'per image',
   'video-second': 'per second of video',
   'video-mode-second': 'per second of video, by mode',
+  video: 'per second of video, by tier, with surcharges',
 };
+
+/** A video price's amounts beside its per-second tiers: label, and the words after the amount in its text. */
+const VIDEO_EXTRAS = [
+  ['soundPerSecond', 'Sound, per second (surcharge)', 'sound +', '/s'],
+  ['voicePerSecond', 'Named voice, per second (surcharge)', 'voice +', '/s'],
+  ['inputPerSecond', 'Per second of input video', 'input video', '/s'],
+  ['perShot', 'Per shot', 'per shot', ''],
+  ['perRun', 'Per run', 'per run', ''],
+] as const;
+
+function videoLines(p: Extract<Price, { unit: 'video' }>): string[] {
+  const lines = [
+    Object.entries(p.perSecond)
+      .map(([k, v]) => `${k} ${units(v)}`)
+      .join(' · '),
+  ];
+  const extras = VIDEO_EXTRAS.filter(([k]) => p[k] !== undefined).map(
+    ([k, , text, per]) => `${text} ${units(p[k]!)}${per}`,
+  );
+  if (extras.length > 0) lines.push(extras.join(' · '));
+  if (p.basis === 'input+output') lines.push('(input + output seconds)');
+  return lines;
+}
 
 function tierName(tiers: TokenTier[], i: number): string {
   if (tiers.length === 1) return '';
@@ -42,6 +66,8 @@ export function priceLines(p: Price | null): string[] {
       ];
     case 'video-mode-second':
       return [`std ${units(p.perSecond.std)} · pro ${units(p.perSecond.pro)}`];
+    case 'video':
+      return videoLines(p);
   }
 }
 
@@ -93,6 +119,11 @@ export function priceFields(p: Price): PriceField[] {
       return [
         one('perSecond.std', 'Per second, std mode', p.perSecond.std),
         one('perSecond.pro', 'Per second, pro mode', p.perSecond.pro),
+      ];
+    case 'video':
+      return [
+        ...Object.entries(p.perSecond).map(([k, v]) => one(`perSecond.${k}`, `Per second at ${k}`, v)),
+        ...VIDEO_EXTRAS.map(([k, label]) => ({ ...one(k, `${label} (empty = none)`, 0), micro: p[k], optional: true })),
       ];
   }
 }

@@ -16,6 +16,8 @@ type Variant = 't2v' | 'i2v' | 'r2v' | 'edit';
 interface ModelInfo {
   family: Family;
   variant: Variant;
+  /** wan2.6 and wan3.0 make sound (`parameters.audio`, default on) and report it in their usage. */
+  audio?: boolean;
 }
 
 const RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4'];
@@ -23,10 +25,11 @@ const RATIOS = ['16:9', '9:16', '1:1', '4:3', '3:4'];
 export const SIM_SOURCE_VIDEO_SECONDS = 6.62;
 
 export function modelInfo(model: string): ModelInfo | null {
-  const wan = /^wan2\.7-(t2v|i2v|r2v|videoedit)(-\d{4}-?\d{2}-?\d{2})?$/.exec(model);
+  const wan = /^wan(2\.6|2\.7|3\.0)-(t2v|i2v|r2v|videoedit)(-\d{4}-?\d{2}-?\d{2})?$/.exec(model);
   if (wan) {
-    if (wan[2] && wan[1] !== 't2v' && wan[1] !== 'i2v') return null;
-    return { family: 'wan', variant: wan[1] === 'videoedit' ? 'edit' : (wan[1] as Variant) };
+    if (wan[3] && wan[2] !== 't2v' && wan[2] !== 'i2v') return null;
+    const variant = wan[2] === 'videoedit' ? 'edit' : (wan[2] as Variant);
+    return { family: 'wan', variant, ...(wan[1] !== '2.7' ? { audio: true } : {}) };
   }
   const hh = /^happyhorse-1\.(0|1)-(t2v|i2v|r2v|video-edit)$/.exec(model);
   if (hh) {
@@ -110,6 +113,8 @@ interface Params {
   resolution: 720 | 1080;
   duration: number;
   ratio: string | null;
+  /** With sound (models that make it: ModelInfo.audio). */
+  audio: boolean;
 }
 
 function checkParams(info: ModelInfo, model: string, p: Record<string, unknown>, media: MediaItem[]): Params {
@@ -149,7 +154,10 @@ function checkParams(info: ModelInfo, model: string, p: Record<string, unknown>,
   ) {
     invalid('parameters.seed must be an integer in [0, 2147483647]');
   }
-  return { resolution, duration, ratio: typeof p.ratio === 'string' ? p.ratio : null };
+  if (p.audio !== undefined && (!info.audio || typeof p.audio !== 'boolean'))
+    invalid(info.audio ? 'parameters.audio must be a boolean' : `parameters.audio is not supported by ${model}`);
+  const audio = info.audio === true && p.audio !== false;
+  return { resolution, duration, ratio: typeof p.ratio === 'string' ? p.ratio : null, audio };
 }
 
 /**
@@ -173,6 +181,7 @@ function usageFor(info: ModelInfo, prm: Params): { usage: Record<string, unknown
   }
   const usage: Record<string, unknown> = { video_count: 1, video_duration: out, SR: String(prm.resolution) };
   if (isEdit) usage.input_video_duration = input;
+  if (info.audio) usage.audio = prm.audio;
   return { usage, outSeconds: out };
 }
 

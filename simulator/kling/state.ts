@@ -29,7 +29,22 @@ export interface KlingTask {
   fault: KlingTaskFault;
   /** Requested seconds; the reported duration is slightly longer, as the real API reports (e.g. "5.1"). */
   seconds: number;
+  /** Made with sound; at a resolution named beside the mode (Kling 3.0's 4k). */
+  sound: boolean;
+  resolution: string | null;
+  /** A deduction to report instead of the account's own (the `deduct` fault: an upstream billing wrongly). */
+  deduction: number | null;
   videos: KlingVideo[];
+}
+
+/**
+ * Units the account deducts for a task: per second 0.2 (std), 0.7 (pro), 1.0 (4k), half as much again with sound,
+ * rounded to thousandths as the upstream writes them.
+ */
+export function unitsDeducted(t: KlingTask): number {
+  if (t.deduction !== null) return t.deduction;
+  const perSecond = t.resolution === '4k' ? 1 : t.mode === 'pro' ? 0.7 : 0.2;
+  return Math.round(t.seconds * perSecond * (t.sound ? 1.5 : 1) * 1000) / 1000;
 }
 
 export interface Selection {
@@ -137,7 +152,7 @@ export function taskData(t: KlingTask, now = Date.now()): Record<string, unknown
   };
   if (status === 'succeed') {
     data.task_result = { videos: t.videos };
-    data.final_unit_deduction = String(t.mode === 'pro' ? t.seconds * 0.7 : t.seconds * 0.2);
+    data.final_unit_deduction = String(unitsDeducted(t));
   } else {
     data.task_result = {};
   }

@@ -17,10 +17,24 @@ import {
   type KlingTaskKind,
 } from './state.ts';
 import { holdSlot, refuseOverLimit } from './slots.ts';
-import { checkCommon, checkDuration, checkMode, checkOmni, checkPrompt, checkText2Video } from './validate.ts';
+import {
+  checkCommon,
+  checkDuration,
+  checkMode,
+  checkOmni,
+  checkPrompt,
+  checkText2Video,
+  type Created,
+} from './validate.ts';
 import { SIM_VIDEO_BYTES } from '../dashscope/results-video.ts';
 
 const TASK_FAULTS = ['fail-task', 'stay-running', 'vanish'];
+
+/** The `deduct` fault's units (`sim-fault:deduct:9`): the task reports that deduction whatever it made. */
+function deductionFault(req: SimRequest, body: Record<string, unknown>): number | null {
+  const f = req.fault?.kind === 'deduct' ? req.fault : markerIn(JSON.stringify(body));
+  return f?.kind === 'deduct' && f.arg !== undefined ? f.arg : null;
+}
 
 function taskFault(req: SimRequest, body: Record<string, unknown>): KlingTaskFault {
   const pick = (f: FaultSpec | null) => (f && TASK_FAULTS.includes(f.kind) ? (f.kind as KlingTaskFault) : null);
@@ -41,7 +55,16 @@ export function createTask(
   s: KlingState,
   kind: KlingTaskKind,
   body: Record<string, unknown>,
-  fields: { model: string; mode: string; seconds: number; sessionId?: string | null; fault: KlingTaskFault },
+  fields: {
+    model: string;
+    mode: string;
+    seconds: number;
+    sound?: boolean;
+    resolution?: string | null;
+    deduction?: number | null;
+    sessionId?: string | null;
+    fault: KlingTaskFault;
+  },
 ): KlingTask {
   const now = Date.now();
   const id = numericId();
@@ -58,6 +81,9 @@ export function createTask(
     finishAt: now + ctx.opts.taskDurationMs,
     fault: fields.fault,
     seconds: fields.seconds,
+    sound: fields.sound ?? false,
+    resolution: fields.resolution ?? null,
+    deduction: fields.deduction ?? null,
     videos: [],
   };
   const videoId = numericId();
@@ -178,10 +204,7 @@ export function registerKlingTasks(router: SimRouter, ctx: SimContext): void {
   };
 
   // text2video and omni-video: validate the body, refuse a reused external_task_id, create.
-  const simpleCreation = (
-    kind: 'text2video' | 'omni-video',
-    check: (b: Record<string, unknown>) => { model: string; mode: string; seconds: number },
-  ) =>
+  const simpleCreation = (kind: 'text2video' | 'omni-video', check: (b: Record<string, unknown>) => Created) =>
     router.on(
       'POST',
       `/v1/videos/${kind}`,
@@ -190,7 +213,10 @@ export function registerKlingTasks(router: SimRouter, ctx: SimContext): void {
         if (!body) return;
         const v = check(body);
         if (duplicateExternal(s, body, res) || refuseOverLimit(ctx, s, v.model, res)) return;
-        creationReply(res, createTask(ctx, s, kind, body, { ...v, fault: taskFault(req, body) }));
+        creationReply(
+          res,
+          createTask(ctx, s, kind, body, { ...v, fault: taskFault(req, body), deduction: deductionFault(req, body) }),
+        );
       }),
     );
   simpleCreation('text2video', checkText2Video);

@@ -77,7 +77,43 @@ function checkCamera(c: unknown): void {
   if (nonZero !== 1) fail('camera_control.config must have exactly one non-zero field');
 }
 
-export function checkText2Video(b: Record<string, unknown>): { model: string; mode: 'std' | 'pro'; seconds: number } {
+/** Kling 3.0 models: multi-shot (1–6 shots), named voices and a `resolution` up to 4k. */
+export const V3_MODELS = ['kling-v3', 'kling-v3-omni'];
+const V3_RESOLUTIONS = ['720p', '1080p', '4k'];
+
+/** What a creation asked that the deduction depends on. */
+export interface Created {
+  model: string;
+  mode: 'std' | 'pro';
+  seconds: number;
+  sound: boolean;
+  resolution: string | null;
+}
+
+/** multi_shot, shot_type, multi_prompt, resolution and voice_list: Kling 3.0's, refused on other models. */
+function checkV3Fields(b: Record<string, unknown>, model: string, seconds: number): string | null {
+  const v3 = V3_MODELS.includes(model);
+  for (const f of ['multi_shot', 'shot_type', 'multi_prompt', 'resolution', 'voice_list'])
+    if (b[f] !== undefined && !v3) fail(`${f} is not supported by ${model}`);
+  if (b.resolution !== undefined && !V3_RESOLUTIONS.includes(String(b.resolution))) fail('resolution is invalid');
+  if (b.voice_list !== undefined && (!Array.isArray(b.voice_list) || b.voice_list.length === 0))
+    fail('voice_list must be a non-empty array');
+  if (b.multi_shot === true && (b.shot_type ?? 'customize') === 'customize') {
+    const list = b.multi_prompt;
+    if (!Array.isArray(list) || list.length < 1 || list.length > 6) fail('multi_prompt must hold 1 to 6 shots');
+    const total = list.reduce((n: number, x) => n + Number(isObj(x) ? x.duration : Number.NaN), 0);
+    if (total !== seconds) fail('the shots of multi_prompt must add up to duration');
+  } else if (b.multi_prompt !== undefined && b.multi_shot !== true) fail('multi_prompt needs multi_shot');
+  return typeof b.resolution === 'string' ? b.resolution : null;
+}
+
+function checkSound(b: Record<string, unknown>): boolean {
+  if (b.sound === undefined) return false;
+  if (b.sound !== 'on' && b.sound !== 'off') fail('sound must be on or off');
+  return b.sound === 'on';
+}
+
+export function checkText2Video(b: Record<string, unknown>): Created {
   const model = b.model_name ?? b.model ?? 'kling-v1';
   if (typeof model === 'string' && NOT_ON_T2V.includes(model))
     fail(`model_name '${model}' is not supported by text2video`);
@@ -88,15 +124,15 @@ export function checkText2Video(b: Record<string, unknown>): { model: string; mo
     if (model.startsWith('kling-v2') || model.startsWith('kling-v3')) fail(`cfg_scale is not supported by ${model}`);
     if (typeof b.cfg_scale !== 'number' || b.cfg_scale < 0 || b.cfg_scale > 1) fail('cfg_scale must be in [0, 1]');
   }
-  if (b.sound !== undefined) {
-    if (b.sound !== 'on' && b.sound !== 'off') fail('sound must be on or off');
-    if (model !== 'kling-v2-6' && model !== 'kling-v3') fail(`sound is not supported by ${model}`);
-  }
+  const sound = checkSound(b);
+  if (b.sound !== undefined && model !== 'kling-v2-6' && model !== 'kling-v3')
+    fail(`sound is not supported by ${model}`);
   if (b.aspect_ratio !== undefined && !['16:9', '9:16', '1:1'].includes(String(b.aspect_ratio)))
     fail('aspect_ratio is invalid');
   if (b.camera_control !== undefined) checkCamera(b.camera_control);
   checkCommon(b);
-  return { model, mode: checkMode(b, 'std'), seconds: checkDuration(b, model === 'kling-v3') };
+  const seconds = checkDuration(b, model === 'kling-v3');
+  return { model, mode: checkMode(b, 'std'), seconds, sound, resolution: checkV3Fields(b, model, seconds) };
 }
 
 const isFirstFrame = (i: unknown): boolean => isObj(i) && i.type === 'first_frame';
@@ -119,7 +155,7 @@ function o1Duration(b: Record<string, unknown>): number {
   return n;
 }
 
-export function checkOmni(b: Record<string, unknown>): { model: string; mode: 'std' | 'pro'; seconds: number } {
+export function checkOmni(b: Record<string, unknown>): Created {
   const model = b.model_name ?? 'kling-video-o1';
   if (typeof model !== 'string' || !OMNI_MODELS.includes(model)) fail(`model_name is invalid: ${String(model)}`);
   checkPrompt(b, true);
@@ -134,11 +170,9 @@ export function checkOmni(b: Record<string, unknown>): { model: string; mode: 's
     if (b.aspect_ratio === undefined && !firstFrame) fail('aspect_ratio is required when no first frame is given');
   }
   checkCommon(b);
-  return {
-    model,
-    mode: checkMode(b, 'pro'),
-    seconds: model === 'kling-video-o1' ? o1Duration(b) : checkDuration(b, true),
-  };
+  const sound = checkSound(b);
+  const seconds = model === 'kling-video-o1' ? o1Duration(b) : checkDuration(b, true);
+  return { model, mode: checkMode(b, 'pro'), seconds, sound, resolution: checkV3Fields(b, model, seconds) };
 }
 
 export function checkCommon(b: Record<string, unknown>): void {

@@ -62,6 +62,16 @@ const vidx = (
   ...extra,
 });
 
+/**
+ * A model that takes `sound`: priced by mode as the others, plus a surcharge per second with sound on — half the std
+ * rate, as the upstream's own prices rise with audio (Kling 3.0: 720p $0.084/s, $0.126/s with audio).
+ */
+const withSound = (e: ModelEntry): ModelEntry => {
+  if (e.price.unit !== 'video-mode-second') return e;
+  const { std, pro } = e.price.perSecond;
+  return { ...e, price: { unit: 'video', perSecond: { std, pro }, soundPerSecond: std / 2 } };
+};
+
 // The omni-video endpoint: mode (default pro upstream) and sound; no negative_prompt, cfg_scale or camera_control.
 const OMNI: VidxEndpoint = {
   endpoint: 'omni-video',
@@ -167,23 +177,25 @@ export const DEFAULT_CATALOGUE: ModelEntry[] = [
     vidx: { text2video: text2videoRules(['mode', 'negative_prompt', 'cfg_scale', 'camera_control']) },
   }),
   // Not on the upstream's text2video: a text-only omni-video task (aspect_ratio required there without a first frame).
-  vidx('vidx-video-o1', 'vidx-video', 400_000, 800_000, {
-    vidx: {
-      text2video: {
-        endpoint: 'omni-video',
-        fields: ['mode'],
-        durations: DURATIONS_5_10,
-        defaultMode: 'std',
-        aspectRatioRequired: true,
+  withSound(
+    vidx('vidx-video-o1', 'vidx-video', 400_000, 800_000, {
+      vidx: {
+        text2video: {
+          endpoint: 'omni-video',
+          fields: ['mode'],
+          durations: DURATIONS_5_10,
+          defaultMode: 'std',
+          aspectRatioRequired: true,
+        },
+        'omni-video': {
+          ...OMNI,
+          durations: DURATIONS_5_10,
+          mediaDurations: durationRange(3, 10),
+          aspectRatioRequired: true,
+        },
       },
-      'omni-video': {
-        ...OMNI,
-        durations: DURATIONS_5_10,
-        mediaDurations: durationRange(3, 10),
-        aspectRatioRequired: true,
-      },
-    },
-  }),
+    }),
+  ),
   // Master models have no std/pro mode (equal prices for both tiers).
   vidx('vidx-v2-master', 'vidx-video', 1_000_000, 1_000_000, {
     vidx: { text2video: text2videoRules(['negative_prompt', 'camera_control']) },
@@ -196,11 +208,13 @@ export const DEFAULT_CATALOGUE: ModelEntry[] = [
     aliases: ['vidx-v2-5'],
     vidx: { text2video: text2videoRules() },
   }),
-  vidx('vidx-v2-6', 'vidx-video', 250_000, 500_000, {
-    vidx: { text2video: text2videoRules(['mode', 'negative_prompt', 'sound', 'camera_control']) },
-  }),
+  withSound(
+    vidx('vidx-v2-6', 'vidx-video', 250_000, 500_000, {
+      vidx: { text2video: text2videoRules(['mode', 'negative_prompt', 'sound', 'camera_control']) },
+    }),
+  ),
   vidx('vidx-v3', 'vidx-video', 300_000, 600_000, { vidx: { text2video: text2videoRules() } }),
-  vidx('vidx-v3-omni', 'vidx-omni', 300_000, 600_000, { vidx: { 'omni-video': OMNI } }),
+  withSound(vidx('vidx-v3-omni', 'vidx-omni', 300_000, 600_000, { vidx: { 'omni-video': OMNI } })),
   // The multi-element edit model: the same public name as text-to-video v1.6 but its own price. Its create body
   // carries no model_name (the upstream's endpoint has one model).
   vidx('vidx-v1-6-multi-elements', 'vidx-edit', 280_000, 980_000, {

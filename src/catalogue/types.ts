@@ -52,8 +52,36 @@ export type VidxPath = 'text2video' | 'omni-video' | 'multi-elements';
 export const VIDX_PATHS: readonly VidxPath[] = ['text2video', 'omni-video', 'multi-elements'];
 
 /** The family A request fields a model may or may not take, by model: catalogue data, checked before any hold. */
-export type VidxField = 'mode' | 'negative_prompt' | 'cfg_scale' | 'sound' | 'camera_control';
-export const VIDX_FIELDS: readonly VidxField[] = ['mode', 'negative_prompt', 'cfg_scale', 'sound', 'camera_control'];
+export type VidxField =
+  | 'mode'
+  | 'negative_prompt'
+  | 'cfg_scale'
+  | 'sound'
+  | 'camera_control'
+  | 'multi_shot'
+  | 'resolution'
+  | 'voice_list';
+export const VIDX_FIELDS: readonly VidxField[] = [
+  'mode',
+  'negative_prompt',
+  'cfg_scale',
+  'sound',
+  'camera_control',
+  'multi_shot',
+  'resolution',
+  'voice_list',
+];
+/** The body keys each field stands for (`multi_shot` brings `shot_type` and `multi_prompt` with it). */
+export const VIDX_FIELD_KEYS: Readonly<Record<VidxField, readonly string[]>> = {
+  mode: ['mode'],
+  negative_prompt: ['negative_prompt'],
+  cfg_scale: ['cfg_scale'],
+  sound: ['sound'],
+  camera_control: ['camera_control'],
+  multi_shot: ['multi_shot', 'shot_type', 'multi_prompt'],
+  resolution: ['resolution'],
+  voice_list: ['voice_list'],
+};
 
 /** How one family A model is served on one contract path. */
 export interface VidxEndpoint {
@@ -74,6 +102,12 @@ export interface VidxEndpoint {
   aspectRatioRequired?: boolean;
   /** `model_name` goes in the upstream body (default true; the multi-elements create body has none). */
   sendModelName?: boolean;
+  /** The upstream model on this endpoint, where it differs from the entry's (kling-v3 on text2video, kling-v3-omni). */
+  upstreamModel?: string;
+  /** `resolution` values taken (with the `resolution` field): "720p", "1080p", "4k" … */
+  resolutions?: string[];
+  /** The most shots of a `multi_shot` task (default 6). */
+  maxShots?: number;
 }
 
 export interface ModelEntry {

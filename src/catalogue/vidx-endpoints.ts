@@ -57,7 +57,12 @@ const ENDPOINT_KEYS = [
   'defaultMode',
   'aspectRatioRequired',
   'sendModelName',
+  'upstreamModel',
+  'resolutions',
+  'maxShots',
 ];
+
+const RESOLUTIONS = ['480p', '720p', '1080p', '2k', '4k'];
 
 function durations(v: unknown, where: string): string[] {
   if (!Array.isArray(v) || v.length === 0 || !v.every((d) => typeof d === 'string' && /^[1-9]\d?$/.test(d))) {
@@ -91,6 +96,27 @@ function endpointRules(path: VidxPath, v: unknown, where: string): VidxEndpoint 
       throw new Error(`${where}.defaultMode must be "std" or "pro"`);
     out.defaultMode = v.defaultMode;
   }
+  if (v.upstreamModel !== undefined) {
+    if (typeof v.upstreamModel !== 'string' || v.upstreamModel === '')
+      throw new Error(`${where}.upstreamModel must be a non-empty string`);
+    out.upstreamModel = v.upstreamModel;
+  }
+  if (v.resolutions !== undefined) {
+    if (
+      !Array.isArray(v.resolutions) ||
+      v.resolutions.length === 0 ||
+      !v.resolutions.every((r) => RESOLUTIONS.includes(r))
+    )
+      throw new Error(`${where}.resolutions must be a non-empty array of ${RESOLUTIONS.join(', ')}`);
+    out.resolutions = [...new Set(v.resolutions as string[])];
+  }
+  if (v.maxShots !== undefined) {
+    if (typeof v.maxShots !== 'number' || !Number.isInteger(v.maxShots) || v.maxShots < 1 || v.maxShots > 6)
+      throw new Error(`${where}.maxShots must be an integer from 1 to 6`);
+    out.maxShots = v.maxShots;
+  }
+  if (out.fields.includes('resolution') !== (out.resolutions !== undefined))
+    throw new Error(`${where}.resolutions must be given exactly when fields has "resolution"`);
   for (const k of ['aspectRatioRequired', 'sendModelName'] as const) {
     if (v[k] === undefined) continue;
     if (typeof v[k] !== 'boolean') throw new Error(`${where}.${k} must be a boolean`);
@@ -101,7 +127,7 @@ function endpointRules(path: VidxPath, v: unknown, where: string): VidxEndpoint 
 
 /**
  * Check a model's `vidx` data from the catalogue file: `{"<path>": {endpoint, fields?, durations?, mediaDurations?,
- * defaultMode?, aspectRatioRequired?, sendModelName?}}`. Fields left out take the text2video defaults; `{}` serves
+ * defaultMode?, aspectRatioRequired?, sendModelName?, upstreamModel?, resolutions?, maxShots?}}`. Fields left out take the text2video defaults; `{}` serves
  * the model on no path. Throws a message naming the bad field.
  */
 export function validateVidxEndpoints(model: string, v: unknown): Partial<Record<VidxPath, VidxEndpoint>> {

@@ -16,6 +16,7 @@ import {
   type Mode,
 } from './vidx.ts';
 import { requireBody } from './fields.ts';
+import { readPricedFields, type PricedFields } from './vidx-priced.ts';
 import { isObject, type JsonObject } from '../json/json.ts';
 
 export const EDIT_MODEL = 'vidx-v1-6';
@@ -154,6 +155,8 @@ export interface OmniRequest {
   body: Record<string, unknown>;
   mode: Mode;
   duration: number;
+  /** What the price depends on beyond mode and duration (sound, resolution, shots, voice). */
+  priced: PricedFields;
   callbackUrl?: string;
   externalTaskId?: string;
 }
@@ -185,7 +188,13 @@ export function parseOmni(body: unknown, model: string, rules: VidxEndpoint, opt
   refuseUntakenFields(o, model, rules);
   readPrompt(o);
   const durations = rules.mediaDurations && hasReferenceMedia(o) ? rules.mediaDurations : rules.durations;
-  const out: OmniRequest = { body: o, mode: readMode(o, rules.defaultMode), duration: readDuration(o, durations) };
+  const duration = readDuration(o, durations);
+  const out: OmniRequest = {
+    body: o,
+    mode: readMode(o, rules.defaultMode),
+    duration,
+    priced: readPricedFields(o, rules, duration),
+  };
   // The upstream requires aspect_ratio without a first frame (o1): the contract default goes up when none is given.
   if (rules.aspectRatioRequired && (o.aspect_ratio === undefined || o.aspect_ratio === null) && !hasFirstFrame(o))
     out.body = { ...o, aspect_ratio: DEFAULT_ASPECT_RATIO };

@@ -16,6 +16,7 @@ import {
   type Mode,
 } from './vidx.ts';
 import { requireBody } from './fields.ts';
+import { readPricedFields, type PricedFields } from './vidx-priced.ts';
 import { isObject, type JsonObject } from '../json/json.ts';
 
 export const DEFAULT_T2V_MODEL = 'vidx-v1';
@@ -34,6 +35,10 @@ export interface Text2VideoRequest {
   negativePrompt?: string;
   cfgScale?: number;
   sound?: 'on' | 'off';
+  /** What the price depends on beyond mode and duration (sound, resolution, shots, voice). */
+  priced?: PricedFields;
+  /** multi_shot, shot_type, multi_prompt, resolution, voice_list as given (checked): they go upstream unchanged. */
+  passThrough?: Record<string, unknown>;
   mode: Mode;
   aspectRatio: (typeof ASPECT_RATIOS)[number];
   duration: number;
@@ -42,6 +47,9 @@ export interface Text2VideoRequest {
   callbackUrl?: string;
   externalTaskId?: string;
 }
+
+/** Fields that go upstream as the client gave them, once checked (readPricedFields). */
+const PASSED_THROUGH = ['multi_shot', 'shot_type', 'multi_prompt', 'resolution', 'voice_list'];
 
 const invalid = (message: string, param: string) => new GatewayError('invalid_parameter', message, { param });
 
@@ -160,11 +168,17 @@ export function parseText2Video(
   const o = requireBody(body);
   refuseUntakenFields(o, model, rules);
   const prompt = readPrompt(o)!;
+  const duration = readDuration(o, rules.durations);
+  const priced = readPricedFields(o, rules, duration);
+  const passThrough: Record<string, unknown> = {};
+  for (const k of PASSED_THROUGH) if (o[k] !== undefined && o[k] !== null) passThrough[k] = o[k];
   const out: Text2VideoRequest = {
     prompt,
+    priced,
+    passThrough,
     mode: readMode(o, rules.defaultMode),
     aspectRatio: '16:9',
-    duration: readDuration(o, rules.durations),
+    duration,
   };
   const neg = readOptionalString(o, 'negative_prompt');
   if (neg !== undefined) out.negativePrompt = neg;
@@ -173,10 +187,7 @@ export function parseText2Video(
       throw invalid('cfg_scale must be a number in [0, 1]', 'cfg_scale');
     out.cfgScale = o.cfg_scale;
   }
-  if (o.sound !== undefined && o.sound !== null) {
-    if (o.sound !== 'on' && o.sound !== 'off') throw invalid('sound must be on or off', 'sound');
-    out.sound = o.sound;
-  }
+  if (priced.sound) out.sound = priced.sound;
   if (o.aspect_ratio !== undefined && o.aspect_ratio !== null) {
     if (typeof o.aspect_ratio !== 'string' || !(ASPECT_RATIOS as readonly string[]).includes(o.aspect_ratio)) {
       throw invalid(`aspect_ratio must be one of ${ASPECT_RATIOS.join(', ')}`, 'aspect_ratio');

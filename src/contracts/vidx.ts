@@ -2,7 +2,7 @@
 // Every rejection is a catalogue code; on /vidx paths the renderer turns
 // it into the vendor envelope (400 → 1201, model_not_found → 404/1203).
 import { isIP } from 'node:net';
-import { VIDX_FIELDS, type VidxEndpoint } from '../catalogue/types.ts';
+import { VIDX_FIELD_KEYS, VIDX_FIELDS, type VidxEndpoint } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { isObject, type JsonObject } from '../json/json.ts';
 
@@ -39,10 +39,14 @@ export function readPrompt(o: JsonObject, key = 'prompt', required = true): stri
  */
 export function refuseUntakenFields(o: JsonObject, model: string, rules: VidxEndpoint): void {
   for (const f of VIDX_FIELDS) {
-    if (o[f] === undefined || o[f] === null || rules.fields.includes(f)) continue;
-    if (f === 'mode' && o.mode === 'std') continue;
-    const why = f === 'mode' ? ': it has no std/pro mode; omit the field or send std' : '; omit the field';
-    throw bad(`${f} is not supported by ${model}${why}`, f);
+    if (rules.fields.includes(f)) continue;
+    for (const k of VIDX_FIELD_KEYS[f]) {
+      if (o[k] === undefined || o[k] === null) continue;
+      // `std` is every text2video model's default: sent explicitly, it is the same request as omitted.
+      if (k === 'mode' && o.mode === 'std') continue;
+      const why = k === 'mode' ? ': it has no std/pro mode; omit the field or send std' : '; omit the field';
+      throw bad(`${k} is not supported by ${model}${why}`, k);
+    }
   }
 }
 

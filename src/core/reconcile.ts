@@ -2,11 +2,8 @@
 // and task), re-priced with the unit prices the ledger recorded. Per day, model and channel: the two totals and
 // their difference; then every charge whose stored usage disagrees, every reported usage without its charge,
 // charges of tasks without a terminal success, successes without a charge, holds still open, and lost submits.
-import type { Price } from '../catalogue/types.ts';
-import { isObject } from '../json/json.ts';
-import { MAX_CHARGE, mulDivCeil, priceUsage } from '../pricing/prices.ts';
-import { PPM } from '../pricing/price-groups.ts';
-import type { Usage } from '../metering/types.ts';
+import { cutAt, parse, reprice } from './reconcile-price.ts';
+import { upstreamDisagreement, type UpstreamDisagreement } from './reconcile-upstream.ts';
 import { addAmounts, type Amount } from '../vocabulary/exact-amount.ts';
 import type { ReconcileRows } from '../store/repos/reconcile.ts';
 import { LOST_SUBMIT_CODE } from '../tasks/lost-submit.ts';
@@ -54,96 +51,17 @@ export interface ReconcileReport {
     created_at: number;
     reason: string;
   }>;
+  /**
+   * Task charges that disagree with the upstream's own deduction (its channel's stated cost per unit) by more than the
+   * channel's price ratio allows (reconcile-upstream.ts).
+   */
+  upstream_disagreements: UpstreamDisagreement[];
 }
 
 /** The reason of a charge whose request-log row is missing (not a priced mismatch: its usage is unknown). */
 export const REQUEST_LOG_ROW_MISSING = 'request-log row missing';
 
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
-const parse = (s: string | null): Record<string, unknown> | null => {
-  if (s === null) return null;
-  try {
-    const v: unknown = JSON.parse(s);
-    return isObject(v) ? v : null;
-  } catch {
-    return null;
-  }
-};
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-
-/** The stored usage as metering usage, for the ledger row's kind. */
-function usageOf(kind: string, stored: Record<string, unknown>): Usage | null {
-  if (kind === 'tokens')
-    return {
-      kind,
-      inputTokens: num(stored.input_tokens),
-      outputTokens: num(stored.output_tokens),
-      cachedTokens: num(stored.cached_tokens),
-      cacheCreationTokens: num(stored.cache_creation_tokens),
-    };
-  if (kind === 'images') return { kind, images: num(stored.images) };
-  if (kind === 'video' || kind === 'video-mode') return stored.kind === kind ? (stored as unknown as Usage) : null;
-  return null;
-}
-
-/** The ledger row's own unit prices as a price, so a price changed since does not count as a difference. */
-function priceOf(kind: string, unit: Record<string, unknown>, q: Record<string, unknown>): Price | null {
-  const tier = String(q.tier ?? '');
-  if (kind === 'tokens')
-    return {
-      unit: 'tokens',
-      tiers: [
-        {
-          maxInputTokens: null,
-          inputPer1k: num(unit.input_per_1k),
-          outputPer1k: num(unit.output_per_1k),
-          cachedInputPer1k: num(unit.cached_input_per_1k),
-          cacheCreationPer1k: num(unit.cache_creation_per_1k),
-        },
-      ],
-    };
-  if (kind === 'images') return { unit: 'image', perImage: num(unit.per_image) };
-  if (kind === 'video')
-    return {
-      unit: 'video-second',
-      perSecond: { [tier]: num(unit.per_second) } as Record<'720p' | '1080p', number>,
-      basis: q.basis === 'input+output' ? 'input+output' : 'output',
-    };
-  if (kind === 'video-mode')
-    return { unit: 'video-mode-second', perSecond: { [tier]: num(unit.per_second) } as Record<'std' | 'pro', number> };
-  return null;
-}
-
-function reprice(
-  kind: string,
-  stored: Record<string, unknown> | null,
-  unitPrices: string,
-  quantities: string,
-): number | null {
-  if (!stored) return null;
-  const usage = usageOf(kind, stored);
-  const price = priceOf(kind, parse(unitPrices) ?? {}, parse(quantities) ?? {});
-  if (!usage || !price) return null;
-  try {
-    const list = Math.min(priceUsage(price, usage).amount, MAX_CHARGE);
-    // A price group's multiplier is recorded with the list unit prices: the charge is the list amount times it.
-    const m = parse(unitPrices)?.multiplier;
-    return typeof m === 'number' ? Math.min(mulDivCeil(list, Math.round(m * PPM), PPM), MAX_CHARGE) : list;
-  } catch {
-    return null;
-  }
-}
-
-/**
- * A charge written for less than it was priced at, for want of room (the balance bound, or a task's quota:
- * balance-bound.ts, metering/quota-room.ts): its quantities keep the amount it was priced at (`clamped_from`). When
- * that is at least what its stored usage prices at, the cut is recognised: the charge is what it should be.
- */
-function cutAt(amount: number, quantities: string, expected: number | null): number | null {
-  if (expected === null || amount >= expected) return expected;
-  const from = Number(parse(quantities)?.clamped_from);
-  return Number.isFinite(from) && from >= expected ? amount : expected;
-}
 
 export function reconcile(
   rows: ReconcileRows,
@@ -165,6 +83,7 @@ export function reconcile(
     tasks_charged_without_success: [],
     successes_without_charge: [],
     lost_submits: [],
+    upstream_disagreements: [],
   };
   const add = (
     at: number,
@@ -212,6 +131,8 @@ export function reconcile(
       l.listAmount ?? l.amount,
     );
     if (l.requestId && !l.taskId) charged.add(l.requestId);
+    const off = upstreamDisagreement(l, task?.channelId, rows.channelCosts);
+    if (off) report.upstream_disagreements.push(off);
     if (l.taskId) {
       charged.add(l.taskId);
       if (task?.state !== 'succeeded')
@@ -313,4 +234,5 @@ export const isClean = (r: ReconcileReport): boolean =>
   r.open_holds.length === 0 &&
   r.tasks_charged_without_success.length === 0 &&
   r.successes_without_charge.length === 0 &&
-  r.lost_submits.length === 0;
+  r.lost_submits.length === 0 &&
+  r.upstream_disagreements.length === 0;

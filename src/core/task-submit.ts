@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SubmitVia } from '../adapters/upstream.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
-import type { ModeTier, VideoTier } from '../vocabulary/usage.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { Channel } from '../routing/channel-registry.ts';
 import { withFailover, type FailoverOptions } from '../routing/failover.ts';
@@ -13,7 +12,7 @@ import type { TaskEngine } from '../tasks/engine.ts';
 import type { CreateTaskInput, SubmitOutcome, TaskFamily, TaskRecord, UnconfirmedSubmit } from '../tasks/types.ts';
 import { tokenTenant } from '../auth/principal.ts';
 import { principalOf, type CallContext } from './call.ts';
-import { videoEstimate, videoHold } from './charge.ts';
+import { videoEstimate, videoHold, type VideoAsk } from './video-usage.ts';
 import type { GatewayDeps } from './deps.ts';
 import { upstreamCall, type UpstreamCallDeps } from './upstream-call.ts';
 
@@ -33,8 +32,11 @@ export interface NewTask {
   channels: readonly Channel[];
   /** Public request fields kept with the task (shown back, used in callbacks). */
   request: unknown;
-  /** The requested size, held as the estimate: seconds at a resolution (/v1) or a mode (family A). */
-  size: { seconds: number; resolution?: VideoTier; mode?: ModeTier };
+  /**
+   * The requested size, held as the estimate: seconds at a resolution (/v1) or a mode (family A), with what else its
+   * price depends on (sound, voice, shots, input seconds).
+   */
+  size: VideoAsk & { seconds: number };
   externalTaskId?: string | null;
   callbackUrl?: string | null;
   sessionId?: string | null;
@@ -63,7 +65,7 @@ export async function submitTask(deps: TaskSubmitDeps, call: CallContext, t: New
     channel: first,
     request: t.request,
     requestId: call.id,
-    tier: t.size.resolution ?? t.size.mode ?? null,
+    tier: t.size.mode ?? t.size.resolution ?? null,
     estimate,
     externalTaskId: t.externalTaskId ?? null,
     callbackUrl: t.callbackUrl ?? null,

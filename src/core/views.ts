@@ -95,7 +95,19 @@ export interface TokenUsageView {
 export type BillPeriod = 'day' | 'month';
 
 /** Ledger totals of one token in one UTC day or month. */
-export interface BillLine {
+/**
+ * What the charges that recorded their upstream cost (their channel states one) cost us, and the margin on them:
+ * present on a bill line (and a model of it) only where some did.
+ */
+export interface CostFigures {
+  /** Charges with a recorded upstream cost. */
+  costed_entries: number;
+  upstream_cost: Amount;
+  /** Their amount charged less their upstream cost. */
+  margin: Amount;
+}
+
+export interface BillLine extends Partial<CostFigures> {
   token_id: string;
   token_name: string | null;
   period: BillPeriod;
@@ -107,13 +119,13 @@ export interface BillLine {
   amount_units: string;
   /** The same charges at list (catalogue) price: above `amount` where a price group charged less. */
   list_amount: Amount;
-  models: Record<string, { entries: number; amount: Amount; amount_units: string }>;
+  models: Record<string, { entries: number; amount: Amount; amount_units: string } & Partial<CostFigures>>;
   /** Top-ups credited in the period: added to the quota, not part of `amount`. */
   credits: { entries: number; amount: Amount };
 }
 
 /** One model's charges, or the top-ups (kind `credit`, no model), of one token in one period (`by=model`). */
-export interface BillModelLine {
+export interface BillModelLine extends Partial<CostFigures> {
   token_id: string;
   token_name: string | null;
   period: BillPeriod;

@@ -18,6 +18,14 @@ export async function insertCharge(trx: Kysely<Database>, row: LedgerRow): Promi
   return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
+/**
+ * What a charge cost upstream (its channel's stated cost, pricing/upstream-cost.ts), beside its amount: set in the
+ * transaction that wrote the charge (migration 040), so the ledger line and its cost commit together.
+ */
+export async function recordUpstreamCost(trx: Kysely<Database>, key: string, cost: number): Promise<void> {
+  await trx.updateTable('ledger').set({ upstream_cost: cost }).where('idempotency_key', '=', key).execute();
+}
+
 /** A charge of a token of no account, without a hold: its spend alone. */
 export function addTokenSpent(trx: Kysely<Database>, tokenId: string, amount: number) {
   return addSpent(trx, tokenAlone(tokenId), amount);

@@ -5,13 +5,14 @@ import { readFileSync } from 'node:fs';
 import type { Kysely, Transaction } from 'kysely';
 import { applyOverrides, Catalogue } from '../catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../catalogue/default-catalogue.ts';
-import type { ModelEntry } from '../catalogue/types.ts';
+import type { ModelEntry, Price } from '../catalogue/types.ts';
 import { validateVidxEndpoints } from '../catalogue/vidx-endpoints.ts';
 import { ConfigError } from '../config/config.ts';
 import { isGatewayError } from '../errors/gateway-error.ts';
 import { parseJson } from '../store/json.ts';
 import type { Database } from '../store/schema.ts';
 import { validatePrice } from './price-validation.ts';
+import { checkVideoTiers } from './video-price-validation.ts';
 import { isObject } from '../json/json.ts';
 
 export interface CatalogueOverride {
@@ -81,6 +82,9 @@ export function validateOverrideEntry(
         break;
     }
   }
+  // A new model's video price is checked against its kind (a built-in one's against its current price).
+  const price = out.price as Price | undefined;
+  if (!base && price?.unit === 'video') checkVideoTiers(price, out.kind === 'video' ? 'resolution' : 'mode', 'price');
   if (
     !base &&
     !(

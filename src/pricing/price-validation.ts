@@ -2,38 +2,32 @@
 // number of micro-units ≥ 0; a price must keep the unit of the model it replaces (the capability code
 // meters by kind, so a video model cannot suddenly be priced per token).
 import type { Price, TokenPriceTier } from '../catalogue/types.ts';
-import { GatewayError } from '../errors/gateway-error.ts';
 import { isObject } from '../json/json.ts';
+import { isVideoPrice } from './video-price.ts';
+import { micro, noExtraKeys, PriceValidationError } from './price-fields.ts';
 
-/** The highest unit price an operator may set: 1,000,000 units (per 1k tokens, image or second). */
-export const MAX_UNIT_PRICE = 1_000_000_000_000;
+export { MAX_UNIT_PRICE, PriceValidationError } from './price-fields.ts';
+import { checkVideoTiers, validateVideoPrice } from './video-price-validation.ts';
 
-export class PriceValidationError extends GatewayError {
-  constructor(message: string, param: string) {
-    super('invalid_parameter', message, { param });
-  }
+/**
+ * Any video price may take the one video shape (VideoPrice); a VideoPrice may go back to the legacy shape whose tiers
+ * it names (modes: video-mode-second; resolutions: video-second). Other units stay as they are.
+ */
+function videoShapeFits(current: Price, unit: unknown): boolean {
+  if (!isVideoPrice(current)) return false;
+  if (unit === 'video') return true;
+  if (current.unit !== 'video') return false;
+  const keys = Object.keys(current.perSecond);
+  if (unit === 'video-mode-second') return keys.some((k) => k === 'std' || k === 'pro' || k.includes('/'));
+  return unit === 'video-second' && keys.some((k) => !(k === 'std' || k === 'pro' || k.includes('/')));
 }
 
-function noExtraKeys(o: Record<string, unknown>, allowed: string[], path: string): void {
-  for (const k of Object.keys(o)) {
-    if (!allowed.includes(k))
-      throw new PriceValidationError(
-        `${path}.${k} is not a known price field (allowed: ${allowed.join(', ')})`,
-        `${path}.${k}`,
-      );
-  }
-}
-
-function micro(o: Record<string, unknown>, key: string, path: string, required = true): number | undefined {
-  const v = o[key];
-  if (v === undefined && !required) return undefined;
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_UNIT_PRICE) {
-    throw new PriceValidationError(
-      `${path}.${key} must be an integer number of micro-units from 0 to ${MAX_UNIT_PRICE} (1 unit = 1,000,000), got ${JSON.stringify(v) ?? 'nothing'}`,
-      `${path}.${key}`,
-    );
-  }
-  return v;
+/** How a video price's tasks are priced: by mode (family A) or by resolution (/v1); null for other units. */
+function tiersOf(p: Price): 'mode' | 'resolution' | null {
+  if (p.unit === 'video-mode-second') return 'mode';
+  if (p.unit === 'video-second') return 'resolution';
+  if (p.unit !== 'video') return null;
+  return Object.keys(p.perSecond).some((k) => k === 'std' || k === 'pro') ? 'mode' : 'resolution';
 }
 
 function tier(v: unknown, path: string): TokenPriceTier {
@@ -65,7 +59,7 @@ function tier(v: unknown, path: string): TokenPriceTier {
 export function validatePrice(v: unknown, current?: Price, path = 'price'): Price {
   if (!isObject(v)) throw new PriceValidationError(`${path} must be an object with a "unit"`, path);
   const unit = v.unit;
-  if (current && unit !== current.unit) {
+  if (current && unit !== current.unit && !videoShapeFits(current, unit)) {
     throw new PriceValidationError(
       `${path}.unit must stay "${current.unit}" for this model, got ${JSON.stringify(unit) ?? 'nothing'}`,
       `${path}.unit`,
@@ -128,9 +122,15 @@ export function validatePrice(v: unknown, current?: Price, path = 'price'): Pric
           pro: micro(v.perSecond, 'pro', `${path}.perSecond`)!,
         },
       };
+    case 'video': {
+      const out = validateVideoPrice(v, path);
+      const by = current ? tiersOf(current) : null;
+      if (by) checkVideoTiers(out, by, path);
+      return out;
+    }
     default:
       throw new PriceValidationError(
-        `${path}.unit must be one of tokens, image, video-second, video-mode-second`,
+        `${path}.unit must be one of tokens, image, video, video-second, video-mode-second`,
         `${path}.unit`,
       );
   }

@@ -2,7 +2,8 @@
 // (1 unit = 1,000,000 micro-units). Rounding happens once per charge, upwards, in BigInt.
 import type { ModelEntry, Price, TokenPriceTier } from '../catalogue/types.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
-import type { Charge, ModeTier, Usage, VideoTier } from '../metering/types.ts';
+import type { Charge, Usage } from '../metering/types.ts';
+import { asVideoPrice, priceVideo, type VideoDefaults } from './video-price.ts';
 
 export const MICRO_PER_UNIT = 1_000_000;
 
@@ -89,13 +90,7 @@ export function pickTier(tiers: TokenPriceTier[], inputTokens: number): TokenPri
   return tiers[tiers.length - 1]!;
 }
 
-/** Seconds as integer milliseconds (providers report floats such as 6.62). */
-const ms = (seconds: number) => Math.round(seconds * 1000);
-
-export interface PriceDefaults {
-  defaultResolution?: VideoTier;
-  defaultMode?: ModeTier;
-}
+export type PriceDefaults = VideoDefaults;
 
 /** Defaults a model's entry supplies when the usage does not name a tier. */
 export function priceDefaultsOf(entry: ModelEntry): PriceDefaults {
@@ -129,9 +124,8 @@ export function isBillable(usage: Usage): boolean {
     case 'images':
       return usage.images > 0;
     case 'video':
-      return usage.outputSeconds > 0 || (usage.inputSeconds ?? 0) > 0;
     case 'video-mode':
-      return usage.outputSeconds > 0;
+      return usage.outputSeconds > 0 || (usage.inputSeconds ?? 0) > 0;
   }
 }
 
@@ -179,40 +173,11 @@ export function priceUsage(price: Price, usage: Usage, defaults: PriceDefaults =
         unitPrices: { per_image: price.perImage },
       };
     }
-    case 'video': {
-      if (price.unit !== 'video-second') throw unitMismatch(price, usage.kind);
-      const tier = usage.tier ?? defaults.defaultResolution;
-      if (!tier)
-        throw new GatewayError(
-          'internal_error',
-          'metering: video usage without a resolution tier and no model default',
-        );
-      const rate = price.perSecond[tier];
-      const outMs = ms(checkCount(usage.outputSeconds, 'outputSeconds', false));
-      const inMs = price.basis === 'input+output' ? ms(checkCount(usage.inputSeconds, 'inputSeconds', false)) : 0;
-      const billedMs = outMs + inMs;
-      return {
-        amount: mulDivCeil(billedMs, rate, 1000),
-        quantities: {
-          output_seconds: outMs / 1000,
-          input_seconds: inMs / 1000,
-          billed_seconds: billedMs / 1000,
-          tier,
-          basis: price.basis,
-        },
-        unitPrices: { per_second: rate },
-      };
-    }
+    case 'video':
     case 'video-mode': {
-      if (price.unit !== 'video-mode-second') throw unitMismatch(price, usage.kind);
-      const tier = usage.tier ?? defaults.defaultMode ?? 'std';
-      const rate = price.perSecond[tier];
-      const outMs = ms(checkCount(usage.outputSeconds, 'outputSeconds', false));
-      return {
-        amount: mulDivCeil(outMs, rate, 1000),
-        quantities: { output_seconds: outMs / 1000, billed_seconds: outMs / 1000, tier },
-        unitPrices: { per_second: rate },
-      };
+      const video = asVideoPrice(price);
+      if (!video) throw unitMismatch(price, usage.kind);
+      return priceVideo(video, usage, defaults);
     }
   }
 }

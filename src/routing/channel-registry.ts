@@ -3,6 +3,7 @@ import type { SecretBox } from '../auth/secret-box.ts';
 import type { Catalogue } from '../catalogue/catalogue.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
 import { registerSecret } from '../errors/redact.ts';
+import type { ChannelCost } from '../vocabulary/price.ts';
 import type { ChannelKind } from '../adapters/upstream-kinds.ts';
 import type { ChannelKeys } from '../adapters/upstream-declaration.ts';
 
@@ -34,6 +35,8 @@ export interface Channel {
   taskSlots: number | null;
   /** The account's limits per model stated on this channel (null: none; see capacity/). */
   modelLimits: ChannelModelLimits | null;
+  /** What the upstream charges us on it (null: not stated): each charge records its cost (core/upstream-cost.ts). */
+  cost?: ChannelCost | null;
 }
 
 /**
@@ -235,6 +238,7 @@ export function openChannel(r: ChannelRecord, box: SecretBox): Channel {
     upstreamAccount: r.account,
     taskSlots: r.taskSlots,
     modelLimits: r.modelLimits,
+    cost: r.cost,
   };
 }
 

@@ -25,6 +25,7 @@ import * as m025 from './migrations/025-task-slot-turns.ts';
 import * as m029 from './migrations/029-hold-key.ts';
 import * as m030 from './migrations/030-ledger-holder-kind.ts';
 import * as m032 from './migrations/032-task-unsent-token.ts';
+import * as m040 from './migrations/040-upstream-cost.ts';
 import * as m045 from './migrations/045-video-deletes-and-inputs.ts';
 import * as m050 from './migrations/050-credit.ts';
 import * as m060 from './migrations/060-staff.ts';
@@ -61,6 +62,7 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '029-hold-key': m029,
   '030-ledger-holder-kind': m030,
   '032-task-unsent-token': m032,
+  '040-upstream-cost': m040,
   '045-video-deletes-and-inputs': m045,
   '050-credit': m050,
   '060-staff': m060,

@@ -77,6 +77,8 @@ export interface ChannelsTable {
   task_slots: number | null;
   /** JSON {"<model>"|"*": {rpm?, tpm?, concurrency?}}: the account's limits stated on this channel; null = none. */
   model_limits?: string | null;
+  /** Migration 040: JSON {per_unit?, per_second?, price_ratio?, tolerance?}: what the upstream charges us; null = unstated. */
+  cost?: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -121,6 +123,8 @@ export interface LedgerTable {
    * for a charge.
    */
   holder_kind: Generated<string | null>;
+  /** Migration 040: what the upstream charged us for it (micro-units, from its channel's stated cost); null: unknown. */
+  upstream_cost: Generated<number | null>;
 }
 
 export interface HoldsTable {

@@ -14,7 +14,7 @@ export interface TaskEngineDeps {
   /** Lazy: the gateway builds the meter in the same deps literal. */
   meter: () => Meter;
   channels: { forTask(id: string): Channel | undefined };
-  /** What a finished task is charged, from what its upstream reported (core/charge.ts finishedTaskUsage). */
+  /** What a finished task is charged, from what its upstream reported (core/video-usage.ts finishedTaskUsage). */
   chargedUsage(task: TaskRecord, reported: ReportedUsage | undefined): Usage | null;
   logger: Logger;
   options: TaskEngineOptions;

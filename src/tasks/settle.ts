@@ -3,13 +3,16 @@
 // hold and is compare-and-set to failed/cancelled. Two pollers can never both settle a task, and a task is never
 // charged without also being succeeded: a crash, or a poll that finds it failed, between the two cannot happen.
 import { taskChargeKey } from '../metering/ledger-row.ts';
+import { recordUpstreamCost } from '../metering/ledger-write.ts';
+import { upstreamCostOf } from '../pricing/upstream-cost.ts';
 import { errorDetail, statusDetail, type TaskEventInput } from './events.ts';
 import { redactSecrets } from '../errors/redact.ts';
 import { refOf, type PollOutcome, type TaskError, type TaskRecord } from './types.ts';
 import type { TaskEngineDeps } from './engine-deps.ts';
 import { slotFreed } from './slot-queue.ts';
 
-type SettleDeps = Pick<TaskEngineDeps, 'repo' | 'meter' | 'chargedUsage' | 'logger' | 'slots' | 'now'>;
+type SettleDeps = Pick<TaskEngineDeps, 'repo' | 'meter' | 'chargedUsage' | 'logger' | 'slots' | 'now'> &
+  Partial<Pick<TaskEngineDeps, 'channels'>>;
 
 /** A poll's answer applied to a leased task: progress (written only when it changed), success or failure. */
 export async function applyOutcome(deps: SettleDeps, t: TaskRecord, out: PollOutcome): Promise<TaskRecord> {
@@ -70,6 +73,9 @@ async function succeed(deps: SettleDeps, t: TaskRecord, out: PollOutcome): Promi
     await deps.repo.inTransaction(async (trx) => {
       const charged = await deps.meter().settle(refOf(t), usage, trx);
       if (charged === 0 && (await deps.meter().holdState(t.id, trx)) === 'released') return;
+      // What it cost upstream, beside the charge (its channel's stated cost).
+      const cost = charged > 0 ? upstreamCostOf(deps.channels?.forTask(t.channelId)?.cost, usage) : null;
+      if (cost !== null) await recordUpstreamCost(trx, taskChargeKey(t.id), cost);
       const moved = await deps.repo.transition(
         t.id,
         t.state,

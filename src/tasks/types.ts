@@ -30,7 +30,7 @@ export interface PollOutcome {
   progress?: number;
   /** Stored as tasks.result (JSON). */
   result?: unknown;
-  /** What the upstream reported of a success's size; core/charge.ts turns it into the charge (absent: the estimate). */
+  /** What the upstream reported of a success's size; core/video-usage.ts turns it into the charge (absent: the estimate). */
   reported?: ReportedUsage;
   error?: TaskError;
   upstreamRequestId?: string | null;
@@ -38,7 +38,7 @@ export interface PollOutcome {
 
 /**
  * A finished task's size as the upstream said it, nothing decided: which seconds are billed (the price basis), at
- * which tier, and what a success reporting nothing billable is charged are core/charge.ts's rule (finishedTaskUsage).
+ * which tier, and what a success reporting nothing billable is charged are core/video-usage.ts's rule (finishedTaskUsage).
  */
 export interface ReportedUsage {
   /** Output seconds, summed over the task's videos (each driver maps its upstream's fields). */
@@ -47,8 +47,16 @@ export interface ReportedUsage {
   inputSeconds?: number | null;
   /** A total the upstream reports (input + output, for edit models). */
   totalSeconds?: number | null;
-  /** Output resolution as reported (720, 1080). */
+  /** Output resolution as reported (the short side: 480, 720, 1080, 2160). */
   resolution?: number | null;
+  /** Whether the video came with sound, where the upstream says. */
+  sound?: boolean | null;
+  /** Shots made, where the upstream says. */
+  shots?: number | null;
+  /** What the upstream deducted for the task in its own units (Kling `final_unit_deduction`): kept, not priced. */
+  upstreamUnits?: number | null;
+  /** Videos made (DashScope `video_count`). */
+  videoCount?: number | null;
 }
 
 /** What the upstream answered to the creation call. */
@@ -152,7 +160,7 @@ export interface CreateTaskInput extends TaskIdentity {
   channel: Channel;
   /** Estimated usage (e.g. requested seconds × tier): held, and charged at a success that reports no usage. */
   estimate: Usage;
-  /** A larger usage to hold instead, when the estimate can fall short of the charge (charge.ts videoHold). */
+  /** A larger usage to hold instead, when the estimate can fall short of the charge (core/video-usage.ts videoHold). */
   hold?: Usage;
   externalTaskId?: string | null;
   callbackUrl?: string | null;

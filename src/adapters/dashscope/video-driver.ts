@@ -1,5 +1,5 @@
 // The task-engine driver for DashScope video synthesis: one status query → PollOutcome, with the usage the
-// provider reported (seconds, resolution) as it said it; core/charge.ts decides what is charged.
+// provider reported (seconds, resolution) as it said it; core/video-usage.ts decides what is charged.
 import type { Channel } from '../../routing/channel-registry.ts';
 import type { CallLimit, PollOutcome, TaskDriver, TaskRecord } from '../../tasks/types.ts';
 import { apiKeyTarget } from '../../routing/channel-target.ts';

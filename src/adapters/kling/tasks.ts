@@ -74,6 +74,13 @@ export function reportedSeconds(videos: StoredVideo[]): number | null {
   return any ? total : null;
 }
 
+/** `final_unit_deduction` ("1", "3.5"): what the upstream deducted for the task, in its units; null when unreadable. */
+export function unitDeduction(v: unknown): number | null {
+  const n =
+    typeof v === 'number' ? v : typeof v === 'string' && /^\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : Number.NaN;
+  return Number.isFinite(n) && n >= 0 ? n : null;
+}
+
 export function parseTaskData(data: unknown, upstreamRequestId: string | null): PollOutcome {
   if (!isObject(data) || typeof data.task_status !== 'string')
     throw new GatewayError('upstream_error', 'The upstream returned a malformed task status');
@@ -99,9 +106,11 @@ export function parseTaskData(data: unknown, upstreamRequestId: string | null): 
     const result: KlingTaskResult = { videos };
     out.result = result;
     out.progress = 100;
-    // No reported duration → the charge is the hold estimate (requested seconds): core/charge.ts.
+    // No reported duration → the charge is the hold estimate (requested seconds): core/video-usage.ts.
     const seconds = reportedSeconds(videos);
-    if (seconds !== null) out.reported = { outputSeconds: seconds };
+    const units = unitDeduction(data.final_unit_deduction);
+    if (seconds !== null || units !== null)
+      out.reported = { outputSeconds: seconds, ...(units !== null ? { upstreamUnits: units } : {}) };
   } else if (state === 'failed') {
     // The upstream's reason (it may name its models or hosts) is the operators'; the client gets our words.
     const reason = typeof data.task_status_msg === 'string' && data.task_status_msg ? data.task_status_msg : undefined;

@@ -24,6 +24,7 @@ export function text2VideoBody(
   if (r.cfgScale !== undefined) b.cfg_scale = r.cfgScale;
   if (r.sound !== undefined) b.sound = r.sound;
   if (r.cameraControl) b.camera_control = r.cameraControl;
+  if (r.passThrough) Object.assign(b, r.passThrough);
   if (r.watermarkInfo) b.watermark_info = r.watermarkInfo;
   if (upstreamCallbackUrl) b.callback_url = upstreamCallbackUrl;
   return b;

@@ -5,7 +5,15 @@ import { addAmounts } from '../../vocabulary/exact-amount.ts';
 import { formatUnits } from '../../pricing/prices.ts';
 import type { Meter } from '../../metering/types.ts';
 import { DAY_MS, type BillFilter, type DayTotal, type LedgerRepo } from '../../store/repos/ledger.ts';
-import type { BillByModelView, BillLine, BillModelLine, BillPeriod, BillTotal, BillView } from '../views.ts';
+import type {
+  BillByModelView,
+  BillLine,
+  CostFigures,
+  BillModelLine,
+  BillPeriod,
+  BillTotal,
+  BillView,
+} from '../views.ts';
 
 export type { BillLine, BillModelLine, BillPeriod };
 
@@ -31,8 +39,18 @@ export const emptyFigures = (): LineFigures => ({
   credits: { entries: 0, amount: 0 },
 });
 
+/** Add charges with a recorded upstream cost to a line's (or a model's) cost figures. */
+function addCost(f: Partial<CostFigures>, d: Omit<DayTotal, 'tokenId'>): void {
+  if (!d.costed) return;
+  const cost = d.upstreamCost ?? 0;
+  f.costed_entries = (f.costed_entries ?? 0) + d.costed;
+  f.upstream_cost = addAmounts(f.upstream_cost ?? 0, cost);
+  f.margin = addAmounts(f.margin ?? 0, d.costedAmount ?? 0, -BigInt(cost));
+}
+
 /** Add one day's ledger totals of one model to a line. */
-export function addDay(line: LineFigures, d: Omit<DayTotal, 'tokenId'>): void {
+export function addDay(line: LineFigures & Partial<CostFigures>, d: Omit<DayTotal, 'tokenId'>): void {
+  addCost(line, d);
   line.entries += d.entries;
   line.amount = addAmounts(line.amount, d.amount);
   line.list_amount = addAmounts(line.list_amount, d.listAmount);
@@ -43,6 +61,7 @@ export function addDay(line: LineFigures, d: Omit<DayTotal, 'tokenId'>): void {
   const m = (line.models[d.model] ??= { entries: 0, amount: 0, amount_units: '' });
   m.entries += d.entries;
   m.amount = addAmounts(m.amount, d.amount);
+  addCost(m, d);
 }
 
 /** The amounts of finished lines as exact decimal strings of units. */
@@ -113,7 +132,8 @@ export function modelLines(lines: BillLine[]): BillModelLine[] {
     const base = { token_id: l.token_id, token_name: l.token_name, period: l.period, period_start: l.period_start };
     for (const model of Object.keys(l.models).sort()) {
       const m = l.models[model]!;
-      out.push({ ...base, kind: 'charges', model, entries: m.entries, amount: m.amount, amount_units: m.amount_units });
+      const { entries, amount, amount_units, ...cost } = m;
+      out.push({ ...base, kind: 'charges', model, entries, amount, amount_units, ...cost });
     }
     if (l.credits.entries > 0)
       out.push({

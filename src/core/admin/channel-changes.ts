@@ -14,6 +14,8 @@ import { openChannel, type ChannelKeys } from '../../routing/channel-registry.ts
 import type { BreakerView, CircuitBreakers } from '../../routing/circuit-breaker.ts';
 import type { ChannelModelLimits, ChannelPatch, ChannelRecord } from '../../store/repos/channels.ts';
 import { isUniqueViolation } from '../../store/store-errors.ts';
+import type { ChannelCost } from '../../vocabulary/price.ts';
+import { parseCostField } from './channel-cost.ts';
 import { parseAccount, parseBaseUrl, parseModelLimitsField, parseTaskSlots, publicChannel } from './channels.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 
@@ -77,6 +79,7 @@ const PATCH_FIELDS = [
   'account',
   'task_slots',
   'model_limits',
+  'cost',
 ];
 
 export interface ChannelEdit {
@@ -90,6 +93,7 @@ export interface ChannelEdit {
   account?: string | null;
   taskSlots?: number | null;
   modelLimits?: ChannelModelLimits | null;
+  cost?: ChannelCost | null;
 }
 
 /** Validate an edit for a channel of this kind (the kind itself cannot change: make another channel). */
@@ -138,6 +142,8 @@ export function parseChannelEdit(body: unknown, kind: ChannelRecord['kind']): Ch
   if (taskSlots !== undefined) e.taskSlots = taskSlots;
   const modelLimits = parseModelLimitsField(o);
   if (modelLimits !== undefined) e.modelLimits = modelLimits;
+  const cost = parseCostField(o);
+  if (cost !== undefined) e.cost = cost;
   const keys: ChannelKeys = {};
   for (const f of keyFields) if (f.field in o) keys[f.key] = reqString(o, f.field, { max: 500 });
   if (Object.keys(keys).length > 0) e.keys = keys;
@@ -169,6 +175,7 @@ export async function updateChannel(
     ...(edit.account !== undefined ? { account: edit.account } : {}),
     ...(edit.taskSlots !== undefined ? { taskSlots: edit.taskSlots } : {}),
     ...(edit.modelLimits !== undefined ? { modelLimits: edit.modelLimits } : {}),
+    ...(edit.cost !== undefined ? { cost: edit.cost } : {}),
     // A partial key change (one of a pair) keeps the other key.
     ...(edit.keys
       ? { keyEnc: deps.box.seal(JSON.stringify({ ...openChannel(before, deps.box).keys, ...edit.keys })) }
@@ -194,6 +201,7 @@ export async function updateChannel(
     'account',
     'taskSlots',
     'modelLimits',
+    'cost',
   ] as const) {
     if (JSON.stringify(before[k]) !== JSON.stringify(after[k])) changes[k] = { from: before[k], to: after[k] };
   }

@@ -9,6 +9,8 @@ import { ConfigError, type Config } from '../../config/config.ts';
 import { checkRegion, hasEnvKeys } from '../../config/upstream-env.ts';
 import { onlyFields, optEnum, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
 import { isObject } from '../../json/json.ts';
+import type { ChannelCost } from '../../vocabulary/price.ts';
+import { parseCostField } from './channel-cost.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { ChannelKeys } from '../../routing/channel-registry.ts';
 import type { ChannelRecord } from '../../store/repos/channels.ts';
@@ -33,6 +35,7 @@ export function publicChannel(c: ChannelRecord) {
     account: c.account,
     task_slots: c.taskSlots,
     model_limits: c.modelLimits,
+    ...(c.cost ? { cost: c.cost } : {}),
     created_at: c.createdAt,
     updated_at: c.updatedAt,
   };
@@ -49,6 +52,7 @@ export interface CreateChannelInput {
   account?: string | null | undefined;
   taskSlots?: number | null | undefined;
   modelLimits?: ChannelModelLimits | null | undefined;
+  cost?: ChannelCost | null | undefined;
 }
 
 export function parseBaseUrl(body: Record<string, unknown>, kind: string): string {
@@ -115,6 +119,7 @@ export function parseCreateChannel(body: unknown): CreateChannelInput {
     'account',
     'task_slots',
     'model_limits',
+    'cost',
   ]);
   const baseUrl = parseBaseUrl(body, kind);
   const keys: ChannelKeys = {};
@@ -131,6 +136,7 @@ export function parseCreateChannel(body: unknown): CreateChannelInput {
     account: parseAccount(body),
     taskSlots: parseTaskSlots(body),
     modelLimits: parseModelLimitsField(body),
+    cost: parseCostField(body),
   };
 }
 
@@ -151,6 +157,7 @@ export async function createChannel(deps: ChannelDeps, input: CreateChannelInput
       ...(input.account !== undefined ? { account: input.account } : {}),
       ...(input.taskSlots !== undefined ? { taskSlots: input.taskSlots } : {}),
       ...(input.modelLimits !== undefined ? { modelLimits: input.modelLimits } : {}),
+      ...(input.cost !== undefined ? { cost: input.cost } : {}),
     })
     .catch((e: unknown) => {
       // Two concurrent creates with one name: the unique index decides, the loser gets 409.

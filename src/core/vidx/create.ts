@@ -10,6 +10,7 @@ import { requireBody } from '../../contracts/fields.ts';
 import { DEFAULT_OMNI_MODEL, parseOmni } from '../../contracts/vidx-edit.ts';
 import { admitText2VideoModel, parseText2Video, text2VideoEndpoint } from '../../contracts/vidx-text2video.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import { pricedAsk } from '../../contracts/vidx-priced.ts';
 import type { TaskRecord } from '../../tasks/types.ts';
 import { principalOf, type CallContext } from '../call.ts';
 import { resolveVisibleModel } from '../model-access.ts';
@@ -29,14 +30,15 @@ export async function createText2Video(ctx: VidxContext, req: CallContext, raw: 
   const m = resolveVisibleModel(deps, req, admitted);
   const rules = text2VideoEndpoint(m.entry, m.publicName);
   const r = parseText2Video(o, m.publicName, rules, fieldOptions(ctx));
+  const upstreamModel = rules.upstreamModel ?? m.upstreamModel;
   return createVidxTask(ctx, req, {
     kind: KINDS.text2video,
     path: rules.endpoint,
     publicName: m.publicName,
     billingModel: m.billingModel,
-    upstreamModel: m.upstreamModel,
+    upstreamModel,
     entry: m.entry,
-    channels: deps.channels.forModel(m.entry, m.upstreamModel, principalOf(req)),
+    channels: deps.channels.forModel(m.entry, upstreamModel, principalOf(req)),
     request: {
       model_name: m.publicName,
       mode: r.mode,
@@ -46,9 +48,10 @@ export async function createText2Video(ctx: VidxContext, req: CallContext, raw: 
     },
     tier: r.mode,
     seconds: r.duration,
+    ask: pricedAsk(r.priced ?? {}),
     externalTaskId: r.externalTaskId,
     callbackUrl: r.callbackUrl,
-    body: (taskId, cb) => text2VideoBody(r, m.upstreamModel, rules, taskId, cb),
+    body: (taskId, cb) => text2VideoBody(r, upstreamModel, rules, taskId, cb),
   });
 }
 
@@ -91,19 +94,21 @@ export async function createOmniVideo(ctx: VidxContext, req: CallContext, raw: u
       param: 'model_name',
     });
   const r = parseOmni(o, m.publicName, rules, fieldOptions(ctx));
+  const upstreamModel = rules.upstreamModel ?? m.upstreamModel;
   return createVidxTask(ctx, req, {
     kind: KINDS.omni,
     path: rules.endpoint,
     publicName: m.publicName,
     billingModel: m.billingModel,
-    upstreamModel: m.upstreamModel,
+    upstreamModel,
     entry: m.entry,
-    channels: deps.channels.forModel(m.entry, m.upstreamModel, principalOf(req)),
+    channels: deps.channels.forModel(m.entry, upstreamModel, principalOf(req)),
     request: { model_name: m.publicName, mode: r.mode, duration: String(r.duration) },
     tier: r.mode,
     seconds: r.duration,
+    ask: pricedAsk(r.priced ?? {}),
     externalTaskId: r.externalTaskId,
     callbackUrl: r.callbackUrl,
-    body: (taskId, cb) => omniBody(r.body, m.upstreamModel, taskId, cb),
+    body: (taskId, cb) => omniBody(r.body, upstreamModel, taskId, cb),
   });
 }

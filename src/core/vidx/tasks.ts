@@ -12,6 +12,7 @@ import { principalOf, type CallContext, type HasState } from '../call.ts';
 import { readPage } from '../../contracts/vidx.ts';
 import { isTerminal } from '../../tasks/types.ts';
 import { newTaskId, submitTask } from '../task-submit.ts';
+import type { VideoAsk } from '../video-usage.ts';
 import type { ModelEntry } from '../../catalogue/types.ts';
 import { upstreamCallbackUrl, type VidxContext } from './context.ts';
 import { storedKind, storedKinds, type VidxKind } from './views.ts';
@@ -33,6 +34,8 @@ export interface NewVidxTask {
   request: Record<string, unknown>;
   tier: ModeTier;
   seconds: number;
+  /** What else the price depends on (sound, voice, shots, a resolution beside the mode). */
+  ask?: Omit<VideoAsk, 'seconds' | 'mode'>;
   externalTaskId?: string | undefined;
   callbackUrl?: string | undefined;
   sessionId?: string | undefined;
@@ -59,7 +62,7 @@ export async function createVidxTask(ctx: VidxContext, req: CallContext, t: NewV
       model: t,
       channels: t.channels,
       request: t.request,
-      size: { seconds: t.seconds, mode: t.tier },
+      size: { ...t.ask, seconds: t.seconds, mode: t.tier },
       externalTaskId: ext ?? null,
       callbackUrl: t.callbackUrl ?? null,
       sessionId: t.sessionId ?? null,

@@ -110,6 +110,7 @@ export const ROUTES: readonly RouteRow[] = [
     ['POST', '/images/generations', images.generate, 'media'],
     ['POST', '/images/edits', images.edit, 'upload'],
     ['POST', '/videos', videos.create, 'upload'],
+    ['GET', '/videos/models', models.videos],
     ['GET', '/videos', videos.list],
     ['GET', '/videos/:id', videos.one],
     ['GET', '/videos/:id/content', videos.content],

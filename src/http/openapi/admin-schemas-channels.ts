@@ -39,6 +39,19 @@ export const modelLimits = {
     minProperties: 1,
   },
 };
+/** A channel's stated upstream cost (pricing/upstream-cost.ts). */
+export const channelCost: Schema = {
+  type: ['object', 'null'],
+  description:
+    'what the upstream charges us on this channel, integer micro-units: per unit of its own deduction (Kling final_unit_deduction) or per second of video; each task charge records its upstream cost on its ledger line (bills show the margin); reconcile flags a task whose list amount over that cost strays from price_ratio by more than tolerance (default 1 and 0.1); null clears',
+  properties: {
+    per_unit: { type: 'integer', minimum: 0 },
+    per_second: { type: 'integer', minimum: 0 },
+    price_ratio: { type: 'number', exclusiveMinimum: 0, maximum: 1000 },
+    tolerance: { type: 'number', minimum: 0, maximum: 1 },
+  },
+  additionalProperties: false,
+};
 export const channelView = obj({
   id: str(),
   name: str(),
@@ -58,6 +71,7 @@ export const channelView = obj({
     description: "parallel tasks per model version the account allows (null: learnt from the upstream's refusals)",
   },
   model_limits: modelLimits,
+  cost: { ...channelCost, description: 'present when stated' },
   created_at: int('ms'),
   updated_at: int('ms'),
   keys: obj(
@@ -93,6 +107,7 @@ export const channelPatch = {
       description: 'parallel tasks per model version the account allows; null: learnt from the upstream',
     },
     model_limits: modelLimits,
+    cost: channelCost,
   }),
   additionalProperties: false,
   minProperties: 1,

@@ -19,6 +19,30 @@ export const tokenPriceTier = obj(
   },
   ['maxInputTokens', 'inputPer1k', 'outputPer1k'],
 );
+/** The one video shape (docs/api.md, Metering and billing): any video model may take it. */
+export const videoPrice: Schema = obj(
+  {
+    unit: { const: 'video' },
+    perSecond: {
+      type: 'object',
+      description:
+        'per output second by tier: a resolution (480p, 720p, 1080p, 2k, 4k), a mode (std, pro) or "<mode>/<resolution>"; looked up as mode/resolution, then resolution, then mode, then the nearest resolution named',
+      additionalProperties: micro(),
+      minProperties: 1,
+    },
+    soundPerSecond: micro('surcharge per output second with sound on'),
+    voicePerSecond: micro('surcharge per output second with a named voice (voice_list)'),
+    inputPerSecond: micro('per second of input video'),
+    basis: {
+      type: 'string',
+      enum: ['output', 'input+output'],
+      description: 'input+output: input seconds cost the tier rate too',
+    },
+    perShot: micro('per shot of a multi-shot task'),
+    perRun: micro('once per task'),
+  },
+  ['unit', 'perSecond'],
+);
 export const price: Schema = {
   description: "A price, all amounts integer micro-units; an override keeps the model's unit",
   oneOf: [
@@ -36,6 +60,7 @@ export const price: Schema = {
       'unit',
       'perSecond',
     ]),
+    videoPrice,
   ],
 };
 export const priceView = obj(
@@ -69,6 +94,14 @@ export const priceChange = obj(
   },
   ['id', 'model', 'action', 'old_price', 'new_price', 'actor', 'request_id', 'at'],
 );
+/** Present where some of the charges recorded their upstream cost (their channel states one: channels `cost`). */
+const costFields = {
+  costed_entries: int('charges with a recorded upstream cost'),
+  upstream_cost: microSum('what those charges cost upstream'),
+  margin: microSum('their amount less their upstream cost'),
+};
+const modelFigures = obj({ entries: int(), amount: microSum(), amount_units: str(), ...costFields });
+
 export const billLine = obj(
   {
     token_id: str(),
@@ -78,11 +111,12 @@ export const billLine = obj(
     entries: int(),
     amount: microSum(),
     amount_units: str('the amount as an exact decimal string of units'),
-    models: { type: 'object', additionalProperties: obj({ entries: int(), amount: microSum(), amount_units: str() }) },
+    models: { type: 'object', additionalProperties: modelFigures },
     credits: obj({
       entries: int(),
       amount: microSum('top-ups credited in the period: added to the quota, not part of amount'),
     }),
+    ...costFields,
   },
   ['token_id', 'period', 'period_start', 'entries', 'amount', 'amount_units'],
 );
@@ -101,6 +135,7 @@ export const billModelLine = obj(
     entries: int(),
     amount: microSum(),
     amount_units: str(),
+    ...costFields,
   },
   ['token_id', 'period', 'period_start', 'kind', 'model', 'entries', 'amount', 'amount_units'],
 );
@@ -117,8 +152,9 @@ export const billAccountLine = obj(
     amount: microSum(),
     amount_units: str(),
     list_amount: microSum('the same charges at list (catalogue) price'),
-    models: { type: 'object', additionalProperties: obj({ entries: int(), amount: microSum(), amount_units: str() }) },
+    models: { type: 'object', additionalProperties: modelFigures },
     credits: obj({ entries: int(), amount: microSum("the account's top-ups in the period") }),
+    ...costFields,
   },
   ['account_id', 'period', 'period_start', 'entries', 'amount', 'amount_units'],
 );

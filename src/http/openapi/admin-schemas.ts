@@ -3,6 +3,16 @@ import { str, int, arr, obj, pathParam, query, microSum, type Schema } from './s
 export { microSum };
 import { TASK_STATES } from '../../tasks/types.ts';
 import { micro } from './admin-schemas-money.ts';
+
+export {
+  channelCheck,
+  channelCost,
+  channelKind,
+  channelPatch,
+  channelView,
+  keyFieldSchemas,
+  modelLimits,
+} from './admin-schemas-channels.ts';
 export {
   micro,
   tokenPriceTier,
@@ -44,6 +54,7 @@ export const ledgerEntry = obj(
       description: 'the amount at list (catalogue) price when a price group priced the line; null = the amount',
     },
     price_group: { type: ['string', 'null'] },
+    upstream_cost: micro('what the charge cost upstream (its channel states a cost); absent: unknown'),
   },
   ['id', 'idempotency_key', 'token_id', 'model', 'kind', 'amount', 'created_at'],
 );

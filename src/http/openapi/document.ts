@@ -29,6 +29,7 @@ import { ssoPaths } from './paths-sso.ts';
 import { rolesFor } from '../../core/staff/roles.ts';
 import { v1Paths } from './paths-v1.ts';
 import { videoPaths } from './paths-videos.ts';
+import { videoModel, videoModelInfo, videoModelPaths } from './paths-video-models.ts';
 import { vidxPaths } from './paths-vidx.ts';
 import type { RouteInfo } from '../front/route-row.ts';
 
@@ -37,6 +38,7 @@ export const describedPaths = (): Record<string, Record<string, Operation>> => (
   ...vidxPaths(),
   ...v1Paths(),
   ...videoPaths(),
+  ...videoModelPaths(),
   ...adminPaths(),
   ...adminReportPaths(),
   ...adminMeteringPaths(),
@@ -122,12 +124,18 @@ export function openApiDocument(rows: readonly RouteInfo[]): Record<string, unkn
       },
       headers: { RequestId: { description: 'Gateway request id', schema: str() }, ...RATE_LIMIT_HEADERS },
       schemas: {
-        Model: obj({ id: str(), object: { const: 'model' }, created: int(), owned_by: str() }, [
-          'id',
-          'object',
-          'created',
-          'owned_by',
-        ]),
+        Model: obj(
+          {
+            id: str(),
+            object: { const: 'model' },
+            created: int(),
+            owned_by: str(),
+            video: { ...ref('VideoModelInfo'), description: 'GET /v1/models/{model} of a video model only' },
+          },
+          ['id', 'object', 'created', 'owned_by'],
+        ),
+        VideoModel: videoModel,
+        VideoModelInfo: videoModelInfo,
         FamilyBError: obj(
           {
             error: obj(

@@ -1,5 +1,5 @@
 // OpenAPI paths of the admin API's reports: the overview's stats, health, reconciliation.
-import { str, int, arr, obj, query, admin, type Operation } from './schema.ts';
+import { str, int, num, arr, obj, query, admin, type Operation } from './schema.ts';
 import { micro, microSum } from './admin-schemas.ts';
 
 export function adminReportPaths(): Record<string, Record<string, Operation>> {
@@ -133,6 +133,21 @@ export function adminReportPaths(): Record<string, Record<string, Operation>> {
               created_at: int(),
               reason: str(),
             }),
+          ),
+          upstream_disagreements: arr(
+            obj({
+              task_id: str(),
+              model: str(),
+              channel: str(),
+              amount: micro(),
+              list_amount: micro(),
+              upstream_units: num("the upstream's own deduction (Kling final_unit_deduction)"),
+              upstream_cost: micro('that deduction at the channel cost per_unit'),
+              ratio: num('list_amount / upstream_cost'),
+              price_ratio: num("the channel's cost.price_ratio (default 1)"),
+              reason: str(),
+            }),
+            "task charges whose ratio to the upstream's deduction strays from the channel's price_ratio by more than its tolerance",
           ),
         }),
       ),

@@ -5,12 +5,13 @@ import { str, int, arr, obj, jsonBody, pathParam, query, admin, type Operation, 
 import { tokenUsageView } from './schema-v1.ts';
 import { listPage, micro, timeParam, limitParam, tokenView, tokenPatch, cursorParam } from './admin-schemas.ts';
 import {
-  channelView,
-  channelPatch,
   channelCheck,
-  modelLimits,
+  channelCost,
   channelKind,
+  channelPatch,
+  channelView,
   keyFieldSchemas,
+  modelLimits,
 } from './admin-schemas-channels.ts';
 
 const tokenId = [pathParam('id', 'Token id')];
@@ -194,6 +195,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
                   description: 'parallel tasks per model version the account allows',
                 },
                 model_limits: modelLimits,
+                cost: channelCost,
               },
               ['name', 'kind'],
             ),

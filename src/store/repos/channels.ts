@@ -1,3 +1,4 @@
+import type { ChannelCost } from '../../vocabulary/price.ts';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database, ChannelsTable } from '../schema.ts';
 import { parseJson } from '../json.ts';
@@ -29,6 +30,8 @@ export interface ChannelRecord {
   taskSlots: number | null;
   /** The account's limits stated on this channel (null: none). */
   modelLimits: ChannelModelLimits | null;
+  /** What the upstream charges us on this channel (migration 040); null: not stated. */
+  cost: ChannelCost | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -47,6 +50,7 @@ function toRecord(r: Selectable<ChannelsTable>): ChannelRecord {
     account: r.account ?? null,
     taskSlots: r.task_slots === null || r.task_slots === undefined ? null : Number(r.task_slots),
     modelLimits: r.model_limits ? parseJson<ChannelModelLimits>(r.model_limits) : null,
+    cost: r.cost ? parseJson<ChannelCost>(r.cost) : null,
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
   };
@@ -64,6 +68,7 @@ export interface NewChannel {
   account?: string | null;
   taskSlots?: number | null;
   modelLimits?: ChannelModelLimits | null;
+  cost?: ChannelCost | null;
 }
 
 /** Stored fields a change may set (absent = unchanged). */
@@ -78,6 +83,7 @@ export interface ChannelPatch {
   account?: string | null;
   taskSlots?: number | null;
   modelLimits?: ChannelModelLimits | null;
+  cost?: ChannelCost | null;
 }
 
 const limitsText = (l: ChannelModelLimits | null | undefined): string | null => (l ? JSON.stringify(l) : null);
@@ -99,6 +105,7 @@ export class ChannelsRepo {
       account: c.account ?? null,
       task_slots: c.taskSlots ?? null,
       model_limits: limitsText(c.modelLimits),
+      cost: c.cost ? JSON.stringify(c.cost) : null,
       created_at: now,
       updated_at: now,
     };
@@ -158,6 +165,7 @@ export class ChannelsRepo {
         ...(patch.account !== undefined ? { account: patch.account } : {}),
         ...(patch.taskSlots !== undefined ? { task_slots: patch.taskSlots } : {}),
         ...(patch.modelLimits !== undefined ? { model_limits: limitsText(patch.modelLimits) } : {}),
+        ...(patch.cost !== undefined ? { cost: patch.cost ? JSON.stringify(patch.cost) : null } : {}),
         updated_at: now,
       })
       .where('id', '=', id)

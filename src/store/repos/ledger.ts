@@ -28,6 +28,8 @@ export interface LedgerEntry {
   task_id: string | null;
   upstream_request_id: string | null;
   created_at: number;
+  /** What it cost upstream (micro-units), where its channel states a cost. */
+  upstream_cost?: number;
 }
 
 /** Ledger totals of one token on one UTC day. */
@@ -44,6 +46,10 @@ export interface DayTotal {
   /** Credit lines (top-ups, kind `credit`): how many and their sum. */
   credits: number;
   credit: Amount;
+  /** Charges that recorded their upstream cost (migration 040): how many, their amount and that cost; absent: none. */
+  costed?: number;
+  costedAmount?: Amount;
+  upstreamCost?: Amount;
 }
 
 /** Ledger totals of one account (null: lines that count against no account) on one UTC day. */
@@ -70,6 +76,9 @@ function billSums() {
     sumText(sql`case when ${credit} then 0 else coalesce(list_amount, amount) end`).as('list_amount'),
     sql<number>`count(case when ${credit} then 1 else null end)`.as('credits'),
     sumText(sql`case when ${credit} then amount else 0 end`).as('credit'),
+    sql<number>`count(case when ${credit} then null else upstream_cost end)`.as('costed'),
+    sumText(sql`case when ${credit} or upstream_cost is null then 0 else amount end`).as('costed_amount'),
+    sumText(sql`case when ${credit} or upstream_cost is null then 0 else upstream_cost end`).as('upstream_cost'),
   ] as const;
 }
 
@@ -97,6 +106,7 @@ export class LedgerRepo {
       task_id: r.task_id,
       upstream_request_id: r.upstream_request_id,
       created_at: Number(r.created_at),
+      ...(r.upstream_cost !== null && r.upstream_cost !== undefined ? { upstream_cost: Number(r.upstream_cost) } : {}),
     }));
   }
 
@@ -138,6 +148,13 @@ export class LedgerRepo {
       listAmount: addAmounts(r.list_amount),
       credits: Number(r.credits),
       credit: addAmounts(r.credit),
+      ...(Number(r.costed) > 0
+        ? {
+            costed: Number(r.costed),
+            costedAmount: addAmounts(r.costed_amount),
+            upstreamCost: addAmounts(r.upstream_cost),
+          }
+        : {}),
     }));
   }
 

@@ -2,6 +2,8 @@
 // tasks that finished or were charged, and holds still open. Plain reads; the comparison is core/reconcile.ts.
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
+import type { ChannelCost } from '../../vocabulary/price.ts';
+import { parseJson } from '../json.ts';
 
 export interface ReconcileRows {
   ledger: Array<{
@@ -16,6 +18,8 @@ export interface ReconcileRows {
     requestId: string | null;
     taskId: string | null;
     createdAt: number;
+    /** What it cost upstream, where its channel stated a cost (migration 040). */
+    upstreamCost?: number | null;
   }>;
   requests: Array<{ requestId: string; model: string | null; usage: string | null; amount: number; createdAt: number }>;
   /**
@@ -36,6 +40,8 @@ export interface ReconcileRows {
     createdAt: number;
   }>;
   openHolds: Array<{ key: string; tokenId: string; amount: number; createdAt: number; taskState: string | null }>;
+  /** The cost each channel states (channels.cost), by channel id: what a task's deduction is checked against. */
+  channelCosts?: ReadonlyMap<string, ChannelCost>;
 }
 
 export class ReconcileRepo {
@@ -98,7 +104,14 @@ export class ReconcileRepo {
       .where('holds.state', '=', 'held')
       .where('holds.created_at', '<', to)
       .execute();
+    const costed = await this.db.selectFrom('channels').select(['id', 'cost']).where('cost', 'is not', null).execute();
+    const channelCosts = new Map<string, ChannelCost>();
+    for (const c of costed) {
+      const v = parseJson<ChannelCost>(c.cost);
+      if (v) channelCosts.set(c.id, v);
+    }
     return {
+      channelCosts,
       ledger: ledger.map((l) => ({
         key: l.idempotency_key,
         tokenId: l.token_id,
@@ -111,6 +124,7 @@ export class ReconcileRepo {
         requestId: l.request_id,
         taskId: l.task_id,
         createdAt: Number(l.created_at),
+        upstreamCost: l.upstream_cost === null ? null : Number(l.upstream_cost),
       })),
       requests: requests.map((r) => ({
         requestId: r.request_id,

@@ -12,12 +12,16 @@ const tokenCell = (l: BillModelLine) => (
 );
 
 export function ModelTotals({ lines, total }: { lines: BillModelLine[]; total: number }) {
-  const by = new Map<string, { entries: number; amount: number }>();
+  // Upstream cost and margin: of the charges that recorded their cost (their channel states one).
+  const by = new Map<string, { entries: number; amount: number; costed: number; cost: number; margin: number }>();
   for (const l of lines) {
     if (l.kind !== 'charges' || l.model === null) continue;
-    const m = by.get(l.model) ?? { entries: 0, amount: 0 };
+    const m = by.get(l.model) ?? { entries: 0, amount: 0, costed: 0, cost: 0, margin: 0 };
     m.entries += l.entries;
     m.amount += Number(l.amount);
+    m.costed += l.costed_entries ?? 0;
+    m.cost += Number(l.upstream_cost ?? 0);
+    m.margin += Number(l.margin ?? 0);
     by.set(l.model, m);
   }
   const rows = [...by].sort((a, b) => b[1].amount - a[1].amount || a[0].localeCompare(b[0]));
@@ -34,6 +38,12 @@ export function ModelTotals({ lines, total }: { lines: BillModelLine[]; total: n
             <th scope="col" class="num">
               Amount
             </th>
+            <th scope="col" class="num">
+              Upstream cost
+            </th>
+            <th scope="col" class="num">
+              Margin
+            </th>
             <th scope="col">Share</th>
           </tr>
         </thead>
@@ -43,6 +53,8 @@ export function ModelTotals({ lines, total }: { lines: BillModelLine[]; total: n
               <th scope="row">{model}</th>
               <td class="num">{num(m.entries)}</td>
               <td class="num">{units(m.amount)}</td>
+              <td class="num">{m.costed > 0 ? units(m.cost) : '—'}</td>
+              <td class="num">{m.costed > 0 ? units(m.margin) : '—'}</td>
               <td>
                 <Share part={m.amount} whole={total} of={`${model}, share of the spend`} />
               </td>
