@@ -4,7 +4,7 @@
 import { inTrustedNetwork } from './net/trusted-network.ts';
 import { clientTokenCheck } from './core/console/sessions.ts';
 import type { FastifyInstance } from 'fastify';
-import type { DestinationStream, } from 'pino';
+import type { DestinationStream } from 'pino';
 import { UpstreamClient } from './adapters/http-client.ts';
 import { KlingClient } from './adapters/kling/client.ts';
 import { ChannelProber } from './adapters/probe.ts';
@@ -33,7 +33,7 @@ import { CircuitBreakers } from './routing/circuit-breaker.ts';
 import { slotLimitOf } from './routing/task-slots.ts';
 import { SlotQueueRepo } from './store/repos/slot-queue.ts';
 import { TasksRepo } from './store/repos/tasks.ts';
-import { openStore, } from './store/store.ts';
+import { openStore } from './store/store.ts';
 import { TaskEngine } from './tasks/engine.ts';
 import { UPSTREAMS, upstreamOf } from './adapters/upstreams.ts';
 import { PriceGroups } from './pricing/price-groups.ts';
