@@ -1,9 +1,7 @@
 // An upstream answer read as it arrives, for streams (SSE): one object per call (StreamCall) is undici's dispatch
-// handler, the answer, its body iterator and its flow control at once. A handler of closures over a shared scope
-// was ~20 function objects per call, and undici's newer handler interface added a wrapper, a controller and
-// parsed header objects (raw-dispatch.ts); with dozens of streams in flight all of it lived through young-
-// generation collections. Compared with undici's `request()` body (a Readable) iterated with for-await, it
-// allocates no stream machinery per call and one promise per wait instead of several per chunk.
+// handler, the answer, its body iterator and its flow control at once (what it replaced: docs/performance.md,
+// "Streams"). Compared with undici's `request()` body (a Readable) iterated with for-await, it allocates no stream
+// machinery per call and one promise per wait instead of several per chunk.
 // Backpressure: past HIGH_WATER queued chunks the upstream socket is paused, and resumed once the consumer has
 // caught up. Leaving the iteration early (client gone) aborts the upstream request.
 // A consumer can also take the body pushed (`push`): each read is handed over synchronously as it arrives, with

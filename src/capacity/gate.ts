@@ -6,10 +6,8 @@ import type { CapacityCounters, Pace } from './counters.ts';
 import { FairQueue } from './fair-queue.ts';
 import { Learnt } from './learnt.ts';
 import { NO_LIMITS, type Limits, type RefusedLimit } from './limits.ts';
+import { Ticket, type WaitReason } from './ticket.ts';
 import { RecentUse } from './use.ts';
-
-/** Why a call waited: the upstream's pause after a refusal, the calls in flight, or the request or token rate. */
-export type WaitReason = 'paused' | 'concurrency' | 'rate' | 'queue';
 
 /** Subscribe to the client leaving; returns the unsubscribe. */
 export type OnLeave = (listener: () => void) => () => void;
@@ -25,24 +23,6 @@ export interface GateDeps {
   readonly queueWaitMs: number;
   readonly now: () => number;
   readonly events?: GateEvents;
-}
-
-/** An admitted call's hold: settled once, when its answer or stream ended (frees its slot, corrects its tokens). */
-export class Ticket {
-  private open = true;
-  constructor(
-    private readonly gate: Gate,
-    readonly tokens: number,
-    readonly waitedMs: number,
-    readonly reason: WaitReason | null,
-  ) {}
-
-  /** `usedTokens`: the tokens the call reported (undefined: unknown, the estimate stands). */
-  settle(usedTokens: number | undefined): void {
-    if (!this.open) return;
-    this.open = false;
-    this.gate.released(this.tokens, usedTokens);
-  }
 }
 
 interface Waiting {

@@ -1,6 +1,6 @@
 // Numbers as text, the same text String() and toString(radix) give. V8 writes an integer below 2^30 through its
-// fast path, but an epoch-ms time or a fraction goes through its generic double printing, a runtime call of about
-// 1,000 instructions (2,400 for a radix): the request id and the access line write such numbers on every request.
+// fast path, but an epoch-ms time or a fraction goes through its generic double printing, a costly runtime call
+// (docs/performance.md, "Hot-path notes"): the request id and the access line write such numbers on every request.
 
 const SMALL = 0x3fffffff;
 

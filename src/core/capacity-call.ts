@@ -4,7 +4,8 @@
 // a 'safe' call it refused waits its turn again and is tried once more instead of being answered at once.
 // While no account x model has a limit (stated, read or learnt) a call takes none of this: one check.
 import type { Capacity, GateModel } from '../capacity/capacity.ts';
-import { Ticket, type Gate } from '../capacity/gate.ts';
+import type { Gate } from '../capacity/gate.ts';
+import { Ticket } from '../capacity/ticket.ts';
 import type { RefusedLimit } from '../capacity/limits.ts';
 import { isGatewayError } from '../errors/gateway-error.ts';
 import type { Usage } from '../metering/types.ts';

@@ -1,10 +1,9 @@
 // The access line (one per request) written as a pre-shaped JSON string straight to the logger's stream.
 // Same line pino would write for `req.log.info({...}, 'request')` ({"level":30,"time":…,"request_id":…,
-// fields…,"msg":"request"}), without pino's generic object walk per request — that walk and the redaction
-// hook were the largest logging cost in the bench profile. Secrets are still scrubbed (redactSecrets, as the
-// logger's streamWrite hook does, on each value that is not plain ASCII of our own making), and a logger whose stream
-// needs pino's
-// metadata (multistream, transports) or has info disabled gets the ordinary call.
+// fields…,"msg":"request"}), without pino's generic object walk and redaction hook per request (their cost:
+// docs/performance.md, "Hot-path notes"). Secrets are still scrubbed (redactSecrets, as the logger's streamWrite hook
+// does, on each value that is not plain ASCII of our own making), and a logger whose stream needs pino's metadata
+// (multistream, transports) or has info disabled gets the ordinary call.
 import pino, { type Logger } from 'pino';
 import { hundredthsText, integerText } from '../contracts/number-text.ts';
 import { redactionVersion, redactSecrets } from '../errors/redact.ts';

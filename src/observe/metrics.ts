@@ -3,30 +3,17 @@
 //   are bound once to cells (cells.ts) and cached here in nested maps, so a request costs a few map reads and
 //   additions, no label object and no string;
 // - read at scrape time (prom-client collect callbacks): circuit breakers, the write-behind queues, and the store's
-//   open tasks, poll lag and open holds. Nothing of these is computed on the request path.
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import type { Logger } from 'pino';
+//   open tasks, poll lag and open holds (scrape-gauges.ts). Nothing of these is computed on the request path.
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import { isGatewayError } from '../errors/gateway-error.ts';
-import type { ChannelRegistry } from '../routing/channel-registry.ts';
-import type { CircuitBreakers } from '../routing/circuit-breaker.ts';
 import type { AttemptObserver } from '../routing/failover.ts';
-import type { WriteBacklog } from '../store/group-commit.ts';
-import type { GaugesRepo, OpenHolds, OpenTasks, WaitingQueue } from '../store/repos/gauges.ts';
-import { splitSlotQueue } from '../routing/task-slots.ts';
 import { CellCounter, CellHistogram, type CounterCell, type HistogramCell } from './cells.ts';
+import { scrapeTimeGauges, type MetricsSources } from './scrape-gauges.ts';
 
-export interface MetricsSources {
-  channels: ChannelRegistry;
-  breakers: CircuitBreakers;
-  ledger: WriteBacklog;
-  requestLog: WriteBacklog;
-  gauges: GaugesRepo;
-  logger: Pick<Logger, 'warn'>;
-}
+export type { MetricsSources };
 
 // Seconds. Text calls answer in milliseconds; streams, image and video creation take up to minutes.
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
-const BREAKER_STATE = { closed: 0, open: 1, 'half-open': 2 } as const;
 /** The route label of a request whose path matched no route (paths are not labels: they are unbounded). */
 export const UNMATCHED_ROUTE = 'unmatched';
 
@@ -60,10 +47,8 @@ export class GatewayMetrics {
   private readonly unmatched: RouteSeries = { label: UNMATCHED_ROUTE, byModel: new Map() };
   private readonly channels = new Map<string, ChannelSeries>();
   private isRoute: (path: string) => boolean = () => true;
-  /** The store reads of the scrape in progress, shared by the gauges that show them. */
-  private storeRead: Promise<{ tasks: OpenTasks; holds: OpenHolds[]; waiting: WaitingQueue[] } | null> | null = null;
 
-  constructor(private readonly src: MetricsSources) {
+  constructor(src: MetricsSources) {
     const registry = this.registry;
     this.requests = new CellHistogram({
       name: 'tollway_request_duration_seconds',
@@ -97,7 +82,7 @@ export class GatewayMetrics {
       labelNames: ['channel', 'code'],
       registry,
     });
-    this.scrapeTimeGauges();
+    scrapeTimeGauges(registry, src);
     this.upstreamAttempt = (ch, ms, error) => this.attempt(ch.name, ms, error);
   }
 
@@ -159,139 +144,6 @@ export class GatewayMetrics {
       s.errors.set(code, c);
     }
     c.value++;
-  }
-
-  private scrapeTimeGauges(): void {
-    const { registry, src } = this;
-    new Gauge({
-      name: 'tollway_circuit_breaker_state',
-      help: 'Circuit breaker of each enabled channel: 0 closed, 1 open (out of rotation), 2 half-open (a trial call may go)',
-      labelNames: ['channel'],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const ch of src.channels.all())
-          this.set({ channel: ch.name }, BREAKER_STATE[src.breakers.view(ch.id).state]);
-      },
-    });
-    const queues = [
-      ['ledger', src.ledger],
-      ['request_log', src.requestLog],
-    ] as const;
-    new Gauge({
-      name: 'tollway_write_queue_rows',
-      help: 'Rows queued for the store and not yet committed (group commit), by queue',
-      labelNames: ['queue'],
-      registers: [registry],
-      collect() {
-        for (const [queue, q] of queues) this.set({ queue }, q.queued);
-      },
-    });
-    new Gauge({
-      name: 'tollway_write_queue_lag_seconds',
-      help: 'How long the oldest row still queued for the store has waited, by queue (0 when none waits)',
-      labelNames: ['queue'],
-      registers: [registry],
-      collect() {
-        for (const [queue, q] of queues) this.set({ queue }, q.lagMs() / 1000);
-      },
-    });
-    this.storeGauges();
-  }
-
-  private storeGauges(): void {
-    const { registry } = this;
-    const read = () => (this.storeRead ??= this.readStore().finally(() => (this.storeRead = null)));
-    new Gauge({
-      name: 'tollway_metrics_store_up',
-      help: '1 when this scrape read the store gauges (tasks, holds), 0 when the store did not answer',
-      registers: [registry],
-      async collect() {
-        this.set((await read()) === null ? 0 : 1);
-      },
-    });
-    new Gauge({
-      name: 'tollway_tasks_open',
-      help: 'Open async tasks by state (database-wide)',
-      labelNames: ['state'],
-      registers: [registry],
-      async collect() {
-        this.reset();
-        const r = await read();
-        if (r) for (const [state, n] of r.tasks.byState) this.set({ state }, n);
-      },
-    });
-    new Gauge({
-      name: 'tollway_task_poll_lag_seconds',
-      help: 'Age of the oldest due task poll: how long past its next_poll_at the most overdue open task is (database-wide; 0 when none is due)',
-      registers: [registry],
-      async collect() {
-        this.reset();
-        const r = await read();
-        if (r) this.set(r.tasks.earliestDue === null ? 0 : Math.max(0, Date.now() - r.tasks.earliestDue) / 1000);
-        // Absent when the store did not answer: reset() puts a label-less gauge back at 0, which would read as
-        // "nothing overdue" (and keep a lag alert quiet) exactly when nothing could be read.
-        else this.remove({});
-      },
-    });
-    new Gauge({
-      name: 'tollway_tasks_waiting',
-      help: 'Tasks waiting in the gateway for a parallel-task slot of their upstream account, by account and upstream model version (database-wide)',
-      labelNames: ['account', 'model'],
-      registers: [registry],
-      async collect() {
-        this.reset();
-        const r = await read();
-        if (r) for (const q of r.waiting) this.set(splitSlotQueue(q.queue), q.count);
-      },
-    });
-    new Gauge({
-      name: 'tollway_tasks_waiting_oldest_seconds',
-      help: 'How long the oldest task waiting for a parallel-task slot has waited, by account and upstream model version',
-      labelNames: ['account', 'model'],
-      registers: [registry],
-      async collect() {
-        this.reset();
-        const r = await read();
-        if (r) for (const q of r.waiting) this.set(splitSlotQueue(q.queue), Math.max(0, Date.now() - q.oldest) / 1000);
-      },
-    });
-    new Gauge({
-      name: 'tollway_holds_open',
-      help: 'Holds open against token quotas (database-wide), by kind: reservation (a call being answered) or task (an async task running)',
-      labelNames: ['kind'],
-      registers: [registry],
-      async collect() {
-        this.reset();
-        const r = await read();
-        if (r) for (const h of r.holds) this.set({ kind: h.kind }, h.count);
-      },
-    });
-    new Gauge({
-      name: 'tollway_holds_open_amount',
-      help: 'Micro-units held by open holds (database-wide), by kind',
-      labelNames: ['kind'],
-      registers: [registry],
-      async collect() {
-        this.reset();
-        const r = await read();
-        if (r) for (const h of r.holds) this.set({ kind: h.kind }, h.amount);
-      },
-    });
-  }
-
-  private async readStore(): Promise<{ tasks: OpenTasks; holds: OpenHolds[]; waiting: WaitingQueue[] } | null> {
-    try {
-      const [tasks, holds, waiting] = await Promise.all([
-        this.src.gauges.openTasks(),
-        this.src.gauges.openHolds(),
-        this.src.gauges.waitingTasks(),
-      ]);
-      return { tasks, holds, waiting };
-    } catch (e) {
-      this.src.logger.warn({ err: String(e) }, 'metrics: store gauges not read');
-      return null;
-    }
   }
 
   /** The exposition text and its content type. */

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { LocalCounters } from '../../src/capacity/counters.ts';
-import { Gate, Ticket } from '../../src/capacity/gate.ts';
+import { Gate } from '../../src/capacity/gate.ts';
+import { Ticket } from '../../src/capacity/ticket.ts';
 import type { GatewayError } from '../../src/errors/gateway-error.ts';
 
 beforeEach(() => {

@@ -1,7 +1,10 @@
 // The breaker state as the channel view shows it: closed → open after the threshold → half-open when the cool-down is
-// over (one trial) → closed on a success; the last failures with their codes; a reset forgets them.
+// over (one trial) → closed on a success; the last failures with their codes; a reset forgets them. And the channel
+// order a call tries: an open channel skipped, priority first, then weight.
 import { describe, expect, it } from 'vitest';
 import { CircuitBreakers, RECENT_FAILURES } from '../../src/routing/circuit-breaker.ts';
+import { orderChannels } from '../../src/routing/failover.ts';
+import { testChannel as ch } from '../support/channels.ts';
 
 describe('CircuitBreakers.view', () => {
   it('follows the breaker through its states and keeps the last failures, newest last', () => {
@@ -70,5 +73,38 @@ describe('CircuitBreakers.onTransition', () => {
       ['ch', 'opened', 1_000],
       ['ch', 'closed', 1_400],
     ]);
+  });
+});
+
+describe('circuit breaker', () => {
+  it('opens after the threshold, skips the channel, then lets one trial through after the cooldown', () => {
+    let now = 1000;
+    const b = new CircuitBreakers({ threshold: 2, cooldownMs: 100 }, () => now);
+    b.failure('a');
+    expect(b.allow('a')).toBe(true);
+    b.failure('a');
+    expect(b.isOpen('a')).toBe(true);
+    expect(b.allow('a')).toBe(false);
+    expect(orderChannels([ch('a', 5), ch('b', 1)], b).map((c) => c.id)).toEqual(['b']);
+    now += 150;
+    expect(b.allow('a')).toBe(true); // half-open trial
+    expect(b.allow('a')).toBe(false); // only one trial at a time
+    b.success('a');
+    expect(b.isOpen('a')).toBe(false);
+    expect(b.allow('a')).toBe(true);
+  });
+
+  it('orders by priority and spreads by weight within a priority', () => {
+    const b = new CircuitBreakers();
+    const counts = { x: 0, y: 0 };
+    let seed = 1;
+    const rand = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (let i = 0; i < 2000; i++) {
+      const first = orderChannels([ch('x', 1, 3), ch('y', 1, 1), ch('z', 0, 100)], b, rand)[0]!.id as 'x' | 'y';
+      counts[first]++;
+    }
+    expect(counts.x + counts.y).toBe(2000); // z (lower priority) is never first
+    expect(counts.x / 2000).toBeGreaterThan(0.65);
+    expect(counts.x / 2000).toBeLessThan(0.85);
   });
 });

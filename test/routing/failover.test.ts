@@ -1,24 +1,13 @@
+// Failover: which failed calls move to the next channel and which are never sent again (connect-only calls, a call
+// the upstream may be running, a call its client stopped). The breaker and the channel order: circuit-breaker.test.ts.
 import { describe, expect, it } from 'vitest';
 import { dashscopeError } from '../../src/adapters/dashscope/errors.ts';
 import { klingError } from '../../src/adapters/kling/errors.ts';
 import { GatewayError } from '../../src/errors/gateway-error.ts';
-import type { Channel } from '../../src/routing/channel-registry.ts';
 import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
-import { isRetryable, orderChannels, withFailover, type AttemptSink } from '../../src/routing/failover.ts';
+import { isRetryable, withFailover, type AttemptSink } from '../../src/routing/failover.ts';
+import { testChannel as ch } from '../support/channels.ts';
 
-const ch = (id: string, priority = 0, weight = 1): Channel => ({
-  id,
-  name: id,
-  kind: 'dashscope',
-  baseUrl: 'http://x',
-  keys: {},
-  models: null,
-  priority,
-  weight,
-  upstreamAccount: null,
-  taskSlots: null,
-  modelLimits: null,
-});
 const noSleep = async () => undefined;
 
 describe('failover', () => {
@@ -222,39 +211,6 @@ describe('failover', () => {
     await expect(withFailover([], new CircuitBreakers(), async () => 1, { policy: 'safe' })).rejects.toMatchObject({
       code: 'no_channel',
     });
-  });
-});
-
-describe('circuit breaker', () => {
-  it('opens after the threshold, skips the channel, then lets one trial through after the cooldown', () => {
-    let now = 1000;
-    const b = new CircuitBreakers({ threshold: 2, cooldownMs: 100 }, () => now);
-    b.failure('a');
-    expect(b.allow('a')).toBe(true);
-    b.failure('a');
-    expect(b.isOpen('a')).toBe(true);
-    expect(b.allow('a')).toBe(false);
-    expect(orderChannels([ch('a', 5), ch('b', 1)], b).map((c) => c.id)).toEqual(['b']);
-    now += 150;
-    expect(b.allow('a')).toBe(true); // half-open trial
-    expect(b.allow('a')).toBe(false); // only one trial at a time
-    b.success('a');
-    expect(b.isOpen('a')).toBe(false);
-    expect(b.allow('a')).toBe(true);
-  });
-
-  it('orders by priority and spreads by weight within a priority', () => {
-    const b = new CircuitBreakers();
-    const counts = { x: 0, y: 0 };
-    let seed = 1;
-    const rand = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
-    for (let i = 0; i < 2000; i++) {
-      const first = orderChannels([ch('x', 1, 3), ch('y', 1, 1), ch('z', 0, 100)], b, rand)[0]!.id as 'x' | 'y';
-      counts[first]++;
-    }
-    expect(counts.x + counts.y).toBe(2000); // z (lower priority) is never first
-    expect(counts.x / 2000).toBeGreaterThan(0.65);
-    expect(counts.x / 2000).toBeLessThan(0.85);
   });
 });
 

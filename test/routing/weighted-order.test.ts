@@ -1,24 +1,10 @@
 // A call's channel order draws only the few channels it may try: the work per call (channels looked at, random
 // draws) stays a handful however many channels serve the model, and the weights still decide the spread.
 import { describe, expect, it } from 'vitest';
-import type { Channel } from '../../src/routing/channel-registry.ts';
 import { CircuitBreakers } from '../../src/routing/circuit-breaker.ts';
 import { orderChannels } from '../../src/routing/failover.ts';
 import { pickChannels } from '../../src/routing/weighted-order.ts';
-
-const ch = (id: string, priority = 0, weight = 1): Channel => ({
-  id,
-  name: id,
-  kind: 'dashscope',
-  baseUrl: 'http://x',
-  keys: {},
-  models: null,
-  priority,
-  weight,
-  upstreamAccount: null,
-  taskSlots: null,
-  modelLimits: null,
-});
+import { testChannel as ch } from '../support/channels.ts';
 
 function seeded(seed = 7): () => number {
   return () => (seed = (seed * 16807) % 2147483647) / 2147483647;

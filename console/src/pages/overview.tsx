@@ -1,12 +1,13 @@
 // The overview: requests, errors and spend over the last hour, day or 30 days, and the busiest models and tokens (or
 // accounts: each token's figures counted for the account it belongs to now).
-import type { ComponentChildren } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
 import { call } from '../api.ts';
 import { Chart } from '../chart.tsx';
 import { num, units } from '../format.ts';
 import { useLoad } from '../use-load.ts';
 import { Name } from '../name.tsx';
+import { Health } from './overview/health.tsx';
+import { TopTable } from './overview/top-table.tsx';
 
 interface Stats {
   window: string;
@@ -197,138 +198,5 @@ export function Overview() {
       )}
       <Health />
     </section>
-  );
-}
-
-interface HealthAnswer {
-  recent_ms: number;
-  channels: Array<{
-    id: string;
-    name: string;
-    enabled: boolean;
-    breaker: { state: string };
-    recent: { requests: number; errors: number; error_rate: number; mean_latency_ms: number | null };
-  }>;
-  open_tasks: Record<string, number>;
-}
-
-/** Upstream channel health (breaker, recent error rate and latency) and the open video tasks. */
-function Health() {
-  const health = useLoad(() => call<HealthAnswer>('/admin/health'), []);
-  const h = health.data;
-  if (health.error)
-    return (
-      <p role="alert" class="error">
-        {health.error}
-      </p>
-    );
-  if (!h) return null;
-  const minutes = Math.round(h.recent_ms / 60_000);
-  return (
-    <div class="two">
-      <div class="card table-wrap">
-        <table>
-          <caption>Channels, last {minutes} minutes</caption>
-          <thead>
-            <tr>
-              <th scope="col">Channel</th>
-              <th scope="col">Breaker</th>
-              <th scope="col" class="num">
-                Requests
-              </th>
-              <th scope="col" class="num">
-                Error rate
-              </th>
-              <th scope="col" class="num">
-                Mean latency
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {h.channels.map((c) => (
-              <tr key={c.id}>
-                <th scope="row">
-                  <a href="#/channels">
-                    <Name value={c.name} />
-                  </a>
-                  {c.enabled ? '' : ' (disabled)'}
-                </th>
-                <td>
-                  <span class={`pill ${c.breaker.state === 'closed' ? 'active' : 'revoked'}`}>{c.breaker.state}</span>
-                </td>
-                <td class="num">{num(c.recent.requests)}</td>
-                <td class="num">{c.recent.requests > 0 ? `${(c.recent.error_rate * 100).toFixed(1)} %` : '—'}</td>
-                <td class="num">{c.recent.mean_latency_ms === null ? '—' : `${num(c.recent.mean_latency_ms)} ms`}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <div class="card table-wrap">
-        <table>
-          <caption>Open tasks</caption>
-          <thead>
-            <tr>
-              <th scope="col">State</th>
-              <th scope="col" class="num">
-                Tasks
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {Object.entries(h.open_tasks).map(([state, n]) => (
-              <tr key={state}>
-                <th scope="row">
-                  <a href="#/tasks">{state}</a>
-                </th>
-                <td class="num">{num(n)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </div>
-  );
-}
-
-interface TopRow {
-  key: string;
-  name: ComponentChildren;
-  requests: number;
-  errors: number;
-  spend: number | string;
-}
-
-function TopTable({ caption, head, rows }: { caption: string; head: string; rows: TopRow[] }) {
-  return (
-    <div class="card table-wrap">
-      <table>
-        <caption>{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{head}</th>
-            <th scope="col" class="num">
-              Requests
-            </th>
-            <th scope="col" class="num">
-              Errors
-            </th>
-            <th scope="col" class="num">
-              Spend
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.key}>
-              <th scope="row">{r.name}</th>
-              <td class="num">{num(r.requests)}</td>
-              <td class="num">{num(r.errors)}</td>
-              <td class="num">{units(r.spend)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }
