@@ -20,6 +20,8 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { DEFAULT_SIM_KEYS } from '../simulator/context.ts';
 import { NODE_HEAP_FLAGS } from '../src/runtime/heap.ts';
+import type { AllocStats } from './alloc.ts';
+import { countsFrom, type ThreadCounts, valgrindPresent } from './callgrind.ts';
 import { ask, chatBody, embedBody, type Proc, start } from './procs.ts';
 
 const REQUESTS = Number(process.env.BENCH_IR_REQUESTS ?? 3000);
@@ -58,35 +60,6 @@ interface IrTarget {
   named?: boolean;
 }
 
-export interface ThreadCounts {
-  /** Instructions per request on the main thread (the event loop). */
-  main: number;
-  /** On V8's platform threads: concurrent and parallel GC, background compilation. */
-  v8: number;
-  /** On worker threads with an event loop of their own (the task poller, the SQLite threads): clock-driven work. */
-  workers: number;
-  /** Instructions per request on every thread together. */
-  all: number;
-}
-
-/**
- * Per-request counts from callgrind's per-thread dump files (`--separate-threads=yes`): the main thread is thread 1;
- * a dump that names node's PlatformWorkerThread is one of V8's threads; another one that runs libuv's timers is a
- * worker thread's event loop. What is left (libuv's thread pool) counts in `all` only.
- */
-export function countsFrom(dumps: string[], requests: number): ThreadCounts {
-  const sum = { main: 0, v8: 0, workers: 0, all: 0 };
-  for (const text of dumps) {
-    const total = Number(/^(?:summary|totals): (\d+)/m.exec(text)?.[1] ?? 0);
-    sum.all += total;
-    if (/^thread: 1$/m.test(text)) sum.main += total;
-    else if (text.includes('PlatformWorkerThread')) sum.v8 += total;
-    else if (/ uv__run_timers$/m.test(text)) sum.workers += total;
-  }
-  const per = (n: number) => Math.round(n / requests);
-  return { main: per(sum.main), v8: per(sum.v8), workers: per(sum.workers), all: per(sum.all) };
-}
-
 /** The gateway (bench/gateway-proc.ts) on its public paths; `token`: BENCH_TOKEN, the kind of token it hands over. */
 const gatewayTarget = (
   name: IrTarget['name'],
@@ -103,16 +76,6 @@ const gatewayTarget = (
   auth: (k) => k!,
 });
 
-function valgrindPresent(): boolean {
-  try {
-    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
-    execFileSync('callgrind_control', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function request(t: IrTarget, kind: Kind): { path: string; body: string } {
   if (kind === 'embeddings') return { path: `${t.base}/embeddings`, body: embedBody('text-embedding-v4') };
   return {
@@ -121,14 +84,23 @@ function request(t: IrTarget, kind: Kind): { path: string; body: string } {
   };
 }
 
+interface Counted extends ThreadCounts {
+  /** Warm-up requests beyond WARMUP until the first full collection. */
+  settle: number;
+  /** The main isolate's allocation and collections in the counted window. */
+  alloc: AllocStats;
+}
+
+/** Bytes allocated and promoted per request, and the window's collections. */
+function allocText(a: AllocStats, proxy: AllocStats | undefined): string {
+  const per = (n: number) => Math.round(n / REQUESTS);
+  const rel = proxy ? ` (${(a.allocated / proxy.allocated).toFixed(2)}× the proxy's)` : '';
+  return `allocated ${per(a.allocated)} B/req${rel}, promoted ${per(a.promoted)} B/req; ${a.scavenges} scavenges, ${a.fullGcs} full collections in the window`;
+}
+
 const majorGcs = async (p: Proc): Promise<number> => (await ask<{ majorGcs: number }>(p, 'stats')).majorGcs;
 
-async function measure(
-  t: IrTarget,
-  kind: Kind,
-  simPort: number,
-  dir: string,
-): Promise<ThreadCounts & { settle: number }> {
+async function measure(t: IrTarget, kind: Kind, simPort: number, dir: string): Promise<Counted> {
   const out = join(dir, `${t.name}-${kind}.out`);
   const { path, body } = request(t, kind);
   const args = [
@@ -171,15 +143,19 @@ async function measure(
     // would land in the counted window.
     if (extra < SETTLE_MAX) await run(AFTER_COLLECTION);
     const pid = String(p.child.pid);
+    // The allocation of the counted window (alloc.ts): V8's GC profiler reads the heap's statistics at each
+    // collection, on the main thread, inside the window.
+    await ask(p, 'alloc-start');
     execFileSync('callgrind_control', ['--instr=on', pid], { stdio: 'ignore' });
     const r = await run(REQUESTS);
     execFileSync('callgrind_control', ['--dump', pid], { stdio: 'ignore' });
+    const alloc = await ask<AllocStats>(p, 'alloc-stop');
     if (r.non2xx + r.errors > 0 || r.requests.total !== REQUESTS)
       throw new Error(`${t.name}: ${r.non2xx} non-2xx, ${r.errors} errors of ${r.requests.total}`);
     const dumps = readdirSync(dir)
       .filter((f) => f.startsWith(`${t.name}-${kind}.out`))
       .map((f) => readFileSync(join(dir, f), 'utf8'));
-    return { ...countsFrom(dumps, REQUESTS), settle: extra };
+    return { ...countsFrom(dumps, REQUESTS), settle: extra, alloc };
   } finally {
     p.child.kill('SIGKILL');
   }
@@ -232,7 +208,7 @@ async function main(): Promise<void> {
   console.log(
     `tollway bench:instructions — ${kinds.join(', ')}: ${REQUESTS} requests counted after ${WARMUP} of warm-up, 16 connections, under callgrind`,
   );
-  const got = new Map<string, ThreadCounts>();
+  const got = new Map<string, Counted>();
   try {
     for (const kind of kinds) {
       for (const t of targets.filter((x) => (only ? only.includes(x.name) : !x.named) && x.kinds.includes(kind))) {
@@ -256,6 +232,9 @@ async function main(): Promise<void> {
             ? `warm-up +${c.settle} to its first full collection, +${AFTER_COLLECTION} after it`
             : `no full collection in ${SETTLE_MAX} more of warm-up`;
         const parts = `(V8's threads ${c.v8}, worker threads ${c.workers}; ${settled})`;
+        console.log(
+          `${kind.padEnd(10)} ${t.name.padEnd(8)} ${allocText(c.alloc, t.name === 'proxy' ? undefined : proxy?.alloc)}`,
+        );
         console.log(
           `${kind.padEnd(10)} ${t.name.padEnd(8)} main thread ${String(c.main).padStart(7)} instr/req   all threads ${String(c.all).padStart(7)} instr/req ${parts}${rel}${vsGateway}${vsQuota}`,
         );

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countsFrom } from '../../bench/instructions.ts';
+import { countsFrom } from '../../bench/callgrind.ts';
 
 // Shapes of callgrind's per-thread dump files (--separate-threads=yes): a header naming the thread, then totals, then
 // the functions (each name written once, at its first mention, as `fn=` or `cfn=`).
