@@ -7,6 +7,7 @@ import type { CreditBatchesTable, CreditCodesTable, PaymentEventsTable } from '.
 import type { TaskSlotQueuesTable, TaskSlotTurnsTable } from './schema-slot-queues.ts';
 import type { VideoInputsTable } from './schema-video-inputs.ts';
 import type { StaffKeysTable, StaffPeopleTable } from './schema-staff.ts';
+import type { AccountMembersTable, MemberKeysTable, PortalSessionsTable } from './schema-portal.ts';
 
 export type {
   AccountsTable,
@@ -303,4 +304,7 @@ export interface Database {
   payment_events: PaymentEventsTable;
   staff_people: StaffPeopleTable;
   staff_keys: StaffKeysTable;
+  account_members: AccountMembersTable;
+  member_keys: MemberKeysTable;
+  portal_sessions: PortalSessionsTable;
 }
