@@ -25,6 +25,7 @@ import { adminTaskPaths } from './paths-admin-tasks.ts';
 import { adminWebhookPaths } from './paths-admin-webhooks.ts';
 import { creditPaths } from './paths-credit.ts';
 import { staffPaths } from './paths-staff.ts';
+import { portalPaths } from './paths-portal.ts';
 import { rolesFor } from '../../core/staff/roles.ts';
 import { v1Paths } from './paths-v1.ts';
 import { videoPaths } from './paths-videos.ts';
@@ -45,6 +46,7 @@ export const describedPaths = (): Record<string, Record<string, Operation>> => (
   ...adminWebhookPaths(),
   ...creditPaths(),
   ...staffPaths(),
+  ...portalPaths(),
 });
 
 /** A row without a hand-written description gets a generic, free-form one in its family's shape. */
