@@ -8,6 +8,7 @@ import type { TaskSlotQueuesTable, TaskSlotTurnsTable } from './schema-slot-queu
 import type { VideoInputsTable } from './schema-video-inputs.ts';
 import type { StaffKeysTable, StaffPeopleTable } from './schema-staff.ts';
 import type { AccountMembersTable, MemberKeysTable, PortalSessionsTable } from './schema-portal.ts';
+import type { RequestStatsBucketsTable, RequestStatsFilledTable } from './schema-request-stats.ts';
 
 export type {
   AccountsTable,
@@ -230,22 +231,6 @@ export interface ConsoleSessionsTable {
   person_id: string | null;
   /** The personal key the session was opened with; null: the bootstrap key or single sign-on. */
   key_id: string | null;
-}
-
-/** The overview's rollup of closed request-log time buckets (migration 009); model and token_id '' for none. */
-export interface RequestStatsBucketsTable {
-  bucket_ms: number;
-  bucket: number;
-  model: string;
-  token_id: string;
-  requests: number;
-  errors: number;
-  amount: number;
-}
-
-export interface RequestStatsFilledTable {
-  bucket_ms: number;
-  bucket: number;
 }
 
 /** The history of model prices (migration 010): one row per change, prices as JSON (null: the model had none). */
