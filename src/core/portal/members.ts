@@ -4,6 +4,7 @@
 import { hashToken, newId, randomString } from '../../auth/token-secret.ts';
 import { onlyFields, optInt, reqString, requireBody } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
+import type { JsonObject } from '../../json/json.ts';
 import type { AccountsRepo } from '../../store/repos/accounts.ts';
 import type { AuditRepo } from '../../store/repos/audit.ts';
 import type { MemberKeyRecord, MemberRecord, MembersRepo, NewMemberKey } from '../../store/repos/members.ts';
@@ -99,10 +100,8 @@ export function parseIssueMember(body: unknown): IssueMemberInput {
   return { name, email, days: parseKeyDays(o) };
 }
 
-function parseKeyDays(o: Record<string, unknown>): number {
-  return (
-    optInt(o as Parameters<typeof optInt>[0], 'expires_in_days', 1, MAX_MEMBER_KEY_DAYS) ?? DEFAULT_MEMBER_KEY_DAYS
-  );
+function parseKeyDays(o: JsonObject): number {
+  return optInt(o, 'expires_in_days', 1, MAX_MEMBER_KEY_DAYS) ?? DEFAULT_MEMBER_KEY_DAYS;
 }
 
 /** A rotation's body: none, or `{"expires_in_days": n}`. */
