@@ -1,6 +1,7 @@
 // The customer portal in a real browser (Debian's chromium driven by playwright-core), at 1366 and at 390 px wide: a
 // member signs in with their member key, sees the usage chart of their account, creates a token (its secret shown
-// once, in view, with a copy button), redeems a credit code, and signs out. No script error or CSP violation.
+// once, in view, with a copy button), redeems a credit code, and signs out; an operator issues a member in the
+// console, whose key (shown once) signs in. No script error or CSP violation.
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { HAVE_CHROMIUM, useBrowser } from '../support/browser.ts';
@@ -105,6 +106,28 @@ describe.skipIf(!HAVE_CHROMIUM)('portal in a browser', { timeout: 120_000 }, () 
 
   it('at 390 px: the same, nothing wider than the screen', async () => {
     await journey(390, codes[1]!);
+    expect(browser.errors).toEqual([]);
+  });
+
+  it("an operator issues a member in the console's account page; the key, shown once, signs in to the portal", async () => {
+    await page.setViewportSize({ width: 1366, height: 860 });
+    await page.goto(`${t.h.url}/console#/accounts/${account}`);
+    await page.getByLabel('Admin key').fill(t.h.adminKey);
+    await page.keyboard.press('Enter');
+    await page.getByLabel('Member name').fill('Grace');
+    await page.getByLabel('Member e-mail').fill('grace@acme.test');
+    await page.getByRole('button', { name: 'Issue member' }).click();
+    const key = page.locator('#new-member-key');
+    await expect.poll(async () => (await key.textContent()) ?? '').toMatch(/^twm-/);
+    const secret = (await key.textContent())!.trim();
+    await expect.poll(() => page.locator('#account-members tbody tr', { hasText: 'grace@acme.test' }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.content()).not.toContain(secret);
+    await page.goto(`${t.h.url}/portal`);
+    await page.getByLabel('Member key').fill(secret);
+    await page.keyboard.press('Enter');
+    await expect.poll(heading).toBe('Usage');
+    expect(await page.locator('#signed-in-as').textContent()).toContain('Grace');
     expect(browser.errors).toEqual([]);
   });
 });
