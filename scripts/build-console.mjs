@@ -1,11 +1,12 @@
-// The operator console's bundle: console/ (Preact + uPlot) → dist/console/{index.html,app.js,app.css}, by esbuild.
+// The operator console's bundle: console/ (Preact + uPlot) → dist/console/{index.html,app.js,app.css}, by esbuild;
+// and the customer portal's, from console/portal/ (sharing the console's components) → portal.{html,js,css}.
 // Run by scripts/build.mjs, and by the server at start when the bundle is missing or older than its sources
 // (src/console/assets.ts), so `npm start` and the tests serve a current console without an extra step.
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-export const FILES = ['index.html', 'app.js', 'app.css'];
+export const FILES = ['index.html', 'app.js', 'app.css', 'portal.html', 'portal.js', 'portal.css'];
 const STAMP = '.built';
 
 function newestMtime(dir) {
@@ -31,7 +32,7 @@ export async function buildConsole(root) {
   const src = join(root, 'console');
   const out = consoleOut(root);
   const result = await build({
-    entryPoints: { app: join(src, 'src', 'main.tsx') },
+    entryPoints: { app: join(src, 'src', 'main.tsx'), portal: join(src, 'portal', 'main.tsx') },
     bundle: true,
     minify: true,
     format: 'esm',
@@ -52,6 +53,7 @@ export async function buildConsole(root) {
   };
   for (const f of result.outputFiles) put(f.path, f.contents);
   put(join(out, 'index.html'), readFileSync(join(src, 'index.html')));
+  put(join(out, 'portal.html'), readFileSync(join(src, 'portal', 'index.html')));
   put(join(out, STAMP), `${new Date().toISOString()}\n`);
 }
 

@@ -9,6 +9,8 @@ import { AuditRepo } from './store/repos/audit.ts';
 import { ChannelsRepo } from './store/repos/channels.ts';
 import { ConsoleSessionsRepo } from './store/repos/console-sessions.ts';
 import { StaffRepo } from './store/repos/staff.ts';
+import { MembersRepo } from './store/repos/members.ts';
+import { PortalSessionsRepo } from './store/repos/portal-sessions.ts';
 import { GaugesRepo } from './store/repos/gauges.ts';
 import { LedgerRepo } from './store/repos/ledger.ts';
 import { ReconcileRepo } from './store/repos/reconcile.ts';
@@ -35,6 +37,8 @@ export function buildRepos(store: Store): GatewayDeps['repos'] {
     reconcile: new ReconcileRepo(reads),
     consoleSessions: new ConsoleSessionsRepo(db),
     staff: new StaffRepo(db),
+    members: new MembersRepo(db),
+    portalSessions: new PortalSessionsRepo(db),
     requestStats: new RequestStatsRepo(db, reads),
     gauges: new GaugesRepo(reads, RESERVATION_PREFIX),
     webhooks: new WebhooksRepo(db),

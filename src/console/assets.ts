@@ -15,7 +15,8 @@ interface ConsoleBuilder {
   buildConsole(root: string): Promise<void>;
 }
 
-const FILES = ['index.html', 'app.js', 'app.css'];
+// The portal (customer members) is built beside the console: portal.html, portal.js, portal.css.
+const FILES = ['index.html', 'app.js', 'app.css', 'portal.html', 'portal.js', 'portal.css'];
 const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
   js: 'text/javascript; charset=utf-8',

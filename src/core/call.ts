@@ -19,6 +19,8 @@ export interface RequestState {
   consoleSession: string | null;
   /** Who is calling the admin API, and in which role (set by the admin auth hook); null elsewhere. */
   staff: Staff | null;
+  /** The account member behind a portal API request (set by the portal's auth hook); absent elsewhere. */
+  portal?: { memberId: string; accountId: string; sessionId: string; keyId: string | null };
   model: string | null;
   usage: unknown;
   /** The metered tokens (input + output) of a text call, counted against a tokens-per-minute limit at the end. */

@@ -23,6 +23,8 @@ import type { RequestLogRepo, RequestLogWriter } from '../store/repos/request-lo
 import type { ReconcileRepo } from '../store/repos/reconcile.ts';
 import type { ConsoleSessionsRepo } from '../store/repos/console-sessions.ts';
 import type { StaffRepo } from '../store/repos/staff.ts';
+import type { MembersRepo } from '../store/repos/members.ts';
+import type { PortalSessionsRepo } from '../store/repos/portal-sessions.ts';
 import type { GaugesRepo } from '../store/repos/gauges.ts';
 import type { RequestStatsRepo } from '../store/repos/request-stats.ts';
 import type { TokensRepo } from '../store/repos/tokens.ts';
@@ -68,6 +70,9 @@ export interface GatewayDeps {
     consoleSessions: ConsoleSessionsRepo;
     /** Staff people and their personal admin keys. */
     staff: StaffRepo;
+    /** Members of customer accounts and their keys (the portal). */
+    members: MembersRepo;
+    portalSessions: PortalSessionsRepo;
     requestStats: RequestStatsRepo;
     gauges: GaugesRepo;
     webhooks: WebhooksRepo;

@@ -29,6 +29,7 @@ import * as m040 from './migrations/040-upstream-cost.ts';
 import * as m045 from './migrations/045-video-deletes-and-inputs.ts';
 import * as m050 from './migrations/050-credit.ts';
 import * as m060 from './migrations/060-staff.ts';
+import * as m080 from './migrations/080-portal.ts';
 
 type DialectMigration = {
   up(db: Kysely<unknown>, d: Dialect): Promise<void>;
@@ -66,6 +67,7 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '045-video-deletes-and-inputs': m045,
   '050-credit': m050,
   '060-staff': m060,
+  '080-portal': m080,
 };
 
 class StaticProvider implements MigrationProvider {

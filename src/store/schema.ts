@@ -8,6 +8,7 @@ import type { TaskSlotQueuesTable, TaskSlotTurnsTable } from './schema-slot-queu
 import type { VideoInputsTable } from './schema-video-inputs.ts';
 import type { AuditLogTable, ConsoleSessionsTable, StaffKeysTable, StaffPeopleTable } from './schema-staff.ts';
 import type { RequestStatsBucketsTable, RequestStatsFilledTable } from './schema-stats.ts';
+import type { AccountMembersTable, MemberKeysTable, PortalSessionsTable } from './schema-portal.ts';
 
 export type {
   AccountsTable,
@@ -267,4 +268,7 @@ export interface Database {
   payment_events: PaymentEventsTable;
   staff_people: StaffPeopleTable;
   staff_keys: StaffKeysTable;
+  account_members: AccountMembersTable;
+  member_keys: MemberKeysTable;
+  portal_sessions: PortalSessionsTable;
 }

@@ -36,10 +36,13 @@ export interface AdminDeps {
 
 /**
  * Who made a change: `admin` (the admin API, with its request id), `console` (a console session), `cli`, `token` (a
- * customer's token: a code redeemed by API) or `stripe` (a verified Stripe event).
+ * customer's token: a code redeemed by API), `member` (a customer account's member, in the portal) or `stripe` (a
+ * verified Stripe event).
  */
 export interface Actor {
-  actor: 'admin' | 'cli' | 'console' | 'token' | 'stripe';
+  actor: 'admin' | 'cli' | 'console' | 'token' | 'stripe' | 'member';
+  /** The account member (actor `member`). */
+  member?: string;
   /** The console session's public id. */
   session?: string;
   /** The customer's token id (actor `token`). */
@@ -54,6 +57,7 @@ export interface Actor {
 /** The actor as audit lines (and the price history) name it: `admin`, `cli`, `console:<session id>`, `token:<id>`… */
 export function actorName(by: Actor): string {
   if (by.session) return `console:${by.session}`;
+  if (by.member) return `member:${by.member}`;
   return by.token ? `token:${by.token}` : by.actor;
 }
 

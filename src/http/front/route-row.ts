@@ -15,9 +15,10 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /**
  * token: a client token, admitted by the front; admin: the admin key or a console session (routes/admin/admin-auth.ts);
  * metrics: GET /metrics's bearer (routes/ops.ts); session: the console's sign-in (the admin key in the body) and its
- * session cookie (routes/console/session.ts); none.
+ * session cookie (routes/console/session.ts); member: a customer account member's portal session cookie
+ * (routes/portal/index.ts); member-signin: the portal's sign-in with a member key (routes/portal/session.ts); none.
  */
-export type Auth = 'token' | 'admin' | 'metrics' | 'session' | 'none';
+export type Auth = 'token' | 'admin' | 'metrics' | 'session' | 'member' | 'member-signin' | 'none';
 
 /** How a route is reached and answered: what the OpenAPI document, the 405 table and the body limits read. */
 export interface RouteInfo {

@@ -11,6 +11,7 @@ import { audit } from '../routes/admin/audit.ts';
 import { bills } from '../routes/admin/bills.ts';
 import * as channels from '../routes/admin/channels.ts';
 import * as credit from '../routes/admin/credit.ts';
+import * as members from '../routes/admin/members.ts';
 import { ADMIN_SCOPE } from '../routes/admin/index.ts';
 import { ledger } from '../routes/admin/ledger.ts';
 import { logs } from '../routes/admin/logs.ts';
@@ -24,6 +25,9 @@ import * as webhooks from '../routes/admin/webhooks.ts';
 import * as consoleApp from '../routes/console/index.ts';
 import * as session from '../routes/console/session.ts';
 import * as sso from '../routes/console/sso.ts';
+import * as portal from '../routes/portal/index.ts';
+import * as portalApi from '../routes/portal/api.ts';
+import * as portalSession from '../routes/portal/session.ts';
 import * as ops from '../routes/ops.ts';
 import { chat } from '../routes/v1/chat.ts';
 import { redeem } from '../routes/v1/credit.ts';
@@ -79,6 +83,10 @@ const VIDX = { family: 'vidx', auth: 'token', scope: VIDX_SCOPE } as const;
 const ADMIN = { family: 'v1', auth: 'admin', scope: ADMIN_SCOPE } as const;
 /** Admin rows: each carries its rule (the area its role check reads). */
 const admin = (area: Area, specs: Spec[]): FastifyRow[] => rows({ ...ADMIN, rule: { area } }, specs);
+/** The customer portal: its page and bundle, its sign-in, and its API (a member's session: routes/portal/). */
+const PORTAL = { family: 'v1', auth: 'none', console: true, scope: portal.PORTAL_SCOPE } as const;
+/** A portal API route of one account: every path names the account (`:account`), so another's answers 404. */
+const ACCOUNT = '/api/accounts/:account';
 const CONSOLE = { family: 'v1', auth: 'none', console: true, scope: consoleApp.CONSOLE_SCOPE } as const;
 
 /** A family A task kind's routes: creation, then the caller's own tasks, listed and one. */
@@ -197,6 +205,9 @@ export const ROUTES: readonly RouteRow[] = [
     ['PATCH', '/accounts/:id', accounts.update],
     ['DELETE', '/accounts/:id', accounts.revoke],
     ['GET', '/accounts/:id/usage', accounts.usage],
+    ['POST', '/accounts/:id/members', members.create],
+    ['GET', '/accounts/:id/members', members.list],
+    ['DELETE', '/accounts/:id/members/:member', members.revoke],
   ]),
   ...admin('webhooks', [
     ['POST', '/webhooks', webhooks.create],
@@ -232,6 +243,30 @@ export const ROUTES: readonly RouteRow[] = [
     ['POST', '/api/session', session.signInRoute],
     ['GET', '/api/session', session.current],
     ['DELETE', '/api/session', session.signOutRoute],
+  ]),
+  ...rows(PORTAL, [
+    ['GET', '/', portal.page],
+    ['GET', '/app.js', portal.script],
+    ['GET', '/app.css', portal.style],
+  ]),
+  ...rows({ ...PORTAL, auth: 'member-signin' }, [
+    ['POST', '/api/session', portalSession.signIn],
+    ['GET', '/api/session', portalSession.current],
+    ['DELETE', '/api/session', portalSession.signOut],
+  ]),
+  ...rows({ ...PORTAL, auth: 'member' }, [
+    ['POST', '/api/key/rotate', portalSession.rotateKey],
+    ['GET', ACCOUNT, portalApi.overview],
+    ['GET', `${ACCOUNT}/usage`, portalApi.usage],
+    ['GET', `${ACCOUNT}/bills`, portalApi.bills],
+    ['GET', `${ACCOUNT}/logs`, portalApi.logs],
+    ['GET', `${ACCOUNT}/tokens`, portalApi.tokens],
+    ['POST', `${ACCOUNT}/tokens`, portalApi.createToken],
+    ['GET', `${ACCOUNT}/tokens/:token`, portalApi.token],
+    ['DELETE', `${ACCOUNT}/tokens/:token`, portalApi.revokeToken],
+    ['POST', `${ACCOUNT}/tokens/:token/rotate`, portalApi.rotateToken],
+    ['GET', `${ACCOUNT}/tokens/:token/callback-secret`, portalApi.callbackSecret],
+    ['POST', `${ACCOUNT}/redeem`, portalApi.redeem],
   ]),
 ];
 

@@ -26,6 +26,7 @@ import { adminWebhookPaths } from './paths-admin-webhooks.ts';
 import { creditPaths } from './paths-credit.ts';
 import { staffPaths } from './paths-staff.ts';
 import { ssoPaths } from './paths-sso.ts';
+import { portalPaths } from './paths-portal.ts';
 import { rolesFor } from '../../core/staff/roles.ts';
 import { v1Paths } from './paths-v1.ts';
 import { videoPaths } from './paths-videos.ts';
@@ -49,6 +50,7 @@ export const describedPaths = (): Record<string, Record<string, Operation>> => (
   ...creditPaths(),
   ...staffPaths(),
   ...ssoPaths(),
+  ...portalPaths(),
 });
 
 /** A row without a hand-written description gets a generic, free-form one in its family's shape. */

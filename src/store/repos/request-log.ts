@@ -1,6 +1,6 @@
 // The request log: one row per answered request, group-committed off the request path (RequestLogWriter), and
 // read back by the admin API (RequestLogRepo).
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../schema.ts';
 import { clip } from '../clip.ts';
 import { GroupCommit, type FlushTick, type WriteBacklog } from '../group-commit.ts';
@@ -176,6 +176,8 @@ export type StatusFilter = { exact: number } | { hundreds: number };
 
 export interface RequestLogFilter extends TimeFilter {
   requestId?: string | undefined;
+  /** Only these tokens' rows (a customer account's tokens: the portal). */
+  tokenIds?: readonly string[] | undefined;
   status?: StatusFilter | undefined;
   /** Only rows after this one in the newest-first order (`id`: its request id). */
   after?: Keyset | undefined;
@@ -219,6 +221,8 @@ export class RequestLogRepo {
       ...f,
       equal: { request_id: f.requestId },
     });
+    if (f.tokenIds !== undefined)
+      q = f.tokenIds.length ? q.where('token_id', 'in', [...f.tokenIds]) : q.where(sql.lit(false));
     const st = f.status;
     if (st !== undefined)
       q =

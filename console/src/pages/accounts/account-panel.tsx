@@ -1,5 +1,5 @@
 // One account opened from the list (#/accounts/<id>): its balance and budgets, spend per model and by period, its
-// tokens, a top-up and the edit form, and its revocation (a revoked account: its figures only).
+// tokens, its portal members, a top-up and the edit form, and its revocation (a revoked account: its figures only).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../../api.ts';
 import { ConfirmButton } from '../../confirm-button.tsx';
@@ -8,6 +8,7 @@ import type { Account, Token } from '../../types.ts';
 import { TopUpForm } from '../tokens/top-up-form.tsx';
 import { AccountForm, accountKey } from './account-form.tsx';
 import { AccountSpend } from './account-spend.tsx';
+import { AccountMembers } from './account-members.tsx';
 import { AccountTokens } from './account-tokens.tsx';
 import { AccountUsage } from './account-usage.tsx';
 import { Name, plainName } from '../../name.tsx';
@@ -51,6 +52,7 @@ export function AccountPanel({
         <AccountSpend accountId={account.id} version={version} />
       </div>
       <AccountTokens tokens={tokens} />
+      <AccountMembers accountId={account.id} live={live} />
       {live && (
         <div class="two">
           <TopUpForm key={account.id} path={`${path}/topup`} quota={account.quota} what="account" onDone={changed} />

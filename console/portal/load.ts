@@ -1,0 +1,23 @@
+// Load data for a portal page: the value, the error message (with its request id), and a reload.
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError } from './api.ts';
+
+export function errorText(e: unknown): string {
+  if (e instanceof ApiError) return e.requestId ? `${e.message} (request ${e.requestId})` : e.message;
+  return e instanceof Error ? e.message : String(e);
+}
+
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const seq = useRef(0);
+  const run = useCallback(() => {
+    const n = ++seq.current;
+    load().then(
+      (d) => n === seq.current && (setData(d), setError(null)),
+      (e: unknown) => n === seq.current && setError(errorText(e)),
+    );
+  }, deps);
+  useEffect(run, [run]);
+  return { data, error, reload: run };
+}
