@@ -6,12 +6,12 @@ import type { Channel } from '../routing/channel-registry.ts';
 import type { TasksRepo } from '../store/repos/tasks.ts';
 import { type CancelBy, cancelTask } from './cancel.ts';
 import { runLimited } from './limit.ts';
-import { applyAged, pastMaxAge, recoverSubmit, timedOut } from './task-age.ts';
+import { applyAged, pastMaxAge } from './task-age.ts';
 import type { TaskEngineOptions } from './options.ts';
-import type { CancelOutcome, CreateTaskInput, PollOutcome, TaskDriver, TaskRecord } from './types.ts';
+import type { CancelOutcome, CreateTaskInput, TaskDriver, TaskRecord } from './types.ts';
 import { isTerminal, STICKY_STATES } from './types.ts';
 import { createTask } from './create.ts';
-import { advanceWaiting } from './slot-queue.ts';
+import { advanceTask } from './advance.ts';
 import type { TaskEngineDeps } from './engine-deps.ts';
 import { byChannel, pollBatch, pollUnits, type PollUnit } from './batch-poll.ts';
 import { ListRounds, roundFresh } from './list-rounds.ts';
@@ -267,35 +267,17 @@ export class TaskEngine {
     );
   }
 
-  /**
-   * Move one task forward. Never throws for upstream trouble: it backs off instead (returns the task as it is: the
-   * claim scheduled the next poll already, so nothing is written now).
-   */
-  private async advance(t: TaskRecord, who: QueryWho | 'admitted' = 'poller'): Promise<TaskRecord> {
-    const o = this.deps.options;
-    if (t.state === 'submitting') return recoverSubmit(this.deps, this.drivers.get(t.kind), t);
-    if (t.state === 'waiting')
-      return this.deps.slots ? advanceWaiting(this.deps, this.deps.slots, this.owner, t, this.drivers.get(t.kind)) : t;
-    const driver = this.drivers.get(t.kind);
-    const channel = this.deps.channels.forTask(t.channelId);
-    if (!driver || !channel) {
-      if (pastMaxAge(this.deps, t)) return timedOut(this.deps, t);
-      this.deps.logger.warn(
-        { task_id: t.id, kind: t.kind, channel_id: t.channelId },
-        driver ? 'task channel unavailable; will retry' : 'no driver for task kind; will retry',
-      );
-      return t;
-    }
-    // No room in the account's query rate: asked again at its next poll (already scheduled), nothing written.
-    if (who !== 'admitted' && !(await this.admit(driver, channel, who))) return t;
-    let out: PollOutcome;
-    try {
-      out = await driver.poll(t, channel, { timeoutMs: o.pollTimeoutMs });
-    } catch (e) {
-      if (pastMaxAge(this.deps, t)) return timedOut(this.deps, t);
-      this.deps.logger.warn({ task_id: t.id, err: String(e) }, 'task status query failed; backing off');
-      return t;
-    }
-    return applyAged(this.deps, t, out);
+  /** Move one task forward (advance.ts). */
+  private advance(t: TaskRecord, who: QueryWho | 'admitted' = 'poller'): Promise<TaskRecord> {
+    return advanceTask(
+      {
+        deps: this.deps,
+        owner: this.owner,
+        driverOf: (kind) => this.drivers.get(kind),
+        admit: (d, c, w) => this.admit(d, c, w),
+      },
+      t,
+      who,
+    );
   }
 }
