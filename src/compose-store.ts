@@ -13,6 +13,7 @@ import { LedgerRepo } from './store/repos/ledger.ts';
 import { ReconcileRepo } from './store/repos/reconcile.ts';
 import { RequestLogRepo, RequestLogWriter } from './store/repos/request-log.ts';
 import { RequestStatsRepo } from './store/repos/request-stats.ts';
+import { LedgerStatsRepo } from './store/repos/ledger-stats.ts';
 import { TokensRepo } from './store/repos/tokens.ts';
 import type { Store } from './store/store.ts';
 import { AccountsRepo } from './store/repos/accounts.ts';
@@ -32,6 +33,7 @@ export function buildRepos(store: Store): GatewayDeps['repos'] {
     reconcile: new ReconcileRepo(reads),
     consoleSessions: new ConsoleSessionsRepo(db),
     requestStats: new RequestStatsRepo(db, reads),
+    ledgerStats: new LedgerStatsRepo(reads),
     gauges: new GaugesRepo(reads, RESERVATION_PREFIX),
     webhooks: new WebhooksRepo(db),
     accounts: new AccountsRepo(db),

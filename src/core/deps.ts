@@ -23,6 +23,7 @@ import type { ReconcileRepo } from '../store/repos/reconcile.ts';
 import type { ConsoleSessionsRepo } from '../store/repos/console-sessions.ts';
 import type { GaugesRepo } from '../store/repos/gauges.ts';
 import type { RequestStatsRepo } from '../store/repos/request-stats.ts';
+import type { LedgerStatsRepo } from '../store/repos/ledger-stats.ts';
 import type { TokensRepo } from '../store/repos/tokens.ts';
 import type { WebhooksRepo } from '../store/repos/webhooks.ts';
 import type { AlertEmitter } from '../alerts/emitter.ts';
@@ -61,6 +62,7 @@ export interface GatewayDeps {
     reconcile: ReconcileRepo;
     consoleSessions: ConsoleSessionsRepo;
     requestStats: RequestStatsRepo;
+    ledgerStats: LedgerStatsRepo;
     gauges: GaugesRepo;
     webhooks: WebhooksRepo;
     accounts: AccountsRepo;

@@ -25,6 +25,7 @@ import * as m025 from './migrations/025-task-slot-turns.ts';
 import * as m029 from './migrations/029-hold-key.ts';
 import * as m030 from './migrations/030-ledger-holder-kind.ts';
 import * as m032 from './migrations/032-task-unsent-token.ts';
+import * as m070 from './migrations/070-ledger-time.ts';
 
 type DialectMigration = {
   up(db: Kysely<unknown>, d: Dialect): Promise<void>;
@@ -58,6 +59,7 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '029-hold-key': m029,
   '030-ledger-holder-kind': m030,
   '032-task-unsent-token': m032,
+  '070-ledger-time': m070,
 };
 
 class StaticProvider implements MigrationProvider {
