@@ -24,6 +24,8 @@ import { loadCatalogue } from './pricing/catalogue-source.ts';
 import { createSafeNet } from './net/safe-fetch.ts';
 import { GatewayMetrics } from './observe/metrics.ts';
 import { CapacityMetrics } from './observe/capacity-metrics.ts';
+import { MoneyMetrics } from './observe/money-metrics.ts';
+import { MoneyGaugesRepo } from './store/repos/money-gauges.ts';
 import { composeCapacity } from './compose-capacity.ts';
 import { CapacityCalls } from './core/capacity-call.ts';
 import { startLimitReader } from './capacity/read-limits.ts';
@@ -116,6 +118,7 @@ async function composeDeps(
     logger,
   });
   const capacityMetrics = new CapacityMetrics(metrics.registry);
+  const moneyMetrics = new MoneyMetrics(metrics.registry, new MoneyGaugesRepo(store.reads), logger);
   const capacity = composeCapacity(
     config,
     channels,
@@ -177,6 +180,7 @@ async function composeDeps(
       onChange?.(e);
     },
     metrics,
+    moneyMetrics,
     tracing: await startTracing(config.tracing, logger),
   };
   return { deps, kling };

@@ -36,6 +36,7 @@ import type { KlingClient } from '../adapters/kling/client.ts';
 import type { CallbackDispatcher } from '../tasks/callbacks.ts';
 import type { SessionsRepo } from '../store/repos/sessions.ts';
 import type { GatewayMetrics } from '../observe/metrics.ts';
+import type { MoneyMetrics } from '../observe/money-metrics.ts';
 import type { Tracing } from '../observe/tracing.ts';
 
 /** Everything the HTTP layer needs, built in src/compose.ts: no singletons. */
@@ -96,6 +97,8 @@ export interface GatewayDeps {
    * Prometheus metrics (GET /metrics): requests and upstream attempts counted on the way, the rest read at scrape time.
    */
   metrics: GatewayMetrics;
+  /** The money series of /metrics: spend from the ledger, tokens in and out, what accounts with a limit have left. */
+  moneyMetrics: MoneyMetrics;
   /** OpenTelemetry tracing when the OTEL_* variables switch it on; null (the default) when off. */
   tracing: Tracing | null;
 }
