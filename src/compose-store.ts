@@ -4,6 +4,7 @@ import type { Catalogue } from './catalogue/catalogue.ts';
 import type { GatewayDeps } from './core/deps.ts';
 import { ledgerRowForLog } from './metering/ledger-row.ts';
 import { RESERVATION_PREFIX, StoreMeter } from './metering/meter.ts';
+import type { LimitRefused } from './metering/refusal.ts';
 import { FlushTick } from './store/group-commit.ts';
 import { AuditRepo } from './store/repos/audit.ts';
 import { ChannelsRepo } from './store/repos/channels.ts';
@@ -49,6 +50,7 @@ function composeWriters(
   logger: Logger,
   priceGroups: PriceGroups,
   clock?: () => number,
+  onRefused?: (r: LimitRefused) => void,
 ): { meter: StoreMeter; requestLog: RequestLogWriter } {
   // One flush timer for both queues: a tick's charges and log rows reach the batch writer in one turn, one commit.
   const tick = new FlushTick(10);
@@ -57,6 +59,7 @@ function composeWriters(
     tick,
     ...(clock ? { now: clock } : {}),
     batchWriter: store.batchWriter,
+    ...(onRefused ? { onRefused } : {}),
     onError: (e, queued) =>
       logger.error({ err: String(e), queued }, 'ledger batch write failed; charges stay queued and are retried'),
     onAllowanceError: (e) =>

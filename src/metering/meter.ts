@@ -19,6 +19,7 @@ import type { Billing } from './billing.ts';
 import { MAX_BALANCE, targetRoom } from './balance-bound.ts';
 import { SQLITE_LEDGER } from './balances/sqlite-ledger-insert.ts';
 import { ChargeCuts } from './charge-cuts.ts';
+import { LimitRefusal, type LimitRefused } from './refusal.ts';
 import { addSpent, closeHold, holdStateOf, holdTarget, placeHold, type HoldTarget } from './holds.ts';
 import { reapHolds } from './reaper.ts';
 import { groupCharge, type PriceGroups } from '../pricing/price-groups.ts';
@@ -63,6 +64,7 @@ export class StoreMeter implements Meter {
   private readonly allowances: Allowances | null;
   readonly now: () => number;
   private readonly periods: Readonly<Record<string, PeriodRule>>;
+  private readonly onRefused: (r: LimitRefused) => void;
 
   constructor(
     private readonly db: Kysely<Database>,
@@ -77,6 +79,7 @@ export class StoreMeter implements Meter {
     this.groups = opts.priceGroups ?? null;
     this.now = opts.now ?? Date.now;
     this.periods = opts.budgetPeriods ?? BUDGET_PERIOD_RULES;
+    this.onRefused = opts.onRefused ?? (() => undefined);
     const allowances = opts.allowances ?? ALLOWANCE_DEFAULTS;
     this.allowances =
       allowances === false
@@ -253,7 +256,10 @@ export class StoreMeter implements Meter {
     terms?: string,
   ) {
     const spec = { key, tokenId, amount, billing, refusal, periods: this.periods, ...(terms ? { terms } : {}) };
-    return placeHold(trx, { ...spec, pending: this.pending.get(tokenId) ?? 0, now: this.now() });
+    return placeHold(trx, { ...spec, pending: this.pending.get(tokenId) ?? 0, now: this.now() }).catch((e: unknown) => {
+      if (e instanceof LimitRefusal) this.onRefused(e.refused);
+      throw e;
+    });
   }
 
   /** Nothing to wait for (undefined) when the token's allowance covers the call: the request path takes no promise. */
