@@ -26,6 +26,7 @@ import * as m029 from './migrations/029-hold-key.ts';
 import * as m030 from './migrations/030-ledger-holder-kind.ts';
 import * as m032 from './migrations/032-task-unsent-token.ts';
 import * as m070 from './migrations/070-ledger-time.ts';
+import * as m071 from './migrations/071-account-names-unique.ts';
 
 type DialectMigration = {
   up(db: Kysely<unknown>, d: Dialect): Promise<void>;
@@ -60,6 +61,7 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '030-ledger-holder-kind': m030,
   '032-task-unsent-token': m032,
   '070-ledger-time': m070,
+  '071-account-names-unique': m071,
 };
 
 class StaticProvider implements MigrationProvider {

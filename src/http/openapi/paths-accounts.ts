@@ -62,7 +62,7 @@ export function accountPaths(): Record<string, Record<string, Operation>> {
   return {
     '/admin/accounts': {
       post: admin(
-        'Create a customer account (unknown fields are refused)',
+        'Create a customer account (unknown fields are refused; a name another account has: 409 conflict, names are unique)',
         { requestBody: jsonBody({ ...obj(accountFields, ['name']), additionalProperties: false }) },
         accountView,
         '201',

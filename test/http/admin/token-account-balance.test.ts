@@ -78,3 +78,19 @@ describe('token views with the account', () => {
     });
   });
 });
+
+describe('account names', () => {
+  it('a second account of a name already taken is refused with 409, on create and on rename', async () => {
+    const dup = await t.h.admin('/admin/accounts', { method: 'POST', json: { name: 'Drained' } });
+    expect(dup.status).toBe(409);
+    const err = ((await dup.json()) as { error: { message: string; param?: string } }).error;
+    expect(err.message).toMatch(/^An account named Drained already exists; account names are unique/);
+    const other = await post<{ id: string }>('/admin/accounts', { name: 'Second' });
+    const rename = await t.h.admin(`/admin/accounts/${other.id}`, { method: 'PATCH', json: { name: 'Drained' } });
+    expect(rename.status).toBe(409);
+    // Its own name again is no conflict.
+    expect((await t.h.admin(`/admin/accounts/${other.id}`, { method: 'PATCH', json: { name: 'Second' } })).status).toBe(
+      200,
+    );
+  });
+});
