@@ -24,6 +24,7 @@ import { accountPaths } from './paths-accounts.ts';
 import { adminTaskPaths } from './paths-admin-tasks.ts';
 import { adminWebhookPaths } from './paths-admin-webhooks.ts';
 import { v1Paths } from './paths-v1.ts';
+import { sdkEdgePaths } from './paths-sdk-edges.ts';
 import { vidxPaths } from './paths-vidx.ts';
 import type { RouteInfo } from '../front/route-row.ts';
 
@@ -31,6 +32,7 @@ import type { RouteInfo } from '../front/route-row.ts';
 export const describedPaths = (): Record<string, Record<string, Operation>> => ({
   ...vidxPaths(),
   ...v1Paths(),
+  ...sdkEdgePaths(),
   ...adminPaths(),
   ...adminReportPaths(),
   ...adminMeteringPaths(),
