@@ -11,6 +11,7 @@ import { sql } from 'kysely';
 import { overviewStats, WINDOWS, type StatsWindow } from '../src/core/admin/stats.ts';
 import { AccountsRepo } from '../src/store/repos/accounts.ts';
 import { LedgerRepo } from '../src/store/repos/ledger.ts';
+import { LedgerStatsRepo } from '../src/store/repos/ledger-stats.ts';
 import { RequestLogRepo } from '../src/store/repos/request-log.ts';
 import { RequestStatsRepo } from '../src/store/repos/request-stats.ts';
 import { openStore } from '../src/store/store.ts';
@@ -61,6 +62,7 @@ const deps = {
   repos: {
     requestStats: new RequestStatsRepo(store.db),
     ledger: new LedgerRepo(store.db),
+    ledgerStats: new LedgerStatsRepo(store.db),
     accounts: new AccountsRepo(store.db),
   },
 };

@@ -4,6 +4,7 @@ import type { Catalogue } from './catalogue/catalogue.ts';
 import type { GatewayDeps } from './core/deps.ts';
 import { ledgerRowForLog } from './metering/ledger-row.ts';
 import { RESERVATION_PREFIX, StoreMeter } from './metering/meter.ts';
+import type { LimitRefused } from './metering/refusal.ts';
 import { FlushTick } from './store/group-commit.ts';
 import { AuditRepo } from './store/repos/audit.ts';
 import { ChannelsRepo } from './store/repos/channels.ts';
@@ -16,6 +17,7 @@ import { LedgerRepo } from './store/repos/ledger.ts';
 import { ReconcileRepo } from './store/repos/reconcile.ts';
 import { RequestLogRepo, RequestLogWriter } from './store/repos/request-log.ts';
 import { RequestStatsRepo } from './store/repos/request-stats.ts';
+import { LedgerStatsRepo } from './store/repos/ledger-stats.ts';
 import { TokensRepo } from './store/repos/tokens.ts';
 import type { Store } from './store/store.ts';
 import { AccountsRepo } from './store/repos/accounts.ts';
@@ -40,6 +42,7 @@ export function buildRepos(store: Store): GatewayDeps['repos'] {
     members: new MembersRepo(db),
     portalSessions: new PortalSessionsRepo(db),
     requestStats: new RequestStatsRepo(db, reads),
+    ledgerStats: new LedgerStatsRepo(reads),
     gauges: new GaugesRepo(reads, RESERVATION_PREFIX),
     webhooks: new WebhooksRepo(db),
     accounts: new AccountsRepo(db),
@@ -57,6 +60,7 @@ function composeWriters(
   logger: Logger,
   priceGroups: PriceGroups,
   clock?: () => number,
+  onRefused?: (r: LimitRefused) => void,
 ): { meter: StoreMeter; requestLog: RequestLogWriter } {
   // One flush timer for both queues: a tick's charges and log rows reach the batch writer in one turn, one commit.
   const tick = new FlushTick(10);
@@ -65,6 +69,7 @@ function composeWriters(
     tick,
     ...(clock ? { now: clock } : {}),
     batchWriter: store.batchWriter,
+    ...(onRefused ? { onRefused } : {}),
     onError: (e, queued) =>
       logger.error({ err: String(e), queued }, 'ledger batch write failed; charges stay queued and are retried'),
     onAllowanceError: (e) =>

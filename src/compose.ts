@@ -25,6 +25,9 @@ import { loadCatalogue } from './pricing/catalogue-source.ts';
 import { createSafeNet } from './net/safe-fetch.ts';
 import { GatewayMetrics } from './observe/metrics.ts';
 import { CapacityMetrics } from './observe/capacity-metrics.ts';
+import { MoneyMetrics } from './observe/money-metrics.ts';
+import type { LimitRefused } from './metering/refusal.ts';
+import { MoneyGaugesRepo } from './store/repos/money-gauges.ts';
 import { composeCapacity } from './compose-capacity.ts';
 import { CapacityCalls } from './core/capacity-call.ts';
 import { startLimitReader } from './capacity/read-limits.ts';
@@ -94,7 +97,18 @@ async function composeDeps(
   const catalogue = await loadCatalogue(store.db, config.catalogueFile);
   const priceGroups = new PriceGroups(() => repos.priceGroups.all());
   await priceGroups.reload();
-  const { meter, requestLog } = composeWriters(store, repos.audit, () => deps.catalogue, logger, priceGroups, o.clock);
+  // A refusal by a limit: the limit-reached alert, written off the request path (the emitter is made below).
+  const onRefused = (r: LimitRefused) =>
+    void alerts.limitReached(r).catch((e: unknown) => logger.warn({ err: String(e) }, 'limit alert not written'));
+  const { meter, requestLog } = composeWriters(
+    store,
+    repos.audit,
+    () => deps.catalogue,
+    logger,
+    priceGroups,
+    o.clock,
+    onRefused,
+  );
   const cluster = redis
     ? new RedisBus(redis.publish, redis.subscribe, (e) => logger.warn({ err: String(e) }, 'cluster bus error'))
     : new LocalBus();
@@ -117,6 +131,7 @@ async function composeDeps(
     logger,
   });
   const capacityMetrics = new CapacityMetrics(metrics.registry);
+  const moneyMetrics = new MoneyMetrics(metrics.registry, new MoneyGaugesRepo(store.reads), logger);
   const capacity = composeCapacity(
     config,
     channels,
@@ -179,6 +194,7 @@ async function composeDeps(
       onChange?.(e);
     },
     metrics,
+    moneyMetrics,
     tracing: await startTracing(config.tracing, logger),
   };
   return { deps, kling };

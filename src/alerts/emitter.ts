@@ -6,32 +6,22 @@ import { newId } from '../auth/token-secret.ts';
 import type { Database } from '../store/schema.ts';
 import { isUniqueViolation } from '../store/store-errors.ts';
 import type { WebhooksRepo } from '../store/repos/webhooks.ts';
-import { eventBody, SPEND_THRESHOLDS, type AlertEvent, type AlertEventType } from './events.ts';
+import { eventBody, SPEND_THRESHOLDS, type AlertEvent, type AlertEventType, type SpendLevel } from './events.ts';
+import type { LimitRefused } from '../metering/refusal.ts';
+import { holderName, limitReachedData, thresholdData } from './spend-payloads.ts';
 
-/** Who spends: a client token, or (with customer accounts) an account. */
-export type HolderKind = 'token' | 'account';
-/** What is spent against: the lifetime quota, or a budget that resets each period. */
-export type LimitKind = 'quota' | 'budget';
-
-/**
- * The seam every spending limit reports through: its holder's spending now, against its limit in a period. The
- * thresholds (50/80/100 %) passed and not yet announced for this (holder, limit, period) are announced, each once
- * across instances. `periodKey` names the period: for a budget its start (`2026-11`), for a quota the quota's
- * amount (a top-up starts a new one).
- */
-export interface SpendLevel {
-  holderKind: HolderKind;
-  holderId: string;
-  limitKind: LimitKind;
-  periodKey: string;
-  spent: number;
-  limit: number;
-}
+export type { HolderKind, LimitKind, SpendLevel } from './events.ts';
 
 /** A breaker left "open" by an instance that stopped before it closed does not silence a new opening forever. */
 const BREAKER_OPEN_FORGOTTEN_MS = 15 * 60_000;
 
+/** The limit-reached keys an instance remembers before it forgets them all (the marks in the store still hold). */
+const ANNOUNCED_MAX = 10_000;
+
 export class AlertEmitter {
+  /** Limit-reached keys this instance announced or saw announced. */
+  private readonly announced = new Set<string>();
+
   constructor(
     private readonly db: Kysely<Database>,
     private readonly webhooks: Pick<WebhooksRepo, 'enabled'>,
@@ -50,14 +40,7 @@ export class AlertEmitter {
   }
 
   private async write(trx: Kysely<Database>, e: AlertEvent, markKey: string | undefined): Promise<boolean> {
-    if (markKey !== undefined) {
-      const r = await trx
-        .insertInto('alert_marks')
-        .values({ key: markKey, state: null, at: e.at })
-        .onConflict((oc) => oc.column('key').doNothing())
-        .executeTakeFirst();
-      if (Number(r.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
-    }
+    if (markKey !== undefined && !(await this.mark(trx, markKey, e.at))) return false;
     await this.fanOut(trx, e);
     return true;
   }
@@ -88,24 +71,54 @@ export class AlertEmitter {
       .execute();
   }
 
-  /** Announce the thresholds `level` has passed, each once per (holder, limit, period) across instances. */
+  /**
+   * Announce the highest threshold `level` has passed, once per (holder, limit, period) across instances. The lower
+   * ones it passed at the same time (the spend jumped past them between two checks) are marked without an event:
+   * each event tells a threshold the spend has just crossed, never two in the same check.
+   */
   async spendCrossed(level: SpendLevel): Promise<number[]> {
     if (level.limit <= 0) return [];
     const percent = (level.spent * 100) / level.limit;
-    const announced: number[] = [];
-    for (const threshold of SPEND_THRESHOLDS) {
-      if (percent < threshold) break;
-      const key = `spend:${level.holderKind}:${level.holderId}:${level.limitKind}:${level.periodKey}:${threshold}`;
-      const data = {
-        holder: { kind: level.holderKind, id: level.holderId },
-        limit: { kind: level.limitKind, period: level.periodKey, amount: level.limit },
-        threshold,
-        spent: level.spent,
-        percent: Math.floor(percent),
-      };
-      if (await this.emit('spend.threshold', data, { markKey: key })) announced.push(threshold);
+    const passed = SPEND_THRESHOLDS.filter((t) => percent >= t);
+    const highest = passed.at(-1);
+    if (highest === undefined) return [];
+    const key = (t: number) => `spend:${level.holderKind}:${level.holderId}:${level.limitKind}:${level.periodKey}:${t}`;
+    const name = await holderName(this.db, level.holderKind, level.holderId);
+    const data = thresholdData(level, highest, name);
+    return this.db.transaction().execute(async (trx) => {
+      for (const t of passed) if (t !== highest) await this.mark(trx, key(t), Date.now());
+      return (await this.emit('spend.threshold', data, { markKey: key(highest), within: trx })) ? [highest] : [];
+    });
+  }
+
+  /**
+   * A hold was refused by a limit (metering/refusal.ts): announced once per (holder, limit, period) across
+   * instances; a quota's period is its amount (a top-up starts a new one). This instance remembers what it
+   * announced, so a refused call costs no store write once the limit was announced.
+   */
+  async limitReached(r: LimitRefused, at = Date.now()): Promise<boolean> {
+    const period = r.limitKind === 'budget' ? `${r.period}:${r.periodStart}` : String(r.limit);
+    const key = `limit:${r.holderKind}:${r.holderId}:${r.limitKind}:${period}`;
+    if (this.announced.has(key)) return false;
+    if (this.announced.size >= ANNOUNCED_MAX) this.announced.clear();
+    this.announced.add(key);
+    try {
+      const data = limitReachedData(r, await holderName(this.db, r.holderKind, r.holderId));
+      return await this.emit('limit.reached', data, { markKey: key, at });
+    } catch (e) {
+      this.announced.delete(key);
+      throw e;
     }
-    return announced;
+  }
+
+  /** Take a mark without an event (false when it was taken before). */
+  private async mark(trx: Kysely<Database>, key: string, at: number): Promise<boolean> {
+    const r = await trx
+      .insertInto('alert_marks')
+      .values({ key, state: null, at })
+      .onConflict((oc) => oc.column('key').doNothing())
+      .executeTakeFirst();
+    return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
   }
 
   /**

@@ -8,6 +8,7 @@ import type { AlertConfig } from '../config/alert-env.ts';
 import type { Database } from '../store/schema.ts';
 import type { AlertEmitter, SpendLevel } from './emitter.ts';
 import { SPEND_THRESHOLDS } from './events.ts';
+import { periodBounds, type BudgetPeriod } from '../metering/periods.ts';
 
 /** Where spending levels come from: token quotas here; account quotas and budgets plug in the same way. */
 export interface SpendSource {
@@ -75,20 +76,22 @@ export function budgetSource(db: Kysely<Database>): SpendSource {
       const [tokens, accounts] = await Promise.all([
         db
           .selectFrom('tokens')
-          .select(['id', 'budgets'])
-          .where('id', 'in', ids)
-          .where('budgets', 'is not', null)
+          .leftJoin('accounts', 'accounts.id', 'tokens.account_id')
+          .select(['tokens.id as id', 'tokens.budgets as budgets', 'accounts.time_zone as tz'])
+          .where('tokens.id', 'in', ids)
+          .where('tokens.budgets', 'is not', null)
           .execute(),
         db
           .selectFrom('accounts')
-          .select(['id', 'budgets'])
+          .select(['id', 'budgets', 'time_zone as tz'])
           .where('id', 'in', ids)
           .where('budgets', 'is not', null)
           .execute(),
       ]);
-      const holders = new Map<string, { kind: 'token' | 'account'; limits: Map<string, number> }>();
-      for (const t of tokens) holders.set(t.id, { kind: 'token', limits: budgetLimits(t.budgets) });
-      for (const a of accounts) holders.set(a.id, { kind: 'account', limits: budgetLimits(a.budgets) });
+      type Holder = { kind: 'token' | 'account'; limits: Map<string, number>; tz: string | null };
+      const holders = new Map<string, Holder>();
+      for (const t of tokens) holders.set(t.id, { kind: 'token', limits: budgetLimits(t.budgets), tz: t.tz });
+      for (const a of accounts) holders.set(a.id, { kind: 'account', limits: budgetLimits(a.budgets), tz: a.tz });
       const out: SpendLevel[] = [];
       for (const r of rows) {
         const h = holders.get(r.holder_id);
@@ -101,6 +104,10 @@ export function budgetSource(db: Kysely<Database>): SpendSource {
           periodKey: `${r.period}:${Number(r.period_start)}`,
           spent: Number(r.spent),
           limit,
+          budgetPeriod: r.period,
+          periodStart: Number(r.period_start),
+          // The period holding its start: its end in the holder's time zone.
+          periodEnd: periodBounds(r.period as BudgetPeriod, Number(r.period_start), h.tz).end,
         });
       }
       return out;

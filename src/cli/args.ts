@@ -32,7 +32,7 @@ export const USAGE = `Usage: tollway <command>
   channel disable ID
   channel update ID [--name N] [--models a,b|none] [--priority N] [--weight N] [--account A|none] [--task-slots N|none] [--model-limits JSON|none] [--enable|--disable] [--base-url U] [--api-key K | --access-key A --secret-key S]
   webhook create --url U --events a,b [--description D] [--disable]   an alert webhook; prints its whsec_ secret once
-                                          (events: spend.threshold, breaker.opened, breaker.closed, tasks.failure_rate, hold.reaped)
+                                          (events: spend.threshold, limit.reached, breaker.opened, breaker.closed, tasks.failure_rate, hold.reaped)
   webhook list [--limit N] [--cursor C]
   webhook update ID [--url U] [--events a,b] [--description D|none] [--enable|--disable]
   webhook delete ID

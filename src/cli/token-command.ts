@@ -2,7 +2,8 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../config/config.ts';
 import { parseCallbackSecretRotate, rotateCallbackSecret } from '../core/admin/callback-secrets.ts';
-import { issueToken, listTokens, parseCreateToken, publicToken, revokeToken } from '../core/admin/tokens.ts';
+import { issueToken, listTokens, parseCreateToken, revokeToken } from '../core/admin/tokens.ts';
+import { tokenView, tokenViews } from '../core/admin/token-views.ts';
 import {
   parseRotate,
   parseTokenPatch,
@@ -67,7 +68,7 @@ export async function tokenCommand(config: Config, sub: string | undefined, args
     });
   }
   if (sub === 'list' || sub === 'revoke') onlyFlags(values, `token ${sub}`, []);
-  if (sub === 'list') return withAdmin(config, async (deps) => print((await listTokens(deps)).map(publicToken)));
+  if (sub === 'list') return withAdmin(config, async (deps) => print(await tokenViews(deps, await listTokens(deps))));
   if (sub === 'revoke' && id)
     return withAdmin(config, async (deps) => {
       await revokeToken(deps, CLI, id);
@@ -99,7 +100,7 @@ export async function tokenCommand(config: Config, sub: string | undefined, args
         budgets: budgetFlags(values.budget),
       }),
     );
-    return withAdmin(config, async (deps) => print(publicToken(await updateToken(deps, CLI, id, patch))));
+    return withAdmin(config, async (deps) => print(await tokenView(deps, await updateToken(deps, CLI, id, patch))));
   }
   if (sub === 'topup' && id) {
     onlyFlags(values, 'token topup', ['amount', 'idempotency-key']);
@@ -108,7 +109,7 @@ export async function tokenCommand(config: Config, sub: string | undefined, args
     );
     return withAdmin(config, async (deps) => {
       const r = await topUp(deps, CLI, id, input);
-      print({ ...publicToken(r.token), topup: { amount: r.amount, credited: r.credited } });
+      print({ ...(await tokenView(deps, r.token)), topup: { amount: r.amount, credited: r.credited } });
       return 0;
     });
   }

@@ -27,6 +27,7 @@ import type { MembersRepo } from '../store/repos/members.ts';
 import type { PortalSessionsRepo } from '../store/repos/portal-sessions.ts';
 import type { GaugesRepo } from '../store/repos/gauges.ts';
 import type { RequestStatsRepo } from '../store/repos/request-stats.ts';
+import type { LedgerStatsRepo } from '../store/repos/ledger-stats.ts';
 import type { TokensRepo } from '../store/repos/tokens.ts';
 import type { WebhooksRepo } from '../store/repos/webhooks.ts';
 import type { CreditCodesRepo } from '../store/repos/credit-codes.ts';
@@ -41,6 +42,7 @@ import type { KlingClient } from '../adapters/kling/client.ts';
 import type { CallbackDispatcher } from '../tasks/callbacks.ts';
 import type { SessionsRepo } from '../store/repos/sessions.ts';
 import type { GatewayMetrics } from '../observe/metrics.ts';
+import type { MoneyMetrics } from '../observe/money-metrics.ts';
 import type { Tracing } from '../observe/tracing.ts';
 
 /** Everything the HTTP layer needs, built in src/compose.ts: no singletons. */
@@ -74,6 +76,7 @@ export interface GatewayDeps {
     members: MembersRepo;
     portalSessions: PortalSessionsRepo;
     requestStats: RequestStatsRepo;
+    ledgerStats: LedgerStatsRepo;
     gauges: GaugesRepo;
     webhooks: WebhooksRepo;
     accounts: AccountsRepo;
@@ -111,6 +114,8 @@ export interface GatewayDeps {
    * Prometheus metrics (GET /metrics): requests and upstream attempts counted on the way, the rest read at scrape time.
    */
   metrics: GatewayMetrics;
+  /** The money series of /metrics: spend from the ledger, tokens in and out, what accounts with a limit have left. */
+  moneyMetrics: MoneyMetrics;
   /** OpenTelemetry tracing when the OTEL_* variables switch it on; null (the default) when off. */
   tracing: Tracing | null;
 }

@@ -1,6 +1,7 @@
 // THE metered upstream call: the quota step, the channels that serve the model, and failover across them with the
 // retry policy stated at the call. Every upstream call a client request makes — text, images, video creation,
 // family A tasks and selections — goes through upstreamCall; the charge that follows is in charge.ts.
+import { withOutputHint } from './refusal-hint.ts';
 import { tenantOf, type Principal } from '../auth/principal.ts';
 import type { ModelEntry } from '../catalogue/types.ts';
 import type { Meter, Usage } from '../metering/types.ts';
@@ -82,19 +83,16 @@ function reserved<T>(
   attempt: (ch: Channel) => Promise<T>,
 ): Promise<T> {
   const b = p.billing;
+  const price = (u: Usage) => deps.meter.price(plan.entry.id, u, b?.priceGroup).amount;
+  const refused = (e: unknown) => Promise.reject(withOutputHint(e, estimate, price, () => deps.meter.now()));
   try {
-    const pending = deps.meter.reserve(
-      call.id,
-      p.tokenId,
-      deps.meter.price(plan.entry.id, estimate, b?.priceGroup).amount,
-      b,
-    );
+    const pending = deps.meter.reserve(call.id, p.tokenId, price(estimate), b);
     // Reserved from the token's allowance at once: no promise to wait for.
     return pending === undefined
       ? held(deps, call, plan, attempt)
-      : pending.then(() => held(deps, call, plan, attempt));
+      : pending.then(() => held(deps, call, plan, attempt), refused);
   } catch (e) {
-    return Promise.reject(e);
+    return refused(e);
   }
 }
 

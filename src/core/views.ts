@@ -12,11 +12,24 @@ export interface TokenView {
   prefix: string;
   /** The model allow-list; null = every model. */
   models: string[] | null;
-  /** null = unlimited. */
+  /** The token's own quota; null = none of its own (its account's may still limit it: `account`). */
   quota: number | null;
   spent: number;
   /** Held for calls and tasks still running. */
   held: number;
+  /** What the token's own quota leaves (null: no quota of its own). */
+  remaining?: number | null;
+  /** The token's account's balance (null: no account): its quota counts for the token too. */
+  account?: {
+    id: string;
+    name: string;
+    quota: number | null;
+    spent: number;
+    held: number;
+    remaining: number | null;
+  } | null;
+  /** What the token may still spend: the least its quota and its account's leave; null when neither has a quota. */
+  effective_remaining?: number | null;
   rpm_limit: number | null;
   tpm_limit: number | null;
   concurrency_limit: number | null;

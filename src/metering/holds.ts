@@ -5,9 +5,10 @@ import { sql, type Kysely } from 'kysely';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { Database } from '../store/schema.ts';
 import type { Billing } from './billing.ts';
-import { holdOn, moveOn } from './balances/moves.ts';
+import { holdOn, leftOn, moveOn } from './balances/moves.ts';
+import { limitRefusal } from './refusal.ts';
 import {
-  ACCOUNT,
+  BUDGET,
   rowsOf,
   rowsOfTarget,
   targetOfRows,
@@ -35,28 +36,27 @@ export interface HoldSpec {
   periods?: Readonly<Record<string, PeriodRule>>;
 }
 
-/** The refusal of a budget: the family's 429, retried by no SDK, with when the period starts again. */
-function budgetRefusal(holder: string, period: string, end: number, now: number): GatewayError {
-  const at = new Date(end).toISOString();
-  return new GatewayError(
-    'insufficient_quota',
-    `The ${period} budget of ${holder.startsWith('acc_') ? 'the account' : 'the token'} is spent; it starts again at ${at}`,
+/** Why a hold does not fit on `r`: the limit, the estimate and what is left (refusal.ts). */
+async function refusalOn(trx: Kysely<Database>, r: BalanceRow, s: HoldSpec): Promise<GatewayError> {
+  const use = await leftOn(trx, r, s.pending);
+  if (use === null) return new GatewayError('insufficient_quota', s.refusal);
+  const holder = String(r.key[0]);
+  const budget = r.level === BUDGET;
+  return limitRefusal(
     {
-      headers: {
-        'retry-after': String(Math.max(1, Math.ceil((end - now) / 1000))),
-        'x-budget-reset': at,
-        'x-budget-period': period,
-      },
+      holderKind: r.level === TOKEN || (budget && !holder.startsWith('acc_')) ? 'token' : 'account',
+      holderId: holder,
+      limitKind: budget ? 'budget' : 'quota',
+      period: budget ? String(r.key[1]) : null,
+      periodStart: budget ? Number(r.key[2]) : null,
+      periodEnd: budget ? r.end : null,
+      limit: use.limit,
+      estimate: s.amount,
+      left: use.left,
+      subject: s.key.startsWith(RESERVATION_PREFIX) ? 'call' : 'task',
     },
+    s.now,
   );
-}
-
-/** Why a hold does not fit on `r`: the caller's refusal for its token, the account's, or the budget's. */
-function refusalOn(r: BalanceRow, s: HoldSpec): GatewayError {
-  if (r.level === TOKEN) return new GatewayError('insufficient_quota', s.refusal);
-  if (r.level === ACCOUNT)
-    return new GatewayError('insufficient_quota', "The account's quota is not enough for this call");
-  return budgetRefusal(String(r.key[0]), String(r.key[1]), r.end, s.now);
 }
 
 /**
@@ -91,7 +91,7 @@ export async function placeHold(trx: Kysely<Database>, s: HoldSpec): Promise<boo
   if (Number(ins.numInsertedOrUpdatedRows ?? 0n) === 0) return false;
   const refused = await holdOn(trx, rows, s.amount, s.pending);
   // Rolled back with the insert.
-  if (refused !== null) throw refusalOn(refused, s);
+  if (refused !== null) throw await refusalOn(trx, refused, s);
   return true;
 }
 

@@ -5,6 +5,7 @@ import type { AllowanceOptions } from './allowances.ts';
 import type { LedgerRow } from './ledger-row.ts';
 import type { PriceGroups } from '../pricing/price-groups.ts';
 import type { PeriodRule } from './balances/rows.ts';
+import type { LimitRefused } from './refusal.ts';
 
 export interface StoreMeterOptions {
   /** SQLite: write batches through the store's prepared statements (store.batchWriter) instead of Kysely. */
@@ -34,6 +35,8 @@ export interface StoreMeterOptions {
   onAllowanceError?: (e: unknown) => void;
   /** The budget periods' calendars (balances/rows.ts BUDGET_PERIOD_RULES when absent). */
   budgetPeriods?: Readonly<Record<string, PeriodRule>>;
+  /** A call's or task's hold was refused by a limit (refusal.ts): the limit-reached alert. Must not throw. */
+  onRefused?: (r: LimitRefused) => void;
   /** Busy tokens reserve from allowances (allowances.ts); false: every call reserves on its own. */
   allowances?: AllowanceOptions | false;
 }

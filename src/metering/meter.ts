@@ -10,6 +10,7 @@ import type { Billing } from './billing.ts';
 import { targetRoom } from './balance-bound.ts';
 import { closeHold, holdStateOf, holdTarget, placeHold } from './holds.ts';
 import { MeterLedger } from './meter-ledger.ts';
+import { LimitRefusal, type LimitRefused } from './refusal.ts';
 import { reapHolds } from './reaper.ts';
 import { groupCharge, type PriceGroups } from '../pricing/price-groups.ts';
 import { chargeAt, parseTerms, termsOf } from '../pricing/price-terms.ts';
@@ -45,6 +46,7 @@ export class StoreMeter extends MeterLedger implements Meter {
   private readonly groups: Pick<PriceGroups, 'get'> | null;
   private readonly allowances: Allowances | null;
   private readonly periods: Readonly<Record<string, PeriodRule>>;
+  private readonly onRefused: (r: LimitRefused) => void;
 
   constructor(
     db: Kysely<Database>,
@@ -54,6 +56,7 @@ export class StoreMeter extends MeterLedger implements Meter {
     super(db, opts);
     this.groups = opts.priceGroups ?? null;
     this.periods = opts.budgetPeriods ?? BUDGET_PERIOD_RULES;
+    this.onRefused = opts.onRefused ?? (() => undefined);
     const allowances = opts.allowances ?? ALLOWANCE_DEFAULTS;
     this.allowances =
       allowances === false
@@ -146,7 +149,10 @@ export class StoreMeter extends MeterLedger implements Meter {
     terms?: string,
   ) {
     const spec = { key, tokenId, amount, billing, refusal, periods: this.periods, ...(terms ? { terms } : {}) };
-    return placeHold(trx, { ...spec, pending: this.pending.get(tokenId) ?? 0, now: this.now() });
+    return placeHold(trx, { ...spec, pending: this.pending.get(tokenId) ?? 0, now: this.now() }).catch((e: unknown) => {
+      if (e instanceof LimitRefusal) this.onRefused(e.refused);
+      throw e;
+    });
   }
 
   /** Nothing to wait for (undefined) when the token's allowance covers the call: the request path takes no promise. */

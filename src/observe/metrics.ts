@@ -19,7 +19,8 @@ export const UNMATCHED_ROUTE = 'unmatched';
 
 interface RouteSeries {
   label: string;
-  byModel: Map<string, Map<number, HistogramCell>>;
+  /** By model, then status (a number) or, for an error answer, `status code` (the catalogue's error code). */
+  byModel: Map<string, Map<number | string, HistogramCell>>;
 }
 
 interface ChannelSeries {
@@ -52,8 +53,8 @@ export class GatewayMetrics {
     const registry = this.registry;
     this.requests = new CellHistogram({
       name: 'tollway_request_duration_seconds',
-      help: 'Time from the request to the end of its answer, by matched route, public model and HTTP status',
-      labelNames: ['route', 'model', 'status'],
+      help: 'Time from the request to the end of its answer, by matched route, public model, HTTP status and error code',
+      labelNames: ['route', 'model', 'status', 'code'],
       buckets: LATENCY_BUCKETS,
       registry,
     });
@@ -61,8 +62,8 @@ export class GatewayMetrics {
     new CellCounter(
       {
         name: 'tollway_requests_total',
-        help: 'Requests answered, by matched route, public model and HTTP status',
-        labelNames: ['route', 'model', 'status'],
+        help: "Requests answered, by matched route, public model, HTTP status and error code (the catalogue's; empty for a success)",
+        labelNames: ['route', 'model', 'status', 'code'],
         registry,
       },
       function* () {
@@ -97,7 +98,7 @@ export class GatewayMetrics {
   /**
    * One answered request (front/record.ts): `ms` from its arrival to the end of its answer. Returns its route label.
    */
-  request(endpoint: string, model: string | null, status: number, ms: number): string {
+  request(endpoint: string, model: string | null, status: number, ms: number, code: string | null = null): string {
     const route = this.routes.get(endpoint) ?? this.routeSeries(endpoint);
     const m = model ?? '';
     let byStatus = route.byModel.get(m);
@@ -105,10 +106,11 @@ export class GatewayMetrics {
       byStatus = new Map();
       route.byModel.set(m, byStatus);
     }
-    let cell = byStatus.get(status);
+    const key = code === null ? status : `${status} ${code}`;
+    let cell = byStatus.get(key);
     if (cell === undefined) {
-      cell = this.requests.cell({ route: route.label, model: m, status: String(status) });
-      byStatus.set(status, cell);
+      cell = this.requests.cell({ route: route.label, model: m, status: String(status), code: code ?? '' });
+      byStatus.set(key, cell);
     }
     cell.observe(ms / 1000);
     return route.label;

@@ -30,6 +30,8 @@ import * as m045 from './migrations/045-video-deletes-and-inputs.ts';
 import * as m050 from './migrations/050-credit.ts';
 import * as m060 from './migrations/060-staff.ts';
 import * as m080 from './migrations/080-portal.ts';
+import * as m070 from './migrations/070-ledger-time.ts';
+import * as m071 from './migrations/071-account-names-unique.ts';
 
 type DialectMigration = {
   up(db: Kysely<unknown>, d: Dialect): Promise<void>;
@@ -68,6 +70,8 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '050-credit': m050,
   '060-staff': m060,
   '080-portal': m080,
+  '070-ledger-time': m070,
+  '071-account-names-unique': m071,
 };
 
 class StaticProvider implements MigrationProvider {

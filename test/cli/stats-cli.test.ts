@@ -8,7 +8,7 @@ import { runProcess, type Ran } from '../support/run-process.ts';
 import { TOLLWAY_BIN } from '../support/serve-process.ts';
 import { useStore } from '../support/store.ts';
 import { tempDir } from '../support/temp-dir.ts';
-import { chatLogRow } from '../support/store-rows.ts';
+import { chatLogRow, insertChatRows } from '../support/store-rows.ts';
 
 const dir = tempDir('tollway-stats-cli-');
 const fresh = useStore();
@@ -69,16 +69,13 @@ beforeAll(async () => {
   await token('tok_app', 'acc_stats');
   await token('tok_loose', null);
   const now = Date.now();
-  await fresh.store.db
-    .insertInto('request_log')
-    .values([
-      row('tok_web', 200, 100, now - 5 * MIN),
-      row('tok_web', 502, 0, now - 5 * MIN),
-      row('tok_app', 200, 250, now - 20 * MIN),
-      row('tok_loose', 200, 40, now - 10 * MIN),
-      row('tok_loose', 200, 7, now - 3 * 60 * MIN), // outside the hour, inside the day
-    ])
-    .execute();
+  await insertChatRows(fresh.store.db, [
+    row('tok_web', 200, 100, now - 5 * MIN),
+    row('tok_web', 502, 0, now - 5 * MIN),
+    row('tok_app', 200, 250, now - 20 * MIN),
+    row('tok_loose', 200, 40, now - 10 * MIN),
+    row('tok_loose', 200, 7, now - 3 * 60 * MIN), // outside the hour, inside the day
+  ]);
 });
 
 function tollway(args: string[]): Promise<Ran> {

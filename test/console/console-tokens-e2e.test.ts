@@ -182,4 +182,17 @@ describe.skipIf(!HAVE_CHROMIUM)('console: token usage, top-up, edit and the bill
     await page.setViewportSize({ width: 1280, height: 860 });
     expect(errors).toEqual([]);
   });
+  it("a token of no quota in a used-up account shows the account's quota and none left, not unlimited", async () => {
+    const acc = (await (
+      await t.h.admin('/admin/accounts', { method: 'POST', json: { name: 'e2e-drained', quota: 0 } })
+    ).json()) as { id: string };
+    const tok = (await (
+      await t.h.admin('/admin/tokens', { method: 'POST', json: { name: 'e2e-drained-app', account_id: acc.id } })
+    ).json()) as { id: string };
+    await page.goto(`${t.h.url}/console#/tokens`);
+    await page.getByLabel('Search tokens').fill('e2e-drained-app');
+    const cell = page.locator(`tr[data-token-id="${tok.id}"] [data-quota-left]`);
+    await expect.poll(() => cell.textContent()).toMatch(/^account 0\.00.*none left$/);
+    expect(errors).toEqual([]);
+  });
 });

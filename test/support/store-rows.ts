@@ -151,3 +151,30 @@ export const ledgerTuple = (key: string, tokenId: string, amount: number): Ledge
   null,
   1,
 ];
+
+/**
+ * Request-log rows written straight into the store, each with an amount also written as its charge (a ledger line
+ * keyed by its request id, at its time): the overview counts requests from the log and money from the ledger.
+ */
+export async function insertChatRows(db: Kysely<Database>, rows: ReadonlyArray<ReturnType<typeof chatLogRow>>) {
+  await db
+    .insertInto('request_log')
+    .values([...rows])
+    .execute();
+  const charges = rows
+    .filter((r) => r.amount > 0)
+    .map((r) => ({
+      idempotency_key: r.request_id,
+      token_id: r.token_id,
+      model: r.model,
+      kind: 'tokens',
+      quantities: '{}',
+      unit_prices: '{}',
+      amount: r.amount,
+      request_id: r.request_id,
+      task_id: null,
+      upstream_request_id: null,
+      created_at: r.created_at,
+    }));
+  if (charges.length > 0) await db.insertInto('ledger').values(charges).execute();
+}

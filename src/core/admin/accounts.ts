@@ -13,6 +13,8 @@ import { checkExpiry, remaining, topUpQuota, type HolderSide } from './holders.t
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 import { waitingDueFor } from '../../store/repos/slot-holders.ts';
 import { stopHolder } from './holder-stop.ts';
+import { isUniqueViolation } from '../../store/store-errors.ts';
+import { echo } from '../../errors/echo.ts';
 
 /** A top-up of a token or an account (creditQuota). */
 export interface TopUpInput {
@@ -116,9 +118,19 @@ async function knownGroup(deps: Pick<AdminDeps, 'repos'>, name: string | null | 
     );
 }
 
+/** A name another account has (the store's unique index decides, across instances): 409 naming it. */
+function nameTaken(name: string | undefined, e: unknown): unknown {
+  if (name === undefined || !isUniqueViolation(e)) return e;
+  return new GatewayError('conflict', `An account named ${echo(name)} already exists; account names are unique`, {
+    param: 'name',
+  });
+}
+
 export async function createAccount(deps: AdminDeps, by: Actor, input: Required<AccountPatch>): Promise<AccountRecord> {
   await knownGroup(deps, input.priceGroup);
-  const a = await deps.repos.accounts.create({ id: newId('acc'), ...input });
+  const a = await deps.repos.accounts.create({ id: newId('acc'), ...input }).catch((e: unknown) => {
+    throw nameTaken(input.name, e);
+  });
   await audit(deps, by, 'account.create', a.id, {
     name: a.name,
     quota: a.quota,
@@ -165,7 +177,10 @@ export async function updateAccount(deps: AdminDeps, by: Actor, id: string, p: A
   for (let attempt = 0; attempt < 50; attempt++) {
     const before = await getAccount(deps, id);
     if (before.revokedAt !== null) throw new GatewayError('conflict', `Account ${id} is revoked`);
-    if (!(await deps.repos.accounts.update(id, p, before.quota))) continue;
+    const updated = await deps.repos.accounts.update(id, p, before.quota).catch((e: unknown) => {
+      throw nameTaken(p.name, e);
+    });
+    if (!updated) continue;
     await announce(deps, id);
     await waitingDueFor(deps.store.db, { accountId: id });
     const changes: Record<string, { from: unknown; to: unknown }> = {};

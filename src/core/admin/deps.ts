@@ -11,6 +11,7 @@ import type { AccountsRepo } from '../../store/repos/accounts.ts';
 import type { LedgerRepo } from '../../store/repos/ledger.ts';
 import type { PriceGroupsRepo } from '../../store/repos/price-groups.ts';
 import type { RequestStatsRepo } from '../../store/repos/request-stats.ts';
+import type { LedgerStatsRepo } from '../../store/repos/ledger-stats.ts';
 import type { Store } from '../../store/store.ts';
 
 export interface AdminDeps {
@@ -24,6 +25,7 @@ export interface AdminDeps {
     readonly priceGroups: PriceGroupsRepo;
     readonly ledger: LedgerRepo;
     readonly requestStats: RequestStatsRepo;
+    readonly ledgerStats: LedgerStatsRepo;
   };
   /** For the few changes that write several tables in one transaction (a top-up: ledger line and quota). */
   readonly store: Pick<Store, 'db'>;

@@ -1,9 +1,16 @@
 // The console overview's figures: requests, errors and spend over the last hour, day or 30 days in fixed buckets,
 // and the busiest models and tokens. Buckets that ended more than SETTLE_MS ago are read from the store's rollup
-// (request-stats.ts), the rest from the request log. Spend here is what the request path computed per call
-// (request_log.amount), summed exactly as bills are (exact-amount.ts); the ledger stays the billing authority (bills).
+// (request-stats.ts), the rest from the request log. Spend is the ledger's: every charge written in the window
+// (calls, images, video tasks settled later, whatever their kind; not credits), summed exactly as bills are
+// (exact-amount.ts), so the overview's money is the bills' money.
 import { qEnum, qOnly, type Query } from '../../contracts/query.ts';
-import { mergeFigures, type RequestStatsRepo, type Totals } from '../../store/repos/request-stats.ts';
+import {
+  mergeFigures,
+  type RangeFigures,
+  type RequestStatsRepo,
+  type Totals,
+} from '../../store/repos/request-stats.ts';
+import type { LedgerStatsRepo, SpendFigures } from '../../store/repos/ledger-stats.ts';
 import type { LedgerRepo } from '../../store/repos/ledger.ts';
 import type { AccountsRepo } from '../../store/repos/accounts.ts';
 import { topAccounts } from './account-stats.ts';
@@ -40,6 +47,7 @@ export const SETTLE_MS = 120_000;
 export interface StatsDeps {
   repos: {
     requestStats: RequestStatsRepo;
+    ledgerStats: Pick<LedgerStatsRepo, 'spend'>;
     ledger: Pick<LedgerRepo, 'tokenNames'>;
     accounts: Pick<AccountsRepo, 'ofTokens'>;
   };
@@ -51,6 +59,22 @@ function top(m: Map<string, Totals>): Array<[string, Totals]> {
   return [...m]
     .sort((a, b) => b[1].requests - a[1].requests || compareDown(a[1].amount, b[1].amount) || (a[0] < b[0] ? -1 : 1))
     .slice(0, TOP);
+}
+
+/** The request log's counts with the ledger's money: each key's amount replaced by its charges in the window. */
+function withLedgerSpend(f: RangeFigures, spend: SpendFigures): RangeFigures {
+  const put = <K>(m: Map<K, Totals>, from: Map<K, bigint>) => {
+    for (const t of m.values()) t.amount = 0n;
+    for (const [k, v] of from) {
+      const t = m.get(k);
+      if (t) t.amount = v;
+      else m.set(k, { requests: 0, errors: 0, amount: v });
+    }
+  };
+  put(f.buckets, spend.buckets);
+  put(f.models, spend.models);
+  put(f.tokens, spend.tokens);
+  return f;
 }
 
 /** `groupBy` account: the busiest accounts too (`top_accounts`). */
@@ -68,9 +92,13 @@ export async function overviewStats(
   const first = since / bucketMs;
   const closedEnd = Math.min(first + n, Math.max(first, Math.floor((now - SETTLE_MS) / bucketMs)));
   const stats = deps.repos.requestStats;
-  const figures = mergeFigures(
-    await stats.closed(bucketMs, first, closedEnd),
-    await stats.live(closedEnd * bucketMs, until, bucketMs),
+  const ledger = await deps.repos.ledgerStats.spend(since, until, bucketMs);
+  const figures = withLedgerSpend(
+    mergeFigures(
+      await stats.closed(bucketMs, first, closedEnd),
+      await stats.live(closedEnd * bucketMs, until, bucketMs),
+    ),
+    ledger,
   );
   const series = {
     t: Array.from({ length: n }, (_, i) => (first + i) * bucketMs),
@@ -97,6 +125,7 @@ export async function overviewStats(
     bucket_ms: bucketMs,
     series,
     totals: { requests: sum(series.requests), errors: sum(series.errors), spend: amountOf(spend) },
+    spend_by_kind: Object.fromEntries([...ledger.kinds].sort().map(([k, v]) => [k, amountOf(v)])),
     top_models: top(figures.models).map(([k, t]) => ({
       model: k || null,
       requests: t.requests,

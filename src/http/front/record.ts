@@ -99,7 +99,8 @@ export function requestRecorder(deps: GatewayDeps): (f: Finished) => void {
       upstreamRequestId: st.upstreamRequestId,
       upstreamError: st.upstreamError,
     });
-    const route = deps.metrics.request(f.endpoint, st.model, f.status, latencyMs);
+    const route = deps.metrics.request(f.endpoint, st.model, f.status, latencyMs, st.errorCode);
+    deps.moneyMetrics.answered(st.model, st.usage);
     if (st.trace !== null) st.trace.end(route, f.status, st);
     if (!st.principal) return;
     // A settled call's tokens count against its token's tokens-per-minute window.

@@ -22,6 +22,7 @@ import { messages } from '../routes/v1/messages.ts';
 import * as models from '../routes/v1/models.ts';
 import { responses } from '../routes/v1/responses.ts';
 import { usage } from '../routes/v1/usage.ts';
+import * as billing from '../routes/v1/billing-dashboard.ts';
 import * as videos from '../routes/v1/videos.ts';
 import { CALLBACK_SCOPE, VIDX_SCOPE } from '../routes/vidx/index.ts';
 import * as edit from '../routes/vidx/multi-elements.ts';
@@ -60,6 +61,11 @@ export const ROUTES: readonly RouteRow[] = [
     ['GET', '/openapi.json', ops.openApi],
   ]),
   ...rows({ ...OPS, auth: 'metrics' }, [['GET', '/metrics', ops.metrics]]),
+  // The legacy billing paths dashboards read, at the root as new-api serves them (and under /v1 below).
+  ...rows({ ...OPS, auth: 'token' }, [
+    ['GET', '/dashboard/billing/subscription', billing.subscription],
+    ['GET', '/dashboard/billing/usage', billing.usage],
+  ]),
   ...lane('v1', [
     ['/v1/chat/completions', chat, 'chat'],
     ['/v1/responses', responses, 'chat'],
@@ -72,6 +78,8 @@ export const ROUTES: readonly RouteRow[] = [
     ['GET', '/models/:id', models.one],
     ['GET', '/usage', usage],
     ['POST', '/credit/redeem', redeem],
+    ['GET', '/dashboard/billing/subscription', billing.subscription],
+    ['GET', '/dashboard/billing/usage', billing.usage],
     ['POST', '/images/generations', images.generate, 'media'],
     ['POST', '/images/edits', images.edit, 'upload'],
     ['POST', '/videos', videos.create, 'upload'],

@@ -1,5 +1,6 @@
 // Schemas of the admin API: metering, billing, tokens, audit (channels: admin-schemas-channels.ts).
 import { str, int, arr, obj, pathParam, query, microSum, type Schema } from './schema.ts';
+import { tokenBalanceFields } from './token-balance-schema.ts';
 export { microSum };
 import { TASK_STATES } from '../../tasks/types.ts';
 import { micro } from './admin-schemas-money.ts';
@@ -191,9 +192,10 @@ export const tokenView = obj({
   name: str(),
   prefix: str('first characters of the secret'),
   models: { type: ['array', 'null'], items: str() },
-  quota: { type: ['integer', 'null'], description: 'micro-units; null = unlimited' },
+  quota: { type: ['integer', 'null'], description: 'micro-units; null = none of its own (see account)' },
   spent: micro(),
   held: micro(),
+  ...tokenBalanceFields,
   rpm_limit: { type: ['integer', 'null'], description: 'requests per minute' },
   tpm_limit: { type: ['integer', 'null'], description: 'tokens (input + output) per minute' },
   concurrency_limit: { type: ['integer', 'null'], description: 'calls in flight' },

@@ -31,6 +31,7 @@ import { rolesFor } from '../../core/staff/roles.ts';
 import { v1Paths } from './paths-v1.ts';
 import { videoPaths } from './paths-videos.ts';
 import { videoModel, videoModelInfo, videoModelPaths } from './paths-video-models.ts';
+import { sdkEdgePaths } from './paths-sdk-edges.ts';
 import { vidxPaths } from './paths-vidx.ts';
 import type { RouteInfo } from '../front/route-row.ts';
 
@@ -40,6 +41,7 @@ export const describedPaths = (): Record<string, Record<string, Operation>> => (
   ...v1Paths(),
   ...videoPaths(),
   ...videoModelPaths(),
+  ...sdkEdgePaths(),
   ...adminPaths(),
   ...adminReportPaths(),
   ...adminMeteringPaths(),

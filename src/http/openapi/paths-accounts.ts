@@ -7,7 +7,7 @@ export const budgets: Schema = {
   type: 'array',
   maxItems: 3,
   description:
-    "Budgets that reset each calendar period (in the account's time_zone, else UTC; weeks from Monday): at most one per period. A call that does not fit is refused with 429 insufficient_quota, x-should-retry: false, Retry-After and x-budget-reset (when the period starts again, ISO 8601) and x-budget-period",
+    "Budgets that reset each calendar period (in the account's time_zone, else UTC; weeks from Monday): at most one per period. A call that does not fit is refused with 429 insufficient_quota naming the estimate and what is left, x-should-retry: false, x-budget-reset (when the period starts again, ISO 8601) and x-budget-period, and Retry-After only when the budget is used up",
   items: obj(
     { period: { type: 'string', enum: ['day', 'week', 'month'] }, limit: micro('micro-units a period may spend') },
     ['period', 'limit'],
@@ -62,7 +62,7 @@ export function accountPaths(): Record<string, Record<string, Operation>> {
   return {
     '/admin/accounts': {
       post: admin(
-        'Create a customer account (unknown fields are refused)',
+        'Create a customer account (unknown fields are refused; a name another account has: 409 conflict, names are unique)',
         { requestBody: jsonBody({ ...obj(accountFields, ['name']), additionalProperties: false }) },
         accountView,
         '201',

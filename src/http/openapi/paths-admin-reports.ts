@@ -6,7 +6,7 @@ export function adminReportPaths(): Record<string, Record<string, Operation>> {
   return {
     '/admin/stats': {
       get: admin(
-        'Overview figures: requests, errors (status >= 400) and spend per time bucket, and the top 5 models and tokens (and accounts with group_by=account), from the request log; unknown parameters are refused',
+        'Overview figures: requests and errors (status >= 400) from the request log, and spend from the ledger (every charge written in the window, whatever its kind: chats, images, video tasks when they settle; credits excluded), per time bucket, and the top 5 models and tokens (and accounts with group_by=account); unknown parameters are refused',
         {
           parameters: [
             query(
@@ -32,7 +32,12 @@ export function adminReportPaths(): Record<string, Record<string, Operation>> {
             errors: arr(int()),
             spend: arr(microSum()),
           }),
-          totals: obj({ requests: int(), errors: int(), spend: microSum() }),
+          totals: obj({ requests: int(), errors: int(), spend: microSum("the ledger's charges in the window") }),
+          spend_by_kind: {
+            type: 'object',
+            additionalProperties: microSum(),
+            description: "the ledger's charges in the window per ledger kind (tokens, images, video …)",
+          },
           top_models: arr(
             obj({ model: { type: ['string', 'null'] }, requests: int(), errors: int(), spend: microSum() }),
           ),

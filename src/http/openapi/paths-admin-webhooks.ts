@@ -7,7 +7,7 @@ const events: Schema = {
   ...arr({ type: 'string', enum: [...ALERT_EVENTS] }),
   minItems: 1,
   description:
-    "spend.threshold: a token's spending passed 50, 80 or 100 % of its quota (each once per quota amount and threshold, across instances); breaker.opened / breaker.closed: a channel's circuit breaker (announced by the first instance whose breaker made the transition); tasks.failure_rate: the failed share of tasks finished in the last TOLLWAY_ALERT_TASK_FAILURE_WINDOW_MS reached TOLLWAY_ALERT_TASK_FAILURE_PERCENT (at most once per window); hold.reaped: a reservation or task hold left open was released by the reaper",
+    "spend.threshold: a token's or account's spending crossed 50, 80 or 100 % of its quota or budget period (each once per holder, limit, period and threshold, across instances; only the highest when several were passed at once); limit.reached: calls of a holder are refused by a quota or budget (once per holder, limit and period); the data of both: holder {kind, id, name}, limit {kind, budget_period, period_start, period_end (ISO 8601), amount}, message; breaker.opened / breaker.closed: a channel's circuit breaker (announced by the first instance whose breaker made the transition); tasks.failure_rate: the failed share of tasks finished in the last TOLLWAY_ALERT_TASK_FAILURE_WINDOW_MS reached TOLLWAY_ALERT_TASK_FAILURE_PERCENT (at most once per window); hold.reaped: a reservation or task hold left open was released by the reaper",
 };
 const webhookView = obj(
   {

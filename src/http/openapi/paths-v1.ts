@@ -1,49 +1,9 @@
 // OpenAPI paths of the family B API (/v1).
-import {
-  str,
-  int,
-  num,
-  arr,
-  obj,
-  ref,
-  jsonBody,
-  ok,
-  pathParam,
-  query,
-  familyB,
-  messagesOp,
-  type Operation,
-} from './schema.ts';
-import { usage, chatMessage, imageResult, imageFields, tokenUsageView } from './schema-v1.ts';
+import { str, int, num, arr, obj, jsonBody, ok, familyB, messagesOp, type Operation } from './schema.ts';
+import { usage, chatMessage, imageResult, imageFields } from './schema-v1.ts';
 
 export function v1Paths(): Record<string, Record<string, Operation>> {
   return {
-    '/v1/models': {
-      get: familyB(
-        'List the models visible to the token',
-        {},
-        ok(obj({ object: { const: 'list' }, data: arr(ref('Model')) })),
-      ),
-    },
-    '/v1/usage': {
-      get: familyB(
-        "The calling token's balance and its charges per model for a period (default: the current UTC month)",
-        {
-          parameters: [
-            query('since', str(), 'Inclusive start: ms since the epoch or an ISO 8601 date/date-time'),
-            query('until', str(), 'Exclusive end (at most 367 days after since); other parameters are refused'),
-          ],
-        },
-        ok(tokenUsageView),
-      ),
-    },
-    '/v1/models/{model}': {
-      get: familyB(
-        'One visible model (model_not_found otherwise)',
-        { parameters: [pathParam('model', 'Public model name')] },
-        ok(ref('Model')),
-      ),
-    },
     '/v1/chat/completions': {
       post: familyB(
         'Chat completions (SSE when stream is true), image understanding',

@@ -96,6 +96,20 @@ async function usedOn(trx: Kysely<Database>, rows: readonly BalanceRow[], lock: 
   return out;
 }
 
+/**
+ * What `r`'s limit leaves (remaining.ts; the token's queued charges counted on its row) and the limit itself; null
+ * when the row is not found. Read without a lock: for a refusal's words.
+ */
+export async function leftOn(
+  trx: Kysely<Database>,
+  r: BalanceRow,
+  pending: number,
+): Promise<{ left: number; limit: number | null } | null> {
+  const u = (await usedOn(trx, [r], false))[0];
+  if (u === undefined) return r.level.madeOnHold && r.limit !== null ? { left: r.limit, limit: r.limit } : null;
+  return { left: left(u.limit, u.used, r.level.countsQueued ? pending : 0), limit: u.limit };
+}
+
 /** The room the balance bound leaves on every row a charge lands on, read under a row lock: the least of them. */
 export async function boundRoom(trx: Kysely<Database>, rows: readonly BalanceRow[]): Promise<number> {
   let room = MAX_BALANCE;

@@ -163,6 +163,15 @@ export class AccountsRepo {
     return out;
   }
 
+  /** These accounts (ids of no account are left out). */
+  async byIds(ids: string[]): Promise<Map<string, AccountRecord>> {
+    const out = new Map<string, AccountRecord>();
+    for (const part of chunks([...new Set(ids)]))
+      for (const r of await this.db.selectFrom('accounts').selectAll().where('id', 'in', part).execute())
+        out.set(r.id, toAccountRecord(r));
+    return out;
+  }
+
   /** The account each of these tokens belongs to now, with its name (tokens of no account are left out). */
   async ofTokens(tokenIds: string[]): Promise<Map<string, { id: string; name: string }>> {
     const out = new Map<string, { id: string; name: string }>();

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_BALANCE } from '../../../src/metering/balance-bound.ts';
 import { useHarness } from '../../support/harness.ts';
-import { chatLogRow } from '../../support/store-rows.ts';
+import { chatLogRow, insertChatRows } from '../../support/store-rows.ts';
 
 const t = useHarness();
 const MIN = 60_000;
@@ -23,17 +23,14 @@ beforeAll(async () => {
   const a = (await t.h.token({ name: 'big-a' })).id;
   const b = (await t.h.token({ name: 'big-b' })).id;
   now = Date.now();
-  await t.h.store.db
-    .insertInto('request_log')
-    .values([
-      // Closed buckets (rolled up) …
-      chatLogRow('req_big_1', a, 'm-big', 200, MAX_BALANCE, now - 10 * MIN),
-      chatLogRow('req_big_2', b, 'm-big', 200, MAX_BALANCE, now - 10 * MIN),
-      // … and the open part, read from the log.
-      chatLogRow('req_big_3', a, 'm-big', 200, MAX_BALANCE, now - 5_000),
-      chatLogRow('req_big_4', b, 'm-big', 200, MAX_BALANCE, now - 5_000),
-    ])
-    .execute();
+  await insertChatRows(t.h.store.db, [
+    // Closed buckets (rolled up) …
+    chatLogRow('req_big_1', a, 'm-big', 200, MAX_BALANCE, now - 10 * MIN),
+    chatLogRow('req_big_2', b, 'm-big', 200, MAX_BALANCE, now - 10 * MIN),
+    // … and the open part, read from the log.
+    chatLogRow('req_big_3', a, 'm-big', 200, MAX_BALANCE, now - 5_000),
+    chatLogRow('req_big_4', b, 'm-big', 200, MAX_BALANCE, now - 5_000),
+  ]);
 });
 
 describe('GET /admin/stats sums exactly', () => {

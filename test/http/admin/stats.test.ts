@@ -1,8 +1,9 @@
 // GET /admin/stats: requests, errors and spend per time bucket and the top models and tokens, grouped by the store.
-// Rows are written straight into the request log at chosen times, so each bucket's expected figures are known.
+// Rows are written straight into the request log (and their charges into the ledger) at chosen times, so each
+// bucket's expected figures are known.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
-import { chatLogRow } from '../../support/store-rows.ts';
+import { chatLogRow, insertChatRows } from '../../support/store-rows.ts';
 
 const t = useHarness();
 const MIN = 60_000;
@@ -29,17 +30,14 @@ beforeAll(async () => {
   tokA = (await t.h.token({ name: 'stats-a' })).id;
   tokB = (await t.h.token({ name: 'stats-b' })).id;
   now = Date.now();
-  await t.h.store.db
-    .insertInto('request_log')
-    .values([
-      row(tokA, 'm-one', 200, 100, now - 5 * MIN),
-      row(tokA, 'm-one', 200, 150, now - 5 * MIN),
-      row(tokA, 'm-one', 502, 0, now - 5 * MIN),
-      row(tokB, 'm-two', 200, 1000, now - 30 * MIN),
-      row(tokB, 'm-two', 200, 7, now - 3 * 3600_000), // outside the hour, inside the day
-      row(tokB, 'm-two', 200, 9, now - 40 * 86_400_000), // outside every window
-    ])
-    .execute();
+  await insertChatRows(t.h.store.db, [
+    row(tokA, 'm-one', 200, 100, now - 5 * MIN),
+    row(tokA, 'm-one', 200, 150, now - 5 * MIN),
+    row(tokA, 'm-one', 502, 0, now - 5 * MIN),
+    row(tokB, 'm-two', 200, 1000, now - 30 * MIN),
+    row(tokB, 'm-two', 200, 7, now - 3 * 3600_000), // outside the hour, inside the day
+    row(tokB, 'm-two', 200, 9, now - 40 * 86_400_000), // outside every window
+  ]);
 });
 
 async function stats(window: string): Promise<Stats> {
@@ -94,20 +92,15 @@ describe('GET /admin/stats', () => {
     expect(marks.length).toBeGreaterThanOrEqual(56);
     expect(Math.max(...marks.map((m) => Number(m.bucket))) * MIN).toBeLessThan(Date.now() - 2 * MIN);
     // A row now (the open part) counts at once...
-    await t.h.store.db
-      .insertInto('request_log')
-      .values(row(tokB, 'm-two', 500, 3, Date.now()))
-      .execute();
-    // ...and a row arriving late in a bucket already rolled up does not (the rollup is not read again).
-    await t.h.store.db
-      .insertInto('request_log')
-      .values(row(tokB, 'm-two', 200, 5, now - 5 * MIN))
-      .execute();
+    await insertChatRows(t.h.store.db, [row(tokB, 'm-two', 500, 3, Date.now())]);
+    // ...and a row arriving late in a bucket already rolled up does not count as a request (the rollup is not read
+    // again), while its charge does: money is read from the ledger itself.
+    await insertChatRows(t.h.store.db, [row(tokB, 'm-two', 200, 5, now - 5 * MIN)]);
     const after = await stats('1h');
     expect(after.totals).toEqual({
       requests: before.totals.requests + 1,
       errors: before.totals.errors + 1,
-      spend: before.totals.spend + 3,
+      spend: before.totals.spend + 3 + 5,
     });
   });
 

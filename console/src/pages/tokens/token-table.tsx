@@ -6,6 +6,7 @@ import { num, time, units } from '../../format.ts';
 import type { Token } from '../../types.ts';
 import { errorText } from '../../use-load.ts';
 import { Name, plainName } from '../../name.tsx';
+import { TokenQuota } from './token-quota.tsx';
 
 export type TokenState = 'active' | 'expired' | 'revoked';
 
@@ -119,7 +120,9 @@ export function TokenTable({
                 </td>
                 <td>{t.models ? t.models.join(', ') : 'all'}</td>
                 <td class="num">{units(t.spent)}</td>
-                <td class="num">{t.quota === null ? 'unlimited' : units(t.quota)}</td>
+                <td class="num">
+                  <TokenQuota t={t} />
+                </td>
                 <td class="num">{num(t.rpm_limit)}</td>
                 <td>{time(t.created_at)}</td>
                 <td>

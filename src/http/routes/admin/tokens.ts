@@ -13,14 +13,8 @@ import { qOnly, qPage, qTime, type Query } from '../../../contracts/query.ts';
 import { decodeCursor, encodeCursor } from '../../../contracts/cursor.ts';
 import { pageOf } from '../../../core/admin/lists.ts';
 import { adminTokenUsage } from '../../../core/admin/token-usage.ts';
-import {
-  createdToken,
-  getToken,
-  issueToken,
-  parseCreateToken,
-  publicToken,
-  revokeToken,
-} from '../../../core/admin/tokens.ts';
+import { createdToken, getToken, issueToken, parseCreateToken, revokeToken } from '../../../core/admin/tokens.ts';
+import { tokenView, tokenViews } from '../../../core/admin/token-views.ts';
 import { fastifyRoute } from '../../front/route-row.ts';
 import { adminActor } from './admin-auth.ts';
 
@@ -39,11 +33,11 @@ export const list = fastifyRoute<{ Querystring: Query }>(({ deps }) => async (re
     after && { createdAt: after[0] as number, id: after[1] as string },
   );
   const { data, more, next } = pageOf(rows, limit, (t) => encodeCursor([t.createdAt, t.id]));
-  return { data: data.map(publicToken), has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
+  return { data: await tokenViews(deps, data), has_more: more, ...(next !== null ? { next_cursor: next } : {}) };
 });
 
 export const one = fastifyRoute<ById>(({ deps }) => async (req) => {
-  return publicToken(await getToken(deps, req.params.id));
+  return await tokenView(deps, await getToken(deps, req.params.id));
 });
 
 export const usage = fastifyRoute<ById & { Querystring: Query }>(({ deps }) => async (req) => {
@@ -52,27 +46,27 @@ export const usage = fastifyRoute<ById & { Querystring: Query }>(({ deps }) => a
 });
 
 export const update = fastifyRoute<ById>(({ deps }) => async (req) => {
-  return publicToken(await updateToken(deps, adminActor(req), req.params.id, parseTokenPatch(req.body)));
+  return await tokenView(deps, await updateToken(deps, adminActor(req), req.params.id, parseTokenPatch(req.body)));
 });
 
 export const revoke = fastifyRoute<ById>(({ deps }) => async (req) => {
-  return publicToken(await revokeToken(deps, adminActor(req), req.params.id));
+  return await tokenView(deps, await revokeToken(deps, adminActor(req), req.params.id));
 });
 
 export const topup = fastifyRoute<ById>(({ deps }) => async (req) => {
   const r = await topUp(deps, adminActor(req), req.params.id, parseTopUp(req.body));
-  return { ...publicToken(r.token), topup: { amount: r.amount, credited: r.credited } };
+  return { ...(await tokenView(deps, r.token)), topup: { amount: r.amount, credited: r.credited } };
 });
 
 export const rotate = fastifyRoute<ById>(({ deps }) => async (req) => {
   const { record, secret } = await rotateToken(deps, adminActor(req), req.params.id, parseRotate(req.body));
   // The only time the new secret is shown.
-  return { ...publicToken(record), token: secret };
+  return { ...(await tokenView(deps, record)), token: secret };
 });
 
 export const rotateCallback = fastifyRoute<ById>(({ deps }) => async (req) => {
   const opts = parseCallbackSecretRotate(req.body, deps.config.callbacks.secretGraceMs);
   const { record, callbackSecret } = await rotateCallbackSecret(deps, adminActor(req), req.params.id, opts);
   // The only time the new callback secret is shown.
-  return { ...publicToken(record), callback_secret: callbackSecret };
+  return { ...(await tokenView(deps, record)), callback_secret: callbackSecret };
 });
