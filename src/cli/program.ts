@@ -53,7 +53,9 @@ export function buildProgram(ctx: Ctx): Command {
 function errorLine(e: unknown): string {
   if (e instanceof ApiError) {
     const what = e.status === 403 ? 'permission denied: ' : '';
-    return `tollway: ${what}${e.message} (HTTP ${e.status} ${e.code}${e.requestId ? `, request ${e.requestId}` : ''})`;
+    // The server's message may end with its own "(request id: …)": said once, with the status and code.
+    const message = e.message.replace(/\s*\(request id: [^)]*\)$/, '');
+    return `tollway: ${what}${message} (HTTP ${e.status} ${e.code}${e.requestId ? `, request ${e.requestId}` : ''})`;
   }
   if (e instanceof Error && e.name === 'ConfigError') return `tollway: configuration error: ${e.message}`;
   return `tollway: ${e instanceof Error ? e.message : String(e)}`;

@@ -12,7 +12,7 @@ export function storeCommands(program: Command, ctx: Ctx): void {
     .description('run the gateway (the default command)')
     .action(async () => {
       const [{ loadConfig }, { serve }] = await Promise.all([import('../config/config.ts'), import('../main.ts')]);
-      await serve(loadConfig());
+      await serve(loadConfig(ctx.io.env));
       ctx.exit = -1; // keep running
     });
 
@@ -25,7 +25,7 @@ export function storeCommands(program: Command, ctx: Ctx): void {
         import('../config/config.ts'),
         import('../store/store.ts'),
       ]);
-      const store = await openStore(loadConfig().databaseUrl);
+      const store = await openStore(loadConfig(ctx.io.env).databaseUrl);
       await store.close();
       ctx.io.out(
         opts.json
@@ -51,7 +51,7 @@ export function storeCommands(program: Command, ctx: Ctx): void {
         import('../config/sim-env.ts'),
         import('../../simulator/index.ts'),
       ]);
-      const config = loadConfig();
+      const config = loadConfig(ctx.io.env);
       const host = opts.host ?? '127.0.0.1';
       const sim = await startSimulator({
         port: num('--port', opts.port) ?? 9090,

@@ -16,7 +16,7 @@ export function webhookCommands(program: Command, ctx: Ctx): void {
   apiCommand(webhook, ctx, 'create', 'an alert webhook; prints its whsec_ secret once', async ({ api, opts }) => {
     const events = s(opts, 'events');
     const body = defined({
-      url: s(opts, 'url'),
+      url: s(opts, 'target'),
       events: events === undefined ? undefined : list(events),
       description: s(opts, 'description'),
       enabled: enabledFlag(opts),
