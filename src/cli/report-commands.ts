@@ -31,7 +31,8 @@ function billCommand(program: Command, ctx: Ctx): void {
     if (s(o, 'format') === 'csv') {
       if (o.json) throw new UsageError('--json and --format csv exclude each other');
       const csv = await r.api.text('/bills', { ...query, format: 'csv' });
-      return { value: csv, text: csv.replace(/\r?\n$/, '') };
+      // Byte for byte as served: the line printed gets back the final \n taken off here.
+      return { value: csv, text: csv.replace(/\n$/, '') };
     }
     const v = (await r.api.call('GET', '/bills', { query: { ...query, format: s(o, 'format') } })) as Row;
     const total = (v.total ?? {}) as Row;
