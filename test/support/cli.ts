@@ -48,3 +48,15 @@ export async function okText(h: Harness, args: string[]): Promise<string> {
   if (r.code !== 0 || r.stderr !== '') throw new Error(`tollway ${args.join(' ')}: ${r.code} ${r.stderr}`);
   return r.stdout;
 }
+
+/** The admin API's audit lines of token and channel changes, as "action target", oldest first. */
+export async function audited(h: Harness): Promise<string[]> {
+  const rows = await h.store.db
+    .selectFrom('audit_log')
+    .select(['action', 'target'])
+    .where('actor', '=', 'admin')
+    .where((w) => w.or([w('action', 'like', 'token.%'), w('action', 'like', 'channel.%')]))
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => `${r.action} ${r.target}`);
+}
