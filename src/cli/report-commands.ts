@@ -62,10 +62,11 @@ function statsCommand(program: Command, ctx: Ctx): void {
       const figures = ['requests', 'errors', 'spend'];
       const parts = [
         `window: ${cell('window', v.window)}  requests: ${totals.requests}  errors: ${totals.errors}  spend: ${totals.spend}`,
-        table((v.top_models ?? []) as Row[], ['model', ...figures]),
-        table((v.top_tokens ?? []) as Row[], ['token_id', 'name', ...figures]),
+        `busiest models:\n${table((v.top_models ?? []) as Row[], ['model', ...figures])}`,
+        `busiest tokens:\n${table((v.top_tokens ?? []) as Row[], ['token_id', 'name', ...figures])}`,
       ];
-      if (Array.isArray(v.top_accounts)) parts.push(table(v.top_accounts as Row[], ['account_id', 'name', ...figures]));
+      if (Array.isArray(v.top_accounts))
+        parts.push(`busiest accounts:\n${table(v.top_accounts as Row[], ['account_id', 'name', ...figures])}`);
       return { value: v, text: parts.join('\n\n') };
     },
   )

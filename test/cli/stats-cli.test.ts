@@ -90,6 +90,13 @@ describe('tollway stats', { timeout: 240_000 }, () => {
       ['tok_app', 'name-tok_app', 1, 250],
       ['tok_loose', 'name-tok_loose', 1, 40],
     ]);
+    // Without --json: the same figures as lines and tables.
+    const text = await tollway(['stats', '--window', '1h', '--group-by', 'account']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^window: 1h {2}requests: 4 {2}errors: 1 {2}spend: 390\n/);
+    expect(text.stdout).toMatch(
+      /busiest accounts:\naccount_id\s+name\s+requests\s+errors\s+spend\nacc_stats\s+Acme\s+3\s+1\s+350\n/,
+    );
   });
 
   it('by default the last day per token, without accounts', async () => {
