@@ -14,8 +14,6 @@ import { SecretBox } from './auth/secret-box.ts';
 import { TokenAuth } from './auth/token-auth.ts';
 import { LocalBus, RedisBus, type ClusterEvent } from './cluster/cluster-bus.ts';
 import type { Config } from './config/config.ts';
-import { registerSecrets } from './config/secrets.ts';
-import type { AdminDeps } from './core/admin/deps.ts';
 import { applyChangeHere } from './core/admin/cache-changes.ts';
 import { finishedTaskUsage } from './core/video-usage.ts';
 import type { GatewayDeps } from './core/deps.ts';
@@ -37,7 +35,6 @@ import { CircuitBreakers } from './routing/circuit-breaker.ts';
 import { slotLimitOf } from './routing/task-slots.ts';
 import { SlotQueueRepo } from './store/repos/slot-queue.ts';
 import { TasksRepo } from './store/repos/tasks.ts';
-import { openStore } from './store/store.ts';
 import { TaskEngine } from './tasks/engine.ts';
 import { UPSTREAMS, upstreamOf } from './adapters/upstreams.ts';
 import { PriceGroups } from './pricing/price-groups.ts';
@@ -58,25 +55,6 @@ export interface GatewayParts {
   app: FastifyInstance;
   poller: BackgroundPoller | null;
   alerts: AlertLoops;
-}
-
-/** The CLI's objects: the store, repos and catalogue for core/admin operations, without caches or HTTP. */
-export async function composeAdmin(
-  config: Config,
-  secret: string,
-): Promise<{ deps: AdminDeps; close(): Promise<void> }> {
-  registerSecrets(config, [secret]);
-  const store = await openStore(config.databaseUrl, { readThread: config.sqliteReadThread });
-  const catalogue = await loadCatalogue(store.db, config.catalogueFile);
-  // A one-shot command keeps no caches; running instances see its changes within their refresh interval.
-  const deps: AdminDeps = {
-    repos: buildRepos(store),
-    store,
-    box: new SecretBox(secret),
-    catalogue,
-    applyChange: async () => undefined,
-  };
-  return { deps, close: () => store.close() };
 }
 
 /**

@@ -1,142 +1,147 @@
-// `tollway account …` and `tollway price-group …`: the admin API's account and price-group operations on the store,
-// with the same validation.
-import { parseArgs } from 'node:util';
-import type { Config } from '../config/config.ts';
-import { accountUsage } from '../core/admin/account-usage.ts';
-import {
-  accountPage,
-  createAccount,
-  getAccount,
-  parseAccountPatch,
-  parseCreateAccount,
-  publicAccount,
-  revokeAccount,
-  topUpAccountQuota,
-  updateAccount,
-} from '../core/admin/accounts.ts';
-import { parsePriceGroup, publicPriceGroup, putPriceGroup } from '../core/admin/price-groups.ts';
-import { parseTopUp } from '../core/admin/token-changes.ts';
-import { CLI, defined, num, onlyFlags, orNone, print, usageError, UsageError, withAdmin } from './args.ts';
+// `tollway account …` and `tollway price-group …`: /admin/accounts and /admin/price-groups through the admin API.
+import type { Command } from 'commander';
+import { budgetFlags, defined, num, orNone, time } from './args.ts';
+import { UsageError } from './client.ts';
+import { apiCommand, collect, type Ctx, type Opts } from './command.ts';
+import { fields, type Page, pageText } from './output.ts';
+import { paged, pageArgs } from './token-command.ts';
+import { usageText } from './usage-text.ts';
 
-/** --budget PERIOD=LIMIT (repeatable) → budgets; `--budget none` → no budgets; absent → undefined. */
-export function budgetFlags(v: string[] | undefined): Array<{ period: string; limit: number }> | null | undefined {
-  if (v === undefined) return undefined;
-  if (v.length === 1 && v[0] === 'none') return null;
-  return v.map((b) => {
-    const m = /^(\w+)=(\d+)$/.exec(b.trim());
-    if (!m) throw new UsageError(`--budget must be PERIOD=LIMIT (day, week or month; micro-units), got "${b}"`);
-    return { period: m[1]!, limit: Number(m[2]) };
+type Row = Record<string, unknown>;
+const s = (o: Opts, k: string) => o[k] as string | undefined;
+const enc = encodeURIComponent;
+
+function accountFields(o: Opts, edit: boolean) {
+  const text = (k: string) => (edit ? orNone(s(o, k), (v) => v) : s(o, k));
+  return defined({
+    name: s(o, 'name'),
+    quota: edit ? orNone(s(o, 'quota'), (v) => num('--quota', v)) : num('--quota', s(o, 'quota')),
+    budgets: budgetFlags(o.budget as string[] | undefined),
+    price_group: text('priceGroup'),
+    time_zone: text('timeZone'),
+    expires_at: edit
+      ? orNone(s(o, 'expiresAt'), (v) => time('--expires-at', v, 'future'))
+      : time('--expires-at', s(o, 'expiresAt'), 'future'),
+    weight: num('--weight', s(o, 'weight')),
   });
 }
 
-const OPTIONS = {
-  name: { type: 'string' },
-  quota: { type: 'string' },
-  budget: { type: 'string', multiple: true },
-  'price-group': { type: 'string' },
-  'time-zone': { type: 'string' },
-  'expires-at': { type: 'string' },
-  weight: { type: 'string' },
-  amount: { type: 'string' },
-  'idempotency-key': { type: 'string' },
-  limit: { type: 'string' },
-  cursor: { type: 'string' },
-  since: { type: 'string' },
-  until: { type: 'string' },
-} as const;
+const accountOptions = (cmd: Command, edit: boolean): Command => {
+  const none = edit ? '|none' : '';
+  return cmd
+    .option(`--quota <micro${none}>`, 'its balance in micro-units (default unlimited)')
+    .option(
+      `--budget <period=micro${none}>`,
+      'a day, week or month budget, calendar in its time zone (repeatable)',
+      collect,
+    )
+    .option(`--price-group <name${none}>`, 'its price group')
+    .option(`--time-zone <tz${none}>`, 'an IANA time zone for its budget periods (default UTC)')
+    .option(`--expires-at <time${none}>`, 'ISO 8601, a span from now (30d), or ms')
+    .option('--weight <n>', 'its share when capacity is short');
+};
 
-const EDIT = ['name', 'quota', 'budget', 'price-group', 'time-zone', 'expires-at', 'weight'];
+export function accountCommands(program: Command, ctx: Ctx): void {
+  const account = program.command('account').description('customer accounts (/admin/accounts)');
+  accountOptions(
+    apiCommand(account, ctx, 'create', 'a customer account', async ({ api, opts }) => {
+      const v = (await api.call('POST', '/accounts', { body: accountFields(opts, false) })) as Row;
+      return { value: v, text: fields(v) };
+    }).requiredOption('--name <name>', 'its name'),
+    false,
+  );
+  paged(
+    apiCommand(account, ctx, 'list', 'accounts, a page at a time', async ({ api, opts }) => {
+      const v = (await api.call('GET', '/accounts', { query: pageArgs(opts) })) as Page;
+      return {
+        value: v,
+        text: pageText(v, ['id', 'name', 'quota', 'spent', 'remaining', 'price_group', 'revoked_at']),
+      };
+    }),
+  );
+  apiCommand(account, ctx, 'show <id>', 'one account', async ({ api, args }) => {
+    const v = (await api.call('GET', `/accounts/${enc(args[0]!)}`)) as Row;
+    return { value: v, text: fields(v) };
+  });
+  accountOptions(
+    apiCommand(
+      account,
+      ctx,
+      'update <id>',
+      "change an account's fields (none removes one)",
+      async ({ api, args, opts }) => {
+        const v = (await api.call('PATCH', `/accounts/${enc(args[0]!)}`, { body: accountFields(opts, true) })) as Row;
+        return { value: v, text: fields(v) };
+      },
+    ).option('--name <name>', 'its name'),
+    true,
+  );
+  apiCommand(
+    account,
+    ctx,
+    'topup <id>',
+    'add micro-units to its quota (a credit line)',
+    async ({ api, args, opts }) => {
+      const body = defined({ amount: num('--amount', s(opts, 'amount')), idempotency_key: s(opts, 'idempotencyKey') });
+      const v = (await api.call('POST', `/accounts/${enc(args[0]!)}/topup`, { body })) as Row;
+      return { value: v, text: fields(v, ['id', 'name', 'quota', 'spent', 'remaining', 'topup']) };
+    },
+  )
+    .requiredOption('--amount <micro>', 'micro-units to add')
+    .option('--idempotency-key <key>', 'the same key credits once');
+  apiCommand(
+    account,
+    ctx,
+    'revoke <id>',
+    'every token of the account is refused from now on',
+    async ({ api, args }) => {
+      const v = (await api.call('DELETE', `/accounts/${enc(args[0]!)}`)) as Row;
+      return { value: v, text: `revoked ${v.id} (${v.name})` };
+    },
+  );
+  apiCommand(account, ctx, 'usage <id>', 'balance, budgets in their period, charges per model', async (r) => {
+    const query = {
+      since: time('--since', s(r.opts, 'since'), 'past'),
+      until: time('--until', s(r.opts, 'until'), 'past'),
+    };
+    const v = (await r.api.call('GET', `/accounts/${enc(r.args[0]!)}/usage`, { query })) as Row;
+    return { value: v, text: usageText(v) };
+  })
+    .option('--since <time>', 'from (ISO 8601, a span ago such as 7d, or ms)')
+    .option('--until <time>', 'until (same forms)');
 
-export async function accountCommand(config: Config, sub: string | undefined, args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: OPTIONS });
-  const id = positionals[0];
-  const fields = (edit: boolean) =>
-    defined({
-      name: values.name,
-      quota: edit ? orNone(values.quota, (v) => num('--quota', v)) : num('--quota', values.quota),
-      budgets: budgetFlags(values.budget),
-      price_group: edit ? orNone(values['price-group'], (v) => v) : values['price-group'],
-      time_zone: edit ? orNone(values['time-zone'], (v) => v) : values['time-zone'],
-      expires_at: edit
-        ? orNone(values['expires-at'], (v) => num('--expires-at', v))
-        : num('--expires-at', values['expires-at']),
-      weight: num('--weight', values.weight),
+  const group = program.command('price-group').description('price groups (/admin/price-groups)');
+  apiCommand(group, ctx, 'set <name>', 'create or replace a price group', async ({ api, args, opts }) => {
+    const given = opts.price as string[] | undefined;
+    const multiplier = s(opts, 'multiplier');
+    const body = defined({
+      multiplier: multiplier === undefined ? undefined : Number(multiplier),
+      prices: given ? priceFlags(given) : undefined,
     });
-  if (sub === 'create') {
-    onlyFlags(values, 'account create', EDIT);
-    const input = parseCreateAccount(fields(false));
-    return withAdmin(config, async (deps) => print(publicAccount(await createAccount(deps, CLI, input))));
-  }
-  if (sub === 'list') {
-    onlyFlags(values, 'account list', ['limit', 'cursor']);
-    return withAdmin(config, async (deps) =>
-      print(await accountPage(deps, num('--limit', values.limit) ?? 100, values.cursor)),
-    );
-  }
-  if (sub === 'show' && id) {
-    onlyFlags(values, 'account show', []);
-    return withAdmin(config, async (deps) => print(publicAccount(await getAccount(deps, id))));
-  }
-  if (sub === 'revoke' && id) {
-    onlyFlags(values, 'account revoke', []);
-    return withAdmin(config, async (deps) => print(publicAccount(await revokeAccount(deps, CLI, id))));
-  }
-  if (sub === 'update' && id) {
-    onlyFlags(values, 'account update', EDIT);
-    const patch = parseAccountPatch(fields(true));
-    return withAdmin(config, async (deps) => print(publicAccount(await updateAccount(deps, CLI, id, patch))));
-  }
-  if (sub === 'topup' && id) {
-    onlyFlags(values, 'account topup', ['amount', 'idempotency-key']);
-    const input = parseTopUp(
-      defined({ amount: num('--amount', values.amount), idempotency_key: values['idempotency-key'] }),
-    );
-    return withAdmin(config, async (deps) => {
-      const r = await topUpAccountQuota(deps, CLI, id, input);
-      print({ ...publicAccount(r.account), topup: { amount: r.amount, credited: r.credited } });
-      return 0;
-    });
-  }
-  if (sub === 'usage' && id) {
-    onlyFlags(values, 'account usage', ['since', 'until']);
-    const range = { since: num('--since', values.since), until: num('--until', values.until) };
-    // A one-shot command queues no charges: nothing to flush.
-    return withAdmin(config, async (deps) =>
-      print(
-        await accountUsage({ repos: deps.repos, meter: { flush: async () => undefined, now: Date.now } }, id, range),
-      ),
-    );
-  }
-  return usageError();
+    const v = (await api.call('PUT', `/price-groups/${enc(args[0]!)}`, { body })) as Row;
+    return { value: v, text: fields(v) };
+  })
+    .option('--multiplier <x>', 'list prices times X')
+    .option('--price <model=json>', "a model's own price (repeatable)", collect);
+  paged(
+    apiCommand(group, ctx, 'list', 'price groups', async ({ api, opts }) => {
+      const v = (await api.call('GET', '/price-groups', { query: pageArgs(opts) })) as Page;
+      return { value: v, text: pageText(v, ['name', 'multiplier', 'prices', 'updated_at']) };
+    }),
+  );
 }
 
-/** `price-group set NAME [--multiplier X] [--price MODEL=PRICE_JSON]…` and `price-group list`. */
-export async function priceGroupCommand(config: Config, sub: string | undefined, args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { multiplier: { type: 'string' }, price: { type: 'string', multiple: true } },
-  });
-  if (sub === 'list') {
-    onlyFlags(values, 'price-group list', []);
-    return withAdmin(config, async (deps) => print((await deps.repos.priceGroups.all()).map(publicPriceGroup)));
-  }
-  const name = positionals[0];
-  if (sub !== 'set' || !name) return usageError();
+/** --price MODEL=PRICE_JSON (repeatable) → the body's prices. */
+function priceFlags(given: string[]): Record<string, unknown> {
   const prices: Record<string, unknown> = {};
-  for (const p of values.price ?? []) {
+  for (const p of given) {
     const eq = p.indexOf('=');
     if (eq < 1) throw new UsageError(`--price must be MODEL=PRICE_JSON, got "${p}"`);
     try {
-      prices[p.slice(0, eq)] = JSON.parse(p.slice(eq + 1));
+      prices[p.slice(0, eq)] = JSON.parse(p.slice(eq + 1)) as unknown;
     } catch {
       throw new UsageError(`--price ${p.slice(0, eq)}: the price is not JSON`);
     }
   }
-  const multiplier = values.multiplier === undefined ? undefined : Number(values.multiplier);
-  return withAdmin(config, async (deps) => {
-    const input = parsePriceGroup(defined({ multiplier, prices: values.price ? prices : undefined }), deps);
-    print(publicPriceGroup((await putPriceGroup(deps, CLI, name, input)).group));
-    return 0;
-  });
+  return prices;
 }

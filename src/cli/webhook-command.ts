@@ -1,88 +1,73 @@
-// `tollway webhook …`: the admin API's alert webhook operations on the store, with the same validation.
-import { parseArgs } from 'node:util';
-import type { Config } from '../config/config.ts';
-import {
-  createWebhook,
-  deleteWebhook,
-  deliveryPage,
-  parseCreateWebhook,
-  parseWebhookPatch,
-  publicWebhook,
-  updateWebhook,
-  webhookPage,
-} from '../core/admin/webhooks.ts';
-import { CLI, defined, num, onlyFlags, orNone, print, usageError, UsageError, withAdmin } from './args.ts';
+// `tollway webhook …`: /admin/webhooks through the admin API. Which targets are allowed (a private address or not)
+// is the running server's rule, not the CLI's environment.
+import type { Command } from 'commander';
+import { defined, enabledFlag, list, orNone } from './args.ts';
+import { apiCommand, type Ctx, type Opts } from './command.ts';
+import { fields, type Page, pageText, secretText } from './output.ts';
+import { paged, pageArgs } from './token-command.ts';
 
-const eventList = (v: string | undefined) =>
-  v === undefined
-    ? undefined
-    : v
-        .split(',')
-        .map((x) => x.trim())
-        .filter(Boolean);
+type Row = Record<string, unknown>;
+const s = (o: Opts, k: string) => o[k] as string | undefined;
+const enc = encodeURIComponent;
+const EVENTS = 'spend.threshold, breaker.opened, breaker.closed, tasks.failure_rate, hold.reaped';
 
-export async function webhookCommand(config: Config, sub: string | undefined, args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      url: { type: 'string' },
-      events: { type: 'string' },
-      description: { type: 'string' },
-      enable: { type: 'boolean' },
-      disable: { type: 'boolean' },
-      limit: { type: 'string' },
-      cursor: { type: 'string' },
-    },
+export function webhookCommands(program: Command, ctx: Ctx): void {
+  const webhook = program.command('webhook').description('alert webhooks (/admin/webhooks)');
+  apiCommand(webhook, ctx, 'create', 'an alert webhook; prints its whsec_ secret once', async ({ api, opts }) => {
+    const events = s(opts, 'events');
+    const body = defined({
+      url: s(opts, 'target'),
+      events: events === undefined ? undefined : list(events),
+      description: s(opts, 'description'),
+      enabled: enabledFlag(opts),
+    });
+    const v = (await api.call('POST', '/webhooks', { body })) as Row;
+    const text = [
+      fields(v, ['id', 'url', 'events', 'enabled', 'description']),
+      secretText('secret', String(v.secret), 'signs its deliveries; shown only this once: copy it now'),
+    ];
+    return { value: v, text: text.join('\n') };
+  })
+    .requiredOption('--target <url>', 'where deliveries go (the server decides whether a private address may be one)')
+    .requiredOption('--events <a,b>', `events: ${EVENTS}`)
+    .option('--description <text>', 'a note')
+    .option('--disable', 'made disabled');
+  paged(
+    apiCommand(webhook, ctx, 'list', 'alert webhooks', async ({ api, opts }) => {
+      const v = (await api.call('GET', '/webhooks', { query: pageArgs(opts) })) as Page;
+      return { value: v, text: pageText(v, ['id', 'url', 'events', 'enabled', 'description']) };
+    }),
+  );
+  apiCommand(webhook, ctx, 'show <id>', 'one webhook', async ({ api, args }) => {
+    const v = (await api.call('GET', `/webhooks/${enc(args[0]!)}`)) as Row;
+    return { value: v, text: fields(v) };
   });
-  const id = positionals[0];
-  const allowPrivate = config.allowPrivateNetwork;
-  if (values.enable && values.disable) throw new UsageError('--enable and --disable exclude each other');
-  const enabled = values.enable ? true : values.disable ? false : undefined;
-  if (sub === 'create') {
-    onlyFlags(values, 'webhook create', ['url', 'events', 'description', 'disable']);
-    const input = parseCreateWebhook(
-      defined({ url: values.url, events: eventList(values.events), description: values.description, enabled }),
-      allowPrivate,
-    );
-    return withAdmin(config, async (deps) => {
-      const { record, secret } = await createWebhook(deps, CLI, input);
-      // The only time the secret is shown.
-      print({ ...publicWebhook(record), secret });
-      return 0;
+  apiCommand(webhook, ctx, 'update <id>', "change a webhook's fields", async ({ api, args, opts }) => {
+    const events = s(opts, 'events');
+    const body = defined({
+      url: s(opts, 'target'),
+      events: events === undefined ? undefined : list(events),
+      description: orNone(s(opts, 'description'), (d) => d),
+      enabled: enabledFlag(opts),
     });
-  }
-  if (sub === 'list') {
-    onlyFlags(values, 'webhook list', ['limit', 'cursor']);
-    return withAdmin(config, async (deps) =>
-      print(await webhookPage(deps, num('--limit', values.limit) ?? 100, values.cursor)),
-    );
-  }
-  if (sub === 'update' && id) {
-    onlyFlags(values, 'webhook update', ['url', 'events', 'description', 'enable', 'disable']);
-    const patch = parseWebhookPatch(
-      defined({
-        url: values.url,
-        events: eventList(values.events),
-        description: orNone(values.description, (d) => d),
-        enabled,
-      }),
-      allowPrivate,
-    );
-    return withAdmin(config, async (deps) => print(publicWebhook(await updateWebhook(deps, CLI, id, patch))));
-  }
-  if (sub === 'delete' && id) {
-    onlyFlags(values, 'webhook delete', []);
-    return withAdmin(config, async (deps) => {
-      await deleteWebhook(deps, CLI, id);
-      return print(`deleted ${id}`);
-    });
-  }
-  if (sub === 'deliveries' && id) {
-    onlyFlags(values, 'webhook deliveries', ['limit', 'cursor']);
-    return withAdmin(config, async (deps) =>
-      print(await deliveryPage(deps, id, num('--limit', values.limit) ?? 100, values.cursor)),
-    );
-  }
-  return usageError();
+    const v = (await api.call('PATCH', `/webhooks/${enc(args[0]!)}`, { body })) as Row;
+    return { value: v, text: fields(v) };
+  })
+    .option('--target <url>', 'where deliveries go')
+    .option('--events <a,b>', `events: ${EVENTS}`)
+    .option('--description <text|none>', 'a note')
+    .option('--enable', 'deliver again')
+    .option('--disable', 'stop delivering');
+  apiCommand(webhook, ctx, 'delete <id>', 'remove a webhook', async ({ api, args }) => {
+    const v = (await api.call('DELETE', `/webhooks/${enc(args[0]!)}`)) as Row;
+    return { value: v, text: `deleted ${v.id}` };
+  });
+  paged(
+    apiCommand(webhook, ctx, 'deliveries <id>', 'its deliveries with their outcome, newest first', async (r) => {
+      const v = (await r.api.call('GET', `/webhooks/${enc(r.args[0]!)}/deliveries`, {
+        query: pageArgs(r.opts),
+      })) as Page;
+      return { value: v, text: pageText(v, ['id', 'event_type', 'state', 'attempts', 'last_status', 'created_at']) };
+    }),
+  );
 }

@@ -1,47 +1,12 @@
-// `tollway account …` and `tollway price-group …` as an operator runs them (bin/tollway.mjs → tsx), on the suite's
-// dialect: the same operations and validation as the admin API, with audit lines naming the CLI.
-import { execFile } from 'node:child_process';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { TOLLWAY_BIN } from '../support/serve-process.ts';
-import { useStore } from '../support/store.ts';
-import { tempDir } from '../support/temp-dir.ts';
+// `tollway account …` and `tollway price-group …` as an operator runs them (bin/tollway.mjs), against a real gateway
+// on the suite's dialect: the admin API's operations and validation, audited as the admin key's.
+import { describe, expect, it } from 'vitest';
+import { okJson, tollway as run } from '../support/cli.ts';
+import { useHarness } from '../support/harness.ts';
 
-const dir = tempDir('tollway-account-cli-');
-const fresh = useStore();
-let env: Record<string, string>;
-
-beforeAll(() => {
-  const databaseUrl = fresh.pgSchema
-    ? `${fresh.url}?options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}`
-    : fresh.url;
-  env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? dir,
-    DATABASE_URL: databaseUrl,
-    TOLLWAY_DATA_DIR: dir,
-  };
-});
-
-// Asynchronous: a worker blocked on a child for a minute loses its link to vitest.
-function tollway(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [TOLLWAY_BIN, ...args],
-      { env, encoding: 'utf8', timeout: 60_000 },
-      (err, stdout, stderr) => {
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr });
-      },
-    );
-  });
-}
-
-async function ok<T = Record<string, unknown>>(args: string[]): Promise<T> {
-  const r = await tollway(args);
-  expect(r.stderr).toBe('');
-  expect(r.code).toBe(0);
-  return JSON.parse(r.stdout) as T;
-}
+const ctx = useHarness({ channels: false });
+const tollway = (args: string[]) => run(ctx.h, args);
+const ok = <T = Record<string, unknown>>(args: string[]) => okJson<T>(ctx.h, args);
 
 describe('tollway account / price-group', { timeout: 240_000 }, () => {
   it('creates a price group and an account, gives it a token with a budget, tops it up, edits and revokes it', async () => {
@@ -73,7 +38,7 @@ describe('tollway account / price-group', { timeout: 240_000 }, () => {
     const tok = await tollway(['token', 'create', '--name', 'acme-web', '--account', acc.id, '--budget', 'day=50']);
     expect(tok.code).toBe(0);
     const tokenId = /id:\s+(\S+)/.exec(tok.stdout)?.[1];
-    const row = await fresh.store.db
+    const row = await ctx.h.store.db
       .selectFrom('tokens')
       .select(['account_id', 'budgets'])
       .where('id', '=', tokenId!)
@@ -98,10 +63,10 @@ describe('tollway account / price-group', { timeout: 240_000 }, () => {
       (await ok<{ data: Array<{ id: string }> }>(['account', 'list', '--limit', '10'])).data.map((a) => a.id),
     ).toContain(acc.id);
     expect((await ok<{ revoked_at: number }>(['account', 'revoke', acc.id])).revoked_at).toBeGreaterThan(0);
-    const audit = await fresh.store.db
+    const audit = await ctx.h.store.db
       .selectFrom('audit_log')
       .select('action')
-      .where('actor', '=', 'cli')
+      .where('actor', '=', 'admin')
       .orderBy('id')
       .execute();
     expect(audit.map((a) => a.action)).toEqual([
@@ -117,7 +82,9 @@ describe('tollway account / price-group', { timeout: 240_000 }, () => {
   it("refuses bad flags in one line with the admin API's words", async () => {
     const r = await tollway(['account', 'create', '--name', 'x', '--budget', 'year=5']);
     expect(r.code).toBe(1);
-    expect(r.stderr.trim()).toMatch(/^tollway: budgets period must be one of day, week, month$/);
+    expect(r.stderr.trim()).toMatch(
+      /^tollway: budgets period must be one of day, week, month \(HTTP 400 \w+, request req_[0-9a-f]+\)$/,
+    );
     const r2 = await tollway(['account', 'create', '--name', 'x', '--time-zone', 'Mars/Olympus']);
     expect(r2.stderr).toMatch(/time_zone must be an IANA time zone/);
   });

@@ -4,15 +4,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AccountsRepo } from '../../src/store/repos/accounts.ts';
 import { TokensRepo } from '../../src/store/repos/tokens.ts';
-import { runProcess, type Ran } from '../support/run-process.ts';
-import { TOLLWAY_BIN } from '../support/serve-process.ts';
-import { useStore } from '../support/store.ts';
-import { tempDir } from '../support/temp-dir.ts';
+import { tollway as run } from '../support/cli.ts';
+import { useHarness } from '../support/harness.ts';
 import { chatLogRow, insertChatRows } from '../support/store-rows.ts';
 
-const dir = tempDir('tollway-stats-cli-');
-const fresh = useStore();
-let env: Record<string, string>;
+const ctx = useHarness({ channels: false });
+const tollway = (args: string[]) => run(ctx.h, args);
 const MIN = 60_000;
 
 interface Figures {
@@ -35,16 +32,7 @@ const row = (token: string, status: number, amount: number, createdAt: number) =
   chatLogRow(`req_cli_stats_${n++}`, token, 'qwx3.7-plus', status, amount, createdAt);
 
 beforeAll(async () => {
-  const databaseUrl = fresh.pgSchema
-    ? `${fresh.url}?options=${encodeURIComponent(`-c search_path=${fresh.pgSchema}`)}`
-    : fresh.url;
-  env = {
-    PATH: process.env.PATH ?? '',
-    HOME: process.env.HOME ?? dir,
-    DATABASE_URL: databaseUrl,
-    TOLLWAY_DATA_DIR: dir,
-  };
-  await new AccountsRepo(fresh.store.db).create({
+  await new AccountsRepo(ctx.h.store.db).create({
     id: 'acc_stats',
     name: 'Acme',
     quota: null,
@@ -53,7 +41,7 @@ beforeAll(async () => {
     timeZone: null,
     expiresAt: null,
   });
-  const tokens = new TokensRepo(fresh.store.db);
+  const tokens = new TokensRepo(ctx.h.store.db);
   const token = (id: string, accountId: string | null) =>
     tokens.create({
       id,
@@ -69,7 +57,7 @@ beforeAll(async () => {
   await token('tok_app', 'acc_stats');
   await token('tok_loose', null);
   const now = Date.now();
-  await insertChatRows(fresh.store.db, [
+  await insertChatRows(ctx.h.store.db, [
     row('tok_web', 200, 100, now - 5 * MIN),
     row('tok_web', 502, 0, now - 5 * MIN),
     row('tok_app', 200, 250, now - 20 * MIN),
@@ -78,12 +66,8 @@ beforeAll(async () => {
   ]);
 });
 
-function tollway(args: string[]): Promise<Ran> {
-  return runProcess(process.execPath, [TOLLWAY_BIN, ...args], { env, timeoutMs: 60_000 });
-}
-
 async function stats(args: string[]): Promise<Stats> {
-  const r = await tollway(['stats', ...args]);
+  const r = await tollway(['stats', ...args, '--json']);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   return JSON.parse(r.stdout) as Stats;
@@ -103,6 +87,13 @@ describe('tollway stats', { timeout: 240_000 }, () => {
       ['tok_app', 'name-tok_app', 1, 250],
       ['tok_loose', 'name-tok_loose', 1, 40],
     ]);
+    // Without --json: the same figures as lines and tables.
+    const text = await tollway(['stats', '--window', '1h', '--group-by', 'account']);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/^window: 1h {2}requests: 4 {2}errors: 1 {2}spend: 390\n/);
+    expect(text.stdout).toMatch(
+      /busiest accounts:\naccount_id\s+name\s+requests\s+errors\s+spend\nacc_stats\s+Acme\s+3\s+1\s+350\n/,
+    );
   });
 
   it('by default the last day per token, without accounts', async () => {
@@ -116,11 +107,14 @@ describe('tollway stats', { timeout: 240_000 }, () => {
   it("refuses a bad window, grouping or flag in one line with the admin API's words", async () => {
     const window = await tollway(['stats', '--window', '7d']);
     expect([window.code, window.stdout]).toEqual([1, '']);
-    expect(window.stderr.trim()).toBe('tollway: window must be one of 1h, 24h, 30d');
+    expect(window.stderr.trim()).toMatch(
+      /^tollway: window must be one of 1h, 24h, 30d \(HTTP 400 \w+, request req_\w+\)$/,
+    );
     const group = await tollway(['stats', '--group-by', 'model']);
-    expect([group.code, group.stderr.trim()]).toEqual([1, 'tollway: group_by must be one of token, account']);
+    expect(group.code).toBe(1);
+    expect(group.stderr).toMatch(/^tollway: group_by must be one of token, account \(HTTP 400/);
+    // A flag the command does not take is the command line's mistake: exit 2, named.
     const flag = await tollway(['stats', '--since', '2026-01-01']);
-    expect(flag.code).toBe(1);
-    expect(flag.stderr).toMatch(/^tollway: Unknown option '--since'/);
+    expect([flag.code, flag.stderr]).toEqual([2, "tollway: unknown option '--since'\n"]);
   });
 });

@@ -1,6 +1,7 @@
 // Charges queued in the group commit when the gateway is SIGKILLed. `tollway serve` as a child
 // process, a few clients calling it in a loop (chat, streamed chat, images: every call charged), the store's writes
-// stalled by a lock the test holds, then SIGKILL, then a restarted gateway and `tollway reconcile` on the same store.
+// stalled by a lock the test holds, then SIGKILL, then a restarted gateway, and `tollway reconcile` through a gateway
+// on the same store.
 //
 // The stall makes the writer's lag certain instead of a matter of load: while the ledger cannot be written, the age
 // bound (GroupCommit.behind) must stop answers once the oldest queued charge is 100 ms old, so what a crash loses
@@ -204,15 +205,22 @@ describe('SIGKILL with charges queued in the group commit, writer stalled', () =
         .execute(),
     ).toHaveLength(0);
 
-    // reconcile names exactly the calls the crash half-wrote, for what they are, and nothing else.
+    // reconcile names exactly the calls the crash half-wrote, for what they are, and nothing else. The CLI is a client
+    // of the admin API: a gateway on the same store answers it.
+    const g3 = await serve();
     const rec = await runProcess(
       process.execPath,
-      [TOLLWAY_BIN, 'reconcile', '--from', String(from), '--to', String(Date.now() + 1000)],
+      [TOLLWAY_BIN, 'reconcile', '--since', String(from), '--until', String(Date.now() + 1000), '--json'],
       {
-        env: { PATH: process.env.PATH ?? '', ...env() },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? dir,
+          TOLLWAY_URL: g3.base,
+          TOLLWAY_ADMIN_KEY: ADMIN,
+        },
         timeoutMs: 60_000,
       },
-    );
+    ).finally(() => g3.stop());
     const report = JSON.parse(rec.stdout) as {
       difference: number | string;
       mismatches: Array<{ key: string; reason: string; reported_amount: number | null }>;
