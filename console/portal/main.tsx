@@ -1,6 +1,7 @@
 // The Tollway customer portal: a member signs in with their member key, then sees their own account's usage, bills,
 // request log and tokens, redeems credit and rotates their key. It shares the console's styles and helpers.
 import '../src/app.css';
+import '../src/pages/sso.css';
 import './portal.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -23,6 +24,13 @@ const PAGES = [
 function SignIn({ onSignedIn }: { onSignedIn: (s: PortalSession) => void }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<string | null>(null);
+  // The console's single sign-on issuer signs members in too (by their e-mail); without it, the key form alone.
+  const [sso, setSso] = useState<{ enabled: boolean; name?: string }>({ enabled: false });
+  useEffect(() => {
+    fetch('/console/sso')
+      .then((r) => (r.ok ? (r.json() as Promise<{ enabled: boolean; name?: string }>) : { enabled: false }))
+      .then(setSso, () => undefined);
+  }, []);
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
@@ -39,6 +47,14 @@ function SignIn({ onSignedIn }: { onSignedIn: (s: PortalSession) => void }) {
       <form onSubmit={submit} aria-labelledby="signin-title">
         <h1 id="signin-title">Tollway portal</h1>
         <p>Sign in with your member key (twm-…). It is exchanged for a session cookie and not stored in this browser.</p>
+        {sso.enabled && (
+          <>
+            <a class="sso" id="sso-start" href="/portal/sso/start">
+              Sign in with {sso.name}
+            </a>
+            <p class="sso-or">or with a member key:</p>
+          </>
+        )}
         <label for="member-key">Member key</label>
         <input
           id="member-key"

@@ -21,7 +21,7 @@ export interface SsoDeps {
 export class SsoRefused extends Error {
   override name = 'SsoRefused';
   constructor(
-    readonly reason: 'email_unverified' | 'email_domain' | 'no_role' | 'disabled',
+    readonly reason: 'email_unverified' | 'email_domain' | 'no_role' | 'disabled' | 'no_member',
     message: string,
   ) {
     super(message);

@@ -8,6 +8,7 @@ import { familyOf } from '../../errors/render.ts';
 import * as consoleApp from '../routes/console/index.ts';
 import * as session from '../routes/console/session.ts';
 import * as sso from '../routes/console/sso.ts';
+import * as ssoPortal from '../routes/console/sso-portal.ts';
 import * as portal from '../routes/portal/index.ts';
 import * as portalApi from '../routes/portal/api.ts';
 import * as portalSession from '../routes/portal/session.ts';
@@ -126,6 +127,8 @@ export const ROUTES: readonly RouteRow[] = [
     ['GET', '/', portal.page],
     ['GET', '/app.js', portal.script],
     ['GET', '/app.css', portal.style],
+    // A member's sign-in through the console's single sign-on issuer (its callback: /console/sso/callback).
+    ['GET', '/sso/start', ssoPortal.portalStart],
   ]),
   ...rows({ ...PORTAL, auth: 'member-signin' }, [
     ['POST', '/api/session', portalSession.signIn],

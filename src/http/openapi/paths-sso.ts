@@ -31,6 +31,27 @@ export function ssoPaths(): Record<string, Record<string, Operation>> {
         },
       }),
     },
+    '/portal/sso/start': {
+      get: op(
+        "Begin a customer portal member's single sign-on through the same issuer (the flow marked for the portal; the callback is /console/sso/callback): the verified e-mail names the member; a member of several accounts is shown a page to choose one (account= starts again for it); nobody's member, or an unverified e-mail: a 403 page",
+        {
+          parameters: [
+            {
+              name: 'account',
+              in: 'query',
+              required: false,
+              schema: { type: 'string' },
+              description: 'the account chosen',
+            },
+          ],
+          responses: {
+            '303': redirect("To the issuer's sign-in"),
+            '404': page('Single sign-on is off'),
+            '502': page('The issuer could not be reached'),
+          },
+        },
+      ),
+    },
     '/console/sso/start': {
       get: op(
         "Begin single sign-on: 303 to the issuer's authorization endpoint (code flow, state, nonce, S256 PKCE challenge); the state, nonce and verifier wait in a sealed HttpOnly cookie for 10 minutes",

@@ -5,7 +5,22 @@
 const html = (s: string): string =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-export function ssoPage(title: string, message: string, requestId: string): string {
+/** A link the page offers (an account to sign in to, the way back). */
+export interface PageLink {
+  href: string;
+  text: string;
+}
+
+const CONSOLE_BACK: PageLink = { href: '/console/', text: "Back to the console's sign-in" };
+
+export function ssoPage(
+  title: string,
+  message: string,
+  requestId: string,
+  opts: { links?: readonly PageLink[]; back?: PageLink } = {},
+): string {
+  const links = (opts.links ?? []).map((l) => `<li><a href="${html(l.href)}">${html(l.text)}</a></li>`).join('\n');
+  const back = opts.back ?? CONSOLE_BACK;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -18,8 +33,8 @@ export function ssoPage(title: string, message: string, requestId: string): stri
 <main class="signin sso-page">
 <h1>${html(title)}</h1>
 <p id="sso-message">${html(message)}</p>
-<p>Request id: <code id="request-id">${html(requestId)}</code></p>
-<p><a href="/console/">Back to the console's sign-in</a></p>
+${links ? `<ul id="sso-choices">\n${links}\n</ul>\n` : ''}<p>Request id: <code id="request-id">${html(requestId)}</code></p>
+<p><a href="${html(back.href)}">${html(back.text)}</a></p>
 </main>
 </body>
 </html>

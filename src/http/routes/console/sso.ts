@@ -1,65 +1,14 @@
 // /console/sso: single sign-on to the console (core/console/sso.ts). `start` sends the browser to the issuer with a
 // state, a nonce and a PKCE challenge, whose values wait in a sealed, short-lived cookie; `callback` checks the
-// issuer's answer and opens the console session; `logout` sends the browser on to the issuer's own sign-out.
+// issuer's answer and opens the console session (or, for a flow the portal began, a portal session:
+// sso-portal.ts); `logout` sends the browser on to the issuer's own sign-out.
 // Every failure in the browser's path is a page (sso-page.ts), and leaves no session.
-import { parseCookie, stringifySetCookie } from 'cookie';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { OidcFailure, type OidcFlow } from '../../../auth/oidc-issuer.ts';
+import { OidcFailure } from '../../../auth/oidc-issuer.ts';
 import { SsoRefused, ssoSignIn, type SsoDeps } from '../../../core/console/sso.ts';
-import { peerIsTrustedProxy } from '../../front/address.ts';
-import { fastifyRoute, type RouteParts } from '../../front/route-row.ts';
-import { overHttps, setCookieHeader } from './cookie.ts';
-import { ssoPage } from './sso-page.ts';
-
-const FLOW_COOKIE = 'tollway_sso';
-const FLOW_PATH = '/console/sso';
-/** How long a person has at the issuer before the sign-in must start again. */
-const FLOW_MS = 10 * 60_000;
-
-/**
- * SameSite=Lax, not Strict: the issuer's redirect back is a cross-site navigation, which a Strict cookie would miss.
- * Sealed (AES-GCM with TOLLWAY_SECRET's key): the browser can neither read the PKCE verifier nor forge a state.
- */
-function flowCookie(value: string, expires: Date, secure: boolean): string {
-  return stringifySetCookie({
-    name: FLOW_COOKIE,
-    value,
-    httpOnly: true,
-    sameSite: 'lax',
-    secure,
-    path: FLOW_PATH,
-    expires,
-  });
-}
-
-function ssoOf({ deps }: RouteParts) {
-  const viaProxy = peerIsTrustedProxy(deps.config.trustProxy);
-  const secure = (req: FastifyRequest) => overHttps(req, deps.config.publicUrl, viaProxy(req.raw.socket.remoteAddress));
-  const page = (req: FastifyRequest, reply: FastifyReply, status: number, title: string, message: string) =>
-    reply
-      .code(status)
-      .header('cache-control', 'no-store')
-      .header('set-cookie', flowCookie('', new Date(0), secure(req)))
-      .type('text/html; charset=utf-8')
-      .send(ssoPage(title, message, req.id));
-  const off = (req: FastifyRequest, reply: FastifyReply) =>
-    page(req, reply, 404, 'Single sign-on is off', 'This gateway has no single sign-on issuer (TOLLWAY_OIDC_ISSUER).');
-  return { deps, secure, page, off };
-}
-
-/** The flow the cookie carries, or null: none, not sealed by this gateway, or expired. */
-function readFlow(parts: RouteParts, req: FastifyRequest, now = Date.now()): OidcFlow | null {
-  const raw = req.headers.cookie ? parseCookie(req.headers.cookie)[FLOW_COOKIE] : undefined;
-  if (!raw) return null;
-  try {
-    const f = JSON.parse(parts.deps.box.open(raw)) as Partial<OidcFlow> & { exp?: number };
-    if (typeof f.exp !== 'number' || f.exp <= now) return null;
-    if (typeof f.state !== 'string' || typeof f.nonce !== 'string' || typeof f.verifier !== 'string') return null;
-    return { state: f.state, nonce: f.nonce, verifier: f.verifier };
-  } catch {
-    return null;
-  }
-}
+import { fastifyRoute } from '../../front/route-row.ts';
+import { setCookieHeader } from './cookie.ts';
+import { beginSignIn, FLOW_PATH, flowCookie, readFlow, ssoOf } from './sso-flow.ts';
+import { PORTAL_PAGE, portalSignedIn } from './sso-portal.ts';
 
 /** GET /console/sso: whether single sign-on is on, and the name the sign-in page's button shows. */
 export const info = fastifyRoute(({ deps }) => {
@@ -68,25 +17,7 @@ export const info = fastifyRoute(({ deps }) => {
   return async () => body;
 });
 
-export const start = fastifyRoute((p) => {
-  const { deps, secure, page, off } = ssoOf(p);
-  return async (req, reply) => {
-    if (!deps.oidc) return off(req, reply);
-    try {
-      const { url, flow } = await deps.oidc.begin();
-      const exp = Date.now() + FLOW_MS;
-      const sealed = deps.box.seal(JSON.stringify({ ...flow, exp }));
-      return reply
-        .code(303)
-        .header('cache-control', 'no-store')
-        .header('set-cookie', flowCookie(sealed, new Date(exp), secure(req)))
-        .redirect(url, 303);
-    } catch (e) {
-      req.log.warn({ err: e }, 'single sign-on: the issuer could not be reached');
-      return page(req, reply, 502, 'The sign-in service is unreachable', (e as Error).message);
-    }
-  };
-});
+export const start = fastifyRoute((p) => beginSignIn(p, () => ({})));
 
 export const callback = fastifyRoute<{ Querystring: Record<string, string | string[] | undefined> }>((p) => {
   const { deps, secure, page, off } = ssoOf(p);
@@ -111,6 +42,7 @@ export const callback = fastifyRoute<{ Querystring: Record<string, string | stri
     here.search = new URL(req.url, 'http://x').search;
     try {
       const claims = await deps.oidc.finish(here, flow);
+      if (flow.to === 'portal') return await portalSignedIn(p, req, reply, claims, flow.account);
       const sso: SsoDeps = {
         oidc: c,
         repos: deps.repos,
@@ -130,7 +62,10 @@ export const callback = fastifyRoute<{ Querystring: Record<string, string | stri
         ])
         .redirect('/console/', 303);
     } catch (e) {
-      if (e instanceof SsoRefused) return page(req, reply, 403, 'No access to this console', e.message);
+      if (e instanceof SsoRefused)
+        return flow.to === 'portal'
+          ? page(req, reply, 403, 'No access to the portal', e.message, PORTAL_PAGE)
+          : page(req, reply, 403, 'No access to this console', e.message);
       if (e instanceof OidcFailure && e.kind === 'refused') return bad(`${e.message}.`);
       req.log.warn({ err: e }, 'single sign-on: the code exchange failed');
       return page(req, reply, 502, 'The sign-in service is unreachable', (e as Error).message);
