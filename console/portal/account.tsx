@@ -14,7 +14,10 @@ export function CreditPage({ session }: { session: PortalSession }) {
     setError(null);
     setDone(null);
     try {
-      const r = await call<{ amount: number }>(acct(session, '/redeem'), { method: 'POST', json: { code: code.trim() } });
+      const r = await call<{ amount: number }>(acct(session, '/redeem'), {
+        method: 'POST',
+        json: { code: code.trim() },
+      });
       setDone(`${units(r.amount)} credited to ${session.account.name}`);
       setCode('');
     } catch (err) {
@@ -32,7 +35,11 @@ export function CreditPage({ session }: { session: PortalSession }) {
   return (
     <section>
       <h1 tabIndex={-1}>Credit and key</h1>
-      {error && <p role="alert" class="error" id="credit-error">{error}</p>}
+      {error && (
+        <p role="alert" class="error" id="credit-error">
+          {error}
+        </p>
+      )}
       <form class="card" onSubmit={redeem} aria-labelledby="redeem-title">
         <h2 id="redeem-title">Redeem a code</h2>
         <label for="redeem-code">Code</label>

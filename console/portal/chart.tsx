@@ -28,7 +28,15 @@ export function StackedBars({ label, days, models }: { label: string; days: DayS
                 const h = (v / max) * (H - 4);
                 y -= h;
                 return (
-                  <rect key={m} class="bar" x={i * step + (step - bar) / 2} y={y} width={bar} height={h} fill={COLORS[j % COLORS.length]}>
+                  <rect
+                    key={m}
+                    class="bar"
+                    x={i * step + (step - bar) / 2}
+                    y={y}
+                    width={bar}
+                    height={h}
+                    fill={COLORS[j % COLORS.length]}
+                  >
                     <title>{`${d.day} · ${m}: ${v.toLocaleString('en')}`}</title>
                   </rect>
                 );

@@ -14,7 +14,11 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   const run = useCallback(() => {
     const n = ++seq.current;
     load().then(
-      (d) => n === seq.current && (setData(d), setError(null)),
+      (d) => {
+        if (n !== seq.current) return;
+        setData(d);
+        setError(null);
+      },
       (e: unknown) => n === seq.current && setError(errorText(e)),
     );
   }, deps);

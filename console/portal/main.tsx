@@ -46,7 +46,9 @@ function SignIn({ onSignedIn }: { onSignedIn: (s: PortalSession) => void }) {
     <main class="signin">
       <form onSubmit={submit} aria-labelledby="signin-title">
         <h1 id="signin-title">Tollway portal</h1>
-        <p>Sign in with your member key (twm-…). It is exchanged for a session cookie and not stored in this browser.</p>
+        <p>
+          Sign in with your member key (twm-…). It is exchanged for a session cookie and not stored in this browser.
+        </p>
         {sso.enabled && (
           <>
             <a class="sso" id="sso-start" href="/portal/sso/start">

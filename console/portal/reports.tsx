@@ -29,7 +29,11 @@ export function BillsPage({ session }: { session: PortalSession }) {
       <a href={`/portal/api${acct(session, `/bills?period=${period}&format=csv`)}`} download>
         Download CSV
       </a>
-      {bill.error && <p role="alert" class="error">{bill.error}</p>}
+      {bill.error && (
+        <p role="alert" class="error">
+          {bill.error}
+        </p>
+      )}
       {bill.data && (
         <div class="scroll">
           <table>
@@ -75,7 +79,11 @@ export function LogsPage({ session }: { session: PortalSession }) {
   return (
     <section>
       <h1 tabIndex={-1}>Request log</h1>
-      {log.error && <p role="alert" class="error">{log.error}</p>}
+      {log.error && (
+        <p role="alert" class="error">
+          {log.error}
+        </p>
+      )}
       <div class="scroll">
         <table>
           <thead>

@@ -89,7 +89,11 @@ export function TokensPage({ session }: { session: PortalSession }) {
     <section>
       <h1 tabIndex={-1}>Tokens</h1>
       {shown && <SecretCard shown={shown} onDone={() => setShown(null)} />}
-      {error && <p role="alert" class="error" id="tokens-error">{error}</p>}
+      {error && (
+        <p role="alert" class="error" id="tokens-error">
+          {error}
+        </p>
+      )}
       <form class="card" onSubmit={create} aria-labelledby="new-token-title">
         <h2 id="new-token-title">New token</h2>
         <label for="token-name">Name</label>
@@ -100,7 +104,11 @@ export function TokensPage({ session }: { session: PortalSession }) {
         <input id="token-models" value={models} onInput={(e) => setModels(e.currentTarget.value)} />
         <button type="submit">Create token</button>
       </form>
-      {list.error && <p role="alert" class="error">{list.error}</p>}
+      {list.error && (
+        <p role="alert" class="error">
+          {list.error}
+        </p>
+      )}
       <div class="scroll">
         <table id="token-list">
           <thead>

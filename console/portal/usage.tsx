@@ -27,7 +27,14 @@ export interface PortalToken {
   budgets?: Budget[];
 }
 interface Overview {
-  account: { name: string; quota: number | null; spent: number; held: number; remaining: number | null; expires_at: number | null };
+  account: {
+    name: string;
+    quota: number | null;
+    spent: number;
+    held: number;
+    remaining: number | null;
+    expires_at: number | null;
+  };
   budgets: Budget[];
   tokens: PortalToken[];
 }
@@ -62,7 +69,11 @@ export function UsagePage({ session }: { session: PortalSession }) {
   return (
     <section>
       <h1 tabIndex={-1}>Usage</h1>
-      {over.error && <p role="alert" class="error">{over.error}</p>}
+      {over.error && (
+        <p role="alert" class="error">
+          {over.error}
+        </p>
+      )}
       {a && (
         <div class="cards">
           <div class="card">
@@ -86,7 +97,11 @@ export function UsagePage({ session }: { session: PortalSession }) {
           </option>
         ))}
       </select>
-      {use.error && <p role="alert" class="error">{use.error}</p>}
+      {use.error && (
+        <p role="alert" class="error">
+          {use.error}
+        </p>
+      )}
       {use.data && (
         <>
           <h2>Spend per day</h2>
