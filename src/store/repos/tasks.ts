@@ -36,7 +36,7 @@ export class TasksRepo {
   constructor(
     /** Also read by the list rounds (repos/task-accounts.ts). */
     readonly db: Kysely<Database>,
-    private readonly dialect: Dialect,
+    dialect: Dialect,
   ) {
     this.claims = new ClaimStatements(db, dialect);
   }
