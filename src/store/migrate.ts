@@ -30,6 +30,7 @@ import * as m045 from './migrations/045-video-deletes-and-inputs.ts';
 import * as m050 from './migrations/050-credit.ts';
 import * as m060 from './migrations/060-staff.ts';
 import * as m080 from './migrations/080-portal.ts';
+import * as m081 from './migrations/081-cache-versions.ts';
 
 type DialectMigration = {
   up(db: Kysely<unknown>, d: Dialect): Promise<void>;
@@ -68,6 +69,7 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '050-credit': m050,
   '060-staff': m060,
   '080-portal': m080,
+  '081-cache-versions': m081,
 };
 
 class StaticProvider implements MigrationProvider {
