@@ -1,18 +1,34 @@
 // The timers an instance runs beside its requests: cache refresh, the reservation reaper, the request log's retention.
 // Each returns its stop.
 import { applyChangeHere } from './core/admin/cache-changes.ts';
+import { CacheVersions } from './core/admin/cache-versions.ts';
 import type { GatewayDeps } from './core/deps.ts';
 import { sweepRequestLog } from './store/retention.ts';
 
-/** Apply other instances' admin changes: at once from the bus, and by a periodic re-read as the fallback. */
+/**
+ * Apply other instances' admin changes: at once from the bus, and by a periodic re-read as the fallback, which reloads
+ * only the caches whose table was written since their last reload (cache-versions.ts).
+ */
 export function keepCachesCoherent(deps: GatewayDeps): () => void {
   const warn = (e: unknown) => deps.logger.warn({ err: String(e) }, 'cache refresh failed');
   deps.cluster.onEvent((e) => applyChangeHere(deps, e).catch(warn));
   if (deps.config.refreshMs <= 0) return () => undefined;
+  const versions = new CacheVersions(deps.store.db);
+  // A catalogue file can change on disk without a write to the store: with one, the catalogue is re-read every time.
+  const file = deps.config.catalogueFile !== undefined;
+  let running = false;
+  const refresh = async () => {
+    const moved = await versions.moved();
+    if (file && !moved.some((m) => m.kind === 'catalogue-changed'))
+      moved.push({ kind: 'catalogue-changed', done: () => undefined });
+    await Promise.all(moved.map((m) => applyChangeHere(deps, { kind: m.kind }).then(m.done, warn)));
+  };
   const timer = setInterval(() => {
-    applyChangeHere(deps, { kind: 'channels-changed' }).catch(warn);
-    applyChangeHere(deps, { kind: 'catalogue-changed' }).catch(warn);
-    applyChangeHere(deps, { kind: 'price-groups-changed' }).catch(warn);
+    if (running) return;
+    running = true;
+    refresh()
+      .catch(warn)
+      .finally(() => (running = false));
   }, deps.config.refreshMs);
   timer.unref();
   return () => clearInterval(timer);

@@ -32,6 +32,7 @@ import * as m060 from './migrations/060-staff.ts';
 import * as m080 from './migrations/080-portal.ts';
 import * as m070 from './migrations/070-ledger-time.ts';
 import * as m071 from './migrations/071-account-names-unique.ts';
+import * as m081 from './migrations/081-cache-versions.ts';
 
 type DialectMigration = {
   up(db: Kysely<unknown>, d: Dialect): Promise<void>;
@@ -72,6 +73,7 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '080-portal': m080,
   '070-ledger-time': m070,
   '071-account-names-unique': m071,
+  '081-cache-versions': m081,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -212,6 +212,12 @@ export interface CatalogueOverridesTable {
   updated_at: number;
 }
 
+/** A version per cached table, moved by a trigger on each write (migration 081): what the periodic refresh reads. */
+export interface CacheVersionsTable {
+  name: string;
+  version: number | string;
+}
+
 /** The history of model prices (migration 010): one row per change, prices as JSON (null: the model had none). */
 export interface PriceChangesTable {
   id: Generated<number>;
@@ -252,6 +258,7 @@ export interface Database {
   sessions: SessionsTable;
   callbacks: CallbacksTable;
   catalogue_overrides: CatalogueOverridesTable;
+  cache_versions: CacheVersionsTable;
   console_sessions: ConsoleSessionsTable;
   request_stats_buckets: RequestStatsBucketsTable;
   request_stats_filled: RequestStatsFilledTable;

@@ -12,7 +12,7 @@ import type { Kysely } from 'kysely';
 import type { Channel } from '../routing/channel-registry.ts';
 import type { Database } from '../store/schema.ts';
 import type { PollSchedule } from '../store/repos/task-claim.ts';
-import { openTasksByChannel, openTasksByUpstreamIds } from '../store/repos/task-accounts.ts';
+import { OpenTasksByChannel, openTasksByUpstreamIds } from '../store/repos/task-accounts.ts';
 import { runLimited } from './limit.ts';
 import type { PollOutcome, TaskDriver, TaskRecord } from './types.ts';
 import type { QueryRate } from '../limits/query-rate.ts';
@@ -95,8 +95,11 @@ export class ListRounds {
   private readonly pages = new Map<string, number>();
   /** The accounts (per task kind) the last pass followed by rounds, with their channels that have open tasks. */
   private followed: Followed[] = [];
+  private readonly openByChannel: OpenTasksByChannel;
 
-  constructor(private readonly deps: ListRoundDeps) {}
+  constructor(private readonly deps: ListRoundDeps) {
+    this.openByChannel = new OpenTasksByChannel(deps.db);
+  }
 
   /** The account's last round, still fresh, saw this upstream task: no query of its own is needed. */
   covers(account: string, upstreamTaskId: string): boolean {
@@ -138,7 +141,7 @@ export class ListRounds {
     for (const [kind, driver] of drivers) {
       if (!driver.listPage || !driver.queryAccount) continue;
       const accounts = new Map<string, Followed>();
-      for (const row of await openTasksByChannel(this.deps.db, kind)) {
+      for (const row of await this.openByChannel.read(kind)) {
         const channel = this.deps.channels.forTask(row.channelId);
         if (!channel) continue;
         const account = driver.queryAccount(channel);

@@ -1,6 +1,6 @@
 // Reads of the open tasks of an upstream account, for the list rounds (tasks/list-rounds.ts): how many a channel has
 // and since when, and our rows for the upstream ids a task list showed changed.
-import { sql, type Kysely } from 'kysely';
+import { type CompiledQuery, type Kysely, sql } from 'kysely';
 import type { TaskRecord } from '../../tasks/vocabulary.ts';
 import type { Database } from '../schema.ts';
 import { POLL_COLUMNS, toPollRecord, type TaskRow } from './task-rows.ts';
@@ -12,16 +12,34 @@ export interface OpenOnChannel {
   oldest: number;
 }
 
+type OpenRow = { channel_id: string; n: number | string; oldest: number | string };
+
 /**
  * Open tasks (with an upstream id) of one kind, per channel: read from the index alone (tasks_open_listed, migration
  * 021).
  */
-export async function openTasksByChannel(db: Kysely<Database>, kind: string): Promise<OpenOnChannel[]> {
-  const r = await sql<{ channel_id: string; n: number | string; oldest: number | string }>`
-    SELECT channel_id, count(*) AS n, min(created_at) AS oldest FROM tasks
-    WHERE state IN ('queued', 'in_progress') AND kind = ${kind} AND upstream_task_id IS NOT NULL
-    GROUP BY channel_id`.execute(db);
-  return r.rows.map((x) => ({ channelId: x.channel_id, count: Number(x.n), oldest: Number(x.oldest) }));
+export function openTasksByChannel(db: Kysely<Database>, kind: string): Promise<OpenOnChannel[]> {
+  return new OpenTasksByChannel(db).read(kind);
+}
+
+/** openTasksByChannel with its statement compiled once per kind: the list rounds read it every second. */
+export class OpenTasksByChannel {
+  private readonly compiled = new Map<string, CompiledQuery<OpenRow>>();
+
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async read(kind: string): Promise<OpenOnChannel[]> {
+    let q = this.compiled.get(kind);
+    if (!q) {
+      q = sql<OpenRow>`
+        SELECT channel_id, count(*) AS n, min(created_at) AS oldest FROM tasks
+        WHERE state IN ('queued', 'in_progress') AND kind = ${kind} AND upstream_task_id IS NOT NULL
+        GROUP BY channel_id`.compile(this.db);
+      this.compiled.set(kind, q);
+    }
+    const r = await this.db.executeQuery(q);
+    return r.rows.map((x) => ({ channelId: x.channel_id, count: Number(x.n), oldest: Number(x.oldest) }));
+  }
 }
 
 const CHUNK = 500;

@@ -15,7 +15,7 @@ import { newestFirst, whereList } from '../keyset.ts';
 import type { Database } from '../schema.ts';
 import { isLiteralCount } from '../sqlite-literal-limits.ts';
 import { listTaskEvents, writeTaskEvents } from './task-events.ts';
-import { claimDueQuery, OPEN_SQL, type PollSchedule } from './task-claim.ts';
+import { ClaimStatements, OPEN_SQL, type PollSchedule } from './task-claim.ts';
 import { patchRow, storedFamily, toPollRecord, toTaskRecord, type TaskPatch } from './task-rows.ts';
 
 export {
@@ -31,11 +31,15 @@ import type { AdminTasksFilter, ListTasksFilter, NewTaskRow } from './task-rows.
 export type { PollSchedule } from './task-claim.ts';
 
 export class TasksRepo {
+  private readonly claims: ClaimStatements;
+
   constructor(
     /** Also read by the list rounds (repos/task-accounts.ts). */
     readonly db: Kysely<Database>,
-    private readonly dialect: Dialect,
-  ) {}
+    dialect: Dialect,
+  ) {
+    this.claims = new ClaimStatements(db, dialect);
+  }
 
   /** Write a new task (`submitting`, or `waiting` for a slot) with its `created` event. */
   async insert(
@@ -288,7 +292,7 @@ export class TasksRepo {
   ): Promise<TaskRecord[]> {
     // A literal: a bound LIMIT makes SQLite compile the statement again on every run (sqlite-literal-limits.ts).
     if (!isLiteralCount(limit)) throw new RangeError(`claimDue: ${limit} is not a row count`);
-    return (await claimDueQuery(this.dialect, owner, leaseMs, limit, schedule, now).execute(this.db)).rows.map(
+    return (await this.db.executeQuery(this.claims.bind(limit, schedule, { owner, leaseMs, now }))).rows.map(
       toPollRecord,
     );
   }
