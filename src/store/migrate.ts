@@ -29,9 +29,9 @@ import * as m040 from './migrations/040-upstream-cost.ts';
 import * as m045 from './migrations/045-video-deletes-and-inputs.ts';
 import * as m050 from './migrations/050-credit.ts';
 import * as m060 from './migrations/060-staff.ts';
-import * as m080 from './migrations/080-portal.ts';
 import * as m070 from './migrations/070-ledger-time.ts';
 import * as m071 from './migrations/071-account-names-unique.ts';
+import * as m080 from './migrations/080-portal.ts';
 import * as m081 from './migrations/081-cache-versions.ts';
 
 type DialectMigration = {
@@ -70,9 +70,9 @@ export const MIGRATIONS: Record<string, DialectMigration> = {
   '045-video-deletes-and-inputs': m045,
   '050-credit': m050,
   '060-staff': m060,
-  '080-portal': m080,
   '070-ledger-time': m070,
   '071-account-names-unique': m071,
+  '080-portal': m080,
   '081-cache-versions': m081,
 };
 
