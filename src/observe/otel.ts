@@ -29,7 +29,7 @@ import type { TracingConfig } from '../config/otel-env.ts';
 import type { RequestState, RequestTrace } from '../core/call.ts';
 import { isGatewayError } from '../errors/gateway-error.ts';
 import { UNMATCHED_ROUTE } from './metrics.ts';
-import type { Tracing } from './tracing.ts';
+import type { Tracing } from './tracing-types.ts';
 
 const VERSION = '0.1.0';
 
