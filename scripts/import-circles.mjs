@@ -17,9 +17,12 @@ const walk = (d) => {
 walk(root);
 const known = new Set(files);
 const spec = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.{1,2}\/[^'"]+)['"]/g;
+// A lazy `import('./x.ts')` is an arrow too: a module loaded later still reads its loader's types.
+const lazy = /\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g;
 const edges = new Map(files.map((f) => [f, []]));
 for (const f of files) {
-  for (const m of readFileSync(f, 'utf8').matchAll(spec)) {
+  const text = readFileSync(f, 'utf8');
+  for (const m of [...text.matchAll(spec), ...text.matchAll(lazy)]) {
     const target = resolve(dirname(f), m[1]);
     if (known.has(target)) edges.get(f).push(target);
   }
