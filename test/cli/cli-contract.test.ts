@@ -63,7 +63,8 @@ const SAMPLES: Record<string, Sample> = {
   'token topup': on(token, 'token', 'topup', '--amount', '5'),
   'token rotate': on(token, 'token', 'rotate'),
   'token rotate-callback-secret': on(token, 'token', 'rotate-callback-secret'),
-  'account create': run('account', 'create', '--name', 'acme', '--budget', 'month=500'),
+  // Account names are unique: each run (with --json and without) makes its own.
+  'account create': async () => ({ args: ['account', 'create', '--name', `acme-${n++}`, '--budget', 'month=500'] }),
   'account list': run('account', 'list'),
   'account show': on(account, 'account', 'show'),
   'account update': on(account, 'account', 'update', '--weight', '2'),

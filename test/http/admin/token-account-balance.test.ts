@@ -2,13 +2,9 @@
 // and unlimited for a token whose account is used up; what it may still spend is the least of both remainders.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useHarness } from '../../support/harness.ts';
-import { runProcess } from '../../support/run-process.ts';
-import { TOLLWAY_BIN } from '../../support/serve-process.ts';
-import { testDialect } from '../../support/store.ts';
-import { tempDir } from '../../support/temp-dir.ts';
+import { tollway } from '../../support/cli.ts';
 
 const t = useHarness();
-const dir = tempDir('tollway-token-balance-');
 
 interface View {
   id: string;
@@ -62,16 +58,10 @@ describe('token views with the account', () => {
   });
 
   it('tollway token list shows the same', async () => {
-    const url =
-      testDialect() === 'postgres'
-        ? `${process.env.TEST_DATABASE_URL}?options=${encodeURIComponent(`-c search_path=${t.h.pgSchema}`)}`
-        : t.h.config.databaseUrl;
-    const ran = await runProcess(process.execPath, [TOLLWAY_BIN, 'token', 'list'], {
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, DATABASE_URL: url, TOLLWAY_DATA_DIR: dir },
-      timeoutMs: 60_000,
-    });
+    const ran = await tollway(t.h, ['token', 'list', '--json', '--limit', '100']);
     expect(ran.code, ran.stderr).toBe(0);
-    const views = JSON.parse(ran.stdout) as View[];
+    const out = JSON.parse(ran.stdout) as View[] | { data: View[] };
+    const views = Array.isArray(out) ? out : out.data;
     expect(views.find((v) => v.id === inAcc.id)).toMatchObject({
       account: { id: acc, quota: 0, remaining: 0 },
       effective_remaining: 0,
