@@ -4,32 +4,21 @@
 // domain, is refused with a page and nothing is made; signing out ends the session and goes through the issuer's
 // sign-out. The gateway is reached through its public URL (a forwarder on a port known before it starts, as the
 // issuer must know the redirect address).
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAVE_CHROMIUM, useBrowser } from '../support/browser.ts';
 import { useHarness } from '../support/harness.ts';
 import { startTestProvider, type TestProvider } from '../support/oidc-provider.ts';
+import { type PublicForwarder, startPublicForwarder } from '../support/public-forwarder.ts';
 
 const env: Record<string, string> = {};
 let provider: TestProvider;
-let front: Server;
-let target = 0;
-const sockets = new Set<Socket>();
+let front: PublicForwarder;
 let publicUrl = '';
 
 beforeAll(async () => {
-  front = createServer((client) => {
-    const upstream = createConnection({ host: '127.0.0.1', port: target });
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
-  publicUrl = `http://127.0.0.1:${(front.address() as { port: number }).port}`;
+  front = await startPublicForwarder();
+  publicUrl = front.url;
   provider = await startTestProvider(publicUrl, {
     vera: { email: 'vera@staff.test', name: 'Vera Viewer', groups: ['support', 'everyone'] },
     ada: { email: 'ada@staff.test', name: 'Ada Admin', groups: ['everyone', 'admins'] },
@@ -50,12 +39,11 @@ const t = useHarness({ env });
 const browser = useBrowser('console single sign-on e2e');
 let page: Page;
 beforeAll(() => {
-  target = Number(new URL(t.h.url).port);
+  front.pointAt(Number(new URL(t.h.url).port));
   if (HAVE_CHROMIUM) page = browser.page;
 });
 afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise<void>((r) => front.close(() => r()));
+  await front.close();
   await provider.close();
 });
 

@@ -2,33 +2,21 @@
 // (oidc-provider, PKCE required): a member of one account signs in by their verified e-mail and lands in that
 // account's portal; a member of two accounts picks one and lands in it; a person who is nobody's member, or whose
 // e-mail the issuer did not verify, is refused with a page and gets no session.
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HAVE_CHROMIUM, useBrowser } from '../support/browser.ts';
 import { useHarness } from '../support/harness.ts';
 import { startTestProvider, type TestProvider } from '../support/oidc-provider.ts';
+import { type PublicForwarder, startPublicForwarder } from '../support/public-forwarder.ts';
 
 const env: Record<string, string> = {};
 let provider: TestProvider;
-let front: Server;
-let target = 0;
-const sockets = new Set<Socket>();
+let front: PublicForwarder;
 let publicUrl = '';
 
 beforeAll(async () => {
-  // The gateway behind a forwarder on a port known before it starts: the issuer must know the redirect address.
-  front = createServer((client) => {
-    const upstream = createConnection({ host: '127.0.0.1', port: target });
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.on('close', () => sockets.delete(s));
-      s.on('error', () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
-  publicUrl = `http://127.0.0.1:${(front.address() as { port: number }).port}`;
+  front = await startPublicForwarder();
+  publicUrl = front.url;
   provider = await startTestProvider(publicUrl, {
     mia: { email: 'mia@acme.test', name: 'Mia', groups: [] },
     sam: { email: 'sam@both.test', name: 'Sam', groups: [] },
@@ -62,7 +50,7 @@ async function member(accountId: string, name: string, email: string): Promise<v
 }
 
 beforeAll(async () => {
-  target = Number(new URL(t.h.url).port);
+  front.pointAt(Number(new URL(t.h.url).port));
   if (!HAVE_CHROMIUM) return;
   page = browser.page;
   accounts.acme = await account('Acme');
@@ -72,8 +60,7 @@ beforeAll(async () => {
   await member(accounts.globex, 'Sam at Globex', 'sam@both.test');
 });
 afterAll(async () => {
-  for (const s of sockets) s.destroy();
-  await new Promise<void>((r) => front.close(() => r()));
+  await front.close();
   await provider.close();
 });
 
