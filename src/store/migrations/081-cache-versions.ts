@@ -26,3 +26,16 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
       await sql`CREATE TRIGGER ${sql.raw(`${t}_version_${op.toLowerCase()}`)} AFTER ${sql.raw(op)} ON ${sql.table(t)}
         BEGIN UPDATE cache_versions SET version = version + 1 WHERE name = ${sql.lit(t)}; END`.execute(db);
 }
+
+export async function down(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+  if (dialect === 'postgres') {
+    for (const t of CACHED_TABLES)
+      await sql`DROP TRIGGER IF EXISTS ${sql.raw(`${t}_version`)} ON ${sql.table(t)}`.execute(db);
+    await sql`DROP FUNCTION IF EXISTS bump_cache_version()`.execute(db);
+  } else {
+    for (const t of CACHED_TABLES)
+      for (const op of ['insert', 'update', 'delete'])
+        await sql`DROP TRIGGER IF EXISTS ${sql.raw(`${t}_version_${op}`)}`.execute(db);
+  }
+  await db.schema.dropTable('cache_versions').ifExists().execute();
+}
