@@ -3,7 +3,7 @@
 // tsx and no vitest; `prepare` builds dist/), the sources removed, then `tollway serve` in demo mode must start and
 // answer GET /v1/models with the demo token it prints. Fails (exit 1) on any step that does not.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -22,6 +22,13 @@ function copyTracked() {
     mkdirSync(dirname(join(dir, f)), { recursive: true });
     cpSync(join(ROOT, f), join(dir, f));
   }
+}
+
+function devOnlyPackages() {
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
+  return Object.entries(lock.packages ?? {})
+    .filter(([path, meta]) => path !== '' && meta.dev === true)
+    .map(([path]) => path);
 }
 
 const freePort = () =>
@@ -90,8 +97,12 @@ try {
   const install = spawnSync('npm', ['ci', '--omit=dev', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'inherit' });
   if (install.status !== 0) fail(`npm ci --omit=dev failed (${install.status})`);
   else {
-    for (const dev of ['tsx', 'vitest', '@types/node'])
-      if (existsSync(join(dir, 'node_modules', dev))) fail(`a dev dependency was installed: ${dev}`);
+    // The lockfile marks what only the dev dependencies reach (`dev: true`); none of it may be installed. A package a
+    // production dependency reaches, even as an optional peer (stripe's @types/node), is not marked and may be.
+    const devOnly = devOnlyPackages();
+    if (!devOnly.includes('node_modules/tsx') || !devOnly.includes('node_modules/vitest'))
+      fail('the lockfile does not mark tsx and vitest as dev dependencies');
+    for (const path of devOnly) if (existsSync(join(dir, path))) fail(`a dev dependency was installed: ${path}`);
     if (!existsSync(join(dir, 'dist', 'src', 'cli.js'))) fail('npm ci --omit=dev did not build dist/');
     // Without its sources the copy can only run what the install built.
     for (const d of ['src', 'simulator', 'bench']) rmSync(join(dir, d), { recursive: true, force: true });
