@@ -1,7 +1,8 @@
 // Unauthenticated events are counted per IPv4 address and per IPv6 /64: one host holds a whole /64, so wrong admin
 // keys from its many addresses are one window, and it locks only itself.
 import { describe, expect, it } from 'vitest';
-import { checkAdminKey, MAX_SIGNIN_FAILURES } from '../../src/core/console/sessions.ts';
+import { checkAdminKey } from '../../src/core/console/sessions.ts';
+import { MAX_SIGNIN_FAILURES } from '../../src/core/sign-in-lockout.ts';
 import { addressBucket } from '../../src/limits/address-bucket.ts';
 import { MemoryAddressWindows, MemoryCounters, RateLimiter } from '../../src/limits/rate-limiter.ts';
 

@@ -2,17 +2,15 @@
 // (and, hashed, in the store). Wrong admin keys — at the sign-in and as an admin API bearer alike — are counted per
 // client address and refused for a while after a few.
 import { createHmac } from 'node:crypto';
-import { newId, randomString, safeEqual } from '../../auth/token-secret.ts';
+import { safeEqual } from '../../auth/token-secret.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { addressBucket } from '../../limits/address-bucket.ts';
-import type { AddressCount, RateLimiter } from '../../limits/rate-limiter.ts';
+import type { RateLimiter } from '../../limits/rate-limiter.ts';
 import type { ConsoleSession, ConsoleSessionsRepo } from '../../store/repos/console-sessions.ts';
 import type { StaffRepo } from '../../store/repos/staff.ts';
 import { looksLikeStaffKey, staffOfKey, staffOfSession } from '../staff/keys.ts';
+import { newSession, storeSession } from '../session-open.ts';
+import { SignInLockout } from '../sign-in-lockout.ts';
 import { BOOTSTRAP, type Staff } from '../staff/roles.ts';
-
-export const MAX_SIGNIN_FAILURES = 5;
-export const SIGNIN_WINDOW_MS = 60_000;
 
 export interface ConsoleDeps {
   readonly adminKey: string;
@@ -35,28 +33,10 @@ export interface SignedIn {
   session: ConsoleSession;
 }
 
-// IPv6 by its /64: one host's addresses are one window (address-bucket.ts).
-const failuresKey = (client: string) => `console-signin:${addressBucket(client)}`;
-
-function tooMany(resetMs: number): GatewayError {
-  const s = Math.max(1, Math.ceil(resetMs / 1000));
-  return new GatewayError('rate_limit_exceeded', `Too many wrong admin keys from this address; try again in ${s} s`, {
-    headers: { 'retry-after': String(s) },
-  });
-}
+const lockout = new SignInLockout('console', 'admin keys');
 
 /** What checking a presented admin key needs: built once (compose.ts) for every route that takes the key. */
 export type AdminKeyDeps = Pick<ConsoleDeps, 'adminKey' | 'limiter' | 'isClientToken' | 'trusted'>;
-
-/**
- * 429 while the address has sent too many wrong admin keys lately. What it read, for the caller to judge a wrong key
- * by when the table had no room to count this address.
- */
-async function refuseIfLockedOut(deps: Pick<ConsoleDeps, 'limiter'>, client: string): Promise<AddressCount> {
-  const seen = await deps.limiter.events(failuresKey(client));
-  if (seen.n >= MAX_SIGNIN_FAILURES) throw tooMany(seen.resetMs);
-  return seen;
-}
 
 /**
  * The one check of a presented admin key (console sign-in, admin API bearer, metrics scrape): refused without a look
@@ -71,18 +51,13 @@ export async function checkAdminKey(
   what = 'the admin key (TOLLWAY_ADMIN_KEY)',
   alsoAccepted?: string,
 ): Promise<void> {
-  const seen = await refuseIfLockedOut(deps, client);
+  const seen = await lockout.check(deps, client);
   // Another credential taken in the same place (the metrics token) is compared only here, after the lockout: a
   // locked-out address learns nothing about it either.
   if (safeEqual(key, deps.adminKey) || (alsoAccepted !== undefined && safeEqual(key, alsoAccepted))) return;
-  // Every tracked address is locked out and there is no room to count this one: its wrong keys are refused as over
-  // the limit until a lock ends — but the right key is still taken, and a trusted network is judged as usual, so a
-  // flood of addresses cannot lock the operator out.
-  if (seen.full && !deps.trusted(client)) throw tooMany(seen.resetMs);
   // A client's own token sent to an admin route is refused, but it guesses nothing: counting it would let a tenant
   // lock its address (and an operator behind the same one) out of the admin API.
-  if (!(await deps.isClientToken(key)))
-    await deps.limiter.countEvent(failuresKey(client), SIGNIN_WINDOW_MS, MAX_SIGNIN_FAILURES);
+  await lockout.wrong(deps, client, seen, !(await deps.isClientToken(key)));
   throw new GatewayError('permission_denied', `That is not ${what}`);
 }
 
@@ -100,11 +75,10 @@ export async function checkStaffKey(deps: StaffKeyDeps, key: string, client: str
     await checkAdminKey(deps, key, client, 'the admin key (TOLLWAY_ADMIN_KEY) or a staff key');
     return BOOTSTRAP;
   }
-  const seen = await refuseIfLockedOut(deps, client);
+  const seen = await lockout.check(deps, client);
   const staff = await staffOfKey(deps.staff, key);
   if (staff) return staff;
-  if (seen.full && !deps.trusted(client)) throw tooMany(seen.resetMs);
-  await deps.limiter.countEvent(failuresKey(client), SIGNIN_WINDOW_MS, MAX_SIGNIN_FAILURES);
+  await lockout.wrong(deps, client, seen);
   throw new GatewayError('permission_denied', 'That is not the admin key (TOLLWAY_ADMIN_KEY) or a staff key');
 }
 
@@ -141,7 +115,7 @@ function sessionHash(adminKey: string, secret: string): string {
  */
 export async function signIn(deps: ConsoleDeps, key: unknown, client: string, now = Date.now()): Promise<SignedIn> {
   if (typeof key !== 'string' || key.length === 0) {
-    await refuseIfLockedOut(deps, client);
+    await lockout.check(deps, client);
     throw new GatewayError('missing_parameter', 'Enter the admin key or your staff key', { param: 'key' });
   }
   const staff = await checkStaffKey(deps, key.trim(), client);
@@ -155,19 +129,13 @@ export async function openSession(
   client: string,
   now = Date.now(),
 ): Promise<SignedIn> {
-  const secret = randomString(43);
+  const { secret, base } = newSession('csn', client, now, deps.sessionMs);
   const session: ConsoleSession = {
-    id: newId('csn'),
-    csrf: randomString(32),
-    client: client.slice(0, 100),
-    createdAt: now,
-    expiresAt: now + deps.sessionMs,
+    ...base,
     personId: staff.personId,
     keyId: staff.personId === null ? null : staff.keyId,
   };
-  await deps.sessions.create({ ...session, secretHash: sessionHash(deps.adminKey, secret) });
-  // Sign-ins are rare: a good moment to forget sessions that ended more than a day ago.
-  await deps.sessions.purge(now - 86_400_000);
+  await storeSession(deps.sessions, session, sessionHash(deps.adminKey, secret), now);
   return { secret, session };
 }
 

@@ -2,14 +2,14 @@
 // hashed, in the store), apart from the console's. Wrong member keys are counted per client address and refused for
 // a while after a few, as the console's sign-in does. An identity provider's sign-in (OIDC) opens the same session
 // through openMemberSession, for a member found by e-mail (membersByEmail).
-import { hashToken, newId, randomString } from '../../auth/token-secret.ts';
+import { hashToken } from '../../auth/token-secret.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
-import { addressBucket } from '../../limits/address-bucket.ts';
 import type { RateLimiter } from '../../limits/rate-limiter.ts';
 import type { MemberKeyRecord, MemberRecord, MembersRepo } from '../../store/repos/members.ts';
 import type { AccountsRepo } from '../../store/repos/accounts.ts';
 import type { PortalSession, PortalSessionsRepo } from '../../store/repos/portal-sessions.ts';
-import { MAX_SIGNIN_FAILURES, SIGNIN_WINDOW_MS } from '../console/sessions.ts';
+import { newSession, storeSession } from '../session-open.ts';
+import { SignInLockout } from '../sign-in-lockout.ts';
 import { normalEmail } from './members.ts';
 
 export interface PortalDeps {
@@ -29,14 +29,7 @@ export interface PortalMember {
   session: PortalSession;
 }
 
-const failuresKey = (client: string) => `portal-signin:${addressBucket(client)}`;
-
-function tooMany(resetMs: number): GatewayError {
-  const s = Math.max(1, Math.ceil(resetMs / 1000));
-  return new GatewayError('rate_limit_exceeded', `Too many wrong member keys from this address; try again in ${s} s`, {
-    headers: { 'retry-after': String(s) },
-  });
-}
+const lockout = new SignInLockout('portal', 'member keys');
 
 /** Why a member or key cannot act now (their account revoked too), or null when all are live. */
 async function refusal(
@@ -62,19 +55,9 @@ async function open(
   client: string,
   now: number,
 ): Promise<{ secret: string; session: PortalSession }> {
-  const secret = randomString(43);
-  const session: PortalSession = {
-    id: newId('psn'),
-    csrf: randomString(32),
-    memberId: member.id,
-    keyId,
-    client: client.slice(0, 100),
-    createdAt: now,
-    expiresAt: now + deps.sessionMs,
-  };
-  await deps.sessions.create({ ...session, secretHash: hashToken(secret) });
-  // Sign-ins are rare: a good moment to forget sessions that ended more than a day ago.
-  await deps.sessions.purge(now - 86_400_000);
+  const { secret, base } = newSession('psn', client, now, deps.sessionMs);
+  const session: PortalSession = { ...base, memberId: member.id, keyId };
+  await storeSession(deps.sessions, session, hashToken(secret), now);
   return { secret, session };
 }
 
@@ -88,14 +71,12 @@ export async function portalSignIn(
   client: string,
   now = Date.now(),
 ): Promise<{ secret: string; session: PortalSession }> {
-  const seen = await deps.limiter.events(failuresKey(client));
-  if (seen.n >= MAX_SIGNIN_FAILURES) throw tooMany(seen.resetMs);
+  const seen = await lockout.check(deps, client);
   if (typeof key !== 'string' || key.trim().length === 0)
     throw new GatewayError('missing_parameter', 'Enter your member key (twm-…)', { param: 'key' });
   const found = await deps.members.byHash(hashToken(key.trim()));
   if (!found) {
-    if (seen.full && !deps.trusted(client)) throw tooMany(seen.resetMs);
-    await deps.limiter.countEvent(failuresKey(client), SIGNIN_WINDOW_MS, MAX_SIGNIN_FAILURES);
+    await lockout.wrong(deps, client, seen);
     throw new GatewayError('permission_denied', 'That is not a member key');
   }
   const refused = await refusal(deps, found.member, found.key, now);
