@@ -7,17 +7,6 @@ import type { ResolvedModel } from '../catalogue/types.ts';
 import type { Meter, SyncChargeInput } from '../metering/types.ts';
 import { principalOf, type CallContext } from './call.ts';
 
-export {
-  CHARS_PER_TOKEN,
-  DEFAULT_OUTPUT_RESERVE,
-  estimateUsage,
-  IMAGE_TOKENS_ESTIMATE,
-  inputSize,
-  MEDIA_TOKENS_RESERVE,
-  textReservation,
-} from './text-estimate.ts';
-export { billedSeconds, finishedTaskUsage, videoEstimate, videoHold, videoTierFromSR } from './video-usage.ts';
-
 function usageJson(u: TokenUsage, estimated: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = { input_tokens: u.inputTokens, output_tokens: u.outputTokens };
   if (u.cachedTokens) out.cached_tokens = u.cachedTokens;

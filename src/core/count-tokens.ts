@@ -6,7 +6,7 @@
 import { isObject, type JsonObject } from '../json/json.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import type { CallContext } from './call.ts';
-import { estimateUsage, inputSize } from './charge.ts';
+import { estimateUsage, inputSize } from './text-estimate.ts';
 import { resolveVisibleModel, type ModelAccessDeps } from './model-access.ts';
 import { validateMessageList } from './text-rules.ts';
 

@@ -6,7 +6,8 @@ import type { JsonObject } from '../json/json.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { apiKeyTarget } from '../routing/channel-target.ts';
 import type { CallContext } from './call.ts';
-import { chargeTokens, estimateUsage, inputSize, textReservation } from './charge.ts';
+import { chargeTokens } from './charge.ts';
+import { estimateUsage, inputSize, textReservation } from './text-estimate.ts';
 import { resolveVisibleModel, type ModelAccessDeps } from './model-access.ts';
 import { releaseReservation, upstreamCall, type CallPlan, type UpstreamCallDeps } from './upstream-call.ts';
 

@@ -1,15 +1,9 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Catalogue } from '../../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
-import {
-  chargeImages,
-  chargeTokens,
-  estimateUsage,
-  inputSize,
-  textReservation,
-  videoHold,
-  videoEstimate,
-} from '../../src/core/charge.ts';
+import { chargeImages, chargeTokens } from '../../src/core/charge.ts';
+import { estimateUsage, inputSize, textReservation } from '../../src/core/text-estimate.ts';
+import { videoEstimate, videoHold } from '../../src/core/video-usage.ts';
 import { newRequestState } from '../../src/http/front/rules.ts';
 import { StoreMeter } from '../../src/metering/meter.ts';
 import { useStore } from '../support/store.ts';

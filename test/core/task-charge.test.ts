@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseVideoUsage } from '../../src/adapters/dashscope/video-usage.ts';
 import { Catalogue } from '../../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
-import { billedSeconds, finishedTaskUsage, videoTierFromSR } from '../../src/core/charge.ts';
+import { billedSeconds, finishedTaskUsage, videoTierFromSR } from '../../src/core/video-usage.ts';
 import type { Usage } from '../../src/metering/types.ts';
 
 const billed = (u: Record<string, unknown>, basis: 'output' | 'input+output') =>

@@ -3,7 +3,7 @@
 // what is charged never passes the quota; the refused calls get 429 insufficient_quota in the family's shape with
 // the request id; no reservation is left behind; and the ledger, the token's `spent` and the request log agree.
 import { describe, expect, it } from 'vitest';
-import { textReservation } from '../../src/core/charge.ts';
+import { textReservation } from '../../src/core/text-estimate.ts';
 import { MAX_CHARGE } from '../../src/pricing/prices.ts';
 import type { Usage } from '../../src/metering/types.ts';
 import { useHarness } from '../support/harness.ts';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGateway, type Gateway } from '../../src/process-life.ts';
 import { openStore, type Store } from '../../src/store/store.ts';
-import { textReservation } from '../../src/core/charge.ts';
+import { textReservation } from '../../src/core/text-estimate.ts';
 import { ADMIN_KEY, SECRET, useHarness } from '../support/harness.ts';
 import { testDialect } from '../support/store.ts';
 

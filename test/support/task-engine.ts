@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { Catalogue } from '../../src/catalogue/catalogue.ts';
 import { DEFAULT_CATALOGUE } from '../../src/catalogue/default-catalogue.ts';
 import { makeLogger } from '../../src/runtime/logger.ts';
-import { finishedTaskUsage } from '../../src/core/charge.ts';
+import { finishedTaskUsage } from '../../src/core/video-usage.ts';
 import { StoreMeter } from '../../src/metering/meter.ts';
 import type { Channel } from '../../src/routing/channel-registry.ts';
 import { TasksRepo } from '../../src/store/repos/tasks.ts';

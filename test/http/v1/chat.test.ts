@@ -2,7 +2,7 @@
 // models listed, bad input refused before the upstream. Image parts: chat-images.test.ts.
 import type OpenAI from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { textReservation } from '../../../src/core/charge.ts';
+import { textReservation } from '../../../src/core/text-estimate.ts';
 import { useHarness } from '../../support/harness.ts';
 import { openaiClient } from '../../support/sdk.ts';
 import { sseEvents } from '../../support/sse.ts';
