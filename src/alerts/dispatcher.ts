@@ -1,9 +1,9 @@
 // Delivers the alert outbox (webhook_deliveries): due rows are claimed by compare-and-set (store/repos/outbox-claim.ts,
-// a lease, so one instance sends a given attempt), POSTed by attempt.ts signed with the webhook's own secret (Standard Webhooks),
-// marked delivered on 2xx, otherwise retried with back-off until the attempts run out — the same signed POST and
-// retry rule as client callbacks (net/signed-post.ts), in the same kind of bounded pool that never waits for the
-// slowest row, with a share per receiver host and a breaker per host (net/outbox-pump.ts). At-least-once: receivers
-// dedupe on `webhook-id`.
+// a lease, so one instance sends a given attempt), POSTed signed with the webhook's own secret (Standard Webhooks, by
+// attempt.ts), marked delivered on 2xx, otherwise retried with back-off until the attempts run out — the same signed
+// POST and retry rule as client callbacks (net/signed-post.ts), in the same kind of bounded pool that never waits for
+// the slowest row, with a share per receiver host and a breaker per host (net/outbox-pump.ts). At-least-once:
+// receivers dedupe on `webhook-id`.
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { SecretBox } from '../auth/secret-box.ts';
