@@ -132,6 +132,12 @@ describe('admin webhooks: test and redeliver', { timeout: 60_000 }, () => {
       'not_found',
       /No delivery msg_nope of webhook/,
     );
+    // A delivery of another webhook is not this one's.
+    const other = (await (
+      await t.h.admin('/admin/webhooks', { method: 'POST', json: { url: rx.url, events: ['hold.reaped'] } })
+    ).json()) as { id: string };
+    const done0 = (await deliveries()).find((x) => x.state === 'delivered')!;
+    await expectError(await post(`${other.id}/deliveries/${done0.id}/redeliver`), 404, 'not_found', /No delivery/);
     const pending = (await deliveries()).find((x) => x.state === 'pending')!;
     await expectError(await post(`${hookId}/deliveries/${pending.id}/redeliver`), 409, 'conflict', /still pending/);
     await t.h.admin(`/admin/webhooks/${hookId}`, { method: 'PATCH', json: { enabled: false } });
