@@ -9,7 +9,7 @@ import { paged, pageArgs } from './token-command.ts';
 type Row = Record<string, unknown>;
 const s = (o: Opts, k: string) => o[k] as string | undefined;
 const enc = encodeURIComponent;
-const EVENTS = 'spend.threshold, breaker.opened, breaker.closed, tasks.failure_rate, hold.reaped';
+const EVENTS = 'spend.threshold, limit.reached, breaker.opened, breaker.closed, tasks.failure_rate, hold.reaped';
 /** What a test or a redelivery prints: its outcome. */
 const SENT = ['id', 'event_type', 'state', 'attempts', 'last_status', 'last_error', 'next_try_at'];
 
