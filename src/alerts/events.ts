@@ -11,6 +11,10 @@ export const ALERT_EVENTS = [
 ] as const;
 export type AlertEventType = (typeof ALERT_EVENTS)[number];
 
+/** The operator's test event (POST /admin/webhooks/{id}/test): sent on demand to one webhook, never subscribed to. */
+export const TEST_EVENT = 'webhook.test';
+export type DeliveredEventType = AlertEventType | typeof TEST_EVENT;
+
 /** Who spends: a client token, or (with customer accounts) an account. */
 export type HolderKind = 'token' | 'account';
 /** What is spent against: the lifetime quota, or a budget that resets each period. */
@@ -40,7 +44,7 @@ export const SPEND_THRESHOLDS = [50, 80, 100] as const;
 export interface AlertEvent {
   /** Unique per event: every webhook's delivery of it names it (`data.event_id`). */
   id: string;
-  type: AlertEventType;
+  type: DeliveredEventType;
   at: number;
   data: Record<string, unknown>;
 }

@@ -9,7 +9,15 @@ import { paged, pageArgs } from './token-command.ts';
 type Row = Record<string, unknown>;
 const s = (o: Opts, k: string) => o[k] as string | undefined;
 const enc = encodeURIComponent;
-const EVENTS = 'spend.threshold, breaker.opened, breaker.closed, tasks.failure_rate, hold.reaped';
+const EVENTS = 'spend.threshold, limit.reached, breaker.opened, breaker.closed, tasks.failure_rate, hold.reaped';
+/** What a test or a redelivery prints: its outcome. */
+const SENT = ['id', 'event_type', 'state', 'attempts', 'last_status', 'last_error', 'next_try_at'];
+
+/** A delivery's holder as a person reads it: `token nightly-batch (tok_…)`. */
+function holderText(d: Row): Row {
+  const h = d.holder as { kind: string; id: string; name: string | null } | null;
+  return { ...d, holder: h === null ? null : `${h.kind} ${h.name === null ? h.id : `${h.name} (${h.id})`}` };
+}
 
 export function webhookCommands(program: Command, ctx: Ctx): void {
   const webhook = program.command('webhook').description('alert webhooks (/admin/webhooks)');
@@ -67,7 +75,23 @@ export function webhookCommands(program: Command, ctx: Ctx): void {
       const v = (await r.api.call('GET', `/webhooks/${enc(r.args[0]!)}/deliveries`, {
         query: pageArgs(r.opts),
       })) as Page;
-      return { value: v, text: pageText(v, ['id', 'event_type', 'state', 'attempts', 'last_status', 'created_at']) };
+      const cols = ['id', 'event_type', 'holder', 'threshold', 'state', 'attempts', 'last_status', 'created_at'];
+      return { value: v, text: pageText({ ...v, data: v.data.map(holderText) }, cols) };
     }),
+  );
+  apiCommand(webhook, ctx, 'test <id>', 'send it a signed webhook.test event; prints the outcome', async (r) => {
+    const v = (await r.api.call('POST', `/webhooks/${enc(r.args[0]!)}/test`)) as Row;
+    return { value: v, text: fields(v, SENT) };
+  });
+  apiCommand(
+    webhook,
+    ctx,
+    'redeliver <id> <delivery>',
+    "send a delivery's exact payload again (one more attempt of it); prints the outcome",
+    async (r) => {
+      const path = `/webhooks/${enc(r.args[0]!)}/deliveries/${enc(r.args[1]!)}/redeliver`;
+      const v = (await r.api.call('POST', path)) as Row;
+      return { value: v, text: fields(v, SENT) };
+    },
   );
 }

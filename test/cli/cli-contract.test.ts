@@ -98,6 +98,15 @@ const SAMPLES: Record<string, Sample> = {
   'webhook update': on(webhook, 'webhook', 'update', '--description', 'on-call'),
   'webhook delete': on(webhook, 'webhook', 'delete'),
   'webhook deliveries': on(webhook, 'webhook', 'deliveries'),
+  // The sample target does not answer: the test's outcome is a failed attempt, still an answer.
+  'webhook test': on(webhook, 'webhook', 'test'),
+  'webhook redeliver': async (h) => {
+    const id = await webhook(h);
+    const sent = (await (await h.admin(`/admin/webhooks/${id}/test`, { method: 'POST' })).json()) as { id: string };
+    // Finished (as its retries would leave it): only a finished delivery is redelivered.
+    await h.store.db.updateTable('webhook_deliveries').set({ state: 'failed' }).where('id', '=', sent.id).execute();
+    return { args: ['webhook', 'redeliver', id, sent.id] };
+  },
   bill: run('bill', '--by', 'model', '--since', '30d'),
   stats: run('stats', '--window', '1h'),
   reconcile: run('reconcile', '--since', '1h'),

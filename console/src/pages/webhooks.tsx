@@ -1,12 +1,16 @@
-// Alert webhooks: create one (its signing secret shown once), list them, enable/disable, delete, and open one's
-// deliveries with their outcome.
+// Alert webhooks: create one (its signing secret shown once, under the button that created it), list them, edit,
+// enable/disable, delete, send one a signed test event (its outcome shown on its row), and open one's deliveries with
+// what fired them and their outcome.
 import { useState } from 'preact/hooks';
 import { call, qs } from '../api.ts';
 import { time } from '../format.ts';
 import { Pager, usePaging } from '../pager.tsx';
 import { errorText, useLoad } from '../use-load.ts';
 import { Deliveries } from './webhooks/deliveries.tsx';
+import { type Delivery, outcomeText } from './webhooks/delivery-types.ts';
+import { WebhookEdit } from './webhooks/webhook-edit.tsx';
 import { WebhookForm, type Webhook } from './webhooks/webhook-form.tsx';
+import './webhooks/webhooks.css';
 
 interface Page<T> {
   data: T[];
@@ -20,8 +24,11 @@ export function Webhooks({ open }: { open: string | null }) {
     () => call<Page<Webhook>>(`/admin/webhooks${qs({ limit: 50, cursor: paging.cursor })}`),
     [paging.cursor],
   );
-  const [secret, setSecret] = useState<{ id: string; secret: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [editing, setEditing] = useState<Webhook | null>(null);
+  const [tested, setTested] = useState<Record<string, { text: string; bad: boolean }>>({});
+  const [testing, setTesting] = useState<string | null>(null);
+  const [sent, setSent] = useState(0);
   const change = async (w: Webhook, how: 'toggle' | 'delete') => {
     setError(null);
     try {
@@ -34,33 +41,34 @@ export function Webhooks({ open }: { open: string | null }) {
       setError(errorText(e));
     }
   };
+  const sendTest = async (w: Webhook) => {
+    setTesting(w.id);
+    try {
+      const d = await call<Delivery>(`/admin/webhooks/${encodeURIComponent(w.id)}/test`, { method: 'POST' });
+      setTested({ ...tested, [w.id]: { text: outcomeText('Test event', d), bad: d.state !== 'delivered' } });
+      setSent(sent + 1);
+    } catch (e) {
+      setTested({ ...tested, [w.id]: { text: errorText(e), bad: true } });
+    } finally {
+      setTesting(null);
+    }
+  };
   return (
     <section>
       <h1 tabIndex={-1}>Webhooks</h1>
       <WebhookForm
-        onCreated={(c) => {
-          setSecret({ id: c.id, secret: c.secret });
+        onCreated={() => {
           paging.reset();
           list.reload();
         }}
       />
-      {secret && (
-        <div class="card secret" role="status">
-          <p>
-            Signing secret of {secret.id} — shown only this once; verify its deliveries with it (Standard Webhooks):
-          </p>
-          <code id="new-webhook-secret" class="wrap">
-            {secret.secret}
-          </code>
-        </div>
-      )}
       {(list.error || error) && (
         <p role="alert" class="error">
           {list.error ?? error}
         </p>
       )}
       <div class="table-wrap">
-        <table>
+        <table class="webhooks">
           <caption>{list.data ? `${list.data.data.length} webhooks on this page` : 'Loading…'}</caption>
           <thead>
             <tr>
@@ -92,6 +100,25 @@ export function Webhooks({ open }: { open: string | null }) {
                       data-write="webhooks"
                       type="button"
                       class="quiet"
+                      disabled={testing !== null}
+                      onClick={() => void sendTest(w)}
+                      aria-label={`Send test to ${w.url}`}
+                    >
+                      Send test
+                    </button>
+                    <button
+                      data-write="webhooks"
+                      type="button"
+                      class="quiet"
+                      onClick={() => setEditing(w)}
+                      aria-label={`Edit ${w.url}`}
+                    >
+                      Edit
+                    </button>
+                    <button
+                      data-write="webhooks"
+                      type="button"
+                      class="quiet"
                       onClick={() => void change(w, 'toggle')}
                       aria-label={`${w.enabled ? 'Disable' : 'Enable'} ${w.url}`}
                     >
@@ -107,6 +134,14 @@ export function Webhooks({ open }: { open: string | null }) {
                       Delete
                     </button>
                   </span>
+                  {tested[w.id] && (
+                    <p
+                      class={tested[w.id]!.bad ? 'error webhook-outcome' : 'webhook-outcome'}
+                      role={tested[w.id]!.bad ? 'alert' : 'status'}
+                    >
+                      {tested[w.id]!.text}
+                    </p>
+                  )}
                 </td>
               </tr>
             ))}
@@ -114,7 +149,17 @@ export function Webhooks({ open }: { open: string | null }) {
         </table>
       </div>
       <Pager paging={paging} hasMore={list.data?.has_more ?? false} nextCursor={list.data?.next_cursor} />
-      {open && <Deliveries key={open} webhookId={open} />}
+      {editing && (
+        <WebhookEdit
+          key={editing.id}
+          hook={editing}
+          onDone={(saved) => {
+            setEditing(null);
+            if (saved) list.reload();
+          }}
+        />
+      )}
+      {open && <Deliveries key={open} webhookId={open} refresh={sent} />}
     </section>
   );
 }

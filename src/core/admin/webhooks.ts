@@ -11,6 +11,7 @@ import { localTargetReason, readHttpUrl } from '../../contracts/vidx.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { forbiddenAddressReason } from '../../net/address-policy.ts';
 import type { After, DeliveryRecord, WebhookPatch, WebhookRecord } from '../../store/repos/webhooks.ts';
+import { deliverySubject } from './webhook-delivery-view.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 import { pageOf, type Page } from './lists.ts';
 
@@ -39,6 +40,7 @@ export function publicWebhook(w: WebhookRecord) {
 }
 
 export function publicDelivery(d: DeliveryRecord) {
+  const payload = JSON.parse(d.payload) as unknown;
   return {
     id: d.id,
     event_id: d.eventId,
@@ -50,7 +52,8 @@ export function publicDelivery(d: DeliveryRecord) {
     next_try_at: d.state === 'pending' ? d.nextAt : null,
     delivered_at: d.deliveredAt,
     created_at: d.createdAt,
-    payload: JSON.parse(d.payload) as unknown,
+    ...deliverySubject(d.eventType, payload),
+    payload,
   };
 }
 

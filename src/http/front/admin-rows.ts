@@ -103,6 +103,8 @@ export const ADMIN_ROWS: readonly FastifyRow[] = [
     ['PATCH', '/webhooks/:id', webhooks.update],
     ['DELETE', '/webhooks/:id', webhooks.remove],
     ['GET', '/webhooks/:id/deliveries', webhooks.deliveries],
+    ['POST', '/webhooks/:id/test', webhooks.test],
+    ['POST', '/webhooks/:id/deliveries/:delivery/redeliver', webhooks.redeliverOne],
   ]),
   ...admin('users', [
     ['POST', '/users', users.create],

@@ -1,5 +1,5 @@
 // OpenAPI paths of the operator's alert webhooks and their deliveries (routes/admin/webhooks.ts).
-import { ALERT_EVENTS } from '../../alerts/events.ts';
+import { ALERT_EVENTS, TEST_EVENT } from '../../alerts/events.ts';
 import { arr, int, jsonBody, obj, pathParam, str, admin, type Operation, type Schema } from './schema.ts';
 import { cursorParam, limitParam } from './admin-schemas.ts';
 
@@ -41,7 +41,11 @@ const delivery = obj(
   {
     id: str('msg_…: the webhook-id header, the same on every attempt (dedupe on it)'),
     event_id: str("evt_…: the event (shared by every webhook's delivery of it)"),
-    event_type: { type: 'string', enum: [...ALERT_EVENTS] },
+    event_type: {
+      type: 'string',
+      enum: [...ALERT_EVENTS, TEST_EVENT],
+      description: `${TEST_EVENT}: a test event sent by POST /admin/webhooks/{id}/test`,
+    },
     state: {
       type: 'string',
       enum: ['pending', 'delivered', 'failed'],
@@ -54,6 +58,21 @@ const delivery = obj(
     next_try_at: { type: ['integer', 'null'], description: 'ms; while pending' },
     delivered_at: { type: ['integer', 'null'], description: 'ms' },
     created_at: int('ms'),
+    holder: {
+      ...obj({ kind: { type: 'string', enum: ['token', 'account'] }, id: str(), name: { type: ['string', 'null'] } }, [
+        'kind',
+        'id',
+        'name',
+      ]),
+      type: ['object', 'null'],
+      description:
+        'who the event is about, from its payload (spend.threshold, limit.reached: data.holder; hold.reaped: the token); null for the others',
+    },
+    threshold: {
+      type: ['string', 'null'],
+      description:
+        "what was crossed, from its payload: spend.threshold '80 %', limit.reached 'limit reached', tasks.failure_rate '20 % of tasks failed'; null for the others",
+    },
     payload: obj({ type: str(), timestamp: str('ISO 8601'), data: obj({ event_id: str() }) }, [
       'type',
       'timestamp',
@@ -71,6 +90,8 @@ const delivery = obj(
     'next_try_at',
     'delivered_at',
     'created_at',
+    'holder',
+    'threshold',
     'payload',
   ],
 );
@@ -80,6 +101,8 @@ const page = (item: Schema) =>
     'has_more',
   ]);
 const id = [pathParam('id', 'Webhook id (wh_…)')];
+const sentNote =
+  'Answered once the attempt is made (within TOLLWAY_WEBHOOK_TIMEOUT_MS), with the delivery as it stands: delivered, or pending with last_status and last_error and its retry (next_try_at) under the usual back-off, or failed. 409 when the webhook is disabled';
 
 export function adminWebhookPaths(): Record<string, Record<string, Operation>> {
   return {
@@ -106,6 +129,20 @@ export function adminWebhookPaths(): Record<string, Record<string, Operation>> {
         "The webhook's deliveries with their outcome, newest first",
         { parameters: [...id, limitParam, cursorParam] },
         page(delivery),
+      ),
+    },
+    '/admin/webhooks/{id}/test': {
+      post: admin(
+        `Send a signed ${TEST_EVENT} event (data: event_id, webhook_id, message) to this webhook: the same signing and delivery as real events, recorded as one of its deliveries. ${sentNote}`,
+        { parameters: id },
+        delivery,
+      ),
+    },
+    '/admin/webhooks/{id}/deliveries/{delivery}/redeliver': {
+      post: admin(
+        `Send a delivery's exact payload again, as one more attempt of the same delivery (same webhook-id and event, attempts + 1; a failed attempt is retried only while TOLLWAY_WEBHOOK_MAX_ATTEMPTS allows). 404: no such webhook or delivery of it; 409 also while the delivery is pending. ${sentNote}`,
+        { parameters: [...id, pathParam('delivery', 'Delivery id (msg_…)')] },
+        delivery,
       ),
     },
   };

@@ -157,4 +157,60 @@ export class WebhooksRepo {
       );
     return (await q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute()).map(toDelivery);
   }
+
+  async delivery(webhookId: string, id: string): Promise<DeliveryRecord | null> {
+    const r = await this.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('webhook_id', '=', webhookId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+    return r ? toDelivery(r) : null;
+  }
+
+  /**
+   * A delivery written already claimed for its first attempt (the operator's test event): its sender holds it until
+   * `leaseUntil`, after which the rounds would take it if that sender died.
+   */
+  async insertClaimed(
+    d: { id: string; webhookId: string; eventId: string; eventType: string; payload: string },
+    leaseUntil: number,
+    now = Date.now(),
+  ): Promise<void> {
+    await this.db
+      .insertInto('webhook_deliveries')
+      .values({
+        id: d.id,
+        webhook_id: d.webhookId,
+        event_id: d.eventId,
+        event_type: d.eventType,
+        payload: d.payload,
+        state: 'pending',
+        attempts: 1,
+        next_at: leaseUntil,
+        last_status: null,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+        delivered_at: null,
+      })
+      .execute();
+  }
+
+  /**
+   * A finished delivery (delivered or failed) claimed for one more attempt, by compare-and-set on its state and
+   * attempts (two redeliveries at once: one wins). Returns the attempt's number, or null when it was not finished.
+   */
+  async reclaim(d: DeliveryRecord, leaseUntil: number, now = Date.now()): Promise<number | null> {
+    const attempt = d.attempts + 1;
+    const r = await this.db
+      .updateTable('webhook_deliveries')
+      .set({ state: 'pending', attempts: attempt, next_at: leaseUntil, delivered_at: null, updated_at: now })
+      .where('id', '=', d.id)
+      .where('state', '=', d.state)
+      .where('state', '!=', 'pending')
+      .where('attempts', '=', d.attempts)
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) === 1 ? attempt : null;
+  }
 }

@@ -72,6 +72,8 @@ const MAY: Record<string, string> = {
   'PATCH /admin/webhooks/:id': 'yynnn',
   'DELETE /admin/webhooks/:id': 'yynnn',
   'GET /admin/webhooks/:id/deliveries': 'yyyyy',
+  'POST /admin/webhooks/:id/test': 'yynnn',
+  'POST /admin/webhooks/:id/deliveries/:delivery/redeliver': 'yynnn',
   'POST /admin/users': 'ynnnn',
   'GET /admin/users': 'ynnnn',
   'GET /admin/users/:id': 'ynnnn',

@@ -1,31 +1,48 @@
-// One webhook's deliveries, newest first: what was sent and how it went (attempts, the receiver's status, the last
-// error, the next try).
+// One webhook's deliveries, newest first: what fired each one (the event, its holder and threshold, from the payload),
+// how it went (attempts, the receiver's status, the last error, the next try), and a Redeliver button that sends a
+// finished delivery's payload again and shows the outcome.
+import { useState } from 'preact/hooks';
 import { call, qs } from '../../api.ts';
 import { time } from '../../format.ts';
 import { Pager, usePaging } from '../../pager.tsx';
-import { useLoad } from '../../use-load.ts';
+import { errorText, useLoad } from '../../use-load.ts';
+import { type Delivery, outcomeText } from './delivery-types.ts';
 
-interface Delivery {
-  id: string;
-  event_type: string;
-  state: 'pending' | 'delivered' | 'failed';
-  attempts: number;
-  last_status: number | null;
-  last_error: string | null;
-  next_try_at: number | null;
-  delivered_at: number | null;
-  created_at: number;
+function Holder({ h }: { h: Delivery['holder'] }) {
+  if (h === null) return <>—</>;
+  return (
+    <>
+      {h.kind} {h.name ?? ''} <code>{h.id}</code>
+    </>
+  );
 }
 
-export function Deliveries({ webhookId }: { webhookId: string }) {
+/** `refresh`: changed by the page when it sent a delivery (a test), so the list shows it. */
+export function Deliveries({ webhookId, refresh }: { webhookId: string; refresh: number }) {
   const paging = usePaging();
+  const [said, setSaid] = useState<{ text: string; bad: boolean } | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const base = `/admin/webhooks/${encodeURIComponent(webhookId)}/deliveries`;
   const list = useLoad(
     () =>
       call<{ data: Delivery[]; has_more: boolean; next_cursor?: string }>(
-        `/admin/webhooks/${encodeURIComponent(webhookId)}/deliveries${qs({ limit: 50, cursor: paging.cursor })}`,
+        `${base}${qs({ limit: 50, cursor: paging.cursor })}`,
       ),
-    [webhookId, paging.cursor],
+    [webhookId, paging.cursor, refresh],
   );
+  const redeliver = async (d: Delivery) => {
+    setSaid(null);
+    setBusy(d.id);
+    try {
+      const r = await call<Delivery>(`${base}/${encodeURIComponent(d.id)}/redeliver`, { method: 'POST' });
+      setSaid({ text: outcomeText(`Redelivery of ${d.id}`, r), bad: r.state !== 'delivered' });
+      list.reload();
+    } catch (e) {
+      setSaid({ text: errorText(e), bad: true });
+    } finally {
+      setBusy(null);
+    }
+  };
   return (
     <section aria-labelledby="deliveries-title">
       <h2 id="deliveries-title">
@@ -36,18 +53,20 @@ export function Deliveries({ webhookId }: { webhookId: string }) {
           Refresh
         </button>
       </div>
-      {list.error && (
-        <p role="alert" class="error">
-          {list.error}
+      {(list.error || said) && (
+        <p role={said && !said.bad ? 'status' : 'alert'} class={said && !said.bad ? 'webhook-outcome' : 'error'}>
+          {list.error ?? said?.text}
         </p>
       )}
       <div class="table-wrap">
-        <table>
+        <table class="webhook-deliveries">
           <caption>{list.data ? `${list.data.data.length} deliveries on this page` : 'Loading…'}</caption>
           <thead>
             <tr>
               <th scope="col">Created</th>
               <th scope="col">Event</th>
+              <th scope="col">Holder</th>
+              <th scope="col">Threshold</th>
               <th scope="col">State</th>
               <th scope="col" class="num">
                 Attempts
@@ -58,6 +77,7 @@ export function Deliveries({ webhookId }: { webhookId: string }) {
               <th scope="col">Last error</th>
               <th scope="col">Next try</th>
               <th scope="col">Delivery id</th>
+              <th scope="col">Actions</th>
             </tr>
           </thead>
           <tbody>
@@ -65,6 +85,10 @@ export function Deliveries({ webhookId }: { webhookId: string }) {
               <tr key={d.id}>
                 <td>{time(d.created_at)}</td>
                 <td>{d.event_type}</td>
+                <td class="wrap">
+                  <Holder h={d.holder} />
+                </td>
+                <td>{d.threshold ?? '—'}</td>
                 <td>
                   <span class={`pill ${d.state === 'delivered' ? 'active' : d.state === 'failed' ? 'revoked' : ''}`}>
                     {d.state}
@@ -76,6 +100,19 @@ export function Deliveries({ webhookId }: { webhookId: string }) {
                 <td>{d.next_try_at !== null ? time(d.next_try_at) : '—'}</td>
                 <td>
                   <code>{d.id}</code>
+                </td>
+                <td>
+                  <button
+                    data-write="webhooks"
+                    type="button"
+                    class="quiet"
+                    disabled={d.state === 'pending' || busy !== null}
+                    title={d.state === 'pending' ? 'Pending: its retry is coming' : undefined}
+                    onClick={() => void redeliver(d)}
+                    aria-label={`Redeliver ${d.id}`}
+                  >
+                    Redeliver
+                  </button>
                 </td>
               </tr>
             ))}

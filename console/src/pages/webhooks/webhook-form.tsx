@@ -1,7 +1,10 @@
-// Create an alert webhook: its URL and the events it wants (every event ticked at first).
+// Create an alert webhook: its URL and the events it wants (every event ticked at first). Its signing secret is shown
+// right under the button that created it (new-secret.tsx).
 import { useState } from 'preact/hooks';
 import { call } from '../../api.ts';
 import { errorText } from '../../use-load.ts';
+import { EVENTS, EventBoxes } from './event-boxes.tsx';
+import { NewSecret } from './new-secret.tsx';
 
 export interface Webhook {
   id: string;
@@ -12,31 +15,25 @@ export interface Webhook {
   created_at: number;
 }
 
-export const EVENTS: Array<[string, string]> = [
-  ['spend.threshold', 'Spending passed 50/80/100 % of a quota'],
-  ['breaker.opened', 'A channel breaker opened'],
-  ['breaker.closed', 'A channel breaker closed'],
-  ['tasks.failure_rate', 'Task failure rate over the threshold'],
-  ['hold.reaped', 'A reservation or hold was reaped'],
-];
-
-export function WebhookForm({ onCreated }: { onCreated: (w: Webhook & { secret: string }) => void }) {
+export function WebhookForm({ onCreated }: { onCreated: (w: Webhook) => void }) {
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [events, setEvents] = useState<string[]>(EVENTS.map(([e]) => e));
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [made, setMade] = useState<{ id: string; secret: string } | null>(null);
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
+    setMade(null);
     setBusy(true);
     try {
-      onCreated(
-        await call<Webhook & { secret: string }>('/admin/webhooks', {
-          method: 'POST',
-          json: { url: url.trim(), events, ...(description.trim() ? { description: description.trim() } : {}) },
-        }),
-      );
+      const w = await call<Webhook & { secret: string }>('/admin/webhooks', {
+        method: 'POST',
+        json: { url: url.trim(), events, ...(description.trim() ? { description: description.trim() } : {}) },
+      });
+      setMade({ id: w.id, secret: w.secret });
+      onCreated(w);
       setUrl('');
       setDescription('');
     } catch (err) {
@@ -45,7 +42,6 @@ export function WebhookForm({ onCreated }: { onCreated: (w: Webhook & { secret: 
       setBusy(false);
     }
   };
-  const toggle = (ev: string) => setEvents(events.includes(ev) ? events.filter((x) => x !== ev) : [...events, ev]);
   return (
     <form class="form-grid" onSubmit={submit} aria-labelledby="wh-title" data-write="webhooks">
       <h2 id="wh-title">Create a webhook</h2>
@@ -69,15 +65,7 @@ export function WebhookForm({ onCreated }: { onCreated: (w: Webhook & { secret: 
           onInput={(e) => setDescription(e.currentTarget.value)}
         />
       </div>
-      <fieldset>
-        <legend>Events</legend>
-        {EVENTS.map(([ev, label]) => (
-          <label key={ev} class="check">
-            <input type="checkbox" checked={events.includes(ev)} onChange={() => toggle(ev)} /> {label} (
-            <code>{ev}</code>)
-          </label>
-        ))}
-      </fieldset>
+      <EventBoxes events={events} onChange={setEvents} />
       {error && (
         <p role="alert" class="error">
           {error}
@@ -88,6 +76,7 @@ export function WebhookForm({ onCreated }: { onCreated: (w: Webhook & { secret: 
           Create webhook
         </button>
       </div>
+      {made && <NewSecret id={made.id} secret={made.secret} onDone={() => setMade(null)} />}
     </form>
   );
 }

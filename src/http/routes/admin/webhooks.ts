@@ -11,6 +11,9 @@ import {
   updateWebhook,
   webhookPage,
 } from '../../../core/admin/webhooks.ts';
+import { redeliver, type SendNow, testWebhook } from '../../../core/admin/webhook-sends.ts';
+import type { GatewayDeps } from '../../../core/deps.ts';
+import { sendClaimedNow } from '../../../alerts/attempt.ts';
 import { fastifyRoute } from '../../front/route-row.ts';
 import { adminActor } from './admin-auth.ts';
 
@@ -44,4 +47,25 @@ export const remove = fastifyRoute<ById>(({ deps }) => async (req) => {
 export const deliveries = fastifyRoute<ById & { Querystring: Query }>(({ deps }) => async (req) => {
   const p = qPage(req.query);
   return deliveryPage(deps, req.params.id, p.limit, p.cursor);
+});
+
+/** This instance sends the attempt itself, through the alert deliveries' own attempt, and answers with its outcome. */
+function sendNow(deps: GatewayDeps): SendNow {
+  const o = deps.config.alerts;
+  const ctx = {
+    db: deps.store.db,
+    box: deps.box,
+    logger: deps.logger,
+    agents: deps.net.agents,
+    o: { ...o, allowPrivateNetwork: deps.config.allowPrivateNetwork },
+  };
+  return (d) => sendClaimedNow(ctx, d, o.timeoutMs);
+}
+
+export const test = fastifyRoute<ById>(({ deps }) => async (req) => {
+  return testWebhook(deps, adminActor(req), req.params.id, sendNow(deps));
+});
+
+export const redeliverOne = fastifyRoute<{ Params: { id: string; delivery: string } }>(({ deps }) => async (req) => {
+  return redeliver(deps, adminActor(req), req.params.id, req.params.delivery, sendNow(deps));
 });
