@@ -1,18 +1,12 @@
 // Calls to the portal API, authenticated by the HttpOnly portal session cookie. A change carries the session's CSRF
 // token; the member key itself is never kept here.
 
+import { ApiError, refusalOf } from '../src/refusal.ts';
+
 let csrf: string | null = null;
 let onSignedOut: () => void = () => undefined;
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly requestId: string | null,
-  ) {
-    super(message);
-  }
-}
+export { ApiError };
 
 export function whenSignedOut(f: () => void): void {
   onSignedOut = f;
@@ -33,16 +27,7 @@ export async function call<T>(path: string, init: { method?: string; json?: unkn
     csrf = null;
     onSignedOut();
   }
-  if (!res.ok) {
-    let message = `${res.status} ${res.statusText}`;
-    try {
-      const body = (await res.json()) as { error?: { message?: string } };
-      message = body.error?.message ?? message;
-    } catch {
-      // not JSON: keep the status line
-    }
-    throw new ApiError(res.status, message, res.headers.get('x-gateway-request-id'));
-  }
+  if (!res.ok) throw await refusalOf(res);
   if (res.status === 204) return undefined as T;
   return (await res.json()) as T;
 }

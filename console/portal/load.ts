@@ -1,11 +1,8 @@
 // Load data for a portal page: the value, the error message (with its request id), and a reload.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError } from './api.ts';
+import { errorText } from '../src/refusal.ts';
 
-export function errorText(e: unknown): string {
-  if (e instanceof ApiError) return e.requestId ? `${e.message} (request ${e.requestId})` : e.message;
-  return e instanceof Error ? e.message : String(e);
-}
+export { errorText };
 
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   const [data, setData] = useState<T | null>(null);

@@ -6,6 +6,7 @@ import './portal.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { useRoute } from '../src/router.ts';
+import { labelTablesWithin } from '../src/table-cards.ts';
 import { currentSession, signIn, signOut, whenSignedOut, type PortalSession } from './api.ts';
 import { CreditPage } from './account.tsx';
 import { errorText } from './load.ts';
@@ -151,4 +152,6 @@ function App() {
   return <Shell session={session} onSignOut={() => setSession(null)} />;
 }
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+render(<App />, root);
+labelTablesWithin(root);

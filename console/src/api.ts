@@ -1,34 +1,16 @@
 // Calls to the gateway: the console's session API and the admin API, authenticated by the HttpOnly session cookie.
 // A change carries the session's CSRF token; the admin key itself is never kept here.
 
+import { ApiError, refusalOf } from './refusal.ts';
 import type { Access, Area, Role } from './types.ts';
+
+export { ApiError };
 
 let csrf: string | null = null;
 let onSignedOut: () => void = () => undefined;
 
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly requestId: string | null,
-  ) {
-    super(message);
-  }
-}
-
 export function whenSignedOut(f: () => void): void {
   onSignedOut = f;
-}
-
-async function errorOf(res: Response): Promise<ApiError> {
-  let message = `${res.status} ${res.statusText}`;
-  try {
-    const body = (await res.json()) as { error?: { message?: string }; message?: string };
-    message = body.error?.message ?? body.message ?? message;
-  } catch {
-    // not JSON: keep the status line
-  }
-  return new ApiError(res.status, message, res.headers.get('x-gateway-request-id'));
 }
 
 export async function call<T>(path: string, init: { method?: string; json?: unknown } = {}): Promise<T> {
@@ -46,7 +28,7 @@ export async function call<T>(path: string, init: { method?: string; json?: unkn
     csrf = null;
     onSignedOut();
   }
-  if (!res.ok) throw await errorOf(res);
+  if (!res.ok) throw await refusalOf(res);
   if (res.status === 204) return undefined as T;
   return (await res.json()) as T;
 }

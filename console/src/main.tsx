@@ -24,6 +24,7 @@ import { Users } from './pages/users.tsx';
 import { Audit } from './pages/audit.tsx';
 import { errorText } from './use-load.ts';
 import { AccessContext, hiddenWrites } from './access.ts';
+import { labelTablesWithin } from './table-cards.ts';
 
 const PAGES = [
   ['overview', 'Overview'],
@@ -164,4 +165,6 @@ function App() {
   return <Shell session={session} onSignOut={() => setSession(null)} />;
 }
 
-render(<App />, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+render(<App />, root);
+labelTablesWithin(root);

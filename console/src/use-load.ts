@@ -1,17 +1,14 @@
 // Load data for a page: the value, the error message, and a reload; a stale answer never overwrites a newer one.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError } from './api.ts';
+import { errorText } from './refusal.ts';
+
+export { errorText };
 
 export interface Loaded<T> {
   data: T | null;
   error: string | null;
   loading: boolean;
   reload: () => void;
-}
-
-export function errorText(e: unknown): string {
-  if (e instanceof ApiError) return e.requestId ? `${e.message} (request ${e.requestId})` : e.message;
-  return e instanceof Error ? e.message : String(e);
 }
 
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): Loaded<T> {

@@ -122,7 +122,7 @@ export function Logs({ query }: { query: URLSearchParams }) {
                 </td>
                 <td>{r.model ?? '—'}</td>
                 <td>
-                  {r.method} {r.endpoint}
+                  {r.method} <code>{r.endpoint}</code>
                 </td>
                 <td class={`num ${r.status >= 400 ? 'bad' : ''}`}>{r.status}</td>
                 <td class="num">{num(r.latency_ms)}</td>

@@ -1,8 +1,6 @@
 // Client tokens: search and filter, create (its secret and callback secret shown once), and for one token its usage
-// (balance, spend per
-// model), a top-up and an edit of quota, limits, models, expiry, budgets and account, its callback secret's rotation;
-// rotate (the new
-// secret shown once), revoke.
+// (balance, spend per model), a top-up and an edit of quota, limits, models, expiry, budgets and account, its callback
+// secret's rotation; rotate (the new secret shown once), revoke.
 import { useState } from 'preact/hooks';
 import { call, callAll } from '../api.ts';
 import type { Account, CreatedToken, Token } from '../types.ts';
@@ -11,6 +9,7 @@ import { TokenForm } from './tokens/token-form.tsx';
 import { TokenPanel } from './tokens/token-panel.tsx';
 import { stateOf, TokenTable, type TokenState } from './tokens/token-table.tsx';
 import { Name } from '../name.tsx';
+import { SecretValue, useInView } from '../shown-secret.tsx';
 
 /** What was just shown once: a new token's secret and callback secret, or a rotated token's new secret. */
 interface Shown {
@@ -19,35 +18,23 @@ interface Shown {
   callbackSecret?: string;
 }
 
+/** Beside the form or the list that made it, scrolled into view and focused, with copy buttons. */
 function SecretCard({ shown, onDone }: { shown: Shown; onDone: () => void }) {
+  const card = useInView<HTMLElement>(shown);
   return (
-    <div class="card secret" role="status">
-      <h2>
+    <section class="card secret" ref={card} tabIndex={-1} aria-labelledby="new-secret-title">
+      <h2 id="new-secret-title">
         Secret of token “<Name value={shown.name} />”
       </h2>
       <p>Copy it now: it is shown only this once and is stored hashed.</p>
-      <code id="new-secret" class="wrap">
-        {shown.token}
-      </code>
-      <div class="actions">
-        <button type="button" onClick={() => void navigator.clipboard?.writeText(shown.token)}>
-          Copy
-        </button>
-      </div>
+      <SecretValue id="new-secret" value={shown.token} />
       {shown.callbackSecret && (
         <>
           <p>
             Its callback secret: the client verifies its task callbacks with it (Standard Webhooks). Shown only this
             once too.
           </p>
-          <code id="new-callback-secret" class="wrap">
-            {shown.callbackSecret}
-          </code>
-          <div class="actions">
-            <button type="button" onClick={() => void navigator.clipboard?.writeText(shown.callbackSecret!)}>
-              Copy callback secret
-            </button>
-          </div>
+          <SecretValue id="new-callback-secret" value={shown.callbackSecret} copyLabel="Copy callback secret" />
         </>
       )}
       <div class="actions">
@@ -55,7 +42,7 @@ function SecretCard({ shown, onDone }: { shown: Shown; onDone: () => void }) {
           Done
         </button>
       </div>
-    </div>
+    </section>
   );
 }
 
@@ -97,7 +84,6 @@ export function Tokens() {
   return (
     <section>
       <h1 tabIndex={-1}>Tokens</h1>
-      {created && <SecretCard shown={created} onDone={() => setCreated(null)} />}
       {open ? (
         <TokenPanel
           token={open}
@@ -123,6 +109,8 @@ export function Tokens() {
           />
         </div>
       )}
+      {/* Below the form that created it (or above the list where it was rotated), where the operator looks. */}
+      {created && <SecretCard shown={created} onDone={() => setCreated(null)} />}
       {error && (
         <p role="alert" class="error">
           {error}

@@ -6,6 +6,7 @@ import { call } from '../../api.ts';
 import { time } from '../../format.ts';
 import type { Token } from '../../types.ts';
 import { errorText } from '../../use-load.ts';
+import { SecretValue, useInView } from '../../shown-secret.tsx';
 
 type Rotated = Token & { callback_secret: string };
 
@@ -16,6 +17,7 @@ export function CallbackSecret({ token, onDone }: { token: Token; onDone: () => 
   const [busy, setBusy] = useState(false);
   // A double click rotates once: the second secret would replace the first before anyone saw it.
   const sending = useRef(false);
+  const shownBox = useInView<HTMLElement>(shown);
   const rotate = async () => {
     if (sending.current) return;
     sending.current = true;
@@ -61,17 +63,10 @@ export function CallbackSecret({ token, onDone }: { token: Token; onDone: () => 
         </p>
       )}
       {shown && (
-        <div role="status">
-          <p>The new callback secret, shown only this once:</p>
-          <code id="rotated-callback-secret" class="wrap">
-            {shown}
-          </code>
-          <div class="actions">
-            <button type="button" onClick={() => void navigator.clipboard?.writeText(shown)}>
-              Copy callback secret
-            </button>
-          </div>
-        </div>
+        <section ref={shownBox} tabIndex={-1} aria-labelledby="rotated-callback-title">
+          <p id="rotated-callback-title">The new callback secret, shown only this once:</p>
+          <SecretValue id="rotated-callback-secret" value={shown} copyLabel="Copy callback secret" />
+        </section>
       )}
     </section>
   );
