@@ -219,7 +219,7 @@ describe.skipIf(!HAVE_CHROMIUM)('console price groups, channels and reconciliati
       await open('#/reconcile', 'Reconciliation');
       const verdict = page.locator('#reconcile-verdict');
       await expect.poll(() => verdict.textContent(), SLOW).toMatch(/^Not clean\./);
-      expect(await verdict.textContent()).toContain('1 mismatches between a charge and its stored usage');
+      expect(await verdict.textContent()).toContain('Mismatches between a charge and its stored usage: 1');
       const found = page.locator('[data-finding="mismatches"]');
       expect(await found.locator('tbody tr').count()).toBe(1);
       expect(await found.textContent()).toContain('request-log row missing');

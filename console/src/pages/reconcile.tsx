@@ -7,7 +7,7 @@ import { call, qs } from '../api.ts';
 import { fromLocalInput, time, toLocalInput, units } from '../format.ts';
 import { useLoad } from '../use-load.ts';
 import type { ReconcileReport } from '../../../src/core/reconcile.ts';
-import { Findings, FINDINGS } from './reconcile/findings.tsx';
+import { capital, Findings, FINDINGS } from './reconcile/findings.tsx';
 
 const HOUR = 3_600_000;
 const PRESETS = [
@@ -23,7 +23,7 @@ export function problems(r: ReconcileReport): string[] {
   const out: string[] = [];
   if (String(r.difference) !== '0')
     out.push(`The ledger and the stored upstream usage differ by ${units(r.difference)} units`);
-  for (const [key, label] of FINDINGS) if (r[key].length > 0) out.push(`${r[key].length} ${label}`);
+  for (const [key, label] of FINDINGS) if (r[key].length > 0) out.push(`${capital(label)}: ${r[key].length}`);
   return out;
 }
 
@@ -105,50 +105,52 @@ function PeriodPicker({ period, onPick }: { period: Period; onPick: (p: Period) 
 
 function Groups({ report }: { report: ReconcileReport }) {
   return (
-    <div class="table-wrap">
-      <table id="reconcile-groups">
-        <caption>
-          Per UTC day, model and channel (calls have no channel: -). Difference in total:{' '}
-          <strong id="reconcile-difference">{units(report.difference)}</strong> units
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Day</th>
-            <th scope="col">Model</th>
-            <th scope="col">Channel</th>
-            <th scope="col" class="num">
-              Charges
-            </th>
-            <th scope="col" class="num">
-              Ledger
-            </th>
-            <th scope="col" class="num">
-              Ledger at list price
-            </th>
-            <th scope="col" class="num">
-              Upstream usage, priced
-            </th>
-            <th scope="col" class="num">
-              Difference
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {report.groups.map((g) => (
-            <tr key={`${g.day}|${g.model}|${g.channel}`}>
-              <td>{g.day}</td>
-              <td class="wrap">{g.model}</td>
-              <td class="wrap">{g.channel}</td>
-              <td class="num">{g.charges}</td>
-              <td class="num">{units(g.ledger_amount)}</td>
-              <td class="num">{units(g.ledger_list_amount)}</td>
-              <td class="num">{units(g.reported_amount)}</td>
-              <td class={String(g.difference) === '0' ? 'num' : 'num bad'}>{units(g.difference)}</td>
+    <>
+      <p>
+        Difference in total: <strong id="reconcile-difference">{units(report.difference)}</strong> units. Per UTC day,
+        model and channel (calls have no channel: -):
+      </p>
+      <div class="table-wrap">
+        <table id="reconcile-groups">
+          <thead>
+            <tr>
+              <th scope="col">Day</th>
+              <th scope="col">Model</th>
+              <th scope="col">Channel</th>
+              <th scope="col" class="num">
+                Charges
+              </th>
+              <th scope="col" class="num">
+                Ledger
+              </th>
+              <th scope="col" class="num">
+                Ledger at list price
+              </th>
+              <th scope="col" class="num">
+                Upstream usage, priced
+              </th>
+              <th scope="col" class="num">
+                Difference
+              </th>
             </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+          </thead>
+          <tbody>
+            {report.groups.map((g) => (
+              <tr key={`${g.day}|${g.model}|${g.channel}`}>
+                <td>{g.day}</td>
+                <td>{g.model}</td>
+                <td>{g.channel}</td>
+                <td class="num">{g.charges}</td>
+                <td class="num">{units(g.ledger_amount)}</td>
+                <td class="num">{units(g.ledger_list_amount)}</td>
+                <td class="num">{units(g.reported_amount)}</td>
+                <td class={String(g.difference) === '0' ? 'num' : 'num bad'}>{units(g.difference)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
   );
 }
 

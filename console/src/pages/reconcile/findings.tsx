@@ -108,9 +108,11 @@ function rowsOf(r: ReconcileReport, key: Key): { cols: Column[]; rows: Array<[st
   }
 }
 
+export const capital = (s: string): string => `${s[0]!.toUpperCase()}${s.slice(1)}`;
+
 function Finding({ report, name, label }: { report: ReconcileReport; name: Key; label: string }) {
   const { cols, rows } = rowsOf(report, name);
-  const title = `${label[0]!.toUpperCase()}${label.slice(1)}`;
+  const title = capital(label);
   if (rows.length === 0)
     return (
       <p class="finding-none" data-finding={name}>
@@ -137,7 +139,7 @@ function Finding({ report, name, label }: { report: ReconcileReport; name: Key; 
             {rows.map(([k, cells]) => (
               <tr key={k}>
                 {cells.map((c, i) => (
-                  <td key={i} class={cols[i]?.[1] ? 'num' : 'wrap'}>
+                  <td key={i} class={cols[i]?.[1] ? 'num' : cols[i]?.[0] === 'Reason' ? 'wrap' : 'nowrap'}>
                     {c}
                   </td>
                 ))}
