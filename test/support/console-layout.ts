@@ -4,7 +4,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { expect } from 'vitest';
 
-/** The elements of <main> (outside a .table-wrap) that reach past the viewport's sides, described; and the page width. */
+/** The elements of <main> (outside a .table-wrap) that reach or spill past the viewport's sides; the page width. */
 export async function overflow(page: Page): Promise<{ outside: string[]; scrollWidth: number; width: number }> {
   return page.evaluate(`(() => {
     const width = window.innerWidth;
@@ -13,7 +13,10 @@ export async function overflow(page: Page): Promise<{ outside: string[]; scrollW
       if (el.closest('.table-wrap')) continue;
       const r = el.getBoundingClientRect();
       if (r.width === 0 && r.height === 0) continue;
-      if (r.left < -1 || r.right > width + 1)
+      // A box within the viewport whose content runs past it (a line that does not wrap) overflows as well.
+      const spills = !['INPUT', 'SELECT', 'TEXTAREA'].includes(el.tagName) && el.scrollWidth > el.clientWidth + 1 &&
+        getComputedStyle(el).overflowX === 'visible' && r.left + el.scrollWidth > width + 1;
+      if (r.left < -1 || r.right > width + 1 || spills)
         outside.push(el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + '.' + el.className + ' ' + Math.round(r.left) + '..' + Math.round(r.right));
     }
     return { outside: outside.slice(0, 10), scrollWidth: document.documentElement.scrollWidth, width };
