@@ -7,7 +7,8 @@ import { call, qs } from '../api.ts';
 import { fromLocalInput, time, toLocalInput, units } from '../format.ts';
 import { useLoad } from '../use-load.ts';
 import type { ReconcileReport } from '../../../src/core/reconcile.ts';
-import { capital, Findings, FINDINGS } from './reconcile/findings.tsx';
+import { Findings } from './reconcile/findings.tsx';
+import { problems } from './reconcile/verdict.ts';
 
 const HOUR = 3_600_000;
 const PRESETS = [
@@ -17,15 +18,6 @@ const PRESETS = [
 ] as const;
 
 type Period = { from: number; to: number };
-
-/** What is wrong in the report, one line each; empty: clean. */
-export function problems(r: ReconcileReport): string[] {
-  const out: string[] = [];
-  if (String(r.difference) !== '0')
-    out.push(`The ledger and the stored upstream usage differ by ${units(r.difference)} units`);
-  for (const [key, label] of FINDINGS) if (r[key].length > 0) out.push(`${capital(label)}: ${r[key].length}`);
-  return out;
-}
 
 function Verdict({ report }: { report: ReconcileReport }) {
   const wrong = problems(report);

@@ -9,7 +9,7 @@ import { amountsOf, fromMicro, priceFields, UNIT_TEXT, withAmounts, type Price }
 import { errorText, useLoad } from '../../use-load.ts';
 import { Fields, groups } from '../price-detail.tsx';
 import type { PriceView } from '../prices.tsx';
-import { multiplierOf } from '../price-groups.tsx';
+import { multiplierOf } from './multiplier.ts';
 import { GroupPrices, type PriceGroupView } from './group-prices.tsx';
 
 type Draft = { base: Price; values: Record<string, string> };

@@ -3,24 +3,7 @@
 import type { ComponentChildren } from 'preact';
 import { time, units } from '../../format.ts';
 import type { ReconcileReport } from '../../../../src/core/reconcile.ts';
-
-type Key =
-  | 'mismatches'
-  | 'open_holds'
-  | 'tasks_charged_without_success'
-  | 'successes_without_charge'
-  | 'lost_submits'
-  | 'upstream_disagreements';
-
-/** Each kind of finding and its name (with its count in front: "2 mismatches"). */
-export const FINDINGS: ReadonlyArray<readonly [Key, string]> = [
-  ['mismatches', 'mismatches between a charge and its stored usage'],
-  ['open_holds', 'open holds'],
-  ['tasks_charged_without_success', 'tasks charged without success'],
-  ['successes_without_charge', 'successes without charge'],
-  ['lost_submits', 'lost submits'],
-  ['upstream_disagreements', 'upstream disagreements'],
-];
+import { capital, FINDINGS, type Key } from './verdict.ts';
 
 type Column = readonly [string, boolean?];
 type Cell = ComponentChildren;
@@ -107,8 +90,6 @@ function rowsOf(r: ReconcileReport, key: Key): { cols: Column[]; rows: Array<[st
       };
   }
 }
-
-export const capital = (s: string): string => `${s[0]!.toUpperCase()}${s.slice(1)}`;
 
 function Finding({ report, name, label }: { report: ReconcileReport; name: Key; label: string }) {
   const { cols, rows } = rowsOf(report, name);
