@@ -177,6 +177,9 @@ describe.skipIf(!HAVE_CHROMIUM)('console price groups, channels and reconciliati
         await clickInView(page, page.getByRole('button', { name: `Edit ${channel}` }));
         const form = page.locator('#channel-form');
         await expect.poll(() => form.getByLabel('Name', { exact: true }).inputValue()).toBe(channel);
+        // The kind is fixed on an edit: shown, not offered.
+        expect(await form.locator('#channel-kind').textContent()).toMatch(/^Kind: kling/);
+        expect(await form.locator('select#channel-kind').count()).toBe(0);
         // Keys start empty: nothing stored is sent back to the browser to fill them.
         expect(await form.getByLabel('access_key').inputValue()).toBe('');
         expect(await form.getByLabel('secret_key').inputValue()).toBe('');

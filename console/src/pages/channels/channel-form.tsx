@@ -57,26 +57,29 @@ export function ChannelForm(props: {
       autoComplete="off"
     >
       <h2 id="channel-form-title">{title}</h2>
-      <label for="channel-kind">Kind</label>
       {editing ? (
         <p id="channel-kind">
-          {kind} <span class="muted">(a channel's kind cannot change: add a channel of the other kind instead)</span>
+          <strong>Kind:</strong> {kind}{' '}
+          <span class="muted">(a channel's kind cannot change: add a channel of the other kind instead)</span>
         </p>
       ) : (
-        <select
-          id="channel-kind"
-          value={kind}
-          onChange={(e) => {
-            setKind(e.currentTarget.value);
-            setKeys({});
-          }}
-        >
-          {props.kinds.map((x) => (
-            <option key={x.kind} value={x.kind}>
-              {x.kind}
-            </option>
-          ))}
-        </select>
+        <>
+          <label for="channel-kind">Kind</label>
+          <select
+            id="channel-kind"
+            value={kind}
+            onChange={(e) => {
+              setKind(e.currentTarget.value);
+              setKeys({});
+            }}
+          >
+            {props.kinds.map((x) => (
+              <option key={x.kind} value={x.kind}>
+                {x.kind}
+              </option>
+            ))}
+          </select>
+        </>
       )}
       <label for="channel-name">Name</label>
       <input id="channel-name" value={text.name} onInput={set('name')} required />
