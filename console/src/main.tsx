@@ -22,6 +22,9 @@ import { Webhooks } from './pages/webhooks.tsx';
 import { Credit } from './pages/credit.tsx';
 import { Users } from './pages/users.tsx';
 import { Audit } from './pages/audit.tsx';
+import { PriceGroups } from './pages/price-groups.tsx';
+import { PriceGroupDetail } from './pages/price-groups/group-edit.tsx';
+import { Reconcile } from './pages/reconcile.tsx';
 import { errorText } from './use-load.ts';
 import { AccessContext, hiddenWrites } from './access.ts';
 import { labelTablesWithin } from './table-cards.ts';
@@ -34,7 +37,9 @@ const PAGES = [
   ['tasks', 'Tasks'],
   ['channels', 'Channels'],
   ['prices', 'Prices'],
+  ['price-groups', 'Price groups'],
   ['bills', 'Bills'],
+  ['reconcile', 'Reconciliation'],
   ['credit', 'Credit'],
   ['webhooks', 'Webhooks'],
   ['audit', 'Audit'],
@@ -65,6 +70,10 @@ function Page() {
       return <Channels />;
     case 'prices':
       return route.arg ? <PriceDetail model={route.arg} /> : <Prices />;
+    case 'price-groups':
+      return route.arg ? <PriceGroupDetail name={route.arg} /> : <PriceGroups />;
+    case 'reconcile':
+      return <Reconcile />;
     case 'bills':
       return <Bills key={route.query.toString()} query={route.query} />;
     case 'credit':

@@ -157,3 +157,25 @@ export function fromMicro(micro: number | undefined): string {
     .replace(/0+$/, '');
   return `${Math.floor(micro / 1_000_000)}${frac ? `.${frac}` : ''}`;
 }
+
+/** The fields' typed values as amounts for withAmounts (an empty optional one removed), or the first field's error. */
+export function amountsOf(
+  fields: PriceField[],
+  values: Record<string, string>,
+): { amounts: Record<string, number | undefined> } | { error: string } {
+  const amounts: Record<string, number | undefined> = {};
+  for (const f of fields) {
+    const text = (values[f.path] ?? '').trim();
+    if (text === '' && f.optional) {
+      amounts[f.path] = undefined;
+      continue;
+    }
+    const micro = toMicro(text);
+    if (micro === null)
+      return {
+        error: `${f.group ? `${f.group}, ` : ''}${f.label}: enter a number of units with at most 6 decimals (e.g. 0.25)`,
+      };
+    amounts[f.path] = micro;
+  }
+  return { amounts };
+}

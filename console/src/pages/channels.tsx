@@ -1,5 +1,5 @@
-// Upstream channels: list, health (circuit breaker), masked keys, a test call, enable/disable, and their accounts'
-// capacity live (channels/channel-capacity.tsx). The admin API never returns a key in full, so none reaches the
+// Upstream channels: list, add and edit (channels/channel-form.tsx), health (circuit breaker), masked keys, a test
+// call, enable/disable, and their accounts' capacity live (channels/channel-capacity.tsx). The admin API never returns a key in full, so none reaches the
 // browser.
 import { useState } from 'preact/hooks';
 import { call, callAll } from '../api.ts';
@@ -8,6 +8,8 @@ import { errorText, useLoad } from '../use-load.ts';
 import { Name, plainName } from '../name.tsx';
 import { ChannelCapacityTable } from './channels/channel-capacity.tsx';
 import { LimitsForm, type ModelLimits } from './channels/limits-form.tsx';
+import { ChannelForm } from './channels/channel-form.tsx';
+import type { ChannelKindView } from '../../../src/core/admin/channel-kinds.ts';
 
 interface Channel {
   id: string;
@@ -18,6 +20,7 @@ interface Channel {
   status: 'enabled' | 'disabled';
   priority: number;
   weight: number;
+  account?: string | null;
   updated_at: number;
   model_limits: ModelLimits | null;
   keys?: Record<string, string | null>;
@@ -40,6 +43,17 @@ export function Channels() {
   const [error, setError] = useState<string | null>(null);
   const [checks, setChecks] = useState<Record<string, Check | 'testing'>>({});
   const [editing, setEditing] = useState<Channel | null>(null);
+  const kinds = useLoad(() => call<{ data: ChannelKindView[] }>('/admin/channel-kinds'), []);
+  // 'new': the add form; a channel: its edit form.
+  const [form, setForm] = useState<Channel | 'new' | null>(null);
+  const openForm = (f: Channel | 'new') => {
+    setForm(f);
+    // The form opens below the table: brought into view, its first field focused.
+    requestAnimationFrame(() => {
+      document.getElementById('channel-form')?.scrollIntoView({ block: 'start' });
+      document.querySelector<HTMLElement>('#channel-form select, #channel-form input')?.focus();
+    });
+  };
   const test = async (c: Channel) => {
     setChecks((m) => ({ ...m, [c.id]: 'testing' }));
     try {
@@ -71,6 +85,11 @@ export function Channels() {
           {channels.error ?? error}
         </p>
       )}
+      <div class="toolbar">
+        <button data-write="upstream-keys" type="button" onClick={() => openForm('new')}>
+          Add a channel
+        </button>
+      </div>
       <div class="table-wrap">
         <table>
           <caption>
@@ -154,6 +173,15 @@ export function Channels() {
                       data-write="upstream-keys"
                       type="button"
                       class="quiet"
+                      onClick={() => openForm(c)}
+                      aria-label={`Edit ${plainName(c.name)}`}
+                    >
+                      Edit
+                    </button>
+                    <button
+                      data-write="upstream-keys"
+                      type="button"
+                      class="quiet"
                       onClick={() => setEditing(c)}
                       aria-label={`Limits of ${plainName(c.name)}`}
                     >
@@ -186,6 +214,23 @@ export function Channels() {
             channels.reload();
           }}
         />
+      )}
+      {form && kinds.data && (
+        <ChannelForm
+          key={form === 'new' ? 'new' : form.id}
+          kinds={kinds.data.data}
+          channel={form === 'new' ? null : form}
+          onCancel={() => setForm(null)}
+          onDone={() => {
+            setForm(null);
+            channels.reload();
+          }}
+        />
+      )}
+      {form && kinds.error && (
+        <p role="alert" class="error">
+          {kinds.error}
+        </p>
       )}
       <h2>Upstream capacity</h2>
       {channels.data && <ChannelCapacityTable channels={channels.data} />}

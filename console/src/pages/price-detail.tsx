@@ -4,7 +4,15 @@ import { useState } from 'preact/hooks';
 import { call, qs } from '../api.ts';
 import { time } from '../format.ts';
 import { Pager, usePaging } from '../pager.tsx';
-import { fromMicro, priceFields, toMicro, UNIT_TEXT, withAmounts, type Price, type PriceField } from '../price-text.ts';
+import {
+  amountsOf,
+  fromMicro,
+  priceFields,
+  UNIT_TEXT,
+  withAmounts,
+  type Price,
+  type PriceField,
+} from '../price-text.ts';
 import { errorText, useLoad } from '../use-load.ts';
 import { Lines, ResetButton, Source, type PriceView } from './prices.tsx';
 
@@ -19,7 +27,7 @@ interface Change {
 }
 
 /** Fields in the order given, grouped by their tier. */
-function groups(fields: PriceField[]): Array<[string, PriceField[]]> {
+export function groups(fields: PriceField[]): Array<[string, PriceField[]]> {
   const out: Array<[string, PriceField[]]> = [];
   for (const f of fields) {
     const last = out[out.length - 1];
@@ -29,22 +37,25 @@ function groups(fields: PriceField[]): Array<[string, PriceField[]]> {
   return out;
 }
 
-function Fields({
+export function Fields({
   list,
   values,
   onInput,
+  idPrefix = 'price',
 }: {
   list: PriceField[];
   values: Record<string, string>;
   onInput: (path: string, v: string) => void;
+  /** Makes the inputs' ids unique where several prices share a page (a price group's). */
+  idPrefix?: string;
 }) {
   return (
     <div class="price-fields">
       {list.map((f) => (
         <div key={f.path}>
-          <label for={`price-${f.path}`}>{f.label}</label>
+          <label for={`${idPrefix}-${f.path}`}>{f.label}</label>
           <input
-            id={`price-${f.path}`}
+            id={`${idPrefix}-${f.path}`}
             inputMode="decimal"
             autoComplete="off"
             value={values[f.path] ?? ''}
@@ -66,26 +77,12 @@ function PriceForm({ view, onDone }: { view: PriceView; onDone: () => void }) {
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
-    const amounts: Record<string, number | undefined> = {};
-    for (const f of fields) {
-      const text = (values[f.path] ?? '').trim();
-      if (text === '' && f.optional) {
-        amounts[f.path] = undefined;
-        continue;
-      }
-      const micro = toMicro(text);
-      if (micro === null) {
-        setError(
-          `${f.group ? `${f.group}, ` : ''}${f.label}: enter a number of units with at most 6 decimals (e.g. 0.25)`,
-        );
-        return;
-      }
-      amounts[f.path] = micro;
-    }
+    const r = amountsOf(fields, values);
+    if ('error' in r) return setError(r.error);
     try {
       await call(`/admin/prices/${encodeURIComponent(view.model)}`, {
         method: 'PUT',
-        json: withAmounts(view.price, amounts),
+        json: withAmounts(view.price, r.amounts),
       });
       onDone();
     } catch (err) {

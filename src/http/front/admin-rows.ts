@@ -54,6 +54,7 @@ export const ADMIN_ROWS: readonly FastifyRow[] = [
   ...admin('channels', [
     ['GET', '/channels', channels.list],
     ['GET', '/channels/:id', channels.one],
+    ['GET', '/channel-kinds', channels.kinds],
     ['DELETE', '/channels/:id', channels.disable],
     ['GET', '/channels/:id/capacity', channels.capacity],
     ['POST', '/channels/:id/test', channels.test],

@@ -8,6 +8,25 @@ const masked = (description: string): Schema => ({ type: ['string', 'null'], des
 /** A channel's kind: one of the upstreams (adapters/upstreams.ts). */
 export const channelKind: Schema = { type: 'string', enum: [...CHANNEL_KINDS] };
 
+/** One kind of GET /admin/channel-kinds (core/admin/channel-kinds.ts). */
+export const channelKindView = obj(
+  {
+    kind: channelKind,
+    default_base_url: str('used when a new channel names none'),
+    key_fields: arr(
+      obj(
+        {
+          field: str('its name in a create or edit body'),
+          secret: { type: 'boolean', description: 'shown back only as set or not' },
+        },
+        ['field', 'secret'],
+      ),
+    ),
+    models: arr(str(), "the catalogue's models it serves"),
+  },
+  ['kind', 'default_base_url', 'key_fields', 'models'],
+);
+
 /** Every upstream's key fields (api_key, access_key, …), each described for the upstream that carries it. */
 export function keyFieldSchemas(describe: (kind: string, setOnly: boolean) => Schema): Record<string, Schema> {
   return Object.fromEntries(

@@ -8,6 +8,7 @@ import {
   channelCheck,
   channelCost,
   channelKind,
+  channelKindView,
   channelPatch,
   channelView,
   keyFieldSchemas,
@@ -219,6 +220,13 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
         channelView,
       ),
       delete: admin('Disable a channel', { parameters: channelId }, channelView),
+    },
+    '/admin/channel-kinds': {
+      get: admin(
+        'The kinds a channel may have: per kind its default base URL, the key fields it declares and the models it serves',
+        {},
+        obj({ data: arr(channelKindView) }, ['data']),
+      ),
     },
     '/admin/channels/{id}/capacity': {
       get: admin(

@@ -33,6 +33,7 @@ const MAY: Record<string, string> = {
   'PATCH /admin/channels/:id': 'ynnnn',
   'GET /admin/channels': 'yyyyy',
   'GET /admin/channels/:id': 'yyyyy',
+  'GET /admin/channel-kinds': 'yyyyy',
   'DELETE /admin/channels/:id': 'yyynn',
   'GET /admin/channels/:id/capacity': 'yyyyy',
   'POST /admin/channels/:id/test': 'yyynn',

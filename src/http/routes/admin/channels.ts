@@ -2,6 +2,7 @@
 // channel stays for the audit trail. Reads never show keys (masked) and carry this instance's breaker state; the
 // capacity read is the account's live limits, use and queue (core/admin/channel-capacity.ts).
 import { channelCapacity } from '../../../core/admin/channel-capacity.ts';
+import { channelKinds } from '../../../core/admin/channel-kinds.ts';
 import {
   channelView,
   getChannel,
@@ -40,6 +41,9 @@ export const update = fastifyRoute<ById>(({ deps }) => async (req) => {
   const { kind } = await getChannel(deps, req.params.id);
   return channelView(deps, await updateChannel(deps, adminActor(req), req.params.id, parseChannelEdit(req.body, kind)));
 });
+
+/** The kinds a channel may have and the key fields each declares: what the console's channel form offers. */
+export const kinds = fastifyRoute(({ deps }) => async () => ({ data: channelKinds(deps) }));
 
 export const capacity = fastifyRoute<ById>(({ deps }) => async (req) => {
   return channelCapacity(deps, req.params.id);
