@@ -48,6 +48,8 @@ const PAGES = (m: Made): Array<[path: string, money: number]> => [
   ['channels', 0],
   ['prices', 1],
   ['prices/qwx-image-2.0', 0],
+  ['price-groups', 0],
+  ['reconcile', 1],
   ['credit', 1],
   [`credit/${m.batch}`, 0],
   ['webhooks', 0],
@@ -90,6 +92,8 @@ async function make(): Promise<Made> {
   );
   const price = { unit: 'image', perImage: 250_000 };
   expect((await t.h.admin('/admin/prices/qwx-image-2.0', { method: 'PUT', json: price })).status).toBe(200);
+  const group = { multiplier: 0.8, prices: { 'qwx-image-2.0': price } };
+  expect((await t.h.admin('/admin/price-groups/partners', { method: 'PUT', json: group })).status).toBe(201);
   await t.h.admin('/admin/users', { method: 'POST', json: { name: 'Otto', email: 'otto@staff.test', role: 'viewer' } });
   return { account, token: tok.id, request: chat.response.headers.get('x-gateway-request-id')!, task, batch: batch.id };
 }
