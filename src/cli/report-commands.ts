@@ -84,12 +84,12 @@ function reconcileCommand(program: Command, ctx: Ctx): void {
       const o = r.opts;
       const since = s(o, 'since') ?? s(o, 'from');
       const until = s(o, 'until') ?? s(o, 'to');
-      const query = { from: time('--since', since, 'past'), to: time('--until', until, 'past') };
+      const query = { since: time('--since', since, 'past'), until: time('--until', until, 'past') };
       const v = (await r.api.call('GET', '/reconcile', { query })) as ReconcileReport;
       const row = v as unknown as Row;
       const lists = Object.entries(row).filter(([k, x]) => Array.isArray(x) && k !== 'groups');
       const text = [
-        fields(row, ['from', 'to', 'difference']),
+        fields(row, ['since', 'until', 'difference']),
         ...lists.map(([k, x]) => `${k}: ${(x as unknown[]).length}`),
         ...(v.mismatches.length
           ? [table(v.mismatches as unknown as Row[], ['key', 'model', 'ledger_amount', 'reported_amount', 'reason'])]

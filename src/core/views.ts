@@ -70,6 +70,16 @@ export interface TopUpView extends TokenView {
   topup: { amount: number; credited: boolean };
 }
 
+/** A count of ledger lines (`entries`), and its former name on the usage answers (deprecated, for one release). */
+export interface LedgerCount {
+  entries: number;
+  /** Deprecated: `entries`. */
+  requests: number;
+}
+
+/** The count of ledger lines under both its names (the old one deprecated, emitted for one release). */
+export const ledgerCount = (entries: number): LedgerCount => ({ entries, requests: entries });
+
 /** A token's balance and its charges per model over a period (GET /v1/usage, GET /admin/tokens/{id}/usage). */
 export interface TokenUsageView {
   object: 'token_usage';
@@ -78,17 +88,22 @@ export interface TokenUsageView {
   balance: {
     /** null: no quota (unlimited). */
     quota: number | null;
-    used: number;
+    /** Charged to the ledger (the budgets' word too). */
+    spent: number;
     /** Held for calls and tasks still running. */
-    reserved: number;
+    held: number;
     /** null when unlimited. */
     remaining: number | null;
+    /** Deprecated: `spent`, emitted beside it for one release. */
+    used: number;
+    /** Deprecated: `held`, emitted beside it for one release. */
+    reserved: number;
   };
   /** ms since the epoch: since inclusive, until exclusive. */
   period: { since: number; until: number };
   usage: {
-    data: Array<{ model: string; requests: number; amount: Amount; amount_units: string }>;
-    total: { requests: number; amount: Amount; amount_units: string };
+    data: Array<LedgerCount & { model: string; amount: Amount; amount_units: string }>;
+    total: LedgerCount & { amount: Amount; amount_units: string };
     /** Top-ups credited in the period. */
     credited: Amount;
   };

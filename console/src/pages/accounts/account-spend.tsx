@@ -55,7 +55,7 @@ export function AccountSpend({ accountId, version }: { accountId: string; versio
                 <tr>
                   <th scope="col">{period === 'day' ? 'Day (UTC)' : 'Month (UTC)'}</th>
                   <th scope="col" class="num">
-                    Charges
+                    Entries
                   </th>
                   <th scope="col" class="num">
                     Amount
