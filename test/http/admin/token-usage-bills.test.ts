@@ -112,7 +112,9 @@ describe('GET /admin/bills by model', () => {
     expect(byModel.by).toBe('model');
     expect(byModel.total).toEqual(plain.total);
     const month = plain.data[0]!.period_start;
-    const base = { token_id: tok.id, token_name: 'usage, "billed"', period: 'month', period_start: month };
+    const days = { first_day: plain.data[0]!.first_day, last_day: plain.data[0]!.last_day };
+    expect(days.first_day).toBe(`${month}-01`);
+    const base = { token_id: tok.id, token_name: 'usage, "billed"', period: 'month', period_start: month, ...days };
     expect(byModel.data).toEqual([
       {
         ...base,

@@ -5,11 +5,11 @@ import { call, qs } from '../../api.ts';
 import { Chart } from '../../chart.tsx';
 import { units } from '../../format.ts';
 import { lastPeriods } from '../../periods.ts';
-import type { BillByAccountView, BillPeriod } from '../../types.ts';
+import type { BillByAccountView } from '../../types.ts';
 import { useLoad } from '../../use-load.ts';
 
 export function AccountSpend({ accountId, version }: { accountId: string; version: number }) {
-  const [period, setPeriod] = useState<BillPeriod>('day');
+  const [period, setPeriod] = useState<'day' | 'month'>('day');
   const periods = useMemo(() => lastPeriods(period, period === 'day' ? 30 : 12, Date.now()), [period]);
   const bill = useLoad(
     () =>
@@ -33,7 +33,7 @@ export function AccountSpend({ accountId, version }: { accountId: string; versio
     <div>
       <h3>Spend by period</h3>
       <label for="account-spend-period">Per</label>
-      <select id="account-spend-period" value={period} onChange={(e) => setPeriod(e.currentTarget.value as BillPeriod)}>
+      <select id="account-spend-period" value={period} onChange={(e) => setPeriod(e.currentTarget.value as 'day' | 'month')}>
         <option value="day">Day (UTC), the last 30 days</option>
         <option value="month">Month (UTC), the last 12 months</option>
       </select>
