@@ -17,7 +17,8 @@ export interface BillCalendarDeps {
 /** The zone a bill follows: its account's (account_id), else its token's account's (token_id); else UTC (null). */
 export async function billZone(deps: BillCalendarDeps, filter: BillFilter): Promise<string | null> {
   const accountId =
-    filter.accountId ?? (filter.tokenId === undefined ? null : (await deps.repos.tokens.get(filter.tokenId))?.accountId);
+    filter.accountId ??
+    (filter.tokenId === undefined ? null : (await deps.repos.tokens.get(filter.tokenId))?.accountId);
   if (!accountId) return null;
   return (await deps.repos.accounts.get(accountId))?.timeZone ?? null;
 }

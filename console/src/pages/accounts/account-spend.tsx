@@ -1,4 +1,4 @@
-// An account's spend per UTC day (the last 30 days) or month (the last 12), from its bill (GET /admin/bills?by=account
+// An account's spend per day (the last 30 days) or month (the last 12), from its bill (GET /admin/bills?by=account
 // &account_id=…: the ledger lines that counted against it), as a bar chart with the figures as a table beside it.
 import { useMemo, useState } from 'preact/hooks';
 import { call, qs } from '../../api.ts';
@@ -33,9 +33,13 @@ export function AccountSpend({ accountId, version }: { accountId: string; versio
     <div>
       <h3>Spend by period</h3>
       <label for="account-spend-period">Per</label>
-      <select id="account-spend-period" value={period} onChange={(e) => setPeriod(e.currentTarget.value as 'day' | 'month')}>
-        <option value="day">Day (UTC), the last 30 days</option>
-        <option value="month">Month (UTC), the last 12 months</option>
+      <select
+        id="account-spend-period"
+        value={period}
+        onChange={(e) => setPeriod(e.currentTarget.value as 'day' | 'month')}
+      >
+        <option value="day">Day (the account's time zone), the last 30 days</option>
+        <option value="month">Month (the account's time zone), the last 12 months</option>
       </select>
       {bill.error && (
         <p role="alert" class="error">
