@@ -38,9 +38,9 @@ export function num(n: number | null | undefined): string {
   return n === null || n === undefined ? '—' : n.toLocaleString('en');
 }
 
-/** "1 request", "3 requests". */
-export function count(n: number, noun: string): string {
-  return `${num(n)} ${noun}${n === 1 ? '' : 's'}`;
+/** "1 request", "3 requests"; `plural` where adding an s is wrong ("1 entry", "3 entries"). */
+export function count(n: number, noun: string, plural = `${noun}s`): string {
+  return `${num(n)} ${n === 1 ? noun : plural}`;
 }
 
 /** Quantities or unit prices of a ledger line as "key: value" pairs. */

@@ -17,29 +17,35 @@ const BILL_COLUMNS: Record<string, string[]> = {
 };
 
 function billCommand(program: Command, ctx: Ctx): void {
-  apiCommand(program, ctx, 'bill', 'ledger totals per token, model or account per UTC day or month', async (r) => {
-    const o = r.opts;
-    const query = {
-      period: s(o, 'period'),
-      by: s(o, 'by'),
-      token_id: s(o, 'token'),
-      account_id: s(o, 'account'),
-      model: s(o, 'model'),
-      since: time('--since', s(o, 'since'), 'past'),
-      until: time('--until', s(o, 'until'), 'past'),
-    };
-    if (s(o, 'format') === 'csv') {
-      if (o.json) throw new UsageError('--json and --format csv exclude each other');
-      const csv = await r.api.text('/bills', { ...query, format: 'csv' });
-      // Byte for byte as served: the line printed gets back the final \n taken off here.
-      return { value: csv, text: csv.replace(/\n$/, '') };
-    }
-    const v = (await r.api.call('GET', '/bills', { query: { ...query, format: s(o, 'format') } })) as Row;
-    const total = (v.total ?? {}) as Row;
-    const lines = table((v.data ?? []) as Row[], BILL_COLUMNS[query.by ?? 'token'] ?? BILL_COLUMNS.token!);
-    return { value: v, text: `${lines}\ntotal: ${cell('amount_units', total.amount_units)} units` };
-  })
-    .option('--period <day|month>', 'per UTC day or month (default month)')
+  apiCommand(
+    program,
+    ctx,
+    'bill',
+    "ledger totals per token, model or account per day, week or month (the account's time zone)",
+    async (r) => {
+      const o = r.opts;
+      const query = {
+        period: s(o, 'period'),
+        by: s(o, 'by'),
+        token_id: s(o, 'token'),
+        account_id: s(o, 'account'),
+        model: s(o, 'model'),
+        since: time('--since', s(o, 'since'), 'past'),
+        until: time('--until', s(o, 'until'), 'past'),
+      };
+      if (s(o, 'format') === 'csv') {
+        if (o.json) throw new UsageError('--json and --format csv exclude each other');
+        const csv = await r.api.text('/bills', { ...query, format: 'csv' });
+        // Byte for byte as served: the line printed gets back the final \n taken off here.
+        return { value: csv, text: csv.replace(/\n$/, '') };
+      }
+      const v = (await r.api.call('GET', '/bills', { query: { ...query, format: s(o, 'format') } })) as Row;
+      const total = (v.total ?? {}) as Row;
+      const lines = table((v.data ?? []) as Row[], BILL_COLUMNS[query.by ?? 'token'] ?? BILL_COLUMNS.token!);
+      return { value: v, text: `${lines}\ntotal: ${cell('amount_units', total.amount_units)} units` };
+    },
+  )
+    .option('--period <day|week|month>', "per day, week or month, in the account's time zone (default month)")
     .option('--by <token|model|account>', 'a line per token (default), model or account')
     .option('--token <id>', 'one token')
     .option('--account <id>', 'one account')
@@ -84,12 +90,12 @@ function reconcileCommand(program: Command, ctx: Ctx): void {
       const o = r.opts;
       const since = s(o, 'since') ?? s(o, 'from');
       const until = s(o, 'until') ?? s(o, 'to');
-      const query = { from: time('--since', since, 'past'), to: time('--until', until, 'past') };
+      const query = { since: time('--since', since, 'past'), until: time('--until', until, 'past') };
       const v = (await r.api.call('GET', '/reconcile', { query })) as ReconcileReport;
       const row = v as unknown as Row;
       const lists = Object.entries(row).filter(([k, x]) => Array.isArray(x) && k !== 'groups');
       const text = [
-        fields(row, ['from', 'to', 'difference']),
+        fields(row, ['since', 'until', 'difference']),
         ...lists.map(([k, x]) => `${k}: ${(x as unknown[]).length}`),
         ...(v.mismatches.length
           ? [table(v.mismatches as unknown as Row[], ['key', 'model', 'ledger_amount', 'reported_amount', 'reason'])]

@@ -11,8 +11,8 @@ export function usageText(v: Row): string {
   const rest = Object.fromEntries(Object.entries(v).filter(([k]) => !['period', 'usage', 'object'].includes(k)));
   return [
     `period: ${cell('since', period.since)} .. ${cell('until', period.until)}`,
-    table(usage.data ?? [], ['model', 'requests', 'amount_units']),
-    `total: ${cell('requests', total.requests)} requests, ${cell('amount', total.amount_units)} units`,
+    table(usage.data ?? [], ['model', 'entries', 'amount_units']),
+    `total: ${cell('entries', total.entries)} entries, ${cell('amount', total.amount_units)} units`,
     fields(rest),
   ].join('\n');
 }

@@ -19,10 +19,17 @@ export interface ReconcileGroup {
   ledger_list_amount: Amount;
   reported_amount: Amount;
   difference: Amount;
+  /** Ledger lines in the group. */
+  entries: number;
+  /** Deprecated: `entries`, emitted beside it for one release. */
   charges: number;
 }
 
 export interface ReconcileReport {
+  /** The period, ms: since inclusive, until exclusive. */
+  since: number;
+  until: number;
+  /** Deprecated: `since`/`until`, emitted beside them for one release. */
   from: number;
   to: number;
   groups: ReconcileGroup[];
@@ -74,6 +81,8 @@ export function reconcile(
   const tasks = new Map(rows.tasks.map((t) => [t.id, t]));
   const groups = new Map<string, ReconcileGroup>();
   const report: ReconcileReport = {
+    since: from,
+    until: to,
     from,
     to,
     groups: [],
@@ -103,13 +112,15 @@ export function reconcile(
       ledger_list_amount: 0,
       reported_amount: 0,
       difference: 0,
+      entries: 0,
       charges: 0,
     };
     g.ledger_amount = addAmounts(g.ledger_amount, ledger);
     g.ledger_list_amount = addAmounts(g.ledger_list_amount, list);
     g.reported_amount = addAmounts(g.reported_amount, reported);
     g.difference = addAmounts(g.ledger_amount, -BigInt(g.reported_amount));
-    g.charges += charges;
+    g.entries += charges;
+    g.charges = g.entries;
     groups.set(k, g);
   };
   const charged = new Set<string>();

@@ -1,4 +1,4 @@
-// GET /v1/usage: what a token holder may know about its own token — the balance (quota, used, reserved, remaining)
+// GET /v1/usage: what a token holder may know about its own token — the balance (quota, spent, held, remaining)
 // and its charges per model over a period, from the ledger (the billing authority). No other token is reachable
 // there; the operator reads any token's the same way (core/admin/token-usage.ts).
 import { formatUnits } from '../pricing/prices.ts';
@@ -13,7 +13,7 @@ import { remaining } from '../metering/balances/remaining.ts';
 import { GatewayError } from '../errors/gateway-error.ts';
 import { principalOf, type HasState } from './call.ts';
 import { usagePeriod, type UsageRange } from './usage-period.ts';
-import type { TokenUsageView } from './views.ts';
+import { ledgerCount, type TokenUsageView } from './views.ts';
 
 export interface TokenUsageDeps {
   readonly repos: { readonly tokens: TokensRepo; readonly ledger: LedgerRepo; readonly accounts: AccountsRepo };
@@ -49,20 +49,20 @@ export async function usageOf(
   const t = await deps.repos.tokens.get(tokenId);
   if (!t) throw unknown();
   const days = await deps.repos.ledger.dayTotals({ tokenId, since, until });
-  const byModel = new Map<string, { requests: number; amount: Amount }>();
+  const byModel = new Map<string, { entries: number; amount: Amount }>();
   let credit: Amount = 0;
   for (const d of days) {
     credit = addAmounts(credit, d.credit);
     if (d.entries === 0) continue;
-    const m = byModel.get(d.model) ?? { requests: 0, amount: 0 };
-    m.requests += d.entries;
+    const m = byModel.get(d.model) ?? { entries: 0, amount: 0 };
+    m.entries += d.entries;
     m.amount = addAmounts(m.amount, d.amount);
     byModel.set(d.model, m);
   }
   const data = [...byModel]
-    .map(([model, m]) => ({ model, requests: m.requests, amount: m.amount, amount_units: formatUnits(m.amount) }))
+    .map(([model, m]) => ({ model, ...ledgerCount(m.entries), amount: m.amount, amount_units: formatUnits(m.amount) }))
     .sort((a, b) => a.model.localeCompare(b.model));
-  const requests = data.reduce((s, m) => s + m.requests, 0);
+  const entries = data.reduce((s, m) => s + m.entries, 0);
   const amount = addAmounts(...data.map((m) => m.amount));
   return {
     object: 'token_usage',
@@ -70,16 +70,19 @@ export async function usageOf(
     unit: 'micro-units (1 unit = 1,000,000)',
     balance: balanceOf(t),
     period: { since, until },
-    usage: { data, total: { requests, amount, amount_units: formatUnits(amount) }, credited: credit },
+    usage: { data, total: { ...ledgerCount(entries), amount, amount_units: formatUnits(amount) }, credited: credit },
     ...(await budgetsOf(deps, t, now)),
   };
 }
 
+// spent/held as the budgets say them; used/reserved are their former names, kept for one release (docs/api.md).
 const balanceOf = (h: { quota: number | null; spent: number; held: number }): TokenUsageView['balance'] => ({
   quota: h.quota,
+  spent: h.spent,
+  held: h.held,
+  remaining: remaining(h.quota, h.spent, h.held),
   used: h.spent,
   reserved: h.held,
-  remaining: remaining(h.quota, h.spent, h.held),
 });
 
 /** The token's budgets, and its account's balance and budgets (periods in the account's time zone). */

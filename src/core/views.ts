@@ -1,5 +1,6 @@
 import type { BudgetStatus } from './admin/budgets.ts';
 import type { Amount } from '../vocabulary/exact-amount.ts';
+import type { BudgetPeriod } from '../vocabulary/budgets.ts';
 // The answers of the token and bill endpoints as their readers see them: types only, importing nothing, so the
 // operator console (console/src/types.ts) checks its pages against what the server builds instead of copying them.
 // Money is integer micro-units (1 unit = 1,000,000); `*_units` the same amount as an exact decimal string of units.
@@ -70,6 +71,16 @@ export interface TopUpView extends TokenView {
   topup: { amount: number; credited: boolean };
 }
 
+/** A count of ledger lines (`entries`), and its former name on the usage answers (deprecated, for one release). */
+export interface LedgerCount {
+  entries: number;
+  /** Deprecated: `entries`. */
+  requests: number;
+}
+
+/** The count of ledger lines under both its names (the old one deprecated, emitted for one release). */
+export const ledgerCount = (entries: number): LedgerCount => ({ entries, requests: entries });
+
 /** A token's balance and its charges per model over a period (GET /v1/usage, GET /admin/tokens/{id}/usage). */
 export interface TokenUsageView {
   object: 'token_usage';
@@ -78,17 +89,22 @@ export interface TokenUsageView {
   balance: {
     /** null: no quota (unlimited). */
     quota: number | null;
-    used: number;
+    /** Charged to the ledger (the budgets' word too). */
+    spent: number;
     /** Held for calls and tasks still running. */
-    reserved: number;
+    held: number;
     /** null when unlimited. */
     remaining: number | null;
+    /** Deprecated: `spent`, emitted beside it for one release. */
+    used: number;
+    /** Deprecated: `held`, emitted beside it for one release. */
+    reserved: number;
   };
   /** ms since the epoch: since inclusive, until exclusive. */
   period: { since: number; until: number };
   usage: {
-    data: Array<{ model: string; requests: number; amount: Amount; amount_units: string }>;
-    total: { requests: number; amount: Amount; amount_units: string };
+    data: Array<LedgerCount & { model: string; amount: Amount; amount_units: string }>;
+    total: LedgerCount & { amount: Amount; amount_units: string };
     /** Top-ups credited in the period. */
     credited: Amount;
   };
@@ -105,9 +121,19 @@ export interface TokenUsageView {
   } | null;
 }
 
-export type BillPeriod = 'day' | 'month';
+/** A bill's period: a day, an ISO week (from Monday) or a month, in the bill's time zone (as budgets). */
+export type BillPeriod = BudgetPeriod;
 
-/** Ledger totals of one token in one UTC day or month. */
+/** Where a bill line's period starts and ends: a label and its first and last days. */
+export interface BillDates {
+  period: BillPeriod;
+  /** Label: YYYY-MM-DD (a day; a week: its Monday) or YYYY-MM (a month), in the bill's time zone. */
+  period_start: string;
+  /** The period's first and last days (ISO 8601 dates, both included) in the bill's time zone. */
+  first_day: string;
+  last_day: string;
+}
+
 /**
  * What the charges that recorded their upstream cost (their channel states one) cost us, and the margin on them:
  * present on a bill line (and a model of it) only where some did.
@@ -120,12 +146,10 @@ export interface CostFigures {
   margin: Amount;
 }
 
-export interface BillLine extends Partial<CostFigures> {
+/** Ledger totals of one token in one period. */
+export interface BillLine extends Partial<CostFigures>, BillDates {
   token_id: string;
   token_name: string | null;
-  period: BillPeriod;
-  /** UTC period label: YYYY-MM-DD or YYYY-MM. */
-  period_start: string;
   /** Charges (credit lines are not charges). */
   entries: number;
   amount: Amount;
@@ -138,11 +162,9 @@ export interface BillLine extends Partial<CostFigures> {
 }
 
 /** One model's charges, or the top-ups (kind `credit`, no model), of one token in one period (`by=model`). */
-export interface BillModelLine extends Partial<CostFigures> {
+export interface BillModelLine extends Partial<CostFigures>, BillDates {
   token_id: string;
   token_name: string | null;
-  period: BillPeriod;
-  period_start: string;
   kind: 'charges' | 'credit';
   /** null on a credit line. */
   model: string | null;
@@ -162,6 +184,8 @@ export interface BillTotal {
 export interface BillView {
   object: 'bill';
   period: BillPeriod;
+  /** The zone of the periods' day boundaries (IANA name; null: UTC). */
+  time_zone: string | null;
   unit: string;
   data: BillLine[];
   total: BillTotal;
@@ -170,13 +194,14 @@ export interface BillView {
 export interface BillByModelView {
   object: 'bill';
   period: BillPeriod;
+  time_zone: string | null;
   by: 'model';
   unit: string;
   data: BillModelLine[];
   total: BillTotal;
 }
 
-/** Ledger totals of one account in one UTC day or month (`by=account`); account_id null: lines of no account. */
+/** Ledger totals of one account in one period (`by=account`); account_id null: lines of no account. */
 export interface BillAccountLine extends Omit<BillLine, 'token_id' | 'token_name'> {
   account_id: string | null;
   account_name: string | null;
@@ -185,6 +210,7 @@ export interface BillAccountLine extends Omit<BillLine, 'token_id' | 'token_name
 export interface BillByAccountView {
   object: 'bill';
   period: BillPeriod;
+  time_zone: string | null;
   by: 'account';
   unit: string;
   data: BillAccountLine[];

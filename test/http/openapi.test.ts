@@ -112,7 +112,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('describes the admin metering routes by hand: their query parameters and answer fields', async () => {
-    type Param = { name: string; in: string; required?: boolean };
+    type Param = { name: string; in: string; required?: boolean; deprecated?: boolean };
     type Props = { properties?: Record<string, unknown> };
     type Op = {
       summary: string;
@@ -233,7 +233,9 @@ describe('GET /openapi.json', () => {
     // The reconciliation report: described by hand, and its fields are the ones the server answers.
     const rec = doc.paths['/admin/reconcile']!.get!;
     expect(rec.summary).not.toMatch(/^GET \//);
-    expect((rec.parameters ?? []).map((p) => p.name).sort()).toEqual(['from', 'to']);
+    expect((rec.parameters ?? []).map((p) => p.name).sort()).toEqual(['from', 'since', 'to', 'until']);
+    // from/to: the names before since/until, kept for one release and marked so.
+    expect(rec.parameters!.filter((p) => p.deprecated).map((p) => p.name)).toEqual(['from', 'to']);
     const described = Object.keys(rec.responses['200']!.content!['application/json']!.schema.properties!).sort();
     const answered = Object.keys(
       (await (await t.h.admin('/admin/reconcile')).json()) as Record<string, unknown>,

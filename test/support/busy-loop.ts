@@ -6,6 +6,8 @@ import type { AddressInfo } from 'node:net';
 import type { Kysely } from 'kysely';
 import { billLines } from '../../src/core/admin/bills.ts';
 import { LedgerRepo } from '../../src/store/repos/ledger.ts';
+import { AccountsRepo } from '../../src/store/repos/accounts.ts';
+import { TokensRepo } from '../../src/store/repos/tokens.ts';
 import type { Database } from '../../src/store/schema.ts';
 
 export const SEED_MONTH = Date.parse('2026-03-01T00:00:00Z');
@@ -23,7 +25,8 @@ export async function answeredDuringBill(
   db: Kysely<Database>,
   url: string,
 ): Promise<{ answered: number; total: number }> {
-  const deps = { repos: { ledger: new LedgerRepo(db) }, meter: { flush: async () => undefined } };
+  const repos = { ledger: new LedgerRepo(db), accounts: new AccountsRepo(db), tokens: new TokensRepo(db) };
+  const deps = { repos, meter: { flush: async () => undefined } };
   let done = false;
   const bill = billLines(deps, { since: SEED_MONTH, until: SEED_MONTH + 31 * 86_400_000 }, 'month').finally(
     () => (done = true),
@@ -38,6 +41,6 @@ export async function answeredDuringBill(
     );
     if (!done && text === 'ok') answered++;
   }
-  const lines = await bill;
+  const { lines } = await bill;
   return { answered, total: lines.reduce((s, l) => s + l.entries, 0) };
 }

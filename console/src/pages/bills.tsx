@@ -159,7 +159,7 @@ export function Bills({ query }: { query: URLSearchParams }) {
       {bill.data && (
         <>
           <p class="muted" id="bill-total">
-            {count(bill.data.total.entries, 'charge')}, {units(bill.data.total.amount)} in all
+            {count(bill.data.total.entries, 'entry', 'entries')}, {units(bill.data.total.amount)} in all
             {Number(bill.data.total.credit) > 0 ? `; ${units(bill.data.total.credit)} added by top-ups` : ''}
           </p>
           {chart.times.length > 0 && (

@@ -1,18 +1,19 @@
-// Bills per account (`GET /admin/bills?by=account`): the ledger's totals per account and UTC day or month, each
+// Bills per account (`GET /admin/bills?by=account`): the ledger's totals per account and period, each
 // line counted against the account its ledger line names — the account of the token when it was charged, and the
 // account's own top-ups. Lines that counted against no account (tokens without one, and top-ups of token quotas)
 // are one line with account_id null, so the total is the whole bill's.
 import type { AccountsRepo } from '../../store/repos/accounts.ts';
 import type { AccountDayTotal, BillFilter } from '../../store/repos/ledger.ts';
 import type { BillAccountLine, BillByAccountView, BillPeriod } from '../views.ts';
-import { addDay, billTotal, csvField, emptyFigures, periodLabel, withUnits, type BillDeps } from './bills.ts';
+import { billDates, billRuns, billZone } from './bill-calendar.ts';
+import { addDay, billTotal, csvField, emptyFigures, withUnits, type Bill, type BillDeps } from './bills.ts';
 
 export interface AccountBillDeps extends BillDeps {
-  readonly repos: BillDeps['repos'] & { readonly accounts: Pick<AccountsRepo, 'names'> };
+  readonly repos: BillDeps['repos'] & { readonly accounts: Pick<AccountsRepo, 'names' | 'get'> };
 }
 
 /**
- * Fold per-day ledger totals into bill lines per account and UTC day or month; the lines of no account last in a
+ * Fold per-day ledger totals into bill lines per account and period; the lines of no account last in a
  * period.
  */
 export function buildAccountBill(
@@ -22,15 +23,14 @@ export function buildAccountBill(
 ): BillAccountLine[] {
   const lines = new Map<string, BillAccountLine>();
   for (const d of days) {
-    const label = periodLabel(d.day, period);
-    const key = `${d.accountId ?? ''}\u0000${label}`;
+    const dates = billDates(d.day, period);
+    const key = `${d.accountId ?? ''}\u0000${dates.period_start}`;
     let line = lines.get(key);
     if (!line) {
       line = {
         account_id: d.accountId,
         account_name: d.accountId === null ? null : (names.get(d.accountId) ?? null),
-        period,
-        period_start: label,
+        ...dates,
         ...emptyFigures(),
       };
       lines.set(key, line);
@@ -48,19 +48,22 @@ export async function accountBillLines(
   deps: AccountBillDeps,
   filter: BillFilter,
   period: BillPeriod,
-): Promise<BillAccountLine[]> {
+): Promise<Bill<BillAccountLine>> {
   await deps.meter.flush();
-  const days = await deps.repos.ledger.accountDayTotals(filter);
+  // One account's bill follows its time zone; lines of many accounts, UTC.
+  const timeZone = await billZone(deps, filter);
+  const days = await deps.repos.ledger.accountDayTotals(filter, await billRuns(deps, filter, timeZone));
   const names = await deps.repos.accounts.names([
     ...new Set(days.flatMap((d) => (d.accountId === null ? [] : [d.accountId]))),
   ]);
-  return buildAccountBill(days, period, names);
+  return { timeZone, lines: buildAccountBill(days, period, names) };
 }
 
-export function accountBillDocument(period: BillPeriod, lines: BillAccountLine[]): BillByAccountView {
+export function accountBillDocument(period: BillPeriod, { timeZone, lines }: Bill<BillAccountLine>): BillByAccountView {
   return {
     object: 'bill',
     period,
+    time_zone: timeZone,
     by: 'account',
     unit: 'micro-units (1 unit = 1,000,000)',
     data: lines,

@@ -8,6 +8,7 @@ import type { Meter } from '../../metering/types.ts';
 import type { AccountsRepo } from '../../store/repos/accounts.ts';
 import type { LedgerRepo } from '../../store/repos/ledger.ts';
 import { usagePeriod, type UsageRange } from '../usage-period.ts';
+import { ledgerCount, type LedgerCount } from '../views.ts';
 import { publicAccount, type AccountView } from './accounts.ts';
 import { budgetStatus, type BudgetStatus } from './budgets.ts';
 
@@ -24,8 +25,8 @@ export interface AccountUsageView {
   tokens: string[];
   period: { since: number; until: number };
   usage: {
-    data: Array<{ model: string; requests: number; amount: Amount; amount_units: string; list_amount: Amount }>;
-    total: { requests: number; amount: Amount; amount_units: string; list_amount: Amount };
+    data: Array<LedgerCount & { model: string; amount: Amount; amount_units: string; list_amount: Amount }>;
+    total: LedgerCount & { amount: Amount; amount_units: string; list_amount: Amount };
     credited: Amount;
   };
 }
@@ -43,7 +44,7 @@ export async function accountUsage(
   const totals = await deps.repos.ledger.accountTotals(id, since, until);
   const data = totals.models.map((m) => ({
     model: m.model,
-    requests: m.entries,
+    ...ledgerCount(m.entries),
     amount: m.amount,
     amount_units: formatUnits(m.amount),
     list_amount: m.listAmount,
@@ -59,7 +60,7 @@ export async function accountUsage(
     usage: {
       data,
       total: {
-        requests: data.reduce((s, m) => s + m.requests, 0),
+        ...ledgerCount(data.reduce((s, m) => s + m.entries, 0)),
         amount,
         amount_units: formatUnits(amount),
         list_amount: addAmounts(...data.map((m) => m.list_amount)),

@@ -1,10 +1,12 @@
-// Bills: totals per token per UTC day or month, computed from the ledger (the authority), never from usage fields
+// Bills: totals per token per day, week or month (in the account's time zone: bill-calendar.ts), computed from the ledger (the authority), never from usage fields
 // clients saw, with each line's models and top-ups (credits, apart from charges); as JSON or as CSV for a
 // spreadsheet, a line per token or per model.
 import { addAmounts } from '../../vocabulary/exact-amount.ts';
 import { formatUnits } from '../../pricing/prices.ts';
+import { BUDGET_PERIODS } from '../../metering/periods.ts';
 import type { Meter } from '../../metering/types.ts';
-import { DAY_MS, type BillFilter, type DayTotal, type LedgerRepo } from '../../store/repos/ledger.ts';
+import type { BillFilter, DayTotal, LedgerRepo } from '../../store/repos/ledger.ts';
+import { billDates, billRuns, billZone, type BillCalendarDeps } from './bill-calendar.ts';
 import type {
   BillByModelView,
   BillLine,
@@ -17,14 +19,18 @@ import type {
 
 export type { BillLine, BillModelLine, BillPeriod };
 
-export interface BillDeps {
-  readonly repos: { readonly ledger: LedgerRepo };
+/** The periods a bill is cut into: those of budgets. */
+export const BILL_PERIODS: readonly BillPeriod[] = BUDGET_PERIODS;
+
+export interface BillDeps extends BillCalendarDeps {
+  readonly repos: BillCalendarDeps['repos'] & { readonly ledger: LedgerRepo };
   readonly meter: Pick<Meter, 'flush'>;
 }
 
-export function periodLabel(day: number, period: BillPeriod): string {
-  const iso = new Date(day * DAY_MS).toISOString();
-  return period === 'day' ? iso.slice(0, 10) : iso.slice(0, 7);
+/** A bill's lines and the time zone of their periods (null: UTC). */
+export interface Bill<L> {
+  timeZone: string | null;
+  lines: L[];
 }
 
 /** The figures a bill line sums, whoever it is for (a token, an account). */
@@ -73,19 +79,18 @@ export function withUnits<L extends LineFigures>(lines: L[]): L[] {
   return lines;
 }
 
-/** Fold per-day ledger totals into bill lines per token and UTC day or month. */
+/** Fold per-day ledger totals into bill lines per token and period. */
 export function buildBill(days: DayTotal[], period: BillPeriod, names: Map<string, string>): BillLine[] {
   const lines = new Map<string, BillLine>();
   for (const d of days) {
-    const label = periodLabel(d.day, period);
-    const key = `${d.tokenId}\u0000${label}`;
+    const dates = billDates(d.day, period);
+    const key = `${d.tokenId}\u0000${dates.period_start}`;
     let line = lines.get(key);
     if (!line) {
       line = {
         token_id: d.tokenId,
         token_name: names.get(d.tokenId) ?? null,
-        period,
-        period_start: label,
+        ...dates,
         ...emptyFigures(),
       };
       lines.set(key, line);
@@ -100,12 +105,21 @@ export function buildBill(days: DayTotal[], period: BillPeriod, names: Map<strin
   );
 }
 
-/** The bill lines for a filter; queued deferred charges are flushed first, so every answered call is counted. */
-export async function billLines(deps: BillDeps, filter: BillFilter, period: BillPeriod): Promise<BillLine[]> {
+/**
+ * The bill lines for a filter, in the zone of its account (bill-calendar.ts) unless `zone` names one (null: UTC);
+ * queued deferred charges are flushed first, so every answered call is counted.
+ */
+export async function billLines(
+  deps: BillDeps,
+  filter: BillFilter,
+  period: BillPeriod,
+  zone?: string | null,
+): Promise<Bill<BillLine>> {
   await deps.meter.flush();
-  const days = await deps.repos.ledger.dayTotals(filter);
+  const timeZone = zone === undefined ? await billZone(deps, filter) : zone;
+  const days = await deps.repos.ledger.dayTotals(filter, await billRuns(deps, filter, timeZone));
   const names = await deps.repos.ledger.tokenNames([...new Set(days.map((d) => d.tokenId))]);
-  return buildBill(days, period, names);
+  return { timeZone, lines: buildBill(days, period, names) };
 }
 
 export function billTotal(lines: LineFigures[]): BillTotal {
@@ -119,8 +133,8 @@ export function billTotal(lines: LineFigures[]): BillTotal {
 const UNIT = 'micro-units (1 unit = 1,000,000)';
 
 /** The JSON bill: the lines and their total. */
-export function billDocument(period: BillPeriod, lines: BillLine[]): BillView {
-  return { object: 'bill', period, unit: UNIT, data: lines, total: billTotal(lines) };
+export function billDocument(period: BillPeriod, { timeZone, lines }: Bill<BillLine>): BillView {
+  return { object: 'bill', period, time_zone: timeZone, unit: UNIT, data: lines, total: billTotal(lines) };
 }
 
 /**
@@ -129,7 +143,8 @@ export function billDocument(period: BillPeriod, lines: BillLine[]): BillView {
 export function modelLines(lines: BillLine[]): BillModelLine[] {
   const out: BillModelLine[] = [];
   for (const l of lines) {
-    const base = { token_id: l.token_id, token_name: l.token_name, period: l.period, period_start: l.period_start };
+    const { period, period_start, first_day, last_day } = l;
+    const base = { token_id: l.token_id, token_name: l.token_name, period, period_start, first_day, last_day };
     for (const model of Object.keys(l.models).sort()) {
       const m = l.models[model]!;
       const { entries, amount, amount_units, ...cost } = m;
@@ -149,8 +164,9 @@ export function modelLines(lines: BillLine[]): BillModelLine[] {
 }
 
 /** The JSON bill per model (`by=model`): the same total as billDocument's. */
-export function billByModelDocument(period: BillPeriod, lines: BillLine[]): BillByModelView {
-  return { object: 'bill', period, by: 'model', unit: UNIT, data: modelLines(lines), total: billTotal(lines) };
+export function billByModelDocument(period: BillPeriod, { timeZone, lines }: Bill<BillLine>): BillByModelView {
+  const data = modelLines(lines);
+  return { object: 'bill', period, time_zone: timeZone, by: 'model', unit: UNIT, data, total: billTotal(lines) };
 }
 
 /**

@@ -4,21 +4,21 @@ import type { AdminDeps } from './deps.ts';
 
 const DAY_MS = 86_400_000;
 
-/** The period asked for: `from`/`to` in ms since the epoch; by default the last 24 hours. */
+/** The period asked for: `since`/`until` in ms since the epoch; by default the last 24 hours. */
 export function reconcilePeriod(
-  from: number | undefined,
-  to: number | undefined,
+  since: number | undefined,
+  until: number | undefined,
   now = Date.now(),
-): { from: number; to: number } {
-  const end = to ?? now;
-  return { from: from ?? end - DAY_MS, to: end };
+): { since: number; until: number } {
+  const end = until ?? now;
+  return { since: since ?? end - DAY_MS, until: end };
 }
 
 export async function reconcileReport(
   deps: Pick<AdminDeps, 'repos'>,
-  from: number,
-  to: number,
+  since: number,
+  until: number,
   reservationTtlMs?: number,
 ): Promise<ReconcileReport> {
-  return reconcile(await deps.repos.reconcile.read(from, to), from, to, Date.now(), reservationTtlMs);
+  return reconcile(await deps.repos.reconcile.read(since, until), since, until, Date.now(), reservationTtlMs);
 }

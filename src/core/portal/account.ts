@@ -133,7 +133,7 @@ export async function portalUsage(
   const now = deps.meter.now();
   const until = Math.floor(now / 86_400_000) * 86_400_000 + 86_400_000;
   const since = until - days * 86_400_000;
-  const lines = await billLines(deps, { accountId, since, until }, 'day');
+  const { lines } = await billLines(deps, { accountId, since, until }, 'day', null);
   const byDay = new Map<string, UsageDay>();
   for (let d = since; d < until; d += 86_400_000) {
     const day = new Date(d).toISOString().slice(0, 10);

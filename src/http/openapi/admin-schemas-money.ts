@@ -100,14 +100,20 @@ const costFields = {
   upstream_cost: microSum('what those charges cost upstream'),
   margin: microSum('their amount less their upstream cost'),
 };
+/** A bill line's period, in the bill's time zone (`time_zone`: the account's, as its budgets). */
+const billDates = {
+  period: { type: 'string', enum: ['day', 'week', 'month'] },
+  period_start: str("label in the bill's time zone: YYYY-MM-DD (a day; a week: its Monday) or YYYY-MM (a month)"),
+  first_day: str("the period's first day, ISO 8601 date (YYYY-MM-DD) in the bill's time zone"),
+  last_day: str("the period's last day (included), ISO 8601 date in the bill's time zone"),
+};
 const modelFigures = obj({ entries: int(), amount: microSum(), amount_units: str(), ...costFields });
 
 export const billLine = obj(
   {
     token_id: str(),
     token_name: { type: ['string', 'null'] },
-    period: { type: 'string', enum: ['day', 'month'] },
-    period_start: str('UTC label: YYYY-MM-DD or YYYY-MM'),
+    ...billDates,
     entries: int(),
     amount: microSum(),
     amount_units: str('the amount as an exact decimal string of units'),
@@ -124,8 +130,7 @@ export const billModelLine = obj(
   {
     token_id: str(),
     token_name: { type: ['string', 'null'] },
-    period: { type: 'string', enum: ['day', 'month'] },
-    period_start: str('UTC label: YYYY-MM-DD or YYYY-MM'),
+    ...billDates,
     kind: {
       type: 'string',
       enum: ['charges', 'credit'],
@@ -146,8 +151,7 @@ export const billAccountLine = obj(
       description: 'null: the lines that counted against no account (tokens of no account, top-ups of token quotas)',
     },
     account_name: { type: ['string', 'null'] },
-    period: { type: 'string', enum: ['day', 'month'] },
-    period_start: str('UTC label: YYYY-MM-DD or YYYY-MM'),
+    ...billDates,
     entries: int(),
     amount: microSum(),
     amount_units: str(),

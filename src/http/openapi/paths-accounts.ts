@@ -1,5 +1,17 @@
 // OpenAPI paths of customer accounts and price groups (admin API), and the schemas they share with tokens.
-import { str, int, arr, obj, jsonBody, pathParam, query, admin, type Operation, type Schema } from './schema.ts';
+import {
+  str,
+  int,
+  arr,
+  obj,
+  jsonBody,
+  ledgerCountFields,
+  pathParam,
+  query,
+  admin,
+  type Operation,
+  type Schema,
+} from './schema.ts';
 import { cursorParam, limitParam, listPage, micro, microSum, price, timeParam } from './admin-schemas.ts';
 
 const nullable = (type: string, description: string): Schema => ({ type: [type, 'null'], description });
@@ -136,13 +148,13 @@ export function accountPaths(): Record<string, Record<string, Operation>> {
             data: arr(
               obj({
                 model: str(),
-                requests: int(),
+                ...ledgerCountFields(),
                 amount: microSum(),
                 amount_units: str(),
                 list_amount: microSum('at list price'),
               }),
             ),
-            total: obj({ requests: int(), amount: microSum(), amount_units: str(), list_amount: microSum() }),
+            total: obj({ ...ledgerCountFields(), amount: microSum(), amount_units: str(), list_amount: microSum() }),
             credited: microSum(),
           }),
         }),

@@ -76,7 +76,7 @@ export function adminMeteringPaths(): Record<string, Record<string, Operation>> 
     },
     '/admin/bills': {
       get: admin(
-        'Bills: ledger totals per token per UTC day or month, each with its models and top-ups; by=model: a line per model; by=account: a line per account',
+        "Bills: ledger totals per token per day, week (from Monday) or month, each with its models and top-ups; by=model: a line per model; by=account: a line per account. The periods follow the account's time zone (account_id, or token_id's account), as its budgets do; else UTC",
         {
           parameters: [
             query('token_id', str(), 'Only this token'),
@@ -86,7 +86,11 @@ export function adminMeteringPaths(): Record<string, Record<string, Operation>> 
               "Only the ledger lines that counted against this account (its tokens' charges and its own top-ups)",
             ),
             query('model', str(), 'Only this billing model'),
-            query('period', { type: 'string', enum: ['day', 'month'], default: 'month' }, 'UTC day or month'),
+            query(
+              'period',
+              { type: 'string', enum: ['day', 'week', 'month'], default: 'month' },
+              "a day, an ISO week (from Monday) or a month, in the bill's time zone",
+            ),
             timeParam('since'),
             timeParam('until'),
             query(
@@ -110,7 +114,11 @@ export function adminMeteringPaths(): Record<string, Record<string, Operation>> 
               schema: obj(
                 {
                   object: { const: 'bill' },
-                  period: { type: 'string', enum: ['day', 'month'] },
+                  period: { type: 'string', enum: ['day', 'week', 'month'] },
+                  time_zone: {
+                    type: ['string', 'null'],
+                    description: "the zone of the periods' day boundaries: the account's (IANA name); null: UTC",
+                  },
                   by: {
                     type: 'string',
                     enum: ['model', 'account'],

@@ -1,5 +1,5 @@
 // OpenAPI paths of the admin API's reports: the overview's stats, health, reconciliation.
-import { str, int, num, arr, obj, query, admin, type Operation } from './schema.ts';
+import { str, int, num, arr, obj, query, admin, deprecated, type Operation } from './schema.ts';
 import { micro, microSum } from './admin-schemas.ts';
 
 export function adminReportPaths(): Record<string, Record<string, Operation>> {
@@ -94,16 +94,23 @@ export function adminReportPaths(): Record<string, Record<string, Operation>> {
         {
           parameters: [
             query(
-              'from',
+              'since',
               str(),
-              'Inclusive start: milliseconds since the epoch or an ISO 8601 date/date-time (default: one day before `to`)',
+              'Inclusive start: milliseconds since the epoch or an ISO 8601 date/date-time (default: one day before `until`)',
             ),
-            query('to', str(), 'Exclusive end, the same forms (default: now)'),
+            query('until', str(), 'Exclusive end, the same forms (default: now)'),
+            {
+              ...query('from', str(), 'deprecated: `since` (kept for one release; not with `since`)'),
+              deprecated: true,
+            },
+            { ...query('to', str(), 'deprecated: `until` (kept for one release; not with `until`)'), deprecated: true },
           ],
         },
         obj({
-          from: int(),
-          to: int(),
+          since: int('ms'),
+          until: int('ms'),
+          from: deprecated(int(), 'since'),
+          to: deprecated(int(), 'until'),
           groups: arr(
             obj({
               day: str('YYYY-MM-DD (UTC)'),
@@ -112,7 +119,8 @@ export function adminReportPaths(): Record<string, Record<string, Operation>> {
               ledger_amount: microSum(),
               reported_amount: microSum(),
               difference: microSum('ledger − reported, micro-units'),
-              charges: int(),
+              entries: int('ledger lines in the group'),
+              charges: deprecated(int(), 'entries'),
             }),
           ),
           difference: microSum("the sum of the groups' differences; 0 when the ledger and the stored usage agree"),

@@ -167,10 +167,10 @@ export function portalPaths(): Record<string, Record<string, Operation>> {
       }),
     },
     '/portal/api/accounts/{account}/bills': {
-      get: portal("The bill of the account's tokens (JSON, or CSV with format=csv)", {
+      get: portal("The bill of the account's tokens (JSON, or CSV with format=csv), in the account's time zone", {
         parameters: [
           account,
-          query('period', { type: 'string', enum: ['day', 'month'], default: 'month' }, 'Period'),
+          query('period', { type: 'string', enum: ['day', 'week', 'month'], default: 'month' }, 'Period'),
           query('by', { type: 'string', enum: ['token', 'model'], default: 'token' }, 'A line per token, or per model'),
           query('since', int('ms'), 'From'),
           query('until', int('ms'), 'Until'),

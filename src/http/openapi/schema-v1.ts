@@ -1,5 +1,5 @@
 // Family B's bodies in the OpenAPI document: usage, chat messages, videos, images and a token's balance.
-import { type Schema, arr, int, microSum, obj, str } from './schema.ts';
+import { type Schema, arr, deprecated, int, ledgerCountFields, microSum, obj, str } from './schema.ts';
 
 export const usage = obj({
   prompt_tokens: int(),
@@ -84,6 +84,15 @@ const BUDGET_STATUS = obj({
   held: int(),
   remaining: int(),
 });
+/** A holder's balance, in the budgets' words (spent, held, remaining); used/reserved are the deprecated names. */
+const BALANCE = obj({
+  quota: { type: ['integer', 'null'], description: 'micro-units; null = unlimited' },
+  spent: int('charged to the ledger'),
+  held: int('held by running calls and tasks'),
+  remaining: { type: ['integer', 'null'], description: 'quota - spent - held, at least 0; null = unlimited' },
+  used: deprecated(int(), 'spent'),
+  reserved: deprecated(int(), 'held'),
+});
 export const tokenUsageView = obj(
   {
     object: { const: 'token_usage' },
@@ -94,16 +103,11 @@ export const tokenUsageView = obj(
       expires_at: { type: ['integer', 'null'] },
     }),
     unit: str(),
-    balance: obj({
-      quota: { type: ['integer', 'null'], description: 'micro-units; null = unlimited' },
-      used: int('charged so far'),
-      reserved: int('held by running calls and tasks'),
-      remaining: { type: ['integer', 'null'], description: 'quota - used - reserved, at least 0' },
-    }),
+    balance: BALANCE,
     period: obj({ since: int('ms'), until: int('ms') }),
     usage: obj({
-      data: arr(obj({ model: str(), requests: int(), amount: microSum('micro-units'), amount_units: str() })),
-      total: obj({ requests: int(), amount: microSum(), amount_units: str() }),
+      data: arr(obj({ model: str(), ...ledgerCountFields(), amount: microSum('micro-units'), amount_units: str() })),
+      total: obj({ ...ledgerCountFields(), amount: microSum(), amount_units: str() }),
       credited: microSum('top-ups in the period'),
     }),
     budgets: arr(BUDGET_STATUS, "the token's own budgets in their current period"),
@@ -112,12 +116,7 @@ export const tokenUsageView = obj(
         obj({
           id: str(),
           name: str(),
-          balance: obj({
-            quota: { type: ['integer', 'null'] },
-            used: int(),
-            reserved: int(),
-            remaining: { type: ['integer', 'null'] },
-          }),
+          balance: BALANCE,
           budgets: arr(BUDGET_STATUS),
           time_zone: { type: ['string', 'null'] },
           expires_at: { type: ['integer', 'null'] },

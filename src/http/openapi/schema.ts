@@ -25,6 +25,17 @@ export const obj = (properties: Record<string, Schema> = {}, required: string[] 
   properties,
   ...(required.length ? { required } : {}),
 });
+/** A name kept for one release beside its replacement (docs/api.md#deprecated-names). */
+export const deprecated = (schema: Schema, replacement: string): Schema => ({
+  ...schema,
+  deprecated: true,
+  description: `deprecated: the same as \`${replacement}\`, emitted beside it for one release`,
+});
+/** A count of ledger lines: `entries`, and `requests`, its former name on the usage answers. */
+export const ledgerCountFields = (description = 'ledger lines (charges) counted'): Record<string, Schema> => ({
+  entries: int(description),
+  requests: deprecated(int(), 'entries'),
+});
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 
 /**

@@ -1,7 +1,8 @@
 // Read side of metering: ledger entries and bill totals. Writes to the ledger happen only in
 // src/metering/meter.ts (charges, where the exactly-once invariants live) and src/metering/top-up.ts (credit lines);
 // request-log reads are in request-log.ts.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { DayRun } from '../../vocabulary/budgets.ts';
 import { addAmounts, sumText, type Amount } from '../../vocabulary/exact-amount.ts';
 import { parseJson } from '../json.ts';
 import { whereList, type TimeFilter } from '../keyset.ts';
@@ -32,11 +33,11 @@ export interface LedgerEntry {
   upstream_cost?: number;
 }
 
-/** Ledger totals of one token on one UTC day. */
+/** Ledger totals of one token on one day (UTC, or local: dayTotals). */
 export interface DayTotal {
   tokenId: string;
   model: string;
-  /** UTC day number (ms since epoch / 86,400,000). */
+  /** Day number: days from 1970-01-01 in the bill's calendar (UTC: ms since epoch / 86,400,000). */
   day: number;
   /** Charges (credit lines are not charges). */
   entries: number;
@@ -111,32 +112,60 @@ export class LedgerRepo {
   }
 
   /**
-   * Ledger totals per token, model and UTC day, computed in the database (integer division of the ms timestamp
-   * is the same in both dialects). Months are folded from days by the caller.
+   * Ledger totals per token, model and day, computed in the database (integer division of the ms timestamp is the
+   * same in both dialects): UTC days, or the local days of `runs` (metering/periods.ts dayRuns, within `f`'s range).
+   * Weeks and months are folded from days by the caller.
    */
-  async dayTotals(f: BillFilter): Promise<DayTotal[]> {
-    return (await this.totalsByDay('token_id', f)).map(({ holder, ...t }) => ({ tokenId: holder as string, ...t }));
+  async dayTotals(f: BillFilter, runs?: readonly DayRun[]): Promise<DayTotal[]> {
+    const rows = await this.totalsByDay('token_id', f, runs);
+    return rows.map(({ holder, ...t }) => ({ tokenId: holder as string, ...t }));
   }
 
   /**
-   * Ledger totals per account, model and UTC day: the account each line counted against when it was written (a
-   * token's later move to another account leaves its past where it was); null for lines of no account.
+   * Ledger totals per account, model and day (as dayTotals): the account each line counted against when it was
+   * written (a token's later move to another account leaves its past where it was); null for lines of no account.
    */
-  async accountDayTotals(f: BillFilter): Promise<AccountDayTotal[]> {
-    return (await this.totalsByDay('account_id', f)).map(({ holder, ...t }) => ({ accountId: holder, ...t }));
+  async accountDayTotals(f: BillFilter, runs?: readonly DayRun[]): Promise<AccountDayTotal[]> {
+    return (await this.totalsByDay('account_id', f, runs)).map(({ holder, ...t }) => ({ accountId: holder, ...t }));
   }
 
-  /** The bill sums of the lines `f` selects, per holder (`by`: the token or the account column), model and UTC day. */
+  /** The times of the first and last lines `f` selects, as [since, until); null when there are none. */
+  async span(f: BillFilter): Promise<{ since: number; until: number } | null> {
+    const q = this.db
+      .selectFrom('ledger')
+      .select([sql<number | null>`min(created_at)`.as('first'), sql<number | null>`max(created_at)`.as('last')]);
+    const r = await whereList(q, 'ledger', { ...f, equal: { account_id: f.accountId } }).executeTakeFirst();
+    if (r?.first === null || r?.first === undefined || r.last === null) return null;
+    return { since: Number(r.first), until: Number(r.last) + 1 };
+  }
+
   private async totalsByDay(
     by: 'token_id' | 'account_id',
     f: BillFilter,
+    runs: readonly DayRun[] | undefined,
   ): Promise<Array<Omit<DayTotal, 'tokenId'> & { holder: string | null }>> {
     // A literal (not a bound parameter) so PostgreSQL sees the same expression in SELECT and GROUP BY.
-    const day = sql<number>`created_at / ${sql.lit(DAY_MS)}`;
+    if (!runs) return this.totalsOn(by, f, sql<number>`created_at / ${sql.lit(DAY_MS)}`);
+    const out = [];
+    for (const r of runs) {
+      const day = r.offset === null ? r.first : sql<number>`(created_at + ${sql.lit(r.offset)}) / ${sql.lit(DAY_MS)}`;
+      out.push(...(await this.totalsOn(by, { ...f, since: r.since, until: r.until }, day)));
+    }
+    return out;
+  }
+
+  /** The bill sums of the lines `f` selects, per holder (`by`: the token or the account column), model and `day`. */
+  private async totalsOn(
+    by: 'token_id' | 'account_id',
+    f: BillFilter,
+    day: RawBuilder<number> | number,
+  ): Promise<Array<Omit<DayTotal, 'tokenId'> & { holder: string | null }>> {
     const holder = sql.ref<string | null>(by);
-    const q = this.db.selectFrom('ledger').select([holder.as('holder'), 'model', day.as('day'), ...billSums()]);
+    // A day of its own (a run of one day): one number, not a column of the grouping.
+    const dayCol = typeof day === 'number' ? sql<number>`${sql.lit(day)}` : day;
+    const q = this.db.selectFrom('ledger').select([holder.as('holder'), 'model', dayCol.as('day'), ...billSums()]);
     const rows = await whereList(q, 'ledger', { ...f, equal: { account_id: f.accountId } })
-      .groupBy([holder, 'model', day])
+      .groupBy(typeof day === 'number' ? [holder, 'model'] : [holder, 'model', day])
       .execute();
     // Sums read as text (exact-amount.ts): a day's lines of one token can sum past 2^53 (credits are not bounded).
     return rows.map((r) => ({

@@ -69,7 +69,8 @@ describe('GET /admin/bills?by=account', () => {
     expect(bill.total).toEqual(plainBill.total);
     const month = new Date().toISOString().slice(0, 7);
     const models = (n: number) => ({ [IMAGE]: { entries: n, amount: n * price, amount_units: expect.any(String) } });
-    const base = { period: 'month', period_start: month };
+    const lastDay = expect.stringMatching(new RegExp(`^${month}-(28|29|30|31)$`));
+    const base = { period: 'month', period_start: month, first_day: `${month}-01`, last_day: lastDay };
     expect(bill.data.filter((l) => [accA, accB, null].includes(l.account_id))).toEqual([
       ...[
         {

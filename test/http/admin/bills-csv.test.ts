@@ -33,6 +33,8 @@ describe('bill CSV cells', () => {
         token_name: '=cmd|" /C calc"!A0',
         period: 'day',
         period_start: '2026-01-01',
+        first_day: '2026-01-01',
+        last_day: '2026-01-01',
         entries: 1,
         amount: 5,
         amount_units: '0.000005',

@@ -24,11 +24,11 @@ type PublicToken = {
 type Usage = {
   object: string;
   token: { id: string; name: string };
-  balance: { quota: number | null; used: number; reserved: number; remaining: number | null };
+  balance: { quota: number | null; spent: number; held: number; remaining: number | null };
   period: { since: number; until: number };
   usage: {
-    data: Array<{ model: string; requests: number; amount: number }>;
-    total: { requests: number; amount: number };
+    data: Array<{ model: string; entries: number; amount: number }>;
+    total: { entries: number; amount: number };
     credited: number;
   };
 };
@@ -184,8 +184,8 @@ describe('POST /admin/tokens/{id}/topup', () => {
     const tok = await newToken({ quota: 2_000_000 });
     expect((await chat(tok.token)).status).toBe(200);
     const before = await usage(tok.token);
-    expect(before.balance.used).toBeGreaterThan(0);
-    expect(before.balance.remaining).toBe(2_000_000 - before.balance.used);
+    expect(before.balance.spent).toBeGreaterThan(0);
+    expect(before.balance.remaining).toBe(2_000_000 - before.balance.spent);
 
     const r = await t.h.admin(`/admin/tokens/${tok.id}/topup`, { method: 'POST', json: { amount: 3_000_001 } });
     expect(r.status).toBe(200);
@@ -196,7 +196,7 @@ describe('POST /admin/tokens/{id}/topup', () => {
     });
     const after = await usage(tok.token);
     expect(after.balance.remaining! - before.balance.remaining!).toBe(3_000_001);
-    expect(after.balance.used).toBe(before.balance.used);
+    expect(after.balance.spent).toBe(before.balance.spent);
     expect(after.usage.credited).toBe(3_000_001);
     expect(after.usage.total).toEqual(before.usage.total);
 
@@ -282,8 +282,8 @@ describe('POST /admin/tokens/{id}/topup', () => {
     expect(token.quota).toBe(50_000_000 + credits);
     const u = await usage(tok.token);
     expect(u.usage.credited).toBe(credits);
-    expect(u.usage.total.requests).toBe(4);
-    expect(u.balance.remaining).toBe(50_000_000 + credits - u.balance.used);
+    expect(u.usage.total.entries).toBe(4);
+    expect(u.balance.remaining).toBe(50_000_000 + credits - u.balance.spent);
   });
 
   it('bad amounts, unknown fields, an unlimited or unknown token are refused', async () => {
@@ -350,8 +350,8 @@ describe('POST /admin/tokens/{id}/rotate', () => {
     expect(done.choices[0]!.message.content).toBeTruthy();
     const mine = (await client.get('/usage')) as Usage;
     expect(mine.token.id).toBe(tok.id);
-    expect(mine.usage.total.requests).toBe(2);
-    expect(mine.balance.used).toBeGreaterThan(spent);
+    expect(mine.usage.total.entries).toBe(2);
+    expect(mine.balance.spent).toBeGreaterThan(spent);
     const a = (await auditFor(tok.id)).find((x) => x.action === 'token.rotate')!;
     expect(a.detail).toEqual({ grace_ms: 0, previous_secret_until: null });
   });
@@ -427,16 +427,18 @@ describe('GET /v1/usage', () => {
       (await (await t.h.admin(`/admin/ledger?token_id=${a.id}`)).json()) as { data: Array<{ amount: number }> }
     ).data;
     const charged = ledger.reduce((s, l) => s + l.amount, 0);
-    expect(u.usage.data).toEqual([{ model: CHAT, requests: 2, amount: charged, amount_units: expect.any(String) }]);
-    expect(u.usage.total).toMatchObject({ requests: 2, amount: charged });
-    expect(u.balance).toEqual({ quota: 40_000_000, used: charged, reserved: 0, remaining: 40_000_000 - charged });
+    expect(u.usage.data).toEqual([
+      { model: CHAT, entries: 2, requests: 2, amount: charged, amount_units: expect.any(String) },
+    ]);
+    expect(u.usage.total).toMatchObject({ entries: 2, amount: charged });
+    expect(u.balance).toMatchObject({ quota: 40_000_000, spent: charged, held: 0, remaining: 40_000_000 - charged });
     const ub = await usage(b.token);
     expect(ub.balance).toMatchObject({ quota: null, remaining: null });
-    expect(ub.usage.total.requests).toBe(1);
+    expect(ub.usage.total.entries).toBe(1);
     // A period before any call: nothing used in it (the balance stays the token's).
     const old = await usage(a.token, '?since=2020-01-01&until=2020-02-01');
-    expect(old.usage.total).toMatchObject({ requests: 0, amount: 0 });
-    expect(old.balance.used).toBe(charged);
+    expect(old.usage.total).toMatchObject({ entries: 0, amount: 0 });
+    expect(old.balance.spent).toBe(charged);
     expect(old.period).toEqual({ since: Date.UTC(2020, 0, 1), until: Date.UTC(2020, 1, 1) });
   });
 

@@ -69,12 +69,19 @@ describe('GET /admin/tokens/{id}/usage', () => {
     expect({ ...admin, period: admin.period.since }).toEqual({ ...holder, period: holder.period.since });
     expect(admin.token).toMatchObject({ id: tok.id, name: 'usage, "billed"' });
     expect(admin.usage.data).toEqual([
-      { model: CHAT, requests: 2, amount: sum(charged(CHAT)), amount_units: expect.any(String) },
-      { model: EMBED, requests: 1, amount: sum(charged(EMBED)), amount_units: expect.any(String) },
+      { model: CHAT, entries: 2, requests: 2, amount: sum(charged(CHAT)), amount_units: expect.any(String) },
+      { model: EMBED, entries: 1, requests: 1, amount: sum(charged(EMBED)), amount_units: expect.any(String) },
     ]);
     expect(admin.usage.credited).toBe(7_000_000);
     const used = sum(charged(CHAT)) + sum(charged(EMBED));
-    expect(admin.balance).toEqual({ quota: 57_000_000, used, reserved: 0, remaining: 57_000_000 - used });
+    expect(admin.balance).toEqual({
+      quota: 57_000_000,
+      spent: used,
+      held: 0,
+      remaining: 57_000_000 - used,
+      used,
+      reserved: 0,
+    });
   });
 
   it('takes a period; refuses unknown parameters, a reversed period and an unknown token in the family B shape', async () => {
@@ -105,7 +112,9 @@ describe('GET /admin/bills by model', () => {
     expect(byModel.by).toBe('model');
     expect(byModel.total).toEqual(plain.total);
     const month = plain.data[0]!.period_start;
-    const base = { token_id: tok.id, token_name: 'usage, "billed"', period: 'month', period_start: month };
+    const days = { first_day: plain.data[0]!.first_day, last_day: plain.data[0]!.last_day };
+    expect(days.first_day).toBe(`${month}-01`);
+    const base = { token_id: tok.id, token_name: 'usage, "billed"', period: 'month', period_start: month, ...days };
     expect(byModel.data).toEqual([
       {
         ...base,

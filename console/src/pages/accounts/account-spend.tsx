@@ -1,15 +1,15 @@
-// An account's spend per UTC day (the last 30 days) or month (the last 12), from its bill (GET /admin/bills?by=account
+// An account's spend per day (the last 30 days) or month (the last 12), from its bill (GET /admin/bills?by=account
 // &account_id=…: the ledger lines that counted against it), as a bar chart with the figures as a table beside it.
 import { useMemo, useState } from 'preact/hooks';
 import { call, qs } from '../../api.ts';
 import { Chart } from '../../chart.tsx';
 import { units } from '../../format.ts';
 import { lastPeriods } from '../../periods.ts';
-import type { BillByAccountView, BillPeriod } from '../../types.ts';
+import type { BillByAccountView } from '../../types.ts';
 import { useLoad } from '../../use-load.ts';
 
 export function AccountSpend({ accountId, version }: { accountId: string; version: number }) {
-  const [period, setPeriod] = useState<BillPeriod>('day');
+  const [period, setPeriod] = useState<'day' | 'month'>('day');
   const periods = useMemo(() => lastPeriods(period, period === 'day' ? 30 : 12, Date.now()), [period]);
   const bill = useLoad(
     () =>
@@ -33,9 +33,13 @@ export function AccountSpend({ accountId, version }: { accountId: string; versio
     <div>
       <h3>Spend by period</h3>
       <label for="account-spend-period">Per</label>
-      <select id="account-spend-period" value={period} onChange={(e) => setPeriod(e.currentTarget.value as BillPeriod)}>
-        <option value="day">Day (UTC), the last 30 days</option>
-        <option value="month">Month (UTC), the last 12 months</option>
+      <select
+        id="account-spend-period"
+        value={period}
+        onChange={(e) => setPeriod(e.currentTarget.value as 'day' | 'month')}
+      >
+        <option value="day">Day (the account's time zone), the last 30 days</option>
+        <option value="month">Month (the account's time zone), the last 12 months</option>
       </select>
       {bill.error && (
         <p role="alert" class="error">
@@ -55,7 +59,7 @@ export function AccountSpend({ accountId, version }: { accountId: string; versio
                 <tr>
                   <th scope="col">{period === 'day' ? 'Day (UTC)' : 'Month (UTC)'}</th>
                   <th scope="col" class="num">
-                    Charges
+                    Entries
                   </th>
                   <th scope="col" class="num">
                     Amount

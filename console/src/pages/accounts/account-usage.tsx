@@ -71,7 +71,7 @@ export function AccountUsage({ accountId, version }: { accountId: string; versio
         <div class="table-wrap">
           <table id="account-usage">
             <caption>
-              {RANGES.find((r) => r[0] === range)![1]}: {count(u.usage.total.requests, 'charge')},{' '}
+              {RANGES.find((r) => r[0] === range)![1]}: {count(u.usage.total.entries, 'entry', 'entries')},{' '}
               {u.usage.total.amount_units} units
               {u.usage.total.list_amount !== u.usage.total.amount
                 ? ` (${units(u.usage.total.list_amount)} at list price)`
@@ -82,7 +82,7 @@ export function AccountUsage({ accountId, version }: { accountId: string; versio
               <tr>
                 <th scope="col">Model</th>
                 <th scope="col" class="num">
-                  Charges
+                  Entries
                 </th>
                 <th scope="col" class="num">
                   Amount
@@ -104,7 +104,7 @@ export function AccountUsage({ accountId, version }: { accountId: string; versio
               {u.usage.data.map((m) => (
                 <tr key={m.model}>
                   <th scope="row">{m.model}</th>
-                  <td class="num">{num(m.requests)}</td>
+                  <td class="num">{num(m.entries)}</td>
                   <td class="num">{m.amount_units}</td>
                   <td class="num">{units(m.list_amount)}</td>
                   <td>

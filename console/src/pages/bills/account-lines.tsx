@@ -26,7 +26,7 @@ export function AccountLines({
             <th scope="col">{period === 'day' ? 'Day (UTC)' : 'Month (UTC)'}</th>
             <th scope="col">Account</th>
             <th scope="col" class="num">
-              Charges
+              Entries
             </th>
             <th scope="col" class="num">
               Amount

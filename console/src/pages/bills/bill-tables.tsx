@@ -33,7 +33,7 @@ export function ModelTotals({ lines, total }: { lines: BillModelLine[]; total: n
           <tr>
             <th scope="col">Model</th>
             <th scope="col" class="num">
-              Charges
+              Entries
             </th>
             <th scope="col" class="num">
               Amount
@@ -78,7 +78,7 @@ export function BillLines({ lines, period }: { lines: BillModelLine[]; period: B
             <th scope="col">Token</th>
             <th scope="col">Model</th>
             <th scope="col" class="num">
-              Charges
+              Entries
             </th>
             <th scope="col" class="num">
               Amount

@@ -40,13 +40,15 @@ export function TokenUsage({ tokenId, version }: { tokenId: string; version: num
         <dl class="facts" id="token-balance">
           <dt>Quota</dt>
           <dd>{u.balance.quota === null ? 'unlimited' : units(u.balance.quota)}</dd>
-          <dt>Used</dt>
+          <dt>Spent</dt>
           <dd>
-            {units(u.balance.used)}
-            {u.balance.quota !== null && <Share part={u.balance.used} whole={u.balance.quota} of="Used of the quota" />}
+            {units(u.balance.spent)}
+            {u.balance.quota !== null && (
+              <Share part={u.balance.spent} whole={u.balance.quota} of="Spent of the quota" />
+            )}
           </dd>
-          <dt>Reserved</dt>
-          <dd>{units(u.balance.reserved)}</dd>
+          <dt>Held</dt>
+          <dd>{units(u.balance.held)}</dd>
           <dt>Remaining</dt>
           <dd>{u.balance.remaining === null ? 'unlimited' : units(u.balance.remaining)}</dd>
         </dl>
@@ -67,14 +69,14 @@ export function TokenUsage({ tokenId, version }: { tokenId: string; version: num
         <div class="table-wrap">
           <table id="token-usage">
             <caption>
-              {label}: {count(u.usage.total.requests, 'request')}, {u.usage.total.amount_units} units
+              {label}: {count(u.usage.total.entries, 'entry', 'entries')}, {u.usage.total.amount_units} units
               {Number(u.usage.credited) > 0 ? `; ${units(u.usage.credited)} added by top-ups` : ''}
             </caption>
             <thead>
               <tr>
                 <th scope="col">Model</th>
                 <th scope="col" class="num">
-                  Requests
+                  Entries
                 </th>
                 <th scope="col" class="num">
                   Amount
@@ -93,7 +95,7 @@ export function TokenUsage({ tokenId, version }: { tokenId: string; version: num
               {u.usage.data.map((m) => (
                 <tr key={m.model}>
                   <th scope="row">{m.model}</th>
-                  <td class="num">{num(m.requests)}</td>
+                  <td class="num">{num(m.entries)}</td>
                   <td class="num">{m.amount_units}</td>
                   <td>
                     <Share

@@ -1,18 +1,25 @@
 import { qEnum, qOnly, qString, type Query } from '../../../contracts/query.ts';
 import { accountBillCsv, accountBillDocument, accountBillLines } from '../../../core/admin/account-bills.ts';
-import { billByModelDocument, billCsv, billDocument, billLines, billModelCsv } from '../../../core/admin/bills.ts';
+import {
+  BILL_PERIODS,
+  billByModelDocument,
+  billCsv,
+  billDocument,
+  billLines,
+  billModelCsv,
+} from '../../../core/admin/bills.ts';
 import { fastifyRoute } from '../../front/route-row.ts';
 import { timeRange } from './ledger.ts';
 
 /**
- * GET /admin/bills?token_id=&account_id=&model=&period=day|month&since=&until=&format=json|csv&by=token|model|account
- * Totals per token per UTC day or month, from the ledger (core/admin/bills.ts); by=model: a line per model;
+ * GET /admin/bills?token_id=&account_id=&model=&period=day|week|month&since=&until=&format=json|csv&by=token|model|account
+ * Totals per token per period in the account's time zone, from the ledger (core/admin/bills.ts); by=model: per model;
  * by=account: a line per account (core/admin/account-bills.ts).
  */
 export const bills = fastifyRoute<{ Querystring: Query }>(({ deps }) => async (req, reply) => {
   const q = req.query;
   qOnly(q, ['token_id', 'account_id', 'model', 'period', 'since', 'until', 'format', 'by']);
-  const period = qEnum(q, 'period', ['day', 'month'] as const, 'month');
+  const period = qEnum(q, 'period', BILL_PERIODS, 'month');
   const format = qEnum(q, 'format', ['json', 'csv'] as const, 'json');
   const by = qEnum(q, 'by', ['token', 'model', 'account'] as const, 'token');
   const filter = {
@@ -26,13 +33,14 @@ export const bills = fastifyRoute<{ Querystring: Query }>(({ deps }) => async (r
     return reply.type('text/csv; charset=utf-8').header('content-disposition', disposition).send(body);
   };
   if (by === 'account') {
-    const lines = await accountBillLines(deps, filter, period);
+    const bill = await accountBillLines(deps, filter, period);
     return format === 'json'
-      ? accountBillDocument(period, lines)
-      : csv(`tollway-bill-${period}-by-account.csv`, accountBillCsv(lines));
+      ? accountBillDocument(period, bill)
+      : csv(`tollway-bill-${period}-by-account.csv`, accountBillCsv(bill.lines));
   }
   const byModel = by === 'model';
-  const lines = await billLines(deps, filter, period);
-  if (format === 'json') return byModel ? billByModelDocument(period, lines) : billDocument(period, lines);
-  return csv(`tollway-bill-${period}${byModel ? '-by-model' : ''}.csv`, byModel ? billModelCsv(lines) : billCsv(lines));
+  const bill = await billLines(deps, filter, period);
+  if (format === 'json') return byModel ? billByModelDocument(period, bill) : billDocument(period, bill);
+  const name = `tollway-bill-${period}${byModel ? '-by-model' : ''}.csv`;
+  return csv(name, byModel ? billModelCsv(bill.lines) : billCsv(bill.lines));
 });

@@ -2,7 +2,14 @@
 // account's id, or a token of another account, answers 404: a member never learns that it exists.
 import { decodeCursor } from '../../../contracts/cursor.ts';
 import { qEnum, qInt, qOnly, qString, type Query } from '../../../contracts/query.ts';
-import { billByModelDocument, billCsv, billDocument, billLines, billModelCsv } from '../../../core/admin/bills.ts';
+import {
+  BILL_PERIODS,
+  billByModelDocument,
+  billCsv,
+  billDocument,
+  billLines,
+  billModelCsv,
+} from '../../../core/admin/bills.ts';
 import { parseRedeem, redeemCode } from '../../../core/credit/redeem.ts';
 import {
   accountToken,
@@ -48,21 +55,21 @@ export const usage = fastifyRoute<ByAccount>(({ deps }) => async (req) => {
   return portalUsage(deps, id, qInt(req.query, 'days', 1, MAX_USAGE_DAYS, 30)!);
 });
 
-/** GET …/bills?period=day|month&by=token|model&since=&until=&format=json|csv: the account's tokens' bill. */
+/** GET …/bills?period=day|week|month&by=token|model&since=&until=&format=json|csv: the account's tokens' bill. */
 export const bills = fastifyRoute<ByAccount>(({ deps }) => async (req, reply) => {
   const accountId = own(req);
   const q = req.query;
   qOnly(q, ['period', 'by', 'since', 'until', 'format']);
-  const period = qEnum(q, 'period', ['day', 'month'] as const, 'month');
+  const period = qEnum(q, 'period', BILL_PERIODS, 'month');
   const format = qEnum(q, 'format', ['json', 'csv'] as const, 'json');
   const byModel = qEnum(q, 'by', ['token', 'model'] as const, 'token') === 'model';
-  const lines = await billLines(deps, { accountId, ...timeRange(q) }, period);
-  if (format === 'json') return byModel ? billByModelDocument(period, lines) : billDocument(period, lines);
+  const bill = await billLines(deps, { accountId, ...timeRange(q) }, period);
+  if (format === 'json') return byModel ? billByModelDocument(period, bill) : billDocument(period, bill);
   const name = `tollway-bill-${period}${byModel ? '-by-model' : ''}.csv`;
   return reply
     .type('text/csv; charset=utf-8')
     .header('content-disposition', `attachment; filename="${name}"`)
-    .send(byModel ? billModelCsv(lines) : billCsv(lines));
+    .send(byModel ? billModelCsv(bill.lines) : billCsv(bill.lines));
 });
 
 export const logs = fastifyRoute<ByAccount>(({ deps }) => async (req) => {
