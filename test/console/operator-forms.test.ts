@@ -62,6 +62,8 @@ it('reads a multiplier from 0 to 1000 with at most 6 decimals', () => {
 
 describe('reconciliation verdict', () => {
   const clean: ReconcileReport = {
+    since: 0,
+    until: 1,
     from: 0,
     to: 1,
     groups: [],

@@ -17,19 +17,19 @@ const PRESETS = [
   ['Last 30 days', 30 * 24 * HOUR],
 ] as const;
 
-type Period = { from: number; to: number };
+type Period = { since: number; until: number };
 
 function Verdict({ report }: { report: ReconcileReport }) {
   const wrong = problems(report);
   return wrong.length === 0 ? (
     <div class="card verdict clean" id="reconcile-verdict" role="status">
-      <strong>Clean.</strong> From {time(report.from)} to {time(report.to)} the ledger agrees with the stored upstream
+      <strong>Clean.</strong> From {time(report.since)} to {time(report.until)} the ledger agrees with the stored upstream
       usage: no difference, no mismatch, no open hold, no task charged without success or success without charge, no
       lost submit, no upstream disagreement.
     </div>
   ) : (
     <div class="card verdict wrong" id="reconcile-verdict" role="status">
-      <strong>Not clean.</strong> From {time(report.from)} to {time(report.to)}:
+      <strong>Not clean.</strong> From {time(report.since)} to {time(report.until)}:
       <ul>
         {wrong.map((w) => (
           <li key={w}>{w}</li>
@@ -40,8 +40,8 @@ function Verdict({ report }: { report: ReconcileReport }) {
 }
 
 function PeriodPicker({ period, onPick }: { period: Period; onPick: (p: Period) => void }) {
-  const [from, setFrom] = useState(toLocalInput(period.from));
-  const [to, setTo] = useState(toLocalInput(period.to));
+  const [from, setFrom] = useState(toLocalInput(period.since));
+  const [to, setTo] = useState(toLocalInput(period.until));
   const [error, setError] = useState<string | null>(null);
   const submit = (e: Event) => {
     e.preventDefault();
@@ -50,14 +50,14 @@ function PeriodPicker({ period, onPick }: { period: Period; onPick: (p: Period) 
     if (f === undefined || t === undefined) return setError('Give both ends of the period');
     if (f >= t) return setError('The period must start before it ends');
     setError(null);
-    onPick({ from: f, to: t });
+    onPick({ since: f, until: t });
   };
   const preset = (span: number) => {
     const now = Date.now();
     setFrom(toLocalInput(now - span));
     setTo(toLocalInput(now));
     setError(null);
-    onPick({ from: now - span, to: now });
+    onPick({ since: now - span, until: now });
   };
   return (
     <form class="card reconcile-period" onSubmit={submit} aria-label="Period" noValidate>
@@ -110,7 +110,7 @@ function Groups({ report }: { report: ReconcileReport }) {
               <th scope="col">Model</th>
               <th scope="col">Channel</th>
               <th scope="col" class="num">
-                Charges
+                Entries
               </th>
               <th scope="col" class="num">
                 Ledger
@@ -132,7 +132,7 @@ function Groups({ report }: { report: ReconcileReport }) {
                 <td>{g.day}</td>
                 <td>{g.model}</td>
                 <td>{g.channel}</td>
-                <td class="num">{g.charges}</td>
+                <td class="num">{g.entries}</td>
                 <td class="num">{units(g.ledger_amount)}</td>
                 <td class="num">{units(g.ledger_list_amount)}</td>
                 <td class="num">{units(g.reported_amount)}</td>
@@ -149,11 +149,11 @@ function Groups({ report }: { report: ReconcileReport }) {
 export function Reconcile() {
   const [period, setPeriod] = useState<Period>(() => {
     const now = Date.now();
-    return { from: now - 24 * HOUR, to: now };
+    return { since: now - 24 * HOUR, until: now };
   });
   const report = useLoad(
-    () => call<ReconcileReport>(`/admin/reconcile${qs({ from: period.from, to: period.to })}`),
-    [period.from, period.to],
+    () => call<ReconcileReport>(`/admin/reconcile${qs({ since: period.since, until: period.until })}`),
+    [period.since, period.until],
   );
   const r = report.data;
   return (
