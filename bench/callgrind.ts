@@ -16,11 +16,12 @@ export interface ThreadCounts {
 /**
  * Per-request counts from callgrind's per-thread dump files (`--separate-threads=yes`): the main thread is thread 1;
  * a dump that names node's PlatformWorkerThread is one of V8's threads; another one that runs libuv's timers is a
- * worker thread's event loop. What is left (libuv's thread pool) counts in `all` only.
+ * worker thread's event loop. What is left (libuv's thread pool) counts in `all` only. `part`: which dump.
  */
-export function countsFrom(dumps: string[], requests: number): ThreadCounts {
+export function countsFrom(dumps: string[], requests: number, part = 1): ThreadCounts {
   const sum = { main: 0, v8: 0, workers: 0, all: 0 };
-  for (const text of dumps) {
+  // Each `callgrind_control --dump` writes one part per thread: `part: 1` is the first dump.
+  for (const text of dumps.filter((d) => new RegExp(`^part: ${part}$`, 'm').test(d))) {
     const total = Number(/^(?:summary|totals): (\d+)/m.exec(text)?.[1] ?? 0);
     sum.all += total;
     if (/^thread: 1$/m.test(text)) sum.main += total;

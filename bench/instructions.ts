@@ -11,8 +11,9 @@
 // target — is not in them), and V8's helper threads (concurrent GC and JIT) are reported apart: their counts vary
 // more, and callgrind runs threads one at a time.
 // Each target runs under callgrind with instrumentation off while it warms up (BENCH_IR_WARMUP requests, then more
-// until its first full collection: SETTLE_MAX), then it is switched on for BENCH_IR_REQUESTS requests (16
-// connections) and the counters are dumped.
+// until its first full collection and until full collections have stopped: SETTLE_MAX), then it is switched on for
+// BENCH_IR_REQUESTS requests (16 connections) and the counters are dumped; then, counted apart, as long again with no
+// request (the clock-driven work over the window's time: BENCH_IR_IDLE=0 leaves it out).
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,7 +22,8 @@ import autocannon from 'autocannon';
 import { DEFAULT_SIM_KEYS } from '../simulator/context.ts';
 import { NODE_HEAP_FLAGS } from '../src/runtime/heap.ts';
 import type { AllocStats } from './alloc.ts';
-import { countsFrom, type ThreadCounts, valgrindPresent } from './callgrind.ts';
+import { allocText, type Counted, idleText } from './ir-report.ts';
+import { countsFrom, valgrindPresent } from './callgrind.ts';
 import { ask, chatBody, embedBody, type Proc, start } from './procs.ts';
 
 const REQUESTS = Number(process.env.BENCH_IR_REQUESTS ?? 3000);
@@ -36,6 +38,13 @@ const WARMUP = Number(process.env.BENCH_IR_WARMUP ?? 8000);
 const SETTLE_MAX = Number(process.env.BENCH_IR_SETTLE_MAX ?? 24000);
 /** Requests run after that collection, before counting. */
 const AFTER_COLLECTION = 4000;
+/**
+ * And wall time with no full collection, before counting: V8's memory reducer collects some seconds after a full
+ * collection when allocation looks slow (its delay is 8 s), and then again while each one frees memory.
+ */
+const QUIET_MS = Number(process.env.BENCH_IR_QUIET_MS ?? 30_000);
+/** BENCH_IR_IDLE=0: no idle window after the counted one. */
+const IDLE = process.env.BENCH_IR_IDLE !== '0';
 /**
  * More node flags for the targets, space-separated: `--perf-basic-prof` writes the map that names V8's JIT code in the
  * dumps.
@@ -84,21 +93,26 @@ function request(t: IrTarget, kind: Kind): { path: string; body: string } {
   };
 }
 
-interface Counted extends ThreadCounts {
-  /** Warm-up requests beyond WARMUP until the first full collection. */
-  settle: number;
-  /** The main isolate's allocation and collections in the counted window. */
-  alloc: AllocStats;
-}
-
-/** Bytes allocated and promoted per request, and the window's collections. */
-function allocText(a: AllocStats, proxy: AllocStats | undefined): string {
-  const per = (n: number) => Math.round(n / REQUESTS);
-  const rel = proxy ? ` (${(a.allocated / proxy.allocated).toFixed(2)}× the proxy's)` : '';
-  return `allocated ${per(a.allocated)} B/req${rel}, promoted ${per(a.promoted)} B/req; ${a.scavenges} scavenges, ${a.fullGcs} full collections in the window`;
-}
-
 const majorGcs = async (p: Proc): Promise<number> => (await ask<{ majorGcs: number }>(p, 'stats')).majorGcs;
+
+/**
+ * Requests run, 1,000 at a time, until AFTER_COLLECTION of them and QUIET_MS of wall time have passed since the last
+ * full collection (at most `max`).
+ */
+async function settleAfterCollection(p: Proc, run: (n: number) => PromiseLike<unknown>, max: number): Promise<number> {
+  let done = 0;
+  let since = 0;
+  let gcs = await majorGcs(p);
+  let quietFrom = Date.now();
+  while (done < max && (since < AFTER_COLLECTION || Date.now() - quietFrom < QUIET_MS)) {
+    await run(1000);
+    done += 1000;
+    since += 1000;
+    const now = await majorGcs(p);
+    if (now !== gcs) [gcs, since, quietFrom] = [now, 0, Date.now()];
+  }
+  return done;
+}
 
 async function measure(t: IrTarget, kind: Kind, simPort: number, dir: string): Promise<Counted> {
   const out = join(dir, `${t.name}-${kind}.out`);
@@ -140,22 +154,33 @@ async function measure(t: IrTarget, kind: Kind, simPort: number, dir: string): P
     let extra = 0;
     for (; extra < SETTLE_MAX && (await majorGcs(p)) === atReady; extra += 1000) await run(1000);
     // A full collection throws away compiled code V8 has not run lately, and deoptimises some; the recompilation
-    // would land in the counted window.
-    if (extra < SETTLE_MAX) await run(AFTER_COLLECTION);
+    // would land in the counted window. It is also followed by the memory reducer's collections, which V8 starts when
+    // the allocation rate looks low, as it does under callgrind: warm up until they have stopped too.
+    const after = extra < SETTLE_MAX ? await settleAfterCollection(p, run, SETTLE_MAX - extra) : 0;
     const pid = String(p.child.pid);
     // The allocation of the counted window (alloc.ts): V8's GC profiler reads the heap's statistics at each
     // collection, on the main thread, inside the window.
     await ask(p, 'alloc-start');
     execFileSync('callgrind_control', ['--instr=on', pid], { stdio: 'ignore' });
+    const began = Date.now();
     const r = await run(REQUESTS);
+    const windowMs = Date.now() - began;
     execFileSync('callgrind_control', ['--dump', pid], { stdio: 'ignore' });
     const alloc = await ask<AllocStats>(p, 'alloc-stop');
     if (r.non2xx + r.errors > 0 || r.requests.total !== REQUESTS)
       throw new Error(`${t.name}: ${r.non2xx} non-2xx, ${r.errors} errors of ${r.requests.total}`);
+    // The same wall time again with no request: what the target's clocks (timers, pollers, V8's own idle-time work)
+    // cost over the window, counted apart — under callgrind a chat takes some 50 times longer than natively, so that
+    // work weighs per chat many times what it does in a real run.
+    if (IDLE) {
+      await new Promise((res) => setTimeout(res, windowMs));
+      execFileSync('callgrind_control', ['--dump', pid], { stdio: 'ignore' });
+    }
     const dumps = readdirSync(dir)
       .filter((f) => f.startsWith(`${t.name}-${kind}.out`))
       .map((f) => readFileSync(join(dir, f), 'utf8'));
-    return { ...countsFrom(dumps, REQUESTS), settle: extra, alloc };
+    const idle = IDLE ? countsFrom(dumps, REQUESTS, 2) : null;
+    return { ...countsFrom(dumps, REQUESTS), settle: extra, after, alloc, idle, windowMs };
   } finally {
     p.child.kill('SIGKILL');
   }
@@ -229,15 +254,16 @@ async function main(): Promise<void> {
           quota && t.name === 'account' ? ` (${(c.main / quota.main).toFixed(3)}× the quota-only token's)` : '';
         const settled =
           c.settle < SETTLE_MAX
-            ? `warm-up +${c.settle} to its first full collection, +${AFTER_COLLECTION} after it`
+            ? `warm-up +${c.settle} to its first full collection, +${c.after} after it (${QUIET_MS / 1000} s without one)`
             : `no full collection in ${SETTLE_MAX} more of warm-up`;
         const parts = `(V8's threads ${c.v8}, worker threads ${c.workers}; ${settled})`;
         console.log(
-          `${kind.padEnd(10)} ${t.name.padEnd(8)} ${allocText(c.alloc, t.name === 'proxy' ? undefined : proxy?.alloc)}`,
+          `${kind.padEnd(10)} ${t.name.padEnd(8)} ${allocText(c.alloc, t.name === 'proxy' ? undefined : proxy?.alloc, REQUESTS)}`,
         );
         console.log(
           `${kind.padEnd(10)} ${t.name.padEnd(8)} main thread ${String(c.main).padStart(7)} instr/req   all threads ${String(c.all).padStart(7)} instr/req ${parts}${rel}${vsGateway}${vsQuota}`,
         );
+        if (c.idle) console.log(`${kind.padEnd(10)} ${t.name.padEnd(8)} ${idleText(c, c.idle, proxy)}`);
       }
     }
   } finally {

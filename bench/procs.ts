@@ -25,7 +25,8 @@ export function start(
   const opts: ForkOptions = {
     execArgv,
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    // BENCH_TARGET_STDOUT=1: the targets' stdout (the gateway's log, V8's --trace-opt lines) on the bench's own.
+    stdio: ['ignore', process.env.BENCH_TARGET_STDOUT === '1' ? 'inherit' : 'ignore', 'inherit', 'ipc'],
   };
   if (wrap) {
     opts.execPath = wrap.execPath;
