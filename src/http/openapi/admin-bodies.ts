@@ -1,0 +1,11 @@
+// Which shared body schema (core/admin/bodies/…) each admin route with a body is checked against: the route's
+// OpenAPI operation shows that very object (test/http/openapi/admin-bodies.test.ts holds the two together).
+import type { TSchema } from '@sinclair/typebox';
+import type { BodyCheck } from '../../core/admin/bodies/check.ts';
+import { createWebhookBody, webhookPatchBody } from '../../core/admin/bodies/webhooks.ts';
+
+/** By `METHOD /openapi/path`. */
+export const ADMIN_BODIES: Readonly<Record<string, BodyCheck<TSchema>>> = {
+  'POST /admin/webhooks': createWebhookBody,
+  'PATCH /admin/webhooks/{id}': webhookPatchBody,
+};
