@@ -2,10 +2,23 @@
 // OpenAPI operation shows that very object (test/http/openapi/admin-bodies.test.ts holds the two together).
 import type { TSchema } from '@sinclair/typebox';
 import type { BodyCheck } from '../../core/admin/bodies/check.ts';
+import {
+  createTokenBody,
+  rotateCallbackSecretBody,
+  rotateTokenBody,
+  tokenPatchBody,
+  topUpBody,
+} from '../../core/admin/bodies/tokens.ts';
 import { createWebhookBody, webhookPatchBody } from '../../core/admin/bodies/webhooks.ts';
 
 /** By `METHOD /openapi/path`. */
 export const ADMIN_BODIES: Readonly<Record<string, BodyCheck<TSchema>>> = {
+  'POST /admin/tokens': createTokenBody,
+  'PATCH /admin/tokens/{id}': tokenPatchBody,
+  'POST /admin/tokens/{id}/rotate': rotateTokenBody,
+  'POST /admin/tokens/{id}/callback-secret/rotate': rotateCallbackSecretBody,
+  'POST /admin/tokens/{id}/topup': topUpBody,
+  'POST /admin/accounts/{id}/topup': topUpBody,
   'POST /admin/webhooks': createWebhookBody,
   'PATCH /admin/webhooks/{id}': webhookPatchBody,
 };

@@ -1,4 +1,5 @@
 // OpenAPI paths of customer accounts and price groups (admin API), and the schemas they share with tokens.
+import { topUpBody } from '../../core/admin/bodies/tokens.ts';
 import { str, int, arr, obj, jsonBody, pathParam, query, admin, type Operation, type Schema } from './schema.ts';
 import { cursorParam, limitParam, listPage, micro, microSum, price, timeParam } from './admin-schemas.ts';
 
@@ -99,16 +100,7 @@ export function accountPaths(): Record<string, Record<string, Operation>> {
         "Add to an account's quota: one ledger line of kind credit (token_id and account_id name the account)",
         {
           parameters: accountId,
-          requestBody: jsonBody({
-            ...obj(
-              {
-                amount: { type: 'integer', minimum: 1, description: 'micro-units' },
-                idempotency_key: str('a retried top-up with the same key credits once'),
-              },
-              ['amount'],
-            ),
-            additionalProperties: false,
-          }),
+          requestBody: jsonBody(topUpBody.schema),
         },
         {
           ...accountView,
