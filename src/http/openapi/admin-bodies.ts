@@ -1,6 +1,9 @@
 // Which shared body schema (core/admin/bodies/…) each admin route with a body is checked against: the route's
 // OpenAPI operation shows that very object (test/http/openapi/admin-bodies.test.ts holds the two together).
 import type { TSchema } from '@sinclair/typebox';
+import { accountPatchBody, createAccountBody } from '../../core/admin/bodies/accounts.ts';
+import { issueMemberBody } from '../../core/admin/bodies/members.ts';
+import { createPersonBody, newKeyBody, personPatchBody, rotateKeyBody } from '../../core/admin/bodies/users.ts';
 import type { BodyCheck } from '../../core/admin/bodies/check.ts';
 import {
   createTokenBody,
@@ -19,6 +22,13 @@ export const ADMIN_BODIES: Readonly<Record<string, BodyCheck<TSchema>>> = {
   'POST /admin/tokens/{id}/callback-secret/rotate': rotateCallbackSecretBody,
   'POST /admin/tokens/{id}/topup': topUpBody,
   'POST /admin/accounts/{id}/topup': topUpBody,
+  'POST /admin/accounts': createAccountBody,
+  'PATCH /admin/accounts/{id}': accountPatchBody,
+  'POST /admin/accounts/{id}/members': issueMemberBody,
+  'POST /admin/users': createPersonBody,
+  'PATCH /admin/users/{id}': personPatchBody,
+  'POST /admin/users/{id}/keys': newKeyBody,
+  'POST /admin/users/{id}/keys/{key}/rotate': rotateKeyBody,
   'POST /admin/webhooks': createWebhookBody,
   'PATCH /admin/webhooks/{id}': webhookPatchBody,
 };

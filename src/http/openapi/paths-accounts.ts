@@ -1,4 +1,5 @@
 // OpenAPI paths of customer accounts and price groups (admin API), and the schemas they share with tokens.
+import { accountPatchBody, createAccountBody } from '../../core/admin/bodies/accounts.ts';
 import { topUpBody } from '../../core/admin/bodies/tokens.ts';
 import { str, int, arr, obj, jsonBody, pathParam, query, admin, type Operation, type Schema } from './schema.ts';
 import { cursorParam, limitParam, listPage, micro, microSum, price, timeParam } from './admin-schemas.ts';
@@ -64,7 +65,7 @@ export function accountPaths(): Record<string, Record<string, Operation>> {
     '/admin/accounts': {
       post: admin(
         'Create a customer account (unknown fields are refused; a name another account has: 409 conflict, names are unique)',
-        { requestBody: jsonBody({ ...obj(accountFields, ['name']), additionalProperties: false }) },
+        { requestBody: jsonBody(createAccountBody.schema) },
         accountView,
         '201',
       ),
@@ -85,7 +86,7 @@ export function accountPaths(): Record<string, Record<string, Operation>> {
         "Edit an account (applies to its tokens' next calls on every instance; null removes a value)",
         {
           parameters: accountId,
-          requestBody: jsonBody({ ...obj(accountFields), additionalProperties: false, minProperties: 1 }),
+          requestBody: jsonBody(accountPatchBody.schema),
         },
         accountView,
       ),

@@ -15,13 +15,6 @@ const PENDING = new Set<string>([
   'PATCH /admin/channels/{id}',
   'PUT /admin/prices/{model}',
   'PUT /admin/price-groups/{name}',
-  'POST /admin/accounts',
-  'PATCH /admin/accounts/{id}',
-  'POST /admin/accounts/{id}/members',
-  'POST /admin/users',
-  'PATCH /admin/users/{id}',
-  'POST /admin/users/{id}/keys',
-  'POST /admin/users/{id}/keys/{key}/rotate',
 ]);
 const adminBodyRows = ROUTES.filter((r) => r.auth === 'admin' && ['POST', 'PUT', 'PATCH'].includes(r.method));
 
