@@ -13,7 +13,7 @@ import type { AuditRepo } from '../../store/repos/audit.ts';
 import { audit, type Actor } from '../admin/deps.ts';
 import { pageOf, type Page } from '../admin/lists.ts';
 import { DEFAULT_KEY_DAYS, MAX_KEY_DAYS, makeKey, type NewKey } from './keys.ts';
-import { ROLES, type Role } from './roles.ts';
+import type { Role } from './roles.ts';
 
 export interface StaffDeps {
   readonly repos: { readonly staff: StaffRepo; readonly audit: AuditRepo };

@@ -4,6 +4,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { accountPatchBody, createAccountBody } from '../../core/admin/bodies/accounts.ts';
 import { issueMemberBody } from '../../core/admin/bodies/members.ts';
 import { createPersonBody, newKeyBody, personPatchBody, rotateKeyBody } from '../../core/admin/bodies/users.ts';
+import { createBatchBody } from '../../core/admin/bodies/credit.ts';
 import type { BodyCheck } from '../../core/admin/bodies/check.ts';
 import {
   createTokenBody,
@@ -29,6 +30,7 @@ export const ADMIN_BODIES: Readonly<Record<string, BodyCheck<TSchema>>> = {
   'PATCH /admin/users/{id}': personPatchBody,
   'POST /admin/users/{id}/keys': newKeyBody,
   'POST /admin/users/{id}/keys/{key}/rotate': rotateKeyBody,
+  'POST /admin/credit/batches': createBatchBody,
   'POST /admin/webhooks': createWebhookBody,
   'PATCH /admin/webhooks/{id}': webhookPatchBody,
 };
