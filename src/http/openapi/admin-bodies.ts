@@ -5,6 +5,7 @@ import { accountPatchBody, createAccountBody } from '../../core/admin/bodies/acc
 import { issueMemberBody } from '../../core/admin/bodies/members.ts';
 import { createPersonBody, newKeyBody, personPatchBody, rotateKeyBody } from '../../core/admin/bodies/users.ts';
 import { createBatchBody } from '../../core/admin/bodies/credit.ts';
+import { priceGroupBody } from '../../core/admin/bodies/price-groups.ts';
 import type { BodyCheck } from '../../core/admin/bodies/check.ts';
 import {
   createTokenBody,
@@ -31,6 +32,7 @@ export const ADMIN_BODIES: Readonly<Record<string, BodyCheck<TSchema>>> = {
   'POST /admin/users/{id}/keys': newKeyBody,
   'POST /admin/users/{id}/keys/{key}/rotate': rotateKeyBody,
   'POST /admin/credit/batches': createBatchBody,
+  'PUT /admin/price-groups/{name}': priceGroupBody,
   'POST /admin/webhooks': createWebhookBody,
   'PATCH /admin/webhooks/{id}': webhookPatchBody,
 };

@@ -1,5 +1,6 @@
 // OpenAPI paths of customer accounts and price groups (admin API), and the schemas they share with tokens.
 import { accountPatchBody, createAccountBody } from '../../core/admin/bodies/accounts.ts';
+import { priceGroupBody } from '../../core/admin/bodies/price-groups.ts';
 import { topUpBody } from '../../core/admin/bodies/tokens.ts';
 import { str, int, arr, obj, jsonBody, pathParam, query, admin, type Operation, type Schema } from './schema.ts';
 import { cursorParam, limitParam, listPage, micro, microSum, price, timeParam } from './admin-schemas.ts';
@@ -154,23 +155,7 @@ export function accountPaths(): Record<string, Record<string, Operation>> {
         'Create (201) or replace (200) a price group: applies to calls from then on; ledger lines keep what they were charged',
         {
           parameters: [pathParam('name', 'Price group name: letters, digits, ., _ or -')],
-          requestBody: jsonBody({
-            ...obj({
-              multiplier: {
-                type: 'number',
-                minimum: 0,
-                maximum: 1000,
-                default: 1,
-                description: 'of list prices, up to 6 decimals',
-              },
-              prices: {
-                type: 'object',
-                additionalProperties: price,
-                description: "prices set outright per model (the model's unit kept)",
-              },
-            }),
-            additionalProperties: false,
-          }),
+          requestBody: jsonBody(priceGroupBody.schema),
         },
         priceGroupView,
       ),
