@@ -4,6 +4,7 @@
 import { Kind, type Static, type TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+import { Value } from '@sinclair/typebox/value';
 import { GatewayError } from '../../../errors/gateway-error.ts';
 
 type Shape = Record<string, unknown> & { [Kind]?: string };
@@ -74,7 +75,8 @@ export function refusal(root: TSchema, e: ValueError): GatewayError {
   const segs = e.path.split('/').slice(1).map(unpointer);
   if (segs.length === 0) return new GatewayError('invalid_request', 'Request body must be a JSON object');
   const key = segs[0]!;
-  const path = segs.map((s, i) => (i === 0 ? s : /^\d+$/.test(s) ? `[${s}]` : `.${s}`)).join('');
+  // `budgets period`, as the hand-written readers named a field inside a list's item.
+  const path = segs.filter((s) => !/^\d+$/.test(s)).join(' ');
   const r = root as Shape;
   if (segs.length === 1 && e.type === ValueErrorType.ObjectAdditionalProperties) {
     const allowed = Object.keys((r.properties as object | undefined) ?? {});
@@ -87,12 +89,23 @@ export function refusal(root: TSchema, e: ValueError): GatewayError {
   // The top-level property's words (a union's, not a branch's; an array's of scalars, not an item's); inside an
   // object, the words at the failing point.
   const top = propertyOf(r, key);
-  const scalars = top?.type === 'array' && (top.items as Shape | undefined)?.type !== 'object' && segs.length === 2;
+  const list = Array.isArray(top?.anyOf) ? (top.anyOf as Shape[]).find((b) => b.type === 'array') : top;
+  const scalars = list?.type === 'array' && (list.items as Shape | undefined)?.type !== 'object' && segs.length === 2;
   const named = segs.length === 1 || scalars;
   const s = named ? (top ?? (e.schema as Shape)) : (e.schema as Shape);
   const where = named ? key : path;
   const extra = e.type === ValueErrorType.ObjectAdditionalProperties ? `${path} is not a known field` : null;
   return new GatewayError('invalid_parameter', extra ?? `${where} must be ${expected(s)}`, { param: key });
+}
+
+/** A value refused by a nullable field's union: the error inside its one other branch (an item's field, not the list). */
+function deeper(e: ValueError): ValueError {
+  const s = e.schema as Shape;
+  if (e.type !== ValueErrorType.Union || e.value === null || !Array.isArray(s.anyOf)) return e;
+  const branches = (s.anyOf as TSchema[]).filter((b) => (b as Shape).type !== 'null');
+  if (branches.length !== 1) return e;
+  const inner = Value.Errors(branches[0]!, e.value).First();
+  return inner ? { ...inner, path: `${e.path}${inner.path}` } : e;
 }
 
 export interface BodyCheck<T extends TSchema> {
@@ -109,7 +122,7 @@ export function bodyCheck<T extends TSchema>(schema: T): BodyCheck<T> {
     compiled ??= TypeCompiler.Compile(schema);
     if (compiled.Check(body)) return body;
     const first = compiled.Errors(body).First();
-    throw first ? refusal(schema, first) : new GatewayError('invalid_request', 'Request body is not valid');
+    throw first ? refusal(schema, deeper(first)) : new GatewayError('invalid_request', 'Request body is not valid');
   };
   return Object.assign(check, { schema });
 }
