@@ -23,9 +23,9 @@ function Verdict({ report }: { report: ReconcileReport }) {
   const wrong = problems(report);
   return wrong.length === 0 ? (
     <div class="card verdict clean" id="reconcile-verdict" role="status">
-      <strong>Clean.</strong> From {time(report.since)} to {time(report.until)} the ledger agrees with the stored upstream
-      usage: no difference, no mismatch, no open hold, no task charged without success or success without charge, no
-      lost submit, no upstream disagreement.
+      <strong>Clean.</strong> From {time(report.since)} to {time(report.until)} the ledger agrees with the stored
+      upstream usage: no difference, no mismatch, no open hold, no task charged without success or success without
+      charge, no lost submit, no upstream disagreement.
     </div>
   ) : (
     <div class="card verdict wrong" id="reconcile-verdict" role="status">

@@ -3,8 +3,8 @@
 // token of the account is read again), with an audit line.
 import { newId } from '../../auth/token-secret.ts';
 import { encodeCursor, decodeCursor } from '../../contracts/cursor.ts';
-import { onlyFields, optInt, optString, patchInt, reqString } from '../../contracts/fields.ts';
-import { isObject, type JsonObject } from '../../json/json.ts';
+import { reqString } from '../../contracts/fields.ts';
+import { ACCOUNT_FIELDS, accountPatchBody, createAccountBody } from './bodies/accounts.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { AccountPatch, AccountRecord } from '../../store/repos/accounts.ts';
 import type { Page } from './lists.ts';
@@ -64,48 +64,37 @@ export function publicAccount(a: AccountRecord): AccountView {
   };
 }
 
-const FIELDS = ['name', 'quota', 'budgets', 'price_group', 'time_zone', 'expires_at', 'weight'] as const;
-const MAX_WEIGHT = 1000;
-
-function body(b: unknown): JsonObject {
-  if (!isObject(b)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
-  onlyFields(b, FIELDS);
-  return b;
-}
-
+// The shapes and unknown fields are the schemas' (bodies/accounts.ts); the rules after them are not JSON Schema's.
 export function parseCreateAccount(b: unknown, now = Date.now()): Required<AccountPatch> {
-  const o = body(b);
-  const expiresAt = optInt(o, 'expires_at', 0, Number.MAX_SAFE_INTEGER) ?? null;
+  const o = createAccountBody(b);
+  const expiresAt = o.expires_at ?? null;
   checkExpiry(expiresAt, now);
   return {
     name: reqString(o, 'name', { max: 200, name: true }),
-    quota: optInt(o, 'quota', 0, Number.MAX_SAFE_INTEGER) ?? null,
+    quota: o.quota ?? null,
     budgets: parseBudgets(o) ?? [],
-    priceGroup: optString(o, 'price_group', { max: 100 }) ?? null,
+    priceGroup: o.price_group ?? null,
     timeZone: parseTimeZone(o) ?? null,
     expiresAt,
-    weight: optInt(o, 'weight', 1, MAX_WEIGHT) ?? null,
+    weight: o.weight ?? null,
   };
 }
 
 export function parseAccountPatch(b: unknown, now = Date.now()): AccountPatch {
-  const o = body(b);
+  const o = accountPatchBody(b);
   if (Object.keys(o).length === 0)
-    throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${FIELDS.join(', ')}`);
+    throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${ACCOUNT_FIELDS.join(', ')}`);
   const p: AccountPatch = {};
-  if ('name' in o) p.name = reqString(o, 'name', { max: 200, name: true });
-  const quota = patchInt(o, 'quota', 0, Number.MAX_SAFE_INTEGER);
-  if (quota !== undefined) p.quota = quota;
+  if (o.name !== undefined) p.name = reqString(o, 'name', { max: 200, name: true });
+  if (o.quota !== undefined) p.quota = o.quota;
   const budgets = parseBudgets(o);
   if (budgets !== undefined) p.budgets = budgets;
-  if ('price_group' in o) p.priceGroup = o.price_group === null ? null : optString(o, 'price_group', { max: 100 })!;
+  if (o.price_group !== undefined) p.priceGroup = o.price_group;
   const tz = parseTimeZone(o);
   if (tz !== undefined) p.timeZone = tz;
-  const exp = patchInt(o, 'expires_at', 0, Number.MAX_SAFE_INTEGER);
-  checkExpiry(exp, now);
-  if (exp !== undefined) p.expiresAt = exp;
-  const weight = patchInt(o, 'weight', 1, MAX_WEIGHT);
-  if (weight !== undefined) p.weight = weight;
+  checkExpiry(o.expires_at, now);
+  if (o.expires_at !== undefined) p.expiresAt = o.expires_at;
+  if (o.weight !== undefined) p.weight = o.weight;
   return p;
 }
 

@@ -2,9 +2,7 @@
 // console and CLI alike). The new secret is shown only in the rotation's answer; the one it replaces keeps signing
 // for a grace period, so the client can switch its receiver without refusing a callback.
 import { newCallbackSecret } from '../../auth/callback-secret.ts';
-import { onlyFields, optInt } from '../../contracts/fields.ts';
-import { isObject } from '../../json/json.ts';
-import { MAX_CALLBACK_GRACE_MS } from '../../config/config.ts';
+import { rotateCallbackSecretBody } from './bodies/tokens.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { TokenRecord } from '../../store/repos/token-record.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
@@ -12,11 +10,7 @@ import { getToken } from './tokens.ts';
 
 /** An absent grace_ms takes the deployment's default (TOLLWAY_CALLBACK_SECRET_GRACE_MS). */
 export function parseCallbackSecretRotate(body: unknown, defaultGraceMs: number): { graceMs: number } {
-  if (body !== undefined && body !== null && !isObject(body))
-    throw new GatewayError('invalid_request', 'Request body must be a JSON object');
-  const o = isObject(body) ? body : {};
-  onlyFields(o, ['grace_ms']);
-  return { graceMs: optInt(o, 'grace_ms', 0, MAX_CALLBACK_GRACE_MS) ?? defaultGraceMs };
+  return { graceMs: rotateCallbackSecretBody(body ?? {}).grace_ms ?? defaultGraceMs };
 }
 
 /**

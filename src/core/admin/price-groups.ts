@@ -2,8 +2,7 @@
 // prices set per model), GET lists them. A change applies to calls from then on on every instance
 // (price-groups-changed); ledger lines already written keep the price they were charged at.
 import type { Price } from '../../catalogue/types.ts';
-import { onlyFields } from '../../contracts/fields.ts';
-import { isObject } from '../../json/json.ts';
+import { priceGroupBody } from './bodies/price-groups.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { PPM, type PriceGroup } from '../../pricing/price-groups.ts';
 import { validatePrice } from '../../pricing/price-validation.ts';
@@ -42,21 +41,17 @@ export function checkGroupName(name: string): string {
  * model's unit.
  */
 export function parsePriceGroup(body: unknown, deps: Pick<AdminDeps, 'catalogue'>): PriceGroupInput {
-  if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
-  onlyFields(body, ['multiplier', 'prices']);
-  // Absent means list price; null is no multiplier at all, and is refused rather than read as 1.
-  const m = body.multiplier === undefined ? 1 : body.multiplier;
-  const ppm = typeof m === 'number' ? Math.round(m * PPM) : Number.NaN;
-  if (!Number.isSafeInteger(ppm) || ppm < 0 || ppm > 1000 * PPM || Math.abs(ppm - (m as number) * PPM) > 1e-6) {
+  // The shapes and unknown fields are the schema's (bodies/price-groups.ts); the rules after it are not its.
+  const o = priceGroupBody(body);
+  const m = o.multiplier ?? 1;
+  const ppm = Math.round(m * PPM);
+  if (!Number.isSafeInteger(ppm) || Math.abs(ppm - m * PPM) > 1e-6) {
     throw new GatewayError('invalid_parameter', 'multiplier must be a number from 0 to 1000 with at most 6 decimals', {
       param: 'multiplier',
     });
   }
   const prices: Record<string, Price> = {};
-  const given = body.prices === undefined ? {} : body.prices;
-  if (!isObject(given))
-    throw new GatewayError('invalid_parameter', 'prices must be an object {model: price}', { param: 'prices' });
-  for (const [model, p] of Object.entries(given)) {
+  for (const [model, p] of Object.entries(o.prices ?? {})) {
     const entry = deps.catalogue.resolve(model)?.entry;
     if (!entry) throw new GatewayError('invalid_parameter', `Unknown model in prices: ${model}`, { param: 'prices' });
     prices[entry.id] = validatePrice(p, entry.price, `prices.${model}`);

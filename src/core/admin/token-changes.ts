@@ -2,12 +2,12 @@
 // instance and is announced to the others (the auth cache forgets every secret of the token), and writes an audit line.
 import { echo } from '../../errors/echo.ts';
 import { hashToken, newTokenSecret } from '../../auth/token-secret.ts';
-import { onlyFields, optInt, optString, optStringArray, patchInt } from '../../contracts/fields.ts';
-import { isObject, type JsonObject } from '../../json/json.ts';
+import { optString } from '../../contracts/fields.ts';
+import { MAX_GRACE_MS, rotateTokenBody, tokenPatchBody, topUpBody } from './bodies/tokens.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { TokenPatch, TokenRecord } from '../../store/repos/token-record.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
-import { getToken, MAX_TPM } from './tokens.ts';
+import { getToken } from './tokens.ts';
 import { joinableAccount, type TopUpInput } from './accounts.ts';
 
 export type { TopUpInput };
@@ -16,60 +16,38 @@ import { checkExpiry, topUpQuota, type HolderSide } from './holders.ts';
 import { waitingDueFor } from '../../store/repos/slot-holders.ts';
 
 /** The fields PATCH /admin/tokens/{id} takes. */
-export const TOKEN_PATCH_FIELDS = [
-  'name',
-  'models',
-  'quota',
-  'rpm_limit',
-  'tpm_limit',
-  'concurrency_limit',
-  'expires_at',
-  'account_id',
-  'budgets',
-] as const;
-
-/** The longest grace a rotated secret may keep: a week. */
-export const MAX_GRACE_MS = 7 * 86_400_000;
-
-function bodyObject(body: unknown): JsonObject {
-  if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
-  return body;
-}
+export const TOKEN_PATCH_FIELDS = Object.keys(tokenPatchBody.schema.properties);
+export { MAX_GRACE_MS };
 
 /**
  * Validate an edit. `null` removes a limit (quota, rpm_limit, tpm_limit, concurrency_limit, expires_at) or the
  * allow-list (models).
  */
 export function parseTokenPatch(body: unknown, now = Date.now()): TokenPatch {
-  const o = bodyObject(body);
-  onlyFields(o, TOKEN_PATCH_FIELDS);
+  // The shapes and unknown fields are the schema's (bodies/tokens.ts); the rules after it are not JSON Schema's.
+  const o = tokenPatchBody(body);
   if (Object.keys(o).length === 0)
     throw new GatewayError(
       'invalid_request',
       `Nothing to change: send one or more of ${TOKEN_PATCH_FIELDS.join(', ')}`,
     );
   const p: TokenPatch = {};
-  if ('name' in o) {
+  if (o.name !== undefined) {
     const name = optString(o, 'name', { max: 200, name: true });
     if (name === undefined || name.trim() === '')
       throw new GatewayError('invalid_parameter', 'name must be a non-empty string', { param: 'name' });
     p.name = name;
   }
-  if ('models' in o) p.models = o.models === null ? null : optStringArray(o, 'models', { maxItems: 1000 })!;
-  const quota = patchInt(o, 'quota', 0, Number.MAX_SAFE_INTEGER);
-  if (quota !== undefined) p.quota = quota;
-  const rpm = patchInt(o, 'rpm_limit', 1, 1_000_000);
-  if (rpm !== undefined) p.rpmLimit = rpm;
-  const tpm = patchInt(o, 'tpm_limit', 1, MAX_TPM);
-  if (tpm !== undefined) p.tpmLimit = tpm;
-  const conc = patchInt(o, 'concurrency_limit', 1, 100_000);
-  if (conc !== undefined) p.concurrencyLimit = conc;
-  const exp = patchInt(o, 'expires_at', 0, Number.MAX_SAFE_INTEGER);
-  if (exp !== undefined) {
-    checkExpiry(exp, now, true);
-    p.expiresAt = exp;
+  if (o.models !== undefined) p.models = o.models;
+  if (o.quota !== undefined) p.quota = o.quota;
+  if (o.rpm_limit !== undefined) p.rpmLimit = o.rpm_limit;
+  if (o.tpm_limit !== undefined) p.tpmLimit = o.tpm_limit;
+  if (o.concurrency_limit !== undefined) p.concurrencyLimit = o.concurrency_limit;
+  if (o.expires_at !== undefined) {
+    checkExpiry(o.expires_at, now, true);
+    p.expiresAt = o.expires_at;
   }
-  if ('account_id' in o) p.accountId = o.account_id === null ? null : optString(o, 'account_id', { max: 64 })!;
+  if (o.account_id !== undefined) p.accountId = o.account_id;
   const budgets = parseBudgets(o);
   if (budgets !== undefined) p.budgets = budgets;
   return p;
@@ -123,15 +101,8 @@ export async function updateToken(deps: AdminDeps, by: Actor, id: string, patch:
 }
 
 export function parseTopUp(body: unknown): TopUpInput {
-  const o = bodyObject(body);
-  onlyFields(o, ['amount', 'idempotency_key']);
-  const amount = optInt(o, 'amount', 1, Number.MAX_SAFE_INTEGER);
-  if (amount === undefined)
-    throw new GatewayError('missing_parameter', 'amount is required (a positive integer of micro-units)', {
-      param: 'amount',
-    });
-  const idempotencyKey = optString(o, 'idempotency_key', { max: 100 });
-  return { amount, idempotencyKey };
+  const o = topUpBody(body);
+  return { amount: o.amount, idempotencyKey: o.idempotency_key ?? undefined };
 }
 
 export interface TopUpAnswer {
@@ -151,10 +122,10 @@ export async function topUp(deps: AdminDeps, by: Actor, id: string, input: TopUp
   return { token: holder, ...r };
 }
 
+/** No body (or an empty one): the defaults. */
 export function parseRotate(body: unknown): { graceMs: number } {
-  const o = body === undefined || body === null ? {} : bodyObject(body);
-  onlyFields(o, ['grace_ms']);
-  return { graceMs: optInt(o, 'grace_ms', 0, MAX_GRACE_MS) ?? 0 };
+  const o = rotateTokenBody(body ?? {});
+  return { graceMs: o.grace_ms ?? 0 };
 }
 
 /**

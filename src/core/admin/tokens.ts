@@ -4,8 +4,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { newCallbackSecret } from '../../auth/callback-secret.ts';
 import { hashToken, newId, newTokenSecret } from '../../auth/token-secret.ts';
-import { onlyFields, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
-import { isObject } from '../../json/json.ts';
+import { reqString } from '../../contracts/fields.ts';
+import { createTokenBody, MAX_TPM } from './bodies/tokens.ts';
 import type { Budget } from '../../metering/periods.ts';
 import { joinableAccount } from './accounts.ts';
 import { parseBudgets } from './budgets.ts';
@@ -76,37 +76,25 @@ export interface CreateTokenInput {
   budgets?: Budget[] | undefined;
 }
 
-/** The largest tokens-per-minute limit accepted (an integer column on both stores). */
-export const MAX_TPM = 1_000_000_000;
-
-const CREATE_FIELDS = [
-  'name',
-  'models',
-  'quota',
-  'expires_at',
-  'rpm_limit',
-  'tpm_limit',
-  'concurrency_limit',
-  'account_id',
-  'budgets',
-] as const;
+export { MAX_TPM };
 
 export function parseCreateToken(body: unknown): CreateTokenInput {
-  if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
-  // A misspelt limit (`model`, `quota_micro`) must not make a token without it: refused, as an edit's are.
-  onlyFields(body, CREATE_FIELDS);
-  const name = reqString(body, 'name', { max: 200, name: true });
-  const models = optStringArray(body, 'models', { maxItems: 1000 });
-  const quota = optInt(body, 'quota', 0, Number.MAX_SAFE_INTEGER);
-  const expiresAt = optInt(body, 'expires_at', 0, Number.MAX_SAFE_INTEGER);
+  // The shapes and unknown fields are the schema's (bodies/tokens.ts); the rules after it are not JSON Schema's.
+  const o = createTokenBody(body);
+  const name = reqString(o, 'name', { max: 200, name: true });
   // Milliseconds since the epoch, like every timestamp here; a past value (or seconds by mistake) is refused.
-  checkExpiry(expiresAt, Date.now());
-  const rpmLimit = optInt(body, 'rpm_limit', 1, 1_000_000);
-  const tpmLimit = optInt(body, 'tpm_limit', 1, MAX_TPM);
-  const concurrencyLimit = optInt(body, 'concurrency_limit', 1, 100_000);
-  const accountId = optString(body, 'account_id', { max: 64 });
-  const budgets = parseBudgets(body);
-  return { name, models, quota, expiresAt, rpmLimit, tpmLimit, concurrencyLimit, accountId, budgets };
+  checkExpiry(o.expires_at ?? undefined, Date.now());
+  return {
+    name,
+    models: o.models ?? undefined,
+    quota: o.quota ?? undefined,
+    expiresAt: o.expires_at ?? undefined,
+    rpmLimit: o.rpm_limit ?? undefined,
+    tpmLimit: o.tpm_limit ?? undefined,
+    concurrencyLimit: o.concurrency_limit ?? undefined,
+    accountId: o.account_id ?? undefined,
+    budgets: parseBudgets(o),
+  };
 }
 
 /** Store a new token: the record and its secrets. No audit line (start-up provisioning and tests); see issueToken. */

@@ -3,10 +3,8 @@
 // unless TOLLWAY_ALLOW_PRIVATE_NETWORK is set (names resolving to them are refused again at delivery).
 import { newCallbackSecret } from '../../auth/callback-secret.ts';
 import { newId } from '../../auth/token-secret.ts';
-import { ALERT_EVENTS, type AlertEventType } from '../../alerts/events.ts';
+import type { AlertEventType } from '../../alerts/events.ts';
 import { decodeCursor, encodeCursor } from '../../contracts/cursor.ts';
-import { onlyFields, optString } from '../../contracts/fields.ts';
-import { isObject, type JsonObject } from '../../json/json.ts';
 import { localTargetReason, readHttpUrl } from '../../contracts/vidx.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import { forbiddenAddressReason } from '../../net/address-policy.ts';
@@ -14,6 +12,7 @@ import type { After, DeliveryRecord, WebhookPatch, WebhookRecord } from '../../s
 import { deliverySubject } from './webhook-delivery-view.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 import { pageOf, type Page } from './lists.ts';
+import { createWebhookBody, webhookPatchBody } from './bodies/webhooks.ts';
 
 export type WebhookDeps = Pick<AdminDeps, 'repos' | 'box'>;
 
@@ -24,8 +23,7 @@ export interface WebhookInput {
   description: string | null;
 }
 
-const URL_MAX = 2000;
-const CREATE_FIELDS = ['url', 'events', 'enabled', 'description'] as const;
+const FIELDS = Object.keys(webhookPatchBody.schema.properties);
 
 export function publicWebhook(w: WebhookRecord) {
   return {
@@ -57,15 +55,8 @@ export function publicDelivery(d: DeliveryRecord) {
   };
 }
 
-function bodyObject(body: unknown): JsonObject {
-  if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
-  return body;
-}
-
-function parseUrl(o: JsonObject, allowPrivate: boolean): string {
-  const v = optString(o, 'url', { max: URL_MAX });
-  if (v === undefined || v.trim() === '')
-    throw new GatewayError('missing_parameter', 'url is required', { param: 'url' });
+function parseUrl(v: string, allowPrivate: boolean): string {
+  if (v.trim() === '') throw new GatewayError('missing_parameter', 'url is required', { param: 'url' });
   const u = readHttpUrl(v, 'url');
   if (u.username || u.password)
     throw new GatewayError('invalid_parameter', 'url must not contain credentials', { param: 'url' });
@@ -79,53 +70,26 @@ function parseUrl(o: JsonObject, allowPrivate: boolean): string {
   return v;
 }
 
-function parseEvents(o: JsonObject): AlertEventType[] {
-  const v = o.events;
-  const bad = () =>
-    new GatewayError('invalid_parameter', `events must be a non-empty array of: ${ALERT_EVENTS.join(', ')}`, {
-      param: 'events',
-    });
-  if (!Array.isArray(v) || v.length === 0) throw bad();
-  for (const e of v) if (typeof e !== 'string' || !(ALERT_EVENTS as readonly string[]).includes(e)) throw bad();
-  return [...new Set(v as AlertEventType[])];
-}
-
-function parseEnabled(o: JsonObject): boolean | undefined {
-  if (o.enabled === undefined) return undefined;
-  if (typeof o.enabled !== 'boolean')
-    throw new GatewayError('invalid_parameter', 'enabled must be true or false', { param: 'enabled' });
-  return o.enabled;
-}
-
-function parseDescription(o: JsonObject): string | null | undefined {
-  if (!('description' in o)) return undefined;
-  return o.description === null ? null : (optString(o, 'description', { max: 500 }) ?? null);
-}
-
+/** The schema (bodies/webhooks.ts) has checked the shapes; what is left is the URL's rules. */
 export function parseCreateWebhook(body: unknown, allowPrivate: boolean): WebhookInput {
-  const o = bodyObject(body);
-  onlyFields(o, CREATE_FIELDS);
-  if (!('events' in o)) throw new GatewayError('missing_parameter', 'events is required', { param: 'events' });
+  const o = createWebhookBody(body);
   return {
-    url: parseUrl(o, allowPrivate),
-    events: parseEvents(o),
-    enabled: parseEnabled(o) ?? true,
-    description: parseDescription(o) ?? null,
+    url: parseUrl(o.url, allowPrivate),
+    events: [...new Set(o.events)],
+    enabled: o.enabled ?? true,
+    description: o.description ?? null,
   };
 }
 
 export function parseWebhookPatch(body: unknown, allowPrivate: boolean): WebhookPatch {
-  const o = bodyObject(body);
-  onlyFields(o, CREATE_FIELDS);
+  const o = webhookPatchBody(body);
   if (Object.keys(o).length === 0)
-    throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${CREATE_FIELDS.join(', ')}`);
-  const enabled = parseEnabled(o);
-  const description = parseDescription(o);
+    throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${FIELDS.join(', ')}`);
   return {
-    ...('url' in o ? { url: parseUrl(o, allowPrivate) } : {}),
-    ...('events' in o ? { events: parseEvents(o) } : {}),
-    ...(enabled !== undefined ? { enabled } : {}),
-    ...(description !== undefined ? { description } : {}),
+    ...(o.url !== undefined ? { url: parseUrl(o.url, allowPrivate) } : {}),
+    ...(o.events !== undefined ? { events: [...new Set(o.events)] } : {}),
+    ...(o.enabled !== undefined ? { enabled: o.enabled } : {}),
+    ...('description' in o ? { description: o.description ?? null } : {}),
   };
 }
 

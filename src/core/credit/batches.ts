@@ -1,8 +1,9 @@
 // Redemption code batches as a `billing` person manages them: create (the codes shown once, kept hashed), list, read
 // with each code's redemption state, revoke. Each change has an audit line.
+import { createBatchBody, MAX_BATCH_CODES } from '../admin/bodies/credit.ts';
 import { newId } from '../../auth/token-secret.ts';
 import { decodeCursor, encodeCursor } from '../../contracts/cursor.ts';
-import { onlyFields, optInt, optString, requireBody } from '../../contracts/fields.ts';
+import { optString } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { CreditBatchRecord, CreditCodeRecord } from '../../store/repos/credit-codes.ts';
 import { actorName, audit, type Actor } from '../admin/deps.ts';
@@ -12,7 +13,7 @@ import { hashCode, hintOf, newCode } from './codes.ts';
 import type { CreditDeps } from './deps.ts';
 
 /** The most codes one batch may hold: its codes are answered in one response, once. */
-export const MAX_BATCH_CODES = 1000;
+export { MAX_BATCH_CODES };
 
 export interface NewBatch {
   name: string | null;
@@ -81,22 +82,11 @@ export function publicCode(c: CreditCodeRecord, b: CreditBatchRecord, now = Date
 }
 
 export function parseCreateBatch(body: unknown, now = Date.now()): NewBatch {
-  const o = requireBody(body);
-  onlyFields(o, ['name', 'count', 'amount', 'expires_at']);
-  const need = (key: string, v: number | undefined, what: string): number => {
-    if (v === undefined) throw new GatewayError('missing_parameter', `${key} is required (${what})`, { param: key });
-    return v;
-  };
-  const count = need('count', optInt(o, 'count', 1, MAX_BATCH_CODES), `1 to ${MAX_BATCH_CODES} codes`);
-  const amount = need('amount', optInt(o, 'amount', 1, Number.MAX_SAFE_INTEGER), 'micro-units each code credits');
-  const expiresAt = need(
-    'expires_at',
-    optInt(o, 'expires_at', 0, Number.MAX_SAFE_INTEGER),
-    'when the codes stop working, ms since the epoch',
-  );
-  checkExpiry(expiresAt, now);
+  // The shapes and unknown fields are the schema's (admin/bodies/credit.ts); the rules after it are not its.
+  const o = createBatchBody(body);
+  checkExpiry(o.expires_at, now);
   const name = optString(o, 'name', { max: 200, name: true })?.trim() || null;
-  return { name, count, amount, expiresAt };
+  return { name, count: o.count, amount: o.amount, expiresAt: o.expires_at };
 }
 
 /** A new batch and its codes, each shown only in this answer. */

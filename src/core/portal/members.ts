@@ -1,6 +1,7 @@
 // Members of a customer account (the portal's people): issued by an operator with a first member key, listed,
 // revoked; a member rotates their own key. A key is shown once, in the answer that made it; the store keeps only its
 // SHA-256. Every change is audited.
+import { DEFAULT_MEMBER_KEY_DAYS, issueMemberBody, MAX_MEMBER_KEY_DAYS } from '../admin/bodies/members.ts';
 import { hashToken, newId, randomString } from '../../auth/token-secret.ts';
 import { onlyFields, optInt, reqString, requireBody } from '../../contracts/fields.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
@@ -14,8 +15,7 @@ import { audit, type Actor } from '../admin/deps.ts';
 /** Member keys look unlike client tokens (`tw-`) and staff keys (`tws-`). */
 export const MEMBER_KEY_PREFIX = 'twm-';
 const DAY_MS = 86_400_000;
-export const DEFAULT_MEMBER_KEY_DAYS = 90;
-export const MAX_MEMBER_KEY_DAYS = 3650;
+export { DEFAULT_MEMBER_KEY_DAYS, MAX_MEMBER_KEY_DAYS };
 
 export interface MemberDeps {
   readonly repos: { readonly members: MembersRepo; readonly accounts: AccountsRepo; readonly audit: AuditRepo };
@@ -91,8 +91,8 @@ export interface IssueMemberInput {
 }
 
 export function parseIssueMember(body: unknown): IssueMemberInput {
-  const o = requireBody(body);
-  onlyFields(o, ['name', 'email', 'expires_in_days']);
+  // The shapes and unknown fields are the schema's (admin/bodies/members.ts); the rules after it are not its.
+  const o = issueMemberBody(body);
   const name = reqString(o, 'name', { max: 200, name: true }).trim();
   const email = normalEmail(reqString(o, 'email', { max: 320 }));
   if (!EMAIL.test(email))

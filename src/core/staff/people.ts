@@ -3,7 +3,8 @@
 // made it.
 import { newId } from '../../auth/token-secret.ts';
 import { decodeCursor, encodeCursor } from '../../contracts/cursor.ts';
-import { onlyFields, optEnum, optInt, optString, reqString, requireBody } from '../../contracts/fields.ts';
+import { optInt, optString, reqString } from '../../contracts/fields.ts';
+import { createPersonBody, newKeyBody, personPatchBody, rotateKeyBody } from '../admin/bodies/users.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
 import type { JsonObject } from '../../json/json.ts';
 import { isUniqueViolation } from '../../store/store-errors.ts';
@@ -12,7 +13,7 @@ import type { AuditRepo } from '../../store/repos/audit.ts';
 import { audit, type Actor } from '../admin/deps.ts';
 import { pageOf, type Page } from '../admin/lists.ts';
 import { DEFAULT_KEY_DAYS, MAX_KEY_DAYS, makeKey, type NewKey } from './keys.ts';
-import { ROLES, type Role } from './roles.ts';
+import type { Role } from './roles.ts';
 
 export interface StaffDeps {
   readonly repos: { readonly staff: StaffRepo; readonly audit: AuditRepo };
@@ -84,12 +85,6 @@ function name(o: JsonObject, key: string): string {
   return v;
 }
 
-function role(o: JsonObject): Role {
-  const r = optEnum(o, 'role', ROLES);
-  if (r === undefined) throw new GatewayError('missing_parameter', 'role is required', { param: 'role' });
-  return r;
-}
-
 /** A key's name and lifetime in days (1 to 3650, 90 by default). */
 function keyFields(o: JsonObject, nameKey: string): { name: string | null; days: number } {
   const n = optString(o, nameKey, { max: 200, name: true })?.trim();
@@ -103,23 +98,18 @@ export interface CreatePersonInput {
   key: { name: string | null; days: number };
 }
 
+// The shapes and unknown fields are the schemas' (admin/bodies/users.ts); the rules after them are not JSON Schema's.
 export function parseCreatePerson(body: unknown): CreatePersonInput {
-  const o = requireBody(body);
-  onlyFields(o, ['name', 'email', 'role', 'key_name', 'expires_in_days']);
-  return { name: name(o, 'name'), email: email(o), role: role(o), key: keyFields(o, 'key_name') };
+  const o = createPersonBody(body);
+  return { name: name(o, 'name'), email: email(o), role: o.role, key: keyFields(o, 'key_name') };
 }
 
 export function parsePersonPatch(body: unknown): PersonPatch & { disabled?: boolean } {
-  const o = requireBody(body);
-  onlyFields(o, ['name', 'role', 'disabled']);
+  const o = personPatchBody(body);
   const out: PersonPatch & { disabled?: boolean } = {};
-  if ('name' in o) out.name = name(o, 'name');
-  if ('role' in o) out.role = role(o);
-  if ('disabled' in o) {
-    if (typeof o.disabled !== 'boolean')
-      throw new GatewayError('invalid_parameter', 'disabled must be true or false', { param: 'disabled' });
-    out.disabled = o.disabled;
-  }
+  if (o.name !== undefined) out.name = name(o, 'name');
+  if (o.role !== undefined) out.role = o.role;
+  if (o.disabled !== undefined) out.disabled = o.disabled;
   if (Object.keys(out).length === 0)
     throw new GatewayError('invalid_request', 'Nothing to change: send name, role or disabled');
   return out;
@@ -127,9 +117,12 @@ export function parsePersonPatch(body: unknown): PersonPatch & { disabled?: bool
 
 export function parseNewKey(body: unknown): { name: string | null; days: number } {
   // No body at all is a key with the defaults.
-  const o = body === undefined || body === null ? {} : requireBody(body);
-  onlyFields(o, ['name', 'expires_in_days']);
-  return keyFields(o, 'name');
+  return keyFields(newKeyBody(body ?? {}), 'name');
+}
+
+/** A key rotation's body: none, or `{"expires_in_days": n}` (absent: the rotation keeps the default lifetime). */
+export function parseRotateKey(body: unknown): number | undefined {
+  return rotateKeyBody(body ?? {}).expires_in_days ?? undefined;
 }
 
 export async function createPerson(

@@ -219,36 +219,4 @@ export const tokenView = obj({
   account_id: { type: ['string', 'null'], description: 'the account that owns the token' },
   budgets: arr(obj({ period: str(), limit: micro() }), "the token's own budgets"),
 });
-const nullableInt = (description: string, minimum: number, maximum: number): Schema => ({
-  type: ['integer', 'null'],
-  minimum,
-  maximum,
-  description,
-});
-export const tokenPatch = {
-  ...obj({
-    name: str(),
-    models: {
-      type: ['array', 'null'],
-      items: str(),
-      description: 'allow-list of public model names; null = every model',
-    },
-    quota: nullableInt('micro-units; null = unlimited', 0, Number.MAX_SAFE_INTEGER),
-    rpm_limit: nullableInt('null = no limit', 1, 1000000),
-    tpm_limit: nullableInt('tokens per minute; null = no limit', 1, 1000000000),
-    concurrency_limit: nullableInt('null = no limit', 1, 100000),
-    expires_at: { type: ['integer', 'null'], description: 'ms since the epoch, in the future; null = never' },
-    account_id: {
-      type: ['string', 'null'],
-      description: 'the account that owns the token (its quota, budgets and price group apply too); null = none',
-    },
-    budgets: {
-      type: ['array', 'null'],
-      items: obj({ period: { type: 'string', enum: ['day', 'week', 'month'] }, limit: micro() }, ['period', 'limit']),
-      description: "the token's own budgets (GET /openapi.json, /admin/accounts: budgets); null or [] = none",
-    },
-  }),
-  additionalProperties: false,
-  minProperties: 1,
-};
 export const modelParam = pathParam('model', 'Public model name (an alias or dated snapshot means its base model)');

@@ -1,4 +1,7 @@
 // OpenAPI paths of customer accounts and price groups (admin API), and the schemas they share with tokens.
+import { accountPatchBody, createAccountBody } from '../../core/admin/bodies/accounts.ts';
+import { priceGroupBody } from '../../core/admin/bodies/price-groups.ts';
+import { topUpBody } from '../../core/admin/bodies/tokens.ts';
 import {
   str,
   int,
@@ -75,7 +78,7 @@ export function accountPaths(): Record<string, Record<string, Operation>> {
     '/admin/accounts': {
       post: admin(
         'Create a customer account (unknown fields are refused; a name another account has: 409 conflict, names are unique)',
-        { requestBody: jsonBody({ ...obj(accountFields, ['name']), additionalProperties: false }) },
+        { requestBody: jsonBody(createAccountBody.schema) },
         accountView,
         '201',
       ),
@@ -96,7 +99,7 @@ export function accountPaths(): Record<string, Record<string, Operation>> {
         "Edit an account (applies to its tokens' next calls on every instance; null removes a value)",
         {
           parameters: accountId,
-          requestBody: jsonBody({ ...obj(accountFields), additionalProperties: false, minProperties: 1 }),
+          requestBody: jsonBody(accountPatchBody.schema),
         },
         accountView,
       ),
@@ -111,16 +114,7 @@ export function accountPaths(): Record<string, Record<string, Operation>> {
         "Add to an account's quota: one ledger line of kind credit (token_id and account_id name the account)",
         {
           parameters: accountId,
-          requestBody: jsonBody({
-            ...obj(
-              {
-                amount: { type: 'integer', minimum: 1, description: 'micro-units' },
-                idempotency_key: str('a retried top-up with the same key credits once'),
-              },
-              ['amount'],
-            ),
-            additionalProperties: false,
-          }),
+          requestBody: jsonBody(topUpBody.schema),
         },
         {
           ...accountView,
@@ -173,23 +167,7 @@ export function accountPaths(): Record<string, Record<string, Operation>> {
         'Create (201) or replace (200) a price group: applies to calls from then on; ledger lines keep what they were charged',
         {
           parameters: [pathParam('name', 'Price group name: letters, digits, ., _ or -')],
-          requestBody: jsonBody({
-            ...obj({
-              multiplier: {
-                type: 'number',
-                minimum: 0,
-                maximum: 1000,
-                default: 1,
-                description: 'of list prices, up to 6 decimals',
-              },
-              prices: {
-                type: 'object',
-                additionalProperties: price,
-                description: "prices set outright per model (the model's unit kept)",
-              },
-            }),
-            additionalProperties: false,
-          }),
+          requestBody: jsonBody(priceGroupBody.schema),
         },
         priceGroupView,
       ),

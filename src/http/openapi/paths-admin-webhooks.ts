@@ -2,13 +2,9 @@
 import { ALERT_EVENTS, TEST_EVENT } from '../../alerts/events.ts';
 import { arr, int, jsonBody, obj, pathParam, str, admin, type Operation, type Schema } from './schema.ts';
 import { cursorParam, limitParam } from './admin-schemas.ts';
+import { createWebhookBody, webhookEvents, webhookPatchBody } from '../../core/admin/bodies/webhooks.ts';
 
-const events: Schema = {
-  ...arr({ type: 'string', enum: [...ALERT_EVENTS] }),
-  minItems: 1,
-  description:
-    "spend.threshold: a token's or account's spending crossed 50, 80 or 100 % of its quota or budget period (each once per holder, limit, period and threshold, across instances; only the highest when several were passed at once); limit.reached: calls of a holder are refused by a quota or budget (once per holder, limit and period); the data of both: holder {kind, id, name}, limit {kind, budget_period, period_start, period_end (ISO 8601), amount}, message; breaker.opened / breaker.closed: a channel's circuit breaker (announced by the first instance whose breaker made the transition); tasks.failure_rate: the failed share of tasks finished in the last TOLLWAY_ALERT_TASK_FAILURE_WINDOW_MS reached TOLLWAY_ALERT_TASK_FAILURE_PERCENT (at most once per window); hold.reaped: a reservation or task hold left open was released by the reaper",
-};
+const events = webhookEvents as Schema;
 const webhookView = obj(
   {
     id: str('wh_…'),
@@ -28,14 +24,6 @@ const webhookCreated: Schema = {
     secret: str('whsec_…: the Standard Webhooks secret deliveries are signed with; shown only here'),
   },
   required: [...(webhookView.required as string[]), 'secret'],
-};
-const fields = {
-  url: str(
-    'http(s) URL without credentials; loopback and private addresses are refused unless TOLLWAY_ALLOW_PRIVATE_NETWORK is set (also when a name resolves to one, at delivery)',
-  ),
-  events,
-  enabled: { type: 'boolean', default: true },
-  description: { type: ['string', 'null'], maxLength: 500 },
 };
 const delivery = obj(
   {
@@ -109,7 +97,7 @@ export function adminWebhookPaths(): Record<string, Record<string, Operation>> {
     '/admin/webhooks': {
       post: admin(
         'Create an alert webhook: deliveries are POSTed as Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature over the body), retried with back-off (TOLLWAY_WEBHOOK_BACKOFF_MS doubling, TOLLWAY_WEBHOOK_MAX_ATTEMPTS)',
-        { requestBody: jsonBody(obj(fields, ['url', 'events'])) },
+        { requestBody: jsonBody(createWebhookBody.schema) },
         webhookCreated,
         '201',
       ),
@@ -119,7 +107,7 @@ export function adminWebhookPaths(): Record<string, Record<string, Operation>> {
       get: admin('One webhook (never its secret)', { parameters: id }, webhookView),
       patch: admin(
         'Edit a webhook (unknown fields are refused); a disabled webhook gets no new events and its pending deliveries are not sent',
-        { parameters: id, requestBody: jsonBody(obj(fields)) },
+        { parameters: id, requestBody: jsonBody(webhookPatchBody.schema) },
         webhookView,
       ),
       delete: admin('Delete a webhook and its deliveries', { parameters: id }, webhookView),

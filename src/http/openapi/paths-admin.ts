@@ -3,7 +3,14 @@ import { staffAuditEntry } from './paths-staff.ts';
 import { channelCapacity } from './admin-schemas-capacity.ts';
 import { str, int, arr, obj, jsonBody, pathParam, query, admin, type Operation, type Schema } from './schema.ts';
 import { tokenUsageView } from './schema-v1.ts';
-import { listPage, micro, timeParam, limitParam, tokenView, tokenPatch, cursorParam } from './admin-schemas.ts';
+import { listPage, micro, timeParam, limitParam, tokenView, cursorParam } from './admin-schemas.ts';
+import {
+  createTokenBody,
+  rotateCallbackSecretBody,
+  rotateTokenBody,
+  tokenPatchBody,
+  topUpBody,
+} from '../../core/admin/bodies/tokens.ts';
 import {
   channelCheck,
   channelCost,
@@ -27,34 +34,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       post: admin(
         'Create a client token (the secret is shown only in this answer; unknown fields are refused)',
         {
-          requestBody: jsonBody({
-            ...obj(
-              {
-                name: str(),
-                models: arr(str(), 'allow-list of public model names; absent = every model'),
-                quota: micro('micro-units; absent = unlimited'),
-                expires_at: int('ms since the epoch, in the future'),
-                rpm_limit: { type: 'integer', minimum: 1, maximum: 1000000, description: 'requests per minute' },
-                tpm_limit: {
-                  type: 'integer',
-                  minimum: 1,
-                  maximum: 1000000000,
-                  description: 'tokens (input + output) per minute, counted when a call settles',
-                },
-                concurrency_limit: { type: 'integer', minimum: 1, maximum: 100000 },
-                account_id: str('the account that owns the token: its quota, budgets and price group apply too'),
-                budgets: arr(
-                  obj({ period: { type: 'string', enum: ['day', 'week', 'month'] }, limit: micro() }, [
-                    'period',
-                    'limit',
-                  ]),
-                  "the token's own budgets",
-                ),
-              },
-              ['name'],
-            ),
-            additionalProperties: false,
-          }),
+          requestBody: jsonBody(createTokenBody.schema),
         },
         obj(
           {
@@ -81,7 +61,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       get: admin('One token', { parameters: tokenId }, tokenView),
       patch: admin(
         'Edit a token (applies on its next request; unknown fields are refused)',
-        { parameters: tokenId, requestBody: jsonBody(tokenPatch) },
+        { parameters: tokenId, requestBody: jsonBody(tokenPatchBody.schema) },
         tokenView,
       ),
       delete: admin('Revoke a token (takes effect at once)', { parameters: tokenId }, tokenView),
@@ -108,16 +88,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
         "Add to a token's quota: one ledger line of kind credit, in the same transaction",
         {
           parameters: tokenId,
-          requestBody: jsonBody({
-            ...obj(
-              {
-                amount: { type: 'integer', minimum: 1, description: 'micro-units' },
-                idempotency_key: str('a retried top-up with the same key credits once'),
-              },
-              ['amount'],
-            ),
-            additionalProperties: false,
-          }),
+          requestBody: jsonBody(topUpBody.schema),
         },
         {
           ...tokenView,
@@ -136,13 +107,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
         'A new secret for the same token (shown only in this answer); the old one works for grace_ms more',
         {
           parameters: tokenId,
-          requestBody: {
-            ...jsonBody({
-              ...obj({ grace_ms: { type: 'integer', minimum: 0, maximum: 604800000, default: 0 } }),
-              additionalProperties: false,
-            }),
-            required: false,
-          },
+          requestBody: { ...jsonBody(rotateTokenBody.schema), required: false },
         },
         { ...tokenView, properties: { ...(tokenView.properties as Schema), token: str('the new secret, shown once') } },
       ),
@@ -152,21 +117,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
         'A new callback secret for the token (shown only in this answer): its task callbacks are signed with it from now on, and with the one it replaces too for grace_ms more (a second v1 signature in webhook-signature)',
         {
           parameters: tokenId,
-          requestBody: {
-            ...jsonBody({
-              ...obj({
-                grace_ms: {
-                  type: 'integer',
-                  minimum: 0,
-                  maximum: 604800000,
-                  description:
-                    'how long the replaced secret keeps signing; absent = TOLLWAY_CALLBACK_SECRET_GRACE_MS (default 24 h); 0 = it stops at once',
-                },
-              }),
-              additionalProperties: false,
-            }),
-            required: false,
-          },
+          requestBody: { ...jsonBody(rotateCallbackSecretBody.schema), required: false },
         },
         { ...tokenView, properties: { ...(tokenView.properties as Schema), callback_secret: CALLBACK_SECRET } },
       ),

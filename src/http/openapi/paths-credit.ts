@@ -1,5 +1,6 @@
 // OpenAPI paths of credit that arrives by itself (core/credit/): redemption code batches and their redemptions
 // (admin), a customer's redemption (/v1/credit/redeem), the Stripe webhook and its payment events.
+import { createBatchBody } from '../../core/admin/bodies/credit.ts';
 import { cursorParam, limitParam } from './admin-schemas.ts';
 import { admin, arr, familyB, int, jsonBody, obj, ok, pathParam, str, type Operation, type Schema } from './schema.ts';
 
@@ -98,17 +99,7 @@ export function creditPaths(): Record<string, Record<string, Operation>> {
       post: admin(
         'Create a batch of single-use redemption codes (role billing): the codes are in this answer only (kept hashed)',
         {
-          requestBody: jsonBody(
-            obj(
-              {
-                name: { type: 'string', maxLength: 200 },
-                count: { type: 'integer', minimum: 1, maximum: 1000 },
-                amount: { type: 'integer', minimum: 1, description: 'micro-units each code credits' },
-                expires_at: { type: 'integer', description: 'ms since the epoch, in the future' },
-              },
-              ['count', 'amount', 'expires_at'],
-            ),
-          ),
+          requestBody: jsonBody(createBatchBody.schema),
         },
         batchCreated,
         '201',

@@ -1,5 +1,6 @@
 // OpenAPI paths of the customer portal (routes/portal/: a member's session cookie, docs/portal.md) and of an
 // account's members (routes/admin/members.ts).
+import { issueMemberBody } from '../../core/admin/bodies/members.ts';
 import {
   admin,
   arr,
@@ -106,7 +107,7 @@ export function portalPaths(): Record<string, Record<string, Operation>> {
         'Issue a member of the account: the answer carries their first member key in `key`, its secret shown only here (409: the e-mail is taken in this account)',
         {
           parameters: [pathParam('id', 'Account id')],
-          requestBody: jsonBody(obj({ name: str(), email: str(), expires_in_days: days }, ['name', 'email'])),
+          requestBody: jsonBody(issueMemberBody.schema),
         },
         { ...member, properties: { ...(member.properties as Record<string, Schema>), key: createdKey } },
         '201',

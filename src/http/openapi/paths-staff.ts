@@ -1,5 +1,6 @@
 // OpenAPI paths and schemas of staff people, their roles and personal keys (routes/admin/users.ts), and the audit
 // line's person and key.
+import { createPersonBody, newKeyBody, personPatchBody, rotateKeyBody } from '../../core/admin/bodies/users.ts';
 import { ROLES } from '../../core/staff/roles.ts';
 import { auditEntry } from './admin-schemas.ts';
 import { admin, arr, int, jsonBody, obj, pathParam, str, type Operation, type Schema } from './schema.ts';
@@ -11,14 +12,6 @@ const role: Schema = {
   description:
     'owner: everything; admin: everything but users and the upstream keys (channel creation and edits); operator: tokens, accounts, channel health, tasks, reads; billing: accounts, prices, price groups, credit (top-ups), reads; viewer: reads only, never a secret',
 };
-const days: Schema = {
-  type: 'integer',
-  minimum: 1,
-  maximum: 3650,
-  default: 90,
-  description: 'Days until the key expires',
-};
-const nameField = (what: string): Schema => ({ type: 'string', maxLength: 200, description: what });
 
 export const staffKey = obj(
   {
@@ -88,18 +81,7 @@ export function staffPaths(): Record<string, Record<string, Operation>> {
       post: admin(
         'Add a staff person with a role; the answer carries their first personal key in `key`, its secret shown only here (409: the e-mail is taken)',
         {
-          requestBody: jsonBody(
-            obj(
-              {
-                name: nameField("the person's name"),
-                email: str('an e-mail address; unique'),
-                role,
-                key_name: nameField('a name for the first key'),
-                expires_in_days: days,
-              },
-              ['name', 'email', 'role'],
-            ),
-          ),
+          requestBody: jsonBody(createPersonBody.schema),
         },
         withProps(person, { key: createdKey }),
         '201',
@@ -116,7 +98,7 @@ export function staffPaths(): Record<string, Record<string, Operation>> {
         'Change a name, a role or disabled (applies at once, to open console sessions too); unknown fields are refused',
         {
           parameters: [id],
-          requestBody: jsonBody(obj({ name: nameField("the person's name"), role, disabled: { type: 'boolean' } })),
+          requestBody: jsonBody(personPatchBody.schema),
         },
         person,
       ),
@@ -131,7 +113,7 @@ export function staffPaths(): Record<string, Record<string, Operation>> {
         'Another personal key (a person may hold several), shown only in this answer',
         {
           parameters: [id],
-          requestBody: jsonBody(obj({ name: nameField('a name for the key'), expires_in_days: days })),
+          requestBody: jsonBody(newKeyBody.schema),
         },
         createdKey,
         '201',
@@ -140,7 +122,7 @@ export function staffPaths(): Record<string, Record<string, Operation>> {
     '/admin/users/{id}/keys/{key}/rotate': {
       post: admin(
         'Rotate a key: a new key (shown only here, same name) replaces it, and the old one stops working at once (409 when revoked)',
-        { parameters: [id, key], requestBody: jsonBody(obj({ expires_in_days: days })) },
+        { parameters: [id, key], requestBody: jsonBody(rotateKeyBody.schema) },
         createdKey,
         '201',
       ),

@@ -1,20 +1,19 @@
 // /admin/users: staff people, their roles and personal admin keys (core/staff/people.ts). Only an owner reaches these
 // (the route table's `users` rule). A key's secret is in the answer that made it, and nowhere else.
 import { qPage, type Query } from '../../../contracts/query.ts';
-import { optInt, onlyFields, requireBody } from '../../../contracts/fields.ts';
 import {
   addKey,
   createPerson,
   parseCreatePerson,
   parseNewKey,
   parsePersonPatch,
+  parseRotateKey,
   personPage,
   personWithKeys,
   revokeKey as revoke,
   rotateKey as rotate,
   updatePerson,
 } from '../../../core/staff/people.ts';
-import { MAX_KEY_DAYS } from '../../../core/staff/keys.ts';
 import { fastifyRoute } from '../../front/route-row.ts';
 import { adminActor } from './admin-auth.ts';
 
@@ -51,9 +50,7 @@ export const addKeyRoute = fastifyRoute<ById>(({ deps }) => async (req, reply) =
 export { addKeyRoute as addKey };
 
 export const rotateKey = fastifyRoute<ByKey>(({ deps }) => async (req, reply) => {
-  const o = req.body === undefined || req.body === null ? {} : requireBody(req.body);
-  onlyFields(o, ['expires_in_days']);
-  const days = optInt(o, 'expires_in_days', 1, MAX_KEY_DAYS);
+  const days = parseRotateKey(req.body);
   return reply.code(201).send(await rotate(deps, adminActor(req), req.params.id, req.params.key, days));
 });
 
