@@ -6,6 +6,7 @@ import { issueMemberBody } from '../../core/admin/bodies/members.ts';
 import { createPersonBody, newKeyBody, personPatchBody, rotateKeyBody } from '../../core/admin/bodies/users.ts';
 import { channelPatchBody, createChannelBody } from '../../core/admin/bodies/channels.ts';
 import { createBatchBody } from '../../core/admin/bodies/credit.ts';
+import { priceBody } from '../../core/admin/bodies/prices.ts';
 import { priceGroupBody } from '../../core/admin/bodies/price-groups.ts';
 import type { BodyCheck } from '../../core/admin/bodies/check.ts';
 import {
@@ -36,6 +37,7 @@ export const ADMIN_BODIES: Readonly<Record<string, BodyCheck<TSchema>>> = {
   'PATCH /admin/channels/{id}': channelPatchBody,
   'POST /admin/credit/batches': createBatchBody,
   'PUT /admin/price-groups/{name}': priceGroupBody,
+  'PUT /admin/prices/{model}': priceBody,
   'POST /admin/webhooks': createWebhookBody,
   'PATCH /admin/webhooks/{id}': webhookPatchBody,
 };
