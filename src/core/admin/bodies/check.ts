@@ -25,8 +25,11 @@ export function expected(s: Shape): string {
   if (Array.isArray(s.enum)) return `one of ${fmtList(s.enum)}`;
   const min = typeof s.minimum === 'number' ? s.minimum : undefined;
   const max = typeof s.maximum === 'number' ? s.maximum : undefined;
+  const above = typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum : undefined;
   const range =
-    min !== undefined && max !== undefined
+    above !== undefined
+      ? ` above ${above}${max !== undefined ? ` (at most ${max})` : ''}`
+      : min !== undefined && max !== undefined
       ? ` between ${min} and ${max}`
       : min !== undefined
         ? ` of at least ${min}`

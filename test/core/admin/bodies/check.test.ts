@@ -68,6 +68,12 @@ describe('body checker refusals', () => {
       'cost.per_unit',
       /^cost\.per_unit must be an integer between 0 and \d+$/,
     ],
+    [
+      () => channelPatchBody({ cost: { price_ratio: 0 } }),
+      'invalid_parameter',
+      'cost.price_ratio',
+      /^cost\.price_ratio must be a number above 0 \(at most 1000\)$/,
+    ],
     [() => channelPatchBody({ priority: null }), 'invalid_parameter', 'priority', /^priority must be an integer/],
   ])('%#', (f, code, param, message) => {
     const r = refusal(f);
