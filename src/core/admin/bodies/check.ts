@@ -11,6 +11,17 @@ type Shape = Record<string, unknown> & { [Kind]?: string };
 
 const fmtList = (values: unknown[]) => values.map((v) => String(v)).join(', ');
 
+/** ` between 0 and 10`, ` of at least 1`, ` above 0 (at most 1000)`, or nothing. */
+function rangeWords(s: Shape): string {
+  const min = typeof s.minimum === 'number' ? s.minimum : undefined;
+  const max = typeof s.maximum === 'number' ? s.maximum : undefined;
+  const upTo = max !== undefined ? ` (at most ${max})` : '';
+  if (typeof s.exclusiveMinimum === 'number') return ` above ${s.exclusiveMinimum}${upTo}`;
+  if (min !== undefined && max !== undefined) return ` between ${min} and ${max}`;
+  if (min !== undefined) return ` of at least ${min}`;
+  return max !== undefined ? ` of at most ${max}` : '';
+}
+
 /** The words after "<field> must be …" for a schema, from its JSON Schema keywords. */
 export function expected(s: Shape): string {
   if (Array.isArray(s.anyOf)) {
@@ -23,19 +34,7 @@ export function expected(s: Shape): string {
   }
   if ('const' in s) return `${String(s.const)}`;
   if (Array.isArray(s.enum)) return `one of ${fmtList(s.enum)}`;
-  const min = typeof s.minimum === 'number' ? s.minimum : undefined;
-  const max = typeof s.maximum === 'number' ? s.maximum : undefined;
-  const above = typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum : undefined;
-  const range =
-    above !== undefined
-      ? ` above ${above}${max !== undefined ? ` (at most ${max})` : ''}`
-      : min !== undefined && max !== undefined
-      ? ` between ${min} and ${max}`
-      : min !== undefined
-        ? ` of at least ${min}`
-        : max !== undefined
-          ? ` of at most ${max}`
-          : '';
+  const range = rangeWords(s);
   switch (s.type) {
     case 'integer':
       return `an integer${range}`;
