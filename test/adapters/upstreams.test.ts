@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { CHANNEL_KINDS, UPSTREAMS } from '../../src/adapters/upstreams.ts';
 import { declarationOf } from '../../src/adapters/upstream-kinds.ts';
 import { DEFAULT_RESULT_HOSTS } from '../../src/config/upstream-env.ts';
-import { channelPatch, channelView } from '../../src/http/openapi/admin-schemas-channels.ts';
+import { channelView } from '../../src/http/openapi/admin-schemas-channels.ts';
+import { channelPatchBody } from '../../src/core/admin/bodies/channels.ts';
 import { describedPaths } from '../../src/http/openapi/document.ts';
 import type { Schema } from '../../src/http/openapi/schema.ts';
 
@@ -30,13 +31,13 @@ describe('the list of upstreams', () => {
   it("gives the OpenAPI document's channel kind enums and key fields", () => {
     expect(props(channelView).kind).toEqual({ type: 'string', enum: kinds });
     expect(Object.keys(props(props(channelView).keys!))).toEqual(keyFields);
-    const patch = Object.keys(props(channelPatch));
+    const patch = Object.keys(props(channelPatchBody.schema as Schema));
     for (const f of keyFields) expect(patch).toContain(f);
     const post = describedPaths()['/admin/channels']!.post as unknown as {
       requestBody: { content: Record<string, { schema: Schema }> };
     };
     const body = props(post.requestBody.content['application/json']!.schema);
-    expect(body.kind).toEqual({ type: 'string', enum: kinds });
+    expect((body.kind as { anyOf: Array<{ const: string }> }).anyOf.map((b) => b.const)).toEqual(kinds);
     for (const f of keyFields) expect(Object.keys(body)).toContain(f);
   });
 

@@ -5,9 +5,10 @@ import { performance } from 'node:perf_hooks';
 import type { Capacity } from '../../capacity/capacity.ts';
 import { capacityView, type CapacityView } from '../../capacity/view.ts';
 import type { ChannelProber } from '../../adapters/probe.ts';
-import { UPSTREAMS, upstreamOf } from '../../adapters/upstreams.ts';
-import { onlyFields, optInt, optStringArray, reqString } from '../../contracts/fields.ts';
-import { isObject, type JsonObject } from '../../json/json.ts';
+import { upstreamOf } from '../../adapters/upstreams.ts';
+import { reqString } from '../../contracts/fields.ts';
+import { isObject } from '../../json/json.ts';
+import { CHANNEL_KEY_FIELDS, channelPatchBody } from './bodies/channels.ts';
 import type { ErrorCode } from '../../errors/codes.ts';
 import { GatewayError, isGatewayError } from '../../errors/gateway-error.ts';
 import { openChannel, type ChannelKeys } from '../../routing/channel-registry.ts';
@@ -16,7 +17,7 @@ import type { ChannelModelLimits, ChannelPatch, ChannelRecord } from '../../stor
 import { isUniqueViolation } from '../../store/store-errors.ts';
 import type { ChannelCost } from '../../vocabulary/price.ts';
 import { parseCostField } from './channel-cost.ts';
-import { parseAccount, parseBaseUrl, parseModelLimitsField, parseTaskSlots, publicChannel } from './channels.ts';
+import { parseAccount, parseBaseUrl, parseModelLimitsField, publicChannel } from './channels.ts';
 import { audit, type Actor, type AdminDeps } from './deps.ts';
 
 /** What a channel view and edit need beyond the admin deps: the breakers (absent in the CLI, which has none). */
@@ -66,21 +67,7 @@ export async function getChannel(deps: Pick<AdminDeps, 'repos'>, id: string): Pr
   return c;
 }
 
-/** Every upstream's key fields (api_key, access_key, secret_key). */
-const KEY_FIELDS = [...new Set(UPSTREAMS.flatMap((u) => u.keyFields.map((f) => f.field)))];
-const PATCH_FIELDS = [
-  'name',
-  'models',
-  'priority',
-  'weight',
-  'enabled',
-  'base_url',
-  ...KEY_FIELDS,
-  'account',
-  'task_slots',
-  'model_limits',
-  'cost',
-];
+const PATCH_FIELDS = Object.keys((channelPatchBody.schema as { properties: object }).properties);
 
 export interface ChannelEdit {
   name?: string;
@@ -96,20 +83,21 @@ export interface ChannelEdit {
   cost?: ChannelCost | null;
 }
 
-/** Validate an edit for a channel of this kind (the kind itself cannot change: make another channel). */
+/**
+ * Validate an edit for a channel of this kind (the kind itself cannot change: make another channel): the body's
+ * schema (bodies/channels.ts), then what it cannot say.
+ */
 export function parseChannelEdit(body: unknown, kind: ChannelRecord['kind']): ChannelEdit {
-  if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
-  const o: JsonObject = body;
-  if ('kind' in o)
+  if (isObject(body) && 'kind' in body)
     throw new GatewayError('invalid_parameter', 'kind cannot be changed: add a channel of the other kind instead', {
       param: 'kind',
     });
-  onlyFields(o, PATCH_FIELDS);
+  const o = channelPatchBody(body);
   if (Object.keys(o).length === 0)
     throw new GatewayError('invalid_request', `Nothing to change: send one or more of ${PATCH_FIELDS.join(', ')}`);
   const keyFields = upstreamOf(kind).keyFields;
   const own = keyFields.map((f) => f.field);
-  for (const k of KEY_FIELDS) {
+  for (const k of CHANNEL_KEY_FIELDS) {
     if (k in o && !own.includes(k))
       throw new GatewayError(
         'invalid_parameter',
@@ -118,28 +106,15 @@ export function parseChannelEdit(body: unknown, kind: ChannelRecord['kind']): Ch
       );
   }
   const e: ChannelEdit = {};
-  if ('name' in o) e.name = reqString(o, 'name', { max: 200, name: true });
-  if ('models' in o) e.models = o.models === null ? null : optStringArray(o, 'models', { maxItems: 1000 })!;
-  const priority = optInt(o, 'priority', -1000, 1000);
-  if (priority !== undefined) e.priority = priority;
-  const weight = optInt(o, 'weight', 1, 1000);
-  if (weight !== undefined) e.weight = weight;
-  if ('enabled' in o) {
-    if (typeof o.enabled !== 'boolean')
-      throw new GatewayError('invalid_parameter', 'enabled must be true or false', { param: 'enabled' });
-    e.enabled = o.enabled;
-  }
-  for (const k of ['priority', 'weight'] as const)
-    if (k in o && o[k] === null) throw new GatewayError('invalid_parameter', `${k} must be an integer`, { param: k });
-  if ('base_url' in o) {
-    if (typeof o.base_url !== 'string')
-      throw new GatewayError('invalid_parameter', 'base_url must be a string', { param: 'base_url' });
-    e.baseUrl = parseBaseUrl(o, kind);
-  }
+  if (o.name !== undefined) e.name = reqString(o, 'name', { max: 200, name: true });
+  if (o.models !== undefined) e.models = o.models;
+  if (o.priority !== undefined) e.priority = o.priority;
+  if (o.weight !== undefined) e.weight = o.weight;
+  if (o.enabled !== undefined) e.enabled = o.enabled;
+  if (o.base_url !== undefined) e.baseUrl = parseBaseUrl(o, kind);
   const account = parseAccount(o);
   if (account !== undefined) e.account = account;
-  const taskSlots = parseTaskSlots(o);
-  if (taskSlots !== undefined) e.taskSlots = taskSlots;
+  if (o.task_slots !== undefined) e.taskSlots = o.task_slots;
   const modelLimits = parseModelLimitsField(o);
   if (modelLimits !== undefined) e.modelLimits = modelLimits;
   const cost = parseCostField(o);

@@ -7,8 +7,8 @@ import { newId } from '../../auth/token-secret.ts';
 import { CHANNEL_KINDS, type ChannelKind, upstreamOf } from '../../adapters/upstreams.ts';
 import { ConfigError, type Config } from '../../config/config.ts';
 import { checkRegion, hasEnvKeys } from '../../config/upstream-env.ts';
-import { onlyFields, optEnum, optInt, optString, optStringArray, reqString } from '../../contracts/fields.ts';
-import { isObject } from '../../json/json.ts';
+import { optString, reqString } from '../../contracts/fields.ts';
+import { CHANNEL_KEY_FIELDS, createChannelBody } from './bodies/channels.ts';
 import type { ChannelCost } from '../../vocabulary/price.ts';
 import { parseCostField } from './channel-cost.ts';
 import { GatewayError } from '../../errors/gateway-error.ts';
@@ -85,13 +85,6 @@ export function parseAccount(body: Record<string, unknown>): string | null | und
   return v;
 }
 
-/** `task_slots`: parallel tasks per model version the account allows (null = learnt from the upstream's refusals). */
-export function parseTaskSlots(body: Record<string, unknown>): number | null | undefined {
-  if (!('task_slots' in body)) return undefined;
-  if (body.task_slots === null) return null;
-  return optInt(body, 'task_slots', 1, 10_000);
-}
-
 /** `model_limits`: the account's limits per model, stated ({"<model>"|"*": {rpm, tpm, concurrency}}); null clears. */
 export function parseModelLimitsField(body: Record<string, unknown>): ChannelModelLimits | null | undefined {
   if (!('model_limits' in body)) return undefined;
@@ -100,41 +93,32 @@ export function parseModelLimitsField(body: Record<string, unknown>): ChannelMod
   return r.value;
 }
 
-export function parseCreateChannel(body: unknown): CreateChannelInput {
-  if (!isObject(body)) throw new GatewayError('invalid_request', 'Request body must be a JSON object');
+/** The body's schema (bodies/channels.ts) first; then what it cannot say: this kind's keys, set, and no other's. */
+export function parseCreateChannel(input: unknown): CreateChannelInput {
+  const body = createChannelBody(input);
   const name = reqString(body, 'name', { max: 200, name: true });
-  const kind = optEnum(body, 'kind', CHANNEL_KINDS);
-  if (!kind)
-    throw new GatewayError('missing_parameter', `kind is required (${CHANNEL_KINDS.join(', ')})`, { param: 'kind' });
-  // A misspelt field (`model` for `models`) must not make a channel that serves every model: refused, as an edit's are.
+  const kind = body.kind;
   const keyFields = upstreamOf(kind).keyFields;
-  onlyFields(body, [
-    'name',
-    'kind',
-    'base_url',
-    ...keyFields.map((f) => f.field),
-    'models',
-    'priority',
-    'weight',
-    'account',
-    'task_slots',
-    'model_limits',
-    'cost',
-  ]);
+  const own = keyFields.map((f) => f.field);
+  // Another kind's key would be stored and never used: refused, as an unknown field.
+  for (const k of CHANNEL_KEY_FIELDS)
+    if (k in body && !own.includes(k))
+      throw new GatewayError('invalid_parameter', `Unknown field: ${k} (a ${kind} channel's keys: ${own.join(', ')})`, {
+        param: k,
+      });
   const baseUrl = parseBaseUrl(body, kind);
   const keys: ChannelKeys = {};
   for (const f of keyFields) keys[f.key] = reqString(body, f.field, { max: 500 });
-  const models = optStringArray(body, 'models', { maxItems: 1000 }) ?? null;
   return {
     name,
     kind,
     baseUrl,
     keys,
-    models,
-    priority: optInt(body, 'priority', -1000, 1000),
-    weight: optInt(body, 'weight', 1, 1000),
+    models: body.models ?? null,
+    priority: body.priority,
+    weight: body.weight,
     account: parseAccount(body),
-    taskSlots: parseTaskSlots(body),
+    taskSlots: body.task_slots,
     modelLimits: parseModelLimitsField(body),
     cost: parseCostField(body),
   };

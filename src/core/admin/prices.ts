@@ -10,6 +10,7 @@ import { GatewayError } from '../../errors/gateway-error.ts';
 import { baseEntries, readStoredOverrides } from '../../pricing/catalogue-source.ts';
 import { changePriceOverride } from '../../pricing/price-overrides.ts';
 import { validatePrice } from '../../pricing/price-validation.ts';
+import { priceBody } from './bodies/prices.ts';
 import { listPriceChanges, type PriceChange } from '../../store/repos/price-changes.ts';
 import type { Database } from '../../store/schema.ts';
 import { actorName, audit, type Actor, type AdminDeps } from './deps.ts';
@@ -95,6 +96,13 @@ export async function setPrice(deps: PriceDeps, by: Actor, name: string, body: u
   if (!isObject(body))
     throw new GatewayError('invalid_request', 'Request body must be a JSON object: a price, or {"price": {...}}');
   const raw = body.unit === undefined && isObject(body.price) ? body.price : body;
+  try {
+    priceBody(body);
+  } catch (refused) {
+    // The pricing validator names the field inside the price (`price.perImage`); the union's refusal cannot.
+    validatePrice(raw, entry.price);
+    throw refused;
+  }
   const price = validatePrice(raw, entry.price);
   await change(deps, by, entry, price);
   await audit(deps, by, 'price.set', entry.id, { price });

@@ -4,7 +4,9 @@ import type { TSchema } from '@sinclair/typebox';
 import { accountPatchBody, createAccountBody } from '../../core/admin/bodies/accounts.ts';
 import { issueMemberBody } from '../../core/admin/bodies/members.ts';
 import { createPersonBody, newKeyBody, personPatchBody, rotateKeyBody } from '../../core/admin/bodies/users.ts';
+import { channelPatchBody, createChannelBody } from '../../core/admin/bodies/channels.ts';
 import { createBatchBody } from '../../core/admin/bodies/credit.ts';
+import { priceBody } from '../../core/admin/bodies/prices.ts';
 import { priceGroupBody } from '../../core/admin/bodies/price-groups.ts';
 import type { BodyCheck } from '../../core/admin/bodies/check.ts';
 import {
@@ -31,8 +33,11 @@ export const ADMIN_BODIES: Readonly<Record<string, BodyCheck<TSchema>>> = {
   'PATCH /admin/users/{id}': personPatchBody,
   'POST /admin/users/{id}/keys': newKeyBody,
   'POST /admin/users/{id}/keys/{key}/rotate': rotateKeyBody,
+  'POST /admin/channels': createChannelBody,
+  'PATCH /admin/channels/{id}': channelPatchBody,
   'POST /admin/credit/batches': createBatchBody,
   'PUT /admin/price-groups/{name}': priceGroupBody,
+  'PUT /admin/prices/{model}': priceBody,
   'POST /admin/webhooks': createWebhookBody,
   'PATCH /admin/webhooks/{id}': webhookPatchBody,
 };

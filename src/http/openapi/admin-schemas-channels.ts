@@ -106,31 +106,6 @@ export const channelView = obj({
     items: capacityView,
   },
 });
-export const channelPatch = {
-  ...obj({
-    name: str(),
-    models: { type: ['array', 'null'], items: str(), description: 'null = every model of its kind' },
-    priority: { type: 'integer', minimum: -1000, maximum: 1000 },
-    weight: { type: 'integer', minimum: 1, maximum: 1000 },
-    enabled: { type: 'boolean' },
-    base_url: str('Beijing region only'),
-    ...keyFieldSchemas((kind) => str(`${kind}; write-only`)),
-    account: {
-      type: ['string', 'null'],
-      description: 'the upstream account the key belongs to (letters, digits, . _ - : @); null: the key is its own',
-    },
-    task_slots: {
-      type: ['integer', 'null'],
-      minimum: 1,
-      maximum: 10000,
-      description: 'parallel tasks per model version the account allows; null: learnt from the upstream',
-    },
-    model_limits: modelLimits,
-    cost: channelCost,
-  }),
-  additionalProperties: false,
-  minProperties: 1,
-};
 export const channelCheck = obj(
   {
     id: str(),

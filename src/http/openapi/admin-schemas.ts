@@ -9,7 +9,6 @@ export {
   channelCheck,
   channelCost,
   channelKind,
-  channelPatch,
   channelView,
   keyFieldSchemas,
   modelLimits,

@@ -1,11 +1,11 @@
 // OpenAPI paths of the admin API's metering reads: the ledger, the request log, bills and prices.
 import { str, int, arr, obj, jsonBody, ok, query, admin, type Operation } from './schema.ts';
+import { priceBody } from '../../core/admin/bodies/prices.ts';
 import {
   listPage,
   microSum,
   timeParam,
   limitParam,
-  price,
   priceView,
   priceChange,
   ledgerEntry,
@@ -162,10 +162,7 @@ export function adminMeteringPaths(): Record<string, Record<string, Operation>> 
         "Override a model's price (applied at once, audited)",
         {
           parameters: [modelParam],
-          requestBody: jsonBody({
-            description: 'the price object, or {"price": {...}}; the unit must stay the model\'s',
-            oneOf: [price, obj({ price }, ['price'])],
-          }),
+          requestBody: jsonBody(priceBody.schema),
         },
         priceView,
       ),

@@ -11,16 +11,8 @@ import {
   tokenPatchBody,
   topUpBody,
 } from '../../core/admin/bodies/tokens.ts';
-import {
-  channelCheck,
-  channelCost,
-  channelKind,
-  channelKindView,
-  channelPatch,
-  channelView,
-  keyFieldSchemas,
-  modelLimits,
-} from './admin-schemas-channels.ts';
+import { channelCheck, channelKindView, channelView } from './admin-schemas-channels.ts';
+import { channelPatchBody, createChannelBody } from '../../core/admin/bodies/channels.ts';
 
 const tokenId = [pathParam('id', 'Token id')];
 const CALLBACK_SECRET = str(
@@ -126,33 +118,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       post: admin(
         "Add an upstream channel (keys encrypted at rest, never shown again; unknown fields, and the other kind's key fields, are refused)",
         {
-          requestBody: jsonBody({
-            ...obj(
-              {
-                name: str(),
-                kind: channelKind,
-                base_url: str('Beijing region only'),
-                ...keyFieldSchemas((kind) => str(kind)),
-                models: arr(str()),
-                priority: { type: 'integer', minimum: -1000, maximum: 1000 },
-                weight: { type: 'integer', minimum: 1, maximum: 1000 },
-                account: {
-                  type: ['string', 'null'],
-                  description: 'the upstream account the key belongs to: channels naming one account share its limits',
-                },
-                task_slots: {
-                  type: ['integer', 'null'],
-                  minimum: 1,
-                  maximum: 10000,
-                  description: 'parallel tasks per model version the account allows',
-                },
-                model_limits: modelLimits,
-                cost: channelCost,
-              },
-              ['name', 'kind'],
-            ),
-            additionalProperties: false,
-          }),
+          requestBody: jsonBody(createChannelBody.schema),
         },
         channelView,
         '201',
@@ -167,7 +133,7 @@ export function adminPaths(): Record<string, Record<string, Operation>> {
       get: admin("One channel: masked keys and this instance's breaker state", { parameters: channelId }, channelView),
       patch: admin(
         'Edit a channel (keys write-only; kind cannot change; unknown fields are refused)',
-        { parameters: channelId, requestBody: jsonBody(channelPatch) },
+        { parameters: channelId, requestBody: jsonBody(channelPatchBody.schema) },
         channelView,
       ),
       delete: admin('Disable a channel', { parameters: channelId }, channelView),

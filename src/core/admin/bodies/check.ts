@@ -11,6 +11,17 @@ type Shape = Record<string, unknown> & { [Kind]?: string };
 
 const fmtList = (values: unknown[]) => values.map((v) => String(v)).join(', ');
 
+/** ` between 0 and 10`, ` of at least 1`, ` above 0 (at most 1000)`, or nothing. */
+function rangeWords(s: Shape): string {
+  const min = typeof s.minimum === 'number' ? s.minimum : undefined;
+  const max = typeof s.maximum === 'number' ? s.maximum : undefined;
+  const upTo = max !== undefined ? ` (at most ${max})` : '';
+  if (typeof s.exclusiveMinimum === 'number') return ` above ${s.exclusiveMinimum}${upTo}`;
+  if (min !== undefined && max !== undefined) return ` between ${min} and ${max}`;
+  if (min !== undefined) return ` of at least ${min}`;
+  return max !== undefined ? ` of at most ${max}` : '';
+}
+
 /** The words after "<field> must be …" for a schema, from its JSON Schema keywords. */
 export function expected(s: Shape): string {
   if (Array.isArray(s.anyOf)) {
@@ -23,16 +34,7 @@ export function expected(s: Shape): string {
   }
   if ('const' in s) return `${String(s.const)}`;
   if (Array.isArray(s.enum)) return `one of ${fmtList(s.enum)}`;
-  const min = typeof s.minimum === 'number' ? s.minimum : undefined;
-  const max = typeof s.maximum === 'number' ? s.maximum : undefined;
-  const range =
-    min !== undefined && max !== undefined
-      ? ` between ${min} and ${max}`
-      : min !== undefined
-        ? ` of at least ${min}`
-        : max !== undefined
-          ? ` of at most ${max}`
-          : '';
+  const range = rangeWords(s);
   switch (s.type) {
     case 'integer':
       return `an integer${range}`;
@@ -70,14 +72,18 @@ function propertyOf(root: Shape, key: string): Shape | undefined {
 
 const unpointer = (seg: string) => seg.replace(/~1/g, '/').replace(/~0/g, '~');
 
-/** The refusal for the checker's first error, naming its field. */
-export function refusal(root: TSchema, e: ValueError): GatewayError {
+/**
+ * The refusal for the checker's first error, naming its field. `dotted`: top-level fields whose inner refusals name
+ * the inner field (`cost.per_unit`, param and words), as their readers did.
+ */
+export function refusal(root: TSchema, e: ValueError, dotted: readonly string[] = []): GatewayError {
   const segs = e.path.split('/').slice(1).map(unpointer);
   if (segs.length === 0) return new GatewayError('invalid_request', 'Request body must be a JSON object');
   const key = segs[0]!;
   // `budgets period`, as the hand-written readers named a field inside a list's item.
   const path = segs.filter((s) => !/^\d+$/.test(s)).join(' ');
   const r = root as Shape;
+  if (segs.length === 2 && dotted.includes(key)) return dottedRefusal(e, `${key}.${segs[1]}`);
   if (segs.length === 1 && e.type === ValueErrorType.ObjectAdditionalProperties) {
     const allowed = Object.keys((r.properties as object | undefined) ?? {});
     return new GatewayError('invalid_parameter', `Unknown field: ${key} (allowed: ${allowed.join(', ')})`, {
@@ -98,6 +104,15 @@ export function refusal(root: TSchema, e: ValueError): GatewayError {
   return new GatewayError('invalid_parameter', extra ?? `${where} must be ${expected(s)}`, { param: key });
 }
 
+/** A refusal inside a dotted field: `cost.per_hour is not a known field`, `cost.per_unit must be …`. */
+function dottedRefusal(e: ValueError, at: string): GatewayError {
+  const words =
+    e.type === ValueErrorType.ObjectAdditionalProperties
+      ? `${at} is not a known field`
+      : `${at} must be ${expected(e.schema as Shape)}`;
+  return new GatewayError('invalid_parameter', words, { param: at });
+}
+
 /** A value refused by a nullable field's union: the error inside its one other branch (an item's field, not the list). */
 function deeper(e: ValueError): ValueError {
   const s = e.schema as Shape;
@@ -115,14 +130,16 @@ export interface BodyCheck<T extends TSchema> {
   (body: unknown): Static<T>;
 }
 
-/** A compiled checker for one admin body schema. */
-export function bodyCheck<T extends TSchema>(schema: T): BodyCheck<T> {
+/** A compiled checker for one admin body schema (`dotted`: see refusal). */
+export function bodyCheck<T extends TSchema>(schema: T, opts: { dotted?: readonly string[] } = {}): BodyCheck<T> {
   let compiled: TypeCheck<T> | undefined;
   const check = (body: unknown): Static<T> => {
     compiled ??= TypeCompiler.Compile(schema);
     if (compiled.Check(body)) return body;
     const first = compiled.Errors(body).First();
-    throw first ? refusal(schema, deeper(first)) : new GatewayError('invalid_request', 'Request body is not valid');
+    throw first
+      ? refusal(schema, deeper(first), opts.dotted)
+      : new GatewayError('invalid_request', 'Request body is not valid');
   };
   return Object.assign(check, { schema });
 }

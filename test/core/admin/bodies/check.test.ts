@@ -5,6 +5,10 @@ import { GatewayError } from '../../../../src/errors/gateway-error.ts';
 import { createAccountBody } from '../../../../src/core/admin/bodies/accounts.ts';
 import { createTokenBody } from '../../../../src/core/admin/bodies/tokens.ts';
 import { createWebhookBody } from '../../../../src/core/admin/bodies/webhooks.ts';
+import { channelPatchBody, createChannelBody } from '../../../../src/core/admin/bodies/channels.ts';
+import { CHANNEL_KINDS } from '../../../../src/adapters/upstreams.ts';
+
+const kind = CHANNEL_KINDS[0];
 
 function refusal(f: () => unknown): { code: string; message: string; param: string | undefined } {
   try {
@@ -51,6 +55,26 @@ describe('body checker refusals', () => {
       /^events must be a non-empty array of: /,
     ],
     [() => createWebhookBody([]), 'invalid_request', undefined, /JSON object/],
+    // Inside a channel's cost, the field in it is named, as its reader always has.
+    [
+      () => createChannelBody({ name: 'x', kind, cost: { per_hour: 1 } }),
+      'invalid_parameter',
+      'cost.per_hour',
+      /^cost\.per_hour is not a known field$/,
+    ],
+    [
+      () => channelPatchBody({ cost: { per_unit: 1.5 } }),
+      'invalid_parameter',
+      'cost.per_unit',
+      /^cost\.per_unit must be an integer between 0 and \d+$/,
+    ],
+    [
+      () => channelPatchBody({ cost: { price_ratio: 0 } }),
+      'invalid_parameter',
+      'cost.price_ratio',
+      /^cost\.price_ratio must be a number above 0 \(at most 1000\)$/,
+    ],
+    [() => channelPatchBody({ priority: null }), 'invalid_parameter', 'priority', /^priority must be an integer/],
   ])('%#', (f, code, param, message) => {
     const r = refusal(f);
     expect(r.code).toBe(code);
